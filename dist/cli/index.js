@@ -1,0 +1,4 @@
+var __webpack_exports__ = {};
+process.stdout.write('ralph-action\n');
+
+

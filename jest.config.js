@@ -1,0 +1,12 @@
+// Jest in native ESM mode (NODE_OPTIONS=--experimental-vm-modules, set by `npm test`).
+export default {
+  preset: 'ts-jest/presets/default-esm',
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
+  testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
+  testTimeout: 60000,
+  // Integration tests spawn real processes; two workers keep a 2-core machine responsive.
+  maxWorkers: 2
+}

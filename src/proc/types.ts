@@ -1,0 +1,47 @@
+// The process contract: run one program (no shell unless the caller puts `bash -c` in argv),
+// bound what is kept in memory, stream everything to a log, and kill the whole tree when told.
+
+export interface RunOptions {
+  /** argv[0] is looked up on PATH (relative to cwd when it contains a slash). Never run through a shell. */
+  argv: string[]
+  cwd: string
+  /** The child's whole environment; default process.env. */
+  env?: NodeJS.ProcessEnv
+  /** Written to stdin, then stdin is closed (EPIPE ignored). Omitted: stdin is closed at once (/dev/null). */
+  input?: string | Buffer
+  /** Wall-clock limit; on expiry the whole process tree gets SIGTERM, then SIGKILL after killGraceMs. */
+  timeoutMs?: number
+  /** Default 3000 (the reference runtime's grace). */
+  killGraceMs?: number
+  /** Aborting kills the tree the same way as a timeout (result.aborted = true). */
+  signal?: AbortSignal
+  /** Bytes of each stream kept in memory, head + tail; the middle is dropped. Default 1 MiB. */
+  captureLimit?: number
+  /** Every byte of stdout and stderr appended here as it arrives (in arrival order). */
+  logFile?: string
+  onStdout?: (chunk: Buffer) => void
+  onStderr?: (chunk: Buffer) => void
+}
+
+/** A bounded capture of one stream. */
+export interface Captured {
+  /** Kept bytes: all of them when !truncated, else head + tail around the dropped middle. */
+  head: Buffer
+  tail: Buffer
+  /** Total bytes the stream produced. */
+  totalBytes: number
+  truncated: boolean
+}
+
+export interface RunResult {
+  /** null when killed by a signal or when the program could not start. */
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+  timedOut: boolean
+  aborted: boolean
+  /** Set when the program could not be started (ENOENT, EACCES…); nothing ran. */
+  spawnError?: NodeJS.ErrnoException
+  stdout: Captured
+  stderr: Captured
+  durationMs: number
+}

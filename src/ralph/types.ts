@@ -1,0 +1,71 @@
+// The RALPH.md contract: what a validated ralph is, what a problem with one looks like.
+
+/** A command from frontmatter `commands:`; its output fills `{{ commands.<name> }}`. Runs without a shell. */
+export interface RalphCommand {
+  name: string
+  run: string
+  /** Seconds; the reference default is 60. */
+  timeout: number
+}
+
+/** A gate from frontmatter `checks:` (ours, unknown to the reference runtime). Runs with `bash -c`. */
+export interface RalphCheck {
+  name: string
+  run: string
+  /** Seconds; default 600. */
+  timeout: number
+}
+
+/** A ralph after validation. Only `body` is re-read every iteration (the reference re-reads the file). */
+export interface Ralph {
+  /** Absolute path of RALPH.md. */
+  file: string
+  /** Absolute path of the ralph's folder. */
+  dir: string
+  /** The folder's basename: `{{ ralph.name }}`. */
+  name: string
+  /** The agent command line as written. */
+  agent: string
+  /** The agent command shell-split (Python shlex rules), before any preset flags. */
+  agentArgv: string[]
+  commands: RalphCommand[]
+  /** Declared positional arg names, in order. */
+  args: string[]
+  credit: boolean
+  // Our optional additions: the reference runtime ignores these keys, so ralphs stay portable.
+  checks: RalphCheck[]
+  /** `completion_tag:` — the TAG in `<promise>TAG</promise>`; undefined = not set in frontmatter. */
+  completionTag?: string
+  /** `guardrails:` — a file (relative to the project root) whose content fills `{{ ralph.guardrails }}`. */
+  guardrails?: string
+}
+
+/** One problem found in a ralph: printed as `file:line:column: message`. */
+export interface RalphProblem {
+  file: string
+  /** 1-based; undefined when the problem has no position (e.g. a missing field). */
+  line?: number
+  column?: number
+  message: string
+  /** Exit code the reference runtime would use for this problem: 1 for config errors, 2 for usage errors. */
+  exitCode: 1 | 2
+}
+
+/** Thrown for bad input (a user's mistake, not our bug): the CLI prints `message` alone, no stack trace. */
+export class RalphError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 1,
+    readonly problems: RalphProblem[] = []
+  ) {
+    super(message)
+    this.name = 'RalphError'
+  }
+}
+
+/** Values for the three placeholder kinds. A known kind with an unknown name renders as ''. */
+export interface PlaceholderValues {
+  commands: Record<string, string>
+  args: Record<string, string>
+  ralph: Record<string, string>
+}
