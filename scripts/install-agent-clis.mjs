@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+// Installs the pinned real agent CLIs (claude, codex) into .tool-cache/agents/ for the live test tier.
+//
+//   node scripts/install-agent-clis.mjs           install if missing or not the pinned version, then print paths
+//   node scripts/install-agent-clis.mjs --check   only report; exit 1 when something is missing
+//   node scripts/install-agent-clis.mjs --force   reinstall even when the pinned versions are present
+//
+// The versions live in scripts/install-agent-clis.json (the one place to bump them). They are not dependencies
+// of ralph-action: the cache folder has its own package.json, and .tool-cache/ is gitignored.
+import { spawnSync } from 'node:child_process'
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const repoRoot = dirname(dirname(fileURLToPath(import.meta.url)))
+const pinsFile = join(repoRoot, 'scripts', 'install-agent-clis.json')
+const cacheDir = join(repoRoot, '.tool-cache', 'agents')
+const { packages, bins } = JSON.parse(readFileSync(pinsFile, 'utf8'))
+const args = new Set(process.argv.slice(2))
+
+function packageDir(pkg) {
+  return join(cacheDir, 'node_modules', ...pkg.split('/'))
+}
+
+function binPath(bin) {
+  return join(cacheDir, 'node_modules', '.bin', bin)
+}
+
+function installedVersion(pkg) {
+  try {
+    return JSON.parse(readFileSync(join(packageDir(pkg), 'package.json'), 'utf8')).version
+  } catch {
+    return undefined
+  }
+}
+
+// claude-code ships bin/claude.exe as a placeholder that its postinstall replaces with the native binary.
+function isNativeExecutable(file) {
+  try {
+    const fd = openSync(file, 'r')
+    const head = Buffer.alloc(4)
+    readSync(fd, head, 0, 4, 0)
+    closeSync(fd)
+    const elf = head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]))
+    const machO = [0xfeedfacf, 0xcffaedfe].includes(head.readUInt32BE(0))
+    return elf || machO
+  } catch {
+    return false
+  }
+}
+
+function reportedVersion(bin) {
+  const run = spawnSync(binPath(bin), ['--version'], { encoding: 'utf8', timeout: 30000 })
+  return run.status === 0 ? run.stdout.trim() : undefined
+}
+
+/** What is wrong with the cache, one sentence per problem; empty when every pinned CLI is ready. */
+function problems() {
+  const found = []
+  for (const [bin, pkg] of Object.entries(bins)) {
+    const want = packages[pkg]
+    const have = installedVersion(pkg)
+    if (have !== want) {
+      found.push(`${pkg} is ${have ? `at ${have}` : 'not installed'}; want ${want}`)
+      continue
+    }
+    if (bin === 'claude' && !isNativeExecutable(join(packageDir(pkg), 'bin', 'claude.exe'))) {
+      found.push(`${pkg}: bin/claude.exe is still the placeholder (its postinstall did not run)`)
+      continue
+    }
+    const version = reportedVersion(bin)
+    if (!version?.includes(want))
+      found.push(`${bin} --version printed ${JSON.stringify(version)}; want ${want}`)
+  }
+  return found
+}
+
+function run(command, commandArgs, options = {}) {
+  const result = spawnSync(command, commandArgs, { stdio: 'inherit', ...options })
+  if (result.status !== 0) {
+    console.error(
+      `install-agent-clis: \`${command} ${commandArgs.join(' ')}\` failed (exit ${result.status})`
+    )
+    process.exit(1)
+  }
+}
+
+function diskSize() {
+  const du = spawnSync('du', ['-sh', cacheDir], { encoding: 'utf8' })
+  return du.status === 0 ? du.stdout.split('\t')[0] : 'unknown'
+}
+
+function printPaths() {
+  for (const [bin, pkg] of Object.entries(bins)) console.log(`${bin} ${packages[pkg]}: ${binPath(bin)}`)
+}
+
+const before = problems()
+if (args.has('--check')) {
+  if (before.length === 0) {
+    printPaths()
+  } else {
+    for (const problem of before) console.error(`install-agent-clis: ${problem}`)
+    console.error('install-agent-clis: run `node scripts/install-agent-clis.mjs` to install them')
+  }
+  process.exit(before.length === 0 ? 0 : 1)
+}
+if (before.length === 0 && !args.has('--force')) {
+  console.log(`Agent CLIs already installed in ${cacheDir} (${diskSize()}):`)
+  printPaths()
+  process.exit(0)
+}
+
+const started = Date.now()
+for (const problem of before) console.log(`install-agent-clis: ${problem}`)
+mkdirSync(cacheDir, { recursive: true })
+const manifest = {
+  name: 'ralph-action-agent-clis',
+  private: true,
+  description:
+    'Cache of the real agent CLIs for the live test tier. Generated from scripts/install-agent-clis.json.',
+  dependencies: packages
+}
+writeFileSync(join(cacheDir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n')
+
+// Scripts are off so the result never depends on the user's npm config (ignore-scripts, allowScripts);
+// the one postinstall we need (claude-code linking its native binary) is run explicitly below.
+run('npm', [
+  'install',
+  '--prefix',
+  cacheDir,
+  '--ignore-scripts',
+  '--include=optional',
+  '--no-package-lock',
+  '--no-audit',
+  '--no-fund',
+  '--engine-strict=false',
+  '--loglevel=error'
+])
+const claudeDir = packageDir(bins.claude)
+if (!isNativeExecutable(join(claudeDir, 'bin', 'claude.exe')))
+  run('node', ['install.cjs'], { cwd: claudeDir })
+
+const after = problems()
+if (after.length > 0) {
+  for (const problem of after) console.error(`install-agent-clis: ${problem}`)
+  process.exit(1)
+}
+const seconds = ((Date.now() - started) / 1000).toFixed(1)
+console.log(`Installed the agent CLIs in ${seconds}s into ${cacheDir} (${diskSize()}):`)
+printPaths()
+if (
+  !existsSync(join(repoRoot, '.gitignore')) ||
+  !readFileSync(join(repoRoot, '.gitignore'), 'utf8').includes('.tool-cache')
+)
+  console.warn('install-agent-clis: warning: .tool-cache/ is not in .gitignore')
