@@ -1,5 +1,8 @@
 // The loop engine's contract: configuration in, typed events out, a typed result at the end.
+import type { Workspace } from '../git/workspace.js'
+import type { RunOptions, RunResult } from '../proc/types.js'
 import type { Ralph, RalphCheck } from '../ralph/types.js'
+import type { CostMeter } from './cost-meter.js'
 
 export type StopReason =
   | 'all_checks_passed'
@@ -52,4 +55,226 @@ export interface LoopConfig {
   breaker: { noProgress: number; sameFailure: number; agentFailures: number }
   /** Agent presets on (default) or off. */
   presets: boolean
+  // Added with the engine; optional, with defaults.
+  /** SIGTERM → SIGKILL grace for every process the loop kills, ms. Default 3000 (the reference's). */
+  killGraceMs?: number
+  /**
+   * Run in a new git worktree on its own branch, left in place for inspection. `dir` defaults to a new
+   * folder under the system temp dir, `branch` to `ralph/<name>-<UTC timestamp>`.
+   */
+  worktree?: { branch?: string; dir?: string }
 }
+
+/** What runLoop needs from its surroundings; every port has a real default. */
+export interface LoopPorts {
+  /** Receives every event, synchronously, in order. A throwing listener does not stop the loop. */
+  emit?: (event: LoopEvent) => void
+  clock?: Clock
+  /** The first abort cancels: the agent's tree is killed, the record finished, the loop stops `cancelled`. */
+  signal?: AbortSignal
+  /** Default: createCostMeter() without a price table (claude's reported dollars only). */
+  costMeter?: CostMeter
+  /** Default: proc's runProcess. */
+  runProcess?: (options: RunOptions) => Promise<RunResult>
+  /** Default: a GitWorkspace on the work tree. */
+  workspace?: Workspace
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Additions (optional fields keep LoopConfig literals written against the first contract valid).
+
+/** Time and timers; tests may pass a fake. */
+export interface Clock {
+  /** Milliseconds (epoch-based, like Date.now()). */
+  now(): number
+  /** Calls `fn` after `ms`; answers a function that cancels it. */
+  setTimeout(fn: () => void, ms: number): () => void
+}
+
+/** Paths in results are relative to the record folder. */
+export interface CommandRun {
+  name: string
+  /** The run string as written (args substituted). */
+  run: string
+  argv: string[]
+  cwd: string
+  /** null when killed or when it could not start. */
+  exitCode: number | null
+  timedOut: boolean
+  durationMs: number
+  /** Bytes printed (stdout + stderr); all of them are in the log. */
+  outputBytes: number
+  /** The prompt got the output cut in the middle (it was larger than outputCap). */
+  cut: boolean
+  log: string
+}
+
+export type KilledBy = 'timeout' | 'budget_exhausted' | 'cancelled'
+
+export interface AgentRun {
+  /** The preset that ran it: 'claude' or 'generic'. */
+  preset: string
+  argv: string[]
+  exitCode: number | null
+  signal: string | null
+  /** The per-run timeout (agentTimeoutSeconds) expired: a failed iteration, the loop goes on. */
+  timedOut: boolean
+  /** The loop killed the run because the whole run had to stop. */
+  killedBy?: KilledBy
+  /** Exit 0 and not timed out (the reference's rule). */
+  success: boolean
+  durationMs: number
+  /** The end of the agent's final message (at most 2,000 characters); undefined when it gave none. */
+  finalMessage?: string
+  /** The agent's own stream said the run failed (claude `is_error`). */
+  isError?: boolean
+  usage: Usage
+  log: string
+  /** The raw JSON stream (claude), beside the readable log. */
+  stream?: string
+  notes: string[]
+}
+
+export interface CheckRun {
+  name: string
+  run: string
+  passed: boolean
+  exitCode: number | null
+  timedOut: boolean
+  killedBy?: KilledBy
+  durationMs: number
+  outputBytes: number
+  /** The last 2,000 characters of its output (what `{{ ralph.failures }}` shows). */
+  tail: string
+  log: string
+}
+
+export interface CompletionReport {
+  /** `<promise>TAG</promise>` was given under the completion rule (see loop/completion.ts). */
+  tag: boolean
+  /** The last `---RALPH_STATUS---` block: true = exit, false = explicitly not done; absent = none. */
+  statusExit?: boolean
+  /** The agent said it is done. */
+  given: boolean
+}
+
+/**
+ * - passed: every gate passed (and the tag was given when one is required): the loop stops with success.
+ * - completed: no gates, the agent gave the completion signal.
+ * - checks_failed: a gate failed (or gates passed without the required tag).
+ * - agent_failed / agent_timed_out: the agent exited non-zero / ran past agentTimeoutSeconds.
+ * - ran: no gates and no completion signal: the iteration simply ran (the reference's only outcome).
+ * - interrupted: the run had to stop mid-iteration (time, cost, cancel).
+ * - crashed: something could not be run at all (a command's program missing, RALPH.md unreadable…).
+ */
+export type IterationVerdict =
+  | 'passed'
+  | 'completed'
+  | 'checks_failed'
+  | 'agent_failed'
+  | 'agent_timed_out'
+  | 'ran'
+  | 'interrupted'
+  | 'crashed'
+
+export interface IterationRecord {
+  iteration: number
+  /** ISO 8601. */
+  startedAt: string
+  durationMs: number
+  verdict: IterationVerdict
+  commands: CommandRun[]
+  prompt?: { bytes: number; file: string }
+  agent?: AgentRun
+  checks: CheckRun[]
+  completion: CompletionReport
+  /** The work tree's hash after the agent (git only). */
+  treeHash?: string
+  /** The tree changed since the previous iteration; absent outside git. */
+  progressed?: boolean
+  /** `git diff --stat` since the loop started. */
+  diffStat?: string
+  /** With `commit`: the commit made (absent when nothing changed), or why it failed. */
+  commit?: { sha?: string; error?: string }
+  /** Fingerprint of the failing checks ('' when none failed). */
+  failureFingerprint: string
+  /** Set when the iteration crashed. */
+  error?: string
+}
+
+export interface CostSummary {
+  totalUsd: number
+  /** The weakest source over all runs: 'unknown' when any run's cost was unknown. */
+  source: CostSource
+  maxUsd?: number
+  /** False when a dollar budget was set but could not be enforced (cost unknown): said loudly, not hidden. */
+  enforced: boolean
+  tokens: { input: number; output: number; cache_read: number; cache_write: number }
+}
+
+/** How fast a budget or a cancel was enforced: from the crossing to the killed tree being gone. */
+export interface Enforcement {
+  cause: KilledBy
+  /** ISO 8601 of the crossing (the deadline itself for time). */
+  crossedAt: string
+  latencyMs: number
+  /** What was running and got killed; absent when nothing was (the crossing came between processes). */
+  killed?: 'command' | 'agent' | 'check'
+}
+
+/** What status.json holds while the loop runs; the final LoopResult has `stopReason`. */
+export interface LoopStatus {
+  version: 1
+  state: 'running' | 'finished'
+  ralph: { name: string; file: string; dir: string }
+  projectRoot: string
+  /** The work tree the loop ran in (differs from projectRoot with `worktree`). */
+  workTree: string
+  worktree?: { dir: string; branch: string; base: string }
+  recordDir: string
+  startedAt: string
+  finishedAt?: string
+  durationMs: number
+  budgets: {
+    maxIterations?: number
+    maxTimeSeconds?: number
+    maxCostUsd?: number
+    agentTimeoutSeconds?: number
+  }
+  /** The commit and work tree hash the loop started from (git only). */
+  start: { commit?: string; tree?: string }
+  iterations: IterationRecord[]
+  /** The iteration running now (its logs are being written). */
+  inFlight?: number
+  cost: CostSummary
+  stopReason?: StopReason
+  /** One line: why the loop stopped. */
+  stopDetail?: string
+  /** The loop reached its goal: all_checks_passed or completed. */
+  success: boolean
+  enforcement?: Enforcement
+  breaker?: { rule: 'no_progress' | 'same_failure' | 'agent_failures'; count: number; message: string }
+  /** Set when the run crashed (stop reason agent_error): the one-line reason. */
+  error?: string
+  warnings: string[]
+}
+
+export interface LoopResult extends LoopStatus {
+  state: 'finished'
+  stopReason: StopReason
+  stopDetail: string
+  finishedAt: string
+}
+
+export type LoopEvent =
+  | { type: 'loop_started'; status: LoopStatus }
+  | { type: 'iteration_started'; iteration: number; maxIterations?: number }
+  | { type: 'command_finished'; iteration: number; command: CommandRun }
+  | { type: 'agent_started'; iteration: number; argv: string[]; promptFile: string }
+  | { type: 'agent_finished'; iteration: number; agent: AgentRun }
+  | { type: 'check_finished'; iteration: number; check: CheckRun }
+  | { type: 'cost_update'; spentUsd: number; runningUsd: number; source: CostSource; maxUsd?: number }
+  | { type: 'iteration_finished'; record: IterationRecord }
+  | { type: 'waiting'; seconds: number }
+  | { type: 'warning'; message: string }
+  | { type: 'stop'; reason: StopReason; detail: string; result: LoopResult }

@@ -1,0 +1,78 @@
+// The cost meter: dollars spent by finished agent runs plus a live estimate for the run in flight.
+// Presets feed it usage as the agent's stream reveals it; the engine reads it to enforce `maxCostUsd`.
+import type { UsageReport } from '../agents/types.js'
+import type { CostSource, Usage } from './types.js'
+
+/** Dollars for the tokens of one run, or undefined when the model's price is not known. */
+export type PriceTokens = (usage: UsageReport) => number | undefined
+
+export interface CostMeter {
+  /** Dollars settled by finished agent runs. */
+  spentUsd(): number
+  /** The live estimate for the agent run in flight; 0 between runs. */
+  runningUsd(): number
+  /** How the total is known: the weakest source of any run so far ('unknown' before the first run). */
+  source(): CostSource
+  /** An agent run starts. */
+  beginRun(): void
+  /** The run's stream revealed new usage (cumulative for the run). */
+  observe(usage: UsageReport): void
+  /** The run is over: settles its cost (the last usage seen, or `final`) and answers it. */
+  endRun(final?: UsageReport): Usage
+  /** Called after every change; answers a function that unsubscribes. */
+  onChange(listener: () => void): () => void
+}
+
+const RANK: Record<CostSource, number> = { reported: 0, estimated: 1, unknown: 2 }
+
+/** Turns what a stream said into a priced Usage: reported dollars first, then the price table. */
+export function priceUsage(report: UsageReport | undefined, price?: PriceTokens): Usage {
+  const tokens = {
+    input: report?.input ?? 0,
+    output: report?.output ?? 0,
+    cache_read: report?.cache_read ?? 0,
+    cache_write: report?.cache_write ?? 0
+  }
+  if (report?.reportedUsd !== undefined)
+    return { ...tokens, cost_usd: report.reportedUsd, cost_source: 'reported' }
+  const estimate = report && price ? price(report) : undefined
+  if (estimate !== undefined) return { ...tokens, cost_usd: estimate, cost_source: 'estimated' }
+  return { ...tokens, cost_usd: 0, cost_source: 'unknown' }
+}
+
+/** The meter the engine uses unless a port supplies one. `price` is the agents' price table (optional). */
+export function createCostMeter(price?: PriceTokens): CostMeter {
+  let spent = 0
+  let running: Usage | undefined
+  let lastReport: UsageReport | undefined
+  let worst: CostSource | undefined
+  const listeners = new Set<() => void>()
+  const changed = (): void => listeners.forEach(listener => listener())
+  return {
+    spentUsd: () => spent,
+    runningUsd: () => running?.cost_usd ?? 0,
+    source: () => worst ?? 'unknown',
+    beginRun() {
+      running = priceUsage(undefined, price)
+      lastReport = undefined
+    },
+    observe(usage) {
+      lastReport = usage
+      running = priceUsage(usage, price)
+      changed()
+    },
+    endRun(final) {
+      const usage = priceUsage(final ?? lastReport, price)
+      spent += usage.cost_usd
+      worst = worst === undefined || RANK[usage.cost_source] > RANK[worst] ? usage.cost_source : worst
+      running = undefined
+      lastReport = undefined
+      changed()
+      return usage
+    },
+    onChange(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
+    }
+  }
+}
