@@ -1,0 +1,2 @@
+#!/bin/sh
+for a in "$@"; do printf '[%s]\n' "$a"; done

@@ -1,0 +1,3 @@
+#!/bin/sh
+printf quiet
+exec sleep 2

@@ -1,0 +1,4 @@
+#!/bin/sh
+printf 'partial out\n'
+printf 'partial err' >&2
+exec sleep 2

@@ -1,0 +1,3 @@
+#!/bin/sh
+printf '%s ran\n' "$1" >> ../marks.txt
+printf 'output of %s\n' "$1"
