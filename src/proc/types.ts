@@ -19,6 +19,8 @@ export interface RunOptions {
   captureLimit?: number
   /** Every byte of stdout and stderr appended here as it arrives (in arrival order). */
   logFile?: string
+  /** Called once the program has started, with its pid (also its process group id): for killProcessTree. */
+  onSpawn?: (pid: number) => void
   onStdout?: (chunk: Buffer) => void
   onStderr?: (chunk: Buffer) => void
 }
@@ -41,6 +43,8 @@ export interface RunResult {
   aborted: boolean
   /** Set when the program could not be started (ENOENT, EACCES…); nothing ran. */
   spawnError?: NodeJS.ErrnoException
+  /** Set when logFile could not be written; the program still ran and the capture is complete. */
+  logError?: NodeJS.ErrnoException
   stdout: Captured
   stderr: Captured
   durationMs: number

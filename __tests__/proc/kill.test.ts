@@ -1,0 +1,193 @@
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+
+import { killProcessTree, listDescendants, runProcess } from '../../src/proc/index.js'
+import { isGoneSoon, isRunning, killQuietly, pidsIn, tempDir, text } from './helpers.js'
+
+let dir: string
+let cleanup: () => void
+beforeEach(() => ({ dir, cleanup } = tempDir()))
+afterEach(() => cleanup())
+
+// Every pid a test saw is killed at the end, so a failing test leaves nothing running.
+const seen: number[] = []
+afterAll(() => seen.forEach(killQuietly))
+const remember = (pids: number[]): number[] => (seen.push(...pids), pids)
+
+const bash = (script: string): string[] => ['bash', '-c', script]
+
+describe('runProcess: timeout', () => {
+  test('a command that times out keeps its partial output', async () => {
+    const r = await runProcess({
+      argv: bash('echo partial; echo partial-err >&2; exec sleep 30'),
+      cwd: dir,
+      timeoutMs: 200,
+      killGraceMs: 200
+    })
+    expect(r).toMatchObject({ timedOut: true, aborted: false, exitCode: null, signal: 'SIGTERM' })
+    expect(text(r.stdout)).toBe('partial\n')
+    expect(text(r.stderr)).toBe('partial-err\n')
+  })
+
+  test('a program that handles SIGTERM gets to clean up before the kill', async () => {
+    const r = await runProcess({
+      argv: bash('trap "echo cleaning up; exit 3" TERM; echo ready; sleep 30 & wait'),
+      cwd: dir,
+      timeoutMs: 200,
+      killGraceMs: 2000
+    })
+    expect(r).toMatchObject({ timedOut: true, exitCode: 3, signal: null })
+    expect(text(r.stdout)).toBe('ready\ncleaning up\n')
+  })
+
+  test('timeout kills grandchildren in the same process group', async () => {
+    const r = await runProcess({
+      argv: bash('sleep 30 & echo $!; wait'),
+      cwd: dir,
+      timeoutMs: 200,
+      killGraceMs: 200
+    })
+    const [grandchild] = remember(pidsIn(text(r.stdout)))
+    expect(r.timedOut).toBe(true)
+    expect(grandchild).toBeGreaterThan(1)
+    expect(await isGoneSoon(grandchild)).toBe(true)
+  })
+
+  test("a child that ignores SIGTERM (trap '' TERM) is SIGKILLed after the grace", async () => {
+    const r = await runProcess({
+      argv: bash("trap '' TERM; sleep 30 & echo $!; wait"),
+      cwd: dir,
+      timeoutMs: 100,
+      killGraceMs: 300
+    })
+    const [grandchild] = remember(pidsIn(text(r.stdout)))
+    expect(r).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGKILL' })
+    // The sleep inherited the ignored SIGTERM too.
+    expect(await isGoneSoon(grandchild)).toBe(true)
+  })
+
+  test('a grandchild that escapes with setsid is still killed', async () => {
+    // Its output goes elsewhere, so only the walk over parent pids can find it.
+    const r = await runProcess({
+      argv: bash('setsid sleep 30 >/dev/null 2>&1 & echo $!; wait'),
+      cwd: dir,
+      timeoutMs: 200,
+      killGraceMs: 200
+    })
+    const [escaped] = remember(pidsIn(text(r.stdout)))
+    expect(r.timedOut).toBe(true)
+    expect(await isGoneSoon(escaped)).toBe(true)
+  })
+
+  test('an escaped grandchild whose parent already exited is killed through the pipe it holds', async () => {
+    // bash exits; the setsid'd sleep, re-parented to init, keeps stdout open. (The pipe is identified when
+    // the program starts, so a program gone within a millisecond is out of reach: hence the first sleep.)
+    const r = await runProcess({
+      argv: bash('sleep 0.05; setsid sleep 30 & echo $!'),
+      cwd: dir,
+      timeoutMs: 300,
+      killGraceMs: 200
+    })
+    const [escaped] = remember(pidsIn(text(r.stdout)))
+    expect(r).toMatchObject({ timedOut: true, exitCode: 0 })
+    expect(await isGoneSoon(escaped)).toBe(true)
+  })
+
+  test('the timeout still applies when a background grandchild holds stdout open', async () => {
+    const r = await runProcess({
+      argv: bash('sleep 30 & echo $!'),
+      cwd: dir,
+      timeoutMs: 200,
+      killGraceMs: 200
+    })
+    const [grandchild] = remember(pidsIn(text(r.stdout)))
+    // The program itself exited 0; the run timed out waiting for the end of its output.
+    expect(r).toMatchObject({ timedOut: true, exitCode: 0 })
+    expect(await isGoneSoon(grandchild)).toBe(true)
+  })
+})
+
+describe('runProcess: abort', () => {
+  test('aborting kills the tree and marks the result aborted', async () => {
+    const controller = new AbortController()
+    let out = ''
+    const r = await runProcess({
+      argv: bash('sleep 30 & echo $!; wait'),
+      cwd: dir,
+      killGraceMs: 200,
+      signal: controller.signal,
+      onStdout: chunk => {
+        out += chunk.toString()
+        if (out.endsWith('\n')) controller.abort()
+      }
+    })
+    const [grandchild] = remember(pidsIn(out))
+    expect(r).toMatchObject({ aborted: true, timedOut: false, exitCode: null, signal: 'SIGTERM' })
+    expect(await isGoneSoon(grandchild)).toBe(true)
+  })
+
+  test('an already aborted signal starts nothing', async () => {
+    const controller = new AbortController()
+    controller.abort()
+    const r = await runProcess({ argv: ['touch', 'ran'], cwd: dir, signal: controller.signal })
+    expect(r).toMatchObject({ aborted: true, exitCode: null, signal: null })
+    expect(r.spawnError).toBeUndefined()
+    expect(existsSync(join(dir, 'ran'))).toBe(false)
+  })
+})
+
+describe('killProcessTree and listDescendants', () => {
+  test('list the tree of a running program, and kill all of it', async () => {
+    const child = spawn('bash', ['-c', 'sleep 30 & setsid sleep 30 & wait'], {
+      detached: true,
+      stdio: 'ignore'
+    })
+    const exited = new Promise(resolve => child.once('exit', resolve))
+    const pid = child.pid as number
+    remember([pid])
+    let descendants: number[] = []
+    for (let i = 0; i < 200 && descendants.length < 2; i++) {
+      await sleep(10)
+      descendants = listDescendants(pid)
+    }
+    remember(descendants)
+    expect(descendants).toHaveLength(2)
+    expect(descendants.every(isRunning)).toBe(true)
+
+    await killProcessTree(pid, 200)
+    await exited
+    for (const p of [pid, ...descendants]) expect(await isGoneSoon(p)).toBe(true)
+  })
+
+  test('the pid from onSpawn lets a budget kill a running program and its tree', async () => {
+    let out = ''
+    const r = await runProcess({
+      argv: ['bash', '-c', 'sleep 30 & echo $!; wait'],
+      cwd: dir,
+      onSpawn: pid => remember([pid]),
+      onStdout: chunk => {
+        out += chunk.toString()
+        if (out.endsWith('\n')) void killProcessTree(seen[seen.length - 1], 200)
+      }
+    })
+    const [grandchild] = remember(pidsIn(out))
+    expect(r).toMatchObject({ timedOut: false, aborted: false, exitCode: null, signal: 'SIGTERM' })
+    expect(await isGoneSoon(grandchild)).toBe(true)
+  })
+
+  test('killing a process that is already gone resolves at once', async () => {
+    const child = spawn('true', [], { detached: true, stdio: 'ignore' })
+    await new Promise(resolve => child.once('exit', resolve))
+    await killProcessTree(child.pid as number, 10_000)
+    expect(listDescendants(child.pid as number)).toEqual([])
+  })
+
+  test('refuses to kill this process or its ancestors', async () => {
+    await killProcessTree(process.pid, 0)
+    await killProcessTree(process.ppid, 0)
+    await killProcessTree(1, 0)
+    expect(isRunning(process.pid)).toBe(true)
+  })
+})

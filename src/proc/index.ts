@@ -1,0 +1,11 @@
+// Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
+export { runProcess } from './run.js'
+export { killProcessTree, listDescendants, type KillTreeOptions } from './tree.js'
+export {
+  combineOutput,
+  decodeCaptured,
+  defaultTruncationMarker,
+  translateNewlines,
+  type DecodeOptions
+} from './text.js'
+export type { Captured, RunOptions, RunResult } from './types.js'
