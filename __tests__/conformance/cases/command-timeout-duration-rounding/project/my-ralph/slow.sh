@@ -1,3 +1,2 @@
 #!/bin/sh
-printf quiet
 exec sleep 2
