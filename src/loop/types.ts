@@ -1,7 +1,7 @@
 // The loop engine's contract: configuration in, typed events out, a typed result at the end.
 import type { Workspace } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
-import type { Ralph, RalphCheck } from '../ralph/types.js'
+import type { Ralph, RalphCheck } from '../ralph/index.js'
 import type { CostMeter } from './cost-meter.js'
 
 export type StopReason =

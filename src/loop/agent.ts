@@ -1,0 +1,122 @@
+// One agent run: the prompt on stdin, cwd = the work tree, the preset reading its output as it arrives
+// (usage → the cost meter, live), logs written as they come, the whole tree killed when the run must stop.
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs'
+import path from 'node:path'
+import type { AgentOutcome, AgentPreset } from '../agents/types.js'
+import { decodeCaptured } from '../proc/index.js'
+import type { RunOptions, RunResult } from '../proc/types.js'
+import { pyStrRepr } from '../ralph/index.js'
+import type { CostMeter } from './cost-meter.js'
+import type { AgentRun, KilledBy } from './types.js'
+
+/** Characters of the final message kept in the record. */
+export const FINAL_MESSAGE_CHARS = 2000
+
+export interface AgentContext {
+  preset: AgentPreset
+  /** The agent command as written (for messages) and shell-split. */
+  agent: string
+  agentArgv: string[]
+  prompt: string
+  workTree: string
+  iterationDir: string
+  relative: (file: string) => string
+  timeoutMs?: number
+  killGraceMs: number
+  signal: AbortSignal
+  stopCause: () => KilledBy | undefined
+  meter: CostMeter
+  runProcess: (options: RunOptions) => Promise<RunResult>
+}
+
+export interface AgentResult {
+  run: AgentRun
+  outcome: AgentOutcome
+  /** The agent could not be started: the reference's "Run crashed" reason. */
+  crash?: string
+}
+
+function crashMessage(agent: string, error: NodeJS.ErrnoException): string {
+  if (error.code === 'ENOENT')
+    return `Agent command not found: ${pyStrRepr(agent)}. Check the 'agent' field in your RALPH.md frontmatter.`
+  if (error.code === 'EACCES') return `[Errno 13] Permission denied: ${pyStrRepr(error.path ?? agent)}`
+  return `The agent could not be started: ${error.message}`
+}
+
+/** A log file written synchronously: bounded memory, and nothing lost when the process dies. */
+class SyncLog {
+  private fd?: number
+  constructor(readonly file: string) {
+    mkdirSync(path.dirname(file), { recursive: true })
+    this.fd = openSync(file, 'a')
+  }
+  write(data: string | Buffer): void {
+    if (this.fd === undefined) return
+    if (typeof data === 'string') writeSync(this.fd, data)
+    else writeSync(this.fd, data)
+  }
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd)
+    this.fd = undefined
+  }
+}
+
+export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
+  const argv = ctx.preset.argv(ctx.agentArgv)
+  const logFile = path.join(ctx.iterationDir, 'agent.log')
+  const streamFile = path.join(ctx.iterationDir, 'agent.jsonl')
+  const log = ctx.preset.jsonStream ? new SyncLog(logFile) : undefined
+  const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined
+  const reader = ctx.preset.read(ctx.prompt, {
+    onUsage: usage => ctx.meter.observe(usage),
+    onTranscript: line => log?.write(line.endsWith('\n') ? line : `${line}\n`)
+  })
+  ctx.meter.beginRun()
+  let result: RunResult
+  try {
+    const options: RunOptions = {
+      argv,
+      cwd: ctx.workTree,
+      input: ctx.prompt,
+      killGraceMs: ctx.killGraceMs,
+      signal: ctx.signal,
+      timeoutMs: ctx.timeoutMs,
+      onStdout: chunk => {
+        stream?.write(chunk)
+        reader.stdout(chunk)
+      },
+      onStderr: chunk => {
+        log?.write(chunk)
+        reader.stderr(chunk)
+      }
+    }
+    // Plain agents: proc streams stdout and stderr to agent.log in arrival order.
+    if (!ctx.preset.jsonStream) options.logFile = logFile
+    result = await ctx.runProcess(options)
+  } finally {
+    log?.close()
+    stream?.close()
+  }
+  const outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }))
+  const usage = ctx.meter.endRun(outcome.usage)
+  const killedBy = result.aborted ? ctx.stopCause() : undefined
+  const run: AgentRun = {
+    preset: ctx.preset.name,
+    argv,
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: result.timedOut,
+    success: result.exitCode === 0 && !result.timedOut && !result.aborted && !result.spawnError,
+    durationMs: Math.round(result.durationMs),
+    usage,
+    log: ctx.relative(logFile),
+    notes: outcome.notes
+  }
+  if (killedBy) run.killedBy = killedBy
+  if (outcome.finalMessage !== undefined) run.finalMessage = outcome.finalMessage.slice(-FINAL_MESSAGE_CHARS)
+  if (outcome.isError !== undefined) run.isError = outcome.isError
+  if (ctx.preset.jsonStream) run.stream = ctx.relative(streamFile)
+  const agentResult: AgentResult = { run, outcome }
+  if (result.spawnError) agentResult.crash = crashMessage(ctx.agent, result.spawnError)
+  return agentResult
+}

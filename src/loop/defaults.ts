@@ -1,0 +1,37 @@
+// LoopConfig defaults, so front-ends and the benchmark only say what differs.
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { DEFAULT_BREAKER } from './breaker.js'
+import type { LoopConfig } from './types.js'
+
+export const DEFAULT_OUTPUT_CAP = 1024 * 1024
+export const DEFAULT_COMPLETION_TAG = 'COMPLETE'
+
+/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
+export function defaultRecordDir(name: string, now = Date.now()): string {
+  const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
+  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop'
+  return path.join(tmpdir(), 'ralph-action', `${safe}-${stamp}-${process.pid}`)
+}
+
+/**
+ * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
+ * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
+ */
+export function loopConfig(
+  settings: Pick<LoopConfig, 'ralph' | 'projectRoot'> & Partial<LoopConfig>
+): LoopConfig {
+  return {
+    userArgs: {},
+    stopOnError: false,
+    delaySeconds: 0,
+    checks: settings.ralph.checks,
+    completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
+    commit: false,
+    recordDir: defaultRecordDir(settings.ralph.name),
+    outputCap: DEFAULT_OUTPUT_CAP,
+    breaker: { ...DEFAULT_BREAKER },
+    presets: true,
+    ...settings
+  }
+}

@@ -1,0 +1,28 @@
+// The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
+export { runLoop, DEFAULT_KILL_GRACE_MS } from './run-loop.js'
+export { loopConfig, defaultRecordDir, DEFAULT_OUTPUT_CAP, DEFAULT_COMPLETION_TAG } from './defaults.js'
+export { taskRalph, type TaskRalphOptions } from './task.js'
+export { createCostMeter, priceUsage, type CostMeter, type PriceTokens } from './cost-meter.js'
+export { detectCompletion, tagGiven, statusBlockExit, type CompletionSignal } from './completion.js'
+export { failureFingerprint, normaliseFailureOutput } from './fingerprint.js'
+export {
+  StagnationBreaker,
+  DEFAULT_BREAKER,
+  type BreakerRule,
+  type BreakerThresholds,
+  type BreakerTrip
+} from './breaker.js'
+export { systemClock, type EnforcedStop } from './guard.js'
+export { runCommands, capOutput, type CommandContext, type CommandsOutcome } from './commands.js'
+export { runChecks, CHECK_TAIL_CHARS, type CheckContext } from './checks.js'
+export {
+  buildPrompt,
+  loopPlaceholdersUsed,
+  loopStatusSection,
+  loopValues,
+  LOOP_PLACEHOLDERS,
+  type LoopContext,
+  type PromptInputs
+} from './prompt.js'
+export { RunRecord, PROGRESS_FILE, STATUS_FILE, progressSection } from './record.js'
+export * from './types.js'

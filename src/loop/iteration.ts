@@ -1,0 +1,261 @@
+// One iteration: commands → prompt (RALPH.md re-read) → agent → work tree (hash, commit) → checks →
+// completion. Every step writes its logs as it goes; the iteration's record is what it returns.
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import type { AgentPreset } from '../agents/types.js'
+import type { Workspace, WorkspaceDiff } from '../git/workspace.js'
+import type { RunOptions, RunResult } from '../proc/types.js'
+import { RalphError, type Ralph } from '../ralph/index.js'
+import { runAgent } from './agent.js'
+import { runChecks } from './checks.js'
+import { runCommands } from './commands.js'
+import { detectCompletion } from './completion.js'
+import type { CostMeter } from './cost-meter.js'
+import { failureFingerprint } from './fingerprint.js'
+import type { LoopGuard } from './guard.js'
+import {
+  buildPrompt,
+  loopPlaceholdersUsed,
+  loopStatusSection,
+  loopValues,
+  type LoopContext
+} from './prompt.js'
+import type { RunRecord } from './record.js'
+import type { CheckRun, Clock, IterationRecord, IterationVerdict, LoopConfig, LoopEvent } from './types.js'
+
+/** What the loop knows across iterations; iterations read and update it. */
+export interface LoopEnvironment {
+  config: LoopConfig
+  ralph: Ralph
+  workTree: string
+  workspace: Workspace
+  isRepo: boolean
+  /** The work tree's hash when the loop started (git only). */
+  startTree?: string
+  preset: AgentPreset
+  guard: LoopGuard
+  meter: CostMeter
+  record: RunRecord
+  clock: Clock
+  emit: (event: LoopEvent) => void
+  runProcess: (options: RunOptions) => Promise<RunResult>
+  killGraceMs: number
+  /** What is running now, so an enforced stop can say what it killed. */
+  phase?: 'command' | 'agent' | 'check'
+  // Carried from one iteration to the next.
+  history: IterationRecord[]
+  previousTree?: string
+  previousChecks?: CheckRun[]
+  lastDiff?: WorkspaceDiff
+  /** Whether the tree is hashed after each agent run (gates, commits or a ralph that shows the diff). */
+  trackTree: boolean
+}
+
+export interface IterationOutcome {
+  record: IterationRecord
+  /** Something could not be run at all: the loop stops (agent_error) with this one-line reason. */
+  crash?: string
+  /** The run had to stop mid-iteration (the guard fired). */
+  interrupted: boolean
+  /** The loop's goal was reached. */
+  success: boolean
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+function readGuardrails(env: LoopEnvironment): LoopContext['guardrails'] {
+  const file = env.ralph.guardrails
+  if (!file) return undefined
+  let content = ''
+  try {
+    content = readFileSync(path.resolve(env.workTree, file), 'utf8')
+  } catch {
+    // Not written yet: the agent is asked to start it.
+  }
+  return { file, content }
+}
+
+/** The prompt for this iteration (throws RalphError when RALPH.md can no longer be read or parsed). */
+function assemble(env: LoopEnvironment, iteration: number, commandOutputs: Record<string, string>): string {
+  const { config, ralph } = env
+  const ralphText = config.promptText !== undefined ? '' : readFileSync(ralph.file, 'utf8')
+  const inputs = {
+    ralphText,
+    ralphFile: ralph.file,
+    body: config.promptText,
+    name: ralph.name,
+    iteration,
+    maxIterations: config.maxIterations,
+    commandOutputs,
+    userArgs: config.userArgs,
+    credit: ralph.credit
+  }
+  const used = loopPlaceholdersUsed(inputs)
+  if (used.has('diff')) env.trackTree = env.isRepo
+  const gated = config.checks.length > 0
+  const ctx: LoopContext = {
+    gates: config.checks,
+    completionTag: config.completionTag,
+    previousChecks: env.previousChecks,
+    diff: env.lastDiff,
+    history: env.history,
+    guardrails: readGuardrails(env)
+  }
+  const values = loopValues(ctx)
+  const section =
+    gated && used.size === 0 ? loopStatusSection(values, ctx, iteration, config.maxIterations) : ''
+  return buildPrompt(inputs, { values, section })
+}
+
+function verdictOf(
+  record: IterationRecord,
+  gated: boolean,
+  tagRequired: boolean
+): { verdict: IterationVerdict; success: boolean } {
+  const agent = record.agent
+  const agentVerdict: IterationVerdict | undefined = agent?.timedOut
+    ? 'agent_timed_out'
+    : agent && !agent.success
+      ? 'agent_failed'
+      : undefined
+  if (gated) {
+    const allPass = record.checks.every(check => check.passed)
+    if (allPass && (!tagRequired || record.completion.given)) return { verdict: 'passed', success: true }
+    return { verdict: agentVerdict ?? 'checks_failed', success: false }
+  }
+  if (tagRequired && record.completion.given) return { verdict: 'completed', success: true }
+  return { verdict: agentVerdict ?? 'ran', success: false }
+}
+
+async function commitIteration(env: LoopEnvironment, iteration: number): Promise<IterationRecord['commit']> {
+  try {
+    const sha = await env.workspace.commitAll(`ralph ${env.ralph.name}: iteration ${iteration}`)
+    return sha ? { sha } : {}
+  } catch (error) {
+    return { error: (error as Error).message }
+  }
+}
+
+export async function runIteration(env: LoopEnvironment, iteration: number): Promise<IterationOutcome> {
+  const { config, guard, record: runRecord, emit, clock } = env
+  const started = clock.now()
+  const dir = runRecord.iterationDir(iteration)
+  const relative = (file: string): string => runRecord.relative(file)
+  const record: IterationRecord = {
+    iteration,
+    startedAt: iso(started),
+    durationMs: 0,
+    verdict: 'ran',
+    commands: [],
+    checks: [],
+    completion: { tag: false, given: false },
+    failureFingerprint: ''
+  }
+  const finish = (
+    outcome: Omit<IterationOutcome, 'record'>,
+    verdict?: IterationVerdict
+  ): IterationOutcome => {
+    if (verdict) record.verdict = verdict
+    if (outcome.crash) record.error = outcome.crash
+    record.durationMs = Math.round(clock.now() - started)
+    env.phase = undefined
+    return { record, ...outcome }
+  }
+  // 1. The ralph's commands.
+  env.phase = 'command'
+  const commands = await runCommands(env.ralph.commands, {
+    ralphDir: env.ralph.dir,
+    workTree: env.workTree,
+    userArgs: config.userArgs,
+    iterationDir: dir,
+    relative,
+    outputCap: config.outputCap,
+    killGraceMs: env.killGraceMs,
+    signal: guard.signal,
+    runProcess: env.runProcess,
+    onCommand: command => emit({ type: 'command_finished', iteration, command })
+  })
+  record.commands = commands.runs
+  if (commands.crash) return finish({ crash: commands.crash, interrupted: false, success: false }, 'crashed')
+  if (commands.interrupted) return finish({ interrupted: true, success: false }, 'interrupted')
+  env.phase = undefined
+
+  // 2. The prompt, from RALPH.md as it is now.
+  let prompt: string
+  try {
+    prompt = assemble(env, iteration, commands.outputs)
+  } catch (error) {
+    const message =
+      error instanceof RalphError ? error.message : `RALPH.md could not be read: ${(error as Error).message}`
+    return finish({ crash: message, interrupted: false, success: false }, 'crashed')
+  }
+  record.prompt = runRecord.writePrompt(iteration, prompt)
+  if (guard.signal.aborted) return finish({ interrupted: true, success: false }, 'interrupted')
+
+  // 3. The agent.
+  emit({
+    type: 'agent_started',
+    iteration,
+    argv: env.preset.argv(env.ralph.agentArgv),
+    promptFile: record.prompt.file
+  })
+  env.phase = 'agent'
+  guard.watchCost(true)
+  const agent = await runAgent({
+    preset: env.preset,
+    agent: env.ralph.agent,
+    agentArgv: env.ralph.agentArgv,
+    prompt,
+    workTree: env.workTree,
+    iterationDir: dir,
+    relative,
+    timeoutMs: config.agentTimeoutSeconds !== undefined ? config.agentTimeoutSeconds * 1000 : undefined,
+    killGraceMs: env.killGraceMs,
+    signal: guard.signal,
+    stopCause: () => guard.trip?.cause,
+    meter: env.meter,
+    runProcess: env.runProcess
+  })
+  guard.watchCost(false)
+  env.phase = undefined
+  if (agent.crash) return finish({ crash: agent.crash, interrupted: false, success: false }, 'crashed')
+  record.agent = agent.run
+  emit({ type: 'agent_finished', iteration, agent: agent.run })
+  if (guard.signal.aborted) return finish({ interrupted: true, success: false }, 'interrupted')
+
+  // 4. What the agent left: progress, the diff for the next prompt, the commit.
+  if (env.isRepo && (env.trackTree || config.commit)) {
+    const tree = await env.workspace.treeHash()
+    record.treeHash = tree
+    record.progressed = tree !== env.previousTree
+    env.previousTree = tree
+    if (env.startTree) {
+      env.lastDiff = await env.workspace.diffSinceStart(env.startTree, tree)
+      record.diffStat = env.lastDiff.stat
+    }
+  }
+  if (config.commit) record.commit = await commitIteration(env, iteration)
+
+  // 5. The gates.
+  env.phase = 'check'
+  const checks = await runChecks(config.checks, {
+    workTree: env.workTree,
+    iterationDir: dir,
+    relative,
+    killGraceMs: env.killGraceMs,
+    signal: guard.signal,
+    stopCause: () => guard.trip?.cause,
+    runProcess: env.runProcess,
+    onCheck: check => emit({ type: 'check_finished', iteration, check })
+  })
+  env.phase = undefined
+  record.checks = checks.runs
+  record.failureFingerprint = failureFingerprint(checks.failures)
+  record.completion = detectCompletion(agent.outcome.finalMessage, config.completionTag)
+  if (checks.interrupted) return finish({ interrupted: true, success: false }, 'interrupted')
+  env.previousChecks = checks.runs
+
+  // 6. The verdict.
+  const { verdict, success } = verdictOf(record, config.checks.length > 0, config.completionTag !== '')
+  return finish({ interrupted: false, success }, verdict)
+}

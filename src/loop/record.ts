@@ -1,0 +1,173 @@
+// The run record, written as the loop goes so a killed run keeps everything up to the iteration in flight:
+// progress.md (for people), status.json (the whole typed status, replaced atomically), and
+// logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
+// Writes are synchronous: they are small, and a crash between two of them leaves valid files.
+import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import type { CheckRun, IterationRecord, LoopResult, LoopStatus } from './types.js'
+
+export const PROGRESS_FILE = 'progress.md'
+export const STATUS_FILE = 'status.json'
+
+const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`
+const dollars = (usd: number): string => `$${usd.toFixed(4)}`
+
+function fence(text: string): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length))
+  const marks = '`'.repeat(Math.max(3, longest + 1))
+  return `${marks}\n${text.replace(/\n+$/, '')}\n${marks}`
+}
+
+const indent = (text: string, by: string): string =>
+  text
+    .split('\n')
+    .map(line => (line ? by + line : line))
+    .join('\n')
+
+function checkLine(check: CheckRun): string {
+  const how = check.passed
+    ? ''
+    : check.timedOut
+      ? ', timed out'
+      : check.killedBy
+        ? `, stopped (${check.killedBy})`
+        : `, exit ${check.exitCode}`
+  const head = `- ${check.passed ? 'PASS' : 'FAIL'} \`${check.name}\` (${seconds(check.durationMs)}${how})`
+  const tail = check.tail.trimEnd()
+  if (check.passed) {
+    const last = tail.split('\n').at(-1)?.trim()
+    return last ? `${head}: ${last.slice(0, 200)}` : head
+  }
+  return tail ? `${head}\n\n${indent(fence(tail), '  ')}\n` : head
+}
+
+/** The progress.md section of one iteration. */
+export function progressSection(record: IterationRecord): string {
+  const lines: string[] = [`## Iteration ${record.iteration}: ${record.verdict.replace(/_/g, ' ')}`, '']
+  const agent = record.agent
+  const cost = agent ? ` · cost ${dollars(agent.usage.cost_usd)} (${agent.usage.cost_source})` : ''
+  lines.push(`- Started ${record.startedAt} · ${seconds(record.durationMs)}${cost}`)
+  if (record.commands.length > 0)
+    lines.push(
+      `- Commands: ${record.commands
+        .map(
+          c => `\`${c.name}\` ${c.timedOut ? 'timed out' : `exit ${c.exitCode}`} (${seconds(c.durationMs)})`
+        )
+        .join(', ')}`
+    )
+  if (agent) {
+    const end = agent.killedBy
+      ? `stopped (${agent.killedBy})`
+      : agent.timedOut
+        ? 'timed out'
+        : `exit ${agent.exitCode}${agent.isError ? ', reported an error' : ''}`
+    lines.push(`- Agent (${agent.preset}): ${end} in ${seconds(agent.durationMs)}`)
+  }
+  const signal = record.completion.given
+    ? 'given'
+    : record.completion.statusExit === false
+      ? 'not given (EXIT_SIGNAL: false)'
+      : 'not given'
+  if (agent) lines.push(`- Completion signal: ${signal}`)
+  if (record.checks.length > 0) {
+    const passing = record.checks.filter(c => c.passed).length
+    lines.push(`- Checks: ${passing}/${record.checks.length} passing`, '')
+    for (const check of record.checks) lines.push(indent(checkLine(check), ''))
+  }
+  if (record.diffStat !== undefined) {
+    const summary = record.diffStat.trim().split('\n').at(-1)?.trim()
+    lines.push(
+      `- Changed since the start: ${summary || 'nothing'}${record.progressed === false ? ' (no change this iteration)' : ''}`
+    )
+  }
+  if (record.commit?.sha) lines.push(`- Commit: ${record.commit.sha}`)
+  if (record.commit?.error) lines.push(`- Commit failed: ${record.commit.error}`)
+  if (record.error) lines.push(`- Crashed: ${record.error}`)
+  return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`
+}
+
+function header(status: LoopStatus): string {
+  const budgets = status.budgets
+  const limits = [
+    budgets.maxIterations !== undefined ? `max ${budgets.maxIterations} iterations` : 'no iteration cap',
+    budgets.maxTimeSeconds !== undefined ? `max time ${budgets.maxTimeSeconds}s` : undefined,
+    budgets.maxCostUsd !== undefined ? `max cost ${dollars(budgets.maxCostUsd)}` : undefined,
+    budgets.agentTimeoutSeconds !== undefined ? `agent timeout ${budgets.agentTimeoutSeconds}s` : undefined
+  ].filter(Boolean)
+  return [
+    `# Ralph loop: ${status.ralph.name}`,
+    '',
+    `- Started ${status.startedAt} in ${status.workTree}${status.worktree ? ` (worktree on branch ${status.worktree.branch})` : ''}`,
+    `- Budgets: ${limits.join(', ')}`,
+    status.start.commit ? `- Starting commit: ${status.start.commit}` : undefined,
+    '',
+    ''
+  ]
+    .filter(line => line !== undefined)
+    .join('\n')
+}
+
+function footer(result: LoopResult): string {
+  const lines = [
+    `## Stopped: ${result.stopReason}`,
+    '',
+    `${result.stopDetail}`,
+    '',
+    `- Iterations: ${result.iterations.length} · duration ${seconds(result.durationMs)}`,
+    `- Cost: ${dollars(result.cost.totalUsd)} (${result.cost.source})${result.cost.enforced ? '' : ' (the dollar budget could not be enforced)'}`
+  ]
+  if (result.enforcement)
+    lines.push(
+      `- Enforcement: ${result.enforcement.cause}, ${result.enforcement.killed ?? 'nothing'} stopped ${result.enforcement.latencyMs} ms after the crossing`
+    )
+  for (const warning of result.warnings) lines.push(`- Warning: ${warning}`)
+  return `${lines.join('\n')}\n`
+}
+
+export class RunRecord {
+  private constructor(readonly dir: string) {}
+
+  /** Creates the record folder (and logs/) and starts progress.md. */
+  static create(dir: string, status: LoopStatus): RunRecord {
+    mkdirSync(path.join(dir, 'logs'), { recursive: true })
+    const record = new RunRecord(dir)
+    writeFileSync(path.join(dir, PROGRESS_FILE), header(status))
+    record.writeStatus(status)
+    return record
+  }
+
+  /** `logs/iteration-NNN`, created. */
+  iterationDir(iteration: number): string {
+    const dir = path.join(this.dir, 'logs', `iteration-${String(iteration).padStart(3, '0')}`)
+    mkdirSync(dir, { recursive: true })
+    return dir
+  }
+
+  /** A path inside the record, relative to its folder (how results name files). */
+  relative(file: string): string {
+    return path.relative(this.dir, file).split(path.sep).join('/')
+  }
+
+  writePrompt(iteration: number, prompt: string): { file: string; bytes: number } {
+    const file = path.join(this.iterationDir(iteration), 'prompt.md')
+    writeFileSync(file, prompt)
+    return { file: this.relative(file), bytes: Buffer.byteLength(prompt) }
+  }
+
+  /** Replaces status.json atomically (write, then rename), so readers never see half a file. */
+  writeStatus(status: LoopStatus): void {
+    const file = path.join(this.dir, STATUS_FILE)
+    const temp = `${file}.${process.pid}.tmp`
+    writeFileSync(temp, `${JSON.stringify(status, null, 2)}\n`)
+    renameSync(temp, file)
+  }
+
+  appendIteration(record: IterationRecord): void {
+    appendFileSync(path.join(this.dir, PROGRESS_FILE), progressSection(record))
+  }
+
+  finish(result: LoopResult): void {
+    appendFileSync(path.join(this.dir, PROGRESS_FILE), footer(result))
+    this.writeStatus(result)
+  }
+}

@@ -1,0 +1,287 @@
+// runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
+import { existsSync, realpathSync } from 'node:fs'
+import path from 'node:path'
+import { presetFor } from '../agents/index.js'
+import { GitWorkspace, createWorktree, type Workspace } from '../git/workspace.js'
+import { runProcess } from '../proc/index.js'
+import { RalphError } from '../ralph/index.js'
+import { StagnationBreaker } from './breaker.js'
+import { createCostMeter } from './cost-meter.js'
+import { LoopGuard, systemClock, type Trip } from './guard.js'
+import { runIteration, type LoopEnvironment } from './iteration.js'
+import { RunRecord } from './record.js'
+import type { LoopConfig, LoopEvent, LoopPorts, LoopResult, LoopStatus, StopReason } from './types.js'
+
+export const DEFAULT_KILL_GRACE_MS = 3000
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
+function realish(p: string): string {
+  const abs = path.resolve(p)
+  if (existsSync(abs)) return realpathSync(abs)
+  const parent = path.dirname(abs)
+  return parent === abs ? abs : path.join(realish(parent), path.basename(abs))
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(realish(parent), realish(child))
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
+}
+
+/** `ralph/<name>-<UTC timestamp>`, with characters git refuses in branch names replaced. */
+function defaultBranch(name: string, now: number): string {
+  const stamp = iso(now).replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
+  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'loop'
+  return `ralph/${safe}-${stamp}`
+}
+
+/** Throws RalphError for settings that cannot work, before anything runs or is written. */
+async function checkConfig(config: LoopConfig, workspace: Workspace, isRepo: boolean): Promise<void> {
+  if (isInside(config.recordDir, workspace.root) || isInside(config.recordDir, config.projectRoot))
+    throw new RalphError(
+      `The record folder ${config.recordDir} is inside the work tree ${workspace.root}: the record must never be ` +
+        'committed or seen by the agent. Choose a folder outside it (the default is under the system temp dir).'
+    )
+  if ((config.commit || config.worktree) && !isRepo)
+    throw new RalphError(
+      `${config.commit ? '--commit' : '--worktree'} needs a git repository, and ${config.projectRoot} is not in one.`
+    )
+  if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
+    throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`)
+}
+
+/**
+ * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`).
+ * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
+ * wrong once the loop has started ends it with a stop reason and a finished record.
+ */
+export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promise<LoopResult> {
+  const clock = ports.clock ?? systemClock
+  const emit = (event: LoopEvent): void => {
+    try {
+      ports.emit?.(event)
+    } catch {
+      // A front-end's rendering problem must not stop the loop.
+    }
+  }
+  const startedAt = clock.now()
+
+  let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot))
+  let isRepo = await workspace.isRepo()
+  await checkConfig(config, workspace, isRepo)
+  let worktree: LoopStatus['worktree']
+  if (config.worktree) {
+    const branch = config.worktree.branch ?? defaultBranch(config.ralph.name, startedAt)
+    worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir })
+    await workspace.dispose()
+    workspace = await GitWorkspace.open(worktree.dir)
+    isRepo = true
+  }
+  const workTree = worktree?.dir ?? config.projectRoot
+
+  const meter = ports.costMeter ?? createCostMeter()
+  const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined
+  const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd })
+  const stopWatchingCost = meter.onChange(() =>
+    emit({
+      type: 'cost_update',
+      spentUsd: meter.spentUsd(),
+      runningUsd: meter.runningUsd(),
+      source: meter.source(),
+      ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
+    })
+  )
+
+  const status: LoopStatus = {
+    version: 1,
+    state: 'running',
+    ralph: { name: config.ralph.name, file: config.ralph.file, dir: config.ralph.dir },
+    projectRoot: config.projectRoot,
+    workTree,
+    recordDir: config.recordDir,
+    startedAt: iso(startedAt),
+    durationMs: 0,
+    budgets: {
+      maxIterations: config.maxIterations,
+      maxTimeSeconds: config.maxTimeSeconds,
+      maxCostUsd: config.maxCostUsd,
+      agentTimeoutSeconds: config.agentTimeoutSeconds
+    },
+    start: {},
+    iterations: [],
+    cost: {
+      totalUsd: 0,
+      source: 'unknown',
+      enforced: true,
+      tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
+      ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
+    },
+    success: false,
+    warnings: []
+  }
+  if (worktree) status.worktree = worktree
+  const record = RunRecord.create(config.recordDir, status)
+
+  const warn = (message: string): void => {
+    if (status.warnings.includes(message)) return
+    status.warnings.push(message)
+    emit({ type: 'warning', message })
+  }
+
+  const gated = config.checks.length > 0
+  const env: LoopEnvironment = {
+    config,
+    ralph: config.ralph,
+    workTree,
+    workspace,
+    isRepo,
+    preset: presetFor(config.ralph.agentArgv, { presets: config.presets }),
+    guard,
+    meter,
+    record,
+    clock,
+    emit,
+    runProcess: ports.runProcess ?? runProcess,
+    killGraceMs: config.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+    history: status.iterations,
+    trackTree: gated
+  }
+  // Without gates the loop keeps the reference's semantics: no stagnation breaker.
+  const breaker = gated ? new StagnationBreaker(config.breaker) : undefined
+  if (!isRepo && gated)
+    warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off')
+
+  const stopWith = (reason: StopReason, detail: string): { reason: StopReason; detail: string } => ({
+    reason,
+    detail
+  })
+  const fromTrip = (trip: Trip): { reason: StopReason; detail: string } => stopWith(trip.cause, trip.detail)
+  let stop: { reason: StopReason; detail: string } | undefined
+  // What was running when the guard fired: what its enforcement killed.
+  let killedPhase: LoopEnvironment['phase']
+  guard.signal.addEventListener('abort', () => (killedPhase = env.phase), { once: true })
+
+  emit({ type: 'loop_started', status })
+  try {
+    if (isRepo) {
+      status.start.commit = await workspace.headSha()
+      status.start.tree = await workspace.treeHash()
+      env.startTree = status.start.tree
+      env.previousTree = status.start.tree
+      record.writeStatus(status)
+    }
+    for (let iteration = 1; !stop; iteration++) {
+      if (guard.trip) stop = fromTrip(guard.trip)
+      else if (guard.timeSpent()) stop = stopWith('timeout', 'the total time budget is spent')
+      else if (guard.costSpent())
+        stop = stopWith('budget_exhausted', `the cost budget ($${config.maxCostUsd}) is spent`)
+      else if (config.maxIterations !== undefined && iteration > config.maxIterations)
+        stop = stopWith('max_iterations', `reached the cap of ${config.maxIterations} iterations`)
+      if (stop) break
+
+      status.inFlight = iteration
+      record.writeStatus(status)
+      emit({ type: 'iteration_started', iteration, maxIterations: config.maxIterations })
+      const outcome = await runIteration(env, iteration)
+      const trip = guard.trip
+      if (outcome.interrupted && trip) {
+        status.enforcement = {
+          cause: trip.cause,
+          crossedAt: iso(trip.at),
+          latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
+        }
+        if (killedPhase) status.enforcement.killed = killedPhase
+      }
+
+      status.iterations.push(outcome.record)
+      delete status.inFlight
+      updateCost(status, meter)
+      const agent = outcome.record.agent
+      if (agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
+        status.cost.enforced = false
+        warn(
+          `the agent's cost is unknown (preset ${agent.preset} saw no cost in its output): ` +
+            `the $${config.maxCostUsd} budget cannot be enforced; time and iteration limits still apply`
+        )
+      }
+      record.appendIteration(outcome.record)
+      record.writeStatus(status)
+      emit({ type: 'iteration_finished', record: outcome.record })
+
+      // What ends the loop, most decisive first.
+      if (outcome.crash) {
+        status.error = outcome.crash
+        stop = stopWith('agent_error', `Run crashed: ${outcome.crash}`)
+      } else if (outcome.success) {
+        stop = gated
+          ? stopWith('all_checks_passed', `every check passed in iteration ${iteration}`)
+          : stopWith('completed', `the agent gave the completion signal in iteration ${iteration}`)
+      } else if (outcome.interrupted && trip) {
+        stop = fromTrip(trip)
+      } else if (config.stopOnError && agent && !agent.success) {
+        const how = agent.timedOut ? 'timed out' : `exited with ${agent.exitCode ?? agent.signal}`
+        stop = stopWith(
+          'agent_error',
+          `the agent ${how} in iteration ${iteration}; stopping due to --stop-on-error`
+        )
+      } else {
+        const tripped = breaker?.record({
+          progressed: outcome.record.progressed,
+          failureFingerprint: outcome.record.failureFingerprint,
+          agentFailed: agent !== undefined && !agent.success
+        })
+        if (tripped) {
+          status.breaker = tripped
+          stop = stopWith('circuit_open', `circuit open (${tripped.rule}): ${tripped.message}`)
+        } else if (config.maxIterations !== undefined && iteration >= config.maxIterations) {
+          stop = stopWith('max_iterations', `reached the cap of ${config.maxIterations} iterations`)
+        } else if (guard.trip) {
+          stop = fromTrip(guard.trip)
+        } else if (config.delaySeconds > 0) {
+          emit({ type: 'waiting', seconds: config.delaySeconds })
+          await guard.sleep(config.delaySeconds * 1000)
+        }
+      }
+    }
+  } catch (error) {
+    // A bug or an environment failure (git broke, the disk is full): finish the record all the same.
+    status.error = (error as Error).message
+    stop = stopWith('agent_error', `Run crashed: ${(error as Error).message}`)
+  } finally {
+    guard.dispose()
+    stopWatchingCost()
+    await workspace.dispose().catch(() => undefined)
+  }
+
+  const finishedAt = clock.now()
+  const final = stop ?? stopWith('agent_error', 'the loop ended without a stop reason')
+  const result: LoopResult = {
+    ...status,
+    state: 'finished',
+    stopReason: final.reason,
+    stopDetail: final.detail,
+    finishedAt: iso(finishedAt),
+    durationMs: Math.round(finishedAt - startedAt),
+    success: final.reason === 'all_checks_passed' || final.reason === 'completed'
+  }
+  delete result.inFlight
+  updateCost(result, meter)
+  record.finish(result)
+  emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result })
+  return result
+}
+
+function updateCost(status: LoopStatus, meter: ReturnType<typeof createCostMeter>): void {
+  status.cost.totalUsd = meter.spentUsd()
+  status.cost.source = status.iterations.some(it => it.agent) ? meter.source() : 'unknown'
+  const tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
+  for (const it of status.iterations) {
+    if (!it.agent) continue
+    tokens.input += it.agent.usage.input
+    tokens.output += it.agent.usage.output
+    tokens.cache_read += it.agent.usage.cache_read
+    tokens.cache_write += it.agent.usage.cache_write
+  }
+  status.cost.tokens = tokens
+}
