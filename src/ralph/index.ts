@@ -1,0 +1,34 @@
+// The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
+export { RalphError } from './types.js'
+export type { PlaceholderValues, Ralph, RalphCheck, RalphCommand, RalphProblem } from './types.js'
+export { NAME_RE, parseUserArgs, VALID_NAME_CHARS_MSG } from './args.js'
+export { stripHtmlComments } from './comments.js'
+export {
+  FrontmatterPositions,
+  normalizeNewlines,
+  parseFrontmatter,
+  readFrontmatter,
+  splitFrontmatter
+} from './frontmatter.js'
+export type { FrontmatterSplit, ParsedFrontmatter, SourcePos } from './frontmatter.js'
+export { pyLstrip, pyRstrip, pyStrip } from './pystr.js'
+export { PyOpaque, pyFloatRepr, pyFormatFixed1, pyRepr, pyStrRepr, pyTypeName } from './pyvalue.js'
+export type { PyDict, PyValue } from './pyvalue.js'
+export {
+  assemblePrompt,
+  commandArgv,
+  CREDIT_TRAILER,
+  formatDuration,
+  PLACEHOLDER_RE,
+  promptTemplate,
+  renderPlaceholders,
+  resolveArgsInRun,
+  runsFromRalphDir,
+  timeoutMarker
+} from './render.js'
+export { INSTALLED_RALPHS_DIR, listInstalledRalphs, RALPH_MARKER, resolveRalphPath } from './resolve.js'
+export type { ResolvedRalphPath } from './resolve.js'
+export { ShlexError, shlexQuote, shlexSplit } from './shlex.js'
+export { DEFAULT_CHECK_TIMEOUT, DEFAULT_COMMAND_TIMEOUT, loadRalph, validateRalph } from './validate.js'
+export type { LoadedRalph, LoadOptions } from './validate.js'
+export { which } from './which.js'

@@ -1,0 +1,363 @@
+// Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
+// order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
+// completion_tag, guardrails) are checked last: a ralph the reference accepts fails here only because of them.
+import fs from 'node:fs'
+import path from 'node:path'
+import { NAME_RE, parseUserArgs, VALID_NAME_CHARS_MSG } from './args.js'
+import { readFrontmatter } from './frontmatter.js'
+import type { FrontmatterPositions, SourcePos } from './frontmatter.js'
+import { pyStrip } from './pystr.js'
+import { pyRepr } from './pyvalue.js'
+import type { PyDict, PyValue } from './pyvalue.js'
+import { RALPH_MARKER } from './resolve.js'
+import { ShlexError, shlexSplit } from './shlex.js'
+import { RalphError } from './types.js'
+import type { Ralph, RalphCommand, RalphProblem } from './types.js'
+import { which } from './which.js'
+
+/** The reference's default command timeout, in seconds. */
+export const DEFAULT_COMMAND_TIMEOUT = 60
+/** Our default check timeout, in seconds. */
+export const DEFAULT_CHECK_TIMEOUT = 600
+
+export interface LoadOptions {
+  /** The project root: the agent and commands run here; `./agent` and empty PATH entries resolve against it. */
+  cwd: string
+  /** Where PATH comes from for the agent lookup (default: process.env). */
+  env?: Record<string, string | undefined>
+  /** The user's arg tokens after the ralph path; parsed with the reference's rules (errors exit 2). */
+  userArgs?: string[]
+  /** Don't require the agent to be on PATH (e.g. to lint a ralph before the agent is installed). */
+  skipAgentLookup?: boolean
+  /** The file's content when already read; otherwise it is read from `file`. */
+  text?: string
+}
+
+/** A validated ralph plus the user's args parsed against its declared `args`. */
+export interface LoadedRalph extends Ralph {
+  /** From `LoadOptions.userArgs`; {} when none were given. */
+  argValues: Record<string, string>
+}
+
+/**
+ * Reads and validates RALPH.md (or the RALPH.md inside a folder). Throws RalphError with the first problem,
+ * its message verbatim as the reference prints it, and every problem found in `problems`.
+ */
+export function loadRalph(file: string, opts: LoadOptions): LoadedRalph {
+  const { ralph, problems, fatal } = inspectRalph(file, opts)
+  if (fatal) throw fatal
+  if (!ralph) {
+    const first = problems[0]
+    throw new RalphError(first.message, first.exitCode, problems)
+  }
+  return ralph
+}
+
+/** Every problem in the ralph, first the one the reference would report; [] when it is valid. */
+export function validateRalph(file: string, opts: LoadOptions): RalphProblem[] {
+  return inspectRalph(file, opts).problems
+}
+
+interface Inspection {
+  ralph?: LoadedRalph
+  problems: RalphProblem[]
+  /** A problem that stops everything (unreadable file, broken YAML), thrown as is by loadRalph. */
+  fatal?: RalphError
+}
+
+function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
+  let file = fileArg
+  if (opts.text === undefined && isDirectory(path.resolve(opts.cwd, file)))
+    file = path.join(file, RALPH_MARKER)
+  const absolute = path.resolve(opts.cwd, file)
+
+  let text: string
+  try {
+    text = opts.text ?? readUtf8(absolute)
+  } catch (error) {
+    const fatal = error instanceof RalphError ? error : new RalphError(String(error))
+    return { problems: fatal.problems.length ? fatal.problems : [problemOf(file, fatal)], fatal }
+  }
+
+  let fm: PyDict
+  let positions: FrontmatterPositions
+  try {
+    ;({ data: fm, positions } = readFrontmatter(file, text))
+  } catch (error) {
+    if (!(error instanceof RalphError)) throw error
+    return { problems: error.problems.length ? error.problems : [problemOf(file, error)], fatal: error }
+  }
+
+  const problems: RalphProblem[] = []
+  const report = (message: string, pos?: SourcePos, exitCode: 1 | 2 = 1): void => {
+    problems.push({ file, line: pos?.line, column: pos?.column, message, exitCode })
+  }
+  const where = (dict: PyDict, key: string): SourcePos | undefined => {
+    const entry = positions.entry(dict, key)
+    return entry.value ?? entry.key
+  }
+
+  // agent
+  const rawAgent = field(fm, 'agent')
+  let agentArgv: string[] = []
+  if (!isNonEmptyString(rawAgent)) {
+    report(`Missing or empty 'agent' field in ${RALPH_MARKER} frontmatter.`, where(fm, 'agent'))
+  } else {
+    try {
+      agentArgv = shlexSplit(rawAgent)
+      const env = opts.env ?? process.env
+      if (!opts.skipAgentLookup && !which(agentArgv[0], { cwd: opts.cwd, path: env.PATH })) {
+        report(`Agent command '${agentArgv[0]}' not found on PATH.`, where(fm, 'agent'))
+      }
+    } catch (error) {
+      if (!(error instanceof ShlexError)) throw error
+      report(`Malformed 'agent' field in ${RALPH_MARKER} frontmatter: ${error.message}`, where(fm, 'agent'))
+    }
+  }
+
+  // commands
+  const commands = validateRunList(fm, 'commands', 'Command', DEFAULT_COMMAND_TIMEOUT, positions, report, {
+    notAList: `'commands' must be a list of {name, run} mappings.`,
+    missingFields: `Each command must have 'name' and 'run' fields.`,
+    duplicate: name => `Duplicate command name '${name}'.`,
+    badTimeout: (name, value) =>
+      `Command '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number.`
+  })
+
+  // args
+  const rawArgs = field(fm, 'args')
+  let declared: string[] | null = null
+  let argsValid = true
+  if (rawArgs !== null) {
+    argsValid = false
+    if (!Array.isArray(rawArgs)) {
+      report(`'args' must be a list of strings.`, where(fm, 'args'))
+    } else if (!rawArgs.every(item => typeof item === 'string')) {
+      const index = rawArgs.findIndex(item => typeof item !== 'string')
+      report(`'args' items must be strings, got non-string value.`, positions.item(rawArgs, index))
+    } else {
+      const before = problems.length
+      checkNames(rawArgs as string[], 'Arg', index => positions.item(rawArgs, index), report)
+      argsValid = problems.length === before
+      declared = rawArgs as string[]
+    }
+  }
+
+  // user args: the reference parses them after `args` and before `credit`
+  let argValues: Record<string, string> = Object.create(null)
+  if (argsValid && opts.userArgs && opts.userArgs.length > 0) {
+    try {
+      argValues = parseUserArgs(opts.userArgs, declared ?? [])
+    } catch (error) {
+      if (!(error instanceof RalphError)) throw error
+      report(error.message, undefined, error.exitCode)
+    }
+  }
+
+  // credit
+  const rawCredit = field(fm, 'credit')
+  let credit = true
+  if (rawCredit !== null) {
+    if (typeof rawCredit !== 'boolean') {
+      report(`'credit' must be true or false, got ${pyRepr(rawCredit)}.`, where(fm, 'credit'))
+    } else {
+      credit = rawCredit
+    }
+  }
+
+  // ours: checks
+  const checks = validateRunList(fm, 'checks', 'Check', DEFAULT_CHECK_TIMEOUT, positions, report, {
+    notAList: `'checks' must be a list of {name, run} mappings, e.g. checks: [{name: tests, run: npm test}].`,
+    missingFields: `Each check must have 'name' and 'run' fields, e.g. {name: tests, run: npm test}.`,
+    duplicate: name => `Duplicate check name '${name}'. Give each check its own name.`,
+    badTimeout: (name, value) =>
+      `Check '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number of seconds, e.g. timeout: 600.`
+  })
+
+  // ours: completion_tag
+  const rawTag = field(fm, 'completion_tag')
+  let completionTag: string | undefined
+  if (rawTag !== null) {
+    if (!isNonEmptyString(rawTag) || /[\n\r]/.test(rawTag)) {
+      report(
+        `'completion_tag' must be a non-empty string on one line, got ${pyRepr(rawTag)}. ` +
+          `Example: completion_tag: COMPLETE`,
+        where(fm, 'completion_tag')
+      )
+    } else {
+      completionTag = rawTag
+    }
+  }
+
+  // ours: guardrails
+  const rawGuardrails = field(fm, 'guardrails')
+  let guardrails: string | undefined
+  if (rawGuardrails !== null) {
+    if (!isNonEmptyString(rawGuardrails)) {
+      report(
+        `'guardrails' must be the path of a file (relative to the project root), got ${pyRepr(rawGuardrails)}. ` +
+          `Example: guardrails: .ralph/guardrails.md`,
+        where(fm, 'guardrails')
+      )
+    } else {
+      guardrails = rawGuardrails
+    }
+  }
+
+  if (problems.length > 0) return { problems }
+
+  // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
+  const dir = realPath(path.dirname(absolute))
+  const ralph: LoadedRalph = {
+    file: realPath(absolute),
+    dir,
+    name: path.basename(dir),
+    agent: rawAgent as string,
+    agentArgv,
+    commands,
+    args: declared ?? [],
+    credit,
+    checks,
+    argValues
+  }
+  if (completionTag !== undefined) ralph.completionTag = completionTag
+  if (guardrails !== undefined) ralph.guardrails = guardrails
+  return { ralph, problems }
+}
+
+interface RunListMessages {
+  notAList: string
+  missingFields: string
+  duplicate: (name: string) => string
+  badTimeout: (name: string, value: PyValue) => string
+}
+
+// `commands:` (the reference's rules) and `checks:` (ours, the same rules): a list of {name, run, timeout?}.
+function validateRunList(
+  fm: PyDict,
+  key: string,
+  label: 'Command' | 'Check',
+  defaultTimeout: number,
+  positions: FrontmatterPositions,
+  report: (message: string, pos?: SourcePos) => void,
+  messages: RunListMessages
+): RalphCommand[] {
+  const raw = field(fm, key)
+  if (raw === null) return []
+  if (!Array.isArray(raw)) {
+    const entry = positions.entry(fm, key)
+    report(messages.notAList, entry.value ?? entry.key)
+    return []
+  }
+  const result: RalphCommand[] = []
+  const seen = new Set<string>()
+  raw.forEach((item, index) => {
+    const itemPos = positions.item(raw, index)
+    if (!(item instanceof Map) || !item.has('name') || !item.has('run')) {
+      report(messages.missingFields, itemPos)
+      return
+    }
+    const at = (k: string): SourcePos | undefined => positions.entry(item, k).value ?? itemPos
+    const name = item.get('name') as PyValue
+    const run = item.get('run') as PyValue
+    const nameOk = isNonEmptyString(name)
+    const runOk = isNonEmptyString(run)
+    if (!nameOk) report(`${label} 'name' must be a non-empty string.`, at('name'))
+    if (!runOk) report(`${label} 'run' must be a non-empty string.`, at('run'))
+    if (!nameOk) return
+    let ok = runOk
+    if (!NAME_RE.test(name)) {
+      report(`${label} name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, at('name'))
+      ok = false
+    } else if (seen.has(name)) {
+      report(messages.duplicate(name), at('name'))
+      ok = false
+    } else {
+      seen.add(name)
+    }
+    const rawTimeout = item.has('timeout') ? (item.get('timeout') as PyValue) : null
+    let timeout = defaultTimeout
+    if (rawTimeout !== null) {
+      if (!isValidTimeout(rawTimeout)) {
+        report(messages.badTimeout(name, rawTimeout), at('timeout'))
+        ok = false
+      } else {
+        timeout = Number(rawTimeout)
+      }
+    }
+    if (ok) result.push({ name, run: run as string, timeout })
+  })
+  return result
+}
+
+function checkNames(
+  names: string[],
+  label: 'Arg',
+  at: (index: number) => SourcePos | undefined,
+  report: (message: string, pos?: SourcePos) => void
+): void {
+  const seen = new Set<string>()
+  names.forEach((name, index) => {
+    if (!NAME_RE.test(name)) {
+      report(`${label} name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, at(index))
+    } else if (seen.has(name)) {
+      report(`Duplicate ${label.toLowerCase()} name '${name}'.`, at(index))
+    } else {
+      seen.add(name)
+    }
+  })
+}
+
+/** `fm.get(key)`: absent and null are the same to the reference. */
+function field(dict: PyDict, key: string): PyValue {
+  return dict.has(key) ? (dict.get(key) as PyValue) : null
+}
+
+/** The reference's _is_nonempty_string: a str with something left after Python's strip(). */
+function isNonEmptyString(value: PyValue): value is string {
+  return typeof value === 'string' && pyStrip(value) !== ''
+}
+
+/** The reference's _is_valid_timeout: an int or float (not a bool), finite and positive. */
+function isValidTimeout(value: PyValue): boolean {
+  if (typeof value === 'bigint') return value > 0n
+  if (typeof value === 'number') return Number.isFinite(value) && value > 0
+  return false
+}
+
+function readUtf8(file: string): string {
+  let bytes: Buffer
+  try {
+    bytes = fs.readFileSync(file)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'ENOENT') throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`)
+    throw new RalphError(`Cannot read ${file}: ${(error as Error).message}`)
+  }
+  try {
+    // Strict like Python's read_text(encoding="utf-8"); the BOM is kept here and dropped by the splitter.
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes)
+  } catch {
+    throw new RalphError(`${file}: ${RALPH_MARKER} is not valid UTF-8 text. Save it as UTF-8.`)
+  }
+}
+
+function problemOf(file: string, error: RalphError): RalphProblem {
+  return { file, message: error.message, exitCode: error.exitCode }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+function realPath(p: string): string {
+  try {
+    return fs.realpathSync(p)
+  } catch {
+    return p
+  }
+}
