@@ -1,0 +1,278 @@
+// Running the real agent CLIs (installed by scripts/install-agent-clis.mjs) against the scripted model servers.
+//
+//   const server = await startAnthropicServer({ script: [claudeWrite('a.txt', 'hi\n'), text('Done.')] })
+//   const run = await runAgentCli('claude', { cwd, env: claudeEnv(server.url, home), args: claudeArgs(), prompt })
+import { spawn } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export type AgentName = 'claude' | 'codex'
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const INSTALL_SCRIPT = 'scripts/install-agent-clis.mjs'
+/** Where the install script puts the CLIs (gitignored). */
+export const AGENT_CACHE_DIR = join(repoRoot, '.tool-cache', 'agents')
+
+/** A model id claude 2.1.332 has a list price for ($3 / $15 per million input / output tokens). */
+export const CLAUDE_TEST_MODEL = 'claude-sonnet-4-5'
+/** A model id in codex 0.169.0's catalog (an unknown one works too, but prints a "metadata not found" item). */
+export const CODEX_TEST_MODEL = 'gpt-5.5'
+/** The provider id written into $CODEX_HOME/config.toml. */
+export const CODEX_PROVIDER = 'ralph-scripted'
+
+interface Pins {
+  packages: Record<string, string>
+  bins: Record<AgentName, string>
+}
+
+function pins(): Pins {
+  return JSON.parse(readFileSync(join(repoRoot, 'scripts', 'install-agent-clis.json'), 'utf8')) as Pins
+}
+
+/** The version the repo pins for an agent CLI (scripts/install-agent-clis.json). */
+export function pinnedVersion(name: AgentName): string {
+  const { packages, bins } = pins()
+  return packages[bins[name]]
+}
+
+function installedVersion(name: AgentName): string | undefined {
+  const pkg = pins().bins[name]
+  const manifest = join(AGENT_CACHE_DIR, 'node_modules', ...pkg.split('/'), 'package.json')
+  if (!existsSync(manifest)) return undefined
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version
+}
+
+/** Why an agent CLI cannot be run, or undefined when it is installed at the pinned version. */
+export function whyNotInstalled(name: AgentName): string | undefined {
+  const want = pinnedVersion(name)
+  const have = installedVersion(name)
+  if (have === want && existsSync(join(AGENT_CACHE_DIR, 'node_modules', '.bin', name))) return undefined
+  const state = have
+    ? `is at ${have}, not the pinned ${want}`
+    : `${want} is not installed in ${AGENT_CACHE_DIR}`
+  return `${name} ${state}: run \`node ${INSTALL_SCRIPT}\` (about 800 MB, 15-35 s)`
+}
+
+/** The path of the installed CLI; throws with the fix when it is missing. */
+export function agentBin(name: AgentName): string {
+  const why = whyNotInstalled(name)
+  if (why) throw new Error(why)
+  return join(AGENT_CACHE_DIR, 'node_modules', '.bin', name)
+}
+
+/** Variables that must not leak from the developer's or the runner's environment into a test CLI. */
+const BASE_VARIABLES = ['PATH', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'SYSTEMROOT']
+
+function baseEnv(home: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { HOME: home, USERPROFILE: home, XDG_CONFIG_HOME: join(home, '.config') }
+  for (const name of BASE_VARIABLES) if (process.env[name] !== undefined) env[name] = process.env[name]
+  env.LANG ??= 'C.UTF-8'
+  return env
+}
+
+export interface AgentEnvOptions {
+  /** Retries on a failed request. claude: CLAUDE_CODE_MAX_RETRIES (default 10, exponential back-off up to
+   * ~35 s: minutes in all); codex: request_max_retries and stream_max_retries of the provider (default 5). */
+  maxRetries?: number
+}
+
+/**
+ * The environment for the real claude CLI against a scripted Anthropic server: a throwaway HOME, a dummy API key,
+ * and no traffic to other hosts (without CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC it looks up api.anthropic.com).
+ * Nothing is inherited but PATH and locale, so a developer's login or ANTHROPIC_* settings cannot leak in.
+ */
+export function claudeEnv(serverUrl: string, home: string, options: AgentEnvOptions = {}): NodeJS.ProcessEnv {
+  mkdirSync(home, { recursive: true })
+  const env: NodeJS.ProcessEnv = {
+    ...baseEnv(home),
+    ANTHROPIC_BASE_URL: serverUrl,
+    ANTHROPIC_API_KEY: 'sk-ant-scripted-offline',
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1'
+  }
+  if (options.maxRetries !== undefined) env.CLAUDE_CODE_MAX_RETRIES = String(options.maxRetries)
+  return env
+}
+
+export interface ClaudeArgsOptions {
+  model?: string
+  /** Extra arguments, e.g. ['--max-budget-usd', '0.5'] or ['--max-turns', '3']. */
+  extra?: string[]
+}
+
+/**
+ * Headless argv for claude, prompt on stdin. As root `--dangerously-skip-permissions` refuses to run without
+ * IS_SANDBOX=1. `--permission-mode acceptEdits` lets Write/Edit touch files under the working directory only (a
+ * path outside it is denied: a `permission_denials` entry); `--allowedTools Bash` adds the shell, which acceptEdits
+ * alone denies. (Naming Write in --allowedTools would allow writes anywhere, /etc included, as root.)
+ */
+export function claudeArgs(options: ClaudeArgsOptions = {}): string[] {
+  return [
+    '-p',
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--model',
+    options.model ?? CLAUDE_TEST_MODEL,
+    '--permission-mode',
+    'acceptEdits',
+    '--allowedTools',
+    'Bash',
+    ...(options.extra ?? [])
+  ]
+}
+
+export interface CodexEnvOptions extends AgentEnvOptions {
+  model?: string
+}
+
+/**
+ * Writes $CODEX_HOME/config.toml with a custom provider pointing at the scripted Responses server (codex ignores
+ * OPENAI_BASE_URL) and returns the environment to run codex with. HOME is the codex home too: codex runs commands
+ * in a login shell, which must not read the real ~/.bash_profile.
+ */
+export function codexEnv(
+  serverUrl: string,
+  codexHome: string,
+  options: CodexEnvOptions = {}
+): NodeJS.ProcessEnv {
+  mkdirSync(codexHome, { recursive: true })
+  const retries =
+    options.maxRetries === undefined
+      ? []
+      : [`request_max_retries = ${options.maxRetries}`, `stream_max_retries = ${options.maxRetries}`]
+  const config = [
+    '# Written by __tests__/support/agents.ts: codex against a scripted model server, nothing else.',
+    `model = "${options.model ?? CODEX_TEST_MODEL}"`,
+    `model_provider = "${CODEX_PROVIDER}"`,
+    'check_for_update_on_startup = false',
+    '',
+    '[analytics]',
+    'enabled = false',
+    '',
+    '[feedback]',
+    'enabled = false',
+    '',
+    `[model_providers.${CODEX_PROVIDER}]`,
+    'name = "ralph-action scripted model server"',
+    `base_url = "${serverUrl}/v1"`,
+    'env_key = "OPENAI_API_KEY"',
+    'wire_api = "responses"',
+    ...retries,
+    ''
+  ].join('\n')
+  writeFileSync(join(codexHome, 'config.toml'), config)
+  return { ...baseEnv(codexHome), CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-scripted-offline' }
+}
+
+export interface CodexArgsOptions {
+  /** Extra arguments before the trailing `-`. */
+  extra?: string[]
+}
+
+/** Headless argv for codex, prompt on stdin (`-`), quiet: no update check, analytics, feedback, plugins or apps. */
+export function codexArgs(options: CodexArgsOptions = {}): string[] {
+  return [
+    'exec',
+    '--json',
+    '--skip-git-repo-check',
+    '--dangerously-bypass-approvals-and-sandbox',
+    '-c',
+    'check_for_update_on_startup=false',
+    '-c',
+    'analytics.enabled=false',
+    '-c',
+    'feedback.enabled=false',
+    '--disable',
+    'plugins',
+    '--disable',
+    'apps',
+    ...(options.extra ?? []),
+    '-'
+  ]
+}
+
+export interface AgentRun {
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  /** stdout parsed line by line; lines that are not JSON are kept as { unparsed: line }. */
+  events: Array<Record<string, unknown>>
+  durationMs: number
+}
+
+export interface RunAgentOptions {
+  cwd: string
+  env: NodeJS.ProcessEnv
+  args: string[]
+  prompt: string
+  /** Kill the CLI (its whole process group) after this long. Default 120 s. */
+  timeoutMs?: number
+  /** Called with each stdout line as it arrives; return true to kill the CLI there (a budget kill). */
+  onLine?: (line: string) => boolean | void
+}
+
+/** Runs a real agent CLI to the end and collects its output. */
+export function runAgentCli(name: AgentName, options: RunAgentOptions): Promise<AgentRun> {
+  const started = performance.now()
+  const child = spawn(agentBin(name), options.args, {
+    cwd: options.cwd,
+    env: options.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true
+  })
+  const kill = (): void => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+    } catch {
+      // already gone
+    }
+  }
+  const timer = setTimeout(kill, options.timeoutMs ?? 120000)
+  let stdout = ''
+  let stderr = ''
+  let pending = ''
+  child.stdout.setEncoding('utf8')
+  child.stderr.setEncoding('utf8')
+  child.stdout.on('data', (chunk: string) => {
+    stdout += chunk
+    pending += chunk
+    const lines = pending.split('\n')
+    pending = lines.pop() ?? ''
+    for (const line of lines) if (options.onLine?.(line) === true) kill()
+  })
+  child.stderr.on('data', (chunk: string) => (stderr += chunk))
+  child.stdin.on('error', () => undefined)
+  child.stdin.end(options.prompt)
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (exitCode, signal) => {
+      clearTimeout(timer)
+      resolve({
+        exitCode,
+        signal,
+        stdout,
+        stderr,
+        events: parseJsonLines(stdout),
+        durationMs: performance.now() - started
+      })
+    })
+  })
+}
+
+export function parseJsonLines(text: string): Array<Record<string, unknown>> {
+  return text
+    .split('\n')
+    .filter(line => line.trim() !== '')
+    .map(line => {
+      try {
+        return JSON.parse(line) as Record<string, unknown>
+      } catch {
+        return { unparsed: line }
+      }
+    })
+}
