@@ -1,0 +1,112 @@
+// Shared by the live agent tests: temp work dirs, skipping when the CLIs are absent, recorded stream fixtures,
+// and a timing table printed at the end of each file.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseJsonLines, whyNotInstalled, type AgentName, type AgentRun } from '../support/agents.js'
+
+export const STREAMS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'streams')
+/** Set RECORD_STREAMS=1 to (re)write the recorded streams in __tests__/fixtures/streams/. */
+export const RECORDING = process.env.RECORD_STREAMS === '1'
+
+/**
+ * `describe`, or `describe.skip` with the reason when the CLI is not installed. With REQUIRE_AGENT_CLIS=1 (CI)
+ * a missing CLI is an error instead: the tier must not pass by skipping everything.
+ */
+export function describeWithAgent(name: AgentName): typeof describe | typeof describe.skip {
+  const why = whyNotInstalled(name)
+  if (!why) return describe
+  if (process.env.REQUIRE_AGENT_CLIS === '1') throw new Error(`REQUIRE_AGENT_CLIS=1 but ${why}`)
+  console.warn(`Skipping the live ${name} tests: ${why}`)
+  return describe.skip
+}
+
+export interface Workspace {
+  root: string
+  /** The agent's working directory. */
+  cwd: string
+  /** A throwaway HOME (claude) or CODEX_HOME (codex). */
+  home: string
+  remove(): void
+}
+
+export function makeWorkspace(prefix: string): Workspace {
+  const root = mkdtempSync(join(tmpdir(), `ralph-live-${prefix}-`))
+  const cwd = join(root, 'work')
+  const home = join(root, 'home')
+  mkdirSync(cwd)
+  mkdirSync(home)
+  return { root, cwd, home, remove: () => rmSync(root, { recursive: true, force: true }) }
+}
+
+// Placeholders that keep recorded streams stable across runs and machines.
+const ROOT_PLACEHOLDER = '/tmp/ralph-live'
+const SERVER_PLACEHOLDER = '127.0.0.1:41000'
+
+function normalise(stdout: string, workspace: Workspace, serverUrl: string): string {
+  // claude also names a per-project folder after the path with every other character turned into '-'.
+  const slug = (path: string): string => path.replace(/[^a-zA-Z0-9]/g, '-')
+  return stdout
+    .split(workspace.root)
+    .join(ROOT_PLACEHOLDER)
+    .split(slug(workspace.root))
+    .join(slug(ROOT_PLACEHOLDER))
+    .split(new URL(serverUrl).host)
+    .join(SERVER_PLACEHOLDER)
+}
+
+/** The kinds of events in a stream, in order, runs of one kind collapsed: what a parser depends on. */
+export function streamShape(events: Array<Record<string, unknown>>): string[] {
+  const kinds = events.map(event => {
+    const type = String(event.type ?? 'unparsed')
+    if (typeof event.subtype === 'string') return `${type}/${event.subtype}`
+    const item = event.item as { type?: string } | undefined
+    if (item?.type) return `${type}/${item.type}`
+    return type
+  })
+  return kinds.filter((kind, index) => kind !== kinds[index - 1])
+}
+
+/**
+ * With RECORD_STREAMS=1 writes the run's stdout as a fixture. Otherwise checks the fixture still has the shape of
+ * the live stream, so a CLI upgrade that changes its output fails here and says to re-record.
+ */
+export function recordOrCompare(
+  fixture: string,
+  run: AgentRun,
+  workspace: Workspace,
+  serverUrl: string
+): void {
+  const file = join(STREAMS_DIR, fixture)
+  if (RECORDING) {
+    mkdirSync(STREAMS_DIR, { recursive: true })
+    writeFileSync(file, normalise(run.stdout, workspace, serverUrl))
+    return
+  }
+  if (!existsSync(file))
+    throw new Error(`${file} is missing: record it with RECORD_STREAMS=1 npm run test:agents`)
+  const recorded = streamShape(parseJsonLines(readFileSync(file, 'utf8')))
+  const live = streamShape(run.events)
+  if (JSON.stringify(recorded) !== JSON.stringify(live)) {
+    throw new Error(
+      `The live stream no longer has the shape of ${fixture} (re-record with RECORD_STREAMS=1 npm run test:agents):\n` +
+        `recorded: ${recorded.join(' ')}\nlive:     ${live.join(' ')}`
+    )
+  }
+}
+
+/** Wall-clock times of the real CLI runs, printed once per test file. */
+export class Timings {
+  private readonly rows: Array<[string, number]> = []
+
+  add(name: string, run: AgentRun): void {
+    this.rows.push([name, run.durationMs])
+  }
+
+  print(agent: string): void {
+    if (this.rows.length === 0) return
+    const lines = this.rows.map(([name, ms]) => `  ${(ms / 1000).toFixed(2).padStart(6)} s  ${name}`)
+    console.info(`Real ${agent} CLI runs:\n${lines.join('\n')}`)
+  }
+}
