@@ -120,4 +120,5 @@ test('createWorktree makes an isolated checkout on its own branch, outside the r
   await ws.dispose()
   expect(repo.git('branch', '--list', 'ralph/test-1')).toContain('ralph/test-1')
   repo.git('worktree', 'remove', '--force', tree.dir)
+  rmSync(path.dirname(tree.dir), { recursive: true, force: true })
 })

@@ -94,12 +94,18 @@ export function harness(name = 'fixer'): Harness {
 export const countRuns = (tools: string): string =>
   `n=$(( $(cat '${tools}/count' 2>/dev/null || echo 0) + 1 )); echo $n > '${tools}/count'`
 
+/** A live process (a zombie is dead: this machine's init may never reap it). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch {
     return false
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1')
+    return !/^[ZX]$/.test(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0])
+  } catch {
+    return process.platform === 'linux' ? false : true
   }
 }
 

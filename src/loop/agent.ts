@@ -27,6 +27,8 @@ export interface AgentContext {
   stopCause: () => KilledBy | undefined
   meter: CostMeter
   runProcess: (options: RunOptions) => Promise<RunResult>
+  /** Live output for front-ends: raw chunks, and transcript lines of JSON-stream presets. */
+  onOutput?: (output: { stream: 'stdout' | 'stderr'; chunk: Buffer } | { transcript: string }) => void
 }
 
 export interface AgentResult {
@@ -69,7 +71,10 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
   const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined
   const reader = ctx.preset.read(ctx.prompt, {
     onUsage: usage => ctx.meter.observe(usage),
-    onTranscript: line => log?.write(line.endsWith('\n') ? line : `${line}\n`)
+    onTranscript: line => {
+      log?.write(line.endsWith('\n') ? line : `${line}\n`)
+      ctx.onOutput?.({ transcript: line })
+    }
   })
   ctx.meter.beginRun()
   let result: RunResult
@@ -84,10 +89,12 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
       onStdout: chunk => {
         stream?.write(chunk)
         reader.stdout(chunk)
+        ctx.onOutput?.({ stream: 'stdout', chunk })
       },
       onStderr: chunk => {
         log?.write(chunk)
         reader.stderr(chunk)
+        ctx.onOutput?.({ stream: 'stderr', chunk })
       }
     }
     // Plain agents: proc streams stdout and stderr to agent.log in arrival order.

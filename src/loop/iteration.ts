@@ -214,7 +214,13 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
     signal: guard.signal,
     stopCause: () => guard.trip?.cause,
     meter: env.meter,
-    runProcess: env.runProcess
+    runProcess: env.runProcess,
+    onOutput: output =>
+      emit(
+        'transcript' in output
+          ? { type: 'agent_transcript', iteration, line: output.transcript }
+          : { type: 'agent_output', iteration, stream: output.stream, chunk: output.chunk }
+      )
   })
   guard.watchCost(false)
   env.phase = undefined

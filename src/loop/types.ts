@@ -271,6 +271,10 @@ export type LoopEvent =
   | { type: 'iteration_started'; iteration: number; maxIterations?: number }
   | { type: 'command_finished'; iteration: number; command: CommandRun }
   | { type: 'agent_started'; iteration: number; argv: string[]; promptFile: string }
+  /** Every chunk the agent prints, as it arrives (not kept: render it or drop it). */
+  | { type: 'agent_output'; iteration: number; stream: 'stdout' | 'stderr'; chunk: Buffer }
+  /** A readable transcript line of a JSON-stream agent (claude): text, one line per tool call, the result. */
+  | { type: 'agent_transcript'; iteration: number; line: string }
   | { type: 'agent_finished'; iteration: number; agent: AgentRun }
   | { type: 'check_finished'; iteration: number; check: CheckRun }
   | { type: 'cost_update'; spentUsd: number; runningUsd: number; source: CostSource; maxUsd?: number }
