@@ -184,7 +184,25 @@ describe('YAML errors', () => {
   })
 
   test('two documents are an error', () => {
-    expect(parseError(fm('x: 1\n...\ny: 2')).message).toContain('Invalid YAML in frontmatter')
+    expect(parseError(fm('x: 1\n...\ny: 2')).message).toBe(
+      'RALPH.md:4:1: Invalid YAML in frontmatter: expected a single document, but found another one (a "..." line?)'
+    )
+  })
+
+  test('a value after a flow collection is an error, not a None key', () => {
+    expect(parseError(fm('a: [x, y]: z')).message).toBe(
+      'RALPH.md:2:10: Invalid YAML in frontmatter: mapping values are not allowed here'
+    )
+    expect(repr('? \n: c')).toBe("{None: 'c'}")
+  })
+
+  test('True, 1 and 1.0 are one key, spelled as first written (Python dict)', () => {
+    expect(repr('1: a\ntrue: b\n1.0: c')).toBe("{1: 'c'}")
+  })
+
+  test('an anchor defined twice is an error, as with PyYAML', () => {
+    expect(parseError(fm('a: &x 1\nb: &x 2')).message).toContain("found duplicate anchor 'x'")
+    expect(repr('a: &x 1\nb: *x')).toBe("{'a': 1, 'b': 1}")
   })
 
   test.each([

@@ -3,7 +3,7 @@
 //
 // The `yaml` package parses (it reports positions), with the failsafe schema so that every scalar reaches
 // us as text; the PyYAML resolution rules and constructors below turn the nodes into Python values.
-import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml'
+import { CST, isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, Parser, visit } from 'yaml'
 import type { Node as YamlNode, Scalar, YAMLMap, YAMLSeq } from 'yaml'
 import { pyRstrip, pyStrip } from './pystr.js'
 import { PyOpaque, pyBytesRepr, pyRepr, pyStrRepr, pyTypeName } from './pyvalue.js'
@@ -145,7 +145,9 @@ export function readFrontmatter(file: string, text: string): ParsedFrontmatter {
   }
 
   const error = doc.errors[0]
-  if (error) fail(error.pos[0], yamlReason(error.message))
+  if (error) fail(error.pos[0], yamlReason(error.code, error.message))
+  checkAnchors(doc, fail)
+  checkKeylessValues(split.yaml, fail)
 
   const data = new PyConstructor(split.yaml, doc, positions, toPos, fail).construct(doc.contents)
   if (data === null) return { data: new Map(), positions, split }
@@ -158,9 +160,37 @@ export function readFrontmatter(file: string, text: string): ParsedFrontmatter {
 }
 
 // The yaml package's messages are sentences; keep the first line, without its own position suffix.
-function yamlReason(message: string): string {
+function yamlReason(code: string, message: string): string {
+  if (code === 'MULTIPLE_DOCS') return 'expected a single document, but found another one (a "..." line?)'
   const first = message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '')
   return first.charAt(0).toLowerCase() + first.slice(1)
+}
+
+// PyYAML refuses an anchor defined twice; the yaml package lets the second one win.
+function checkAnchors(doc: ReturnType<typeof parseDocument>, fail: Fail): void {
+  const seen = new Set<string>()
+  visit(doc, {
+    Node(_key, node) {
+      const anchor = (node as { anchor?: string }).anchor
+      if (!anchor) return
+      if (seen.has(anchor)) fail(node.range?.[0] ?? 0, `found duplicate anchor ${pyStrRepr(anchor)}`)
+      seen.add(anchor)
+    }
+  })
+}
+
+// PyYAML allows a `:` without a key before it only after an explicit `?`; the yaml package takes the key as
+// empty, so that `a: [x, y]: z` would silently gain a None key.
+function checkKeylessValues(yamlText: string, fail: Fail): void {
+  for (const token of new Parser().parse(yamlText)) {
+    if (token.type !== 'document') continue
+    CST.visit(token, item => {
+      if (item.key !== null || !item.sep) return
+      const explicit = 'explicitKey' in item || item.start.some(t => t.type === 'explicit-key-ind')
+      const colon = item.sep.find(t => t.type === 'map-value-ind')
+      if (!explicit && colon) fail(colon.offset, 'mapping values are not allowed here')
+    })
+  }
 }
 
 // PyYAML's implicit resolvers (resolver.py), tried in this order for plain scalars only.
@@ -330,8 +360,9 @@ class PyConstructor {
       const key = isValueKey ? '=' : this.construct(keyNode)
       if (!isHashable(key)) return this.fail(keyNode?.range?.[0] ?? start, 'found unhashable key')
       const value = this.construct(valueNode)
-      dict.set(key, value)
-      this.positions.recordEntry(dict, key, {
+      const existing = equalKey(dict, key)
+      dict.set(existing, value)
+      this.positions.recordEntry(dict, existing, {
         key: keyNode?.range ? this.toPos(keyNode.range[0]) : undefined,
         value: valueNode?.range ? this.toPos(valueNode.range[0]) : undefined
       })
@@ -388,6 +419,18 @@ class PyConstructor {
   private deref(node: unknown): unknown {
     return isAlias(node) ? node.resolve(this.doc) : node
   }
+}
+
+const NUMERIC = ['boolean', 'bigint', 'number']
+
+// Python's dict: True, 1 and 1.0 are the same key, and the first spelling of it is kept.
+function equalKey(dict: PyDict, key: PyValue): PyValue {
+  if (!NUMERIC.includes(typeof key) || dict.has(key)) return key
+  for (const existing of dict.keys()) {
+    // Loose equality across boolean, bigint and number is exactly Python's numeric equality.
+    if (NUMERIC.includes(typeof existing) && existing == key) return existing
+  }
+  return key
 }
 
 function isHashable(value: PyValue): boolean {
