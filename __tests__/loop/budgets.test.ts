@@ -192,3 +192,18 @@ test('a cost meter supplied by a port sees every agent run', async () => {
   await h.run({ maxIterations: 2 }, { costMeter: meter })
   expect(calls).toEqual(['begin', 'end', 'begin', 'end'])
 })
+
+test('the finish signal lets the iteration in flight finish, then stops as cancelled', async () => {
+  const agent = h.script('agent.sh', `cat >/dev/null\ntouch '${h.tools}/started'\nsleep 0.5\necho finished`)
+  h.writeRalph(`agent: ${agent}`, 'Work.')
+  const finish = new AbortController()
+  const running = h.run({ maxIterations: 5 }, { finishSignal: finish.signal })
+  await waitForFile(path.join(h.tools, 'started'))
+  finish.abort()
+  const { result } = await running
+  expect(result.stopReason).toBe('cancelled')
+  expect(result.stopDetail).toBe('stopped after the iteration in flight, as asked')
+  expect(result.iterations).toHaveLength(1)
+  expect(result.iterations[0].agent).toMatchObject({ exitCode: 0, success: true })
+  expect(result.iterations[0].agent?.killedBy).toBeUndefined()
+})

@@ -79,17 +79,18 @@ export class LoopGuard {
     return deadline !== undefined && this.options.clock.now() >= deadline
   }
 
-  /** Waits `ms`, or less when the run must stop. */
-  sleep(ms: number): Promise<void> {
+  /** Waits `ms`, or less when the run must stop (or `also` fires). */
+  sleep(ms: number, also?: AbortSignal): Promise<void> {
+    const signals = [this.signal, ...(also ? [also] : [])]
     return new Promise(resolve => {
-      if (this.signal.aborted || ms <= 0) return resolve()
+      if (signals.some(s => s.aborted) || ms <= 0) return resolve()
       const done = (): void => {
         cancel()
-        this.signal.removeEventListener('abort', done)
+        for (const s of signals) s.removeEventListener('abort', done)
         resolve()
       }
       const cancel = this.options.clock.setTimeout(done, ms)
-      this.signal.addEventListener('abort', done, { once: true })
+      for (const s of signals) s.addEventListener('abort', done, { once: true })
     })
   }
 

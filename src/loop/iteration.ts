@@ -63,7 +63,13 @@ export interface IterationOutcome {
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 
-function readGuardrails(env: LoopEnvironment): LoopContext['guardrails'] {
+/** What assembling a prompt reads from the loop's state. */
+export type PromptState = Pick<
+  LoopEnvironment,
+  'config' | 'ralph' | 'workTree' | 'isRepo' | 'trackTree' | 'history' | 'previousChecks' | 'lastDiff'
+>
+
+function readGuardrails(env: PromptState): LoopContext['guardrails'] {
   const file = env.ralph.guardrails
   if (!file) return undefined
   let content = ''
@@ -75,10 +81,23 @@ function readGuardrails(env: LoopEnvironment): LoopContext['guardrails'] {
   return { file, content }
 }
 
+/** RALPH.md as the reference reads it every iteration: strict UTF-8 (a bad byte crashes the iteration). */
+function readRalphText(file: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(readFileSync(file))
+  } catch (error) {
+    throw new RalphError(`RALPH.md could not be read (${file}): ${(error as Error).message}`)
+  }
+}
+
 /** The prompt for this iteration (throws RalphError when RALPH.md can no longer be read or parsed). */
-function assemble(env: LoopEnvironment, iteration: number, commandOutputs: Record<string, string>): string {
+export function assemble(
+  env: PromptState,
+  iteration: number,
+  commandOutputs: Record<string, string>
+): string {
   const { config, ralph } = env
-  const ralphText = config.promptText !== undefined ? '' : readFileSync(ralph.file, 'utf8')
+  const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file)
   const inputs = {
     ralphText,
     ralphFile: ralph.file,

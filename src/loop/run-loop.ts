@@ -73,7 +73,11 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   let worktree: LoopStatus['worktree']
   if (config.worktree) {
     const branch = config.worktree.branch ?? defaultBranch(config.ralph.name, startedAt)
-    worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir })
+    worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir }).catch(
+      (error: Error) => {
+        throw new RalphError(`The worktree for this run could not be created: ${error.message}`)
+      }
+    )
     await workspace.dispose()
     workspace = await GitWorkspace.open(worktree.dir)
     isRepo = true
@@ -171,8 +175,13 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       env.previousTree = status.start.tree
       record.writeStatus(status)
     }
+    const stopAsked = (): { reason: StopReason; detail: string } | undefined =>
+      ports.finishSignal?.aborted
+        ? stopWith('cancelled', 'stopped after the iteration in flight, as asked')
+        : undefined
     for (let iteration = 1; !stop; iteration++) {
       if (guard.trip) stop = fromTrip(guard.trip)
+      else if (stopAsked()) stop = stopAsked()
       else if (guard.timeSpent()) stop = stopWith('timeout', 'the total time budget is spent')
       else if (guard.costSpent())
         stop = stopWith('budget_exhausted', `the cost budget ($${config.maxCostUsd}) is spent`)
@@ -238,9 +247,11 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
           stop = stopWith('max_iterations', `reached the cap of ${config.maxIterations} iterations`)
         } else if (guard.trip) {
           stop = fromTrip(guard.trip)
+        } else if (stopAsked()) {
+          stop = stopAsked()
         } else if (config.delaySeconds > 0) {
           emit({ type: 'waiting', seconds: config.delaySeconds })
-          await guard.sleep(config.delaySeconds * 1000)
+          await guard.sleep(config.delaySeconds * 1000, ports.finishSignal)
         }
       }
     }

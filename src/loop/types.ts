@@ -72,6 +72,11 @@ export interface LoopPorts {
   clock?: Clock
   /** The first abort cancels: the agent's tree is killed, the record finished, the loop stops `cancelled`. */
   signal?: AbortSignal
+  /**
+   * A gentler stop (the reference's first Ctrl+C): the iteration in flight finishes, no new one starts,
+   * the delay is cut short, and the loop stops `cancelled`. Abort `signal` as well to stop at once.
+   */
+  finishSignal?: AbortSignal
   /** Default: createCostMeter() without a price table (claude's reported dollars only). */
   costMeter?: CostMeter
   /** Default: proc's runProcess. */
