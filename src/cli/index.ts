@@ -1,1 +1,23 @@
-process.stdout.write('ralph-action\n')
+#!/usr/bin/env node
+// The `ralph-action` executable.
+import { homedir } from 'node:os'
+import { main } from './main.js'
+
+const io = {
+  cwd: process.cwd(),
+  env: process.env,
+  home: homedir(),
+  stdout: (text: string) => void process.stdout.write(text),
+  stderr: (text: string) => void process.stderr.write(text),
+  interactive: process.stdin.isTTY === true
+}
+
+main(process.argv.slice(2), io).then(
+  code => {
+    process.exitCode = code
+  },
+  error => {
+    process.stderr.write(`ralph-action: internal error (please report it): ${error?.stack ?? error}\n`)
+    process.exitCode = 70
+  }
+)

@@ -1,0 +1,123 @@
+// Renders the loop's events as the reference runtime's console does (plain text, no colour), plus our gates,
+// cost and stop reason.
+import type { IterationRecord, LoopEvent } from '../loop/index.js'
+import { formatDuration } from '../ralph/index.js'
+
+const RULE = '──────────────────────'
+
+export interface ConsoleOptions {
+  out: (text: string) => void
+  /** `-t`, shown in the header like the reference. */
+  agentTimeoutSeconds?: number
+  /** Echo the agent's readable output (the reference echoes it when logging to --log-dir). */
+  showAgentOutput?: boolean
+}
+
+const seconds = (ms: number): string => formatDuration(ms / 1000)
+
+function verdictLine(record: IterationRecord): string {
+  const n = record.iteration
+  const took = seconds(record.durationMs)
+  const agent = record.agent
+  switch (record.verdict) {
+    case 'passed':
+      return `✓ Iteration ${n} passed every check (${took})`
+    case 'completed':
+      return `✓ Iteration ${n} completed: the agent said it is done (${took})`
+    case 'ran':
+      return `✓ Iteration ${n} completed (${took})`
+    case 'checks_failed':
+      return `✗ Iteration ${n} failed its checks (${took})`
+    case 'agent_timed_out':
+      return `⏱ Iteration ${n} timed out after ${took}`
+    case 'agent_failed':
+      return agent?.isError && agent.exitCode === 0
+        ? `✗ Iteration ${n} failed: the agent reported an error (${took})`
+        : `✗ Iteration ${n} failed with exit code ${agent?.exitCode ?? agent?.signal ?? '?'} (${took})`
+    case 'interrupted':
+      return `■ Iteration ${n} interrupted (${took})`
+    case 'crashed':
+      return `✗ Iteration ${n} crashed: ${record.error ?? 'unknown error'}`
+  }
+}
+
+/** A listener for runLoop's events that prints a readable console log through `out`. */
+export function consoleRenderer(options: ConsoleOptions): (event: LoopEvent) => void {
+  const { out } = options
+  const tally = { succeeded: 0, failed: 0, timedOut: 0 }
+  let commandsRan = 0
+  return event => {
+    switch (event.type) {
+      case 'loop_started': {
+        const s = event.status
+        out(`▶ Running: ${s.ralph.name}\n`)
+        const info: string[] = []
+        if (options.agentTimeoutSeconds !== undefined)
+          info.push(`timeout ${formatDuration(options.agentTimeoutSeconds)}`)
+        const checks = s.budgets
+        if (checks.maxIterations !== undefined) info.push(`max ${checks.maxIterations} iteration(s)`)
+        if (checks.maxTimeSeconds !== undefined)
+          info.push(`max time ${formatDuration(checks.maxTimeSeconds)}`)
+        if (checks.maxCostUsd !== undefined) info.push(`max cost $${checks.maxCostUsd.toFixed(2)}`)
+        if (info.length > 0) out(`  ${info.join(' · ')}\n`)
+        out(`  Record: ${s.recordDir}\n`)
+        break
+      }
+      case 'iteration_started':
+        commandsRan = 0
+        out(`\nIteration ${event.iteration} ───────\n`)
+        break
+      case 'command_finished':
+        commandsRan++
+        if (event.command.timedOut) out(`  Command ${event.command.name} timed out\n`)
+        break
+      case 'agent_started':
+        if (commandsRan > 0) out(`  Commands: ${commandsRan} ran\n`)
+        break
+      case 'agent_finished':
+        if (event.agent.finalMessage && event.agent.preset === 'claude') out(`${event.agent.finalMessage}\n`)
+        for (const note of event.agent.notes) out(`  ${note}\n`)
+        break
+      case 'check_finished': {
+        const c = event.check
+        out(
+          `  ${c.passed ? '✓' : '✗'} check ${c.name} (${seconds(c.durationMs)})${c.timedOut ? ' timed out' : ''}\n`
+        )
+        break
+      }
+      case 'iteration_finished': {
+        const r = event.record
+        if (r.verdict === 'agent_timed_out') tally.timedOut++
+        else if (r.verdict === 'agent_failed' || r.verdict === 'checks_failed' || r.verdict === 'crashed')
+          tally.failed++
+        else if (r.verdict !== 'interrupted') tally.succeeded++
+        out(`${verdictLine(r)}\n`)
+        break
+      }
+      case 'waiting':
+        out(`Waiting ${formatDuration(event.seconds)}...\n`)
+        break
+      case 'warning':
+        out(`  ! ${event.message}\n`)
+        break
+      case 'cost_update':
+        break
+      case 'stop': {
+        const r = event.result
+        const parts = [`${tally.succeeded} succeeded`]
+        if (tally.failed) parts.push(`${tally.failed} failed`)
+        if (tally.timedOut) parts.push(`${tally.timedOut} timed out`)
+        out(`\n${RULE}\n`)
+        out(`Done: ${r.iterations.length} iteration(s) — ${parts.join(', ')}\n`)
+        const cost =
+          r.cost.source === 'unknown' && r.cost.totalUsd === 0
+            ? 'unknown'
+            : `$${r.cost.totalUsd.toFixed(4)} (${r.cost.source})`
+        out(`Stopped: ${event.reason} — ${event.detail}\n`)
+        out(`Cost: ${cost} · Duration: ${seconds(r.durationMs)}\n`)
+        out(`Record: ${r.recordDir}\n`)
+        break
+      }
+    }
+  }
+}

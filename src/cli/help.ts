@@ -1,0 +1,95 @@
+// Help texts, with examples. The option tables come from the same specs the parser uses.
+import { formatOptions } from './argv.js'
+import { TASK_OPTIONS } from './loop-command.js'
+import { PROMPT_OPTIONS } from './prompt-command.js'
+import { RUN_OPTIONS } from './run-command.js'
+
+export const VERSION = '0.1.0'
+
+export const HELP = `Usage: ralph-action COMMAND [ARGS]...
+
+Run a ralph loop: each iteration runs the ralph's commands, fills the RALPH.md prompt, pipes it to the
+agent, then runs the checks (gates). A drop-in for ralphify's \`ralph run\`.
+
+Commands:
+  run PATH       Run the loop of a ralph (a folder, a RALPH.md, or an installed ralph's name).
+  loop "TASK"    Run a loop without a ralph: the task is the prompt, --check commands are the gates.
+  prompt PATH    Print the prompt an iteration would give the agent, without running the agent.
+  validate PATH  Check a ralph and print every problem as file:line:column: message.
+  scaffold [NAME]
+                 Write a starter RALPH.md (into NAME/ when given).
+  list           Print the project's installed ralphs (.agents/ralphs/) as JSON for a CI matrix.
+
+Options:
+  -h, --help     Show help (also after a command).
+  -V, --version  Show the version.
+
+Exit codes: 0 success, 1 bad configuration, 2 bad usage, 3 the loop stopped without success, 130 cancelled.
+`
+
+const COMMAND_HELP: Record<string, string> = {
+  run: `Usage: ralph-action run PATH [OPTIONS] [USER ARGS]...
+
+Run the loop. Each iteration: run commands, assemble the prompt with their output, pipe it to the agent,
+run the checks. Stops when every check passes (or, without checks, when the agent prints
+<promise>COMPLETE</promise>), at -n iterations, when a budget is spent, or on Ctrl+C.
+
+User args fill {{ args.NAME }}: --NAME VALUE, --NAME=VALUE, or positional values for the ralph's declared
+\`args:\` in order.
+
+Options:
+${formatOptions(RUN_OPTIONS)}
+
+Examples:
+  ralph-action run my-ralph -n 5
+  ralph-action run my-ralph --check 'npm test' --max-cost 2 --max-time 1800 --commit
+  ralph-action run docs-writer --focus "the CLI" -n 3
+`,
+  loop: `Usage: ralph-action loop "TASK" --agent CMD [--check CMD]... [OPTIONS]
+
+Run a loop without a ralph: TASK (or --spec FILE) is the prompt body; the gates and the completion rules
+are those of \`run\`.
+
+Options:
+${formatOptions(TASK_OPTIONS)}
+
+Examples:
+  ralph-action loop "Make the failing tests pass" --agent 'claude -p --permission-mode acceptEdits' \\
+    --check 'npm test' --max-iterations 5 --max-cost 3
+  ralph-action loop --spec SPEC.md --agent 'codex exec -' --check 'make check' --worktree
+`,
+  prompt: `Usage: ralph-action prompt PATH [--iteration N] [USER ARGS]...
+
+Run the ralph's commands and print the prompt the agent would get, byte for byte, without running it.
+
+Options:
+${formatOptions(PROMPT_OPTIONS)}
+
+Examples:
+  ralph-action prompt my-ralph
+  ralph-action prompt my-ralph --iteration 3 --focus tests > prompt.md
+`,
+  validate: `Usage: ralph-action validate PATH
+
+Check a ralph and print every problem at once, each as file:line:column: message. Exit 1 if any.
+
+Example:
+  ralph-action validate .agents/ralphs/bug-hunter
+`,
+  scaffold: `Usage: ralph-action scaffold [NAME]
+
+Write a starter RALPH.md into NAME/ (created), or into the current folder.
+
+Example:
+  ralph-action scaffold my-ralph && ralph-action run my-ralph -n 1
+`,
+  list: `Usage: ralph-action list
+
+Print the project's installed ralphs (folders under .agents/ralphs/ holding a RALPH.md) as JSON,
+{"ralph": [names...]}, ready for a GitHub Actions strategy.matrix.
+`
+}
+
+export function helpFor(command: string): string {
+  return COMMAND_HELP[command] ?? HELP
+}

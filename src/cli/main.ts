@@ -1,0 +1,78 @@
+// The CLI front-end: `ralph-action run|prompt|validate|scaffold|loop|list`. Bad input gets one line and a
+// non-zero exit; a stack trace means a bug of ours.
+import { RalphError } from '../ralph/index.js'
+import { UsageError } from './argv.js'
+import { HELP, VERSION, helpFor } from './help.js'
+import { listCommand } from './list.js'
+import { loopCommand } from './loop-command.js'
+import { promptCommand } from './prompt-command.js'
+import { runCommand } from './run-command.js'
+import { scaffoldRalph } from './scaffold.js'
+import { validateCommand } from './validate-command.js'
+
+/** Exit codes, documented in the README. */
+export const EXIT = { ok: 0, config: 1, usage: 2, unsuccessful: 3, cancelled: 130, bug: 70 } as const
+
+export interface CliIO {
+  cwd: string
+  env: NodeJS.ProcessEnv
+  home: string
+  stdout: (text: string) => void
+  stderr: (text: string) => void
+  /** Whether a human is at the terminal (the first Ctrl+C then finishes the iteration, as in ralphify). */
+  interactive: boolean
+}
+
+type Command = (args: string[], io: CliIO) => Promise<number>
+
+const COMMANDS: Record<string, Command> = {
+  run: runCommand,
+  prompt: promptCommand,
+  validate: validateCommand,
+  loop: loopCommand,
+  list: listCommand,
+  scaffold: async (args, io) => {
+    const name = args.find(a => !a.startsWith('-'))
+    const file = scaffoldRalph(io.cwd, name)
+    io.stdout(`Created ${file}\nEdit the file, then run: ralph-action run ${name ?? '.'}\n`)
+    return EXIT.ok
+  }
+}
+
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(name === 'help' && rest[0] ? helpFor(rest[0]) : HELP)
+    return EXIT.ok
+  }
+  if (name === '--version' || name === '-V') {
+    io.stdout(`ralph-action ${VERSION}\n`)
+    return EXIT.ok
+  }
+  const command = COMMANDS[name]
+  if (!command) {
+    io.stderr(`Error: No such command '${name}'.\nTry 'ralph-action --help' for help.\n`)
+    return EXIT.usage
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    const end = rest.indexOf('--')
+    const at = Math.max(rest.indexOf('--help'), rest.indexOf('-h'))
+    if (end === -1 || at < end) {
+      io.stdout(helpFor(name))
+      return EXIT.ok
+    }
+  }
+  try {
+    return await command(rest, io)
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`Error: ${error.message}\nTry 'ralph-action ${name} --help' for help.\n`)
+      return EXIT.usage
+    }
+    if (error instanceof RalphError) {
+      io.stderr(`${error.message}\n`)
+      return error.exitCode
+    }
+    throw error
+  }
+}

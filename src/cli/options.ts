@@ -1,0 +1,159 @@
+// The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
+import { pyFloatRepr } from '../ralph/index.js'
+import { RalphError } from '../ralph/types.js'
+import type { OptionSpec, ParsedArgs } from './argv.js'
+
+/** `ralph run`'s own options, with its names and meanings. */
+export const REFERENCE_OPTIONS: OptionSpec[] = [
+  {
+    key: 'n',
+    names: ['-n'],
+    kind: 'int',
+    metavar: 'N',
+    help: 'Max number of iterations. Infinite if not set.'
+  },
+  {
+    key: 'stopOnError',
+    names: ['--stop-on-error', '-s'],
+    kind: 'flag',
+    help: 'Stop if the agent exits non-zero or times out.'
+  },
+  {
+    key: 'delay',
+    names: ['--delay', '-d'],
+    kind: 'float',
+    metavar: 'S',
+    help: 'Seconds to wait between iterations.'
+  },
+  {
+    key: 'logDir',
+    names: ['--log-dir', '-l'],
+    kind: 'string',
+    metavar: 'DIR',
+    help: "Also save each iteration's agent output to DIR (ralphify's log files)."
+  },
+  {
+    key: 'timeout',
+    names: ['--timeout', '-t'],
+    kind: 'float',
+    metavar: 'S',
+    help: 'Max seconds per agent run. Kill the agent if exceeded.'
+  }
+]
+
+/** Our additions: the reference runtime has none of these. */
+export const LOOP_OPTIONS: OptionSpec[] = [
+  {
+    key: 'check',
+    names: ['--check'],
+    kind: 'strings',
+    metavar: 'CMD',
+    help: 'A gate, run with bash after each iteration; repeatable. All must exit 0.'
+  },
+  {
+    key: 'maxCost',
+    names: ['--max-cost'],
+    kind: 'float',
+    metavar: 'USD',
+    help: 'Stop (killing the agent) when its cost reaches USD.'
+  },
+  {
+    key: 'maxTime',
+    names: ['--max-time'],
+    kind: 'float',
+    metavar: 'S',
+    help: 'Stop (killing the agent) after S seconds in total, checks included.'
+  },
+  {
+    key: 'completionTag',
+    names: ['--completion-tag'],
+    kind: 'string',
+    metavar: 'TAG',
+    help: "The agent's done signal <promise>TAG</promise> (default COMPLETE; '' = gates alone decide)."
+  },
+  {
+    key: 'commit',
+    names: ['--commit'],
+    kind: 'flag',
+    help: 'Commit what the agent left after each iteration.'
+  },
+  {
+    key: 'recordDir',
+    names: ['--record-dir'],
+    kind: 'string',
+    metavar: 'DIR',
+    help: 'Where progress.md, status.json and logs/ go (default: under the system temp dir).'
+  },
+  {
+    key: 'outputCap',
+    names: ['--output-cap'],
+    kind: 'int',
+    metavar: 'BYTES',
+    help: "Most bytes of one command's output put in the prompt; the middle is cut (default 1048576)."
+  },
+  {
+    key: 'noPresets',
+    names: ['--no-presets'],
+    kind: 'flag',
+    help: 'Run the agent exactly as written (no preset flags).'
+  }
+]
+
+export interface LoopSettings {
+  maxIterations?: number
+  stopOnError: boolean
+  delaySeconds: number
+  agentTimeoutSeconds?: number
+  logDir?: string
+  checks: string[]
+  maxCostUsd?: number
+  maxTimeSeconds?: number
+  completionTag?: string
+  commit: boolean
+  recordDir?: string
+  outputCap?: number
+  presets: boolean
+}
+
+const positive = (v: number): boolean => Number.isFinite(v) && v > 0
+
+/**
+ * Checks the values as the reference does (its messages, exit 1) and ours likewise, cheap checks before any
+ * file is read.
+ */
+export function loopSettings(options: ParsedArgs['options']): LoopSettings {
+  const n = options.n as number | undefined
+  const delay = (options.delay as number | undefined) ?? 0
+  const timeout = options.timeout as number | undefined
+  if (n !== undefined && n < 1) throw new RalphError(`'-n' must be a positive integer, got ${n}.`)
+  if (!Number.isFinite(delay) || delay < 0)
+    throw new RalphError(`'--delay' must be non-negative, got ${pyFloatRepr(delay)}.`)
+  if (timeout !== undefined && !positive(timeout))
+    throw new RalphError(`'--timeout' must be a positive number, got ${pyFloatRepr(timeout)}.`)
+  const maxCost = options.maxCost as number | undefined
+  if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0))
+    throw new RalphError(
+      `'--max-cost' must be a non-negative number of dollars, got ${pyFloatRepr(maxCost)}.`
+    )
+  const maxTime = options.maxTime as number | undefined
+  if (maxTime !== undefined && !positive(maxTime))
+    throw new RalphError(`'--max-time' must be a positive number of seconds, got ${pyFloatRepr(maxTime)}.`)
+  const outputCap = options.outputCap as number | undefined
+  if (outputCap !== undefined && outputCap < 1024)
+    throw new RalphError(`'--output-cap' must be at least 1024 bytes, got ${outputCap}.`)
+  return {
+    maxIterations: n,
+    stopOnError: options.stopOnError === true,
+    delaySeconds: delay,
+    agentTimeoutSeconds: timeout,
+    logDir: options.logDir as string | undefined,
+    checks: (options.check as string[] | undefined) ?? [],
+    maxCostUsd: maxCost,
+    maxTimeSeconds: maxTime,
+    completionTag: options.completionTag as string | undefined,
+    commit: options.commit === true,
+    recordDir: options.recordDir as string | undefined,
+    outputCap,
+    presets: options.noPresets !== true
+  }
+}

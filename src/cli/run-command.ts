@@ -1,0 +1,115 @@
+// `ralph-action run PATH [options] [user args…]`: ralphify's `ralph run`, plus gates, budgets and a record.
+import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
+import path from 'node:path'
+import { loopConfig, runLoop, type LoopConfig, type LoopEvent, type LoopResult } from '../loop/index.js'
+import { loadRalph, resolveRalphPath, type RalphCheck } from '../ralph/index.js'
+import { parseArgs, UsageError } from './argv.js'
+import { consoleRenderer } from './console.js'
+import type { CliIO } from './main.js'
+import { LOOP_OPTIONS, REFERENCE_OPTIONS, loopSettings, type LoopSettings } from './options.js'
+
+export const RUN_OPTIONS = [...REFERENCE_OPTIONS, ...LOOP_OPTIONS]
+
+/** Gates from `--check`, named check-1, check-2… after the ralph's own. */
+export function cliChecks(commands: string[], existing: RalphCheck[]): RalphCheck[] {
+  const taken = new Set(existing.map(c => c.name))
+  const checks: RalphCheck[] = []
+  let n = 0
+  for (const run of commands) {
+    let name: string
+    do name = `check-${++n}`
+    while (taken.has(name))
+    checks.push({ name, run, timeout: 600 })
+  }
+  return checks
+}
+
+/** The exit code for a finished loop: see "Exit codes" in the README. */
+export function exitCodeFor(result: LoopResult, gated: boolean): number {
+  if (result.success) return 0
+  if (result.stopReason === 'cancelled') return 130
+  // A gate-less run that reached its cap ended normally, as it does under ralphify.
+  if (result.stopReason === 'max_iterations' && !gated) return 0
+  return 3
+}
+
+/** The reference's --log-dir files: `<NNN>_<UTC stamp>.log` with the agent's output, echoed after each iteration. */
+function logDirWriter(logDir: string, recordDir: string, io: CliIO): (event: LoopEvent) => void {
+  return event => {
+    if (event.type !== 'iteration_finished' || !event.record.agent) return
+    const source = path.join(recordDir, event.record.agent.log)
+    if (!existsSync(source)) return
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
+    const file = path.join(logDir, `${String(event.record.iteration).padStart(3, '0')}_${stamp}.log`)
+    mkdirSync(logDir, { recursive: true })
+    copyFileSync(source, file)
+    io.stdout(`  → ${file}\n`)
+  }
+}
+
+/**
+ * Runs a loop with the CLI's console and signal handling. Interactive: the first Ctrl+C finishes the
+ * iteration, the second cancels at once. Otherwise (CI) the first SIGINT or SIGTERM cancels: the agent's
+ * tree is killed and the record finished.
+ */
+export async function runWithConsole(config: LoopConfig, settings: LoopSettings, io: CliIO): Promise<number> {
+  const cancel = new AbortController()
+  const finish = new AbortController()
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (signal === 'SIGINT' && io.interactive && !finish.signal.aborted) {
+      finish.abort()
+      io.stdout('\nFinishing current iteration… (Ctrl+C again to force stop)\n')
+    } else cancel.abort()
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  const render = consoleRenderer({ out: io.stdout, agentTimeoutSeconds: settings.agentTimeoutSeconds })
+  const logDir = settings.logDir
+    ? logDirWriter(path.resolve(io.cwd, settings.logDir), config.recordDir, io)
+    : undefined
+  if (settings.logDir) io.stdout(`Logging output to ${settings.logDir}/\n`)
+  try {
+    const result = await runLoop(config, {
+      signal: cancel.signal,
+      finishSignal: finish.signal,
+      emit: event => {
+        render(event)
+        logDir?.(event)
+      }
+    })
+    if (result.error) io.stderr(`Run crashed: ${result.error}\n`)
+    return exitCodeFor(result, config.checks.length > 0)
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+  }
+}
+
+export async function runCommand(args: string[], io: CliIO): Promise<number> {
+  const { options, rest } = parseArgs(args, RUN_OPTIONS)
+  const [pathArg, ...userArgs] = rest
+  if (pathArg === undefined) throw new UsageError("Missing argument 'PATH'.")
+  const settings = loopSettings(options)
+  const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home })
+  if (resolved.notice) io.stdout(`${resolved.notice}\n`)
+  const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs })
+  const checks = [...ralph.checks, ...cliChecks(settings.checks, ralph.checks)]
+  const config = loopConfig({
+    ralph,
+    projectRoot: io.cwd,
+    userArgs: ralph.argValues,
+    maxIterations: settings.maxIterations,
+    stopOnError: settings.stopOnError,
+    delaySeconds: settings.delaySeconds,
+    agentTimeoutSeconds: settings.agentTimeoutSeconds,
+    maxTimeSeconds: settings.maxTimeSeconds,
+    maxCostUsd: settings.maxCostUsd,
+    checks,
+    completionTag: settings.completionTag ?? ralph.completionTag ?? 'COMPLETE',
+    commit: settings.commit,
+    presets: settings.presets,
+    ...(settings.recordDir ? { recordDir: path.resolve(io.cwd, settings.recordDir) } : {}),
+    ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
+  })
+  return runWithConsole(config, settings, io)
+}
