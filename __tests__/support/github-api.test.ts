@@ -1,0 +1,537 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- error bodies and payloads are untyped JSON */
+// The GitHub stand-in, driven by the real Octokit from @actions/github: what it accepts, what it refuses
+// (as GitHub would) and what it records. Responses are checked against the description here too.
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { getOctokit } from '@actions/github'
+import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from './github-api/index.js'
+
+const TOKEN = 'ghs_actions_token'
+let api: GitHubApi | undefined
+
+async function start(options: GitHubApiOptions = {}) {
+  api = await startGitHubApi({ owner: 'acme', repo: 'widgets', checkResponses: true, ...options })
+  return { api, octokit: getOctokit(TOKEN, { baseUrl: api.url }) }
+}
+
+/** The HTTP error Octokit throws, with GitHub's body. */
+async function failure(promise: Promise<unknown>): Promise<{ status: number; message: string; data: any }> {
+  try {
+    await promise
+  } catch (error) {
+    const e = error as { status: number; message: string; response?: { data: unknown } }
+    return { status: e.status, message: e.message, data: e.response?.data }
+  }
+  throw new Error('expected the request to fail')
+}
+
+afterEach(async () => {
+  if (api) {
+    // Whatever a test did, the stand-in itself must have answered within the description.
+    expect(api.responseProblems).toEqual([])
+    await api.close()
+  }
+  api = undefined
+})
+
+describe('pull requests', () => {
+  test('a pull request is created, found by owner:branch, updated, and a duplicate is refused as GitHub does', async () => {
+    const { api, octokit } = await start()
+    const created = await octokit.rest.pulls.create({
+      owner: 'acme',
+      repo: 'widgets',
+      title: 'Fix the flaky test',
+      head: 'ralph/fix',
+      base: 'main',
+      body: 'Done by a ralph loop',
+      draft: true
+    })
+    expect(created.status).toBe(201)
+    expect(created.data).toMatchObject({
+      number: 1,
+      state: 'open',
+      draft: true,
+      html_url: 'https://github.com/acme/widgets/pull/1',
+      head: { ref: 'ralph/fix', label: 'acme:ralph/fix' },
+      base: { ref: 'main' },
+      user: { login: 'github-actions[bot]', type: 'Bot' }
+    })
+    expect(created.data.head.sha).toMatch(/^[0-9a-f]{40}$/)
+    expect(created.data.node_id).toMatch(/^PR_/)
+
+    const found = await octokit.rest.pulls.list({
+      owner: 'acme',
+      repo: 'widgets',
+      head: 'acme:ralph/fix',
+      base: 'main'
+    })
+    expect(found.data.map(p => p.number)).toEqual([1])
+    const none = await octokit.rest.pulls.list({
+      owner: 'acme',
+      repo: 'widgets',
+      head: 'acme:other',
+      state: 'all'
+    })
+    expect(none.data).toEqual([])
+
+    const again = await failure(
+      octokit.rest.pulls.create({
+        owner: 'acme',
+        repo: 'widgets',
+        title: 'x',
+        head: 'ralph/fix',
+        base: 'main'
+      })
+    )
+    expect(again.status).toBe(422)
+    expect(again.data.errors).toEqual([
+      {
+        resource: 'PullRequest',
+        code: 'custom',
+        message: 'A pull request already exists for acme:ralph/fix.'
+      }
+    ])
+    expect(again.message).toContain('A pull request already exists for acme:ralph/fix.')
+
+    const updated = await octokit.rest.pulls.update({
+      owner: 'acme',
+      repo: 'widgets',
+      pull_number: 1,
+      title: 'Fix the flaky test (2 iterations)',
+      body: 'Updated'
+    })
+    expect(updated.data.title).toBe('Fix the flaky test (2 iterations)')
+    const got = await octokit.rest.pulls.get({ owner: 'acme', repo: 'widgets', pull_number: 1 })
+    expect(got.data.body).toBe('Updated')
+    expect(api.state.pulls).toHaveLength(1)
+    expect(api.state.pulls[0]).toMatchObject({
+      title: 'Fix the flaky test (2 iterations)',
+      head: 'ralph/fix',
+      draft: true
+    })
+    expect(api.violations).toEqual([])
+    expect(api.unimplemented).toEqual([])
+    expect(api.requests.every(r => r.token === TOKEN && r.actor === 'github-actions[bot]')).toBe(true)
+  })
+
+  test('a head filter without the owner is ignored, as GitHub ignores it (every PR comes back)', async () => {
+    const { api, octokit } = await start()
+    api.state.addPull({ title: 'one', head: 'a' })
+    api.state.addPull({ title: 'two', head: 'b' })
+    const list = await octokit.rest.pulls.list({ owner: 'acme', repo: 'widgets', head: 'a' })
+    expect(list.data).toHaveLength(2)
+  })
+
+  test('"GitHub Actions is not permitted to create or approve pull requests" is a 403 for GITHUB_TOKEN only', async () => {
+    const { api, octokit } = await start()
+    api.state.failures.actionsCannotCreatePullRequests = true
+    const refused = await failure(
+      octokit.rest.pulls.create({ owner: 'acme', repo: 'widgets', title: 't', head: 'ralph/x', base: 'main' })
+    )
+    expect(refused.status).toBe(403)
+    expect(refused.data).toEqual({
+      message: 'GitHub Actions is not permitted to create or approve pull requests.',
+      documentation_url: 'https://docs.github.com/rest/pulls/pulls#create-a-pull-request',
+      status: '403'
+    })
+    // A PAT of a person with write access is not affected by the setting.
+    api.state.addUser('maintainer', { role: 'write' })
+    api.state.tokens.set('ghp_personal', 'maintainer')
+    const pat = getOctokit('ghp_personal', { baseUrl: api.url })
+    const created = await pat.rest.pulls.create({
+      owner: 'acme',
+      repo: 'widgets',
+      title: 't',
+      head: 'ralph/x',
+      base: 'main'
+    })
+    expect(created.data.user?.login).toBe('maintainer')
+    expect(api.requests.at(-1)).toMatchObject({ token: 'ghp_personal', actor: 'maintainer', status: 201 })
+  })
+
+  test('labels and reviewers fail once with "Could not resolve to a node" right after creation, then succeed', async () => {
+    const { api, octokit } = await start()
+    api.state.failures.unresolvedNodeAfterCreate = { labels: 1, reviewers: 1 }
+    api.state.addUser('reviewer', { role: 'write' })
+    const pr = await octokit.rest.pulls.create({
+      owner: 'acme',
+      repo: 'widgets',
+      title: 't',
+      head: 'ralph/x',
+      base: 'main'
+    })
+    const repo = { owner: 'acme', repo: 'widgets' }
+
+    const first = await failure(
+      octokit.rest.issues.addLabels({ ...repo, issue_number: pr.data.number, labels: ['ralph'] })
+    )
+    expect(first.status).toBe(422)
+    expect(first.data.errors).toEqual([
+      {
+        resource: 'Label',
+        code: 'unprocessable',
+        field: 'data',
+        message: `Could not resolve to a node with the global id of '${pr.data.node_id}'.`
+      }
+    ])
+    const labels = await octokit.rest.issues.addLabels({
+      ...repo,
+      issue_number: pr.data.number,
+      labels: ['ralph', 'bot']
+    })
+    expect(labels.data.map(l => l.name)).toEqual(['ralph', 'bot'])
+
+    const firstReview = await failure(
+      octokit.rest.pulls.requestReviewers({ ...repo, pull_number: pr.data.number, reviewers: ['reviewer'] })
+    )
+    expect(firstReview.status).toBe(422)
+    expect(firstReview.data.errors).toEqual([
+      `Could not resolve to a node with the global id of '${pr.data.node_id}'.`
+    ])
+    const reviewed = await octokit.rest.pulls.requestReviewers({
+      ...repo,
+      pull_number: pr.data.number,
+      reviewers: ['reviewer']
+    })
+    expect(reviewed.status).toBe(201)
+    expect(reviewed.data.requested_reviewers?.map(u => u.login)).toEqual(['reviewer'])
+
+    const stranger = await failure(
+      octokit.rest.pulls.requestReviewers({ ...repo, pull_number: pr.data.number, reviewers: ['nobody'] })
+    )
+    expect(stranger.status).toBe(422)
+    expect(stranger.message).toContain('Reviews may only be requested from collaborators')
+
+    const assigned = await octokit.rest.issues.addAssignees({
+      ...repo,
+      issue_number: pr.data.number,
+      assignees: ['reviewer', 'nobody']
+    })
+    expect(assigned.data.assignees?.map(u => u.login)).toEqual(['reviewer'])
+    expect(api.state.pulls[0]).toMatchObject({
+      labels: ['ralph', 'bot'],
+      requestedReviewers: ['reviewer'],
+      assignees: ['reviewer']
+    })
+    expect(api.violations).toEqual([])
+  })
+
+  test('with a bare git repository, branch heads are real and an empty branch gets "No commits between"', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gh-standin-git-'))
+    try {
+      const git = (...args: string[]) =>
+        execFileSync('git', args, { cwd: join(dir, 'work'), encoding: 'utf8' }).trim()
+      execFileSync('git', ['init', '-q', '--bare', '-b', 'main', join(dir, 'remote.git')])
+      execFileSync('git', ['init', '-q', '-b', 'main', join(dir, 'work')])
+      git('config', 'user.email', 't@example.com')
+      git('config', 'user.name', 'T')
+      writeFileSync(join(dir, 'work', 'a.txt'), 'a\n')
+      git('add', '.')
+      git('commit', '-q', '-m', 'base')
+      git('push', '-q', join(dir, 'remote.git'), 'main', 'main:refs/heads/empty')
+      writeFileSync(join(dir, 'work', 'b.txt'), 'b\n')
+      git('add', '.')
+      git('commit', '-q', '-m', 'change')
+      git('push', '-q', join(dir, 'remote.git'), 'HEAD:refs/heads/ralph/change')
+      const sha = git('rev-parse', 'HEAD')
+
+      const { octokit } = await start({ gitDir: join(dir, 'remote.git') })
+      const repo = { owner: 'acme', repo: 'widgets', base: 'main', title: 't' }
+      const pr = await octokit.rest.pulls.create({ ...repo, head: 'ralph/change' })
+      expect(pr.data.head.sha).toBe(sha)
+      expect(pr.data.commits).toBe(1)
+
+      const empty = await failure(octokit.rest.pulls.create({ ...repo, head: 'empty' }))
+      expect(empty.data.errors).toEqual([
+        { resource: 'PullRequest', code: 'custom', message: 'No commits between main and empty' }
+      ])
+      const missing = await failure(octokit.rest.pulls.create({ ...repo, head: 'never-pushed' }))
+      expect(missing.data.errors).toEqual([{ resource: 'PullRequest', field: 'head', code: 'invalid' }])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a body over 65536 characters is refused', async () => {
+    const { octokit } = await start()
+    const long = await failure(
+      octokit.rest.pulls.create({
+        owner: 'acme',
+        repo: 'widgets',
+        title: 't',
+        head: 'x',
+        base: 'main',
+        body: 'x'.repeat(65537)
+      })
+    )
+    expect(long.status).toBe(422)
+    expect(long.data.errors[0]).toMatchObject({
+      field: 'body',
+      message: 'body is too long (maximum is 65536 characters)'
+    })
+  })
+})
+
+describe('requests the real API would reject are answered like GitHub and recorded', () => {
+  test('missing required fields, wrong types, unknown fields, bad path values, unknown routes', async () => {
+    const { api, octokit } = await start()
+    const missingBase = await failure(
+      octokit.request('POST /repos/{owner}/{repo}/pulls', {
+        owner: 'acme',
+        repo: 'widgets',
+        title: 't',
+        head: 'x'
+      } as never)
+    )
+    expect(missingBase.status).toBe(422)
+    expect(missingBase.data.message).toContain('"base" wasn\'t supplied')
+
+    const wrongType = await failure(
+      octokit.request('POST /repos/{owner}/{repo}/pulls', {
+        owner: 'acme',
+        repo: 'widgets',
+        title: 't',
+        head: 'x',
+        base: 'main',
+        draft: 'yes'
+      } as never)
+    )
+    expect(wrongType.status).toBe(422)
+
+    // GitHub ignores fields it does not know; the stand-in serves the request but records the field.
+    await octokit.request('PATCH /repos/{owner}/{repo}/issues/{issue_number}', {
+      owner: 'acme',
+      repo: 'widgets',
+      issue_number: api.state.addIssue({ title: 'i' }).number,
+      draft_pr: true
+    } as never)
+    await octokit.request('GET /repos/{owner}/{repo}/pulls', {
+      owner: 'acme',
+      repo: 'widgets',
+      status: 'open'
+    } as never)
+
+    const badNumber = await failure(
+      octokit.request('GET /repos/{owner}/{repo}/issues/{issue_number}', {
+        owner: 'acme',
+        repo: 'widgets',
+        issue_number: 'abc'
+      } as never)
+    )
+    expect(badNumber.status).toBe(404)
+    const badEnum = await failure(
+      octokit.request('GET /repos/{owner}/{repo}/pulls', {
+        owner: 'acme',
+        repo: 'widgets',
+        state: 'merged'
+      } as never)
+    )
+    expect(badEnum.status).toBe(422)
+    const noRoute = await failure(
+      octokit.request('GET /repos/{owner}/{repo}/no-such-thing', { owner: 'acme', repo: 'widgets' })
+    )
+    expect(noRoute.status).toBe(404)
+    const wrongMethod = await failure(
+      octokit.request('PUT /repos/{owner}/{repo}/pulls', { owner: 'acme', repo: 'widgets' })
+    )
+    expect(wrongMethod.status).toBe(404)
+
+    expect(api.violations.map(v => [v.kind, v.operationId])).toEqual([
+      ['body', 'pulls/create'],
+      ['body', 'pulls/create'],
+      ['unknown-field', 'issues/update'],
+      ['unknown-field', 'pulls/list'],
+      ['path-parameter', 'issues/get'],
+      ['query', 'pulls/list'],
+      ['no-route', undefined],
+      ['no-route', undefined]
+    ])
+    expect(api.violations[2].message).toContain('draft_pr')
+    expect(api.violations[3].message).toContain('status')
+    expect(api.state.pulls).toEqual([])
+  })
+
+  test('a request without a token gets 401 and is recorded', async () => {
+    const { api } = await start()
+    const response = await fetch(`${api.url}/repos/acme/widgets`, { headers: { 'user-agent': 'test' } })
+    expect(response.status).toBe(401)
+    expect(api.violations).toMatchObject([{ kind: 'auth', operationId: 'repos/get' }])
+  })
+
+  test('an operation GitHub has but the stand-in does not implement answers 501 and is recorded', async () => {
+    const { api, octokit } = await start()
+    const missing = await failure(octokit.rest.repos.listBranches({ owner: 'acme', repo: 'widgets' }))
+    expect(missing.status).toBe(501)
+    expect(api.unimplemented).toEqual([
+      { method: 'GET', path: '/repos/acme/widgets/branches', operationId: 'repos/list-branches' }
+    ])
+    expect(api.violations).toEqual([])
+  })
+
+  test('an injected failure answers the next matching request only', async () => {
+    const { api, octokit } = await start()
+    api.state.failures.next.push({ operationId: 'repos/get', status: 502, body: { message: 'Server Error' } })
+    expect((await failure(octokit.rest.repos.get({ owner: 'acme', repo: 'widgets' }))).status).toBe(502)
+    const repo = await octokit.rest.repos.get({ owner: 'acme', repo: 'widgets' })
+    expect(repo.data).toMatchObject({
+      full_name: 'acme/widgets',
+      default_branch: 'main',
+      owner: { type: 'Organization' }
+    })
+  })
+})
+
+describe('who is asking: permissions and account types', () => {
+  test('role_name tells maintain and triage apart where the legacy permission cannot', async () => {
+    const { api, octokit } = await start()
+    api.state.addUser('mia', { role: 'maintain' })
+    api.state.addUser('tom', { role: 'triage' })
+    api.state.addUser('wes', { role: 'write' })
+    api.state.addUser('ann', { role: 'admin' })
+    api.state.addUser('cus', { role: { roleName: 'deployer', base: 'write' } })
+    api.state.addUser('rob', {})
+    const permission = async (username: string) => {
+      const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({
+        owner: 'acme',
+        repo: 'widgets',
+        username
+      })
+      return [data.permission, data.role_name, data.user?.login]
+    }
+    expect(await permission('mia')).toEqual(['write', 'maintain', 'mia'])
+    expect(await permission('tom')).toEqual(['read', 'triage', 'tom'])
+    expect(await permission('wes')).toEqual(['write', 'write', 'wes'])
+    expect(await permission('ann')).toEqual(['admin', 'admin', 'ann'])
+    expect(await permission('cus')).toEqual(['write', 'deployer', 'cus'])
+    expect(await permission('rob')).toEqual(['read', 'read', 'rob'])
+    const ghost = await failure(
+      octokit.rest.repos.getCollaboratorPermissionLevel({ owner: 'acme', repo: 'widgets', username: 'ghost' })
+    )
+    expect(ghost.status).toBe(404)
+  })
+
+  test('users have a type: User, Bot or Organization', async () => {
+    const { api, octokit } = await start()
+    api.state.addUser('evil[bot]', { type: 'User' })
+    api.state.addUser('renovate[bot]', { type: 'Bot' })
+    const type = async (username: string) => (await octokit.rest.users.getByUsername({ username })).data.type
+    expect(await type('evil[bot]')).toBe('User')
+    expect(await type('renovate[bot]')).toBe('Bot')
+    expect(await type('github-actions[bot]')).toBe('Bot')
+    expect(await type('acme')).toBe('Organization')
+    expect((await failure(octokit.rest.users.getByUsername({ username: 'nobody' }))).status).toBe(404)
+  })
+})
+
+describe('issues, comments and reactions', () => {
+  test('a tracking comment lives its life: created, edited, listed page by page, reacted to', async () => {
+    const { api, octokit } = await start()
+    const issue = api.state.addIssue({ title: 'Flaky test', body: 'It fails on Tuesdays', user: 'acme' })
+    const repo = { owner: 'acme', repo: 'widgets' }
+    const trigger = api.state.addComment(issue.number, { body: '/ralph fix-tests', user: 'acme' })
+
+    const eyes = await octokit.rest.reactions.createForIssueComment({
+      ...repo,
+      comment_id: trigger.id,
+      content: 'eyes'
+    })
+    expect(eyes.status).toBe(201)
+    const twice = await octokit.rest.reactions.createForIssueComment({
+      ...repo,
+      comment_id: trigger.id,
+      content: 'eyes'
+    })
+    expect(twice.status).toBe(200)
+    expect(twice.data.id).toBe(eyes.data.id)
+    await octokit.rest.reactions.createForIssue({ ...repo, issue_number: issue.number, content: 'rocket' })
+
+    const tracking = await octokit.rest.issues.createComment({
+      ...repo,
+      issue_number: issue.number,
+      body: 'Working… iteration 1'
+    })
+    expect(tracking.data.html_url).toBe(
+      `https://github.com/acme/widgets/issues/${issue.number}#issuecomment-${tracking.data.id}`
+    )
+    await octokit.rest.issues.updateComment({
+      ...repo,
+      comment_id: tracking.data.id,
+      body: 'Done: all checks passed'
+    })
+    for (let i = 0; i < 3; i++)
+      await octokit.rest.issues.createComment({ ...repo, issue_number: issue.number, body: `note ${i}` })
+
+    const all = await octokit.paginate(octokit.rest.issues.listComments, {
+      ...repo,
+      issue_number: issue.number,
+      per_page: 2
+    })
+    expect(all.map(c => c.body)).toEqual([
+      '/ralph fix-tests',
+      'Done: all checks passed',
+      'note 0',
+      'note 1',
+      'note 2'
+    ])
+    expect(api.requests.filter(r => r.operationId === 'issues/list-comments')).toHaveLength(3)
+
+    const got = await octokit.rest.issues.getComment({ ...repo, comment_id: trigger.id })
+    expect(got.data.reactions).toMatchObject({ total_count: 1, eyes: 1 })
+    expect(api.state.reactions.map(r => [r.subject, r.content, r.user])).toEqual([
+      ['comment', 'eyes', 'github-actions[bot]'],
+      ['issue', 'rocket', 'github-actions[bot]']
+    ])
+    expect(api.state.comments.find(c => c.id === tracking.data.id)?.body).toBe('Done: all checks passed')
+    expect(api.violations).toEqual([])
+  })
+
+  test('issues are created with labels, filtered by label, updated; a PR shows up as an issue with pull_request', async () => {
+    const { api, octokit } = await start()
+    const repo = { owner: 'acme', repo: 'widgets' }
+    const created = await octokit.rest.issues.create({
+      ...repo,
+      title: 'Nightly hunt failed',
+      body: 'see run',
+      labels: ['ralph']
+    })
+    expect(created.data.labels).toMatchObject([{ name: 'ralph' }])
+    await octokit.rest.issues.create({ ...repo, title: 'unrelated' })
+    api.state.addPull({ title: 'a PR', head: 'feature' })
+
+    const ralph = await octokit.rest.issues.listForRepo({ ...repo, labels: 'ralph' })
+    expect(ralph.data.map(i => i.title)).toEqual(['Nightly hunt failed'])
+    const everything = await octokit.rest.issues.listForRepo({ ...repo, state: 'all' })
+    expect(everything.data.map(i => [i.number, Boolean(i.pull_request)])).toEqual([
+      [3, true],
+      [2, false],
+      [1, false]
+    ])
+    const closed = await octokit.rest.issues.update({
+      ...repo,
+      issue_number: created.data.number,
+      state: 'closed'
+    })
+    expect(closed.data).toMatchObject({ state: 'closed', state_reason: 'completed' })
+    const asIssue = await octokit.rest.issues.get({ ...repo, issue_number: 3 })
+    expect(asIssue.data.pull_request?.html_url).toBe('https://github.com/acme/widgets/pull/3')
+    expect(api.violations).toEqual([])
+  })
+
+  test('event payloads agree with the API', async () => {
+    const { api, octokit } = await start()
+    const issue = api.state.addIssue({ title: 'Bug' })
+    const comment = api.state.addComment(issue.number, { body: '/ralph' })
+    const event = api.events.issueComment(comment.id) as any
+    expect(event.comment.id).toBe(comment.id)
+    expect(event.issue.number).toBe(issue.number)
+    expect(event.repository.full_name).toBe('acme/widgets')
+    const viaApi = await octokit.rest.issues.getComment({
+      owner: 'acme',
+      repo: 'widgets',
+      comment_id: event.comment.id
+    })
+    expect(viaApi.data.body).toBe('/ralph')
+  })
+})

@@ -1,0 +1,71 @@
+// Webhook payloads built from the stand-in's state, so an event file and the API agree on ids and numbers.
+import type { Renderer } from './render.js'
+import type { GitHubState } from './state.js'
+
+type Json = Record<string, unknown>
+
+export class EventPayloads {
+  constructor(
+    private readonly state: GitHubState,
+    private readonly renderer: Renderer
+  ) {}
+
+  /** `issue_comment` for a comment in state (on an issue or a pull request). */
+  issueComment(commentId: number, action: 'created' | 'edited' | 'deleted' = 'created'): Json {
+    const comment = this.state.comment(commentId)
+    if (!comment) throw new Error(`no comment ${commentId} in the GitHub stand-in`)
+    const issue = this.state.issueOrPull(comment.issueNumber)
+    if (!issue) throw new Error(`comment ${commentId} is on #${comment.issueNumber}, which does not exist`)
+    const r = this.renderer
+    return {
+      action,
+      issue: r.issue(issue),
+      comment: r.comment(comment),
+      repository: r.repository(),
+      sender: r.user(comment.user)
+    }
+  }
+
+  /** `issues` (opened, labeled, …) for an issue in state; `label` names the label for labeled/unlabeled. */
+  issues(number: number, action: string, options: { label?: string; sender?: string } = {}): Json {
+    const issue = this.state.issueOrPull(number)
+    if (!issue) throw new Error(`no issue #${number} in the GitHub stand-in`)
+    const r = this.renderer
+    return {
+      action,
+      issue: r.issue(issue),
+      ...(options.label ? { label: r.label(this.state.ensureLabel(options.label)) } : {}),
+      repository: r.repository(),
+      sender: r.user(options.sender ?? issue.user)
+    }
+  }
+
+  /** `pull_request` for a pull request in state. */
+  pullRequest(number: number, action: string, options: { sender?: string } = {}): Json {
+    const pull = this.state.pull(number)
+    if (!pull) throw new Error(`no pull request #${number} in the GitHub stand-in`)
+    const r = this.renderer
+    return {
+      action,
+      number,
+      pull_request: r.pull(pull, { full: true }),
+      repository: r.repository(),
+      sender: r.user(options.sender ?? pull.user)
+    }
+  }
+
+  /** `schedule` and `workflow_dispatch` carry only the repository (and inputs for a dispatch). */
+  schedule(cron = '0 3 * * *'): Json {
+    return { schedule: cron, repository: this.renderer.repository() }
+  }
+
+  workflowDispatch(inputs: Record<string, string> = {}, sender = this.state.repo.owner): Json {
+    const r = this.renderer
+    return {
+      inputs,
+      ref: `refs/heads/${this.state.repo.defaultBranch}`,
+      repository: r.repository(),
+      sender: r.user(sender)
+    }
+  }
+}

@@ -1,0 +1,452 @@
+// REST response bodies built from the stand-in's state, in the shapes GitHub's description requires
+// (the stand-in's own tests check them against the response schemas).
+import type {
+  Account,
+  CommentRecord,
+  GitHubState,
+  IssueRecord,
+  LabelRecord,
+  PullRecord,
+  ReactionRecord
+} from './state.js'
+
+type Json = Record<string, unknown>
+
+export class Renderer {
+  constructor(
+    private readonly state: GitHubState,
+    /** The stand-in's own URL: API urls in bodies point back at it, so following them works. */
+    public apiUrl: string
+  ) {}
+
+  private get repoApi(): string {
+    return `${this.apiUrl}/repos/${this.state.repo.owner}/${this.state.repo.name}`
+  }
+
+  private get repoHtml(): string {
+    return `${this.state.serverUrl}/${this.state.repo.owner}/${this.state.repo.name}`
+  }
+
+  user(login: string): Json {
+    const account: Account = this.state.account(login) ?? { login, id: 0, type: 'User', name: null }
+    const api = `${this.apiUrl}/users/${encodeURIComponent(account.login)}`
+    const html =
+      account.type === 'Bot'
+        ? `${this.state.serverUrl}/apps/${account.login.replace(/\[bot\]$/, '')}`
+        : `${this.state.serverUrl}/${encodeURIComponent(account.login)}`
+    return {
+      login: account.login,
+      id: account.id,
+      node_id: this.state.nodeId(
+        account.type === 'Bot' ? 'BOT' : account.type === 'Organization' ? 'O' : 'U',
+        account.id
+      ),
+      avatar_url: `https://avatars.githubusercontent.com/u/${account.id}?v=4`,
+      gravatar_id: '',
+      url: api,
+      html_url: html,
+      followers_url: `${api}/followers`,
+      following_url: `${api}/following{/other_user}`,
+      gists_url: `${api}/gists{/gist_id}`,
+      starred_url: `${api}/starred{/owner}{/repo}`,
+      subscriptions_url: `${api}/subscriptions`,
+      organizations_url: `${api}/orgs`,
+      repos_url: `${api}/repos`,
+      events_url: `${api}/events{/privacy}`,
+      received_events_url: `${api}/received_events`,
+      type: account.type,
+      user_view_type: 'public',
+      site_admin: false
+    }
+  }
+
+  /** GET /users/{username}: the public profile. */
+  publicUser(login: string): Json {
+    const account = this.state.account(login)
+    return {
+      ...this.user(login),
+      name: account?.name ?? null,
+      company: null,
+      blog: '',
+      location: null,
+      email: null,
+      hireable: null,
+      bio: null,
+      twitter_username: null,
+      public_repos: 1,
+      public_gists: 0,
+      followers: 0,
+      following: 0,
+      created_at: '2020-01-01T00:00:00Z',
+      updated_at: '2020-01-01T00:00:00Z'
+    }
+  }
+
+  /** The `user` of the collaborator permission endpoint: a user with their permissions and role. */
+  collaborator(login: string): Json {
+    const { roleName, base } = this.state.roleOf(login)
+    return {
+      ...this.user(login),
+      permissions: this.permissionFlags(base),
+      role_name: roleName
+    }
+  }
+
+  permissionFlags(base: string): Json {
+    const rank = ['none', 'read', 'triage', 'write', 'maintain', 'admin'].indexOf(base)
+    return { admin: rank >= 5, maintain: rank >= 4, push: rank >= 3, triage: rank >= 2, pull: rank >= 1 }
+  }
+
+  repository(options: { full?: boolean; viewer?: string } = {}): Json {
+    const { repo } = this.state
+    const api = this.repoApi
+    const now = this.state.now()
+    const body: Json = {
+      id: repo.id,
+      node_id: this.state.nodeId('R', repo.id),
+      name: repo.name,
+      full_name: this.state.fullName,
+      private: repo.private,
+      owner: this.user(repo.owner),
+      html_url: this.repoHtml,
+      description: repo.description,
+      fork: false,
+      url: api,
+      archive_url: `${api}/{archive_format}{/ref}`,
+      assignees_url: `${api}/assignees{/user}`,
+      blobs_url: `${api}/git/blobs{/sha}`,
+      branches_url: `${api}/branches{/branch}`,
+      collaborators_url: `${api}/collaborators{/collaborator}`,
+      comments_url: `${api}/comments{/number}`,
+      commits_url: `${api}/commits{/sha}`,
+      compare_url: `${api}/compare/{base}...{head}`,
+      contents_url: `${api}/contents/{+path}`,
+      contributors_url: `${api}/contributors`,
+      deployments_url: `${api}/deployments`,
+      downloads_url: `${api}/downloads`,
+      events_url: `${api}/events`,
+      forks_url: `${api}/forks`,
+      git_commits_url: `${api}/git/commits{/sha}`,
+      git_refs_url: `${api}/git/refs{/sha}`,
+      git_tags_url: `${api}/git/tags{/sha}`,
+      git_url: `git://${new URL(this.state.serverUrl).host}/${this.state.fullName}.git`,
+      issue_comment_url: `${api}/issues/comments{/number}`,
+      issue_events_url: `${api}/issues/events{/number}`,
+      issues_url: `${api}/issues{/number}`,
+      keys_url: `${api}/keys{/key_id}`,
+      labels_url: `${api}/labels{/name}`,
+      languages_url: `${api}/languages`,
+      merges_url: `${api}/merges`,
+      milestones_url: `${api}/milestones{/number}`,
+      notifications_url: `${api}/notifications{?since,all,participating}`,
+      pulls_url: `${api}/pulls{/number}`,
+      releases_url: `${api}/releases{/id}`,
+      ssh_url: `git@${new URL(this.state.serverUrl).host}:${this.state.fullName}.git`,
+      stargazers_url: `${api}/stargazers`,
+      statuses_url: `${api}/statuses/{sha}`,
+      subscribers_url: `${api}/subscribers`,
+      subscription_url: `${api}/subscription`,
+      tags_url: `${api}/tags`,
+      teams_url: `${api}/teams`,
+      trees_url: `${api}/git/trees{/sha}`,
+      clone_url: `${this.repoHtml}.git`,
+      mirror_url: null,
+      hooks_url: `${api}/hooks`,
+      svn_url: this.repoHtml,
+      homepage: null,
+      language: 'TypeScript',
+      forks_count: 0,
+      forks: 0,
+      stargazers_count: 0,
+      watchers_count: 0,
+      watchers: 0,
+      size: 100,
+      default_branch: repo.defaultBranch,
+      open_issues_count: this.openIssueCount(),
+      open_issues: this.openIssueCount(),
+      is_template: false,
+      topics: [],
+      has_issues: true,
+      has_projects: true,
+      has_wiki: true,
+      has_pages: false,
+      has_downloads: true,
+      has_discussions: false,
+      archived: false,
+      disabled: false,
+      visibility: repo.private ? 'private' : 'public',
+      pushed_at: now,
+      created_at: '2020-01-01T00:00:00Z',
+      updated_at: now,
+      license: null,
+      allow_forking: true,
+      web_commit_signoff_required: false
+    }
+    if (options.viewer) body.permissions = this.permissionFlags(this.state.roleOf(options.viewer).base)
+    if (options.full) {
+      Object.assign(body, {
+        network_count: 0,
+        subscribers_count: 0,
+        allow_rebase_merge: true,
+        allow_squash_merge: true,
+        allow_merge_commit: true,
+        allow_auto_merge: false,
+        delete_branch_on_merge: false,
+        allow_update_branch: false
+      })
+      if (this.state.account(repo.owner)?.type === 'Organization') body.organization = this.user(repo.owner)
+    }
+    return body
+  }
+
+  private openIssueCount(): number {
+    return [...this.state.issues, ...this.state.pulls].filter(i => i.state === 'open').length
+  }
+
+  label(label: LabelRecord): Json {
+    return {
+      id: label.id,
+      node_id: label.nodeId,
+      url: `${this.repoApi}/labels/${encodeURIComponent(label.name)}`,
+      name: label.name,
+      color: label.color,
+      default: label.default,
+      description: label.description
+    }
+  }
+
+  labelsOf(record: IssueRecord): Json[] {
+    return record.labels.map(name => this.label(this.state.ensureLabel(name)))
+  }
+
+  /** Labels inside a pull request: the description types `description` there as a plain string. */
+  private pullLabels(record: IssueRecord): Json[] {
+    return this.labelsOf(record).map(label => ({ ...label, description: label.description ?? '' }))
+  }
+
+  private authorAssociation(login: string): string {
+    if (login.toLowerCase() === this.state.repo.owner.toLowerCase()) return 'OWNER'
+    if (this.state.isCollaborator(login)) {
+      return this.state.account(this.state.repo.owner)?.type === 'Organization' ? 'MEMBER' : 'COLLABORATOR'
+    }
+    return 'NONE'
+  }
+
+  reactionRollup(subject: 'issue' | 'comment', id: number, url: string): Json {
+    const reactions = this.state.reactionsOn(subject, id)
+    const count = (content: string) => reactions.filter(r => r.content === content).length
+    return {
+      url: `${url}/reactions`,
+      total_count: reactions.length,
+      '+1': count('+1'),
+      '-1': count('-1'),
+      laugh: count('laugh'),
+      hooray: count('hooray'),
+      confused: count('confused'),
+      heart: count('heart'),
+      rocket: count('rocket'),
+      eyes: count('eyes')
+    }
+  }
+
+  issue(record: IssueRecord): Json {
+    const url = `${this.repoApi}/issues/${record.number}`
+    const isPull = this.state.isPull(record)
+    const html = `${this.repoHtml}/${isPull ? 'pull' : 'issues'}/${record.number}`
+    const assignees = record.assignees.map(login => this.user(login))
+    const body: Json = {
+      id: record.id,
+      node_id: record.nodeId,
+      url,
+      repository_url: this.repoApi,
+      labels_url: `${url}/labels{/name}`,
+      comments_url: `${url}/comments`,
+      events_url: `${url}/events`,
+      html_url: html,
+      number: record.number,
+      state: record.state,
+      state_reason: record.stateReason,
+      title: record.title,
+      body: record.body,
+      user: this.user(record.user),
+      labels: this.labelsOf(record),
+      assignee: assignees[0] ?? null,
+      assignees,
+      milestone: null,
+      locked: record.locked,
+      active_lock_reason: null,
+      comments: this.state.comments.filter(c => c.issueNumber === record.number).length,
+      closed_at: record.closedAt,
+      created_at: record.createdAt,
+      updated_at: record.updatedAt,
+      closed_by: null,
+      author_association: this.authorAssociation(record.user),
+      reactions: this.reactionRollup('issue', record.number, url),
+      timeline_url: `${url}/timeline`
+    }
+    if (isPull) {
+      const pull = record as PullRecord
+      body.draft = pull.draft
+      body.pull_request = {
+        url: `${this.repoApi}/pulls/${record.number}`,
+        html_url: html,
+        diff_url: `${html}.diff`,
+        patch_url: `${html}.patch`,
+        merged_at: null
+      }
+    }
+    return body
+  }
+
+  private branchSide(pull: PullRecord, side: 'head' | 'base'): Json {
+    const fork =
+      side === 'head' && (pull.headOwner !== this.state.repo.owner || pull.headRepo !== this.state.repo.name)
+    const ref = side === 'head' ? pull.head : pull.base
+    const owner = side === 'head' ? pull.headOwner : this.state.repo.owner
+    const live = fork ? undefined : this.state.branchSha(ref)
+    if (side === 'head' && live && pull.state === 'open') pull.headSha = live
+    const sha = side === 'head' ? pull.headSha : (live ?? '0'.repeat(40))
+    let repo = this.repository()
+    if (fork) {
+      const forkName = `${pull.headOwner}/${pull.headRepo}`
+      repo = {
+        ...repo,
+        id: Number(repo.id) + 1,
+        name: pull.headRepo,
+        full_name: forkName,
+        fork: true,
+        owner: this.user(pull.headOwner),
+        html_url: `${this.state.serverUrl}/${forkName}`,
+        url: `${this.apiUrl}/repos/${forkName}`,
+        clone_url: `${this.state.serverUrl}/${forkName}.git`
+      }
+    }
+    return { label: `${owner}:${ref}`, ref, sha, user: this.user(owner), repo }
+  }
+
+  /** A pull request: the full form (GET/POST/PATCH one) or the simple form (lists, review requests). */
+  pull(pull: PullRecord, options: { full: boolean }): Json {
+    const url = `${this.repoApi}/pulls/${pull.number}`
+    const issueUrl = `${this.repoApi}/issues/${pull.number}`
+    const html = `${this.repoHtml}/pull/${pull.number}`
+    const head = this.branchSide(pull, 'head')
+    const assignees = pull.assignees.map(login => this.user(login))
+    const body: Json = {
+      url,
+      id: pull.id,
+      node_id: pull.nodeId,
+      html_url: html,
+      diff_url: `${html}.diff`,
+      patch_url: `${html}.patch`,
+      issue_url: issueUrl,
+      commits_url: `${url}/commits`,
+      review_comments_url: `${url}/comments`,
+      review_comment_url: `${this.repoApi}/pulls/comments{/number}`,
+      comments_url: `${issueUrl}/comments`,
+      statuses_url: `${this.repoApi}/statuses/${String(head.sha)}`,
+      number: pull.number,
+      state: pull.state,
+      locked: pull.locked,
+      title: pull.title,
+      user: this.user(pull.user),
+      body: pull.body,
+      labels: this.pullLabels(pull),
+      milestone: null,
+      active_lock_reason: null,
+      created_at: pull.createdAt,
+      updated_at: pull.updatedAt,
+      closed_at: pull.closedAt,
+      merged_at: null,
+      merge_commit_sha: null,
+      assignee: assignees[0] ?? null,
+      assignees,
+      requested_reviewers: pull.requestedReviewers.map(login => this.user(login)),
+      requested_teams: pull.requestedTeams.map(slug => this.team(slug)),
+      head,
+      base: this.branchSide(pull, 'base'),
+      _links: {
+        self: { href: url },
+        html: { href: html },
+        issue: { href: issueUrl },
+        comments: { href: `${issueUrl}/comments` },
+        review_comments: { href: `${url}/comments` },
+        review_comment: { href: `${this.repoApi}/pulls/comments{/number}` },
+        commits: { href: `${url}/commits` },
+        statuses: { href: `${this.repoApi}/statuses/${String(head.sha)}` }
+      },
+      author_association: this.authorAssociation(pull.user),
+      auto_merge: null,
+      draft: pull.draft
+    }
+    if (options.full) {
+      const ahead = pull.state === 'open' ? this.state.commitsAhead(pull.base, pull.head) : 1
+      Object.assign(body, {
+        merged: pull.merged,
+        // GitHub computes mergeability in the background: right after a change it reports null/"unknown".
+        mergeable: null,
+        rebaseable: null,
+        mergeable_state: 'unknown',
+        merged_by: null,
+        comments: this.state.comments.filter(c => c.issueNumber === pull.number).length,
+        review_comments: 0,
+        maintainer_can_modify: pull.maintainerCanModify,
+        commits: ahead,
+        additions: ahead,
+        deletions: 0,
+        changed_files: ahead
+      })
+    }
+    return body
+  }
+
+  team(slug: string): Json {
+    const id = [...slug].reduce((n, c) => n * 31 + c.charCodeAt(0), 7) % 1_000_000
+    const org = this.state.repo.owner
+    return {
+      id,
+      node_id: this.state.nodeId('T', id),
+      url: `${this.apiUrl}/orgs/${org}/teams/${slug}`,
+      html_url: `${this.state.serverUrl}/orgs/${org}/teams/${slug}`,
+      name: slug,
+      slug,
+      description: null,
+      privacy: 'closed',
+      notification_setting: 'notifications_enabled',
+      permission: 'pull',
+      members_url: `${this.apiUrl}/orgs/${org}/teams/${slug}/members{/member}`,
+      repositories_url: `${this.apiUrl}/orgs/${org}/teams/${slug}/repos`,
+      type: 'team',
+      parent: null
+    }
+  }
+
+  comment(comment: CommentRecord): Json {
+    const url = `${this.repoApi}/issues/comments/${comment.id}`
+    const parent = this.state.issueOrPull(comment.issueNumber)
+    const kind = parent && this.state.isPull(parent) ? 'pull' : 'issues'
+    return {
+      id: comment.id,
+      node_id: comment.nodeId,
+      url,
+      html_url: `${this.repoHtml}/${kind}/${comment.issueNumber}#issuecomment-${comment.id}`,
+      body: comment.body,
+      user: this.user(comment.user),
+      created_at: comment.createdAt,
+      updated_at: comment.updatedAt,
+      issue_url: `${this.repoApi}/issues/${comment.issueNumber}`,
+      author_association: this.authorAssociation(comment.user),
+      performed_via_github_app: null,
+      reactions: this.reactionRollup('comment', comment.id, url)
+    }
+  }
+
+  reaction(reaction: ReactionRecord): Json {
+    return {
+      id: reaction.id,
+      node_id: reaction.nodeId,
+      user: this.user(reaction.user),
+      content: reaction.content,
+      created_at: reaction.createdAt
+    }
+  }
+}

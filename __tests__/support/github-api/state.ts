@@ -1,0 +1,449 @@
+// What the GitHub stand-in knows: one repository, its accounts and roles, issues, pull requests, comments,
+// reactions and labels, plus the failures a test wants GitHub to produce. Tests seed it before a run and
+// read it afterwards; the handlers change it the way GitHub would.
+import { createHash } from 'node:crypto'
+import { execFileSync } from 'node:child_process'
+
+export type AccountType = 'User' | 'Bot' | 'Organization'
+
+/** A repository role. `permission` (the legacy field) reports maintain as write and triage as read. */
+export type RepoRole = 'admin' | 'maintain' | 'write' | 'triage' | 'read' | 'none'
+
+/** A custom organisation role: its own name, and the base role GitHub reports as the legacy permission. */
+export interface CustomRole {
+  roleName: string
+  base: RepoRole
+}
+
+export interface Account {
+  login: string
+  id: number
+  type: AccountType
+  name: string | null
+}
+
+export interface RepoSettings {
+  owner: string
+  name: string
+  id: number
+  defaultBranch: string
+  private: boolean
+  description: string | null
+}
+
+export interface IssueRecord {
+  number: number
+  id: number
+  nodeId: string
+  title: string
+  body: string | null
+  state: 'open' | 'closed'
+  stateReason: 'completed' | 'not_planned' | 'reopened' | 'duplicate' | null
+  /** Login of the author. */
+  user: string
+  labels: string[]
+  assignees: string[]
+  locked: boolean
+  createdAt: string
+  updatedAt: string
+  closedAt: string | null
+}
+
+export interface PullRecord extends IssueRecord {
+  /** Branch name of the head (without owner). */
+  head: string
+  /** Owner of the head repository: the repository owner, or a fork's owner. */
+  headOwner: string
+  /** Name of the head repository (differs from the base repository for a fork). */
+  headRepo: string
+  /** Head sha when the PR was created or last seen; the live branch tip wins when it can be read. */
+  headSha: string
+  base: string
+  draft: boolean
+  merged: boolean
+  maintainerCanModify: boolean
+  requestedReviewers: string[]
+  requestedTeams: string[]
+}
+
+export interface CommentRecord {
+  id: number
+  nodeId: string
+  issueNumber: number
+  body: string
+  user: string
+  createdAt: string
+  updatedAt: string
+}
+
+export type ReactionContent = '+1' | '-1' | 'laugh' | 'confused' | 'heart' | 'hooray' | 'rocket' | 'eyes'
+
+export interface ReactionRecord {
+  id: number
+  nodeId: string
+  /** What was reacted to: an issue or pull request (by number) or an issue comment (by id). */
+  subject: 'issue' | 'comment'
+  subjectId: number
+  content: ReactionContent
+  user: string
+  createdAt: string
+}
+
+export interface LabelRecord {
+  id: number
+  nodeId: string
+  name: string
+  color: string
+  description: string | null
+  default: boolean
+}
+
+/** Make the next matching request(s) fail with this response, whatever the request was. */
+export interface InjectedFailure {
+  operationId: string
+  status: number
+  body?: unknown
+  headers?: Record<string, string>
+  /** How many requests it applies to; default 1. */
+  times?: number
+}
+
+export interface Failures {
+  /**
+   * The setting "Allow GitHub Actions to create and approve pull requests" is off: creating a pull request
+   * with a token that acts as github-actions[bot] fails with 403 (a PAT or App token still works).
+   */
+  actionsCannotCreatePullRequests: boolean
+  /**
+   * GitHub's node index lags behind a new pull request: for each PR created through the API, the first N
+   * label additions and reviewer requests on it fail with 422 "Could not resolve to a node with the global id…".
+   */
+  unresolvedNodeAfterCreate: { labels: number; reviewers: number }
+  /** Generic one-shot failures, matched by operationId, consumed in order. */
+  next: InjectedFailure[]
+}
+
+export const GITHUB_ACTIONS_BOT = 'github-actions[bot]'
+
+export interface GitHubStateOptions {
+  owner?: string
+  repo?: string
+  defaultBranch?: string
+  private?: boolean
+  ownerType?: AccountType
+  /** A bare git repository standing for the remote: branch heads and "No commits between" come from it. */
+  gitDir?: string
+  /** What the html_url fields start with. */
+  serverUrl?: string
+  clock?: () => Date
+}
+
+const ROLE_RANK: Record<RepoRole, number> = { none: 0, read: 1, triage: 2, write: 3, maintain: 4, admin: 5 }
+
+export class GitHubState {
+  readonly repo: RepoSettings
+  readonly accounts = new Map<string, Account>()
+  /** Login → role on the repository. Accounts without an entry have `read` on a public repo, `none` on a private one. */
+  readonly roles = new Map<string, RepoRole | CustomRole>()
+  /** Token → login it acts as. Tokens not listed act as `defaultActor` (what GITHUB_TOKEN is). */
+  readonly tokens = new Map<string, string>()
+  defaultActor = GITHUB_ACTIONS_BOT
+  /** Team slugs of the organisation that can be requested as reviewers. */
+  readonly teams = new Set<string>()
+  /** Branch → sha, used when there is no gitDir. Unknown branches get a made-up sha unless strictBranches. */
+  readonly branches = new Map<string, string>()
+  strictBranches = false
+  gitDir?: string
+  serverUrl: string
+  clock: () => Date
+
+  readonly issues: IssueRecord[] = []
+  readonly pulls: PullRecord[] = []
+  readonly comments: CommentRecord[] = []
+  readonly reactions: ReactionRecord[] = []
+  /** Repository labels by name (adding an unknown label to an issue creates it, as GitHub does). */
+  readonly labels = new Map<string, LabelRecord>()
+  readonly failures: Failures = {
+    actionsCannotCreatePullRequests: false,
+    unresolvedNodeAfterCreate: { labels: 0, reviewers: 0 },
+    next: []
+  }
+  /** Remaining "Could not resolve to a node" failures per `labels:<n>` / `reviewers:<n>`. */
+  readonly pendingUnresolved = new Map<string, number>()
+
+  private nextNumber = 1
+  private nextId = 1000
+
+  constructor(options: GitHubStateOptions = {}) {
+    this.serverUrl = options.serverUrl ?? 'https://github.com'
+    this.clock = options.clock ?? (() => new Date())
+    this.gitDir = options.gitDir
+    const owner = options.owner ?? 'octo-org'
+    this.repo = {
+      owner,
+      name: options.repo ?? 'octo-repo',
+      id: this.newId(),
+      defaultBranch: options.defaultBranch ?? 'main',
+      private: options.private ?? false,
+      description: 'A repository standing in for a real one'
+    }
+    this.addAccount(owner, { type: options.ownerType ?? 'Organization' })
+    this.accounts.set(GITHUB_ACTIONS_BOT, {
+      login: GITHUB_ACTIONS_BOT,
+      id: 41898282,
+      type: 'Bot',
+      name: null
+    })
+  }
+
+  get fullName(): string {
+    return `${this.repo.owner}/${this.repo.name}`
+  }
+
+  /** An ISO timestamp as GitHub writes it (seconds, `Z`). */
+  now(): string {
+    return timestamp(this.clock())
+  }
+
+  newId(): number {
+    return this.nextId++
+  }
+
+  nodeId(prefix: string, id: number): string {
+    return `${prefix}_kwDO${Buffer.from(`${this.repo.id}:${id}`).toString('base64url')}`
+  }
+
+  // --- accounts and roles ---
+
+  addAccount(login: string, options: { type?: AccountType; name?: string | null } = {}): Account {
+    const account: Account = {
+      login,
+      id: this.newId(),
+      type: options.type ?? 'User',
+      name: options.name ?? null
+    }
+    this.accounts.set(login.toLowerCase(), account)
+    return account
+  }
+
+  /** Adds a user (or bot) with a role on the repository; `role` may be a custom role with a base role. */
+  addUser(
+    login: string,
+    options: { role?: RepoRole | CustomRole; type?: AccountType; name?: string } = {}
+  ): Account {
+    const account = this.addAccount(login, { type: options.type, name: options.name })
+    if (options.role) this.roles.set(login.toLowerCase(), options.role)
+    return account
+  }
+
+  account(login: string): Account | undefined {
+    return this.accounts.get(login.toLowerCase())
+  }
+
+  /** The role name GitHub reports in `role_name`, and the legacy `permission`. */
+  roleOf(login: string): {
+    roleName: string
+    permission: 'admin' | 'write' | 'read' | 'none'
+    base: RepoRole
+  } {
+    const account = this.account(login)
+    let role: RepoRole | CustomRole | undefined = this.roles.get(login.toLowerCase())
+    if (!role && account && account.login.toLowerCase() === this.repo.owner.toLowerCase()) role = 'admin'
+    if (!role) role = this.repo.private ? 'none' : 'read'
+    const base = typeof role === 'string' ? role : role.base
+    const roleName = typeof role === 'string' ? role : role.roleName
+    const permission =
+      base === 'admin'
+        ? 'admin'
+        : base === 'maintain' || base === 'write'
+          ? 'write'
+          : base === 'none'
+            ? 'none'
+            : 'read'
+    return { roleName, permission, base }
+  }
+
+  hasRole(login: string, atLeast: RepoRole): boolean {
+    return ROLE_RANK[this.roleOf(login).base] >= ROLE_RANK[atLeast]
+  }
+
+  /** Whether the login was given a role explicitly (a collaborator), as opposed to public read access. */
+  isCollaborator(login: string): boolean {
+    return this.roles.has(login.toLowerCase()) || login.toLowerCase() === this.repo.owner.toLowerCase()
+  }
+
+  /** Which login a token acts as. */
+  actorFor(token: string | undefined): string {
+    if (!token) return this.defaultActor
+    return this.tokens.get(token) ?? this.defaultActor
+  }
+
+  // --- branches ---
+
+  /** The sha a branch points at, or undefined when it does not exist. */
+  branchSha(branch: string): string | undefined {
+    if (this.gitDir) {
+      try {
+        return execFileSync(
+          'git',
+          ['--git-dir', this.gitDir, 'rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`],
+          {
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore']
+          }
+        ).trim()
+      } catch {
+        return undefined
+      }
+    }
+    const known = this.branches.get(branch)
+    if (known || this.strictBranches) return known
+    const made = createHash('sha1').update(`${branch}:${this.branches.size}`).digest('hex')
+    this.branches.set(branch, made)
+    return made
+  }
+
+  /** How many commits head has that base has not (0 means GitHub's "No commits between"). */
+  commitsAhead(base: string, head: string): number {
+    if (this.gitDir) {
+      try {
+        return Number(
+          execFileSync(
+            'git',
+            ['--git-dir', this.gitDir, 'rev-list', '--count', `refs/heads/${base}..refs/heads/${head}`],
+            {
+              encoding: 'utf8',
+              stdio: ['ignore', 'pipe', 'ignore']
+            }
+          ).trim()
+        )
+      } catch {
+        return 0
+      }
+    }
+    return this.branchSha(base) === this.branchSha(head) ? 0 : 1
+  }
+
+  // --- issues, pulls, comments ---
+
+  /** Issue or pull request by number (they share numbers, as on GitHub). */
+  issueOrPull(number: number): IssueRecord | PullRecord | undefined {
+    return this.pulls.find(p => p.number === number) ?? this.issues.find(i => i.number === number)
+  }
+
+  pull(number: number): PullRecord | undefined {
+    return this.pulls.find(p => p.number === number)
+  }
+
+  isPull(record: IssueRecord): record is PullRecord {
+    return 'head' in record
+  }
+
+  /** Seeds an issue (as if a person had opened it before the run). */
+  addIssue(fields: Partial<IssueRecord> & { title: string }): IssueRecord {
+    const number = this.nextNumber++
+    const id = this.newId()
+    const now = this.now()
+    const issue: IssueRecord = {
+      number,
+      id,
+      nodeId: this.nodeId('I', id),
+      body: null,
+      state: 'open',
+      stateReason: null,
+      user: this.repo.owner,
+      labels: [],
+      assignees: [],
+      locked: false,
+      createdAt: now,
+      updatedAt: now,
+      closedAt: null,
+      ...fields
+    }
+    for (const label of issue.labels) this.ensureLabel(label)
+    this.issues.push(issue)
+    return issue
+  }
+
+  /** Seeds a pull request; `headOwner`/`headRepo` different from the repository make it a fork PR. */
+  addPull(fields: Partial<PullRecord> & { title: string; head: string }): PullRecord {
+    const number = this.nextNumber++
+    const id = this.newId()
+    const now = this.now()
+    const pull: PullRecord = {
+      number,
+      id,
+      nodeId: this.nodeId('PR', id),
+      body: null,
+      state: 'open',
+      stateReason: null,
+      user: this.repo.owner,
+      labels: [],
+      assignees: [],
+      locked: false,
+      createdAt: now,
+      updatedAt: now,
+      closedAt: null,
+      headOwner: this.repo.owner,
+      headRepo: this.repo.name,
+      headSha: '',
+      base: this.repo.defaultBranch,
+      draft: false,
+      merged: false,
+      maintainerCanModify: false,
+      requestedReviewers: [],
+      requestedTeams: [],
+      ...fields
+    }
+    if (!pull.headSha) pull.headSha = this.branchSha(pull.head) ?? '0'.repeat(40)
+    for (const label of pull.labels) this.ensureLabel(label)
+    this.pulls.push(pull)
+    return pull
+  }
+
+  /** Seeds an issue comment (created/updated times may be set to model edits made after a trigger). */
+  addComment(issueNumber: number, fields: Partial<CommentRecord> & { body: string }): CommentRecord {
+    const id = this.newId()
+    const now = this.now()
+    const comment: CommentRecord = {
+      id,
+      nodeId: this.nodeId('IC', id),
+      issueNumber,
+      user: this.repo.owner,
+      createdAt: now,
+      updatedAt: now,
+      ...fields
+    }
+    this.comments.push(comment)
+    return comment
+  }
+
+  comment(id: number): CommentRecord | undefined {
+    return this.comments.find(c => c.id === id)
+  }
+
+  ensureLabel(name: string): LabelRecord {
+    const existing = [...this.labels.values()].find(l => l.name.toLowerCase() === name.toLowerCase())
+    if (existing) return existing
+    const id = this.newId()
+    const label: LabelRecord = {
+      id,
+      nodeId: this.nodeId('LA', id),
+      name,
+      color: 'ededed',
+      description: null,
+      default: false
+    }
+    this.labels.set(name, label)
+    return label
+  }
+
+  /** Reactions on an issue/PR (by number) or on a comment (by id). */
+  reactionsOn(subject: 'issue' | 'comment', subjectId: number): ReactionRecord[] {
+    return this.reactions.filter(r => r.subject === subject && r.subjectId === subjectId)
+  }
+}
+
+export function timestamp(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z')
+}
