@@ -3,7 +3,7 @@
 //   const server = await startAnthropicServer({ script: [claudeWrite('a.txt', 'hi\n'), text('Done.')] })
 //   const run = await runAgentCli('claude', { cwd, env: claudeEnv(server.url, home), args: claudeArgs(), prompt })
 import { spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -196,6 +196,8 @@ export function codexArgs(options: CodexArgsOptions = {}): string[] {
 }
 
 export interface AgentRun {
+  /** The CLI's pid, which is also its process group id (it runs detached, so a kill takes the whole tree). */
+  pid: number
   exitCode: number | null
   signal: NodeJS.Signals | null
   stdout: string
@@ -214,6 +216,71 @@ export interface RunAgentOptions {
   timeoutMs?: number
   /** Called with each stdout line as it arrives; return true to kill the CLI there (a budget kill). */
   onLine?: (line: string) => boolean | void
+  /**
+   * How a kill (timeout or onLine) is done. 'tree' (default) signals the process group and every descendant found
+   * through /proc; 'group' only the process group, which misses the tools' commands: claude runs each Bash command
+   * in a new session, codex each command in its own PTY session.
+   */
+  kill?: 'tree' | 'group'
+  /** Kills the CLI when aborted. */
+  abort?: AbortSignal
+}
+
+interface ProcessInfo {
+  pid: number
+  state: string
+  ppid: number
+  pgrp: number
+  cmdline: string
+}
+
+/** Every process from /proc (Linux), zombies included. */
+function listProcesses(): ProcessInfo[] {
+  const found: ProcessInfo[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      // pid (comm) state ppid pgrp …: comm may hold spaces and parentheses, so split after the last ')'.
+      const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' ')
+      found.push({ pid: Number(entry), state, ppid: Number(ppid), pgrp: Number(pgrp), cmdline })
+    } catch {
+      // gone while we looked
+    }
+  }
+  return found
+}
+
+/** The pids of every descendant of `pid`, found through parent links (before the parent dies). */
+function descendants(pid: number): number[] {
+  const all = listProcesses()
+  const found: number[] = []
+  let frontier = [pid]
+  while (frontier.length > 0) {
+    const children = all.filter(proc => frontier.includes(proc.ppid)).map(proc => proc.pid)
+    found.push(...children)
+    frontier = children
+  }
+  return found
+}
+
+/**
+ * Living processes left in a finished run's process group. Zombies do not count: in a container whose PID 1 does
+ * not reap, a killed CLI's native child stays a zombie forever.
+ */
+export function survivorsInGroup(run: AgentRun): number[] {
+  return listProcesses()
+    .filter(proc => proc.pgrp === run.pid && proc.state !== 'Z')
+    .map(proc => proc.pid)
+}
+
+/** Living processes whose command line contains `marker` (a tool command can leave the group: codex runs
+ * commands in a PTY, in their own session). */
+export function survivorsMatching(marker: string): number[] {
+  return listProcesses()
+    .filter(proc => proc.cmdline.includes(marker) && proc.state !== 'Z' && proc.pid !== process.pid)
+    .map(proc => proc.pid)
 }
 
 /** Runs a real agent CLI to the end and collects its output. */
@@ -225,14 +292,21 @@ export function runAgentCli(name: AgentName, options: RunAgentOptions): Promise<
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true
   })
-  const kill = (): void => {
+  const signal = (pid: number): void => {
     try {
-      if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL')
+      process.kill(pid, 'SIGKILL')
     } catch {
       // already gone
     }
   }
+  const kill = (): void => {
+    if (child.pid === undefined) return
+    const tree = options.kill === 'group' ? [] : descendants(child.pid)
+    signal(-child.pid)
+    tree.forEach(signal)
+  }
   const timer = setTimeout(kill, options.timeoutMs ?? 120000)
+  options.abort?.addEventListener('abort', kill, { once: true })
   let stdout = ''
   let stderr = ''
   let pending = ''
@@ -253,6 +327,7 @@ export function runAgentCli(name: AgentName, options: RunAgentOptions): Promise<
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer)
       resolve({
+        pid: child.pid ?? -1,
         exitCode,
         signal,
         stdout,

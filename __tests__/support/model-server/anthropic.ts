@@ -200,19 +200,19 @@ async function answer(
   const requestId = `req_scripted_${request.seq}`
   if (turn.kind === 'http-error') {
     const headers: Record<string, string> = { 'request-id': requestId }
-    if (turn.retry === false) headers['x-should-retry'] = 'false'
-    if (turn.retry === true) headers['x-should-retry'] = 'true'
+    if (turn.retry !== undefined) headers['x-should-retry'] = String(turn.retry)
+    const error = { type: turn.errorType, message: turn.message, ...turn.errorFields }
     sendJson(
       response,
       turn.status,
-      { type: 'error', error: { type: turn.errorType, message: turn.message }, request_id: requestId },
-      headers
+      { type: 'error', error, request_id: requestId },
+      { ...headers, ...turn.headers }
     )
     return
   }
   if (!request.stream) return answerWhole(response, request, turn, id, requestId)
 
-  startSse(response, { 'request-id': requestId })
+  startSse(response, { 'request-id': requestId, ...turn.headers })
   const usage = wireUsage(turn)
   sse(response, 'message_start', {
     message: {
@@ -291,7 +291,7 @@ async function answerWhole(
       error: { type: turn.errorType, message: turn.message },
       request_id: requestId
     }
-    sendJson(response, 500, body, { 'request-id': requestId })
+    sendJson(response, 500, body, { 'request-id': requestId, ...turn.headers })
     return
   }
   const message = {
@@ -306,7 +306,7 @@ async function answerWhole(
   }
   const bytes = Buffer.from(JSON.stringify(message))
   if (turn.kind !== 'abrupt-end') {
-    response.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId })
+    response.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId, ...turn.headers })
     response.end(bytes)
     return
   }
@@ -314,7 +314,8 @@ async function answerWhole(
   response.writeHead(200, {
     'content-type': 'application/json',
     'request-id': requestId,
-    'content-length': `${bytes.length}`
+    'content-length': `${bytes.length}`,
+    ...turn.headers
   })
   response.write(bytes.subarray(0, Math.floor(bytes.length / 2)))
   if (!(await waitUnlessClosed(response, turn.stallMs ?? 0))) return

@@ -164,13 +164,15 @@ async function answer(response: ServerResponse, request: ModelRequest, turn: Tur
   const requestId = `req_scripted_${request.seq}`
   if (turn.kind === 'http-error') {
     const headers: Record<string, string> = { 'x-request-id': requestId }
-    if (turn.retry === false) headers['x-should-retry'] = 'false'
-    sendJson(
-      response,
-      turn.status,
-      { error: { message: turn.message, type: turn.errorType, code: turn.errorType, param: null } },
-      headers
-    )
+    if (turn.retry !== undefined) headers['x-should-retry'] = String(turn.retry)
+    const error = {
+      message: turn.message,
+      type: turn.errorType,
+      code: turn.errorType,
+      param: null,
+      ...turn.errorFields
+    }
+    sendJson(response, turn.status, { error }, { ...headers, ...turn.headers })
     return
   }
 
@@ -184,7 +186,7 @@ async function answer(response: ServerResponse, request: ModelRequest, turn: Tur
     model: request.model,
     output: [] as unknown[]
   }
-  startSse(response, { 'x-request-id': requestId })
+  startSse(response, { 'x-request-id': requestId, ...turn.headers })
   event('response.created', { response: { ...base, status: 'in_progress' } })
   event('response.in_progress', { response: { ...base, status: 'in_progress' } })
 

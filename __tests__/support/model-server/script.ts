@@ -24,18 +24,20 @@ export const DEFAULT_USAGE: Required<Usage> = {
   reasoning: 0
 }
 
-export interface Timing {
+export interface TurnOptions {
   /** Wait this long before answering at all (no status line yet): a slow model, for time and budget kills. */
   delayMs?: number
   /** Start the stream, send the first delta, then wait this long before the rest: a kill mid-turn. */
   stallMs?: number
+  /** Extra response headers, e.g. anthropic-ratelimit-unified-* or retry-after. */
+  headers?: Record<string, string>
 }
 
 /**
  * Call one of the agent's tools. Claude: `Write` {file_path, content}, `Bash` {command}; codex: `exec_command`
  * {cmd}, or the freeform `apply_patch` whose input is a string (a Responses API custom tool call).
  */
-export interface ToolTurn extends Timing {
+export interface ToolTurn extends TurnOptions {
   kind: 'tool'
   name: string
   input: Record<string, unknown> | string
@@ -45,14 +47,14 @@ export interface ToolTurn extends Timing {
 }
 
 /** A final answer: the agent stops. */
-export interface TextTurn extends Timing {
+export interface TextTurn extends TurnOptions {
   kind: 'text'
   text: string
   usage?: Usage
 }
 
 /** An HTTP error instead of a response. */
-export interface HttpErrorTurn extends Timing {
+export interface HttpErrorTurn extends TurnOptions {
   kind: 'http-error'
   status: number
   /** Anthropic `error.type` (overloaded_error, invalid_request_error, api_error…) or OpenAI `error.code`. */
@@ -60,10 +62,12 @@ export interface HttpErrorTurn extends Timing {
   message: string
   /** false sends `x-should-retry: false`, which claude (the Anthropic SDK) obeys: no retries on 5xx/529. */
   retry?: boolean
+  /** More fields of the `error` object, e.g. codex's usage limit: { resets_in_seconds: 3600 }. */
+  errorFields?: Record<string, unknown>
 }
 
 /** The stream starts fine, then reports an error in-band (Anthropic `error` event, OpenAI `response.failed`). */
-export interface StreamErrorTurn extends Timing {
+export interface StreamErrorTurn extends TurnOptions {
   kind: 'stream-error'
   errorType: string
   message: string
@@ -71,13 +75,16 @@ export interface StreamErrorTurn extends Timing {
 }
 
 /** The stream starts, sends part of a text, then stops without its closing events. */
-export interface AbruptEndTurn extends Timing {
+export interface AbruptEndTurn extends TurnOptions {
   kind: 'abrupt-end'
   /** 'end': the response ends cleanly at the HTTP level; 'reset': the connection is destroyed. */
   how: 'end' | 'reset'
   partialText: string
   usage?: Usage
 }
+
+/** Options of the tool-call builders: timing, headers, usage, and text said before the call. */
+export type ToolOptions = TurnOptions & { usage?: Usage; text?: string }
 
 export type Turn = ToolTurn | TextTurn | HttpErrorTurn | StreamErrorTurn | AbruptEndTurn
 
@@ -154,54 +161,46 @@ export function always(turn: Turn): Script {
 
 // ---- turn builders ----
 
-export function text(value: string, options: Timing & { usage?: Usage } = {}): TextTurn {
+export function text(value: string, options: TurnOptions & { usage?: Usage } = {}): TextTurn {
   return { kind: 'text', text: value, ...options }
 }
 
 export function toolCall(
   name: string,
   input: Record<string, unknown> | string,
-  options: Timing & { usage?: Usage; text?: string } = {}
+  options: ToolOptions = {}
 ): ToolTurn {
   return { kind: 'tool', name, input, ...options }
 }
 
 /** Claude's `Write` tool. A relative path is resolved against the agent's working directory. */
-export function claudeWrite(
-  filePath: string,
-  content: string,
-  options: Timing & { usage?: Usage } = {}
-): TurnSource {
+export function claudeWrite(filePath: string, content: string, options: ToolOptions = {}): TurnSource {
   return (request: ModelRequest) =>
     toolCall('Write', { file_path: inCwd(request, filePath), content }, options)
 }
 
 /** Claude's `Read` tool (claude refuses to Write over a file it has not Read in the same session). */
-export function claudeRead(filePath: string, options: Timing & { usage?: Usage } = {}): TurnSource {
+export function claudeRead(filePath: string, options: ToolOptions = {}): TurnSource {
   return (request: ModelRequest) => toolCall('Read', { file_path: inCwd(request, filePath) }, options)
 }
 
 /** Claude's `Bash` tool. */
-export function claudeBash(command: string, options: Timing & { usage?: Usage } = {}): ToolTurn {
+export function claudeBash(command: string, options: ToolOptions = {}): ToolTurn {
   return toolCall('Bash', { command, description: 'Run a scripted command' }, options)
 }
 
 /** Codex's shell tool (`exec_command` {cmd}), run in the agent's working directory. */
-export function codexExec(cmd: string, options: Timing & { usage?: Usage } = {}): ToolTurn {
+export function codexExec(cmd: string, options: ToolOptions = {}): ToolTurn {
   return toolCall('exec_command', { cmd }, options)
 }
 
 /** Codex's freeform `apply_patch` tool with a patch in its own format (shown as a file_change item). */
-export function codexApplyPatch(patch: string, options: Timing & { usage?: Usage } = {}): ToolTurn {
+export function codexApplyPatch(patch: string, options: ToolOptions = {}): ToolTurn {
   return toolCall('apply_patch', patch, options)
 }
 
 /** A codex `apply_patch` that creates a file (path relative to the agent's working directory). */
-export function codexAddFile(
-  path: string,
-  content: string,
-  options: Timing & { usage?: Usage } = {}
-): ToolTurn {
+export function codexAddFile(path: string, content: string, options: ToolOptions = {}): ToolTurn {
   const lines = content.replace(/\n$/, '').split('\n')
   const patch = [
     '*** Begin Patch',
@@ -215,7 +214,7 @@ export function codexAddFile(
 export function httpError(
   status: number,
   errorType: string,
-  options: Timing & { message?: string; retry?: boolean } = {}
+  options: TurnOptions & { message?: string; retry?: boolean; errorFields?: Record<string, unknown> } = {}
 ): HttpErrorTurn {
   const { message = `scripted ${errorType}`, ...rest } = options
   return { kind: 'http-error', status, errorType, message, ...rest }
@@ -223,7 +222,7 @@ export function httpError(
 
 export function streamError(
   errorType: string,
-  options: Timing & { message?: string; usage?: Usage } = {}
+  options: TurnOptions & { message?: string; usage?: Usage } = {}
 ): StreamErrorTurn {
   const { message = `scripted ${errorType}`, ...rest } = options
   return { kind: 'stream-error', errorType, message, ...rest }
@@ -231,7 +230,7 @@ export function streamError(
 
 export function abruptEnd(
   how: 'end' | 'reset' = 'end',
-  options: Timing & { partialText?: string; usage?: Usage } = {}
+  options: TurnOptions & { partialText?: string; usage?: Usage } = {}
 ): AbruptEndTurn {
   const { partialText = 'I will now edit the fi', ...rest } = options
   return { kind: 'abrupt-end', how, partialText, ...rest }
