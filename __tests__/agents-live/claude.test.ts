@@ -1,7 +1,16 @@
 // The real Claude Code CLI (pinned in scripts/install-agent-clis.json) against the scripted Anthropic server.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { claudeArgs, claudeEnv, CLAUDE_TEST_MODEL, runAgentCli, type AgentRun } from '../support/agents.js'
+import {
+  claudeArgs,
+  claudeEnv,
+  CLAUDE_TEST_MODEL,
+  survivorsInGroup,
+  survivorsMatching,
+  runAgentCli,
+  type AgentRun,
+  type RunAgentOptions
+} from '../support/agents.js'
 import {
   abruptEnd,
   always,
@@ -38,23 +47,20 @@ afterEach(async () => {
 
 afterAll(() => timings.print('claude'))
 
-async function runClaude(
-  name: string,
-  script: Script,
-  options: {
-    prompt?: string
-    maxRetries?: number
-    extra?: string[]
-    onLine?: (line: string) => boolean | void
-  } = {}
-): Promise<AgentRun> {
+type LiveOptions = { prompt?: string; maxRetries?: number; extra?: string[] } & Pick<
+  RunAgentOptions,
+  'onLine' | 'kill' | 'abort'
+>
+
+async function runClaude(name: string, script: Script, options: LiveOptions = {}): Promise<AgentRun> {
+  const { prompt, maxRetries, extra, ...control } = options
   server ??= await startAnthropicServer({ script })
   const run = await runAgentCli('claude', {
     cwd: workspace.cwd,
-    env: claudeEnv(server.url, workspace.home, { maxRetries: options.maxRetries }),
-    args: claudeArgs({ extra: options.extra }),
-    prompt: options.prompt ?? 'Create hello.txt, then show it.',
-    onLine: options.onLine
+    env: claudeEnv(server.url, workspace.home, { maxRetries }),
+    args: claudeArgs({ extra }),
+    prompt: prompt ?? 'Create hello.txt, then show it.',
+    ...control
   })
   timings.add(name, run)
   return run
@@ -266,8 +272,35 @@ describeWithAgent('claude')('the real claude CLI against a scripted Anthropic se
 
     expect(run.signal).toBe('SIGKILL')
     expect(killedAt).toBeGreaterThan(0)
+    expect(survivorsInGroup(run)).toEqual([])
     expect(run.events.some(event => event.type === 'result')).toBe(false)
     recordOrCompare('claude-killed-mid-run.jsonl', run, workspace, server!.url)
+  })
+
+  // Claude starts each Bash command in a new session: a kill of its process group alone leaves the command running.
+  it.each([
+    ['group', 'outlives'],
+    ['tree', 'dies with']
+  ] as const)('a Bash command, on a %s kill, %s the CLI (it runs in its own session)', async (kill, fate) => {
+    const marker = `ralph-live-${process.pid}-${kill}-${Date.now()}`
+    const abort = new AbortController()
+    const run = await runClaude(
+      `killed (${kill}) while a Bash command runs`,
+      [claudeBash(`node -e 'setTimeout(() => {}, 30000)' ${marker}`), text('never sent')],
+      {
+        kill,
+        abort: abort.signal,
+        // Give the command a second to start once claude says the task started.
+        onLine: line =>
+          void (line.includes('"subtype":"task_started"') && setTimeout(() => abort.abort(), 1000))
+      }
+    )
+    await new Promise(resolve => setTimeout(resolve, 300))
+    const survivors = survivorsMatching(marker)
+    survivors.forEach(pid => process.kill(pid, 'SIGKILL'))
+
+    expect(run.signal).toBe('SIGKILL')
+    expect(survivors.length > 0).toBe(fate === 'outlives')
   })
 
   it('serves a two-iteration loop: a failing edit in iteration 1, the fix in iteration 2', async () => {
