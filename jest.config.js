@@ -6,6 +6,8 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }] },
   testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
+  // The real agent CLIs are a separate tier: npm run test:agents.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/__tests__/agents-live/'],
   testTimeout: 60000,
   // Integration tests spawn real processes; two workers keep a 2-core machine responsive.
   maxWorkers: 2
