@@ -62,7 +62,7 @@ async function runClaude(name: string, script: Script, options: LiveOptions = {}
     prompt: prompt ?? 'Create hello.txt, then show it.',
     ...control
   })
-  timings.add(name, run)
+  timings.add(name, run, server)
   return run
 }
 
@@ -272,6 +272,8 @@ describeWithAgent('claude')('the real claude CLI against a scripted Anthropic se
 
     expect(run.signal).toBe('SIGKILL')
     expect(killedAt).toBeGreaterThan(0)
+    // The issue's goal for the engine: from the usage event that crosses the budget to the tree gone, ≤ 1 s.
+    expect(run.killLatencyMs).toBeLessThan(1000)
     expect(survivorsInGroup(run)).toEqual([])
     expect(run.events.some(event => event.type === 'result')).toBe(false)
     recordOrCompare('claude-killed-mid-run.jsonl', run, workspace, server!.url)

@@ -59,7 +59,7 @@ async function runCodex(name: string, script: Script, options: LiveOptions = {})
     prompt: prompt ?? 'Create hello.txt, then show it.',
     ...control
   })
-  timings.add(name, run)
+  timings.add(name, run, server)
   return run
 }
 

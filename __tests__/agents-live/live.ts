@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseJsonLines, whyNotInstalled, type AgentName, type AgentRun } from '../support/agents.js'
+import type { ScriptedServer } from '../support/model-server/index.js'
 
 export const STREAMS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'streams')
 /** Set RECORD_STREAMS=1 to (re)write the recorded streams in __tests__/fixtures/streams/. */
@@ -98,15 +99,19 @@ export function recordOrCompare(
 
 /** Wall-clock times of the real CLI runs, printed once per test file. */
 export class Timings {
-  private readonly rows: Array<[string, number]> = []
+  private readonly rows: string[] = []
 
-  add(name: string, run: AgentRun): void {
-    this.rows.push([name, run.durationMs])
+  /** Records a run; with the server, also the start-up time (spawn to first model request). */
+  add(name: string, run: AgentRun, server?: ScriptedServer): void {
+    const seconds = (ms: number): string => `${(ms / 1000).toFixed(2).padStart(5)} s`
+    const first = server?.requests.find(request => request.at >= run.startedAt)
+    const startup = first ? seconds(first.at.getTime() - run.startedAt.getTime()) : '      -'
+    const kill = run.killLatencyMs === undefined ? '' : `, killed in ${Math.round(run.killLatencyMs)} ms`
+    this.rows.push(`  ${seconds(run.durationMs)}  ${startup}  ${name}${kill}`)
   }
 
   print(agent: string): void {
     if (this.rows.length === 0) return
-    const lines = this.rows.map(([name, ms]) => `  ${(ms / 1000).toFixed(2).padStart(6)} s  ${name}`)
-    console.info(`Real ${agent} CLI runs:\n${lines.join('\n')}`)
+    console.info(`Real ${agent} CLI runs (total, start-up to first request):\n${this.rows.join('\n')}`)
   }
 }

@@ -205,6 +205,10 @@ export interface AgentRun {
   /** stdout parsed line by line; lines that are not JSON are kept as { unparsed: line }. */
   events: Array<Record<string, unknown>>
   durationMs: number
+  /** When the CLI was spawned: compare with the server's first request to see the start-up time. */
+  startedAt: Date
+  /** From the kill (timeout, onLine or abort) to the CLI's exit, when it was killed. */
+  killLatencyMs?: number
 }
 
 export interface RunAgentOptions {
@@ -286,6 +290,8 @@ export function survivorsMatching(marker: string): number[] {
 /** Runs a real agent CLI to the end and collects its output. */
 export function runAgentCli(name: AgentName, options: RunAgentOptions): Promise<AgentRun> {
   const started = performance.now()
+  const startedAt = new Date()
+  let killedAt: number | undefined
   const child = spawn(agentBin(name), options.args, {
     cwd: options.cwd,
     env: options.env,
@@ -301,6 +307,7 @@ export function runAgentCli(name: AgentName, options: RunAgentOptions): Promise<
   }
   const kill = (): void => {
     if (child.pid === undefined) return
+    killedAt ??= performance.now()
     const tree = options.kill === 'group' ? [] : descendants(child.pid)
     signal(-child.pid)
     tree.forEach(signal)
@@ -326,6 +333,7 @@ export function runAgentCli(name: AgentName, options: RunAgentOptions): Promise<
     child.on('error', reject)
     child.on('close', (exitCode, signal) => {
       clearTimeout(timer)
+      const ended = performance.now()
       resolve({
         pid: child.pid ?? -1,
         exitCode,
@@ -333,7 +341,9 @@ export function runAgentCli(name: AgentName, options: RunAgentOptions): Promise<
         stdout,
         stderr,
         events: parseJsonLines(stdout),
-        durationMs: performance.now() - started
+        durationMs: ended - started,
+        startedAt,
+        killLatencyMs: killedAt === undefined ? undefined : ended - killedAt
       })
     })
   })
