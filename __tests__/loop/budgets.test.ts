@@ -3,7 +3,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
 import { createCostMeter, type CostMeter, type LoopEvent } from '../../src/loop/index.js'
-import { harness, isAlive, pidsIn, waitForFile, type Harness } from './harness.js'
+import { harness, isAlive, pidsIn, waitFor, waitForFile, type Harness } from './harness.js'
 
 let h: Harness
 beforeEach(() => {
@@ -138,8 +138,9 @@ test('a run cancelled mid-agent kills the tree and leaves a complete record sayi
   const controller = new AbortController()
   const running = h.run({ maxIterations: 5 }, { signal: controller.signal })
   await waitForFile(path.join(h.tools, 'started'))
-  // While the agent runs, status.json already names the iteration in flight.
-  expect(h.status()).toMatchObject({ state: 'running', inFlight: 1 })
+  // While the agent runs, status.json soon names the iteration in flight.
+  await waitFor(() => h.status().inFlight === 1)
+  expect(h.status()).toMatchObject({ state: 'running', iterations: [] })
   controller.abort()
   const { result } = await running
   expect(result.stopReason).toBe('cancelled')

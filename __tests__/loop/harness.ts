@@ -109,14 +109,22 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Waits until `file` exists (an agent's "I started" marker). */
-export async function waitForFile(file: string, timeoutMs = 10000): Promise<void> {
+/** Waits until `condition` holds (polling). */
+export async function waitFor(
+  condition: () => boolean,
+  what = 'the condition',
+  timeoutMs = 10000
+): Promise<void> {
   const end = Date.now() + timeoutMs
-  while (!existsSync(file)) {
-    if (Date.now() > end) throw new Error(`${file} did not appear`)
+  while (!condition()) {
+    if (Date.now() > end) throw new Error(`${what} did not happen`)
     await new Promise(resolve => setTimeout(resolve, 20))
   }
 }
+
+/** Waits until `file` exists (an agent's "I started" marker). */
+export const waitForFile = (file: string, timeoutMs = 10000): Promise<void> =>
+  waitFor(() => existsSync(file), `${file} appearing`, timeoutMs)
 
 export function pidsIn(file: string): number[] {
   return readFileSync(file, 'utf8').split(/\s+/).filter(Boolean).map(Number)

@@ -26,13 +26,18 @@ export interface Workspace {
   treeHash(): Promise<string>
   /** The change from `start` (a commit or tree) to `current` (default: the work tree now). */
   diffSinceStart(start: string, current?: string, maxPatchChars?: number): Promise<WorkspaceDiff>
-  /** Commits everything in the work tree; answers the new commit, or undefined when nothing changed. */
-  commitAll(message: string): Promise<string | undefined>
+  /**
+   * Commits everything in the work tree; answers the new commit, or undefined when nothing changed.
+   * `tree`, the work tree's hash when known, lets an unchanged tree skip git altogether.
+   */
+  commitAll(message: string, tree?: string): Promise<string | undefined>
   /** Removes the temporary files the workspace made (its scratch index). */
   dispose(): Promise<void>
 }
 
 export const DIFF_PATCH_CHARS = 5000
+/** Bytes kept for `git diff --stat` (a line per file). */
+const STAT_BYTES = 256 * 1024
 
 // Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
 const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' }
@@ -40,6 +45,8 @@ const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.nor
 export class GitWorkspace implements Workspace {
   private scratch?: { dir: string; index: string }
   private identityEnv?: NodeJS.ProcessEnv
+  /** The tree of the last commit this workspace made (or of HEAD, once asked). */
+  private committedTree?: string
 
   private constructor(readonly root: string) {}
 
@@ -78,16 +85,27 @@ export class GitWorkspace implements Workspace {
     maxPatchChars = DIFF_PATCH_CHARS
   ): Promise<WorkspaceDiff> {
     const to = current ?? (await this.treeHash())
-    const base = ['diff', '--no-color', '--no-ext-diff', start, to]
-    const stat = await gitOrThrow([...base.slice(0, 3), '--stat', ...base.slice(3)], { cwd: this.root })
-    // Four bytes a character at most: enough bytes to fill maxPatchChars, then git's output is dropped.
-    const patch = await gitOrThrow(base, { cwd: this.root, maxStdoutBytes: maxPatchChars * 4 + 4 })
-    const text = patch.stdout
-    const truncated = patch.stdoutTruncated || text.length > maxPatchChars
-    return { stat: stat.stdout, patch: text.slice(0, maxPatchChars), patchTruncated: truncated }
+    // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
+    // patch (four bytes a character at most); the rest of git's output is read and dropped.
+    const out = await gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], {
+      cwd: this.root,
+      maxStdoutBytes: STAT_BYTES + maxPatchChars * 4 + 4
+    })
+    const text = out.stdout
+    const split = text.indexOf('\n\ndiff --git ')
+    const stat = split === -1 ? text : text.slice(0, split + 1)
+    const patch = split === -1 ? '' : text.slice(split + 2)
+    const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars
+    return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated }
   }
 
-  async commitAll(message: string): Promise<string | undefined> {
+  async commitAll(message: string, tree?: string): Promise<string | undefined> {
+    if (tree !== undefined) {
+      this.committedTree ??= (
+        await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{tree}'])
+      ).stdout.trim()
+      if (tree === this.committedTree) return undefined
+    }
     await gitOrThrow(['add', '-A'], { cwd: this.root })
     const staged = await this.git(['diff', '--cached', '--quiet'])
     if (staged.exitCode === 0) return undefined
@@ -96,6 +114,7 @@ export class GitWorkspace implements Workspace {
       cwd: this.root,
       env: await this.commitIdentity()
     })
+    this.committedTree = tree
     return this.headSha()
   }
 

@@ -146,9 +146,13 @@ function verdictOf(
   return { verdict: agentVerdict ?? 'ran', success: false }
 }
 
-async function commitIteration(env: LoopEnvironment, iteration: number): Promise<IterationRecord['commit']> {
+async function commitIteration(
+  env: LoopEnvironment,
+  iteration: number,
+  tree: string | undefined
+): Promise<IterationRecord['commit']> {
   try {
-    const sha = await env.workspace.commitAll(`ralph ${env.ralph.name}: iteration ${iteration}`)
+    const sha = await env.workspace.commitAll(`ralph ${env.ralph.name}: iteration ${iteration}`, tree)
     return sha ? { sha } : {}
   } catch (error) {
     return { error: (error as Error).message }
@@ -259,7 +263,7 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
       record.diffStat = env.lastDiff.stat
     }
   }
-  if (config.commit) record.commit = await commitIteration(env, iteration)
+  if (config.commit) record.commit = await commitIteration(env, iteration, record.treeHash)
 
   // 5. The gates.
   env.phase = 'check'

@@ -154,11 +154,14 @@ export class RunRecord {
     return { file: this.relative(file), bytes: Buffer.byteLength(prompt) }
   }
 
-  /** Replaces status.json atomically (write, then rename), so readers never see half a file. */
+  /**
+   * Replaces status.json atomically (write, then rename), so readers never see half a file. It is
+   * rewritten after every iteration, so it is compact while the loop runs and indented once finished.
+   */
   writeStatus(status: LoopStatus): void {
     const file = path.join(this.dir, STATUS_FILE)
     const temp = `${file}.${process.pid}.tmp`
-    writeFileSync(temp, `${JSON.stringify(status, null, 2)}\n`)
+    writeFileSync(temp, `${JSON.stringify(status, null, status.state === 'finished' ? 2 : undefined)}\n`)
     renameSync(temp, file)
   }
 

@@ -13,6 +13,8 @@ import { RunRecord } from './record.js'
 import type { LoopConfig, LoopEvent, LoopPorts, LoopResult, LoopStatus, StopReason } from './types.js'
 
 export const DEFAULT_KILL_GRACE_MS = 3000
+/** An iteration still running after this long is named in status.json (`inFlight`). */
+const IN_FLIGHT_STATUS_DELAY_MS = 200
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 
@@ -190,9 +192,10 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       if (stop) break
 
       status.inFlight = iteration
-      record.writeStatus(status)
+      // Only iterations that last get an "in flight" status.json: fast loops skip the extra write.
+      const cancelInFlight = clock.setTimeout(() => record.writeStatus(status), IN_FLIGHT_STATUS_DELAY_MS)
       emit({ type: 'iteration_started', iteration, maxIterations: config.maxIterations })
-      const outcome = await runIteration(env, iteration)
+      const outcome = await runIteration(env, iteration).finally(cancelInFlight)
       const trip = guard.trip
       if (outcome.interrupted && trip) {
         status.enforcement = {
