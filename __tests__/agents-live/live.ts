@@ -19,7 +19,8 @@ export function describeWithAgent(name: AgentName): typeof describe | typeof des
   const why = whyNotInstalled(name)
   if (!why) return describe
   if (process.env.REQUIRE_AGENT_CLIS === '1') throw new Error(`REQUIRE_AGENT_CLIS=1 but ${why}`)
-  console.warn(`Skipping the live ${name} tests: ${why}`)
+  // Straight to stderr: jest hides console output of a suite whose tests are all skipped.
+  process.stderr.write(`Skipping the live ${name} tests: ${why}\n`)
   return describe.skip
 }
 
