@@ -260,6 +260,8 @@ export class AttemptCounter {
 
 /** Checks a chosen turn against the request: a tool the CLI did not offer is a broken test, not a model choice. */
 export function checkTurn(turn: Turn, request: ModelRequest): string | undefined {
+  if (turn.kind === 'text' && turn.text === SCRIPT_EXHAUSTED)
+    return `request ${request.seq} (turn ${request.turn}) is past the end of its script`
   if (turn.kind !== 'tool' || request.toolNames.includes(turn.name)) return undefined
   return `request ${request.seq}: the script calls tool ${turn.name}, which the CLI did not offer (it offered ${request.toolNames.join(', ')})`
 }
