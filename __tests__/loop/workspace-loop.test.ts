@@ -1,5 +1,5 @@
 // The loop's work tree: per-iteration commits that never include the record, and isolated worktree runs.
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { countRuns, harness, type Harness } from './harness.js'
 
@@ -61,8 +61,13 @@ test('--commit outside a git repository is refused before anything runs', async 
 })
 
 test('a worktree run works on its own branch in its own folder and leaves the checkout alone', async () => {
-  const agent = h.script('agent.sh', `cat >/dev/null\npwd > '${h.tools}/cwd'\necho done > result.txt`)
-  h.writeRalph(`agent: ${agent}\nchecks:\n  - name: result\n    run: test -f result.txt`, 'Work.')
+  const agent = h.script('agent.sh', `cat > '${h.tools}/prompt'\npwd > '${h.tools}/cwd'\necho done > result.txt`)
+  h.writeRalph(
+    `agent: ${agent}\ncommands:\n  - name: where\n    run: ./where.sh\nchecks:\n  - name: result\n    run: test -f result.txt`,
+    'Ralph folder: {{ commands.where }}'
+  )
+  writeFileSync(path.join(h.ralphDir, 'where.sh'), '#!/usr/bin/env bash\npwd\n')
+  chmodSync(path.join(h.ralphDir, 'where.sh'), 0o755)
   h.repo.git('add', '-A')
   h.repo.git('commit', '-q', '-m', 'add ralph')
   const { result } = await h.run({ completionTag: '', commit: true, worktree: { branch: 'ralph/test-run' } })
@@ -71,6 +76,10 @@ test('a worktree run works on its own branch in its own folder and leaves the ch
   const dir = result.worktree?.dir as string
   expect(result.workTree).toBe(dir)
   expect(readFileSync(path.join(h.tools, 'cwd'), 'utf8').trim()).toBe(dir)
+  // `./` commands run from the ralph's folder inside the worktree, not in the checkout.
+  expect(readFileSync(path.join(h.tools, 'prompt'), 'utf8')).toMatch(
+    new RegExp(`^Ralph folder: ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/ralphs/fixer\n`)
+  )
   expect(existsSync(path.join(dir, 'result.txt'))).toBe(true)
   expect(existsSync(path.join(h.repo.dir, 'result.txt'))).toBe(false)
   expect(h.repo.git('log', '--format=%s', '-1', 'ralph/test-run').trim()).toBe('ralph fixer: iteration 1')

@@ -73,6 +73,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   let isRepo = await workspace.isRepo()
   await checkConfig(config, workspace, isRepo)
   let worktree: LoopStatus['worktree']
+  const repoRoot = workspace.root
   if (config.worktree) {
     const branch = config.worktree.branch ?? defaultBranch(config.ralph.name, startedAt)
     worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir }).catch(
@@ -84,7 +85,15 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     workspace = await GitWorkspace.open(worktree.dir)
     isRepo = true
   }
-  const workTree = worktree?.dir ?? config.projectRoot
+  // In a worktree, the project root and the ralph's folder map to the same places inside it (so `./`
+  // scripts act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
+  const inWorktree = (dir: string): string | undefined => {
+    if (!worktree || !isInside(dir, repoRoot)) return undefined
+    const mapped = path.join(worktree.dir, path.relative(realish(repoRoot), realish(dir)))
+    return existsSync(mapped) ? mapped : undefined
+  }
+  const workTree = inWorktree(config.projectRoot) ?? worktree?.dir ?? config.projectRoot
+  const ralph = { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir }
 
   const meter = ports.costMeter ?? createCostMeter()
   const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined
@@ -138,7 +147,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   const gated = config.checks.length > 0
   const env: LoopEnvironment = {
     config,
-    ralph: config.ralph,
+    ralph,
     workTree,
     workspace,
     isRepo,
