@@ -10677,12 +10677,16 @@ async function gitOrThrow(args, options) {
 
 
 const DIFF_PATCH_CHARS = 5000;
+/** Bytes kept for `git diff --stat` (a line per file). */
+const STAT_BYTES = 256 * 1024;
 // Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
 const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
 class GitWorkspace {
     root;
     scratch;
     identityEnv;
+    /** The tree of the last commit this workspace made (or of HEAD, once asked). */
+    committedTree;
     constructor(root) {
         this.root = root;
     }
@@ -10712,15 +10716,25 @@ class GitWorkspace {
     }
     async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
         const to = current ?? (await this.treeHash());
-        const base = ['diff', '--no-color', '--no-ext-diff', start, to];
-        const stat = await gitOrThrow([...base.slice(0, 3), '--stat', ...base.slice(3)], { cwd: this.root });
-        // Four bytes a character at most: enough bytes to fill maxPatchChars, then git's output is dropped.
-        const patch = await gitOrThrow(base, { cwd: this.root, maxStdoutBytes: maxPatchChars * 4 + 4 });
-        const text = patch.stdout;
-        const truncated = patch.stdoutTruncated || text.length > maxPatchChars;
-        return { stat: stat.stdout, patch: text.slice(0, maxPatchChars), patchTruncated: truncated };
+        // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
+        // patch (four bytes a character at most); the rest of git's output is read and dropped.
+        const out = await gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], {
+            cwd: this.root,
+            maxStdoutBytes: STAT_BYTES + maxPatchChars * 4 + 4
+        });
+        const text = out.stdout;
+        const split = text.indexOf('\n\ndiff --git ');
+        const stat = split === -1 ? text : text.slice(0, split + 1);
+        const patch = split === -1 ? '' : text.slice(split + 2);
+        const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars;
+        return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
     }
-    async commitAll(message) {
+    async commitAll(message, tree) {
+        if (tree !== undefined) {
+            this.committedTree ??= (await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{tree}'])).stdout.trim();
+            if (tree === this.committedTree)
+                return undefined;
+        }
         await gitOrThrow(['add', '-A'], { cwd: this.root });
         const staged = await this.git(['diff', '--cached', '--quiet']);
         if (staged.exitCode === 0)
@@ -10730,6 +10744,7 @@ class GitWorkspace {
             cwd: this.root,
             env: await this.commitIdentity()
         });
+        this.committedTree = tree;
         return this.headSha();
     }
     async dispose() {
@@ -12475,9 +12490,9 @@ function verdictOf(record, gated, tagRequired) {
         return { verdict: 'completed', success: true };
     return { verdict: agentVerdict ?? 'ran', success: false };
 }
-async function commitIteration(env, iteration) {
+async function commitIteration(env, iteration, tree) {
     try {
-        const sha = await env.workspace.commitAll(`ralph ${env.ralph.name}: iteration ${iteration}`);
+        const sha = await env.workspace.commitAll(`ralph ${env.ralph.name}: iteration ${iteration}`, tree);
         return sha ? { sha } : {};
     }
     catch (error) {
@@ -12587,7 +12602,7 @@ async function runIteration(env, iteration) {
         }
     }
     if (config.commit)
-        record.commit = await commitIteration(env, iteration);
+        record.commit = await commitIteration(env, iteration, record.treeHash);
     // 5. The gates.
     env.phase = 'check';
     const checks = await runChecks(config.checks, {
@@ -12754,11 +12769,14 @@ class RunRecord {
         (0,external_node_fs_namespaceObject.writeFileSync)(file, prompt);
         return { file: this.relative(file), bytes: Buffer.byteLength(prompt) };
     }
-    /** Replaces status.json atomically (write, then rename), so readers never see half a file. */
+    /**
+     * Replaces status.json atomically (write, then rename), so readers never see half a file. It is
+     * rewritten after every iteration, so it is compact while the loop runs and indented once finished.
+     */
     writeStatus(status) {
         const file = external_node_path_default().join(this.dir, STATUS_FILE);
         const temp = `${file}.${process.pid}.tmp`;
-        (0,external_node_fs_namespaceObject.writeFileSync)(temp, `${JSON.stringify(status, null, 2)}\n`);
+        (0,external_node_fs_namespaceObject.writeFileSync)(temp, `${JSON.stringify(status, null, status.state === 'finished' ? 2 : undefined)}\n`);
         (0,external_node_fs_namespaceObject.renameSync)(temp, file);
     }
     appendIteration(record) {
@@ -12835,6 +12853,7 @@ async function runLoop(config, ports = {}) {
     let isRepo = await workspace.isRepo();
     await checkConfig(config, workspace, isRepo);
     let worktree;
+    const repoRoot = workspace.root;
     if (config.worktree) {
         const branch = config.worktree.branch ?? defaultBranch(config.ralph.name, startedAt);
         worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir }).catch((error) => {
@@ -12844,7 +12863,16 @@ async function runLoop(config, ports = {}) {
         workspace = await GitWorkspace.open(worktree.dir);
         isRepo = true;
     }
-    const workTree = worktree?.dir ?? config.projectRoot;
+    // In a worktree, the project root and the ralph's folder map to the same places inside it (so `./`
+    // scripts act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
+    const inWorktree = (dir) => {
+        if (!worktree || !isInside(dir, repoRoot))
+            return undefined;
+        const mapped = external_node_path_default().join(worktree.dir, external_node_path_default().relative(realish(repoRoot), realish(dir)));
+        return (0,external_node_fs_namespaceObject.existsSync)(mapped) ? mapped : undefined;
+    };
+    const workTree = inWorktree(config.projectRoot) ?? worktree?.dir ?? config.projectRoot;
+    const ralph = { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir };
     const meter = ports.costMeter ?? createCostMeter();
     const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined;
     const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd });
@@ -12894,7 +12922,7 @@ async function runLoop(config, ports = {}) {
     const gated = config.checks.length > 0;
     const env = {
         config,
-        ralph: config.ralph,
+        ralph,
         workTree,
         workspace,
         isRepo,
@@ -13787,6 +13815,9 @@ Example:
 
 Print the project's installed ralphs (folders under .agents/ralphs/ holding a RALPH.md) as JSON,
 {"ralph": [names...]}, ready for a GitHub Actions strategy.matrix.
+
+Example:
+  ralph-action list   # {"ralph":["bug-hunter","docs"]}
 `
 };
 function helpFor(command) {

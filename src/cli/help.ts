@@ -87,6 +87,9 @@ Example:
 
 Print the project's installed ralphs (folders under .agents/ralphs/ holding a RALPH.md) as JSON,
 {"ralph": [names...]}, ready for a GitHub Actions strategy.matrix.
+
+Example:
+  ralph-action list   # {"ralph":["bug-hunter","docs"]}
 `
 }
 

@@ -1,0 +1,302 @@
+// The CLI as a user runs it: the built dist/cli/index.js in real projects (temp folders, real git, scripted
+// agents). Prompt bytes and errors shared with ralphify are pinned by the conformance suite; these pin ours.
+import { spawn, spawnSync } from 'node:child_process'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  writeFileSync
+} from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+
+const CLI = path.resolve('dist/cli/index.js')
+
+interface Ran {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+function cli(cwd: string, ...args: string[]): Ran {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: gitEnv() })
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+}
+
+function gitEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    GIT_AUTHOR_NAME: 't',
+    GIT_AUTHOR_EMAIL: 't@localhost',
+    GIT_COMMITTER_NAME: 't',
+    GIT_COMMITTER_EMAIL: 't@localhost'
+  }
+}
+
+/** A project folder with the given files (a `*.sh` file is made executable). */
+function project(files: Record<string, string>, git = false): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ralph-cli-'))
+  for (const [name, content] of Object.entries(files)) {
+    const file = path.join(dir, name)
+    mkdirSync(path.dirname(file), { recursive: true })
+    writeFileSync(file, content)
+    if (name.endsWith('.sh')) chmodSync(file, 0o755)
+  }
+  if (git) {
+    const run = (...a: string[]): void => void spawnSync('git', a, { cwd: dir, env: gitEnv() })
+    run('init', '-q', '-b', 'main')
+    run('add', '-A')
+    run('commit', '-qm', 'start')
+  }
+  return dir
+}
+
+/** Running (a zombie counts as gone: nothing reaps orphans in a container without an init). */
+function alive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+  } catch {
+    return false
+  }
+}
+
+const recordOf = (dir: string): string => path.join(dir + '-record')
+
+describe('ralph-action prompt', () => {
+  test('prints the assembled prompt exactly, running the commands but not the agent', () => {
+    const dir = project({
+      'r/RALPH.md':
+        '---\nagent: ./never-run.sh\ncommands:\n  - name: greet\n    run: echo hello\nargs: [who]\ncredit: false\n---\n\n' +
+        'Hi {{ args.who }}, iteration {{ ralph.iteration }} of {{ ralph.max_iterations }}:\n{{ commands.greet }}<!-- gone -->end\n',
+      'never-run.sh': '#!/bin/sh\ntouch agent-ran\n'
+    })
+    const r = cli(dir, 'prompt', 'r', '--iteration', '3', '-n', '7', 'you')
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('Hi you, iteration 3 of 7:\nhello\nend')
+    expect(existsSync(path.join(dir, 'agent-ran'))).toBe(false)
+  })
+
+  test('shows the loop status section a gated ralph gets in its first iteration', () => {
+    const dir = project({
+      'r/RALPH.md': '---\nagent: cat\nchecks:\n  - name: unit\n    run: npm test\n---\nDo it.\n'
+    })
+    const r = cli(dir, 'prompt', 'r')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/^Do it\.\n\n---\n\n## Loop status\n/)
+    expect(r.stdout).toContain('npm test')
+    expect(r.stdout).toContain('<promise>COMPLETE</promise>')
+    expect(r.stdout.endsWith('Co-authored-by: Ralphify <noreply@ralphify.co>')).toBe(true)
+  })
+})
+
+describe('ralph-action validate', () => {
+  test('reports every problem at once as file:line:column: message and exits 1', () => {
+    const dir = project({
+      'r/RALPH.md':
+        '---\nagent: definitely-not-an-agent-xyz\ncommands:\n  - name: bad name\n    run: echo\n  - name: t\n    run: echo\n    timeout: "10"\ncredit: maybe\n---\nbody\n'
+    })
+    const r = cli(dir, 'validate', 'r')
+    expect(r.code).toBe(1)
+    const lines = r.stderr.trim().split('\n')
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^r\/RALPH\.md:2:\d+: Agent command 'definitely-not-an-agent-xyz' not found on PATH\.$/
+        ),
+        expect.stringMatching(/^r\/RALPH\.md:4:\d+: Command name 'bad name' contains invalid characters\./),
+        expect.stringMatching(
+          /^r\/RALPH\.md:8:\d+: Command 't' has invalid timeout: '10'\. Must be a positive number\.$/
+        ),
+        expect.stringMatching(/^r\/RALPH\.md:9:\d+: 'credit' must be true or false, got 'maybe'\.$/)
+      ])
+    )
+    expect(lines[lines.length - 1]).toBe('4 problems in r/RALPH.md.')
+  })
+
+  test('a valid ralph passes', () => {
+    const dir = project({ 'r/RALPH.md': '---\nagent: cat\n---\nbody\n' })
+    expect(cli(dir, 'validate', 'r')).toMatchObject({ code: 0, stdout: 'r/RALPH.md: OK\n' })
+  })
+
+  test('a YAML error is one line with its position, no traceback', () => {
+    const dir = project({ 'r/RALPH.md': '---\nagent: cat\ncommands: [\n---\nbody\n' })
+    const r = cli(dir, 'validate', 'r')
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^r\/RALPH\.md:\d+:\d+: Invalid YAML in frontmatter: .+\n/)
+    expect(r.stderr).not.toMatch(/\bat .+\.js:\d+/)
+  })
+})
+
+describe('ralph-action scaffold', () => {
+  test('writes a starter ralph that validates once its agent exists, and refuses to overwrite it', () => {
+    const dir = project({})
+    const first = cli(dir, 'scaffold', 'mine')
+    expect(first.code).toBe(0)
+    expect(first.stdout).toContain('Created mine/RALPH.md')
+    const text = readFileSync(path.join(dir, 'mine/RALPH.md'), 'utf8')
+    expect(text).toContain('checks:')
+    const again = cli(dir, 'scaffold', 'mine')
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain(`RALPH.md already exists at '${path.join(dir, 'mine', 'RALPH.md')}'.`)
+  })
+})
+
+describe('ralph-action run', () => {
+  const fixer = {
+    // Iteration 1 leaves a wrong answer; iteration 2, seeing the failure in its prompt, fixes it.
+    'agent.sh':
+      '#!/bin/bash\nprompt=$(cat)\nif grep -q "want 42" <<<"$prompt"; then echo 42 > answer; echo "Fixed."; echo "<promise>COMPLETE</promise>"\nelse echo 41 > answer; echo "Tried."; fi\n',
+    'r/RALPH.md': '---\nagent: ./agent.sh\n---\nMake `answer` hold 42.\n\n{{ ralph.failures }}\n'
+  }
+
+  test('--check gates the loop: fails in iteration 1, passes in 2, commits each, exits 0', () => {
+    const dir = project(fixer, true)
+    const record = recordOf(dir)
+    const r = cli(
+      dir,
+      'run',
+      'r',
+      '-n',
+      '5',
+      '--commit',
+      '--record-dir',
+      record,
+      '--check',
+      'test "$(cat answer)" = 42 || { echo want 42; exit 1; }'
+    )
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('Stopped: all_checks_passed')
+    const status = JSON.parse(readFileSync(path.join(record, 'status.json'), 'utf8'))
+    expect(status.stopReason).toBe('all_checks_passed')
+    expect(status.iterations.map((i: { verdict: string }) => i.verdict)).toEqual(['checks_failed', 'passed'])
+    const log = spawnSync('git', ['log', '--format=%s'], { cwd: dir, encoding: 'utf8' }).stdout
+    expect(log.trim().split('\n')).toEqual(['ralph r: iteration 2', 'ralph r: iteration 1', 'start'])
+    expect(readdirSync(path.join(record, 'logs'))).toEqual(['iteration-001', 'iteration-002'])
+  })
+
+  test('gates that never pass stop at the cap with exit 3', () => {
+    const dir = project(fixer, true)
+    const r = cli(dir, 'run', 'r', '-n', '1', '--record-dir', recordOf(dir), '--check', 'false')
+    expect(r.code).toBe(3)
+    expect(r.stdout).toContain('Stopped: max_iterations')
+  })
+
+  test('a gate-less run that reaches -n exits 0, like ralphify, even when the agent failed', () => {
+    const dir = project({ 'r/RALPH.md': '---\nagent: "false"\n---\nx\n' })
+    const r = cli(dir, 'run', 'r', '-n', '2', '--record-dir', recordOf(dir))
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain('Done: 2 iteration(s) — 0 succeeded, 2 failed')
+  })
+
+  test('--stop-on-error stops with exit 3 and says why', () => {
+    const dir = project({ 'r/RALPH.md': '---\nagent: "false"\n---\nx\n' })
+    const r = cli(dir, 'run', 'r', '-n', '5', '-s', '--record-dir', recordOf(dir))
+    expect(r.code).toBe(3)
+    expect(r.stdout).toContain('Stopped: agent_error')
+  })
+
+  test('a bad option value is a usage error (exit 2) with a hint', () => {
+    const dir = project({ 'r/RALPH.md': '---\nagent: cat\n---\nx\n' })
+    const r = cli(dir, 'run', 'r', '--max-time', 'soon')
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe(
+      "Error: Invalid value for '--max-time': 'soon' is not a valid float.\nTry 'ralph-action run --help' for help.\n"
+    )
+  })
+
+  test('SIGTERM mid-agent cancels: exit 130, the agent tree is gone, the record is complete', async () => {
+    const dir = project({
+      'agent.sh': '#!/bin/bash\ncat >/dev/null\necho $$ > agent.pid\nsleep 30 &\necho $! > child.pid\nwait\n',
+      'r/RALPH.md': '---\nagent: ./agent.sh\n---\nwork\n'
+    })
+    const record = recordOf(dir)
+    const child = spawn(process.execPath, [CLI, 'run', 'r', '--record-dir', record], {
+      cwd: dir,
+      stdio: 'pipe'
+    })
+    let stdout = ''
+    child.stdout.on('data', d => (stdout += d))
+    const pidFile = path.join(dir, 'child.pid')
+    const written = (): boolean => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n')
+    for (let i = 0; i < 100 && !written(); i++) await new Promise(r => setTimeout(r, 100))
+    const sleeper = Number(readFileSync(pidFile, 'utf8'))
+    expect(alive(sleeper)).toBe(true)
+    child.kill('SIGTERM')
+    const code = await new Promise<number | null>(resolve => child.on('exit', resolve))
+    expect(code).toBe(130)
+    expect(alive(sleeper)).toBe(false)
+    const status = JSON.parse(readFileSync(path.join(record, 'status.json'), 'utf8'))
+    expect(status.state).toBe('finished')
+    expect(status.stopReason).toBe('cancelled')
+    expect(existsSync(path.join(record, 'logs/iteration-001/prompt.md'))).toBe(true)
+    expect(stdout).toContain('Stopped: cancelled')
+  })
+})
+
+describe('ralph-action loop', () => {
+  test('runs a ralph-less task with gates in a worktree, leaving the checkout untouched', () => {
+    const dir = project(
+      { 'agent.sh': '#!/bin/bash\ncat > seen-prompt\necho done > out\necho "<promise>COMPLETE</promise>"\n' },
+      true
+    )
+    const record = recordOf(dir)
+    const r = cli(
+      dir,
+      'loop',
+      'Write out.',
+      '--agent',
+      './agent.sh',
+      '--check',
+      'test -f out',
+      '--worktree',
+      '--record-dir',
+      record
+    )
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(existsSync(path.join(dir, 'out'))).toBe(false)
+    const status = JSON.parse(readFileSync(path.join(record, 'status.json'), 'utf8'))
+    expect(status.stopReason).toBe('all_checks_passed')
+    expect(existsSync(path.join(status.worktree.dir, 'out'))).toBe(true)
+    expect(readFileSync(path.join(status.worktree.dir, 'seen-prompt'), 'utf8')).toMatch(
+      /^Write out\.\n\n---\n\n## Loop status/
+    )
+  })
+
+  test('without --agent it is a usage error', () => {
+    const dir = project({})
+    const r = cli(dir, 'loop', 'task')
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain("Missing option '--agent'.")
+  })
+})
+
+describe('ralph-action list', () => {
+  test("prints the project's installed ralphs as matrix JSON", () => {
+    const dir = project({
+      '.agents/ralphs/b-hunter/RALPH.md': '---\nagent: cat\n---\nx\n',
+      '.agents/ralphs/a-docs/RALPH.md': '---\nagent: cat\n---\nx\n',
+      '.agents/ralphs/not-a-ralph/notes.md': 'x'
+    })
+    const r = cli(dir, 'list')
+    expect(r.code).toBe(0)
+    expect(JSON.parse(r.stdout)).toEqual({ ralph: ['a-docs', 'b-hunter'] })
+  })
+})
+
+describe('help', () => {
+  test.each(['run', 'loop', 'prompt', 'validate', 'scaffold', 'list'])(
+    '%s --help shows usage and an example',
+    name => {
+      const r = cli(process.cwd(), name, '--help')
+      expect(r.code).toBe(0)
+      expect(r.stdout).toMatch(new RegExp(`^Usage: ralph-action ${name}`))
+      expect(r.stdout).toMatch(/Example/)
+    }
+  )
+})
