@@ -61,7 +61,10 @@ test('--commit outside a git repository is refused before anything runs', async 
 })
 
 test('a worktree run works on its own branch in its own folder and leaves the checkout alone', async () => {
-  const agent = h.script('agent.sh', `cat > '${h.tools}/prompt'\npwd > '${h.tools}/cwd'\necho done > result.txt`)
+  const agent = h.script(
+    'agent.sh',
+    `cat > '${h.tools}/prompt'\npwd > '${h.tools}/cwd'\necho done > result.txt`
+  )
   h.writeRalph(
     `agent: ${agent}\ncommands:\n  - name: where\n    run: ./where.sh\nchecks:\n  - name: result\n    run: test -f result.txt`,
     'Ralph folder: {{ commands.where }}'

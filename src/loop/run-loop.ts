@@ -136,7 +136,17 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     warnings: []
   }
   if (worktree) status.worktree = worktree
-  const record = RunRecord.create(config.recordDir, status)
+  let record: RunRecord
+  try {
+    record = RunRecord.create(config.recordDir, status)
+  } catch (error) {
+    guard.dispose()
+    stopWatchingCost()
+    await workspace.dispose().catch(() => undefined)
+    throw new RalphError(
+      `The record folder ${config.recordDir} cannot be written: ${(error as Error).message}`
+    )
+  }
 
   const warn = (message: string): void => {
     if (status.warnings.includes(message)) return
