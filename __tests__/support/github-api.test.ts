@@ -6,7 +6,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getOctokit } from '@actions/github'
-import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from './github-api/index.js'
+import {
+  checkEventPayload,
+  startGitHubApi,
+  type GitHubApi,
+  type GitHubApiOptions
+} from './github-api/index.js'
 
 const TOKEN = 'ghs_actions_token'
 let api: GitHubApi | undefined
@@ -254,6 +259,31 @@ describe('pull requests', () => {
     }
   })
 
+  test('a fork pull request names the fork as its head repository; a comment on it makes an issue_comment event', async () => {
+    const { api, octokit } = await start()
+    api.state.addUser('forker')
+    const pr = api.state.addPull({
+      title: 'From a fork',
+      head: 'patch-1',
+      headOwner: 'forker',
+      user: 'forker'
+    })
+    const got = await octokit.rest.pulls.get({ owner: 'acme', repo: 'widgets', pull_number: pr.number })
+    expect(got.data.head).toMatchObject({
+      label: 'forker:patch-1',
+      repo: { full_name: 'forker/widgets', fork: true }
+    })
+    expect(got.data.base.repo.full_name).toBe('acme/widgets')
+    expect(got.data.author_association).toBe('NONE')
+    const comment = api.state.addComment(pr.number, { body: '/ralph', user: 'forker' })
+    const event = api.events.issueComment(comment.id) as any
+    expect(event.issue.pull_request.url).toBe(`${api.url}/repos/acme/widgets/pulls/${pr.number}`)
+    expect(event.comment.html_url).toBe(
+      `https://github.com/acme/widgets/pull/${pr.number}#issuecomment-${comment.id}`
+    )
+    expect(event.sender.login).toBe('forker')
+  })
+
   test('a body over 65536 characters is refused', async () => {
     const { octokit } = await start()
     const long = await failure(
@@ -351,6 +381,24 @@ describe('requests the real API would reject are answered like GitHub and record
     expect(api.violations[2].message).toContain('draft_pr')
     expect(api.violations[3].message).toContain('status')
     expect(api.state.pulls).toEqual([])
+  })
+
+  test('X-GitHub-Api-Version must name a version GitHub serves', async () => {
+    const { api, octokit } = await start()
+    const repo = { owner: 'acme', repo: 'widgets' }
+    await octokit.request('GET /repos/{owner}/{repo}', {
+      ...repo,
+      headers: { 'x-github-api-version': '2022-11-28' }
+    })
+    const old = await failure(
+      octokit.request('GET /repos/{owner}/{repo}', {
+        ...repo,
+        headers: { 'x-github-api-version': '2019-01-01' }
+      })
+    )
+    expect(old.status).toBe(400)
+    expect(api.violations).toMatchObject([{ kind: 'api-version' }])
+    expect(api.requests.map(r => r.apiVersion)).toEqual(['2022-11-28', '2019-01-01'])
   })
 
   test('a request without a token gets 401 and is recorded', async () => {
@@ -519,11 +567,27 @@ describe('issues, comments and reactions', () => {
     expect(api.violations).toEqual([])
   })
 
-  test('event payloads agree with the API', async () => {
+  test("event payloads agree with the API and with GitHub's webhook schemas", async () => {
     const { api, octokit } = await start()
-    const issue = api.state.addIssue({ title: 'Bug' })
+    const issue = api.state.addIssue({ title: 'Bug', labels: ['ralph'] })
     const comment = api.state.addComment(issue.number, { body: '/ralph' })
+    const pr = api.state.addPull({ title: 'PR', head: 'feature' })
     const event = api.events.issueComment(comment.id) as any
+    expect(checkEventPayload('issue-comment-created', event)).toEqual([])
+    expect(
+      checkEventPayload('issue-comment-edited', {
+        ...api.events.issueComment(comment.id, 'edited'),
+        changes: {}
+      })
+    ).toEqual([])
+    expect(checkEventPayload('issues-opened', api.events.issues(issue.number, 'opened'))).toEqual([])
+    expect(
+      checkEventPayload('issues-labeled', api.events.issues(issue.number, 'labeled', { label: 'ralph' }))
+    ).toEqual([])
+    expect(checkEventPayload('pull-request-opened', api.events.pullRequest(pr.number, 'opened'))).toEqual([])
+    expect(
+      checkEventPayload('workflow-dispatch', api.events.workflowDispatch({ ralph: 'bug-hunter' }))
+    ).toEqual([])
     expect(event.comment.id).toBe(comment.id)
     expect(event.issue.number).toBe(issue.number)
     expect(event.repository.full_name).toBe('acme/widgets')

@@ -54,18 +54,22 @@ export class EventPayloads {
     }
   }
 
-  /** `schedule` and `workflow_dispatch` carry only the repository (and inputs for a dispatch). */
+  /** `schedule` carries only the repository; `workflow_dispatch` the inputs, ref and workflow file too. */
   schedule(cron = '0 3 * * *'): Json {
     return { schedule: cron, repository: this.renderer.repository() }
   }
 
-  workflowDispatch(inputs: Record<string, string> = {}, sender = this.state.repo.owner): Json {
+  workflowDispatch(
+    inputs: Record<string, string> = {},
+    options: { sender?: string; workflow?: string } = {}
+  ): Json {
     const r = this.renderer
     return {
       inputs,
       ref: `refs/heads/${this.state.repo.defaultBranch}`,
+      workflow: options.workflow ?? '.github/workflows/ralph.yml',
       repository: r.repository(),
-      sender: r.user(sender)
+      sender: r.user(options.sender ?? this.state.repo.owner)
     }
   }
 }

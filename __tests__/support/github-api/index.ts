@@ -1,4 +1,4 @@
-export { startGitHubApi } from './server.js'
+export { checkEventPayload, startGitHubApi } from './server.js'
 export type {
   GitHubApi,
   GitHubApiOptions,

@@ -10,7 +10,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import formatsPlugin from 'ajv-formats'
 
 /** Where component schemas live once registered with ajv: every `$ref` is rewritten to this base. */
-const SCHEMA_BASE = 'https://openapi.stand-in/api.github.com.json'
+export const SCHEMA_BASE = 'https://openapi.stand-in/api.github.com.json'
 /** Bump when the reduced form changes, so stale caches are ignored. */
 const CACHE_FORMAT = 4
 

@@ -5,7 +5,15 @@ import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { EventPayloads } from './events.js'
 import { errorBody, GitHubError, handlers, type HandlerContext, type HandlerResult } from './handlers.js'
-import { loadDescription, OperationValidators, Router, type JsonSchema, type Operation } from './openapi.js'
+import {
+  loadDescription,
+  OperationValidators,
+  Router,
+  SCHEMA_BASE,
+  type JsonSchema,
+  type Operation,
+  type SchemaProblem
+} from './openapi.js'
 import { Renderer } from './render.js'
 import { GitHubState, type GitHubStateOptions } from './state.js'
 
@@ -27,12 +35,22 @@ export interface RecordedRequest {
   token?: string
   /** The login that token acts as. */
   actor: string
+  /** The X-GitHub-Api-Version header, if sent. */
+  apiVersion?: string
   body: unknown
   status: number
 }
 
 export type ViolationKind =
-  'no-route' | 'path-parameter' | 'query' | 'unknown-field' | 'body' | 'json' | 'auth' | 'user-agent'
+  | 'no-route'
+  | 'path-parameter'
+  | 'query'
+  | 'unknown-field'
+  | 'body'
+  | 'json'
+  | 'auth'
+  | 'user-agent'
+  | 'api-version'
 
 export interface Violation {
   method: string
@@ -73,6 +91,8 @@ export interface GitHubApi {
   close(): Promise<void>
 }
 
+const API_VERSIONS = ['2022-11-28', '2026-03-10']
+
 let description: ReturnType<typeof loadDescription> | undefined
 let router: Router | undefined
 let validators: OperationValidators | undefined
@@ -82,6 +102,18 @@ function shared() {
   router ??= new Router(description.operations)
   validators ??= new OperationValidators(description.schemas)
   return { description, router, validators }
+}
+
+/**
+ * Checks a webhook payload against GitHub's schema for it, e.g. `checkEventPayload('issue-comment-created', p)`
+ * (the names of the description's `webhook-*` schemas). Returns the problems; [] when it conforms.
+ */
+export function checkEventPayload(webhook: string, payload: unknown): SchemaProblem[] {
+  const { description, validators } = shared()
+  if (!(`webhook-${webhook}` in description.schemas))
+    throw new Error(`GitHub's description has no webhook ${webhook}`)
+  const schema = { $ref: `${SCHEMA_BASE}#/components/schemas/webhook-${webhook}` }
+  return validators.check(`webhook ${webhook}`, schema, payload)
 }
 
 export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<GitHubApi> {
@@ -106,6 +138,7 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
         query: queryObject(url),
         token,
         actor,
+        apiVersion: req.headers['x-github-api-version'] as string | undefined,
         body: undefined,
         status: 0
       }
@@ -159,6 +192,16 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
           'Request forbidden by administrative rules. Please make sure your request has a User-Agent header ' +
           '(https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required).'
         return send({ status: 403, body: { message } })
+      }
+
+      // The description is for 2022-11-28 and lists 2026-03-10's breaking changes (not applied here).
+      if (entry.apiVersion !== undefined && !API_VERSIONS.includes(entry.apiVersion)) {
+        violation('api-version', `unsupported X-GitHub-Api-Version ${entry.apiVersion}`)
+        const message = `Unsupported 'X-GitHub-Api-Version' header value: ${entry.apiVersion}`
+        return send({
+          status: 400,
+          body: errorBody(400, message, 'https://docs.github.com/rest/about-the-rest-api/api-versions')
+        })
       }
 
       const match = router.match(entry.method, url.pathname)
