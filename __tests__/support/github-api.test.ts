@@ -17,7 +17,7 @@ const TOKEN = 'ghs_actions_token'
 let api: GitHubApi | undefined
 
 async function start(options: GitHubApiOptions = {}) {
-  api = await startGitHubApi({ owner: 'acme', repo: 'widgets', checkResponses: true, ...options })
+  api = await startGitHubApi({ owner: 'acme', repo: 'widgets', ...options })
   return { api, octokit: getOctokit(TOKEN, { baseUrl: api.url }) }
 }
 

@@ -1,3 +1,12 @@
+// The Actions artifact service (Twirp JSON) in front of a real azurite blob store. Usage:
+//
+//   const artifacts = await startArtifactService()         // starts azurite too (~1-2 s)
+//   // run the action with { ...artifacts.env } (ACTIONS_RUNTIME_TOKEN, ACTIONS_RESULTS_URL, GITHUB_SERVER_URL)
+//   const [record] = artifacts.listArtifacts()              // { id, name, size, digest, … }
+//   const files = await artifacts.downloadArtifact(record.name)  // Map<path in zip, Buffer>
+//   expect(files.get('progress.md')?.toString()).toContain('Iteration 1')
+//   expect(artifacts.violations).toEqual([])
+//   await artifacts.close()
 export { startArtifactService } from './server.js'
 export type {
   ArtifactFailure,

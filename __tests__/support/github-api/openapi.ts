@@ -9,10 +9,11 @@ import { join } from 'node:path'
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import formatsPlugin from 'ajv-formats'
 
-/** Where component schemas live once registered with ajv: every `$ref` is rewritten to this base. */
-export const SCHEMA_BASE = 'https://openapi.stand-in/api.github.com.json'
+/** Component schema `x` is registered with ajv as `${SCHEMA_BASE}x`; every `$ref` is rewritten to that. */
+export const SCHEMA_BASE = 'https://openapi.stand-in/schemas/'
+const COMPONENT_REF = '#/components/schemas/'
 /** Bump when the reduced form changes, so stale caches are ignored. */
-const CACHE_FORMAT = 4
+const CACHE_FORMAT = 5
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete' | 'head'
 
@@ -98,7 +99,9 @@ function convertSchema(schema: unknown): JsonSchema {
         out[key] = (value as unknown[]).map(convertSchema)
         break
       case '$ref':
-        out[key] = String(value).startsWith('#/') ? SCHEMA_BASE + String(value) : value
+        out[key] = String(value).startsWith(COMPONENT_REF)
+          ? SCHEMA_BASE + String(value).slice(COMPONENT_REF.length)
+          : value
         break
       default:
         out[key] = value
@@ -314,7 +317,7 @@ export interface SchemaProblem {
   message: string
 }
 
-function makeAjv(coerce: boolean, schemas: Record<string, JsonSchema>): Ajv {
+function makeAjv(coerce: boolean): Ajv {
   const ajv = new Ajv({
     strict: false,
     allErrors: true,
@@ -329,7 +332,6 @@ function makeAjv(coerce: boolean, schemas: Record<string, JsonSchema>): Ajv {
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isInteger(n) })
   ajv.addFormat('double', { type: 'number', validate: () => true })
   for (const name of ['repo.nwo', 'binary', 'timestamp', 'byte', 'password']) ajv.addFormat(name, true)
-  ajv.addSchema({ $id: SCHEMA_BASE, components: { schemas } })
   return ajv
 }
 
@@ -338,6 +340,8 @@ export class OperationValidators {
   private bodyAjv?: Ajv
   private paramAjv?: Ajv
   private readonly cache = new Map<string, ValidateFunction>()
+  /** Component schemas already registered, per ajv instance (registering all 900 up front costs ~300 ms). */
+  private readonly registered = new WeakMap<Ajv, Set<string>>()
 
   constructor(private readonly schemas: Record<string, JsonSchema>) {}
 
@@ -346,14 +350,40 @@ export class OperationValidators {
     const key = `${coerce ? 'c' : 'j'}:${cacheKey}`
     let validate = this.cache.get(key)
     if (!validate) {
-      const ajv = coerce
-        ? (this.paramAjv ??= makeAjv(true, this.schemas))
-        : (this.bodyAjv ??= makeAjv(false, this.schemas))
+      const ajv = coerce ? (this.paramAjv ??= makeAjv(true)) : (this.bodyAjv ??= makeAjv(false))
+      this.registerReferenced(ajv, schema)
       validate = ajv.compile(schema)
       this.cache.set(key, validate)
     }
     if (validate(value)) return []
     return simplifyErrors(validate.errors ?? [])
+  }
+
+  /** Registers the component schemas `schema` refers to, directly or through other components. */
+  private registerReferenced(ajv: Ajv, schema: JsonSchema): void {
+    let done = this.registered.get(ajv)
+    if (!done) this.registered.set(ajv, (done = new Set()))
+    const pending: unknown[] = [schema]
+    while (pending.length > 0) {
+      const node = pending.pop()
+      if (Array.isArray(node)) {
+        pending.push(...node)
+      } else if (node && typeof node === 'object') {
+        for (const [key, value] of Object.entries(node)) {
+          if (key === '$ref' && typeof value === 'string' && value.startsWith(SCHEMA_BASE)) {
+            const name = value.slice(SCHEMA_BASE.length)
+            if (done.has(name)) continue
+            done.add(name)
+            const component = this.schemas[name]
+            if (component === undefined) throw new Error(`GitHub's description has no schema ${name}`)
+            ajv.addSchema(typeof component === 'boolean' ? component : { ...component, $id: value })
+            pending.push(component)
+          } else if (typeof value === 'object') {
+            pending.push(value)
+          }
+        }
+      }
+    }
   }
 }
 
