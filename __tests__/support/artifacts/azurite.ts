@@ -48,7 +48,7 @@ export async function startAzurite(options: { timeoutMs?: number } = {}): Promis
   process.once('exit', killOnExit)
 
   let output = ''
-  const port = await new Promise<number>((resolve, reject) => {
+  const listening = new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`azurite did not start within ${options.timeoutMs ?? 20000} ms:\n${output}`))
@@ -68,6 +68,14 @@ export async function startAzurite(options: { timeoutMs?: number } = {}): Promis
       reject(new Error(`azurite exited with ${code} before listening:\n${output}`))
     })
   })
+  let port: number
+  try {
+    port = await listening
+  } catch (error) {
+    process.removeListener('exit', killOnExit)
+    rmSync(location, { recursive: true, force: true })
+    throw error
+  }
   // Keep draining its output so a chatty azurite never blocks on a full pipe.
   child.stdout?.on('data', () => {})
   child.stderr?.on('data', () => {})
