@@ -1,8 +1,15 @@
 // `ralph-action run PATH [options] [user args…]`: ralphify's `ralph run`, plus gates, budgets and a record.
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
 import path from 'node:path'
-import { loopConfig, runLoop, type LoopConfig, type LoopEvent, type LoopResult } from '../loop/index.js'
-import { loadRalph, resolveRalphPath, type RalphCheck } from '../ralph/index.js'
+import {
+  addedChecks,
+  loopConfig,
+  runLoop,
+  type LoopConfig,
+  type LoopEvent,
+  type LoopResult
+} from '../loop/index.js'
+import { loadRalph, resolveRalphPath } from '../ralph/index.js'
 import { parseArgs, UsageError } from './argv.js'
 import { consoleRenderer } from './console.js'
 import type { CliIO } from './main.js'
@@ -11,18 +18,7 @@ import { LOOP_OPTIONS, REFERENCE_OPTIONS, loopSettings, type LoopSettings } from
 export const RUN_OPTIONS = [...REFERENCE_OPTIONS, ...LOOP_OPTIONS]
 
 /** Gates from `--check`, named check-1, check-2… after the ralph's own. */
-export function cliChecks(commands: string[], existing: RalphCheck[]): RalphCheck[] {
-  const taken = new Set(existing.map(c => c.name))
-  const checks: RalphCheck[] = []
-  let n = 0
-  for (const run of commands) {
-    let name: string
-    do name = `check-${++n}`
-    while (taken.has(name))
-    checks.push({ name, run, timeout: 600 })
-  }
-  return checks
-}
+export const cliChecks = addedChecks
 
 /** The exit code for a finished loop: see "Exit codes" in the README. */
 export function exitCodeFor(result: LoopResult, gated: boolean): number {

@@ -2,6 +2,7 @@
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { DEFAULT_BREAKER } from './breaker.js'
+import { DEFAULT_CHECK_TIMEOUT, type RalphCheck } from '../ralph/index.js'
 import type { LoopConfig } from './types.js'
 
 export const DEFAULT_OUTPUT_CAP = 1024 * 1024
@@ -34,4 +35,21 @@ export function loopConfig(
     presets: true,
     ...settings
   }
+}
+
+/**
+ * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named check-1, check-2…
+ * after the ralph's own names, with the default check timeout.
+ */
+export function addedChecks(commands: string[], existing: RalphCheck[]): RalphCheck[] {
+  const taken = new Set(existing.map(c => c.name))
+  const checks: RalphCheck[] = []
+  let n = 0
+  for (const run of commands) {
+    let name: string
+    do name = `check-${++n}`
+    while (taken.has(name))
+    checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT })
+  }
+  return checks
 }

@@ -1,6 +1,12 @@
 // The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
 export { runLoop, DEFAULT_KILL_GRACE_MS } from './run-loop.js'
-export { loopConfig, defaultRecordDir, DEFAULT_OUTPUT_CAP, DEFAULT_COMPLETION_TAG } from './defaults.js'
+export {
+  loopConfig,
+  addedChecks,
+  defaultRecordDir,
+  DEFAULT_OUTPUT_CAP,
+  DEFAULT_COMPLETION_TAG
+} from './defaults.js'
 export { previewPrompt } from './preview.js'
 export { taskRalph, type TaskRalphOptions } from './task.js'
 export { createCostMeter, priceUsage, type CostMeter, type PriceTokens } from './cost-meter.js'

@@ -136,6 +136,11 @@ export class RunRecord {
     return record
   }
 
+  /** A record written earlier, e.g. to finish one whose loop was killed (the action's post step). */
+  static open(dir: string): RunRecord {
+    return new RunRecord(dir)
+  }
+
   /** `logs/iteration-NNN`, created. */
   iterationDir(iteration: number): string {
     const dir = path.join(this.dir, 'logs', `iteration-${String(iteration).padStart(3, '0')}`)
