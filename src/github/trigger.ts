@@ -1,0 +1,668 @@
+// What started this run, and whether it may run a loop: the event as a discriminated union, the `/ralph`
+// comment grammar, and the plan main.ts follows. Nothing here runs anything or trusts text: the comment's
+// first line is tokenised without a shell, names and arg names are checked, the task is sanitised data,
+// and the comment is read from the payload as it was when the run was triggered, never fetched again.
+import { realpathSync, statSync } from 'node:fs'
+import path from 'node:path'
+import {
+  INSTALLED_RALPHS_DIR,
+  listInstalledRalphs,
+  NAME_RE,
+  RALPH_MARKER,
+  ShlexError,
+  shlexSplit
+} from '../ralph/index.js'
+import { checkActor, type Octokit } from './permissions.js'
+import { composeTask, RESERVED_ARGS, sanitizeText } from './sanitize.js'
+
+// --- the event -------------------------------------------------------------------------------------
+
+export interface IssuePayload {
+  number: number
+  title: string
+  body: string
+  author: string
+  /** The "issue" is a pull request (its conversation tab). */
+  isPullRequest: boolean
+}
+
+export interface CommentPayload {
+  id: number
+  body: string
+  author: string
+  authorType: string
+  createdAt: string
+  updatedAt: string
+}
+
+export interface IssueCommentTrigger {
+  name: 'issue_comment'
+  action: string
+  issue: IssuePayload
+  comment: CommentPayload
+}
+export interface IssuesTrigger {
+  name: 'issues'
+  action: string
+  issue: IssuePayload
+  label?: string
+  sender: string
+}
+export interface PullRequestTrigger {
+  name: 'pull_request' | 'pull_request_target'
+  action: string
+  number: number
+  title: string
+  body: string
+  author: string
+  head: { ref: string; sha: string; repo?: string }
+  sender: string
+}
+export interface ReviewCommentTrigger {
+  name: 'pull_request_review_comment'
+  action: string
+}
+export interface PushTrigger {
+  name: 'push'
+  ref: string
+  deleted: boolean
+  sender: string
+}
+export interface ScheduleTrigger {
+  name: 'schedule'
+  schedule?: string
+}
+export interface DispatchTrigger {
+  name: 'workflow_dispatch'
+  sender: string
+}
+export interface UnsupportedTrigger {
+  name: 'unsupported'
+  eventName: string
+}
+
+export type TriggerEvent =
+  | IssueCommentTrigger
+  | IssuesTrigger
+  | PullRequestTrigger
+  | ReviewCommentTrigger
+  | PushTrigger
+  | ScheduleTrigger
+  | DispatchTrigger
+  | UnsupportedTrigger
+
+export const isIssueCommentTrigger = (e: TriggerEvent): e is IssueCommentTrigger => e.name === 'issue_comment'
+export const isIssuesTrigger = (e: TriggerEvent): e is IssuesTrigger => e.name === 'issues'
+export const isPullRequestTrigger = (e: TriggerEvent): e is PullRequestTrigger =>
+  e.name === 'pull_request' || e.name === 'pull_request_target'
+export const isPushTrigger = (e: TriggerEvent): e is PushTrigger => e.name === 'push'
+export const isScheduleTrigger = (e: TriggerEvent): e is ScheduleTrigger => e.name === 'schedule'
+export const isDispatchTrigger = (e: TriggerEvent): e is DispatchTrigger => e.name === 'workflow_dispatch'
+
+type Json = Record<string, unknown>
+const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {})
+const str = (v: unknown): string => (typeof v === 'string' ? v : '')
+const login = (v: unknown): string => str(obj(v).login)
+
+function issueOf(value: unknown): IssuePayload {
+  const issue = obj(value)
+  return {
+    number: Number(issue.number),
+    title: str(issue.title),
+    body: str(issue.body),
+    author: login(issue.user),
+    isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
+  }
+}
+
+/** GITHUB_EVENT_NAME and the payload as a typed trigger; payloads missing what a kind needs are unsupported. */
+export function parseTriggerEvent(eventName: string, payloadValue: unknown): TriggerEvent {
+  const payload = obj(payloadValue)
+  const action = str(payload.action)
+  const sender = login(payload.sender)
+  switch (eventName) {
+    case 'issue_comment': {
+      const comment = obj(payload.comment)
+      if (!payload.issue || !payload.comment) break
+      return {
+        name: 'issue_comment',
+        action,
+        issue: issueOf(payload.issue),
+        comment: {
+          id: Number(comment.id),
+          body: str(comment.body),
+          author: login(comment.user),
+          authorType: str(obj(comment.user).type),
+          createdAt: str(comment.created_at),
+          updatedAt: str(comment.updated_at)
+        }
+      }
+    }
+    case 'issues':
+      if (!payload.issue) break
+      return {
+        name: 'issues',
+        action,
+        issue: issueOf(payload.issue),
+        ...(payload.label ? { label: str(obj(payload.label).name) } : {}),
+        sender
+      }
+    case 'pull_request':
+    case 'pull_request_target': {
+      const pull = obj(payload.pull_request)
+      if (!payload.pull_request) break
+      const head = obj(pull.head)
+      const repo = str(obj(head.repo).full_name)
+      return {
+        name: eventName,
+        action,
+        number: Number(payload.number ?? pull.number),
+        title: str(pull.title),
+        body: str(pull.body),
+        author: login(pull.user),
+        head: { ref: str(head.ref), sha: str(head.sha), ...(repo ? { repo } : {}) },
+        sender
+      }
+    }
+    case 'pull_request_review_comment':
+      return { name: 'pull_request_review_comment', action }
+    case 'push':
+      return { name: 'push', ref: str(payload.ref), deleted: payload.deleted === true, sender }
+    case 'schedule':
+      return { name: 'schedule', ...(payload.schedule ? { schedule: str(payload.schedule) } : {}) }
+    case 'workflow_dispatch':
+      return { name: 'workflow_dispatch', sender }
+  }
+  return { name: 'unsupported', eventName }
+}
+
+// --- the /ralph grammar ----------------------------------------------------------------------------
+
+export const COMMAND_USAGE = '/ralph [RALPH_NAME] [--arg value | --arg=value]… [-- free text]'
+
+export type RalphCommand =
+  /** The first line does not start with `/ralph`: not for us. */
+  | { kind: 'none' }
+  | {
+      kind: 'command'
+      /** The ralph named (validated against NAME_RE); undefined = the action's default. */
+      name?: string
+      /** Each value one string, exactly as typed between quotes: never split again, never evaluated. */
+      args: Record<string, string>
+      /** After `--` on the first line, then the comment's other lines. */
+      freeText: string
+    }
+  | { kind: 'invalid'; problem: string }
+
+const COMMAND_RE = /^\/ralph(?=\s|$)/i
+// A value a command could read as an option (`--force`, `-rf`); negative numbers are values.
+const OPTION_LIKE = /^-(?!\d+(?:\.\d+)?$)/
+const MAX_VALUE_CHARS = 1000
+
+/**
+ * Parses a comment body: only a first line starting with `/ralph` (after sanitising, so an invisible
+ * character cannot hide or fake one) is a command. The first line is tokenised with shell-style quoting
+ * (Python's shlex rules, no expansion: `$(…)` and backticks are characters like any other).
+ */
+export function parseRalphCommand(body: string): RalphCommand {
+  const text = sanitizeText(body)
+  const newline = text.indexOf('\n')
+  const first = (newline < 0 ? text : text.slice(0, newline)).trim()
+  const rest = newline < 0 ? '' : text.slice(newline + 1).trim()
+  const m = COMMAND_RE.exec(first)
+  if (!m) return { kind: 'none' }
+  const [head, tail] = splitAtDoubleDash(first.slice(m[0].length))
+  let tokens: string[]
+  try {
+    tokens = shlexSplit(head)
+  } catch (error) {
+    const why = error instanceof ShlexError ? error.message.toLowerCase() : String(error)
+    return { kind: 'invalid', problem: `the command line could not be read (${why}): close every quote` }
+  }
+  const args: Record<string, string> = Object.create(null)
+  let name: string | undefined
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]
+    if (token.startsWith('--')) {
+      const eq = token.indexOf('=')
+      const argName = eq < 0 ? token.slice(2) : token.slice(2, eq)
+      let value: string
+      if (eq >= 0) value = token.slice(eq + 1)
+      else if (i + 1 < tokens.length && !tokens[i + 1].startsWith('--')) value = tokens[++i]
+      else return { kind: 'invalid', problem: `${code(token)} needs a value: write --${safe(argName)} VALUE` }
+      if (!NAME_RE.test(argName))
+        return {
+          kind: 'invalid',
+          problem: `${code(`--${argName}`)} is not an arg name: use letters, digits, - and _`
+        }
+      if ((RESERVED_ARGS as readonly string[]).includes(argName))
+        return {
+          kind: 'invalid',
+          problem: `${code(`--${argName}`)} is set by the action: put the task after --`
+        }
+      if (Object.hasOwn(args, argName))
+        return { kind: 'invalid', problem: `${code(`--${argName}`)} is given twice` }
+      if (OPTION_LIKE.test(value))
+        return {
+          kind: 'invalid',
+          problem: `the value of ${code(`--${argName}`)} starts with -, so a command could read it as an option`
+        }
+      if (value.length > MAX_VALUE_CHARS)
+        return {
+          kind: 'invalid',
+          problem: `the value of ${code(`--${argName}`)} is over ${MAX_VALUE_CHARS} characters`
+        }
+      args[argName] = value
+      continue
+    }
+    if (token.startsWith('-'))
+      return { kind: 'invalid', problem: `${code(token)} is not understood: args are --name value` }
+    if (i === 0) {
+      if (!NAME_RE.test(token))
+        return {
+          kind: 'invalid',
+          problem: `${code(token)} is not a ralph name: names use letters, digits, - and _ (no paths)`
+        }
+      name = token
+      continue
+    }
+    return {
+      kind: 'invalid',
+      problem: `${code(token)} is not understood: give args as --name value, and free text after --`
+    }
+  }
+  const freeText = [tail?.trim() ?? '', rest].filter(Boolean).join('\n\n')
+  return { kind: 'command', ...(name !== undefined ? { name } : {}), args: { ...args }, freeText }
+}
+
+/** Splits at the first stand-alone `--` outside quotes; the tail is kept verbatim (it is free text). */
+export function splitAtDoubleDash(line: string): [head: string, tail: string | undefined] {
+  let quote: string | undefined
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]
+    if (quote) {
+      if (ch === '\\' && quote === '"') i++
+      else if (ch === quote) quote = undefined
+      continue
+    }
+    if (ch === '\\') {
+      i++
+      continue
+    }
+    if (ch === '"' || ch === "'") {
+      quote = ch
+      continue
+    }
+    const wordStart = i === 0 || /\s/.test(line[i - 1])
+    if (wordStart && line.startsWith('--', i) && (i + 2 === line.length || /\s/.test(line[i + 2])))
+      return [line.slice(0, i), line.slice(i + 2)]
+  }
+  return [line, undefined]
+}
+
+// --- the plan --------------------------------------------------------------------------------------
+
+export interface TriggerSettings {
+  owner: string
+  repo: string
+  /** Where `.agents/ralphs/` is (the working directory). */
+  projectRoot: string
+  /** The action's `ralph` input: what runs when the trigger names no ralph. */
+  defaultRalph?: string
+  /** The action's `allowed-bots` input. */
+  allowedBots?: string[]
+  /** The label that starts a loop on `issues: labeled` (and `<label>:<ralph>` names one). Default `ralph`. */
+  label?: string
+}
+
+export interface PullRef {
+  number: number
+  headRef: string
+  headSha: string
+  baseRef?: string
+  /** Always true in a plan: fork pull requests are refused. */
+  sameRepo: true
+}
+
+export interface RunPlan {
+  kind: 'run'
+  event: TriggerEvent['name']
+  /**
+   * What to run: an installed ralph's folder (absolute) when the trigger named one, else the `ralph` input
+   * as given; undefined when neither (a `prompt` run).
+   */
+  ralph?: string
+  /** The ralph's name, for branches and messages. */
+  ralphName?: string
+  /** From the comment; merge over the `args` input (the comment wins). Never holds `task`/`task_file`. */
+  args: Record<string, string>
+  /** Sanitised markdown: issue title, body and what was asked. '' when the trigger carries no text. */
+  task: string
+  /** `issue #12` / `pull request #7`, for the data block. */
+  taskSource?: string
+  issueNumber?: number
+  /** The triggering comment: 👀 goes on it (else on the issue). */
+  commentId?: number
+  pr?: PullRef
+  /** `ralph/issue-<N>`, or the pull request's own branch; undefined = the action's default. */
+  branch?: string
+  /** The branch may exist already and must be continued, not recreated from the base. */
+  continueBranch: boolean
+  /** Who started it and their role; undefined for schedule, push and workflow_dispatch without a sender. */
+  actor?: { login: string; role?: string }
+}
+
+export interface SkipPlan {
+  kind: 'skip'
+  reason: string
+}
+
+export interface RefusePlan {
+  kind: 'refuse'
+  /** One line for the log and the step's failure message. */
+  reason: string
+  /** Markdown for a reply on the issue; undefined when there is nowhere (or no one) to reply to. */
+  reply?: string
+  issueNumber?: number
+  commentId?: number
+}
+
+export type TriggerPlan = RunPlan | SkipPlan | RefusePlan
+
+/** A hidden marker in the failure issue of a nightly hunt: labelling it is not a request. */
+export const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure'
+
+/**
+ * Decides whether this event runs a loop. Skips are silent (not a `/ralph` comment, an edit, the action's
+ * own push); refusals carry a reply. For comments and labels the actor is checked first (checkActor), so
+ * no one without write access learns more than "you may not".
+ */
+export async function planTrigger(
+  event: { eventName: string; payload: unknown },
+  settings: TriggerSettings,
+  octokit: Octokit
+): Promise<TriggerPlan> {
+  const trigger = parseTriggerEvent(event.eventName, event.payload)
+  if (isIssueCommentTrigger(trigger)) return planComment(trigger, settings, octokit)
+  if (isIssuesTrigger(trigger)) return planLabel(trigger, settings, octokit)
+  if (isPullRequestTrigger(trigger)) return planPullRequestEvent(trigger, settings)
+  if (isPushTrigger(trigger)) {
+    if (trigger.deleted) return skip('the push deleted a branch')
+    if (!trigger.ref.startsWith('refs/heads/')) return skip(`the push was to ${trigger.ref}, not a branch`)
+    // With a PAT the action's own pushes trigger workflows: a loop must not start a loop.
+    if (trigger.ref.startsWith('refs/heads/ralph/'))
+      return skip("the push was to a ralph/ branch, the action's own work")
+    return defaultRun(trigger, settings, trigger.sender)
+  }
+  if (isScheduleTrigger(trigger)) return defaultRun(trigger, settings)
+  if (isDispatchTrigger(trigger)) return defaultRun(trigger, settings, trigger.sender)
+  if (trigger.name === 'pull_request_review_comment')
+    return skip('review comments on a diff do not start loops: write /ralph in the conversation')
+  return {
+    kind: 'refuse',
+    reason:
+      `ralph-action does not run on '${trigger.eventName}' events: use issue_comment, issues (labeled), ` +
+      `pull_request, push, schedule or workflow_dispatch`
+  }
+}
+
+const skip = (reason: string): SkipPlan => ({ kind: 'skip', reason })
+
+function defaultRun(trigger: TriggerEvent, settings: TriggerSettings, sender?: string): RunPlan {
+  const ralphName = ralphNameOf(settings.defaultRalph)
+  return {
+    kind: 'run',
+    event: trigger.name,
+    ...(settings.defaultRalph !== undefined ? { ralph: settings.defaultRalph } : {}),
+    ...(ralphName ? { ralphName } : {}),
+    args: {},
+    task: '',
+    continueBranch: false,
+    ...(sender ? { actor: { login: sender } } : {})
+  }
+}
+
+async function planComment(
+  trigger: IssueCommentTrigger,
+  settings: TriggerSettings,
+  octokit: Octokit
+): Promise<TriggerPlan> {
+  const { issue, comment } = trigger
+  if (trigger.action !== 'created')
+    return skip(`the comment was ${trigger.action || 'changed'}; only a new comment starts a loop`)
+  const command = parseRalphCommand(comment.body)
+  if (command.kind === 'none') return skip('the comment does not start with /ralph')
+  const where = { issueNumber: issue.number, commentId: comment.id }
+  const refuse = (reason: string, extra = ''): RefusePlan => ({
+    kind: 'refuse',
+    reason,
+    reply: refusalReply(comment.author, reason, extra),
+    ...where
+  })
+  // The payload is the comment as it was created; an edit before the run read it changes what was approved.
+  if (comment.updatedAt && comment.createdAt && comment.updatedAt !== comment.createdAt)
+    return refuse('the comment was edited after it was posted; post the command again in a new comment')
+
+  const actor = await checkActor(octokit, {
+    owner: settings.owner,
+    repo: settings.repo,
+    login: comment.author,
+    allowedBots: settings.allowedBots
+  })
+  if (!actor.allowed) return refuse(actor.reason)
+
+  const available = availableRalphs(settings.projectRoot)
+  const help = usage(available)
+  if (command.kind === 'invalid') return refuse(command.problem, help)
+
+  const resolved = resolveRalph(command.name, settings)
+  if ('problem' in resolved) return refuse(resolved.problem, help)
+
+  let pr: PullRef | undefined
+  if (issue.isPullRequest) {
+    const found = await sameRepoPull(octokit, settings, issue.number)
+    if ('problem' in found) return refuse(found.problem)
+    pr = found
+  }
+  const source = `${issue.isPullRequest ? 'pull request' : 'issue'} #${issue.number}`
+  return {
+    kind: 'run',
+    event: 'issue_comment',
+    ...resolved,
+    args: command.args,
+    task: composeTask({
+      source,
+      title: issue.title,
+      body: issue.body,
+      author: issue.author,
+      request: command.freeText,
+      requester: comment.author
+    }),
+    taskSource: source,
+    ...where,
+    ...(pr ? { pr } : {}),
+    branch: pr ? pr.headRef : `ralph/issue-${issue.number}`,
+    continueBranch: true,
+    actor: { login: actor.login, role: actor.role }
+  }
+}
+
+async function planLabel(
+  trigger: IssuesTrigger,
+  settings: TriggerSettings,
+  octokit: Octokit
+): Promise<TriggerPlan> {
+  const label = (settings.label ?? 'ralph').toLowerCase()
+  const applied = (trigger.label ?? '').toLowerCase()
+  if (trigger.action !== 'labeled')
+    return skip(`issues ${trigger.action || 'event'}: only labeling starts a loop`)
+  if (applied !== label && !applied.startsWith(`${label}:`))
+    return skip(`the label ${JSON.stringify(trigger.label ?? '')} is not '${label}'`)
+  const { issue } = trigger
+  if (issue.body.includes(HUNT_REPORT_MARKER)) return skip("the issue is a nightly hunt's failure report")
+  const refuse = (reason: string, extra = ''): RefusePlan => ({
+    kind: 'refuse',
+    reason,
+    reply: refusalReply(trigger.sender, reason, extra),
+    issueNumber: issue.number
+  })
+  const actor = await checkActor(octokit, {
+    owner: settings.owner,
+    repo: settings.repo,
+    login: trigger.sender,
+    allowedBots: settings.allowedBots
+  })
+  if (!actor.allowed) return refuse(actor.reason)
+  // The label's own text names the ralph (`ralph:docs`); GitHub keeps the label's case.
+  const named = applied.startsWith(`${label}:`)
+    ? (trigger.label ?? '').slice(label.length + 1).trim()
+    : undefined
+  if (named !== undefined && !NAME_RE.test(named))
+    return refuse(`${code(named)} is not a ralph name`, usage(availableRalphs(settings.projectRoot)))
+  const resolved = resolveRalph(named, settings)
+  if ('problem' in resolved) return refuse(resolved.problem, usage(availableRalphs(settings.projectRoot)))
+  const source = `issue #${issue.number}`
+  return {
+    kind: 'run',
+    event: 'issues',
+    ...resolved,
+    args: {},
+    task: composeTask({ source, title: issue.title, body: issue.body, author: issue.author }),
+    taskSource: source,
+    issueNumber: issue.number,
+    branch: `ralph/issue-${issue.number}`,
+    continueBranch: true,
+    actor: { login: actor.login, role: actor.role }
+  }
+}
+
+function planPullRequestEvent(trigger: PullRequestTrigger, settings: TriggerSettings): TriggerPlan {
+  const full = `${settings.owner}/${settings.repo}`.toLowerCase()
+  if (trigger.name === 'pull_request_target')
+    return {
+      kind: 'refuse',
+      reason:
+        'ralph-action does not run on pull_request_target: it runs with secrets on code the pull request ' +
+        'may have changed; use pull_request, or a /ralph comment'
+    }
+  if ((trigger.head.repo ?? '').toLowerCase() !== full)
+    return {
+      kind: 'refuse',
+      reason: `pull request #${trigger.number} comes from a fork (${trigger.head.repo ?? 'a deleted repository'}); loops run only on branches of ${settings.owner}/${settings.repo}`
+    }
+  const plan = defaultRun(trigger, settings, trigger.sender)
+  return {
+    ...plan,
+    task: composeTask({
+      source: `pull request #${trigger.number}`,
+      title: trigger.title,
+      body: trigger.body,
+      author: trigger.author
+    }),
+    taskSource: `pull request #${trigger.number}`,
+    pr: { number: trigger.number, headRef: trigger.head.ref, headSha: trigger.head.sha, sameRepo: true },
+    branch: trigger.head.ref,
+    continueBranch: true
+  }
+}
+
+async function sameRepoPull(
+  octokit: Octokit,
+  settings: TriggerSettings,
+  number: number
+): Promise<PullRef | { problem: string }> {
+  let pull
+  try {
+    pull = (await octokit.rest.pulls.get({ owner: settings.owner, repo: settings.repo, pull_number: number }))
+      .data
+  } catch (error) {
+    const status = (error as { status?: number }).status
+    return { problem: `pull request #${number} could not be read${status ? ` (HTTP ${status})` : ''}` }
+  }
+  const full = `${settings.owner}/${settings.repo}`.toLowerCase()
+  const headRepo = pull.head.repo?.full_name
+  if (!headRepo || headRepo.toLowerCase() !== full)
+    return {
+      problem:
+        `pull request #${number} comes from a fork (${headRepo ?? 'a deleted repository'}); a loop runs only ` +
+        `on a branch of ${settings.owner}/${settings.repo}, never on code from a fork with this repository's tokens`
+    }
+  if (pull.state !== 'open')
+    return { problem: `pull request #${number} is ${pull.merged ? 'merged' : 'closed'}` }
+  return { number, headRef: pull.head.ref, headSha: pull.head.sha, baseRef: pull.base.ref, sameRepo: true }
+}
+
+// --- ralphs ----------------------------------------------------------------------------------------
+
+/** The project's installed ralphs whose names a comment can give. */
+export function availableRalphs(projectRoot: string): string[] {
+  return listInstalledRalphs(projectRoot, '/nonexistent').filter(name => NAME_RE.test(name))
+}
+
+/**
+ * A named ralph must be installed in the project (`.agents/ralphs/<name>/RALPH.md`) and stay inside it
+ * when symlinks are followed; no name means the action's `ralph` input.
+ */
+function resolveRalph(
+  name: string | undefined,
+  settings: TriggerSettings
+): { ralph?: string; ralphName?: string } | { problem: string } {
+  if (name === undefined) {
+    if (settings.defaultRalph === undefined)
+      return { problem: 'no ralph was named, and the workflow sets no default (the ralph input)' }
+    const ralphName = ralphNameOf(settings.defaultRalph)
+    return { ralph: settings.defaultRalph, ...(ralphName ? { ralphName } : {}) }
+  }
+  if (!NAME_RE.test(name)) return { problem: `${code(name)} is not a ralph name` }
+  const dir = path.join(settings.projectRoot, INSTALLED_RALPHS_DIR, name)
+  try {
+    const root = realpathSync(settings.projectRoot)
+    const real = realpathSync(dir)
+    if (!statSync(path.join(real, RALPH_MARKER)).isFile() || !isInside(real, root)) throw new Error('outside')
+    return { ralph: real, ralphName: name }
+  } catch {
+    return { problem: `there is no ralph called ${code(name)} in ${INSTALLED_RALPHS_DIR}/` }
+  }
+}
+
+const isInside = (child: string, parent: string): boolean =>
+  child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep)
+
+/** The name of the ralph an input names: an installed name, or the folder of a path. */
+export function ralphNameOf(input: string | undefined): string | undefined {
+  if (!input) return undefined
+  const trimmed = input.trim().replace(/\/+$/, '')
+  const folder = path.basename(trimmed) === RALPH_MARKER ? path.dirname(trimmed) : trimmed
+  const name = path.basename(folder)
+  return name && name !== '.' && name !== '..' ? name : undefined
+}
+
+// --- replies ---------------------------------------------------------------------------------------
+
+/** A marker in every refusal reply, so the action's own replies can be told apart. */
+export const REFUSAL_MARKER = '<!-- ralph-action:refusal -->'
+
+function refusalReply(to: string, reason: string, extra: string): string {
+  const who = /^[A-Za-z0-9-]{1,39}$/.test(to) ? `@${to}` : code(to)
+  return [REFUSAL_MARKER, `${who}, no ralph loop was started: ${reason}.`, extra].filter(Boolean).join('\n\n')
+}
+
+function usage(available: string[]): string {
+  const list = available.length
+    ? `Available ralphs: ${available.map(code).join(', ')}.`
+    : `No ralphs are installed in \`${INSTALLED_RALPHS_DIR}/\`.`
+  return `Usage, on the first line of a new comment: \`${COMMAND_USAGE}\`\n\n${list}`
+}
+
+/** Text from a comment, shown in a reply: one line, cut, in a code span it cannot break out of. */
+function code(text: string): string {
+  const line = safe(text)
+  const ticks = '`'.repeat(Math.max(1, ...[...line.matchAll(/`+/g)].map(m => m[0].length + 1)))
+  const pad = line.startsWith('`') || line.endsWith('`') ? ' ' : ''
+  return `${ticks}${pad}${line}${pad}${ticks}`
+}
+
+function safe(text: string): string {
+  const line = text.replace(/\s+/g, ' ')
+  return line.length > 60 ? `${line.slice(0, 57)}...` : line
+}
