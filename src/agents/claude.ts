@@ -1,19 +1,43 @@
 // Claude Code in print mode. Like the reference runtime, `--output-format stream-json --verbose` is
-// appended and the final message is the `result` event's text. The stream is read as it arrives: per-turn
-// usage feeds the cost meter live, and a readable transcript goes to agent.log.
-import path from 'node:path'
-import { LineSplitter } from './lines.js'
-import type { AgentOutcome, AgentPreset, AgentRunHooks, AgentRunReader, UsageReport } from './types.js'
+// appended (even when the user's command already has --output-format: argv parity with ralphify), and the
+// final message is the `result` event's text. Our own flags come only with our own settings: the loop's
+// remaining dollar budget as `--max-budget-usd` and its turn cap as `--max-turns`, unless already given.
+// Per-turn usage feeds the cost meter live; the readable transcript goes to agent.log.
+import { hasOption, programStem } from './argv.js'
+import {
+  JsonLinesReader,
+  describeToolInput,
+  isObject,
+  num,
+  oneLine,
+  resetFromMessage,
+  str,
+  USAGE_LIMIT
+} from './stream.js'
+import type { Json } from './stream.js'
+import type { AgentCaps, AgentExit, AgentFailure, AgentPreset, AgentRunHooks, UsageReport } from './types.js'
 
 /** Appended verbatim, even when the user's command already has --output-format (the reference does). */
 export const CLAUDE_STREAM_FLAGS = ['--output-format', 'stream-json', '--verbose']
 
 /** Python's Path(argv0).stem == 'claude': `/usr/bin/claude`, `claude.exe` and `claude.cmd` all match. */
 export function isClaudeCommand(argv0: string | undefined): boolean {
-  if (!argv0) return false
-  const base = path.basename(argv0.replace(/\\/g, '/'))
-  const dot = base.lastIndexOf('.')
-  return (dot > 0 ? base.slice(0, dot) : base) === 'claude'
+  return programStem(argv0) === 'claude'
+}
+
+/** Dollars as claude's --max-budget-usd reads them: never rounded up past what is left. */
+export function formatBudget(usd: number): string {
+  return (Math.floor(Math.max(0, usd) * 1e6) / 1e6).toString()
+}
+
+/** The command line: the reference's flags, then the caps the loop can hand to claude itself. */
+export function claudeArgv(userArgv: string[], caps: AgentCaps = {}): string[] {
+  const argv = [...userArgv, ...CLAUDE_STREAM_FLAGS]
+  if (caps.remainingUsd !== undefined && !hasOption(userArgv, ['--max-budget-usd']))
+    argv.push('--max-budget-usd', formatBudget(caps.remainingUsd))
+  if (caps.maxTurns !== undefined && !hasOption(userArgv, ['--max-turns']))
+    argv.push('--max-turns', String(caps.maxTurns))
+  return argv
 }
 
 interface ApiUsage {
@@ -21,16 +45,6 @@ interface ApiUsage {
   output_tokens?: number
   cache_read_input_tokens?: number
   cache_creation_input_tokens?: number
-}
-
-type Json = Record<string, unknown>
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
-const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
-const oneLine = (text: string, max = 160): string => {
-  const flat = text.replace(/\s+/g, ' ').trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
 function toReport(usage: ApiUsage, model?: string): UsageReport {
@@ -44,49 +58,43 @@ function toReport(usage: ApiUsage, model?: string): UsageReport {
   return report
 }
 
-function describeToolInput(input: unknown): string {
-  if (!isObject(input)) return ''
-  for (const key of ['command', 'file_path', 'path', 'pattern', 'url', 'description']) {
-    if (typeof input[key] === 'string') return oneLine(input[key] as string)
+/** `modelUsage` sums (every model the run used, subagents and broken streams included), or undefined. */
+function modelUsageReport(modelUsage: unknown, model?: string): UsageReport | undefined {
+  if (!isObject(modelUsage)) return undefined
+  const entries = Object.entries(modelUsage).filter(([, v]) => isObject(v)) as [string, Json][]
+  if (entries.length === 0) return undefined
+  const report: UsageReport = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
+  for (const [, m] of entries) {
+    report.input += num(m.inputTokens)
+    report.output += num(m.outputTokens)
+    report.cache_read += num(m.cacheReadInputTokens)
+    report.cache_write += num(m.cacheCreationInputTokens)
   }
-  return oneLine(JSON.stringify(input))
+  // The model that did most of the work names the run.
+  const main = entries.reduce((a, b) => (num(b[1].outputTokens) > num(a[1].outputTokens) ? b : a))[0]
+  report.model = main || model
+  return report
 }
 
-class ClaudeStreamReader implements AgentRunReader {
-  private readonly lines: LineSplitter
+class ClaudeStreamReader extends JsonLinesReader {
   // One assistant message arrives as several events (one per content block) with the same id and usage.
   private readonly turns = new Map<string, ApiUsage>()
   private model?: string
-  private result?: { text?: string; isError: boolean; usage?: UsageReport }
-  private readonly notes: string[] = []
+  private sawResult = false
 
-  constructor(private readonly hooks: AgentRunHooks) {
-    this.lines = new LineSplitter(
-      line => this.onLine(line),
-      bytes => this.notes.push(`a stream line of ${bytes} bytes was too long to read and was skipped`)
-    )
+  constructor(hooks: AgentRunHooks) {
+    super(hooks)
   }
 
-  stdout(chunk: Buffer): void {
-    this.lines.push(chunk)
-  }
-
-  stderr(): void {
-    // The engine appends stderr to agent.log itself.
-  }
-
-  finish(): AgentOutcome {
-    this.lines.end()
-    const outcome: AgentOutcome = { notes: this.notes }
-    if (this.result) {
-      outcome.finalMessage = this.result.text
-      outcome.isError = this.result.isError
-      outcome.usage = this.result.usage
-    } else if (this.turns.size > 0) {
-      outcome.usage = this.cumulative()
-      this.notes.push('the stream ended without a result event')
-    }
-    return outcome
+  protected override end(exit?: AgentExit): void {
+    if (this.sawResult) return
+    if (this.turns.size > 0) this.usage = this.cumulative()
+    this.notes.push('the stream ended without a result event')
+    if (exit && !exit.killed && exit.code !== 0 && !this.failure)
+      this.failure = {
+        kind: 'error',
+        message: `claude exited with ${exit.code ?? exit.signal} without a result`
+      }
   }
 
   private cumulative(): UsageReport {
@@ -101,16 +109,7 @@ class ClaudeStreamReader implements AgentRunReader {
     return toReport(sum, this.model)
   }
 
-  private onLine(line: string): void {
-    if (line.trim() === '') return
-    let event: unknown
-    try {
-      event = JSON.parse(line)
-    } catch {
-      this.hooks.onTranscript(line)
-      return
-    }
-    if (!isObject(event)) return
+  protected onJson(event: Json): void {
     switch (event.type) {
       case 'system':
         this.onSystem(event)
@@ -125,7 +124,7 @@ class ClaudeStreamReader implements AgentRunReader {
         this.onResult(event)
         break
       case 'rate_limit_event':
-        this.hooks.onTranscript(`[rate limit] ${oneLine(JSON.stringify(event.rate_limit_info ?? event))}`)
+        this.onRateLimit(event)
         break
     }
   }
@@ -133,28 +132,43 @@ class ClaudeStreamReader implements AgentRunReader {
   private onSystem(event: Json): void {
     if (event.subtype === 'init') {
       if (typeof event.model === 'string') this.model = event.model
-      this.hooks.onTranscript(
-        `[session ${String(event.session_id ?? '?')}] model ${String(event.model ?? '?')}`
-      )
+      this.emit({
+        kind: 'notice',
+        message: `[session ${String(event.session_id ?? '?')}] model ${String(event.model ?? '?')}`
+      })
     } else if (event.subtype === 'api_retry') {
-      const line = `[api retry ${String(event.attempt ?? '?')}/${String(event.max_retries ?? '?')}] status ${String(event.error_status ?? '?')}`
-      this.hooks.onTranscript(line)
+      this.retries++
+      const status = event.error_status ?? event.error ?? '?'
+      this.lastRetryError = String(event.error_status ?? event.error ?? 'unknown')
+      this.emit({
+        kind: 'notice',
+        message: `[api retry ${String(event.attempt ?? '?')}/${String(event.max_retries ?? '?')}] status ${String(status)}`
+      })
+    } else if (event.subtype === 'permission_denied') {
+      const tool = str(event.tool_name) ?? '?'
+      const reason = str(event.decision_reason) ?? str(event.message) ?? ''
+      this.emit({
+        kind: 'notice',
+        message: `[permission denied] ${tool}${reason ? `: ${oneLine(reason)}` : ''}`
+      })
     }
   }
 
   private onAssistant(event: Json): void {
     const message = isObject(event.message) ? event.message : {}
-    if (typeof message.model === 'string') this.model = message.model
+    if (typeof message.model === 'string' && message.model !== '<synthetic>') this.model = message.model
     for (const block of Array.isArray(message.content) ? message.content : []) {
       if (!isObject(block)) continue
-      if (block.type === 'text' && typeof block.text === 'string') this.hooks.onTranscript(block.text)
+      if (block.type === 'text' && typeof block.text === 'string')
+        this.emit({ kind: 'text', text: block.text })
       else if (block.type === 'tool_use')
-        this.hooks.onTranscript(`→ ${String(block.name)} ${describeToolInput(block.input)}`)
+        this.emit({ kind: 'tool_call', name: String(block.name), detail: describeToolInput(block.input) })
     }
-    if (isObject(message.usage)) {
+    // A synthetic message (an API error said as text) carries no real usage.
+    if (isObject(message.usage) && message.model !== '<synthetic>') {
       const id = typeof message.id === 'string' ? message.id : `turn-${this.turns.size}`
       this.turns.set(id, message.usage as ApiUsage)
-      this.hooks.onUsage(this.cumulative())
+      this.emit({ kind: 'usage', usage: this.cumulative() })
     }
   }
 
@@ -163,29 +177,79 @@ class ClaudeStreamReader implements AgentRunReader {
     for (const block of Array.isArray(message.content) ? message.content : []) {
       if (!isObject(block) || block.type !== 'tool_result') continue
       const content = typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? '')
-      this.hooks.onTranscript(`← ${block.is_error ? 'error' : 'result'}: ${oneLine(content, 120)}`)
+      this.emit({ kind: 'tool_result', ok: block.is_error !== true, detail: oneLine(content, 120) })
+    }
+  }
+
+  /** `rate_limit_event`: status "rejected" means a usage limit was hit (subscription logins only). */
+  private onRateLimit(event: Json): void {
+    const info = isObject(event.rate_limit_info) ? event.rate_limit_info : {}
+    const status = str(info.status) ?? '?'
+    const resetsAt = typeof info.resetsAt === 'number' ? info.resetsAt * 1000 : undefined
+    const kind = str(info.rateLimitType)
+    const when = resetsAt !== undefined ? `, resets at ${new Date(resetsAt).toISOString()}` : ''
+    this.emit({ kind: 'notice', message: `[rate limit] ${status}${kind ? ` (${kind})` : ''}${when}` })
+    if (status === 'rejected') {
+      this.failure = {
+        kind: 'usage_limit',
+        message: `claude's ${kind ? `${kind} ` : ''}usage limit was reached${when}`,
+        ...(resetsAt !== undefined ? { resetsAt } : {})
+      }
     }
   }
 
   private onResult(event: Json): void {
-    const usage = toReport(isObject(event.usage) ? (event.usage as ApiUsage) : {}, this.model)
+    this.sawResult = true
+    const fromModels = modelUsageReport(event.modelUsage, this.model)
+    const usage = fromModels ?? toReport(isObject(event.usage) ? (event.usage as ApiUsage) : {}, this.model)
     if (typeof event.total_cost_usd === 'number') usage.reportedUsd = event.total_cost_usd
     else if (typeof event.cost_usd === 'number') usage.reportedUsd = event.cost_usd
     const text = typeof event.result === 'string' ? event.result : undefined
-    this.result = { text, isError: event.is_error === true, usage }
-    this.hooks.onUsage(usage)
+    const isError = event.is_error === true
+    this.finalMessage = text
+    this.isError = isError
+    this.emit({ kind: 'usage', usage })
+    for (const denial of Array.isArray(event.permission_denials) ? event.permission_denials : []) {
+      if (!isObject(denial)) continue
+      const detail = describeToolInput(denial.tool_input)
+      this.deny({ tool: str(denial.tool_name) ?? '?', ...(detail ? { detail } : {}) })
+    }
+    if (isError) this.failure = this.resultFailure(event, text)
     const cost = usage.reportedUsd !== undefined ? ` · $${usage.reportedUsd.toFixed(4)}` : ''
     const turns = event.num_turns !== undefined ? ` · ${String(event.num_turns)} turns` : ''
-    this.hooks.onTranscript(
-      `[result] ${String(event.subtype ?? '?')}${event.is_error ? ' (error)' : ''}${cost}${turns}`
-    )
-    if (text) this.hooks.onTranscript(text)
+    this.emit({
+      kind: 'result',
+      isError,
+      summary: `[result] ${String(event.subtype ?? '?')}${isError ? ' (error)' : ''}${cost}${turns}`,
+      ...(text !== undefined ? { text } : {})
+    })
+    if (text) this.emit({ kind: 'text', text })
+  }
+
+  private resultFailure(event: Json, text: string | undefined): AgentFailure {
+    const errors = Array.isArray(event.errors) ? event.errors.filter(e => typeof e === 'string') : []
+    const message = oneLine(text || errors.join('; ') || String(event.subtype ?? 'error'), 300)
+    // A rejected rate_limit_event said more (the reset time) than the result will.
+    if (this.failure?.kind === 'usage_limit') return this.failure
+    switch (event.subtype) {
+      case 'error_max_budget_usd':
+        return { kind: 'budget', message }
+      case 'error_max_turns':
+        return { kind: 'max_turns', message }
+    }
+    if (USAGE_LIMIT.test(message) || (event.api_error_status === 429 && /limit/i.test(message))) {
+      const resetsAt = resetFromMessage(message)
+      return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) }
+    }
+    if (event.terminal_reason === 'api_error' || event.api_error_status != null || /^API Error/.test(message))
+      return { kind: 'api_error', message }
+    return { kind: 'error', message }
   }
 }
 
 export const claudePreset: AgentPreset = {
   name: 'claude',
   jsonStream: true,
-  argv: userArgv => [...userArgv, ...CLAUDE_STREAM_FLAGS],
+  argv: (userArgv, caps) => claudeArgv(userArgv, caps),
   read: (_prompt, hooks) => new ClaudeStreamReader(hooks)
 }

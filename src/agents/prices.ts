@@ -1,0 +1,320 @@
+// The versioned price table: list prices in USD per million tokens, each row with the day it was read and
+// where. It prices what agents report in tokens only (codex, gemini, claude's per-turn usage while a run
+// is still going); a dollar figure the agent reports itself always wins over it.
+//
+// Keep it honest: `verified: 'official'` only for a price read on the vendor's own page; 'third-party' for a
+// secondary source that quotes the vendor; 'unverified' for anything else. Where two sources disagree the
+// higher price is kept (an estimate that errs high stops a budget early, never late) and the row says so.
+// Update: add or change rows, bump PRICE_TABLE_VERSION, and run `npm test -- __tests__/agents/prices`.
+import type { UsageReport } from './types.js'
+
+export const PRICE_TABLE_VERSION = '2026-11-26'
+
+export interface ModelPrice {
+  /** Model ids after normalisation (see normaliseModelId): no provider prefix, date suffix or `[1m]`. */
+  models: string[]
+  /** USD per million tokens. */
+  input: number
+  output: number
+  cache_read: number
+  /** Writing the prompt cache (Anthropic's 5-minute write; 0 where the vendor does not charge it). */
+  cache_write: number
+  /** When the price was read (YYYY-MM-DD). */
+  date: string
+  source: string
+  verified: 'official' | 'third-party' | 'unverified'
+  note?: string
+}
+
+const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing'
+const ANTHROPIC_PRICING_ZH = 'https://platform.claude.com/docs/zh-CN/about-claude/pricing'
+const OPENAI_QUOTED =
+  'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (quoting developers.openai.com/api/docs/pricing)'
+const GEMINI_QUOTED =
+  'https://deploybase.ai/articles/gemini-api-pricing (quoting ai.google.dev/gemini-api/docs/pricing)'
+
+export const PRICE_TABLE: ModelPrice[] = [
+  // Anthropic. Cache write = the 5-minute write (claude's default); 1-hour writes cost more.
+  {
+    models: ['claude-fable-5-1', 'claude-mythos-5-1'],
+    input: 10,
+    output: 50,
+    cache_read: 0.25,
+    cache_write: 12.5,
+    date: '2026-11-26',
+    source: ANTHROPIC_PRICING,
+    verified: 'official'
+  },
+  {
+    models: ['claude-fable-5', 'claude-mythos-5'],
+    input: 10,
+    output: 50,
+    cache_read: 1,
+    cache_write: 12.5,
+    date: '2026-11-26',
+    source: ANTHROPIC_PRICING,
+    verified: 'official'
+  },
+  {
+    models: ['claude-opus-5-5'],
+    input: 4,
+    output: 20,
+    cache_read: 0.2,
+    cache_write: 5,
+    date: '2026-11-26',
+    source: 'https://platform.claude.com/docs/zh-CN/models/opus-5-5/overview',
+    verified: 'official'
+  },
+  {
+    models: ['claude-opus-5', 'claude-opus-4-8', 'claude-opus-4-7', 'claude-opus-4-6', 'claude-opus-4-5'],
+    input: 5,
+    output: 25,
+    cache_read: 0.5,
+    cache_write: 6.25,
+    date: '2026-11-26',
+    source: ANTHROPIC_PRICING,
+    verified: 'official'
+  },
+  {
+    models: ['claude-opus-4-1', 'claude-opus-4', 'claude-opus-4-0', 'claude-3-opus'],
+    input: 15,
+    output: 75,
+    cache_read: 1.5,
+    cache_write: 18.75,
+    date: '2026-11-26',
+    source: ANTHROPIC_PRICING,
+    verified: 'official'
+  },
+  {
+    models: ['claude-sonnet-5-5'],
+    input: 2,
+    output: 10,
+    cache_read: 0.2,
+    cache_write: 2.5,
+    date: '2026-11-26',
+    source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5-5/overview',
+    verified: 'official',
+    note:
+      'Third parties (github.com/kurofune/claudit v1.9.2, github.com/TheKrush/PromptFuel v1.0.23) report a cache-read cut ' +
+      'to $0.10 on 2026-10-07, not seen on the official page we read: the higher price is kept.'
+  },
+  {
+    models: ['claude-sonnet-5'],
+    input: 2,
+    output: 10,
+    cache_read: 0.2,
+    cache_write: 2.5,
+    date: '2026-11-26',
+    source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5/overview',
+    verified: 'official'
+  },
+  {
+    models: [
+      'claude-sonnet-4-6',
+      'claude-sonnet-4-5',
+      'claude-sonnet-4',
+      'claude-sonnet-4-0',
+      'claude-3-7-sonnet'
+    ],
+    input: 3,
+    output: 15,
+    cache_read: 0.3,
+    cache_write: 3.75,
+    date: '2026-11-26',
+    source: ANTHROPIC_PRICING_ZH,
+    verified: 'official',
+    note:
+      'Prompts over 200K input tokens (1M-context beta) cost $6 / $22.50 on Sonnet 4 and 4.5; this table prices ' +
+      'every request at the base rate. Claude Code 2.1.332 prices claude-sonnet-4-5 at exactly these rates ' +
+      '(checked against its total_cost_usd in the live tests).'
+  },
+  {
+    models: ['claude-haiku-5-5'],
+    input: 0.1,
+    output: 0.5,
+    cache_read: 0.01,
+    cache_write: 0.125,
+    date: '2026-11-26',
+    source: 'https://platform.claude.com/docs/about-claude/models/whats-new-opus-5 ("From $0.10 / $0.50")',
+    verified: 'third-party',
+    note:
+      'Prompts over 100K tokens cost $0.50 / $2.50 (cache $0.05 read, $0.625 write) per github.com/kurofune/claudit ' +
+      'v1.9.2; the cache rates are third-party only. This table prices every request at the lower band.'
+  },
+  {
+    models: ['claude-haiku-4-5'],
+    input: 1,
+    output: 5,
+    cache_read: 0.1,
+    cache_write: 1.25,
+    date: '2026-11-26',
+    source: ANTHROPIC_PRICING_ZH,
+    verified: 'official'
+  },
+  {
+    models: ['claude-3-5-haiku'],
+    input: 0.8,
+    output: 4,
+    cache_read: 0.08,
+    cache_write: 1,
+    date: '2026-11-26',
+    source: ANTHROPIC_PRICING_ZH,
+    verified: 'official'
+  },
+  // OpenAI: no charge for cache writes. Standard tier, context under 270K tokens.
+  {
+    models: ['gpt-5.5'],
+    input: 5,
+    output: 30,
+    cache_read: 0.5,
+    cache_write: 0,
+    date: '2026-11-26',
+    source: OPENAI_QUOTED,
+    verified: 'third-party',
+    note: 'The same in https://www.morphllm.com/openai-api-pricing (June 2026); the official page itself was not in reach.'
+  },
+  {
+    models: ['gpt-5.5-pro', 'gpt-5.4-pro'],
+    input: 30,
+    output: 180,
+    cache_read: 30,
+    cache_write: 0,
+    date: '2026-11-26',
+    source: OPENAI_QUOTED,
+    verified: 'third-party',
+    note: 'No cached-input discount is listed: cached tokens are priced as input.'
+  },
+  {
+    models: ['gpt-5.4'],
+    input: 2.5,
+    output: 15,
+    cache_read: 0.25,
+    cache_write: 0,
+    date: '2026-11-26',
+    source: OPENAI_QUOTED,
+    verified: 'third-party'
+  },
+  {
+    models: ['gpt-5.4-mini'],
+    input: 0.75,
+    output: 4.5,
+    cache_read: 0.075,
+    cache_write: 0,
+    date: '2026-11-26',
+    source: OPENAI_QUOTED,
+    verified: 'third-party'
+  },
+  {
+    models: ['gpt-5.4-nano'],
+    input: 0.2,
+    output: 1.25,
+    cache_read: 0.02,
+    cache_write: 0,
+    date: '2026-11-26',
+    source: OPENAI_QUOTED,
+    verified: 'third-party'
+  },
+  {
+    models: ['gpt-5', 'gpt-5-codex', 'gpt-5.1', 'gpt-5.1-codex'],
+    input: 1.25,
+    output: 10,
+    cache_read: 0.125,
+    cache_write: 0,
+    date: '2026-11-26',
+    source:
+      'https://docs.rs/crate/openai-cost/latest/source/src/pricing.rs ("openai.com/api/pricing as of 2026-Q2")',
+    verified: 'third-party',
+    note: 'gpt-5.1 and the -codex variants are priced as gpt-5 without a source of their own: unverified.'
+  },
+  {
+    models: ['gpt-5-mini'],
+    input: 0.25,
+    output: 2,
+    cache_read: 0.025,
+    cache_write: 0,
+    date: '2026-11-26',
+    source: 'none found in reach; the launch price as remembered',
+    verified: 'unverified'
+  },
+  // Google: input_tokens include cached ones; thinking tokens are billed as output. Prompts up to 200K.
+  {
+    models: ['gemini-3-pro-preview', 'gemini-3-pro', 'gemini-3.1-pro-preview'],
+    input: 2,
+    output: 12,
+    cache_read: 0.2,
+    cache_write: 2,
+    date: '2026-11-26',
+    source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
+    verified: 'third-party',
+    note: 'gemini-3.1-pro-preview is priced as 3 Pro without a source of its own: unverified.'
+  },
+  {
+    models: ['gemini-2.5-pro'],
+    input: 1.25,
+    output: 10,
+    cache_read: 0.125,
+    cache_write: 1.25,
+    date: '2026-11-26',
+    source: GEMINI_QUOTED,
+    verified: 'third-party',
+    note: 'Prompts over 200K tokens cost $2.50 / $15; priced here at the base rate.'
+  },
+  {
+    models: ['gemini-2.5-flash'],
+    input: 0.3,
+    output: 2.5,
+    cache_read: 0.03,
+    cache_write: 0.3,
+    date: '2026-11-26',
+    source: GEMINI_QUOTED,
+    verified: 'third-party'
+  },
+  {
+    models: ['gemini-2.5-flash-lite'],
+    input: 0.1,
+    output: 0.4,
+    cache_read: 0.01,
+    cache_write: 0.1,
+    date: '2026-11-26',
+    source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
+    verified: 'third-party'
+  }
+]
+
+/**
+ * The id the table is keyed by: lower case, without a provider prefix (`anthropic/`, `openai/`, `models/`,
+ * Bedrock's `us.anthropic.`), a date or version suffix (`-20250929`, `-2026-04-23`, `-v1:0`), `-latest`
+ * or claude's `[1m]`; claude ids with dots (`claude-sonnet-4.5`) get dashes.
+ */
+export function normaliseModelId(model: string): string {
+  let id = model.trim().toLowerCase()
+  id = id.replace(/\[[^\]]*\]$/, '')
+  id = id.slice(id.lastIndexOf('/') + 1)
+  id = id.replace(/^(?:[a-z]{2,4}\.)?anthropic\./, '')
+  id = id.replace(/-v\d+(?::\d+)?$/, '')
+  id = id.replace(/-latest$/, '')
+  id = id.replace(/-(?:\d{8}|\d{4}-\d{2}-\d{2})$/, '')
+  if (id.startsWith('claude-')) id = id.replace(/\./g, '-')
+  return id
+}
+
+const BY_MODEL = new Map<string, ModelPrice>()
+for (const row of PRICE_TABLE) for (const model of row.models) BY_MODEL.set(model, row)
+
+/** The price of a model, or undefined when the table does not know it (never a guess from a look-alike). */
+export function lookupPrice(model: string | undefined): ModelPrice | undefined {
+  return model ? BY_MODEL.get(normaliseModelId(model)) : undefined
+}
+
+/** Dollars for a run's tokens at list price, or undefined when its model is unknown or unnamed. */
+export function priceFromTable(usage: UsageReport): number | undefined {
+  const price = lookupPrice(usage.model)
+  if (!price) return undefined
+  return (
+    (usage.input * price.input +
+      usage.output * price.output +
+      usage.cache_read * price.cache_read +
+      usage.cache_write * price.cache_write) /
+    1e6
+  )
+}
