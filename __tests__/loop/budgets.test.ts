@@ -112,9 +112,9 @@ test('crossing the dollar budget mid-run kills the agent tree at once: budget_ex
   for (const pid of pidsIn(path.join(h.tools, 'pids'))) expect(isAlive(pid)).toBe(false)
   const updates = events.filter(e => e.type === 'cost_update')
   expect(updates.length).toBeGreaterThanOrEqual(5)
-  // The reference's flags were appended to the user's command.
+  // The reference's flags were appended to the user's command, then the budget claude can enforce itself.
   expect(readFileSync(path.join(h.tools, 'argv'), 'utf8').trim()).toBe(
-    '-p --output-format stream-json --verbose'
+    '-p --output-format stream-json --verbose --max-budget-usd 0.05'
   )
   // Raw stream and readable transcript side by side.
   expect(h.readRecord('logs/iteration-001/agent.jsonl')).toContain('"type":"assistant"')

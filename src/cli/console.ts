@@ -9,8 +9,21 @@ export interface ConsoleOptions {
   out: (text: string) => void
   /** `-t`, shown in the header like the reference. */
   agentTimeoutSeconds?: number
-  /** Echo the agent's readable output (the reference echoes it when logging to --log-dir). */
+  /**
+   * Show the agent's output live (default true): the readable transcript of JSON-stream agents (text, one
+   * line per tool call, errors, the result), the raw output of plain ones, as the reference shows it.
+   */
   showAgentOutput?: boolean
+}
+
+const FAILURE_LABEL: Record<string, string> = {
+  api_error: 'API error',
+  usage_limit: 'usage limit',
+  max_turns: 'turn limit',
+  budget: "the agent's own budget cap",
+  input_error: 'input refused',
+  auth_error: 'authentication failed',
+  error: 'error'
 }
 
 const seconds = (ms: number): string => formatDuration(ms / 1000)
@@ -45,7 +58,19 @@ function verdictLine(record: IterationRecord): string {
 export function consoleRenderer(options: ConsoleOptions): (event: LoopEvent) => void {
   const { out } = options
   const tally = { succeeded: 0, failed: 0, timedOut: 0 }
+  const live = options.showAgentOutput !== false
   let commandsRan = 0
+  let transcript = false
+  let atLineStart = true
+  const agentText = (text: string): void => {
+    if (text === '') return
+    out(text)
+    atLineStart = text.endsWith('\n')
+  }
+  const endAgentText = (): void => {
+    if (!atLineStart) out('\n')
+    atLineStart = true
+  }
   return event => {
     switch (event.type) {
       case 'loop_started': {
@@ -73,11 +98,26 @@ export function consoleRenderer(options: ConsoleOptions): (event: LoopEvent) => 
         break
       case 'agent_started':
         if (commandsRan > 0) out(`  Commands: ${commandsRan} ran\n`)
+        transcript = event.transcript === true
         break
-      case 'agent_finished':
-        if (event.agent.finalMessage && event.agent.preset === 'claude') out(`${event.agent.finalMessage}\n`)
-        for (const note of event.agent.notes) out(`  ${note}\n`)
+      case 'agent_output':
+        if (live && !transcript) agentText(event.chunk.toString('utf8'))
         break
+      case 'agent_transcript':
+        if (live) agentText(event.line.endsWith('\n') ? event.line : `${event.line}\n`)
+        break
+      case 'agent_finished': {
+        endAgentText()
+        const agent = event.agent
+        if (agent.failure)
+          out(`  ✗ ${FAILURE_LABEL[agent.failure.kind] ?? agent.failure.kind}: ${agent.failure.message}\n`)
+        if (agent.permissionDenials?.length)
+          out(
+            `  ! permission denied: ${agent.permissionDenials.map(d => (d.detail ? `${d.tool} (${d.detail})` : d.tool)).join(', ')}\n`
+          )
+        for (const note of agent.notes) out(`  ${note}\n`)
+        break
+      }
       case 'check_finished': {
         const c = event.check
         out(

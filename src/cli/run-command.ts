@@ -104,6 +104,9 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     completionTag: settings.completionTag ?? ralph.completionTag ?? 'COMPLETE',
     commit: settings.commit,
     presets: settings.presets,
+    // `run` is ralphify's `ralph run`: the agent's argv stays the reference's (claude's stream flags only)
+    // unless our own settings need more (--max-cost: codex --json, claude --max-budget-usd).
+    presetFlags: 'reference',
     ...(settings.recordDir ? { recordDir: path.resolve(io.cwd, settings.recordDir) } : {}),
     ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
   })

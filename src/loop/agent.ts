@@ -2,7 +2,8 @@
 // (usage → the cost meter, live), logs written as they come, the whole tree killed when the run must stop.
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs'
 import path from 'node:path'
-import type { AgentOutcome, AgentPreset } from '../agents/types.js'
+import { agentEnvironment, type AgentEnvOptions } from '../agents/env.js'
+import type { AgentCaps, AgentOutcome, AgentPreset } from '../agents/types.js'
 import { decodeCaptured } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import { pyStrRepr } from '../ralph/index.js'
@@ -26,6 +27,11 @@ export interface AgentContext {
   signal: AbortSignal
   stopCause: () => KilledBy | undefined
   meter: CostMeter
+  /** Caps the agent can enforce itself (claude's --max-budget-usd, --max-turns). */
+  caps?: AgentCaps
+  /** The job's environment the agent's is made from (default process.env), and what the user allows. */
+  baseEnv?: NodeJS.ProcessEnv
+  agentEnv?: AgentEnvOptions
   runProcess: (options: RunOptions) => Promise<RunResult>
   /** Live output for front-ends: raw chunks, and transcript lines of JSON-stream presets. */
   onOutput?: (output: { stream: 'stdout' | 'stderr'; chunk: Buffer } | { transcript: string }) => void
@@ -64,24 +70,31 @@ class SyncLog {
 }
 
 export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
-  const argv = ctx.preset.argv(ctx.agentArgv)
+  const argv = ctx.preset.argv(ctx.agentArgv, ctx.caps)
   const logFile = path.join(ctx.iterationDir, 'agent.log')
   const streamFile = path.join(ctx.iterationDir, 'agent.jsonl')
   const log = ctx.preset.jsonStream ? new SyncLog(logFile) : undefined
   const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined
-  const reader = ctx.preset.read(ctx.prompt, {
-    onUsage: usage => ctx.meter.observe(usage),
-    onTranscript: line => {
-      log?.write(line.endsWith('\n') ? line : `${line}\n`)
-      ctx.onOutput?.({ transcript: line })
-    }
-  })
+  // The job's environment without GitHub and Actions credentials: the agent never holds a write token.
+  const env = agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv)
   ctx.meter.beginRun()
+  const reader = ctx.preset.read(
+    ctx.prompt,
+    {
+      onUsage: usage => ctx.meter.observe(usage),
+      onTranscript: line => {
+        log?.write(line.endsWith('\n') ? line : `${line}\n`)
+        ctx.onOutput?.({ transcript: line })
+      }
+    },
+    { argv, env, cwd: ctx.workTree }
+  )
   let result: RunResult
   try {
     const options: RunOptions = {
       argv,
       cwd: ctx.workTree,
+      env: reader.env ? { ...env, ...reader.env } : env,
       input: ctx.prompt,
       killGraceMs: ctx.killGraceMs,
       signal: ctx.signal,
@@ -104,16 +117,22 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
     log?.close()
     stream?.close()
   }
-  const outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }))
+  const outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
+    code: result.exitCode,
+    signal: result.signal,
+    killed: result.aborted || result.timedOut
+  })
   const usage = ctx.meter.endRun(outcome.usage)
   const killedBy = result.aborted ? ctx.stopCause() : undefined
+  const exitedWell = result.exitCode === 0 && !result.timedOut && !result.aborted && !result.spawnError
   const run: AgentRun = {
     preset: ctx.preset.name,
     argv,
     exitCode: result.exitCode,
     signal: result.signal,
     timedOut: result.timedOut,
-    success: result.exitCode === 0 && !result.timedOut && !result.aborted && !result.spawnError,
+    // Judged by the agent's own word too: claude says is_error with exit code 0 and subtype "success".
+    success: exitedWell && outcome.isError !== true && outcome.failure === undefined,
     durationMs: Math.round(result.durationMs),
     usage,
     log: ctx.relative(logFile),
@@ -122,6 +141,13 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
   if (killedBy) run.killedBy = killedBy
   if (outcome.finalMessage !== undefined) run.finalMessage = outcome.finalMessage.slice(-FINAL_MESSAGE_CHARS)
   if (outcome.isError !== undefined) run.isError = outcome.isError
+  if (outcome.failure) {
+    const { resetsAt, ...failure } = outcome.failure
+    run.failure =
+      resetsAt !== undefined ? { ...failure, resetsAt: new Date(resetsAt).toISOString() } : failure
+  }
+  if (outcome.permissionDenials?.length) run.permissionDenials = outcome.permissionDenials
+  if (outcome.apiRetries) run.apiRetries = outcome.apiRetries
   if (ctx.preset.jsonStream) run.stream = ctx.relative(streamFile)
   const agentResult: AgentResult = { run, outcome }
   if (result.spawnError) agentResult.crash = crashMessage(ctx.agent, result.spawnError)

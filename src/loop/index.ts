@@ -1,5 +1,12 @@
 // The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
-export { runLoop, DEFAULT_KILL_GRACE_MS } from './run-loop.js'
+export {
+  runLoop,
+  agentPresetFor,
+  usageLimitWait,
+  DEFAULT_KILL_GRACE_MS,
+  MAX_USAGE_LIMIT_WAIT_MS
+} from './run-loop.js'
+export { agentCaps } from './iteration.js'
 export {
   loopConfig,
   addedChecks,
@@ -15,6 +22,7 @@ export { failureFingerprint, normaliseFailureOutput } from './fingerprint.js'
 export {
   StagnationBreaker,
   DEFAULT_BREAKER,
+  DEFAULT_PERMISSION_DENIALS,
   type BreakerRule,
   type BreakerThresholds,
   type BreakerTrip

@@ -2,7 +2,7 @@
 // completion. Every step writes its logs as it goes; the iteration's record is what it returns.
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import type { AgentPreset } from '../agents/types.js'
+import type { AgentCaps, AgentPreset } from '../agents/types.js'
 import type { Workspace, WorkspaceDiff } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import { RalphError, type Ralph } from '../ralph/index.js'
@@ -159,6 +159,14 @@ async function commitIteration(
   }
 }
 
+/** What the agent may spend of the loop's dollar budget in this run, and its turn cap. */
+export function agentCaps(config: LoopConfig, meter: CostMeter): AgentCaps {
+  const caps: AgentCaps = {}
+  if (config.maxCostUsd !== undefined) caps.remainingUsd = Math.max(0, config.maxCostUsd - meter.spentUsd())
+  if (config.agentMaxTurns !== undefined) caps.maxTurns = config.agentMaxTurns
+  return caps
+}
+
 export async function runIteration(env: LoopEnvironment, iteration: number): Promise<IterationOutcome> {
   const { config, guard, record: runRecord, emit, clock } = env
   const started = clock.now()
@@ -215,12 +223,15 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
   record.prompt = runRecord.writePrompt(iteration, prompt)
   if (guard.signal.aborted) return finish({ interrupted: true, success: false }, 'interrupted')
 
-  // 3. The agent.
+  // 3. The agent, with the caps it can enforce itself: what is left of the dollar budget, its turn cap.
+  const caps = agentCaps(config, env.meter)
   emit({
     type: 'agent_started',
     iteration,
-    argv: env.preset.argv(env.ralph.agentArgv),
-    promptFile: record.prompt.file
+    argv: env.preset.argv(env.ralph.agentArgv, caps),
+    promptFile: record.prompt.file,
+    preset: env.preset.name,
+    transcript: env.preset.jsonStream
   })
   env.phase = 'agent'
   guard.watchCost(true)
@@ -237,6 +248,8 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
     signal: guard.signal,
     stopCause: () => guard.trip?.cause,
     meter: env.meter,
+    caps,
+    ...(config.agentEnv ? { agentEnv: config.agentEnv } : {}),
     runProcess: env.runProcess,
     onOutput: output =>
       emit(

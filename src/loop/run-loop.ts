@@ -1,7 +1,7 @@
 // runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
 import { existsSync, realpathSync } from 'node:fs'
 import path from 'node:path'
-import { presetFor } from '../agents/index.js'
+import { presetFor, priceFromTable, type AgentPreset } from '../agents/index.js'
 import { GitWorkspace, createWorktree, type Workspace } from '../git/workspace.js'
 import { runProcess } from '../proc/index.js'
 import { RalphError } from '../ralph/index.js'
@@ -15,6 +15,10 @@ import type { LoopConfig, LoopEvent, LoopPorts, LoopResult, LoopStatus, StopReas
 export const DEFAULT_KILL_GRACE_MS = 3000
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200
+/** Without a time budget, the longest wait for a usage limit to lift (a GitHub-hosted job's own limit). */
+export const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000
+/** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
+const USAGE_LIMIT_MARGIN_MS = 5000
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 
@@ -53,6 +57,39 @@ async function checkConfig(config: LoopConfig, workspace: Workspace, isRepo: boo
     throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`)
 }
 
+/** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
+export function agentPresetFor(config: LoopConfig): AgentPreset {
+  // The reference runtime has no dollar budget: with one, the agent's cost must be readable.
+  const flags = config.maxCostUsd !== undefined ? 'all' : (config.presetFlags ?? 'all')
+  try {
+    return presetFor(config.ralph.agentArgv, { presets: config.presets, flags, cost: config.agentCost })
+  } catch (error) {
+    throw new RalphError((error as Error).message)
+  }
+}
+
+/** Whether the loop can wait for a usage limit to lift, and for how long; or why it cannot. */
+export function usageLimitWait(
+  failure: { message: string; resetsAt?: string },
+  now: number,
+  deadline: number | undefined
+): { waitMs: number; detail: string } | { stop: string } {
+  const said = failure.message
+  if (failure.resetsAt === undefined)
+    return { stop: `the agent hit a usage limit and did not say when it lifts (${said})` }
+  const resetsAt = Date.parse(failure.resetsAt)
+  const waitMs = Math.max(0, resetsAt - now) + USAGE_LIMIT_MARGIN_MS
+  if (deadline !== undefined && now + waitMs >= deadline)
+    return {
+      stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, after the time budget ends (${iso(deadline)}): ${said}`
+    }
+  if (deadline === undefined && waitMs > MAX_USAGE_LIMIT_WAIT_MS)
+    return {
+      stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, more than 6 hours away (set a longer --max-time to wait for it): ${said}`
+    }
+  return { waitMs, detail: `the agent hit a usage limit; waiting until it lifts at ${failure.resetsAt}` }
+}
+
 /**
  * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`).
  * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
@@ -69,6 +106,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   }
   const startedAt = clock.now()
 
+  const preset = agentPresetFor(config)
   let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot))
   let isRepo = await workspace.isRepo()
   await checkConfig(config, workspace, isRepo)
@@ -95,7 +133,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   const workTree = inWorktree(config.projectRoot) ?? worktree?.dir ?? config.projectRoot
   const ralph = { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir }
 
-  const meter = ports.costMeter ?? createCostMeter()
+  const meter = ports.costMeter ?? createCostMeter(priceFromTable)
   const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined
   const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd })
   const stopWatchingCost = meter.onChange(() =>
@@ -161,7 +199,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     workTree,
     workspace,
     isRepo,
-    preset: presetFor(config.ralph.agentArgv, { presets: config.presets }),
+    preset,
     guard,
     meter,
     record,
@@ -172,8 +210,18 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     history: status.iterations,
     trackTree: gated
   }
-  // Without gates the loop keeps the reference's semantics: no stagnation breaker.
-  const breaker = gated ? new StagnationBreaker(config.breaker) : undefined
+  // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
+  // permissions (a loop whose agent may not use its tools can only burn money).
+  const breaker = new StagnationBreaker(
+    gated
+      ? config.breaker
+      : {
+          noProgress: 0,
+          sameFailure: 0,
+          agentFailures: 0,
+          permissionDenials: config.breaker.permissionDenials
+        }
+  )
   if (!isRepo && gated)
     warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off')
 
@@ -229,6 +277,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       delete status.inFlight
       updateCost(status, meter)
       const agent = outcome.record.agent
+      const limit = agent?.failure?.kind === 'usage_limit' && !agent.killedBy ? agent.failure : undefined
+      const limitWait = limit ? usageLimitWait(limit, clock.now(), deadline) : undefined
       if (agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
         status.cost.enforced = false
         warn(
@@ -250,18 +300,24 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
           : stopWith('completed', `the agent gave the completion signal in iteration ${iteration}`)
       } else if (outcome.interrupted && trip) {
         stop = fromTrip(trip)
-      } else if (config.stopOnError && agent && !agent.success) {
+      } else if (limitWait && 'stop' in limitWait) {
+        stop = stopWith('agent_error', limitWait.stop)
+      } else if (config.stopOnError && agent && !agent.success && !limitWait) {
         const how = agent.timedOut ? 'timed out' : `exited with ${agent.exitCode ?? agent.signal}`
         stop = stopWith(
           'agent_error',
           `the agent ${how} in iteration ${iteration}; stopping due to --stop-on-error`
         )
       } else {
-        const tripped = breaker?.record({
-          progressed: outcome.record.progressed,
-          failureFingerprint: outcome.record.failureFingerprint,
-          agentFailed: agent !== undefined && !agent.success
-        })
+        // An iteration lost to a usage limit says nothing about the agent or the work: not counted.
+        const tripped = limitWait
+          ? undefined
+          : breaker.record({
+              progressed: outcome.record.progressed,
+              failureFingerprint: outcome.record.failureFingerprint,
+              agentFailed: agent !== undefined && !agent.success,
+              deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
+            })
         if (tripped) {
           status.breaker = tripped
           stop = stopWith('circuit_open', `circuit open (${tripped.rule}): ${tripped.message}`)
@@ -271,6 +327,10 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
           stop = fromTrip(guard.trip)
         } else if (stopAsked()) {
           stop = stopAsked()
+        } else if (limitWait && 'waitMs' in limitWait) {
+          warn(limitWait.detail)
+          emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) })
+          await guard.sleep(limitWait.waitMs, ports.finishSignal)
         } else if (config.delaySeconds > 0) {
           emit({ type: 'waiting', seconds: config.delaySeconds })
           await guard.sleep(config.delaySeconds * 1000, ports.finishSignal)

@@ -1,4 +1,5 @@
 // The loop engine's contract: configuration in, typed events out, a typed result at the end.
+import type { AgentCostOptions, AgentEnvOptions } from '../agents/index.js'
 import type { Workspace } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import type { Ralph, RalphCheck } from '../ralph/index.js'
@@ -52,7 +53,8 @@ export interface LoopConfig {
   recordDir: string
   /** Bytes of one command's output put into the prompt; the middle of larger output is cut. Default 1 MiB. */
   outputCap: number
-  breaker: { noProgress: number; sameFailure: number; agentFailures: number }
+  /** Consecutive iterations that open the circuit, per rule (0 = off); `permissionDenials` defaults to 2. */
+  breaker: { noProgress: number; sameFailure: number; agentFailures: number; permissionDenials?: number }
   /** Agent presets on (default) or off. */
   presets: boolean
   // Added with the engine; optional, with defaults.
@@ -63,6 +65,23 @@ export interface LoopConfig {
    * folder under the system temp dir, `branch` to `ralph/<name>-<UTC timestamp>`.
    */
   worktree?: { branch?: string; dir?: string }
+  // Added with the agent presets; optional, with defaults.
+  /**
+   * Which flags presets add: 'all' (default) for machine-readable output (codex --json, gemini
+   * --output-format stream-json, opencode --format json); 'reference' keeps the reference runtime's argv
+   * (claude's stream flags only) unless a dollar budget needs the agent's cost. Budget caps for claude
+   * (--max-budget-usd, --max-turns) come with their settings in both.
+   */
+  presetFlags?: 'all' | 'reference'
+  /** Turns one agent run may take, passed to agents that enforce it themselves (claude --max-turns). */
+  agentMaxTurns?: number
+  /** How a generic agent reports its cost (a line pattern; the cost file's variable). */
+  agentCost?: AgentCostOptions
+  /**
+   * The agent's environment: the job's minus GitHub/Actions credentials (src/agents/env.ts); `allow` names
+   * variables to keep anyway, `set` adds variables.
+   */
+  agentEnv?: AgentEnvOptions
 }
 
 /** What runLoop needs from its surroundings; every port has a real default. */
@@ -77,7 +96,7 @@ export interface LoopPorts {
    * the delay is cut short, and the loop stops `cancelled`. Abort `signal` as well to stop at once.
    */
   finishSignal?: AbortSignal
-  /** Default: createCostMeter() without a price table (claude's reported dollars only). */
+  /** Default: createCostMeter(priceFromTable): reported dollars first, else the agents' price table. */
   costMeter?: CostMeter
   /** Default: proc's runProcess. */
   runProcess?: (options: RunOptions) => Promise<RunResult>
@@ -116,8 +135,16 @@ export interface CommandRun {
 
 export type KilledBy = 'timeout' | 'budget_exhausted' | 'cancelled'
 
+/** Why an agent run failed, in the agent's terms (see AgentFailureKind in src/agents/types.ts). */
+export interface AgentRunFailure {
+  kind: 'api_error' | 'usage_limit' | 'max_turns' | 'budget' | 'input_error' | 'auth_error' | 'error'
+  message: string
+  /** Usage limits: when the limit lifts (ISO 8601), when the agent said. */
+  resetsAt?: string
+}
+
 export interface AgentRun {
-  /** The preset that ran it: 'claude' or 'generic'. */
+  /** The preset that ran it: claude, codex, gemini, opencode, aider or generic. */
   preset: string
   argv: string[]
   exitCode: number | null
@@ -126,16 +153,22 @@ export interface AgentRun {
   timedOut: boolean
   /** The loop killed the run because the whole run had to stop. */
   killedBy?: KilledBy
-  /** Exit 0 and not timed out (the reference's rule). */
+  /** Exit 0, not timed out, and the agent's own output reported no failure (claude's is_error). */
   success: boolean
   durationMs: number
   /** The end of the agent's final message (at most 2,000 characters); undefined when it gave none. */
   finalMessage?: string
-  /** The agent's own stream said the run failed (claude `is_error`). */
+  /** The agent's own stream said the run failed (claude `is_error`, codex turn.failed, gemini status error). */
   isError?: boolean
+  /** Why it failed, when its output or exit code says (a usage limit, an API error, its own turn cap…). */
+  failure?: AgentRunFailure
+  /** Tool calls the agent was denied (claude `permission_denials`); two iterations in a row open the circuit. */
+  permissionDenials?: { tool: string; detail?: string }[]
+  /** API retries the agent reported (claude system/api_retry, codex "Reconnecting..."). */
+  apiRetries?: number
   usage: Usage
   log: string
-  /** The raw JSON stream (claude), beside the readable log. */
+  /** The raw JSON stream (JSON-stream presets), beside the readable log. */
   stream?: string
   notes: string[]
 }
@@ -258,7 +291,11 @@ export interface LoopStatus {
   /** The loop reached its goal: all_checks_passed or completed. */
   success: boolean
   enforcement?: Enforcement
-  breaker?: { rule: 'no_progress' | 'same_failure' | 'agent_failures'; count: number; message: string }
+  breaker?: {
+    rule: 'no_progress' | 'same_failure' | 'agent_failures' | 'permission_denials'
+    count: number
+    message: string
+  }
   /** Set when the run crashed (stop reason agent_error): the one-line reason. */
   error?: string
   warnings: string[]
@@ -275,10 +312,18 @@ export type LoopEvent =
   | { type: 'loop_started'; status: LoopStatus }
   | { type: 'iteration_started'; iteration: number; maxIterations?: number }
   | { type: 'command_finished'; iteration: number; command: CommandRun }
-  | { type: 'agent_started'; iteration: number; argv: string[]; promptFile: string }
+  /** `transcript`: the agent's output is a JSON stream, shown as agent_transcript lines (raw chunks are not for people). */
+  | {
+      type: 'agent_started'
+      iteration: number
+      argv: string[]
+      promptFile: string
+      preset?: string
+      transcript?: boolean
+    }
   /** Every chunk the agent prints, as it arrives (not kept: render it or drop it). */
   | { type: 'agent_output'; iteration: number; stream: 'stdout' | 'stderr'; chunk: Buffer }
-  /** A readable transcript line of a JSON-stream agent (claude): text, one line per tool call, the result. */
+  /** A readable transcript line of a JSON-stream agent: text, one line per tool call, errors, the result. */
   | { type: 'agent_transcript'; iteration: number; line: string }
   | { type: 'agent_finished'; iteration: number; agent: AgentRun }
   | { type: 'check_finished'; iteration: number; check: CheckRun }
