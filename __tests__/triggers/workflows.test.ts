@@ -1,0 +1,100 @@
+// The example workflows hold to the rules they teach: minimal permissions, untrusted text through env:
+// only, concurrency keyed on ralph and issue (never github.ref), no token left for the agent.
+import { readFileSync } from 'node:fs'
+import path from 'node:path'
+import { parse } from 'yaml'
+
+type Json = Record<string, unknown>
+const DIR = path.resolve('examples/workflows')
+const FILES = ['ralph-on-comment.yml', 'nightly-bug-hunt.yml', 'matrix-fan-out.yml']
+const load = (file: string): Json => parse(readFileSync(path.join(DIR, file), 'utf8')) as Json
+const jobs = (wf: Json) => Object.entries(wf.jobs as Record<string, Json>)
+const steps = (job: Json) => (job.steps as Json[] | undefined) ?? []
+
+// Inputs issue 6 adds to action.yml (the trigger and hunt settings), besides those it declares today.
+const TRIGGER_INPUTS = ['mode', 'allowed-bots', 'max-open-prs', 'report-issue']
+
+/** The input names action.yml declares (read by indentation, so a YAML slip elsewhere in it does not matter). */
+function actionInputs(): string[] {
+  const text = readFileSync('action.yml', 'utf8')
+  const block = /^inputs:\n([\s\S]*?)^\S/m.exec(text)?.[1] ?? ''
+  return [...block.matchAll(/^ {2}([a-z][a-z0-9-]*):\s*$/gm)].map(m => m[1])
+}
+
+describe.each(FILES)('%s', file => {
+  const wf = load(file)
+
+  test('uses org/ralph-action@v1 with inputs the action knows', () => {
+    expect(actionInputs()).toEqual(expect.arrayContaining(['ralph', 'max-iterations', 'github-token']))
+    const known = new Set([...actionInputs(), ...TRIGGER_INPUTS])
+    const uses = jobs(wf).flatMap(([, job]) => steps(job).filter(s => s.uses === 'org/ralph-action@v1'))
+    expect(uses.length).toBeGreaterThan(0)
+    for (const step of uses)
+      for (const input of Object.keys((step.with as Json) ?? {})) expect(known).toContain(input)
+  })
+
+  test('asks for the least permissions: only contents, pull-requests and issues; nothing for a list', () => {
+    for (const [name, job] of jobs(wf)) {
+      const permissions = (job.permissions ?? wf.permissions) as Json | string | undefined
+      expect(typeof permissions).toBe('object')
+      for (const [scope, level] of Object.entries(permissions as Json)) {
+        expect(['contents', 'pull-requests', 'issues']).toContain(scope)
+        expect(['read', 'write']).toContain(level)
+      }
+      if (name === 'list') expect(permissions).toEqual({ contents: 'read' })
+    }
+  })
+
+  test('untrusted text reaches steps through env: only, never pasted into a run: script', () => {
+    for (const [, job] of jobs(wf))
+      for (const step of steps(job)) if (typeof step.run === 'string') expect(step.run).not.toContain('${{')
+    const raw = readFileSync(path.join(DIR, file), 'utf8')
+    for (const m of raw.matchAll(
+      /\$\{\{[^}]*github\.event\.(comment|issue|pull_request)\.(body|title)[^}]*\}\}/g
+    )) {
+      const line = raw.slice(raw.lastIndexOf('\n', m.index) + 1, raw.indexOf('\n', m.index))
+      // Only as an env value, or inside an `if:` expression (not a shell).
+      expect(line).toMatch(/^\s+[A-Z_]+: \$\{\{|^\s+\(github\.event_name/)
+    }
+  })
+
+  test('concurrency is keyed on the ralph or the issue, never on github.ref, and never cancels a loop', () => {
+    const groups = [wf.concurrency, ...jobs(wf).map(([, job]) => job.concurrency)].filter(Boolean) as Json[]
+    expect(groups.length).toBeGreaterThan(0)
+    for (const group of groups) {
+      expect(String(group.group)).not.toMatch(/github\.ref|head_ref/)
+      expect(String(group.group)).toMatch(/issue\.number|matrix\.ralph|ralph-bug-hunter/)
+      expect(group['cancel-in-progress']).toBe(false)
+    }
+  })
+
+  test('checkout leaves no token in .git/config for the agent', () => {
+    for (const [, job] of jobs(wf))
+      for (const step of steps(job).filter(s => String(s.uses).startsWith('actions/checkout@')))
+        expect(step.with).toMatchObject({ 'persist-credentials': false })
+  })
+})
+
+test('comments start runs only when created, and labels only when applied', () => {
+  expect(load('ralph-on-comment.yml').on).toEqual({
+    issue_comment: { types: ['created'] },
+    issues: { types: ['labeled'] }
+  })
+})
+
+test('the fan-out takes its matrix from the list job and skips an empty one', () => {
+  const hunt = (load('matrix-fan-out.yml').jobs as Record<string, Json>).hunt
+  expect(hunt.needs).toBe('list')
+  expect(hunt.if).toBe("needs.list.outputs.count != '0'")
+  expect(hunt.strategy).toMatchObject({
+    'fail-fast': false,
+    matrix: '${{ fromJSON(needs.list.outputs.matrix) }}'
+  })
+})
+
+test('the nightly hunt runs the bug-hunter example with a cap and a failure report', () => {
+  const step = steps((load('nightly-bug-hunt.yml').jobs as Record<string, Json>).hunt).find(
+    s => s.uses === 'org/ralph-action@v1'
+  )
+  expect(step?.with).toMatchObject({ ralph: 'bug-hunter', 'max-open-prs': 3, 'report-issue': true })
+})
