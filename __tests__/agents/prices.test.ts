@@ -1,0 +1,65 @@
+import {
+  lookupPrice,
+  normaliseModelId,
+  PRICE_TABLE,
+  PRICE_TABLE_VERSION,
+  priceFromTable
+} from '../../src/agents/index.js'
+
+test('every row says when and where its price was read, and how far it is verified', () => {
+  expect(PRICE_TABLE_VERSION).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+  for (const row of PRICE_TABLE) {
+    expect(row.date).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+    expect(row.source).toMatch(/https?:\/\/|none found/)
+    expect(['official', 'third-party', 'unverified']).toContain(row.verified)
+    if (row.verified === 'unverified') expect(row.source).not.toBe('')
+    for (const price of [row.input, row.output, row.cache_read, row.cache_write])
+      expect(price).toBeGreaterThanOrEqual(0)
+    for (const model of row.models) expect(normaliseModelId(model)).toBe(model)
+  }
+})
+
+test('no model is priced twice', () => {
+  const ids = PRICE_TABLE.flatMap(row => row.models)
+  expect(new Set(ids).size).toBe(ids.length)
+})
+
+test('the models the recorded streams use are priced', () => {
+  expect(lookupPrice('claude-sonnet-4-5')).toMatchObject({
+    input: 3,
+    output: 15,
+    cache_read: 0.3,
+    cache_write: 3.75
+  })
+  expect(lookupPrice('gpt-5.5')).toMatchObject({ input: 5, output: 30, cache_read: 0.5 })
+})
+
+test('model ids are normalised: provider prefixes, dates, versions, [1m], dots in claude ids', () => {
+  expect(normaliseModelId('claude-sonnet-4-5-20250929')).toBe('claude-sonnet-4-5')
+  expect(normaliseModelId('anthropic/claude-sonnet-4.5')).toBe('claude-sonnet-4-5')
+  expect(normaliseModelId('us.anthropic.claude-opus-4-1-20250805-v1:0')).toBe('claude-opus-4-1')
+  expect(normaliseModelId('claude-opus-4-6[1m]')).toBe('claude-opus-4-6')
+  expect(normaliseModelId('openai/gpt-5.5')).toBe('gpt-5.5')
+  expect(normaliseModelId('gpt-5-2025-08-07')).toBe('gpt-5')
+  expect(normaliseModelId('models/gemini-2.5-pro')).toBe('gemini-2.5-pro')
+})
+
+test('an unknown model is not guessed from a look-alike', () => {
+  expect(lookupPrice('gpt-5.5-turbo')).toBeUndefined()
+  expect(lookupPrice('claude-sonnet-9')).toBeUndefined()
+  expect(lookupPrice(undefined)).toBeUndefined()
+  expect(
+    priceFromTable({ input: 1, output: 1, cache_read: 0, cache_write: 0, model: 'test-model' })
+  ).toBeUndefined()
+})
+
+test('a run is priced per token kind', () => {
+  const usage = {
+    input: 1_000_000,
+    output: 100_000,
+    cache_read: 2_000_000,
+    cache_write: 40_000,
+    model: 'claude-haiku-4-5'
+  }
+  expect(priceFromTable(usage)).toBeCloseTo(1 + 0.5 + 0.2 + 0.05, 12)
+})
