@@ -89,7 +89,7 @@ class OpencodeStreamReader extends JsonLinesReader {
       detail: describeToolInput(state.input) || oneLine(str(state.title) ?? '')
     })
     const ok = state.status !== 'error'
-    const detail = ok ? (str(state.output) ?? str(state.title) ?? '') : (str(state.error) ?? 'failed')
+    const detail = ok ? str(state.output) || str(state.title) || '' : str(state.error) || 'failed'
     this.emit({ kind: 'tool_result', ok, detail: oneLine(detail, 120) })
   }
 

@@ -82,9 +82,10 @@ export function parseDuration(text: string): number | undefined {
 
 /** When a usage-limit message says the limit lifts: "resets after 1h2m", "try again in 27s", an ISO date. */
 export function resetFromMessage(message: string, now = Date.now()): number | undefined {
-  const relative = /(?:reset(?:s)?(?: after| in)?|retry (?:in|after)|try again in)\s+([^.;,()]+)/i.exec(
-    message
-  )
+  const relative =
+    /(?:resets?(?: after| in)?|retry (?:in|after)|try again in)\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(
+      message
+    )
   if (relative) {
     const seconds = parseDuration(relative[1])
     if (seconds !== undefined) return now + seconds * 1000

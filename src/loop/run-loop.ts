@@ -18,7 +18,7 @@ const IN_FLIGHT_STATUS_DELAY_MS = 200
 /** Without a time budget, the longest wait for a usage limit to lift (a GitHub-hosted job's own limit). */
 export const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000
 /** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
-const USAGE_LIMIT_MARGIN_MS = 5000
+const USAGE_LIMIT_MARGIN_MS = 2000
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 
