@@ -2,7 +2,14 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { composeTask, deliverTask, renderTaskBlock, sanitizeText } from '../../src/github/sanitize.js'
+import {
+  composeTask,
+  deliverTask,
+  promptWithTask,
+  ralphReadsTask,
+  renderTaskBlock,
+  sanitizeText
+} from '../../src/github/sanitize.js'
 
 describe('sanitizeText', () => {
   test('HTML comments go, including ones split by invisible characters and one never closed', () => {
@@ -102,4 +109,12 @@ describe('the task as data', () => {
       rmSync(dir, { recursive: true, force: true })
     }
   })
+})
+
+test('whether a ralph reads the task, and a ralph-less prompt given its placeholder', () => {
+  expect(ralphReadsTask('---\nagent: x\n---\nFix it.\n\n{{ args.task }}\n')).toBe(true)
+  expect(ralphReadsTask('---\nagent: x\n---\nFix it. <!-- {{ args.task }} -->\n')).toBe(false)
+  expect(ralphReadsTask('---\nagent: x\n---\nFix it.\n')).toBe(false)
+  expect(promptWithTask('Fix the tests.\n')).toBe('Fix the tests.\n\n{{ args.task }}')
+  expect(promptWithTask('Task: {{args.task}} now')).toBe('Task: {{args.task}} now')
 })

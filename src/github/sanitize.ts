@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { PLACEHOLDER_RE, promptTemplate } from '../ralph/index.js'
 
 /** Characters of task text kept (an issue body may hold 65,536): enough for any real task. */
 export const MAX_TASK_CHARS = 24000
@@ -207,4 +208,24 @@ export function deliverTask(task: string, options: { file: string; source?: stri
   writeFileSync(options.file, `${task}\n`, { mode: 0o644 })
   const block = renderTaskBlock(task, { source: options.source, file: options.file })
   return { file: options.file, block, args: { task: block, task_file: options.file } }
+}
+
+const usesTask = (template: string): boolean =>
+  [...template.matchAll(PLACEHOLDER_RE)].some(m => m[1] === 'args' && m[2] === 'task')
+
+/**
+ * Whether a RALPH.md puts the task in its prompt (`{{ args.task }}` in the body, outside HTML comments).
+ * When it does not, the issue's text reaches the agent only as the file: say so (main.ts warns).
+ */
+export function ralphReadsTask(ralphText: string): boolean {
+  return usesTask(promptTemplate(ralphText))
+}
+
+/**
+ * A ralph-less run's prompt (the `prompt` input) with the task's placeholder at its end. The task itself
+ * must never be spliced into the prompt text: that text is a template, and `{{ commands.x }}` in an issue
+ * would be filled in. It goes in as the `task` arg, which is filled in one pass and never re-read.
+ */
+export function promptWithTask(prompt: string): string {
+  return usesTask(prompt) ? prompt : `${prompt.replace(/\s+$/, '')}\n\n{{ args.task }}`
 }
