@@ -11,6 +11,7 @@ const MEASUREMENTS = {
   memory: './memory.mjs',
   overhead: './overhead.mjs',
   enforcement: './enforcement.mjs',
+  'cost-latency': './cost-latency.mjs',
   startup: './startup.mjs'
 }
 
