@@ -42,6 +42,7 @@ test('claude saying is_error with exit code 0 fails the iteration, with the API 
   })
   expect(it.agent?.failure?.message).toMatch(/^API Error: 529/)
   expect(h.readRecord('logs/iteration-001/agent.log')).toContain('[result] success (error)')
+  expect(h.readRecord('progress.md')).toContain('- Agent failure (api error): API Error: 529')
 })
 
 /** A claude stand-in that hits a usage limit lifting `seconds` from now, on its first run only. */
@@ -103,6 +104,7 @@ test('two iterations in a row with denied permissions open the circuit, naming t
   expect(result.stopReason).toBe('circuit_open')
   expect(result.breaker).toMatchObject({ rule: 'permission_denials', count: 2 })
   expect(result.stopDetail).toContain('tools: Write')
+  expect(h.readRecord('progress.md')).toContain('- Permission denied: Write (/etc/ralph-live-denied.txt)')
   expect(result.iterations.map(it => it.agent?.permissionDenials)).toEqual([
     [{ tool: 'Write', detail: '/etc/ralph-live-denied.txt' }],
     [{ tool: 'Write', detail: '/etc/ralph-live-denied.txt' }]

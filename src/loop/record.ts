@@ -62,6 +62,16 @@ export function progressSection(record: IterationRecord): string {
         ? 'timed out'
         : `exit ${agent.exitCode}${agent.isError ? ', reported an error' : ''}`
     lines.push(`- Agent (${agent.preset}): ${end} in ${seconds(agent.durationMs)}`)
+    const failure = agent.failure
+    if (failure)
+      lines.push(
+        `- Agent failure (${failure.kind.replace(/_/g, ' ')}): ${failure.message}${failure.resetsAt ? ` (lifts at ${failure.resetsAt})` : ''}`
+      )
+    if (agent.permissionDenials?.length)
+      lines.push(
+        `- Permission denied: ${agent.permissionDenials.map(d => (d.detail ? `${d.tool} (${d.detail})` : d.tool)).join(', ')}`
+      )
+    if (agent.apiRetries) lines.push(`- API retries: ${agent.apiRetries}`)
   }
   const signal = record.completion.given
     ? 'given'
