@@ -187,3 +187,25 @@ describe('claude argv', () => {
     expect(formatBudget(5)).toBe('5')
   })
 })
+
+test('a per-minute rate limit (429) that claude gave up retrying is an API error, not a usage limit', () => {
+  const result = JSON.stringify({
+    type: 'result',
+    subtype: 'success',
+    is_error: true,
+    result:
+      'API Error: 429 rate_limit_error: Number of request tokens has exceeded your per-minute rate limit',
+    api_error_status: 429
+  })
+  expect(replay(claudePreset, result + '\n', { exit: exited(1) }).outcome.failure?.kind).toBe('api_error')
+})
+
+test('a context-window message is not taken for a usage limit', () => {
+  const result = JSON.stringify({
+    type: 'result',
+    subtype: 'success',
+    is_error: true,
+    result: 'Context limit reached'
+  })
+  expect(replay(claudePreset, result + '\n', { exit: exited(1) }).outcome.failure?.kind).toBe('error')
+})

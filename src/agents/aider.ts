@@ -90,7 +90,7 @@ function aiderReader(prompt: string, hooks?: AgentRunHooks) {
       const totals = usage.line(line)
       if (totals) return sink.report(totals)
       if (RETRY.test(line)) sink.retried()
-      if (USAGE_LIMIT.test(line) || /exceeded your current quota/i.test(line)) {
+      if (USAGE_LIMIT.test(line)) {
         const message = oneLine(line, 300)
         const resetsAt = resetFromMessage(message)
         sink.fail({ kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) })

@@ -237,7 +237,8 @@ class ClaudeStreamReader extends JsonLinesReader {
       case 'error_max_turns':
         return { kind: 'max_turns', message }
     }
-    if (USAGE_LIMIT.test(message) || (event.api_error_status === 429 && /limit/i.test(message))) {
+    // A 429 alone is a rate limit claude already retried: an API error, the loop goes on.
+    if (USAGE_LIMIT.test(message)) {
       const resetsAt = resetFromMessage(message)
       return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) }
     }

@@ -118,11 +118,10 @@ class OpencodeStreamReader extends JsonLinesReader {
   }
 
   private failureOf(name: string, message: string, status: unknown): AgentFailure {
-    if (status === 429 || USAGE_LIMIT.test(message)) {
-      if (status !== 429 || /limit|quota/i.test(message)) {
-        const resetsAt = resetFromMessage(message)
-        return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) }
-      }
+    // A 429 is a usage limit only when it says quota; a per-minute rate limit is an API error.
+    if (USAGE_LIMIT.test(message) || (status === 429 && /quota/i.test(message))) {
+      const resetsAt = resetFromMessage(message)
+      return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) }
     }
     if (name === 'ProviderAuthError') return { kind: 'auth_error', message }
     if (name === 'APIError') return { kind: 'api_error', message }

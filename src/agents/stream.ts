@@ -115,7 +115,7 @@ export function resetFromMessage(message: string, now = Date.now()): number | un
 
 /** Messages that mean a usage or quota limit rather than a passing API failure. */
 export const USAGE_LIMIT =
-  /usage limit|hit your (?:usage|session|weekly|daily) limit|limit reached|quota (?:exceeded|exhausted)|exhausted your (?:daily )?(?:quota|capacity)|RESOURCE_EXHAUSTED|TerminalQuotaError|usage_limit_reached|insufficient_quota/i
+  /usage limit|hit your (?:(?:usage|session|weekly|daily|monthly) )?limit|quota (?:exceeded|exhausted)|exceeded your (?:current )?quota|exhausted your (?:daily )?(?:quota|capacity)|RESOURCE_EXHAUSTED|TerminalQuotaError|usage_limit_reached|insufficient_quota/i
 
 /** Retries reported in one run from which the record calls it an API-retry storm. */
 export const RETRY_STORM = 3
