@@ -7,3 +7,20 @@ export {
   type WorkspaceDiff,
   type Worktree
 } from './workspace.js'
+export { GitRepo, configEnv, withoutSecrets, type ConfigEntries, type ExecOptions } from './repo.js'
+export { authConfig, basicAuthHeader, extraHeaderKey, repositoryUrl, type GitAuth } from './auth.js'
+export {
+  prepareBranch,
+  configureIdentity,
+  hasDiff,
+  commitsSince,
+  changedFiles,
+  changedWorkflowFiles,
+  formatPatch,
+  GITHUB_ACTIONS_IDENTITY,
+  type BaseSource,
+  type CommitIdentity,
+  type IdentityOptions,
+  type PrepareBranchOptions,
+  type PreparedBranch
+} from './branch.js'
