@@ -24,3 +24,10 @@ export {
   type PrepareBranchOptions,
   type PreparedBranch
 } from './branch.js'
+export {
+  withoutPersistedCredentials,
+  hidePersistedCredentials,
+  type CredentialOptions,
+  type HiddenCredentials,
+  type RestoreReport
+} from './credentials.js'
