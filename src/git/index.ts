@@ -31,3 +31,14 @@ export {
   type HiddenCredentials,
   type RestoreReport
 } from './credentials.js'
+export {
+  pushBranch,
+  classifyPushFailure,
+  OWNED_BRANCH_PREFIX,
+  PUSH_FAILURE,
+  GITHUB_PUSH_ERRORS,
+  type PushFailure,
+  type PushFailureKind,
+  type PushOptions,
+  type PushResult
+} from './push.js'
