@@ -168,6 +168,19 @@ describe('prompt assembly', () => {
     )
   })
 
+  test('an unchanged file is parsed once, a changed one again: broken YAML fails every time it is read', () => {
+    const good = '---\nagent: x\n---\nHi {{ args.n }}'
+    const broken = '---\nagent: [x\n---\nHi {{ args.n }}'
+    const n = values({ args: { n: 'Bob' } })
+    expect(assemblePrompt(good, n, false, 'r/RALPH.md')).toBe('Hi Bob')
+    expect(assemblePrompt(good, n, false, 'r/RALPH.md')).toBe('Hi Bob')
+    expect(() => assemblePrompt(broken, n, false, 'r/RALPH.md')).toThrow(/r\/RALPH\.md/)
+    expect(() => assemblePrompt(broken, n, false, 'r/RALPH.md')).toThrow(RalphError)
+    expect(assemblePrompt(good, n, false, 'r/RALPH.md')).toBe('Hi Bob')
+    expect(() => assemblePrompt(broken, n, false, 'other/RALPH.md')).toThrow(/other\/RALPH\.md/)
+    expect(assemblePrompt(`${good}!`, n, false, 'r/RALPH.md')).toBe('Hi Bob!')
+  })
+
   test('promptTemplate gives the body a ralph would send, before substitution', () => {
     expect(promptTemplate('---\na: 1\n---\n  <!-- x -->{{ args.a }}  ')).toBe('{{ args.a }}')
   })

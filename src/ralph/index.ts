@@ -21,6 +21,7 @@ export {
   formatDuration,
   PLACEHOLDER_RE,
   promptTemplate,
+  ralphTemplate,
   renderPlaceholders,
   resolveArgsInRun,
   runsFromRalphDir,

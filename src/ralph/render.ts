@@ -61,6 +61,24 @@ export function promptTemplate(text: string): string {
   return pyStrip(stripHtmlComments(pyStrip(splitFrontmatter(text).body)))
 }
 
+/** The last RALPH.md text whose frontmatter parsed, and its template (see {@link ralphTemplate}). */
+let lastParsed: { file: string; text: string; template: string } | undefined
+
+/**
+ * RALPH.md as re-read now, as a template: like the reference, the frontmatter is parsed again (broken YAML
+ * throws RalphError) but only the body is used. Parsing is a pure function of the text, so the last text
+ * that parsed is remembered: a loop re-reading an unchanged file skips the YAML parse (a text that fails
+ * is never remembered, so it fails every time).
+ */
+export function ralphTemplate(text: string, file = 'RALPH.md'): string {
+  if (lastParsed !== undefined && lastParsed.text === text && lastParsed.file === file)
+    return lastParsed.template
+  parseFrontmatter(file, text)
+  const template = promptTemplate(text)
+  lastParsed = { file, text, template }
+  return template
+}
+
 /**
  * The prompt for one iteration from RALPH.md as re-read now. Like the reference, the frontmatter is parsed
  * again (broken YAML throws RalphError and so fails the iteration) but only the body is used.
@@ -71,8 +89,7 @@ export function assemblePrompt(
   credit: boolean,
   file = 'RALPH.md'
 ): string {
-  parseFrontmatter(file, text)
-  const prompt = renderPlaceholders(promptTemplate(text), values)
+  const prompt = renderPlaceholders(ralphTemplate(text, file), values)
   return credit ? prompt + CREDIT_TRAILER : prompt
 }
 
