@@ -2,7 +2,15 @@
 // progress.md (for people), status.json (the whole typed status, replaced atomically), and
 // logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
 // Writes are synchronous: they are small, and a crash between two of them leaves valid files.
-import { appendFileSync, mkdirSync, renameSync, writeFileSync } from 'node:fs'
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  writeFileSync,
+  writevSync
+} from 'node:fs'
 import path from 'node:path'
 import type { CheckRun, IterationRecord, LoopResult, LoopStatus } from './types.js'
 
@@ -134,7 +142,66 @@ function footer(result: LoopResult): string {
   return `${lines.join('\n')}\n`
 }
 
+/** Where the iterations go in the compact status.json (only the top level has an `iterations` key). */
+const ITERATIONS_SLOT = '"iterations":[]'
+
+/**
+ * The finished iterations as the bytes of a JSON array's contents (`{…},{…}`), each serialised once:
+ * status.json is rewritten after every iteration; serialising them all each time made long runs quadratic.
+ */
+class IterationsJson {
+  private bytes = Buffer.alloc(0)
+  private length = 0
+  /** The records serialised, and where each one's bytes end. */
+  private readonly records: IterationRecord[] = []
+  private readonly ends: number[] = []
+
+  /** Brings the bytes up to `iterations`: records are final once listed; one replaced is serialised again. */
+  update(iterations: IterationRecord[]): Buffer {
+    let same = 0
+    while (same < this.records.length && same < iterations.length && this.records[same] === iterations[same])
+      same++
+    this.records.length = same
+    this.ends.length = same
+    this.length = same > 0 ? this.ends[same - 1] : 0
+    for (let i = same; i < iterations.length; i++) {
+      this.append(`${i > 0 ? ',' : ''}${JSON.stringify(iterations[i])}`)
+      this.records.push(iterations[i])
+      this.ends.push(this.length)
+    }
+    return this.bytes.subarray(0, this.length)
+  }
+
+  private append(text: string): void {
+    const needed = this.length + Buffer.byteLength(text)
+    if (needed > this.bytes.length) {
+      const grown = Buffer.alloc(Math.max(needed, this.bytes.length * 2, 64 * 1024))
+      this.bytes.copy(grown, 0, 0, this.length)
+      this.bytes = grown
+    }
+    this.length += this.bytes.write(text, this.length)
+  }
+}
+
+/** Writes `pieces` to a new `file` (writev: the iterations' bytes are never copied into one string). */
+function writeAll(file: string, pieces: Buffer[]): void {
+  const fd = openSync(file, 'w')
+  try {
+    const rest = pieces.filter(piece => piece.length > 0)
+    while (rest.length > 0) {
+      let written = writevSync(fd, rest)
+      // A short write (rare for files): carry on from where it stopped.
+      while (rest.length > 0 && written >= rest[0].length) written -= (rest.shift() as Buffer).length
+      if (rest.length > 0 && written > 0) rest[0] = rest[0].subarray(written)
+    }
+  } finally {
+    closeSync(fd)
+  }
+}
+
 export class RunRecord {
+  private readonly iterations = new IterationsJson()
+
   private constructor(readonly dir: string) {}
 
   /** Creates the record folder (and logs/) and starts progress.md. */
@@ -172,12 +239,27 @@ export class RunRecord {
   /**
    * Replaces status.json atomically (write, then rename), so readers never see half a file. It is
    * rewritten after every iteration, so it is compact while the loop runs and indented once finished.
+   * Iteration records are final once they are in `status.iterations`: each is serialised only once.
    */
   writeStatus(status: LoopStatus): void {
     const file = path.join(this.dir, STATUS_FILE)
     const temp = `${file}.${process.pid}.tmp`
-    writeFileSync(temp, `${JSON.stringify(status, null, status.state === 'finished' ? 2 : undefined)}\n`)
+    writeAll(temp, this.statusJson(status))
     renameSync(temp, file)
+  }
+
+  /** The pieces of `JSON.stringify(status)` (indented once finished) and a final newline. */
+  private statusJson(status: LoopStatus): Buffer[] {
+    if (status.state === 'finished') return [Buffer.from(`${JSON.stringify(status, null, 2)}\n`)]
+    const shell = JSON.stringify({ ...status, iterations: [] })
+    const slot = shell.indexOf(ITERATIONS_SLOT)
+    if (slot === -1) return [Buffer.from(`${JSON.stringify(status)}\n`)]
+    const at = slot + ITERATIONS_SLOT.length - 1
+    return [
+      Buffer.from(shell.slice(0, at)),
+      this.iterations.update(status.iterations),
+      Buffer.from(`${shell.slice(at)}\n`)
+    ]
   }
 
   appendIteration(record: IterationRecord): void {

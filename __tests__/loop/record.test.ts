@@ -1,0 +1,88 @@
+// The run record's status.json: rewritten after every iteration from cached iteration JSON, it must stay
+// exactly the status, serialised.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { RunRecord, STATUS_FILE } from '../../src/loop/record.js'
+import type { IterationRecord, LoopResult, LoopStatus } from '../../src/loop/types.js'
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'ralph-record-'))
+})
+afterEach(() => rmSync(dir, { recursive: true, force: true }))
+
+const status = (): LoopStatus => ({
+  version: 1,
+  state: 'running',
+  ralph: { name: 'r "iterations":[]', file: '/r/RALPH.md', dir: '/r' },
+  projectRoot: '/p',
+  workTree: '/p',
+  recordDir: dir,
+  startedAt: '2026-01-01T00:00:00.000Z',
+  durationMs: 0,
+  budgets: { maxIterations: 3 },
+  start: {},
+  iterations: [],
+  cost: {
+    totalUsd: 0,
+    source: 'unknown',
+    enforced: true,
+    tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 }
+  },
+  success: false,
+  warnings: ['a "quoted" warning, with "iterations":[] in it']
+})
+
+const iteration = (n: number, extra: Partial<IterationRecord> = {}): IterationRecord => ({
+  iteration: n,
+  startedAt: '2026-01-01T00:00:01.000Z',
+  durationMs: 12,
+  verdict: 'ran',
+  commands: [],
+  checks: [],
+  completion: { tag: false, given: false },
+  failureFingerprint: '',
+  ...extra
+})
+
+const written = (): string => readFileSync(path.join(dir, STATUS_FILE), 'utf8')
+
+test('status.json is the status serialised, whatever iterations were added, replaced or dropped', () => {
+  const s = status()
+  const record = RunRecord.create(dir, s)
+  expect(written()).toBe(`${JSON.stringify(s)}\n`)
+  s.iterations.push(iteration(1, { error: 'a "crash"\nwith a newline' }))
+  record.writeStatus(s)
+  expect(written()).toBe(`${JSON.stringify(s)}\n`)
+  s.iterations.push(iteration(2), iteration(3, { diffStat: ' a | 1 +\n' }))
+  s.inFlight = 4
+  s.warnings.push('another')
+  record.writeStatus(s)
+  expect(written()).toBe(`${JSON.stringify(s)}\n`)
+  // A record replaced by another object is serialised again; a shorter list is followed.
+  s.iterations[1] = iteration(2, { verdict: 'crashed' })
+  record.writeStatus(s)
+  expect(written()).toBe(`${JSON.stringify(s)}\n`)
+  s.iterations.splice(1)
+  delete s.inFlight
+  record.writeStatus(s)
+  expect(written()).toBe(`${JSON.stringify(s)}\n`)
+  expect(JSON.parse(written())).toEqual(s)
+})
+
+test('the finished status.json is indented', () => {
+  const s = status()
+  const record = RunRecord.create(dir, s)
+  s.iterations.push(iteration(1))
+  record.writeStatus(s)
+  const result: LoopResult = {
+    ...s,
+    state: 'finished',
+    stopReason: 'max_iterations',
+    stopDetail: 'reached the cap',
+    finishedAt: '2026-01-01T00:00:02.000Z'
+  }
+  record.finish(result)
+  expect(written()).toBe(`${JSON.stringify(result, null, 2)}\n`)
+})
