@@ -1,0 +1,121 @@
+// The pull request's title and body: what was asked, the iteration table, the gates, the cost, links to the
+// run and its record, and `Closes #N` when an issue started the run. Kept under GitHub's 65,536 characters
+// by cutting the task first (it is in the run record), then the table.
+import { code, formatCost, formatDuration, gateList, iterationTable, type RunReport } from './run-report.js'
+
+/** GitHub refuses longer bodies (422 "body is too long"). */
+export const MAX_PR_BODY_CHARS = 65_536
+/** Room kept under the limit for the marker and whatever delivery appends. */
+const BODY_BUDGET = MAX_PR_BODY_CHARS - 1_536
+const TASK_CHARS = 6_000
+
+export interface PullRequestText {
+  title: string
+  body: string
+}
+
+export interface PrBodyOptions {
+  /** `Closes #N`: the issue that started the run (issue 6 wires the triggers). */
+  closes?: number
+  /** The pull request's title from the input; default names the ralph and the task. */
+  title?: string
+  /** The work did not pass its gates (on-failure: draft-pr). */
+  failing?: boolean
+  /** A line added to the body, e.g. that the PR was made with GITHUB_TOKEN. */
+  note?: string
+}
+
+function quoteBlock(text: string): string {
+  return text
+    .replace(/\r\n?/g, '\n')
+    .trimEnd()
+    .split('\n')
+    .map(line => `> ${line}`)
+    .join('\n')
+}
+
+/** First line of the task, plain, for a default title. */
+function taskHeadline(text: string): string {
+  const line = text
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .split('\n')
+    .map(l =>
+      l
+        .replace(/^#+\s*/, '')
+        .replace(/\{\{[^}]*\}\}/g, '')
+        .replace(/\s{2,}/g, ' ')
+        .trim()
+    )
+    .find(l => l !== '')
+  return line ?? ''
+}
+
+export function pullRequestTitle(report: RunReport, options: PrBodyOptions = {}): string {
+  if (options.title) return options.title
+  const headline = taskHeadline(report.task.text)
+  const short = headline.length > 72 ? `${headline.slice(0, 71)}…` : headline
+  const prefix = options.failing ? '[gates failing] ' : ''
+  return `${prefix}ralph ${report.task.name}${short ? `: ${short}` : ''}`
+}
+
+function taskSection(report: RunReport, limit: number): string {
+  const { task } = report
+  const source = task.file ? `The ralph ${code(task.name)} (${code(task.file)}) asked:` : 'The task:'
+  const text = task.text.trim()
+  const cut = text.length > limit
+  const shown = cut ? `${text.slice(0, limit)}…` : text
+  return [
+    '### What was asked',
+    '',
+    source,
+    '',
+    shown ? quoteBlock(shown) : '> (empty)',
+    ...(cut
+      ? ['', `_The task is cut here: it is ${text.length} characters; the whole of it is in the run record._`]
+      : [])
+  ].join('\n')
+}
+
+function render(report: RunReport, options: PrBodyOptions, taskLimit: number, rows: number): string {
+  const { status, links } = report
+  const n = status.iterations.length
+  const result = status.success
+    ? `Every gate passed in iteration ${n}.`
+    : `The gates did not pass (${status.stopReason ?? 'unfinished'}${status.stopDetail ? `: ${status.stopDetail.replace(/\.$/, '')}` : ''}). This draft holds the work so far for a person to finish.`
+  const record = links.artifactName
+    ? `the run record is the artifact ${code(links.artifactName)} on [the run's page](${links.run}#artifacts)`
+    : `[the run](${links.run})`
+  const sections = [
+    taskSection(report, taskLimit),
+    [
+      '### Result',
+      '',
+      result,
+      '',
+      `Cost ${formatCost(status)} · ${formatDuration(status.durationMs)} · ${n} iteration${n === 1 ? '' : 's'}`
+    ].join('\n'),
+    ['### Gates', '', gateList(status)].join('\n'),
+    ['### Iterations', '', iterationTable(status, rows)].join('\n'),
+    [
+      '---',
+      `Made by a ralph loop in [run ${links.run.split('/runs/')[1]?.split('/')[0] ?? ''}](${links.run}); ${record}.`,
+      ...(options.note ? ['', options.note] : []),
+      ...(options.closes !== undefined ? ['', `Closes #${options.closes}`] : [])
+    ].join('\n')
+  ]
+  return `${sections.join('\n\n')}\n`
+}
+
+/** The pull request's title and body, within GitHub's length limit. */
+export function pullRequestText(report: RunReport, options: PrBodyOptions = {}): PullRequestText {
+  const title = pullRequestTitle(report, options)
+  let body = render(report, options, TASK_CHARS, 50)
+  if (body.length > BODY_BUDGET) {
+    // Cut the task to what fits beside the rest, then the table.
+    const without = render(report, options, 0, 50).length
+    body = render(report, options, Math.max(500, BODY_BUDGET - without - 500), 50)
+  }
+  if (body.length > BODY_BUDGET) body = render(report, options, 500, 10)
+  if (body.length > BODY_BUDGET) body = `${body.slice(0, BODY_BUDGET)}\n\n_(cut to GitHub's limit)_\n`
+  return { title: title.length > 256 ? `${title.slice(0, 255)}…` : title, body }
+}

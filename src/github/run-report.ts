@@ -1,0 +1,169 @@
+// What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
+// iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
+import type { IterationRecord, IterationVerdict, LoopStatus, StopReason } from '../loop/index.js'
+
+/** What the action did with the work after the loop. */
+export interface DeliveryReport {
+  branch?: string
+  /** The last commit on the branch (pushed or not). */
+  commit?: string
+  pushed: boolean
+  pullRequest?: { number: number; url: string; operation: 'created' | 'updated' }
+  /** Why nothing was delivered, in a sentence ("the loop left no change against main"). */
+  skipped?: string
+  /** Known failures, each one line with its fix. */
+  problems: string[]
+  /** Things worth knowing that are not failures (e.g. "this PR will not trigger CI"). */
+  notes: string[]
+  /** The work as a patch, when it could not be pushed (also in the artifact). */
+  patch?: { file: string; text: string }
+}
+
+/** Everything the summary and the pull request body are written from. */
+export interface RunReport {
+  /** The finished result, or the status of a run that was killed before it finished. */
+  status: LoopStatus & { stopReason?: StopReason; stopDetail?: string }
+  /** The ralph's name, its RALPH.md relative to the repository, or the inline task. */
+  task: { name: string; file?: string; text: string }
+  delivery: DeliveryReport
+  links: { run: string; artifact?: string; artifactName?: string }
+  /** The base branch the work is compared with. */
+  base?: string
+  dryRun?: boolean
+}
+
+const VERDICT: Record<IterationVerdict, string> = {
+  passed: '✅ passed',
+  completed: '✅ done',
+  checks_failed: '❌ gates failed',
+  agent_failed: '⚠️ agent failed',
+  agent_timed_out: '⏱️ agent timed out',
+  ran: '➖ ran',
+  interrupted: '⏹️ stopped',
+  crashed: '💥 crashed'
+}
+
+export const verdictLabel = (verdict: IterationVerdict): string => VERDICT[verdict]
+
+/** `42s`, `3m 05s`, `1h 02m`. */
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000)
+  if (s < 60) return `${s}s`
+  const m = Math.floor(s / 60)
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`
+}
+
+export function formatCost(status: Pick<LoopStatus, 'cost' | 'iterations'>): string {
+  const { cost } = status
+  if (cost.source === 'unknown' && cost.totalUsd === 0) return 'unknown (the agent reported no cost)'
+  return `$${cost.totalUsd.toFixed(4)} (${cost.source})`
+}
+
+/** A table cell: no pipes or newlines, bounded. */
+export function cell(text: string, max = 80): string {
+  const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+export const code = (text: string): string => {
+  const flat = cell(text, 120)
+  const ticks = flat.includes('`') ? '``' : '`'
+  return `${ticks}${ticks === '``' ? ' ' : ''}${flat}${ticks === '``' ? ' ' : ''}${ticks}`
+}
+
+const pluralIterations = (n: number): string => `${n} iteration${n === 1 ? '' : 's'}`
+
+/** The gates in the order they ran, from the last iteration that ran any (or the budget's list). */
+function gateNames(status: LoopStatus): string[] {
+  const names: string[] = []
+  for (const it of status.iterations)
+    for (const c of it.checks) if (!names.includes(c.name)) names.push(c.name)
+  return names
+}
+
+const MAX_GATE_COLUMNS = 6
+
+/** The iteration table: verdict, each gate ✓/✗, cost, duration. The last `maxRows` iterations. */
+export function iterationTable(status: LoopStatus, maxRows = 50): string {
+  const gates = gateNames(status)
+  const columns = gates.length <= MAX_GATE_COLUMNS
+  const head = ['#', 'Verdict', ...(columns ? gates.map(g => code(g)) : ['Gates']), 'Cost', 'Duration']
+  const rows = status.iterations.slice(-maxRows).map(it => {
+    const gateCells = columns
+      ? gates.map(g => {
+          const check = it.checks.find(c => c.name === g)
+          return check ? (check.passed ? '✓' : '✗') : '–'
+        })
+      : [`${it.checks.filter(c => c.passed).length}/${it.checks.length} ✓`]
+    const cost = it.agent ? `$${it.agent.usage.cost_usd.toFixed(4)}` : '–'
+    return [String(it.iteration), verdictLabel(it.verdict), ...gateCells, cost, formatDuration(it.durationMs)]
+  })
+  const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`]
+  for (const row of rows) lines.push(`| ${row.join(' | ')} |`)
+  const hidden = status.iterations.length - rows.length
+  if (hidden > 0) lines.push('', `_${hidden} earlier iteration(s) are in the run record._`)
+  return lines.join('\n')
+}
+
+/** Each gate with its command and its result in the last iteration that ran it. */
+export function gateList(status: LoopStatus): string {
+  const last = new Map<string, IterationRecord['checks'][number]>()
+  for (const it of status.iterations) for (const c of it.checks) last.set(c.name, c)
+  if (last.size === 0) return '_No gates: the agent’s completion signal decides._'
+  return [...last.values()]
+    .map(c => `- ${c.passed ? '✓' : '✗'} ${code(c.name)}: ${code(c.run)}${c.passed ? '' : failureHow(c)}`)
+    .join('\n')
+}
+
+function failureHow(c: IterationRecord['checks'][number]): string {
+  if (c.timedOut) return ' (timed out)'
+  if (c.killedBy) return ` (stopped: ${c.killedBy})`
+  return c.exitCode === null ? '' : ` (exit ${c.exitCode})`
+}
+
+/** The run in one sentence, starting with an emoji a reader can scan. */
+export function outcomeSentence(report: RunReport): string {
+  const { status, delivery, task } = report
+  const name = `**${task.name}**`
+  const n = status.iterations.length
+  const reason = status.stopReason
+  if (report.dryRun) return `🔎 Dry run of ${name}: the inputs and the ralph are valid; no agent ran.`
+  if (reason === undefined || status.state !== 'finished')
+    return `⏹️ ${name} did not finish (the job was cancelled or killed) after ${pluralIterations(n)}; the record of what ran is in the artifact.`
+  const pr = delivery.pullRequest
+  const delivered = pr
+    ? ` and ${pr.operation === 'created' ? 'opened' : 'updated'} pull request [#${pr.number}](${pr.url})`
+    : delivery.pushed && delivery.branch
+      ? ` and pushed branch ${code(delivery.branch)}`
+      : ''
+  const problem = delivery.problems[0]
+  if (status.success) {
+    const what =
+      reason === 'completed'
+        ? `finished in iteration ${n} (the agent said it was done)`
+        : `passed every gate in iteration ${n}`
+    if (problem) return `⚠️ ${name} ${what}, but the work was not delivered: ${problem}`
+    if (delivery.skipped) return `✅ ${name} ${what}; ${delivery.skipped}.`
+    return `✅ ${name} ${what}${delivered}.`
+  }
+  const why: Record<StopReason, string> = {
+    all_checks_passed: 'passed',
+    completed: 'finished',
+    max_iterations: `used all ${pluralIterations(n)} without passing its gates`,
+    budget_exhausted: `ran out of budget after ${pluralIterations(n)}`,
+    timeout: `ran out of time after ${pluralIterations(n)}`,
+    circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
+    agent_error: `stopped after ${pluralIterations(n)} on an error`,
+    cancelled: `was cancelled after ${pluralIterations(n)}`
+  }
+  const icon =
+    reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌'
+  const detail = status.stopDetail ? ` (${status.stopDetail.replace(/\.$/, '')})` : ''
+  const tail = problem
+    ? `; the work was not delivered: ${problem}`
+    : delivered
+      ? `;${delivered.replace(/^ and/, '')}`
+      : ''
+  return `${icon} ${name} ${why[reason]}${detail}${tail}.`.replace(/\.\.$/, '.')
+}
