@@ -1,0 +1,263 @@
+// The action's settings, typed, from the INPUT_* variables the runner sets (action.yml's defaults already
+// filled in). Every problem is an InputError whose one-line message names the input and the fix.
+import { NAME_RE } from '../ralph/index.js'
+
+export type OnFailure = 'none' | 'push' | 'draft-pr'
+
+export interface ActionInputs {
+  /** A folder holding RALPH.md, a RALPH.md, or an installed ralph's name; or undefined with `prompt`. */
+  ralph?: string
+  /** An inline task for a ralph-less run. */
+  prompt?: string
+  /** Overrides the ralph's `agent:`. */
+  agent?: string
+  /** Gate commands added to the ralph's `checks:`. */
+  checks: string[]
+  /** `{{ args.name }}` values, in the order given. */
+  args: [name: string, value: string][]
+  maxIterations: number
+  maxCostUsd?: number
+  maxTimeSeconds?: number
+  agentTimeoutSeconds?: number
+  /** undefined: the ralph's `completion_tag:`, else COMPLETE; '' : the gates alone decide. */
+  completionTag?: string
+  branch?: string
+  base?: string
+  openPr: boolean
+  draft: boolean
+  prTitle?: string
+  labels: string[]
+  reviewers: string[]
+  assignees: string[]
+  onFailure: OnFailure
+  githubToken: string
+  /** Given explicitly (a PAT or App token); undefined means `githubToken` pushes. */
+  pushToken?: string
+  uploadArtifacts: boolean
+  artifactName?: string
+  retentionDays?: number
+  workingDirectory: string
+  dryRun: boolean
+}
+
+/** Bad input: the message is one line, for `core.setFailed`. */
+export class InputError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'InputError'
+  }
+}
+
+/** What the runner names the variable of an input: upper case, spaces to `_`, hyphens kept. */
+export const inputVariable = (name: string): string => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`
+
+type Env = Record<string, string | undefined>
+
+const quote = (value: string): string =>
+  JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)
+
+class InputReader {
+  constructor(private readonly env: Env) {}
+
+  /** The input's value trimmed; undefined when empty. */
+  text(name: string): string | undefined {
+    const value = (this.env[inputVariable(name)] ?? '').trim()
+    return value === '' ? undefined : value
+  }
+
+  /** YAML 1.2 core booleans, as `core.getBooleanInput` reads them. */
+  boolean(name: string, fallback: boolean): boolean {
+    const value = this.text(name)
+    if (value === undefined) return fallback
+    if (['true', 'True', 'TRUE'].includes(value)) return true
+    if (['false', 'False', 'FALSE'].includes(value)) return false
+    throw new InputError(`Input '${name}' must be true or false, got ${quote(value)}.`)
+  }
+
+  /** Non-empty lines, trimmed. */
+  lines(name: string): string[] {
+    return (this.env[inputVariable(name)] ?? '')
+      .split(/\r?\n/)
+      .map(line => line.trim())
+      .filter(line => line !== '')
+  }
+
+  /** Comma or newline separated, trimmed, empty items dropped, each once. */
+  list(name: string): string[] {
+    const items = (this.env[inputVariable(name)] ?? '')
+      .split(/[,\n]/)
+      .map(item => item.trim())
+      .filter(item => item !== '')
+    for (const item of items)
+      if (/\s/.test(item))
+        throw new InputError(
+          `Input '${name}' has ${quote(item)}: separate the items with commas or newlines.`
+        )
+    return [...new Set(items)]
+  }
+
+  positiveInteger(name: string): number | undefined {
+    const value = this.text(name)
+    if (value === undefined) return undefined
+    if (!/^\d+$/.test(value) || Number(value) < 1)
+      throw new InputError(`Input '${name}' must be a whole number of at least 1, got ${quote(value)}.`)
+    return Number(value)
+  }
+
+  dollars(name: string): number | undefined {
+    const value = this.text(name)
+    if (value === undefined) return undefined
+    const m = /^\$?\s*(\d+(?:\.\d+)?|\.\d+)$/.exec(value)
+    if (!m)
+      throw new InputError(
+        `Input '${name}' must be an amount in US dollars like 5 or 2.50, got ${quote(value)}.`
+      )
+    return Number(m[1])
+  }
+
+  /** A duration: a number of minutes, or a number with a unit (s, m, h). Answers seconds. */
+  duration(name: string): number | undefined {
+    const value = this.text(name)
+    if (value === undefined) return undefined
+    const seconds = parseDuration(value)
+    if (seconds === undefined)
+      throw new InputError(
+        `Input '${name}' must be a number of minutes (like 30 or 1.5) or have a unit (90s, 45m, 2h), got ${quote(value)}.`
+      )
+    return seconds
+  }
+}
+
+const UNIT_SECONDS: Record<string, number> = { s: 1, sec: 1, m: 60, min: 60, h: 3600 }
+
+/** `30` (minutes), `1.5`, `90s`, `45m`, `2h` → seconds; undefined when it is not a positive duration. */
+export function parseDuration(value: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(s|sec|m|min|h)?$/i.exec(value.trim())
+  if (!m) return undefined
+  const seconds = Number(m[1]) * UNIT_SECONDS[(m[2] ?? 'm').toLowerCase()]
+  return seconds > 0 ? seconds : undefined
+}
+
+/**
+ * Git's rules for a branch name (`git check-ref-format --branch`), checked here so a bad name fails before
+ * the loop runs rather than at the push after it. Answers the problem, or undefined when the name is fine.
+ */
+export function branchNameProblem(name: string): string | undefined {
+  if (name.startsWith('-')) return 'it starts with -'
+  if (name.startsWith('refs/')) return 'give the branch name without refs/heads/'
+  // eslint-disable-next-line no-control-regex
+  if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return 'it holds a space, a control character or one of ~^:?*[\\'
+  if (name.includes('..') || name.includes('@{') || name === '@') return 'it holds .., @{ or is @'
+  if (name.endsWith('/') || name.endsWith('.') || name.endsWith('.lock')) return 'it ends with /, . or .lock'
+  if (name.split('/').some(part => part === '' || part.startsWith('.')))
+    return 'a part between slashes is empty or starts with .'
+  return undefined
+}
+
+// The artifact service refuses these in names.
+const ARTIFACT_NAME_FORBIDDEN = /["<>|*?:\r\n\\/]/
+
+/** Reads and checks every input; throws InputError for the first problem. */
+export function readInputs(env: Env = process.env): ActionInputs {
+  const read = new InputReader(env)
+  const ralph = read.text('ralph')
+  const prompt = read.text('prompt')
+  const agent = read.text('agent')
+  if (ralph !== undefined && prompt !== undefined)
+    throw new InputError(
+      "Inputs 'ralph' and 'prompt' were both given: use 'ralph' for a RALPH.md, or 'prompt' (with 'agent') for an inline task."
+    )
+  if (ralph === undefined && prompt === undefined)
+    throw new InputError(
+      "Input 'ralph' is required: name a folder holding RALPH.md (e.g. ralph: .agents/ralphs/fix-tests), or give 'prompt' and 'agent' for an inline task."
+    )
+  if (prompt !== undefined && agent === undefined)
+    throw new InputError(
+      "Input 'prompt' needs 'agent': the command that reads the prompt on stdin, e.g. agent: claude -p --permission-mode acceptEdits."
+    )
+
+  const args: [string, string][] = []
+  read.lines('args').forEach((line, index) => {
+    const eq = line.indexOf('=')
+    const name = eq < 0 ? '' : line.slice(0, eq).trim()
+    if (eq < 0 || !NAME_RE.test(name))
+      throw new InputError(
+        `Input 'args' line ${index + 1} (${quote(line)}) is not name=value: write one name=value per line; names use letters, digits, - and _.`
+      )
+    args.push([name, line.slice(eq + 1).trim()])
+  })
+
+  const completionRaw = env[inputVariable('completion-tag')]
+  let completionTag: string | undefined
+  if (completionRaw !== undefined && completionRaw.trim() !== '') {
+    completionTag = completionRaw.trim() === 'none' ? '' : completionRaw.trim()
+    if (/[<>\s]/.test(completionTag))
+      throw new InputError(
+        `Input 'completion-tag' must be one word without spaces or < >, got ${quote(completionTag)} (use none to let the gates alone decide).`
+      )
+  }
+
+  const onFailure = read.text('on-failure') ?? 'none'
+  if (onFailure !== 'none' && onFailure !== 'push' && onFailure !== 'draft-pr')
+    throw new InputError(`Input 'on-failure' must be none, push or draft-pr, got ${quote(onFailure)}.`)
+
+  const branch = read.text('branch')
+  const base = read.text('base')
+  for (const [name, value] of [
+    ['branch', branch],
+    ['base', base]
+  ] as const) {
+    const problem = value === undefined ? undefined : branchNameProblem(value)
+    if (problem)
+      throw new InputError(`Input '${name}' is not a valid branch name (${problem}): ${quote(value!)}.`)
+  }
+
+  const artifactName = read.text('artifact-name')
+  if (artifactName !== undefined && ARTIFACT_NAME_FORBIDDEN.test(artifactName))
+    throw new InputError(
+      `Input 'artifact-name' may not hold any of " : < > | * ? \\ / or a newline, got ${quote(artifactName)}.`
+    )
+  const retentionDays = read.positiveInteger('retention-days')
+  if (retentionDays !== undefined && retentionDays > 90)
+    throw new InputError(`Input 'retention-days' must be between 1 and 90, got ${retentionDays}.`)
+
+  const inputs: ActionInputs = {
+    checks: read.lines('checks'),
+    args,
+    maxIterations: read.positiveInteger('max-iterations') ?? 10,
+    maxCostUsd: read.dollars('max-cost'),
+    maxTimeSeconds: read.duration('max-time'),
+    agentTimeoutSeconds: read.duration('agent-timeout'),
+    completionTag,
+    openPr: read.boolean('open-pr', true),
+    draft: read.boolean('draft', false),
+    labels: read.list('labels'),
+    reviewers: read.list('reviewers'),
+    assignees: read.list('assignees'),
+    onFailure,
+    githubToken: read.text('github-token') ?? '',
+    uploadArtifacts: read.boolean('upload-artifacts', true),
+    workingDirectory: read.text('working-directory') ?? '.',
+    dryRun: read.boolean('dry-run', false)
+  }
+  const optional = {
+    ralph,
+    prompt,
+    agent,
+    branch,
+    base,
+    prTitle: read.text('pr-title'),
+    pushToken: read.text('push-token'),
+    artifactName,
+    retentionDays
+  }
+  for (const [key, value] of Object.entries(optional))
+    if (value !== undefined) (inputs as unknown as Record<string, unknown>)[key] = value
+
+  const delivers = inputs.openPr || inputs.onFailure !== 'none'
+  if (!inputs.dryRun && delivers && !inputs.githubToken && !inputs.pushToken)
+    throw new InputError(
+      "Input 'github-token' is empty: leave it at its default (${{ github.token }}) or pass a token, or set open-pr: false and on-failure: none."
+    )
+  return inputs
+}

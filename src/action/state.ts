@@ -1,0 +1,40 @@
+// What main tells post (core.saveState → GITHUB_STATE → STATE_* in post). Written as main goes, so a main
+// step that is killed still leaves post enough to finish the record, upload it and write the summary.
+import * as core from '@actions/core'
+
+export interface SavedState {
+  /** Set at main's start: the same bundle runs as post when it is there (as actions/checkout does). */
+  isPost: boolean
+  /** The run record's folder, once the plan is made. */
+  recordDir?: string
+  artifactName?: string
+  ralphName?: string
+  /** The branch the loop commits to. */
+  branch?: string
+  /** The record was uploaded by main. */
+  uploaded: boolean
+  /** Main wrote the job summary. */
+  summaryWritten: boolean
+  /** Main reached its end (whatever the outcome). */
+  finished: boolean
+}
+
+type Key = Exclude<keyof SavedState, 'isPost'>
+
+export function readState(): SavedState {
+  const text = (name: string): string | undefined => core.getState(name) || undefined
+  return {
+    isPost: core.getState('isPost') === 'true',
+    recordDir: text('recordDir'),
+    artifactName: text('artifactName'),
+    ralphName: text('ralphName'),
+    branch: text('branch'),
+    uploaded: core.getState('uploaded') === 'true',
+    summaryWritten: core.getState('summaryWritten') === 'true',
+    finished: core.getState('finished') === 'true'
+  }
+}
+
+export function saveState(key: Key | 'isPost', value: string | boolean): void {
+  core.saveState(key, String(value))
+}
