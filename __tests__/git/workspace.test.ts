@@ -1,4 +1,4 @@
-import { existsSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { GitWorkspace, createWorktree } from '../../src/git/index.js'
 import { tempDir, tempRepo, type TempRepo } from './temp-repo.js'
@@ -101,6 +101,99 @@ test('commitAll works in a repository with no identity and no commits', async ()
     else process.env.XDG_CONFIG_HOME = env.XDG_CONFIG_HOME
     bare.cleanup()
   }
+})
+
+test('commitAll leaves the repository as git commit does: index staged, reflog named', async () => {
+  repo.write('a.txt', 'a\n')
+  repo.write('README.md', 'changed\n')
+  const tree = await workspace.treeHash()
+  const sha = await workspace.commitAll('ralph r: iteration 1', tree)
+  expect(repo.git('rev-parse', 'HEAD').trim()).toBe(sha)
+  expect(repo.git('rev-parse', 'HEAD^{tree}').trim()).toBe(tree)
+  expect(repo.git('log', '-1', '--format=%s%n%an <%ae>')).toBe(
+    'ralph r: iteration 1\nTest <test@example.com>\n'
+  )
+  expect(repo.git('status', '--porcelain')).toBe('')
+  expect(repo.git('diff', '--cached', '--name-only')).toBe('')
+  expect(repo.git('reflog', '-1', '--format=%gs')).toBe('commit: ralph r: iteration 1\n')
+  expect(existsSync(path.join(repo.dir, '.git', 'index.lock'))).toBe(false)
+  // Unchanged since: no commit.
+  expect(await workspace.commitAll('ralph r: iteration 2', await workspace.treeHash())).toBeUndefined()
+})
+
+test('commitAll after the agent committed itself makes no empty commit, then commits on top', async () => {
+  repo.write('a.txt', 'a\n')
+  await workspace.commitAll('ralph r: iteration 1', await workspace.treeHash())
+  repo.write('b.txt', 'b\n')
+  repo.git('add', '-A')
+  repo.git('commit', '--quiet', '-m', 'the agent commits')
+  const agents = repo.git('rev-parse', 'HEAD').trim()
+  expect(await workspace.commitAll('ralph r: iteration 2', await workspace.treeHash())).toBeUndefined()
+  expect(repo.git('rev-parse', 'HEAD').trim()).toBe(agents)
+  repo.write('c.txt', 'c\n')
+  const sha = await workspace.commitAll('ralph r: iteration 3', await workspace.treeHash())
+  expect(repo.git('rev-parse', 'HEAD^').trim()).toBe(agents)
+  expect(repo.git('rev-parse', 'HEAD').trim()).toBe(sha)
+  expect(repo.git('status', '--porcelain')).toBe('')
+})
+
+test('commitAll skips pre-commit and commit-msg hooks, runs those git commit --no-verify runs', async () => {
+  const hooks = path.join(repo.dir, '.git', 'hooks')
+  const hook = (name: string, script: string): void => {
+    writeFileSync(path.join(hooks, name), `#!/bin/sh\n${script}\n`)
+    chmodSync(path.join(hooks, name), 0o755)
+  }
+  hook('pre-commit', 'exit 1')
+  hook('commit-msg', 'exit 1')
+  hook('post-commit', 'echo ran > "$(git rev-parse --show-toplevel)/../post-commit-ran"')
+  repo.write('a.txt', 'a\n')
+  expect(await workspace.commitAll('ralph r: iteration 1', await workspace.treeHash())).toMatch(
+    /^[0-9a-f]{40}$/
+  )
+  const marker = path.join(repo.dir, '..', 'post-commit-ran')
+  expect(existsSync(marker)).toBe(true)
+  rmSync(marker)
+  expect(repo.git('status', '--porcelain')).toBe('')
+})
+
+test('commitAll signs when git is told to (a signing program that fails fails the commit)', async () => {
+  repo.git('config', 'commit.gpgsign', 'true')
+  repo.git('config', 'gpg.program', 'false')
+  const ws = await GitWorkspace.open(repo.dir)
+  repo.write('a.txt', 'a\n')
+  await expect(ws.commitAll('ralph r: iteration 1', await ws.treeHash())).rejects.toThrow(/git commit/)
+  await ws.dispose()
+})
+
+test('commitAll with the index locked by another git fails as git would, and moves nothing', async () => {
+  const head = repo.git('rev-parse', 'HEAD')
+  writeFileSync(path.join(repo.dir, '.git', 'index.lock'), '')
+  repo.write('a.txt', 'a\n')
+  await expect(workspace.commitAll('ralph r: iteration 1', await workspace.treeHash())).rejects.toThrow(
+    /index\.lock/
+  )
+  expect(repo.git('rev-parse', 'HEAD')).toBe(head)
+  rmSync(path.join(repo.dir, '.git', 'index.lock'))
+})
+
+test('commitAll finishes a merge in progress the way git commit does (two parents)', async () => {
+  repo.git('checkout', '--quiet', '-b', 'side')
+  repo.write('side.txt', 'side\n')
+  repo.git('add', '-A')
+  repo.git('commit', '--quiet', '-m', 'side')
+  repo.git('checkout', '--quiet', 'main')
+  repo.write('main.txt', 'main\n')
+  repo.git('add', '-A')
+  repo.git('commit', '--quiet', '-m', 'main')
+  repo.git('merge', '--quiet', '--no-commit', 'side')
+  const sha = await workspace.commitAll('ralph r: iteration 1', await workspace.treeHash())
+  expect(
+    repo
+      .git('rev-list', '--parents', '-n', '1', sha as string)
+      .trim()
+      .split(' ')
+  ).toHaveLength(3)
+  expect(existsSync(path.join(repo.dir, '.git', 'MERGE_HEAD'))).toBe(false)
 })
 
 test('a folder outside any repository is not a repo', async () => {
