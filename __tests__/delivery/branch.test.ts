@@ -239,6 +239,25 @@ test('a private repository is fetched with the token given, for that command onl
   expect(readFileSync(path.join(work.dir, '.git', 'config'), 'utf8')).not.toContain('extraheader')
 })
 
+test('a token given replaces a stale persisted one instead of being sent beside it', async () => {
+  await server.close()
+  server = await startGitServer({ private: true })
+  seeded = server.commitOnRemote('main', { 'README.md': 'hello\n' }, 'start')
+  server.tokens.set('ghs_expired', 'write')
+  const work = await checkoutOf({ token: 'ghs_expired', version: 'v6' })
+  // The job's token expired after the checkout persisted it.
+  server.tokens.delete('ghs_expired')
+  const moved = server.commitOnRemote('main', { 'b.txt': 'b\n' }, 'moved')
+  const before = server.requests.length
+  const prepared = await prepareBranch(work.dir, {
+    branch: 'ralph/fix',
+    env: noEnv,
+    auth: { token: WRITE_TOKEN, serverUrl: server.url }
+  })
+  expect(prepared.startSha).toBe(moved)
+  expect(server.requests.slice(before).every(r => r.token === WRITE_TOKEN)).toBe(true)
+})
+
 test('the commit identity defaults to github-actions[bot], is set locally and restored', async () => {
   const work = await checkoutOf()
   work.git('config', 'user.name', 'Someone Before')

@@ -326,7 +326,8 @@ const MAX_PATCH_BYTES = 64 * 1024 * 1024
 
 /**
  * The commits from `baseSha` to `head` as an mbox patch (`git format-patch --stdout --binary`), for when the
- * push is refused: `git am < patch` on the base re-creates them.
+ * push is refused: `git am < patch` on `baseSha` re-creates them. Pass `prepared.baseSha` for the whole
+ * branch, or `prepared.remoteSha ?? prepared.baseSha` for exactly what the remote lacks.
  */
 export async function formatPatch(workTree: string, baseSha: string, head = 'HEAD'): Promise<string> {
   const result = await new GitRepo(workTree).exec(
