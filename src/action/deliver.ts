@@ -1,0 +1,193 @@
+// The git and GitHub half of a run, as the action uses it: prepare the fresh branch before the loop, and
+// after it push and open or update the pull request as the inputs say. Known failures come back as
+// sentences with their fix (for setFailed and the summary), never as stack traces.
+import { writeFileSync } from 'node:fs'
+import path from 'node:path'
+import * as core from '@actions/core'
+import {
+  configureIdentity,
+  GITHUB_ACTIONS_IDENTITY,
+  formatPatch,
+  hasDiff,
+  prepareBranch,
+  pushBranch,
+  PUSH_FAILURE,
+  runGit,
+  type CommitIdentity,
+  type PreparedBranch
+} from '../git/index.js'
+import { GITHUB_TOKEN_TRIGGERS_NO_CI } from '../github/errors.js'
+import { openOrUpdatePullRequest, type GitHubClient } from '../github/pulls.js'
+import type { LoopResult } from '../loop/index.js'
+import type { DeliveryReport, RunReport } from '../github/run-report.js'
+import { pullRequestText } from '../github/pr-body.js'
+import type { RunPlan } from './plan.js'
+
+const REMOTE = 'origin'
+/** The identity GitHub shows for commits made by GITHUB_TOKEN; create-pull-request uses it too. */
+const BOT_IDENTITY = GITHUB_ACTIONS_IDENTITY
+
+/** The repository's top folder for the project root; throws a one-line error outside a repository. */
+export async function workTreeOf(projectRoot: string): Promise<string> {
+  const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: projectRoot })
+  if (top.exitCode !== 0)
+    throw new Error(
+      `${projectRoot} is not a git repository: run actions/checkout before ralph-action (and check working-directory).`
+    )
+  return top.stdout.trim()
+}
+
+/**
+ * Creates the loop's fresh branch from the base (the input, else the checked-out branch, the pull request's
+ * base, GITHUB_REF or the remote's default, as prepareBranch decides) and sets the commit identity.
+ */
+export async function prepare(
+  plan: RunPlan,
+  workTree: string
+): Promise<{ prepared: PreparedBranch; identity: CommitIdentity }> {
+  const prepared = await prepareBranch(workTree, {
+    branch: plan.branch,
+    remote: REMOTE,
+    ...(plan.inputs.base !== undefined ? { base: plan.inputs.base } : {}),
+    log: message => core.info(message)
+  })
+  const identity = await configureIdentity(workTree, BOT_IDENTITY)
+  return { prepared, identity }
+}
+
+/**
+ * Checks out again what was checked out before the run (the loop's commits stay on its branch), so later
+ * steps and a second ralph in the same job start from where the job was. A failure is a warning.
+ */
+export async function restoreCheckout(workTree: string, prepared: PreparedBranch): Promise<void> {
+  const { branch, sha } = prepared.previous
+  const args = branch
+    ? ['checkout', '--quiet', branch]
+    : sha
+      ? ['checkout', '--quiet', '--detach', sha]
+      : undefined
+  if (!args) return
+  const result = await runGit(args, { cwd: workTree })
+  if (result.exitCode !== 0)
+    core.warning(
+      `Could not check out ${branch ?? sha} again after the run (${result.stderr.trim()}); the work tree is left on ${prepared.branch}.`
+    )
+}
+
+export interface DeliverOptions {
+  plan: RunPlan
+  workTree: string
+  prepared: PreparedBranch
+  result: LoopResult
+  /** The report so far (for the pull request body). */
+  report: Omit<RunReport, 'delivery'>
+  octokit: () => Promise<GitHubClient>
+}
+
+/** The last commit on the branch now. */
+async function headSha(workTree: string): Promise<string | undefined> {
+  const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: workTree })
+  return head.exitCode === 0 ? head.stdout.trim() : undefined
+}
+
+/** Push and open or update the pull request, as the inputs say for this outcome. */
+export async function deliver(options: DeliverOptions): Promise<DeliveryReport> {
+  const { plan, workTree, prepared, result } = options
+  const { inputs } = plan
+  const delivery: DeliveryReport = {
+    branch: prepared.branch,
+    pushed: false,
+    problems: [],
+    notes: []
+  }
+  const commit = await headSha(workTree)
+  if (commit) delivery.commit = commit
+
+  if (result.stopReason === 'cancelled') {
+    delivery.skipped = 'the run was cancelled, so nothing was pushed'
+    return delivery
+  }
+  const wantPush = result.success || inputs.onFailure !== 'none'
+  const wantPr = result.success ? inputs.openPr : inputs.onFailure === 'draft-pr'
+  if (!wantPush) {
+    delivery.skipped = 'on-failure is none, so the work is only in the run record'
+    return delivery
+  }
+  if (!(await hasDiff(workTree, prepared.baseSha))) {
+    delivery.skipped = `the loop left no change against ${prepared.base}, so there is nothing to push and no pull request`
+    core.info(`Branch ${prepared.branch} has no change against ${prepared.base}: nothing to push.`)
+    return delivery
+  }
+
+  const token = inputs.pushToken ?? inputs.githubToken
+  const serverUrl = plan.context.serverUrl
+  const repository = `${plan.context.repo.owner}/${plan.context.repo.repo}`
+  core.startGroup(`Pushing ${prepared.branch}`)
+  try {
+    const pushed = await pushBranch(workTree, {
+      branch: prepared.branch,
+      remote: REMOTE,
+      token,
+      serverUrl,
+      repository,
+      leaseSha: prepared.remoteSha,
+      log: message => core.info(message)
+    })
+    if (!pushed.pushed) {
+      const failure = pushed.error
+      delivery.problems.push(failure?.message ?? `the push of ${prepared.branch} failed`)
+      if (failure?.detail) core.info(failure.detail)
+      if (failure?.kind === PUSH_FAILURE.workflowsPermission) {
+        const patch = await formatPatch(workTree, prepared.baseSha)
+        const file = path.join(plan.config.recordDir, 'ralph.patch')
+        writeFileSync(file, patch)
+        delivery.patch = { file: 'ralph.patch', text: patch }
+      }
+      return delivery
+    }
+    delivery.pushed = true
+    delivery.commit = pushed.sha
+  } finally {
+    core.endGroup()
+  }
+
+  if (!wantPr) return delivery
+  if (inputs.pushToken === undefined)
+    delivery.notes.push(`${GITHUB_TOKEN_TRIGGERS_NO_CI} Pass it as push-token.`)
+  const text = pullRequestText(
+    { ...options.report, delivery },
+    {
+      ...(inputs.prTitle !== undefined ? { title: inputs.prTitle } : {}),
+      ...(plan.closes !== undefined ? { closes: plan.closes } : {}),
+      failing: !result.success
+    }
+  )
+  core.startGroup('Opening or updating the pull request')
+  try {
+    const octokit = await options.octokit()
+    const pr = await openOrUpdatePullRequest(octokit, {
+      owner: plan.context.repo.owner,
+      repo: plan.context.repo.repo,
+      head: prepared.branch,
+      base: prepared.base,
+      title: text.title,
+      body: text.body,
+      draft: inputs.draft || !result.success,
+      labels: inputs.labels,
+      reviewers: inputs.reviewers,
+      assignees: inputs.assignees,
+      log: message => core.info(message)
+    })
+    delivery.pullRequest = { number: pr.number, url: pr.url, operation: pr.operation }
+    for (const warning of pr.warnings) {
+      core.warning(warning)
+      delivery.notes.push(warning)
+    }
+    core.info(`Pull request #${pr.number} ${pr.operation}: ${pr.url}`)
+  } catch (error) {
+    delivery.problems.push((error as Error).message)
+  } finally {
+    core.endGroup()
+  }
+  return delivery
+}

@@ -1,0 +1,89 @@
+// The post step: runs after main however main ended. When main was cancelled or killed (the runner's
+// SIGINT/SIGTERM, a job timeout), it finishes the record as cancelled, uploads it and writes the summary,
+// so a run's record is never lost. Its failures are warnings: post must not fail a job.
+import { existsSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import * as core from '@actions/core'
+import { RunRecord, STATUS_FILE, type LoopResult, type LoopStatus } from '../loop/index.js'
+import { artifactUrl, readContext } from '../github/context.js'
+import { writeSummary } from '../github/summary.js'
+import type { RunReport } from '../github/run-report.js'
+import { readInputs } from './inputs.js'
+import { uploadArtifact } from './run-action.js'
+import { readState } from './state.js'
+
+/** Finishes a record whose loop was killed: status.json says `running`. Answers the status as it ends. */
+export function finishKilledRecord(recordDir: string, now = Date.now()): LoopStatus | undefined {
+  const file = path.join(recordDir, STATUS_FILE)
+  if (!existsSync(file)) return undefined
+  const status = JSON.parse(readFileSync(file, 'utf8')) as LoopStatus
+  if (status.state === 'finished') return status
+  const finishedAt = new Date(now).toISOString()
+  const result: LoopResult = {
+    ...status,
+    state: 'finished',
+    stopReason: 'cancelled',
+    stopDetail:
+      status.inFlight !== undefined
+        ? `the job was cancelled or timed out during iteration ${status.inFlight}, before the loop could finish`
+        : 'the job was cancelled or timed out before the loop could finish',
+    finishedAt,
+    durationMs: Math.max(0, now - Date.parse(status.startedAt)),
+    success: false
+  }
+  delete result.inFlight
+  RunRecord.open(recordDir).finish(result)
+  return result
+}
+
+function uploadWanted(): { upload: boolean; retentionDays?: number } {
+  try {
+    const inputs = readInputs()
+    return { upload: inputs.uploadArtifacts, retentionDays: inputs.retentionDays }
+  } catch {
+    // Main already reported bad input; the record, if any, is still worth keeping.
+    return { upload: core.getInput('upload-artifacts') !== 'false' }
+  }
+}
+
+export async function post(): Promise<void> {
+  const state = readState()
+  if (state.finished) {
+    core.info('The main step finished; nothing left to do.')
+    return
+  }
+  if (!state.recordDir || !existsSync(state.recordDir)) {
+    core.info('The main step did not start a loop; nothing to upload.')
+    return
+  }
+  core.info('The main step did not finish (cancelled, killed or timed out): saving its record.')
+  let status: LoopStatus | undefined
+  try {
+    status = finishKilledRecord(state.recordDir)
+  } catch (error) {
+    core.warning(`The run record could not be finished: ${(error as Error).message}`)
+  }
+
+  const context = readContext()
+  const links: RunReport['links'] = { run: context.runUrl }
+  const wanted = uploadWanted()
+  if (wanted.upload && !state.uploaded && state.artifactName) {
+    const uploaded = await uploadArtifact(state.recordDir, state.artifactName, wanted.retentionDays)
+    if (uploaded) {
+      links.artifactName = uploaded.name
+      if (uploaded.id !== undefined) links.artifact = artifactUrl(context, uploaded.id)
+    }
+  }
+  if (status && !state.summaryWritten) {
+    try {
+      await writeSummary({
+        status,
+        task: { name: state.ralphName ?? status.ralph.name, text: '' },
+        delivery: { branch: state.branch, pushed: false, problems: [], notes: [] },
+        links
+      })
+    } catch (error) {
+      core.warning(`The job summary could not be written: ${(error as Error).message}`)
+    }
+  }
+}

@@ -1,0 +1,229 @@
+// One run of the action, phase by phase: prepare the branch → run the loop (credentials removed, agent env
+// scrubbed) → annotate failing gates → deliver → upload the record → summary → outputs. Each phase says what
+// it does in the log; a failure names the phase it came from.
+import { readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs'
+import path from 'node:path'
+import * as core from '@actions/core'
+import { withoutPersistedCredentials, type CommitIdentity, type PreparedBranch } from '../git/index.js'
+import { runLoop, type LoopResult } from '../loop/index.js'
+import { runProcess } from '../proc/index.js'
+import type { RunOptions } from '../proc/types.js'
+import { annotationsFor, type CheckOutput } from '../github/annotations.js'
+import { uploadRecord } from '../github/artifacts.js'
+import { artifactUrl } from '../github/context.js'
+import type { DeliveryReport, RunReport } from '../github/run-report.js'
+import { writeSummary } from '../github/summary.js'
+import { deliver, prepare, restoreCheckout, workTreeOf } from './deliver.js'
+import { actionLogger } from './log.js'
+import { agentEnvironment, type RunPlan } from './plan.js'
+import { saveState } from './state.js'
+
+/** Bytes of a failing gate's log read for annotations (its end, where the failures are summed up). */
+const ANNOTATION_LOG_BYTES = 2 * 1024 * 1024
+
+function readTail(file: string, bytes: number): string {
+  const size = statSync(file).size
+  if (size <= bytes) return readFileSync(file, 'utf8')
+  const fd = openSync(file, 'r')
+  try {
+    const buffer = Buffer.alloc(bytes)
+    readSync(fd, buffer, 0, bytes, size - bytes)
+    return buffer.toString('utf8')
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Annotations for the gates that failed in the last iteration. */
+export function annotateFailures(result: LoopResult, plan: RunPlan): number {
+  const last = result.iterations.at(-1)
+  if (!last) return 0
+  const failing: CheckOutput[] = []
+  for (const check of last.checks.filter(c => !c.passed)) {
+    let output = check.tail
+    try {
+      output = readTail(path.join(result.recordDir, check.log), ANNOTATION_LOG_BYTES)
+    } catch {
+      // The tail in the result is enough to annotate from.
+    }
+    failing.push({ name: check.name, output, cwd: plan.projectRoot })
+  }
+  const annotations = annotationsFor(failing, plan.workspace)
+  for (const a of annotations)
+    core.error(a.message, {
+      title: a.title,
+      file: a.file,
+      startLine: a.line,
+      ...(a.column !== undefined ? { startColumn: a.column } : {})
+    })
+  return annotations.length
+}
+
+/** The artifact's upload; a failure is a warning (the run did its work; the record is still on the runner). */
+export async function uploadArtifact(
+  recordDir: string,
+  name: string,
+  retentionDays?: number
+): Promise<{ id?: number; name: string } | undefined> {
+  try {
+    const uploaded = await uploadRecord(recordDir, name, { retentionDays })
+    core.info(
+      `Uploaded the run record as artifact ${uploaded.name} (${uploaded.files} files, id ${uploaded.id}).`
+    )
+    return uploaded
+  } catch (error) {
+    const message = (error as Error).message
+    if (/already exists/i.test(message)) {
+      // A matrix or a re-run step can reuse a name within a run: keep both records.
+      const again = `${name}-${Date.now().toString(36)}`
+      core.info(`An artifact named ${name} already exists in this run; uploading as ${again}.`)
+      return uploadArtifact(recordDir, again, retentionDays)
+    }
+    core.warning(
+      `The run record could not be uploaded (${message}); it is still on the runner at ${recordDir}.`
+    )
+    return undefined
+  }
+}
+
+export interface ActionOutcome {
+  result: LoopResult
+  delivery: DeliveryReport
+  report: RunReport
+}
+
+function setOutputs(result: LoopResult, delivery: DeliveryReport, artifactId?: number): void {
+  core.setOutput('stop-reason', result.stopReason)
+  core.setOutput('success', String(result.success))
+  core.setOutput('iterations', String(result.iterations.length))
+  core.setOutput('cost', result.cost.totalUsd.toFixed(4))
+  core.setOutput('cost-source', result.cost.source)
+  core.setOutput('duration', String(Math.round(result.durationMs / 1000)))
+  core.setOutput('branch', delivery.branch ?? '')
+  core.setOutput('commit', delivery.commit ?? '')
+  core.setOutput('pr-number', delivery.pullRequest ? String(delivery.pullRequest.number) : '')
+  core.setOutput('pr-url', delivery.pullRequest?.url ?? '')
+  core.setOutput('pr-operation', delivery.pullRequest?.operation ?? 'none')
+  core.setOutput('artifact-id', artifactId !== undefined ? String(artifactId) : '')
+}
+
+/** The step's verdict, in one line: why it failed, or undefined when it succeeded. */
+function failureLine(result: LoopResult, delivery: DeliveryReport): string | undefined {
+  if (result.stopReason === 'cancelled') return `The loop was cancelled: ${result.stopDetail}.`
+  if (!result.success)
+    return `The gates never passed (${result.stopReason}): ${result.stopDetail}. The record is in the run's artifact.`
+  if (delivery.problems.length > 0)
+    return `Every gate passed, but the work was not delivered: ${delivery.problems[0]}`
+  return undefined
+}
+
+/**
+ * Runs the plan to its end. `signal` aborts the loop (the runner's SIGINT/SIGTERM). On a cancel, main
+ * leaves the upload and the summary to post, so it can exit within the runner's grace period.
+ */
+export async function runAction(plan: RunPlan, signal: AbortSignal): Promise<void> {
+  const { inputs, context } = plan
+  saveState('recordDir', plan.config.recordDir)
+  saveState('artifactName', plan.artifactName)
+  saveState('ralphName', plan.ralph.name)
+  saveState('branch', plan.branch)
+
+  let workTree: string
+  let prepared: PreparedBranch
+  let identity: CommitIdentity
+  core.startGroup(`Preparing branch ${plan.branch}`)
+  try {
+    workTree = await workTreeOf(plan.projectRoot)
+    ;({ prepared, identity } = await prepare(plan, workTree))
+    core.info(
+      `${prepared.continued ? 'Continuing' : 'Created'} branch ${prepared.branch} from ${prepared.base} (${prepared.baseSha.slice(0, 12)}).`
+    )
+  } catch (error) {
+    core.endGroup()
+    core.setFailed(`Preparing the branch failed: ${(error as Error).message}`)
+    saveState('finished', true)
+    return
+  }
+  core.endGroup()
+
+  // The loop: every process it starts (commands, agent, gates) gets the job's environment without tokens,
+  // and the checkout's persisted credential is out of .git/config while it runs.
+  const env = agentEnvironment(process.env)
+  const logger = actionLogger(plan.config)
+  const result = await withoutPersistedCredentials(
+    workTree,
+    () =>
+      runLoop(plan.config, {
+        signal,
+        emit: logger.emit,
+        runProcess: (options: RunOptions) => runProcess({ ...options, env: options.env ?? env })
+      }),
+    { log: message => core.info(message) }
+  ).finally(logger.close)
+
+  if (!result.success && result.stopReason !== 'cancelled') annotateFailures(result, plan)
+
+  const links: RunReport['links'] = { run: context.runUrl, artifactName: plan.artifactName }
+  const base = { status: result, task: plan.task, links, base: prepared.base }
+  let delivery: DeliveryReport
+  if (signal.aborted || result.stopReason === 'cancelled') {
+    delivery = { branch: prepared.branch, pushed: false, problems: [], notes: [] }
+    delivery.skipped = 'the run was cancelled, so nothing was pushed'
+  } else {
+    try {
+      delivery = await deliver({
+        plan,
+        workTree,
+        prepared,
+        result,
+        report: base,
+        octokit: async () => {
+          const { getOctokit } = await import('@actions/github')
+          return getOctokit(inputs.pushToken ?? inputs.githubToken)
+        }
+      })
+    } catch (error) {
+      delivery = {
+        branch: prepared.branch,
+        pushed: false,
+        problems: [`delivery failed: ${(error as Error).message}`],
+        notes: []
+      }
+    }
+  }
+
+  await identity.restore().catch(() => undefined)
+  await restoreCheckout(workTree, prepared)
+
+  // Cancelled: exit now, within the runner's grace period; post uploads the record and writes the summary.
+  if (signal.aborted || result.stopReason === 'cancelled') {
+    setOutputs(result, delivery)
+    core.setFailed(failureLine(result, delivery) ?? 'The loop was cancelled.')
+    saveState('finished', false)
+    return
+  }
+
+  let artifactId: number | undefined
+  if (inputs.uploadArtifacts) {
+    const uploaded = await uploadArtifact(plan.config.recordDir, plan.artifactName, inputs.retentionDays)
+    if (uploaded) {
+      saveState('uploaded', true)
+      artifactId = uploaded.id
+      links.artifactName = uploaded.name
+      if (uploaded.id !== undefined) links.artifact = artifactUrl(context, uploaded.id)
+    }
+  }
+  const report: RunReport = { ...base, delivery }
+  try {
+    await writeSummary(report)
+    saveState('summaryWritten', true)
+  } catch (error) {
+    core.warning(`The job summary could not be written: ${(error as Error).message}`)
+  }
+  setOutputs(result, delivery, artifactId)
+  for (const note of delivery.notes) core.notice(note)
+  const failure = failureLine(result, delivery)
+  if (failure) core.setFailed(failure)
+  else core.info(`Done: ${result.stopDetail}.`)
+  saveState('finished', true)
+}
