@@ -1,0 +1,485 @@
+// Runs `node dist/index.js` the way the Actions runner runs a node24 action with a post step: INPUT_* for
+// every input (action.yml's defaults filled in, hyphens kept), the GITHUB_* variables, an event payload
+// file, GITHUB_OUTPUT/GITHUB_STATE/GITHUB_STEP_SUMMARY files, STATE_* from main's GITHUB_STATE passed to
+// post. Around it: a work tree checked out from a bare git remote as actions/checkout leaves it (persisted
+// credential included), the OpenAPI-checked GitHub stand-in, and the artifact service in front of azurite.
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { promisify } from 'node:util'
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parse as parseYaml } from 'yaml'
+import { startArtifactService, type ArtifactService } from '../support/artifacts/index.js'
+import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../support/github-api/index.js'
+import { startGitServer, type GitServer } from './git-server.js'
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+export const BUNDLE = path.join(REPO_ROOT, 'dist', 'index.js')
+/** What `${{ github.token }}` is in these runs: the stand-in answers it as github-actions[bot]. */
+export const GITHUB_TOKEN = 'ghs_StandInJobToken0123456789abcdefABCD'
+export const OWNER = 'octo-org'
+export const REPO = 'octo-repo'
+
+// ---------------------------------------------------------------------------------------------------
+// action.yml
+
+interface ActionYaml {
+  inputs: Record<string, { default?: string; required?: boolean }>
+  outputs: Record<string, { description: string }>
+  runs: { using: string; main: string; post?: string }
+}
+
+export function actionYaml(): ActionYaml {
+  return parseYaml(readFileSync(path.join(REPO_ROOT, 'action.yml'), 'utf8')) as ActionYaml
+}
+
+/** INPUT_* as the runner sets them: every declared input, defaults filled in and expressions evaluated. */
+export function inputEnv(given: Record<string, string>, token = GITHUB_TOKEN): Record<string, string> {
+  const yaml = actionYaml()
+  for (const name of Object.keys(given))
+    if (!(name in yaml.inputs))
+      throw new Error(`the test passes input '${name}', which action.yml does not declare`)
+  const env: Record<string, string> = {}
+  for (const [name, spec] of Object.entries(yaml.inputs)) {
+    let value = given[name] ?? spec.default ?? ''
+    value = String(value).replace(/\$\{\{\s*github\.token\s*\}\}/g, token)
+    if (/\$\{\{/.test(value))
+      throw new Error(`the harness cannot evaluate the default of '${name}': ${value}`)
+    env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] = value
+  }
+  return env
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The stand-ins
+
+export interface Stand {
+  artifacts: ArtifactService
+  close(): Promise<void>
+}
+
+/** The artifact service (and azurite): slow to start, so one per test file. */
+export async function startStand(): Promise<Stand> {
+  const artifacts = await startArtifactService()
+  return { artifacts, close: () => artifacts.close() }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The project: a bare remote and a checkout of it
+
+export type Files = Record<string, string | { content: string; mode: number }>
+
+export interface CheckoutOptions {
+  /** fetch-depth: 1 (checkout's default) or 0 for the whole history. */
+  depth?: number
+  /** Check out main's tip as a detached HEAD, as `ref: <sha>` does. */
+  detached?: boolean
+  /** v6 keeps the credential in a file under RUNNER_TEMP, included from .git/config; v5 writes it there. */
+  credentials?: 'v6' | 'v5'
+}
+
+export interface Project {
+  dir: string
+  /** The bare repository standing for github.com's copy. */
+  remote: string
+  /** GITHUB_WORKSPACE: the checked-out work tree. */
+  workspace: string
+  runnerTemp: string
+  home: string
+  /** git in the work tree. */
+  git(...args: string[]): string
+  /** git in the bare remote. */
+  remoteGit(...args: string[]): string
+  /** Commits files straight onto a branch of the remote (someone else pushing). */
+  pushToRemote(branch: string, files: Files, message: string): string
+  api: GitHubApi
+  /** GITHUB_SERVER_URL: smart HTTP git in front of `remote`. */
+  gitServer: GitServer
+  cleanup(): Promise<void>
+}
+
+const GIT_ENV = {
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_AUTHOR_NAME: 'Octo Cat',
+  GIT_AUTHOR_EMAIL: 'octocat@example.com',
+  GIT_COMMITTER_NAME: 'Octo Cat',
+  GIT_COMMITTER_EMAIL: 'octocat@example.com'
+}
+
+function writeFiles(dir: string, files: Files): void {
+  for (const [name, spec] of Object.entries(files)) {
+    const file = path.join(dir, name)
+    mkdirSync(path.dirname(file), { recursive: true })
+    const { content, mode } = typeof spec === 'string' ? { content: spec, mode: 0o644 } : spec
+    writeFileSync(file, content)
+    chmodSync(file, mode)
+  }
+}
+
+const execFileAsync = promisify(execFile)
+
+/** git without blocking the event loop (for commands served by the in-process git server). */
+export async function gitAsync(cwd: string, env: NodeJS.ProcessEnv, ...args: string[]): Promise<string> {
+  const { stdout } = await execFileAsync('git', args, { cwd, env, encoding: 'utf8' })
+  return stdout
+}
+
+/** A repository whose `main` holds `history` commits (the last one with `files`), checked out as checkout does. */
+export async function createProject(
+  files: Files,
+  options: CheckoutOptions & { history?: number; api?: GitHubApiOptions } = {}
+): Promise<Project> {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'ralph-action-e2e-')))
+  const remote = path.join(dir, 'remote.git')
+  const seed = path.join(dir, 'seed')
+  const workspace = path.join(dir, 'runner', 'work', REPO, REPO)
+  const runnerTemp = path.join(dir, 'runner', 'temp')
+  const home = path.join(dir, 'home')
+  for (const d of [seed, workspace, runnerTemp, home]) mkdirSync(d, { recursive: true })
+  const env = { ...process.env, ...GIT_ENV, HOME: home }
+  const gitIn =
+    (cwd: string) =>
+    (...args: string[]) =>
+      execFileSync('git', args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+
+  gitIn(dir)('init', '--quiet', '--bare', '--initial-branch=main', remote)
+  const seedGit = gitIn(seed)
+  seedGit('init', '--quiet', '--initial-branch=main')
+  const history = options.history ?? 1
+  for (let i = 1; i < history; i++) {
+    writeFiles(seed, { 'HISTORY.md': `commit ${i}\n` })
+    seedGit('add', '-A')
+    seedGit('commit', '--quiet', '-m', `history ${i}`)
+  }
+  writeFiles(seed, files)
+  seedGit('add', '-A')
+  seedGit('commit', '--quiet', '-m', 'The project')
+  seedGit('push', '--quiet', remote, 'main')
+
+  const gitServer = await startGitServer()
+  gitServer.repos.set(`${OWNER}/${REPO}`, remote)
+  gitServer.pushTokens.add(GITHUB_TOKEN)
+
+  // actions/checkout: init, remote, persisted credential, fetch (depth 1 by default), checkout.
+  const git = gitIn(workspace)
+  git('init', '--quiet')
+  git('remote', 'add', 'origin', `${gitServer.url}/${OWNER}/${REPO}`)
+  const header = `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${GITHUB_TOKEN}`).toString('base64')}`
+  const key = `http.${gitServer.url}/.extraheader`
+  if ((options.credentials ?? 'v6') === 'v6') {
+    const file = path.join(runnerTemp, 'git-credentials-7f3c1a52-9b1e-4c8e-a0f3-2d6a1b9c4e77.config')
+    execFileSync('git', ['config', '--file', file, key, header], { env })
+    git('config', `includeIf.gitdir:${workspace}/.git.path`, file)
+    git('config', `includeIf.gitdir:${workspace}/.git/worktrees/*.path`, file)
+  } else {
+    git('config', '--local', key, header)
+  }
+  const depth = options.depth ?? 1
+  const sha = gitIn(remote)('rev-parse', 'refs/heads/main').trim()
+  // Asynchronously: the git server answering this fetch runs in this process.
+  await gitAsync(
+    workspace,
+    env,
+    '-c',
+    'protocol.version=2',
+    'fetch',
+    '--no-tags',
+    '--prune',
+    '--no-recurse-submodules',
+    ...(depth > 0 ? [`--depth=${depth}`] : []),
+    'origin',
+    options.detached ? sha : '+refs/heads/main:refs/remotes/origin/main'
+  )
+  if (options.detached) git('checkout', '--quiet', '--detach', sha)
+  else git('checkout', '--quiet', '--force', '-B', 'main', 'refs/remotes/origin/main')
+
+  const api = await startGitHubApi({
+    owner: OWNER,
+    repo: REPO,
+    gitDir: remote,
+    serverUrl: gitServer.url,
+    ...options.api
+  })
+  const pushToRemote = (branch: string, more: Files, message: string): string => {
+    const other = path.join(dir, `other-${Date.now()}`)
+    gitIn(dir)('clone', '--quiet', '--branch', branch, remote, other)
+    writeFiles(other, more)
+    gitIn(other)('add', '-A')
+    gitIn(other)('commit', '--quiet', '-m', message)
+    gitIn(other)('push', '--quiet', 'origin', branch)
+    return gitIn(other)('rev-parse', 'HEAD').trim()
+  }
+  return {
+    dir,
+    remote,
+    workspace,
+    runnerTemp,
+    home,
+    git,
+    remoteGit: gitIn(remote),
+    pushToRemote,
+    api,
+    gitServer,
+    cleanup: async () => {
+      await api.close()
+      await gitServer.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Running the steps
+
+/** A workflow command from the log, honouring ::stop-commands:: as the runner does. */
+export interface WorkflowCommand {
+  command: string
+  properties: Record<string, string>
+  message: string
+}
+
+const unescapeData = (s: string): string =>
+  s.replace(/%0D/gi, '\r').replace(/%0A/gi, '\n').replace(/%25/g, '%')
+const unescapeProperty = (s: string): string => unescapeData(s).replace(/%3A/gi, ':').replace(/%2C/gi, ',')
+
+export function parseCommands(stdout: string): WorkflowCommand[] {
+  const commands: WorkflowCommand[] = []
+  let stopToken: string | undefined
+  for (const line of stdout.split(/\r?\n/)) {
+    if (stopToken !== undefined) {
+      if (line === `::${stopToken}::`) stopToken = undefined
+      continue
+    }
+    const m = /^::([A-Za-z-]+)(?: ([^:]*))?::(.*)$/.exec(line)
+    if (!m) continue
+    const properties: Record<string, string> = {}
+    for (const pair of (m[2] ?? '').split(',').filter(Boolean)) {
+      const eq = pair.indexOf('=')
+      if (eq > 0) properties[pair.slice(0, eq)] = unescapeProperty(pair.slice(eq + 1))
+    }
+    const command = { command: m[1], properties, message: unescapeData(m[3]) }
+    if (command.command === 'stop-commands') stopToken = command.message
+    commands.push(command)
+  }
+  return commands
+}
+
+/** GITHUB_OUTPUT / GITHUB_STATE files: `name<<DELIM\nvalue\nDELIM` (and the old `name=value`). */
+export function parseFileCommands(text: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]
+    const heredoc = /^([^=<]+)<<(.+)$/.exec(line)
+    if (heredoc) {
+      const value: string[] = []
+      for (i++; i < lines.length && lines[i] !== heredoc[2]; i++) value.push(lines[i])
+      out[heredoc[1]] = value.join('\n')
+    } else if (line.includes('=')) {
+      out[line.slice(0, line.indexOf('='))] = line.slice(line.indexOf('=') + 1)
+    }
+  }
+  return out
+}
+
+export interface StepResult {
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  durationMs: number
+  commands: WorkflowCommand[]
+  /** `::error` commands. */
+  errors: WorkflowCommand[]
+  outputs: Record<string, string>
+  state: Record<string, string>
+  summary: string
+}
+
+export interface RunOptions {
+  inputs?: Record<string, string>
+  eventName?: string
+  /** The webhook payload; default a workflow_dispatch payload from the stand-in. */
+  event?: Record<string, unknown>
+  /** Added to (or, with undefined, removed from) the job's environment. */
+  env?: Record<string, string | undefined>
+  runId?: string
+  runAttempt?: string
+  /** Called once main has started, to signal it (cancellation tests). */
+  duringMain?: (child: ChildProcess) => Promise<void> | void
+  /** Skip the post step. */
+  noPost?: boolean
+}
+
+export interface ActionRun {
+  main: StepResult
+  post?: StepResult
+  /** The job summary: main's then post's. */
+  summary: string
+  outputs: Record<string, string>
+  /** What every step of the job sees in GITHUB_STATE / STATE_*. */
+  stepDir: string
+}
+
+let runCounter = 0
+
+function spawnStep(
+  env: Record<string, string>,
+  cwd: string,
+  during?: (child: ChildProcess) => Promise<void> | void
+): Promise<{
+  exitCode: number | null
+  signal: NodeJS.Signals | null
+  stdout: string
+  stderr: string
+  durationMs: number
+}> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now()
+    const child = spawn(process.execPath, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+    child.on('error', reject)
+    child.on('close', (exitCode, signal) =>
+      resolve({
+        exitCode,
+        signal,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        durationMs: Date.now() - started
+      })
+    )
+    if (during) void Promise.resolve(during(child)).catch(reject)
+  })
+}
+
+/** Runs main and then post, as a job step with `uses: ./` would. */
+export async function runAction(
+  project: Project,
+  stand: Stand,
+  options: RunOptions = {}
+): Promise<ActionRun> {
+  const n = ++runCounter
+  const stepDir = path.join(project.runnerTemp, `_runner_file_commands_${n}`)
+  mkdirSync(stepDir, { recursive: true })
+  const files = {
+    GITHUB_OUTPUT: path.join(stepDir, 'set_output'),
+    GITHUB_STATE: path.join(stepDir, 'save_state'),
+    GITHUB_ENV: path.join(stepDir, 'set_env'),
+    GITHUB_PATH: path.join(stepDir, 'add_path'),
+    GITHUB_STEP_SUMMARY: path.join(stepDir, 'step_summary_main')
+  }
+  for (const file of Object.values(files)) writeFileSync(file, '')
+  const eventName = options.eventName ?? 'workflow_dispatch'
+  const eventFile = path.join(stepDir, 'event.json')
+  writeFileSync(eventFile, JSON.stringify(options.event ?? project.api.events.workflowDispatch()))
+  const runId = options.runId ?? String(7_000_000_000 + n * 1000 + Math.floor(Math.random() * 1000))
+  const sha = project.git('rev-parse', 'HEAD').trim()
+  const job: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: project.home,
+    LANG: 'C.UTF-8',
+    CI: 'true',
+    GITHUB_ACTIONS: 'true',
+    GIT_CONFIG_NOSYSTEM: '1',
+    RUNNER_OS: 'Linux',
+    RUNNER_ARCH: 'X64',
+    RUNNER_NAME: 'GitHub Actions 2',
+    RUNNER_ENVIRONMENT: 'github-hosted',
+    RUNNER_TEMP: project.runnerTemp,
+    RUNNER_TOOL_CACHE: path.join(project.dir, 'runner', 'tool-cache'),
+    RUNNER_DEBUG: '',
+    GITHUB_WORKSPACE: project.workspace,
+    GITHUB_EVENT_NAME: eventName,
+    GITHUB_EVENT_PATH: eventFile,
+    GITHUB_REPOSITORY: `${OWNER}/${REPO}`,
+    GITHUB_REPOSITORY_OWNER: OWNER,
+    GITHUB_REPOSITORY_ID: String(project.api.state.repo.id),
+    GITHUB_SHA: sha,
+    GITHUB_REF: 'refs/heads/main',
+    GITHUB_REF_NAME: 'main',
+    GITHUB_REF_TYPE: 'branch',
+    GITHUB_HEAD_REF: '',
+    GITHUB_BASE_REF: '',
+    GITHUB_ACTOR: 'octocat',
+    GITHUB_ACTOR_ID: '583231',
+    GITHUB_TRIGGERING_ACTOR: 'octocat',
+    GITHUB_RUN_ID: runId,
+    GITHUB_RUN_NUMBER: String(n),
+    GITHUB_RUN_ATTEMPT: options.runAttempt ?? '1',
+    GITHUB_JOB: 'ralph',
+    GITHUB_WORKFLOW: 'Ralph',
+    GITHUB_WORKFLOW_REF: `${OWNER}/${REPO}/.github/workflows/ralph.yml@refs/heads/main`,
+    GITHUB_ACTION: '__self',
+    GITHUB_ACTION_PATH: REPO_ROOT,
+    GITHUB_RETENTION_DAYS: '90',
+    ...project.api.env,
+    ...stand.artifacts.env,
+    // After the artifact service's: git is served here, and @actions/artifact accepts a *.localhost server.
+    GITHUB_SERVER_URL: project.gitServer.url,
+    ...files
+  }
+  for (const [key, value] of Object.entries(options.env ?? {})) {
+    if (value === undefined) delete job[key]
+    else job[key] = value
+  }
+  const inputs = inputEnv(options.inputs ?? {})
+  const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '')
+  const step = async (
+    summaryFile: string,
+    extra: Record<string, string>,
+    during?: RunOptions['duringMain']
+  ): Promise<StepResult> => {
+    writeFileSync(files.GITHUB_OUTPUT, '')
+    writeFileSync(summaryFile, '')
+    const result = await spawnStep(
+      { ...job, ...inputs, ...extra, GITHUB_STEP_SUMMARY: summaryFile },
+      project.workspace,
+      during
+    )
+    const commands = parseCommands(result.stdout)
+    // RALPH_E2E_LOG=1 shows each step's log (jest keeps a passing test quiet otherwise).
+    if (process.env.RALPH_E2E_LOG)
+      process.stderr.write(
+        `--- step (exit ${result.exitCode})\n${result.stdout.replace(/^::debug::.*\n/gm, '')}${result.stderr}\n`
+      )
+    return {
+      ...result,
+      commands,
+      errors: commands.filter(c => c.command === 'error'),
+      outputs: parseFileCommands(read(files.GITHUB_OUTPUT)),
+      state: parseFileCommands(read(files.GITHUB_STATE)),
+      summary: read(summaryFile)
+    }
+  }
+  const main = await step(files.GITHUB_STEP_SUMMARY, {}, options.duringMain)
+  let post: StepResult | undefined
+  if (!options.noPost) {
+    const states = Object.fromEntries(Object.entries(main.state).map(([k, v]) => [`STATE_${k}`, v]))
+    post = await step(path.join(stepDir, 'step_summary_post'), states)
+  }
+  return { main, post, summary: main.summary + (post?.summary ?? ''), outputs: main.outputs, stepDir }
+}
+
+/** Waits until `file` exists (an agent's "I am running" marker), or fails after `timeoutMs`. */
+export async function waitForFile(file: string, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs
+  while (!existsSync(file)) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${file}`)
+    await new Promise(resolve => setTimeout(resolve, 50))
+  }
+}
+
+/** Whether a process is still alive. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
