@@ -1,7 +1,7 @@
 // The loop's branch, made in work trees as actions/checkout leaves them (shallow, detached, behind a base that
 // moved on), against a real git server over HTTP.
 import { execFileSync } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import {
   changedWorkflowFiles,
@@ -18,6 +18,7 @@ import { startGitServer, WRITE_TOKEN, type GitServer } from './git-server.js'
 
 let server: GitServer
 const checkouts: Checkout[] = []
+const scratchDirs: string[] = []
 let seeded: string
 
 beforeEach(async () => {
@@ -30,6 +31,7 @@ beforeEach(async () => {
 })
 afterEach(async () => {
   for (const c of checkouts.splice(0)) c.cleanup()
+  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
   await server.close()
 })
 
@@ -293,6 +295,7 @@ test('no diff means no pull request; a change is seen, workflow files are named,
   expect(patch).toContain('Subject: [PATCH 1/2] iteration 1')
   // Applied to the base elsewhere, the patch gives the same tree.
   const other = tempDir('ralph-apply-')
+  scratchDirs.push(other)
   const git = (...args: string[]) =>
     execFileSync('git', args, {
       cwd: other,

@@ -3,7 +3,7 @@
 // engine committing each iteration of a scripted agent that hunts for the token; the push; the pull request
 // on the OpenAPI-checked GitHub stand-in, which reads branches from the same bare repository. Then a second
 // run on the same issue continues the branch and updates the pull request.
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { getOctokit } from '@actions/github'
 import {
@@ -25,6 +25,7 @@ const BASE64 = Buffer.from(`x-access-token:${WRITE_TOKEN}`).toString('base64')
 let server: GitServer
 let api: GitHubApi
 const checkouts: Checkout[] = []
+const scratchDirs: string[] = []
 const savedRunnerTemp = process.env.RUNNER_TEMP
 
 beforeEach(async () => {
@@ -41,9 +42,16 @@ afterEach(async () => {
   if (savedRunnerTemp === undefined) delete process.env.RUNNER_TEMP
   else process.env.RUNNER_TEMP = savedRunnerTemp
   for (const c of checkouts.splice(0)) c.cleanup()
+  for (const dir of scratchDirs.splice(0)) rmSync(dir, { recursive: true, force: true })
   await api.close()
   await server.close()
 })
+
+function scratch(prefix: string): string {
+  const dir = tempDir(prefix)
+  scratchDirs.push(dir)
+  return dir
+}
 
 /** One job: checkout, branch, loop with the credentials away, push, pull request. */
 async function job(tools: string, runNumber: number) {
@@ -86,7 +94,7 @@ if [ "$n" -ge 2 ]; then echo fixed > fixed.txt; fi
         }),
         promptText: 'Fix issue 5.',
         projectRoot: work.dir,
-        recordDir: path.join(tempDir('ralph-record-'), 'record'),
+        recordDir: path.join(scratch('ralph-record-'), 'record'),
         commit: true,
         maxIterations: 4,
         completionTag: '',
@@ -121,7 +129,7 @@ if [ "$n" -ge 2 ]; then echo fixed > fixed.txt; fi
 
 test('a run delivers a PR without the agent ever seeing the token; a second run on the issue continues the branch and updates the PR', async () => {
   api.state.failures.unresolvedNodeAfterCreate = { labels: 1, reviewers: 0 }
-  const tools = tempDir('ralph-tools-')
+  const tools = scratch('ralph-tools-')
 
   const first = await job(tools, 1)
   expect(first.prepared).toMatchObject({ continued: false, remoteSha: null, base: 'main' })

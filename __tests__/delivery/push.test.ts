@@ -1,6 +1,6 @@
 // Pushing the loop's branch to a real git server over HTTP (git http-backend), with GitHub's auth rules and
 // GitHub's rejection texts reproduced server-side.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
@@ -68,13 +68,20 @@ function push(
   }).then(result => ({ ...result, logs }))
 }
 
+/** A temp folder removed after the test. */
+function scratch(prefix: string): string {
+  const dir = tempDir(prefix)
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+  return dir
+}
+
 function remoteSha(branch: string): string {
   return server.git('rev-parse', `refs/heads/${branch}`).trim()
 }
 
 test('the token reaches the server as a basic auth header for this push only: never in .git/config, argv or a URL', async () => {
   const { work, prepared, sha } = await loopBranch()
-  const trace = path.join(tempDir('ralph-trace-'), 'trace.log')
+  const trace = path.join(scratch('ralph-trace-'), 'trace.log')
   process.env.GIT_TRACE = trace
   let result
   try {
@@ -124,7 +131,7 @@ test('what the agent left in .git/config, .git/hooks or ~/.gitconfig cannot redi
   const evilUrl = `http://127.0.0.1:${(evil.address() as AddressInfo).port}`
 
   const { work, prepared, sha } = await loopBranch()
-  const marker = path.join(tempDir('ralph-marker-'), 'hook-ran')
+  const marker = path.join(scratch('ralph-marker-'), 'hook-ran')
   const hooks = path.join(work.dir, '.git', 'hooks')
   mkdirSync(hooks, { recursive: true })
   for (const hook of ['pre-push', 'reference-transaction', 'post-update']) {
@@ -135,7 +142,7 @@ test('what the agent left in .git/config, .git/hooks or ~/.gitconfig cannot redi
   work.git('config', `url.${evilUrl}/.insteadOf`, `${server.url}/`)
   work.git('config', 'http.proxy', evilUrl)
   work.git('config', 'core.fsmonitor', `echo fsmonitor >> ${marker}`)
-  const globalConfig = path.join(tempDir('ralph-home-'), '.gitconfig')
+  const globalConfig = path.join(scratch('ralph-home-'), '.gitconfig')
   writeFileSync(
     globalConfig,
     `[url "${evilUrl}/"]\n\tinsteadOf = ${server.url}/\n[core]\n\thooksPath = ${hooks}\n`
