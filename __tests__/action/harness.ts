@@ -474,11 +474,16 @@ export async function waitForFile(file: string, timeoutMs = 30_000): Promise<voi
   }
 }
 
-/** Whether a process is still alive. */
+/** Whether a process is still running (a zombie waiting for its reaper is not). */
 export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
+  } catch {
+    return false
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
   } catch {
     return false
   }

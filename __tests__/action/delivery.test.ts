@@ -1,0 +1,247 @@
+// The action run as the runner runs it, where delivery meets the world as it is: a base that moved on, a
+// detached HEAD, shallow and full clones, a push GitHub refuses for a workflow file, a repository that
+// forbids Actions to open pull requests, a task too long for a pull request body, on-failure: draft-pr,
+// an issue that started the run, and an agent hunting for the GitHub token.
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { DONE, FIX, RALPH_DIR, WRONG_FIX, agentScript, projectFiles } from './fixtures.js'
+import { GITHUB_TOKEN, createProject, runAction, startStand, type Project, type Stand } from './harness.js'
+
+let stand: Stand
+let scratch: string
+const projects: Project[] = []
+
+beforeAll(async () => {
+  stand = await startStand()
+  scratch = mkdtempSync(path.join(tmpdir(), 'ralph-e2e-delivery-'))
+}, 120_000)
+
+afterAll(async () => {
+  for (const p of projects) await p.cleanup()
+  await stand?.close()
+  rmSync(scratch, { recursive: true, force: true })
+})
+
+async function project(...args: Parameters<typeof createProject>): Promise<Project> {
+  const p = await createProject(...args)
+  projects.push(p)
+  return p
+}
+
+function expectClean(p: Project): void {
+  expect(p.api.violations).toEqual([])
+  expect(p.api.unimplemented).toEqual([])
+  expect(p.api.responseProblems).toEqual([])
+  expect(stand.artifacts.violations).toEqual([])
+}
+
+const fixAtOnce = agentScript({ any: `${FIX}\n${DONE}` })
+
+/** Whether `ancestor` is in the history of `ref` in the remote. */
+function isAncestor(p: Project, ancestor: string, ref: string): boolean {
+  try {
+    p.remoteGit('merge-base', '--is-ancestor', ancestor, ref)
+    return true
+  } catch {
+    return false
+  }
+}
+
+test('a base that moved on since the checkout: the branch starts from the new tip and the PR targets it', async () => {
+  const p = await project(projectFiles(fixAtOnce))
+  const moved = p.pushToRemote('main', { 'NEWS.md': 'Someone else pushed.\n' }, 'Meanwhile on main')
+  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  expect(run.main.exitCode).toBe(0)
+  expect(run.main.stdout).toContain("'main' moved on since the checkout")
+  expect(isAncestor(p, moved, 'refs/heads/ralph/fix-tests')).toBe(true)
+  expect(p.remoteGit('show', 'ralph/fix-tests:NEWS.md')).toBe('Someone else pushed.\n')
+  expect(p.api.state.pulls).toMatchObject([{ head: 'ralph/fix-tests', base: 'main' }])
+  expectClean(p)
+})
+
+test('a detached HEAD (checkout of a sha): the base is the branch the workflow ran for', async () => {
+  const p = await project(projectFiles(fixAtOnce), { detached: true })
+  expect(() => p.git('symbolic-ref', '-q', 'HEAD')).toThrow()
+  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  expect(run.main.exitCode).toBe(0)
+  expect(p.api.state.pulls).toMatchObject([{ head: 'ralph/fix-tests', base: 'main' }])
+  // The checkout is left as it was found: detached at the same commit.
+  expect(() => p.git('symbolic-ref', '-q', 'HEAD')).toThrow()
+  expectClean(p)
+})
+
+test('a shallow clone (fetch-depth 1) of a long history and a full clone (fetch-depth 0) both deliver', async () => {
+  for (const depth of [1, 0]) {
+    const p = await project(projectFiles(fixAtOnce), { depth, history: 6 })
+    expect(p.git('rev-parse', '--is-shallow-repository').trim()).toBe(depth === 1 ? 'true' : 'false')
+    const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+    expect(run.main.exitCode).toBe(0)
+    expect(run.outputs['pr-operation']).toBe('created')
+    // The pushed branch sits on main's full history (the remote's), one commit ahead.
+    expect(p.remoteGit('rev-list', '--count', 'main..ralph/fix-tests').trim()).toBe('1')
+    expect(p.remoteGit('rev-list', '--count', 'ralph/fix-tests').trim()).toBe('7')
+    expectClean(p)
+  }
+})
+
+test('a workflow-file change GitHub refuses to push: the step fails with the fix, the patch is in the summary and the record', async () => {
+  const p = await project(
+    projectFiles(
+      agentScript({
+        any: [
+          FIX,
+          "fs.mkdirSync('.github/workflows', { recursive: true })",
+          "fs.writeFileSync('.github/workflows/ci.yml', 'on: push\\njobs: {}\\n')",
+          DONE
+        ].join('\n')
+      })
+    )
+  )
+  // GitHub's refusal, as a pre-receive hook on the remote says it.
+  const hook = path.join(p.remote, 'hooks', 'pre-receive')
+  writeFileSync(
+    hook,
+    [
+      '#!/bin/sh',
+      'while read old new ref; do',
+      '  if git diff --name-only refs/heads/main "$new" | grep -q "^.github/workflows/"; then',
+      '    file=$(git diff --name-only refs/heads/main "$new" | grep "^.github/workflows/" | head -1)',
+      '    echo "refusing to allow a GitHub App to create or update workflow \\`$file\\` without \\`workflows\\` permission" >&2',
+      '    exit 1',
+      '  fi',
+      'done',
+      ''
+    ].join('\n')
+  )
+  chmodSync(hook, 0o755)
+  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  expect(run.main.exitCode).toBe(1)
+  const failure = run.main.errors.at(-1)?.message ?? ''
+  expect(failure).toMatch(/^Every gate passed, but the work was not delivered: GitHub refused the push/)
+  expect(failure).toContain('.github/workflows/ci.yml')
+  expect(failure).toContain('Workflows: read and write')
+  expect(run.outputs).toMatchObject({ success: 'true', 'pr-operation': 'none' })
+  expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
+  expect(p.api.state.pulls).toEqual([])
+  expect(run.summary).toContain('The work as a patch')
+  expect(run.summary).toContain('diff --git a/.github/workflows/ci.yml b/.github/workflows/ci.yml')
+  const artifact = stand.artifacts.listArtifacts().find(a => String(a.id) === run.outputs['artifact-id'])
+  const files = await stand.artifacts.downloadArtifact(artifact!.name)
+  expect(files.get('ralph.patch')?.toString('utf8')).toContain('+++ b/.github/workflows/ci.yml')
+  expectClean(p)
+})
+
+test('Actions may not open pull requests here: the branch is pushed, the step fails and says which setting to change', async () => {
+  const p = await project(projectFiles(fixAtOnce))
+  p.api.state.failures.actionsCannotCreatePullRequests = true
+  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  expect(run.main.exitCode).toBe(1)
+  const failure = run.main.errors.at(-1)?.message ?? ''
+  expect(failure).toContain('GitHub Actions is not permitted to create pull requests in octo-org/octo-repo')
+  expect(failure).toContain('Allow GitHub Actions to create and approve pull requests')
+  expect(run.outputs).toMatchObject({ success: 'true', 'pr-operation': 'none', 'pr-number': '' })
+  expect(p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()).toBe(run.outputs.commit)
+  expect(p.api.state.pulls).toEqual([])
+  expect(run.summary).toContain('> [!WARNING]')
+  expectClean(p)
+})
+
+test('a task far longer than a pull request body may be: the PR is opened with the task cut and a note', async () => {
+  const task = `Fix calc.js so that add returns the sum.\n\n${'Some very long context. '.repeat(4_000)}`
+  const p = await project(projectFiles(agentScript({ any: `${FIX}\n${DONE}` })))
+  const run = await runAction(p, stand, {
+    inputs: {
+      prompt: task,
+      agent: `node ${RALPH_DIR}/agent.mjs`,
+      checks: 'node --test --test-reporter=spec'
+    }
+  })
+  expect(run.main.exitCode).toBe(0)
+  expect(task.length).toBeGreaterThan(65_536)
+  const [pr] = p.api.state.pulls
+  expect(pr.title).toBe(
+    `ralph ${run.outputs.branch.slice('ralph/'.length)}: Fix calc.js so that add returns the sum.`
+  )
+  expect(pr.body!.length).toBeLessThanOrEqual(65_536)
+  expect(pr.body).toContain('The task is cut here')
+  expect(pr.body).toContain('### Iterations')
+  expect(run.outputs.branch).toMatch(/^ralph\/task-[0-9a-f]{8}$/)
+  expectClean(p)
+})
+
+test('on-failure: draft-pr pushes the unfinished work and opens a draft that says the gates failed', async () => {
+  const p = await project(projectFiles(agentScript({ any: WRONG_FIX })))
+  const run = await runAction(p, stand, {
+    inputs: {
+      ralph: 'fix-tests',
+      'max-iterations': '1',
+      'on-failure': 'draft-pr',
+      labels: 'ralph, needs-human'
+    }
+  })
+  expect(run.main.exitCode).toBe(1)
+  expect(run.outputs).toMatchObject({ success: 'false', 'pr-operation': 'created' })
+  const [pr] = p.api.state.pulls
+  expect(pr).toMatchObject({ draft: true, labels: ['ralph', 'needs-human'] })
+  expect(pr.title).toMatch(/^\[gates failing\] ralph fix-tests/)
+  expect(pr.body).toContain('The gates did not pass (max_iterations')
+  expectClean(p)
+})
+
+test('started from an issue: the branch is ralph/issue-N and the pull request closes the issue', async () => {
+  const p = await project(projectFiles(fixAtOnce))
+  const issue = p.api.state.addIssue({ title: 'add() subtracts', body: 'It should add.', user: 'octo-org' })
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests' },
+    eventName: 'issues',
+    event: p.api.events.issues(issue.number, 'labeled', { label: 'ralph' })
+  })
+  expect(run.main.exitCode).toBe(0)
+  expect(run.outputs.branch).toBe(`ralph/issue-${issue.number}`)
+  expect(p.api.state.pulls[0].body).toContain(`Closes #${issue.number}`)
+  expectClean(p)
+})
+
+test('the agent cannot read the GitHub token: not in its environment, not in .git/config, not in the runner temp', async () => {
+  const report = path.join(scratch, 'token-hunt.json')
+  const hunt = [
+    "import { execFileSync } from 'node:child_process'",
+    "import path from 'node:path'",
+    `const token = ${JSON.stringify(GITHUB_TOKEN)}`,
+    "const basic = Buffer.from('x-access-token:' + token).toString('base64')",
+    'const found = []',
+    'const holds = text => text.includes(token) || text.includes(basic)',
+    'for (const [k, v] of Object.entries(process.env)) {',
+    "  if (/TOKEN|^INPUT_|^ACTIONS_RUNTIME|^ACTIONS_RESULTS|^ACTIONS_ID_TOKEN|^STATE_/.test(k)) found.push('env name ' + k)",
+    "  if (holds(v ?? '')) found.push('env value ' + k)",
+    '}',
+    "if (holds(fs.readFileSync('/proc/self/environ', 'latin1'))) found.push('/proc/self/environ')",
+    "if (holds(fs.readFileSync('.git/config', 'utf8'))) found.push('.git/config')",
+    "let config = ''",
+    "try { config = execFileSync('git', ['config', '--list', '--show-origin', '--includes'], { encoding: 'utf8' }) } catch {}",
+    "if (holds(config) || /extraheader/i.test(config)) found.push('git config')",
+    'const walk = dir => { for (const e of fs.readdirSync(dir, { withFileTypes: true })) {',
+    '  const full = path.join(dir, e.name)',
+    '  if (e.isDirectory()) walk(full)',
+    "  else if (e.isFile()) { try { if (holds(fs.readFileSync(full, 'latin1'))) found.push('file ' + full) } catch {} }",
+    '} }',
+    'walk(process.env.RUNNER_TEMP)',
+    `fs.writeFileSync(${JSON.stringify(report)}, JSON.stringify(found))`,
+    FIX,
+    DONE
+  ].join('\n')
+  const p = await project(projectFiles(agentScript({ any: hunt })))
+  // Workflows often hand the token to steps through the job's environment too.
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests' },
+    env: { GITHUB_TOKEN, GH_TOKEN: GITHUB_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-request-token' }
+  })
+  expect(run.main.exitCode).toBe(0)
+  expect(JSON.parse(readFileSync(report, 'utf8'))).toEqual([])
+  // The credential is back for the job's later steps (and actions/checkout's own cleanup).
+  expect(p.git('config', '--includes', '--get-regexp', 'extraheader')).toContain('AUTHORIZATION: basic')
+  expect(run.outputs['pr-operation']).toBe('created')
+  expectClean(p)
+})

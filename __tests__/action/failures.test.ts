@@ -1,0 +1,294 @@
+// The action run as the runner runs it, when the loop does not end well: gates that never pass, no change,
+// a time budget spent mid-agent, the runner cancelling (SIGINT then SIGTERM) or killing main, bad input and
+// a dry run. In every case the record is uploaded and read back, and the step says why in one line.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { DONE, FIX, RALPH_DIR, WRONG_FIX, agentScript, projectFiles, ralph } from './fixtures.js'
+import {
+  alive,
+  createProject,
+  runAction,
+  startStand,
+  waitForFile,
+  type ActionRun,
+  type Project,
+  type Stand
+} from './harness.js'
+
+let stand: Stand
+let scratch: string
+const projects: Project[] = []
+
+beforeAll(async () => {
+  stand = await startStand()
+  scratch = mkdtempSync(path.join(tmpdir(), 'ralph-e2e-markers-'))
+}, 120_000)
+
+afterAll(async () => {
+  for (const p of projects) await p.cleanup()
+  await stand?.close()
+  rmSync(scratch, { recursive: true, force: true })
+})
+
+async function project(...args: Parameters<typeof createProject>): Promise<Project> {
+  const p = await createProject(...args)
+  projects.push(p)
+  return p
+}
+
+function expectClean(p: Project): void {
+  expect(p.api.violations).toEqual([])
+  expect(p.api.unimplemented).toEqual([])
+  expect(p.api.responseProblems).toEqual([])
+  expect(stand.artifacts.violations).toEqual([])
+}
+
+async function artifactOf(run: ActionRun, step: 'main' | 'post' = 'main'): Promise<Map<string, Buffer>> {
+  const id = step === 'main' ? run.outputs['artifact-id'] : undefined
+  const all = stand.artifacts.listArtifacts()
+  const artifact = id ? all.find(a => String(a.id) === id) : all.at(-1)
+  if (!artifact) throw new Error('no artifact was uploaded')
+  return stand.artifacts.downloadArtifact(artifact.name)
+}
+
+const json = (files: Map<string, Buffer>, name: string) => JSON.parse(files.get(name)!.toString('utf8'))
+
+/** An agent that says it runs (its pid and a child's pid in `marker`), then sleeps far past any test. */
+function sleepingAgent(marker: string): string {
+  return agentScript({
+    any: [
+      "import { spawn } from 'node:child_process'",
+      "const child = spawn('sleep', ['120'], { stdio: 'ignore' })",
+      `fs.writeFileSync(${JSON.stringify(marker)}, JSON.stringify({ pid: process.pid, child: child.pid }))`,
+      "say('working on it…')",
+      'await new Promise(resolve => setTimeout(resolve, 120_000))'
+    ].join('\n')
+  })
+    .replace("import { spawn } from 'node:child_process'\n", '')
+    .replace(
+      "import fs from 'node:fs'",
+      "import fs from 'node:fs'\nimport { spawn } from 'node:child_process'"
+    )
+}
+
+test('gates that never pass: no branch, no pull request, the record uploaded, the step failed with the reason', async () => {
+  const p = await project(projectFiles(agentScript({ any: WRONG_FIX })))
+  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests', 'max-iterations': '2' } })
+  expect(run.main.exitCode).toBe(1)
+  const failed = run.main.errors.find(e => !e.properties.file)
+  expect(failed?.message).toBe(
+    "The gates never passed (max_iterations): reached the cap of 2 iterations. The record is in the run's artifact."
+  )
+  expect(run.outputs).toMatchObject({
+    'stop-reason': 'max_iterations',
+    success: 'false',
+    iterations: '2',
+    branch: 'ralph/fix-tests',
+    'pr-number': '',
+    'pr-operation': 'none'
+  })
+  expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
+  expect(p.api.state.pulls).toEqual([])
+
+  // The failing test, annotated where node's test runner says it failed.
+  const annotations = run.main.errors.filter(e => e.properties.file)
+  expect(annotations).toEqual([
+    expect.objectContaining({
+      properties: expect.objectContaining({ file: 'calc.test.js', line: '6', col: '10' }),
+      message: expect.stringContaining('Expected values to be strictly equal')
+    })
+  ])
+
+  // The record, file by file.
+  const files = await artifactOf(run)
+  expect(json(files, 'status.json')).toMatchObject({
+    state: 'finished',
+    stopReason: 'max_iterations',
+    success: false
+  })
+  for (const n of ['001', '002']) {
+    expect(files.get(`logs/iteration-${n}/prompt.md`)?.toString('utf8')).toContain('Fix the failing tests')
+    expect(files.get(`logs/iteration-${n}/checks/tests.log`)?.toString('utf8')).toContain(
+      '✖ add returns the sum'
+    )
+    expect(files.has(`logs/iteration-${n}/agent.log`)).toBe(true)
+  }
+  expect(files.get('progress.md')?.toString('utf8')).toContain('## Stopped: max_iterations')
+  expect(run.summary).toContain('❌ **fix-tests** used all 2 iterations without passing its gates')
+  expect(run.post?.exitCode).toBe(0)
+  expectClean(p)
+})
+
+test('no change against the base: gates pass, nothing is pushed and no pull request is opened', async () => {
+  const p = await project(projectFiles(agentScript({ any: DONE }), ralph({ checks: ['test -f calc.js'] })))
+  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  expect(run.main.exitCode).toBe(0)
+  expect(run.outputs).toMatchObject({
+    'stop-reason': 'all_checks_passed',
+    success: 'true',
+    'pr-operation': 'none'
+  })
+  expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
+  expect(p.api.state.pulls).toEqual([])
+  expect(run.summary).toContain(
+    'the loop left no change against main, so there is nothing to push and no pull request'
+  )
+  expectClean(p)
+})
+
+test('the time budget runs out mid-agent: the agent tree is killed, the step fails, the record is uploaded', async () => {
+  const marker = path.join(scratch, 'timeout.json')
+  const p = await project(projectFiles(sleepingAgent(marker)))
+  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests', 'max-time': '3s' } })
+  const agent = JSON.parse(readFileSync(marker, 'utf8')) as { pid: number; child: number }
+  expect(alive(agent.pid)).toBe(false)
+  expect(alive(agent.child)).toBe(false)
+  expect(run.main.exitCode).toBe(1)
+  expect(run.main.durationMs).toBeLessThan(20_000)
+  expect(run.outputs).toMatchObject({ 'stop-reason': 'timeout', success: 'false', iterations: '1' })
+  expect(run.main.errors.at(-1)?.message).toMatch(/^The gates never passed \(timeout\): /)
+  const status = json(await artifactOf(run), 'status.json')
+  expect(status).toMatchObject({ stopReason: 'timeout', enforcement: { cause: 'timeout', killed: 'agent' } })
+  expect(run.summary).toContain('⏱️ **fix-tests** ran out of time after 1 iteration')
+  expect(p.api.state.pulls).toEqual([])
+  expectClean(p)
+})
+
+test('cancelled mid-agent (SIGINT, then SIGTERM): the agent is killed, main exits, post uploads the whole record', async () => {
+  const marker = path.join(scratch, 'cancel.json')
+  const p = await project(projectFiles(sleepingAgent(marker)))
+  let sigterm = false
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests' },
+    duringMain: async child => {
+      await waitForFile(marker)
+      child.kill('SIGINT')
+      // The runner's grace period: SIGTERM after ~7.5 s if main is still there.
+      const exited = await new Promise<boolean>(resolve => {
+        const timer = setTimeout(() => resolve(false), 7_500)
+        child.once('exit', () => {
+          clearTimeout(timer)
+          resolve(true)
+        })
+      })
+      if (!exited) {
+        sigterm = true
+        child.kill('SIGTERM')
+      }
+    }
+  })
+  expect(sigterm).toBe(false)
+  const agent = JSON.parse(readFileSync(marker, 'utf8')) as { pid: number; child: number }
+  expect(alive(agent.pid)).toBe(false)
+  expect(alive(agent.child)).toBe(false)
+  expect(run.main.exitCode).toBe(1)
+  expect(run.main.errors.at(-1)?.message).toMatch(/^The loop was cancelled/)
+  expect(run.main.state.finished).toBe('false')
+  expect(run.outputs['stop-reason']).toBe('cancelled')
+
+  // Post: uploaded the record (finished by the loop as cancelled) and wrote the summary.
+  expect(run.post?.exitCode).toBe(0)
+  expect(run.post?.stdout).toContain('Uploaded the run record as artifact')
+  const files = await artifactOf(run, 'post')
+  expect(json(files, 'status.json')).toMatchObject({ state: 'finished', stopReason: 'cancelled' })
+  expect(files.get('progress.md')?.toString('utf8')).toContain('## Stopped: cancelled')
+  expect(files.has('logs/iteration-001/prompt.md')).toBe(true)
+  expect(files.get('logs/iteration-001/agent.log')?.toString('utf8')).toContain('working on it')
+  expect(run.post?.summary).toContain('⏹️ **fix-tests** was cancelled after 1 iteration')
+  expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
+  expectClean(p)
+})
+
+test('main killed outright mid-agent (a job timeout): post finishes the record as cancelled and uploads it', async () => {
+  const marker = path.join(scratch, 'killed.json')
+  const p = await project(projectFiles(sleepingAgent(marker)))
+  try {
+    const run = await runAction(p, stand, {
+      inputs: { ralph: 'fix-tests' },
+      duringMain: async child => {
+        await waitForFile(marker)
+        // Long enough into the iteration for the loop to have said so in status.json (it does after 200 ms).
+        await new Promise(resolve => setTimeout(resolve, 1_000))
+        child.kill('SIGKILL')
+      }
+    })
+    expect(run.main.signal).toBe('SIGKILL')
+    expect(run.post?.exitCode).toBe(0)
+    expect(run.post?.stdout).toContain('The main step did not finish')
+    const files = await artifactOf(run, 'post')
+    const status = json(files, 'status.json')
+    expect(status).toMatchObject({ state: 'finished', stopReason: 'cancelled', success: false })
+    expect(status.stopDetail).toContain('during iteration 1')
+    expect(files.get('progress.md')?.toString('utf8')).toContain('## Stopped: cancelled')
+    expect(files.has('logs/iteration-001/prompt.md')).toBe(true)
+    expect(run.post?.summary).toContain('was cancelled')
+    expectClean(p)
+  } finally {
+    // Nothing was left to kill the orphaned agent: the runner does that at the end of a real job.
+    try {
+      const agent = JSON.parse(readFileSync(marker, 'utf8')) as { pid: number; child: number }
+      for (const pid of [agent.pid, agent.child]) if (alive(pid)) process.kill(pid, 'SIGKILL')
+    } catch {
+      // no marker: nothing started
+    }
+  }
+})
+
+test('bad input fails the step with one line before any agent runs: a ralph problem at its file and line, a bad input by name', async () => {
+  const marker = path.join(scratch, 'bad-input.json')
+  const agent = agentScript({ any: `fs.writeFileSync(${JSON.stringify(marker)}, 'ran')` })
+  const p = await project({
+    ...projectFiles(agent, ralph({ agent: 'no-such-agent-xyz --flag' })),
+    '.agents/ralphs/good/RALPH.md': ralph(),
+    '.agents/ralphs/good/agent.mjs': agent
+  })
+  const badRalph = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  expect(badRalph.main.exitCode).toBe(1)
+  expect(badRalph.main.errors).toEqual([
+    expect.objectContaining({
+      properties: expect.objectContaining({ file: `${RALPH_DIR}/RALPH.md`, line: '2' }),
+      message: "Agent command 'no-such-agent-xyz' not found on PATH."
+    }),
+    expect.objectContaining({
+      properties: {},
+      message: `${RALPH_DIR}/RALPH.md:2:8: Agent command 'no-such-agent-xyz' not found on PATH.`
+    })
+  ])
+
+  const badInput = await runAction(p, stand, { inputs: { ralph: 'good', 'max-iterations': 'ten' } })
+  expect(badInput.main.exitCode).toBe(1)
+  expect(badInput.main.errors.map(e => e.message)).toEqual([
+    'Input \'max-iterations\' must be a whole number of at least 1, got "ten".'
+  ])
+  const missing = await runAction(p, stand, { inputs: {} })
+  expect(missing.main.errors.map(e => e.message)).toEqual([
+    expect.stringMatching(/^Input 'ralph' is required: /)
+  ])
+  expect(() => readFileSync(marker)).toThrow()
+  for (const run of [badRalph, badInput, missing]) {
+    expect(run.post?.exitCode).toBe(0)
+    expect(run.outputs).toEqual({})
+  }
+  expect(stand.artifacts.listArtifacts().filter(a => a.name.includes('good'))).toEqual([])
+  expectClean(p)
+})
+
+test('dry run: the first prompt is printed, no agent runs, nothing is pushed or uploaded', async () => {
+  const marker = path.join(scratch, 'dry-run.json')
+  const p = await project(
+    projectFiles(agentScript({ any: `fs.writeFileSync(${JSON.stringify(marker)}, 'ran')` }))
+  )
+  const before = stand.artifacts.listArtifacts().length
+  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests', 'dry-run': 'true' } })
+  expect(run.main.exitCode).toBe(0)
+  expect(run.main.stdout).toContain('Fix the failing tests in calc.js.\n\nThis is iteration 1.')
+  expect(run.outputs).toMatchObject({ iterations: '0', branch: 'ralph/fix-tests', 'pr-operation': 'none' })
+  expect(() => readFileSync(marker)).toThrow()
+  expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
+  expect(stand.artifacts.listArtifacts()).toHaveLength(before)
+  expectClean(p)
+})
+
+void FIX
