@@ -137,7 +137,7 @@ const STACK_FRAME = [
   /^\s*at (?:.*? \()?(?:file:\/\/)?([^\s()]+?):(\d+):(\d+)\)?\s*$/,
   /^\s*❯ (?:.*? \()?(?:file:\/\/)?([^\s()]+?):(\d+):(\d+)\)?\s*$/
 ]
-const CODE_FRAME = /^\s*>?\s*\d+\s*\|/
+const CODE_FRAME = /^\s*>?\s*\d*\s*\|/
 
 /**
  * Test runners that print a heading per failure, the error, then a stack: jest (`●`), node's test runner
@@ -145,14 +145,14 @@ const CODE_FRAME = /^\s*>?\s*\d+\s*\|/
  */
 const testRunners: Parser = lines => {
   const found: FoundProblem[] = []
-  let block: { title: string; message: string[]; at: number; placed: boolean } | undefined
+  let block: { title: string; message: string[]; at: number; placed: boolean; framed: boolean } | undefined
   lines.forEach((line, at) => {
     const heading =
       /^\s*● (.+)$/.exec(line) ??
       /^\s*✖ (.+?)(?: \(\d[\d.]*m?s\))?$/.exec(line) ??
       /^\s*(?:FAIL|×)\s+(.+?)(?: \d+m?s)?$/.exec(line)
     if (heading) {
-      block = { title: heading[1].trim(), message: [], at, placed: false }
+      block = { title: heading[1].trim(), message: [], at, placed: false, framed: false }
       return
     }
     if (!block || block.placed) return
@@ -172,7 +172,8 @@ const testRunners: Parser = lines => {
       return
     }
     // The message: the error's first lines, before any code frame or stack.
-    if (block.message.length < 12 && !CODE_FRAME.test(line) && !/^\s*at /.test(line)) {
+    if (CODE_FRAME.test(line) || /^\s*at /.test(line)) block.framed = true
+    else if (!block.framed && block.message.length < 12) {
       if (line.trim() !== '' || block.message.length > 0) block.message.push(line.trim())
     }
   })

@@ -1,0 +1,169 @@
+// The action's inputs, read the way the runner hands them over (INPUT_* with action.yml's defaults filled
+// in): typed values, and one-line errors that name the input and the fix.
+import { describe, expect, test } from '@jest/globals'
+import { InputError, branchNameProblem, parseDuration, readInputs } from '../../src/action/inputs.js'
+import { agentEnvironment } from '../../src/action/plan.js'
+import { actionYaml, inputEnv } from './harness.js'
+
+const read = (given: Record<string, string>) => readInputs(inputEnv(given))
+const problem = (given: Record<string, string>): string => {
+  try {
+    read(given)
+  } catch (error) {
+    expect(error).toBeInstanceOf(InputError)
+    return (error as Error).message
+  }
+  throw new Error('expected an InputError')
+}
+
+test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, PR on success, upload on', () => {
+  expect(read({ ralph: 'fix-tests' })).toEqual({
+    ralph: 'fix-tests',
+    checks: [],
+    args: [],
+    maxIterations: 10,
+    maxTimeSeconds: 3600,
+    openPr: true,
+    draft: false,
+    labels: [],
+    reviewers: [],
+    assignees: [],
+    onFailure: 'none',
+    githubToken: 'ghs_StandInJobToken0123456789abcdefABCD',
+    uploadArtifacts: true,
+    workingDirectory: '.',
+    dryRun: false
+  })
+})
+
+test('every input action.yml declares is read (none is ignored)', () => {
+  const source = readInputsSource()
+  for (const name of Object.keys(actionYaml().inputs)) expect(source).toContain(`'${name}'`)
+})
+
+function readInputsSource(): string {
+  return readInputs.toString()
+}
+
+test('lists, lines, args, durations, dollars and booleans', () => {
+  const inputs = read({
+    ralph: 'r',
+    checks: 'npm test\n\n  npx tsc --noEmit  \n',
+    args: 'focus=src/a b.ts\nmode = strict=yes',
+    labels: 'ralph, automated\nbot',
+    reviewers: 'octocat,org/team',
+    'max-cost': '$2.50',
+    'max-time': '90s',
+    'agent-timeout': '1.5',
+    'completion-tag': 'DONE',
+    'on-failure': 'draft-pr',
+    draft: 'TRUE',
+    'retention-days': '7'
+  })
+  expect(inputs).toMatchObject({
+    checks: ['npm test', 'npx tsc --noEmit'],
+    args: [
+      ['focus', 'src/a b.ts'],
+      ['mode', 'strict=yes']
+    ],
+    labels: ['ralph', 'automated', 'bot'],
+    reviewers: ['octocat', 'org/team'],
+    maxCostUsd: 2.5,
+    maxTimeSeconds: 90,
+    agentTimeoutSeconds: 90,
+    completionTag: 'DONE',
+    onFailure: 'draft-pr',
+    draft: true,
+    retentionDays: 7
+  })
+  expect(read({ ralph: 'r', 'completion-tag': 'none' }).completionTag).toBe('')
+  expect(read({ ralph: 'r' }).completionTag).toBeUndefined()
+})
+
+test.each([
+  ['30', 1800],
+  ['1.5', 90],
+  ['90s', 90],
+  ['45m', 2700],
+  ['2h', 7200],
+  ['10 min', 600]
+])('the duration %s is %i seconds', (text, seconds) => {
+  expect(parseDuration(text)).toBe(seconds)
+})
+
+describe('bad input is one line that names the input and the fix', () => {
+  test.each([
+    [{}, "Input 'ralph' is required: name a folder holding RALPH.md"],
+    [{ ralph: 'r', prompt: 'do it' }, "Inputs 'ralph' and 'prompt' were both given"],
+    [{ prompt: 'do it' }, "Input 'prompt' needs 'agent'"],
+    [
+      { ralph: 'r', 'max-iterations': '0' },
+      'Input \'max-iterations\' must be a whole number of at least 1, got "0".'
+    ],
+    [
+      { ralph: 'r', 'max-time': 'an hour' },
+      "Input 'max-time' must be a number of minutes (like 30 or 1.5) or have a unit"
+    ],
+    [{ ralph: 'r', 'agent-timeout': '-5' }, "Input 'agent-timeout' must be a number of minutes"],
+    [{ ralph: 'r', 'max-cost': 'five' }, "Input 'max-cost' must be an amount in US dollars like 5 or 2.50"],
+    [{ ralph: 'r', draft: 'yes' }, 'Input \'draft\' must be true or false, got "yes".'],
+    [{ ralph: 'r', 'on-failure': 'pr' }, 'Input \'on-failure\' must be none, push or draft-pr, got "pr".'],
+    [{ ralph: 'r', args: 'focus' }, 'Input \'args\' line 1 ("focus") is not name=value'],
+    [{ ralph: 'r', args: 'a b=c' }, 'Input \'args\' line 1 ("a b=c") is not name=value'],
+    [
+      { ralph: 'r', branch: 'ralph/../x' },
+      "Input 'branch' is not a valid branch name (it holds .., @{ or is @)"
+    ],
+    [
+      { ralph: 'r', base: 'refs/heads/main' },
+      "Input 'base' is not a valid branch name (give the branch name without refs/heads/)"
+    ],
+    [
+      { ralph: 'r', labels: 'needs review' },
+      'Input \'labels\' has "needs review": separate the items with commas or newlines.'
+    ],
+    [{ ralph: 'r', 'artifact-name': 'a/b' }, "Input 'artifact-name' may not hold any of"],
+    [{ ralph: 'r', 'retention-days': '365' }, "Input 'retention-days' must be between 1 and 90, got 365."],
+    [{ ralph: 'r', 'completion-tag': '<promise>' }, "Input 'completion-tag' must be one word"],
+    [{ ralph: 'r', 'github-token': '' }, "Input 'github-token' is empty"]
+  ])('%j', (given, message) => {
+    const text = problem(given as Record<string, string>)
+    expect(text.startsWith(message)).toBe(true)
+    expect(text).not.toContain('\n')
+  })
+})
+
+test.each(['ralph/fix-tests', 'ralph/issue-12', 'feature/a.b_c-d'])('%s is a valid branch name', name => {
+  expect(branchNameProblem(name)).toBeUndefined()
+})
+
+test.each(['-x', 'a..b', 'a b', 'a~1', 'a:b', 'a/', 'a.lock', '.hidden', 'a//b', 'a@{1}'])(
+  '%s is not a valid branch name',
+  name => {
+    expect(branchNameProblem(name)).toBeDefined()
+  }
+)
+
+test("the agent's environment keeps the job's variables and drops every token and input", () => {
+  const env = agentEnvironment({
+    PATH: '/usr/bin',
+    HOME: '/home/runner',
+    GITHUB_WORKSPACE: '/w',
+    GITHUB_TOKEN: 't',
+    GH_TOKEN: 't',
+    ACTIONS_RUNTIME_TOKEN: 't',
+    ACTIONS_RESULTS_URL: 'u',
+    ACTIONS_ID_TOKEN_REQUEST_TOKEN: 't',
+    ACTIONS_ID_TOKEN_REQUEST_URL: 'u',
+    'INPUT_GITHUB-TOKEN': 't',
+    'INPUT_PUSH-TOKEN': 't',
+    STATE_isPost: 'true',
+    ANTHROPIC_API_KEY: 'k'
+  })
+  expect(env).toEqual({
+    PATH: '/usr/bin',
+    HOME: '/home/runner',
+    GITHUB_WORKSPACE: '/w',
+    ANTHROPIC_API_KEY: 'k'
+  })
+})

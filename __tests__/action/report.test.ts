@@ -1,0 +1,232 @@
+// The job summary, the pull request's text and the event context, from results built by hand.
+import { describe, expect, test } from '@jest/globals'
+import type { IterationRecord, LoopResult } from '../../src/loop/index.js'
+import {
+  isIssueCommentEvent,
+  isIssuesEvent,
+  isPushEvent,
+  parseEvent,
+  triggeringIssue
+} from '../../src/github/context.js'
+import { MAX_PR_BODY_CHARS, pullRequestText } from '../../src/github/pr-body.js'
+import { outcomeSentence, type RunReport } from '../../src/github/run-report.js'
+import { charts, renderSummary } from '../../src/github/summary.js'
+
+function iteration(n: number, passed: boolean, cost = 0.0123): IterationRecord {
+  return {
+    iteration: n,
+    startedAt: '2026-11-25T10:00:00.000Z',
+    durationMs: 12_000 + n * 1000,
+    verdict: passed ? 'passed' : 'checks_failed',
+    commands: [],
+    agent: {
+      preset: 'claude',
+      argv: ['claude'],
+      exitCode: 0,
+      signal: null,
+      timedOut: false,
+      success: true,
+      durationMs: 10_000,
+      usage: { input: 1, output: 1, cache_read: 0, cache_write: 0, cost_usd: cost, cost_source: 'reported' },
+      log: `logs/iteration-00${n}/agent.log`,
+      notes: []
+    },
+    checks: [
+      {
+        name: 'tests',
+        run: 'npm test',
+        passed,
+        exitCode: passed ? 0 : 1,
+        timedOut: false,
+        durationMs: 900,
+        outputBytes: 10,
+        tail: '',
+        log: 'x'
+      },
+      {
+        name: 'types',
+        run: 'tsc --noEmit',
+        passed: true,
+        exitCode: 0,
+        timedOut: false,
+        durationMs: 800,
+        outputBytes: 0,
+        tail: '',
+        log: 'y'
+      }
+    ],
+    completion: { tag: passed, given: passed },
+    failureFingerprint: ''
+  }
+}
+
+function result(iterations: IterationRecord[], overrides: Partial<LoopResult> = {}): LoopResult {
+  const success = iterations.at(-1)?.verdict === 'passed'
+  return {
+    version: 1,
+    state: 'finished',
+    ralph: {
+      name: 'fix-tests',
+      file: '/w/.agents/ralphs/fix-tests/RALPH.md',
+      dir: '/w/.agents/ralphs/fix-tests'
+    },
+    projectRoot: '/w',
+    workTree: '/w',
+    recordDir: '/tmp/record',
+    startedAt: '2026-11-25T10:00:00.000Z',
+    finishedAt: '2026-11-25T10:01:00.000Z',
+    durationMs: 61_000,
+    budgets: { maxIterations: 10, maxTimeSeconds: 3600 },
+    start: {},
+    iterations,
+    cost: {
+      totalUsd: iterations.reduce((sum, it) => sum + (it.agent?.usage.cost_usd ?? 0), 0),
+      source: 'reported',
+      enforced: true,
+      tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 }
+    },
+    success,
+    warnings: [],
+    stopReason: success ? 'all_checks_passed' : 'max_iterations',
+    stopDetail: success
+      ? `every check passed in iteration ${iterations.length}`
+      : 'reached the cap of 10 iterations',
+    ...overrides
+  }
+}
+
+function report(status: LoopResult, delivery: Partial<RunReport['delivery']> = {}): RunReport {
+  return {
+    status,
+    task: {
+      name: 'fix-tests',
+      file: '.agents/ralphs/fix-tests/RALPH.md',
+      text: '# Fix the tests\n\nMake them pass.'
+    },
+    delivery: { branch: 'ralph/fix-tests', pushed: false, problems: [], notes: [], ...delivery },
+    links: {
+      run: 'https://github.com/o/r/actions/runs/42',
+      artifact: 'https://github.com/o/r/actions/runs/42/artifacts/7',
+      artifactName: 'ralph-fix-tests-42-1'
+    }
+  }
+}
+
+describe('the outcome in one sentence', () => {
+  const pr = { number: 12, url: 'https://github.com/o/r/pull/12', operation: 'created' as const }
+  test.each([
+    [
+      report(result([iteration(1, false), iteration(2, true)]), { pushed: true, pullRequest: pr }),
+      '✅ **fix-tests** passed every gate in iteration 2 and opened pull request [#12](https://github.com/o/r/pull/12).'
+    ],
+    [
+      report(result([iteration(1, true)]), { pushed: true, pullRequest: { ...pr, operation: 'updated' } }),
+      '✅ **fix-tests** passed every gate in iteration 1 and updated pull request [#12](https://github.com/o/r/pull/12).'
+    ],
+    [
+      report(result([iteration(1, true)]), { skipped: 'the loop left no change against main' }),
+      '✅ **fix-tests** passed every gate in iteration 1; the loop left no change against main.'
+    ],
+    [
+      report(result([iteration(1, true)]), { problems: ['GitHub refused the push.'] }),
+      '⚠️ **fix-tests** passed every gate in iteration 1, but the work was not delivered: GitHub refused the push.'
+    ],
+    [
+      report(result([iteration(1, false), iteration(2, false)])),
+      '❌ **fix-tests** used all 2 iterations without passing its gates (reached the cap of 10 iterations).'
+    ],
+    [
+      report(
+        result([iteration(1, false)], { stopReason: 'timeout', stopDetail: 'the total time budget is spent' })
+      ),
+      '⏱️ **fix-tests** ran out of time after 1 iteration (the total time budget is spent).'
+    ],
+    [
+      report(
+        result([iteration(1, false)], {
+          stopReason: 'budget_exhausted',
+          stopDetail: 'the cost budget ($1) is spent'
+        })
+      ),
+      '💸 **fix-tests** ran out of budget after 1 iteration (the cost budget ($1) is spent).'
+    ],
+    [
+      report(result([], { stopReason: 'cancelled', stopDetail: 'cancelled' })),
+      '⏹️ **fix-tests** was cancelled after 0 iterations (cancelled).'
+    ]
+  ])('%#', (r, sentence) => {
+    expect(outcomeSentence(r)).toBe(sentence)
+  })
+})
+
+test('the summary: facts, links, the iteration table with each gate, the gates, the charts', () => {
+  const r = report(result([iteration(1, false), iteration(2, true)]), {
+    pushed: true,
+    pullRequest: { number: 3, url: 'https://github.com/o/r/pull/3', operation: 'created' }
+  })
+  const md = renderSummary(r)
+  expect(md).toContain(
+    '**Stop reason:** `all_checks_passed` · **Iterations:** 2 of 10 · **Cost:** $0.0246 (reported) · **Duration:** 1m 01s'
+  )
+  expect(md).toContain(
+    '[Pull request #3](https://github.com/o/r/pull/3) · branch `ralph/fix-tests` · [Run record (`ralph-fix-tests-42-1`)](https://github.com/o/r/actions/runs/42/artifacts/7) · [This run](https://github.com/o/r/actions/runs/42)'
+  )
+  expect(md).toContain('| # | Verdict | `tests` | `types` | Cost | Duration |')
+  expect(md).toContain('| 1 | ❌ gates failed | ✗ | ✓ | $0.0123 | 13s |')
+  expect(md).toContain('| 2 | ✅ passed | ✓ | ✓ | $0.0123 | 14s |')
+  expect(md).toContain('- ✓ `tests`: `npm test`')
+  expect(charts(r.status)).toBe(
+    [
+      '```mermaid',
+      'xychart-beta',
+      '  title "Cost per iteration (USD)"',
+      '  x-axis "Iteration" [1, 2]',
+      '  y-axis "USD" 0 --> 0.0135',
+      '  bar [0.0123, 0.0123]',
+      '```',
+      '',
+      '```mermaid',
+      'xychart-beta',
+      '  title "Duration per iteration (seconds)"',
+      '  x-axis "Iteration" [1, 2]',
+      '  y-axis "seconds" 0 --> 16',
+      '  bar [13, 14]',
+      '  line [13, 14]',
+      '```'
+    ].join('\n')
+  )
+})
+
+test('a huge task is cut so the pull request body fits, and an issue is closed when one started the run', () => {
+  const r = report(result([iteration(1, true)]))
+  r.task = { name: 'task-1234abcd', text: `Do the thing.\n${'word '.repeat(40_000)}` }
+  const text = pullRequestText(r, { closes: 5 })
+  expect(text.body.length).toBeLessThanOrEqual(MAX_PR_BODY_CHARS)
+  expect(text.body).toContain('The task is cut here')
+  expect(text.body.trimEnd().endsWith('Closes #5')).toBe(true)
+  expect(text.title).toBe('ralph task-1234abcd: Do the thing.')
+  expect(pullRequestText(r, { title: 'Mine' }).title).toBe('Mine')
+})
+
+describe('the event context', () => {
+  test('issue and comment events are typed, and only an issue (not a PR) is closed', () => {
+    const issue = { number: 5, title: 'Bug', body: 'b', user: { login: 'octocat' } }
+    const issues = parseEvent('issues', {
+      action: 'labeled',
+      issue,
+      label: { name: 'ralph' },
+      sender: { login: 'octocat' }
+    })
+    expect(isIssuesEvent(issues) && issues.label).toBe('ralph')
+    expect(triggeringIssue(issues)).toBe(5)
+    const onPr = parseEvent('issue_comment', {
+      action: 'created',
+      issue: { ...issue, pull_request: { url: 'x' } },
+      comment: { id: 9, body: '/ralph', user: { login: 'octocat' } }
+    })
+    expect(isIssueCommentEvent(onPr) && onPr.issue.isPullRequest).toBe(true)
+    expect(triggeringIssue(onPr)).toBeUndefined()
+    expect(isPushEvent(parseEvent('push', { ref: 'refs/heads/main' }))).toBe(true)
+    expect(parseEvent('issues', {})).toMatchObject({ name: 'other', eventName: 'issues' })
+  })
+})
