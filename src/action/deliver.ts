@@ -107,10 +107,13 @@ export async function deliver(options: DeliverOptions): Promise<DeliveryReport> 
     delivery.skipped = 'the run was cancelled, so nothing was pushed'
     return delivery
   }
-  const wantPush = result.success || inputs.onFailure !== 'none'
+  // Success delivers when open-pr says so; a failure as on-failure says (push, or push and a draft).
+  const wantPush = result.success ? inputs.openPr : inputs.onFailure !== 'none'
   const wantPr = result.success ? inputs.openPr : inputs.onFailure === 'draft-pr'
   if (!wantPush) {
-    delivery.skipped = 'on-failure is none, so the work is only in the run record'
+    delivery.skipped = result.success
+      ? `open-pr is false, so nothing was pushed: the work is on the local branch ${prepared.branch} and in the run record`
+      : 'on-failure is none, so nothing was pushed: the work is on the local branch and in the run record'
     return delivery
   }
   if (!(await hasDiff(workTree, prepared.baseSha))) {

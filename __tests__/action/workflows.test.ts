@@ -1,0 +1,111 @@
+// The workflows that use the action: CI's self-test (run here through the harness with the very inputs
+// ci.yml gives it) and the example workflows (inputs the action knows, least permissions, no token left for
+// the agent, no expression pasted into a shell script).
+import { readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
+import { parse } from 'yaml'
+import {
+  REPO_ROOT,
+  actionYaml,
+  createProject,
+  runAction,
+  startStand,
+  type Files,
+  type Stand
+} from './harness.js'
+
+type Json = Record<string, unknown>
+const load = (file: string): Json => parse(readFileSync(path.join(REPO_ROOT, file), 'utf8')) as Json
+const jobsOf = (wf: Json) => Object.entries(wf.jobs as Record<string, Json>)
+const stepsOf = (job: Json) => (job.steps as Json[] | undefined) ?? []
+
+const EXAMPLES = ['examples/workflows/manual-claude.yml', 'examples/workflows/fix-failing-tests.yml']
+
+describe.each(EXAMPLES)('%s', file => {
+  const wf = load(file)
+  const uses = jobsOf(wf).flatMap(([, job]) => stepsOf(job).filter(s => s.uses === 'org/ralph-action@v1'))
+
+  test('uses the action with inputs action.yml declares', () => {
+    expect(uses.length).toBeGreaterThan(0)
+    const known = Object.keys(actionYaml().inputs)
+    for (const step of uses)
+      for (const input of Object.keys(step.with as Json)) expect(known).toContain(input)
+  })
+
+  test('checks out without persisting a token, and asks for no more than contents and pull-requests', () => {
+    for (const [, job] of jobsOf(wf)) {
+      for (const step of stepsOf(job).filter(s => String(s.uses).startsWith('actions/checkout@')))
+        expect(step.with).toMatchObject({ 'persist-credentials': false })
+      const permissions = (job.permissions ?? wf.permissions) as Json
+      for (const [scope, level] of Object.entries(permissions)) {
+        expect(['contents', 'pull-requests']).toContain(scope)
+        expect(['read', 'write']).toContain(level)
+      }
+    }
+  })
+
+  test('no expression is pasted into a run: script, and no concurrency group cancels a loop', () => {
+    for (const [, job] of jobsOf(wf)) {
+      for (const step of stepsOf(job)) if (typeof step.run === 'string') expect(step.run).not.toContain('${{')
+      const group = (job.concurrency ?? wf.concurrency) as Json | undefined
+      if (group) expect(group['cancel-in-progress']).toBe(false)
+    }
+  })
+})
+
+test('the fix-the-failing-tests loop never runs on its own branches', () => {
+  expect(load('examples/workflows/fix-failing-tests.yml').on).toEqual({
+    push: { 'branches-ignore': ['ralph/**'] }
+  })
+})
+
+describe("CI's self-test", () => {
+  let stand: Stand
+  beforeAll(async () => {
+    stand = await startStand()
+  }, 120_000)
+  afterAll(async () => stand?.close())
+
+  test('runs the bundled example with the inputs ci.yml gives it, and ends as ci.yml expects', async () => {
+    const job = (load('.github/workflows/ci.yml').jobs as Record<string, Json>)['self-test']
+    const step = stepsOf(job).find(s => s.uses === './')
+    expect(step).toBeDefined()
+    const inputs = Object.fromEntries(Object.entries(step!.with as Json).map(([k, v]) => [k, String(v)]))
+
+    const example = path.join(REPO_ROOT, 'examples', 'fix-failing-test')
+    const files: Files = {}
+    const add = (dir: string): void => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name)
+        if (entry.isDirectory()) add(full)
+        else files[path.relative(REPO_ROOT, full)] = readFileSync(full, 'utf8')
+      }
+    }
+    add(example)
+    const p = await createProject(files)
+    try {
+      const run = await runAction(p, stand, { inputs })
+      expect(run.main.exitCode).toBe(0)
+      // What the workflow's next step checks.
+      expect(run.outputs).toMatchObject({
+        'stop-reason': 'all_checks_passed',
+        iterations: '2',
+        'pr-operation': 'none'
+      })
+      expect(run.outputs['artifact-id']).not.toBe('')
+      expect(p.git('log', '--format=%s', 'ralph/fix-tests').split('\n').slice(0, 2)).toEqual([
+        'ralph fix-tests: iteration 2',
+        'ralph fix-tests: iteration 1'
+      ])
+      // Nothing left the runner.
+      expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
+      expect(p.api.state.pulls).toEqual([])
+      expect(run.summary).toContain('open-pr is false, so nothing was pushed')
+      expect(p.api.violations).toEqual([])
+      expect(stand.artifacts.violations).toEqual([])
+    } finally {
+      await p.cleanup()
+    }
+  })
+})
