@@ -1,0 +1,83 @@
+// The action, started as the runner starts it (the __tests__/action harness), driving the real claude CLI
+// against the scripted Anthropic server: claude's transcript in the iteration groups, its reported cost in
+// the outputs, the summary's cost chart and the pull request, and no GitHub token in claude's environment.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { agentBin, claudeEnv, CLAUDE_TEST_MODEL } from '../support/agents.js'
+import {
+  byPrompt,
+  claudeRead,
+  claudeWrite,
+  startAnthropicServer,
+  text
+} from '../support/model-server/index.js'
+import { projectFiles, ralph } from '../action/fixtures.js'
+import { GITHUB_TOKEN, createProject, runAction, startStand, type Stand } from '../action/harness.js'
+import { describeWithAgent } from './live.js'
+
+let stand: Stand
+let home: string
+
+beforeAll(async () => {
+  stand = await startStand()
+  home = mkdtempSync(path.join(tmpdir(), 'ralph-live-action-home-'))
+}, 120_000)
+
+afterAll(async () => {
+  await stand?.close()
+  rmSync(home, { recursive: true, force: true })
+})
+
+describeWithAgent('claude')('the action on the real claude CLI', () => {
+  it('fails its gate in iteration 1, passes in iteration 2, and opens the pull request with the cost', async () => {
+    const fixed = 'export function add(a, b) {\n  return a + b\n}\n'
+    const wrong = 'export function add(a, b) {\n  return a * b\n}\n'
+    const server = await startAnthropicServer({
+      script: byPrompt([
+        [
+          /This is iteration 2\./,
+          [
+            claudeRead('calc.js'),
+            claudeWrite('calc.js', fixed),
+            text('Fixed add.\n\n<promise>COMPLETE</promise>')
+          ]
+        ],
+        [/This is iteration 1\./, [claudeRead('calc.js'), claudeWrite('calc.js', wrong), text('Tried *.')]]
+      ])
+    })
+    const agent = `${agentBin('claude')} -p --model ${CLAUDE_TEST_MODEL} --permission-mode acceptEdits`
+    const p = await createProject(projectFiles('', ralph({ agent })))
+    try {
+      const run = await runAction(p, stand, {
+        inputs: { ralph: 'fix-tests', 'max-cost': '1' },
+        env: {
+          ...(claudeEnv(server.url, home) as Record<string, string>),
+          GITHUB_TOKEN,
+          GH_TOKEN: GITHUB_TOKEN
+        }
+      })
+      expect(server.problems).toEqual([])
+      expect(run.main.exitCode).toBe(0)
+      expect(run.outputs).toMatchObject({
+        'stop-reason': 'all_checks_passed',
+        iterations: '2',
+        'cost-source': 'reported',
+        'pr-operation': 'created'
+      })
+      expect(Number(run.outputs.cost)).toBeGreaterThan(0)
+      // The readable transcript, not the raw JSON stream, in the log.
+      expect(run.main.stdout).toContain('→ Write')
+      expect(run.main.stdout).not.toContain('"type":"assistant"')
+      expect(run.summary).toContain('Cost per iteration (USD)')
+      expect(p.api.state.pulls[0].body).toMatch(/Cost \$0\.\d{4} \(reported\)/)
+      // claude got the job's environment without the tokens the workflow put there.
+      for (const request of server.requests) expect(JSON.stringify(request)).not.toContain(GITHUB_TOKEN)
+      expect(p.api.violations).toEqual([])
+      expect(stand.artifacts.violations).toEqual([])
+    } finally {
+      await server.close()
+      await p.cleanup()
+    }
+  })
+})
