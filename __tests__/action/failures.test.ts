@@ -198,6 +198,9 @@ test('cancelled mid-agent (SIGINT, then SIGTERM): the agent is killed, main exit
   expect(files.get('logs/iteration-001/agent.log')?.toString('utf8')).toContain('working on it')
   expect(run.post?.summary).toContain('⏹️ **fix-tests** was cancelled after 1 iteration')
   expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
+  // The checkout's credential was put back before main exited, and the checkout is main again.
+  expect(p.git('config', '--includes', '--get-regexp', 'extraheader')).toContain('AUTHORIZATION: basic')
+  expect(p.git('symbolic-ref', '--short', 'HEAD').trim()).toBe('main')
   expectClean(p)
 })
 
