@@ -5,7 +5,7 @@
 // replays exactly those processes from a bash script (the issue's "shell loop spawning the same
 // processes"), and again from a Node script (bench/replay.mjs), so the figures follow the engine when it
 // changes how many git calls an iteration makes. Our runs are timed without shims.
-import { accessSync, constants, readFileSync, writeFileSync } from 'node:fs'
+import { accessSync, constants, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import {
   expectExit,
@@ -31,15 +31,16 @@ const PLAIN_GOAL_RATIO = 1.5
 const GATED_GOAL_MS = 15
 /** Every program the benchmark's ralphs make the CLI start. */
 const SHIMMED = ['git', 'bash', 'true', 'echo', 'date', 'cat', 'tee']
-const COMMANDS = [
+export const COMMANDS = [
   ['t', 'true'],
   ['hi', 'echo hi'],
   ['date', 'date +%s%N']
 ]
-const BODY = 'Iteration {{ ralph.iteration }}.\n{{ commands.t }}{{ commands.hi }}{{ commands.date }}'
+export const BODY = 'Iteration {{ ralph.iteration }}.\n{{ commands.t }}{{ commands.hi }}{{ commands.date }}'
 const REPLAY = path.join(ROOT, 'bench', 'replay.mjs')
 
 const sq = text => `'${text.replace(/'/g, `'\\''`)}'`
+const isHash = text => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(text)
 const seconds = value => `${(value / 1000).toFixed(2)} s`
 
 function findProgram(name) {
@@ -59,15 +60,24 @@ function findProgram(name) {
  * Runs the CLI once with logging shims first on PATH and answers the plan of what it spawned: the setup
  * calls and the loop's calls (from the first command or agent on), each with its kind.
  */
-async function trace(work, cliArgs, agentName, iterations) {
+export async function trace(work, cliArgs, agentName, iterations) {
   const shims = tempDir('shims')
   const log = path.join(shims, 'calls.log')
+  const outputs = path.join(shims, 'out')
+  mkdirSync(outputs)
+  // git's output is kept (in a file named in its log line): the hashes it prints (trees, commits) are
+  // arguments of later calls.
+  const logLine = (name, outFile) =>
+    `{ printf '%s\\037' ${name} "\${GIT_INDEX_FILE:+scratch}" ${outFile} "$@"; printf '\\n'; } >> ${sq(log)}\n`
   for (const name of SHIMMED)
     writeScript(
       path.join(shims, name),
       '#!/bin/sh\n' +
-        `{ printf '%s\\037' ${name} "\${GIT_INDEX_FILE:+scratch}" "$@"; printf '\\n'; } >> ${sq(log)}\n` +
-        `exec ${sq(findProgram(name))} "$@"\n`
+        (name === 'git'
+          ? `f=${sq(outputs)}/$$; while [ -e "$f" ]; do f="$f+"; done\n` +
+            logLine(name, '"${f##*/}"') +
+            `${sq(findProgram(name))} "$@" > "$f"; code=$?\n${sq(findProgram('cat'))} "$f"\nexit $code\n`
+          : logLine(name, '-') + `exec ${sq(findProgram(name))} "$@"\n`)
     )
   const recordDir = path.join(tempDir('trace-record'), 'record')
   const env = { ...process.env, PATH: `${shims}${path.delimiter}${process.env.PATH}` }
@@ -82,8 +92,12 @@ async function trace(work, cliArgs, agentName, iterations) {
     .split('\n')
     .filter(Boolean)
     .map(line => {
-      const [name, scratch, ...args] = line.split('\x1f').slice(0, -1)
+      const [name, scratch, outFile, ...args] = line.split('\x1f').slice(0, -1)
       const call = { name, kind: kindOf(name), scratch: scratch === 'scratch', args }
+      if (name === 'git') {
+        const hashes = readFileSync(path.join(outputs, outFile), 'utf8').split('\n').filter(isHash)
+        if (hashes.length > 0) call.outs = hashes
+      }
       if (call.kind === 'agent') {
         const n = String(++agentRuns).padStart(3, '0')
         call.stdin = path.join(recordDir, 'logs', `iteration-${n}`, 'prompt.md')
@@ -94,12 +108,23 @@ async function trace(work, cliArgs, agentName, iterations) {
   return { usesScratch: calls.some(c => c.scratch), setup: calls.slice(0, first), loop: calls.slice(first) }
 }
 
-/** The bash floor: one line a process, timed per kind with $EPOCHREALTIME; prints the same JSON as replay.mjs. */
-function bashReplay(plan, file) {
-  const line = call =>
-    (call.scratch ? 'GIT_INDEX_FILE="$scratch/index" ' : '') +
-    [call.name, ...call.args].map(sq).join(' ') +
-    ` < ${call.stdin ? sq(call.stdin) : '/dev/null'} > /dev/null 2>&1`
+/**
+ * The bash floor: one line a process, timed per kind with $EPOCHREALTIME; prints the same JSON as replay.mjs.
+ * A hash a traced git call printed (a tree, a commit) is captured from the replayed call and passed on to
+ * the later calls that used it, so the replay makes the same commits in its own repository.
+ */
+export function bashReplay(plan, file) {
+  const captured = new Map()
+  const arg = value => (captured.has(value) ? `"${captured.get(value)}"` : sq(value))
+  const line = (call, index) => {
+    const command =
+      (call.scratch ? 'GIT_INDEX_FILE="$scratch/index" ' : '') +
+      [call.name, ...call.args].map(arg).join(' ') +
+      ` < ${call.stdin ? sq(call.stdin) : '/dev/null'}`
+    if (!call.outs) return `${command} > /dev/null 2>&1`
+    call.outs.forEach((hash, k) => captured.set(hash, `\${out${index}[${k}]}`))
+    return `out${index}=($(${command} 2>/dev/null))`
+  }
   const now = '${EPOCHREALTIME/./}'
   const lines = [
     '#!/bin/bash',
@@ -109,8 +134,11 @@ function bashReplay(plan, file) {
   if (plan.usesScratch)
     lines.push('scratch=$(mktemp -d)', 'cp "$(git rev-parse --git-path index)" "$scratch/index"')
   lines.push(...plan.setup.map(line), `start=${now}`)
-  for (const call of plan.loop)
-    lines.push(`s=${now}; ${line(call)}; spent[${call.kind}]=$((spent[${call.kind}] + ${now} - s))`)
+  plan.loop.forEach((call, i) =>
+    lines.push(
+      `s=${now}; ${line(call, plan.setup.length + i)}; spent[${call.kind}]=$((spent[${call.kind}] + ${now} - s))`
+    )
+  )
   lines.push(
     `end=${now}`,
     'echo "{\\"loopUs\\": $((end - start)), \\"spentUs\\": {\\"git\\": ${spent[git]}, \\"command\\": ' +
@@ -120,7 +148,7 @@ function bashReplay(plan, file) {
   return writeScript(file, lines.join('\n') + '\n')
 }
 
-async function replay(command, args, cwd) {
+export async function replay(command, args, cwd) {
   const result = expectExit(await runTimed(command, args, { cwd }), [0], `the floor (${command})`)
   return { wallMs: result.wallMs, ...JSON.parse(result.stdout.trim().split('\n').at(-1)) }
 }
@@ -140,8 +168,8 @@ function describeIteration(loop) {
       c =>
         [c.name, ...c.args]
           .join(' ')
-          .replace(/\b[0-9a-f]{40}\b/g, '<tree>')
-          .replace(/-m ralph .*/, '-m …') + (c.scratch ? ' (scratch index)' : '')
+          .replace(/\b[0-9a-f]{40}\b/g, '<hash>')
+          .replace(/-m (commit: )?ralph .*?(?= HEAD|$)/, '-m …') + (c.scratch ? ' (scratch index)' : '')
     )
     .join(' · ')
 }

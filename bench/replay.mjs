@@ -2,6 +2,7 @@
 // a traced run of the CLI spawned, one after the other as the engine does (own process group for commands,
 // the agent and checks; stdout and stderr piped, read and dropped; the prompt on the agent's stdin). This is
 // the floor of spawning those processes from a Node process, without any of the engine's own work.
+// Hashes a traced git call printed are replaced, in later calls' arguments, by the ones this replay's printed.
 // Prints {"loopUs", "spentUs": {kind: µs}} for the calls after the setup ones (see overhead.mjs).
 import { spawn } from 'node:child_process'
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -22,14 +23,31 @@ if (plan.usesScratch) {
 }
 const scratchEnv = scratch ? { ...process.env, GIT_INDEX_FILE: path.join(scratch, 'index') } : process.env
 
+/** The traced run's hashes (trees, commits) → the ones this replay's git printed in their place. */
+const replayed = new Map()
+
 function runOne(call) {
   return new Promise(resolve => {
-    const child = spawn(call.name, call.args, {
-      env: call.scratch ? scratchEnv : process.env,
-      detached: call.kind !== 'git',
-      stdio: [call.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe']
-    })
-    child.stdout.resume()
+    const child = spawn(
+      call.name,
+      call.args.map(arg => replayed.get(arg) ?? arg),
+      {
+        env: call.scratch ? scratchEnv : process.env,
+        detached: call.kind !== 'git',
+        stdio: [call.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe']
+      }
+    )
+    if (call.outs) {
+      let out = ''
+      child.stdout.setEncoding('utf8')
+      child.stdout.on('data', chunk => (out += chunk))
+      child.stdout.on('end', () =>
+        out
+          .split('\n')
+          .filter(line => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(line))
+          .forEach((hash, k) => k < call.outs.length && replayed.set(call.outs[k], hash))
+      )
+    } else child.stdout.resume()
     child.stderr.resume()
     if (call.stdin) {
       child.stdin.on('error', () => {})
