@@ -300,3 +300,23 @@ describe('help', () => {
     }
   )
 })
+
+describe('presets', () => {
+  test('presets: false in a ralph runs a claude-named agent exactly as written', () => {
+    const dir = project({
+      'bin/claude': '#!/bin/sh\necho "$@" > argv.txt\ncat >/dev/null\n',
+      'r/RALPH.md': '---\nagent: ./bin/claude -p\npresets: false\n---\nx\n'
+    })
+    chmodSync(path.join(dir, 'bin/claude'), 0o755)
+    const r = cli(dir, 'run', 'r', '-n', '1', '--record-dir', recordOf(dir))
+    expect(r.code).toBe(0)
+    expect(readFileSync(path.join(dir, 'argv.txt'), 'utf8')).toBe('-p\n')
+  })
+
+  test('a non-boolean presets value is a one-line error naming the fix', () => {
+    const dir = project({ 'r/RALPH.md': '---\nagent: cat\npresets: sometimes\n---\nx\n' })
+    const r = cli(dir, 'validate', 'r')
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain("r/RALPH.md:3:10: 'presets' must be true or false, got 'sometimes'.")
+  })
+})

@@ -103,7 +103,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     checks,
     completionTag: settings.completionTag ?? ralph.completionTag ?? 'COMPLETE',
     commit: settings.commit,
-    presets: settings.presets,
+    presets: settings.presets && (ralph.presets ?? true),
     // `run` is ralphify's `ralph run`: the agent's argv stays the reference's (claude's stream flags only)
     // unless our own settings need more (--max-cost: codex --json, claude --max-budget-usd).
     presetFlags: 'reference',

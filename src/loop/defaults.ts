@@ -32,7 +32,7 @@ export function loopConfig(
     recordDir: defaultRecordDir(settings.ralph.name),
     outputCap: DEFAULT_OUTPUT_CAP,
     breaker: { ...DEFAULT_BREAKER },
-    presets: true,
+    presets: settings.ralph.presets ?? true,
     ...settings
   }
 }

@@ -38,6 +38,8 @@ export interface Ralph {
   completionTag?: string
   /** `guardrails:` — a file (relative to the project root) whose content fills `{{ ralph.guardrails }}`. */
   guardrails?: string
+  /** `presets: false` — run the agent exactly as written: no preset flags, output read as plain text. */
+  presets?: boolean
 }
 
 /** One problem found in a ralph: printed as `file:line:column: message`. */

@@ -204,6 +204,21 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
     }
   }
 
+  // ours: presets
+  const rawPresets = field(fm, 'presets')
+  let presets: boolean | undefined
+  if (rawPresets !== null) {
+    if (typeof rawPresets !== 'boolean') {
+      report(
+        `'presets' must be true or false, got ${pyRepr(rawPresets)}. ` +
+          `Example: presets: false (run the agent exactly as written)`,
+        where(fm, 'presets')
+      )
+    } else {
+      presets = rawPresets
+    }
+  }
+
   if (problems.length > 0) return { problems }
 
   // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
@@ -222,6 +237,7 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
   }
   if (completionTag !== undefined) ralph.completionTag = completionTag
   if (guardrails !== undefined) ralph.guardrails = guardrails
+  if (presets !== undefined) ralph.presets = presets
   return { ralph, problems }
 }
 
