@@ -206,6 +206,7 @@ test('started from an issue: the branch is ralph/issue-N and the pull request cl
 
 test('the agent cannot read the GitHub token: not in its environment, not in .git/config, not in the runner temp', async () => {
   const report = path.join(scratch, 'token-hunt.json')
+  const hookDump = path.join(scratch, 'hook-env.txt')
   const hunt = [
     "import { execFileSync } from 'node:child_process'",
     "import path from 'node:path'",
@@ -229,6 +230,9 @@ test('the agent cannot read the GitHub token: not in its environment, not in .gi
     '} }',
     'walk(process.env.RUNNER_TEMP)',
     `fs.writeFileSync(${JSON.stringify(report)}, JSON.stringify(found))`,
+    // Hooks the action's own git commands would run after the agent: the loop's commit, the checkout back.
+    "for (const hook of ['post-commit', 'post-checkout', 'reference-transaction'])",
+    `  fs.writeFileSync('.git/hooks/' + hook, '#!/bin/sh\\nenv >> ${hookDump}\\n', { mode: 0o755 })`,
     FIX,
     DONE
   ].join('\n')
@@ -240,6 +244,11 @@ test('the agent cannot read the GitHub token: not in its environment, not in .gi
   })
   expect(run.main.exitCode).toBe(0)
   expect(JSON.parse(readFileSync(report, 'utf8'))).toEqual([])
+  // The planted hooks ran (the loop commits with git), but never with a token in their environment.
+  const hookEnv = readFileSync(hookDump, 'utf8')
+  expect(hookEnv).toContain('GITHUB_WORKSPACE=')
+  expect(hookEnv).not.toContain(GITHUB_TOKEN)
+  expect(hookEnv).not.toMatch(/^(INPUT_|ACTIONS_RUNTIME_TOKEN|GH_TOKEN|GITHUB_TOKEN)/m)
   // The credential is back for the job's later steps (and actions/checkout's own cleanup).
   expect(p.git('config', '--includes', '--get-regexp', 'extraheader')).toContain('AUTHORIZATION: basic')
   expect(run.outputs['pr-operation']).toBe('created')

@@ -12,7 +12,7 @@ import {
   prepareBranch,
   pushBranch,
   PUSH_FAILURE,
-  runGit,
+  GitRepo,
   type CommitIdentity,
   type PreparedBranch
 } from '../git/index.js'
@@ -29,7 +29,7 @@ const BOT_IDENTITY = GITHUB_ACTIONS_IDENTITY
 
 /** The repository's top folder for the project root; throws a one-line error outside a repository. */
 export async function workTreeOf(projectRoot: string): Promise<string> {
-  const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: projectRoot })
+  const top = await new GitRepo(projectRoot).exec(['rev-parse', '--show-toplevel'], { probe: true })
   if (top.exitCode !== 0)
     throw new Error(
       `${projectRoot} is not a git repository: run actions/checkout before ralph-action (and check working-directory).`
@@ -67,7 +67,8 @@ export async function restoreCheckout(workTree: string, prepared: PreparedBranch
       ? ['checkout', '--quiet', '--detach', sha]
       : undefined
   if (!args) return
-  const result = await runGit(args, { cwd: workTree })
+  // Hardened (no hooks, no secrets in the environment): the agent may have planted a post-checkout hook.
+  const result = await new GitRepo(workTree).exec(args, { probe: true })
   if (result.exitCode !== 0)
     core.warning(
       `Could not check out ${branch ?? sha} again after the run (${result.stderr.trim()}); the work tree is left on ${prepared.branch}.`
@@ -86,8 +87,7 @@ export interface DeliverOptions {
 
 /** The last commit on the branch now. */
 async function headSha(workTree: string): Promise<string | undefined> {
-  const head = await runGit(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}'], { cwd: workTree })
-  return head.exitCode === 0 ? head.stdout.trim() : undefined
+  return new GitRepo(workTree).commitOf('HEAD')
 }
 
 /** Push and open or update the pull request, as the inputs say for this outcome. */

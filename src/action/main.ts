@@ -2,9 +2,10 @@
 // file and line of a ralph problem) before any agent runs.
 import * as core from '@actions/core'
 import { previewPrompt } from '../loop/index.js'
+import { runProcess } from '../proc/index.js'
 import { readContext } from '../github/context.js'
 import { InputError, readInputs } from './inputs.js'
-import { makePlan, PlanError, type RunPlan } from './plan.js'
+import { agentEnvironment, makePlan, PlanError, withoutSecretVariables, type RunPlan } from './plan.js'
 import { runAction } from './run-action.js'
 import { saveState } from './state.js'
 
@@ -39,7 +40,13 @@ function badInput(error: InputError | PlanError): void {
 }
 
 async function dryRun(plan: RunPlan): Promise<void> {
-  const prompt = await previewPrompt(plan.config)
+  // The ralph's commands run for real to fill the prompt: without the job's secrets, as in a run.
+  const env = agentEnvironment(process.env)
+  const prompt = await withoutSecretVariables(() =>
+    previewPrompt(plan.config, 1, {
+      runProcess: options => runProcess({ ...options, env: options.env ?? env })
+    })
+  )
   core.startGroup(`The first prompt of ${plan.ralph.name} (dry run: no agent runs)`)
   core.info(prompt)
   core.endGroup()

@@ -48,24 +48,44 @@ export class PlanError extends Error {
   }
 }
 
-/** Variables the agent must never see: tokens that write to GitHub or read the run's secrets. */
+/** Variables the agent must never see: tokens that write to GitHub or read the run's secrets, and inputs. */
+export function isSecretVariable(name: string): boolean {
+  const upper = name.toUpperCase()
+  return (
+    upper === 'GITHUB_TOKEN' ||
+    upper === 'GH_TOKEN' ||
+    upper === 'ACTIONS_RUNTIME_TOKEN' ||
+    upper === 'ACTIONS_RESULTS_URL' ||
+    upper.startsWith('ACTIONS_ID_TOKEN_REQUEST_') ||
+    upper.startsWith('INPUT_') ||
+    upper.startsWith('STATE_')
+  )
+}
+
+/** The job's environment without the secret variables: what the agent, commands and gates run with. */
 export function agentEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(env)) {
-    const upper = key.toUpperCase()
-    if (
-      upper === 'GITHUB_TOKEN' ||
-      upper === 'GH_TOKEN' ||
-      upper === 'ACTIONS_RUNTIME_TOKEN' ||
-      upper === 'ACTIONS_RESULTS_URL' ||
-      upper.startsWith('ACTIONS_ID_TOKEN_REQUEST_') ||
-      upper.startsWith('INPUT_') ||
-      upper.startsWith('STATE_')
-    )
-      continue
-    out[key] = value
-  }
+  for (const [key, value] of Object.entries(env)) if (!isSecretVariable(key)) out[key] = value
   return out
+}
+
+/**
+ * Runs `fn` with the secret variables taken out of this process's environment, so that nothing started
+ * meanwhile inherits them: not the agent, and not a git hook the agent planted that the loop's own git
+ * commands would run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
+ */
+export async function withoutSecretVariables<T>(fn: () => Promise<T>): Promise<T> {
+  const saved: Record<string, string | undefined> = {}
+  for (const key of Object.keys(process.env))
+    if (isSecretVariable(key)) {
+      saved[key] = process.env[key]
+      delete process.env[key]
+    }
+  try {
+    return await fn()
+  } finally {
+    Object.assign(process.env, saved)
+  }
 }
 
 const slug = (text: string): string =>

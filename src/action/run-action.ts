@@ -15,7 +15,7 @@ import type { DeliveryReport, RunReport } from '../github/run-report.js'
 import { writeSummary } from '../github/summary.js'
 import { deliver, prepare, restoreCheckout, workTreeOf } from './deliver.js'
 import { actionLogger } from './log.js'
-import { agentEnvironment, type RunPlan } from './plan.js'
+import { agentEnvironment, withoutSecretVariables, type RunPlan } from './plan.js'
 import { saveState } from './state.js'
 
 /** Bytes of a failing gate's log read for annotations (its end, where the failures are summed up). */
@@ -146,18 +146,20 @@ export async function runAction(plan: RunPlan, signal: AbortSignal): Promise<voi
   }
   core.endGroup()
 
-  // The loop: every process it starts (commands, agent, gates) gets the job's environment without tokens,
-  // and the checkout's persisted credential is out of .git/config while it runs.
+  // The loop: every process it starts (commands, agent, gates, git and its hooks) gets the job's environment
+  // without tokens, and the checkout's persisted credential is out of .git/config while it runs.
   const env = agentEnvironment(process.env)
   const logger = actionLogger(plan.config)
   const result = await withoutPersistedCredentials(
     workTree,
     () =>
-      runLoop(plan.config, {
-        signal,
-        emit: logger.emit,
-        runProcess: (options: RunOptions) => runProcess({ ...options, env: options.env ?? env })
-      }),
+      withoutSecretVariables(() =>
+        runLoop(plan.config, {
+          signal,
+          emit: logger.emit,
+          runProcess: (options: RunOptions) => runProcess({ ...options, env: options.env ?? env })
+        })
+      ),
     { log: message => core.info(message) }
   ).finally(logger.close)
 
