@@ -3,7 +3,7 @@
 // the uploaded record are right.
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import { DONE, FIX, WRONG_FIX, agentScript, projectFiles } from './fixtures.js'
-import { createProject, runAction, startStand, type Project, type Stand } from './harness.js'
+import { actionYaml, createProject, runAction, startStand, type Project, type Stand } from './harness.js'
 
 let stand: Stand
 const projects: Project[] = []
@@ -55,6 +55,7 @@ test('gates pass in iteration 2: branch pushed, pull request created, outputs, s
     'pr-number': '1',
     'pr-operation': 'created'
   })
+  expect(Object.keys(run.outputs).sort()).toEqual(Object.keys(actionYaml().outputs).sort())
   expect(run.outputs['pr-url']).toMatch(/\/octo-org\/octo-repo\/pull\/1$/)
   expect(Number(run.outputs.duration)).toBeGreaterThanOrEqual(0)
 
