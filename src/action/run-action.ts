@@ -107,11 +107,26 @@ function setOutputs(result: LoopResult, delivery: DeliveryReport, artifactId?: n
   core.setOutput('artifact-id', artifactId !== undefined ? String(artifactId) : '')
 }
 
+const WHY_NOT: Partial<Record<LoopResult['stopReason'], string>> = {
+  max_iterations: 'The gates never passed',
+  timeout: 'The time budget ran out before the gates passed',
+  budget_exhausted: 'The cost budget ran out before the gates passed',
+  circuit_open: 'The loop stopped making progress before the gates passed',
+  agent_error: 'The loop stopped on an error'
+}
+
 /** The step's verdict, in one line: why it failed, or undefined when it succeeded. */
-function failureLine(result: LoopResult, delivery: DeliveryReport): string | undefined {
+function failureLine(
+  result: LoopResult,
+  delivery: DeliveryReport,
+  artifactName?: string
+): string | undefined {
   if (result.stopReason === 'cancelled') return `The loop was cancelled: ${result.stopDetail}.`
-  if (!result.success)
-    return `The gates never passed (${result.stopReason}): ${result.stopDetail}. The record is in the run's artifact.`
+  if (!result.success) {
+    const record = artifactName ? ` The run record is the artifact ${artifactName}.` : ''
+    const why = WHY_NOT[result.stopReason] ?? 'The loop did not succeed'
+    return `${why} (${result.stopReason}): ${result.stopDetail.replace(/\.$/, '')}.${record}`
+  }
   if (delivery.problems.length > 0)
     return `Every gate passed, but the work was not delivered: ${delivery.problems[0]}`
   return undefined
@@ -224,7 +239,7 @@ export async function runAction(plan: RunPlan, signal: AbortSignal): Promise<voi
   }
   setOutputs(result, delivery, artifactId)
   for (const note of delivery.notes) core.notice(note)
-  const failure = failureLine(result, delivery)
+  const failure = failureLine(result, delivery, links.artifact ? links.artifactName : undefined)
   if (failure) core.setFailed(failure)
   else core.info(`Done: ${result.stopDetail}.`)
   saveState('finished', true)
