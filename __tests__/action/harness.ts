@@ -28,7 +28,7 @@ export const REPO = 'octo-repo'
 interface ActionYaml {
   inputs: Record<string, { default?: string; required?: boolean }>
   outputs: Record<string, { description: string }>
-  runs: { using: string; main: string; post?: string }
+  runs: { using: string; main: string; post?: string; 'post-if'?: string }
 }
 
 export function actionYaml(): ActionYaml {

@@ -54,6 +54,15 @@ describe.each(EXAMPLES)('%s', file => {
   })
 })
 
+test('action.yml runs the one bundle on node24 as main and as a post step that always runs', () => {
+  expect(actionYaml().runs).toEqual({
+    using: 'node24',
+    main: 'dist/index.js',
+    post: 'dist/index.js',
+    'post-if': 'always()'
+  })
+})
+
 test('the fix-the-failing-tests loop never runs on its own branches', () => {
   expect(load('examples/workflows/fix-failing-tests.yml').on).toEqual({
     push: { 'branches-ignore': ['ralph/**'] }
