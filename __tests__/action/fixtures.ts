@@ -37,7 +37,7 @@ export function ralph(
  * The agent's script: `steps` maps an iteration number to JavaScript run with `prompt`, `iteration`, `fs`
  * and `say(text)` in scope; iterations without a step do nothing. Say `<promise>COMPLETE</promise>` to finish.
  */
-export function agentScript(steps: Record<number | 'any', string>, prelude = ''): string {
+export function agentScript(steps: Partial<Record<number | 'any', string>>, prelude = ''): string {
   const cases = Object.entries(steps)
     .filter(([n]) => n !== 'any')
     .map(([n, code]) => `  case ${n}: {\n${code}\n    break\n  }`)

@@ -43,7 +43,7 @@ export interface CheckoutOptions {
 export async function checkout(server: GitServer, options: CheckoutOptions = {}): Promise<Checkout> {
   const dir = tempDir('ralph-workspace-')
   const runnerTemp = tempDir('ralph-runner-temp-')
-  const env = { ...process.env, GIT_TERMINAL_PROMPT: '0' }
+  const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0' }
   for (const key of Object.keys(env))
     if (key.startsWith('GIT_') && key !== 'GIT_TERMINAL_PROMPT') delete env[key]
   const git = (...args: string[]): string => execFileSync('git', args, { cwd: dir, encoding: 'utf8', env })
