@@ -1,4 +1,4 @@
-// `npm run bench [-- NAME…]`: runs the measurements (all, or those named), prints a table, the method of
+// `npm run bench [-- NAME…]`: runs the measurements (all but the experiments, or those named), prints a table, the
 // each, and one line of JSON at the end. Figures only: nothing here fails on timing; the exit code is
 // non-zero only when a measurement could not run at all.
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs'
@@ -12,8 +12,11 @@ const MEASUREMENTS = {
   overhead: './overhead.mjs',
   enforcement: './enforcement.mjs',
   'cost-latency': './cost-latency.mjs',
-  startup: './startup.mjs'
+  startup: './startup.mjs',
+  // Experiments: run only when named.
+  spawner: './spawner.mjs'
 }
+const EXPERIMENTS = ['spawner']
 
 const names = process.argv.slice(2)
 const unknown = names.filter(name => !(name in MEASUREMENTS))
@@ -23,7 +26,8 @@ if (unknown.length > 0) {
   )
   process.exit(2)
 }
-const selected = names.length > 0 ? names : Object.keys(MEASUREMENTS)
+const selected =
+  names.length > 0 ? names : Object.keys(MEASUREMENTS).filter(name => !EXPERIMENTS.includes(name))
 
 if (!existsSync(BUILT_CLI)) {
   process.stderr.write(`${path.relative(ROOT, BUILT_CLI)} is missing: run npm run build first.\n`)
