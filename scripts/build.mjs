@@ -8,6 +8,8 @@ const bundles = [
 ]
 rmSync('dist', { recursive: true, force: true })
 for (const [entry, out] of bundles) {
-  execFileSync('npx', ['ncc', 'build', entry, '-o', out, '--license', 'licenses.txt', '-q'], { stdio: 'inherit' })
+  execFileSync('npx', ['ncc', 'build', entry, '-o', out, '--license', 'licenses.txt', '-q'], {
+    stdio: 'inherit'
+  })
 }
 console.log(`built ${bundles.length} bundles: ${readdirSync('dist').join(' ')}`)

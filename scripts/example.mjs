@@ -21,11 +21,21 @@ git('-c', 'user.name=example', '-c', 'user.email=example@localhost', 'commit', '
 
 console.log(`Project: ${project}\n`)
 const cli = path.join(repo, 'dist', 'cli', 'index.js')
-const run = spawnSync(process.execPath, [cli, 'run', 'fix-tests', '-n', '5', '--commit', '--record-dir', record], {
-  cwd: project,
-  stdio: 'inherit',
-  env: { ...process.env, GIT_AUTHOR_NAME: 'ralph', GIT_AUTHOR_EMAIL: 'ralph@localhost', GIT_COMMITTER_NAME: 'ralph', GIT_COMMITTER_EMAIL: 'ralph@localhost' }
-})
+const run = spawnSync(
+  process.execPath,
+  [cli, 'run', 'fix-tests', '-n', '5', '--commit', '--record-dir', record],
+  {
+    cwd: project,
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'ralph',
+      GIT_AUTHOR_EMAIL: 'ralph@localhost',
+      GIT_COMMITTER_NAME: 'ralph',
+      GIT_COMMITTER_EMAIL: 'ralph@localhost'
+    }
+  }
+)
 
 const status = JSON.parse(readFileSync(path.join(record, 'status.json'), 'utf8'))
 console.log(`\nCommits on the branch:\n${git('log', '--oneline')}`)
