@@ -320,3 +320,35 @@ describe('presets', () => {
     expect(r.stderr).toContain("r/RALPH.md:3:10: 'presets' must be true or false, got 'sometimes'.")
   })
 })
+
+describe("the agent's environment", () => {
+  const files = {
+    'agent.sh':
+      '#!/bin/bash\ncat >/dev/null\necho "GH_TOKEN=${GH_TOKEN:-unset} GITHUB_TOKEN=${GITHUB_TOKEN:-unset}" > seen\n',
+    'r/RALPH.md': '---\nagent: ./agent.sh\n---\nx\n'
+  }
+  const withTokens = (dir: string, ...args: string[]): Ran => {
+    const r = spawnSync(
+      process.execPath,
+      [CLI, 'run', 'r', '-n', '1', '--record-dir', recordOf(dir), ...args],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...gitEnv(), GH_TOKEN: 'gh-secret', GITHUB_TOKEN: 'github-secret' }
+      }
+    )
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+  }
+
+  test('holds no GitHub token by default', () => {
+    const dir = project(files)
+    expect(withTokens(dir).code).toBe(0)
+    expect(readFileSync(path.join(dir, 'seen'), 'utf8')).toBe('GH_TOKEN=unset GITHUB_TOKEN=unset\n')
+  })
+
+  test('--allow-env gives back exactly the variables named', () => {
+    const dir = project(files)
+    expect(withTokens(dir, '--allow-env', 'GH_TOKEN').code).toBe(0)
+    expect(readFileSync(path.join(dir, 'seen'), 'utf8')).toBe('GH_TOKEN=gh-secret GITHUB_TOKEN=unset\n')
+  })
+})

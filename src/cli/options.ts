@@ -1,6 +1,7 @@
 // The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
 import { pyFloatRepr } from '../ralph/index.js'
 import { RalphError } from '../ralph/types.js'
+import type { LoopConfig } from '../loop/index.js'
 import type { OptionSpec, ParsedArgs } from './argv.js'
 
 /** `ralph run`'s own options, with its names and meanings. */
@@ -92,6 +93,27 @@ export const LOOP_OPTIONS: OptionSpec[] = [
     help: "Most bytes of one command's output put in the prompt; the middle is cut (default 1048576)."
   },
   {
+    key: 'allowEnv',
+    names: ['--allow-env'],
+    kind: 'strings',
+    metavar: 'NAME',
+    help: 'Give the agent a credential variable it would not get (e.g. GH_TOKEN, or PREFIX*); repeatable.'
+  },
+  {
+    key: 'maxTurns',
+    names: ['--max-turns'],
+    kind: 'int',
+    metavar: 'N',
+    help: "Cap the agent's turns per run (Claude Code's --max-turns)."
+  },
+  {
+    key: 'costPattern',
+    names: ['--cost-pattern'],
+    kind: 'string',
+    metavar: 'REGEX',
+    help: 'How a generic agent reports cost: a regex with named groups usd, input, output… tried on each line.'
+  },
+  {
     key: 'noPresets',
     names: ['--no-presets'],
     kind: 'flag',
@@ -113,6 +135,9 @@ export interface LoopSettings {
   recordDir?: string
   outputCap?: number
   presets: boolean
+  allowEnv: string[]
+  maxTurns?: number
+  costPattern?: string
 }
 
 const positive = (v: number): boolean => Number.isFinite(v) && v > 0
@@ -141,6 +166,17 @@ export function loopSettings(options: ParsedArgs['options']): LoopSettings {
   const outputCap = options.outputCap as number | undefined
   if (outputCap !== undefined && outputCap < 1024)
     throw new RalphError(`'--output-cap' must be at least 1024 bytes, got ${outputCap}.`)
+  const maxTurns = options.maxTurns as number | undefined
+  if (maxTurns !== undefined && maxTurns < 1)
+    throw new RalphError(`'--max-turns' must be a positive integer, got ${maxTurns}.`)
+  const costPattern = options.costPattern as string | undefined
+  if (costPattern !== undefined) {
+    try {
+      new RegExp(costPattern)
+    } catch (error) {
+      throw new RalphError(`'--cost-pattern' is not a valid regular expression: ${(error as Error).message}`)
+    }
+  }
   return {
     maxIterations: n,
     stopOnError: options.stopOnError === true,
@@ -154,6 +190,20 @@ export function loopSettings(options: ParsedArgs['options']): LoopSettings {
     commit: options.commit === true,
     recordDir: options.recordDir as string | undefined,
     outputCap,
-    presets: options.noPresets !== true
+    presets: options.noPresets !== true,
+    allowEnv: (options.allowEnv as string[] | undefined) ?? [],
+    maxTurns,
+    costPattern
+  }
+}
+
+/** The engine's agent settings that the options above carry. */
+export function agentSettings(
+  settings: LoopSettings
+): Pick<LoopConfig, 'agentEnv' | 'agentMaxTurns' | 'agentCost'> {
+  return {
+    ...(settings.allowEnv.length > 0 ? { agentEnv: { allow: settings.allowEnv } } : {}),
+    ...(settings.maxTurns !== undefined ? { agentMaxTurns: settings.maxTurns } : {}),
+    ...(settings.costPattern !== undefined ? { agentCost: { pattern: settings.costPattern } } : {})
   }
 }

@@ -13,7 +13,7 @@ import { loadRalph, resolveRalphPath } from '../ralph/index.js'
 import { parseArgs, UsageError } from './argv.js'
 import { consoleRenderer } from './console.js'
 import type { CliIO } from './main.js'
-import { LOOP_OPTIONS, REFERENCE_OPTIONS, loopSettings, type LoopSettings } from './options.js'
+import { LOOP_OPTIONS, REFERENCE_OPTIONS, agentSettings, loopSettings, type LoopSettings } from './options.js'
 
 export const RUN_OPTIONS = [...REFERENCE_OPTIONS, ...LOOP_OPTIONS]
 
@@ -104,6 +104,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     completionTag: settings.completionTag ?? ralph.completionTag ?? 'COMPLETE',
     commit: settings.commit,
     presets: settings.presets && (ralph.presets ?? true),
+    ...agentSettings(settings),
     // `run` is ralphify's `ralph run`: the agent's argv stays the reference's (claude's stream flags only)
     // unless our own settings need more (--max-cost: codex --json, claude --max-budget-usd).
     presetFlags: 'reference',
