@@ -193,10 +193,12 @@ test('on-failure: draft-pr pushes the unfinished work and opens a draft that say
 test('started from an issue: the branch is ralph/issue-N and the pull request closes the issue', async () => {
   const p = await project(projectFiles(fixAtOnce))
   const issue = p.api.state.addIssue({ title: 'add() subtracts', body: 'It should add.', user: 'octo-org' })
+  // Labelling is a request: the one who labels needs write access (the trigger's actor check).
+  p.api.state.addUser('maintainer', { role: 'write' })
   const run = await runAction(p, stand, {
     inputs: { ralph: 'fix-tests' },
     eventName: 'issues',
-    event: p.api.events.issues(issue.number, 'labeled', { label: 'ralph' })
+    event: p.api.events.issues(issue.number, 'labeled', { label: 'ralph', sender: 'maintainer' })
   })
   expect(run.main.exitCode).toBe(0)
   expect(run.outputs.branch).toBe(`ralph/issue-${issue.number}`)

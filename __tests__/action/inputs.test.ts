@@ -32,7 +32,11 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
     githubToken: 'ghs_StandInJobToken0123456789abcdefABCD',
     uploadArtifacts: true,
     workingDirectory: '.',
-    dryRun: false
+    dryRun: false,
+    mode: 'run',
+    allowedBots: [],
+    reportIssue: false,
+    triggerLabel: 'ralph'
   })
 })
 

@@ -48,6 +48,8 @@ export async function prepare(
   const prepared = await prepareBranch(workTree, {
     branch: plan.branch,
     remote: REMOTE,
+    ...(plan.continueBranch ? { continueExisting: true } : {}),
+    ...(plan.pr?.baseRef !== undefined && plan.inputs.base === undefined ? { base: plan.pr.baseRef } : {}),
     ...(plan.inputs.base !== undefined ? { base: plan.inputs.base } : {}),
     log: message => core.info(message)
   })

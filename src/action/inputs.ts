@@ -38,6 +38,16 @@ export interface ActionInputs {
   retentionDays?: number
   workingDirectory: string
   dryRun: boolean
+  /** `run` (a loop) or `list` (the installed ralphs as matrix JSON; nothing runs). */
+  mode: 'run' | 'list'
+  /** Bot logins (`name[bot]`) that may start a loop with a comment or a label. */
+  allowedBots: string[]
+  /** The most open pull requests scheduled hunts may keep; undefined: no cap. */
+  maxOpenPrs?: number
+  /** A failed scheduled hunt opens (or updates) one issue labelled `ralph`. */
+  reportIssue: boolean
+  /** The label that starts a loop on `issues: labeled`. */
+  triggerLabel: string
 }
 
 /** Bad input: the message is one line, for `core.setFailed`. */
@@ -160,6 +170,10 @@ const ARTIFACT_NAME_FORBIDDEN = /["<>|*?:\r\n\\/]/
 /** Reads and checks every input; throws InputError for the first problem. */
 export function readInputs(env: Env = process.env): ActionInputs {
   const read = new InputReader(env)
+  const mode = read.text('mode') ?? 'run'
+  if (mode !== 'run' && mode !== 'list')
+    throw new InputError(`Input 'mode' must be run or list, got ${quote(mode)}.`)
+  if (mode === 'list') return listInputs(read)
   const ralph = read.text('ralph')
   const prompt = read.text('prompt')
   const agent = read.text('agent')
@@ -196,6 +210,16 @@ export function readInputs(env: Env = process.env): ActionInputs {
         `Input 'completion-tag' must be one word without spaces or < >, got ${quote(completionTag)} (use none to let the gates alone decide).`
       )
   }
+
+  const allowedBots = read.list('allowed-bots')
+  for (const bot of allowedBots)
+    if (!/^[A-Za-z0-9-]+\[bot\]$/.test(bot))
+      throw new InputError(
+        `Input 'allowed-bots' has ${quote(bot)}: give bot logins as they appear, like my-app[bot].`
+      )
+  const triggerLabel = read.text('trigger-label') ?? 'ralph'
+  if (/,/.test(triggerLabel))
+    throw new InputError(`Input 'trigger-label' must be one label, got ${quote(triggerLabel)}.`)
 
   const onFailure = read.text('on-failure') ?? 'none'
   if (onFailure !== 'none' && onFailure !== 'push' && onFailure !== 'draft-pr')
@@ -238,7 +262,11 @@ export function readInputs(env: Env = process.env): ActionInputs {
     githubToken: read.text('github-token') ?? '',
     uploadArtifacts: read.boolean('upload-artifacts', true),
     workingDirectory: read.text('working-directory') ?? '.',
-    dryRun: read.boolean('dry-run', false)
+    dryRun: read.boolean('dry-run', false),
+    mode: 'run',
+    allowedBots,
+    reportIssue: read.boolean('report-issue', false),
+    triggerLabel
   }
   const optional = {
     ralph,
@@ -249,7 +277,8 @@ export function readInputs(env: Env = process.env): ActionInputs {
     prTitle: read.text('pr-title'),
     pushToken: read.text('push-token'),
     artifactName,
-    retentionDays
+    retentionDays,
+    maxOpenPrs: read.positiveInteger('max-open-prs')
   }
   for (const [key, value] of Object.entries(optional))
     if (value !== undefined) (inputs as unknown as Record<string, unknown>)[key] = value
@@ -260,4 +289,27 @@ export function readInputs(env: Env = process.env): ActionInputs {
       "Input 'github-token' is empty: leave it at its default (${{ github.token }}) or pass a token, or set open-pr: false and on-failure: none."
     )
   return inputs
+}
+
+/** `mode: list` reads only what it needs: nothing runs, so no ralph, prompt or token is required. */
+function listInputs(read: InputReader): ActionInputs {
+  return {
+    checks: [],
+    args: [],
+    maxIterations: 1,
+    openPr: false,
+    draft: false,
+    labels: [],
+    reviewers: [],
+    assignees: [],
+    onFailure: 'none',
+    githubToken: read.text('github-token') ?? '',
+    uploadArtifacts: false,
+    workingDirectory: read.text('working-directory') ?? '.',
+    dryRun: false,
+    mode: 'list',
+    allowedBots: [],
+    reportIssue: false,
+    triggerLabel: 'ralph'
+  }
 }

@@ -1,13 +1,96 @@
 // The main step: inputs → plan → loop → deliver → report. Bad input fails the step with one line (with the
 // file and line of a ralph problem) before any agent runs.
+import { readFileSync, realpathSync } from 'node:fs'
+import path from 'node:path'
 import * as core from '@actions/core'
 import { previewPrompt } from '../loop/index.js'
 import { runProcess } from '../proc/index.js'
-import { readContext } from '../github/context.js'
-import { InputError, readInputs } from './inputs.js'
+import { readContext, type RunContext } from '../github/context.js'
+import type { Octokit } from '../github/permissions.js'
+import { acknowledge, postRefusal } from '../github/tracking.js'
+import { planTrigger, type RunPlan as TriggerRun } from '../github/trigger.js'
+import { ralphMatrix } from '../cli/list.js'
+import { InputError, readInputs, type ActionInputs } from './inputs.js'
 import { agentEnvironment, makePlan, PlanError, withoutSecretVariables, type RunPlan } from './plan.js'
 import { runAction } from './run-action.js'
 import { saveState } from './state.js'
+
+/** An Octokit for the job's token, made on first use (@actions/github is imported lazily: cold start). */
+export function lazyOctokit(token: string): () => Promise<Octokit> {
+  let made: Promise<Octokit> | undefined
+  return () => (made ??= import('@actions/github').then(({ getOctokit }) => getOctokit(token) as Octokit))
+}
+
+function projectRootOf(context: RunContext, inputs: ActionInputs): string {
+  const root = path.resolve(context.workspace, inputs.workingDirectory)
+  try {
+    return realpathSync(root)
+  } catch {
+    return root
+  }
+}
+
+/** `mode: list`: the installed ralphs as matrix JSON; nothing runs. */
+function listMode(inputs: ActionInputs, context: RunContext): void {
+  const m = ralphMatrix(projectRootOf(context, inputs))
+  for (const why of m.skipped) core.warning(`Left out of the matrix: ${why}`)
+  core.setOutput('matrix', JSON.stringify(m.matrix))
+  core.setOutput('count', String(m.count))
+  core.info(`${m.count} ralph${m.count === 1 ? '' : 's'} for the matrix: ${JSON.stringify(m.matrix)}`)
+  saveState('finished', true)
+}
+
+function eventPayload(): unknown {
+  const file = process.env.GITHUB_EVENT_PATH
+  if (!file) return {}
+  try {
+    return JSON.parse(readFileSync(file, 'utf8')) as unknown
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * What started the run decides whether a loop runs: a skip ends the step quietly, a refusal replies on the
+ * issue (or fails the step when it is the workflow's mistake). No agent runs either way. Answers the plan
+ * to run, or undefined when the step is over.
+ */
+async function decide(
+  inputs: ActionInputs,
+  context: RunContext,
+  octokit: () => Promise<Octokit>
+): Promise<TriggerRun | undefined> {
+  const { owner, repo } = context.repo
+  // Events that carry no one to check and no text need no API: only comments, labels and PRs do.
+  const needsApi = ['issue_comment', 'issues', 'pull_request'].includes(context.eventName)
+  const client = needsApi ? await octokit() : (undefined as unknown as Octokit)
+  const plan = await planTrigger(
+    { eventName: context.eventName, payload: eventPayload() },
+    {
+      owner,
+      repo,
+      projectRoot: projectRootOf(context, inputs),
+      ...(inputs.ralph !== undefined ? { defaultRalph: inputs.ralph } : {}),
+      allowedBots: inputs.allowedBots,
+      label: inputs.triggerLabel
+    },
+    client
+  )
+  if (plan.kind === 'skip') {
+    core.info(`Nothing to do: ${plan.reason}.`)
+    return undefined
+  }
+  if (plan.kind === 'refuse') {
+    if (plan.reply && plan.issueNumber !== undefined) {
+      await postRefusal(client, { owner, repo, issueNumber: plan.issueNumber }, plan.reply, m =>
+        core.warning(m)
+      )
+      core.warning(`Refused: ${plan.reason}. No agent ran; the reply on #${plan.issueNumber} says why.`)
+    } else core.setFailed(`Refused: ${plan.reason}.`)
+    return undefined
+  }
+  return plan
+}
 
 /** The runner sends SIGINT, then SIGTERM ~7.5 s later: either one cancels the loop (the agent's tree is killed). */
 function cancellation(): { signal: AbortSignal; dispose: () => void } {
@@ -62,17 +145,43 @@ async function dryRun(plan: RunPlan): Promise<void> {
 export async function run(): Promise<void> {
   const cancel = cancellation()
   try {
+    let inputs: ActionInputs
+    let context: RunContext
+    try {
+      inputs = readInputs()
+      for (const token of [inputs.githubToken, inputs.pushToken]) if (token) core.setSecret(token)
+      context = readContext()
+    } catch (error) {
+      if (error instanceof InputError) return badInput(error)
+      throw error
+    }
+    if (inputs.mode === 'list') return listMode(inputs, context)
+    const octokit = lazyOctokit(inputs.githubToken)
+    const trigger = await decide(inputs, context, octokit)
+    if (!trigger) {
+      saveState('finished', true)
+      return
+    }
     let plan: RunPlan
     try {
-      const inputs = readInputs()
-      for (const token of [inputs.githubToken, inputs.pushToken]) if (token) core.setSecret(token)
-      plan = makePlan(inputs, readContext())
+      plan = makePlan(inputs, context, process.env, trigger)
     } catch (error) {
       if (error instanceof InputError || error instanceof PlanError) return badInput(error)
       throw error
     }
+    for (const warning of plan.warnings) core.warning(warning)
     if (plan.inputs.dryRun) return await dryRun(plan)
-    await runAction(plan, cancel.signal)
+    if (trigger.issueNumber !== undefined)
+      await acknowledge(
+        await octokit(),
+        {
+          ...context.repo,
+          issueNumber: trigger.issueNumber,
+          ...(trigger.commentId !== undefined ? { commentId: trigger.commentId } : {})
+        },
+        m => core.warning(m)
+      )
+    await runAction(plan, cancel.signal, { octokit })
   } catch (error) {
     core.debug((error as Error).stack ?? String(error))
     core.setFailed(`ralph-action failed: ${(error as Error).message}`)

@@ -17,7 +17,9 @@ import {
   type Ralph,
   type RalphProblem
 } from '../ralph/index.js'
-import { triggeringIssue, type RunContext } from '../github/context.js'
+import type { RunContext } from '../github/context.js'
+import { deliverTask, promptWithTask, ralphReadsTask } from '../github/sanitize.js'
+import type { PullRef, RunPlan as TriggerRun } from '../github/trigger.js'
 import { InputError, type ActionInputs } from './inputs.js'
 
 export interface RunPlan {
@@ -35,6 +37,14 @@ export interface RunPlan {
   artifactName: string
   /** The issue to close from the pull request, when an issue started the run. */
   closes?: number
+  /** The branch may exist already (an issue's branch, a pull request's head): continue it, do not recreate it. */
+  continueBranch: boolean
+  /** What started the run (planTrigger's plan), when it carried more than the action's defaults. */
+  trigger?: TriggerRun
+  /** The pull request whose own branch the loop works on (a `/ralph` comment on it): it is updated. */
+  pr?: PullRef
+  /** Things to tell the user before the loop runs. */
+  warnings: string[]
 }
 
 /** A problem with the ralph, with where it is: `file:line:col: message` and an annotation's position. */
@@ -143,7 +153,8 @@ function ralphTask(file: string): string {
 export function makePlan(
   inputs: ActionInputs,
   context: RunContext,
-  env: NodeJS.ProcessEnv = process.env
+  env: NodeJS.ProcessEnv = process.env,
+  trigger?: TriggerRun
 ): RunPlan {
   const workspace = realpathSync(context.workspace)
   const projectRoot = path.resolve(workspace, inputs.workingDirectory)
@@ -157,10 +168,24 @@ export function makePlan(
   let userArgs: Record<string, string> = {}
   let promptText: string | undefined
   let task: RunPlan['task']
-  if (inputs.ralph !== undefined) {
-    const tokens = inputs.args.map(([name, value]) => `--${name}=${value}`)
+  const warnings: string[] = []
+  // The comment's args over the input's (the comment wins); the task is data, delivered as a file and an arg.
+  const givenArgs: [string, string][] = Object.entries({
+    ...Object.fromEntries(inputs.args),
+    ...(trigger?.args ?? {})
+  })
+  const temp = env.RUNNER_TEMP || tmpdir()
+  const delivered = trigger?.task
+    ? deliverTask(trigger.task, {
+        file: path.join(temp, 'ralph', 'task.md'),
+        ...(trigger.taskSource !== undefined ? { source: trigger.taskSource } : {})
+      })
+    : undefined
+  const ralphInput = trigger?.ralph ?? inputs.ralph
+  if (ralphInput !== undefined) {
+    const tokens = givenArgs.map(([name, value]) => `--${name}=${value}`)
     try {
-      const resolved = resolveRalphPath(inputs.ralph, { cwd: root, home: homedir() })
+      const resolved = resolveRalphPath(ralphInput, { cwd: root, home: homedir() })
       const loaded = loadRalph(resolved.file, {
         cwd: root,
         env,
@@ -172,12 +197,16 @@ export function makePlan(
     } catch (error) {
       if (!(error instanceof RalphError)) throw error
       if (error.problems.length > 0) throw ralphProblem(error, workspace, root)
-      throw new PlanError(`Input 'ralph' (${inputs.ralph}): ${error.message}`)
+      throw new PlanError(`Input 'ralph' (${ralphInput}): ${error.message}`)
     }
     if (inputs.agent !== undefined) {
       ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env) }
     }
     task = { name: ralph.name, file: relativeTo(workspace, ralph.file), text: ralphTask(ralph.file) }
+    if (delivered && !ralphReadsTask(readFileSync(ralph.file, 'utf8')))
+      warnings.push(
+        `${task.file} does not use {{ args.task }}: the ${trigger?.taskSource ?? 'trigger'}'s text reaches the agent only as the file ${delivered.file} (also in {{ args.task_file }}).`
+      )
   } else {
     const agent = inputs.agent as string
     checkAgent(agent, root, env)
@@ -188,21 +217,26 @@ export function makePlan(
     } catch (error) {
       throw new InputError(`Input 'agent': ${(error as Error).message}`)
     }
-    if (inputs.args.length > 0) userArgs = Object.fromEntries(inputs.args)
-    promptText = prompt
+    if (givenArgs.length > 0) userArgs = Object.fromEntries(givenArgs)
+    promptText = delivered ? promptWithTask(prompt) : prompt
     task = { name, text: prompt }
   }
 
   const checks = [...ralph.checks, ...addedChecks(inputs.checks, ralph.checks)]
-  const closes = triggeringIssue(context.event)
-  const branch =
-    inputs.branch ?? (closes !== undefined ? `ralph/issue-${closes}` : `ralph/${slug(ralph.name)}`)
+  if (delivered) userArgs = { ...userArgs, ...delivered.args }
+  // A pull request's own branch is pushed onto (updating it): it closes nothing.
+  const pr = trigger?.pr
+  const closes = pr ? undefined : trigger?.issueNumber
+  const branch = pr
+    ? pr.headRef
+    : (inputs.branch ??
+      trigger?.branch ??
+      (closes !== undefined ? `ralph/issue-${closes}` : `ralph/${slug(ralph.name)}`))
   const artifactName =
     inputs.artifactName ??
     `ralph-${slug(ralph.name)}-${context.runId || 'local'}-${context.runAttempt || '1'}`
 
   // The record lives outside the work tree (never committed, never seen by the agent), in RUNNER_TEMP.
-  const temp = env.RUNNER_TEMP || tmpdir()
   mkdirSync(temp, { recursive: true })
   const recordDir = mkdtempSync(path.join(temp, `ralph-record-${slug(ralph.name)}-`))
 
@@ -230,6 +264,10 @@ export function makePlan(
     task,
     branch,
     artifactName,
-    ...(closes !== undefined ? { closes } : {})
+    ...(closes !== undefined ? { closes } : {}),
+    continueBranch: trigger?.continueBranch ?? false,
+    ...(trigger ? { trigger } : {}),
+    ...(pr ? { pr } : {}),
+    warnings
   }
 }

@@ -10,7 +10,38 @@ import { writeSummary } from '../github/summary.js'
 import type { RunReport } from '../github/run-report.js'
 import { readInputs } from './inputs.js'
 import { uploadArtifact } from './run-action.js'
-import { readState } from './state.js'
+import { readState, type SavedState } from './state.js'
+import { finaliseCancelled, type TrackingInfo } from '../github/tracking.js'
+import type { Octokit } from '../github/permissions.js'
+
+/** The issue's tracking comment, finalised as cancelled unless main finalised it: never left "working…". */
+async function finaliseTracking(state: SavedState, status: LoopStatus | undefined): Promise<void> {
+  if (!state.tracking) return
+  try {
+    const saved = JSON.parse(state.tracking) as TrackingInfo & { issueNumber: number; commentId: number }
+    const { issueNumber, commentId, ...info } = saved
+    const { getOctokit } = await import('@actions/github')
+    const token = (() => {
+      try {
+        return readInputs().githubToken
+      } catch {
+        return core.getInput('github-token')
+      }
+    })()
+    const octokit = getOctokit(token) as Octokit
+    const context = readContext()
+    const outcome = await finaliseCancelled(
+      octokit,
+      { ...context.repo, issueNumber, commentId },
+      info,
+      status,
+      m => core.warning(m)
+    )
+    core.info(`The tracking comment on #${issueNumber}: ${outcome}.`)
+  } catch (error) {
+    core.warning(`The tracking comment could not be finalised: ${(error as Error).message}`)
+  }
+}
 
 /** Finishes a record whose loop was killed: status.json says `running`. Answers the status as it ends. */
 export function finishKilledRecord(recordDir: string, now = Date.now()): LoopStatus | undefined {
@@ -53,6 +84,7 @@ export async function post(): Promise<void> {
     return
   }
   if (!state.recordDir || !existsSync(state.recordDir)) {
+    await finaliseTracking(state, undefined)
     core.info('The main step did not start a loop; nothing to upload.')
     return
   }
@@ -63,6 +95,7 @@ export async function post(): Promise<void> {
   } catch (error) {
     core.warning(`The run record could not be finished: ${(error as Error).message}`)
   }
+  await finaliseTracking(state, status)
 
   const context = readContext()
   const links: RunReport['links'] = { run: context.runUrl }

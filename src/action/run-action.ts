@@ -13,6 +13,8 @@ import { uploadRecord } from '../github/artifacts.js'
 import { artifactUrl } from '../github/context.js'
 import type { DeliveryReport, RunReport } from '../github/run-report.js'
 import { writeSummary } from '../github/summary.js'
+import type { Octokit } from '../github/permissions.js'
+import { TrackingComment } from '../github/tracking.js'
 import { deliver, prepare, restoreCheckout, workTreeOf } from './deliver.js'
 import { actionLogger } from './log.js'
 import { agentEnvironment, withoutSecretVariables, type RunPlan } from './plan.js'
@@ -105,6 +107,9 @@ function setOutputs(result: LoopResult, delivery: DeliveryReport, artifactId?: n
   core.setOutput('pr-url', delivery.pullRequest?.url ?? '')
   core.setOutput('pr-operation', delivery.pullRequest?.operation ?? 'none')
   core.setOutput('artifact-id', artifactId !== undefined ? String(artifactId) : '')
+  // mode: list's outputs, empty in a run.
+  core.setOutput('matrix', '')
+  core.setOutput('count', '')
 }
 
 const WHY_NOT: Partial<Record<LoopResult['stopReason'], string>> = {
@@ -136,7 +141,42 @@ function failureLine(
  * Runs the plan to its end. `signal` aborts the loop (the runner's SIGINT/SIGTERM). On a cancel, main
  * leaves the upload and the summary to post, so it can exit within the runner's grace period.
  */
-export async function runAction(plan: RunPlan, signal: AbortSignal): Promise<void> {
+export interface RunActionOptions {
+  /** The job token's client, for the issue's tracking comment. */
+  octokit?: () => Promise<Octokit>
+}
+
+/** The issue's tracking comment, created when the loop starts; its id goes to the state for post at once. */
+async function startTracking(
+  plan: RunPlan,
+  branch: string,
+  options: RunActionOptions
+): Promise<TrackingComment | undefined> {
+  const issueNumber = plan.trigger?.issueNumber
+  if (issueNumber === undefined || !options.octokit) return undefined
+  const info = {
+    ralphName: plan.ralph.name,
+    runId: plan.context.runId,
+    runUrl: plan.context.runUrl,
+    branch,
+    ...(plan.trigger?.actor ? { actor: plan.trigger.actor.login } : {}),
+    maxIterations: plan.inputs.maxIterations
+  }
+  const tracking = await TrackingComment.create(
+    await options.octokit(),
+    { ...plan.context.repo, issueNumber },
+    info,
+    m => core.warning(m)
+  )
+  if (tracking) saveState('tracking', JSON.stringify({ issueNumber, commentId: tracking.id, ...info }))
+  return tracking
+}
+
+export async function runAction(
+  plan: RunPlan,
+  signal: AbortSignal,
+  options: RunActionOptions = {}
+): Promise<void> {
   const { inputs, context } = plan
   saveState('recordDir', plan.config.recordDir)
   saveState('artifactName', plan.artifactName)
@@ -163,15 +203,21 @@ export async function runAction(plan: RunPlan, signal: AbortSignal): Promise<voi
 
   // The loop: every process it starts (commands, agent, gates, git and its hooks) gets the job's environment
   // without tokens, and the checkout's persisted credential is out of .git/config while it runs.
+  const tracking = await startTracking(plan, prepared.branch, options)
+  const follow = tracking?.follow()
   const env = agentEnvironment(process.env)
   const logger = actionLogger(plan.config)
+  const emit: typeof logger.emit = event => {
+    follow?.emit(event)
+    logger.emit(event)
+  }
   const result = await withoutPersistedCredentials(
     workTree,
     () =>
       withoutSecretVariables(() =>
         runLoop(plan.config, {
           signal,
-          emit: logger.emit,
+          emit,
           runProcess: (options: RunOptions) => runProcess({ ...options, env: options.env ?? env })
         })
       ),
@@ -211,6 +257,17 @@ export async function runAction(plan: RunPlan, signal: AbortSignal): Promise<voi
 
   await identity.restore().catch(() => undefined)
   await restoreCheckout(workTree, prepared)
+
+  // Cancelled: post finalises the comment (main must exit within the runner's grace period).
+  if (tracking && follow && !(signal.aborted || result.stopReason === 'cancelled')) {
+    await follow.settled()
+    const note = delivery.problems[0] ?? delivery.skipped
+    await tracking.finalise({
+      status: result,
+      ...(delivery.pullRequest ? { pullRequest: delivery.pullRequest } : {}),
+      ...(note ? { note } : {})
+    })
+  }
 
   // Cancelled: exit now, within the runner's grace period; post uploads the record and writes the summary.
   if (signal.aborted || result.stopReason === 'cancelled') {

@@ -17,6 +17,8 @@ export interface SavedState {
   summaryWritten: boolean
   /** Main reached its end (whatever the outcome). */
   finished: boolean
+  /** The issue's tracking comment: JSON `{ issueNumber, commentId, ralphName, branch, actor, maxIterations }`. */
+  tracking?: string
 }
 
 type Key = Exclude<keyof SavedState, 'isPost'>
@@ -31,7 +33,8 @@ export function readState(): SavedState {
     branch: text('branch'),
     uploaded: core.getState('uploaded') === 'true',
     summaryWritten: core.getState('summaryWritten') === 'true',
-    finished: core.getState('finished') === 'true'
+    finished: core.getState('finished') === 'true',
+    tracking: text('tracking')
   }
 }
 

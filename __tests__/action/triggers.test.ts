@@ -1,0 +1,169 @@
+// The triggers wired into the action, run as the runner runs it: `mode: list` for a matrix, a `/ralph`
+// comment from someone with write access (👀, a tracking comment edited per iteration and finalised with
+// the pull request), a refusal that runs no agent, and a tracking comment the post step finalises as
+// cancelled.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { DONE, FIX, RALPH_DIR, agentScript, projectFiles, ralph } from './fixtures.js'
+import { createProject, runAction, startStand, waitForFile, type Project, type Stand } from './harness.js'
+
+let stand: Stand
+let scratch: string
+const projects: Project[] = []
+
+beforeAll(async () => {
+  stand = await startStand()
+  scratch = mkdtempSync(path.join(tmpdir(), 'ralph-action-triggers-'))
+}, 120_000)
+
+afterAll(async () => {
+  for (const p of projects) await p.cleanup()
+  await stand?.close()
+  rmSync(scratch, { recursive: true, force: true })
+})
+
+async function project(...args: Parameters<typeof createProject>): Promise<Project> {
+  const p = await createProject(...args)
+  projects.push(p)
+  return p
+}
+
+function expectClean(p: Project): void {
+  expect(p.api.violations).toEqual([])
+  expect(p.api.unimplemented).toEqual([])
+  expect(p.api.responseProblems).toEqual([])
+}
+
+let markers = 0
+/** An agent that fixes the tests at once, and leaves a marker file saying it ran. */
+function fixingAgent(): { script: string; ran: string } {
+  const ran = path.join(scratch, `agent-ran-${++markers}`)
+  return {
+    script: agentScript({ any: `fs.writeFileSync(${JSON.stringify(ran)}, 'ran')`, 1: `${FIX}\n${DONE}` }),
+    ran
+  }
+}
+
+test('mode: list outputs the installed ralphs as matrix JSON and their count, and runs nothing', async () => {
+  const agent = fixingAgent()
+  const p = await project({
+    ...projectFiles(agent.script),
+    '.agents/ralphs/docs/RALPH.md': ralph(),
+    '.agents/ralphs/has space/RALPH.md': ralph()
+  })
+  const run = await runAction(p, stand, { inputs: { mode: 'list' } })
+  expect(run.main.exitCode).toBe(0)
+  expect(JSON.parse(run.outputs.matrix)).toEqual({ ralph: ['docs', 'fix-tests'] })
+  expect(run.outputs.count).toBe('2')
+  expect(run.main.commands.filter(c => c.command === 'warning').map(c => c.message)).toEqual([
+    expect.stringContaining('"has space"')
+  ])
+  expect(existsSync(agent.ran)).toBe(false)
+  expect(run.post?.exitCode).toBe(0)
+  expectClean(p)
+})
+
+test('a write-access human comments /ralph: 👀, the loop runs, the tracking comment ends with the PR link', async () => {
+  const agent = fixingAgent()
+  const p = await project(projectFiles(agent.script))
+  p.api.state.addUser('maintainer', { role: 'write' })
+  const issue = p.api.state.addIssue({ title: 'add() subtracts', body: 'It should add.', user: 'maintainer' })
+  const comment = p.api.state.addComment(issue.number, {
+    body: '/ralph fix-tests -- please',
+    user: 'maintainer'
+  })
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests' },
+    eventName: 'issue_comment',
+    event: p.api.events.issueComment(comment.id)
+  })
+  expect(run.main.exitCode).toBe(0)
+  expect(existsSync(agent.ran)).toBe(true)
+  expect(p.api.state.reactionsOn('comment', comment.id).map(r => r.content)).toEqual(['eyes'])
+  expect(run.outputs.branch).toBe(`ralph/issue-${issue.number}`)
+  const [pr] = p.api.state.pulls
+  expect(pr.body).toContain(`Closes #${issue.number}`)
+
+  const tracking = p.api.state.comments.filter(c => c.issueNumber === issue.number && c.id !== comment.id)
+  expect(tracking).toHaveLength(1)
+  expect(tracking[0].body).toContain('state=final')
+  expect(tracking[0].body).toContain(run.outputs['pr-url'])
+  expect(run.main.state.tracking).toBeDefined()
+  // The ralph does not use {{ args.task }}: the user is told the issue reaches the agent only as a file.
+  expect(run.main.commands.some(c => c.command === 'warning' && /args\.task/.test(c.message))).toBe(true)
+  expectClean(p)
+})
+
+test('a read-only commenter gets a reply saying why, and no agent runs', async () => {
+  const agent = fixingAgent()
+  const p = await project(projectFiles(agent.script))
+  p.api.state.addUser('passer-by', { role: 'read' })
+  const issue = p.api.state.addIssue({ title: 'Please', body: '$(touch pwned)', user: 'passer-by' })
+  const comment = p.api.state.addComment(issue.number, { body: '/ralph fix-tests', user: 'passer-by' })
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests' },
+    eventName: 'issue_comment',
+    event: p.api.events.issueComment(comment.id)
+  })
+  expect(run.main.exitCode).toBe(0)
+  expect(existsSync(agent.ran)).toBe(false)
+  expect(p.api.state.pulls).toEqual([])
+  const replies = p.api.state.comments.filter(c => c.issueNumber === issue.number && c.id !== comment.id)
+  expect(replies).toHaveLength(1)
+  expect(replies[0].body).toMatch(/@passer-by/)
+  expect(run.main.commands.some(c => c.command === 'warning' && /^Refused/.test(c.message))).toBe(true)
+  expect(p.api.state.reactionsOn('comment', comment.id)).toEqual([])
+  expect(p.git('branch', '--list', 'ralph/*').trim()).toBe('')
+  expect(run.post?.exitCode).toBe(0)
+  expectClean(p)
+})
+
+test('a comment that is not /ralph is skipped quietly', async () => {
+  const agent = fixingAgent()
+  const p = await project(projectFiles(agent.script))
+  p.api.state.addUser('maintainer', { role: 'write' })
+  const issue = p.api.state.addIssue({ title: 'x', body: 'y', user: 'maintainer' })
+  const comment = p.api.state.addComment(issue.number, { body: 'thanks! /ralph later', user: 'maintainer' })
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests' },
+    eventName: 'issue_comment',
+    event: p.api.events.issueComment(comment.id)
+  })
+  expect(run.main.exitCode).toBe(0)
+  expect(existsSync(agent.ran)).toBe(false)
+  expect(p.api.state.comments).toHaveLength(1)
+  expectClean(p)
+})
+
+test('cancelled mid-agent: the post step finalises the tracking comment as cancelled', async () => {
+  const started = path.join(scratch, 'slow-started')
+  const slow = agentScript({
+    any: `fs.writeFileSync(${JSON.stringify(started)}, 'x'); await new Promise(r => setTimeout(r, 60000))`
+  })
+  const p = await project(projectFiles(slow))
+  p.api.state.addUser('maintainer', { role: 'admin' })
+  const issue = p.api.state.addIssue({ title: 'slow', body: 'b', user: 'maintainer' })
+  const comment = p.api.state.addComment(issue.number, { body: '/ralph', user: 'maintainer' })
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests' },
+    eventName: 'issue_comment',
+    event: p.api.events.issueComment(comment.id),
+    duringMain: async child => {
+      await waitForFile(started)
+      child.kill('SIGINT')
+      await new Promise(r => setTimeout(r, 500))
+      child.kill('SIGTERM')
+    }
+  })
+  expect(run.main.exitCode).not.toBe(0)
+  const tracking = p.api.state.comments.filter(c => c.issueNumber === issue.number && c.id !== comment.id)
+  expect(tracking).toHaveLength(1)
+  expect(tracking[0].body).toContain('state=final')
+  expect(tracking[0].body).toMatch(/Cancelled/)
+  expect(run.post?.stdout).toMatch(/tracking comment on #\d+: finalised/)
+  expectClean(p)
+}, 60_000)
+
+void RALPH_DIR
