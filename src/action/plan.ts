@@ -1,6 +1,7 @@
 // From the inputs and the run's context to a plan: the project root, the validated ralph (or the inline
 // task), the LoopConfig, the branch, the artifact's name. Everything a user can get wrong fails here, as one
 // line naming the file and line or the input, before any agent runs.
+import { isCredentialVariable } from '../agents/env.js'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
@@ -58,26 +59,9 @@ export class PlanError extends Error {
   }
 }
 
-/** Variables the agent must never see: tokens that write to GitHub or read the run's secrets, and inputs. */
-export function isSecretVariable(name: string): boolean {
-  const upper = name.toUpperCase()
-  return (
-    upper === 'GITHUB_TOKEN' ||
-    upper === 'GH_TOKEN' ||
-    upper === 'ACTIONS_RUNTIME_TOKEN' ||
-    upper === 'ACTIONS_RESULTS_URL' ||
-    upper.startsWith('ACTIONS_ID_TOKEN_REQUEST_') ||
-    upper.startsWith('INPUT_') ||
-    upper.startsWith('STATE_')
-  )
-}
-
-/** The job's environment without the secret variables: what the agent, commands and gates run with. */
-export function agentEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(env)) if (!isSecretVariable(key)) out[key] = value
-  return out
-}
+// The agent's environment is the engine's (src/agents/env.ts): one deny-list for the CLI and the action.
+export { agentEnvironment } from '../agents/env.js'
+export const isSecretVariable = isCredentialVariable
 
 /**
  * Runs `fn` with the secret variables taken out of this process's environment, so that nothing started
