@@ -166,4 +166,65 @@ test('cancelled mid-agent: the post step finalises the tracking comment as cance
   expectClean(p)
 }, 60_000)
 
+test("two nightly runs leave one pull request, updated: the second continues the first one's branch", async () => {
+  const hunter = agentScript({ any: `fs.appendFileSync('NOTES.md', 'hunted\\n')`, 1: `${FIX}\n${DONE}` })
+  const p = await project(projectFiles(hunter))
+  const nightly = () =>
+    runAction(p, stand, {
+      inputs: { ralph: 'fix-tests' },
+      eventName: 'schedule',
+      event: p.api.events.schedule()
+    })
+  const first = await nightly()
+  expect(first.main.exitCode).toBe(0)
+  expect(first.outputs['pr-operation']).toBe('created')
+  const second = await nightly()
+  expect(second.main.exitCode).toBe(0)
+  expect(second.outputs).toMatchObject({ 'pr-operation': 'updated', 'pr-number': first.outputs['pr-number'] })
+  expect(p.api.state.pulls).toHaveLength(1)
+  // Continued, not recreated: both nights' commits are on the branch.
+  expect(p.remoteGit('rev-list', '--count', 'main..ralph/fix-tests').trim()).toBe('2')
+  expect(p.remoteGit('show', 'ralph/fix-tests:NOTES.md')).toBe('hunted\nhunted\n')
+  expect(second.main.stdout).toContain('Continuing ralph/fix-tests')
+  expectClean(p)
+}, 60_000)
+
+test('max-open-prs: a hunt at the cap with no pull request of its own runs no agent', async () => {
+  const agent = fixingAgent()
+  const p = await project(projectFiles(agent.script))
+  p.api.state.addPull({ title: 'other hunt', head: 'ralph/docs', base: 'main', user: 'github-actions[bot]' })
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests', 'max-open-prs': '1' },
+    eventName: 'schedule',
+    event: p.api.events.schedule()
+  })
+  expect(run.main.exitCode).toBe(0)
+  expect(existsSync(agent.ran)).toBe(false)
+  expect(run.main.commands.some(c => c.command === 'notice' && /max-open-prs is 1/.test(c.message))).toBe(
+    true
+  )
+  expectClean(p)
+})
+
+test('report-issue: a failed hunt opens one issue labelled ralph, the next failure updates it (no duplicate)', async () => {
+  const p = await project(projectFiles(agentScript({ any: `say('nothing found')` })))
+  const nightly = (inputs: Record<string, string> = {}) =>
+    runAction(p, stand, {
+      inputs: { ralph: 'fix-tests', 'report-issue': 'true', 'max-iterations': '1', ...inputs },
+      eventName: 'schedule',
+      event: p.api.events.schedule()
+    })
+  const first = await nightly()
+  expect(first.main.exitCode).not.toBe(0)
+  expect(p.api.state.issues).toHaveLength(1)
+  const [report] = p.api.state.issues
+  expect(report.labels).toEqual(['ralph'])
+  expect(report.body).toContain('failures=1')
+  await nightly()
+  expect(p.api.state.issues).toHaveLength(1)
+  expect(p.api.state.issues[0].body).toContain('failures=2')
+  expect(p.api.state.issues[0].state).toBe('open')
+  expectClean(p)
+}, 60_000)
+
 void RALPH_DIR

@@ -8,7 +8,8 @@ import { runProcess } from '../proc/index.js'
 import { readContext, type RunContext } from '../github/context.js'
 import type { Octokit } from '../github/permissions.js'
 import { acknowledge, postRefusal } from '../github/tracking.js'
-import { planTrigger, type RunPlan as TriggerRun } from '../github/trigger.js'
+import { planTrigger, ralphNameOf, type RunPlan as TriggerRun } from '../github/trigger.js'
+import { planHunt } from '../github/hunt.js'
 import { ralphMatrix } from '../cli/list.js'
 import { InputError, readInputs, type ActionInputs } from './inputs.js'
 import { agentEnvironment, makePlan, PlanError, withoutSecretVariables, type RunPlan } from './plan.js'
@@ -38,6 +39,42 @@ function listMode(inputs: ActionInputs, context: RunContext): void {
   core.setOutput('count', String(m.count))
   core.info(`${m.count} ralph${m.count === 1 ? '' : 's'} for the matrix: ${JSON.stringify(m.matrix)}`)
   saveState('finished', true)
+}
+
+/** A scheduled run with no issue and no pull request: a hunt, which keeps at most one open PR. */
+export const isHunt = (trigger: TriggerRun): boolean =>
+  trigger.event === 'schedule' && trigger.issueNumber === undefined && trigger.pr === undefined
+
+/**
+ * A hunt continues its open pull request's branch (updating the PR, never opening a second), or starts its
+ * branch fresh; at `max-open-prs` with nothing to continue it ends without running. Answers whether to run.
+ */
+async function huntBranch(
+  inputs: ActionInputs,
+  context: RunContext,
+  trigger: TriggerRun,
+  octokit: () => Promise<Octokit>
+): Promise<boolean> {
+  const ralphName = trigger.ralphName ?? ralphNameOf(inputs.ralph)
+  if (!ralphName || (!inputs.openPr && inputs.maxOpenPrs === undefined)) return true
+  const hunt = await planHunt(await octokit(), {
+    ...context.repo,
+    ralphName,
+    ...(inputs.branch !== undefined ? { branch: inputs.branch } : {}),
+    ...(inputs.maxOpenPrs !== undefined ? { maxOpenPrs: inputs.maxOpenPrs } : {})
+  })
+  if (hunt.kind === 'capped') {
+    core.notice(`The hunt ${ralphName} did not run: ${hunt.reason}.`)
+    return false
+  }
+  trigger.branch = hunt.branch
+  if (hunt.kind === 'continue') {
+    trigger.continueBranch = true
+    core.info(
+      `Continuing ${hunt.branch}: its pull request #${hunt.pull.number} is still open and will be updated.`
+    )
+  }
+  return true
 }
 
 function eventPayload(): unknown {
@@ -162,6 +199,13 @@ export async function run(): Promise<void> {
       saveState('finished', true)
       return
     }
+    if (isHunt(trigger)) {
+      const ok = await huntBranch(inputs, context, trigger, octokit)
+      if (!ok) {
+        saveState('finished', true)
+        return
+      }
+    }
     let plan: RunPlan
     try {
       plan = makePlan(inputs, context, process.env, trigger)
@@ -181,7 +225,10 @@ export async function run(): Promise<void> {
         },
         m => core.warning(m)
       )
-    await runAction(plan, cancel.signal, { octokit })
+    await runAction(plan, cancel.signal, {
+      octokit,
+      reportIssue: inputs.reportIssue && isHunt(trigger)
+    })
   } catch (error) {
     core.debug((error as Error).stack ?? String(error))
     core.setFailed(`ralph-action failed: ${(error as Error).message}`)

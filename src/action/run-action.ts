@@ -15,6 +15,7 @@ import type { DeliveryReport, RunReport } from '../github/run-report.js'
 import { writeSummary } from '../github/summary.js'
 import type { Octokit } from '../github/permissions.js'
 import { TrackingComment } from '../github/tracking.js'
+import { closeFailureReport, reportFailure } from '../github/hunt.js'
 import { deliver, prepare, restoreCheckout, workTreeOf } from './deliver.js'
 import { actionLogger } from './log.js'
 import { agentEnvironment, withoutSecretVariables, type RunPlan } from './plan.js'
@@ -144,6 +145,38 @@ function failureLine(
 export interface RunActionOptions {
   /** The job token's client, for the issue's tracking comment. */
   octokit?: () => Promise<Octokit>
+  /** A scheduled hunt with report-issue: keep one issue up to date on failure, close it on success. */
+  reportIssue?: boolean
+}
+
+/** A hunt's failure report: opened or updated when it failed, closed when it succeeded. A warning on error. */
+async function reportHunt(
+  plan: RunPlan,
+  result: LoopResult,
+  delivery: DeliveryReport,
+  octokit: () => Promise<Octokit>
+): Promise<void> {
+  const target = { ...plan.context.repo, ralphName: plan.ralph.name, runUrl: plan.context.runUrl }
+  try {
+    const client = await octokit()
+    if (result.success && delivery.problems.length === 0) {
+      const closed = await closeFailureReport(client, {
+        ...target,
+        ...(delivery.pullRequest ? { pullUrl: delivery.pullRequest.url } : {})
+      })
+      if (closed !== undefined) core.info(`Closed the failure report #${closed}: the hunt succeeded.`)
+    } else {
+      const reason = result.success
+        ? `every gate passed, but the work was not delivered: ${delivery.problems[0]}`
+        : `${result.stopReason}: ${result.stopDetail}`
+      const issue = await reportFailure(client, { ...target, reason })
+      core.info(
+        `Failure report #${issue.number} ${issue.operation} (${issue.failures} in a row): ${issue.url}`
+      )
+    }
+  } catch (error) {
+    core.warning(`The hunt's failure report could not be written: ${(error as Error).message}`)
+  }
 }
 
 /** The issue's tracking comment, created when the loop starts; its id goes to the state for post at once. */
@@ -268,6 +301,9 @@ export async function runAction(
       ...(note ? { note } : {})
     })
   }
+
+  if (options.reportIssue && options.octokit && !(signal.aborted || result.stopReason === 'cancelled'))
+    await reportHunt(plan, result, delivery, options.octokit)
 
   // Cancelled: exit now, within the runner's grace period; post uploads the record and writes the summary.
   if (signal.aborted || result.stopReason === 'cancelled') {
