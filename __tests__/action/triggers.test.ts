@@ -96,6 +96,32 @@ test('a write-access human comments /ralph: 👀, the loop runs, the tracking co
   expectClean(p)
 })
 
+test('the tracking comment is edited after every iteration, then finalised', async () => {
+  const twice = agentScript({ 1: `say('looking')`, 2: `${FIX}\n${DONE}` })
+  const p = await project(projectFiles(twice))
+  p.api.state.addUser('maintainer', { role: 'maintain' })
+  const issue = p.api.state.addIssue({ title: 'add() subtracts', body: 'b', user: 'maintainer' })
+  const comment = p.api.state.addComment(issue.number, { body: '/ralph', user: 'maintainer' })
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests' },
+    eventName: 'issue_comment',
+    event: p.api.events.issueComment(comment.id)
+  })
+  expect(run.main.exitCode).toBe(0)
+  expect(run.outputs.iterations).toBe('2')
+  const [tracking] = p.api.state.comments.filter(c => c.issueNumber === issue.number && c.id !== comment.id)
+  const edits = p.api.requests.filter(
+    r => r.method === 'PATCH' && r.path.endsWith(`/comments/${tracking.id}`)
+  )
+  // One edit per iteration, then the final one.
+  expect(edits).toHaveLength(3)
+  expect(tracking.body).toContain('state=final')
+  expect(tracking.body).toContain(run.outputs['pr-url'])
+  // The post step leaves a comment main finalised alone.
+  expect(run.post?.stdout).toContain('The main step finished')
+  expectClean(p)
+}, 60_000)
+
 test('a read-only commenter gets a reply saying why, and no agent runs', async () => {
   const agent = fixingAgent()
   const p = await project(projectFiles(agent.script))
