@@ -122,6 +122,30 @@ test('the tracking comment is edited after every iteration, then finalised', asy
   expectClean(p)
 }, 60_000)
 
+test('/ralph on a same-repository pull request pushes onto its branch and updates it: no new PR, no Closes', async () => {
+  const agent = fixingAgent()
+  const p = await project(projectFiles(agent.script))
+  p.remoteGit('branch', 'feature', 'main')
+  p.api.state.addUser('maintainer', { role: 'write' })
+  const pull = p.api.state.addPull({ title: 'My feature', head: 'feature', base: 'main', user: 'maintainer' })
+  const comment = p.api.state.addComment(pull.number, { body: '/ralph fix-tests', user: 'maintainer' })
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests' },
+    eventName: 'issue_comment',
+    event: p.api.events.issueComment(comment.id)
+  })
+  expect(run.main.exitCode).toBe(0)
+  expect(run.outputs).toMatchObject({
+    branch: 'feature',
+    'pr-operation': 'updated',
+    'pr-number': String(pull.number)
+  })
+  expect(p.api.state.pulls).toHaveLength(1)
+  expect(p.api.state.pulls[0].body ?? '').not.toContain('Closes #')
+  expect(p.remoteGit('show', 'feature:calc.js')).toContain('a + b')
+  expectClean(p)
+}, 60_000)
+
 test('a read-only commenter gets a reply saying why, and no agent runs', async () => {
   const agent = fixingAgent()
   const p = await project(projectFiles(agent.script))
