@@ -1,7 +1,16 @@
 // The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
 // untracked changes), what changed since the loop started, and a commit of what the agent left.
-import { constants } from 'node:fs'
-import { access, chmod, copyFile, mkdtemp, rename, rm, stat, utimes } from 'node:fs/promises'
+import {
+  accessSync,
+  chmodSync,
+  constants,
+  copyFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync
+} from 'node:fs'
+import { copyFile, mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { gitOrThrow, runGit, type GitResult } from './git.js'
@@ -166,18 +175,21 @@ export class GitWorkspace implements Workspace {
     const settings = await this.commitSettings()
     if (settings.sign || !this.scratch || this.scratchTree !== tree || !/^[^\s#](.*\S)?$/.test(message))
       return undefined
-    const present = (file: string, mode: number): Promise<boolean> =>
-      access(file, mode).then(
-        () => true,
-        () => false
-      )
-    for (const hook of COMMIT_HOOKS)
-      if (await present(path.join(paths.hooks, hook), constants.X_OK)) return undefined
-    for (const state of paths.states) if (await present(state, constants.F_OK)) return undefined
+    // Metadata calls, synchronous: a few microseconds each, where a promise round trip costs more.
+    const present = (file: string, mode: number): boolean => {
+      try {
+        accessSync(file, mode)
+        return true
+      } catch {
+        return false
+      }
+    }
+    if (COMMIT_HOOKS.some(hook => present(path.join(paths.hooks, hook), constants.X_OK))) return undefined
+    if (paths.states.some(state => present(state, constants.F_OK))) return undefined
 
     const lock = `${paths.index}.lock`
     try {
-      await copyFile(this.scratch.index, lock, constants.COPYFILE_EXCL)
+      copyFileSync(this.scratch.index, lock, constants.COPYFILE_EXCL)
     } catch {
       return undefined
     }
@@ -192,29 +204,26 @@ export class GitWorkspace implements Workspace {
       const moved = await this.git(['update-ref', '-m', reflog, 'HEAD', sha, head.commit])
       if (moved.exitCode !== 0) return undefined
       committed = sha
-      this.head = { commit: sha, tree, log: await this.headLogMark(paths) }
+      this.head = { commit: sha, tree, log: this.headLogMark(paths) }
       await this.installIndex(paths.index, lock, this.scratch.index)
       return sha
     } finally {
-      if (committed === undefined) await rm(lock, { force: true })
+      if (committed === undefined) rmSync(lock, { force: true })
     }
   }
 
   /** Renames the locked copy of the scratch index over the real one, with the real one's mode. */
   private async installIndex(index: string, lock: string, scratch: string): Promise<void> {
     try {
-      const made = await stat(scratch)
-      const mode = await stat(index).then(
-        real => real.mode & 0o7777,
-        () => undefined
-      )
-      if (mode !== undefined) await chmod(lock, mode)
+      const made = statSync(scratch)
+      const real = statSync(index, { throwIfNoEntry: false })
+      if (real) chmodSync(lock, real.mode & 0o7777)
       // A hair older than the scratch index: git's racy-entry check then re-reads, rather than trusts, a file
       // changed while the index was written (a plain copy would look newer than every entry in it).
-      await utimes(lock, made.atime, new Date(made.mtime.getTime() - 1))
-      await rename(lock, index)
+      utimesSync(lock, made.atime, new Date(made.mtime.getTime() - 1))
+      renameSync(lock, index)
     } catch {
-      await rm(lock, { force: true })
+      rmSync(lock, { force: true })
       // The commit is made: bring the index to it the slow way (or say why that failed too).
       await gitOrThrow(['reset', '--quiet'], { cwd: this.root })
     }
@@ -223,7 +232,7 @@ export class GitWorkspace implements Workspace {
   /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
   private async knownHead(): Promise<KnownHead> {
     const paths = await this.gitPaths()
-    const log = await this.headLogMark(paths)
+    const log = this.headLogMark(paths)
     if (this.head && log !== undefined && this.head.log === log) return this.head
     // Both in one call; it fails only when HEAD has no commit yet.
     const read = await this.git(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}'])
@@ -233,11 +242,13 @@ export class GitWorkspace implements Workspace {
   }
 
   /** Size and time of HEAD's reflog; undefined without one (then HEAD is re-read at every commit). */
-  private async headLogMark(paths: GitPaths): Promise<string | undefined> {
-    return stat(paths.headLog).then(
-      s => `${s.size}:${s.mtimeMs}`,
-      () => undefined
-    )
+  private headLogMark(paths: GitPaths): string | undefined {
+    try {
+      const log = statSync(paths.headLog)
+      return `${log.size}:${log.mtimeMs}`
+    } catch {
+      return undefined
+    }
   }
 
   async dispose(): Promise<void> {
