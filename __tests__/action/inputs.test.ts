@@ -36,7 +36,9 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
     mode: 'run',
     allowedBots: [],
     reportIssue: false,
-    triggerLabel: 'ralph'
+    triggerLabel: 'ralph',
+    presets: true,
+    allowEnv: []
   })
 })
 
@@ -169,5 +171,12 @@ test("the agent's environment keeps the job's variables and drops every token an
     HOME: '/home/runner',
     GITHUB_WORKSPACE: '/w',
     ANTHROPIC_API_KEY: 'k'
+  })
+})
+
+describe('agent inputs', () => {
+  test('presets, allow-env and max-turns are read', () => {
+    const inputs = read({ ralph: 'r', presets: 'false', 'allow-env': 'GH_TOKEN, NPM_*', 'max-turns': '12' })
+    expect(inputs).toMatchObject({ presets: false, allowEnv: ['GH_TOKEN', 'NPM_*'], maxTurns: 12 })
   })
 })

@@ -48,6 +48,12 @@ export interface ActionInputs {
   reportIssue: boolean
   /** The label that starts a loop on `issues: labeled`. */
   triggerLabel: string
+  /** false: run the agent exactly as written (no preset flags); a ralph's `presets: false` also turns them off. */
+  presets: boolean
+  /** Credential variables the agent may keep (names or PREFIX* patterns); none by default. */
+  allowEnv: string[]
+  /** Claude Code's --max-turns per agent run. */
+  maxTurns?: number
 }
 
 /** Bad input: the message is one line, for `core.setFailed`. */
@@ -266,7 +272,9 @@ export function readInputs(env: Env = process.env): ActionInputs {
     mode: 'run',
     allowedBots,
     reportIssue: read.boolean('report-issue', false),
-    triggerLabel
+    triggerLabel,
+    presets: read.boolean('presets', true),
+    allowEnv: read.list('allow-env')
   }
   const optional = {
     ralph,
@@ -278,7 +286,8 @@ export function readInputs(env: Env = process.env): ActionInputs {
     pushToken: read.text('push-token'),
     artifactName,
     retentionDays,
-    maxOpenPrs: read.positiveInteger('max-open-prs')
+    maxOpenPrs: read.positiveInteger('max-open-prs'),
+    maxTurns: read.positiveInteger('max-turns')
   }
   for (const [key, value] of Object.entries(optional))
     if (value !== undefined) (inputs as unknown as Record<string, unknown>)[key] = value
@@ -310,6 +319,8 @@ function listInputs(read: InputReader): ActionInputs {
     mode: 'list',
     allowedBots: [],
     reportIssue: false,
-    triggerLabel: 'ralph'
+    triggerLabel: 'ralph',
+    presets: true,
+    allowEnv: []
   }
 }

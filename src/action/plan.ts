@@ -236,6 +236,9 @@ export function makePlan(
     completionTag: inputs.completionTag ?? ralph.completionTag ?? 'COMPLETE',
     commit: true,
     recordDir,
+    presets: inputs.presets && (ralph.presets ?? true),
+    ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
+    ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
     ...(promptText !== undefined ? { promptText } : {})
   })
   return {
