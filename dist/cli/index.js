@@ -8653,6 +8653,7 @@ var __webpack_exports__ = {};
 
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
+var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_namespaceObject);
 ;// CONCATENATED MODULE: ./src/ralph/types.ts
 // The RALPH.md contract: what a validated ralph is, what a problem with one looks like.
 /** Thrown for bad input (a user's mistake, not our bug): the CLI prints `message` alone, no stack trace. */
@@ -9630,13 +9631,28 @@ function runsFromRalphDir(resolvedRun) {
 function promptTemplate(text) {
     return pyStrip(stripHtmlComments(pyStrip(splitFrontmatter(text).body)));
 }
+/** The last RALPH.md text whose frontmatter parsed, and its template (see {@link ralphTemplate}). */
+let lastParsed;
+/**
+ * RALPH.md as re-read now, as a template: like the reference, the frontmatter is parsed again (broken YAML
+ * throws RalphError) but only the body is used. Parsing is a pure function of the text, so the last text
+ * that parsed is remembered: a loop re-reading an unchanged file skips the YAML parse (a text that fails
+ * is never remembered, so it fails every time).
+ */
+function ralphTemplate(text, file = 'RALPH.md') {
+    if (lastParsed !== undefined && lastParsed.text === text && lastParsed.file === file)
+        return lastParsed.template;
+    parseFrontmatter(file, text);
+    const template = promptTemplate(text);
+    lastParsed = { file, text, template };
+    return template;
+}
 /**
  * The prompt for one iteration from RALPH.md as re-read now. Like the reference, the frontmatter is parsed
  * again (broken YAML throws RalphError and so fails the iteration) but only the body is used.
  */
 function assemblePrompt(text, values, credit, file = 'RALPH.md') {
-    parseFrontmatter(file, text);
-    const prompt = renderPlaceholders(promptTemplate(text), values);
+    const prompt = renderPlaceholders(ralphTemplate(text, file), values);
     return credit ? prompt + CREDIT_TRAILER : prompt;
 }
 /** The reference's format_duration: `0.5s` below a minute, then `2m 30s`, then `1h 15m`. */
@@ -10003,6 +10019,18 @@ function inspectRalph(fileArg, opts) {
             guardrails = rawGuardrails;
         }
     }
+    // ours: presets
+    const rawPresets = field(fm, 'presets');
+    let presets;
+    if (rawPresets !== null) {
+        if (typeof rawPresets !== 'boolean') {
+            report(`'presets' must be true or false, got ${pyRepr(rawPresets)}. ` +
+                `Example: presets: false (run the agent exactly as written)`, where(fm, 'presets'));
+        }
+        else {
+            presets = rawPresets;
+        }
+    }
     if (problems.length > 0)
         return { problems };
     // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
@@ -10023,6 +10051,8 @@ function inspectRalph(fileArg, opts) {
         ralph.completionTag = completionTag;
     if (guardrails !== undefined)
         ralph.guardrails = guardrails;
+    if (presets !== undefined)
+        ralph.presets = presets;
     return { ralph, problems };
 }
 // `commands:` (the reference's rules) and `checks:` (ours, the same rules): a list of {name, run, timeout?}.
@@ -10280,6 +10310,74 @@ function formatOptions(specs) {
     return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n');
 }
 
+;// CONCATENATED MODULE: ./src/agents/argv.ts
+// Reading and extending an agent's command line without ever duplicating what the user wrote.
+
+/** Python's Path(argv0).stem: `/usr/bin/claude`, `claude.exe` and `claude.cmd` all give `claude`. */
+function programStem(argv0) {
+    if (!argv0)
+        return '';
+    const base = external_node_path_default().basename(argv0.replace(/\\/g, '/'));
+    const dot = base.lastIndexOf('.');
+    return dot > 0 ? base.slice(0, dot) : base;
+}
+/** Tokens before a lone `--` (after it everything is a positional argument). */
+function optionsPart(argv) {
+    const end = argv.indexOf('--');
+    return end === -1 ? argv : argv.slice(0, end);
+}
+/** The user gave one of these options, as `--name`, `--name=value` or a short `-x` / `-xVALUE`. */
+function hasOption(argv, names) {
+    return optionsPart(argv.slice(1)).some(token => names.some(name => name.startsWith('--')
+        ? token === name || token.startsWith(`${name}=`)
+        : token === name || (token.startsWith(name) && !token.startsWith('--'))));
+}
+/** The value of `--name value`, `--name=value` or `-x value` (the last one wins, as CLIs read them). */
+function optionValue(argv, names) {
+    let value;
+    const tokens = optionsPart(argv.slice(1));
+    tokens.forEach((token, i) => {
+        for (const name of names) {
+            if (token === name && i + 1 < tokens.length)
+                value = tokens[i + 1];
+            else if (name.startsWith('--') && token.startsWith(`${name}=`))
+                value = token.slice(name.length + 1);
+        }
+    });
+    return value;
+}
+/** Index of the first token equal to one of `words` (a subcommand), before any `--`; -1 when absent. */
+function subcommandIndex(argv, words) {
+    const tokens = optionsPart(argv);
+    for (let i = 1; i < tokens.length; i++)
+        if (words.includes(tokens[i]))
+            return i;
+    return -1;
+}
+/** `tokens` inserted right after position `index`. */
+function insertAfter(argv, index, tokens) {
+    return [...argv.slice(0, index + 1), ...tokens, ...argv.slice(index + 1)];
+}
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash']);
+/**
+ * The program a `bash -c 'SCRIPT'` wrapper runs first (aider takes its prompt with --message, so it runs as
+ * `bash -c 'aider … --message "$(cat -)"'`), skipping `VAR=value` assignments and `exec`/`env`.
+ */
+function wrappedProgram(argv) {
+    if (!SHELLS.has(programStem(argv[0])))
+        return undefined;
+    const c = argv.indexOf('-c');
+    const script = c === -1 ? undefined : argv[c + 1];
+    if (script === undefined)
+        return undefined;
+    for (const word of script.trim().split(/\s+/)) {
+        if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) || word === 'exec' || word === 'env')
+            continue;
+        return word.replace(/^['"]|['"]$/g, '');
+    }
+    return undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/agents/lines.ts
 // Splits a byte stream into lines as it arrives, with a bound on what a single line may hold in memory.
 /** Bytes one line may hold; a longer line is dropped (reported as oversized), never buffered whole. */
@@ -10336,56 +10434,129 @@ class LineSplitter {
     }
 }
 
-;// CONCATENATED MODULE: ./src/agents/claude.ts
-// Claude Code in print mode. Like the reference runtime, `--output-format stream-json --verbose` is
-// appended and the final message is the `result` event's text. The stream is read as it arrives: per-turn
-// usage feeds the cost meter live, and a readable transcript goes to agent.log.
+;// CONCATENATED MODULE: ./src/agents/stream.ts
+// What every JSON-stream preset shares: lines read as they arrive, normalised events, a readable
+// transcript, and an outcome assembled from what the events said.
 
-
-/** Appended verbatim, even when the user's command already has --output-format (the reference does). */
-const CLAUDE_STREAM_FLAGS = ['--output-format', 'stream-json', '--verbose'];
-/** Python's Path(argv0).stem == 'claude': `/usr/bin/claude`, `claude.exe` and `claude.cmd` all match. */
-function isClaudeCommand(argv0) {
-    if (!argv0)
-        return false;
-    const base = external_node_path_default().basename(argv0.replace(/\\/g, '/'));
-    const dot = base.lastIndexOf('.');
-    return (dot > 0 ? base.slice(0, dot) : base) === 'claude';
-}
 const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
-const num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-const oneLine = (text, max = 160) => {
+const num = (value) => typeof value === 'number' && Number.isFinite(value) ? value : 0;
+const str = (value) => (typeof value === 'string' ? value : undefined);
+/** Text on one line, at most `max` characters. */
+function oneLine(text, max = 160) {
     const flat = text.replace(/\s+/g, ' ').trim();
     return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-};
-function toReport(usage, model) {
-    const report = {
-        input: num(usage.input_tokens),
-        output: num(usage.output_tokens),
-        cache_read: num(usage.cache_read_input_tokens),
-        cache_write: num(usage.cache_creation_input_tokens)
-    };
-    if (model)
-        report.model = model;
-    return report;
 }
+/** The part of a tool's input worth a transcript line: the command, the path, the pattern… */
 function describeToolInput(input) {
+    if (typeof input === 'string')
+        return oneLine(input);
     if (!isObject(input))
         return '';
-    for (const key of ['command', 'file_path', 'path', 'pattern', 'url', 'description']) {
-        if (typeof input[key] === 'string')
-            return oneLine(input[key]);
+    for (const key of ['command', 'cmd', 'file_path', 'filePath', 'path', 'pattern', 'url', 'description']) {
+        const value = input[key];
+        if (typeof value === 'string')
+            return oneLine(value);
+        if (Array.isArray(value) && value.every(v => typeof v === 'string'))
+            return oneLine(value.join(' '));
     }
     return oneLine(JSON.stringify(input));
 }
-class ClaudeStreamReader {
+/** The readable transcript line of an event; undefined for events that have none (usage). */
+function transcriptLine(event) {
+    switch (event.kind) {
+        case 'text':
+            return event.text;
+        case 'tool_call':
+            return `→ ${event.name}${event.detail ? ` ${event.detail}` : ''}`;
+        case 'tool_result':
+            return `← ${event.ok ? 'result' : 'error'}: ${event.detail}`;
+        case 'usage':
+            return undefined;
+        case 'result':
+            return event.summary;
+        case 'error':
+            return `[error] ${event.message}`;
+        case 'notice':
+            return event.message;
+    }
+}
+const UNITS = { d: 86400, h: 3600, m: 60, min: 60, s: 1, sec: 1, ms: 0.001 };
+/** Seconds in a duration like `1h2m3s`, `27.4s`, `90 seconds`, `2 hours`; undefined when there is none. */
+function parseDuration(text) {
+    const compact = /(\d+(?:\.\d+)?)(ms|[dhms])(?![a-z])/gi;
+    let total = 0;
+    let found = false;
+    for (const match of text.matchAll(compact)) {
+        total += Number(match[1]) * UNITS[match[2].toLowerCase()];
+        found = true;
+    }
+    if (found)
+        return total;
+    const words = /(\d+(?:\.\d+)?)\s*(day|hour|minute|min|second|sec)s?\b/gi;
+    for (const match of text.matchAll(words)) {
+        const unit = match[2].toLowerCase();
+        total +=
+            Number(match[1]) * (unit === 'day' ? 86400 : unit === 'hour' ? 3600 : unit.startsWith('min') ? 60 : 1);
+        found = true;
+    }
+    return found ? total : undefined;
+}
+/** When a usage-limit message says the limit lifts: "resets after 1h2m", "try again in 27s", an ISO date. */
+function resetFromMessage(message, now = Date.now()) {
+    const relative = /(?:resets?(?: after| in)?|retry (?:in|after)|try again in)\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(message);
+    if (relative) {
+        const seconds = parseDuration(relative[1]);
+        if (seconds !== undefined)
+            return now + seconds * 1000;
+    }
+    // Claude's older "Claude AI usage limit reached|1760000000" (epoch seconds).
+    const epoch = /limit reached\|(\d{10})\b/i.exec(message);
+    if (epoch)
+        return Number(epoch[1]) * 1000;
+    // "resets 3pm (UTC)" (claude), "try again at 3:45 PM" (codex): the next such time of day (local unless UTC).
+    const clock = /(?:resets?(?: at)?|try again at) (\d{1,2})(?::(\d{2}))?\s*(am|pm)\b/i.exec(message);
+    if (clock) {
+        const hour = (Number(clock[1]) % 12) + (clock[3].toLowerCase() === 'pm' ? 12 : 0);
+        const minute = Number(clock[2] ?? 0);
+        const at = new Date(now);
+        const utc = /\bUTC\b/.test(message);
+        if (utc)
+            at.setUTCHours(hour, minute, 0, 0);
+        else
+            at.setHours(hour, minute, 0, 0);
+        if (at.getTime() <= now)
+            at.setTime(at.getTime() + 24 * 3600 * 1000);
+        return at.getTime();
+    }
+    const iso = /\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))\b/.exec(message);
+    if (iso) {
+        const at = Date.parse(iso[1]);
+        if (Number.isFinite(at))
+            return at;
+    }
+    return undefined;
+}
+/** Messages that mean a usage or quota limit rather than a passing API failure. */
+const USAGE_LIMIT = /usage limit|hit your (?:(?:usage|session|weekly|daily|monthly) )?limit|quota (?:exceeded|exhausted)|exceeded your (?:current )?quota|exhausted your (?:daily )?(?:quota|capacity)|RESOURCE_EXHAUSTED|TerminalQuotaError|usage_limit_reached|insufficient_quota/i;
+/** Retries reported in one run from which the record calls it an API-retry storm. */
+const RETRY_STORM = 3;
+/**
+ * The shared reader of a JSON-lines stream. Subclasses handle parsed objects (`onJson`) and emit
+ * normalised events; the outcome is assembled from what they recorded.
+ */
+class JsonLinesReader {
     hooks;
-    lines;
-    // One assistant message arrives as several events (one per content block) with the same id and usage.
-    turns = new Map();
-    model;
-    result;
     notes = [];
+    usage;
+    finalMessage;
+    isError;
+    failure;
+    denials = [];
+    retries = 0;
+    /** The last API error seen in a retry, for the storm's note. */
+    lastRetryError;
+    stderrTail = '';
+    lines;
     constructor(hooks) {
         this.hooks = hooks;
         this.lines = new LineSplitter(line => this.onLine(line), bytes => this.notes.push(`a stream line of ${bytes} bytes was too long to read and was skipped`));
@@ -10393,33 +10564,59 @@ class ClaudeStreamReader {
     stdout(chunk) {
         this.lines.push(chunk);
     }
-    stderr() {
-        // The engine appends stderr to agent.log itself.
+    stderr(chunk) {
+        // Kept for the failure message of an agent that dies without saying why on stdout.
+        this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-2000);
     }
-    finish() {
+    finish(_stdoutText, exit) {
         this.lines.end();
+        this.end(exit);
+        if (this.retries >= RETRY_STORM)
+            this.notes.push(`API-retry storm: the agent retried the model API ${this.retries} times` +
+                (this.lastRetryError ? ` (last error: ${this.lastRetryError})` : ''));
+        if (!this.failure && exit && !exit.killed && exit.code !== null && exit.code !== 0) {
+            const said = oneLine(this.stderrTail.trim().split('\n').slice(-3).join(' '), 300);
+            this.failure = this.exitFailure(exit.code, said);
+        }
         const outcome = { notes: this.notes };
-        if (this.result) {
-            outcome.finalMessage = this.result.text;
-            outcome.isError = this.result.isError;
-            outcome.usage = this.result.usage;
-        }
-        else if (this.turns.size > 0) {
-            outcome.usage = this.cumulative();
-            this.notes.push('the stream ended without a result event');
-        }
+        if (this.finalMessage !== undefined)
+            outcome.finalMessage = this.finalMessage;
+        if (this.usage)
+            outcome.usage = this.usage;
+        if (this.isError !== undefined)
+            outcome.isError = this.isError;
+        if (this.failure)
+            outcome.failure = this.failure;
+        if (this.denials.length > 0)
+            outcome.permissionDenials = this.denials;
+        if (this.retries > 0)
+            outcome.apiRetries = this.retries;
         return outcome;
     }
-    cumulative() {
-        const sum = {};
-        for (const usage of this.turns.values()) {
-            sum.input_tokens = num(sum.input_tokens) + num(usage.input_tokens);
-            sum.output_tokens = num(sum.output_tokens) + num(usage.output_tokens);
-            sum.cache_read_input_tokens = num(sum.cache_read_input_tokens) + num(usage.cache_read_input_tokens);
-            sum.cache_creation_input_tokens =
-                num(sum.cache_creation_input_tokens) + num(usage.cache_creation_input_tokens);
+    /** The failure of a non-zero exit that the stream did not explain. */
+    exitFailure(code, stderr) {
+        return { kind: 'error', message: `the agent exited with ${code}${stderr ? `: ${stderr}` : ''}` };
+    }
+    /** Called once the stream has ended, before the outcome is assembled. */
+    end(_exit) { }
+    /** A line that is not JSON (a warning printed on stdout): kept in the transcript as is. */
+    onPlainLine(line) {
+        this.emit({ kind: 'text', text: line });
+    }
+    emit(event) {
+        if (event.kind === 'usage') {
+            this.usage = event.usage;
+            this.hooks.onUsage(event.usage);
         }
-        return toReport(sum, this.model);
+        this.hooks.onEvent?.(event);
+        const line = transcriptLine(event);
+        if (line !== undefined)
+            this.hooks.onTranscript(line);
+    }
+    deny(denial) {
+        const same = this.denials.some(d => d.tool === denial.tool && d.detail === denial.detail);
+        if (!same)
+            this.denials.push(denial);
     }
     onLine(line) {
         if (line.trim() === '')
@@ -10429,91 +10626,24 @@ class ClaudeStreamReader {
             event = JSON.parse(line);
         }
         catch {
-            this.hooks.onTranscript(line);
+            this.onPlainLine(line);
             return;
         }
-        if (!isObject(event))
-            return;
-        switch (event.type) {
-            case 'system':
-                this.onSystem(event);
-                break;
-            case 'assistant':
-                this.onAssistant(event);
-                break;
-            case 'user':
-                this.onUser(event);
-                break;
-            case 'result':
-                this.onResult(event);
-                break;
-            case 'rate_limit_event':
-                this.hooks.onTranscript(`[rate limit] ${oneLine(JSON.stringify(event.rate_limit_info ?? event))}`);
-                break;
-        }
-    }
-    onSystem(event) {
-        if (event.subtype === 'init') {
-            if (typeof event.model === 'string')
-                this.model = event.model;
-            this.hooks.onTranscript(`[session ${String(event.session_id ?? '?')}] model ${String(event.model ?? '?')}`);
-        }
-        else if (event.subtype === 'api_retry') {
-            const line = `[api retry ${String(event.attempt ?? '?')}/${String(event.max_retries ?? '?')}] status ${String(event.error_status ?? '?')}`;
-            this.hooks.onTranscript(line);
-        }
-    }
-    onAssistant(event) {
-        const message = isObject(event.message) ? event.message : {};
-        if (typeof message.model === 'string')
-            this.model = message.model;
-        for (const block of Array.isArray(message.content) ? message.content : []) {
-            if (!isObject(block))
-                continue;
-            if (block.type === 'text' && typeof block.text === 'string')
-                this.hooks.onTranscript(block.text);
-            else if (block.type === 'tool_use')
-                this.hooks.onTranscript(`→ ${String(block.name)} ${describeToolInput(block.input)}`);
-        }
-        if (isObject(message.usage)) {
-            const id = typeof message.id === 'string' ? message.id : `turn-${this.turns.size}`;
-            this.turns.set(id, message.usage);
-            this.hooks.onUsage(this.cumulative());
-        }
-    }
-    onUser(event) {
-        const message = isObject(event.message) ? event.message : {};
-        for (const block of Array.isArray(message.content) ? message.content : []) {
-            if (!isObject(block) || block.type !== 'tool_result')
-                continue;
-            const content = typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? '');
-            this.hooks.onTranscript(`← ${block.is_error ? 'error' : 'result'}: ${oneLine(content, 120)}`);
-        }
-    }
-    onResult(event) {
-        const usage = toReport(isObject(event.usage) ? event.usage : {}, this.model);
-        if (typeof event.total_cost_usd === 'number')
-            usage.reportedUsd = event.total_cost_usd;
-        else if (typeof event.cost_usd === 'number')
-            usage.reportedUsd = event.cost_usd;
-        const text = typeof event.result === 'string' ? event.result : undefined;
-        this.result = { text, isError: event.is_error === true, usage };
-        this.hooks.onUsage(usage);
-        const cost = usage.reportedUsd !== undefined ? ` · $${usage.reportedUsd.toFixed(4)}` : '';
-        const turns = event.num_turns !== undefined ? ` · ${String(event.num_turns)} turns` : '';
-        this.hooks.onTranscript(`[result] ${String(event.subtype ?? '?')}${event.is_error ? ' (error)' : ''}${cost}${turns}`);
-        if (text)
-            this.hooks.onTranscript(text);
+        if (isObject(event))
+            this.onJson(event);
     }
 }
-const claudePreset = {
-    name: 'claude',
-    jsonStream: true,
-    argv: userArgv => [...userArgv, ...CLAUDE_STREAM_FLAGS],
-    read: (_prompt, hooks) => new ClaudeStreamReader(hooks)
-};
 
 ;// CONCATENATED MODULE: ./src/agents/generic.ts
+// Any program that reads the prompt on stdin. Its output is plain text; the final message is its end.
+// It may report its cost two ways (README, "Cost of your own agent"): a line on stdout or stderr
+// (`ralph-cost: usd=0.0123 input=1200 output=340`, or any line matching a configured pattern with named
+// groups), or a JSON file at the path in $RALPH_COST_FILE. Each report is the run's total so far.
+
+
+
+
+
 /** Characters of the prompt's end looked for in the output to recognise an echo of the prompt. */
 const ECHO_PROBE_CHARS = 200;
 /**
@@ -10554,21 +10684,1403 @@ function finalMessageFromOutput(stdout, prompt) {
     }
     return lines.slice(start).join('\n');
 }
-const genericPreset = {
-    name: 'generic',
+const COST_FILE_ENV = 'RALPH_COST_FILE';
+/** How often the cost file is read while the agent runs (live enforcement of the dollar budget). */
+const COST_FILE_POLL_MS = 250;
+const COST_LINE = /^\s*ralph-cost:\s*(.*)$/i;
+const FIELDS = ['usd', 'input', 'output', 'cache_read', 'cache_write'];
+/** A cost report's fields from JSON or `key=value` pairs; undefined when it holds nothing usable. */
+function parseCostReport(text) {
+    const values = {};
+    const trimmed = text.trim();
+    if (trimmed.startsWith('{')) {
+        try {
+            const json = JSON.parse(trimmed);
+            for (const [key, value] of Object.entries(json))
+                if (typeof value === 'number' || typeof value === 'string')
+                    values[key] = String(value);
+        }
+        catch {
+            return undefined;
+        }
+    }
+    else {
+        for (const match of trimmed.matchAll(/([A-Za-z_]+)\s*=\s*("[^"]*"|\S+)/g))
+            values[match[1].toLowerCase()] = match[2].replace(/^"|"$/g, '');
+        const bare = /^\$?(\d+(?:\.\d+)?)\s*(?:usd)?$/i.exec(trimmed);
+        if (bare)
+            values.usd = bare[1];
+    }
+    return costFromValues(values);
+}
+function costFromValues(values) {
+    const usdText = values.usd ?? values.cost_usd ?? values.total_cost_usd;
+    const number = (key) => {
+        const n = Number((values[key] ?? '').replace(/[$,_]/g, ''));
+        return Number.isFinite(n) && n >= 0 ? n : 0;
+    };
+    const report = {
+        input: number('input'),
+        output: number('output'),
+        cache_read: number('cache_read'),
+        cache_write: number('cache_write')
+    };
+    if (usdText !== undefined) {
+        const usd = Number(usdText.replace(/[$,_]/g, ''));
+        if (Number.isFinite(usd) && usd >= 0)
+            report.reportedUsd = usd;
+    }
+    if (values.model)
+        report.model = values.model;
+    const anything = report.reportedUsd !== undefined || FIELDS.some(f => values[f] !== undefined);
+    return anything ? report : undefined;
+}
+/** The cost line pattern, compiled once: one that does not compile is a configuration error. */
+function compileCostPattern(pattern) {
+    try {
+        return new RegExp(pattern);
+    }
+    catch (error) {
+        throw new Error(`The cost pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${error.message}`, { cause: error });
+    }
+}
+class PlainReader {
+    prompt;
+    hooks;
+    options;
+    env;
+    out;
+    err;
+    pattern;
+    usage;
+    failure;
+    retries = 0;
+    notes = [];
+    sink = {
+        report: usage => this.report(usage),
+        fail: failure => (this.failure = failure),
+        retried: () => this.retries++
+    };
+    costFile;
+    constructor(prompt, hooks, options = {}) {
+        this.prompt = prompt;
+        this.hooks = hooks;
+        this.options = options;
+        const onLine = (line) => this.onLine(line);
+        this.out = new LineSplitter(onLine);
+        this.err = new LineSplitter(onLine);
+        if (options.cost?.pattern)
+            this.pattern = compileCostPattern(options.cost.pattern);
+        const fileEnv = options.cost?.fileEnv ?? COST_FILE_ENV;
+        if (hooks && options.cost && fileEnv !== '') {
+            const dir = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-cost-'));
+            const file = external_node_path_default().join(dir, 'cost.json');
+            const timer = setInterval(() => this.readCostFile(), COST_FILE_POLL_MS);
+            timer.unref();
+            this.costFile = { dir, file, env: fileEnv, timer };
+            this.env = { [fileEnv]: file };
+        }
+    }
+    stdout(chunk) {
+        this.out.push(chunk);
+    }
+    stderr(chunk) {
+        this.err.push(chunk);
+    }
+    finish(stdoutText, exit) {
+        this.out.end();
+        this.err.end();
+        if (this.costFile) {
+            clearInterval(this.costFile.timer);
+            this.readCostFile(true);
+            (0,external_node_fs_namespaceObject.rmSync)(this.costFile.dir, { recursive: true, force: true });
+        }
+        const text = this.options.clean ? this.options.clean(stdoutText) : stdoutText;
+        const outcome = {
+            finalMessage: finalMessageFromOutput(text, this.prompt),
+            notes: this.notes
+        };
+        if (this.usage)
+            outcome.usage = this.usage;
+        const byExit = exit && !exit.killed && exit.code !== null ? this.options.exitFailures?.[exit.code] : undefined;
+        const failure = this.failure ?? byExit;
+        if (failure)
+            outcome.failure = failure;
+        if (this.retries > 0)
+            outcome.apiRetries = this.retries;
+        if (this.retries >= RETRY_STORM)
+            this.notes.push(`API-retry storm: the agent retried the model API ${this.retries} times`);
+        return outcome;
+    }
+    report(usage) {
+        this.usage = usage;
+        this.hooks?.onUsage(usage);
+        this.hooks?.onEvent?.({ kind: 'usage', usage });
+    }
+    onLine(line) {
+        if (!this.hooks)
+            return;
+        const builtIn = this.options.cost ? COST_LINE.exec(line) : null;
+        if (builtIn) {
+            const usage = parseCostReport(builtIn[1]);
+            if (usage)
+                this.report(usage);
+            return;
+        }
+        if (this.pattern) {
+            const match = this.pattern.exec(line);
+            if (match?.groups) {
+                const usage = costFromValues(match.groups);
+                if (usage)
+                    this.report(usage);
+                return;
+            }
+        }
+        this.options.onLine?.(line, this.sink);
+    }
+    /** Reads the cost file if it changed; `final` (the run is over) notes a file that holds no report. */
+    readCostFile(final = false) {
+        const cost = this.costFile;
+        if (!cost || !(0,external_node_fs_namespaceObject.existsSync)(cost.file))
+            return;
+        let text;
+        try {
+            text = (0,external_node_fs_namespaceObject.readFileSync)(cost.file, 'utf8');
+        }
+        catch {
+            return;
+        }
+        if (text === cost.last || text.trim() === '')
+            return;
+        const usage = parseCostReport(text);
+        if (usage) {
+            cost.last = text;
+            this.report(usage);
+        }
+        else if (final) {
+            // While the agent runs, a half-written file is read again at the next poll.
+            this.notes.push(`the cost file ($${cost.env}) held no cost report: ${text.trim().slice(0, 120)}`);
+        }
+    }
+}
+/** A reader of plain-text output (the generic final message; cost lines and the cost file when hooked). */
+function genericReader(prompt, hooks, options = {}) {
+    return new PlainReader(prompt, hooks, options);
+}
+
+/** The generic preset, reading cost reports as `cost` says. */
+function genericPresetWith(cost = {}) {
+    if (cost.pattern)
+        compileCostPattern(cost.pattern);
+    return {
+        name: 'generic',
+        jsonStream: false,
+        argv: userArgv => [...userArgv],
+        read: (prompt, hooks) => genericReader(prompt, hooks, { cost })
+    };
+}
+const genericPreset = genericPresetWith();
+
+;// CONCATENATED MODULE: ./src/agents/aider.ts
+// Aider has no JSON mode. After each model reply it prints (Aider-AI/aider aider/coders/base_coder.py,
+// calculate_and_show_tokens_and_cost):
+//   Tokens: 12k sent, 1.2k cache write, 10k cache hit, 133 received. Cost: $0.04 message, $0.10 session.
+// with the Cost part on its own line when both cache figures are shown, and no Cost part at all for a model
+// it has no price for. Counts above 999 are abbreviated (`format_tokens`: 2.5k, 12k). The session cost is
+// the run's total (one aider process per iteration); token counts are summed over replies. Aider takes
+// its prompt with --message, so it usually runs as `bash -c 'aider … --message "$(cat -)"'`; no flag is added.
+
+
+
+/** `aider …`, or a shell wrapper whose script starts with aider. */
+function isAiderCommand(argv) {
+    if (programStem(argv[0]) === 'aider')
+        return true;
+    const wrapped = wrappedProgram(argv);
+    return wrapped !== undefined && programStem(wrapped) === 'aider';
+}
+/** `12k` → 12000, `2.5k` → 2500, `1.2M` → 1200000, `133` → 133. */
+function parseTokenCount(text) {
+    const match = /^([\d.,]+)\s*([kKmM]?)$/.exec(text.trim());
+    if (!match)
+        return 0;
+    const value = Number(match[1].replace(/,/g, ''));
+    const scale = match[2].toLowerCase() === 'k' ? 1e3 : match[2].toLowerCase() === 'm' ? 1e6 : 1;
+    return Number.isFinite(value) ? Math.round(value * scale) : 0;
+}
+const TOKENS = /^Tokens:\s*(.+?)\.?(?:\s+Cost:.*)?$/;
+const COST = /Cost:\s*\$([\d.]+)\s*message,\s*\$([\d.]+)\s*session/;
+const RETRY = /Retrying in [\d.]+ seconds/i;
+/** Parses aider's usage lines as they come; the totals are the run's so far. */
+class AiderUsage {
+    totals = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    seen = false;
+    /** Reads one line; answers the new totals when it was a usage line. */
+    line(line) {
+        const text = line.trim();
+        let changed = false;
+        const tokens = TOKENS.exec(text);
+        if (tokens) {
+            let sent = 0;
+            let cacheWrite = 0;
+            for (const part of tokens[1].split(/[,;]/)) {
+                const m = /^\s*([\d.,]+\s*[kKmM]?)\s+(sent|received|Total|cache write|cache hit|cache read)\b/.exec(part);
+                if (!m)
+                    continue;
+                const n = parseTokenCount(m[1]);
+                if (m[2] === 'sent')
+                    sent = n;
+                else if (m[2] === 'received' || m[2] === 'Total')
+                    this.totals.output += n;
+                else if (m[2] === 'cache write')
+                    cacheWrite = n;
+                else
+                    this.totals.cache_read += n;
+            }
+            // "sent" counts the cache writes too.
+            this.totals.input += Math.max(0, sent - cacheWrite);
+            this.totals.cache_write += cacheWrite;
+            changed = true;
+        }
+        const cost = COST.exec(text);
+        if (cost) {
+            this.totals.reportedUsd = Number(cost[2]);
+            changed = true;
+        }
+        if (!changed)
+            return undefined;
+        this.seen = true;
+        return { ...this.totals };
+    }
+    get any() {
+        return this.seen;
+    }
+}
+/** Aider's status lines are not part of its answer. */
+function withoutAiderStatus(stdout) {
+    return stdout
+        .split('\n')
+        .filter(line => !/^\s*(Tokens:|Cost: \$|Applied edit to |Commit [0-9a-f]{7,} )/.test(line))
+        .join('\n');
+}
+function aiderReader(prompt, hooks) {
+    const usage = new AiderUsage();
+    return genericReader(prompt, hooks, {
+        clean: withoutAiderStatus,
+        onLine: (line, sink) => {
+            const totals = usage.line(line);
+            if (totals)
+                return sink.report(totals);
+            if (RETRY.test(line))
+                sink.retried();
+            if (USAGE_LIMIT.test(line)) {
+                const message = oneLine(line, 300);
+                const resetsAt = resetFromMessage(message);
+                sink.fail({ kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) });
+            }
+        }
+    });
+}
+const aiderPreset = {
+    name: 'aider',
     jsonStream: false,
     argv: userArgv => [...userArgv],
-    read(prompt) {
-        return {
-            stdout: () => undefined,
-            stderr: () => undefined,
-            finish: (stdoutText) => ({
-                finalMessage: finalMessageFromOutput(stdoutText, prompt),
-                notes: []
-            })
-        };
-    }
+    read: (prompt, hooks) => aiderReader(prompt, hooks)
 };
+
+;// CONCATENATED MODULE: ./src/agents/claude.ts
+// Claude Code in print mode. Like the reference runtime, `--output-format stream-json --verbose` is
+// appended (even when the user's command already has --output-format: argv parity with ralphify), and the
+// final message is the `result` event's text. Our own flags come only with our own settings: the loop's
+// remaining dollar budget as `--max-budget-usd` and its turn cap as `--max-turns`, unless already given.
+// Per-turn usage feeds the cost meter live; the readable transcript goes to agent.log.
+
+
+/** Appended verbatim, even when the user's command already has --output-format (the reference does). */
+const CLAUDE_STREAM_FLAGS = ['--output-format', 'stream-json', '--verbose'];
+/** Python's Path(argv0).stem == 'claude': `/usr/bin/claude`, `claude.exe` and `claude.cmd` all match. */
+function isClaudeCommand(argv0) {
+    return programStem(argv0) === 'claude';
+}
+/** Dollars as claude's --max-budget-usd reads them: never rounded up past what is left. */
+function formatBudget(usd) {
+    return (Math.floor(Math.max(0, usd) * 1e6) / 1e6).toString();
+}
+/** The command line: the reference's flags, then the caps the loop can hand to claude itself. */
+function claudeArgv(userArgv, caps = {}) {
+    const argv = [...userArgv, ...CLAUDE_STREAM_FLAGS];
+    if (caps.remainingUsd !== undefined && !hasOption(userArgv, ['--max-budget-usd']))
+        argv.push('--max-budget-usd', formatBudget(caps.remainingUsd));
+    if (caps.maxTurns !== undefined && !hasOption(userArgv, ['--max-turns']))
+        argv.push('--max-turns', String(caps.maxTurns));
+    return argv;
+}
+function toReport(usage, model) {
+    const report = {
+        input: num(usage.input_tokens),
+        output: num(usage.output_tokens),
+        cache_read: num(usage.cache_read_input_tokens),
+        cache_write: num(usage.cache_creation_input_tokens)
+    };
+    if (model)
+        report.model = model;
+    return report;
+}
+/** `modelUsage` sums (every model the run used, subagents and broken streams included), or undefined. */
+function modelUsageReport(modelUsage, model) {
+    if (!isObject(modelUsage))
+        return undefined;
+    const entries = Object.entries(modelUsage).filter(([, v]) => isObject(v));
+    if (entries.length === 0)
+        return undefined;
+    const report = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    for (const [, m] of entries) {
+        report.input += num(m.inputTokens);
+        report.output += num(m.outputTokens);
+        report.cache_read += num(m.cacheReadInputTokens);
+        report.cache_write += num(m.cacheCreationInputTokens);
+    }
+    // The model that did most of the work names the run.
+    const main = entries.reduce((a, b) => (num(b[1].outputTokens) > num(a[1].outputTokens) ? b : a))[0];
+    report.model = main || model;
+    return report;
+}
+class ClaudeStreamReader extends JsonLinesReader {
+    // One assistant message arrives as several events (one per content block) with the same id and usage.
+    turns = new Map();
+    model;
+    sawResult = false;
+    constructor(hooks) {
+        super(hooks);
+    }
+    end(exit) {
+        if (this.sawResult)
+            return;
+        if (this.turns.size > 0)
+            this.usage = this.cumulative();
+        this.notes.push('the stream ended without a result event');
+        if (exit && !exit.killed && exit.code !== 0 && !this.failure)
+            this.failure = {
+                kind: 'error',
+                message: `claude exited with ${exit.code ?? exit.signal} without a result`
+            };
+    }
+    cumulative() {
+        const sum = {};
+        for (const usage of this.turns.values()) {
+            sum.input_tokens = num(sum.input_tokens) + num(usage.input_tokens);
+            sum.output_tokens = num(sum.output_tokens) + num(usage.output_tokens);
+            sum.cache_read_input_tokens = num(sum.cache_read_input_tokens) + num(usage.cache_read_input_tokens);
+            sum.cache_creation_input_tokens =
+                num(sum.cache_creation_input_tokens) + num(usage.cache_creation_input_tokens);
+        }
+        return toReport(sum, this.model);
+    }
+    onJson(event) {
+        switch (event.type) {
+            case 'system':
+                this.onSystem(event);
+                break;
+            case 'assistant':
+                this.onAssistant(event);
+                break;
+            case 'user':
+                this.onUser(event);
+                break;
+            case 'result':
+                this.onResult(event);
+                break;
+            case 'rate_limit_event':
+                this.onRateLimit(event);
+                break;
+        }
+    }
+    onSystem(event) {
+        if (event.subtype === 'init') {
+            if (typeof event.model === 'string')
+                this.model = event.model;
+            this.emit({
+                kind: 'notice',
+                message: `[session ${String(event.session_id ?? '?')}] model ${String(event.model ?? '?')}`
+            });
+        }
+        else if (event.subtype === 'api_retry') {
+            this.retries++;
+            const status = event.error_status ?? event.error ?? '?';
+            this.lastRetryError = String(event.error_status ?? event.error ?? 'unknown');
+            this.emit({
+                kind: 'notice',
+                message: `[api retry ${String(event.attempt ?? '?')}/${String(event.max_retries ?? '?')}] status ${String(status)}`
+            });
+        }
+        else if (event.subtype === 'permission_denied') {
+            const tool = str(event.tool_name) ?? '?';
+            const reason = str(event.decision_reason) ?? str(event.message) ?? '';
+            this.emit({
+                kind: 'notice',
+                message: `[permission denied] ${tool}${reason ? `: ${oneLine(reason)}` : ''}`
+            });
+        }
+    }
+    onAssistant(event) {
+        const message = isObject(event.message) ? event.message : {};
+        if (typeof message.model === 'string' && message.model !== '<synthetic>')
+            this.model = message.model;
+        for (const block of Array.isArray(message.content) ? message.content : []) {
+            if (!isObject(block))
+                continue;
+            if (block.type === 'text' && typeof block.text === 'string')
+                this.emit({ kind: 'text', text: block.text });
+            else if (block.type === 'tool_use')
+                this.emit({ kind: 'tool_call', name: String(block.name), detail: describeToolInput(block.input) });
+        }
+        // A synthetic message (an API error said as text) carries no real usage.
+        if (isObject(message.usage) && message.model !== '<synthetic>') {
+            const id = typeof message.id === 'string' ? message.id : `turn-${this.turns.size}`;
+            this.turns.set(id, message.usage);
+            this.emit({ kind: 'usage', usage: this.cumulative() });
+        }
+    }
+    onUser(event) {
+        const message = isObject(event.message) ? event.message : {};
+        for (const block of Array.isArray(message.content) ? message.content : []) {
+            if (!isObject(block) || block.type !== 'tool_result')
+                continue;
+            const content = typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? '');
+            this.emit({ kind: 'tool_result', ok: block.is_error !== true, detail: oneLine(content, 120) });
+        }
+    }
+    /** `rate_limit_event`: status "rejected" means a usage limit was hit (subscription logins only). */
+    onRateLimit(event) {
+        const info = isObject(event.rate_limit_info) ? event.rate_limit_info : {};
+        const status = str(info.status) ?? '?';
+        const resetsAt = typeof info.resetsAt === 'number' ? info.resetsAt * 1000 : undefined;
+        const kind = str(info.rateLimitType);
+        const when = resetsAt !== undefined ? `, resets at ${new Date(resetsAt).toISOString()}` : '';
+        this.emit({ kind: 'notice', message: `[rate limit] ${status}${kind ? ` (${kind})` : ''}${when}` });
+        if (status === 'rejected') {
+            this.failure = {
+                kind: 'usage_limit',
+                message: `claude's ${kind ? `${kind} ` : ''}usage limit was reached${when}`,
+                ...(resetsAt !== undefined ? { resetsAt } : {})
+            };
+        }
+    }
+    onResult(event) {
+        this.sawResult = true;
+        const fromModels = modelUsageReport(event.modelUsage, this.model);
+        const usage = fromModels ?? toReport(isObject(event.usage) ? event.usage : {}, this.model);
+        if (typeof event.total_cost_usd === 'number')
+            usage.reportedUsd = event.total_cost_usd;
+        else if (typeof event.cost_usd === 'number')
+            usage.reportedUsd = event.cost_usd;
+        const text = typeof event.result === 'string' ? event.result : undefined;
+        const isError = event.is_error === true;
+        this.finalMessage = text;
+        this.isError = isError;
+        this.emit({ kind: 'usage', usage });
+        for (const denial of Array.isArray(event.permission_denials) ? event.permission_denials : []) {
+            if (!isObject(denial))
+                continue;
+            const detail = describeToolInput(denial.tool_input);
+            this.deny({ tool: str(denial.tool_name) ?? '?', ...(detail ? { detail } : {}) });
+        }
+        if (isError)
+            this.failure = this.resultFailure(event, text);
+        const cost = usage.reportedUsd !== undefined ? ` · $${usage.reportedUsd.toFixed(4)}` : '';
+        const turns = event.num_turns !== undefined ? ` · ${String(event.num_turns)} turns` : '';
+        this.emit({
+            kind: 'result',
+            isError,
+            summary: `[result] ${String(event.subtype ?? '?')}${isError ? ' (error)' : ''}${cost}${turns}`,
+            ...(text !== undefined ? { text } : {})
+        });
+        if (text)
+            this.emit({ kind: 'text', text });
+    }
+    resultFailure(event, text) {
+        const errors = Array.isArray(event.errors) ? event.errors.filter(e => typeof e === 'string') : [];
+        const message = oneLine(text || errors.join('; ') || String(event.subtype ?? 'error'), 300);
+        // A rejected rate_limit_event said more (the reset time) than the result will.
+        if (this.failure?.kind === 'usage_limit')
+            return this.failure;
+        switch (event.subtype) {
+            case 'error_max_budget_usd':
+                return { kind: 'budget', message };
+            case 'error_max_turns':
+                return { kind: 'max_turns', message };
+        }
+        // A 429 alone is a rate limit claude already retried: an API error, the loop goes on.
+        if (USAGE_LIMIT.test(message)) {
+            const resetsAt = resetFromMessage(message);
+            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
+        }
+        if (event.terminal_reason === 'api_error' || event.api_error_status != null || /^API Error/.test(message))
+            return { kind: 'api_error', message };
+        return { kind: 'error', message };
+    }
+}
+const claudePreset = {
+    name: 'claude',
+    jsonStream: true,
+    argv: (userArgv, caps) => claudeArgv(userArgv, caps),
+    read: (_prompt, hooks) => new ClaudeStreamReader(hooks)
+};
+
+;// CONCATENATED MODULE: ./src/agents/codex.ts
+// Codex (`codex exec`). With `--json` it prints JSONL: thread.started, turn.started, item.started/updated/
+// completed (agent_message, reasoning, command_execution, file_change, mcp_tool_call, web_search, todo_list,
+// error), turn.completed{usage}, turn.failed{error}, and top-level `error` (also "Reconnecting... n/N").
+// It names no model and no dollars: the model comes from the command line or $CODEX_HOME/config.toml,
+// and the cost is estimated from the price table. Usage arrives only in turn.completed, so a codex run
+// cannot be metered while it runs; only its end settles the cost.
+
+
+
+
+
+
+const EXEC = ['exec', 'e'];
+const JSON_FLAGS = ['--json', '--experimental-json'];
+/** `codex exec …` (or its alias `codex e …`): the only codex command a loop can run headless. */
+function isCodexExec(argv) {
+    return programStem(argv[0]) === 'codex' && subcommandIndex(argv, EXEC) !== -1;
+}
+/** The user's argv with `--json` right after `exec`, unless it is there already. */
+function codexArgv(userArgv) {
+    if (hasOption(userArgv, JSON_FLAGS))
+        return [...userArgv];
+    return insertAfter(userArgv, subcommandIndex(userArgv, EXEC), ['--json']);
+}
+const unquote = (value) => value.trim().replace(/^["']|["']$/g, '');
+/** The top-level `model = "…"` of a config.toml (before its first [table]). */
+function modelInConfigToml(text) {
+    for (const line of text.split('\n')) {
+        if (/^\s*\[/.test(line))
+            return undefined;
+        const match = /^\s*model\s*=\s*(["'])([^"']+)\1/.exec(line);
+        if (match)
+            return match[2];
+    }
+    return undefined;
+}
+/** The model codex will use: `-m`/`--model`, `-c model=…`, then $CODEX_HOME/config.toml (~/.codex). */
+function codexModel(argv, env) {
+    const flag = optionValue(argv, ['-m', '--model']);
+    if (flag)
+        return flag;
+    let fromConfig;
+    const tokens = argv.slice(1);
+    tokens.forEach((token, i) => {
+        const setting = token === '-c' || token === '--config'
+            ? tokens[i + 1]
+            : token.startsWith('--config=')
+                ? token.slice(9)
+                : undefined;
+        const match = setting ? /^model\s*=\s*(.+)$/.exec(setting) : null;
+        if (match)
+            fromConfig = unquote(match[1]);
+    });
+    if (fromConfig)
+        return fromConfig;
+    const home = env.CODEX_HOME || external_node_path_default().join(env.HOME || external_node_os_default().homedir(), '.codex');
+    try {
+        return modelInConfigToml((0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(home, 'config.toml'), 'utf8'));
+    }
+    catch {
+        return undefined;
+    }
+}
+class CodexStreamReader extends JsonLinesReader {
+    model;
+    totals = { input: 0, cached: 0, cacheWrite: 0, output: 0 };
+    sawUsage = false;
+    lastError;
+    constructor(hooks, model) {
+        super(hooks);
+        this.model = model;
+    }
+    end(exit) {
+        if (!this.sawUsage && !exit?.killed)
+            this.notes.push('codex reported no usage (no turn.completed)');
+        if (exit?.killed && !this.sawUsage)
+            this.notes.push('codex was stopped before turn.completed: its usage is unknown');
+        if (!this.model)
+            this.notes.push('codex did not say its model (set -m or model in config.toml) so its tokens cannot be priced');
+    }
+    onJson(event) {
+        switch (event.type) {
+            case 'thread.started':
+                this.emit({
+                    kind: 'notice',
+                    message: `[thread ${String(event.thread_id ?? '?')}] model ${this.model ?? '?'}`
+                });
+                break;
+            case 'item.started':
+                if (isObject(event.item))
+                    this.onItemStarted(event.item);
+                break;
+            case 'item.completed':
+                if (isObject(event.item))
+                    this.onItemCompleted(event.item);
+                break;
+            case 'turn.completed':
+                this.onUsage(isObject(event.usage) ? event.usage : {});
+                break;
+            case 'turn.failed':
+                this.onTurnFailed(isObject(event.error) ? str(event.error.message) : undefined);
+                break;
+            case 'error':
+                this.onError(str(event.message) ?? JSON.stringify(event));
+                break;
+        }
+    }
+    onItemStarted(item) {
+        if (item.type === 'command_execution')
+            this.emit({ kind: 'tool_call', name: 'exec', detail: oneLine(str(item.command) ?? '') });
+        else if (item.type === 'mcp_tool_call')
+            this.emit({
+                kind: 'tool_call',
+                name: `${String(item.server ?? 'mcp')}.${String(item.tool ?? '?')}`,
+                detail: describeToolInput(item.arguments)
+            });
+    }
+    onItemCompleted(item) {
+        switch (item.type) {
+            case 'agent_message': {
+                const text = str(item.text) ?? '';
+                this.finalMessage = text;
+                this.emit({ kind: 'text', text });
+                break;
+            }
+            case 'command_execution': {
+                const output = oneLine(str(item.aggregated_output) ?? '', 120);
+                const code = item.exit_code;
+                this.emit({
+                    kind: 'tool_result',
+                    ok: code === 0,
+                    detail: `exit ${code === null || code === undefined ? '?' : String(code)}${output ? ` ${output}` : ''}`
+                });
+                break;
+            }
+            case 'file_change': {
+                const changes = Array.isArray(item.changes) ? item.changes.filter(isObject) : [];
+                const detail = changes.map(c => `${String(c.kind ?? '?')} ${String(c.path ?? '?')}`).join(', ');
+                this.emit({ kind: 'tool_call', name: 'apply_patch', detail: oneLine(detail) });
+                if (item.status === 'failed')
+                    this.emit({ kind: 'tool_result', ok: false, detail: 'the patch failed' });
+                break;
+            }
+            case 'mcp_tool_call':
+                this.emit({
+                    kind: 'tool_result',
+                    ok: item.status !== 'failed',
+                    detail: oneLine(JSON.stringify(item.result ?? item.error ?? ''), 120)
+                });
+                break;
+            case 'web_search':
+                this.emit({ kind: 'tool_call', name: 'web_search', detail: oneLine(str(item.query) ?? '') });
+                break;
+            case 'error':
+                this.emit({ kind: 'error', message: oneLine(str(item.message) ?? '', 300) });
+                break;
+        }
+    }
+    onUsage(usage) {
+        this.sawUsage = true;
+        this.totals.input += num(usage.input_tokens);
+        this.totals.cached += num(usage.cached_input_tokens);
+        this.totals.cacheWrite += num(usage.cache_write_input_tokens);
+        this.totals.output += num(usage.output_tokens);
+        // input_tokens counts the cached ones too (as the Responses API does): priced apart.
+        const report = {
+            input: Math.max(0, this.totals.input - this.totals.cached - this.totals.cacheWrite),
+            output: this.totals.output,
+            cache_read: this.totals.cached,
+            cache_write: this.totals.cacheWrite
+        };
+        if (this.model)
+            report.model = this.model;
+        this.emit({ kind: 'usage', usage: report });
+    }
+    onError(message) {
+        if (/^Reconnecting\.\.\./.test(message)) {
+            this.retries++;
+            this.lastRetryError = oneLine(message.replace(/^Reconnecting\.\.\.\s*\S+\s*/, ''), 160);
+            this.emit({ kind: 'notice', message: `[api retry] ${oneLine(message, 200)}` });
+            return;
+        }
+        this.lastError = message;
+        this.emit({ kind: 'error', message: oneLine(message, 300) });
+    }
+    onTurnFailed(message) {
+        const said = oneLine(message ?? this.lastError ?? 'turn failed', 300);
+        this.isError = true;
+        this.failure = this.failureOf(said);
+        this.emit({ kind: 'result', isError: true, summary: `[turn failed] ${said}` });
+    }
+    failureOf(message) {
+        if (USAGE_LIMIT.test(message)) {
+            const resetsAt = resetFromMessage(message);
+            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
+        }
+        return { kind: 'api_error', message };
+    }
+}
+/** codex exec with --json (added unless the user gave it): the JSONL reader. */
+const codexPreset = {
+    name: 'codex',
+    jsonStream: true,
+    argv: userArgv => codexArgv(userArgv),
+    read: (_prompt, hooks, context) => new CodexStreamReader(hooks, context ? codexModel(context.argv, context.env) : undefined)
+};
+/** codex exec run exactly as written, without --json (ralphify's argv): read as plain text. */
+const codexPlainPreset = {
+    name: 'codex',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: prompt => genericReader(prompt)
+};
+/** Whether the user already asked codex for JSON output. */
+const codexAskedForJson = (argv) => hasOption(argv, JSON_FLAGS);
+
+;// CONCATENATED MODULE: ./src/agents/gemini.ts
+// Gemini CLI with `--output-format stream-json` (added unless the user chose a format). Events, as
+// google-gemini/gemini-cli prints them (packages/core/src/output/types.ts): init{session_id, model},
+// message{role, content, delta}, tool_use{tool_name, tool_id, parameters}, tool_result{tool_id, status,
+// output, error}, error{severity, message}, result{status, error, stats{total_tokens, input_tokens,
+// output_tokens, cached, input, duration_ms, tool_calls}}. Tokens only: the cost is estimated. Fatal errors
+// end with a `result` whose status is "error" and an exit code (packages/core/src/utils/errors.ts): 41 auth,
+// 42 input, 44 sandbox, 52 config, 53 turn limit, 54 tool, 130 cancelled.
+
+
+
+const FORMAT = ['--output-format', '-o'];
+const isGeminiCommand = (argv) => programStem(argv[0]) === 'gemini';
+/** The output format the user chose, if any. */
+const geminiFormat = (argv) => optionValue(argv, FORMAT);
+function geminiArgv(userArgv) {
+    return hasOption(userArgv, FORMAT) ? [...userArgv] : [...userArgv, '--output-format', 'stream-json'];
+}
+/** Exit codes of gemini's FatalError classes. */
+const GEMINI_EXIT_FAILURES = {
+    41: { kind: 'auth_error', message: 'gemini could not authenticate (exit 41)' },
+    42: { kind: 'input_error', message: 'gemini refused its input (exit 42)' },
+    44: { kind: 'error', message: 'gemini could not set up its sandbox (exit 44)' },
+    52: { kind: 'error', message: 'gemini found its configuration invalid (exit 52)' },
+    53: { kind: 'max_turns', message: 'gemini reached its session turn limit (exit 53)' },
+    54: { kind: 'error', message: 'a gemini tool failed fatally (exit 54)' },
+    130: { kind: 'error', message: 'gemini was cancelled (exit 130)' }
+};
+function failureOf(type, message) {
+    if (USAGE_LIMIT.test(`${type ?? ''} ${message}`)) {
+        const resetsAt = resetFromMessage(message);
+        return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
+    }
+    switch (type) {
+        case 'FatalTurnLimitedError':
+            return { kind: 'max_turns', message };
+        case 'FatalInputError':
+            return { kind: 'input_error', message };
+        case 'FatalAuthenticationError':
+            return { kind: 'auth_error', message };
+    }
+    return { kind: /api error/i.test(message) ? 'api_error' : 'error', message };
+}
+class GeminiStreamReader extends JsonLinesReader {
+    model;
+    /** Assistant text of the current turn, sent as deltas. */
+    pending = '';
+    sawEvent = false;
+    sawResult = false;
+    tools = new Map();
+    constructor(hooks) {
+        super(hooks);
+    }
+    onJson(event) {
+        if (typeof event.type !== 'string')
+            return;
+        this.sawEvent = true;
+        if (event.type !== 'message')
+            this.flush();
+        switch (event.type) {
+            case 'init':
+                if (typeof event.model === 'string')
+                    this.model = event.model;
+                this.emit({
+                    kind: 'notice',
+                    message: `[session ${String(event.session_id ?? '?')}] model ${String(event.model ?? '?')}`
+                });
+                break;
+            case 'message':
+                if (event.role === 'assistant')
+                    this.onAssistant(str(event.content) ?? '', event.delta === true);
+                break;
+            case 'tool_use': {
+                const name = str(event.tool_name) ?? '?';
+                this.tools.set(String(event.tool_id ?? ''), name);
+                // A tool call ends the turn's text: the final message is what comes after the last one.
+                this.finalMessage = undefined;
+                this.emit({ kind: 'tool_call', name, detail: describeToolInput(event.parameters) });
+                break;
+            }
+            case 'tool_result': {
+                const ok = event.status !== 'error';
+                const error = isObject(event.error) ? str(event.error.message) : undefined;
+                this.emit({ kind: 'tool_result', ok, detail: oneLine(error ?? str(event.output) ?? '', 120) });
+                break;
+            }
+            case 'error': {
+                const message = oneLine(str(event.message) ?? '', 300);
+                if (event.severity === 'warning')
+                    this.emit({ kind: 'notice', message: `[warning] ${message}` });
+                else
+                    this.emit({ kind: 'error', message });
+                break;
+            }
+            case 'result':
+                this.onResult(event);
+                break;
+        }
+    }
+    onAssistant(content, delta) {
+        if (!delta)
+            this.flush();
+        this.pending += content;
+        this.finalMessage = (this.finalMessage ?? '') + content;
+        if (!delta)
+            this.flush();
+    }
+    /** The turn's text so far becomes one transcript entry. */
+    flush() {
+        if (this.pending === '')
+            return;
+        this.emit({ kind: 'text', text: this.pending });
+        this.pending = '';
+    }
+    onResult(event) {
+        this.sawResult = true;
+        if (isObject(event.stats))
+            this.emit({ kind: 'usage', usage: this.usageOf(event.stats) });
+        const isError = event.status === 'error';
+        this.isError = isError;
+        const error = isObject(event.error) ? event.error : undefined;
+        if (isError) {
+            const message = oneLine(str(error?.message) ?? 'gemini reported an error', 300);
+            this.failure = failureOf(str(error?.type), message);
+        }
+        const calls = isObject(event.stats) && event.stats.tool_calls !== undefined
+            ? ` · ${String(event.stats.tool_calls)} tool calls`
+            : '';
+        this.emit({
+            kind: 'result',
+            isError,
+            summary: `[result] ${String(event.status ?? '?')}${error ? `: ${oneLine(str(error.message) ?? '', 200)}` : ''}${calls}`
+        });
+    }
+    /** input_tokens counts the cached ones; total_tokens also counts thinking and tool tokens (billed as output). */
+    usageOf(stats) {
+        const prompt = num(stats.input_tokens);
+        const cached = num(stats.cached);
+        const output = num(stats.output_tokens);
+        const extra = Math.max(0, num(stats.total_tokens) - prompt - output);
+        const report = {
+            input: stats.input !== undefined ? num(stats.input) : Math.max(0, prompt - cached),
+            output: output + extra,
+            cache_read: cached,
+            cache_write: 0
+        };
+        if (this.model)
+            report.model = this.model;
+        return report;
+    }
+    end() {
+        this.flush();
+    }
+    finish(stdoutText, exit) {
+        // `--output-format json` prints one (pretty-printed) object at the end instead of a stream.
+        if (!this.sawEvent)
+            this.readJsonOutput(stdoutText);
+        if (!this.sawResult && this.sawEvent && !exit?.killed)
+            this.notes.push('the stream ended without a result event');
+        return super.finish(stdoutText, exit);
+    }
+    exitFailure(code, stderr) {
+        const known = GEMINI_EXIT_FAILURES[code];
+        if (known)
+            return { kind: known.kind, message: `${known.message}${stderr ? `: ${stderr}` : ''}` };
+        return super.exitFailure(code, stderr);
+    }
+    readJsonOutput(text) {
+        let json;
+        try {
+            json = JSON.parse(text.trim());
+        }
+        catch {
+            return;
+        }
+        if (!isObject(json))
+            return;
+        if (typeof json.response === 'string')
+            this.finalMessage = json.response;
+        const stats = isObject(json.stats) && isObject(json.stats.models) ? json.stats.models : undefined;
+        if (stats) {
+            const usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+            let main = ['', -1];
+            for (const [model, metrics] of Object.entries(stats)) {
+                const tokens = isObject(metrics) && isObject(metrics.tokens) ? metrics.tokens : {};
+                const cached = num(tokens.cached);
+                usage.input += Math.max(0, num(tokens.prompt) - cached);
+                usage.cache_read += cached;
+                usage.output += num(tokens.candidates) + num(tokens.thoughts) + num(tokens.tool);
+                if (num(tokens.candidates) > main[1])
+                    main = [model, num(tokens.candidates)];
+            }
+            if (main[0])
+                usage.model = main[0];
+            this.emit({ kind: 'usage', usage });
+        }
+        if (isObject(json.error)) {
+            this.isError = true;
+            this.failure = failureOf(str(json.error.type), oneLine(str(json.error.message) ?? 'error', 300));
+            this.emit({ kind: 'error', message: this.failure.message });
+        }
+    }
+}
+/** gemini with a JSON output format (stream-json added unless the user chose one). */
+const geminiPreset = {
+    name: 'gemini',
+    jsonStream: true,
+    argv: userArgv => geminiArgv(userArgv),
+    read: (_prompt, hooks) => new GeminiStreamReader(hooks)
+};
+/** gemini run exactly as written with text output: read as plain text. */
+const geminiPlainPreset = {
+    name: 'gemini',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: (prompt, hooks) => genericReader(prompt, hooks, { exitFailures: GEMINI_EXIT_FAILURES })
+};
+
+;// CONCATENATED MODULE: ./src/agents/opencode.ts
+// opencode (`opencode run`) with `--format json` (added unless the user gave a format). Each line is
+// `{type, timestamp, sessionID, …}` as anomalyco/opencode prints it (packages/opencode/src/cli/cmd/run.ts):
+// step_start, text, reasoning, tool_use and step_finish carry a `part`; `error` carries `error{name, data}`;
+// newer builds end with `done{reason, rejected}` (permissions it auto-rejected). step_finish's part has the
+// step's `cost` in dollars and `tokens{input, output, reasoning, cache{read, write}}` (message-v2.ts
+// StepFinishPart): the cost is reported, summed over steps (tokens.total, when present, is cumulative and
+// is not summed).
+
+
+
+const isOpencodeRun = (argv) => programStem(argv[0]) === 'opencode' && subcommandIndex(argv, ['run']) !== -1;
+/** The output format the user chose, if any. */
+const opencodeFormat = (argv) => optionValue(argv, ['--format']);
+function opencodeArgv(userArgv) {
+    if (hasOption(userArgv, ['--format']))
+        return [...userArgv];
+    return insertAfter(userArgv, subcommandIndex(userArgv, ['run']), ['--format', 'json']);
+}
+class OpencodeStreamReader extends JsonLinesReader {
+    totals = {
+        input: 0,
+        output: 0,
+        cache_read: 0,
+        cache_write: 0,
+        reportedUsd: 0
+    };
+    steps = 0;
+    /** Text parts since the last tool call: the final message. */
+    tail = [];
+    constructor(hooks) {
+        super(hooks);
+    }
+    onJson(event) {
+        const part = isObject(event.part) ? event.part : {};
+        switch (event.type) {
+            case 'text': {
+                const text = str(part.text) ?? '';
+                this.tail.push(text);
+                this.finalMessage = this.tail.join('\n\n');
+                this.emit({ kind: 'text', text });
+                break;
+            }
+            case 'tool_use':
+                this.onTool(part);
+                break;
+            case 'step_finish':
+                this.onStep(part);
+                break;
+            case 'error':
+                this.onError(isObject(event.error) ? event.error : {});
+                break;
+            case 'done':
+                for (const permission of Array.isArray(event.rejected) ? event.rejected : [])
+                    if (typeof permission === 'string')
+                        this.deny({ tool: permission });
+                if (this.denials.length > 0)
+                    this.emit({
+                        kind: 'notice',
+                        message: `[permission denied] ${this.denials.map(d => d.tool).join(', ')}`
+                    });
+                break;
+        }
+    }
+    onTool(part) {
+        const state = isObject(part.state) ? part.state : {};
+        const name = str(part.tool) ?? '?';
+        this.tail = [];
+        this.finalMessage = undefined;
+        this.emit({
+            kind: 'tool_call',
+            name,
+            detail: describeToolInput(state.input) || oneLine(str(state.title) ?? '')
+        });
+        const ok = state.status !== 'error';
+        const detail = ok ? str(state.output) || str(state.title) || '' : str(state.error) || 'failed';
+        this.emit({ kind: 'tool_result', ok, detail: oneLine(detail, 120) });
+    }
+    onStep(part) {
+        this.steps++;
+        const tokens = isObject(part.tokens) ? part.tokens : {};
+        const cache = isObject(tokens.cache) ? tokens.cache : {};
+        this.totals.input += num(tokens.input);
+        // Reasoning tokens are billed as output.
+        this.totals.output += num(tokens.output) + num(tokens.reasoning);
+        this.totals.cache_read += num(cache.read);
+        this.totals.cache_write += num(cache.write);
+        this.totals.reportedUsd = (this.totals.reportedUsd ?? 0) + num(part.cost);
+        const model = isObject(part.model) ? str(part.model.modelID) : undefined;
+        if (model)
+            this.totals.model = model;
+        this.emit({ kind: 'usage', usage: { ...this.totals } });
+    }
+    onError(error) {
+        const data = isObject(error.data) ? error.data : {};
+        const name = str(error.name) ?? 'Error';
+        const message = oneLine(str(data.message) ?? name, 300);
+        this.isError = true;
+        this.failure = this.failureOf(name, message, data.statusCode);
+        this.emit({ kind: 'error', message: `${name}: ${message}` });
+    }
+    failureOf(name, message, status) {
+        // A 429 is a usage limit only when it says quota; a per-minute rate limit is an API error.
+        if (USAGE_LIMIT.test(message) || (status === 429 && /quota/i.test(message))) {
+            const resetsAt = resetFromMessage(message);
+            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
+        }
+        if (name === 'ProviderAuthError')
+            return { kind: 'auth_error', message };
+        if (name === 'APIError')
+            return { kind: 'api_error', message };
+        return { kind: 'error', message };
+    }
+    end(exit) {
+        if (this.steps === 0 && !exit?.killed)
+            this.notes.push('opencode reported no step_finish: its cost is unknown');
+        const summary = `[done] ${this.steps} steps · $${(this.totals.reportedUsd ?? 0).toFixed(4)}`;
+        if (this.steps > 0)
+            this.emit({ kind: 'result', isError: this.isError === true, summary });
+    }
+}
+const opencodePreset = {
+    name: 'opencode',
+    jsonStream: true,
+    argv: userArgv => opencodeArgv(userArgv),
+    read: (_prompt, hooks) => new OpencodeStreamReader(hooks)
+};
+const opencodePlainPreset = {
+    name: 'opencode',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: prompt => genericReader(prompt)
+};
+
+;// CONCATENATED MODULE: ./src/agents/prices.ts
+const PRICE_TABLE_VERSION = '2026-11-26';
+const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing';
+const ANTHROPIC_PRICING_ZH = 'https://platform.claude.com/docs/zh-CN/about-claude/pricing';
+const OPENAI_QUOTED = 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (quoting developers.openai.com/api/docs/pricing)';
+const GEMINI_QUOTED = 'https://deploybase.ai/articles/gemini-api-pricing (quoting ai.google.dev/gemini-api/docs/pricing)';
+const PRICE_TABLE = [
+    // Anthropic. Cache write = the 5-minute write (claude's default); 1-hour writes cost more.
+    {
+        models: ['claude-fable-5-1', 'claude-mythos-5-1'],
+        input: 10,
+        output: 50,
+        cache_read: 0.25,
+        cache_write: 12.5,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING,
+        verified: 'official'
+    },
+    {
+        models: ['claude-fable-5', 'claude-mythos-5'],
+        input: 10,
+        output: 50,
+        cache_read: 1,
+        cache_write: 12.5,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING,
+        verified: 'official'
+    },
+    {
+        models: ['claude-opus-5-5'],
+        input: 4,
+        output: 20,
+        cache_read: 0.2,
+        cache_write: 5,
+        date: '2026-11-26',
+        source: 'https://platform.claude.com/docs/zh-CN/models/opus-5-5/overview',
+        verified: 'official'
+    },
+    {
+        models: ['claude-opus-5', 'claude-opus-4-8', 'claude-opus-4-7', 'claude-opus-4-6', 'claude-opus-4-5'],
+        input: 5,
+        output: 25,
+        cache_read: 0.5,
+        cache_write: 6.25,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING,
+        verified: 'official'
+    },
+    {
+        models: ['claude-opus-4-1', 'claude-opus-4', 'claude-opus-4-0', 'claude-3-opus'],
+        input: 15,
+        output: 75,
+        cache_read: 1.5,
+        cache_write: 18.75,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING,
+        verified: 'official'
+    },
+    {
+        models: ['claude-sonnet-5-5'],
+        input: 2,
+        output: 10,
+        cache_read: 0.2,
+        cache_write: 2.5,
+        date: '2026-11-26',
+        source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5-5/overview',
+        verified: 'official',
+        note: 'Third parties (github.com/kurofune/claudit v1.9.2, github.com/TheKrush/PromptFuel v1.0.23) report a cache-read cut ' +
+            'to $0.10 on 2026-10-07, not seen on the official page we read: the higher price is kept.'
+    },
+    {
+        models: ['claude-sonnet-5'],
+        input: 2,
+        output: 10,
+        cache_read: 0.2,
+        cache_write: 2.5,
+        date: '2026-11-26',
+        source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5/overview',
+        verified: 'official'
+    },
+    {
+        models: [
+            'claude-sonnet-4-6',
+            'claude-sonnet-4-5',
+            'claude-sonnet-4',
+            'claude-sonnet-4-0',
+            'claude-3-7-sonnet'
+        ],
+        input: 3,
+        output: 15,
+        cache_read: 0.3,
+        cache_write: 3.75,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING_ZH,
+        verified: 'official',
+        note: 'Prompts over 200K input tokens (1M-context beta) cost $6 / $22.50 on Sonnet 4 and 4.5; this table prices ' +
+            'every request at the base rate. Claude Code 2.1.332 prices claude-sonnet-4-5 at exactly these rates ' +
+            '(checked against its total_cost_usd in the live tests).'
+    },
+    {
+        models: ['claude-haiku-5-5'],
+        input: 0.1,
+        output: 0.5,
+        cache_read: 0.01,
+        cache_write: 0.125,
+        date: '2026-11-26',
+        source: 'https://platform.claude.com/docs/about-claude/models/whats-new-opus-5 ("From $0.10 / $0.50")',
+        verified: 'third-party',
+        note: 'Prompts over 100K tokens cost $0.50 / $2.50 (cache $0.05 read, $0.625 write) per github.com/kurofune/claudit ' +
+            'v1.9.2; the cache rates are third-party only. This table prices every request at the lower band.'
+    },
+    {
+        models: ['claude-haiku-4-5'],
+        input: 1,
+        output: 5,
+        cache_read: 0.1,
+        cache_write: 1.25,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING_ZH,
+        verified: 'official'
+    },
+    {
+        models: ['claude-3-5-haiku'],
+        input: 0.8,
+        output: 4,
+        cache_read: 0.08,
+        cache_write: 1,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING_ZH,
+        verified: 'official'
+    },
+    // OpenAI: no charge for cache writes. Standard tier, context under 270K tokens.
+    {
+        models: ['gpt-5.5'],
+        input: 5,
+        output: 30,
+        cache_read: 0.5,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party',
+        note: 'The same in https://www.morphllm.com/openai-api-pricing (June 2026); the official page itself was not in reach.'
+    },
+    {
+        models: ['gpt-5.5-pro', 'gpt-5.4-pro'],
+        input: 30,
+        output: 180,
+        cache_read: 30,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party',
+        note: 'No cached-input discount is listed: cached tokens are priced as input.'
+    },
+    {
+        models: ['gpt-5.4'],
+        input: 2.5,
+        output: 15,
+        cache_read: 0.25,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party'
+    },
+    {
+        models: ['gpt-5.4-mini'],
+        input: 0.75,
+        output: 4.5,
+        cache_read: 0.075,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party'
+    },
+    {
+        models: ['gpt-5.4-nano'],
+        input: 0.2,
+        output: 1.25,
+        cache_read: 0.02,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party'
+    },
+    {
+        models: ['gpt-5', 'gpt-5-codex', 'gpt-5.1', 'gpt-5.1-codex'],
+        input: 1.25,
+        output: 10,
+        cache_read: 0.125,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: 'https://docs.rs/crate/openai-cost/latest/source/src/pricing.rs ("openai.com/api/pricing as of 2026-Q2")',
+        verified: 'third-party',
+        note: 'gpt-5.1 and the -codex variants are priced as gpt-5 without a source of their own: unverified.'
+    },
+    {
+        models: ['gpt-5-mini'],
+        input: 0.25,
+        output: 2,
+        cache_read: 0.025,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: 'none found in reach; the launch price as remembered',
+        verified: 'unverified'
+    },
+    // Google: input_tokens include cached ones; thinking tokens are billed as output. Prompts up to 200K.
+    {
+        models: ['gemini-3-pro-preview', 'gemini-3-pro', 'gemini-3.1-pro-preview'],
+        input: 2,
+        output: 12,
+        cache_read: 0.2,
+        cache_write: 2,
+        date: '2026-11-26',
+        source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
+        verified: 'third-party',
+        note: 'gemini-3.1-pro-preview is priced as 3 Pro without a source of its own: unverified.'
+    },
+    {
+        models: ['gemini-2.5-pro'],
+        input: 1.25,
+        output: 10,
+        cache_read: 0.125,
+        cache_write: 1.25,
+        date: '2026-11-26',
+        source: GEMINI_QUOTED,
+        verified: 'third-party',
+        note: 'Prompts over 200K tokens cost $2.50 / $15; priced here at the base rate.'
+    },
+    {
+        models: ['gemini-2.5-flash'],
+        input: 0.3,
+        output: 2.5,
+        cache_read: 0.03,
+        cache_write: 0.3,
+        date: '2026-11-26',
+        source: GEMINI_QUOTED,
+        verified: 'third-party'
+    },
+    {
+        models: ['gemini-2.5-flash-lite'],
+        input: 0.1,
+        output: 0.4,
+        cache_read: 0.01,
+        cache_write: 0.1,
+        date: '2026-11-26',
+        source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
+        verified: 'third-party'
+    }
+];
+/**
+ * The id the table is keyed by: lower case, without a provider prefix (`anthropic/`, `openai/`, `models/`,
+ * Bedrock's `us.anthropic.`), a date or version suffix (`-20250929`, `-2026-04-23`, `-v1:0`), `-latest`
+ * or claude's `[1m]`; claude ids with dots (`claude-sonnet-4.5`) get dashes.
+ */
+function normaliseModelId(model) {
+    let id = model.trim().toLowerCase();
+    id = id.replace(/\[[^\]]*\]$/, '');
+    id = id.slice(id.lastIndexOf('/') + 1);
+    id = id.replace(/^(?:[a-z]{2,4}\.)?anthropic\./, '');
+    id = id.replace(/-v\d+(?::\d+)?$/, '');
+    id = id.replace(/-latest$/, '');
+    id = id.replace(/-(?:\d{8}|\d{4}-\d{2}-\d{2})$/, '');
+    if (id.startsWith('claude-'))
+        id = id.replace(/\./g, '-');
+    return id;
+}
+const BY_MODEL = new Map();
+for (const row of PRICE_TABLE)
+    for (const model of row.models)
+        BY_MODEL.set(model, row);
+/** The price of a model, or undefined when the table does not know it (never a guess from a look-alike). */
+function lookupPrice(model) {
+    return model ? BY_MODEL.get(normaliseModelId(model)) : undefined;
+}
+/** Dollars for a run's tokens at list price, or undefined when its model is unknown or unnamed. */
+function priceFromTable(usage) {
+    const price = lookupPrice(usage.model);
+    if (!price)
+        return undefined;
+    return ((usage.input * price.input +
+        usage.output * price.output +
+        usage.cache_read * price.cache_read +
+        usage.cache_write * price.cache_write) /
+        1e6);
+}
 
 ;// CONCATENATED MODULE: ./src/agents/index.ts
 // Agent presets: recognised by the agent command's program name; anything else is generic.
@@ -10577,11 +12089,42 @@ const genericPreset = {
 
 
 
-/** The preset for an agent command line; with presets off every agent is generic (argv untouched). */
+
+
+
+
+
+
+
+
+
+
+
+/** The preset for an agent command line. */
 function presetFor(agentArgv, options) {
-    if (options.presets && isClaudeCommand(agentArgv[0]))
+    const generic = genericPresetWith(options.cost);
+    if (!options.presets)
+        return generic;
+    const all = (options.flags ?? 'all') === 'all';
+    if (isClaudeCommand(agentArgv[0]))
         return claudePreset;
-    return genericPreset;
+    if (isCodexExec(agentArgv))
+        return all || codexAskedForJson(agentArgv) ? codexPreset : codexPlainPreset;
+    if (isGeminiCommand(agentArgv)) {
+        const format = geminiFormat(agentArgv);
+        if (format === 'text')
+            return geminiPlainPreset;
+        return all || format !== undefined ? geminiPreset : geminiPlainPreset;
+    }
+    if (isOpencodeRun(agentArgv)) {
+        const format = opencodeFormat(agentArgv);
+        if (format !== undefined)
+            return format === 'json' ? opencodePreset : opencodePlainPreset;
+        return all ? opencodePreset : opencodePlainPreset;
+    }
+    if (isAiderCommand(agentArgv))
+        return aiderPreset;
+    return generic;
 }
 
 ;// CONCATENATED MODULE: external "node:fs/promises"
@@ -10676,17 +12219,35 @@ async function gitOrThrow(args, options) {
 
 
 
+
 const DIFF_PATCH_CHARS = 5000;
 /** Bytes kept for `git diff --stat` (a line per file). */
 const STAT_BYTES = 256 * 1024;
 // Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
 const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
+/** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
+const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
+/** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
+const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
+/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
+function gitBool(value) {
+    if (value === undefined)
+        return true;
+    const v = value.trim().toLowerCase();
+    if (['true', 'yes', 'on'].includes(v))
+        return true;
+    if (['false', 'no', 'off', ''].includes(v))
+        return false;
+    return Number.parseInt(v, 10) !== 0;
+}
 class GitWorkspace {
     root;
     scratch;
-    identityEnv;
-    /** The tree of the last commit this workspace made (or of HEAD, once asked). */
-    committedTree;
+    /** The tree the scratch index held at its last write-tree. */
+    scratchTree;
+    paths;
+    settings;
+    head;
     constructor(root) {
         this.root = root;
     }
@@ -10710,9 +12271,11 @@ class GitWorkspace {
     // files; the user's staging area is never touched.
     async treeHash() {
         const env = { GIT_INDEX_FILE: await this.scratchIndex() };
+        this.scratchTree = undefined;
         await gitOrThrow(['add', '-A'], { cwd: this.root, env });
-        const tree = await gitOrThrow(['write-tree'], { cwd: this.root, env });
-        return tree.stdout.trim();
+        const tree = (await gitOrThrow(['write-tree'], { cwd: this.root, env })).stdout.trim();
+        this.scratchTree = tree;
+        return tree;
     }
     async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
         const to = current ?? (await this.treeHash());
@@ -10730,11 +12293,17 @@ class GitWorkspace {
         return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
     }
     async commitAll(message, tree) {
-        if (tree !== undefined) {
-            this.committedTree ??= (await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{tree}'])).stdout.trim();
-            if (tree === this.committedTree)
-                return undefined;
-        }
+        const head = await this.knownHead();
+        if (tree !== undefined && tree === head.tree)
+            return undefined;
+        tree ??= await this.treeHash();
+        if (tree === head.tree)
+            return undefined;
+        const fast = await this.commitTree(message, tree, head);
+        if (fast !== undefined)
+            return fast;
+        // git's own path: stage everything in the real index, commit what differs from HEAD.
+        this.head = undefined;
         await gitOrThrow(['add', '-A'], { cwd: this.root });
         const staged = await this.git(['diff', '--cached', '--quiet']);
         if (staged.exitCode === 0)
@@ -10742,10 +12311,104 @@ class GitWorkspace {
         // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
         await gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], {
             cwd: this.root,
-            env: await this.commitIdentity()
+            env: (await this.commitSettings()).env
         });
-        this.committedTree = tree;
         return this.headSha();
+    }
+    /**
+     * The commit `git commit --no-verify` would make, in two processes instead of five: the scratch index
+     * already holds `tree`, so it is written as a commit on HEAD, HEAD is moved only if it is still where we
+     * saw it, and the scratch index becomes the real one under git's index.lock (as `git commit` leaves it:
+     * everything staged). Answers undefined, having changed nothing, whenever git's own path must decide:
+     * a hook that would run, signing, a merge in progress, a multi-line message, HEAD moved, a busy index.
+     */
+    async commitTree(message, tree, head) {
+        const paths = await this.gitPaths();
+        const settings = await this.commitSettings();
+        if (settings.sign || !this.scratch || this.scratchTree !== tree || !/^[^\s#](.*\S)?$/.test(message))
+            return undefined;
+        // Metadata calls, synchronous: a few microseconds each, where a promise round trip costs more.
+        const present = (file, mode) => {
+            try {
+                (0,external_node_fs_namespaceObject.accessSync)(file, mode);
+                return true;
+            }
+            catch {
+                return false;
+            }
+        };
+        if (COMMIT_HOOKS.some(hook => present(external_node_path_default().join(paths.hooks, hook), external_node_fs_namespaceObject.constants.X_OK)))
+            return undefined;
+        if (paths.states.some(state => present(state, external_node_fs_namespaceObject.constants.F_OK)))
+            return undefined;
+        const lock = `${paths.index}.lock`;
+        try {
+            (0,external_node_fs_namespaceObject.copyFileSync)(this.scratch.index, lock, external_node_fs_namespaceObject.constants.COPYFILE_EXCL);
+        }
+        catch {
+            return undefined;
+        }
+        let committed;
+        try {
+            const parent = head.commit ? ['-p', head.commit] : [];
+            const made = await this.git(['commit-tree', tree, ...parent, '-m', message], settings.env);
+            if (made.exitCode !== 0)
+                return undefined;
+            const sha = made.stdout.trim();
+            const reflog = `commit${head.commit ? '' : ' (initial)'}: ${message}`;
+            // The old value '' means "HEAD has no commit yet".
+            const moved = await this.git(['update-ref', '-m', reflog, 'HEAD', sha, head.commit]);
+            if (moved.exitCode !== 0)
+                return undefined;
+            committed = sha;
+            this.head = { commit: sha, tree, log: this.headLogMark(paths) };
+            await this.installIndex(paths.index, lock, this.scratch.index);
+            return sha;
+        }
+        finally {
+            if (committed === undefined)
+                (0,external_node_fs_namespaceObject.rmSync)(lock, { force: true });
+        }
+    }
+    /** Renames the locked copy of the scratch index over the real one, with the real one's mode. */
+    async installIndex(index, lock, scratch) {
+        try {
+            const made = (0,external_node_fs_namespaceObject.statSync)(scratch);
+            const real = (0,external_node_fs_namespaceObject.statSync)(index, { throwIfNoEntry: false });
+            if (real)
+                (0,external_node_fs_namespaceObject.chmodSync)(lock, real.mode & 0o7777);
+            // A hair older than the scratch index: git's racy-entry check then re-reads, rather than trusts, a file
+            // changed while the index was written (a plain copy would look newer than every entry in it).
+            (0,external_node_fs_namespaceObject.utimesSync)(lock, made.atime, new Date(made.mtime.getTime() - 1));
+            (0,external_node_fs_namespaceObject.renameSync)(lock, index);
+        }
+        catch {
+            (0,external_node_fs_namespaceObject.rmSync)(lock, { force: true });
+            // The commit is made: bring the index to it the slow way (or say why that failed too).
+            await gitOrThrow(['reset', '--quiet'], { cwd: this.root });
+        }
+    }
+    /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
+    async knownHead() {
+        const paths = await this.gitPaths();
+        const log = this.headLogMark(paths);
+        if (this.head && log !== undefined && this.head.log === log)
+            return this.head;
+        // Both in one call; it fails only when HEAD has no commit yet.
+        const read = await this.git(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}']);
+        const [commit, tree] = read.exitCode === 0 ? read.stdout.trim().split('\n') : ['', ''];
+        this.head = { commit, tree, log };
+        return this.head;
+    }
+    /** Size and time of HEAD's reflog; undefined without one (then HEAD is re-read at every commit). */
+    headLogMark(paths) {
+        try {
+            const log = (0,external_node_fs_namespaceObject.statSync)(paths.headLog);
+            return `${log.size}:${log.mtimeMs}`;
+        }
+        catch {
+            return undefined;
+        }
     }
     async dispose() {
         if (this.scratch)
@@ -10757,28 +12420,55 @@ class GitWorkspace {
             return this.scratch.index;
         const dir = await (0,promises_namespaceObject.mkdtemp)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-index-'));
         const index = external_node_path_default().join(dir, 'index');
-        const real = await this.git(['rev-parse', '--git-path', 'index']);
-        if (real.exitCode === 0)
-            await (0,promises_namespaceObject.copyFile)(external_node_path_default().resolve(this.root, real.stdout.trim()), index).catch(() => undefined);
+        const real = await this.gitPaths().catch(() => undefined);
+        if (real)
+            await (0,promises_namespaceObject.copyFile)(real.index, index).catch(() => undefined);
         this.scratch = { dir, index };
         return index;
     }
-    async commitIdentity() {
-        if (this.identityEnv)
-            return this.identityEnv;
-        const email = await this.git(['config', 'user.email']);
-        const name = await this.git(['config', 'user.name']);
+    /** Where git keeps the index, the hooks, HEAD's reflog and the merge/cherry-pick states (one call). */
+    async gitPaths() {
+        if (this.paths)
+            return this.paths;
+        const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
+        const out = await gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])], {
+            cwd: this.root
+        });
+        const [index, hooks, headLog, ...states] = out.stdout
+            .split('\n')
+            .slice(0, names.length)
+            .map(line => external_node_path_default().resolve(this.root, line));
+        this.paths = { index, hooks, headLog, states };
+        return this.paths;
+    }
+    /** The identity fallback and whether commits are signed, read from git's config once (one call). */
+    async commitSettings() {
+        if (this.settings)
+            return this.settings;
+        const out = await this.git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
+        const values = new Map();
+        for (const entry of out.stdout.split('\0')) {
+            if (!entry)
+                continue;
+            const newline = entry.indexOf('\n');
+            // The last one wins, as in git; a key without a value has none.
+            if (newline === -1)
+                values.set(entry.toLowerCase(), undefined);
+            else
+                values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
+        }
         const env = {};
-        if (name.exitCode !== 0 || !name.stdout.trim()) {
+        if (!values.get('user.name')?.trim()) {
             env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
             env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
         }
-        if (email.exitCode !== 0 || !email.stdout.trim()) {
+        if (!values.get('user.email')?.trim()) {
             env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
             env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
         }
-        this.identityEnv = env;
-        return env;
+        const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
+        this.settings = { env, sign };
+        return this.settings;
     }
 }
 /**
@@ -11128,7 +12818,7 @@ function readProcessTable(onlyPid) {
             if (!/^\d+$/.test(name))
                 continue;
             try {
-                const entry = parseStat((0,external_node_fs_namespaceObject.readFileSync)(`/proc/${name}/stat`, 'latin1'));
+                const entry = parseStat(readStat(name));
                 if (entry)
                     table.set(entry.pid, entry);
             }
@@ -11162,6 +12852,24 @@ function readProcessTable(onlyPid) {
         // No ps: only the group kill and the direct pid remain.
     }
     return table;
+}
+/** Reused by readStat: a stat line is a few hundred bytes. */
+const statBuffer = Buffer.alloc(4096);
+/**
+ * `/proc/<pid>/stat` in one read: readFileSync, which cannot trust the size /proc reports (0), costs three
+ * times as much, and this runs for every process started and for every process on the machine during a kill.
+ */
+function readStat(pid) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(`/proc/${pid}/stat`, 'r');
+    try {
+        const length = (0,external_node_fs_namespaceObject.readSync)(fd, statBuffer, 0, statBuffer.length, null);
+        if (length < statBuffer.length)
+            return statBuffer.toString('latin1', 0, length);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+    return (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${pid}/stat`, 'latin1');
 }
 /** `pid (comm) state ppid pgrp session … starttime(22) …`; comm may hold spaces and parentheses. */
 function parseStat(stat) {
@@ -11558,8 +13266,10 @@ function cutCharacterAtStart(buf) {
 
 
 ;// CONCATENATED MODULE: ./src/loop/breaker.ts
-// The stagnation breaker: a loop that makes no progress, keeps failing the same way, or whose agent keeps
-// failing is stopped (`circuit_open`) instead of burning time and money.
+// The stagnation breaker: a loop that makes no progress, keeps failing the same way, whose agent keeps
+// failing, or whose agent keeps being denied the tools it needs is stopped (`circuit_open`) instead of
+// burning time and money.
+const DEFAULT_PERMISSION_DENIALS = 2;
 const DEFAULT_BREAKER = { noProgress: 3, sameFailure: 3, agentFailures: 3 };
 class StagnationBreaker {
     thresholds;
@@ -11567,6 +13277,8 @@ class StagnationBreaker {
     sameFailure = 0;
     agentFailures = 0;
     lastFingerprint = '';
+    denials = 0;
+    deniedTools = new Set();
     constructor(thresholds) {
         this.thresholds = thresholds;
     }
@@ -11580,7 +13292,25 @@ class StagnationBreaker {
         const fp = signals.failureFingerprint;
         this.sameFailure = fp === '' ? 0 : fp === this.lastFingerprint ? this.sameFailure + 1 : 1;
         this.lastFingerprint = fp;
+        const denied = signals.deniedTools ?? [];
+        if (denied.length === 0) {
+            this.denials = 0;
+            this.deniedTools.clear();
+        }
+        else {
+            this.denials++;
+            denied.forEach(tool => this.deniedTools.add(tool));
+        }
         const { agentFailures, sameFailure, noProgress } = this.thresholds;
+        const permissionDenials = this.thresholds.permissionDenials ?? DEFAULT_PERMISSION_DENIALS;
+        // Denied tools first: no other rule says what the user must change (the agent's permissions).
+        if (permissionDenials > 0 && this.denials >= permissionDenials)
+            return {
+                rule: 'permission_denials',
+                count: this.denials,
+                message: `the agent was denied permission in ${this.denials} consecutive iterations ` +
+                    `(tools: ${[...this.deniedTools].join(', ')}); allow them in the agent's command or its settings`
+            };
         // When several rules trip together the most specific one is named.
         if (agentFailures > 0 && this.agentFailures >= agentFailures)
             return {
@@ -11744,9 +13474,58 @@ class LoopGuard {
     }
 }
 
+;// CONCATENATED MODULE: ./src/agents/env.ts
+// The agent's environment: the job's, minus GitHub and Actions credentials, plus what the user allows back.
+// Agents in CI have leaked tokens (a prompt injection only has to run `env`); the action pushes and opens
+// the pull request itself, after the gates, so the agent never needs a GitHub write token.
+/** Removed from every agent's environment (a `*` ends a prefix). */
+const AGENT_ENV_DENYLIST = [
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'GH_ENTERPRISE_TOKEN',
+    'GITHUB_ENTERPRISE_TOKEN',
+    'ACTIONS_RUNTIME_TOKEN',
+    'ACTIONS_RUNTIME_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_*',
+    'ACTIONS_RESULTS_URL',
+    'ACTIONS_CACHE_URL',
+    // Every action input: `with: github-token: …` arrives as INPUT_GITHUB-TOKEN.
+    'INPUT_*',
+    // The action's saved state between its main and post steps.
+    'STATE_*'
+];
+const matches = (name, pattern) => pattern.endsWith('*')
+    ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
+    : name.toUpperCase() === pattern.toUpperCase();
+/** True when the deny-list removes `name` from the agent's environment (ignoring the allow-list). */
+function isCredentialVariable(name) {
+    return AGENT_ENV_DENYLIST.some(pattern => matches(name, pattern));
+}
+/** The agent's environment: `base` (the job's) without credentials, except those `allow` names, plus `set`. */
+function agentEnvironment(base, options = {}) {
+    const allow = options.allow ?? [];
+    const env = {};
+    for (const [name, value] of Object.entries(base)) {
+        if (value === undefined)
+            continue;
+        if (isCredentialVariable(name) && !allow.some(pattern => matches(name, pattern)))
+            continue;
+        env[name] = value;
+    }
+    return { ...env, ...options.set };
+}
+/** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
+function removedVariables(base, options = {}) {
+    const kept = agentEnvironment(base, options);
+    return Object.keys(base)
+        .filter(name => base[name] !== undefined && !(name in kept))
+        .sort();
+}
+
 ;// CONCATENATED MODULE: ./src/loop/agent.ts
 // One agent run: the prompt on stdin, cwd = the work tree, the preset reading its output as it arrives
 // (usage → the cost meter, live), logs written as they come, the whole tree killed when the run must stop.
+
 
 
 
@@ -11784,24 +13563,27 @@ class SyncLog {
     }
 }
 async function runAgent(ctx) {
-    const argv = ctx.preset.argv(ctx.agentArgv);
+    const argv = ctx.preset.argv(ctx.agentArgv, ctx.caps);
     const logFile = external_node_path_default().join(ctx.iterationDir, 'agent.log');
     const streamFile = external_node_path_default().join(ctx.iterationDir, 'agent.jsonl');
     const log = ctx.preset.jsonStream ? new SyncLog(logFile) : undefined;
     const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined;
+    // The job's environment without GitHub and Actions credentials: the agent never holds a write token.
+    const env = agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv);
+    ctx.meter.beginRun();
     const reader = ctx.preset.read(ctx.prompt, {
         onUsage: usage => ctx.meter.observe(usage),
         onTranscript: line => {
             log?.write(line.endsWith('\n') ? line : `${line}\n`);
             ctx.onOutput?.({ transcript: line });
         }
-    });
-    ctx.meter.beginRun();
+    }, { argv, env, cwd: ctx.workTree });
     let result;
     try {
         const options = {
             argv,
             cwd: ctx.workTree,
+            env: reader.env ? { ...env, ...reader.env } : env,
             input: ctx.prompt,
             killGraceMs: ctx.killGraceMs,
             signal: ctx.signal,
@@ -11826,16 +13608,22 @@ async function runAgent(ctx) {
         log?.close();
         stream?.close();
     }
-    const outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }));
+    const outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
+        code: result.exitCode,
+        signal: result.signal,
+        killed: result.aborted || result.timedOut
+    });
     const usage = ctx.meter.endRun(outcome.usage);
     const killedBy = result.aborted ? ctx.stopCause() : undefined;
+    const exitedWell = result.exitCode === 0 && !result.timedOut && !result.aborted && !result.spawnError;
     const run = {
         preset: ctx.preset.name,
         argv,
         exitCode: result.exitCode,
         signal: result.signal,
         timedOut: result.timedOut,
-        success: result.exitCode === 0 && !result.timedOut && !result.aborted && !result.spawnError,
+        // Judged by the agent's own word too: claude says is_error with exit code 0 and subtype "success".
+        success: exitedWell && outcome.isError !== true && outcome.failure === undefined,
         durationMs: Math.round(result.durationMs),
         usage,
         log: ctx.relative(logFile),
@@ -11847,6 +13635,15 @@ async function runAgent(ctx) {
         run.finalMessage = outcome.finalMessage.slice(-FINAL_MESSAGE_CHARS);
     if (outcome.isError !== undefined)
         run.isError = outcome.isError;
+    if (outcome.failure) {
+        const { resetsAt, ...failure } = outcome.failure;
+        run.failure =
+            resetsAt !== undefined ? { ...failure, resetsAt: new Date(resetsAt).toISOString() } : failure;
+    }
+    if (outcome.permissionDenials?.length)
+        run.permissionDenials = outcome.permissionDenials;
+    if (outcome.apiRetries)
+        run.apiRetries = outcome.apiRetries;
     if (ctx.preset.jsonStream)
         run.stream = ctx.relative(streamFile);
     const agentResult = { run, outcome };
@@ -12499,6 +14296,15 @@ async function commitIteration(env, iteration, tree) {
         return { error: error.message };
     }
 }
+/** What the agent may spend of the loop's dollar budget in this run, and its turn cap. */
+function agentCaps(config, meter) {
+    const caps = {};
+    if (config.maxCostUsd !== undefined)
+        caps.remainingUsd = Math.max(0, config.maxCostUsd - meter.spentUsd());
+    if (config.agentMaxTurns !== undefined)
+        caps.maxTurns = config.agentMaxTurns;
+    return caps;
+}
 async function runIteration(env, iteration) {
     const { config, guard, record: runRecord, emit, clock } = env;
     const started = clock.now();
@@ -12555,12 +14361,15 @@ async function runIteration(env, iteration) {
     record.prompt = runRecord.writePrompt(iteration, prompt);
     if (guard.signal.aborted)
         return finish({ interrupted: true, success: false }, 'interrupted');
-    // 3. The agent.
+    // 3. The agent, with the caps it can enforce itself: what is left of the dollar budget, its turn cap.
+    const caps = agentCaps(config, env.meter);
     emit({
         type: 'agent_started',
         iteration,
-        argv: env.preset.argv(env.ralph.agentArgv),
-        promptFile: record.prompt.file
+        argv: env.preset.argv(env.ralph.agentArgv, caps),
+        promptFile: record.prompt.file,
+        preset: env.preset.name,
+        transcript: env.preset.jsonStream
     });
     env.phase = 'agent';
     guard.watchCost(true);
@@ -12577,6 +14386,8 @@ async function runIteration(env, iteration) {
         signal: guard.signal,
         stopCause: () => guard.trip?.cause,
         meter: env.meter,
+        caps,
+        ...(config.agentEnv ? { agentEnv: config.agentEnv } : {}),
         runProcess: env.runProcess,
         onOutput: output => emit('transcript' in output
             ? { type: 'agent_transcript', iteration, line: output.transcript }
@@ -12680,6 +14491,13 @@ function progressSection(record) {
                 ? 'timed out'
                 : `exit ${agent.exitCode}${agent.isError ? ', reported an error' : ''}`;
         lines.push(`- Agent (${agent.preset}): ${end} in ${record_seconds(agent.durationMs)}`);
+        const failure = agent.failure;
+        if (failure)
+            lines.push(`- Agent failure (${failure.kind.replace(/_/g, ' ')}): ${failure.message}${failure.resetsAt ? ` (lifts at ${failure.resetsAt})` : ''}`);
+        if (agent.permissionDenials?.length)
+            lines.push(`- Permission denied: ${agent.permissionDenials.map(d => (d.detail ? `${d.tool} (${d.detail})` : d.tool)).join(', ')}`);
+        if (agent.apiRetries)
+            lines.push(`- API retries: ${agent.apiRetries}`);
     }
     const signal = record.completion.given
         ? 'given'
@@ -12741,8 +14559,64 @@ function footer(result) {
         lines.push(`- Warning: ${warning}`);
     return `${lines.join('\n')}\n`;
 }
+/** Where the iterations go in the compact status.json (only the top level has an `iterations` key). */
+const ITERATIONS_SLOT = '"iterations":[]';
+/**
+ * The finished iterations as the bytes of a JSON array's contents (`{…},{…}`), each serialised once:
+ * status.json is rewritten after every iteration; serialising them all each time made long runs quadratic.
+ */
+class IterationsJson {
+    bytes = Buffer.alloc(0);
+    length = 0;
+    /** The records serialised, and where each one's bytes end. */
+    records = [];
+    ends = [];
+    /** Brings the bytes up to `iterations`: records are final once listed; one replaced is serialised again. */
+    update(iterations) {
+        let same = 0;
+        while (same < this.records.length && same < iterations.length && this.records[same] === iterations[same])
+            same++;
+        this.records.length = same;
+        this.ends.length = same;
+        this.length = same > 0 ? this.ends[same - 1] : 0;
+        for (let i = same; i < iterations.length; i++) {
+            this.append(`${i > 0 ? ',' : ''}${JSON.stringify(iterations[i])}`);
+            this.records.push(iterations[i]);
+            this.ends.push(this.length);
+        }
+        return this.bytes.subarray(0, this.length);
+    }
+    append(text) {
+        const needed = this.length + Buffer.byteLength(text);
+        if (needed > this.bytes.length) {
+            const grown = Buffer.alloc(Math.max(needed, this.bytes.length * 2, 64 * 1024));
+            this.bytes.copy(grown, 0, 0, this.length);
+            this.bytes = grown;
+        }
+        this.length += this.bytes.write(text, this.length);
+    }
+}
+/** Writes `pieces` to a new `file` (writev: the iterations' bytes are never copied into one string). */
+function writeAll(file, pieces) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'w');
+    try {
+        const rest = pieces.filter(piece => piece.length > 0);
+        while (rest.length > 0) {
+            let written = (0,external_node_fs_namespaceObject.writevSync)(fd, rest);
+            // A short write (rare for files): carry on from where it stopped.
+            while (rest.length > 0 && written >= rest[0].length)
+                written -= rest.shift().length;
+            if (rest.length > 0 && written > 0)
+                rest[0] = rest[0].subarray(written);
+        }
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
 class RunRecord {
     dir;
+    iterations = new IterationsJson();
     constructor(dir) {
         this.dir = dir;
     }
@@ -12753,6 +14627,10 @@ class RunRecord {
         (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), header(status));
         record.writeStatus(status);
         return record;
+    }
+    /** A record written earlier, e.g. to finish one whose loop was killed (the action's post step). */
+    static open(dir) {
+        return new RunRecord(dir);
     }
     /** `logs/iteration-NNN`, created. */
     iterationDir(iteration) {
@@ -12772,12 +14650,28 @@ class RunRecord {
     /**
      * Replaces status.json atomically (write, then rename), so readers never see half a file. It is
      * rewritten after every iteration, so it is compact while the loop runs and indented once finished.
+     * Iteration records are final once they are in `status.iterations`: each is serialised only once.
      */
     writeStatus(status) {
         const file = external_node_path_default().join(this.dir, STATUS_FILE);
         const temp = `${file}.${process.pid}.tmp`;
-        (0,external_node_fs_namespaceObject.writeFileSync)(temp, `${JSON.stringify(status, null, status.state === 'finished' ? 2 : undefined)}\n`);
+        writeAll(temp, this.statusJson(status));
         (0,external_node_fs_namespaceObject.renameSync)(temp, file);
+    }
+    /** The pieces of `JSON.stringify(status)` (indented once finished) and a final newline. */
+    statusJson(status) {
+        if (status.state === 'finished')
+            return [Buffer.from(`${JSON.stringify(status, null, 2)}\n`)];
+        const shell = JSON.stringify({ ...status, iterations: [] });
+        const slot = shell.indexOf(ITERATIONS_SLOT);
+        if (slot === -1)
+            return [Buffer.from(`${JSON.stringify(status)}\n`)];
+        const at = slot + ITERATIONS_SLOT.length - 1;
+        return [
+            Buffer.from(shell.slice(0, at)),
+            this.iterations.update(status.iterations),
+            Buffer.from(`${shell.slice(at)}\n`)
+        ];
     }
     appendIteration(record) {
         (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), progressSection(record));
@@ -12804,6 +14698,10 @@ class RunRecord {
 const run_loop_DEFAULT_KILL_GRACE_MS = 3000;
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
+/** Without a time budget, the longest wait for a usage limit to lift (a GitHub-hosted job's own limit). */
+const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
+/** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
+const USAGE_LIMIT_MARGIN_MS = 2000;
 const run_loop_iso = (ms) => new Date(ms).toISOString();
 /** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
 function realish(p) {
@@ -12833,6 +14731,34 @@ async function checkConfig(config, workspace, isRepo) {
     if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
         throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`);
 }
+/** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
+function agentPresetFor(config) {
+    // The reference runtime has no dollar budget: with one, the agent's cost must be readable.
+    const flags = config.maxCostUsd !== undefined ? 'all' : (config.presetFlags ?? 'all');
+    try {
+        return presetFor(config.ralph.agentArgv, { presets: config.presets, flags, cost: config.agentCost });
+    }
+    catch (error) {
+        throw new RalphError(error.message);
+    }
+}
+/** Whether the loop can wait for a usage limit to lift, and for how long; or why it cannot. */
+function usageLimitWait(failure, now, deadline) {
+    const said = failure.message;
+    if (failure.resetsAt === undefined)
+        return { stop: `the agent hit a usage limit and did not say when it lifts (${said})` };
+    const resetsAt = Date.parse(failure.resetsAt);
+    const waitMs = Math.max(0, resetsAt - now) + USAGE_LIMIT_MARGIN_MS;
+    if (deadline !== undefined && now + waitMs >= deadline)
+        return {
+            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, after the time budget ends (${run_loop_iso(deadline)}): ${said}`
+        };
+    if (deadline === undefined && waitMs > MAX_USAGE_LIMIT_WAIT_MS)
+        return {
+            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, more than 6 hours away (set a longer --max-time to wait for it): ${said}`
+        };
+    return { waitMs, detail: `the agent hit a usage limit; waiting until it lifts at ${failure.resetsAt}` };
+}
 /**
  * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`).
  * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
@@ -12849,6 +14775,7 @@ async function runLoop(config, ports = {}) {
         }
     };
     const startedAt = clock.now();
+    const preset = agentPresetFor(config);
     let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot));
     let isRepo = await workspace.isRepo();
     await checkConfig(config, workspace, isRepo);
@@ -12873,7 +14800,7 @@ async function runLoop(config, ports = {}) {
     };
     const workTree = inWorktree(config.projectRoot) ?? worktree?.dir ?? config.projectRoot;
     const ralph = { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir };
-    const meter = ports.costMeter ?? createCostMeter();
+    const meter = ports.costMeter ?? createCostMeter(priceFromTable);
     const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined;
     const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd });
     const stopWatchingCost = meter.onChange(() => emit({
@@ -12912,7 +14839,16 @@ async function runLoop(config, ports = {}) {
     };
     if (worktree)
         status.worktree = worktree;
-    const record = RunRecord.create(config.recordDir, status);
+    let record;
+    try {
+        record = RunRecord.create(config.recordDir, status);
+    }
+    catch (error) {
+        guard.dispose();
+        stopWatchingCost();
+        await workspace.dispose().catch(() => undefined);
+        throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${error.message}`);
+    }
     const warn = (message) => {
         if (status.warnings.includes(message))
             return;
@@ -12926,7 +14862,7 @@ async function runLoop(config, ports = {}) {
         workTree,
         workspace,
         isRepo,
-        preset: presetFor(config.ralph.agentArgv, { presets: config.presets }),
+        preset,
         guard,
         meter,
         record,
@@ -12937,8 +14873,16 @@ async function runLoop(config, ports = {}) {
         history: status.iterations,
         trackTree: gated
     };
-    // Without gates the loop keeps the reference's semantics: no stagnation breaker.
-    const breaker = gated ? new StagnationBreaker(config.breaker) : undefined;
+    // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
+    // permissions (a loop whose agent may not use its tools can only burn money).
+    const breaker = new StagnationBreaker(gated
+        ? config.breaker
+        : {
+            noProgress: 0,
+            sameFailure: 0,
+            agentFailures: 0,
+            permissionDenials: config.breaker.permissionDenials
+        });
     if (!isRepo && gated)
         warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off');
     const stopWith = (reason, detail) => ({
@@ -12994,6 +14938,8 @@ async function runLoop(config, ports = {}) {
             delete status.inFlight;
             updateCost(status, meter);
             const agent = outcome.record.agent;
+            const limit = agent?.failure?.kind === 'usage_limit' && !agent.killedBy ? agent.failure : undefined;
+            const limitWait = limit ? usageLimitWait(limit, clock.now(), deadline) : undefined;
             if (agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
                 status.cost.enforced = false;
                 warn(`the agent's cost is unknown (preset ${agent.preset} saw no cost in its output): ` +
@@ -13015,16 +14961,23 @@ async function runLoop(config, ports = {}) {
             else if (outcome.interrupted && trip) {
                 stop = fromTrip(trip);
             }
-            else if (config.stopOnError && agent && !agent.success) {
+            else if (limitWait && 'stop' in limitWait) {
+                stop = stopWith('agent_error', limitWait.stop);
+            }
+            else if (config.stopOnError && agent && !agent.success && !limitWait) {
                 const how = agent.timedOut ? 'timed out' : `exited with ${agent.exitCode ?? agent.signal}`;
                 stop = stopWith('agent_error', `the agent ${how} in iteration ${iteration}; stopping due to --stop-on-error`);
             }
             else {
-                const tripped = breaker?.record({
-                    progressed: outcome.record.progressed,
-                    failureFingerprint: outcome.record.failureFingerprint,
-                    agentFailed: agent !== undefined && !agent.success
-                });
+                // An iteration lost to a usage limit says nothing about the agent or the work: not counted.
+                const tripped = limitWait
+                    ? undefined
+                    : breaker.record({
+                        progressed: outcome.record.progressed,
+                        failureFingerprint: outcome.record.failureFingerprint,
+                        agentFailed: agent !== undefined && !agent.success,
+                        deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
+                    });
                 if (tripped) {
                     status.breaker = tripped;
                     stop = stopWith('circuit_open', `circuit open (${tripped.rule}): ${tripped.message}`);
@@ -13037,6 +14990,11 @@ async function runLoop(config, ports = {}) {
                 }
                 else if (stopAsked()) {
                     stop = stopAsked();
+                }
+                else if (limitWait && 'waitMs' in limitWait) {
+                    warn(limitWait.detail);
+                    emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) });
+                    await guard.sleep(limitWait.waitMs, ports.finishSignal);
                 }
                 else if (config.delaySeconds > 0) {
                     emit({ type: 'waiting', seconds: config.delaySeconds });
@@ -13092,6 +15050,7 @@ function updateCost(status, meter) {
 
 
 
+
 const DEFAULT_OUTPUT_CAP = 1024 * 1024;
 const DEFAULT_COMPLETION_TAG = 'COMPLETE';
 /** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
@@ -13115,9 +15074,26 @@ function loopConfig(settings) {
         recordDir: defaultRecordDir(settings.ralph.name),
         outputCap: DEFAULT_OUTPUT_CAP,
         breaker: { ...DEFAULT_BREAKER },
-        presets: true,
+        presets: settings.ralph.presets ?? true,
         ...settings
     };
+}
+/**
+ * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named check-1, check-2…
+ * after the ralph's own names, with the default check timeout.
+ */
+function addedChecks(commands, existing) {
+    const taken = new Set(existing.map(c => c.name));
+    const checks = [];
+    let n = 0;
+    for (const run of commands) {
+        let name;
+        do
+            name = `check-${++n}`;
+        while (taken.has(name));
+        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
+    }
+    return checks;
 }
 
 ;// CONCATENATED MODULE: ./src/loop/preview.ts
@@ -13204,6 +15180,7 @@ function taskRalph(options) {
 
 ;// CONCATENATED MODULE: ./src/loop/index.ts
 // The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
+
 
 
 
@@ -13311,6 +15288,27 @@ const LOOP_OPTIONS = [
         help: "Most bytes of one command's output put in the prompt; the middle is cut (default 1048576)."
     },
     {
+        key: 'allowEnv',
+        names: ['--allow-env'],
+        kind: 'strings',
+        metavar: 'NAME',
+        help: 'Give the agent a credential variable it would not get (e.g. GH_TOKEN, or PREFIX*); repeatable.'
+    },
+    {
+        key: 'maxTurns',
+        names: ['--max-turns'],
+        kind: 'int',
+        metavar: 'N',
+        help: "Cap the agent's turns per run (Claude Code's --max-turns)."
+    },
+    {
+        key: 'costPattern',
+        names: ['--cost-pattern'],
+        kind: 'string',
+        metavar: 'REGEX',
+        help: 'How a generic agent reports cost: a regex with named groups usd, input, output… tried on each line.'
+    },
+    {
         key: 'noPresets',
         names: ['--no-presets'],
         kind: 'flag',
@@ -13341,6 +15339,18 @@ function loopSettings(options) {
     const outputCap = options.outputCap;
     if (outputCap !== undefined && outputCap < 1024)
         throw new RalphError(`'--output-cap' must be at least 1024 bytes, got ${outputCap}.`);
+    const maxTurns = options.maxTurns;
+    if (maxTurns !== undefined && maxTurns < 1)
+        throw new RalphError(`'--max-turns' must be a positive integer, got ${maxTurns}.`);
+    const costPattern = options.costPattern;
+    if (costPattern !== undefined) {
+        try {
+            new RegExp(costPattern);
+        }
+        catch (error) {
+            throw new RalphError(`'--cost-pattern' is not a valid regular expression: ${error.message}`);
+        }
+    }
     return {
         maxIterations: n,
         stopOnError: options.stopOnError === true,
@@ -13354,13 +15364,33 @@ function loopSettings(options) {
         commit: options.commit === true,
         recordDir: options.recordDir,
         outputCap,
-        presets: options.noPresets !== true
+        presets: options.noPresets !== true,
+        allowEnv: options.allowEnv ?? [],
+        maxTurns,
+        costPattern
+    };
+}
+/** The engine's agent settings that the options above carry. */
+function agentSettings(settings) {
+    return {
+        ...(settings.allowEnv.length > 0 ? { agentEnv: { allow: settings.allowEnv } } : {}),
+        ...(settings.maxTurns !== undefined ? { agentMaxTurns: settings.maxTurns } : {}),
+        ...(settings.costPattern !== undefined ? { agentCost: { pattern: settings.costPattern } } : {})
     };
 }
 
 ;// CONCATENATED MODULE: ./src/cli/console.ts
 
 const RULE = '──────────────────────';
+const FAILURE_LABEL = {
+    api_error: 'API error',
+    usage_limit: 'usage limit',
+    max_turns: 'turn limit',
+    budget: "the agent's own budget cap",
+    input_error: 'input refused',
+    auth_error: 'authentication failed',
+    error: 'error'
+};
 const console_seconds = (ms) => formatDuration(ms / 1000);
 function verdictLine(record) {
     const n = record.iteration;
@@ -13391,7 +15421,21 @@ function verdictLine(record) {
 function consoleRenderer(options) {
     const { out } = options;
     const tally = { succeeded: 0, failed: 0, timedOut: 0 };
+    const live = options.showAgentOutput !== false;
     let commandsRan = 0;
+    let transcript = false;
+    let atLineStart = true;
+    const agentText = (text) => {
+        if (text === '')
+            return;
+        out(text);
+        atLineStart = text.endsWith('\n');
+    };
+    const endAgentText = () => {
+        if (!atLineStart)
+            out('\n');
+        atLineStart = true;
+    };
     return event => {
         switch (event.type) {
             case 'loop_started': {
@@ -13424,13 +15468,27 @@ function consoleRenderer(options) {
             case 'agent_started':
                 if (commandsRan > 0)
                     out(`  Commands: ${commandsRan} ran\n`);
+                transcript = event.transcript === true;
                 break;
-            case 'agent_finished':
-                if (event.agent.finalMessage && event.agent.preset === 'claude')
-                    out(`${event.agent.finalMessage}\n`);
-                for (const note of event.agent.notes)
+            case 'agent_output':
+                if (live && !transcript)
+                    agentText(event.chunk.toString('utf8'));
+                break;
+            case 'agent_transcript':
+                if (live)
+                    agentText(event.line.endsWith('\n') ? event.line : `${event.line}\n`);
+                break;
+            case 'agent_finished': {
+                endAgentText();
+                const agent = event.agent;
+                if (agent.failure)
+                    out(`  ✗ ${FAILURE_LABEL[agent.failure.kind] ?? agent.failure.kind}: ${agent.failure.message}\n`);
+                if (agent.permissionDenials?.length)
+                    out(`  ! permission denied: ${agent.permissionDenials.map(d => (d.detail ? `${d.tool} (${d.detail})` : d.tool)).join(', ')}\n`);
+                for (const note of agent.notes)
                     out(`  ${note}\n`);
                 break;
+            }
             case 'check_finished': {
                 const c = event.check;
                 out(`  ${c.passed ? '✓' : '✗'} check ${c.name} (${console_seconds(c.durationMs)})${c.timedOut ? ' timed out' : ''}\n`);
@@ -13487,19 +15545,7 @@ function consoleRenderer(options) {
 
 const RUN_OPTIONS = [...REFERENCE_OPTIONS, ...LOOP_OPTIONS];
 /** Gates from `--check`, named check-1, check-2… after the ralph's own. */
-function cliChecks(commands, existing) {
-    const taken = new Set(existing.map(c => c.name));
-    const checks = [];
-    let n = 0;
-    for (const run of commands) {
-        let name;
-        do
-            name = `check-${++n}`;
-        while (taken.has(name));
-        checks.push({ name, run, timeout: 600 });
-    }
-    return checks;
-}
+const cliChecks = addedChecks;
 /** The exit code for a finished loop: see "Exit codes" in the README. */
 function exitCodeFor(result, gated) {
     if (result.success)
@@ -13592,7 +15638,11 @@ async function runCommand(args, io) {
         checks,
         completionTag: settings.completionTag ?? ralph.completionTag ?? 'COMPLETE',
         commit: settings.commit,
-        presets: settings.presets,
+        presets: settings.presets && (ralph.presets ?? true),
+        ...agentSettings(settings),
+        // `run` is ralphify's `ralph run`: the agent's argv stays the reference's (claude's stream flags only)
+        // unless our own settings need more (--max-cost: codex --json, claude --max-budget-usd).
+        presetFlags: 'reference',
         ...(settings.recordDir ? { recordDir: external_node_path_default().resolve(io.cwd, settings.recordDir) } : {}),
         ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
     });
@@ -13679,6 +15729,7 @@ async function loopCommand(args, io) {
         completionTag: settings.completionTag ?? 'COMPLETE',
         commit: settings.commit || options.worktree === true,
         presets: settings.presets,
+        ...agentSettings(settings),
         ...(options.worktree === true ? { worktree: {} } : {}),
         ...(settings.recordDir ? { recordDir: external_node_path_default().resolve(io.cwd, settings.recordDir) } : {}),
         ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
@@ -13825,14 +15876,37 @@ function helpFor(command) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/list.ts
-// `ralph-action list`: the repository's installed ralphs as JSON, for a `strategy.matrix`.
+// `ralph-action list` (and the action's `mode: list`): the repository's installed ralphs as JSON for a
+// `strategy.matrix`. The shape is `{"ralph":["a","b"]}`: a matrix with one vector, so
+// `strategy: { matrix: ${{ fromJSON(needs.list.outputs.matrix) }} }` gives each job `matrix.ralph`.
 
 
+/** GitHub runs at most 256 jobs from one matrix. */
+const MAX_MATRIX_JOBS = 256;
+/**
+ * The project's own ralphs (`<projectRoot>/.agents/ralphs/<name>/RALPH.md`): a matrix job runs on a runner
+ * whose home has none of the user's. Names outside letters, digits, - and _ are left out, so a matrix
+ * value is safe in a branch name, a concurrency group or an expression.
+ */
+function ralphMatrix(projectRoot) {
+    const names = [];
+    const skipped = [];
+    for (const name of listInstalledRalphs(projectRoot, '/nonexistent')) {
+        if (NAME_RE.test(name))
+            names.push(name);
+        else
+            skipped.push(`${JSON.stringify(name)}: a ralph's name may only hold letters, digits, - and _`);
+    }
+    for (const name of names.splice(MAX_MATRIX_JOBS))
+        skipped.push(`${name}: a matrix runs at most ${MAX_MATRIX_JOBS} jobs`);
+    return { matrix: { ralph: names }, count: names.length, skipped };
+}
 async function listCommand(args, io) {
     parseArgs(args, []);
-    // Only the project's own ralphs: a matrix runs on a runner whose home has none of the user's.
-    const names = listInstalledRalphs(io.cwd, '/nonexistent');
-    io.stdout(`${JSON.stringify({ ralph: names })}\n`);
+    const { matrix, skipped } = ralphMatrix(io.cwd);
+    for (const why of skipped)
+        io.stderr(`Skipped ${why}\n`);
+    io.stdout(`${JSON.stringify(matrix)}\n`);
     return 0;
 }
 
