@@ -46914,106 +46914,108 @@ function taskRalph(options) {
 
 
 
-;// CONCATENATED MODULE: ./src/github/context.ts
-// The run's GitHub context, read once from the runner's environment: where the run is (repository, run id,
-// server), and what started it, as a discriminated union with type guards so each trigger's fields are
-// typed. Issue-comment triggers and trust (issue 6) extend this; nothing here trusts the payload's text.
-
-const obj = (value) => (value && typeof value === 'object' ? value : {});
-const context_str = (value) => (typeof value === 'string' ? value : '');
-const login = (value) => context_str(obj(value).login);
-function issueRef(value) {
+;// CONCATENATED MODULE: ./src/github/event.ts
+// What started the run, as a discriminated union with type guards: the one parse of GITHUB_EVENT_NAME and
+// its payload, used by the run's context (context.ts) and by the trigger's plan (trigger.ts). Nothing here
+// trusts the payload's text: it is only typed, never fetched again nor run.
+const isIssueCommentTrigger = (e) => e.name === 'issue_comment';
+const isIssuesTrigger = (e) => e.name === 'issues';
+const isPullRequestTrigger = (e) => e.name === 'pull_request' || e.name === 'pull_request_target';
+const isPushTrigger = (e) => e.name === 'push';
+const isScheduleTrigger = (e) => e.name === 'schedule';
+const isDispatchTrigger = (e) => e.name === 'workflow_dispatch';
+const obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
+const event_str = (v) => (typeof v === 'string' ? v : '');
+const login = (v) => event_str(obj(v).login);
+function issueOf(value) {
     const issue = obj(value);
     return {
         number: Number(issue.number),
-        title: context_str(issue.title),
-        body: context_str(issue.body),
-        isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null,
-        author: login(issue.user)
+        title: event_str(issue.title),
+        body: event_str(issue.body),
+        author: login(issue.user),
+        isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
     };
 }
-function branchOf(value) {
-    const side = obj(value);
-    const repo = context_str(obj(side.repo).full_name);
-    return { ref: context_str(side.ref), sha: context_str(side.sha), ...(repo ? { repo } : {}) };
-}
-/** The trigger as a typed event. Unknown triggers and malformed payloads become `other`. */
-function parseEvent(eventName, payload) {
-    const sender = login(payload.sender) || undefined;
-    const base = { payload, ...(sender ? { sender } : {}) };
+/** GITHUB_EVENT_NAME and the payload as a typed trigger; payloads missing what a kind needs are unsupported. */
+function parseTriggerEvent(eventName, payloadValue) {
+    const payload = obj(payloadValue);
+    const action = event_str(payload.action);
+    const sender = login(payload.sender);
     switch (eventName) {
-        case 'push':
-            return { ...base, name: 'push', ref: context_str(payload.ref) };
-        case 'schedule':
-            return { ...base, name: 'schedule', ...(payload.schedule ? { schedule: context_str(payload.schedule) } : {}) };
-        case 'workflow_dispatch':
-            return { ...base, name: 'workflow_dispatch', inputs: obj(payload.inputs) };
+        case 'issue_comment': {
+            const comment = obj(payload.comment);
+            if (!payload.issue || !payload.comment)
+                break;
+            return {
+                name: 'issue_comment',
+                action,
+                issue: issueOf(payload.issue),
+                comment: {
+                    id: Number(comment.id),
+                    body: event_str(comment.body),
+                    author: login(comment.user),
+                    authorType: event_str(obj(comment.user).type),
+                    createdAt: event_str(comment.created_at),
+                    updatedAt: event_str(comment.updated_at)
+                }
+            };
+        }
         case 'issues':
             if (!payload.issue)
                 break;
             return {
-                ...base,
                 name: 'issues',
-                action: context_str(payload.action),
-                issue: issueRef(payload.issue),
-                ...(payload.label ? { label: context_str(obj(payload.label).name) } : {})
+                action,
+                issue: issueOf(payload.issue),
+                ...(payload.label ? { label: event_str(obj(payload.label).name) } : {}),
+                sender
             };
-        case 'issue_comment': {
-            if (!payload.issue || !payload.comment)
-                break;
-            const comment = obj(payload.comment);
-            return {
-                ...base,
-                name: 'issue_comment',
-                action: context_str(payload.action),
-                issue: issueRef(payload.issue),
-                comment: {
-                    id: Number(comment.id),
-                    body: context_str(comment.body),
-                    author: login(comment.user),
-                    ...(comment.created_at ? { createdAt: context_str(comment.created_at) } : {}),
-                    ...(comment.updated_at ? { updatedAt: context_str(comment.updated_at) } : {})
-                }
-            };
-        }
         case 'pull_request':
         case 'pull_request_target': {
+            const pull = obj(payload.pull_request);
             if (!payload.pull_request)
                 break;
-            const pull = obj(payload.pull_request);
+            const head = obj(pull.head);
+            const repo = event_str(obj(head.repo).full_name);
+            const baseRef = event_str(obj(pull.base).ref);
             return {
-                ...base,
                 name: eventName,
-                action: context_str(payload.action),
+                action,
                 number: Number(payload.number ?? pull.number),
-                head: branchOf(pull.head),
-                base: branchOf(pull.base)
+                title: event_str(pull.title),
+                body: event_str(pull.body),
+                author: login(pull.user),
+                head: { ref: event_str(head.ref), sha: event_str(head.sha), ...(repo ? { repo } : {}) },
+                base: { ref: baseRef },
+                sender
             };
         }
+        case 'pull_request_review_comment':
+            return { name: 'pull_request_review_comment', action };
+        case 'push':
+            return { name: 'push', ref: event_str(payload.ref), deleted: payload.deleted === true, sender };
+        case 'schedule':
+            return { name: 'schedule', ...(payload.schedule ? { schedule: event_str(payload.schedule) } : {}) };
+        case 'workflow_dispatch':
+            return { name: 'workflow_dispatch', sender, inputs: obj(payload.inputs) };
     }
-    return { ...base, name: 'other', eventName };
+    return { name: 'unsupported', eventName };
 }
-const isPushEvent = (event) => event.name === 'push';
-const isScheduleEvent = (event) => event.name === 'schedule';
-const isWorkflowDispatchEvent = (event) => event.name === 'workflow_dispatch';
-const isIssuesEvent = (event) => event.name === 'issues';
-const isIssueCommentEvent = (event) => event.name === 'issue_comment';
-const isPullRequestEvent = (event) => event.name === 'pull_request' || event.name === 'pull_request_target';
-/**
- * The issue a run works on, for `Closes #N` in the pull request: an issue (not a pull request) that
- * triggered the run. Issue 6 decides which triggers start loops; this only names the issue.
- */
-function triggeringIssue(event) {
-    if ((isIssuesEvent(event) || isIssueCommentEvent(event)) && !event.issue.isPullRequest) {
-        return Number.isInteger(event.issue.number) && event.issue.number > 0 ? event.issue.number : undefined;
-    }
-    return undefined;
-}
+
+;// CONCATENATED MODULE: ./src/github/context.ts
+// The run's GitHub context, read once from the runner's environment: where the run is (repository, run id,
+// server), and what started it (the payload, and its typed form from event.ts). Nothing here trusts the
+// payload's text.
+
+
+const context_obj = (value) => value && typeof value === 'object' && !Array.isArray(value) ? value : {};
+const context_str = (value) => (typeof value === 'string' ? value : '');
 function readPayload(file) {
     if (!file || !(0,external_node_fs_.existsSync)(file))
         return {};
     try {
-        return obj(JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8')));
+        return context_obj(JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8')));
     }
     catch {
         // A broken event file is the runner's problem, not a reason to fail a loop that does not need it.
@@ -47024,7 +47026,7 @@ function readPayload(file) {
 function readContext(env = process.env) {
     const eventName = env.GITHUB_EVENT_NAME ?? '';
     const payload = readPayload(env.GITHUB_EVENT_PATH);
-    const repository = obj(payload.repository);
+    const repository = context_obj(payload.repository);
     const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? context_str(repository.full_name)).split('/');
     const serverUrl = (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
     const runId = env.GITHUB_RUN_ID ?? '';
@@ -47034,7 +47036,8 @@ function readContext(env = process.env) {
     const defaultBranch = context_str(repository.default_branch);
     return {
         eventName,
-        event: parseEvent(eventName, payload),
+        event: parseTriggerEvent(eventName, payload),
+        payload,
         repo: { owner, repo },
         serverUrl,
         apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
@@ -47674,8 +47677,8 @@ function promptWithTask(prompt) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/trigger.ts
-// What started this run, and whether it may run a loop: the event as a discriminated union, the `/ralph`
-// comment grammar, and the plan main.ts follows. Nothing here runs anything or trusts text: the comment's
+// Whether what started this run (event.ts) may run a loop: the `/ralph` comment grammar, and the plan
+// main.ts follows. Nothing here runs anything or trusts text: the comment's
 // first line is tokenised without a shell, names and arg names are checked, the task is sanitised data,
 // and the comment is read from the payload as it was when the run was triggered, never fetched again.
 
@@ -47683,88 +47686,7 @@ function promptWithTask(prompt) {
 
 
 
-const isIssueCommentTrigger = (e) => e.name === 'issue_comment';
-const isIssuesTrigger = (e) => e.name === 'issues';
-const isPullRequestTrigger = (e) => e.name === 'pull_request' || e.name === 'pull_request_target';
-const isPushTrigger = (e) => e.name === 'push';
-const isScheduleTrigger = (e) => e.name === 'schedule';
-const isDispatchTrigger = (e) => e.name === 'workflow_dispatch';
-const trigger_obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
-const trigger_str = (v) => (typeof v === 'string' ? v : '');
-const trigger_login = (v) => trigger_str(trigger_obj(v).login);
-function issueOf(value) {
-    const issue = trigger_obj(value);
-    return {
-        number: Number(issue.number),
-        title: trigger_str(issue.title),
-        body: trigger_str(issue.body),
-        author: trigger_login(issue.user),
-        isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
-    };
-}
-/** GITHUB_EVENT_NAME and the payload as a typed trigger; payloads missing what a kind needs are unsupported. */
-function parseTriggerEvent(eventName, payloadValue) {
-    const payload = trigger_obj(payloadValue);
-    const action = trigger_str(payload.action);
-    const sender = trigger_login(payload.sender);
-    switch (eventName) {
-        case 'issue_comment': {
-            const comment = trigger_obj(payload.comment);
-            if (!payload.issue || !payload.comment)
-                break;
-            return {
-                name: 'issue_comment',
-                action,
-                issue: issueOf(payload.issue),
-                comment: {
-                    id: Number(comment.id),
-                    body: trigger_str(comment.body),
-                    author: trigger_login(comment.user),
-                    authorType: trigger_str(trigger_obj(comment.user).type),
-                    createdAt: trigger_str(comment.created_at),
-                    updatedAt: trigger_str(comment.updated_at)
-                }
-            };
-        }
-        case 'issues':
-            if (!payload.issue)
-                break;
-            return {
-                name: 'issues',
-                action,
-                issue: issueOf(payload.issue),
-                ...(payload.label ? { label: trigger_str(trigger_obj(payload.label).name) } : {}),
-                sender
-            };
-        case 'pull_request':
-        case 'pull_request_target': {
-            const pull = trigger_obj(payload.pull_request);
-            if (!payload.pull_request)
-                break;
-            const head = trigger_obj(pull.head);
-            const repo = trigger_str(trigger_obj(head.repo).full_name);
-            return {
-                name: eventName,
-                action,
-                number: Number(payload.number ?? pull.number),
-                title: trigger_str(pull.title),
-                body: trigger_str(pull.body),
-                author: trigger_login(pull.user),
-                head: { ref: trigger_str(head.ref), sha: trigger_str(head.sha), ...(repo ? { repo } : {}) },
-                sender
-            };
-        }
-        case 'pull_request_review_comment':
-            return { name: 'pull_request_review_comment', action };
-        case 'push':
-            return { name: 'push', ref: trigger_str(payload.ref), deleted: payload.deleted === true, sender };
-        case 'schedule':
-            return { name: 'schedule', ...(payload.schedule ? { schedule: trigger_str(payload.schedule) } : {}) };
-        case 'workflow_dispatch':
-            return { name: 'workflow_dispatch', sender };
-    }
-    return { name: 'unsupported', eventName };
-}
+
 // --- the /ralph grammar ----------------------------------------------------------------------------
 const COMMAND_USAGE = '/ralph [RALPH_NAME] [--arg value | --arg=value]… [-- free text]';
 const COMMAND_RE = /^\/ralph(?=\s|$)/i;
@@ -47885,7 +47807,7 @@ const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure';
  * no one without write access learns more than "you may not".
  */
 async function planTrigger(event, settings, octokit) {
-    const trigger = parseTriggerEvent(event.eventName, event.payload);
+    const trigger = 'name' in event ? event : parseTriggerEvent(event.eventName, event.payload);
     if (isIssueCommentTrigger(trigger))
         return planComment(trigger, settings, octokit);
     if (isIssuesTrigger(trigger))
@@ -48059,7 +47981,13 @@ function planPullRequestEvent(trigger, settings) {
             author: trigger.author
         }),
         taskSource: `pull request #${trigger.number}`,
-        pr: { number: trigger.number, headRef: trigger.head.ref, headSha: trigger.head.sha, sameRepo: true },
+        pr: {
+            number: trigger.number,
+            headRef: trigger.head.ref,
+            headSha: trigger.head.sha,
+            ...(trigger.base.ref ? { baseRef: trigger.base.ref } : {}),
+            sameRepo: true
+        },
         branch: trigger.head.ref,
         continueBranch: true
     };
@@ -51328,17 +51256,6 @@ async function main_huntBranch(inputs, context, trigger, octokit) {
     }
     return true;
 }
-function eventPayload() {
-    const file = process.env.GITHUB_EVENT_PATH;
-    if (!file)
-        return {};
-    try {
-        return JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8'));
-    }
-    catch {
-        return {};
-    }
-}
 /**
  * What started the run decides whether a loop runs: a skip ends the step quietly, a refusal replies on the
  * issue (or fails the step when it is the workflow's mistake). No agent runs either way. Answers the plan
@@ -51349,7 +51266,7 @@ async function decide(inputs, context, octokit) {
     // Events that carry no one to check and no text need no API: only comments, labels and PRs do.
     const needsApi = ['issue_comment', 'issues', 'pull_request'].includes(context.eventName);
     const client = needsApi ? await octokit() : undefined;
-    const plan = await planTrigger({ eventName: context.eventName, payload: eventPayload() }, {
+    const plan = await planTrigger(context.event, {
         owner,
         repo,
         projectRoot: projectRootOf(context, inputs),

@@ -1,13 +1,10 @@
 // The job summary, the pull request's text and the event context, from results built by hand.
 import { describe, expect, test } from '@jest/globals'
 import type { IterationRecord, LoopResult } from '../../src/loop/index.js'
-import {
-  isIssueCommentEvent,
-  isIssuesEvent,
-  isPushEvent,
-  parseEvent,
-  triggeringIssue
-} from '../../src/github/context.js'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { readContext } from '../../src/github/context.js'
 import { MAX_PR_BODY_CHARS, pullRequestText } from '../../src/github/pr-body.js'
 import { outcomeSentence, type RunReport } from '../../src/github/run-report.js'
 import { charts, renderSummary } from '../../src/github/summary.js'
@@ -209,24 +206,33 @@ test('a huge task is cut so the pull request body fits, and an issue is closed w
 })
 
 describe('the event context', () => {
-  test('issue and comment events are typed, and only an issue (not a PR) is closed', () => {
-    const issue = { number: 5, title: 'Bug', body: 'b', user: { login: 'octocat' } }
-    const issues = parseEvent('issues', {
-      action: 'labeled',
-      issue,
-      label: { name: 'ralph' },
-      sender: { login: 'octocat' }
+  test('readContext types the event once: an issue comment on a pull request says so', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralph-context-'))
+    const file = path.join(dir, 'event.json')
+    writeFileSync(
+      file,
+      JSON.stringify({
+        action: 'created',
+        issue: { number: 5, title: 'Bug', body: 'b', user: { login: 'octocat' }, pull_request: { url: 'x' } },
+        comment: { id: 9, body: '/ralph', user: { login: 'octocat', type: 'User' } },
+        repository: { full_name: 'acme/widgets', default_branch: 'trunk' }
+      })
+    )
+    const context = readContext({ GITHUB_EVENT_NAME: 'issue_comment', GITHUB_EVENT_PATH: file })
+    expect(context.repo).toEqual({ owner: 'acme', repo: 'widgets' })
+    expect(context.defaultBranch).toBe('trunk')
+    expect(context.payload).toMatchObject({ comment: { id: 9 } })
+    expect(context.event).toMatchObject({
+      name: 'issue_comment',
+      issue: { number: 5, isPullRequest: true },
+      comment: { id: 9, author: 'octocat', authorType: 'User' }
     })
-    expect(isIssuesEvent(issues) && issues.label).toBe('ralph')
-    expect(triggeringIssue(issues)).toBe(5)
-    const onPr = parseEvent('issue_comment', {
-      action: 'created',
-      issue: { ...issue, pull_request: { url: 'x' } },
-      comment: { id: 9, body: '/ralph', user: { login: 'octocat' } }
+    const broken = path.join(dir, 'broken.json')
+    writeFileSync(broken, '{')
+    expect(readContext({ GITHUB_EVENT_NAME: 'issues', GITHUB_EVENT_PATH: broken }).event).toEqual({
+      name: 'unsupported',
+      eventName: 'issues'
     })
-    expect(isIssueCommentEvent(onPr) && onPr.issue.isPullRequest).toBe(true)
-    expect(triggeringIssue(onPr)).toBeUndefined()
-    expect(isPushEvent(parseEvent('push', { ref: 'refs/heads/main' }))).toBe(true)
-    expect(parseEvent('issues', {})).toMatchObject({ name: 'other', eventName: 'issues' })
+    rmSync(dir, { recursive: true, force: true })
   })
 })

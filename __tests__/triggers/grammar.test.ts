@@ -1,5 +1,6 @@
 // The `/ralph` comment grammar: first line only, tokenised without a shell, names and values checked.
-import { parseRalphCommand, parseTriggerEvent, splitAtDoubleDash } from '../../src/github/trigger.js'
+import { parseTriggerEvent } from '../../src/github/event.js'
+import { parseRalphCommand, splitAtDoubleDash } from '../../src/github/trigger.js'
 
 describe('parseRalphCommand', () => {
   test('only a first line that starts with /ralph is a command', () => {

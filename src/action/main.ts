@@ -1,6 +1,6 @@
 // The main step: inputs → plan → loop → deliver → report. Bad input fails the step with one line (with the
 // file and line of a ralph problem) before any agent runs.
-import { readFileSync, realpathSync } from 'node:fs'
+import { realpathSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
 import { previewPrompt } from '../loop/index.js'
@@ -77,16 +77,6 @@ async function huntBranch(
   return true
 }
 
-function eventPayload(): unknown {
-  const file = process.env.GITHUB_EVENT_PATH
-  if (!file) return {}
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as unknown
-  } catch {
-    return {}
-  }
-}
-
 /**
  * What started the run decides whether a loop runs: a skip ends the step quietly, a refusal replies on the
  * issue (or fails the step when it is the workflow's mistake). No agent runs either way. Answers the plan
@@ -102,7 +92,7 @@ async function decide(
   const needsApi = ['issue_comment', 'issues', 'pull_request'].includes(context.eventName)
   const client = needsApi ? await octokit() : (undefined as unknown as Octokit)
   const plan = await planTrigger(
-    { eventName: context.eventName, payload: eventPayload() },
+    context.event,
     {
       owner,
       repo,

@@ -1,5 +1,5 @@
-// What started this run, and whether it may run a loop: the event as a discriminated union, the `/ralph`
-// comment grammar, and the plan main.ts follows. Nothing here runs anything or trusts text: the comment's
+// Whether what started this run (event.ts) may run a loop: the `/ralph` comment grammar, and the plan
+// main.ts follows. Nothing here runs anything or trusts text: the comment's
 // first line is tokenised without a shell, names and arg names are checked, the task is sanitised data,
 // and the comment is read from the payload as it was when the run was triggered, never fetched again.
 import { realpathSync, statSync } from 'node:fs'
@@ -12,169 +12,21 @@ import {
   ShlexError,
   shlexSplit
 } from '../ralph/index.js'
+import {
+  isDispatchTrigger,
+  isIssueCommentTrigger,
+  isIssuesTrigger,
+  isPullRequestTrigger,
+  isPushTrigger,
+  isScheduleTrigger,
+  parseTriggerEvent,
+  type IssueCommentTrigger,
+  type IssuesTrigger,
+  type PullRequestTrigger,
+  type TriggerEvent
+} from './event.js'
 import { checkActor, type Octokit } from './permissions.js'
 import { composeTask, RESERVED_ARGS, sanitizeText } from './sanitize.js'
-
-// --- the event -------------------------------------------------------------------------------------
-
-export interface IssuePayload {
-  number: number
-  title: string
-  body: string
-  author: string
-  /** The "issue" is a pull request (its conversation tab). */
-  isPullRequest: boolean
-}
-
-export interface CommentPayload {
-  id: number
-  body: string
-  author: string
-  authorType: string
-  createdAt: string
-  updatedAt: string
-}
-
-export interface IssueCommentTrigger {
-  name: 'issue_comment'
-  action: string
-  issue: IssuePayload
-  comment: CommentPayload
-}
-export interface IssuesTrigger {
-  name: 'issues'
-  action: string
-  issue: IssuePayload
-  label?: string
-  sender: string
-}
-export interface PullRequestTrigger {
-  name: 'pull_request' | 'pull_request_target'
-  action: string
-  number: number
-  title: string
-  body: string
-  author: string
-  head: { ref: string; sha: string; repo?: string }
-  sender: string
-}
-export interface ReviewCommentTrigger {
-  name: 'pull_request_review_comment'
-  action: string
-}
-export interface PushTrigger {
-  name: 'push'
-  ref: string
-  deleted: boolean
-  sender: string
-}
-export interface ScheduleTrigger {
-  name: 'schedule'
-  schedule?: string
-}
-export interface DispatchTrigger {
-  name: 'workflow_dispatch'
-  sender: string
-}
-export interface UnsupportedTrigger {
-  name: 'unsupported'
-  eventName: string
-}
-
-export type TriggerEvent =
-  | IssueCommentTrigger
-  | IssuesTrigger
-  | PullRequestTrigger
-  | ReviewCommentTrigger
-  | PushTrigger
-  | ScheduleTrigger
-  | DispatchTrigger
-  | UnsupportedTrigger
-
-export const isIssueCommentTrigger = (e: TriggerEvent): e is IssueCommentTrigger => e.name === 'issue_comment'
-export const isIssuesTrigger = (e: TriggerEvent): e is IssuesTrigger => e.name === 'issues'
-export const isPullRequestTrigger = (e: TriggerEvent): e is PullRequestTrigger =>
-  e.name === 'pull_request' || e.name === 'pull_request_target'
-export const isPushTrigger = (e: TriggerEvent): e is PushTrigger => e.name === 'push'
-export const isScheduleTrigger = (e: TriggerEvent): e is ScheduleTrigger => e.name === 'schedule'
-export const isDispatchTrigger = (e: TriggerEvent): e is DispatchTrigger => e.name === 'workflow_dispatch'
-
-type Json = Record<string, unknown>
-const obj = (v: unknown): Json => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {})
-const str = (v: unknown): string => (typeof v === 'string' ? v : '')
-const login = (v: unknown): string => str(obj(v).login)
-
-function issueOf(value: unknown): IssuePayload {
-  const issue = obj(value)
-  return {
-    number: Number(issue.number),
-    title: str(issue.title),
-    body: str(issue.body),
-    author: login(issue.user),
-    isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
-  }
-}
-
-/** GITHUB_EVENT_NAME and the payload as a typed trigger; payloads missing what a kind needs are unsupported. */
-export function parseTriggerEvent(eventName: string, payloadValue: unknown): TriggerEvent {
-  const payload = obj(payloadValue)
-  const action = str(payload.action)
-  const sender = login(payload.sender)
-  switch (eventName) {
-    case 'issue_comment': {
-      const comment = obj(payload.comment)
-      if (!payload.issue || !payload.comment) break
-      return {
-        name: 'issue_comment',
-        action,
-        issue: issueOf(payload.issue),
-        comment: {
-          id: Number(comment.id),
-          body: str(comment.body),
-          author: login(comment.user),
-          authorType: str(obj(comment.user).type),
-          createdAt: str(comment.created_at),
-          updatedAt: str(comment.updated_at)
-        }
-      }
-    }
-    case 'issues':
-      if (!payload.issue) break
-      return {
-        name: 'issues',
-        action,
-        issue: issueOf(payload.issue),
-        ...(payload.label ? { label: str(obj(payload.label).name) } : {}),
-        sender
-      }
-    case 'pull_request':
-    case 'pull_request_target': {
-      const pull = obj(payload.pull_request)
-      if (!payload.pull_request) break
-      const head = obj(pull.head)
-      const repo = str(obj(head.repo).full_name)
-      return {
-        name: eventName,
-        action,
-        number: Number(payload.number ?? pull.number),
-        title: str(pull.title),
-        body: str(pull.body),
-        author: login(pull.user),
-        head: { ref: str(head.ref), sha: str(head.sha), ...(repo ? { repo } : {}) },
-        sender
-      }
-    }
-    case 'pull_request_review_comment':
-      return { name: 'pull_request_review_comment', action }
-    case 'push':
-      return { name: 'push', ref: str(payload.ref), deleted: payload.deleted === true, sender }
-    case 'schedule':
-      return { name: 'schedule', ...(payload.schedule ? { schedule: str(payload.schedule) } : {}) }
-    case 'workflow_dispatch':
-      return { name: 'workflow_dispatch', sender }
-  }
-  return { name: 'unsupported', eventName }
-}
 
 // --- the /ralph grammar ----------------------------------------------------------------------------
 
@@ -378,11 +230,11 @@ export const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure'
  * no one without write access learns more than "you may not".
  */
 export async function planTrigger(
-  event: { eventName: string; payload: unknown },
+  event: TriggerEvent | { eventName: string; payload: unknown },
   settings: TriggerSettings,
   octokit: Octokit
 ): Promise<TriggerPlan> {
-  const trigger = parseTriggerEvent(event.eventName, event.payload)
+  const trigger = 'name' in event ? event : parseTriggerEvent(event.eventName, event.payload)
   if (isIssueCommentTrigger(trigger)) return planComment(trigger, settings, octokit)
   if (isIssuesTrigger(trigger)) return planLabel(trigger, settings, octokit)
   if (isPullRequestTrigger(trigger)) return planPullRequestEvent(trigger, settings)
@@ -560,7 +412,13 @@ function planPullRequestEvent(trigger: PullRequestTrigger, settings: TriggerSett
       author: trigger.author
     }),
     taskSource: `pull request #${trigger.number}`,
-    pr: { number: trigger.number, headRef: trigger.head.ref, headSha: trigger.head.sha, sameRepo: true },
+    pr: {
+      number: trigger.number,
+      headRef: trigger.head.ref,
+      headSha: trigger.head.sha,
+      ...(trigger.base.ref ? { baseRef: trigger.base.ref } : {}),
+      sameRepo: true
+    },
     branch: trigger.head.ref,
     continueBranch: true
   }
