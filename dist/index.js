@@ -51229,8 +51229,13 @@ function listMode(inputs, context) {
     core/* info */.pq(`${m.count} ralph${m.count === 1 ? '' : 's'} for the matrix: ${JSON.stringify(m.matrix)}`);
     saveState('finished', true);
 }
-/** A scheduled run with no issue and no pull request: a hunt, which keeps at most one open PR. */
-const isHunt = (trigger) => trigger.event === 'schedule' && trigger.issueNumber === undefined && trigger.pr === undefined;
+/**
+ * A run that no issue or pull request asked for (schedule, workflow_dispatch, push): a hunt, on the ralph's
+ * own branch, which keeps at most one open PR. Started by hand or by the clock, it continues the same work.
+ */
+const isHunt = (trigger) => ['schedule', 'workflow_dispatch', 'push'].includes(trigger.event) &&
+    trigger.issueNumber === undefined &&
+    trigger.pr === undefined;
 /**
  * A hunt continues its open pull request's branch (updating the PR, never opening a second), or starts its
  * branch fresh; at `max-open-prs` with nothing to continue it ends without running. Answers whether to run.

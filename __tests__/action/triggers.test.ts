@@ -2,7 +2,7 @@
 // comment from someone with write access (👀, a tracking comment edited per iteration and finalised with
 // the pull request), a refusal that runs no agent, and a tracking comment the post step finalises as
 // cancelled.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
@@ -239,6 +239,26 @@ test("two nightly runs leave one pull request, updated: the second continues the
   expectClean(p)
 }, 60_000)
 
+test('workflow_dispatch runs are hunts too: a second dispatch continues the open pull request, not a new one', async () => {
+  const hunter = agentScript({ any: `fs.appendFileSync('NOTES.md', 'by hand\\n')`, 1: `${FIX}\n${DONE}` })
+  const p = await project(projectFiles(hunter))
+  const dispatch = () =>
+    runAction(p, stand, {
+      inputs: { ralph: 'fix-tests' },
+      eventName: 'workflow_dispatch',
+      event: p.api.events.workflowDispatch()
+    })
+  const first = await dispatch()
+  expect(first.outputs['pr-operation']).toBe('created')
+  const second = await dispatch()
+  expect(second.main.exitCode).toBe(0)
+  expect(second.outputs).toMatchObject({ 'pr-operation': 'updated', 'pr-number': first.outputs['pr-number'] })
+  expect(p.api.state.pulls).toHaveLength(1)
+  // The first dispatch's commit is kept: the branch was continued, not rebuilt and force-pushed.
+  expect(p.remoteGit('show', 'ralph/fix-tests:NOTES.md')).toBe('by hand\nby hand\n')
+  expectClean(p)
+}, 60_000)
+
 test('max-open-prs: a hunt at the cap with no pull request of its own runs no agent', async () => {
   const agent = fixingAgent()
   const p = await project(projectFiles(agent.script))
@@ -274,6 +294,35 @@ test('report-issue: a failed hunt opens one issue labelled ralph, the next failu
   expect(p.api.state.issues).toHaveLength(1)
   expect(p.api.state.issues[0].body).toContain('failures=2')
   expect(p.api.state.issues[0].state).toBe('open')
+  expectClean(p)
+}, 60_000)
+
+test('report-issue: a hunt that succeeds after failing closes its failure report, linking the pull request', async () => {
+  const fixed = path.join(scratch, 'hunt-can-fix')
+  const p = await project(
+    projectFiles(
+      agentScript({
+        any: `if (fs.existsSync(${JSON.stringify(fixed)})) { ${FIX}; ${DONE} } else say('nothing')`
+      })
+    )
+  )
+  const nightly = () =>
+    runAction(p, stand, {
+      inputs: { ralph: 'fix-tests', 'report-issue': 'true', 'max-iterations': '1' },
+      eventName: 'schedule',
+      event: p.api.events.schedule()
+    })
+  expect((await nightly()).main.exitCode).not.toBe(0)
+  const [report] = p.api.state.issues
+  expect(report.state).toBe('open')
+  writeFileSync(fixed, 'yes')
+  const good = await nightly()
+  expect(good.main.exitCode).toBe(0)
+  expect(p.api.state.issues).toHaveLength(1)
+  expect(p.api.state.issues[0].state).toBe('closed')
+  const closing = p.api.state.comments.filter(c => c.issueNumber === report.number).at(-1)
+  expect(closing?.body).toContain(`opened ${good.outputs['pr-url']}`)
+  expect(good.main.stdout).toContain(`Closed the failure report #${report.number}`)
   expectClean(p)
 }, 60_000)
 

@@ -41,9 +41,14 @@ function listMode(inputs: ActionInputs, context: RunContext): void {
   saveState('finished', true)
 }
 
-/** A scheduled run with no issue and no pull request: a hunt, which keeps at most one open PR. */
+/**
+ * A run that no issue or pull request asked for (schedule, workflow_dispatch, push): a hunt, on the ralph's
+ * own branch, which keeps at most one open PR. Started by hand or by the clock, it continues the same work.
+ */
 export const isHunt = (trigger: TriggerRun): boolean =>
-  trigger.event === 'schedule' && trigger.issueNumber === undefined && trigger.pr === undefined
+  ['schedule', 'workflow_dispatch', 'push'].includes(trigger.event) &&
+  trigger.issueNumber === undefined &&
+  trigger.pr === undefined
 
 /**
  * A hunt continues its open pull request's branch (updating the PR, never opening a second), or starts its
