@@ -50659,6 +50659,11 @@ async function deliver(options) {
         delivery.skipped = 'the run was cancelled, so nothing was pushed';
         return delivery;
     }
+    // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
+    if (plan.pr && !result.success) {
+        delivery.skipped = `the gates did not pass, so nothing was pushed onto pull request #${plan.pr.number}'s branch (on-failure applies to the action's own branches only)`;
+        return delivery;
+    }
     // Success delivers when open-pr says so; a failure as on-failure says (push, or push and a draft).
     const wantPush = result.success ? inputs.openPr : inputs.onFailure !== 'none';
     const wantPr = result.success ? inputs.openPr : inputs.onFailure === 'draft-pr';
@@ -50708,6 +50713,15 @@ async function deliver(options) {
     }
     if (!wantPr)
         return delivery;
+    if (plan.pr) {
+        // Its title, description, labels and reviewers are its author's: the push is the update, and the
+        // tracking comment on it says what the loop did.
+        const { owner, repo } = plan.context.repo;
+        const url = `${plan.context.serverUrl}/${owner}/${repo}/pull/${plan.pr.number}`;
+        delivery.pullRequest = { number: plan.pr.number, url, operation: 'updated' };
+        core/* info */.pq(`Pushed onto pull request #${plan.pr.number}'s branch; its title and description are left as they are: ${url}`);
+        return delivery;
+    }
     if (inputs.pushToken === undefined)
         delivery.notes.push(`${GITHUB_TOKEN_TRIGGERS_NO_CI} Pass it as push-token.`);
     const text = pullRequestText({ ...options.report, delivery }, {

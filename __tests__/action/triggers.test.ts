@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
-import { DONE, FIX, RALPH_DIR, agentScript, projectFiles, ralph } from './fixtures.js'
+import { DONE, FIX, RALPH_DIR, WRONG_FIX, agentScript, projectFiles, ralph } from './fixtures.js'
 import { createProject, runAction, startStand, waitForFile, type Project, type Stand } from './harness.js'
 
 let stand: Stand
@@ -127,7 +127,13 @@ test('/ralph on a same-repository pull request pushes onto its branch and update
   const p = await project(projectFiles(agent.script))
   p.remoteGit('branch', 'feature', 'main')
   p.api.state.addUser('maintainer', { role: 'write' })
-  const pull = p.api.state.addPull({ title: 'My feature', head: 'feature', base: 'main', user: 'maintainer' })
+  const pull = p.api.state.addPull({
+    title: 'My feature',
+    body: 'What I meant to do.',
+    head: 'feature',
+    base: 'main',
+    user: 'maintainer'
+  })
   const comment = p.api.state.addComment(pull.number, { body: '/ralph fix-tests', user: 'maintainer' })
   const run = await runAction(p, stand, {
     inputs: { ralph: 'fix-tests' },
@@ -141,8 +147,33 @@ test('/ralph on a same-repository pull request pushes onto its branch and update
     'pr-number': String(pull.number)
   })
   expect(p.api.state.pulls).toHaveLength(1)
-  expect(p.api.state.pulls[0].body ?? '').not.toContain('Closes #')
+  // The pull request is its author's: the push updates it, its title and description stay theirs.
+  expect(p.api.state.pulls[0]).toMatchObject({ title: 'My feature', body: 'What I meant to do.' })
+  expect(p.api.requests.filter(r => r.method === 'PATCH' && r.path.includes('/pulls/'))).toEqual([])
   expect(p.remoteGit('show', 'feature:calc.js')).toContain('a + b')
+  // The tracking comment on its conversation links it.
+  const tracking = p.api.state.comments.filter(c => c.issueNumber === pull.number && c.id !== comment.id)
+  expect(tracking.map(c => c.body)).toEqual([expect.stringContaining(run.outputs['pr-url'])])
+  expectClean(p)
+}, 60_000)
+
+test('/ralph on a pull request whose gates never pass pushes nothing onto its branch, whatever on-failure says', async () => {
+  const p = await project(projectFiles(agentScript({ any: `${WRONG_FIX}` })))
+  p.remoteGit('branch', 'feature', 'main')
+  const before = p.remoteGit('rev-parse', 'feature').trim()
+  p.api.state.addUser('maintainer', { role: 'write' })
+  const pull = p.api.state.addPull({ title: 'Mine', head: 'feature', base: 'main', user: 'maintainer' })
+  const comment = p.api.state.addComment(pull.number, { body: '/ralph fix-tests', user: 'maintainer' })
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests', 'max-iterations': '1', 'on-failure': 'draft-pr' },
+    eventName: 'issue_comment',
+    event: p.api.events.issueComment(comment.id)
+  })
+  expect(run.main.exitCode).not.toBe(0)
+  expect(run.outputs['pr-operation']).toBe('none')
+  expect(p.remoteGit('rev-parse', 'feature').trim()).toBe(before)
+  const [tracking] = p.api.state.comments.filter(c => c.issueNumber === pull.number && c.id !== comment.id)
+  expect(tracking.body).toMatch(/nothing was pushed onto pull request #\d+'s branch/)
   expectClean(p)
 }, 60_000)
 
