@@ -47687,6 +47687,7 @@ function promptWithTask(prompt) {
 
 
 
+
 // --- the /ralph grammar ----------------------------------------------------------------------------
 const COMMAND_USAGE = '/ralph [RALPH_NAME] [--arg value | --arg=value]… [-- free text]';
 const COMMAND_RE = /^\/ralph(?=\s|$)/i;
@@ -47882,6 +47883,12 @@ async function planComment(trigger, settings, octokit) {
     const resolved = resolveRalph(command.name, settings);
     if ('problem' in resolved)
         return refuse(resolved.problem, help);
+    // An arg the ralph never reads is a typo, or a request it cannot honour: say so rather than ignore it.
+    const takes = resolved.ralph !== undefined ? argsOf(resolved.ralph, settings.projectRoot) : undefined;
+    const unknown = takes ? Object.keys(command.args).filter(name => !takes.includes(name)) : [];
+    if (takes && unknown.length > 0)
+        return refuse(`the ralph ${trigger_code(resolved.ralphName ?? resolved.ralph ?? '')} takes no ${unknown.map(n => trigger_code(`--${n}`)).join(', ')} ` +
+            `arg (${takes.length ? `it takes ${takes.map(n => trigger_code(`--${n}`)).join(', ')}` : 'it takes none'})`, help);
     let pr;
     if (issue.isPullRequest) {
         const found = await sameRepoPull(octokit, settings, issue.number);
@@ -48043,6 +48050,30 @@ function resolveRalph(name, settings) {
         return { problem: `there is no ralph called ${trigger_code(name)} in ${INSTALLED_RALPHS_DIR}/` };
     }
 }
+/**
+ * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
+ * prompt or a command), without the ones the action sets. Undefined when the file cannot be read or parsed:
+ * the plan reports that problem itself.
+ */
+function argsOf(ralph, projectRoot) {
+    try {
+        const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: (0,external_node_os_.homedir)() });
+        const text = (0,external_node_fs_.readFileSync)(file, 'utf8');
+        const names = new Set();
+        const declared = parseFrontmatter(file, text).get('args');
+        if (Array.isArray(declared))
+            for (const name of declared)
+                if (typeof name === 'string')
+                    names.add(name);
+        for (const m of text.matchAll(PLACEHOLDER_RE))
+            if (m[1] === 'args')
+                names.add(m[2]);
+        return [...names].filter(name => !RESERVED_ARGS.includes(name));
+    }
+    catch {
+        return undefined;
+    }
+}
 const trigger_isInside = (child, parent) => child === parent || child.startsWith(parent.endsWith((external_node_path_default()).sep) ? parent : parent + (external_node_path_default()).sep);
 /** The name of the ralph an input names: an installed name, or the folder of a path. */
 function ralphNameOf(input) {
@@ -48060,22 +48091,34 @@ function refusalReply(to, reason, extra) {
     const who = /^[A-Za-z0-9-]{1,39}$/.test(to) ? `@${to}` : trigger_code(to);
     return [REFUSAL_MARKER, `${who}, no ralph loop was started: ${reason}.`, extra].filter(Boolean).join('\n\n');
 }
+/**
+ * The reply when a request passed every check but the loop could not start: the workflow's or the ralph's
+ * problem (one line, as the step's failure says it), not the requester's.
+ */
+function startFailureReply(to, problem, runUrl) {
+    const who = to && /^[A-Za-z0-9-]{1,39}$/.test(to) ? `@${to}, ` : '';
+    return [
+        REFUSAL_MARKER,
+        `${who}the ralph loop could not start: ${trigger_code(problem, 300)}`,
+        `This is a problem in the workflow or the ralph, not in your request: [the run](${runUrl}) says more.`
+    ].join('\n\n');
+}
 function usage(available) {
     const list = available.length
-        ? `Available ralphs: ${available.map(trigger_code).join(', ')}.`
+        ? `Available ralphs: ${available.map(name => trigger_code(name)).join(', ')}.`
         : `No ralphs are installed in \`${INSTALLED_RALPHS_DIR}/\`.`;
     return `Usage, on the first line of a new comment: \`${COMMAND_USAGE}\`\n\n${list}`;
 }
 /** Text from a comment, shown in a reply: one line, cut, in a code span it cannot break out of. */
-function trigger_code(text) {
-    const line = safe(text);
+function trigger_code(text, max = 60) {
+    const line = safe(text, max);
     const ticks = '`'.repeat(Math.max(1, ...[...line.matchAll(/`+/g)].map(m => m[0].length + 1)));
     const pad = line.startsWith('`') || line.endsWith('`') ? ' ' : '';
     return `${ticks}${pad}${line}${pad}${ticks}`;
 }
-function safe(text) {
+function safe(text, max = 60) {
     const line = text.replace(/\s+/g, ' ');
-    return line.length > 60 ? `${line.slice(0, 57)}...` : line;
+    return line.length > max ? `${line.slice(0, max - 3)}...` : line;
 }
 
 ;// CONCATENATED MODULE: ./src/github/hunt.ts
@@ -51391,9 +51434,12 @@ async function run() {
             plan = makePlan(inputs, context, process.env, trigger);
         }
         catch (error) {
-            if (error instanceof InputError || error instanceof PlanError)
-                return badInput(error);
-            throw error;
+            if (!(error instanceof InputError || error instanceof PlanError))
+                throw error;
+            // Someone asked on an issue: tell them it will not start (and that it is not their mistake).
+            if (trigger.issueNumber !== undefined)
+                await postRefusal(await octokit(), { ...context.repo, issueNumber: trigger.issueNumber }, startFailureReply(trigger.actor?.login, error.message, context.runUrl), m => core/* warning */.$e(m));
+            return badInput(error);
         }
         for (const warning of plan.warnings)
             core/* warning */.$e(warning);

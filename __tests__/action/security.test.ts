@@ -403,6 +403,46 @@ describe('names and arguments', () => {
   )
 })
 
+describe('requests the ralph cannot take', () => {
+  test('an arg the ralph never reads is refused with a reply naming the args it takes', async () => {
+    const s = await scene()
+    const where = commentOn(s, { user: 'alice', body: `/ralph echo --fcous "$(touch ${s.dir}/pwned-typo)"` })
+    const run = await onComment(s, where.comment)
+    const reply = expectRefused(
+      s,
+      run,
+      where,
+      /the ralph `echo` takes no `--fcous` arg \(it takes `--focus`\)/
+    )
+    expect(reply).toContain(USAGE)
+  }, 60_000)
+
+  test('a ralph that does not load fails the step and tells the requester it is not their mistake', async () => {
+    const s = await scene()
+    writeFileSync(
+      path.join(s.p.workspace, '.agents/ralphs/echo/RALPH.md'),
+      '---\nagent: node agent.mjs\nchecks: [1, 2\n---\nBroken.\n'
+    )
+    const where = commentOn(s, { user: 'alice', body: '/ralph echo -- please' })
+    const run = await onComment(s, where.comment)
+    expect(run.main.exitCode).not.toBe(0)
+    expect(run.main.errors.map(c => c.message)).toContainEqual(
+      expect.stringMatching(/^\.agents\/ralphs\/echo\/RALPH\.md:\d+/)
+    )
+    expect(existsSync(s.ran)).toBe(false)
+    const replies = s.p.api.state.comments.filter(c => c.id !== where.comment.id)
+    expect(replies.map(c => c.body)).toEqual([
+      expect.stringMatching(
+        /^<!-- ralph-action:refusal -->\n\n@alice, the ralph loop could not start: `\.agents\/ralphs\/echo\/RALPH\.md:\d+/
+      )
+    ])
+    expect(replies[0].body).toContain('not in your request')
+    expect(s.p.api.state.reactions).toEqual([])
+    expect(s.p.api.state.pulls).toEqual([])
+    expectClean(s.p)
+  }, 60_000)
+})
+
 describe('issue text is data: nothing in it is executed', () => {
   test('$(…), backticks, ; rm -rf, {{ commands.x }}, a hidden comment, zero-width and bidi characters', async () => {
     const s = await scene()

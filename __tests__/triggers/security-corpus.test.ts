@@ -203,6 +203,22 @@ describe('names and arguments', () => {
     expect(plan).toMatchObject({ kind: 'run', ralph: '.agents/ralphs/fix-tests', ralphName: 'fix-tests' })
   })
 
+  test('an arg the ralph never reads is refused, naming the args it takes', async () => {
+    w.api.state.addUser('alice', { role: 'write' })
+    const plan = await expectRefused(
+      commentOn('/ralph echo --focus parser --foucs lexer', 'alice').payload,
+      /the ralph `echo` takes no `--foucs` arg \(it takes `--focus`\)/
+    )
+    expect(plan.reply).toContain('Available ralphs')
+    // fix-tests reads only {{ args.task }}, which the action sets: it takes none.
+    expect(
+      await w.plan('issue_comment', commentOn('/ralph fix-tests --focus x', 'alice').payload)
+    ).toMatchObject({
+      kind: 'refuse',
+      reason: expect.stringMatching(/the ralph `fix-tests` takes no `--focus` arg \(it takes none\)/)
+    })
+  })
+
   test.each([
     ['an option as a value', '/ralph echo --focus --force', /`--focus` needs a value/],
     ['an option glued to a name', '/ralph echo --focus=--exec=sh', /starts with -/],

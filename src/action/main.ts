@@ -8,7 +8,7 @@ import { runProcess } from '../proc/index.js'
 import { readContext, type RunContext } from '../github/context.js'
 import type { Octokit } from '../github/permissions.js'
 import { acknowledge, postRefusal } from '../github/tracking.js'
-import { planTrigger, ralphNameOf, type RunPlan as TriggerRun } from '../github/trigger.js'
+import { planTrigger, ralphNameOf, startFailureReply, type RunPlan as TriggerRun } from '../github/trigger.js'
 import { planHunt } from '../github/hunt.js'
 import { ralphMatrix } from '../cli/list.js'
 import { InputError, readInputs, type ActionInputs } from './inputs.js'
@@ -205,8 +205,16 @@ export async function run(): Promise<void> {
     try {
       plan = makePlan(inputs, context, process.env, trigger)
     } catch (error) {
-      if (error instanceof InputError || error instanceof PlanError) return badInput(error)
-      throw error
+      if (!(error instanceof InputError || error instanceof PlanError)) throw error
+      // Someone asked on an issue: tell them it will not start (and that it is not their mistake).
+      if (trigger.issueNumber !== undefined)
+        await postRefusal(
+          await octokit(),
+          { ...context.repo, issueNumber: trigger.issueNumber },
+          startFailureReply(trigger.actor?.login, error.message, context.runUrl),
+          m => core.warning(m)
+        )
+      return badInput(error)
     }
     for (const warning of plan.warnings) core.warning(warning)
     if (plan.inputs.dryRun) return await dryRun(plan)

@@ -2,13 +2,17 @@
 // main.ts follows. Nothing here runs anything or trusts text: the comment's
 // first line is tokenised without a shell, names and arg names are checked, the task is sanitised data,
 // and the comment is read from the payload as it was when the run was triggered, never fetched again.
-import { realpathSync, statSync } from 'node:fs'
+import { readFileSync, realpathSync, statSync } from 'node:fs'
+import { homedir } from 'node:os'
 import path from 'node:path'
 import {
   INSTALLED_RALPHS_DIR,
   listInstalledRalphs,
   NAME_RE,
+  parseFrontmatter,
+  PLACEHOLDER_RE,
   RALPH_MARKER,
+  resolveRalphPath,
   ShlexError,
   shlexSplit
 } from '../ralph/index.js'
@@ -309,6 +313,15 @@ async function planComment(
 
   const resolved = resolveRalph(command.name, settings)
   if ('problem' in resolved) return refuse(resolved.problem, help)
+  // An arg the ralph never reads is a typo, or a request it cannot honour: say so rather than ignore it.
+  const takes = resolved.ralph !== undefined ? argsOf(resolved.ralph, settings.projectRoot) : undefined
+  const unknown = takes ? Object.keys(command.args).filter(name => !takes.includes(name)) : []
+  if (takes && unknown.length > 0)
+    return refuse(
+      `the ralph ${code(resolved.ralphName ?? resolved.ralph ?? '')} takes no ${unknown.map(n => code(`--${n}`)).join(', ')} ` +
+        `arg (${takes.length ? `it takes ${takes.map(n => code(`--${n}`)).join(', ')}` : 'it takes none'})`,
+      help
+    )
 
   let pr: PullRef | undefined
   if (issue.isPullRequest) {
@@ -483,6 +496,25 @@ function resolveRalph(
   }
 }
 
+/**
+ * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
+ * prompt or a command), without the ones the action sets. Undefined when the file cannot be read or parsed:
+ * the plan reports that problem itself.
+ */
+export function argsOf(ralph: string, projectRoot: string): string[] | undefined {
+  try {
+    const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: homedir() })
+    const text = readFileSync(file, 'utf8')
+    const names = new Set<string>()
+    const declared = parseFrontmatter(file, text).get('args')
+    if (Array.isArray(declared)) for (const name of declared) if (typeof name === 'string') names.add(name)
+    for (const m of text.matchAll(PLACEHOLDER_RE)) if (m[1] === 'args') names.add(m[2])
+    return [...names].filter(name => !(RESERVED_ARGS as readonly string[]).includes(name))
+  } catch {
+    return undefined
+  }
+}
+
 const isInside = (child: string, parent: string): boolean =>
   child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep)
 
@@ -505,22 +537,35 @@ function refusalReply(to: string, reason: string, extra: string): string {
   return [REFUSAL_MARKER, `${who}, no ralph loop was started: ${reason}.`, extra].filter(Boolean).join('\n\n')
 }
 
+/**
+ * The reply when a request passed every check but the loop could not start: the workflow's or the ralph's
+ * problem (one line, as the step's failure says it), not the requester's.
+ */
+export function startFailureReply(to: string | undefined, problem: string, runUrl: string): string {
+  const who = to && /^[A-Za-z0-9-]{1,39}$/.test(to) ? `@${to}, ` : ''
+  return [
+    REFUSAL_MARKER,
+    `${who}the ralph loop could not start: ${code(problem, 300)}`,
+    `This is a problem in the workflow or the ralph, not in your request: [the run](${runUrl}) says more.`
+  ].join('\n\n')
+}
+
 function usage(available: string[]): string {
   const list = available.length
-    ? `Available ralphs: ${available.map(code).join(', ')}.`
+    ? `Available ralphs: ${available.map(name => code(name)).join(', ')}.`
     : `No ralphs are installed in \`${INSTALLED_RALPHS_DIR}/\`.`
   return `Usage, on the first line of a new comment: \`${COMMAND_USAGE}\`\n\n${list}`
 }
 
 /** Text from a comment, shown in a reply: one line, cut, in a code span it cannot break out of. */
-function code(text: string): string {
-  const line = safe(text)
+function code(text: string, max = 60): string {
+  const line = safe(text, max)
   const ticks = '`'.repeat(Math.max(1, ...[...line.matchAll(/`+/g)].map(m => m[0].length + 1)))
   const pad = line.startsWith('`') || line.endsWith('`') ? ' ' : ''
   return `${ticks}${pad}${line}${pad}${ticks}`
 }
 
-function safe(text: string): string {
+function safe(text: string, max = 60): string {
   const line = text.replace(/\s+/g, ' ')
-  return line.length > 60 ? `${line.slice(0, 57)}...` : line
+  return line.length > max ? `${line.slice(0, max - 3)}...` : line
 }
