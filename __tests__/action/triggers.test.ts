@@ -96,6 +96,34 @@ test('a write-access human comments /ralph: 👀, the loop runs, the tracking co
   expectClean(p)
 })
 
+test('a second /ralph on the same issue continues ralph/issue-<N> and updates its pull request', async () => {
+  const worker = agentScript({ any: `fs.appendFileSync('NOTES.md', 'pass\\n')`, 1: `${FIX}\n${DONE}` })
+  const p = await project(projectFiles(worker))
+  p.api.state.addUser('maintainer', { role: 'write' })
+  const issue = p.api.state.addIssue({ title: 'add() subtracts', body: 'b', user: 'maintainer' })
+  const ask = (body: string) => {
+    const comment = p.api.state.addComment(issue.number, { body, user: 'maintainer' })
+    return runAction(p, stand, {
+      inputs: { ralph: 'fix-tests' },
+      eventName: 'issue_comment',
+      event: p.api.events.issueComment(comment.id)
+    })
+  }
+  const first = await ask('/ralph')
+  expect(first.outputs['pr-operation']).toBe('created')
+  const second = await ask('/ralph -- and add a note')
+  expect(second.main.exitCode).toBe(0)
+  expect(second.outputs).toMatchObject({
+    branch: `ralph/issue-${issue.number}`,
+    'pr-operation': 'updated',
+    'pr-number': first.outputs['pr-number']
+  })
+  expect(p.api.state.pulls).toHaveLength(1)
+  expect(p.remoteGit('show', `ralph/issue-${issue.number}:NOTES.md`)).toBe('pass\npass\n')
+  expect(p.api.state.pulls[0].body).toContain(`Closes #${issue.number}`)
+  expectClean(p)
+}, 60_000)
+
 test('the tracking comment is edited after every iteration, then finalised', async () => {
   const twice = agentScript({ 1: `say('looking')`, 2: `${FIX}\n${DONE}` })
   const p = await project(projectFiles(twice))
