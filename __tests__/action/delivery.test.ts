@@ -206,7 +206,7 @@ test('started from an issue: the branch is ralph/issue-N and the pull request cl
   expectClean(p)
 })
 
-test('the agent cannot read the GitHub token: not in its environment, not in .git/config, not in the runner temp', async () => {
+test("the agent cannot read the GitHub token: not in its environment, its ancestors' /proc environ, .git/config or the runner temp", async () => {
   const report = path.join(scratch, 'token-hunt.json')
   const hookDump = path.join(scratch, 'hook-env.txt')
   const hunt = [
@@ -221,6 +221,14 @@ test('the agent cannot read the GitHub token: not in its environment, not in .gi
     "  if (holds(v ?? '')) found.push('env value ' + k)",
     '}',
     "if (holds(fs.readFileSync('/proc/self/environ', 'latin1'))) found.push('/proc/self/environ')",
+    // Linux shows any process of the same user the environment its ancestors were started with.
+    'for (let pid = process.ppid; pid > 1; ) {',
+    "  let environ = ''",
+    "  try { environ = fs.readFileSync('/proc/' + pid + '/environ', 'latin1') } catch {}",
+    "  if (holds(environ) || /(^|\\0)(INPUT_GITHUB-TOKEN|ACTIONS_RUNTIME_TOKEN|GH_TOKEN)=[^\\0]/.test(environ)) found.push('/proc/' + pid + '/environ')",
+    "  const stat = fs.readFileSync('/proc/' + pid + '/stat', 'utf8')",
+    "  pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])",
+    '}',
     "if (holds(fs.readFileSync('.git/config', 'utf8'))) found.push('.git/config')",
     "let config = ''",
     "try { config = execFileSync('git', ['config', '--list', '--show-origin', '--includes'], { encoding: 'utf8' }) } catch {}",

@@ -12488,6 +12488,86 @@ async function createWorktree(repoDir, options) {
     return { dir, branch: options.branch, base: base.stdout.trim() };
 }
 
+;// CONCATENATED MODULE: ./src/proc/environ.ts
+// Linux lets any process of the same user read another's initial environment (/proc/<pid>/environ: the
+// strings the kernel put on the stack at exec, whatever the process did to its environment since). The
+// agent runs as a child of this process, so without this it could read the tokens the runner started us
+// with (INPUT_GITHUB-TOKEN, ACTIONS_RUNTIME_TOKEN) from /proc/<our pid>/environ. This overwrites their values
+// in that block, after moving the live variables to the heap (setenv copies them), where reading them needs
+// ptrace rights a child does not have over its parent. Linux only; elsewhere it does nothing.
+
+/** The initial environment's address range, from /proc/self/stat (fields 50 and 51, since Linux 3.5). */
+function environRange() {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: count fields after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const start = Number(fields[50 - 3]);
+    const end = Number(fields[51 - 3]);
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start <= 0 || end <= start)
+        return undefined;
+    return { start, end };
+}
+/**
+ * Overwrites, in this process's initial environment block, the value of every variable `secret` names,
+ * keeping each one usable by this process (process.env still answers it, from a heap copy).
+ */
+function scrubInitialEnvironment(secret) {
+    if (process.platform !== 'linux')
+        return { scrubbed: [], skipped: 'not Linux' };
+    let range;
+    try {
+        range = environRange();
+    }
+    catch (error) {
+        return { scrubbed: [], skipped: `/proc/self/stat: ${error.message}` };
+    }
+    if (!range)
+        return { scrubbed: [], skipped: '/proc/self/stat has no environment range' };
+    // Move the live variables off the block first: unsetenv drops the pointer into it, setenv makes a copy.
+    for (const name of Object.keys(process.env)) {
+        if (!secret(name))
+            continue;
+        const value = process.env[name];
+        delete process.env[name];
+        process.env[name] = value;
+    }
+    let fd;
+    try {
+        fd = openSync('/proc/self/mem', 'r+');
+    }
+    catch (error) {
+        return { scrubbed: [], skipped: `/proc/self/mem: ${error.message}` };
+    }
+    try {
+        const block = Buffer.alloc(range.end - range.start);
+        const read = readSync(fd, block, 0, block.length, range.start);
+        const scrubbed = [];
+        let at = 0;
+        while (at < read) {
+            let nul = block.indexOf(0, at);
+            if (nul < 0 || nul > read)
+                nul = read;
+            const eq = block.indexOf(0x3d, at); // '='
+            if (eq > at && eq < nul) {
+                const name = block.toString('latin1', at, eq);
+                if (secret(name) && nul > eq + 1) {
+                    block.fill(0, eq + 1, nul);
+                    writeSync(fd, block, eq + 1, nul - eq - 1, range.start + eq + 1);
+                    scrubbed.push(name);
+                }
+            }
+            at = nul + 1;
+        }
+        return { scrubbed };
+    }
+    catch (error) {
+        return { scrubbed: [], skipped: `/proc/self/mem: ${error.message}` };
+    }
+    finally {
+        closeSync(fd);
+    }
+}
+
 ;// CONCATENATED MODULE: external "node:perf_hooks"
 const external_node_perf_hooks_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
 ;// CONCATENATED MODULE: ./src/proc/capture.ts
@@ -13261,6 +13341,7 @@ function cutCharacterAtStart(buf) {
 
 ;// CONCATENATED MODULE: ./src/proc/index.ts
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
+
 
 
 

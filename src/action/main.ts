@@ -4,7 +4,7 @@ import { realpathSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
 import { previewPrompt } from '../loop/index.js'
-import { runProcess } from '../proc/index.js'
+import { runProcess, scrubInitialEnvironment } from '../proc/index.js'
 import { readContext, type RunContext } from '../github/context.js'
 import type { Octokit } from '../github/permissions.js'
 import { acknowledge, postRefusal } from '../github/tracking.js'
@@ -12,7 +12,14 @@ import { planTrigger, ralphNameOf, startFailureReply, type RunPlan as TriggerRun
 import { planHunt } from '../github/hunt.js'
 import { ralphMatrix } from '../cli/list.js'
 import { InputError, readInputs, type ActionInputs } from './inputs.js'
-import { agentEnvironment, makePlan, PlanError, withoutSecretVariables, type RunPlan } from './plan.js'
+import {
+  agentEnvironment,
+  isSecretVariable,
+  makePlan,
+  PlanError,
+  withoutSecretVariables,
+  type RunPlan
+} from './plan.js'
 import { runAction } from './run-action.js'
 import { saveState } from './state.js'
 
@@ -183,6 +190,13 @@ export async function run(): Promise<void> {
       inputs = readInputs()
       for (const token of [inputs.githubToken, inputs.pushToken]) if (token) core.setSecret(token)
       context = readContext()
+      // The agent is our child: keep the tokens we were started with out of /proc/<our pid>/environ.
+      const scrub = scrubInitialEnvironment(isSecretVariable)
+      core.debug(
+        scrub.skipped
+          ? `The initial environment was not scrubbed: ${scrub.skipped}.`
+          : `Scrubbed from the initial environment: ${scrub.scrubbed.join(', ') || 'nothing'}.`
+      )
     } catch (error) {
       if (error instanceof InputError) return badInput(error)
       throw error
