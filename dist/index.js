@@ -47895,7 +47895,7 @@ async function planTrigger(event, settings, octokit) {
     if (isIssuesTrigger(trigger))
         return planLabel(trigger, settings, octokit);
     if (isPullRequestTrigger(trigger))
-        return planPullRequestEvent(trigger, settings);
+        return planPullRequestEvent(trigger, settings, octokit);
     if (isPushTrigger(trigger)) {
         if (trigger.deleted)
             return skip('the push deleted a branch');
@@ -48046,7 +48046,7 @@ async function planLabel(trigger, settings, octokit) {
         actor: { login: actor.login, role: actor.role }
     };
 }
-function planPullRequestEvent(trigger, settings) {
+async function planPullRequestEvent(trigger, settings, octokit) {
     const full = `${settings.owner}/${settings.repo}`.toLowerCase();
     if (trigger.name === 'pull_request_target')
         return {
@@ -48059,9 +48059,28 @@ function planPullRequestEvent(trigger, settings) {
             kind: 'refuse',
             reason: `pull request #${trigger.number} comes from a fork (${trigger.head.repo ?? 'a deleted repository'}); loops run only on branches of ${settings.owner}/${settings.repo}`
         };
+    if (trigger.action === 'closed')
+        return skip('the pull request was closed');
+    // Whoever made the event starts the loop (a triage user may reopen a pull request): the same check as a comment.
+    const actor = await checkActor(octokit, {
+        owner: settings.owner,
+        repo: settings.repo,
+        login: trigger.sender,
+        allowedBots: settings.allowedBots
+    });
+    if (!actor.allowed)
+        return {
+            kind: 'refuse',
+            reason: actor.reason,
+            reply: refusalReply(trigger.sender, actor.reason, ''),
+            issueNumber: trigger.number
+        };
     const plan = defaultRun(trigger, settings, trigger.sender);
     return {
         ...plan,
+        actor: { login: actor.login, role: actor.role },
+        // A push to the pull request starts a run; the loop's own push (with a push-token) must not start another.
+        ...(trigger.action === 'synchronize' ? { unlessOwnTip: true } : {}),
         task: composeTask({
             source: `pull request #${trigger.number}`,
             title: trigger.title,
@@ -48141,12 +48160,17 @@ function argsOf(ralph, projectRoot) {
         const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: (0,external_node_os_.homedir)() });
         const text = (0,external_node_fs_.readFileSync)(file, 'utf8');
         const names = new Set();
-        const declared = parseFrontmatter(file, text).get('args');
-        if (Array.isArray(declared))
-            for (const name of declared)
-                if (typeof name === 'string')
-                    names.add(name);
-        for (const m of text.matchAll(PLACEHOLDER_RE))
+        const frontmatter = parseFrontmatter(file, text);
+        const declared = frontmatter.get('args');
+        // Not a list: the ralph is broken, and the plan says how.
+        if (declared !== undefined && declared !== null && !Array.isArray(declared))
+            return undefined;
+        for (const name of declared ?? [])
+            if (typeof name === 'string')
+                names.add(name);
+        // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
+        const { yaml } = splitFrontmatter(text);
+        for (const m of `${yaml ?? ''}\n${promptTemplate(text)}`.matchAll(PLACEHOLDER_RE))
             if (m[1] === 'args')
                 names.add(m[2]);
         return [...names].filter(name => !RESERVED_ARGS.includes(name));
@@ -50728,6 +50752,11 @@ async function workTreeOf(projectRoot) {
         throw new Error(`${projectRoot} is not a git repository: run actions/checkout before ralph-action (and check working-directory).`);
     return top.stdout.trim();
 }
+/** The base when something decides it: the input, else the pull request's, else the hunt's open PR's. */
+function baseOf(plan) {
+    const base = plan.inputs.base ?? plan.pr?.baseRef ?? plan.trigger?.base;
+    return base !== undefined ? { base } : {};
+}
 /**
  * Creates the loop's fresh branch from the base (the input, else the checked-out branch, the pull request's
  * base, GITHUB_REF or the remote's default, as prepareBranch decides) and sets the commit identity.
@@ -50737,8 +50766,7 @@ async function prepare(plan, workTree) {
         branch: plan.branch,
         remote: REMOTE,
         ...(plan.continueBranch ? { continueExisting: true } : {}),
-        ...(plan.pr?.baseRef !== undefined && plan.inputs.base === undefined ? { base: plan.pr.baseRef } : {}),
-        ...(plan.inputs.base !== undefined ? { base: plan.inputs.base } : {}),
+        ...baseOf(plan),
         log: message => core/* info */.pq(message)
     });
     const identity = await configureIdentity(workTree, BOT_IDENTITY);
@@ -50786,6 +50814,10 @@ async function deliver(options) {
     // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
     if (plan.pr && !result.success) {
         delivery.skipped = `the gates did not pass, so nothing was pushed onto pull request #${plan.pr.number}'s branch (on-failure applies to the action's own branches only)`;
+        return delivery;
+    }
+    if (plan.pr && commit !== undefined && commit === prepared.remoteSha) {
+        delivery.skipped = `the loop added no commits, so pull request #${plan.pr.number} is left as it was`;
         return delivery;
     }
     // Success delivers when open-pr says so; a failure as on-failure says (push, or push and a draft).
@@ -50843,6 +50875,8 @@ async function deliver(options) {
         const { owner, repo } = plan.context.repo;
         const url = `${plan.context.serverUrl}/${owner}/${repo}/pull/${plan.pr.number}`;
         delivery.pullRequest = { number: plan.pr.number, url, operation: 'updated' };
+        if (inputs.pushToken === undefined)
+            delivery.notes.push(`${GITHUB_TOKEN_TRIGGERS_NO_CI} Pass it as push-token.`);
         core/* info */.pq(`Pushed onto pull request #${plan.pr.number}'s branch; its title and description are left as they are: ${url}`);
         return delivery;
     }
@@ -51065,6 +51099,7 @@ function saveState(key, value) {
 
 
 
+
 /** Bytes of a failing gate's log read for annotations (its end, where the failures are summed up). */
 const ANNOTATION_LOG_BYTES = 2 * 1024 * 1024;
 function readTail(file, bytes) {
@@ -51206,6 +51241,11 @@ async function startTracking(plan, branch, options) {
         saveState('tracking', JSON.stringify({ issueNumber, commentId: tracking.id, ...info }));
     return tracking;
 }
+/** Whether `sha` was committed by the loop (as github-actions[bot], the identity the action commits with). */
+async function isOwnCommit(workTree, sha) {
+    const shown = await new repo_GitRepo(workTree).exec(['show', '-s', '--format=%ce', sha], { probe: true });
+    return shown.exitCode === 0 && shown.stdout.trim() === GITHUB_ACTIONS_IDENTITY.email;
+}
 async function runAction(plan, signal, options = {}) {
     const { inputs, context } = plan;
     saveState('recordDir', plan.config.recordDir);
@@ -51223,11 +51263,24 @@ async function runAction(plan, signal, options = {}) {
     }
     catch (error) {
         core/* endGroup */.N4();
-        core/* setFailed */.C1(`Preparing the branch failed: ${error.message}`);
+        const message = `Preparing the branch failed: ${error.message}`;
+        // 👀 is already on the request: say it will not run.
+        const issueNumber = plan.trigger?.issueNumber;
+        if (issueNumber !== undefined && options.octokit)
+            await postRefusal(await options.octokit(), { ...context.repo, issueNumber }, startFailureReply(plan.trigger?.actor?.login, message, context.runUrl), m => core/* warning */.$e(m));
+        core/* setFailed */.C1(message);
         saveState('finished', true);
         return;
     }
     core/* endGroup */.N4();
+    if (plan.trigger?.unlessOwnTip && (await isOwnCommit(workTree, prepared.startSha))) {
+        core/* info */.pq(`Nothing to do: the tip of ${prepared.branch} (${prepared.startSha.slice(0, 12)}) is a loop's own commit, so its push started this run.`);
+        await identity.restore().catch(() => undefined);
+        await restoreCheckout(workTree, prepared);
+        core/* setOutput */.uH('pr-operation', 'none');
+        saveState('finished', true);
+        return;
+    }
     // The loop: every process it starts (commands, agent, gates, git and its hooks) gets the job's environment
     // without tokens, and the checkout's persisted credential is out of .git/config while it runs.
     const tracking = await startTracking(plan, prepared.branch, options);
@@ -51343,6 +51396,17 @@ async function runAction(plan, signal, options = {}) {
 
 
 
+/**
+ * Keeps the tokens this process was started with out of /proc/<pid>/environ, which any process of the same
+ * user can read: the agent is our child, and one that outlived its loop may be watching for post.
+ */
+function scrubOwnEnvironment() {
+    const scrub = scrubInitialEnvironment(isSecretVariable);
+    if (scrub.skipped && process.platform === 'linux')
+        core/* warning */.$e(`The tokens could not be removed from /proc/${process.pid}/environ (${scrub.skipped}): processes of this user, the agent's included, can read them there.`);
+    else
+        core/* debug */.Yz(`Scrubbed from the initial environment: ${scrub.scrubbed.join(', ') || 'nothing'}.`);
+}
 /** An Octokit for the job's token, made on first use (@actions/github is imported lazily: cold start). */
 function lazyOctokit(token) {
     let made;
@@ -51395,6 +51459,8 @@ async function main_huntBranch(inputs, context, trigger, octokit) {
     trigger.branch = hunt.branch;
     if (hunt.kind === 'continue') {
         trigger.continueBranch = true;
+        // Its pull request's base, whatever ref this run was started on: the same PR is found and updated.
+        trigger.base = hunt.pull.baseRef;
         core/* info */.pq(`Continuing ${hunt.branch}: its pull request #${hunt.pull.number} is still open and will be updated.`);
     }
     return true;
@@ -51489,11 +51555,7 @@ async function run() {
                 if (token)
                     core/* setSecret */.Pq(token);
             context = readContext();
-            // The agent is our child: keep the tokens we were started with out of /proc/<our pid>/environ.
-            const scrub = scrubInitialEnvironment(isSecretVariable);
-            core/* debug */.Yz(scrub.skipped
-                ? `The initial environment was not scrubbed: ${scrub.skipped}.`
-                : `Scrubbed from the initial environment: ${scrub.scrubbed.join(', ') || 'nothing'}.`);
+            scrubOwnEnvironment();
         }
         catch (error) {
             if (error instanceof InputError)
@@ -51524,7 +51586,9 @@ async function run() {
                 throw error;
             // Someone asked on an issue: tell them it will not start (and that it is not their mistake).
             if (trigger.issueNumber !== undefined)
-                await postRefusal(await octokit(), { ...context.repo, issueNumber: trigger.issueNumber }, startFailureReply(trigger.actor?.login, error.message, context.runUrl), m => core/* warning */.$e(m));
+                await postRefusal(await octokit(), { ...context.repo, issueNumber: trigger.issueNumber }, startFailureReply(trigger.actor?.login, 
+                // The runner's folders mean nothing on the issue: paths are shown relative to the workspace.
+                error.message.split(`${context.workspace}/`).join('').split(context.workspace).join('.'), context.runUrl), m => core/* warning */.$e(m));
             return badInput(error);
         }
         for (const warning of plan.warnings)
@@ -51555,6 +51619,7 @@ async function run() {
 // The post step: runs after main however main ended. When main was cancelled or killed (the runner's
 // SIGINT/SIGTERM, a job timeout), it finishes the record as cancelled, uploads it and writes the summary,
 // so a run's record is never lost. Its failures are warnings: post must not fail a job.
+
 
 
 
@@ -51625,6 +51690,7 @@ function uploadWanted() {
     }
 }
 async function post() {
+    scrubOwnEnvironment();
     const state = readState();
     if (state.finished) {
         core/* info */.pq('The main step finished; nothing left to do.');

@@ -225,7 +225,7 @@ test("the agent cannot read the GitHub token: not in its environment, its ancest
     'for (let pid = process.ppid; pid > 1; ) {',
     "  let environ = ''",
     "  try { environ = fs.readFileSync('/proc/' + pid + '/environ', 'latin1') } catch {}",
-    "  if (holds(environ) || /(^|\\0)(INPUT_GITHUB-TOKEN|ACTIONS_RUNTIME_TOKEN|GH_TOKEN)=[^\\0]/.test(environ)) found.push('/proc/' + pid + '/environ')",
+    "  if (holds(environ) || /(^|\\0)(INPUT_GITHUB-TOKEN|ACTIONS_RUNTIME_TOKEN)=[^\\0]/.test(environ)) found.push('/proc/' + pid + '/environ')",
     "  const stat = fs.readFileSync('/proc/' + pid + '/stat', 'utf8')",
     "  pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])",
     '}',

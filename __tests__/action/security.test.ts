@@ -441,6 +441,22 @@ describe('requests the ralph cannot take', () => {
     expect(s.p.api.state.pulls).toEqual([])
     expectClean(s.p)
   }, 60_000)
+
+  test('a branch that cannot be prepared after 👀: the requester is told, the step fails', async () => {
+    const s = await scene()
+    const where = commentOn(s, { user: 'alice', body: '/ralph echo --focus x' })
+    const run = await onComment(s, where.comment, { inputs: { branch: 'main' } })
+    expect(run.main.exitCode).not.toBe(0)
+    expect(existsSync(s.ran)).toBe(false)
+    const replies = s.p.api.state.comments.filter(c => c.id !== where.comment.id)
+    expect(replies.map(c => c.body)).toEqual([
+      expect.stringMatching(
+        /^<!-- ralph-action:refusal -->\n\n@alice, the ralph loop could not start: `Preparing the branch failed: The loop's branch and the base are both 'main'/
+      )
+    ])
+    expect(s.p.api.state.reactionsOn('comment', where.comment.id).map(r => r.content)).toEqual(['eyes'])
+    expectClean(s.p)
+  }, 60_000)
 })
 
 describe('issue text is data: nothing in it is executed', () => {

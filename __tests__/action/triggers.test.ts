@@ -2,7 +2,7 @@
 // comment from someone with write access (👀, a tracking comment edited per iteration and finalised with
 // the pull request), a refusal that runs no agent, and a tracking comment the post step finalises as
 // cancelled.
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
@@ -317,6 +317,71 @@ test('workflow_dispatch runs are hunts too: a second dispatch continues the open
   expect(p.remoteGit('show', 'ralph/fix-tests:NOTES.md')).toBe('by hand\nby hand\n')
   expectClean(p)
 }, 60_000)
+
+test('a hunt dispatched from another branch still continues its pull request against main: never a second PR', async () => {
+  const hunter = agentScript({ any: `fs.appendFileSync('NOTES.md', 'hunted\\n')`, 1: `${FIX}\n${DONE}` })
+  const p = await project(projectFiles(hunter))
+  const first = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests' },
+    eventName: 'schedule',
+    event: p.api.events.schedule()
+  })
+  expect(first.outputs['pr-operation']).toBe('created')
+  // Someone runs the workflow by hand from `dev`: that is what is checked out.
+  // (The remote is served from this process: the test's git must not talk to it synchronously.)
+  p.remoteGit('branch', 'dev', 'main')
+  p.git('checkout', '--quiet', '-b', 'dev')
+  const second = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests' },
+    eventName: 'workflow_dispatch',
+    event: { ...p.api.events.workflowDispatch(), ref: 'refs/heads/dev' },
+    env: { GITHUB_REF: 'refs/heads/dev', GITHUB_REF_NAME: 'dev' }
+  })
+  expect(second.main.exitCode).toBe(0)
+  expect(second.outputs).toMatchObject({ 'pr-operation': 'updated', 'pr-number': first.outputs['pr-number'] })
+  expect(p.api.state.pulls.map(pr => [pr.head, pr.base])).toEqual([['ralph/fix-tests', 'main']])
+  expect(p.remoteGit('show', 'ralph/fix-tests:NOTES.md')).toBe('hunted\nhunted\n')
+  expectClean(p)
+}, 60_000)
+
+test("pull_request synchronize: the loop's own push (with a push-token) does not start another loop", async () => {
+  const runs = path.join(scratch, 'pr-runs')
+  const worker = agentScript({
+    any: `fs.appendFileSync(${JSON.stringify(runs)}, 'run\\n')`,
+    1: `${FIX}\n${DONE}`
+  })
+  const p = await project(projectFiles(worker))
+  p.remoteGit('branch', 'feature', 'main')
+  p.api.state.addUser('maintainer', { role: 'write' })
+  const pull = p.api.state.addPull({ title: 'Mine', head: 'feature', base: 'main', user: 'maintainer' })
+  const pat = 'ghp_StandInPersonalAccessToken0123456789'
+  p.gitServer.pushTokens.add(pat)
+  const onPull = (action: string) =>
+    runAction(p, stand, {
+      inputs: { ralph: 'fix-tests', 'push-token': pat },
+      eventName: 'pull_request',
+      event: p.api.events.pullRequest(pull.number, action, { sender: 'maintainer' })
+    })
+  const opened = await onPull('opened')
+  expect(opened.main.exitCode).toBe(0)
+  expect(opened.outputs['pr-operation']).toBe('updated')
+  expect(p.remoteGit('log', '-1', '--format=%ce', 'feature').trim()).toBe(
+    '41898282+github-actions[bot]@users.noreply.github.com'
+  )
+  // GitHub sends synchronize for that push (a PAT's pushes start workflows): it ends without an agent.
+  const echo = await onPull('synchronize')
+  expect(echo.main.exitCode).toBe(0)
+  expect(echo.main.stdout).toMatch(
+    /Nothing to do: the tip of feature \([0-9a-f]{12}\) is a loop's own commit/
+  )
+  expect(readFileSync(runs, 'utf8')).toBe('run\n')
+  // A person's push to it does start one.
+  p.pushToRemote('feature', { 'README.md': 'mine\n' }, 'my own change')
+  const human = await onPull('synchronize')
+  expect(human.main.exitCode).toBe(0)
+  expect(readFileSync(runs, 'utf8')).toBe('run\nrun\n')
+  expectClean(p)
+}, 90_000)
 
 test('max-open-prs: a hunt at the cap with no pull request of its own runs no agent', async () => {
   const agent = fixingAgent()

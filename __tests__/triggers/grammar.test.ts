@@ -1,6 +1,9 @@
 // The `/ralph` comment grammar: first line only, tokenised without a shell, names and values checked.
 import { parseTriggerEvent } from '../../src/github/event.js'
-import { parseRalphCommand, splitAtDoubleDash } from '../../src/github/trigger.js'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { argsOf, parseRalphCommand, splitAtDoubleDash } from '../../src/github/trigger.js'
 
 describe('parseRalphCommand', () => {
   test('only a first line that starts with /ralph is a command', () => {
@@ -108,5 +111,32 @@ describe('parseTriggerEvent', () => {
       name: 'unsupported',
       eventName: 'issue_comment'
     })
+  })
+})
+
+describe('argsOf: the args a ralph reads', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ralph-argsof-'))
+  const ralphAt = (name: string, text: string): string => {
+    mkdirSync(path.join(dir, name), { recursive: true })
+    writeFileSync(path.join(dir, name, 'RALPH.md'), text)
+    return path.join(dir, name)
+  }
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  test('declared args, and placeholders in the prompt and the frontmatter, without the action’s own', () => {
+    const ralph = ralphAt(
+      'a',
+      '---\nagent: x\nargs: [focus]\ncommands:\n  - name: c\n    run: echo {{ args.depth }}\n---\n' +
+        'Do {{ args.area }} and {{ args.task }}.\n<!-- {{ args.hidden }} -->\n'
+    )
+    expect(argsOf(ralph, dir)?.sort()).toEqual(['area', 'depth', 'focus'])
+    // By path relative to the project too.
+    expect(argsOf('a/RALPH.md', dir)?.sort()).toEqual(['area', 'depth', 'focus'])
+  })
+
+  test('a ralph that is broken or missing answers undefined: the plan reports it', () => {
+    expect(argsOf(ralphAt('b', '---\nagent: x\nargs: focus\n---\nx\n'), dir)).toBeUndefined()
+    expect(argsOf(ralphAt('c', '---\nagent: [x\n---\nx\n'), dir)).toBeUndefined()
+    expect(argsOf(path.join(dir, 'missing'), dir)).toBeUndefined()
   })
 })

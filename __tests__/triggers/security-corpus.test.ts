@@ -437,6 +437,20 @@ describe('other triggers', () => {
     })
   })
 
+  test('a pull_request event starts a loop only for a sender with write access: a triage user reopening is refused', async () => {
+    w.api.state.addUser('tom', { role: 'triage' })
+    const pr = w.api.state.addPull({ title: 'x', head: 'feature' })
+    const plan = await expectRefused(
+      w.api.events.pullRequest(pr.number, 'reopened', { sender: 'tom' }),
+      /`tom` has the triage role/,
+      'pull_request'
+    )
+    expect(plan.issueNumber).toBe(pr.number)
+    expect(await w.plan('pull_request', w.api.events.pullRequest(pr.number, 'closed'))).toMatchObject({
+      kind: 'skip'
+    })
+  })
+
   test('pull_request_target, fork pull requests and unknown events are refused; review comments skipped', async () => {
     const pr = w.api.state.addPull({ title: 'x', head: 'feature' })
     const event = w.api.events.pullRequest(pr.number, 'opened')
@@ -444,7 +458,17 @@ describe('other triggers', () => {
       kind: 'refuse',
       reason: expect.stringMatching(/runs with secrets on code the pull request may have changed/)
     })
-    expect(await w.plan('pull_request', event)).toMatchObject({ kind: 'run', branch: 'feature' })
+    w.api.state.addUser('alice', { role: 'write' })
+    const opened = w.api.events.pullRequest(pr.number, 'opened', { sender: 'alice' })
+    expect(await w.plan('pull_request', opened)).toMatchObject({
+      kind: 'run',
+      branch: 'feature',
+      pr: { number: pr.number, baseRef: 'main' }
+    })
+    expect(await w.plan('pull_request', opened)).not.toHaveProperty('unlessOwnTip')
+    // A push to it: the run ends by itself when the push was the loop's own (a push-token's push).
+    const pushed = w.api.events.pullRequest(pr.number, 'synchronize', { sender: 'alice' })
+    expect(await w.plan('pull_request', pushed)).toMatchObject({ kind: 'run', unlessOwnTip: true })
     w.api.state.addUser('forker')
     const fork = w.api.state.addPull({ title: 'y', head: 'patch', headOwner: 'forker' })
     expect(await w.plan('pull_request', w.api.events.pullRequest(fork.number, 'opened'))).toMatchObject({

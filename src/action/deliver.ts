@@ -37,6 +37,12 @@ export async function workTreeOf(projectRoot: string): Promise<string> {
   return top.stdout.trim()
 }
 
+/** The base when something decides it: the input, else the pull request's, else the hunt's open PR's. */
+function baseOf(plan: RunPlan): { base?: string } {
+  const base = plan.inputs.base ?? plan.pr?.baseRef ?? plan.trigger?.base
+  return base !== undefined ? { base } : {}
+}
+
 /**
  * Creates the loop's fresh branch from the base (the input, else the checked-out branch, the pull request's
  * base, GITHUB_REF or the remote's default, as prepareBranch decides) and sets the commit identity.
@@ -49,8 +55,7 @@ export async function prepare(
     branch: plan.branch,
     remote: REMOTE,
     ...(plan.continueBranch ? { continueExisting: true } : {}),
-    ...(plan.pr?.baseRef !== undefined && plan.inputs.base === undefined ? { base: plan.pr.baseRef } : {}),
-    ...(plan.inputs.base !== undefined ? { base: plan.inputs.base } : {}),
+    ...baseOf(plan),
     log: message => core.info(message)
   })
   const identity = await configureIdentity(workTree, BOT_IDENTITY)
@@ -114,6 +119,10 @@ export async function deliver(options: DeliverOptions): Promise<DeliveryReport> 
     delivery.skipped = `the gates did not pass, so nothing was pushed onto pull request #${plan.pr.number}'s branch (on-failure applies to the action's own branches only)`
     return delivery
   }
+  if (plan.pr && commit !== undefined && commit === prepared.remoteSha) {
+    delivery.skipped = `the loop added no commits, so pull request #${plan.pr.number} is left as it was`
+    return delivery
+  }
   // Success delivers when open-pr says so; a failure as on-failure says (push, or push and a draft).
   const wantPush = result.success ? inputs.openPr : inputs.onFailure !== 'none'
   const wantPr = result.success ? inputs.openPr : inputs.onFailure === 'draft-pr'
@@ -168,6 +177,8 @@ export async function deliver(options: DeliverOptions): Promise<DeliveryReport> 
     const { owner, repo } = plan.context.repo
     const url = `${plan.context.serverUrl}/${owner}/${repo}/pull/${plan.pr.number}`
     delivery.pullRequest = { number: plan.pr.number, url, operation: 'updated' }
+    if (inputs.pushToken === undefined)
+      delivery.notes.push(`${GITHUB_TOKEN_TRIGGERS_NO_CI} Pass it as push-token.`)
     core.info(
       `Pushed onto pull request #${plan.pr.number}'s branch; its title and description are left as they are: ${url}`
     )

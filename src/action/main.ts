@@ -23,6 +23,19 @@ import {
 import { runAction } from './run-action.js'
 import { saveState } from './state.js'
 
+/**
+ * Keeps the tokens this process was started with out of /proc/<pid>/environ, which any process of the same
+ * user can read: the agent is our child, and one that outlived its loop may be watching for post.
+ */
+export function scrubOwnEnvironment(): void {
+  const scrub = scrubInitialEnvironment(isSecretVariable)
+  if (scrub.skipped && process.platform === 'linux')
+    core.warning(
+      `The tokens could not be removed from /proc/${process.pid}/environ (${scrub.skipped}): processes of this user, the agent's included, can read them there.`
+    )
+  else core.debug(`Scrubbed from the initial environment: ${scrub.scrubbed.join(', ') || 'nothing'}.`)
+}
+
 /** An Octokit for the job's token, made on first use (@actions/github is imported lazily: cold start). */
 export function lazyOctokit(token: string): () => Promise<Octokit> {
   let made: Promise<Octokit> | undefined
@@ -82,6 +95,8 @@ async function huntBranch(
   trigger.branch = hunt.branch
   if (hunt.kind === 'continue') {
     trigger.continueBranch = true
+    // Its pull request's base, whatever ref this run was started on: the same PR is found and updated.
+    trigger.base = hunt.pull.baseRef
     core.info(
       `Continuing ${hunt.branch}: its pull request #${hunt.pull.number} is still open and will be updated.`
     )
@@ -190,13 +205,7 @@ export async function run(): Promise<void> {
       inputs = readInputs()
       for (const token of [inputs.githubToken, inputs.pushToken]) if (token) core.setSecret(token)
       context = readContext()
-      // The agent is our child: keep the tokens we were started with out of /proc/<our pid>/environ.
-      const scrub = scrubInitialEnvironment(isSecretVariable)
-      core.debug(
-        scrub.skipped
-          ? `The initial environment was not scrubbed: ${scrub.skipped}.`
-          : `Scrubbed from the initial environment: ${scrub.scrubbed.join(', ') || 'nothing'}.`
-      )
+      scrubOwnEnvironment()
     } catch (error) {
       if (error instanceof InputError) return badInput(error)
       throw error
@@ -225,7 +234,12 @@ export async function run(): Promise<void> {
         await postRefusal(
           await octokit(),
           { ...context.repo, issueNumber: trigger.issueNumber },
-          startFailureReply(trigger.actor?.login, error.message, context.runUrl),
+          startFailureReply(
+            trigger.actor?.login,
+            // The runner's folders mean nothing on the issue: paths are shown relative to the workspace.
+            error.message.split(`${context.workspace}/`).join('').split(context.workspace).join('.'),
+            context.runUrl
+          ),
           m => core.warning(m)
         )
       return badInput(error)

@@ -9,6 +9,7 @@ import { artifactUrl, readContext } from '../github/context.js'
 import { writeSummary } from '../github/summary.js'
 import type { RunReport } from '../github/run-report.js'
 import { readInputs } from './inputs.js'
+import { scrubOwnEnvironment } from './main.js'
 import { uploadArtifact } from './run-action.js'
 import { readState, type SavedState } from './state.js'
 import { finaliseCancelled, type TrackingInfo } from '../github/tracking.js'
@@ -78,6 +79,7 @@ function uploadWanted(): { upload: boolean; retentionDays?: number } {
 }
 
 export async function post(): Promise<void> {
+  scrubOwnEnvironment()
   const state = readState()
   if (state.finished) {
     core.info('The main step finished; nothing left to do.')

@@ -4,7 +4,13 @@
 import { readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { withoutPersistedCredentials, type CommitIdentity, type PreparedBranch } from '../git/index.js'
+import {
+  GITHUB_ACTIONS_IDENTITY,
+  GitRepo,
+  withoutPersistedCredentials,
+  type CommitIdentity,
+  type PreparedBranch
+} from '../git/index.js'
 import { runLoop, type LoopResult } from '../loop/index.js'
 import { runProcess } from '../proc/index.js'
 import type { RunOptions } from '../proc/types.js'
@@ -14,7 +20,8 @@ import { artifactUrl } from '../github/context.js'
 import type { DeliveryReport, RunReport } from '../github/run-report.js'
 import { writeSummary } from '../github/summary.js'
 import type { Octokit } from '../github/permissions.js'
-import { TrackingComment } from '../github/tracking.js'
+import { postRefusal, TrackingComment } from '../github/tracking.js'
+import { startFailureReply } from '../github/trigger.js'
 import { closeFailureReport, reportFailure } from '../github/hunt.js'
 import { deliver, prepare, restoreCheckout, workTreeOf } from './deliver.js'
 import { actionLogger } from './log.js'
@@ -205,6 +212,12 @@ async function startTracking(
   return tracking
 }
 
+/** Whether `sha` was committed by the loop (as github-actions[bot], the identity the action commits with). */
+async function isOwnCommit(workTree: string, sha: string): Promise<boolean> {
+  const shown = await new GitRepo(workTree).exec(['show', '-s', '--format=%ce', sha], { probe: true })
+  return shown.exitCode === 0 && shown.stdout.trim() === GITHUB_ACTIONS_IDENTITY.email
+}
+
 export async function runAction(
   plan: RunPlan,
   signal: AbortSignal,
@@ -228,11 +241,32 @@ export async function runAction(
     )
   } catch (error) {
     core.endGroup()
-    core.setFailed(`Preparing the branch failed: ${(error as Error).message}`)
+    const message = `Preparing the branch failed: ${(error as Error).message}`
+    // 👀 is already on the request: say it will not run.
+    const issueNumber = plan.trigger?.issueNumber
+    if (issueNumber !== undefined && options.octokit)
+      await postRefusal(
+        await options.octokit(),
+        { ...context.repo, issueNumber },
+        startFailureReply(plan.trigger?.actor?.login, message, context.runUrl),
+        m => core.warning(m)
+      )
+    core.setFailed(message)
     saveState('finished', true)
     return
   }
   core.endGroup()
+
+  if (plan.trigger?.unlessOwnTip && (await isOwnCommit(workTree, prepared.startSha))) {
+    core.info(
+      `Nothing to do: the tip of ${prepared.branch} (${prepared.startSha.slice(0, 12)}) is a loop's own commit, so its push started this run.`
+    )
+    await identity.restore().catch(() => undefined)
+    await restoreCheckout(workTree, prepared)
+    core.setOutput('pr-operation', 'none')
+    saveState('finished', true)
+    return
+  }
 
   // The loop: every process it starts (commands, agent, gates, git and its hooks) gets the job's environment
   // without tokens, and the checkout's persisted credential is out of .git/config while it runs.

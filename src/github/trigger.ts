@@ -11,10 +11,12 @@ import {
   NAME_RE,
   parseFrontmatter,
   PLACEHOLDER_RE,
+  promptTemplate,
   RALPH_MARKER,
   resolveRalphPath,
   ShlexError,
-  shlexSplit
+  shlexSplit,
+  splitFrontmatter
 } from '../ralph/index.js'
 import {
   isDispatchTrigger,
@@ -204,6 +206,10 @@ export interface RunPlan {
   branch?: string
   /** The branch may exist already and must be continued, not recreated from the base. */
   continueBranch: boolean
+  /** The base to start from and open the pull request against, when the trigger decides it (a hunt's open PR). */
+  base?: string
+  /** End without running when the branch's tip is the loop's own commit (a push it made started this run). */
+  unlessOwnTip?: boolean
   /** Who started it and their role; undefined for schedule, push and workflow_dispatch without a sender. */
   actor?: { login: string; role?: string }
 }
@@ -241,7 +247,7 @@ export async function planTrigger(
   const trigger = 'name' in event ? event : parseTriggerEvent(event.eventName, event.payload)
   if (isIssueCommentTrigger(trigger)) return planComment(trigger, settings, octokit)
   if (isIssuesTrigger(trigger)) return planLabel(trigger, settings, octokit)
-  if (isPullRequestTrigger(trigger)) return planPullRequestEvent(trigger, settings)
+  if (isPullRequestTrigger(trigger)) return planPullRequestEvent(trigger, settings, octokit)
   if (isPushTrigger(trigger)) {
     if (trigger.deleted) return skip('the push deleted a branch')
     if (!trigger.ref.startsWith('refs/heads/')) return skip(`the push was to ${trigger.ref}, not a branch`)
@@ -401,7 +407,11 @@ async function planLabel(
   }
 }
 
-function planPullRequestEvent(trigger: PullRequestTrigger, settings: TriggerSettings): TriggerPlan {
+async function planPullRequestEvent(
+  trigger: PullRequestTrigger,
+  settings: TriggerSettings,
+  octokit: Octokit
+): Promise<TriggerPlan> {
   const full = `${settings.owner}/${settings.repo}`.toLowerCase()
   if (trigger.name === 'pull_request_target')
     return {
@@ -415,9 +425,27 @@ function planPullRequestEvent(trigger: PullRequestTrigger, settings: TriggerSett
       kind: 'refuse',
       reason: `pull request #${trigger.number} comes from a fork (${trigger.head.repo ?? 'a deleted repository'}); loops run only on branches of ${settings.owner}/${settings.repo}`
     }
+  if (trigger.action === 'closed') return skip('the pull request was closed')
+  // Whoever made the event starts the loop (a triage user may reopen a pull request): the same check as a comment.
+  const actor = await checkActor(octokit, {
+    owner: settings.owner,
+    repo: settings.repo,
+    login: trigger.sender,
+    allowedBots: settings.allowedBots
+  })
+  if (!actor.allowed)
+    return {
+      kind: 'refuse',
+      reason: actor.reason,
+      reply: refusalReply(trigger.sender, actor.reason, ''),
+      issueNumber: trigger.number
+    }
   const plan = defaultRun(trigger, settings, trigger.sender)
   return {
     ...plan,
+    actor: { login: actor.login, role: actor.role },
+    // A push to the pull request starts a run; the loop's own push (with a push-token) must not start another.
+    ...(trigger.action === 'synchronize' ? { unlessOwnTip: true } : {}),
     task: composeTask({
       source: `pull request #${trigger.number}`,
       title: trigger.title,
@@ -506,9 +534,15 @@ export function argsOf(ralph: string, projectRoot: string): string[] | undefined
     const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: homedir() })
     const text = readFileSync(file, 'utf8')
     const names = new Set<string>()
-    const declared = parseFrontmatter(file, text).get('args')
-    if (Array.isArray(declared)) for (const name of declared) if (typeof name === 'string') names.add(name)
-    for (const m of text.matchAll(PLACEHOLDER_RE)) if (m[1] === 'args') names.add(m[2])
+    const frontmatter = parseFrontmatter(file, text)
+    const declared = frontmatter.get('args')
+    // Not a list: the ralph is broken, and the plan says how.
+    if (declared !== undefined && declared !== null && !Array.isArray(declared)) return undefined
+    for (const name of declared ?? []) if (typeof name === 'string') names.add(name)
+    // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
+    const { yaml } = splitFrontmatter(text)
+    for (const m of `${yaml ?? ''}\n${promptTemplate(text)}`.matchAll(PLACEHOLDER_RE))
+      if (m[1] === 'args') names.add(m[2])
     return [...names].filter(name => !(RESERVED_ARGS as readonly string[]).includes(name))
   } catch {
     return undefined
