@@ -42921,6 +42921,35 @@ async function killProcessTree(pid, graceMs, options = {}) {
     for (const target of new Set([...stopped.keys(), ...targets.keys()]))
         signal(target, 'SIGKILL');
 }
+/**
+ * Kills every process (with its tree) that was started with `name=value` in its environment: what the agent
+ * left running after it exited, re-parented out of its tree (setsid, a double fork). Answers their pids.
+ * Linux only (it reads /proc/<pid>/environ); a process that cleared its environment is not found.
+ */
+async function killMarked(name, value, graceMs) {
+    if (process.platform !== 'linux')
+        return [];
+    const entry = Buffer.from(`${name}=${value}\0`);
+    const table = readProcessTable();
+    const skip = protectedPids(table);
+    const marked = [];
+    for (const pid of table.keys()) {
+        if (skip.has(pid) || table.get(pid)?.zombie)
+            continue;
+        let environ;
+        try {
+            environ = (0,external_node_fs_.readFileSync)(`/proc/${pid}/environ`);
+        }
+        catch {
+            continue; // gone, or not ours
+        }
+        const at = environ.indexOf(entry);
+        if (at === 0 || (at > 0 && environ[at - 1] === 0))
+            marked.push(pid);
+    }
+    await Promise.all(marked.map(pid => killProcessTree(pid, graceMs, { start: table.get(pid)?.start })));
+    return marked;
+}
 /** The start time of a live process, to recognise it later (undefined when it is gone or unknown). */
 function processIdentity(pid) {
     return readProcessTable(pid).get(pid)?.start;
@@ -51100,6 +51129,11 @@ function saveState(key, value) {
 
 
 
+
+/** The variable that marks the loop's processes (its value is random per run). */
+const RUN_MARK = 'RALPH_ACTION_RUN';
+/** SIGTERM to SIGKILL for what the loop left running. */
+const STRAY_GRACE_MS = 1000;
 /** Bytes of a failing gate's log read for annotations (its end, where the failures are summed up). */
 const ANNOTATION_LOG_BYTES = 2 * 1024 * 1024;
 function readTail(file, bytes) {
@@ -51285,6 +51319,10 @@ async function runAction(plan, signal, options = {}) {
     // without tokens, and the checkout's persisted credential is out of .git/config while it runs.
     const tracking = await startTracking(plan, prepared.branch, options);
     const follow = tracking?.follow();
+    // Every process of the loop carries a mark, so what the agent leaves running can be found afterwards.
+    // (Set here, every environment built from this one has it: the agent's, the commands', the gates'.)
+    const mark = (0,external_node_crypto_.randomBytes)(12).toString('hex');
+    process.env[RUN_MARK] = mark;
     const env = agentEnvironment(process.env);
     const logger = actionLogger(plan.config);
     const emit = event => {
@@ -51296,6 +51334,11 @@ async function runAction(plan, signal, options = {}) {
         emit,
         runProcess: (options) => runProcess({ ...options, env: options.env ?? env })
     })), { log: message => core/* info */.pq(message) }).finally(logger.close);
+    // Nothing the agent started may still run when the token is used (the push) or the job goes on.
+    delete process.env[RUN_MARK];
+    const strays = await killMarked(RUN_MARK, mark, STRAY_GRACE_MS);
+    if (strays.length > 0)
+        core/* warning */.$e(`Killed ${strays.length} process${strays.length === 1 ? '' : 'es'} the loop left running (pid ${strays.join(', ')}) before delivering.`);
     if (!result.success && result.stopReason !== 'cancelled')
         annotateFailures(result, plan);
     const links = { run: context.runUrl, artifactName: plan.artifactName };

@@ -206,6 +206,41 @@ test('started from an issue: the branch is ralph/issue-N and the pull request cl
   expectClean(p)
 })
 
+test('what the agent leaves running (setsid, re-parented out of its tree) is killed before the push', async () => {
+  const pidFile = path.join(scratch, 'stray.pid')
+  const stray = [
+    "import { spawn } from 'node:child_process'",
+    // A double fork: the sleeper's parent exits at once, so it belongs to no tree of ours.
+    "const code = \"const c = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' }); require('fs').writeFileSync(process.argv[1], String(c.pid)); c.unref()\"",
+    `spawn(process.execPath, ['-e', code, ${JSON.stringify(pidFile)}], { detached: true, stdio: 'ignore' }).unref()`,
+    'await new Promise(r => setTimeout(r, 500))',
+    FIX,
+    DONE
+  ].join('\n')
+  const p = await project(projectFiles(agentScript({ any: stray })))
+  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  expect(run.main.exitCode).toBe(0)
+  const pid = Number(readFileSync(pidFile, 'utf8'))
+  expect(pid).toBeGreaterThan(1)
+  // Running: it has a /proc entry and is not a zombie (killed, waiting for init to reap it).
+  const alive = (): boolean => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+      return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
+    } catch {
+      return false
+    }
+  }
+  expect(alive()).toBe(false)
+  expect(run.main.commands.filter(c => c.command === 'warning').map(c => c.message)).toContainEqual(
+    expect.stringMatching(
+      new RegExp(`^Killed 1 process the loop left running \\(pid ${pid}\\) before delivering`)
+    )
+  )
+  expect(run.outputs['pr-operation']).toBe('created')
+  expectClean(p)
+})
+
 test("the agent cannot read the GitHub token: not in its environment, its ancestors' /proc environ, .git/config or the runner temp", async () => {
   const report = path.join(scratch, 'token-hunt.json')
   const hookDump = path.join(scratch, 'hook-env.txt')

@@ -12738,6 +12738,35 @@ async function killProcessTree(pid, graceMs, options = {}) {
     for (const target of new Set([...stopped.keys(), ...targets.keys()]))
         signal(target, 'SIGKILL');
 }
+/**
+ * Kills every process (with its tree) that was started with `name=value` in its environment: what the agent
+ * left running after it exited, re-parented out of its tree (setsid, a double fork). Answers their pids.
+ * Linux only (it reads /proc/<pid>/environ); a process that cleared its environment is not found.
+ */
+async function killMarked(name, value, graceMs) {
+    if (process.platform !== 'linux')
+        return [];
+    const entry = Buffer.from(`${name}=${value}\0`);
+    const table = readProcessTable();
+    const skip = protectedPids(table);
+    const marked = [];
+    for (const pid of table.keys()) {
+        if (skip.has(pid) || table.get(pid)?.zombie)
+            continue;
+        let environ;
+        try {
+            environ = readFileSync(`/proc/${pid}/environ`);
+        }
+        catch {
+            continue; // gone, or not ours
+        }
+        const at = environ.indexOf(entry);
+        if (at === 0 || (at > 0 && environ[at - 1] === 0))
+            marked.push(pid);
+    }
+    await Promise.all(marked.map(pid => killProcessTree(pid, graceMs, { start: table.get(pid)?.start })));
+    return marked;
+}
 /** The start time of a live process, to recognise it later (undefined when it is gone or unknown). */
 function processIdentity(pid) {
     return readProcessTable(pid).get(pid)?.start;

@@ -2,6 +2,7 @@
 // scrubbed) → annotate failing gates → deliver → upload the record → summary → outputs. Each phase says what
 // it does in the log; a failure names the phase it came from.
 import { readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs'
+import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import * as core from '@actions/core'
 import {
@@ -12,7 +13,7 @@ import {
   type PreparedBranch
 } from '../git/index.js'
 import { runLoop, type LoopResult } from '../loop/index.js'
-import { runProcess } from '../proc/index.js'
+import { killMarked, runProcess } from '../proc/index.js'
 import type { RunOptions } from '../proc/types.js'
 import { annotationsFor, type CheckOutput } from '../github/annotations.js'
 import { uploadRecord } from '../github/artifacts.js'
@@ -27,6 +28,11 @@ import { deliver, prepare, restoreCheckout, workTreeOf } from './deliver.js'
 import { actionLogger } from './log.js'
 import { agentEnvironment, withoutSecretVariables, type RunPlan } from './plan.js'
 import { saveState } from './state.js'
+
+/** The variable that marks the loop's processes (its value is random per run). */
+export const RUN_MARK = 'RALPH_ACTION_RUN'
+/** SIGTERM to SIGKILL for what the loop left running. */
+const STRAY_GRACE_MS = 1000
 
 /** Bytes of a failing gate's log read for annotations (its end, where the failures are summed up). */
 const ANNOTATION_LOG_BYTES = 2 * 1024 * 1024
@@ -272,6 +278,10 @@ export async function runAction(
   // without tokens, and the checkout's persisted credential is out of .git/config while it runs.
   const tracking = await startTracking(plan, prepared.branch, options)
   const follow = tracking?.follow()
+  // Every process of the loop carries a mark, so what the agent leaves running can be found afterwards.
+  // (Set here, every environment built from this one has it: the agent's, the commands', the gates'.)
+  const mark = randomBytes(12).toString('hex')
+  process.env[RUN_MARK] = mark
   const env = agentEnvironment(process.env)
   const logger = actionLogger(plan.config)
   const emit: typeof logger.emit = event => {
@@ -290,6 +300,14 @@ export async function runAction(
       ),
     { log: message => core.info(message) }
   ).finally(logger.close)
+
+  // Nothing the agent started may still run when the token is used (the push) or the job goes on.
+  delete process.env[RUN_MARK]
+  const strays = await killMarked(RUN_MARK, mark, STRAY_GRACE_MS)
+  if (strays.length > 0)
+    core.warning(
+      `Killed ${strays.length} process${strays.length === 1 ? '' : 'es'} the loop left running (pid ${strays.join(', ')}) before delivering.`
+    )
 
   if (!result.success && result.stopReason !== 'cancelled') annotateFailures(result, plan)
 

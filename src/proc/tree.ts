@@ -90,6 +90,32 @@ export async function killProcessTree(
   for (const target of new Set([...stopped.keys(), ...targets.keys()])) signal(target, 'SIGKILL')
 }
 
+/**
+ * Kills every process (with its tree) that was started with `name=value` in its environment: what the agent
+ * left running after it exited, re-parented out of its tree (setsid, a double fork). Answers their pids.
+ * Linux only (it reads /proc/<pid>/environ); a process that cleared its environment is not found.
+ */
+export async function killMarked(name: string, value: string, graceMs: number): Promise<number[]> {
+  if (process.platform !== 'linux') return []
+  const entry = Buffer.from(`${name}=${value}\0`)
+  const table = readProcessTable()
+  const skip = protectedPids(table)
+  const marked: number[] = []
+  for (const pid of table.keys()) {
+    if (skip.has(pid) || table.get(pid)?.zombie) continue
+    let environ: Buffer
+    try {
+      environ = readFileSync(`/proc/${pid}/environ`)
+    } catch {
+      continue // gone, or not ours
+    }
+    const at = environ.indexOf(entry)
+    if (at === 0 || (at > 0 && environ[at - 1] === 0)) marked.push(pid)
+  }
+  await Promise.all(marked.map(pid => killProcessTree(pid, graceMs, { start: table.get(pid)?.start })))
+  return marked
+}
+
 /** The start time of a live process, to recognise it later (undefined when it is gone or unknown). */
 export function processIdentity(pid: number): string | undefined {
   return readProcessTable(pid).get(pid)?.start
