@@ -48097,13 +48097,9 @@ async function planPullRequestEvent(trigger, settings, octokit) {
         login: trigger.sender,
         allowedBots: settings.allowedBots
     });
+    // Quietly: a reply on every pull request a bot (Dependabot) opens would be noise, not an answer.
     if (!actor.allowed)
-        return {
-            kind: 'refuse',
-            reason: actor.reason,
-            reply: refusalReply(trigger.sender, actor.reason, ''),
-            issueNumber: trigger.number
-        };
+        return skip(`${actor.reason}, so this pull request event starts no loop`);
     const plan = defaultRun(trigger, settings, trigger.sender);
     return {
         ...plan,

@@ -437,15 +437,24 @@ describe('other triggers', () => {
     })
   })
 
-  test('a pull_request event starts a loop only for a sender with write access: a triage user reopening is refused', async () => {
+  test('a pull_request event starts a loop only for a sender with write access: a triage user reopening, a bot opening: no loop, no reply', async () => {
     w.api.state.addUser('tom', { role: 'triage' })
     const pr = w.api.state.addPull({ title: 'x', head: 'feature' })
-    const plan = await expectRefused(
-      w.api.events.pullRequest(pr.number, 'reopened', { sender: 'tom' }),
-      /`tom` has the triage role/,
-      'pull_request'
+    const plan = await w.plan(
+      'pull_request',
+      w.api.events.pullRequest(pr.number, 'reopened', { sender: 'tom' })
     )
-    expect(plan.issueNumber).toBe(pr.number)
+    expect(plan).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/`tom` has the triage role/) })
+    await w.execute(plan)
+    expect(w.agentRan()).toBe(false)
+    // No reply: Dependabot's every pull request would get one.
+    w.api.state.addUser('dependabot[bot]', { type: 'Bot', role: 'write' })
+    const bot = w.api.state.addPull({ title: 'Bump', head: 'dependabot/npm/x', user: 'dependabot[bot]' })
+    expect(await w.plan('pull_request', w.api.events.pullRequest(bot.number, 'opened'))).toMatchObject({
+      kind: 'skip',
+      reason: expect.stringMatching(/is a bot/)
+    })
+    expect(w.api.requests.filter(r => r.method !== 'GET')).toEqual([])
     expect(await w.plan('pull_request', w.api.events.pullRequest(pr.number, 'closed'))).toMatchObject({
       kind: 'skip'
     })

@@ -433,13 +433,8 @@ async function planPullRequestEvent(
     login: trigger.sender,
     allowedBots: settings.allowedBots
   })
-  if (!actor.allowed)
-    return {
-      kind: 'refuse',
-      reason: actor.reason,
-      reply: refusalReply(trigger.sender, actor.reason, ''),
-      issueNumber: trigger.number
-    }
+  // Quietly: a reply on every pull request a bot (Dependabot) opens would be noise, not an answer.
+  if (!actor.allowed) return skip(`${actor.reason}, so this pull request event starts no loop`)
   const plan = defaultRun(trigger, settings, trigger.sender)
   return {
     ...plan,
