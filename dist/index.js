@@ -46236,7 +46236,9 @@ async function runIteration(env, iteration) {
         record.progressed = tree !== env.previousTree;
         env.previousTree = tree;
         if (env.startTree) {
-            env.lastDiff = await env.workspace.diffSinceStart(env.startTree, tree);
+            // The same tree as last time has the same diff: one git process fewer on an idle iteration.
+            if (record.progressed || env.lastDiff === undefined)
+                env.lastDiff = await env.workspace.diffSinceStart(env.startTree, tree);
             record.diffStat = env.lastDiff.stat;
         }
     }
