@@ -98,3 +98,12 @@ test('the nightly hunt runs the bug-hunter example with a cap and a failure repo
   )
   expect(step?.with).toMatchObject({ ralph: 'bug-hunter', 'max-open-prs': 3, 'report-issue': true })
 })
+
+test('the comment workflow queues only requests: its concurrency group is on the job that filters them', () => {
+  const wf = load('ralph-on-comment.yml')
+  expect(wf.concurrency).toBeUndefined()
+  for (const [, job] of jobs(wf)) {
+    expect(String(job.if)).toContain("startsWith(github.event.comment.body, '/ralph')")
+    expect(job.concurrency).toMatchObject({ group: 'ralph-issue-${{ github.event.issue.number }}' })
+  }
+})
