@@ -143,6 +143,18 @@ test('the tracking comment is edited after every iteration, then finalised', asy
   )
   // One edit per iteration, then the final one.
   expect(edits).toHaveLength(3)
+  // Created as starting; each edit says how far it got, the gates, the cost so far and where the run is.
+  const created = p.api.requests.find(r => r.method === 'POST' && r.operationId === 'issues/create-comment')
+  expect((created?.body as { body: string }).body).toMatch(/is working… \(starting\)/)
+  const [afterOne, afterTwo] = edits.map(r => (r.body as { body: string }).body)
+  expect(afterOne).toMatch(/is working… \(1 iteration done of at most \d+\)/)
+  expect(afterOne).toMatch(/\| 1 \|[^\n]*✗ `tests`/)
+  expect(afterOne).toContain('Cost so far:')
+  expect(afterOne).toMatch(
+    /\[The run\]\(http:\/\/github\.localhost:\d+\/octo-org\/octo-repo\/actions\/runs\/\d+\)/
+  )
+  expect(afterTwo).toMatch(/\(2 iterations done/)
+  expect(afterTwo).toMatch(/\| 2 \|[^\n]*✓ `tests`/)
   expect(tracking.body).toContain('state=final')
   expect(tracking.body).toContain(run.outputs['pr-url'])
   // The post step leaves a comment main finalised alone.
@@ -271,6 +283,33 @@ test('cancelled mid-agent: the post step finalises the tracking comment as cance
   expect(tracking).toHaveLength(1)
   expect(tracking[0].body).toContain('state=final')
   expect(tracking[0].body).toMatch(/Cancelled/)
+  expect(run.post?.stdout).toMatch(/tracking comment on #\d+: finalised/)
+  expectClean(p)
+}, 60_000)
+
+test('main killed outright (SIGKILL) mid-agent: the post step still finalises the tracking comment', async () => {
+  const started = path.join(scratch, 'killed-started')
+  const slow = agentScript({
+    any: `fs.writeFileSync(${JSON.stringify(started)}, 'x'); await new Promise(r => setTimeout(r, 60000))`
+  })
+  const p = await project(projectFiles(slow))
+  p.api.state.addUser('maintainer', { role: 'admin' })
+  const issue = p.api.state.addIssue({ title: 'slow', body: 'b', user: 'maintainer' })
+  const comment = p.api.state.addComment(issue.number, { body: '/ralph', user: 'maintainer' })
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests' },
+    eventName: 'issue_comment',
+    event: p.api.events.issueComment(comment.id),
+    duringMain: async child => {
+      await waitForFile(started)
+      child.kill('SIGKILL')
+    }
+  })
+  expect(run.main.signal ?? run.main.exitCode).not.toBe(0)
+  const [tracking] = p.api.state.comments.filter(c => c.issueNumber === issue.number && c.id !== comment.id)
+  expect(tracking.body).toContain('state=final')
+  expect(tracking.body).toMatch(/Cancelled/)
+  expect(run.post?.exitCode).toBe(0)
   expect(run.post?.stdout).toMatch(/tracking comment on #\d+: finalised/)
   expectClean(p)
 }, 60_000)
