@@ -51273,6 +51273,16 @@ async function startTracking(plan, branch, options) {
         saveState('tracking', JSON.stringify({ issueNumber, commentId: tracking.id, ...info }));
     return tracking;
 }
+/**
+ * Tells whoever asked on an issue that the loop could not start, and that their request is not at fault:
+ * the problem is the workflow's or the ralph's. Paths are shown relative to the workspace.
+ */
+async function replyCannotStart(trigger, context, octokit, problem) {
+    if (trigger.issueNumber === undefined)
+        return;
+    const relative = problem.split(`${context.workspace}/`).join('').split(context.workspace).join('.');
+    await postRefusal(await octokit(), { ...context.repo, issueNumber: trigger.issueNumber }, startFailureReply(trigger.actor?.login, relative, context.runUrl), m => core/* warning */.$e(m));
+}
 /** Whether `sha` was committed by the loop (as github-actions[bot], the identity the action commits with). */
 async function isOwnCommit(workTree, sha) {
     const shown = await new repo_GitRepo(workTree).exec(['show', '-s', '--format=%ce', sha], { probe: true });
@@ -51297,9 +51307,8 @@ async function runAction(plan, signal, options = {}) {
         core/* endGroup */.N4();
         const message = `Preparing the branch failed: ${error.message}`;
         // 👀 is already on the request: say it will not run.
-        const issueNumber = plan.trigger?.issueNumber;
-        if (issueNumber !== undefined && options.octokit)
-            await postRefusal(await options.octokit(), { ...context.repo, issueNumber }, startFailureReply(plan.trigger?.actor?.login, message, context.runUrl), m => core/* warning */.$e(m));
+        if (plan.trigger && options.octokit)
+            await replyCannotStart(plan.trigger, context, options.octokit, message);
         core/* setFailed */.C1(message);
         saveState('finished', true);
         return;
@@ -51626,10 +51635,7 @@ async function run() {
             if (!(error instanceof InputError || error instanceof PlanError))
                 throw error;
             // Someone asked on an issue: tell them it will not start (and that it is not their mistake).
-            if (trigger.issueNumber !== undefined)
-                await postRefusal(await octokit(), { ...context.repo, issueNumber: trigger.issueNumber }, startFailureReply(trigger.actor?.login, 
-                // The runner's folders mean nothing on the issue: paths are shown relative to the workspace.
-                error.message.split(`${context.workspace}/`).join('').split(context.workspace).join('.'), context.runUrl), m => core/* warning */.$e(m));
+            await replyCannotStart(trigger, context, octokit, error.message);
             return badInput(error);
         }
         for (const warning of plan.warnings)

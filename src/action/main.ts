@@ -8,7 +8,7 @@ import { runProcess, scrubInitialEnvironment } from '../proc/index.js'
 import { readContext, type RunContext } from '../github/context.js'
 import type { Octokit } from '../github/permissions.js'
 import { acknowledge, postRefusal } from '../github/tracking.js'
-import { planTrigger, ralphNameOf, startFailureReply, type RunPlan as TriggerRun } from '../github/trigger.js'
+import { planTrigger, ralphNameOf, type RunPlan as TriggerRun } from '../github/trigger.js'
 import { planHunt } from '../github/hunt.js'
 import { ralphMatrix } from '../cli/list.js'
 import { InputError, readInputs, type ActionInputs } from './inputs.js'
@@ -20,7 +20,7 @@ import {
   withoutSecretVariables,
   type RunPlan
 } from './plan.js'
-import { runAction } from './run-action.js'
+import { replyCannotStart, runAction } from './run-action.js'
 import { saveState } from './state.js'
 
 /**
@@ -230,18 +230,7 @@ export async function run(): Promise<void> {
     } catch (error) {
       if (!(error instanceof InputError || error instanceof PlanError)) throw error
       // Someone asked on an issue: tell them it will not start (and that it is not their mistake).
-      if (trigger.issueNumber !== undefined)
-        await postRefusal(
-          await octokit(),
-          { ...context.repo, issueNumber: trigger.issueNumber },
-          startFailureReply(
-            trigger.actor?.login,
-            // The runner's folders mean nothing on the issue: paths are shown relative to the workspace.
-            error.message.split(`${context.workspace}/`).join('').split(context.workspace).join('.'),
-            context.runUrl
-          ),
-          m => core.warning(m)
-        )
+      await replyCannotStart(trigger, context, octokit, error.message)
       return badInput(error)
     }
     for (const warning of plan.warnings) core.warning(warning)

@@ -17,12 +17,12 @@ import { killMarked, runProcess } from '../proc/index.js'
 import type { RunOptions } from '../proc/types.js'
 import { annotationsFor, type CheckOutput } from '../github/annotations.js'
 import { uploadRecord } from '../github/artifacts.js'
-import { artifactUrl } from '../github/context.js'
+import { artifactUrl, type RunContext } from '../github/context.js'
 import type { DeliveryReport, RunReport } from '../github/run-report.js'
 import { writeSummary } from '../github/summary.js'
 import type { Octokit } from '../github/permissions.js'
 import { postRefusal, TrackingComment } from '../github/tracking.js'
-import { startFailureReply } from '../github/trigger.js'
+import { startFailureReply, type RunPlan as TriggerRun } from '../github/trigger.js'
 import { closeFailureReport, reportFailure } from '../github/hunt.js'
 import { deliver, prepare, restoreCheckout, workTreeOf } from './deliver.js'
 import { actionLogger } from './log.js'
@@ -218,6 +218,26 @@ async function startTracking(
   return tracking
 }
 
+/**
+ * Tells whoever asked on an issue that the loop could not start, and that their request is not at fault:
+ * the problem is the workflow's or the ralph's. Paths are shown relative to the workspace.
+ */
+export async function replyCannotStart(
+  trigger: TriggerRun,
+  context: RunContext,
+  octokit: () => Promise<Octokit>,
+  problem: string
+): Promise<void> {
+  if (trigger.issueNumber === undefined) return
+  const relative = problem.split(`${context.workspace}/`).join('').split(context.workspace).join('.')
+  await postRefusal(
+    await octokit(),
+    { ...context.repo, issueNumber: trigger.issueNumber },
+    startFailureReply(trigger.actor?.login, relative, context.runUrl),
+    m => core.warning(m)
+  )
+}
+
 /** Whether `sha` was committed by the loop (as github-actions[bot], the identity the action commits with). */
 async function isOwnCommit(workTree: string, sha: string): Promise<boolean> {
   const shown = await new GitRepo(workTree).exec(['show', '-s', '--format=%ce', sha], { probe: true })
@@ -249,14 +269,8 @@ export async function runAction(
     core.endGroup()
     const message = `Preparing the branch failed: ${(error as Error).message}`
     // 👀 is already on the request: say it will not run.
-    const issueNumber = plan.trigger?.issueNumber
-    if (issueNumber !== undefined && options.octokit)
-      await postRefusal(
-        await options.octokit(),
-        { ...context.repo, issueNumber },
-        startFailureReply(plan.trigger?.actor?.login, message, context.runUrl),
-        m => core.warning(m)
-      )
+    if (plan.trigger && options.octokit)
+      await replyCannotStart(plan.trigger, context, options.octokit, message)
     core.setFailed(message)
     saveState('finished', true)
     return
