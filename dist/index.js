@@ -48085,11 +48085,9 @@ async function planPullRequestEvent(trigger, settings, octokit) {
             reason: 'ralph-action does not run on pull_request_target: it runs with secrets on code the pull request ' +
                 'may have changed; use pull_request, or a /ralph comment'
         };
+    // A fork's pull request is normal, not the workflow's mistake: the run ends green, saying why.
     if ((trigger.head.repo ?? '').toLowerCase() !== full)
-        return {
-            kind: 'refuse',
-            reason: `pull request #${trigger.number} comes from a fork (${trigger.head.repo ?? 'a deleted repository'}); loops run only on branches of ${settings.owner}/${settings.repo}`
-        };
+        return skip(`pull request #${trigger.number} comes from a fork (${trigger.head.repo ?? 'a deleted repository'}); loops run only on branches of ${settings.owner}/${settings.repo}`);
     if (trigger.action === 'closed')
         return skip('the pull request was closed');
     // Whoever made the event starts the loop (a triage user may reopen a pull request): the same check as a comment.
