@@ -47528,7 +47528,12 @@ const TOO_LOW = new Set(['read', 'triage', 'none']);
 /** Whether `login` may start a loop on owner/repo, and why not. Two API calls; never throws. */
 async function checkActor(octokit, query) {
     const { owner, repo, login } = query;
-    const refuse = (reason) => ({ allowed: false, login, reason });
+    const refuse = (reason, unknown = false) => ({
+        allowed: false,
+        login,
+        reason,
+        ...(unknown ? { unknown: true } : {})
+    });
     if (!USER_LOGIN.test(login) && !BOT_LOGIN.test(login))
         return refuse(`${describe(login)} is not a GitHub login, so its permissions cannot be checked`);
     let type;
@@ -47539,7 +47544,7 @@ async function checkActor(octokit, query) {
     catch (error) {
         return refuse(statusOf(error) === 404
             ? `${describe(login)} is not a GitHub account`
-            : `the account ${describe(login)} could not be looked up (${permissions_messageOf(error)})`);
+            : `the account ${describe(login)} could not be looked up (${permissions_messageOf(error)})`, statusOf(error) !== 404);
     }
     if (type === 'Bot') {
         if (isAllowedBot(login, query.allowedBots ?? []))
@@ -47562,7 +47567,7 @@ async function checkActor(octokit, query) {
     catch (error) {
         return refuse(statusOf(error) === 404
             ? `${describe(login)} is not a collaborator on ${owner}/${repo}`
-            : `the permission of ${describe(login)} on ${owner}/${repo} could not be read (${permissions_messageOf(error)})`);
+            : `the permission of ${describe(login)} on ${owner}/${repo} could not be read (${permissions_messageOf(error)})`, statusOf(error) !== 404);
     }
     // The legacy field reports maintain as write and triage as read; a custom role reports its base role
     // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
@@ -48097,9 +48102,12 @@ async function planPullRequestEvent(trigger, settings, octokit) {
         login: trigger.sender,
         allowedBots: settings.allowedBots
     });
-    // Quietly: a reply on every pull request a bot (Dependabot) opens would be noise, not an answer.
+    // A definite no is quiet (a reply on every pull request a bot opens would be noise); a check that could
+    // not be made fails the step, so a broken token is noticed.
     if (!actor.allowed)
-        return skip(`${actor.reason}, so this pull request event starts no loop`);
+        return actor.unknown
+            ? { kind: 'refuse', reason: actor.reason }
+            : skip(`${actor.reason}, so this pull request event starts no loop`);
     const plan = defaultRun(trigger, settings, trigger.sender);
     return {
         ...plan,
@@ -51097,7 +51105,8 @@ function readState() {
         uploaded: core/* getState */.Gu('uploaded') === 'true',
         summaryWritten: core/* getState */.Gu('summaryWritten') === 'true',
         finished: core/* getState */.Gu('finished') === 'true',
-        tracking: text('tracking')
+        tracking: text('tracking'),
+        runMark: text('runMark')
     };
 }
 function saveState(key, value) {
@@ -51281,6 +51290,14 @@ async function replyCannotStart(trigger, context, octokit, problem) {
     const relative = problem.split(`${context.workspace}/`).join('').split(context.workspace).join('.');
     await postRefusal(await octokit(), { ...context.repo, issueNumber: trigger.issueNumber }, startFailureReply(trigger.actor?.login, relative, context.runUrl), m => core/* warning */.$e(m));
 }
+/**
+ * Kills the processes still carrying this run's mark (the loop's leftovers, including those re-parented out
+ * of the agent's tree). Best effort, not a boundary: a process that drops the variable is not found.
+ */
+async function killStrays(mark) {
+    delete process.env[RUN_MARK];
+    return killMarked(RUN_MARK, mark, STRAY_GRACE_MS);
+}
 /** Whether `sha` was committed by the loop (as github-actions[bot], the identity the action commits with). */
 async function isOwnCommit(workTree, sha) {
     const shown = await new repo_GitRepo(workTree).exec(['show', '-s', '--format=%ce', sha], { probe: true });
@@ -51327,21 +51344,29 @@ async function runAction(plan, signal, options = {}) {
     // Every process of the loop carries a mark, so what the agent leaves running can be found afterwards.
     // (Set here, every environment built from this one has it: the agent's, the commands', the gates'.)
     const mark = (0,external_node_crypto_.randomBytes)(12).toString('hex');
+    saveState('runMark', mark);
     process.env[RUN_MARK] = mark;
     const env = agentEnvironment(process.env);
+    let strays = [];
     const logger = actionLogger(plan.config);
     const emit = event => {
         follow?.emit(event);
         logger.emit(event);
     };
-    const result = await withoutPersistedCredentials(workTree, () => withoutSecretVariables(() => runLoop(plan.config, {
-        signal,
-        emit,
-        runProcess: (options) => runProcess({ ...options, env: options.env ?? env })
-    })), { log: message => core/* info */.pq(message) }).finally(logger.close);
-    // Nothing the agent started may still run when the token is used (the push) or the job goes on.
-    delete process.env[RUN_MARK];
-    const strays = await killMarked(RUN_MARK, mark, STRAY_GRACE_MS);
+    const result = await withoutPersistedCredentials(workTree, () => withoutSecretVariables(async () => {
+        try {
+            return await runLoop(plan.config, {
+                signal,
+                emit,
+                runProcess: (options) => runProcess({ ...options, env: options.env ?? env })
+            });
+        }
+        finally {
+            // What the loop left running is killed while the credential is still out of .git/config: before
+            // it is put back, before the push, before later steps. (Best effort: see killStrays.)
+            strays = await killStrays(mark);
+        }
+    }), { log: message => core/* info */.pq(message) }).finally(logger.close);
     if (strays.length > 0)
         core/* warning */.$e(`Killed ${strays.length} process${strays.length === 1 ? '' : 'es'} the loop left running (pid ${strays.join(', ')}) before delivering.`);
     if (!result.success && result.stopReason !== 'cancelled')
@@ -51514,6 +51539,27 @@ async function main_huntBranch(inputs, context, trigger, octokit) {
     return true;
 }
 /**
+ * A push to a pull request made with the push-token (its account is the event's sender) is the loop's own
+ * delivery: it must not start another loop. (An App token's pushes come from its bot, which the actor check
+ * refuses unless allowed-bots names it.)
+ */
+async function pushedWithPushToken(inputs, context) {
+    const sender = 'sender' in context.event ? context.event.sender : undefined;
+    if (!inputs.pushToken || !sender)
+        return false;
+    let login;
+    try {
+        login = (await (await lazyOctokit(inputs.pushToken)()).rest.users.getAuthenticated()).data.login;
+    }
+    catch {
+        return false; // not a user's token (an App's): nothing to compare
+    }
+    if (login.toLowerCase() !== sender.toLowerCase())
+        return false;
+    core/* info */.pq(`Nothing to do: ${sender} pushed with the push-token, so this push is a loop's own delivery, not a request.`);
+    return true;
+}
+/**
  * What started the run decides whether a loop runs: a skip ends the step quietly, a refusal replies on the
  * issue (or fails the step when it is the workflow's mistake). No agent runs either way. Answers the plan
  * to run, or undefined when the step is over.
@@ -51615,6 +51661,10 @@ async function run() {
         const octokit = lazyOctokit(inputs.githubToken);
         const trigger = await decide(inputs, context, octokit);
         if (!trigger) {
+            saveState('finished', true);
+            return;
+        }
+        if (trigger.unlessOwnTip && (await pushedWithPushToken(inputs, context))) {
             saveState('finished', true);
             return;
         }
@@ -51747,6 +51797,11 @@ async function post() {
         return;
     }
     core/* info */.pq('The main step did not finish (cancelled, killed or timed out): saving its record.');
+    if (state.runMark) {
+        const strays = await killStrays(state.runMark);
+        if (strays.length > 0)
+            core/* info */.pq(`Killed what the loop left running: pid ${strays.join(', ')}.`);
+    }
     let status;
     try {
         status = finishKilledRecord(state.recordDir);

@@ -311,6 +311,8 @@ test('main killed outright (SIGKILL) mid-agent: the post step still finalises th
   expect(tracking.body).toMatch(/Cancelled/)
   expect(run.post?.exitCode).toBe(0)
   expect(run.post?.stdout).toMatch(/tracking comment on #\d+: finalised/)
+  // The agent outlived main (nothing was left to kill it): post did.
+  expect(run.post?.stdout).toMatch(/Killed what the loop left running: pid \d+/)
   expectClean(p)
 }, 60_000)
 
@@ -393,13 +395,16 @@ test("pull_request synchronize: the loop's own push (with a push-token) does not
   p.remoteGit('branch', 'feature', 'main')
   p.api.state.addUser('maintainer', { role: 'write' })
   const pull = p.api.state.addPull({ title: 'Mine', head: 'feature', base: 'main', user: 'maintainer' })
+  // The push-token is a machine user's PAT: GitHub names that user as the sender of what it pushes.
   const pat = 'ghp_StandInPersonalAccessToken0123456789'
   p.gitServer.pushTokens.add(pat)
-  const onPull = (action: string) =>
+  p.api.state.addUser('ralph-machine', { role: 'write' })
+  p.api.state.tokens.set(pat, 'ralph-machine')
+  const onPull = (action: string, sender = 'maintainer') =>
     runAction(p, stand, {
       inputs: { ralph: 'fix-tests', 'push-token': pat },
       eventName: 'pull_request',
-      event: p.api.events.pullRequest(pull.number, action, { sender: 'maintainer' })
+      event: p.api.events.pullRequest(pull.number, action, { sender })
     })
   const opened = await onPull('opened')
   expect(opened.main.exitCode).toBe(0)
@@ -407,10 +412,15 @@ test("pull_request synchronize: the loop's own push (with a push-token) does not
   expect(p.remoteGit('log', '-1', '--format=%ce', 'feature').trim()).toBe(
     '41898282+github-actions[bot]@users.noreply.github.com'
   )
-  // GitHub sends synchronize for that push (a PAT's pushes start workflows): it ends without an agent.
-  const echo = await onPull('synchronize')
+  // GitHub sends synchronize for that push (a PAT's pushes start workflows), from the token's user: it
+  // ends without an agent, whatever committer the commits name.
+  const echo = await onPull('synchronize', 'ralph-machine')
   expect(echo.main.exitCode).toBe(0)
-  expect(echo.main.stdout).toMatch(
+  expect(echo.main.stdout).toMatch(/Nothing to do: ralph-machine pushed with the push-token/)
+  // And when the tip is the loop's own commit, whoever sent the event.
+  const again = await onPull('synchronize')
+  expect(again.main.exitCode).toBe(0)
+  expect(again.main.stdout).toMatch(
     /Nothing to do: the tip of feature \([0-9a-f]{12}\) is a loop's own commit/
   )
   expect(readFileSync(runs, 'utf8')).toBe('run\n')

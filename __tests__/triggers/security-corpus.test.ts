@@ -455,6 +455,22 @@ describe('other triggers', () => {
       reason: expect.stringMatching(/is a bot/)
     })
     expect(w.api.requests.filter(r => r.method !== 'GET')).toEqual([])
+    // A check that could not be made is not a quiet no: the step fails, so a broken token is noticed.
+    w.api.state.addUser('alice', { role: 'write' })
+    w.api.state.failures.next.push({
+      operationId: 'repos/get-collaborator-permission-level',
+      status: 500,
+      body: { message: 'Server Error' }
+    })
+    const broken = await w.plan(
+      'pull_request',
+      w.api.events.pullRequest(pr.number, 'reopened', { sender: 'alice' })
+    )
+    expect(broken).toMatchObject({
+      kind: 'refuse',
+      reason: expect.stringMatching(/could not be read \(HTTP 500/)
+    })
+    expect(broken).not.toHaveProperty('reply')
     expect(await w.plan('pull_request', w.api.events.pullRequest(pr.number, 'closed'))).toMatchObject({
       kind: 'skip'
     })

@@ -105,6 +105,27 @@ async function huntBranch(
 }
 
 /**
+ * A push to a pull request made with the push-token (its account is the event's sender) is the loop's own
+ * delivery: it must not start another loop. (An App token's pushes come from its bot, which the actor check
+ * refuses unless allowed-bots names it.)
+ */
+async function pushedWithPushToken(inputs: ActionInputs, context: RunContext): Promise<boolean> {
+  const sender = 'sender' in context.event ? context.event.sender : undefined
+  if (!inputs.pushToken || !sender) return false
+  let login: string | undefined
+  try {
+    login = (await (await lazyOctokit(inputs.pushToken)()).rest.users.getAuthenticated()).data.login
+  } catch {
+    return false // not a user's token (an App's): nothing to compare
+  }
+  if (login.toLowerCase() !== sender.toLowerCase()) return false
+  core.info(
+    `Nothing to do: ${sender} pushed with the push-token, so this push is a loop's own delivery, not a request.`
+  )
+  return true
+}
+
+/**
  * What started the run decides whether a loop runs: a skip ends the step quietly, a refusal replies on the
  * issue (or fails the step when it is the workflow's mistake). No agent runs either way. Answers the plan
  * to run, or undefined when the step is over.
@@ -214,6 +235,10 @@ export async function run(): Promise<void> {
     const octokit = lazyOctokit(inputs.githubToken)
     const trigger = await decide(inputs, context, octokit)
     if (!trigger) {
+      saveState('finished', true)
+      return
+    }
+    if (trigger.unlessOwnTip && (await pushedWithPushToken(inputs, context))) {
       saveState('finished', true)
       return
     }

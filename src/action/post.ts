@@ -10,7 +10,7 @@ import { writeSummary } from '../github/summary.js'
 import type { RunReport } from '../github/run-report.js'
 import { readInputs } from './inputs.js'
 import { scrubOwnEnvironment } from './main.js'
-import { uploadArtifact } from './run-action.js'
+import { killStrays, uploadArtifact } from './run-action.js'
 import { readState, type SavedState } from './state.js'
 import { finaliseCancelled, type TrackingInfo } from '../github/tracking.js'
 import type { Octokit } from '../github/permissions.js'
@@ -91,6 +91,10 @@ export async function post(): Promise<void> {
     return
   }
   core.info('The main step did not finish (cancelled, killed or timed out): saving its record.')
+  if (state.runMark) {
+    const strays = await killStrays(state.runMark)
+    if (strays.length > 0) core.info(`Killed what the loop left running: pid ${strays.join(', ')}.`)
+  }
   let status: LoopStatus | undefined
   try {
     status = finishKilledRecord(state.recordDir)

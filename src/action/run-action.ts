@@ -238,6 +238,15 @@ export async function replyCannotStart(
   )
 }
 
+/**
+ * Kills the processes still carrying this run's mark (the loop's leftovers, including those re-parented out
+ * of the agent's tree). Best effort, not a boundary: a process that drops the variable is not found.
+ */
+export async function killStrays(mark: string): Promise<number[]> {
+  delete process.env[RUN_MARK]
+  return killMarked(RUN_MARK, mark, STRAY_GRACE_MS)
+}
+
 /** Whether `sha` was committed by the loop (as github-actions[bot], the identity the action commits with). */
 async function isOwnCommit(workTree: string, sha: string): Promise<boolean> {
   const shown = await new GitRepo(workTree).exec(['show', '-s', '--format=%ce', sha], { probe: true })
@@ -295,8 +304,10 @@ export async function runAction(
   // Every process of the loop carries a mark, so what the agent leaves running can be found afterwards.
   // (Set here, every environment built from this one has it: the agent's, the commands', the gates'.)
   const mark = randomBytes(12).toString('hex')
+  saveState('runMark', mark)
   process.env[RUN_MARK] = mark
   const env = agentEnvironment(process.env)
+  let strays: number[] = []
   const logger = actionLogger(plan.config)
   const emit: typeof logger.emit = event => {
     follow?.emit(event)
@@ -305,19 +316,22 @@ export async function runAction(
   const result = await withoutPersistedCredentials(
     workTree,
     () =>
-      withoutSecretVariables(() =>
-        runLoop(plan.config, {
-          signal,
-          emit,
-          runProcess: (options: RunOptions) => runProcess({ ...options, env: options.env ?? env })
-        })
-      ),
+      withoutSecretVariables(async () => {
+        try {
+          return await runLoop(plan.config, {
+            signal,
+            emit,
+            runProcess: (options: RunOptions) => runProcess({ ...options, env: options.env ?? env })
+          })
+        } finally {
+          // What the loop left running is killed while the credential is still out of .git/config: before
+          // it is put back, before the push, before later steps. (Best effort: see killStrays.)
+          strays = await killStrays(mark)
+        }
+      }),
     { log: message => core.info(message) }
   ).finally(logger.close)
 
-  // Nothing the agent started may still run when the token is used (the push) or the job goes on.
-  delete process.env[RUN_MARK]
-  const strays = await killMarked(RUN_MARK, mark, STRAY_GRACE_MS)
   if (strays.length > 0)
     core.warning(
       `Killed ${strays.length} process${strays.length === 1 ? '' : 'es'} the loop left running (pid ${strays.join(', ')}) before delivering.`

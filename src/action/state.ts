@@ -19,6 +19,8 @@ export interface SavedState {
   finished: boolean
   /** The issue's tracking comment: JSON `{ issueNumber, commentId, ralphName, branch, actor, maxIterations }`. */
   tracking?: string
+  /** The value of RALPH_ACTION_RUN the loop's processes carry: post kills its leftovers when main did not. */
+  runMark?: string
 }
 
 type Key = Exclude<keyof SavedState, 'isPost'>
@@ -34,7 +36,8 @@ export function readState(): SavedState {
     uploaded: core.getState('uploaded') === 'true',
     summaryWritten: core.getState('summaryWritten') === 'true',
     finished: core.getState('finished') === 'true',
-    tracking: text('tracking')
+    tracking: text('tracking'),
+    runMark: text('runMark')
   }
 }
 

@@ -22,7 +22,8 @@ export type ActorCheck =
       role: string
       type: 'User' | 'Bot'
     }
-  | { allowed: false; login: string; reason: string }
+  /** `unknown`: the check itself failed (an API error), so no one knows; the refusal is fail-closed. */
+  | { allowed: false; login: string; reason: string; unknown?: true }
 
 // Logins are letters, digits and hyphens (at most 39); an App's bot account adds `[bot]`. Anything else is
 // not a GitHub account, and must not reach a URL path unchecked.
@@ -35,7 +36,12 @@ const TOO_LOW = new Set(['read', 'triage', 'none'])
 /** Whether `login` may start a loop on owner/repo, and why not. Two API calls; never throws. */
 export async function checkActor(octokit: Octokit, query: ActorQuery): Promise<ActorCheck> {
   const { owner, repo, login } = query
-  const refuse = (reason: string): ActorCheck => ({ allowed: false, login, reason })
+  const refuse = (reason: string, unknown = false): ActorCheck => ({
+    allowed: false,
+    login,
+    reason,
+    ...(unknown ? { unknown: true as const } : {})
+  })
   if (!USER_LOGIN.test(login) && !BOT_LOGIN.test(login))
     return refuse(`${describe(login)} is not a GitHub login, so its permissions cannot be checked`)
 
@@ -47,7 +53,8 @@ export async function checkActor(octokit: Octokit, query: ActorQuery): Promise<A
     return refuse(
       statusOf(error) === 404
         ? `${describe(login)} is not a GitHub account`
-        : `the account ${describe(login)} could not be looked up (${messageOf(error)})`
+        : `the account ${describe(login)} could not be looked up (${messageOf(error)})`,
+      statusOf(error) !== 404
     )
   }
 
@@ -73,7 +80,8 @@ export async function checkActor(octokit: Octokit, query: ActorQuery): Promise<A
     return refuse(
       statusOf(error) === 404
         ? `${describe(login)} is not a collaborator on ${owner}/${repo}`
-        : `the permission of ${describe(login)} on ${owner}/${repo} could not be read (${messageOf(error)})`
+        : `the permission of ${describe(login)} on ${owner}/${repo} could not be read (${messageOf(error)})`,
+      statusOf(error) !== 404
     )
   }
   // The legacy field reports maintain as write and triage as read; a custom role reports its base role

@@ -433,8 +433,12 @@ async function planPullRequestEvent(
     login: trigger.sender,
     allowedBots: settings.allowedBots
   })
-  // Quietly: a reply on every pull request a bot (Dependabot) opens would be noise, not an answer.
-  if (!actor.allowed) return skip(`${actor.reason}, so this pull request event starts no loop`)
+  // A definite no is quiet (a reply on every pull request a bot opens would be noise); a check that could
+  // not be made fails the step, so a broken token is noticed.
+  if (!actor.allowed)
+    return actor.unknown
+      ? { kind: 'refuse', reason: actor.reason }
+      : skip(`${actor.reason}, so this pull request event starts no loop`)
   const plan = defaultRun(trigger, settings, trigger.sender)
   return {
     ...plan,
