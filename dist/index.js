@@ -48193,8 +48193,8 @@ function argsOf(ralph, projectRoot) {
         const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: (0,external_node_os_.homedir)() });
         const text = (0,external_node_fs_.readFileSync)(file, 'utf8');
         const names = new Set();
-        const frontmatter = parseFrontmatter(file, text);
-        const declared = frontmatter.get('args');
+        const { data, split } = readFrontmatter(file, text);
+        const declared = data.get('args');
         // Not a list: the ralph is broken, and the plan says how.
         if (declared !== undefined && declared !== null && !Array.isArray(declared))
             return undefined;
@@ -48202,8 +48202,7 @@ function argsOf(ralph, projectRoot) {
             if (typeof name === 'string')
                 names.add(name);
         // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
-        const { yaml } = splitFrontmatter(text);
-        for (const m of `${yaml ?? ''}\n${promptTemplate(text)}`.matchAll(PLACEHOLDER_RE))
+        for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(PLACEHOLDER_RE))
             if (m[1] === 'args')
                 names.add(m[2]);
         return [...names].filter(name => !RESERVED_ARGS.includes(name));
@@ -48225,8 +48224,10 @@ function ralphNameOf(input) {
 // --- replies ---------------------------------------------------------------------------------------
 /** A marker in every refusal reply, so the action's own replies can be told apart. */
 const REFUSAL_MARKER = '<!-- ralph-action:refusal -->';
+/** `@login` for a person's login; undefined for anything else (a bot's, or text from a payload). */
+const mention = (login) => /^[A-Za-z0-9-]{1,39}$/.test(login) ? `@${login}` : undefined;
 function refusalReply(to, reason, extra) {
-    const who = /^[A-Za-z0-9-]{1,39}$/.test(to) ? `@${to}` : trigger_code(to);
+    const who = mention(to) ?? trigger_code(to);
     return [REFUSAL_MARKER, `${who}, no ralph loop was started: ${reason}.`, extra].filter(Boolean).join('\n\n');
 }
 /**
@@ -48234,7 +48235,8 @@ function refusalReply(to, reason, extra) {
  * problem (one line, as the step's failure says it), not the requester's.
  */
 function startFailureReply(to, problem, runUrl) {
-    const who = to && /^[A-Za-z0-9-]{1,39}$/.test(to) ? `@${to}, ` : '';
+    const at = to !== undefined ? mention(to) : undefined;
+    const who = at ? `${at}, ` : '';
     return [
         REFUSAL_MARKER,
         `${who}the ralph loop could not start: ${trigger_code(problem, 300)}`,

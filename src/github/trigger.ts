@@ -9,14 +9,13 @@ import {
   INSTALLED_RALPHS_DIR,
   listInstalledRalphs,
   NAME_RE,
-  parseFrontmatter,
   PLACEHOLDER_RE,
-  promptTemplate,
   RALPH_MARKER,
+  readFrontmatter,
   resolveRalphPath,
   ShlexError,
   shlexSplit,
-  splitFrontmatter
+  stripHtmlComments
 } from '../ralph/index.js'
 import {
   isDispatchTrigger,
@@ -533,14 +532,13 @@ export function argsOf(ralph: string, projectRoot: string): string[] | undefined
     const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: homedir() })
     const text = readFileSync(file, 'utf8')
     const names = new Set<string>()
-    const frontmatter = parseFrontmatter(file, text)
-    const declared = frontmatter.get('args')
+    const { data, split } = readFrontmatter(file, text)
+    const declared = data.get('args')
     // Not a list: the ralph is broken, and the plan says how.
     if (declared !== undefined && declared !== null && !Array.isArray(declared)) return undefined
     for (const name of declared ?? []) if (typeof name === 'string') names.add(name)
     // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
-    const { yaml } = splitFrontmatter(text)
-    for (const m of `${yaml ?? ''}\n${promptTemplate(text)}`.matchAll(PLACEHOLDER_RE))
+    for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(PLACEHOLDER_RE))
       if (m[1] === 'args') names.add(m[2])
     return [...names].filter(name => !(RESERVED_ARGS as readonly string[]).includes(name))
   } catch {
@@ -565,8 +563,12 @@ export function ralphNameOf(input: string | undefined): string | undefined {
 /** A marker in every refusal reply, so the action's own replies can be told apart. */
 export const REFUSAL_MARKER = '<!-- ralph-action:refusal -->'
 
+/** `@login` for a person's login; undefined for anything else (a bot's, or text from a payload). */
+const mention = (login: string): string | undefined =>
+  /^[A-Za-z0-9-]{1,39}$/.test(login) ? `@${login}` : undefined
+
 function refusalReply(to: string, reason: string, extra: string): string {
-  const who = /^[A-Za-z0-9-]{1,39}$/.test(to) ? `@${to}` : code(to)
+  const who = mention(to) ?? code(to)
   return [REFUSAL_MARKER, `${who}, no ralph loop was started: ${reason}.`, extra].filter(Boolean).join('\n\n')
 }
 
@@ -575,7 +577,8 @@ function refusalReply(to: string, reason: string, extra: string): string {
  * problem (one line, as the step's failure says it), not the requester's.
  */
 export function startFailureReply(to: string | undefined, problem: string, runUrl: string): string {
-  const who = to && /^[A-Za-z0-9-]{1,39}$/.test(to) ? `@${to}, ` : ''
+  const at = to !== undefined ? mention(to) : undefined
+  const who = at ? `${at}, ` : ''
   return [
     REFUSAL_MARKER,
     `${who}the ralph loop could not start: ${code(problem, 300)}`,
