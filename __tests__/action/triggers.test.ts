@@ -4,6 +4,7 @@
 // cancelled.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import type { ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import { DONE, FIX, RALPH_DIR, WRONG_FIX, agentScript, projectFiles, ralph } from './fixtures.js'
@@ -258,8 +259,9 @@ test('a comment that is not /ralph is skipped quietly', async () => {
   expectClean(p)
 })
 
-test('cancelled mid-agent: the post step finalises the tracking comment as cancelled', async () => {
-  const started = path.join(scratch, 'slow-started')
+/** A /ralph whose agent waits a minute after it starts; `stop` signals main once the agent runs. */
+async function stoppedMidAgent(name: string, stop: (child: ChildProcess) => Promise<void>) {
+  const started = path.join(scratch, `${name}-started`)
   const slow = agentScript({
     any: `fs.writeFileSync(${JSON.stringify(started)}, 'x'); await new Promise(r => setTimeout(r, 60000))`
   })
@@ -273,13 +275,20 @@ test('cancelled mid-agent: the post step finalises the tracking comment as cance
     event: p.api.events.issueComment(comment.id),
     duringMain: async child => {
       await waitForFile(started)
-      child.kill('SIGINT')
-      await new Promise(r => setTimeout(r, 500))
-      child.kill('SIGTERM')
+      await stop(child)
     }
   })
-  expect(run.main.exitCode).not.toBe(0)
   const tracking = p.api.state.comments.filter(c => c.issueNumber === issue.number && c.id !== comment.id)
+  return { p, run, tracking }
+}
+
+test('cancelled mid-agent: the post step finalises the tracking comment as cancelled', async () => {
+  const { p, run, tracking } = await stoppedMidAgent('cancelled', async child => {
+    child.kill('SIGINT')
+    await new Promise(r => setTimeout(r, 500))
+    child.kill('SIGTERM')
+  })
+  expect(run.main.exitCode).not.toBe(0)
   expect(tracking).toHaveLength(1)
   expect(tracking[0].body).toContain('state=final')
   expect(tracking[0].body).toMatch(/Cancelled/)
@@ -288,27 +297,13 @@ test('cancelled mid-agent: the post step finalises the tracking comment as cance
 }, 60_000)
 
 test('main killed outright (SIGKILL) mid-agent: the post step still finalises the tracking comment', async () => {
-  const started = path.join(scratch, 'killed-started')
-  const slow = agentScript({
-    any: `fs.writeFileSync(${JSON.stringify(started)}, 'x'); await new Promise(r => setTimeout(r, 60000))`
-  })
-  const p = await project(projectFiles(slow))
-  p.api.state.addUser('maintainer', { role: 'admin' })
-  const issue = p.api.state.addIssue({ title: 'slow', body: 'b', user: 'maintainer' })
-  const comment = p.api.state.addComment(issue.number, { body: '/ralph', user: 'maintainer' })
-  const run = await runAction(p, stand, {
-    inputs: { ralph: 'fix-tests' },
-    eventName: 'issue_comment',
-    event: p.api.events.issueComment(comment.id),
-    duringMain: async child => {
-      await waitForFile(started)
-      child.kill('SIGKILL')
-    }
+  const { p, run, tracking } = await stoppedMidAgent('killed', async child => {
+    child.kill('SIGKILL')
   })
   expect(run.main.signal ?? run.main.exitCode).not.toBe(0)
-  const [tracking] = p.api.state.comments.filter(c => c.issueNumber === issue.number && c.id !== comment.id)
-  expect(tracking.body).toContain('state=final')
-  expect(tracking.body).toMatch(/Cancelled/)
+  expect(tracking).toHaveLength(1)
+  expect(tracking[0].body).toContain('state=final')
+  expect(tracking[0].body).toMatch(/Cancelled/)
   expect(run.post?.exitCode).toBe(0)
   expect(run.post?.stdout).toMatch(/tracking comment on #\d+: finalised/)
   // The agent outlived main (nothing was left to kill it): post did.
