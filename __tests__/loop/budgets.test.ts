@@ -45,10 +45,17 @@ test('when the total time runs out mid-agent, the tree that ignores SIGTERM is k
 test('the time budget includes the checks: a slow check is killed and the loop stops as timeout', async () => {
   const agent = h.script('agent.sh', 'cat >/dev/null')
   h.writeRalph(`agent: ${agent}\nchecks:\n  - name: slow\n    run: sleep 60`, 'Work.')
-  const { result } = await h.run({ maxTimeSeconds: 0.8 })
+  // Seconds, not less: the check must have started before the budget runs out, on a loaded machine too.
+  const { result } = await h.run({ maxTimeSeconds: 4, baseline: false })
   expect(result.stopReason).toBe('timeout')
   expect(result.iterations[0].checks[0]).toMatchObject({ name: 'slow', passed: false, killedBy: 'timeout' })
   expect(result.enforcement).toMatchObject({ cause: 'timeout', killed: 'check' })
+  // With the baseline (the default), the gates before iteration 1 count too: no agent ever runs.
+  const withBaseline = await h.run({ maxTimeSeconds: 4 })
+  expect(withBaseline.result.stopReason).toBe('timeout')
+  expect(withBaseline.result.baseline?.checks[0]).toMatchObject({ name: 'slow', killedBy: 'timeout' })
+  expect(withBaseline.result.iterations).toEqual([])
+  expect(withBaseline.result.enforcement).toMatchObject({ cause: 'timeout', killed: 'check' })
 })
 
 test('no iteration starts when the time budget is already spent', async () => {

@@ -9853,7 +9853,7 @@ function isExecutableFile(file, cwd) {
 ;// CONCATENATED MODULE: ./src/ralph/validate.ts
 // Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
 // order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
-// completion_tag, guardrails) are checked last: a ralph the reference accepts fails here only because of them.
+// checks_parallel, completion_tag, guardrails, presets) are checked last: a ralph the reference accepts fails here only because of them.
 
 
 
@@ -9995,6 +9995,15 @@ function inspectRalph(fileArg, opts) {
         duplicate: name => `Duplicate check name '${name}'. Give each check its own name.`,
         badTimeout: (name, value) => `Check '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number of seconds, e.g. timeout: 600.`
     });
+    // ours: true or false
+    const flag = (key, example) => {
+        const raw = field(fm, key);
+        if (raw === null || typeof raw === 'boolean')
+            return raw ?? undefined;
+        report(`'${key}' must be true or false, got ${pyRepr(raw)}. Example: ${example}`, where(fm, key));
+        return undefined;
+    };
+    const checksParallel = flag('checks_parallel', 'checks_parallel: true (the checks run together; they must not share a build folder)');
     // ours: completion_tag
     const rawTag = field(fm, 'completion_tag');
     let completionTag;
@@ -10020,17 +10029,7 @@ function inspectRalph(fileArg, opts) {
         }
     }
     // ours: presets
-    const rawPresets = field(fm, 'presets');
-    let presets;
-    if (rawPresets !== null) {
-        if (typeof rawPresets !== 'boolean') {
-            report(`'presets' must be true or false, got ${pyRepr(rawPresets)}. ` +
-                `Example: presets: false (run the agent exactly as written)`, where(fm, 'presets'));
-        }
-        else {
-            presets = rawPresets;
-        }
-    }
+    const presets = flag('presets', 'presets: false (run the agent exactly as written)');
     if (problems.length > 0)
         return { problems };
     // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
@@ -10053,6 +10052,8 @@ function inspectRalph(fileArg, opts) {
         ralph.guardrails = guardrails;
     if (presets !== undefined)
         ralph.presets = presets;
+    if (checksParallel !== undefined)
+        ralph.checksParallel = checksParallel;
     return { ralph, problems };
 }
 // `commands:` (the reference's rules) and `checks:` (ours, the same rules): a list of {name, run, timeout?}.
@@ -13769,6 +13770,7 @@ async function runAgent(ctx) {
 
 
 
+
 /** Characters of a check's output kept for the prompt and the record. */
 const CHECK_TAIL_CHARS = 2000;
 /** Bytes read back from the end of a check's log for the fingerprint (a few KiB is plenty). */
@@ -13798,61 +13800,89 @@ function readFileTail(file, bytes) {
 }
 /** Appended to a check's output (and log) when it ran out of time. */
 const checkTimeoutMarker = (name, seconds) => `\n\n[Check '${name}' timed out after ${formatDuration(seconds)} — output may be incomplete]\n`;
-/** Runs every gate (all of them, so the agent hears of every failure) unless the run must stop. */
+/** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
+async function runCheck(check, log, ctx) {
+    const result = await ctx.runProcess({
+        argv: ['bash', '-c', check.run],
+        cwd: ctx.workTree,
+        timeoutMs: check.timeout * 1000,
+        killGraceMs: ctx.killGraceMs,
+        signal: ctx.signal,
+        // The log has every byte; the capture only stands in when the log could not be written.
+        captureLimit: 64 * 1024,
+        logFile: log
+    });
+    if (result.timedOut)
+        (0,external_node_fs_namespaceObject.appendFileSync)(log, checkTimeoutMarker(check.name, check.timeout));
+    if (result.spawnError)
+        (0,external_node_fs_namespaceObject.appendFileSync)(log, `check could not be started: ${result.spawnError.message}\n`);
+    let output = translateNewlines(result.logError
+        ? combineOutput(decodeCaptured(result.stdout), decodeCaptured(result.stderr))
+        : readFileTail(log, CHECK_FINGERPRINT_BYTES));
+    if (result.logError && result.timedOut)
+        output += checkTimeoutMarker(check.name, check.timeout);
+    const run = {
+        name: check.name,
+        run: check.run,
+        passed: result.exitCode === 0 && !result.timedOut && !result.aborted,
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        durationMs: Math.round(result.durationMs),
+        outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
+        tail: output.slice(-CHECK_TAIL_CHARS),
+        log: ctx.relative(log)
+    };
+    if (result.aborted) {
+        const cause = ctx.stopCause();
+        if (cause)
+            run.killedBy = cause;
+    }
+    ctx.onCheck?.(run);
+    return { run, output, aborted: result.aborted };
+}
+/**
+ * Runs every gate (all of them, so the agent hears of every failure) unless the run must stop: one after
+ * another, or all at once with `parallel` (each with its own log; the results in the order declared).
+ */
 async function runChecks(checks, ctx) {
-    const outcome = { runs: [], failures: [], interrupted: false };
-    for (const check of checks) {
-        if (ctx.signal.aborted) {
-            outcome.interrupted = true;
-            break;
-        }
-        const log = external_node_path_default().join(ctx.iterationDir, 'checks', `${safeFileName(check.name)}.log`);
-        const result = await ctx.runProcess({
-            argv: ['bash', '-c', check.run],
-            cwd: ctx.workTree,
-            timeoutMs: check.timeout * 1000,
-            killGraceMs: ctx.killGraceMs,
-            signal: ctx.signal,
-            // The log has every byte; the capture only stands in when the log could not be written.
-            captureLimit: 64 * 1024,
-            logFile: log
-        });
-        if (result.timedOut)
-            (0,external_node_fs_namespaceObject.appendFileSync)(log, checkTimeoutMarker(check.name, check.timeout));
-        if (result.spawnError)
-            (0,external_node_fs_namespaceObject.appendFileSync)(log, `check could not be started: ${result.spawnError.message}\n`);
-        let output = translateNewlines(result.logError
-            ? combineOutput(decodeCaptured(result.stdout), decodeCaptured(result.stderr))
-            : readFileTail(log, CHECK_FINGERPRINT_BYTES));
-        if (result.logError && result.timedOut)
-            output += checkTimeoutMarker(check.name, check.timeout);
-        const passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
-        const run = {
-            name: check.name,
-            run: check.run,
-            passed,
-            exitCode: result.exitCode,
-            timedOut: result.timedOut,
-            durationMs: Math.round(result.durationMs),
-            outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
-            tail: output.slice(-CHECK_TAIL_CHARS),
-            log: ctx.relative(log)
-        };
-        if (result.aborted) {
-            const cause = ctx.stopCause();
-            if (cause)
-                run.killedBy = cause;
-        }
-        outcome.runs.push(run);
-        if (!passed)
-            outcome.failures.push({ name: check.name, output });
-        ctx.onCheck?.(run);
-        if (result.aborted) {
-            outcome.interrupted = true;
-            break;
+    const started = external_node_perf_hooks_namespaceObject.performance.now();
+    const outcome = { runs: [], failures: [], interrupted: false, wallMs: 0 };
+    const logs = logFiles(checks, external_node_path_default().join(ctx.iterationDir, 'checks'));
+    const results = [];
+    if (ctx.parallel && !ctx.signal.aborted) {
+        // The guard's signal reaches every gate: a budget or a cancel kills all of their trees at once.
+        results.push(...(await Promise.all(checks.map((check, i) => runCheck(check, logs[i], ctx)))));
+    }
+    else {
+        for (const [i, check] of checks.entries()) {
+            if (ctx.signal.aborted)
+                break;
+            const result = await runCheck(check, logs[i], ctx);
+            results.push(result);
+            if (result.aborted)
+                break;
         }
     }
+    for (const { run, output } of results) {
+        outcome.runs.push(run);
+        if (!run.passed)
+            outcome.failures.push({ name: run.name, output });
+    }
+    outcome.interrupted = results.length < checks.length || results.some(result => result.aborted);
+    outcome.wallMs = Math.round(external_node_perf_hooks_namespaceObject.performance.now() - started);
     return outcome;
+}
+/** One log a gate, `checks/<name>.log`: names that read the same once made safe get a `-2`, `-3`… */
+function logFiles(checks, dir) {
+    const taken = new Set();
+    return checks.map(check => {
+        const base = safeFileName(check.name);
+        let name = base;
+        for (let n = 2; taken.has(name); n++)
+            name = `${base}-${n}`;
+        taken.add(name);
+        return external_node_path_default().join(dir, `${name}.log`);
+    });
 }
 /** Check names come from users (CLI `--check CMD` may name them after the command): keep file names safe. */
 function safeFileName(name) {
@@ -14222,11 +14252,8 @@ function renderDiff(diff) {
 /** One line about an iteration, for `{{ ralph.progress }}`. */
 function progressEntry(record) {
     const parts = [record.verdict.replace(/_/g, ' ')];
-    if (record.checks.length > 0) {
-        const failing = record.checks.filter(check => !check.passed).map(check => check.name);
-        const passing = record.checks.length - failing.length;
-        parts.push(`checks ${passing}/${record.checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`);
-    }
+    if (record.checks.length > 0)
+        parts.push(checksTally(record.checks));
     if (record.agent) {
         const agent = record.agent;
         parts.push(agent.killedBy
@@ -14245,9 +14272,21 @@ function progressEntry(record) {
         parts.push(`crashed: ${record.error}`);
     return `- Iteration ${record.iteration} (${seconds(record.durationMs)}): ${parts.join('; ')}`;
 }
-/** `{{ ralph.progress }}`: the last few iterations, one line each. */
-function renderProgress(history) {
-    return history.slice(-PROGRESS_ENTRIES).map(progressEntry).join('\n');
+/** `checks 1/3 passing (failing: lint, test)`. */
+function checksTally(checks) {
+    const failing = checks.filter(check => !check.passed).map(check => check.name);
+    const passing = checks.length - failing.length;
+    return `checks ${passing}/${checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`;
+}
+/** The baseline as a progress line: the gates before the first agent run. */
+function baselineEntry(baseline) {
+    const what = baseline.verdict === 'interrupted' ? 'stopped' : checksTally(baseline.checks);
+    return `- Before iteration 1 (the gates alone, ${seconds(baseline.durationMs)}): ${what}`;
+}
+/** `{{ ralph.progress }}`: the last few iterations (the baseline first), one line each. */
+function renderProgress(history, baseline) {
+    const entries = [...(baseline ? [baselineEntry(baseline)] : []), ...history.map(progressEntry)];
+    return entries.slice(-PROGRESS_ENTRIES).join('\n');
 }
 /** The values of our `ralph.*` placeholders for this iteration. */
 function loopValues(ctx) {
@@ -14255,7 +14294,7 @@ function loopValues(ctx) {
         checks: renderChecks(ctx.gates),
         failures: renderFailures(ctx.previousChecks),
         diff: renderDiff(ctx.diff),
-        progress: renderProgress(ctx.history),
+        progress: renderProgress(ctx.history, ctx.baseline),
         completion_tag: ctx.completionTag ? `<promise>${ctx.completionTag}</promise>` : '',
         guardrails: ctx.guardrails?.content ?? ''
     };
@@ -14267,16 +14306,24 @@ function loopStatusSection(values, ctx, iteration, maxIterations) {
         ? 'every check passes and your final message gives the completion signal'
         : 'every check passes';
     const of = maxIterations !== undefined ? ` of at most ${maxIterations}` : '';
-    const firstIteration = ctx.previousChecks === undefined;
+    const firstIteration = ctx.history.length === 0;
+    const afterBaseline = firstIteration && ctx.previousChecks !== undefined;
+    const failures = values.failures ||
+        (afterBaseline
+            ? 'None: every check passes now (they ran before this iteration). Do what the task asks all the same.'
+            : firstIteration
+                ? 'None yet: this is the first iteration.'
+                : 'None: every check passed.');
     const sections = [
         '## Loop status',
         `You are working in a loop. When you exit, the checks below run on the work tree you leave; exit code 0 ` +
             `means pass. The loop ends when ${goal}. This is iteration ${iteration}${of}.`,
         '### Checks',
         values.checks,
-        '### Failing checks from the previous iteration',
-        values.failures ||
-            (firstIteration ? 'None yet: this is the first iteration.' : 'None: every check passed.'),
+        afterBaseline
+            ? '### Failing checks now (run before this iteration)'
+            : '### Failing checks from the previous iteration',
+        failures,
         '### Changes since the loop started',
         values.diff || 'None yet.',
         '### Recent progress',
@@ -14372,6 +14419,7 @@ function assemble(env, iteration, commandOutputs) {
         gates: config.checks,
         completionTag: config.completionTag,
         previousChecks: env.previousChecks,
+        ...(env.baseline ? { baseline: env.baseline } : {}),
         diff: env.lastDiff,
         history: env.history,
         guardrails: readGuardrails(env)
@@ -14414,6 +14462,42 @@ function agentCaps(config, meter) {
     if (config.agentMaxTurns !== undefined)
         caps.maxTurns = config.agentMaxTurns;
     return caps;
+}
+/** The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. */
+function runGates(env, iteration, dir) {
+    env.phase = 'check';
+    return runChecks(env.config.checks, {
+        workTree: env.workTree,
+        iterationDir: dir,
+        relative: file => env.record.relative(file),
+        killGraceMs: env.killGraceMs,
+        signal: env.guard.signal,
+        stopCause: () => env.guard.trip?.cause,
+        runProcess: env.runProcess,
+        parallel: env.config.parallelChecks === true,
+        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
+    }).finally(() => (env.phase = undefined));
+}
+/**
+ * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
+ * `{{ ralph.failures }}` exactly as a failed iteration's would, so the first agent run is not blind.
+ */
+async function runBaseline(env) {
+    const started = env.clock.now();
+    const parallel = env.config.parallelChecks === true;
+    env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel });
+    const checks = await runGates(env, 0, env.record.iterationDir(0));
+    const baseline = {
+        startedAt: iso(started),
+        durationMs: Math.round(env.clock.now() - started),
+        verdict: checks.interrupted ? 'interrupted' : checks.failures.length > 0 ? 'failing' : 'green',
+        checks: checks.runs,
+        checksMs: checks.wallMs,
+        parallel
+    };
+    if (!checks.interrupted)
+        env.previousChecks = checks.runs;
+    return baseline;
 }
 async function runIteration(env, iteration) {
     const { config, guard, record: runRecord, emit, clock } = env;
@@ -14527,19 +14611,9 @@ async function runIteration(env, iteration) {
     if (config.commit)
         record.commit = await commitIteration(env, iteration, record.treeHash);
     // 5. The gates.
-    env.phase = 'check';
-    const checks = await runChecks(config.checks, {
-        workTree: env.workTree,
-        iterationDir: dir,
-        relative,
-        killGraceMs: env.killGraceMs,
-        signal: guard.signal,
-        stopCause: () => guard.trip?.cause,
-        runProcess: env.runProcess,
-        onCheck: check => emit({ type: 'check_finished', iteration, check })
-    });
-    env.phase = undefined;
+    const checks = await runGates(env, iteration, dir);
     record.checks = checks.runs;
+    record.checksMs = checks.wallMs;
     record.failureFingerprint = failureFingerprint(checks.failures);
     record.completion = detectCompletion(agent.outcome.finalMessage, config.completionTag);
     if (checks.interrupted)
@@ -14548,6 +14622,68 @@ async function runIteration(env, iteration) {
     // 6. The verdict.
     const { verdict, success } = verdictOf(record, config.checks.length > 0, config.completionTag !== '');
     return finish({ interrupted: false, success }, verdict);
+}
+
+;// CONCATENATED MODULE: ./src/loop/defaults.ts
+// LoopConfig defaults, so front-ends and the benchmark only say what differs.
+
+
+
+
+const DEFAULT_OUTPUT_CAP = 1024 * 1024;
+const DEFAULT_COMPLETION_TAG = 'COMPLETE';
+/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
+function defaultRecordDir(name, now = Date.now()) {
+    const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
+    return external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-action', `${safe}-${stamp}-${process.pid}`);
+}
+/**
+ * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
+ * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
+ */
+function loopConfig(settings) {
+    return {
+        userArgs: {},
+        stopOnError: false,
+        delaySeconds: 0,
+        checks: settings.ralph.checks,
+        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
+        commit: false,
+        recordDir: defaultRecordDir(settings.ralph.name),
+        outputCap: DEFAULT_OUTPUT_CAP,
+        breaker: { ...DEFAULT_BREAKER },
+        presets: settings.ralph.presets ?? true,
+        parallelChecks: settings.ralph.checksParallel ?? false,
+        ...settings
+    };
+}
+/** Gate settings that cannot work together, as one line naming the fix; undefined when they can. */
+function gateSettingsProblem(config) {
+    if (!config.skipIfGreen)
+        return undefined;
+    if (config.checks.length === 0)
+        return "skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green.";
+    if (config.baseline === false)
+        return 'skip-if-green needs the baseline (the gates run once before iteration 1), which is turned off: turn it back on, or drop skip-if-green.';
+    return undefined;
+}
+/**
+ * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named check-1, check-2…
+ * after the ralph's own names, with the default check timeout.
+ */
+function addedChecks(commands, existing) {
+    const taken = new Set(existing.map(c => c.name));
+    const checks = [];
+    let n = 0;
+    for (const run of commands) {
+        let name;
+        do
+            name = `check-${++n}`;
+        while (taken.has(name));
+        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
+    }
+    return checks;
 }
 
 ;// CONCATENATED MODULE: ./src/loop/record.ts
@@ -14586,6 +14722,30 @@ function checkLine(check) {
     }
     return tail ? `${head}\n\n${indent(fence(tail), '  ')}\n` : head;
 }
+/** `- Checks: 1/3 passing (gates 3.1s)` and a line a check. */
+function checkLines(checks, wallMs) {
+    const passing = checks.filter(c => c.passed).length;
+    const took = wallMs !== undefined ? ` (gates ${record_seconds(wallMs)})` : '';
+    return [`- Checks: ${passing}/${checks.length} passing${took}`, '', ...checks.map(checkLine)];
+}
+/** The baseline in a few words: `every check passes`, `2 of 3 checks failing` or `stopped`. */
+function baselineVerdict(baseline) {
+    if (baseline.verdict === 'green')
+        return 'every check passes';
+    if (baseline.verdict === 'interrupted')
+        return 'stopped';
+    return `${baseline.checks.filter(c => !c.passed).length} of ${baseline.checks.length} checks failing`;
+}
+/** The progress.md section of the baseline: the gates before iteration 1, as an iteration 0. */
+function baselineSection(baseline) {
+    const lines = [
+        `## Baseline (iteration 0): ${baselineVerdict(baseline)}`,
+        '',
+        `- Started ${baseline.startedAt} · ${record_seconds(baseline.durationMs)} · the gates alone, before the first agent run${baseline.parallel ? ', run together' : ''}`,
+        ...checkLines(baseline.checks, baseline.checksMs)
+    ];
+    return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
+}
 /** The progress.md section of one iteration. */
 function progressSection(record) {
     const lines = [`## Iteration ${record.iteration}: ${record.verdict.replace(/_/g, ' ')}`, ''];
@@ -14618,12 +14778,8 @@ function progressSection(record) {
             : 'not given';
     if (agent)
         lines.push(`- Completion signal: ${signal}`);
-    if (record.checks.length > 0) {
-        const passing = record.checks.filter(c => c.passed).length;
-        lines.push(`- Checks: ${passing}/${record.checks.length} passing`, '');
-        for (const check of record.checks)
-            lines.push(indent(checkLine(check), ''));
-    }
+    if (record.checks.length > 0)
+        lines.push(...checkLines(record.checks, record.checksMs));
     if (record.diffStat !== undefined) {
         const summary = record.diffStat.trim().split('\n').at(-1)?.trim();
         lines.push(`- Changed since the start: ${summary || 'nothing'}${record.progressed === false ? ' (no change this iteration)' : ''}`);
@@ -14785,6 +14941,9 @@ class RunRecord {
             Buffer.from(`${shell.slice(at)}\n`)
         ];
     }
+    appendBaseline(baseline) {
+        (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), baselineSection(baseline));
+    }
     appendIteration(record) {
         (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), progressSection(record));
     }
@@ -14807,6 +14966,7 @@ class RunRecord {
 
 
 
+
 const run_loop_DEFAULT_KILL_GRACE_MS = 3000;
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
@@ -14815,6 +14975,8 @@ const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
 /** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
 const USAGE_LIMIT_MARGIN_MS = 2000;
 const run_loop_iso = (ms) => new Date(ms).toISOString();
+/** The stop reasons that mean the loop reached its goal. */
+const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
 /** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
 function realish(p) {
     const abs = external_node_path_default().resolve(p);
@@ -14842,6 +15004,9 @@ async function checkConfig(config, workspace, isRepo) {
         throw new RalphError(`${config.commit ? '--commit' : '--worktree'} needs a git repository, and ${config.projectRoot} is not in one.`);
     if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
         throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`);
+    const problem = gateSettingsProblem(config);
+    if (problem)
+        throw new RalphError(problem);
 }
 /** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
 function agentPresetFor(config) {
@@ -15006,6 +15171,16 @@ async function runLoop(config, ports = {}) {
     // What was running when the guard fired: what its enforcement killed.
     let killedPhase;
     guard.signal.addEventListener('abort', () => (killedPhase = env.phase), { once: true });
+    /** How fast the guard's kill was: from the crossing to the killed tree being gone. */
+    const noteEnforcement = (trip) => {
+        status.enforcement = {
+            cause: trip.cause,
+            crossedAt: run_loop_iso(trip.at),
+            latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
+        };
+        if (killedPhase)
+            status.enforcement.killed = killedPhase;
+    };
     emit({ type: 'loop_started', status });
     try {
         if (isRepo) {
@@ -15014,6 +15189,20 @@ async function runLoop(config, ports = {}) {
             env.startTree = status.start.tree;
             env.previousTree = status.start.tree;
             record.writeStatus(status);
+        }
+        if (gated && config.baseline !== false) {
+            const baseline = await runBaseline(env);
+            status.baseline = baseline;
+            env.baseline = baseline;
+            record.appendBaseline(baseline);
+            record.writeStatus(status);
+            emit({ type: 'baseline_finished', baseline });
+            if (baseline.verdict === 'interrupted' && guard.trip) {
+                noteEnforcement(guard.trip);
+                stop = fromTrip(guard.trip);
+            }
+            else if (baseline.verdict === 'green' && config.skipIfGreen)
+                stop = stopWith('already_green', 'every check passed before any agent ran (skip-if-green), so no agent ran');
         }
         const stopAsked = () => ports.finishSignal?.aborted
             ? stopWith('cancelled', 'stopped after the iteration in flight, as asked')
@@ -15037,15 +15226,8 @@ async function runLoop(config, ports = {}) {
             emit({ type: 'iteration_started', iteration, maxIterations: config.maxIterations });
             const outcome = await runIteration(env, iteration).finally(cancelInFlight);
             const trip = guard.trip;
-            if (outcome.interrupted && trip) {
-                status.enforcement = {
-                    cause: trip.cause,
-                    crossedAt: run_loop_iso(trip.at),
-                    latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
-                };
-                if (killedPhase)
-                    status.enforcement.killed = killedPhase;
-            }
+            if (outcome.interrupted && trip)
+                noteEnforcement(trip);
             status.iterations.push(outcome.record);
             delete status.inFlight;
             updateCost(status, meter);
@@ -15134,7 +15316,7 @@ async function runLoop(config, ports = {}) {
         stopDetail: final.detail,
         finishedAt: run_loop_iso(finishedAt),
         durationMs: Math.round(finishedAt - startedAt),
-        success: final.reason === 'all_checks_passed' || final.reason === 'completed'
+        success: SUCCESS.includes(final.reason)
     };
     delete result.inFlight;
     updateCost(result, meter);
@@ -15155,57 +15337,6 @@ function updateCost(status, meter) {
         tokens.cache_write += it.agent.usage.cache_write;
     }
     status.cost.tokens = tokens;
-}
-
-;// CONCATENATED MODULE: ./src/loop/defaults.ts
-// LoopConfig defaults, so front-ends and the benchmark only say what differs.
-
-
-
-
-const DEFAULT_OUTPUT_CAP = 1024 * 1024;
-const DEFAULT_COMPLETION_TAG = 'COMPLETE';
-/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
-function defaultRecordDir(name, now = Date.now()) {
-    const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
-    return external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-action', `${safe}-${stamp}-${process.pid}`);
-}
-/**
- * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
- * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
- */
-function loopConfig(settings) {
-    return {
-        userArgs: {},
-        stopOnError: false,
-        delaySeconds: 0,
-        checks: settings.ralph.checks,
-        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
-        commit: false,
-        recordDir: defaultRecordDir(settings.ralph.name),
-        outputCap: DEFAULT_OUTPUT_CAP,
-        breaker: { ...DEFAULT_BREAKER },
-        presets: settings.ralph.presets ?? true,
-        ...settings
-    };
-}
-/**
- * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named check-1, check-2…
- * after the ralph's own names, with the default check timeout.
- */
-function addedChecks(commands, existing) {
-    const taken = new Set(existing.map(c => c.name));
-    const checks = [];
-    let n = 0;
-    for (const run of commands) {
-        let name;
-        do
-            name = `check-${++n}`;
-        while (taken.has(name));
-        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
-    }
-    return checks;
 }
 
 ;// CONCATENATED MODULE: ./src/loop/preview.ts
@@ -15359,6 +15490,24 @@ const LOOP_OPTIONS = [
         help: 'A gate, run with bash after each iteration; repeatable. All must exit 0.'
     },
     {
+        key: 'noBaseline',
+        names: ['--no-baseline'],
+        kind: 'flag',
+        help: "Don't run the checks before iteration 1 (by default their failures fill its prompt)."
+    },
+    {
+        key: 'skipIfGreen',
+        names: ['--skip-if-green'],
+        kind: 'flag',
+        help: 'Stop at once (already_green, exit 0, no agent) when every check passes before iteration 1.'
+    },
+    {
+        key: 'parallelChecks',
+        names: ['--parallel-checks'],
+        kind: 'flag',
+        help: "Run the checks together (only when they don't share a build folder)."
+    },
+    {
         key: 'maxCost',
         names: ['--max-cost'],
         kind: 'float',
@@ -15470,6 +15619,9 @@ function loopSettings(options) {
         agentTimeoutSeconds: timeout,
         logDir: options.logDir,
         checks: options.check ?? [],
+        baseline: options.noBaseline !== true,
+        skipIfGreen: options.skipIfGreen === true,
+        parallelChecks: options.parallelChecks === true,
         maxCostUsd: maxCost,
         maxTimeSeconds: maxTime,
         completionTag: options.completionTag,
@@ -15482,6 +15634,14 @@ function loopSettings(options) {
         costPattern
     };
 }
+/** The engine's gate settings that the options above carry (a ralph's `checks_parallel:` unless given). */
+function gateSettings(settings) {
+    return {
+        baseline: settings.baseline,
+        skipIfGreen: settings.skipIfGreen,
+        ...(settings.parallelChecks ? { parallelChecks: true } : {})
+    };
+}
 /** The engine's agent settings that the options above carry. */
 function agentSettings(settings) {
     return {
@@ -15492,6 +15652,9 @@ function agentSettings(settings) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/console.ts
+// Renders the loop's events as the reference runtime's console does (plain text, no colour), plus our gates,
+// cost and stop reason.
+
 
 const RULE = '──────────────────────';
 const FAILURE_LABEL = {
@@ -15566,6 +15729,16 @@ function consoleRenderer(options) {
                 if (info.length > 0)
                     out(`  ${info.join(' · ')}\n`);
                 out(`  Record: ${s.recordDir}\n`);
+                break;
+            }
+            case 'baseline_started':
+                out(`\nBaseline ───────\n  Running the ${event.checks} check(s)${event.parallel ? ' together' : ''} before the first agent run\n`);
+                break;
+            case 'baseline_finished': {
+                const b = event.baseline;
+                const mark = b.verdict === 'green' ? '✓' : b.verdict === 'failing' ? '✗' : '■';
+                const next = b.verdict === 'failing' ? ': iteration 1 gets their output' : '';
+                out(`${mark} Baseline: ${baselineVerdict(b)}${next} (${console_seconds(b.durationMs)})\n`);
                 break;
             }
             case 'iteration_started':
@@ -15752,6 +15925,7 @@ async function runCommand(args, io) {
         commit: settings.commit,
         presets: settings.presets && (ralph.presets ?? true),
         ...agentSettings(settings),
+        ...gateSettings(settings),
         // `run` is ralphify's `ralph run`: the agent's argv stays the reference's (claude's stream flags only)
         // unless our own settings need more (--max-cost: codex --json, claude --max-budget-usd).
         presetFlags: 'reference',
@@ -15842,6 +16016,7 @@ async function loopCommand(args, io) {
         commit: settings.commit || options.worktree === true,
         presets: settings.presets,
         ...agentSettings(settings),
+        ...gateSettings(settings),
         ...(options.worktree === true ? { worktree: {} } : {}),
         ...(settings.recordDir ? { recordDir: external_node_path_default().resolve(io.cwd, settings.recordDir) } : {}),
         ...(settings.outputCap ? { outputCap: settings.outputCap } : {})

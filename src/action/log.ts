@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto'
 import * as core from '@actions/core'
 import { presetFor } from '../agents/index.js'
-import type { IterationRecord, LoopConfig, LoopEvent } from '../loop/index.js'
+import { baselineVerdict, type IterationRecord, type LoopConfig, type LoopEvent } from '../loop/index.js'
 import { formatDuration, verdictLabel } from '../github/run-report.js'
 
 /** Lines of a failing gate's output shown in the log (the whole output is in the record). */
@@ -83,6 +83,20 @@ export function actionLogger(
         info(
           `Running ralph ${event.status.ralph.name}: ${limits.join(', ')}. Record: ${event.status.recordDir}`
         )
+        break
+      }
+      case 'baseline_started':
+        endGroup()
+        core.startGroup(
+          `Baseline: the ${event.checks} gate${event.checks === 1 ? '' : 's'}${event.parallel ? ', together,' : ''} before the first agent run`
+        )
+        inGroup = true
+        break
+      case 'baseline_finished': {
+        const b = event.baseline
+        const next = b.verdict === 'failing' ? ": iteration 1's prompt holds their output" : ''
+        info(`Baseline: ${baselineVerdict(b)}${next} (${formatDuration(b.durationMs)}).`)
+        endGroup()
         break
       }
       case 'iteration_started':

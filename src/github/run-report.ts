@@ -74,34 +74,71 @@ export const code = (text: string): string => {
 
 const pluralIterations = (n: number): string => `${n} iteration${n === 1 ? '' : 's'}`
 
-/** The gates in the order they ran, from the last iteration that ran any (or the budget's list). */
+/** The gates in the order they ran, the baseline's first. */
 function gateNames(status: LoopStatus): string[] {
   const names: string[] = []
-  for (const it of status.iterations)
-    for (const c of it.checks) if (!names.includes(c.name)) names.push(c.name)
+  for (const checks of [status.baseline?.checks ?? [], ...status.iterations.map(it => it.checks)])
+    for (const c of checks) if (!names.includes(c.name)) names.push(c.name)
   return names
 }
 
 const MAX_GATE_COLUMNS = 6
 
-/** The iteration table: verdict, each gate ✓/✗, cost, duration. The last `maxRows` iterations. */
+/** A gate's time in a table: tenths of a second below a minute (which gate to speed up is in the tenths). */
+function gateTime(ms: number): string {
+  return ms < 59_950 ? `${(ms / 1000).toFixed(1)}s` : formatDuration(ms)
+}
+
+const BASELINE_LABEL: Record<NonNullable<LoopStatus['baseline']>['verdict'], string> = {
+  green: '✅ baseline: gates pass',
+  failing: '🔎 baseline: gates failing',
+  interrupted: '⏹️ baseline: stopped'
+}
+
+/**
+ * The iteration table: verdict, each gate ✓/✗ with its duration, cost, duration. The baseline (the gates
+ * before the first agent run) is row 0; then the last `maxRows` iterations.
+ */
 export function iterationTable(status: LoopStatus, maxRows = 50): string {
   const gates = gateNames(status)
   const columns = gates.length <= MAX_GATE_COLUMNS
   const head = ['#', 'Verdict', ...(columns ? gates.map(g => code(g)) : ['Gates']), 'Cost', 'Duration']
-  const rows = status.iterations.slice(-maxRows).map(it => {
-    const gateCells = columns
-      ? gates.map(g => {
-          const check = it.checks.find(c => c.name === g)
-          return check ? (check.passed ? '✓' : '✗') : '–'
-        })
-      : [`${it.checks.filter(c => c.passed).length}/${it.checks.length} ✓`]
+  const gateCells = (checks: IterationRecord['checks']): string[] => {
+    if (columns)
+      return gates.map(g => {
+        const check = checks.find(c => c.name === g)
+        return check ? `${check.passed ? '✓' : '✗'} ${gateTime(check.durationMs)}` : '–'
+      })
+    const slowest = checks.reduce<IterationRecord['checks'][number] | undefined>(
+      (top, c) => (top && top.durationMs >= c.durationMs ? top : c),
+      undefined
+    )
+    const tally = `${checks.filter(c => c.passed).length}/${checks.length} ✓`
+    return [slowest ? `${tally} (slowest ${code(slowest.name)} ${gateTime(slowest.durationMs)})` : tally]
+  }
+  const rows: string[][] = []
+  const baseline = status.baseline
+  if (baseline)
+    rows.push([
+      '0',
+      BASELINE_LABEL[baseline.verdict],
+      ...gateCells(baseline.checks),
+      '–',
+      formatDuration(baseline.durationMs)
+    ])
+  for (const it of status.iterations.slice(-maxRows)) {
     const cost = it.agent ? `$${it.agent.usage.cost_usd.toFixed(4)}` : '–'
-    return [String(it.iteration), verdictLabel(it.verdict), ...gateCells, cost, formatDuration(it.durationMs)]
-  })
+    rows.push([
+      String(it.iteration),
+      verdictLabel(it.verdict),
+      ...gateCells(it.checks),
+      cost,
+      formatDuration(it.durationMs)
+    ])
+  }
   const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`]
   for (const row of rows) lines.push(`| ${row.join(' | ')} |`)
-  const hidden = status.iterations.length - rows.length
+  const hidden = status.iterations.length - Math.min(maxRows, status.iterations.length)
   if (hidden > 0) lines.push('', `_${hidden} earlier iteration(s) are in the run record._`)
   return lines.join('\n')
 }
@@ -109,6 +146,7 @@ export function iterationTable(status: LoopStatus, maxRows = 50): string {
 /** Each gate with its command and its result in the last iteration that ran it. */
 export function gateList(status: LoopStatus): string {
   const last = new Map<string, IterationRecord['checks'][number]>()
+  for (const c of status.baseline?.checks ?? []) last.set(c.name, c)
   for (const it of status.iterations) for (const c of it.checks) last.set(c.name, c)
   if (last.size === 0) return '_No gates: the agent’s completion signal decides._'
   return [...last.values()]
@@ -138,6 +176,8 @@ export function outcomeSentence(report: RunReport): string {
       ? ` and pushed branch ${code(delivery.branch)}`
       : ''
   const problem = delivery.problems[0]
+  if (reason === 'already_green')
+    return `✅ ${name}: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.`
   if (status.success) {
     const what =
       reason === 'completed'
@@ -155,7 +195,8 @@ export function outcomeSentence(report: RunReport): string {
     timeout: `ran out of time after ${pluralIterations(n)}`,
     circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
     agent_error: `stopped after ${pluralIterations(n)} on an error`,
-    cancelled: `was cancelled after ${pluralIterations(n)}`
+    cancelled: `was cancelled after ${pluralIterations(n)}`,
+    already_green: 'found every gate passing'
   }
   const icon =
     reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌'

@@ -12,7 +12,7 @@ import {
   writevSync
 } from 'node:fs'
 import path from 'node:path'
-import type { CheckRun, IterationRecord, LoopResult, LoopStatus } from './types.js'
+import type { BaselineRecord, CheckRun, IterationRecord, LoopResult, LoopStatus } from './types.js'
 
 export const PROGRESS_FILE = 'progress.md'
 export const STATUS_FILE = 'status.json'
@@ -47,6 +47,31 @@ function checkLine(check: CheckRun): string {
     return last ? `${head}: ${last.slice(0, 200)}` : head
   }
   return tail ? `${head}\n\n${indent(fence(tail), '  ')}\n` : head
+}
+
+/** `- Checks: 1/3 passing (gates 3.1s)` and a line a check. */
+function checkLines(checks: CheckRun[], wallMs: number | undefined): string[] {
+  const passing = checks.filter(c => c.passed).length
+  const took = wallMs !== undefined ? ` (gates ${seconds(wallMs)})` : ''
+  return [`- Checks: ${passing}/${checks.length} passing${took}`, '', ...checks.map(checkLine)]
+}
+
+/** The baseline in a few words: `every check passes`, `2 of 3 checks failing` or `stopped`. */
+export function baselineVerdict(baseline: BaselineRecord): string {
+  if (baseline.verdict === 'green') return 'every check passes'
+  if (baseline.verdict === 'interrupted') return 'stopped'
+  return `${baseline.checks.filter(c => !c.passed).length} of ${baseline.checks.length} checks failing`
+}
+
+/** The progress.md section of the baseline: the gates before iteration 1, as an iteration 0. */
+export function baselineSection(baseline: BaselineRecord): string {
+  const lines = [
+    `## Baseline (iteration 0): ${baselineVerdict(baseline)}`,
+    '',
+    `- Started ${baseline.startedAt} · ${seconds(baseline.durationMs)} · the gates alone, before the first agent run${baseline.parallel ? ', run together' : ''}`,
+    ...checkLines(baseline.checks, baseline.checksMs)
+  ]
+  return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`
 }
 
 /** The progress.md section of one iteration. */
@@ -87,11 +112,7 @@ export function progressSection(record: IterationRecord): string {
       ? 'not given (EXIT_SIGNAL: false)'
       : 'not given'
   if (agent) lines.push(`- Completion signal: ${signal}`)
-  if (record.checks.length > 0) {
-    const passing = record.checks.filter(c => c.passed).length
-    lines.push(`- Checks: ${passing}/${record.checks.length} passing`, '')
-    for (const check of record.checks) lines.push(indent(checkLine(check), ''))
-  }
+  if (record.checks.length > 0) lines.push(...checkLines(record.checks, record.checksMs))
   if (record.diffStat !== undefined) {
     const summary = record.diffStat.trim().split('\n').at(-1)?.trim()
     lines.push(
@@ -260,6 +281,10 @@ export class RunRecord {
       this.iterations.update(status.iterations),
       Buffer.from(`${shell.slice(at)}\n`)
     ]
+  }
+
+  appendBaseline(baseline: BaselineRecord): void {
+    appendFileSync(path.join(this.dir, PROGRESS_FILE), baselineSection(baseline))
   }
 
   appendIteration(record: IterationRecord): void {
