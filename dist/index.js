@@ -46213,6 +46213,7 @@ async function runBaseline(env) {
         checksMs: checks.wallMs,
         parallel
     };
+    env.baseline = baseline;
     if (!checks.interrupted)
         env.previousChecks = checks.runs;
     return baseline;
@@ -46911,7 +46912,6 @@ async function runLoop(config, ports = {}) {
         if (gated && config.baseline !== false) {
             const baseline = await runBaseline(env);
             status.baseline = baseline;
-            env.baseline = baseline;
             record.appendBaseline(baseline);
             record.writeStatus(status);
             emit({ type: 'baseline_finished', baseline });

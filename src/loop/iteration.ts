@@ -219,6 +219,7 @@ export async function runBaseline(env: LoopEnvironment): Promise<BaselineRecord>
     checksMs: checks.wallMs,
     parallel
   }
+  env.baseline = baseline
   if (!checks.interrupted) env.previousChecks = checks.runs
   return baseline
 }

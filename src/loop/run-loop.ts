@@ -261,7 +261,6 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     if (gated && config.baseline !== false) {
       const baseline = await runBaseline(env)
       status.baseline = baseline
-      env.baseline = baseline
       record.appendBaseline(baseline)
       record.writeStatus(status)
       emit({ type: 'baseline_finished', baseline })
