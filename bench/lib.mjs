@@ -87,9 +87,32 @@ export async function initRepo(dir) {
   return dir
 }
 
+/** Characters of a child's stdout and stderr kept (the end); past it they are counted, not held. */
+const KEPT_CHARS = 1024 * 1024
+
+/** The last KEPT_CHARS characters of a stream, and how many bytes it carried in all. */
+class Tail {
+  chunks = []
+  length = 0
+  bytes = 0
+
+  push(chunk) {
+    this.bytes += Buffer.byteLength(chunk)
+    this.chunks.push(chunk)
+    this.length += chunk.length
+    while (this.length - this.chunks[0].length >= KEPT_CHARS) this.length -= this.chunks.shift().length
+  }
+
+  text() {
+    const all = this.chunks.join('')
+    return all.length > KEPT_CHARS ? all.slice(-KEPT_CHARS) : all
+  }
+}
+
 /**
  * Runs a program to its end and times it from spawn to exit. `firstLineMs` is when its first complete
- * stdout line arrived (for cold starts). Output is kept in memory: only use it for programs that print little.
+ * stdout line arrived (for cold starts). Only the end of its output is kept (`stdout`, `stderr`: at most
+ * 1 MiB each) and the rest counted (`stdoutBytes`, `stderrBytes`): a child may print gigabytes.
  */
 export function runTimed(command, args, { cwd, env, input } = {}) {
   return new Promise((resolve, reject) => {
@@ -99,20 +122,29 @@ export function runTimed(command, args, { cwd, env, input } = {}) {
       env: env ?? process.env,
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']
     })
-    let stdout = ''
-    let stderr = ''
+    const stdout = new Tail()
+    const stderr = new Tail()
     let firstLineMs
     child.stdout.setEncoding('utf8')
     child.stderr.setEncoding('utf8')
     child.stdout.on('data', chunk => {
-      stdout += chunk
-      if (firstLineMs === undefined && stdout.includes('\n')) firstLineMs = performance.now() - started
+      stdout.push(chunk)
+      if (firstLineMs === undefined && chunk.includes('\n')) firstLineMs = performance.now() - started
     })
-    child.stderr.on('data', chunk => (stderr += chunk))
+    child.stderr.on('data', chunk => stderr.push(chunk))
     if (input !== undefined) child.stdin.end(input)
     child.on('error', reject)
     child.on('close', (code, signal) =>
-      resolve({ code, signal, stdout, stderr, wallMs: performance.now() - started, firstLineMs })
+      resolve({
+        code,
+        signal,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        stdoutBytes: stdout.bytes,
+        stderrBytes: stderr.bytes,
+        wallMs: performance.now() - started,
+        firstLineMs
+      })
     )
   })
 }
