@@ -36,7 +36,10 @@ const runsOf = (file: string): number =>
 
 test("the baseline's failures reach iteration 1's prompt: one agent run, recorded as iteration 0 in the record, summary and PR", async () => {
   const runs = path.join(scratch(), 'informed.runs')
-  const p = await project(projectFiles(informedAgent(runs)))
+  // The gate also prints workflow commands: shown in the baseline's group, they must stay text.
+  const gate =
+    'node --test --test-reporter=spec; code=$?; echo "::error file=calc.js,line=1::injected by a gate"; echo "::add-mask::calc"; exit $code'
+  const p = await project(projectFiles(informedAgent(runs), ralph({ checks: [gate] })))
   const run = await runAction(p, stand(), { inputs: { ralph: 'fix-tests' } })
   expect(run.main.exitCode).toBe(0)
   expect(run.outputs).toMatchObject({
@@ -70,6 +73,9 @@ test("the baseline's failures reach iteration 1's prompt: one agent run, recorde
   const baselineGroup = groups.indexOf('Baseline: the 1 gate before the first agent run')
   expect(baselineGroup).toBeGreaterThan(-1)
   expect(groups[baselineGroup + 1]).toBe('Iteration 1 of 10')
+  expect(run.main.stdout).toContain('::error file=calc.js,line=1::injected by a gate')
+  expect(run.main.commands.filter(c => c.message.includes('injected by a gate'))).toEqual([])
+  expect(run.main.commands.filter(c => c.command === 'add-mask' && c.message === 'calc')).toEqual([])
   expectClean(p)
 })
 
