@@ -10,7 +10,7 @@ const projects: Project[] = []
 
 beforeAll(async () => {
   stand = await startStand()
-}, 120_000)
+})
 
 afterAll(async () => {
   for (const p of projects) await p.cleanup()
@@ -144,4 +144,4 @@ test('a re-run updates the pull request instead of opening a second one', async 
   // The branch was replaced by the new run's commits (a lease push onto the branch the action owns).
   expect(p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()).toBe(second.outputs.commit)
   expectClean(p)
-}, 120_000) // two whole runs of the action, each with its baseline: generous on a loaded machine
+})

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { loadRalph, RalphError } from '../../src/ralph/index.js'
+import { pausedClock } from '../support/clock.js'
 import { harness, isAlive, pidsIn, waitFor, type Harness } from './harness.js'
 
 let h: Harness
@@ -136,9 +137,20 @@ test('a time budget that runs out during parallel gates kills them all and stops
     `agent: ${quietAgent()}\n${gates(names.map(name => [name, `sleep 120 & echo $$ $! > '${h.tools}/${name}.pids'; wait`]))}`,
     'Work.'
   )
-  const { result } = await h.run({ ...ONE_ROUND_TOGETHER, maxTimeSeconds: 8 })
+  // Time stands still until both gates run: the budget runs out while they run together, whatever the load.
+  const clock = pausedClock()
+  const running = h.run({ ...ONE_ROUND_TOGETHER, maxTimeSeconds: 1 }, { clock })
+  const pidFiles = names.map(name => path.join(h.tools, `${name}.pids`))
+  await waitFor(
+    () => pidFiles.every(file => existsSync(file) && pidsIn(file).length === 2),
+    'both gates',
+    30_000
+  )
+  clock.resume()
+  const { result } = await running
   expect(result.stopReason).toBe('timeout')
-  const pids = names.flatMap(name => pidsIn(path.join(h.tools, `${name}.pids`)))
+  expect(result.enforcement).toMatchObject({ cause: 'timeout', killed: 'check' })
+  const pids = pidFiles.flatMap(pidsIn)
   expect(pids).toHaveLength(4)
   expect(pids.filter(isAlive)).toEqual([])
   expect(result.iterations[0].checks.map(c => c.killedBy)).toEqual(['timeout', 'timeout'])
