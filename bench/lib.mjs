@@ -58,13 +58,16 @@ export function writeScript(file, text) {
 
 /**
  * Writes `<dir>/RALPH.md`. Values are JSON-quoted, which is valid YAML, so no run string needs escaping.
- * `commands` is a list of [name, run] pairs.
+ * `commands` is a list of [name, run] or [name, run, timeout seconds] entries.
  */
 export function writeRalph(dir, { agent, commands = [], body }) {
   mkdirSync(dir, { recursive: true })
   const lines = ['---', `agent: ${JSON.stringify(agent)}`]
   if (commands.length > 0) lines.push('commands:')
-  for (const [name, run] of commands) lines.push(`  - name: ${name}`, `    run: ${JSON.stringify(run)}`)
+  for (const [name, run, timeout] of commands) {
+    lines.push(`  - name: ${name}`, `    run: ${JSON.stringify(run)}`)
+    if (timeout !== undefined) lines.push(`    timeout: ${timeout}`)
+  }
   lines.push('---', '', body, '')
   writeFileSync(path.join(dir, 'RALPH.md'), lines.join('\n'))
   return dir
