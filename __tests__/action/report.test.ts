@@ -7,7 +7,8 @@ import path from 'node:path'
 import { readContext } from '../../src/github/context.js'
 import { MAX_PR_BODY_CHARS, pullRequestText } from '../../src/github/pr-body.js'
 import { outcomeSentence, type RunReport } from '../../src/github/run-report.js'
-import { charts, renderSummary } from '../../src/github/summary.js'
+import { charts } from '../../src/loop/index.js'
+import { renderSummary } from '../../src/github/summary.js'
 
 function iteration(n: number, passed: boolean, cost = 0.0123): IterationRecord {
   return {
