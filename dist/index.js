@@ -47655,6 +47655,86 @@ function outcomeSentence(report) {
     return `${icon} ${name} ${why[reason]}${detail}${tail}.`.replace(/\.\.$/, '.');
 }
 
+;// CONCATENATED MODULE: ./src/github/summary.ts
+// The job summary: the outcome in one sentence, the iteration table (verdict, each gate ✓/✗, cost, duration),
+// a chart of cost and duration per iteration (mermaid xychart, which GitHub renders), the gates, and links
+// to the pull request and the run record.
+
+
+
+/** GitHub refuses a step summary over 1 MiB; the patch and tables are cut well before. */
+const MAX_PATCH_CHARS = 60_000;
+/** The summary's markdown. */
+function renderSummary(report) {
+    const { status, delivery, links } = report;
+    const out = [`## Ralph loop: ${report.task.name}`, '', outcomeSentence(report), ''];
+    const facts = [
+        status.stopReason ? `**Stop reason:** ${overview_code(status.stopReason)}` : undefined,
+        `**Iterations:** ${status.iterations.length}${status.budgets.maxIterations ? ` of ${status.budgets.maxIterations}` : ''}`,
+        `**Cost:** ${formatCost(status)}${status.budgets.maxCostUsd !== undefined ? ` (budget $${status.budgets.maxCostUsd})` : ''}`,
+        `**Duration:** ${overview_formatDuration(status.durationMs)}`
+    ].filter(Boolean);
+    out.push(facts.join(' · '), '');
+    const linkLine = [
+        delivery.pullRequest
+            ? `[Pull request #${delivery.pullRequest.number}](${delivery.pullRequest.url})`
+            : undefined,
+        delivery.branch && delivery.pushed ? `branch ${overview_code(delivery.branch)}` : undefined,
+        links.artifact
+            ? `[Run record${links.artifactName ? ` (${overview_code(links.artifactName)})` : ''}](${links.artifact})`
+            : undefined,
+        `[This run](${links.run})`
+    ].filter(Boolean);
+    out.push(linkLine.join(' · '), '');
+    for (const problem of delivery.problems)
+        out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '');
+    for (const note of delivery.notes)
+        out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '');
+    if (status.iterations.length > 0) {
+        out.push('### Iterations', '', iterationTable(status), '');
+        out.push('### Gates', '', gateList(status), '');
+        out.push('### Cost and duration per iteration', '', charts(status), '');
+    }
+    if (delivery.patch) {
+        const text = delivery.patch.text.length > MAX_PATCH_CHARS
+            ? `${delivery.patch.text.slice(0, MAX_PATCH_CHARS)}\n… (cut: the whole patch is ${delivery.patch.file} in the run record)`
+            : delivery.patch.text;
+        out.push('<details><summary>The work as a patch (apply with <code>git am</code>)</summary>', '', fence(text, 'diff'), '', '</details>', '');
+    }
+    for (const warning of status.warnings)
+        out.push(`- ⚠️ ${warning}`);
+    return `${out
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trimEnd()}\n`;
+}
+/** What a dry run checked and would do, with the first prompt: a dry run's summary is never empty. */
+function renderDryRunSummary(dry) {
+    const gates = dry.checks.map(c => `- ${overview_code(c.name)}: ${overview_code(c.run)}`).join('\n');
+    return [
+        `## Ralph loop: ${dry.task.name} (dry run)`,
+        '',
+        `🔎 Dry run of **${dry.task.name}**${dry.task.file ? ` (${overview_code(dry.task.file)})` : ''}: the inputs and the ralph are valid and every program it starts was found; no agent ran. A run would work on branch ${overview_code(dry.branch)}${dry.maxIterations ? `, for at most ${dry.maxIterations} iteration${dry.maxIterations === 1 ? '' : 's'}` : ''}.`,
+        '',
+        '### Gates',
+        '',
+        gates || '_No gates: the agent’s completion signal decides._',
+        '',
+        '### The first prompt',
+        '',
+        fence(dry.prompt, 'markdown'),
+        ''
+    ].join('\n');
+}
+/** Appends a dry run's summary to GITHUB_STEP_SUMMARY. */
+async function writeDryRunSummary(dry) {
+    await core/* summary */.z.addRaw(renderDryRunSummary(dry), true).write();
+}
+/** Appends the summary to GITHUB_STEP_SUMMARY. */
+async function writeSummary(report) {
+    await core/* summary */.z.addRaw(renderSummary(report), true).write();
+}
+
 ;// CONCATENATED MODULE: ./src/github/tracking.ts
 
 /** GitHub refuses comment bodies over 65,536 characters; stay well under. */
@@ -50621,64 +50701,6 @@ async function uploadRecord(dir, name, options = {}) {
     return { id: uploaded.id, size: uploaded.size, name: safeArtifactName(name), files: files.length };
 }
 
-;// CONCATENATED MODULE: ./src/github/summary.ts
-// The job summary: the outcome in one sentence, the iteration table (verdict, each gate ✓/✗, cost, duration),
-// a chart of cost and duration per iteration (mermaid xychart, which GitHub renders), the gates, and links
-// to the pull request and the run record.
-
-
-
-/** GitHub refuses a step summary over 1 MiB; the patch and tables are cut well before. */
-const MAX_PATCH_CHARS = 60_000;
-/** The summary's markdown. */
-function renderSummary(report) {
-    const { status, delivery, links } = report;
-    const out = [`## Ralph loop: ${report.task.name}`, '', outcomeSentence(report), ''];
-    const facts = [
-        status.stopReason ? `**Stop reason:** ${overview_code(status.stopReason)}` : undefined,
-        `**Iterations:** ${status.iterations.length}${status.budgets.maxIterations ? ` of ${status.budgets.maxIterations}` : ''}`,
-        `**Cost:** ${formatCost(status)}${status.budgets.maxCostUsd !== undefined ? ` (budget $${status.budgets.maxCostUsd})` : ''}`,
-        `**Duration:** ${overview_formatDuration(status.durationMs)}`
-    ].filter(Boolean);
-    out.push(facts.join(' · '), '');
-    const linkLine = [
-        delivery.pullRequest
-            ? `[Pull request #${delivery.pullRequest.number}](${delivery.pullRequest.url})`
-            : undefined,
-        delivery.branch && delivery.pushed ? `branch ${overview_code(delivery.branch)}` : undefined,
-        links.artifact
-            ? `[Run record${links.artifactName ? ` (${overview_code(links.artifactName)})` : ''}](${links.artifact})`
-            : undefined,
-        `[This run](${links.run})`
-    ].filter(Boolean);
-    out.push(linkLine.join(' · '), '');
-    for (const problem of delivery.problems)
-        out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '');
-    for (const note of delivery.notes)
-        out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '');
-    if (status.iterations.length > 0) {
-        out.push('### Iterations', '', iterationTable(status), '');
-        out.push('### Gates', '', gateList(status), '');
-        out.push('### Cost and duration per iteration', '', charts(status), '');
-    }
-    if (delivery.patch) {
-        const text = delivery.patch.text.length > MAX_PATCH_CHARS
-            ? `${delivery.patch.text.slice(0, MAX_PATCH_CHARS)}\n… (cut: the whole patch is ${delivery.patch.file} in the run record)`
-            : delivery.patch.text;
-        out.push('<details><summary>The work as a patch (apply with <code>git am</code>)</summary>', '', fence(text, 'diff'), '', '</details>', '');
-    }
-    for (const warning of status.warnings)
-        out.push(`- ⚠️ ${warning}`);
-    return `${out
-        .join('\n')
-        .replace(/\n{3,}/g, '\n\n')
-        .trimEnd()}\n`;
-}
-/** Appends the summary to GITHUB_STEP_SUMMARY. */
-async function writeSummary(report) {
-    await core/* summary */.z.addRaw(renderSummary(report), true).write();
-}
-
 ;// CONCATENATED MODULE: ./src/github/errors.ts
 // GitHub's known answers for pull request delivery, turned into control flow or a message that says the fix.
 /** GitHub's own words, matched as substrings of the error's text (message, and each error's message). */
@@ -51797,6 +51819,7 @@ async function runAction(plan, signal, options = {}) {
 
 
 
+
 /**
  * Keeps the tokens this process was started with out of /proc/<pid>/environ, which any process of the same
  * user can read: the agent is our child, and one that outlived its loop may be watching for post.
@@ -51959,6 +51982,18 @@ async function dryRun(plan) {
     core/* info */.pq(prompt);
     core/* endGroup */.N4();
     core/* info */.pq(`Dry run: the inputs and ${plan.task.file ?? 'the task'} are valid; branch ${plan.branch}.`);
+    try {
+        await writeDryRunSummary({
+            task: plan.task,
+            branch: plan.branch,
+            checks: plan.config.checks,
+            maxIterations: plan.config.maxIterations,
+            prompt
+        });
+    }
+    catch (error) {
+        core/* warning */.$e(`The job summary could not be written: ${error.message}`);
+    }
     core/* setOutput */.uH('stop-reason', '');
     core/* setOutput */.uH('success', 'true');
     core/* setOutput */.uH('iterations', '0');

@@ -311,6 +311,10 @@ test('dry run: the first prompt is printed, no agent runs, nothing is pushed or 
   expect(run.main.exitCode).toBe(0)
   expect(run.main.stdout).toContain('Fix the failing tests in calc.js.\n\nThis is iteration 1.')
   expect(run.outputs).toMatchObject({ iterations: '0', branch: 'ralph/fix-tests', 'pr-operation': 'none' })
+  // The summary is not empty: what was checked, the gates, the first prompt.
+  expect(run.summary).toContain('🔎 Dry run of **fix-tests**')
+  expect(run.summary).toContain('every program it starts was found; no agent ran')
+  expect(run.summary).toContain('Fix the failing tests in calc.js.\n\nThis is iteration 1.')
   expect(() => readFileSync(marker)).toThrow()
   expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
   expect(stand.artifacts.listArtifacts()).toHaveLength(before)

@@ -15,7 +15,14 @@ import { startArtifactService, type ArtifactService } from '../support/artifacts
 import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../support/github-api/index.js'
 import { startGitServer, type GitServer } from './git-server.js'
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+/** The nearest folder above this file holding action.yml (also when `npm run local` compiled it elsewhere). */
+function repoRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(path.join(dir, 'action.yml')) && path.dirname(dir) !== dir) dir = path.dirname(dir)
+  return dir
+}
+
+export const REPO_ROOT = repoRoot()
 export const BUNDLE = path.join(REPO_ROOT, 'dist', 'index.js')
 /** What `${{ github.token }}` is in these runs: the stand-in answers it as github-actions[bot]. */
 export const GITHUB_TOKEN = 'ghs_StandInJobToken0123456789abcdefABCD'
@@ -311,6 +318,8 @@ export interface RunOptions {
   duringMain?: (child: ChildProcess) => Promise<void> | void
   /** Skip the post step. */
   noPost?: boolean
+  /** Show each step's log as it runs (`npm run local`). */
+  echo?: boolean
 }
 
 export interface ActionRun {
@@ -328,7 +337,8 @@ let runCounter = 0
 function spawnStep(
   env: Record<string, string>,
   cwd: string,
-  during?: (child: ChildProcess) => Promise<void> | void
+  during?: (child: ChildProcess) => Promise<void> | void,
+  echo = false
 ): Promise<{
   exitCode: number | null
   signal: NodeJS.Signals | null
@@ -341,8 +351,14 @@ function spawnStep(
     const child = spawn(process.execPath, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
     const out: Buffer[] = []
     const err: Buffer[] = []
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+    child.stdout.on('data', (chunk: Buffer) => {
+      out.push(chunk)
+      if (echo) process.stdout.write(chunk)
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      err.push(chunk)
+      if (echo) process.stderr.write(chunk)
+    })
     child.on('error', reject)
     child.on('close', (exitCode, signal) =>
       resolve({
@@ -439,7 +455,8 @@ export async function runAction(
     const result = await spawnStep(
       { ...job, ...inputs, ...extra, GITHUB_STEP_SUMMARY: summaryFile },
       project.workspace,
-      during
+      during,
+      options.echo
     )
     const commands = parseCommands(result.stdout)
     // RALPH_E2E_LOG=1 shows each step's log (jest keeps a passing test quiet otherwise).

@@ -65,6 +65,36 @@ export function renderSummary(report: RunReport): string {
     .trimEnd()}\n`
 }
 
+/** What a dry run checked and would do, with the first prompt: a dry run's summary is never empty. */
+export function renderDryRunSummary(dry: {
+  task: RunReport['task']
+  branch: string
+  checks: { name: string; run: string }[]
+  maxIterations?: number
+  prompt: string
+}): string {
+  const gates = dry.checks.map(c => `- ${code(c.name)}: ${code(c.run)}`).join('\n')
+  return [
+    `## Ralph loop: ${dry.task.name} (dry run)`,
+    '',
+    `🔎 Dry run of **${dry.task.name}**${dry.task.file ? ` (${code(dry.task.file)})` : ''}: the inputs and the ralph are valid and every program it starts was found; no agent ran. A run would work on branch ${code(dry.branch)}${dry.maxIterations ? `, for at most ${dry.maxIterations} iteration${dry.maxIterations === 1 ? '' : 's'}` : ''}.`,
+    '',
+    '### Gates',
+    '',
+    gates || '_No gates: the agent’s completion signal decides._',
+    '',
+    '### The first prompt',
+    '',
+    fence(dry.prompt, 'markdown'),
+    ''
+  ].join('\n')
+}
+
+/** Appends a dry run's summary to GITHUB_STEP_SUMMARY. */
+export async function writeDryRunSummary(dry: Parameters<typeof renderDryRunSummary>[0]): Promise<void> {
+  await core.summary.addRaw(renderDryRunSummary(dry), true).write()
+}
+
 /** Appends the summary to GITHUB_STEP_SUMMARY. */
 export async function writeSummary(report: RunReport): Promise<void> {
   await core.summary.addRaw(renderSummary(report), true).write()
