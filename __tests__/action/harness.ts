@@ -5,8 +5,17 @@
 // credential included), the OpenAPI-checked GitHub stand-in, and the artifact service in front of azurite.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { promisify } from 'node:util'
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
-import { mkdtempSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -24,6 +33,16 @@ function repoRoot(): string {
 
 export const REPO_ROOT = repoRoot()
 export const BUNDLE = path.join(REPO_ROOT, 'dist', 'index.js')
+
+/**
+ * The Node that starts dist/index.js: the runtime action.yml names (runs.using: node24), which `npm test`
+ * fetches into .tool-cache/node24 (scripts/action-node.mjs); RALPH_ACTION_NODE names another. Without it the
+ * action runs on the test's own Node, which CI does not allow (__tests__/action/runtime.test.ts).
+ */
+export const ACTION_NODE =
+  process.env.RALPH_ACTION_NODE ||
+  [path.join(REPO_ROOT, '.tool-cache', 'node24', 'bin', 'node')].find(existsSync) ||
+  process.execPath
 /** What `${{ github.token }}` is in these runs: the stand-in answers it as github-actions[bot]. */
 export const GITHUB_TOKEN = 'ghs_StandInJobToken0123456789abcdefABCD'
 export const OWNER = 'octo-org'
@@ -348,7 +367,7 @@ function spawnStep(
 }> {
   return new Promise((resolve, reject) => {
     const started = Date.now()
-    const child = spawn(process.execPath, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(ACTION_NODE, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', (chunk: Buffer) => {
@@ -482,13 +501,34 @@ export async function runAction(
   return { main, post, summary: main.summary + (post?.summary ?? ''), outputs: main.outputs, stepDir }
 }
 
-/** Waits until `file` exists (an agent's "I am running" marker), or fails after `timeoutMs`. */
-export async function waitForFile(file: string, timeoutMs = 30_000): Promise<void> {
+/** Waits until `condition` holds (polling), or fails after `timeoutMs`. */
+export async function waitFor(
+  condition: () => boolean,
+  what = 'the condition',
+  timeoutMs = 30_000
+): Promise<void> {
   const until = Date.now() + timeoutMs
-  while (!existsSync(file)) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${file}`)
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
     await new Promise(resolve => setTimeout(resolve, 50))
   }
+}
+
+/** Waits until `file` exists (an agent's "I am running" marker), or fails after `timeoutMs`. */
+export const waitForFile = (file: string, timeoutMs = 30_000): Promise<void> =>
+  waitFor(() => existsSync(file), file, timeoutMs)
+
+/** The iteration in flight that a run record under RUNNER_TEMP names in its status.json, if any. */
+export function inFlight(runnerTemp: string): number | undefined {
+  for (const name of readdirSync(runnerTemp).filter(n => n.startsWith('ralph-record-'))) {
+    try {
+      const status = JSON.parse(readFileSync(path.join(runnerTemp, name, 'status.json'), 'utf8'))
+      if (typeof status.inFlight === 'number') return status.inFlight
+    } catch {
+      // not written yet
+    }
+  }
+  return undefined
 }
 
 /** Whether a process is still running (a zombie waiting for its reaper is not). */

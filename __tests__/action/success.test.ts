@@ -10,7 +10,7 @@ const projects: Project[] = []
 
 beforeAll(async () => {
   stand = await startStand()
-}, 120_000)
+})
 
 afterAll(async () => {
   for (const p of projects) await p.cleanup()

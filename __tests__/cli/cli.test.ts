@@ -163,7 +163,7 @@ describe('ralph-action run', () => {
     child.stdout.on('data', d => (stdout += d))
     const pidFile = path.join(dir, 'child.pid')
     const written = (): boolean => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n')
-    for (let i = 0; i < 100 && !written(); i++) await new Promise(r => setTimeout(r, 100))
+    for (let i = 0; i < 300 && !written(); i++) await new Promise(r => setTimeout(r, 100))
     const sleeper = Number(readFileSync(pidFile, 'utf8'))
     expect(alive(sleeper)).toBe(true)
     child.kill('SIGTERM')

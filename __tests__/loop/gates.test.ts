@@ -136,7 +136,7 @@ test('a check that runs out of time fails with a marker, and the next check stil
 checks:
   - name: slow
     run: echo started; sleep 30
-    timeout: 0.4
+    timeout: 2
   - name: next
     run: echo next ran`,
     'Work.'
@@ -144,8 +144,8 @@ checks:
   const { result } = await h.run({ maxIterations: 1, completionTag: '' })
   const [slow, next] = result.iterations[0].checks
   expect(slow).toMatchObject({ passed: false, timedOut: true })
-  expect(slow.tail).toBe("started\n\n\n[Check 'slow' timed out after 0.4s — output may be incomplete]\n")
-  expect(h.readRecord('logs/iteration-001/checks/slow.log')).toContain("[Check 'slow' timed out after 0.4s")
+  expect(slow.tail).toBe("started\n\n\n[Check 'slow' timed out after 2.0s — output may be incomplete]\n")
+  expect(h.readRecord('logs/iteration-001/checks/slow.log')).toContain("[Check 'slow' timed out after 2.0s")
   expect(next).toMatchObject({ passed: true, tail: 'next ran\n' })
 })
 
