@@ -134,6 +134,10 @@ describe('the outcome in one sentence', () => {
       '❌ **fix-tests** used all 2 iterations without passing its gates (reached the cap of 10 iterations).'
     ],
     [
+      report(result([iteration(1, false), { ...iteration(2, true), verdict: 'checks_passed_no_tag' }])),
+      '❌ **fix-tests** used all 2 iterations: its gates pass, but the agent never gave the completion tag (the input `completion-tag: none` lets the gates alone decide).'
+    ],
+    [
       report(
         result([iteration(1, false)], { stopReason: 'timeout', stopDetail: 'the total time budget is spent' })
       ),
