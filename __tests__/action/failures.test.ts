@@ -254,7 +254,11 @@ test('bad input fails the step with one line before any agent runs: a ralph prob
   const p = await project({
     ...projectFiles(agent, ralph({ agent: 'no-such-agent-xyz --flag' })),
     '.agents/ralphs/good/RALPH.md': ralph(),
-    '.agents/ralphs/good/agent.mjs': agent
+    '.agents/ralphs/good/agent.mjs': agent,
+    '.agents/ralphs/no-command/RALPH.md': ralph({
+      agent: 'node .agents/ralphs/good/agent.mjs',
+      extra: 'commands:\n  - name: notes\n    run: no-such-notes-xyz'
+    })
   })
   const badRalph = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
   expect(badRalph.main.exitCode).toBe(1)
@@ -274,12 +278,29 @@ test('bad input fails the step with one line before any agent runs: a ralph prob
   expect(badInput.main.errors.map(e => e.message)).toEqual([
     'Input \'max-iterations\' must be a whole number of at least 1, got "ten".'
   ])
+  // Every program is looked for before the branch is prepared: a gate's, a command's.
+  const badCheck = await runAction(p, stand, {
+    inputs: { ralph: 'good', checks: 'npm --version\nno-such-tool-xyz --run' }
+  })
+  expect(badCheck.main.exitCode).toBe(1)
+  expect(badCheck.main.errors.map(e => e.message)).toEqual([
+    "Input 'checks': Check 'no-such-tool-xyz --run' cannot run: 'no-such-tool-xyz' is not on PATH. Install it, or fix the check."
+  ])
+  const badCommand = await runAction(p, stand, { inputs: { ralph: 'no-command' } })
+  expect(badCommand.main.exitCode).toBe(1)
+  expect(badCommand.main.errors[0]).toMatchObject({
+    properties: expect.objectContaining({ file: '.agents/ralphs/no-command/RALPH.md', line: '8' }),
+    message:
+      "Command 'notes' binary not found: 'no-such-notes-xyz'. Check the 'commands' field in your RALPH.md frontmatter."
+  })
+  expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
+
   const missing = await runAction(p, stand, { inputs: {} })
   expect(missing.main.errors.map(e => e.message)).toEqual([
     expect.stringMatching(/^Input 'ralph' is required: /)
   ])
   expect(() => readFileSync(marker)).toThrow()
-  for (const run of [badRalph, badInput, missing]) {
+  for (const run of [badRalph, badInput, badCheck, badCommand, missing]) {
     expect(run.post?.exitCode).toBe(0)
     expect(run.outputs).toEqual({})
   }
@@ -297,6 +318,10 @@ test('dry run: the first prompt is printed, no agent runs, nothing is pushed or 
   expect(run.main.exitCode).toBe(0)
   expect(run.main.stdout).toContain('Fix the failing tests in calc.js.\n\nThis is iteration 1.')
   expect(run.outputs).toMatchObject({ iterations: '0', branch: 'ralph/fix-tests', 'pr-operation': 'none' })
+  // The summary is not empty: what was checked, the gates, the first prompt.
+  expect(run.summary).toContain('🔎 Dry run of **fix-tests**')
+  expect(run.summary).toContain('every program it starts was found; no agent ran')
+  expect(run.summary).toContain('Fix the failing tests in calc.js.\n\nThis is iteration 1.')
   expect(() => readFileSync(marker)).toThrow()
   expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
   expect(stand.artifacts.listArtifacts()).toHaveLength(before)

@@ -24,7 +24,14 @@ import { startArtifactService, type ArtifactService } from '../support/artifacts
 import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../support/github-api/index.js'
 import { startGitServer, type GitServer } from './git-server.js'
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+/** The nearest folder above this file holding action.yml (also when `npm run local` compiled it elsewhere). */
+function repoRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(path.join(dir, 'action.yml')) && path.dirname(dir) !== dir) dir = path.dirname(dir)
+  return dir
+}
+
+export const REPO_ROOT = repoRoot()
 export const BUNDLE = path.join(REPO_ROOT, 'dist', 'index.js')
 
 /**
@@ -330,6 +337,8 @@ export interface RunOptions {
   duringMain?: (child: ChildProcess) => Promise<void> | void
   /** Skip the post step. */
   noPost?: boolean
+  /** Show each step's log as it runs (`npm run local`). */
+  echo?: boolean
 }
 
 export interface ActionRun {
@@ -347,7 +356,8 @@ let runCounter = 0
 function spawnStep(
   env: Record<string, string>,
   cwd: string,
-  during?: (child: ChildProcess) => Promise<void> | void
+  during?: (child: ChildProcess) => Promise<void> | void,
+  echo = false
 ): Promise<{
   exitCode: number | null
   signal: NodeJS.Signals | null
@@ -360,8 +370,14 @@ function spawnStep(
     const child = spawn(ACTION_NODE, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
     const out: Buffer[] = []
     const err: Buffer[] = []
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+    child.stdout.on('data', (chunk: Buffer) => {
+      out.push(chunk)
+      if (echo) process.stdout.write(chunk)
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      err.push(chunk)
+      if (echo) process.stderr.write(chunk)
+    })
     child.on('error', reject)
     child.on('close', (exitCode, signal) =>
       resolve({
@@ -458,7 +474,8 @@ export async function runAction(
     const result = await spawnStep(
       { ...job, ...inputs, ...extra, GITHUB_STEP_SUMMARY: summaryFile },
       project.workspace,
-      during
+      during,
+      options.echo
     )
     const commands = parseCommands(result.stdout)
     // RALPH_E2E_LOG=1 shows each step's log (jest keeps a passing test quiet otherwise).

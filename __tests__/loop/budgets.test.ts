@@ -181,7 +181,9 @@ test('a run cancelled mid-agent kills the tree and leaves a complete record sayi
     'Work.\n\n---\n\nIMPORTANT: When you make any git commits, include the following trailer at the end of your commit message:\n\nCo-authored-by: Ralphify <noreply@ralphify.co>'
   )
   expect(existsSync(path.join(h.record, 'logs/iteration-001/agent.log'))).toBe(true)
-  expect(h.readRecord('progress.md')).toMatch(/## Iteration 1: interrupted[\s\S]*## Stopped: cancelled/)
+  expect(h.readRecord('progress.md')).toMatch(
+    /## Stopped: cancelled[\s\S]*the agent was stopped \d+ ms after the cancel\n[\s\S]*## Iteration 1: interrupted/
+  )
 })
 
 test('cancelling during the delay cuts it short', async () => {

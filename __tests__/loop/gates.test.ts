@@ -118,7 +118,13 @@ test('gates that pass without the completion tag do not end the loop; an empty t
   h.writeRalph(`agent: ${agent}\nchecks:\n  - name: ok\n    run: "true"`, 'Work.')
   const withTag = await h.run({ maxIterations: 2 })
   expect(withTag.result.stopReason).toBe('max_iterations')
-  expect(withTag.result.iterations.map(it => it.verdict)).toEqual(['checks_failed', 'checks_failed'])
+  expect(withTag.result.iterations.map(it => it.verdict)).toEqual([
+    'checks_passed_no_tag',
+    'checks_passed_no_tag'
+  ])
+  expect(withTag.result.stopDetail).toBe(
+    'reached the cap of 2 iterations; the checks pass, but the agent has not given the completion tag'
+  )
   const gatesOnly = await h.run({ maxIterations: 2, completionTag: '' })
   expect(gatesOnly.result.stopReason).toBe('all_checks_passed')
   expect(gatesOnly.result.iterations).toHaveLength(1)
