@@ -14401,7 +14401,7 @@ function buildPrompt(inputs, loop) {
         ralph.max_iterations = String(inputs.maxIterations);
     Object.assign(ralph, loop?.values);
     const values = { commands: inputs.commandOutputs, args: inputs.userArgs, ralph };
-    const section = loop?.section ?? '';
+    const section = (inputs.appendix ?? '') + (loop?.section ?? '');
     if (inputs.body !== undefined) {
         const prompt = renderPlaceholders(bodyTemplate(inputs.body), values) + section;
         return inputs.credit ? prompt + CREDIT_TRAILER : prompt;
@@ -14461,7 +14461,8 @@ function assemble(env, iteration, commandOutputs) {
         maxIterations: config.maxIterations,
         commandOutputs,
         userArgs: config.userArgs,
-        credit: ralph.credit
+        credit: ralph.credit,
+        ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
     };
     const used = loopPlaceholdersUsed(inputs);
     if (used.has('diff'))
