@@ -29,7 +29,7 @@ export function useCorpus(): { stand: () => Stand } {
   beforeAll(async () => {
     stand = await startStand()
     scratch = mkdtempSync(path.join(tmpdir(), 'ralph-action-security-'))
-  }, 120_000)
+  })
   afterAll(async () => {
     for (const p of projects.splice(0)) await p.cleanup()
     await stand?.close()

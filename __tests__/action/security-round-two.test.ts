@@ -92,8 +92,7 @@ describe('1. never push to the default branch, a protected branch, or a branch t
       expect(tracking.map(c => c.body)).toEqual([expect.stringContaining(run.outputs['pr-url'])])
       expect(run.post?.exitCode).toBe(0)
       expectClean(s.p)
-    },
-    90_000
+    }
   )
 })
 
@@ -141,7 +140,7 @@ describe('2 and 3. a loop never starts a loop', () => {
     expect(tip(s, own.head)).toBe(branchTip)
     expect(s.p.api.state.pulls).toHaveLength(1)
     expectClean(s.p)
-  }, 120_000)
+  })
 
   test("a push made with the push-token, or whose tip is the loop's commit, starts no hunt; a person's push does", async () => {
     const s = await scene()
@@ -177,7 +176,7 @@ describe('2 and 3. a loop never starts a loop', () => {
     expect(existsSync(s.ran)).toBe(true)
     expect(human.outputs).toMatchObject({ branch: 'ralph/fix-tests', 'pr-operation': 'created' })
     expectClean(s.p)
-  }, 150_000)
+  })
 })
 
 describe('4. args never reach a shell', () => {
@@ -215,7 +214,7 @@ describe('4. args never reach a shell', () => {
     expect(s.p.api.state.reactions).toEqual([])
     expect(s.p.api.state.pulls).toEqual([])
     expectClean(s.p)
-  }, 60_000)
+  })
 
   test('a label on an issue whose text would reach a bash -c through {{ args.task }} is refused the same way', async () => {
     const s = await scene({ '.agents/ralphs/bt/RALPH.md': bashRalph("bash -c 'echo {{ args.task }}'", '[]') })
@@ -240,7 +239,7 @@ describe('4. args never reach a shell', () => {
       expect.stringContaining('the ralph loop could not start')
     ])
     expectClean(s.p)
-  }, 60_000)
+  })
 
   test('a command reads the value safely from RALPH_ARG_<NAME>: one argument, nothing executed', async () => {
     const s = await scene(dir => ({
@@ -258,7 +257,7 @@ describe('4. args never reach a shell', () => {
     const run = await onComment(s, where.comment)
     expectRan(s, run, where)
     expect(readFileSync(path.join(s.dir, 'focus-seen'), 'utf8')).toBe(value)
-  }, 60_000)
+  })
 })
 
 describe('5. the first line must be the command', () => {
@@ -277,8 +276,7 @@ describe('5. the first line must be the command', () => {
       const run = await onComment(s, where.comment)
       expectSkipped(s, run, where.comment, /Nothing to do: the comment does not start with \/ralph/)
       expect(s.p.api.requests).toEqual([])
-    },
-    60_000
+    }
   )
 })
 
@@ -311,7 +309,7 @@ describe('6. a ralph is the project’s own: followed through symlinks, its file
       expect(reply).toContain('Available ralphs: `echo`, `fix-tests`.')
     }
     expect(existsSync(s.ran)).toBe(false)
-  }, 90_000)
+  })
 })
 
 describe('7 and 8. the action continues only what it made', () => {
@@ -340,7 +338,7 @@ describe('7 and 8. the action continues only what it made', () => {
     expect(tip(s, 'ralph/fix-tests')).toBe(human)
     expect(writes(s.p)).toEqual([])
     expectClean(s.p)
-  }, 60_000)
+  })
 
   test('with a push-token (a PAT), a hunt continues its user’s marked pull request, not github-actions[bot]’s', async () => {
     const s = await scene()
@@ -373,7 +371,7 @@ describe('7 and 8. the action continues only what it made', () => {
     })
     expect(s.p.api.state.pulls.filter(p => p.state === 'open').map(p => p.user)).toEqual(['ralph-machine'])
     expectClean(s.p)
-  }, 120_000)
+  })
 
   test("a failure report is found only among the token's own issues: a forged marker is neither edited nor commented on", async () => {
     const s = await scene(idleRalph)
@@ -404,7 +402,7 @@ describe('7 and 8. the action continues only what it made', () => {
     })
     expect(s.p.api.state.comments.filter(c => c.issueNumber === forged.number)).toEqual([])
     expectClean(s.p)
-  }, 90_000)
+  })
 
   test('with a PAT as github-token, the report the PAT’s user opened is updated, github-actions[bot]’s is not', async () => {
     const s = await scene(idleRalph)
@@ -440,7 +438,7 @@ describe('7 and 8. the action continues only what it made', () => {
     expect(bots.body).toBe(marker(4))
     expect(s.p.api.state.comments.map(c => c.issueNumber)).toEqual([own.number])
     expectClean(s.p)
-  }, 60_000)
+  })
 })
 
 describe('9. the sanitiser sees what a reader cannot', () => {
@@ -464,7 +462,7 @@ describe('9. the sanitiser sees what a reader cannot', () => {
     expect(prompt).toContain('[math removed: it can hide text from a reader]')
     for (const hidden of ['SMUGGLED', '&#x', '&#8203;', 'HIDDEN']) expect(prompt).not.toContain(hidden)
     expect(prompt).not.toMatch(/[\u200B\u202E\u{E0000}-\u{E007F}]/u)
-  }, 60_000)
+  })
 })
 
 describe('10. a dry run prints the issue text without a workflow command in it', () => {
@@ -493,7 +491,7 @@ describe('10. a dry run prints the issue text without a workflow command in it',
     expect(run.main.stdout).not.toContain('##[error]')
     expect(run.main.errors).toEqual([])
     expectClean(s.p)
-  }, 60_000)
+  })
 })
 
 describe('11. the request reaches the agent whatever the ralph’s body says', () => {
@@ -518,7 +516,7 @@ describe('11. the request reaches the agent whatever the ralph’s body says', (
     expect(block?.[2]).toContain('the parser drops the last row')
     expect(prompt.indexOf('<<<END TASK')).toBeLessThan(prompt.indexOf('## Loop status'))
     expect(warningsOf(run)).toEqual([])
-  }, 60_000)
+  })
 })
 
 describe('small ones seen on the way', () => {
@@ -539,7 +537,7 @@ describe('small ones seen on the way', () => {
       'repos/get-collaborator-permission-level',
       'issues/create-comment'
     ])
-  }, 60_000)
+  })
 
   test('a user API answer without a type is refused in words, not as "a undefined account"', async () => {
     const s = await scene()
@@ -552,7 +550,7 @@ describe('small ones seen on the way', () => {
     const run = await onComment(s, where.comment)
     const reply = expectRefused(s, run, where, /GitHub did not say what kind of account `alice` is/)
     expect(reply).not.toMatch(/undefined/)
-  }, 60_000)
+  })
 
   test.each(['Read', 'None', 'TRIAGE'])(
     'role_name %s refuses, whatever its case, though the legacy permission says write',
@@ -561,8 +559,7 @@ describe('small ones seen on the way', () => {
       const where = commentOn(s, { user: 'cas', role: { roleName, base: 'write' }, body: '/ralph fix-tests' })
       const run = await onComment(s, where.comment)
       expectRefused(s, run, where, new RegExp(`\`cas\` has the ${roleName} role`))
-    },
-    60_000
+    }
   )
 
   test('allowed-bots: my-app[bot] admits the App, with or without its suffix, whatever its role', async () => {
@@ -570,7 +567,7 @@ describe('small ones seen on the way', () => {
     const where = commentOn(s, { user: 'my-app', type: 'Bot', role: 'read', body: '/ralph fix-tests' })
     const run = await onComment(s, where.comment, { inputs: { 'allowed-bots': 'my-app[bot]' } })
     expectRan(s, run, where)
-  }, 60_000)
+  })
 })
 
 describe('/ralph without a ralph (issue 10, section 5)', () => {
@@ -596,7 +593,7 @@ describe('/ralph without a ralph (issue 10, section 5)', () => {
     expect(prompt).toContain('fix the adder')
     expect(prompt).toContain('## Loop status')
     expect(s.p.api.state.pulls[0].body).toContain(`Closes #${where.issueNumber}`)
-  }, 60_000)
+  })
 
   test('with a prompt, it is the preamble and its args come from the comment; an arg it does not read is refused', async () => {
     const s = await scene()
@@ -622,7 +619,7 @@ describe('/ralph without a ralph (issue 10, section 5)', () => {
       /^You fix bugs in this repository\. Focus: parser\.\n\nThe task below was written on GitHub \(issue #\d+\)/
     )
     expect(prompt).toContain('fix it')
-  }, 90_000)
+  })
 
   test("the example comment workflow's inputs run as they are, with the scripted agent for claude", async () => {
     const wf = parse(
@@ -641,7 +638,7 @@ describe('/ralph without a ralph (issue 10, section 5)', () => {
     expect(s.prompts()[0]).toMatch(
       /^You are fixing the issue below in this repository\. .* Focus: adder\n\nThe task below was written on GitHub/
     )
-  }, 60_000)
+  })
 
   test('a scheduled run with only agent fails the step before anything runs: it has no issue', async () => {
     const s = await scene()
@@ -656,5 +653,5 @@ describe('/ralph without a ralph (issue 10, section 5)', () => {
     ])
     expect(existsSync(s.ran)).toBe(false)
     expectClean(s.p)
-  }, 60_000)
+  })
 })

@@ -10,6 +10,7 @@ import { readContext, type RunContext } from '../github/context.js'
 import { tokenActor, type TokenActor } from '../github/own-work.js'
 import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 import type { Octokit } from '../github/permissions.js'
+import { writeDryRunSummary } from '../github/summary.js'
 import { acknowledge, postRefusal } from '../github/tracking.js'
 import { planTrigger, ralphNameOf, type RunPlan as TriggerRun } from '../github/trigger.js'
 import { planHunt } from '../github/hunt.js'
@@ -203,6 +204,17 @@ async function dryRun(plan: RunPlan): Promise<void> {
   core.info(neutralizeWorkflowCommands(prompt))
   core.endGroup()
   core.info(`Dry run: the inputs and ${plan.task.file ?? 'the task'} are valid; branch ${plan.branch}.`)
+  try {
+    await writeDryRunSummary({
+      task: plan.task,
+      branch: plan.branch,
+      checks: plan.config.checks,
+      maxIterations: plan.config.maxIterations,
+      prompt
+    })
+  } catch (error) {
+    core.warning(`The job summary could not be written: ${(error as Error).message}`)
+  }
   core.setOutput('stop-reason', '')
   core.setOutput('success', 'true')
   core.setOutput('iterations', '0')

@@ -6,14 +6,14 @@ import { readFileSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import {
+  argsRead,
   INSTALLED_RALPHS_DIR,
   listInstalledRalphs,
   NAME_RE,
   PLACEHOLDER_RE,
   RALPH_MARKER,
   readFrontmatter,
-  resolveRalphPath,
-  stripHtmlComments
+  resolveRalphPath
 } from '../ralph/index.js'
 import { RESERVED_ARGS } from './sanitize.js'
 
@@ -64,15 +64,9 @@ export function availableRalphs(projectRoot: string): string[] {
 export function argsOf(ralph: string, projectRoot: string): string[] | undefined {
   try {
     const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: homedir() })
-    const text = readFileSync(file, 'utf8')
-    const { data, split } = readFrontmatter(file, text)
-    const declared = data.get('args')
-    // Not a list: the ralph is broken, and the plan says how.
-    if (declared !== undefined && declared !== null && !Array.isArray(declared)) return undefined
-    const names = new Set((declared ?? []).filter((name): name is string => typeof name === 'string'))
-    // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
-    for (const name of argsIn(`${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`)) names.add(name)
-    return [...names].filter(name => !(RESERVED_ARGS as readonly string[]).includes(name))
+    return argsRead(file, readFileSync(file, 'utf8'))?.filter(
+      name => !(RESERVED_ARGS as readonly string[]).includes(name)
+    )
   } catch {
     return undefined
   }

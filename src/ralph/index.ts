@@ -1,8 +1,9 @@
 // The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
-export { RalphError } from './types.js'
+export { fileProblem, RalphError } from './types.js'
 export type { PlaceholderValues, Ralph, RalphCheck, RalphCommand, RalphProblem } from './types.js'
-export { NAME_RE, parseUserArgs, VALID_NAME_CHARS_MSG } from './args.js'
+export { argsRead, NAME_RE, parseUserArgs, VALID_NAME_CHARS_MSG } from './args.js'
 export { stripHtmlComments } from './comments.js'
+export { parseDuration } from './duration.js'
 export {
   FrontmatterPositions,
   normalizeNewlines,
@@ -40,3 +41,9 @@ export {
 } from './validate.js'
 export type { LoadedRalph, LoadOptions } from './validate.js'
 export { which } from './which.js'
+export {
+  commandNotFound,
+  missingAgentProgram,
+  missingCommandProgram,
+  missingGateProgram
+} from './programs.js'
