@@ -9866,6 +9866,70 @@ function realPath(p) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/ralph/arg-words.ts
+// `{{ args.X }}` in a command's `run` becomes the value, shell-quoted, before `run` is split into words: so
+// any value is exactly one word, but only where the placeholder is a word of its own. Inside a larger word,
+// and above all inside the author's quotes (`bash -c 'echo {{ args.x }}'`), the value's quoting and the
+// author's combine, and a value can close the author's quotes and go on as a script. The reference does the
+// same, so `ralph run` keeps it; `validate` warns, and the action refuses such a ralph for runs whose values
+// come from a comment, a label or a pull request. The safe ways: a word of its own, or the environment.
+
+const arg_words_WHITESPACE = new Set([' ', '\t', '\r', '\n']);
+/** The variable a command finds an arg's value in: `RALPH_ARG_FOCUS` for `focus`, `RALPH_ARG_A_B` for `a-b`. */
+const argEnvName = (name) => `RALPH_ARG_${name.toUpperCase().replace(/-/g, '_')}`;
+/** Every command gets each arg's value in its environment, besides where `run` places it. */
+function argEnvironment(args) {
+    return Object.fromEntries(Object.entries(args).map(([name, value]) => [argEnvName(name), value]));
+}
+/**
+ * The arg placeholders of `run` that are not a word of their own (glued to other characters, or inside
+ * quotes), in order. Words are found as shlex's POSIX mode finds them: quotes and backslashes, split at
+ * blanks.
+ */
+function argsInsideWords(run) {
+    const found = [];
+    const placeholders = new Map();
+    for (const m of run.matchAll(PLACEHOLDER_RE))
+        if (m[1] === 'args')
+            placeholders.set(m.index ?? 0, m);
+    let quote;
+    let inWord = false;
+    for (let i = 0; i < run.length; i++) {
+        const m = placeholders.get(i);
+        if (m) {
+            const end = i + m[0].length;
+            const glued = quote !== undefined || inWord || (end < run.length && !arg_words_WHITESPACE.has(run[end]));
+            if (glued)
+                found.push({ name: m[2], placeholder: m[0] });
+            inWord = true;
+            i = end - 1;
+            continue;
+        }
+        const ch = run[i];
+        if (quote === "'") {
+            if (ch === "'")
+                quote = undefined;
+        }
+        else if (quote === '"') {
+            if (ch === '\\')
+                i++;
+            else if (ch === '"')
+                quote = undefined;
+        }
+        else if (arg_words_WHITESPACE.has(ch)) {
+            inWord = false;
+        }
+        else {
+            inWord = true;
+            if (ch === '\\')
+                i++;
+            else if (ch === "'" || ch === '"')
+                quote = ch;
+        }
+    }
+    return found;
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/which.ts
 // Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
 
@@ -10017,6 +10081,7 @@ function missingAgentProgram(agentArgv, cwd, searchPath) {
 
 
 
+
 /** The reference's default command timeout, in seconds. */
 const DEFAULT_COMMAND_TIMEOUT = 60;
 /** Our default check timeout, in seconds. */
@@ -10038,6 +10103,11 @@ function loadRalph(file, opts) {
 /** Every problem in the ralph, first the one the reference would report; [] when it is valid. */
 function validateRalph(file, opts) {
     return inspectRalph(file, opts).problems;
+}
+/** The problems (as validateRalph) and the warnings: what `validate` prints. */
+function lintRalph(file, opts) {
+    const { problems, warnings } = inspectRalph(file, opts);
+    return { problems, warnings: warnings ?? [] };
 }
 function inspectRalph(fileArg, opts) {
     let file = fileArg;
@@ -10099,6 +10169,28 @@ function inspectRalph(fileArg, opts) {
         duplicate: name => `Duplicate command name '${name}'.`,
         badTimeout: (name, value) => `Command '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number.`
     });
+    // Valid, as in the reference, but unsafe: an arg placeholder inside a larger word of a command.
+    const warnings = [];
+    const rawCommands = field(fm, 'commands');
+    for (const item of Array.isArray(rawCommands) ? rawCommands : []) {
+        if (!(item instanceof Map))
+            continue;
+        const run = item.get('run');
+        if (typeof run !== 'string')
+            continue;
+        for (const arg of argsInsideWords(run)) {
+            const pos = positions.entry(item, 'run');
+            warnings.push({
+                file,
+                line: (pos.value ?? pos.key)?.line,
+                column: (pos.value ?? pos.key)?.column,
+                exitCode: 1,
+                message: `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
+                    `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
+                    `$${argEnvName(arg.name)} in a script.`
+            });
+        }
+    }
     // args
     const rawArgs = field(fm, 'args');
     let declared = null;
@@ -10207,7 +10299,7 @@ function inspectRalph(fileArg, opts) {
         });
     }
     if (problems.length > 0)
-        return { problems };
+        return { problems, warnings };
     // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
     const dir = validate_realPath(external_node_path_default().dirname(absolute));
     const ralph = {
@@ -10220,7 +10312,8 @@ function inspectRalph(fileArg, opts) {
         args: declared ?? [],
         credit,
         checks,
-        argValues
+        argValues,
+        warnings
     };
     if (completionTag !== undefined)
         ralph.completionTag = completionTag;
@@ -10230,7 +10323,7 @@ function inspectRalph(fileArg, opts) {
         ralph.presets = presets;
     if (rawCredit !== null)
         ralph.creditWritten = true;
-    return { ralph, problems };
+    return { ralph, problems, warnings };
 }
 // `commands:` (the reference's rules) and `checks:` (ours, the same rules): a list of {name, run, timeout?}.
 function validateRunList(fm, key, label, defaultTimeout, positions, report, messages) {
@@ -10360,6 +10453,7 @@ function validate_realPath(p) {
 
 ;// CONCATENATED MODULE: ./src/ralph/index.ts
 // The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
+
 
 
 
@@ -13294,7 +13388,9 @@ class ProcessRun {
         try {
             child = (0,external_node_child_process_namespaceObject.spawn)(argv[0], argv.slice(1), {
                 cwd,
-                env: this.opts.env ?? process.env,
+                env: this.opts.extraEnv
+                    ? { ...(this.opts.env ?? process.env), ...this.opts.extraEnv }
+                    : (this.opts.env ?? process.env),
                 // Own process group (and session), like Python's start_new_session: the whole tree can be signalled.
                 detached: true,
                 stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']
@@ -14112,6 +14208,8 @@ function commands_crashMessage(command, runString, error) {
 /** Runs every command of the iteration; stops early only when the run must stop or a command crashes. */
 async function runCommands(commands, ctx) {
     const outcome = { outputs: {}, runs: [], interrupted: false };
+    // Each arg's value in the environment too: the safe way for a script to read one.
+    const extraEnv = argEnvironment(ctx.userArgs);
     for (const command of commands) {
         if (ctx.signal.aborted) {
             outcome.interrupted = true;
@@ -14134,6 +14232,7 @@ async function runCommands(commands, ctx) {
         const result = await ctx.runProcess({
             argv,
             cwd,
+            extraEnv,
             timeoutMs: command.timeout * 1000,
             killGraceMs: ctx.killGraceMs,
             signal: ctx.signal,
@@ -14515,7 +14614,7 @@ function buildPrompt(inputs, loop) {
         ralph.max_iterations = String(inputs.maxIterations);
     Object.assign(ralph, loop?.values);
     const values = { commands: inputs.commandOutputs, args: inputs.userArgs, ralph };
-    const section = loop?.section ?? '';
+    const section = (inputs.appendix ?? '') + (loop?.section ?? '');
     if (inputs.body !== undefined) {
         const prompt = renderPlaceholders(bodyTemplate(inputs.body), values) + section;
         return inputs.credit ? prompt + CREDIT_TRAILER : prompt;
@@ -14575,7 +14674,8 @@ function assemble(env, iteration, commandOutputs) {
         maxIterations: config.maxIterations,
         commandOutputs,
         userArgs: config.userArgs,
-        credit: ralph.credit
+        credit: ralph.credit,
+        ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
     };
     const used = loopPlaceholdersUsed(inputs);
     if (used.has('diff'))
@@ -16592,11 +16692,19 @@ async function validateCommand(args, io) {
     if (pathArg === undefined)
         throw new UsageError("Missing argument 'PATH'.");
     const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
-    const problems = validateRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true });
+    const { problems, warnings } = lintRalph(resolved.file, {
+        cwd: io.cwd,
+        env: io.env,
+        userArgs,
+        checkPrograms: true
+    });
     const shown = external_node_path_default().relative(io.cwd, resolved.file) || resolved.file;
-    for (const p of problems) {
+    for (const [p, kind] of [
+        ...problems.map(p => [p, '']),
+        ...warnings.map(p => [p, 'warning: '])
+    ]) {
         const where = [p.line, p.column].filter(n => n !== undefined).join(':');
-        io.stderr(`${external_node_path_default().relative(io.cwd, p.file) || shown}${where ? `:${where}` : ''}: ${p.message}\n`);
+        io.stderr(`${external_node_path_default().relative(io.cwd, p.file) || shown}${where ? `:${where}` : ''}: ${kind}${p.message}\n`);
     }
     if (problems.length > 0) {
         io.stderr(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${shown}.\n`);

@@ -177,9 +177,10 @@ export function readInputs(env: Env = process.env): ActionInputs {
     throw new InputError(
       "Inputs 'ralph' and 'prompt' were both given: use 'ralph' for a RALPH.md, or 'prompt' (with 'agent') for an inline task."
     )
-  if (ralph === undefined && prompt === undefined)
+  // `agent` alone: a ralph-less loop whose task is the issue a comment or a label starts it on.
+  if (ralph === undefined && prompt === undefined && agent === undefined)
     throw new InputError(
-      "Input 'ralph' is required: name a folder holding RALPH.md (e.g. ralph: .agents/ralphs/fix-tests), or give 'prompt' and 'agent' for an inline task."
+      "Input 'ralph' is required: name a folder holding RALPH.md (e.g. ralph: .agents/ralphs/fix-tests), or give 'prompt' and 'agent' for an inline task (or 'agent' alone, for runs on an issue)."
     )
   if (prompt !== undefined && agent === undefined)
     throw new InputError(
