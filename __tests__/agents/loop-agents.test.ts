@@ -139,6 +139,15 @@ test('codex: --json is added, the raw stream and a readable transcript are kept,
   expect(events.filter(e => e.type === 'agent_transcript').length).toBeGreaterThan(5)
 })
 
+test("opencode: the transcript in agent.log ends with the run's [done] line (steps and reported dollars)", async () => {
+  const opencode = standIn('opencode', printFixture('opencode-success.jsonl'))
+  h.writeRalph(`agent: ${opencode} run`, 'Work.')
+  const { result } = await h.run({ maxIterations: 1 })
+  expect(result.iterations[0].agent).toMatchObject({ preset: 'opencode', usage: { cost_source: 'reported' } })
+  const lines = h.readRecord('logs/iteration-001/agent.log').trimEnd().split('\n')
+  expect(lines.at(-1)).toBe('[done] 2 steps · $0.0164')
+})
+
 test("reference flags: codex runs as written (ralphify's argv), as plain text; a dollar budget adds --json", async () => {
   const codex = standIn('codex', 'echo "plain answer"')
   h.writeRalph(`agent: ${codex} exec -`, 'Work.')

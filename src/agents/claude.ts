@@ -76,13 +76,18 @@ function modelUsageReport(modelUsage: unknown, model?: string): UsageReport | un
   return report
 }
 
-class ClaudeStreamReader extends JsonLinesReader {
+/** Claude Code's stream-json, also spoken by qwen-code (which prints no dollars: its tokens are priced). */
+export class ClaudeStreamReader extends JsonLinesReader {
   // One assistant message arrives as several events (one per content block) with the same id and usage.
   private readonly turns = new Map<string, ApiUsage>()
   private model?: string
   private sawResult = false
 
-  constructor(hooks: AgentRunHooks) {
+  constructor(
+    hooks: AgentRunHooks,
+    /** The agent's name in messages. */
+    private readonly agent = 'claude'
+  ) {
     super(hooks)
   }
 
@@ -93,7 +98,7 @@ class ClaudeStreamReader extends JsonLinesReader {
     if (exit && !exit.killed && exit.code !== 0 && !this.failure)
       this.failure = {
         kind: 'error',
-        message: `claude exited with ${exit.code ?? exit.signal} without a result`
+        message: `${this.agent} exited with ${exit.code ?? exit.signal} without a result`
       }
   }
 

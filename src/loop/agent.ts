@@ -90,6 +90,7 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
     { argv, env, cwd: ctx.workTree }
   )
   let result: RunResult
+  let outcome: AgentOutcome
   try {
     const options: RunOptions = {
       argv,
@@ -113,15 +114,16 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
     // Plain agents: proc streams stdout and stderr to agent.log in arrival order.
     if (!ctx.preset.jsonStream) options.logFile = logFile
     result = await ctx.runProcess(options)
+    // Before the logs close: finishing may still write the transcript's last line (opencode's [done]).
+    outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
+      code: result.exitCode,
+      signal: result.signal,
+      killed: result.aborted || result.timedOut
+    })
   } finally {
     log?.close()
     stream?.close()
   }
-  const outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
-    code: result.exitCode,
-    signal: result.signal,
-    killed: result.aborted || result.timedOut
-  })
   const usage = ctx.meter.endRun(outcome.usage)
   const killedBy = result.aborted ? ctx.stopCause() : undefined
   const exitedWell = result.exitCode === 0 && !result.timedOut && !result.aborted && !result.spawnError
