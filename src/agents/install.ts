@@ -3,7 +3,7 @@
 // postinstall that links a native binary (claude, opencode) run explicitly, then `<bin> --version` checked.
 // Everything runs with the agent's environment (no GitHub or Actions credential): a package's postinstall is
 // third-party code.
-import { mkdirSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { decodeCaptured, runProcess } from '../proc/index.js'
 import type { RunResult } from '../proc/types.js'
@@ -29,6 +29,20 @@ function whatFailed(result: RunResult): string {
   const lines = decodeCaptured(result.stderr).trim().split('\n')
   const npm = lines.filter(line => line.startsWith('npm error') && !/complete log|proxy/i.test(line))
   return (npm.length > 0 ? npm.slice(0, 4) : lines.slice(-3)).join(' ').slice(0, 400)
+}
+
+/**
+ * Whether `dir` holds `cli` at `version` with its program in place: a look at its files, without starting it
+ * (gemini takes seconds to print its version), for an install restored from a cache.
+ */
+export function holds(cli: AgentCli, version: string, dir: string): boolean {
+  try {
+    const manifest = path.join(dir, 'node_modules', ...cli.package.split('/'), 'package.json')
+    const found = (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: unknown }).version
+    return found === version && existsSync(path.join(binDirOf(dir), cli.bin))
+  } catch {
+    return false
+  }
 }
 
 /** The version `<bin> --version` prints from `dir`, or undefined when it does not run. */
