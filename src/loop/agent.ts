@@ -76,7 +76,9 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
   const log = ctx.preset.jsonStream ? new SyncLog(logFile) : undefined
   const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined
   // The job's environment without GitHub and Actions credentials: the agent never holds a write token.
-  const env = agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv)
+  // PWD names the work tree, as a shell's cd would: opencode trusts PWD over its real working directory,
+  // and the inherited one names the folder the loop was started in.
+  const env = { ...agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv), PWD: ctx.workTree }
   ctx.meter.beginRun()
   const reader = ctx.preset.read(
     ctx.prompt,
