@@ -25,6 +25,8 @@ export interface LiveDriver {
   startServer(options: ModelServerOptions): Promise<ScriptedServer>
   /** The agent command as written in RALPH.md (the preset adds its output flags); `extra` goes at its end. */
   agent(extra?: string): string
+  /** The same with the bare program name, found on PATH (as after install-agent). */
+  command: string
   /** The environment that points the CLI at `serverUrl` only (files written under `home`). */
   env(serverUrl: string, home: string): Record<string, string>
   /** A model turn that runs `command` through the CLI's shell tool. */
@@ -48,13 +50,14 @@ const servers = {
 
 function driver(
   name: AgentName,
-  spec: Omit<LiveDriver, 'name' | 'startServer' | 'env' | 'agent'> & { args: string }
+  spec: Omit<LiveDriver, 'name' | 'startServer' | 'env' | 'agent' | 'command'> & { args: string }
 ): LiveDriver {
   const { args, ...rest } = spec
   return {
     name,
     startServer: options => servers[AGENT_WIRE[name]](options),
     agent: (extra = '') => `${agentBin(name)} ${args}${extra}`,
+    command: `${name} ${args}`,
     env: (serverUrl, home) => {
       const setup = liveSetup(name, serverUrl, home)
       return setup.env as Record<string, string>

@@ -233,7 +233,9 @@ export class ClaudeStreamReader extends JsonLinesReader {
 
   private resultFailure(event: Json, text: string | undefined): AgentFailure {
     const errors = Array.isArray(event.errors) ? event.errors.filter(e => typeof e === 'string') : []
-    const message = oneLine(text || errors.join('; ') || String(event.subtype ?? 'error'), 300)
+    // qwen says it in `error.message` instead.
+    const said = isObject(event.error) ? str(event.error.message) : undefined
+    const message = oneLine(text || errors.join('; ') || said || String(event.subtype ?? 'error'), 300)
     // A rejected rate_limit_event said more (the reset time) than the result will.
     if (this.failure?.kind === 'usage_limit') return this.failure
     switch (event.subtype) {
@@ -247,7 +249,7 @@ export class ClaudeStreamReader extends JsonLinesReader {
       const resetsAt = resetFromMessage(message)
       return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) }
     }
-    if (event.terminal_reason === 'api_error' || event.api_error_status != null || /^API Error/.test(message))
+    if (event.terminal_reason === 'api_error' || event.api_error_status != null || /^\[?API Error/.test(message))
       return { kind: 'api_error', message }
     return { kind: 'error', message }
   }
