@@ -13,7 +13,7 @@ import {
   type AgentRun,
   type LiveSetup
 } from '../support/agents.js'
-import type { Clock, LoopConfig } from '../../src/loop/index.js'
+import type { LoopConfig } from '../../src/loop/index.js'
 import type { Script, ScriptedServer } from '../support/model-server/index.js'
 import { DRIVERS } from './drivers.js'
 
@@ -134,50 +134,6 @@ export class Timings {
 export const LIVE_MODES: Array<{ name: string; config: Partial<LoopConfig> }> = [
   { name: "as the runner's user", config: {} }
 ]
-
-interface PendingTimer {
-  due: number
-  fn: () => void
-  cancel: () => void
-}
-
-/**
- * A clock whose time can be brought forward: `expireLatest()` jumps to the latest pending timer (the loop's
- * total time budget, set far off) and fires it, so a time cap trips at a moment the test chose (while the
- * agent's tool runs) instead of after a sleep that a loaded machine could make too short or too long.
- */
-export class SteppableClock implements Clock {
-  private skew = 0
-  private readonly timers = new Set<PendingTimer>()
-
-  now = (): number => Date.now() + this.skew
-
-  setTimeout(fn: () => void, ms: number): () => void {
-    const timer: PendingTimer = { due: this.now() + ms, fn, cancel: () => {} }
-    const real = setTimeout(() => this.fire(timer), Math.min(Math.max(0, ms), 2 ** 31 - 1))
-    timer.cancel = () => clearTimeout(real)
-    this.timers.add(timer)
-    return () => {
-      timer.cancel()
-      this.timers.delete(timer)
-    }
-  }
-
-  /** Jumps to the latest pending timer's time and fires it (and every timer due by then). */
-  expireLatest(): void {
-    const latest = Math.max(...[...this.timers].map(timer => timer.due))
-    if (!Number.isFinite(latest))
-      throw new Error('no timer is pending: is the loop running with a time budget?')
-    this.skew += Math.max(0, latest - this.now())
-    for (const timer of [...this.timers].sort((a, b) => a.due - b.due))
-      if (timer.due <= this.now()) this.fire(timer)
-  }
-
-  private fire(timer: PendingTimer): void {
-    timer.cancel()
-    if (this.timers.delete(timer)) timer.fn()
-  }
-}
 
 export interface LiveCli {
   /** This test's workspace (fresh per test). */

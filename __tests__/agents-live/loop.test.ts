@@ -19,7 +19,8 @@ import {
 } from '../support/model-server/index.js'
 import { harness, isAlive, waitFor, type Harness } from '../loop/harness.js'
 import { DRIVERS, tableCost, type LiveDriver } from './drivers.js'
-import { describeWithAgent, LIVE_MODES, SteppableClock } from './live.js'
+import { pausedClock } from '../support/clock.js'
+import { describeWithAgent, LIVE_MODES } from './live.js'
 
 // Per test: opencode takes 14-22 s to start on an idle 2-core runner, minutes when the machine is shared.
 const TWO_RUNS_MS = 420000
@@ -240,10 +241,11 @@ for (const mode of LIVE_MODES)
         'is killed with its whole tree when the time budget runs out while a tool runs',
         async () => {
           const marker = `ralph-live-time-${d.name}-${process.pid}-${Date.now()}`
-          const clock = new SteppableClock()
+          // Time stands still until the tool runs; then the budget's one second runs out while it does.
+        const clock = pausedClock()
           const running = runLive(d, mode.config, {
             script: [d.shell(`node -e 'setTimeout(() => {}, 600000)' ${marker}`), text('never sent')],
-            config: { maxIterations: 3, maxTimeSeconds: 3600 },
+            config: { maxIterations: 3, maxTimeSeconds: 1 },
             ports: { clock },
             gated: false
           })
@@ -253,7 +255,7 @@ for (const mode of LIVE_MODES)
             `${d.name}'s tool starting`,
             ONE_RUN_MS - 30000
           )
-          clock.expireLatest()
+          clock.resume()
           const result = await running
 
           expect(result.stopReason).toBe('timeout')
