@@ -242,7 +242,7 @@ for (const mode of LIVE_MODES)
         async () => {
           const marker = `ralph-live-time-${d.name}-${process.pid}-${Date.now()}`
           // Time stands still until the tool runs; then the budget's one second runs out while it does.
-        const clock = pausedClock()
+          const clock = pausedClock()
           const running = runLive(d, mode.config, {
             script: [d.shell(`node -e 'setTimeout(() => {}, 600000)' ${marker}`), text('never sent')],
             config: { maxIterations: 3, maxTimeSeconds: 1 },

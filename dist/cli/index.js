@@ -11499,7 +11499,9 @@ class ClaudeStreamReader extends JsonLinesReader {
             const resetsAt = resetFromMessage(message);
             return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
         }
-        if (event.terminal_reason === 'api_error' || event.api_error_status != null || /^\[?API Error/.test(message))
+        if (event.terminal_reason === 'api_error' ||
+            event.api_error_status != null ||
+            /^\[?API Error/.test(message))
             return { kind: 'api_error', message };
         return { kind: 'error', message };
     }
