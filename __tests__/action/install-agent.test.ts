@@ -8,7 +8,7 @@ import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import { agentCli } from '../../src/agents/clis.js'
 import { FIX, projectFiles, ralph } from './fixtures.js'
-import { createProject, runAction, startStand, type Project, type Stand } from './harness.js'
+import { GITHUB_TOKEN, createProject, runAction, startStand, type Project, type Stand } from './harness.js'
 
 let stand: Stand
 let scratch: string
@@ -85,6 +85,60 @@ test('a CLI already in the tool cache is used as it is: no npm, no cache service
   expect(run.outputs).toMatchObject({ 'stop-reason': 'all_checks_passed', 'cost-source': 'estimated' })
   expect(readFileSync(path.join(scratch, 'gemini-argv'), 'utf8')).toBe('-y --output-format stream-json')
   expect(stand.artifacts.requests.slice(before).map(r => r.method)).not.toContain('GetCacheEntryDownloadURL')
+})
+
+/**
+ * A stand-in `npm` that installs a fake qwen (its package.json and a program that prints its version, and a
+ * stream when run as the agent) and writes the environment it was given to `npm-env`, as a postinstall could.
+ */
+function fakeNpm(): string {
+  const bin = mkdtempSync(path.join(scratch, 'fake-npm-'))
+  const qwen = agentCli('qwen')!
+  const program = [
+    '#!/usr/bin/env node',
+    "import fs from 'node:fs'",
+    `if (process.argv[2] === '--version') { console.log(${JSON.stringify(qwen.version)}); process.exit(0) }`,
+    "fs.readFileSync(0, 'utf8')",
+    FIX,
+    `fs.writeFileSync(${JSON.stringify(path.join(scratch, 'qwen-env'))}, JSON.stringify(process.env))`,
+    `console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'Fixed.\\n\\n<promise>COMPLETE</promise>', usage: { input_tokens: 10, output_tokens: 5 } }))`,
+    ''
+  ].join('\n')
+  const npm = [
+    '#!/usr/bin/env node',
+    "import fs from 'node:fs'",
+    "import path from 'node:path'",
+    `fs.writeFileSync(${JSON.stringify(path.join(scratch, 'npm-env'))}, JSON.stringify(process.env))`,
+    "const pkg = path.join('node_modules', '@qwen-code', 'qwen-code')",
+    'fs.mkdirSync(pkg, { recursive: true })',
+    `fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ version: ${JSON.stringify(qwen.version)} }))`,
+    "fs.mkdirSync(path.join('node_modules', '.bin'), { recursive: true })",
+    `fs.writeFileSync(path.join('node_modules', '.bin', 'qwen'), ${JSON.stringify(program)}, { mode: 0o755 })`,
+    ''
+  ].join('\n')
+  writeFileSync(path.join(bin, 'npm'), npm, { mode: 0o755 })
+  return bin
+}
+
+test('the install (npm, then the CLI itself) and the agent never see the job’s GitHub token', async () => {
+  const p = await project('qwen -y')
+  const bin = fakeNpm()
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests', 'install-agent': 'true' },
+    env: {
+      PATH: `${bin}:${process.env.PATH}`,
+      RUNNER_TOOL_CACHE: mkdtempSync(path.join(scratch, 'tool-cache-qwen-')),
+      GITHUB_TOKEN,
+      GH_TOKEN: GITHUB_TOKEN
+    }
+  })
+  expect(run.main.exitCode).toBe(0)
+  expect(run.main.stdout).toMatch(/^qwen 0\.24\.4 is on PATH \(.*\), from the npm registry in [\d.]+ s\.$/m)
+  for (const file of ['npm-env', 'qwen-env']) {
+    const env = readFileSync(path.join(scratch, file), 'utf8')
+    expect(env).not.toContain(GITHUB_TOKEN)
+    expect(Object.keys(JSON.parse(env) as object)).not.toContain('ACTIONS_RUNTIME_TOKEN')
+  }
 })
 
 test('install-agent for an agent ralph-action does not install fails in one line before anything runs', async () => {
