@@ -37271,18 +37271,20 @@ exports.visitAsync = visitAsync;
 
 /***/ }),
 
-/***/ 77094:
+/***/ 33838:
 /***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
 
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  fM: () => (/* binding */ addPath),
   Yz: () => (/* binding */ core_debug),
   N4: () => (/* binding */ endGroup),
   z3: () => (/* binding */ error),
   V4: () => (/* binding */ getInput),
   Gu: () => (/* binding */ getState),
   pq: () => (/* binding */ info),
+  _o: () => (/* binding */ isDebug),
   lm: () => (/* binding */ notice),
   LZ: () => (/* binding */ saveState),
   C1: () => (/* binding */ setFailed),
@@ -37293,7 +37295,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   $e: () => (/* binding */ warning)
 });
 
-// UNUSED EXPORTS: ExitCode, addPath, exportVariable, getBooleanInput, getIDToken, getMultilineInput, group, isDebug, markdownSummary, platform, setCommandEcho, toPlatformPath, toPosixPath, toWin32Path
+// UNUSED EXPORTS: ExitCode, exportVariable, getBooleanInput, getIDToken, getMultilineInput, group, markdownSummary, platform, setCommandEcho, toPlatformPath, toPosixPath, toWin32Path
 
 // EXTERNAL MODULE: external "os"
 var external_os_ = __nccwpck_require__(70857);
@@ -37859,16 +37861,10 @@ function toPlatformPath(pth) {
     return pth.replace(/[/\\]/g, path.sep);
 }
 //# sourceMappingURL=path-utils.js.map
-// EXTERNAL MODULE: external "string_decoder"
-var external_string_decoder_ = __nccwpck_require__(13193);
-// EXTERNAL MODULE: external "events"
-var external_events_ = __nccwpck_require__(24434);
-;// CONCATENATED MODULE: external "child_process"
-const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
-// EXTERNAL MODULE: external "assert"
-var external_assert_ = __nccwpck_require__(42613);
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io-util.js
-var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+// EXTERNAL MODULE: ./node_modules/@actions/exec/lib/exec.js + 3 modules
+var lib_exec = __nccwpck_require__(27187);
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
+var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
         function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
@@ -37879,450 +37875,409 @@ var io_util_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _
 };
 
 
-const { chmod, copyFile, lstat, mkdir, open: io_util_open, readdir, rename, rm, rmdir, stat, symlink, unlink } = external_fs_.promises;
-// export const {open} = 'fs'
-const IS_WINDOWS = process.platform === 'win32';
+const getWindowsInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
+    const { stdout: version } = yield exec.getExecOutput('powershell -command "(Get-CimInstance -ClassName Win32_OperatingSystem).Version"', undefined, {
+        silent: true
+    });
+    const { stdout: name } = yield exec.getExecOutput('powershell -command "(Get-CimInstance -ClassName Win32_OperatingSystem).Caption"', undefined, {
+        silent: true
+    });
+    return {
+        name: name.trim(),
+        version: version.trim()
+    };
+});
+const getMacOsInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
+    var _a, _b, _c, _d;
+    const { stdout } = yield exec.getExecOutput('sw_vers', undefined, {
+        silent: true
+    });
+    const version = (_b = (_a = stdout.match(/ProductVersion:\s*(.+)/)) === null || _a === void 0 ? void 0 : _a[1]) !== null && _b !== void 0 ? _b : '';
+    const name = (_d = (_c = stdout.match(/ProductName:\s*(.+)/)) === null || _c === void 0 ? void 0 : _c[1]) !== null && _d !== void 0 ? _d : '';
+    return {
+        name,
+        version
+    };
+});
+const getLinuxInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
+    const { stdout } = yield exec.getExecOutput('lsb_release', ['-i', '-r', '-s'], {
+        silent: true
+    });
+    const [name, version] = stdout.trim().split('\n');
+    return {
+        name,
+        version
+    };
+});
+const platform = external_os_.platform();
+const arch = external_os_.arch();
+const isWindows = platform === 'win32';
+const isMacOS = platform === 'darwin';
+const isLinux = platform === 'linux';
+function getDetails() {
+    return platform_awaiter(this, void 0, void 0, function* () {
+        return Object.assign(Object.assign({}, (yield (isWindows
+            ? getWindowsInfo()
+            : isMacOS
+                ? getMacOsInfo()
+                : getLinuxInfo()))), { platform,
+            arch,
+            isWindows,
+            isMacOS,
+            isLinux });
+    });
+}
+//# sourceMappingURL=platform.js.map
+;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
+var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+
+
+
+
 /**
- * Custom implementation of readlink to ensure Windows junctions
- * maintain trailing backslash for backward compatibility with Node.js < 24
- *
- * In Node.js 20, Windows junctions (directory symlinks) always returned paths
- * with trailing backslashes. Node.js 24 removed this behavior, which breaks
- * code that relied on this format for path operations.
- *
- * This implementation restores the Node 20 behavior by adding a trailing
- * backslash to all junction results on Windows.
+ * The code to exit an action
  */
-function readlink(fsPath) {
-    return io_util_awaiter(this, void 0, void 0, function* () {
-        const result = yield fs.promises.readlink(fsPath);
-        // On Windows, restore Node 20 behavior: add trailing backslash to all results
-        // since junctions on Windows are always directory links
-        if (IS_WINDOWS && !result.endsWith('\\')) {
-            return `${result}\\`;
+var ExitCode;
+(function (ExitCode) {
+    /**
+     * A code indicating that the action was successful
+     */
+    ExitCode[ExitCode["Success"] = 0] = "Success";
+    /**
+     * A code indicating that the action was a failure
+     */
+    ExitCode[ExitCode["Failure"] = 1] = "Failure";
+})(ExitCode || (ExitCode = {}));
+//-----------------------------------------------------------------------
+// Variables
+//-----------------------------------------------------------------------
+/**
+ * Sets env variable for this action and future actions in the job
+ * @param name the name of the variable to set
+ * @param val the value of the variable. Non-string values will be converted to a string via JSON.stringify
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function exportVariable(name, val) {
+    const convertedVal = toCommandValue(val);
+    process.env[name] = convertedVal;
+    const filePath = process.env['GITHUB_ENV'] || '';
+    if (filePath) {
+        return issueFileCommand('ENV', prepareKeyValueMessage(name, val));
+    }
+    issueCommand('set-env', { name }, convertedVal);
+}
+/**
+ * Registers a secret which will get masked from logs
+ *
+ * @param secret - Value of the secret to be masked
+ * @remarks
+ * This function instructs the Actions runner to mask the specified value in any
+ * logs produced during the workflow run. Once registered, the secret value will
+ * be replaced with asterisks (***) whenever it appears in console output, logs,
+ * or error messages.
+ *
+ * This is useful for protecting sensitive information such as:
+ * - API keys
+ * - Access tokens
+ * - Authentication credentials
+ * - URL parameters containing signatures (SAS tokens)
+ *
+ * Note that masking only affects future logs; any previous appearances of the
+ * secret in logs before calling this function will remain unmasked.
+ *
+ * @example
+ * ```typescript
+ * // Register an API token as a secret
+ * const apiToken = "abc123xyz456";
+ * setSecret(apiToken);
+ *
+ * // Now any logs containing this value will show *** instead
+ * console.log(`Using token: ${apiToken}`); // Outputs: "Using token: ***"
+ * ```
+ */
+function core_setSecret(secret) {
+    command_issueCommand('add-mask', {}, secret);
+}
+/**
+ * Prepends inputPath to the PATH (for this action and future actions)
+ * @param inputPath
+ */
+function addPath(inputPath) {
+    const filePath = process.env['GITHUB_PATH'] || '';
+    if (filePath) {
+        file_command_issueFileCommand('PATH', inputPath);
+    }
+    else {
+        command_issueCommand('add-path', {}, inputPath);
+    }
+    process.env['PATH'] = `${inputPath}${external_path_.delimiter}${process.env['PATH']}`;
+}
+/**
+ * Gets the value of an input.
+ * Unless trimWhitespace is set to false in InputOptions, the value is also trimmed.
+ * Returns an empty string if the value is not defined.
+ *
+ * @param     name     name of the input to get
+ * @param     options  optional. See InputOptions.
+ * @returns   string
+ */
+function getInput(name, options) {
+    const val = process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '';
+    if (options && options.required && !val) {
+        throw new Error(`Input required and not supplied: ${name}`);
+    }
+    if (options && options.trimWhitespace === false) {
+        return val;
+    }
+    return val.trim();
+}
+/**
+ * Gets the values of an multiline input.  Each value is also trimmed.
+ *
+ * @param     name     name of the input to get
+ * @param     options  optional. See InputOptions.
+ * @returns   string[]
+ *
+ */
+function getMultilineInput(name, options) {
+    const inputs = getInput(name, options)
+        .split('\n')
+        .filter(x => x !== '');
+    if (options && options.trimWhitespace === false) {
+        return inputs;
+    }
+    return inputs.map(input => input.trim());
+}
+/**
+ * Gets the input value of the boolean type in the YAML 1.2 "core schema" specification.
+ * Support boolean input list: `true | True | TRUE | false | False | FALSE` .
+ * The return value is also in boolean type.
+ * ref: https://yaml.org/spec/1.2/spec.html#id2804923
+ *
+ * @param     name     name of the input to get
+ * @param     options  optional. See InputOptions.
+ * @returns   boolean
+ */
+function getBooleanInput(name, options) {
+    const trueValue = ['true', 'True', 'TRUE'];
+    const falseValue = ['false', 'False', 'FALSE'];
+    const val = getInput(name, options);
+    if (trueValue.includes(val))
+        return true;
+    if (falseValue.includes(val))
+        return false;
+    throw new TypeError(`Input does not meet YAML 1.2 "Core Schema" specification: ${name}\n` +
+        `Support boolean input list: \`true | True | TRUE | false | False | FALSE\``);
+}
+/**
+ * Sets the value of an output.
+ *
+ * @param     name     name of the output to set
+ * @param     value    value to store. Non-string values will be converted to a string via JSON.stringify
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function setOutput(name, value) {
+    const filePath = process.env['GITHUB_OUTPUT'] || '';
+    if (filePath) {
+        return file_command_issueFileCommand('OUTPUT', file_command_prepareKeyValueMessage(name, value));
+    }
+    process.stdout.write(external_os_.EOL);
+    command_issueCommand('set-output', { name }, utils_toCommandValue(value));
+}
+/**
+ * Enables or disables the echoing of commands into stdout for the rest of the step.
+ * Echoing is disabled by default if ACTIONS_STEP_DEBUG is not set.
+ *
+ */
+function setCommandEcho(enabled) {
+    issue('echo', enabled ? 'on' : 'off');
+}
+//-----------------------------------------------------------------------
+// Results
+//-----------------------------------------------------------------------
+/**
+ * Sets the action status to failed.
+ * When the action exits it will be with an exit code of 1
+ * @param message add error issue message
+ */
+function setFailed(message) {
+    process.exitCode = ExitCode.Failure;
+    error(message);
+}
+//-----------------------------------------------------------------------
+// Logging Commands
+//-----------------------------------------------------------------------
+/**
+ * Gets whether Actions Step Debug is on or not
+ */
+function isDebug() {
+    return process.env['RUNNER_DEBUG'] === '1';
+}
+/**
+ * Writes debug message to user log
+ * @param message debug message
+ */
+function core_debug(message) {
+    command_issueCommand('debug', {}, message);
+}
+/**
+ * Adds an error issue
+ * @param message error issue message. Errors will be converted to string via toString()
+ * @param properties optional properties to add to the annotation.
+ */
+function error(message, properties = {}) {
+    command_issueCommand('error', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+/**
+ * Adds a warning issue
+ * @param message warning issue message. Errors will be converted to string via toString()
+ * @param properties optional properties to add to the annotation.
+ */
+function warning(message, properties = {}) {
+    command_issueCommand('warning', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+/**
+ * Adds a notice issue
+ * @param message notice issue message. Errors will be converted to string via toString()
+ * @param properties optional properties to add to the annotation.
+ */
+function notice(message, properties = {}) {
+    command_issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
+}
+/**
+ * Writes info to log with console.log.
+ * @param message info message
+ */
+function info(message) {
+    process.stdout.write(message + external_os_.EOL);
+}
+/**
+ * Begin an output group.
+ *
+ * Output until the next `groupEnd` will be foldable in this group
+ *
+ * @param name The name of the output group
+ */
+function startGroup(name) {
+    command_issue('group', name);
+}
+/**
+ * End an output group.
+ */
+function endGroup() {
+    command_issue('endgroup');
+}
+/**
+ * Wrap an asynchronous function call in a group.
+ *
+ * Returns the same type as the function itself.
+ *
+ * @param name The name of the group
+ * @param fn The function to wrap in the group
+ */
+function group(name, fn) {
+    return core_awaiter(this, void 0, void 0, function* () {
+        startGroup(name);
+        let result;
+        try {
+            result = yield fn();
+        }
+        finally {
+            endGroup();
         }
         return result;
     });
 }
-// See https://github.com/nodejs/node/blob/d0153aee367422d0858105abec186da4dff0a0c5/deps/uv/include/uv/win.h#L691
-const UV_FS_O_EXLOCK = 0x10000000;
-const READONLY = external_fs_.constants.O_RDONLY;
-function exists(fsPath) {
-    return io_util_awaiter(this, void 0, void 0, function* () {
-        try {
-            yield stat(fsPath);
-        }
-        catch (err) {
-            if (err.code === 'ENOENT') {
-                return false;
-            }
-            throw err;
-        }
-        return true;
-    });
+//-----------------------------------------------------------------------
+// Wrapper action state
+//-----------------------------------------------------------------------
+/**
+ * Saves state for current action, the state can only be retrieved by this action's post job execution.
+ *
+ * @param     name     name of the state to store
+ * @param     value    value to store. Non-string values will be converted to a string via JSON.stringify
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function saveState(name, value) {
+    const filePath = process.env['GITHUB_STATE'] || '';
+    if (filePath) {
+        return file_command_issueFileCommand('STATE', file_command_prepareKeyValueMessage(name, value));
+    }
+    command_issueCommand('save-state', { name }, utils_toCommandValue(value));
 }
-function isDirectory(fsPath_1) {
-    return io_util_awaiter(this, arguments, void 0, function* (fsPath, useStat = false) {
-        const stats = useStat ? yield stat(fsPath) : yield lstat(fsPath);
-        return stats.isDirectory();
+/**
+ * Gets the value of an state set by this action's main execution.
+ *
+ * @param     name     name of the state to get
+ * @returns   string
+ */
+function getState(name) {
+    return process.env[`STATE_${name}`] || '';
+}
+function getIDToken(aud) {
+    return core_awaiter(this, void 0, void 0, function* () {
+        return yield OidcClient.getIDToken(aud);
     });
 }
 /**
- * On OSX/Linux, true if path starts with '/'. On Windows, true for paths like:
- * \, \hello, \\hello\share, C:, and C:\hello (and corresponding alternate separator cases).
+ * Summary exports
  */
-function isRooted(p) {
-    p = normalizeSeparators(p);
-    if (!p) {
-        throw new Error('isRooted() parameter "p" cannot be empty');
-    }
-    if (IS_WINDOWS) {
-        return (p.startsWith('\\') || /^[A-Z]:/i.test(p) // e.g. \ or \hello or \\hello
-        ); // e.g. C: or C:\hello
-    }
-    return p.startsWith('/');
-}
-/**
- * Best effort attempt to determine whether a file exists and is executable.
- * @param filePath    file path to check
- * @param extensions  additional file extensions to try
- * @return if file exists and is executable, returns the file path. otherwise empty string.
- */
-function tryGetExecutablePath(filePath, extensions) {
-    return io_util_awaiter(this, void 0, void 0, function* () {
-        let stats = undefined;
-        try {
-            // test file exists
-            stats = yield stat(filePath);
-        }
-        catch (err) {
-            if (err.code !== 'ENOENT') {
-                // eslint-disable-next-line no-console
-                console.log(`Unexpected error attempting to determine if executable file exists '${filePath}': ${err}`);
-            }
-        }
-        if (stats && stats.isFile()) {
-            if (IS_WINDOWS) {
-                // on Windows, test for valid extension
-                const upperExt = external_path_.extname(filePath).toUpperCase();
-                if (extensions.some(validExt => validExt.toUpperCase() === upperExt)) {
-                    return filePath;
-                }
-            }
-            else {
-                if (isUnixExecutable(stats)) {
-                    return filePath;
-                }
-            }
-        }
-        // try each extension
-        const originalFilePath = filePath;
-        for (const extension of extensions) {
-            filePath = originalFilePath + extension;
-            stats = undefined;
-            try {
-                stats = yield stat(filePath);
-            }
-            catch (err) {
-                if (err.code !== 'ENOENT') {
-                    // eslint-disable-next-line no-console
-                    console.log(`Unexpected error attempting to determine if executable file exists '${filePath}': ${err}`);
-                }
-            }
-            if (stats && stats.isFile()) {
-                if (IS_WINDOWS) {
-                    // preserve the case of the actual file (since an extension was appended)
-                    try {
-                        const directory = external_path_.dirname(filePath);
-                        const upperName = external_path_.basename(filePath).toUpperCase();
-                        for (const actualName of yield readdir(directory)) {
-                            if (upperName === actualName.toUpperCase()) {
-                                filePath = external_path_.join(directory, actualName);
-                                break;
-                            }
-                        }
-                    }
-                    catch (err) {
-                        // eslint-disable-next-line no-console
-                        console.log(`Unexpected error attempting to determine the actual case of the file '${filePath}': ${err}`);
-                    }
-                    return filePath;
-                }
-                else {
-                    if (isUnixExecutable(stats)) {
-                        return filePath;
-                    }
-                }
-            }
-        }
-        return '';
-    });
-}
-function normalizeSeparators(p) {
-    p = p || '';
-    if (IS_WINDOWS) {
-        // convert slashes on Windows
-        p = p.replace(/\//g, '\\');
-        // remove redundant slashes
-        return p.replace(/\\\\+/g, '\\');
-    }
-    // remove redundant slashes
-    return p.replace(/\/\/+/g, '/');
-}
-// on Mac/Linux, test the execute bit
-//     R   W  X  R  W X R W X
-//   256 128 64 32 16 8 4 2 1
-function isUnixExecutable(stats) {
-    return ((stats.mode & 1) > 0 ||
-        ((stats.mode & 8) > 0 &&
-            process.getgid !== undefined &&
-            stats.gid === process.getgid()) ||
-        ((stats.mode & 64) > 0 &&
-            process.getuid !== undefined &&
-            stats.uid === process.getuid()));
-}
-// Get the path of cmd.exe in windows
-function getCmdPath() {
-    var _a;
-    return (_a = process.env['COMSPEC']) !== null && _a !== void 0 ? _a : `cmd.exe`;
-}
-//# sourceMappingURL=io-util.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/io/lib/io.js
-var io_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-
-
 
 /**
- * Copies a file or folder.
- * Based off of shelljs - https://github.com/shelljs/shelljs/blob/9237f66c52e5daa40458f94f9565e18e8132f5a6/src/cp.js
- *
- * @param     source    source path
- * @param     dest      destination path
- * @param     options   optional. See CopyOptions.
+ * @deprecated use core.summary
  */
-function cp(source_1, dest_1) {
-    return io_awaiter(this, arguments, void 0, function* (source, dest, options = {}) {
-        const { force, recursive, copySourceDirectory } = readCopyOptions(options);
-        const destStat = (yield ioUtil.exists(dest)) ? yield ioUtil.stat(dest) : null;
-        // Dest is an existing file, but not forcing
-        if (destStat && destStat.isFile() && !force) {
-            return;
-        }
-        // If dest is an existing directory, should copy inside.
-        const newDest = destStat && destStat.isDirectory() && copySourceDirectory
-            ? path.join(dest, path.basename(source))
-            : dest;
-        if (!(yield ioUtil.exists(source))) {
-            throw new Error(`no such file or directory: ${source}`);
-        }
-        const sourceStat = yield ioUtil.stat(source);
-        if (sourceStat.isDirectory()) {
-            if (!recursive) {
-                throw new Error(`Failed to copy. ${source} is a directory, but tried to copy without recursive flag.`);
-            }
-            else {
-                yield cpDirRecursive(source, newDest, 0, force);
-            }
-        }
-        else {
-            if (path.relative(source, newDest) === '') {
-                // a file cannot be copied to itself
-                throw new Error(`'${newDest}' and '${source}' are the same file`);
-            }
-            yield io_copyFile(source, newDest, force);
-        }
-    });
-}
+
 /**
- * Moves a path.
- *
- * @param     source    source path
- * @param     dest      destination path
- * @param     options   optional. See MoveOptions.
+ * Path exports
  */
-function mv(source_1, dest_1) {
-    return io_awaiter(this, arguments, void 0, function* (source, dest, options = {}) {
-        if (yield ioUtil.exists(dest)) {
-            let destExists = true;
-            if (yield ioUtil.isDirectory(dest)) {
-                // If dest is directory copy src into dest
-                dest = path.join(dest, path.basename(source));
-                destExists = yield ioUtil.exists(dest);
-            }
-            if (destExists) {
-                if (options.force == null || options.force) {
-                    yield rmRF(dest);
-                }
-                else {
-                    throw new Error('Destination already exists');
-                }
-            }
-        }
-        yield mkdirP(path.dirname(dest));
-        yield ioUtil.rename(source, dest);
-    });
-}
+
 /**
- * Remove a path recursively with force
- *
- * @param inputPath path to remove
+ * Platform utilities exports
  */
-function rmRF(inputPath) {
-    return io_awaiter(this, void 0, void 0, function* () {
-        if (ioUtil.IS_WINDOWS) {
-            // Check for invalid characters
-            // https://docs.microsoft.com/en-us/windows/win32/fileio/naming-a-file
-            if (/[*"<>|]/.test(inputPath)) {
-                throw new Error('File path must not contain `*`, `"`, `<`, `>` or `|` on Windows');
-            }
-        }
-        try {
-            // note if path does not exist, error is silent
-            yield ioUtil.rm(inputPath, {
-                force: true,
-                maxRetries: 3,
-                recursive: true,
-                retryDelay: 300
-            });
-        }
-        catch (err) {
-            throw new Error(`File was unable to be removed ${err}`);
-        }
-    });
-}
-/**
- * Make a directory.  Creates the full path with folders in between
- * Will throw if it fails
- *
- * @param   fsPath        path to create
- * @returns Promise<void>
- */
-function mkdirP(fsPath) {
-    return io_awaiter(this, void 0, void 0, function* () {
-        ok(fsPath, 'a path argument must be provided');
-        yield ioUtil.mkdir(fsPath, { recursive: true });
-    });
-}
-/**
- * Returns path of a tool had the tool actually been invoked.  Resolves via paths.
- * If you check and the tool does not exist, it will throw.
- *
- * @param     tool              name of the tool
- * @param     check             whether to check if tool exists
- * @returns   Promise<string>   path to tool
- */
-function which(tool, check) {
-    return io_awaiter(this, void 0, void 0, function* () {
-        if (!tool) {
-            throw new Error("parameter 'tool' is required");
-        }
-        // recursive when check=true
-        if (check) {
-            const result = yield which(tool, false);
-            if (!result) {
-                if (IS_WINDOWS) {
-                    throw new Error(`Unable to locate executable file: ${tool}. Please verify either the file path exists or the file can be found within a directory specified by the PATH environment variable. Also verify the file has a valid extension for an executable file.`);
-                }
-                else {
-                    throw new Error(`Unable to locate executable file: ${tool}. Please verify either the file path exists or the file can be found within a directory specified by the PATH environment variable. Also check the file mode to verify the file is executable.`);
-                }
-            }
-            return result;
-        }
-        const matches = yield findInPath(tool);
-        if (matches && matches.length > 0) {
-            return matches[0];
-        }
-        return '';
-    });
-}
-/**
- * Returns a list of all occurrences of the given tool on the system path.
- *
- * @returns   Promise<string[]>  the paths of the tool
- */
-function findInPath(tool) {
-    return io_awaiter(this, void 0, void 0, function* () {
-        if (!tool) {
-            throw new Error("parameter 'tool' is required");
-        }
-        // build the list of extensions to try
-        const extensions = [];
-        if (IS_WINDOWS && process.env['PATHEXT']) {
-            for (const extension of process.env['PATHEXT'].split(external_path_.delimiter)) {
-                if (extension) {
-                    extensions.push(extension);
-                }
-            }
-        }
-        // if it's rooted, return it if exists. otherwise return empty.
-        if (isRooted(tool)) {
-            const filePath = yield tryGetExecutablePath(tool, extensions);
-            if (filePath) {
-                return [filePath];
-            }
-            return [];
-        }
-        // if any path separators, return empty
-        if (tool.includes(external_path_.sep)) {
-            return [];
-        }
-        // build the list of directories
-        //
-        // Note, technically "where" checks the current directory on Windows. From a toolkit perspective,
-        // it feels like we should not do this. Checking the current directory seems like more of a use
-        // case of a shell, and the which() function exposed by the toolkit should strive for consistency
-        // across platforms.
-        const directories = [];
-        if (process.env.PATH) {
-            for (const p of process.env.PATH.split(external_path_.delimiter)) {
-                if (p) {
-                    directories.push(p);
-                }
-            }
-        }
-        // find all matches
-        const matches = [];
-        for (const directory of directories) {
-            const filePath = yield tryGetExecutablePath(external_path_.join(directory, tool), extensions);
-            if (filePath) {
-                matches.push(filePath);
-            }
-        }
-        return matches;
-    });
-}
-function readCopyOptions(options) {
-    const force = options.force == null ? true : options.force;
-    const recursive = Boolean(options.recursive);
-    const copySourceDirectory = options.copySourceDirectory == null
-        ? true
-        : Boolean(options.copySourceDirectory);
-    return { force, recursive, copySourceDirectory };
-}
-function cpDirRecursive(sourceDir, destDir, currentDepth, force) {
-    return io_awaiter(this, void 0, void 0, function* () {
-        // Ensure there is not a run away recursive copy
-        if (currentDepth >= 255)
-            return;
-        currentDepth++;
-        yield mkdirP(destDir);
-        const files = yield ioUtil.readdir(sourceDir);
-        for (const fileName of files) {
-            const srcFile = `${sourceDir}/${fileName}`;
-            const destFile = `${destDir}/${fileName}`;
-            const srcFileStat = yield ioUtil.lstat(srcFile);
-            if (srcFileStat.isDirectory()) {
-                // Recurse
-                yield cpDirRecursive(srcFile, destFile, currentDepth, force);
-            }
-            else {
-                yield io_copyFile(srcFile, destFile, force);
-            }
-        }
-        // Change the mode for the newly created directory
-        yield ioUtil.chmod(destDir, (yield ioUtil.stat(sourceDir)).mode);
-    });
-}
-// Buffered file copy
-function io_copyFile(srcFile, destFile, force) {
-    return io_awaiter(this, void 0, void 0, function* () {
-        if ((yield ioUtil.lstat(srcFile)).isSymbolicLink()) {
-            // unlink/re-link it
-            try {
-                yield ioUtil.lstat(destFile);
-                yield ioUtil.unlink(destFile);
-            }
-            catch (e) {
-                // Try to override file permission
-                if (e.code === 'EPERM') {
-                    yield ioUtil.chmod(destFile, '0666');
-                    yield ioUtil.unlink(destFile);
-                }
-                // other errors = it doesn't exist, no work to do
-            }
-            // Copy over symlink
-            const symlinkFull = yield ioUtil.readlink(srcFile);
-            yield ioUtil.symlink(symlinkFull, destFile, ioUtil.IS_WINDOWS ? 'junction' : null);
-        }
-        else if (!(yield ioUtil.exists(destFile)) || force) {
-            yield ioUtil.copyFile(srcFile, destFile);
-        }
-    });
-}
-//# sourceMappingURL=io.js.map
+
+//# sourceMappingURL=core.js.map
+
+/***/ }),
+
+/***/ 27187:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  m: () => (/* binding */ exec)
+});
+
+// UNUSED EXPORTS: getExecOutput
+
+// EXTERNAL MODULE: external "string_decoder"
+var external_string_decoder_ = __nccwpck_require__(13193);
+// EXTERNAL MODULE: external "os"
+var external_os_ = __nccwpck_require__(70857);
+// EXTERNAL MODULE: external "events"
+var external_events_ = __nccwpck_require__(24434);
+;// CONCATENATED MODULE: external "child_process"
+const external_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("child_process");
+// EXTERNAL MODULE: external "path"
+var external_path_ = __nccwpck_require__(16928);
+// EXTERNAL MODULE: ./node_modules/@actions/io/lib/io.js
+var io = __nccwpck_require__(88701);
+// EXTERNAL MODULE: ./node_modules/@actions/io/lib/io-util.js
+var io_util = __nccwpck_require__(90);
 ;// CONCATENATED MODULE: external "timers"
 const external_timers_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("timers");
 ;// CONCATENATED MODULE: ./node_modules/@actions/exec/lib/toolrunner.js
-var toolrunner_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
     function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
     return new (P || (P = Promise))(function (resolve, reject) {
         function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
@@ -38339,7 +38294,7 @@ var toolrunner_awaiter = (undefined && undefined.__awaiter) || function (thisArg
 
 
 /* eslint-disable @typescript-eslint/unbound-method */
-const toolrunner_IS_WINDOWS = process.platform === 'win32';
+const IS_WINDOWS = process.platform === 'win32';
 /*
  * Class for running command line tools. Handles quoting and arg parsing in a platform agnostic way.
  */
@@ -38362,7 +38317,7 @@ class ToolRunner extends external_events_.EventEmitter {
         const toolPath = this._getSpawnFileName();
         const args = this._getSpawnArgs(options);
         let cmd = noPrefix ? '' : '[command]'; // omit prefix when piped to a second tool
-        if (toolrunner_IS_WINDOWS) {
+        if (IS_WINDOWS) {
             // Windows + cmd file
             if (this._isCmdFile()) {
                 cmd += toolPath;
@@ -38416,7 +38371,7 @@ class ToolRunner extends external_events_.EventEmitter {
         }
     }
     _getSpawnFileName() {
-        if (toolrunner_IS_WINDOWS) {
+        if (IS_WINDOWS) {
             if (this._isCmdFile()) {
                 return process.env['COMSPEC'] || 'cmd.exe';
             }
@@ -38424,7 +38379,7 @@ class ToolRunner extends external_events_.EventEmitter {
         return this.toolPath;
     }
     _getSpawnArgs(options) {
-        if (toolrunner_IS_WINDOWS) {
+        if (IS_WINDOWS) {
             if (this._isCmdFile()) {
                 let argline = `/D /S /C "${this._windowsQuoteCmdArg(this.toolPath)}`;
                 for (const a of this.args) {
@@ -38677,18 +38632,18 @@ class ToolRunner extends external_events_.EventEmitter {
      * @returns   number
      */
     exec() {
-        return toolrunner_awaiter(this, void 0, void 0, function* () {
+        return __awaiter(this, void 0, void 0, function* () {
             // root the tool path if it is unrooted and contains relative pathing
-            if (!isRooted(this.toolPath) &&
+            if (!io_util/* isRooted */.Qh(this.toolPath) &&
                 (this.toolPath.includes('/') ||
-                    (toolrunner_IS_WINDOWS && this.toolPath.includes('\\')))) {
+                    (IS_WINDOWS && this.toolPath.includes('\\')))) {
                 // prefer options.cwd if it is specified, however options.cwd may also need to be rooted
                 this.toolPath = external_path_.resolve(process.cwd(), this.options.cwd || process.cwd(), this.toolPath);
             }
             // if the tool is only a file name, then resolve it from the PATH
             // otherwise verify it exists (add extension on Windows if necessary)
-            this.toolPath = yield which(this.toolPath, true);
-            return new Promise((resolve, reject) => toolrunner_awaiter(this, void 0, void 0, function* () {
+            this.toolPath = yield io/* which */.K7(this.toolPath, true);
+            return new Promise((resolve, reject) => __awaiter(this, void 0, void 0, function* () {
                 this._debug(`exec tool: ${this.toolPath}`);
                 this._debug('arguments:');
                 for (const arg of this.args) {
@@ -38702,7 +38657,7 @@ class ToolRunner extends external_events_.EventEmitter {
                 state.on('debug', (message) => {
                     this._debug(message);
                 });
-                if (this.options.cwd && !(yield exists(this.options.cwd))) {
+                if (this.options.cwd && !(yield io_util/* exists */.t2(this.options.cwd))) {
                     return reject(new Error(`The cwd: ${this.options.cwd} does not exist!`));
                 }
                 const fileName = this._getSpawnFileName();
@@ -38931,16 +38886,16 @@ var exec_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arg
  * @param     options            optional exec options.  See ExecOptions
  * @returns   Promise<number>    exit code
  */
-function exec_exec(commandLine, args, options) {
+function exec(commandLine, args, options) {
     return exec_awaiter(this, void 0, void 0, function* () {
-        const commandArgs = tr.argStringToArray(commandLine);
+        const commandArgs = argStringToArray(commandLine);
         if (commandArgs.length === 0) {
             throw new Error(`Parameter 'commandLine' cannot be null or empty.`);
         }
         // Path to tool to execute should be first arg
         const toolPath = commandArgs[0];
         args = commandArgs.slice(1).concat(args || []);
-        const runner = new tr.ToolRunner(toolPath, args, options);
+        const runner = new ToolRunner(toolPath, args, options);
         return runner.exec();
     });
 }
@@ -38977,7 +38932,7 @@ function getExecOutput(commandLine, args, options) {
             }
         };
         const listeners = Object.assign(Object.assign({}, options === null || options === void 0 ? void 0 : options.listeners), { stdout: stdOutListener, stderr: stdErrListener });
-        const exitCode = yield exec_exec(commandLine, args, Object.assign(Object.assign({}, options), { listeners }));
+        const exitCode = yield exec(commandLine, args, Object.assign(Object.assign({}, options), { listeners }));
         //flush any remaining characters
         stdout += stdoutDecoder.end();
         stderr += stderrDecoder.end();
@@ -38989,389 +38944,6 @@ function getExecOutput(commandLine, args, options) {
     });
 }
 //# sourceMappingURL=exec.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/platform.js
-var platform_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-
-
-const getWindowsInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
-    const { stdout: version } = yield exec.getExecOutput('powershell -command "(Get-CimInstance -ClassName Win32_OperatingSystem).Version"', undefined, {
-        silent: true
-    });
-    const { stdout: name } = yield exec.getExecOutput('powershell -command "(Get-CimInstance -ClassName Win32_OperatingSystem).Caption"', undefined, {
-        silent: true
-    });
-    return {
-        name: name.trim(),
-        version: version.trim()
-    };
-});
-const getMacOsInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
-    var _a, _b, _c, _d;
-    const { stdout } = yield exec.getExecOutput('sw_vers', undefined, {
-        silent: true
-    });
-    const version = (_b = (_a = stdout.match(/ProductVersion:\s*(.+)/)) === null || _a === void 0 ? void 0 : _a[1]) !== null && _b !== void 0 ? _b : '';
-    const name = (_d = (_c = stdout.match(/ProductName:\s*(.+)/)) === null || _c === void 0 ? void 0 : _c[1]) !== null && _d !== void 0 ? _d : '';
-    return {
-        name,
-        version
-    };
-});
-const getLinuxInfo = () => platform_awaiter(void 0, void 0, void 0, function* () {
-    const { stdout } = yield exec.getExecOutput('lsb_release', ['-i', '-r', '-s'], {
-        silent: true
-    });
-    const [name, version] = stdout.trim().split('\n');
-    return {
-        name,
-        version
-    };
-});
-const platform = external_os_.platform();
-const arch = external_os_.arch();
-const isWindows = platform === 'win32';
-const isMacOS = platform === 'darwin';
-const isLinux = platform === 'linux';
-function getDetails() {
-    return platform_awaiter(this, void 0, void 0, function* () {
-        return Object.assign(Object.assign({}, (yield (isWindows
-            ? getWindowsInfo()
-            : isMacOS
-                ? getMacOsInfo()
-                : getLinuxInfo()))), { platform,
-            arch,
-            isWindows,
-            isMacOS,
-            isLinux });
-    });
-}
-//# sourceMappingURL=platform.js.map
-;// CONCATENATED MODULE: ./node_modules/@actions/core/lib/core.js
-var core_awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
-    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
-    return new (P || (P = Promise))(function (resolve, reject) {
-        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
-        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
-        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
-        step((generator = generator.apply(thisArg, _arguments || [])).next());
-    });
-};
-
-
-
-
-
-
-/**
- * The code to exit an action
- */
-var ExitCode;
-(function (ExitCode) {
-    /**
-     * A code indicating that the action was successful
-     */
-    ExitCode[ExitCode["Success"] = 0] = "Success";
-    /**
-     * A code indicating that the action was a failure
-     */
-    ExitCode[ExitCode["Failure"] = 1] = "Failure";
-})(ExitCode || (ExitCode = {}));
-//-----------------------------------------------------------------------
-// Variables
-//-----------------------------------------------------------------------
-/**
- * Sets env variable for this action and future actions in the job
- * @param name the name of the variable to set
- * @param val the value of the variable. Non-string values will be converted to a string via JSON.stringify
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function exportVariable(name, val) {
-    const convertedVal = toCommandValue(val);
-    process.env[name] = convertedVal;
-    const filePath = process.env['GITHUB_ENV'] || '';
-    if (filePath) {
-        return issueFileCommand('ENV', prepareKeyValueMessage(name, val));
-    }
-    issueCommand('set-env', { name }, convertedVal);
-}
-/**
- * Registers a secret which will get masked from logs
- *
- * @param secret - Value of the secret to be masked
- * @remarks
- * This function instructs the Actions runner to mask the specified value in any
- * logs produced during the workflow run. Once registered, the secret value will
- * be replaced with asterisks (***) whenever it appears in console output, logs,
- * or error messages.
- *
- * This is useful for protecting sensitive information such as:
- * - API keys
- * - Access tokens
- * - Authentication credentials
- * - URL parameters containing signatures (SAS tokens)
- *
- * Note that masking only affects future logs; any previous appearances of the
- * secret in logs before calling this function will remain unmasked.
- *
- * @example
- * ```typescript
- * // Register an API token as a secret
- * const apiToken = "abc123xyz456";
- * setSecret(apiToken);
- *
- * // Now any logs containing this value will show *** instead
- * console.log(`Using token: ${apiToken}`); // Outputs: "Using token: ***"
- * ```
- */
-function core_setSecret(secret) {
-    command_issueCommand('add-mask', {}, secret);
-}
-/**
- * Prepends inputPath to the PATH (for this action and future actions)
- * @param inputPath
- */
-function addPath(inputPath) {
-    const filePath = process.env['GITHUB_PATH'] || '';
-    if (filePath) {
-        issueFileCommand('PATH', inputPath);
-    }
-    else {
-        issueCommand('add-path', {}, inputPath);
-    }
-    process.env['PATH'] = `${inputPath}${path.delimiter}${process.env['PATH']}`;
-}
-/**
- * Gets the value of an input.
- * Unless trimWhitespace is set to false in InputOptions, the value is also trimmed.
- * Returns an empty string if the value is not defined.
- *
- * @param     name     name of the input to get
- * @param     options  optional. See InputOptions.
- * @returns   string
- */
-function getInput(name, options) {
-    const val = process.env[`INPUT_${name.replace(/ /g, '_').toUpperCase()}`] || '';
-    if (options && options.required && !val) {
-        throw new Error(`Input required and not supplied: ${name}`);
-    }
-    if (options && options.trimWhitespace === false) {
-        return val;
-    }
-    return val.trim();
-}
-/**
- * Gets the values of an multiline input.  Each value is also trimmed.
- *
- * @param     name     name of the input to get
- * @param     options  optional. See InputOptions.
- * @returns   string[]
- *
- */
-function getMultilineInput(name, options) {
-    const inputs = getInput(name, options)
-        .split('\n')
-        .filter(x => x !== '');
-    if (options && options.trimWhitespace === false) {
-        return inputs;
-    }
-    return inputs.map(input => input.trim());
-}
-/**
- * Gets the input value of the boolean type in the YAML 1.2 "core schema" specification.
- * Support boolean input list: `true | True | TRUE | false | False | FALSE` .
- * The return value is also in boolean type.
- * ref: https://yaml.org/spec/1.2/spec.html#id2804923
- *
- * @param     name     name of the input to get
- * @param     options  optional. See InputOptions.
- * @returns   boolean
- */
-function getBooleanInput(name, options) {
-    const trueValue = ['true', 'True', 'TRUE'];
-    const falseValue = ['false', 'False', 'FALSE'];
-    const val = getInput(name, options);
-    if (trueValue.includes(val))
-        return true;
-    if (falseValue.includes(val))
-        return false;
-    throw new TypeError(`Input does not meet YAML 1.2 "Core Schema" specification: ${name}\n` +
-        `Support boolean input list: \`true | True | TRUE | false | False | FALSE\``);
-}
-/**
- * Sets the value of an output.
- *
- * @param     name     name of the output to set
- * @param     value    value to store. Non-string values will be converted to a string via JSON.stringify
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function setOutput(name, value) {
-    const filePath = process.env['GITHUB_OUTPUT'] || '';
-    if (filePath) {
-        return file_command_issueFileCommand('OUTPUT', file_command_prepareKeyValueMessage(name, value));
-    }
-    process.stdout.write(external_os_.EOL);
-    command_issueCommand('set-output', { name }, utils_toCommandValue(value));
-}
-/**
- * Enables or disables the echoing of commands into stdout for the rest of the step.
- * Echoing is disabled by default if ACTIONS_STEP_DEBUG is not set.
- *
- */
-function setCommandEcho(enabled) {
-    issue('echo', enabled ? 'on' : 'off');
-}
-//-----------------------------------------------------------------------
-// Results
-//-----------------------------------------------------------------------
-/**
- * Sets the action status to failed.
- * When the action exits it will be with an exit code of 1
- * @param message add error issue message
- */
-function setFailed(message) {
-    process.exitCode = ExitCode.Failure;
-    error(message);
-}
-//-----------------------------------------------------------------------
-// Logging Commands
-//-----------------------------------------------------------------------
-/**
- * Gets whether Actions Step Debug is on or not
- */
-function isDebug() {
-    return process.env['RUNNER_DEBUG'] === '1';
-}
-/**
- * Writes debug message to user log
- * @param message debug message
- */
-function core_debug(message) {
-    command_issueCommand('debug', {}, message);
-}
-/**
- * Adds an error issue
- * @param message error issue message. Errors will be converted to string via toString()
- * @param properties optional properties to add to the annotation.
- */
-function error(message, properties = {}) {
-    command_issueCommand('error', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
-}
-/**
- * Adds a warning issue
- * @param message warning issue message. Errors will be converted to string via toString()
- * @param properties optional properties to add to the annotation.
- */
-function warning(message, properties = {}) {
-    command_issueCommand('warning', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
-}
-/**
- * Adds a notice issue
- * @param message notice issue message. Errors will be converted to string via toString()
- * @param properties optional properties to add to the annotation.
- */
-function notice(message, properties = {}) {
-    command_issueCommand('notice', toCommandProperties(properties), message instanceof Error ? message.toString() : message);
-}
-/**
- * Writes info to log with console.log.
- * @param message info message
- */
-function info(message) {
-    process.stdout.write(message + external_os_.EOL);
-}
-/**
- * Begin an output group.
- *
- * Output until the next `groupEnd` will be foldable in this group
- *
- * @param name The name of the output group
- */
-function startGroup(name) {
-    command_issue('group', name);
-}
-/**
- * End an output group.
- */
-function endGroup() {
-    command_issue('endgroup');
-}
-/**
- * Wrap an asynchronous function call in a group.
- *
- * Returns the same type as the function itself.
- *
- * @param name The name of the group
- * @param fn The function to wrap in the group
- */
-function group(name, fn) {
-    return core_awaiter(this, void 0, void 0, function* () {
-        startGroup(name);
-        let result;
-        try {
-            result = yield fn();
-        }
-        finally {
-            endGroup();
-        }
-        return result;
-    });
-}
-//-----------------------------------------------------------------------
-// Wrapper action state
-//-----------------------------------------------------------------------
-/**
- * Saves state for current action, the state can only be retrieved by this action's post job execution.
- *
- * @param     name     name of the state to store
- * @param     value    value to store. Non-string values will be converted to a string via JSON.stringify
- */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-function saveState(name, value) {
-    const filePath = process.env['GITHUB_STATE'] || '';
-    if (filePath) {
-        return file_command_issueFileCommand('STATE', file_command_prepareKeyValueMessage(name, value));
-    }
-    command_issueCommand('save-state', { name }, utils_toCommandValue(value));
-}
-/**
- * Gets the value of an state set by this action's main execution.
- *
- * @param     name     name of the state to get
- * @returns   string
- */
-function getState(name) {
-    return process.env[`STATE_${name}`] || '';
-}
-function getIDToken(aud) {
-    return core_awaiter(this, void 0, void 0, function* () {
-        return yield OidcClient.getIDToken(aud);
-    });
-}
-/**
- * Summary exports
- */
-
-/**
- * @deprecated use core.summary
- */
-
-/**
- * Path exports
- */
-
-/**
- * Platform utilities exports
- */
-
-//# sourceMappingURL=core.js.map
 
 /***/ }),
 
@@ -39467,10 +39039,11 @@ class PersonalAccessTokenCredentialHandler {
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
   Qq: () => (/* binding */ HttpClient),
+  Kg: () => (/* binding */ HttpClientError),
   Hv: () => (/* binding */ HttpCodes)
 });
 
-// UNUSED EXPORTS: Headers, HttpClientError, HttpClientResponse, MediaTypes, getProxyUrl, isHttps
+// UNUSED EXPORTS: Headers, HttpClientResponse, MediaTypes, getProxyUrl, isHttps
 
 // EXTERNAL MODULE: external "http"
 var external_http_ = __nccwpck_require__(58611);
@@ -40271,6 +39844,488 @@ class HttpClient {
 const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCase()] = obj[k]), c), {});
 //# sourceMappingURL=index.js.map
 
+/***/ }),
+
+/***/ 90:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   Ck: () => (/* binding */ mkdir),
+/* harmony export */   H8: () => (/* binding */ IS_WINDOWS),
+/* harmony export */   Qh: () => (/* binding */ isRooted),
+/* harmony export */   rm: () => (/* binding */ rm),
+/* harmony export */   t2: () => (/* binding */ exists),
+/* harmony export */   vr: () => (/* binding */ tryGetExecutablePath)
+/* harmony export */ });
+/* unused harmony exports chmod, copyFile, lstat, open, readdir, rename, rmdir, stat, symlink, unlink, readlink, UV_FS_O_EXLOCK, READONLY, isDirectory, getCmdPath */
+/* harmony import */ var fs__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(79896);
+/* harmony import */ var path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(16928);
+var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+const { chmod, copyFile, lstat, mkdir, open, readdir, rename, rm, rmdir, stat, symlink, unlink } = fs__WEBPACK_IMPORTED_MODULE_0__.promises;
+// export const {open} = 'fs'
+const IS_WINDOWS = process.platform === 'win32';
+/**
+ * Custom implementation of readlink to ensure Windows junctions
+ * maintain trailing backslash for backward compatibility with Node.js < 24
+ *
+ * In Node.js 20, Windows junctions (directory symlinks) always returned paths
+ * with trailing backslashes. Node.js 24 removed this behavior, which breaks
+ * code that relied on this format for path operations.
+ *
+ * This implementation restores the Node 20 behavior by adding a trailing
+ * backslash to all junction results on Windows.
+ */
+function readlink(fsPath) {
+    return __awaiter(this, void 0, void 0, function* () {
+        const result = yield fs.promises.readlink(fsPath);
+        // On Windows, restore Node 20 behavior: add trailing backslash to all results
+        // since junctions on Windows are always directory links
+        if (IS_WINDOWS && !result.endsWith('\\')) {
+            return `${result}\\`;
+        }
+        return result;
+    });
+}
+// See https://github.com/nodejs/node/blob/d0153aee367422d0858105abec186da4dff0a0c5/deps/uv/include/uv/win.h#L691
+const UV_FS_O_EXLOCK = 0x10000000;
+const READONLY = fs__WEBPACK_IMPORTED_MODULE_0__.constants.O_RDONLY;
+function exists(fsPath) {
+    return __awaiter(this, void 0, void 0, function* () {
+        try {
+            yield stat(fsPath);
+        }
+        catch (err) {
+            if (err.code === 'ENOENT') {
+                return false;
+            }
+            throw err;
+        }
+        return true;
+    });
+}
+function isDirectory(fsPath_1) {
+    return __awaiter(this, arguments, void 0, function* (fsPath, useStat = false) {
+        const stats = useStat ? yield stat(fsPath) : yield lstat(fsPath);
+        return stats.isDirectory();
+    });
+}
+/**
+ * On OSX/Linux, true if path starts with '/'. On Windows, true for paths like:
+ * \, \hello, \\hello\share, C:, and C:\hello (and corresponding alternate separator cases).
+ */
+function isRooted(p) {
+    p = normalizeSeparators(p);
+    if (!p) {
+        throw new Error('isRooted() parameter "p" cannot be empty');
+    }
+    if (IS_WINDOWS) {
+        return (p.startsWith('\\') || /^[A-Z]:/i.test(p) // e.g. \ or \hello or \\hello
+        ); // e.g. C: or C:\hello
+    }
+    return p.startsWith('/');
+}
+/**
+ * Best effort attempt to determine whether a file exists and is executable.
+ * @param filePath    file path to check
+ * @param extensions  additional file extensions to try
+ * @return if file exists and is executable, returns the file path. otherwise empty string.
+ */
+function tryGetExecutablePath(filePath, extensions) {
+    return __awaiter(this, void 0, void 0, function* () {
+        let stats = undefined;
+        try {
+            // test file exists
+            stats = yield stat(filePath);
+        }
+        catch (err) {
+            if (err.code !== 'ENOENT') {
+                // eslint-disable-next-line no-console
+                console.log(`Unexpected error attempting to determine if executable file exists '${filePath}': ${err}`);
+            }
+        }
+        if (stats && stats.isFile()) {
+            if (IS_WINDOWS) {
+                // on Windows, test for valid extension
+                const upperExt = path__WEBPACK_IMPORTED_MODULE_1__.extname(filePath).toUpperCase();
+                if (extensions.some(validExt => validExt.toUpperCase() === upperExt)) {
+                    return filePath;
+                }
+            }
+            else {
+                if (isUnixExecutable(stats)) {
+                    return filePath;
+                }
+            }
+        }
+        // try each extension
+        const originalFilePath = filePath;
+        for (const extension of extensions) {
+            filePath = originalFilePath + extension;
+            stats = undefined;
+            try {
+                stats = yield stat(filePath);
+            }
+            catch (err) {
+                if (err.code !== 'ENOENT') {
+                    // eslint-disable-next-line no-console
+                    console.log(`Unexpected error attempting to determine if executable file exists '${filePath}': ${err}`);
+                }
+            }
+            if (stats && stats.isFile()) {
+                if (IS_WINDOWS) {
+                    // preserve the case of the actual file (since an extension was appended)
+                    try {
+                        const directory = path__WEBPACK_IMPORTED_MODULE_1__.dirname(filePath);
+                        const upperName = path__WEBPACK_IMPORTED_MODULE_1__.basename(filePath).toUpperCase();
+                        for (const actualName of yield readdir(directory)) {
+                            if (upperName === actualName.toUpperCase()) {
+                                filePath = path__WEBPACK_IMPORTED_MODULE_1__.join(directory, actualName);
+                                break;
+                            }
+                        }
+                    }
+                    catch (err) {
+                        // eslint-disable-next-line no-console
+                        console.log(`Unexpected error attempting to determine the actual case of the file '${filePath}': ${err}`);
+                    }
+                    return filePath;
+                }
+                else {
+                    if (isUnixExecutable(stats)) {
+                        return filePath;
+                    }
+                }
+            }
+        }
+        return '';
+    });
+}
+function normalizeSeparators(p) {
+    p = p || '';
+    if (IS_WINDOWS) {
+        // convert slashes on Windows
+        p = p.replace(/\//g, '\\');
+        // remove redundant slashes
+        return p.replace(/\\\\+/g, '\\');
+    }
+    // remove redundant slashes
+    return p.replace(/\/\/+/g, '/');
+}
+// on Mac/Linux, test the execute bit
+//     R   W  X  R  W X R W X
+//   256 128 64 32 16 8 4 2 1
+function isUnixExecutable(stats) {
+    return ((stats.mode & 1) > 0 ||
+        ((stats.mode & 8) > 0 &&
+            process.getgid !== undefined &&
+            stats.gid === process.getgid()) ||
+        ((stats.mode & 64) > 0 &&
+            process.getuid !== undefined &&
+            stats.uid === process.getuid()));
+}
+// Get the path of cmd.exe in windows
+function getCmdPath() {
+    var _a;
+    return (_a = process.env['COMSPEC']) !== null && _a !== void 0 ? _a : `cmd.exe`;
+}
+//# sourceMappingURL=io-util.js.map
+
+/***/ }),
+
+/***/ 88701:
+/***/ ((__unused_webpack___webpack_module__, __webpack_exports__, __nccwpck_require__) => {
+
+/* harmony export */ __nccwpck_require__.d(__webpack_exports__, {
+/* harmony export */   K7: () => (/* binding */ which),
+/* harmony export */   U$: () => (/* binding */ mkdirP),
+/* harmony export */   Yz: () => (/* binding */ rmRF)
+/* harmony export */ });
+/* unused harmony exports cp, mv, findInPath */
+/* harmony import */ var assert__WEBPACK_IMPORTED_MODULE_0__ = __nccwpck_require__(42613);
+/* harmony import */ var path__WEBPACK_IMPORTED_MODULE_1__ = __nccwpck_require__(16928);
+/* harmony import */ var _io_util_js__WEBPACK_IMPORTED_MODULE_2__ = __nccwpck_require__(90);
+var __awaiter = (undefined && undefined.__awaiter) || function (thisArg, _arguments, P, generator) {
+    function adopt(value) { return value instanceof P ? value : new P(function (resolve) { resolve(value); }); }
+    return new (P || (P = Promise))(function (resolve, reject) {
+        function fulfilled(value) { try { step(generator.next(value)); } catch (e) { reject(e); } }
+        function rejected(value) { try { step(generator["throw"](value)); } catch (e) { reject(e); } }
+        function step(result) { result.done ? resolve(result.value) : adopt(result.value).then(fulfilled, rejected); }
+        step((generator = generator.apply(thisArg, _arguments || [])).next());
+    });
+};
+
+
+
+/**
+ * Copies a file or folder.
+ * Based off of shelljs - https://github.com/shelljs/shelljs/blob/9237f66c52e5daa40458f94f9565e18e8132f5a6/src/cp.js
+ *
+ * @param     source    source path
+ * @param     dest      destination path
+ * @param     options   optional. See CopyOptions.
+ */
+function cp(source_1, dest_1) {
+    return __awaiter(this, arguments, void 0, function* (source, dest, options = {}) {
+        const { force, recursive, copySourceDirectory } = readCopyOptions(options);
+        const destStat = (yield ioUtil.exists(dest)) ? yield ioUtil.stat(dest) : null;
+        // Dest is an existing file, but not forcing
+        if (destStat && destStat.isFile() && !force) {
+            return;
+        }
+        // If dest is an existing directory, should copy inside.
+        const newDest = destStat && destStat.isDirectory() && copySourceDirectory
+            ? path.join(dest, path.basename(source))
+            : dest;
+        if (!(yield ioUtil.exists(source))) {
+            throw new Error(`no such file or directory: ${source}`);
+        }
+        const sourceStat = yield ioUtil.stat(source);
+        if (sourceStat.isDirectory()) {
+            if (!recursive) {
+                throw new Error(`Failed to copy. ${source} is a directory, but tried to copy without recursive flag.`);
+            }
+            else {
+                yield cpDirRecursive(source, newDest, 0, force);
+            }
+        }
+        else {
+            if (path.relative(source, newDest) === '') {
+                // a file cannot be copied to itself
+                throw new Error(`'${newDest}' and '${source}' are the same file`);
+            }
+            yield copyFile(source, newDest, force);
+        }
+    });
+}
+/**
+ * Moves a path.
+ *
+ * @param     source    source path
+ * @param     dest      destination path
+ * @param     options   optional. See MoveOptions.
+ */
+function mv(source_1, dest_1) {
+    return __awaiter(this, arguments, void 0, function* (source, dest, options = {}) {
+        if (yield ioUtil.exists(dest)) {
+            let destExists = true;
+            if (yield ioUtil.isDirectory(dest)) {
+                // If dest is directory copy src into dest
+                dest = path.join(dest, path.basename(source));
+                destExists = yield ioUtil.exists(dest);
+            }
+            if (destExists) {
+                if (options.force == null || options.force) {
+                    yield rmRF(dest);
+                }
+                else {
+                    throw new Error('Destination already exists');
+                }
+            }
+        }
+        yield mkdirP(path.dirname(dest));
+        yield ioUtil.rename(source, dest);
+    });
+}
+/**
+ * Remove a path recursively with force
+ *
+ * @param inputPath path to remove
+ */
+function rmRF(inputPath) {
+    return __awaiter(this, void 0, void 0, function* () {
+        if (_io_util_js__WEBPACK_IMPORTED_MODULE_2__/* .IS_WINDOWS */ .H8) {
+            // Check for invalid characters
+            // https://docs.microsoft.com/en-us/windows/win32/fileio/naming-a-file
+            if (/[*"<>|]/.test(inputPath)) {
+                throw new Error('File path must not contain `*`, `"`, `<`, `>` or `|` on Windows');
+            }
+        }
+        try {
+            // note if path does not exist, error is silent
+            yield _io_util_js__WEBPACK_IMPORTED_MODULE_2__.rm(inputPath, {
+                force: true,
+                maxRetries: 3,
+                recursive: true,
+                retryDelay: 300
+            });
+        }
+        catch (err) {
+            throw new Error(`File was unable to be removed ${err}`);
+        }
+    });
+}
+/**
+ * Make a directory.  Creates the full path with folders in between
+ * Will throw if it fails
+ *
+ * @param   fsPath        path to create
+ * @returns Promise<void>
+ */
+function mkdirP(fsPath) {
+    return __awaiter(this, void 0, void 0, function* () {
+        (0,assert__WEBPACK_IMPORTED_MODULE_0__.ok)(fsPath, 'a path argument must be provided');
+        yield _io_util_js__WEBPACK_IMPORTED_MODULE_2__/* .mkdir */ .Ck(fsPath, { recursive: true });
+    });
+}
+/**
+ * Returns path of a tool had the tool actually been invoked.  Resolves via paths.
+ * If you check and the tool does not exist, it will throw.
+ *
+ * @param     tool              name of the tool
+ * @param     check             whether to check if tool exists
+ * @returns   Promise<string>   path to tool
+ */
+function which(tool, check) {
+    return __awaiter(this, void 0, void 0, function* () {
+        if (!tool) {
+            throw new Error("parameter 'tool' is required");
+        }
+        // recursive when check=true
+        if (check) {
+            const result = yield which(tool, false);
+            if (!result) {
+                if (_io_util_js__WEBPACK_IMPORTED_MODULE_2__/* .IS_WINDOWS */ .H8) {
+                    throw new Error(`Unable to locate executable file: ${tool}. Please verify either the file path exists or the file can be found within a directory specified by the PATH environment variable. Also verify the file has a valid extension for an executable file.`);
+                }
+                else {
+                    throw new Error(`Unable to locate executable file: ${tool}. Please verify either the file path exists or the file can be found within a directory specified by the PATH environment variable. Also check the file mode to verify the file is executable.`);
+                }
+            }
+            return result;
+        }
+        const matches = yield findInPath(tool);
+        if (matches && matches.length > 0) {
+            return matches[0];
+        }
+        return '';
+    });
+}
+/**
+ * Returns a list of all occurrences of the given tool on the system path.
+ *
+ * @returns   Promise<string[]>  the paths of the tool
+ */
+function findInPath(tool) {
+    return __awaiter(this, void 0, void 0, function* () {
+        if (!tool) {
+            throw new Error("parameter 'tool' is required");
+        }
+        // build the list of extensions to try
+        const extensions = [];
+        if (_io_util_js__WEBPACK_IMPORTED_MODULE_2__/* .IS_WINDOWS */ .H8 && process.env['PATHEXT']) {
+            for (const extension of process.env['PATHEXT'].split(path__WEBPACK_IMPORTED_MODULE_1__.delimiter)) {
+                if (extension) {
+                    extensions.push(extension);
+                }
+            }
+        }
+        // if it's rooted, return it if exists. otherwise return empty.
+        if (_io_util_js__WEBPACK_IMPORTED_MODULE_2__/* .isRooted */ .Qh(tool)) {
+            const filePath = yield _io_util_js__WEBPACK_IMPORTED_MODULE_2__/* .tryGetExecutablePath */ .vr(tool, extensions);
+            if (filePath) {
+                return [filePath];
+            }
+            return [];
+        }
+        // if any path separators, return empty
+        if (tool.includes(path__WEBPACK_IMPORTED_MODULE_1__.sep)) {
+            return [];
+        }
+        // build the list of directories
+        //
+        // Note, technically "where" checks the current directory on Windows. From a toolkit perspective,
+        // it feels like we should not do this. Checking the current directory seems like more of a use
+        // case of a shell, and the which() function exposed by the toolkit should strive for consistency
+        // across platforms.
+        const directories = [];
+        if (process.env.PATH) {
+            for (const p of process.env.PATH.split(path__WEBPACK_IMPORTED_MODULE_1__.delimiter)) {
+                if (p) {
+                    directories.push(p);
+                }
+            }
+        }
+        // find all matches
+        const matches = [];
+        for (const directory of directories) {
+            const filePath = yield _io_util_js__WEBPACK_IMPORTED_MODULE_2__/* .tryGetExecutablePath */ .vr(path__WEBPACK_IMPORTED_MODULE_1__.join(directory, tool), extensions);
+            if (filePath) {
+                matches.push(filePath);
+            }
+        }
+        return matches;
+    });
+}
+function readCopyOptions(options) {
+    const force = options.force == null ? true : options.force;
+    const recursive = Boolean(options.recursive);
+    const copySourceDirectory = options.copySourceDirectory == null
+        ? true
+        : Boolean(options.copySourceDirectory);
+    return { force, recursive, copySourceDirectory };
+}
+function cpDirRecursive(sourceDir, destDir, currentDepth, force) {
+    return __awaiter(this, void 0, void 0, function* () {
+        // Ensure there is not a run away recursive copy
+        if (currentDepth >= 255)
+            return;
+        currentDepth++;
+        yield mkdirP(destDir);
+        const files = yield ioUtil.readdir(sourceDir);
+        for (const fileName of files) {
+            const srcFile = `${sourceDir}/${fileName}`;
+            const destFile = `${destDir}/${fileName}`;
+            const srcFileStat = yield ioUtil.lstat(srcFile);
+            if (srcFileStat.isDirectory()) {
+                // Recurse
+                yield cpDirRecursive(srcFile, destFile, currentDepth, force);
+            }
+            else {
+                yield copyFile(srcFile, destFile, force);
+            }
+        }
+        // Change the mode for the newly created directory
+        yield ioUtil.chmod(destDir, (yield ioUtil.stat(sourceDir)).mode);
+    });
+}
+// Buffered file copy
+function copyFile(srcFile, destFile, force) {
+    return __awaiter(this, void 0, void 0, function* () {
+        if ((yield ioUtil.lstat(srcFile)).isSymbolicLink()) {
+            // unlink/re-link it
+            try {
+                yield ioUtil.lstat(destFile);
+                yield ioUtil.unlink(destFile);
+            }
+            catch (e) {
+                // Try to override file permission
+                if (e.code === 'EPERM') {
+                    yield ioUtil.chmod(destFile, '0666');
+                    yield ioUtil.unlink(destFile);
+                }
+                // other errors = it doesn't exist, no work to do
+            }
+            // Copy over symlink
+            const symlinkFull = yield ioUtil.readlink(srcFile);
+            yield ioUtil.symlink(symlinkFull, destFile, ioUtil.IS_WINDOWS ? 'junction' : null);
+        }
+        else if (!(yield ioUtil.exists(destFile)) || force) {
+            yield ioUtil.copyFile(srcFile, destFile);
+        }
+    });
+}
+//# sourceMappingURL=io.js.map
+
 /***/ })
 
 /******/ });
@@ -40482,8 +40537,8 @@ const lowercaseKeys = (obj) => Object.keys(obj).reduce((c, k) => ((c[k.toLowerCa
 /************************************************************************/
 var __webpack_exports__ = {};
 
-// EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 13 modules
-var core = __nccwpck_require__(77094);
+// EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 7 modules
+var core = __nccwpck_require__(33838);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(73024);
 var external_node_fs_default = /*#__PURE__*/__nccwpck_require__.n(external_node_fs_);
@@ -40558,9 +40613,6 @@ function wrappedProgram(argv) {
     return undefined;
 }
 
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(48161);
-var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
 ;// CONCATENATED MODULE: ./src/agents/lines.ts
 // Splits a byte stream into lines as it arrives, with a bound on what a single line may hold in memory.
 /** Bytes one line may hold; a longer line is dropped (reported as oversized), never buffered whole. */
@@ -40817,13 +40869,96 @@ class JsonLinesReader {
     }
 }
 
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(48161);
+var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
+;// CONCATENATED MODULE: ./src/agents/watched-file.ts
+// A file an agent writes beside its output (a generic agent's cost report, gemini's telemetry log, codex's
+// session log), read while the agent runs: live enforcement of the dollar budget. A file we name lives in a
+// private temp folder removed afterwards; a file the agent names itself is found once it exists, and left.
+
+
+
+/** Bytes read at most per poll of an appended file (the rest waits for the next poll). */
+const READ_CHUNK = 4 * 1024 * 1024;
+class WatchedFile {
+    options;
+    /** The file's path; for a file the agent names, undefined until it is found. */
+    path;
+    dir;
+    timer;
+    last;
+    offset = 0;
+    constructor(options) {
+        this.options = options;
+        if ('name' in options) {
+            this.dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-agent-'));
+            this.path = external_node_path_default().join(this.dir, options.name);
+        }
+        this.timer = setInterval(() => this.read(false), options.pollMs);
+        this.timer.unref();
+    }
+    /** A file we name (the agent gets its path in a variable): its path is known from the start. */
+    static named(options) {
+        return new WatchedFile(options);
+    }
+    /** The agent is done: a last read, then our own folder is removed. */
+    close() {
+        clearInterval(this.timer);
+        this.read(true);
+        if (this.dir)
+            (0,external_node_fs_.rmSync)(this.dir, { recursive: true, force: true });
+    }
+    read(final) {
+        if (this.path === undefined && 'find' in this.options)
+            this.path = this.options.find();
+        if (this.path === undefined || !(0,external_node_fs_.existsSync)(this.path))
+            return;
+        if (this.options.mode === 'rewritten') {
+            let text;
+            try {
+                text = (0,external_node_fs_.readFileSync)(this.path, 'utf8');
+            }
+            catch {
+                return;
+            }
+            if (text === this.last || text.trim() === '')
+                return;
+            if (this.options.onChange(text, final))
+                this.last = text;
+            return;
+        }
+        let fd;
+        try {
+            fd = (0,external_node_fs_.openSync)(this.path, 'r');
+        }
+        catch {
+            return;
+        }
+        try {
+            const size = (0,external_node_fs_.fstatSync)(fd).size;
+            while (this.offset < size) {
+                const buffer = Buffer.alloc(Math.min(READ_CHUNK, size - this.offset));
+                const bytes = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, this.offset);
+                if (bytes === 0)
+                    break;
+                this.offset += bytes;
+                this.options.onData(buffer.subarray(0, bytes));
+                if (!final)
+                    break;
+            }
+        }
+        finally {
+            (0,external_node_fs_.closeSync)(fd);
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/agents/generic.ts
 // Any program that reads the prompt on stdin. Its output is plain text; the final message is its end.
 // It may report its cost two ways (README, "Cost of your own agent"): a line on stdout or stderr
 // (`ralph-cost: usd=0.0123 input=1200 output=340`, or any line matching a configured pattern with named
 // groups), or a JSON file at the path in $RALPH_COST_FILE. Each report is the run's total so far.
-
-
 
 
 
@@ -40956,12 +41091,14 @@ class PlainReader {
             this.pattern = compileCostPattern(options.cost.pattern);
         const fileEnv = options.cost?.fileEnv ?? COST_FILE_ENV;
         if (hooks && options.cost && fileEnv !== '') {
-            const dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-cost-'));
-            const file = external_node_path_default().join(dir, 'cost.json');
-            const timer = setInterval(() => this.readCostFile(), COST_FILE_POLL_MS);
-            timer.unref();
-            this.costFile = { dir, file, env: fileEnv, timer };
-            this.env = { [fileEnv]: file };
+            const costFile = WatchedFile.named({
+                name: 'cost.json',
+                pollMs: COST_FILE_POLL_MS,
+                mode: 'rewritten',
+                onChange: (text, final) => this.onCostFile(text, final, fileEnv)
+            });
+            this.costFile = costFile;
+            this.env = { [fileEnv]: costFile.path };
         }
     }
     stdout(chunk) {
@@ -40973,11 +41110,7 @@ class PlainReader {
     finish(stdoutText, exit) {
         this.out.end();
         this.err.end();
-        if (this.costFile) {
-            clearInterval(this.costFile.timer);
-            this.readCostFile(true);
-            (0,external_node_fs_.rmSync)(this.costFile.dir, { recursive: true, force: true });
-        }
+        this.costFile?.close();
         const text = this.options.clean ? this.options.clean(stdoutText) : stdoutText;
         const outcome = {
             finalMessage: finalMessageFromOutput(text, this.prompt),
@@ -41021,29 +41154,15 @@ class PlainReader {
         }
         this.options.onLine?.(line, this.sink);
     }
-    /** Reads the cost file if it changed; `final` (the run is over) notes a file that holds no report. */
-    readCostFile(final = false) {
-        const cost = this.costFile;
-        if (!cost || !(0,external_node_fs_.existsSync)(cost.file))
-            return;
-        let text;
-        try {
-            text = (0,external_node_fs_.readFileSync)(cost.file, 'utf8');
-        }
-        catch {
-            return;
-        }
-        if (text === cost.last || text.trim() === '')
-            return;
+    /** A new version of the cost file; `final` (the run is over) notes a file that holds no report. */
+    onCostFile(text, final, variable) {
         const usage = parseCostReport(text);
-        if (usage) {
-            cost.last = text;
+        if (usage)
             this.report(usage);
-        }
-        else if (final) {
-            // While the agent runs, a half-written file is read again at the next poll.
-            this.notes.push(`the cost file ($${cost.env}) held no cost report: ${text.trim().slice(0, 120)}`);
-        }
+        // While the agent runs, a half-written file is read again at the next poll.
+        else if (final)
+            this.notes.push(`the cost file ($${variable}) held no cost report: ${text.trim().slice(0, 120)}`);
+        return usage !== undefined;
     }
 }
 /** A reader of plain-text output (the generic final message; cost lines and the cost file when hooked). */
@@ -41228,13 +41347,18 @@ function modelUsageReport(modelUsage, model) {
     report.model = main || model;
     return report;
 }
+/** Claude Code's stream-json, also spoken by qwen-code (which prints no dollars: its tokens are priced). */
 class ClaudeStreamReader extends JsonLinesReader {
+    agent;
     // One assistant message arrives as several events (one per content block) with the same id and usage.
     turns = new Map();
     model;
     sawResult = false;
-    constructor(hooks) {
+    constructor(hooks, 
+    /** The agent's name in messages. */
+    agent = 'claude') {
         super(hooks);
+        this.agent = agent;
     }
     end(exit) {
         if (this.sawResult)
@@ -41245,7 +41369,7 @@ class ClaudeStreamReader extends JsonLinesReader {
         if (exit && !exit.killed && exit.code !== 0 && !this.failure)
             this.failure = {
                 kind: 'error',
-                message: `claude exited with ${exit.code ?? exit.signal} without a result`
+                message: `${this.agent} exited with ${exit.code ?? exit.signal} without a result`
             };
     }
     cumulative() {
@@ -41383,7 +41507,9 @@ class ClaudeStreamReader extends JsonLinesReader {
     }
     resultFailure(event, text) {
         const errors = Array.isArray(event.errors) ? event.errors.filter(e => typeof e === 'string') : [];
-        const message = oneLine(text || errors.join('; ') || String(event.subtype ?? 'error'), 300);
+        // qwen says it in `error.message` instead.
+        const said = isObject(event.error) ? str(event.error.message) : undefined;
+        const message = oneLine(text || errors.join('; ') || said || String(event.subtype ?? 'error'), 300);
         // A rejected rate_limit_event said more (the reset time) than the result will.
         if (this.failure?.kind === 'usage_limit')
             return this.failure;
@@ -41398,7 +41524,9 @@ class ClaudeStreamReader extends JsonLinesReader {
             const resetsAt = resetFromMessage(message);
             return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
         }
-        if (event.terminal_reason === 'api_error' || event.api_error_status != null || /^API Error/.test(message))
+        if (event.terminal_reason === 'api_error' ||
+            event.api_error_status != null ||
+            /^\[?API Error/.test(message))
             return { kind: 'api_error', message };
         return { kind: 'error', message };
     }
@@ -41415,8 +41543,12 @@ const claudePreset = {
 // completed (agent_message, reasoning, command_execution, file_change, mcp_tool_call, web_search, todo_list,
 // error), turn.completed{usage}, turn.failed{error}, and top-level `error` (also "Reconnecting... n/N").
 // It names no model and no dollars: the model comes from the command line or $CODEX_HOME/config.toml,
-// and the cost is estimated from the price table. Usage arrives only in turn.completed, so a codex run
-// cannot be metered while it runs; only its end settles the cost.
+// and the cost is estimated from the price table. The stream says the usage only in turn.completed, at the
+// end; turn by turn it comes from codex's own session log, $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-
+// <thread id>.jsonl, whose `token_count` events (total_token_usage) codex 0.169 writes after each model
+// response: so a dollar budget can stop a codex run mid-way.
+
+
 
 
 
@@ -41425,6 +41557,8 @@ const claudePreset = {
 
 const EXEC = ['exec', 'e'];
 const JSON_FLAGS = ['--json', '--experimental-json'];
+/** How often the session log is read while codex runs. */
+const SESSION_POLL_MS = 250;
 /** `codex exec …` (or its alias `codex e …`): the only codex command a loop can run headless. */
 function isCodexExec(argv) {
     return programStem(argv[0]) === 'codex' && subcommandIndex(argv, EXEC) !== -1;
@@ -41447,6 +41581,35 @@ function modelInConfigToml(text) {
     }
     return undefined;
 }
+/** $CODEX_HOME, or ~/.codex. */
+const codexHomeOf = (env) => env.CODEX_HOME || external_node_path_default().join(env.HOME || external_node_os_default().homedir(), '.codex');
+const pad = (n) => String(n).padStart(2, '0');
+/**
+ * The session log of thread `threadId`, once codex has made it. Its folder is named after the date codex
+ * saw (local time); a run near midnight, or a clock in another zone, is found a day apart too.
+ */
+function codexSessionLog(codexHome, threadId, now = Date.now()) {
+    const days = new Set();
+    for (const offset of [0, -1, 1]) {
+        const day = new Date(now + offset * 86400000);
+        days.add(external_node_path_default().join(String(day.getFullYear()), pad(day.getMonth() + 1), pad(day.getDate())));
+        days.add(external_node_path_default().join(String(day.getUTCFullYear()), pad(day.getUTCMonth() + 1), pad(day.getUTCDate())));
+    }
+    for (const day of days) {
+        const dir = external_node_path_default().join(codexHome, 'sessions', day);
+        let names;
+        try {
+            names = (0,external_node_fs_.readdirSync)(dir);
+        }
+        catch {
+            continue;
+        }
+        const name = names.find(file => file.startsWith('rollout-') && file.endsWith(`-${threadId}.jsonl`));
+        if (name)
+            return external_node_path_default().join(dir, name);
+    }
+    return undefined;
+}
 /** The model codex will use: `-m`/`--model`, `-c model=…`, then $CODEX_HOME/config.toml (~/.codex). */
 function codexModel(argv, env) {
     const flag = optionValue(argv, ['-m', '--model']);
@@ -41466,9 +41629,8 @@ function codexModel(argv, env) {
     });
     if (fromConfig)
         return fromConfig;
-    const home = env.CODEX_HOME || external_node_path_default().join(env.HOME || external_node_os_default().homedir(), '.codex');
     try {
-        return modelInConfigToml((0,external_node_fs_.readFileSync)(external_node_path_default().join(home, 'config.toml'), 'utf8'));
+        return modelInConfigToml((0,external_node_fs_.readFileSync)(external_node_path_default().join(codexHomeOf(env), 'config.toml'), 'utf8'));
     }
     catch {
         return undefined;
@@ -41476,24 +41638,94 @@ function codexModel(argv, env) {
 }
 class CodexStreamReader extends JsonLinesReader {
     model;
+    codexHome;
     totals = { input: 0, cached: 0, cacheWrite: 0, output: 0 };
     sawUsage = false;
     lastError;
-    constructor(hooks, model) {
+    /** The session log, read while codex runs: usage after each model response. */
+    session;
+    liveTokens = 0;
+    constructor(hooks, model, codexHome) {
         super(hooks);
         this.model = model;
+        this.codexHome = codexHome;
+    }
+    finish(stdoutText, exit) {
+        this.session?.close();
+        return super.finish(stdoutText, exit);
+    }
+    /** Follows the thread's session log from the moment the stream names the thread. */
+    followSession(threadId) {
+        const home = this.codexHome;
+        if (!home || this.session || !/^[\w-]+$/.test(threadId))
+            return;
+        const lines = new LineSplitter(line => this.onSessionLine(line));
+        this.session = new WatchedFile({
+            find: () => codexSessionLog(home, threadId),
+            pollMs: SESSION_POLL_MS,
+            mode: 'appended',
+            onData: chunk => lines.push(chunk)
+        });
+    }
+    onSessionLine(line) {
+        if (!line.includes('"token_count"'))
+            return;
+        let event;
+        try {
+            event = JSON.parse(line);
+        }
+        catch {
+            return;
+        }
+        const payload = isObject(event) && isObject(event.payload) ? event.payload : {};
+        const info = isObject(payload.info) ? payload.info : {};
+        const total = isObject(info.total_token_usage) ? info.total_token_usage : undefined;
+        if (payload.type !== 'token_count' || !total)
+            return;
+        const tokens = num(total.input_tokens) + num(total.output_tokens);
+        // turn.completed already said as much (or more): the stream is the final word.
+        if (tokens <= this.liveTokens)
+            return;
+        this.liveTokens = tokens;
+        this.emit({
+            kind: 'usage',
+            usage: this.report({
+                input: num(total.input_tokens),
+                cached: num(total.cached_input_tokens),
+                cacheWrite: num(total.cache_write_input_tokens),
+                output: num(total.output_tokens)
+            })
+        });
+    }
+    /** input_tokens counts the cached ones too (as the Responses API does): priced apart. */
+    report(totals) {
+        const report = {
+            input: Math.max(0, totals.input - totals.cached - totals.cacheWrite),
+            output: totals.output,
+            cache_read: totals.cached,
+            cache_write: totals.cacheWrite
+        };
+        if (this.model)
+            report.model = this.model;
+        return report;
     }
     end(exit) {
         if (!this.sawUsage && !exit?.killed)
             this.notes.push('codex reported no usage (no turn.completed)');
         if (exit?.killed && !this.sawUsage)
-            this.notes.push('codex was stopped before turn.completed: its usage is unknown');
+            this.notes.push(this.liveTokens > 0
+                ? 'codex was stopped before turn.completed: its usage is what its session log said so far'
+                : 'codex was stopped before turn.completed: its usage is unknown');
         if (!this.model)
             this.notes.push('codex did not say its model (set -m or model in config.toml) so its tokens cannot be priced');
+        if (this.session && this.session.path === undefined)
+            this.notes.push(`codex's session log (${this.codexHome}/sessions/…) was not found: its usage was known only at the end`);
     }
     onJson(event) {
         switch (event.type) {
             case 'thread.started':
+                if (typeof event.thread_id === 'string')
+                    this.followSession(event.thread_id);
                 this.emit({
                     kind: 'notice',
                     message: `[thread ${String(event.thread_id ?? '?')}] model ${this.model ?? '?'}`
@@ -41575,16 +41807,15 @@ class CodexStreamReader extends JsonLinesReader {
         this.totals.cached += num(usage.cached_input_tokens);
         this.totals.cacheWrite += num(usage.cache_write_input_tokens);
         this.totals.output += num(usage.output_tokens);
-        // input_tokens counts the cached ones too (as the Responses API does): priced apart.
-        const report = {
-            input: Math.max(0, this.totals.input - this.totals.cached - this.totals.cacheWrite),
-            output: this.totals.output,
-            cache_read: this.totals.cached,
-            cache_write: this.totals.cacheWrite
-        };
-        if (this.model)
-            report.model = this.model;
+        this.liveTokens = Math.max(this.liveTokens, this.totals.input + this.totals.output);
+        const report = this.report(this.totals);
         this.emit({ kind: 'usage', usage: report });
+        const cached = report.cache_read > 0 ? ` · ${report.cache_read} cached` : '';
+        this.emit({
+            kind: 'result',
+            isError: false,
+            summary: `[turn completed] ${report.input} input${cached} · ${report.output} output tokens`
+        });
     }
     onError(message) {
         if (/^Reconnecting\.\.\./.test(message)) {
@@ -41615,7 +41846,7 @@ const codexPreset = {
     name: 'codex',
     jsonStream: true,
     argv: userArgv => codexArgv(userArgv),
-    read: (_prompt, hooks, context) => new CodexStreamReader(hooks, context ? codexModel(context.argv, context.env) : undefined)
+    read: (_prompt, hooks, context) => new CodexStreamReader(hooks, context ? codexModel(context.argv, context.env) : undefined, context ? codexHomeOf(context.env) : undefined)
 };
 /** codex exec run exactly as written, without --json (ralphify's argv): read as plain text. */
 const codexPlainPreset = {
@@ -41627,14 +41858,103 @@ const codexPlainPreset = {
 /** Whether the user already asked codex for JSON output. */
 const codexAskedForJson = (argv) => hasOption(argv, JSON_FLAGS);
 
+;// CONCATENATED MODULE: ./src/agents/gemini-telemetry.ts
+// Gemini CLI's usage turn by turn. Its stream-json says what a run used only in its last `result` event, so
+// alone it cannot be held to a dollar budget mid-run. Its local telemetry can: with GEMINI_TELEMETRY_TARGET=local
+// and an outfile, gemini 0.61 appends a `gemini_cli.api_response` log record for every model response
+// (input_token_count, cached_content_token_count, output_token_count, thoughts_token_count, tool_token_count,
+// model), exported in batches every 5 seconds (the OpenTelemetry BatchLogRecordProcessor's default). The file
+// holds pretty-printed JSON values one after another (packages/core/src/telemetry/file-exporters.ts); the
+// records' attributes are read line by line, never the whole (large) values.
+
+
+/** Variables the user may have set for gemini's telemetry: then theirs stays, and no file is read. */
+const GEMINI_TELEMETRY_PREFIX = 'GEMINI_TELEMETRY_';
+/** How often the telemetry file is read (it is written every 5 s). */
+const POLL_MS = 500;
+const ATTRIBUTE = /^ {4}"(event\.name|model|input_token_count|output_token_count|cached_content_token_count|thoughts_token_count|tool_token_count)": (.*?),?$/;
+/** Reads gemini's telemetry file as it grows; `onUsage` gets the run's totals after each model response. */
+class GeminiTelemetry {
+    onUsage;
+    file;
+    lines;
+    totals = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    /** Attributes of the top-level value being read. */
+    record = new Map();
+    responses = 0;
+    constructor(onUsage) {
+        this.onUsage = onUsage;
+        this.lines = new LineSplitter(line => this.onLine(line));
+        this.file = WatchedFile.named({
+            name: 'telemetry.json',
+            pollMs: POLL_MS,
+            mode: 'appended',
+            onData: chunk => this.lines.push(chunk)
+        });
+    }
+    /** The variables that make gemini write the file: local target, no prompts logged. */
+    get env() {
+        return {
+            GEMINI_TELEMETRY_ENABLED: 'true',
+            GEMINI_TELEMETRY_TARGET: 'local',
+            GEMINI_TELEMETRY_OUTFILE: this.file.path,
+            GEMINI_TELEMETRY_LOG_PROMPTS: 'false'
+        };
+    }
+    close() {
+        this.file.close();
+        this.lines.end();
+    }
+    onLine(line) {
+        if (line === '{')
+            this.record = new Map();
+        else if (line === '}')
+            this.endRecord();
+        else {
+            const match = ATTRIBUTE.exec(line);
+            if (match)
+                this.record.set(match[1], match[2]);
+        }
+    }
+    endRecord() {
+        const record = this.record;
+        this.record = new Map();
+        if (record.get('event.name') !== '"gemini_cli.api_response"')
+            return;
+        const count = (name) => {
+            const value = Number(record.get(name) ?? 0);
+            return Number.isFinite(value) && value > 0 ? value : 0;
+        };
+        // As the final stats count them: the prompt includes the cached tokens; thoughts and tool tokens are output.
+        const cached = count('cached_content_token_count');
+        this.totals.input += Math.max(0, count('input_token_count') - cached);
+        this.totals.cache_read += cached;
+        this.totals.output +=
+            count('output_token_count') + count('thoughts_token_count') + count('tool_token_count');
+        try {
+            const model = JSON.parse(record.get('model') ?? 'null');
+            if (typeof model === 'string' && model)
+                this.totals.model = model;
+        }
+        catch {
+            // a model we cannot read leaves the last one
+        }
+        this.responses++;
+        this.onUsage({ ...this.totals });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/agents/gemini.ts
 // Gemini CLI with `--output-format stream-json` (added unless the user chose a format). Events, as
 // google-gemini/gemini-cli prints them (packages/core/src/output/types.ts): init{session_id, model},
 // message{role, content, delta}, tool_use{tool_name, tool_id, parameters}, tool_result{tool_id, status,
 // output, error}, error{severity, message}, result{status, error, stats{total_tokens, input_tokens,
-// output_tokens, cached, input, duration_ms, tool_calls}}. Tokens only: the cost is estimated. Fatal errors
+// output_tokens, cached, input, duration_ms, tool_calls}}. Tokens only: the cost is estimated. The stream says
+// the usage only at the end; turn by turn it comes from gemini's local telemetry file (gemini-telemetry.ts),
+// so a dollar budget can stop a run mid-way, a few seconds after the response that crossed it. Fatal errors
 // end with a `result` whose status is "error" and an exit code (packages/core/src/utils/errors.ts): 41 auth,
 // 42 input, 44 sandbox, 52 config, 53 turn limit, 54 tool, 130 cancelled.
+
 
 
 
@@ -41677,8 +41997,22 @@ class GeminiStreamReader extends JsonLinesReader {
     sawEvent = false;
     sawResult = false;
     tools = new Map();
-    constructor(hooks) {
+    /** Usage turn by turn, from gemini's local telemetry (see gemini-telemetry.ts). */
+    telemetry;
+    env;
+    constructor(hooks, agentEnv = {}) {
         super(hooks);
+        const ownTelemetry = Object.keys(agentEnv).filter(name => name.startsWith(GEMINI_TELEMETRY_PREFIX));
+        if (ownTelemetry.length > 0) {
+            this.notes.push(`gemini's own telemetry settings are in its environment (${ownTelemetry.join(', ')}): its usage is known only when a run ends`);
+            return;
+        }
+        this.telemetry = new GeminiTelemetry(usage => {
+            // The result's stats are the final word; what the telemetry adds afterwards was already counted.
+            if (!this.sawResult)
+                this.emit({ kind: 'usage', usage: { ...usage, ...(this.model ? { model: this.model } : {}) } });
+        });
+        this.env = this.telemetry.env;
     }
     onJson(event) {
         if (typeof event.type !== 'string')
@@ -41781,6 +42115,8 @@ class GeminiStreamReader extends JsonLinesReader {
         this.flush();
     }
     finish(stdoutText, exit) {
+        // A last read first: a killed run's usage is what its telemetry said so far.
+        this.telemetry?.close();
         // `--output-format json` prints one (pretty-printed) object at the end instead of a stream.
         if (!this.sawEvent)
             this.readJsonOutput(stdoutText);
@@ -41835,7 +42171,7 @@ const geminiPreset = {
     name: 'gemini',
     jsonStream: true,
     argv: userArgv => geminiArgv(userArgv),
-    read: (_prompt, hooks) => new GeminiStreamReader(hooks)
+    read: (_prompt, hooks, context) => new GeminiStreamReader(hooks, context?.env)
 };
 /** gemini run exactly as written with text output: read as plain text. */
 const geminiPlainPreset = {
@@ -41978,6 +42314,62 @@ const opencodePlainPreset = {
     argv: userArgv => [...userArgv],
     read: prompt => genericReader(prompt)
 };
+
+;// CONCATENATED MODULE: ./src/agents/qwen.ts
+// qwen-code (`qwen`) with `--output-format stream-json` (added unless the user chose a format). Its stream has
+// Claude Code's shape (system/init, assistant with per-turn usage, user tool results, a last `result`), as
+// qwen 0.24.4 prints it against a Chat Completions server, but no dollars: the tokens are priced from the
+// table, turn by turn, so a dollar cap can stop a run mid-way. The loop's turn cap goes in as
+// `--max-session-turns`.
+
+
+
+const qwen_FORMAT = ['--output-format', '-o'];
+const isQwenCommand = (argv) => programStem(argv[0]) === 'qwen';
+/** The output format the user chose, if any. */
+const qwenFormat = (argv) => optionValue(argv, qwen_FORMAT);
+function qwenArgv(userArgv, caps = {}) {
+    const argv = hasOption(userArgv, qwen_FORMAT) ? [...userArgv] : [...userArgv, '--output-format', 'stream-json'];
+    if (caps.maxTurns !== undefined && !hasOption(userArgv, ['--max-session-turns']))
+        argv.push('--max-session-turns', String(caps.maxTurns));
+    return argv;
+}
+/** qwen with its stream-json (added unless the user chose a format). */
+const qwenPreset = {
+    name: 'qwen',
+    jsonStream: true,
+    argv: (userArgv, caps) => qwenArgv(userArgv, caps),
+    read: (_prompt, hooks) => new ClaudeStreamReader(hooks, 'qwen')
+};
+/** qwen run exactly as written with text output: read as plain text. */
+const qwenPlainPreset = {
+    name: 'qwen',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: prompt => genericReader(prompt)
+};
+
+;// CONCATENATED MODULE: ./scripts/install-agent-clis.json
+const install_agent_clis_namespaceObject = /*#__PURE__*/JSON.parse('{"X":{"claude":{"package":"@anthropic-ai/claude-code","version":"2.1.332","postinstall":"install.cjs"},"codex":{"package":"@openai/codex","version":"0.169.0"},"gemini":{"package":"@google/gemini-cli","version":"0.61.0"},"opencode":{"package":"opencode-ai","version":"1.18.33","postinstall":"postinstall.mjs"},"qwen":{"package":"@qwen-code/qwen-code","version":"0.24.4"}}}');
+;// CONCATENATED MODULE: ./src/agents/clis.ts
+// The agent CLIs ralph-action can install and has proven live: each one's npm package at the version the
+// live tier tests (scripts/install-agent-clis.json, the one place to bump them), and the preset that reads it.
+
+
+const PINS = install_agent_clis_namespaceObject.X;
+const AGENT_CLIS = Object.keys(PINS).map(name => ({
+    name,
+    bin: name,
+    ...PINS[name]
+}));
+/** The CLI called `name`, or undefined when ralph-action does not know it. */
+function agentCli(name) {
+    return AGENT_CLIS.find(cli => cli.name === name);
+}
+/** The known CLI an agent command line runs (`claude -p …` → claude), or undefined. */
+function agentCliOf(agentArgv) {
+    return agentCli(programStem(agentArgv[0]));
+}
 
 ;// CONCATENATED MODULE: ./src/agents/prices.ts
 const PRICE_TABLE_VERSION = '2026-11-26';
@@ -42226,6 +42618,21 @@ const PRICE_TABLE = [
         date: '2026-11-26',
         source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
         verified: 'third-party'
+    },
+    // Alibaba Cloud (qwen-code's default models): priced per request by its input size.
+    {
+        models: ['qwen3-coder-plus'],
+        input: 1,
+        output: 5,
+        cache_read: 0.2,
+        cache_write: 1,
+        date: '2026-11-26',
+        source: 'https://docs.cline.bot/provider-config/qwen ("qwen3-coder-plus … $1.00/$5.00 per 1M tokens", international region)',
+        verified: 'third-party',
+        note: 'The lowest band (prompts up to 32K tokens): Alibaba Cloud prices each request by its input size, and larger ' +
+            'prompts cost more (the official mainland-China page, https://help.aliyun.com/zh/model-studio/user-guide/qwen-coder, ' +
+            'lists four bands from ¥4/¥16 to ¥20/¥200 per million). Cached input at 20% of the input price (the same page: ' +
+            'implicit cache hits); cache writes are priced as input, without a source.'
     }
 ];
 /**
@@ -42250,12 +42657,12 @@ for (const row of PRICE_TABLE)
     for (const model of row.models)
         BY_MODEL.set(model, row);
 /** The price of a model, or undefined when the table does not know it (never a guess from a look-alike). */
-function lookupPrice(model) {
+function prices_lookupPrice(model) {
     return model ? BY_MODEL.get(normaliseModelId(model)) : undefined;
 }
 /** Dollars for a run's tokens at list price, or undefined when its model is unknown or unnamed. */
 function priceFromTable(usage) {
-    const price = lookupPrice(usage.model);
+    const price = prices_lookupPrice(usage.model);
     if (!price)
         return undefined;
     return ((usage.input * price.input +
@@ -42265,8 +42672,164 @@ function priceFromTable(usage) {
         1e6);
 }
 
+;// CONCATENATED MODULE: ./src/agents/endpoints.ts
+// How to point each agent CLI at a model server of your choosing (a local fake, a proxy, a gateway) and at
+// nothing else: the variables to set and the files to write under its HOME. The one place that knows each
+// CLI's base-URL setting; the live tier (__tests__/agents-live) proves every recipe against the real CLIs.
+
+
+/** The wire protocol each CLI speaks to its model. */
+const AGENT_WIRE = {
+    claude: 'anthropic-messages',
+    codex: 'openai-responses',
+    gemini: 'gemini',
+    // opencode speaks many; ralph-action points it at an OpenAI-compatible endpoint.
+    opencode: 'openai-chat',
+    qwen: 'openai-chat'
+};
+/** Settings gemini and qwen share (qwen-code is a fork of gemini-cli): no telemetry, no update checks. */
+function quietSettings(selectedType) {
+    return {
+        security: { auth: { selectedType }, folderTrust: { enabled: false } },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true }
+    };
+}
+const json = (value) => `${JSON.stringify(value, null, 2)}\n`;
+/** Per million tokens for opencode's model entry: its own dollar figure is then the price table's. */
+function opencodeCost(model) {
+    const price = lookupPrice(model);
+    return price
+        ? {
+            input: price.input,
+            output: price.output,
+            cache_read: price.cache_read,
+            cache_write: price.cache_write
+        }
+        : undefined;
+}
+/**
+ * What pointing `cli` at `endpoint` takes, for a CLI whose HOME is `home`. Everything else the CLI would
+ * reach at start-up (update checks, telemetry, model catalogues, plugins) is turned off.
+ */
+function endpointSetup(cli, endpoint, home) {
+    const { url, apiKey, model, maxRetries } = endpoint;
+    switch (cli) {
+        case 'claude':
+            return {
+                env: {
+                    ANTHROPIC_BASE_URL: url,
+                    ANTHROPIC_API_KEY: apiKey,
+                    ANTHROPIC_MODEL: model,
+                    // Without it claude also calls its vendor's host for non-essential traffic.
+                    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+                    DISABLE_AUTOUPDATER: '1',
+                    DISABLE_TELEMETRY: '1',
+                    DISABLE_ERROR_REPORTING: '1',
+                    ...(maxRetries !== undefined ? { CLAUDE_CODE_MAX_RETRIES: String(maxRetries) } : {})
+                },
+                files: {},
+                args: []
+            };
+        case 'codex': {
+            // codex ignores OPENAI_BASE_URL: a custom provider in $CODEX_HOME/config.toml names the server.
+            const codexHome = path.join(home, '.codex');
+            const retries = maxRetries === undefined
+                ? []
+                : [`request_max_retries = ${maxRetries}`, `stream_max_retries = ${maxRetries}`];
+            const config = [
+                '# Written by ralph-action: codex against one model server, nothing else.',
+                `model = ${JSON.stringify(model)}`,
+                'model_provider = "ralph-endpoint"',
+                'check_for_update_on_startup = false',
+                '',
+                '[analytics]',
+                'enabled = false',
+                '',
+                '[feedback]',
+                'enabled = false',
+                '',
+                '[model_providers.ralph-endpoint]',
+                'name = "ralph-action model endpoint"',
+                `base_url = ${JSON.stringify(`${url}/v1`)}`,
+                'env_key = "OPENAI_API_KEY"',
+                'wire_api = "responses"',
+                ...retries,
+                ''
+            ].join('\n');
+            return {
+                env: { CODEX_HOME: codexHome, OPENAI_API_KEY: apiKey },
+                files: { [path.join(codexHome, 'config.toml')]: config },
+                args: []
+            };
+        }
+        case 'gemini':
+            // The variables alone fail with exit 41: the settings must select API-key authentication.
+            return {
+                env: { GEMINI_API_KEY: apiKey, GOOGLE_GEMINI_BASE_URL: url, GEMINI_MODEL: model },
+                files: { [path.join(home, '.gemini', 'settings.json')]: json(quietSettings('gemini-api-key')) },
+                args: []
+            };
+        case 'qwen':
+            return {
+                env: {
+                    OPENAI_API_KEY: apiKey,
+                    OPENAI_BASE_URL: `${url}/v1`,
+                    OPENAI_MODEL: model,
+                    QWEN_CODE_SUPPRESS_YOLO_WARNING: '1'
+                },
+                files: { [path.join(home, '.qwen', 'settings.json')]: json(quietSettings('openai')) },
+                args: []
+            };
+        case 'opencode': {
+            const cost = opencodeCost(model);
+            const config = {
+                $schema: 'https://opencode.ai/config.json',
+                model: `ralph/${model}`,
+                small_model: `ralph/${model}`,
+                autoupdate: false,
+                share: 'disabled',
+                // `opencode run` rejects what would ask: edits and commands are the agent's job; the web is not.
+                permission: { edit: 'allow', bash: 'allow', webfetch: 'deny' },
+                provider: {
+                    ralph: {
+                        npm: '@ai-sdk/openai-compatible',
+                        name: 'ralph-action model endpoint',
+                        options: { baseURL: `${url}/v1`, apiKey, includeUsage: true },
+                        models: {
+                            [model]: {
+                                tool_call: true,
+                                ...(cost ? { cost } : {}),
+                                limit: { context: 200000, output: 8192 }
+                            }
+                        }
+                    }
+                }
+            };
+            const file = path.join(home, '.config', 'opencode', 'ralph-endpoint.json');
+            return {
+                env: {
+                    OPENCODE_CONFIG: file,
+                    OPENCODE_DISABLE_MODELS_FETCH: '1',
+                    OPENCODE_DISABLE_AUTOUPDATE: '1',
+                    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+                    OPENCODE_DISABLE_SHARE: '1',
+                    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1'
+                },
+                files: { [file]: json(config) },
+                args: ['--pure']
+            };
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/agents/index.ts
 // Agent presets: recognised by the agent command's program name; anything else is generic.
+
+
+
+
 
 
 
@@ -42298,6 +42861,13 @@ function presetFor(agentArgv, options) {
         if (format === 'text')
             return geminiPlainPreset;
         return all || format !== undefined ? geminiPreset : geminiPlainPreset;
+    }
+    if (isQwenCommand(agentArgv)) {
+        // Only stream-json is read as a stream (`-o json` prints one document at the end).
+        const format = qwenFormat(agentArgv);
+        if (format !== undefined)
+            return format === 'stream-json' ? qwenPreset : qwenPlainPreset;
+        return all ? qwenPreset : qwenPlainPreset;
     }
     if (isOpencodeRun(agentArgv)) {
         const format = opencodeFormat(agentArgv);
@@ -42858,7 +43428,7 @@ const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createR
 
 
 
-const POLL_MS = 50;
+const tree_POLL_MS = 50;
 /** Rounds of "collect, SIGSTOP the new ones" before SIGKILL, so a fork loop cannot outrun the kill. */
 const FREEZE_ROUNDS = 10;
 /** Live descendants of `pid` (children, grandchildren…, found through their parent pid), nearest first. */
@@ -42900,7 +43470,7 @@ async function killProcessTree(pid, graceMs, options = {}) {
         signal(target, 'SIGTERM');
     const deadline = Date.now() + Math.max(0, graceMs);
     while (Date.now() < deadline) {
-        await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+        await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(tree_POLL_MS, Math.max(1, deadline - Date.now())));
         targets = tree.collect(readProcessTable(), targets, false);
         if (targets.size === 0)
             return;
@@ -45672,7 +46242,9 @@ async function runAgent(ctx) {
     const log = ctx.preset.jsonStream ? new SyncLog(logFile) : undefined;
     const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined;
     // The job's environment without GitHub and Actions credentials: the agent never holds a write token.
-    const env = agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv);
+    // PWD names the work tree, as a shell's cd would: opencode trusts PWD over its real working directory,
+    // and the inherited one names the folder the loop was started in.
+    const env = { ...agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv), PWD: ctx.workTree };
     ctx.meter.beginRun();
     const reader = ctx.preset.read(ctx.prompt, {
         onUsage: usage => ctx.meter.observe(usage),
@@ -45682,6 +46254,7 @@ async function runAgent(ctx) {
         }
     }, { argv, env, cwd: ctx.workTree });
     let result;
+    let outcome;
     try {
         const options = {
             argv,
@@ -45706,16 +46279,17 @@ async function runAgent(ctx) {
         if (!ctx.preset.jsonStream)
             options.logFile = logFile;
         result = await ctx.runProcess(options);
+        // Before the logs close: finishing may still write the transcript's last line (opencode's [done]).
+        outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
+            code: result.exitCode,
+            signal: result.signal,
+            killed: result.aborted || result.timedOut
+        });
     }
     finally {
         log?.close();
         stream?.close();
     }
-    const outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
-        code: result.exitCode,
-        signal: result.signal,
-        killed: result.aborted || result.timedOut
-    });
     const usage = ctx.meter.endRun(outcome.usage);
     const killedBy = result.aborted ? ctx.stopCause() : undefined;
     const exitedWell = result.exitCode === 0 && !result.timedOut && !result.aborted && !result.spawnError;
@@ -50514,6 +51088,7 @@ async function listCommand(args, io) {
 // The action's settings, typed, from the INPUT_* variables the runner sets (action.yml's defaults already
 // filled in). Every problem is an InputError whose one-line message names the input and the fix.
 
+
 /** Bad input: the message is one line, for `core.setFailed`. */
 class InputError extends Error {
     constructor(message) {
@@ -50613,6 +51188,21 @@ function branchNameProblem(name) {
 }
 // The artifact service refuses these in names.
 const ARTIFACT_NAME_FORBIDDEN = /["<>|*?:\r\n\\/]/;
+const VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
+/** `install-agent`: false (or empty), true, a CLI's name, or `name@version`. */
+function installAgentInput(value) {
+    if (value === undefined || ['false', 'False', 'FALSE'].includes(value))
+        return undefined;
+    if (['true', 'True', 'TRUE'].includes(value))
+        return {};
+    const names = AGENT_CLIS.map(cli => cli.name).join(', ');
+    const [name, version, ...rest] = value.split('@');
+    if (rest.length > 0 || !agentCli(name))
+        throw new InputError(`Input 'install-agent' must be true, false, or one of ${names} (optionally @version, e.g. ${AGENT_CLIS[0].name}@${AGENT_CLIS[0].version}), got ${quote(value)}.`);
+    if (version !== undefined && !VERSION.test(version))
+        throw new InputError(`Input 'install-agent' has the version ${quote(version)}: give an exact version like ${agentCli(name)?.version}.`);
+    return { name: name, ...(version !== undefined ? { version } : {}) };
+}
 /** Reads and checks every input; throws InputError for the first problem. */
 function readInputs(env = process.env) {
     const read = new InputReader(env);
@@ -50708,7 +51298,8 @@ function readInputs(env = process.env) {
         artifactName,
         retentionDays,
         maxOpenPrs: read.positiveInteger('max-open-prs'),
-        maxTurns: read.positiveInteger('max-turns')
+        maxTurns: read.positiveInteger('max-turns'),
+        installAgent: installAgentInput(read.text('install-agent'))
     };
     for (const [key, value] of Object.entries(optional))
         if (value !== undefined)
@@ -50741,6 +51332,183 @@ function listInputs(read) {
         presets: true,
         allowEnv: []
     };
+}
+
+;// CONCATENATED MODULE: ./src/agents/install.ts
+// Installing one agent CLI from the npm registry into a folder of its own, as the live tier installs the
+// versions it tests: npm with scripts off (the result never depends on the user's npm config), then the one
+// postinstall that links a native binary (claude, opencode) run explicitly, then `<bin> --version` checked.
+// Everything runs with the agent's environment (no GitHub or Actions credential): a package's postinstall is
+// third-party code.
+
+
+
+/** Something went wrong installing: the message says what and how to fix it. */
+class InstallError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'InstallError';
+    }
+}
+const NPM_TIMEOUT_MS = 15 * 60 * 1000;
+const SCRIPT_TIMEOUT_MS = 5 * 60 * 1000;
+const VERSION_TIMEOUT_MS = 2 * 60 * 1000;
+/** The folder whose programs go on PATH. */
+const binDirOf = (dir) => external_node_path_default().join(dir, 'node_modules', '.bin');
+/** What went wrong, in a few lines: npm says it first (`npm error code …`), other programs last. */
+function whatFailed(result) {
+    const lines = decodeCaptured(result.stderr).trim().split('\n');
+    const npm = lines.filter(line => line.startsWith('npm error') && !/complete log|proxy/i.test(line));
+    return (npm.length > 0 ? npm.slice(0, 4) : lines.slice(-3)).join(' ').slice(0, 400);
+}
+/**
+ * Whether `dir` holds `cli` at `version` with its program in place: a look at its files, without starting it
+ * (gemini takes seconds to print its version), for an install restored from a cache.
+ */
+function holds(cli, version, dir) {
+    try {
+        const manifest = external_node_path_default().join(dir, 'node_modules', ...cli.package.split('/'), 'package.json');
+        const found = JSON.parse((0,external_node_fs_.readFileSync)(manifest, 'utf8')).version;
+        return found === version && (0,external_node_fs_.existsSync)(external_node_path_default().join(binDirOf(dir), cli.bin));
+    }
+    catch {
+        return false;
+    }
+}
+/** The version `<bin> --version` prints from `dir`, or undefined when it does not run. */
+async function reportedVersion(cli, dir, env) {
+    const result = await runProcess({
+        argv: [external_node_path_default().join(binDirOf(dir), cli.bin), '--version'],
+        cwd: dir,
+        env,
+        timeoutMs: VERSION_TIMEOUT_MS
+    });
+    return result.exitCode === 0 ? decodeCaptured(result.stdout).trim() : undefined;
+}
+/** Installs `cli` at `version` into `dir` (made if missing) and checks that it runs at that version. */
+async function installAgentCli(cli, version, dir, env) {
+    (0,external_node_fs_.mkdirSync)(dir, { recursive: true });
+    const manifest = { name: 'ralph-action-agent', private: true, dependencies: { [cli.package]: version } };
+    (0,external_node_fs_.writeFileSync)(external_node_path_default().join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    const npm = await runProcess({
+        argv: [
+            'npm',
+            'install',
+            '--ignore-scripts',
+            '--include=optional',
+            '--no-package-lock',
+            '--no-audit',
+            '--no-fund',
+            '--engine-strict=false',
+            '--loglevel=error'
+        ],
+        cwd: dir,
+        env,
+        timeoutMs: NPM_TIMEOUT_MS
+    });
+    if (npm.spawnError?.code === 'ENOENT')
+        throw new InstallError(`install-agent needs npm on PATH to install ${cli.package}: add actions/setup-node before this step.`);
+    if (npm.exitCode !== 0)
+        throw new InstallError(`npm could not install ${cli.package}@${version} (${npm.timedOut ? 'timed out' : `exit ${npm.exitCode}`}): ${whatFailed(npm)}`);
+    if (cli.postinstall) {
+        const script = await runProcess({
+            argv: [process.execPath, cli.postinstall],
+            cwd: external_node_path_default().join(dir, 'node_modules', ...cli.package.split('/')),
+            env,
+            timeoutMs: SCRIPT_TIMEOUT_MS
+        });
+        if (script.exitCode !== 0)
+            throw new InstallError(`${cli.package}'s ${cli.postinstall} (which links its native binary) failed (exit ${script.exitCode}): ${whatFailed(script)}`);
+    }
+    const reported = await reportedVersion(cli, dir, env);
+    if (!reported?.includes(version))
+        throw new InstallError(`${cli.bin} --version printed ${JSON.stringify(reported ?? '(nothing: it did not run)')} after installing ${cli.package}@${version}.`);
+}
+
+;// CONCATENATED MODULE: ./src/github/cache.ts
+// The Actions cache, for folders kept across runs (an installed agent CLI). @actions/cache is imported only
+// here and only when a cache is used: start-up time matters (DESIGN.md), and most runs never touch it.
+// Both calls are best effort: the library already turns service errors into warnings, and a cache that is
+// not there (no ACTIONS_RESULTS_URL, a GHES server without the service) is a miss, never a failure.
+/** Restores `folder` saved under `key`; answers whether it was found (and is now on disk). */
+async function restoreFolder(folder, key) {
+    const cache = await Promise.all(/* import() */[__nccwpck_require__.e(30), __nccwpck_require__.e(956)]).then(__nccwpck_require__.bind(__nccwpck_require__, 89956));
+    if (!cache.isFeatureAvailable())
+        return false;
+    return (await cache.restoreCache([folder], key)) === key;
+}
+/** Saves `folder` under `key`; answers whether the service took it (another job may hold the key). */
+async function saveFolder(folder, key) {
+    const cache = await Promise.all(/* import() */[__nccwpck_require__.e(30), __nccwpck_require__.e(956)]).then(__nccwpck_require__.bind(__nccwpck_require__, 89956));
+    if (!cache.isFeatureAvailable())
+        return false;
+    // -1: not saved (another job holds the key, or the service failed: the library said why in a warning).
+    return (await cache.saveCache([folder], key)) !== -1;
+}
+
+;// CONCATENATED MODULE: ./src/action/install-agent.ts
+// The install-agent input: the agent's CLI at the version ralph-action tested, installed into the runner's
+// tool cache, kept across runs in the Actions cache (keyed on name, version, OS and arch), and put on PATH
+// for the agent and the job's later steps. A second run restores it from the cache instead of npm.
+
+
+
+
+
+
+
+
+
+/** Which CLI and version install-agent asks for, with the agent command it is for. */
+function agentInstallFor(request, agentArgv) {
+    const cli = request.name ? agentCli(request.name) : agentCliOf(agentArgv);
+    if (!cli)
+        throw new InputError(`Input 'install-agent' is true, but the agent command starts with '${agentArgv[0]}', not one of the CLIs ralph-action installs (${AGENT_CLIS.map(c => c.name).join(', ')}): name the CLI (install-agent: claude), or install the agent in an earlier step.`);
+    return { cli, version: request.version ?? cli.version };
+}
+/** Where an install lives: the tool cache's layout (`<tool>/<version>/<arch>`, done when `<arch>.complete` exists). */
+function toolDir({ cli, version }, env) {
+    const toolCache = env.RUNNER_TOOL_CACHE || external_node_path_default().join(env.RUNNER_TEMP || external_node_os_default().tmpdir(), 'tool-cache');
+    return external_node_path_default().join(toolCache, `ralph-action-agent-${cli.name}`, version, external_node_os_default().arch());
+}
+/** The Actions cache key of an install. */
+const cacheKeyOf = ({ cli, version }) => `ralph-action-agent-${cli.name}-${version}-${process.platform}-${external_node_os_default().arch()}`;
+/** Installs (or finds, or restores) the CLI and puts it on PATH. Throws InstallError when it cannot. */
+async function installAgent(install, env = process.env) {
+    const started = Date.now();
+    const { cli, version } = install;
+    if (version !== cli.version)
+        core/* warning */.$e(`install-agent: ${cli.name} ${version} is not the version ralph-action tested (${cli.version}): its output may differ from what the ${cli.name} preset reads.`);
+    const dir = toolDir(install, env);
+    const complete = `${dir}.complete`;
+    // The CLI's own code runs here (its postinstall, --version): never with the job's credentials.
+    const agentEnv = agentEnvironment(env);
+    let source;
+    if ((0,external_node_fs_.existsSync)(complete) && holds(cli, version, dir))
+        source = 'tool cache';
+    else {
+        (0,external_node_fs_.rmSync)(complete, { force: true });
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        const key = cacheKeyOf(install);
+        // Saved only after a checked install (it ran and printed its version): its files are enough here.
+        if ((await restoreFolder(dir, key)) && holds(cli, version, dir))
+            source = 'Actions cache';
+        else {
+            (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+            core/* info */.pq(`Installing ${cli.package}@${version} from the npm registry into ${dir}.`);
+            await installAgentCli(cli, version, dir, agentEnv);
+            source = 'npm registry';
+            // Saved before the agent runs: the cache holds the install as npm made it.
+            if (await saveFolder(dir, key))
+                core/* info */.pq(`Saved ${cli.name} ${version} in the Actions cache as ${key}.`);
+        }
+        (0,external_node_fs_.writeFileSync)(complete, '');
+    }
+    const binDir = binDirOf(dir);
+    core/* addPath */.fM(binDir);
+    const seconds = (Date.now() - started) / 1000;
+    core/* info */.pq(`${cli.name} ${version} is on PATH (${binDir}), from the ${source} in ${seconds.toFixed(1)} s.`);
+    return { binDir, source, seconds };
 }
 
 ;// CONCATENATED MODULE: ./src/action/plan.ts
@@ -50811,7 +51579,12 @@ function ralphProblem(error, workspace, projectRoot) {
         ...(problem.column !== undefined ? { column: problem.column } : {})
     });
 }
-function checkAgent(agent, projectRoot, env) {
+/** The agent's program must be on PATH: the one check install-agent defers until after its install. */
+function checkAgentFound(agentArgv, projectRoot, env) {
+    if (!which(agentArgv[0], { cwd: projectRoot, path: env.PATH }))
+        throw new InputError(`The agent '${agentArgv[0]}' was not found on PATH: set install-agent: true, or install it in an earlier step (e.g. npm install -g @anthropic-ai/claude-code).`);
+}
+function checkAgent(agent, projectRoot, env, lookup) {
     let argv;
     try {
         argv = shlex_shlexSplit(agent);
@@ -50821,8 +51594,8 @@ function checkAgent(agent, projectRoot, env) {
     }
     if (argv.length === 0)
         throw new InputError("Input 'agent' is empty: give the agent's command line.");
-    if (!which(argv[0], { cwd: projectRoot, path: env.PATH }))
-        throw new InputError(`Input 'agent': '${argv[0]}' was not found on PATH; install it in an earlier step (e.g. npm install -g @anthropic-ai/claude-code).`);
+    if (lookup)
+        checkAgentFound(argv, projectRoot, env);
     return argv;
 }
 /** The RALPH.md body without frontmatter and HTML comments: what the ralph asks, for people. */
@@ -50861,6 +51634,8 @@ function makePlan(inputs, context, env = process.env, trigger) {
         })
         : undefined;
     const ralphInput = trigger?.ralph ?? inputs.ralph;
+    // With install-agent the agent is on PATH only once it is installed: the lookup waits until then.
+    const lookup = inputs.installAgent === undefined;
     if (ralphInput !== undefined) {
         const tokens = givenArgs.map(([name, value]) => `--${name}=${value}`);
         try {
@@ -50869,7 +51644,7 @@ function makePlan(inputs, context, env = process.env, trigger) {
                 cwd: root,
                 env,
                 userArgs: tokens,
-                skipAgentLookup: inputs.agent !== undefined,
+                skipAgentLookup: inputs.agent !== undefined || !lookup,
                 checkPrograms: true
             });
             userArgs = loaded.argValues;
@@ -50885,7 +51660,7 @@ function makePlan(inputs, context, env = process.env, trigger) {
             throw new PlanError(`Input 'ralph' (${ralphInput}): ${error.message}`);
         }
         if (inputs.agent !== undefined) {
-            ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env) };
+            ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env, lookup) };
         }
         task = { name: ralph.name, file: relativeTo(workspace, ralph.file), text: ralphTask(ralph.file) };
         // Values from people (a comment's args, an issue's text) must never reach a command inside a word.
@@ -50908,7 +51683,7 @@ function makePlan(inputs, context, env = process.env, trigger) {
     }
     else {
         const agent = inputs.agent;
-        checkAgent(agent, root, env);
+        checkAgent(agent, root, env, lookup);
         const prompt = inputs.prompt;
         if (prompt === undefined && !delivered)
             throw new InputError(`Input 'ralph' or 'prompt' is required: ${trigger ? `a ${trigger.event} run` : 'this run'} has no issue to take its task from (with 'agent' alone, only a /ralph comment, a label or a pull request starts a loop).`);
@@ -51223,7 +51998,7 @@ function safeArtifactName(name) {
 async function uploadRecord(dir, name, options = {}) {
     (0,external_node_fs_.statSync)(dir);
     const files = recordFiles(dir);
-    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(351), __nccwpck_require__.e(645)]).then(__nccwpck_require__.bind(__nccwpck_require__, 9645));
+    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
     const client = new DefaultArtifactClient();
     const uploaded = await client.uploadArtifact(safeArtifactName(name), files, dir, {
         ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
@@ -52249,6 +53024,8 @@ async function runAction(plan, signal, options = {}) {
 
 
 
+
+
 /**
  * Keeps the tokens this process was started with out of /proc/<pid>/environ, which any process of the same
  * user can read: the agent is our child, and one that outlived its loop may be watching for post.
@@ -52378,6 +53155,18 @@ function cancellation() {
         }
     };
 }
+/** install-agent: the CLI installed (or restored) and on PATH, then the agent found there. */
+async function prepareAgent(request, plan) {
+    const install = agentInstallFor(request, plan.ralph.agentArgv);
+    core/* startGroup */.Oh(`Install ${install.cli.name} ${install.version}`);
+    try {
+        await installAgent(install);
+    }
+    finally {
+        core/* endGroup */.N4();
+    }
+    checkAgentFound(plan.ralph.agentArgv, plan.projectRoot, process.env);
+}
 function badInput(error) {
     if (error instanceof PlanError && error.where)
         core/* error */.z3(error.message.slice(error.message.indexOf(': ') + 2), {
@@ -52473,6 +53262,17 @@ async function run() {
             core/* warning */.$e(warning);
         if (plan.inputs.dryRun)
             return await dryRun(plan);
+        if (inputs.installAgent) {
+            try {
+                await prepareAgent(inputs.installAgent, plan);
+            }
+            catch (error) {
+                if (!(error instanceof InputError || error instanceof InstallError))
+                    throw error;
+                await replyCannotStart(trigger, context, octokit, error.message);
+                return badInput(error);
+            }
+        }
         if (trigger.issueNumber !== undefined)
             await acknowledge(await octokit(), {
                 ...context.repo,

@@ -16,8 +16,11 @@ import { planTrigger, ralphNameOf, type RunPlan as TriggerRun } from '../github/
 import { planHunt } from '../github/hunt.js'
 import { ralphMatrix } from '../cli/list.js'
 import { InputError, readInputs, type ActionInputs } from './inputs.js'
+import { InstallError } from '../agents/install.js'
+import { agentInstallFor, installAgent } from './install-agent.js'
 import {
   agentEnvironment,
+  checkAgentFound,
   isSecretVariable,
   makePlan,
   PlanError,
@@ -179,7 +182,22 @@ function cancellation(): { signal: AbortSignal; dispose: () => void } {
   }
 }
 
-function badInput(error: InputError | PlanError): void {
+/** install-agent: the CLI installed (or restored) and on PATH, then the agent found there. */
+async function prepareAgent(
+  request: NonNullable<ActionInputs['installAgent']>,
+  plan: RunPlan
+): Promise<void> {
+  const install = agentInstallFor(request, plan.ralph.agentArgv)
+  core.startGroup(`Install ${install.cli.name} ${install.version}`)
+  try {
+    await installAgent(install)
+  } finally {
+    core.endGroup()
+  }
+  checkAgentFound(plan.ralph.agentArgv, plan.projectRoot, process.env)
+}
+
+function badInput(error: InputError | PlanError | InstallError): void {
   if (error instanceof PlanError && error.where)
     core.error(error.message.slice(error.message.indexOf(': ') + 2), {
       title: 'RALPH.md',
@@ -267,6 +285,15 @@ export async function run(): Promise<void> {
     }
     for (const warning of plan.warnings) core.warning(warning)
     if (plan.inputs.dryRun) return await dryRun(plan)
+    if (inputs.installAgent) {
+      try {
+        await prepareAgent(inputs.installAgent, plan)
+      } catch (error) {
+        if (!(error instanceof InputError || error instanceof InstallError)) throw error
+        await replyCannotStart(trigger, context, octokit, error.message)
+        return badInput(error)
+      }
+    }
     if (trigger.issueNumber !== undefined)
       await acknowledge(
         await octokit(),

@@ -111,7 +111,15 @@ function ralphProblem(error: RalphError, workspace: string, projectRoot: string)
   })
 }
 
-function checkAgent(agent: string, projectRoot: string, env: NodeJS.ProcessEnv): string[] {
+/** The agent's program must be on PATH: the one check install-agent defers until after its install. */
+export function checkAgentFound(agentArgv: string[], projectRoot: string, env: NodeJS.ProcessEnv): void {
+  if (!which(agentArgv[0], { cwd: projectRoot, path: env.PATH }))
+    throw new InputError(
+      `The agent '${agentArgv[0]}' was not found on PATH: set install-agent: true, or install it in an earlier step (e.g. npm install -g @anthropic-ai/claude-code).`
+    )
+}
+
+function checkAgent(agent: string, projectRoot: string, env: NodeJS.ProcessEnv, lookup: boolean): string[] {
   let argv: string[]
   try {
     argv = shlexSplit(agent)
@@ -119,10 +127,7 @@ function checkAgent(agent: string, projectRoot: string, env: NodeJS.ProcessEnv):
     throw new InputError(`Input 'agent' cannot be split into words: ${(error as Error).message}.`)
   }
   if (argv.length === 0) throw new InputError("Input 'agent' is empty: give the agent's command line.")
-  if (!which(argv[0], { cwd: projectRoot, path: env.PATH }))
-    throw new InputError(
-      `Input 'agent': '${argv[0]}' was not found on PATH; install it in an earlier step (e.g. npm install -g @anthropic-ai/claude-code).`
-    )
+  if (lookup) checkAgentFound(argv, projectRoot, env)
   return argv
 }
 
@@ -170,6 +175,8 @@ export function makePlan(
       })
     : undefined
   const ralphInput = trigger?.ralph ?? inputs.ralph
+  // With install-agent the agent is on PATH only once it is installed: the lookup waits until then.
+  const lookup = inputs.installAgent === undefined
   if (ralphInput !== undefined) {
     const tokens = givenArgs.map(([name, value]) => `--${name}=${value}`)
     try {
@@ -178,7 +185,7 @@ export function makePlan(
         cwd: root,
         env,
         userArgs: tokens,
-        skipAgentLookup: inputs.agent !== undefined,
+        skipAgentLookup: inputs.agent !== undefined || !lookup,
         checkPrograms: true
       })
       userArgs = loaded.argValues
@@ -191,7 +198,7 @@ export function makePlan(
       throw new PlanError(`Input 'ralph' (${ralphInput}): ${error.message}`)
     }
     if (inputs.agent !== undefined) {
-      ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env) }
+      ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env, lookup) }
     }
     task = { name: ralph.name, file: relativeTo(workspace, ralph.file), text: ralphTask(ralph.file) }
     // Values from people (a comment's args, an issue's text) must never reach a command inside a word.
@@ -217,7 +224,7 @@ export function makePlan(
       promptAppendix = `\n\n${delivered.block}`
   } else {
     const agent = inputs.agent as string
-    checkAgent(agent, root, env)
+    checkAgent(agent, root, env, lookup)
     const prompt = inputs.prompt
     if (prompt === undefined && !delivered)
       throw new InputError(
