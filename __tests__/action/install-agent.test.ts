@@ -2,7 +2,7 @@
 // (no npm, no cache service), an agent ralph-action does not install is refused in one line before anything
 // runs, and a runner without npm is told how to fix it. (The install from the real npm registry and the
 // restore from the Actions cache are in the live tier: __tests__/agents-live/install.test.ts.)
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { arch, tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
@@ -153,7 +153,9 @@ test('install-agent for an agent ralph-action does not install fails in one line
 
 test('without npm on PATH the first install fails naming the fix (and no agent runs)', async () => {
   const p = await project('qwen -y')
+  // node for the ralph's check (preflight finds it), and no npm beside it.
   const emptyPath = mkdtempSync(path.join(scratch, 'no-npm-'))
+  symlinkSync(process.execPath, path.join(emptyPath, 'node'))
   const run = await runAction(p, stand, {
     inputs: { ralph: 'fix-tests', 'install-agent': 'true' },
     env: { PATH: emptyPath, RUNNER_TOOL_CACHE: mkdtempSync(path.join(scratch, 'empty-tool-cache-')) }
