@@ -58,6 +58,10 @@ test('the baseline is recorded like an iteration 0: status.json, logs/iteration-
   expect(progress).toMatch(
     /## Baseline \(iteration 0\): 1 of 1 checks failing\n\n- Started .* · the gates alone, before the first agent run\n- Checks: 0\/1 passing \(gates \d+\.\ds\)\n\n- FAIL `answer` \(\d+\.\ds, exit 4\)[\s\S]*## Iteration 1: checks failed/
   )
+  // The overview at the top (the same renderer as the job summary's) has the baseline as row 0, each gate timed.
+  expect(progress).toMatch(
+    /## Overview\n\n\| # \| Verdict \| `answer` \| Cost \| Duration \|\n.*\n\| 0 \| 🔎 baseline: gates failing \| ✗ \d+\.\ds \| – \| \d+s \|\n\| 1 \| ❌ gates failed \| ✗ \d+\.\ds \|/
+  )
   const types = events.map(e => e.type)
   expect(types.indexOf('baseline_started')).toBeLessThan(types.indexOf('baseline_finished'))
   expect(types.indexOf('baseline_finished')).toBeLessThan(types.indexOf('iteration_started'))
@@ -103,8 +107,9 @@ test('skip-if-green on a green tree stops already_green: no agent runs, nothing 
   expect(result.cost.totalUsd).toBe(0)
   expect(agentRuns()).toBe(0)
   expect(events.some(e => e.type === 'agent_started')).toBe(false)
+  // The outcome and the overview (the baseline as row 0) open the file; the baseline's section follows.
   expect(h.readRecord('progress.md')).toMatch(
-    /## Baseline \(iteration 0\): every check passes[\s\S]*## Stopped: already_green/
+    /## Stopped: already_green[\s\S]*\| 0 \| ✅ baseline: gates pass \| ✓ [\s\S]*## Baseline \(iteration 0\): every check passes/
   )
 })
 
