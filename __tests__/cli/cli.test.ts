@@ -127,7 +127,7 @@ describe('ralph-action run', () => {
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
     expect(r.stdout).toContain(
-      'Baseline ───────\n  Running the 1 check(s) before the first agent run\n  ✗ check check-1 ('
+      'Baseline ───────\n  Running the 1 check(s) before the first agent run\n  ✗ check test "$(cat answer)" = 42 || { echo wan… ('
     )
     expect(r.stdout).toMatch(/✗ Baseline: 1 of 1 checks failing: iteration 1 gets their output \(/)
     expect(r.stdout).toContain('Stopped: all_checks_passed')
@@ -188,7 +188,7 @@ describe('ralph-action run', () => {
     const bare = cli(dir, 'run', 'r', '--skip-if-green', '--record-dir', recordOf(dir))
     expect(bare.code).toBe(1)
     expect(bare.stderr).toBe(
-      "skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green.\n"
+      "Error: skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green.\n"
     )
     const off = cli(
       dir,
@@ -201,7 +201,7 @@ describe('ralph-action run', () => {
       ...wants42
     )
     expect(off.code).toBe(1)
-    expect(off.stderr).toMatch(/^skip-if-green needs the baseline/)
+    expect(off.stderr).toMatch(/^Error: skip-if-green needs the baseline/)
   })
 
   test('gates that never pass stop at the cap with exit 3', () => {
