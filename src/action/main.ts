@@ -6,7 +6,8 @@ import * as core from '@actions/core'
 import { previewPrompt } from '../loop/index.js'
 import { runProcess, scrubInitialEnvironment } from '../proc/index.js'
 import { readContext, type RunContext } from '../github/context.js'
-import type { Octokit } from '../github/permissions.js'
+import { githubClient, lazyClient, type Octokit } from '../github/client.js'
+import type { RetryBudget } from '../github/retry.js'
 import { acknowledge, postRefusal } from '../github/tracking.js'
 import { planTrigger, ralphNameOf, type RunPlan as TriggerRun } from '../github/trigger.js'
 import { planHunt } from '../github/hunt.js'
@@ -34,12 +35,6 @@ export function scrubOwnEnvironment(): void {
       `The tokens could not be removed from /proc/${process.pid}/environ (${scrub.skipped}): processes of this user, the agent's included, can read them there.`
     )
   else core.debug(`Scrubbed from the initial environment: ${scrub.scrubbed.join(', ') || 'nothing'}.`)
-}
-
-/** An Octokit for the job's token, made on first use (@actions/github is imported lazily: cold start). */
-export function lazyOctokit(token: string): () => Promise<Octokit> {
-  let made: Promise<Octokit> | undefined
-  return () => (made ??= import('@actions/github').then(({ getOctokit }) => getOctokit(token) as Octokit))
 }
 
 function projectRootOf(context: RunContext, inputs: ActionInputs): string {
@@ -114,7 +109,9 @@ async function pushedWithPushToken(inputs: ActionInputs, context: RunContext): P
   if (!inputs.pushToken || !sender) return false
   let login: string | undefined
   try {
-    login = (await (await lazyOctokit(inputs.pushToken)()).rest.users.getAuthenticated()).data.login
+    login = (
+      await (await githubClient(inputs.pushToken, { log: m => core.info(m) })).rest.users.getAuthenticated()
+    ).data.login
   } catch {
     return false // not a user's token (an App's): nothing to compare
   }
@@ -232,7 +229,8 @@ export async function run(): Promise<void> {
       throw error
     }
     if (inputs.mode === 'list') return listMode(inputs, context)
-    const octokit = lazyOctokit(inputs.githubToken)
+    const budget: RetryBudget = {}
+    const octokit = lazyClient(inputs.githubToken, { budget, log: m => core.info(m) })
     const trigger = await decide(inputs, context, octokit)
     if (!trigger) {
       saveState('finished', true)
@@ -272,6 +270,7 @@ export async function run(): Promise<void> {
       )
     await runAction(plan, cancel.signal, {
       octokit,
+      budget,
       reportIssue: inputs.reportIssue && isHunt(trigger)
     })
   } catch (error) {

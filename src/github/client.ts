@@ -88,6 +88,8 @@ function transientRetries(timing: RetryTiming, budget: RetryBudget, log: (messag
       const what = `${options.method} ${options.url.replace(/^https?:\/\/[^/]+/, '')}`
       const deadline = budget.deadline ?? Date.now() + timing.boundMs
       const recover = options.request?.recover as (() => Promise<unknown>) | undefined
+      // `request: { retries: 0 }` (plugin-retry's spelling): one try, for what the next call supersedes.
+      const attempts = options.request?.retries === 0 ? 1 : timing.attempts
       const fetch = (options.request?.fetch as typeof globalThis.fetch | undefined) ?? globalThis.fetch
       // Until the answer's headers: a slow body is not a stall.
       const timed: typeof globalThis.fetch = async (url, init) => {
@@ -110,7 +112,7 @@ function transientRetries(timing: RetryTiming, budget: RetryBudget, log: (messag
         } catch (error) {
           const wait = transientWait(error, timing, attempt)
           if (wait === undefined) throw error
-          const retry = mayRetry(timing, { attempt, waitMs: wait, deadline })
+          const retry = attempt < attempts && mayRetry(timing, { attempt, waitMs: wait, deadline })
           if (recover) {
             // It may have been made: look before making it again (after a pause, so it shows up in lists).
             await sleep(Math.min(wait, Math.max(0, deadline - Date.now())))
@@ -203,4 +205,10 @@ export async function githubClient(token: string, options: ClientOptions = {}): 
     transientRetries(timing, budget, log),
     throttling
   ) as Octokit
+}
+
+/** The same, made on first use: a step that needs no API never loads @actions/github. */
+export function lazyClient(token: string, options: ClientOptions = {}): () => Promise<Octokit> {
+  let made: Promise<Octokit> | undefined
+  return () => (made ??= githubClient(token, options))
 }

@@ -46,7 +46,8 @@ export function retryTiming(env: NodeJS.ProcessEnv = process.env): RetryTiming {
     maxDelayMs: 15_000 * scale,
     msPerSecond: 1000 * scale,
     requestTimeoutMs: timeout ?? 20_000,
-    uploadTimeoutMs: timeout ?? 5 * 60_000,
+    // @actions/artifact retries a 5xx itself, after 3 s and more: an upload gets several request timeouts.
+    uploadTimeoutMs: timeout !== undefined ? timeout * 4 : 5 * 60_000,
     pushStallSeconds: timeout !== undefined ? Math.max(1, Math.ceil(timeout / 1000)) : 60,
     boundMs: 2 * 60_000
   }

@@ -3,7 +3,8 @@
 // finalised with the outcome and the pull request. The post step finalises it as cancelled when main did
 // not, so it never stays "working…". Failures to give feedback are warnings: they never fail a run.
 import type { IterationRecord, IterationVerdict, LoopEvent, LoopStatus, StopReason } from '../loop/index.js'
-import type { Octokit } from './permissions.js'
+import type { Octokit } from './client.js'
+import { postComment } from './comments.js'
 
 /** GitHub refuses comment bodies over 65,536 characters; stay well under. */
 export const MAX_COMMENT_CHARS = 65000
@@ -71,13 +72,7 @@ export async function postRefusal(
   warn: Warn = () => {}
 ): Promise<string | undefined> {
   try {
-    const { data } = await octokit.rest.issues.createComment({
-      owner: target.owner,
-      repo: target.repo,
-      issue_number: target.issueNumber,
-      body: fit(reply)
-    })
-    return data.html_url
+    return (await postComment(octokit, target, fit(reply))).html_url
   } catch (error) {
     warn(`Could not reply on #${target.issueNumber}: ${messageOf(error)}`)
     return undefined
@@ -113,12 +108,7 @@ export class TrackingComment {
     warn: Warn = () => {}
   ): Promise<TrackingComment | undefined> {
     try {
-      const { data } = await octokit.rest.issues.createComment({
-        owner: target.owner,
-        repo: target.repo,
-        issue_number: target.issueNumber,
-        body: renderWorking(info)
-      })
+      const data = await postComment(octokit, target, renderWorking(info))
       return new TrackingComment(octokit, target, info, data.id, data.html_url, warn)
     } catch (error) {
       warn(`Could not post the tracking comment on #${target.issueNumber}: ${messageOf(error)}`)
@@ -137,10 +127,10 @@ export class TrackingComment {
     return new TrackingComment(octokit, target, info, id, '', warn)
   }
 
-  /** After each iteration: the table so far, the cost so far. */
+  /** After each iteration: the table so far, the cost so far. Tried once: the next edit carries it. */
   async update(status: LoopStatus): Promise<boolean> {
     if (this.finalised) return false
-    return this.edit(renderWorking(this.info, status))
+    return this.edit(renderWorking(this.info, status), false)
   }
 
   /**
@@ -185,13 +175,14 @@ export class TrackingComment {
     return done
   }
 
-  private async edit(body: string): Promise<boolean> {
+  private async edit(body: string, retry = true): Promise<boolean> {
     try {
       await this.octokit.rest.issues.updateComment({
         owner: this.target.owner,
         repo: this.target.repo,
         comment_id: this.id,
-        body
+        body,
+        ...(retry ? {} : { request: { retries: 0 } })
       })
       return true
     } catch (error) {
