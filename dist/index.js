@@ -47268,6 +47268,10 @@ function describe(error) {
         return `${said}: ${code}`;
     return e?.status !== undefined && e.status !== 500 ? `${e.status} ${said}` : said;
 }
+/** `POST /repos/{owner}/{repo}/pulls`, for the log: no host, no query. */
+function requestName(request) {
+    return `${request.method} ${request.url.replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, '')}`;
+}
 class NoAnswer extends Error {
     name = 'NoAnswerError';
 }
@@ -47275,7 +47279,7 @@ class NoAnswer extends Error {
 function transientRetries(timing, budget, log) {
     return (octokit) => {
         octokit.hook.wrap('request', async (request, options) => {
-            const what = `${options.method} ${options.url.replace(/^https?:\/\/[^/]+/, '')}`;
+            const what = requestName(options);
             const deadline = budget.deadline ?? Date.now() + timing.boundMs;
             const recover = options.request?.recover;
             // `request: { retries: 0 }` (plugin-retry's spelling): one try, for what the next call supersedes.
@@ -47364,8 +47368,8 @@ async function githubClient(token, options = {}) {
         const deadline = budget.deadline ?? Date.now() + timing.boundMs;
         const wait = retryCount < timing.attempts - 1 && mayRetry(timing, { attempt: 1, waitMs, deadline });
         log(wait
-            ? `GitHub's ${kind} on ${request.method} ${request.url}: waiting ${retryAfter} s, as it asks.`
-            : `GitHub's ${kind} on ${request.method} ${request.url} asks for ${retryAfter} s, more than the time left: not waiting.`);
+            ? `GitHub's ${kind} on ${requestName(request)}: waiting ${retryAfter} s, as it asks.`
+            : `GitHub's ${kind} on ${requestName(request)} asks for ${retryAfter} s, more than the time left: not waiting.`);
         return wait;
     };
     return getOctokit(token, {
@@ -47745,7 +47749,9 @@ function emptyStatus() {
     };
 }
 function messageOf(error) {
-    const status = error?.status;
+    // No answer (a reset, a timeout) has Octokit's stand-in status 500 but no response: no status to show.
+    const answered = error?.response !== undefined;
+    const status = answered ? error.status : undefined;
     const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
     return typeof status === 'number' ? `HTTP ${status}: ${message}` : message;
 }
@@ -50159,7 +50165,10 @@ async function pushWithRetry(workTree, options, retry) {
         const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
         if (attempt >= retry.attempts || late)
             return result;
-        log(`The push did not get through (${TRANSIENT_PUSH_ERRORS.exec(result.output)?.[0]}); trying again in ${Math.round(wait)} ms (push ${attempt + 1} of ${retry.attempts}).`);
+        log(`The push did not get through (${result.output
+            .split('\n')
+            .find(line => TRANSIENT_PUSH_ERRORS.test(line))
+            ?.trim()}); trying again in ${Math.round(wait)} ms (push ${attempt + 1} of ${retry.attempts}).`);
         await new Promise(resolve => setTimeout(resolve, wait));
     }
 }

@@ -63,7 +63,10 @@ export async function pushWithRetry(
     const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline
     if (attempt >= retry.attempts || late) return result
     log(
-      `The push did not get through (${TRANSIENT_PUSH_ERRORS.exec(result.output)?.[0]}); trying again in ${Math.round(wait)} ms (push ${attempt + 1} of ${retry.attempts}).`
+      `The push did not get through (${result.output
+        .split('\n')
+        .find(line => TRANSIENT_PUSH_ERRORS.test(line))
+        ?.trim()}); trying again in ${Math.round(wait)} ms (push ${attempt + 1} of ${retry.attempts}).`
     )
     await new Promise(resolve => setTimeout(resolve, wait))
   }

@@ -77,6 +77,11 @@ function describe(error: unknown): string {
   return e?.status !== undefined && e.status !== 500 ? `${e.status} ${said}` : said
 }
 
+/** `POST /repos/{owner}/{repo}/pulls`, for the log: no host, no query. */
+function requestName(request: { method: string; url: string }): string {
+  return `${request.method} ${request.url.replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, '')}`
+}
+
 class NoAnswer extends Error {
   override name = 'NoAnswerError'
 }
@@ -85,7 +90,7 @@ class NoAnswer extends Error {
 function transientRetries(timing: RetryTiming, budget: RetryBudget, log: (message: string) => void) {
   return (octokit: { hook: Octokit['hook'] }): void => {
     octokit.hook.wrap('request', async (request, options) => {
-      const what = `${options.method} ${options.url.replace(/^https?:\/\/[^/]+/, '')}`
+      const what = requestName(options)
       const deadline = budget.deadline ?? Date.now() + timing.boundMs
       const recover = options.request?.recover as (() => Promise<unknown>) | undefined
       // `request: { retries: 0 }` (plugin-retry's spelling): one try, for what the next call supersedes.
@@ -185,8 +190,8 @@ export async function githubClient(token: string, options: ClientOptions = {}): 
       const wait = retryCount < timing.attempts - 1 && mayRetry(timing, { attempt: 1, waitMs, deadline })
       log(
         wait
-          ? `GitHub's ${kind} on ${request.method} ${request.url}: waiting ${retryAfter} s, as it asks.`
-          : `GitHub's ${kind} on ${request.method} ${request.url} asks for ${retryAfter} s, more than the time left: not waiting.`
+          ? `GitHub's ${kind} on ${requestName(request)}: waiting ${retryAfter} s, as it asks.`
+          : `GitHub's ${kind} on ${requestName(request)} asks for ${retryAfter} s, more than the time left: not waiting.`
       )
       return wait
     }

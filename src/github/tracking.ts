@@ -390,7 +390,9 @@ function emptyStatus(): LoopStatus {
 }
 
 function messageOf(error: unknown): string {
-  const status = (error as { status?: unknown })?.status
+  // No answer (a reset, a timeout) has Octokit's stand-in status 500 but no response: no status to show.
+  const answered = (error as { response?: unknown })?.response !== undefined
+  const status = answered ? (error as { status?: unknown }).status : undefined
   const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error)
   return typeof status === 'number' ? `HTTP ${status}: ${message}` : message
 }
