@@ -6,11 +6,8 @@
 // Answers that mean no fail at once with today's message, and are asked once.
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import type { FaultKind, FaultSchedule } from '../support/faults.js'
-import { DONE, FIX, WRONG_FIX, agentScript, projectFiles, ralph } from './fixtures.js'
+import { DONE, FAULT_TIMING, FIX, WRONG_FIX, agentScript, projectFiles, ralph } from './fixtures.js'
 import { createProject, runAction, startStand, type ActionRun, type Project, type Stand } from './harness.js'
-
-/** Waits at a hundredth of production; a request with no answer in 3 s is a stall (the servers stall 30 s). */
-export const FAULT_TIMING = { RALPH_ACTION_TEST_WAIT_SCALE: '0.01', RALPH_ACTION_TEST_TIMEOUT_MS: '3000' }
 
 let stand: Stand
 const projects: Project[] = []
@@ -43,7 +40,7 @@ interface Scenario {
   record?: 'uploaded' | 'absent'
   /** Lines main must print. */
   says?: RegExp[]
-  check?: (p: Project, run: ActionRun) => void
+  check?: (p: Project, run: ActionRun) => void | Promise<void>
 }
 
 const fixes = agentScript({ any: `${FIX}\n${DONE}` })
@@ -80,7 +77,7 @@ async function play(s: Scenario): Promise<{ p: Project; run: ActionRun }> {
   return { p, run }
 }
 
-function expectDelivered(s: Scenario, p: Project, run: ActionRun): void {
+async function expectDelivered(s: Scenario, p: Project, run: ActionRun): Promise<void> {
   const log = run.main.stdout
   // Every fault planned was met: the scenario tested what it says.
   for (const [name, schedule] of Object.entries(schedules(p)))
@@ -111,7 +108,7 @@ function expectDelivered(s: Scenario, p: Project, run: ActionRun): void {
   expect(p.api.unimplemented).toEqual([])
   expect(p.api.responseProblems).toEqual([])
   expect(stand.artifacts.violations).toEqual([])
-  s.check?.(p, run)
+  await s.check?.(p, run)
 }
 
 const retried = /failed \(.+\); retrying in \d+ ms \(attempt 2 of 4\)/
@@ -123,7 +120,15 @@ const scenarios: Scenario[] = [
     pr: 'created',
     // The margin kept for delivery: the loop may take 45 of max-time's 50 s.
     inputs: { 'max-time': '50s' },
-    says: [/the loop stops 5s before it, to deliver in time/, /it was not carried out, so it is made again/]
+    says: [/the loop stops 5s before it, to deliver in time/, /it was not carried out, so it is made again/],
+    check: async (_p, run) => {
+      const id = run.outputs['artifact-id']
+      const name = stand.artifacts.listArtifacts().find(a => String(a.id) === id)?.name ?? ''
+      const status = JSON.parse(
+        (await stand.artifacts.downloadArtifact(name)).get('status.json')?.toString() ?? '{}'
+      ) as { budgets?: { maxTimeSeconds?: number } }
+      expect(status.budgets?.maxTimeSeconds).toBe(45)
+    }
   },
   {
     name: 'POST /pulls carried out but its answer dropped: found by its head, reported as created',
@@ -251,7 +256,7 @@ const scenarios: Scenario[] = [
 
 test.each(scenarios.map(s => [s.name, s] as const))('%s', async (_name, s) => {
   const { p, run } = await play(s)
-  expectDelivered(s, p, run)
+  await expectDelivered(s, p, run)
 })
 
 test.each([

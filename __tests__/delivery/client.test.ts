@@ -144,3 +144,20 @@ test('a POST whose look for what it made fails is not made again', async () => {
   ).rejects.toMatchObject({ status: 500 })
   expect(calls('issues/create-comment')).toHaveLength(1)
 })
+
+test('attack: a copy of the hidden key posted before the look is not taken for the comment GitHub made', async () => {
+  api.faults.add('issues/create-comment', 1, 'drop-response')
+  const { octokit } = await client()
+  // Someone watching the issue copies the comment, key and all, the moment it appears.
+  octokit.hook.before('request', options => {
+    if (options.method !== 'GET' || !String(options.url).includes('/comments')) return
+    const ours = api.state.comments.find(c => c.issueNumber === issue && c.user === 'github-actions[bot]')
+    if (ours) api.state.addComment(issue, { body: ours.body, user: 'mallory' })
+  })
+  const posted = await postComment(octokit, { owner: 'acme', repo: 'widgets', issueNumber: issue }, 'Ours.')
+  const ours = api.state.comments.find(c => c.issueNumber === issue && c.user === 'github-actions[bot]')
+  expect(posted.id).toBe(ours?.id)
+  expect(
+    api.state.comments.filter(c => c.issueNumber === issue && c.user === 'github-actions[bot]')
+  ).toHaveLength(1)
+})
