@@ -161,3 +161,20 @@ test('attack: a copy of the hidden key posted before the look is not taken for t
     api.state.comments.filter(c => c.issueNumber === issue && c.user === 'github-actions[bot]')
   ).toHaveLength(1)
 })
+
+test('a secondary rate limit answered 429 is waited out once, as GitHub asks, not retried twice', async () => {
+  api.state.failures.next.push({
+    operationId: 'repos/get',
+    status: 429,
+    body: {
+      message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.'
+    },
+    headers: { 'retry-after': '30' }
+  })
+  const { octokit, logs } = await client()
+  await getRepo(octokit)
+  expect(calls('repos/get').map(r => r.status)).toEqual([429, 200])
+  expect(logs).toEqual([
+    expect.stringMatching(/^GitHub's secondary rate limit on GET \S+: waiting 30 s, as it asks\.$/)
+  ])
+})
