@@ -4,6 +4,9 @@
 // remote, the record uploaded or its absence stated. It prints how many delivered, the duplicates (0), the
 // p50 and max time the faults added, and each failure with its seed.
 // RALPH_FAULT_SEEDS=7,31 runs those seeds only (to reproduce one).
+import { writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import { FAULT_KINDS, seededRandom, type FaultKind, type FaultSchedule } from '../support/faults.js'
 import { DONE, FAULT_TIMING, FIX, agentScript, projectFiles, ralph } from './fixtures.js'
@@ -140,8 +143,13 @@ function judge(seed: number, faults: PlannedFault[], r: Awaited<ReturnType<typeo
     run.outputs['pr-number'] === String(pulls[0]?.number) &&
     remote === run.outputs.commit
   if (!delivered) {
-    const said = run.main.errors.at(-1)?.message ?? `exit ${run.main.exitCode}`
-    problems.push(`not delivered: ${said}`)
+    const said =
+      run.main.errors.at(-1)?.message ??
+      `exit ${run.main.exitCode}: ${run.main.stderr.trim().split('\n').slice(-3).join(' | ')}`
+    // The whole log, for the failure's report.
+    const log = path.join(tmpdir(), `ralph-fault-seed-${seed}.log`)
+    writeFileSync(log, `${run.main.stdout}\n--- stderr\n${run.main.stderr}`)
+    problems.push(`not delivered: ${said} (log: ${log})`)
   }
   // The exit code is the loop's verdict (it passed) unless delivery failed, and then the step says why.
   if (run.outputs.success !== 'true') problems.push(`success output ${run.outputs.success}`)
