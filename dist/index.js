@@ -40665,7 +40665,7 @@ function transcriptLine(event) {
 }
 const UNITS = { d: 86400, h: 3600, m: 60, min: 60, s: 1, sec: 1, ms: 0.001 };
 /** Seconds in a duration like `1h2m3s`, `27.4s`, `90 seconds`, `2 hours`; undefined when there is none. */
-function parseDuration(text) {
+function stream_parseDuration(text) {
     const compact = /(\d+(?:\.\d+)?)(ms|[dhms])(?![a-z])/gi;
     let total = 0;
     let found = false;
@@ -40688,7 +40688,7 @@ function parseDuration(text) {
 function resetFromMessage(message, now = Date.now()) {
     const relative = /(?:resets?(?: after| in)?|retry (?:in|after)|try again in)\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(message);
     if (relative) {
-        const seconds = parseDuration(relative[1]);
+        const seconds = stream_parseDuration(relative[1]);
         if (seconds !== undefined)
             return now + seconds * 1000;
     }
@@ -43571,64 +43571,22 @@ class RalphError extends Error {
         this.name = 'RalphError';
     }
 }
-
-;// CONCATENATED MODULE: ./src/ralph/args.ts
-// User args after the ralph path (`ralph run my-ralph --focus tests` or `my-ralph tests`), parsed with the
-// reference's rules (cli._parse_user_args). Errors are usage errors: exit code 2.
-
-const NAME_RE = /^[a-zA-Z0-9_-]+$/;
-const VALID_NAME_CHARS_MSG = 'Names may only contain letters, digits, hyphens, and underscores.';
-/**
- * `--name value` and `--name=value` set any name (declared or not); other tokens fill the declared names in
- * order, skipping names already set by a flag; a bare `--` makes every later token positional.
- * Note the reference's CLI parser swallows the first `--` before this runs (see the spec, §9).
- */
-function parseUserArgs(tokens, declared) {
-    // No prototype: an arg may be called `__proto__` or `constructor`.
-    const result = Object.create(null);
-    let positionalIndex = 0;
-    let flagsEnded = false;
-    for (let i = 0; i < tokens.length; i++) {
-        const token = tokens[i];
-        if (!flagsEnded && token === '--') {
-            flagsEnded = true;
-            continue;
-        }
-        if (!flagsEnded && token.startsWith('--')) {
-            const rest = token.slice(2);
-            let name;
-            let value;
-            const eq = rest.indexOf('=');
-            if (eq >= 0) {
-                name = rest.slice(0, eq);
-                value = rest.slice(eq + 1);
-            }
-            else {
-                name = rest;
-                if (i + 1 >= tokens.length)
-                    throw new RalphError(`Flag '--${name}' requires a value.`, 2);
-                value = tokens[++i];
-            }
-            if (!NAME_RE.test(name)) {
-                throw new RalphError(`Arg name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, 2);
-            }
-            result[name] = value;
-            continue;
-        }
-        if (declared.length === 0) {
-            throw new RalphError(`Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
-                `Use --name value syntax or add 'args: [...]' to your RALPH.md.`, 2);
-        }
-        while (positionalIndex < declared.length && Object.hasOwn(result, declared[positionalIndex])) {
-            positionalIndex++;
-        }
-        if (positionalIndex >= declared.length) {
-            throw new RalphError(`Too many positional arguments. Expected at most ${declared.length} (${declared.join(', ')}).`, 2);
-        }
-        result[declared[positionalIndex]] = token;
-        positionalIndex++;
-    }
-    return result;
+const FILE_PROBLEMS = {
+    ENOENT: 'no such file or folder',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EISDIR: 'it is a folder, not a file',
+    ENOTDIR: 'a part of the path is a file, not a folder',
+    EEXIST: 'it already exists',
+    ENOSPC: 'the disk is full',
+    EROFS: 'the file system is read-only'
+};
+/** A file system error in words ("no such file or folder"), not errno jargon ("ENOENT: …"). */
+function fileProblem(error) {
+    const code = error?.code;
+    if (code !== undefined && FILE_PROBLEMS[code])
+        return FILE_PROBLEMS[code];
+    return error instanceof Error ? error.message : String(error);
 }
 
 ;// CONCATENATED MODULE: ./src/ralph/comments.ts
@@ -44579,6 +44537,106 @@ function lookup(table, name) {
     return table !== undefined && Object.hasOwn(table, name) ? table[name] : '';
 }
 
+;// CONCATENATED MODULE: ./src/ralph/args.ts
+// User args after the ralph path (`ralph run my-ralph --focus tests` or `my-ralph tests`), parsed with the
+// reference's rules (cli._parse_user_args). Errors are usage errors: exit code 2.
+
+
+
+
+const NAME_RE = /^[a-zA-Z0-9_-]+$/;
+const VALID_NAME_CHARS_MSG = 'Names may only contain letters, digits, hyphens, and underscores.';
+/**
+ * `--name value` and `--name=value` set any name (declared or not); other tokens fill the declared names in
+ * order, skipping names already set by a flag; a bare `--` makes every later token positional.
+ * Note the reference's CLI parser swallows the first `--` before this runs (see the spec, §9).
+ */
+function parseUserArgs(tokens, declared) {
+    // No prototype: an arg may be called `__proto__` or `constructor`.
+    const result = Object.create(null);
+    let positionalIndex = 0;
+    let flagsEnded = false;
+    for (let i = 0; i < tokens.length; i++) {
+        const token = tokens[i];
+        if (!flagsEnded && token === '--') {
+            flagsEnded = true;
+            continue;
+        }
+        if (!flagsEnded && token.startsWith('--')) {
+            const rest = token.slice(2);
+            let name;
+            let value;
+            const eq = rest.indexOf('=');
+            if (eq >= 0) {
+                name = rest.slice(0, eq);
+                value = rest.slice(eq + 1);
+            }
+            else {
+                name = rest;
+                if (i + 1 >= tokens.length)
+                    throw new RalphError(`Flag '--${name}' requires a value.`, 2);
+                value = tokens[++i];
+            }
+            if (!NAME_RE.test(name)) {
+                throw new RalphError(`Arg name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, 2);
+            }
+            result[name] = value;
+            continue;
+        }
+        if (declared.length === 0) {
+            throw new RalphError(`Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
+                `Use --name value syntax or add 'args: [...]' to your RALPH.md.`, 2);
+        }
+        while (positionalIndex < declared.length && Object.hasOwn(result, declared[positionalIndex])) {
+            positionalIndex++;
+        }
+        if (positionalIndex >= declared.length) {
+            throw new RalphError(`Too many positional arguments. Expected at most ${declared.length} (${declared.join(', ')}).`, 2);
+        }
+        result[declared[positionalIndex]] = token;
+        positionalIndex++;
+    }
+    return result;
+}
+/**
+ * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
+ * prompt, a command or a check). Undefined when the file does not parse: loading it reports that itself.
+ */
+function argsRead(file, text) {
+    try {
+        const names = new Set();
+        const { data, split } = readFrontmatter(file, text);
+        const declared = data.get('args');
+        if (declared !== undefined && declared !== null && !Array.isArray(declared))
+            return undefined;
+        for (const name of declared ?? [])
+            if (typeof name === 'string')
+                names.add(name);
+        // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
+        for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(PLACEHOLDER_RE))
+            if (m[1] === 'args')
+                names.add(m[2]);
+        return [...names];
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ralph/duration.ts
+// Durations as people write them, for the CLI's --max-time and the action's time inputs: a number, or a
+// number with a unit (90s, 2m, 1h). What a bare number means is the caller's: seconds on the CLI (as
+// ralphify's --timeout), minutes in the action (as a job's timeout-minutes).
+const UNIT_SECONDS = { s: 1, sec: 1, m: 60, min: 60, h: 3600 };
+/** `90s`, `45m`, `2h`, `1.5` (in `bare` units) → seconds; undefined when it is not a positive duration. */
+function duration_parseDuration(value, bare) {
+    const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(s|sec|m|min|h)?$/i.exec(value.trim());
+    if (!m)
+        return undefined;
+    const seconds = Number(m[1]) * UNIT_SECONDS[(m[2] ?? bare).toLowerCase()];
+    return seconds > 0 ? seconds : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/resolve.ts
 // From what the user typed (`ralph run <path>`) to a RALPH.md, as the reference resolves it
 // (cli._resolve_ralph_paths): a folder, a file named RALPH.md, or the name of an installed ralph.
@@ -44748,6 +44806,101 @@ function isExecutableFile(file, cwd) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/ralph/programs.ts
+// Which programs a ralph will start, found before anything runs: a missing one is said at once, in one
+// line, instead of after the agent has run (and been paid for).
+
+
+
+
+
+
+// bash's keywords and builtins (`compgen -k; compgen -b`): a gate may start with one, and none is a file.
+const BASH_WORDS = new Set(('if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc ' +
+    '. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs ' +
+    'disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local ' +
+    'logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend ' +
+    'test times trap true type typeset ulimit umask unalias unset wait').split(' '));
+/** Characters after which a gate's words are bash's to expand: its programs cannot be known beforehand. */
+const EXPANDS = /[$`'"\\*?[\]{}~()<>=]/;
+/**
+ * The programs a gate's bash line starts, where that can be known without running bash: the first word of
+ * each simple command (after `NAME=value` assignments). Lines with quoting or expansions yield only their
+ * first command's program; keywords, builtins and paths (the agent may be asked to write them) are left out.
+ */
+function gatePrograms(run) {
+    const simple = !/[$`'"\\(){}<>]/.test(run);
+    const segments = simple ? run.split(/&&|\|\||[;|&\n]/) : [run.split(/&&|\|\||[;|&\n]/)[0]];
+    const programs = [];
+    for (const segment of segments) {
+        const words = segment.trim().split(/\s+/);
+        while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]))
+            words.shift();
+        const word = words[0];
+        if (!word || EXPANDS.test(word) || /^-|\//.test(word) || BASH_WORDS.has(word))
+            continue;
+        if (!programs.includes(word))
+            programs.push(word);
+    }
+    return programs;
+}
+/** The program a `commands:` entry starts (its args filled in), and the folder a relative one is found in. */
+function commandProgram(run, userArgs, dirs) {
+    const runString = resolveArgsInRun(run, userArgs);
+    let argv;
+    try {
+        argv = shlex_shlexSplit(runString);
+    }
+    catch {
+        return undefined; // the run itself reports the syntax, as the reference does
+    }
+    if (argv.length === 0)
+        return undefined;
+    return {
+        program: argv[0],
+        cwd: runsFromRalphDir(runString) ? dirs.ralphDir : dirs.projectRoot,
+        runString
+    };
+}
+/**
+ * Whether `program` can be found: a bare name on PATH (executable), a path as a file relative to `cwd`.
+ * A file that exists but is not executable counts as found: running it gives the precise error.
+ */
+function programFound(program, cwd, searchPath) {
+    if (!program.includes('/'))
+        return which(program, { cwd, path: searchPath }) !== null;
+    try {
+        return external_node_fs_default().statSync(program.startsWith('/') ? program : `${cwd.replace(/\/+$/, '')}/${program}`).isFile();
+    }
+    catch {
+        return false;
+    }
+}
+/** The reference's message for a command whose program is missing (it says so when the command runs). */
+const commandNotFound = (name, runString) => `Command '${name}' binary not found: ${pyStrRepr(runString)}. Check the 'commands' field in your ${RALPH_MARKER} frontmatter.`;
+/** The problem with a `commands:` entry whose program cannot be found, or undefined. */
+function programs_missingCommandProgram(command, userArgs, dirs, searchPath) {
+    const found = commandProgram(command.run, userArgs, dirs);
+    if (found && !programFound(found.program, found.cwd, searchPath))
+        return commandNotFound(command.name, found.runString);
+    return undefined;
+}
+/** The problem with a gate whose program cannot be found (bash would say "command not found"), or undefined. */
+function programs_missingGateProgram(check, cwd, searchPath) {
+    const program = gatePrograms(check.run).find(p => !programFound(p, cwd, searchPath));
+    if (program === undefined)
+        return undefined;
+    const command = check.run === check.name ? '' : ` (its command: ${check.run})`;
+    return `Check '${check.name}' cannot run: '${program}' is not on PATH${command}. Install it, or fix the check.`;
+}
+/** The problem with an agent whose program cannot be found, in the reference's words, or undefined. */
+function programs_missingAgentProgram(agentArgv, cwd, searchPath) {
+    const program = agentArgv[0];
+    if (program === undefined || which(program, { cwd, path: searchPath }))
+        return undefined;
+    return `Agent command '${program}' not found on PATH.`;
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/validate.ts
 // Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
 // order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
@@ -44825,10 +44978,11 @@ function inspectRalph(fileArg, opts) {
     else {
         try {
             agentArgv = shlex_shlexSplit(rawAgent);
-            const env = opts.env ?? process.env;
-            if (!opts.skipAgentLookup && !which(agentArgv[0], { cwd: opts.cwd, path: env.PATH })) {
-                report(`Agent command '${agentArgv[0]}' not found on PATH.`, where(fm, 'agent'));
-            }
+            const missing = opts.skipAgentLookup
+                ? undefined
+                : programs_missingAgentProgram(agentArgv, opts.cwd, (opts.env ?? process.env).PATH);
+            if (missing)
+                report(missing, where(fm, 'agent'));
         }
         catch (error) {
             if (!(error instanceof ShlexError))
@@ -44929,6 +45083,27 @@ function inspectRalph(fileArg, opts) {
             presets = rawPresets;
         }
     }
+    if (problems.length === 0 && opts.checkPrograms) {
+        const env = opts.env ?? process.env;
+        const dirs = { ralphDir: validate_realPath(external_node_path_default().dirname(absolute)), projectRoot: opts.cwd };
+        // Every item is valid here (no problems so far), so the lists line up with the frontmatter's.
+        const runPosition = (key, index) => {
+            const item = fm.get(key)[index];
+            return item instanceof Map
+                ? (positions.entry(item, 'run').value ?? positions.item(fm.get(key), index))
+                : undefined;
+        };
+        commands.forEach((command, index) => {
+            const missing = programs_missingCommandProgram(command, argValues, dirs, env.PATH);
+            if (missing)
+                report(missing, runPosition('commands', index));
+        });
+        checks.forEach((check, index) => {
+            const missing = programs_missingGateProgram(check, opts.cwd, env.PATH);
+            if (missing)
+                report(missing, runPosition('checks', index));
+        });
+    }
     if (problems.length > 0)
         return { problems };
     // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
@@ -44951,6 +45126,8 @@ function inspectRalph(fileArg, opts) {
         ralph.guardrails = guardrails;
     if (presets !== undefined)
         ralph.presets = presets;
+    if (rawCredit !== null)
+        ralph.creditWritten = true;
     return { ralph, problems };
 }
 // `commands:` (the reference's rules) and `checks:` (ours, the same rules): a list of {name, run, timeout?}.
@@ -45049,7 +45226,7 @@ function readUtf8(file) {
         const code = error.code;
         if (code === 'ENOENT')
             throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
-        throw new RalphError(`Cannot read ${file}: ${error.message}`);
+        throw new RalphError(`Cannot read ${file}: ${fileProblem(error)}.`);
     }
     try {
         // Strict like Python's read_text(encoding="utf-8"); the BOM is kept here and dropped by the splitter.
@@ -45081,6 +45258,8 @@ function validate_realPath(p) {
 
 ;// CONCATENATED MODULE: ./src/ralph/index.ts
 // The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
+
+
 
 
 
@@ -45360,9 +45539,9 @@ function removedVariables(base, options = {}) {
 
 /** Characters of the final message kept in the record. */
 const FINAL_MESSAGE_CHARS = 2000;
-function crashMessage(agent, error) {
+function crashMessage(agent, error, fromRalphFile) {
     if (error.code === 'ENOENT')
-        return `Agent command not found: ${pyStrRepr(agent)}. Check the 'agent' field in your RALPH.md frontmatter.`;
+        return `Agent command not found: ${pyStrRepr(agent)}.${fromRalphFile ? " Check the 'agent' field in your RALPH.md frontmatter." : ''}`;
     if (error.code === 'EACCES')
         return `[Errno 13] Permission denied: ${pyStrRepr(error.path ?? agent)}`;
     return `The agent could not be started: ${error.message}`;
@@ -45476,7 +45655,7 @@ async function runAgent(ctx) {
         run.stream = ctx.relative(streamFile);
     const agentResult = { run, outcome };
     if (result.spawnError)
-        agentResult.crash = crashMessage(ctx.agent, result.spawnError);
+        agentResult.crash = crashMessage(ctx.agent, result.spawnError, ctx.fromRalphFile === true);
     return agentResult;
 }
 
@@ -45609,7 +45788,7 @@ function capOutput(text, cap) {
 }
 function commands_crashMessage(command, runString, error) {
     if (error.code === 'ENOENT')
-        return `Command '${command.name}' binary not found: ${pyStrRepr(runString)}. ${FIELD_HINT}`;
+        return commandNotFound(command.name, runString);
     if (error.code === 'EACCES')
         return `[Errno 13] Permission denied: ${pyStrRepr(error.path ?? runString)}`;
     return `Command '${command.name}' could not be started: ${error.message}`;
@@ -46109,7 +46288,7 @@ function verdictOf(record, gated, tagRequired) {
         const allPass = record.checks.every(check => check.passed);
         if (allPass && (!tagRequired || record.completion.given))
             return { verdict: 'passed', success: true };
-        return { verdict: agentVerdict ?? 'checks_failed', success: false };
+        return { verdict: agentVerdict ?? (allPass ? 'checks_passed_no_tag' : 'checks_failed'), success: false };
     }
     if (tagRequired && record.completion.given)
         return { verdict: 'completed', success: true };
@@ -46205,6 +46384,7 @@ async function runIteration(env, iteration) {
         preset: env.preset,
         agent: env.ralph.agent,
         agentArgv: env.ralph.agentArgv,
+        fromRalphFile: env.ralph.file !== '' && env.config.promptText === undefined,
         prompt,
         workTree: env.workTree,
         iterationDir: dir,
@@ -46268,6 +46448,131 @@ async function runIteration(env, iteration) {
     return finish({ interrupted: false, success }, verdict);
 }
 
+;// CONCATENATED MODULE: ./src/loop/overview.ts
+const VERDICT = {
+    passed: '✅ passed',
+    completed: '✅ done',
+    checks_failed: '❌ gates failed',
+    checks_passed_no_tag: '🟡 gates pass, no completion tag',
+    agent_failed: '⚠️ agent failed',
+    agent_timed_out: '⏱️ agent timed out',
+    ran: '➖ ran',
+    interrupted: '⏹️ stopped',
+    crashed: '💥 crashed'
+};
+const verdictLabel = (verdict) => VERDICT[verdict];
+/** `42s`, `3m 05s`, `1h 02m`. */
+function overview_formatDuration(ms) {
+    const s = Math.round(ms / 1000);
+    if (s < 60)
+        return `${s}s`;
+    const m = Math.floor(s / 60);
+    if (m < 60)
+        return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+    return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+/** One agent run's cost: dollars, or "unknown" when the agent reported none. */
+function iterationCost(it) {
+    if (!it.agent)
+        return '–';
+    const usage = it.agent.usage;
+    return usage.cost_source === 'unknown' && usage.cost_usd === 0 ? 'unknown' : `$${usage.cost_usd.toFixed(4)}`;
+}
+/** The run's cost: dollars and where they come from, or "unknown" when no agent reported any. */
+function formatCost(status) {
+    const { cost } = status;
+    if (cost.source === 'unknown' && cost.totalUsd === 0)
+        return 'unknown (the agent reported no cost)';
+    return `$${cost.totalUsd.toFixed(4)} (${cost.source})`;
+}
+/** A table cell: no pipes or newlines, bounded. */
+function cell(text, max = 80) {
+    const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim();
+    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+const overview_code = (text) => {
+    const flat = cell(text, 120);
+    const ticks = flat.includes('`') ? '``' : '`';
+    return `${ticks}${ticks === '``' ? ' ' : ''}${flat}${ticks === '``' ? ' ' : ''}${ticks}`;
+};
+/** A fenced block longer than any run of backticks inside `text`. */
+function fence(text, lang = '') {
+    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
+    const marks = '`'.repeat(Math.max(3, longest + 1));
+    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
+}
+/** The gates in the order they ran, from the last iteration that ran any (or the budget's list). */
+function gateNames(status) {
+    const names = [];
+    for (const it of status.iterations)
+        for (const c of it.checks)
+            if (!names.includes(c.name))
+                names.push(c.name);
+    return names;
+}
+const MAX_GATE_COLUMNS = 6;
+/**
+ * The iteration table: verdict, each gate ✓/✗, cost, duration. The last `maxRows` iterations, with a line
+ * saying where the others are (`elsewhere`, e.g. "in the run record").
+ */
+function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
+    const gates = gateNames(status);
+    const columns = gates.length <= MAX_GATE_COLUMNS;
+    const head = ['#', 'Verdict', ...(columns ? gates.map(g => overview_code(g)) : ['Gates']), 'Cost', 'Duration'];
+    const rows = status.iterations.slice(-maxRows).map(it => {
+        const gateCells = columns
+            ? gates.map(g => {
+                const check = it.checks.find(c => c.name === g);
+                return check ? (check.passed ? '✓' : '✗') : '–';
+            })
+            : [`${it.checks.filter(c => c.passed).length}/${it.checks.length} ✓`];
+        return [
+            String(it.iteration),
+            verdictLabel(it.verdict),
+            ...gateCells,
+            iterationCost(it),
+            overview_formatDuration(it.durationMs)
+        ];
+    });
+    const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
+    for (const row of rows)
+        lines.push(`| ${row.join(' | ')} |`);
+    const hidden = status.iterations.length - rows.length;
+    if (hidden > 0)
+        lines.push('', `_${hidden} earlier iteration${hidden === 1 ? ' is' : 's are'} ${elsewhere}._`);
+    return lines.join('\n');
+}
+const CHART_POINTS = 50;
+/** Mermaid xychart blocks: cost (when known) and duration per iteration (the last 50). */
+function charts(status) {
+    const its = status.iterations.slice(-CHART_POINTS);
+    if (its.length === 0)
+        return '';
+    const x = `x-axis "Iteration" [${its.map(it => it.iteration).join(', ')}]`;
+    const blocks = [];
+    const costs = its.map(it => it.agent?.usage.cost_usd ?? 0);
+    if (costs.some(c => c > 0)) {
+        const top = Math.max(...costs);
+        blocks.push(fence([
+            'xychart-beta',
+            '  title "Cost per iteration (USD)"',
+            `  ${x}`,
+            `  y-axis "USD" 0 --> ${Number((top * 1.1).toPrecision(3))}`,
+            `  bar [${costs.map(c => Number(c.toFixed(4))).join(', ')}]`
+        ].join('\n'), 'mermaid'));
+    }
+    const seconds = its.map(it => Math.round(it.durationMs / 100) / 10);
+    blocks.push(fence([
+        'xychart-beta',
+        '  title "Duration per iteration (seconds)"',
+        `  ${x}`,
+        `  y-axis "seconds" 0 --> ${Math.max(1, Math.ceil(Math.max(...seconds) * 1.1))}`,
+        `  bar [${seconds.join(', ')}]`,
+        `  line [${seconds.join(', ')}]`
+    ].join('\n'), 'mermaid'));
+    return blocks.join('\n\n');
+}
+
 ;// CONCATENATED MODULE: ./src/loop/record.ts
 // The run record, written as the loop goes so a killed run keeps everything up to the iteration in flight:
 // progress.md (for people), status.json (the whole typed status, replaced atomically), and
@@ -46275,11 +46580,12 @@ async function runIteration(env, iteration) {
 // Writes are synchronous: they are small, and a crash between two of them leaves valid files.
 
 
+
 const PROGRESS_FILE = 'progress.md';
 const STATUS_FILE = 'status.json';
 const record_seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
 const dollars = (usd) => `$${usd.toFixed(4)}`;
-function fence(text) {
+function record_fence(text) {
     const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
     const marks = '`'.repeat(Math.max(3, longest + 1));
     return `${marks}\n${text.replace(/\n+$/, '')}\n${marks}`;
@@ -46302,13 +46608,17 @@ function checkLine(check) {
         const last = tail.split('\n').at(-1)?.trim();
         return last ? `${head}: ${last.slice(0, 200)}` : head;
     }
-    return tail ? `${head}\n\n${indent(fence(tail), '  ')}\n` : head;
+    return tail ? `${head}\n\n${indent(record_fence(tail), '  ')}\n` : head;
 }
 /** The progress.md section of one iteration. */
 function progressSection(record) {
-    const lines = [`## Iteration ${record.iteration}: ${record.verdict.replace(/_/g, ' ')}`, ''];
+    const verdict = record.verdict === 'checks_passed_no_tag'
+        ? 'checks pass; the agent has not given the completion tag'
+        : record.verdict.replace(/_/g, ' ');
+    const lines = [`## Iteration ${record.iteration}: ${verdict}`, ''];
     const agent = record.agent;
-    const cost = agent ? ` · cost ${dollars(agent.usage.cost_usd)} (${agent.usage.cost_source})` : '';
+    const spent = iterationCost(record);
+    const cost = agent ? ` · cost ${spent}${spent === 'unknown' ? '' : ` (${agent.usage.cost_source})`}` : '';
     lines.push(`- Started ${record.startedAt} · ${record_seconds(record.durationMs)}${cost}`);
     if (record.commands.length > 0)
         lines.push(`- Commands: ${record.commands
@@ -46354,10 +46664,13 @@ function progressSection(record) {
         lines.push(`- Crashed: ${record.error}`);
     return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
 }
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 function header(status) {
     const budgets = status.budgets;
     const limits = [
-        budgets.maxIterations !== undefined ? `max ${budgets.maxIterations} iterations` : 'no iteration cap',
+        budgets.maxIterations !== undefined
+            ? `at most ${plural(budgets.maxIterations, 'iteration')}`
+            : 'no iteration cap',
         budgets.maxTimeSeconds !== undefined ? `max time ${budgets.maxTimeSeconds}s` : undefined,
         budgets.maxCostUsd !== undefined ? `max cost ${dollars(budgets.maxCostUsd)}` : undefined,
         budgets.agentTimeoutSeconds !== undefined ? `agent timeout ${budgets.agentTimeoutSeconds}s` : undefined
@@ -46374,20 +46687,30 @@ function header(status) {
         .filter(line => line !== undefined)
         .join('\n');
 }
-function footer(result) {
+/** What an enforced stop was measured from. */
+const CROSSING = {
+    timeout: 'the time budget ran out',
+    budget_exhausted: 'the cost budget was reached',
+    cancelled: 'the cancel'
+};
+/** How the run ended, then the overview: the iteration table and the cost and duration charts. */
+function outcome(result) {
     const lines = [
         `## Stopped: ${result.stopReason}`,
         '',
         `${result.stopDetail}`,
         '',
         `- Iterations: ${result.iterations.length} · duration ${record_seconds(result.durationMs)}`,
-        `- Cost: ${dollars(result.cost.totalUsd)} (${result.cost.source})${result.cost.enforced ? '' : ' (the dollar budget could not be enforced)'}`
+        `- Cost: ${formatCost(result)}${result.cost.enforced ? '' : ' (the dollar budget could not be enforced)'}`
     ];
-    if (result.enforcement)
-        lines.push(`- Enforcement: ${result.enforcement.cause}, ${result.enforcement.killed ?? 'nothing'} stopped ${result.enforcement.latencyMs} ms after the crossing`);
+    const enforced = result.enforcement;
+    if (enforced)
+        lines.push(`- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`);
     for (const warning of result.warnings)
         lines.push(`- Warning: ${warning}`);
-    return `${lines.join('\n')}\n`;
+    if (result.iterations.length > 0)
+        lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result));
+    return `${lines.join('\n')}\n\n`;
 }
 /** Where the iterations go in the compact status.json (only the top level has an `iterations` key). */
 const ITERATIONS_SLOT = '"iterations":[]';
@@ -46506,9 +46829,61 @@ class RunRecord {
     appendIteration(record) {
         (0,external_node_fs_.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), progressSection(record));
     }
+    /**
+     * Rewrites progress.md to open with the outcome and the overview, the iterations' sections (written as
+     * the loop went) after them, and writes the final status.json. The sections are copied, never held whole.
+     */
     finish(result) {
-        (0,external_node_fs_.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), footer(result));
+        const file = external_node_path_default().join(this.dir, PROGRESS_FILE);
+        const temp = `${file}.${process.pid}.tmp`;
+        const out = (0,external_node_fs_.openSync)(temp, 'w');
+        try {
+            (0,external_node_fs_.writeSync)(out, header(result) + outcome(result));
+            copyFrom(file, firstSection(file), out);
+        }
+        finally {
+            (0,external_node_fs_.closeSync)(out);
+        }
+        (0,external_node_fs_.renameSync)(temp, file);
         this.writeStatus(result);
+    }
+}
+/** Where the first iteration's section starts in progress.md (its header is a few hundred bytes). */
+function firstSection(file) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(file, 'r');
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        const start = Buffer.alloc(64 * 1024);
+        const read = (0,external_node_fs_.readSync)(fd, start, 0, start.length, 0);
+        const at = start.subarray(0, read).indexOf('\n## Iteration ');
+        return at === -1 ? undefined : at + 1;
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/** Appends `file` from byte `offset` to the open `out`, a chunk at a time. */
+function copyFrom(file, offset, out) {
+    if (offset === undefined)
+        return;
+    const fd = (0,external_node_fs_.openSync)(file, 'r');
+    try {
+        const chunk = Buffer.alloc(1024 * 1024);
+        for (let at = offset;;) {
+            const read = (0,external_node_fs_.readSync)(fd, chunk, 0, chunk.length, at);
+            if (read === 0)
+                break;
+            (0,external_node_fs_.writeSync)(out, chunk.subarray(0, read));
+            at += read;
+        }
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
     }
 }
 
@@ -46557,9 +46932,16 @@ async function checkConfig(config, workspace, isRepo) {
         throw new RalphError(`The record folder ${config.recordDir} is inside the work tree ${workspace.root}: the record must never be ` +
             'committed or seen by the agent. Choose a folder outside it (the default is under the system temp dir).');
     if ((config.commit || config.worktree) && !isRepo)
-        throw new RalphError(`${config.commit ? '--commit' : '--worktree'} needs a git repository, and ${config.projectRoot} is not in one.`);
+        throw new RalphError(`${config.worktree ? '--worktree' : '--commit'} needs a git repository, and ${config.projectRoot} is not in one: run it inside one (git init), or leave ${config.worktree ? '--worktree' : '--commit'} out.`);
     if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
         throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`);
+}
+/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
+function capReached(max, last) {
+    const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`;
+    return last?.verdict === 'checks_passed_no_tag'
+        ? `${cap}; the checks pass, but the agent has not given the completion tag`
+        : cap;
 }
 /** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
 function agentPresetFor(config) {
@@ -46677,7 +47059,7 @@ async function runLoop(config, ports = {}) {
         guard.dispose();
         stopWatchingCost();
         await workspace.dispose().catch(() => undefined);
-        throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${error.message}`);
+        throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${fileProblem(error)}.`);
     }
     const warn = (message) => {
         if (status.warnings.includes(message))
@@ -46746,7 +47128,7 @@ async function runLoop(config, ports = {}) {
             else if (guard.costSpent())
                 stop = stopWith('budget_exhausted', `the cost budget ($${config.maxCostUsd}) is spent`);
             else if (config.maxIterations !== undefined && iteration > config.maxIterations)
-                stop = stopWith('max_iterations', `reached the cap of ${config.maxIterations} iterations`);
+                stop = stopWith('max_iterations', capReached(config.maxIterations, status.iterations.at(-1)));
             if (stop)
                 break;
             status.inFlight = iteration;
@@ -46813,7 +47195,7 @@ async function runLoop(config, ports = {}) {
                     stop = stopWith('circuit_open', `circuit open (${tripped.rule}): ${tripped.message}`);
                 }
                 else if (config.maxIterations !== undefined && iteration >= config.maxIterations) {
-                    stop = stopWith('max_iterations', `reached the cap of ${config.maxIterations} iterations`);
+                    stop = stopWith('max_iterations', capReached(config.maxIterations, outcome.record));
                 }
                 else if (guard.trip) {
                     stop = fromTrip(guard.trip);
@@ -46881,6 +47263,7 @@ function updateCost(status, meter) {
 
 
 
+
 const DEFAULT_OUTPUT_CAP = 1024 * 1024;
 const DEFAULT_COMPLETION_TAG = 'COMPLETE';
 /** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
@@ -46908,19 +47291,22 @@ function loopConfig(settings) {
         ...settings
     };
 }
+/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
+const GATE_NAME_CHARS = 40;
 /**
- * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named check-1, check-2…
- * after the ralph's own names, with the default check timeout.
+ * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
+ * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
  */
 function addedChecks(commands, existing) {
-    const taken = new Set(existing.map(c => c.name));
+    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
     const checks = [];
-    let n = 0;
     for (const run of commands) {
-        let name;
-        do
-            name = `check-${++n}`;
-        while (taken.has(name));
+        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
+        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
+        let name = base;
+        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
+            name = `${base} (${n})`;
+        taken.add(name).add(safeFileName(name));
         checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
     }
     return checks;
@@ -46975,6 +47361,22 @@ async function previewPrompt(config, iteration = 1, ports = {}) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/loop/preflight.ts
+// Say no before spending: every program a loop will start (the agent, the ralph's commands, every gate) is
+// looked for before the first agent run. A missing one would otherwise show only after the agent had run
+// (a gate's "command not found", iteration after iteration, until the circuit opened).
+
+/** One line for each program the loop would start that cannot be found; [] when every one is there. */
+function missingPrograms(config, searchPath = process.env.PATH) {
+    const { ralph } = config;
+    const dirs = { ralphDir: ralph.dir, projectRoot: config.projectRoot };
+    return [
+        missingAgentProgram(ralph.agentArgv, config.projectRoot, searchPath),
+        ...ralph.commands.map(command => missingCommandProgram(command, config.userArgs, dirs, searchPath)),
+        ...config.checks.map(check => missingGateProgram(check, config.projectRoot, searchPath))
+    ].filter((problem) => problem !== undefined);
+}
+
 ;// CONCATENATED MODULE: ./src/loop/task.ts
 // Ralph-less runs (`ralph-action loop "TASK" --agent CMD --check CMD …`): a synthetic ralph whose body is
 // the task. Pass the task (or the spec file's content) as LoopConfig.promptText.
@@ -47010,6 +47412,8 @@ function taskRalph(options) {
 
 ;// CONCATENATED MODULE: ./src/loop/index.ts
 // The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
+
+
 
 
 
@@ -47390,6 +47794,166 @@ function lazyClient(token, options = {}) {
     return () => (made ??= githubClient(token, options));
 }
 
+;// CONCATENATED MODULE: ./src/github/run-report.ts
+// What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
+// iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
+
+// The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
+
+const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
+/** Each gate with its command and its result in the last iteration that ran it. */
+function gateList(status) {
+    const last = new Map();
+    for (const it of status.iterations)
+        for (const c of it.checks)
+            last.set(c.name, c);
+    if (last.size === 0)
+        return '_No gates: the agent’s completion signal decides._';
+    return [...last.values()]
+        .map(c => `- ${c.passed ? '✓' : '✗'} ${overview_code(c.name)}: ${overview_code(c.run)}${c.passed ? '' : failureHow(c)}`)
+        .join('\n');
+}
+function failureHow(c) {
+    if (c.timedOut)
+        return ' (timed out)';
+    if (c.killedBy)
+        return ` (stopped: ${c.killedBy})`;
+    return c.exitCode === null ? '' : ` (exit ${c.exitCode})`;
+}
+/** The run in one sentence, starting with an emoji a reader can scan. */
+function outcomeSentence(report) {
+    const { status, delivery, task } = report;
+    const name = `**${task.name}**`;
+    const n = status.iterations.length;
+    const reason = status.stopReason;
+    if (report.dryRun)
+        return `🔎 Dry run of ${name}: the inputs and the ralph are valid; no agent ran.`;
+    if (reason === undefined || status.state !== 'finished')
+        return `⏹️ ${name} did not finish (the job was cancelled or killed) after ${pluralIterations(n)}; the record of what ran is in the artifact.`;
+    const pr = delivery.pullRequest;
+    const delivered = pr
+        ? ` and ${pr.operation === 'created' ? 'opened' : 'updated'} pull request [#${pr.number}](${pr.url})`
+        : delivery.pushed && delivery.branch
+            ? ` and pushed branch ${overview_code(delivery.branch)}`
+            : '';
+    const problem = delivery.problems[0];
+    if (status.success) {
+        const what = reason === 'completed'
+            ? `finished in iteration ${n} (the agent said it was done)`
+            : `passed every gate in iteration ${n}`;
+        if (problem)
+            return `⚠️ ${name} ${what}, but the work was not delivered: ${problem}`;
+        if (delivery.skipped)
+            return `✅ ${name} ${what}; ${delivery.skipped}.`;
+        return `✅ ${name} ${what}${delivered}.`;
+    }
+    // The gates pass but the tag never came: say so, and how to let the gates alone decide (said once here).
+    const noTag = reason === 'max_iterations' && status.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
+    const why = {
+        all_checks_passed: 'passed',
+        completed: 'finished',
+        max_iterations: noTag
+            ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${overview_code('completion-tag: none')} lets the gates alone decide)`
+            : `used all ${pluralIterations(n)} without passing its gates`,
+        budget_exhausted: `ran out of budget after ${pluralIterations(n)}`,
+        timeout: `ran out of time after ${pluralIterations(n)}`,
+        circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
+        agent_error: `stopped after ${pluralIterations(n)} on an error`,
+        cancelled: `was cancelled after ${pluralIterations(n)}`
+    };
+    const icon = reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌';
+    const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
+    const tail = problem
+        ? `; the work was not delivered: ${problem}`
+        : delivered
+            ? `;${delivered.replace(/^ and/, '')}`
+            : '';
+    return `${icon} ${name} ${why[reason]}${detail}${tail}.`.replace(/\.\.$/, '.');
+}
+
+;// CONCATENATED MODULE: ./src/github/summary.ts
+// The job summary: the outcome in one sentence, the iteration table (verdict, each gate ✓/✗, cost, duration),
+// a chart of cost and duration per iteration (mermaid xychart, which GitHub renders), the gates, and links
+// to the pull request and the run record.
+
+
+
+/** GitHub refuses a step summary over 1 MiB; the patch and tables are cut well before. */
+const MAX_PATCH_CHARS = 60_000;
+/** The summary's markdown. */
+function renderSummary(report) {
+    const { status, delivery, links } = report;
+    const out = [`## Ralph loop: ${report.task.name}`, '', outcomeSentence(report), ''];
+    const facts = [
+        status.stopReason ? `**Stop reason:** ${overview_code(status.stopReason)}` : undefined,
+        `**Iterations:** ${status.iterations.length}${status.budgets.maxIterations ? ` of ${status.budgets.maxIterations}` : ''}`,
+        `**Cost:** ${formatCost(status)}${status.budgets.maxCostUsd !== undefined ? ` (budget $${status.budgets.maxCostUsd})` : ''}`,
+        `**Duration:** ${overview_formatDuration(status.durationMs)}`
+    ].filter(Boolean);
+    out.push(facts.join(' · '), '');
+    const linkLine = [
+        delivery.pullRequest
+            ? `[Pull request #${delivery.pullRequest.number}](${delivery.pullRequest.url})`
+            : undefined,
+        delivery.branch && delivery.pushed ? `branch ${overview_code(delivery.branch)}` : undefined,
+        links.artifact
+            ? `[Run record${links.artifactName ? ` (${overview_code(links.artifactName)})` : ''}](${links.artifact})`
+            : undefined,
+        `[This run](${links.run})`
+    ].filter(Boolean);
+    out.push(linkLine.join(' · '), '');
+    const warnings = [...delivery.problems];
+    if (links.recordNotUploaded)
+        warnings.push(`The run record could not be uploaded as an artifact: ${links.recordNotUploaded}.`);
+    for (const problem of warnings)
+        out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '');
+    for (const note of delivery.notes)
+        out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '');
+    if (status.iterations.length > 0) {
+        out.push('### Iterations', '', iterationTable(status), '');
+        out.push('### Gates', '', gateList(status), '');
+        out.push('### Cost and duration per iteration', '', charts(status), '');
+    }
+    if (delivery.patch) {
+        const text = delivery.patch.text.length > MAX_PATCH_CHARS
+            ? `${delivery.patch.text.slice(0, MAX_PATCH_CHARS)}\n… (cut: the whole patch is ${delivery.patch.file} in the run record)`
+            : delivery.patch.text;
+        out.push('<details><summary>The work as a patch (apply with <code>git am</code>)</summary>', '', fence(text, 'diff'), '', '</details>', '');
+    }
+    for (const warning of status.warnings)
+        out.push(`- ⚠️ ${warning}`);
+    return `${out
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trimEnd()}\n`;
+}
+/** What a dry run checked and would do, with the first prompt: a dry run's summary is never empty. */
+function renderDryRunSummary(dry) {
+    const gates = dry.checks.map(c => `- ${overview_code(c.name)}: ${overview_code(c.run)}`).join('\n');
+    return [
+        `## Ralph loop: ${dry.task.name} (dry run)`,
+        '',
+        `🔎 Dry run of **${dry.task.name}**${dry.task.file ? ` (${overview_code(dry.task.file)})` : ''}: the inputs and the ralph are valid and every program it starts was found; no agent ran. A run would work on branch ${overview_code(dry.branch)}${dry.maxIterations ? `, for at most ${dry.maxIterations} iteration${dry.maxIterations === 1 ? '' : 's'}` : ''}.`,
+        '',
+        '### Gates',
+        '',
+        gates || '_No gates: the agent’s completion signal decides._',
+        '',
+        '### The first prompt',
+        '',
+        fence(dry.prompt, 'markdown'),
+        ''
+    ].join('\n');
+}
+/** Appends a dry run's summary to GITHUB_STEP_SUMMARY. */
+async function writeDryRunSummary(dry) {
+    await core/* summary */.z.addRaw(renderDryRunSummary(dry), true).write();
+}
+/** Appends the summary to GITHUB_STEP_SUMMARY. */
+async function writeSummary(report) {
+    await core/* summary */.z.addRaw(renderSummary(report), true).write();
+}
+
 ;// CONCATENATED MODULE: ./src/github/comments.ts
 // Every comment the action posts carries a hidden line with a key of its own, so a POST whose answer was
 // lost (a reset, a timeout, a 5xx after the work was done) is found among the issue's comments and reused,
@@ -47420,6 +47984,7 @@ async function postComment(octokit, target, body) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/tracking.ts
+
 
 /** GitHub refuses comment bodies over 65,536 characters; stay well under. */
 const MAX_COMMENT_CHARS = 65000;
@@ -47608,16 +48173,6 @@ async function finaliseCancelled(octokit, target, info, status, warn = () => { }
     return done ? 'finalised' : 'failed';
 }
 // --- bodies ----------------------------------------------------------------------------------------
-const VERDICT = {
-    passed: '✅ passed',
-    completed: '✅ done',
-    checks_failed: '❌ gates failed',
-    agent_failed: '⚠️ agent failed',
-    agent_timed_out: '⏱️ agent timed out',
-    ran: '➖ ran',
-    interrupted: '⏹️ stopped',
-    crashed: '💥 crashed'
-};
 const HEADLINE = {
     all_checks_passed: '✅ Every gate passed',
     completed: '✅ Done (the agent said so; no gates)',
@@ -47639,7 +48194,7 @@ function renderWorking(info, status) {
     ];
     if (status && n > 0)
         lines.push(table(status.iterations), '', `Cost so far: ${cost(status)}.`, '');
-    lines.push(tracking_footer(info));
+    lines.push(footer(info));
     return fit(lines.join('\n'));
 }
 function renderFinal(info, outcome) {
@@ -47656,12 +48211,12 @@ function renderFinal(info, outcome) {
         : '';
     const lines = [trackingMarker(info.runId, 'final'), `### ${headline} ${after}${pr}`, ''];
     if (status.stopDetail)
-        lines.push(`${cell(status.stopDetail, 400)}.`.replace(/\.\.$/, '.'), '');
+        lines.push(`${tracking_cell(status.stopDetail, 400)}.`.replace(/\.\.$/, '.'), '');
     if (outcome.note)
-        lines.push(cell(outcome.note, 1000), '');
+        lines.push(tracking_cell(outcome.note, 1000), '');
     if (n > 0)
         lines.push(table(status.iterations), '', `Cost: ${cost(status)}.`, '');
-    lines.push(tracking_footer(info));
+    lines.push(footer(info));
     return fit(lines.join('\n'));
 }
 function table(iterations) {
@@ -47676,14 +48231,14 @@ function table(iterations) {
             : it.agent.usage.cost_source === 'unknown'
                 ? '?'
                 : `$${it.agent.usage.cost_usd.toFixed(2)}`;
-        rows.push(`| ${it.iteration} | ${VERDICT[it.verdict]} | ${gates} | ${spent} | ${duration(it.durationMs)} |`);
+        rows.push(`| ${it.iteration} | ${verdictLabel(it.verdict)} | ${gates} | ${spent} | ${duration(it.durationMs)} |`);
     }
     const hidden = iterations.length - shown.length;
     if (hidden > 0)
         rows.push('', `_${hidden} earlier iteration${hidden === 1 ? '' : 's'} are in the run record._`);
     return rows.join('\n');
 }
-function tracking_footer(info) {
+function footer(info) {
     const parts = [`[The run](${info.runUrl})`];
     if (info.branch)
         parts.push(`branch ${tracking_code(info.branch)}`);
@@ -47705,7 +48260,7 @@ function duration(ms) {
     return m < 60 ? `${m}m ${s % 60}s` : `${Math.floor(m / 60)}h ${m % 60}m`;
 }
 /** One line for a table or a sentence: no pipes, no newlines, bounded. */
-function cell(text, max) {
+function tracking_cell(text, max) {
     const flat = text
         .replace(/\s*\n\s*/g, ' ')
         .replace(/\|/g, '\\|')
@@ -47713,7 +48268,7 @@ function cell(text, max) {
     return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 function tracking_code(text) {
-    const flat = cell(text, 80);
+    const flat = tracking_cell(text, 80);
     return flat.includes('`') ? `\`\` ${flat} \`\`` : `\`${flat}\``;
 }
 /** Keeps a body under GitHub's limit, cutting the middle of the text, never the marker. */
@@ -48429,21 +48984,10 @@ function resolveRalph(name, settings) {
 function argsOf(ralph, projectRoot) {
     try {
         const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: (0,external_node_os_.homedir)() });
-        const text = (0,external_node_fs_.readFileSync)(file, 'utf8');
-        const names = new Set();
-        const { data, split } = readFrontmatter(file, text);
-        const declared = data.get('args');
-        // Not a list: the ralph is broken, and the plan says how.
-        if (declared !== undefined && declared !== null && !Array.isArray(declared))
+        const names = argsRead(file, (0,external_node_fs_.readFileSync)(file, 'utf8'));
+        if (names === undefined)
             return undefined;
-        for (const name of declared ?? [])
-            if (typeof name === 'string')
-                names.add(name);
-        // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
-        for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(PLACEHOLDER_RE))
-            if (m[1] === 'args')
-                names.add(m[2]);
-        return [...names].filter(name => !RESERVED_ARGS.includes(name));
+        return names.filter(name => !RESERVED_ARGS.includes(name));
     }
     catch {
         return undefined;
@@ -48659,6 +49203,7 @@ function toRalphPull(p) {
 // Command-line parsing with the reference CLI's (click's) semantics, so `ralph-action run` is a drop-in for
 // `ralph run`: options may stand anywhere (interspersed), unknown options are kept as user args, and the
 // first `--` is consumed.
+
 class UsageError extends Error {
     constructor(message) {
         super(message);
@@ -48671,6 +49216,12 @@ function convert(spec, name, raw) {
         if (!/^\s*[+-]?\d+\s*$/.test(raw))
             throw new UsageError(`Invalid value for '${name}': '${raw}' is not a valid integer.`);
         return Number.parseInt(raw, 10);
+    }
+    if (spec.kind === 'duration') {
+        const seconds = parseDuration(raw, 's');
+        if (seconds === undefined)
+            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a positive duration: give seconds (90) or a number with a unit (90s, 2m, 1h).`);
+        return seconds;
     }
     if (spec.kind === 'float') {
         // Python's float(): decimal or exponent notation, inf, infinity, nan; surrounding whitespace allowed.
@@ -48693,8 +49244,10 @@ function argv_parseArgs(tokens, specs) {
             byName.set(name, spec);
     const options = {};
     const rest = [];
+    const typed = {};
     const take = (spec, name, value) => {
         const converted = convert(spec, name, value);
+        typed[spec.key] = name;
         if (spec.kind === 'strings')
             options[spec.key] = [...(options[spec.key] ?? []), value];
         else
@@ -48718,6 +49271,7 @@ function argv_parseArgs(tokens, specs) {
                 if (eq !== -1)
                     throw new UsageError(`Option '${name}' does not take a value.`);
                 options[spec.key] = true;
+                typed[spec.key] = name;
                 continue;
             }
             if (eq !== -1)
@@ -48743,6 +49297,7 @@ function argv_parseArgs(tokens, specs) {
                 }
                 if (spec.kind === 'flag') {
                     options[spec.key] = true;
+                    typed[spec.key] = name;
                     continue;
                 }
                 const attached = token.slice(j + 1);
@@ -48758,7 +49313,7 @@ function argv_parseArgs(tokens, specs) {
         }
         rest.push(token);
     }
-    return { options, rest };
+    return { options, rest, typed };
 }
 /** The options block of a help text. */
 function formatOptions(specs) {
@@ -48768,6 +49323,29 @@ function formatOptions(specs) {
     });
     const width = Math.max(...rows.map(([left]) => left.length)) + 2;
     return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n');
+}
+/** Edits (insertions, deletions, substitutions) from `a` to `b`. */
+function distance(a, b) {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const next = [i];
+        for (let j = 1; j <= b.length; j++)
+            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        row = next;
+    }
+    return row[b.length];
+}
+/** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
+function closeOption(token, specs) {
+    const typed = token.split('=')[0];
+    let best;
+    for (const spec of specs)
+        for (const name of spec.names.filter(n => n.startsWith('--'))) {
+            const edits = distance(typed, name);
+            if (edits <= 2 && (!best || edits < best.edits))
+                best = { name, edits };
+        }
+    return best?.name;
 }
 
 ;// CONCATENATED MODULE: ./src/cli/list.ts
@@ -48880,20 +49458,11 @@ class InputReader {
         const value = this.text(name);
         if (value === undefined)
             return undefined;
-        const seconds = inputs_parseDuration(value);
+        const seconds = duration_parseDuration(value, 'm');
         if (seconds === undefined)
             throw new InputError(`Input '${name}' must be a number of minutes (like 30 or 1.5) or have a unit (90s, 45m, 2h), got ${quote(value)}.`);
         return seconds;
     }
-}
-const UNIT_SECONDS = { s: 1, sec: 1, m: 60, min: 60, h: 3600 };
-/** `30` (minutes), `1.5`, `90s`, `45m`, `2h` → seconds; undefined when it is not a positive duration. */
-function inputs_parseDuration(value) {
-    const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(s|sec|m|min|h)?$/i.exec(value.trim());
-    if (!m)
-        return undefined;
-    const seconds = Number(m[1]) * UNIT_SECONDS[(m[2] ?? 'm').toLowerCase()];
-    return seconds > 0 ? seconds : undefined;
 }
 /**
  * Git's rules for a branch name (`git check-ref-format --branch`), checked here so a bad name fails before
@@ -49177,10 +49746,12 @@ function makePlan(inputs, context, env = process.env, trigger) {
                 cwd: root,
                 env,
                 userArgs: tokens,
-                skipAgentLookup: inputs.agent !== undefined
+                skipAgentLookup: inputs.agent !== undefined,
+                checkPrograms: true
             });
             userArgs = loaded.argValues;
-            ralph = loaded;
+            // ralphify's credit trailer asks the agent to credit ralphify in its commits: only when the ralph says so.
+            ralph = { ...loaded, credit: loaded.creditWritten === true && loaded.credit };
         }
         catch (error) {
             if (!(error instanceof RalphError))
@@ -49212,7 +49783,13 @@ function makePlan(inputs, context, env = process.env, trigger) {
         promptText = delivered ? promptWithTask(prompt) : prompt;
         task = { name, text: prompt };
     }
-    const checks = [...ralph.checks, ...addedChecks(inputs.checks, ralph.checks)];
+    const added = addedChecks(inputs.checks, ralph.checks);
+    for (const check of added) {
+        const missing = programs_missingGateProgram(check, root, env.PATH);
+        if (missing)
+            throw new InputError(`Input 'checks': ${missing}`);
+    }
+    const checks = [...ralph.checks, ...added];
     if (delivered)
         userArgs = { ...userArgs, ...delivered.args };
     // A pull request's own branch is pushed onto (updating it): it closes nothing.
@@ -50429,239 +51006,6 @@ async function uploadRecord(dir, name, options = {}) {
     return { id: uploaded.id, size: uploaded.size, name: safeArtifactName(name), files: files.length };
 }
 
-;// CONCATENATED MODULE: ./src/github/run-report.ts
-const run_report_VERDICT = {
-    passed: '✅ passed',
-    completed: '✅ done',
-    checks_failed: '❌ gates failed',
-    agent_failed: '⚠️ agent failed',
-    agent_timed_out: '⏱️ agent timed out',
-    ran: '➖ ran',
-    interrupted: '⏹️ stopped',
-    crashed: '💥 crashed'
-};
-const verdictLabel = (verdict) => run_report_VERDICT[verdict];
-/** `42s`, `3m 05s`, `1h 02m`. */
-function run_report_formatDuration(ms) {
-    const s = Math.round(ms / 1000);
-    if (s < 60)
-        return `${s}s`;
-    const m = Math.floor(s / 60);
-    if (m < 60)
-        return `${m}m ${String(s % 60).padStart(2, '0')}s`;
-    return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
-}
-function formatCost(status) {
-    const { cost } = status;
-    if (cost.source === 'unknown' && cost.totalUsd === 0)
-        return 'unknown (the agent reported no cost)';
-    return `$${cost.totalUsd.toFixed(4)} (${cost.source})`;
-}
-/** A table cell: no pipes or newlines, bounded. */
-function run_report_cell(text, max = 80) {
-    const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim();
-    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-const run_report_code = (text) => {
-    const flat = run_report_cell(text, 120);
-    const ticks = flat.includes('`') ? '``' : '`';
-    return `${ticks}${ticks === '``' ? ' ' : ''}${flat}${ticks === '``' ? ' ' : ''}${ticks}`;
-};
-const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
-/** The gates in the order they ran, from the last iteration that ran any (or the budget's list). */
-function gateNames(status) {
-    const names = [];
-    for (const it of status.iterations)
-        for (const c of it.checks)
-            if (!names.includes(c.name))
-                names.push(c.name);
-    return names;
-}
-const MAX_GATE_COLUMNS = 6;
-/** The iteration table: verdict, each gate ✓/✗, cost, duration. The last `maxRows` iterations. */
-function iterationTable(status, maxRows = 50) {
-    const gates = gateNames(status);
-    const columns = gates.length <= MAX_GATE_COLUMNS;
-    const head = ['#', 'Verdict', ...(columns ? gates.map(g => run_report_code(g)) : ['Gates']), 'Cost', 'Duration'];
-    const rows = status.iterations.slice(-maxRows).map(it => {
-        const gateCells = columns
-            ? gates.map(g => {
-                const check = it.checks.find(c => c.name === g);
-                return check ? (check.passed ? '✓' : '✗') : '–';
-            })
-            : [`${it.checks.filter(c => c.passed).length}/${it.checks.length} ✓`];
-        const cost = it.agent ? `$${it.agent.usage.cost_usd.toFixed(4)}` : '–';
-        return [String(it.iteration), verdictLabel(it.verdict), ...gateCells, cost, run_report_formatDuration(it.durationMs)];
-    });
-    const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
-    for (const row of rows)
-        lines.push(`| ${row.join(' | ')} |`);
-    const hidden = status.iterations.length - rows.length;
-    if (hidden > 0)
-        lines.push('', `_${hidden} earlier iteration(s) are in the run record._`);
-    return lines.join('\n');
-}
-/** Each gate with its command and its result in the last iteration that ran it. */
-function gateList(status) {
-    const last = new Map();
-    for (const it of status.iterations)
-        for (const c of it.checks)
-            last.set(c.name, c);
-    if (last.size === 0)
-        return '_No gates: the agent’s completion signal decides._';
-    return [...last.values()]
-        .map(c => `- ${c.passed ? '✓' : '✗'} ${run_report_code(c.name)}: ${run_report_code(c.run)}${c.passed ? '' : failureHow(c)}`)
-        .join('\n');
-}
-function failureHow(c) {
-    if (c.timedOut)
-        return ' (timed out)';
-    if (c.killedBy)
-        return ` (stopped: ${c.killedBy})`;
-    return c.exitCode === null ? '' : ` (exit ${c.exitCode})`;
-}
-/** The run in one sentence, starting with an emoji a reader can scan. */
-function outcomeSentence(report) {
-    const { status, delivery, task } = report;
-    const name = `**${task.name}**`;
-    const n = status.iterations.length;
-    const reason = status.stopReason;
-    if (report.dryRun)
-        return `🔎 Dry run of ${name}: the inputs and the ralph are valid; no agent ran.`;
-    if (reason === undefined || status.state !== 'finished')
-        return `⏹️ ${name} did not finish (the job was cancelled or killed) after ${pluralIterations(n)}; the record of what ran is in the artifact.`;
-    const pr = delivery.pullRequest;
-    const delivered = pr
-        ? ` and ${pr.operation === 'created' ? 'opened' : 'updated'} pull request [#${pr.number}](${pr.url})`
-        : delivery.pushed && delivery.branch
-            ? ` and pushed branch ${run_report_code(delivery.branch)}`
-            : '';
-    const problem = delivery.problems[0];
-    if (status.success) {
-        const what = reason === 'completed'
-            ? `finished in iteration ${n} (the agent said it was done)`
-            : `passed every gate in iteration ${n}`;
-        if (problem)
-            return `⚠️ ${name} ${what}, but the work was not delivered: ${problem}`;
-        if (delivery.skipped)
-            return `✅ ${name} ${what}; ${delivery.skipped}.`;
-        return `✅ ${name} ${what}${delivered}.`;
-    }
-    const why = {
-        all_checks_passed: 'passed',
-        completed: 'finished',
-        max_iterations: `used all ${pluralIterations(n)} without passing its gates`,
-        budget_exhausted: `ran out of budget after ${pluralIterations(n)}`,
-        timeout: `ran out of time after ${pluralIterations(n)}`,
-        circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
-        agent_error: `stopped after ${pluralIterations(n)} on an error`,
-        cancelled: `was cancelled after ${pluralIterations(n)}`
-    };
-    const icon = reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌';
-    const detail = status.stopDetail ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
-    const tail = problem
-        ? `; the work was not delivered: ${problem}`
-        : delivered
-            ? `;${delivered.replace(/^ and/, '')}`
-            : '';
-    return `${icon} ${name} ${why[reason]}${detail}${tail}.`.replace(/\.\.$/, '.');
-}
-
-;// CONCATENATED MODULE: ./src/github/summary.ts
-// The job summary: the outcome in one sentence, the iteration table (verdict, each gate ✓/✗, cost, duration),
-// a chart of cost and duration per iteration (mermaid xychart, which GitHub renders), the gates, and links
-// to the pull request and the run record.
-
-
-/** GitHub refuses a step summary over 1 MiB; the patch and tables are cut well before. */
-const MAX_PATCH_CHARS = 60_000;
-const CHART_POINTS = 50;
-function summary_fence(text, lang = '') {
-    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
-    const marks = '`'.repeat(Math.max(3, longest + 1));
-    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
-}
-/** Mermaid xychart blocks: cost (when known) and duration per iteration. */
-function charts(status) {
-    const its = status.iterations.slice(-CHART_POINTS);
-    if (its.length === 0)
-        return '';
-    const x = `x-axis "Iteration" [${its.map(it => it.iteration).join(', ')}]`;
-    const blocks = [];
-    const costs = its.map(it => it.agent?.usage.cost_usd ?? 0);
-    if (costs.some(c => c > 0)) {
-        const top = Math.max(...costs);
-        blocks.push(summary_fence([
-            'xychart-beta',
-            '  title "Cost per iteration (USD)"',
-            `  ${x}`,
-            `  y-axis "USD" 0 --> ${Number((top * 1.1).toPrecision(3))}`,
-            `  bar [${costs.map(c => Number(c.toFixed(4))).join(', ')}]`
-        ].join('\n'), 'mermaid'));
-    }
-    const seconds = its.map(it => Math.round(it.durationMs / 100) / 10);
-    blocks.push(summary_fence([
-        'xychart-beta',
-        '  title "Duration per iteration (seconds)"',
-        `  ${x}`,
-        `  y-axis "seconds" 0 --> ${Math.max(1, Math.ceil(Math.max(...seconds) * 1.1))}`,
-        `  bar [${seconds.join(', ')}]`,
-        `  line [${seconds.join(', ')}]`
-    ].join('\n'), 'mermaid'));
-    return blocks.join('\n\n');
-}
-/** The summary's markdown. */
-function renderSummary(report) {
-    const { status, delivery, links } = report;
-    const out = [`## Ralph loop: ${report.task.name}`, '', outcomeSentence(report), ''];
-    const facts = [
-        status.stopReason ? `**Stop reason:** ${run_report_code(status.stopReason)}` : undefined,
-        `**Iterations:** ${status.iterations.length}${status.budgets.maxIterations ? ` of ${status.budgets.maxIterations}` : ''}`,
-        `**Cost:** ${formatCost(status)}${status.budgets.maxCostUsd !== undefined ? ` (budget $${status.budgets.maxCostUsd})` : ''}`,
-        `**Duration:** ${run_report_formatDuration(status.durationMs)}`
-    ].filter(Boolean);
-    out.push(facts.join(' · '), '');
-    const linkLine = [
-        delivery.pullRequest
-            ? `[Pull request #${delivery.pullRequest.number}](${delivery.pullRequest.url})`
-            : undefined,
-        delivery.branch && delivery.pushed ? `branch ${run_report_code(delivery.branch)}` : undefined,
-        links.artifact
-            ? `[Run record${links.artifactName ? ` (${run_report_code(links.artifactName)})` : ''}](${links.artifact})`
-            : undefined,
-        `[This run](${links.run})`
-    ].filter(Boolean);
-    out.push(linkLine.join(' · '), '');
-    const warnings = [...delivery.problems];
-    if (links.recordNotUploaded)
-        warnings.push(`The run record could not be uploaded as an artifact: ${links.recordNotUploaded}.`);
-    for (const problem of warnings)
-        out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '');
-    for (const note of delivery.notes)
-        out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '');
-    if (status.iterations.length > 0) {
-        out.push('### Iterations', '', iterationTable(status), '');
-        out.push('### Gates', '', gateList(status), '');
-        out.push('### Cost and duration per iteration', '', charts(status), '');
-    }
-    if (delivery.patch) {
-        const text = delivery.patch.text.length > MAX_PATCH_CHARS
-            ? `${delivery.patch.text.slice(0, MAX_PATCH_CHARS)}\n… (cut: the whole patch is ${delivery.patch.file} in the run record)`
-            : delivery.patch.text;
-        out.push('<details><summary>The work as a patch (apply with <code>git am</code>)</summary>', '', summary_fence(text, 'diff'), '', '</details>', '');
-    }
-    for (const warning of status.warnings)
-        out.push(`- ⚠️ ${warning}`);
-    return `${out
-        .join('\n')
-        .replace(/\n{3,}/g, '\n\n')
-        .trimEnd()}\n`;
-}
-/** Appends the summary to GITHUB_STEP_SUMMARY. */
-async function writeSummary(report) {
-    await core/* summary */.z.addRaw(renderSummary(report), true).write();
-}
-
 ;// CONCATENATED MODULE: ./src/github/errors.ts
 // GitHub's known answers for pull request delivery, turned into control flow or a message that says the fix.
 /** GitHub's own words, matched as substrings of the error's text (message, and each error's message). */
@@ -51035,7 +51379,7 @@ function pullRequestTitle(report, options = {}) {
 }
 function taskSection(report, limit) {
     const { task } = report;
-    const source = task.file ? `The ralph ${run_report_code(task.name)} (${run_report_code(task.file)}) asked:` : 'The task:';
+    const source = task.file ? `The ralph ${overview_code(task.name)} (${overview_code(task.file)}) asked:` : 'The task:';
     const text = task.text.trim();
     const cut = text.length > limit;
     const shown = cut ? `${text.slice(0, limit)}…` : text;
@@ -51057,7 +51401,7 @@ function render(report, options, taskLimit, rows) {
         ? `Every gate passed in iteration ${n}.`
         : `The gates did not pass (${status.stopReason ?? 'unfinished'}${status.stopDetail ? `: ${status.stopDetail.replace(/\.$/, '')}` : ''}). This draft holds the work so far for a person to finish.`;
     const record = links.artifactName
-        ? `the run record is the artifact ${run_report_code(links.artifactName)} on [the run's page](${links.run}#artifacts)`
+        ? `the run record is the artifact ${overview_code(links.artifactName)} on [the run's page](${links.run}#artifacts)`
         : `[the run](${links.run})`;
     const sections = [
         taskSection(report, taskLimit),
@@ -51066,7 +51410,7 @@ function render(report, options, taskLimit, rows) {
             '',
             result,
             '',
-            `Cost ${formatCost(status)} · ${run_report_formatDuration(status.durationMs)} · ${n} iteration${n === 1 ? '' : 's'}`
+            `Cost ${formatCost(status)} · ${overview_formatDuration(status.durationMs)} · ${n} iteration${n === 1 ? '' : 's'}`
         ].join('\n'),
         ['### Gates', '', gateList(status)].join('\n'),
         ['### Iterations', '', iterationTable(status, rows)].join('\n'),
@@ -51298,15 +51642,16 @@ async function deliver(options) {
 
 
 
+
 /** Lines of a failing gate's output shown in the log (the whole output is in the record). */
 const FAILING_TAIL_LINES = 40;
 const stdoutWriter = { write: text => void process.stdout.write(text) };
 function verdictLine(record) {
     const parts = [
-        `${verdictLabel(record.verdict)} — iteration ${record.iteration} in ${run_report_formatDuration(record.durationMs)}`
+        `${verdictLabel(record.verdict)} — iteration ${record.iteration} in ${overview_formatDuration(record.durationMs)}`
     ];
     if (record.agent)
-        parts.push(`cost $${record.agent.usage.cost_usd.toFixed(4)} (${record.agent.usage.cost_source})`);
+        parts.push(`cost ${iterationCost(record)}`);
     if (record.commit?.sha)
         parts.push(`commit ${record.commit.sha.slice(0, 12)}`);
     if (record.error)
@@ -51358,10 +51703,10 @@ function actionLogger(config, out = stdoutWriter) {
                 const b = event.status.budgets;
                 const limits = [
                     b.maxIterations !== undefined ? `at most ${b.maxIterations} iterations` : undefined,
-                    b.maxTimeSeconds !== undefined ? `${run_report_formatDuration(b.maxTimeSeconds * 1000)} in all` : undefined,
+                    b.maxTimeSeconds !== undefined ? `${overview_formatDuration(b.maxTimeSeconds * 1000)} in all` : undefined,
                     b.maxCostUsd !== undefined ? `$${b.maxCostUsd}` : undefined,
                     b.agentTimeoutSeconds !== undefined
-                        ? `${run_report_formatDuration(b.agentTimeoutSeconds * 1000)} per agent run`
+                        ? `${overview_formatDuration(b.agentTimeoutSeconds * 1000)} per agent run`
                         : undefined
                 ].filter(Boolean);
                 info(`Running ralph ${event.status.ralph.name}: ${limits.join(', ')}. Record: ${event.status.recordDir}`);
@@ -51373,7 +51718,7 @@ function actionLogger(config, out = stdoutWriter) {
                 inGroup = true;
                 break;
             case 'command_finished':
-                info(`command ${event.command.name}: ${event.command.timedOut ? 'timed out' : `exit ${event.command.exitCode}`} (${run_report_formatDuration(event.command.durationMs)})`);
+                info(`command ${event.command.name}: ${event.command.timedOut ? 'timed out' : `exit ${event.command.exitCode}`} (${overview_formatDuration(event.command.durationMs)})`);
                 break;
             case 'agent_started':
                 info(`agent: ${event.argv.join(' ')}`);
@@ -51392,14 +51737,14 @@ function actionLogger(config, out = stdoutWriter) {
                     : a.timedOut
                         ? 'timed out'
                         : `exit ${a.exitCode ?? a.signal}`;
-                info(`agent: ${end} after ${run_report_formatDuration(a.durationMs)}`);
+                info(`agent: ${end} after ${overview_formatDuration(a.durationMs)}`);
                 for (const note of a.notes)
                     info(`  ${note}`);
                 break;
             }
             case 'check_finished': {
                 const c = event.check;
-                info(`${c.passed ? '✓' : '✗'} gate ${c.name} (${run_report_formatDuration(c.durationMs)}${c.passed ? '' : c.timedOut ? ', timed out' : `, exit ${c.exitCode}`})`);
+                info(`${c.passed ? '✓' : '✗'} gate ${c.name} (${overview_formatDuration(c.durationMs)}${c.passed ? '' : c.timedOut ? ', timed out' : `, exit ${c.exitCode}`})`);
                 if (!c.passed && c.tail.trim()) {
                     const lines = c.tail.trimEnd().split('\n').slice(-FAILING_TAIL_LINES);
                     raw(`${lines.map(l => `    ${l}`).join('\n')}\n`);
@@ -51588,7 +51933,10 @@ function failureLine(result, delivery, artifactName) {
         return `The loop was cancelled: ${result.stopDetail}.`;
     if (!result.success) {
         const record = artifactName ? ` The run record is the artifact ${artifactName}.` : '';
-        const why = WHY_NOT[result.stopReason] ?? 'The loop did not succeed';
+        const noTag = result.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
+        const why = noTag
+            ? 'The gates pass, but the agent never gave the completion tag (completion-tag: none lets the gates alone decide)'
+            : (WHY_NOT[result.stopReason] ?? 'The loop did not succeed');
         return `${why} (${result.stopReason}): ${result.stopDetail.replace(/\.$/, '')}.${record}`;
     }
     if (delivery.problems.length > 0)
@@ -51716,7 +52064,7 @@ async function runAction(plan, signal, options = {}) {
     if (inputs.maxTimeSeconds !== undefined) {
         budget.deadline = Date.now() + inputs.maxTimeSeconds * 1000;
         const kept = deliveryMarginSeconds(inputs.maxTimeSeconds) * 1000;
-        core/* info */.pq(`max-time is ${run_report_formatDuration(inputs.maxTimeSeconds * 1000)}: the loop stops ${run_report_formatDuration(kept)} before it, to deliver in time (push, pull request, record, with their retries).`);
+        core/* info */.pq(`max-time is ${overview_formatDuration(inputs.maxTimeSeconds * 1000)}: the loop stops ${overview_formatDuration(kept)} before it, to deliver in time (push, pull request, record, with their retries).`);
     }
     const result = await withoutPersistedCredentials(workTree, () => withoutSecretVariables(async () => {
         try {
@@ -51827,6 +52175,7 @@ async function runAction(plan, signal, options = {}) {
 ;// CONCATENATED MODULE: ./src/action/main.ts
 // The main step: inputs → plan → loop → deliver → report. Bad input fails the step with one line (with the
 // file and line of a ralph problem) before any agent runs.
+
 
 
 
@@ -51999,6 +52348,18 @@ async function dryRun(plan) {
     core/* info */.pq(prompt);
     core/* endGroup */.N4();
     core/* info */.pq(`Dry run: the inputs and ${plan.task.file ?? 'the task'} are valid; branch ${plan.branch}.`);
+    try {
+        await writeDryRunSummary({
+            task: plan.task,
+            branch: plan.branch,
+            checks: plan.config.checks,
+            maxIterations: plan.config.maxIterations,
+            prompt
+        });
+    }
+    catch (error) {
+        core/* warning */.$e(`The job summary could not be written: ${error.message}`);
+    }
     core/* setOutput */.uH('stop-reason', '');
     core/* setOutput */.uH('success', 'true');
     core/* setOutput */.uH('iterations', '0');

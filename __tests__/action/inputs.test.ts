@@ -1,7 +1,8 @@
 // The action's inputs, read the way the runner hands them over (INPUT_* with action.yml's defaults filled
 // in): typed values, and one-line errors that name the input and the fix.
 import { describe, expect, test } from '@jest/globals'
-import { InputError, branchNameProblem, parseDuration, readInputs } from '../../src/action/inputs.js'
+import { InputError, branchNameProblem, readInputs } from '../../src/action/inputs.js'
+import { parseDuration } from '../../src/ralph/index.js'
 import { agentEnvironment } from '../../src/action/plan.js'
 import { actionYaml, inputEnv } from './harness.js'
 
@@ -93,8 +94,8 @@ test.each([
   ['45m', 2700],
   ['2h', 7200],
   ['10 min', 600]
-])('the duration %s is %i seconds', (text, seconds) => {
-  expect(parseDuration(text)).toBe(seconds)
+])('the input duration %s is %i seconds (a bare number is minutes)', (text, seconds) => {
+  expect(parseDuration(text, 'm')).toBe(seconds)
 })
 
 describe('bad input is one line that names the input and the fix', () => {

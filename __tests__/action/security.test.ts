@@ -21,7 +21,7 @@ const projects: Project[] = []
 beforeAll(async () => {
   stand = await startStand()
   scratch = mkdtempSync(path.join(tmpdir(), 'ralph-action-security-'))
-}, 120_000)
+})
 
 afterAll(async () => {
   for (const p of projects) await p.cleanup()
@@ -256,14 +256,14 @@ describe('who may start a loop', () => {
       'repos/get-collaborator-permission-level',
       'issues/create-comment'
     ])
-  }, 60_000)
+  })
 
   test('a triage user is refused, though triage can label and close issues', async () => {
     const s = await scene()
     const where = commentOn(s, { user: 'tom', role: 'triage', body: injected(s) })
     const run = await onComment(s, where.comment)
     expectRefused(s, run, where, /`tom` has the triage role on octo-org\/octo-repo/)
-  }, 60_000)
+  })
 
   test('a bot (dependabot[bot], type Bot) is refused, and its write role does not help', async () => {
     const s = await scene()
@@ -277,21 +277,21 @@ describe('who may start a loop', () => {
     )
     // A login with brackets is not @-mentioned: it is quoted.
     expect(reply).toContain('`dependabot[bot]`, no ralph loop was started')
-  }, 60_000)
+  })
 
   test('an account of type User with a bot login (`evil[bot]`) is refused: GitHub gives no person one', async () => {
     const s = await scene()
     const where = commentOn(s, { user: 'evil[bot]', type: 'User', role: 'admin', body: injected(s) })
     const run = await onComment(s, where.comment)
     expectRefused(s, run, where, /`evil\[bot\]` claims to be a person but has a bot's login/)
-  }, 60_000)
+  })
 
   test('an App actor (`evil[bot]`, type Bot) with admin is refused: the role earns a bot nothing', async () => {
     const s = await scene()
     const where = commentOn(s, { user: 'evil[bot]', type: 'Bot', role: 'admin', body: injected(s) })
     const run = await onComment(s, where.comment, { inputs: { 'allowed-bots': 'dependabot[bot]' } })
     expectRefused(s, run, where, /`evil\[bot\]` is a bot \(a GitHub App\)/)
-  }, 60_000)
+  })
 
   test('a custom role decides by its base: base triage is refused under its own name', async () => {
     const s = await scene()
@@ -302,7 +302,7 @@ describe('who may start a loop', () => {
     })
     const run = await onComment(s, where.comment)
     expectRefused(s, run, where, /`cut` has the helper role on octo-org\/octo-repo/)
-  }, 60_000)
+  })
 
   test('a bot named in allowed-bots starts a loop: 👀, the agent runs, a pull request on ralph/issue-<N>', async () => {
     const s = await scene()
@@ -311,7 +311,7 @@ describe('who may start a loop', () => {
       inputs: { 'allowed-bots': 'dependabot[bot], trusted-app[bot]' }
     })
     expectRan(s, run, where)
-  }, 60_000)
+  })
 })
 
 describe('what counts as a command', () => {
@@ -333,7 +333,7 @@ describe('what counts as a command', () => {
     )
     // Refused before the commenter was even looked up: the reply is the only request.
     expect(s.p.api.requests.map(r => r.operationId)).toEqual(['issues/create-comment'])
-  }, 60_000)
+  })
 
   test('a comment edited on GitHub after the event: the run uses the text as posted, never the edit', async () => {
     const s = await scene()
@@ -353,7 +353,7 @@ describe('what counts as a command', () => {
     expect(prompt).not.toContain('print every secret')
     // The comment was never read back from the API.
     expect(s.p.api.requests.some(r => r.operationId === 'issues/get-comment')).toBe(false)
-  }, 60_000)
+  })
 
   test('an `edited` event is skipped silently: no reply, no API write, no agent', async () => {
     const s = await scene()
@@ -365,7 +365,7 @@ describe('what counts as a command', () => {
       where.comment,
       /Nothing to do: the comment was edited; only a new comment starts a loop/
     )
-  }, 60_000)
+  })
 
   test('a comment that starts with text and mentions /ralph later is skipped: no reply, no API write', async () => {
     const s = await scene()
@@ -377,7 +377,7 @@ describe('what counts as a command', () => {
     const run = await onComment(s, where.comment)
     expectSkipped(s, run, where.comment, /Nothing to do: the comment does not start with \/ralph/)
     expect(s.p.api.requests).toEqual([])
-  }, 60_000)
+  })
 })
 
 describe('names and arguments', () => {
@@ -388,7 +388,7 @@ describe('names and arguments', () => {
     const reply = expectRefused(s, run, where, /`\.\.\/\.\.\/etc` is not a ralph name/)
     expect(reply).toContain(USAGE)
     expect(reply).toContain('Available ralphs: `echo`, `fix-tests`.')
-  }, 60_000)
+  })
 
   test('an unknown ralph name is refused, and the reply lists the available ralphs', async () => {
     const s = await scene()
@@ -396,7 +396,7 @@ describe('names and arguments', () => {
     const run = await onComment(s, where.comment)
     const reply = expectRefused(s, run, where, /there is no ralph called `deploy` in \.agents\/ralphs\//)
     expect(reply).toContain('Available ralphs: `echo`, `fix-tests`.')
-  }, 60_000)
+  })
 
   test.each([
     ['an option as a value', '/ralph echo --focus --force', /`--focus` needs a value/],
@@ -435,7 +435,7 @@ describe('requests the ralph cannot take', () => {
       /the ralph `echo` takes no `--fcous` arg \(it takes `--focus`\)/
     )
     expect(reply).toContain(USAGE)
-  }, 60_000)
+  })
 
   test('a ralph that does not load fails the step and tells the requester it is not their mistake', async () => {
     const s = await scene()
@@ -460,7 +460,7 @@ describe('requests the ralph cannot take', () => {
     expect(s.p.api.state.reactions).toEqual([])
     expect(s.p.api.state.pulls).toEqual([])
     expectClean(s.p)
-  }, 60_000)
+  })
 
   test('a branch that cannot be prepared after 👀: the requester is told, the step fails', async () => {
     const s = await scene()
@@ -476,7 +476,7 @@ describe('requests the ralph cannot take', () => {
     ])
     expect(s.p.api.state.reactionsOn('comment', where.comment.id).map(r => r.content)).toEqual(['eyes'])
     expectClean(s.p)
-  }, 60_000)
+  })
 })
 
 describe('issue text is data: nothing in it is executed', () => {
@@ -531,7 +531,7 @@ describe('issue text is data: nothing in it is executed', () => {
     expect(prompt).not.toMatch(/SYSTEM|GITHUB_TOKEN/)
     expect(prompt).not.toMatch(/[\u200B\u2060\u202E\u202C]/)
     expect(prompt).toContain('Zerowidth and bidi gnirts text')
-  }, 90_000)
+  })
 
   test('argument values with quotes reach the command as one token, never split or evaluated', async () => {
     const s = await scene()
@@ -544,7 +544,7 @@ describe('issue text is data: nothing in it is executed', () => {
     expectRan(s, run, where)
     expect(s.argvs()).toEqual([[value]])
     expect(s.prompts()[0]).toContain(`Focus: ${value}`)
-  }, 90_000)
+  })
 })
 
 describe('pull requests', () => {
@@ -567,7 +567,7 @@ describe('pull requests', () => {
       /pull request #\d+ comes from a fork \(forker\/octo-repo\); a loop runs only on a branch of octo-org\/octo-repo/
     )
     expect(s.p.api.state.pulls[0].state).toBe('open')
-  }, 60_000)
+  })
 
   test('a /ralph comment on a closed pull request is refused', async () => {
     const s = await scene()
@@ -579,7 +579,7 @@ describe('pull requests', () => {
     expectRefused(s, run, { issueNumber: pr.number, comment, pulls: 1 }, /pull request #\d+ is closed/)
     // Its branch was not touched.
     expect(s.p.remoteGit('rev-parse', 'old')).toBe(s.p.remoteGit('rev-parse', 'main'))
-  }, 60_000)
+  })
 
   test('a pull_request_target event fails the step (the workflow is wrong): no agent, no reply', async () => {
     const s = await scene()
@@ -610,5 +610,5 @@ describe('pull requests', () => {
     expect(s.p.remoteGit('rev-parse', 'feature')).toBe(s.p.remoteGit('rev-parse', 'main'))
     expect(run.post?.exitCode).toBe(0)
     expectClean(s.p)
-  }, 60_000)
+  })
 })

@@ -73,7 +73,7 @@ describe("CI's self-test", () => {
   let stand: Stand
   beforeAll(async () => {
     stand = await startStand()
-  }, 120_000)
+  })
   afterAll(async () => stand?.close())
 
   test('runs the bundled example with the inputs ci.yml gives it, and ends as ci.yml expects', async () => {

@@ -8654,6 +8654,9 @@ var __webpack_exports__ = {};
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_namespaceObject);
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
 ;// CONCATENATED MODULE: ./src/ralph/types.ts
 // The RALPH.md contract: what a validated ralph is, what a problem with one looks like.
 /** Thrown for bad input (a user's mistake, not our bug): the CLI prints `message` alone, no stack trace. */
@@ -8667,64 +8670,22 @@ class RalphError extends Error {
         this.name = 'RalphError';
     }
 }
-
-;// CONCATENATED MODULE: ./src/ralph/args.ts
-// User args after the ralph path (`ralph run my-ralph --focus tests` or `my-ralph tests`), parsed with the
-// reference's rules (cli._parse_user_args). Errors are usage errors: exit code 2.
-
-const NAME_RE = /^[a-zA-Z0-9_-]+$/;
-const VALID_NAME_CHARS_MSG = 'Names may only contain letters, digits, hyphens, and underscores.';
-/**
- * `--name value` and `--name=value` set any name (declared or not); other tokens fill the declared names in
- * order, skipping names already set by a flag; a bare `--` makes every later token positional.
- * Note the reference's CLI parser swallows the first `--` before this runs (see the spec, §9).
- */
-function parseUserArgs(tokens, declared) {
-    // No prototype: an arg may be called `__proto__` or `constructor`.
-    const result = Object.create(null);
-    let positionalIndex = 0;
-    let flagsEnded = false;
-    for (let i = 0; i < tokens.length; i++) {
-        const token = tokens[i];
-        if (!flagsEnded && token === '--') {
-            flagsEnded = true;
-            continue;
-        }
-        if (!flagsEnded && token.startsWith('--')) {
-            const rest = token.slice(2);
-            let name;
-            let value;
-            const eq = rest.indexOf('=');
-            if (eq >= 0) {
-                name = rest.slice(0, eq);
-                value = rest.slice(eq + 1);
-            }
-            else {
-                name = rest;
-                if (i + 1 >= tokens.length)
-                    throw new RalphError(`Flag '--${name}' requires a value.`, 2);
-                value = tokens[++i];
-            }
-            if (!NAME_RE.test(name)) {
-                throw new RalphError(`Arg name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, 2);
-            }
-            result[name] = value;
-            continue;
-        }
-        if (declared.length === 0) {
-            throw new RalphError(`Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
-                `Use --name value syntax or add 'args: [...]' to your RALPH.md.`, 2);
-        }
-        while (positionalIndex < declared.length && Object.hasOwn(result, declared[positionalIndex])) {
-            positionalIndex++;
-        }
-        if (positionalIndex >= declared.length) {
-            throw new RalphError(`Too many positional arguments. Expected at most ${declared.length} (${declared.join(', ')}).`, 2);
-        }
-        result[declared[positionalIndex]] = token;
-        positionalIndex++;
-    }
-    return result;
+const FILE_PROBLEMS = {
+    ENOENT: 'no such file or folder',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EISDIR: 'it is a folder, not a file',
+    ENOTDIR: 'a part of the path is a file, not a folder',
+    EEXIST: 'it already exists',
+    ENOSPC: 'the disk is full',
+    EROFS: 'the file system is read-only'
+};
+/** A file system error in words ("no such file or folder"), not errno jargon ("ENOENT: …"). */
+function fileProblem(error) {
+    const code = error?.code;
+    if (code !== undefined && FILE_PROBLEMS[code])
+        return FILE_PROBLEMS[code];
+    return error instanceof Error ? error.message : String(error);
 }
 
 ;// CONCATENATED MODULE: ./src/ralph/comments.ts
@@ -9675,12 +9636,109 @@ function lookup(table, name) {
     return table !== undefined && Object.hasOwn(table, name) ? table[name] : '';
 }
 
+;// CONCATENATED MODULE: ./src/ralph/args.ts
+// User args after the ralph path (`ralph run my-ralph --focus tests` or `my-ralph tests`), parsed with the
+// reference's rules (cli._parse_user_args). Errors are usage errors: exit code 2.
+
+
+
+
+const NAME_RE = /^[a-zA-Z0-9_-]+$/;
+const VALID_NAME_CHARS_MSG = 'Names may only contain letters, digits, hyphens, and underscores.';
+/**
+ * `--name value` and `--name=value` set any name (declared or not); other tokens fill the declared names in
+ * order, skipping names already set by a flag; a bare `--` makes every later token positional.
+ * Note the reference's CLI parser swallows the first `--` before this runs (see the spec, §9).
+ */
+function parseUserArgs(tokens, declared) {
+    // No prototype: an arg may be called `__proto__` or `constructor`.
+    const result = Object.create(null);
+    let positionalIndex = 0;
+    let flagsEnded = false;
+    for (let i = 0; i < tokens.length; i++) {
+        const token = tokens[i];
+        if (!flagsEnded && token === '--') {
+            flagsEnded = true;
+            continue;
+        }
+        if (!flagsEnded && token.startsWith('--')) {
+            const rest = token.slice(2);
+            let name;
+            let value;
+            const eq = rest.indexOf('=');
+            if (eq >= 0) {
+                name = rest.slice(0, eq);
+                value = rest.slice(eq + 1);
+            }
+            else {
+                name = rest;
+                if (i + 1 >= tokens.length)
+                    throw new RalphError(`Flag '--${name}' requires a value.`, 2);
+                value = tokens[++i];
+            }
+            if (!NAME_RE.test(name)) {
+                throw new RalphError(`Arg name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, 2);
+            }
+            result[name] = value;
+            continue;
+        }
+        if (declared.length === 0) {
+            throw new RalphError(`Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
+                `Use --name value syntax or add 'args: [...]' to your RALPH.md.`, 2);
+        }
+        while (positionalIndex < declared.length && Object.hasOwn(result, declared[positionalIndex])) {
+            positionalIndex++;
+        }
+        if (positionalIndex >= declared.length) {
+            throw new RalphError(`Too many positional arguments. Expected at most ${declared.length} (${declared.join(', ')}).`, 2);
+        }
+        result[declared[positionalIndex]] = token;
+        positionalIndex++;
+    }
+    return result;
+}
+/**
+ * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
+ * prompt, a command or a check). Undefined when the file does not parse: loading it reports that itself.
+ */
+function argsRead(file, text) {
+    try {
+        const names = new Set();
+        const { data, split } = readFrontmatter(file, text);
+        const declared = data.get('args');
+        if (declared !== undefined && declared !== null && !Array.isArray(declared))
+            return undefined;
+        for (const name of declared ?? [])
+            if (typeof name === 'string')
+                names.add(name);
+        // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
+        for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(PLACEHOLDER_RE))
+            if (m[1] === 'args')
+                names.add(m[2]);
+        return [...names];
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ralph/duration.ts
+// Durations as people write them, for the CLI's --max-time and the action's time inputs: a number, or a
+// number with a unit (90s, 2m, 1h). What a bare number means is the caller's: seconds on the CLI (as
+// ralphify's --timeout), minutes in the action (as a job's timeout-minutes).
+const UNIT_SECONDS = { s: 1, sec: 1, m: 60, min: 60, h: 3600 };
+/** `90s`, `45m`, `2h`, `1.5` (in `bare` units) → seconds; undefined when it is not a positive duration. */
+function parseDuration(value, bare) {
+    const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(s|sec|m|min|h)?$/i.exec(value.trim());
+    if (!m)
+        return undefined;
+    const seconds = Number(m[1]) * UNIT_SECONDS[(m[2] ?? bare).toLowerCase()];
+    return seconds > 0 ? seconds : undefined;
+}
+
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 var external_node_fs_default = /*#__PURE__*/__nccwpck_require__.n(external_node_fs_namespaceObject);
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
 ;// CONCATENATED MODULE: ./src/ralph/resolve.ts
 // From what the user typed (`ralph run <path>`) to a RALPH.md, as the reference resolves it
 // (cli._resolve_ralph_paths): a folder, a file named RALPH.md, or the name of an installed ralph.
@@ -9850,6 +9908,101 @@ function isExecutableFile(file, cwd) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/ralph/programs.ts
+// Which programs a ralph will start, found before anything runs: a missing one is said at once, in one
+// line, instead of after the agent has run (and been paid for).
+
+
+
+
+
+
+// bash's keywords and builtins (`compgen -k; compgen -b`): a gate may start with one, and none is a file.
+const BASH_WORDS = new Set(('if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc ' +
+    '. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs ' +
+    'disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local ' +
+    'logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend ' +
+    'test times trap true type typeset ulimit umask unalias unset wait').split(' '));
+/** Characters after which a gate's words are bash's to expand: its programs cannot be known beforehand. */
+const EXPANDS = /[$`'"\\*?[\]{}~()<>=]/;
+/**
+ * The programs a gate's bash line starts, where that can be known without running bash: the first word of
+ * each simple command (after `NAME=value` assignments). Lines with quoting or expansions yield only their
+ * first command's program; keywords, builtins and paths (the agent may be asked to write them) are left out.
+ */
+function gatePrograms(run) {
+    const simple = !/[$`'"\\(){}<>]/.test(run);
+    const segments = simple ? run.split(/&&|\|\||[;|&\n]/) : [run.split(/&&|\|\||[;|&\n]/)[0]];
+    const programs = [];
+    for (const segment of segments) {
+        const words = segment.trim().split(/\s+/);
+        while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]))
+            words.shift();
+        const word = words[0];
+        if (!word || EXPANDS.test(word) || /^-|\//.test(word) || BASH_WORDS.has(word))
+            continue;
+        if (!programs.includes(word))
+            programs.push(word);
+    }
+    return programs;
+}
+/** The program a `commands:` entry starts (its args filled in), and the folder a relative one is found in. */
+function commandProgram(run, userArgs, dirs) {
+    const runString = resolveArgsInRun(run, userArgs);
+    let argv;
+    try {
+        argv = shlex_shlexSplit(runString);
+    }
+    catch {
+        return undefined; // the run itself reports the syntax, as the reference does
+    }
+    if (argv.length === 0)
+        return undefined;
+    return {
+        program: argv[0],
+        cwd: runsFromRalphDir(runString) ? dirs.ralphDir : dirs.projectRoot,
+        runString
+    };
+}
+/**
+ * Whether `program` can be found: a bare name on PATH (executable), a path as a file relative to `cwd`.
+ * A file that exists but is not executable counts as found: running it gives the precise error.
+ */
+function programFound(program, cwd, searchPath) {
+    if (!program.includes('/'))
+        return which(program, { cwd, path: searchPath }) !== null;
+    try {
+        return external_node_fs_default().statSync(program.startsWith('/') ? program : `${cwd.replace(/\/+$/, '')}/${program}`).isFile();
+    }
+    catch {
+        return false;
+    }
+}
+/** The reference's message for a command whose program is missing (it says so when the command runs). */
+const commandNotFound = (name, runString) => `Command '${name}' binary not found: ${pyStrRepr(runString)}. Check the 'commands' field in your ${RALPH_MARKER} frontmatter.`;
+/** The problem with a `commands:` entry whose program cannot be found, or undefined. */
+function missingCommandProgram(command, userArgs, dirs, searchPath) {
+    const found = commandProgram(command.run, userArgs, dirs);
+    if (found && !programFound(found.program, found.cwd, searchPath))
+        return commandNotFound(command.name, found.runString);
+    return undefined;
+}
+/** The problem with a gate whose program cannot be found (bash would say "command not found"), or undefined. */
+function missingGateProgram(check, cwd, searchPath) {
+    const program = gatePrograms(check.run).find(p => !programFound(p, cwd, searchPath));
+    if (program === undefined)
+        return undefined;
+    const command = check.run === check.name ? '' : ` (its command: ${check.run})`;
+    return `Check '${check.name}' cannot run: '${program}' is not on PATH${command}. Install it, or fix the check.`;
+}
+/** The problem with an agent whose program cannot be found, in the reference's words, or undefined. */
+function missingAgentProgram(agentArgv, cwd, searchPath) {
+    const program = agentArgv[0];
+    if (program === undefined || which(program, { cwd, path: searchPath }))
+        return undefined;
+    return `Agent command '${program}' not found on PATH.`;
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/validate.ts
 // Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
 // order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
@@ -9927,10 +10080,11 @@ function inspectRalph(fileArg, opts) {
     else {
         try {
             agentArgv = shlex_shlexSplit(rawAgent);
-            const env = opts.env ?? process.env;
-            if (!opts.skipAgentLookup && !which(agentArgv[0], { cwd: opts.cwd, path: env.PATH })) {
-                report(`Agent command '${agentArgv[0]}' not found on PATH.`, where(fm, 'agent'));
-            }
+            const missing = opts.skipAgentLookup
+                ? undefined
+                : missingAgentProgram(agentArgv, opts.cwd, (opts.env ?? process.env).PATH);
+            if (missing)
+                report(missing, where(fm, 'agent'));
         }
         catch (error) {
             if (!(error instanceof ShlexError))
@@ -10031,6 +10185,27 @@ function inspectRalph(fileArg, opts) {
             presets = rawPresets;
         }
     }
+    if (problems.length === 0 && opts.checkPrograms) {
+        const env = opts.env ?? process.env;
+        const dirs = { ralphDir: validate_realPath(external_node_path_default().dirname(absolute)), projectRoot: opts.cwd };
+        // Every item is valid here (no problems so far), so the lists line up with the frontmatter's.
+        const runPosition = (key, index) => {
+            const item = fm.get(key)[index];
+            return item instanceof Map
+                ? (positions.entry(item, 'run').value ?? positions.item(fm.get(key), index))
+                : undefined;
+        };
+        commands.forEach((command, index) => {
+            const missing = missingCommandProgram(command, argValues, dirs, env.PATH);
+            if (missing)
+                report(missing, runPosition('commands', index));
+        });
+        checks.forEach((check, index) => {
+            const missing = missingGateProgram(check, opts.cwd, env.PATH);
+            if (missing)
+                report(missing, runPosition('checks', index));
+        });
+    }
     if (problems.length > 0)
         return { problems };
     // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
@@ -10053,6 +10228,8 @@ function inspectRalph(fileArg, opts) {
         ralph.guardrails = guardrails;
     if (presets !== undefined)
         ralph.presets = presets;
+    if (rawCredit !== null)
+        ralph.creditWritten = true;
     return { ralph, problems };
 }
 // `commands:` (the reference's rules) and `checks:` (ours, the same rules): a list of {name, run, timeout?}.
@@ -10151,7 +10328,7 @@ function readUtf8(file) {
         const code = error.code;
         if (code === 'ENOENT')
             throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
-        throw new RalphError(`Cannot read ${file}: ${error.message}`);
+        throw new RalphError(`Cannot read ${file}: ${fileProblem(error)}.`);
     }
     try {
         // Strict like Python's read_text(encoding="utf-8"); the BOM is kept here and dropped by the splitter.
@@ -10195,10 +10372,13 @@ function validate_realPath(p) {
 
 
 
+
+
 ;// CONCATENATED MODULE: ./src/cli/argv.ts
 // Command-line parsing with the reference CLI's (click's) semantics, so `ralph-action run` is a drop-in for
 // `ralph run`: options may stand anywhere (interspersed), unknown options are kept as user args, and the
 // first `--` is consumed.
+
 class UsageError extends Error {
     constructor(message) {
         super(message);
@@ -10211,6 +10391,12 @@ function convert(spec, name, raw) {
         if (!/^\s*[+-]?\d+\s*$/.test(raw))
             throw new UsageError(`Invalid value for '${name}': '${raw}' is not a valid integer.`);
         return Number.parseInt(raw, 10);
+    }
+    if (spec.kind === 'duration') {
+        const seconds = parseDuration(raw, 's');
+        if (seconds === undefined)
+            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a positive duration: give seconds (90) or a number with a unit (90s, 2m, 1h).`);
+        return seconds;
     }
     if (spec.kind === 'float') {
         // Python's float(): decimal or exponent notation, inf, infinity, nan; surrounding whitespace allowed.
@@ -10233,8 +10419,10 @@ function parseArgs(tokens, specs) {
             byName.set(name, spec);
     const options = {};
     const rest = [];
+    const typed = {};
     const take = (spec, name, value) => {
         const converted = convert(spec, name, value);
+        typed[spec.key] = name;
         if (spec.kind === 'strings')
             options[spec.key] = [...(options[spec.key] ?? []), value];
         else
@@ -10258,6 +10446,7 @@ function parseArgs(tokens, specs) {
                 if (eq !== -1)
                     throw new UsageError(`Option '${name}' does not take a value.`);
                 options[spec.key] = true;
+                typed[spec.key] = name;
                 continue;
             }
             if (eq !== -1)
@@ -10283,6 +10472,7 @@ function parseArgs(tokens, specs) {
                 }
                 if (spec.kind === 'flag') {
                     options[spec.key] = true;
+                    typed[spec.key] = name;
                     continue;
                 }
                 const attached = token.slice(j + 1);
@@ -10298,7 +10488,7 @@ function parseArgs(tokens, specs) {
         }
         rest.push(token);
     }
-    return { options, rest };
+    return { options, rest, typed };
 }
 /** The options block of a help text. */
 function formatOptions(specs) {
@@ -10308,6 +10498,29 @@ function formatOptions(specs) {
     });
     const width = Math.max(...rows.map(([left]) => left.length)) + 2;
     return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n');
+}
+/** Edits (insertions, deletions, substitutions) from `a` to `b`. */
+function distance(a, b) {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const next = [i];
+        for (let j = 1; j <= b.length; j++)
+            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        row = next;
+    }
+    return row[b.length];
+}
+/** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
+function closeOption(token, specs) {
+    const typed = token.split('=')[0];
+    let best;
+    for (const spec of specs)
+        for (const name of spec.names.filter(n => n.startsWith('--'))) {
+            const edits = distance(typed, name);
+            if (edits <= 2 && (!best || edits < best.edits))
+                best = { name, edits };
+        }
+    return best?.name;
 }
 
 ;// CONCATENATED MODULE: ./src/agents/argv.ts
@@ -10482,7 +10695,7 @@ function transcriptLine(event) {
 }
 const UNITS = { d: 86400, h: 3600, m: 60, min: 60, s: 1, sec: 1, ms: 0.001 };
 /** Seconds in a duration like `1h2m3s`, `27.4s`, `90 seconds`, `2 hours`; undefined when there is none. */
-function parseDuration(text) {
+function stream_parseDuration(text) {
     const compact = /(\d+(?:\.\d+)?)(ms|[dhms])(?![a-z])/gi;
     let total = 0;
     let found = false;
@@ -10505,7 +10718,7 @@ function parseDuration(text) {
 function resetFromMessage(message, now = Date.now()) {
     const relative = /(?:resets?(?: after| in)?|retry (?:in|after)|try again in)\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(message);
     if (relative) {
-        const seconds = parseDuration(relative[1]);
+        const seconds = stream_parseDuration(relative[1]);
         if (seconds !== undefined)
             return now + seconds * 1000;
     }
@@ -13642,9 +13855,9 @@ function removedVariables(base, options = {}) {
 
 /** Characters of the final message kept in the record. */
 const FINAL_MESSAGE_CHARS = 2000;
-function crashMessage(agent, error) {
+function crashMessage(agent, error, fromRalphFile) {
     if (error.code === 'ENOENT')
-        return `Agent command not found: ${pyStrRepr(agent)}. Check the 'agent' field in your RALPH.md frontmatter.`;
+        return `Agent command not found: ${pyStrRepr(agent)}.${fromRalphFile ? " Check the 'agent' field in your RALPH.md frontmatter." : ''}`;
     if (error.code === 'EACCES')
         return `[Errno 13] Permission denied: ${pyStrRepr(error.path ?? agent)}`;
     return `The agent could not be started: ${error.message}`;
@@ -13758,7 +13971,7 @@ async function runAgent(ctx) {
         run.stream = ctx.relative(streamFile);
     const agentResult = { run, outcome };
     if (result.spawnError)
-        agentResult.crash = crashMessage(ctx.agent, result.spawnError);
+        agentResult.crash = crashMessage(ctx.agent, result.spawnError, ctx.fromRalphFile === true);
     return agentResult;
 }
 
@@ -13891,7 +14104,7 @@ function capOutput(text, cap) {
 }
 function commands_crashMessage(command, runString, error) {
     if (error.code === 'ENOENT')
-        return `Command '${command.name}' binary not found: ${pyStrRepr(runString)}. ${FIELD_HINT}`;
+        return commandNotFound(command.name, runString);
     if (error.code === 'EACCES')
         return `[Errno 13] Permission denied: ${pyStrRepr(error.path ?? runString)}`;
     return `Command '${command.name}' could not be started: ${error.message}`;
@@ -14391,7 +14604,7 @@ function verdictOf(record, gated, tagRequired) {
         const allPass = record.checks.every(check => check.passed);
         if (allPass && (!tagRequired || record.completion.given))
             return { verdict: 'passed', success: true };
-        return { verdict: agentVerdict ?? 'checks_failed', success: false };
+        return { verdict: agentVerdict ?? (allPass ? 'checks_passed_no_tag' : 'checks_failed'), success: false };
     }
     if (tagRequired && record.completion.given)
         return { verdict: 'completed', success: true };
@@ -14487,6 +14700,7 @@ async function runIteration(env, iteration) {
         preset: env.preset,
         agent: env.ralph.agent,
         agentArgv: env.ralph.agentArgv,
+        fromRalphFile: env.ralph.file !== '' && env.config.promptText === undefined,
         prompt,
         workTree: env.workTree,
         iterationDir: dir,
@@ -14550,6 +14764,131 @@ async function runIteration(env, iteration) {
     return finish({ interrupted: false, success }, verdict);
 }
 
+;// CONCATENATED MODULE: ./src/loop/overview.ts
+const VERDICT = {
+    passed: '✅ passed',
+    completed: '✅ done',
+    checks_failed: '❌ gates failed',
+    checks_passed_no_tag: '🟡 gates pass, no completion tag',
+    agent_failed: '⚠️ agent failed',
+    agent_timed_out: '⏱️ agent timed out',
+    ran: '➖ ran',
+    interrupted: '⏹️ stopped',
+    crashed: '💥 crashed'
+};
+const verdictLabel = (verdict) => VERDICT[verdict];
+/** `42s`, `3m 05s`, `1h 02m`. */
+function overview_formatDuration(ms) {
+    const s = Math.round(ms / 1000);
+    if (s < 60)
+        return `${s}s`;
+    const m = Math.floor(s / 60);
+    if (m < 60)
+        return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+    return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+/** One agent run's cost: dollars, or "unknown" when the agent reported none. */
+function iterationCost(it) {
+    if (!it.agent)
+        return '–';
+    const usage = it.agent.usage;
+    return usage.cost_source === 'unknown' && usage.cost_usd === 0 ? 'unknown' : `$${usage.cost_usd.toFixed(4)}`;
+}
+/** The run's cost: dollars and where they come from, or "unknown" when no agent reported any. */
+function formatCost(status) {
+    const { cost } = status;
+    if (cost.source === 'unknown' && cost.totalUsd === 0)
+        return 'unknown (the agent reported no cost)';
+    return `$${cost.totalUsd.toFixed(4)} (${cost.source})`;
+}
+/** A table cell: no pipes or newlines, bounded. */
+function cell(text, max = 80) {
+    const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim();
+    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+const overview_code = (text) => {
+    const flat = cell(text, 120);
+    const ticks = flat.includes('`') ? '``' : '`';
+    return `${ticks}${ticks === '``' ? ' ' : ''}${flat}${ticks === '``' ? ' ' : ''}${ticks}`;
+};
+/** A fenced block longer than any run of backticks inside `text`. */
+function fence(text, lang = '') {
+    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
+    const marks = '`'.repeat(Math.max(3, longest + 1));
+    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
+}
+/** The gates in the order they ran, from the last iteration that ran any (or the budget's list). */
+function gateNames(status) {
+    const names = [];
+    for (const it of status.iterations)
+        for (const c of it.checks)
+            if (!names.includes(c.name))
+                names.push(c.name);
+    return names;
+}
+const MAX_GATE_COLUMNS = 6;
+/**
+ * The iteration table: verdict, each gate ✓/✗, cost, duration. The last `maxRows` iterations, with a line
+ * saying where the others are (`elsewhere`, e.g. "in the run record").
+ */
+function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
+    const gates = gateNames(status);
+    const columns = gates.length <= MAX_GATE_COLUMNS;
+    const head = ['#', 'Verdict', ...(columns ? gates.map(g => overview_code(g)) : ['Gates']), 'Cost', 'Duration'];
+    const rows = status.iterations.slice(-maxRows).map(it => {
+        const gateCells = columns
+            ? gates.map(g => {
+                const check = it.checks.find(c => c.name === g);
+                return check ? (check.passed ? '✓' : '✗') : '–';
+            })
+            : [`${it.checks.filter(c => c.passed).length}/${it.checks.length} ✓`];
+        return [
+            String(it.iteration),
+            verdictLabel(it.verdict),
+            ...gateCells,
+            iterationCost(it),
+            overview_formatDuration(it.durationMs)
+        ];
+    });
+    const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
+    for (const row of rows)
+        lines.push(`| ${row.join(' | ')} |`);
+    const hidden = status.iterations.length - rows.length;
+    if (hidden > 0)
+        lines.push('', `_${hidden} earlier iteration${hidden === 1 ? ' is' : 's are'} ${elsewhere}._`);
+    return lines.join('\n');
+}
+const CHART_POINTS = 50;
+/** Mermaid xychart blocks: cost (when known) and duration per iteration (the last 50). */
+function charts(status) {
+    const its = status.iterations.slice(-CHART_POINTS);
+    if (its.length === 0)
+        return '';
+    const x = `x-axis "Iteration" [${its.map(it => it.iteration).join(', ')}]`;
+    const blocks = [];
+    const costs = its.map(it => it.agent?.usage.cost_usd ?? 0);
+    if (costs.some(c => c > 0)) {
+        const top = Math.max(...costs);
+        blocks.push(fence([
+            'xychart-beta',
+            '  title "Cost per iteration (USD)"',
+            `  ${x}`,
+            `  y-axis "USD" 0 --> ${Number((top * 1.1).toPrecision(3))}`,
+            `  bar [${costs.map(c => Number(c.toFixed(4))).join(', ')}]`
+        ].join('\n'), 'mermaid'));
+    }
+    const seconds = its.map(it => Math.round(it.durationMs / 100) / 10);
+    blocks.push(fence([
+        'xychart-beta',
+        '  title "Duration per iteration (seconds)"',
+        `  ${x}`,
+        `  y-axis "seconds" 0 --> ${Math.max(1, Math.ceil(Math.max(...seconds) * 1.1))}`,
+        `  bar [${seconds.join(', ')}]`,
+        `  line [${seconds.join(', ')}]`
+    ].join('\n'), 'mermaid'));
+    return blocks.join('\n\n');
+}
+
 ;// CONCATENATED MODULE: ./src/loop/record.ts
 // The run record, written as the loop goes so a killed run keeps everything up to the iteration in flight:
 // progress.md (for people), status.json (the whole typed status, replaced atomically), and
@@ -14557,11 +14896,12 @@ async function runIteration(env, iteration) {
 // Writes are synchronous: they are small, and a crash between two of them leaves valid files.
 
 
+
 const PROGRESS_FILE = 'progress.md';
 const STATUS_FILE = 'status.json';
 const record_seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
 const dollars = (usd) => `$${usd.toFixed(4)}`;
-function fence(text) {
+function record_fence(text) {
     const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
     const marks = '`'.repeat(Math.max(3, longest + 1));
     return `${marks}\n${text.replace(/\n+$/, '')}\n${marks}`;
@@ -14584,13 +14924,17 @@ function checkLine(check) {
         const last = tail.split('\n').at(-1)?.trim();
         return last ? `${head}: ${last.slice(0, 200)}` : head;
     }
-    return tail ? `${head}\n\n${indent(fence(tail), '  ')}\n` : head;
+    return tail ? `${head}\n\n${indent(record_fence(tail), '  ')}\n` : head;
 }
 /** The progress.md section of one iteration. */
 function progressSection(record) {
-    const lines = [`## Iteration ${record.iteration}: ${record.verdict.replace(/_/g, ' ')}`, ''];
+    const verdict = record.verdict === 'checks_passed_no_tag'
+        ? 'checks pass; the agent has not given the completion tag'
+        : record.verdict.replace(/_/g, ' ');
+    const lines = [`## Iteration ${record.iteration}: ${verdict}`, ''];
     const agent = record.agent;
-    const cost = agent ? ` · cost ${dollars(agent.usage.cost_usd)} (${agent.usage.cost_source})` : '';
+    const spent = iterationCost(record);
+    const cost = agent ? ` · cost ${spent}${spent === 'unknown' ? '' : ` (${agent.usage.cost_source})`}` : '';
     lines.push(`- Started ${record.startedAt} · ${record_seconds(record.durationMs)}${cost}`);
     if (record.commands.length > 0)
         lines.push(`- Commands: ${record.commands
@@ -14636,10 +14980,13 @@ function progressSection(record) {
         lines.push(`- Crashed: ${record.error}`);
     return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
 }
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 function header(status) {
     const budgets = status.budgets;
     const limits = [
-        budgets.maxIterations !== undefined ? `max ${budgets.maxIterations} iterations` : 'no iteration cap',
+        budgets.maxIterations !== undefined
+            ? `at most ${plural(budgets.maxIterations, 'iteration')}`
+            : 'no iteration cap',
         budgets.maxTimeSeconds !== undefined ? `max time ${budgets.maxTimeSeconds}s` : undefined,
         budgets.maxCostUsd !== undefined ? `max cost ${dollars(budgets.maxCostUsd)}` : undefined,
         budgets.agentTimeoutSeconds !== undefined ? `agent timeout ${budgets.agentTimeoutSeconds}s` : undefined
@@ -14656,20 +15003,30 @@ function header(status) {
         .filter(line => line !== undefined)
         .join('\n');
 }
-function footer(result) {
+/** What an enforced stop was measured from. */
+const CROSSING = {
+    timeout: 'the time budget ran out',
+    budget_exhausted: 'the cost budget was reached',
+    cancelled: 'the cancel'
+};
+/** How the run ended, then the overview: the iteration table and the cost and duration charts. */
+function outcome(result) {
     const lines = [
         `## Stopped: ${result.stopReason}`,
         '',
         `${result.stopDetail}`,
         '',
         `- Iterations: ${result.iterations.length} · duration ${record_seconds(result.durationMs)}`,
-        `- Cost: ${dollars(result.cost.totalUsd)} (${result.cost.source})${result.cost.enforced ? '' : ' (the dollar budget could not be enforced)'}`
+        `- Cost: ${formatCost(result)}${result.cost.enforced ? '' : ' (the dollar budget could not be enforced)'}`
     ];
-    if (result.enforcement)
-        lines.push(`- Enforcement: ${result.enforcement.cause}, ${result.enforcement.killed ?? 'nothing'} stopped ${result.enforcement.latencyMs} ms after the crossing`);
+    const enforced = result.enforcement;
+    if (enforced)
+        lines.push(`- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`);
     for (const warning of result.warnings)
         lines.push(`- Warning: ${warning}`);
-    return `${lines.join('\n')}\n`;
+    if (result.iterations.length > 0)
+        lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result));
+    return `${lines.join('\n')}\n\n`;
 }
 /** Where the iterations go in the compact status.json (only the top level has an `iterations` key). */
 const ITERATIONS_SLOT = '"iterations":[]';
@@ -14788,9 +15145,61 @@ class RunRecord {
     appendIteration(record) {
         (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), progressSection(record));
     }
+    /**
+     * Rewrites progress.md to open with the outcome and the overview, the iterations' sections (written as
+     * the loop went) after them, and writes the final status.json. The sections are copied, never held whole.
+     */
     finish(result) {
-        (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), footer(result));
+        const file = external_node_path_default().join(this.dir, PROGRESS_FILE);
+        const temp = `${file}.${process.pid}.tmp`;
+        const out = (0,external_node_fs_namespaceObject.openSync)(temp, 'w');
+        try {
+            (0,external_node_fs_namespaceObject.writeSync)(out, header(result) + outcome(result));
+            copyFrom(file, firstSection(file), out);
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(out);
+        }
+        (0,external_node_fs_namespaceObject.renameSync)(temp, file);
         this.writeStatus(result);
+    }
+}
+/** Where the first iteration's section starts in progress.md (its header is a few hundred bytes). */
+function firstSection(file) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        const start = Buffer.alloc(64 * 1024);
+        const read = (0,external_node_fs_namespaceObject.readSync)(fd, start, 0, start.length, 0);
+        const at = start.subarray(0, read).indexOf('\n## Iteration ');
+        return at === -1 ? undefined : at + 1;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** Appends `file` from byte `offset` to the open `out`, a chunk at a time. */
+function copyFrom(file, offset, out) {
+    if (offset === undefined)
+        return;
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    try {
+        const chunk = Buffer.alloc(1024 * 1024);
+        for (let at = offset;;) {
+            const read = (0,external_node_fs_namespaceObject.readSync)(fd, chunk, 0, chunk.length, at);
+            if (read === 0)
+                break;
+            (0,external_node_fs_namespaceObject.writeSync)(out, chunk.subarray(0, read));
+            at += read;
+        }
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
 }
 
@@ -14839,9 +15248,16 @@ async function checkConfig(config, workspace, isRepo) {
         throw new RalphError(`The record folder ${config.recordDir} is inside the work tree ${workspace.root}: the record must never be ` +
             'committed or seen by the agent. Choose a folder outside it (the default is under the system temp dir).');
     if ((config.commit || config.worktree) && !isRepo)
-        throw new RalphError(`${config.commit ? '--commit' : '--worktree'} needs a git repository, and ${config.projectRoot} is not in one.`);
+        throw new RalphError(`${config.worktree ? '--worktree' : '--commit'} needs a git repository, and ${config.projectRoot} is not in one: run it inside one (git init), or leave ${config.worktree ? '--worktree' : '--commit'} out.`);
     if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
         throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`);
+}
+/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
+function capReached(max, last) {
+    const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`;
+    return last?.verdict === 'checks_passed_no_tag'
+        ? `${cap}; the checks pass, but the agent has not given the completion tag`
+        : cap;
 }
 /** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
 function agentPresetFor(config) {
@@ -14959,7 +15375,7 @@ async function runLoop(config, ports = {}) {
         guard.dispose();
         stopWatchingCost();
         await workspace.dispose().catch(() => undefined);
-        throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${error.message}`);
+        throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${fileProblem(error)}.`);
     }
     const warn = (message) => {
         if (status.warnings.includes(message))
@@ -15028,7 +15444,7 @@ async function runLoop(config, ports = {}) {
             else if (guard.costSpent())
                 stop = stopWith('budget_exhausted', `the cost budget ($${config.maxCostUsd}) is spent`);
             else if (config.maxIterations !== undefined && iteration > config.maxIterations)
-                stop = stopWith('max_iterations', `reached the cap of ${config.maxIterations} iterations`);
+                stop = stopWith('max_iterations', capReached(config.maxIterations, status.iterations.at(-1)));
             if (stop)
                 break;
             status.inFlight = iteration;
@@ -15095,7 +15511,7 @@ async function runLoop(config, ports = {}) {
                     stop = stopWith('circuit_open', `circuit open (${tripped.rule}): ${tripped.message}`);
                 }
                 else if (config.maxIterations !== undefined && iteration >= config.maxIterations) {
-                    stop = stopWith('max_iterations', `reached the cap of ${config.maxIterations} iterations`);
+                    stop = stopWith('max_iterations', capReached(config.maxIterations, outcome.record));
                 }
                 else if (guard.trip) {
                     stop = fromTrip(guard.trip);
@@ -15163,6 +15579,7 @@ function updateCost(status, meter) {
 
 
 
+
 const DEFAULT_OUTPUT_CAP = 1024 * 1024;
 const DEFAULT_COMPLETION_TAG = 'COMPLETE';
 /** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
@@ -15190,19 +15607,22 @@ function loopConfig(settings) {
         ...settings
     };
 }
+/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
+const GATE_NAME_CHARS = 40;
 /**
- * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named check-1, check-2…
- * after the ralph's own names, with the default check timeout.
+ * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
+ * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
  */
 function addedChecks(commands, existing) {
-    const taken = new Set(existing.map(c => c.name));
+    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
     const checks = [];
-    let n = 0;
     for (const run of commands) {
-        let name;
-        do
-            name = `check-${++n}`;
-        while (taken.has(name));
+        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
+        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
+        let name = base;
+        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
+            name = `${base} (${n})`;
+        taken.add(name).add(safeFileName(name));
         checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
     }
     return checks;
@@ -15257,6 +15677,22 @@ async function previewPrompt(config, iteration = 1, ports = {}) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/loop/preflight.ts
+// Say no before spending: every program a loop will start (the agent, the ralph's commands, every gate) is
+// looked for before the first agent run. A missing one would otherwise show only after the agent had run
+// (a gate's "command not found", iteration after iteration, until the circuit opened).
+
+/** One line for each program the loop would start that cannot be found; [] when every one is there. */
+function missingPrograms(config, searchPath = process.env.PATH) {
+    const { ralph } = config;
+    const dirs = { ralphDir: ralph.dir, projectRoot: config.projectRoot };
+    return [
+        missingAgentProgram(ralph.agentArgv, config.projectRoot, searchPath),
+        ...ralph.commands.map(command => missingCommandProgram(command, config.userArgs, dirs, searchPath)),
+        ...config.checks.map(check => missingGateProgram(check, config.projectRoot, searchPath))
+    ].filter((problem) => problem !== undefined);
+}
+
 ;// CONCATENATED MODULE: ./src/loop/task.ts
 // Ralph-less runs (`ralph-action loop "TASK" --agent CMD --check CMD …`): a synthetic ralph whose body is
 // the task. Pass the task (or the spec file's content) as LoopConfig.promptText.
@@ -15308,6 +15744,8 @@ function taskRalph(options) {
 
 
 
+
+
 ;// CONCATENATED MODULE: ./src/cli/options.ts
 // The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
 
@@ -15316,7 +15754,7 @@ function taskRalph(options) {
 const REFERENCE_OPTIONS = [
     {
         key: 'n',
-        names: ['-n'],
+        names: ['-n', '--max-iterations'],
         kind: 'int',
         metavar: 'N',
         help: 'Max number of iterations. Infinite if not set.'
@@ -15368,9 +15806,9 @@ const LOOP_OPTIONS = [
     {
         key: 'maxTime',
         names: ['--max-time'],
-        kind: 'float',
-        metavar: 'S',
-        help: 'Stop (killing the agent) after S seconds in total, checks included.'
+        kind: 'duration',
+        metavar: 'TIME',
+        help: 'Stop (killing the agent) after TIME in all, checks included: seconds, or 90s, 2m, 1h.'
     },
     {
         key: 'completionTag',
@@ -15429,38 +15867,37 @@ const LOOP_OPTIONS = [
 ];
 const positive = (v) => Number.isFinite(v) && v > 0;
 /**
- * Checks the values as the reference does (its messages, exit 1) and ours likewise, cheap checks before any
- * file is read.
+ * Checks the values with the reference's messages, cheap checks before any file is read. A bad value is a
+ * mistake on the command line like any other: a usage error (exit 2), named as it was typed.
  */
-function loopSettings(options) {
+function loopSettings(options, typed = {}) {
+    const name = (key, fallback) => typed[key] ?? fallback;
     const n = options.n;
     const delay = options.delay ?? 0;
     const timeout = options.timeout;
     if (n !== undefined && n < 1)
-        throw new RalphError(`'-n' must be a positive integer, got ${n}.`);
+        throw new UsageError(`'${name('n', '-n')}' must be a positive integer, got ${n}.`);
     if (!Number.isFinite(delay) || delay < 0)
-        throw new RalphError(`'--delay' must be non-negative, got ${pyFloatRepr(delay)}.`);
+        throw new UsageError(`'--delay' must be non-negative, got ${pyFloatRepr(delay)}.`);
     if (timeout !== undefined && !positive(timeout))
-        throw new RalphError(`'--timeout' must be a positive number, got ${pyFloatRepr(timeout)}.`);
+        throw new UsageError(`'--timeout' must be a positive number, got ${pyFloatRepr(timeout)}.`);
     const maxCost = options.maxCost;
     if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0))
-        throw new RalphError(`'--max-cost' must be a non-negative number of dollars, got ${pyFloatRepr(maxCost)}.`);
+        throw new UsageError(`'--max-cost' must be a non-negative number of dollars, got ${pyFloatRepr(maxCost)}.`);
     const maxTime = options.maxTime;
-    if (maxTime !== undefined && !positive(maxTime))
-        throw new RalphError(`'--max-time' must be a positive number of seconds, got ${pyFloatRepr(maxTime)}.`);
     const outputCap = options.outputCap;
     if (outputCap !== undefined && outputCap < 1024)
-        throw new RalphError(`'--output-cap' must be at least 1024 bytes, got ${outputCap}.`);
+        throw new UsageError(`'--output-cap' must be at least 1024 bytes, got ${outputCap}.`);
     const maxTurns = options.maxTurns;
     if (maxTurns !== undefined && maxTurns < 1)
-        throw new RalphError(`'--max-turns' must be a positive integer, got ${maxTurns}.`);
+        throw new UsageError(`'--max-turns' must be a positive integer, got ${maxTurns}.`);
     const costPattern = options.costPattern;
     if (costPattern !== undefined) {
         try {
             new RegExp(costPattern);
         }
         catch (error) {
-            throw new RalphError(`'--cost-pattern' is not a valid regular expression: ${error.message}`);
+            throw new UsageError(`'--cost-pattern' is not a valid regular expression: ${error.message}`);
         }
     }
     return {
@@ -15492,8 +15929,14 @@ function agentSettings(settings) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/console.ts
+// Renders the loop's events as the reference runtime's console does (plain text, no colour), plus our gates,
+// cost and stop reason.
+
 
 const RULE = '──────────────────────';
+/** Lines of a failing check's output shown under it (all of it is in the record). */
+const FAILING_CHECK_LINES = 5;
+const console_plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const FAILURE_LABEL = {
     api_error: 'API error',
     usage_limit: 'usage limit',
@@ -15504,7 +15947,7 @@ const FAILURE_LABEL = {
     error: 'error'
 };
 const console_seconds = (ms) => formatDuration(ms / 1000);
-function verdictLine(record) {
+function verdictLine(record, tag) {
     const n = record.iteration;
     const took = console_seconds(record.durationMs);
     const agent = record.agent;
@@ -15517,6 +15960,8 @@ function verdictLine(record) {
             return `✓ Iteration ${n} completed (${took})`;
         case 'checks_failed':
             return `✗ Iteration ${n} failed its checks (${took})`;
+        case 'checks_passed_no_tag':
+            return `◐ Iteration ${n}: the checks pass; the agent has not given the completion tag <promise>${tag}</promise> (${took})`;
         case 'agent_timed_out':
             return `⏱ Iteration ${n} timed out after ${took}`;
         case 'agent_failed':
@@ -15526,13 +15971,46 @@ function verdictLine(record) {
         case 'interrupted':
             return `■ Iteration ${n} interrupted (${took})`;
         case 'crashed':
-            return `✗ Iteration ${n} crashed: ${record.error ?? 'unknown error'}`;
+            return `✗ Iteration ${n} crashed (${took})`;
     }
+}
+/** Why a check failed, and the last lines it printed (bash's "command not found" among them). */
+function checkLines(check) {
+    const how = check.passed
+        ? ''
+        : check.timedOut
+            ? ', timed out'
+            : check.exitCode !== null
+                ? `, exit ${check.exitCode}`
+                : '';
+    const head = `  ${check.passed ? '✓' : '✗'} check ${check.name} (${console_seconds(check.durationMs)}${how})\n`;
+    if (check.passed)
+        return head;
+    const tail = check.tail
+        .split('\n')
+        .filter(line => line.trim() !== '')
+        .slice(-FAILING_CHECK_LINES);
+    return head + tail.map(line => `      ${line}\n`).join('');
+}
+/** "2 iterations — 1 passed, 1 failed": what each iteration came to, in words. */
+function tallyLine(iterations) {
+    const count = (verdicts) => iterations.filter(it => verdicts.includes(it.verdict)).length;
+    const parts = [
+        [count(['passed', 'completed']), 'passed'],
+        [count(['ran']), 'ran'],
+        [count(['checks_passed_no_tag']), 'passed the checks without the completion tag'],
+        [count(['checks_failed', 'agent_failed', 'crashed']), 'failed'],
+        [count(['agent_timed_out']), 'timed out'],
+        [count(['interrupted']), 'interrupted']
+    ];
+    const said = parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+    return `${console_plural(iterations.length, 'iteration')}${said.length > 0 ? ` — ${said.join(', ')}` : ''}`;
 }
 /** A listener for runLoop's events that prints a readable console log through `out`. */
 function consoleRenderer(options) {
     const { out } = options;
-    const tally = { succeeded: 0, failed: 0, timedOut: 0 };
+    const tag = options.completionTag ?? 'COMPLETE';
+    let toldChecksAlone = false;
     const live = options.showAgentOutput !== false;
     let commandsRan = 0;
     let transcript = false;
@@ -15558,7 +16036,7 @@ function consoleRenderer(options) {
                     info.push(`timeout ${formatDuration(options.agentTimeoutSeconds)}`);
                 const checks = s.budgets;
                 if (checks.maxIterations !== undefined)
-                    info.push(`max ${checks.maxIterations} iteration(s)`);
+                    info.push(`max ${console_plural(checks.maxIterations, 'iteration')}`);
                 if (checks.maxTimeSeconds !== undefined)
                     info.push(`max time ${formatDuration(checks.maxTimeSeconds)}`);
                 if (checks.maxCostUsd !== undefined)
@@ -15601,20 +16079,16 @@ function consoleRenderer(options) {
                     out(`  ${note}\n`);
                 break;
             }
-            case 'check_finished': {
-                const c = event.check;
-                out(`  ${c.passed ? '✓' : '✗'} check ${c.name} (${console_seconds(c.durationMs)})${c.timedOut ? ' timed out' : ''}\n`);
+            case 'check_finished':
+                out(checkLines(event.check));
                 break;
-            }
             case 'iteration_finished': {
                 const r = event.record;
-                if (r.verdict === 'agent_timed_out')
-                    tally.timedOut++;
-                else if (r.verdict === 'agent_failed' || r.verdict === 'checks_failed' || r.verdict === 'crashed')
-                    tally.failed++;
-                else if (r.verdict !== 'interrupted')
-                    tally.succeeded++;
-                out(`${verdictLine(r)}\n`);
+                out(`${verdictLine(r, tag)}\n`);
+                if (r.verdict === 'checks_passed_no_tag' && !toldChecksAlone) {
+                    toldChecksAlone = true;
+                    out(`  To let the checks alone decide, run with --completion-tag ''.\n`);
+                }
                 break;
             }
             case 'waiting':
@@ -15627,18 +16101,11 @@ function consoleRenderer(options) {
                 break;
             case 'stop': {
                 const r = event.result;
-                const parts = [`${tally.succeeded} succeeded`];
-                if (tally.failed)
-                    parts.push(`${tally.failed} failed`);
-                if (tally.timedOut)
-                    parts.push(`${tally.timedOut} timed out`);
                 out(`\n${RULE}\n`);
-                out(`Done: ${r.iterations.length} iteration(s) — ${parts.join(', ')}\n`);
-                const cost = r.cost.source === 'unknown' && r.cost.totalUsd === 0
-                    ? 'unknown'
-                    : `$${r.cost.totalUsd.toFixed(4)} (${r.cost.source})`;
-                out(`Stopped: ${event.reason} — ${event.detail}\n`);
-                out(`Cost: ${cost} · Duration: ${console_seconds(r.durationMs)}\n`);
+                out(`Done: ${tallyLine(r.iterations)}\n`);
+                // A crash's message follows on stderr ("Run crashed: …"): said once.
+                out(`Stopped: ${event.reason} — ${r.error !== undefined ? 'the run crashed' : event.detail}\n`);
+                out(`Cost: ${formatCost(r)} · Duration: ${console_seconds(r.durationMs)}\n`);
                 out(`Record: ${r.recordDir}\n`);
                 break;
             }
@@ -15656,7 +16123,7 @@ function consoleRenderer(options) {
 
 
 const RUN_OPTIONS = [...REFERENCE_OPTIONS, ...LOOP_OPTIONS];
-/** Gates from `--check`, named check-1, check-2… after the ralph's own. */
+/** Gates from `--check`, named by their command, after the ralph's own. */
 const cliChecks = addedChecks;
 /** The exit code for a finished loop: see "Exit codes" in the README. */
 function exitCodeFor(result, gated) {
@@ -15690,6 +16157,9 @@ function logDirWriter(logDir, recordDir, io) {
  * tree is killed and the record finished.
  */
 async function runWithConsole(config, settings, io) {
+    const missing = missingPrograms(config, io.env.PATH);
+    if (missing.length > 0)
+        throw new RalphError(missing.join('\n'));
     const cancel = new AbortController();
     const finish = new AbortController();
     const onSignal = (signal) => {
@@ -15702,7 +16172,11 @@ async function runWithConsole(config, settings, io) {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const render = consoleRenderer({ out: io.stdout, agentTimeoutSeconds: settings.agentTimeoutSeconds });
+    const render = consoleRenderer({
+        out: io.stdout,
+        agentTimeoutSeconds: settings.agentTimeoutSeconds,
+        completionTag: config.completionTag
+    });
     const logDir = settings.logDir
         ? logDirWriter(external_node_path_default().resolve(io.cwd, settings.logDir), config.recordDir, io)
         : undefined;
@@ -15726,16 +16200,34 @@ async function runWithConsole(config, settings, io) {
         process.off('SIGTERM', onSignal);
     }
 }
+/**
+ * The reference takes any `--name value` as a ralph arg, so a mistyped option (`--max-iteration 2`) is
+ * silently an arg. Those args stay args, but one the ralph never reads is named, with the option it was
+ * probably meant to be.
+ */
+function warnUnreadArgs(ralph, userArgs, io) {
+    const read = argsRead(ralph.file, (0,external_node_fs_namespaceObject.readFileSync)(ralph.file, 'utf8'));
+    if (read === undefined)
+        return;
+    for (const name of Object.keys(ralph.argValues)) {
+        if (read.includes(name))
+            continue;
+        const token = userArgs.find(t => t === `--${name}` || t.startsWith(`--${name}=`)) ?? `--${name}`;
+        const meant = closeOption(token, RUN_OPTIONS);
+        io.stderr(`Warning: ${token.split('=')[0]} is not an option of run, and ${ralph.name} never reads {{ args.${name} }}: it is ignored.${meant ? ` Did you mean ${meant}?` : ''}\n`);
+    }
+}
 async function runCommand(args, io) {
-    const { options, rest } = parseArgs(args, RUN_OPTIONS);
+    const { options, rest, typed } = parseArgs(args, RUN_OPTIONS);
     const [pathArg, ...userArgs] = rest;
     if (pathArg === undefined)
         throw new UsageError("Missing argument 'PATH'.");
-    const settings = loopSettings(options);
+    const settings = loopSettings(options, typed);
     const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
     if (resolved.notice)
         io.stdout(`${resolved.notice}\n`);
-    const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs });
+    const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true });
+    warnUnreadArgs(ralph, userArgs, io);
     const checks = [...ralph.checks, ...cliChecks(settings.checks, ralph.checks)];
     const config = loopConfig({
         ralph,
@@ -15803,10 +16295,12 @@ const TASK_OPTIONS = [
     ...LOOP_OPTIONS
 ];
 async function loopCommand(args, io) {
-    const { options, rest } = parseArgs(args, TASK_OPTIONS);
+    const { options, rest, typed } = parseArgs(args, TASK_OPTIONS);
     const unknown = rest.find(token => token.startsWith('-'));
-    if (unknown)
-        throw new UsageError(`No such option: ${unknown}`);
+    if (unknown) {
+        const meant = closeOption(unknown, TASK_OPTIONS);
+        throw new UsageError(`No such option: ${unknown}${meant ? ` (did you mean ${meant}?)` : ''}`);
+    }
     if (rest.length > 1)
         throw new UsageError(`Got ${rest.length} tasks; quote the task as one argument.`);
     const agent = options.agent;
@@ -15821,12 +16315,12 @@ async function loopCommand(args, io) {
             parts.push((0,external_node_fs_namespaceObject.readFileSync)(spec, 'utf8'));
         }
         catch (error) {
-            throw new RalphError(`Cannot read the spec file ${spec}: ${error.code ?? error}.`);
+            throw new RalphError(`Cannot read the spec file ${spec}: ${fileProblem(error)}.`);
         }
     }
     if (parts.length === 0)
         throw new UsageError('Give the task as an argument or with --spec FILE.');
-    const settings = loopSettings({ n: 10, ...options });
+    const settings = loopSettings({ n: 10, ...options }, typed);
     const ralph = taskRalph({ agent, dir: io.cwd, checks: cliChecks(settings.checks, []) });
     const config = loopConfig({
         ralph,
@@ -15916,30 +16410,42 @@ Options:
   -h, --help     Show help (also after a command).
   -V, --version  Show the version.
 
-Exit codes: 0 success, 1 bad configuration, 2 bad usage, 3 the loop stopped without success, 130 cancelled.
+Exit codes: 0 success; 1 a problem with a file, a program or the machine (a RALPH.md, an agent not on
+PATH); 2 a mistake on the command line (an unknown command, a bad option value); 3 the loop stopped
+without success; 130 cancelled.
 `;
+/** What ends a loop, for run's and loop's help. */
+const WHAT_ENDS_THE_LOOP = (cap) => `The loop ends, successfully, when every check passes and the agent's final message ends with
+<promise>COMPLETE</promise> (--completion-tag names another tag; --completion-tag '' lets the checks
+alone decide); without checks, when the agent gives that tag. It stops without success at ${cap}
+iterations, when --max-time or --max-cost is spent, with checks when it stops making progress (3 in a row
+with no change, the same failing checks, or a failing agent), with --stop-on-error when the agent fails,
+or on Ctrl+C. Every program it would start (the agent, the commands, the checks) is looked for first.`;
 const COMMAND_HELP = {
     run: `Usage: ralph-action run PATH [OPTIONS] [USER ARGS]...
 
 Run the loop. Each iteration: run commands, assemble the prompt with their output, pipe it to the agent,
-run the checks. Stops when every check passes (or, without checks, when the agent prints
-<promise>COMPLETE</promise>), at -n iterations, when a budget is spent, or on Ctrl+C.
+run the checks.
+
+${WHAT_ENDS_THE_LOOP('-n')}
 
 User args fill {{ args.NAME }}: --NAME VALUE, --NAME=VALUE, or positional values for the ralph's declared
-\`args:\` in order.
+\`args:\` in order. An arg the ralph never reads is named in a warning (a mistyped option, usually).
 
 Options:
 ${formatOptions(RUN_OPTIONS)}
 
 Examples:
   ralph-action run my-ralph -n 5
-  ralph-action run my-ralph --check 'npm test' --max-cost 2 --max-time 1800 --commit
+  ralph-action run my-ralph --check 'npm test' --max-cost 2 --max-time 30m --commit
   ralph-action run docs-writer --focus "the CLI" -n 3
 `,
     loop: `Usage: ralph-action loop "TASK" --agent CMD [--check CMD]... [OPTIONS]
 
 Run a loop without a ralph: TASK (or --spec FILE) is the prompt body; the gates and the completion rules
 are those of \`run\`.
+
+${WHAT_ENDS_THE_LOOP('--max-iterations (default 10)')}
 
 Options:
 ${formatOptions(TASK_OPTIONS)}
@@ -16026,9 +16532,11 @@ async function listCommand(args, io) {
 
 
 
-// The reference runtime's starter, plus a gate: checks are ignored by ralphify, so the file stays portable.
+// The reference runtime's starter (portable: ralphify ignores checks and reads credit), with our defaults:
+// an agent line that works as root, a gate, no ralphify credit trailer, and no commits by the agent (run
+// it with --commit: the loop commits what each iteration leaves).
 const STARTER_RALPH = `---
-agent: claude -p --dangerously-skip-permissions
+agent: claude -p --permission-mode acceptEdits
 commands:
   - name: git-log
     run: git log --oneline -5
@@ -16038,6 +16546,7 @@ args:
 checks:
   - name: tests
     run: npm test
+credit: false
 ---
 
 You are an autonomous coding agent running in a loop. Each iteration
@@ -16056,8 +16565,8 @@ starts with a fresh context. Your progress lives in the code and git.
 <!-- Replace this section with your task description -->
 
 - Implement one thing per iteration
-- Run tests and fix failures before committing
-- Commit with a descriptive message
+- The loop runs the checks after each iteration and shows you what failed
+- Leave your changes in the work tree: the loop commits them after each iteration
 `;
 /** Writes a starter RALPH.md into NAME/ (created) or the current folder; returns the file written. */
 function scaffoldRalph(cwd, name) {
@@ -16072,7 +16581,8 @@ function scaffoldRalph(cwd, name) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/validate-command.ts
-// `ralph-action validate PATH`: every problem at once, each as `file:line:column: message`.
+// `ralph-action validate PATH`: every problem at once, each as `file:line:column: message`, the programs its
+// agent, commands and checks start included.
 
 
 
@@ -16082,7 +16592,7 @@ async function validateCommand(args, io) {
     if (pathArg === undefined)
         throw new UsageError("Missing argument 'PATH'.");
     const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
-    const problems = validateRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs });
+    const problems = validateRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true });
     const shown = external_node_path_default().relative(io.cwd, resolved.file) || resolved.file;
     for (const p of problems) {
         const where = [p.line, p.column].filter(n => n !== undefined).join(':');
@@ -16108,6 +16618,7 @@ async function validateCommand(args, io) {
 
 
 
+
 /** Exit codes, documented in the README. */
 const EXIT = { ok: 0, config: 1, usage: 2, unsuccessful: 3, cancelled: 130, bug: 70 };
 const COMMANDS = {
@@ -16119,7 +16630,7 @@ const COMMANDS = {
     scaffold: async (args, io) => {
         const name = args.find(a => !a.startsWith('-'));
         const file = scaffoldRalph(io.cwd, name);
-        io.stdout(`Created ${file}\nEdit the file, then run: ralph-action run ${name ?? '.'}\n`);
+        io.stdout(`Created ${file}\nEdit the file, then run: ralph-action run ${name ?? '.'} -n 5 --commit\n`);
         return EXIT.ok;
     }
 };
@@ -16150,16 +16661,28 @@ async function main(argv, io) {
         return await command(rest, io);
     }
     catch (error) {
-        if (error instanceof UsageError) {
-            io.stderr(`Error: ${error.message}\nTry 'ralph-action ${name} --help' for help.\n`);
-            return EXIT.usage;
-        }
-        if (error instanceof RalphError) {
-            io.stderr(`${error.message}\n`);
-            return error.exitCode;
-        }
-        throw error;
+        if (!(error instanceof UsageError || error instanceof RalphError))
+            throw error;
+        // One rule: a mistake on the command line exits 2 and points at --help; a problem with a file, a
+        // program or the machine exits 1. Either way each line starts with "Error:".
+        const usage = error instanceof UsageError || error.exitCode === EXIT.usage;
+        for (const line of errorLines(error, io.cwd))
+            io.stderr(`Error: ${line}\n`);
+        if (usage)
+            io.stderr(`Try 'ralph-action ${name} --help' for help.\n`);
+        return usage ? EXIT.usage : EXIT.config;
     }
+}
+/** The error's lines; a ralph problem with a position is `file:line:column: message`, like validate prints it. */
+function errorLines(error, cwd) {
+    const problem = error instanceof RalphError ? error.problems[0] : undefined;
+    if (problem?.line !== undefined) {
+        const where = [external_node_path_default().relative(cwd, external_node_path_default().resolve(cwd, problem.file)) || problem.file, problem.line];
+        if (problem.column !== undefined)
+            where.push(problem.column);
+        return [`${where.join(':')}: ${problem.message}`];
+    }
+    return error.message.split('\n');
 }
 
 ;// CONCATENATED MODULE: ./src/cli/index.ts

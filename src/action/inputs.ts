@@ -1,6 +1,6 @@
 // The action's settings, typed, from the INPUT_* variables the runner sets (action.yml's defaults already
 // filled in). Every problem is an InputError whose one-line message names the input and the fix.
-import { NAME_RE } from '../ralph/index.js'
+import { NAME_RE, parseDuration } from '../ralph/index.js'
 
 export type OnFailure = 'none' | 'push' | 'draft-pr'
 
@@ -135,23 +135,13 @@ class InputReader {
   duration(name: string): number | undefined {
     const value = this.text(name)
     if (value === undefined) return undefined
-    const seconds = parseDuration(value)
+    const seconds = parseDuration(value, 'm')
     if (seconds === undefined)
       throw new InputError(
         `Input '${name}' must be a number of minutes (like 30 or 1.5) or have a unit (90s, 45m, 2h), got ${quote(value)}.`
       )
     return seconds
   }
-}
-
-const UNIT_SECONDS: Record<string, number> = { s: 1, sec: 1, m: 60, min: 60, h: 3600 }
-
-/** `30` (minutes), `1.5`, `90s`, `45m`, `2h` → seconds; undefined when it is not a positive duration. */
-export function parseDuration(value: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(s|sec|m|min|h)?$/i.exec(value.trim())
-  if (!m) return undefined
-  const seconds = Number(m[1]) * UNIT_SECONDS[(m[2] ?? 'm').toLowerCase()]
-  return seconds > 0 ? seconds : undefined
 }
 
 /**

@@ -8,6 +8,7 @@ import { runProcess, scrubInitialEnvironment } from '../proc/index.js'
 import { readContext, type RunContext } from '../github/context.js'
 import { githubClient, lazyClient, type Octokit } from '../github/client.js'
 import type { RetryBudget } from '../github/retry.js'
+import { writeDryRunSummary } from '../github/summary.js'
 import { acknowledge, postRefusal } from '../github/tracking.js'
 import { planTrigger, ralphNameOf, type RunPlan as TriggerRun } from '../github/trigger.js'
 import { planHunt } from '../github/hunt.js'
@@ -206,6 +207,17 @@ async function dryRun(plan: RunPlan): Promise<void> {
   core.info(prompt)
   core.endGroup()
   core.info(`Dry run: the inputs and ${plan.task.file ?? 'the task'} are valid; branch ${plan.branch}.`)
+  try {
+    await writeDryRunSummary({
+      task: plan.task,
+      branch: plan.branch,
+      checks: plan.config.checks,
+      maxIterations: plan.config.maxIterations,
+      prompt
+    })
+  } catch (error) {
+    core.warning(`The job summary could not be written: ${(error as Error).message}`)
+  }
   core.setOutput('stop-reason', '')
   core.setOutput('success', 'true')
   core.setOutput('iterations', '0')

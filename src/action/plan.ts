@@ -12,6 +12,7 @@ import {
   RalphError,
   resolveRalphPath,
   shlexSplit,
+  missingGateProgram,
   splitFrontmatter,
   stripHtmlComments,
   which,
@@ -182,10 +183,12 @@ export function makePlan(
         cwd: root,
         env,
         userArgs: tokens,
-        skipAgentLookup: inputs.agent !== undefined
+        skipAgentLookup: inputs.agent !== undefined,
+        checkPrograms: true
       })
       userArgs = loaded.argValues
-      ralph = loaded
+      // ralphify's credit trailer asks the agent to credit ralphify in its commits: only when the ralph says so.
+      ralph = { ...loaded, credit: loaded.creditWritten === true && loaded.credit }
     } catch (error) {
       if (!(error instanceof RalphError)) throw error
       if (error.problems.length > 0) throw ralphProblem(error, workspace, root)
@@ -214,7 +217,12 @@ export function makePlan(
     task = { name, text: prompt }
   }
 
-  const checks = [...ralph.checks, ...addedChecks(inputs.checks, ralph.checks)]
+  const added = addedChecks(inputs.checks, ralph.checks)
+  for (const check of added) {
+    const missing = missingGateProgram(check, root, env.PATH)
+    if (missing) throw new InputError(`Input 'checks': ${missing}`)
+  }
+  const checks = [...ralph.checks, ...added]
   if (delivered) userArgs = { ...userArgs, ...delivered.args }
   // A pull request's own branch is pushed onto (updating it): it closes nothing.
   const pr = trigger?.pr

@@ -168,7 +168,10 @@ function failureLine(
   if (result.stopReason === 'cancelled') return `The loop was cancelled: ${result.stopDetail}.`
   if (!result.success) {
     const record = artifactName ? ` The run record is the artifact ${artifactName}.` : ''
-    const why = WHY_NOT[result.stopReason] ?? 'The loop did not succeed'
+    const noTag = result.iterations.at(-1)?.verdict === 'checks_passed_no_tag'
+    const why = noTag
+      ? 'The gates pass, but the agent never gave the completion tag (completion-tag: none lets the gates alone decide)'
+      : (WHY_NOT[result.stopReason] ?? 'The loop did not succeed')
     return `${why} (${result.stopReason}): ${result.stopDetail.replace(/\.$/, '')}.${record}`
   }
   if (delivery.problems.length > 0)

@@ -1,4 +1,5 @@
-// `ralph-action validate PATH`: every problem at once, each as `file:line:column: message`.
+// `ralph-action validate PATH`: every problem at once, each as `file:line:column: message`, the programs its
+// agent, commands and checks start included.
 import path from 'node:path'
 import { resolveRalphPath, validateRalph } from '../ralph/index.js'
 import { parseArgs, UsageError } from './argv.js'
@@ -9,7 +10,7 @@ export async function validateCommand(args: string[], io: CliIO): Promise<number
   const [pathArg, ...userArgs] = rest
   if (pathArg === undefined) throw new UsageError("Missing argument 'PATH'.")
   const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home })
-  const problems = validateRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs })
+  const problems = validateRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true })
   const shown = path.relative(io.cwd, resolved.file) || resolved.file
   for (const p of problems) {
     const where = [p.line, p.column].filter(n => n !== undefined).join(':')

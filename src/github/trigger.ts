@@ -6,16 +6,14 @@ import { readFileSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import {
+  argsRead,
   INSTALLED_RALPHS_DIR,
   listInstalledRalphs,
   NAME_RE,
-  PLACEHOLDER_RE,
   RALPH_MARKER,
-  readFrontmatter,
   resolveRalphPath,
   ShlexError,
-  shlexSplit,
-  stripHtmlComments
+  shlexSplit
 } from '../ralph/index.js'
 import {
   isDispatchTrigger,
@@ -530,17 +528,9 @@ function resolveRalph(
 export function argsOf(ralph: string, projectRoot: string): string[] | undefined {
   try {
     const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: homedir() })
-    const text = readFileSync(file, 'utf8')
-    const names = new Set<string>()
-    const { data, split } = readFrontmatter(file, text)
-    const declared = data.get('args')
-    // Not a list: the ralph is broken, and the plan says how.
-    if (declared !== undefined && declared !== null && !Array.isArray(declared)) return undefined
-    for (const name of declared ?? []) if (typeof name === 'string') names.add(name)
-    // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
-    for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(PLACEHOLDER_RE))
-      if (m[1] === 'args') names.add(m[2])
-    return [...names].filter(name => !(RESERVED_ARGS as readonly string[]).includes(name))
+    const names = argsRead(file, readFileSync(file, 'utf8'))
+    if (names === undefined) return undefined
+    return names.filter(name => !(RESERVED_ARGS as readonly string[]).includes(name))
   } catch {
     return undefined
   }

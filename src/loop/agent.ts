@@ -18,6 +18,8 @@ export interface AgentContext {
   /** The agent command as written (for messages) and shell-split. */
   agent: string
   agentArgv: string[]
+  /** The agent line comes from a RALPH.md (not a CLI option or an action input): messages point there. */
+  fromRalphFile?: boolean
   prompt: string
   workTree: string
   iterationDir: string
@@ -44,9 +46,9 @@ export interface AgentResult {
   crash?: string
 }
 
-function crashMessage(agent: string, error: NodeJS.ErrnoException): string {
+function crashMessage(agent: string, error: NodeJS.ErrnoException, fromRalphFile: boolean): string {
   if (error.code === 'ENOENT')
-    return `Agent command not found: ${pyStrRepr(agent)}. Check the 'agent' field in your RALPH.md frontmatter.`
+    return `Agent command not found: ${pyStrRepr(agent)}.${fromRalphFile ? " Check the 'agent' field in your RALPH.md frontmatter." : ''}`
   if (error.code === 'EACCES') return `[Errno 13] Permission denied: ${pyStrRepr(error.path ?? agent)}`
   return `The agent could not be started: ${error.message}`
 }
@@ -150,6 +152,7 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
   if (outcome.apiRetries) run.apiRetries = outcome.apiRetries
   if (ctx.preset.jsonStream) run.stream = ctx.relative(streamFile)
   const agentResult: AgentResult = { run, outcome }
-  if (result.spawnError) agentResult.crash = crashMessage(ctx.agent, result.spawnError)
+  if (result.spawnError)
+    agentResult.crash = crashMessage(ctx.agent, result.spawnError, ctx.fromRalphFile === true)
   return agentResult
 }

@@ -6,6 +6,7 @@ import path from 'node:path'
 import { combineOutput, decodeCaptured } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import {
+  commandNotFound,
   pyStrRepr,
   resolveArgsInRun,
   runsFromRalphDir,
@@ -66,8 +67,7 @@ export function capOutput(text: string, cap: number): { text: string; cut: boole
 }
 
 function crashMessage(command: RalphCommand, runString: string, error: NodeJS.ErrnoException): string {
-  if (error.code === 'ENOENT')
-    return `Command '${command.name}' binary not found: ${pyStrRepr(runString)}. ${FIELD_HINT}`
+  if (error.code === 'ENOENT') return commandNotFound(command.name, runString)
   if (error.code === 'EACCES') return `[Errno 13] Permission denied: ${pyStrRepr(error.path ?? runString)}`
   return `Command '${command.name}' could not be started: ${error.message}`
 }

@@ -140,7 +140,7 @@ function verdictOf(
   if (gated) {
     const allPass = record.checks.every(check => check.passed)
     if (allPass && (!tagRequired || record.completion.given)) return { verdict: 'passed', success: true }
-    return { verdict: agentVerdict ?? 'checks_failed', success: false }
+    return { verdict: agentVerdict ?? (allPass ? 'checks_passed_no_tag' : 'checks_failed'), success: false }
   }
   if (tagRequired && record.completion.given) return { verdict: 'completed', success: true }
   return { verdict: agentVerdict ?? 'ran', success: false }
@@ -239,6 +239,7 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
     preset: env.preset,
     agent: env.ralph.agent,
     agentArgv: env.ralph.agentArgv,
+    fromRalphFile: env.ralph.file !== '' && env.config.promptText === undefined,
     prompt,
     workTree: env.workTree,
     iterationDir: dir,

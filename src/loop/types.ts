@@ -199,7 +199,8 @@ export interface CompletionReport {
 /**
  * - passed: every gate passed (and the tag was given when one is required): the loop stops with success.
  * - completed: no gates, the agent gave the completion signal.
- * - checks_failed: a gate failed (or gates passed without the required tag).
+ * - checks_failed: a gate failed.
+ * - checks_passed_no_tag: every gate passed, but the agent has not given the required completion tag.
  * - agent_failed / agent_timed_out: the agent exited non-zero / ran past agentTimeoutSeconds.
  * - ran: no gates and no completion signal: the iteration simply ran (the reference's only outcome).
  * - interrupted: the run had to stop mid-iteration (time, cost, cancel).
@@ -209,6 +210,7 @@ export type IterationVerdict =
   | 'passed'
   | 'completed'
   | 'checks_failed'
+  | 'checks_passed_no_tag'
   | 'agent_failed'
   | 'agent_timed_out'
   | 'ran'

@@ -8,12 +8,12 @@ import { readFrontmatter } from './frontmatter.js'
 import type { FrontmatterPositions, SourcePos } from './frontmatter.js'
 import { pyStrip } from './pystr.js'
 import { pyRepr } from './pyvalue.js'
+import { missingAgentProgram, missingCommandProgram, missingGateProgram } from './programs.js'
 import type { PyDict, PyValue } from './pyvalue.js'
 import { RALPH_MARKER } from './resolve.js'
 import { ShlexError, shlexSplit } from './shlex.js'
-import { RalphError } from './types.js'
+import { fileProblem, RalphError } from './types.js'
 import type { Ralph, RalphCommand, RalphProblem } from './types.js'
-import { which } from './which.js'
 
 /** The reference's default command timeout, in seconds. */
 export const DEFAULT_COMMAND_TIMEOUT = 60
@@ -31,6 +31,11 @@ export interface LoadOptions {
   skipAgentLookup?: boolean
   /** The file's content when already read; otherwise it is read from `file`. */
   text?: string
+  /**
+   * Also find the programs its commands and checks start (the reference finds a command's only when it
+   * runs it, after the loop has started): a missing one is a problem at its `run:` line.
+   */
+  checkPrograms?: boolean
 }
 
 /** A validated ralph plus the user's args parsed against its declared `args`. */
@@ -105,10 +110,10 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
   } else {
     try {
       agentArgv = shlexSplit(rawAgent)
-      const env = opts.env ?? process.env
-      if (!opts.skipAgentLookup && !which(agentArgv[0], { cwd: opts.cwd, path: env.PATH })) {
-        report(`Agent command '${agentArgv[0]}' not found on PATH.`, where(fm, 'agent'))
-      }
+      const missing = opts.skipAgentLookup
+        ? undefined
+        : missingAgentProgram(agentArgv, opts.cwd, (opts.env ?? process.env).PATH)
+      if (missing) report(missing, where(fm, 'agent'))
     } catch (error) {
       if (!(error instanceof ShlexError)) throw error
       report(`Malformed 'agent' field in ${RALPH_MARKER} frontmatter: ${error.message}`, where(fm, 'agent'))
@@ -219,6 +224,25 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
     }
   }
 
+  if (problems.length === 0 && opts.checkPrograms) {
+    const env = opts.env ?? process.env
+    const dirs = { ralphDir: realPath(path.dirname(absolute)), projectRoot: opts.cwd }
+    // Every item is valid here (no problems so far), so the lists line up with the frontmatter's.
+    const runPosition = (key: string, index: number): SourcePos | undefined => {
+      const item = (fm.get(key) as PyValue[])[index]
+      return item instanceof Map
+        ? (positions.entry(item, 'run').value ?? positions.item(fm.get(key) as PyValue[], index))
+        : undefined
+    }
+    commands.forEach((command, index) => {
+      const missing = missingCommandProgram(command, argValues, dirs, env.PATH)
+      if (missing) report(missing, runPosition('commands', index))
+    })
+    checks.forEach((check, index) => {
+      const missing = missingGateProgram(check, opts.cwd, env.PATH)
+      if (missing) report(missing, runPosition('checks', index))
+    })
+  }
   if (problems.length > 0) return { problems }
 
   // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
@@ -238,6 +262,7 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
   if (completionTag !== undefined) ralph.completionTag = completionTag
   if (guardrails !== undefined) ralph.guardrails = guardrails
   if (presets !== undefined) ralph.presets = presets
+  if (rawCredit !== null) ralph.creditWritten = true
   return { ralph, problems }
 }
 
@@ -348,7 +373,7 @@ function readUtf8(file: string): string {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`)
-    throw new RalphError(`Cannot read ${file}: ${(error as Error).message}`)
+    throw new RalphError(`Cannot read ${file}: ${fileProblem(error)}.`)
   }
   try {
     // Strict like Python's read_text(encoding="utf-8"); the BOM is kept here and dropped by the splitter.
