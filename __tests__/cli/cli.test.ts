@@ -62,6 +62,31 @@ describe('ralph-action validate', () => {
     expect(cli(dir, 'validate', 'r')).toMatchObject({ code: 0, stdout: 'r/RALPH.md: OK\n' })
   })
 
+  test('an arg inside a larger word of a command: a warning with file:line and the fix, still OK (as the reference)', () => {
+    const dir = project({
+      'r/RALPH.md': `---\nagent: cat\nargs: [focus]\ncommands:\n  - name: c2\n    run: bash -c 'echo {{ args.focus }}'\n---\nbody\n`
+    })
+    const r = cli(dir, 'validate', 'r')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('r/RALPH.md: OK\n')
+    expect(r.stderr).toMatch(
+      /^r\/RALPH\.md:6:\d+: warning: Command 'c2' puts \{\{ args\.focus \}\} inside a larger word of its run, .* \$RALPH_ARG_FOCUS in a script\.\n$/
+    )
+  })
+
+  test("commands find each arg's value in RALPH_ARG_<NAME>: the safe way to use one in a script", () => {
+    const dir = project({
+      'r/RALPH.md':
+        '---\nagent: cat\nargs: [focus, max-depth]\ncommands:\n  - name: env\n    run: ./env.sh\ncredit: false\n---\n{{ commands.env }}',
+      'r/env.sh': '#!/bin/sh\nprintf \'%s|%s\' "$RALPH_ARG_FOCUS" "$RALPH_ARG_MAX_DEPTH"\n'
+    })
+    const value = `x"; touch pwned; echo "`
+    const r = cli(dir, 'prompt', 'r', '--focus', value, '--max-depth', '3')
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe(`${value}|3`)
+    expect(existsSync(path.join(dir, 'pwned'))).toBe(false)
+  })
+
   test('a YAML error is one line with its position, no traceback', () => {
     const dir = project({ 'r/RALPH.md': '---\nagent: cat\ncommands: [\n---\nbody\n' })
     const r = cli(dir, 'validate', 'r')

@@ -9866,6 +9866,70 @@ function realPath(p) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/ralph/arg-words.ts
+// `{{ args.X }}` in a command's `run` becomes the value, shell-quoted, before `run` is split into words: so
+// any value is exactly one word, but only where the placeholder is a word of its own. Inside a larger word,
+// and above all inside the author's quotes (`bash -c 'echo {{ args.x }}'`), the value's quoting and the
+// author's combine, and a value can close the author's quotes and go on as a script. The reference does the
+// same, so `ralph run` keeps it; `validate` warns, and the action refuses such a ralph for runs whose values
+// come from a comment, a label or a pull request. The safe ways: a word of its own, or the environment.
+
+const arg_words_WHITESPACE = new Set([' ', '\t', '\r', '\n']);
+/** The variable a command finds an arg's value in: `RALPH_ARG_FOCUS` for `focus`, `RALPH_ARG_A_B` for `a-b`. */
+const argEnvName = (name) => `RALPH_ARG_${name.toUpperCase().replace(/-/g, '_')}`;
+/** Every command gets each arg's value in its environment, besides where `run` places it. */
+function argEnvironment(args) {
+    return Object.fromEntries(Object.entries(args).map(([name, value]) => [argEnvName(name), value]));
+}
+/**
+ * The arg placeholders of `run` that are not a word of their own (glued to other characters, or inside
+ * quotes), in order. Words are found as shlex's POSIX mode finds them: quotes and backslashes, split at
+ * blanks.
+ */
+function argsInsideWords(run) {
+    const found = [];
+    const placeholders = new Map();
+    for (const m of run.matchAll(PLACEHOLDER_RE))
+        if (m[1] === 'args')
+            placeholders.set(m.index ?? 0, m);
+    let quote;
+    let inWord = false;
+    for (let i = 0; i < run.length; i++) {
+        const m = placeholders.get(i);
+        if (m) {
+            const end = i + m[0].length;
+            const glued = quote !== undefined || inWord || (end < run.length && !arg_words_WHITESPACE.has(run[end]));
+            if (glued)
+                found.push({ name: m[2], placeholder: m[0] });
+            inWord = true;
+            i = end - 1;
+            continue;
+        }
+        const ch = run[i];
+        if (quote === "'") {
+            if (ch === "'")
+                quote = undefined;
+        }
+        else if (quote === '"') {
+            if (ch === '\\')
+                i++;
+            else if (ch === '"')
+                quote = undefined;
+        }
+        else if (arg_words_WHITESPACE.has(ch)) {
+            inWord = false;
+        }
+        else {
+            inWord = true;
+            if (ch === '\\')
+                i++;
+            else if (ch === "'" || ch === '"')
+                quote = ch;
+        }
+    }
+    return found;
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/which.ts
 // Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
 
@@ -10017,6 +10081,7 @@ function missingAgentProgram(agentArgv, cwd, searchPath) {
 
 
 
+
 /** The reference's default command timeout, in seconds. */
 const DEFAULT_COMMAND_TIMEOUT = 60;
 /** Our default check timeout, in seconds. */
@@ -10038,6 +10103,11 @@ function loadRalph(file, opts) {
 /** Every problem in the ralph, first the one the reference would report; [] when it is valid. */
 function validateRalph(file, opts) {
     return inspectRalph(file, opts).problems;
+}
+/** The problems (as validateRalph) and the warnings: what `validate` prints. */
+function lintRalph(file, opts) {
+    const { problems, warnings } = inspectRalph(file, opts);
+    return { problems, warnings: warnings ?? [] };
 }
 function inspectRalph(fileArg, opts) {
     let file = fileArg;
@@ -10099,6 +10169,28 @@ function inspectRalph(fileArg, opts) {
         duplicate: name => `Duplicate command name '${name}'.`,
         badTimeout: (name, value) => `Command '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number.`
     });
+    // Valid, as in the reference, but unsafe: an arg placeholder inside a larger word of a command.
+    const warnings = [];
+    const rawCommands = field(fm, 'commands');
+    for (const item of Array.isArray(rawCommands) ? rawCommands : []) {
+        if (!(item instanceof Map))
+            continue;
+        const run = item.get('run');
+        if (typeof run !== 'string')
+            continue;
+        for (const arg of argsInsideWords(run)) {
+            const pos = positions.entry(item, 'run');
+            warnings.push({
+                file,
+                line: (pos.value ?? pos.key)?.line,
+                column: (pos.value ?? pos.key)?.column,
+                exitCode: 1,
+                message: `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
+                    `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
+                    `$${argEnvName(arg.name)} in a script.`
+            });
+        }
+    }
     // args
     const rawArgs = field(fm, 'args');
     let declared = null;
@@ -10207,7 +10299,7 @@ function inspectRalph(fileArg, opts) {
         });
     }
     if (problems.length > 0)
-        return { problems };
+        return { problems, warnings };
     // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
     const dir = validate_realPath(external_node_path_default().dirname(absolute));
     const ralph = {
@@ -10220,7 +10312,8 @@ function inspectRalph(fileArg, opts) {
         args: declared ?? [],
         credit,
         checks,
-        argValues
+        argValues,
+        warnings
     };
     if (completionTag !== undefined)
         ralph.completionTag = completionTag;
@@ -10230,7 +10323,7 @@ function inspectRalph(fileArg, opts) {
         ralph.presets = presets;
     if (rawCredit !== null)
         ralph.creditWritten = true;
-    return { ralph, problems };
+    return { ralph, problems, warnings };
 }
 // `commands:` (the reference's rules) and `checks:` (ours, the same rules): a list of {name, run, timeout?}.
 function validateRunList(fm, key, label, defaultTimeout, positions, report, messages) {
@@ -10360,6 +10453,7 @@ function validate_realPath(p) {
 
 ;// CONCATENATED MODULE: ./src/ralph/index.ts
 // The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
+
 
 
 
@@ -10527,7 +10621,7 @@ function closeOption(token, specs) {
 // Reading and extending an agent's command line without ever duplicating what the user wrote.
 
 /** Python's Path(argv0).stem: `/usr/bin/claude`, `claude.exe` and `claude.cmd` all give `claude`. */
-function programStem(argv0) {
+function argv_programStem(argv0) {
     if (!argv0)
         return '';
     const base = external_node_path_default().basename(argv0.replace(/\\/g, '/'));
@@ -10577,7 +10671,7 @@ const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash']);
  * `bash -c 'aider … --message "$(cat -)"'`), skipping `VAR=value` assignments and `exec`/`env`.
  */
 function wrappedProgram(argv) {
-    if (!SHELLS.has(programStem(argv[0])))
+    if (!SHELLS.has(argv_programStem(argv[0])))
         return undefined;
     const c = argv.indexOf('-c');
     const script = c === -1 ? undefined : argv[c + 1];
@@ -10847,13 +10941,93 @@ class JsonLinesReader {
     }
 }
 
+;// CONCATENATED MODULE: ./src/agents/watched-file.ts
+// A file an agent writes beside its output (a generic agent's cost report, gemini's telemetry log, codex's
+// session log), read while the agent runs: live enforcement of the dollar budget. A file we name lives in a
+// private temp folder removed afterwards; a file the agent names itself is found once it exists, and left.
+
+
+
+/** Bytes read at most per poll of an appended file (the rest waits for the next poll). */
+const READ_CHUNK = 4 * 1024 * 1024;
+class WatchedFile {
+    options;
+    /** The file's path; for a file the agent names, undefined until it is found. */
+    path;
+    dir;
+    timer;
+    last;
+    offset = 0;
+    constructor(options) {
+        this.options = options;
+        if ('name' in options) {
+            this.dir = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-agent-'));
+            this.path = external_node_path_default().join(this.dir, options.name);
+        }
+        this.timer = setInterval(() => this.read(false), options.pollMs);
+        this.timer.unref();
+    }
+    /** A file we name (the agent gets its path in a variable): its path is known from the start. */
+    static named(options) {
+        return new WatchedFile(options);
+    }
+    /** The agent is done: a last read, then our own folder is removed. */
+    close() {
+        clearInterval(this.timer);
+        this.read(true);
+        if (this.dir)
+            (0,external_node_fs_namespaceObject.rmSync)(this.dir, { recursive: true, force: true });
+    }
+    read(final) {
+        if (this.path === undefined && 'find' in this.options)
+            this.path = this.options.find();
+        if (this.path === undefined || !(0,external_node_fs_namespaceObject.existsSync)(this.path))
+            return;
+        if (this.options.mode === 'rewritten') {
+            let text;
+            try {
+                text = (0,external_node_fs_namespaceObject.readFileSync)(this.path, 'utf8');
+            }
+            catch {
+                return;
+            }
+            if (text === this.last || text.trim() === '')
+                return;
+            if (this.options.onChange(text, final))
+                this.last = text;
+            return;
+        }
+        let fd;
+        try {
+            fd = (0,external_node_fs_namespaceObject.openSync)(this.path, 'r');
+        }
+        catch {
+            return;
+        }
+        try {
+            const size = (0,external_node_fs_namespaceObject.fstatSync)(fd).size;
+            while (this.offset < size) {
+                const buffer = Buffer.alloc(Math.min(READ_CHUNK, size - this.offset));
+                const bytes = (0,external_node_fs_namespaceObject.readSync)(fd, buffer, 0, buffer.length, this.offset);
+                if (bytes === 0)
+                    break;
+                this.offset += bytes;
+                this.options.onData(buffer.subarray(0, bytes));
+                if (!final)
+                    break;
+            }
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/agents/generic.ts
 // Any program that reads the prompt on stdin. Its output is plain text; the final message is its end.
 // It may report its cost two ways (README, "Cost of your own agent"): a line on stdout or stderr
 // (`ralph-cost: usd=0.0123 input=1200 output=340`, or any line matching a configured pattern with named
 // groups), or a JSON file at the path in $RALPH_COST_FILE. Each report is the run's total so far.
-
-
 
 
 
@@ -10986,12 +11160,14 @@ class PlainReader {
             this.pattern = compileCostPattern(options.cost.pattern);
         const fileEnv = options.cost?.fileEnv ?? COST_FILE_ENV;
         if (hooks && options.cost && fileEnv !== '') {
-            const dir = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-cost-'));
-            const file = external_node_path_default().join(dir, 'cost.json');
-            const timer = setInterval(() => this.readCostFile(), COST_FILE_POLL_MS);
-            timer.unref();
-            this.costFile = { dir, file, env: fileEnv, timer };
-            this.env = { [fileEnv]: file };
+            const costFile = WatchedFile.named({
+                name: 'cost.json',
+                pollMs: COST_FILE_POLL_MS,
+                mode: 'rewritten',
+                onChange: (text, final) => this.onCostFile(text, final, fileEnv)
+            });
+            this.costFile = costFile;
+            this.env = { [fileEnv]: costFile.path };
         }
     }
     stdout(chunk) {
@@ -11003,11 +11179,7 @@ class PlainReader {
     finish(stdoutText, exit) {
         this.out.end();
         this.err.end();
-        if (this.costFile) {
-            clearInterval(this.costFile.timer);
-            this.readCostFile(true);
-            (0,external_node_fs_namespaceObject.rmSync)(this.costFile.dir, { recursive: true, force: true });
-        }
+        this.costFile?.close();
         const text = this.options.clean ? this.options.clean(stdoutText) : stdoutText;
         const outcome = {
             finalMessage: finalMessageFromOutput(text, this.prompt),
@@ -11051,29 +11223,15 @@ class PlainReader {
         }
         this.options.onLine?.(line, this.sink);
     }
-    /** Reads the cost file if it changed; `final` (the run is over) notes a file that holds no report. */
-    readCostFile(final = false) {
-        const cost = this.costFile;
-        if (!cost || !(0,external_node_fs_namespaceObject.existsSync)(cost.file))
-            return;
-        let text;
-        try {
-            text = (0,external_node_fs_namespaceObject.readFileSync)(cost.file, 'utf8');
-        }
-        catch {
-            return;
-        }
-        if (text === cost.last || text.trim() === '')
-            return;
+    /** A new version of the cost file; `final` (the run is over) notes a file that holds no report. */
+    onCostFile(text, final, variable) {
         const usage = parseCostReport(text);
-        if (usage) {
-            cost.last = text;
+        if (usage)
             this.report(usage);
-        }
-        else if (final) {
-            // While the agent runs, a half-written file is read again at the next poll.
-            this.notes.push(`the cost file ($${cost.env}) held no cost report: ${text.trim().slice(0, 120)}`);
-        }
+        // While the agent runs, a half-written file is read again at the next poll.
+        else if (final)
+            this.notes.push(`the cost file ($${variable}) held no cost report: ${text.trim().slice(0, 120)}`);
+        return usage !== undefined;
     }
 }
 /** A reader of plain-text output (the generic final message; cost lines and the cost file when hooked). */
@@ -11107,10 +11265,10 @@ const genericPreset = genericPresetWith();
 
 /** `aider …`, or a shell wrapper whose script starts with aider. */
 function isAiderCommand(argv) {
-    if (programStem(argv[0]) === 'aider')
+    if (argv_programStem(argv[0]) === 'aider')
         return true;
     const wrapped = wrappedProgram(argv);
-    return wrapped !== undefined && programStem(wrapped) === 'aider';
+    return wrapped !== undefined && argv_programStem(wrapped) === 'aider';
 }
 /** `12k` → 12000, `2.5k` → 2500, `1.2M` → 1200000, `133` → 133. */
 function parseTokenCount(text) {
@@ -11213,7 +11371,7 @@ const aiderPreset = {
 const CLAUDE_STREAM_FLAGS = ['--output-format', 'stream-json', '--verbose'];
 /** Python's Path(argv0).stem == 'claude': `/usr/bin/claude`, `claude.exe` and `claude.cmd` all match. */
 function isClaudeCommand(argv0) {
-    return programStem(argv0) === 'claude';
+    return argv_programStem(argv0) === 'claude';
 }
 /** Dollars as claude's --max-budget-usd reads them: never rounded up past what is left. */
 function formatBudget(usd) {
@@ -11258,13 +11416,18 @@ function modelUsageReport(modelUsage, model) {
     report.model = main || model;
     return report;
 }
+/** Claude Code's stream-json, also spoken by qwen-code (which prints no dollars: its tokens are priced). */
 class ClaudeStreamReader extends JsonLinesReader {
+    agent;
     // One assistant message arrives as several events (one per content block) with the same id and usage.
     turns = new Map();
     model;
     sawResult = false;
-    constructor(hooks) {
+    constructor(hooks, 
+    /** The agent's name in messages. */
+    agent = 'claude') {
         super(hooks);
+        this.agent = agent;
     }
     end(exit) {
         if (this.sawResult)
@@ -11275,7 +11438,7 @@ class ClaudeStreamReader extends JsonLinesReader {
         if (exit && !exit.killed && exit.code !== 0 && !this.failure)
             this.failure = {
                 kind: 'error',
-                message: `claude exited with ${exit.code ?? exit.signal} without a result`
+                message: `${this.agent} exited with ${exit.code ?? exit.signal} without a result`
             };
     }
     cumulative() {
@@ -11413,7 +11576,9 @@ class ClaudeStreamReader extends JsonLinesReader {
     }
     resultFailure(event, text) {
         const errors = Array.isArray(event.errors) ? event.errors.filter(e => typeof e === 'string') : [];
-        const message = oneLine(text || errors.join('; ') || String(event.subtype ?? 'error'), 300);
+        // qwen says it in `error.message` instead.
+        const said = isObject(event.error) ? str(event.error.message) : undefined;
+        const message = oneLine(text || errors.join('; ') || said || String(event.subtype ?? 'error'), 300);
         // A rejected rate_limit_event said more (the reset time) than the result will.
         if (this.failure?.kind === 'usage_limit')
             return this.failure;
@@ -11428,7 +11593,9 @@ class ClaudeStreamReader extends JsonLinesReader {
             const resetsAt = resetFromMessage(message);
             return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
         }
-        if (event.terminal_reason === 'api_error' || event.api_error_status != null || /^API Error/.test(message))
+        if (event.terminal_reason === 'api_error' ||
+            event.api_error_status != null ||
+            /^\[?API Error/.test(message))
             return { kind: 'api_error', message };
         return { kind: 'error', message };
     }
@@ -11445,8 +11612,12 @@ const claudePreset = {
 // completed (agent_message, reasoning, command_execution, file_change, mcp_tool_call, web_search, todo_list,
 // error), turn.completed{usage}, turn.failed{error}, and top-level `error` (also "Reconnecting... n/N").
 // It names no model and no dollars: the model comes from the command line or $CODEX_HOME/config.toml,
-// and the cost is estimated from the price table. Usage arrives only in turn.completed, so a codex run
-// cannot be metered while it runs; only its end settles the cost.
+// and the cost is estimated from the price table. The stream says the usage only in turn.completed, at the
+// end; turn by turn it comes from codex's own session log, $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-
+// <thread id>.jsonl, whose `token_count` events (total_token_usage) codex 0.169 writes after each model
+// response: so a dollar budget can stop a codex run mid-way.
+
+
 
 
 
@@ -11455,9 +11626,11 @@ const claudePreset = {
 
 const EXEC = ['exec', 'e'];
 const JSON_FLAGS = ['--json', '--experimental-json'];
+/** How often the session log is read while codex runs. */
+const SESSION_POLL_MS = 250;
 /** `codex exec …` (or its alias `codex e …`): the only codex command a loop can run headless. */
 function isCodexExec(argv) {
-    return programStem(argv[0]) === 'codex' && subcommandIndex(argv, EXEC) !== -1;
+    return argv_programStem(argv[0]) === 'codex' && subcommandIndex(argv, EXEC) !== -1;
 }
 /** The user's argv with `--json` right after `exec`, unless it is there already. */
 function codexArgv(userArgv) {
@@ -11474,6 +11647,35 @@ function modelInConfigToml(text) {
         const match = /^\s*model\s*=\s*(["'])([^"']+)\1/.exec(line);
         if (match)
             return match[2];
+    }
+    return undefined;
+}
+/** $CODEX_HOME, or ~/.codex. */
+const codexHomeOf = (env) => env.CODEX_HOME || external_node_path_default().join(env.HOME || external_node_os_default().homedir(), '.codex');
+const pad = (n) => String(n).padStart(2, '0');
+/**
+ * The session log of thread `threadId`, once codex has made it. Its folder is named after the date codex
+ * saw (local time); a run near midnight, or a clock in another zone, is found a day apart too.
+ */
+function codexSessionLog(codexHome, threadId, now = Date.now()) {
+    const days = new Set();
+    for (const offset of [0, -1, 1]) {
+        const day = new Date(now + offset * 86400000);
+        days.add(external_node_path_default().join(String(day.getFullYear()), pad(day.getMonth() + 1), pad(day.getDate())));
+        days.add(external_node_path_default().join(String(day.getUTCFullYear()), pad(day.getUTCMonth() + 1), pad(day.getUTCDate())));
+    }
+    for (const day of days) {
+        const dir = external_node_path_default().join(codexHome, 'sessions', day);
+        let names;
+        try {
+            names = (0,external_node_fs_namespaceObject.readdirSync)(dir);
+        }
+        catch {
+            continue;
+        }
+        const name = names.find(file => file.startsWith('rollout-') && file.endsWith(`-${threadId}.jsonl`));
+        if (name)
+            return external_node_path_default().join(dir, name);
     }
     return undefined;
 }
@@ -11496,9 +11698,8 @@ function codexModel(argv, env) {
     });
     if (fromConfig)
         return fromConfig;
-    const home = env.CODEX_HOME || external_node_path_default().join(env.HOME || external_node_os_default().homedir(), '.codex');
     try {
-        return modelInConfigToml((0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(home, 'config.toml'), 'utf8'));
+        return modelInConfigToml((0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(codexHomeOf(env), 'config.toml'), 'utf8'));
     }
     catch {
         return undefined;
@@ -11506,24 +11707,94 @@ function codexModel(argv, env) {
 }
 class CodexStreamReader extends JsonLinesReader {
     model;
+    codexHome;
     totals = { input: 0, cached: 0, cacheWrite: 0, output: 0 };
     sawUsage = false;
     lastError;
-    constructor(hooks, model) {
+    /** The session log, read while codex runs: usage after each model response. */
+    session;
+    liveTokens = 0;
+    constructor(hooks, model, codexHome) {
         super(hooks);
         this.model = model;
+        this.codexHome = codexHome;
+    }
+    finish(stdoutText, exit) {
+        this.session?.close();
+        return super.finish(stdoutText, exit);
+    }
+    /** Follows the thread's session log from the moment the stream names the thread. */
+    followSession(threadId) {
+        const home = this.codexHome;
+        if (!home || this.session || !/^[\w-]+$/.test(threadId))
+            return;
+        const lines = new LineSplitter(line => this.onSessionLine(line));
+        this.session = new WatchedFile({
+            find: () => codexSessionLog(home, threadId),
+            pollMs: SESSION_POLL_MS,
+            mode: 'appended',
+            onData: chunk => lines.push(chunk)
+        });
+    }
+    onSessionLine(line) {
+        if (!line.includes('"token_count"'))
+            return;
+        let event;
+        try {
+            event = JSON.parse(line);
+        }
+        catch {
+            return;
+        }
+        const payload = isObject(event) && isObject(event.payload) ? event.payload : {};
+        const info = isObject(payload.info) ? payload.info : {};
+        const total = isObject(info.total_token_usage) ? info.total_token_usage : undefined;
+        if (payload.type !== 'token_count' || !total)
+            return;
+        const tokens = num(total.input_tokens) + num(total.output_tokens);
+        // turn.completed already said as much (or more): the stream is the final word.
+        if (tokens <= this.liveTokens)
+            return;
+        this.liveTokens = tokens;
+        this.emit({
+            kind: 'usage',
+            usage: this.report({
+                input: num(total.input_tokens),
+                cached: num(total.cached_input_tokens),
+                cacheWrite: num(total.cache_write_input_tokens),
+                output: num(total.output_tokens)
+            })
+        });
+    }
+    /** input_tokens counts the cached ones too (as the Responses API does): priced apart. */
+    report(totals) {
+        const report = {
+            input: Math.max(0, totals.input - totals.cached - totals.cacheWrite),
+            output: totals.output,
+            cache_read: totals.cached,
+            cache_write: totals.cacheWrite
+        };
+        if (this.model)
+            report.model = this.model;
+        return report;
     }
     end(exit) {
         if (!this.sawUsage && !exit?.killed)
             this.notes.push('codex reported no usage (no turn.completed)');
         if (exit?.killed && !this.sawUsage)
-            this.notes.push('codex was stopped before turn.completed: its usage is unknown');
+            this.notes.push(this.liveTokens > 0
+                ? 'codex was stopped before turn.completed: its usage is what its session log said so far'
+                : 'codex was stopped before turn.completed: its usage is unknown');
         if (!this.model)
             this.notes.push('codex did not say its model (set -m or model in config.toml) so its tokens cannot be priced');
+        if (this.session && this.session.path === undefined)
+            this.notes.push(`codex's session log (${this.codexHome}/sessions/…) was not found: its usage was known only at the end`);
     }
     onJson(event) {
         switch (event.type) {
             case 'thread.started':
+                if (typeof event.thread_id === 'string')
+                    this.followSession(event.thread_id);
                 this.emit({
                     kind: 'notice',
                     message: `[thread ${String(event.thread_id ?? '?')}] model ${this.model ?? '?'}`
@@ -11605,16 +11876,15 @@ class CodexStreamReader extends JsonLinesReader {
         this.totals.cached += num(usage.cached_input_tokens);
         this.totals.cacheWrite += num(usage.cache_write_input_tokens);
         this.totals.output += num(usage.output_tokens);
-        // input_tokens counts the cached ones too (as the Responses API does): priced apart.
-        const report = {
-            input: Math.max(0, this.totals.input - this.totals.cached - this.totals.cacheWrite),
-            output: this.totals.output,
-            cache_read: this.totals.cached,
-            cache_write: this.totals.cacheWrite
-        };
-        if (this.model)
-            report.model = this.model;
+        this.liveTokens = Math.max(this.liveTokens, this.totals.input + this.totals.output);
+        const report = this.report(this.totals);
         this.emit({ kind: 'usage', usage: report });
+        const cached = report.cache_read > 0 ? ` · ${report.cache_read} cached` : '';
+        this.emit({
+            kind: 'result',
+            isError: false,
+            summary: `[turn completed] ${report.input} input${cached} · ${report.output} output tokens`
+        });
     }
     onError(message) {
         if (/^Reconnecting\.\.\./.test(message)) {
@@ -11645,7 +11915,7 @@ const codexPreset = {
     name: 'codex',
     jsonStream: true,
     argv: userArgv => codexArgv(userArgv),
-    read: (_prompt, hooks, context) => new CodexStreamReader(hooks, context ? codexModel(context.argv, context.env) : undefined)
+    read: (_prompt, hooks, context) => new CodexStreamReader(hooks, context ? codexModel(context.argv, context.env) : undefined, context ? codexHomeOf(context.env) : undefined)
 };
 /** codex exec run exactly as written, without --json (ralphify's argv): read as plain text. */
 const codexPlainPreset = {
@@ -11657,19 +11927,108 @@ const codexPlainPreset = {
 /** Whether the user already asked codex for JSON output. */
 const codexAskedForJson = (argv) => hasOption(argv, JSON_FLAGS);
 
+;// CONCATENATED MODULE: ./src/agents/gemini-telemetry.ts
+// Gemini CLI's usage turn by turn. Its stream-json says what a run used only in its last `result` event, so
+// alone it cannot be held to a dollar budget mid-run. Its local telemetry can: with GEMINI_TELEMETRY_TARGET=local
+// and an outfile, gemini 0.61 appends a `gemini_cli.api_response` log record for every model response
+// (input_token_count, cached_content_token_count, output_token_count, thoughts_token_count, tool_token_count,
+// model), exported in batches every 5 seconds (the OpenTelemetry BatchLogRecordProcessor's default). The file
+// holds pretty-printed JSON values one after another (packages/core/src/telemetry/file-exporters.ts); the
+// records' attributes are read line by line, never the whole (large) values.
+
+
+/** Variables the user may have set for gemini's telemetry: then theirs stays, and no file is read. */
+const GEMINI_TELEMETRY_PREFIX = 'GEMINI_TELEMETRY_';
+/** How often the telemetry file is read (it is written every 5 s). */
+const POLL_MS = 500;
+const ATTRIBUTE = /^ {4}"(event\.name|model|input_token_count|output_token_count|cached_content_token_count|thoughts_token_count|tool_token_count)": (.*?),?$/;
+/** Reads gemini's telemetry file as it grows; `onUsage` gets the run's totals after each model response. */
+class GeminiTelemetry {
+    onUsage;
+    file;
+    lines;
+    totals = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    /** Attributes of the top-level value being read. */
+    record = new Map();
+    responses = 0;
+    constructor(onUsage) {
+        this.onUsage = onUsage;
+        this.lines = new LineSplitter(line => this.onLine(line));
+        this.file = WatchedFile.named({
+            name: 'telemetry.json',
+            pollMs: POLL_MS,
+            mode: 'appended',
+            onData: chunk => this.lines.push(chunk)
+        });
+    }
+    /** The variables that make gemini write the file: local target, no prompts logged. */
+    get env() {
+        return {
+            GEMINI_TELEMETRY_ENABLED: 'true',
+            GEMINI_TELEMETRY_TARGET: 'local',
+            GEMINI_TELEMETRY_OUTFILE: this.file.path,
+            GEMINI_TELEMETRY_LOG_PROMPTS: 'false'
+        };
+    }
+    close() {
+        this.file.close();
+        this.lines.end();
+    }
+    onLine(line) {
+        if (line === '{')
+            this.record = new Map();
+        else if (line === '}')
+            this.endRecord();
+        else {
+            const match = ATTRIBUTE.exec(line);
+            if (match)
+                this.record.set(match[1], match[2]);
+        }
+    }
+    endRecord() {
+        const record = this.record;
+        this.record = new Map();
+        if (record.get('event.name') !== '"gemini_cli.api_response"')
+            return;
+        const count = (name) => {
+            const value = Number(record.get(name) ?? 0);
+            return Number.isFinite(value) && value > 0 ? value : 0;
+        };
+        // As the final stats count them: the prompt includes the cached tokens; thoughts and tool tokens are output.
+        const cached = count('cached_content_token_count');
+        this.totals.input += Math.max(0, count('input_token_count') - cached);
+        this.totals.cache_read += cached;
+        this.totals.output +=
+            count('output_token_count') + count('thoughts_token_count') + count('tool_token_count');
+        try {
+            const model = JSON.parse(record.get('model') ?? 'null');
+            if (typeof model === 'string' && model)
+                this.totals.model = model;
+        }
+        catch {
+            // a model we cannot read leaves the last one
+        }
+        this.responses++;
+        this.onUsage({ ...this.totals });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/agents/gemini.ts
 // Gemini CLI with `--output-format stream-json` (added unless the user chose a format). Events, as
 // google-gemini/gemini-cli prints them (packages/core/src/output/types.ts): init{session_id, model},
 // message{role, content, delta}, tool_use{tool_name, tool_id, parameters}, tool_result{tool_id, status,
 // output, error}, error{severity, message}, result{status, error, stats{total_tokens, input_tokens,
-// output_tokens, cached, input, duration_ms, tool_calls}}. Tokens only: the cost is estimated. Fatal errors
+// output_tokens, cached, input, duration_ms, tool_calls}}. Tokens only: the cost is estimated. The stream says
+// the usage only at the end; turn by turn it comes from gemini's local telemetry file (gemini-telemetry.ts),
+// so a dollar budget can stop a run mid-way, a few seconds after the response that crossed it. Fatal errors
 // end with a `result` whose status is "error" and an exit code (packages/core/src/utils/errors.ts): 41 auth,
 // 42 input, 44 sandbox, 52 config, 53 turn limit, 54 tool, 130 cancelled.
 
 
 
+
 const FORMAT = ['--output-format', '-o'];
-const isGeminiCommand = (argv) => programStem(argv[0]) === 'gemini';
+const isGeminiCommand = (argv) => argv_programStem(argv[0]) === 'gemini';
 /** The output format the user chose, if any. */
 const geminiFormat = (argv) => optionValue(argv, FORMAT);
 function geminiArgv(userArgv) {
@@ -11707,8 +12066,22 @@ class GeminiStreamReader extends JsonLinesReader {
     sawEvent = false;
     sawResult = false;
     tools = new Map();
-    constructor(hooks) {
+    /** Usage turn by turn, from gemini's local telemetry (see gemini-telemetry.ts). */
+    telemetry;
+    env;
+    constructor(hooks, agentEnv = {}) {
         super(hooks);
+        const ownTelemetry = Object.keys(agentEnv).filter(name => name.startsWith(GEMINI_TELEMETRY_PREFIX));
+        if (ownTelemetry.length > 0) {
+            this.notes.push(`gemini's own telemetry settings are in its environment (${ownTelemetry.join(', ')}): its usage is known only when a run ends`);
+            return;
+        }
+        this.telemetry = new GeminiTelemetry(usage => {
+            // The result's stats are the final word; what the telemetry adds afterwards was already counted.
+            if (!this.sawResult)
+                this.emit({ kind: 'usage', usage: { ...usage, ...(this.model ? { model: this.model } : {}) } });
+        });
+        this.env = this.telemetry.env;
     }
     onJson(event) {
         if (typeof event.type !== 'string')
@@ -11811,6 +12184,8 @@ class GeminiStreamReader extends JsonLinesReader {
         this.flush();
     }
     finish(stdoutText, exit) {
+        // A last read first: a killed run's usage is what its telemetry said so far.
+        this.telemetry?.close();
         // `--output-format json` prints one (pretty-printed) object at the end instead of a stream.
         if (!this.sawEvent)
             this.readJsonOutput(stdoutText);
@@ -11865,7 +12240,7 @@ const geminiPreset = {
     name: 'gemini',
     jsonStream: true,
     argv: userArgv => geminiArgv(userArgv),
-    read: (_prompt, hooks) => new GeminiStreamReader(hooks)
+    read: (_prompt, hooks, context) => new GeminiStreamReader(hooks, context?.env)
 };
 /** gemini run exactly as written with text output: read as plain text. */
 const geminiPlainPreset = {
@@ -11886,7 +12261,7 @@ const geminiPlainPreset = {
 
 
 
-const isOpencodeRun = (argv) => programStem(argv[0]) === 'opencode' && subcommandIndex(argv, ['run']) !== -1;
+const isOpencodeRun = (argv) => argv_programStem(argv[0]) === 'opencode' && subcommandIndex(argv, ['run']) !== -1;
 /** The output format the user chose, if any. */
 const opencodeFormat = (argv) => optionValue(argv, ['--format']);
 function opencodeArgv(userArgv) {
@@ -12008,6 +12383,62 @@ const opencodePlainPreset = {
     argv: userArgv => [...userArgv],
     read: prompt => genericReader(prompt)
 };
+
+;// CONCATENATED MODULE: ./src/agents/qwen.ts
+// qwen-code (`qwen`) with `--output-format stream-json` (added unless the user chose a format). Its stream has
+// Claude Code's shape (system/init, assistant with per-turn usage, user tool results, a last `result`), as
+// qwen 0.24.4 prints it against a Chat Completions server, but no dollars: the tokens are priced from the
+// table, turn by turn, so a dollar cap can stop a run mid-way. The loop's turn cap goes in as
+// `--max-session-turns`.
+
+
+
+const qwen_FORMAT = ['--output-format', '-o'];
+const isQwenCommand = (argv) => argv_programStem(argv[0]) === 'qwen';
+/** The output format the user chose, if any. */
+const qwenFormat = (argv) => optionValue(argv, qwen_FORMAT);
+function qwenArgv(userArgv, caps = {}) {
+    const argv = hasOption(userArgv, qwen_FORMAT) ? [...userArgv] : [...userArgv, '--output-format', 'stream-json'];
+    if (caps.maxTurns !== undefined && !hasOption(userArgv, ['--max-session-turns']))
+        argv.push('--max-session-turns', String(caps.maxTurns));
+    return argv;
+}
+/** qwen with its stream-json (added unless the user chose a format). */
+const qwenPreset = {
+    name: 'qwen',
+    jsonStream: true,
+    argv: (userArgv, caps) => qwenArgv(userArgv, caps),
+    read: (_prompt, hooks) => new ClaudeStreamReader(hooks, 'qwen')
+};
+/** qwen run exactly as written with text output: read as plain text. */
+const qwenPlainPreset = {
+    name: 'qwen',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: prompt => genericReader(prompt)
+};
+
+;// CONCATENATED MODULE: ./scripts/install-agent-clis.json
+const install_agent_clis_namespaceObject = /*#__PURE__*/JSON.parse('{"X":{"claude":{"package":"@anthropic-ai/claude-code","version":"2.1.332","postinstall":"install.cjs"},"codex":{"package":"@openai/codex","version":"0.169.0"},"gemini":{"package":"@google/gemini-cli","version":"0.61.0"},"opencode":{"package":"opencode-ai","version":"1.18.33","postinstall":"postinstall.mjs"},"qwen":{"package":"@qwen-code/qwen-code","version":"0.24.4"}}}');
+;// CONCATENATED MODULE: ./src/agents/clis.ts
+// The agent CLIs ralph-action can install and has proven live: each one's npm package at the version the
+// live tier tests (scripts/install-agent-clis.json, the one place to bump them), and the preset that reads it.
+
+
+const PINS = install_agent_clis_namespaceObject.X;
+const AGENT_CLIS = Object.keys(PINS).map(name => ({
+    name,
+    bin: name,
+    ...PINS[name]
+}));
+/** The CLI called `name`, or undefined when ralph-action does not know it. */
+function agentCli(name) {
+    return AGENT_CLIS.find(cli => cli.name === name);
+}
+/** The known CLI an agent command line runs (`claude -p …` → claude), or undefined. */
+function agentCliOf(agentArgv) {
+    return agentCli(programStem(agentArgv[0]));
+}
 
 ;// CONCATENATED MODULE: ./src/agents/prices.ts
 const PRICE_TABLE_VERSION = '2026-11-26';
@@ -12256,6 +12687,21 @@ const PRICE_TABLE = [
         date: '2026-11-26',
         source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
         verified: 'third-party'
+    },
+    // Alibaba Cloud (qwen-code's default models): priced per request by its input size.
+    {
+        models: ['qwen3-coder-plus'],
+        input: 1,
+        output: 5,
+        cache_read: 0.2,
+        cache_write: 1,
+        date: '2026-11-26',
+        source: 'https://docs.cline.bot/provider-config/qwen ("qwen3-coder-plus … $1.00/$5.00 per 1M tokens", international region)',
+        verified: 'third-party',
+        note: 'The lowest band (prompts up to 32K tokens): Alibaba Cloud prices each request by its input size, and larger ' +
+            'prompts cost more (the official mainland-China page, https://help.aliyun.com/zh/model-studio/user-guide/qwen-coder, ' +
+            'lists four bands from ¥4/¥16 to ¥20/¥200 per million). Cached input at 20% of the input price (the same page: ' +
+            'implicit cache hits); cache writes are priced as input, without a source.'
     }
 ];
 /**
@@ -12280,12 +12726,12 @@ for (const row of PRICE_TABLE)
     for (const model of row.models)
         BY_MODEL.set(model, row);
 /** The price of a model, or undefined when the table does not know it (never a guess from a look-alike). */
-function lookupPrice(model) {
+function prices_lookupPrice(model) {
     return model ? BY_MODEL.get(normaliseModelId(model)) : undefined;
 }
 /** Dollars for a run's tokens at list price, or undefined when its model is unknown or unnamed. */
 function priceFromTable(usage) {
-    const price = lookupPrice(usage.model);
+    const price = prices_lookupPrice(usage.model);
     if (!price)
         return undefined;
     return ((usage.input * price.input +
@@ -12295,8 +12741,164 @@ function priceFromTable(usage) {
         1e6);
 }
 
+;// CONCATENATED MODULE: ./src/agents/endpoints.ts
+// How to point each agent CLI at a model server of your choosing (a local fake, a proxy, a gateway) and at
+// nothing else: the variables to set and the files to write under its HOME. The one place that knows each
+// CLI's base-URL setting; the live tier (__tests__/agents-live) proves every recipe against the real CLIs.
+
+
+/** The wire protocol each CLI speaks to its model. */
+const AGENT_WIRE = {
+    claude: 'anthropic-messages',
+    codex: 'openai-responses',
+    gemini: 'gemini',
+    // opencode speaks many; ralph-action points it at an OpenAI-compatible endpoint.
+    opencode: 'openai-chat',
+    qwen: 'openai-chat'
+};
+/** Settings gemini and qwen share (qwen-code is a fork of gemini-cli): no telemetry, no update checks. */
+function quietSettings(selectedType) {
+    return {
+        security: { auth: { selectedType }, folderTrust: { enabled: false } },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true }
+    };
+}
+const json = (value) => `${JSON.stringify(value, null, 2)}\n`;
+/** Per million tokens for opencode's model entry: its own dollar figure is then the price table's. */
+function opencodeCost(model) {
+    const price = lookupPrice(model);
+    return price
+        ? {
+            input: price.input,
+            output: price.output,
+            cache_read: price.cache_read,
+            cache_write: price.cache_write
+        }
+        : undefined;
+}
+/**
+ * What pointing `cli` at `endpoint` takes, for a CLI whose HOME is `home`. Everything else the CLI would
+ * reach at start-up (update checks, telemetry, model catalogues, plugins) is turned off.
+ */
+function endpointSetup(cli, endpoint, home) {
+    const { url, apiKey, model, maxRetries } = endpoint;
+    switch (cli) {
+        case 'claude':
+            return {
+                env: {
+                    ANTHROPIC_BASE_URL: url,
+                    ANTHROPIC_API_KEY: apiKey,
+                    ANTHROPIC_MODEL: model,
+                    // Without it claude also calls its vendor's host for non-essential traffic.
+                    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+                    DISABLE_AUTOUPDATER: '1',
+                    DISABLE_TELEMETRY: '1',
+                    DISABLE_ERROR_REPORTING: '1',
+                    ...(maxRetries !== undefined ? { CLAUDE_CODE_MAX_RETRIES: String(maxRetries) } : {})
+                },
+                files: {},
+                args: []
+            };
+        case 'codex': {
+            // codex ignores OPENAI_BASE_URL: a custom provider in $CODEX_HOME/config.toml names the server.
+            const codexHome = path.join(home, '.codex');
+            const retries = maxRetries === undefined
+                ? []
+                : [`request_max_retries = ${maxRetries}`, `stream_max_retries = ${maxRetries}`];
+            const config = [
+                '# Written by ralph-action: codex against one model server, nothing else.',
+                `model = ${JSON.stringify(model)}`,
+                'model_provider = "ralph-endpoint"',
+                'check_for_update_on_startup = false',
+                '',
+                '[analytics]',
+                'enabled = false',
+                '',
+                '[feedback]',
+                'enabled = false',
+                '',
+                '[model_providers.ralph-endpoint]',
+                'name = "ralph-action model endpoint"',
+                `base_url = ${JSON.stringify(`${url}/v1`)}`,
+                'env_key = "OPENAI_API_KEY"',
+                'wire_api = "responses"',
+                ...retries,
+                ''
+            ].join('\n');
+            return {
+                env: { CODEX_HOME: codexHome, OPENAI_API_KEY: apiKey },
+                files: { [path.join(codexHome, 'config.toml')]: config },
+                args: []
+            };
+        }
+        case 'gemini':
+            // The variables alone fail with exit 41: the settings must select API-key authentication.
+            return {
+                env: { GEMINI_API_KEY: apiKey, GOOGLE_GEMINI_BASE_URL: url, GEMINI_MODEL: model },
+                files: { [path.join(home, '.gemini', 'settings.json')]: json(quietSettings('gemini-api-key')) },
+                args: []
+            };
+        case 'qwen':
+            return {
+                env: {
+                    OPENAI_API_KEY: apiKey,
+                    OPENAI_BASE_URL: `${url}/v1`,
+                    OPENAI_MODEL: model,
+                    QWEN_CODE_SUPPRESS_YOLO_WARNING: '1'
+                },
+                files: { [path.join(home, '.qwen', 'settings.json')]: json(quietSettings('openai')) },
+                args: []
+            };
+        case 'opencode': {
+            const cost = opencodeCost(model);
+            const config = {
+                $schema: 'https://opencode.ai/config.json',
+                model: `ralph/${model}`,
+                small_model: `ralph/${model}`,
+                autoupdate: false,
+                share: 'disabled',
+                // `opencode run` rejects what would ask: edits and commands are the agent's job; the web is not.
+                permission: { edit: 'allow', bash: 'allow', webfetch: 'deny' },
+                provider: {
+                    ralph: {
+                        npm: '@ai-sdk/openai-compatible',
+                        name: 'ralph-action model endpoint',
+                        options: { baseURL: `${url}/v1`, apiKey, includeUsage: true },
+                        models: {
+                            [model]: {
+                                tool_call: true,
+                                ...(cost ? { cost } : {}),
+                                limit: { context: 200000, output: 8192 }
+                            }
+                        }
+                    }
+                }
+            };
+            const file = path.join(home, '.config', 'opencode', 'ralph-endpoint.json');
+            return {
+                env: {
+                    OPENCODE_CONFIG: file,
+                    OPENCODE_DISABLE_MODELS_FETCH: '1',
+                    OPENCODE_DISABLE_AUTOUPDATE: '1',
+                    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+                    OPENCODE_DISABLE_SHARE: '1',
+                    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1'
+                },
+                files: { [file]: json(config) },
+                args: ['--pure']
+            };
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/agents/index.ts
 // Agent presets: recognised by the agent command's program name; anything else is generic.
+
+
+
+
 
 
 
@@ -12328,6 +12930,13 @@ function presetFor(agentArgv, options) {
         if (format === 'text')
             return geminiPlainPreset;
         return all || format !== undefined ? geminiPreset : geminiPlainPreset;
+    }
+    if (isQwenCommand(agentArgv)) {
+        // Only stream-json is read as a stream (`-o json` prints one document at the end).
+        const format = qwenFormat(agentArgv);
+        if (format !== undefined)
+            return format === 'stream-json' ? qwenPreset : qwenPlainPreset;
+        return all ? qwenPreset : qwenPlainPreset;
     }
     if (isOpencodeRun(agentArgv)) {
         const format = opencodeFormat(agentArgv);
@@ -12888,7 +13497,7 @@ const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createR
 
 
 
-const POLL_MS = 50;
+const tree_POLL_MS = 50;
 /** Rounds of "collect, SIGSTOP the new ones" before SIGKILL, so a fork loop cannot outrun the kill. */
 const FREEZE_ROUNDS = 10;
 /** Live descendants of `pid` (children, grandchildren…, found through their parent pid), nearest first. */
@@ -12930,7 +13539,7 @@ async function killProcessTree(pid, graceMs, options = {}) {
         signal(target, 'SIGTERM');
     const deadline = Date.now() + Math.max(0, graceMs);
     while (Date.now() < deadline) {
-        await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+        await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(tree_POLL_MS, Math.max(1, deadline - Date.now())));
         targets = tree.collect(readProcessTable(), targets, false);
         if (targets.size === 0)
             return;
@@ -13294,7 +13903,9 @@ class ProcessRun {
         try {
             child = (0,external_node_child_process_namespaceObject.spawn)(argv[0], argv.slice(1), {
                 cwd,
-                env: this.opts.env ?? process.env,
+                env: this.opts.extraEnv
+                    ? { ...(this.opts.env ?? process.env), ...this.opts.extraEnv }
+                    : (this.opts.env ?? process.env),
                 // Own process group (and session), like Python's start_new_session: the whole tree can be signalled.
                 detached: true,
                 stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']
@@ -13892,7 +14503,9 @@ async function runAgent(ctx) {
     const log = ctx.preset.jsonStream ? new SyncLog(logFile) : undefined;
     const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined;
     // The job's environment without GitHub and Actions credentials: the agent never holds a write token.
-    const env = agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv);
+    // PWD names the work tree, as a shell's cd would: opencode trusts PWD over its real working directory,
+    // and the inherited one names the folder the loop was started in.
+    const env = { ...agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv), PWD: ctx.workTree };
     ctx.meter.beginRun();
     const reader = ctx.preset.read(ctx.prompt, {
         onUsage: usage => ctx.meter.observe(usage),
@@ -13902,6 +14515,7 @@ async function runAgent(ctx) {
         }
     }, { argv, env, cwd: ctx.workTree });
     let result;
+    let outcome;
     try {
         const options = {
             argv,
@@ -13926,16 +14540,17 @@ async function runAgent(ctx) {
         if (!ctx.preset.jsonStream)
             options.logFile = logFile;
         result = await ctx.runProcess(options);
+        // Before the logs close: finishing may still write the transcript's last line (opencode's [done]).
+        outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
+            code: result.exitCode,
+            signal: result.signal,
+            killed: result.aborted || result.timedOut
+        });
     }
     finally {
         log?.close();
         stream?.close();
     }
-    const outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
-        code: result.exitCode,
-        signal: result.signal,
-        killed: result.aborted || result.timedOut
-    });
     const usage = ctx.meter.endRun(outcome.usage);
     const killedBy = result.aborted ? ctx.stopCause() : undefined;
     const exitedWell = result.exitCode === 0 && !result.timedOut && !result.aborted && !result.spawnError;
@@ -14112,6 +14727,8 @@ function commands_crashMessage(command, runString, error) {
 /** Runs every command of the iteration; stops early only when the run must stop or a command crashes. */
 async function runCommands(commands, ctx) {
     const outcome = { outputs: {}, runs: [], interrupted: false };
+    // Each arg's value in the environment too: the safe way for a script to read one.
+    const extraEnv = argEnvironment(ctx.userArgs);
     for (const command of commands) {
         if (ctx.signal.aborted) {
             outcome.interrupted = true;
@@ -14134,6 +14751,7 @@ async function runCommands(commands, ctx) {
         const result = await ctx.runProcess({
             argv,
             cwd,
+            extraEnv,
             timeoutMs: command.timeout * 1000,
             killGraceMs: ctx.killGraceMs,
             signal: ctx.signal,
@@ -14515,7 +15133,7 @@ function buildPrompt(inputs, loop) {
         ralph.max_iterations = String(inputs.maxIterations);
     Object.assign(ralph, loop?.values);
     const values = { commands: inputs.commandOutputs, args: inputs.userArgs, ralph };
-    const section = loop?.section ?? '';
+    const section = (inputs.appendix ?? '') + (loop?.section ?? '');
     if (inputs.body !== undefined) {
         const prompt = renderPlaceholders(bodyTemplate(inputs.body), values) + section;
         return inputs.credit ? prompt + CREDIT_TRAILER : prompt;
@@ -14575,7 +15193,8 @@ function assemble(env, iteration, commandOutputs) {
         maxIterations: config.maxIterations,
         commandOutputs,
         userArgs: config.userArgs,
-        credit: ralph.credit
+        credit: ralph.credit,
+        ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
     };
     const used = loopPlaceholdersUsed(inputs);
     if (used.has('diff'))
@@ -16592,11 +17211,19 @@ async function validateCommand(args, io) {
     if (pathArg === undefined)
         throw new UsageError("Missing argument 'PATH'.");
     const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
-    const problems = validateRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true });
+    const { problems, warnings } = lintRalph(resolved.file, {
+        cwd: io.cwd,
+        env: io.env,
+        userArgs,
+        checkPrograms: true
+    });
     const shown = external_node_path_default().relative(io.cwd, resolved.file) || resolved.file;
-    for (const p of problems) {
+    for (const [p, kind] of [
+        ...problems.map(p => [p, '']),
+        ...warnings.map(p => [p, 'warning: '])
+    ]) {
         const where = [p.line, p.column].filter(n => n !== undefined).join(':');
-        io.stderr(`${external_node_path_default().relative(io.cwd, p.file) || shown}${where ? `:${where}` : ''}: ${p.message}\n`);
+        io.stderr(`${external_node_path_default().relative(io.cwd, p.file) || shown}${where ? `:${where}` : ''}: ${kind}${p.message}\n`);
     }
     if (problems.length > 0) {
         io.stderr(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${shown}.\n`);

@@ -1,5 +1,6 @@
 // The action's settings, typed, from the INPUT_* variables the runner sets (action.yml's defaults already
 // filled in). Every problem is an InputError whose one-line message names the input and the fix.
+import { AGENT_CLIS, agentCli, type AgentCliName } from '../agents/clis.js'
 import { NAME_RE, parseDuration } from '../ralph/index.js'
 
 export type OnFailure = 'none' | 'push' | 'draft-pr'
@@ -54,6 +55,11 @@ export interface ActionInputs {
   allowEnv: string[]
   /** Claude Code's --max-turns per agent run. */
   maxTurns?: number
+  /**
+   * Install the agent CLI before the loop: `{}` for the agent command's own CLI at the tested version, or a
+   * named CLI, at a version of the user's choosing.
+   */
+  installAgent?: { name?: AgentCliName; version?: string }
 }
 
 /** Bad input: the message is one line, for `core.setFailed`. */
@@ -163,6 +169,25 @@ export function branchNameProblem(name: string): string | undefined {
 // The artifact service refuses these in names.
 const ARTIFACT_NAME_FORBIDDEN = /["<>|*?:\r\n\\/]/
 
+const VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/
+
+/** `install-agent`: false (or empty), true, a CLI's name, or `name@version`. */
+function installAgentInput(value: string | undefined): ActionInputs['installAgent'] {
+  if (value === undefined || ['false', 'False', 'FALSE'].includes(value)) return undefined
+  if (['true', 'True', 'TRUE'].includes(value)) return {}
+  const names = AGENT_CLIS.map(cli => cli.name).join(', ')
+  const [name, version, ...rest] = value.split('@')
+  if (rest.length > 0 || !agentCli(name))
+    throw new InputError(
+      `Input 'install-agent' must be true, false, or one of ${names} (optionally @version, e.g. ${AGENT_CLIS[0].name}@${AGENT_CLIS[0].version}), got ${quote(value)}.`
+    )
+  if (version !== undefined && !VERSION.test(version))
+    throw new InputError(
+      `Input 'install-agent' has the version ${quote(version)}: give an exact version like ${agentCli(name)?.version}.`
+    )
+  return { name: name as AgentCliName, ...(version !== undefined ? { version } : {}) }
+}
+
 /** Reads and checks every input; throws InputError for the first problem. */
 export function readInputs(env: Env = process.env): ActionInputs {
   const read = new InputReader(env)
@@ -177,9 +202,10 @@ export function readInputs(env: Env = process.env): ActionInputs {
     throw new InputError(
       "Inputs 'ralph' and 'prompt' were both given: use 'ralph' for a RALPH.md, or 'prompt' (with 'agent') for an inline task."
     )
-  if (ralph === undefined && prompt === undefined)
+  // `agent` alone: a ralph-less loop whose task is the issue a comment or a label starts it on.
+  if (ralph === undefined && prompt === undefined && agent === undefined)
     throw new InputError(
-      "Input 'ralph' is required: name a folder holding RALPH.md (e.g. ralph: .agents/ralphs/fix-tests), or give 'prompt' and 'agent' for an inline task."
+      "Input 'ralph' is required: name a folder holding RALPH.md (e.g. ralph: .agents/ralphs/fix-tests), or give 'prompt' and 'agent' for an inline task (or 'agent' alone, for runs on an issue)."
     )
   if (prompt !== undefined && agent === undefined)
     throw new InputError(
@@ -277,7 +303,8 @@ export function readInputs(env: Env = process.env): ActionInputs {
     artifactName,
     retentionDays,
     maxOpenPrs: read.positiveInteger('max-open-prs'),
-    maxTurns: read.positiveInteger('max-turns')
+    maxTurns: read.positiveInteger('max-turns'),
+    installAgent: installAgentInput(read.text('install-agent'))
   }
   for (const [key, value] of Object.entries(optional))
     if (value !== undefined) (inputs as unknown as Record<string, unknown>)[key] = value

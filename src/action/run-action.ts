@@ -5,13 +5,7 @@ import { readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs'
 import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import * as core from '@actions/core'
-import {
-  GITHUB_ACTIONS_IDENTITY,
-  GitRepo,
-  withoutPersistedCredentials,
-  type CommitIdentity,
-  type PreparedBranch
-} from '../git/index.js'
+import { withoutPersistedCredentials, type CommitIdentity, type PreparedBranch } from '../git/index.js'
 import { runLoop, type LoopResult } from '../loop/index.js'
 import { killMarked, runProcess } from '../proc/index.js'
 import type { RunOptions } from '../proc/types.js'
@@ -277,12 +271,6 @@ export async function killStrays(mark: string): Promise<number[]> {
   return killMarked(RUN_MARK, mark, STRAY_GRACE_MS)
 }
 
-/** Whether `sha` was committed by the loop (as github-actions[bot], the identity the action commits with). */
-async function isOwnCommit(workTree: string, sha: string): Promise<boolean> {
-  const shown = await new GitRepo(workTree).exec(['show', '-s', '--format=%ce', sha], { probe: true })
-  return shown.exitCode === 0 && shown.stdout.trim() === GITHUB_ACTIONS_IDENTITY.email
-}
-
 export async function runAction(
   plan: RunPlan,
   signal: AbortSignal,
@@ -315,17 +303,6 @@ export async function runAction(
     return
   }
   core.endGroup()
-
-  if (plan.trigger?.unlessOwnTip && (await isOwnCommit(workTree, prepared.startSha))) {
-    core.info(
-      `Nothing to do: the tip of ${prepared.branch} (${prepared.startSha.slice(0, 12)}) is a loop's own commit, so its push started this run.`
-    )
-    await identity.restore().catch(() => undefined)
-    await restoreCheckout(workTree, prepared)
-    core.setOutput('pr-operation', 'none')
-    saveState('finished', true)
-    return
-  }
 
   // The loop: every process it starts (commands, agent, gates, git and its hooks) gets the job's environment
   // without tokens, and the checkout's persisted credential is out of .git/config while it runs.

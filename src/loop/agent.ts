@@ -78,7 +78,9 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
   const log = ctx.preset.jsonStream ? new SyncLog(logFile) : undefined
   const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined
   // The job's environment without GitHub and Actions credentials: the agent never holds a write token.
-  const env = agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv)
+  // PWD names the work tree, as a shell's cd would: opencode trusts PWD over its real working directory,
+  // and the inherited one names the folder the loop was started in.
+  const env = { ...agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv), PWD: ctx.workTree }
   ctx.meter.beginRun()
   const reader = ctx.preset.read(
     ctx.prompt,
@@ -92,6 +94,7 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
     { argv, env, cwd: ctx.workTree }
   )
   let result: RunResult
+  let outcome: AgentOutcome
   try {
     const options: RunOptions = {
       argv,
@@ -115,15 +118,16 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
     // Plain agents: proc streams stdout and stderr to agent.log in arrival order.
     if (!ctx.preset.jsonStream) options.logFile = logFile
     result = await ctx.runProcess(options)
+    // Before the logs close: finishing may still write the transcript's last line (opencode's [done]).
+    outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
+      code: result.exitCode,
+      signal: result.signal,
+      killed: result.aborted || result.timedOut
+    })
   } finally {
     log?.close()
     stream?.close()
   }
-  const outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
-    code: result.exitCode,
-    signal: result.signal,
-    killed: result.aborted || result.timedOut
-  })
   const usage = ctx.meter.endRun(outcome.usage)
   const killedBy = result.aborted ? ctx.stopCause() : undefined
   const exitedWell = result.exitCode === 0 && !result.timedOut && !result.aborted && !result.spawnError

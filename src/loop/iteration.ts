@@ -107,7 +107,8 @@ export function assemble(
     maxIterations: config.maxIterations,
     commandOutputs,
     userArgs: config.userArgs,
-    credit: ralph.credit
+    credit: ralph.credit,
+    ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
   }
   const used = loopPlaceholdersUsed(inputs)
   if (used.has('diff')) env.trackTree = env.isRepo

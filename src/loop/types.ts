@@ -31,6 +31,11 @@ export interface LoopConfig {
   ralph: Ralph
   /** Ralph-less runs: the task (or spec file content) stands in for the body. */
   promptText?: string
+  /**
+   * Text appended to every prompt right after the body, as data: never filled as a template (the action's
+   * task block, for a ralph that does not place `{{ args.task }}` itself).
+   */
+  promptAppendix?: string
   /** Commands not starting with `./` and the agent run here (the reference: cwd of `ralph run`). */
   projectRoot: string
   userArgs: Record<string, string>

@@ -31,7 +31,14 @@ export {
 export { INSTALLED_RALPHS_DIR, listInstalledRalphs, RALPH_MARKER, resolveRalphPath } from './resolve.js'
 export type { ResolvedRalphPath } from './resolve.js'
 export { ShlexError, shlexQuote, shlexSplit } from './shlex.js'
-export { DEFAULT_CHECK_TIMEOUT, DEFAULT_COMMAND_TIMEOUT, loadRalph, validateRalph } from './validate.js'
+export { argEnvironment, argEnvName, argsInsideWords } from './arg-words.js'
+export {
+  DEFAULT_CHECK_TIMEOUT,
+  DEFAULT_COMMAND_TIMEOUT,
+  lintRalph,
+  loadRalph,
+  validateRalph
+} from './validate.js'
 export type { LoadedRalph, LoadOptions } from './validate.js'
 export { which } from './which.js'
 export {

@@ -4,6 +4,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { NAME_RE, parseUserArgs, VALID_NAME_CHARS_MSG } from './args.js'
+import { argEnvName, argsInsideWords } from './arg-words.js'
 import { readFrontmatter } from './frontmatter.js'
 import type { FrontmatterPositions, SourcePos } from './frontmatter.js'
 import { pyStrip } from './pystr.js'
@@ -42,6 +43,8 @@ export interface LoadOptions {
 export interface LoadedRalph extends Ralph {
   /** From `LoadOptions.userArgs`; {} when none were given. */
   argValues: Record<string, string>
+  /** What is valid but unsafe (an arg placeholder inside a larger word of a command): for validate to say. */
+  warnings: RalphProblem[]
 }
 
 /**
@@ -63,9 +66,19 @@ export function validateRalph(file: string, opts: LoadOptions): RalphProblem[] {
   return inspectRalph(file, opts).problems
 }
 
+/** The problems (as validateRalph) and the warnings: what `validate` prints. */
+export function lintRalph(
+  file: string,
+  opts: LoadOptions
+): { problems: RalphProblem[]; warnings: RalphProblem[] } {
+  const { problems, warnings } = inspectRalph(file, opts)
+  return { problems, warnings: warnings ?? [] }
+}
+
 interface Inspection {
   ralph?: LoadedRalph
   problems: RalphProblem[]
+  warnings?: RalphProblem[]
   /** A problem that stops everything (unreadable file, broken YAML), thrown as is by loadRalph. */
   fatal?: RalphError
 }
@@ -128,6 +141,28 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
     badTimeout: (name, value) =>
       `Command '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number.`
   })
+
+  // Valid, as in the reference, but unsafe: an arg placeholder inside a larger word of a command.
+  const warnings: RalphProblem[] = []
+  const rawCommands = field(fm, 'commands')
+  for (const item of Array.isArray(rawCommands) ? rawCommands : []) {
+    if (!(item instanceof Map)) continue
+    const run = item.get('run')
+    if (typeof run !== 'string') continue
+    for (const arg of argsInsideWords(run)) {
+      const pos = positions.entry(item, 'run')
+      warnings.push({
+        file,
+        line: (pos.value ?? pos.key)?.line,
+        column: (pos.value ?? pos.key)?.column,
+        exitCode: 1,
+        message:
+          `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
+          `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
+          `$${argEnvName(arg.name)} in a script.`
+      })
+    }
+  }
 
   // args
   const rawArgs = field(fm, 'args')
@@ -243,7 +278,7 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
       if (missing) report(missing, runPosition('checks', index))
     })
   }
-  if (problems.length > 0) return { problems }
+  if (problems.length > 0) return { problems, warnings }
 
   // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
   const dir = realPath(path.dirname(absolute))
@@ -257,13 +292,14 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
     args: declared ?? [],
     credit,
     checks,
-    argValues
+    argValues,
+    warnings
   }
   if (completionTag !== undefined) ralph.completionTag = completionTag
   if (guardrails !== undefined) ralph.guardrails = guardrails
   if (presets !== undefined) ralph.presets = presets
   if (rawCredit !== null) ralph.creditWritten = true
-  return { ralph, problems }
+  return { ralph, problems, warnings }
 }
 
 interface RunListMessages {
