@@ -16,6 +16,7 @@ import {
 } from '../../src/github/tracking.js'
 import { githubClient } from '../../src/github/client.js'
 import { retryTiming } from '../../src/github/retry.js'
+import type { FaultKind } from '../support/faults.js'
 import { startGitHubApi, type GitHubApi } from '../support/github-api/index.js'
 import { countRuns, harness, type Harness } from '../loop/harness.js'
 
@@ -309,27 +310,51 @@ test('while an edit stalls, later iterations wait as one: two edits for five ite
   expect(comment?.body).toContain('5 iterations done')
 })
 
-test('edits failing every time cost warnings only; the final edit is retried and lands', async () => {
+/** Two progress edits, then the final one, with `faults` planned on the edits (the Nth edit). */
+async function twoIterationsThenFinal(faults: [number, FaultKind][]) {
   const { target } = trigger()
   const warnings: string[] = []
   const client = await githubClient('ghs_token', { baseUrl: api.url, timing })
   const tracking = await TrackingComment.create(client, target, info, m => warnings.push(m))
   api.faults.clear()
-  for (let call = 1; call <= 3; call++) api.faults.add('issues/update-comment', call, '502')
+  for (const [call, kind] of faults) api.faults.add('issues/update-comment', call, kind)
   const follow = tracking!.follow()
   follow.emit({ type: 'loop_started', status: status([]) })
   follow.emit({ type: 'iteration_finished', record: iteration(1, [false], 'checks_failed') })
   await follow.settled()
   follow.emit({ type: 'iteration_finished', record: iteration(2, [false], 'checks_failed') })
   await follow.settled()
-  // The final edit meets one more 502, and is tried again.
   const finalised = await tracking!.finalise({
     status: status([iteration(1, [false], 'checks_failed'), iteration(2, [false], 'checks_failed')], {
       state: 'finished',
       stopReason: 'max_iterations'
     })
   })
-  expect(finalised).toBe(true)
-  expect(warnings).toHaveLength(2)
-  expect(api.state.comments.find(c => c.id === tracking!.id)?.body).toContain('state=final')
+  const edits = api.requests.filter(r => r.operationId === 'issues/update-comment')
+  const body = api.state.comments.find(c => c.id === tracking!.id)?.body
+  return { warnings, finalised, edits: edits.map(e => e.fault ?? e.status), body }
+}
+
+test('edits failing every time cost warnings only; the final edit is retried and lands', async () => {
+  // The final edit meets one more 502, and is tried again.
+  const run = await twoIterationsThenFinal([
+    [1, '502'],
+    [2, '502'],
+    [3, '502']
+  ])
+  expect(run.finalised).toBe(true)
+  expect(run.warnings).toHaveLength(2)
+  expect(run.body).toContain('state=final')
+})
+
+test('a progress edit meeting a secondary rate limit is not waited out: the next edit carries it; the final one waits', async () => {
+  const run = await twoIterationsThenFinal([
+    [1, 'secondary-rate-limit'],
+    [3, 'secondary-rate-limit']
+  ])
+  // Progress 1 (limited, given up), progress 2, the final edit (limited, waited out), the final edit again.
+  expect(run.edits).toEqual(['secondary-rate-limit', 200, 'secondary-rate-limit', 200])
+  expect(run.warnings).toEqual([expect.stringMatching(/^Could not edit the tracking comment \d+: HTTP 403/)])
+  expect(run.finalised).toBe(true)
+  expect(run.body).toContain('state=final')
 })

@@ -184,14 +184,26 @@ export async function githubClient(token: string, options: ClientOptions = {}): 
   const log = options.log ?? (() => undefined)
   const rateLimited =
     (kind: string) =>
-    (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
+    (
+      retryAfter: number,
+      request: { method: string; url: string; request?: unknown },
+      _octokit: unknown,
+      retryCount: number
+    ) => {
+      const what = `GitHub's ${kind} on ${requestName(request)}`
+      // One try (a tracking comment's progress edit): the next call carries its content; waiting would
+      // only hold up the edits behind it.
+      if ((request.request as { retries?: number } | undefined)?.retries === 0) {
+        log(`${what} asks for ${retryAfter} s; not waiting, as the next call supersedes this one.`)
+        return false
+      }
       const waitMs = retryAfter * timing.msPerSecond
       const deadline = budget.deadline ?? Date.now() + timing.boundMs
       const wait = retryCount < timing.attempts - 1 && mayRetry(timing, { attempt: 1, waitMs, deadline })
       log(
         wait
-          ? `GitHub's ${kind} on ${requestName(request)}: waiting ${retryAfter} s, as it asks.`
-          : `GitHub's ${kind} on ${requestName(request)} asks for ${retryAfter} s, more than the time left: not waiting.`
+          ? `${what}: waiting ${retryAfter} s, as it asks.`
+          : `${what} asks for ${retryAfter} s, more than the time left: not waiting.`
       )
       return wait
     }
