@@ -48993,6 +48993,8 @@ async function pushBranch(workTree, options) {
                     // the longest matching insteadOf wins, and none is longer than the whole URL.
                     [`url.${url}.insteadOf`, url],
                     [`url.${url}.pushInsteadOf`, url],
+                    ['http.lowSpeedLimit', '1'],
+                    ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
                     ...authConfig(auth)
                 ])
             }
@@ -49116,7 +49118,60 @@ async function scratchGitDir(repo) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/git/push-retry.ts
+// A push that failed in transit (a reset connection, a 5xx, a stall) is tried again, a few times with a
+// backoff; a push GitHub refused (a protected branch, the workflow permission, a lease, the token) is not, and
+// keeps its message. Trying again is safe: the lease on the action's own branch and fast-forward-only on a
+// person's still hold, and a push whose first try landed unanswered finds the branch up to date: a success.
+// A refusal that may be such a landing (the branch moved, a lease) is pushed once more to tell which.
+
+/** git's words for a push that never got the server's verdict. */
+const TRANSIENT_PUSH_ERRORS = /The requested URL returned error: (5\d\d|429)|RPC failed|Empty reply from server|Connection reset|Recv failure|Send failure|Operation too slow|Operation timed out|Failed to connect|Could not resolve host|Connection refused|remote end hung up unexpectedly|unexpected disconnect|early EOF|transfer closed|was not closed cleanly/i;
+/**
+ * A refusal that may only mean an earlier try landed without its answer: curl sends a POST again by itself
+ * when its connection was reset, and that second one finds the branch already moved.
+ */
+const MAYBE_LANDED = /failed to update ref|cannot lock ref/;
+function maybeLanded(result) {
+    const kind = result.error?.kind;
+    return (!result.pushed &&
+        (kind === PUSH_FAILURE.staleLease ||
+            kind === PUSH_FAILURE.nonFastForward ||
+            (kind === PUSH_FAILURE.unknown && MAYBE_LANDED.test(result.output))));
+}
+/** Whether a failed push failed in transit, not by a refusal. */
+function failedInTransit(result) {
+    return (!result.pushed && result.error?.kind === PUSH_FAILURE.unknown && TRANSIENT_PUSH_ERRORS.test(result.output));
+}
+/** pushBranch, tried again while it fails in transit. */
+async function pushWithRetry(workTree, options, retry) {
+    const log = options.log ?? (() => undefined);
+    let looked = false;
+    for (let attempt = 1;; attempt++) {
+        const result = await pushBranch(workTree, options);
+        if (maybeLanded(result) && !looked) {
+            // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
+            looked = true;
+            log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.');
+            attempt--;
+            continue;
+        }
+        if (!failedInTransit(result))
+            return result;
+        const wait = retry.waitMs(attempt);
+        const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
+        if (attempt >= retry.attempts || late)
+            return result;
+        log(`The push did not get through (${result.output
+            .split('\n')
+            .find(line => TRANSIENT_PUSH_ERRORS.test(line))
+            ?.trim()}); trying again in ${Math.round(wait)} ms (push ${attempt + 1} of ${retry.attempts}).`);
+        await new Promise(resolve => setTimeout(resolve, wait));
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/git/index.ts
+
 
 
 
@@ -49272,6 +49327,229 @@ function readContext(env = process.env) {
 /** The page of one artifact of this run. */
 function artifactUrl(context, artifactId) {
     return `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}/artifacts/${artifactId}`;
+}
+
+;// CONCATENATED MODULE: ./src/github/retry.ts
+// How long delivery may keep trying when GitHub has a bad minute: one set of timings for the API, the push
+// and the artifact upload, a jittered exponential backoff, and a deadline (max-time, during delivery) that no
+// retry starts past. The fault-injection tests shrink every wait with a test-only variable.
+/** Test-only: multiplies every wait (backoffs, retry-after, rate-limit resets), e.g. 0.01. */
+const TEST_WAIT_SCALE = 'RALPH_ACTION_TEST_WAIT_SCALE';
+/** Test-only: one attempt's timeout in ms (API request, artifact upload, a stalled push). */
+const TEST_TIMEOUT_MS = 'RALPH_ACTION_TEST_TIMEOUT_MS';
+function positiveNumber(value) {
+    const n = value === undefined || value.trim() === '' ? NaN : Number(value);
+    return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+/** The production timings, with the test-only variables applied when they are set. */
+function retryTiming(env = process.env) {
+    const scale = Math.min(1, positiveNumber(env[TEST_WAIT_SCALE]) ?? 1);
+    const timeout = positiveNumber(env[TEST_TIMEOUT_MS]);
+    return {
+        attempts: 4,
+        baseDelayMs: 1000 * scale,
+        maxDelayMs: 15_000 * scale,
+        msPerSecond: 1000 * scale,
+        requestTimeoutMs: timeout ?? 20_000,
+        // @actions/artifact retries a 5xx itself, after 3 s and more: an upload gets several request timeouts.
+        uploadTimeoutMs: timeout !== undefined ? timeout * 4 : 5 * 60_000,
+        pushStallSeconds: timeout !== undefined ? Math.max(1, Math.ceil(timeout / 1000)) : 60,
+        boundMs: 2 * 60_000
+    };
+}
+/**
+ * The wait after failed attempt `attempt` (1 = the first): exponential, half of it random, so the jobs of a
+ * matrix that failed together do not retry together.
+ */
+function backoffMs(timing, attempt, random = Math.random) {
+    const exponential = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** (attempt - 1));
+    return Math.round(exponential * (0.5 + random() / 2));
+}
+/**
+ * Whether attempt `attempt + 1` may start after waiting `waitMs`: attempts are left and it starts before the
+ * deadline. A server's wait (retry-after, a rate limit's reset) is honoured however long, within the deadline.
+ */
+function mayRetry(timing, retry, now = Date.now()) {
+    return retry.attempt < timing.attempts && now + retry.waitMs <= retry.deadline;
+}
+/** The wait a `retry-after` header asks for (seconds, or an HTTP date), in ms; undefined without one. */
+function retryAfterMs(timing, value, now = Date.now()) {
+    if (value === undefined || value.trim() === '')
+        return undefined;
+    const seconds = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : (Date.parse(value) - now) / 1000;
+    return Number.isFinite(seconds) ? Math.max(0, Math.round(seconds * timing.msPerSecond)) : undefined;
+}
+const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
+/** "1.2 s" or "350 ms", for the log. */
+function formatWait(ms) {
+    return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+;// CONCATENATED MODULE: ./src/github/client.ts
+
+/**
+ * A request that creates something (a comment, an issue, a pull request) may be carried out by GitHub even
+ * when its answer is lost. Before such a POST is made again, `recover` looks for what it made; when found,
+ * that is the answer, so a retry never makes a second one. Pass as the request's `request` option.
+ */
+function recoverBy(find) {
+    return { recover: find };
+}
+/** A rate limit, which the throttling plugin waits out (and our hook must not retry a second time). */
+function isRateLimit(error) {
+    const headers = error.response?.headers ?? {};
+    return ((error.status === 403 || error.status === 429) &&
+        (/\bsecondary rate\b/i.test(error.message ?? '') || headers['x-ratelimit-remaining'] === '0'));
+}
+/** The wait before retrying after `error`, or undefined when it is not worth another try. */
+function transientWait(error, timing, attempt) {
+    const e = error;
+    if (typeof e?.status !== 'number' || isRateLimit(e))
+        return undefined;
+    // 500 is also what a reset connection or a request without an answer becomes.
+    if (e.status < 500 && e.status !== 429)
+        return undefined;
+    return retryAfterMs(timing, e.response?.headers?.['retry-after']) ?? backoffMs(timing, attempt);
+}
+function describe(error) {
+    const e = error;
+    const said = (e?.message ?? String(error))
+        .split('\n')[0]
+        .replace(/ - https:\/\/\S+$/, '')
+        .slice(0, 160);
+    // A reset connection is fetch's "fetch failed", with the socket's code underneath.
+    const code = e?.cause?.cause?.code ?? e?.cause?.code;
+    if (code && !said.includes(code))
+        return `${said}: ${code}`;
+    return e?.status !== undefined && e.status !== 500 ? `${e.status} ${said}` : said;
+}
+/** `POST /repos/{owner}/{repo}/pulls`, for the log: no host, no query. */
+function requestName(request) {
+    return `${request.method} ${request.url.replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, '')}`;
+}
+class NoAnswer extends Error {
+    name = 'NoAnswerError';
+}
+/** Our hook: a timeout on each attempt, then jittered retries of what is transient, within the budget. */
+function transientRetries(timing, budget, log) {
+    return (octokit) => {
+        octokit.hook.wrap('request', async (request, options) => {
+            const what = requestName(options);
+            const deadline = budget.deadline ?? Date.now() + timing.boundMs;
+            const recover = options.request?.recover;
+            // `request: { retries: 0 }` (plugin-retry's spelling): one try, for what the next call supersedes.
+            const attempts = options.request?.retries === 0 ? 1 : timing.attempts;
+            const fetch = options.request?.fetch ?? globalThis.fetch;
+            // Until the answer's headers: a slow body is not a stall.
+            const timed = async (url, init) => {
+                const controller = new AbortController();
+                const timer = setTimeout(() => controller.abort(new NoAnswer(`no answer within ${formatWait(timing.requestTimeoutMs)}`)), timing.requestTimeoutMs);
+                try {
+                    return await fetch(url, { ...init, signal: controller.signal });
+                }
+                finally {
+                    clearTimeout(timer);
+                }
+            };
+            // In place: the token's hook, inside this one, reads the options it was first given.
+            options.request = { ...options.request, fetch: timed };
+            for (let attempt = 1;; attempt++) {
+                try {
+                    return await request(options);
+                }
+                catch (error) {
+                    const wait = transientWait(error, timing, attempt);
+                    if (wait === undefined)
+                        throw error;
+                    const retry = attempt < attempts && mayRetry(timing, { attempt, waitMs: wait, deadline });
+                    if (recover) {
+                        // It may have been made: look before making it again (after a pause, so it shows up in lists).
+                        await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
+                        // A failed look is no proof that it was not made: no second POST then.
+                        const found = await recover().catch(() => {
+                            throw error;
+                        });
+                        if (found !== undefined) {
+                            log(`${what} failed (${describe(error)}), but GitHub had carried it out: reusing what it made.`);
+                            return { status: 201, url: options.url, headers: {}, data: found };
+                        }
+                        if (!retry)
+                            throw error;
+                        log(`${what} failed (${describe(error)}); it was not carried out, so it is made again (attempt ${attempt + 1} of ${timing.attempts}).`);
+                        continue;
+                    }
+                    if (!retry)
+                        throw error;
+                    log(`${what} failed (${describe(error)}); retrying in ${formatWait(wait)} (attempt ${attempt + 1} of ${timing.attempts}).`);
+                    await sleep(wait);
+                }
+            }
+        });
+    };
+}
+let paced;
+/**
+ * GitHub's guidance against secondary rate limits, as the throttling plugin keeps it: one write a second,
+ * one that notifies people (a comment, an issue, a pull request) every three. Shared by every client.
+ */
+function pacing(Limiter, msPerSecond) {
+    if (paced?.msPerSecond !== msPerSecond)
+        paced = {
+            msPerSecond,
+            write: new Limiter.Group({ id: 'ralph-action-write', maxConcurrent: 1, minTime: msPerSecond }),
+            notifications: new Limiter.Group({
+                id: 'ralph-action-notifications',
+                maxConcurrent: 1,
+                minTime: 3 * msPerSecond
+            })
+        };
+    return paced;
+}
+/**
+ * An Octokit for `token` that retries as this module says. @actions/github and the throttling plugin are
+ * imported here, on first use (cold start).
+ */
+async function githubClient(token, options = {}) {
+    const [{ getOctokit }, { throttling }, { default: Bottleneck }] = await Promise.all([
+        __nccwpck_require__.e(/* import() */ 351).then(__nccwpck_require__.bind(__nccwpck_require__, 61351)),
+        Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(856)]).then(__nccwpck_require__.bind(__nccwpck_require__, 86856)),
+        __nccwpck_require__.e(/* import() */ 251).then(__nccwpck_require__.t.bind(__nccwpck_require__, 63251, 23))
+    ]);
+    const timing = options.timing ?? retryTiming();
+    const budget = options.budget ?? {};
+    const log = options.log ?? (() => undefined);
+    const rateLimited = (kind) => (retryAfter, request, _octokit, retryCount) => {
+        const what = `GitHub's ${kind} on ${requestName(request)}`;
+        // One try (a tracking comment's progress edit): the next call carries its content; waiting would
+        // only hold up the edits behind it.
+        if (request.request?.retries === 0) {
+            log(`${what} asks for ${retryAfter} s; not waiting, as the next call supersedes this one.`);
+            return false;
+        }
+        const waitMs = retryAfter * timing.msPerSecond;
+        const deadline = budget.deadline ?? Date.now() + timing.boundMs;
+        const wait = retryCount < timing.attempts - 1 && mayRetry(timing, { attempt: 1, waitMs, deadline });
+        log(wait
+            ? `${what}: waiting ${retryAfter} s, as it asks.`
+            : `${what} asks for ${retryAfter} s, more than the time left: not waiting.`);
+        return wait;
+    };
+    return getOctokit(token, {
+        ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+        throttle: {
+            onRateLimit: rateLimited('rate limit'),
+            onSecondaryRateLimit: rateLimited('secondary rate limit'),
+            retryAfterBaseValue: timing.msPerSecond,
+            ...pacing(Bottleneck, timing.msPerSecond)
+        }
+    }, 
+    // The throttling plugin wraps ours: a rate limit passes our hook and is waited out once, there.
+    transientRetries(timing, budget, log), throttling);
+}
+/** The same, made on first use: a step that needs no API never loads @actions/github. */
+function lazyClient(token, options = {}) {
+    let made;
+    return () => (made ??= githubClient(token, options));
 }
 
 ;// CONCATENATED MODULE: ./src/github/own-work.ts
@@ -49449,7 +49727,10 @@ function renderSummary(report) {
         `[This run](${links.run})`
     ].filter(Boolean);
     out.push(linkLine.join(' · '), '');
-    for (const problem of delivery.problems)
+    const warnings = [...delivery.problems];
+    if (links.recordNotUploaded)
+        warnings.push(`The run record could not be uploaded as an artifact: ${links.recordNotUploaded}.`);
+    for (const problem of warnings)
         out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '');
     for (const note of delivery.notes)
         out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '');
@@ -49499,7 +49780,37 @@ async function writeSummary(report) {
     await core/* summary */.z.addRaw(renderSummary(report), true).write();
 }
 
+;// CONCATENATED MODULE: ./src/github/comments.ts
+// Every comment the action posts carries a hidden line with a key of its own, so a POST whose answer was
+// lost (a reset, a timeout, a 5xx after the work was done) is found among the issue's comments and reused,
+// instead of being posted a second time.
+
+
+const onceMarker = (key) => `<!-- ralph-action:once ${key} -->`;
+/** GitHub's clock may differ from the runner's: look back this far for a comment just posted. */
+const CLOCK_SKEW_MS = 10 * 60_000;
+/** Posts `body` (with its hidden key) on the issue or pull request, exactly once. */
+async function postComment(octokit, target, body) {
+    const marker = onceMarker((0,external_node_crypto_.randomUUID)());
+    const where = { owner: target.owner, repo: target.repo, issue_number: target.issueNumber };
+    const since = new Date(Date.now() - CLOCK_SKEW_MS).toISOString();
+    const { data } = await octokit.rest.issues.createComment({
+        ...where,
+        body: `${body}\n\n${marker}`,
+        request: recoverBy(async () => {
+            const recent = await octokit.paginate(octokit.rest.issues.listComments, {
+                ...where,
+                since,
+                per_page: 100
+            });
+            return recent.find(c => c.body?.endsWith(marker));
+        })
+    });
+    return data;
+}
+
 ;// CONCATENATED MODULE: ./src/github/tracking.ts
+
 
 /** GitHub refuses comment bodies over 65,536 characters; stay well under. */
 const MAX_COMMENT_CHARS = 65000;
@@ -49535,13 +49846,7 @@ async function acknowledge(octokit, target, warn = () => { }) {
 /** Posts a refusal (TriggerPlan's `reply`) on the issue; answers the reply's URL, or undefined. */
 async function postRefusal(octokit, target, reply, warn = () => { }) {
     try {
-        const { data } = await octokit.rest.issues.createComment({
-            owner: target.owner,
-            repo: target.repo,
-            issue_number: target.issueNumber,
-            body: fit(reply)
-        });
-        return data.html_url;
+        return (await postComment(octokit, target, fit(reply))).html_url;
     }
     catch (error) {
         warn(`Could not reply on #${target.issueNumber}: ${messageOf(error)}`);
@@ -49568,12 +49873,7 @@ class TrackingComment {
     /** Posts "working…" and answers the comment; undefined (with a warning) when GitHub refused. */
     static async create(octokit, target, info, warn = () => { }) {
         try {
-            const { data } = await octokit.rest.issues.createComment({
-                owner: target.owner,
-                repo: target.repo,
-                issue_number: target.issueNumber,
-                body: renderWorking(info)
-            });
+            const data = await postComment(octokit, target, renderWorking(info));
             return new TrackingComment(octokit, target, info, data.id, data.html_url, warn);
         }
         catch (error) {
@@ -49585,11 +49885,11 @@ class TrackingComment {
     static attach(octokit, target, info, id, warn = () => { }) {
         return new TrackingComment(octokit, target, info, id, '', warn);
     }
-    /** After each iteration: the table so far, the cost so far. */
+    /** After each iteration: the table so far, the cost so far. Tried once: the next edit carries it. */
     async update(status) {
         if (this.finalised)
             return false;
-        return this.edit(renderWorking(this.info, status));
+        return this.edit(renderWorking(this.info, status), false);
     }
     /**
      * A listener for runLoop's `emit` that edits the comment after each iteration: one edit at a time, and
@@ -49636,13 +49936,14 @@ class TrackingComment {
             this.finalised = true;
         return done;
     }
-    async edit(body) {
+    async edit(body, retry = true) {
         try {
             await this.octokit.rest.issues.updateComment({
                 owner: this.target.owner,
                 repo: this.target.repo,
                 comment_id: this.id,
-                body
+                body,
+                ...(retry ? {} : { request: { retries: 0 } })
             });
             return true;
         }
@@ -49830,7 +50131,9 @@ function emptyStatus() {
     };
 }
 function messageOf(error) {
-    const status = error?.status;
+    // No answer (a reset, a timeout) has Octokit's stand-in status 500 but no response: no status to show.
+    const answered = error?.response !== undefined;
+    const status = answered ? error.status : undefined;
     const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
     return typeof status === 'number' ? `HTTP ${status}: ${message}` : message;
 }
@@ -50172,7 +50475,7 @@ async function checkActor(octokit, query) {
         ...(unknown ? { unknown: true } : {})
     });
     if (!USER_LOGIN.test(login) && !BOT_LOGIN.test(login))
-        return refuse(`${describe(login)} is not a GitHub login, so its permissions cannot be checked`);
+        return refuse(`${permissions_describe(login)} is not a GitHub login, so its permissions cannot be checked`);
     let type;
     try {
         const { data } = await octokit.rest.users.getByUsername({ username: login });
@@ -50180,22 +50483,22 @@ async function checkActor(octokit, query) {
     }
     catch (error) {
         return refuse(statusOf(error) === 404
-            ? `${describe(login)} is not a GitHub account`
-            : `the account ${describe(login)} could not be looked up (${permissions_messageOf(error)})`, statusOf(error) !== 404);
+            ? `${permissions_describe(login)} is not a GitHub account`
+            : `the account ${permissions_describe(login)} could not be looked up (${permissions_messageOf(error)})`, statusOf(error) !== 404);
     }
     if (type === 'Bot') {
         if (isAllowedBot(login, query.allowedBots ?? []))
             return { allowed: true, login, role: 'allowed-bot', type };
-        return refuse(`${describe(login)} is a bot (a GitHub App), and bots may start a loop only when the workflow names ` +
+        return refuse(`${permissions_describe(login)} is a bot (a GitHub App), and bots may start a loop only when the workflow names ` +
             `them in the allowed-bots input`);
     }
     if (type !== 'User')
         return refuse(type
-            ? `${describe(login)} is an account of type ${describe(type)}, not a person`
-            : `GitHub did not say what kind of account ${describe(login)} is, so it is not known to be a person`);
+            ? `${permissions_describe(login)} is an account of type ${permissions_describe(type)}, not a person`
+            : `GitHub did not say what kind of account ${permissions_describe(login)} is, so it is not known to be a person`);
     // GitHub gives no User a bracket in its login: an account that claims one is not what it says.
     if (!USER_LOGIN.test(login))
-        return refuse(`${describe(login)} claims to be a person but has a bot's login`);
+        return refuse(`${permissions_describe(login)} claims to be a person but has a bot's login`);
     let permission;
     let roleName;
     try {
@@ -50205,8 +50508,8 @@ async function checkActor(octokit, query) {
     }
     catch (error) {
         return refuse(statusOf(error) === 404
-            ? `${describe(login)} is not a collaborator on ${owner}/${repo}`
-            : `the permission of ${describe(login)} on ${owner}/${repo} could not be read (${permissions_messageOf(error)})`, statusOf(error) !== 404);
+            ? `${permissions_describe(login)} is not a collaborator on ${owner}/${repo}`
+            : `the permission of ${permissions_describe(login)} on ${owner}/${repo} could not be read (${permissions_messageOf(error)})`, statusOf(error) !== 404);
     }
     // The legacy field reports maintain as write and triage as read; a custom role reports its base role
     // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
@@ -50214,7 +50517,7 @@ async function checkActor(octokit, query) {
     const enough = (legacy === 'admin' || legacy === 'write') && !TOO_LOW.has((roleName ?? '').toLowerCase());
     const role = roleName ?? permission;
     if (!enough)
-        return refuse(`${describe(login)} has the ${role} role on ${owner}/${repo}; starting a loop needs write, maintain or admin`);
+        return refuse(`${permissions_describe(login)} has the ${role} role on ${owner}/${repo}; starting a loop needs write, maintain or admin`);
     return { allowed: true, login, role, type: 'User' };
 }
 /** A bot is allowed when `allowed-bots` names it, with or without its `[bot]` suffix (case-insensitive). */
@@ -50227,7 +50530,7 @@ function isAllowedBot(login, allowedBots) {
     return wanted !== '' && allowedBots.some(name => bare(name) === wanted);
 }
 /** A login for a message: in code, cut, one line (it may come from a payload we do not trust yet). */
-function describe(login) {
+function permissions_describe(login) {
     const clean = login.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
     return `\`${clean.replace(/`/g, "'")}\``;
 }
@@ -50888,6 +51191,8 @@ function safe(text, max = 60) {
 
 
 
+
+
 /** The branch a ralph's hunts work on: the action's default branch for a ralph. */
 const huntBranch = (ralphName) => `ralph/${ralphName}`;
 // Branches of `/ralph` runs on issues are a person's request, not a hunt: not counted against the cap.
@@ -50969,28 +51274,22 @@ async function reportFailure(octokit, report) {
     const label = report.label ?? 'ralph';
     const today = (report.now ?? new Date()).toISOString().slice(0, 10);
     const repo = { owner: report.owner, repo: report.repo };
-    const existing = await findFailureReport(octokit, {
-        ...repo,
-        ralphName: report.ralphName,
-        label,
-        actor: await tokenActor(octokit)
-    });
+    const actor = await tokenActor(octokit);
+    const existing = await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor });
     if (existing) {
         const failures = existing.failures + 1;
         const body = renderReport(report, failures, existing.first, today);
         await octokit.rest.issues.update({ ...repo, issue_number: existing.number, body });
-        await octokit.rest.issues.createComment({
-            ...repo,
-            issue_number: existing.number,
-            body: fit(`Failed again on ${today} (${failures} in a row): ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`)
-        });
+        await postComment(octokit, { ...repo, issueNumber: existing.number }, fit(`Failed again on ${today} (${failures} in a row): ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`));
         return { number: existing.number, url: existing.url, operation: 'updated', failures };
     }
     const { data } = await octokit.rest.issues.create({
         ...repo,
         title: `Nightly hunt ${report.ralphName} failed`,
         body: renderReport(report, 1, today, today),
-        labels: [label]
+        labels: [label],
+        // Its marker finds it, should GitHub have opened it without answering.
+        request: recoverBy(async () => (await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor }))?.issue)
     });
     return { number: data.number, url: data.html_url, operation: 'created', failures: 1 };
 }
@@ -51005,11 +51304,7 @@ async function closeFailureReport(octokit, target) {
     if (!existing)
         return undefined;
     const pr = target.pullUrl ? ` and opened ${target.pullUrl}` : '';
-    await octokit.rest.issues.createComment({
-        ...repo,
-        issue_number: existing.number,
-        body: `The hunt ${target.ralphName} succeeded in [this run](${target.runUrl})${pr}; closing.`
-    });
+    await postComment(octokit, { ...repo, issueNumber: existing.number }, `The hunt ${target.ralphName} succeeded in [this run](${target.runUrl})${pr}; closing.`);
     await octokit.rest.issues.update({ ...repo, issue_number: existing.number, state: 'closed' });
     return existing.number;
 }
@@ -51027,7 +51322,7 @@ async function findFailureReport(octokit, target) {
             continue;
         const m = REPORT_RE.exec(issue.body ?? '');
         if (m && m[1] === target.ralphName)
-            return { number: issue.number, url: issue.html_url, failures: Number(m[2]), first: m[3] };
+            return { number: issue.number, url: issue.html_url, failures: Number(m[2]), first: m[3], issue };
     }
     return undefined;
 }
@@ -51777,6 +52072,13 @@ function ralphTask(file) {
         return '';
     }
 }
+/**
+ * The end of max-time kept for delivery (push, pull request, record upload, with their retries): a tenth of
+ * it, at most five minutes. The loop stops that much earlier; delivery's retries stop at max-time.
+ */
+function deliveryMarginSeconds(maxTimeSeconds) {
+    return Math.min(5 * 60, maxTimeSeconds / 10);
+}
 /** Builds the plan; throws InputError or PlanError with a one-line message. */
 function makePlan(inputs, context, env = process.env, trigger) {
     const workspace = (0,external_node_fs_.realpathSync)(context.workspace);
@@ -51904,7 +52206,9 @@ function makePlan(inputs, context, env = process.env, trigger) {
         projectRoot: root,
         userArgs,
         maxIterations: inputs.maxIterations,
-        maxTimeSeconds: inputs.maxTimeSeconds,
+        maxTimeSeconds: inputs.maxTimeSeconds !== undefined
+            ? inputs.maxTimeSeconds - deliveryMarginSeconds(inputs.maxTimeSeconds)
+            : undefined,
         maxCostUsd: inputs.maxCostUsd,
         agentTimeoutSeconds: inputs.agentTimeoutSeconds,
         checks,
@@ -52174,7 +52478,7 @@ function safeArtifactName(name) {
 async function uploadRecord(dir, name, options = {}) {
     (0,external_node_fs_.statSync)(dir);
     const files = recordFiles(dir);
-    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
+    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
     const client = new DefaultArtifactClient();
     const uploaded = await client.uploadArtifact(safeArtifactName(name), files, dir, {
         ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
@@ -52279,6 +52583,9 @@ function pullRequestFailure(error, context) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/pulls.ts
+// Opens the loop's pull request, or updates the one already open for its branch: never a duplicate.
+// Labels, reviewers and assignees follow, with the retry GitHub needs right after a pull request is created.
+
 
 /** GitHub refuses pull request bodies longer than this (characters). */
 const pulls_MAX_PR_BODY_CHARS = 65536;
@@ -52322,6 +52629,7 @@ function toOpenPullRequest(p) {
         url: p.html_url,
         nodeId: p.node_id,
         title: p.title,
+        body: p.body,
         head: p.head.ref,
         headSha: p.head.sha,
         base: p.base.ref,
@@ -52363,13 +52671,21 @@ async function openOrUpdatePullRequest(octokit, options) {
                 operation = 'created';
             }
             else if (errors_statusOf(error) === 422 && text.includes(GITHUB_API_ERRORS.pullRequestExists)) {
-                // Opened by someone else between our look and our create: update that one.
-                log(`A pull request already exists for ${headOwner}:${head}; updating it.`);
                 const raced = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
                 if (!raced)
                     throw error;
-                pull = await update(raced.number);
-                operation = 'updated';
+                if (isOurs(raced)) {
+                    // Our own create, retried after GitHub made it without answering.
+                    log(`Pull request #${raced.number} was created by the first try, whose answer was lost.`);
+                    pull = asCreated(raced);
+                    operation = 'created';
+                }
+                else {
+                    // Opened by someone else between our look and our create: update that one.
+                    log(`A pull request already exists for ${headOwner}:${head}; updating it.`);
+                    pull = await update(raced.number);
+                    operation = 'updated';
+                }
             }
             else {
                 throw pullRequestFailure(error, { ...context, operation: 'create pull requests' });
@@ -52410,6 +52726,13 @@ async function openOrUpdatePullRequest(octokit, options) {
         bodyTruncated,
         warnings
     };
+    /** The pull request this call's create made: same head, title and body. */
+    function isOurs(found) {
+        return found.title === options.title && (found.body ?? '') === body;
+    }
+    function asCreated(found) {
+        return { number: found.number, html_url: found.url, node_id: found.nodeId, draft: found.draft };
+    }
     async function create(draft) {
         const { data } = await octokit.rest.pulls.create({
             owner,
@@ -52421,7 +52744,12 @@ async function openOrUpdatePullRequest(octokit, options) {
             draft,
             ...(options.maintainerCanModify !== undefined
                 ? { maintainer_can_modify: options.maintainerCanModify }
-                : {})
+                : {}),
+            // Made, but its answer lost: the list by head finds it.
+            request: recoverBy(async () => {
+                const found = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
+                return found && isOurs(found) ? asCreated(found) : undefined;
+            })
         });
         return data;
     }
@@ -52496,6 +52824,7 @@ function truncateBody(body, max = pulls_MAX_PR_BODY_CHARS, note = `The descripti
 // The git and GitHub half of a run, as the action uses it: prepare the fresh branch before the loop, and
 // after it push and open or update the pull request as the inputs say. Known failures come back as
 // sentences with their fix (for setFailed and the summary), never as stack traces.
+
 
 
 
@@ -52608,14 +52937,20 @@ async function deliver(options) {
     const repository = `${plan.context.repo.owner}/${plan.context.repo.repo}`;
     core/* startGroup */.Oh(`Pushing ${prepared.branch}`);
     try {
-        const pushed = await pushBranch(workTree, {
+        const timing = retryTiming();
+        const pushed = await pushWithRetry(workTree, {
             branch: prepared.branch,
             remote: REMOTE,
             token,
             serverUrl,
             repository,
             leaseSha: prepared.remoteSha,
+            stallSeconds: timing.pushStallSeconds,
             log: message => core/* info */.pq(message)
+        }, {
+            attempts: 3,
+            waitMs: attempt => backoffMs(timing, attempt + 1),
+            ...(options.deadline !== undefined ? { deadline: options.deadline } : {})
         });
         if (!pushed.pushed) {
             const failure = pushed.error;
@@ -52889,6 +53224,9 @@ function saveState(key, value) {
 
 
 
+
+
+
 /** The variable that marks the loop's processes (its value is random per run). */
 const RUN_MARK = 'RALPH_ACTION_RUN';
 /** SIGTERM to SIGKILL for what the loop left running. */
@@ -52935,23 +53273,40 @@ function annotateFailures(result, plan) {
         });
     return annotations.length;
 }
-/** The artifact's upload; a failure is a warning (the run did its work; the record is still on the runner). */
-async function uploadArtifact(recordDir, name, retentionDays) {
-    try {
-        const uploaded = await uploadRecord(recordDir, name, { retentionDays });
-        core/* info */.pq(`Uploaded the run record as artifact ${uploaded.name} (${uploaded.files} files, id ${uploaded.id}).`);
-        return uploaded;
-    }
-    catch (error) {
-        const message = error.message;
-        if (/already exists/i.test(message)) {
-            // A matrix or a re-run step can reuse a name within a run: keep both records.
-            const again = `${name}-${Date.now().toString(36)}`;
-            core/* info */.pq(`An artifact named ${name} already exists in this run; uploading as ${again}.`);
-            return uploadArtifact(recordDir, again, retentionDays);
+/** Rejects after `ms`; the upload it races is left to end on its own (the step exits soon after). */
+function timeLimit(work, ms) {
+    let timer;
+    const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(ms / 1000)} s`)), ms);
+    });
+    work.catch(() => undefined);
+    return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+/**
+ * Uploads the record as an artifact, and once more under a fresh name when that fails (a half-made artifact
+ * keeps its name taken). A failure after that is a warning, never the step's: the loop did its work, and
+ * the record is still on the runner.
+ */
+async function uploadArtifact(recordDir, name, options = {}) {
+    const timing = retryTiming();
+    let attemptName = name;
+    for (let attempt = 1;; attempt++) {
+        try {
+            const uploaded = await timeLimit(uploadRecord(recordDir, attemptName, { retentionDays: options.retentionDays }), timing.uploadTimeoutMs);
+            core/* info */.pq(`Uploaded the run record as artifact ${uploaded.name} (${uploaded.files} files, id ${uploaded.id}).`);
+            return { uploaded };
         }
-        core/* warning */.$e(`The run record could not be uploaded (${message}); it is still on the runner at ${recordDir}.`);
-        return undefined;
+        catch (error) {
+            const message = error.message.split('\n')[0];
+            const late = options.deadline !== undefined && Date.now() > options.deadline;
+            if (attempt >= 2 || late) {
+                core/* warning */.$e(`The run record could not be uploaded (${message}); it is still on the runner at ${recordDir}.`);
+                return { failed: message };
+            }
+            // A matrix or a re-run step can reuse a name within a run; a failed upload can leave it taken.
+            attemptName = `${name}-${Date.now().toString(36)}`;
+            core/* info */.pq(`The upload of ${name} failed (${message}); uploading it again as ${attemptName}.`);
+        }
     }
 }
 function setOutputs(result, delivery, artifactId) {
@@ -53097,6 +53452,13 @@ async function runAction(plan, signal, options = {}) {
         follow?.emit(event);
         logger.emit(event);
     };
+    // Delivery's retries end at max-time; the loop stops the delivery margin before it (plan.ts).
+    const budget = options.budget ?? {};
+    if (inputs.maxTimeSeconds !== undefined) {
+        budget.deadline = Date.now() + inputs.maxTimeSeconds * 1000;
+        const kept = deliveryMarginSeconds(inputs.maxTimeSeconds) * 1000;
+        core/* info */.pq(`max-time is ${overview_formatDuration(inputs.maxTimeSeconds * 1000)}: the loop stops ${overview_formatDuration(kept)} before it, to deliver in time (push, pull request, record, with their retries).`);
+    }
     const result = await withoutPersistedCredentials(workTree, () => withoutSecretVariables(async () => {
         try {
             return await runLoop(plan.config, {
@@ -53130,10 +53492,10 @@ async function runAction(plan, signal, options = {}) {
                 prepared,
                 result,
                 report: base,
-                octokit: async () => {
-                    const { getOctokit } = await __nccwpck_require__.e(/* import() */ 351).then(__nccwpck_require__.bind(__nccwpck_require__, 61351));
-                    return getOctokit(inputs.pushToken ?? inputs.githubToken);
-                }
+                ...(budget.deadline !== undefined ? { deadline: budget.deadline } : {}),
+                octokit: inputs.pushToken === undefined && options.octokit
+                    ? options.octokit
+                    : lazyClient(inputs.pushToken ?? inputs.githubToken, { budget, log: m => core/* info */.pq(m) })
             });
         }
         catch (error) {
@@ -53168,13 +53530,20 @@ async function runAction(plan, signal, options = {}) {
     }
     let artifactId;
     if (inputs.uploadArtifacts) {
-        const uploaded = await uploadArtifact(plan.config.recordDir, plan.artifactName, inputs.retentionDays);
-        if (uploaded) {
+        const upload = await uploadArtifact(plan.config.recordDir, plan.artifactName, {
+            retentionDays: inputs.retentionDays,
+            ...(budget.deadline !== undefined ? { deadline: budget.deadline } : {})
+        });
+        if ('uploaded' in upload) {
             saveState('uploaded', true);
-            artifactId = uploaded.id;
-            links.artifactName = uploaded.name;
-            if (uploaded.id !== undefined)
-                links.artifact = artifactUrl(context, uploaded.id);
+            artifactId = upload.uploaded.id;
+            links.artifactName = upload.uploaded.name;
+            if (upload.uploaded.id !== undefined)
+                links.artifact = artifactUrl(context, upload.uploaded.id);
+        }
+        else {
+            delete links.artifactName;
+            links.recordNotUploaded = `${upload.failed}; it stays on the runner at ${plan.config.recordDir} until the job ends`;
         }
     }
     const report = { ...base, delivery };
@@ -53219,6 +53588,7 @@ async function runAction(plan, signal, options = {}) {
 
 
 
+
 /**
  * Keeps the tokens this process was started with out of /proc/<pid>/environ, which any process of the same
  * user can read: the agent is our child, and one that outlived its loop may be watching for post.
@@ -53229,11 +53599,6 @@ function scrubOwnEnvironment() {
         core/* warning */.$e(`The tokens could not be removed from /proc/${process.pid}/environ (${scrub.skipped}): processes of this user, the agent's included, can read them there.`);
     else
         core/* debug */.Yz(`Scrubbed from the initial environment: ${scrub.scrubbed.join(', ') || 'nothing'}.`);
-}
-/** An Octokit for the job's token, made on first use (@actions/github is imported lazily: cold start). */
-function lazyOctokit(token) {
-    let made;
-    return () => (made ??= __nccwpck_require__.e(/* import() */ 351).then(__nccwpck_require__.bind(__nccwpck_require__, 61351)).then(({ getOctokit }) => getOctokit(token)));
 }
 function projectRootOf(context, inputs) {
     const root = external_node_path_default().resolve(context.workspace, inputs.workingDirectory);
@@ -53421,9 +53786,12 @@ async function run() {
         }
         if (inputs.mode === 'list')
             return listMode(inputs, context);
-        const octokit = lazyOctokit(inputs.githubToken);
+        const budget = {};
+        const octokit = lazyClient(inputs.githubToken, { budget, log: m => core/* info */.pq(m) });
         // The account pushes and pull requests are made with (asked once, when first needed).
-        const deliveryOctokit = inputs.pushToken ? lazyOctokit(inputs.pushToken) : octokit;
+        const deliveryOctokit = inputs.pushToken
+            ? lazyClient(inputs.pushToken, { budget, log: m => core/* info */.pq(m) })
+            : octokit;
         let actor;
         const deliveryActor = () => (actor ??= deliveryOctokit().then(tokenActor));
         const trigger = await decide(inputs, context, octokit, deliveryActor);
@@ -53474,6 +53842,7 @@ async function run() {
             }, m => core/* warning */.$e(m));
         await runAction(plan, cancel.signal, {
             octokit,
+            budget,
             reportIssue: inputs.reportIssue && isHunt(trigger)
         });
     }
@@ -53501,6 +53870,7 @@ async function run() {
 
 
 
+
 /** The issue's tracking comment, finalised as cancelled unless main finalised it: never left "working…". */
 async function finaliseTracking(state, status) {
     if (!state.tracking)
@@ -53508,7 +53878,6 @@ async function finaliseTracking(state, status) {
     try {
         const saved = JSON.parse(state.tracking);
         const { issueNumber, commentId, ...info } = saved;
-        const { getOctokit } = await __nccwpck_require__.e(/* import() */ 351).then(__nccwpck_require__.bind(__nccwpck_require__, 61351));
         const token = (() => {
             try {
                 return readInputs().githubToken;
@@ -53517,7 +53886,7 @@ async function finaliseTracking(state, status) {
                 return core/* getInput */.V4('github-token');
             }
         })();
-        const octokit = getOctokit(token);
+        const octokit = await githubClient(token, { log: m => core/* info */.pq(m) });
         const context = readContext();
         const outcome = await finaliseCancelled(octokit, { ...context.repo, issueNumber, commentId }, info, status, m => core/* warning */.$e(m));
         core/* info */.pq(`The tracking comment on #${issueNumber}: ${outcome}.`);
@@ -53590,11 +53959,16 @@ async function post() {
     const links = { run: context.runUrl };
     const wanted = uploadWanted();
     if (wanted.upload && !state.uploaded && state.artifactName) {
-        const uploaded = await uploadArtifact(state.recordDir, state.artifactName, wanted.retentionDays);
-        if (uploaded) {
-            links.artifactName = uploaded.name;
-            if (uploaded.id !== undefined)
-                links.artifact = artifactUrl(context, uploaded.id);
+        const upload = await uploadArtifact(state.recordDir, state.artifactName, {
+            retentionDays: wanted.retentionDays
+        });
+        if ('uploaded' in upload) {
+            links.artifactName = upload.uploaded.name;
+            if (upload.uploaded.id !== undefined)
+                links.artifact = artifactUrl(context, upload.uploaded.id);
+        }
+        else {
+            links.recordNotUploaded = `${upload.failed}; it stays on the runner at ${state.recordDir} until the job ends`;
         }
     }
     if (status && !state.summaryWritten) {

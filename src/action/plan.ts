@@ -140,6 +140,14 @@ function ralphTask(file: string): string {
   }
 }
 
+/**
+ * The end of max-time kept for delivery (push, pull request, record upload, with their retries): a tenth of
+ * it, at most five minutes. The loop stops that much earlier; delivery's retries stop at max-time.
+ */
+export function deliveryMarginSeconds(maxTimeSeconds: number): number {
+  return Math.min(5 * 60, maxTimeSeconds / 10)
+}
+
 /** Builds the plan; throws InputError or PlanError with a one-line message. */
 export function makePlan(
   inputs: ActionInputs,
@@ -276,7 +284,10 @@ export function makePlan(
     projectRoot: root,
     userArgs,
     maxIterations: inputs.maxIterations,
-    maxTimeSeconds: inputs.maxTimeSeconds,
+    maxTimeSeconds:
+      inputs.maxTimeSeconds !== undefined
+        ? inputs.maxTimeSeconds - deliveryMarginSeconds(inputs.maxTimeSeconds)
+        : undefined,
     maxCostUsd: inputs.maxCostUsd,
     agentTimeoutSeconds: inputs.agentTimeoutSeconds,
     checks,

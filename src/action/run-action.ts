@@ -10,17 +10,18 @@ import { runLoop, type LoopResult } from '../loop/index.js'
 import { killMarked, runProcess } from '../proc/index.js'
 import type { RunOptions } from '../proc/types.js'
 import { annotationsFor, type CheckOutput } from '../github/annotations.js'
-import { uploadRecord } from '../github/artifacts.js'
+import { uploadRecord, type UploadedArtifact } from '../github/artifacts.js'
 import { artifactUrl, type RunContext } from '../github/context.js'
-import type { DeliveryReport, RunReport } from '../github/run-report.js'
+import { formatDuration, type DeliveryReport, type RunReport } from '../github/run-report.js'
 import { writeSummary } from '../github/summary.js'
-import type { Octokit } from '../github/permissions.js'
+import { lazyClient, type Octokit } from '../github/client.js'
+import { retryTiming, type RetryBudget } from '../github/retry.js'
 import { postRefusal, TrackingComment } from '../github/tracking.js'
 import { startFailureReply, type RunPlan as TriggerRun } from '../github/trigger.js'
 import { closeFailureReport, reportFailure } from '../github/hunt.js'
 import { deliver, prepare, restoreCheckout, workTreeOf } from './deliver.js'
 import { actionLogger } from './log.js'
-import { agentEnvironment, withoutSecretVariables, type RunPlan } from './plan.js'
+import { agentEnvironment, deliveryMarginSeconds, withoutSecretVariables, type RunPlan } from './plan.js'
 import { saveState } from './state.js'
 
 /** The variable that marks the loop's processes (its value is random per run). */
@@ -69,30 +70,54 @@ export function annotateFailures(result: LoopResult, plan: RunPlan): number {
   return annotations.length
 }
 
-/** The artifact's upload; a failure is a warning (the run did its work; the record is still on the runner). */
+/** The record's upload, or why it did not happen. */
+export type RecordUpload = { uploaded: UploadedArtifact } | { failed: string }
+
+/** Rejects after `ms`; the upload it races is left to end on its own (the step exits soon after). */
+function timeLimit<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(ms / 1000)} s`)), ms)
+  })
+  work.catch(() => undefined)
+  return Promise.race([work, late]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * Uploads the record as an artifact, and once more under a fresh name when that fails (a half-made artifact
+ * keeps its name taken). A failure after that is a warning, never the step's: the loop did its work, and
+ * the record is still on the runner.
+ */
 export async function uploadArtifact(
   recordDir: string,
   name: string,
-  retentionDays?: number
-): Promise<{ id?: number; name: string } | undefined> {
-  try {
-    const uploaded = await uploadRecord(recordDir, name, { retentionDays })
-    core.info(
-      `Uploaded the run record as artifact ${uploaded.name} (${uploaded.files} files, id ${uploaded.id}).`
-    )
-    return uploaded
-  } catch (error) {
-    const message = (error as Error).message
-    if (/already exists/i.test(message)) {
-      // A matrix or a re-run step can reuse a name within a run: keep both records.
-      const again = `${name}-${Date.now().toString(36)}`
-      core.info(`An artifact named ${name} already exists in this run; uploading as ${again}.`)
-      return uploadArtifact(recordDir, again, retentionDays)
+  options: { retentionDays?: number; deadline?: number } = {}
+): Promise<RecordUpload> {
+  const timing = retryTiming()
+  let attemptName = name
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const uploaded = await timeLimit(
+        uploadRecord(recordDir, attemptName, { retentionDays: options.retentionDays }),
+        timing.uploadTimeoutMs
+      )
+      core.info(
+        `Uploaded the run record as artifact ${uploaded.name} (${uploaded.files} files, id ${uploaded.id}).`
+      )
+      return { uploaded }
+    } catch (error) {
+      const message = (error as Error).message.split('\n')[0]
+      const late = options.deadline !== undefined && Date.now() > options.deadline
+      if (attempt >= 2 || late) {
+        core.warning(
+          `The run record could not be uploaded (${message}); it is still on the runner at ${recordDir}.`
+        )
+        return { failed: message }
+      }
+      // A matrix or a re-run step can reuse a name within a run; a failed upload can leave it taken.
+      attemptName = `${name}-${Date.now().toString(36)}`
+      core.info(`The upload of ${name} failed (${message}); uploading it again as ${attemptName}.`)
     }
-    core.warning(
-      `The run record could not be uploaded (${message}); it is still on the runner at ${recordDir}.`
-    )
-    return undefined
   }
 }
 
@@ -155,6 +180,8 @@ function failureLine(
 export interface RunActionOptions {
   /** The job token's client, for the issue's tracking comment. */
   octokit?: () => Promise<Octokit>
+  /** The clients' retries end at its deadline, which the run sets to max-time when the loop starts. */
+  budget?: RetryBudget
   /** A scheduled hunt with report-issue: keep one issue up to date on failure, close it on success. */
   reportIssue?: boolean
 }
@@ -293,6 +320,15 @@ export async function runAction(
     follow?.emit(event)
     logger.emit(event)
   }
+  // Delivery's retries end at max-time; the loop stops the delivery margin before it (plan.ts).
+  const budget = options.budget ?? {}
+  if (inputs.maxTimeSeconds !== undefined) {
+    budget.deadline = Date.now() + inputs.maxTimeSeconds * 1000
+    const kept = deliveryMarginSeconds(inputs.maxTimeSeconds) * 1000
+    core.info(
+      `max-time is ${formatDuration(inputs.maxTimeSeconds * 1000)}: the loop stops ${formatDuration(kept)} before it, to deliver in time (push, pull request, record, with their retries).`
+    )
+  }
   const result = await withoutPersistedCredentials(
     workTree,
     () =>
@@ -333,10 +369,11 @@ export async function runAction(
         prepared,
         result,
         report: base,
-        octokit: async () => {
-          const { getOctokit } = await import('@actions/github')
-          return getOctokit(inputs.pushToken ?? inputs.githubToken)
-        }
+        ...(budget.deadline !== undefined ? { deadline: budget.deadline } : {}),
+        octokit:
+          inputs.pushToken === undefined && options.octokit
+            ? options.octokit
+            : lazyClient(inputs.pushToken ?? inputs.githubToken, { budget, log: m => core.info(m) })
       })
     } catch (error) {
       delivery = {
@@ -375,12 +412,18 @@ export async function runAction(
 
   let artifactId: number | undefined
   if (inputs.uploadArtifacts) {
-    const uploaded = await uploadArtifact(plan.config.recordDir, plan.artifactName, inputs.retentionDays)
-    if (uploaded) {
+    const upload = await uploadArtifact(plan.config.recordDir, plan.artifactName, {
+      retentionDays: inputs.retentionDays,
+      ...(budget.deadline !== undefined ? { deadline: budget.deadline } : {})
+    })
+    if ('uploaded' in upload) {
       saveState('uploaded', true)
-      artifactId = uploaded.id
-      links.artifactName = uploaded.name
-      if (uploaded.id !== undefined) links.artifact = artifactUrl(context, uploaded.id)
+      artifactId = upload.uploaded.id
+      links.artifactName = upload.uploaded.name
+      if (upload.uploaded.id !== undefined) links.artifact = artifactUrl(context, upload.uploaded.id)
+    } else {
+      delete links.artifactName
+      links.recordNotUploaded = `${upload.failed}; it stays on the runner at ${plan.config.recordDir} until the job ends`
     }
   }
   const report: RunReport = { ...base, delivery }

@@ -42,3 +42,4 @@ export {
   type PushOptions,
   type PushResult
 } from './push.js'
+export { pushWithRetry, failedInTransit, TRANSIENT_PUSH_ERRORS, type PushRetry } from './push-retry.js'

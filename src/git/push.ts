@@ -72,6 +72,8 @@ export interface PushOptions {
   leaseSha?: string | null
   /** The local ref to push (default: the local branch `branch`, else HEAD). */
   ref?: string
+  /** A push moving less than a byte a second for this long is cut off, not left hanging (default 60). */
+  stallSeconds?: number
   log?: (message: string) => void
 }
 
@@ -123,6 +125,8 @@ export async function pushBranch(workTree: string, options: PushOptions): Promis
           // the longest matching insteadOf wins, and none is longer than the whole URL.
           [`url.${url}.insteadOf`, url],
           [`url.${url}.pushInsteadOf`, url],
+          ['http.lowSpeedLimit', '1'],
+          ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
           ...authConfig(auth)
         ])
       }

@@ -27,7 +27,8 @@ export interface RunReport {
   /** The ralph's name, its RALPH.md relative to the repository, or the inline task. */
   task: { name: string; file?: string; text: string }
   delivery: DeliveryReport
-  links: { run: string; artifact?: string; artifactName?: string }
+  /** `recordNotUploaded`: why the record is not an artifact (and where it is instead). */
+  links: { run: string; artifact?: string; artifactName?: string; recordNotUploaded?: string }
   /** The base branch the work is compared with. */
   base?: string
   dryRun?: boolean

@@ -37,7 +37,10 @@ export function renderSummary(report: RunReport): string {
     `[This run](${links.run})`
   ].filter(Boolean)
   out.push(linkLine.join(' · '), '')
-  for (const problem of delivery.problems) out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '')
+  const warnings = [...delivery.problems]
+  if (links.recordNotUploaded)
+    warnings.push(`The run record could not be uploaded as an artifact: ${links.recordNotUploaded}.`)
+  for (const problem of warnings) out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '')
   for (const note of delivery.notes) out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '')
   if (status.iterations.length > 0 || status.baseline) {
     out.push('### Iterations', '', iterationTable(status), '')
