@@ -15,6 +15,8 @@ export interface GitServer {
   pushTokens: Set<string>
   /** Every request: method, path, the token it carried, the status. */
   requests: { method: string; path: string; token?: string; status: number }[]
+  /** Called, synchronously, when a push arrives (its first request), before it is answered. */
+  onPush?: () => void
   close(): Promise<void>
 }
 
@@ -29,6 +31,17 @@ export async function startGitServer(): Promise<GitServer> {
   const repos = new Map<string, string>()
   const pushTokens = new Set<string>()
   const requests: GitServer['requests'] = []
+  const gitServer: GitServer = {
+    url: '',
+    repos,
+    pushTokens,
+    requests,
+    close: () =>
+      new Promise<void>(resolve => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+  }
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://github.localhost')
     const m = /^\/([^/]+)\/([^/]+?)(?:\.git)?(\/.*)$/.exec(url.pathname)
@@ -42,6 +55,7 @@ export async function startGitServer(): Promise<GitServer> {
     const dir = m ? repos.get(`${m[1]}/${m[2]}`) : undefined
     if (!m || !dir) return answer(404, 'Repository not found.\n')
     const isPush = url.searchParams.get('service') === 'git-receive-pack' || m[3] === '/git-receive-pack'
+    if (isPush && url.searchParams.get('service') === 'git-receive-pack') gitServer.onPush?.()
     if (isPush && (!token || !pushTokens.has(token))) {
       // GitHub asks for credentials (401) when none are sent, and refuses (403) a token that may not write.
       return token
@@ -95,15 +109,6 @@ export async function startGitServer(): Promise<GitServer> {
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const port = (server.address() as AddressInfo).port
-  return {
-    url: `http://github.localhost:${port}`,
-    repos,
-    pushTokens,
-    requests,
-    close: () =>
-      new Promise<void>(resolve => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
-  }
+  gitServer.url = `http://github.localhost:${port}`
+  return gitServer
 }

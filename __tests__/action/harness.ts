@@ -5,7 +5,16 @@
 // credential included), the OpenAPI-checked GitHub stand-in, and the artifact service in front of azurite.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { promisify } from 'node:util'
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync
+} from 'node:fs'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -13,6 +22,7 @@ import { fileURLToPath } from 'node:url'
 import { parse as parseYaml } from 'yaml'
 import { startArtifactService, type ArtifactService } from '../support/artifacts/index.js'
 import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../support/github-api/index.js'
+import { TEST_AGENT_USER } from '../support/isolation.js'
 import { startGitServer, type GitServer } from './git-server.js'
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -102,6 +112,10 @@ export interface Project {
 
 const GIT_ENV = {
   GIT_CONFIG_NOSYSTEM: '1',
+  // The test's own git may look into a work tree handed to another user (the sudo path's job user).
+  GIT_CONFIG_COUNT: '1',
+  GIT_CONFIG_KEY_0: 'safe.directory',
+  GIT_CONFIG_VALUE_0: '*',
   GIT_AUTHOR_NAME: 'Octo Cat',
   GIT_AUTHOR_EMAIL: 'octocat@example.com',
   GIT_COMMITTER_NAME: 'Octo Cat',
@@ -311,11 +325,15 @@ export interface RunOptions {
   duringMain?: (child: ChildProcess) => Promise<void> | void
   /** Skip the post step. */
   noPost?: boolean
+  /** Run both steps as this user (a job user with passwordless sudo); the project must be theirs. */
+  as?: { uid: number; gid: number }
 }
 
 export interface ActionRun {
   main: StepResult
   post?: StepResult
+  /** What main's GITHUB_ENV and GITHUB_PATH gave the later steps (post included), as the runner applies them. */
+  laterSteps: { env: Record<string, string>; path: string[] }
   /** The job summary: main's then post's. */
   summary: string
   outputs: Record<string, string>
@@ -328,7 +346,8 @@ let runCounter = 0
 function spawnStep(
   env: Record<string, string>,
   cwd: string,
-  during?: (child: ChildProcess) => Promise<void> | void
+  during?: (child: ChildProcess) => Promise<void> | void,
+  as?: RunOptions['as']
 ): Promise<{
   exitCode: number | null
   signal: NodeJS.Signals | null
@@ -338,7 +357,7 @@ function spawnStep(
 }> {
   return new Promise((resolve, reject) => {
     const started = Date.now()
-    const child = spawn(process.execPath, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...as })
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
@@ -374,6 +393,8 @@ export async function runAction(
     GITHUB_STEP_SUMMARY: path.join(stepDir, 'step_summary_main')
   }
   for (const file of Object.values(files)) writeFileSync(file, '')
+  if (options.as)
+    for (const file of [stepDir, ...Object.values(files)]) chownSync(file, options.as.uid, options.as.gid)
   const eventName = options.eventName ?? 'workflow_dispatch'
   const eventFile = path.join(stepDir, 'event.json')
   writeFileSync(eventFile, JSON.stringify(options.event ?? project.api.events.workflowDispatch()))
@@ -427,7 +448,8 @@ export async function runAction(
     if (value === undefined) delete job[key]
     else job[key] = value
   }
-  const inputs = inputEnv(options.inputs ?? {})
+  // One agent user per jest worker: a whole-uid kill in one test file must not hit another file's agent.
+  const inputs = inputEnv({ 'agent-user': TEST_AGENT_USER, ...options.inputs })
   const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '')
   const step = async (
     summaryFile: string,
@@ -436,10 +458,12 @@ export async function runAction(
   ): Promise<StepResult> => {
     writeFileSync(files.GITHUB_OUTPUT, '')
     writeFileSync(summaryFile, '')
+    if (options.as) chownSync(summaryFile, options.as.uid, options.as.gid)
     const result = await spawnStep(
       { ...job, ...inputs, ...extra, GITHUB_STEP_SUMMARY: summaryFile },
       project.workspace,
-      during
+      during,
+      options.as
     )
     const commands = parseCommands(result.stdout)
     // RALPH_E2E_LOG=1 shows each step's log (jest keeps a passing test quiet otherwise).
@@ -457,12 +481,30 @@ export async function runAction(
     }
   }
   const main = await step(files.GITHUB_STEP_SUMMARY, {}, options.duringMain)
+  // The runner applies what a step appended to GITHUB_ENV and GITHUB_PATH to every later step, post included
+  // (it refuses only NODE_OPTIONS).
+  const laterSteps = {
+    env: parseFileCommands(read(files.GITHUB_ENV)),
+    path: read(files.GITHUB_PATH).split('\n').filter(Boolean).reverse()
+  }
+  delete laterSteps.env.NODE_OPTIONS
   let post: StepResult | undefined
   if (!options.noPost) {
     const states = Object.fromEntries(Object.entries(main.state).map(([k, v]) => [`STATE_${k}`, v]))
-    post = await step(path.join(stepDir, 'step_summary_post'), states)
+    const applied = {
+      ...laterSteps.env,
+      PATH: [...laterSteps.path, laterSteps.env.PATH ?? job.PATH].join(':')
+    }
+    post = await step(path.join(stepDir, 'step_summary_post'), { ...applied, ...states })
   }
-  return { main, post, summary: main.summary + (post?.summary ?? ''), outputs: main.outputs, stepDir }
+  return {
+    main,
+    post,
+    laterSteps,
+    summary: main.summary + (post?.summary ?? ''),
+    outputs: main.outputs,
+    stepDir
+  }
 }
 
 /** Waits until `file` exists (an agent's "I am running" marker), or fails after `timeoutMs`. */

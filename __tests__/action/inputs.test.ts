@@ -2,7 +2,7 @@
 // in): typed values, and one-line errors that name the input and the fix.
 import { describe, expect, test } from '@jest/globals'
 import { InputError, branchNameProblem, parseDuration, readInputs } from '../../src/action/inputs.js'
-import { agentEnvironment } from '../../src/action/plan.js'
+import { agentEnvironment } from '../../src/security/index.js'
 import { actionYaml, inputEnv } from './harness.js'
 
 const read = (given: Record<string, string>) => readInputs(inputEnv(given))

@@ -9808,7 +9808,7 @@ function realPath(p) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/ralph/which.ts
+;// CONCATENATED MODULE: ./src/proc/which.ts
 // Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
 
 
@@ -9819,7 +9819,7 @@ const DEFAULT_PATH = '/bin:/usr/bin';
  * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
  * A match must exist, be executable and not be a directory.
  */
-function which(command, opts) {
+function which_which(command, opts) {
     if (command.includes('/'))
         return isExecutableFile(command, opts.cwd) ? command : null;
     const searchPath = opts.path ?? DEFAULT_PATH;
@@ -9849,6 +9849,10 @@ function isExecutableFile(file, cwd) {
         return false;
     }
 }
+
+;// CONCATENATED MODULE: ./src/ralph/which.ts
+// The program lookup is proc's (the isolated spawn needs it too); the format checks the agent with it.
+
 
 ;// CONCATENATED MODULE: ./src/ralph/validate.ts
 // Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
@@ -9928,7 +9932,7 @@ function inspectRalph(fileArg, opts) {
         try {
             agentArgv = shlex_shlexSplit(rawAgent);
             const env = opts.env ?? process.env;
-            if (!opts.skipAgentLookup && !which(agentArgv[0], { cwd: opts.cwd, path: env.PATH })) {
+            if (!opts.skipAgentLookup && !which_which(agentArgv[0], { cwd: opts.cwd, path: env.PATH })) {
                 report(`Agent command '${agentArgv[0]}' not found on PATH.`, where(fm, 'agent'));
             }
         }
@@ -12099,7 +12103,6 @@ function priceFromTable(usage) {
 
 
 
-
 /** The preset for an agent command line. */
 function presetFor(agentArgv, options) {
     const generic = genericPresetWith(options.cost);
@@ -12242,22 +12245,30 @@ function gitBool(value) {
 }
 class GitWorkspace {
     root;
+    env;
     scratch;
     /** The tree the scratch index held at its last write-tree. */
     scratchTree;
     paths;
     settings;
     head;
-    constructor(root) {
+    constructor(root, 
+    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
+    env = {}) {
         this.root = root;
+        this.env = env;
     }
     /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
-    static async open(dir) {
-        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir });
-        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir);
+    static async open(dir, options = {}) {
+        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
+        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env);
     }
     git(args, env, maxStdoutBytes) {
-        return runGit(args, { cwd: this.root, env, maxStdoutBytes });
+        return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    /** git that must succeed (throws GitError). */
+    gitOrThrow(args, env, maxStdoutBytes) {
+        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
     }
     async isRepo() {
         const result = await this.git(['rev-parse', '--is-inside-work-tree']);
@@ -12272,8 +12283,8 @@ class GitWorkspace {
     async treeHash() {
         const env = { GIT_INDEX_FILE: await this.scratchIndex() };
         this.scratchTree = undefined;
-        await gitOrThrow(['add', '-A'], { cwd: this.root, env });
-        const tree = (await gitOrThrow(['write-tree'], { cwd: this.root, env })).stdout.trim();
+        await this.gitOrThrow(['add', '-A'], env);
+        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
         this.scratchTree = tree;
         return tree;
     }
@@ -12281,10 +12292,7 @@ class GitWorkspace {
         const to = current ?? (await this.treeHash());
         // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
         // patch (four bytes a character at most); the rest of git's output is read and dropped.
-        const out = await gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], {
-            cwd: this.root,
-            maxStdoutBytes: STAT_BYTES + maxPatchChars * 4 + 4
-        });
+        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
         const text = out.stdout;
         const split = text.indexOf('\n\ndiff --git ');
         const stat = split === -1 ? text : text.slice(0, split + 1);
@@ -12304,15 +12312,12 @@ class GitWorkspace {
             return fast;
         // git's own path: stage everything in the real index, commit what differs from HEAD.
         this.head = undefined;
-        await gitOrThrow(['add', '-A'], { cwd: this.root });
+        await this.gitOrThrow(['add', '-A']);
         const staged = await this.git(['diff', '--cached', '--quiet']);
         if (staged.exitCode === 0)
             return undefined;
         // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
-        await gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], {
-            cwd: this.root,
-            env: (await this.commitSettings()).env
-        });
+        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
         return this.headSha();
     }
     /**
@@ -12385,7 +12390,7 @@ class GitWorkspace {
         catch {
             (0,external_node_fs_namespaceObject.rmSync)(lock, { force: true });
             // The commit is made: bring the index to it the slow way (or say why that failed too).
-            await gitOrThrow(['reset', '--quiet'], { cwd: this.root });
+            await this.gitOrThrow(['reset', '--quiet']);
         }
     }
     /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
@@ -12431,9 +12436,7 @@ class GitWorkspace {
         if (this.paths)
             return this.paths;
         const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
-        const out = await gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])], {
-            cwd: this.root
-        });
+        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
         const [index, hooks, headLog, ...states] = out.stdout
             .split('\n')
             .slice(0, names.length)
@@ -12708,13 +12711,13 @@ async function killProcessTree(pid, graceMs, options = {}) {
         return;
     const first = readProcessTable();
     const start = options.start ?? first.get(pid)?.start;
-    const tree = new TreeCollector(pid, start, options.holding ?? []);
+    const signal = options.signaller ?? signalOwn;
+    const tree = new TreeCollector(pid, start, options.holding ?? [], signal);
     if (tree.isProtected(first))
         return;
     let targets = tree.collect(first, new Map(), true);
     tree.signalGroup(first, 'SIGTERM');
-    for (const target of targets.keys())
-        signal(target, 'SIGTERM');
+    signal([...targets.keys()], 'SIGTERM');
     const deadline = Date.now() + Math.max(0, graceMs);
     while (Date.now() < deadline) {
         await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
@@ -12729,14 +12732,12 @@ async function killProcessTree(pid, graceMs, options = {}) {
         const fresh = [...targets.keys()].filter(p => !stopped.has(p));
         if (fresh.length === 0)
             break;
-        for (const target of fresh) {
-            signal(target, 'SIGSTOP');
+        signal(fresh, 'SIGSTOP');
+        for (const target of fresh)
             stopped.set(target, targets.get(target));
-        }
     }
     tree.signalGroup(readProcessTable(), 'SIGKILL');
-    for (const target of new Set([...stopped.keys(), ...targets.keys()]))
-        signal(target, 'SIGKILL');
+    signal([...new Set([...stopped.keys(), ...targets.keys()])], 'SIGKILL');
 }
 /**
  * Kills every process (with its tree) that was started with `name=value` in its environment: what the agent
@@ -12791,10 +12792,12 @@ class TreeCollector {
     root;
     rootStart;
     holding;
-    constructor(root, rootStart, holding) {
+    signal;
+    constructor(root, rootStart, holding, signal) {
         this.root = root;
         this.rootStart = rootStart;
         this.holding = holding;
+        this.signal = signal;
     }
     /** Refuse to kill ourselves, an ancestor of ours, or a group/session we belong to. */
     isProtected(table) {
@@ -12809,7 +12812,7 @@ class TreeCollector {
     }
     signalGroup(table, sig) {
         if (!this.rootReused(table) && !this.isProtected(table))
-            signal(-this.root, sig);
+            this.signal([-this.root], sig);
     }
     /** Live members of the tree: the root, its group and session, known members and holders, and all their descendants. */
     collect(table, known, scanHolders) {
@@ -12858,14 +12861,17 @@ class TreeCollector {
         return found;
     }
 }
-function signal(pid, sig) {
-    try {
-        process.kill(pid, sig);
+/** The default signaller: process.kill. */
+const signalOwn = (pids, sig) => {
+    for (const pid of pids) {
+        try {
+            process.kill(pid, sig);
+        }
+        catch {
+            // ESRCH: already gone. EPERM: not ours to kill.
+        }
     }
-    catch {
-        // ESRCH: already gone. EPERM: not ours to kill.
-    }
-}
+};
 /** This process, its ancestors, and pids 0 and 1. */
 function protectedPids(table) {
     const pids = new Set([0, 1, process.pid]);
@@ -13021,7 +13027,7 @@ const LOG_HIGH_WATER_MARK = 1024 * 1024;
  * resolves with `spawnError`; the promise rejects only when an onStdout/onStderr callback throws
  * (the tree is killed first).
  */
-function runProcess(opts) {
+function run_runProcess(opts) {
     return new Promise((resolve, reject) => new ProcessRun(opts, resolve, reject).start());
 }
 class ProcessRun {
@@ -13109,6 +13115,7 @@ class ProcessRun {
         });
         child.on('exit', (code, sig) => {
             this.exit = { code, signal: sig };
+            this.callBack(this.opts.onExit, undefined);
             this.settleIfDone();
         });
         this.watchOutput(child.stdout, 'stdout');
@@ -13202,7 +13209,11 @@ class ProcessRun {
         if (this.killing || pid === undefined)
             return;
         const grace = Math.max(0, this.opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
-        this.killing = killProcessTree(pid, grace, { start: this.identity, holding: this.outputIds }).then(() => this.stopWaitingForPipes());
+        this.killing = killProcessTree(pid, grace, {
+            start: this.identity,
+            holding: this.outputIds,
+            ...(this.opts.signaller ? { signaller: this.opts.signaller } : {})
+        }).then(() => this.stopWaitingForPipes());
         void this.killing.then(() => this.settleIfDone());
     }
     /**
@@ -13370,6 +13381,7 @@ function cutCharacterAtStart(buf) {
 
 ;// CONCATENATED MODULE: ./src/proc/index.ts
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
+
 
 
 
@@ -13584,12 +13596,12 @@ class LoopGuard {
     }
 }
 
-;// CONCATENATED MODULE: ./src/agents/env.ts
-// The agent's environment: the job's, minus GitHub and Actions credentials, plus what the user allows back.
-// Agents in CI have leaked tokens (a prompt injection only has to run `env`); the action pushes and opens
-// the pull request itself, after the gates, so the agent never needs a GitHub write token.
-/** Removed from every agent's environment (a `*` ends a prefix). */
-const AGENT_ENV_DENYLIST = [
+;// CONCATENATED MODULE: ./src/security/env.ts
+// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
+// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
+// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
+/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
+const SECRET_VARIABLES = [
     'GITHUB_TOKEN',
     'GH_TOKEN',
     'GH_ENTERPRISE_TOKEN',
@@ -13604,24 +13616,38 @@ const AGENT_ENV_DENYLIST = [
     // The action's saved state between its main and post steps.
     'STATE_*'
 ];
+/**
+ * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
+ * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
+ * given to a process of the loop, whatever the allow-list says.
+ */
+const env_RUNNER_FILE_COMMANDS = [
+    'GITHUB_ENV',
+    'GITHUB_PATH',
+    'GITHUB_OUTPUT',
+    'GITHUB_STATE',
+    'GITHUB_STEP_SUMMARY'
+];
 const matches = (name, pattern) => pattern.endsWith('*')
     ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
     : name.toUpperCase() === pattern.toUpperCase();
-/** True when the deny-list removes `name` from the agent's environment (ignoring the allow-list). */
-function isCredentialVariable(name) {
-    return AGENT_ENV_DENYLIST.some(pattern => matches(name, pattern));
+/** True for a credential variable (ignoring any allow-list). */
+function env_isSecretVariable(name) {
+    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
 }
-/** The agent's environment: `base` (the job's) without credentials, except those `allow` names, plus `set`. */
+const isFileCommand = (name) => env_RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
+/** Whether a process of the loop may keep `name`, given the user's allow-list. */
+function agentMayKeep(name, allow = []) {
+    if (isFileCommand(name))
+        return false;
+    return !env_isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
+}
+/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
 function agentEnvironment(base, options = {}) {
-    const allow = options.allow ?? [];
     const env = {};
-    for (const [name, value] of Object.entries(base)) {
-        if (value === undefined)
-            continue;
-        if (isCredentialVariable(name) && !allow.some(pattern => matches(name, pattern)))
-            continue;
-        env[name] = value;
-    }
+    for (const [name, value] of Object.entries(base))
+        if (value !== undefined && agentMayKeep(name, options.allow))
+            env[name] = value;
     return { ...env, ...options.set };
 }
 /** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
@@ -13631,6 +13657,526 @@ function removedVariables(base, options = {}) {
         .filter(name => base[name] !== undefined && !(name in kept))
         .sort();
 }
+/**
+ * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
+ * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
+ * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
+ */
+async function withoutSecretVariables(fn, allow = []) {
+    const saved = {};
+    for (const key of Object.keys(process.env))
+        if (env_isSecretVariable(key) && !agentMayKeep(key, allow)) {
+            saved[key] = process.env[key];
+            delete process.env[key];
+        }
+    try {
+        return await fn();
+    }
+    finally {
+        Object.assign(process.env, saved);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/security/git-env.ts
+// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
+// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
+// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
+// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
+
+
+
+
+
+// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
+// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
+const HARDENING = (/* unused pure expression or super */ null && ([
+    ['core.hooksPath', '/dev/null'],
+    ['core.fsmonitor', 'false']
+]));
+/** Environment variables that add `entries` as command-line-scope config, after any already set. */
+function configEnv(entries, base = {}) {
+    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
+    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
+    entries.forEach(([key, value], i) => {
+        env[`GIT_CONFIG_KEY_${start + i}`] = key;
+        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
+    });
+    return env;
+}
+let ownHome;
+let jobSafeDirectories;
+/** An empty HOME of the action's own (mode 0700), made once per process. */
+function gitHome() {
+    ownHome ??= mkdtempSync(path.join(process.env.RUNNER_TEMP || tmpdir(), 'ralph-git-home-'));
+    return ownHome;
+}
+/**
+ * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
+ * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
+ */
+function safeDirectories() {
+    if (jobSafeDirectories)
+        return jobSafeDirectories;
+    try {
+        const out = execFileSync('git', ['config', '--get-all', 'safe.directory'], {
+            cwd: '/',
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+            timeout: 10_000
+        });
+        jobSafeDirectories = out.split('\n').filter(Boolean);
+    }
+    catch {
+        jobSafeDirectories = [];
+    }
+    return jobSafeDirectories;
+}
+/**
+ * The variables for one git command of the action, merged over `base` by the caller (an undefined value
+ * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
+ * no prompt; `config` is added as command-line config.
+ */
+function hermeticGitEnvironment(config = [], base = process.env) {
+    const env = {};
+    for (const name of Object.keys(base))
+        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
+            env[name] = undefined;
+    const home = gitHome();
+    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
+    return {
+        ...env,
+        HOME: home,
+        XDG_CONFIG_HOME: path.join(home, '.config'),
+        GIT_CONFIG_NOSYSTEM: '1',
+        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_ASKPASS: '',
+        SSH_ASKPASS: '',
+        ...configEnv([...HARDENING, ...trusted, ...config])
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/isolation.ts
+// The agent as its own unprivileged user. A deny-list of variables is no boundary while the agent is the
+// user that holds the tokens: it can read /proc/<pid>/environ and mem of the action, write ~/.gitconfig that
+// the action's git obeys, append to the runner's GITHUB_ENV, and (on hosted runners) sudo. Another uid with no
+// group, no sudo and no_new_privs can do none of that. The agent, the ralph's commands and the checks all run
+// as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
+// passwordless sudo; whenever none of them is running, every process of that uid is killed.
+
+
+
+
+
+
+
+
+const DEFAULT_AGENT_USER = 'ralph-agent';
+/** Where the agent's fresh HOME is made (wiped at every start and at the end). */
+const HOMES = '/var/lib/ralph-action';
+/** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' };
+/** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
+const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// A socket on stdin (Node's pipes are socketpairs) makes bash read ~/.bashrc, as if run by rshd: never.
+const BASH = (/* unused pure expression or super */ null && (['bash', '--norc', '--noprofile', '-c']));
+/** Rounds of kill(-1) before a uid that keeps forking is reported. */
+const KILL_ROUNDS = 20;
+/** Isolation could not be set up: the message is one line that says why and what to do. */
+class IsolationError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'IsolationError';
+    }
+}
+/** Whether this process can start programs as another user: as root, or with passwordless sudo. */
+function isolationPrivilege() {
+    if (process.platform !== 'linux')
+        return { why: `running the agent as its own user needs Linux (this runner is ${process.platform})` };
+    if (!which('setpriv', { cwd: '/', path: SYSTEM_PATH }))
+        return { why: 'setpriv (util-linux) is not installed' };
+    if (process.getuid?.() === 0)
+        return { privilege: 'root' };
+    const me = `${userInfo().username} (uid ${process.getuid?.()})`;
+    if (!which('sudo', { cwd: '/', path: SYSTEM_PATH }))
+        return { why: `the action runs as ${me}, not root, and sudo is not installed` };
+    const probe = spawnSync('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    if (probe.status !== 0)
+        return { why: `the action runs as ${me}, not root, without passwordless sudo` };
+    return { privilege: 'sudo' };
+}
+/** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
+const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv];
+/** argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). */
+function asAgent(state, argv) {
+    const { uid, gid } = state.user;
+    return asRoot(state.privilege, [
+        'setpriv',
+        `--reuid=${uid}`,
+        `--regid=${gid}`,
+        '--clear-groups',
+        '--no-new-privs',
+        '--',
+        ...argv
+    ]);
+}
+/** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
+async function privileged(privilege, args) {
+    const result = await runProcess({
+        argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
+        cwd: '/',
+        env: SYSTEM_ENV,
+        input: PRIVILEGED
+    });
+    const out = result.stdout.head.toString('utf8') + result.stdout.tail.toString('utf8');
+    const lines = out.split('\n').filter(Boolean);
+    const error = lines.find(line => line.startsWith('error '));
+    if (error)
+        throw new IsolationError(error.slice('error '.length));
+    if (result.exitCode !== 0) {
+        const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0];
+        throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`);
+    }
+    return lines;
+}
+const inside = (child, parent) => {
+    const rel = path.relative(parent, child);
+    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+};
+/**
+ * Creates the agent's user (first use), gives it a fresh HOME and the work tree, and answers the isolation.
+ * Throws IsolationError (one line) when the user or the work tree cannot be set up.
+ */
+async function isolateAgent(options) {
+    const name = options.user ?? DEFAULT_AGENT_USER;
+    if (!AGENT_USER_NAME.test(name))
+        throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
+    const workTree = path.resolve(options.workTree);
+    const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES];
+    if (paths.some(p => /[\n\r]/.test(p)))
+        throw new IsolationError('A path for the isolation holds a line break; move the work tree.');
+    if (workTree === '/')
+        throw new IsolationError('The work tree is /: the agent cannot be given all of it.');
+    for (const other of options.outside ?? [])
+        if (other && inside(path.resolve(other), workTree))
+            throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
+    const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+    const home = `${HOMES}/${name}`;
+    const lines = await privileged(options.privilege, [
+        'prepare',
+        name,
+        home,
+        workTree,
+        String(owner.uid),
+        (process.getgroups?.() ?? [owner.gid]).join(','),
+        options.program ?? '',
+        ...(options.reach ?? [])
+    ]);
+    const field = (key) => (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1);
+    const [uid, gid] = field('user').map(Number);
+    const [topGid, topMode] = field('top');
+    const opened = lines
+        .filter(line => line.startsWith('opened '))
+        .map(line => {
+        const [, mode, ...rest] = line.split(' ');
+        return { mode, path: rest.join(' ') };
+    });
+    const state = {
+        user: { name, uid, gid, home },
+        privilege: options.privilege,
+        workTree,
+        owner,
+        top: { gid: Number(topGid), mode: topMode },
+        opened
+    };
+    if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
+        throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`);
+    return isolation(state, options.log);
+}
+/** The isolation a saved state describes (post, after main was killed, releases it with this). */
+function isolation(state, log) {
+    const said = new Set();
+    const signaller = agentSignaller(state);
+    let running = 0;
+    let reaped = [];
+    const command = (argv, env) => {
+        const entries = [];
+        for (const [key, value] of Object.entries(agentUserEnvironment(env, state.user))) {
+            if (value === undefined)
+                continue;
+            if (IDENTIFIER.test(key))
+                entries.push(`${key}=${value}\0`);
+            else if (!said.has(key)) {
+                said.add(key);
+                log?.(`The variable ${key} cannot be passed to the agent's user (not a shell name); it is left out.`);
+            }
+        }
+        return {
+            argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv]),
+            env: SYSTEM_ENV,
+            stdin: Buffer.from(`${entries.join('')}\0`)
+        };
+    };
+    const killAll = async () => {
+        const found = new Set();
+        for (let round = 0; round < KILL_ROUNDS; round++) {
+            const pids = processesOf(state.user.uid);
+            if (pids.length === 0)
+                return [...found];
+            for (const pid of pids) {
+                if (!found.has(pid))
+                    reaped.push(pid);
+                found.add(pid);
+            }
+            const [program, ...args] = asAgent(state, [...BASH, KILL_ALL]);
+            spawnSync(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+            // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
+            if (round > 0)
+                await sleep(20);
+        }
+        const left = processesOf(state.user.uid);
+        if (left.length > 0)
+            throw new IsolationError(`processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`);
+        return [...found];
+    };
+    const run = async (options) => {
+        const env = options.env ?? process.env;
+        // As run directly: a program that is not there is not started (the loop says which one is missing).
+        if (!which(options.argv[0] ?? '', { cwd: options.cwd, path: env.PATH }))
+            return notFound(options);
+        const agent = command(options.argv, env);
+        const input = options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input);
+        running++;
+        let exited = false;
+        // Once the last program has exited, what it left (holding its output open, or not) is killed at once.
+        const ended = () => {
+            if (exited)
+                return;
+            exited = true;
+            if (--running === 0)
+                void killAll().catch(error => log?.(error.message));
+        };
+        try {
+            return await runProcess({
+                ...options,
+                argv: agent.argv,
+                env: agent.env,
+                input: Buffer.concat([agent.stdin, input]),
+                signaller,
+                onExit: () => {
+                    ended();
+                    options.onExit?.();
+                }
+            });
+        }
+        finally {
+            ended();
+            if (running === 0)
+                await killAll();
+        }
+    };
+    const release = async () => {
+        const problems = [];
+        try {
+            await killAll();
+        }
+        catch (error) {
+            // The work tree is not handed back while a process of the agent's user could still race the chown.
+            return [error.message];
+        }
+        const { user, owner, top, workTree } = state;
+        try {
+            const lines = await privileged(state.privilege, [
+                'release',
+                String(user.uid),
+                user.home,
+                workTree,
+                String(owner.uid),
+                String(owner.gid),
+                String(top.gid),
+                top.mode,
+                ...state.opened.flatMap(o => [o.mode, o.path])
+            ]);
+            for (const line of lines)
+                if (line.startsWith('problem '))
+                    problems.push(line.slice('problem '.length));
+        }
+        catch (error) {
+            problems.push(error.message);
+        }
+        return problems;
+    };
+    return {
+        state,
+        user: state.user,
+        command,
+        signaller,
+        runProcess: run,
+        killAll,
+        leftovers: () => {
+            const pids = reaped;
+            reaped = [];
+            return pids;
+        },
+        release
+    };
+}
+/** The result of a program that could not be found: nothing started (as proc answers ENOENT). */
+function notFound(options) {
+    const program = options.argv[0] ?? '';
+    if (options.logFile) {
+        mkdirSync(path.dirname(options.logFile), { recursive: true });
+        appendFileSync(options.logFile, '');
+    }
+    const none = { head: Buffer.alloc(0), tail: Buffer.alloc(0), totalBytes: 0, truncated: false };
+    const spawnError = Object.assign(new Error(`spawn ${program} ENOENT`), {
+        code: 'ENOENT',
+        errno: -2,
+        syscall: `spawn ${program}`,
+        path: program
+    });
+    return {
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        aborted: false,
+        spawnError,
+        stdout: none,
+        stderr: none,
+        durationMs: 0
+    };
+}
+/**
+ * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
+ * runner's HOME (XDG_*, a global git config) or at the runner's file commands.
+ */
+function agentUserEnvironment(env, user) {
+    const out = {};
+    for (const [key, value] of Object.entries(env)) {
+        if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
+            continue;
+        if (RUNNER_FILE_COMMANDS.includes(key))
+            continue;
+        if (['GIT_CONFIG_GLOBAL', 'PWD', 'OLDPWD', 'MAIL'].includes(key))
+            continue;
+        out[key] = value;
+    }
+    return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
+}
+/** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
+function agentSignaller(state) {
+    return (pids, sig) => {
+        const denied = [];
+        for (const pid of pids) {
+            try {
+                process.kill(pid, sig);
+            }
+            catch (error) {
+                if (error.code === 'EPERM')
+                    denied.push(pid);
+            }
+        }
+        if (denied.length === 0)
+            return;
+        const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)]);
+        spawnSync(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    };
+}
+/** Live (not zombie) processes whose real, effective or saved uid is `uid`. */
+function processesOf(uid) {
+    const pids = [];
+    let names;
+    try {
+        names = readdirSync('/proc');
+    }
+    catch {
+        return pids;
+    }
+    for (const name of names) {
+        if (!/^\d+$/.test(name))
+            continue;
+        let status;
+        try {
+            status = readFileSync(`/proc/${name}/status`, 'latin1');
+        }
+        catch {
+            continue; // exited meanwhile
+        }
+        const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
+        if (!uids || /^State:\s+[ZX]/m.test(status))
+            continue;
+        if (uids.slice(1).some(u => Number(u) === uid))
+            pids.push(Number(name));
+    }
+    return pids;
+}
+
+;// CONCATENATED MODULE: ./src/security/runner-files.ts
+// The runner's file commands (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY):
+// whoever appends to them steers every later step, this action's post step included (an LD_PRELOAD in
+// GITHUB_ENV runs in a process that holds the tokens). Their variables never reach the loop's processes;
+// meanwhile the files are closed to other users (the agent's, with isolation), and what a process of our own
+// user wrote into them during the loop is cut back afterwards.
+
+
+/** Remembers the files named by the job's GITHUB_ENV & co.; with `close`, no other user may read them meanwhile. */
+function guardRunnerFiles(env, options) {
+    const saved = [];
+    for (const name of RUNNER_FILE_COMMANDS) {
+        const file = env[name];
+        if (!file)
+            continue;
+        try {
+            const mode = statSync(file).mode & 0o7777;
+            saved.push({ name, file, content: readFileSync(file), mode });
+            if (options.close)
+                chmodSync(file, mode & 0o700);
+        }
+        catch {
+            // Not there (a runner that does not set it, or a local run): nothing to guard.
+        }
+    }
+    return {
+        restore: () => {
+            const changed = [];
+            for (const { name, file, content, mode } of saved) {
+                let now;
+                try {
+                    now = readFileSync(file);
+                }
+                catch {
+                    now = undefined;
+                }
+                if (!now || !now.equals(content)) {
+                    writeFileSync(file, content);
+                    const added = now && now.subarray(0, content.length).equals(content) ? now.length - content.length : 0;
+                    changed.push(added > 0
+                        ? `${added} bytes appended to ${name} during the loop were cut back`
+                        : `${name} was changed during the loop and was put back as it was`);
+                }
+                try {
+                    chmodSync(file, mode);
+                }
+                catch {
+                    // Gone meanwhile: written again above.
+                }
+            }
+            return changed;
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/index.ts
+// One security policy: which variables are secret, the agent's environment, the hermetic git environment,
+// the agent's own user (its spawn, and killing everything it left), and the workflow commands it may not print.
+
+
+
+
+
 
 ;// CONCATENATED MODULE: ./src/loop/agent.ts
 // One agent run: the prompt on stdin, cwd = the work tree, the preset reading its output as it arrives
@@ -14526,6 +15072,13 @@ async function runIteration(env, iteration) {
     }
     if (config.commit)
         record.commit = await commitIteration(env, iteration, record.treeHash);
+    // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
+    if (record.commit?.error)
+        return finish({
+            crash: `the commit of iteration ${iteration} failed: ${record.commit.error}`,
+            interrupted: false,
+            success: false
+        }, 'crashed');
     // 5. The gates.
     env.phase = 'check';
     const checks = await runChecks(config.checks, {
@@ -14980,7 +15533,7 @@ async function runLoop(config, ports = {}) {
         record,
         clock,
         emit,
-        runProcess: ports.runProcess ?? runProcess,
+        runProcess: ports.runProcess ?? run_runProcess,
         killGraceMs: config.killGraceMs ?? run_loop_DEFAULT_KILL_GRACE_MS,
         history: status.iterations,
         trackTree: gated
@@ -15236,7 +15789,7 @@ async function previewPrompt(config, iteration = 1, ports = {}) {
             outputCap: config.outputCap,
             killGraceMs: config.killGraceMs ?? run_loop_DEFAULT_KILL_GRACE_MS,
             signal: ports.signal ?? new AbortController().signal,
-            runProcess: ports.runProcess ?? runProcess
+            runProcess: ports.runProcess ?? run_runProcess
         });
         if (commands.crash)
             throw new RalphError(commands.crash);

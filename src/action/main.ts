@@ -5,6 +5,7 @@ import path from 'node:path'
 import * as core from '@actions/core'
 import { previewPrompt } from '../loop/index.js'
 import { runProcess, scrubInitialEnvironment } from '../proc/index.js'
+import { agentEnvironment, isSecretVariable, withoutSecretVariables } from '../security/index.js'
 import { readContext, type RunContext } from '../github/context.js'
 import type { Octokit } from '../github/permissions.js'
 import { acknowledge, postRefusal } from '../github/tracking.js'
@@ -12,14 +13,7 @@ import { planTrigger, ralphNameOf, type RunPlan as TriggerRun } from '../github/
 import { planHunt } from '../github/hunt.js'
 import { ralphMatrix } from '../cli/list.js'
 import { InputError, readInputs, type ActionInputs } from './inputs.js'
-import {
-  agentEnvironment,
-  isSecretVariable,
-  makePlan,
-  PlanError,
-  withoutSecretVariables,
-  type RunPlan
-} from './plan.js'
+import { makePlan, PlanError, type RunPlan } from './plan.js'
 import { replyCannotStart, runAction } from './run-action.js'
 import { saveState } from './state.js'
 
