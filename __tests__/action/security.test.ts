@@ -3,11 +3,11 @@
 // each: whether the scripted agent ran, that nothing from the text was executed (every `$(…)` and backtick
 // would create a pwned-* file), the reply that says why, the step's exit code and warning, no 👀 and no
 // branch or pull request when refused, and no request the real API would have rejected.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
 import { DONE, FIX, RALPH_DIR, agentScript, projectFiles, ralph } from './fixtures.js'
+import { sharedDir } from '../support/isolation.js'
 import { createProject, runAction, startStand, type ActionRun, type Project, type Stand } from './harness.js'
 import type { AccountType, CommentRecord, CustomRole, RepoRole } from '../support/github-api/state.js'
 
@@ -20,7 +20,8 @@ const projects: Project[] = []
 
 beforeAll(async () => {
   stand = await startStand()
-  scratch = mkdtempSync(path.join(tmpdir(), 'ralph-action-security-'))
+  // The agent (its own user) leaves its markers here.
+  scratch = sharedDir('ralph-action-security-')
 }, 120_000)
 
 afterAll(async () => {
@@ -56,6 +57,7 @@ interface Scene {
 
 async function scene(): Promise<Scene> {
   const dir = mkdtempSync(path.join(scratch, 'scene-'))
+  chmodSync(dir, 0o1777)
   const ran = path.join(dir, 'agent-ran')
   const argvScript = path.join(dir, 'argv.mjs')
   writeFileSync(
