@@ -9819,7 +9819,7 @@ const DEFAULT_PATH = '/bin:/usr/bin';
  * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
  * A match must exist, be executable and not be a directory.
  */
-function which_which(command, opts) {
+function which(command, opts) {
     if (command.includes('/'))
         return isExecutableFile(command, opts.cwd) ? command : null;
     const searchPath = opts.path ?? DEFAULT_PATH;
@@ -9932,7 +9932,7 @@ function inspectRalph(fileArg, opts) {
         try {
             agentArgv = shlex_shlexSplit(rawAgent);
             const env = opts.env ?? process.env;
-            if (!opts.skipAgentLookup && !which_which(agentArgv[0], { cwd: opts.cwd, path: env.PATH })) {
+            if (!opts.skipAgentLookup && !which(agentArgv[0], { cwd: opts.cwd, path: env.PATH })) {
                 report(`Agent command '${agentArgv[0]}' not found on PATH.`, where(fm, 'agent'));
             }
         }
@@ -12140,7 +12140,7 @@ const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createReq
 
 const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
 const MAX_STDERR = 64 * 1024;
-function runGit(args, options) {
+function git_runGit(args, options) {
     const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
     return new Promise(resolve => {
         const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, {
@@ -12197,7 +12197,7 @@ function runGit(args, options) {
     });
 }
 /** Thrown when a git call that must succeed fails: names the command and git's own message. */
-class GitError extends Error {
+class git_GitError extends Error {
     args;
     result;
     constructor(args, result) {
@@ -12209,9 +12209,9 @@ class GitError extends Error {
 }
 /** Runs git and throws GitError unless it exits 0. */
 async function gitOrThrow(args, options) {
-    const result = await runGit(args, options);
+    const result = await git_runGit(args, options);
     if (result.exitCode !== 0)
-        throw new GitError(args, result);
+        throw new git_GitError(args, result);
     return result;
 }
 
@@ -12260,11 +12260,11 @@ class GitWorkspace {
     }
     /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
     static async open(dir, options = {}) {
-        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
+        const top = await git_runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
         return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env);
     }
     git(args, env, maxStdoutBytes) {
-        return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+        return git_runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
     }
     /** git that must succeed (throws GitError). */
     gitOrThrow(args, env, maxStdoutBytes) {
@@ -13027,7 +13027,7 @@ const LOG_HIGH_WATER_MARK = 1024 * 1024;
  * resolves with `spawnError`; the promise rejects only when an onStdout/onStderr callback throws
  * (the tree is killed first).
  */
-function run_runProcess(opts) {
+function runProcess(opts) {
     return new Promise((resolve, reject) => new ProcessRun(opts, resolve, reject).start());
 }
 class ProcessRun {
@@ -13736,7 +13736,7 @@ function safeDirectories() {
  * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
  * no prompt; `config` is added as command-line config.
  */
-function hermeticGitEnvironment(config = [], base = process.env) {
+function git_env_hermeticGitEnvironment(config = [], base = process.env) {
     const env = {};
     for (const name of Object.keys(base))
         if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
@@ -13756,6 +13756,94 @@ function hermeticGitEnvironment(config = [], base = process.env) {
         ...configEnv([...HARDENING, ...trusted, ...config])
     };
 }
+
+;// CONCATENATED MODULE: ./src/security/scripts.ts
+// The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
+// agent's user, gives it a fresh HOME and the work tree, and takes all of that back. LAUNCHER runs as the
+// agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
+// secure_path and deny-lists change nothing about what the agent gets.
+/**
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM [REACH...]` prints `user UID GID`,
+ * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
+ * pass through, or `error MESSAGE` and exits 1.
+ *
+ * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE [MODE PATH]...` gives back what the
+ * agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the HOME,
+ * and prints `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ */
+const PRIVILEGED = `
+set -u
+shopt -s dotglob nullglob
+fail() { printf 'error %s\\n' "$*"; exit 1; }
+problem() { printf 'problem %s\\n' "$*"; }
+as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
+# The entries of the work tree, .git left out: it stays the owner's, readable only.
+entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
+step=$1; shift
+if [ "$step" = prepare ]; then
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6; shift 6
+  if ! id -u "$user" >/dev/null 2>&1; then
+    out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
+      fail "useradd could not create the user $user: $out"
+  fi
+  uid=$(id -u "$user") gid=$(id -g "$user")
+  [ "$uid" != 0 ] && [ "$gid" != 0 ] || fail "the user $user is root or in the root group"
+  [ "$uid" != "$owner" ] || fail "the user $user is the user the action runs as"
+  [ "$(id -G "$user")" = "$gid" ] || fail "the user $user is in other groups ($(id -Gn "$user")), which may give it rights: the agent's user must be in its own group only"
+  case ",$ownergroups," in *",$gid,"*) fail "the group of $user ($gid) is one of the action's own groups" ;; esac
+  mkdir -p -m 0755 "$(dirname "$home")" && rm -rf -- "$home" && mkdir -m 0700 -- "$home" &&
+    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" &&
+    chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
+  printf 'user %s %s\\n' "$uid" "$gid"
+  # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
+  pass() {
+    local dirs=() d=$1
+    while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
+    for d in "\${dirs[@]}"; do
+      as_agent test -x "$d" && continue
+      printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
+      chmod o+x -- "$d" || fail "could not let $user pass through $d"
+    done
+  }
+  pass "$(dirname -- "$tree")"
+  for r in "$@"; do pass "$r"; done
+  # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
+  # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
+  # never rename or remove .git.
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    find "\${found[@]}" -uid "$owner" -exec chown -h "$uid:$gid" -- {} + || fail "could not give the work tree $tree to $user"
+  fi
+  printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
+  chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
+  if [ -n "$program" ] && ! as_agent test -x "$program"; then
+    fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
+  fi
+elif [ "$step" = release ]; then
+  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7; shift 7
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    # A setuid file the agent made must not become one of the owner's.
+    find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
+    find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
+  fi
+  chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
+  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
+  rm -rf -- "$home" || problem "could not remove $home"
+else
+  fail "unknown step $step"
+fi
+`;
+/** `bash -c LAUNCHER ralph-agent PROGRAM ARGS...`, stdin: `NAME=value\0`… then an empty entry, then the program's input. */
+const LAUNCHER = `
+for name in $(compgen -e); do unset -v "$name"; done 2>/dev/null
+while IFS= read -r -d '' entry && [ -n "$entry" ]; do export "$entry" 2>/dev/null; done
+exec "$@"
+`;
+/** Every process of the user running this is killed (kill(-1) spares only the caller). */
+const KILL_ALL = 'kill -s KILL -1 2>/dev/null; exit 0';
+/** `bash -c SIGNAL SIG PID...`: the signal to each pid (negative: a group) this user may signal. */
+const SIGNAL = 'kill -s "$0" -- "$@" 2>/dev/null; exit 0';
 
 ;// CONCATENATED MODULE: ./src/security/isolation.ts
 // The agent as its own unprivileged user. A deny-list of variables is no boundary while the agent is the
@@ -13782,7 +13870,7 @@ const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' };
 const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // A socket on stdin (Node's pipes are socketpairs) makes bash read ~/.bashrc, as if run by rshd: never.
-const BASH = (/* unused pure expression or super */ null && (['bash', '--norc', '--noprofile', '-c']));
+const BASH = ['bash', '--norc', '--noprofile', '-c'];
 /** Rounds of kill(-1) before a uid that keeps forking is reported. */
 const KILL_ROUNDS = 20;
 /** Isolation could not be set up: the message is one line that says why and what to do. */
@@ -13795,17 +13883,17 @@ class IsolationError extends Error {
 /** Whether this process can start programs as another user: as root, or with passwordless sudo. */
 function isolationPrivilege() {
     if (process.platform !== 'linux')
-        return { why: `running the agent as its own user needs Linux (this runner is ${process.platform})` };
+        return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
     if (!which('setpriv', { cwd: '/', path: SYSTEM_PATH }))
         return { why: 'setpriv (util-linux) is not installed' };
     if (process.getuid?.() === 0)
         return { privilege: 'root' };
-    const me = `${userInfo().username} (uid ${process.getuid?.()})`;
+    const me = `ralph-action runs as ${(0,external_node_os_namespaceObject.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
     if (!which('sudo', { cwd: '/', path: SYSTEM_PATH }))
-        return { why: `the action runs as ${me}, not root, and sudo is not installed` };
-    const probe = spawnSync('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+        return { why: `${me}, and sudo is not installed` };
+    const probe = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
     if (probe.status !== 0)
-        return { why: `the action runs as ${me}, not root, without passwordless sudo` };
+        return { why: `${me}, and without passwordless sudo` };
     return { privilege: 'sudo' };
 }
 /** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
@@ -13843,8 +13931,8 @@ async function privileged(privilege, args) {
     return lines;
 }
 const inside = (child, parent) => {
-    const rel = path.relative(parent, child);
-    return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+    const rel = external_node_path_default().relative(parent, child);
+    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
 };
 /**
  * Creates the agent's user (first use), gives it a fresh HOME and the work tree, and answers the isolation.
@@ -13854,14 +13942,14 @@ async function isolateAgent(options) {
     const name = options.user ?? DEFAULT_AGENT_USER;
     if (!AGENT_USER_NAME.test(name))
         throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
-    const workTree = path.resolve(options.workTree);
+    const workTree = external_node_path_default().resolve(options.workTree);
     const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES];
     if (paths.some(p => /[\n\r]/.test(p)))
         throw new IsolationError('A path for the isolation holds a line break; move the work tree.');
     if (workTree === '/')
         throw new IsolationError('The work tree is /: the agent cannot be given all of it.');
     for (const other of options.outside ?? [])
-        if (other && inside(path.resolve(other), workTree))
+        if (other && inside(external_node_path_default().resolve(other), workTree))
             throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
     const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
     const home = `${HOMES}/${name}`;
@@ -13932,10 +14020,10 @@ function isolation(state, log) {
                 found.add(pid);
             }
             const [program, ...args] = asAgent(state, [...BASH, KILL_ALL]);
-            spawnSync(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+            (0,external_node_child_process_namespaceObject.spawnSync)(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
             // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
             if (round > 0)
-                await sleep(20);
+                await (0,external_node_timers_promises_namespaceObject.setTimeout)(20);
         }
         const left = processesOf(state.user.uid);
         if (left.length > 0)
@@ -14028,8 +14116,8 @@ function isolation(state, log) {
 function notFound(options) {
     const program = options.argv[0] ?? '';
     if (options.logFile) {
-        mkdirSync(path.dirname(options.logFile), { recursive: true });
-        appendFileSync(options.logFile, '');
+        (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().dirname(options.logFile), { recursive: true });
+        (0,external_node_fs_namespaceObject.appendFileSync)(options.logFile, '');
     }
     const none = { head: Buffer.alloc(0), tail: Buffer.alloc(0), totalBytes: 0, truncated: false };
     const spawnError = Object.assign(new Error(`spawn ${program} ENOENT`), {
@@ -14058,7 +14146,7 @@ function agentUserEnvironment(env, user) {
     for (const [key, value] of Object.entries(env)) {
         if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
             continue;
-        if (RUNNER_FILE_COMMANDS.includes(key))
+        if (env_RUNNER_FILE_COMMANDS.includes(key))
             continue;
         if (['GIT_CONFIG_GLOBAL', 'PWD', 'OLDPWD', 'MAIL'].includes(key))
             continue;
@@ -14082,7 +14170,7 @@ function agentSignaller(state) {
         if (denied.length === 0)
             return;
         const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)]);
-        spawnSync(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+        (0,external_node_child_process_namespaceObject.spawnSync)(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
     };
 }
 /** Live (not zombie) processes whose real, effective or saved uid is `uid`. */
@@ -14090,7 +14178,7 @@ function processesOf(uid) {
     const pids = [];
     let names;
     try {
-        names = readdirSync('/proc');
+        names = (0,external_node_fs_namespaceObject.readdirSync)('/proc');
     }
     catch {
         return pids;
@@ -14100,7 +14188,7 @@ function processesOf(uid) {
             continue;
         let status;
         try {
-            status = readFileSync(`/proc/${name}/status`, 'latin1');
+            status = (0,external_node_fs_namespaceObject.readFileSync)(`/proc/${name}/status`, 'latin1');
         }
         catch {
             continue; // exited meanwhile
@@ -15533,7 +15621,7 @@ async function runLoop(config, ports = {}) {
         record,
         clock,
         emit,
-        runProcess: ports.runProcess ?? run_runProcess,
+        runProcess: ports.runProcess ?? runProcess,
         killGraceMs: config.killGraceMs ?? run_loop_DEFAULT_KILL_GRACE_MS,
         history: status.iterations,
         trackTree: gated
@@ -15789,7 +15877,7 @@ async function previewPrompt(config, iteration = 1, ports = {}) {
             outputCap: config.outputCap,
             killGraceMs: config.killGraceMs ?? run_loop_DEFAULT_KILL_GRACE_MS,
             signal: ports.signal ?? new AbortController().signal,
-            runProcess: ports.runProcess ?? run_runProcess
+            runProcess: ports.runProcess ?? runProcess
         });
         if (commands.crash)
             throw new RalphError(commands.crash);
@@ -15978,6 +16066,20 @@ const LOOP_OPTIONS = [
         names: ['--no-presets'],
         kind: 'flag',
         help: 'Run the agent exactly as written (no preset flags).'
+    },
+    {
+        key: 'isolation',
+        names: ['--isolation'],
+        kind: 'string',
+        metavar: 'MODE',
+        help: 'user: run the agent, commands and checks as their own user (needs root or passwordless sudo); none (default): as you.'
+    },
+    {
+        key: 'agentUser',
+        names: ['--agent-user'],
+        kind: 'string',
+        metavar: 'NAME',
+        help: 'The user --isolation user runs them as (created on first use; default ralph-agent).'
     }
 ];
 const positive = (v) => Number.isFinite(v) && v > 0;
@@ -16016,7 +16118,12 @@ function loopSettings(options) {
             throw new RalphError(`'--cost-pattern' is not a valid regular expression: ${error.message}`);
         }
     }
+    const isolation = options.isolation ?? 'none';
+    if (isolation !== 'user' && isolation !== 'none')
+        throw new RalphError(`'--isolation' must be user or none, got '${isolation}'.`);
     return {
+        isolation,
+        ...(options.agentUser !== undefined ? { agentUser: options.agentUser } : {}),
         maxIterations: n,
         stopOnError: options.stopOnError === true,
         delaySeconds: delay,
@@ -16199,8 +16306,953 @@ function consoleRenderer(options) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/git/repo.ts
+// Intent-named git commands for delivery (branch, fetch, push), over runGit. Every call answers
+// {exitCode, stdout, stderr}; `probe` calls allow any exit code, the rest throw GitError.
+
+
+
+
+class repo_GitRepo {
+    dir;
+    constructor(dir) {
+        this.dir = dir;
+    }
+    /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
+    async exec(args, options = {}) {
+        const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
+        const result = await runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes });
+        if (!options.probe && result.exitCode !== 0)
+            throw new GitError(args, result);
+        return result;
+    }
+    /** The branch HEAD is on, or undefined when HEAD is detached (actions/checkout of a SHA or a PR merge). */
+    async currentBranch() {
+        const result = await this.exec(['symbolic-ref', '--quiet', '--short', 'HEAD'], { probe: true });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    /** The commit a ref names, or undefined when it names none. */
+    async commitOf(ref) {
+        const result = await this.exec(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
+            probe: true
+        });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    async headSha() {
+        const sha = await this.commitOf('HEAD');
+        if (!sha)
+            throw new Error(`${this.dir} has no commit checked out`);
+        return sha;
+    }
+    async isShallow() {
+        const result = await this.exec(['rev-parse', '--is-shallow-repository']);
+        return result.stdout.trim() === 'true';
+    }
+    /** An absolute path inside the git directory (`config`, `objects`, `shallow`), worktrees included. */
+    async gitPath(name) {
+        const result = await this.exec(['rev-parse', '--git-path', name]);
+        return path.resolve(this.dir, result.stdout.trim());
+    }
+    /** The git directory shared by all worktrees (where `config` and `modules/` live). */
+    async commonDir() {
+        const result = await this.exec(['rev-parse', '--git-common-dir']);
+        return path.resolve(this.dir, result.stdout.trim());
+    }
+    async objectFormat() {
+        const result = await this.exec(['rev-parse', '--show-object-format'], { probe: true });
+        return result.exitCode === 0 && result.stdout.trim() ? result.stdout.trim() : 'sha1';
+    }
+    /** The branch's commit on the remote (asked over the network), or null when the remote has no such branch. */
+    async remoteBranchSha(remote, branch, config) {
+        const ref = `refs/heads/${branch}`;
+        const result = await this.exec(['ls-remote', '--heads', '--end-of-options', remote, ref], { config });
+        for (const line of result.stdout.split('\n')) {
+            const [sha, name] = line.split('\t');
+            if (name === ref)
+                return sha;
+        }
+        return null;
+    }
+    /** The remote's default branch (its HEAD), or undefined when it cannot be learnt. */
+    async remoteDefaultBranch(remote, config) {
+        const result = await this.exec(['ls-remote', '--symref', '--end-of-options', remote, 'HEAD'], {
+            probe: true,
+            config
+        });
+        const m = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(result.stdout);
+        if (m)
+            return m[1];
+        const local = await this.exec(['symbolic-ref', '--quiet', '--short', `refs/remotes/${remote}/HEAD`], {
+            probe: true
+        });
+        return local.exitCode === 0 ? local.stdout.trim().replace(`${remote}/`, '') : undefined;
+    }
+    /**
+     * Fetches branches into their remote-tracking refs (`+refs/heads/B:refs/remotes/<remote>/B`).
+     * `depth`/`deepen`/`unshallow` only make sense in a shallow repository.
+     */
+    async fetchBranches(remote, branches, options = {}) {
+        const args = ['fetch', '--no-tags', '--quiet', '--no-recurse-submodules'];
+        if (options.depth !== undefined)
+            args.push(`--depth=${options.depth}`);
+        if (options.deepen !== undefined)
+            args.push(`--deepen=${options.deepen}`);
+        if (options.unshallow)
+            args.push('--unshallow');
+        args.push('--end-of-options', remote, ...branches.map(b => `+refs/heads/${b}:refs/remotes/${remote}/${b}`));
+        return this.exec(args, { probe: true, config: options.config });
+    }
+    async mergeBase(a, b) {
+        const result = await this.exec(['merge-base', '--end-of-options', a, b], { probe: true });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    /** Whether the trees of two commits differ (what a pull request would show). */
+    async hasDiff(from, to) {
+        const result = await this.exec(['diff', '--quiet', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { probe: true });
+        if (result.exitCode === 0)
+            return false;
+        if (result.exitCode === 1)
+            return true;
+        throw new GitError(['diff', '--quiet', from, to], result);
+    }
+    /** Commits reachable from `to` but not from `from`. */
+    async countCommits(from, to) {
+        const result = await this.exec(['rev-list', '--count', `${from}..${to}`, '--']);
+        return Number(result.stdout.trim());
+    }
+    /** Paths that differ between two commits. */
+    async changedPaths(from, to) {
+        const result = await this.exec([
+            'diff',
+            '--name-only',
+            '-z',
+            '--no-ext-diff',
+            '--no-renames',
+            '--end-of-options',
+            from,
+            to
+        ]);
+        return result.stdout.split('\0').filter(Boolean);
+    }
+    /** One local config value, or undefined when unset. */
+    async localConfig(key) {
+        const result = await this.exec(['config', '--local', '--get', key], { probe: true });
+        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/branch.ts
+// The loop's branch: created fresh from the latest base (or continued from the remote), the way
+// actions/checkout leaves a repository: possibly shallow (fetch-depth 1), possibly on a detached HEAD (a
+// SHA, a pull request's merge commit), possibly behind a base that moved on since the job started.
+
+
+
+// Depths tried before --unshallow when a continued branch's fork point is not in a shallow clone.
+const DEEPEN_STEPS = (/* unused pure expression or super */ null && ([50, 500]));
+/** Creates (or continues) the loop's branch and checks it out. Throws an Error that says what to fix. */
+async function prepareBranch(workTree, options) {
+    const git = new GitRepo(workTree);
+    const log = options.log ?? (() => undefined);
+    const remote = options.remote ?? 'origin';
+    const branch = await validBranchName(git, options.branch, 'branch');
+    const config = options.auth ? authConfig(options.auth) : undefined;
+    const previous = { branch: await git.currentBranch(), sha: await git.commitOf('HEAD') };
+    const { base, source } = await resolveBase(git, remote, previous.branch, options, config);
+    await validBranchName(git, base, 'base');
+    log(`The base is '${base}' (${describeSource(source, previous)}).`);
+    if (base === branch) {
+        throw new Error(`The loop's branch and the base are both '${base}': the loop needs a branch of its own to push and open a pull request from. Give a different branch.`);
+    }
+    let shallow = await git.isShallow();
+    // The latest base, whatever the checkout had: a base that moved on since the job started is caught up here.
+    const baseFetch = await git.fetchBranches(remote, [base], { depth: shallow ? 1 : undefined, config });
+    if (baseFetch.exitCode !== 0) {
+        if (/couldn't find remote ref/i.test(baseFetch.stderr))
+            throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`);
+        throw new Error(`Could not fetch the base branch '${base}' from '${remote}': ${baseFetch.stderr.trim()}`);
+    }
+    const baseRef = `refs/remotes/${remote}/${base}`;
+    const baseTip = await git.commitOf(baseRef);
+    if (!baseTip)
+        throw new Error(`The base branch '${base}' was fetched but ${baseRef} names no commit.`);
+    if (previous.sha && previous.sha !== baseTip && previous.branch === base)
+        log(`'${base}' moved on since the checkout (${branch_short(previous.sha)} → ${branch_short(baseTip)}); starting from ${branch_short(baseTip)}.`);
+    const remoteSha = await git.remoteBranchSha(remote, branch, config);
+    if (options.continueExisting && remoteSha) {
+        const branchRef = `refs/remotes/${remote}/${branch}`;
+        const fetched = await git.fetchBranches(remote, [branch], {
+            depth: shallow ? DEEPEN_STEPS[0] : undefined,
+            config
+        });
+        if (fetched.exitCode !== 0)
+            throw new Error(`Could not fetch the branch '${branch}' from '${remote}': ${fetched.stderr.trim()}`);
+        await switchTo(git, branch, branchRef);
+        const forkPoint = await findForkPoint(git, remote, base, branch, shallow, config, log);
+        shallow = await git.isShallow();
+        log(`Continuing '${branch}' from ${remote} at ${branch_short(remoteSha)} (forked from '${base}' at ${branch_short(forkPoint)}).`);
+        return {
+            branch,
+            base,
+            baseSource: source,
+            baseSha: forkPoint,
+            startSha: await git.headSha(),
+            continued: true,
+            remoteSha,
+            shallow,
+            previous
+        };
+    }
+    if (options.continueExisting)
+        log(`'${branch}' does not exist on ${remote} yet; starting it from '${base}'.`);
+    else if (remoteSha)
+        log(`'${branch}' exists on ${remote} (${branch_short(remoteSha)}); starting it afresh from '${base}' (it will be replaced on push).`);
+    await switchTo(git, branch, baseRef);
+    log(`Created '${branch}' from '${base}' at ${branch_short(baseTip)}.`);
+    return {
+        branch,
+        base,
+        baseSource: source,
+        baseSha: baseTip,
+        startSha: baseTip,
+        continued: false,
+        remoteSha,
+        shallow,
+        previous
+    };
+}
+async function resolveBase(git, remote, checkedOut, options, config) {
+    const env = options.env ?? process.env;
+    const given = options.base?.trim();
+    if (given)
+        return { base: given.replace(/^refs\/heads\//, ''), source: 'input' };
+    if (checkedOut)
+        return { base: checkedOut, source: 'checkout' };
+    // Detached HEAD: a pull request's merge commit (its base is GITHUB_BASE_REF), or a SHA checked out.
+    if (env.GITHUB_BASE_REF)
+        return { base: env.GITHUB_BASE_REF, source: 'pull-request' };
+    if (env.GITHUB_REF?.startsWith('refs/heads/'))
+        return { base: env.GITHUB_REF.slice('refs/heads/'.length), source: 'github-ref' };
+    const fallback = await git.remoteDefaultBranch(remote, config);
+    if (fallback)
+        return { base: fallback, source: 'remote-default' };
+    throw new Error(`HEAD is detached and the base branch cannot be worked out (no GITHUB_BASE_REF, GITHUB_REF is '${env.GITHUB_REF ?? ''}', and ${remote} did not say its default branch): give the base branch.`);
+}
+function describeSource(source, previous) {
+    switch (source) {
+        case 'input':
+            return 'given';
+        case 'checkout':
+            return 'the branch checked out';
+        case 'pull-request':
+            return `HEAD is detached at ${branch_short(previous.sha)}; the pull request's base, GITHUB_BASE_REF`;
+        case 'github-ref':
+            return `HEAD is detached at ${branch_short(previous.sha)}; from GITHUB_REF`;
+        case 'remote-default':
+            return `HEAD is detached at ${branch_short(previous.sha)}; the remote's default branch`;
+    }
+}
+async function validBranchName(git, name, what) {
+    const trimmed = name.trim();
+    // Names reach git as arguments: refuse what could read as an option or hide in a log.
+    const check = await git.exec(['check-ref-format', '--branch', trimmed], { probe: true });
+    if (!trimmed ||
+        trimmed.startsWith('-') ||
+        [...trimmed].some(c => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) ||
+        check.exitCode !== 0)
+        throw new Error(`'${name}' is not a valid ${what} name.`);
+    return trimmed;
+}
+async function switchTo(git, branch, start) {
+    const result = await git.exec(['checkout', '--quiet', '--no-track', '-B', branch, start, '--'], {
+        probe: true
+    });
+    if (result.exitCode === 0)
+        return;
+    if (/would be overwritten/.test(result.stderr)) {
+        throw new Error(`Cannot switch to '${branch}' (${start}): local changes in the work tree would be overwritten. The loop must start from a clean checkout.\n${result.stderr.trim()}`);
+    }
+    throw new GitError(['checkout', '-B', branch, start], result);
+}
+/**
+ * The commit where a continued branch left the base. In a shallow clone the histories are deepened step by
+ * step until it is found, and unshallowed only when that was not enough.
+ */
+async function findForkPoint(git, remote, base, branch, shallow, config, log) {
+    const baseRef = `refs/remotes/${remote}/${base}`;
+    const branchRef = `refs/remotes/${remote}/${branch}`;
+    let found = await git.mergeBase(baseRef, branchRef);
+    if (found || !shallow) {
+        if (found)
+            return found;
+        throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
+    }
+    const attempts = [
+        ...DEEPEN_STEPS.map(depth => ({ depth })),
+        { unshallow: true }
+    ];
+    for (const attempt of attempts) {
+        if (attempt.unshallow && !(await git.isShallow()))
+            break;
+        log(attempt.unshallow
+            ? `The fork point of '${branch}' and '${base}' is not in this shallow clone; fetching their whole history.`
+            : `Fetching '${base}' and '${branch}' to depth ${attempt.depth} to find where they forked.`);
+        const result = await git.fetchBranches(remote, [base, branch], { ...attempt, config });
+        if (result.exitCode !== 0)
+            throw new Error(`Could not deepen the shallow clone: ${result.stderr.trim()}`);
+        found = await git.mergeBase(baseRef, branchRef);
+        if (found)
+            return found;
+    }
+    throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
+}
+function branch_short(sha) {
+    return sha ? sha.slice(0, 7) : '(none)';
+}
+/** The identity the loop's commits are made with unless told otherwise. */
+const GITHUB_ACTIONS_IDENTITY = {
+    name: 'github-actions[bot]',
+    email: '41898282+github-actions[bot]@users.noreply.github.com'
+};
+/** Sets the commit identity in the repository's local config, restorably. */
+async function configureIdentity(workTree, identity = {}) {
+    const git = new GitRepo(workTree);
+    const name = identity.name?.trim() || GITHUB_ACTIONS_IDENTITY.name;
+    const email = identity.email?.trim() || GITHUB_ACTIONS_IDENTITY.email;
+    const before = { name: await git.localConfig('user.name'), email: await git.localConfig('user.email') };
+    await git.exec(['config', '--local', '--replace-all', 'user.name', name]);
+    await git.exec(['config', '--local', '--replace-all', 'user.email', email]);
+    let restored = false;
+    return {
+        name,
+        email,
+        async restore() {
+            if (restored)
+                return;
+            restored = true;
+            for (const [key, value] of [
+                ['user.name', before.name],
+                ['user.email', before.email]
+            ]) {
+                if (value === undefined)
+                    await git.exec(['config', '--local', '--unset-all', key], { probe: true });
+                else
+                    await git.exec(['config', '--local', '--replace-all', key, value]);
+            }
+        }
+    };
+}
+// --- what the branch holds ---
+/** Whether HEAD (or `head`) differs from `baseSha`: false means no diff, so no pull request. */
+function hasDiff(workTree, baseSha, head = 'HEAD') {
+    return new GitRepo(workTree).hasDiff(baseSha, head);
+}
+/** How many commits `head` has that `sinceSha` has not (0: this run committed nothing to push). */
+function commitsSince(workTree, sinceSha, head = 'HEAD') {
+    return new GitRepo(workTree).countCommits(sinceSha, head);
+}
+/** The paths that differ between `baseSha` and `head`. */
+function changedFiles(workTree, baseSha, head = 'HEAD') {
+    return new GitRepo(workTree).changedPaths(baseSha, head);
+}
+/** Changed paths under .github/workflows/: a push of them needs a token with the `workflows` permission. */
+async function changedWorkflowFiles(workTree, baseSha, head = 'HEAD') {
+    return (await changedFiles(workTree, baseSha, head)).filter(p => p.startsWith('.github/workflows/'));
+}
+const MAX_PATCH_BYTES = (/* unused pure expression or super */ null && (64 * 1024 * 1024));
+/**
+ * The commits from `baseSha` to `head` as an mbox patch (`git format-patch --stdout --binary`), for when the
+ * push is refused: `git am < patch` on `baseSha` re-creates them. Pass `prepared.baseSha` for the whole
+ * branch, or `prepared.remoteSha ?? prepared.baseSha` for exactly what the remote lacks.
+ */
+async function formatPatch(workTree, baseSha, head = 'HEAD') {
+    const result = await new GitRepo(workTree).exec(['format-patch', '--stdout', '--binary', '--no-color', '--find-renames', `${baseSha}..${head}`, '--'], { maxStdoutBytes: MAX_PATCH_BYTES });
+    if (result.stdoutTruncated)
+        throw new Error(`The patch from ${branch_short(baseSha)} to ${head} is larger than ${MAX_PATCH_BYTES} bytes.`);
+    return result.stdout;
+}
+
+;// CONCATENATED MODULE: ./src/git/credentials.ts
+// actions/checkout leaves its token where any process in the job can read it: v4/v5 as
+// `http.<server>/.extraheader = AUTHORIZATION: basic …` in .git/config, v6+ in $RUNNER_TEMP/git-credentials-<uuid>.config
+// pulled in by `includeIf.gitdir:<repo>/.git.path` (and `…/.git/worktrees/*`, and `/github/…` paths for
+// containers). For the agent's run both are taken away, and put back byte for byte afterwards.
+
+
+
+
+
+/** The credentials file actions/checkout v6+ writes (its own pattern, from git-auth-helper.ts). */
+const CHECKOUT_CREDENTIALS_FILE = /git-credentials-[0-9a-f-]+\.config$/i;
+const EXTRA_HEADER_KEY = /^http\.(.*\.)?extraheader$/;
+const INCLUDE_KEY = /^include(if\..*)?\.path$/;
+const AUTH_VALUE = /^\s*authorization\s*:/i;
+// A value pattern for `git config --unset-all` that matches the header without the token in argv.
+const AUTH_VALUE_PATTERN = '^ *[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn] *:';
+/** Removes the persisted credentials now; `restore()` puts them back. Prefer withoutPersistedCredentials. */
+async function hidePersistedCredentials(workTree, options = {}) {
+    const git = new GitRepo(workTree);
+    const changes = [];
+    const hiddenFiles = [];
+    const removed = [];
+    let restored;
+    const restore = async () => {
+        if (restored)
+            return restored;
+        const report = { changedConfigFiles: [], problems: [] };
+        for (const hidden of hiddenFiles) {
+            try {
+                await mkdir(path.dirname(hidden.file), { recursive: true });
+                await writeFile(hidden.file, hidden.content, { mode: hidden.mode });
+                await chmod(hidden.file, hidden.mode);
+            }
+            catch (error) {
+                report.problems.push(`could not put back ${hidden.file}: ${error.message}`);
+            }
+        }
+        for (const change of [...changes].reverse()) {
+            try {
+                await restoreConfigFile(git, change, options.onConfigChange ?? 'discard', report);
+            }
+            catch (error) {
+                report.problems.push(`could not restore ${change.file}: ${error.message}`);
+            }
+        }
+        restored = report;
+        return report;
+    };
+    try {
+        const seen = new Set();
+        for (const file of await credentials_configFiles(git)) {
+            const entries = await listConfig(git, file);
+            const found = [];
+            for (const entry of entries) {
+                if (EXTRA_HEADER_KEY.test(entry.key) && AUTH_VALUE.test(entry.value)) {
+                    found.push(entry);
+                }
+                else if (INCLUDE_KEY.test(entry.key)) {
+                    const target = resolveInclude(file, entry.value);
+                    const isCheckoutFile = CHECKOUT_CREDENTIALS_FILE.test(entry.value);
+                    if (!isCheckoutFile && !(await holdsAuthHeader(git, target)))
+                        continue;
+                    found.push(entry);
+                    if (seen.has(target))
+                        continue;
+                    seen.add(target);
+                    const content = await readFile(target).catch(() => undefined);
+                    // Only checkout's own files are moved away; someone else's file stays, unreferenced, where it is.
+                    if (content && isCheckoutFile) {
+                        hiddenFiles.push({ file: target, content, mode: (await stat(target)).mode & 0o7777 });
+                        await unlink(target);
+                        removed.push(`credentials file ${target}`);
+                    }
+                }
+            }
+            if (found.length === 0)
+                continue;
+            const original = await readFile(file);
+            const mode = (await stat(file)).mode & 0o7777;
+            const change = { file, original, mode, redacted: original, entries: found };
+            changes.push(change);
+            for (const entry of dedupeKeys(found)) {
+                if (EXTRA_HEADER_KEY.test(entry.key)) {
+                    await git.exec(['config', '--file', file, '--unset-all', entry.key, AUTH_VALUE_PATTERN]);
+                }
+                else {
+                    await git.exec(['config', '--file', file, '--fixed-value', '--unset-all', entry.key, entry.value]);
+                }
+                removed.push(`${entry.key} in ${file}`);
+            }
+            change.redacted = await readFile(file);
+        }
+    }
+    catch (error) {
+        await restore();
+        throw error;
+    }
+    if (removed.length > 0)
+        options.log?.(`Removed the persisted credentials for the agent's run: ${removed.join('; ')}.`);
+    return { removed, restore };
+}
+/**
+ * Runs `fn` (the agent's run) with the checkout's persisted credentials removed, and restores them in
+ * `finally`, also when `fn` throws. A restore problem fails the call only when `fn` itself succeeded.
+ */
+async function withoutPersistedCredentials(workTree, fn, options = {}) {
+    const hidden = await hidePersistedCredentials(workTree, options);
+    let result;
+    try {
+        result = await fn();
+    }
+    catch (error) {
+        await restoreAndReport(hidden, options, true);
+        throw error;
+    }
+    await restoreAndReport(hidden, options, false);
+    return result;
+}
+async function restoreAndReport(hidden, options, runFailed) {
+    const report = await hidden.restore();
+    if (report.changedConfigFiles.length > 0) {
+        options.log?.(`The git config changed during the run (${report.changedConfigFiles.join(', ')}): ${(options.onConfigChange ?? 'discard') === 'discard'
+            ? 'put back as it was before the run'
+            : 'kept, with the credentials added back'}.`);
+    }
+    if (report.problems.length === 0)
+        return;
+    const message = `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`;
+    if (runFailed)
+        options.log?.(message);
+    else
+        throw new Error(message);
+}
+async function restoreConfigFile(git, change, onChange, report) {
+    const now = await readFile(change.file).catch(() => undefined);
+    const untouched = now !== undefined && now.equals(change.redacted);
+    if (!untouched)
+        report.changedConfigFiles.push(change.file);
+    if (untouched || now === undefined || onChange === 'discard') {
+        await writeAtomically(change.file, change.original, change.mode);
+        return;
+    }
+    for (const entry of change.entries) {
+        if (!EXTRA_HEADER_KEY.test(entry.key)) {
+            await git.exec(['config', '--file', change.file, '--add', entry.key, entry.value]);
+            continue;
+        }
+        // Like actions/checkout: a placeholder through argv, the secret written straight into the file.
+        const placeholder = `ralph-placeholder-${randomUUID()}`;
+        await git.exec(['config', '--file', change.file, '--add', entry.key, placeholder]);
+        const text = await readFile(change.file, 'utf8');
+        if (text.indexOf(placeholder) < 0 || text.indexOf(placeholder) !== text.lastIndexOf(placeholder))
+            throw new Error(`the placeholder for ${entry.key} was not found once in ${change.file}`);
+        await writeAtomically(change.file, Buffer.from(text.replace(placeholder, quoteConfigValue(entry.value))), change.mode);
+    }
+}
+/** The local config, the worktree's config, and every submodule's config under modules/. */
+async function credentials_configFiles(git) {
+    const common = await git.commonDir();
+    const files = [path.join(common, 'config'), await git.gitPath('config.worktree')];
+    const walk = async (dir) => {
+        const names = await readdir(dir, { withFileTypes: true }).catch(() => []);
+        for (const entry of names) {
+            if (!entry.isDirectory())
+                continue;
+            const sub = path.join(dir, entry.name);
+            files.push(path.join(sub, 'config'));
+            await walk(path.join(sub, 'modules'));
+        }
+    };
+    await walk(path.join(common, 'modules'));
+    const existing = [];
+    for (const file of new Set(files)) {
+        if (await stat(file).then(s => s.isFile(), () => false))
+            existing.push(file);
+    }
+    return existing;
+}
+async function listConfig(git, file) {
+    const result = await git.exec(['config', '--file', file, '--null', '--list']);
+    return result.stdout
+        .split('\0')
+        .filter(Boolean)
+        .map(record => {
+        const newline = record.indexOf('\n');
+        return newline < 0
+            ? { key: record, value: '' }
+            : { key: record.slice(0, newline), value: record.slice(newline + 1) };
+    });
+}
+async function holdsAuthHeader(git, file) {
+    if (!(await stat(file).then(s => s.isFile(), () => false)))
+        return false;
+    const entries = await listConfig(git, file).catch(() => []);
+    return entries.some(e => EXTRA_HEADER_KEY.test(e.key) && AUTH_VALUE.test(e.value));
+}
+function resolveInclude(configFile, value) {
+    if (value.startsWith('~/'))
+        return path.join(os.homedir(), value.slice(2));
+    return path.resolve(path.dirname(configFile), value);
+}
+function dedupeKeys(entries) {
+    const seen = new Set();
+    return entries.filter(e => {
+        const id = EXTRA_HEADER_KEY.test(e.key) ? e.key : `${e.key}\0${e.value}`;
+        if (seen.has(id))
+            return false;
+        seen.add(id);
+        return true;
+    });
+}
+/** A value as git writes it into a config file. */
+function quoteConfigValue(value) {
+    if (!/^\s|\s$|[#;"\\\n]/.test(value))
+        return value;
+    return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
+}
+async function writeAtomically(file, content, mode) {
+    const temp = `${file}.ralph-${randomUUID()}`;
+    try {
+        await writeFile(temp, content, { mode });
+        await chmod(temp, mode);
+        await rename(temp, file);
+    }
+    catch (error) {
+        await rm(temp, { force: true });
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/snapshot.ts
+// What of .git can make the action's own git (or a later step's) run code or go elsewhere: the config files
+// (core.fsmonitor, core.hooksPath, filter.*.smudge, url.*.insteadOf, remote.origin.url, http.proxy), info/
+// (attributes that wire a filter, excludes, grafts) and hooks/. Snapshotted before the loop and put back,
+// byte for byte and mode for mode, after it: whatever the agent (or a check) wrote there does not outlive
+// the loop. Kept in a file too, so the post step can put it back when main was killed.
+
+
+
+
+async function kind(file) {
+    try {
+        const s = await lstat(file);
+        return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
+    }
+    catch {
+        return undefined;
+    }
+}
+async function walk(dir, found) {
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory())
+            await walk(full, found);
+        else
+            found.push(full);
+    }
+}
+async function save(file) {
+    const s = await lstat(file).catch(() => undefined);
+    if (!s?.isFile())
+        return undefined;
+    return { path: file, mode: s.mode & 0o7777, content: (await readFile(file)).toString('base64') };
+}
+/** The config files, info/ and hooks/ of the work tree's repository, as they are now. */
+async function snapshotGitDir(workTree) {
+    const git = new GitRepo(workTree);
+    const common = await git.commonDir();
+    const folders = [path.join(common, 'info'), path.join(common, 'hooks')];
+    const configs = [...new Set([...(await configFiles(git)), await git.gitPath('config.worktree')])];
+    const snapshot = { folders, files: [], absent: [] };
+    for (const file of configs) {
+        const saved = await save(file);
+        if (saved)
+            snapshot.files.push(saved);
+        else
+            snapshot.absent.push(file);
+    }
+    for (const folder of folders) {
+        const found = [];
+        await walk(folder, found);
+        for (const file of found) {
+            const saved = await save(file);
+            if (saved)
+                snapshot.files.push(saved);
+        }
+    }
+    return snapshot;
+}
+/**
+ * Puts back everything the snapshot holds, removing what was added since (never following a symlink).
+ * Answers the paths that had changed; throws only when one cannot be put back.
+ */
+async function restoreGitDir(snapshot) {
+    const changed = new Set();
+    const wanted = new Map(snapshot.files.map(f => [f.path, f]));
+    for (const folder of snapshot.folders) {
+        if ((await kind(folder)) === 'other') {
+            await rm(folder, { force: true });
+            changed.add(folder);
+        }
+        const now = [];
+        await walk(folder, now);
+        for (const file of now)
+            if (!wanted.has(file)) {
+                await rm(file, { recursive: true, force: true });
+                changed.add(file);
+            }
+    }
+    for (const file of snapshot.absent)
+        if ((await kind(file)) !== undefined) {
+            await rm(file, { recursive: true, force: true });
+            changed.add(file);
+        }
+    for (const saved of snapshot.files) {
+        const content = Buffer.from(saved.content, 'base64');
+        const now = await lstat(saved.path).catch(() => undefined);
+        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await readFile(saved.path)).equals(content))
+            continue;
+        if (now)
+            await rm(saved.path, { recursive: true, force: true });
+        await mkdir(path.dirname(saved.path), { recursive: true });
+        await writeFile(saved.path, content, { mode: saved.mode });
+        await chmod(saved.path, saved.mode);
+        changed.add(saved.path);
+    }
+    return [...changed];
+}
+
+;// CONCATENATED MODULE: ./src/git/push.ts
+// Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
+// the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
+// hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
+// only to the GitHub server, for this one command.
+
+
+
+
+
+
+
+/** Branches under this prefix belong to the action: it may replace them (with a lease). */
+const OWNED_BRANCH_PREFIX = 'ralph/';
+/** Known reasons a push fails, each with the fix in `PUSH_FAILURE_FIXES`. */
+const PUSH_FAILURE = {
+    /** A change under .github/workflows/ pushed with a token lacking the `workflows` permission. */
+    workflowsPermission: 'workflows_permission',
+    /** Branch protection or a ruleset refused the update. */
+    protectedBranch: 'protected_branch',
+    /** The remote branch has commits this run does not have (a plain push). */
+    nonFastForward: 'non_fast_forward',
+    /** The remote branch moved since the run started (a `--force-with-lease` push). */
+    staleLease: 'stale_lease',
+    /** The token was refused: missing, invalid or expired. */
+    authFailed: 'auth_failed',
+    /** The token is valid but may not write to the repository. */
+    permissionDenied: 'permission_denied',
+    unknown: 'unknown'
+};
+/** GitHub's own words, as they appear in git's output (matched as substrings or patterns). */
+const GITHUB_PUSH_ERRORS = {
+    workflows: /refusing to allow an? (GitHub App|OAuth App|Personal Access Token) to create or update workflow `([^`]+)` without `(workflows?)` (permission|scope)/,
+    protectedBranch: /GH006: Protected branch update failed|protected branch hook declined|GH013: Repository rule violations found|push declined due to repository rule violations/,
+    staleLease: /\(stale info\)|\[rejected\] \(stale info\)/,
+    nonFastForward: /\((non-fast-forward|fetch first)\)|Updates were rejected because/,
+    permissionDenied: /Permission to \S+ denied to|Write access to repository not granted|The requested URL returned error: 403/,
+    authFailed: /Authentication failed for|Invalid username or (password|token)|could not read (Username|Password) for|The requested URL returned error: 401/
+};
+async function pushBranch(workTree, options) {
+    const repo = new GitRepo(workTree);
+    const log = options.log ?? (() => undefined);
+    const remote = options.remote ?? 'origin';
+    const { branch } = options;
+    const target = `refs/heads/${branch}`;
+    const sha = (await repo.commitOf(options.ref ?? `refs/heads/${branch}`)) ??
+        (options.ref ? undefined : await repo.commitOf('HEAD'));
+    if (!sha)
+        throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`);
+    const url = repositoryUrl(options.serverUrl, options.repository);
+    const owned = branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null;
+    const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined;
+    const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules'];
+    if (lease !== undefined)
+        args.push(`--force-with-lease=${target}:${lease ?? ''}`);
+    else if (options.leaseSha && !owned)
+        log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`);
+    args.push('--end-of-options', url, `${sha}:${target}`);
+    const scratch = await scratchGitDir(repo);
+    try {
+        const auth = { token: options.token, serverUrl: options.serverUrl };
+        const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
+            cwd: scratch.gitDir,
+            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
+            env: hermeticGitEnvironment([
+                ['core.hooksPath', scratch.hooks],
+                // Belt and braces: no rewrite of our URL, wherever one might come from.
+                [`url.${url}.insteadOf`, url],
+                [`url.${url}.pushInsteadOf`, url],
+                ...authConfig(auth)
+            ])
+        });
+        const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
+        const status = porcelainStatus(result.stdout, target);
+        if (result.exitCode === 0 && status !== '!') {
+            await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true });
+            const forced = status === '+';
+            log(status === '='
+                ? `'${branch}' on ${options.repository} is already at ${sha.slice(0, 7)}.`
+                : `Pushed ${sha.slice(0, 7)} to '${branch}' on ${options.repository}${forced ? ' (replacing its previous history, with a lease)' : ''}.`);
+            return { pushed: true, sha, forced, output };
+        }
+        const error = classifyPushFailure(output, { branch, repository: options.repository, lease });
+        log(error.message);
+        return { pushed: false, sha, forced: false, error, output };
+    }
+    finally {
+        await rm(scratch.root, { recursive: true, force: true });
+    }
+}
+/** Turns git's push output into a known failure with its fix. */
+function classifyPushFailure(output, context) {
+    const { branch, repository } = context;
+    const detail = output
+        .split('\n')
+        .filter(line => /^(remote:|!|\s*!|error:|fatal:|hint:)/.test(line) && !/^remote:\s*$/.test(line))
+        .join('\n');
+    const workflow = GITHUB_PUSH_ERRORS.workflows.exec(output);
+    if (workflow) {
+        const [, actor, file, permission] = workflow;
+        return {
+            kind: PUSH_FAILURE.workflowsPermission,
+            workflowFile: file,
+            detail,
+            message: `GitHub refused the push because it changes the workflow file ${file}, and the token lacks the ` +
+                `\`${permission}\` ${permission === 'workflows' ? 'permission' : 'scope'} (it acts as ${actor === 'GitHub App' ? 'a GitHub App — GITHUB_TOKEN can never have it' : `a ${actor}`}). ` +
+                `Push with a fine-grained PAT or GitHub App token that has "Workflows: read and write" (a classic PAT needs the \`workflow\` scope), ` +
+                `or keep the loop away from .github/workflows/. The change is kept as a patch with the run's record.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.protectedBranch.test(output)) {
+        return {
+            kind: PUSH_FAILURE.protectedBranch,
+            detail,
+            message: `GitHub refused the push to '${branch}': the branch is protected (a branch protection rule or ruleset). ` +
+                `Let the loop push to a branch of its own (the default ralph/…) and merge through the pull request, ` +
+                `or allow this token's actor to bypass the rule in Settings → Rules (or Branches).`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.staleLease.test(output)) {
+        return {
+            kind: PUSH_FAILURE.staleLease,
+            detail,
+            message: `'${branch}' changed on ${repository} while the loop ran (it was expected at ${context.lease ? context.lease.slice(0, 7) : 'nothing: not to exist'}): ` +
+                `the action does not overwrite commits it has not seen. Re-run to start again from the branch as it is now.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.nonFastForward.test(output)) {
+        return {
+            kind: PUSH_FAILURE.nonFastForward,
+            detail,
+            message: `'${branch}' on ${repository} has commits this run does not have (pushed while the loop ran), and the action ` +
+                `force-pushes only onto branches it owns (${OWNED_BRANCH_PREFIX}…). Re-run to continue from the new tip.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.permissionDenied.test(output)) {
+        return {
+            kind: PUSH_FAILURE.permissionDenied,
+            detail,
+            message: `The token may not push to ${repository}. For GITHUB_TOKEN give the job \`permissions: contents: write\` ` +
+                `(and check Settings → Actions → General → Workflow permissions); for a PAT or App token, grant it ` +
+                `"Contents: read and write" on ${repository}.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.authFailed.test(output)) {
+        return {
+            kind: PUSH_FAILURE.authFailed,
+            detail,
+            message: `GitHub did not accept the token for ${repository} (missing, invalid or expired). Check the token given to the action.`
+        };
+    }
+    return {
+        kind: PUSH_FAILURE.unknown,
+        detail,
+        message: `The push of '${branch}' to ${repository} failed: ${detail || output || 'git gave no reason'}`
+    };
+}
+/** The porcelain status flag of one ref (` ` fast-forward, `+` forced, `-` deleted, `*` new, `!` rejected, `=` up to date). */
+function porcelainStatus(stdout, target) {
+    for (const line of stdout.split('\n')) {
+        const [flag, refs] = line.split('\t');
+        if (refs?.endsWith(`:${target}`))
+            return flag;
+    }
+    return undefined;
+}
+/**
+ * A bare git directory with no config, hooks or templates of its own that sees the work tree's objects
+ * (and its shallow boundary, so a shallow clone can push).
+ */
+async function scratchGitDir(repo) {
+    const root = await mkdtemp(path.join(tmpdir(), 'ralph-push-'));
+    try {
+        const gitDir = path.join(root, 'git');
+        const hooks = path.join(root, 'no-hooks');
+        await mkdir(hooks);
+        await repo.exec(['init', '--quiet', '--bare', '--template=', `--object-format=${await repo.objectFormat()}`, gitDir], {
+            env: { GIT_DIR: undefined, GIT_WORK_TREE: undefined }
+        });
+        await mkdir(path.join(gitDir, 'objects', 'info'), { recursive: true });
+        await writeFile(path.join(gitDir, 'objects', 'info', 'alternates'), `${await repo.gitPath('objects')}\n`);
+        const shallow = await repo.gitPath('shallow');
+        await copyFile(shallow, path.join(gitDir, 'shallow')).catch(() => undefined);
+        return { root, gitDir, hooks };
+    }
+    catch (error) {
+        await rm(root, { recursive: true, force: true });
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/index.ts
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/cli/isolation.ts
+// `--isolation user`: the loop's processes (the agent, the ralph's commands, the checks) run as their own
+// unprivileged user, with the environment minus credentials; everything of that user is killed whenever none
+// of them runs, and the work tree is given back at the end. Needs root or passwordless sudo: said in one line.
+
+
+
+
+
+
+/** The isolation `--isolation` asks for; undefined for `none`. Throws RalphError (one line) when impossible. */
+async function isolateCli(config, settings) {
+    if (settings.isolation !== 'user')
+        return undefined;
+    if (config.worktree)
+        throw new RalphError("'--isolation user' does not work with --worktree yet: run it in a checkout of its own.");
+    const privilege = isolationPrivilege();
+    if ('why' in privilege)
+        throw new RalphError(`'--isolation user' is not possible here: ${privilege.why}.`);
+    const workspace = await GitWorkspace.open(config.projectRoot);
+    const workTree = workspace.root;
+    await workspace.dispose();
+    const program = which(config.ralph.agentArgv[0] ?? '', { cwd: config.projectRoot, path: process.env.PATH });
+    try {
+        const isolated = await isolateAgent({
+            ...(settings.agentUser !== undefined ? { user: settings.agentUser } : {}),
+            privilege: privilege.privilege,
+            workTree,
+            ...(program ? { program: external_node_path_default().resolve(config.projectRoot, program) } : {}),
+            outside: [config.recordDir, (0,external_node_os_namespaceObject.homedir)()]
+        });
+        const env = agentEnvironment(process.env, config.agentEnv);
+        return {
+            runProcess: options => isolated.runProcess({ ...options, env: options.env ?? env }),
+            release: async (warn) => {
+                for (const problem of await isolated.release())
+                    warn(`The isolation could not be fully undone: ${problem}`);
+            }
+        };
+    }
+    catch (error) {
+        if (error instanceof IsolationError)
+            throw new RalphError(`'--isolation user': ${error.message}`);
+        throw error;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/cli/run-command.ts
 // `ralph-action run PATH [options] [user args…]`: ralphify's `ralph run`, plus gates, budgets and a record.
+
 
 
 
@@ -16261,20 +17313,24 @@ async function runWithConsole(config, settings, io) {
         : undefined;
     if (settings.logDir)
         io.stdout(`Logging output to ${settings.logDir}/\n`);
+    let isolation;
     try {
+        isolation = await isolateCli(config, settings);
         const result = await runLoop(config, {
             signal: cancel.signal,
             finishSignal: finish.signal,
             emit: event => {
                 render(event);
                 logDir?.(event);
-            }
+            },
+            ...(isolation ? { runProcess: isolation.runProcess } : {})
         });
         if (result.error)
             io.stderr(`Run crashed: ${result.error}\n`);
         return exitCodeFor(result, config.checks.length > 0);
     }
     finally {
+        await isolation?.release(message => io.stderr(`Warning: ${message}\n`));
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
     }

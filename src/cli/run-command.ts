@@ -12,6 +12,7 @@ import {
 import { loadRalph, resolveRalphPath } from '../ralph/index.js'
 import { parseArgs, UsageError } from './argv.js'
 import { consoleRenderer } from './console.js'
+import { isolateCli, type CliIsolation } from './isolation.js'
 import type { CliIO } from './main.js'
 import { LOOP_OPTIONS, REFERENCE_OPTIONS, agentSettings, loopSettings, type LoopSettings } from './options.js'
 
@@ -64,18 +65,22 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
     ? logDirWriter(path.resolve(io.cwd, settings.logDir), config.recordDir, io)
     : undefined
   if (settings.logDir) io.stdout(`Logging output to ${settings.logDir}/\n`)
+  let isolation: CliIsolation | undefined
   try {
+    isolation = await isolateCli(config, settings)
     const result = await runLoop(config, {
       signal: cancel.signal,
       finishSignal: finish.signal,
       emit: event => {
         render(event)
         logDir?.(event)
-      }
+      },
+      ...(isolation ? { runProcess: isolation.runProcess } : {})
     })
     if (result.error) io.stderr(`Run crashed: ${result.error}\n`)
     return exitCodeFor(result, config.checks.length > 0)
   } finally {
+    await isolation?.release(message => io.stderr(`Warning: ${message}\n`))
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }

@@ -111,15 +111,14 @@ export class IsolationError extends Error {
 /** Whether this process can start programs as another user: as root, or with passwordless sudo. */
 export function isolationPrivilege(): { privilege: Privilege } | { why: string } {
   if (process.platform !== 'linux')
-    return { why: `running the agent as its own user needs Linux (this runner is ${process.platform})` }
+    return { why: `running the agent as its own user needs Linux (this is ${process.platform})` }
   if (!which('setpriv', { cwd: '/', path: SYSTEM_PATH }))
     return { why: 'setpriv (util-linux) is not installed' }
   if (process.getuid?.() === 0) return { privilege: 'root' }
-  const me = `${userInfo().username} (uid ${process.getuid?.()})`
-  if (!which('sudo', { cwd: '/', path: SYSTEM_PATH }))
-    return { why: `the action runs as ${me}, not root, and sudo is not installed` }
+  const me = `ralph-action runs as ${userInfo().username} (uid ${process.getuid?.()}), not as root`
+  if (!which('sudo', { cwd: '/', path: SYSTEM_PATH })) return { why: `${me}, and sudo is not installed` }
   const probe = spawnSync('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 })
-  if (probe.status !== 0) return { why: `the action runs as ${me}, not root, without passwordless sudo` }
+  if (probe.status !== 0) return { why: `${me}, and without passwordless sudo` }
   return { privilege: 'sudo' }
 }
 
