@@ -45709,15 +45709,20 @@ function isolation(state, log) {
     let running = 0;
     let reaped = [];
     const command = (argv, env) => {
+        const agentEnv = agentUserEnvironment(env, state.user);
+        // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
+        if (state.privilege === 'root')
+            return { argv: asAgent(state, argv), env: agentEnv, stdin: Buffer.alloc(0) };
+        // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
         const entries = [];
-        for (const [key, value] of Object.entries(agentUserEnvironment(env, state.user))) {
+        for (const [key, value] of Object.entries(agentEnv)) {
             if (value === undefined)
                 continue;
             if (IDENTIFIER.test(key))
                 entries.push(`${key}=${value}\0`);
             else if (!said.has(key)) {
                 said.add(key);
-                log?.(`The variable ${key} cannot be passed to the agent's user (not a shell name); it is left out.`);
+                log?.(`The variable ${key} cannot be passed to the agent's user through sudo (not a shell name); it is left out.`);
             }
         }
         return {
@@ -45754,23 +45759,29 @@ function isolation(state, log) {
         if (!which(options.argv[0] ?? '', { cwd: options.cwd, path: env.PATH }))
             return notFound(options);
         const agent = command(options.argv, env);
-        const input = options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input);
+        const input = agent.stdin.length === 0
+            ? options.input
+            : Buffer.concat([
+                agent.stdin,
+                options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input)
+            ]);
         running++;
         let exited = false;
+        let killing;
         // Once the last program has exited, what it left (holding its output open, or not) is killed at once.
         const ended = () => {
             if (exited)
                 return;
             exited = true;
             if (--running === 0)
-                void killAll().catch(error => log?.(error.message));
+                killing = killAll();
         };
         try {
             return await runProcess({
                 ...options,
                 argv: agent.argv,
                 env: agent.env,
-                input: Buffer.concat([agent.stdin, input]),
+                ...(input !== undefined ? { input } : {}),
                 signaller,
                 onExit: () => {
                     ended();
@@ -45780,7 +45791,10 @@ function isolation(state, log) {
         }
         finally {
             ended();
-            if (running === 0)
+            // Nothing of the uid survives the program's end (a kill started at its exit is waited for).
+            if (killing)
+                await killing;
+            else if (running === 0)
                 await killAll();
         }
     };
@@ -45891,7 +45905,22 @@ function agentSignaller(state) {
         (0,external_node_child_process_namespaceObject.spawnSync)(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
     };
 }
-/** Live (not zombie) processes whose real, effective or saved uid is `uid`. */
+/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
+const statusBuffer = Buffer.alloc(1024);
+/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
+function statusHead(pid) {
+    const fd = (0,external_node_fs_.openSync)(`/proc/${pid}/status`, 'r');
+    try {
+        return statusBuffer.toString('latin1', 0, (0,external_node_fs_.readSync)(fd, statusBuffer, 0, statusBuffer.length, null));
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/**
+ * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
+ * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
+ */
 function processesOf(uid) {
     const pids = [];
     let names;
@@ -45906,7 +45935,7 @@ function processesOf(uid) {
             continue;
         let status;
         try {
-            status = (0,external_node_fs_.readFileSync)(`/proc/${name}/status`, 'latin1');
+            status = statusHead(name);
         }
         catch {
             continue; // exited meanwhile

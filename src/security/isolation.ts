@@ -5,7 +5,7 @@
 // as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
 // passwordless sudo; whenever none of them is running, every process of that uid is killed.
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readSync } from 'node:fs'
 import { userInfo } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -58,9 +58,9 @@ export interface IsolationState {
 /** How to start one program as the agent's user: spawn `argv` with `env`, writing `stdin` first. */
 export interface AgentCommand {
   argv: string[]
-  /** For the privileged launcher only (no value of the agent's environment is in it). */
+  /** The agent's environment as root (setpriv passes it on); through sudo, the launcher's own (no value of the agent's). */
   env: NodeJS.ProcessEnv
-  /** The agent's environment, for the launcher; the program's own input follows it. */
+  /** Through sudo: the agent's environment, for the launcher; the program's own input follows it. Else empty. */
   stdin: Buffer
 }
 
@@ -227,13 +227,20 @@ export function isolation(state: IsolationState, log?: (message: string) => void
   let reaped: number[] = []
 
   const command = (argv: string[], env: NodeJS.ProcessEnv): AgentCommand => {
+    const agentEnv = agentUserEnvironment(env, state.user)
+    // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
+    if (state.privilege === 'root')
+      return { argv: asAgent(state, argv), env: agentEnv, stdin: Buffer.alloc(0) }
+    // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
     const entries: string[] = []
-    for (const [key, value] of Object.entries(agentUserEnvironment(env, state.user))) {
+    for (const [key, value] of Object.entries(agentEnv)) {
       if (value === undefined) continue
       if (IDENTIFIER.test(key)) entries.push(`${key}=${value}\0`)
       else if (!said.has(key)) {
         said.add(key)
-        log?.(`The variable ${key} cannot be passed to the agent's user (not a shell name); it is left out.`)
+        log?.(
+          `The variable ${key} cannot be passed to the agent's user through sudo (not a shell name); it is left out.`
+        )
       }
     }
     return {
@@ -270,21 +277,28 @@ export function isolation(state: IsolationState, log?: (message: string) => void
     // As run directly: a program that is not there is not started (the loop says which one is missing).
     if (!which(options.argv[0] ?? '', { cwd: options.cwd, path: env.PATH })) return notFound(options)
     const agent = command(options.argv, env)
-    const input = options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input)
+    const input =
+      agent.stdin.length === 0
+        ? options.input
+        : Buffer.concat([
+            agent.stdin,
+            options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input)
+          ])
     running++
     let exited = false
+    let killing: Promise<unknown> | undefined
     // Once the last program has exited, what it left (holding its output open, or not) is killed at once.
     const ended = (): void => {
       if (exited) return
       exited = true
-      if (--running === 0) void killAll().catch(error => log?.((error as Error).message))
+      if (--running === 0) killing = killAll()
     }
     try {
       return await runProcess({
         ...options,
         argv: agent.argv,
         env: agent.env,
-        input: Buffer.concat([agent.stdin, input]),
+        ...(input !== undefined ? { input } : {}),
         signaller,
         onExit: () => {
           ended()
@@ -293,7 +307,9 @@ export function isolation(state: IsolationState, log?: (message: string) => void
       })
     } finally {
       ended()
-      if (running === 0) await killAll()
+      // Nothing of the uid survives the program's end (a kill started at its exit is waited for).
+      if (killing) await killing
+      else if (running === 0) await killAll()
     }
   }
 
@@ -399,7 +415,23 @@ function agentSignaller(state: IsolationState): Signaller {
   }
 }
 
-/** Live (not zombie) processes whose real, effective or saved uid is `uid`. */
+/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
+const statusBuffer = Buffer.alloc(1024)
+
+/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
+function statusHead(pid: string): string {
+  const fd = openSync(`/proc/${pid}/status`, 'r')
+  try {
+    return statusBuffer.toString('latin1', 0, readSync(fd, statusBuffer, 0, statusBuffer.length, null))
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
+ * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
+ */
 export function processesOf(uid: number): number[] {
   const pids: number[] = []
   let names: string[]
@@ -412,7 +444,7 @@ export function processesOf(uid: number): number[] {
     if (!/^\d+$/.test(name)) continue
     let status: string
     try {
-      status = readFileSync(`/proc/${name}/status`, 'latin1')
+      status = statusHead(name)
     } catch {
       continue // exited meanwhile
     }
