@@ -14,6 +14,7 @@ const MEASUREMENTS = {
   'cost-latency': './cost-latency.mjs',
   startup: './startup.mjs',
   isolation: './isolation.mjs',
+  install: './install.mjs',
   // Experiments: run only when named.
   spawner: './spawner.mjs'
 }

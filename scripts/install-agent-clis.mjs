@@ -1,21 +1,23 @@
 #!/usr/bin/env node
-// Installs the pinned real agent CLIs (claude, codex) into .tool-cache/agents/ for the live test tier.
+// Installs the pinned real agent CLIs (claude, codex, gemini, opencode, qwen) into .tool-cache/agents/ for the
+// live test tier.
 //
 //   node scripts/install-agent-clis.mjs           install if missing or not the pinned version, then print paths
 //   node scripts/install-agent-clis.mjs --check   only report; exit 1 when something is missing
 //   node scripts/install-agent-clis.mjs --force   reinstall even when the pinned versions are present
 //
-// The versions live in scripts/install-agent-clis.json (the one place to bump them). They are not dependencies
-// of ralph-action: the cache folder has its own package.json, and .tool-cache/ is gitignored.
+// The versions live in scripts/install-agent-clis.json (the one place to bump them; the action's install-agent
+// input installs the same ones). They are not dependencies of ralph-action: the cache folder has its own
+// package.json, and .tool-cache/ is gitignored. One `npm install` fetches all five (about 1.2 GB, 1-2 minutes).
 import { spawnSync } from 'node:child_process'
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const repoRoot = dirname(dirname(fileURLToPath(import.meta.url)))
 const pinsFile = join(repoRoot, 'scripts', 'install-agent-clis.json')
 const cacheDir = join(repoRoot, '.tool-cache', 'agents')
-const { packages, bins } = JSON.parse(readFileSync(pinsFile, 'utf8'))
+const { agents } = JSON.parse(readFileSync(pinsFile, 'utf8'))
 const args = new Set(process.argv.slice(2))
 
 function packageDir(pkg) {
@@ -34,43 +36,26 @@ function installedVersion(pkg) {
   }
 }
 
-// claude-code ships bin/claude.exe as a placeholder that its postinstall replaces with the native binary.
-function isNativeExecutable(file) {
-  try {
-    const fd = openSync(file, 'r')
-    const head = Buffer.alloc(4)
-    readSync(fd, head, 0, 4, 0)
-    closeSync(fd)
-    const elf = head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46]))
-    const machO = [0xfeedfacf, 0xcffaedfe].includes(head.readUInt32BE(0))
-    return elf || machO
-  } catch {
-    return false
-  }
-}
-
+// A package whose native binary is linked by its postinstall ships a placeholder that prints an error instead.
 function reportedVersion(bin) {
-  const run = spawnSync(binPath(bin), ['--version'], { encoding: 'utf8', timeout: 30000 })
+  const run = spawnSync(binPath(bin), ['--version'], { encoding: 'utf8', timeout: 60000 })
   return run.status === 0 ? run.stdout.trim() : undefined
 }
 
 /** What is wrong with the cache, one sentence per problem; empty when every pinned CLI is ready. */
 function problems() {
   const found = []
-  for (const [bin, pkg] of Object.entries(bins)) {
-    const want = packages[pkg]
+  for (const [bin, { package: pkg, version: want }] of Object.entries(agents)) {
     const have = installedVersion(pkg)
     if (have !== want) {
       found.push(`${pkg} is ${have ? `at ${have}` : 'not installed'}; want ${want}`)
       continue
     }
-    if (bin === 'claude' && !isNativeExecutable(join(packageDir(pkg), 'bin', 'claude.exe'))) {
-      found.push(`${pkg}: bin/claude.exe is still the placeholder (its postinstall did not run)`)
-      continue
-    }
     const version = reportedVersion(bin)
     if (!version?.includes(want))
-      found.push(`${bin} --version printed ${JSON.stringify(version)}; want ${want}`)
+      found.push(
+        `${bin} --version printed ${JSON.stringify(version)}; want ${want} (did its postinstall run?)`
+      )
   }
   return found
 }
@@ -91,7 +76,7 @@ function diskSize() {
 }
 
 function printPaths() {
-  for (const [bin, pkg] of Object.entries(bins)) console.log(`${bin} ${packages[pkg]}: ${binPath(bin)}`)
+  for (const [bin, { version }] of Object.entries(agents)) console.log(`${bin} ${version}: ${binPath(bin)}`)
 }
 
 const before = problems()
@@ -118,12 +103,12 @@ const manifest = {
   private: true,
   description:
     'Cache of the real agent CLIs for the live test tier. Generated from scripts/install-agent-clis.json.',
-  dependencies: packages
+  dependencies: Object.fromEntries(Object.values(agents).map(agent => [agent.package, agent.version]))
 }
 writeFileSync(join(cacheDir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n')
 
 // Scripts are off so the result never depends on the user's npm config (ignore-scripts, allowScripts);
-// the one postinstall we need (claude-code linking its native binary) is run explicitly below.
+// the postinstalls we need (claude and opencode linking their native binaries) are run explicitly below.
 run('npm', [
   'install',
   '--prefix',
@@ -136,9 +121,9 @@ run('npm', [
   '--engine-strict=false',
   '--loglevel=error'
 ])
-const claudeDir = packageDir(bins.claude)
-if (!isNativeExecutable(join(claudeDir, 'bin', 'claude.exe')))
-  run('node', ['install.cjs'], { cwd: claudeDir })
+for (const [bin, agent] of Object.entries(agents))
+  if (agent.postinstall && reportedVersion(bin) === undefined)
+    run('node', [agent.postinstall], { cwd: packageDir(agent.package) })
 
 const after = problems()
 if (after.length > 0) {

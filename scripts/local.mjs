@@ -1,17 +1,55 @@
-// `npm run local [-- path/to.env]`: runs the built action (dist/index.js, main then post) on this machine the
-// way the runner does: INPUT_* from the env file with action.yml's defaults for the rest, GITHUB_* stand-ins,
-// temp GITHUB_OUTPUT / GITHUB_STATE / GITHUB_STEP_SUMMARY files (printed at the end), STATE_* for post.
-// The workspace is a scratch git copy of examples/fix-failing-test. (@github/local-action 7 was not used: it
-// stubs @actions/core 2 while this action bundles 3, and a dependency of it needs Node 22.)
-import { execFileSync, spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+// `npm run local [-- path/to.env]`: the built action (dist/index.js, main then post) run the way the runner
+// runs it, all the way, on this machine. Its inputs come from the env file (INPUT_<NAME>=value lines;
+// action.yml's defaults for the rest). Around it stand the end-to-end tests' own stand-ins (one copy, in
+// __tests__/): a bare git remote behind a local git server, checked out as actions/checkout leaves it; the
+// OpenAPI-checked GitHub API stand-in; the artifact service in front of azurite. They are TypeScript,
+// compiled once with the project's tsc into node_modules/.cache/ralph-local (again when they change).
+// At the end it says where everything went: the branch, the pull request, the artifact, and the job
+// summary as Markdown and as an HTML page. (@github/local-action 7 was not used: it stubs @actions/core 2
+// while this action bundles 3, and a dependency of it needs Node 22.)
+import { execFileSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
-import { parse } from 'yaml'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { marked } from 'marked'
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')
 const envFile = path.resolve(process.argv[2] ?? path.join(root, 'examples', 'local-action.env'))
+const example = path.join(root, 'examples', 'fix-failing-test')
+
+/** The stand-ins' sources: the harness of the end-to-end tests and everything it imports. */
+const SOURCES = ['__tests__/action', '__tests__/support/github-api', '__tests__/support/artifacts']
+
+/** Compiles the harness with tsc when its sources changed since the last time; answers its module. */
+async function harness() {
+  const cache = path.join(root, 'node_modules', '.cache', 'ralph-local')
+  const files = SOURCES.flatMap(dir =>
+    readdirSync(path.join(root, dir))
+      .filter(name => name.endsWith('.ts') && !name.endsWith('.test.ts'))
+      .map(name => path.join(root, dir, name))
+  )
+  const stamp = createHash('sha256')
+  for (const file of files) stamp.update(file).update(readFileSync(file))
+  const digest = stamp.digest('hex')
+  const stampFile = path.join(cache, 'sources.sha256')
+  if (!existsSync(stampFile) || readFileSync(stampFile, 'utf8') !== digest) {
+    console.log('Compiling the local stand-ins (__tests__/action/harness.ts and what it imports)…')
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+    execFileSync(
+      process.execPath,
+      [
+        tsc,
+        ...['--outDir', cache, '--rootDir', root, '--module', 'NodeNext', '--moduleResolution', 'NodeNext'],
+        ...['--target', 'ES2022', '--types', 'node', '--skipLibCheck', '--strict', '--esModuleInterop'],
+        path.join(root, '__tests__', 'action', 'harness.ts')
+      ],
+      { stdio: 'inherit' }
+    )
+    writeFileSync(stampFile, digest)
+  }
+  return import(pathToFileURL(path.join(cache, '__tests__', 'action', 'harness.js')).href)
+}
 
 /** KEY=value lines; # comments and blank lines skipped; one pair of surrounding quotes removed. */
 function readEnvFile(file) {
@@ -23,104 +61,126 @@ function readEnvFile(file) {
   return out
 }
 
-const action = parse(readFileSync(path.join(root, 'action.yml'), 'utf8'))
-const inputs = {}
-for (const [name, input] of Object.entries(action.inputs ?? {})) {
-  const value = String(input.default ?? '')
-  // `${{ github.token }}` has no meaning here: no token locally.
-  inputs[`INPUT_${name.toUpperCase()}`] = value.includes('${{') ? '' : value
-}
-Object.assign(inputs, readEnvFile(envFile))
-
-const dir = mkdtempSync(path.join(tmpdir(), 'ralph-local-'))
-const workspace = path.join(dir, 'workspace')
-const runnerTemp = path.join(dir, 'runner-temp')
-mkdirSync(runnerTemp)
-cpSync(path.join(root, 'examples', 'fix-failing-test'), workspace, { recursive: true })
-const gitEnv = { ...process.env, GIT_AUTHOR_NAME: 'local', GIT_AUTHOR_EMAIL: 'local@localhost' }
-gitEnv.GIT_COMMITTER_NAME = gitEnv.GIT_AUTHOR_NAME
-gitEnv.GIT_COMMITTER_EMAIL = gitEnv.GIT_AUTHOR_EMAIL
-for (const args of [
-  ['init', '-q', '-b', 'main'],
-  ['add', '-A'],
-  ['commit', '-qm', 'start']
-])
-  execFileSync('git', args, { cwd: workspace, env: gitEnv })
-const sha = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: workspace, encoding: 'utf8' }).trim()
-const eventFile = path.join(dir, 'event.json')
-writeFileSync(eventFile, JSON.stringify({ inputs: {} }))
-
-const files = name => path.join(dir, name)
-const base = {
-  ...process.env,
-  ...inputs,
-  GITHUB_ACTIONS: 'true',
-  CI: 'true',
-  RUNNER_OS: 'Linux',
-  RUNNER_TEMP: runnerTemp,
-  GITHUB_WORKSPACE: workspace,
-  GITHUB_EVENT_NAME: 'workflow_dispatch',
-  GITHUB_EVENT_PATH: eventFile,
-  GITHUB_REPOSITORY: 'local/ralph-action-example',
-  GITHUB_REPOSITORY_OWNER: 'local',
-  GITHUB_SERVER_URL: 'https://github.com',
-  GITHUB_API_URL: 'https://api.github.com',
-  GITHUB_RUN_ID: '1',
-  GITHUB_RUN_NUMBER: '1',
-  GITHUB_RUN_ATTEMPT: '1',
-  GITHUB_JOB: 'local',
-  GITHUB_WORKFLOW: 'local',
-  GITHUB_ACTOR: 'local',
-  GITHUB_SHA: sha,
-  GITHUB_REF: 'refs/heads/main',
-  GITHUB_REF_NAME: 'main',
-  GITHUB_STATE: files('state'),
-  GITHUB_ENV: files('env'),
-  GITHUB_PATH: files('path')
-}
-for (const name of ['state', 'env', 'path', 'output-main', 'output-post', 'summary'])
-  writeFileSync(files(name), '')
-
-/** `name<<DELIM\nvalue\nDELIM` blocks (and `name=value` lines), as @actions/core writes them. */
-function readCommandFile(file) {
-  const out = {}
-  const lines = readFileSync(file, 'utf8').split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    const heredoc = /^([^=<]+)<<(.+)$/.exec(lines[i])
-    if (heredoc) {
-      const end = lines.indexOf(heredoc[2], i + 1)
-      out[heredoc[1]] = lines.slice(i + 1, end).join('\n')
-      i = end
-    } else if (lines[i].includes('='))
-      out[lines[i].slice(0, lines[i].indexOf('='))] = lines[i].slice(lines[i].indexOf('=') + 1)
+/** INPUT_MAX-ITERATIONS=5 → { 'max-iterations': '5' } (the harness fills in action.yml's defaults). */
+function inputsOf(env) {
+  const inputs = {}
+  for (const [key, value] of Object.entries(env)) {
+    if (!key.startsWith('INPUT_')) throw new Error(`${envFile}: ${key} is not an INPUT_<NAME> line`)
+    inputs[key.slice('INPUT_'.length).toLowerCase().replace(/_/g, ' ')] = value
   }
-  return out
+  return inputs
 }
 
-const step = (name, env) => {
-  console.log(`\n=== ${name}: node dist/index.js ===`)
-  return spawnSync('node', [path.join(root, 'dist', 'index.js')], { cwd: workspace, env, stdio: 'inherit' })
-    .status
+/** The example project's files, with their modes (the scripted agent is executable). */
+function exampleFiles(dir, prefix = '') {
+  const files = {}
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name)
+    if (entry.isDirectory()) Object.assign(files, exampleFiles(full, `${prefix}${entry.name}/`))
+    else
+      files[`${prefix}${entry.name}`] = {
+        content: readFileSync(full, 'utf8'),
+        mode: statSync(full).mode & 0o777
+      }
+  }
+  return files
 }
-const mainStatus = step('main', {
-  ...base,
-  GITHUB_OUTPUT: files('output-main'),
-  GITHUB_STEP_SUMMARY: files('summary')
-})
-const state = Object.fromEntries(
-  Object.entries(readCommandFile(files('state'))).map(([k, v]) => [`STATE_${k}`, v])
-)
-const postStatus = step('post', {
-  ...base,
-  ...state,
-  GITHUB_OUTPUT: files('output-post'),
-  GITHUB_STEP_SUMMARY: files('summary')
-})
 
-console.log(`\n=== outputs (${files('output-main')}) ===`)
-for (const [name, value] of Object.entries(readCommandFile(files('output-main'))))
-  console.log(`${name}=${value}`)
-console.log(`\n=== job summary (${files('summary')}) ===`)
-console.log(readFileSync(files('summary'), 'utf8') || '(empty)')
-console.log(`\nmain exited ${mainStatus}, post exited ${postStatus}; workspace: ${workspace}`)
-process.exit(mainStatus || postStatus || 0)
+/** The job summary as a page: the Markdown rendered here, its mermaid charts drawn by mermaid in the browser. */
+function summaryPage(markdown) {
+  const body = marked
+    .parse(markdown, { gfm: true, async: false })
+    // marked writes ```mermaid as <pre><code class="language-mermaid">: mermaid draws <pre class="mermaid">.
+    .replace(
+      /<pre><code class="language-mermaid">([\s\S]*?)<\/code><\/pre>/g,
+      '<pre class="mermaid">$1</pre>'
+    )
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>Job summary — ralph-action (local run)</title>
+<style>
+  body { font: 15px/1.5 -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; max-width: 980px; margin: 2em auto; padding: 0 1em; color: #1f2328; }
+  table { border-collapse: collapse; } th, td { border: 1px solid #d1d9e0; padding: 4px 10px; }
+  code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, monospace; background: #f6f8fa; }
+  pre { padding: 1em; overflow: auto; } blockquote { border-left: 4px solid #d1d9e0; margin: 0; padding: 0 1em; color: #59636e; }
+</style>
+</head>
+<body>
+${body}
+<p><small>The charts are drawn by mermaid, loaded from jsdelivr; offline, their source is shown instead.</small></p>
+<script type="module">
+  import mermaid from 'https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs'
+  mermaid.initialize({ startOnLoad: false })
+  await mermaid.run({ querySelector: 'pre.mermaid' })
+</script>
+</body>
+</html>
+`
+}
+
+const { createProject, runAction, startStand } = await harness()
+const inputs = inputsOf(readEnvFile(envFile))
+console.log(`Inputs from ${envFile}: ${JSON.stringify(inputs)}`)
+console.log('Starting the stand-ins: git server and bare remote, GitHub API, artifact service and azurite…')
+const [project, stand] = await Promise.all([createProject(exampleFiles(example)), startStand()])
+let status
+try {
+  const run = await runAction(project, stand, { inputs, echo: true })
+  status = run.main.exitCode || run.post?.exitCode || 0
+  const out = path.join(project.dir, 'local-run')
+  mkdirSync(out, { recursive: true })
+
+  console.log('\n=== outputs ===')
+  for (const [name, value] of Object.entries(run.outputs)) console.log(`${name}=${value}`)
+
+  console.log('\n=== where everything went ===')
+  const branch = run.outputs.branch
+  const pushed = branch && project.remoteGit('branch', '--list', branch).trim() !== ''
+  console.log(
+    pushed
+      ? `Branch ${branch}: pushed to the bare remote ${project.remote}\n${project.remoteGit('log', '--oneline', `main..${branch}`).trimEnd()}`
+      : `Branch: nothing was pushed to the bare remote ${project.remote}`
+  )
+  const pulls = project.api.state.pulls
+  for (const pull of pulls)
+    console.log(
+      `Pull request #${pull.number} on the GitHub stand-in: "${pull.title}" (${pull.head} → ${pull.base}, ${pull.state})`
+    )
+  if (pulls.length > 0) {
+    const file = path.join(out, 'pull-request.md')
+    writeFileSync(file, `# ${pulls.at(-1).title}\n\n${pulls.at(-1).body ?? ''}\n`)
+    console.log(`  its body: ${file}`)
+  } else console.log('Pull request: none was opened')
+  const artifacts = stand.artifacts.listArtifacts()
+  for (const artifact of artifacts) {
+    const files = await stand.artifacts.downloadArtifact(artifact.name)
+    const dir = path.join(out, 'artifact', artifact.name)
+    for (const [name, bytes] of files) {
+      mkdirSync(path.dirname(path.join(dir, name)), { recursive: true })
+      writeFileSync(path.join(dir, name), bytes)
+    }
+    console.log(
+      `Artifact ${artifact.name} (id ${artifact.id}, ${artifact.size} bytes) stored in azurite; its files: ${dir}`
+    )
+  }
+  if (artifacts.length === 0) console.log('Artifact: none was uploaded')
+  const markdown = path.join(out, 'summary.md')
+  const page = path.join(out, 'summary.html')
+  writeFileSync(markdown, run.summary)
+  writeFileSync(page, summaryPage(run.summary))
+  console.log(`Job summary: ${markdown}\n  as a page: ${page}`)
+  console.log(`Workspace (the checkout): ${project.workspace}`)
+  console.log(`All of it is kept under ${project.dir}`)
+  const problems = [...project.api.violations, ...project.api.unimplemented, ...stand.artifacts.violations]
+  if (problems.length > 0)
+    console.log(`\nRequests the real services would have refused:\n${JSON.stringify(problems, null, 2)}`)
+  console.log(`\nmain exited ${run.main.exitCode}, post exited ${run.post?.exitCode}`)
+} finally {
+  // The servers stop; the folders (remote, workspace, record, summary) stay for you to read.
+  await stand.close()
+  await project.api.close()
+  await project.gitServer.close()
+}
+process.exit(status)

@@ -25,7 +25,7 @@ beforeAll(async () => {
   stand = await startStand()
   // The agent (its own user) leaves its markers here.
   scratch = sharedDir('ralph-e2e-delivery-')
-}, 120_000)
+})
 
 afterAll(async () => {
   for (const p of projects) await p.cleanup()
@@ -222,7 +222,8 @@ test('what the agent leaves running (setsid, re-parented out of its tree) is kil
     // A double fork: the sleeper's parent exits at once, so it belongs to no tree of ours.
     "const code = \"const c = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' }); require('fs').writeFileSync(process.argv[1], String(c.pid)); c.unref()\"",
     `spawn(process.execPath, ['-e', code, ${JSON.stringify(pidFile)}], { detached: true, stdio: 'ignore' }).unref()`,
-    'await new Promise(r => setTimeout(r, 500))',
+    // On with the work once the sleeper is there (its pid file written), however slow the machine.
+    `while (!fs.existsSync(${JSON.stringify(pidFile)})) await new Promise(r => setTimeout(r, 20))`,
     FIX,
     DONE
   ].join('\n')

@@ -10,12 +10,13 @@ import {
   chownSync,
   existsSync,
   mkdirSync,
+  mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
   writeFileSync
 } from 'node:fs'
-import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -25,8 +26,25 @@ import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../suppor
 import { TEST_AGENT_USER } from '../support/isolation.js'
 import { startGitServer, type GitServer } from './git-server.js'
 
-export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..')
+/** The nearest folder above this file holding action.yml (also when `npm run local` compiled it elsewhere). */
+function repoRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url))
+  while (!existsSync(path.join(dir, 'action.yml')) && path.dirname(dir) !== dir) dir = path.dirname(dir)
+  return dir
+}
+
+export const REPO_ROOT = repoRoot()
 export const BUNDLE = path.join(REPO_ROOT, 'dist', 'index.js')
+
+/**
+ * The Node that starts dist/index.js: the runtime action.yml names (runs.using: node24), which `npm test`
+ * fetches into .tool-cache/node24 (scripts/action-node.mjs); RALPH_ACTION_NODE names another. Without it the
+ * action runs on the test's own Node, which CI does not allow (__tests__/action/runtime.test.ts).
+ */
+export const ACTION_NODE =
+  process.env.RALPH_ACTION_NODE ||
+  [path.join(REPO_ROOT, '.tool-cache', 'node24', 'bin', 'node')].find(existsSync) ||
+  process.execPath
 /** What `${{ github.token }}` is in these runs: the stand-in answers it as github-actions[bot]. */
 export const GITHUB_TOKEN = 'ghs_StandInJobToken0123456789abcdefABCD'
 export const OWNER = 'octo-org'
@@ -327,6 +345,8 @@ export interface RunOptions {
   noPost?: boolean
   /** Run both steps as this user (a job user with passwordless sudo); the project must be theirs. */
   as?: { uid: number; gid: number }
+  /** Show each step's log as it runs (`npm run local`). */
+  echo?: boolean
 }
 
 export interface ActionRun {
@@ -347,7 +367,8 @@ function spawnStep(
   env: Record<string, string>,
   cwd: string,
   during?: (child: ChildProcess) => Promise<void> | void,
-  as?: RunOptions['as']
+  as?: RunOptions['as'],
+  echo = false
 ): Promise<{
   exitCode: number | null
   signal: NodeJS.Signals | null
@@ -357,11 +378,17 @@ function spawnStep(
 }> {
   return new Promise((resolve, reject) => {
     const started = Date.now()
-    const child = spawn(process.execPath, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...as })
+    const child = spawn(ACTION_NODE, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...as })
     const out: Buffer[] = []
     const err: Buffer[] = []
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+    child.stdout.on('data', (chunk: Buffer) => {
+      out.push(chunk)
+      if (echo) process.stdout.write(chunk)
+    })
+    child.stderr.on('data', (chunk: Buffer) => {
+      err.push(chunk)
+      if (echo) process.stderr.write(chunk)
+    })
     child.on('error', reject)
     child.on('close', (exitCode, signal) =>
       resolve({
@@ -463,7 +490,8 @@ export async function runAction(
       { ...job, ...inputs, ...extra, GITHUB_STEP_SUMMARY: summaryFile },
       project.workspace,
       during,
-      options.as
+      options.as,
+      options.echo
     )
     const commands = parseCommands(result.stdout)
     // RALPH_E2E_LOG=1 shows each step's log (jest keeps a passing test quiet otherwise).
@@ -507,13 +535,34 @@ export async function runAction(
   }
 }
 
-/** Waits until `file` exists (an agent's "I am running" marker), or fails after `timeoutMs`. */
-export async function waitForFile(file: string, timeoutMs = 30_000): Promise<void> {
+/** Waits until `condition` holds (polling), or fails after `timeoutMs`. */
+export async function waitFor(
+  condition: () => boolean,
+  what = 'the condition',
+  timeoutMs = 30_000
+): Promise<void> {
   const until = Date.now() + timeoutMs
-  while (!existsSync(file)) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${file}`)
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
     await new Promise(resolve => setTimeout(resolve, 50))
   }
+}
+
+/** Waits until `file` exists (an agent's "I am running" marker), or fails after `timeoutMs`. */
+export const waitForFile = (file: string, timeoutMs = 30_000): Promise<void> =>
+  waitFor(() => existsSync(file), file, timeoutMs)
+
+/** The iteration in flight that a run record under RUNNER_TEMP names in its status.json, if any. */
+export function inFlight(runnerTemp: string): number | undefined {
+  for (const name of readdirSync(runnerTemp).filter(n => n.startsWith('ralph-record-'))) {
+    try {
+      const status = JSON.parse(readFileSync(path.join(runnerTemp, name, 'status.json'), 'utf8'))
+      if (typeof status.inFlight === 'number') return status.inFlight
+    } catch {
+      // not written yet
+    }
+  }
+  return undefined
 }
 
 /** Whether a process is still running (a zombie waiting for its reaper is not). */

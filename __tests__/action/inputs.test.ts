@@ -1,7 +1,8 @@
 // The action's inputs, read the way the runner hands them over (INPUT_* with action.yml's defaults filled
 // in): typed values, and one-line errors that name the input and the fix.
 import { describe, expect, test } from '@jest/globals'
-import { InputError, branchNameProblem, parseDuration, readInputs } from '../../src/action/inputs.js'
+import { InputError, branchNameProblem, readInputs } from '../../src/action/inputs.js'
+import { parseDuration } from '../../src/ralph/index.js'
 import { agentEnvironment } from '../../src/security/index.js'
 import { actionYaml, inputEnv } from './harness.js'
 
@@ -108,8 +109,8 @@ test.each([
   ['45m', 2700],
   ['2h', 7200],
   ['10 min', 600]
-])('the duration %s is %i seconds', (text, seconds) => {
-  expect(parseDuration(text)).toBe(seconds)
+])('the input duration %s is %i seconds (a bare number is minutes)', (text, seconds) => {
+  expect(parseDuration(text, 'm')).toBe(seconds)
 })
 
 describe('bad input is one line that names the input and the fix', () => {
@@ -193,5 +194,28 @@ describe('agent inputs', () => {
   test('presets, allow-env and max-turns are read', () => {
     const inputs = read({ ralph: 'r', presets: 'false', 'allow-env': 'GH_TOKEN, NPM_*', 'max-turns': '12' })
     expect(inputs).toMatchObject({ presets: false, allowEnv: ['GH_TOKEN', 'NPM_*'], maxTurns: 12 })
+  })
+
+  test('install-agent: off by default; true, a CLI, or a CLI at an exact version', () => {
+    expect(read({ ralph: 'r' }).installAgent).toBeUndefined()
+    expect(read({ ralph: 'r', 'install-agent': 'false' }).installAgent).toBeUndefined()
+    expect(read({ ralph: 'r', 'install-agent': 'true' }).installAgent).toEqual({})
+    expect(read({ ralph: 'r', 'install-agent': 'qwen' }).installAgent).toEqual({ name: 'qwen' })
+    expect(read({ ralph: 'r', 'install-agent': 'claude@2.1.400-beta.1' }).installAgent).toEqual({
+      name: 'claude',
+      version: '2.1.400-beta.1'
+    })
+  })
+
+  test('install-agent refuses an unknown CLI and a version that is not exact, naming the fix', () => {
+    expect(problem({ ralph: 'r', 'install-agent': 'aider' })).toBe(
+      'Input \'install-agent\' must be true, false, or one of claude, codex, gemini, opencode, qwen (optionally @version, e.g. claude@2.1.332), got "aider".'
+    )
+    expect(problem({ ralph: 'r', 'install-agent': 'claude@latest' })).toBe(
+      'Input \'install-agent\' has the version "latest": give an exact version like 2.1.332.'
+    )
+    // No shell or npm syntax reaches npm: a range, a tag, a URL or a second @ is refused.
+    for (const value of ['codex@^0.169.0', 'codex@0.169.0 --foo', 'gemini@file:../x', 'qwen@1.0.0@2'])
+      expect(problem({ ralph: 'r', 'install-agent': value })).toMatch(/^Input 'install-agent' /)
   })
 })

@@ -7,7 +7,8 @@ import path from 'node:path'
 import { readContext } from '../../src/github/context.js'
 import { MAX_PR_BODY_CHARS, pullRequestText } from '../../src/github/pr-body.js'
 import { outcomeSentence, type RunReport } from '../../src/github/run-report.js'
-import { charts, renderSummary } from '../../src/github/summary.js'
+import { charts } from '../../src/loop/index.js'
+import { renderSummary } from '../../src/github/summary.js'
 
 function iteration(n: number, passed: boolean, cost = 0.0123): IterationRecord {
   return {
@@ -131,6 +132,10 @@ describe('the outcome in one sentence', () => {
     [
       report(result([iteration(1, false), iteration(2, false)])),
       '❌ **fix-tests** used all 2 iterations without passing its gates (reached the cap of 10 iterations).'
+    ],
+    [
+      report(result([iteration(1, false), { ...iteration(2, true), verdict: 'checks_passed_no_tag' }])),
+      '❌ **fix-tests** used all 2 iterations: its gates pass, but the agent never gave the completion tag (the input `completion-tag: none` lets the gates alone decide).'
     ],
     [
       report(

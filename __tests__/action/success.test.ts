@@ -10,7 +10,7 @@ const projects: Project[] = []
 
 beforeAll(async () => {
   stand = await startStand()
-}, 120_000)
+})
 
 afterAll(async () => {
   for (const p of projects) await p.cleanup()
@@ -105,6 +105,12 @@ test('gates pass in iteration 2: branch pushed, pull request created, outputs, s
   expect(status).toMatchObject({ state: 'finished', stopReason: 'all_checks_passed', success: true })
   expect(files.get('progress.md')!.toString('utf8')).toContain('## Iteration 2: passed')
   expect(files.get('logs/iteration-002/prompt.md')!.toString('utf8')).toContain('This is iteration 2.')
+  // The ralph says nothing of credit: the action asks the agent to credit no one in its commits.
+  expect(files.get('logs/iteration-002/prompt.md')!.toString('utf8')).not.toContain('Co-authored-by')
+  // progress.md opens with the outcome and the overview, before the iterations' sections.
+  const progress = files.get('progress.md')!.toString('utf8')
+  expect(progress.indexOf('## Stopped: all_checks_passed')).toBeLessThan(progress.indexOf('## Overview'))
+  expect(progress.indexOf('```mermaid')).toBeLessThan(progress.indexOf('## Iteration 1:'))
 
   // The summary: the sentence, the table, the chart, the links.
   expect(run.summary).toContain(

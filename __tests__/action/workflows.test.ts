@@ -54,6 +54,19 @@ describe.each(EXAMPLES)('%s', file => {
   })
 })
 
+test('every example installs its agent with install-agent, not with a step of its own', () => {
+  const dir = path.join(REPO_ROOT, 'examples', 'workflows')
+  for (const file of readdirSync(dir).filter(name => name.endsWith('.yml'))) {
+    const wf = load(path.join('examples', 'workflows', file))
+    for (const [, job] of jobsOf(wf)) {
+      const steps = stepsOf(job)
+      for (const step of steps) expect(String(step.run ?? '')).not.toMatch(/npm (i|install) -g/)
+      for (const step of steps.filter(s => s.uses === 'org/ralph-action@v1'))
+        if ((step.with as Json).mode !== 'list') expect((step.with as Json)['install-agent']).toBe(true)
+    }
+  }
+})
+
 test('action.yml runs the one bundle on node24 as main and as a post step that always runs', () => {
   expect(actionYaml().runs).toEqual({
     using: 'node24',
@@ -73,7 +86,7 @@ describe("CI's self-test", () => {
   let stand: Stand
   beforeAll(async () => {
     stand = await startStand()
-  }, 120_000)
+  })
   afterAll(async () => stand?.close())
 
   test('runs the bundled example with the inputs ci.yml gives it, and ends as ci.yml expects', async () => {

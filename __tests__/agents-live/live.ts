@@ -8,13 +8,18 @@ import { execFileSync } from 'node:child_process'
 import { isolateAgent, isolationPrivilege, type AgentIsolation } from '../../src/security/index.js'
 import {
   agentBin,
+  liveSetup,
   parseJsonLines,
+  runAgentCli,
   whyNotInstalled,
   type AgentName,
-  type AgentRun
+  type AgentRun,
+  type LiveSetup
 } from '../support/agents.js'
 import { TEST_AGENT_USER } from '../support/isolation.js'
-import type { ScriptedServer } from '../support/model-server/index.js'
+import type { LoopConfig } from '../../src/loop/index.js'
+import type { Script, ScriptedServer } from '../support/model-server/index.js'
+import { DRIVERS } from './drivers.js'
 
 export const STREAMS_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'streams')
 /** Set RECORD_STREAMS=1 to (re)write the recorded streams in __tests__/fixtures/streams/. */
@@ -171,4 +176,68 @@ export class Timings {
     if (this.rows.length === 0) return
     console.info(`Real ${agent} CLI runs (total, start-up to first request):\n${this.rows.join('\n')}`)
   }
+}
+
+/**
+ * The ways the tier runs each agent. Under the isolation setting (#15, not yet on main) the same scenarios
+ * are to run again with the agent as its own unprivileged user: add it here with its LoopConfig part.
+ */
+export const LIVE_MODES: Array<{ name: string; config: Partial<LoopConfig> }> = [
+  { name: "as the runner's user", config: {} }
+]
+
+export interface LiveCli {
+  /** This test's workspace (fresh per test). */
+  readonly workspace: Workspace
+  /** This test's server (started by the first run of the test). */
+  readonly server: ScriptedServer
+  /** Runs the CLI once with the prompt 'Create hello.txt, then show it.'; the server keeps its script per test. */
+  run(label: string, script: Script, options?: { timeoutMs?: number }): Promise<AgentRun>
+  /** RECORD_STREAMS=1 writes the run's stdout as `fixture`; otherwise its shape is compared with it. */
+  record(fixture: string, run: AgentRun): void
+}
+
+/**
+ * A live test file for one CLI: a workspace and a server per test, the CLI pointed at it by the product's
+ * endpoint recipe, `args(setup)` as its command line, the timings printed at the end.
+ */
+export function liveCli(name: AgentName, args: (setup: LiveSetup) => string[]): LiveCli {
+  const timings = new Timings()
+  const driver = DRIVERS.find(d => d.name === name)!
+  let workspace: Workspace | undefined
+  let server: ScriptedServer | undefined
+  beforeEach(() => {
+    workspace = makeWorkspace(name)
+  })
+  afterEach(async () => {
+    await server?.close()
+    server = undefined
+    workspace?.remove()
+  })
+  afterAll(() => timings.print(name))
+  const cli: LiveCli = {
+    get workspace() {
+      if (!workspace) throw new Error('no workspace outside a test')
+      return workspace
+    },
+    get server() {
+      if (!server) throw new Error('no server before the first run')
+      return server
+    },
+    async run(label, script, options = {}) {
+      server ??= await driver.startServer({ script })
+      const setup = liveSetup(name, server.url, cli.workspace.home)
+      const run = await runAgentCli(name, {
+        cwd: cli.workspace.cwd,
+        env: setup.env,
+        args: args(setup),
+        prompt: 'Create hello.txt, then show it.',
+        ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {})
+      })
+      timings.add(label, run, server)
+      return run
+    },
+    record: (fixture, run) => recordOrCompare(fixture, run, cli.workspace, cli.server.url)
+  }
+  return cli
 }

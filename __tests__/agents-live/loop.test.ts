@@ -1,208 +1,103 @@
-// The real engine (runLoop) driving the real claude and codex CLIs against the scripted model servers:
-// presets parse the real streams, the meter reads the real cost, gates decide, budgets kill.
+// The real engine (runLoop) driving each of the five real CLIs against its scripted model server, on the same
+// scenarios: gates fixed in iteration 2, the strict completion tag, a dollar cap that kills a run mid-way, a
+// time cap that kills the tree while a tool runs; the transcript and the cost source along the way. Then what
+// only claude or codex has (claude's own budget flag and API errors, codex's turn.failed).
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { LoopConfig, LoopResult } from '../../src/loop/index.js'
-import { agentBin, claudeEnv, codexEnv, CLAUDE_TEST_MODEL } from '../support/agents.js'
+import type { LoopConfig, LoopPorts, LoopResult } from '../../src/loop/index.js'
+import { survivorsMatching } from '../support/agents.js'
 import {
   abruptEnd,
   always,
   byPrompt,
-  claudeRead,
   claudeWrite,
-  codexExec,
   httpError,
-  startAnthropicServer,
-  startResponsesServer,
   text,
   type Script,
   type ScriptedServer
 } from '../support/model-server/index.js'
-import { harness, isAlive, type Harness } from '../loop/harness.js'
-import { describeWithAgent } from './live.js'
+import { harness, isAlive, waitFor, type Harness } from '../loop/harness.js'
+import { DRIVERS, tableCost, type LiveDriver } from './drivers.js'
+import { pausedClock } from '../support/clock.js'
+import { describeWithAgent, LIVE_MODES } from './live.js'
 
-// claude-sonnet-4-5 at list price, USD per million tokens (the price table's row, which claude applies too).
-const PRICE = { input: 3, output: 15 }
+// Per test: opencode takes 14-22 s to start on an idle 2-core runner, minutes when the machine is shared.
+const TWO_RUNS_MS = 420000
+const ONE_RUN_MS = 240000
+
 /** Tokens the scripted server reports per turn unless told otherwise (script.ts DEFAULT_USAGE). */
 const TURN = { input: 100, output: 20 }
 
 let h: Harness
 let server: ScriptedServer | undefined
 let home: string
+/** Cancels a loop that outlived its test (a timeout): its agent must not go on in a deleted folder. */
+let cancel: AbortController
 
 beforeEach(() => {
   h = harness('live')
   home = mkdtempSync(join(tmpdir(), 'ralph-live-home-'))
+  cancel = new AbortController()
 })
 
 afterEach(async () => {
+  cancel.abort()
   await server?.close()
   server = undefined
   h.cleanup()
   rmSync(home, { recursive: true, force: true })
 })
 
-/** claude's headless flags, without the stream flags the preset appends (as the reference does). */
-const claudeAgent = (extra = ''): string =>
-  `${agentBin('claude')} -p --model ${CLAUDE_TEST_MODEL} --permission-mode acceptEdits --allowedTools Bash${extra}`
-
-const codexAgent = (): string =>
-  `${agentBin('codex')} exec --skip-git-repo-check --dangerously-bypass-approvals-and-sandbox ` +
-  '-c check_for_update_on_startup=false -c analytics.enabled=false -c feedback.enabled=false ' +
-  '--disable plugins --disable apps -'
+/** Kill latencies measured in this file, printed at the end (the tier's report). */
+const measured: string[] = []
+afterAll(() => {
+  if (measured.length > 0) console.info(`Caps enforced on the real CLIs:\n${measured.join('\n')}`)
+})
 
 const GATE = `checks:\n  - name: answer\n    run: 'test "$(cat answer.txt 2>/dev/null)" = 42'`
 const BODY = 'Pass {{ ralph.iteration }}: put 42 in answer.txt, then say <promise>COMPLETE</promise>.'
 
-async function runClaudeLoop(
-  script: Script,
-  overrides: Partial<LoopConfig>,
-  options: { agent?: string; maxRetries?: number; gated?: boolean } = {}
-): Promise<LoopResult> {
-  server = await startAnthropicServer({ script })
-  h.writeRalph(`agent: ${options.agent ?? claudeAgent()}\n${options.gated === false ? '' : GATE}`, BODY)
-  const { result } = await h.run({
-    agentEnv: {
-      set: claudeEnv(server.url, home, { maxRetries: options.maxRetries }) as Record<string, string>
-    },
-    ...overrides
-  })
+interface LiveRun {
+  script: Script
+  config: Partial<LoopConfig>
+  ports?: LoopPorts
+  agentExtra?: string
+  gated?: boolean
+}
+
+async function runLive(d: LiveDriver, mode: Partial<LoopConfig>, run: LiveRun): Promise<LoopResult> {
+  server = await d.startServer({ script: run.script })
+  h.writeRalph(`agent: ${d.agent(run.agentExtra)}\n${run.gated === false ? '' : GATE}`, BODY)
+  const { result } = await h.run(
+    { ...mode, ...run.config, agentEnv: { set: d.env(server.url, home) } },
+    { signal: cancel.signal, ...run.ports }
+  )
   return result
 }
 
 const log = (iteration: number, file: string): string =>
   h.readRecord(`logs/iteration-${String(iteration).padStart(3, '0')}/${file}`)
 
-describeWithAgent('claude')('a ralph loop on the real claude CLI', () => {
-  it('fails its gate in iteration 1, passes in iteration 2; the real stream parsed, the real cost metered', async () => {
-    const script = byPrompt([
-      [
-        /Pass 2:/,
-        [
-          claudeRead('answer.txt'),
-          claudeWrite('answer.txt', '42\n'),
-          text('Fixed it: 42.\n\n<promise>COMPLETE</promise>')
-        ]
-      ],
-      [/Pass 1:/, [claudeWrite('answer.txt', '41\n'), text('Wrote 41.\n\n<promise>COMPLETE</promise>')]]
-    ])
-    const result = await runClaudeLoop(script, { maxIterations: 3, maxCostUsd: 1 })
+/** Model requests that were turns of the script (not a CLI's own side requests). */
+const turnsAnswered = (): number =>
+  server!.requests.filter(request => request.answer !== 'title' && request.answer !== '').length
 
-    expect(server!.problems).toEqual([])
-    expect(result.stopReason).toBe('all_checks_passed')
-    expect(result.iterations.map(it => it.verdict)).toEqual(['checks_failed', 'passed'])
-    expect(readFileSync(join(h.repo.dir, 'answer.txt'), 'utf8')).toBe('42\n')
-    const [first, second] = result.iterations.map(it => it.agent!)
-    expect(second).toMatchObject({
-      preset: 'claude',
-      success: true,
-      isError: false,
-      finalMessage: 'Fixed it: 42.\n\n<promise>COMPLETE</promise>'
+/** `ps` lines of `pids`, for a failure's message. */
+function processLines(pids: number[]): string {
+  if (pids.length === 0) return 'none'
+  return pids
+    .map(pid => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+        const [, ppid, pgrp, session] = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+        return `pid ${pid} ppid ${ppid} pgid ${pgrp} sid ${session}`
+      } catch {
+        return `pid ${pid} (gone)`
+      }
     })
-    expect(second.argv.slice(-5, -1)).toEqual([
-      '--output-format',
-      'stream-json',
-      '--verbose',
-      '--max-budget-usd'
-    ])
-    // Claude's own dollars, at list price for what the server reported: 2 turns, then 3.
-    const cost = (turns: number): number =>
-      (turns * TURN.input * PRICE.input + turns * TURN.output * PRICE.output) / 1e6
-    expect(first.usage).toMatchObject({ input: 200, output: 40, cost_source: 'reported' })
-    expect(first.usage.cost_usd).toBeCloseTo(cost(2), 10)
-    expect(second.usage).toMatchObject({ input: 300, output: 60, cost_source: 'reported' })
-    expect(second.usage.cost_usd).toBeCloseTo(cost(3), 10)
-    expect(result.cost).toMatchObject({ source: 'reported', enforced: true })
-    expect(result.cost.totalUsd).toBeCloseTo(cost(5), 10)
-    // The remaining budget went to claude: $1 minus what iteration 1 spent.
-    const budget = second.argv[second.argv.indexOf('--max-budget-usd') + 1]
-    expect(Number(budget)).toBeCloseTo(1 - cost(2), 6)
-    // Readable transcript beside the raw stream.
-    expect(log(2, 'agent.log')).toContain(`→ Write ${join(h.repo.dir, 'answer.txt')}`)
-    expect(log(2, 'agent.log')).toContain('[result] success')
-    expect(log(2, 'agent.jsonl')).toContain('"type":"result"')
-  })
-
-  it('is killed mid-turn when its live usage crosses the dollar budget (the slow next turn never comes)', async () => {
-    // The user's own, larger claude cap: claude cannot stop itself first, so the loop's kill is what ends it.
-    const script = [
-      claudeWrite('hello.txt', 'hi\n', { usage: { input: 100000, output: 1000 } }),
-      text('never sent', { delayMs: 60000 })
-    ]
-    const started = Date.now()
-    const result = await runClaudeLoop(
-      script,
-      { maxIterations: 3, maxCostUsd: 0.25 },
-      { agent: claudeAgent(' --max-budget-usd 50'), gated: false }
-    )
-
-    expect(result.stopReason).toBe('budget_exhausted')
-    expect(Date.now() - started).toBeLessThan(30000)
-    const agent = result.iterations[0].agent!
-    expect(agent.killedBy).toBe('budget_exhausted')
-    // The estimate from claude's per-turn usage and the price table: 100000 input tokens = $0.30.
-    expect(agent.usage).toMatchObject({ input: 100000, cost_source: 'estimated' })
-    expect(agent.usage.cost_usd).toBeGreaterThanOrEqual(0.25)
-    expect(agent.argv.filter(arg => arg === '--max-budget-usd')).toHaveLength(1)
-    expect(result.enforcement).toMatchObject({ cause: 'budget_exhausted', killed: 'agent' })
-    expect(result.enforcement!.latencyMs).toBeLessThan(5000)
-    console.info(`claude killed ${result.enforcement!.latencyMs} ms after its usage crossed the budget`)
-    expect(server!.requests.length).toBeLessThanOrEqual(2)
-  })
-
-  it('stops itself at the remaining budget the loop passed it (--max-budget-usd)', async () => {
-    const script = [
-      claudeWrite('hello.txt', 'hi\n', { usage: { input: 100000, output: 2000 } }),
-      text('Done.', { delayMs: 60000 })
-    ]
-    const result = await runClaudeLoop(script, { maxIterations: 3, maxCostUsd: 0.05 }, { gated: false })
-    expect(result.stopReason).toBe('budget_exhausted')
-    const agent = result.iterations[0].agent!
-    expect(agent.argv.slice(-2)).toEqual(['--max-budget-usd', '0.05'])
-    // Whichever came first (claude's own stop or the loop's kill), the run's cost is known and over budget.
-    expect(agent.usage.cost_usd).toBeGreaterThanOrEqual(0.05)
-  })
-
-  it('an API error (is_error, subtype "success") fails the iteration with the error named', async () => {
-    const result = await runClaudeLoop(always(httpError(529, 'overloaded_error', { retry: false })), {
-      maxIterations: 1,
-      stopOnError: true
-    })
-    expect(result.stopReason).toBe('agent_error')
-    const agent = result.iterations[0].agent!
-    expect(agent).toMatchObject({ success: false, isError: true, failure: { kind: 'api_error' } })
-    expect(agent.failure!.message).toMatch(/^API Error: 529/)
-    expect(result.iterations[0].verdict).toBe('agent_failed')
-    expect(log(1, 'agent.log')).toContain('[result] success (error)')
-  })
-
-  it('a stream that ends abruptly is an API error after claude retried it, and the retry is counted', async () => {
-    const result = await runClaudeLoop(always(abruptEnd('end')), { maxIterations: 1 }, { maxRetries: 1 })
-    const agent = result.iterations[0].agent!
-    expect(agent).toMatchObject({
-      success: false,
-      isError: true,
-      failure: { kind: 'api_error' },
-      apiRetries: 1
-    })
-    expect(agent.usage.cost_source).toBe('reported')
-    expect(log(1, 'agent.log')).toContain('[api retry 1/1]')
-  })
-
-  it('leaves no process of the killed tree behind', async () => {
-    const script = [
-      claudeWrite('hello.txt', 'hi\n', { usage: { input: 100000, output: 1000 } }),
-      text('never sent', { delayMs: 60000 })
-    ]
-    await runClaudeLoop(
-      script,
-      { maxIterations: 1, maxCostUsd: 0.1 },
-      { agent: claudeAgent(' --max-budget-usd 50'), gated: false }
-    )
-    expect(survivorsIn(h.repo.dir)).toEqual([])
-  })
-})
+    .join('; ')
+}
 
 /** Living processes whose working directory is `dir` (where the agent's tree ran). */
 function survivorsIn(dir: string): number[] {
@@ -220,55 +115,237 @@ function survivorsIn(dir: string): number[] {
   return found
 }
 
-describeWithAgent('codex')('a ralph loop on the real codex CLI', () => {
-  it('fails its gate in iteration 1, passes in iteration 2; usage from turn.completed, priced from the table', async () => {
-    const script = byPrompt([
-      [
-        /Pass 2:/,
-        [
-          codexExec('cat answer.txt'),
-          codexExec('printf "42\\n" > answer.txt'),
-          text('Fixed it: 42.\n\n<promise>COMPLETE</promise>')
-        ]
-      ],
-      [
-        /Pass 1:/,
-        [codexExec('printf "41\\n" > answer.txt'), text('Wrote 41.\n\n<promise>COMPLETE</promise>')]
-      ]
-    ])
-    server = await startResponsesServer({ script })
-    h.writeRalph(`agent: ${codexAgent()}\n${GATE}`, BODY)
-    const { result } = await h.run({
-      maxIterations: 3,
-      agentEnv: { set: codexEnv(server.url, home) as Record<string, string> }
+for (const mode of LIVE_MODES)
+  for (const d of DRIVERS)
+    describeWithAgent(d.name)(`a ralph loop on the real ${d.name} CLI, ${mode.name}`, () => {
+      it(
+        'fails its gate in iteration 1 and passes in iteration 2: the stream parsed, the cost metered, the transcript kept',
+        async () => {
+          const script = byPrompt([
+            [
+              /Pass 2:/,
+              [
+                d.shell('cat answer.txt'),
+                d.shell('printf "42\\n" > answer.txt'),
+                text('Fixed it: 42.\n\n<promise>COMPLETE</promise>')
+              ]
+            ],
+            [
+              /Pass 1:/,
+              [d.shell('printf "41\\n" > answer.txt'), text('Wrote 41.\n\n<promise>COMPLETE</promise>')]
+            ]
+          ])
+          const result = await runLive(d, mode.config, {
+            script,
+            config: { maxIterations: 3, maxCostUsd: 5 }
+          })
+
+          expect(server!.problems).toEqual([])
+          expect(result.stopReason).toBe('all_checks_passed')
+          expect(result.iterations.map(it => it.verdict)).toEqual(['checks_failed', 'passed'])
+          expect(readFileSync(join(h.repo.dir, 'answer.txt'), 'utf8')).toBe('42\n')
+          const [first, second] = result.iterations.map(it => it.agent!)
+          expect(second).toMatchObject({
+            preset: d.name,
+            success: true,
+            finalMessage: 'Fixed it: 42.\n\n<promise>COMPLETE</promise>'
+          })
+          // Two turns, then three, of TURN tokens each: priced at the table's rates, by the CLI or by us.
+          for (const [run, turns] of [
+            [first, 2],
+            [second, 3]
+          ] as const) {
+            const tokens = { input: turns * TURN.input, output: turns * TURN.output }
+            expect(run.usage).toMatchObject({ ...tokens, cost_source: d.costSource })
+            expect(run.usage.cost_usd).toBeCloseTo(tableCost(d.name, tokens), 8)
+          }
+          expect(result.cost).toMatchObject({ source: d.costSource, enforced: true })
+          // The readable transcript: the shell calls, and the run's closing line.
+          const transcript = log(2, 'agent.log').split('\n')
+          expect(transcript.filter(line => line.startsWith(`→ ${d.shellTool} `))).toHaveLength(2)
+          expect(transcript.some(line => d.closingLine.test(line))).toBe(true)
+          expect(log(2, 'agent.jsonl').length).toBeGreaterThan(0)
+        },
+        TWO_RUNS_MS
+      )
+
+      it(
+        'goes on while the completion tag is only mentioned, and stops when it is given',
+        async () => {
+          const script = byPrompt([
+            [/Pass 2:/, [text('All done.\n\n<promise>COMPLETE</promise>')]],
+            [
+              /Pass 1:/,
+              [
+                d.shell('printf "one\\n" > notes.txt'),
+                text('I will not say <promise>COMPLETE</promise> until the notes are checked.')
+              ]
+            ]
+          ])
+          const result = await runLive(d, mode.config, {
+            script,
+            config: { maxIterations: 3 },
+            gated: false
+          })
+
+          expect(server!.problems).toEqual([])
+          expect(result.stopReason).toBe('completed')
+          expect(result.iterations.map(it => [it.verdict, it.completion.tag])).toEqual([
+            ['ran', false],
+            ['completed', true]
+          ])
+          expect(result.iterations[0].agent?.finalMessage).toBe(
+            'I will not say <promise>COMPLETE</promise> until the notes are checked.'
+          )
+        },
+        TWO_RUNS_MS
+      )
+
+      it(
+        'is killed mid-run when its usage crosses the dollar budget (the slow next turn never comes)',
+        async () => {
+          const big = { input: 100000, output: 1000 }
+          const budget = tableCost(d.name, big) / 2
+          const started = Date.now()
+          const result = await runLive(d, mode.config, {
+            script: [
+              d.shell('printf "hi\\n" > hello.txt', { usage: big }),
+              text('never sent', { delayMs: 120000 })
+            ],
+            config: { maxIterations: 3, maxCostUsd: budget },
+            // claude would stop itself at the budget the loop hands it: a larger cap of the user's keeps it going.
+            agentExtra: d.name === 'claude' ? ' --max-budget-usd 50' : '',
+            gated: false
+          })
+
+          expect(result.stopReason).toBe('budget_exhausted')
+          expect(Date.now() - started).toBeLessThan(100000)
+          const agent = result.iterations[0].agent!
+          expect(agent.killedBy).toBe('budget_exhausted')
+          expect(agent.usage.input).toBeGreaterThanOrEqual(big.input)
+          expect(agent.usage.cost_usd).toBeGreaterThanOrEqual(budget)
+          expect(result.enforcement).toMatchObject({ cause: 'budget_exhausted', killed: 'agent' })
+          expect(turnsAnswered()).toBeLessThanOrEqual(2)
+          await waitFor(() => survivorsIn(h.repo.dir).length === 0, 'the killed tree being gone', 10000)
+          // From the first model request to the crossing: how late the CLI's usage reaches the meter.
+          const firstRequest = server!.requests.find(request => request.answer !== 'title')!.at.getTime()
+          const seen = Date.parse(result.enforcement!.crossedAt) - firstRequest
+          measured.push(
+            `  ${d.name.padEnd(8)} dollar cap: usage seen ${seen} ms after the turn's request, tree killed in ${result.enforcement!.latencyMs} ms`
+          )
+        },
+        ONE_RUN_MS
+      )
+
+      it(
+        'is killed with its whole tree when the time budget runs out while a tool runs',
+        async () => {
+          const marker = `ralph-live-time-${d.name}-${process.pid}-${Date.now()}`
+          // Time stands still until the tool runs; then the budget's one second runs out while it does.
+          const clock = pausedClock()
+          const running = runLive(d, mode.config, {
+            script: [d.shell(`node -e 'setTimeout(() => {}, 600000)' ${marker}`), text('never sent')],
+            config: { maxIterations: 3, maxTimeSeconds: 1 },
+            ports: { clock },
+            gated: false
+          })
+          // The deadline, set an hour off, comes the moment the tool's process exists.
+          await waitFor(
+            () => survivorsMatching(marker).length > 0,
+            `${d.name}'s tool starting`,
+            ONE_RUN_MS - 30000
+          )
+          clock.resume()
+          const result = await running
+
+          expect(result.stopReason).toBe('timeout')
+          expect(result.iterations[0].agent?.killedBy).toBe('timeout')
+          expect(result.enforcement).toMatchObject({ cause: 'timeout', killed: 'agent' })
+          await waitFor(
+            () => survivorsMatching(marker).length === 0,
+            `the tool being gone (left: ${processLines(survivorsMatching(marker))})`,
+            10000
+          )
+          await waitFor(() => survivorsIn(h.repo.dir).length === 0, 'the killed tree being gone', 10000)
+          measured.push(
+            `  ${d.name.padEnd(8)} time cap:   tree (the tool's process included) killed in ${result.enforcement!.latencyMs} ms`
+          )
+        },
+        ONE_RUN_MS
+      )
     })
 
-    expect(server.problems).toEqual([])
-    expect(result.stopReason).toBe('all_checks_passed')
-    expect(result.iterations.map(it => it.verdict)).toEqual(['checks_failed', 'passed'])
-    const [first, second] = result.iterations.map(it => it.agent!)
-    expect(first.argv.slice(1, 3)).toEqual(['exec', '--json'])
-    expect(second).toMatchObject({
-      preset: 'codex',
-      success: true,
-      finalMessage: 'Fixed it: 42.\n\n<promise>COMPLETE</promise>'
-    })
-    // gpt-5.5 from CODEX_HOME/config.toml; 2 then 3 requests of 100 input / 20 output tokens.
-    expect(first.usage).toMatchObject({ input: 200, output: 40, cost_source: 'estimated' })
-    expect(first.usage.cost_usd).toBeCloseTo((200 * 5 + 40 * 30) / 1e6, 10)
-    expect(second.usage).toMatchObject({ input: 300, output: 60, cost_source: 'estimated' })
-    expect(result.cost).toMatchObject({ source: 'estimated', enforced: true })
-    expect(log(2, 'agent.log')).toContain('→ exec ')
-    expect(log(2, 'agent.jsonl')).toContain('"type":"turn.completed"')
+describeWithAgent('claude')('what only the real claude CLI does in a loop', () => {
+  const claude = DRIVERS.find(d => d.name === 'claude')!
+
+  it('stops itself at the remaining budget the loop passed it (--max-budget-usd)', async () => {
+    const script = [
+      claudeWrite('hello.txt', 'hi\n', { usage: { input: 100000, output: 2000 } }),
+      text('Done.', { delayMs: 60000 })
+    ]
+    const result = await runLive(
+      claude,
+      {},
+      { script, config: { maxIterations: 3, maxCostUsd: 0.05 }, gated: false }
+    )
+    expect(result.stopReason).toBe('budget_exhausted')
+    const agent = result.iterations[0].agent!
+    expect(agent.argv.slice(-2)).toEqual(['--max-budget-usd', '0.05'])
+    // Whichever came first (claude's own stop or the loop's kill), the run's cost is known and over budget.
+    expect(agent.usage.cost_usd).toBeGreaterThanOrEqual(0.05)
   })
 
-  it('turn.failed fails the iteration as an API error', async () => {
-    server = await startResponsesServer({ script: always(httpError(400, 'invalid_request_error')) })
-    h.writeRalph(`agent: ${codexAgent()}`, BODY)
-    const { result } = await h.run({
-      maxIterations: 1,
-      agentEnv: { set: codexEnv(server.url, home) as Record<string, string> }
+  it('an API error (is_error, subtype "success") fails the iteration with the error named', async () => {
+    const result = await runLive(
+      claude,
+      {},
+      {
+        script: always(httpError(529, 'overloaded_error', { retry: false })),
+        config: { maxIterations: 1, stopOnError: true }
+      }
+    )
+    expect(result.stopReason).toBe('agent_error')
+    const agent = result.iterations[0].agent!
+    expect(agent).toMatchObject({ success: false, isError: true, failure: { kind: 'api_error' } })
+    expect(agent.failure!.message).toMatch(/^API Error: 529/)
+    expect(result.iterations[0].verdict).toBe('agent_failed')
+    expect(log(1, 'agent.log')).toContain('[result] success (error)')
+  })
+
+  it('a stream that ends abruptly is an API error after claude retried it, and the retry is counted', async () => {
+    server = await claude.startServer({ script: always(abruptEnd('end')) })
+    h.writeRalph(`agent: ${claude.agent()}`, BODY)
+    const { result } = await h.run(
+      {
+        maxIterations: 1,
+        agentEnv: { set: { ...claude.env(server.url, home), CLAUDE_CODE_MAX_RETRIES: '1' } }
+      },
+      { signal: cancel.signal }
+    )
+    const agent = result.iterations[0].agent!
+    expect(agent).toMatchObject({
+      success: false,
+      isError: true,
+      failure: { kind: 'api_error' },
+      apiRetries: 1
     })
+    expect(agent.usage.cost_source).toBe('reported')
+    expect(log(1, 'agent.log')).toContain('[api retry 1/1]')
+  })
+})
+
+describeWithAgent('codex')('what only the real codex CLI does in a loop', () => {
+  it('turn.failed fails the iteration as an API error', async () => {
+    const codex = DRIVERS.find(d => d.name === 'codex')!
+    const result = await runLive(
+      codex,
+      {},
+      {
+        script: always(httpError(400, 'invalid_request_error')),
+        config: { maxIterations: 1 },
+        gated: false
+      }
+    )
     expect(result.iterations[0].agent).toMatchObject({
       success: false,
       isError: true,

@@ -41,7 +41,8 @@ test('success: the last agent_message is the final message; turn.completed usage
     '→ apply_patch add /tmp/ralph-live/work/hello.txt',
     "→ exec /bin/bash -lc 'cat hello.txt missing.txt'",
     '← error: exit 1 hello from the scripted model cat: missing.txt: No such file or directory',
-    'I created hello.txt; missing.txt does not exist.'
+    'I created hello.txt; missing.txt does not exist.',
+    '[turn completed] 2750 input · 22200 cached · 295 output tokens'
   ])
 })
 

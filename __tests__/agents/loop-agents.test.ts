@@ -1,6 +1,6 @@
 // The presets inside the real loop, with stand-in agents (scripts named like the real CLIs) that print
 // the recorded streams: failures, usage limits, denials, generic cost reports, transcripts, argv.
-import { mkdirSync, readFileSync, symlinkSync } from 'node:fs'
+import { chmodSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { harness, countRuns, type Harness } from '../loop/harness.js'
 import { STREAMS } from './replay.js'
@@ -88,7 +88,8 @@ test('a usage limit that lifts after the time budget ends stops the loop at once
   expect(result.stopReason).toBe('agent_error')
   expect(result.stopDetail).toMatch(/usage limit that lifts at .+, after the time budget ends/)
   expect(result.iterations).toHaveLength(1)
-  expect(Date.now() - started).toBeLessThan(10000)
+  // At once: not an hour's wait (how fast is not this test's business on a loaded machine).
+  expect(Date.now() - started).toBeLessThan(30_000)
 })
 
 test('a usage limit without a reset time stops the loop, naming it', async () => {
@@ -137,6 +138,29 @@ test('codex: --json is added, the raw stream and a readable transcript are kept,
   expect(log).toContain("→ exec /bin/bash -lc 'ls -a'\n")
   expect(log).not.toContain('"type"')
   expect(events.filter(e => e.type === 'agent_transcript').length).toBeGreaterThan(5)
+})
+
+test('the agent is told its working directory in PWD too (opencode works where PWD says, not where it runs)', async () => {
+  // A node program, not bash: bash replaces an inherited PWD that is not its working directory.
+  const agent = path.join(h.tools, 'agent.mjs')
+  writeFileSync(
+    agent,
+    `#!/usr/bin/env node\nimport fs from 'node:fs'\nfs.readFileSync(0)\nfs.writeFileSync(${JSON.stringify(path.join(h.tools, 'pwd'))}, process.env.PWD)\n`
+  )
+  chmodSync(agent, 0o755)
+  h.writeRalph(`agent: ${agent}`, 'Work.')
+  expect(process.env.PWD).not.toBe(realpathSync(h.repo.dir))
+  await h.run({ maxIterations: 1 })
+  expect(realpathSync(readFileSync(path.join(h.tools, 'pwd'), 'utf8'))).toBe(realpathSync(h.repo.dir))
+})
+
+test("opencode: the transcript in agent.log ends with the run's [done] line (steps and reported dollars)", async () => {
+  const opencode = standIn('opencode', printFixture('opencode-success.jsonl'))
+  h.writeRalph(`agent: ${opencode} run`, 'Work.')
+  const { result } = await h.run({ maxIterations: 1 })
+  expect(result.iterations[0].agent).toMatchObject({ preset: 'opencode', usage: { cost_source: 'reported' } })
+  const lines = h.readRecord('logs/iteration-001/agent.log').trimEnd().split('\n')
+  expect(lines.at(-1)).toBe('[done] 2 steps · $0.0164')
 })
 
 test("reference flags: codex runs as written (ralphify's argv), as plain text; a dollar budget adds --json", async () => {
@@ -215,7 +239,8 @@ done`
     expect(it.killedBy).toBe('budget_exhausted')
     expect(it.usage.cost_source).toBe('reported')
     expect(it.usage.cost_usd).toBeGreaterThanOrEqual(3)
-    expect(it.usage.cost_usd).toBeLessThan(10)
+    // Killed mid-run: the file never reached its last figure ($100).
+    expect(it.usage.cost_usd).toBeLessThan(100)
     expect(result.enforcement).toMatchObject({ cause: 'budget_exhausted', killed: 'agent' })
   })
 

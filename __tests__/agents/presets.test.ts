@@ -7,6 +7,7 @@ test.each([
   [['codex', 'exec', '-'], 'codex', ['codex', 'exec', '--json', '-']],
   [['gemini', '-y'], 'gemini', ['gemini', '-y', '--output-format', 'stream-json']],
   [['opencode', 'run'], 'opencode', ['opencode', 'run', '--format', 'json']],
+  [['qwen', '-y'], 'qwen', ['qwen', '-y', '--output-format', 'stream-json']],
   [['aider', '--message', 'x'], 'aider', ['aider', '--message', 'x']],
   [['./my-agent.sh', '--fast'], 'generic', ['./my-agent.sh', '--fast']]
 ])('%j runs with the %s preset as %j', (argv, name, expected) => {
@@ -20,7 +21,8 @@ test('a flag the user gave is never added again (claude aside: the reference app
     ['codex', 'exec', '--json', '-'],
     ['gemini', '--output-format', 'stream-json'],
     ['gemini', '-o', 'json'],
-    ['opencode', 'run', '--format', 'json']
+    ['opencode', 'run', '--format', 'json'],
+    ['qwen', '-o', 'stream-json']
   ]) {
     expect(pick(argv).argv(argv)).toEqual(argv)
   }
@@ -37,7 +39,8 @@ test("reference flags: only claude's, so the argv is ralphify's", () => {
   for (const argv of [
     ['codex', 'exec', '--sandbox', 'danger-full-access', '-'],
     ['gemini', '-y'],
-    ['opencode', 'run']
+    ['opencode', 'run'],
+    ['qwen', '-y']
   ]) {
     const preset = pick(argv, 'reference')
     expect(preset.argv(argv)).toEqual(argv)
@@ -58,4 +61,19 @@ test('names that only look like an agent are generic', () => {
   expect(pick(['codex']).name).toBe('generic')
   expect(pick(['opencode']).name).toBe('generic')
   expect(pick(['./gemini-wrapper.sh']).name).toBe('generic')
+})
+
+test("qwen: the loop's turn cap as --max-session-turns unless given; only stream-json is read as a stream", () => {
+  expect(pick(['qwen', '-y']).argv(['qwen', '-y'], { maxTurns: 7, remainingUsd: 2 })).toEqual([
+    'qwen',
+    '-y',
+    '--output-format',
+    'stream-json',
+    '--max-session-turns',
+    '7'
+  ])
+  const own = ['qwen', '-y', '--max-session-turns', '3']
+  expect(pick(own).argv(own, { maxTurns: 7 })).toEqual([...own, '--output-format', 'stream-json'])
+  expect(pick(['qwen', '-o', 'json']).jsonStream).toBe(false)
+  expect(pick(['qwen', '--output-format=text']).jsonStream).toBe(false)
 })

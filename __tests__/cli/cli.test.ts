@@ -1,69 +1,9 @@
 // The CLI as a user runs it: the built dist/cli/index.js in real projects (temp folders, real git, scripted
 // agents). Prompt bytes and errors shared with ralphify are pinned by the conformance suite; these pin ours.
 import { spawn, spawnSync } from 'node:child_process'
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  writeFileSync
-} from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, existsSync, readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
-
-const CLI = path.resolve('dist/cli/index.js')
-
-interface Ran {
-  code: number | null
-  stdout: string
-  stderr: string
-}
-
-function cli(cwd: string, ...args: string[]): Ran {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: gitEnv() })
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr }
-}
-
-function gitEnv(): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    GIT_AUTHOR_NAME: 't',
-    GIT_AUTHOR_EMAIL: 't@localhost',
-    GIT_COMMITTER_NAME: 't',
-    GIT_COMMITTER_EMAIL: 't@localhost'
-  }
-}
-
-/** A project folder with the given files (a `*.sh` file is made executable). */
-function project(files: Record<string, string>, git = false): string {
-  const dir = mkdtempSync(path.join(tmpdir(), 'ralph-cli-'))
-  for (const [name, content] of Object.entries(files)) {
-    const file = path.join(dir, name)
-    mkdirSync(path.dirname(file), { recursive: true })
-    writeFileSync(file, content)
-    if (name.endsWith('.sh')) chmodSync(file, 0o755)
-  }
-  if (git) {
-    const run = (...a: string[]): void => void spawnSync('git', a, { cwd: dir, env: gitEnv() })
-    run('init', '-q', '-b', 'main')
-    run('add', '-A')
-    run('commit', '-qm', 'start')
-  }
-  return dir
-}
-
-/** Running (a zombie counts as gone: nothing reaps orphans in a container without an init). */
-function alive(pid: number): boolean {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-  } catch {
-    return false
-  }
-}
-
-const recordOf = (dir: string): string => path.join(dir + '-record')
+import { CLI, alive, cli, gitEnv, project, recordOf, type Ran } from './helpers.js'
 
 describe('ralph-action prompt', () => {
   test('prints the assembled prompt exactly, running the commands but not the agent', () => {
@@ -120,6 +60,31 @@ describe('ralph-action validate', () => {
   test('a valid ralph passes', () => {
     const dir = project({ 'r/RALPH.md': '---\nagent: cat\n---\nbody\n' })
     expect(cli(dir, 'validate', 'r')).toMatchObject({ code: 0, stdout: 'r/RALPH.md: OK\n' })
+  })
+
+  test('an arg inside a larger word of a command: a warning with file:line and the fix, still OK (as the reference)', () => {
+    const dir = project({
+      'r/RALPH.md': `---\nagent: cat\nargs: [focus]\ncommands:\n  - name: c2\n    run: bash -c 'echo {{ args.focus }}'\n---\nbody\n`
+    })
+    const r = cli(dir, 'validate', 'r')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('r/RALPH.md: OK\n')
+    expect(r.stderr).toMatch(
+      /^r\/RALPH\.md:6:\d+: warning: Command 'c2' puts \{\{ args\.focus \}\} inside a larger word of its run, .* \$RALPH_ARG_FOCUS in a script\.\n$/
+    )
+  })
+
+  test("commands find each arg's value in RALPH_ARG_<NAME>: the safe way to use one in a script", () => {
+    const dir = project({
+      'r/RALPH.md':
+        '---\nagent: cat\nargs: [focus, max-depth]\ncommands:\n  - name: env\n    run: ./env.sh\ncredit: false\n---\n{{ commands.env }}',
+      'r/env.sh': '#!/bin/sh\nprintf \'%s|%s\' "$RALPH_ARG_FOCUS" "$RALPH_ARG_MAX_DEPTH"\n'
+    })
+    const value = `x"; touch pwned; echo "`
+    const r = cli(dir, 'prompt', 'r', '--focus', value, '--max-depth', '3')
+    expect(r.stderr).toBe('')
+    expect(r.stdout).toBe(`${value}|3`)
+    expect(existsSync(path.join(dir, 'pwned'))).toBe(false)
   })
 
   test('a YAML error is one line with its position, no traceback', () => {
@@ -190,7 +155,7 @@ describe('ralph-action run', () => {
     const dir = project({ 'r/RALPH.md': '---\nagent: "false"\n---\nx\n' })
     const r = cli(dir, 'run', 'r', '-n', '2', '--record-dir', recordOf(dir))
     expect(r.code).toBe(0)
-    expect(r.stdout).toContain('Done: 2 iteration(s) — 0 succeeded, 2 failed')
+    expect(r.stdout).toContain('Done: 2 iterations — 2 failed\n')
   })
 
   test('--stop-on-error stops with exit 3 and says why', () => {
@@ -205,7 +170,7 @@ describe('ralph-action run', () => {
     const r = cli(dir, 'run', 'r', '--max-time', 'soon')
     expect(r.code).toBe(2)
     expect(r.stderr).toBe(
-      "Error: Invalid value for '--max-time': 'soon' is not a valid float.\nTry 'ralph-action run --help' for help.\n"
+      "Error: Invalid value for '--max-time': 'soon' is not a positive duration: give seconds (90) or a number with a unit (90s, 2m, 1h).\nTry 'ralph-action run --help' for help.\n"
     )
   })
 
@@ -223,7 +188,7 @@ describe('ralph-action run', () => {
     child.stdout.on('data', d => (stdout += d))
     const pidFile = path.join(dir, 'child.pid')
     const written = (): boolean => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n')
-    for (let i = 0; i < 100 && !written(); i++) await new Promise(r => setTimeout(r, 100))
+    for (let i = 0; i < 300 && !written(); i++) await new Promise(r => setTimeout(r, 100))
     const sleeper = Number(readFileSync(pidFile, 'utf8'))
     expect(alive(sleeper)).toBe(true)
     child.kill('SIGTERM')

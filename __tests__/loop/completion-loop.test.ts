@@ -49,7 +49,8 @@ test("an agent that echoes the loop status section's tag does not pass the gates
   h.writeRalph('agent: cat\nchecks:\n  - name: ok\n    run: "true"', 'Fix things.')
   const { result } = await h.run({ maxIterations: 2 })
   expect(result.stopReason).toBe('max_iterations')
-  expect(result.iterations.map(it => it.verdict)).toEqual(['checks_failed', 'checks_failed'])
+  expect(result.iterations.map(it => it.verdict)).toEqual(['checks_passed_no_tag', 'checks_passed_no_tag'])
+  expect(result.iterations.map(it => it.completion.given)).toEqual([false, false])
 })
 
 test('the tag on stderr is not the final message', async () => {

@@ -113,7 +113,7 @@ export function isAlive(pid: number): boolean {
 export async function waitFor(
   condition: () => boolean,
   what = 'the condition',
-  timeoutMs = 10000
+  timeoutMs = 30_000
 ): Promise<void> {
   const end = Date.now() + timeoutMs
   while (!condition()) {
@@ -123,7 +123,7 @@ export async function waitFor(
 }
 
 /** Waits until `file` exists (an agent's "I started" marker). */
-export const waitForFile = (file: string, timeoutMs = 10000): Promise<void> =>
+export const waitForFile = (file: string, timeoutMs = 30_000): Promise<void> =>
   waitFor(() => existsSync(file), `${file} appearing`, timeoutMs)
 
 export function pidsIn(file: string): number[] {

@@ -2,9 +2,10 @@
 import { rmSync } from 'node:fs'
 import path from 'node:path'
 import type { Workspace } from '../../src/git/index.js'
-import { loopConfig, runLoop, taskRalph, type Clock, type LoopEvent } from '../../src/loop/index.js'
+import { loopConfig, runLoop, taskRalph, type LoopEvent } from '../../src/loop/index.js'
 import type { RunOptions, RunResult } from '../../src/proc/index.js'
 import { tempDir } from '../git/temp-repo.js'
+import { fakeClock } from '../support/clock.js'
 
 const empty = { head: Buffer.alloc(0), tail: Buffer.alloc(0), totalBytes: 0, truncated: false }
 const captured = (text: string) => ({
@@ -13,26 +14,6 @@ const captured = (text: string) => ({
   totalBytes: text.length,
   truncated: false
 })
-
-function fakeClock(start = 1_700_000_000_000): Clock & { advance(ms: number): void } {
-  let now = start
-  const timers: { at: number; fn: () => void }[] = []
-  return {
-    now: () => now,
-    setTimeout(fn, ms) {
-      const timer = { at: now + ms, fn }
-      timers.push(timer)
-      return () => timers.splice(timers.indexOf(timer) >>> 0, 1)
-    },
-    advance(ms) {
-      now += ms
-      for (const timer of timers.filter(t => t.at <= now)) {
-        timers.splice(timers.indexOf(timer), 1)
-        timer.fn()
-      }
-    }
-  }
-}
 
 const fakeWorkspace = (root: string): Workspace => ({
   root,

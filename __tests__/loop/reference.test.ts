@@ -68,6 +68,7 @@ test('a failing agent without --stop-on-error does not stop the loop', async () 
   expect(result.iterations.map(it => it.agent?.exitCode)).toEqual([3, 3, 3])
 })
 
+// The timeout is seconds, so the loaded machine has printed the partial line before it fires.
 test('a command that times out keeps its partial output, followed by the reference marker', async () => {
   const agent = h.script('agent.sh', `cat > '${h.tools}/prompt.txt'`)
   const slow = h.script('slow.sh', 'echo partial; sleep 30')
@@ -76,12 +77,12 @@ test('a command that times out keeps its partial output, followed by the referen
 commands:
   - name: slow
     run: ${slow}
-    timeout: 0.5`,
+    timeout: 2`,
     '{{ commands.slow }}'
   )
   const { result } = await h.run({ maxIterations: 1 })
   expect(readFileSync(path.join(h.tools, 'prompt.txt'), 'utf8')).toBe(
-    "partial\n\n\n[Command 'slow' timed out after 0.5s — output may be incomplete]" + CREDIT_TRAILER
+    "partial\n\n\n[Command 'slow' timed out after 2.0s — output may be incomplete]" + CREDIT_TRAILER
   )
   expect(result.iterations[0].commands[0]).toMatchObject({ name: 'slow', timedOut: true, exitCode: null })
 })

@@ -30,7 +30,7 @@ export function isRunning(pid: number): boolean {
 }
 
 /** SIGKILL is delivered asynchronously: allow the kernel a moment to finish the process. */
-export async function isGoneSoon(pid: number, withinMs = 1000): Promise<boolean> {
+export async function isGoneSoon(pid: number, withinMs = 10_000): Promise<boolean> {
   const deadline = Date.now() + withinMs
   while (isRunning(pid)) {
     if (Date.now() > deadline) return false

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 
@@ -18,12 +18,18 @@ const remember = (pids: number[]): number[] => (seen.push(...pids), pids)
 
 const bash = (script: string): string[] => ['bash', '-c', script]
 
+/**
+ * A timeout long enough that the program has printed what the test reads (its pids, its first line) before
+ * the timeout fires, even on a loaded machine. The tests are about what happens at the timeout, not its speed.
+ */
+const OUTPUT_FIRST_MS = 2000
+
 describe('runProcess: timeout', () => {
   test('a command that times out keeps its partial output', async () => {
     const r = await runProcess({
       argv: bash('echo partial; echo partial-err >&2; exec sleep 30'),
       cwd: dir,
-      timeoutMs: 200,
+      timeoutMs: OUTPUT_FIRST_MS,
       killGraceMs: 200
     })
     expect(r).toMatchObject({ timedOut: true, aborted: false, exitCode: null, signal: 'SIGTERM' })
@@ -35,8 +41,8 @@ describe('runProcess: timeout', () => {
     const r = await runProcess({
       argv: bash('trap "echo cleaning up; exit 3" TERM; echo ready; sleep 30 & wait'),
       cwd: dir,
-      timeoutMs: 200,
-      killGraceMs: 2000
+      timeoutMs: OUTPUT_FIRST_MS,
+      killGraceMs: 20_000
     })
     expect(r).toMatchObject({ timedOut: true, exitCode: 3, signal: null })
     expect(text(r.stdout)).toBe('ready\ncleaning up\n')
@@ -46,7 +52,7 @@ describe('runProcess: timeout', () => {
     const r = await runProcess({
       argv: bash('sleep 30 & echo $!; wait'),
       cwd: dir,
-      timeoutMs: 200,
+      timeoutMs: OUTPUT_FIRST_MS,
       killGraceMs: 200
     })
     const [grandchild] = remember(pidsIn(text(r.stdout)))
@@ -59,7 +65,7 @@ describe('runProcess: timeout', () => {
     const r = await runProcess({
       argv: bash("trap '' TERM; sleep 30 & echo $!; wait"),
       cwd: dir,
-      timeoutMs: 100,
+      timeoutMs: OUTPUT_FIRST_MS,
       killGraceMs: 300
     })
     const [grandchild] = remember(pidsIn(text(r.stdout)))
@@ -73,7 +79,7 @@ describe('runProcess: timeout', () => {
     const r = await runProcess({
       argv: bash('setsid sleep 30 >/dev/null 2>&1 & echo $!; wait'),
       cwd: dir,
-      timeoutMs: 200,
+      timeoutMs: OUTPUT_FIRST_MS,
       killGraceMs: 200
     })
     const [escaped] = remember(pidsIn(text(r.stdout)))
@@ -83,12 +89,14 @@ describe('runProcess: timeout', () => {
 
   test('an escaped grandchild whose parent already exited is killed through the pipe it holds', async () => {
     // bash exits; the setsid'd sleep, re-parented to init, keeps stdout open. (The pipe is identified when
-    // the program starts, so a program gone within a millisecond is out of reach: hence the first sleep.)
+    // the program starts, so bash waits for onSpawn, which comes after that, before it goes.)
+    const go = join(dir, 'go')
     const r = await runProcess({
-      argv: bash('sleep 0.05; setsid sleep 30 & echo $!'),
+      argv: bash(`until [ -e '${go}' ]; do sleep 0.01; done; setsid sleep 30 & echo $!`),
       cwd: dir,
-      timeoutMs: 300,
-      killGraceMs: 200
+      timeoutMs: OUTPUT_FIRST_MS,
+      killGraceMs: 200,
+      onSpawn: () => writeFileSync(go, '')
     })
     const [escaped] = remember(pidsIn(text(r.stdout)))
     expect(r).toMatchObject({ timedOut: true, exitCode: 0 })
@@ -99,7 +107,7 @@ describe('runProcess: timeout', () => {
     const r = await runProcess({
       argv: bash('sleep 30 & echo $!'),
       cwd: dir,
-      timeoutMs: 200,
+      timeoutMs: OUTPUT_FIRST_MS,
       killGraceMs: 200
     })
     const [grandchild] = remember(pidsIn(text(r.stdout)))

@@ -13,9 +13,10 @@ jest.unstable_mockModule('../../src/proc/tree.js', () => ({
 }))
 const { runProcess } = await import('../../src/proc/run.js')
 
+// The timeouts leave the loaded machine seconds to print the survivor's pid before the kill.
 test('a survivor holding the output pipe open does not hang the run after a kill', async () => {
   const { dir, cleanup } = tempDir()
-  const r = await runProcess({ argv: ['bash', '-c', 'sleep 30 & echo $!; wait'], cwd: dir, timeoutMs: 100 })
+  const r = await runProcess({ argv: ['bash', '-c', 'sleep 30 & echo $!; wait'], cwd: dir, timeoutMs: 2000 })
   cleanup()
   const [survivor] = pidsIn(text(r.stdout))
   killQuietly(survivor)
@@ -29,7 +30,7 @@ test('a survivor that keeps writing is cut off too, at the latest two seconds af
   const r = await runProcess({
     argv: ['bash', '-c', '(echo $BASHPID; while :; do echo tick; sleep 0.02; done) & wait'],
     cwd: dir,
-    timeoutMs: 100
+    timeoutMs: 2000
   })
   cleanup()
   const [survivor] = pidsIn(text(r.stdout))

@@ -121,11 +121,16 @@ describe('runProcess: log file', () => {
     const log = join(dir, 'logs', 'iteration-001', 'agent.log')
     mkdirSync(join(dir, 'logs', 'iteration-001'), { recursive: true })
     writeFileSync(log, 'before\n')
+    // Each stream waits until the other's line has arrived: the order is the program's, not the scheduler's.
+    const arrived = join(dir, 'arrived')
+    const waitArrived = `until [ -e '${arrived}' ]; do sleep 0.01; done; rm '${arrived}'`
     const r = await runProcess({
-      argv: bash('echo out1; sleep 0.05; echo err1 >&2; sleep 0.05; seq 1 100000'),
+      argv: bash(`echo out1; ${waitArrived}; echo err1 >&2; ${waitArrived}; seq 1 100000`),
       cwd: dir,
       captureLimit: 100,
-      logFile: log
+      logFile: log,
+      onStdout: chunk => chunk.toString() === 'out1\n' && writeFileSync(arrived, ''),
+      onStderr: () => writeFileSync(arrived, '')
     })
     const numbers = Array.from({ length: 100000 }, (_, i) => `${i + 1}\n`).join('')
     expect(readFileSync(log, 'utf8')).toBe(`before\nout1\nerr1\n${numbers}`)

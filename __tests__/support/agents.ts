@@ -7,8 +7,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { AgentIsolation } from '../../src/security/index.js'
+import { agentCli, type AgentCli, type AgentCliName } from '../../src/agents/clis.js'
+import { endpointSetup } from '../../src/agents/endpoints.js'
 
-export type AgentName = 'claude' | 'codex'
+export type AgentName = AgentCliName
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const INSTALL_SCRIPT = 'scripts/install-agent-clis.mjs'
@@ -19,27 +21,30 @@ export const AGENT_CACHE_DIR = join(repoRoot, '.tool-cache', 'agents')
 export const CLAUDE_TEST_MODEL = 'claude-sonnet-4-5'
 /** A model id in codex 0.169.0's catalog (an unknown one works too, but prints a "metadata not found" item). */
 export const CODEX_TEST_MODEL = 'gpt-5.5'
-/** The provider id written into $CODEX_HOME/config.toml. */
-export const CODEX_PROVIDER = 'ralph-scripted'
 
-interface Pins {
-  packages: Record<string, string>
-  bins: Record<AgentName, string>
+/** The model each CLI asks the scripted server for: all of them in the price table. */
+export const TEST_MODELS: Record<AgentName, string> = {
+  claude: CLAUDE_TEST_MODEL,
+  codex: CODEX_TEST_MODEL,
+  gemini: 'gemini-2.5-flash',
+  // Through opencode's OpenAI-compatible provider, with the price table's cost in its config.
+  opencode: CLAUDE_TEST_MODEL,
+  qwen: 'qwen3-coder-plus'
 }
 
-function pins(): Pins {
-  return JSON.parse(readFileSync(join(repoRoot, 'scripts', 'install-agent-clis.json'), 'utf8')) as Pins
+function cli(name: AgentName): AgentCli {
+  const found = agentCli(name)
+  if (!found) throw new Error(`${name} is not in scripts/install-agent-clis.json`)
+  return found
 }
 
 /** The version the repo pins for an agent CLI (scripts/install-agent-clis.json). */
 export function pinnedVersion(name: AgentName): string {
-  const { packages, bins } = pins()
-  return packages[bins[name]]
+  return cli(name).version
 }
 
 function installedVersion(name: AgentName): string | undefined {
-  const pkg = pins().bins[name]
-  const manifest = join(AGENT_CACHE_DIR, 'node_modules', ...pkg.split('/'), 'package.json')
+  const manifest = join(AGENT_CACHE_DIR, 'node_modules', ...cli(name).package.split('/'), 'package.json')
   if (!existsSync(manifest)) return undefined
   return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version
 }
@@ -52,7 +57,7 @@ export function whyNotInstalled(name: AgentName): string | undefined {
   const state = have
     ? `is at ${have}, not the pinned ${want}`
     : `${want} is not installed in ${AGENT_CACHE_DIR}`
-  return `${name} ${state}: run \`node ${INSTALL_SCRIPT}\` (about 800 MB, 15-35 s)`
+  return `${name} ${state}: run \`node ${INSTALL_SCRIPT}\` (about 1.4 GB, 1-2 minutes)`
 }
 
 /** The path of the installed CLI; throws with the fix when it is missing. */
@@ -76,26 +81,48 @@ export interface AgentEnvOptions {
   /** Retries on a failed request. claude: CLAUDE_CODE_MAX_RETRIES (default 10, exponential back-off up to
    * ~35 s: minutes in all); codex: request_max_retries and stream_max_retries of the provider (default 5). */
   maxRetries?: number
+  /** Another model than TEST_MODELS[name]. */
+  model?: string
+}
+
+export interface LiveSetup {
+  env: NodeJS.ProcessEnv
+  /** Flags the CLI needs on its command line to reach only the server (opencode's --pure). */
+  args: string[]
 }
 
 /**
- * The environment for the real claude CLI against a scripted Anthropic server: a throwaway HOME, a dummy API key,
- * and no traffic to other hosts (without CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC it looks up api.anthropic.com).
- * Nothing is inherited but PATH and locale, so a developer's login or ANTHROPIC_* settings cannot leak in.
+ * A real CLI pointed at a scripted server, through the product's own recipe (src/agents/endpoints.ts): its
+ * files written under a throwaway HOME, its variables on top of PATH and locale only, so a developer's login or
+ * API settings cannot leak in.
  */
-export function claudeEnv(serverUrl: string, home: string, options: AgentEnvOptions = {}): NodeJS.ProcessEnv {
+export function liveSetup(
+  name: AgentName,
+  serverUrl: string,
+  home: string,
+  options: AgentEnvOptions = {}
+): LiveSetup {
   mkdirSync(home, { recursive: true })
-  const env: NodeJS.ProcessEnv = {
-    ...baseEnv(home),
-    ANTHROPIC_BASE_URL: serverUrl,
-    ANTHROPIC_API_KEY: 'sk-ant-scripted-offline',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    DISABLE_AUTOUPDATER: '1',
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1'
+  const setup = endpointSetup(
+    name,
+    {
+      url: serverUrl,
+      apiKey: `sk-scripted-offline-${name}`,
+      model: options.model ?? TEST_MODELS[name],
+      ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {})
+    },
+    home
+  )
+  for (const [file, content] of Object.entries(setup.files)) {
+    mkdirSync(dirname(file), { recursive: true })
+    writeFileSync(file, content)
   }
-  if (options.maxRetries !== undefined) env.CLAUDE_CODE_MAX_RETRIES = String(options.maxRetries)
-  return env
+  return { env: { ...baseEnv(home), ...setup.env }, args: setup.args }
+}
+
+/** The environment for the real claude CLI against a scripted Anthropic server. */
+export function claudeEnv(serverUrl: string, home: string, options: AgentEnvOptions = {}): NodeJS.ProcessEnv {
+  return liveSetup('claude', serverUrl, home, options).env
 }
 
 export interface ClaudeArgsOptions {
@@ -126,47 +153,13 @@ export function claudeArgs(options: ClaudeArgsOptions = {}): string[] {
   ]
 }
 
-export interface CodexEnvOptions extends AgentEnvOptions {
-  model?: string
-}
-
 /**
- * Writes $CODEX_HOME/config.toml with a custom provider pointing at the scripted Responses server (codex ignores
- * OPENAI_BASE_URL) and returns the environment to run codex with. HOME is the codex home too: codex runs commands
- * in a login shell, which must not read the real ~/.bash_profile.
+ * The environment for codex against the scripted Responses server ($CODEX_HOME/config.toml names it: codex ignores
+ * OPENAI_BASE_URL). HOME is the throwaway one too: codex runs commands in a login shell, which must not read the
+ * real ~/.bash_profile.
  */
-export function codexEnv(
-  serverUrl: string,
-  codexHome: string,
-  options: CodexEnvOptions = {}
-): NodeJS.ProcessEnv {
-  mkdirSync(codexHome, { recursive: true })
-  const retries =
-    options.maxRetries === undefined
-      ? []
-      : [`request_max_retries = ${options.maxRetries}`, `stream_max_retries = ${options.maxRetries}`]
-  const config = [
-    '# Written by __tests__/support/agents.ts: codex against a scripted model server, nothing else.',
-    `model = "${options.model ?? CODEX_TEST_MODEL}"`,
-    `model_provider = "${CODEX_PROVIDER}"`,
-    'check_for_update_on_startup = false',
-    '',
-    '[analytics]',
-    'enabled = false',
-    '',
-    '[feedback]',
-    'enabled = false',
-    '',
-    `[model_providers.${CODEX_PROVIDER}]`,
-    'name = "ralph-action scripted model server"',
-    `base_url = "${serverUrl}/v1"`,
-    'env_key = "OPENAI_API_KEY"',
-    'wire_api = "responses"',
-    ...retries,
-    ''
-  ].join('\n')
-  writeFileSync(join(codexHome, 'config.toml'), config)
-  return { ...baseEnv(codexHome), CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-scripted-offline' }
+export function codexEnv(serverUrl: string, home: string, options: AgentEnvOptions = {}): NodeJS.ProcessEnv {
+  return liveSetup('codex', serverUrl, home, options).env
 }
 
 export interface CodexArgsOptions {

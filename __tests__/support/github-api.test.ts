@@ -259,6 +259,56 @@ describe('pull requests', () => {
     }
   })
 
+  test('a branch answers its tip as a commit (git author and committer) and whether it is protected', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gh-standin-branch-'))
+    try {
+      const git = (...args: string[]) =>
+        execFileSync('git', args, { cwd: join(dir, 'work'), encoding: 'utf8' }).trim()
+      execFileSync('git', ['init', '-q', '--bare', '-b', 'main', join(dir, 'remote.git')])
+      execFileSync('git', ['init', '-q', '-b', 'main', join(dir, 'work')])
+      git('config', 'user.email', 'ann@example.com')
+      git('config', 'user.name', 'Ann')
+      writeFileSync(join(dir, 'work', 'a.txt'), 'a\n')
+      git('add', '.')
+      git('commit', '-q', '-m', 'first')
+      writeFileSync(join(dir, 'work', 'b.txt'), 'b\n')
+      git('add', '.')
+      execFileSync('git', ['commit', '-q', '-m', 'second\n\nbody'], {
+        cwd: join(dir, 'work'),
+        env: { ...process.env, GIT_COMMITTER_EMAIL: 'bot@example.com' }
+      })
+      git('push', '-q', join(dir, 'remote.git'), 'main', 'main:refs/heads/release')
+      const [sha, parent] = [git('rev-parse', 'HEAD'), git('rev-parse', 'HEAD~1')]
+
+      const { api, octokit } = await start({ gitDir: join(dir, 'remote.git') })
+      api.state.protectedBranches.add('release')
+      const repo = { owner: 'acme', repo: 'widgets' }
+      const main = await octokit.rest.repos.getBranch({ ...repo, branch: 'main' })
+      expect(main.data).toMatchObject({ name: 'main', protected: false, commit: { sha } })
+      expect(main.data.commit.commit).toMatchObject({
+        message: 'second\n\nbody',
+        author: { name: 'Ann', email: 'ann@example.com' },
+        committer: { name: 'Ann', email: 'bot@example.com' }
+      })
+      expect(main.data.commit.parents.map(p => p.sha)).toEqual([parent])
+      expect((await octokit.rest.repos.getBranch({ ...repo, branch: 'release' })).data.protected).toBe(true)
+      const missing = await failure(octokit.rest.repos.getBranch({ ...repo, branch: 'gone' }))
+      expect([missing.status, missing.data.message]).toEqual([404, 'Branch not found'])
+      // A push event names the tip and its committer, in the shape of GitHub's webhook schema.
+      const push = api.events.push('main', { sender: 'ann' }) as any
+      expect(checkEventPayload('push', push)).toEqual([])
+      expect(push).toMatchObject({
+        ref: 'refs/heads/main',
+        after: sha,
+        before: parent,
+        head_commit: { id: sha, committer: { email: 'bot@example.com' } }
+      })
+      expect(api.violations).toEqual([])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test('a fork pull request names the fork as its head repository; a comment on it makes an issue_comment event', async () => {
     const { api, octokit } = await start()
     api.state.addUser('forker')

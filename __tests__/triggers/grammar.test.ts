@@ -8,11 +8,11 @@ import { argsOf, parseRalphCommand, splitAtDoubleDash } from '../../src/github/t
 describe('parseRalphCommand', () => {
   test('only a first line that starts with /ralph is a command', () => {
     expect(parseRalphCommand('/ralph')).toEqual({ kind: 'command', args: {}, freeText: '' })
-    expect(parseRalphCommand('  /ralph fix-tests')).toEqual({
+    expect(parseRalphCommand('/ralph fix-tests\r\nmore')).toEqual({
       kind: 'command',
       name: 'fix-tests',
       args: {},
-      freeText: ''
+      freeText: 'more'
     })
     expect(parseRalphCommand('/Ralph docs')).toMatchObject({ kind: 'command', name: 'docs' })
     expect(parseRalphCommand('Could someone run\n/ralph fix-tests')).toEqual({ kind: 'none' })
@@ -20,8 +20,22 @@ describe('parseRalphCommand', () => {
     expect(parseRalphCommand('> /ralph fix-tests')).toEqual({ kind: 'none' })
     expect(parseRalphCommand('/ralphify')).toEqual({ kind: 'none' })
     expect(parseRalphCommand('`/ralph`')).toEqual({ kind: 'none' })
-    expect(parseRalphCommand('<!-- x -->/ralph')).toMatchObject({ kind: 'command' })
-    expect(parseRalphCommand('\u200B/ralph docs')).toMatchObject({ kind: 'command', name: 'docs' })
+  })
+
+  test.each([
+    ['an empty first line', '\n/ralph fix'],
+    ['a blank first line', '   \n/ralph fix'],
+    ['a zero-width space', '\u200B\n/ralph fix'],
+    ['a zero-width space before it', '\u200B/ralph fix'],
+    ['a vertical tab', '\x0b\n/ralph fix'],
+    ['an HTML comment line', '<!-- hi -->\n/ralph fix'],
+    ['an HTML comment before it', '<!-- x -->/ralph fix'],
+    ['an indent of one space', ' /ralph fix'],
+    ['an indent that makes it code', '    /ralph fix'],
+    ['a tab', '\t/ralph fix'],
+    ['a BOM', '\uFEFF/ralph fix']
+  ])('the first line must be the command: not after %s', (_what, body) => {
+    expect(parseRalphCommand(body)).toEqual({ kind: 'none' })
   })
 
   test('--arg value and --arg=value, quoted values are one value each, free text after -- and below', () => {

@@ -246,9 +246,14 @@ describe('forks', () => {
     await expectRefused(w.api.events.issueComment(comment.id), /comes from a fork \(forker\/widgets\)/)
   })
 
-  test('a /ralph comment on a same-repository pull request runs on its own branch', async () => {
+  test("a /ralph comment on a same-repository pull request runs on its own branch, when it is its author's", async () => {
     w.api.state.addUser('alice', { role: 'write' })
-    const pr = w.api.state.addPull({ title: 'Faster parser', head: 'feature/parser', body: 'WIP' })
+    const pr = w.api.state.addPull({
+      title: 'Faster parser',
+      head: 'feature/parser',
+      body: 'WIP',
+      user: 'alice'
+    })
     const comment = w.api.state.addComment(pr.number, { body: '/ralph echo -- finish it', user: 'alice' })
     const plan = await w.plan('issue_comment', w.api.events.issueComment(comment.id))
     expect(plan).toMatchObject({
@@ -258,7 +263,43 @@ describe('forks', () => {
       pr: { number: pr.number, headRef: 'feature/parser', baseRef: 'main', sameRepo: true },
       taskSource: `pull request #${pr.number}`
     })
+    expect(plan).not.toHaveProperty('proposeTo')
   })
+
+  test.each([
+    ['the default branch', { head: 'main', base: 'release', user: 'alice' }, /is the default branch/],
+    ['a protected branch', { head: 'release', user: 'alice' }, /is protected/],
+    [
+      "a read-only author's pull request",
+      { head: 'feature/x', user: 'rob' },
+      /rob is not a person with write access/
+    ],
+    [
+      "a bot's pull request",
+      { head: 'feature/y', user: 'dependabot[bot]' },
+      /dependabot\[bot\] is not a person/
+    ]
+  ])(
+    'a /ralph comment on a pull request from %s works on ralph/pr-<N>, proposed into it',
+    async (_what, fields, why) => {
+      w.api.state.addUser('alice', { role: 'write' })
+      w.api.state.addUser('rob', { role: 'read' })
+      w.api.state.addUser('dependabot[bot]', { type: 'Bot', role: 'write' })
+      w.api.state.protectedBranches.add('release')
+      const pr = w.api.state.addPull({ title: 'Into release', ...fields })
+      const comment = w.api.state.addComment(pr.number, { body: '/ralph echo', user: 'alice' })
+      const plan = await w.plan('issue_comment', w.api.events.issueComment(comment.id))
+      expect(plan).toMatchObject({
+        kind: 'run',
+        branch: `ralph/pr-${pr.number}`,
+        base: fields.head,
+        continueBranch: true,
+        proposeTo: { number: pr.number, headRef: fields.head, reason: expect.stringMatching(why) },
+        issueNumber: pr.number
+      })
+      expect(plan).not.toHaveProperty('pr')
+    }
+  )
 
   test('a closed pull request is refused', async () => {
     w.api.state.addUser('alice', { role: 'write' })
@@ -484,16 +525,31 @@ describe('other triggers', () => {
       reason: expect.stringMatching(/runs with secrets on code the pull request may have changed/)
     })
     w.api.state.addUser('alice', { role: 'write' })
+    pr.user = 'alice'
     const opened = w.api.events.pullRequest(pr.number, 'opened', { sender: 'alice' })
     expect(await w.plan('pull_request', opened)).toMatchObject({
       kind: 'run',
       branch: 'feature',
       pr: { number: pr.number, baseRef: 'main' }
     })
-    expect(await w.plan('pull_request', opened)).not.toHaveProperty('unlessOwnTip')
-    // A push to it: the run ends by itself when the push was the loop's own (a push-token's push).
-    const pushed = w.api.events.pullRequest(pr.number, 'synchronize', { sender: 'alice' })
-    expect(await w.plan('pull_request', pushed)).toMatchObject({ kind: 'run', unlessOwnTip: true })
+    // Sent by the account the action delivers with: its own pull request or push, whatever the action.
+    const delivery = {
+      actor: async () => ({ kind: 'user', login: 'ralph-machine' }) as const,
+      committerEmail: '41898282+github-actions[bot]@users.noreply.github.com'
+    }
+    w.api.state.addUser('ralph-machine', { role: 'write' })
+    for (const action of ['opened', 'edited', 'reopened', 'synchronize', 'ready_for_review'])
+      expect(
+        await w.plan(
+          'pull_request',
+          w.api.events.pullRequest(pr.number, action, { sender: 'ralph-machine' }),
+          { delivery }
+        )
+      ).toMatchObject({
+        kind: 'skip',
+        reason: expect.stringMatching(/^ralph-machine, the account the action pushes/)
+      })
+    expect(await w.plan('pull_request', opened, { delivery })).toMatchObject({ kind: 'run' })
     w.api.state.addUser('forker')
     const fork = w.api.state.addPull({ title: 'y', head: 'patch', headOwner: 'forker' })
     // A fork's pull request is normal on `on: pull_request`: no loop, and no failed check either.

@@ -99,6 +99,22 @@ test('the nightly hunt runs the bug-hunter example with a cap and a failure repo
   expect(step?.with).toMatchObject({ ralph: 'bug-hunter', 'max-open-prs': 3, 'report-issue': true })
 })
 
+test('the comment workflow shows both forms: a ralph-less loop (agent, prompt, checks) and a default ralph', () => {
+  const raw = readFileSync(path.join(DIR, 'ralph-on-comment.yml'), 'utf8')
+  const step = steps((load('ralph-on-comment.yml').jobs as Record<string, Json>).ralph).find(
+    s => s.uses === 'org/ralph-action@v1'
+  )
+  expect(step?.with).toMatchObject({
+    agent: expect.any(String),
+    prompt: expect.any(String),
+    checks: expect.any(String)
+  })
+  expect(step?.with).not.toHaveProperty('ralph')
+  expect(raw).toMatch(
+    /^\s+# - with a default ralph: replace agent, prompt and checks with `ralph: fix-tests`/m
+  )
+})
+
 test('the comment workflow queues only requests: its concurrency group is on the job that filters them', () => {
   const wf = load('ralph-on-comment.yml')
   expect(wf.concurrency).toBeUndefined()

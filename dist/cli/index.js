@@ -8654,6 +8654,9 @@ var __webpack_exports__ = {};
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_namespaceObject);
+;// CONCATENATED MODULE: external "node:path"
+const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
 ;// CONCATENATED MODULE: ./src/ralph/types.ts
 // The RALPH.md contract: what a validated ralph is, what a problem with one looks like.
 /** Thrown for bad input (a user's mistake, not our bug): the CLI prints `message` alone, no stack trace. */
@@ -8667,64 +8670,22 @@ class RalphError extends Error {
         this.name = 'RalphError';
     }
 }
-
-;// CONCATENATED MODULE: ./src/ralph/args.ts
-// User args after the ralph path (`ralph run my-ralph --focus tests` or `my-ralph tests`), parsed with the
-// reference's rules (cli._parse_user_args). Errors are usage errors: exit code 2.
-
-const NAME_RE = /^[a-zA-Z0-9_-]+$/;
-const VALID_NAME_CHARS_MSG = 'Names may only contain letters, digits, hyphens, and underscores.';
-/**
- * `--name value` and `--name=value` set any name (declared or not); other tokens fill the declared names in
- * order, skipping names already set by a flag; a bare `--` makes every later token positional.
- * Note the reference's CLI parser swallows the first `--` before this runs (see the spec, §9).
- */
-function parseUserArgs(tokens, declared) {
-    // No prototype: an arg may be called `__proto__` or `constructor`.
-    const result = Object.create(null);
-    let positionalIndex = 0;
-    let flagsEnded = false;
-    for (let i = 0; i < tokens.length; i++) {
-        const token = tokens[i];
-        if (!flagsEnded && token === '--') {
-            flagsEnded = true;
-            continue;
-        }
-        if (!flagsEnded && token.startsWith('--')) {
-            const rest = token.slice(2);
-            let name;
-            let value;
-            const eq = rest.indexOf('=');
-            if (eq >= 0) {
-                name = rest.slice(0, eq);
-                value = rest.slice(eq + 1);
-            }
-            else {
-                name = rest;
-                if (i + 1 >= tokens.length)
-                    throw new RalphError(`Flag '--${name}' requires a value.`, 2);
-                value = tokens[++i];
-            }
-            if (!NAME_RE.test(name)) {
-                throw new RalphError(`Arg name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, 2);
-            }
-            result[name] = value;
-            continue;
-        }
-        if (declared.length === 0) {
-            throw new RalphError(`Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
-                `Use --name value syntax or add 'args: [...]' to your RALPH.md.`, 2);
-        }
-        while (positionalIndex < declared.length && Object.hasOwn(result, declared[positionalIndex])) {
-            positionalIndex++;
-        }
-        if (positionalIndex >= declared.length) {
-            throw new RalphError(`Too many positional arguments. Expected at most ${declared.length} (${declared.join(', ')}).`, 2);
-        }
-        result[declared[positionalIndex]] = token;
-        positionalIndex++;
-    }
-    return result;
+const FILE_PROBLEMS = {
+    ENOENT: 'no such file or folder',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EISDIR: 'it is a folder, not a file',
+    ENOTDIR: 'a part of the path is a file, not a folder',
+    EEXIST: 'it already exists',
+    ENOSPC: 'the disk is full',
+    EROFS: 'the file system is read-only'
+};
+/** A file system error in words ("no such file or folder"), not errno jargon ("ENOENT: …"). */
+function fileProblem(error) {
+    const code = error?.code;
+    if (code !== undefined && FILE_PROBLEMS[code])
+        return FILE_PROBLEMS[code];
+    return error instanceof Error ? error.message : String(error);
 }
 
 ;// CONCATENATED MODULE: ./src/ralph/comments.ts
@@ -9675,12 +9636,109 @@ function lookup(table, name) {
     return table !== undefined && Object.hasOwn(table, name) ? table[name] : '';
 }
 
+;// CONCATENATED MODULE: ./src/ralph/args.ts
+// User args after the ralph path (`ralph run my-ralph --focus tests` or `my-ralph tests`), parsed with the
+// reference's rules (cli._parse_user_args). Errors are usage errors: exit code 2.
+
+
+
+
+const NAME_RE = /^[a-zA-Z0-9_-]+$/;
+const VALID_NAME_CHARS_MSG = 'Names may only contain letters, digits, hyphens, and underscores.';
+/**
+ * `--name value` and `--name=value` set any name (declared or not); other tokens fill the declared names in
+ * order, skipping names already set by a flag; a bare `--` makes every later token positional.
+ * Note the reference's CLI parser swallows the first `--` before this runs (see the spec, §9).
+ */
+function parseUserArgs(tokens, declared) {
+    // No prototype: an arg may be called `__proto__` or `constructor`.
+    const result = Object.create(null);
+    let positionalIndex = 0;
+    let flagsEnded = false;
+    for (let i = 0; i < tokens.length; i++) {
+        const token = tokens[i];
+        if (!flagsEnded && token === '--') {
+            flagsEnded = true;
+            continue;
+        }
+        if (!flagsEnded && token.startsWith('--')) {
+            const rest = token.slice(2);
+            let name;
+            let value;
+            const eq = rest.indexOf('=');
+            if (eq >= 0) {
+                name = rest.slice(0, eq);
+                value = rest.slice(eq + 1);
+            }
+            else {
+                name = rest;
+                if (i + 1 >= tokens.length)
+                    throw new RalphError(`Flag '--${name}' requires a value.`, 2);
+                value = tokens[++i];
+            }
+            if (!NAME_RE.test(name)) {
+                throw new RalphError(`Arg name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, 2);
+            }
+            result[name] = value;
+            continue;
+        }
+        if (declared.length === 0) {
+            throw new RalphError(`Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
+                `Use --name value syntax or add 'args: [...]' to your RALPH.md.`, 2);
+        }
+        while (positionalIndex < declared.length && Object.hasOwn(result, declared[positionalIndex])) {
+            positionalIndex++;
+        }
+        if (positionalIndex >= declared.length) {
+            throw new RalphError(`Too many positional arguments. Expected at most ${declared.length} (${declared.join(', ')}).`, 2);
+        }
+        result[declared[positionalIndex]] = token;
+        positionalIndex++;
+    }
+    return result;
+}
+/**
+ * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
+ * prompt, a command or a check). Undefined when the file does not parse: loading it reports that itself.
+ */
+function argsRead(file, text) {
+    try {
+        const names = new Set();
+        const { data, split } = readFrontmatter(file, text);
+        const declared = data.get('args');
+        if (declared !== undefined && declared !== null && !Array.isArray(declared))
+            return undefined;
+        for (const name of declared ?? [])
+            if (typeof name === 'string')
+                names.add(name);
+        // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
+        for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(PLACEHOLDER_RE))
+            if (m[1] === 'args')
+                names.add(m[2]);
+        return [...names];
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ralph/duration.ts
+// Durations as people write them, for the CLI's --max-time and the action's time inputs: a number, or a
+// number with a unit (90s, 2m, 1h). What a bare number means is the caller's: seconds on the CLI (as
+// ralphify's --timeout), minutes in the action (as a job's timeout-minutes).
+const UNIT_SECONDS = { s: 1, sec: 1, m: 60, min: 60, h: 3600 };
+/** `90s`, `45m`, `2h`, `1.5` (in `bare` units) → seconds; undefined when it is not a positive duration. */
+function parseDuration(value, bare) {
+    const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(s|sec|m|min|h)?$/i.exec(value.trim());
+    if (!m)
+        return undefined;
+    const seconds = Number(m[1]) * UNIT_SECONDS[(m[2] ?? bare).toLowerCase()];
+    return seconds > 0 ? seconds : undefined;
+}
+
 ;// CONCATENATED MODULE: external "node:fs"
 const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
 var external_node_fs_default = /*#__PURE__*/__nccwpck_require__.n(external_node_fs_namespaceObject);
-;// CONCATENATED MODULE: external "node:path"
-const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
-var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
 ;// CONCATENATED MODULE: ./src/ralph/resolve.ts
 // From what the user typed (`ralph run <path>`) to a RALPH.md, as the reference resolves it
 // (cli._resolve_ralph_paths): a folder, a file named RALPH.md, or the name of an installed ralph.
@@ -9808,6 +9866,70 @@ function realPath(p) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/ralph/arg-words.ts
+// `{{ args.X }}` in a command's `run` becomes the value, shell-quoted, before `run` is split into words: so
+// any value is exactly one word, but only where the placeholder is a word of its own. Inside a larger word,
+// and above all inside the author's quotes (`bash -c 'echo {{ args.x }}'`), the value's quoting and the
+// author's combine, and a value can close the author's quotes and go on as a script. The reference does the
+// same, so `ralph run` keeps it; `validate` warns, and the action refuses such a ralph for runs whose values
+// come from a comment, a label or a pull request. The safe ways: a word of its own, or the environment.
+
+const arg_words_WHITESPACE = new Set([' ', '\t', '\r', '\n']);
+/** The variable a command finds an arg's value in: `RALPH_ARG_FOCUS` for `focus`, `RALPH_ARG_A_B` for `a-b`. */
+const argEnvName = (name) => `RALPH_ARG_${name.toUpperCase().replace(/-/g, '_')}`;
+/** Every command gets each arg's value in its environment, besides where `run` places it. */
+function argEnvironment(args) {
+    return Object.fromEntries(Object.entries(args).map(([name, value]) => [argEnvName(name), value]));
+}
+/**
+ * The arg placeholders of `run` that are not a word of their own (glued to other characters, or inside
+ * quotes), in order. Words are found as shlex's POSIX mode finds them: quotes and backslashes, split at
+ * blanks.
+ */
+function argsInsideWords(run) {
+    const found = [];
+    const placeholders = new Map();
+    for (const m of run.matchAll(PLACEHOLDER_RE))
+        if (m[1] === 'args')
+            placeholders.set(m.index ?? 0, m);
+    let quote;
+    let inWord = false;
+    for (let i = 0; i < run.length; i++) {
+        const m = placeholders.get(i);
+        if (m) {
+            const end = i + m[0].length;
+            const glued = quote !== undefined || inWord || (end < run.length && !arg_words_WHITESPACE.has(run[end]));
+            if (glued)
+                found.push({ name: m[2], placeholder: m[0] });
+            inWord = true;
+            i = end - 1;
+            continue;
+        }
+        const ch = run[i];
+        if (quote === "'") {
+            if (ch === "'")
+                quote = undefined;
+        }
+        else if (quote === '"') {
+            if (ch === '\\')
+                i++;
+            else if (ch === '"')
+                quote = undefined;
+        }
+        else if (arg_words_WHITESPACE.has(ch)) {
+            inWord = false;
+        }
+        else {
+            inWord = true;
+            if (ch === '\\')
+                i++;
+            else if (ch === "'" || ch === '"')
+                quote = ch;
+        }
+    }
+    return found;
+}
+
 ;// CONCATENATED MODULE: ./src/proc/which.ts
 // Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
 
@@ -9854,10 +9976,106 @@ function isExecutableFile(file, cwd) {
 // The program lookup is proc's (the isolated spawn needs it too); the format checks the agent with it.
 
 
+;// CONCATENATED MODULE: ./src/ralph/programs.ts
+// Which programs a ralph will start, found before anything runs: a missing one is said at once, in one
+// line, instead of after the agent has run (and been paid for).
+
+
+
+
+
+
+// bash's keywords and builtins (`compgen -k; compgen -b`): a gate may start with one, and none is a file.
+const BASH_WORDS = new Set(('if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc ' +
+    '. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs ' +
+    'disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local ' +
+    'logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend ' +
+    'test times trap true type typeset ulimit umask unalias unset wait').split(' '));
+/** Characters after which a gate's words are bash's to expand: its programs cannot be known beforehand. */
+const EXPANDS = /[$`'"\\*?[\]{}~()<>=]/;
+/**
+ * The programs a gate's bash line starts, where that can be known without running bash: the first word of
+ * each simple command (after `NAME=value` assignments). Lines with quoting or expansions yield only their
+ * first command's program; keywords, builtins and paths (the agent may be asked to write them) are left out.
+ */
+function gatePrograms(run) {
+    const simple = !/[$`'"\\(){}<>]/.test(run);
+    const segments = simple ? run.split(/&&|\|\||[;|&\n]/) : [run.split(/&&|\|\||[;|&\n]/)[0]];
+    const programs = [];
+    for (const segment of segments) {
+        const words = segment.trim().split(/\s+/);
+        while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]))
+            words.shift();
+        const word = words[0];
+        if (!word || EXPANDS.test(word) || /^-|\//.test(word) || BASH_WORDS.has(word))
+            continue;
+        if (!programs.includes(word))
+            programs.push(word);
+    }
+    return programs;
+}
+/** The program a `commands:` entry starts (its args filled in), and the folder a relative one is found in. */
+function commandProgram(run, userArgs, dirs) {
+    const runString = resolveArgsInRun(run, userArgs);
+    let argv;
+    try {
+        argv = shlex_shlexSplit(runString);
+    }
+    catch {
+        return undefined; // the run itself reports the syntax, as the reference does
+    }
+    if (argv.length === 0)
+        return undefined;
+    return {
+        program: argv[0],
+        cwd: runsFromRalphDir(runString) ? dirs.ralphDir : dirs.projectRoot,
+        runString
+    };
+}
+/**
+ * Whether `program` can be found: a bare name on PATH (executable), a path as a file relative to `cwd`.
+ * A file that exists but is not executable counts as found: running it gives the precise error.
+ */
+function programFound(program, cwd, searchPath) {
+    if (!program.includes('/'))
+        return which(program, { cwd, path: searchPath }) !== null;
+    try {
+        return external_node_fs_default().statSync(program.startsWith('/') ? program : `${cwd.replace(/\/+$/, '')}/${program}`).isFile();
+    }
+    catch {
+        return false;
+    }
+}
+/** The reference's message for a command whose program is missing (it says so when the command runs). */
+const commandNotFound = (name, runString) => `Command '${name}' binary not found: ${pyStrRepr(runString)}. Check the 'commands' field in your ${RALPH_MARKER} frontmatter.`;
+/** The problem with a `commands:` entry whose program cannot be found, or undefined. */
+function missingCommandProgram(command, userArgs, dirs, searchPath) {
+    const found = commandProgram(command.run, userArgs, dirs);
+    if (found && !programFound(found.program, found.cwd, searchPath))
+        return commandNotFound(command.name, found.runString);
+    return undefined;
+}
+/** The problem with a gate whose program cannot be found (bash would say "command not found"), or undefined. */
+function missingGateProgram(check, cwd, searchPath) {
+    const program = gatePrograms(check.run).find(p => !programFound(p, cwd, searchPath));
+    if (program === undefined)
+        return undefined;
+    const command = check.run === check.name ? '' : ` (its command: ${check.run})`;
+    return `Check '${check.name}' cannot run: '${program}' is not on PATH${command}. Install it, or fix the check.`;
+}
+/** The problem with an agent whose program cannot be found, in the reference's words, or undefined. */
+function missingAgentProgram(agentArgv, cwd, searchPath) {
+    const program = agentArgv[0];
+    if (program === undefined || which(program, { cwd, path: searchPath }))
+        return undefined;
+    return `Agent command '${program}' not found on PATH.`;
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/validate.ts
 // Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
 // order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
 // completion_tag, guardrails) are checked last: a ralph the reference accepts fails here only because of them.
+
 
 
 
@@ -9889,6 +10107,11 @@ function loadRalph(file, opts) {
 /** Every problem in the ralph, first the one the reference would report; [] when it is valid. */
 function validateRalph(file, opts) {
     return inspectRalph(file, opts).problems;
+}
+/** The problems (as validateRalph) and the warnings: what `validate` prints. */
+function lintRalph(file, opts) {
+    const { problems, warnings } = inspectRalph(file, opts);
+    return { problems, warnings: warnings ?? [] };
 }
 function inspectRalph(fileArg, opts) {
     let file = fileArg;
@@ -9931,10 +10154,11 @@ function inspectRalph(fileArg, opts) {
     else {
         try {
             agentArgv = shlex_shlexSplit(rawAgent);
-            const env = opts.env ?? process.env;
-            if (!opts.skipAgentLookup && !which(agentArgv[0], { cwd: opts.cwd, path: env.PATH })) {
-                report(`Agent command '${agentArgv[0]}' not found on PATH.`, where(fm, 'agent'));
-            }
+            const missing = opts.skipAgentLookup
+                ? undefined
+                : missingAgentProgram(agentArgv, opts.cwd, (opts.env ?? process.env).PATH);
+            if (missing)
+                report(missing, where(fm, 'agent'));
         }
         catch (error) {
             if (!(error instanceof ShlexError))
@@ -9949,6 +10173,28 @@ function inspectRalph(fileArg, opts) {
         duplicate: name => `Duplicate command name '${name}'.`,
         badTimeout: (name, value) => `Command '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number.`
     });
+    // Valid, as in the reference, but unsafe: an arg placeholder inside a larger word of a command.
+    const warnings = [];
+    const rawCommands = field(fm, 'commands');
+    for (const item of Array.isArray(rawCommands) ? rawCommands : []) {
+        if (!(item instanceof Map))
+            continue;
+        const run = item.get('run');
+        if (typeof run !== 'string')
+            continue;
+        for (const arg of argsInsideWords(run)) {
+            const pos = positions.entry(item, 'run');
+            warnings.push({
+                file,
+                line: (pos.value ?? pos.key)?.line,
+                column: (pos.value ?? pos.key)?.column,
+                exitCode: 1,
+                message: `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
+                    `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
+                    `$${argEnvName(arg.name)} in a script.`
+            });
+        }
+    }
     // args
     const rawArgs = field(fm, 'args');
     let declared = null;
@@ -10035,8 +10281,29 @@ function inspectRalph(fileArg, opts) {
             presets = rawPresets;
         }
     }
+    if (problems.length === 0 && opts.checkPrograms) {
+        const env = opts.env ?? process.env;
+        const dirs = { ralphDir: validate_realPath(external_node_path_default().dirname(absolute)), projectRoot: opts.cwd };
+        // Every item is valid here (no problems so far), so the lists line up with the frontmatter's.
+        const runPosition = (key, index) => {
+            const item = fm.get(key)[index];
+            return item instanceof Map
+                ? (positions.entry(item, 'run').value ?? positions.item(fm.get(key), index))
+                : undefined;
+        };
+        commands.forEach((command, index) => {
+            const missing = missingCommandProgram(command, argValues, dirs, env.PATH);
+            if (missing)
+                report(missing, runPosition('commands', index));
+        });
+        checks.forEach((check, index) => {
+            const missing = missingGateProgram(check, opts.cwd, env.PATH);
+            if (missing)
+                report(missing, runPosition('checks', index));
+        });
+    }
     if (problems.length > 0)
-        return { problems };
+        return { problems, warnings };
     // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
     const dir = validate_realPath(external_node_path_default().dirname(absolute));
     const ralph = {
@@ -10049,7 +10316,8 @@ function inspectRalph(fileArg, opts) {
         args: declared ?? [],
         credit,
         checks,
-        argValues
+        argValues,
+        warnings
     };
     if (completionTag !== undefined)
         ralph.completionTag = completionTag;
@@ -10057,7 +10325,9 @@ function inspectRalph(fileArg, opts) {
         ralph.guardrails = guardrails;
     if (presets !== undefined)
         ralph.presets = presets;
-    return { ralph, problems };
+    if (rawCredit !== null)
+        ralph.creditWritten = true;
+    return { ralph, problems, warnings };
 }
 // `commands:` (the reference's rules) and `checks:` (ours, the same rules): a list of {name, run, timeout?}.
 function validateRunList(fm, key, label, defaultTimeout, positions, report, messages) {
@@ -10155,7 +10425,7 @@ function readUtf8(file) {
         const code = error.code;
         if (code === 'ENOENT')
             throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
-        throw new RalphError(`Cannot read ${file}: ${error.message}`);
+        throw new RalphError(`Cannot read ${file}: ${fileProblem(error)}.`);
     }
     try {
         // Strict like Python's read_text(encoding="utf-8"); the BOM is kept here and dropped by the splitter.
@@ -10199,10 +10469,14 @@ function validate_realPath(p) {
 
 
 
+
+
+
 ;// CONCATENATED MODULE: ./src/cli/argv.ts
 // Command-line parsing with the reference CLI's (click's) semantics, so `ralph-action run` is a drop-in for
 // `ralph run`: options may stand anywhere (interspersed), unknown options are kept as user args, and the
 // first `--` is consumed.
+
 class UsageError extends Error {
     constructor(message) {
         super(message);
@@ -10215,6 +10489,12 @@ function convert(spec, name, raw) {
         if (!/^\s*[+-]?\d+\s*$/.test(raw))
             throw new UsageError(`Invalid value for '${name}': '${raw}' is not a valid integer.`);
         return Number.parseInt(raw, 10);
+    }
+    if (spec.kind === 'duration') {
+        const seconds = parseDuration(raw, 's');
+        if (seconds === undefined)
+            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a positive duration: give seconds (90) or a number with a unit (90s, 2m, 1h).`);
+        return seconds;
     }
     if (spec.kind === 'float') {
         // Python's float(): decimal or exponent notation, inf, infinity, nan; surrounding whitespace allowed.
@@ -10237,8 +10517,10 @@ function parseArgs(tokens, specs) {
             byName.set(name, spec);
     const options = {};
     const rest = [];
+    const typed = {};
     const take = (spec, name, value) => {
         const converted = convert(spec, name, value);
+        typed[spec.key] = name;
         if (spec.kind === 'strings')
             options[spec.key] = [...(options[spec.key] ?? []), value];
         else
@@ -10262,6 +10544,7 @@ function parseArgs(tokens, specs) {
                 if (eq !== -1)
                     throw new UsageError(`Option '${name}' does not take a value.`);
                 options[spec.key] = true;
+                typed[spec.key] = name;
                 continue;
             }
             if (eq !== -1)
@@ -10287,6 +10570,7 @@ function parseArgs(tokens, specs) {
                 }
                 if (spec.kind === 'flag') {
                     options[spec.key] = true;
+                    typed[spec.key] = name;
                     continue;
                 }
                 const attached = token.slice(j + 1);
@@ -10302,7 +10586,7 @@ function parseArgs(tokens, specs) {
         }
         rest.push(token);
     }
-    return { options, rest };
+    return { options, rest, typed };
 }
 /** The options block of a help text. */
 function formatOptions(specs) {
@@ -10313,12 +10597,35 @@ function formatOptions(specs) {
     const width = Math.max(...rows.map(([left]) => left.length)) + 2;
     return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n');
 }
+/** Edits (insertions, deletions, substitutions) from `a` to `b`. */
+function distance(a, b) {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const next = [i];
+        for (let j = 1; j <= b.length; j++)
+            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        row = next;
+    }
+    return row[b.length];
+}
+/** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
+function closeOption(token, specs) {
+    const typed = token.split('=')[0];
+    let best;
+    for (const spec of specs)
+        for (const name of spec.names.filter(n => n.startsWith('--'))) {
+            const edits = distance(typed, name);
+            if (edits <= 2 && (!best || edits < best.edits))
+                best = { name, edits };
+        }
+    return best?.name;
+}
 
 ;// CONCATENATED MODULE: ./src/agents/argv.ts
 // Reading and extending an agent's command line without ever duplicating what the user wrote.
 
 /** Python's Path(argv0).stem: `/usr/bin/claude`, `claude.exe` and `claude.cmd` all give `claude`. */
-function programStem(argv0) {
+function argv_programStem(argv0) {
     if (!argv0)
         return '';
     const base = external_node_path_default().basename(argv0.replace(/\\/g, '/'));
@@ -10368,7 +10675,7 @@ const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash']);
  * `bash -c 'aider … --message "$(cat -)"'`), skipping `VAR=value` assignments and `exec`/`env`.
  */
 function wrappedProgram(argv) {
-    if (!SHELLS.has(programStem(argv[0])))
+    if (!SHELLS.has(argv_programStem(argv[0])))
         return undefined;
     const c = argv.indexOf('-c');
     const script = c === -1 ? undefined : argv[c + 1];
@@ -10486,7 +10793,7 @@ function transcriptLine(event) {
 }
 const UNITS = { d: 86400, h: 3600, m: 60, min: 60, s: 1, sec: 1, ms: 0.001 };
 /** Seconds in a duration like `1h2m3s`, `27.4s`, `90 seconds`, `2 hours`; undefined when there is none. */
-function parseDuration(text) {
+function stream_parseDuration(text) {
     const compact = /(\d+(?:\.\d+)?)(ms|[dhms])(?![a-z])/gi;
     let total = 0;
     let found = false;
@@ -10509,7 +10816,7 @@ function parseDuration(text) {
 function resetFromMessage(message, now = Date.now()) {
     const relative = /(?:resets?(?: after| in)?|retry (?:in|after)|try again in)\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(message);
     if (relative) {
-        const seconds = parseDuration(relative[1]);
+        const seconds = stream_parseDuration(relative[1]);
         if (seconds !== undefined)
             return now + seconds * 1000;
     }
@@ -10638,13 +10945,93 @@ class JsonLinesReader {
     }
 }
 
+;// CONCATENATED MODULE: ./src/agents/watched-file.ts
+// A file an agent writes beside its output (a generic agent's cost report, gemini's telemetry log, codex's
+// session log), read while the agent runs: live enforcement of the dollar budget. A file we name lives in a
+// private temp folder removed afterwards; a file the agent names itself is found once it exists, and left.
+
+
+
+/** Bytes read at most per poll of an appended file (the rest waits for the next poll). */
+const READ_CHUNK = 4 * 1024 * 1024;
+class WatchedFile {
+    options;
+    /** The file's path; for a file the agent names, undefined until it is found. */
+    path;
+    dir;
+    timer;
+    last;
+    offset = 0;
+    constructor(options) {
+        this.options = options;
+        if ('name' in options) {
+            this.dir = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-agent-'));
+            this.path = external_node_path_default().join(this.dir, options.name);
+        }
+        this.timer = setInterval(() => this.read(false), options.pollMs);
+        this.timer.unref();
+    }
+    /** A file we name (the agent gets its path in a variable): its path is known from the start. */
+    static named(options) {
+        return new WatchedFile(options);
+    }
+    /** The agent is done: a last read, then our own folder is removed. */
+    close() {
+        clearInterval(this.timer);
+        this.read(true);
+        if (this.dir)
+            (0,external_node_fs_namespaceObject.rmSync)(this.dir, { recursive: true, force: true });
+    }
+    read(final) {
+        if (this.path === undefined && 'find' in this.options)
+            this.path = this.options.find();
+        if (this.path === undefined || !(0,external_node_fs_namespaceObject.existsSync)(this.path))
+            return;
+        if (this.options.mode === 'rewritten') {
+            let text;
+            try {
+                text = (0,external_node_fs_namespaceObject.readFileSync)(this.path, 'utf8');
+            }
+            catch {
+                return;
+            }
+            if (text === this.last || text.trim() === '')
+                return;
+            if (this.options.onChange(text, final))
+                this.last = text;
+            return;
+        }
+        let fd;
+        try {
+            fd = (0,external_node_fs_namespaceObject.openSync)(this.path, 'r');
+        }
+        catch {
+            return;
+        }
+        try {
+            const size = (0,external_node_fs_namespaceObject.fstatSync)(fd).size;
+            while (this.offset < size) {
+                const buffer = Buffer.alloc(Math.min(READ_CHUNK, size - this.offset));
+                const bytes = (0,external_node_fs_namespaceObject.readSync)(fd, buffer, 0, buffer.length, this.offset);
+                if (bytes === 0)
+                    break;
+                this.offset += bytes;
+                this.options.onData(buffer.subarray(0, bytes));
+                if (!final)
+                    break;
+            }
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/agents/generic.ts
 // Any program that reads the prompt on stdin. Its output is plain text; the final message is its end.
 // It may report its cost two ways (README, "Cost of your own agent"): a line on stdout or stderr
 // (`ralph-cost: usd=0.0123 input=1200 output=340`, or any line matching a configured pattern with named
 // groups), or a JSON file at the path in $RALPH_COST_FILE. Each report is the run's total so far.
-
-
 
 
 
@@ -10777,12 +11164,14 @@ class PlainReader {
             this.pattern = compileCostPattern(options.cost.pattern);
         const fileEnv = options.cost?.fileEnv ?? COST_FILE_ENV;
         if (hooks && options.cost && fileEnv !== '') {
-            const dir = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-cost-'));
-            const file = external_node_path_default().join(dir, 'cost.json');
-            const timer = setInterval(() => this.readCostFile(), COST_FILE_POLL_MS);
-            timer.unref();
-            this.costFile = { dir, file, env: fileEnv, timer };
-            this.env = { [fileEnv]: file };
+            const costFile = WatchedFile.named({
+                name: 'cost.json',
+                pollMs: COST_FILE_POLL_MS,
+                mode: 'rewritten',
+                onChange: (text, final) => this.onCostFile(text, final, fileEnv)
+            });
+            this.costFile = costFile;
+            this.env = { [fileEnv]: costFile.path };
         }
     }
     stdout(chunk) {
@@ -10794,11 +11183,7 @@ class PlainReader {
     finish(stdoutText, exit) {
         this.out.end();
         this.err.end();
-        if (this.costFile) {
-            clearInterval(this.costFile.timer);
-            this.readCostFile(true);
-            (0,external_node_fs_namespaceObject.rmSync)(this.costFile.dir, { recursive: true, force: true });
-        }
+        this.costFile?.close();
         const text = this.options.clean ? this.options.clean(stdoutText) : stdoutText;
         const outcome = {
             finalMessage: finalMessageFromOutput(text, this.prompt),
@@ -10842,29 +11227,15 @@ class PlainReader {
         }
         this.options.onLine?.(line, this.sink);
     }
-    /** Reads the cost file if it changed; `final` (the run is over) notes a file that holds no report. */
-    readCostFile(final = false) {
-        const cost = this.costFile;
-        if (!cost || !(0,external_node_fs_namespaceObject.existsSync)(cost.file))
-            return;
-        let text;
-        try {
-            text = (0,external_node_fs_namespaceObject.readFileSync)(cost.file, 'utf8');
-        }
-        catch {
-            return;
-        }
-        if (text === cost.last || text.trim() === '')
-            return;
+    /** A new version of the cost file; `final` (the run is over) notes a file that holds no report. */
+    onCostFile(text, final, variable) {
         const usage = parseCostReport(text);
-        if (usage) {
-            cost.last = text;
+        if (usage)
             this.report(usage);
-        }
-        else if (final) {
-            // While the agent runs, a half-written file is read again at the next poll.
-            this.notes.push(`the cost file ($${cost.env}) held no cost report: ${text.trim().slice(0, 120)}`);
-        }
+        // While the agent runs, a half-written file is read again at the next poll.
+        else if (final)
+            this.notes.push(`the cost file ($${variable}) held no cost report: ${text.trim().slice(0, 120)}`);
+        return usage !== undefined;
     }
 }
 /** A reader of plain-text output (the generic final message; cost lines and the cost file when hooked). */
@@ -10898,10 +11269,10 @@ const genericPreset = genericPresetWith();
 
 /** `aider …`, or a shell wrapper whose script starts with aider. */
 function isAiderCommand(argv) {
-    if (programStem(argv[0]) === 'aider')
+    if (argv_programStem(argv[0]) === 'aider')
         return true;
     const wrapped = wrappedProgram(argv);
-    return wrapped !== undefined && programStem(wrapped) === 'aider';
+    return wrapped !== undefined && argv_programStem(wrapped) === 'aider';
 }
 /** `12k` → 12000, `2.5k` → 2500, `1.2M` → 1200000, `133` → 133. */
 function parseTokenCount(text) {
@@ -11004,7 +11375,7 @@ const aiderPreset = {
 const CLAUDE_STREAM_FLAGS = ['--output-format', 'stream-json', '--verbose'];
 /** Python's Path(argv0).stem == 'claude': `/usr/bin/claude`, `claude.exe` and `claude.cmd` all match. */
 function isClaudeCommand(argv0) {
-    return programStem(argv0) === 'claude';
+    return argv_programStem(argv0) === 'claude';
 }
 /** Dollars as claude's --max-budget-usd reads them: never rounded up past what is left. */
 function formatBudget(usd) {
@@ -11049,13 +11420,18 @@ function modelUsageReport(modelUsage, model) {
     report.model = main || model;
     return report;
 }
+/** Claude Code's stream-json, also spoken by qwen-code (which prints no dollars: its tokens are priced). */
 class ClaudeStreamReader extends JsonLinesReader {
+    agent;
     // One assistant message arrives as several events (one per content block) with the same id and usage.
     turns = new Map();
     model;
     sawResult = false;
-    constructor(hooks) {
+    constructor(hooks, 
+    /** The agent's name in messages. */
+    agent = 'claude') {
         super(hooks);
+        this.agent = agent;
     }
     end(exit) {
         if (this.sawResult)
@@ -11066,7 +11442,7 @@ class ClaudeStreamReader extends JsonLinesReader {
         if (exit && !exit.killed && exit.code !== 0 && !this.failure)
             this.failure = {
                 kind: 'error',
-                message: `claude exited with ${exit.code ?? exit.signal} without a result`
+                message: `${this.agent} exited with ${exit.code ?? exit.signal} without a result`
             };
     }
     cumulative() {
@@ -11204,7 +11580,9 @@ class ClaudeStreamReader extends JsonLinesReader {
     }
     resultFailure(event, text) {
         const errors = Array.isArray(event.errors) ? event.errors.filter(e => typeof e === 'string') : [];
-        const message = oneLine(text || errors.join('; ') || String(event.subtype ?? 'error'), 300);
+        // qwen says it in `error.message` instead.
+        const said = isObject(event.error) ? str(event.error.message) : undefined;
+        const message = oneLine(text || errors.join('; ') || said || String(event.subtype ?? 'error'), 300);
         // A rejected rate_limit_event said more (the reset time) than the result will.
         if (this.failure?.kind === 'usage_limit')
             return this.failure;
@@ -11219,7 +11597,9 @@ class ClaudeStreamReader extends JsonLinesReader {
             const resetsAt = resetFromMessage(message);
             return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
         }
-        if (event.terminal_reason === 'api_error' || event.api_error_status != null || /^API Error/.test(message))
+        if (event.terminal_reason === 'api_error' ||
+            event.api_error_status != null ||
+            /^\[?API Error/.test(message))
             return { kind: 'api_error', message };
         return { kind: 'error', message };
     }
@@ -11236,8 +11616,12 @@ const claudePreset = {
 // completed (agent_message, reasoning, command_execution, file_change, mcp_tool_call, web_search, todo_list,
 // error), turn.completed{usage}, turn.failed{error}, and top-level `error` (also "Reconnecting... n/N").
 // It names no model and no dollars: the model comes from the command line or $CODEX_HOME/config.toml,
-// and the cost is estimated from the price table. Usage arrives only in turn.completed, so a codex run
-// cannot be metered while it runs; only its end settles the cost.
+// and the cost is estimated from the price table. The stream says the usage only in turn.completed, at the
+// end; turn by turn it comes from codex's own session log, $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-
+// <thread id>.jsonl, whose `token_count` events (total_token_usage) codex 0.169 writes after each model
+// response: so a dollar budget can stop a codex run mid-way.
+
+
 
 
 
@@ -11246,9 +11630,11 @@ const claudePreset = {
 
 const EXEC = ['exec', 'e'];
 const JSON_FLAGS = ['--json', '--experimental-json'];
+/** How often the session log is read while codex runs. */
+const SESSION_POLL_MS = 250;
 /** `codex exec …` (or its alias `codex e …`): the only codex command a loop can run headless. */
 function isCodexExec(argv) {
-    return programStem(argv[0]) === 'codex' && subcommandIndex(argv, EXEC) !== -1;
+    return argv_programStem(argv[0]) === 'codex' && subcommandIndex(argv, EXEC) !== -1;
 }
 /** The user's argv with `--json` right after `exec`, unless it is there already. */
 function codexArgv(userArgv) {
@@ -11265,6 +11651,35 @@ function modelInConfigToml(text) {
         const match = /^\s*model\s*=\s*(["'])([^"']+)\1/.exec(line);
         if (match)
             return match[2];
+    }
+    return undefined;
+}
+/** $CODEX_HOME, or ~/.codex. */
+const codexHomeOf = (env) => env.CODEX_HOME || external_node_path_default().join(env.HOME || external_node_os_default().homedir(), '.codex');
+const pad = (n) => String(n).padStart(2, '0');
+/**
+ * The session log of thread `threadId`, once codex has made it. Its folder is named after the date codex
+ * saw (local time); a run near midnight, or a clock in another zone, is found a day apart too.
+ */
+function codexSessionLog(codexHome, threadId, now = Date.now()) {
+    const days = new Set();
+    for (const offset of [0, -1, 1]) {
+        const day = new Date(now + offset * 86400000);
+        days.add(external_node_path_default().join(String(day.getFullYear()), pad(day.getMonth() + 1), pad(day.getDate())));
+        days.add(external_node_path_default().join(String(day.getUTCFullYear()), pad(day.getUTCMonth() + 1), pad(day.getUTCDate())));
+    }
+    for (const day of days) {
+        const dir = external_node_path_default().join(codexHome, 'sessions', day);
+        let names;
+        try {
+            names = (0,external_node_fs_namespaceObject.readdirSync)(dir);
+        }
+        catch {
+            continue;
+        }
+        const name = names.find(file => file.startsWith('rollout-') && file.endsWith(`-${threadId}.jsonl`));
+        if (name)
+            return external_node_path_default().join(dir, name);
     }
     return undefined;
 }
@@ -11287,9 +11702,8 @@ function codexModel(argv, env) {
     });
     if (fromConfig)
         return fromConfig;
-    const home = env.CODEX_HOME || external_node_path_default().join(env.HOME || external_node_os_default().homedir(), '.codex');
     try {
-        return modelInConfigToml((0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(home, 'config.toml'), 'utf8'));
+        return modelInConfigToml((0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().join(codexHomeOf(env), 'config.toml'), 'utf8'));
     }
     catch {
         return undefined;
@@ -11297,24 +11711,94 @@ function codexModel(argv, env) {
 }
 class CodexStreamReader extends JsonLinesReader {
     model;
+    codexHome;
     totals = { input: 0, cached: 0, cacheWrite: 0, output: 0 };
     sawUsage = false;
     lastError;
-    constructor(hooks, model) {
+    /** The session log, read while codex runs: usage after each model response. */
+    session;
+    liveTokens = 0;
+    constructor(hooks, model, codexHome) {
         super(hooks);
         this.model = model;
+        this.codexHome = codexHome;
+    }
+    finish(stdoutText, exit) {
+        this.session?.close();
+        return super.finish(stdoutText, exit);
+    }
+    /** Follows the thread's session log from the moment the stream names the thread. */
+    followSession(threadId) {
+        const home = this.codexHome;
+        if (!home || this.session || !/^[\w-]+$/.test(threadId))
+            return;
+        const lines = new LineSplitter(line => this.onSessionLine(line));
+        this.session = new WatchedFile({
+            find: () => codexSessionLog(home, threadId),
+            pollMs: SESSION_POLL_MS,
+            mode: 'appended',
+            onData: chunk => lines.push(chunk)
+        });
+    }
+    onSessionLine(line) {
+        if (!line.includes('"token_count"'))
+            return;
+        let event;
+        try {
+            event = JSON.parse(line);
+        }
+        catch {
+            return;
+        }
+        const payload = isObject(event) && isObject(event.payload) ? event.payload : {};
+        const info = isObject(payload.info) ? payload.info : {};
+        const total = isObject(info.total_token_usage) ? info.total_token_usage : undefined;
+        if (payload.type !== 'token_count' || !total)
+            return;
+        const tokens = num(total.input_tokens) + num(total.output_tokens);
+        // turn.completed already said as much (or more): the stream is the final word.
+        if (tokens <= this.liveTokens)
+            return;
+        this.liveTokens = tokens;
+        this.emit({
+            kind: 'usage',
+            usage: this.report({
+                input: num(total.input_tokens),
+                cached: num(total.cached_input_tokens),
+                cacheWrite: num(total.cache_write_input_tokens),
+                output: num(total.output_tokens)
+            })
+        });
+    }
+    /** input_tokens counts the cached ones too (as the Responses API does): priced apart. */
+    report(totals) {
+        const report = {
+            input: Math.max(0, totals.input - totals.cached - totals.cacheWrite),
+            output: totals.output,
+            cache_read: totals.cached,
+            cache_write: totals.cacheWrite
+        };
+        if (this.model)
+            report.model = this.model;
+        return report;
     }
     end(exit) {
         if (!this.sawUsage && !exit?.killed)
             this.notes.push('codex reported no usage (no turn.completed)');
         if (exit?.killed && !this.sawUsage)
-            this.notes.push('codex was stopped before turn.completed: its usage is unknown');
+            this.notes.push(this.liveTokens > 0
+                ? 'codex was stopped before turn.completed: its usage is what its session log said so far'
+                : 'codex was stopped before turn.completed: its usage is unknown');
         if (!this.model)
             this.notes.push('codex did not say its model (set -m or model in config.toml) so its tokens cannot be priced');
+        if (this.session && this.session.path === undefined)
+            this.notes.push(`codex's session log (${this.codexHome}/sessions/…) was not found: its usage was known only at the end`);
     }
     onJson(event) {
         switch (event.type) {
             case 'thread.started':
+                if (typeof event.thread_id === 'string')
+                    this.followSession(event.thread_id);
                 this.emit({
                     kind: 'notice',
                     message: `[thread ${String(event.thread_id ?? '?')}] model ${this.model ?? '?'}`
@@ -11396,16 +11880,15 @@ class CodexStreamReader extends JsonLinesReader {
         this.totals.cached += num(usage.cached_input_tokens);
         this.totals.cacheWrite += num(usage.cache_write_input_tokens);
         this.totals.output += num(usage.output_tokens);
-        // input_tokens counts the cached ones too (as the Responses API does): priced apart.
-        const report = {
-            input: Math.max(0, this.totals.input - this.totals.cached - this.totals.cacheWrite),
-            output: this.totals.output,
-            cache_read: this.totals.cached,
-            cache_write: this.totals.cacheWrite
-        };
-        if (this.model)
-            report.model = this.model;
+        this.liveTokens = Math.max(this.liveTokens, this.totals.input + this.totals.output);
+        const report = this.report(this.totals);
         this.emit({ kind: 'usage', usage: report });
+        const cached = report.cache_read > 0 ? ` · ${report.cache_read} cached` : '';
+        this.emit({
+            kind: 'result',
+            isError: false,
+            summary: `[turn completed] ${report.input} input${cached} · ${report.output} output tokens`
+        });
     }
     onError(message) {
         if (/^Reconnecting\.\.\./.test(message)) {
@@ -11436,7 +11919,7 @@ const codexPreset = {
     name: 'codex',
     jsonStream: true,
     argv: userArgv => codexArgv(userArgv),
-    read: (_prompt, hooks, context) => new CodexStreamReader(hooks, context ? codexModel(context.argv, context.env) : undefined)
+    read: (_prompt, hooks, context) => new CodexStreamReader(hooks, context ? codexModel(context.argv, context.env) : undefined, context ? codexHomeOf(context.env) : undefined)
 };
 /** codex exec run exactly as written, without --json (ralphify's argv): read as plain text. */
 const codexPlainPreset = {
@@ -11448,19 +11931,108 @@ const codexPlainPreset = {
 /** Whether the user already asked codex for JSON output. */
 const codexAskedForJson = (argv) => hasOption(argv, JSON_FLAGS);
 
+;// CONCATENATED MODULE: ./src/agents/gemini-telemetry.ts
+// Gemini CLI's usage turn by turn. Its stream-json says what a run used only in its last `result` event, so
+// alone it cannot be held to a dollar budget mid-run. Its local telemetry can: with GEMINI_TELEMETRY_TARGET=local
+// and an outfile, gemini 0.61 appends a `gemini_cli.api_response` log record for every model response
+// (input_token_count, cached_content_token_count, output_token_count, thoughts_token_count, tool_token_count,
+// model), exported in batches every 5 seconds (the OpenTelemetry BatchLogRecordProcessor's default). The file
+// holds pretty-printed JSON values one after another (packages/core/src/telemetry/file-exporters.ts); the
+// records' attributes are read line by line, never the whole (large) values.
+
+
+/** Variables the user may have set for gemini's telemetry: then theirs stays, and no file is read. */
+const GEMINI_TELEMETRY_PREFIX = 'GEMINI_TELEMETRY_';
+/** How often the telemetry file is read (it is written every 5 s). */
+const POLL_MS = 500;
+const ATTRIBUTE = /^ {4}"(event\.name|model|input_token_count|output_token_count|cached_content_token_count|thoughts_token_count|tool_token_count)": (.*?),?$/;
+/** Reads gemini's telemetry file as it grows; `onUsage` gets the run's totals after each model response. */
+class GeminiTelemetry {
+    onUsage;
+    file;
+    lines;
+    totals = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    /** Attributes of the top-level value being read. */
+    record = new Map();
+    responses = 0;
+    constructor(onUsage) {
+        this.onUsage = onUsage;
+        this.lines = new LineSplitter(line => this.onLine(line));
+        this.file = WatchedFile.named({
+            name: 'telemetry.json',
+            pollMs: POLL_MS,
+            mode: 'appended',
+            onData: chunk => this.lines.push(chunk)
+        });
+    }
+    /** The variables that make gemini write the file: local target, no prompts logged. */
+    get env() {
+        return {
+            GEMINI_TELEMETRY_ENABLED: 'true',
+            GEMINI_TELEMETRY_TARGET: 'local',
+            GEMINI_TELEMETRY_OUTFILE: this.file.path,
+            GEMINI_TELEMETRY_LOG_PROMPTS: 'false'
+        };
+    }
+    close() {
+        this.file.close();
+        this.lines.end();
+    }
+    onLine(line) {
+        if (line === '{')
+            this.record = new Map();
+        else if (line === '}')
+            this.endRecord();
+        else {
+            const match = ATTRIBUTE.exec(line);
+            if (match)
+                this.record.set(match[1], match[2]);
+        }
+    }
+    endRecord() {
+        const record = this.record;
+        this.record = new Map();
+        if (record.get('event.name') !== '"gemini_cli.api_response"')
+            return;
+        const count = (name) => {
+            const value = Number(record.get(name) ?? 0);
+            return Number.isFinite(value) && value > 0 ? value : 0;
+        };
+        // As the final stats count them: the prompt includes the cached tokens; thoughts and tool tokens are output.
+        const cached = count('cached_content_token_count');
+        this.totals.input += Math.max(0, count('input_token_count') - cached);
+        this.totals.cache_read += cached;
+        this.totals.output +=
+            count('output_token_count') + count('thoughts_token_count') + count('tool_token_count');
+        try {
+            const model = JSON.parse(record.get('model') ?? 'null');
+            if (typeof model === 'string' && model)
+                this.totals.model = model;
+        }
+        catch {
+            // a model we cannot read leaves the last one
+        }
+        this.responses++;
+        this.onUsage({ ...this.totals });
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/agents/gemini.ts
 // Gemini CLI with `--output-format stream-json` (added unless the user chose a format). Events, as
 // google-gemini/gemini-cli prints them (packages/core/src/output/types.ts): init{session_id, model},
 // message{role, content, delta}, tool_use{tool_name, tool_id, parameters}, tool_result{tool_id, status,
 // output, error}, error{severity, message}, result{status, error, stats{total_tokens, input_tokens,
-// output_tokens, cached, input, duration_ms, tool_calls}}. Tokens only: the cost is estimated. Fatal errors
+// output_tokens, cached, input, duration_ms, tool_calls}}. Tokens only: the cost is estimated. The stream says
+// the usage only at the end; turn by turn it comes from gemini's local telemetry file (gemini-telemetry.ts),
+// so a dollar budget can stop a run mid-way, a few seconds after the response that crossed it. Fatal errors
 // end with a `result` whose status is "error" and an exit code (packages/core/src/utils/errors.ts): 41 auth,
 // 42 input, 44 sandbox, 52 config, 53 turn limit, 54 tool, 130 cancelled.
 
 
 
+
 const FORMAT = ['--output-format', '-o'];
-const isGeminiCommand = (argv) => programStem(argv[0]) === 'gemini';
+const isGeminiCommand = (argv) => argv_programStem(argv[0]) === 'gemini';
 /** The output format the user chose, if any. */
 const geminiFormat = (argv) => optionValue(argv, FORMAT);
 function geminiArgv(userArgv) {
@@ -11498,8 +12070,22 @@ class GeminiStreamReader extends JsonLinesReader {
     sawEvent = false;
     sawResult = false;
     tools = new Map();
-    constructor(hooks) {
+    /** Usage turn by turn, from gemini's local telemetry (see gemini-telemetry.ts). */
+    telemetry;
+    env;
+    constructor(hooks, agentEnv = {}) {
         super(hooks);
+        const ownTelemetry = Object.keys(agentEnv).filter(name => name.startsWith(GEMINI_TELEMETRY_PREFIX));
+        if (ownTelemetry.length > 0) {
+            this.notes.push(`gemini's own telemetry settings are in its environment (${ownTelemetry.join(', ')}): its usage is known only when a run ends`);
+            return;
+        }
+        this.telemetry = new GeminiTelemetry(usage => {
+            // The result's stats are the final word; what the telemetry adds afterwards was already counted.
+            if (!this.sawResult)
+                this.emit({ kind: 'usage', usage: { ...usage, ...(this.model ? { model: this.model } : {}) } });
+        });
+        this.env = this.telemetry.env;
     }
     onJson(event) {
         if (typeof event.type !== 'string')
@@ -11602,6 +12188,8 @@ class GeminiStreamReader extends JsonLinesReader {
         this.flush();
     }
     finish(stdoutText, exit) {
+        // A last read first: a killed run's usage is what its telemetry said so far.
+        this.telemetry?.close();
         // `--output-format json` prints one (pretty-printed) object at the end instead of a stream.
         if (!this.sawEvent)
             this.readJsonOutput(stdoutText);
@@ -11656,7 +12244,7 @@ const geminiPreset = {
     name: 'gemini',
     jsonStream: true,
     argv: userArgv => geminiArgv(userArgv),
-    read: (_prompt, hooks) => new GeminiStreamReader(hooks)
+    read: (_prompt, hooks, context) => new GeminiStreamReader(hooks, context?.env)
 };
 /** gemini run exactly as written with text output: read as plain text. */
 const geminiPlainPreset = {
@@ -11677,7 +12265,7 @@ const geminiPlainPreset = {
 
 
 
-const isOpencodeRun = (argv) => programStem(argv[0]) === 'opencode' && subcommandIndex(argv, ['run']) !== -1;
+const isOpencodeRun = (argv) => argv_programStem(argv[0]) === 'opencode' && subcommandIndex(argv, ['run']) !== -1;
 /** The output format the user chose, if any. */
 const opencodeFormat = (argv) => optionValue(argv, ['--format']);
 function opencodeArgv(userArgv) {
@@ -11799,6 +12387,62 @@ const opencodePlainPreset = {
     argv: userArgv => [...userArgv],
     read: prompt => genericReader(prompt)
 };
+
+;// CONCATENATED MODULE: ./src/agents/qwen.ts
+// qwen-code (`qwen`) with `--output-format stream-json` (added unless the user chose a format). Its stream has
+// Claude Code's shape (system/init, assistant with per-turn usage, user tool results, a last `result`), as
+// qwen 0.24.4 prints it against a Chat Completions server, but no dollars: the tokens are priced from the
+// table, turn by turn, so a dollar cap can stop a run mid-way. The loop's turn cap goes in as
+// `--max-session-turns`.
+
+
+
+const qwen_FORMAT = ['--output-format', '-o'];
+const isQwenCommand = (argv) => argv_programStem(argv[0]) === 'qwen';
+/** The output format the user chose, if any. */
+const qwenFormat = (argv) => optionValue(argv, qwen_FORMAT);
+function qwenArgv(userArgv, caps = {}) {
+    const argv = hasOption(userArgv, qwen_FORMAT) ? [...userArgv] : [...userArgv, '--output-format', 'stream-json'];
+    if (caps.maxTurns !== undefined && !hasOption(userArgv, ['--max-session-turns']))
+        argv.push('--max-session-turns', String(caps.maxTurns));
+    return argv;
+}
+/** qwen with its stream-json (added unless the user chose a format). */
+const qwenPreset = {
+    name: 'qwen',
+    jsonStream: true,
+    argv: (userArgv, caps) => qwenArgv(userArgv, caps),
+    read: (_prompt, hooks) => new ClaudeStreamReader(hooks, 'qwen')
+};
+/** qwen run exactly as written with text output: read as plain text. */
+const qwenPlainPreset = {
+    name: 'qwen',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: prompt => genericReader(prompt)
+};
+
+;// CONCATENATED MODULE: ./scripts/install-agent-clis.json
+const install_agent_clis_namespaceObject = /*#__PURE__*/JSON.parse('{"X":{"claude":{"package":"@anthropic-ai/claude-code","version":"2.1.332","postinstall":"install.cjs"},"codex":{"package":"@openai/codex","version":"0.169.0"},"gemini":{"package":"@google/gemini-cli","version":"0.61.0"},"opencode":{"package":"opencode-ai","version":"1.18.33","postinstall":"postinstall.mjs"},"qwen":{"package":"@qwen-code/qwen-code","version":"0.24.4"}}}');
+;// CONCATENATED MODULE: ./src/agents/clis.ts
+// The agent CLIs ralph-action can install and has proven live: each one's npm package at the version the
+// live tier tests (scripts/install-agent-clis.json, the one place to bump them), and the preset that reads it.
+
+
+const PINS = install_agent_clis_namespaceObject.X;
+const AGENT_CLIS = Object.keys(PINS).map(name => ({
+    name,
+    bin: name,
+    ...PINS[name]
+}));
+/** The CLI called `name`, or undefined when ralph-action does not know it. */
+function agentCli(name) {
+    return AGENT_CLIS.find(cli => cli.name === name);
+}
+/** The known CLI an agent command line runs (`claude -p …` → claude), or undefined. */
+function agentCliOf(agentArgv) {
+    return agentCli(programStem(agentArgv[0]));
+}
 
 ;// CONCATENATED MODULE: ./src/agents/prices.ts
 const PRICE_TABLE_VERSION = '2026-11-26';
@@ -12047,6 +12691,21 @@ const PRICE_TABLE = [
         date: '2026-11-26',
         source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
         verified: 'third-party'
+    },
+    // Alibaba Cloud (qwen-code's default models): priced per request by its input size.
+    {
+        models: ['qwen3-coder-plus'],
+        input: 1,
+        output: 5,
+        cache_read: 0.2,
+        cache_write: 1,
+        date: '2026-11-26',
+        source: 'https://docs.cline.bot/provider-config/qwen ("qwen3-coder-plus … $1.00/$5.00 per 1M tokens", international region)',
+        verified: 'third-party',
+        note: 'The lowest band (prompts up to 32K tokens): Alibaba Cloud prices each request by its input size, and larger ' +
+            'prompts cost more (the official mainland-China page, https://help.aliyun.com/zh/model-studio/user-guide/qwen-coder, ' +
+            'lists four bands from ¥4/¥16 to ¥20/¥200 per million). Cached input at 20% of the input price (the same page: ' +
+            'implicit cache hits); cache writes are priced as input, without a source.'
     }
 ];
 /**
@@ -12071,12 +12730,12 @@ for (const row of PRICE_TABLE)
     for (const model of row.models)
         BY_MODEL.set(model, row);
 /** The price of a model, or undefined when the table does not know it (never a guess from a look-alike). */
-function lookupPrice(model) {
+function prices_lookupPrice(model) {
     return model ? BY_MODEL.get(normaliseModelId(model)) : undefined;
 }
 /** Dollars for a run's tokens at list price, or undefined when its model is unknown or unnamed. */
 function priceFromTable(usage) {
-    const price = lookupPrice(usage.model);
+    const price = prices_lookupPrice(usage.model);
     if (!price)
         return undefined;
     return ((usage.input * price.input +
@@ -12086,8 +12745,164 @@ function priceFromTable(usage) {
         1e6);
 }
 
+;// CONCATENATED MODULE: ./src/agents/endpoints.ts
+// How to point each agent CLI at a model server of your choosing (a local fake, a proxy, a gateway) and at
+// nothing else: the variables to set and the files to write under its HOME. The one place that knows each
+// CLI's base-URL setting; the live tier (__tests__/agents-live) proves every recipe against the real CLIs.
+
+
+/** The wire protocol each CLI speaks to its model. */
+const AGENT_WIRE = {
+    claude: 'anthropic-messages',
+    codex: 'openai-responses',
+    gemini: 'gemini',
+    // opencode speaks many; ralph-action points it at an OpenAI-compatible endpoint.
+    opencode: 'openai-chat',
+    qwen: 'openai-chat'
+};
+/** Settings gemini and qwen share (qwen-code is a fork of gemini-cli): no telemetry, no update checks. */
+function quietSettings(selectedType) {
+    return {
+        security: { auth: { selectedType }, folderTrust: { enabled: false } },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true }
+    };
+}
+const json = (value) => `${JSON.stringify(value, null, 2)}\n`;
+/** Per million tokens for opencode's model entry: its own dollar figure is then the price table's. */
+function opencodeCost(model) {
+    const price = lookupPrice(model);
+    return price
+        ? {
+            input: price.input,
+            output: price.output,
+            cache_read: price.cache_read,
+            cache_write: price.cache_write
+        }
+        : undefined;
+}
+/**
+ * What pointing `cli` at `endpoint` takes, for a CLI whose HOME is `home`. Everything else the CLI would
+ * reach at start-up (update checks, telemetry, model catalogues, plugins) is turned off.
+ */
+function endpointSetup(cli, endpoint, home) {
+    const { url, apiKey, model, maxRetries } = endpoint;
+    switch (cli) {
+        case 'claude':
+            return {
+                env: {
+                    ANTHROPIC_BASE_URL: url,
+                    ANTHROPIC_API_KEY: apiKey,
+                    ANTHROPIC_MODEL: model,
+                    // Without it claude also calls its vendor's host for non-essential traffic.
+                    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+                    DISABLE_AUTOUPDATER: '1',
+                    DISABLE_TELEMETRY: '1',
+                    DISABLE_ERROR_REPORTING: '1',
+                    ...(maxRetries !== undefined ? { CLAUDE_CODE_MAX_RETRIES: String(maxRetries) } : {})
+                },
+                files: {},
+                args: []
+            };
+        case 'codex': {
+            // codex ignores OPENAI_BASE_URL: a custom provider in $CODEX_HOME/config.toml names the server.
+            const codexHome = path.join(home, '.codex');
+            const retries = maxRetries === undefined
+                ? []
+                : [`request_max_retries = ${maxRetries}`, `stream_max_retries = ${maxRetries}`];
+            const config = [
+                '# Written by ralph-action: codex against one model server, nothing else.',
+                `model = ${JSON.stringify(model)}`,
+                'model_provider = "ralph-endpoint"',
+                'check_for_update_on_startup = false',
+                '',
+                '[analytics]',
+                'enabled = false',
+                '',
+                '[feedback]',
+                'enabled = false',
+                '',
+                '[model_providers.ralph-endpoint]',
+                'name = "ralph-action model endpoint"',
+                `base_url = ${JSON.stringify(`${url}/v1`)}`,
+                'env_key = "OPENAI_API_KEY"',
+                'wire_api = "responses"',
+                ...retries,
+                ''
+            ].join('\n');
+            return {
+                env: { CODEX_HOME: codexHome, OPENAI_API_KEY: apiKey },
+                files: { [path.join(codexHome, 'config.toml')]: config },
+                args: []
+            };
+        }
+        case 'gemini':
+            // The variables alone fail with exit 41: the settings must select API-key authentication.
+            return {
+                env: { GEMINI_API_KEY: apiKey, GOOGLE_GEMINI_BASE_URL: url, GEMINI_MODEL: model },
+                files: { [path.join(home, '.gemini', 'settings.json')]: json(quietSettings('gemini-api-key')) },
+                args: []
+            };
+        case 'qwen':
+            return {
+                env: {
+                    OPENAI_API_KEY: apiKey,
+                    OPENAI_BASE_URL: `${url}/v1`,
+                    OPENAI_MODEL: model,
+                    QWEN_CODE_SUPPRESS_YOLO_WARNING: '1'
+                },
+                files: { [path.join(home, '.qwen', 'settings.json')]: json(quietSettings('openai')) },
+                args: []
+            };
+        case 'opencode': {
+            const cost = opencodeCost(model);
+            const config = {
+                $schema: 'https://opencode.ai/config.json',
+                model: `ralph/${model}`,
+                small_model: `ralph/${model}`,
+                autoupdate: false,
+                share: 'disabled',
+                // `opencode run` rejects what would ask: edits and commands are the agent's job; the web is not.
+                permission: { edit: 'allow', bash: 'allow', webfetch: 'deny' },
+                provider: {
+                    ralph: {
+                        npm: '@ai-sdk/openai-compatible',
+                        name: 'ralph-action model endpoint',
+                        options: { baseURL: `${url}/v1`, apiKey, includeUsage: true },
+                        models: {
+                            [model]: {
+                                tool_call: true,
+                                ...(cost ? { cost } : {}),
+                                limit: { context: 200000, output: 8192 }
+                            }
+                        }
+                    }
+                }
+            };
+            const file = path.join(home, '.config', 'opencode', 'ralph-endpoint.json');
+            return {
+                env: {
+                    OPENCODE_CONFIG: file,
+                    OPENCODE_DISABLE_MODELS_FETCH: '1',
+                    OPENCODE_DISABLE_AUTOUPDATE: '1',
+                    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+                    OPENCODE_DISABLE_SHARE: '1',
+                    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1'
+                },
+                files: { [file]: json(config) },
+                args: ['--pure']
+            };
+        }
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/agents/index.ts
 // Agent presets: recognised by the agent command's program name; anything else is generic.
+
+
+
+
 
 
 
@@ -12118,6 +12933,13 @@ function presetFor(agentArgv, options) {
         if (format === 'text')
             return geminiPlainPreset;
         return all || format !== undefined ? geminiPreset : geminiPlainPreset;
+    }
+    if (isQwenCommand(agentArgv)) {
+        // Only stream-json is read as a stream (`-o json` prints one document at the end).
+        const format = qwenFormat(agentArgv);
+        if (format !== undefined)
+            return format === 'stream-json' ? qwenPreset : qwenPlainPreset;
+        return all ? qwenPreset : qwenPlainPreset;
     }
     if (isOpencodeRun(agentArgv)) {
         const format = opencodeFormat(agentArgv);
@@ -12678,7 +13500,7 @@ const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createR
 
 
 
-const POLL_MS = 50;
+const tree_POLL_MS = 50;
 /** Rounds of "collect, SIGSTOP the new ones" before SIGKILL, so a fork loop cannot outrun the kill. */
 const FREEZE_ROUNDS = 10;
 /** Live descendants of `pid` (children, grandchildren…, found through their parent pid), nearest first. */
@@ -12720,7 +13542,7 @@ async function killProcessTree(pid, graceMs, options = {}) {
     signal([...targets.keys()], 'SIGTERM');
     const deadline = Date.now() + Math.max(0, graceMs);
     while (Date.now() < deadline) {
-        await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+        await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(tree_POLL_MS, Math.max(1, deadline - Date.now())));
         targets = tree.collect(readProcessTable(), targets, false);
         if (targets.size === 0)
             return;
@@ -13087,7 +13909,9 @@ class ProcessRun {
         try {
             child = (0,external_node_child_process_namespaceObject.spawn)(argv[0], argv.slice(1), {
                 cwd,
-                env: this.opts.env ?? process.env,
+                env: this.opts.extraEnv
+                    ? { ...(this.opts.env ?? process.env), ...this.opts.extraEnv }
+                    : (this.opts.env ?? process.env),
                 // Own process group (and session), like Python's start_new_session: the whole tree can be signalled.
                 detached: true,
                 stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']
@@ -14305,9 +15129,9 @@ function guardRunnerFiles(env, options) {
 
 /** Characters of the final message kept in the record. */
 const FINAL_MESSAGE_CHARS = 2000;
-function crashMessage(agent, error) {
+function crashMessage(agent, error, fromRalphFile) {
     if (error.code === 'ENOENT')
-        return `Agent command not found: ${pyStrRepr(agent)}. Check the 'agent' field in your RALPH.md frontmatter.`;
+        return `Agent command not found: ${pyStrRepr(agent)}.${fromRalphFile ? " Check the 'agent' field in your RALPH.md frontmatter." : ''}`;
     if (error.code === 'EACCES')
         return `[Errno 13] Permission denied: ${pyStrRepr(error.path ?? agent)}`;
     return `The agent could not be started: ${error.message}`;
@@ -14342,7 +15166,9 @@ async function runAgent(ctx) {
     const log = ctx.preset.jsonStream ? new SyncLog(logFile) : undefined;
     const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined;
     // The job's environment without GitHub and Actions credentials: the agent never holds a write token.
-    const env = agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv);
+    // PWD names the work tree, as a shell's cd would: opencode trusts PWD over its real working directory,
+    // and the inherited one names the folder the loop was started in.
+    const env = { ...agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv), PWD: ctx.workTree };
     ctx.meter.beginRun();
     const reader = ctx.preset.read(ctx.prompt, {
         onUsage: usage => ctx.meter.observe(usage),
@@ -14352,6 +15178,7 @@ async function runAgent(ctx) {
         }
     }, { argv, env, cwd: ctx.workTree });
     let result;
+    let outcome;
     try {
         const options = {
             argv,
@@ -14376,16 +15203,17 @@ async function runAgent(ctx) {
         if (!ctx.preset.jsonStream)
             options.logFile = logFile;
         result = await ctx.runProcess(options);
+        // Before the logs close: finishing may still write the transcript's last line (opencode's [done]).
+        outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
+            code: result.exitCode,
+            signal: result.signal,
+            killed: result.aborted || result.timedOut
+        });
     }
     finally {
         log?.close();
         stream?.close();
     }
-    const outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
-        code: result.exitCode,
-        signal: result.signal,
-        killed: result.aborted || result.timedOut
-    });
     const usage = ctx.meter.endRun(outcome.usage);
     const killedBy = result.aborted ? ctx.stopCause() : undefined;
     const exitedWell = result.exitCode === 0 && !result.timedOut && !result.aborted && !result.spawnError;
@@ -14421,7 +15249,7 @@ async function runAgent(ctx) {
         run.stream = ctx.relative(streamFile);
     const agentResult = { run, outcome };
     if (result.spawnError)
-        agentResult.crash = crashMessage(ctx.agent, result.spawnError);
+        agentResult.crash = crashMessage(ctx.agent, result.spawnError, ctx.fromRalphFile === true);
     return agentResult;
 }
 
@@ -14554,7 +15382,7 @@ function capOutput(text, cap) {
 }
 function commands_crashMessage(command, runString, error) {
     if (error.code === 'ENOENT')
-        return `Command '${command.name}' binary not found: ${pyStrRepr(runString)}. ${FIELD_HINT}`;
+        return commandNotFound(command.name, runString);
     if (error.code === 'EACCES')
         return `[Errno 13] Permission denied: ${pyStrRepr(error.path ?? runString)}`;
     return `Command '${command.name}' could not be started: ${error.message}`;
@@ -14562,6 +15390,8 @@ function commands_crashMessage(command, runString, error) {
 /** Runs every command of the iteration; stops early only when the run must stop or a command crashes. */
 async function runCommands(commands, ctx) {
     const outcome = { outputs: {}, runs: [], interrupted: false };
+    // Each arg's value in the environment too: the safe way for a script to read one.
+    const extraEnv = argEnvironment(ctx.userArgs);
     for (const command of commands) {
         if (ctx.signal.aborted) {
             outcome.interrupted = true;
@@ -14584,6 +15414,7 @@ async function runCommands(commands, ctx) {
         const result = await ctx.runProcess({
             argv,
             cwd,
+            extraEnv,
             timeoutMs: command.timeout * 1000,
             killGraceMs: ctx.killGraceMs,
             signal: ctx.signal,
@@ -14965,7 +15796,7 @@ function buildPrompt(inputs, loop) {
         ralph.max_iterations = String(inputs.maxIterations);
     Object.assign(ralph, loop?.values);
     const values = { commands: inputs.commandOutputs, args: inputs.userArgs, ralph };
-    const section = loop?.section ?? '';
+    const section = (inputs.appendix ?? '') + (loop?.section ?? '');
     if (inputs.body !== undefined) {
         const prompt = renderPlaceholders(bodyTemplate(inputs.body), values) + section;
         return inputs.credit ? prompt + CREDIT_TRAILER : prompt;
@@ -15025,7 +15856,8 @@ function assemble(env, iteration, commandOutputs) {
         maxIterations: config.maxIterations,
         commandOutputs,
         userArgs: config.userArgs,
-        credit: ralph.credit
+        credit: ralph.credit,
+        ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
     };
     const used = loopPlaceholdersUsed(inputs);
     if (used.has('diff'))
@@ -15054,7 +15886,7 @@ function verdictOf(record, gated, tagRequired) {
         const allPass = record.checks.every(check => check.passed);
         if (allPass && (!tagRequired || record.completion.given))
             return { verdict: 'passed', success: true };
-        return { verdict: agentVerdict ?? 'checks_failed', success: false };
+        return { verdict: agentVerdict ?? (allPass ? 'checks_passed_no_tag' : 'checks_failed'), success: false };
     }
     if (tagRequired && record.completion.given)
         return { verdict: 'completed', success: true };
@@ -15150,6 +15982,7 @@ async function runIteration(env, iteration) {
         preset: env.preset,
         agent: env.ralph.agent,
         agentArgv: env.ralph.agentArgv,
+        fromRalphFile: env.ralph.file !== '' && env.config.promptText === undefined,
         prompt,
         workTree: env.workTree,
         iterationDir: dir,
@@ -15220,6 +16053,131 @@ async function runIteration(env, iteration) {
     return finish({ interrupted: false, success }, verdict);
 }
 
+;// CONCATENATED MODULE: ./src/loop/overview.ts
+const VERDICT = {
+    passed: '✅ passed',
+    completed: '✅ done',
+    checks_failed: '❌ gates failed',
+    checks_passed_no_tag: '🟡 gates pass, no completion tag',
+    agent_failed: '⚠️ agent failed',
+    agent_timed_out: '⏱️ agent timed out',
+    ran: '➖ ran',
+    interrupted: '⏹️ stopped',
+    crashed: '💥 crashed'
+};
+const verdictLabel = (verdict) => VERDICT[verdict];
+/** `42s`, `3m 05s`, `1h 02m`. */
+function overview_formatDuration(ms) {
+    const s = Math.round(ms / 1000);
+    if (s < 60)
+        return `${s}s`;
+    const m = Math.floor(s / 60);
+    if (m < 60)
+        return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+    return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+/** One agent run's cost: dollars, or "unknown" when the agent reported none. */
+function iterationCost(it) {
+    if (!it.agent)
+        return '–';
+    const usage = it.agent.usage;
+    return usage.cost_source === 'unknown' && usage.cost_usd === 0 ? 'unknown' : `$${usage.cost_usd.toFixed(4)}`;
+}
+/** The run's cost: dollars and where they come from, or "unknown" when no agent reported any. */
+function formatCost(status) {
+    const { cost } = status;
+    if (cost.source === 'unknown' && cost.totalUsd === 0)
+        return 'unknown (the agent reported no cost)';
+    return `$${cost.totalUsd.toFixed(4)} (${cost.source})`;
+}
+/** A table cell: no pipes or newlines, bounded. */
+function cell(text, max = 80) {
+    const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim();
+    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+const overview_code = (text) => {
+    const flat = cell(text, 120);
+    const ticks = flat.includes('`') ? '``' : '`';
+    return `${ticks}${ticks === '``' ? ' ' : ''}${flat}${ticks === '``' ? ' ' : ''}${ticks}`;
+};
+/** A fenced block longer than any run of backticks inside `text`. */
+function fence(text, lang = '') {
+    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
+    const marks = '`'.repeat(Math.max(3, longest + 1));
+    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
+}
+/** The gates in the order they ran, from the last iteration that ran any (or the budget's list). */
+function gateNames(status) {
+    const names = [];
+    for (const it of status.iterations)
+        for (const c of it.checks)
+            if (!names.includes(c.name))
+                names.push(c.name);
+    return names;
+}
+const MAX_GATE_COLUMNS = 6;
+/**
+ * The iteration table: verdict, each gate ✓/✗, cost, duration. The last `maxRows` iterations, with a line
+ * saying where the others are (`elsewhere`, e.g. "in the run record").
+ */
+function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
+    const gates = gateNames(status);
+    const columns = gates.length <= MAX_GATE_COLUMNS;
+    const head = ['#', 'Verdict', ...(columns ? gates.map(g => overview_code(g)) : ['Gates']), 'Cost', 'Duration'];
+    const rows = status.iterations.slice(-maxRows).map(it => {
+        const gateCells = columns
+            ? gates.map(g => {
+                const check = it.checks.find(c => c.name === g);
+                return check ? (check.passed ? '✓' : '✗') : '–';
+            })
+            : [`${it.checks.filter(c => c.passed).length}/${it.checks.length} ✓`];
+        return [
+            String(it.iteration),
+            verdictLabel(it.verdict),
+            ...gateCells,
+            iterationCost(it),
+            overview_formatDuration(it.durationMs)
+        ];
+    });
+    const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
+    for (const row of rows)
+        lines.push(`| ${row.join(' | ')} |`);
+    const hidden = status.iterations.length - rows.length;
+    if (hidden > 0)
+        lines.push('', `_${hidden} earlier iteration${hidden === 1 ? ' is' : 's are'} ${elsewhere}._`);
+    return lines.join('\n');
+}
+const CHART_POINTS = 50;
+/** Mermaid xychart blocks: cost (when known) and duration per iteration (the last 50). */
+function charts(status) {
+    const its = status.iterations.slice(-CHART_POINTS);
+    if (its.length === 0)
+        return '';
+    const x = `x-axis "Iteration" [${its.map(it => it.iteration).join(', ')}]`;
+    const blocks = [];
+    const costs = its.map(it => it.agent?.usage.cost_usd ?? 0);
+    if (costs.some(c => c > 0)) {
+        const top = Math.max(...costs);
+        blocks.push(fence([
+            'xychart-beta',
+            '  title "Cost per iteration (USD)"',
+            `  ${x}`,
+            `  y-axis "USD" 0 --> ${Number((top * 1.1).toPrecision(3))}`,
+            `  bar [${costs.map(c => Number(c.toFixed(4))).join(', ')}]`
+        ].join('\n'), 'mermaid'));
+    }
+    const seconds = its.map(it => Math.round(it.durationMs / 100) / 10);
+    blocks.push(fence([
+        'xychart-beta',
+        '  title "Duration per iteration (seconds)"',
+        `  ${x}`,
+        `  y-axis "seconds" 0 --> ${Math.max(1, Math.ceil(Math.max(...seconds) * 1.1))}`,
+        `  bar [${seconds.join(', ')}]`,
+        `  line [${seconds.join(', ')}]`
+    ].join('\n'), 'mermaid'));
+    return blocks.join('\n\n');
+}
+
 ;// CONCATENATED MODULE: ./src/loop/record.ts
 // The run record, written as the loop goes so a killed run keeps everything up to the iteration in flight:
 // progress.md (for people), status.json (the whole typed status, replaced atomically), and
@@ -15227,11 +16185,12 @@ async function runIteration(env, iteration) {
 // Writes are synchronous: they are small, and a crash between two of them leaves valid files.
 
 
+
 const PROGRESS_FILE = 'progress.md';
 const STATUS_FILE = 'status.json';
 const record_seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
 const dollars = (usd) => `$${usd.toFixed(4)}`;
-function fence(text) {
+function record_fence(text) {
     const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
     const marks = '`'.repeat(Math.max(3, longest + 1));
     return `${marks}\n${text.replace(/\n+$/, '')}\n${marks}`;
@@ -15254,13 +16213,17 @@ function checkLine(check) {
         const last = tail.split('\n').at(-1)?.trim();
         return last ? `${head}: ${last.slice(0, 200)}` : head;
     }
-    return tail ? `${head}\n\n${indent(fence(tail), '  ')}\n` : head;
+    return tail ? `${head}\n\n${indent(record_fence(tail), '  ')}\n` : head;
 }
 /** The progress.md section of one iteration. */
 function progressSection(record) {
-    const lines = [`## Iteration ${record.iteration}: ${record.verdict.replace(/_/g, ' ')}`, ''];
+    const verdict = record.verdict === 'checks_passed_no_tag'
+        ? 'checks pass; the agent has not given the completion tag'
+        : record.verdict.replace(/_/g, ' ');
+    const lines = [`## Iteration ${record.iteration}: ${verdict}`, ''];
     const agent = record.agent;
-    const cost = agent ? ` · cost ${dollars(agent.usage.cost_usd)} (${agent.usage.cost_source})` : '';
+    const spent = iterationCost(record);
+    const cost = agent ? ` · cost ${spent}${spent === 'unknown' ? '' : ` (${agent.usage.cost_source})`}` : '';
     lines.push(`- Started ${record.startedAt} · ${record_seconds(record.durationMs)}${cost}`);
     if (record.commands.length > 0)
         lines.push(`- Commands: ${record.commands
@@ -15306,10 +16269,13 @@ function progressSection(record) {
         lines.push(`- Crashed: ${record.error}`);
     return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
 }
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 function header(status) {
     const budgets = status.budgets;
     const limits = [
-        budgets.maxIterations !== undefined ? `max ${budgets.maxIterations} iterations` : 'no iteration cap',
+        budgets.maxIterations !== undefined
+            ? `at most ${plural(budgets.maxIterations, 'iteration')}`
+            : 'no iteration cap',
         budgets.maxTimeSeconds !== undefined ? `max time ${budgets.maxTimeSeconds}s` : undefined,
         budgets.maxCostUsd !== undefined ? `max cost ${dollars(budgets.maxCostUsd)}` : undefined,
         budgets.agentTimeoutSeconds !== undefined ? `agent timeout ${budgets.agentTimeoutSeconds}s` : undefined
@@ -15326,20 +16292,30 @@ function header(status) {
         .filter(line => line !== undefined)
         .join('\n');
 }
-function footer(result) {
+/** What an enforced stop was measured from. */
+const CROSSING = {
+    timeout: 'the time budget ran out',
+    budget_exhausted: 'the cost budget was reached',
+    cancelled: 'the cancel'
+};
+/** How the run ended, then the overview: the iteration table and the cost and duration charts. */
+function outcome(result) {
     const lines = [
         `## Stopped: ${result.stopReason}`,
         '',
         `${result.stopDetail}`,
         '',
         `- Iterations: ${result.iterations.length} · duration ${record_seconds(result.durationMs)}`,
-        `- Cost: ${dollars(result.cost.totalUsd)} (${result.cost.source})${result.cost.enforced ? '' : ' (the dollar budget could not be enforced)'}`
+        `- Cost: ${formatCost(result)}${result.cost.enforced ? '' : ' (the dollar budget could not be enforced)'}`
     ];
-    if (result.enforcement)
-        lines.push(`- Enforcement: ${result.enforcement.cause}, ${result.enforcement.killed ?? 'nothing'} stopped ${result.enforcement.latencyMs} ms after the crossing`);
+    const enforced = result.enforcement;
+    if (enforced)
+        lines.push(`- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`);
     for (const warning of result.warnings)
         lines.push(`- Warning: ${warning}`);
-    return `${lines.join('\n')}\n`;
+    if (result.iterations.length > 0)
+        lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result));
+    return `${lines.join('\n')}\n\n`;
 }
 /** Where the iterations go in the compact status.json (only the top level has an `iterations` key). */
 const ITERATIONS_SLOT = '"iterations":[]';
@@ -15458,9 +16434,61 @@ class RunRecord {
     appendIteration(record) {
         (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), progressSection(record));
     }
+    /**
+     * Rewrites progress.md to open with the outcome and the overview, the iterations' sections (written as
+     * the loop went) after them, and writes the final status.json. The sections are copied, never held whole.
+     */
     finish(result) {
-        (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), footer(result));
+        const file = external_node_path_default().join(this.dir, PROGRESS_FILE);
+        const temp = `${file}.${process.pid}.tmp`;
+        const out = (0,external_node_fs_namespaceObject.openSync)(temp, 'w');
+        try {
+            (0,external_node_fs_namespaceObject.writeSync)(out, header(result) + outcome(result));
+            copyFrom(file, firstSection(file), out);
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(out);
+        }
+        (0,external_node_fs_namespaceObject.renameSync)(temp, file);
         this.writeStatus(result);
+    }
+}
+/** Where the first iteration's section starts in progress.md (its header is a few hundred bytes). */
+function firstSection(file) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        const start = Buffer.alloc(64 * 1024);
+        const read = (0,external_node_fs_namespaceObject.readSync)(fd, start, 0, start.length, 0);
+        const at = start.subarray(0, read).indexOf('\n## Iteration ');
+        return at === -1 ? undefined : at + 1;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** Appends `file` from byte `offset` to the open `out`, a chunk at a time. */
+function copyFrom(file, offset, out) {
+    if (offset === undefined)
+        return;
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    try {
+        const chunk = Buffer.alloc(1024 * 1024);
+        for (let at = offset;;) {
+            const read = (0,external_node_fs_namespaceObject.readSync)(fd, chunk, 0, chunk.length, at);
+            if (read === 0)
+                break;
+            (0,external_node_fs_namespaceObject.writeSync)(out, chunk.subarray(0, read));
+            at += read;
+        }
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
 }
 
@@ -15509,9 +16537,16 @@ async function checkConfig(config, workspace, isRepo) {
         throw new RalphError(`The record folder ${config.recordDir} is inside the work tree ${workspace.root}: the record must never be ` +
             'committed or seen by the agent. Choose a folder outside it (the default is under the system temp dir).');
     if ((config.commit || config.worktree) && !isRepo)
-        throw new RalphError(`${config.commit ? '--commit' : '--worktree'} needs a git repository, and ${config.projectRoot} is not in one.`);
+        throw new RalphError(`${config.worktree ? '--worktree' : '--commit'} needs a git repository, and ${config.projectRoot} is not in one: run it inside one (git init), or leave ${config.worktree ? '--worktree' : '--commit'} out.`);
     if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
         throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`);
+}
+/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
+function capReached(max, last) {
+    const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`;
+    return last?.verdict === 'checks_passed_no_tag'
+        ? `${cap}; the checks pass, but the agent has not given the completion tag`
+        : cap;
 }
 /** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
 function agentPresetFor(config) {
@@ -15629,7 +16664,7 @@ async function runLoop(config, ports = {}) {
         guard.dispose();
         stopWatchingCost();
         await workspace.dispose().catch(() => undefined);
-        throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${error.message}`);
+        throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${fileProblem(error)}.`);
     }
     const warn = (message) => {
         if (status.warnings.includes(message))
@@ -15698,7 +16733,7 @@ async function runLoop(config, ports = {}) {
             else if (guard.costSpent())
                 stop = stopWith('budget_exhausted', `the cost budget ($${config.maxCostUsd}) is spent`);
             else if (config.maxIterations !== undefined && iteration > config.maxIterations)
-                stop = stopWith('max_iterations', `reached the cap of ${config.maxIterations} iterations`);
+                stop = stopWith('max_iterations', capReached(config.maxIterations, status.iterations.at(-1)));
             if (stop)
                 break;
             status.inFlight = iteration;
@@ -15765,7 +16800,7 @@ async function runLoop(config, ports = {}) {
                     stop = stopWith('circuit_open', `circuit open (${tripped.rule}): ${tripped.message}`);
                 }
                 else if (config.maxIterations !== undefined && iteration >= config.maxIterations) {
-                    stop = stopWith('max_iterations', `reached the cap of ${config.maxIterations} iterations`);
+                    stop = stopWith('max_iterations', capReached(config.maxIterations, outcome.record));
                 }
                 else if (guard.trip) {
                     stop = fromTrip(guard.trip);
@@ -15833,6 +16868,7 @@ function updateCost(status, meter) {
 
 
 
+
 const DEFAULT_OUTPUT_CAP = 1024 * 1024;
 const DEFAULT_COMPLETION_TAG = 'COMPLETE';
 /** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
@@ -15860,19 +16896,22 @@ function loopConfig(settings) {
         ...settings
     };
 }
+/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
+const GATE_NAME_CHARS = 40;
 /**
- * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named check-1, check-2…
- * after the ralph's own names, with the default check timeout.
+ * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
+ * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
  */
 function addedChecks(commands, existing) {
-    const taken = new Set(existing.map(c => c.name));
+    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
     const checks = [];
-    let n = 0;
     for (const run of commands) {
-        let name;
-        do
-            name = `check-${++n}`;
-        while (taken.has(name));
+        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
+        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
+        let name = base;
+        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
+            name = `${base} (${n})`;
+        taken.add(name).add(safeFileName(name));
         checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
     }
     return checks;
@@ -15927,6 +16966,22 @@ async function previewPrompt(config, iteration = 1, ports = {}) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/loop/preflight.ts
+// Say no before spending: every program a loop will start (the agent, the ralph's commands, every gate) is
+// looked for before the first agent run. A missing one would otherwise show only after the agent had run
+// (a gate's "command not found", iteration after iteration, until the circuit opened).
+
+/** One line for each program the loop would start that cannot be found; [] when every one is there. */
+function missingPrograms(config, searchPath = process.env.PATH) {
+    const { ralph } = config;
+    const dirs = { ralphDir: ralph.dir, projectRoot: config.projectRoot };
+    return [
+        missingAgentProgram(ralph.agentArgv, config.projectRoot, searchPath),
+        ...ralph.commands.map(command => missingCommandProgram(command, config.userArgs, dirs, searchPath)),
+        ...config.checks.map(check => missingGateProgram(check, config.projectRoot, searchPath))
+    ].filter((problem) => problem !== undefined);
+}
+
 ;// CONCATENATED MODULE: ./src/loop/task.ts
 // Ralph-less runs (`ralph-action loop "TASK" --agent CMD --check CMD …`): a synthetic ralph whose body is
 // the task. Pass the task (or the spec file's content) as LoopConfig.promptText.
@@ -15978,6 +17033,8 @@ function taskRalph(options) {
 
 
 
+
+
 ;// CONCATENATED MODULE: ./src/cli/options.ts
 // The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
 
@@ -15986,7 +17043,7 @@ function taskRalph(options) {
 const REFERENCE_OPTIONS = [
     {
         key: 'n',
-        names: ['-n'],
+        names: ['-n', '--max-iterations'],
         kind: 'int',
         metavar: 'N',
         help: 'Max number of iterations. Infinite if not set.'
@@ -16038,9 +17095,9 @@ const LOOP_OPTIONS = [
     {
         key: 'maxTime',
         names: ['--max-time'],
-        kind: 'float',
-        metavar: 'S',
-        help: 'Stop (killing the agent) after S seconds in total, checks included.'
+        kind: 'duration',
+        metavar: 'TIME',
+        help: 'Stop (killing the agent) after TIME in all, checks included: seconds, or 90s, 2m, 1h.'
     },
     {
         key: 'completionTag',
@@ -16113,43 +17170,42 @@ const LOOP_OPTIONS = [
 ];
 const positive = (v) => Number.isFinite(v) && v > 0;
 /**
- * Checks the values as the reference does (its messages, exit 1) and ours likewise, cheap checks before any
- * file is read.
+ * Checks the values with the reference's messages, cheap checks before any file is read. A bad value is a
+ * mistake on the command line like any other: a usage error (exit 2), named as it was typed.
  */
-function loopSettings(options) {
+function loopSettings(options, typed = {}) {
+    const name = (key, fallback) => typed[key] ?? fallback;
     const n = options.n;
     const delay = options.delay ?? 0;
     const timeout = options.timeout;
     if (n !== undefined && n < 1)
-        throw new RalphError(`'-n' must be a positive integer, got ${n}.`);
+        throw new UsageError(`'${name('n', '-n')}' must be a positive integer, got ${n}.`);
     if (!Number.isFinite(delay) || delay < 0)
-        throw new RalphError(`'--delay' must be non-negative, got ${pyFloatRepr(delay)}.`);
+        throw new UsageError(`'--delay' must be non-negative, got ${pyFloatRepr(delay)}.`);
     if (timeout !== undefined && !positive(timeout))
-        throw new RalphError(`'--timeout' must be a positive number, got ${pyFloatRepr(timeout)}.`);
+        throw new UsageError(`'--timeout' must be a positive number, got ${pyFloatRepr(timeout)}.`);
     const maxCost = options.maxCost;
     if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0))
-        throw new RalphError(`'--max-cost' must be a non-negative number of dollars, got ${pyFloatRepr(maxCost)}.`);
+        throw new UsageError(`'--max-cost' must be a non-negative number of dollars, got ${pyFloatRepr(maxCost)}.`);
     const maxTime = options.maxTime;
-    if (maxTime !== undefined && !positive(maxTime))
-        throw new RalphError(`'--max-time' must be a positive number of seconds, got ${pyFloatRepr(maxTime)}.`);
     const outputCap = options.outputCap;
     if (outputCap !== undefined && outputCap < 1024)
-        throw new RalphError(`'--output-cap' must be at least 1024 bytes, got ${outputCap}.`);
+        throw new UsageError(`'--output-cap' must be at least 1024 bytes, got ${outputCap}.`);
     const maxTurns = options.maxTurns;
     if (maxTurns !== undefined && maxTurns < 1)
-        throw new RalphError(`'--max-turns' must be a positive integer, got ${maxTurns}.`);
+        throw new UsageError(`'--max-turns' must be a positive integer, got ${maxTurns}.`);
     const costPattern = options.costPattern;
     if (costPattern !== undefined) {
         try {
             new RegExp(costPattern);
         }
         catch (error) {
-            throw new RalphError(`'--cost-pattern' is not a valid regular expression: ${error.message}`);
+            throw new UsageError(`'--cost-pattern' is not a valid regular expression: ${error.message}`);
         }
     }
     const isolation = options.isolation ?? 'none';
     if (isolation !== 'user' && isolation !== 'none')
-        throw new RalphError(`'--isolation' must be user or none, got '${isolation}'.`);
+        throw new UsageError(`'--isolation' must be user or none, got '${isolation}'.`);
     return {
         isolation,
         ...(options.agentUser !== undefined ? { agentUser: options.agentUser } : {}),
@@ -16181,8 +17237,14 @@ function agentSettings(settings) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/console.ts
+// Renders the loop's events as the reference runtime's console does (plain text, no colour), plus our gates,
+// cost and stop reason.
+
 
 const RULE = '──────────────────────';
+/** Lines of a failing check's output shown under it (all of it is in the record). */
+const FAILING_CHECK_LINES = 5;
+const console_plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const FAILURE_LABEL = {
     api_error: 'API error',
     usage_limit: 'usage limit',
@@ -16193,7 +17255,7 @@ const FAILURE_LABEL = {
     error: 'error'
 };
 const console_seconds = (ms) => formatDuration(ms / 1000);
-function verdictLine(record) {
+function verdictLine(record, tag) {
     const n = record.iteration;
     const took = console_seconds(record.durationMs);
     const agent = record.agent;
@@ -16206,6 +17268,8 @@ function verdictLine(record) {
             return `✓ Iteration ${n} completed (${took})`;
         case 'checks_failed':
             return `✗ Iteration ${n} failed its checks (${took})`;
+        case 'checks_passed_no_tag':
+            return `◐ Iteration ${n}: the checks pass; the agent has not given the completion tag <promise>${tag}</promise> (${took})`;
         case 'agent_timed_out':
             return `⏱ Iteration ${n} timed out after ${took}`;
         case 'agent_failed':
@@ -16215,13 +17279,46 @@ function verdictLine(record) {
         case 'interrupted':
             return `■ Iteration ${n} interrupted (${took})`;
         case 'crashed':
-            return `✗ Iteration ${n} crashed: ${record.error ?? 'unknown error'}`;
+            return `✗ Iteration ${n} crashed (${took})`;
     }
+}
+/** Why a check failed, and the last lines it printed (bash's "command not found" among them). */
+function checkLines(check) {
+    const how = check.passed
+        ? ''
+        : check.timedOut
+            ? ', timed out'
+            : check.exitCode !== null
+                ? `, exit ${check.exitCode}`
+                : '';
+    const head = `  ${check.passed ? '✓' : '✗'} check ${check.name} (${console_seconds(check.durationMs)}${how})\n`;
+    if (check.passed)
+        return head;
+    const tail = check.tail
+        .split('\n')
+        .filter(line => line.trim() !== '')
+        .slice(-FAILING_CHECK_LINES);
+    return head + tail.map(line => `      ${line}\n`).join('');
+}
+/** "2 iterations — 1 passed, 1 failed": what each iteration came to, in words. */
+function tallyLine(iterations) {
+    const count = (verdicts) => iterations.filter(it => verdicts.includes(it.verdict)).length;
+    const parts = [
+        [count(['passed', 'completed']), 'passed'],
+        [count(['ran']), 'ran'],
+        [count(['checks_passed_no_tag']), 'passed the checks without the completion tag'],
+        [count(['checks_failed', 'agent_failed', 'crashed']), 'failed'],
+        [count(['agent_timed_out']), 'timed out'],
+        [count(['interrupted']), 'interrupted']
+    ];
+    const said = parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+    return `${console_plural(iterations.length, 'iteration')}${said.length > 0 ? ` — ${said.join(', ')}` : ''}`;
 }
 /** A listener for runLoop's events that prints a readable console log through `out`. */
 function consoleRenderer(options) {
     const { out } = options;
-    const tally = { succeeded: 0, failed: 0, timedOut: 0 };
+    const tag = options.completionTag ?? 'COMPLETE';
+    let toldChecksAlone = false;
     const live = options.showAgentOutput !== false;
     let commandsRan = 0;
     let transcript = false;
@@ -16247,7 +17344,7 @@ function consoleRenderer(options) {
                     info.push(`timeout ${formatDuration(options.agentTimeoutSeconds)}`);
                 const checks = s.budgets;
                 if (checks.maxIterations !== undefined)
-                    info.push(`max ${checks.maxIterations} iteration(s)`);
+                    info.push(`max ${console_plural(checks.maxIterations, 'iteration')}`);
                 if (checks.maxTimeSeconds !== undefined)
                     info.push(`max time ${formatDuration(checks.maxTimeSeconds)}`);
                 if (checks.maxCostUsd !== undefined)
@@ -16290,20 +17387,16 @@ function consoleRenderer(options) {
                     out(`  ${note}\n`);
                 break;
             }
-            case 'check_finished': {
-                const c = event.check;
-                out(`  ${c.passed ? '✓' : '✗'} check ${c.name} (${console_seconds(c.durationMs)})${c.timedOut ? ' timed out' : ''}\n`);
+            case 'check_finished':
+                out(checkLines(event.check));
                 break;
-            }
             case 'iteration_finished': {
                 const r = event.record;
-                if (r.verdict === 'agent_timed_out')
-                    tally.timedOut++;
-                else if (r.verdict === 'agent_failed' || r.verdict === 'checks_failed' || r.verdict === 'crashed')
-                    tally.failed++;
-                else if (r.verdict !== 'interrupted')
-                    tally.succeeded++;
-                out(`${verdictLine(r)}\n`);
+                out(`${verdictLine(r, tag)}\n`);
+                if (r.verdict === 'checks_passed_no_tag' && !toldChecksAlone) {
+                    toldChecksAlone = true;
+                    out(`  To let the checks alone decide, run with --completion-tag ''.\n`);
+                }
                 break;
             }
             case 'waiting':
@@ -16316,18 +17409,11 @@ function consoleRenderer(options) {
                 break;
             case 'stop': {
                 const r = event.result;
-                const parts = [`${tally.succeeded} succeeded`];
-                if (tally.failed)
-                    parts.push(`${tally.failed} failed`);
-                if (tally.timedOut)
-                    parts.push(`${tally.timedOut} timed out`);
                 out(`\n${RULE}\n`);
-                out(`Done: ${r.iterations.length} iteration(s) — ${parts.join(', ')}\n`);
-                const cost = r.cost.source === 'unknown' && r.cost.totalUsd === 0
-                    ? 'unknown'
-                    : `$${r.cost.totalUsd.toFixed(4)} (${r.cost.source})`;
-                out(`Stopped: ${event.reason} — ${event.detail}\n`);
-                out(`Cost: ${cost} · Duration: ${console_seconds(r.durationMs)}\n`);
+                out(`Done: ${tallyLine(r.iterations)}\n`);
+                // A crash's message follows on stderr ("Run crashed: …"): said once.
+                out(`Stopped: ${event.reason} — ${r.error !== undefined ? 'the run crashed' : event.detail}\n`);
+                out(`Cost: ${formatCost(r)} · Duration: ${console_seconds(r.durationMs)}\n`);
                 out(`Record: ${r.recordDir}\n`);
                 break;
             }
@@ -17290,7 +18376,7 @@ async function isolateCli(config, settings) {
 
 
 const RUN_OPTIONS = [...REFERENCE_OPTIONS, ...LOOP_OPTIONS];
-/** Gates from `--check`, named check-1, check-2… after the ralph's own. */
+/** Gates from `--check`, named by their command, after the ralph's own. */
 const cliChecks = addedChecks;
 /** The exit code for a finished loop: see "Exit codes" in the README. */
 function exitCodeFor(result, gated) {
@@ -17324,6 +18410,9 @@ function logDirWriter(logDir, recordDir, io) {
  * tree is killed and the record finished.
  */
 async function runWithConsole(config, settings, io) {
+    const missing = missingPrograms(config, io.env.PATH);
+    if (missing.length > 0)
+        throw new RalphError(missing.join('\n'));
     const cancel = new AbortController();
     const finish = new AbortController();
     const onSignal = (signal) => {
@@ -17336,7 +18425,11 @@ async function runWithConsole(config, settings, io) {
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
-    const render = consoleRenderer({ out: io.stdout, agentTimeoutSeconds: settings.agentTimeoutSeconds });
+    const render = consoleRenderer({
+        out: io.stdout,
+        agentTimeoutSeconds: settings.agentTimeoutSeconds,
+        completionTag: config.completionTag
+    });
     const logDir = settings.logDir
         ? logDirWriter(external_node_path_default().resolve(io.cwd, settings.logDir), config.recordDir, io)
         : undefined;
@@ -17364,16 +18457,34 @@ async function runWithConsole(config, settings, io) {
         process.off('SIGTERM', onSignal);
     }
 }
+/**
+ * The reference takes any `--name value` as a ralph arg, so a mistyped option (`--max-iteration 2`) is
+ * silently an arg. Those args stay args, but one the ralph never reads is named, with the option it was
+ * probably meant to be.
+ */
+function warnUnreadArgs(ralph, userArgs, io) {
+    const read = argsRead(ralph.file, (0,external_node_fs_namespaceObject.readFileSync)(ralph.file, 'utf8'));
+    if (read === undefined)
+        return;
+    for (const name of Object.keys(ralph.argValues)) {
+        if (read.includes(name))
+            continue;
+        const token = userArgs.find(t => t === `--${name}` || t.startsWith(`--${name}=`)) ?? `--${name}`;
+        const meant = closeOption(token, RUN_OPTIONS);
+        io.stderr(`Warning: ${token.split('=')[0]} is not an option of run, and ${ralph.name} never reads {{ args.${name} }}: it is ignored.${meant ? ` Did you mean ${meant}?` : ''}\n`);
+    }
+}
 async function runCommand(args, io) {
-    const { options, rest } = parseArgs(args, RUN_OPTIONS);
+    const { options, rest, typed } = parseArgs(args, RUN_OPTIONS);
     const [pathArg, ...userArgs] = rest;
     if (pathArg === undefined)
         throw new UsageError("Missing argument 'PATH'.");
-    const settings = loopSettings(options);
+    const settings = loopSettings(options, typed);
     const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
     if (resolved.notice)
         io.stdout(`${resolved.notice}\n`);
-    const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs });
+    const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true });
+    warnUnreadArgs(ralph, userArgs, io);
     const checks = [...ralph.checks, ...cliChecks(settings.checks, ralph.checks)];
     const config = loopConfig({
         ralph,
@@ -17441,10 +18552,12 @@ const TASK_OPTIONS = [
     ...LOOP_OPTIONS
 ];
 async function loopCommand(args, io) {
-    const { options, rest } = parseArgs(args, TASK_OPTIONS);
+    const { options, rest, typed } = parseArgs(args, TASK_OPTIONS);
     const unknown = rest.find(token => token.startsWith('-'));
-    if (unknown)
-        throw new UsageError(`No such option: ${unknown}`);
+    if (unknown) {
+        const meant = closeOption(unknown, TASK_OPTIONS);
+        throw new UsageError(`No such option: ${unknown}${meant ? ` (did you mean ${meant}?)` : ''}`);
+    }
     if (rest.length > 1)
         throw new UsageError(`Got ${rest.length} tasks; quote the task as one argument.`);
     const agent = options.agent;
@@ -17459,12 +18572,12 @@ async function loopCommand(args, io) {
             parts.push((0,external_node_fs_namespaceObject.readFileSync)(spec, 'utf8'));
         }
         catch (error) {
-            throw new RalphError(`Cannot read the spec file ${spec}: ${error.code ?? error}.`);
+            throw new RalphError(`Cannot read the spec file ${spec}: ${fileProblem(error)}.`);
         }
     }
     if (parts.length === 0)
         throw new UsageError('Give the task as an argument or with --spec FILE.');
-    const settings = loopSettings({ n: 10, ...options });
+    const settings = loopSettings({ n: 10, ...options }, typed);
     const ralph = taskRalph({ agent, dir: io.cwd, checks: cliChecks(settings.checks, []) });
     const config = loopConfig({
         ralph,
@@ -17554,30 +18667,42 @@ Options:
   -h, --help     Show help (also after a command).
   -V, --version  Show the version.
 
-Exit codes: 0 success, 1 bad configuration, 2 bad usage, 3 the loop stopped without success, 130 cancelled.
+Exit codes: 0 success; 1 a problem with a file, a program or the machine (a RALPH.md, an agent not on
+PATH); 2 a mistake on the command line (an unknown command, a bad option value); 3 the loop stopped
+without success; 130 cancelled.
 `;
+/** What ends a loop, for run's and loop's help. */
+const WHAT_ENDS_THE_LOOP = (cap) => `The loop ends, successfully, when every check passes and the agent's final message ends with
+<promise>COMPLETE</promise> (--completion-tag names another tag; --completion-tag '' lets the checks
+alone decide); without checks, when the agent gives that tag. It stops without success at ${cap}
+iterations, when --max-time or --max-cost is spent, with checks when it stops making progress (3 in a row
+with no change, the same failing checks, or a failing agent), with --stop-on-error when the agent fails,
+or on Ctrl+C. Every program it would start (the agent, the commands, the checks) is looked for first.`;
 const COMMAND_HELP = {
     run: `Usage: ralph-action run PATH [OPTIONS] [USER ARGS]...
 
 Run the loop. Each iteration: run commands, assemble the prompt with their output, pipe it to the agent,
-run the checks. Stops when every check passes (or, without checks, when the agent prints
-<promise>COMPLETE</promise>), at -n iterations, when a budget is spent, or on Ctrl+C.
+run the checks.
+
+${WHAT_ENDS_THE_LOOP('-n')}
 
 User args fill {{ args.NAME }}: --NAME VALUE, --NAME=VALUE, or positional values for the ralph's declared
-\`args:\` in order.
+\`args:\` in order. An arg the ralph never reads is named in a warning (a mistyped option, usually).
 
 Options:
 ${formatOptions(RUN_OPTIONS)}
 
 Examples:
   ralph-action run my-ralph -n 5
-  ralph-action run my-ralph --check 'npm test' --max-cost 2 --max-time 1800 --commit
+  ralph-action run my-ralph --check 'npm test' --max-cost 2 --max-time 30m --commit
   ralph-action run docs-writer --focus "the CLI" -n 3
 `,
     loop: `Usage: ralph-action loop "TASK" --agent CMD [--check CMD]... [OPTIONS]
 
 Run a loop without a ralph: TASK (or --spec FILE) is the prompt body; the gates and the completion rules
 are those of \`run\`.
+
+${WHAT_ENDS_THE_LOOP('--max-iterations (default 10)')}
 
 Options:
 ${formatOptions(TASK_OPTIONS)}
@@ -17664,9 +18789,11 @@ async function listCommand(args, io) {
 
 
 
-// The reference runtime's starter, plus a gate: checks are ignored by ralphify, so the file stays portable.
+// The reference runtime's starter (portable: ralphify ignores checks and reads credit), with our defaults:
+// an agent line that works as root, a gate, no ralphify credit trailer, and no commits by the agent (run
+// it with --commit: the loop commits what each iteration leaves).
 const STARTER_RALPH = `---
-agent: claude -p --dangerously-skip-permissions
+agent: claude -p --permission-mode acceptEdits
 commands:
   - name: git-log
     run: git log --oneline -5
@@ -17676,6 +18803,7 @@ args:
 checks:
   - name: tests
     run: npm test
+credit: false
 ---
 
 You are an autonomous coding agent running in a loop. Each iteration
@@ -17694,8 +18822,8 @@ starts with a fresh context. Your progress lives in the code and git.
 <!-- Replace this section with your task description -->
 
 - Implement one thing per iteration
-- Run tests and fix failures before committing
-- Commit with a descriptive message
+- The loop runs the checks after each iteration and shows you what failed
+- Leave your changes in the work tree: the loop commits them after each iteration
 `;
 /** Writes a starter RALPH.md into NAME/ (created) or the current folder; returns the file written. */
 function scaffoldRalph(cwd, name) {
@@ -17710,7 +18838,8 @@ function scaffoldRalph(cwd, name) {
 }
 
 ;// CONCATENATED MODULE: ./src/cli/validate-command.ts
-// `ralph-action validate PATH`: every problem at once, each as `file:line:column: message`.
+// `ralph-action validate PATH`: every problem at once, each as `file:line:column: message`, the programs its
+// agent, commands and checks start included.
 
 
 
@@ -17720,11 +18849,19 @@ async function validateCommand(args, io) {
     if (pathArg === undefined)
         throw new UsageError("Missing argument 'PATH'.");
     const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
-    const problems = validateRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs });
+    const { problems, warnings } = lintRalph(resolved.file, {
+        cwd: io.cwd,
+        env: io.env,
+        userArgs,
+        checkPrograms: true
+    });
     const shown = external_node_path_default().relative(io.cwd, resolved.file) || resolved.file;
-    for (const p of problems) {
+    for (const [p, kind] of [
+        ...problems.map(p => [p, '']),
+        ...warnings.map(p => [p, 'warning: '])
+    ]) {
         const where = [p.line, p.column].filter(n => n !== undefined).join(':');
-        io.stderr(`${external_node_path_default().relative(io.cwd, p.file) || shown}${where ? `:${where}` : ''}: ${p.message}\n`);
+        io.stderr(`${external_node_path_default().relative(io.cwd, p.file) || shown}${where ? `:${where}` : ''}: ${kind}${p.message}\n`);
     }
     if (problems.length > 0) {
         io.stderr(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${shown}.\n`);
@@ -17746,6 +18883,7 @@ async function validateCommand(args, io) {
 
 
 
+
 /** Exit codes, documented in the README. */
 const EXIT = { ok: 0, config: 1, usage: 2, unsuccessful: 3, cancelled: 130, bug: 70 };
 const COMMANDS = {
@@ -17757,7 +18895,7 @@ const COMMANDS = {
     scaffold: async (args, io) => {
         const name = args.find(a => !a.startsWith('-'));
         const file = scaffoldRalph(io.cwd, name);
-        io.stdout(`Created ${file}\nEdit the file, then run: ralph-action run ${name ?? '.'}\n`);
+        io.stdout(`Created ${file}\nEdit the file, then run: ralph-action run ${name ?? '.'} -n 5 --commit\n`);
         return EXIT.ok;
     }
 };
@@ -17788,16 +18926,28 @@ async function main(argv, io) {
         return await command(rest, io);
     }
     catch (error) {
-        if (error instanceof UsageError) {
-            io.stderr(`Error: ${error.message}\nTry 'ralph-action ${name} --help' for help.\n`);
-            return EXIT.usage;
-        }
-        if (error instanceof RalphError) {
-            io.stderr(`${error.message}\n`);
-            return error.exitCode;
-        }
-        throw error;
+        if (!(error instanceof UsageError || error instanceof RalphError))
+            throw error;
+        // One rule: a mistake on the command line exits 2 and points at --help; a problem with a file, a
+        // program or the machine exits 1. Either way each line starts with "Error:".
+        const usage = error instanceof UsageError || error.exitCode === EXIT.usage;
+        for (const line of errorLines(error, io.cwd))
+            io.stderr(`Error: ${line}\n`);
+        if (usage)
+            io.stderr(`Try 'ralph-action ${name} --help' for help.\n`);
+        return usage ? EXIT.usage : EXIT.config;
     }
+}
+/** The error's lines; a ralph problem with a position is `file:line:column: message`, like validate prints it. */
+function errorLines(error, cwd) {
+    const problem = error instanceof RalphError ? error.problems[0] : undefined;
+    if (problem?.line !== undefined) {
+        const where = [external_node_path_default().relative(cwd, external_node_path_default().resolve(cwd, problem.file)) || problem.file, problem.line];
+        if (problem.column !== undefined)
+            where.push(problem.column);
+        return [`${where.join(':')}: ${problem.message}`];
+    }
+    return error.message.split('\n');
 }
 
 ;// CONCATENATED MODULE: ./src/cli/index.ts

@@ -37,9 +37,12 @@ export async function workTreeOf(projectRoot: string): Promise<string> {
   return top.stdout.trim()
 }
 
-/** The base when something decides it: the input, else the pull request's, else the hunt's open PR's. */
+/**
+ * The base when something decides it: a proposal's pull request's branch, else the input, else the pull
+ * request's base, else the hunt's open PR's.
+ */
 function baseOf(plan: RunPlan): { base?: string } {
-  const base = plan.inputs.base ?? plan.pr?.baseRef ?? plan.trigger?.base
+  const base = plan.trigger?.proposeTo?.headRef ?? plan.inputs.base ?? plan.pr?.baseRef ?? plan.trigger?.base
   return base !== undefined ? { base } : {}
 }
 
@@ -191,6 +194,11 @@ export async function deliver(options: DeliverOptions): Promise<DeliveryReport> 
     {
       ...(inputs.prTitle !== undefined ? { title: inputs.prTitle } : {}),
       ...(plan.closes !== undefined ? { closes: plan.closes } : {}),
+      ...(plan.trigger?.proposeTo
+        ? {
+            note: `Proposed for pull request #${plan.trigger.proposeTo.number}: ${plan.trigger.proposeTo.reason}.`
+          }
+        : {}),
       failing: !result.success
     }
   )

@@ -1,6 +1,7 @@
 // The action's settings, typed, from the INPUT_* variables the runner sets (action.yml's defaults already
 // filled in). Every problem is an InputError whose one-line message names the input and the fix.
-import { NAME_RE } from '../ralph/index.js'
+import { AGENT_CLIS, agentCli, type AgentCliName } from '../agents/clis.js'
+import { NAME_RE, parseDuration } from '../ralph/index.js'
 import { AGENT_USER_NAME, DEFAULT_AGENT_USER, type IsolationSetting } from '../security/index.js'
 
 export type OnFailure = 'none' | 'push' | 'draft-pr'
@@ -59,6 +60,11 @@ export interface ActionInputs {
   isolation: IsolationSetting
   /** The agent's user with isolation (created on first use). */
   agentUser: string
+  /**
+   * Install the agent CLI before the loop: `{}` for the agent command's own CLI at the tested version, or a
+   * named CLI, at a version of the user's choosing.
+   */
+  installAgent?: { name?: AgentCliName; version?: string }
 }
 
 /** Bad input: the message is one line, for `core.setFailed`. */
@@ -140,23 +146,13 @@ class InputReader {
   duration(name: string): number | undefined {
     const value = this.text(name)
     if (value === undefined) return undefined
-    const seconds = parseDuration(value)
+    const seconds = parseDuration(value, 'm')
     if (seconds === undefined)
       throw new InputError(
         `Input '${name}' must be a number of minutes (like 30 or 1.5) or have a unit (90s, 45m, 2h), got ${quote(value)}.`
       )
     return seconds
   }
-}
-
-const UNIT_SECONDS: Record<string, number> = { s: 1, sec: 1, m: 60, min: 60, h: 3600 }
-
-/** `30` (minutes), `1.5`, `90s`, `45m`, `2h` → seconds; undefined when it is not a positive duration. */
-export function parseDuration(value: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(s|sec|m|min|h)?$/i.exec(value.trim())
-  if (!m) return undefined
-  const seconds = Number(m[1]) * UNIT_SECONDS[(m[2] ?? 'm').toLowerCase()]
-  return seconds > 0 ? seconds : undefined
 }
 
 /**
@@ -178,6 +174,25 @@ export function branchNameProblem(name: string): string | undefined {
 // The artifact service refuses these in names.
 const ARTIFACT_NAME_FORBIDDEN = /["<>|*?:\r\n\\/]/
 
+const VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/
+
+/** `install-agent`: false (or empty), true, a CLI's name, or `name@version`. */
+function installAgentInput(value: string | undefined): ActionInputs['installAgent'] {
+  if (value === undefined || ['false', 'False', 'FALSE'].includes(value)) return undefined
+  if (['true', 'True', 'TRUE'].includes(value)) return {}
+  const names = AGENT_CLIS.map(cli => cli.name).join(', ')
+  const [name, version, ...rest] = value.split('@')
+  if (rest.length > 0 || !agentCli(name))
+    throw new InputError(
+      `Input 'install-agent' must be true, false, or one of ${names} (optionally @version, e.g. ${AGENT_CLIS[0].name}@${AGENT_CLIS[0].version}), got ${quote(value)}.`
+    )
+  if (version !== undefined && !VERSION.test(version))
+    throw new InputError(
+      `Input 'install-agent' has the version ${quote(version)}: give an exact version like ${agentCli(name)?.version}.`
+    )
+  return { name: name as AgentCliName, ...(version !== undefined ? { version } : {}) }
+}
+
 /** Reads and checks every input; throws InputError for the first problem. */
 export function readInputs(env: Env = process.env): ActionInputs {
   const read = new InputReader(env)
@@ -192,9 +207,10 @@ export function readInputs(env: Env = process.env): ActionInputs {
     throw new InputError(
       "Inputs 'ralph' and 'prompt' were both given: use 'ralph' for a RALPH.md, or 'prompt' (with 'agent') for an inline task."
     )
-  if (ralph === undefined && prompt === undefined)
+  // `agent` alone: a ralph-less loop whose task is the issue a comment or a label starts it on.
+  if (ralph === undefined && prompt === undefined && agent === undefined)
     throw new InputError(
-      "Input 'ralph' is required: name a folder holding RALPH.md (e.g. ralph: .agents/ralphs/fix-tests), or give 'prompt' and 'agent' for an inline task."
+      "Input 'ralph' is required: name a folder holding RALPH.md (e.g. ralph: .agents/ralphs/fix-tests), or give 'prompt' and 'agent' for an inline task (or 'agent' alone, for runs on an issue)."
     )
   if (prompt !== undefined && agent === undefined)
     throw new InputError(
@@ -302,7 +318,8 @@ export function readInputs(env: Env = process.env): ActionInputs {
     artifactName,
     retentionDays,
     maxOpenPrs: read.positiveInteger('max-open-prs'),
-    maxTurns: read.positiveInteger('max-turns')
+    maxTurns: read.positiveInteger('max-turns'),
+    installAgent: installAgentInput(read.text('install-agent'))
   }
   for (const [key, value] of Object.entries(optional))
     if (value !== undefined) (inputs as unknown as Record<string, unknown>)[key] = value

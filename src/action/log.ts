@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto'
 import * as core from '@actions/core'
 import { presetFor } from '../agents/index.js'
-import type { IterationRecord, LoopConfig, LoopEvent } from '../loop/index.js'
+import { iterationCost, type IterationRecord, type LoopConfig, type LoopEvent } from '../loop/index.js'
 import { formatDuration, verdictLabel } from '../github/run-report.js'
 import { WorkflowCommandFilter, neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 
@@ -23,8 +23,7 @@ function verdictLine(record: IterationRecord): string {
   const parts = [
     `${verdictLabel(record.verdict)} — iteration ${record.iteration} in ${formatDuration(record.durationMs)}`
   ]
-  if (record.agent)
-    parts.push(`cost $${record.agent.usage.cost_usd.toFixed(4)} (${record.agent.usage.cost_source})`)
+  if (record.agent) parts.push(`cost ${iterationCost(record)}`)
   if (record.commit?.sha) parts.push(`commit ${record.commit.sha.slice(0, 12)}`)
   if (record.error) parts.push(record.error)
   return parts.join(' · ')

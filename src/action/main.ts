@@ -6,14 +6,20 @@ import * as core from '@actions/core'
 import { previewPrompt } from '../loop/index.js'
 import { runProcess, scrubInitialEnvironment } from '../proc/index.js'
 import { agentEnvironment, isSecretVariable, withoutSecretVariables } from '../security/index.js'
+import { GITHUB_ACTIONS_IDENTITY } from '../git/index.js'
 import { readContext, type RunContext } from '../github/context.js'
+import { tokenActor, type TokenActor } from '../github/own-work.js'
+import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 import type { Octokit } from '../github/permissions.js'
+import { writeDryRunSummary } from '../github/summary.js'
 import { acknowledge, postRefusal } from '../github/tracking.js'
 import { planTrigger, ralphNameOf, type RunPlan as TriggerRun } from '../github/trigger.js'
 import { planHunt } from '../github/hunt.js'
 import { ralphMatrix } from '../cli/list.js'
 import { InputError, readInputs, type ActionInputs } from './inputs.js'
-import { makePlan, PlanError, type RunPlan } from './plan.js'
+import { InstallError } from '../agents/install.js'
+import { agentInstallFor, installAgent } from './install-agent.js'
+import { checkAgentFound, makePlan, PlanError, type RunPlan } from './plan.js'
 import { replyCannotStart, runAction } from './run-action.js'
 import { saveState } from './state.js'
 
@@ -72,18 +78,24 @@ async function huntBranch(
   inputs: ActionInputs,
   context: RunContext,
   trigger: TriggerRun,
-  octokit: () => Promise<Octokit>
+  octokit: () => Promise<Octokit>,
+  deliveryActor: () => Promise<TokenActor>
 ): Promise<boolean> {
   const ralphName = trigger.ralphName ?? ralphNameOf(inputs.ralph)
   if (!ralphName || (!inputs.openPr && inputs.maxOpenPrs === undefined)) return true
   const hunt = await planHunt(await octokit(), {
     ...context.repo,
     ralphName,
+    actor: await deliveryActor(),
     ...(inputs.branch !== undefined ? { branch: inputs.branch } : {}),
     ...(inputs.maxOpenPrs !== undefined ? { maxOpenPrs: inputs.maxOpenPrs } : {})
   })
   if (hunt.kind === 'capped') {
     core.notice(`The hunt ${ralphName} did not run: ${hunt.reason}.`)
+    return false
+  }
+  if (hunt.kind === 'not-ours') {
+    core.warning(`The hunt ${ralphName} did not run: ${hunt.reason}.`)
     return false
   }
   trigger.branch = hunt.branch
@@ -99,27 +111,6 @@ async function huntBranch(
 }
 
 /**
- * A push to a pull request made with the push-token (its account is the event's sender) is the loop's own
- * delivery: it must not start another loop. (An App token's pushes come from its bot, which the actor check
- * refuses unless allowed-bots names it.)
- */
-async function pushedWithPushToken(inputs: ActionInputs, context: RunContext): Promise<boolean> {
-  const sender = 'sender' in context.event ? context.event.sender : undefined
-  if (!inputs.pushToken || !sender) return false
-  let login: string | undefined
-  try {
-    login = (await (await lazyOctokit(inputs.pushToken)()).rest.users.getAuthenticated()).data.login
-  } catch {
-    return false // not a user's token (an App's): nothing to compare
-  }
-  if (login.toLowerCase() !== sender.toLowerCase()) return false
-  core.info(
-    `Nothing to do: ${sender} pushed with the push-token, so this push is a loop's own delivery, not a request.`
-  )
-  return true
-}
-
-/**
  * What started the run decides whether a loop runs: a skip ends the step quietly, a refusal replies on the
  * issue (or fails the step when it is the workflow's mistake). No agent runs either way. Answers the plan
  * to run, or undefined when the step is over.
@@ -127,11 +118,12 @@ async function pushedWithPushToken(inputs: ActionInputs, context: RunContext): P
 async function decide(
   inputs: ActionInputs,
   context: RunContext,
-  octokit: () => Promise<Octokit>
+  octokit: () => Promise<Octokit>,
+  deliveryActor: () => Promise<TokenActor>
 ): Promise<TriggerRun | undefined> {
   const { owner, repo } = context.repo
-  // Events that carry no one to check and no text need no API: only comments, labels and PRs do.
-  const needsApi = ['issue_comment', 'issues', 'pull_request'].includes(context.eventName)
+  // Events that carry no one to check, no text and no push need no API: schedule and workflow_dispatch.
+  const needsApi = ['issue_comment', 'issues', 'pull_request', 'push'].includes(context.eventName)
   const client = needsApi ? await octokit() : (undefined as unknown as Octokit)
   const plan = await planTrigger(
     context.event,
@@ -140,13 +132,17 @@ async function decide(
       repo,
       projectRoot: projectRootOf(context, inputs),
       ...(inputs.ralph !== undefined ? { defaultRalph: inputs.ralph } : {}),
+      ...(inputs.ralph === undefined && inputs.agent !== undefined
+        ? { ralphLess: inputs.prompt !== undefined ? { prompt: inputs.prompt } : {} }
+        : {}),
+      delivery: { actor: deliveryActor, committerEmail: GITHUB_ACTIONS_IDENTITY.email },
       allowedBots: inputs.allowedBots,
       label: inputs.triggerLabel
     },
     client
   )
   if (plan.kind === 'skip') {
-    core.info(`Nothing to do: ${plan.reason}.`)
+    core.info(neutralizeWorkflowCommands(`Nothing to do: ${plan.reason}.`))
     return undefined
   }
   if (plan.kind === 'refuse') {
@@ -179,7 +175,22 @@ function cancellation(): { signal: AbortSignal; dispose: () => void } {
   }
 }
 
-function badInput(error: InputError | PlanError): void {
+/** install-agent: the CLI installed (or restored) and on PATH, then the agent found there. */
+async function prepareAgent(
+  request: NonNullable<ActionInputs['installAgent']>,
+  plan: RunPlan
+): Promise<void> {
+  const install = agentInstallFor(request, plan.ralph.agentArgv)
+  core.startGroup(`Install ${install.cli.name} ${install.version}`)
+  try {
+    await installAgent(install)
+  } finally {
+    core.endGroup()
+  }
+  checkAgentFound(plan.ralph.agentArgv, plan.projectRoot, process.env)
+}
+
+function badInput(error: InputError | PlanError | InstallError): void {
   if (error instanceof PlanError && error.where)
     core.error(error.message.slice(error.message.indexOf(': ') + 2), {
       title: 'RALPH.md',
@@ -200,9 +211,21 @@ async function dryRun(plan: RunPlan): Promise<void> {
     })
   )
   core.startGroup(`The first prompt of ${plan.ralph.name} (dry run: no agent runs)`)
-  core.info(prompt)
+  // The prompt holds the issue's text: no line of it may become a workflow command.
+  core.info(neutralizeWorkflowCommands(prompt))
   core.endGroup()
   core.info(`Dry run: the inputs and ${plan.task.file ?? 'the task'} are valid; branch ${plan.branch}.`)
+  try {
+    await writeDryRunSummary({
+      task: plan.task,
+      branch: plan.branch,
+      checks: plan.config.checks,
+      maxIterations: plan.config.maxIterations,
+      prompt
+    })
+  } catch (error) {
+    core.warning(`The job summary could not be written: ${(error as Error).message}`)
+  }
   core.setOutput('stop-reason', '')
   core.setOutput('success', 'true')
   core.setOutput('iterations', '0')
@@ -227,17 +250,18 @@ export async function run(): Promise<void> {
     }
     if (inputs.mode === 'list') return listMode(inputs, context)
     const octokit = lazyOctokit(inputs.githubToken)
-    const trigger = await decide(inputs, context, octokit)
+    // The account pushes and pull requests are made with (asked once, when first needed).
+    const deliveryOctokit = inputs.pushToken ? lazyOctokit(inputs.pushToken) : octokit
+    let actor: Promise<TokenActor> | undefined
+    const deliveryActor = () => (actor ??= deliveryOctokit().then(tokenActor))
+    const trigger = await decide(inputs, context, octokit, deliveryActor)
     if (!trigger) {
       saveState('finished', true)
       return
     }
-    if (trigger.unlessOwnTip && (await pushedWithPushToken(inputs, context))) {
-      saveState('finished', true)
-      return
-    }
+    if (trigger.proposeTo) core.info(`${trigger.proposeTo.reason}.`)
     if (isHunt(trigger)) {
-      const ok = await huntBranch(inputs, context, trigger, octokit)
+      const ok = await huntBranch(inputs, context, trigger, octokit, deliveryActor)
       if (!ok) {
         saveState('finished', true)
         return
@@ -254,6 +278,15 @@ export async function run(): Promise<void> {
     }
     for (const warning of plan.warnings) core.warning(warning)
     if (plan.inputs.dryRun) return await dryRun(plan)
+    if (inputs.installAgent) {
+      try {
+        await prepareAgent(inputs.installAgent, plan)
+      } catch (error) {
+        if (!(error instanceof InputError || error instanceof InstallError)) throw error
+        await replyCannotStart(trigger, context, octokit, error.message)
+        return badInput(error)
+      }
+    }
     if (trigger.issueNumber !== undefined)
       await acknowledge(
         await octokit(),

@@ -11,9 +11,11 @@ import {
   RalphError,
   resolveRalphPath,
   shlexSplit,
+  missingGateProgram,
   splitFrontmatter,
   stripHtmlComments,
   which,
+  type LoadedRalph,
   type Ralph,
   type RalphProblem
 } from '../ralph/index.js'
@@ -85,7 +87,15 @@ function ralphProblem(error: RalphError, workspace: string, projectRoot: string)
   })
 }
 
-function checkAgent(agent: string, projectRoot: string, env: NodeJS.ProcessEnv): string[] {
+/** The agent's program must be on PATH: the one check install-agent defers until after its install. */
+export function checkAgentFound(agentArgv: string[], projectRoot: string, env: NodeJS.ProcessEnv): void {
+  if (!which(agentArgv[0], { cwd: projectRoot, path: env.PATH }))
+    throw new InputError(
+      `The agent '${agentArgv[0]}' was not found on PATH: set install-agent: true, or install it in an earlier step (e.g. npm install -g @anthropic-ai/claude-code).`
+    )
+}
+
+function checkAgent(agent: string, projectRoot: string, env: NodeJS.ProcessEnv, lookup: boolean): string[] {
   let argv: string[]
   try {
     argv = shlexSplit(agent)
@@ -93,10 +103,7 @@ function checkAgent(agent: string, projectRoot: string, env: NodeJS.ProcessEnv):
     throw new InputError(`Input 'agent' cannot be split into words: ${(error as Error).message}.`)
   }
   if (argv.length === 0) throw new InputError("Input 'agent' is empty: give the agent's command line.")
-  if (!which(argv[0], { cwd: projectRoot, path: env.PATH }))
-    throw new InputError(
-      `Input 'agent': '${argv[0]}' was not found on PATH; install it in an earlier step (e.g. npm install -g @anthropic-ai/claude-code).`
-    )
+  if (lookup) checkAgentFound(argv, projectRoot, env)
   return argv
 }
 
@@ -125,8 +132,10 @@ export function makePlan(
   const root = realpathSync(projectRoot)
 
   let ralph: Ralph
+  let loadedRalph: LoadedRalph | undefined
   let userArgs: Record<string, string> = {}
   let promptText: string | undefined
+  let promptAppendix: string | undefined
   let task: RunPlan['task']
   const warnings: string[] = []
   // The comment's args over the input's (the comment wins); the task is data, delivered as a file and an arg.
@@ -142,6 +151,8 @@ export function makePlan(
       })
     : undefined
   const ralphInput = trigger?.ralph ?? inputs.ralph
+  // With install-agent the agent is on PATH only once it is installed: the lookup waits until then.
+  const lookup = inputs.installAgent === undefined
   if (ralphInput !== undefined) {
     const tokens = givenArgs.map(([name, value]) => `--${name}=${value}`)
     try {
@@ -150,43 +161,77 @@ export function makePlan(
         cwd: root,
         env,
         userArgs: tokens,
-        skipAgentLookup: inputs.agent !== undefined
+        skipAgentLookup: inputs.agent !== undefined || !lookup,
+        checkPrograms: true
       })
       userArgs = loaded.argValues
-      ralph = loaded
+      // ralphify's credit trailer asks the agent to credit ralphify in its commits: only when the ralph says so.
+      ralph = { ...loaded, credit: loaded.creditWritten === true && loaded.credit }
+      loadedRalph = loaded
     } catch (error) {
       if (!(error instanceof RalphError)) throw error
       if (error.problems.length > 0) throw ralphProblem(error, workspace, root)
       throw new PlanError(`Input 'ralph' (${ralphInput}): ${error.message}`)
     }
     if (inputs.agent !== undefined) {
-      ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env) }
+      ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env, lookup) }
     }
     task = { name: ralph.name, file: relativeTo(workspace, ralph.file), text: ralphTask(ralph.file) }
-    if (delivered && !ralphReadsTask(readFileSync(ralph.file, 'utf8')))
-      warnings.push(
-        `${task.file} does not use {{ args.task }}: the ${trigger?.taskSource ?? 'trigger'}'s text reaches the agent only as the file ${delivered.file} (also in {{ args.task_file }}).`
+    // Values from people (a comment's args, an issue's text) must never reach a command inside a word.
+    const unsafe = loadedRalph?.warnings[0]
+    if (unsafe) {
+      const fromPeople =
+        trigger !== undefined && (trigger.task !== '' || Object.keys(trigger.args).length > 0)
+      const problem = ralphProblem(
+        new RalphError(unsafe.message, 1, [
+          {
+            ...unsafe,
+            message: `${unsafe.message} The action does not start such a ralph from a comment, a label or a pull request.`
+          }
+        ]),
+        workspace,
+        root
       )
+      if (fromPeople) throw problem
+      warnings.push(problem.message)
+    }
+    // The task reaches the agent whatever the ralph's body says: appended as data when it does not place it.
+    if (delivered && !ralphReadsTask(readFileSync(ralph.file, 'utf8')))
+      promptAppendix = `\n\n${delivered.block}`
   } else {
     const agent = inputs.agent as string
-    checkAgent(agent, root, env)
-    const prompt = inputs.prompt as string
-    const name = `task-${createHash('sha256').update(prompt).digest('hex').slice(0, 8)}`
+    checkAgent(agent, root, env, lookup)
+    const prompt = inputs.prompt
+    if (prompt === undefined && !delivered)
+      throw new InputError(
+        `Input 'ralph' or 'prompt' is required: ${trigger ? `a ${trigger.event} run` : 'this run'} has no issue to take its task from (with 'agent' alone, only a /ralph comment, a label or a pull request starts a loop).`
+      )
+    const template = prompt === undefined ? '' : prompt
+    const name = `task-${createHash('sha256')
+      .update(prompt ?? trigger?.taskSource ?? '')
+      .digest('hex')
+      .slice(0, 8)}`
     try {
       ralph = taskRalph({ agent, name, dir: root })
     } catch (error) {
       throw new InputError(`Input 'agent': ${(error as Error).message}`)
     }
     if (givenArgs.length > 0) userArgs = Object.fromEntries(givenArgs)
-    promptText = delivered ? promptWithTask(prompt) : prompt
-    task = { name, text: prompt }
+    // The prompt input is the preamble; the issue's text follows it, filled in as data.
+    promptText = delivered ? promptWithTask(template) : template
+    task = { name, text: prompt ?? `${trigger?.taskSource ?? 'The issue'}, as asked on GitHub` }
   }
 
-  const checks = [...ralph.checks, ...addedChecks(inputs.checks, ralph.checks)]
+  const added = addedChecks(inputs.checks, ralph.checks)
+  for (const check of added) {
+    const missing = missingGateProgram(check, root, env.PATH)
+    if (missing) throw new InputError(`Input 'checks': ${missing}`)
+  }
+  const checks = [...ralph.checks, ...added]
   if (delivered) userArgs = { ...userArgs, ...delivered.args }
-  // A pull request's own branch is pushed onto (updating it): it closes nothing.
+  // A pull request's own branch is pushed onto (updating it), or a proposal goes into it: it closes nothing.
   const pr = trigger?.pr
-  const closes = pr ? undefined : trigger?.issueNumber
+  const closes = pr || trigger?.proposeTo ? undefined : trigger?.issueNumber
   const branch = pr
     ? pr.headRef
     : (inputs.branch ??
@@ -215,7 +260,8 @@ export function makePlan(
     presets: inputs.presets && (ralph.presets ?? true),
     ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
     ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
-    ...(promptText !== undefined ? { promptText } : {})
+    ...(promptText !== undefined ? { promptText } : {}),
+    ...(promptAppendix !== undefined ? { promptAppendix } : {})
   })
   return {
     inputs,

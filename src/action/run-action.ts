@@ -4,7 +4,7 @@
 import { readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { GITHUB_ACTIONS_IDENTITY, GitRepo, type CommitIdentity, type PreparedBranch } from '../git/index.js'
+import { GitRepo, type CommitIdentity, type PreparedBranch } from '../git/index.js'
 import type { LoopResult } from '../loop/index.js'
 import { IsolationError, type AgentIsolation } from '../security/index.js'
 import { annotationsFor, type CheckOutput } from '../github/annotations.js'
@@ -131,7 +131,10 @@ function failureLine(
   if (result.stopReason === 'cancelled') return `The loop was cancelled: ${result.stopDetail}.`
   if (!result.success) {
     const record = artifactName ? ` The run record is the artifact ${artifactName}.` : ''
-    const why = WHY_NOT[result.stopReason] ?? 'The loop did not succeed'
+    const noTag = result.iterations.at(-1)?.verdict === 'checks_passed_no_tag'
+    const why = noTag
+      ? 'The gates pass, but the agent never gave the completion tag (completion-tag: none lets the gates alone decide)'
+      : (WHY_NOT[result.stopReason] ?? 'The loop did not succeed')
     return `${why} (${result.stopReason}): ${result.stopDetail.replace(/\.$/, '')}.${record}`
   }
   if (delivery.problems.length > 0)
@@ -247,12 +250,6 @@ async function branchMovedDuringLoop(
   return `'${branch}' no longer holds the tree the loop verified (${verified.slice(0, 12)}): something moved it during the loop, so nothing was pushed`
 }
 
-/** Whether `sha` was committed by the loop (as github-actions[bot], the identity the action commits with). */
-async function isOwnCommit(workTree: string, sha: string): Promise<boolean> {
-  const shown = await new GitRepo(workTree).exec(['show', '-s', '--format=%ce', sha], { probe: true })
-  return shown.exitCode === 0 && shown.stdout.trim() === GITHUB_ACTIONS_IDENTITY.email
-}
-
 export async function runAction(
   plan: RunPlan,
   signal: AbortSignal,
@@ -285,17 +282,6 @@ export async function runAction(
     return
   }
   core.endGroup()
-
-  if (plan.trigger?.unlessOwnTip && (await isOwnCommit(workTree, prepared.startSha))) {
-    core.info(
-      `Nothing to do: the tip of ${prepared.branch} (${prepared.startSha.slice(0, 12)}) is a loop's own commit, so its push started this run.`
-    )
-    await identity.restore().catch(() => undefined)
-    await restoreCheckout(workTree, prepared)
-    core.setOutput('pr-operation', 'none')
-    saveState('finished', true)
-    return
-  }
 
   // Who the loop's processes run as: the agent's own user wherever the runner allows it.
   let isolated: AgentIsolation | undefined

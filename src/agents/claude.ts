@@ -76,13 +76,18 @@ function modelUsageReport(modelUsage: unknown, model?: string): UsageReport | un
   return report
 }
 
-class ClaudeStreamReader extends JsonLinesReader {
+/** Claude Code's stream-json, also spoken by qwen-code (which prints no dollars: its tokens are priced). */
+export class ClaudeStreamReader extends JsonLinesReader {
   // One assistant message arrives as several events (one per content block) with the same id and usage.
   private readonly turns = new Map<string, ApiUsage>()
   private model?: string
   private sawResult = false
 
-  constructor(hooks: AgentRunHooks) {
+  constructor(
+    hooks: AgentRunHooks,
+    /** The agent's name in messages. */
+    private readonly agent = 'claude'
+  ) {
     super(hooks)
   }
 
@@ -93,7 +98,7 @@ class ClaudeStreamReader extends JsonLinesReader {
     if (exit && !exit.killed && exit.code !== 0 && !this.failure)
       this.failure = {
         kind: 'error',
-        message: `claude exited with ${exit.code ?? exit.signal} without a result`
+        message: `${this.agent} exited with ${exit.code ?? exit.signal} without a result`
       }
   }
 
@@ -228,7 +233,9 @@ class ClaudeStreamReader extends JsonLinesReader {
 
   private resultFailure(event: Json, text: string | undefined): AgentFailure {
     const errors = Array.isArray(event.errors) ? event.errors.filter(e => typeof e === 'string') : []
-    const message = oneLine(text || errors.join('; ') || String(event.subtype ?? 'error'), 300)
+    // qwen says it in `error.message` instead.
+    const said = isObject(event.error) ? str(event.error.message) : undefined
+    const message = oneLine(text || errors.join('; ') || said || String(event.subtype ?? 'error'), 300)
     // A rejected rate_limit_event said more (the reset time) than the result will.
     if (this.failure?.kind === 'usage_limit') return this.failure
     switch (event.subtype) {
@@ -242,7 +249,11 @@ class ClaudeStreamReader extends JsonLinesReader {
       const resetsAt = resetFromMessage(message)
       return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) }
     }
-    if (event.terminal_reason === 'api_error' || event.api_error_status != null || /^API Error/.test(message))
+    if (
+      event.terminal_reason === 'api_error' ||
+      event.api_error_status != null ||
+      /^\[?API Error/.test(message)
+    )
       return { kind: 'api_error', message }
     return { kind: 'error', message }
   }

@@ -2,13 +2,17 @@
 // completed (agent_message, reasoning, command_execution, file_change, mcp_tool_call, web_search, todo_list,
 // error), turn.completed{usage}, turn.failed{error}, and top-level `error` (also "Reconnecting... n/N").
 // It names no model and no dollars: the model comes from the command line or $CODEX_HOME/config.toml,
-// and the cost is estimated from the price table. Usage arrives only in turn.completed, so a codex run
-// cannot be metered while it runs; only its end settles the cost.
-import { readFileSync } from 'node:fs'
+// and the cost is estimated from the price table. The stream says the usage only in turn.completed, at the
+// end; turn by turn it comes from codex's own session log, $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-
+// <thread id>.jsonl, whose `token_count` events (total_token_usage) codex 0.169 writes after each model
+// response: so a dollar budget can stop a codex run mid-way.
+import { readdirSync, readFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { hasOption, insertAfter, optionValue, programStem, subcommandIndex } from './argv.js'
 import { genericReader } from './generic.js'
+import { LineSplitter } from './lines.js'
+import { WatchedFile } from './watched-file.js'
 import {
   JsonLinesReader,
   describeToolInput,
@@ -31,6 +35,8 @@ import type {
 
 const EXEC = ['exec', 'e']
 const JSON_FLAGS = ['--json', '--experimental-json']
+/** How often the session log is read while codex runs. */
+const SESSION_POLL_MS = 250
 
 /** `codex exec …` (or its alias `codex e …`): the only codex command a loop can run headless. */
 export function isCodexExec(argv: string[]): boolean {
@@ -55,6 +61,37 @@ export function modelInConfigToml(text: string): string | undefined {
   return undefined
 }
 
+/** $CODEX_HOME, or ~/.codex. */
+export const codexHomeOf = (env: NodeJS.ProcessEnv): string =>
+  env.CODEX_HOME || path.join(env.HOME || os.homedir(), '.codex')
+
+const pad = (n: number): string => String(n).padStart(2, '0')
+
+/**
+ * The session log of thread `threadId`, once codex has made it. Its folder is named after the date codex
+ * saw (local time); a run near midnight, or a clock in another zone, is found a day apart too.
+ */
+export function codexSessionLog(codexHome: string, threadId: string, now = Date.now()): string | undefined {
+  const days = new Set<string>()
+  for (const offset of [0, -1, 1]) {
+    const day = new Date(now + offset * 86400000)
+    days.add(path.join(String(day.getFullYear()), pad(day.getMonth() + 1), pad(day.getDate())))
+    days.add(path.join(String(day.getUTCFullYear()), pad(day.getUTCMonth() + 1), pad(day.getUTCDate())))
+  }
+  for (const day of days) {
+    const dir = path.join(codexHome, 'sessions', day)
+    let names: string[]
+    try {
+      names = readdirSync(dir)
+    } catch {
+      continue
+    }
+    const name = names.find(file => file.startsWith('rollout-') && file.endsWith(`-${threadId}.jsonl`))
+    if (name) return path.join(dir, name)
+  }
+  return undefined
+}
+
 /** The model codex will use: `-m`/`--model`, `-c model=…`, then $CODEX_HOME/config.toml (~/.codex). */
 export function codexModel(argv: string[], env: NodeJS.ProcessEnv): string | undefined {
   const flag = optionValue(argv, ['-m', '--model'])
@@ -72,39 +109,115 @@ export function codexModel(argv: string[], env: NodeJS.ProcessEnv): string | und
     if (match) fromConfig = unquote(match[1])
   })
   if (fromConfig) return fromConfig
-  const home = env.CODEX_HOME || path.join(env.HOME || os.homedir(), '.codex')
   try {
-    return modelInConfigToml(readFileSync(path.join(home, 'config.toml'), 'utf8'))
+    return modelInConfigToml(readFileSync(path.join(codexHomeOf(env), 'config.toml'), 'utf8'))
   } catch {
     return undefined
   }
 }
 
+interface CodexTotals {
+  input: number
+  cached: number
+  cacheWrite: number
+  output: number
+}
+
 class CodexStreamReader extends JsonLinesReader {
-  private readonly totals = { input: 0, cached: 0, cacheWrite: 0, output: 0 }
+  private readonly totals: CodexTotals = { input: 0, cached: 0, cacheWrite: 0, output: 0 }
   private sawUsage = false
   private lastError?: string
+  /** The session log, read while codex runs: usage after each model response. */
+  private session?: WatchedFile
+  private liveTokens = 0
 
   constructor(
     hooks: AgentRunHooks,
-    private readonly model: string | undefined
+    private readonly model: string | undefined,
+    private readonly codexHome?: string
   ) {
     super(hooks)
+  }
+
+  override finish(stdoutText: string, exit?: AgentExit) {
+    this.session?.close()
+    return super.finish(stdoutText, exit)
+  }
+
+  /** Follows the thread's session log from the moment the stream names the thread. */
+  private followSession(threadId: string): void {
+    const home = this.codexHome
+    if (!home || this.session || !/^[\w-]+$/.test(threadId)) return
+    const lines = new LineSplitter(line => this.onSessionLine(line))
+    this.session = new WatchedFile({
+      find: () => codexSessionLog(home, threadId),
+      pollMs: SESSION_POLL_MS,
+      mode: 'appended',
+      onData: chunk => lines.push(chunk)
+    })
+  }
+
+  private onSessionLine(line: string): void {
+    if (!line.includes('"token_count"')) return
+    let event: unknown
+    try {
+      event = JSON.parse(line)
+    } catch {
+      return
+    }
+    const payload = isObject(event) && isObject(event.payload) ? event.payload : {}
+    const info = isObject(payload.info) ? payload.info : {}
+    const total = isObject(info.total_token_usage) ? info.total_token_usage : undefined
+    if (payload.type !== 'token_count' || !total) return
+    const tokens = num(total.input_tokens) + num(total.output_tokens)
+    // turn.completed already said as much (or more): the stream is the final word.
+    if (tokens <= this.liveTokens) return
+    this.liveTokens = tokens
+    this.emit({
+      kind: 'usage',
+      usage: this.report({
+        input: num(total.input_tokens),
+        cached: num(total.cached_input_tokens),
+        cacheWrite: num(total.cache_write_input_tokens),
+        output: num(total.output_tokens)
+      })
+    })
+  }
+
+  /** input_tokens counts the cached ones too (as the Responses API does): priced apart. */
+  private report(totals: CodexTotals): UsageReport {
+    const report: UsageReport = {
+      input: Math.max(0, totals.input - totals.cached - totals.cacheWrite),
+      output: totals.output,
+      cache_read: totals.cached,
+      cache_write: totals.cacheWrite
+    }
+    if (this.model) report.model = this.model
+    return report
   }
 
   protected override end(exit?: AgentExit): void {
     if (!this.sawUsage && !exit?.killed) this.notes.push('codex reported no usage (no turn.completed)')
     if (exit?.killed && !this.sawUsage)
-      this.notes.push('codex was stopped before turn.completed: its usage is unknown')
+      this.notes.push(
+        this.liveTokens > 0
+          ? 'codex was stopped before turn.completed: its usage is what its session log said so far'
+          : 'codex was stopped before turn.completed: its usage is unknown'
+      )
     if (!this.model)
       this.notes.push(
         'codex did not say its model (set -m or model in config.toml) so its tokens cannot be priced'
+      )
+    if (this.session && this.session.path === undefined)
+      this.notes.push(
+        `codex's session log (${this.codexHome}/sessions/…) was not found: its usage was known only at the end`
       )
   }
 
   protected onJson(event: Json): void {
     switch (event.type) {
       case 'thread.started':
+        if (typeof event.thread_id === 'string') this.followSession(event.thread_id)
         this.emit({
           kind: 'notice',
           message: `[thread ${String(event.thread_id ?? '?')}] model ${this.model ?? '?'}`
@@ -187,15 +300,15 @@ class CodexStreamReader extends JsonLinesReader {
     this.totals.cached += num(usage.cached_input_tokens)
     this.totals.cacheWrite += num(usage.cache_write_input_tokens)
     this.totals.output += num(usage.output_tokens)
-    // input_tokens counts the cached ones too (as the Responses API does): priced apart.
-    const report: UsageReport = {
-      input: Math.max(0, this.totals.input - this.totals.cached - this.totals.cacheWrite),
-      output: this.totals.output,
-      cache_read: this.totals.cached,
-      cache_write: this.totals.cacheWrite
-    }
-    if (this.model) report.model = this.model
+    this.liveTokens = Math.max(this.liveTokens, this.totals.input + this.totals.output)
+    const report = this.report(this.totals)
     this.emit({ kind: 'usage', usage: report })
+    const cached = report.cache_read > 0 ? ` · ${report.cache_read} cached` : ''
+    this.emit({
+      kind: 'result',
+      isError: false,
+      summary: `[turn completed] ${report.input} input${cached} · ${report.output} output tokens`
+    })
   }
 
   private onError(message: string): void {
@@ -231,7 +344,11 @@ export const codexPreset: AgentPreset = {
   jsonStream: true,
   argv: userArgv => codexArgv(userArgv),
   read: (_prompt, hooks, context?: AgentRunContext) =>
-    new CodexStreamReader(hooks, context ? codexModel(context.argv, context.env) : undefined)
+    new CodexStreamReader(
+      hooks,
+      context ? codexModel(context.argv, context.env) : undefined,
+      context ? codexHomeOf(context.env) : undefined
+    )
 }
 
 /** codex exec run exactly as written, without --json (ralphify's argv): read as plain text. */

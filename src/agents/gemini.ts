@@ -2,11 +2,14 @@
 // google-gemini/gemini-cli prints them (packages/core/src/output/types.ts): init{session_id, model},
 // message{role, content, delta}, tool_use{tool_name, tool_id, parameters}, tool_result{tool_id, status,
 // output, error}, error{severity, message}, result{status, error, stats{total_tokens, input_tokens,
-// output_tokens, cached, input, duration_ms, tool_calls}}. Tokens only: the cost is estimated. Fatal errors
+// output_tokens, cached, input, duration_ms, tool_calls}}. Tokens only: the cost is estimated. The stream says
+// the usage only at the end; turn by turn it comes from gemini's local telemetry file (gemini-telemetry.ts),
+// so a dollar budget can stop a run mid-way, a few seconds after the response that crossed it. Fatal errors
 // end with a `result` whose status is "error" and an exit code (packages/core/src/utils/errors.ts): 41 auth,
 // 42 input, 44 sandbox, 52 config, 53 turn limit, 54 tool, 130 cancelled.
 import { hasOption, optionValue, programStem } from './argv.js'
 import { genericReader } from './generic.js'
+import { GEMINI_TELEMETRY_PREFIX, GeminiTelemetry } from './gemini-telemetry.js'
 import {
   JsonLinesReader,
   describeToolInput,
@@ -65,9 +68,25 @@ class GeminiStreamReader extends JsonLinesReader {
   private sawEvent = false
   private sawResult = false
   private readonly tools = new Map<string, string>()
+  /** Usage turn by turn, from gemini's local telemetry (see gemini-telemetry.ts). */
+  private readonly telemetry?: GeminiTelemetry
+  readonly env?: Record<string, string>
 
-  constructor(hooks: AgentRunHooks) {
+  constructor(hooks: AgentRunHooks, agentEnv: NodeJS.ProcessEnv = {}) {
     super(hooks)
+    const ownTelemetry = Object.keys(agentEnv).filter(name => name.startsWith(GEMINI_TELEMETRY_PREFIX))
+    if (ownTelemetry.length > 0) {
+      this.notes.push(
+        `gemini's own telemetry settings are in its environment (${ownTelemetry.join(', ')}): its usage is known only when a run ends`
+      )
+      return
+    }
+    this.telemetry = new GeminiTelemetry(usage => {
+      // The result's stats are the final word; what the telemetry adds afterwards was already counted.
+      if (!this.sawResult)
+        this.emit({ kind: 'usage', usage: { ...usage, ...(this.model ? { model: this.model } : {}) } })
+    })
+    this.env = this.telemetry.env
   }
 
   protected onJson(event: Json): void {
@@ -167,6 +186,8 @@ class GeminiStreamReader extends JsonLinesReader {
   }
 
   override finish(stdoutText: string, exit?: AgentExit) {
+    // A last read first: a killed run's usage is what its telemetry said so far.
+    this.telemetry?.close()
     // `--output-format json` prints one (pretty-printed) object at the end instead of a stream.
     if (!this.sawEvent) this.readJsonOutput(stdoutText)
     if (!this.sawResult && this.sawEvent && !exit?.killed)
@@ -217,7 +238,7 @@ export const geminiPreset: AgentPreset = {
   name: 'gemini',
   jsonStream: true,
   argv: userArgv => geminiArgv(userArgv),
-  read: (_prompt, hooks) => new GeminiStreamReader(hooks)
+  read: (_prompt, hooks, context) => new GeminiStreamReader(hooks, context?.env)
 }
 
 /** gemini run exactly as written with text output: read as plain text. */

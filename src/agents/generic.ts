@@ -2,11 +2,9 @@
 // It may report its cost two ways (README, "Cost of your own agent"): a line on stdout or stderr
 // (`ralph-cost: usd=0.0123 input=1200 output=340`, or any line matching a configured pattern with named
 // groups), or a JSON file at the path in $RALPH_COST_FILE. Each report is the run's total so far.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import os from 'node:os'
-import path from 'node:path'
 import { LineSplitter } from './lines.js'
 import { RETRY_STORM } from './stream.js'
+import { WatchedFile } from './watched-file.js'
 import type {
   AgentExit,
   AgentFailure,
@@ -160,7 +158,7 @@ class PlainReader implements AgentRunReader {
     fail: failure => (this.failure = failure),
     retried: () => this.retries++
   }
-  private costFile?: { dir: string; file: string; env: string; last?: string; timer: NodeJS.Timeout }
+  private costFile?: WatchedFile
 
   constructor(
     private readonly prompt: string,
@@ -173,12 +171,14 @@ class PlainReader implements AgentRunReader {
     if (options.cost?.pattern) this.pattern = compileCostPattern(options.cost.pattern)
     const fileEnv = options.cost?.fileEnv ?? COST_FILE_ENV
     if (hooks && options.cost && fileEnv !== '') {
-      const dir = mkdtempSync(path.join(os.tmpdir(), 'ralph-cost-'))
-      const file = path.join(dir, 'cost.json')
-      const timer = setInterval(() => this.readCostFile(), COST_FILE_POLL_MS)
-      timer.unref()
-      this.costFile = { dir, file, env: fileEnv, timer }
-      this.env = { [fileEnv]: file }
+      const costFile = WatchedFile.named({
+        name: 'cost.json',
+        pollMs: COST_FILE_POLL_MS,
+        mode: 'rewritten',
+        onChange: (text, final) => this.onCostFile(text, final, fileEnv)
+      })
+      this.costFile = costFile
+      this.env = { [fileEnv]: costFile.path }
     }
   }
 
@@ -193,11 +193,7 @@ class PlainReader implements AgentRunReader {
   finish(stdoutText: string, exit?: AgentExit): AgentOutcome {
     this.out.end()
     this.err.end()
-    if (this.costFile) {
-      clearInterval(this.costFile.timer)
-      this.readCostFile(true)
-      rmSync(this.costFile.dir, { recursive: true, force: true })
-    }
+    this.costFile?.close()
     const text = this.options.clean ? this.options.clean(stdoutText) : stdoutText
     const outcome: AgentOutcome = {
       finalMessage: finalMessageFromOutput(text, this.prompt),
@@ -239,25 +235,14 @@ class PlainReader implements AgentRunReader {
     this.options.onLine?.(line, this.sink)
   }
 
-  /** Reads the cost file if it changed; `final` (the run is over) notes a file that holds no report. */
-  private readCostFile(final = false): void {
-    const cost = this.costFile
-    if (!cost || !existsSync(cost.file)) return
-    let text: string
-    try {
-      text = readFileSync(cost.file, 'utf8')
-    } catch {
-      return
-    }
-    if (text === cost.last || text.trim() === '') return
+  /** A new version of the cost file; `final` (the run is over) notes a file that holds no report. */
+  private onCostFile(text: string, final: boolean, variable: string): boolean {
     const usage = parseCostReport(text)
-    if (usage) {
-      cost.last = text
-      this.report(usage)
-    } else if (final) {
-      // While the agent runs, a half-written file is read again at the next poll.
-      this.notes.push(`the cost file ($${cost.env}) held no cost report: ${text.trim().slice(0, 120)}`)
-    }
+    if (usage) this.report(usage)
+    // While the agent runs, a half-written file is read again at the next poll.
+    else if (final)
+      this.notes.push(`the cost file ($${variable}) held no cost report: ${text.trim().slice(0, 120)}`)
+    return usage !== undefined
   }
 }
 

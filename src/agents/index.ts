@@ -5,6 +5,7 @@ import { codexAskedForJson, codexPlainPreset, codexPreset, isCodexExec } from '.
 import { geminiFormat, geminiPlainPreset, geminiPreset, isGeminiCommand } from './gemini.js'
 import { genericPresetWith, type AgentCostOptions } from './generic.js'
 import { isOpencodeRun, opencodeFormat, opencodePlainPreset, opencodePreset } from './opencode.js'
+import { isQwenCommand, qwenFormat, qwenPlainPreset, qwenPreset } from './qwen.js'
 import type { AgentPreset } from './types.js'
 
 export { aiderPreset, AiderUsage, isAiderCommand, parseTokenCount, withoutAiderStatus } from './aider.js'
@@ -12,6 +13,9 @@ export { claudePreset, claudeArgv, isClaudeCommand, CLAUDE_STREAM_FLAGS, formatB
 export { codexPreset, codexArgv, codexModel, isCodexExec, modelInConfigToml } from './codex.js'
 export { geminiPreset, geminiArgv, isGeminiCommand, GEMINI_EXIT_FAILURES } from './gemini.js'
 export { opencodePreset, opencodeArgv, isOpencodeRun } from './opencode.js'
+export { qwenPreset, qwenArgv, isQwenCommand } from './qwen.js'
+export { AGENT_CLIS, agentCli, agentCliOf, type AgentCli, type AgentCliName } from './clis.js'
+export { endpointSetup, AGENT_WIRE, type EndpointSetup, type ModelEndpoint } from './endpoints.js'
 export {
   genericPreset,
   genericPresetWith,
@@ -50,7 +54,7 @@ export interface PresetOptions {
   presets: boolean
   /**
    * Which flags a preset may add. 'all' (default): what machine-readable output needs (codex `--json`,
-   * gemini `--output-format stream-json`, opencode `--format json`). 'reference': only what the reference
+   * gemini and qwen `--output-format stream-json`, opencode `--format json`). 'reference': only what the reference
    * runtime adds (claude's stream flags), so argv stays byte-identical to ralphify's; agents then run as
    * written and are read as plain text unless the user asked for JSON output themselves.
    */
@@ -70,6 +74,12 @@ export function presetFor(agentArgv: string[], options: PresetOptions): AgentPre
     const format = geminiFormat(agentArgv)
     if (format === 'text') return geminiPlainPreset
     return all || format !== undefined ? geminiPreset : geminiPlainPreset
+  }
+  if (isQwenCommand(agentArgv)) {
+    // Only stream-json is read as a stream (`-o json` prints one document at the end).
+    const format = qwenFormat(agentArgv)
+    if (format !== undefined) return format === 'stream-json' ? qwenPreset : qwenPlainPreset
+    return all ? qwenPreset : qwenPlainPreset
   }
   if (isOpencodeRun(agentArgv)) {
     const format = opencodeFormat(agentArgv)

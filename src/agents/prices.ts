@@ -278,6 +278,23 @@ export const PRICE_TABLE: ModelPrice[] = [
     date: '2026-11-26',
     source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
     verified: 'third-party'
+  },
+  // Alibaba Cloud (qwen-code's default models): priced per request by its input size.
+  {
+    models: ['qwen3-coder-plus'],
+    input: 1,
+    output: 5,
+    cache_read: 0.2,
+    cache_write: 1,
+    date: '2026-11-26',
+    source:
+      'https://docs.cline.bot/provider-config/qwen ("qwen3-coder-plus … $1.00/$5.00 per 1M tokens", international region)',
+    verified: 'third-party',
+    note:
+      'The lowest band (prompts up to 32K tokens): Alibaba Cloud prices each request by its input size, and larger ' +
+      'prompts cost more (the official mainland-China page, https://help.aliyun.com/zh/model-studio/user-guide/qwen-coder, ' +
+      'lists four bands from ¥4/¥16 to ¥20/¥200 per million). Cached input at 20% of the input price (the same page: ' +
+      'implicit cache hits); cache writes are priced as input, without a source.'
   }
 ]
 

@@ -1,6 +1,7 @@
 // Command-line parsing with the reference CLI's (click's) semantics, so `ralph-action run` is a drop-in for
 // `ralph run`: options may stand anywhere (interspersed), unknown options are kept as user args, and the
 // first `--` is consumed.
+import { parseDuration } from '../ralph/index.js'
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -9,7 +10,8 @@ export class UsageError extends Error {
   }
 }
 
-export type OptionKind = 'flag' | 'string' | 'int' | 'float' | 'strings'
+/** `duration`: seconds, or a number with a unit (90s, 2m, 1h). */
+export type OptionKind = 'flag' | 'string' | 'int' | 'float' | 'duration' | 'strings'
 
 export interface OptionSpec {
   /** The key in the parsed result. */
@@ -24,6 +26,8 @@ export interface ParsedArgs {
   options: Record<string, string | number | boolean | string[] | undefined>
   /** Positional tokens (the PATH first) and unknown options, in order. */
   rest: string[]
+  /** The name each option was given by (`-n` or `--max-iterations`), for messages about its value. */
+  typed: Record<string, string>
 }
 
 function convert(spec: OptionSpec, name: string, raw: string): string | number {
@@ -32,6 +36,14 @@ function convert(spec: OptionSpec, name: string, raw: string): string | number {
     if (!/^\s*[+-]?\d+\s*$/.test(raw))
       throw new UsageError(`Invalid value for '${name}': '${raw}' is not a valid integer.`)
     return Number.parseInt(raw, 10)
+  }
+  if (spec.kind === 'duration') {
+    const seconds = parseDuration(raw, 's')
+    if (seconds === undefined)
+      throw new UsageError(
+        `Invalid value for '${name}': '${raw}' is not a positive duration: give seconds (90) or a number with a unit (90s, 2m, 1h).`
+      )
+    return seconds
   }
   if (spec.kind === 'float') {
     // Python's float(): decimal or exponent notation, inf, infinity, nan; surrounding whitespace allowed.
@@ -51,8 +63,10 @@ export function parseArgs(tokens: string[], specs: OptionSpec[]): ParsedArgs {
   for (const spec of specs) for (const name of spec.names) byName.set(name, spec)
   const options: ParsedArgs['options'] = {}
   const rest: string[] = []
+  const typed: Record<string, string> = {}
   const take = (spec: OptionSpec, name: string, value: string): void => {
     const converted = convert(spec, name, value)
+    typed[spec.key] = name
     if (spec.kind === 'strings') options[spec.key] = [...((options[spec.key] as string[]) ?? []), value]
     else options[spec.key] = converted
   }
@@ -74,6 +88,7 @@ export function parseArgs(tokens: string[], specs: OptionSpec[]): ParsedArgs {
       if (spec.kind === 'flag') {
         if (eq !== -1) throw new UsageError(`Option '${name}' does not take a value.`)
         options[spec.key] = true
+        typed[spec.key] = name
         continue
       }
       if (eq !== -1) take(spec, name, token.slice(eq + 1))
@@ -96,6 +111,7 @@ export function parseArgs(tokens: string[], specs: OptionSpec[]): ParsedArgs {
         }
         if (spec.kind === 'flag') {
           options[spec.key] = true
+          typed[spec.key] = name
           continue
         }
         const attached = token.slice(j + 1)
@@ -108,7 +124,7 @@ export function parseArgs(tokens: string[], specs: OptionSpec[]): ParsedArgs {
     }
     rest.push(token)
   }
-  return { options, rest }
+  return { options, rest, typed }
 }
 
 /** The options block of a help text. */
@@ -120,4 +136,28 @@ export function formatOptions(specs: OptionSpec[]): string {
   })
   const width = Math.max(...rows.map(([left]) => left.length)) + 2
   return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n')
+}
+
+/** Edits (insertions, deletions, substitutions) from `a` to `b`. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++)
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    row = next
+  }
+  return row[b.length]
+}
+
+/** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
+export function closeOption(token: string, specs: OptionSpec[]): string | undefined {
+  const typed = token.split('=')[0]
+  let best: { name: string; edits: number } | undefined
+  for (const spec of specs)
+    for (const name of spec.names.filter(n => n.startsWith('--'))) {
+      const edits = distance(typed, name)
+      if (edits <= 2 && (!best || edits < best.edits)) best = { name, edits }
+    }
+  return best?.name
 }

@@ -1,6 +1,6 @@
 // Renders the loop's events as the reference runtime's console does (plain text, no colour), plus our gates,
 // cost and stop reason.
-import type { IterationRecord, LoopEvent } from '../loop/index.js'
+import { formatCost, type CheckRun, type IterationRecord, type LoopEvent } from '../loop/index.js'
 import { formatDuration } from '../ralph/index.js'
 
 const RULE = '──────────────────────'
@@ -14,7 +14,14 @@ export interface ConsoleOptions {
    * line per tool call, errors, the result), the raw output of plain ones, as the reference shows it.
    */
   showAgentOutput?: boolean
+  /** The completion tag the loop waits for ('' = the checks alone decide), for the verdict's wording. */
+  completionTag?: string
 }
+
+/** Lines of a failing check's output shown under it (all of it is in the record). */
+const FAILING_CHECK_LINES = 5
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`
 
 const FAILURE_LABEL: Record<string, string> = {
   api_error: 'API error',
@@ -28,7 +35,7 @@ const FAILURE_LABEL: Record<string, string> = {
 
 const seconds = (ms: number): string => formatDuration(ms / 1000)
 
-function verdictLine(record: IterationRecord): string {
+function verdictLine(record: IterationRecord, tag: string): string {
   const n = record.iteration
   const took = seconds(record.durationMs)
   const agent = record.agent
@@ -41,6 +48,8 @@ function verdictLine(record: IterationRecord): string {
       return `✓ Iteration ${n} completed (${took})`
     case 'checks_failed':
       return `✗ Iteration ${n} failed its checks (${took})`
+    case 'checks_passed_no_tag':
+      return `◐ Iteration ${n}: the checks pass; the agent has not given the completion tag <promise>${tag}</promise> (${took})`
     case 'agent_timed_out':
       return `⏱ Iteration ${n} timed out after ${took}`
     case 'agent_failed':
@@ -50,14 +59,49 @@ function verdictLine(record: IterationRecord): string {
     case 'interrupted':
       return `■ Iteration ${n} interrupted (${took})`
     case 'crashed':
-      return `✗ Iteration ${n} crashed: ${record.error ?? 'unknown error'}`
+      return `✗ Iteration ${n} crashed (${took})`
   }
+}
+
+/** Why a check failed, and the last lines it printed (bash's "command not found" among them). */
+function checkLines(check: CheckRun): string {
+  const how = check.passed
+    ? ''
+    : check.timedOut
+      ? ', timed out'
+      : check.exitCode !== null
+        ? `, exit ${check.exitCode}`
+        : ''
+  const head = `  ${check.passed ? '✓' : '✗'} check ${check.name} (${seconds(check.durationMs)}${how})\n`
+  if (check.passed) return head
+  const tail = check.tail
+    .split('\n')
+    .filter(line => line.trim() !== '')
+    .slice(-FAILING_CHECK_LINES)
+  return head + tail.map(line => `      ${line}\n`).join('')
+}
+
+/** "2 iterations — 1 passed, 1 failed": what each iteration came to, in words. */
+function tallyLine(iterations: IterationRecord[]): string {
+  const count = (verdicts: IterationRecord['verdict'][]): number =>
+    iterations.filter(it => verdicts.includes(it.verdict)).length
+  const parts = [
+    [count(['passed', 'completed']), 'passed'],
+    [count(['ran']), 'ran'],
+    [count(['checks_passed_no_tag']), 'passed the checks without the completion tag'],
+    [count(['checks_failed', 'agent_failed', 'crashed']), 'failed'],
+    [count(['agent_timed_out']), 'timed out'],
+    [count(['interrupted']), 'interrupted']
+  ] as const
+  const said = parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`)
+  return `${plural(iterations.length, 'iteration')}${said.length > 0 ? ` — ${said.join(', ')}` : ''}`
 }
 
 /** A listener for runLoop's events that prints a readable console log through `out`. */
 export function consoleRenderer(options: ConsoleOptions): (event: LoopEvent) => void {
   const { out } = options
-  const tally = { succeeded: 0, failed: 0, timedOut: 0 }
+  const tag = options.completionTag ?? 'COMPLETE'
+  let toldChecksAlone = false
   const live = options.showAgentOutput !== false
   let commandsRan = 0
   let transcript = false
@@ -80,7 +124,7 @@ export function consoleRenderer(options: ConsoleOptions): (event: LoopEvent) => 
         if (options.agentTimeoutSeconds !== undefined)
           info.push(`timeout ${formatDuration(options.agentTimeoutSeconds)}`)
         const checks = s.budgets
-        if (checks.maxIterations !== undefined) info.push(`max ${checks.maxIterations} iteration(s)`)
+        if (checks.maxIterations !== undefined) info.push(`max ${plural(checks.maxIterations, 'iteration')}`)
         if (checks.maxTimeSeconds !== undefined)
           info.push(`max time ${formatDuration(checks.maxTimeSeconds)}`)
         if (checks.maxCostUsd !== undefined) info.push(`max cost $${checks.maxCostUsd.toFixed(2)}`)
@@ -118,20 +162,16 @@ export function consoleRenderer(options: ConsoleOptions): (event: LoopEvent) => 
         for (const note of agent.notes) out(`  ${note}\n`)
         break
       }
-      case 'check_finished': {
-        const c = event.check
-        out(
-          `  ${c.passed ? '✓' : '✗'} check ${c.name} (${seconds(c.durationMs)})${c.timedOut ? ' timed out' : ''}\n`
-        )
+      case 'check_finished':
+        out(checkLines(event.check))
         break
-      }
       case 'iteration_finished': {
         const r = event.record
-        if (r.verdict === 'agent_timed_out') tally.timedOut++
-        else if (r.verdict === 'agent_failed' || r.verdict === 'checks_failed' || r.verdict === 'crashed')
-          tally.failed++
-        else if (r.verdict !== 'interrupted') tally.succeeded++
-        out(`${verdictLine(r)}\n`)
+        out(`${verdictLine(r, tag)}\n`)
+        if (r.verdict === 'checks_passed_no_tag' && !toldChecksAlone) {
+          toldChecksAlone = true
+          out(`  To let the checks alone decide, run with --completion-tag ''.\n`)
+        }
         break
       }
       case 'waiting':
@@ -144,17 +184,11 @@ export function consoleRenderer(options: ConsoleOptions): (event: LoopEvent) => 
         break
       case 'stop': {
         const r = event.result
-        const parts = [`${tally.succeeded} succeeded`]
-        if (tally.failed) parts.push(`${tally.failed} failed`)
-        if (tally.timedOut) parts.push(`${tally.timedOut} timed out`)
         out(`\n${RULE}\n`)
-        out(`Done: ${r.iterations.length} iteration(s) — ${parts.join(', ')}\n`)
-        const cost =
-          r.cost.source === 'unknown' && r.cost.totalUsd === 0
-            ? 'unknown'
-            : `$${r.cost.totalUsd.toFixed(4)} (${r.cost.source})`
-        out(`Stopped: ${event.reason} — ${event.detail}\n`)
-        out(`Cost: ${cost} · Duration: ${seconds(r.durationMs)}\n`)
+        out(`Done: ${tallyLine(r.iterations)}\n`)
+        // A crash's message follows on stderr ("Run crashed: …"): said once.
+        out(`Stopped: ${event.reason} — ${r.error !== undefined ? 'the run crashed' : event.detail}\n`)
+        out(`Cost: ${formatCost(r)} · Duration: ${seconds(r.durationMs)}\n`)
         out(`Record: ${r.recordDir}\n`)
         break
       }

@@ -24,31 +24,46 @@ Options:
   -h, --help     Show help (also after a command).
   -V, --version  Show the version.
 
-Exit codes: 0 success, 1 bad configuration, 2 bad usage, 3 the loop stopped without success, 130 cancelled.
+Exit codes: 0 success; 1 a problem with a file, a program or the machine (a RALPH.md, an agent not on
+PATH); 2 a mistake on the command line (an unknown command, a bad option value); 3 the loop stopped
+without success; 130 cancelled.
 `
+
+/** What ends a loop, for run's and loop's help. */
+const WHAT_ENDS_THE_LOOP = (
+  cap: string
+): string => `The loop ends, successfully, when every check passes and the agent's final message ends with
+<promise>COMPLETE</promise> (--completion-tag names another tag; --completion-tag '' lets the checks
+alone decide); without checks, when the agent gives that tag. It stops without success at ${cap}
+iterations, when --max-time or --max-cost is spent, with checks when it stops making progress (3 in a row
+with no change, the same failing checks, or a failing agent), with --stop-on-error when the agent fails,
+or on Ctrl+C. Every program it would start (the agent, the commands, the checks) is looked for first.`
 
 const COMMAND_HELP: Record<string, string> = {
   run: `Usage: ralph-action run PATH [OPTIONS] [USER ARGS]...
 
 Run the loop. Each iteration: run commands, assemble the prompt with their output, pipe it to the agent,
-run the checks. Stops when every check passes (or, without checks, when the agent prints
-<promise>COMPLETE</promise>), at -n iterations, when a budget is spent, or on Ctrl+C.
+run the checks.
+
+${WHAT_ENDS_THE_LOOP('-n')}
 
 User args fill {{ args.NAME }}: --NAME VALUE, --NAME=VALUE, or positional values for the ralph's declared
-\`args:\` in order.
+\`args:\` in order. An arg the ralph never reads is named in a warning (a mistyped option, usually).
 
 Options:
 ${formatOptions(RUN_OPTIONS)}
 
 Examples:
   ralph-action run my-ralph -n 5
-  ralph-action run my-ralph --check 'npm test' --max-cost 2 --max-time 1800 --commit
+  ralph-action run my-ralph --check 'npm test' --max-cost 2 --max-time 30m --commit
   ralph-action run docs-writer --focus "the CLI" -n 3
 `,
   loop: `Usage: ralph-action loop "TASK" --agent CMD [--check CMD]... [OPTIONS]
 
 Run a loop without a ralph: TASK (or --spec FILE) is the prompt body; the gates and the completion rules
 are those of \`run\`.
+
+${WHAT_ENDS_THE_LOOP('--max-iterations (default 10)')}
 
 Options:
 ${formatOptions(TASK_OPTIONS)}

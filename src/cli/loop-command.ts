@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { loopConfig, taskRalph } from '../loop/index.js'
-import { RalphError } from '../ralph/index.js'
-import { parseArgs, UsageError, type OptionSpec } from './argv.js'
+import { fileProblem, RalphError } from '../ralph/index.js'
+import { closeOption, parseArgs, UsageError, type OptionSpec } from './argv.js'
 import type { CliIO } from './main.js'
 import { LOOP_OPTIONS, REFERENCE_OPTIONS, agentSettings, loopSettings } from './options.js'
 import { cliChecks, runWithConsole } from './run-command.js'
@@ -42,9 +42,12 @@ export const TASK_OPTIONS: OptionSpec[] = [
 ]
 
 export async function loopCommand(args: string[], io: CliIO): Promise<number> {
-  const { options, rest } = parseArgs(args, TASK_OPTIONS)
+  const { options, rest, typed } = parseArgs(args, TASK_OPTIONS)
   const unknown = rest.find(token => token.startsWith('-'))
-  if (unknown) throw new UsageError(`No such option: ${unknown}`)
+  if (unknown) {
+    const meant = closeOption(unknown, TASK_OPTIONS)
+    throw new UsageError(`No such option: ${unknown}${meant ? ` (did you mean ${meant}?)` : ''}`)
+  }
   if (rest.length > 1) throw new UsageError(`Got ${rest.length} tasks; quote the task as one argument.`)
   const agent = options.agent as string | undefined
   if (!agent) throw new UsageError("Missing option '--agent'.")
@@ -55,13 +58,11 @@ export async function loopCommand(args: string[], io: CliIO): Promise<number> {
     try {
       parts.push(readFileSync(spec, 'utf8'))
     } catch (error) {
-      throw new RalphError(
-        `Cannot read the spec file ${spec}: ${(error as NodeJS.ErrnoException).code ?? error}.`
-      )
+      throw new RalphError(`Cannot read the spec file ${spec}: ${fileProblem(error)}.`)
     }
   }
   if (parts.length === 0) throw new UsageError('Give the task as an argument or with --spec FILE.')
-  const settings = loopSettings({ n: 10, ...options })
+  const settings = loopSettings({ n: 10, ...options }, typed)
   const ralph = taskRalph({ agent, dir: io.cwd, checks: cliChecks(settings.checks, []) })
   const config = loopConfig({
     ralph,

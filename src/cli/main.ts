@@ -1,5 +1,6 @@
 // The CLI front-end: `ralph-action run|prompt|validate|scaffold|loop|list`. Bad input gets one line and a
 // non-zero exit; a stack trace means a bug of ours.
+import path from 'node:path'
 import { RalphError } from '../ralph/index.js'
 import { UsageError } from './argv.js'
 import { HELP, VERSION, helpFor } from './help.js'
@@ -34,7 +35,7 @@ const COMMANDS: Record<string, Command> = {
   scaffold: async (args, io) => {
     const name = args.find(a => !a.startsWith('-'))
     const file = scaffoldRalph(io.cwd, name)
-    io.stdout(`Created ${file}\nEdit the file, then run: ralph-action run ${name ?? '.'}\n`)
+    io.stdout(`Created ${file}\nEdit the file, then run: ralph-action run ${name ?? '.'} -n 5 --commit\n`)
     return EXIT.ok
   }
 }
@@ -65,14 +66,23 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   try {
     return await command(rest, io)
   } catch (error) {
-    if (error instanceof UsageError) {
-      io.stderr(`Error: ${error.message}\nTry 'ralph-action ${name} --help' for help.\n`)
-      return EXIT.usage
-    }
-    if (error instanceof RalphError) {
-      io.stderr(`${error.message}\n`)
-      return error.exitCode
-    }
-    throw error
+    if (!(error instanceof UsageError || error instanceof RalphError)) throw error
+    // One rule: a mistake on the command line exits 2 and points at --help; a problem with a file, a
+    // program or the machine exits 1. Either way each line starts with "Error:".
+    const usage = error instanceof UsageError || error.exitCode === EXIT.usage
+    for (const line of errorLines(error, io.cwd)) io.stderr(`Error: ${line}\n`)
+    if (usage) io.stderr(`Try 'ralph-action ${name} --help' for help.\n`)
+    return usage ? EXIT.usage : EXIT.config
   }
+}
+
+/** The error's lines; a ralph problem with a position is `file:line:column: message`, like validate prints it. */
+function errorLines(error: UsageError | RalphError, cwd: string): string[] {
+  const problem = error instanceof RalphError ? error.problems[0] : undefined
+  if (problem?.line !== undefined) {
+    const where = [path.relative(cwd, path.resolve(cwd, problem.file)) || problem.file, problem.line]
+    if (problem.column !== undefined) where.push(problem.column)
+    return [`${where.join(':')}: ${problem.message}`]
+  }
+  return error.message.split('\n')
 }

@@ -1,14 +1,13 @@
 // The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
 import { pyFloatRepr } from '../ralph/index.js'
-import { RalphError } from '../ralph/types.js'
 import type { LoopConfig } from '../loop/index.js'
-import type { OptionSpec, ParsedArgs } from './argv.js'
+import { UsageError, type OptionSpec, type ParsedArgs } from './argv.js'
 
 /** `ralph run`'s own options, with its names and meanings. */
 export const REFERENCE_OPTIONS: OptionSpec[] = [
   {
     key: 'n',
-    names: ['-n'],
+    names: ['-n', '--max-iterations'],
     kind: 'int',
     metavar: 'N',
     help: 'Max number of iterations. Infinite if not set.'
@@ -61,9 +60,9 @@ export const LOOP_OPTIONS: OptionSpec[] = [
   {
     key: 'maxTime',
     names: ['--max-time'],
-    kind: 'float',
-    metavar: 'S',
-    help: 'Stop (killing the agent) after S seconds in total, checks included.'
+    kind: 'duration',
+    metavar: 'TIME',
+    help: 'Stop (killing the agent) after TIME in all, checks included: seconds, or 90s, 2m, 1h.'
   },
   {
     key: 'completionTag',
@@ -160,43 +159,43 @@ export interface LoopSettings {
 const positive = (v: number): boolean => Number.isFinite(v) && v > 0
 
 /**
- * Checks the values as the reference does (its messages, exit 1) and ours likewise, cheap checks before any
- * file is read.
+ * Checks the values with the reference's messages, cheap checks before any file is read. A bad value is a
+ * mistake on the command line like any other: a usage error (exit 2), named as it was typed.
  */
-export function loopSettings(options: ParsedArgs['options']): LoopSettings {
+export function loopSettings(options: ParsedArgs['options'], typed: ParsedArgs['typed'] = {}): LoopSettings {
+  const name = (key: string, fallback: string): string => typed[key] ?? fallback
   const n = options.n as number | undefined
   const delay = (options.delay as number | undefined) ?? 0
   const timeout = options.timeout as number | undefined
-  if (n !== undefined && n < 1) throw new RalphError(`'-n' must be a positive integer, got ${n}.`)
+  if (n !== undefined && n < 1)
+    throw new UsageError(`'${name('n', '-n')}' must be a positive integer, got ${n}.`)
   if (!Number.isFinite(delay) || delay < 0)
-    throw new RalphError(`'--delay' must be non-negative, got ${pyFloatRepr(delay)}.`)
+    throw new UsageError(`'--delay' must be non-negative, got ${pyFloatRepr(delay)}.`)
   if (timeout !== undefined && !positive(timeout))
-    throw new RalphError(`'--timeout' must be a positive number, got ${pyFloatRepr(timeout)}.`)
+    throw new UsageError(`'--timeout' must be a positive number, got ${pyFloatRepr(timeout)}.`)
   const maxCost = options.maxCost as number | undefined
   if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0))
-    throw new RalphError(
+    throw new UsageError(
       `'--max-cost' must be a non-negative number of dollars, got ${pyFloatRepr(maxCost)}.`
     )
   const maxTime = options.maxTime as number | undefined
-  if (maxTime !== undefined && !positive(maxTime))
-    throw new RalphError(`'--max-time' must be a positive number of seconds, got ${pyFloatRepr(maxTime)}.`)
   const outputCap = options.outputCap as number | undefined
   if (outputCap !== undefined && outputCap < 1024)
-    throw new RalphError(`'--output-cap' must be at least 1024 bytes, got ${outputCap}.`)
+    throw new UsageError(`'--output-cap' must be at least 1024 bytes, got ${outputCap}.`)
   const maxTurns = options.maxTurns as number | undefined
   if (maxTurns !== undefined && maxTurns < 1)
-    throw new RalphError(`'--max-turns' must be a positive integer, got ${maxTurns}.`)
+    throw new UsageError(`'--max-turns' must be a positive integer, got ${maxTurns}.`)
   const costPattern = options.costPattern as string | undefined
   if (costPattern !== undefined) {
     try {
       new RegExp(costPattern)
     } catch (error) {
-      throw new RalphError(`'--cost-pattern' is not a valid regular expression: ${(error as Error).message}`)
+      throw new UsageError(`'--cost-pattern' is not a valid regular expression: ${(error as Error).message}`)
     }
   }
   const isolation = (options.isolation as string | undefined) ?? 'none'
   if (isolation !== 'user' && isolation !== 'none')
-    throw new RalphError(`'--isolation' must be user or none, got '${isolation}'.`)
+    throw new UsageError(`'--isolation' must be user or none, got '${isolation}'.`)
   return {
     isolation,
     ...(options.agentUser !== undefined ? { agentUser: options.agentUser as string } : {}),

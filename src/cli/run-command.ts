@@ -1,16 +1,17 @@
 // `ralph-action run PATH [options] [user args…]`: ralphify's `ralph run`, plus gates, budgets and a record.
-import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import {
   addedChecks,
   loopConfig,
+  missingPrograms,
   runLoop,
   type LoopConfig,
   type LoopEvent,
   type LoopResult
 } from '../loop/index.js'
-import { loadRalph, resolveRalphPath } from '../ralph/index.js'
-import { parseArgs, UsageError } from './argv.js'
+import { argsRead, loadRalph, RalphError, resolveRalphPath, type LoadedRalph } from '../ralph/index.js'
+import { closeOption, parseArgs, UsageError } from './argv.js'
 import { consoleRenderer } from './console.js'
 import { isolateCli, type CliIsolation } from './isolation.js'
 import type { CliIO } from './main.js'
@@ -18,7 +19,7 @@ import { LOOP_OPTIONS, REFERENCE_OPTIONS, agentSettings, loopSettings, type Loop
 
 export const RUN_OPTIONS = [...REFERENCE_OPTIONS, ...LOOP_OPTIONS]
 
-/** Gates from `--check`, named check-1, check-2… after the ralph's own. */
+/** Gates from `--check`, named by their command, after the ralph's own. */
 export const cliChecks = addedChecks
 
 /** The exit code for a finished loop: see "Exit codes" in the README. */
@@ -50,6 +51,8 @@ function logDirWriter(logDir: string, recordDir: string, io: CliIO): (event: Loo
  * tree is killed and the record finished.
  */
 export async function runWithConsole(config: LoopConfig, settings: LoopSettings, io: CliIO): Promise<number> {
+  const missing = missingPrograms(config, io.env.PATH)
+  if (missing.length > 0) throw new RalphError(missing.join('\n'))
   const cancel = new AbortController()
   const finish = new AbortController()
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -60,7 +63,11 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
   }
   process.on('SIGINT', onSignal)
   process.on('SIGTERM', onSignal)
-  const render = consoleRenderer({ out: io.stdout, agentTimeoutSeconds: settings.agentTimeoutSeconds })
+  const render = consoleRenderer({
+    out: io.stdout,
+    agentTimeoutSeconds: settings.agentTimeoutSeconds,
+    completionTag: config.completionTag
+  })
   const logDir = settings.logDir
     ? logDirWriter(path.resolve(io.cwd, settings.logDir), config.recordDir, io)
     : undefined
@@ -86,14 +93,33 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
   }
 }
 
+/**
+ * The reference takes any `--name value` as a ralph arg, so a mistyped option (`--max-iteration 2`) is
+ * silently an arg. Those args stay args, but one the ralph never reads is named, with the option it was
+ * probably meant to be.
+ */
+function warnUnreadArgs(ralph: LoadedRalph, userArgs: string[], io: CliIO): void {
+  const read = argsRead(ralph.file, readFileSync(ralph.file, 'utf8'))
+  if (read === undefined) return
+  for (const name of Object.keys(ralph.argValues)) {
+    if (read.includes(name)) continue
+    const token = userArgs.find(t => t === `--${name}` || t.startsWith(`--${name}=`)) ?? `--${name}`
+    const meant = closeOption(token, RUN_OPTIONS)
+    io.stderr(
+      `Warning: ${token.split('=')[0]} is not an option of run, and ${ralph.name} never reads {{ args.${name} }}: it is ignored.${meant ? ` Did you mean ${meant}?` : ''}\n`
+    )
+  }
+}
+
 export async function runCommand(args: string[], io: CliIO): Promise<number> {
-  const { options, rest } = parseArgs(args, RUN_OPTIONS)
+  const { options, rest, typed } = parseArgs(args, RUN_OPTIONS)
   const [pathArg, ...userArgs] = rest
   if (pathArg === undefined) throw new UsageError("Missing argument 'PATH'.")
-  const settings = loopSettings(options)
+  const settings = loopSettings(options, typed)
   const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home })
   if (resolved.notice) io.stdout(`${resolved.notice}\n`)
-  const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs })
+  const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true })
+  warnUnreadArgs(ralph, userArgs, io)
   const checks = [...ralph.checks, ...cliChecks(settings.checks, ralph.checks)]
   const config = loopConfig({
     ralph,

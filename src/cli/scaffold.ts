@@ -2,9 +2,11 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { RalphError } from '../ralph/types.js'
 
-// The reference runtime's starter, plus a gate: checks are ignored by ralphify, so the file stays portable.
+// The reference runtime's starter (portable: ralphify ignores checks and reads credit), with our defaults:
+// an agent line that works as root, a gate, no ralphify credit trailer, and no commits by the agent (run
+// it with --commit: the loop commits what each iteration leaves).
 export const STARTER_RALPH = `---
-agent: claude -p --dangerously-skip-permissions
+agent: claude -p --permission-mode acceptEdits
 commands:
   - name: git-log
     run: git log --oneline -5
@@ -14,6 +16,7 @@ args:
 checks:
   - name: tests
     run: npm test
+credit: false
 ---
 
 You are an autonomous coding agent running in a loop. Each iteration
@@ -32,8 +35,8 @@ starts with a fresh context. Your progress lives in the code and git.
 <!-- Replace this section with your task description -->
 
 - Implement one thing per iteration
-- Run tests and fix failures before committing
-- Commit with a descriptive message
+- The loop runs the checks after each iteration and shows you what failed
+- Leave your changes in the work tree: the loop commits them after each iteration
 `
 
 /** Writes a starter RALPH.md into NAME/ (created) or the current folder; returns the file written. */

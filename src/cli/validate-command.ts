@@ -1,6 +1,7 @@
-// `ralph-action validate PATH`: every problem at once, each as `file:line:column: message`.
+// `ralph-action validate PATH`: every problem at once, each as `file:line:column: message`, the programs its
+// agent, commands and checks start included.
 import path from 'node:path'
-import { resolveRalphPath, validateRalph } from '../ralph/index.js'
+import { lintRalph, resolveRalphPath } from '../ralph/index.js'
 import { parseArgs, UsageError } from './argv.js'
 import type { CliIO } from './main.js'
 
@@ -9,11 +10,19 @@ export async function validateCommand(args: string[], io: CliIO): Promise<number
   const [pathArg, ...userArgs] = rest
   if (pathArg === undefined) throw new UsageError("Missing argument 'PATH'.")
   const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home })
-  const problems = validateRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs })
+  const { problems, warnings } = lintRalph(resolved.file, {
+    cwd: io.cwd,
+    env: io.env,
+    userArgs,
+    checkPrograms: true
+  })
   const shown = path.relative(io.cwd, resolved.file) || resolved.file
-  for (const p of problems) {
+  for (const [p, kind] of [
+    ...problems.map(p => [p, ''] as const),
+    ...warnings.map(p => [p, 'warning: '] as const)
+  ]) {
     const where = [p.line, p.column].filter(n => n !== undefined).join(':')
-    io.stderr(`${path.relative(io.cwd, p.file) || shown}${where ? `:${where}` : ''}: ${p.message}\n`)
+    io.stderr(`${path.relative(io.cwd, p.file) || shown}${where ? `:${where}` : ''}: ${kind}${p.message}\n`)
   }
   if (problems.length > 0) {
     io.stderr(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${shown}.\n`)

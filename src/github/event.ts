@@ -40,6 +40,7 @@ export interface PullRequestTrigger {
   title: string
   body: string
   author: string
+  authorType: string
   head: { ref: string; sha: string; repo?: string }
   base: { ref: string }
   sender: string
@@ -148,6 +149,7 @@ export function parseTriggerEvent(eventName: string, payloadValue: unknown): Tri
         title: str(pull.title),
         body: str(pull.body),
         author: login(pull.user),
+        authorType: str(obj(pull.user).type),
         head: { ref: str(head.ref), sha: str(head.sha), ...(repo ? { repo } : {}) },
         base: { ref: baseRef },
         sender

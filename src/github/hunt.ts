@@ -2,7 +2,9 @@
 // (`ralph/<name>`, the action's default), and a run that finds it continues that branch and updates the PR
 // instead of opening another. `max-open-prs` caps the hunts' open PRs across the repository, so a matrix
 // fan-out cannot flood it. A failed hunt can keep ONE issue labelled `ralph` up to date.
+import { isOwnWork, isTokenActor, tokenActor, type TokenActor } from './own-work.js'
 import type { Octokit } from './permissions.js'
+import { PULL_REQUEST_MARKER } from './pr-body.js'
 import { fit } from './tracking.js'
 import { HUNT_REPORT_MARKER } from './trigger.js'
 
@@ -22,6 +24,11 @@ export interface HuntTarget {
   ralphName: string
   /** The `branch` input when the workflow sets one; default `ralph/<name>`. */
   branch?: string
+  /**
+   * The account the action opens pull requests with: only a pull request it opened (and marked) is
+   * continued, never a person's on the same branch.
+   */
+  actor: TokenActor
 }
 
 export type HuntPlan =
@@ -31,6 +38,8 @@ export type HuntPlan =
   | { kind: 'new'; branch: string; openPulls?: number }
   /** At the cap and nothing to continue: the run ends without running an agent. */
   | { kind: 'capped'; reason: string; openPulls: RalphPull[] }
+  /** The branch has an open pull request the action did not open: it is not taken over; nothing runs. */
+  | { kind: 'not-ours'; reason: string; pull: RalphPull }
 
 /** The branch a ralph's hunts work on: the action's default branch for a ralph. */
 export const huntBranch = (ralphName: string): string => `ralph/${ralphName}`
@@ -38,11 +47,14 @@ export const huntBranch = (ralphName: string): string => `ralph/${ralphName}`
 // Branches of `/ralph` runs on issues are a person's request, not a hunt: not counted against the cap.
 const ISSUE_BRANCH = /^ralph\/issue-\d+$/
 
-/** The open pull request of this ralph's hunts (head on its branch, in this repository), if any. */
+/**
+ * The open pull requests on this ralph's hunt branch (in this repository), newest first: `own` the one the
+ * action opened (its author is the token's actor, its body carries the marker), `other` one it did not.
+ */
 export async function findOpenRalphPull(
   octokit: Octokit,
   target: HuntTarget
-): Promise<RalphPull | undefined> {
+): Promise<{ own?: RalphPull; other?: RalphPull }> {
   const branch = target.branch ?? huntBranch(target.ralphName)
   const pulls = await octokit.paginate(octokit.rest.pulls.list, {
     owner: target.owner,
@@ -52,10 +64,12 @@ export async function findOpenRalphPull(
     head: `${target.owner}:${branch}`,
     per_page: 100
   })
-  return pulls
+  const onBranch = pulls
     .filter(p => p.head.ref === branch && sameRepo(p.head.repo?.full_name, target))
-    .map(toRalphPull)
-    .sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : -1))[0]
+    .sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1))
+  const own = onBranch.find(p => isOwnWork(p, target.actor, PULL_REQUEST_MARKER))
+  const other = onBranch.find(p => !isOwnWork(p, target.actor, PULL_REQUEST_MARKER))
+  return { ...(own ? { own: toRalphPull(own) } : {}), ...(other ? { other: toRalphPull(other) } : {}) }
 }
 
 /** Every open pull request of a hunt in the repository (same-repository heads under `ralph/`). */
@@ -88,8 +102,18 @@ export async function planHunt(
   target: HuntTarget & { maxOpenPrs?: number }
 ): Promise<HuntPlan> {
   const branch = target.branch ?? huntBranch(target.ralphName)
-  const own = await findOpenRalphPull(octokit, target)
+  const { own, other } = await findOpenRalphPull(octokit, target)
   if (own) return { kind: 'continue', branch: own.headRef, pull: own }
+  // Someone else's work on the hunt's branch: continuing it would present their commits as the loop's.
+  if (other)
+    return {
+      kind: 'not-ours',
+      reason:
+        `pull request #${other.number} on ${branch} was not opened by this action (its author is not the ` +
+        `account the action opens pull requests with, or it lacks the action's marker), so the hunt does not ` +
+        `take it over: close it, or move its work to another branch`,
+      pull: other
+    }
   if (target.maxOpenPrs === undefined) return { kind: 'new', branch }
   const open = await openHuntPulls(octokit, target)
   if (open.length >= target.maxOpenPrs)
@@ -142,7 +166,12 @@ export async function reportFailure(octokit: Octokit, report: FailureReport): Pr
   const label = report.label ?? 'ralph'
   const today = (report.now ?? new Date()).toISOString().slice(0, 10)
   const repo = { owner: report.owner, repo: report.repo }
-  const existing = await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label })
+  const existing = await findFailureReport(octokit, {
+    ...repo,
+    ralphName: report.ralphName,
+    label,
+    actor: await tokenActor(octokit)
+  })
   if (existing) {
     const failures = existing.failures + 1
     const body = renderReport(report, failures, existing.first, today)
@@ -171,7 +200,11 @@ export async function closeFailureReport(
   target: { owner: string; repo: string; ralphName: string; runUrl: string; pullUrl?: string; label?: string }
 ): Promise<number | undefined> {
   const repo = { owner: target.owner, repo: target.repo }
-  const existing = await findFailureReport(octokit, { ...target, label: target.label ?? 'ralph' })
+  const existing = await findFailureReport(octokit, {
+    ...target,
+    label: target.label ?? 'ralph',
+    actor: await tokenActor(octokit)
+  })
   if (!existing) return undefined
   const pr = target.pullUrl ? ` and opened ${target.pullUrl}` : ''
   await octokit.rest.issues.createComment({
@@ -183,9 +216,10 @@ export async function closeFailureReport(
   return existing.number
 }
 
+/** The open report of this ralph's hunt: labelled, marked, and opened by the token's actor (a marker alone is text anyone can write). */
 async function findFailureReport(
   octokit: Octokit,
-  target: { owner: string; repo: string; ralphName: string; label: string }
+  target: { owner: string; repo: string; ralphName: string; label: string; actor: TokenActor }
 ): Promise<{ number: number; url: string; failures: number; first: string } | undefined> {
   const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
     owner: target.owner,
@@ -195,7 +229,7 @@ async function findFailureReport(
     per_page: 100
   })
   for (const issue of issues) {
-    if (issue.pull_request) continue
+    if (issue.pull_request || !isTokenActor(issue.user, target.actor)) continue
     const m = REPORT_RE.exec(issue.body ?? '')
     if (m && m[1] === target.ralphName)
       return { number: issue.number, url: issue.html_url, failures: Number(m[2]), first: m[3] }

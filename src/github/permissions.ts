@@ -45,10 +45,10 @@ export async function checkActor(octokit: Octokit, query: ActorQuery): Promise<A
   if (!USER_LOGIN.test(login) && !BOT_LOGIN.test(login))
     return refuse(`${describe(login)} is not a GitHub login, so its permissions cannot be checked`)
 
-  let type: string
+  let type: string | undefined
   try {
     const { data } = await octokit.rest.users.getByUsername({ username: login })
-    type = data.type
+    type = (data as { type?: string }).type
   } catch (error) {
     return refuse(
       statusOf(error) === 404
@@ -66,7 +66,12 @@ export async function checkActor(octokit: Octokit, query: ActorQuery): Promise<A
         `them in the allowed-bots input`
     )
   }
-  if (type !== 'User') return refuse(`${describe(login)} is a ${type} account, not a person`)
+  if (type !== 'User')
+    return refuse(
+      type
+        ? `${describe(login)} is an account of type ${describe(type)}, not a person`
+        : `GitHub did not say what kind of account ${describe(login)} is, so it is not known to be a person`
+    )
   // GitHub gives no User a bracket in its login: an account that claims one is not what it says.
   if (!USER_LOGIN.test(login)) return refuse(`${describe(login)} claims to be a person but has a bot's login`)
 
@@ -86,7 +91,8 @@ export async function checkActor(octokit: Octokit, query: ActorQuery): Promise<A
   }
   // The legacy field reports maintain as write and triage as read; a custom role reports its base role
   // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
-  const enough = (permission === 'admin' || permission === 'write') && !TOO_LOW.has(roleName ?? '')
+  const legacy = permission.toLowerCase()
+  const enough = (legacy === 'admin' || legacy === 'write') && !TOO_LOW.has((roleName ?? '').toLowerCase())
   const role = roleName ?? permission
   if (!enough)
     return refuse(

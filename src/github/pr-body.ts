@@ -9,6 +9,9 @@ export const MAX_PR_BODY_CHARS = 65_536
 const BODY_BUDGET = MAX_PR_BODY_CHARS - 1_536
 const TASK_CHARS = 6_000
 
+/** In every pull request body the action writes: with its author, it tells the action's own apart. */
+export const PULL_REQUEST_MARKER = '<!-- ralph-action:pull-request -->'
+
 export interface PullRequestText {
   title: string
   body: string
@@ -103,7 +106,7 @@ function render(report: RunReport, options: PrBodyOptions, taskLimit: number, ro
       ...(options.closes !== undefined ? ['', `Closes #${options.closes}`] : [])
     ].join('\n')
   ]
-  return `${sections.join('\n\n')}\n`
+  return `${PULL_REQUEST_MARKER}\n${sections.join('\n\n')}\n`
 }
 
 /** The pull request's title and body, within GitHub's length limit. */

@@ -1,6 +1,7 @@
 // What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
 // iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
-import type { IterationRecord, IterationVerdict, LoopStatus, StopReason } from '../loop/index.js'
+import { code } from '../loop/index.js'
+import type { IterationRecord, LoopStatus, StopReason } from '../loop/index.js'
 
 /** What the action did with the work after the loop. */
 export interface DeliveryReport {
@@ -32,79 +33,10 @@ export interface RunReport {
   dryRun?: boolean
 }
 
-const VERDICT: Record<IterationVerdict, string> = {
-  passed: '✅ passed',
-  completed: '✅ done',
-  checks_failed: '❌ gates failed',
-  agent_failed: '⚠️ agent failed',
-  agent_timed_out: '⏱️ agent timed out',
-  ran: '➖ ran',
-  interrupted: '⏹️ stopped',
-  crashed: '💥 crashed'
-}
-
-export const verdictLabel = (verdict: IterationVerdict): string => VERDICT[verdict]
-
-/** `42s`, `3m 05s`, `1h 02m`. */
-export function formatDuration(ms: number): string {
-  const s = Math.round(ms / 1000)
-  if (s < 60) return `${s}s`
-  const m = Math.floor(s / 60)
-  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`
-  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`
-}
-
-export function formatCost(status: Pick<LoopStatus, 'cost' | 'iterations'>): string {
-  const { cost } = status
-  if (cost.source === 'unknown' && cost.totalUsd === 0) return 'unknown (the agent reported no cost)'
-  return `$${cost.totalUsd.toFixed(4)} (${cost.source})`
-}
-
-/** A table cell: no pipes or newlines, bounded. */
-export function cell(text: string, max = 80): string {
-  const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
-
-export const code = (text: string): string => {
-  const flat = cell(text, 120)
-  const ticks = flat.includes('`') ? '``' : '`'
-  return `${ticks}${ticks === '``' ? ' ' : ''}${flat}${ticks === '``' ? ' ' : ''}${ticks}`
-}
+// The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
+export { cell, code, formatCost, formatDuration, iterationTable, verdictLabel } from '../loop/index.js'
 
 const pluralIterations = (n: number): string => `${n} iteration${n === 1 ? '' : 's'}`
-
-/** The gates in the order they ran, from the last iteration that ran any (or the budget's list). */
-function gateNames(status: LoopStatus): string[] {
-  const names: string[] = []
-  for (const it of status.iterations)
-    for (const c of it.checks) if (!names.includes(c.name)) names.push(c.name)
-  return names
-}
-
-const MAX_GATE_COLUMNS = 6
-
-/** The iteration table: verdict, each gate ✓/✗, cost, duration. The last `maxRows` iterations. */
-export function iterationTable(status: LoopStatus, maxRows = 50): string {
-  const gates = gateNames(status)
-  const columns = gates.length <= MAX_GATE_COLUMNS
-  const head = ['#', 'Verdict', ...(columns ? gates.map(g => code(g)) : ['Gates']), 'Cost', 'Duration']
-  const rows = status.iterations.slice(-maxRows).map(it => {
-    const gateCells = columns
-      ? gates.map(g => {
-          const check = it.checks.find(c => c.name === g)
-          return check ? (check.passed ? '✓' : '✗') : '–'
-        })
-      : [`${it.checks.filter(c => c.passed).length}/${it.checks.length} ✓`]
-    const cost = it.agent ? `$${it.agent.usage.cost_usd.toFixed(4)}` : '–'
-    return [String(it.iteration), verdictLabel(it.verdict), ...gateCells, cost, formatDuration(it.durationMs)]
-  })
-  const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`]
-  for (const row of rows) lines.push(`| ${row.join(' | ')} |`)
-  const hidden = status.iterations.length - rows.length
-  if (hidden > 0) lines.push('', `_${hidden} earlier iteration(s) are in the run record._`)
-  return lines.join('\n')
-}
 
 /** Each gate with its command and its result in the last iteration that ran it. */
 export function gateList(status: LoopStatus): string {
@@ -147,10 +79,14 @@ export function outcomeSentence(report: RunReport): string {
     if (delivery.skipped) return `✅ ${name} ${what}; ${delivery.skipped}.`
     return `✅ ${name} ${what}${delivered}.`
   }
+  // The gates pass but the tag never came: say so, and how to let the gates alone decide (said once here).
+  const noTag = reason === 'max_iterations' && status.iterations.at(-1)?.verdict === 'checks_passed_no_tag'
   const why: Record<StopReason, string> = {
     all_checks_passed: 'passed',
     completed: 'finished',
-    max_iterations: `used all ${pluralIterations(n)} without passing its gates`,
+    max_iterations: noTag
+      ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${code('completion-tag: none')} lets the gates alone decide)`
+      : `used all ${pluralIterations(n)} without passing its gates`,
     budget_exhausted: `ran out of budget after ${pluralIterations(n)}`,
     timeout: `ran out of time after ${pluralIterations(n)}`,
     circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
@@ -159,7 +95,7 @@ export function outcomeSentence(report: RunReport): string {
   }
   const icon =
     reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌'
-  const detail = status.stopDetail ? ` (${status.stopDetail.replace(/\.$/, '')})` : ''
+  const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : ''
   const tail = problem
     ? `; the work was not delivered: ${problem}`
     : delivered

@@ -39,6 +39,22 @@ const INVISIBLE =
 // Text presentation selectors are fine alone (❤️) but a run of them can carry data.
 const PRESENTATION_RUN = /[\uFE0E\uFE0F]{2,}/g
 const ODD_SPACE = /[\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/g
+// Character references GitHub renders as invisible characters: numeric ones (checked once decoded; the `;`
+// is optional to a browser), and the named ones for invisible characters. Others stay as written.
+const NUMERIC_REFERENCE = /&#(?:[xX]0*([0-9a-fA-F]{1,6})|0*([0-9]{1,7}));?/g
+const INVISIBLE_NAMED_REFERENCE =
+  /&(?:ZeroWidthSpace|NegativeVeryThinSpace|NegativeThinSpace|NegativeMediumSpace|NegativeThickSpace|zwj|zwnj|lrm|rlm|NoBreak|InvisibleTimes|InvisibleComma|ApplyFunction|it|ic|af);|&shy;?/g
+// An image's alt text is shown only when the image fails to load (the brackets may nest once).
+const IMAGE_ALT = /!\[(?:[^[\]\\]|\\.|\[(?:[^[\]\\]|\\.)*\])+\]/g
+// A link's title (`[text](url "title")`) is shown only on hover.
+const LINK_TITLE =
+  /(\]\([ \t\n]*(?:<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*))[ \t\n]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))[ \t\n]*\)/g
+// Math (`$…$`, `$$…$$`, `` $`…`$ ``) that can hide text: \phantom, colours (white on white), styles,
+// boxes, and moves (a kern or a lap can push text out of sight).
+const MATH = /\$\$[\s\S]*?\$\$|\$`[^`\n]*`\$|\$[^$\n]+\$/g
+const HIDING_MATH =
+  /\\(?:[hv]?phantom|color|textcolor|colorbox|fcolorbox|pagecolor|mathcolor|bbox|style|class|cssId|[hvm]?kern|[hvm]?skip|[hvm]?space|mspace|[lrc]lap|math[lrc]lap|smash|raise|lower|move(?:left|right))(?![A-Za-z])/
+const MATH_REMOVED = '[math removed: it can hide text from a reader]'
 
 /**
  * What a reader sees of GitHub-flavoured text, as plain data: hidden markup and invisible characters
@@ -52,10 +68,13 @@ export function sanitizeText(text: string, options: SanitizeOptions = {}): strin
     .replace(LONE_SURROGATE, '\uFFFD')
     .replace(/\r\n?|[\u2028\u2029\u0085]/g, '\n')
     .normalize('NFC')
-  // Invisible characters first, so none of them can break up `<!--` and keep a comment in.
+  // Invisible characters first (written as themselves or as references), so none of them can break up
+  // `<!--` and keep a comment in.
+  out = out.replace(NUMERIC_REFERENCE, invisibleReference).replace(INVISIBLE_NAMED_REFERENCE, '')
   out = out.replace(INVISIBLE, '').replace(PRESENTATION_RUN, m => m[0])
   out = out.replace(HTML_COMMENT, '').replace(UNCLOSED_HTML_COMMENT, '')
   out = out.replace(NEVER_SHOWN, '')
+  out = removeHidingMath(out)
   out = stripAttributesOutsideCode(out)
   out = out.replace(LINK_DEFINITION, '')
   out = out.replace(ODD_SPACE, ' ')
@@ -76,41 +95,84 @@ export function sanitizeText(text: string, options: SanitizeOptions = {}): strin
   return out
 }
 
+/** A numeric character reference: removed when it stands for an invisible character, else kept as written. */
+function invisibleReference(reference: string, hex?: string, decimal?: string): string {
+  const point = hex !== undefined ? Number.parseInt(hex, 16) : Number(decimal)
+  if (point === 0 || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return reference
+  INVISIBLE.lastIndex = 0
+  return INVISIBLE.test(String.fromCodePoint(point)) ? '' : reference
+}
+
 /**
- * Attributes of HTML tags are removed outside fenced code and inline code (`<img alt="…">` becomes
- * `<img>`); inside code a reader sees them, and code samples in issues need them.
+ * Math that can hide text is replaced by a visible note, in prose (`$…$`, `$$…$$`, `` $`…`$ ``) and in
+ * ```math blocks: the agent may see less than a reader, never more.
+ */
+function removeHidingMath(text: string): string {
+  return mapFences(
+    text,
+    prose => prose.replace(MATH, math => (HIDING_MATH.test(math) ? MATH_REMOVED : math)),
+    (info, body) => (/^math\b/i.test(info) && HIDING_MATH.test(body) ? MATH_REMOVED : body)
+  )
+}
+
+/**
+ * Outside fenced code and inline code: attributes of HTML tags are removed (`<img alt="…">` becomes
+ * `<img>`), and so are images' alt text and links' titles. Inside code a reader sees them, and code samples
+ * in issues need them.
  */
 function stripAttributesOutsideCode(text: string): string {
-  return mapOutsideCode(text, prose => prose.replace(TAG_WITH_ATTRIBUTES, '<$1$3>'))
+  return mapOutsideCode(text, prose =>
+    prose.replace(TAG_WITH_ATTRIBUTES, '<$1$3>').replace(IMAGE_ALT, '![]').replace(LINK_TITLE, '$1)')
+  )
 }
 
 /** Applies `fn` to the parts of markdown that are neither fenced code blocks nor inline code spans. */
 function mapOutsideCode(text: string, fn: (prose: string) => string): string {
+  return mapFences(
+    text,
+    prose => mapOutsideInlineCode(prose, fn),
+    (_info, body) => body
+  )
+}
+
+/** Applies `onProse` to the text between fenced code blocks, and `onFence` to each block's inner lines. */
+function mapFences(
+  text: string,
+  onProse: (prose: string) => string,
+  onFence: (info: string, body: string) => string
+): string {
   const lines = text.split('\n')
   const out: string[] = []
   let prose: string[] = []
-  let fence: { char: string; length: number } | undefined
-  const flush = () => {
-    if (prose.length) out.push(mapOutsideInlineCode(prose.join('\n'), fn))
+  let fence: { char: string; length: number; info: string; body: string[] } | undefined
+  const flushProse = () => {
+    if (prose.length) out.push(onProse(prose.join('\n')))
     prose = []
+  }
+  const flushFence = () => {
+    if (fence && fence.body.length) out.push(onFence(fence.info, fence.body.join('\n')))
   }
   for (const line of lines) {
     if (fence) {
-      out.push(line)
       const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line)
-      if (close && close[1][0] === fence.char && close[1].length >= fence.length) fence = undefined
+      if (close && close[1][0] === fence.char && close[1].length >= fence.length) {
+        flushFence()
+        out.push(line)
+        fence = undefined
+      } else fence.body.push(line)
       continue
     }
     const open = /^ {0,3}(`{3,}|~{3,})/.exec(line)
     if (open && !(open[1][0] === '`' && line.slice(open[0].length).includes('`'))) {
-      flush()
+      flushProse()
       out.push(line)
-      fence = { char: open[1][0], length: open[1].length }
+      fence = { char: open[1][0], length: open[1].length, info: line.slice(open[0].length).trim(), body: [] }
       continue
     }
     prose.push(line)
   }
-  flush()
+  flushProse()
+  flushFence()
   return out.join('\n')
 }
 

@@ -2,7 +2,7 @@
 // a chart of cost and duration per iteration (mermaid xychart, which GitHub renders), the gates, and links
 // to the pull request and the run record.
 import * as core from '@actions/core'
-import type { LoopStatus } from '../loop/index.js'
+import { charts, fence } from '../loop/index.js'
 import {
   code,
   formatCost,
@@ -15,53 +15,6 @@ import {
 
 /** GitHub refuses a step summary over 1 MiB; the patch and tables are cut well before. */
 const MAX_PATCH_CHARS = 60_000
-const CHART_POINTS = 50
-
-function fence(text: string, lang = ''): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length))
-  const marks = '`'.repeat(Math.max(3, longest + 1))
-  return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`
-}
-
-/** Mermaid xychart blocks: cost (when known) and duration per iteration. */
-export function charts(status: LoopStatus): string {
-  const its = status.iterations.slice(-CHART_POINTS)
-  if (its.length === 0) return ''
-  const x = `x-axis "Iteration" [${its.map(it => it.iteration).join(', ')}]`
-  const blocks: string[] = []
-  const costs = its.map(it => it.agent?.usage.cost_usd ?? 0)
-  if (costs.some(c => c > 0)) {
-    const top = Math.max(...costs)
-    blocks.push(
-      fence(
-        [
-          'xychart-beta',
-          '  title "Cost per iteration (USD)"',
-          `  ${x}`,
-          `  y-axis "USD" 0 --> ${Number((top * 1.1).toPrecision(3))}`,
-          `  bar [${costs.map(c => Number(c.toFixed(4))).join(', ')}]`
-        ].join('\n'),
-        'mermaid'
-      )
-    )
-  }
-  const seconds = its.map(it => Math.round(it.durationMs / 100) / 10)
-  blocks.push(
-    fence(
-      [
-        'xychart-beta',
-        '  title "Duration per iteration (seconds)"',
-        `  ${x}`,
-        `  y-axis "seconds" 0 --> ${Math.max(1, Math.ceil(Math.max(...seconds) * 1.1))}`,
-        `  bar [${seconds.join(', ')}]`,
-        `  line [${seconds.join(', ')}]`
-      ].join('\n'),
-      'mermaid'
-    )
-  )
-  return blocks.join('\n\n')
-}
-
 /** The summary's markdown. */
 export function renderSummary(report: RunReport): string {
   const { status, delivery, links } = report
@@ -110,6 +63,36 @@ export function renderSummary(report: RunReport): string {
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trimEnd()}\n`
+}
+
+/** What a dry run checked and would do, with the first prompt: a dry run's summary is never empty. */
+export function renderDryRunSummary(dry: {
+  task: RunReport['task']
+  branch: string
+  checks: { name: string; run: string }[]
+  maxIterations?: number
+  prompt: string
+}): string {
+  const gates = dry.checks.map(c => `- ${code(c.name)}: ${code(c.run)}`).join('\n')
+  return [
+    `## Ralph loop: ${dry.task.name} (dry run)`,
+    '',
+    `🔎 Dry run of **${dry.task.name}**${dry.task.file ? ` (${code(dry.task.file)})` : ''}: the inputs and the ralph are valid and every program it starts was found; no agent ran. A run would work on branch ${code(dry.branch)}${dry.maxIterations ? `, for at most ${dry.maxIterations} iteration${dry.maxIterations === 1 ? '' : 's'}` : ''}.`,
+    '',
+    '### Gates',
+    '',
+    gates || '_No gates: the agent’s completion signal decides._',
+    '',
+    '### The first prompt',
+    '',
+    fence(dry.prompt, 'markdown'),
+    ''
+  ].join('\n')
+}
+
+/** Appends a dry run's summary to GITHUB_STEP_SUMMARY. */
+export async function writeDryRunSummary(dry: Parameters<typeof renderDryRunSummary>[0]): Promise<void> {
+  await core.summary.addRaw(renderDryRunSummary(dry), true).write()
 }
 
 /** Appends the summary to GITHUB_STEP_SUMMARY. */

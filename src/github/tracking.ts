@@ -2,7 +2,8 @@
 // loop starts, edited after every iteration (iteration, gates ✓/✗, cost so far, a link to the run) and
 // finalised with the outcome and the pull request. The post step finalises it as cancelled when main did
 // not, so it never stays "working…". Failures to give feedback are warnings: they never fail a run.
-import type { IterationRecord, IterationVerdict, LoopEvent, LoopStatus, StopReason } from '../loop/index.js'
+import type { IterationRecord, LoopEvent, LoopStatus, StopReason } from '../loop/index.js'
+import { verdictLabel } from './run-report.js'
 import type { Octokit } from './permissions.js'
 
 /** GitHub refuses comment bodies over 65,536 characters; stay well under. */
@@ -251,17 +252,6 @@ export async function finaliseCancelled(
 
 // --- bodies ----------------------------------------------------------------------------------------
 
-const VERDICT: Record<IterationVerdict, string> = {
-  passed: '✅ passed',
-  completed: '✅ done',
-  checks_failed: '❌ gates failed',
-  agent_failed: '⚠️ agent failed',
-  agent_timed_out: '⏱️ agent timed out',
-  ran: '➖ ran',
-  interrupted: '⏹️ stopped',
-  crashed: '💥 crashed'
-}
-
 const HEADLINE: Record<StopReason, string> = {
   all_checks_passed: '✅ Every gate passed',
   completed: '✅ Done (the agent said so; no gates)',
@@ -321,7 +311,7 @@ function table(iterations: IterationRecord[]): string {
         ? '?'
         : `$${it.agent.usage.cost_usd.toFixed(2)}`
     rows.push(
-      `| ${it.iteration} | ${VERDICT[it.verdict]} | ${gates} | ${spent} | ${duration(it.durationMs)} |`
+      `| ${it.iteration} | ${verdictLabel(it.verdict)} | ${gates} | ${spent} | ${duration(it.durationMs)} |`
     )
   }
   const hidden = iterations.length - shown.length

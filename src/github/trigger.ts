@@ -2,21 +2,8 @@
 // main.ts follows. Nothing here runs anything or trusts text: the comment's
 // first line is tokenised without a shell, names and arg names are checked, the task is sanitised data,
 // and the comment is read from the payload as it was when the run was triggered, never fetched again.
-import { readFileSync, realpathSync, statSync } from 'node:fs'
-import { homedir } from 'node:os'
 import path from 'node:path'
-import {
-  INSTALLED_RALPHS_DIR,
-  listInstalledRalphs,
-  NAME_RE,
-  PLACEHOLDER_RE,
-  RALPH_MARKER,
-  readFrontmatter,
-  resolveRalphPath,
-  ShlexError,
-  shlexSplit,
-  stripHtmlComments
-} from '../ralph/index.js'
+import { INSTALLED_RALPHS_DIR, NAME_RE, RALPH_MARKER, ShlexError, shlexSplit } from '../ralph/index.js'
 import {
   isDispatchTrigger,
   isIssueCommentTrigger,
@@ -30,8 +17,14 @@ import {
   type PullRequestTrigger,
   type TriggerEvent
 } from './event.js'
+import { argsIn, argsOf, availableRalphs, installedRalph } from './installed-ralph.js'
+import { branchTip, type TokenActor } from './own-work.js'
 import { checkActor, type Octokit } from './permissions.js'
+import { PULL_REQUEST_MARKER } from './pr-body.js'
+import { workBranchFor } from './pull-branch.js'
 import { composeTask, RESERVED_ARGS, sanitizeText } from './sanitize.js'
+
+export { argsOf, availableRalphs }
 
 // --- the /ralph grammar ----------------------------------------------------------------------------
 
@@ -57,11 +50,13 @@ const OPTION_LIKE = /^-(?!\d+(?:\.\d+)?$)/
 const MAX_VALUE_CHARS = 1000
 
 /**
- * Parses a comment body: only a first line starting with `/ralph` (after sanitising, so an invisible
- * character cannot hide or fake one) is a command. The first line is tokenised with shell-style quoting
+ * Parses a comment body: only a comment whose very first characters are `/ralph` is a command, so what a
+ * reader sees first is the command: not after an empty line, white space, an invisible character or an
+ * HTML comment, and not indented into a code block. The first line is tokenised with shell-style quoting
  * (Python's shlex rules, no expansion: `$(…)` and backticks are characters like any other).
  */
 export function parseRalphCommand(body: string): RalphCommand {
+  if (!COMMAND_RE.test(body)) return { kind: 'none' }
   const text = sanitizeText(body)
   const newline = text.indexOf('\n')
   const first = (newline < 0 ? text : text.slice(0, newline)).trim()
@@ -166,6 +161,16 @@ export interface TriggerSettings {
   projectRoot: string
   /** The action's `ralph` input: what runs when the trigger names no ralph. */
   defaultRalph?: string
+  /**
+   * Without a `ralph` input, a trigger that names no ralph runs a ralph-less loop (the workflow gives
+   * `agent`): its task is the issue, and `prompt`, if given, its preamble (whose `{{ args.X }}` a comment may set).
+   */
+  ralphLess?: { prompt?: string }
+  /**
+   * The loop's own deliveries, which never start a loop: the account its pushes and pull requests are made
+   * with (asked lazily, once), and the email its commits carry.
+   */
+  delivery?: { actor: () => Promise<TokenActor>; committerEmail: string }
   /** The action's `allowed-bots` input. */
   allowedBots?: string[]
   /** The label that starts a loop on `issues: labeled` (and `<label>:<ralph>` names one). Default `ralph`. */
@@ -207,8 +212,11 @@ export interface RunPlan {
   continueBranch: boolean
   /** The base to start from and open the pull request against, when the trigger decides it (a hunt's open PR). */
   base?: string
-  /** End without running when the branch's tip is the loop's own commit (a push it made started this run). */
-  unlessOwnTip?: boolean
+  /**
+   * A pull request whose own branch is not its author's to give (the default branch, a protected one,
+   * someone else's): the loop works on `branch` (`ralph/pr-<N>`) and proposes into its head branch.
+   */
+  proposeTo?: { number: number; headRef: string; reason: string }
   /** Who started it and their role; undefined for schedule, push and workflow_dispatch without a sender. */
   actor?: { login: string; role?: string }
 }
@@ -253,7 +261,8 @@ export async function planTrigger(
     // With a PAT the action's own pushes trigger workflows: a loop must not start a loop.
     if (trigger.ref.startsWith('refs/heads/ralph/'))
       return skip("the push was to a ralph/ branch, the action's own work")
-    return defaultRun(trigger, settings, trigger.sender)
+    const own = await ownDelivery(octokit, settings, trigger.sender, trigger.ref.slice('refs/heads/'.length))
+    return own ? skip(own) : defaultRun(trigger, settings, trigger.sender)
   }
   if (isScheduleTrigger(trigger)) return defaultRun(trigger, settings)
   if (isDispatchTrigger(trigger)) return defaultRun(trigger, settings, trigger.sender)
@@ -268,6 +277,26 @@ export async function planTrigger(
 }
 
 const skip = (reason: string): SkipPlan => ({ kind: 'skip', reason })
+
+/**
+ * Why an event is the loop's own delivery and must start nothing (a loop never starts a loop), or
+ * undefined: its sender is the account the action delivers with, or the branch's tip is a loop's commit.
+ */
+async function ownDelivery(
+  octokit: Octokit,
+  settings: TriggerSettings,
+  sender: string,
+  branch: string
+): Promise<string | undefined> {
+  if (!settings.delivery) return undefined
+  const actor = await settings.delivery.actor()
+  if (actor.kind === 'user' && actor.login.toLowerCase() === sender.toLowerCase())
+    return `${sender}, the account the action pushes and opens pull requests with, sent this event: it is a loop's own delivery, not a request`
+  const tip = await branchTip(octokit, { owner: settings.owner, repo: settings.repo }, branch)
+  if (tip && tip.committerEmail === settings.delivery.committerEmail)
+    return `the tip of ${branch} (${tip.sha.slice(0, 12)}) is a loop's own commit, so a loop's push started this event`
+  return undefined
+}
 
 function defaultRun(trigger: TriggerEvent, settings: TriggerSettings, sender?: string): RunPlan {
   const ralphName = ralphNameOf(settings.defaultRalph)
@@ -300,10 +329,7 @@ async function planComment(
     reply: refusalReply(comment.author, reason, extra),
     ...where
   })
-  // The payload is the comment as it was created; an edit before the run read it changes what was approved.
-  if (comment.updatedAt && comment.createdAt && comment.updatedAt !== comment.createdAt)
-    return refuse('the comment was edited after it was posted; post the command again in a new comment')
-
+  // Who asked is checked first: someone who may not start a loop learns nothing more than that.
   const actor = await checkActor(octokit, {
     owner: settings.owner,
     repo: settings.repo,
@@ -311,6 +337,9 @@ async function planComment(
     allowedBots: settings.allowedBots
   })
   if (!actor.allowed) return refuse(actor.reason)
+  // The payload is the comment as it was created; an edit before the run read it changes what was approved.
+  if (comment.updatedAt && comment.createdAt && comment.updatedAt !== comment.createdAt)
+    return refuse('the comment was edited after it was posted; post the command again in a new comment')
 
   const available = availableRalphs(settings.projectRoot)
   const help = usage(available)
@@ -319,20 +348,25 @@ async function planComment(
   const resolved = resolveRalph(command.name, settings)
   if ('problem' in resolved) return refuse(resolved.problem, help)
   // An arg the ralph never reads is a typo, or a request it cannot honour: say so rather than ignore it.
-  const takes = resolved.ralph !== undefined ? argsOf(resolved.ralph, settings.projectRoot) : undefined
+  const takes =
+    resolved.ralph !== undefined
+      ? argsOf(resolved.ralph, settings.projectRoot)
+      : argsIn(settings.ralphLess?.prompt ?? '')
   const unknown = takes ? Object.keys(command.args).filter(name => !takes.includes(name)) : []
   if (takes && unknown.length > 0)
     return refuse(
-      `the ralph ${code(resolved.ralphName ?? resolved.ralph ?? '')} takes no ${unknown.map(n => code(`--${n}`)).join(', ')} ` +
+      `${resolved.ralph !== undefined ? `the ralph ${code(resolved.ralphName ?? resolved.ralph)}` : 'a run without a ralph'} takes no ${unknown.map(n => code(`--${n}`)).join(', ')} ` +
         `arg (${takes.length ? `it takes ${takes.map(n => code(`--${n}`)).join(', ')}` : 'it takes none'})`,
       help
     )
 
-  let pr: PullRef | undefined
+  let work: Pick<RunPlan, 'pr' | 'proposeTo' | 'branch' | 'base'> = { branch: `ralph/issue-${issue.number}` }
   if (issue.isPullRequest) {
     const found = await sameRepoPull(octokit, settings, issue.number)
     if ('problem' in found) return refuse(found.problem)
-    pr = found
+    const placed = await placeWork(octokit, settings, found)
+    if ('problem' in placed) return refuse(placed.problem)
+    work = placed
   }
   const source = `${issue.isPullRequest ? 'pull request' : 'issue'} #${issue.number}`
   return {
@@ -350,10 +384,33 @@ async function planComment(
     }),
     taskSource: source,
     ...where,
-    ...(pr ? { pr } : {}),
-    branch: pr ? pr.headRef : `ralph/issue-${issue.number}`,
+    ...work,
     continueBranch: true,
     actor: { login: actor.login, role: actor.role }
+  }
+}
+
+/**
+ * Where the work on a same-repository pull request goes: onto its branch when that is its author's to give,
+ * else onto `ralph/pr-<N>`, proposed into its branch (pull-branch.ts decides).
+ */
+async function placeWork(
+  octokit: Octokit,
+  settings: TriggerSettings,
+  pull: PullRef & { author: { login: string; type?: string }; body: string }
+): Promise<Pick<RunPlan, 'pr' | 'proposeTo' | 'branch' | 'base'> | { problem: string }> {
+  const { author, body, ...pr } = pull
+  const where = await workBranchFor(
+    octokit,
+    { owner: settings.owner, repo: settings.repo, number: pr.number, headRef: pr.headRef, author, body },
+    { marker: PULL_REQUEST_MARKER, ...(settings.delivery ? { actor: settings.delivery.actor } : {}) }
+  )
+  if (where.kind === 'problem') return { problem: where.problem }
+  if (where.kind === 'push-onto') return { pr, branch: pr.headRef }
+  return {
+    proposeTo: { number: pr.number, headRef: pr.headRef, reason: where.reason },
+    branch: where.branch,
+    base: pr.headRef
   }
 }
 
@@ -438,12 +495,23 @@ async function planPullRequestEvent(
     return actor.unknown
       ? { kind: 'refuse', reason: actor.reason }
       : skip(`${actor.reason}, so this pull request event starts no loop`)
+  // Whatever the action (opened, edited, synchronize…): the loop's own pull request or push starts nothing.
+  const own = await ownDelivery(octokit, settings, trigger.sender, trigger.head.ref)
+  if (own) return skip(own)
+  const work = await placeWork(octokit, settings, {
+    number: trigger.number,
+    headRef: trigger.head.ref,
+    headSha: trigger.head.sha,
+    ...(trigger.base.ref ? { baseRef: trigger.base.ref } : {}),
+    sameRepo: true,
+    author: { login: trigger.author, type: trigger.authorType },
+    body: trigger.body
+  })
+  if ('problem' in work) return { kind: 'refuse', reason: work.problem }
   const plan = defaultRun(trigger, settings, trigger.sender)
   return {
     ...plan,
     actor: { login: actor.login, role: actor.role },
-    // A push to the pull request starts a run; the loop's own push (with a push-token) must not start another.
-    ...(trigger.action === 'synchronize' ? { unlessOwnTip: true } : {}),
     task: composeTask({
       source: `pull request #${trigger.number}`,
       title: trigger.title,
@@ -451,14 +519,7 @@ async function planPullRequestEvent(
       author: trigger.author
     }),
     taskSource: `pull request #${trigger.number}`,
-    pr: {
-      number: trigger.number,
-      headRef: trigger.head.ref,
-      headSha: trigger.head.sha,
-      ...(trigger.base.ref ? { baseRef: trigger.base.ref } : {}),
-      sameRepo: true
-    },
-    branch: trigger.head.ref,
+    ...work,
     continueBranch: true
   }
 }
@@ -467,7 +528,7 @@ async function sameRepoPull(
   octokit: Octokit,
   settings: TriggerSettings,
   number: number
-): Promise<PullRef | { problem: string }> {
+): Promise<(PullRef & { author: { login: string; type?: string }; body: string }) | { problem: string }> {
   let pull
   try {
     pull = (await octokit.rest.pulls.get({ owner: settings.owner, repo: settings.repo, pull_number: number }))
@@ -486,19 +547,22 @@ async function sameRepoPull(
     }
   if (pull.state !== 'open')
     return { problem: `pull request #${number} is ${pull.merged ? 'merged' : 'closed'}` }
-  return { number, headRef: pull.head.ref, headSha: pull.head.sha, baseRef: pull.base.ref, sameRepo: true }
+  return {
+    number,
+    headRef: pull.head.ref,
+    headSha: pull.head.sha,
+    baseRef: pull.base.ref,
+    sameRepo: true,
+    author: { login: pull.user.login, type: pull.user.type },
+    body: pull.body ?? ''
+  }
 }
 
 // --- ralphs ----------------------------------------------------------------------------------------
 
-/** The project's installed ralphs whose names a comment can give. */
-export function availableRalphs(projectRoot: string): string[] {
-  return listInstalledRalphs(projectRoot, '/nonexistent').filter(name => NAME_RE.test(name))
-}
-
 /**
- * A named ralph must be installed in the project (`.agents/ralphs/<name>/RALPH.md`) and stay inside it
- * when symlinks are followed; no name means the action's `ralph` input.
+ * A named ralph must be installed in the project (installed-ralph.ts); no name means the action's `ralph`
+ * input, or a ralph-less run when the workflow gives `agent` without one.
  */
 function resolveRalph(
   name: string | undefined,
@@ -506,48 +570,15 @@ function resolveRalph(
 ): { ralph?: string; ralphName?: string } | { problem: string } {
   if (name === undefined) {
     if (settings.defaultRalph === undefined)
-      return { problem: 'no ralph was named, and the workflow sets no default (the ralph input)' }
+      return settings.ralphLess
+        ? {}
+        : { problem: 'no ralph was named, and the workflow sets no default (the ralph input)' }
     const ralphName = ralphNameOf(settings.defaultRalph)
     return { ralph: settings.defaultRalph, ...(ralphName ? { ralphName } : {}) }
   }
-  if (!NAME_RE.test(name)) return { problem: `${code(name)} is not a ralph name` }
-  const dir = path.join(settings.projectRoot, INSTALLED_RALPHS_DIR, name)
-  try {
-    const root = realpathSync(settings.projectRoot)
-    const real = realpathSync(dir)
-    if (!statSync(path.join(real, RALPH_MARKER)).isFile() || !isInside(real, root)) throw new Error('outside')
-    return { ralph: real, ralphName: name }
-  } catch {
-    return { problem: `there is no ralph called ${code(name)} in ${INSTALLED_RALPHS_DIR}/` }
-  }
+  const installed = installedRalph(settings.projectRoot, name)
+  return 'problem' in installed ? installed : { ralph: installed.dir, ralphName: name }
 }
-
-/**
- * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
- * prompt or a command), without the ones the action sets. Undefined when the file cannot be read or parsed:
- * the plan reports that problem itself.
- */
-export function argsOf(ralph: string, projectRoot: string): string[] | undefined {
-  try {
-    const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: homedir() })
-    const text = readFileSync(file, 'utf8')
-    const names = new Set<string>()
-    const { data, split } = readFrontmatter(file, text)
-    const declared = data.get('args')
-    // Not a list: the ralph is broken, and the plan says how.
-    if (declared !== undefined && declared !== null && !Array.isArray(declared)) return undefined
-    for (const name of declared ?? []) if (typeof name === 'string') names.add(name)
-    // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
-    for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(PLACEHOLDER_RE))
-      if (m[1] === 'args') names.add(m[2])
-    return [...names].filter(name => !(RESERVED_ARGS as readonly string[]).includes(name))
-  } catch {
-    return undefined
-  }
-}
-
-const isInside = (child: string, parent: string): boolean =>
-  child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep)
 
 /** The name of the ralph an input names: an installed name, or the folder of a path. */
 export function ralphNameOf(input: string | undefined): string | undefined {

@@ -18,6 +18,8 @@ export interface AgentContext {
   /** The agent command as written (for messages) and shell-split. */
   agent: string
   agentArgv: string[]
+  /** The agent line comes from a RALPH.md (not a CLI option or an action input): messages point there. */
+  fromRalphFile?: boolean
   prompt: string
   workTree: string
   iterationDir: string
@@ -44,9 +46,9 @@ export interface AgentResult {
   crash?: string
 }
 
-function crashMessage(agent: string, error: NodeJS.ErrnoException): string {
+function crashMessage(agent: string, error: NodeJS.ErrnoException, fromRalphFile: boolean): string {
   if (error.code === 'ENOENT')
-    return `Agent command not found: ${pyStrRepr(agent)}. Check the 'agent' field in your RALPH.md frontmatter.`
+    return `Agent command not found: ${pyStrRepr(agent)}.${fromRalphFile ? " Check the 'agent' field in your RALPH.md frontmatter." : ''}`
   if (error.code === 'EACCES') return `[Errno 13] Permission denied: ${pyStrRepr(error.path ?? agent)}`
   return `The agent could not be started: ${error.message}`
 }
@@ -76,7 +78,9 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
   const log = ctx.preset.jsonStream ? new SyncLog(logFile) : undefined
   const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined
   // The job's environment without GitHub and Actions credentials: the agent never holds a write token.
-  const env = agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv)
+  // PWD names the work tree, as a shell's cd would: opencode trusts PWD over its real working directory,
+  // and the inherited one names the folder the loop was started in.
+  const env = { ...agentEnvironment(ctx.baseEnv ?? process.env, ctx.agentEnv), PWD: ctx.workTree }
   ctx.meter.beginRun()
   const reader = ctx.preset.read(
     ctx.prompt,
@@ -90,6 +94,7 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
     { argv, env, cwd: ctx.workTree }
   )
   let result: RunResult
+  let outcome: AgentOutcome
   try {
     const options: RunOptions = {
       argv,
@@ -113,15 +118,16 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
     // Plain agents: proc streams stdout and stderr to agent.log in arrival order.
     if (!ctx.preset.jsonStream) options.logFile = logFile
     result = await ctx.runProcess(options)
+    // Before the logs close: finishing may still write the transcript's last line (opencode's [done]).
+    outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
+      code: result.exitCode,
+      signal: result.signal,
+      killed: result.aborted || result.timedOut
+    })
   } finally {
     log?.close()
     stream?.close()
   }
-  const outcome = reader.finish(decodeCaptured(result.stdout, { translateNewlines: true }), {
-    code: result.exitCode,
-    signal: result.signal,
-    killed: result.aborted || result.timedOut
-  })
   const usage = ctx.meter.endRun(outcome.usage)
   const killedBy = result.aborted ? ctx.stopCause() : undefined
   const exitedWell = result.exitCode === 0 && !result.timedOut && !result.aborted && !result.spawnError
@@ -150,6 +156,7 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
   if (outcome.apiRetries) run.apiRetries = outcome.apiRetries
   if (ctx.preset.jsonStream) run.stream = ctx.relative(streamFile)
   const agentResult: AgentResult = { run, outcome }
-  if (result.spawnError) agentResult.crash = crashMessage(ctx.agent, result.spawnError)
+  if (result.spawnError)
+    agentResult.crash = crashMessage(ctx.agent, result.spawnError, ctx.fromRalphFile === true)
   return agentResult
 }

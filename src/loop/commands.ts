@@ -6,6 +6,8 @@ import path from 'node:path'
 import { combineOutput, decodeCaptured } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import {
+  argEnvironment,
+  commandNotFound,
   pyStrRepr,
   resolveArgsInRun,
   runsFromRalphDir,
@@ -66,8 +68,7 @@ export function capOutput(text: string, cap: number): { text: string; cut: boole
 }
 
 function crashMessage(command: RalphCommand, runString: string, error: NodeJS.ErrnoException): string {
-  if (error.code === 'ENOENT')
-    return `Command '${command.name}' binary not found: ${pyStrRepr(runString)}. ${FIELD_HINT}`
+  if (error.code === 'ENOENT') return commandNotFound(command.name, runString)
   if (error.code === 'EACCES') return `[Errno 13] Permission denied: ${pyStrRepr(error.path ?? runString)}`
   return `Command '${command.name}' could not be started: ${error.message}`
 }
@@ -75,6 +76,8 @@ function crashMessage(command: RalphCommand, runString: string, error: NodeJS.Er
 /** Runs every command of the iteration; stops early only when the run must stop or a command crashes. */
 export async function runCommands(commands: RalphCommand[], ctx: CommandContext): Promise<CommandsOutcome> {
   const outcome: CommandsOutcome = { outputs: {}, runs: [], interrupted: false }
+  // Each arg's value in the environment too: the safe way for a script to read one.
+  const extraEnv = argEnvironment(ctx.userArgs)
   for (const command of commands) {
     if (ctx.signal.aborted) {
       outcome.interrupted = true
@@ -96,6 +99,7 @@ export async function runCommands(commands: RalphCommand[], ctx: CommandContext)
     const result = await ctx.runProcess({
       argv,
       cwd,
+      extraEnv,
       timeoutMs: command.timeout * 1000,
       killGraceMs: ctx.killGraceMs,
       signal: ctx.signal,

@@ -2,6 +2,7 @@
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { DEFAULT_BREAKER } from './breaker.js'
+import { safeFileName } from './checks.js'
 import { DEFAULT_CHECK_TIMEOUT, type RalphCheck } from '../ralph/index.js'
 import type { LoopConfig } from './types.js'
 
@@ -37,18 +38,22 @@ export function loopConfig(
   }
 }
 
+/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
+const GATE_NAME_CHARS = 40
+
 /**
- * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named check-1, check-2…
- * after the ralph's own names, with the default check timeout.
+ * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
+ * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
  */
 export function addedChecks(commands: string[], existing: RalphCheck[]): RalphCheck[] {
-  const taken = new Set(existing.map(c => c.name))
+  const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]))
   const checks: RalphCheck[] = []
-  let n = 0
   for (const run of commands) {
-    let name: string
-    do name = `check-${++n}`
-    while (taken.has(name))
+    const flat = run.replace(/\s+/g, ' ').trim() || 'check'
+    const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat
+    let name = base
+    for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++) name = `${base} (${n})`
+    taken.add(name).add(safeFileName(name))
     checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT })
   }
   return checks

@@ -15,6 +15,7 @@ export {
   DEFAULT_COMPLETION_TAG
 } from './defaults.js'
 export { previewPrompt } from './preview.js'
+export { missingPrograms } from './preflight.js'
 export { taskRalph, type TaskRalphOptions } from './task.js'
 export { createCostMeter, priceUsage, type CostMeter, type PriceTokens } from './cost-meter.js'
 export { detectCompletion, tagGiven, statusBlockExit, type CompletionSignal } from './completion.js'
@@ -40,4 +41,15 @@ export {
   type PromptInputs
 } from './prompt.js'
 export { RunRecord, PROGRESS_FILE, STATUS_FILE, progressSection } from './record.js'
+export {
+  cell,
+  charts,
+  code,
+  fence,
+  formatCost,
+  formatDuration,
+  iterationCost,
+  iterationTable,
+  verdictLabel
+} from './overview.js'
 export * from './types.js'

@@ -107,7 +107,8 @@ export function assemble(
     maxIterations: config.maxIterations,
     commandOutputs,
     userArgs: config.userArgs,
-    credit: ralph.credit
+    credit: ralph.credit,
+    ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
   }
   const used = loopPlaceholdersUsed(inputs)
   if (used.has('diff')) env.trackTree = env.isRepo
@@ -140,7 +141,7 @@ function verdictOf(
   if (gated) {
     const allPass = record.checks.every(check => check.passed)
     if (allPass && (!tagRequired || record.completion.given)) return { verdict: 'passed', success: true }
-    return { verdict: agentVerdict ?? 'checks_failed', success: false }
+    return { verdict: agentVerdict ?? (allPass ? 'checks_passed_no_tag' : 'checks_failed'), success: false }
   }
   if (tagRequired && record.completion.given) return { verdict: 'completed', success: true }
   return { verdict: agentVerdict ?? 'ran', success: false }
@@ -239,6 +240,7 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
     preset: env.preset,
     agent: env.ralph.agent,
     agentArgv: env.ralph.agentArgv,
+    fromRalphFile: env.ralph.file !== '' && env.config.promptText === undefined,
     prompt,
     workTree: env.workTree,
     iterationDir: dir,

@@ -52,6 +52,8 @@ export interface PromptInputs {
   commandOutputs: Record<string, string>
   userArgs: Record<string, string>
   credit: boolean
+  /** Appended after the body as it is (LoopConfig.promptAppendix). */
+  appendix?: string
 }
 
 /** A ralph-less body (a task, a spec file) as a template: no frontmatter, otherwise RALPH.md's rules. */
@@ -218,7 +220,7 @@ export function buildPrompt(
   if (inputs.maxIterations !== undefined) ralph.max_iterations = String(inputs.maxIterations)
   Object.assign(ralph, loop?.values)
   const values = { commands: inputs.commandOutputs, args: inputs.userArgs, ralph }
-  const section = loop?.section ?? ''
+  const section = (inputs.appendix ?? '') + (loop?.section ?? '')
   if (inputs.body !== undefined) {
     const prompt = renderPlaceholders(bodyTemplate(inputs.body), values) + section
     return inputs.credit ? prompt + CREDIT_TRAILER : prompt

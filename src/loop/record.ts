@@ -7,12 +7,15 @@ import {
   closeSync,
   mkdirSync,
   openSync,
+  readSync,
   renameSync,
   writeFileSync,
+  writeSync,
   writevSync
 } from 'node:fs'
 import path from 'node:path'
-import type { CheckRun, IterationRecord, LoopResult, LoopStatus } from './types.js'
+import { charts, formatCost, iterationCost, iterationTable } from './overview.js'
+import type { CheckRun, IterationRecord, KilledBy, LoopResult, LoopStatus } from './types.js'
 
 export const PROGRESS_FILE = 'progress.md'
 export const STATUS_FILE = 'status.json'
@@ -51,9 +54,14 @@ function checkLine(check: CheckRun): string {
 
 /** The progress.md section of one iteration. */
 export function progressSection(record: IterationRecord): string {
-  const lines: string[] = [`## Iteration ${record.iteration}: ${record.verdict.replace(/_/g, ' ')}`, '']
+  const verdict =
+    record.verdict === 'checks_passed_no_tag'
+      ? 'checks pass; the agent has not given the completion tag'
+      : record.verdict.replace(/_/g, ' ')
+  const lines: string[] = [`## Iteration ${record.iteration}: ${verdict}`, '']
   const agent = record.agent
-  const cost = agent ? ` · cost ${dollars(agent.usage.cost_usd)} (${agent.usage.cost_source})` : ''
+  const spent = iterationCost(record)
+  const cost = agent ? ` · cost ${spent}${spent === 'unknown' ? '' : ` (${agent.usage.cost_source})`}` : ''
   lines.push(`- Started ${record.startedAt} · ${seconds(record.durationMs)}${cost}`)
   if (record.commands.length > 0)
     lines.push(
@@ -104,10 +112,14 @@ export function progressSection(record: IterationRecord): string {
   return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`
 }
 
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`
+
 function header(status: LoopStatus): string {
   const budgets = status.budgets
   const limits = [
-    budgets.maxIterations !== undefined ? `max ${budgets.maxIterations} iterations` : 'no iteration cap',
+    budgets.maxIterations !== undefined
+      ? `at most ${plural(budgets.maxIterations, 'iteration')}`
+      : 'no iteration cap',
     budgets.maxTimeSeconds !== undefined ? `max time ${budgets.maxTimeSeconds}s` : undefined,
     budgets.maxCostUsd !== undefined ? `max cost ${dollars(budgets.maxCostUsd)}` : undefined,
     budgets.agentTimeoutSeconds !== undefined ? `agent timeout ${budgets.agentTimeoutSeconds}s` : undefined
@@ -125,21 +137,32 @@ function header(status: LoopStatus): string {
     .join('\n')
 }
 
-function footer(result: LoopResult): string {
+/** What an enforced stop was measured from. */
+const CROSSING: Record<KilledBy, string> = {
+  timeout: 'the time budget ran out',
+  budget_exhausted: 'the cost budget was reached',
+  cancelled: 'the cancel'
+}
+
+/** How the run ended, then the overview: the iteration table and the cost and duration charts. */
+function outcome(result: LoopResult): string {
   const lines = [
     `## Stopped: ${result.stopReason}`,
     '',
     `${result.stopDetail}`,
     '',
     `- Iterations: ${result.iterations.length} · duration ${seconds(result.durationMs)}`,
-    `- Cost: ${dollars(result.cost.totalUsd)} (${result.cost.source})${result.cost.enforced ? '' : ' (the dollar budget could not be enforced)'}`
+    `- Cost: ${formatCost(result)}${result.cost.enforced ? '' : ' (the dollar budget could not be enforced)'}`
   ]
-  if (result.enforcement)
+  const enforced = result.enforcement
+  if (enforced)
     lines.push(
-      `- Enforcement: ${result.enforcement.cause}, ${result.enforcement.killed ?? 'nothing'} stopped ${result.enforcement.latencyMs} ms after the crossing`
+      `- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`
     )
   for (const warning of result.warnings) lines.push(`- Warning: ${warning}`)
-  return `${lines.join('\n')}\n`
+  if (result.iterations.length > 0)
+    lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result))
+  return `${lines.join('\n')}\n\n`
 }
 
 /** Where the iterations go in the compact status.json (only the top level has an `iterations` key). */
@@ -266,8 +289,56 @@ export class RunRecord {
     appendFileSync(path.join(this.dir, PROGRESS_FILE), progressSection(record))
   }
 
+  /**
+   * Rewrites progress.md to open with the outcome and the overview, the iterations' sections (written as
+   * the loop went) after them, and writes the final status.json. The sections are copied, never held whole.
+   */
   finish(result: LoopResult): void {
-    appendFileSync(path.join(this.dir, PROGRESS_FILE), footer(result))
+    const file = path.join(this.dir, PROGRESS_FILE)
+    const temp = `${file}.${process.pid}.tmp`
+    const out = openSync(temp, 'w')
+    try {
+      writeSync(out, header(result) + outcome(result))
+      copyFrom(file, firstSection(file), out)
+    } finally {
+      closeSync(out)
+    }
+    renameSync(temp, file)
     this.writeStatus(result)
+  }
+}
+
+/** Where the first iteration's section starts in progress.md (its header is a few hundred bytes). */
+function firstSection(file: string): number | undefined {
+  let fd: number
+  try {
+    fd = openSync(file, 'r')
+  } catch {
+    return undefined
+  }
+  try {
+    const start = Buffer.alloc(64 * 1024)
+    const read = readSync(fd, start, 0, start.length, 0)
+    const at = start.subarray(0, read).indexOf('\n## Iteration ')
+    return at === -1 ? undefined : at + 1
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/** Appends `file` from byte `offset` to the open `out`, a chunk at a time. */
+function copyFrom(file: string, offset: number | undefined, out: number): void {
+  if (offset === undefined) return
+  const fd = openSync(file, 'r')
+  try {
+    const chunk = Buffer.alloc(1024 * 1024)
+    for (let at = offset; ;) {
+      const read = readSync(fd, chunk, 0, chunk.length, at)
+      if (read === 0) break
+      writeSync(out, chunk.subarray(0, read))
+      at += read
+    }
+  } finally {
+    closeSync(fd)
   }
 }

@@ -4,13 +4,21 @@ import path from 'node:path'
 import { presetFor, priceFromTable, type AgentPreset } from '../agents/index.js'
 import { GitWorkspace, createWorktree, type Workspace } from '../git/workspace.js'
 import { runProcess } from '../proc/index.js'
-import { RalphError } from '../ralph/index.js'
+import { fileProblem, RalphError } from '../ralph/index.js'
 import { StagnationBreaker } from './breaker.js'
 import { createCostMeter } from './cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
 import { runIteration, type LoopEnvironment } from './iteration.js'
 import { RunRecord } from './record.js'
-import type { LoopConfig, LoopEvent, LoopPorts, LoopResult, LoopStatus, StopReason } from './types.js'
+import type {
+  IterationRecord,
+  LoopConfig,
+  LoopEvent,
+  LoopPorts,
+  LoopResult,
+  LoopStatus,
+  StopReason
+} from './types.js'
 
 export const DEFAULT_KILL_GRACE_MS = 3000
 /** An iteration still running after this long is named in status.json (`inFlight`). */
@@ -51,10 +59,18 @@ async function checkConfig(config: LoopConfig, workspace: Workspace, isRepo: boo
     )
   if ((config.commit || config.worktree) && !isRepo)
     throw new RalphError(
-      `${config.commit ? '--commit' : '--worktree'} needs a git repository, and ${config.projectRoot} is not in one.`
+      `${config.worktree ? '--worktree' : '--commit'} needs a git repository, and ${config.projectRoot} is not in one: run it inside one (git init), or leave ${config.worktree ? '--worktree' : '--commit'} out.`
     )
   if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
     throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`)
+}
+
+/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
+function capReached(max: number, last: IterationRecord | undefined): string {
+  const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`
+  return last?.verdict === 'checks_passed_no_tag'
+    ? `${cap}; the checks pass, but the agent has not given the completion tag`
+    : cap
 }
 
 /** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
@@ -181,9 +197,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     guard.dispose()
     stopWatchingCost()
     await workspace.dispose().catch(() => undefined)
-    throw new RalphError(
-      `The record folder ${config.recordDir} cannot be written: ${(error as Error).message}`
-    )
+    throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${fileProblem(error)}.`)
   }
 
   const warn = (message: string): void => {
@@ -255,7 +269,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       else if (guard.costSpent())
         stop = stopWith('budget_exhausted', `the cost budget ($${config.maxCostUsd}) is spent`)
       else if (config.maxIterations !== undefined && iteration > config.maxIterations)
-        stop = stopWith('max_iterations', `reached the cap of ${config.maxIterations} iterations`)
+        stop = stopWith('max_iterations', capReached(config.maxIterations, status.iterations.at(-1)))
       if (stop) break
 
       status.inFlight = iteration
@@ -322,7 +336,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
           status.breaker = tripped
           stop = stopWith('circuit_open', `circuit open (${tripped.rule}): ${tripped.message}`)
         } else if (config.maxIterations !== undefined && iteration >= config.maxIterations) {
-          stop = stopWith('max_iterations', `reached the cap of ${config.maxIterations} iterations`)
+          stop = stopWith('max_iterations', capReached(config.maxIterations, outcome.record))
         } else if (guard.trip) {
           stop = fromTrip(guard.trip)
         } else if (stopAsked()) {

@@ -32,6 +32,11 @@ export interface LoopConfig {
   ralph: Ralph
   /** Ralph-less runs: the task (or spec file content) stands in for the body. */
   promptText?: string
+  /**
+   * Text appended to every prompt right after the body, as data: never filled as a template (the action's
+   * task block, for a ralph that does not place `{{ args.task }}` itself).
+   */
+  promptAppendix?: string
   /** Commands not starting with `./` and the agent run here (the reference: cwd of `ralph run`). */
   projectRoot: string
   userArgs: Record<string, string>
@@ -200,7 +205,8 @@ export interface CompletionReport {
 /**
  * - passed: every gate passed (and the tag was given when one is required): the loop stops with success.
  * - completed: no gates, the agent gave the completion signal.
- * - checks_failed: a gate failed (or gates passed without the required tag).
+ * - checks_failed: a gate failed.
+ * - checks_passed_no_tag: every gate passed, but the agent has not given the required completion tag.
  * - agent_failed / agent_timed_out: the agent exited non-zero / ran past agentTimeoutSeconds.
  * - ran: no gates and no completion signal: the iteration simply ran (the reference's only outcome).
  * - interrupted: the run had to stop mid-iteration (time, cost, cancel).
@@ -210,6 +216,7 @@ export type IterationVerdict =
   | 'passed'
   | 'completed'
   | 'checks_failed'
+  | 'checks_passed_no_tag'
   | 'agent_failed'
   | 'agent_timed_out'
   | 'ran'

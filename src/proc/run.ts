@@ -87,7 +87,9 @@ class ProcessRun {
     try {
       child = spawn(argv[0], argv.slice(1), {
         cwd,
-        env: this.opts.env ?? process.env,
+        env: this.opts.extraEnv
+          ? { ...(this.opts.env ?? process.env), ...this.opts.extraEnv }
+          : (this.opts.env ?? process.env),
         // Own process group (and session), like Python's start_new_session: the whole tree can be signalled.
         detached: true,
         stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']

@@ -7,6 +7,8 @@ export interface RunOptions {
   cwd: string
   /** The child's whole environment; default process.env. */
   env?: NodeJS.ProcessEnv
+  /** Variables added to that environment (a ralph's args for its commands), whoever chose `env`. */
+  extraEnv?: Record<string, string>
   /** Written to stdin, then stdin is closed (EPIPE ignored). Omitted: stdin is closed at once (/dev/null). */
   input?: string | Buffer
   /** Wall-clock limit; on expiry the whole process tree gets SIGTERM, then SIGKILL after killGraceMs. */

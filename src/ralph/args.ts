@@ -1,5 +1,8 @@
 // User args after the ralph path (`ralph run my-ralph --focus tests` or `my-ralph tests`), parsed with the
 // reference's rules (cli._parse_user_args). Errors are usage errors: exit code 2.
+import { stripHtmlComments } from './comments.js'
+import { readFrontmatter } from './frontmatter.js'
+import { PLACEHOLDER_RE } from './render.js'
 import { RalphError } from './types.js'
 
 export const NAME_RE = /^[a-zA-Z0-9_-]+$/
@@ -60,4 +63,24 @@ export function parseUserArgs(tokens: string[], declared: string[]): Record<stri
     positionalIndex++
   }
   return result
+}
+
+/**
+ * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
+ * prompt, a command or a check). Undefined when the file does not parse: loading it reports that itself.
+ */
+export function argsRead(file: string, text: string): string[] | undefined {
+  try {
+    const names = new Set<string>()
+    const { data, split } = readFrontmatter(file, text)
+    const declared = data.get('args')
+    if (declared !== undefined && declared !== null && !Array.isArray(declared)) return undefined
+    for (const name of declared ?? []) if (typeof name === 'string') names.add(name)
+    // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
+    for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(PLACEHOLDER_RE))
+      if (m[1] === 'args') names.add(m[2])
+    return [...names]
+  } catch {
+    return undefined
+  }
 }

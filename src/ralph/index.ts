@@ -1,8 +1,9 @@
 // The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
-export { RalphError } from './types.js'
+export { fileProblem, RalphError } from './types.js'
 export type { PlaceholderValues, Ralph, RalphCheck, RalphCommand, RalphProblem } from './types.js'
-export { NAME_RE, parseUserArgs, VALID_NAME_CHARS_MSG } from './args.js'
+export { argsRead, NAME_RE, parseUserArgs, VALID_NAME_CHARS_MSG } from './args.js'
 export { stripHtmlComments } from './comments.js'
+export { parseDuration } from './duration.js'
 export {
   FrontmatterPositions,
   normalizeNewlines,
@@ -30,6 +31,19 @@ export {
 export { INSTALLED_RALPHS_DIR, listInstalledRalphs, RALPH_MARKER, resolveRalphPath } from './resolve.js'
 export type { ResolvedRalphPath } from './resolve.js'
 export { ShlexError, shlexQuote, shlexSplit } from './shlex.js'
-export { DEFAULT_CHECK_TIMEOUT, DEFAULT_COMMAND_TIMEOUT, loadRalph, validateRalph } from './validate.js'
+export { argEnvironment, argEnvName, argsInsideWords } from './arg-words.js'
+export {
+  DEFAULT_CHECK_TIMEOUT,
+  DEFAULT_COMMAND_TIMEOUT,
+  lintRalph,
+  loadRalph,
+  validateRalph
+} from './validate.js'
 export type { LoadedRalph, LoadOptions } from './validate.js'
 export { which } from './which.js'
+export {
+  commandNotFound,
+  missingAgentProgram,
+  missingCommandProgram,
+  missingGateProgram
+} from './programs.js'

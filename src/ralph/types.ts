@@ -31,7 +31,10 @@ export interface Ralph {
   commands: RalphCommand[]
   /** Declared positional arg names, in order. */
   args: string[]
+  /** The reference's credit trailer: on unless `credit: false`. */
   credit: boolean
+  /** `credit:` is written in the frontmatter (the action and `loop` add the trailer only when it says true). */
+  creditWritten?: boolean
   // Our optional additions: the reference runtime ignores these keys, so ralphs stay portable.
   checks: RalphCheck[]
   /** `completion_tag:` — the TAG in `<promise>TAG</promise>`; undefined = not set in frontmatter. */
@@ -70,4 +73,22 @@ export interface PlaceholderValues {
   commands: Record<string, string>
   args: Record<string, string>
   ralph: Record<string, string>
+}
+
+const FILE_PROBLEMS: Record<string, string> = {
+  ENOENT: 'no such file or folder',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EISDIR: 'it is a folder, not a file',
+  ENOTDIR: 'a part of the path is a file, not a folder',
+  EEXIST: 'it already exists',
+  ENOSPC: 'the disk is full',
+  EROFS: 'the file system is read-only'
+}
+
+/** A file system error in words ("no such file or folder"), not errno jargon ("ENOENT: …"). */
+export function fileProblem(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code
+  if (code !== undefined && FILE_PROBLEMS[code]) return FILE_PROBLEMS[code]
+  return error instanceof Error ? error.message : String(error)
 }

@@ -4,16 +4,17 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { NAME_RE, parseUserArgs, VALID_NAME_CHARS_MSG } from './args.js'
+import { argEnvName, argsInsideWords } from './arg-words.js'
 import { readFrontmatter } from './frontmatter.js'
 import type { FrontmatterPositions, SourcePos } from './frontmatter.js'
 import { pyStrip } from './pystr.js'
 import { pyRepr } from './pyvalue.js'
+import { missingAgentProgram, missingCommandProgram, missingGateProgram } from './programs.js'
 import type { PyDict, PyValue } from './pyvalue.js'
 import { RALPH_MARKER } from './resolve.js'
 import { ShlexError, shlexSplit } from './shlex.js'
-import { RalphError } from './types.js'
+import { fileProblem, RalphError } from './types.js'
 import type { Ralph, RalphCommand, RalphProblem } from './types.js'
-import { which } from './which.js'
 
 /** The reference's default command timeout, in seconds. */
 export const DEFAULT_COMMAND_TIMEOUT = 60
@@ -31,12 +32,19 @@ export interface LoadOptions {
   skipAgentLookup?: boolean
   /** The file's content when already read; otherwise it is read from `file`. */
   text?: string
+  /**
+   * Also find the programs its commands and checks start (the reference finds a command's only when it
+   * runs it, after the loop has started): a missing one is a problem at its `run:` line.
+   */
+  checkPrograms?: boolean
 }
 
 /** A validated ralph plus the user's args parsed against its declared `args`. */
 export interface LoadedRalph extends Ralph {
   /** From `LoadOptions.userArgs`; {} when none were given. */
   argValues: Record<string, string>
+  /** What is valid but unsafe (an arg placeholder inside a larger word of a command): for validate to say. */
+  warnings: RalphProblem[]
 }
 
 /**
@@ -58,9 +66,19 @@ export function validateRalph(file: string, opts: LoadOptions): RalphProblem[] {
   return inspectRalph(file, opts).problems
 }
 
+/** The problems (as validateRalph) and the warnings: what `validate` prints. */
+export function lintRalph(
+  file: string,
+  opts: LoadOptions
+): { problems: RalphProblem[]; warnings: RalphProblem[] } {
+  const { problems, warnings } = inspectRalph(file, opts)
+  return { problems, warnings: warnings ?? [] }
+}
+
 interface Inspection {
   ralph?: LoadedRalph
   problems: RalphProblem[]
+  warnings?: RalphProblem[]
   /** A problem that stops everything (unreadable file, broken YAML), thrown as is by loadRalph. */
   fatal?: RalphError
 }
@@ -105,10 +123,10 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
   } else {
     try {
       agentArgv = shlexSplit(rawAgent)
-      const env = opts.env ?? process.env
-      if (!opts.skipAgentLookup && !which(agentArgv[0], { cwd: opts.cwd, path: env.PATH })) {
-        report(`Agent command '${agentArgv[0]}' not found on PATH.`, where(fm, 'agent'))
-      }
+      const missing = opts.skipAgentLookup
+        ? undefined
+        : missingAgentProgram(agentArgv, opts.cwd, (opts.env ?? process.env).PATH)
+      if (missing) report(missing, where(fm, 'agent'))
     } catch (error) {
       if (!(error instanceof ShlexError)) throw error
       report(`Malformed 'agent' field in ${RALPH_MARKER} frontmatter: ${error.message}`, where(fm, 'agent'))
@@ -123,6 +141,28 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
     badTimeout: (name, value) =>
       `Command '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number.`
   })
+
+  // Valid, as in the reference, but unsafe: an arg placeholder inside a larger word of a command.
+  const warnings: RalphProblem[] = []
+  const rawCommands = field(fm, 'commands')
+  for (const item of Array.isArray(rawCommands) ? rawCommands : []) {
+    if (!(item instanceof Map)) continue
+    const run = item.get('run')
+    if (typeof run !== 'string') continue
+    for (const arg of argsInsideWords(run)) {
+      const pos = positions.entry(item, 'run')
+      warnings.push({
+        file,
+        line: (pos.value ?? pos.key)?.line,
+        column: (pos.value ?? pos.key)?.column,
+        exitCode: 1,
+        message:
+          `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
+          `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
+          `$${argEnvName(arg.name)} in a script.`
+      })
+    }
+  }
 
   // args
   const rawArgs = field(fm, 'args')
@@ -219,7 +259,26 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
     }
   }
 
-  if (problems.length > 0) return { problems }
+  if (problems.length === 0 && opts.checkPrograms) {
+    const env = opts.env ?? process.env
+    const dirs = { ralphDir: realPath(path.dirname(absolute)), projectRoot: opts.cwd }
+    // Every item is valid here (no problems so far), so the lists line up with the frontmatter's.
+    const runPosition = (key: string, index: number): SourcePos | undefined => {
+      const item = (fm.get(key) as PyValue[])[index]
+      return item instanceof Map
+        ? (positions.entry(item, 'run').value ?? positions.item(fm.get(key) as PyValue[], index))
+        : undefined
+    }
+    commands.forEach((command, index) => {
+      const missing = missingCommandProgram(command, argValues, dirs, env.PATH)
+      if (missing) report(missing, runPosition('commands', index))
+    })
+    checks.forEach((check, index) => {
+      const missing = missingGateProgram(check, opts.cwd, env.PATH)
+      if (missing) report(missing, runPosition('checks', index))
+    })
+  }
+  if (problems.length > 0) return { problems, warnings }
 
   // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
   const dir = realPath(path.dirname(absolute))
@@ -233,12 +292,14 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
     args: declared ?? [],
     credit,
     checks,
-    argValues
+    argValues,
+    warnings
   }
   if (completionTag !== undefined) ralph.completionTag = completionTag
   if (guardrails !== undefined) ralph.guardrails = guardrails
   if (presets !== undefined) ralph.presets = presets
-  return { ralph, problems }
+  if (rawCredit !== null) ralph.creditWritten = true
+  return { ralph, problems, warnings }
 }
 
 interface RunListMessages {
@@ -348,7 +409,7 @@ function readUtf8(file: string): string {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`)
-    throw new RalphError(`Cannot read ${file}: ${(error as Error).message}`)
+    throw new RalphError(`Cannot read ${file}: ${fileProblem(error)}.`)
   }
   try {
     // Strict like Python's read_text(encoding="utf-8"); the BOM is kept here and dropped by the splitter.

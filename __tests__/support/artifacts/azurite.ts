@@ -51,8 +51,8 @@ export async function startAzurite(options: { timeoutMs?: number } = {}): Promis
   const listening = new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
-      reject(new Error(`azurite did not start within ${options.timeoutMs ?? 20000} ms:\n${output}`))
-    }, options.timeoutMs ?? 20000)
+      reject(new Error(`azurite did not start within ${options.timeoutMs ?? 120_000} ms:\n${output}`))
+    }, options.timeoutMs ?? 120_000)
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
       const m = /successfully listens on http:\/\/127\.0\.0\.1:(\d+)/.exec(output)

@@ -1,4 +1,5 @@
-// The Actions artifact service (Twirp JSON) in front of a real azurite blob store. Usage:
+// The Actions results service (Twirp JSON: artifacts, and the cache service v2) in front of a real azurite
+// blob store. Usage:
 //
 //   const artifacts = await startArtifactService()         // starts azurite too (~1-2 s)
 //   // run the action with { ...artifacts.env } (ACTIONS_RUNTIME_TOKEN, ACTIONS_RESULTS_URL, GITHUB_SERVER_URL)
@@ -13,7 +14,8 @@ export type {
   ArtifactRequest,
   ArtifactService,
   ArtifactViolation,
-  StoredArtifact
+  StoredArtifact,
+  StoredCacheEntry
 } from './server.js'
 export { startAzurite, DEV_ACCOUNT, DEV_ACCOUNT_KEY } from './azurite.js'
 export type { Azurite } from './azurite.js'

@@ -1,6 +1,7 @@
-// The Actions artifact service (Twirp JSON, github.actions.results.api.v1.ArtifactService) on loopback, in
-// front of a real azurite blob store: @actions/artifact uploads to it unchanged, and a test reads each
-// artifact back file by file. Requests are checked field by field against the service's messages.
+// The Actions results service on loopback, in front of a real azurite blob store: its ArtifactService
+// (Twirp JSON, github.actions.results.api.v1) for @actions/artifact, and its CacheService (cache service v2)
+// for @actions/cache, both used unchanged. A test reads each artifact back file by file and sees every cache
+// entry. Requests are checked field by field against the services' messages.
 import { createHash } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -15,7 +16,10 @@ import {
 import { DEV_ACCOUNT, DEV_ACCOUNT_KEY, startAzurite, type Azurite } from './azurite.js'
 import { readZip } from './zip.js'
 
-const SERVICE = 'github.actions.results.api.v1.ArtifactService'
+const SERVICES = [
+  'github.actions.results.api.v1.ArtifactService',
+  'github.actions.results.api.v1.CacheService'
+]
 const CONTAINER = 'actions-results'
 
 export interface StoredArtifact {
@@ -34,6 +38,18 @@ export interface StoredArtifact {
   digest?: string
 }
 
+/** A cache entry (cache service v2): one blob per key and version. */
+export interface StoredCacheEntry {
+  id: number
+  key: string
+  /** The client's hash of the cached paths and the compression (a restore must give the same). */
+  version: string
+  blobName: string
+  createdAt: string
+  finalized: boolean
+  size?: number
+}
+
 export interface ArtifactRequest {
   method: string
   body: unknown
@@ -47,7 +63,15 @@ export interface ArtifactViolation {
 
 /** Make the next call(s) of a Twirp method fail with this status and Twirp error. */
 export interface ArtifactFailure {
-  method: 'CreateArtifact' | 'FinalizeArtifact' | 'ListArtifacts' | 'GetSignedArtifactURL' | 'DeleteArtifact'
+  method:
+    | 'CreateArtifact'
+    | 'FinalizeArtifact'
+    | 'ListArtifacts'
+    | 'GetSignedArtifactURL'
+    | 'DeleteArtifact'
+    | 'CreateCacheEntry'
+    | 'FinalizeCacheEntryUpload'
+    | 'GetCacheEntryDownloadURL'
   status: number
   code?: string
   msg?: string
@@ -69,6 +93,8 @@ export interface ArtifactService {
   failures: ArtifactFailure[]
   /** Finalized artifacts, oldest first. */
   listArtifacts(): StoredArtifact[]
+  /** Finalized cache entries, oldest first. */
+  listCacheEntries(): StoredCacheEntry[]
   /** The artifact's zip as uploaded. */
   downloadZip(name: string): Promise<Buffer>
   /** The artifact's files by their path inside the zip. */
@@ -88,8 +114,18 @@ class TwirpError extends Error {
   }
 }
 
+type FieldType = 'string' | 'int64' | 'int32' | 'timestamp' | 'strings' | 'message'
+
 /** Fields each request message has, with their JSON types (proto3 JSON: int64 as string, wrappers unwrapped). */
-const REQUEST_FIELDS: Record<string, Record<string, 'string' | 'int64' | 'int32' | 'timestamp'>> = {
+const REQUEST_FIELDS: Record<string, Record<string, FieldType>> = {
+  CreateCacheEntry: { metadata: 'message', key: 'string', version: 'string' },
+  FinalizeCacheEntryUpload: { metadata: 'message', key: 'string', size_bytes: 'int64', version: 'string' },
+  GetCacheEntryDownloadURL: {
+    metadata: 'message',
+    key: 'string',
+    restore_keys: 'strings',
+    version: 'string'
+  },
   CreateArtifact: {
     workflow_run_backend_id: 'string',
     workflow_job_run_backend_id: 'string',
@@ -165,6 +201,7 @@ export async function startArtifactService(
     })
   const runtimeToken = tokenForJob(jobId)
   const artifacts: StoredArtifact[] = []
+  const cacheEntries: StoredCacheEntry[] = []
   const requests: ArtifactRequest[] = []
   const violations: ArtifactViolation[] = []
   const failures: ArtifactFailure[] = []
@@ -279,6 +316,59 @@ export async function startArtifactService(
       return { signed_url: sas(artifact.blobName, 'r', 60) }
     },
 
+    // Cache service v2. Entries are shared by every run of the stand (as a repository's default branch's are).
+    async CreateCacheEntry(body) {
+      const key = String(body.key ?? '')
+      const version = String(body.version ?? '')
+      if (!key || !version) throw new TwirpError(400, 'invalid_argument', 'key and version are required')
+      if (cacheEntries.some(e => e.finalized && e.key === key && e.version === version))
+        throw new TwirpError(
+          409,
+          'already_exists',
+          'cache entry with the same key, version and scope already exists'
+        )
+      const pending = cacheEntries.findIndex(e => !e.finalized && e.key === key && e.version === version)
+      if (pending >= 0) cacheEntries.splice(pending, 1)
+      const blobName = `caches/${createHash('sha256').update(`${key}:${version}:${nextId}`).digest('hex').slice(0, 24)}`
+      cacheEntries.push({
+        id: nextId++,
+        key,
+        version,
+        blobName,
+        createdAt: new Date().toISOString(),
+        finalized: false
+      })
+      return { ok: true, signed_upload_url: sas(blobName, 'racw', 360) }
+    },
+
+    async FinalizeCacheEntryUpload(body) {
+      const entry = cacheEntries.find(e => !e.finalized && e.key === body.key && e.version === body.version)
+      if (!entry)
+        throw new TwirpError(404, 'not_found', `no cache entry ${String(body.key)} is being uploaded`)
+      const blob = container.getBlockBlobClient(entry.blobName)
+      const size = (await blob.exists()) ? ((await blob.getProperties()).contentLength ?? 0) : 0
+      if (String(size) !== String(body.size_bytes))
+        throw new TwirpError(
+          400,
+          'invalid_argument',
+          `size ${String(body.size_bytes)} does not match the uploaded blob (${size} bytes)`
+        )
+      entry.finalized = true
+      entry.size = size
+      return { ok: true, entry_id: String(entry.id) }
+    },
+
+    async GetCacheEntryDownloadURL(body) {
+      // The primary key exactly, then each restore key as a prefix (newest entry first); the version must match.
+      const usable = cacheEntries.filter(e => e.finalized && e.version === body.version).reverse()
+      const restoreKeys = Array.isArray(body.restore_keys) ? body.restore_keys.map(String) : []
+      const entry =
+        usable.find(e => e.key === body.key) ??
+        restoreKeys.map(prefix => usable.find(e => e.key.startsWith(prefix))).find(e => e !== undefined)
+      if (!entry) return { ok: false }
+      return { ok: true, signed_download_url: sas(entry.blobName, 'r', 60), matched_key: entry.key }
+    },
+
     async DeleteArtifact(body, scope) {
       const index = artifacts.findIndex(
         a => a.finalized && a.workflowRunBackendId === scope.run && a.name === body.name
@@ -294,8 +384,9 @@ export async function startArtifactService(
     const reply = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body))
     }
-    const m = new RegExp(`^/twirp/${SERVICE.replace(/\./g, '\\.')}/(\\w+)$`).exec(req.url ?? '')
-    const method = m?.[1] ?? String(req.url)
+    const m = /^\/twirp\/([\w.]+)\/(\w+)$/.exec(req.url ?? '')
+    const service = m?.[1] ?? ''
+    const method = m?.[2] ?? String(req.url)
     const entry: ArtifactRequest = { method, body: undefined, status: 0 }
     requests.push(entry)
     const refuse = (error: TwirpError, record = true) => {
@@ -303,7 +394,7 @@ export async function startArtifactService(
       entry.status = error.status
       reply(error.status, { code: error.code, msg: error.message })
     }
-    if (req.method !== 'POST' || !m || !methods[method])
+    if (req.method !== 'POST' || !m || !SERVICES.includes(service) || !methods[method])
       return refuse(new TwirpError(404, 'bad_route', `no handler for ${req.method} ${req.url}`))
     if (!String(req.headers['content-type'] ?? '').startsWith('application/json')) {
       return refuse(new TwirpError(400, 'malformed', 'the stand-in speaks Twirp JSON only'))
@@ -323,17 +414,25 @@ export async function startArtifactService(
       const type = REQUEST_FIELDS[method][field]
       if (!type) return refuse(new TwirpError(400, 'malformed', `unknown field ${field} in ${method}`))
       const ok =
-        type === 'int32'
-          ? Number.isInteger(value)
-          : type === 'int64'
-            ? typeof value === 'string' && /^-?\d+$/.test(value)
-            : type === 'timestamp'
-              ? typeof value === 'string' && !Number.isNaN(Date.parse(value))
-              : typeof value === 'string'
+        type === 'message'
+          ? typeof value === 'object' && value !== null && !Array.isArray(value)
+          : type === 'strings'
+            ? Array.isArray(value) && value.every(item => typeof item === 'string')
+            : type === 'int32'
+              ? Number.isInteger(value)
+              : type === 'int64'
+                ? typeof value === 'string' && /^-?\d+$/.test(value)
+                : type === 'timestamp'
+                  ? typeof value === 'string' && !Number.isNaN(Date.parse(value))
+                  : typeof value === 'string'
       if (!ok)
         return refuse(new TwirpError(400, 'malformed', `field ${field} of ${method} is not a valid ${type}`))
     }
-    if (body.workflow_run_backend_id !== scope.run || body.workflow_job_run_backend_id !== scope.job) {
+    const forArtifacts = service.endsWith('.ArtifactService')
+    if (
+      forArtifacts &&
+      (body.workflow_run_backend_id !== scope.run || body.workflow_job_run_backend_id !== scope.job)
+    ) {
       return refuse(new TwirpError(403, 'permission_denied', 'backend ids do not match the runtime token'))
     }
 
@@ -392,12 +491,15 @@ export async function startArtifactService(
     env: {
       ACTIONS_RUNTIME_TOKEN: runtimeToken,
       ACTIONS_RESULTS_URL: resultsUrl,
+      // @actions/cache speaks to the results service (cache service v2) only when the runner says so.
+      ACTIONS_CACHE_SERVICE_V2: 'true',
       GITHUB_SERVER_URL: 'https://github.com'
     },
     requests,
     violations,
     failures,
     listArtifacts: () => artifacts.filter(a => a.finalized),
+    listCacheEntries: () => cacheEntries.filter(e => e.finalized),
     downloadZip,
     downloadArtifact: async name => readZip(await downloadZip(name)),
     tokenForJob,

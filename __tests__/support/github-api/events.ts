@@ -54,6 +54,47 @@ export class EventPayloads {
     }
   }
 
+  /**
+   * `push` of `branch` as it is now (its tip is `after`), by `sender` (default the repository owner).
+   * `head_commit` shows the tip's git author and committer, as GitHub's payload does.
+   */
+  push(branch: string, options: { sender?: string; before?: string } = {}): Json {
+    const after = this.state.branchSha(branch)
+    if (!after) throw new Error(`no branch ${branch} in the GitHub stand-in`)
+    const commit = this.state.commitOf(after)
+    const r = this.renderer
+    const repo = r.repository()
+    const headCommit = {
+      id: after,
+      tree_id: commit.tree,
+      distinct: true,
+      message: commit.message,
+      timestamp: commit.committer.date,
+      url: `${String(repo.html_url)}/commit/${after}`,
+      author: { name: commit.author.name, email: commit.author.email },
+      committer: { name: commit.committer.name, email: commit.committer.email },
+      added: [],
+      removed: [],
+      modified: []
+    }
+    const sender = options.sender ?? this.state.repo.owner
+    return {
+      ref: `refs/heads/${branch}`,
+      before: options.before ?? commit.parents[0] ?? '0'.repeat(40),
+      after,
+      created: false,
+      deleted: false,
+      forced: false,
+      base_ref: null,
+      compare: `${String(repo.html_url)}/compare/${(options.before ?? commit.parents[0] ?? after).slice(0, 12)}...${after.slice(0, 12)}`,
+      commits: [headCommit],
+      head_commit: headCommit,
+      repository: repo,
+      pusher: { name: sender, email: null },
+      sender: r.user(sender)
+    }
+  }
+
   /** `schedule` carries only the repository; `workflow_dispatch` the inputs, ref and workflow file too. */
   schedule(cron = '0 3 * * *'): Json {
     return { schedule: cron, repository: this.renderer.repository() }

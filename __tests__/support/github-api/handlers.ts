@@ -567,6 +567,14 @@ const getRepo: Handler = ctx => {
   return { status: 200, body: ctx.render.repository({ full: true, viewer: ctx.actor }) }
 }
 
+const getBranch: Handler = ctx => {
+  requireRepo(ctx)
+  const name = String(ctx.params.branch)
+  const sha = ctx.state.branchSha(name)
+  if (!sha) throw fail(ctx, 404, 'Branch not found')
+  return { status: 200, body: ctx.render.branch(name, sha) }
+}
+
 const getCollaboratorPermission: Handler = ctx => {
   requireRepo(ctx)
   const login = String(ctx.params.username)
@@ -594,6 +602,7 @@ const getAuthenticatedUser: Handler = ctx => {
 
 export const handlers: Record<string, Handler> = {
   'repos/get': getRepo,
+  'repos/get-branch': getBranch,
   'repos/get-collaborator-permission-level': getCollaboratorPermission,
   'users/get-by-username': getUser,
   'users/get-authenticated': getAuthenticatedUser,

@@ -420,6 +420,58 @@ export class Renderer {
     }
   }
 
+  /** GET …/branches/{branch}: its tip as a commit, and whether a protection rule covers it. */
+  branch(name: string, sha: string): Json {
+    const commit = this.state.commitOf(sha)
+    const api = this.repoApi
+    const isProtected = this.state.protectedBranches.has(name)
+    const protectionUrl = `${api}/branches/${encodeURIComponent(name)}/protection`
+    return {
+      name,
+      commit: {
+        url: `${api}/commits/${sha}`,
+        sha,
+        node_id: this.state.nodeId('C', Number.parseInt(sha.slice(0, 8), 16)),
+        html_url: `${this.repoHtml}/commit/${sha}`,
+        comments_url: `${api}/commits/${sha}/comments`,
+        commit: {
+          url: `${api}/git/commits/${sha}`,
+          author: commit.author,
+          committer: commit.committer,
+          message: commit.message,
+          comment_count: 0,
+          tree: { sha: commit.tree, url: `${api}/git/trees/${commit.tree}` },
+          verification: {
+            verified: false,
+            reason: 'unsigned',
+            signature: null,
+            payload: null,
+            verified_at: null
+          }
+        },
+        // GitHub maps emails to accounts; the stand-in maps none.
+        author: null,
+        committer: null,
+        parents: commit.parents.map(parent => ({
+          sha: parent,
+          url: `${api}/commits/${parent}`,
+          html_url: `${this.repoHtml}/commit/${parent}`
+        }))
+      },
+      _links: { self: `${api}/branches/${encodeURIComponent(name)}`, html: `${this.repoHtml}/tree/${name}` },
+      protected: isProtected,
+      protection: {
+        enabled: isProtected,
+        required_status_checks: {
+          enforcement_level: isProtected ? 'non_admins' : 'off',
+          contexts: [],
+          checks: []
+        }
+      },
+      protection_url: protectionUrl
+    }
+  }
+
   comment(comment: CommentRecord): Json {
     const url = `${this.repoApi}/issues/comments/${comment.id}`
     const parent = this.state.issueOrPull(comment.issueNumber)

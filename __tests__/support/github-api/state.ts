@@ -66,6 +66,15 @@ export interface PullRecord extends IssueRecord {
   requestedTeams: string[]
 }
 
+export interface GitCommit {
+  sha: string
+  tree: string
+  parents: string[]
+  author: { name: string; email: string; date: string }
+  committer: { name: string; email: string; date: string }
+  message: string
+}
+
 export interface CommentRecord {
   id: number
   nodeId: string
@@ -153,6 +162,8 @@ export class GitHubState {
   /** Branch → sha, used when there is no gitDir. Unknown branches get a made-up sha unless strictBranches. */
   readonly branches = new Map<string, string>()
   strictBranches = false
+  /** Branches under a protection rule (`protected: true` in GET …/branches/{branch}). */
+  readonly protectedBranches = new Set<string>()
   gitDir?: string
   serverUrl: string
   clock: () => Date
@@ -301,6 +312,39 @@ export class GitHubState {
     const made = createHash('sha1').update(`${branch}:${this.branches.size}`).digest('hex')
     this.branches.set(branch, made)
     return made
+  }
+
+  /** A commit's git fields (from gitDir; made up without one), as GET …/branches/{branch} shows them. */
+  commitOf(sha: string): GitCommit {
+    if (this.gitDir) {
+      try {
+        const out = execFileSync(
+          'git',
+          ['--git-dir', this.gitDir, 'show', '-s', '--format=%T%n%P%n%an%n%ae%n%aI%n%cn%n%ce%n%cI%n%B', sha],
+          { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }
+        )
+        const [tree, parents, an, ae, ad, cn, ce, cd, ...message] = out.split('\n')
+        return {
+          sha,
+          tree,
+          parents: parents.split(' ').filter(Boolean),
+          author: { name: an, email: ae, date: ad },
+          committer: { name: cn, email: ce, date: cd },
+          message: message.join('\n').replace(/\n+$/, '')
+        }
+      } catch {
+        // Fall through: a made-up commit for a sha the repository does not have.
+      }
+    }
+    const person = { name: 'Octo Cat', email: 'octocat@example.com', date: this.now() }
+    return {
+      sha,
+      tree: createHash('sha1').update(`tree:${sha}`).digest('hex'),
+      parents: [],
+      author: person,
+      committer: person,
+      message: 'A commit'
+    }
   }
 
   /** How many commits head has that base has not (0 means GitHub's "No commits between"). */

@@ -4,35 +4,19 @@
 // CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1; after a truncated stream it also retries without streaming
 // (stream: false), so both shapes are answered. Anything else is recorded and answered like the real API would
 // (count_tokens, models) or with a 404 error in the API's shape.
-import { createHash } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
 import {
-  chunks,
-  header,
-  isClosed,
-  sendJson,
-  sse,
-  startServer,
-  startSse,
-  waitUnlessClosed,
-  type RecordedRequest,
-  type ScriptedServer,
-  type ServerOptions
-} from './http.js'
-import {
-  AttemptCounter,
-  checkTurn,
-  pickTurn,
-  usageOf,
-  type ModelRequest,
-  type Script,
-  type ToolResult,
-  type Turn
-} from './script.js'
+  startModelServer,
+  type Answer,
+  type ModelApi,
+  type ModelServerOptions,
+  type RequestFacts,
+  type StreamedTurn
+} from './api.js'
+import { chunks, header, sendJson, sse, startSse, type RecordedRequest, type ScriptedServer } from './http.js'
+import { usageOf, type ModelRequest, type ToolResult, type Turn } from './script.js'
 
-export interface AnthropicServerOptions extends ServerOptions {
-  script: Script
-}
+export type AnthropicServerOptions = ModelServerOptions
 
 interface ContentBlock {
   type: string
@@ -47,33 +31,27 @@ interface Message {
   content: string | ContentBlock[]
 }
 
-export async function startAnthropicServer(options: AnthropicServerOptions): Promise<ScriptedServer> {
-  const attempts = new AttemptCounter()
-  let messageCount = 0
-  return startServer(options, async (recorded, _raw, response, problems) => {
-    const path = recorded.url.split('?')[0]
-    if (recorded.method === 'POST' && path === '/v1/messages') {
-      const request = describe(recorded, attempts)
-      const picked = pickTurn(options.script, request)
-      const problem =
-        picked.problem ??
-        checkTurn(picked.turn, request) ??
-        (picked.turn.kind === 'tool' && typeof picked.turn.input === 'string'
-          ? `request ${request.seq}: a freeform tool input (${picked.turn.name}) has no Messages API form`
-          : undefined)
-      if (problem) problems.push(problem)
-      recorded.answer = answerName(picked.turn)
-      messageCount += 1
-      await answer(response, request, picked.turn, `msg_scripted_${String(messageCount).padStart(4, '0')}`)
-      return
-    }
+const messagesApi: ModelApi = {
+  isModelCall: (method, path) => method === 'POST' && path === '/v1/messages',
+  describe,
+  cannotSay: (turn, request) =>
+    turn.kind === 'tool' && typeof turn.input === 'string'
+      ? `request ${request.seq}: a freeform tool input (${turn.name}) has no Messages API form`
+      : undefined,
+  errorBody: (turn, requestId) => ({
+    body: {
+      type: 'error',
+      error: { type: turn.errorType, message: turn.message, ...turn.errorFields },
+      request_id: requestId
+    },
+    requestIdHeader: 'request-id'
+  }),
+  other(recorded, response, path) {
     if (recorded.method === 'POST' && path === '/v1/messages/count_tokens') {
-      recorded.answer = 'count_tokens'
       sendJson(response, 200, { input_tokens: Math.ceil(JSON.stringify(recorded.body ?? '').length / 4) })
-      return
+      return 'count_tokens'
     }
     if (recorded.method === 'GET' && path === '/v1/models') {
-      recorded.answer = 'models'
       const model = {
         type: 'model',
         id: 'claude-sonnet-4-5',
@@ -81,25 +59,26 @@ export async function startAnthropicServer(options: AnthropicServerOptions): Pro
         created_at: '2025-09-29T00:00:00Z'
       }
       sendJson(response, 200, { data: [model], has_more: false, first_id: model.id, last_id: model.id })
-      return
+      return 'models'
     }
     if (recorded.method === 'HEAD' || (recorded.method === 'GET' && path === '/')) {
-      recorded.answer = '200'
       sendJson(response, 200, {})
-      return
+      return '200'
     }
-    recorded.answer = '404'
-    sendJson(response, 404, {
-      type: 'error',
-      error: {
-        type: 'not_found_error',
-        message: `scripted model server: no route for ${recorded.method} ${path}`
-      }
-    })
-  })
+    return undefined
+  },
+  notFound: (method, path) => ({
+    type: 'error',
+    error: { type: 'not_found_error', message: `scripted model server: no route for ${method} ${path}` }
+  }),
+  answer
 }
 
-function describe(recorded: RecordedRequest, attempts: AttemptCounter): ModelRequest {
+export function startAnthropicServer(options: AnthropicServerOptions): Promise<ScriptedServer> {
+  return startModelServer(messagesApi, options)
+}
+
+function describe(recorded: RecordedRequest): RequestFacts {
   const body = (recorded.body ?? {}) as Record<string, unknown>
   const messages = (Array.isArray(body.messages) ? body.messages : []) as Message[]
   const toolResults: ToolResult[] = []
@@ -123,26 +102,15 @@ function describe(recorded: RecordedRequest, attempts: AttemptCounter): ModelReq
     .join('\n')
     .match(/Primary working directory: (.+)/)?.[1]
     ?.trim()
-  const conversationId =
-    header(recorded, 'x-claude-code-session-id') ??
-    createHash('sha256').update(prompt).digest('hex').slice(0, 16)
-  const turn = toolResults.length
   return {
-    seq: recorded.seq,
     api: 'anthropic-messages',
-    method: recorded.method,
-    path: recorded.url,
-    headers: recorded.headers,
-    body,
     model: String(body.model ?? ''),
     stream: body.stream === true,
-    conversationId,
-    turn,
-    attempt: attempts.next(conversationId, turn),
     prompt,
     cwd,
     toolNames: ((body.tools ?? []) as Array<{ name?: string }>).map(tool => String(tool.name)),
-    toolResults
+    toolResults,
+    sessionId: header(recorded, 'x-claude-code-session-id')
   }
 }
 
@@ -157,17 +125,6 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content
   if (Array.isArray(content)) return texts(content as ContentBlock[]).join('\n')
   return ''
-}
-
-function answerName(turn: Turn): string {
-  switch (turn.kind) {
-    case 'tool':
-      return `tool ${turn.name}`
-    case 'http-error':
-      return `http-error ${turn.status}`
-    default:
-      return turn.kind
-  }
 }
 
 function wireUsage(turn: Turn): Record<string, number> {
@@ -190,27 +147,18 @@ function contentOf(turn: Turn, id: string): Array<Record<string, unknown>> {
   return blocks
 }
 
-async function answer(
-  response: ServerResponse,
-  request: ModelRequest,
-  turn: Turn,
-  id: string
-): Promise<void> {
-  if (!(await waitUnlessClosed(response, turn.delayMs ?? 0))) return
-  const requestId = `req_scripted_${request.seq}`
-  if (turn.kind === 'http-error') {
-    const headers: Record<string, string> = { 'request-id': requestId }
-    if (turn.retry !== undefined) headers['x-should-retry'] = String(turn.retry)
-    const error = { type: turn.errorType, message: turn.message, ...turn.errorFields }
-    sendJson(
-      response,
-      turn.status,
-      { type: 'error', error, request_id: requestId },
-      { ...headers, ...turn.headers }
-    )
-    return
-  }
-  if (!request.stream) return answerWhole(response, request, turn, id, requestId)
+async function answer({
+  response,
+  request,
+  turn,
+  n,
+  requestId,
+  stall,
+  breakOff,
+  failInBand
+}: Answer): Promise<void> {
+  const id = `msg_scripted_${String(n).padStart(4, '0')}`
+  if (!request.stream) return answerWhole(response, request, turn, id, requestId, stall)
 
   startSse(response, { 'request-id': requestId, ...turn.headers })
   const usage = wireUsage(turn)
@@ -231,24 +179,13 @@ async function answer(
   if (turn.kind === 'abrupt-end') {
     sse(response, 'content_block_start', { index: 0, content_block: { type: 'text', text: '' } })
     sse(response, 'content_block_delta', { index: 0, delta: { type: 'text_delta', text: turn.partialText } })
-    if (!(await waitUnlessClosed(response, turn.stallMs ?? 0))) return
-    if (turn.how === 'reset') response.destroy()
-    else response.end()
-    return
+    return breakOff()
   }
-  if (turn.kind === 'stream-error') {
-    if (!(await waitUnlessClosed(response, turn.stallMs ?? 0))) return
-    sse(response, 'error', { error: { type: turn.errorType, message: turn.message } })
-    response.end()
-    return
-  }
+  if (turn.kind === 'stream-error')
+    return failInBand(() =>
+      sse(response, 'error', { error: { type: turn.errorType, message: turn.message } })
+    )
 
-  let stalled = false
-  const stall = async (): Promise<boolean> => {
-    if (stalled) return !isClosed(response)
-    stalled = true
-    return waitUnlessClosed(response, turn.stallMs ?? 0)
-  }
   const blocks = contentOf(turn, id)
   for (const [index, block] of blocks.entries()) {
     if (block.type === 'text') {
@@ -281,9 +218,10 @@ async function answer(
 async function answerWhole(
   response: ServerResponse,
   request: ModelRequest,
-  turn: Turn,
+  turn: StreamedTurn,
   id: string,
-  requestId: string
+  requestId: string,
+  stall: () => Promise<boolean>
 ): Promise<void> {
   if (turn.kind === 'stream-error') {
     const body = {
@@ -318,6 +256,6 @@ async function answerWhole(
     ...turn.headers
   })
   response.write(bytes.subarray(0, Math.floor(bytes.length / 2)))
-  if (!(await waitUnlessClosed(response, turn.stallMs ?? 0))) return
+  if (!(await stall())) return
   response.destroy()
 }

@@ -3,36 +3,18 @@
 // Codex 0.169.0, pointed here by a custom provider in $CODEX_HOME/config.toml (wire_api = "responses"), calls only
 // `POST /v1/responses` (stream: true). Its shell tool is `exec_command` {cmd, workdir?, …}. Anything else is
 // recorded and answered with a 404 in the API's error shape.
-import { createHash } from 'node:crypto'
-import type { ServerResponse } from 'node:http'
 import {
-  chunks,
-  header,
-  isClosed,
-  sendJson,
-  sse,
-  startServer,
-  startSse,
-  waitUnlessClosed,
-  type RecordedRequest,
-  type ScriptedServer,
-  type ServerOptions
-} from './http.js'
-import {
-  AttemptCounter,
-  checkTurn,
-  pickTurn,
-  usageOf,
-  type ModelRequest,
-  type Script,
-  type ToolResult,
-  type Turn,
-  type Usage
-} from './script.js'
+  startModelServer,
+  textParts,
+  type Answer,
+  type ModelApi,
+  type ModelServerOptions,
+  type RequestFacts
+} from './api.js'
+import { chunks, header, sendJson, sse, startSse, type RecordedRequest, type ScriptedServer } from './http.js'
+import { usageOf, type HttpErrorTurn, type ToolResult, type Usage } from './script.js'
 
-export interface ResponsesServerOptions extends ServerOptions {
-  script: Script
-}
+export type ResponsesServerOptions = ModelServerOptions
 
 interface InputItem {
   type?: string
@@ -51,43 +33,61 @@ interface Tool {
 const HARNESS_BLOCK =
   /^\s*(<(environment_context|user_instructions|skills_instructions|turn_aborted)[\s>]|# AGENTS\.md)/
 
-export async function startResponsesServer(options: ResponsesServerOptions): Promise<ScriptedServer> {
-  const attempts = new AttemptCounter()
-  let responseCount = 0
-  return startServer(options, async (recorded, _raw, response, problems) => {
-    const path = recorded.url.split('?')[0]
-    if (recorded.method === 'POST' && path === '/v1/responses') {
-      const request = describe(recorded, attempts)
-      const picked = pickTurn(options.script, request)
-      const problem = picked.problem ?? checkTurn(picked.turn, request)
-      if (problem) problems.push(problem)
-      recorded.answer = picked.turn.kind === 'tool' ? `tool ${picked.turn.name}` : picked.turn.kind
-      if (picked.turn.kind === 'http-error') recorded.answer += ` ${picked.turn.status}`
-      responseCount += 1
-      await answer(response, request, picked.turn, String(responseCount).padStart(4, '0'))
-      return
+/** An OpenAI API error body (the Responses and Chat Completions APIs share it). */
+export function openAiError(turn: Pick<HttpErrorTurn, 'message' | 'errorType' | 'errorFields'>): {
+  error: Record<string, unknown>
+} {
+  return {
+    error: {
+      message: turn.message,
+      type: turn.errorType,
+      code: turn.errorType,
+      param: null,
+      ...turn.errorFields
     }
-    if (recorded.method === 'GET' && path === '/v1/models') {
-      recorded.answer = 'models'
-      sendJson(response, 200, {
-        object: 'list',
-        data: [{ id: 'gpt-6.1-sol', object: 'model', created: 0, owned_by: 'scripted' }]
-      })
-      return
-    }
-    recorded.answer = '404'
-    sendJson(response, 404, {
-      error: {
-        message: `scripted model server: no route for ${recorded.method} ${path}`,
-        type: 'invalid_request_error',
-        code: 'not_found',
-        param: null
-      }
-    })
-  })
+  }
 }
 
-function describe(recorded: RecordedRequest, attempts: AttemptCounter): ModelRequest {
+/** OpenAI's 404 body. */
+export function openAiNotFound(method: string, path: string): unknown {
+  return {
+    error: {
+      message: `scripted model server: no route for ${method} ${path}`,
+      type: 'invalid_request_error',
+      code: 'not_found',
+      param: null
+    }
+  }
+}
+
+/** What the OpenAI APIs share: their error shapes, and a models list naming `model`. */
+export function openAiRoutes(model: string): Pick<ModelApi, 'errorBody' | 'other' | 'notFound'> {
+  return {
+    errorBody: turn => ({ body: openAiError(turn), requestIdHeader: 'x-request-id' }),
+    other(recorded, response, path) {
+      if (recorded.method !== 'GET' || path !== '/v1/models') return undefined
+      sendJson(response, 200, {
+        object: 'list',
+        data: [{ id: model, object: 'model', created: 0, owned_by: 'scripted' }]
+      })
+      return 'models'
+    },
+    notFound: openAiNotFound
+  }
+}
+
+const responsesApi: ModelApi = {
+  isModelCall: (method, path) => method === 'POST' && path === '/v1/responses',
+  describe,
+  ...openAiRoutes('gpt-6.1-sol'),
+  answer
+}
+
+export function startResponsesServer(options: ResponsesServerOptions): Promise<ScriptedServer> {
+  return startModelServer(responsesApi, options)
+}
+
+function describe(recorded: RecordedRequest): RequestFacts {
   const body = (recorded.body ?? {}) as Record<string, unknown>
   const input = (Array.isArray(body.input) ? body.input : []) as InputItem[]
   const toolResults: ToolResult[] = input
@@ -99,7 +99,7 @@ function describe(recorded: RecordedRequest, attempts: AttemptCounter): ModelReq
     })
   const userTexts = input
     .filter(item => item.type === 'message' && item.role === 'user')
-    .flatMap(item => textsOf(item.content))
+    .flatMap(item => textParts(item.content))
   const prompt = userTexts
     .filter(value => !HARNESS_BLOCK.test(value))
     .join('\n')
@@ -108,25 +108,15 @@ function describe(recorded: RecordedRequest, attempts: AttemptCounter): ModelReq
     .join('\n')
     .match(/<cwd>([^<]+)<\/cwd>/)?.[1]
     ?.trim()
-  const conversationId =
-    header(recorded, 'session-id') ?? createHash('sha256').update(prompt).digest('hex').slice(0, 16)
-  const turn = toolResults.length
   return {
-    seq: recorded.seq,
     api: 'openai-responses',
-    method: recorded.method,
-    path: recorded.url,
-    headers: recorded.headers,
-    body,
     model: String(body.model ?? ''),
     stream: body.stream === true,
-    conversationId,
-    turn,
-    attempt: attempts.next(conversationId, turn),
     prompt,
     cwd,
     toolNames: flattenTools((body.tools ?? []) as Tool[]),
-    toolResults
+    toolResults,
+    sessionId: header(recorded, 'session-id')
   }
 }
 
@@ -134,17 +124,9 @@ function flattenTools(tools: Tool[]): string[] {
   return tools.flatMap(tool => [...(tool.name ? [tool.name] : []), ...flattenTools(tool.tools ?? [])])
 }
 
-function textsOf(content: unknown): string[] {
-  if (typeof content === 'string') return [content]
-  if (!Array.isArray(content)) return []
-  return content
-    .filter(part => typeof (part as { text?: unknown }).text === 'string')
-    .map(part => (part as { text: string }).text)
-}
-
 function textOf(output: unknown): string {
   if (typeof output === 'string') return output
-  return textsOf(output).join('\n')
+  return textParts(output).join('\n')
 }
 
 function wireUsage(usage: Required<Usage>): Record<string, unknown> {
@@ -159,23 +141,17 @@ function wireUsage(usage: Required<Usage>): Record<string, unknown> {
   }
 }
 
-async function answer(response: ServerResponse, request: ModelRequest, turn: Turn, n: string): Promise<void> {
-  if (!(await waitUnlessClosed(response, turn.delayMs ?? 0))) return
-  const requestId = `req_scripted_${request.seq}`
-  if (turn.kind === 'http-error') {
-    const headers: Record<string, string> = { 'x-request-id': requestId }
-    if (turn.retry !== undefined) headers['x-should-retry'] = String(turn.retry)
-    const error = {
-      message: turn.message,
-      type: turn.errorType,
-      code: turn.errorType,
-      param: null,
-      ...turn.errorFields
-    }
-    sendJson(response, turn.status, { error }, { ...headers, ...turn.headers })
-    return
-  }
-
+async function answer({
+  response,
+  request,
+  turn,
+  n: count,
+  requestId,
+  stall,
+  breakOff,
+  failInBand
+}: Answer): Promise<void> {
+  const n = String(count).padStart(4, '0')
   let sequence = 0
   const event = (type: string, data: Record<string, unknown>): void =>
     sse(response, type, { ...data, sequence_number: sequence++ })
@@ -205,31 +181,20 @@ async function answer(response: ServerResponse, request: ModelRequest, turn: Tur
       content_index: 0,
       delta: turn.partialText
     })
-    if (!(await waitUnlessClosed(response, turn.stallMs ?? 0))) return
-    if (turn.how === 'reset') response.destroy()
-    else response.end()
-    return
+    return breakOff()
   }
-  if (turn.kind === 'stream-error') {
-    if (!(await waitUnlessClosed(response, turn.stallMs ?? 0))) return
-    event('response.failed', {
-      response: {
-        ...base,
-        status: 'failed',
-        error: { code: turn.errorType, message: turn.message },
-        usage: null
-      }
-    })
-    response.end()
-    return
-  }
+  if (turn.kind === 'stream-error')
+    return failInBand(() =>
+      event('response.failed', {
+        response: {
+          ...base,
+          status: 'failed',
+          error: { code: turn.errorType, message: turn.message },
+          usage: null
+        }
+      })
+    )
 
-  let stalled = false
-  const stall = async (): Promise<boolean> => {
-    if (stalled) return !isClosed(response)
-    stalled = true
-    return waitUnlessClosed(response, turn.stallMs ?? 0)
-  }
   const output: Array<Record<string, unknown>> = []
   const say = turn.text
   if (say) {

@@ -92,7 +92,7 @@ export type Turn = ToolTurn | TextTurn | HttpErrorTurn | StreamErrorTurn | Abrup
 export interface ModelRequest {
   /** 0-based position among all requests this server answered. */
   seq: number
-  api: 'anthropic-messages' | 'openai-responses'
+  api: 'anthropic-messages' | 'openai-responses' | 'gemini' | 'openai-chat'
   method: string
   path: string
   headers: Record<string, string | string[] | undefined>

@@ -1,0 +1,111 @@
+// A file an agent writes beside its output (a generic agent's cost report, gemini's telemetry log, codex's
+// session log), read while the agent runs: live enforcement of the dollar budget. A file we name lives in a
+// private temp folder removed afterwards; a file the agent names itself is found once it exists, and left.
+import {
+  closeSync,
+  existsSync,
+  fstatSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync
+} from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+
+export type WatchedFileOptions = {
+  pollMs: number
+} & (
+  | {
+      /** The file's name inside a private temp folder made for it. */
+      name: string
+    }
+  | {
+      /** Where the agent put the file, once it has (codex names its session log after the session). */
+      find(): string | undefined
+    }
+) &
+  (
+    | {
+        /**
+         * The agent rewrites the file whole: `onChange` gets its text each time it changed, and answers whether
+         * it could read it (a half-written file is offered again at the next poll).
+         */
+        mode: 'rewritten'
+        onChange(text: string, final: boolean): boolean
+      }
+    | {
+        /** The agent appends to the file: `onData` gets the bytes added since the last read. */
+        mode: 'appended'
+        onData(chunk: Buffer): void
+      }
+  )
+
+/** Bytes read at most per poll of an appended file (the rest waits for the next poll). */
+const READ_CHUNK = 4 * 1024 * 1024
+
+export class WatchedFile {
+  /** The file's path; for a file the agent names, undefined until it is found. */
+  path?: string
+  private readonly dir?: string
+  private readonly timer: NodeJS.Timeout
+  private last?: string
+  private offset = 0
+
+  constructor(private readonly options: WatchedFileOptions) {
+    if ('name' in options) {
+      this.dir = mkdtempSync(path.join(os.tmpdir(), 'ralph-agent-'))
+      this.path = path.join(this.dir, options.name)
+    }
+    this.timer = setInterval(() => this.read(false), options.pollMs)
+    this.timer.unref()
+  }
+
+  /** A file we name (the agent gets its path in a variable): its path is known from the start. */
+  static named(options: WatchedFileOptions & { name: string }): WatchedFile & { readonly path: string } {
+    return new WatchedFile(options) as WatchedFile & { readonly path: string }
+  }
+
+  /** The agent is done: a last read, then our own folder is removed. */
+  close(): void {
+    clearInterval(this.timer)
+    this.read(true)
+    if (this.dir) rmSync(this.dir, { recursive: true, force: true })
+  }
+
+  private read(final: boolean): void {
+    if (this.path === undefined && 'find' in this.options) this.path = this.options.find()
+    if (this.path === undefined || !existsSync(this.path)) return
+    if (this.options.mode === 'rewritten') {
+      let text: string
+      try {
+        text = readFileSync(this.path, 'utf8')
+      } catch {
+        return
+      }
+      if (text === this.last || text.trim() === '') return
+      if (this.options.onChange(text, final)) this.last = text
+      return
+    }
+    let fd: number
+    try {
+      fd = openSync(this.path, 'r')
+    } catch {
+      return
+    }
+    try {
+      const size = fstatSync(fd).size
+      while (this.offset < size) {
+        const buffer = Buffer.alloc(Math.min(READ_CHUNK, size - this.offset))
+        const bytes = readSync(fd, buffer, 0, buffer.length, this.offset)
+        if (bytes === 0) break
+        this.offset += bytes
+        this.options.onData(buffer.subarray(0, bytes))
+        if (!final) break
+      }
+    } finally {
+      closeSync(fd)
+    }
+  }
+}

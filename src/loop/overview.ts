@@ -1,0 +1,142 @@
+// The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
+// cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
+// with them, and the job summary shows the same ones (src/github/summary.ts): one renderer for both.
+import type { IterationRecord, IterationVerdict, LoopStatus } from './types.js'
+
+const VERDICT: Record<IterationVerdict, string> = {
+  passed: '✅ passed',
+  completed: '✅ done',
+  checks_failed: '❌ gates failed',
+  checks_passed_no_tag: '🟡 gates pass, no completion tag',
+  agent_failed: '⚠️ agent failed',
+  agent_timed_out: '⏱️ agent timed out',
+  ran: '➖ ran',
+  interrupted: '⏹️ stopped',
+  crashed: '💥 crashed'
+}
+
+export const verdictLabel = (verdict: IterationVerdict): string => VERDICT[verdict]
+
+/** `42s`, `3m 05s`, `1h 02m`. */
+export function formatDuration(ms: number): string {
+  const s = Math.round(ms / 1000)
+  if (s < 60) return `${s}s`
+  const m = Math.floor(s / 60)
+  if (m < 60) return `${m}m ${String(s % 60).padStart(2, '0')}s`
+  return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`
+}
+
+/** One agent run's cost: dollars, or "unknown" when the agent reported none. */
+export function iterationCost(it: IterationRecord): string {
+  if (!it.agent) return '–'
+  const usage = it.agent.usage
+  return usage.cost_source === 'unknown' && usage.cost_usd === 0 ? 'unknown' : `$${usage.cost_usd.toFixed(4)}`
+}
+
+/** The run's cost: dollars and where they come from, or "unknown" when no agent reported any. */
+export function formatCost(status: Pick<LoopStatus, 'cost'>): string {
+  const { cost } = status
+  if (cost.source === 'unknown' && cost.totalUsd === 0) return 'unknown (the agent reported no cost)'
+  return `$${cost.totalUsd.toFixed(4)} (${cost.source})`
+}
+
+/** A table cell: no pipes or newlines, bounded. */
+export function cell(text: string, max = 80): string {
+  const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim()
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
+}
+
+export const code = (text: string): string => {
+  const flat = cell(text, 120)
+  const ticks = flat.includes('`') ? '``' : '`'
+  return `${ticks}${ticks === '``' ? ' ' : ''}${flat}${ticks === '``' ? ' ' : ''}${ticks}`
+}
+
+/** A fenced block longer than any run of backticks inside `text`. */
+export function fence(text: string, lang = ''): string {
+  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length))
+  const marks = '`'.repeat(Math.max(3, longest + 1))
+  return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`
+}
+
+/** The gates in the order they ran, from the last iteration that ran any (or the budget's list). */
+function gateNames(status: LoopStatus): string[] {
+  const names: string[] = []
+  for (const it of status.iterations)
+    for (const c of it.checks) if (!names.includes(c.name)) names.push(c.name)
+  return names
+}
+
+const MAX_GATE_COLUMNS = 6
+
+/**
+ * The iteration table: verdict, each gate ✓/✗, cost, duration. The last `maxRows` iterations, with a line
+ * saying where the others are (`elsewhere`, e.g. "in the run record").
+ */
+export function iterationTable(status: LoopStatus, maxRows = 50, elsewhere = 'in the run record'): string {
+  const gates = gateNames(status)
+  const columns = gates.length <= MAX_GATE_COLUMNS
+  const head = ['#', 'Verdict', ...(columns ? gates.map(g => code(g)) : ['Gates']), 'Cost', 'Duration']
+  const rows = status.iterations.slice(-maxRows).map(it => {
+    const gateCells = columns
+      ? gates.map(g => {
+          const check = it.checks.find(c => c.name === g)
+          return check ? (check.passed ? '✓' : '✗') : '–'
+        })
+      : [`${it.checks.filter(c => c.passed).length}/${it.checks.length} ✓`]
+    return [
+      String(it.iteration),
+      verdictLabel(it.verdict),
+      ...gateCells,
+      iterationCost(it),
+      formatDuration(it.durationMs)
+    ]
+  })
+  const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`]
+  for (const row of rows) lines.push(`| ${row.join(' | ')} |`)
+  const hidden = status.iterations.length - rows.length
+  if (hidden > 0)
+    lines.push('', `_${hidden} earlier iteration${hidden === 1 ? ' is' : 's are'} ${elsewhere}._`)
+  return lines.join('\n')
+}
+
+const CHART_POINTS = 50
+
+/** Mermaid xychart blocks: cost (when known) and duration per iteration (the last 50). */
+export function charts(status: LoopStatus): string {
+  const its = status.iterations.slice(-CHART_POINTS)
+  if (its.length === 0) return ''
+  const x = `x-axis "Iteration" [${its.map(it => it.iteration).join(', ')}]`
+  const blocks: string[] = []
+  const costs = its.map(it => it.agent?.usage.cost_usd ?? 0)
+  if (costs.some(c => c > 0)) {
+    const top = Math.max(...costs)
+    blocks.push(
+      fence(
+        [
+          'xychart-beta',
+          '  title "Cost per iteration (USD)"',
+          `  ${x}`,
+          `  y-axis "USD" 0 --> ${Number((top * 1.1).toPrecision(3))}`,
+          `  bar [${costs.map(c => Number(c.toFixed(4))).join(', ')}]`
+        ].join('\n'),
+        'mermaid'
+      )
+    )
+  }
+  const seconds = its.map(it => Math.round(it.durationMs / 100) / 10)
+  blocks.push(
+    fence(
+      [
+        'xychart-beta',
+        '  title "Duration per iteration (seconds)"',
+        `  ${x}`,
+        `  y-axis "seconds" 0 --> ${Math.max(1, Math.ceil(Math.max(...seconds) * 1.1))}`,
+        `  bar [${seconds.join(', ')}]`,
+        `  line [${seconds.join(', ')}]`
+      ].join('\n'),
+      'mermaid'
+    )
+  )
+  return blocks.join('\n\n')
+}
