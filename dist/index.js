@@ -40881,6 +40881,11 @@ var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_
 
 /** Bytes read at most per poll of an appended file (the rest waits for the next poll). */
 const READ_CHUNK = 4 * 1024 * 1024;
+/** A rewritten file larger than this is no report: it is not read. */
+const REWRITTEN_MAX = 1024 * 1024;
+// The agent may be another user who made the file: a symlink (to a file only we may read) is not followed, and
+// a FIFO or device is not opened for real (O_NONBLOCK, then only a regular file is read), so it cannot block us.
+const OPEN_FLAGS = external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK;
 class WatchedFile {
     options;
     /** The file's path; for a file the agent names, undefined until it is found. */
@@ -40893,6 +40898,8 @@ class WatchedFile {
         this.options = options;
         if ('name' in options) {
             this.dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-agent-'));
+            // The agent may run as a user of its own (isolation): it may create the file there, but list nothing.
+            (0,external_node_fs_.chmodSync)(this.dir, 0o1733);
             this.path = external_node_path_default().join(this.dir, options.name);
         }
         this.timer = setInterval(() => this.read(false), options.pollMs);
@@ -40912,33 +40919,32 @@ class WatchedFile {
     read(final) {
         if (this.path === undefined && 'find' in this.options)
             this.path = this.options.find();
-        if (this.path === undefined || !(0,external_node_fs_.existsSync)(this.path))
+        if (this.path === undefined)
             return;
-        if (this.options.mode === 'rewritten') {
-            let text;
-            try {
-                text = (0,external_node_fs_.readFileSync)(this.path, 'utf8');
-            }
-            catch {
-                return;
-            }
-            if (text === this.last || text.trim() === '')
-                return;
-            if (this.options.onChange(text, final))
-                this.last = text;
-            return;
-        }
         let fd;
         try {
-            fd = (0,external_node_fs_.openSync)(this.path, 'r');
+            fd = (0,external_node_fs_.openSync)(this.path, OPEN_FLAGS);
         }
         catch {
-            return;
+            return; // not there yet, or not a file we read
         }
         try {
-            const size = (0,external_node_fs_.fstatSync)(fd).size;
-            while (this.offset < size) {
-                const buffer = Buffer.alloc(Math.min(READ_CHUNK, size - this.offset));
+            const stat = (0,external_node_fs_.fstatSync)(fd);
+            if (!stat.isFile())
+                return;
+            if (this.options.mode === 'rewritten') {
+                if (stat.size > REWRITTEN_MAX)
+                    return;
+                const buffer = Buffer.alloc(stat.size);
+                const text = buffer.toString('utf8', 0, (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0));
+                if (text === this.last || text.trim() === '')
+                    return;
+                if (this.options.onChange(text, final))
+                    this.last = text;
+                return;
+            }
+            while (this.offset < stat.size) {
+                const buffer = Buffer.alloc(Math.min(READ_CHUNK, stat.size - this.offset));
                 const bytes = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, this.offset);
                 if (bytes === 0)
                     break;

@@ -41,7 +41,12 @@ function project(owner?: { uid: number; gid: number }): string {
     chmodSync(path.join(dir, name), mode)
   }
   write('RALPH.md', RALPH)
-  write('agent.sh', '#!/bin/sh\ncat >/dev/null\n./who.sh agent\necho "<promise>COMPLETE</promise>"\n', 0o755)
+  // It reports its cost through $RALPH_COST_FILE, a file the loop made: its own user can write it.
+  write(
+    'agent.sh',
+    '#!/bin/sh\ncat >/dev/null\n./who.sh agent\necho \'{"usd": 0.25}\' > "$RALPH_COST_FILE"\necho "<promise>COMPLETE</promise>"\n',
+    0o755
+  )
   write('who.sh', '#!/bin/sh\necho "$1 $(id -u) $HOME" >> who.txt\n', 0o755)
   const env = {
     ...process.env,
@@ -64,21 +69,10 @@ function run(dir: string, as?: { uid: number; gid: number }, ...extra: string[])
   const record = mkdtempSync(path.join(tmpdir(), 'ralph-cli-iso-record-'))
   dirs.push(record)
   if (as) chmodSync(record, 0o777)
+  lastRecord = path.join(record, 'r')
   return spawnSync(
     process.execPath,
-    [
-      CLI,
-      'run',
-      '.',
-      '-n',
-      '2',
-      '--commit',
-      '--record-dir',
-      path.join(record, 'r'),
-      '--isolation',
-      'user',
-      ...extra
-    ],
+    [CLI, 'run', '.', '-n', '2', '--commit', '--record-dir', lastRecord, '--isolation', 'user', ...extra],
     {
       cwd: dir,
       encoding: 'utf8',
@@ -88,7 +82,11 @@ function run(dir: string, as?: { uid: number; gid: number }, ...extra: string[])
   )
 }
 
+let lastRecord = ''
+
 function expectRanAsTheAgent(dir: string, owner: number): void {
+  const status = JSON.parse(readFileSync(path.join(lastRecord, 'status.json'), 'utf8'))
+  expect(status.cost).toMatchObject({ totalUsd: 0.25, source: 'reported' })
   const lines = readFileSync(path.join(dir, 'who.txt'), 'utf8').trim().split('\n')
   expect(lines.map(l => l.split(' ')[0])).toEqual(['command', 'agent', 'check'])
   const uids = new Set(lines.map(l => Number(l.split(' ')[1])))
@@ -145,7 +143,7 @@ describeIsolated(
     const r = run(dir, nobody)
     expect(r.status).toBe(1)
     expect(r.stderr.trim()).toBe(
-      "'--isolation user' is not possible here: ralph-action runs as nobody (uid 65534), not as root, and without passwordless sudo."
+      "Error: '--isolation user' is not possible here: ralph-action runs as nobody (uid 65534), not as root, and without passwordless sudo."
     )
     expect(() => readFileSync(path.join(dir, 'who.txt'))).toThrow()
   }, 60_000)
@@ -156,6 +154,6 @@ test('--isolation takes user or none', () => {
     cwd: tmpdir(),
     encoding: 'utf8'
   })
-  expect(r.status).toBe(1)
+  expect(r.status).toBe(2)
   expect(r.stderr).toContain("'--isolation' must be user or none, got 'sandbox'.")
 })
