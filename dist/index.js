@@ -46731,7 +46731,8 @@ function agentUserEnvironment(env, user) {
             continue;
         if (RUNNER_FILE_COMMANDS.includes(key))
             continue;
-        if (['GIT_CONFIG_GLOBAL', 'PWD', 'OLDPWD', 'MAIL'].includes(key))
+        // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
+        if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key))
             continue;
         out[key] = value;
     }

@@ -116,7 +116,15 @@ describeIsolated('the agent-user isolation tests').each(startPaths())(
 
     test('its environment is exactly what it is given (plus its own HOME and name), and never in an argv', async () => {
       const value = 'a value with spaces, "quotes", $dollars and\nnewlines'
-      const given = { PATH: process.env.PATH, SPECIAL: value, 'BAD-NAME': 'x', GITHUB_ENV: '/tmp/x' }
+      const given = {
+        PATH: process.env.PATH,
+        SPECIAL: value,
+        'BAD-NAME': 'x',
+        GITHUB_ENV: '/tmp/x',
+        // As the loop sets it for the agent: the work tree (opencode works where PWD says).
+        PWD: repo.dir,
+        OLDPWD: '/home/runner'
+      }
       const result = await iso.runProcess({ argv: ['env', '-0'], cwd: repo.dir, env: given })
       const env = Object.fromEntries(
         text(result.stdout)
@@ -127,10 +135,13 @@ describeIsolated('the agent-user isolation tests').each(startPaths())(
       expect(env.SPECIAL).toBe(value)
       expect(env.HOME).toBe(iso.user.home)
       expect(env.USER).toBe(iso.user.name)
+      expect(env.PWD).toBe(repo.dir)
       // GITHUB_ENV never passes. Through sudo the launcher (bash) carries it: it sets SHLVL and cannot carry
       // BAD-NAME, which is not a shell name; as root setpriv hands the environment on as it is.
       const extra = iso.state.privilege === 'root' ? ['BAD-NAME'] : ['SHLVL']
-      expect(Object.keys(env).sort()).toEqual(['HOME', 'LOGNAME', 'PATH', 'SPECIAL', 'USER', ...extra].sort())
+      expect(Object.keys(env).sort()).toEqual(
+        ['HOME', 'LOGNAME', 'PATH', 'PWD', 'SPECIAL', 'USER', ...extra].sort()
+      )
       const argvs = await sh(`for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done`, {
         env: given
       })

@@ -392,7 +392,8 @@ export function agentUserEnvironment(env: NodeJS.ProcessEnv, user: AgentUser): N
   for (const [key, value] of Object.entries(env)) {
     if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_')) continue
     if ((RUNNER_FILE_COMMANDS as readonly string[]).includes(key)) continue
-    if (['GIT_CONFIG_GLOBAL', 'PWD', 'OLDPWD', 'MAIL'].includes(key)) continue
+    // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
+    if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key)) continue
     out[key] = value
   }
   return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name }
