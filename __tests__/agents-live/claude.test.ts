@@ -28,6 +28,7 @@ import {
 import type { AgentIsolation } from '../../src/security/index.js'
 import {
   describeWithAgent,
+  giveHome,
   isolateLive,
   makeWorkspace,
   releaseLive,
@@ -69,9 +70,12 @@ type LiveOptions = { prompt?: string; maxRetries?: number; extra?: string[] } & 
 async function runClaude(name: string, script: Script, options: LiveOptions = {}): Promise<AgentRun> {
   const { prompt, maxRetries, extra, ...control } = options
   server ??= await startAnthropicServer({ script })
+  const env = claudeEnv(server.url, workspace.home, { maxRetries })
+  // Its files were just written: the agent's user must own them (codex writes sessions/ beside config.toml).
+  giveHome(workspace, isolation)
   const run = await runAgentCli('claude', {
     cwd: workspace.cwd,
-    env: claudeEnv(server.url, workspace.home, { maxRetries }),
+    env,
     args: claudeArgs({ extra }),
     prompt: prompt ?? 'Create hello.txt, then show it.',
     ...control,

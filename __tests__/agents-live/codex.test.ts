@@ -27,6 +27,7 @@ import {
 import type { AgentIsolation } from '../../src/security/index.js'
 import {
   describeWithAgent,
+  giveHome,
   isolateLive,
   makeWorkspace,
   releaseLive,
@@ -66,9 +67,12 @@ type LiveOptions = { prompt?: string; maxRetries?: number } & Pick<
 async function runCodex(name: string, script: Script, options: LiveOptions = {}): Promise<AgentRun> {
   const { prompt, maxRetries, ...control } = options
   server ??= await startResponsesServer({ script })
+  const env = codexEnv(server.url, workspace.home, { maxRetries })
+  // Its files were just written: the agent's user must own them (codex writes sessions/ beside config.toml).
+  giveHome(workspace, isolation)
   const run = await runAgentCli('codex', {
     cwd: workspace.cwd,
-    env: codexEnv(server.url, workspace.home, { maxRetries }),
+    env,
     args: codexArgs(),
     prompt: prompt ?? 'Create hello.txt, then show it.',
     ...control,

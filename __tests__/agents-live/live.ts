@@ -85,6 +85,13 @@ export async function isolateLive(
   return isolation
 }
 
+/** The CLI's home, as the run's set-up just wrote it (config files, CODEX_HOME), made the agent's user's. */
+export function giveHome(workspace: Workspace, isolation: AgentIsolation | undefined): void {
+  if (!isolation) return
+  const { uid, gid } = isolation.user
+  chownHome(workspace, isolation.state.privilege, `${uid}:${gid}`, true)
+}
+
 /** Kills what the live run left, gives the work tree and the CLI's home back to the test's user. */
 export async function releaseLive(
   workspace: Workspace,
