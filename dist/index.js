@@ -45558,7 +45558,7 @@ function programs_missingAgentProgram(agentArgv, cwd, searchPath) {
 ;// CONCATENATED MODULE: ./src/ralph/validate.ts
 // Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
 // order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
-// completion_tag, guardrails) are checked last: a ralph the reference accepts fails here only because of them.
+// checks_parallel, completion_tag, guardrails, presets) are checked last: a ralph the reference accepts fails here only because of them.
 
 
 
@@ -45729,6 +45729,15 @@ function inspectRalph(fileArg, opts) {
         duplicate: name => `Duplicate check name '${name}'. Give each check its own name.`,
         badTimeout: (name, value) => `Check '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number of seconds, e.g. timeout: 600.`
     });
+    // ours: true or false
+    const flag = (key, example) => {
+        const raw = field(fm, key);
+        if (raw === null || typeof raw === 'boolean')
+            return raw ?? undefined;
+        report(`'${key}' must be true or false, got ${pyRepr(raw)}. Example: ${example}`, where(fm, key));
+        return undefined;
+    };
+    const checksParallel = flag('checks_parallel', 'checks_parallel: true (the checks run together; they must not share a build folder)');
     // ours: completion_tag
     const rawTag = field(fm, 'completion_tag');
     let completionTag;
@@ -45754,17 +45763,7 @@ function inspectRalph(fileArg, opts) {
         }
     }
     // ours: presets
-    const rawPresets = field(fm, 'presets');
-    let presets;
-    if (rawPresets !== null) {
-        if (typeof rawPresets !== 'boolean') {
-            report(`'presets' must be true or false, got ${pyRepr(rawPresets)}. ` +
-                `Example: presets: false (run the agent exactly as written)`, where(fm, 'presets'));
-        }
-        else {
-            presets = rawPresets;
-        }
-    }
+    const presets = flag('presets', 'presets: false (run the agent exactly as written)');
     if (problems.length === 0 && opts.checkPrograms) {
         const env = opts.env ?? process.env;
         const dirs = { ralphDir: validate_realPath(external_node_path_default().dirname(absolute)), projectRoot: opts.cwd };
@@ -45809,6 +45808,8 @@ function inspectRalph(fileArg, opts) {
         ralph.guardrails = guardrails;
     if (presets !== undefined)
         ralph.presets = presets;
+    if (checksParallel !== undefined)
+        ralph.checksParallel = checksParallel;
     if (rawCredit !== null)
         ralph.creditWritten = true;
     return { ralph, problems, warnings };
@@ -47006,6 +47007,7 @@ async function runAgent(ctx) {
 
 
 
+
 /** Characters of a check's output kept for the prompt and the record. */
 const CHECK_TAIL_CHARS = 2000;
 /** Bytes read back from the end of a check's log for the fingerprint (a few KiB is plenty). */
@@ -47035,61 +47037,89 @@ function readFileTail(file, bytes) {
 }
 /** Appended to a check's output (and log) when it ran out of time. */
 const checkTimeoutMarker = (name, seconds) => `\n\n[Check '${name}' timed out after ${formatDuration(seconds)} — output may be incomplete]\n`;
-/** Runs every gate (all of them, so the agent hears of every failure) unless the run must stop. */
+/** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
+async function runCheck(check, log, ctx) {
+    const result = await ctx.runProcess({
+        argv: ['bash', '-c', check.run],
+        cwd: ctx.workTree,
+        timeoutMs: check.timeout * 1000,
+        killGraceMs: ctx.killGraceMs,
+        signal: ctx.signal,
+        // The log has every byte; the capture only stands in when the log could not be written.
+        captureLimit: 64 * 1024,
+        logFile: log
+    });
+    if (result.timedOut)
+        (0,external_node_fs_.appendFileSync)(log, checkTimeoutMarker(check.name, check.timeout));
+    if (result.spawnError)
+        (0,external_node_fs_.appendFileSync)(log, `check could not be started: ${result.spawnError.message}\n`);
+    let output = translateNewlines(result.logError
+        ? combineOutput(decodeCaptured(result.stdout), decodeCaptured(result.stderr))
+        : readFileTail(log, CHECK_FINGERPRINT_BYTES));
+    if (result.logError && result.timedOut)
+        output += checkTimeoutMarker(check.name, check.timeout);
+    const run = {
+        name: check.name,
+        run: check.run,
+        passed: result.exitCode === 0 && !result.timedOut && !result.aborted,
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        durationMs: Math.round(result.durationMs),
+        outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
+        tail: output.slice(-CHECK_TAIL_CHARS),
+        log: ctx.relative(log)
+    };
+    if (result.aborted) {
+        const cause = ctx.stopCause();
+        if (cause)
+            run.killedBy = cause;
+    }
+    ctx.onCheck?.(run);
+    return { run, output, aborted: result.aborted };
+}
+/**
+ * Runs every gate (all of them, so the agent hears of every failure) unless the run must stop: one after
+ * another, or all at once with `parallel` (each with its own log; the results in the order declared).
+ */
 async function runChecks(checks, ctx) {
-    const outcome = { runs: [], failures: [], interrupted: false };
-    for (const check of checks) {
-        if (ctx.signal.aborted) {
-            outcome.interrupted = true;
-            break;
-        }
-        const log = external_node_path_default().join(ctx.iterationDir, 'checks', `${safeFileName(check.name)}.log`);
-        const result = await ctx.runProcess({
-            argv: ['bash', '-c', check.run],
-            cwd: ctx.workTree,
-            timeoutMs: check.timeout * 1000,
-            killGraceMs: ctx.killGraceMs,
-            signal: ctx.signal,
-            // The log has every byte; the capture only stands in when the log could not be written.
-            captureLimit: 64 * 1024,
-            logFile: log
-        });
-        if (result.timedOut)
-            (0,external_node_fs_.appendFileSync)(log, checkTimeoutMarker(check.name, check.timeout));
-        if (result.spawnError)
-            (0,external_node_fs_.appendFileSync)(log, `check could not be started: ${result.spawnError.message}\n`);
-        let output = translateNewlines(result.logError
-            ? combineOutput(decodeCaptured(result.stdout), decodeCaptured(result.stderr))
-            : readFileTail(log, CHECK_FINGERPRINT_BYTES));
-        if (result.logError && result.timedOut)
-            output += checkTimeoutMarker(check.name, check.timeout);
-        const passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
-        const run = {
-            name: check.name,
-            run: check.run,
-            passed,
-            exitCode: result.exitCode,
-            timedOut: result.timedOut,
-            durationMs: Math.round(result.durationMs),
-            outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
-            tail: output.slice(-CHECK_TAIL_CHARS),
-            log: ctx.relative(log)
-        };
-        if (result.aborted) {
-            const cause = ctx.stopCause();
-            if (cause)
-                run.killedBy = cause;
-        }
-        outcome.runs.push(run);
-        if (!passed)
-            outcome.failures.push({ name: check.name, output });
-        ctx.onCheck?.(run);
-        if (result.aborted) {
-            outcome.interrupted = true;
-            break;
+    const started = external_node_perf_hooks_.performance.now();
+    const outcome = { runs: [], failures: [], interrupted: false, wallMs: 0 };
+    const logs = logFiles(checks, external_node_path_default().join(ctx.iterationDir, 'checks'));
+    const results = [];
+    if (ctx.parallel && !ctx.signal.aborted) {
+        // The guard's signal reaches every gate: a budget or a cancel kills all of their trees at once.
+        results.push(...(await Promise.all(checks.map((check, i) => runCheck(check, logs[i], ctx)))));
+    }
+    else {
+        for (const [i, check] of checks.entries()) {
+            if (ctx.signal.aborted)
+                break;
+            const result = await runCheck(check, logs[i], ctx);
+            results.push(result);
+            if (result.aborted)
+                break;
         }
     }
+    for (const { run, output } of results) {
+        outcome.runs.push(run);
+        if (!run.passed)
+            outcome.failures.push({ name: run.name, output });
+    }
+    outcome.interrupted = results.length < checks.length || results.some(result => result.aborted);
+    outcome.wallMs = Math.round(external_node_perf_hooks_.performance.now() - started);
     return outcome;
+}
+/** One log a gate, `checks/<name>.log`: names that read the same once made safe get a `-2`, `-3`… */
+function logFiles(checks, dir) {
+    const taken = new Set();
+    return checks.map(check => {
+        const base = safeFileName(check.name);
+        let name = base;
+        for (let n = 2; taken.has(name); n++)
+            name = `${base}-${n}`;
+        taken.add(name);
+        return external_node_path_default().join(dir, `${name}.log`);
+    });
 }
 /** Check names come from users (CLI `--check CMD` may name them after the command): keep file names safe. */
 function safeFileName(name) {
@@ -47462,11 +47492,8 @@ function renderDiff(diff) {
 /** One line about an iteration, for `{{ ralph.progress }}`. */
 function progressEntry(record) {
     const parts = [record.verdict.replace(/_/g, ' ')];
-    if (record.checks.length > 0) {
-        const failing = record.checks.filter(check => !check.passed).map(check => check.name);
-        const passing = record.checks.length - failing.length;
-        parts.push(`checks ${passing}/${record.checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`);
-    }
+    if (record.checks.length > 0)
+        parts.push(checksTally(record.checks));
     if (record.agent) {
         const agent = record.agent;
         parts.push(agent.killedBy
@@ -47485,9 +47512,21 @@ function progressEntry(record) {
         parts.push(`crashed: ${record.error}`);
     return `- Iteration ${record.iteration} (${seconds(record.durationMs)}): ${parts.join('; ')}`;
 }
-/** `{{ ralph.progress }}`: the last few iterations, one line each. */
-function renderProgress(history) {
-    return history.slice(-PROGRESS_ENTRIES).map(progressEntry).join('\n');
+/** `checks 1/3 passing (failing: lint, test)`. */
+function checksTally(checks) {
+    const failing = checks.filter(check => !check.passed).map(check => check.name);
+    const passing = checks.length - failing.length;
+    return `checks ${passing}/${checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`;
+}
+/** The baseline as a progress line: the gates before the first agent run. */
+function baselineEntry(baseline) {
+    const what = baseline.verdict === 'interrupted' ? 'stopped' : checksTally(baseline.checks);
+    return `- Before iteration 1 (the gates alone, ${seconds(baseline.durationMs)}): ${what}`;
+}
+/** `{{ ralph.progress }}`: the last few iterations (the baseline first), one line each. */
+function renderProgress(history, baseline) {
+    const entries = [...(baseline ? [baselineEntry(baseline)] : []), ...history.map(progressEntry)];
+    return entries.slice(-PROGRESS_ENTRIES).join('\n');
 }
 /** The values of our `ralph.*` placeholders for this iteration. */
 function loopValues(ctx) {
@@ -47495,7 +47534,7 @@ function loopValues(ctx) {
         checks: renderChecks(ctx.gates),
         failures: renderFailures(ctx.previousChecks),
         diff: renderDiff(ctx.diff),
-        progress: renderProgress(ctx.history),
+        progress: renderProgress(ctx.history, ctx.baseline),
         completion_tag: ctx.completionTag ? `<promise>${ctx.completionTag}</promise>` : '',
         guardrails: ctx.guardrails?.content ?? ''
     };
@@ -47507,16 +47546,24 @@ function loopStatusSection(values, ctx, iteration, maxIterations) {
         ? 'every check passes and your final message gives the completion signal'
         : 'every check passes';
     const of = maxIterations !== undefined ? ` of at most ${maxIterations}` : '';
-    const firstIteration = ctx.previousChecks === undefined;
+    const firstIteration = ctx.history.length === 0;
+    const afterBaseline = firstIteration && ctx.previousChecks !== undefined;
+    const failures = values.failures ||
+        (afterBaseline
+            ? 'None: every check passes now (they ran before this iteration). Do what the task asks all the same.'
+            : firstIteration
+                ? 'None yet: this is the first iteration.'
+                : 'None: every check passed.');
     const sections = [
         '## Loop status',
         `You are working in a loop. When you exit, the checks below run on the work tree you leave; exit code 0 ` +
             `means pass. The loop ends when ${goal}. This is iteration ${iteration}${of}.`,
         '### Checks',
         values.checks,
-        '### Failing checks from the previous iteration',
-        values.failures ||
-            (firstIteration ? 'None yet: this is the first iteration.' : 'None: every check passed.'),
+        afterBaseline
+            ? '### Failing checks now (run before this iteration)'
+            : '### Failing checks from the previous iteration',
+        failures,
         '### Changes since the loop started',
         values.diff || 'None yet.',
         '### Recent progress',
@@ -47613,6 +47660,7 @@ function assemble(env, iteration, commandOutputs) {
         gates: config.checks,
         completionTag: config.completionTag,
         previousChecks: env.previousChecks,
+        ...(env.baseline ? { baseline: env.baseline } : {}),
         diff: env.lastDiff,
         history: env.history,
         guardrails: readGuardrails(env)
@@ -47655,6 +47703,43 @@ function agentCaps(config, meter) {
     if (config.agentMaxTurns !== undefined)
         caps.maxTurns = config.agentMaxTurns;
     return caps;
+}
+/** The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. */
+function runGates(env, iteration, dir) {
+    env.phase = 'check';
+    return runChecks(env.config.checks, {
+        workTree: env.workTree,
+        iterationDir: dir,
+        relative: file => env.record.relative(file),
+        killGraceMs: env.killGraceMs,
+        signal: env.guard.signal,
+        stopCause: () => env.guard.trip?.cause,
+        runProcess: env.runProcess,
+        parallel: env.config.parallelChecks === true,
+        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
+    }).finally(() => (env.phase = undefined));
+}
+/**
+ * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
+ * `{{ ralph.failures }}` exactly as a failed iteration's would, so the first agent run is not blind.
+ */
+async function runBaseline(env) {
+    const started = env.clock.now();
+    const parallel = env.config.parallelChecks === true;
+    env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel });
+    const checks = await runGates(env, 0, env.record.iterationDir(0));
+    const baseline = {
+        startedAt: iso(started),
+        durationMs: Math.round(env.clock.now() - started),
+        verdict: checks.interrupted ? 'interrupted' : checks.failures.length > 0 ? 'failing' : 'green',
+        checks: checks.runs,
+        checksMs: checks.wallMs,
+        parallel
+    };
+    env.baseline = baseline;
+    if (!checks.interrupted)
+        env.previousChecks = checks.runs;
+    return baseline;
 }
 async function runIteration(env, iteration) {
     const { config, guard, record: runRecord, emit, clock } = env;
@@ -47776,19 +47861,9 @@ async function runIteration(env, iteration) {
             success: false
         }, 'crashed');
     // 5. The gates.
-    env.phase = 'check';
-    const checks = await runChecks(config.checks, {
-        workTree: env.workTree,
-        iterationDir: dir,
-        relative,
-        killGraceMs: env.killGraceMs,
-        signal: guard.signal,
-        stopCause: () => guard.trip?.cause,
-        runProcess: env.runProcess,
-        onCheck: check => emit({ type: 'check_finished', iteration, check })
-    });
-    env.phase = undefined;
+    const checks = await runGates(env, iteration, dir);
     record.checks = checks.runs;
+    record.checksMs = checks.wallMs;
     record.failureFingerprint = failureFingerprint(checks.failures);
     record.completion = detectCompletion(agent.outcome.finalMessage, config.completionTag);
     if (checks.interrupted)
@@ -47797,6 +47872,72 @@ async function runIteration(env, iteration) {
     // 6. The verdict.
     const { verdict, success } = verdictOf(record, config.checks.length > 0, config.completionTag !== '');
     return finish({ interrupted: false, success }, verdict);
+}
+
+;// CONCATENATED MODULE: ./src/loop/defaults.ts
+// LoopConfig defaults, so front-ends and the benchmark only say what differs.
+
+
+
+
+
+const DEFAULT_OUTPUT_CAP = 1024 * 1024;
+const DEFAULT_COMPLETION_TAG = 'COMPLETE';
+/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
+function defaultRecordDir(name, now = Date.now()) {
+    const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
+    return external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-action', `${safe}-${stamp}-${process.pid}`);
+}
+/**
+ * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
+ * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
+ */
+function loopConfig(settings) {
+    return {
+        userArgs: {},
+        stopOnError: false,
+        delaySeconds: 0,
+        checks: settings.ralph.checks,
+        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
+        commit: false,
+        recordDir: defaultRecordDir(settings.ralph.name),
+        outputCap: DEFAULT_OUTPUT_CAP,
+        breaker: { ...DEFAULT_BREAKER },
+        presets: settings.ralph.presets ?? true,
+        parallelChecks: settings.ralph.checksParallel ?? false,
+        ...settings
+    };
+}
+/** Gate settings that cannot work together, as one line naming the fix; undefined when they can. */
+function gateSettingsProblem(config) {
+    if (!config.skipIfGreen)
+        return undefined;
+    if (config.checks.length === 0)
+        return "skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green.";
+    if (config.baseline === false)
+        return 'skip-if-green needs the baseline (the gates run once before iteration 1), which is turned off: turn it back on, or drop skip-if-green.';
+    return undefined;
+}
+/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
+const GATE_NAME_CHARS = 40;
+/**
+ * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
+ * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
+ */
+function addedChecks(commands, existing) {
+    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
+    const checks = [];
+    for (const run of commands) {
+        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
+        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
+        let name = base;
+        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
+            name = `${base} (${n})`;
+        taken.add(name).add(safeFileName(name));
+        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
+    }
+    return checks;
 }
 
 ;// CONCATENATED MODULE: ./src/loop/overview.ts
@@ -47852,43 +47993,67 @@ function fence(text, lang = '') {
     const marks = '`'.repeat(Math.max(3, longest + 1));
     return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
 }
-/** The gates in the order they ran, from the last iteration that ran any (or the budget's list). */
+/** The gates in the order they ran, the baseline's first. */
 function gateNames(status) {
     const names = [];
-    for (const it of status.iterations)
-        for (const c of it.checks)
+    for (const checks of [status.baseline?.checks ?? [], ...status.iterations.map(it => it.checks)])
+        for (const c of checks)
             if (!names.includes(c.name))
                 names.push(c.name);
     return names;
 }
 const MAX_GATE_COLUMNS = 6;
+/** A gate's time in a table: tenths of a second below a minute (which gate to speed up is in the tenths). */
+function gateTime(ms) {
+    return ms < 59_950 ? `${(ms / 1000).toFixed(1)}s` : overview_formatDuration(ms);
+}
+const BASELINE_LABEL = {
+    green: '✅ baseline: gates pass',
+    failing: '🔎 baseline: gates failing',
+    interrupted: '⏹️ baseline: stopped'
+};
 /**
- * The iteration table: verdict, each gate ✓/✗, cost, duration. The last `maxRows` iterations, with a line
- * saying where the others are (`elsewhere`, e.g. "in the run record").
+ * The iteration table: verdict, each gate ✓/✗ with its duration, cost, duration. The baseline (the gates
+ * before the first agent run) is row 0; then the last `maxRows` iterations, with a line saying where the
+ * others are (`elsewhere`, e.g. "in the run record").
  */
 function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
     const gates = gateNames(status);
     const columns = gates.length <= MAX_GATE_COLUMNS;
     const head = ['#', 'Verdict', ...(columns ? gates.map(g => overview_code(g)) : ['Gates']), 'Cost', 'Duration'];
-    const rows = status.iterations.slice(-maxRows).map(it => {
-        const gateCells = columns
-            ? gates.map(g => {
-                const check = it.checks.find(c => c.name === g);
-                return check ? (check.passed ? '✓' : '✗') : '–';
-            })
-            : [`${it.checks.filter(c => c.passed).length}/${it.checks.length} ✓`];
-        return [
+    const gateCells = (checks) => {
+        if (columns)
+            return gates.map(g => {
+                const check = checks.find(c => c.name === g);
+                return check ? `${check.passed ? '✓' : '✗'} ${gateTime(check.durationMs)}` : '–';
+            });
+        const slowest = checks.reduce((top, c) => (top && top.durationMs >= c.durationMs ? top : c), undefined);
+        const tally = `${checks.filter(c => c.passed).length}/${checks.length} ✓`;
+        return [slowest ? `${tally} (slowest ${overview_code(slowest.name)} ${gateTime(slowest.durationMs)})` : tally];
+    };
+    const rows = [];
+    const baseline = status.baseline;
+    if (baseline)
+        rows.push([
+            '0',
+            BASELINE_LABEL[baseline.verdict],
+            ...gateCells(baseline.checks),
+            '–',
+            overview_formatDuration(baseline.durationMs)
+        ]);
+    const shown = status.iterations.slice(-maxRows);
+    for (const it of shown)
+        rows.push([
             String(it.iteration),
             verdictLabel(it.verdict),
-            ...gateCells,
+            ...gateCells(it.checks),
             iterationCost(it),
             overview_formatDuration(it.durationMs)
-        ];
-    });
+        ]);
     const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
     for (const row of rows)
         lines.push(`| ${row.join(' | ')} |`);
-    const hidden = status.iterations.length - rows.length;
+    const hidden = status.iterations.length - shown.length;
     if (hidden > 0)
         lines.push('', `_${hidden} earlier iteration${hidden === 1 ? ' is' : 's are'} ${elsewhere}._`);
     return lines.join('\n');
@@ -47961,6 +48126,30 @@ function checkLine(check) {
     }
     return tail ? `${head}\n\n${indent(record_fence(tail), '  ')}\n` : head;
 }
+/** `- Checks: 1/3 passing (gates 3.1s)` and a line a check. */
+function checkLines(checks, wallMs) {
+    const passing = checks.filter(c => c.passed).length;
+    const took = wallMs !== undefined ? ` (gates ${record_seconds(wallMs)})` : '';
+    return [`- Checks: ${passing}/${checks.length} passing${took}`, '', ...checks.map(checkLine)];
+}
+/** The baseline in a few words: `every check passes`, `2 of 3 checks failing` or `stopped`. */
+function baselineVerdict(baseline) {
+    if (baseline.verdict === 'green')
+        return 'every check passes';
+    if (baseline.verdict === 'interrupted')
+        return 'stopped';
+    return `${baseline.checks.filter(c => !c.passed).length} of ${baseline.checks.length} checks failing`;
+}
+/** The progress.md section of the baseline: the gates before iteration 1, as an iteration 0. */
+function baselineSection(baseline) {
+    const lines = [
+        `## Baseline (iteration 0): ${baselineVerdict(baseline)}`,
+        '',
+        `- Started ${baseline.startedAt} · ${record_seconds(baseline.durationMs)} · the gates alone, before the first agent run${baseline.parallel ? ', run together' : ''}`,
+        ...checkLines(baseline.checks, baseline.checksMs)
+    ];
+    return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
+}
 /** The progress.md section of one iteration. */
 function progressSection(record) {
     const verdict = record.verdict === 'checks_passed_no_tag'
@@ -47997,12 +48186,8 @@ function progressSection(record) {
             : 'not given';
     if (agent)
         lines.push(`- Completion signal: ${signal}`);
-    if (record.checks.length > 0) {
-        const passing = record.checks.filter(c => c.passed).length;
-        lines.push(`- Checks: ${passing}/${record.checks.length} passing`, '');
-        for (const check of record.checks)
-            lines.push(indent(checkLine(check), ''));
-    }
+    if (record.checks.length > 0)
+        lines.push(...checkLines(record.checks, record.checksMs));
     if (record.diffStat !== undefined) {
         const summary = record.diffStat.trim().split('\n').at(-1)?.trim();
         lines.push(`- Changed since the start: ${summary || 'nothing'}${record.progressed === false ? ' (no change this iteration)' : ''}`);
@@ -48059,7 +48244,7 @@ function outcome(result) {
         lines.push(`- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`);
     for (const warning of result.warnings)
         lines.push(`- Warning: ${warning}`);
-    if (result.iterations.length > 0)
+    if (result.iterations.length > 0 || result.baseline)
         lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result));
     return `${lines.join('\n')}\n\n`;
 }
@@ -48177,6 +48362,9 @@ class RunRecord {
             Buffer.from(`${shell.slice(at)}\n`)
         ];
     }
+    appendBaseline(baseline) {
+        (0,external_node_fs_.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), baselineSection(baseline));
+    }
     appendIteration(record) {
         (0,external_node_fs_.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), progressSection(record));
     }
@@ -48199,7 +48387,7 @@ class RunRecord {
         this.writeStatus(result);
     }
 }
-/** Where the first iteration's section starts in progress.md (its header is a few hundred bytes). */
+/** Where progress.md's first section starts: the baseline's, else the first iteration's. */
 function firstSection(file) {
     let fd;
     try {
@@ -48211,8 +48399,11 @@ function firstSection(file) {
     try {
         const start = Buffer.alloc(64 * 1024);
         const read = (0,external_node_fs_.readSync)(fd, start, 0, start.length, 0);
-        const at = start.subarray(0, read).indexOf('\n## Iteration ');
-        return at === -1 ? undefined : at + 1;
+        // The baseline's section, when there is one, comes before the first iteration's.
+        const found = ['\n## Baseline (iteration 0)', '\n## Iteration ']
+            .map(heading => start.subarray(0, read).indexOf(heading))
+            .filter(at => at !== -1);
+        return found.length === 0 ? undefined : Math.min(...found) + 1;
     }
     finally {
         (0,external_node_fs_.closeSync)(fd);
@@ -48251,6 +48442,7 @@ function copyFrom(file, offset, out) {
 
 
 
+
 const run_loop_DEFAULT_KILL_GRACE_MS = 3000;
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
@@ -48259,6 +48451,8 @@ const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
 /** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
 const USAGE_LIMIT_MARGIN_MS = 2000;
 const run_loop_iso = (ms) => new Date(ms).toISOString();
+/** The stop reasons that mean the loop reached its goal. */
+const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
 /** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
 function realish(p) {
     const abs = external_node_path_default().resolve(p);
@@ -48286,6 +48480,9 @@ async function checkConfig(config, workspace, isRepo) {
         throw new RalphError(`${config.worktree ? '--worktree' : '--commit'} needs a git repository, and ${config.projectRoot} is not in one: run it inside one (git init), or leave ${config.worktree ? '--worktree' : '--commit'} out.`);
     if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
         throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`);
+    const problem = gateSettingsProblem(config);
+    if (problem)
+        throw new RalphError(problem);
 }
 /** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
 function capReached(max, last) {
@@ -48457,6 +48654,16 @@ async function runLoop(config, ports = {}) {
     // What was running when the guard fired: what its enforcement killed.
     let killedPhase;
     guard.signal.addEventListener('abort', () => (killedPhase = env.phase), { once: true });
+    /** How fast the guard's kill was: from the crossing to the killed tree being gone. */
+    const noteEnforcement = (trip) => {
+        status.enforcement = {
+            cause: trip.cause,
+            crossedAt: run_loop_iso(trip.at),
+            latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
+        };
+        if (killedPhase)
+            status.enforcement.killed = killedPhase;
+    };
     emit({ type: 'loop_started', status });
     try {
         if (isRepo) {
@@ -48465,6 +48672,19 @@ async function runLoop(config, ports = {}) {
             env.startTree = status.start.tree;
             env.previousTree = status.start.tree;
             record.writeStatus(status);
+        }
+        if (gated && config.baseline !== false) {
+            const baseline = await runBaseline(env);
+            status.baseline = baseline;
+            record.appendBaseline(baseline);
+            record.writeStatus(status);
+            emit({ type: 'baseline_finished', baseline });
+            if (baseline.verdict === 'interrupted' && guard.trip) {
+                noteEnforcement(guard.trip);
+                stop = fromTrip(guard.trip);
+            }
+            else if (baseline.verdict === 'green' && config.skipIfGreen)
+                stop = stopWith('already_green', 'every check passed before any agent ran (skip-if-green), so no agent ran');
         }
         const stopAsked = () => ports.finishSignal?.aborted
             ? stopWith('cancelled', 'stopped after the iteration in flight, as asked')
@@ -48488,15 +48708,8 @@ async function runLoop(config, ports = {}) {
             emit({ type: 'iteration_started', iteration, maxIterations: config.maxIterations });
             const outcome = await runIteration(env, iteration).finally(cancelInFlight);
             const trip = guard.trip;
-            if (outcome.interrupted && trip) {
-                status.enforcement = {
-                    cause: trip.cause,
-                    crossedAt: run_loop_iso(trip.at),
-                    latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
-                };
-                if (killedPhase)
-                    status.enforcement.killed = killedPhase;
-            }
+            if (outcome.interrupted && trip)
+                noteEnforcement(trip);
             status.iterations.push(outcome.record);
             delete status.inFlight;
             updateCost(status, meter);
@@ -48585,7 +48798,7 @@ async function runLoop(config, ports = {}) {
         stopDetail: final.detail,
         finishedAt: run_loop_iso(finishedAt),
         durationMs: Math.round(finishedAt - startedAt),
-        success: final.reason === 'all_checks_passed' || final.reason === 'completed'
+        success: SUCCESS.includes(final.reason)
     };
     delete result.inFlight;
     updateCost(result, meter);
@@ -48606,61 +48819,6 @@ function updateCost(status, meter) {
         tokens.cache_write += it.agent.usage.cache_write;
     }
     status.cost.tokens = tokens;
-}
-
-;// CONCATENATED MODULE: ./src/loop/defaults.ts
-// LoopConfig defaults, so front-ends and the benchmark only say what differs.
-
-
-
-
-
-const DEFAULT_OUTPUT_CAP = 1024 * 1024;
-const DEFAULT_COMPLETION_TAG = 'COMPLETE';
-/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
-function defaultRecordDir(name, now = Date.now()) {
-    const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
-    return external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-action', `${safe}-${stamp}-${process.pid}`);
-}
-/**
- * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
- * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
- */
-function loopConfig(settings) {
-    return {
-        userArgs: {},
-        stopOnError: false,
-        delaySeconds: 0,
-        checks: settings.ralph.checks,
-        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
-        commit: false,
-        recordDir: defaultRecordDir(settings.ralph.name),
-        outputCap: DEFAULT_OUTPUT_CAP,
-        breaker: { ...DEFAULT_BREAKER },
-        presets: settings.ralph.presets ?? true,
-        ...settings
-    };
-}
-/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
-const GATE_NAME_CHARS = 40;
-/**
- * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
- * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
- */
-function addedChecks(commands, existing) {
-    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
-    const checks = [];
-    for (const run of commands) {
-        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
-        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
-        let name = base;
-        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
-            name = `${base} (${n})`;
-        taken.add(name).add(safeFileName(name));
-        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
-    }
-    return checks;
 }
 
 ;// CONCATENATED MODULE: ./src/loop/preview.ts
@@ -49976,6 +50134,8 @@ const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
 /** Each gate with its command and its result in the last iteration that ran it. */
 function gateList(status) {
     const last = new Map();
+    for (const c of status.baseline?.checks ?? [])
+        last.set(c.name, c);
     for (const it of status.iterations)
         for (const c of it.checks)
             last.set(c.name, c);
@@ -50009,6 +50169,8 @@ function outcomeSentence(report) {
             ? ` and pushed branch ${overview_code(delivery.branch)}`
             : '';
     const problem = delivery.problems[0];
+    if (reason === 'already_green')
+        return `✅ ${name}: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.`;
     if (status.success) {
         const what = reason === 'completed'
             ? `finished in iteration ${n} (the agent said it was done)`
@@ -50031,7 +50193,8 @@ function outcomeSentence(report) {
         timeout: `ran out of time after ${pluralIterations(n)}`,
         circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
         agent_error: `stopped after ${pluralIterations(n)} on an error`,
-        cancelled: `was cancelled after ${pluralIterations(n)}`
+        cancelled: `was cancelled after ${pluralIterations(n)}`,
+        already_green: 'found every gate passing'
     };
     const icon = reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌';
     const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
@@ -50078,11 +50241,12 @@ function renderSummary(report) {
         out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '');
     for (const note of delivery.notes)
         out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '');
-    if (status.iterations.length > 0) {
+    if (status.iterations.length > 0 || status.baseline) {
         out.push('### Iterations', '', iterationTable(status), '');
         out.push('### Gates', '', gateList(status), '');
-        out.push('### Cost and duration per iteration', '', charts(status), '');
     }
+    if (status.iterations.length > 0)
+        out.push('### Cost and duration per iteration', '', charts(status), '');
     if (delivery.patch) {
         const text = delivery.patch.text.length > MAX_PATCH_CHARS
             ? `${delivery.patch.text.slice(0, MAX_PATCH_CHARS)}\n… (cut: the whole patch is ${delivery.patch.file} in the run record)`
@@ -50330,7 +50494,8 @@ const HEADLINE = {
     timeout: '⏱️ Out of time',
     circuit_open: '❌ Stopped: no progress',
     agent_error: '💥 Stopped on an error',
-    cancelled: '⏹️ Cancelled'
+    cancelled: '⏹️ Cancelled',
+    already_green: '✅ Nothing to do: every gate already passed'
 };
 function renderWorking(info, status) {
     const n = status?.iterations.length ?? 0;
@@ -50354,7 +50519,7 @@ function renderFinal(info, outcome) {
         : status.state === 'finished'
             ? '⏹️ Finished'
             : '⏹️ Cancelled';
-    const after = `after ${n} iteration${n === 1 ? '' : 's'}`;
+    const after = status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`;
     const pr = pullRequest
         ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
         : '';
@@ -52059,6 +52224,8 @@ function readInputs(env = process.env) {
         throw new InputError(`Input 'retention-days' must be between 1 and 90, got ${retentionDays}.`);
     const inputs = {
         checks: read.lines('checks'),
+        baseline: read.boolean('baseline', true),
+        skipIfGreen: read.boolean('skip-if-green', false),
         args,
         maxIterations: read.positiveInteger('max-iterations') ?? 10,
         maxCostUsd: read.dollars('max-cost'),
@@ -52095,6 +52262,7 @@ function readInputs(env = process.env) {
         artifactName,
         retentionDays,
         maxOpenPrs: read.positiveInteger('max-open-prs'),
+        parallelChecks: read.text('parallel-checks') === undefined ? undefined : read.boolean('parallel-checks', false),
         maxTurns: read.positiveInteger('max-turns'),
         installAgent: installAgentInput(read.text('install-agent'))
     };
@@ -52110,6 +52278,8 @@ function readInputs(env = process.env) {
 function listInputs(read) {
     return {
         checks: [],
+        baseline: true,
+        skipIfGreen: false,
         args: [],
         maxIterations: 1,
         openPr: false,
@@ -52487,6 +52657,9 @@ function makePlan(inputs, context, env = process.env, trigger) {
             throw new InputError(`Input 'checks': ${missing}`);
     }
     const checks = [...ralph.checks, ...added];
+    const problem = gateSettingsProblem({ ...inputs, checks });
+    if (problem)
+        throw new InputError(problem);
     if (delivered)
         userArgs = { ...userArgs, ...delivered.args };
     // A pull request's own branch is pushed onto (updating it), or a proposal goes into it: it closes nothing.
@@ -52515,6 +52688,9 @@ function makePlan(inputs, context, env = process.env, trigger) {
         commit: true,
         recordDir,
         presets: inputs.presets && (ralph.presets ?? true),
+        baseline: inputs.baseline,
+        skipIfGreen: inputs.skipIfGreen,
+        ...(inputs.parallelChecks !== undefined ? { parallelChecks: inputs.parallelChecks } : {}),
         ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
         ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
         ...(promptText !== undefined ? { promptText } : {}),
@@ -53175,6 +53351,11 @@ async function deliver(options) {
         delivery.skipped = 'the run was cancelled, so nothing was pushed';
         return delivery;
     }
+    if (result.stopReason === 'already_green') {
+        delivery.skipped =
+            'every gate passed before any agent ran, so there was nothing to do and nothing was pushed';
+        return delivery;
+    }
     // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
     if (plan.pr && !result.success) {
         delivery.skipped = `the gates did not pass, so nothing was pushed onto pull request #${plan.pr.number}'s branch (on-failure applies to the action's own branches only)`;
@@ -53570,6 +53751,18 @@ function actionLogger(config, out = stdoutWriter) {
                         : undefined
                 ].filter(Boolean);
                 info(`Running ralph ${event.status.ralph.name}: ${limits.join(', ')}. Record: ${event.status.recordDir}`);
+                break;
+            }
+            case 'baseline_started':
+                endGroup();
+                core/* startGroup */.Oh(`Baseline: the ${event.checks} gate${event.checks === 1 ? '' : 's'}${event.parallel ? ', together,' : ''} before the first agent run`);
+                inGroup = true;
+                break;
+            case 'baseline_finished': {
+                const b = event.baseline;
+                const next = b.verdict === 'failing' ? ": iteration 1's prompt holds their output" : '';
+                info(`Baseline: ${baselineVerdict(b)}${next} (${overview_formatDuration(b.durationMs)}).`);
+                endGroup();
                 break;
             }
             case 'iteration_started':

@@ -145,11 +145,15 @@ test('the time budget runs out mid-agent: the agent tree is killed, the step fai
   const marker = path.join(scratch, 'timeout.json')
   const p = await project(projectFiles(sleepingAgent(marker)))
   // Seconds enough for a loaded machine to start the agent inside the budget; it would sleep two minutes.
-  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests', 'max-time': '15s' } })
+  // No baseline: the budget must run out while the agent runs, not while the gates run before it.
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests', 'max-time': '15s', baseline: 'false' }
+  })
   const agent = JSON.parse(readFileSync(marker, 'utf8')) as { pid: number; child: number }
   expect(alive(agent.pid)).toBe(false)
   expect(alive(agent.child)).toBe(false)
   expect(run.main.exitCode).toBe(1)
+  // The agent sleeps 120 s: a step well under that was not waiting for it (a loaded machine takes 20 s+).
   expect(run.main.durationMs).toBeLessThan(60_000)
   expect(run.outputs).toMatchObject({ 'stop-reason': 'timeout', success: 'false', iterations: '1' })
   expect(run.main.errors.at(-1)?.message).toMatch(

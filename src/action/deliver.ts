@@ -117,6 +117,11 @@ export async function deliver(options: DeliverOptions): Promise<DeliveryReport> 
     delivery.skipped = 'the run was cancelled, so nothing was pushed'
     return delivery
   }
+  if (result.stopReason === 'already_green') {
+    delivery.skipped =
+      'every gate passed before any agent ran, so there was nothing to do and nothing was pushed'
+    return delivery
+  }
   // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
   if (plan.pr && !result.success) {
     delivery.skipped = `the gates did not pass, so nothing was pushed onto pull request #${plan.pr.number}'s branch (on-failure applies to the action's own branches only)`

@@ -15,6 +15,12 @@ export interface ActionInputs {
   agent?: string
   /** Gate commands added to the ralph's `checks:`. */
   checks: string[]
+  /** Run the gates before iteration 1 (default true). */
+  baseline: boolean
+  /** Stop `already_green` when the baseline passes: no agent runs. */
+  skipIfGreen: boolean
+  /** Run the gates together; undefined: the ralph's `checks_parallel:`. */
+  parallelChecks?: boolean
   /** `{{ args.name }}` values, in the order given. */
   args: [name: string, value: string][]
   maxIterations: number
@@ -282,6 +288,8 @@ export function readInputs(env: Env = process.env): ActionInputs {
 
   const inputs: ActionInputs = {
     checks: read.lines('checks'),
+    baseline: read.boolean('baseline', true),
+    skipIfGreen: read.boolean('skip-if-green', false),
     args,
     maxIterations: read.positiveInteger('max-iterations') ?? 10,
     maxCostUsd: read.dollars('max-cost'),
@@ -318,6 +326,8 @@ export function readInputs(env: Env = process.env): ActionInputs {
     artifactName,
     retentionDays,
     maxOpenPrs: read.positiveInteger('max-open-prs'),
+    parallelChecks:
+      read.text('parallel-checks') === undefined ? undefined : read.boolean('parallel-checks', false),
     maxTurns: read.positiveInteger('max-turns'),
     installAgent: installAgentInput(read.text('install-agent'))
   }
@@ -336,6 +346,8 @@ export function readInputs(env: Env = process.env): ActionInputs {
 function listInputs(read: InputReader): ActionInputs {
   return {
     checks: [],
+    baseline: true,
+    skipIfGreen: false,
     args: [],
     maxIterations: 1,
     openPr: false,

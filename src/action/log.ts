@@ -5,7 +5,13 @@
 import { randomUUID } from 'node:crypto'
 import * as core from '@actions/core'
 import { presetFor } from '../agents/index.js'
-import { iterationCost, type IterationRecord, type LoopConfig, type LoopEvent } from '../loop/index.js'
+import {
+  baselineVerdict,
+  iterationCost,
+  type IterationRecord,
+  type LoopConfig,
+  type LoopEvent
+} from '../loop/index.js'
 import { formatDuration, verdictLabel } from '../github/run-report.js'
 import { WorkflowCommandFilter, neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 
@@ -91,6 +97,20 @@ export function actionLogger(
         info(
           `Running ralph ${event.status.ralph.name}: ${limits.join(', ')}. Record: ${event.status.recordDir}`
         )
+        break
+      }
+      case 'baseline_started':
+        endGroup()
+        core.startGroup(
+          `Baseline: the ${event.checks} gate${event.checks === 1 ? '' : 's'}${event.parallel ? ', together,' : ''} before the first agent run`
+        )
+        inGroup = true
+        break
+      case 'baseline_finished': {
+        const b = event.baseline
+        const next = b.verdict === 'failing' ? ": iteration 1's prompt holds their output" : ''
+        info(`Baseline: ${baselineVerdict(b)}${next} (${formatDuration(b.durationMs)}).`)
+        endGroup()
         break
       }
       case 'iteration_started':

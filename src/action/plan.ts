@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
-import { addedChecks, loopConfig, taskRalph, type LoopConfig } from '../loop/index.js'
+import { addedChecks, gateSettingsProblem, loopConfig, taskRalph, type LoopConfig } from '../loop/index.js'
 import {
   loadRalph,
   RalphError,
@@ -228,6 +228,8 @@ export function makePlan(
     if (missing) throw new InputError(`Input 'checks': ${missing}`)
   }
   const checks = [...ralph.checks, ...added]
+  const problem = gateSettingsProblem({ ...inputs, checks })
+  if (problem) throw new InputError(problem)
   if (delivered) userArgs = { ...userArgs, ...delivered.args }
   // A pull request's own branch is pushed onto (updating it), or a proposal goes into it: it closes nothing.
   const pr = trigger?.pr
@@ -258,6 +260,9 @@ export function makePlan(
     commit: true,
     recordDir,
     presets: inputs.presets && (ralph.presets ?? true),
+    baseline: inputs.baseline,
+    skipIfGreen: inputs.skipIfGreen,
+    ...(inputs.parallelChecks !== undefined ? { parallelChecks: inputs.parallelChecks } : {}),
     ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
     ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
     ...(promptText !== undefined ? { promptText } : {}),

@@ -51,6 +51,24 @@ export const LOOP_OPTIONS: OptionSpec[] = [
     help: 'A gate, run with bash after each iteration; repeatable. All must exit 0.'
   },
   {
+    key: 'noBaseline',
+    names: ['--no-baseline'],
+    kind: 'flag',
+    help: "Don't run the checks before iteration 1 (by default their failures fill its prompt)."
+  },
+  {
+    key: 'skipIfGreen',
+    names: ['--skip-if-green'],
+    kind: 'flag',
+    help: 'Stop at once (already_green, exit 0, no agent) when every check passes before iteration 1.'
+  },
+  {
+    key: 'parallelChecks',
+    names: ['--parallel-checks'],
+    kind: 'flag',
+    help: "Run the checks together (only when they don't share a build folder)."
+  },
+  {
     key: 'maxCost',
     names: ['--max-cost'],
     kind: 'float',
@@ -141,6 +159,10 @@ export interface LoopSettings {
   agentTimeoutSeconds?: number
   logDir?: string
   checks: string[]
+  baseline: boolean
+  skipIfGreen: boolean
+  /** Given: run the checks together; absent: the ralph's `checks_parallel:`. */
+  parallelChecks: boolean
   maxCostUsd?: number
   maxTimeSeconds?: number
   completionTag?: string
@@ -205,6 +227,9 @@ export function loopSettings(options: ParsedArgs['options'], typed: ParsedArgs['
     agentTimeoutSeconds: timeout,
     logDir: options.logDir as string | undefined,
     checks: (options.check as string[] | undefined) ?? [],
+    baseline: options.noBaseline !== true,
+    skipIfGreen: options.skipIfGreen === true,
+    parallelChecks: options.parallelChecks === true,
     maxCostUsd: maxCost,
     maxTimeSeconds: maxTime,
     completionTag: options.completionTag as string | undefined,
@@ -215,6 +240,17 @@ export function loopSettings(options: ParsedArgs['options'], typed: ParsedArgs['
     allowEnv: (options.allowEnv as string[] | undefined) ?? [],
     maxTurns,
     costPattern
+  }
+}
+
+/** The engine's gate settings that the options above carry (a ralph's `checks_parallel:` unless given). */
+export function gateSettings(
+  settings: LoopSettings
+): Pick<LoopConfig, 'baseline' | 'skipIfGreen' | 'parallelChecks'> {
+  return {
+    baseline: settings.baseline,
+    skipIfGreen: settings.skipIfGreen,
+    ...(settings.parallelChecks ? { parallelChecks: true } : {})
   }
 }
 

@@ -15,7 +15,14 @@ import { closeOption, parseArgs, UsageError } from './argv.js'
 import { consoleRenderer } from './console.js'
 import { isolateCli, type CliIsolation } from './isolation.js'
 import type { CliIO } from './main.js'
-import { LOOP_OPTIONS, REFERENCE_OPTIONS, agentSettings, loopSettings, type LoopSettings } from './options.js'
+import {
+  LOOP_OPTIONS,
+  REFERENCE_OPTIONS,
+  agentSettings,
+  gateSettings,
+  loopSettings,
+  type LoopSettings
+} from './options.js'
 
 export const RUN_OPTIONS = [...REFERENCE_OPTIONS, ...LOOP_OPTIONS]
 
@@ -136,6 +143,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     commit: settings.commit,
     presets: settings.presets && (ralph.presets ?? true),
     ...agentSettings(settings),
+    ...gateSettings(settings),
     // `run` is ralphify's `ralph run`: the agent's argv stays the reference's (claude's stream flags only)
     // unless our own settings need more (--max-cost: codex --json, claude --max-budget-usd).
     presetFlags: 'reference',

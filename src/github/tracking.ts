@@ -260,7 +260,8 @@ const HEADLINE: Record<StopReason, string> = {
   timeout: '⏱️ Out of time',
   circuit_open: '❌ Stopped: no progress',
   agent_error: '💥 Stopped on an error',
-  cancelled: '⏹️ Cancelled'
+  cancelled: '⏹️ Cancelled',
+  already_green: '✅ Nothing to do: every gate already passed'
 }
 
 export function renderWorking(info: TrackingInfo, status?: LoopStatus): string {
@@ -286,7 +287,8 @@ export function renderFinal(info: TrackingInfo, outcome: TrackingOutcome): strin
       : status.state === 'finished'
         ? '⏹️ Finished'
         : '⏹️ Cancelled'
-  const after = `after ${n} iteration${n === 1 ? '' : 's'}`
+  const after =
+    status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`
   const pr = pullRequest
     ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
     : ''

@@ -15,6 +15,7 @@ export type StopReason =
   | 'circuit_open'
   | 'agent_error'
   | 'cancelled'
+  | 'already_green'
 
 export type CostSource = 'reported' | 'estimated' | 'unknown'
 
@@ -88,6 +89,16 @@ export interface LoopConfig {
    * variables to keep anyway, `set` adds variables.
    */
   agentEnv?: AgentEnvOptions
+  // Added with the baseline and parallel gates; optional, with defaults.
+  /**
+   * Run the gates once before iteration 1 (default true; only when there are gates), so iteration 1's
+   * `{{ ralph.failures }}` holds their failures instead of the agent working blind.
+   */
+  baseline?: boolean
+  /** When every gate already passes at the baseline, stop at once (`already_green`): no agent runs. */
+  skipIfGreen?: boolean
+  /** Run the gates together (default false: two gates may share a build folder). */
+  parallelChecks?: boolean
 }
 
 /** What runLoop needs from its surroundings; every port has a real default. */
@@ -242,6 +253,8 @@ export interface IterationRecord {
   diffStat?: string
   /** With `commit`: the commit made (absent when nothing changed), or why it failed. */
   commit?: { sha?: string; error?: string }
+  /** Wall time of the gates: their sum when run one after another, the slowest one's when run together. */
+  checksMs?: number
   /** Fingerprint of the failing checks ('' when none failed). */
   failureFingerprint: string
   /** Set when the iteration crashed. */
@@ -256,6 +269,22 @@ export interface CostSummary {
   /** False when a dollar budget was set but could not be enforced (cost unknown): said loudly, not hidden. */
   enforced: boolean
   tokens: { input: number; output: number; cache_read: number; cache_write: number }
+}
+
+/**
+ * The gates run once before iteration 1, recorded like an iteration 0 (logs/iteration-000/checks/):
+ * green (every gate passed), failing, or interrupted (the run had to stop while they ran).
+ */
+export interface BaselineRecord {
+  /** ISO 8601. */
+  startedAt: string
+  durationMs: number
+  verdict: 'green' | 'failing' | 'interrupted'
+  checks: CheckRun[]
+  /** Wall time of the gates (the slowest one's when they ran together). */
+  checksMs: number
+  /** The gates ran together (parallelChecks). */
+  parallel: boolean
 }
 
 /** How fast a budget or a cancel was enforced: from the crossing to the killed tree being gone. */
@@ -289,6 +318,8 @@ export interface LoopStatus {
   }
   /** The commit and work tree hash the loop started from (git only). */
   start: { commit?: string; tree?: string }
+  /** The gates as they were before iteration 1 (absent without gates or with the baseline off). */
+  baseline?: BaselineRecord
   iterations: IterationRecord[]
   /** The iteration running now (its logs are being written). */
   inFlight?: number
@@ -296,7 +327,7 @@ export interface LoopStatus {
   stopReason?: StopReason
   /** One line: why the loop stopped. */
   stopDetail?: string
-  /** The loop reached its goal: all_checks_passed or completed. */
+  /** The loop reached its goal: all_checks_passed, completed or already_green. */
   success: boolean
   enforcement?: Enforcement
   breaker?: {
@@ -318,6 +349,9 @@ export interface LoopResult extends LoopStatus {
 
 export type LoopEvent =
   | { type: 'loop_started'; status: LoopStatus }
+  /** The gates run once before iteration 1 (their check_finished events carry iteration 0). */
+  | { type: 'baseline_started'; checks: number; parallel: boolean }
+  | { type: 'baseline_finished'; baseline: BaselineRecord }
   | { type: 'iteration_started'; iteration: number; maxIterations?: number }
   | { type: 'command_finished'; iteration: number; command: CommandRun }
   /** `transcript`: the agent's output is a JSON stream, shown as agent_transcript lines (raw chunks are not for people). */
