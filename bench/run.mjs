@@ -16,6 +16,7 @@ const MEASUREMENTS = {
   enforcement: './enforcement.mjs',
   'cost-latency': './cost-latency.mjs',
   startup: './startup.mjs',
+  isolation: './isolation.mjs',
   install: './install.mjs',
   // Experiments: run only when named.
   spawner: './spawner.mjs'

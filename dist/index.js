@@ -40881,6 +40881,11 @@ var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_
 
 /** Bytes read at most per poll of an appended file (the rest waits for the next poll). */
 const READ_CHUNK = 4 * 1024 * 1024;
+/** A rewritten file larger than this is no report: it is not read. */
+const REWRITTEN_MAX = 1024 * 1024;
+// The agent may be another user who made the file: a symlink (to a file only we may read) is not followed, and
+// a FIFO or device is not opened for real (O_NONBLOCK, then only a regular file is read), so it cannot block us.
+const OPEN_FLAGS = external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK;
 class WatchedFile {
     options;
     /** The file's path; for a file the agent names, undefined until it is found. */
@@ -40893,6 +40898,8 @@ class WatchedFile {
         this.options = options;
         if ('name' in options) {
             this.dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-agent-'));
+            // The agent may run as a user of its own (isolation): it may create the file there, but list nothing.
+            (0,external_node_fs_.chmodSync)(this.dir, 0o1733);
             this.path = external_node_path_default().join(this.dir, options.name);
         }
         this.timer = setInterval(() => this.read(false), options.pollMs);
@@ -40912,33 +40919,32 @@ class WatchedFile {
     read(final) {
         if (this.path === undefined && 'find' in this.options)
             this.path = this.options.find();
-        if (this.path === undefined || !(0,external_node_fs_.existsSync)(this.path))
+        if (this.path === undefined)
             return;
-        if (this.options.mode === 'rewritten') {
-            let text;
-            try {
-                text = (0,external_node_fs_.readFileSync)(this.path, 'utf8');
-            }
-            catch {
-                return;
-            }
-            if (text === this.last || text.trim() === '')
-                return;
-            if (this.options.onChange(text, final))
-                this.last = text;
-            return;
-        }
         let fd;
         try {
-            fd = (0,external_node_fs_.openSync)(this.path, 'r');
+            fd = (0,external_node_fs_.openSync)(this.path, OPEN_FLAGS);
         }
         catch {
-            return;
+            return; // not there yet, or not a file we read
         }
         try {
-            const size = (0,external_node_fs_.fstatSync)(fd).size;
-            while (this.offset < size) {
-                const buffer = Buffer.alloc(Math.min(READ_CHUNK, size - this.offset));
+            const stat = (0,external_node_fs_.fstatSync)(fd);
+            if (!stat.isFile())
+                return;
+            if (this.options.mode === 'rewritten') {
+                if (stat.size > REWRITTEN_MAX)
+                    return;
+                const buffer = Buffer.alloc(stat.size);
+                const text = buffer.toString('utf8', 0, (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0));
+                if (text === this.last || text.trim() === '')
+                    return;
+                if (this.options.onChange(text, final))
+                    this.last = text;
+                return;
+            }
+            while (this.offset < stat.size) {
+                const buffer = Buffer.alloc(Math.min(READ_CHUNK, stat.size - this.offset));
                 const bytes = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, this.offset);
                 if (bytes === 0)
                     break;
@@ -42845,7 +42851,6 @@ function endpointSetup(cli, endpoint, home) {
 
 
 
-
 /** The preset for an agent command line. */
 function presetFor(agentArgv, options) {
     const generic = genericPresetWith(options.cost);
@@ -42995,22 +43000,30 @@ function gitBool(value) {
 }
 class GitWorkspace {
     root;
+    env;
     scratch;
     /** The tree the scratch index held at its last write-tree. */
     scratchTree;
     paths;
     settings;
     head;
-    constructor(root) {
+    constructor(root, 
+    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
+    env = {}) {
         this.root = root;
+        this.env = env;
     }
     /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
-    static async open(dir) {
-        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir });
-        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir);
+    static async open(dir, options = {}) {
+        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
+        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env);
     }
     git(args, env, maxStdoutBytes) {
-        return runGit(args, { cwd: this.root, env, maxStdoutBytes });
+        return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    /** git that must succeed (throws GitError). */
+    gitOrThrow(args, env, maxStdoutBytes) {
+        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
     }
     async isRepo() {
         const result = await this.git(['rev-parse', '--is-inside-work-tree']);
@@ -43025,8 +43038,8 @@ class GitWorkspace {
     async treeHash() {
         const env = { GIT_INDEX_FILE: await this.scratchIndex() };
         this.scratchTree = undefined;
-        await gitOrThrow(['add', '-A'], { cwd: this.root, env });
-        const tree = (await gitOrThrow(['write-tree'], { cwd: this.root, env })).stdout.trim();
+        await this.gitOrThrow(['add', '-A'], env);
+        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
         this.scratchTree = tree;
         return tree;
     }
@@ -43034,10 +43047,7 @@ class GitWorkspace {
         const to = current ?? (await this.treeHash());
         // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
         // patch (four bytes a character at most); the rest of git's output is read and dropped.
-        const out = await gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], {
-            cwd: this.root,
-            maxStdoutBytes: STAT_BYTES + maxPatchChars * 4 + 4
-        });
+        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
         const text = out.stdout;
         const split = text.indexOf('\n\ndiff --git ');
         const stat = split === -1 ? text : text.slice(0, split + 1);
@@ -43057,15 +43067,12 @@ class GitWorkspace {
             return fast;
         // git's own path: stage everything in the real index, commit what differs from HEAD.
         this.head = undefined;
-        await gitOrThrow(['add', '-A'], { cwd: this.root });
+        await this.gitOrThrow(['add', '-A']);
         const staged = await this.git(['diff', '--cached', '--quiet']);
         if (staged.exitCode === 0)
             return undefined;
         // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
-        await gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], {
-            cwd: this.root,
-            env: (await this.commitSettings()).env
-        });
+        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
         return this.headSha();
     }
     /**
@@ -43138,7 +43145,7 @@ class GitWorkspace {
         catch {
             (0,external_node_fs_.rmSync)(lock, { force: true });
             // The commit is made: bring the index to it the slow way (or say why that failed too).
-            await gitOrThrow(['reset', '--quiet'], { cwd: this.root });
+            await this.gitOrThrow(['reset', '--quiet']);
         }
     }
     /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
@@ -43184,9 +43191,7 @@ class GitWorkspace {
         if (this.paths)
             return this.paths;
         const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
-        const out = await gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])], {
-            cwd: this.root
-        });
+        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
         const [index, hooks, headLog, ...states] = out.stdout
             .split('\n')
             .slice(0, names.length)
@@ -43461,13 +43466,13 @@ async function killProcessTree(pid, graceMs, options = {}) {
         return;
     const first = readProcessTable();
     const start = options.start ?? first.get(pid)?.start;
-    const tree = new TreeCollector(pid, start, options.holding ?? []);
+    const signal = options.signaller ?? signalOwn;
+    const tree = new TreeCollector(pid, start, options.holding ?? [], signal);
     if (tree.isProtected(first))
         return;
     let targets = tree.collect(first, new Map(), true);
     tree.signalGroup(first, 'SIGTERM');
-    for (const target of targets.keys())
-        signal(target, 'SIGTERM');
+    signal([...targets.keys()], 'SIGTERM');
     const deadline = Date.now() + Math.max(0, graceMs);
     while (Date.now() < deadline) {
         await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(tree_POLL_MS, Math.max(1, deadline - Date.now())));
@@ -43482,14 +43487,12 @@ async function killProcessTree(pid, graceMs, options = {}) {
         const fresh = [...targets.keys()].filter(p => !stopped.has(p));
         if (fresh.length === 0)
             break;
-        for (const target of fresh) {
-            signal(target, 'SIGSTOP');
+        signal(fresh, 'SIGSTOP');
+        for (const target of fresh)
             stopped.set(target, targets.get(target));
-        }
     }
     tree.signalGroup(readProcessTable(), 'SIGKILL');
-    for (const target of new Set([...stopped.keys(), ...targets.keys()]))
-        signal(target, 'SIGKILL');
+    signal([...new Set([...stopped.keys(), ...targets.keys()])], 'SIGKILL');
 }
 /**
  * Kills every process (with its tree) that was started with `name=value` in its environment: what the agent
@@ -43544,10 +43547,12 @@ class TreeCollector {
     root;
     rootStart;
     holding;
-    constructor(root, rootStart, holding) {
+    signal;
+    constructor(root, rootStart, holding, signal) {
         this.root = root;
         this.rootStart = rootStart;
         this.holding = holding;
+        this.signal = signal;
     }
     /** Refuse to kill ourselves, an ancestor of ours, or a group/session we belong to. */
     isProtected(table) {
@@ -43562,7 +43567,7 @@ class TreeCollector {
     }
     signalGroup(table, sig) {
         if (!this.rootReused(table) && !this.isProtected(table))
-            signal(-this.root, sig);
+            this.signal([-this.root], sig);
     }
     /** Live members of the tree: the root, its group and session, known members and holders, and all their descendants. */
     collect(table, known, scanHolders) {
@@ -43611,14 +43616,17 @@ class TreeCollector {
         return found;
     }
 }
-function signal(pid, sig) {
-    try {
-        process.kill(pid, sig);
+/** The default signaller: process.kill. */
+const signalOwn = (pids, sig) => {
+    for (const pid of pids) {
+        try {
+            process.kill(pid, sig);
+        }
+        catch {
+            // ESRCH: already gone. EPERM: not ours to kill.
+        }
     }
-    catch {
-        // ESRCH: already gone. EPERM: not ours to kill.
-    }
-}
+};
 /** This process, its ancestors, and pids 0 and 1. */
 function protectedPids(table) {
     const pids = new Set([0, 1, process.pid]);
@@ -43864,6 +43872,7 @@ class ProcessRun {
         });
         child.on('exit', (code, sig) => {
             this.exit = { code, signal: sig };
+            this.callBack(this.opts.onExit, undefined);
             this.settleIfDone();
         });
         this.watchOutput(child.stdout, 'stdout');
@@ -43957,7 +43966,11 @@ class ProcessRun {
         if (this.killing || pid === undefined)
             return;
         const grace = Math.max(0, this.opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
-        this.killing = killProcessTree(pid, grace, { start: this.identity, holding: this.outputIds }).then(() => this.stopWaitingForPipes());
+        this.killing = killProcessTree(pid, grace, {
+            start: this.identity,
+            holding: this.outputIds,
+            ...(this.opts.signaller ? { signaller: this.opts.signaller } : {})
+        }).then(() => this.stopWaitingForPipes());
         void this.killing.then(() => this.settleIfDone());
     }
     /**
@@ -44123,8 +44136,51 @@ function cutCharacterAtStart(buf) {
     return n;
 }
 
+;// CONCATENATED MODULE: ./src/proc/which.ts
+// Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
+
+
+/** glibc's confstr(_CS_PATH): Python's fallback when PATH is unset. */
+const DEFAULT_PATH = '/bin:/usr/bin';
+/**
+ * The file the command would run, or null. A name with a slash (`./agent.sh`, `bin/x`) is checked as is,
+ * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
+ * A match must exist, be executable and not be a directory.
+ */
+function which(command, opts) {
+    if (command.includes('/'))
+        return isExecutableFile(command, opts.cwd) ? command : null;
+    const searchPath = opts.path ?? DEFAULT_PATH;
+    if (!searchPath)
+        return null;
+    const seen = new Set();
+    for (const dir of searchPath.split(':')) {
+        if (seen.has(dir))
+            continue;
+        seen.add(dir);
+        const candidate = dir === '' ? command : dir.endsWith('/') ? dir + command : `${dir}/${command}`;
+        if (isExecutableFile(candidate, opts.cwd))
+            return candidate;
+    }
+    return null;
+}
+function isExecutableFile(file, cwd) {
+    // Joined without normalising, so `..` after a symlink means what the OS says it means.
+    const absolute = external_node_path_default().isAbsolute(file) ? file : `${cwd.replace(/\/+$/, '')}/${file}`;
+    try {
+        if (external_node_fs_default().statSync(absolute).isDirectory())
+            return false;
+        external_node_fs_default().accessSync(absolute, (external_node_fs_default()).constants.X_OK);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/proc/index.ts
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
+
 
 
 
@@ -45401,46 +45457,8 @@ function argsInsideWords(run) {
 }
 
 ;// CONCATENATED MODULE: ./src/ralph/which.ts
-// Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
+// The program lookup is proc's (the isolated spawn needs it too); the format checks the agent with it.
 
-
-/** glibc's confstr(_CS_PATH): Python's fallback when PATH is unset. */
-const DEFAULT_PATH = '/bin:/usr/bin';
-/**
- * The file the command would run, or null. A name with a slash (`./agent.sh`, `bin/x`) is checked as is,
- * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
- * A match must exist, be executable and not be a directory.
- */
-function which(command, opts) {
-    if (command.includes('/'))
-        return isExecutableFile(command, opts.cwd) ? command : null;
-    const searchPath = opts.path ?? DEFAULT_PATH;
-    if (!searchPath)
-        return null;
-    const seen = new Set();
-    for (const dir of searchPath.split(':')) {
-        if (seen.has(dir))
-            continue;
-        seen.add(dir);
-        const candidate = dir === '' ? command : dir.endsWith('/') ? dir + command : `${dir}/${command}`;
-        if (isExecutableFile(candidate, opts.cwd))
-            return candidate;
-    }
-    return null;
-}
-function isExecutableFile(file, cwd) {
-    // Joined without normalising, so `..` after a symlink means what the OS says it means.
-    const absolute = external_node_path_default().isAbsolute(file) ? file : `${cwd.replace(/\/+$/, '')}/${file}`;
-    try {
-        if (external_node_fs_default().statSync(absolute).isDirectory())
-            return false;
-        external_node_fs_default().accessSync(absolute, (external_node_fs_default()).constants.X_OK);
-        return true;
-    }
-    catch {
-        return false;
-    }
-}
 
 ;// CONCATENATED MODULE: ./src/ralph/programs.ts
 // Which programs a ralph will start, found before anything runs: a missing one is said at once, in one
@@ -46148,12 +46166,12 @@ class LoopGuard {
     }
 }
 
-;// CONCATENATED MODULE: ./src/agents/env.ts
-// The agent's environment: the job's, minus GitHub and Actions credentials, plus what the user allows back.
-// Agents in CI have leaked tokens (a prompt injection only has to run `env`); the action pushes and opens
-// the pull request itself, after the gates, so the agent never needs a GitHub write token.
-/** Removed from every agent's environment (a `*` ends a prefix). */
-const AGENT_ENV_DENYLIST = [
+;// CONCATENATED MODULE: ./src/security/env.ts
+// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
+// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
+// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
+/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
+const SECRET_VARIABLES = [
     'GITHUB_TOKEN',
     'GH_TOKEN',
     'GH_ENTERPRISE_TOKEN',
@@ -46168,24 +46186,38 @@ const AGENT_ENV_DENYLIST = [
     // The action's saved state between its main and post steps.
     'STATE_*'
 ];
+/**
+ * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
+ * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
+ * given to a process of the loop, whatever the allow-list says.
+ */
+const RUNNER_FILE_COMMANDS = [
+    'GITHUB_ENV',
+    'GITHUB_PATH',
+    'GITHUB_OUTPUT',
+    'GITHUB_STATE',
+    'GITHUB_STEP_SUMMARY'
+];
 const matches = (name, pattern) => pattern.endsWith('*')
     ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
     : name.toUpperCase() === pattern.toUpperCase();
-/** True when the deny-list removes `name` from the agent's environment (ignoring the allow-list). */
-function isCredentialVariable(name) {
-    return AGENT_ENV_DENYLIST.some(pattern => matches(name, pattern));
+/** True for a credential variable (ignoring any allow-list). */
+function isSecretVariable(name) {
+    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
 }
-/** The agent's environment: `base` (the job's) without credentials, except those `allow` names, plus `set`. */
+const isFileCommand = (name) => RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
+/** Whether a process of the loop may keep `name`, given the user's allow-list. */
+function agentMayKeep(name, allow = []) {
+    if (isFileCommand(name))
+        return false;
+    return !isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
+}
+/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
 function agentEnvironment(base, options = {}) {
-    const allow = options.allow ?? [];
     const env = {};
-    for (const [name, value] of Object.entries(base)) {
-        if (value === undefined)
-            continue;
-        if (isCredentialVariable(name) && !allow.some(pattern => matches(name, pattern)))
-            continue;
-        env[name] = value;
-    }
+    for (const [name, value] of Object.entries(base))
+        if (value !== undefined && agentMayKeep(name, options.allow))
+            env[name] = value;
     return { ...env, ...options.set };
 }
 /** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
@@ -46195,6 +46227,644 @@ function removedVariables(base, options = {}) {
         .filter(name => base[name] !== undefined && !(name in kept))
         .sort();
 }
+/**
+ * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
+ * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
+ * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
+ */
+async function withoutSecretVariables(fn, allow = []) {
+    const saved = {};
+    for (const key of Object.keys(process.env))
+        if (isSecretVariable(key) && !agentMayKeep(key, allow)) {
+            saved[key] = process.env[key];
+            delete process.env[key];
+        }
+    try {
+        return await fn();
+    }
+    finally {
+        Object.assign(process.env, saved);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/security/git-env.ts
+// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
+// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
+// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
+// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
+
+
+
+
+
+// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
+// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
+const HARDENING = [
+    ['core.hooksPath', '/dev/null'],
+    ['core.fsmonitor', 'false']
+];
+/** Environment variables that add `entries` as command-line-scope config, after any already set. */
+function configEnv(entries, base = {}) {
+    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
+    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
+    entries.forEach(([key, value], i) => {
+        env[`GIT_CONFIG_KEY_${start + i}`] = key;
+        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
+    });
+    return env;
+}
+let ownHome;
+let jobSafeDirectories;
+/** An empty HOME of the action's own (mode 0700), made once per process. */
+function gitHome() {
+    ownHome ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-home-'));
+    return ownHome;
+}
+/**
+ * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
+ * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
+ */
+function safeDirectories() {
+    if (jobSafeDirectories)
+        return jobSafeDirectories;
+    try {
+        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['config', '--get-all', 'safe.directory'], {
+            cwd: '/',
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+            timeout: 10_000
+        });
+        jobSafeDirectories = out.split('\n').filter(Boolean);
+    }
+    catch {
+        jobSafeDirectories = [];
+    }
+    return jobSafeDirectories;
+}
+/**
+ * The variables for one git command of the action, merged over `base` by the caller (an undefined value
+ * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
+ * no prompt; `config` is added as command-line config.
+ */
+function hermeticGitEnvironment(config = [], base = process.env) {
+    const env = {};
+    for (const name of Object.keys(base))
+        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
+            env[name] = undefined;
+    const home = gitHome();
+    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
+    return {
+        ...env,
+        HOME: home,
+        XDG_CONFIG_HOME: external_node_path_default().join(home, '.config'),
+        GIT_CONFIG_NOSYSTEM: '1',
+        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_ASKPASS: '',
+        SSH_ASKPASS: '',
+        ...configEnv([...HARDENING, ...trusted, ...config])
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/scripts.ts
+// The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
+// agent's user, gives it a fresh HOME and the work tree, and takes all of that back. LAUNCHER runs as the
+// agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
+// secure_path and deny-lists change nothing about what the agent gets.
+/**
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM [REACH...]` prints `user UID GID`,
+ * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
+ * pass through, or `error MESSAGE` and exits 1.
+ *
+ * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE [MODE PATH]...` gives back what the
+ * agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the HOME,
+ * and prints `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ */
+const PRIVILEGED = `
+set -u
+shopt -s dotglob nullglob
+fail() { printf 'error %s\\n' "$*"; exit 1; }
+problem() { printf 'problem %s\\n' "$*"; }
+as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
+# The entries of the work tree, .git left out: it stays the owner's, readable only.
+entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
+step=$1; shift
+if [ "$step" = prepare ]; then
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6; shift 6
+  if ! id -u "$user" >/dev/null 2>&1; then
+    out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
+      fail "useradd could not create the user $user: $out"
+  fi
+  uid=$(id -u "$user") gid=$(id -g "$user")
+  [ "$uid" != 0 ] && [ "$gid" != 0 ] || fail "the user $user is root or in the root group"
+  [ "$uid" != "$owner" ] || fail "the user $user is the user the action runs as"
+  [ "$(id -G "$user")" = "$gid" ] || fail "the user $user is in other groups ($(id -Gn "$user")), which may give it rights: the agent's user must be in its own group only"
+  case ",$ownergroups," in *",$gid,"*) fail "the group of $user ($gid) is one of the action's own groups" ;; esac
+  mkdir -p -m 0755 "$(dirname "$home")" && rm -rf -- "$home" && mkdir -m 0700 -- "$home" &&
+    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" &&
+    chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
+  printf 'user %s %s\\n' "$uid" "$gid"
+  # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
+  pass() {
+    local dirs=() d=$1
+    while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
+    for d in "\${dirs[@]}"; do
+      as_agent test -x "$d" && continue
+      printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
+      chmod o+x -- "$d" || fail "could not let $user pass through $d"
+    done
+  }
+  pass "$(dirname -- "$tree")"
+  for r in "$@"; do pass "$r"; done
+  # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
+  # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
+  # never rename or remove .git.
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    find "\${found[@]}" -uid "$owner" -exec chown -h "$uid:$gid" -- {} + || fail "could not give the work tree $tree to $user"
+  fi
+  printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
+  chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
+  if [ -n "$program" ] && ! as_agent test -x "$program"; then
+    fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
+  fi
+elif [ "$step" = release ]; then
+  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7; shift 7
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    # A setuid file the agent made must not become one of the owner's.
+    find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
+    find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
+  fi
+  chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
+  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
+  rm -rf -- "$home" || problem "could not remove $home"
+else
+  fail "unknown step $step"
+fi
+`;
+/** `bash -c LAUNCHER ralph-agent PROGRAM ARGS...`, stdin: `NAME=value\0`… then an empty entry, then the program's input. */
+const LAUNCHER = `
+for name in $(compgen -e); do unset -v "$name"; done 2>/dev/null
+while IFS= read -r -d '' entry && [ -n "$entry" ]; do export "$entry" 2>/dev/null; done
+exec "$@"
+`;
+/** Every process of the user running this is killed (kill(-1) spares only the caller). */
+const KILL_ALL = 'kill -s KILL -1 2>/dev/null; exit 0';
+/** `bash -c SIGNAL SIG PID...`: the signal to each pid (negative: a group) this user may signal. */
+const SIGNAL = 'kill -s "$0" -- "$@" 2>/dev/null; exit 0';
+
+;// CONCATENATED MODULE: ./src/security/isolation.ts
+// The agent as its own unprivileged user. A deny-list of variables is no boundary while the agent is the
+// user that holds the tokens: it can read /proc/<pid>/environ and mem of the action, write ~/.gitconfig that
+// the action's git obeys, append to the runner's GITHUB_ENV, and (on hosted runners) sudo. Another uid with no
+// group, no sudo and no_new_privs can do none of that. The agent, the ralph's commands and the checks all run
+// as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
+// passwordless sudo; whenever none of them is running, every process of that uid is killed.
+
+
+
+
+
+
+
+
+const DEFAULT_AGENT_USER = 'ralph-agent';
+/** Where the agent's fresh HOME is made (wiped at every start and at the end). */
+const HOMES = '/var/lib/ralph-action';
+/** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' };
+/** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
+const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// A socket on stdin (Node's pipes are socketpairs) makes bash read ~/.bashrc, as if run by rshd: never.
+const BASH = ['bash', '--norc', '--noprofile', '-c'];
+/** Rounds of kill(-1) before a uid that keeps forking is reported. */
+const KILL_ROUNDS = 20;
+/** Isolation could not be set up: the message is one line that says why and what to do. */
+class IsolationError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'IsolationError';
+    }
+}
+/** Whether this process can start programs as another user: as root, or with passwordless sudo. */
+function isolationPrivilege() {
+    if (process.platform !== 'linux')
+        return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
+    if (!which('setpriv', { cwd: '/', path: SYSTEM_PATH }))
+        return { why: 'setpriv (util-linux) is not installed' };
+    if (process.getuid?.() === 0)
+        return { privilege: 'root' };
+    const me = `ralph-action runs as ${(0,external_node_os_.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
+    if (!which('sudo', { cwd: '/', path: SYSTEM_PATH }))
+        return { why: `${me}, and sudo is not installed` };
+    const probe = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    if (probe.status !== 0)
+        return { why: `${me}, and without passwordless sudo` };
+    return { privilege: 'sudo' };
+}
+/** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
+const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv];
+/** argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). */
+function asAgent(state, argv) {
+    const { uid, gid } = state.user;
+    return asRoot(state.privilege, [
+        'setpriv',
+        `--reuid=${uid}`,
+        `--regid=${gid}`,
+        '--clear-groups',
+        '--no-new-privs',
+        '--',
+        ...argv
+    ]);
+}
+/** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
+async function privileged(privilege, args) {
+    const result = await runProcess({
+        argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
+        cwd: '/',
+        env: SYSTEM_ENV,
+        input: PRIVILEGED
+    });
+    const out = result.stdout.head.toString('utf8') + result.stdout.tail.toString('utf8');
+    const lines = out.split('\n').filter(Boolean);
+    const error = lines.find(line => line.startsWith('error '));
+    if (error)
+        throw new IsolationError(error.slice('error '.length));
+    if (result.exitCode !== 0) {
+        const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0];
+        throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`);
+    }
+    return lines;
+}
+const inside = (child, parent) => {
+    const rel = external_node_path_default().relative(parent, child);
+    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
+};
+/**
+ * Creates the agent's user (first use), gives it a fresh HOME and the work tree, and answers the isolation.
+ * Throws IsolationError (one line) when the user or the work tree cannot be set up.
+ */
+async function isolateAgent(options) {
+    const name = options.user ?? DEFAULT_AGENT_USER;
+    if (!AGENT_USER_NAME.test(name))
+        throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
+    const workTree = external_node_path_default().resolve(options.workTree);
+    const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES];
+    if (paths.some(p => /[\n\r]/.test(p)))
+        throw new IsolationError('A path for the isolation holds a line break; move the work tree.');
+    if (workTree === '/')
+        throw new IsolationError('The work tree is /: the agent cannot be given all of it.');
+    for (const other of options.outside ?? [])
+        if (other && inside(external_node_path_default().resolve(other), workTree))
+            throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
+    const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+    const home = `${HOMES}/${name}`;
+    const lines = await privileged(options.privilege, [
+        'prepare',
+        name,
+        home,
+        workTree,
+        String(owner.uid),
+        (process.getgroups?.() ?? [owner.gid]).join(','),
+        options.program ?? '',
+        ...(options.reach ?? [])
+    ]);
+    const field = (key) => (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1);
+    const [uid, gid] = field('user').map(Number);
+    const [topGid, topMode] = field('top');
+    const opened = lines
+        .filter(line => line.startsWith('opened '))
+        .map(line => {
+        const [, mode, ...rest] = line.split(' ');
+        return { mode, path: rest.join(' ') };
+    });
+    const state = {
+        user: { name, uid, gid, home },
+        privilege: options.privilege,
+        workTree,
+        owner,
+        top: { gid: Number(topGid), mode: topMode },
+        opened
+    };
+    if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
+        throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`);
+    return isolation(state, options.log);
+}
+/** The isolation a saved state describes (post, after main was killed, releases it with this). */
+function isolation(state, log) {
+    const said = new Set();
+    const signaller = agentSignaller(state);
+    let running = 0;
+    let reaped = [];
+    const command = (argv, env) => {
+        const agentEnv = agentUserEnvironment(env, state.user);
+        // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
+        if (state.privilege === 'root')
+            return { argv: asAgent(state, argv), env: agentEnv, stdin: Buffer.alloc(0) };
+        // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
+        const entries = [];
+        for (const [key, value] of Object.entries(agentEnv)) {
+            if (value === undefined)
+                continue;
+            if (IDENTIFIER.test(key))
+                entries.push(`${key}=${value}\0`);
+            else if (!said.has(key)) {
+                said.add(key);
+                log?.(`The variable ${key} cannot be passed to the agent's user through sudo (not a shell name); it is left out.`);
+            }
+        }
+        return {
+            argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv]),
+            env: SYSTEM_ENV,
+            stdin: Buffer.from(`${entries.join('')}\0`)
+        };
+    };
+    const killAll = async () => {
+        const found = new Set();
+        for (let round = 0; round < KILL_ROUNDS; round++) {
+            const pids = processesOf(state.user.uid);
+            if (pids.length === 0)
+                return [...found];
+            for (const pid of pids) {
+                if (!found.has(pid))
+                    reaped.push(pid);
+                found.add(pid);
+            }
+            const [program, ...args] = asAgent(state, [...BASH, KILL_ALL]);
+            (0,external_node_child_process_namespaceObject.spawnSync)(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+            // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
+            if (round > 0)
+                await (0,external_node_timers_promises_namespaceObject.setTimeout)(20);
+        }
+        const left = processesOf(state.user.uid);
+        if (left.length > 0)
+            throw new IsolationError(`processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`);
+        return [...found];
+    };
+    const run = async (options) => {
+        const env = options.env ?? process.env;
+        // As run directly: a program that is not there is not started (the loop says which one is missing).
+        if (!which(options.argv[0] ?? '', { cwd: options.cwd, path: env.PATH }))
+            return notFound(options);
+        const agent = command(options.argv, env);
+        const input = agent.stdin.length === 0
+            ? options.input
+            : Buffer.concat([
+                agent.stdin,
+                options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input)
+            ]);
+        running++;
+        let exited = false;
+        let killing;
+        // Once the last program has exited, what it left (holding its output open, or not) is killed at once.
+        const ended = () => {
+            if (exited)
+                return;
+            exited = true;
+            if (--running === 0)
+                killing = killAll();
+        };
+        try {
+            return await runProcess({
+                ...options,
+                argv: agent.argv,
+                env: agent.env,
+                ...(input !== undefined ? { input } : {}),
+                signaller,
+                onExit: () => {
+                    ended();
+                    options.onExit?.();
+                }
+            });
+        }
+        finally {
+            ended();
+            // Nothing of the uid survives the program's end (a kill started at its exit is waited for).
+            if (killing)
+                await killing;
+            else if (running === 0)
+                await killAll();
+        }
+    };
+    const release = async () => {
+        const problems = [];
+        try {
+            await killAll();
+        }
+        catch (error) {
+            // The work tree is not handed back while a process of the agent's user could still race the chown.
+            return [error.message];
+        }
+        const { user, owner, top, workTree } = state;
+        try {
+            const lines = await privileged(state.privilege, [
+                'release',
+                String(user.uid),
+                user.home,
+                workTree,
+                String(owner.uid),
+                String(owner.gid),
+                String(top.gid),
+                top.mode,
+                ...state.opened.flatMap(o => [o.mode, o.path])
+            ]);
+            for (const line of lines)
+                if (line.startsWith('problem '))
+                    problems.push(line.slice('problem '.length));
+        }
+        catch (error) {
+            problems.push(error.message);
+        }
+        return problems;
+    };
+    return {
+        state,
+        user: state.user,
+        command,
+        signaller,
+        runProcess: run,
+        killAll,
+        leftovers: () => {
+            const pids = reaped;
+            reaped = [];
+            return pids;
+        },
+        release
+    };
+}
+/** The result of a program that could not be found: nothing started (as proc answers ENOENT). */
+function notFound(options) {
+    const program = options.argv[0] ?? '';
+    if (options.logFile) {
+        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(options.logFile), { recursive: true });
+        (0,external_node_fs_.appendFileSync)(options.logFile, '');
+    }
+    const none = { head: Buffer.alloc(0), tail: Buffer.alloc(0), totalBytes: 0, truncated: false };
+    const spawnError = Object.assign(new Error(`spawn ${program} ENOENT`), {
+        code: 'ENOENT',
+        errno: -2,
+        syscall: `spawn ${program}`,
+        path: program
+    });
+    return {
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        aborted: false,
+        spawnError,
+        stdout: none,
+        stderr: none,
+        durationMs: 0
+    };
+}
+/**
+ * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
+ * runner's HOME (XDG_*, a global git config) or at the runner's file commands.
+ */
+function agentUserEnvironment(env, user) {
+    const out = {};
+    for (const [key, value] of Object.entries(env)) {
+        if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
+            continue;
+        if (RUNNER_FILE_COMMANDS.includes(key))
+            continue;
+        // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
+        if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key))
+            continue;
+        out[key] = value;
+    }
+    return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
+}
+/** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
+function agentSignaller(state) {
+    return (pids, sig) => {
+        const denied = [];
+        for (const pid of pids) {
+            try {
+                process.kill(pid, sig);
+            }
+            catch (error) {
+                if (error.code === 'EPERM')
+                    denied.push(pid);
+            }
+        }
+        if (denied.length === 0)
+            return;
+        const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)]);
+        (0,external_node_child_process_namespaceObject.spawnSync)(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    };
+}
+/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
+const statusBuffer = Buffer.alloc(1024);
+/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
+function statusHead(pid) {
+    const fd = (0,external_node_fs_.openSync)(`/proc/${pid}/status`, 'r');
+    try {
+        return statusBuffer.toString('latin1', 0, (0,external_node_fs_.readSync)(fd, statusBuffer, 0, statusBuffer.length, null));
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/**
+ * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
+ * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
+ */
+function processesOf(uid) {
+    const pids = [];
+    let names;
+    try {
+        names = (0,external_node_fs_.readdirSync)('/proc');
+    }
+    catch {
+        return pids;
+    }
+    for (const name of names) {
+        if (!/^\d+$/.test(name))
+            continue;
+        let status;
+        try {
+            status = statusHead(name);
+        }
+        catch {
+            continue; // exited meanwhile
+        }
+        const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
+        if (!uids || /^State:\s+[ZX]/m.test(status))
+            continue;
+        if (uids.slice(1).some(u => Number(u) === uid))
+            pids.push(Number(name));
+    }
+    return pids;
+}
+
+;// CONCATENATED MODULE: ./src/security/runner-files.ts
+// The runner's file commands (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY):
+// whoever appends to them steers every later step, this action's post step included (an LD_PRELOAD in
+// GITHUB_ENV runs in a process that holds the tokens). Their variables never reach the loop's processes;
+// meanwhile the files are closed to other users (the agent's, with isolation), and what a process of our own
+// user wrote into them during the loop is cut back afterwards.
+
+
+/** Remembers the files named by the job's GITHUB_ENV & co.; with `close`, no other user may read them meanwhile. */
+function guardRunnerFiles(env, options) {
+    const saved = [];
+    for (const name of RUNNER_FILE_COMMANDS) {
+        const file = env[name];
+        if (!file)
+            continue;
+        try {
+            const mode = (0,external_node_fs_.statSync)(file).mode & 0o7777;
+            saved.push({ name, file, content: (0,external_node_fs_.readFileSync)(file), mode });
+            if (options.close)
+                (0,external_node_fs_.chmodSync)(file, mode & 0o700);
+        }
+        catch {
+            // Not there (a runner that does not set it, or a local run): nothing to guard.
+        }
+    }
+    return {
+        restore: () => {
+            const changed = [];
+            for (const { name, file, content, mode } of saved) {
+                let now;
+                try {
+                    now = (0,external_node_fs_.readFileSync)(file);
+                }
+                catch {
+                    now = undefined;
+                }
+                if (!now || !now.equals(content)) {
+                    (0,external_node_fs_.writeFileSync)(file, content);
+                    const added = now && now.subarray(0, content.length).equals(content) ? now.length - content.length : 0;
+                    changed.push(added > 0
+                        ? `${added} bytes appended to ${name} during the loop were cut back`
+                        : `${name} was changed during the loop and was put back as it was`);
+                }
+                try {
+                    (0,external_node_fs_.chmodSync)(file, mode);
+                }
+                catch {
+                    // Gone meanwhile: written again above.
+                }
+            }
+            return changed;
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/index.ts
+// One security policy: which variables are secret, the agent's environment, the hermetic git environment,
+// the agent's own user (its spawn, and killing everything it left), and the workflow commands it may not print.
+
+
+
+
+
 
 ;// CONCATENATED MODULE: ./src/loop/agent.ts
 // One agent run: the prompt on stdin, cwd = the work tree, the preset reading its output as it arrives
@@ -47183,6 +47853,13 @@ async function runIteration(env, iteration) {
     }
     if (config.commit)
         record.commit = await commitIteration(env, iteration, record.treeHash);
+    // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
+    if (record.commit?.error)
+        return finish({
+            crash: `the commit of iteration ${iteration} failed: ${record.commit.error}`,
+            interrupted: false,
+            success: false
+        }, 'crashed');
     // 5. The gates.
     const checks = await runGates(env, iteration, dir);
     record.checks = checks.runs;
@@ -48267,49 +48944,16 @@ function taskRalph(options) {
 // {exitCode, stdout, stderr}; `probe` calls allow any exit code, the rest throw GitError.
 
 
-// Whatever the agent left in .git/config or ~/.gitconfig must not run code while the action (and its tokens)
-// is alive: no hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
-const HARDENING = [
-    ['core.hooksPath', '/dev/null'],
-    ['core.fsmonitor', 'false']
-];
-/**
- * The runner's secrets, removed from the environment of every git process: git needs none of them, and a
- * hook or filter git might run must not find them. (Node drops variables whose value is undefined.)
- */
-function withoutSecrets(env = process.env) {
-    const cleared = {};
-    for (const name of Object.keys(env)) {
-        if (name.startsWith('INPUT_') ||
-            /^(GITHUB_TOKEN|GH_TOKEN|GH_ENTERPRISE_TOKEN|ACTIONS_RUNTIME_TOKEN|ACTIONS_ID_TOKEN_REQUEST_TOKEN)$/.test(name)) {
-            cleared[name] = undefined;
-        }
-    }
-    return cleared;
-}
-/** Environment variables that add `entries` as command-line-scope config, after any already set. */
-function configEnv(entries, base = process.env) {
-    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
-    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
-    entries.forEach(([key, value], i) => {
-        env[`GIT_CONFIG_KEY_${start + i}`] = key;
-        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
-    });
-    return env;
-}
+
+
 class repo_GitRepo {
     dir;
     constructor(dir) {
         this.dir = dir;
     }
+    /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
     async exec(args, options = {}) {
-        const env = {
-            ...withoutSecrets(),
-            // Network commands must fail rather than wait for a password nobody will type.
-            GIT_TERMINAL_PROMPT: '0',
-            ...options.env,
-            ...configEnv([...HARDENING, ...(options.config ?? [])])
-        };
+        const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
         const result = await runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes });
         if (!options.probe && result.exitCode !== 0)
             throw new GitError(args, result);
@@ -48919,11 +49563,111 @@ async function writeAtomically(file, content, mode) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/git/snapshot.ts
+// What of .git can make the action's own git (or a later step's) run code or go elsewhere: the config files
+// (core.fsmonitor, core.hooksPath, filter.*.smudge, url.*.insteadOf, remote.origin.url, http.proxy), info/
+// (attributes that wire a filter, excludes, grafts) and hooks/. Snapshotted before the loop and put back,
+// byte for byte and mode for mode, after it: whatever the agent (or a check) wrote there does not outlive
+// the loop. Kept in a file too, so the post step can put it back when main was killed.
+
+
+
+
+async function kind(file) {
+    try {
+        const s = await (0,promises_.lstat)(file);
+        return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
+    }
+    catch {
+        return undefined;
+    }
+}
+async function walk(dir, found) {
+    for (const entry of await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => [])) {
+        const full = external_node_path_default().join(dir, entry.name);
+        if (entry.isDirectory())
+            await walk(full, found);
+        else
+            found.push(full);
+    }
+}
+async function save(file) {
+    const s = await (0,promises_.lstat)(file).catch(() => undefined);
+    if (!s?.isFile())
+        return undefined;
+    return { path: file, mode: s.mode & 0o7777, content: (await (0,promises_.readFile)(file)).toString('base64') };
+}
+/** The config files, info/ and hooks/ of the work tree's repository, as they are now. */
+async function snapshotGitDir(workTree) {
+    const git = new repo_GitRepo(workTree);
+    const common = await git.commonDir();
+    const folders = [external_node_path_default().join(common, 'info'), external_node_path_default().join(common, 'hooks')];
+    const configs = [...new Set([...(await configFiles(git)), await git.gitPath('config.worktree')])];
+    const snapshot = { folders, files: [], absent: [] };
+    for (const file of configs) {
+        const saved = await save(file);
+        if (saved)
+            snapshot.files.push(saved);
+        else
+            snapshot.absent.push(file);
+    }
+    for (const folder of folders) {
+        const found = [];
+        await walk(folder, found);
+        for (const file of found) {
+            const saved = await save(file);
+            if (saved)
+                snapshot.files.push(saved);
+        }
+    }
+    return snapshot;
+}
+/**
+ * Puts back everything the snapshot holds, removing what was added since (never following a symlink).
+ * Answers the paths that had changed; throws only when one cannot be put back.
+ */
+async function restoreGitDir(snapshot) {
+    const changed = new Set();
+    const wanted = new Map(snapshot.files.map(f => [f.path, f]));
+    for (const folder of snapshot.folders) {
+        if ((await kind(folder)) === 'other') {
+            await (0,promises_.rm)(folder, { force: true });
+            changed.add(folder);
+        }
+        const now = [];
+        await walk(folder, now);
+        for (const file of now)
+            if (!wanted.has(file)) {
+                await (0,promises_.rm)(file, { recursive: true, force: true });
+                changed.add(file);
+            }
+    }
+    for (const file of snapshot.absent)
+        if ((await kind(file)) !== undefined) {
+            await (0,promises_.rm)(file, { recursive: true, force: true });
+            changed.add(file);
+        }
+    for (const saved of snapshot.files) {
+        const content = Buffer.from(saved.content, 'base64');
+        const now = await (0,promises_.lstat)(saved.path).catch(() => undefined);
+        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await (0,promises_.readFile)(saved.path)).equals(content))
+            continue;
+        if (now)
+            await (0,promises_.rm)(saved.path, { recursive: true, force: true });
+        await (0,promises_.mkdir)(external_node_path_default().dirname(saved.path), { recursive: true });
+        await (0,promises_.writeFile)(saved.path, content, { mode: saved.mode });
+        await (0,promises_.chmod)(saved.path, saved.mode);
+        changed.add(saved.path);
+    }
+    return [...changed];
+}
+
 ;// CONCATENATED MODULE: ./src/git/push.ts
 // Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
 // the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
 // hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
 // only to the GitHub server, for this one command.
+
 
 
 
@@ -48981,23 +49725,17 @@ async function pushBranch(workTree, options) {
         const auth = { token: options.token, serverUrl: options.serverUrl };
         const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
             cwd: scratch.gitDir,
-            env: {
-                ...withoutSecrets(),
-                GIT_TERMINAL_PROMPT: '0',
-                GIT_ASKPASS: '',
-                SSH_ASKPASS: '',
-                ...configEnv([
-                    ['core.hooksPath', scratch.hooks],
-                    ['core.fsmonitor', 'false'],
-                    // A URL rewrite in the global config must not send the push (and its header) elsewhere:
-                    // the longest matching insteadOf wins, and none is longer than the whole URL.
-                    [`url.${url}.insteadOf`, url],
-                    [`url.${url}.pushInsteadOf`, url],
-                    ['http.lowSpeedLimit', '1'],
-                    ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
-                    ...authConfig(auth)
-                ])
-            }
+            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
+            env: hermeticGitEnvironment([
+                ['core.hooksPath', scratch.hooks],
+                // Belt and braces: no rewrite of our URL, wherever one might come from.
+                [`url.${url}.insteadOf`, url],
+                [`url.${url}.pushInsteadOf`, url],
+                // A stalled transport is cut off, so the push can be tried again (push-retry.ts).
+                ['http.lowSpeedLimit', '1'],
+                ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
+                ...authConfig(auth)
+            ])
         });
         const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
         const status = porcelainStatus(result.stdout, target);
@@ -49171,6 +49909,7 @@ async function pushWithRetry(workTree, options, retry) {
 }
 
 ;// CONCATENATED MODULE: ./src/git/index.ts
+
 
 
 
@@ -49612,6 +50351,56 @@ const LEGACY_COMMAND = /##\[/g;
  */
 function neutralizeWorkflowCommands(text) {
     return text.replace(COMMAND_AT_LINE_START, `$1$2:${ZWSP}`).replace(LEGACY_COMMAND, `##${ZWSP}[`);
+}
+/** Characters of one line held back at most before they are let out (a line may never end). */
+const MAX_HELD = 64 * 1024;
+/**
+ * neutralizeWorkflowCommands for a stream of chunks: a command split across chunks is caught too. Complete
+ * lines go out at once; the start of a line waits for its end (or for `flush()`, or MAX_HELD characters).
+ */
+class WorkflowCommandFilter {
+    held = '';
+    /** Whether what was let out of the current line so far is white space only (a `::` there would count). */
+    lineBlank = true;
+    /** The text of `chunk` that can go out now, neutralized. */
+    push(chunk) {
+        this.held += chunk;
+        const end = Math.max(this.held.lastIndexOf('\n'), this.held.lastIndexOf('\r'));
+        if (end >= 0) {
+            const out = this.release(this.held.slice(0, end + 1));
+            this.held = this.held.slice(end + 1);
+            this.lineBlank = true;
+            return out;
+        }
+        // A line that does not end: let out all but its last two characters (they may start `##[` or `::`).
+        if (this.held.length <= MAX_HELD)
+            return '';
+        const out = this.release(this.held.slice(0, -2));
+        this.held = this.held.slice(-2);
+        return out;
+    }
+    /**
+     * Everything held back, neutralized: call before writing anything else to the log, and at the end. The
+     * caller ends the line if it was not ended: what is pushed next starts a new one.
+     */
+    flush() {
+        const out = this.release(this.held);
+        this.held = '';
+        this.lineBlank = true;
+        return out;
+    }
+    release(text) {
+        if (text === '')
+            return '';
+        // The middle of a line that already has text: a `::` in it is not at the line's start.
+        const out = this.lineBlank
+            ? neutralizeWorkflowCommands(text)
+            : neutralizeWorkflowCommands(`x${text}`).slice(1);
+        const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+        const tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : text;
+        this.lineBlank = (lastBreak >= 0 || this.lineBlank) && /^[\s\u0085]*$/.test(tail);
+        return out;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/github/run-report.ts
@@ -51549,6 +52338,7 @@ async function listCommand(args, io) {
 // filled in). Every problem is an InputError whose one-line message names the input and the fix.
 
 
+
 /** Bad input: the message is one line, for `core.setFailed`. */
 class InputError extends Error {
     constructor(message) {
@@ -51719,6 +52509,12 @@ function readInputs(env = process.env) {
     const artifactName = read.text('artifact-name');
     if (artifactName !== undefined && ARTIFACT_NAME_FORBIDDEN.test(artifactName))
         throw new InputError(`Input 'artifact-name' may not hold any of " : < > | * ? \\ / or a newline, got ${quote(artifactName)}.`);
+    const isolation = read.text('isolation') ?? 'auto';
+    if (isolation !== 'auto' && isolation !== 'user' && isolation !== 'none')
+        throw new InputError(`Input 'isolation' must be auto, user or none, got ${quote(isolation)}.`);
+    const agentUser = read.text('agent-user') ?? DEFAULT_AGENT_USER;
+    if (!AGENT_USER_NAME.test(agentUser))
+        throw new InputError(`Input 'agent-user' must be a user name (lower-case letters, digits, - and _, starting with a letter), got ${quote(agentUser)}.`);
     const retentionDays = read.positiveInteger('retention-days');
     if (retentionDays !== undefined && retentionDays > 90)
         throw new InputError(`Input 'retention-days' must be between 1 and 90, got ${retentionDays}.`);
@@ -51747,7 +52543,9 @@ function readInputs(env = process.env) {
         reportIssue: read.boolean('report-issue', false),
         triggerLabel,
         presets: read.boolean('presets', true),
-        allowEnv: read.list('allow-env')
+        allowEnv: read.list('allow-env'),
+        isolation,
+        agentUser
     };
     const optional = {
         ralph,
@@ -51795,7 +52593,9 @@ function listInputs(read) {
         reportIssue: false,
         triggerLabel: 'ralph',
         presets: true,
-        allowEnv: []
+        allowEnv: [],
+        isolation: 'none',
+        agentUser: DEFAULT_AGENT_USER
     };
 }
 
@@ -51988,7 +52788,6 @@ async function installAgent(install, env = process.env) {
 
 
 
-
 /** A problem with the ralph, with where it is: `file:line:col: message` and an annotation's position. */
 class PlanError extends Error {
     where;
@@ -51996,28 +52795,6 @@ class PlanError extends Error {
         super(message);
         this.where = where;
         this.name = 'PlanError';
-    }
-}
-// The agent's environment is the engine's (src/agents/env.ts): one deny-list for the CLI and the action.
-
-const isSecretVariable = isCredentialVariable;
-/**
- * Runs `fn` with the secret variables taken out of this process's environment, so that nothing started
- * meanwhile inherits them: not the agent, and not a git hook the agent planted that the loop's own git
- * commands would run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
- */
-async function withoutSecretVariables(fn) {
-    const saved = {};
-    for (const key of Object.keys(process.env))
-        if (isSecretVariable(key)) {
-            saved[key] = process.env[key];
-            delete process.env[key];
-        }
-    try {
-        return await fn();
-    }
-    finally {
-        Object.assign(process.env, saved);
     }
 }
 const slug = (text) => text
@@ -53028,10 +53805,208 @@ async function deliver(options) {
     return delivery;
 }
 
+;// CONCATENATED MODULE: ./src/action/state.ts
+// What main tells post (core.saveState → GITHUB_STATE → STATE_* in post). Written as main goes, so a main
+// step that is killed still leaves post enough to finish the record, upload it and write the summary.
+
+function readState() {
+    const text = (name) => core/* getState */.Gu(name) || undefined;
+    return {
+        isPost: core/* getState */.Gu('isPost') === 'true',
+        recordDir: text('recordDir'),
+        artifactName: text('artifactName'),
+        ralphName: text('ralphName'),
+        branch: text('branch'),
+        uploaded: core/* getState */.Gu('uploaded') === 'true',
+        summaryWritten: core/* getState */.Gu('summaryWritten') === 'true',
+        finished: core/* getState */.Gu('finished') === 'true',
+        tracking: text('tracking'),
+        runMark: text('runMark'),
+        isolation: text('isolation'),
+        gitSnapshot: text('gitSnapshot')
+    };
+}
+function saveState(key, value) {
+    core/* saveState */.LZ(key, String(value));
+}
+
+;// CONCATENATED MODULE: ./src/action/contain.ts
+// The loop, contained. Its processes (the agent, the ralph's commands, the checks) run as the agent's own user
+// wherever the runner allows it, with the job's environment minus secrets and the runner's file commands; what
+// they could change that outlives them is put back when the loop ends. In this order, because nothing may be
+// given back while one of them still runs:
+//   1. the agent's user: created on first use, given a fresh HOME and the work tree (isolation);
+//   2. the checkout's credential removed; .git's config, info/ and hooks/ snapshotted; the runner's file
+//      commands remembered (and closed to other users);
+//   3. the loop;
+//   4. every process of the loop killed: those carrying the run's mark, and every process of the agent's uid;
+//   5. the work tree given back, .git put back, the runner's files cut back, and the credential returned.
+
+
+
+
+
+
+
+
+
+
+/** The variable that marks the loop's processes (its value is random per run). */
+const RUN_MARK = 'RALPH_ACTION_RUN';
+/** SIGTERM to SIGKILL for what the loop left running. */
+const STRAY_GRACE_MS = 1000;
+/** What the fallback to the job's own user leaves open, said wherever it happens. */
+const NONE_RISK = "so the agent can read this step's tokens (from the action's memory or /proc), write ~/.gitconfig, .git and the runner's GITHUB_ENV, and leave processes running after it";
+/**
+ * Kills the processes still carrying this run's mark (the loop's leftovers, including those re-parented out
+ * of the agent's tree). Best effort, not a boundary: a process that drops the variable is not found.
+ */
+async function killStrays(mark) {
+    delete process.env[RUN_MARK];
+    return killMarked(RUN_MARK, mark, STRAY_GRACE_MS);
+}
+/**
+ * Sets up the agent's own user as `isolation` says: `none` runs the loop as the job's user; `auto` falls back
+ * to it with a warning where isolation is impossible; `user` throws IsolationError there (one line).
+ */
+async function isolateLoop(plan, workTree) {
+    const setting = plan.inputs.isolation;
+    if (setting === 'none') {
+        core/* info */.pq(`isolation: none — the agent, the ralph's commands and the checks run as the job's user, ${NONE_RISK}.`);
+        return undefined;
+    }
+    const fallBack = (why) => {
+        if (setting === 'user')
+            throw new IsolationError(`isolation: user is not possible here: ${why}.`);
+        core/* warning */.$e(`The agent runs as the job's own user: ${why}. That is isolation: none, ${NONE_RISK}. Run on a runner where the action is root or has passwordless sudo (GitHub-hosted Linux runners are), or set isolation: none to say you accept it.`);
+        return undefined;
+    };
+    const privilege = isolationPrivilege();
+    if ('why' in privilege)
+        return fallBack(privilege.why);
+    const taskFile = plan.config.userArgs.task_file;
+    const program = which(plan.ralph.agentArgv[0] ?? '', { cwd: plan.projectRoot, path: process.env.PATH });
+    try {
+        const isolated = await isolateAgent({
+            user: plan.inputs.agentUser,
+            privilege: privilege.privilege,
+            workTree,
+            reach: taskFile ? [external_node_path_default().dirname(taskFile)] : [],
+            ...(program ? { program: external_node_path_default().resolve(plan.projectRoot, program) } : {}),
+            outside: [process.env.RUNNER_TEMP ?? '', plan.config.recordDir, (0,external_node_os_.homedir)()],
+            log: message => core/* info */.pq(message)
+        });
+        saveState('isolation', JSON.stringify(isolated.state));
+        const { name, uid } = isolated.user;
+        core/* info */.pq(`The agent, the ralph's commands and the checks run as ${name} (uid ${uid}, started with ${privilege.privilege === 'root' ? 'setpriv' : 'sudo'}): the work tree is theirs, .git is read-only to them, and everything of ${name} is killed whenever none of them runs.`);
+        for (const opened of isolated.state.opened)
+            core/* info */.pq(`${name} may pass through ${opened.path} (o+x, put back after the loop).`);
+        return isolated;
+    }
+    catch (error) {
+        if (!(error instanceof IsolationError))
+            throw error;
+        return fallBack(error.message);
+    }
+}
+/** The snapshot in a file of the action's own, for post when main is killed mid-loop. */
+function keepSnapshot(snapshot) {
+    const dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-snapshot-'));
+    const file = external_node_path_default().join(dir, 'snapshot.json');
+    (0,external_node_fs_.writeFileSync)(file, JSON.stringify(snapshot), { mode: 0o600 });
+    saveState('gitSnapshot', file);
+}
+/**
+ * Runs the loop contained (see the top of this file). `isolated` is isolateLoop's answer. The ports are the
+ * caller's signal and listener; runProcess and the workspace are the containment's.
+ */
+async function runLoopContained(plan, workTree, isolated, ports) {
+    // Every process of the loop carries a mark, so what it leaves running can be found afterwards (with
+    // isolation none; the agent's uid is the boundary otherwise). Every environment built from ours has it.
+    const mark = (0,external_node_crypto_.randomBytes)(12).toString('hex');
+    saveState('runMark', mark);
+    process.env[RUN_MARK] = mark;
+    const allow = plan.inputs.allowEnv;
+    const env = agentEnvironment(process.env, { allow });
+    const spawn = isolated?.runProcess ?? runProcess;
+    const warnings = [];
+    const result = await withoutPersistedCredentials(workTree, async () => {
+        const snapshot = await snapshotGitDir(workTree);
+        keepSnapshot(snapshot);
+        // Remembered last, after our own state lines: anything added to them from here on is the loop's.
+        const files = guardRunnerFiles(process.env, { close: isolated !== undefined });
+        try {
+            const workspace = await GitWorkspace.open(plan.projectRoot, { env: hermeticGitEnvironment() });
+            return await withoutSecretVariables(() => runLoop(plan.config, {
+                ...ports,
+                workspace,
+                runProcess: options => spawn({ ...options, env: options.env ?? env })
+            }), allow);
+        }
+        finally {
+            // Before the credential is back, before the push, before later steps.
+            warnings.push(...(await endLoop(mark, isolated, snapshot)));
+            warnings.push(...files
+                .restore()
+                .map(line => `${line}: a process of the loop wrote to the runner's files (it ran as the job's user: isolation none).`));
+            saveState('isolation', '');
+            saveState('gitSnapshot', '');
+        }
+    }, { log: message => core/* info */.pq(message) });
+    return { result, warnings };
+}
+/** Kills what the loop left, gives the work tree back and puts .git back; answers what it found. */
+async function endLoop(mark, isolated, snapshot, killed = pids => `Killed ${pids.length} process${pids.length === 1 ? '' : 'es'} the loop left running (pid ${pids.join(', ')}) before delivering.`) {
+    const warnings = [];
+    const strays = [...(mark ? await killStrays(mark) : []), ...(isolated?.leftovers() ?? [])];
+    if (strays.length > 0)
+        warnings.push(killed(strays));
+    if (isolated) {
+        const problems = await isolated.release();
+        if (problems.length > 0)
+            warnings.push(`The agent's user could not be fully undone: ${problems.join('; ')}.`);
+    }
+    if (snapshot) {
+        try {
+            const changed = await restoreGitDir(snapshot);
+            if (changed.length > 0)
+                warnings.push(`The loop changed ${changed.join(', ')}: put back as before the loop (nothing a loop writes into .git outlives it).`);
+        }
+        catch (error) {
+            warnings.push(`.git could not be put back as before the loop: ${error.message}`);
+        }
+    }
+    return warnings;
+}
+/** Post, when main did not finish: kill what the loop left, give the work tree back, put .git back. */
+async function endAfterKilledMain(state) {
+    let isolated;
+    if (state.isolation) {
+        try {
+            isolated = isolation(JSON.parse(state.isolation));
+        }
+        catch {
+            isolated = undefined;
+        }
+    }
+    let snapshot;
+    if (state.gitSnapshot) {
+        try {
+            snapshot = JSON.parse((0,external_node_fs_.readFileSync)(state.gitSnapshot, 'utf8'));
+        }
+        catch {
+            snapshot = undefined;
+        }
+    }
+    return endLoop(state.runMark ?? '', isolated, snapshot, pids => `Killed what the loop left running: pid ${pids.join(', ')}.`);
+}
+
 ;// CONCATENATED MODULE: ./src/action/log.ts
 // The loop in the Actions log: one collapsible group per iteration holding the agent's readable transcript,
-// each gate's result and the verdict. What the agent (or a gate it may have edited) prints is untrusted: it
-// is echoed between ::stop-commands:: markers so it cannot issue workflow commands (masks, outputs, paths).
+// each gate's result and the verdict. What the agent (or a gate it may have edited) prints is untrusted: every
+// workflow command in it is defused, line by line across chunks (a stolen ::stop-commands:: token is no key),
+// and it is echoed between ::stop-commands:: markers as well.
+
 
 
 
@@ -53059,9 +54034,16 @@ function verdictLine(record) {
 function actionLogger(config, out = stdoutWriter) {
     const transcriptOnly = presetFor(config.ralph.agentArgv, { presets: config.presets }).jsonStream;
     const token = (0,external_node_crypto_.randomUUID)().replace(/-/g, '');
+    const filter = new WorkflowCommandFilter();
     let paused = false;
     let atLineStart = true;
     let inGroup = false;
+    const write = (text) => {
+        if (text === '')
+            return;
+        out.write(text);
+        atLineStart = /[\n\r]$/.test(text);
+    };
     const raw = (text) => {
         if (text === '')
             return;
@@ -53069,21 +54051,22 @@ function actionLogger(config, out = stdoutWriter) {
             out.write(`::stop-commands::${token}\n`);
             paused = true;
         }
-        out.write(text);
-        atLineStart = text.endsWith('\n');
+        write(filter.push(text));
     };
     const resume = () => {
         if (!paused)
             return;
+        write(filter.flush());
         if (!atLineStart)
             out.write('\n');
         out.write(`::${token}::\n`);
         paused = false;
         atLineStart = true;
     };
+    // Our own lines carry the agent's words too (its notes, a crash's reason): defused as well.
     const info = (line) => {
         resume();
-        core/* info */.pq(line);
+        core/* info */.pq(neutralizeWorkflowCommands(line));
     };
     const endGroup = () => {
         resume();
@@ -53166,7 +54149,7 @@ function actionLogger(config, out = stdoutWriter) {
                 break;
             case 'warning':
                 resume();
-                core/* warning */.$e(event.message);
+                core/* warning */.$e(neutralizeWorkflowCommands(event.message));
                 break;
             case 'cost_update':
                 break;
@@ -53177,29 +54160,6 @@ function actionLogger(config, out = stdoutWriter) {
         }
     };
     return { emit, close: endGroup };
-}
-
-;// CONCATENATED MODULE: ./src/action/state.ts
-// What main tells post (core.saveState → GITHUB_STATE → STATE_* in post). Written as main goes, so a main
-// step that is killed still leaves post enough to finish the record, upload it and write the summary.
-
-function readState() {
-    const text = (name) => core/* getState */.Gu(name) || undefined;
-    return {
-        isPost: core/* getState */.Gu('isPost') === 'true',
-        recordDir: text('recordDir'),
-        artifactName: text('artifactName'),
-        ralphName: text('ralphName'),
-        branch: text('branch'),
-        uploaded: core/* getState */.Gu('uploaded') === 'true',
-        summaryWritten: core/* getState */.Gu('summaryWritten') === 'true',
-        finished: core/* getState */.Gu('finished') === 'true',
-        tracking: text('tracking'),
-        runMark: text('runMark')
-    };
-}
-function saveState(key, value) {
-    core/* saveState */.LZ(key, String(value));
 }
 
 ;// CONCATENATED MODULE: ./src/action/run-action.ts
@@ -53226,11 +54186,6 @@ function saveState(key, value) {
 
 
 
-
-/** The variable that marks the loop's processes (its value is random per run). */
-const RUN_MARK = 'RALPH_ACTION_RUN';
-/** SIGTERM to SIGKILL for what the loop left running. */
-const STRAY_GRACE_MS = 1000;
 /** Bytes of a failing gate's log read for annotations (its end, where the failures are summed up). */
 const ANNOTATION_LOG_BYTES = 2 * 1024 * 1024;
 function readTail(file, bytes) {
@@ -53403,12 +54358,19 @@ async function replyCannotStart(trigger, context, octokit, problem) {
     await postRefusal(await octokit(), { ...context.repo, issueNumber: trigger.issueNumber }, startFailureReply(trigger.actor?.login, relative, context.runUrl), m => core/* warning */.$e(m));
 }
 /**
- * Kills the processes still carrying this run's mark (the loop's leftovers, including those re-parented out
- * of the agent's tree). Best effort, not a boundary: a process that drops the variable is not found.
+ * The branch must hold what the loop verified: the tree its last iteration left (a process of the loop that
+ * moved the branch, possible only as the job's own user, delivers nothing). Answers the problem, if any.
  */
-async function killStrays(mark) {
-    delete process.env[RUN_MARK];
-    return killMarked(RUN_MARK, mark, STRAY_GRACE_MS);
+async function branchMovedDuringLoop(workTree, branch, result) {
+    const verified = [...result.iterations].reverse().find(it => it.treeHash)?.treeHash ?? result.start.tree;
+    if (!verified)
+        return undefined;
+    const tree = await new repo_GitRepo(workTree).exec(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{tree}`], {
+        probe: true
+    });
+    if (tree.stdout.trim() === verified)
+        return undefined;
+    return `'${branch}' no longer holds the tree the loop verified (${verified.slice(0, 12)}): something moved it during the loop, so nothing was pushed`;
 }
 async function runAction(plan, signal, options = {}) {
     const { inputs, context } = plan;
@@ -53436,17 +54398,26 @@ async function runAction(plan, signal, options = {}) {
         return;
     }
     core/* endGroup */.N4();
-    // The loop: every process it starts (commands, agent, gates, git and its hooks) gets the job's environment
-    // without tokens, and the checkout's persisted credential is out of .git/config while it runs.
+    // Who the loop's processes run as: the agent's own user wherever the runner allows it.
+    let isolated;
+    try {
+        isolated = await isolateLoop(plan, workTree);
+    }
+    catch (error) {
+        if (!(error instanceof IsolationError))
+            throw error;
+        await identity.restore().catch(() => undefined);
+        await restoreCheckout(workTree, prepared);
+        if (plan.trigger && options.octokit)
+            await replyCannotStart(plan.trigger, context, options.octokit, error.message);
+        core/* setFailed */.C1(error.message);
+        saveState('finished', true);
+        return;
+    }
+    // The loop, contained (contain.ts): the job's environment without tokens, the checkout's credential out
+    // of .git/config, and everything it leaves killed and undone before anything is delivered.
     const tracking = await startTracking(plan, prepared.branch, options);
     const follow = tracking?.follow();
-    // Every process of the loop carries a mark, so what the agent leaves running can be found afterwards.
-    // (Set here, every environment built from this one has it: the agent's, the commands', the gates'.)
-    const mark = (0,external_node_crypto_.randomBytes)(12).toString('hex');
-    saveState('runMark', mark);
-    process.env[RUN_MARK] = mark;
-    const env = agentEnvironment(process.env);
-    let strays = [];
     const logger = actionLogger(plan.config);
     const emit = event => {
         follow?.emit(event);
@@ -53459,22 +54430,9 @@ async function runAction(plan, signal, options = {}) {
         const kept = deliveryMarginSeconds(inputs.maxTimeSeconds) * 1000;
         core/* info */.pq(`max-time is ${overview_formatDuration(inputs.maxTimeSeconds * 1000)}: the loop stops ${overview_formatDuration(kept)} before it, to deliver in time (push, pull request, record, with their retries).`);
     }
-    const result = await withoutPersistedCredentials(workTree, () => withoutSecretVariables(async () => {
-        try {
-            return await runLoop(plan.config, {
-                signal,
-                emit,
-                runProcess: (options) => runProcess({ ...options, env: options.env ?? env })
-            });
-        }
-        finally {
-            // What the loop left running is killed while the credential is still out of .git/config: before
-            // it is put back, before the push, before later steps. (Best effort: see killStrays.)
-            strays = await killStrays(mark);
-        }
-    }), { log: message => core/* info */.pq(message) }).finally(logger.close);
-    if (strays.length > 0)
-        core/* warning */.$e(`Killed ${strays.length} process${strays.length === 1 ? '' : 'es'} the loop left running (pid ${strays.join(', ')}) before delivering.`);
+    const { result, warnings } = await runLoopContained(plan, workTree, isolated, { signal, emit }).finally(logger.close);
+    for (const warning of warnings)
+        core/* warning */.$e(warning);
     if (!result.success && result.stopReason !== 'cancelled')
         annotateFailures(result, plan);
     const links = { run: context.runUrl, artifactName: plan.artifactName };
@@ -53485,7 +54443,10 @@ async function runAction(plan, signal, options = {}) {
         delivery.skipped = 'the run was cancelled, so nothing was pushed';
     }
     else {
+        const moved = await branchMovedDuringLoop(workTree, prepared.branch, result);
         try {
+            if (moved)
+                throw new Error(moved);
             delivery = await deliver({
                 plan,
                 workTree,
@@ -53568,6 +54529,7 @@ async function runAction(plan, signal, options = {}) {
 ;// CONCATENATED MODULE: ./src/action/main.ts
 // The main step: inputs → plan → loop → deliver → report. Bad input fails the step with one line (with the
 // file and line of a ralph problem) before any agent runs.
+
 
 
 
@@ -53871,6 +54833,7 @@ async function run() {
 
 
 
+
 /** The issue's tracking comment, finalised as cancelled unless main finalised it: never left "working…". */
 async function finaliseTracking(state, status) {
     if (!state.tracking)
@@ -53942,11 +54905,9 @@ async function post() {
         return;
     }
     core/* info */.pq('The main step did not finish (cancelled, killed or timed out): saving its record.');
-    if (state.runMark) {
-        const strays = await killStrays(state.runMark);
-        if (strays.length > 0)
-            core/* info */.pq(`Killed what the loop left running: pid ${strays.join(', ')}.`);
-    }
+    // Before anything else: nothing the loop started may outlive main, and nothing it changed stays changed.
+    for (const warning of await endAfterKilledMain(state))
+        core/* warning */.$e(warning);
     let status;
     try {
         status = finishKilledRecord(state.recordDir);

@@ -18,6 +18,8 @@ export interface GitServer {
   requests: { method: string; path: string; token?: string; status: number; fault?: string }[]
   /** Faults by route: `receive-pack-refs`, `receive-pack`, `upload-pack-refs`, `upload-pack`. */
   faults: FaultSchedule
+  /** Called, synchronously, when a push arrives (its first request), before it is answered. */
+  onPush?: () => void
   close(): Promise<void>
 }
 
@@ -33,6 +35,18 @@ export async function startGitServer(): Promise<GitServer> {
   const pushTokens = new Set<string>()
   const requests: GitServer['requests'] = []
   const faults = new FaultSchedule()
+  const gitServer: GitServer = {
+    url: '',
+    repos,
+    pushTokens,
+    requests,
+    faults,
+    close: () =>
+      new Promise<void>(resolve => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+  }
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://github.localhost')
     const m = /^\/([^/]+)\/([^/]+?)(?:\.git)?(\/.*)$/.exec(url.pathname)
@@ -51,6 +65,7 @@ export async function startGitServer(): Promise<GitServer> {
     const dir = m ? repos.get(`${m[1]}/${m[2]}`) : undefined
     if (!m || !dir) return answer(404, 'Repository not found.\n')
     const isPush = url.searchParams.get('service') === 'git-receive-pack' || m[3] === '/git-receive-pack'
+    if (isPush && url.searchParams.get('service') === 'git-receive-pack') gitServer.onPush?.()
     if (isPush && (!token || !pushTokens.has(token))) {
       // GitHub asks for credentials (401) when none are sent, and refuses (403) a token that may not write.
       return token
@@ -84,16 +99,6 @@ export async function startGitServer(): Promise<GitServer> {
   })
   await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
   const port = (server.address() as AddressInfo).port
-  return {
-    url: `http://github.localhost:${port}`,
-    repos,
-    pushTokens,
-    requests,
-    faults,
-    close: () =>
-      new Promise<void>(resolve => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
-  }
+  gitServer.url = `http://github.localhost:${port}`
+  return gitServer
 }

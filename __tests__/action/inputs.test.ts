@@ -3,7 +3,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { InputError, branchNameProblem, readInputs } from '../../src/action/inputs.js'
 import { parseDuration } from '../../src/ralph/index.js'
-import { agentEnvironment } from '../../src/action/plan.js'
+import { agentEnvironment } from '../../src/security/index.js'
 import { actionYaml, inputEnv } from './harness.js'
 
 const read = (given: Record<string, string>) => readInputs(inputEnv(given))
@@ -41,8 +41,23 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
     reportIssue: false,
     triggerLabel: 'ralph',
     presets: true,
-    allowEnv: []
+    allowEnv: [],
+    // The agent runs as its own user wherever the runner allows it.
+    isolation: 'auto',
+    agentUser: 'ralph-agent'
   })
+})
+
+test('isolation is auto, user or none, and the agent user a plain user name', () => {
+  expect(read({ ralph: 'r', isolation: 'user', 'agent-user': 'agent-2' })).toMatchObject({
+    isolation: 'user',
+    agentUser: 'agent-2'
+  })
+  expect(read({ ralph: 'r', isolation: 'none' }).isolation).toBe('none')
+  expect(problem({ ralph: 'r', isolation: 'sandbox' })).toBe(
+    `Input 'isolation' must be auto, user or none, got "sandbox".`
+  )
+  expect(problem({ ralph: 'r', 'agent-user': '../root' })).toMatch(/^Input 'agent-user' must be a user name/)
 })
 
 test('every input action.yml declares is read (none is ignored)', () => {

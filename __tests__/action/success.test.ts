@@ -125,7 +125,9 @@ test('gates pass in iteration 2: branch pushed, pull request created, outputs, s
   // The log: a group per iteration, and the agent's workflow commands left as text.
   const groups = run.main.commands.filter(c => c.command === 'group').map(c => c.message)
   expect(groups).toEqual(expect.arrayContaining(['Iteration 1 of 10', 'Iteration 2 of 10']))
-  expect(run.main.stdout).toContain('::error file=calc.js,line=1::injected by the agent')
+  // Defused (a zero-width space after the first colon): the text is there, the command is not.
+  expect(run.main.stdout).toContain(':\u200b:error file=calc.js,line=1::injected by the agent')
+  expect(run.main.stdout).not.toMatch(/^\s*::error file=calc\.js/m)
   expect(run.main.commands.filter(c => c.message.includes('injected'))).toEqual([])
   expect(run.main.commands.filter(c => c.command === 'add-mask' && c.message === 'calc')).toEqual([])
 

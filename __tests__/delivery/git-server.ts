@@ -212,11 +212,11 @@ function handle(server: GitServer, root: string, req: IncomingMessage, res: Serv
   })
 }
 
-/** The test process's environment without anything that would change how git behaves. */
+/** The test process's environment without anything that would change how git behaves (the server is not the job). */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value
-  return env
+  return { ...env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' }
 }
 
 // proc-receive speaks pkt-lines with receive-pack: version, then the commands, then one ok/ng per ref.

@@ -2,6 +2,7 @@
 // filled in). Every problem is an InputError whose one-line message names the input and the fix.
 import { AGENT_CLIS, agentCli, type AgentCliName } from '../agents/clis.js'
 import { NAME_RE, parseDuration } from '../ralph/index.js'
+import { AGENT_USER_NAME, DEFAULT_AGENT_USER, type IsolationSetting } from '../security/index.js'
 
 export type OnFailure = 'none' | 'push' | 'draft-pr'
 
@@ -61,6 +62,10 @@ export interface ActionInputs {
   allowEnv: string[]
   /** Claude Code's --max-turns per agent run. */
   maxTurns?: number
+  /** `user`: the agent runs as its own user (or the step fails); `auto`: where possible; `none`: as the job's user. */
+  isolation: IsolationSetting
+  /** The agent's user with isolation (created on first use). */
+  agentUser: string
   /**
    * Install the agent CLI before the loop: `{}` for the agent command's own CLI at the tested version, or a
    * named CLI, at a version of the user's choosing.
@@ -269,6 +274,14 @@ export function readInputs(env: Env = process.env): ActionInputs {
     throw new InputError(
       `Input 'artifact-name' may not hold any of " : < > | * ? \\ / or a newline, got ${quote(artifactName)}.`
     )
+  const isolation = read.text('isolation') ?? 'auto'
+  if (isolation !== 'auto' && isolation !== 'user' && isolation !== 'none')
+    throw new InputError(`Input 'isolation' must be auto, user or none, got ${quote(isolation)}.`)
+  const agentUser = read.text('agent-user') ?? DEFAULT_AGENT_USER
+  if (!AGENT_USER_NAME.test(agentUser))
+    throw new InputError(
+      `Input 'agent-user' must be a user name (lower-case letters, digits, - and _, starting with a letter), got ${quote(agentUser)}.`
+    )
   const retentionDays = read.positiveInteger('retention-days')
   if (retentionDays !== undefined && retentionDays > 90)
     throw new InputError(`Input 'retention-days' must be between 1 and 90, got ${retentionDays}.`)
@@ -298,7 +311,9 @@ export function readInputs(env: Env = process.env): ActionInputs {
     reportIssue: read.boolean('report-issue', false),
     triggerLabel,
     presets: read.boolean('presets', true),
-    allowEnv: read.list('allow-env')
+    allowEnv: read.list('allow-env'),
+    isolation,
+    agentUser
   }
   const optional = {
     ralph,
@@ -350,6 +365,8 @@ function listInputs(read: InputReader): ActionInputs {
     reportIssue: false,
     triggerLabel: 'ralph',
     presets: true,
-    allowEnv: []
+    allowEnv: [],
+    isolation: 'none',
+    agentUser: DEFAULT_AGENT_USER
   }
 }

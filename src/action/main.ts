@@ -5,6 +5,7 @@ import path from 'node:path'
 import * as core from '@actions/core'
 import { previewPrompt } from '../loop/index.js'
 import { runProcess, scrubInitialEnvironment } from '../proc/index.js'
+import { agentEnvironment, isSecretVariable, withoutSecretVariables } from '../security/index.js'
 import { GITHUB_ACTIONS_IDENTITY } from '../git/index.js'
 import { readContext, type RunContext } from '../github/context.js'
 import { lazyClient, type Octokit } from '../github/client.js'
@@ -19,15 +20,7 @@ import { ralphMatrix } from '../cli/list.js'
 import { InputError, readInputs, type ActionInputs } from './inputs.js'
 import { InstallError } from '../agents/install.js'
 import { agentInstallFor, installAgent } from './install-agent.js'
-import {
-  agentEnvironment,
-  checkAgentFound,
-  isSecretVariable,
-  makePlan,
-  PlanError,
-  withoutSecretVariables,
-  type RunPlan
-} from './plan.js'
+import { checkAgentFound, makePlan, PlanError, type RunPlan } from './plan.js'
 import { replyCannotStart, runAction } from './run-action.js'
 import { saveState } from './state.js'
 

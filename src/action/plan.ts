@@ -1,7 +1,6 @@
 // From the inputs and the run's context to a plan: the project root, the validated ralph (or the inline
 // task), the LoopConfig, the branch, the artifact's name. Everything a user can get wrong fails here, as one
 // line naming the file and line or the input, before any agent runs.
-import { isCredentialVariable } from '../agents/env.js'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
@@ -58,29 +57,6 @@ export class PlanError extends Error {
   ) {
     super(message)
     this.name = 'PlanError'
-  }
-}
-
-// The agent's environment is the engine's (src/agents/env.ts): one deny-list for the CLI and the action.
-export { agentEnvironment } from '../agents/env.js'
-export const isSecretVariable = isCredentialVariable
-
-/**
- * Runs `fn` with the secret variables taken out of this process's environment, so that nothing started
- * meanwhile inherits them: not the agent, and not a git hook the agent planted that the loop's own git
- * commands would run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
- */
-export async function withoutSecretVariables<T>(fn: () => Promise<T>): Promise<T> {
-  const saved: Record<string, string | undefined> = {}
-  for (const key of Object.keys(process.env))
-    if (isSecretVariable(key)) {
-      saved[key] = process.env[key]
-      delete process.env[key]
-    }
-  try {
-    return await fn()
-  } finally {
-    Object.assign(process.env, saved)
   }
 }
 

@@ -10,7 +10,8 @@ import { writeSummary } from '../github/summary.js'
 import type { RunReport } from '../github/run-report.js'
 import { readInputs } from './inputs.js'
 import { scrubOwnEnvironment } from './main.js'
-import { killStrays, uploadArtifact } from './run-action.js'
+import { endAfterKilledMain } from './contain.js'
+import { uploadArtifact } from './run-action.js'
 import { readState, type SavedState } from './state.js'
 import { finaliseCancelled, type TrackingInfo } from '../github/tracking.js'
 import { githubClient } from '../github/client.js'
@@ -90,10 +91,8 @@ export async function post(): Promise<void> {
     return
   }
   core.info('The main step did not finish (cancelled, killed or timed out): saving its record.')
-  if (state.runMark) {
-    const strays = await killStrays(state.runMark)
-    if (strays.length > 0) core.info(`Killed what the loop left running: pid ${strays.join(', ')}.`)
-  }
+  // Before anything else: nothing the loop started may outlive main, and nothing it changed stays changed.
+  for (const warning of await endAfterKilledMain(state)) core.warning(warning)
   let status: LoopStatus | undefined
   try {
     status = finishKilledRecord(state.recordDir)

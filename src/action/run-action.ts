@@ -2,13 +2,11 @@
 // scrubbed) → annotate failing gates → deliver → upload the record → summary → outputs. Each phase says what
 // it does in the log; a failure names the phase it came from.
 import { readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs'
-import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { withoutPersistedCredentials, type CommitIdentity, type PreparedBranch } from '../git/index.js'
-import { runLoop, type LoopResult } from '../loop/index.js'
-import { killMarked, runProcess } from '../proc/index.js'
-import type { RunOptions } from '../proc/types.js'
+import { GitRepo, type CommitIdentity, type PreparedBranch } from '../git/index.js'
+import type { LoopResult } from '../loop/index.js'
+import { IsolationError, type AgentIsolation } from '../security/index.js'
 import { annotationsFor, type CheckOutput } from '../github/annotations.js'
 import { uploadRecord, type UploadedArtifact } from '../github/artifacts.js'
 import { artifactUrl, type RunContext } from '../github/context.js'
@@ -20,14 +18,10 @@ import { postRefusal, TrackingComment } from '../github/tracking.js'
 import { startFailureReply, type RunPlan as TriggerRun } from '../github/trigger.js'
 import { closeFailureReport, reportFailure } from '../github/hunt.js'
 import { deliver, prepare, restoreCheckout, workTreeOf } from './deliver.js'
+import { isolateLoop, runLoopContained } from './contain.js'
 import { actionLogger } from './log.js'
-import { agentEnvironment, deliveryMarginSeconds, withoutSecretVariables, type RunPlan } from './plan.js'
+import { deliveryMarginSeconds, type RunPlan } from './plan.js'
 import { saveState } from './state.js'
-
-/** The variable that marks the loop's processes (its value is random per run). */
-export const RUN_MARK = 'RALPH_ACTION_RUN'
-/** SIGTERM to SIGKILL for what the loop left running. */
-const STRAY_GRACE_MS = 1000
 
 /** Bytes of a failing gate's log read for annotations (its end, where the failures are summed up). */
 const ANNOTATION_LOG_BYTES = 2 * 1024 * 1024
@@ -263,12 +257,24 @@ export async function replyCannotStart(
 }
 
 /**
- * Kills the processes still carrying this run's mark (the loop's leftovers, including those re-parented out
- * of the agent's tree). Best effort, not a boundary: a process that drops the variable is not found.
+ * The branch must hold what the loop verified: the tree its last iteration left (a process of the loop that
+ * moved the branch, possible only as the job's own user, delivers nothing). Answers the problem, if any.
  */
-export async function killStrays(mark: string): Promise<number[]> {
-  delete process.env[RUN_MARK]
-  return killMarked(RUN_MARK, mark, STRAY_GRACE_MS)
+async function branchMovedDuringLoop(
+  workTree: string,
+  branch: string,
+  result: LoopResult
+): Promise<string | undefined> {
+  const verified = [...result.iterations].reverse().find(it => it.treeHash)?.treeHash ?? result.start.tree
+  if (!verified) return undefined
+  const tree = await new GitRepo(workTree).exec(
+    ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{tree}`],
+    {
+      probe: true
+    }
+  )
+  if (tree.stdout.trim() === verified) return undefined
+  return `'${branch}' no longer holds the tree the loop verified (${verified.slice(0, 12)}): something moved it during the loop, so nothing was pushed`
 }
 
 export async function runAction(
@@ -304,17 +310,25 @@ export async function runAction(
   }
   core.endGroup()
 
-  // The loop: every process it starts (commands, agent, gates, git and its hooks) gets the job's environment
-  // without tokens, and the checkout's persisted credential is out of .git/config while it runs.
+  // Who the loop's processes run as: the agent's own user wherever the runner allows it.
+  let isolated: AgentIsolation | undefined
+  try {
+    isolated = await isolateLoop(plan, workTree)
+  } catch (error) {
+    if (!(error instanceof IsolationError)) throw error
+    await identity.restore().catch(() => undefined)
+    await restoreCheckout(workTree, prepared)
+    if (plan.trigger && options.octokit)
+      await replyCannotStart(plan.trigger, context, options.octokit, error.message)
+    core.setFailed(error.message)
+    saveState('finished', true)
+    return
+  }
+
+  // The loop, contained (contain.ts): the job's environment without tokens, the checkout's credential out
+  // of .git/config, and everything it leaves killed and undone before anything is delivered.
   const tracking = await startTracking(plan, prepared.branch, options)
   const follow = tracking?.follow()
-  // Every process of the loop carries a mark, so what the agent leaves running can be found afterwards.
-  // (Set here, every environment built from this one has it: the agent's, the commands', the gates'.)
-  const mark = randomBytes(12).toString('hex')
-  saveState('runMark', mark)
-  process.env[RUN_MARK] = mark
-  const env = agentEnvironment(process.env)
-  let strays: number[] = []
   const logger = actionLogger(plan.config)
   const emit: typeof logger.emit = event => {
     follow?.emit(event)
@@ -329,29 +343,10 @@ export async function runAction(
       `max-time is ${formatDuration(inputs.maxTimeSeconds * 1000)}: the loop stops ${formatDuration(kept)} before it, to deliver in time (push, pull request, record, with their retries).`
     )
   }
-  const result = await withoutPersistedCredentials(
-    workTree,
-    () =>
-      withoutSecretVariables(async () => {
-        try {
-          return await runLoop(plan.config, {
-            signal,
-            emit,
-            runProcess: (options: RunOptions) => runProcess({ ...options, env: options.env ?? env })
-          })
-        } finally {
-          // What the loop left running is killed while the credential is still out of .git/config: before
-          // it is put back, before the push, before later steps. (Best effort: see killStrays.)
-          strays = await killStrays(mark)
-        }
-      }),
-    { log: message => core.info(message) }
-  ).finally(logger.close)
-
-  if (strays.length > 0)
-    core.warning(
-      `Killed ${strays.length} process${strays.length === 1 ? '' : 'es'} the loop left running (pid ${strays.join(', ')}) before delivering.`
-    )
+  const { result, warnings } = await runLoopContained(plan, workTree, isolated, { signal, emit }).finally(
+    logger.close
+  )
+  for (const warning of warnings) core.warning(warning)
 
   if (!result.success && result.stopReason !== 'cancelled') annotateFailures(result, plan)
 
@@ -362,7 +357,9 @@ export async function runAction(
     delivery = { branch: prepared.branch, pushed: false, problems: [], notes: [] }
     delivery.skipped = 'the run was cancelled, so nothing was pushed'
   } else {
+    const moved = await branchMovedDuringLoop(workTree, prepared.branch, result)
     try {
+      if (moved) throw new Error(moved)
       delivery = await deliver({
         plan,
         workTree,

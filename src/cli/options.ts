@@ -135,6 +135,20 @@ export const LOOP_OPTIONS: OptionSpec[] = [
     names: ['--no-presets'],
     kind: 'flag',
     help: 'Run the agent exactly as written (no preset flags).'
+  },
+  {
+    key: 'isolation',
+    names: ['--isolation'],
+    kind: 'string',
+    metavar: 'MODE',
+    help: 'user: run the agent, commands and checks as their own user (needs root or passwordless sudo); none (default): as you.'
+  },
+  {
+    key: 'agentUser',
+    names: ['--agent-user'],
+    kind: 'string',
+    metavar: 'NAME',
+    help: 'The user --isolation user runs them as (created on first use; default ralph-agent).'
   }
 ]
 
@@ -159,6 +173,9 @@ export interface LoopSettings {
   allowEnv: string[]
   maxTurns?: number
   costPattern?: string
+  /** `user`: the loop's processes run as their own user; `none`: as the person running the CLI. */
+  isolation: 'user' | 'none'
+  agentUser?: string
 }
 
 const positive = (v: number): boolean => Number.isFinite(v) && v > 0
@@ -198,7 +215,12 @@ export function loopSettings(options: ParsedArgs['options'], typed: ParsedArgs['
       throw new UsageError(`'--cost-pattern' is not a valid regular expression: ${(error as Error).message}`)
     }
   }
+  const isolation = (options.isolation as string | undefined) ?? 'none'
+  if (isolation !== 'user' && isolation !== 'none')
+    throw new UsageError(`'--isolation' must be user or none, got '${isolation}'.`)
   return {
+    isolation,
+    ...(options.agentUser !== undefined ? { agentUser: options.agentUser as string } : {}),
     maxIterations: n,
     stopOnError: options.stopOnError === true,
     delaySeconds: delay,

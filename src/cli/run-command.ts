@@ -13,6 +13,7 @@ import {
 import { argsRead, loadRalph, RalphError, resolveRalphPath, type LoadedRalph } from '../ralph/index.js'
 import { closeOption, parseArgs, UsageError } from './argv.js'
 import { consoleRenderer } from './console.js'
+import { isolateCli, type CliIsolation } from './isolation.js'
 import type { CliIO } from './main.js'
 import {
   LOOP_OPTIONS,
@@ -78,18 +79,22 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
     ? logDirWriter(path.resolve(io.cwd, settings.logDir), config.recordDir, io)
     : undefined
   if (settings.logDir) io.stdout(`Logging output to ${settings.logDir}/\n`)
+  let isolation: CliIsolation | undefined
   try {
+    isolation = await isolateCli(config, settings)
     const result = await runLoop(config, {
       signal: cancel.signal,
       finishSignal: finish.signal,
       emit: event => {
         render(event)
         logDir?.(event)
-      }
+      },
+      ...(isolation ? { runProcess: isolation.runProcess } : {})
     })
     if (result.error) io.stderr(`Run crashed: ${result.error}\n`)
     return exitCodeFor(result, config.checks.length > 0)
   } finally {
+    await isolation?.release(message => io.stderr(`Warning: ${message}\n`))
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }

@@ -338,6 +338,16 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
     }
   }
   if (config.commit) record.commit = await commitIteration(env, iteration, record.treeHash)
+  // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
+  if (record.commit?.error)
+    return finish(
+      {
+        crash: `the commit of iteration ${iteration} failed: ${record.commit.error}`,
+        interrupted: false,
+        success: false
+      },
+      'crashed'
+    )
 
   // 5. The gates.
   const checks = await runGates(env, iteration, dir)

@@ -1,5 +1,6 @@
 // The loop engine's contract: configuration in, typed events out, a typed result at the end.
-import type { AgentCostOptions, AgentEnvOptions } from '../agents/index.js'
+import type { AgentCostOptions } from '../agents/index.js'
+import type { AgentEnvOptions } from '../security/index.js'
 import type { Workspace } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import type { Ralph, RalphCheck } from '../ralph/index.js'
@@ -84,7 +85,7 @@ export interface LoopConfig {
   /** How a generic agent reports its cost (a line pattern; the cost file's variable). */
   agentCost?: AgentCostOptions
   /**
-   * The agent's environment: the job's minus GitHub/Actions credentials (src/agents/env.ts); `allow` names
+   * The agent's environment: the job's minus GitHub/Actions credentials (src/security/env.ts); `allow` names
    * variables to keep anyway, `set` adds variables.
    */
   agentEnv?: AgentEnvOptions
