@@ -43531,7 +43531,7 @@ async function pushWithRetry(workTree, options, retry) {
 
 
 
-;// CONCATENATED MODULE: ./src/github/event.ts
+;// CONCATENATED MODULE: ./src/trigger/event.ts
 // What started the run, as a discriminated union with type guards: the one parse of GITHUB_EVENT_NAME and
 // its payload, used by the run's context (context.ts) and by the trigger's plan (trigger.ts). Nothing here
 // trusts the payload's text: it is only typed, never fetched again nor run.
@@ -43621,7 +43621,7 @@ function parseTriggerEvent(eventName, payloadValue) {
     return { name: 'unsupported', eventName };
 }
 
-;// CONCATENATED MODULE: ./src/github/context.ts
+;// CONCATENATED MODULE: ./src/trigger/context.ts
 // The run's GitHub context, read once from the runner's environment: where the run is (repository, run id,
 // server), and what started it (the payload, and its typed form from event.ts). Nothing here trusts the
 // payload's text.
@@ -44042,6 +44042,46 @@ async function postComment(octokit, target, body) {
         })
     });
     return data;
+}
+
+;// CONCATENATED MODULE: ./src/report/markdown.ts
+// The one set of Markdown helpers: a code span and a fence no text can break out of, a table cell, and
+// cutting to a length. Every renderer (progress.md, the job summary, the PR body, comments, replies) uses them.
+/** Cuts `text` to `max` characters, the last one an ellipsis. */
+function cut(text, max) {
+    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+/** One line for a table or a sentence: no pipes, no newlines (nor the spaces around them), cut to `max`. */
+function cell(text, max = 80) {
+    return cut(text
+        .replace(/[ \t]*\r?\n\s*/g, ' ')
+        .replace(/\|/g, '\\|')
+        .trim(), max);
+}
+const longestRun = (text, char) => Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
+/**
+ * An inline code span that no run of backticks inside `text` can close: its delimiter is longer than the
+ * longest run, padded with a space where the text holds or touches a backtick.
+ */
+function code(text) {
+    const ticks = '`'.repeat(longestRun(text, '`') + 1);
+    return ticks.length > 1 || text.startsWith('`') || text.endsWith('`')
+        ? `${ticks} ${text} ${ticks}`
+        : `${ticks}${text}${ticks}`;
+}
+/** A fenced block (of backticks, or tildes) longer than any run of the same mark inside `text`. */
+function fence(text, lang = '', mark = '`') {
+    const marks = mark.repeat(Math.max(3, longestRun(text, mark) + 1));
+    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
+}
+/** Keeps a body under `max` characters by cutting its middle (its first line, a marker, stays whole). */
+function fit(body, max, what = 'GitHub’s comment limit') {
+    if (body.length <= max)
+        return body;
+    const note = `\n\n_[… cut to fit ${what}]_\n\n`;
+    const head = Math.floor((max - note.length) * 0.6);
+    const tail = max - note.length - head;
+    return body.slice(0, head) + note + body.slice(body.length - tail);
 }
 
 ;// CONCATENATED MODULE: ./src/agents/argv.ts
@@ -48946,7 +48986,7 @@ function fenceFor(text, char, min) {
     const longest = Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
     return char.repeat(Math.max(min, longest + 1));
 }
-const code = (text) => {
+const prompt_code = (text) => {
     const tick = fenceFor(text, '`', 1);
     return tick.length > 1 || text.startsWith('`') || text.endsWith('`')
         ? `${tick} ${text} ${tick}`
@@ -48959,7 +48999,7 @@ const block = (text) => {
 const seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
 /** `{{ ralph.checks }}`: one line per gate. */
 function renderChecks(gates) {
-    return gates.map(gate => `- ${code(gate.name)}: ${code(gate.run)}`).join('\n');
+    return gates.map(gate => `- ${prompt_code(gate.name)}: ${prompt_code(gate.run)}`).join('\n');
 }
 /** `{{ ralph.failures }}`: the previous iteration's failing checks, each with the end of its output. */
 function renderFailures(checks) {
@@ -48971,7 +49011,7 @@ function renderFailures(checks) {
             : check.exitCode === null
                 ? 'was stopped'
                 : `exit code ${check.exitCode}`;
-        return `${code(check.name)} failed (${how}). The end of its output:\n\n${block(check.tail)}`;
+        return `${prompt_code(check.name)} failed (${how}). The end of its output:\n\n${block(check.tail)}`;
     })
         .join('\n\n');
 }
@@ -49064,7 +49104,7 @@ function loopStatusSection(values, ctx, iteration, maxIterations) {
     ];
     if (ctx.guardrails) {
         sections.push('### Guardrails', values.guardrails.trim() || '(none written yet)', `When you meet a failure mode these do not cover, append a new lesson (a "Sign") to ` +
-            `${code(ctx.guardrails.file)}: the trigger, the instruction, and what taught it.`);
+            `${prompt_code(ctx.guardrails.file)}: the trigger, the instruction, and what taught it.`);
     }
     if (tag) {
         sections.push('### When you are done', 'When every check passes on your work, end your final message with this line, on a line of its own:', tag, 'Only the end of your final message is read, and the checks run again before the loop accepts it. ' +
@@ -49471,17 +49511,17 @@ function formatCost(status) {
     return `$${cost.totalUsd.toFixed(4)} (${cost.source})`;
 }
 /** A table cell: no pipes or newlines, bounded. */
-function cell(text, max = 80) {
+function overview_cell(text, max = 80) {
     const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim();
     return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 const overview_code = (text) => {
-    const flat = cell(text, 120);
+    const flat = overview_cell(text, 120);
     const ticks = flat.includes('`') ? '``' : '`';
     return `${ticks}${ticks === '``' ? ' ' : ''}${flat}${ticks === '``' ? ' ' : ''}${ticks}`;
 };
 /** A fenced block longer than any run of backticks inside `text`. */
-function fence(text, lang = '') {
+function overview_fence(text, lang = '') {
     const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
     const marks = '`'.repeat(Math.max(3, longest + 1));
     return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
@@ -49562,7 +49602,7 @@ function charts(status) {
     const costs = its.map(it => it.agent?.usage.cost_usd ?? 0);
     if (costs.some(c => c > 0)) {
         const top = Math.max(...costs);
-        blocks.push(fence([
+        blocks.push(overview_fence([
             'xychart-beta',
             '  title "Cost per iteration (USD)"',
             `  ${x}`,
@@ -49571,7 +49611,7 @@ function charts(status) {
         ].join('\n'), 'mermaid'));
     }
     const seconds = its.map(it => Math.round(it.durationMs / 100) / 10);
-    blocks.push(fence([
+    blocks.push(overview_fence([
         'xychart-beta',
         '  title "Duration per iteration (seconds)"',
         `  ${x}`,
@@ -50432,89 +50472,9 @@ function taskRalph(options) {
 
 
 
-;// CONCATENATED MODULE: ./src/github/run-report.ts
-// What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
-// iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
-
-// The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
-
-const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
-/** Each gate with its command and its result in the last iteration that ran it. */
-function gateList(status) {
-    const last = new Map();
-    for (const c of status.baseline?.checks ?? [])
-        last.set(c.name, c);
-    for (const it of status.iterations)
-        for (const c of it.checks)
-            last.set(c.name, c);
-    if (last.size === 0)
-        return '_No gates: the agent’s completion signal decides._';
-    return [...last.values()]
-        .map(c => `- ${c.passed ? '✓' : '✗'} ${overview_code(c.name)}: ${overview_code(c.run)}${c.passed ? '' : failureHow(c)}`)
-        .join('\n');
-}
-function failureHow(c) {
-    if (c.timedOut)
-        return ' (timed out)';
-    if (c.killedBy)
-        return ` (stopped: ${c.killedBy})`;
-    return c.exitCode === null ? '' : ` (exit ${c.exitCode})`;
-}
-/** The run in one sentence, starting with an emoji a reader can scan. */
-function outcomeSentence(report) {
-    const { status, delivery, task } = report;
-    const name = `**${task.name}**`;
-    const n = status.iterations.length;
-    const reason = status.stopReason;
-    if (report.dryRun)
-        return `🔎 Dry run of ${name}: the inputs and the ralph are valid; no agent ran.`;
-    if (reason === undefined || status.state !== 'finished')
-        return `⏹️ ${name} did not finish (the job was cancelled or killed) after ${pluralIterations(n)}; the record of what ran is in the artifact.`;
-    const pr = delivery.pullRequest;
-    const delivered = pr
-        ? ` and ${pr.operation === 'created' ? 'opened' : 'updated'} pull request [#${pr.number}](${pr.url})`
-        : delivery.pushed && delivery.branch
-            ? ` and pushed branch ${overview_code(delivery.branch)}`
-            : '';
-    const problem = delivery.problems[0];
-    if (reason === 'already_green')
-        return `✅ ${name}: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.`;
-    if (status.success) {
-        const what = reason === 'completed'
-            ? `finished in iteration ${n} (the agent said it was done)`
-            : `passed every gate in iteration ${n}`;
-        if (problem)
-            return `⚠️ ${name} ${what}, but the work was not delivered: ${problem}`;
-        if (delivery.skipped)
-            return `✅ ${name} ${what}; ${delivery.skipped}.`;
-        return `✅ ${name} ${what}${delivered}.`;
-    }
-    // The gates pass but the tag never came: say so, and how to let the gates alone decide (said once here).
-    const noTag = reason === 'max_iterations' && status.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
-    const why = {
-        all_checks_passed: 'passed',
-        completed: 'finished',
-        max_iterations: noTag
-            ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${overview_code('completion-tag: none')} lets the gates alone decide)`
-            : `used all ${pluralIterations(n)} without passing its gates`,
-        budget_exhausted: `ran out of budget after ${pluralIterations(n)}`,
-        timeout: `ran out of time after ${pluralIterations(n)}`,
-        circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
-        agent_error: `stopped after ${pluralIterations(n)} on an error`,
-        cancelled: `was cancelled after ${pluralIterations(n)}`,
-        already_green: 'found every gate passing'
-    };
-    const icon = reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌';
-    const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
-    const tail = problem
-        ? `; the work was not delivered: ${problem}`
-        : delivered
-            ? `;${delivered.replace(/^ and/, '')}`
-            : '';
-    return `${icon} ${name} ${why[reason]}${detail}${tail}.`.replace(/\.\.$/, '.');
-}
-
-;// CONCATENATED MODULE: ./src/github/tracking.ts
+;// CONCATENATED MODULE: ./src/report/tracking.ts
+// The tracking comment's body: "working…" with the iterations so far, then the outcome. Pure functions of
+// the run's status; github/tracking.ts posts and edits them.
 
 
 /** GitHub refuses comment bodies over 65,536 characters; stay well under. */
@@ -50523,6 +50483,91 @@ const MAX_COMMENT_CHARS = 65000;
 const TRACKING_ROWS = 25;
 /** The hidden first line of a tracking comment; `state` says whether a step still has to finalise it. */
 const trackingMarker = (runId, state) => `<!-- ralph-action:tracking run=${runId.replace(/[^0-9A-Za-z_-]/g, '')} state=${state} -->`;
+const HEADLINE = {
+    all_checks_passed: '✅ Every gate passed',
+    completed: '✅ Done (the agent said so; no gates)',
+    max_iterations: '❌ Used every iteration without passing the gates',
+    budget_exhausted: '💸 Out of budget',
+    timeout: '⏱️ Out of time',
+    circuit_open: '❌ Stopped: no progress',
+    agent_error: '💥 Stopped on an error',
+    cancelled: '⏹️ Cancelled',
+    already_green: '✅ Nothing to do: every gate already passed'
+};
+function renderWorking(info, status) {
+    const n = status?.iterations.length ?? 0;
+    const of = info.maxIterations ? ` of at most ${info.maxIterations}` : '';
+    const now = n === 0 ? 'starting' : `${n} iteration${n === 1 ? '' : 's'} done${of}`;
+    const lines = [
+        trackingMarker(info.runId, 'working'),
+        `### 🔁 ralph ${code(cell(info.ralphName, 80))} is working… (${now})`,
+        ''
+    ];
+    if (status && n > 0)
+        lines.push(table(status.iterations), '', `Cost so far: ${cost(status)}.`, '');
+    lines.push(footer(info));
+    return fit(lines.join('\n'), MAX_COMMENT_CHARS);
+}
+function renderFinal(info, outcome) {
+    const { status, pullRequest } = outcome;
+    const n = status.iterations.length;
+    const headline = status.stopReason !== undefined
+        ? HEADLINE[status.stopReason]
+        : status.state === 'finished'
+            ? '⏹️ Finished'
+            : '⏹️ Cancelled';
+    const after = status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`;
+    const pr = pullRequest
+        ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
+        : '';
+    const lines = [trackingMarker(info.runId, 'final'), `### ${headline} ${after}${pr}`, ''];
+    if (status.stopDetail)
+        lines.push(`${cell(status.stopDetail, 400)}.`.replace(/\.\.$/, '.'), '');
+    if (outcome.note)
+        lines.push(cell(outcome.note, 1000), '');
+    if (n > 0)
+        lines.push(table(status.iterations), '', `Cost: ${cost(status)}.`, '');
+    lines.push(footer(info));
+    return fit(lines.join('\n'), MAX_COMMENT_CHARS);
+}
+function table(iterations) {
+    const shown = iterations.slice(-TRACKING_ROWS);
+    const rows = ['| # | Verdict | Gates | Cost | Time |', '| --- | --- | --- | --- | --- |'];
+    for (const it of shown) {
+        const gates = it.checks.length
+            ? it.checks.map(c => `${c.passed ? '✓' : '✗'} ${code(cell(c.name, 80))}`).join(' ')
+            : '–';
+        const spent = !it.agent
+            ? '–'
+            : it.agent.usage.cost_source === 'unknown'
+                ? '?'
+                : `$${it.agent.usage.cost_usd.toFixed(2)}`;
+        rows.push(`| ${it.iteration} | ${verdictLabel(it.verdict)} | ${gates} | ${spent} | ${overview_formatDuration(it.durationMs)} |`);
+    }
+    const hidden = iterations.length - shown.length;
+    if (hidden > 0)
+        rows.push('', `_${hidden} earlier iteration${hidden === 1 ? '' : 's'} are in the run record._`);
+    return rows.join('\n');
+}
+function footer(info) {
+    const parts = [`[The run](${info.runUrl})`];
+    if (info.branch)
+        parts.push(`branch ${code(cell(info.branch, 80))}`);
+    if (info.actor)
+        parts.push(`started by @${info.actor}`);
+    return parts.join(' · ');
+}
+function cost(status) {
+    if (status.cost.source === 'unknown' && status.cost.totalUsd === 0)
+        return 'unknown (the agent reported none)';
+    const max = status.cost.maxUsd !== undefined ? ` of $${status.cost.maxUsd.toFixed(2)}` : '';
+    return `$${status.cost.totalUsd.toFixed(2)}${max} (${status.cost.source})`;
+}
+
+;// CONCATENATED MODULE: ./src/github/tracking.ts
+
+
+
 const MARKER_RE = /^<!-- ralph-action:tracking run=([0-9A-Za-z_-]*) state=(working|final) -->/;
 /** 👀 on the triggering comment (or on the issue when a label started it). Answers whether it worked. */
 async function acknowledge(octokit, target, warn = () => { }) {
@@ -50551,7 +50596,7 @@ async function acknowledge(octokit, target, warn = () => { }) {
 /** Posts a refusal (TriggerPlan's `reply`) on the issue; answers the reply's URL, or undefined. */
 async function postRefusal(octokit, target, reply, warn = () => { }) {
     try {
-        return (await postComment(octokit, target, fit(reply))).html_url;
+        return (await postComment(octokit, target, fit(reply, MAX_COMMENT_CHARS))).html_url;
     }
     catch (error) {
         warn(`Could not reply on #${target.issueNumber}: ${messageOf(error)}`);
@@ -50703,115 +50748,6 @@ async function finaliseCancelled(octokit, target, info, status, warn = () => { }
     });
     return done ? 'finalised' : 'failed';
 }
-// --- bodies ----------------------------------------------------------------------------------------
-const HEADLINE = {
-    all_checks_passed: '✅ Every gate passed',
-    completed: '✅ Done (the agent said so; no gates)',
-    max_iterations: '❌ Used every iteration without passing the gates',
-    budget_exhausted: '💸 Out of budget',
-    timeout: '⏱️ Out of time',
-    circuit_open: '❌ Stopped: no progress',
-    agent_error: '💥 Stopped on an error',
-    cancelled: '⏹️ Cancelled',
-    already_green: '✅ Nothing to do: every gate already passed'
-};
-function renderWorking(info, status) {
-    const n = status?.iterations.length ?? 0;
-    const of = info.maxIterations ? ` of at most ${info.maxIterations}` : '';
-    const now = n === 0 ? 'starting' : `${n} iteration${n === 1 ? '' : 's'} done${of}`;
-    const lines = [
-        trackingMarker(info.runId, 'working'),
-        `### 🔁 ralph ${tracking_code(info.ralphName)} is working… (${now})`,
-        ''
-    ];
-    if (status && n > 0)
-        lines.push(table(status.iterations), '', `Cost so far: ${cost(status)}.`, '');
-    lines.push(footer(info));
-    return fit(lines.join('\n'));
-}
-function renderFinal(info, outcome) {
-    const { status, pullRequest } = outcome;
-    const n = status.iterations.length;
-    const headline = status.stopReason !== undefined
-        ? HEADLINE[status.stopReason]
-        : status.state === 'finished'
-            ? '⏹️ Finished'
-            : '⏹️ Cancelled';
-    const after = status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`;
-    const pr = pullRequest
-        ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
-        : '';
-    const lines = [trackingMarker(info.runId, 'final'), `### ${headline} ${after}${pr}`, ''];
-    if (status.stopDetail)
-        lines.push(`${tracking_cell(status.stopDetail, 400)}.`.replace(/\.\.$/, '.'), '');
-    if (outcome.note)
-        lines.push(tracking_cell(outcome.note, 1000), '');
-    if (n > 0)
-        lines.push(table(status.iterations), '', `Cost: ${cost(status)}.`, '');
-    lines.push(footer(info));
-    return fit(lines.join('\n'));
-}
-function table(iterations) {
-    const shown = iterations.slice(-TRACKING_ROWS);
-    const rows = ['| # | Verdict | Gates | Cost | Time |', '| --- | --- | --- | --- | --- |'];
-    for (const it of shown) {
-        const gates = it.checks.length
-            ? it.checks.map(c => `${c.passed ? '✓' : '✗'} ${tracking_code(c.name)}`).join(' ')
-            : '–';
-        const spent = !it.agent
-            ? '–'
-            : it.agent.usage.cost_source === 'unknown'
-                ? '?'
-                : `$${it.agent.usage.cost_usd.toFixed(2)}`;
-        rows.push(`| ${it.iteration} | ${verdictLabel(it.verdict)} | ${gates} | ${spent} | ${duration(it.durationMs)} |`);
-    }
-    const hidden = iterations.length - shown.length;
-    if (hidden > 0)
-        rows.push('', `_${hidden} earlier iteration${hidden === 1 ? '' : 's'} are in the run record._`);
-    return rows.join('\n');
-}
-function footer(info) {
-    const parts = [`[The run](${info.runUrl})`];
-    if (info.branch)
-        parts.push(`branch ${tracking_code(info.branch)}`);
-    if (info.actor)
-        parts.push(`started by @${info.actor}`);
-    return parts.join(' · ');
-}
-function cost(status) {
-    if (status.cost.source === 'unknown' && status.cost.totalUsd === 0)
-        return 'unknown (the agent reported none)';
-    const max = status.cost.maxUsd !== undefined ? ` of $${status.cost.maxUsd.toFixed(2)}` : '';
-    return `$${status.cost.totalUsd.toFixed(2)}${max} (${status.cost.source})`;
-}
-function duration(ms) {
-    const s = Math.round(ms / 1000);
-    if (s < 60)
-        return `${s}s`;
-    const m = Math.floor(s / 60);
-    return m < 60 ? `${m}m ${s % 60}s` : `${Math.floor(m / 60)}h ${m % 60}m`;
-}
-/** One line for a table or a sentence: no pipes, no newlines, bounded. */
-function tracking_cell(text, max) {
-    const flat = text
-        .replace(/\s*\n\s*/g, ' ')
-        .replace(/\|/g, '\\|')
-        .trim();
-    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-function tracking_code(text) {
-    const flat = tracking_cell(text, 80);
-    return flat.includes('`') ? `\`\` ${flat} \`\`` : `\`${flat}\``;
-}
-/** Keeps a body under GitHub's limit, cutting the middle of the text, never the marker. */
-function fit(body, max = MAX_COMMENT_CHARS) {
-    if (body.length <= max)
-        return body;
-    const note = '\n\n_[… cut to fit GitHub’s comment limit]_\n\n';
-    const head = Math.floor((max - note.length) * 0.6);
-    const tail = max - note.length - head;
-    return body.slice(0, head) + note + body.slice(body.length - tail);
-}
 function emptyStatus() {
     return {
         version: 1,
@@ -50843,7 +50779,7 @@ function messageOf(error) {
     return typeof status === 'number' ? `HTTP ${status}: ${message}` : message;
 }
 
-;// CONCATENATED MODULE: ./src/github/sanitize.ts
+;// CONCATENATED MODULE: ./src/trigger/sanitize.ts
 // Text from issues and comments is data written by people outside the run. The agent gets what a reader of
 // the issue sees and nothing hidden in it (HTML comments, attributes, invisible and bidi characters), inside
 // a delimited block it cannot close, and in a file. It never reaches a command string: it travels as the
@@ -51080,7 +51016,7 @@ function promptWithTask(prompt) {
     return usesTask(prompt) ? prompt : `${prompt.replace(/\s+$/, '')}\n\n{{ args.task }}`;
 }
 
-;// CONCATENATED MODULE: ./src/github/installed-ralph.ts
+;// CONCATENATED MODULE: ./src/ralph/installed.ts
 // The ralphs a comment or a label may name: those installed in the project (`.agents/ralphs/<name>/`).
 // Followed through symlinks, the folder, its RALPH.md and the guardrails file it reads must all stay inside
 // the project, so a name never reaches a file elsewhere on the runner (another ralph, a secret the prompt
@@ -51108,7 +51044,7 @@ function installedRalph(projectRoot, name) {
     catch {
         return missing;
     }
-    if (!installed_ralph_isInside(dir, root) || !installed_ralph_isInside(file, root))
+    if (!installed_isInside(dir, root) || !installed_isInside(file, root))
         return missing;
     const guardrails = guardrailsOf(file);
     if (guardrails !== undefined) {
@@ -51119,7 +51055,7 @@ function installedRalph(projectRoot, name) {
         catch {
             real = undefined; // not written yet: the loop creates it inside the work tree
         }
-        if (real !== undefined && !installed_ralph_isInside(real, root))
+        if (real !== undefined && !installed_isInside(real, root))
             return {
                 problem: `the ralph ${'`'}${name}${'`'} reads its guardrails from outside the project (a symlink): it cannot be started from here`
             };
@@ -51161,9 +51097,9 @@ function guardrailsOf(file) {
         return undefined; // a broken ralph: the plan reports it with its line
     }
 }
-const installed_ralph_isInside = (child, parent) => child === parent || child.startsWith(parent.endsWith((external_node_path_default()).sep) ? parent : parent + (external_node_path_default()).sep);
+const installed_isInside = (child, parent) => child === parent || child.startsWith(parent.endsWith((external_node_path_default()).sep) ? parent : parent + (external_node_path_default()).sep);
 
-;// CONCATENATED MODULE: ./src/github/permissions.ts
+;// CONCATENATED MODULE: ./src/trigger/permissions.ts
 // Logins are letters, digits and hyphens (at most 39); an App's bot account adds `[bot]`. Anything else is
 // not a GitHub account, and must not reach a URL path unchecked.
 const USER_LOGIN = /^[A-Za-z0-9-]{1,39}$/;
@@ -51249,7 +51185,119 @@ function permissions_messageOf(error) {
     return status ? `HTTP ${status}: ${message}` : message;
 }
 
-;// CONCATENATED MODULE: ./src/github/pr-body.ts
+;// CONCATENATED MODULE: ./src/report/hunt.ts
+// The body of a nightly hunt's failure report: its hidden marker (failures in a row, since when), the latest
+// failure and what the issue is for. github/hunt-report.ts opens, updates and closes it.
+
+/** A hidden marker in the failure issue of a nightly hunt: labelling it is not a request. */
+const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure';
+/** GitHub refuses issue bodies over 65,536 characters; stay well under. */
+const MAX_ISSUE_CHARS = 65000;
+const REPORT_RE = /^<!-- ralph-action:hunt-failure ralph=([A-Za-z0-9_-]+) failures=(\d+) first=([0-9-]+) -->/;
+const reportMarker = (ralphName, failures, first) => `${HUNT_REPORT_MARKER} ralph=${ralphName} failures=${failures} first=${first} -->`;
+function renderReport(report, failures, first, today) {
+    const times = failures === 1 ? 'once' : `${failures} times in a row, since ${first}`;
+    return fit([
+        reportMarker(report.ralphName, failures, first),
+        `### The nightly hunt \`${report.ralphName}\` failed`,
+        '',
+        `**Latest (${today}):** ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`,
+        '',
+        `It has failed ${times}.`,
+        ...(report.details ? ['', report.details] : []),
+        '',
+        `_ralph-action updates this issue on the next failure instead of opening another, and closes it when a ` +
+            `hunt succeeds. Labelling it does not start a loop._`
+    ].join('\n'), MAX_ISSUE_CHARS);
+}
+const hunt_oneLine = (text) => {
+    const flat = text.replace(/\s+/g, ' ').trim();
+    return flat.length > 500 ? `${flat.slice(0, 499)}…` : flat;
+};
+
+;// CONCATENATED MODULE: ./src/report/run-report.ts
+// What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
+// iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
+
+// The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
+
+const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
+/** Each gate with its command and its result in the last iteration that ran it. */
+function gateList(status) {
+    const last = new Map();
+    for (const c of status.baseline?.checks ?? [])
+        last.set(c.name, c);
+    for (const it of status.iterations)
+        for (const c of it.checks)
+            last.set(c.name, c);
+    if (last.size === 0)
+        return '_No gates: the agent’s completion signal decides._';
+    return [...last.values()]
+        .map(c => `- ${c.passed ? '✓' : '✗'} ${overview_code(c.name)}: ${overview_code(c.run)}${c.passed ? '' : failureHow(c)}`)
+        .join('\n');
+}
+function failureHow(c) {
+    if (c.timedOut)
+        return ' (timed out)';
+    if (c.killedBy)
+        return ` (stopped: ${c.killedBy})`;
+    return c.exitCode === null ? '' : ` (exit ${c.exitCode})`;
+}
+/** The run in one sentence, starting with an emoji a reader can scan. */
+function outcomeSentence(report) {
+    const { status, delivery, task } = report;
+    const name = `**${task.name}**`;
+    const n = status.iterations.length;
+    const reason = status.stopReason;
+    if (report.dryRun)
+        return `🔎 Dry run of ${name}: the inputs and the ralph are valid; no agent ran.`;
+    if (reason === undefined || status.state !== 'finished')
+        return `⏹️ ${name} did not finish (the job was cancelled or killed) after ${pluralIterations(n)}; the record of what ran is in the artifact.`;
+    const pr = delivery.pullRequest;
+    const delivered = pr
+        ? ` and ${pr.operation === 'created' ? 'opened' : 'updated'} pull request [#${pr.number}](${pr.url})`
+        : delivery.pushed && delivery.branch
+            ? ` and pushed branch ${overview_code(delivery.branch)}`
+            : '';
+    const problem = delivery.problems[0];
+    if (reason === 'already_green')
+        return `✅ ${name}: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.`;
+    if (status.success) {
+        const what = reason === 'completed'
+            ? `finished in iteration ${n} (the agent said it was done)`
+            : `passed every gate in iteration ${n}`;
+        if (problem)
+            return `⚠️ ${name} ${what}, but the work was not delivered: ${problem}`;
+        if (delivery.skipped)
+            return `✅ ${name} ${what}; ${delivery.skipped}.`;
+        return `✅ ${name} ${what}${delivered}.`;
+    }
+    // The gates pass but the tag never came: say so, and how to let the gates alone decide (said once here).
+    const noTag = reason === 'max_iterations' && status.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
+    const why = {
+        all_checks_passed: 'passed',
+        completed: 'finished',
+        max_iterations: noTag
+            ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${overview_code('completion-tag: none')} lets the gates alone decide)`
+            : `used all ${pluralIterations(n)} without passing its gates`,
+        budget_exhausted: `ran out of budget after ${pluralIterations(n)}`,
+        timeout: `ran out of time after ${pluralIterations(n)}`,
+        circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
+        agent_error: `stopped after ${pluralIterations(n)} on an error`,
+        cancelled: `was cancelled after ${pluralIterations(n)}`,
+        already_green: 'found every gate passing'
+    };
+    const icon = reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌';
+    const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
+    const tail = problem
+        ? `; the work was not delivered: ${problem}`
+        : delivered
+            ? `;${delivered.replace(/^ and/, '')}`
+            : '';
+    return `${icon} ${name} ${why[reason]}${detail}${tail}.`.replace(/\.\.$/, '.');
+}
+
+;// CONCATENATED MODULE: ./src/report/pr-body.ts
 // The pull request's title and body: what was asked, the iteration table, the gates, the cost, links to the
 // run and its record, and `Closes #N` when an issue started the run. Kept under GitHub's 65,536 characters
 // by cutting the task first (it is in the run record), then the table.
@@ -51352,12 +51400,7 @@ function pullRequestText(report, options = {}) {
     return { title: title.length > 256 ? `${title.slice(0, 255)}…` : title, body };
 }
 
-;// CONCATENATED MODULE: ./src/github/pull-branch.ts
-// Where the loop's work on a pull request goes. Anyone who can read a repository can open a pull request
-// between two of its branches, so its head branch is not necessarily its author's: it may be the default
-// branch, a protected one, or someone else's. The loop pushes onto the head branch only when that branch
-// is the author's to give; otherwise it works on `ralph/pr-<N>` and proposes its work as a pull request
-// into the head branch, so nothing lands without a review.
+;// CONCATENATED MODULE: ./src/trigger/pull-branch.ts
 
 
 /** The branch a loop proposes from when a pull request's own branch is not to be pushed onto. */
@@ -51403,11 +51446,12 @@ async function workBranchFor(octokit, pull, options) {
     return propose(`is not known to be its author's (${author.login} is not a person with write access to ${pull.owner}/${pull.repo})`);
 }
 
-;// CONCATENATED MODULE: ./src/github/trigger.ts
+;// CONCATENATED MODULE: ./src/trigger/admission.ts
 // Whether what started this run (event.ts) may run a loop: the `/ralph` comment grammar, and the plan
 // main.ts follows. Nothing here runs anything or trusts text: the comment's
 // first line is tokenised without a shell, names and arg names are checked, the task is sanitised data,
 // and the comment is read from the payload as it was when the run was triggered, never fetched again.
+
 
 
 
@@ -51462,46 +51506,46 @@ function parseRalphCommand(body) {
             else if (i + 1 < tokens.length && !tokens[i + 1].startsWith('--'))
                 value = tokens[++i];
             else
-                return { kind: 'invalid', problem: `${trigger_code(token)} needs a value: write --${safe(argName)} VALUE` };
+                return { kind: 'invalid', problem: `${admission_code(token)} needs a value: write --${safe(argName)} VALUE` };
             if (!NAME_RE.test(argName))
                 return {
                     kind: 'invalid',
-                    problem: `${trigger_code(`--${argName}`)} is not an arg name: use letters, digits, - and _`
+                    problem: `${admission_code(`--${argName}`)} is not an arg name: use letters, digits, - and _`
                 };
             if (RESERVED_ARGS.includes(argName))
                 return {
                     kind: 'invalid',
-                    problem: `${trigger_code(`--${argName}`)} is set by the action: put the task after --`
+                    problem: `${admission_code(`--${argName}`)} is set by the action: put the task after --`
                 };
             if (Object.hasOwn(args, argName))
-                return { kind: 'invalid', problem: `${trigger_code(`--${argName}`)} is given twice` };
+                return { kind: 'invalid', problem: `${admission_code(`--${argName}`)} is given twice` };
             if (OPTION_LIKE.test(value))
                 return {
                     kind: 'invalid',
-                    problem: `the value of ${trigger_code(`--${argName}`)} starts with -, so a command could read it as an option`
+                    problem: `the value of ${admission_code(`--${argName}`)} starts with -, so a command could read it as an option`
                 };
             if (value.length > MAX_VALUE_CHARS)
                 return {
                     kind: 'invalid',
-                    problem: `the value of ${trigger_code(`--${argName}`)} is over ${MAX_VALUE_CHARS} characters`
+                    problem: `the value of ${admission_code(`--${argName}`)} is over ${MAX_VALUE_CHARS} characters`
                 };
             args[argName] = value;
             continue;
         }
         if (token.startsWith('-'))
-            return { kind: 'invalid', problem: `${trigger_code(token)} is not understood: args are --name value` };
+            return { kind: 'invalid', problem: `${admission_code(token)} is not understood: args are --name value` };
         if (i === 0) {
             if (!NAME_RE.test(token))
                 return {
                     kind: 'invalid',
-                    problem: `${trigger_code(token)} is not a ralph name: names use letters, digits, - and _ (no paths)`
+                    problem: `${admission_code(token)} is not a ralph name: names use letters, digits, - and _ (no paths)`
                 };
             name = token;
             continue;
         }
         return {
             kind: 'invalid',
-            problem: `${trigger_code(token)} is not understood: give args as --name value, and free text after --`
+            problem: `${admission_code(token)} is not understood: give args as --name value, and free text after --`
         };
     }
     const freeText = [tail?.trim() ?? '', rest].filter(Boolean).join('\n\n');
@@ -51533,8 +51577,6 @@ function splitAtDoubleDash(line) {
     }
     return [line, undefined];
 }
-/** A hidden marker in the failure issue of a nightly hunt: labelling it is not a request. */
-const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure';
 /**
  * Decides whether this event runs a loop. Skips are silent (not a `/ralph` comment, an edit, the action's
  * own push); refusals carry a reply. For comments and labels the actor is checked first (checkActor), so
@@ -51639,8 +51681,8 @@ async function planComment(trigger, settings, octokit) {
         : argsIn(settings.ralphLess?.prompt ?? '');
     const unknown = takes ? Object.keys(command.args).filter(name => !takes.includes(name)) : [];
     if (takes && unknown.length > 0)
-        return refuse(`${resolved.ralph !== undefined ? `the ralph ${trigger_code(resolved.ralphName ?? resolved.ralph)}` : 'a run without a ralph'} takes no ${unknown.map(n => trigger_code(`--${n}`)).join(', ')} ` +
-            `arg (${takes.length ? `it takes ${takes.map(n => trigger_code(`--${n}`)).join(', ')}` : 'it takes none'})`, help);
+        return refuse(`${resolved.ralph !== undefined ? `the ralph ${admission_code(resolved.ralphName ?? resolved.ralph)}` : 'a run without a ralph'} takes no ${unknown.map(n => admission_code(`--${n}`)).join(', ')} ` +
+            `arg (${takes.length ? `it takes ${takes.map(n => admission_code(`--${n}`)).join(', ')}` : 'it takes none'})`, help);
     let work = { branch: `ralph/issue-${issue.number}` };
     if (issue.isPullRequest) {
         const found = await sameRepoPull(octokit, settings, issue.number);
@@ -51718,7 +51760,7 @@ async function planLabel(trigger, settings, octokit) {
         ? (trigger.label ?? '').slice(label.length + 1).trim()
         : undefined;
     if (named !== undefined && !NAME_RE.test(named))
-        return refuse(`${trigger_code(named)} is not a ralph name`, usage(availableRalphs(settings.projectRoot)));
+        return refuse(`${admission_code(named)} is not a ralph name`, usage(availableRalphs(settings.projectRoot)));
     const resolved = resolveRalph(named, settings);
     if ('problem' in resolved)
         return refuse(resolved.problem, usage(availableRalphs(settings.projectRoot)));
@@ -51853,7 +51895,7 @@ const REFUSAL_MARKER = '<!-- ralph-action:refusal -->';
 /** `@login` for a person's login; undefined for anything else (a bot's, or text from a payload). */
 const mention = (login) => /^[A-Za-z0-9-]{1,39}$/.test(login) ? `@${login}` : undefined;
 function refusalReply(to, reason, extra) {
-    const who = mention(to) ?? trigger_code(to);
+    const who = mention(to) ?? admission_code(to);
     return [REFUSAL_MARKER, `${who}, no ralph loop was started: ${reason}.`, extra].filter(Boolean).join('\n\n');
 }
 /**
@@ -51865,18 +51907,18 @@ function startFailureReply(to, problem, runUrl) {
     const who = at ? `${at}, ` : '';
     return [
         REFUSAL_MARKER,
-        `${who}the ralph loop could not start: ${trigger_code(problem, 300)}`,
+        `${who}the ralph loop could not start: ${admission_code(problem, 300)}`,
         `This is a problem in the workflow or the ralph, not in your request: [the run](${runUrl}) says more.`
     ].join('\n\n');
 }
 function usage(available) {
     const list = available.length
-        ? `Available ralphs: ${available.map(name => trigger_code(name)).join(', ')}.`
+        ? `Available ralphs: ${available.map(name => admission_code(name)).join(', ')}.`
         : `No ralphs are installed in \`${INSTALLED_RALPHS_DIR}/\`.`;
     return `Usage, on the first line of a new comment: \`${COMMAND_USAGE}\`\n\n${list}`;
 }
 /** Text from a comment, shown in a reply: one line, cut, in a code span it cannot break out of. */
-function trigger_code(text, max = 60) {
+function admission_code(text, max = 60) {
     const line = safe(text, max);
     const ticks = '`'.repeat(Math.max(1, ...[...line.matchAll(/`+/g)].map(m => m[0].length + 1)));
     const pad = line.startsWith('`') || line.endsWith('`') ? ' ' : '';
@@ -51887,15 +51929,7 @@ function safe(text, max = 60) {
     return line.length > max ? `${line.slice(0, max - 3)}...` : line;
 }
 
-;// CONCATENATED MODULE: ./src/github/hunt.ts
-// Nightly bug hunts are idempotent: a ralph keeps at most one open pull request, on its own branch
-// (`ralph/<name>`, the action's default), and a run that finds it continues that branch and updates the PR
-// instead of opening another. `max-open-prs` caps the hunts' open PRs across the repository, so a matrix
-// fan-out cannot flood it. A failed hunt can keep ONE issue labelled `ralph` up to date.
-
-
-
-
+;// CONCATENATED MODULE: ./src/trigger/hunt.ts
 
 
 /** The branch a ralph's hunts work on: the action's default branch for a ralph. */
@@ -51968,88 +52002,6 @@ async function planHunt(octokit, target) {
         };
     return { kind: 'new', branch, openPulls: open.length };
 }
-const REPORT_RE = /^<!-- ralph-action:hunt-failure ralph=([A-Za-z0-9_-]+) failures=(\d+) first=([0-9-]+) -->/;
-const reportMarker = (ralphName, failures, first) => `${HUNT_REPORT_MARKER} ralph=${ralphName} failures=${failures} first=${first} -->`;
-/**
- * Opens, or updates, the one open issue that says this ralph's hunt failed: found by its label and the
- * marker in its body, so the next failure edits it (and comments, so watchers hear) instead of filing a
- * duplicate. A closed report is left closed: the next failure opens a new one.
- */
-async function reportFailure(octokit, report) {
-    const label = report.label ?? 'ralph';
-    const today = (report.now ?? new Date()).toISOString().slice(0, 10);
-    const repo = { owner: report.owner, repo: report.repo };
-    const actor = await tokenActor(octokit);
-    const existing = await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor });
-    if (existing) {
-        const failures = existing.failures + 1;
-        const body = renderReport(report, failures, existing.first, today);
-        await octokit.rest.issues.update({ ...repo, issue_number: existing.number, body });
-        await postComment(octokit, { ...repo, issueNumber: existing.number }, fit(`Failed again on ${today} (${failures} in a row): ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`));
-        return { number: existing.number, url: existing.url, operation: 'updated', failures };
-    }
-    const { data } = await octokit.rest.issues.create({
-        ...repo,
-        title: `Nightly hunt ${report.ralphName} failed`,
-        body: renderReport(report, 1, today, today),
-        labels: [label],
-        // Its marker finds it, should GitHub have opened it without answering.
-        request: recoverBy(async () => (await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor }))?.issue)
-    });
-    return { number: data.number, url: data.html_url, operation: 'created', failures: 1 };
-}
-/** After a hunt that succeeded: closes this ralph's open failure report, saying why. Answers its number. */
-async function closeFailureReport(octokit, target) {
-    const repo = { owner: target.owner, repo: target.repo };
-    const existing = await findFailureReport(octokit, {
-        ...target,
-        label: target.label ?? 'ralph',
-        actor: await tokenActor(octokit)
-    });
-    if (!existing)
-        return undefined;
-    const pr = target.pullUrl ? ` and opened ${target.pullUrl}` : '';
-    await postComment(octokit, { ...repo, issueNumber: existing.number }, `The hunt ${target.ralphName} succeeded in [this run](${target.runUrl})${pr}; closing.`);
-    await octokit.rest.issues.update({ ...repo, issue_number: existing.number, state: 'closed' });
-    return existing.number;
-}
-/** The open report of this ralph's hunt: labelled, marked, and opened by the token's actor (a marker alone is text anyone can write). */
-async function findFailureReport(octokit, target) {
-    const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
-        owner: target.owner,
-        repo: target.repo,
-        state: 'open',
-        labels: target.label,
-        per_page: 100
-    });
-    for (const issue of issues) {
-        if (issue.pull_request || !isTokenActor(issue.user, target.actor))
-            continue;
-        const m = REPORT_RE.exec(issue.body ?? '');
-        if (m && m[1] === target.ralphName)
-            return { number: issue.number, url: issue.html_url, failures: Number(m[2]), first: m[3], issue };
-    }
-    return undefined;
-}
-function renderReport(report, failures, first, today) {
-    const times = failures === 1 ? 'once' : `${failures} times in a row, since ${first}`;
-    return fit([
-        reportMarker(report.ralphName, failures, first),
-        `### The nightly hunt \`${report.ralphName}\` failed`,
-        '',
-        `**Latest (${today}):** ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`,
-        '',
-        `It has failed ${times}.`,
-        ...(report.details ? ['', report.details] : []),
-        '',
-        `_ralph-action updates this issue on the next failure instead of opening another, and closes it when a ` +
-            `hunt succeeds. Labelling it does not start a loop._`
-    ].join('\n'));
-}
-const hunt_oneLine = (text) => {
-    const flat = text.replace(/\s+/g, ' ').trim();
-    return flat.length > 500 ? `${flat.slice(0, 499)}…` : flat;
-};
 function sameRepo(fullName, target) {
     return (fullName ?? '').toLowerCase() === `${target.owner}/${target.repo}`.toLowerCase();
 }
@@ -53822,7 +53774,7 @@ async function deliver(prepared, looped) {
     return delivery;
 }
 
-;// CONCATENATED MODULE: ./src/github/annotations.ts
+;// CONCATENATED MODULE: ./src/report/annotations.ts
 // Failing gate output → file:line annotations, for the formats people's checks print: tsc, ESLint (stylish),
 // jest, vitest, node's test runner, pytest, go (build and test) and rustc. GitHub shows at most 10 error
 // annotations a step, so the first 10 distinct places are kept, in the order the output gave them.
@@ -54262,7 +54214,7 @@ async function loop(prepared, signal) {
     return { result, cancelled, followed: async () => follow?.settled() };
 }
 
-;// CONCATENATED MODULE: ./src/github/summary.ts
+;// CONCATENATED MODULE: ./src/report/summary.ts
 // The job summary: the outcome in one sentence, the iteration table (verdict, each gate ✓/✗, cost, duration),
 // a chart of cost and duration per iteration (mermaid xychart, which GitHub renders), the gates, and links
 // to the pull request and the run record.
@@ -54310,7 +54262,7 @@ function renderSummary(report) {
         const text = delivery.patch.text.length > MAX_PATCH_CHARS
             ? `${delivery.patch.text.slice(0, MAX_PATCH_CHARS)}\n… (cut: the whole patch is ${delivery.patch.file} in the run record)`
             : delivery.patch.text;
-        out.push('<details><summary>The work as a patch (apply with <code>git am</code>)</summary>', '', fence(text, 'diff'), '', '</details>', '');
+        out.push('<details><summary>The work as a patch (apply with <code>git am</code>)</summary>', '', overview_fence(text, 'diff'), '', '</details>', '');
     }
     for (const warning of status.warnings)
         out.push(`- ⚠️ ${warning}`);
@@ -54333,7 +54285,7 @@ function renderDryRunSummary(dry) {
         '',
         '### The first prompt',
         '',
-        fence(dry.prompt, 'markdown'),
+        overview_fence(dry.prompt, 'markdown'),
         ''
     ].join('\n');
 }
@@ -54623,6 +54575,77 @@ async function planRun(admitted) {
             ...(trigger.commentId !== undefined ? { commentId: trigger.commentId } : {})
         }, m => core/* warning */.$e(m));
     return { ...admitted, plan };
+}
+
+;// CONCATENATED MODULE: ./src/github/hunt-report.ts
+// A failed hunt keeps ONE issue labelled `ralph` up to date: opened, updated on the next failure, closed
+// when a hunt succeeds. The body is report/hunt.ts's.
+
+
+
+
+
+
+/**
+ * Opens, or updates, the one open issue that says this ralph's hunt failed: found by its label and the
+ * marker in its body, so the next failure edits it (and comments, so watchers hear) instead of filing a
+ * duplicate. A closed report is left closed: the next failure opens a new one.
+ */
+async function reportFailure(octokit, report) {
+    const label = report.label ?? 'ralph';
+    const today = (report.now ?? new Date()).toISOString().slice(0, 10);
+    const repo = { owner: report.owner, repo: report.repo };
+    const actor = await tokenActor(octokit);
+    const existing = await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor });
+    if (existing) {
+        const failures = existing.failures + 1;
+        const body = renderReport(report, failures, existing.first, today);
+        await octokit.rest.issues.update({ ...repo, issue_number: existing.number, body });
+        await postComment(octokit, { ...repo, issueNumber: existing.number }, fit(`Failed again on ${today} (${failures} in a row): ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`, MAX_COMMENT_CHARS));
+        return { number: existing.number, url: existing.url, operation: 'updated', failures };
+    }
+    const { data } = await octokit.rest.issues.create({
+        ...repo,
+        title: `Nightly hunt ${report.ralphName} failed`,
+        body: renderReport(report, 1, today, today),
+        labels: [label],
+        // Its marker finds it, should GitHub have opened it without answering.
+        request: recoverBy(async () => (await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor }))?.issue)
+    });
+    return { number: data.number, url: data.html_url, operation: 'created', failures: 1 };
+}
+/** After a hunt that succeeded: closes this ralph's open failure report, saying why. Answers its number. */
+async function closeFailureReport(octokit, target) {
+    const repo = { owner: target.owner, repo: target.repo };
+    const existing = await findFailureReport(octokit, {
+        ...target,
+        label: target.label ?? 'ralph',
+        actor: await tokenActor(octokit)
+    });
+    if (!existing)
+        return undefined;
+    const pr = target.pullUrl ? ` and opened ${target.pullUrl}` : '';
+    await postComment(octokit, { ...repo, issueNumber: existing.number }, `The hunt ${target.ralphName} succeeded in [this run](${target.runUrl})${pr}; closing.`);
+    await octokit.rest.issues.update({ ...repo, issue_number: existing.number, state: 'closed' });
+    return existing.number;
+}
+/** The open report of this ralph's hunt: labelled, marked, and opened by the token's actor (a marker alone is text anyone can write). */
+async function findFailureReport(octokit, target) {
+    const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
+        owner: target.owner,
+        repo: target.repo,
+        state: 'open',
+        labels: target.label,
+        per_page: 100
+    });
+    for (const issue of issues) {
+        if (issue.pull_request || !isTokenActor(issue.user, target.actor))
+            continue;
+        const m = REPORT_RE.exec(issue.body ?? '');
+        if (m && m[1] === target.ralphName)
+            return { number: issue.number, url: issue.html_url, failures: Number(m[2]), first: m[3], issue };
+    }
+    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/github/artifacts.ts

@@ -4,8 +4,8 @@
 // its argv, against the OpenAPI-checked GitHub stand-in and the real Octokit.
 import path from 'node:path'
 import { payloads, world, type World } from './world.js'
-import { REFUSAL_MARKER, type RefusePlan, type RunPlan } from '../../src/github/trigger.js'
-import { promptWithTask } from '../../src/github/sanitize.js'
+import { REFUSAL_MARKER, type RefusePlan, type RunPlan } from '../../src/trigger/admission.js'
+import { promptWithTask } from '../../src/trigger/sanitize.js'
 
 let w: World
 beforeEach(async () => {

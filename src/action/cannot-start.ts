@@ -1,9 +1,9 @@
 // The reply on the issue when a requested loop cannot start: the problem is the workflow's or the ralph's.
 import * as core from '@actions/core'
 import type { Octokit } from '../github/client.js'
-import type { RunContext } from '../github/context.js'
+import type { RunContext } from '../trigger/context.js'
 import { postRefusal } from '../github/tracking.js'
-import { startFailureReply, type RunPlan as TriggerRun } from '../github/trigger.js'
+import { startFailureReply, type RunPlan as TriggerRun } from '../trigger/admission.js'
 
 /**
  * Tells whoever asked on an issue that the loop could not start, and that their request is not at fault.

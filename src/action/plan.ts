@@ -19,9 +19,9 @@ import {
   type Ralph,
   type RalphProblem
 } from '../ralph/index.js'
-import type { RunContext } from '../github/context.js'
-import { deliverTask, promptWithTask, ralphReadsTask } from '../github/sanitize.js'
-import type { PullRef, RunPlan as TriggerRun } from '../github/trigger.js'
+import type { RunContext } from '../trigger/context.js'
+import { deliverTask, promptWithTask, ralphReadsTask } from '../trigger/sanitize.js'
+import type { PullRef, RunPlan as TriggerRun } from '../trigger/admission.js'
 import { InputError, type ActionInputs } from './inputs.js'
 
 export interface RunPlan {

@@ -17,10 +17,12 @@ import {
   type PullRequestTrigger,
   type TriggerEvent
 } from './event.js'
-import { argsIn, argsOf, availableRalphs, installedRalph } from './installed-ralph.js'
-import { branchTip, type TokenActor } from './own-work.js'
-import { checkActor, type Octokit } from './permissions.js'
-import { PULL_REQUEST_MARKER } from './pr-body.js'
+import { argsIn, argsOf, availableRalphs, installedRalph } from '../ralph/installed.js'
+import { branchTip, type TokenActor } from '../github/own-work.js'
+import type { Octokit } from '../github/client.js'
+import { checkActor } from './permissions.js'
+import { HUNT_REPORT_MARKER } from '../report/hunt.js'
+import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
 import { workBranchFor } from './pull-branch.js'
 import { composeTask, RESERVED_ARGS, sanitizeText } from './sanitize.js'
 
@@ -237,9 +239,6 @@ export interface RefusePlan {
 }
 
 export type TriggerPlan = RunPlan | SkipPlan | RefusePlan
-
-/** A hidden marker in the failure issue of a nightly hunt: labelling it is not a request. */
-export const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure'
 
 /**
  * Decides whether this event runs a loop. Skips are silent (not a `/ralph` comment, an edit, the action's

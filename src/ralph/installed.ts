@@ -14,8 +14,8 @@ import {
   RALPH_MARKER,
   readFrontmatter,
   resolveRalphPath
-} from '../ralph/index.js'
-import { RESERVED_ARGS } from './sanitize.js'
+} from './index.js'
+import { RESERVED_ARGS } from '../trigger/sanitize.js'
 
 /** The installed ralph's real folder, or why the name does not name one a trigger may run. */
 export function installedRalph(projectRoot: string, name: string): { dir: string } | { problem: string } {
