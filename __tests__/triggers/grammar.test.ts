@@ -3,7 +3,8 @@ import { parseTriggerEvent } from '../../src/trigger/event.js'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { argsOf, parseRalphCommand, splitAtDoubleDash } from '../../src/trigger/admission.js'
+import { parseRalphCommand, splitAtDoubleDash } from '../../src/trigger/grammar.js'
+import { argsOf } from '../../src/ralph/installed.js'
 
 describe('parseRalphCommand', () => {
   test('only a first line that starts with /ralph is a command', () => {

@@ -7,7 +7,7 @@ import { getOctokit } from '@actions/github'
 import { loadRalph } from '../../src/ralph/index.js'
 import { loopConfig, runLoop, type LoopResult } from '../../src/loop/index.js'
 import { deliverTask } from '../../src/trigger/sanitize.js'
-import { planTrigger, type TriggerPlan, type TriggerSettings } from '../../src/trigger/admission.js'
+import { admitEvent, type Admission, type TriggerSettings } from '../../src/trigger/admission.js'
 import { acknowledge, postRefusal } from '../../src/github/tracking.js'
 import type { Octokit } from '../../src/github/client.js'
 import { startGitHubApi, type GitHubApi } from '../support/github-api/index.js'
@@ -22,9 +22,9 @@ export interface World {
   /** Outside the repo: the scripted agent, the argv printer, their outputs, and where `pwned` would land. */
   tools: string
   settings: TriggerSettings
-  plan(eventName: string, payload: unknown, overrides?: Partial<TriggerSettings>): Promise<TriggerPlan>
+  plan(eventName: string, payload: unknown, overrides?: Partial<TriggerSettings>): Promise<Admission>
   /** What main.ts does with a plan; answers the loop's result when one ran. */
-  execute(plan: TriggerPlan): Promise<LoopResult | undefined>
+  execute(plan: Admission): Promise<LoopResult | undefined>
   /** The prompts the scripted agent was given, in order. */
   prompts(): string[]
   /** What the `echo` ralph's command received, one argv entry per element. */
@@ -103,7 +103,7 @@ export async function world(): Promise<World> {
     tools,
     settings,
     plan: (eventName, payload, overrides = {}) =>
-      planTrigger({ eventName, payload }, { ...settings, ...overrides }, octokit),
+      admitEvent({ eventName, payload }, { ...settings, ...overrides }, octokit),
     async execute(plan) {
       if (plan.kind === 'skip') return undefined
       if (plan.kind === 'refuse') {

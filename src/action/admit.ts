@@ -10,7 +10,7 @@ import type { RetryBudget } from '../github/retry.js'
 import { tokenActor, type TokenActor } from '../github/own-work.js'
 import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 import { postRefusal } from '../github/tracking.js'
-import { planTrigger, ralphNameOf, type RunPlan as TriggerRun } from '../trigger/admission.js'
+import { admitEvent, ralphNameOf, type Run } from '../trigger/admission.js'
 import { planHunt } from '../trigger/hunt.js'
 import { ralphMatrix } from '../cli/list.js'
 import { InputError, readInputs, type ActionInputs } from './inputs.js'
@@ -33,7 +33,7 @@ export interface Admitted {
   inputs: ActionInputs
   context: RunContext
   clients: Clients
-  trigger: TriggerRun
+  trigger: Run
   /** A run no issue or pull request asked for: on the ralph's own branch, with at most one open PR. */
   hunt: boolean
 }
@@ -65,7 +65,7 @@ function listMode(inputs: ActionInputs, context: RunContext): Ending {
   return { outputs: { matrix: JSON.stringify(m.matrix), count: String(m.count) }, finished: true }
 }
 
-const isHunt = (trigger: TriggerRun): boolean =>
+const isHunt = (trigger: Run): boolean =>
   ['schedule', 'workflow_dispatch', 'push'].includes(trigger.event) &&
   trigger.issueNumber === undefined &&
   trigger.pr === undefined
@@ -74,16 +74,12 @@ const isHunt = (trigger: TriggerRun): boolean =>
  * What started the run decides whether a loop runs. Answers the trigger's run, or why the step is over
  * (no agent runs either way).
  */
-async function decide(
-  inputs: ActionInputs,
-  context: RunContext,
-  clients: Clients
-): Promise<Step<TriggerRun>> {
+async function decide(inputs: ActionInputs, context: RunContext, clients: Clients): Promise<Step<Run>> {
   const { owner, repo } = context.repo
   // Events that carry no one to check, no text and no push need no API: schedule and workflow_dispatch.
   const needsApi = ['issue_comment', 'issues', 'pull_request', 'push'].includes(context.eventName)
   const client = needsApi ? await clients.octokit() : (undefined as unknown as Octokit)
-  const plan = await planTrigger(
+  const admission = await admitEvent(
     context.event,
     {
       owner,
@@ -99,28 +95,30 @@ async function decide(
     },
     client
   )
-  if (plan.kind === 'skip') {
-    core.info(neutralizeWorkflowCommands(`Nothing to do: ${plan.reason}.`))
+  if (admission.kind === 'skip') {
+    core.info(neutralizeWorkflowCommands(`Nothing to do: ${admission.reason}.`))
     return { end: { finished: true } }
   }
-  if (plan.kind === 'refuse') {
-    if (plan.reply && plan.issueNumber !== undefined) {
-      await postRefusal(client, { owner, repo, issueNumber: plan.issueNumber }, plan.reply, m =>
+  if (admission.kind === 'refuse') {
+    if (admission.reply && admission.issueNumber !== undefined) {
+      await postRefusal(client, { owner, repo, issueNumber: admission.issueNumber }, admission.reply, m =>
         core.warning(m)
       )
-      core.warning(`Refused: ${plan.reason}. No agent ran; the reply on #${plan.issueNumber} says why.`)
+      core.warning(
+        `Refused: ${admission.reason}. No agent ran; the reply on #${admission.issueNumber} says why.`
+      )
       return { end: { finished: true } }
     }
-    return { end: { failure: { message: `Refused: ${plan.reason}.` }, finished: true } }
+    return { end: { failure: { message: `Refused: ${admission.reason}.` }, finished: true } }
   }
-  return plan
+  return admission
 }
 
 /**
  * A hunt continues its open pull request's branch (updating the PR, never opening a second), or starts its
  * branch fresh; at `max-open-prs` with nothing to continue it ends without running.
  */
-async function huntBranch(admitted: Omit<Admitted, 'hunt'>): Promise<Step<TriggerRun>> {
+async function huntBranch(admitted: Omit<Admitted, 'hunt'>): Promise<Step<Run>> {
   const { inputs, context, clients, trigger } = admitted
   const ralphName = trigger.ralphName ?? ralphNameOf(inputs.ralph)
   if (!ralphName || (!inputs.openPr && inputs.maxOpenPrs === undefined)) return trigger

@@ -3,14 +3,15 @@ import * as core from '@actions/core'
 import type { Octokit } from '../github/client.js'
 import type { RunContext } from '../trigger/context.js'
 import { postRefusal } from '../github/tracking.js'
-import { startFailureReply, type RunPlan as TriggerRun } from '../trigger/admission.js'
+import type { Run } from '../trigger/admission.js'
+import { startFailureReply } from '../trigger/replies.js'
 
 /**
  * Tells whoever asked on an issue that the loop could not start, and that their request is not at fault.
  * Paths are shown relative to the workspace.
  */
 export async function replyCannotStart(
-  trigger: TriggerRun | undefined,
+  trigger: Run | undefined,
   context: RunContext,
   octokit: () => Promise<Octokit>,
   problem: string

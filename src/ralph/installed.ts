@@ -15,7 +15,9 @@ import {
   readFrontmatter,
   resolveRalphPath
 } from './index.js'
-import { RESERVED_ARGS } from '../trigger/sanitize.js'
+
+/** Arg names the action fills itself; a `/ralph` comment may not set them. */
+export const RESERVED_ARGS = ['task', 'task_file'] as const
 
 /** The installed ralph's real folder, or why the name does not name one a trigger may run. */
 export function installedRalph(projectRoot: string, name: string): { dir: string } | { problem: string } {

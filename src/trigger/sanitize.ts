@@ -257,9 +257,6 @@ export interface TaskDelivery {
   args: { task: string; task_file: string }
 }
 
-/** Arg names the action fills itself; a `/ralph` comment may not set them. */
-export const RESERVED_ARGS = ['task', 'task_file'] as const
-
 /**
  * Writes the task to `file` (outside the work tree, e.g. under RUNNER_TEMP, so it is never committed) and
  * answers the block and the args to hand to the loop.
