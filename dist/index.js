@@ -44044,9 +44044,10 @@ async function postComment(octokit, target, body) {
     return data;
 }
 
-;// CONCATENATED MODULE: ./src/report/markdown.ts
-// The one set of Markdown helpers: a code span and a fence no text can break out of, a table cell, and
-// cutting to a length. Every renderer (progress.md, the job summary, the PR body, comments, replies) uses them.
+;// CONCATENATED MODULE: ./src/text/markdown.ts
+// The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
+// fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
+// the job summary, the PR body, the tracking comment, the hunt's issue, the replies and the prompt's blocks.
 /** Cuts `text` to `max` characters, the last one an ellipsis. */
 function cut(text, max) {
     return text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -44069,6 +44070,8 @@ function code(text) {
         ? `${ticks} ${text} ${ticks}`
         : `${ticks}${text}${ticks}`;
 }
+/** A name or a command inside a table or a sentence: one line, cut to `max`, as code. */
+const codeCell = (text, max = 120) => code(cell(text, max));
 /** A fenced block (of backticks, or tildes) longer than any run of the same mark inside `text`. */
 function fence(text, lang = '', mark = '`') {
     const marks = mark.repeat(Math.max(3, longestRun(text, mark) + 1));
@@ -48958,6 +48961,7 @@ function failureFingerprint(failures) {
 // filled in the same single pass; when gates exist and the body uses none of them, a "Loop status"
 // section is appended after the body and before the credit trailer.
 
+
 /** Our additions to the `ralph.` kind; the reference renders them as ''. */
 const LOOP_PLACEHOLDERS = [
     'checks',
@@ -48981,25 +48985,10 @@ function loopPlaceholdersUsed(inputs) {
     }
     return used;
 }
-/** A fence (or inline code delimiter) longer than any run of `char` inside `text`. */
-function fenceFor(text, char, min) {
-    const longest = Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
-    return char.repeat(Math.max(min, longest + 1));
-}
-const prompt_code = (text) => {
-    const tick = fenceFor(text, '`', 1);
-    return tick.length > 1 || text.startsWith('`') || text.endsWith('`')
-        ? `${tick} ${text} ${tick}`
-        : `${tick}${text}${tick}`;
-};
-const block = (text) => {
-    const fence = fenceFor(text, '~', 3);
-    return `${fence}\n${text.replace(/\n+$/, '')}\n${fence}`;
-};
 const seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
 /** `{{ ralph.checks }}`: one line per gate. */
 function renderChecks(gates) {
-    return gates.map(gate => `- ${prompt_code(gate.name)}: ${prompt_code(gate.run)}`).join('\n');
+    return gates.map(gate => `- ${code(gate.name)}: ${code(gate.run)}`).join('\n');
 }
 /** `{{ ralph.failures }}`: the previous iteration's failing checks, each with the end of its output. */
 function renderFailures(checks) {
@@ -49011,7 +49000,7 @@ function renderFailures(checks) {
             : check.exitCode === null
                 ? 'was stopped'
                 : `exit code ${check.exitCode}`;
-        return `${prompt_code(check.name)} failed (${how}). The end of its output:\n\n${block(check.tail)}`;
+        return `${code(check.name)} failed (${how}). The end of its output:\n\n${fence(check.tail, '', '~')}`;
     })
         .join('\n\n');
 }
@@ -49020,7 +49009,7 @@ function renderDiff(diff) {
     if (!diff || (diff.stat.trim() === '' && diff.patch === ''))
         return '';
     const cut = diff.patchTruncated ? '\n[the rest of the diff is not shown]' : '';
-    return `${diff.stat.replace(/\n+$/, '')}\n\n${block(diff.patch)}${cut}`;
+    return `${diff.stat.replace(/\n+$/, '')}\n\n${fence(diff.patch, '', '~')}${cut}`;
 }
 /** One line about an iteration, for `{{ ralph.progress }}`. */
 function progressEntry(record) {
@@ -49104,7 +49093,7 @@ function loopStatusSection(values, ctx, iteration, maxIterations) {
     ];
     if (ctx.guardrails) {
         sections.push('### Guardrails', values.guardrails.trim() || '(none written yet)', `When you meet a failure mode these do not cover, append a new lesson (a "Sign") to ` +
-            `${prompt_code(ctx.guardrails.file)}: the trigger, the instruction, and what taught it.`);
+            `${code(ctx.guardrails.file)}: the trigger, the instruction, and what taught it.`);
     }
     if (tag) {
         sections.push('### When you are done', 'When every check passes on your work, end your final message with this line, on a line of its own:', tag, 'Only the end of your final message is read, and the checks run again before the loop accepts it. ' +
@@ -49474,6 +49463,10 @@ function addedChecks(commands, existing) {
 }
 
 ;// CONCATENATED MODULE: ./src/loop/overview.ts
+// The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
+// cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
+// with them, and the job summary shows the same ones (src/github/summary.ts): one renderer for both.
+
 const VERDICT = {
     passed: '✅ passed',
     completed: '✅ done',
@@ -49510,22 +49503,6 @@ function formatCost(status) {
         return 'unknown (the agent reported no cost)';
     return `$${cost.totalUsd.toFixed(4)} (${cost.source})`;
 }
-/** A table cell: no pipes or newlines, bounded. */
-function overview_cell(text, max = 80) {
-    const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim();
-    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-const overview_code = (text) => {
-    const flat = overview_cell(text, 120);
-    const ticks = flat.includes('`') ? '``' : '`';
-    return `${ticks}${ticks === '``' ? ' ' : ''}${flat}${ticks === '``' ? ' ' : ''}${ticks}`;
-};
-/** A fenced block longer than any run of backticks inside `text`. */
-function overview_fence(text, lang = '') {
-    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
-    const marks = '`'.repeat(Math.max(3, longest + 1));
-    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
-}
 /** The gates in the order they ran, the baseline's first. */
 function gateNames(status) {
     const names = [];
@@ -49553,7 +49530,7 @@ const BASELINE_LABEL = {
 function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
     const gates = gateNames(status);
     const columns = gates.length <= MAX_GATE_COLUMNS;
-    const head = ['#', 'Verdict', ...(columns ? gates.map(g => overview_code(g)) : ['Gates']), 'Cost', 'Duration'];
+    const head = ['#', 'Verdict', ...(columns ? gates.map(g => codeCell(g)) : ['Gates']), 'Cost', 'Duration'];
     const gateCells = (checks) => {
         if (columns)
             return gates.map(g => {
@@ -49562,7 +49539,7 @@ function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
             });
         const slowest = checks.reduce((top, c) => (top && top.durationMs >= c.durationMs ? top : c), undefined);
         const tally = `${checks.filter(c => c.passed).length}/${checks.length} ✓`;
-        return [slowest ? `${tally} (slowest ${overview_code(slowest.name)} ${gateTime(slowest.durationMs)})` : tally];
+        return [slowest ? `${tally} (slowest ${codeCell(slowest.name)} ${gateTime(slowest.durationMs)})` : tally];
     };
     const rows = [];
     const baseline = status.baseline;
@@ -49602,7 +49579,7 @@ function charts(status) {
     const costs = its.map(it => it.agent?.usage.cost_usd ?? 0);
     if (costs.some(c => c > 0)) {
         const top = Math.max(...costs);
-        blocks.push(overview_fence([
+        blocks.push(fence([
             'xychart-beta',
             '  title "Cost per iteration (USD)"',
             `  ${x}`,
@@ -49611,7 +49588,7 @@ function charts(status) {
         ].join('\n'), 'mermaid'));
     }
     const seconds = its.map(it => Math.round(it.durationMs / 100) / 10);
-    blocks.push(overview_fence([
+    blocks.push(fence([
         'xychart-beta',
         '  title "Duration per iteration (seconds)"',
         `  ${x}`,
@@ -49630,15 +49607,11 @@ function charts(status) {
 
 
 
+
 const PROGRESS_FILE = 'progress.md';
 const STATUS_FILE = 'status.json';
 const record_seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
 const dollars = (usd) => `$${usd.toFixed(4)}`;
-function record_fence(text) {
-    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
-    const marks = '`'.repeat(Math.max(3, longest + 1));
-    return `${marks}\n${text.replace(/\n+$/, '')}\n${marks}`;
-}
 const indent = (text, by) => text
     .split('\n')
     .map(line => (line ? by + line : line))
@@ -49657,7 +49630,7 @@ function checkLine(check) {
         const last = tail.split('\n').at(-1)?.trim();
         return last ? `${head}: ${last.slice(0, 200)}` : head;
     }
-    return tail ? `${head}\n\n${indent(record_fence(tail), '  ')}\n` : head;
+    return tail ? `${head}\n\n${indent(fence(tail), '  ')}\n` : head;
 }
 /** `- Checks: 1/3 passing (gates 3.1s)` and a line a check. */
 function checkLines(checks, wallMs) {
@@ -50998,7 +50971,7 @@ function gateList(status) {
     if (last.size === 0)
         return '_No gates: the agent’s completion signal decides._';
     return [...last.values()]
-        .map(c => `- ${c.passed ? '✓' : '✗'} ${overview_code(c.name)}: ${overview_code(c.run)}${c.passed ? '' : failureHow(c)}`)
+        .map(c => `- ${c.passed ? '✓' : '✗'} ${codeCell(c.name)}: ${codeCell(c.run)}${c.passed ? '' : failureHow(c)}`)
         .join('\n');
 }
 function failureHow(c) {
@@ -51022,7 +50995,7 @@ function outcomeSentence(report) {
     const delivered = pr
         ? ` and ${pr.operation === 'created' ? 'opened' : 'updated'} pull request [#${pr.number}](${pr.url})`
         : delivery.pushed && delivery.branch
-            ? ` and pushed branch ${overview_code(delivery.branch)}`
+            ? ` and pushed branch ${codeCell(delivery.branch)}`
             : '';
     const problem = delivery.problems[0];
     if (reason === 'already_green')
@@ -51043,7 +51016,7 @@ function outcomeSentence(report) {
         all_checks_passed: 'passed',
         completed: 'finished',
         max_iterations: noTag
-            ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${overview_code('completion-tag: none')} lets the gates alone decide)`
+            ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${codeCell('completion-tag: none')} lets the gates alone decide)`
             : `used all ${pluralIterations(n)} without passing its gates`,
         budget_exhausted: `ran out of budget after ${pluralIterations(n)}`,
         timeout: `ran out of time after ${pluralIterations(n)}`,
@@ -51066,6 +51039,7 @@ function outcomeSentence(report) {
 // The pull request's title and body: what was asked, the iteration table, the gates, the cost, links to the
 // run and its record, and `Closes #N` when an issue started the run. Kept under GitHub's 65,536 characters
 // by cutting the task first (it is in the run record), then the table.
+
 
 /** GitHub refuses longer bodies (422 "body is too long"). */
 const MAX_PR_BODY_CHARS = 65_536;
@@ -51105,7 +51079,7 @@ function pullRequestTitle(report, options = {}) {
 }
 function taskSection(report, limit) {
     const { task } = report;
-    const source = task.file ? `The ralph ${overview_code(task.name)} (${overview_code(task.file)}) asked:` : 'The task:';
+    const source = task.file ? `The ralph ${codeCell(task.name)} (${codeCell(task.file)}) asked:` : 'The task:';
     const text = task.text.trim();
     const cut = text.length > limit;
     const shown = cut ? `${text.slice(0, limit)}…` : text;
@@ -51127,7 +51101,7 @@ function render(report, options, taskLimit, rows) {
         ? `Every gate passed in iteration ${n}.`
         : `The gates did not pass (${status.stopReason ?? 'unfinished'}${status.stopDetail ? `: ${status.stopDetail.replace(/\.$/, '')}` : ''}). This draft holds the work so far for a person to finish.`;
     const record = links.artifactName
-        ? `the run record is the artifact ${overview_code(links.artifactName)} on [the run's page](${links.run}#artifacts)`
+        ? `the run record is the artifact ${codeCell(links.artifactName)} on [the run's page](${links.run}#artifacts)`
         : `[the run](${links.run})`;
     const sections = [
         taskSection(report, taskLimit),
@@ -54235,6 +54209,7 @@ async function loop(prepared, signal) {
 
 
 
+
 /** GitHub refuses a step summary over 1 MiB; the patch and tables are cut well before. */
 const MAX_PATCH_CHARS = 60_000;
 /** The summary's markdown. */
@@ -54242,7 +54217,7 @@ function renderSummary(report) {
     const { status, delivery, links } = report;
     const out = [`## Ralph loop: ${report.task.name}`, '', outcomeSentence(report), ''];
     const facts = [
-        status.stopReason ? `**Stop reason:** ${overview_code(status.stopReason)}` : undefined,
+        status.stopReason ? `**Stop reason:** ${codeCell(status.stopReason)}` : undefined,
         `**Iterations:** ${status.iterations.length}${status.budgets.maxIterations ? ` of ${status.budgets.maxIterations}` : ''}`,
         `**Cost:** ${formatCost(status)}${status.budgets.maxCostUsd !== undefined ? ` (budget $${status.budgets.maxCostUsd})` : ''}`,
         `**Duration:** ${overview_formatDuration(status.durationMs)}`
@@ -54252,9 +54227,9 @@ function renderSummary(report) {
         delivery.pullRequest
             ? `[Pull request #${delivery.pullRequest.number}](${delivery.pullRequest.url})`
             : undefined,
-        delivery.branch && delivery.pushed ? `branch ${overview_code(delivery.branch)}` : undefined,
+        delivery.branch && delivery.pushed ? `branch ${codeCell(delivery.branch)}` : undefined,
         links.artifact
-            ? `[Run record${links.artifactName ? ` (${overview_code(links.artifactName)})` : ''}](${links.artifact})`
+            ? `[Run record${links.artifactName ? ` (${codeCell(links.artifactName)})` : ''}](${links.artifact})`
             : undefined,
         `[This run](${links.run})`
     ].filter(Boolean);
@@ -54276,7 +54251,7 @@ function renderSummary(report) {
         const text = delivery.patch.text.length > MAX_PATCH_CHARS
             ? `${delivery.patch.text.slice(0, MAX_PATCH_CHARS)}\n… (cut: the whole patch is ${delivery.patch.file} in the run record)`
             : delivery.patch.text;
-        out.push('<details><summary>The work as a patch (apply with <code>git am</code>)</summary>', '', overview_fence(text, 'diff'), '', '</details>', '');
+        out.push('<details><summary>The work as a patch (apply with <code>git am</code>)</summary>', '', fence(text, 'diff'), '', '</details>', '');
     }
     for (const warning of status.warnings)
         out.push(`- ⚠️ ${warning}`);
@@ -54287,11 +54262,11 @@ function renderSummary(report) {
 }
 /** What a dry run checked and would do, with the first prompt: a dry run's summary is never empty. */
 function renderDryRunSummary(dry) {
-    const gates = dry.checks.map(c => `- ${overview_code(c.name)}: ${overview_code(c.run)}`).join('\n');
+    const gates = dry.checks.map(c => `- ${codeCell(c.name)}: ${codeCell(c.run)}`).join('\n');
     return [
         `## Ralph loop: ${dry.task.name} (dry run)`,
         '',
-        `🔎 Dry run of **${dry.task.name}**${dry.task.file ? ` (${overview_code(dry.task.file)})` : ''}: the inputs and the ralph are valid and every program it starts was found; no agent ran. A run would work on branch ${overview_code(dry.branch)}${dry.maxIterations ? `, for at most ${dry.maxIterations} iteration${dry.maxIterations === 1 ? '' : 's'}` : ''}.`,
+        `🔎 Dry run of **${dry.task.name}**${dry.task.file ? ` (${codeCell(dry.task.file)})` : ''}: the inputs and the ralph are valid and every program it starts was found; no agent ran. A run would work on branch ${codeCell(dry.branch)}${dry.maxIterations ? `, for at most ${dry.maxIterations} iteration${dry.maxIterations === 1 ? '' : 's'}` : ''}.`,
         '',
         '### Gates',
         '',
@@ -54299,7 +54274,7 @@ function renderDryRunSummary(dry) {
         '',
         '### The first prompt',
         '',
-        overview_fence(dry.prompt, 'markdown'),
+        fence(dry.prompt, 'markdown'),
         ''
     ].join('\n');
 }

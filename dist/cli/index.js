@@ -15680,11 +15680,55 @@ function failureFingerprint(failures) {
     return hash.digest('hex').slice(0, 16);
 }
 
+;// CONCATENATED MODULE: ./src/text/markdown.ts
+// The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
+// fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
+// the job summary, the PR body, the tracking comment, the hunt's issue, the replies and the prompt's blocks.
+/** Cuts `text` to `max` characters, the last one an ellipsis. */
+function cut(text, max) {
+    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+/** One line for a table or a sentence: no pipes, no newlines (nor the spaces around them), cut to `max`. */
+function cell(text, max = 80) {
+    return cut(text
+        .replace(/[ \t]*\r?\n\s*/g, ' ')
+        .replace(/\|/g, '\\|')
+        .trim(), max);
+}
+const longestRun = (text, char) => Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
+/**
+ * An inline code span that no run of backticks inside `text` can close: its delimiter is longer than the
+ * longest run, padded with a space where the text holds or touches a backtick.
+ */
+function code(text) {
+    const ticks = '`'.repeat(longestRun(text, '`') + 1);
+    return ticks.length > 1 || text.startsWith('`') || text.endsWith('`')
+        ? `${ticks} ${text} ${ticks}`
+        : `${ticks}${text}${ticks}`;
+}
+/** A name or a command inside a table or a sentence: one line, cut to `max`, as code. */
+const codeCell = (text, max = 120) => code(cell(text, max));
+/** A fenced block (of backticks, or tildes) longer than any run of the same mark inside `text`. */
+function fence(text, lang = '', mark = '`') {
+    const marks = mark.repeat(Math.max(3, longestRun(text, mark) + 1));
+    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
+}
+/** Keeps a body under `max` characters by cutting its middle (its first line, a marker, stays whole). */
+function fit(body, max, what = 'GitHub’s comment limit') {
+    if (body.length <= max)
+        return body;
+    const note = `\n\n_[… cut to fit ${what}]_\n\n`;
+    const head = Math.floor((max - note.length) * 0.6);
+    const tail = max - note.length - head;
+    return body.slice(0, head) + note + body.slice(body.length - tail);
+}
+
 ;// CONCATENATED MODULE: ./src/loop/prompt.ts
 // The prompt for one iteration. Without gates it is exactly the reference's (RALPH.md re-read, body
 // stripped, comments removed, placeholders filled in one pass, credit trailer). Our `ralph.*` values are
 // filled in the same single pass; when gates exist and the body uses none of them, a "Loop status"
 // section is appended after the body and before the credit trailer.
+
 
 /** Our additions to the `ralph.` kind; the reference renders them as ''. */
 const LOOP_PLACEHOLDERS = [
@@ -15709,21 +15753,6 @@ function loopPlaceholdersUsed(inputs) {
     }
     return used;
 }
-/** A fence (or inline code delimiter) longer than any run of `char` inside `text`. */
-function fenceFor(text, char, min) {
-    const longest = Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
-    return char.repeat(Math.max(min, longest + 1));
-}
-const code = (text) => {
-    const tick = fenceFor(text, '`', 1);
-    return tick.length > 1 || text.startsWith('`') || text.endsWith('`')
-        ? `${tick} ${text} ${tick}`
-        : `${tick}${text}${tick}`;
-};
-const block = (text) => {
-    const fence = fenceFor(text, '~', 3);
-    return `${fence}\n${text.replace(/\n+$/, '')}\n${fence}`;
-};
 const seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
 /** `{{ ralph.checks }}`: one line per gate. */
 function renderChecks(gates) {
@@ -15739,7 +15768,7 @@ function renderFailures(checks) {
             : check.exitCode === null
                 ? 'was stopped'
                 : `exit code ${check.exitCode}`;
-        return `${code(check.name)} failed (${how}). The end of its output:\n\n${block(check.tail)}`;
+        return `${code(check.name)} failed (${how}). The end of its output:\n\n${fence(check.tail, '', '~')}`;
     })
         .join('\n\n');
 }
@@ -15748,7 +15777,7 @@ function renderDiff(diff) {
     if (!diff || (diff.stat.trim() === '' && diff.patch === ''))
         return '';
     const cut = diff.patchTruncated ? '\n[the rest of the diff is not shown]' : '';
-    return `${diff.stat.replace(/\n+$/, '')}\n\n${block(diff.patch)}${cut}`;
+    return `${diff.stat.replace(/\n+$/, '')}\n\n${fence(diff.patch, '', '~')}${cut}`;
 }
 /** One line about an iteration, for `{{ ralph.progress }}`. */
 function progressEntry(record) {
@@ -16202,6 +16231,10 @@ function addedChecks(commands, existing) {
 }
 
 ;// CONCATENATED MODULE: ./src/loop/overview.ts
+// The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
+// cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
+// with them, and the job summary shows the same ones (src/github/summary.ts): one renderer for both.
+
 const VERDICT = {
     passed: '✅ passed',
     completed: '✅ done',
@@ -16238,22 +16271,6 @@ function formatCost(status) {
         return 'unknown (the agent reported no cost)';
     return `$${cost.totalUsd.toFixed(4)} (${cost.source})`;
 }
-/** A table cell: no pipes or newlines, bounded. */
-function cell(text, max = 80) {
-    const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim();
-    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-const overview_code = (text) => {
-    const flat = cell(text, 120);
-    const ticks = flat.includes('`') ? '``' : '`';
-    return `${ticks}${ticks === '``' ? ' ' : ''}${flat}${ticks === '``' ? ' ' : ''}${ticks}`;
-};
-/** A fenced block longer than any run of backticks inside `text`. */
-function fence(text, lang = '') {
-    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
-    const marks = '`'.repeat(Math.max(3, longest + 1));
-    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
-}
 /** The gates in the order they ran, the baseline's first. */
 function gateNames(status) {
     const names = [];
@@ -16281,7 +16298,7 @@ const BASELINE_LABEL = {
 function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
     const gates = gateNames(status);
     const columns = gates.length <= MAX_GATE_COLUMNS;
-    const head = ['#', 'Verdict', ...(columns ? gates.map(g => overview_code(g)) : ['Gates']), 'Cost', 'Duration'];
+    const head = ['#', 'Verdict', ...(columns ? gates.map(g => codeCell(g)) : ['Gates']), 'Cost', 'Duration'];
     const gateCells = (checks) => {
         if (columns)
             return gates.map(g => {
@@ -16290,7 +16307,7 @@ function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
             });
         const slowest = checks.reduce((top, c) => (top && top.durationMs >= c.durationMs ? top : c), undefined);
         const tally = `${checks.filter(c => c.passed).length}/${checks.length} ✓`;
-        return [slowest ? `${tally} (slowest ${overview_code(slowest.name)} ${gateTime(slowest.durationMs)})` : tally];
+        return [slowest ? `${tally} (slowest ${codeCell(slowest.name)} ${gateTime(slowest.durationMs)})` : tally];
     };
     const rows = [];
     const baseline = status.baseline;
@@ -16358,15 +16375,11 @@ function charts(status) {
 
 
 
+
 const PROGRESS_FILE = 'progress.md';
 const STATUS_FILE = 'status.json';
 const record_seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
 const dollars = (usd) => `$${usd.toFixed(4)}`;
-function record_fence(text) {
-    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
-    const marks = '`'.repeat(Math.max(3, longest + 1));
-    return `${marks}\n${text.replace(/\n+$/, '')}\n${marks}`;
-}
 const indent = (text, by) => text
     .split('\n')
     .map(line => (line ? by + line : line))
@@ -16385,7 +16398,7 @@ function checkLine(check) {
         const last = tail.split('\n').at(-1)?.trim();
         return last ? `${head}: ${last.slice(0, 200)}` : head;
     }
-    return tail ? `${head}\n\n${indent(record_fence(tail), '  ')}\n` : head;
+    return tail ? `${head}\n\n${indent(fence(tail), '  ')}\n` : head;
 }
 /** `- Checks: 1/3 passing (gates 3.1s)` and a line a check. */
 function checkLines(checks, wallMs) {

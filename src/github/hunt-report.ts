@@ -3,7 +3,7 @@
 import { postComment } from './comments.js'
 import { recoverBy, type Octokit } from './client.js'
 import { isTokenActor, tokenActor, type TokenActor } from './own-work.js'
-import { fit } from '../report/markdown.js'
+import { fit } from '../text/markdown.js'
 import { MAX_COMMENT_CHARS } from '../report/tracking.js'
 import { oneLine, renderReport, REPORT_RE, type FailureReport } from '../report/hunt.js'
 

@@ -5,7 +5,7 @@
 import type { LoopEvent, LoopStatus } from '../loop/index.js'
 import type { Octokit } from './client.js'
 import { postComment } from './comments.js'
-import { fit } from '../report/markdown.js'
+import { fit } from '../text/markdown.js'
 import {
   MAX_COMMENT_CHARS,
   renderFinal,

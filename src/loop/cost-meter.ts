@@ -1,7 +1,17 @@
 // The cost meter: dollars spent by finished agent runs plus a live estimate for the run in flight.
 // Presets feed it usage as the agent's stream reveals it; the engine reads it to enforce `maxCostUsd`.
 import type { UsageReport } from '../agents/types.js'
-import type { CostSource, Usage } from './types.js'
+
+export type CostSource = 'reported' | 'estimated' | 'unknown'
+
+export interface Usage {
+  input: number
+  output: number
+  cache_read: number
+  cache_write: number
+  cost_usd: number
+  cost_source: CostSource
+}
 
 /** Dollars for the tokens of one run, or undefined when the model's price is not known. */
 export type PriceTokens = (usage: UsageReport) => number | undefined

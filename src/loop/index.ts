@@ -43,10 +43,7 @@ export {
 } from './prompt.js'
 export { RunRecord, PROGRESS_FILE, STATUS_FILE, progressSection, baselineVerdict } from './record.js'
 export {
-  cell,
   charts,
-  code,
-  fence,
   formatCost,
   formatDuration,
   iterationCost,

@@ -4,7 +4,9 @@ import type { AgentEnvOptions } from '../security/index.js'
 import type { Workspace } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import type { Ralph, RalphCheck } from '../ralph/index.js'
-import type { CostMeter } from './cost-meter.js'
+import type { CostMeter, CostSource, Usage } from './cost-meter.js'
+
+export type { CostSource, Usage }
 
 export type StopReason =
   | 'all_checks_passed'
@@ -16,17 +18,6 @@ export type StopReason =
   | 'agent_error'
   | 'cancelled'
   | 'already_green'
-
-export type CostSource = 'reported' | 'estimated' | 'unknown'
-
-export interface Usage {
-  input: number
-  output: number
-  cache_read: number
-  cache_write: number
-  cost_usd: number
-  cost_source: CostSource
-}
 
 export interface LoopConfig {
   /** A validated ralph; for ralph-less runs a synthetic one whose body comes from `promptText`. */

@@ -1,6 +1,6 @@
 // The body of a nightly hunt's failure report: its hidden marker (failures in a row, since when), the latest
 // failure and what the issue is for. github/hunt-report.ts opens, updates and closes it.
-import { fit } from './markdown.js'
+import { fit } from '../text/markdown.js'
 
 /** A hidden marker in the failure issue of a nightly hunt: labelling it is not a request. */
 export const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure'

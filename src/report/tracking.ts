@@ -7,7 +7,7 @@ import {
   type LoopStatus,
   type StopReason
 } from '../loop/index.js'
-import { cell, code, fit } from './markdown.js'
+import { cell, code, fit } from '../text/markdown.js'
 
 /** GitHub refuses comment bodies over 65,536 characters; stay well under. */
 export const MAX_COMMENT_CHARS = 65000

@@ -1,5 +1,5 @@
 // Text from a payload, shown in a reply or a problem: one line, cut, in a code span it cannot leave.
-import { code } from '../report/markdown.js'
+import { code } from '../text/markdown.js'
 
 /** Text from a comment, shown in a reply: one line, cut, in a code span it cannot break out of. */
 export const quote = (text: string, max = 60): string => code(safe(text, max))

@@ -1,5 +1,6 @@
-// The one set of Markdown helpers: a code span and a fence no text can break out of, a table cell, and
-// cutting to a length. Every renderer (progress.md, the job summary, the PR body, comments, replies) uses them.
+// The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
+// fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
+// the job summary, the PR body, the tracking comment, the hunt's issue, the replies and the prompt's blocks.
 
 /** Cuts `text` to `max` characters, the last one an ellipsis. */
 export function cut(text: string, max: number): string {
@@ -30,6 +31,9 @@ export function code(text: string): string {
     ? `${ticks} ${text} ${ticks}`
     : `${ticks}${text}${ticks}`
 }
+
+/** A name or a command inside a table or a sentence: one line, cut to `max`, as code. */
+export const codeCell = (text: string, max = 120): string => code(cell(text, max))
 
 /** A fenced block (of backticks, or tildes) longer than any run of the same mark inside `text`. */
 export function fence(text: string, lang = '', mark: '`' | '~' = '`'): string {
