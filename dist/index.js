@@ -37277,6 +37277,7 @@ exports.visitAsync = visitAsync;
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  yU: () => (/* binding */ ExitCode),
   fM: () => (/* binding */ addPath),
   Yz: () => (/* binding */ core_debug),
   N4: () => (/* binding */ endGroup),
@@ -37295,7 +37296,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   $e: () => (/* binding */ warning)
 });
 
-// UNUSED EXPORTS: ExitCode, exportVariable, getBooleanInput, getIDToken, getMultilineInput, group, markdownSummary, platform, setCommandEcho, toPlatformPath, toPosixPath, toWin32Path
+// UNUSED EXPORTS: exportVariable, getBooleanInput, getIDToken, getMultilineInput, group, markdownSummary, platform, setCommandEcho, toPlatformPath, toPosixPath, toWin32Path
 
 // EXTERNAL MODULE: external "os"
 var external_os_ = __nccwpck_require__(70857);
@@ -52735,10 +52736,12 @@ function writeEnding(ending) {
         core/* setOutput */.uH(name, value);
     const failure = ending.failure;
     if (failure?.annotation) {
+        // The annotation is the one line: at the file and line, so a second, unplaced copy would only repeat it.
         const { message, title, file, line, column } = failure.annotation;
         core/* error */.z3(message, { title, file, startLine: line, startColumn: column });
+        process.exitCode = core/* ExitCode */.yU.Failure;
     }
-    if (failure)
+    else if (failure)
         core/* setFailed */.C1(failure.message);
     saveState('finished', ending.finished);
 }

@@ -34,7 +34,7 @@ export interface Annotation {
 
 export interface Ending {
   outputs?: Partial<Record<OutputName, string>>
-  /** Why the step failed; `annotation` also places it in a file. */
+  /** Why the step failed; with an `annotation`, that is the one line, placed at the file and line. */
   failure?: { message: string; annotation?: Annotation }
   /** False when main leaves the record's upload and summary to post (a cancelled run). */
   finished: boolean
@@ -49,10 +49,11 @@ export function writeEnding(ending: Ending): void {
   for (const [name, value] of Object.entries(ending.outputs ?? {})) core.setOutput(name, value)
   const failure = ending.failure
   if (failure?.annotation) {
+    // The annotation is the one line: at the file and line, so a second, unplaced copy would only repeat it.
     const { message, title, file, line, column } = failure.annotation
     core.error(message, { title, file, startLine: line, startColumn: column })
-  }
-  if (failure) core.setFailed(failure.message)
+    process.exitCode = core.ExitCode.Failure
+  } else if (failure) core.setFailed(failure.message)
   saveState('finished', ending.finished)
 }
 
