@@ -1,6 +1,6 @@
 // Shared by the live agent tests: temp work dirs, skipping when the CLIs are absent, recorded stream fixtures,
 // and a timing table printed at the end of each file.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -23,6 +23,7 @@ import {
   type LiveSetup
 } from '../support/agents.js'
 import { TEST_AGENT_USER } from '../support/isolation.js'
+import type { AgentSettings } from '../../src/agents/index.js'
 import type { LoopPorts } from '../../src/loop/index.js'
 import type { Script, ScriptedServer } from '../support/model-server/index.js'
 import { DRIVERS } from './drivers.js'
@@ -71,7 +72,8 @@ let saidUnisolated = false
  */
 export async function isolateLive(
   workspace: Workspace,
-  name: AgentName
+  name: AgentName,
+  settings?: AgentSettings[]
 ): Promise<AgentIsolation | undefined> {
   const privilege = isolationPrivilege()
   if ('why' in privilege) {
@@ -84,10 +86,12 @@ export async function isolateLive(
     user: TEST_AGENT_USER,
     privilege: privilege.privilege,
     workTree: workspace.cwd,
-    reach: [workspace.home],
-    program: agentBin(name)
+    program: agentBin(name),
+    // With the CLI's settings named, the agent gets a copy of them, as the action does; else `home` itself.
+    ...(settings ? { settings } : { reach: [workspace.home] })
   })
-  chownHome(workspace, isolation.state.privilege, `${isolation.user.uid}:${isolation.user.gid}`)
+  if (!settings)
+    chownHome(workspace, isolation.state.privilege, `${isolation.user.uid}:${isolation.user.gid}`)
   return isolation
 }
 
@@ -106,7 +110,9 @@ export async function releaseLive(
   if (!isolation) return
   const problems = await isolation.release()
   const { uid, gid } = isolation.state.owner
-  chownHome(workspace, isolation.state.privilege, `${uid}:${gid}`, true)
+  // Given to the agent's user (no settings named): back to the test's.
+  if (statSync(workspace.home).uid !== uid)
+    chownHome(workspace, isolation.state.privilege, `${uid}:${gid}`, true)
   if (problems.length > 0) throw new Error(`the isolation could not be undone: ${problems.join('; ')}`)
 }
 

@@ -6,7 +6,8 @@ import { mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmS
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { LoopConfig, LoopPorts, LoopResult } from '../../src/loop/index.js'
-import type { AgentIsolation } from '../../src/security/index.js'
+import { agentSettings } from '../../src/agents/index.js'
+import { agentEnvironment, type AgentIsolation } from '../../src/security/index.js'
 import { survivorsMatching } from '../support/agents.js'
 import {
   abruptEnd,
@@ -24,7 +25,6 @@ import { pausedClock } from '../support/clock.js'
 import {
   describeMode,
   describeWithAgent,
-  giveHome,
   isolatedRunProcess,
   isolateLive,
   LIVE_MODES,
@@ -44,14 +44,17 @@ let server: ScriptedServer | undefined
 let home: string
 /** Cancels a loop that outlived its test (a timeout): its agent must not go on in a deleted folder. */
 let cancel: AbortController
-/** The agent's own user in the isolated mode (made per test), else undefined. */
+/** The agent's own user in the isolated mode (made per run, once the CLI's settings are written), else undefined. */
 let isolation: AgentIsolation | undefined
+/** Whether this test runs the loop as the agent's own user. */
+let isolated = false
 
 beforeEach(() => {
   h = harness('live')
   home = mkdtempSync(join(tmpdir(), 'ralph-live-home-'))
   cancel = new AbortController()
   isolation = undefined
+  isolated = false
 })
 
 /** The repository and the CLI's home, as the isolation helpers of live.ts see a test's folders. */
@@ -84,12 +87,16 @@ interface LiveRun {
 
 async function runLive(d: LiveDriver, run: LiveRun): Promise<LoopResult> {
   server = await d.startServer({ script: run.script })
-  h.writeRalph(`agent: ${d.agent(run.agentExtra)}\n${run.gated === false ? '' : GATE}`, BODY)
-  // The isolation gives the agent its own HOME (XDG_* dropped): gemini, qwen and opencode read their settings
-  // there, so the CLI's files go into it, then become the agent's user's (and what it writes beside them).
-  const cliHome = isolation?.user.home ?? home
-  const agentEnv = { set: d.env(server.url, cliHome) }
-  giveHome({ ...liveWorkspace(), home: cliHome }, isolation)
+  const agent = d.agent(run.agentExtra)
+  h.writeRalph(`agent: ${agent}\n${run.gated === false ? '' : GATE}`, BODY)
+  // The CLI's files are written as the runner's user has them (HOME, XDG_CONFIG_HOME, CODEX_HOME…); isolated,
+  // the agent's user gets a copy of what the product says the CLI reads (agentSettings), as the action does.
+  const agentEnv = { set: d.env(server.url, home) }
+  if (isolated) {
+    const settings = agentSettings(agent.split(' '), agentEnvironment(process.env, agentEnv))
+    isolation = await isolateLive(liveWorkspace(), d.name, settings)
+    expect(isolation).toBeDefined()
+  }
   const { result } = await h.run(
     { ...run.config, agentEnv },
     {
@@ -153,20 +160,13 @@ function survivorsIn(dir: string): number[] {
   return found
 }
 
-/**
- * Not yet run isolated: as the agent's user, gemini, qwen and opencode fail the 'completion tag' scenario (the
- * loop stops at max_iterations) and gemini and opencode never start the time cap's tool; under investigation.
- */
-const NOT_YET_ISOLATED: readonly string[] = ['gemini', 'opencode', 'qwen']
-
 for (const mode of LIVE_MODES)
-  for (const d of DRIVERS.filter(d => !mode.isolated || !NOT_YET_ISOLATED.includes(d.name)))
+  for (const d of DRIVERS)
     describeWithAgent(d.name)(`a ralph loop on the real ${d.name} CLI`, () =>
       describeMode(mode)(mode.name, () => {
         if (mode.isolated) {
-          beforeEach(async () => {
-            isolation = await isolateLive(liveWorkspace(), d.name)
-            expect(isolation).toBeDefined()
+          beforeEach(() => {
+            isolated = true
           })
           afterEach(async () => {
             cancel.abort()

@@ -81,7 +81,7 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
   if (settings.logDir) io.stdout(`Logging output to ${settings.logDir}/\n`)
   let isolation: CliIsolation | undefined
   try {
-    isolation = await isolateCli(config, settings)
+    isolation = await isolateCli(config, settings, message => io.stderr(`${message}\n`))
     const result = await runLoop(config, {
       signal: cancel.signal,
       finishSignal: finish.signal,
