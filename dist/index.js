@@ -46827,6 +46827,7 @@ function isolation(state, log) {
         state,
         user: state.user,
         command,
+        environment: env => agentUserEnvironment(env, state.user, state.repointed),
         signaller,
         runProcess: run,
         killAll,
@@ -47069,7 +47070,7 @@ async function runAgent(ctx) {
             log?.write(line.endsWith('\n') ? line : `${line}\n`);
             ctx.onOutput?.({ transcript: line });
         }
-    }, { argv, env, cwd: ctx.workTree });
+    }, { argv, env: ctx.agentEnvironment?.(env) ?? env, cwd: ctx.workTree });
     let result;
     let outcome;
     try {
@@ -47972,6 +47973,7 @@ async function runIteration(env, iteration) {
         caps,
         ...(config.agentEnv ? { agentEnv: config.agentEnv } : {}),
         runProcess: env.runProcess,
+        ...(env.agentEnvironment ? { agentEnvironment: env.agentEnvironment } : {}),
         onOutput: output => emit('transcript' in output
             ? { type: 'agent_transcript', iteration, line: output.transcript }
             : { type: 'agent_output', iteration, stream: output.stream, chunk: output.chunk })
@@ -48775,6 +48777,7 @@ async function runLoop(config, ports = {}) {
         clock,
         emit,
         runProcess: ports.runProcess ?? runProcess,
+        ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
         killGraceMs: config.killGraceMs ?? run_loop_DEFAULT_KILL_GRACE_MS,
         history: status.iterations,
         trackTree: gated
@@ -54118,7 +54121,8 @@ async function runLoopContained(plan, workTree, isolated, ports) {
             return await withoutSecretVariables(() => runLoop(plan.config, {
                 ...ports,
                 workspace,
-                runProcess: options => spawn({ ...options, env: options.env ?? env })
+                runProcess: options => spawn({ ...options, env: options.env ?? env }),
+                ...(isolated ? { agentEnvironment: isolated.environment } : {})
             }), allow);
         }
         finally {

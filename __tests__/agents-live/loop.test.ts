@@ -101,7 +101,9 @@ async function runLive(d: LiveDriver, run: LiveRun): Promise<LoopResult> {
     { ...run.config, agentEnv },
     {
       signal: cancel.signal,
-      ...(isolation ? { runProcess: isolatedRunProcess(isolation, agentEnv) } : {}),
+      ...(isolation
+        ? { runProcess: isolatedRunProcess(isolation, agentEnv), agentEnvironment: isolation.environment }
+        : {}),
       ...run.ports
     }
   )

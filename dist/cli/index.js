@@ -15088,6 +15088,7 @@ function isolation(state, log) {
         state,
         user: state.user,
         command,
+        environment: env => agentUserEnvironment(env, state.user, state.repointed),
         signaller,
         runProcess: run,
         killAll,
@@ -15330,7 +15331,7 @@ async function runAgent(ctx) {
             log?.write(line.endsWith('\n') ? line : `${line}\n`);
             ctx.onOutput?.({ transcript: line });
         }
-    }, { argv, env, cwd: ctx.workTree });
+    }, { argv, env: ctx.agentEnvironment?.(env) ?? env, cwd: ctx.workTree });
     let result;
     let outcome;
     try {
@@ -16233,6 +16234,7 @@ async function runIteration(env, iteration) {
         caps,
         ...(config.agentEnv ? { agentEnv: config.agentEnv } : {}),
         runProcess: env.runProcess,
+        ...(env.agentEnvironment ? { agentEnvironment: env.agentEnvironment } : {}),
         onOutput: output => emit('transcript' in output
             ? { type: 'agent_transcript', iteration, line: output.transcript }
             : { type: 'agent_output', iteration, stream: output.stream, chunk: output.chunk })
@@ -17036,6 +17038,7 @@ async function runLoop(config, ports = {}) {
         clock,
         emit,
         runProcess: ports.runProcess ?? runProcess,
+        ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
         killGraceMs: config.killGraceMs ?? run_loop_DEFAULT_KILL_GRACE_MS,
         history: status.iterations,
         trackTree: gated
@@ -18762,6 +18765,7 @@ async function isolateCli(config, settings, say = () => { }) {
         });
         return {
             runProcess: options => isolated.runProcess({ ...options, env: options.env ?? env }),
+            agentEnvironment: isolated.environment,
             release: async (warn) => {
                 for (const problem of await isolated.release())
                     warn(`The isolation could not be fully undone: ${problem}`);
@@ -18855,7 +18859,7 @@ async function runWithConsole(config, settings, io) {
                 render(event);
                 logDir?.(event);
             },
-            ...(isolation ? { runProcess: isolation.runProcess } : {})
+            ...(isolation ? { runProcess: isolation.runProcess, agentEnvironment: isolation.agentEnvironment } : {})
         });
         if (result.error)
             io.stderr(`Run crashed: ${result.error}\n`);

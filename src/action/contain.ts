@@ -156,7 +156,8 @@ export async function runLoopContained(
             runLoop(plan.config, {
               ...ports,
               workspace,
-              runProcess: options => spawn({ ...options, env: options.env ?? env })
+              runProcess: options => spawn({ ...options, env: options.env ?? env }),
+              ...(isolated ? { agentEnvironment: isolated.environment } : {})
             }),
           allow
         )

@@ -13,6 +13,7 @@ import type { LoopSettings } from './options.js'
 
 export interface CliIsolation {
   runProcess: NonNullable<LoopPorts['runProcess']>
+  agentEnvironment: NonNullable<LoopPorts['agentEnvironment']>
   /** Kills what is left, gives the work tree back; problems go to `warn`. */
   release(warn: (message: string) => void): Promise<void>
 }
@@ -48,6 +49,7 @@ export async function isolateCli(
     })
     return {
       runProcess: options => isolated.runProcess({ ...options, env: options.env ?? env }),
+      agentEnvironment: isolated.environment,
       release: async warn => {
         for (const problem of await isolated.release())
           warn(`The isolation could not be fully undone: ${problem}`)

@@ -89,7 +89,7 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
         render(event)
         logDir?.(event)
       },
-      ...(isolation ? { runProcess: isolation.runProcess } : {})
+      ...(isolation ? { runProcess: isolation.runProcess, agentEnvironment: isolation.agentEnvironment } : {})
     })
     if (result.error) io.stderr(`Run crashed: ${result.error}\n`)
     return exitCodeFor(result, config.checks.length > 0)

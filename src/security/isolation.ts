@@ -73,6 +73,8 @@ export interface AgentIsolation {
   readonly user: AgentUser
   /** `argv` with `env` as the agent's user (another spawner, e.g. a model proxy, can start programs with it). */
   command(argv: string[], env: NodeJS.ProcessEnv): AgentCommand
+  /** The environment a program started as the agent's user gets from `env` (its HOME, its settings' copies). */
+  environment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv
   /** Signals processes of the agent's user (negative pids: groups). */
   readonly signaller: Signaller
   /**
@@ -371,6 +373,7 @@ export function isolation(state: IsolationState, log?: (message: string) => void
     state,
     user: state.user,
     command,
+    environment: env => agentUserEnvironment(env, state.user, state.repointed),
     signaller,
     runProcess: run,
     killAll,
