@@ -10,7 +10,7 @@
 // input installs the same ones). They are not dependencies of ralph-action: the cache folder has its own
 // package.json, and .tool-cache/ is gitignored. One `npm install` fetches all five (about 1.2 GB, 1-2 minutes).
 import { spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -79,6 +79,15 @@ function printPaths() {
   for (const [bin, { version }] of Object.entries(agents)) console.log(`${bin} ${version}: ${binPath(bin)}`)
 }
 
+/** What a package ships without its x bit (qwen's vendored rg), made runnable for every user, as the action does. */
+function makeRunnable() {
+  for (const { package: pkg, executables = [] } of Object.values(agents))
+    for (const file of executables) {
+      const target = join(packageDir(pkg), file)
+      if (existsSync(target)) chmodSync(target, 0o755)
+    }
+}
+
 const before = problems()
 if (args.has('--check')) {
   if (before.length === 0) {
@@ -90,6 +99,7 @@ if (args.has('--check')) {
   process.exit(before.length === 0 ? 0 : 1)
 }
 if (before.length === 0 && !args.has('--force')) {
+  makeRunnable()
   console.log(`Agent CLIs already installed in ${cacheDir} (${diskSize()}):`)
   printPaths()
   process.exit(0)
@@ -124,6 +134,7 @@ run('npm', [
 for (const [bin, agent] of Object.entries(agents))
   if (agent.postinstall && reportedVersion(bin) === undefined)
     run('node', [agent.postinstall], { cwd: packageDir(agent.package) })
+makeRunnable()
 
 const after = problems()
 if (after.length > 0) {

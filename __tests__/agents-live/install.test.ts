@@ -68,9 +68,8 @@ async function job(
   try {
     const setup = liveSetup(name, server.url, p.home)
     const run = await runAction(p, stand, {
-      // isolation none: gemini reads its settings from HOME, which the isolated agent gets fresh (issue 12's
-      // open item); this test is about the install and the cache.
-      inputs: { ralph: 'fix-tests', 'install-agent': 'true', 'max-cost': '1', isolation: 'none' },
+      // The action's default isolation: the agent's user runs the installed CLI with a copy of its settings.
+      inputs: { ralph: 'fix-tests', 'install-agent': 'true', 'max-cost': '1' },
       env: {
         ...(setup.env as Record<string, string>),
         GITHUB_TOKEN,
@@ -83,6 +82,12 @@ async function job(
       run.main.stdout
     )
     if (!line) throw new Error(`no install line in the main step's log:\n${run.main.stdout.slice(-4000)}`)
+    // As root the action isolates the agent; its CLI's settings (written into the job's HOME) go with it.
+    if (process.getuid?.() === 0) {
+      expect(run.main.stdout).toMatch(/^The agent, the ralph's commands and the checks run as /m)
+      // claude needs no settings file against the scripted server; the others' are copied.
+      if (name !== 'claude') expect(run.main.stdout).toContain(`The agent's user gets a copy of ${p.home}/`)
+    }
     // On PATH for the job's later steps too.
     const added = readFileSync(path.join(run.stepDir, 'add_path'), 'utf8')
     expect(added).toContain(path.join(toolCache, `ralph-action-agent-${name}`, cli.version))

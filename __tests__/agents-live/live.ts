@@ -1,11 +1,17 @@
 // Shared by the live agent tests: temp work dirs, skipping when the CLIs are absent, recorded stream fixtures,
 // and a timing table printed at the end of each file.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execFileSync } from 'node:child_process'
-import { isolateAgent, isolationPrivilege, type AgentIsolation } from '../../src/security/index.js'
+import {
+  agentEnvironment,
+  isolateAgent,
+  isolationPrivilege,
+  type AgentEnvOptions,
+  type AgentIsolation
+} from '../../src/security/index.js'
 import {
   agentBin,
   liveSetup,
@@ -17,7 +23,8 @@ import {
   type LiveSetup
 } from '../support/agents.js'
 import { TEST_AGENT_USER } from '../support/isolation.js'
-import type { LoopConfig } from '../../src/loop/index.js'
+import type { AgentSettings } from '../../src/agents/index.js'
+import type { LoopPorts } from '../../src/loop/index.js'
 import type { Script, ScriptedServer } from '../support/model-server/index.js'
 import { DRIVERS } from './drivers.js'
 
@@ -65,7 +72,8 @@ let saidUnisolated = false
  */
 export async function isolateLive(
   workspace: Workspace,
-  name: AgentName
+  name: AgentName,
+  settings?: AgentSettings[]
 ): Promise<AgentIsolation | undefined> {
   const privilege = isolationPrivilege()
   if ('why' in privilege) {
@@ -78,10 +86,12 @@ export async function isolateLive(
     user: TEST_AGENT_USER,
     privilege: privilege.privilege,
     workTree: workspace.cwd,
-    reach: [workspace.home],
-    program: agentBin(name)
+    program: agentBin(name),
+    // With the CLI's settings named, the agent gets a copy of them, as the action does; else `home` itself.
+    ...(settings ? { settings } : { reach: [workspace.home] })
   })
-  chownHome(workspace, isolation.state.privilege, `${isolation.user.uid}:${isolation.user.gid}`)
+  if (!settings)
+    chownHome(workspace, isolation.state.privilege, `${isolation.user.uid}:${isolation.user.gid}`)
   return isolation
 }
 
@@ -100,7 +110,9 @@ export async function releaseLive(
   if (!isolation) return
   const problems = await isolation.release()
   const { uid, gid } = isolation.state.owner
-  chownHome(workspace, isolation.state.privilege, `${uid}:${gid}`, true)
+  // Given to the agent's user (no settings named): back to the test's.
+  if (statSync(workspace.home).uid !== uid)
+    chownHome(workspace, isolation.state.privilege, `${uid}:${gid}`, true)
   if (problems.length > 0) throw new Error(`the isolation could not be undone: ${problems.join('; ')}`)
 }
 
@@ -186,12 +198,42 @@ export class Timings {
 }
 
 /**
- * The ways the tier runs each agent. Under the isolation setting (#15, not yet on main) the same scenarios
- * are to run again with the agent as its own unprivileged user: add it here with its LoopConfig part.
+ * The ways the tier runs each agent: as the runner's user, and as the agent's own unprivileged user (#15), the
+ * loop's processes started through the isolation's runProcess.
  */
-export const LIVE_MODES: Array<{ name: string; config: Partial<LoopConfig> }> = [
-  { name: "as the runner's user", config: {} }
+export const LIVE_MODES: Array<{ name: string; isolated: boolean }> = [
+  { name: "as the runner's user", isolated: false },
+  { name: "as the agent's own user", isolated: true }
 ]
+
+let saidNoIsolatedMode = false
+
+/**
+ * `describe` for a mode, or `describe.skip` for the isolated one where this machine cannot isolate (said once);
+ * REQUIRE_ISOLATION=1 (CI runs as root) makes that an error.
+ */
+export function describeMode(mode: {
+  name: string
+  isolated: boolean
+}): typeof describe | typeof describe.skip {
+  if (!mode.isolated) return describe
+  const privilege = isolationPrivilege()
+  if (!('why' in privilege)) return describe
+  if (process.env.REQUIRE_ISOLATION === '1') throw new Error(`REQUIRE_ISOLATION=1 but ${privilege.why}`)
+  if (!saidNoIsolatedMode)
+    process.stderr.write(`The live tier's isolated mode is skipped: ${privilege.why}\n`)
+  saidNoIsolatedMode = true
+  return describe.skip
+}
+
+/** The loop's runProcess port through `isolation`, as the CLI wires it: the agent's environment by default. */
+export function isolatedRunProcess(
+  isolation: AgentIsolation,
+  agentEnv: AgentEnvOptions
+): NonNullable<LoopPorts['runProcess']> {
+  const env = agentEnvironment(process.env, agentEnv)
+  return options => isolation.runProcess({ ...options, env: options.env ?? env })
+}
 
 export interface LiveCli {
   /** This test's workspace (fresh per test). */

@@ -10626,7 +10626,7 @@ function closeOption(token, specs) {
 // Reading and extending an agent's command line without ever duplicating what the user wrote.
 
 /** Python's Path(argv0).stem: `/usr/bin/claude`, `claude.exe` and `claude.cmd` all give `claude`. */
-function argv_programStem(argv0) {
+function programStem(argv0) {
     if (!argv0)
         return '';
     const base = external_node_path_default().basename(argv0.replace(/\\/g, '/'));
@@ -10676,7 +10676,7 @@ const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash']);
  * `bash -c 'aider … --message "$(cat -)"'`), skipping `VAR=value` assignments and `exec`/`env`.
  */
 function wrappedProgram(argv) {
-    if (!SHELLS.has(argv_programStem(argv[0])))
+    if (!SHELLS.has(programStem(argv[0])))
         return undefined;
     const c = argv.indexOf('-c');
     const script = c === -1 ? undefined : argv[c + 1];
@@ -11276,10 +11276,10 @@ const genericPreset = genericPresetWith();
 
 /** `aider …`, or a shell wrapper whose script starts with aider. */
 function isAiderCommand(argv) {
-    if (argv_programStem(argv[0]) === 'aider')
+    if (programStem(argv[0]) === 'aider')
         return true;
     const wrapped = wrappedProgram(argv);
-    return wrapped !== undefined && argv_programStem(wrapped) === 'aider';
+    return wrapped !== undefined && programStem(wrapped) === 'aider';
 }
 /** `12k` → 12000, `2.5k` → 2500, `1.2M` → 1200000, `133` → 133. */
 function parseTokenCount(text) {
@@ -11382,7 +11382,7 @@ const aiderPreset = {
 const CLAUDE_STREAM_FLAGS = ['--output-format', 'stream-json', '--verbose'];
 /** Python's Path(argv0).stem == 'claude': `/usr/bin/claude`, `claude.exe` and `claude.cmd` all match. */
 function isClaudeCommand(argv0) {
-    return argv_programStem(argv0) === 'claude';
+    return programStem(argv0) === 'claude';
 }
 /** Dollars as claude's --max-budget-usd reads them: never rounded up past what is left. */
 function formatBudget(usd) {
@@ -11641,7 +11641,7 @@ const JSON_FLAGS = ['--json', '--experimental-json'];
 const SESSION_POLL_MS = 250;
 /** `codex exec …` (or its alias `codex e …`): the only codex command a loop can run headless. */
 function isCodexExec(argv) {
-    return argv_programStem(argv[0]) === 'codex' && subcommandIndex(argv, EXEC) !== -1;
+    return programStem(argv[0]) === 'codex' && subcommandIndex(argv, EXEC) !== -1;
 }
 /** The user's argv with `--json` right after `exec`, unless it is there already. */
 function codexArgv(userArgv) {
@@ -12039,7 +12039,7 @@ class GeminiTelemetry {
 
 
 const FORMAT = ['--output-format', '-o'];
-const isGeminiCommand = (argv) => argv_programStem(argv[0]) === 'gemini';
+const isGeminiCommand = (argv) => programStem(argv[0]) === 'gemini';
 /** The output format the user chose, if any. */
 const geminiFormat = (argv) => optionValue(argv, FORMAT);
 function geminiArgv(userArgv) {
@@ -12272,7 +12272,7 @@ const geminiPlainPreset = {
 
 
 
-const isOpencodeRun = (argv) => argv_programStem(argv[0]) === 'opencode' && subcommandIndex(argv, ['run']) !== -1;
+const isOpencodeRun = (argv) => programStem(argv[0]) === 'opencode' && subcommandIndex(argv, ['run']) !== -1;
 /** The output format the user chose, if any. */
 const opencodeFormat = (argv) => optionValue(argv, ['--format']);
 function opencodeArgv(userArgv) {
@@ -12405,7 +12405,7 @@ const opencodePlainPreset = {
 
 
 const qwen_FORMAT = ['--output-format', '-o'];
-const isQwenCommand = (argv) => argv_programStem(argv[0]) === 'qwen';
+const isQwenCommand = (argv) => programStem(argv[0]) === 'qwen';
 /** The output format the user chose, if any. */
 const qwenFormat = (argv) => optionValue(argv, qwen_FORMAT);
 function qwenArgv(userArgv, caps = {}) {
@@ -12430,10 +12430,11 @@ const qwenPlainPreset = {
 };
 
 ;// CONCATENATED MODULE: ./scripts/install-agent-clis.json
-const install_agent_clis_namespaceObject = /*#__PURE__*/JSON.parse('{"X":{"claude":{"package":"@anthropic-ai/claude-code","version":"2.1.332","postinstall":"install.cjs"},"codex":{"package":"@openai/codex","version":"0.169.0"},"gemini":{"package":"@google/gemini-cli","version":"0.61.0"},"opencode":{"package":"opencode-ai","version":"1.18.33","postinstall":"postinstall.mjs"},"qwen":{"package":"@qwen-code/qwen-code","version":"0.24.4"}}}');
+const install_agent_clis_namespaceObject = /*#__PURE__*/JSON.parse('{"X":{"claude":{"package":"@anthropic-ai/claude-code","version":"2.1.332","postinstall":"install.cjs"},"codex":{"package":"@openai/codex","version":"0.169.0"},"gemini":{"package":"@google/gemini-cli","version":"0.61.0"},"opencode":{"package":"opencode-ai","version":"1.18.33","postinstall":"postinstall.mjs"},"qwen":{"package":"@qwen-code/qwen-code","version":"0.24.4","executables":["vendor/ripgrep/x64-linux/rg","vendor/ripgrep/arm64-linux/rg","vendor/ripgrep/x64-darwin/rg","vendor/ripgrep/arm64-darwin/rg"]}}}');
 ;// CONCATENATED MODULE: ./src/agents/clis.ts
 // The agent CLIs ralph-action can install and has proven live: each one's npm package at the version the
 // live tier tests (scripts/install-agent-clis.json, the one place to bump them), and the preset that reads it.
+
 
 
 const PINS = install_agent_clis_namespaceObject.X;
@@ -12449,6 +12450,43 @@ function agentCli(name) {
 /** The known CLI an agent command line runs (`claude -p …` → claude), or undefined. */
 function agentCliOf(agentArgv) {
     return agentCli(programStem(agentArgv[0]));
+}
+/** What each CLI reads at start-up besides its environment (the agent's user gets a copy of these only). */
+const SETTINGS = {
+    claude: [{ home: '.claude', variable: 'CLAUDE_CONFIG_DIR' }, { home: '.claude.json' }],
+    codex: [{ home: '.codex', variable: 'CODEX_HOME' }],
+    gemini: [{ home: '.gemini' }],
+    opencode: [
+        { home: '.config/opencode', config: true },
+        { home: '.config/opencode-config/opencode.json', variable: 'OPENCODE_CONFIG', onlyVariable: true }
+    ],
+    qwen: [{ home: '.qwen' }]
+};
+/**
+ * The settings the CLI an agent command runs reads, as the runner's user has them (`env` is the environment
+ * the agent would get as that user: its HOME, XDG_CONFIG_HOME, CODEX_HOME…). Empty for a CLI we do not know.
+ */
+function agentSettings(agentArgv, env) {
+    const cli = agentCliOf(agentArgv);
+    const home = env.HOME;
+    if (!cli || !home)
+        return [];
+    const found = [];
+    for (const place of SETTINGS[cli.name]) {
+        const moved = place.variable ? env[place.variable] : undefined;
+        if (moved)
+            found.push({ from: external_node_path_default().resolve(moved), to: place.home, variable: place.variable });
+        else if (place.onlyVariable)
+            continue;
+        else if (place.config && env.XDG_CONFIG_HOME)
+            found.push({
+                from: external_node_path_default().join(env.XDG_CONFIG_HOME, external_node_path_default().relative('.config', place.home)),
+                to: place.home
+            });
+        else
+            found.push({ from: external_node_path_default().join(home, place.home), to: place.home });
+    }
+    return found;
 }
 
 ;// CONCATENATED MODULE: ./src/agents/prices.ts
@@ -14594,9 +14632,10 @@ function git_env_hermeticGitEnvironment(config = [], base = process.env) {
 // agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
 // secure_path and deny-lists change nothing about what the agent gets.
 /**
- * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM [REACH...]` prints `user UID GID`,
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS [REACH...]` prints `user UID GID`,
  * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
- * pass through, or `error MESSAGE` and exits 1.
+ * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
+ * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
  *
  * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE [MODE PATH]...` gives back what the
  * agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the HOME,
@@ -14612,7 +14651,7 @@ as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
 step=$1; shift
 if [ "$step" = prepare ]; then
-  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6; shift 6
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7; shift 7
   if ! id -u "$user" >/dev/null 2>&1; then
     out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
       fail "useradd could not create the user $user: $out"
@@ -14623,8 +14662,13 @@ if [ "$step" = prepare ]; then
   [ "$(id -G "$user")" = "$gid" ] || fail "the user $user is in other groups ($(id -Gn "$user")), which may give it rights: the agent's user must be in its own group only"
   case ",$ownergroups," in *",$gid,"*) fail "the group of $user ($gid) is one of the action's own groups" ;; esac
   mkdir -p -m 0755 "$(dirname "$home")" && rm -rf -- "$home" && mkdir -m 0700 -- "$home" &&
-    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" &&
-    chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
+    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" || fail "could not make a fresh HOME for $user at $home"
+  # The staged settings: links and special files never (staging copied none; this is the boundary's own check).
+  if [ -n "$settings" ]; then
+    cp -R -P --preserve=mode -- "$settings/." "$home/" && find "$home" -mindepth 1 ! -type f ! -type d -delete ||
+      fail "could not copy the agent's settings into $home"
+  fi
+  chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
   printf 'user %s %s\\n' "$uid" "$gid"
   # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
   pass() {
@@ -14676,6 +14720,81 @@ const KILL_ALL = 'kill -s KILL -1 2>/dev/null; exit 0';
 /** `bash -c SIGNAL SIG PID...`: the signal to each pid (negative: a group) this user may signal. */
 const SIGNAL = 'kill -s "$0" -- "$@" 2>/dev/null; exit 0';
 
+;// CONCATENATED MODULE: ./src/security/settings.ts
+// The agent CLI's own settings, for an agent that runs as its own user with a fresh HOME: a copy of the files
+// and folders its preset names (never the runner's whole HOME), staged by the action's own user in a folder of
+// its own, then put into the agent's HOME by the isolation's prepare step while that HOME is still root's. No
+// symbolic link is followed or copied (one could point out of the settings into the runner's secrets), nothing
+// but regular files and folders is copied, and the originals are never the agent's: it cannot write back.
+
+
+
+/** A copy larger than this in all is cut short (a ~/.claude can hold gigabytes of old transcripts). */
+const MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Copies each existing `from` into a fresh staging folder at `to`, without following a symbolic link anywhere
+ * (the place itself included). Answers what it copied and what it left out, and why.
+ */
+function stageSettings(copies, parent = (0,external_node_os_namespaceObject.tmpdir)()) {
+    const staged = { copied: [], skipped: [] };
+    let bytes = 0;
+    let dir;
+    const skip = (file, why) => {
+        staged.skipped.push(`${file} (${why})`);
+    };
+    const copy = (from, to) => {
+        const stat = (0,external_node_fs_namespaceObject.lstatSync)(from);
+        if (stat.isSymbolicLink())
+            return (skip(from, 'a symbolic link'), 0);
+        if (stat.isDirectory()) {
+            (0,external_node_fs_namespaceObject.mkdirSync)(to, { recursive: true, mode: 0o700 });
+            let files = 0;
+            for (const entry of (0,external_node_fs_namespaceObject.readdirSync)(from).sort())
+                files += copy(external_node_path_default().join(from, entry), external_node_path_default().join(to, entry));
+            return files;
+        }
+        if (!stat.isFile())
+            return (skip(from, 'not a regular file'), 0);
+        if (bytes + stat.size > MAX_BYTES)
+            return (skip(from, `over the ${MAX_BYTES >> 20} MB the copy may take`), 0);
+        // O_NOFOLLOW: a link swapped in since the lstat is refused, not read.
+        const fd = (0,external_node_fs_namespaceObject.openSync)(from, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NOFOLLOW);
+        try {
+            if (!(0,external_node_fs_namespaceObject.fstatSync)(fd).isFile())
+                return (skip(from, 'not a regular file'), 0);
+            const content = (0,external_node_fs_namespaceObject.readFileSync)(fd);
+            bytes += content.length;
+            (0,external_node_fs_namespaceObject.writeFileSync)(to, content, { mode: stat.mode & 0o700 });
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(fd);
+        }
+        return 1;
+    };
+    for (const { from, to } of copies) {
+        try {
+            (0,external_node_fs_namespaceObject.lstatSync)(from);
+        }
+        catch {
+            continue; // the CLI has no settings there: nothing to copy
+        }
+        dir ??= (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join(parent, 'ralph-agent-settings-'));
+        const target = external_node_path_default().join(dir, to);
+        (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().dirname(target), { recursive: true, mode: 0o700 });
+        try {
+            const files = copy(from, target);
+            if (files > 0)
+                staged.copied.push(`${from} → ~/${to} (${files} file${files === 1 ? '' : 's'})`);
+        }
+        catch (error) {
+            skip(from, error.code ?? error.message);
+        }
+    }
+    if (dir)
+        staged.dir = dir;
+    return staged;
+}
+
 ;// CONCATENATED MODULE: ./src/security/isolation.ts
 // The agent as its own unprivileged user. A deny-list of variables is no boundary while the agent is the
 // user that holds the tokens: it can read /proc/<pid>/environ and mem of the action, write ~/.gitconfig that
@@ -14683,6 +14802,8 @@ const SIGNAL = 'kill -s "$0" -- "$@" 2>/dev/null; exit 0';
 // group, no sudo and no_new_privs can do none of that. The agent, the ralph's commands and the checks all run
 // as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
 // passwordless sudo; whenever none of them is running, every process of that uid is killed.
+
+
 
 
 
@@ -14784,16 +14905,36 @@ async function isolateAgent(options) {
             throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
     const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
     const home = `${HOMES}/${name}`;
-    const lines = await privileged(options.privilege, [
-        'prepare',
-        name,
-        home,
-        workTree,
-        String(owner.uid),
-        (process.getgroups?.() ?? [owner.gid]).join(','),
-        options.program ?? '',
-        ...(options.reach ?? [])
-    ]);
+    // Staged by the action's own user (it reads its own files as itself), copied in by prepare as root.
+    const staged = stageSettings(options.settings ?? []);
+    if (staged.dir && /[\n\r]/.test(staged.dir))
+        throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.');
+    let lines;
+    try {
+        lines = await privileged(options.privilege, [
+            'prepare',
+            name,
+            home,
+            workTree,
+            String(owner.uid),
+            (process.getgroups?.() ?? [owner.gid]).join(','),
+            options.program ?? '',
+            staged.dir ?? '',
+            ...(options.reach ?? [])
+        ]);
+    }
+    finally {
+        if (staged.dir)
+            (0,external_node_fs_namespaceObject.rmSync)(staged.dir, { recursive: true, force: true });
+    }
+    for (const copied of staged.copied)
+        options.log?.(`The agent's user gets a copy of ${copied}.`);
+    for (const skipped of staged.skipped)
+        options.log?.(`Left out of the copy of the agent's settings: ${skipped}.`);
+    const repointed = {};
+    for (const { variable, to } of options.settings ?? [])
+        if (variable)
+            repointed[variable] = external_node_path_default().join(home, to);
     const field = (key) => (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1);
     const [uid, gid] = field('user').map(Number);
     const [topGid, topMode] = field('top');
@@ -14809,7 +14950,8 @@ async function isolateAgent(options) {
         workTree,
         owner,
         top: { gid: Number(topGid), mode: topMode },
-        opened
+        opened,
+        repointed
     };
     if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
         throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`);
@@ -14822,7 +14964,7 @@ function isolation(state, log) {
     let running = 0;
     let reaped = [];
     const command = (argv, env) => {
-        const agentEnv = agentUserEnvironment(env, state.user);
+        const agentEnv = agentUserEnvironment(env, state.user, state.repointed);
         // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
         if (state.privilege === 'root')
             return { argv: asAgent(state, argv), env: agentEnv, stdin: Buffer.alloc(0) };
@@ -14946,6 +15088,7 @@ function isolation(state, log) {
         state,
         user: state.user,
         command,
+        environment: env => agentUserEnvironment(env, state.user, state.repointed),
         signaller,
         runProcess: run,
         killAll,
@@ -14984,9 +15127,10 @@ function notFound(options) {
 }
 /**
  * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
- * runner's HOME (XDG_*, a global git config) or at the runner's file commands.
+ * runner's HOME (XDG_*, a global git config) or at the runner's file commands; a variable that named the CLI's
+ * settings (`repointed`) names their copy.
  */
-function agentUserEnvironment(env, user) {
+function agentUserEnvironment(env, user, repointed = {}) {
     const out = {};
     for (const [key, value] of Object.entries(env)) {
         if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
@@ -14998,6 +15142,9 @@ function agentUserEnvironment(env, user) {
             continue;
         out[key] = value;
     }
+    for (const [key, value] of Object.entries(repointed))
+        if (out[key] !== undefined)
+            out[key] = value;
     return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
 }
 /** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
@@ -15184,7 +15331,7 @@ async function runAgent(ctx) {
             log?.write(line.endsWith('\n') ? line : `${line}\n`);
             ctx.onOutput?.({ transcript: line });
         }
-    }, { argv, env, cwd: ctx.workTree });
+    }, { argv, env: ctx.agentEnvironment?.(env) ?? env, cwd: ctx.workTree });
     let result;
     let outcome;
     try {
@@ -16116,6 +16263,7 @@ async function runIteration(env, iteration) {
         caps,
         ...(config.agentEnv ? { agentEnv: config.agentEnv } : {}),
         runProcess: env.runProcess,
+        ...(env.agentEnvironment ? { agentEnvironment: env.agentEnvironment } : {}),
         onOutput: output => emit('transcript' in output
             ? { type: 'agent_transcript', iteration, line: output.transcript }
             : { type: 'agent_output', iteration, stream: output.stream, chunk: output.chunk })
@@ -16903,6 +17051,7 @@ async function runLoop(config, ports = {}) {
         clock,
         emit,
         runProcess: ports.runProcess ?? runProcess,
+        ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
         killGraceMs: config.killGraceMs ?? run_loop_DEFAULT_KILL_GRACE_MS,
         history: status.iterations,
         trackTree: gated
@@ -17435,7 +17584,7 @@ function gateSettings(settings) {
     };
 }
 /** The engine's agent settings that the options above carry. */
-function agentSettings(settings) {
+function options_agentSettings(settings) {
     return {
         ...(settings.allowEnv.length > 0 ? { agentEnv: { allow: settings.allowEnv } } : {}),
         ...(settings.maxTurns !== undefined ? { agentMaxTurns: settings.maxTurns } : {}),
@@ -18601,8 +18750,9 @@ async function pushWithRetry(workTree, options, retry) {
 
 
 
+
 /** The isolation `--isolation` asks for; undefined for `none`. Throws RalphError (one line) when impossible. */
-async function isolateCli(config, settings) {
+async function isolateCli(config, settings, say = () => { }) {
     if (settings.isolation !== 'user')
         return undefined;
     if (config.worktree)
@@ -18614,17 +18764,21 @@ async function isolateCli(config, settings) {
     const workTree = workspace.root;
     await workspace.dispose();
     const program = which(config.ralph.agentArgv[0] ?? '', { cwd: config.projectRoot, path: process.env.PATH });
+    const env = agentEnvironment(process.env, config.agentEnv);
     try {
         const isolated = await isolateAgent({
             ...(settings.agentUser !== undefined ? { user: settings.agentUser } : {}),
             privilege: privilege.privilege,
             workTree,
             ...(program ? { program: external_node_path_default().resolve(config.projectRoot, program) } : {}),
-            outside: [config.recordDir, (0,external_node_os_namespaceObject.homedir)()]
+            outside: [config.recordDir, (0,external_node_os_namespaceObject.homedir)()],
+            // The CLI's own settings, as it would read them as the caller: copied into the agent's HOME.
+            settings: agentSettings(config.ralph.agentArgv, env),
+            log: say
         });
-        const env = agentEnvironment(process.env, config.agentEnv);
         return {
             runProcess: options => isolated.runProcess({ ...options, env: options.env ?? env }),
+            agentEnvironment: isolated.environment,
             release: async (warn) => {
                 for (const problem of await isolated.release())
                     warn(`The isolation could not be fully undone: ${problem}`);
@@ -18710,7 +18864,7 @@ async function runWithConsole(config, settings, io) {
         io.stdout(`Logging output to ${settings.logDir}/\n`);
     let isolation;
     try {
-        isolation = await isolateCli(config, settings);
+        isolation = await isolateCli(config, settings, message => io.stderr(`${message}\n`));
         const result = await runLoop(config, {
             signal: cancel.signal,
             finishSignal: finish.signal,
@@ -18718,7 +18872,7 @@ async function runWithConsole(config, settings, io) {
                 render(event);
                 logDir?.(event);
             },
-            ...(isolation ? { runProcess: isolation.runProcess } : {})
+            ...(isolation ? { runProcess: isolation.runProcess, agentEnvironment: isolation.agentEnvironment } : {})
         });
         if (result.error)
             io.stderr(`Run crashed: ${result.error}\n`);
@@ -18773,7 +18927,7 @@ async function runCommand(args, io) {
         completionTag: settings.completionTag ?? ralph.completionTag ?? 'COMPLETE',
         commit: settings.commit,
         presets: settings.presets && (ralph.presets ?? true),
-        ...agentSettings(settings),
+        ...options_agentSettings(settings),
         ...gateSettings(settings),
         // `run` is ralphify's `ralph run`: the agent's argv stays the reference's (claude's stream flags only)
         // unless our own settings need more (--max-cost: codex --json, claude --max-budget-usd).
@@ -18866,7 +19020,7 @@ async function loopCommand(args, io) {
         completionTag: settings.completionTag ?? 'COMPLETE',
         commit: settings.commit || options.worktree === true,
         presets: settings.presets,
-        ...agentSettings(settings),
+        ...options_agentSettings(settings),
         ...gateSettings(settings),
         ...(options.worktree === true ? { worktree: {} } : {}),
         ...(settings.recordDir ? { recordDir: external_node_path_default().resolve(io.cwd, settings.recordDir) } : {}),

@@ -13,6 +13,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import * as core from '@actions/core'
+import { agentSettings } from '../agents/index.js'
 import {
   GitWorkspace,
   restoreGitDir,
@@ -78,6 +79,11 @@ export async function isolateLoop(plan: RunPlan, workTree: string): Promise<Agen
   if ('why' in privilege) return fallBack(privilege.why)
   const taskFile = plan.config.userArgs.task_file
   const program = which(plan.ralph.agentArgv[0] ?? '', { cwd: plan.projectRoot, path: process.env.PATH })
+  // The CLI's own settings, as it would read them as the job's user (HOME, XDG_CONFIG_HOME, CODEX_HOME…).
+  const settings = agentSettings(
+    plan.ralph.agentArgv,
+    agentEnvironment(process.env, { allow: plan.inputs.allowEnv })
+  )
   try {
     const isolated = await isolateAgent({
       user: plan.inputs.agentUser,
@@ -86,6 +92,7 @@ export async function isolateLoop(plan: RunPlan, workTree: string): Promise<Agen
       reach: taskFile ? [path.dirname(taskFile)] : [],
       ...(program ? { program: path.resolve(plan.projectRoot, program) } : {}),
       outside: [process.env.RUNNER_TEMP ?? '', plan.config.recordDir, homedir()],
+      settings,
       log: message => core.info(message)
     })
     saveState('isolation', JSON.stringify(isolated.state))
@@ -149,7 +156,8 @@ export async function runLoopContained(
             runLoop(plan.config, {
               ...ports,
               workspace,
-              runProcess: options => spawn({ ...options, env: options.env ?? env })
+              runProcess: options => spawn({ ...options, env: options.env ?? env }),
+              ...(isolated ? { agentEnvironment: isolated.environment } : {})
             }),
           allow
         )

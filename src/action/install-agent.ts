@@ -7,7 +7,7 @@ import path from 'node:path'
 import * as core from '@actions/core'
 import { agentCli, agentCliOf, AGENT_CLIS, type AgentCli } from '../agents/clis.js'
 import { agentEnvironment } from '../security/index.js'
-import { binDirOf, holds, installAgentCli } from '../agents/install.js'
+import { binDirOf, holds, installAgentCli, openToEveryUser } from '../agents/install.js'
 import { restoreFolder, saveFolder } from '../github/cache.js'
 import { InputError, type ActionInputs } from './inputs.js'
 
@@ -78,6 +78,8 @@ export async function installAgent(install: AgentInstall, env = process.env): Pr
     }
     writeFileSync(complete, '')
   }
+  // Also for an install kept from before: the agent's own user must be able to run all of it.
+  openToEveryUser(cli, dir)
   const binDir = binDirOf(dir)
   core.addPath(binDir)
   const seconds = (Date.now() - started) / 1000

@@ -14,7 +14,15 @@ export { codexPreset, codexArgv, codexModel, isCodexExec, modelInConfigToml } fr
 export { geminiPreset, geminiArgv, isGeminiCommand, GEMINI_EXIT_FAILURES } from './gemini.js'
 export { opencodePreset, opencodeArgv, isOpencodeRun } from './opencode.js'
 export { qwenPreset, qwenArgv, isQwenCommand } from './qwen.js'
-export { AGENT_CLIS, agentCli, agentCliOf, type AgentCli, type AgentCliName } from './clis.js'
+export {
+  AGENT_CLIS,
+  agentCli,
+  agentCliOf,
+  agentSettings,
+  type AgentCli,
+  type AgentCliName,
+  type AgentSettings
+} from './clis.js'
 export { endpointSetup, AGENT_WIRE, type EndpointSetup, type ModelEndpoint } from './endpoints.js'
 export {
   genericPreset,

@@ -3,7 +3,15 @@
 // postinstall that links a native binary (claude, opencode) run explicitly, then `<bin> --version` checked.
 // Everything runs with the agent's environment (no GitHub or Actions credential): a package's postinstall is
 // third-party code.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync
+} from 'node:fs'
 import path from 'node:path'
 import { decodeCaptured, runProcess } from '../proc/index.js'
 import type { RunResult } from '../proc/types.js'
@@ -60,6 +68,26 @@ export async function reportedVersion(
   return result.exitCode === 0 ? decodeCaptured(result.stdout).trim() : undefined
 }
 
+/**
+ * Makes an install usable by every user (the agent's own, under isolation): what the package ships without
+ * its x bit runnable, and every file readable, every folder passable (a umask of 077 would hide them), nothing
+ * writable but by its owner. Only `dir`'s own content changes; links are not followed.
+ */
+export function openToEveryUser(cli: AgentCli, dir: string): void {
+  const packageDir = path.join(dir, 'node_modules', ...cli.package.split('/'))
+  const runnable = new Set((cli.executables ?? []).map(file => path.join(packageDir, file)))
+  const open = (file: string): void => {
+    const stat = lstatSync(file)
+    if (stat.isSymbolicLink()) return
+    const wanted = stat.isDirectory() || runnable.has(file) || (stat.mode & 0o100) !== 0 ? 0o755 : 0o644
+    const mode = ((stat.mode & 0o7777) | wanted) & ~0o022
+    if (mode !== (stat.mode & 0o7777)) chmodSync(file, mode)
+    if (stat.isDirectory()) for (const entry of readdirSync(file)) open(path.join(file, entry))
+  }
+  for (const file of runnable) if (!existsSync(file)) runnable.delete(file)
+  open(dir)
+}
+
 /** Installs `cli` at `version` into `dir` (made if missing) and checks that it runs at that version. */
 export async function installAgentCli(
   cli: AgentCli,
@@ -106,6 +134,7 @@ export async function installAgentCli(
         `${cli.package}'s ${cli.postinstall} (which links its native binary) failed (exit ${script.exitCode}): ${whatFailed(script)}`
       )
   }
+  openToEveryUser(cli, dir)
   const reported = await reportedVersion(cli, dir, env)
   if (!reported?.includes(version))
     throw new InstallError(

@@ -3,6 +3,7 @@
 // of them runs, and the work tree is given back at the end. Needs root or passwordless sudo: said in one line.
 import { homedir } from 'node:os'
 import path from 'node:path'
+import { agentSettings } from '../agents/index.js'
 import { GitWorkspace } from '../git/index.js'
 import type { LoopConfig, LoopPorts } from '../loop/index.js'
 import { which } from '../proc/index.js'
@@ -12,6 +13,7 @@ import type { LoopSettings } from './options.js'
 
 export interface CliIsolation {
   runProcess: NonNullable<LoopPorts['runProcess']>
+  agentEnvironment: NonNullable<LoopPorts['agentEnvironment']>
   /** Kills what is left, gives the work tree back; problems go to `warn`. */
   release(warn: (message: string) => void): Promise<void>
 }
@@ -19,7 +21,8 @@ export interface CliIsolation {
 /** The isolation `--isolation` asks for; undefined for `none`. Throws RalphError (one line) when impossible. */
 export async function isolateCli(
   config: LoopConfig,
-  settings: LoopSettings
+  settings: LoopSettings,
+  say: (message: string) => void = () => {}
 ): Promise<CliIsolation | undefined> {
   if (settings.isolation !== 'user') return undefined
   if (config.worktree)
@@ -32,17 +35,21 @@ export async function isolateCli(
   const workTree = workspace.root
   await workspace.dispose()
   const program = which(config.ralph.agentArgv[0] ?? '', { cwd: config.projectRoot, path: process.env.PATH })
+  const env = agentEnvironment(process.env, config.agentEnv)
   try {
     const isolated = await isolateAgent({
       ...(settings.agentUser !== undefined ? { user: settings.agentUser } : {}),
       privilege: privilege.privilege,
       workTree,
       ...(program ? { program: path.resolve(config.projectRoot, program) } : {}),
-      outside: [config.recordDir, homedir()]
+      outside: [config.recordDir, homedir()],
+      // The CLI's own settings, as it would read them as the caller: copied into the agent's HOME.
+      settings: agentSettings(config.ralph.agentArgv, env),
+      log: say
     })
-    const env = agentEnvironment(process.env, config.agentEnv)
     return {
       runProcess: options => isolated.runProcess({ ...options, env: options.env ?? env }),
+      agentEnvironment: isolated.environment,
       release: async warn => {
         for (const problem of await isolated.release())
           warn(`The isolation could not be fully undone: ${problem}`)

@@ -81,7 +81,7 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
   if (settings.logDir) io.stdout(`Logging output to ${settings.logDir}/\n`)
   let isolation: CliIsolation | undefined
   try {
-    isolation = await isolateCli(config, settings)
+    isolation = await isolateCli(config, settings, message => io.stderr(`${message}\n`))
     const result = await runLoop(config, {
       signal: cancel.signal,
       finishSignal: finish.signal,
@@ -89,7 +89,7 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
         render(event)
         logDir?.(event)
       },
-      ...(isolation ? { runProcess: isolation.runProcess } : {})
+      ...(isolation ? { runProcess: isolation.runProcess, agentEnvironment: isolation.agentEnvironment } : {})
     })
     if (result.error) io.stderr(`Run crashed: ${result.error}\n`)
     return exitCodeFor(result, config.checks.length > 0)

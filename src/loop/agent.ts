@@ -35,6 +35,8 @@ export interface AgentContext {
   baseEnv?: NodeJS.ProcessEnv
   agentEnv?: AgentEnvOptions
   runProcess: (options: RunOptions) => Promise<RunResult>
+  /** The environment runProcess gives the agent (isolated: its own HOME), for the preset's reader. */
+  agentEnvironment?: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv
   /** Live output for front-ends: raw chunks, and transcript lines of JSON-stream presets. */
   onOutput?: (output: { stream: 'stdout' | 'stderr'; chunk: Buffer } | { transcript: string }) => void
 }
@@ -91,7 +93,7 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
         ctx.onOutput?.({ transcript: line })
       }
     },
-    { argv, env, cwd: ctx.workTree }
+    { argv, env: ctx.agentEnvironment?.(env) ?? env, cwd: ctx.workTree }
   )
   let result: RunResult
   let outcome: AgentOutcome

@@ -47,6 +47,7 @@ export interface LoopEnvironment {
   clock: Clock
   emit: (event: LoopEvent) => void
   runProcess: (options: RunOptions) => Promise<RunResult>
+  agentEnvironment?: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv
   killGraceMs: number
   /** What is running now, so an enforced stop can say what it killed. */
   phase?: 'command' | 'agent' | 'check'
@@ -310,6 +311,7 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
     caps,
     ...(config.agentEnv ? { agentEnv: config.agentEnv } : {}),
     runProcess: env.runProcess,
+    ...(env.agentEnvironment ? { agentEnvironment: env.agentEnvironment } : {}),
     onOutput: output =>
       emit(
         'transcript' in output

@@ -225,6 +225,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     clock,
     emit,
     runProcess: ports.runProcess ?? runProcess,
+    ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
     killGraceMs: config.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     history: status.iterations,
     trackTree: gated

@@ -108,6 +108,11 @@ export interface LoopPorts {
   costMeter?: CostMeter
   /** Default: proc's runProcess. */
   runProcess?: (options: RunOptions) => Promise<RunResult>
+  /**
+   * The environment the agent's program gets from runProcess, given the one the loop builds (an isolation's
+   * own HOME and settings copies): where presets look for the agent's files (codex's session log). Default: as is.
+   */
+  agentEnvironment?: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv
   /** Default: a GitWorkspace on the work tree. */
   workspace?: Workspace
 }

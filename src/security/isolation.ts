@@ -9,9 +9,11 @@ import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readSync }
 import { userInfo } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { rmSync } from 'node:fs'
 import { runProcess, which, type RunOptions, type RunResult, type Signaller } from '../proc/index.js'
 import { RUNNER_FILE_COMMANDS } from './env.js'
 import { KILL_ALL, LAUNCHER, PRIVILEGED, SIGNAL } from './scripts.js'
+import { stageSettings, type SettingsCopy } from './settings.js'
 
 /** The action's input: `auto` is `user` where the runner allows it, else `none` with a warning. */
 export type IsolationSetting = 'auto' | 'user' | 'none'
@@ -53,6 +55,8 @@ export interface IsolationState {
   top: { gid: number; mode: string }
   /** Folders the agent was let through (o+x), with their mode before. */
   opened: { path: string; mode: string }[]
+  /** Variables that named the agent CLI's settings, pointed at their copies in the agent's HOME. */
+  repointed?: Record<string, string>
 }
 
 /** How to start one program as the agent's user: spawn `argv` with `env`, writing `stdin` first. */
@@ -69,6 +73,8 @@ export interface AgentIsolation {
   readonly user: AgentUser
   /** `argv` with `env` as the agent's user (another spawner, e.g. a model proxy, can start programs with it). */
   command(argv: string[], env: NodeJS.ProcessEnv): AgentCommand
+  /** The environment a program started as the agent's user gets from `env` (its HOME, its settings' copies). */
+  environment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv
   /** Signals processes of the agent's user (negative pids: groups). */
   readonly signaller: Signaller
   /**
@@ -98,6 +104,11 @@ export interface IsolateOptions {
   outside?: string[]
   /** Said once each: environment variables the agent cannot be given (a name that is not an identifier). */
   log?: (message: string) => void
+  /**
+   * The agent CLI's own settings (its preset names them): copied into the fresh HOME, the agent's; symbolic
+   * links and special files left out. What was copied and left out is said through `log`.
+   */
+  settings?: readonly SettingsCopy[]
 }
 
 /** Isolation could not be set up: the message is one line that says why and what to do. */
@@ -186,16 +197,32 @@ export async function isolateAgent(options: IsolateOptions): Promise<AgentIsolat
       )
   const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 }
   const home = `${HOMES}/${name}`
-  const lines = await privileged(options.privilege, [
-    'prepare',
-    name,
-    home,
-    workTree,
-    String(owner.uid),
-    (process.getgroups?.() ?? [owner.gid]).join(','),
-    options.program ?? '',
-    ...(options.reach ?? [])
-  ])
+  // Staged by the action's own user (it reads its own files as itself), copied in by prepare as root.
+  const staged = stageSettings(options.settings ?? [])
+  if (staged.dir && /[\n\r]/.test(staged.dir))
+    throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.')
+  let lines: string[]
+  try {
+    lines = await privileged(options.privilege, [
+      'prepare',
+      name,
+      home,
+      workTree,
+      String(owner.uid),
+      (process.getgroups?.() ?? [owner.gid]).join(','),
+      options.program ?? '',
+      staged.dir ?? '',
+      ...(options.reach ?? [])
+    ])
+  } finally {
+    if (staged.dir) rmSync(staged.dir, { recursive: true, force: true })
+  }
+  for (const copied of staged.copied) options.log?.(`The agent's user gets a copy of ${copied}.`)
+  for (const skipped of staged.skipped)
+    options.log?.(`Left out of the copy of the agent's settings: ${skipped}.`)
+  const repointed: Record<string, string> = {}
+  for (const { variable, to } of options.settings ?? [])
+    if (variable) repointed[variable] = path.join(home, to)
   const field = (key: string): string[] =>
     (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1)
   const [uid, gid] = field('user').map(Number)
@@ -212,7 +239,8 @@ export async function isolateAgent(options: IsolateOptions): Promise<AgentIsolat
     workTree,
     owner,
     top: { gid: Number(topGid), mode: topMode },
-    opened
+    opened,
+    repointed
   }
   if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
     throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`)
@@ -227,7 +255,7 @@ export function isolation(state: IsolationState, log?: (message: string) => void
   let reaped: number[] = []
 
   const command = (argv: string[], env: NodeJS.ProcessEnv): AgentCommand => {
-    const agentEnv = agentUserEnvironment(env, state.user)
+    const agentEnv = agentUserEnvironment(env, state.user, state.repointed)
     // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
     if (state.privilege === 'root')
       return { argv: asAgent(state, argv), env: agentEnv, stdin: Buffer.alloc(0) }
@@ -345,6 +373,7 @@ export function isolation(state: IsolationState, log?: (message: string) => void
     state,
     user: state.user,
     command,
+    environment: env => agentUserEnvironment(env, state.user, state.repointed),
     signaller,
     runProcess: run,
     killAll,
@@ -385,9 +414,14 @@ function notFound(options: RunOptions): RunResult {
 
 /**
  * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
- * runner's HOME (XDG_*, a global git config) or at the runner's file commands.
+ * runner's HOME (XDG_*, a global git config) or at the runner's file commands; a variable that named the CLI's
+ * settings (`repointed`) names their copy.
  */
-export function agentUserEnvironment(env: NodeJS.ProcessEnv, user: AgentUser): NodeJS.ProcessEnv {
+export function agentUserEnvironment(
+  env: NodeJS.ProcessEnv,
+  user: AgentUser,
+  repointed: Record<string, string> = {}
+): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(env)) {
     if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_')) continue
@@ -396,6 +430,7 @@ export function agentUserEnvironment(env: NodeJS.ProcessEnv, user: AgentUser): N
     if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key)) continue
     out[key] = value
   }
+  for (const [key, value] of Object.entries(repointed)) if (out[key] !== undefined) out[key] = value
   return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name }
 }
 

@@ -4,9 +4,10 @@
 // secure_path and deny-lists change nothing about what the agent gets.
 
 /**
- * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM [REACH...]` prints `user UID GID`,
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS [REACH...]` prints `user UID GID`,
  * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
- * pass through, or `error MESSAGE` and exits 1.
+ * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
+ * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
  *
  * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE [MODE PATH]...` gives back what the
  * agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the HOME,
@@ -22,7 +23,7 @@ as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
 step=$1; shift
 if [ "$step" = prepare ]; then
-  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6; shift 6
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7; shift 7
   if ! id -u "$user" >/dev/null 2>&1; then
     out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
       fail "useradd could not create the user $user: $out"
@@ -33,8 +34,13 @@ if [ "$step" = prepare ]; then
   [ "$(id -G "$user")" = "$gid" ] || fail "the user $user is in other groups ($(id -Gn "$user")), which may give it rights: the agent's user must be in its own group only"
   case ",$ownergroups," in *",$gid,"*) fail "the group of $user ($gid) is one of the action's own groups" ;; esac
   mkdir -p -m 0755 "$(dirname "$home")" && rm -rf -- "$home" && mkdir -m 0700 -- "$home" &&
-    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" &&
-    chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
+    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" || fail "could not make a fresh HOME for $user at $home"
+  # The staged settings: links and special files never (staging copied none; this is the boundary's own check).
+  if [ -n "$settings" ]; then
+    cp -R -P --preserve=mode -- "$settings/." "$home/" && find "$home" -mindepth 1 ! -type f ! -type d -delete ||
+      fail "could not copy the agent's settings into $home"
+  fi
+  chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
   printf 'user %s %s\\n' "$uid" "$gid"
   # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
   pass() {
