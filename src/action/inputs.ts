@@ -1,6 +1,7 @@
 // The action's settings, typed, from the INPUT_* variables the runner sets (action.yml's defaults already
 // filled in). Every problem is an InputError whose one-line message names the input and the fix.
 import { AGENT_CLIS, agentCli, type AgentCliName } from '../agents/clis.js'
+import { ModelProxyError, modelProxySettings, type ModelProxySettings } from '../proxy/agent.js'
 import { NAME_RE, parseDuration } from '../ralph/index.js'
 
 export type OnFailure = 'none' | 'push' | 'draft-pr'
@@ -60,6 +61,8 @@ export interface ActionInputs {
    * named CLI, at a version of the user's choosing.
    */
   installAgent?: { name?: AgentCliName; version?: string }
+  /** Run the agent behind the model proxy (src/proxy/): the proxy holds the key and meters every token. */
+  modelProxy?: ModelProxySettings
 }
 
 /** Bad input: the message is one line, for `core.setFailed`. */
@@ -304,7 +307,8 @@ export function readInputs(env: Env = process.env): ActionInputs {
     retentionDays,
     maxOpenPrs: read.positiveInteger('max-open-prs'),
     maxTurns: read.positiveInteger('max-turns'),
-    installAgent: installAgentInput(read.text('install-agent'))
+    installAgent: installAgentInput(read.text('install-agent')),
+    modelProxy: modelProxyInputs(read)
   }
   for (const [key, value] of Object.entries(optional))
     if (value !== undefined) (inputs as unknown as Record<string, unknown>)[key] = value
@@ -339,5 +343,21 @@ function listInputs(read: InputReader): ActionInputs {
     triggerLabel: 'ralph',
     presets: true,
     allowEnv: []
+  }
+}
+
+/** The model proxy's inputs: off unless `model-proxy: true`. */
+function modelProxyInputs(read: InputReader): ModelProxySettings | undefined {
+  try {
+    return modelProxySettings({
+      on: read.boolean('model-proxy', false),
+      upstream: read.text('model-upstream'),
+      caFile: read.text('model-ca'),
+      allowedHosts: read.list('allowed-hosts'),
+      network: read.text('agent-network')
+    })
+  } catch (error) {
+    if (error instanceof ModelProxyError) throw new InputError(error.message.replace(/^The setting/, 'Input'))
+    throw error
   }
 }

@@ -284,6 +284,7 @@ export function makePlan(
     presets: inputs.presets && (ralph.presets ?? true),
     ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
     ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
+    ...(inputs.modelProxy ? { modelProxy: inputs.modelProxy } : {}),
     ...(promptText !== undefined ? { promptText } : {}),
     ...(promptAppendix !== undefined ? { promptAppendix } : {})
   })

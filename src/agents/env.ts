@@ -27,6 +27,8 @@ export interface AgentEnvOptions {
   allow?: string[]
   /** Variables set for the agent on top (after scrubbing, so the user can set one the job did not have). */
   set?: Record<string, string>
+  /** Variables removed whatever `allow` says (the model keys, when the model proxy holds them). */
+  remove?: string[]
 }
 
 const matches = (name: string, pattern: string): boolean =>
@@ -46,6 +48,7 @@ export function agentEnvironment(base: NodeJS.ProcessEnv, options: AgentEnvOptio
   for (const [name, value] of Object.entries(base)) {
     if (value === undefined) continue
     if (isCredentialVariable(name) && !allow.some(pattern => matches(name, pattern))) continue
+    if (options.remove?.some(pattern => matches(name, pattern))) continue
     env[name] = value
   }
   return { ...env, ...options.set }

@@ -6,6 +6,7 @@ import { GitWorkspace, createWorktree, type Workspace } from '../git/workspace.j
 import { runProcess } from '../proc/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
 import { StagnationBreaker } from './breaker.js'
+import { ModelProxyError, startAgentProxy, type AgentBehindProxy } from '../proxy/agent.js'
 import { createCostMeter } from './cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
 import { runIteration, type LoopEnvironment } from './iteration.js'
@@ -149,7 +150,29 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   const workTree = inWorktree(config.projectRoot) ?? worktree?.dir ?? config.projectRoot
   const ralph = { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir }
 
-  const meter = ports.costMeter ?? createCostMeter(priceFromTable)
+  // Behind the model proxy the agent holds a placeholder key and the meter counts what crossed the wire.
+  let proxied: AgentBehindProxy | undefined
+  if (config.modelProxy) {
+    try {
+      proxied = await startAgentProxy(config.ralph.agentArgv, process.env, config.modelProxy, {
+        maxCostUsd: config.maxCostUsd
+      })
+    } catch (error) {
+      await workspace.dispose().catch(() => undefined)
+      if (error instanceof ModelProxyError) throw new RalphError(error.message)
+      throw error
+    }
+    const agentEnv = config.agentEnv ?? {}
+    config = {
+      ...config,
+      agentEnv: {
+        ...agentEnv,
+        set: { ...agentEnv.set, ...proxied.agentEnv.set },
+        remove: [...(agentEnv.remove ?? []), ...(proxied.agentEnv.remove ?? [])]
+      }
+    }
+  }
+  const meter = proxied?.meter ?? ports.costMeter ?? createCostMeter(priceFromTable)
   const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined
   const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd })
   const stopWatchingCost = meter.onChange(() =>
@@ -190,12 +213,14 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     warnings: []
   }
   if (worktree) status.worktree = worktree
+  if (proxied) status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] }
   let record: RunRecord
   try {
     record = RunRecord.create(config.recordDir, status)
   } catch (error) {
     guard.dispose()
     stopWatchingCost()
+    await proxied?.close()
     await workspace.dispose().catch(() => undefined)
     throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${fileProblem(error)}.`)
   }
@@ -205,6 +230,11 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     status.warnings.push(message)
     emit({ type: 'warning', message })
   }
+
+  if (proxied && config.modelProxy?.network !== 'open')
+    warn(
+      `egress is not enforced: the agent's model key is held by the proxy, but agent-network ${config.modelProxy?.network ?? 'model-only'} is not applied to its connections yet`
+    )
 
   const gated = config.checks.length > 0
   const env: LoopEnvironment = {
@@ -359,6 +389,18 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     guard.dispose()
     stopWatchingCost()
     await workspace.dispose().catch(() => undefined)
+    if (proxied) {
+      await proxied.close()
+      status.modelProxy = {
+        upstream: proxied.upstream,
+        requests: proxied.proxy.requests.length,
+        refused: [...proxied.proxy.refused]
+      }
+      for (const host of proxied.proxy.refused)
+        warn(
+          `the model proxy refused the agent a connection to ${host}: add it to allowed-hosts if the agent needs it`
+        )
+    }
   }
 
   const finishedAt = clock.now()
