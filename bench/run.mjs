@@ -14,6 +14,7 @@ const MEASUREMENTS = {
   'cost-latency': './cost-latency.mjs',
   startup: './startup.mjs',
   install: './install.mjs',
+  proxy: './proxy.mjs',
   // Experiments: run only when named.
   spawner: './spawner.mjs'
 }

@@ -2,12 +2,7 @@
 // key goes up and the placeholder never does, usage is read on each of the four wires as it streams, a
 // crossed budget ends the stream, HTTPS upstreams are verified against a configured CA, and CONNECT serves
 // only the allowed hosts.
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import net, { type AddressInfo } from 'node:net'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
-import tls from 'node:tls'
 import { priceFromTable } from '../../src/agents/prices.js'
 import { startModelProxy, type MeteredRequest, type ModelProxy } from '../../src/proxy/server.js'
 import type { ModelWire } from '../../src/proxy/wire.js'
@@ -19,6 +14,7 @@ import {
   text,
   type ScriptedServer
 } from '../support/model-server/index.js'
+import { makeTestCa, startTlsFront, type TestCa, type TlsFront } from '../support/tls-front.js'
 
 const REAL_KEY = 'sk-real-key-held-by-the-proxy'
 const USAGE = { input: 1000, output: 200, cacheRead: 300 }
@@ -187,84 +183,23 @@ describe('the model proxy on each wire', () => {
 })
 
 describe('the model proxy over HTTPS', () => {
-  let dir: string
-  let ca: string
-  let front: tls.Server
+  let ca: TestCa
+  let front: TlsFront
   let server: ScriptedServer
   let frontUrl: string
 
   beforeAll(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), 'ralph-proxy-ca-'))
-    const run = (args: string[]): void => {
-      execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' })
-    }
-    // A test CA and a certificate for 127.0.0.1 it signs.
-    run([
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.pem',
-      '-days',
-      '2',
-      '-subj',
-      '/CN=ralph test CA'
-    ])
-    run([
-      'req',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      'server.key',
-      '-out',
-      'server.csr',
-      '-subj',
-      '/CN=127.0.0.1'
-    ])
-    writeFileSync(path.join(dir, 'ext.cnf'), 'subjectAltName=IP:127.0.0.1\n')
-    run([
-      'x509',
-      '-req',
-      '-in',
-      'server.csr',
-      '-CA',
-      'ca.pem',
-      '-CAkey',
-      'ca.key',
-      '-CAcreateserial',
-      '-out',
-      'server.pem',
-      '-days',
-      '2',
-      '-extfile',
-      'ext.cnf'
-    ])
-    ca = readFileSync(path.join(dir, 'ca.pem'), 'utf8')
+    ca = makeTestCa()
     server = await startAnthropicServer({ script: [text('Over TLS.', { usage: USAGE })] })
-    const upstreamPort = Number(new URL(server.url).port)
     // TLS in front of the scripted server: the upstream the proxy reaches is HTTPS with the test CA's certificate.
-    front = tls.createServer(
-      { key: readFileSync(path.join(dir, 'server.key')), cert: readFileSync(path.join(dir, 'server.pem')) },
-      socket => {
-        const plain = net.connect(upstreamPort, '127.0.0.1')
-        socket.pipe(plain).pipe(socket)
-        socket.on('error', () => plain.destroy())
-        plain.on('error', () => socket.destroy())
-      }
-    )
-    await new Promise<void>(resolve => front.listen(0, '127.0.0.1', resolve))
-    frontUrl = `https://127.0.0.1:${(front.address() as AddressInfo).port}`
+    front = await startTlsFront(server.url, ca)
+    frontUrl = front.url
   })
 
   afterAll(async () => {
-    await new Promise<void>(resolve => front.close(() => resolve()))
+    await front.close()
     await server.close()
-    rmSync(dir, { recursive: true, force: true })
+    ca.remove()
   })
 
   const ask = (proxy: ModelProxy): Promise<Response> =>
@@ -275,7 +210,7 @@ describe('the model proxy over HTTPS', () => {
     })
 
   it('reaches an HTTPS upstream whose certificate the configured CA signed, and meters it', async () => {
-    const { proxy } = await proxyFor('anthropic-messages', frontUrl, { ca })
+    const { proxy } = await proxyFor('anthropic-messages', frontUrl, { ca: ca.pem })
     const response = await ask(proxy)
     expect(response.status).toBe(200)
     expect(await response.text()).toContain('Over TLS.')

@@ -6,7 +6,7 @@ import { GitWorkspace, createWorktree, type Workspace } from '../git/workspace.j
 import { runProcess } from '../proc/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
 import { StagnationBreaker } from './breaker.js'
-import { ModelProxyError, startAgentProxy, type AgentBehindProxy } from '../proxy/agent.js'
+import { ModelProxyError, startAgentProxy, withoutModelKeys, type AgentBehindProxy } from '../proxy/agent.js'
 import { createCostMeter } from './cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
 import { runIteration, type LoopEnvironment } from './iteration.js'
@@ -249,7 +249,9 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     record,
     clock,
     emit,
-    runProcess: ports.runProcess ?? runProcess,
+    runProcess: proxied
+      ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey)
+      : (ports.runProcess ?? runProcess),
     killGraceMs: config.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     history: status.iterations,
     trackTree: gated

@@ -15,6 +15,7 @@ import {
   type UsageReport
 } from '../agents/index.js'
 import { priceUsage, type CostMeter } from '../loop/cost-meter.js'
+import type { RunOptions, RunResult } from '../proc/types.js'
 import type { CostSource, Usage } from '../loop/types.js'
 import { startModelProxy, type MeteredRequest, type ModelProxy } from './server.js'
 import type { ModelWire } from './wire.js'
@@ -34,6 +35,22 @@ export const MODEL_KEY_VARIABLES = [
   'DASHSCOPE_API_KEY',
   'OPENROUTER_API_KEY'
 ]
+
+/**
+ * A process runner whose programs get no model key: behind the proxy the ralph's commands and checks run
+ * code the agent wrote (a test file, a package script), so they must not hold the key either.
+ */
+export function withoutModelKeys(
+  run: (options: RunOptions) => Promise<RunResult>,
+  placeholderKey: string
+): (options: RunOptions) => Promise<RunResult> {
+  return options => {
+    const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) }
+    // The agent's own placeholder stays: it opens the proxy and nothing else.
+    for (const name of MODEL_KEY_VARIABLES) if (env[name] !== placeholderKey) delete env[name]
+    return run({ ...options, env })
+  }
+}
 
 /** Where each CLI's real key is read from in the job's environment, first found wins. */
 const KEY_SOURCES: Record<AgentCliName, string[]> = {
