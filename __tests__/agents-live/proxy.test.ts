@@ -74,7 +74,12 @@ async function runBehindProxy(
         ...(front ? { 'model-ca': ca.file } : {}),
         ...inputs
       },
-      env: { ...d.env(server.url, home), GITHUB_TOKEN }
+      env: {
+        ...d.env(server.url, home),
+        // opencode's recipe puts its key in its config file; a workflow gives it in the environment.
+        ...(d.name === 'opencode' ? { OPENAI_API_KEY: realKey(d) } : {}),
+        GITHUB_TOKEN
+      }
     })
     return { p, server, run }
   } finally {
@@ -88,7 +93,9 @@ for (const d of DRIVERS)
       const seen = path.join(scratch, `seen-${d.name}.txt`)
       // What a prompt-injected agent would look at: its environment and the configuration it was given.
       const look =
-        `env > ${seen}; for f in "$OPENCODE_CONFIG" "$CODEX_HOME/config.toml"; do ` +
+        // The shell's parent is the CLI: its whole environment, which gemini's shell tool filters.
+        `env > ${seen}; tr '\\0' '\\n' < /proc/$PPID/environ >> ${seen}; ` +
+        `for f in "$OPENCODE_CONFIG" "$CODEX_HOME/config.toml"; do ` +
         `[ -f "$f" ] && cat "$f" >> ${seen}; done; true`
       const { p, server, run } = await runBehindProxy(
         d,
