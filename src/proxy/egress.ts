@@ -1,0 +1,115 @@
+// The agent's only way out is the model proxy: an iptables owner match sends every packet the agent's uid
+// originates to a chain of our own that accepts the proxy's port on loopback and rejects the rest. The chain
+// is named after the uid, so a later step (post, after a cancel) can remove exactly what a run added.
+import { runProcess } from '../proc/index.js'
+import { which } from '../ralph/index.js'
+
+export interface EgressOptions {
+  /** The agent's own uid (the isolation's user): never 0, never the action's. */
+  uid: number
+  /** The model proxy's port on 127.0.0.1. */
+  proxyPort: number
+  /** argv put before each iptables call, e.g. nsenter into a network namespace (tests). */
+  prefix?: string[]
+}
+
+export interface EgressRules {
+  chain: string
+  /** Removes the rules; answers what could not be removed (one line each). */
+  remove(): Promise<string[]>
+}
+
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+
+/** The chain of a uid's rules (iptables allows 28 characters). */
+export const egressChain = (uid: number): string => `RALPH-AGENT-${uid}`
+
+/** The iptables calls that restrict `uid` to the proxy, in order (the same for ip6tables, minus the proxy). */
+export function egressRuleCommands(uid: number, proxyPort: number): { v4: string[][]; v6: string[][] } {
+  const chain = egressChain(uid)
+  const owner = ['-m', 'owner', '--uid-owner', String(uid)]
+  const rejectAll = [
+    ['-A', chain, '-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
+    ['-A', chain, '-j', 'REJECT']
+  ]
+  return {
+    v4: [
+      ['-N', chain],
+      ['-A', chain, '-o', 'lo', '-d', '127.0.0.1', '-p', 'tcp', '--dport', String(proxyPort), '-j', 'ACCEPT'],
+      ...rejectAll,
+      ['-I', 'OUTPUT', '1', ...owner, '-j', chain]
+    ],
+    v6: [['-N', chain], ...rejectAll, ['-I', 'OUTPUT', '1', ...owner, '-j', chain]]
+  }
+}
+
+/** The calls that remove a uid's chain (each may fail when it is not there: that is fine). */
+function removalCommands(uid: number): string[][] {
+  const chain = egressChain(uid)
+  return [
+    ['-D', 'OUTPUT', '-m', 'owner', '--uid-owner', String(uid), '-j', chain],
+    ['-F', chain],
+    ['-X', chain]
+  ]
+}
+
+async function iptables(
+  program: 'iptables' | 'ip6tables',
+  args: string[],
+  prefix: string[]
+): Promise<{ ok: boolean; error: string }> {
+  const result = await runProcess({
+    argv: [...prefix, program, '-w', ...args],
+    cwd: '/',
+    env: { PATH: SYSTEM_PATH, LANG: 'C' }
+  })
+  const error = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0] ?? ''
+  return { ok: result.exitCode === 0, error }
+}
+
+/** Why the rules cannot be set here, or undefined when they can be tried. */
+export function egressUnavailable(uid: number): string | undefined {
+  if (process.platform !== 'linux') return `egress rules need Linux (this is ${process.platform})`
+  if (process.getuid?.() !== 0) return 'egress rules need root (iptables)'
+  if (!which('iptables', { cwd: '/', path: SYSTEM_PATH })) return 'iptables is not installed'
+  if (!Number.isInteger(uid) || uid <= 0 || uid === process.getuid?.())
+    return "the agent does not run as its own user, so its connections cannot be told from the action's"
+  return undefined
+}
+
+/**
+ * Restricts the agent's uid to the proxy. Leftover rules of the same uid (a run that was killed) are removed
+ * first. Throws with the failing call's message; nothing stays half-applied.
+ */
+export async function restrictEgress(options: EgressOptions): Promise<EgressRules> {
+  const prefix = options.prefix ?? []
+  const { uid } = options
+  const remove = (): Promise<string[]> => removeEgressRules(uid, prefix)
+  await remove()
+  const commands = egressRuleCommands(uid, options.proxyPort)
+  const have6 = which('ip6tables', { cwd: '/', path: SYSTEM_PATH }) !== null
+  for (const [program, list] of [
+    ['iptables', commands.v4],
+    ...(have6 ? [['ip6tables', commands.v6] as const] : [])
+  ] as const) {
+    for (const args of list) {
+      const done = await iptables(program, args, prefix)
+      if (!done.ok) {
+        await remove()
+        throw new Error(`${program} ${args.join(' ')} failed: ${done.error}`)
+      }
+    }
+  }
+  return { chain: egressChain(uid), remove }
+}
+
+/** Removes what a run left for `uid` (the post step after a cancel). Answers what could not be removed. */
+export async function removeEgressRules(uid: number, prefix: string[] = []): Promise<string[]> {
+  const problems: string[] = []
+  for (const program of ['iptables', 'ip6tables'] as const) {
+    for (const args of removalCommands(uid)) await iptables(program, args, prefix)
+    if ((await iptables(program, ['-S', egressChain(uid)], prefix)).ok)
+      problems.push(`${program}: the chain ${egressChain(uid)} is still there`)
+  }
+  return problems
+}
