@@ -46778,6 +46778,100 @@ function modelProxySettings(given) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/proxy/egress.ts
+// The agent's only way out is the model proxy: an iptables owner match sends every packet the agent's uid
+// originates to a chain of our own that accepts the proxy's port on loopback and rejects the rest. The chain
+// is named after the uid, so a later step (post, after a cancel) can remove exactly what a run added.
+
+
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** The chain of a uid's rules (iptables allows 28 characters). */
+const egressChain = (uid) => `RALPH-AGENT-${uid}`;
+/** The iptables calls that restrict `uid` to the proxy, in order (the same for ip6tables, minus the proxy). */
+function egressRuleCommands(uid, proxyPort) {
+    const chain = egressChain(uid);
+    const owner = ['-m', 'owner', '--uid-owner', String(uid)];
+    const rejectAll = [
+        ['-A', chain, '-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
+        ['-A', chain, '-j', 'REJECT']
+    ];
+    return {
+        v4: [
+            ['-N', chain],
+            ['-A', chain, '-o', 'lo', '-d', '127.0.0.1', '-p', 'tcp', '--dport', String(proxyPort), '-j', 'ACCEPT'],
+            ...rejectAll,
+            ['-I', 'OUTPUT', '1', ...owner, '-j', chain]
+        ],
+        v6: [['-N', chain], ...rejectAll, ['-I', 'OUTPUT', '1', ...owner, '-j', chain]]
+    };
+}
+/** The calls that remove a uid's chain (each may fail when it is not there: that is fine). */
+function removalCommands(uid) {
+    const chain = egressChain(uid);
+    return [
+        ['-D', 'OUTPUT', '-m', 'owner', '--uid-owner', String(uid), '-j', chain],
+        ['-F', chain],
+        ['-X', chain]
+    ];
+}
+async function iptables(program, args, prefix) {
+    const result = await runProcess({
+        argv: [...prefix, program, '-w', ...args],
+        cwd: '/',
+        env: { PATH: SYSTEM_PATH, LANG: 'C' }
+    });
+    const error = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0] ?? '';
+    return { ok: result.exitCode === 0, error };
+}
+/** Why the rules cannot be set here, or undefined when they can be tried. */
+function egressUnavailable(uid) {
+    if (process.platform !== 'linux')
+        return `egress rules need Linux (this is ${process.platform})`;
+    if (process.getuid?.() !== 0)
+        return 'egress rules need root (iptables)';
+    if (!which('iptables', { cwd: '/', path: SYSTEM_PATH }))
+        return 'iptables is not installed';
+    if (!Number.isInteger(uid) || uid <= 0 || uid === process.getuid?.())
+        return "the agent does not run as its own user, so its connections cannot be told from the action's";
+    return undefined;
+}
+/**
+ * Restricts the agent's uid to the proxy. Leftover rules of the same uid (a run that was killed) are removed
+ * first. Throws with the failing call's message; nothing stays half-applied.
+ */
+async function restrictEgress(options) {
+    const prefix = options.prefix ?? [];
+    const { uid } = options;
+    const remove = () => removeEgressRules(uid, prefix);
+    await remove();
+    const commands = egressRuleCommands(uid, options.proxyPort);
+    const have6 = which('ip6tables', { cwd: '/', path: SYSTEM_PATH }) !== null;
+    for (const [program, list] of [
+        ['iptables', commands.v4],
+        ...(have6 ? [['ip6tables', commands.v6]] : [])
+    ]) {
+        for (const args of list) {
+            const done = await iptables(program, args, prefix);
+            if (!done.ok) {
+                await remove();
+                throw new Error(`${program} ${args.join(' ')} failed: ${done.error}`);
+            }
+        }
+    }
+    return { chain: egressChain(uid), remove };
+}
+/** Removes what a run left for `uid` (the post step after a cancel). Answers what could not be removed. */
+async function removeEgressRules(uid, prefix = []) {
+    const problems = [];
+    for (const program of ['iptables', 'ip6tables']) {
+        for (const args of removalCommands(uid))
+            await iptables(program, args, prefix);
+        if ((await iptables(program, ['-S', egressChain(uid)], prefix)).ok)
+            problems.push(`${program}: the chain ${egressChain(uid)} is still there`);
+    }
+    return problems;
+}
+
 ;// CONCATENATED MODULE: ./src/loop/guard.ts
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const systemClock = {
@@ -48292,6 +48386,7 @@ function copyFrom(file, offset, out) {
 
 
 
+
 const run_loop_DEFAULT_KILL_GRACE_MS = 3000;
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
@@ -48486,8 +48581,23 @@ async function runLoop(config, ports = {}) {
         status.warnings.push(message);
         emit({ type: 'warning', message });
     };
-    if (proxied && config.modelProxy?.network !== 'open')
-        warn(`egress is not enforced: the agent's model key is held by the proxy, but agent-network ${config.modelProxy?.network ?? 'model-only'} is not applied to its connections yet`);
+    // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
+    let egress;
+    const network = config.modelProxy?.network ?? 'model-only';
+    if (proxied && network !== 'open') {
+        const uid = config.modelProxy?.agentUid;
+        const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid);
+        if (why === undefined && uid !== undefined) {
+            try {
+                egress = await restrictEgress({ uid, proxyPort: proxied.proxy.port });
+            }
+            catch (error) {
+                warn(`egress is not enforced: the rules could not be set (${error.message})`);
+            }
+        }
+        else
+            warn(`egress is not enforced (agent-network ${network}): ${why}; the proxy still holds the model key and meters every token`);
+    }
     const gated = config.checks.length > 0;
     const env = {
         config,
@@ -48647,6 +48757,8 @@ async function runLoop(config, ports = {}) {
         guard.dispose();
         stopWatchingCost();
         await workspace.dispose().catch(() => undefined);
+        for (const problem of (await egress?.remove()) ?? [])
+            warn(`the egress rules were not all removed: ${problem}`);
         if (proxied) {
             await proxied.close();
             status.modelProxy = {

@@ -7,6 +7,7 @@ import { runProcess } from '../proc/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
 import { StagnationBreaker } from './breaker.js'
 import { ModelProxyError, startAgentProxy, withoutModelKeys, type AgentBehindProxy } from '../proxy/agent.js'
+import { egressUnavailable, restrictEgress, type EgressRules } from '../proxy/egress.js'
 import { createCostMeter } from './cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
 import { runIteration, type LoopEnvironment } from './iteration.js'
@@ -231,10 +232,23 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     emit({ type: 'warning', message })
   }
 
-  if (proxied && config.modelProxy?.network !== 'open')
-    warn(
-      `egress is not enforced: the agent's model key is held by the proxy, but agent-network ${config.modelProxy?.network ?? 'model-only'} is not applied to its connections yet`
-    )
+  // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
+  let egress: EgressRules | undefined
+  const network = config.modelProxy?.network ?? 'model-only'
+  if (proxied && network !== 'open') {
+    const uid = config.modelProxy?.agentUid
+    const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid)
+    if (why === undefined && uid !== undefined) {
+      try {
+        egress = await restrictEgress({ uid, proxyPort: proxied.proxy.port })
+      } catch (error) {
+        warn(`egress is not enforced: the rules could not be set (${(error as Error).message})`)
+      }
+    } else
+      warn(
+        `egress is not enforced (agent-network ${network}): ${why}; the proxy still holds the model key and meters every token`
+      )
+  }
 
   const gated = config.checks.length > 0
   const env: LoopEnvironment = {
@@ -391,6 +405,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     guard.dispose()
     stopWatchingCost()
     await workspace.dispose().catch(() => undefined)
+    for (const problem of (await egress?.remove()) ?? [])
+      warn(`the egress rules were not all removed: ${problem}`)
     if (proxied) {
       await proxied.close()
       status.modelProxy = {

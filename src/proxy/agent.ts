@@ -79,6 +79,8 @@ export interface ModelProxySettings {
   allowedHosts?: string[]
   /** What the agent's user may connect to (default model-only); enforced only where iptables and isolation are. */
   network?: AgentNetwork
+  /** The agent's own uid, when it runs isolated (set by the front-end): what the egress rules match. */
+  agentUid?: number
 }
 
 /** model-only: the proxy alone; allow-list: also allowed-hosts through CONNECT; open: anything. */
