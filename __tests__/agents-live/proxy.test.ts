@@ -125,6 +125,14 @@ for (const d of DRIVERS)
         expect(requests.length).toBeGreaterThanOrEqual(2)
         expect(requests.every(r => r.status === 200)).toBe(true)
         expect(status.modelProxy).toMatchObject({ refused: [], requests: requests.length })
+        const progress = readFileSync(path.join(status.recordDir, 'progress.md'), 'utf8')
+        expect(progress).toContain(`cost $${usage.cost_usd.toFixed(4)} (metered)`)
+        expect(progress).toContain(`Model requests metered at the wire: ${requests.length}`)
+        // Where the CLI reports a figure of its own (claude's dollars; the others' tokens priced), both are shown.
+        if (usage.agent_said)
+          expect(progress).toMatch(
+            /The agent's own figure: \$\d+\.\d{4} \((reported|estimated)\); metered minus that: [+-]\$\d+\.\d{4}/
+          )
         // Not isolated here: the action says the network is not restricted, and why.
         expect(run.main.stdout).toContain(
           'egress is not enforced (agent-network model-only): the agent does not run as its own user'
