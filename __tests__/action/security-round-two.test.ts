@@ -562,12 +562,18 @@ describe('small ones seen on the way', () => {
     }
   )
 
-  test('allowed-bots: my-app[bot] admits the App, with or without its suffix, whatever its role', async () => {
-    const s = await scene()
-    const where = commentOn(s, { user: 'my-app', type: 'Bot', role: 'read', body: '/ralph fix-tests' })
-    const run = await onComment(s, where.comment, { inputs: { 'allowed-bots': 'my-app[bot]' } })
-    expectRan(s, run, where)
-  })
+  test.each([
+    ['my-app[bot]', 'my-app'],
+    ['my-app[bot]', 'My-App[bot]']
+  ])(
+    'allowed-bots: %s admits the Bot %s (with or without the suffix, any case), whatever its role',
+    async (allowed, login) => {
+      const s = await scene()
+      const where = commentOn(s, { user: login, type: 'Bot', role: 'read', body: '/ralph fix-tests' })
+      const run = await onComment(s, where.comment, { inputs: { 'allowed-bots': allowed } })
+      expectRan(s, run, where)
+    }
+  )
 })
 
 describe('/ralph without a ralph (issue 10, section 5)', () => {
@@ -632,7 +638,14 @@ describe('/ralph without a ralph (issue 10, section 5)', () => {
     const s = await scene()
     const where = commentOn(s, { user: 'alice', body: '/ralph --focus adder -- add() subtracts' })
     const run = await onComment(s, where.comment, {
-      inputs: { ...inputs, ralph: '', agent, checks: 'node --test --test-reporter=spec' }
+      // install-agent installs claude; the scripted agent stands in for it here.
+      inputs: {
+        ...inputs,
+        'install-agent': 'false',
+        ralph: '',
+        agent,
+        checks: 'node --test --test-reporter=spec'
+      }
     })
     expectRan(s, run, where)
     expect(s.prompts()[0]).toMatch(
