@@ -52182,7 +52182,13 @@ function readInputs(env = process.env) {
         maxOpenPrs: read.positiveInteger('max-open-prs'),
         maxTurns: read.positiveInteger('max-turns'),
         installAgent: installAgentInput(read.text('install-agent')),
-        modelProxy: modelProxyInputs(read)
+        modelProxy: modelProxyInputs({
+            on: read.boolean('model-proxy', false),
+            upstream: read.text('model-upstream'),
+            caFile: read.text('model-ca'),
+            allowedHosts: read.list('allowed-hosts'),
+            network: read.text('agent-network')
+        })
     };
     for (const [key, value] of Object.entries(optional))
         if (value !== undefined)
@@ -52217,15 +52223,9 @@ function listInputs(read) {
     };
 }
 /** The model proxy's inputs: off unless `model-proxy: true`. */
-function modelProxyInputs(read) {
+function modelProxyInputs(given) {
     try {
-        return modelProxySettings({
-            on: read.boolean('model-proxy', false),
-            upstream: read.text('model-upstream'),
-            caFile: read.text('model-ca'),
-            allowedHosts: read.list('allowed-hosts'),
-            network: read.text('agent-network')
-        });
+        return modelProxySettings(given);
     }
     catch (error) {
         if (error instanceof ModelProxyError)

@@ -1,7 +1,12 @@
 // The action's settings, typed, from the INPUT_* variables the runner sets (action.yml's defaults already
 // filled in). Every problem is an InputError whose one-line message names the input and the fix.
 import { AGENT_CLIS, agentCli, type AgentCliName } from '../agents/clis.js'
-import { ModelProxyError, modelProxySettings, type ModelProxySettings } from '../proxy/agent.js'
+import {
+  ModelProxyError,
+  modelProxySettings,
+  type GivenProxySettings,
+  type ModelProxySettings
+} from '../proxy/agent.js'
 import { NAME_RE, parseDuration } from '../ralph/index.js'
 
 export type OnFailure = 'none' | 'push' | 'draft-pr'
@@ -308,7 +313,13 @@ export function readInputs(env: Env = process.env): ActionInputs {
     maxOpenPrs: read.positiveInteger('max-open-prs'),
     maxTurns: read.positiveInteger('max-turns'),
     installAgent: installAgentInput(read.text('install-agent')),
-    modelProxy: modelProxyInputs(read)
+    modelProxy: modelProxyInputs({
+      on: read.boolean('model-proxy', false),
+      upstream: read.text('model-upstream'),
+      caFile: read.text('model-ca'),
+      allowedHosts: read.list('allowed-hosts'),
+      network: read.text('agent-network')
+    })
   }
   for (const [key, value] of Object.entries(optional))
     if (value !== undefined) (inputs as unknown as Record<string, unknown>)[key] = value
@@ -347,15 +358,9 @@ function listInputs(read: InputReader): ActionInputs {
 }
 
 /** The model proxy's inputs: off unless `model-proxy: true`. */
-function modelProxyInputs(read: InputReader): ModelProxySettings | undefined {
+function modelProxyInputs(given: GivenProxySettings): ModelProxySettings | undefined {
   try {
-    return modelProxySettings({
-      on: read.boolean('model-proxy', false),
-      upstream: read.text('model-upstream'),
-      caFile: read.text('model-ca'),
-      allowedHosts: read.list('allowed-hosts'),
-      network: read.text('agent-network')
-    })
+    return modelProxySettings(given)
   } catch (error) {
     if (error instanceof ModelProxyError) throw new InputError(error.message.replace(/^The setting/, 'Input'))
     throw error
