@@ -58,13 +58,16 @@ export function writeScript(file, text) {
 
 /**
  * Writes `<dir>/RALPH.md`. Values are JSON-quoted, which is valid YAML, so no run string needs escaping.
- * `commands` is a list of [name, run] pairs.
+ * `commands` is a list of [name, run] or [name, run, timeout seconds] entries.
  */
 export function writeRalph(dir, { agent, commands = [], body }) {
   mkdirSync(dir, { recursive: true })
   const lines = ['---', `agent: ${JSON.stringify(agent)}`]
   if (commands.length > 0) lines.push('commands:')
-  for (const [name, run] of commands) lines.push(`  - name: ${name}`, `    run: ${JSON.stringify(run)}`)
+  for (const [name, run, timeout] of commands) {
+    lines.push(`  - name: ${name}`, `    run: ${JSON.stringify(run)}`)
+    if (timeout !== undefined) lines.push(`    timeout: ${timeout}`)
+  }
   lines.push('---', '', body, '')
   writeFileSync(path.join(dir, 'RALPH.md'), lines.join('\n'))
   return dir
@@ -87,9 +90,32 @@ export async function initRepo(dir) {
   return dir
 }
 
+/** Characters of a child's stdout and stderr kept (the end); past it they are counted, not held. */
+const KEPT_CHARS = 1024 * 1024
+
+/** The last KEPT_CHARS characters of a stream, and how many bytes it carried in all. */
+class Tail {
+  chunks = []
+  length = 0
+  bytes = 0
+
+  push(chunk) {
+    this.bytes += Buffer.byteLength(chunk)
+    this.chunks.push(chunk)
+    this.length += chunk.length
+    while (this.length - this.chunks[0].length >= KEPT_CHARS) this.length -= this.chunks.shift().length
+  }
+
+  text() {
+    const all = this.chunks.join('')
+    return all.length > KEPT_CHARS ? all.slice(-KEPT_CHARS) : all
+  }
+}
+
 /**
  * Runs a program to its end and times it from spawn to exit. `firstLineMs` is when its first complete
- * stdout line arrived (for cold starts). Output is kept in memory: only use it for programs that print little.
+ * stdout line arrived (for cold starts). Only the end of its output is kept (`stdout`, `stderr`: at most
+ * 1 MiB each) and the rest counted (`stdoutBytes`, `stderrBytes`): a child may print gigabytes.
  */
 export function runTimed(command, args, { cwd, env, input } = {}) {
   return new Promise((resolve, reject) => {
@@ -99,20 +125,29 @@ export function runTimed(command, args, { cwd, env, input } = {}) {
       env: env ?? process.env,
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe']
     })
-    let stdout = ''
-    let stderr = ''
+    const stdout = new Tail()
+    const stderr = new Tail()
     let firstLineMs
     child.stdout.setEncoding('utf8')
     child.stderr.setEncoding('utf8')
     child.stdout.on('data', chunk => {
-      stdout += chunk
-      if (firstLineMs === undefined && stdout.includes('\n')) firstLineMs = performance.now() - started
+      stdout.push(chunk)
+      if (firstLineMs === undefined && chunk.includes('\n')) firstLineMs = performance.now() - started
     })
-    child.stderr.on('data', chunk => (stderr += chunk))
+    child.stderr.on('data', chunk => stderr.push(chunk))
     if (input !== undefined) child.stdin.end(input)
     child.on('error', reject)
     child.on('close', (code, signal) =>
-      resolve({ code, signal, stdout, stderr, wallMs: performance.now() - started, firstLineMs })
+      resolve({
+        code,
+        signal,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        stdoutBytes: stdout.bytes,
+        stderrBytes: stderr.bytes,
+        wallMs: performance.now() - started,
+        firstLineMs
+      })
     )
   })
 }

@@ -39,15 +39,28 @@ export const COMMANDS = [
 export const BODY = 'Iteration {{ ralph.iteration }}.\n{{ commands.t }}{{ commands.hi }}{{ commands.date }}'
 const REPLAY = path.join(ROOT, 'bench', 'replay.mjs')
 
+/**
+ * The reference runtime, when RALPHIFY names its command (e.g. `ralph`, or `uv run --project ../ralphify
+ * ralph`): split on white space, started without a shell. Answers undefined when it is not set.
+ */
+function referenceRuntime() {
+  const command = process.env.RALPHIFY?.trim()
+  return command ? { command, argv: command.split(/\s+/) } : undefined
+}
+
 const sq = text => `'${text.replace(/'/g, `'\\''`)}'`
 const isHash = text => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(text)
 const seconds = value => `${(value / 1000).toFixed(2)} s`
 
+const found = new Map()
+
 function findProgram(name) {
+  if (found.has(name)) return found.get(name)
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
     const file = path.join(dir || '.', name)
     try {
       accessSync(file, constants.X_OK)
+      found.set(name, file)
       return file
     } catch {
       // Not here.
@@ -119,7 +132,8 @@ export function bashReplay(plan, file) {
   const line = (call, index) => {
     const command =
       (call.scratch ? 'GIT_INDEX_FILE="$scratch/index" ' : '') +
-      [call.name, ...call.args].map(arg).join(' ') +
+      // By path, as the engine starts them: bash would run `true` and `echo` as built-ins, starting nothing.
+      [sq(findProgram(call.name)), ...call.args.map(arg)].join(' ') +
       ` < ${call.stdin ? sq(call.stdin) : '/dev/null'}`
     if (!call.outs) return `${command} > /dev/null 2>&1`
     call.outs.forEach((hash, k) => captured.set(hash, `\${out${index}[${k}]}`))
@@ -192,7 +206,8 @@ async function plainLoop() {
   writeFileSync(planFile, JSON.stringify(plan))
   const script = bashReplay(plan, path.join(path.dirname(planFile), 'floor.sh'))
 
-  const runs = { ours: [], loop: [], bash: [], node: [] }
+  const reference = referenceRuntime()
+  const runs = { ours: [], loop: [], bash: [], node: [], ...(reference ? { ralphify: [] } : {}) }
   for (let i = 1; i <= REPEATS; i++) {
     progress(`overhead: ${n} plain iterations, run ${i} of ${REPEATS}`)
     const recordDir = path.join(tempDir('overhead-record'), 'record')
@@ -204,10 +219,33 @@ async function plainLoop() {
     runs.loop.push(status.durationMs)
     runs.bash.push((await replay('bash', [script], work)).wallMs)
     runs.node.push((await replay(process.execPath, [REPLAY, planFile], work)).wallMs)
+    if (reference) {
+      const theirs = await runTimed(
+        reference.argv[0],
+        [...reference.argv.slice(1), 'run', 'r', '-n', String(n)],
+        {
+          cwd: work
+        }
+      )
+      runs.ralphify.push(expectExit(theirs, [0], `RALPHIFY (${reference.command})`).wallMs)
+    }
   }
   const m = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, median(v)]))
   const ratio = m.ours / m.bash
   const processes = plan.setup.length + plan.loop.length
+  const referenceRows = reference
+    ? [
+        {
+          figure: '  the same, against the reference runtime (RALPHIFY)',
+          display: `${(m.ours / m.ralphify).toFixed(2)}× ralphify`,
+          goal: '—',
+          met: null,
+          detail:
+            `\`${reference.command} run r -n ${n}\` in the same folder, interleaved with ours: ${seconds(m.ralphify)} ` +
+            `against our ${seconds(m.ours)} (${((m.ours - m.ralphify) / n).toFixed(1)} ms an iteration apart).`
+        }
+      ]
+    : []
   return {
     rows: [
       {
@@ -229,9 +267,18 @@ async function plainLoop() {
           `Node spawning the same processes (bench/replay.mjs, Node's start-up included): ${seconds(m.node)}, ` +
           `${(m.node / m.bash).toFixed(2)}× bash; ours is ${((m.ours - m.node) / n).toFixed(1)} ms an ` +
           "iteration above it: the engine's own work."
-      }
+      },
+      ...referenceRows
     ],
-    data: { iterations: n, repeats: REPEATS, runsMs: runs, mediansMs: m, ratio, processes },
+    data: {
+      iterations: n,
+      repeats: REPEATS,
+      runsMs: runs,
+      mediansMs: m,
+      ratio,
+      processes,
+      ...(reference ? { ralphify: reference.command } : {})
+    },
     sample: describeIteration(plan.loop)
   }
 }
@@ -330,9 +377,13 @@ export async function run() {
   const notes = [
     'Method: a traced run (logging shims first on PATH) records every process the CLI spawns; the floors',
     'replay exactly those processes, in order and with the same arguments, from a bash script and from a',
-    'Node script (pipes, own process group, as the engine does). Our runs are timed without shims. Each',
+    'Node script (pipes, own process group, as the engine does). The bash floor starts each program by its',
+    'path (/usr/bin/true, not the built-in `true`), so it starts every process the engine starts. Our runs are',
+    'timed without shims. Each',
     `figure is the median of ${REPEATS} runs, interleaved with the floors'.`,
     `- Plain loop: the whole CLI process (Node start-up included) against the whole bash replay.`,
+    '  With RALPHIFY set to a command that runs the reference runtime (e.g. RALPHIFY=ralph), its `run r -n N`',
+    '  is timed in the same folder, interleaved with ours, for one more row and the ratio.',
     `  One iteration spawns: ${plain.sample}`,
     "- Gated loop: ours = (finishedAt − the first iteration's startedAt in status.json) / iterations;",
     "  floor = the replay of the loop's processes, timed inside the script; overhead = ours − bash floor.",

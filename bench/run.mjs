@@ -1,18 +1,22 @@
 // `npm run bench [-- NAME…]`: runs the measurements (all but the experiments, or those named), prints a table, the
 // each, and one line of JSON at the end. Figures only: nothing here fails on timing; the exit code is
 // non-zero only when a measurement could not run at all.
-import { existsSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { existsSync, rmSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { builtFromSources } from '../scripts/build-record.mjs'
 import { BUILT_CLI, ROOT, removeTempDirs, snapshotCli } from './lib.mjs'
 
 /** One file a measurement; each exports `title` and `run()` → { rows, notes, data }. */
 const MEASUREMENTS = {
+  iterations: './iterations.mjs',
   memory: './memory.mjs',
   overhead: './overhead.mjs',
   enforcement: './enforcement.mjs',
   'cost-latency': './cost-latency.mjs',
   startup: './startup.mjs',
+  isolation: './isolation.mjs',
   install: './install.mjs',
   proxy: './proxy.mjs',
   // Experiments: run only when named.
@@ -36,24 +40,34 @@ if (!existsSync(BUILT_CLI)) {
   process.exit(1)
 }
 
-/** Source files changed after the CLI was built: the figures would be those of an older engine. */
-function newerSources() {
-  const built = statSync(BUILT_CLI).mtimeMs
-  const newer = []
-  const walk = dir => {
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const file = path.join(dir, entry.name)
-      if (entry.isDirectory()) walk(file)
-      else if (statSync(file).mtimeMs > built) newer.push(path.relative(ROOT, file))
-    }
-  }
-  walk(path.join(ROOT, 'src'))
-  return newer
+/**
+ * Why the CLI's figures may not be those of src/ as it is now, or undefined. By content: the build record
+ * (scripts/build-record.mjs) names the sources each bundle was built from; without one (a fresh clone, a
+ * dist/ from git), git says whether src/ and dist/ are as committed, and CI checks that those match.
+ */
+function staleBuild() {
+  const bundle = path.relative(ROOT, BUILT_CLI).split(path.sep).join('/')
+  const record = builtFromSources(ROOT, bundle)
+  if (record.built === true) return undefined
+  if (record.built === false)
+    return `src/ changed after ${bundle} was built (${record.changed.slice(0, 3).join(', ')}${record.changed.length > 3 ? '…' : ''}): run npm run build.`
+  const git = spawnSync('git', ['status', '--porcelain', '--', 'src', 'dist'], {
+    cwd: ROOT,
+    encoding: 'utf8'
+  })
+  if (git.status !== 0)
+    return `${bundle} has no build record and this is not a git checkout: run npm run build to be sure.`
+  const changed = git.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map(line => line.slice(3))
+  if (changed.length === 0) return undefined
+  return `${bundle} was not built here and src/ or dist/ differ from the commit (${changed.slice(0, 3).join(', ')}${changed.length > 3 ? '…' : ''}): run npm run build.`
 }
 
 const load = () => os.loadavg().map(n => n.toFixed(2))
 const startLoad = load()
-const stale = BUILT_CLI.startsWith(path.join(ROOT, 'dist')) ? newerSources() : []
+const stale = BUILT_CLI.startsWith(path.join(ROOT, 'dist')) ? staleBuild() : undefined
 const builtAt = statSync(BUILT_CLI).mtime
 const snapshot = snapshotCli()
 // Interrupted: leave no temp folders behind (the memory scenarios write gigabytes of logs).
@@ -108,8 +122,7 @@ out.push(
   `CLI: ${path.relative(ROOT, BUILT_CLI)} (built ${builtAt.toISOString().slice(0, 16).replace('T', ' ')} UTC, ` +
     'copied to a temp folder for the run)'
 )
-if (stale.length > 0)
-  out.push(`WARNING: src/ changed after the build (${stale.slice(0, 3).join(', ')}…): run npm run build.`)
+if (stale) out.push(`WARNING: ${stale}`)
 out.push(
   'Timings are noisy when other work shares the CPUs (check the load average); medians are reported.',
   '',
@@ -139,7 +152,7 @@ const json = {
   loadAverage: { start: startLoad.map(Number), end: endLoad.map(Number) },
   cli: path.relative(ROOT, BUILT_CLI),
   cliBuiltAt: builtAt.toISOString(),
-  staleBuild: stale.length > 0,
+  staleBuild: stale !== undefined,
   results: Object.fromEntries(
     sections.map(s => [
       s.name,

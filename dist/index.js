@@ -40881,6 +40881,11 @@ var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_
 
 /** Bytes read at most per poll of an appended file (the rest waits for the next poll). */
 const READ_CHUNK = 4 * 1024 * 1024;
+/** A rewritten file larger than this is no report: it is not read. */
+const REWRITTEN_MAX = 1024 * 1024;
+// The agent may be another user who made the file: a symlink (to a file only we may read) is not followed, and
+// a FIFO or device is not opened for real (O_NONBLOCK, then only a regular file is read), so it cannot block us.
+const OPEN_FLAGS = external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK;
 class WatchedFile {
     options;
     /** The file's path; for a file the agent names, undefined until it is found. */
@@ -40893,6 +40898,8 @@ class WatchedFile {
         this.options = options;
         if ('name' in options) {
             this.dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-agent-'));
+            // The agent may run as a user of its own (isolation): it may create the file there, but list nothing.
+            (0,external_node_fs_.chmodSync)(this.dir, 0o1733);
             this.path = external_node_path_default().join(this.dir, options.name);
         }
         this.timer = setInterval(() => this.read(false), options.pollMs);
@@ -40912,33 +40919,32 @@ class WatchedFile {
     read(final) {
         if (this.path === undefined && 'find' in this.options)
             this.path = this.options.find();
-        if (this.path === undefined || !(0,external_node_fs_.existsSync)(this.path))
+        if (this.path === undefined)
             return;
-        if (this.options.mode === 'rewritten') {
-            let text;
-            try {
-                text = (0,external_node_fs_.readFileSync)(this.path, 'utf8');
-            }
-            catch {
-                return;
-            }
-            if (text === this.last || text.trim() === '')
-                return;
-            if (this.options.onChange(text, final))
-                this.last = text;
-            return;
-        }
         let fd;
         try {
-            fd = (0,external_node_fs_.openSync)(this.path, 'r');
+            fd = (0,external_node_fs_.openSync)(this.path, OPEN_FLAGS);
         }
         catch {
-            return;
+            return; // not there yet, or not a file we read
         }
         try {
-            const size = (0,external_node_fs_.fstatSync)(fd).size;
-            while (this.offset < size) {
-                const buffer = Buffer.alloc(Math.min(READ_CHUNK, size - this.offset));
+            const stat = (0,external_node_fs_.fstatSync)(fd);
+            if (!stat.isFile())
+                return;
+            if (this.options.mode === 'rewritten') {
+                if (stat.size > REWRITTEN_MAX)
+                    return;
+                const buffer = Buffer.alloc(stat.size);
+                const text = buffer.toString('utf8', 0, (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0));
+                if (text === this.last || text.trim() === '')
+                    return;
+                if (this.options.onChange(text, final))
+                    this.last = text;
+                return;
+            }
+            while (this.offset < stat.size) {
+                const buffer = Buffer.alloc(Math.min(READ_CHUNK, stat.size - this.offset));
                 const bytes = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, this.offset);
                 if (bytes === 0)
                     break;
@@ -42852,7 +42858,6 @@ function endpointSetup(cli, endpoint, home) {
 
 
 
-
 /** The preset for an agent command line. */
 function presetFor(agentArgv, options) {
     const generic = genericPresetWith(options.cost);
@@ -43002,22 +43007,30 @@ function gitBool(value) {
 }
 class GitWorkspace {
     root;
+    env;
     scratch;
     /** The tree the scratch index held at its last write-tree. */
     scratchTree;
     paths;
     settings;
     head;
-    constructor(root) {
+    constructor(root, 
+    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
+    env = {}) {
         this.root = root;
+        this.env = env;
     }
     /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
-    static async open(dir) {
-        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir });
-        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir);
+    static async open(dir, options = {}) {
+        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
+        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env);
     }
     git(args, env, maxStdoutBytes) {
-        return runGit(args, { cwd: this.root, env, maxStdoutBytes });
+        return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    /** git that must succeed (throws GitError). */
+    gitOrThrow(args, env, maxStdoutBytes) {
+        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
     }
     async isRepo() {
         const result = await this.git(['rev-parse', '--is-inside-work-tree']);
@@ -43032,8 +43045,8 @@ class GitWorkspace {
     async treeHash() {
         const env = { GIT_INDEX_FILE: await this.scratchIndex() };
         this.scratchTree = undefined;
-        await gitOrThrow(['add', '-A'], { cwd: this.root, env });
-        const tree = (await gitOrThrow(['write-tree'], { cwd: this.root, env })).stdout.trim();
+        await this.gitOrThrow(['add', '-A'], env);
+        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
         this.scratchTree = tree;
         return tree;
     }
@@ -43041,10 +43054,7 @@ class GitWorkspace {
         const to = current ?? (await this.treeHash());
         // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
         // patch (four bytes a character at most); the rest of git's output is read and dropped.
-        const out = await gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], {
-            cwd: this.root,
-            maxStdoutBytes: STAT_BYTES + maxPatchChars * 4 + 4
-        });
+        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
         const text = out.stdout;
         const split = text.indexOf('\n\ndiff --git ');
         const stat = split === -1 ? text : text.slice(0, split + 1);
@@ -43064,15 +43074,12 @@ class GitWorkspace {
             return fast;
         // git's own path: stage everything in the real index, commit what differs from HEAD.
         this.head = undefined;
-        await gitOrThrow(['add', '-A'], { cwd: this.root });
+        await this.gitOrThrow(['add', '-A']);
         const staged = await this.git(['diff', '--cached', '--quiet']);
         if (staged.exitCode === 0)
             return undefined;
         // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
-        await gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], {
-            cwd: this.root,
-            env: (await this.commitSettings()).env
-        });
+        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
         return this.headSha();
     }
     /**
@@ -43145,7 +43152,7 @@ class GitWorkspace {
         catch {
             (0,external_node_fs_.rmSync)(lock, { force: true });
             // The commit is made: bring the index to it the slow way (or say why that failed too).
-            await gitOrThrow(['reset', '--quiet'], { cwd: this.root });
+            await this.gitOrThrow(['reset', '--quiet']);
         }
     }
     /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
@@ -43191,9 +43198,7 @@ class GitWorkspace {
         if (this.paths)
             return this.paths;
         const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
-        const out = await gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])], {
-            cwd: this.root
-        });
+        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
         const [index, hooks, headLog, ...states] = out.stdout
             .split('\n')
             .slice(0, names.length)
@@ -43468,13 +43473,13 @@ async function killProcessTree(pid, graceMs, options = {}) {
         return;
     const first = readProcessTable();
     const start = options.start ?? first.get(pid)?.start;
-    const tree = new TreeCollector(pid, start, options.holding ?? []);
+    const signal = options.signaller ?? signalOwn;
+    const tree = new TreeCollector(pid, start, options.holding ?? [], signal);
     if (tree.isProtected(first))
         return;
     let targets = tree.collect(first, new Map(), true);
     tree.signalGroup(first, 'SIGTERM');
-    for (const target of targets.keys())
-        signal(target, 'SIGTERM');
+    signal([...targets.keys()], 'SIGTERM');
     const deadline = Date.now() + Math.max(0, graceMs);
     while (Date.now() < deadline) {
         await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(tree_POLL_MS, Math.max(1, deadline - Date.now())));
@@ -43489,14 +43494,12 @@ async function killProcessTree(pid, graceMs, options = {}) {
         const fresh = [...targets.keys()].filter(p => !stopped.has(p));
         if (fresh.length === 0)
             break;
-        for (const target of fresh) {
-            signal(target, 'SIGSTOP');
+        signal(fresh, 'SIGSTOP');
+        for (const target of fresh)
             stopped.set(target, targets.get(target));
-        }
     }
     tree.signalGroup(readProcessTable(), 'SIGKILL');
-    for (const target of new Set([...stopped.keys(), ...targets.keys()]))
-        signal(target, 'SIGKILL');
+    signal([...new Set([...stopped.keys(), ...targets.keys()])], 'SIGKILL');
 }
 /**
  * Kills every process (with its tree) that was started with `name=value` in its environment: what the agent
@@ -43551,10 +43554,12 @@ class TreeCollector {
     root;
     rootStart;
     holding;
-    constructor(root, rootStart, holding) {
+    signal;
+    constructor(root, rootStart, holding, signal) {
         this.root = root;
         this.rootStart = rootStart;
         this.holding = holding;
+        this.signal = signal;
     }
     /** Refuse to kill ourselves, an ancestor of ours, or a group/session we belong to. */
     isProtected(table) {
@@ -43569,7 +43574,7 @@ class TreeCollector {
     }
     signalGroup(table, sig) {
         if (!this.rootReused(table) && !this.isProtected(table))
-            signal(-this.root, sig);
+            this.signal([-this.root], sig);
     }
     /** Live members of the tree: the root, its group and session, known members and holders, and all their descendants. */
     collect(table, known, scanHolders) {
@@ -43618,14 +43623,17 @@ class TreeCollector {
         return found;
     }
 }
-function signal(pid, sig) {
-    try {
-        process.kill(pid, sig);
+/** The default signaller: process.kill. */
+const signalOwn = (pids, sig) => {
+    for (const pid of pids) {
+        try {
+            process.kill(pid, sig);
+        }
+        catch {
+            // ESRCH: already gone. EPERM: not ours to kill.
+        }
     }
-    catch {
-        // ESRCH: already gone. EPERM: not ours to kill.
-    }
-}
+};
 /** This process, its ancestors, and pids 0 and 1. */
 function protectedPids(table) {
     const pids = new Set([0, 1, process.pid]);
@@ -43871,6 +43879,7 @@ class ProcessRun {
         });
         child.on('exit', (code, sig) => {
             this.exit = { code, signal: sig };
+            this.callBack(this.opts.onExit, undefined);
             this.settleIfDone();
         });
         this.watchOutput(child.stdout, 'stdout');
@@ -43964,7 +43973,11 @@ class ProcessRun {
         if (this.killing || pid === undefined)
             return;
         const grace = Math.max(0, this.opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
-        this.killing = killProcessTree(pid, grace, { start: this.identity, holding: this.outputIds }).then(() => this.stopWaitingForPipes());
+        this.killing = killProcessTree(pid, grace, {
+            start: this.identity,
+            holding: this.outputIds,
+            ...(this.opts.signaller ? { signaller: this.opts.signaller } : {})
+        }).then(() => this.stopWaitingForPipes());
         void this.killing.then(() => this.settleIfDone());
     }
     /**
@@ -44130,8 +44143,51 @@ function cutCharacterAtStart(buf) {
     return n;
 }
 
+;// CONCATENATED MODULE: ./src/proc/which.ts
+// Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
+
+
+/** glibc's confstr(_CS_PATH): Python's fallback when PATH is unset. */
+const DEFAULT_PATH = '/bin:/usr/bin';
+/**
+ * The file the command would run, or null. A name with a slash (`./agent.sh`, `bin/x`) is checked as is,
+ * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
+ * A match must exist, be executable and not be a directory.
+ */
+function which(command, opts) {
+    if (command.includes('/'))
+        return isExecutableFile(command, opts.cwd) ? command : null;
+    const searchPath = opts.path ?? DEFAULT_PATH;
+    if (!searchPath)
+        return null;
+    const seen = new Set();
+    for (const dir of searchPath.split(':')) {
+        if (seen.has(dir))
+            continue;
+        seen.add(dir);
+        const candidate = dir === '' ? command : dir.endsWith('/') ? dir + command : `${dir}/${command}`;
+        if (isExecutableFile(candidate, opts.cwd))
+            return candidate;
+    }
+    return null;
+}
+function isExecutableFile(file, cwd) {
+    // Joined without normalising, so `..` after a symlink means what the OS says it means.
+    const absolute = external_node_path_default().isAbsolute(file) ? file : `${cwd.replace(/\/+$/, '')}/${file}`;
+    try {
+        if (external_node_fs_default().statSync(absolute).isDirectory())
+            return false;
+        external_node_fs_default().accessSync(absolute, (external_node_fs_default()).constants.X_OK);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/proc/index.ts
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
+
 
 
 
@@ -45408,46 +45464,8 @@ function argsInsideWords(run) {
 }
 
 ;// CONCATENATED MODULE: ./src/ralph/which.ts
-// Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
+// The program lookup is proc's (the isolated spawn needs it too); the format checks the agent with it.
 
-
-/** glibc's confstr(_CS_PATH): Python's fallback when PATH is unset. */
-const DEFAULT_PATH = '/bin:/usr/bin';
-/**
- * The file the command would run, or null. A name with a slash (`./agent.sh`, `bin/x`) is checked as is,
- * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
- * A match must exist, be executable and not be a directory.
- */
-function which(command, opts) {
-    if (command.includes('/'))
-        return isExecutableFile(command, opts.cwd) ? command : null;
-    const searchPath = opts.path ?? DEFAULT_PATH;
-    if (!searchPath)
-        return null;
-    const seen = new Set();
-    for (const dir of searchPath.split(':')) {
-        if (seen.has(dir))
-            continue;
-        seen.add(dir);
-        const candidate = dir === '' ? command : dir.endsWith('/') ? dir + command : `${dir}/${command}`;
-        if (isExecutableFile(candidate, opts.cwd))
-            return candidate;
-    }
-    return null;
-}
-function isExecutableFile(file, cwd) {
-    // Joined without normalising, so `..` after a symlink means what the OS says it means.
-    const absolute = external_node_path_default().isAbsolute(file) ? file : `${cwd.replace(/\/+$/, '')}/${file}`;
-    try {
-        if (external_node_fs_default().statSync(absolute).isDirectory())
-            return false;
-        external_node_fs_default().accessSync(absolute, (external_node_fs_default()).constants.X_OK);
-        return true;
-    }
-    catch {
-        return false;
-    }
-}
 
 ;// CONCATENATED MODULE: ./src/ralph/programs.ts
 // Which programs a ralph will start, found before anything runs: a missing one is said at once, in one
@@ -45547,7 +45565,7 @@ function programs_missingAgentProgram(agentArgv, cwd, searchPath) {
 ;// CONCATENATED MODULE: ./src/ralph/validate.ts
 // Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
 // order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
-// completion_tag, guardrails) are checked last: a ralph the reference accepts fails here only because of them.
+// checks_parallel, completion_tag, guardrails, presets) are checked last: a ralph the reference accepts fails here only because of them.
 
 
 
@@ -45718,6 +45736,15 @@ function inspectRalph(fileArg, opts) {
         duplicate: name => `Duplicate check name '${name}'. Give each check its own name.`,
         badTimeout: (name, value) => `Check '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number of seconds, e.g. timeout: 600.`
     });
+    // ours: true or false
+    const flag = (key, example) => {
+        const raw = field(fm, key);
+        if (raw === null || typeof raw === 'boolean')
+            return raw ?? undefined;
+        report(`'${key}' must be true or false, got ${pyRepr(raw)}. Example: ${example}`, where(fm, key));
+        return undefined;
+    };
+    const checksParallel = flag('checks_parallel', 'checks_parallel: true (the checks run together; they must not share a build folder)');
     // ours: completion_tag
     const rawTag = field(fm, 'completion_tag');
     let completionTag;
@@ -45743,17 +45770,7 @@ function inspectRalph(fileArg, opts) {
         }
     }
     // ours: presets
-    const rawPresets = field(fm, 'presets');
-    let presets;
-    if (rawPresets !== null) {
-        if (typeof rawPresets !== 'boolean') {
-            report(`'presets' must be true or false, got ${pyRepr(rawPresets)}. ` +
-                `Example: presets: false (run the agent exactly as written)`, where(fm, 'presets'));
-        }
-        else {
-            presets = rawPresets;
-        }
-    }
+    const presets = flag('presets', 'presets: false (run the agent exactly as written)');
     if (problems.length === 0 && opts.checkPrograms) {
         const env = opts.env ?? process.env;
         const dirs = { ralphDir: validate_realPath(external_node_path_default().dirname(absolute)), projectRoot: opts.cwd };
@@ -45798,6 +45815,8 @@ function inspectRalph(fileArg, opts) {
         ralph.guardrails = guardrails;
     if (presets !== undefined)
         ralph.presets = presets;
+    if (checksParallel !== undefined)
+        ralph.checksParallel = checksParallel;
     if (rawCredit !== null)
         ralph.creditWritten = true;
     return { ralph, problems, warnings };
@@ -46823,12 +46842,14 @@ async function iptables(program, args, prefix) {
     const error = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0] ?? '';
     return { ok: result.exitCode === 0, error };
 }
+/** argv put before iptables: nothing as root, `sudo -n --` otherwise (the isolation's passwordless sudo). */
+const egressPrefix = (privilege = 'root') => privilege === 'sudo' ? ['sudo', '-n', '--'] : [];
 /** Why the rules cannot be set here, or undefined when they can be tried. */
-function egressUnavailable(uid) {
+function egressUnavailable(uid, privilege = 'root') {
     if (process.platform !== 'linux')
         return `egress rules need Linux (this is ${process.platform})`;
-    if (process.getuid?.() !== 0)
-        return 'egress rules need root (iptables)';
+    if (privilege === 'root' && process.getuid?.() !== 0)
+        return 'egress rules need root or sudo (iptables)';
     if (!which('iptables', { cwd: '/', path: SYSTEM_PATH }))
         return 'iptables is not installed';
     if (!Number.isInteger(uid) || uid <= 0 || uid === process.getuid?.())
@@ -46958,12 +46979,12 @@ class LoopGuard {
     }
 }
 
-;// CONCATENATED MODULE: ./src/agents/env.ts
-// The agent's environment: the job's, minus GitHub and Actions credentials, plus what the user allows back.
-// Agents in CI have leaked tokens (a prompt injection only has to run `env`); the action pushes and opens
-// the pull request itself, after the gates, so the agent never needs a GitHub write token.
-/** Removed from every agent's environment (a `*` ends a prefix). */
-const AGENT_ENV_DENYLIST = [
+;// CONCATENATED MODULE: ./src/security/env.ts
+// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
+// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
+// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
+/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
+const SECRET_VARIABLES = [
     'GITHUB_TOKEN',
     'GH_TOKEN',
     'GH_ENTERPRISE_TOKEN',
@@ -46978,26 +46999,40 @@ const AGENT_ENV_DENYLIST = [
     // The action's saved state between its main and post steps.
     'STATE_*'
 ];
+/**
+ * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
+ * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
+ * given to a process of the loop, whatever the allow-list says.
+ */
+const RUNNER_FILE_COMMANDS = [
+    'GITHUB_ENV',
+    'GITHUB_PATH',
+    'GITHUB_OUTPUT',
+    'GITHUB_STATE',
+    'GITHUB_STEP_SUMMARY'
+];
 const matches = (name, pattern) => pattern.endsWith('*')
     ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
     : name.toUpperCase() === pattern.toUpperCase();
-/** True when the deny-list removes `name` from the agent's environment (ignoring the allow-list). */
-function isCredentialVariable(name) {
-    return AGENT_ENV_DENYLIST.some(pattern => matches(name, pattern));
+/** True for a credential variable (ignoring any allow-list). */
+function isSecretVariable(name) {
+    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
 }
-/** The agent's environment: `base` (the job's) without credentials, except those `allow` names, plus `set`. */
+const isFileCommand = (name) => RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
+/** Whether a process of the loop may keep `name`, given the user's allow-list. */
+function agentMayKeep(name, allow = []) {
+    if (isFileCommand(name))
+        return false;
+    return !isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
+}
+/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
 function agentEnvironment(base, options = {}) {
-    const allow = options.allow ?? [];
     const env = {};
-    for (const [name, value] of Object.entries(base)) {
-        if (value === undefined)
-            continue;
-        if (isCredentialVariable(name) && !allow.some(pattern => matches(name, pattern)))
-            continue;
-        if (options.remove?.some(pattern => matches(name, pattern)))
-            continue;
-        env[name] = value;
-    }
+    for (const [name, value] of Object.entries(base))
+        if (value !== undefined &&
+            agentMayKeep(name, options.allow) &&
+            !options.remove?.some(p => matches(name, p)))
+            env[name] = value;
     return { ...env, ...options.set };
 }
 /** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
@@ -47007,6 +47042,644 @@ function removedVariables(base, options = {}) {
         .filter(name => base[name] !== undefined && !(name in kept))
         .sort();
 }
+/**
+ * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
+ * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
+ * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
+ */
+async function withoutSecretVariables(fn, allow = []) {
+    const saved = {};
+    for (const key of Object.keys(process.env))
+        if (isSecretVariable(key) && !agentMayKeep(key, allow)) {
+            saved[key] = process.env[key];
+            delete process.env[key];
+        }
+    try {
+        return await fn();
+    }
+    finally {
+        Object.assign(process.env, saved);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/security/git-env.ts
+// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
+// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
+// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
+// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
+
+
+
+
+
+// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
+// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
+const HARDENING = [
+    ['core.hooksPath', '/dev/null'],
+    ['core.fsmonitor', 'false']
+];
+/** Environment variables that add `entries` as command-line-scope config, after any already set. */
+function configEnv(entries, base = {}) {
+    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
+    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
+    entries.forEach(([key, value], i) => {
+        env[`GIT_CONFIG_KEY_${start + i}`] = key;
+        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
+    });
+    return env;
+}
+let ownHome;
+let jobSafeDirectories;
+/** An empty HOME of the action's own (mode 0700), made once per process. */
+function gitHome() {
+    ownHome ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-home-'));
+    return ownHome;
+}
+/**
+ * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
+ * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
+ */
+function safeDirectories() {
+    if (jobSafeDirectories)
+        return jobSafeDirectories;
+    try {
+        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['config', '--get-all', 'safe.directory'], {
+            cwd: '/',
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+            timeout: 10_000
+        });
+        jobSafeDirectories = out.split('\n').filter(Boolean);
+    }
+    catch {
+        jobSafeDirectories = [];
+    }
+    return jobSafeDirectories;
+}
+/**
+ * The variables for one git command of the action, merged over `base` by the caller (an undefined value
+ * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
+ * no prompt; `config` is added as command-line config.
+ */
+function hermeticGitEnvironment(config = [], base = process.env) {
+    const env = {};
+    for (const name of Object.keys(base))
+        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
+            env[name] = undefined;
+    const home = gitHome();
+    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
+    return {
+        ...env,
+        HOME: home,
+        XDG_CONFIG_HOME: external_node_path_default().join(home, '.config'),
+        GIT_CONFIG_NOSYSTEM: '1',
+        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_ASKPASS: '',
+        SSH_ASKPASS: '',
+        ...configEnv([...HARDENING, ...trusted, ...config])
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/scripts.ts
+// The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
+// agent's user, gives it a fresh HOME and the work tree, and takes all of that back. LAUNCHER runs as the
+// agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
+// secure_path and deny-lists change nothing about what the agent gets.
+/**
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM [REACH...]` prints `user UID GID`,
+ * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
+ * pass through, or `error MESSAGE` and exits 1.
+ *
+ * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE [MODE PATH]...` gives back what the
+ * agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the HOME,
+ * and prints `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ */
+const PRIVILEGED = `
+set -u
+shopt -s dotglob nullglob
+fail() { printf 'error %s\\n' "$*"; exit 1; }
+problem() { printf 'problem %s\\n' "$*"; }
+as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
+# The entries of the work tree, .git left out: it stays the owner's, readable only.
+entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
+step=$1; shift
+if [ "$step" = prepare ]; then
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6; shift 6
+  if ! id -u "$user" >/dev/null 2>&1; then
+    out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
+      fail "useradd could not create the user $user: $out"
+  fi
+  uid=$(id -u "$user") gid=$(id -g "$user")
+  [ "$uid" != 0 ] && [ "$gid" != 0 ] || fail "the user $user is root or in the root group"
+  [ "$uid" != "$owner" ] || fail "the user $user is the user the action runs as"
+  [ "$(id -G "$user")" = "$gid" ] || fail "the user $user is in other groups ($(id -Gn "$user")), which may give it rights: the agent's user must be in its own group only"
+  case ",$ownergroups," in *",$gid,"*) fail "the group of $user ($gid) is one of the action's own groups" ;; esac
+  mkdir -p -m 0755 "$(dirname "$home")" && rm -rf -- "$home" && mkdir -m 0700 -- "$home" &&
+    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" &&
+    chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
+  printf 'user %s %s\\n' "$uid" "$gid"
+  # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
+  pass() {
+    local dirs=() d=$1
+    while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
+    for d in "\${dirs[@]}"; do
+      as_agent test -x "$d" && continue
+      printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
+      chmod o+x -- "$d" || fail "could not let $user pass through $d"
+    done
+  }
+  pass "$(dirname -- "$tree")"
+  for r in "$@"; do pass "$r"; done
+  # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
+  # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
+  # never rename or remove .git.
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    find "\${found[@]}" -uid "$owner" -exec chown -h "$uid:$gid" -- {} + || fail "could not give the work tree $tree to $user"
+  fi
+  printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
+  chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
+  if [ -n "$program" ] && ! as_agent test -x "$program"; then
+    fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
+  fi
+elif [ "$step" = release ]; then
+  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7; shift 7
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    # A setuid file the agent made must not become one of the owner's.
+    find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
+    find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
+  fi
+  chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
+  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
+  rm -rf -- "$home" || problem "could not remove $home"
+else
+  fail "unknown step $step"
+fi
+`;
+/** `bash -c LAUNCHER ralph-agent PROGRAM ARGS...`, stdin: `NAME=value\0`… then an empty entry, then the program's input. */
+const LAUNCHER = `
+for name in $(compgen -e); do unset -v "$name"; done 2>/dev/null
+while IFS= read -r -d '' entry && [ -n "$entry" ]; do export "$entry" 2>/dev/null; done
+exec "$@"
+`;
+/** Every process of the user running this is killed (kill(-1) spares only the caller). */
+const KILL_ALL = 'kill -s KILL -1 2>/dev/null; exit 0';
+/** `bash -c SIGNAL SIG PID...`: the signal to each pid (negative: a group) this user may signal. */
+const SIGNAL = 'kill -s "$0" -- "$@" 2>/dev/null; exit 0';
+
+;// CONCATENATED MODULE: ./src/security/isolation.ts
+// The agent as its own unprivileged user. A deny-list of variables is no boundary while the agent is the
+// user that holds the tokens: it can read /proc/<pid>/environ and mem of the action, write ~/.gitconfig that
+// the action's git obeys, append to the runner's GITHUB_ENV, and (on hosted runners) sudo. Another uid with no
+// group, no sudo and no_new_privs can do none of that. The agent, the ralph's commands and the checks all run
+// as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
+// passwordless sudo; whenever none of them is running, every process of that uid is killed.
+
+
+
+
+
+
+
+
+const DEFAULT_AGENT_USER = 'ralph-agent';
+/** Where the agent's fresh HOME is made (wiped at every start and at the end). */
+const HOMES = '/var/lib/ralph-action';
+/** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
+const isolation_SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const SYSTEM_ENV = { PATH: isolation_SYSTEM_PATH, LANG: 'C' };
+/** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
+const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// A socket on stdin (Node's pipes are socketpairs) makes bash read ~/.bashrc, as if run by rshd: never.
+const BASH = ['bash', '--norc', '--noprofile', '-c'];
+/** Rounds of kill(-1) before a uid that keeps forking is reported. */
+const KILL_ROUNDS = 20;
+/** Isolation could not be set up: the message is one line that says why and what to do. */
+class IsolationError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'IsolationError';
+    }
+}
+/** Whether this process can start programs as another user: as root, or with passwordless sudo. */
+function isolationPrivilege() {
+    if (process.platform !== 'linux')
+        return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
+    if (!which('setpriv', { cwd: '/', path: isolation_SYSTEM_PATH }))
+        return { why: 'setpriv (util-linux) is not installed' };
+    if (process.getuid?.() === 0)
+        return { privilege: 'root' };
+    const me = `ralph-action runs as ${(0,external_node_os_.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
+    if (!which('sudo', { cwd: '/', path: isolation_SYSTEM_PATH }))
+        return { why: `${me}, and sudo is not installed` };
+    const probe = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    if (probe.status !== 0)
+        return { why: `${me}, and without passwordless sudo` };
+    return { privilege: 'sudo' };
+}
+/** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
+const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv];
+/** argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). */
+function asAgent(state, argv) {
+    const { uid, gid } = state.user;
+    return asRoot(state.privilege, [
+        'setpriv',
+        `--reuid=${uid}`,
+        `--regid=${gid}`,
+        '--clear-groups',
+        '--no-new-privs',
+        '--',
+        ...argv
+    ]);
+}
+/** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
+async function privileged(privilege, args) {
+    const result = await runProcess({
+        argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
+        cwd: '/',
+        env: SYSTEM_ENV,
+        input: PRIVILEGED
+    });
+    const out = result.stdout.head.toString('utf8') + result.stdout.tail.toString('utf8');
+    const lines = out.split('\n').filter(Boolean);
+    const error = lines.find(line => line.startsWith('error '));
+    if (error)
+        throw new IsolationError(error.slice('error '.length));
+    if (result.exitCode !== 0) {
+        const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0];
+        throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`);
+    }
+    return lines;
+}
+const inside = (child, parent) => {
+    const rel = external_node_path_default().relative(parent, child);
+    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
+};
+/**
+ * Creates the agent's user (first use), gives it a fresh HOME and the work tree, and answers the isolation.
+ * Throws IsolationError (one line) when the user or the work tree cannot be set up.
+ */
+async function isolateAgent(options) {
+    const name = options.user ?? DEFAULT_AGENT_USER;
+    if (!AGENT_USER_NAME.test(name))
+        throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
+    const workTree = external_node_path_default().resolve(options.workTree);
+    const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES];
+    if (paths.some(p => /[\n\r]/.test(p)))
+        throw new IsolationError('A path for the isolation holds a line break; move the work tree.');
+    if (workTree === '/')
+        throw new IsolationError('The work tree is /: the agent cannot be given all of it.');
+    for (const other of options.outside ?? [])
+        if (other && inside(external_node_path_default().resolve(other), workTree))
+            throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
+    const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+    const home = `${HOMES}/${name}`;
+    const lines = await privileged(options.privilege, [
+        'prepare',
+        name,
+        home,
+        workTree,
+        String(owner.uid),
+        (process.getgroups?.() ?? [owner.gid]).join(','),
+        options.program ?? '',
+        ...(options.reach ?? [])
+    ]);
+    const field = (key) => (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1);
+    const [uid, gid] = field('user').map(Number);
+    const [topGid, topMode] = field('top');
+    const opened = lines
+        .filter(line => line.startsWith('opened '))
+        .map(line => {
+        const [, mode, ...rest] = line.split(' ');
+        return { mode, path: rest.join(' ') };
+    });
+    const state = {
+        user: { name, uid, gid, home },
+        privilege: options.privilege,
+        workTree,
+        owner,
+        top: { gid: Number(topGid), mode: topMode },
+        opened
+    };
+    if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
+        throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`);
+    return isolation(state, options.log);
+}
+/** The isolation a saved state describes (post, after main was killed, releases it with this). */
+function isolation(state, log) {
+    const said = new Set();
+    const signaller = agentSignaller(state);
+    let running = 0;
+    let reaped = [];
+    const command = (argv, env) => {
+        const agentEnv = agentUserEnvironment(env, state.user);
+        // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
+        if (state.privilege === 'root')
+            return { argv: asAgent(state, argv), env: agentEnv, stdin: Buffer.alloc(0) };
+        // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
+        const entries = [];
+        for (const [key, value] of Object.entries(agentEnv)) {
+            if (value === undefined)
+                continue;
+            if (IDENTIFIER.test(key))
+                entries.push(`${key}=${value}\0`);
+            else if (!said.has(key)) {
+                said.add(key);
+                log?.(`The variable ${key} cannot be passed to the agent's user through sudo (not a shell name); it is left out.`);
+            }
+        }
+        return {
+            argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv]),
+            env: SYSTEM_ENV,
+            stdin: Buffer.from(`${entries.join('')}\0`)
+        };
+    };
+    const killAll = async () => {
+        const found = new Set();
+        for (let round = 0; round < KILL_ROUNDS; round++) {
+            const pids = processesOf(state.user.uid);
+            if (pids.length === 0)
+                return [...found];
+            for (const pid of pids) {
+                if (!found.has(pid))
+                    reaped.push(pid);
+                found.add(pid);
+            }
+            const [program, ...args] = asAgent(state, [...BASH, KILL_ALL]);
+            (0,external_node_child_process_namespaceObject.spawnSync)(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+            // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
+            if (round > 0)
+                await (0,external_node_timers_promises_namespaceObject.setTimeout)(20);
+        }
+        const left = processesOf(state.user.uid);
+        if (left.length > 0)
+            throw new IsolationError(`processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`);
+        return [...found];
+    };
+    const run = async (options) => {
+        const env = options.env ?? process.env;
+        // As run directly: a program that is not there is not started (the loop says which one is missing).
+        if (!which(options.argv[0] ?? '', { cwd: options.cwd, path: env.PATH }))
+            return notFound(options);
+        const agent = command(options.argv, env);
+        const input = agent.stdin.length === 0
+            ? options.input
+            : Buffer.concat([
+                agent.stdin,
+                options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input)
+            ]);
+        running++;
+        let exited = false;
+        let killing;
+        // Once the last program has exited, what it left (holding its output open, or not) is killed at once.
+        const ended = () => {
+            if (exited)
+                return;
+            exited = true;
+            if (--running === 0)
+                killing = killAll();
+        };
+        try {
+            return await runProcess({
+                ...options,
+                argv: agent.argv,
+                env: agent.env,
+                ...(input !== undefined ? { input } : {}),
+                signaller,
+                onExit: () => {
+                    ended();
+                    options.onExit?.();
+                }
+            });
+        }
+        finally {
+            ended();
+            // Nothing of the uid survives the program's end (a kill started at its exit is waited for).
+            if (killing)
+                await killing;
+            else if (running === 0)
+                await killAll();
+        }
+    };
+    const release = async () => {
+        const problems = [];
+        try {
+            await killAll();
+        }
+        catch (error) {
+            // The work tree is not handed back while a process of the agent's user could still race the chown.
+            return [error.message];
+        }
+        const { user, owner, top, workTree } = state;
+        try {
+            const lines = await privileged(state.privilege, [
+                'release',
+                String(user.uid),
+                user.home,
+                workTree,
+                String(owner.uid),
+                String(owner.gid),
+                String(top.gid),
+                top.mode,
+                ...state.opened.flatMap(o => [o.mode, o.path])
+            ]);
+            for (const line of lines)
+                if (line.startsWith('problem '))
+                    problems.push(line.slice('problem '.length));
+        }
+        catch (error) {
+            problems.push(error.message);
+        }
+        return problems;
+    };
+    return {
+        state,
+        user: state.user,
+        command,
+        signaller,
+        runProcess: run,
+        killAll,
+        leftovers: () => {
+            const pids = reaped;
+            reaped = [];
+            return pids;
+        },
+        release
+    };
+}
+/** The result of a program that could not be found: nothing started (as proc answers ENOENT). */
+function notFound(options) {
+    const program = options.argv[0] ?? '';
+    if (options.logFile) {
+        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(options.logFile), { recursive: true });
+        (0,external_node_fs_.appendFileSync)(options.logFile, '');
+    }
+    const none = { head: Buffer.alloc(0), tail: Buffer.alloc(0), totalBytes: 0, truncated: false };
+    const spawnError = Object.assign(new Error(`spawn ${program} ENOENT`), {
+        code: 'ENOENT',
+        errno: -2,
+        syscall: `spawn ${program}`,
+        path: program
+    });
+    return {
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        aborted: false,
+        spawnError,
+        stdout: none,
+        stderr: none,
+        durationMs: 0
+    };
+}
+/**
+ * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
+ * runner's HOME (XDG_*, a global git config) or at the runner's file commands.
+ */
+function agentUserEnvironment(env, user) {
+    const out = {};
+    for (const [key, value] of Object.entries(env)) {
+        if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
+            continue;
+        if (RUNNER_FILE_COMMANDS.includes(key))
+            continue;
+        // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
+        if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key))
+            continue;
+        out[key] = value;
+    }
+    return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
+}
+/** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
+function agentSignaller(state) {
+    return (pids, sig) => {
+        const denied = [];
+        for (const pid of pids) {
+            try {
+                process.kill(pid, sig);
+            }
+            catch (error) {
+                if (error.code === 'EPERM')
+                    denied.push(pid);
+            }
+        }
+        if (denied.length === 0)
+            return;
+        const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)]);
+        (0,external_node_child_process_namespaceObject.spawnSync)(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    };
+}
+/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
+const statusBuffer = Buffer.alloc(1024);
+/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
+function statusHead(pid) {
+    const fd = (0,external_node_fs_.openSync)(`/proc/${pid}/status`, 'r');
+    try {
+        return statusBuffer.toString('latin1', 0, (0,external_node_fs_.readSync)(fd, statusBuffer, 0, statusBuffer.length, null));
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/**
+ * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
+ * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
+ */
+function processesOf(uid) {
+    const pids = [];
+    let names;
+    try {
+        names = (0,external_node_fs_.readdirSync)('/proc');
+    }
+    catch {
+        return pids;
+    }
+    for (const name of names) {
+        if (!/^\d+$/.test(name))
+            continue;
+        let status;
+        try {
+            status = statusHead(name);
+        }
+        catch {
+            continue; // exited meanwhile
+        }
+        const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
+        if (!uids || /^State:\s+[ZX]/m.test(status))
+            continue;
+        if (uids.slice(1).some(u => Number(u) === uid))
+            pids.push(Number(name));
+    }
+    return pids;
+}
+
+;// CONCATENATED MODULE: ./src/security/runner-files.ts
+// The runner's file commands (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY):
+// whoever appends to them steers every later step, this action's post step included (an LD_PRELOAD in
+// GITHUB_ENV runs in a process that holds the tokens). Their variables never reach the loop's processes;
+// meanwhile the files are closed to other users (the agent's, with isolation), and what a process of our own
+// user wrote into them during the loop is cut back afterwards.
+
+
+/** Remembers the files named by the job's GITHUB_ENV & co.; with `close`, no other user may read them meanwhile. */
+function guardRunnerFiles(env, options) {
+    const saved = [];
+    for (const name of RUNNER_FILE_COMMANDS) {
+        const file = env[name];
+        if (!file)
+            continue;
+        try {
+            const mode = (0,external_node_fs_.statSync)(file).mode & 0o7777;
+            saved.push({ name, file, content: (0,external_node_fs_.readFileSync)(file), mode });
+            if (options.close)
+                (0,external_node_fs_.chmodSync)(file, mode & 0o700);
+        }
+        catch {
+            // Not there (a runner that does not set it, or a local run): nothing to guard.
+        }
+    }
+    return {
+        restore: () => {
+            const changed = [];
+            for (const { name, file, content, mode } of saved) {
+                let now;
+                try {
+                    now = (0,external_node_fs_.readFileSync)(file);
+                }
+                catch {
+                    now = undefined;
+                }
+                if (!now || !now.equals(content)) {
+                    (0,external_node_fs_.writeFileSync)(file, content);
+                    const added = now && now.subarray(0, content.length).equals(content) ? now.length - content.length : 0;
+                    changed.push(added > 0
+                        ? `${added} bytes appended to ${name} during the loop were cut back`
+                        : `${name} was changed during the loop and was put back as it was`);
+                }
+                try {
+                    (0,external_node_fs_.chmodSync)(file, mode);
+                }
+                catch {
+                    // Gone meanwhile: written again above.
+                }
+            }
+            return changed;
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/index.ts
+// One security policy: which variables are secret, the agent's environment, the hermetic git environment,
+// the agent's own user (its spawn, and killing everything it left), and the workflow commands it may not print.
+
+
+
+
+
 
 ;// CONCATENATED MODULE: ./src/loop/agent.ts
 // One agent run: the prompt on stdin, cwd = the work tree, the preset reading its output as it arrives
@@ -47149,6 +47822,7 @@ async function runAgent(ctx) {
 
 
 
+
 /** Characters of a check's output kept for the prompt and the record. */
 const CHECK_TAIL_CHARS = 2000;
 /** Bytes read back from the end of a check's log for the fingerprint (a few KiB is plenty). */
@@ -47178,61 +47852,89 @@ function readFileTail(file, bytes) {
 }
 /** Appended to a check's output (and log) when it ran out of time. */
 const checkTimeoutMarker = (name, seconds) => `\n\n[Check '${name}' timed out after ${formatDuration(seconds)} — output may be incomplete]\n`;
-/** Runs every gate (all of them, so the agent hears of every failure) unless the run must stop. */
+/** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
+async function runCheck(check, log, ctx) {
+    const result = await ctx.runProcess({
+        argv: ['bash', '-c', check.run],
+        cwd: ctx.workTree,
+        timeoutMs: check.timeout * 1000,
+        killGraceMs: ctx.killGraceMs,
+        signal: ctx.signal,
+        // The log has every byte; the capture only stands in when the log could not be written.
+        captureLimit: 64 * 1024,
+        logFile: log
+    });
+    if (result.timedOut)
+        (0,external_node_fs_.appendFileSync)(log, checkTimeoutMarker(check.name, check.timeout));
+    if (result.spawnError)
+        (0,external_node_fs_.appendFileSync)(log, `check could not be started: ${result.spawnError.message}\n`);
+    let output = translateNewlines(result.logError
+        ? combineOutput(decodeCaptured(result.stdout), decodeCaptured(result.stderr))
+        : readFileTail(log, CHECK_FINGERPRINT_BYTES));
+    if (result.logError && result.timedOut)
+        output += checkTimeoutMarker(check.name, check.timeout);
+    const run = {
+        name: check.name,
+        run: check.run,
+        passed: result.exitCode === 0 && !result.timedOut && !result.aborted,
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        durationMs: Math.round(result.durationMs),
+        outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
+        tail: output.slice(-CHECK_TAIL_CHARS),
+        log: ctx.relative(log)
+    };
+    if (result.aborted) {
+        const cause = ctx.stopCause();
+        if (cause)
+            run.killedBy = cause;
+    }
+    ctx.onCheck?.(run);
+    return { run, output, aborted: result.aborted };
+}
+/**
+ * Runs every gate (all of them, so the agent hears of every failure) unless the run must stop: one after
+ * another, or all at once with `parallel` (each with its own log; the results in the order declared).
+ */
 async function runChecks(checks, ctx) {
-    const outcome = { runs: [], failures: [], interrupted: false };
-    for (const check of checks) {
-        if (ctx.signal.aborted) {
-            outcome.interrupted = true;
-            break;
-        }
-        const log = external_node_path_default().join(ctx.iterationDir, 'checks', `${safeFileName(check.name)}.log`);
-        const result = await ctx.runProcess({
-            argv: ['bash', '-c', check.run],
-            cwd: ctx.workTree,
-            timeoutMs: check.timeout * 1000,
-            killGraceMs: ctx.killGraceMs,
-            signal: ctx.signal,
-            // The log has every byte; the capture only stands in when the log could not be written.
-            captureLimit: 64 * 1024,
-            logFile: log
-        });
-        if (result.timedOut)
-            (0,external_node_fs_.appendFileSync)(log, checkTimeoutMarker(check.name, check.timeout));
-        if (result.spawnError)
-            (0,external_node_fs_.appendFileSync)(log, `check could not be started: ${result.spawnError.message}\n`);
-        let output = translateNewlines(result.logError
-            ? combineOutput(decodeCaptured(result.stdout), decodeCaptured(result.stderr))
-            : readFileTail(log, CHECK_FINGERPRINT_BYTES));
-        if (result.logError && result.timedOut)
-            output += checkTimeoutMarker(check.name, check.timeout);
-        const passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
-        const run = {
-            name: check.name,
-            run: check.run,
-            passed,
-            exitCode: result.exitCode,
-            timedOut: result.timedOut,
-            durationMs: Math.round(result.durationMs),
-            outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
-            tail: output.slice(-CHECK_TAIL_CHARS),
-            log: ctx.relative(log)
-        };
-        if (result.aborted) {
-            const cause = ctx.stopCause();
-            if (cause)
-                run.killedBy = cause;
-        }
-        outcome.runs.push(run);
-        if (!passed)
-            outcome.failures.push({ name: check.name, output });
-        ctx.onCheck?.(run);
-        if (result.aborted) {
-            outcome.interrupted = true;
-            break;
+    const started = external_node_perf_hooks_.performance.now();
+    const outcome = { runs: [], failures: [], interrupted: false, wallMs: 0 };
+    const logs = logFiles(checks, external_node_path_default().join(ctx.iterationDir, 'checks'));
+    const results = [];
+    if (ctx.parallel && !ctx.signal.aborted) {
+        // The guard's signal reaches every gate: a budget or a cancel kills all of their trees at once.
+        results.push(...(await Promise.all(checks.map((check, i) => runCheck(check, logs[i], ctx)))));
+    }
+    else {
+        for (const [i, check] of checks.entries()) {
+            if (ctx.signal.aborted)
+                break;
+            const result = await runCheck(check, logs[i], ctx);
+            results.push(result);
+            if (result.aborted)
+                break;
         }
     }
+    for (const { run, output } of results) {
+        outcome.runs.push(run);
+        if (!run.passed)
+            outcome.failures.push({ name: run.name, output });
+    }
+    outcome.interrupted = results.length < checks.length || results.some(result => result.aborted);
+    outcome.wallMs = Math.round(external_node_perf_hooks_.performance.now() - started);
     return outcome;
+}
+/** One log a gate, `checks/<name>.log`: names that read the same once made safe get a `-2`, `-3`… */
+function logFiles(checks, dir) {
+    const taken = new Set();
+    return checks.map(check => {
+        const base = safeFileName(check.name);
+        let name = base;
+        for (let n = 2; taken.has(name); n++)
+            name = `${base}-${n}`;
+        taken.add(name);
+        return external_node_path_default().join(dir, `${name}.log`);
+    });
 }
 /** Check names come from users (CLI `--check CMD` may name them after the command): keep file names safe. */
 function safeFileName(name) {
@@ -47603,11 +48305,8 @@ function renderDiff(diff) {
 /** One line about an iteration, for `{{ ralph.progress }}`. */
 function progressEntry(record) {
     const parts = [record.verdict.replace(/_/g, ' ')];
-    if (record.checks.length > 0) {
-        const failing = record.checks.filter(check => !check.passed).map(check => check.name);
-        const passing = record.checks.length - failing.length;
-        parts.push(`checks ${passing}/${record.checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`);
-    }
+    if (record.checks.length > 0)
+        parts.push(checksTally(record.checks));
     if (record.agent) {
         const agent = record.agent;
         parts.push(agent.killedBy
@@ -47626,9 +48325,21 @@ function progressEntry(record) {
         parts.push(`crashed: ${record.error}`);
     return `- Iteration ${record.iteration} (${seconds(record.durationMs)}): ${parts.join('; ')}`;
 }
-/** `{{ ralph.progress }}`: the last few iterations, one line each. */
-function renderProgress(history) {
-    return history.slice(-PROGRESS_ENTRIES).map(progressEntry).join('\n');
+/** `checks 1/3 passing (failing: lint, test)`. */
+function checksTally(checks) {
+    const failing = checks.filter(check => !check.passed).map(check => check.name);
+    const passing = checks.length - failing.length;
+    return `checks ${passing}/${checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`;
+}
+/** The baseline as a progress line: the gates before the first agent run. */
+function baselineEntry(baseline) {
+    const what = baseline.verdict === 'interrupted' ? 'stopped' : checksTally(baseline.checks);
+    return `- Before iteration 1 (the gates alone, ${seconds(baseline.durationMs)}): ${what}`;
+}
+/** `{{ ralph.progress }}`: the last few iterations (the baseline first), one line each. */
+function renderProgress(history, baseline) {
+    const entries = [...(baseline ? [baselineEntry(baseline)] : []), ...history.map(progressEntry)];
+    return entries.slice(-PROGRESS_ENTRIES).join('\n');
 }
 /** The values of our `ralph.*` placeholders for this iteration. */
 function loopValues(ctx) {
@@ -47636,7 +48347,7 @@ function loopValues(ctx) {
         checks: renderChecks(ctx.gates),
         failures: renderFailures(ctx.previousChecks),
         diff: renderDiff(ctx.diff),
-        progress: renderProgress(ctx.history),
+        progress: renderProgress(ctx.history, ctx.baseline),
         completion_tag: ctx.completionTag ? `<promise>${ctx.completionTag}</promise>` : '',
         guardrails: ctx.guardrails?.content ?? ''
     };
@@ -47648,16 +48359,24 @@ function loopStatusSection(values, ctx, iteration, maxIterations) {
         ? 'every check passes and your final message gives the completion signal'
         : 'every check passes';
     const of = maxIterations !== undefined ? ` of at most ${maxIterations}` : '';
-    const firstIteration = ctx.previousChecks === undefined;
+    const firstIteration = ctx.history.length === 0;
+    const afterBaseline = firstIteration && ctx.previousChecks !== undefined;
+    const failures = values.failures ||
+        (afterBaseline
+            ? 'None: every check passes now (they ran before this iteration). Do what the task asks all the same.'
+            : firstIteration
+                ? 'None yet: this is the first iteration.'
+                : 'None: every check passed.');
     const sections = [
         '## Loop status',
         `You are working in a loop. When you exit, the checks below run on the work tree you leave; exit code 0 ` +
             `means pass. The loop ends when ${goal}. This is iteration ${iteration}${of}.`,
         '### Checks',
         values.checks,
-        '### Failing checks from the previous iteration',
-        values.failures ||
-            (firstIteration ? 'None yet: this is the first iteration.' : 'None: every check passed.'),
+        afterBaseline
+            ? '### Failing checks now (run before this iteration)'
+            : '### Failing checks from the previous iteration',
+        failures,
         '### Changes since the loop started',
         values.diff || 'None yet.',
         '### Recent progress',
@@ -47754,6 +48473,7 @@ function assemble(env, iteration, commandOutputs) {
         gates: config.checks,
         completionTag: config.completionTag,
         previousChecks: env.previousChecks,
+        ...(env.baseline ? { baseline: env.baseline } : {}),
         diff: env.lastDiff,
         history: env.history,
         guardrails: readGuardrails(env)
@@ -47796,6 +48516,43 @@ function agentCaps(config, meter) {
     if (config.agentMaxTurns !== undefined)
         caps.maxTurns = config.agentMaxTurns;
     return caps;
+}
+/** The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. */
+function runGates(env, iteration, dir) {
+    env.phase = 'check';
+    return runChecks(env.config.checks, {
+        workTree: env.workTree,
+        iterationDir: dir,
+        relative: file => env.record.relative(file),
+        killGraceMs: env.killGraceMs,
+        signal: env.guard.signal,
+        stopCause: () => env.guard.trip?.cause,
+        runProcess: env.runProcess,
+        parallel: env.config.parallelChecks === true,
+        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
+    }).finally(() => (env.phase = undefined));
+}
+/**
+ * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
+ * `{{ ralph.failures }}` exactly as a failed iteration's would, so the first agent run is not blind.
+ */
+async function runBaseline(env) {
+    const started = env.clock.now();
+    const parallel = env.config.parallelChecks === true;
+    env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel });
+    const checks = await runGates(env, 0, env.record.iterationDir(0));
+    const baseline = {
+        startedAt: iso(started),
+        durationMs: Math.round(env.clock.now() - started),
+        verdict: checks.interrupted ? 'interrupted' : checks.failures.length > 0 ? 'failing' : 'green',
+        checks: checks.runs,
+        checksMs: checks.wallMs,
+        parallel
+    };
+    env.baseline = baseline;
+    if (!checks.interrupted)
+        env.previousChecks = checks.runs;
+    return baseline;
 }
 async function runIteration(env, iteration) {
     const { config, guard, record: runRecord, emit, clock } = env;
@@ -47909,20 +48666,17 @@ async function runIteration(env, iteration) {
     }
     if (config.commit)
         record.commit = await commitIteration(env, iteration, record.treeHash);
+    // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
+    if (record.commit?.error)
+        return finish({
+            crash: `the commit of iteration ${iteration} failed: ${record.commit.error}`,
+            interrupted: false,
+            success: false
+        }, 'crashed');
     // 5. The gates.
-    env.phase = 'check';
-    const checks = await runChecks(config.checks, {
-        workTree: env.workTree,
-        iterationDir: dir,
-        relative,
-        killGraceMs: env.killGraceMs,
-        signal: guard.signal,
-        stopCause: () => guard.trip?.cause,
-        runProcess: env.runProcess,
-        onCheck: check => emit({ type: 'check_finished', iteration, check })
-    });
-    env.phase = undefined;
+    const checks = await runGates(env, iteration, dir);
     record.checks = checks.runs;
+    record.checksMs = checks.wallMs;
     record.failureFingerprint = failureFingerprint(checks.failures);
     record.completion = detectCompletion(agent.outcome.finalMessage, config.completionTag);
     if (checks.interrupted)
@@ -47931,6 +48685,72 @@ async function runIteration(env, iteration) {
     // 6. The verdict.
     const { verdict, success } = verdictOf(record, config.checks.length > 0, config.completionTag !== '');
     return finish({ interrupted: false, success }, verdict);
+}
+
+;// CONCATENATED MODULE: ./src/loop/defaults.ts
+// LoopConfig defaults, so front-ends and the benchmark only say what differs.
+
+
+
+
+
+const DEFAULT_OUTPUT_CAP = 1024 * 1024;
+const DEFAULT_COMPLETION_TAG = 'COMPLETE';
+/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
+function defaultRecordDir(name, now = Date.now()) {
+    const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
+    return external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-action', `${safe}-${stamp}-${process.pid}`);
+}
+/**
+ * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
+ * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
+ */
+function loopConfig(settings) {
+    return {
+        userArgs: {},
+        stopOnError: false,
+        delaySeconds: 0,
+        checks: settings.ralph.checks,
+        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
+        commit: false,
+        recordDir: defaultRecordDir(settings.ralph.name),
+        outputCap: DEFAULT_OUTPUT_CAP,
+        breaker: { ...DEFAULT_BREAKER },
+        presets: settings.ralph.presets ?? true,
+        parallelChecks: settings.ralph.checksParallel ?? false,
+        ...settings
+    };
+}
+/** Gate settings that cannot work together, as one line naming the fix; undefined when they can. */
+function gateSettingsProblem(config) {
+    if (!config.skipIfGreen)
+        return undefined;
+    if (config.checks.length === 0)
+        return "skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green.";
+    if (config.baseline === false)
+        return 'skip-if-green needs the baseline (the gates run once before iteration 1), which is turned off: turn it back on, or drop skip-if-green.';
+    return undefined;
+}
+/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
+const GATE_NAME_CHARS = 40;
+/**
+ * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
+ * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
+ */
+function addedChecks(commands, existing) {
+    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
+    const checks = [];
+    for (const run of commands) {
+        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
+        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
+        let name = base;
+        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
+            name = `${base} (${n})`;
+        taken.add(name).add(safeFileName(name));
+        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
+    }
+    return checks;
 }
 
 ;// CONCATENATED MODULE: ./src/loop/overview.ts
@@ -47986,43 +48806,67 @@ function fence(text, lang = '') {
     const marks = '`'.repeat(Math.max(3, longest + 1));
     return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
 }
-/** The gates in the order they ran, from the last iteration that ran any (or the budget's list). */
+/** The gates in the order they ran, the baseline's first. */
 function gateNames(status) {
     const names = [];
-    for (const it of status.iterations)
-        for (const c of it.checks)
+    for (const checks of [status.baseline?.checks ?? [], ...status.iterations.map(it => it.checks)])
+        for (const c of checks)
             if (!names.includes(c.name))
                 names.push(c.name);
     return names;
 }
 const MAX_GATE_COLUMNS = 6;
+/** A gate's time in a table: tenths of a second below a minute (which gate to speed up is in the tenths). */
+function gateTime(ms) {
+    return ms < 59_950 ? `${(ms / 1000).toFixed(1)}s` : overview_formatDuration(ms);
+}
+const BASELINE_LABEL = {
+    green: '✅ baseline: gates pass',
+    failing: '🔎 baseline: gates failing',
+    interrupted: '⏹️ baseline: stopped'
+};
 /**
- * The iteration table: verdict, each gate ✓/✗, cost, duration. The last `maxRows` iterations, with a line
- * saying where the others are (`elsewhere`, e.g. "in the run record").
+ * The iteration table: verdict, each gate ✓/✗ with its duration, cost, duration. The baseline (the gates
+ * before the first agent run) is row 0; then the last `maxRows` iterations, with a line saying where the
+ * others are (`elsewhere`, e.g. "in the run record").
  */
 function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
     const gates = gateNames(status);
     const columns = gates.length <= MAX_GATE_COLUMNS;
     const head = ['#', 'Verdict', ...(columns ? gates.map(g => overview_code(g)) : ['Gates']), 'Cost', 'Duration'];
-    const rows = status.iterations.slice(-maxRows).map(it => {
-        const gateCells = columns
-            ? gates.map(g => {
-                const check = it.checks.find(c => c.name === g);
-                return check ? (check.passed ? '✓' : '✗') : '–';
-            })
-            : [`${it.checks.filter(c => c.passed).length}/${it.checks.length} ✓`];
-        return [
+    const gateCells = (checks) => {
+        if (columns)
+            return gates.map(g => {
+                const check = checks.find(c => c.name === g);
+                return check ? `${check.passed ? '✓' : '✗'} ${gateTime(check.durationMs)}` : '–';
+            });
+        const slowest = checks.reduce((top, c) => (top && top.durationMs >= c.durationMs ? top : c), undefined);
+        const tally = `${checks.filter(c => c.passed).length}/${checks.length} ✓`;
+        return [slowest ? `${tally} (slowest ${overview_code(slowest.name)} ${gateTime(slowest.durationMs)})` : tally];
+    };
+    const rows = [];
+    const baseline = status.baseline;
+    if (baseline)
+        rows.push([
+            '0',
+            BASELINE_LABEL[baseline.verdict],
+            ...gateCells(baseline.checks),
+            '–',
+            overview_formatDuration(baseline.durationMs)
+        ]);
+    const shown = status.iterations.slice(-maxRows);
+    for (const it of shown)
+        rows.push([
             String(it.iteration),
             verdictLabel(it.verdict),
-            ...gateCells,
+            ...gateCells(it.checks),
             iterationCost(it),
             overview_formatDuration(it.durationMs)
-        ];
-    });
+        ]);
     const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
     for (const row of rows)
         lines.push(`| ${row.join(' | ')} |`);
-    const hidden = status.iterations.length - rows.length;
+    const hidden = status.iterations.length - shown.length;
     if (hidden > 0)
         lines.push('', `_${hidden} earlier iteration${hidden === 1 ? ' is' : 's are'} ${elsewhere}._`);
     return lines.join('\n');
@@ -48095,6 +48939,30 @@ function checkLine(check) {
     }
     return tail ? `${head}\n\n${indent(record_fence(tail), '  ')}\n` : head;
 }
+/** `- Checks: 1/3 passing (gates 3.1s)` and a line a check. */
+function checkLines(checks, wallMs) {
+    const passing = checks.filter(c => c.passed).length;
+    const took = wallMs !== undefined ? ` (gates ${record_seconds(wallMs)})` : '';
+    return [`- Checks: ${passing}/${checks.length} passing${took}`, '', ...checks.map(checkLine)];
+}
+/** The baseline in a few words: `every check passes`, `2 of 3 checks failing` or `stopped`. */
+function baselineVerdict(baseline) {
+    if (baseline.verdict === 'green')
+        return 'every check passes';
+    if (baseline.verdict === 'interrupted')
+        return 'stopped';
+    return `${baseline.checks.filter(c => !c.passed).length} of ${baseline.checks.length} checks failing`;
+}
+/** The progress.md section of the baseline: the gates before iteration 1, as an iteration 0. */
+function baselineSection(baseline) {
+    const lines = [
+        `## Baseline (iteration 0): ${baselineVerdict(baseline)}`,
+        '',
+        `- Started ${baseline.startedAt} · ${record_seconds(baseline.durationMs)} · the gates alone, before the first agent run${baseline.parallel ? ', run together' : ''}`,
+        ...checkLines(baseline.checks, baseline.checksMs)
+    ];
+    return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
+}
 /** The progress.md section of one iteration. */
 function progressSection(record) {
     const verdict = record.verdict === 'checks_passed_no_tag'
@@ -48141,12 +49009,8 @@ function progressSection(record) {
             : 'not given';
     if (agent)
         lines.push(`- Completion signal: ${signal}`);
-    if (record.checks.length > 0) {
-        const passing = record.checks.filter(c => c.passed).length;
-        lines.push(`- Checks: ${passing}/${record.checks.length} passing`, '');
-        for (const check of record.checks)
-            lines.push(indent(checkLine(check), ''));
-    }
+    if (record.checks.length > 0)
+        lines.push(...checkLines(record.checks, record.checksMs));
     if (record.diffStat !== undefined) {
         const summary = record.diffStat.trim().split('\n').at(-1)?.trim();
         lines.push(`- Changed since the start: ${summary || 'nothing'}${record.progressed === false ? ' (no change this iteration)' : ''}`);
@@ -48203,7 +49067,7 @@ function outcome(result) {
         lines.push(`- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`);
     for (const warning of result.warnings)
         lines.push(`- Warning: ${warning}`);
-    if (result.iterations.length > 0)
+    if (result.iterations.length > 0 || result.baseline)
         lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result));
     return `${lines.join('\n')}\n\n`;
 }
@@ -48321,6 +49185,9 @@ class RunRecord {
             Buffer.from(`${shell.slice(at)}\n`)
         ];
     }
+    appendBaseline(baseline) {
+        (0,external_node_fs_.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), baselineSection(baseline));
+    }
     appendIteration(record) {
         (0,external_node_fs_.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), progressSection(record));
     }
@@ -48343,7 +49210,7 @@ class RunRecord {
         this.writeStatus(result);
     }
 }
-/** Where the first iteration's section starts in progress.md (its header is a few hundred bytes). */
+/** Where progress.md's first section starts: the baseline's, else the first iteration's. */
 function firstSection(file) {
     let fd;
     try {
@@ -48355,8 +49222,11 @@ function firstSection(file) {
     try {
         const start = Buffer.alloc(64 * 1024);
         const read = (0,external_node_fs_.readSync)(fd, start, 0, start.length, 0);
-        const at = start.subarray(0, read).indexOf('\n## Iteration ');
-        return at === -1 ? undefined : at + 1;
+        // The baseline's section, when there is one, comes before the first iteration's.
+        const found = ['\n## Baseline (iteration 0)', '\n## Iteration ']
+            .map(heading => start.subarray(0, read).indexOf(heading))
+            .filter(at => at !== -1);
+        return found.length === 0 ? undefined : Math.min(...found) + 1;
     }
     finally {
         (0,external_node_fs_.closeSync)(fd);
@@ -48397,6 +49267,7 @@ function copyFrom(file, offset, out) {
 
 
 
+
 const run_loop_DEFAULT_KILL_GRACE_MS = 3000;
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
@@ -48405,6 +49276,8 @@ const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
 /** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
 const USAGE_LIMIT_MARGIN_MS = 2000;
 const run_loop_iso = (ms) => new Date(ms).toISOString();
+/** The stop reasons that mean the loop reached its goal. */
+const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
 /** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
 function realish(p) {
     const abs = external_node_path_default().resolve(p);
@@ -48432,6 +49305,9 @@ async function checkConfig(config, workspace, isRepo) {
         throw new RalphError(`${config.worktree ? '--worktree' : '--commit'} needs a git repository, and ${config.projectRoot} is not in one: run it inside one (git init), or leave ${config.worktree ? '--worktree' : '--commit'} out.`);
     if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
         throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`);
+    const problem = gateSettingsProblem(config);
+    if (problem)
+        throw new RalphError(problem);
 }
 /** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
 function capReached(max, last) {
@@ -48595,11 +49471,11 @@ async function runLoop(config, ports = {}) {
     let egress;
     const network = config.modelProxy?.network ?? 'model-only';
     if (proxied && network !== 'open') {
-        const uid = config.modelProxy?.agentUid;
-        const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid);
+        const { agentUid: uid, agentPrivilege: privilege } = config.modelProxy ?? {};
+        const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege);
         if (why === undefined && uid !== undefined) {
             try {
-                egress = await restrictEgress({ uid, proxyPort: proxied.proxy.port });
+                egress = await restrictEgress({ uid, proxyPort: proxied.proxy.port, prefix: egressPrefix(privilege) });
             }
             catch (error) {
                 warn(`egress is not enforced: the rules could not be set (${error.message})`);
@@ -48649,6 +49525,16 @@ async function runLoop(config, ports = {}) {
     // What was running when the guard fired: what its enforcement killed.
     let killedPhase;
     guard.signal.addEventListener('abort', () => (killedPhase = env.phase), { once: true });
+    /** How fast the guard's kill was: from the crossing to the killed tree being gone. */
+    const noteEnforcement = (trip) => {
+        status.enforcement = {
+            cause: trip.cause,
+            crossedAt: run_loop_iso(trip.at),
+            latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
+        };
+        if (killedPhase)
+            status.enforcement.killed = killedPhase;
+    };
     emit({ type: 'loop_started', status });
     try {
         if (isRepo) {
@@ -48657,6 +49543,19 @@ async function runLoop(config, ports = {}) {
             env.startTree = status.start.tree;
             env.previousTree = status.start.tree;
             record.writeStatus(status);
+        }
+        if (gated && config.baseline !== false) {
+            const baseline = await runBaseline(env);
+            status.baseline = baseline;
+            record.appendBaseline(baseline);
+            record.writeStatus(status);
+            emit({ type: 'baseline_finished', baseline });
+            if (baseline.verdict === 'interrupted' && guard.trip) {
+                noteEnforcement(guard.trip);
+                stop = fromTrip(guard.trip);
+            }
+            else if (baseline.verdict === 'green' && config.skipIfGreen)
+                stop = stopWith('already_green', 'every check passed before any agent ran (skip-if-green), so no agent ran');
         }
         const stopAsked = () => ports.finishSignal?.aborted
             ? stopWith('cancelled', 'stopped after the iteration in flight, as asked')
@@ -48680,15 +49579,8 @@ async function runLoop(config, ports = {}) {
             emit({ type: 'iteration_started', iteration, maxIterations: config.maxIterations });
             const outcome = await runIteration(env, iteration).finally(cancelInFlight);
             const trip = guard.trip;
-            if (outcome.interrupted && trip) {
-                status.enforcement = {
-                    cause: trip.cause,
-                    crossedAt: run_loop_iso(trip.at),
-                    latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
-                };
-                if (killedPhase)
-                    status.enforcement.killed = killedPhase;
-            }
+            if (outcome.interrupted && trip)
+                noteEnforcement(trip);
             status.iterations.push(outcome.record);
             delete status.inFlight;
             updateCost(status, meter);
@@ -48789,7 +49681,7 @@ async function runLoop(config, ports = {}) {
         stopDetail: final.detail,
         finishedAt: run_loop_iso(finishedAt),
         durationMs: Math.round(finishedAt - startedAt),
-        success: final.reason === 'all_checks_passed' || final.reason === 'completed'
+        success: SUCCESS.includes(final.reason)
     };
     delete result.inFlight;
     updateCost(result, meter);
@@ -48810,61 +49702,6 @@ function updateCost(status, meter) {
         tokens.cache_write += it.agent.usage.cache_write;
     }
     status.cost.tokens = tokens;
-}
-
-;// CONCATENATED MODULE: ./src/loop/defaults.ts
-// LoopConfig defaults, so front-ends and the benchmark only say what differs.
-
-
-
-
-
-const DEFAULT_OUTPUT_CAP = 1024 * 1024;
-const DEFAULT_COMPLETION_TAG = 'COMPLETE';
-/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
-function defaultRecordDir(name, now = Date.now()) {
-    const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
-    return external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-action', `${safe}-${stamp}-${process.pid}`);
-}
-/**
- * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
- * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
- */
-function loopConfig(settings) {
-    return {
-        userArgs: {},
-        stopOnError: false,
-        delaySeconds: 0,
-        checks: settings.ralph.checks,
-        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
-        commit: false,
-        recordDir: defaultRecordDir(settings.ralph.name),
-        outputCap: DEFAULT_OUTPUT_CAP,
-        breaker: { ...DEFAULT_BREAKER },
-        presets: settings.ralph.presets ?? true,
-        ...settings
-    };
-}
-/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
-const GATE_NAME_CHARS = 40;
-/**
- * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
- * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
- */
-function addedChecks(commands, existing) {
-    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
-    const checks = [];
-    for (const run of commands) {
-        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
-        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
-        let name = base;
-        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
-            name = `${base} (${n})`;
-        taken.add(name).add(safeFileName(name));
-        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
-    }
-    return checks;
 }
 
 ;// CONCATENATED MODULE: ./src/loop/preview.ts
@@ -48990,49 +49827,16 @@ function taskRalph(options) {
 // {exitCode, stdout, stderr}; `probe` calls allow any exit code, the rest throw GitError.
 
 
-// Whatever the agent left in .git/config or ~/.gitconfig must not run code while the action (and its tokens)
-// is alive: no hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
-const HARDENING = [
-    ['core.hooksPath', '/dev/null'],
-    ['core.fsmonitor', 'false']
-];
-/**
- * The runner's secrets, removed from the environment of every git process: git needs none of them, and a
- * hook or filter git might run must not find them. (Node drops variables whose value is undefined.)
- */
-function withoutSecrets(env = process.env) {
-    const cleared = {};
-    for (const name of Object.keys(env)) {
-        if (name.startsWith('INPUT_') ||
-            /^(GITHUB_TOKEN|GH_TOKEN|GH_ENTERPRISE_TOKEN|ACTIONS_RUNTIME_TOKEN|ACTIONS_ID_TOKEN_REQUEST_TOKEN)$/.test(name)) {
-            cleared[name] = undefined;
-        }
-    }
-    return cleared;
-}
-/** Environment variables that add `entries` as command-line-scope config, after any already set. */
-function configEnv(entries, base = process.env) {
-    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
-    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
-    entries.forEach(([key, value], i) => {
-        env[`GIT_CONFIG_KEY_${start + i}`] = key;
-        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
-    });
-    return env;
-}
+
+
 class repo_GitRepo {
     dir;
     constructor(dir) {
         this.dir = dir;
     }
+    /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
     async exec(args, options = {}) {
-        const env = {
-            ...withoutSecrets(),
-            // Network commands must fail rather than wait for a password nobody will type.
-            GIT_TERMINAL_PROMPT: '0',
-            ...options.env,
-            ...configEnv([...HARDENING, ...(options.config ?? [])])
-        };
+        const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
         const result = await runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes });
         if (!options.probe && result.exitCode !== 0)
             throw new GitError(args, result);
@@ -49642,11 +50446,111 @@ async function writeAtomically(file, content, mode) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/git/snapshot.ts
+// What of .git can make the action's own git (or a later step's) run code or go elsewhere: the config files
+// (core.fsmonitor, core.hooksPath, filter.*.smudge, url.*.insteadOf, remote.origin.url, http.proxy), info/
+// (attributes that wire a filter, excludes, grafts) and hooks/. Snapshotted before the loop and put back,
+// byte for byte and mode for mode, after it: whatever the agent (or a check) wrote there does not outlive
+// the loop. Kept in a file too, so the post step can put it back when main was killed.
+
+
+
+
+async function kind(file) {
+    try {
+        const s = await (0,promises_.lstat)(file);
+        return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
+    }
+    catch {
+        return undefined;
+    }
+}
+async function walk(dir, found) {
+    for (const entry of await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => [])) {
+        const full = external_node_path_default().join(dir, entry.name);
+        if (entry.isDirectory())
+            await walk(full, found);
+        else
+            found.push(full);
+    }
+}
+async function save(file) {
+    const s = await (0,promises_.lstat)(file).catch(() => undefined);
+    if (!s?.isFile())
+        return undefined;
+    return { path: file, mode: s.mode & 0o7777, content: (await (0,promises_.readFile)(file)).toString('base64') };
+}
+/** The config files, info/ and hooks/ of the work tree's repository, as they are now. */
+async function snapshotGitDir(workTree) {
+    const git = new repo_GitRepo(workTree);
+    const common = await git.commonDir();
+    const folders = [external_node_path_default().join(common, 'info'), external_node_path_default().join(common, 'hooks')];
+    const configs = [...new Set([...(await configFiles(git)), await git.gitPath('config.worktree')])];
+    const snapshot = { folders, files: [], absent: [] };
+    for (const file of configs) {
+        const saved = await save(file);
+        if (saved)
+            snapshot.files.push(saved);
+        else
+            snapshot.absent.push(file);
+    }
+    for (const folder of folders) {
+        const found = [];
+        await walk(folder, found);
+        for (const file of found) {
+            const saved = await save(file);
+            if (saved)
+                snapshot.files.push(saved);
+        }
+    }
+    return snapshot;
+}
+/**
+ * Puts back everything the snapshot holds, removing what was added since (never following a symlink).
+ * Answers the paths that had changed; throws only when one cannot be put back.
+ */
+async function restoreGitDir(snapshot) {
+    const changed = new Set();
+    const wanted = new Map(snapshot.files.map(f => [f.path, f]));
+    for (const folder of snapshot.folders) {
+        if ((await kind(folder)) === 'other') {
+            await (0,promises_.rm)(folder, { force: true });
+            changed.add(folder);
+        }
+        const now = [];
+        await walk(folder, now);
+        for (const file of now)
+            if (!wanted.has(file)) {
+                await (0,promises_.rm)(file, { recursive: true, force: true });
+                changed.add(file);
+            }
+    }
+    for (const file of snapshot.absent)
+        if ((await kind(file)) !== undefined) {
+            await (0,promises_.rm)(file, { recursive: true, force: true });
+            changed.add(file);
+        }
+    for (const saved of snapshot.files) {
+        const content = Buffer.from(saved.content, 'base64');
+        const now = await (0,promises_.lstat)(saved.path).catch(() => undefined);
+        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await (0,promises_.readFile)(saved.path)).equals(content))
+            continue;
+        if (now)
+            await (0,promises_.rm)(saved.path, { recursive: true, force: true });
+        await (0,promises_.mkdir)(external_node_path_default().dirname(saved.path), { recursive: true });
+        await (0,promises_.writeFile)(saved.path, content, { mode: saved.mode });
+        await (0,promises_.chmod)(saved.path, saved.mode);
+        changed.add(saved.path);
+    }
+    return [...changed];
+}
+
 ;// CONCATENATED MODULE: ./src/git/push.ts
 // Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
 // the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
 // hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
 // only to the GitHub server, for this one command.
+
 
 
 
@@ -49704,21 +50608,17 @@ async function pushBranch(workTree, options) {
         const auth = { token: options.token, serverUrl: options.serverUrl };
         const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
             cwd: scratch.gitDir,
-            env: {
-                ...withoutSecrets(),
-                GIT_TERMINAL_PROMPT: '0',
-                GIT_ASKPASS: '',
-                SSH_ASKPASS: '',
-                ...configEnv([
-                    ['core.hooksPath', scratch.hooks],
-                    ['core.fsmonitor', 'false'],
-                    // A URL rewrite in the global config must not send the push (and its header) elsewhere:
-                    // the longest matching insteadOf wins, and none is longer than the whole URL.
-                    [`url.${url}.insteadOf`, url],
-                    [`url.${url}.pushInsteadOf`, url],
-                    ...authConfig(auth)
-                ])
-            }
+            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
+            env: hermeticGitEnvironment([
+                ['core.hooksPath', scratch.hooks],
+                // Belt and braces: no rewrite of our URL, wherever one might come from.
+                [`url.${url}.insteadOf`, url],
+                [`url.${url}.pushInsteadOf`, url],
+                // A stalled transport is cut off, so the push can be tried again (push-retry.ts).
+                ['http.lowSpeedLimit', '1'],
+                ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
+                ...authConfig(auth)
+            ])
         });
         const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
         const status = porcelainStatus(result.stdout, target);
@@ -49839,7 +50739,61 @@ async function scratchGitDir(repo) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/git/push-retry.ts
+// A push that failed in transit (a reset connection, a 5xx, a stall) is tried again, a few times with a
+// backoff; a push GitHub refused (a protected branch, the workflow permission, a lease, the token) is not, and
+// keeps its message. Trying again is safe: the lease on the action's own branch and fast-forward-only on a
+// person's still hold, and a push whose first try landed unanswered finds the branch up to date: a success.
+// A refusal that may be such a landing (the branch moved, a lease) is pushed once more to tell which.
+
+/** git's words for a push that never got the server's verdict. */
+const TRANSIENT_PUSH_ERRORS = /The requested URL returned error: (5\d\d|429)|RPC failed|Empty reply from server|Connection reset|Recv failure|Send failure|Operation too slow|Operation timed out|Failed to connect|Could not resolve host|Connection refused|remote end hung up unexpectedly|unexpected disconnect|early EOF|transfer closed|was not closed cleanly/i;
+/**
+ * A refusal that may only mean an earlier try landed without its answer: curl sends a POST again by itself
+ * when its connection was reset, and that second one finds the branch already moved.
+ */
+const MAYBE_LANDED = /failed to update ref|cannot lock ref/;
+function maybeLanded(result) {
+    const kind = result.error?.kind;
+    return (!result.pushed &&
+        (kind === PUSH_FAILURE.staleLease ||
+            kind === PUSH_FAILURE.nonFastForward ||
+            (kind === PUSH_FAILURE.unknown && MAYBE_LANDED.test(result.output))));
+}
+/** Whether a failed push failed in transit, not by a refusal. */
+function failedInTransit(result) {
+    return (!result.pushed && result.error?.kind === PUSH_FAILURE.unknown && TRANSIENT_PUSH_ERRORS.test(result.output));
+}
+/** pushBranch, tried again while it fails in transit. */
+async function pushWithRetry(workTree, options, retry) {
+    const log = options.log ?? (() => undefined);
+    let looked = false;
+    for (let attempt = 1;; attempt++) {
+        const result = await pushBranch(workTree, options);
+        if (maybeLanded(result) && !looked) {
+            // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
+            looked = true;
+            log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.');
+            attempt--;
+            continue;
+        }
+        if (!failedInTransit(result))
+            return result;
+        const wait = retry.waitMs(attempt);
+        const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
+        if (attempt >= retry.attempts || late)
+            return result;
+        log(`The push did not get through (${result.output
+            .split('\n')
+            .find(line => TRANSIENT_PUSH_ERRORS.test(line))
+            ?.trim()}); trying again in ${Math.round(wait)} ms (push ${attempt + 1} of ${retry.attempts}).`);
+        await new Promise(resolve => setTimeout(resolve, wait));
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/git/index.ts
+
+
 
 
 
@@ -49997,6 +50951,229 @@ function artifactUrl(context, artifactId) {
     return `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}/artifacts/${artifactId}`;
 }
 
+;// CONCATENATED MODULE: ./src/github/retry.ts
+// How long delivery may keep trying when GitHub has a bad minute: one set of timings for the API, the push
+// and the artifact upload, a jittered exponential backoff, and a deadline (max-time, during delivery) that no
+// retry starts past. The fault-injection tests shrink every wait with a test-only variable.
+/** Test-only: multiplies every wait (backoffs, retry-after, rate-limit resets), e.g. 0.01. */
+const TEST_WAIT_SCALE = 'RALPH_ACTION_TEST_WAIT_SCALE';
+/** Test-only: one attempt's timeout in ms (API request, artifact upload, a stalled push). */
+const TEST_TIMEOUT_MS = 'RALPH_ACTION_TEST_TIMEOUT_MS';
+function positiveNumber(value) {
+    const n = value === undefined || value.trim() === '' ? NaN : Number(value);
+    return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+/** The production timings, with the test-only variables applied when they are set. */
+function retryTiming(env = process.env) {
+    const scale = Math.min(1, positiveNumber(env[TEST_WAIT_SCALE]) ?? 1);
+    const timeout = positiveNumber(env[TEST_TIMEOUT_MS]);
+    return {
+        attempts: 4,
+        baseDelayMs: 1000 * scale,
+        maxDelayMs: 15_000 * scale,
+        msPerSecond: 1000 * scale,
+        requestTimeoutMs: timeout ?? 20_000,
+        // @actions/artifact retries a 5xx itself, after 3 s and more: an upload gets several request timeouts.
+        uploadTimeoutMs: timeout !== undefined ? timeout * 4 : 5 * 60_000,
+        pushStallSeconds: timeout !== undefined ? Math.max(1, Math.ceil(timeout / 1000)) : 60,
+        boundMs: 2 * 60_000
+    };
+}
+/**
+ * The wait after failed attempt `attempt` (1 = the first): exponential, half of it random, so the jobs of a
+ * matrix that failed together do not retry together.
+ */
+function backoffMs(timing, attempt, random = Math.random) {
+    const exponential = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** (attempt - 1));
+    return Math.round(exponential * (0.5 + random() / 2));
+}
+/**
+ * Whether attempt `attempt + 1` may start after waiting `waitMs`: attempts are left and it starts before the
+ * deadline. A server's wait (retry-after, a rate limit's reset) is honoured however long, within the deadline.
+ */
+function mayRetry(timing, retry, now = Date.now()) {
+    return retry.attempt < timing.attempts && now + retry.waitMs <= retry.deadline;
+}
+/** The wait a `retry-after` header asks for (seconds, or an HTTP date), in ms; undefined without one. */
+function retryAfterMs(timing, value, now = Date.now()) {
+    if (value === undefined || value.trim() === '')
+        return undefined;
+    const seconds = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : (Date.parse(value) - now) / 1000;
+    return Number.isFinite(seconds) ? Math.max(0, Math.round(seconds * timing.msPerSecond)) : undefined;
+}
+const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
+/** "1.2 s" or "350 ms", for the log. */
+function formatWait(ms) {
+    return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+;// CONCATENATED MODULE: ./src/github/client.ts
+
+/**
+ * A request that creates something (a comment, an issue, a pull request) may be carried out by GitHub even
+ * when its answer is lost. Before such a POST is made again, `recover` looks for what it made; when found,
+ * that is the answer, so a retry never makes a second one. Pass as the request's `request` option.
+ */
+function recoverBy(find) {
+    return { recover: find };
+}
+/** A rate limit, which the throttling plugin waits out (and our hook must not retry a second time). */
+function isRateLimit(error) {
+    const headers = error.response?.headers ?? {};
+    return ((error.status === 403 || error.status === 429) &&
+        (/\bsecondary rate\b/i.test(error.message ?? '') || headers['x-ratelimit-remaining'] === '0'));
+}
+/** The wait before retrying after `error`, or undefined when it is not worth another try. */
+function transientWait(error, timing, attempt) {
+    const e = error;
+    if (typeof e?.status !== 'number' || isRateLimit(e))
+        return undefined;
+    // 500 is also what a reset connection or a request without an answer becomes.
+    if (e.status < 500 && e.status !== 429)
+        return undefined;
+    return retryAfterMs(timing, e.response?.headers?.['retry-after']) ?? backoffMs(timing, attempt);
+}
+function describe(error) {
+    const e = error;
+    const said = (e?.message ?? String(error))
+        .split('\n')[0]
+        .replace(/ - https:\/\/\S+$/, '')
+        .slice(0, 160);
+    // A reset connection is fetch's "fetch failed", with the socket's code underneath.
+    const code = e?.cause?.cause?.code ?? e?.cause?.code;
+    if (code && !said.includes(code))
+        return `${said}: ${code}`;
+    return e?.status !== undefined && e.status !== 500 ? `${e.status} ${said}` : said;
+}
+/** `POST /repos/{owner}/{repo}/pulls`, for the log: no host, no query. */
+function requestName(request) {
+    return `${request.method} ${request.url.replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, '')}`;
+}
+class NoAnswer extends Error {
+    name = 'NoAnswerError';
+}
+/** Our hook: a timeout on each attempt, then jittered retries of what is transient, within the budget. */
+function transientRetries(timing, budget, log) {
+    return (octokit) => {
+        octokit.hook.wrap('request', async (request, options) => {
+            const what = requestName(options);
+            const deadline = budget.deadline ?? Date.now() + timing.boundMs;
+            const recover = options.request?.recover;
+            // `request: { retries: 0 }` (plugin-retry's spelling): one try, for what the next call supersedes.
+            const attempts = options.request?.retries === 0 ? 1 : timing.attempts;
+            const fetch = options.request?.fetch ?? globalThis.fetch;
+            // Until the answer's headers: a slow body is not a stall.
+            const timed = async (url, init) => {
+                const controller = new AbortController();
+                const timer = setTimeout(() => controller.abort(new NoAnswer(`no answer within ${formatWait(timing.requestTimeoutMs)}`)), timing.requestTimeoutMs);
+                try {
+                    return await fetch(url, { ...init, signal: controller.signal });
+                }
+                finally {
+                    clearTimeout(timer);
+                }
+            };
+            // In place: the token's hook, inside this one, reads the options it was first given.
+            options.request = { ...options.request, fetch: timed };
+            for (let attempt = 1;; attempt++) {
+                try {
+                    return await request(options);
+                }
+                catch (error) {
+                    const wait = transientWait(error, timing, attempt);
+                    if (wait === undefined)
+                        throw error;
+                    const retry = attempt < attempts && mayRetry(timing, { attempt, waitMs: wait, deadline });
+                    if (recover) {
+                        // It may have been made: look before making it again (after a pause, so it shows up in lists).
+                        await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
+                        // A failed look is no proof that it was not made: no second POST then.
+                        const found = await recover().catch(() => {
+                            throw error;
+                        });
+                        if (found !== undefined) {
+                            log(`${what} failed (${describe(error)}), but GitHub had carried it out: reusing what it made.`);
+                            return { status: 201, url: options.url, headers: {}, data: found };
+                        }
+                        if (!retry)
+                            throw error;
+                        log(`${what} failed (${describe(error)}); it was not carried out, so it is made again (attempt ${attempt + 1} of ${timing.attempts}).`);
+                        continue;
+                    }
+                    if (!retry)
+                        throw error;
+                    log(`${what} failed (${describe(error)}); retrying in ${formatWait(wait)} (attempt ${attempt + 1} of ${timing.attempts}).`);
+                    await sleep(wait);
+                }
+            }
+        });
+    };
+}
+let paced;
+/**
+ * GitHub's guidance against secondary rate limits, as the throttling plugin keeps it: one write a second,
+ * one that notifies people (a comment, an issue, a pull request) every three. Shared by every client.
+ */
+function pacing(Limiter, msPerSecond) {
+    if (paced?.msPerSecond !== msPerSecond)
+        paced = {
+            msPerSecond,
+            write: new Limiter.Group({ id: 'ralph-action-write', maxConcurrent: 1, minTime: msPerSecond }),
+            notifications: new Limiter.Group({
+                id: 'ralph-action-notifications',
+                maxConcurrent: 1,
+                minTime: 3 * msPerSecond
+            })
+        };
+    return paced;
+}
+/**
+ * An Octokit for `token` that retries as this module says. @actions/github and the throttling plugin are
+ * imported here, on first use (cold start).
+ */
+async function githubClient(token, options = {}) {
+    const [{ getOctokit }, { throttling }, { default: Bottleneck }] = await Promise.all([
+        __nccwpck_require__.e(/* import() */ 351).then(__nccwpck_require__.bind(__nccwpck_require__, 61351)),
+        Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(856)]).then(__nccwpck_require__.bind(__nccwpck_require__, 86856)),
+        __nccwpck_require__.e(/* import() */ 251).then(__nccwpck_require__.t.bind(__nccwpck_require__, 63251, 23))
+    ]);
+    const timing = options.timing ?? retryTiming();
+    const budget = options.budget ?? {};
+    const log = options.log ?? (() => undefined);
+    const rateLimited = (kind) => (retryAfter, request, _octokit, retryCount) => {
+        const what = `GitHub's ${kind} on ${requestName(request)}`;
+        // One try (a tracking comment's progress edit): the next call carries its content; waiting would
+        // only hold up the edits behind it.
+        if (request.request?.retries === 0) {
+            log(`${what} asks for ${retryAfter} s; not waiting, as the next call supersedes this one.`);
+            return false;
+        }
+        const waitMs = retryAfter * timing.msPerSecond;
+        const deadline = budget.deadline ?? Date.now() + timing.boundMs;
+        const wait = retryCount < timing.attempts - 1 && mayRetry(timing, { attempt: 1, waitMs, deadline });
+        log(wait
+            ? `${what}: waiting ${retryAfter} s, as it asks.`
+            : `${what} asks for ${retryAfter} s, more than the time left: not waiting.`);
+        return wait;
+    };
+    return getOctokit(token, {
+        ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+        throttle: {
+            onRateLimit: rateLimited('rate limit'),
+            onSecondaryRateLimit: rateLimited('secondary rate limit'),
+            retryAfterBaseValue: timing.msPerSecond,
+            ...pacing(Bottleneck, timing.msPerSecond)
+        }
+    }, 
+    // The throttling plugin wraps ours: a rate limit passes our hook and is waited out once, there.
+    transientRetries(timing, budget, log), throttling);
+}
+/** The same, made on first use: a step that needs no API never loads @actions/github. */
+function lazyClient(token, options = {}) {
+    let made;
+    return () => (made ??= githubClient(token, options));
+}
+
 ;// CONCATENATED MODULE: ./src/github/own-work.ts
 /** Asks GitHub who `octokit`'s token acts as. Throws when the token is refused altogether (401). */
 async function tokenActor(octokit) {
@@ -50058,6 +51235,56 @@ const LEGACY_COMMAND = /##\[/g;
 function neutralizeWorkflowCommands(text) {
     return text.replace(COMMAND_AT_LINE_START, `$1$2:${ZWSP}`).replace(LEGACY_COMMAND, `##${ZWSP}[`);
 }
+/** Characters of one line held back at most before they are let out (a line may never end). */
+const MAX_HELD = 64 * 1024;
+/**
+ * neutralizeWorkflowCommands for a stream of chunks: a command split across chunks is caught too. Complete
+ * lines go out at once; the start of a line waits for its end (or for `flush()`, or MAX_HELD characters).
+ */
+class WorkflowCommandFilter {
+    held = '';
+    /** Whether what was let out of the current line so far is white space only (a `::` there would count). */
+    lineBlank = true;
+    /** The text of `chunk` that can go out now, neutralized. */
+    push(chunk) {
+        this.held += chunk;
+        const end = Math.max(this.held.lastIndexOf('\n'), this.held.lastIndexOf('\r'));
+        if (end >= 0) {
+            const out = this.release(this.held.slice(0, end + 1));
+            this.held = this.held.slice(end + 1);
+            this.lineBlank = true;
+            return out;
+        }
+        // A line that does not end: let out all but its last two characters (they may start `##[` or `::`).
+        if (this.held.length <= MAX_HELD)
+            return '';
+        const out = this.release(this.held.slice(0, -2));
+        this.held = this.held.slice(-2);
+        return out;
+    }
+    /**
+     * Everything held back, neutralized: call before writing anything else to the log, and at the end. The
+     * caller ends the line if it was not ended: what is pushed next starts a new one.
+     */
+    flush() {
+        const out = this.release(this.held);
+        this.held = '';
+        this.lineBlank = true;
+        return out;
+    }
+    release(text) {
+        if (text === '')
+            return '';
+        // The middle of a line that already has text: a `::` in it is not at the line's start.
+        const out = this.lineBlank
+            ? neutralizeWorkflowCommands(text)
+            : neutralizeWorkflowCommands(`x${text}`).slice(1);
+        const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+        const tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : text;
+        this.lineBlank = (lastBreak >= 0 || this.lineBlank) && /^[\s\u0085]*$/.test(tail);
+        return out;
+    }
+}
 
 ;// CONCATENATED MODULE: ./src/github/run-report.ts
 // What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
@@ -50069,6 +51296,8 @@ const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
 /** Each gate with its command and its result in the last iteration that ran it. */
 function gateList(status) {
     const last = new Map();
+    for (const c of status.baseline?.checks ?? [])
+        last.set(c.name, c);
     for (const it of status.iterations)
         for (const c of it.checks)
             last.set(c.name, c);
@@ -50102,6 +51331,8 @@ function outcomeSentence(report) {
             ? ` and pushed branch ${overview_code(delivery.branch)}`
             : '';
     const problem = delivery.problems[0];
+    if (reason === 'already_green')
+        return `✅ ${name}: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.`;
     if (status.success) {
         const what = reason === 'completed'
             ? `finished in iteration ${n} (the agent said it was done)`
@@ -50124,7 +51355,8 @@ function outcomeSentence(report) {
         timeout: `ran out of time after ${pluralIterations(n)}`,
         circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
         agent_error: `stopped after ${pluralIterations(n)} on an error`,
-        cancelled: `was cancelled after ${pluralIterations(n)}`
+        cancelled: `was cancelled after ${pluralIterations(n)}`,
+        already_green: 'found every gate passing'
     };
     const icon = reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌';
     const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
@@ -50167,15 +51399,19 @@ function renderSummary(report) {
         `[This run](${links.run})`
     ].filter(Boolean);
     out.push(linkLine.join(' · '), '');
-    for (const problem of delivery.problems)
+    const warnings = [...delivery.problems];
+    if (links.recordNotUploaded)
+        warnings.push(`The run record could not be uploaded as an artifact: ${links.recordNotUploaded}.`);
+    for (const problem of warnings)
         out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '');
     for (const note of delivery.notes)
         out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '');
-    if (status.iterations.length > 0) {
+    if (status.iterations.length > 0 || status.baseline) {
         out.push('### Iterations', '', iterationTable(status), '');
         out.push('### Gates', '', gateList(status), '');
-        out.push('### Cost and duration per iteration', '', charts(status), '');
     }
+    if (status.iterations.length > 0)
+        out.push('### Cost and duration per iteration', '', charts(status), '');
     if (delivery.patch) {
         const text = delivery.patch.text.length > MAX_PATCH_CHARS
             ? `${delivery.patch.text.slice(0, MAX_PATCH_CHARS)}\n… (cut: the whole patch is ${delivery.patch.file} in the run record)`
@@ -50216,7 +51452,37 @@ async function writeSummary(report) {
     await core/* summary */.z.addRaw(renderSummary(report), true).write();
 }
 
+;// CONCATENATED MODULE: ./src/github/comments.ts
+// Every comment the action posts carries a hidden line with a key of its own, so a POST whose answer was
+// lost (a reset, a timeout, a 5xx after the work was done) is found among the issue's comments and reused,
+// instead of being posted a second time.
+
+
+const onceMarker = (key) => `<!-- ralph-action:once ${key} -->`;
+/** GitHub's clock may differ from the runner's: look back this far for a comment just posted. */
+const CLOCK_SKEW_MS = 10 * 60_000;
+/** Posts `body` (with its hidden key) on the issue or pull request, exactly once. */
+async function postComment(octokit, target, body) {
+    const marker = onceMarker((0,external_node_crypto_.randomUUID)());
+    const where = { owner: target.owner, repo: target.repo, issue_number: target.issueNumber };
+    const since = new Date(Date.now() - CLOCK_SKEW_MS).toISOString();
+    const { data } = await octokit.rest.issues.createComment({
+        ...where,
+        body: `${body}\n\n${marker}`,
+        request: recoverBy(async () => {
+            const recent = await octokit.paginate(octokit.rest.issues.listComments, {
+                ...where,
+                since,
+                per_page: 100
+            });
+            return recent.find(c => c.body?.endsWith(marker));
+        })
+    });
+    return data;
+}
+
 ;// CONCATENATED MODULE: ./src/github/tracking.ts
+
 
 /** GitHub refuses comment bodies over 65,536 characters; stay well under. */
 const MAX_COMMENT_CHARS = 65000;
@@ -50252,13 +51518,7 @@ async function acknowledge(octokit, target, warn = () => { }) {
 /** Posts a refusal (TriggerPlan's `reply`) on the issue; answers the reply's URL, or undefined. */
 async function postRefusal(octokit, target, reply, warn = () => { }) {
     try {
-        const { data } = await octokit.rest.issues.createComment({
-            owner: target.owner,
-            repo: target.repo,
-            issue_number: target.issueNumber,
-            body: fit(reply)
-        });
-        return data.html_url;
+        return (await postComment(octokit, target, fit(reply))).html_url;
     }
     catch (error) {
         warn(`Could not reply on #${target.issueNumber}: ${messageOf(error)}`);
@@ -50285,12 +51545,7 @@ class TrackingComment {
     /** Posts "working…" and answers the comment; undefined (with a warning) when GitHub refused. */
     static async create(octokit, target, info, warn = () => { }) {
         try {
-            const { data } = await octokit.rest.issues.createComment({
-                owner: target.owner,
-                repo: target.repo,
-                issue_number: target.issueNumber,
-                body: renderWorking(info)
-            });
+            const data = await postComment(octokit, target, renderWorking(info));
             return new TrackingComment(octokit, target, info, data.id, data.html_url, warn);
         }
         catch (error) {
@@ -50302,11 +51557,11 @@ class TrackingComment {
     static attach(octokit, target, info, id, warn = () => { }) {
         return new TrackingComment(octokit, target, info, id, '', warn);
     }
-    /** After each iteration: the table so far, the cost so far. */
+    /** After each iteration: the table so far, the cost so far. Tried once: the next edit carries it. */
     async update(status) {
         if (this.finalised)
             return false;
-        return this.edit(renderWorking(this.info, status));
+        return this.edit(renderWorking(this.info, status), false);
     }
     /**
      * A listener for runLoop's `emit` that edits the comment after each iteration: one edit at a time, and
@@ -50353,13 +51608,14 @@ class TrackingComment {
             this.finalised = true;
         return done;
     }
-    async edit(body) {
+    async edit(body, retry = true) {
         try {
             await this.octokit.rest.issues.updateComment({
                 owner: this.target.owner,
                 repo: this.target.repo,
                 comment_id: this.id,
-                body
+                body,
+                ...(retry ? {} : { request: { retries: 0 } })
             });
             return true;
         }
@@ -50423,7 +51679,8 @@ const HEADLINE = {
     timeout: '⏱️ Out of time',
     circuit_open: '❌ Stopped: no progress',
     agent_error: '💥 Stopped on an error',
-    cancelled: '⏹️ Cancelled'
+    cancelled: '⏹️ Cancelled',
+    already_green: '✅ Nothing to do: every gate already passed'
 };
 function renderWorking(info, status) {
     const n = status?.iterations.length ?? 0;
@@ -50447,7 +51704,7 @@ function renderFinal(info, outcome) {
         : status.state === 'finished'
             ? '⏹️ Finished'
             : '⏹️ Cancelled';
-    const after = `after ${n} iteration${n === 1 ? '' : 's'}`;
+    const after = status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`;
     const pr = pullRequest
         ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
         : '';
@@ -50546,7 +51803,9 @@ function emptyStatus() {
     };
 }
 function messageOf(error) {
-    const status = error?.status;
+    // No answer (a reset, a timeout) has Octokit's stand-in status 500 but no response: no status to show.
+    const answered = error?.response !== undefined;
+    const status = answered ? error.status : undefined;
     const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
     return typeof status === 'number' ? `HTTP ${status}: ${message}` : message;
 }
@@ -50888,7 +52147,7 @@ async function checkActor(octokit, query) {
         ...(unknown ? { unknown: true } : {})
     });
     if (!USER_LOGIN.test(login) && !BOT_LOGIN.test(login))
-        return refuse(`${describe(login)} is not a GitHub login, so its permissions cannot be checked`);
+        return refuse(`${permissions_describe(login)} is not a GitHub login, so its permissions cannot be checked`);
     let type;
     try {
         const { data } = await octokit.rest.users.getByUsername({ username: login });
@@ -50896,22 +52155,22 @@ async function checkActor(octokit, query) {
     }
     catch (error) {
         return refuse(statusOf(error) === 404
-            ? `${describe(login)} is not a GitHub account`
-            : `the account ${describe(login)} could not be looked up (${permissions_messageOf(error)})`, statusOf(error) !== 404);
+            ? `${permissions_describe(login)} is not a GitHub account`
+            : `the account ${permissions_describe(login)} could not be looked up (${permissions_messageOf(error)})`, statusOf(error) !== 404);
     }
     if (type === 'Bot') {
         if (isAllowedBot(login, query.allowedBots ?? []))
             return { allowed: true, login, role: 'allowed-bot', type };
-        return refuse(`${describe(login)} is a bot (a GitHub App), and bots may start a loop only when the workflow names ` +
+        return refuse(`${permissions_describe(login)} is a bot (a GitHub App), and bots may start a loop only when the workflow names ` +
             `them in the allowed-bots input`);
     }
     if (type !== 'User')
         return refuse(type
-            ? `${describe(login)} is an account of type ${describe(type)}, not a person`
-            : `GitHub did not say what kind of account ${describe(login)} is, so it is not known to be a person`);
+            ? `${permissions_describe(login)} is an account of type ${permissions_describe(type)}, not a person`
+            : `GitHub did not say what kind of account ${permissions_describe(login)} is, so it is not known to be a person`);
     // GitHub gives no User a bracket in its login: an account that claims one is not what it says.
     if (!USER_LOGIN.test(login))
-        return refuse(`${describe(login)} claims to be a person but has a bot's login`);
+        return refuse(`${permissions_describe(login)} claims to be a person but has a bot's login`);
     let permission;
     let roleName;
     try {
@@ -50921,8 +52180,8 @@ async function checkActor(octokit, query) {
     }
     catch (error) {
         return refuse(statusOf(error) === 404
-            ? `${describe(login)} is not a collaborator on ${owner}/${repo}`
-            : `the permission of ${describe(login)} on ${owner}/${repo} could not be read (${permissions_messageOf(error)})`, statusOf(error) !== 404);
+            ? `${permissions_describe(login)} is not a collaborator on ${owner}/${repo}`
+            : `the permission of ${permissions_describe(login)} on ${owner}/${repo} could not be read (${permissions_messageOf(error)})`, statusOf(error) !== 404);
     }
     // The legacy field reports maintain as write and triage as read; a custom role reports its base role
     // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
@@ -50930,7 +52189,7 @@ async function checkActor(octokit, query) {
     const enough = (legacy === 'admin' || legacy === 'write') && !TOO_LOW.has((roleName ?? '').toLowerCase());
     const role = roleName ?? permission;
     if (!enough)
-        return refuse(`${describe(login)} has the ${role} role on ${owner}/${repo}; starting a loop needs write, maintain or admin`);
+        return refuse(`${permissions_describe(login)} has the ${role} role on ${owner}/${repo}; starting a loop needs write, maintain or admin`);
     return { allowed: true, login, role, type: 'User' };
 }
 /** A bot is allowed when `allowed-bots` names it, with or without its `[bot]` suffix (case-insensitive). */
@@ -50943,7 +52202,7 @@ function isAllowedBot(login, allowedBots) {
     return wanted !== '' && allowedBots.some(name => bare(name) === wanted);
 }
 /** A login for a message: in code, cut, one line (it may come from a payload we do not trust yet). */
-function describe(login) {
+function permissions_describe(login) {
     const clean = login.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
     return `\`${clean.replace(/`/g, "'")}\``;
 }
@@ -51604,6 +52863,8 @@ function safe(text, max = 60) {
 
 
 
+
+
 /** The branch a ralph's hunts work on: the action's default branch for a ralph. */
 const huntBranch = (ralphName) => `ralph/${ralphName}`;
 // Branches of `/ralph` runs on issues are a person's request, not a hunt: not counted against the cap.
@@ -51685,28 +52946,22 @@ async function reportFailure(octokit, report) {
     const label = report.label ?? 'ralph';
     const today = (report.now ?? new Date()).toISOString().slice(0, 10);
     const repo = { owner: report.owner, repo: report.repo };
-    const existing = await findFailureReport(octokit, {
-        ...repo,
-        ralphName: report.ralphName,
-        label,
-        actor: await tokenActor(octokit)
-    });
+    const actor = await tokenActor(octokit);
+    const existing = await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor });
     if (existing) {
         const failures = existing.failures + 1;
         const body = renderReport(report, failures, existing.first, today);
         await octokit.rest.issues.update({ ...repo, issue_number: existing.number, body });
-        await octokit.rest.issues.createComment({
-            ...repo,
-            issue_number: existing.number,
-            body: fit(`Failed again on ${today} (${failures} in a row): ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`)
-        });
+        await postComment(octokit, { ...repo, issueNumber: existing.number }, fit(`Failed again on ${today} (${failures} in a row): ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`));
         return { number: existing.number, url: existing.url, operation: 'updated', failures };
     }
     const { data } = await octokit.rest.issues.create({
         ...repo,
         title: `Nightly hunt ${report.ralphName} failed`,
         body: renderReport(report, 1, today, today),
-        labels: [label]
+        labels: [label],
+        // Its marker finds it, should GitHub have opened it without answering.
+        request: recoverBy(async () => (await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor }))?.issue)
     });
     return { number: data.number, url: data.html_url, operation: 'created', failures: 1 };
 }
@@ -51721,11 +52976,7 @@ async function closeFailureReport(octokit, target) {
     if (!existing)
         return undefined;
     const pr = target.pullUrl ? ` and opened ${target.pullUrl}` : '';
-    await octokit.rest.issues.createComment({
-        ...repo,
-        issue_number: existing.number,
-        body: `The hunt ${target.ralphName} succeeded in [this run](${target.runUrl})${pr}; closing.`
-    });
+    await postComment(octokit, { ...repo, issueNumber: existing.number }, `The hunt ${target.ralphName} succeeded in [this run](${target.runUrl})${pr}; closing.`);
     await octokit.rest.issues.update({ ...repo, issue_number: existing.number, state: 'closed' });
     return existing.number;
 }
@@ -51743,7 +52994,7 @@ async function findFailureReport(octokit, target) {
             continue;
         const m = REPORT_RE.exec(issue.body ?? '');
         if (m && m[1] === target.ralphName)
-            return { number: issue.number, url: issue.html_url, failures: Number(m[2]), first: m[3] };
+            return { number: issue.number, url: issue.html_url, failures: Number(m[2]), first: m[3], issue };
     }
     return undefined;
 }
@@ -51971,6 +53222,7 @@ async function listCommand(args, io) {
 
 
 
+
 /** Bad input: the message is one line, for `core.setFailed`. */
 class InputError extends Error {
     constructor(message) {
@@ -52141,11 +53393,19 @@ function readInputs(env = process.env) {
     const artifactName = read.text('artifact-name');
     if (artifactName !== undefined && ARTIFACT_NAME_FORBIDDEN.test(artifactName))
         throw new InputError(`Input 'artifact-name' may not hold any of " : < > | * ? \\ / or a newline, got ${quote(artifactName)}.`);
+    const isolation = read.text('isolation') ?? 'auto';
+    if (isolation !== 'auto' && isolation !== 'user' && isolation !== 'none')
+        throw new InputError(`Input 'isolation' must be auto, user or none, got ${quote(isolation)}.`);
+    const agentUser = read.text('agent-user') ?? DEFAULT_AGENT_USER;
+    if (!AGENT_USER_NAME.test(agentUser))
+        throw new InputError(`Input 'agent-user' must be a user name (lower-case letters, digits, - and _, starting with a letter), got ${quote(agentUser)}.`);
     const retentionDays = read.positiveInteger('retention-days');
     if (retentionDays !== undefined && retentionDays > 90)
         throw new InputError(`Input 'retention-days' must be between 1 and 90, got ${retentionDays}.`);
     const inputs = {
         checks: read.lines('checks'),
+        baseline: read.boolean('baseline', true),
+        skipIfGreen: read.boolean('skip-if-green', false),
         args,
         maxIterations: read.positiveInteger('max-iterations') ?? 10,
         maxCostUsd: read.dollars('max-cost'),
@@ -52167,7 +53427,9 @@ function readInputs(env = process.env) {
         reportIssue: read.boolean('report-issue', false),
         triggerLabel,
         presets: read.boolean('presets', true),
-        allowEnv: read.list('allow-env')
+        allowEnv: read.list('allow-env'),
+        isolation,
+        agentUser
     };
     const optional = {
         ralph,
@@ -52180,6 +53442,7 @@ function readInputs(env = process.env) {
         artifactName,
         retentionDays,
         maxOpenPrs: read.positiveInteger('max-open-prs'),
+        parallelChecks: read.text('parallel-checks') === undefined ? undefined : read.boolean('parallel-checks', false),
         maxTurns: read.positiveInteger('max-turns'),
         installAgent: installAgentInput(read.text('install-agent')),
         modelProxy: modelProxyInputs({
@@ -52202,6 +53465,8 @@ function readInputs(env = process.env) {
 function listInputs(read) {
     return {
         checks: [],
+        baseline: true,
+        skipIfGreen: false,
         args: [],
         maxIterations: 1,
         openPr: false,
@@ -52219,7 +53484,9 @@ function listInputs(read) {
         reportIssue: false,
         triggerLabel: 'ralph',
         presets: true,
-        allowEnv: []
+        allowEnv: [],
+        isolation: 'none',
+        agentUser: DEFAULT_AGENT_USER
     };
 }
 /** The model proxy's inputs: off unless `model-proxy: true`. */
@@ -52423,7 +53690,6 @@ async function installAgent(install, env = process.env) {
 
 
 
-
 /** A problem with the ralph, with where it is: `file:line:col: message` and an annotation's position. */
 class PlanError extends Error {
     where;
@@ -52431,28 +53697,6 @@ class PlanError extends Error {
         super(message);
         this.where = where;
         this.name = 'PlanError';
-    }
-}
-// The agent's environment is the engine's (src/agents/env.ts): one deny-list for the CLI and the action.
-
-const isSecretVariable = isCredentialVariable;
-/**
- * Runs `fn` with the secret variables taken out of this process's environment, so that nothing started
- * meanwhile inherits them: not the agent, and not a git hook the agent planted that the loop's own git
- * commands would run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
- */
-async function withoutSecretVariables(fn) {
-    const saved = {};
-    for (const key of Object.keys(process.env))
-        if (isSecretVariable(key)) {
-            saved[key] = process.env[key];
-            delete process.env[key];
-        }
-    try {
-        return await fn();
-    }
-    finally {
-        Object.assign(process.env, saved);
     }
 }
 const slug = (text) => text
@@ -52506,6 +53750,13 @@ function ralphTask(file) {
     catch {
         return '';
     }
+}
+/**
+ * The end of max-time kept for delivery (push, pull request, record upload, with their retries): a tenth of
+ * it, at most five minutes. The loop stops that much earlier; delivery's retries stop at max-time.
+ */
+function deliveryMarginSeconds(maxTimeSeconds) {
+    return Math.min(5 * 60, maxTimeSeconds / 10);
 }
 /** Builds the plan; throws InputError or PlanError with a one-line message. */
 function makePlan(inputs, context, env = process.env, trigger) {
@@ -52611,6 +53862,9 @@ function makePlan(inputs, context, env = process.env, trigger) {
             throw new InputError(`Input 'checks': ${missing}`);
     }
     const checks = [...ralph.checks, ...added];
+    const problem = gateSettingsProblem({ ...inputs, checks });
+    if (problem)
+        throw new InputError(problem);
     if (delivered)
         userArgs = { ...userArgs, ...delivered.args };
     // A pull request's own branch is pushed onto (updating it), or a proposal goes into it: it closes nothing.
@@ -52631,7 +53885,9 @@ function makePlan(inputs, context, env = process.env, trigger) {
         projectRoot: root,
         userArgs,
         maxIterations: inputs.maxIterations,
-        maxTimeSeconds: inputs.maxTimeSeconds,
+        maxTimeSeconds: inputs.maxTimeSeconds !== undefined
+            ? inputs.maxTimeSeconds - deliveryMarginSeconds(inputs.maxTimeSeconds)
+            : undefined,
         maxCostUsd: inputs.maxCostUsd,
         agentTimeoutSeconds: inputs.agentTimeoutSeconds,
         checks,
@@ -52639,6 +53895,9 @@ function makePlan(inputs, context, env = process.env, trigger) {
         commit: true,
         recordDir,
         presets: inputs.presets && (ralph.presets ?? true),
+        baseline: inputs.baseline,
+        skipIfGreen: inputs.skipIfGreen,
+        ...(inputs.parallelChecks !== undefined ? { parallelChecks: inputs.parallelChecks } : {}),
         ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
         ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
         ...(inputs.modelProxy ? { modelProxy: inputs.modelProxy } : {}),
@@ -52899,7 +54158,7 @@ function safeArtifactName(name) {
 async function uploadRecord(dir, name, options = {}) {
     (0,external_node_fs_.statSync)(dir);
     const files = recordFiles(dir);
-    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
+    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
     const client = new DefaultArtifactClient();
     const uploaded = await client.uploadArtifact(safeArtifactName(name), files, dir, {
         ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
@@ -53004,6 +54263,9 @@ function pullRequestFailure(error, context) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/pulls.ts
+// Opens the loop's pull request, or updates the one already open for its branch: never a duplicate.
+// Labels, reviewers and assignees follow, with the retry GitHub needs right after a pull request is created.
+
 
 /** GitHub refuses pull request bodies longer than this (characters). */
 const pulls_MAX_PR_BODY_CHARS = 65536;
@@ -53047,6 +54309,7 @@ function toOpenPullRequest(p) {
         url: p.html_url,
         nodeId: p.node_id,
         title: p.title,
+        body: p.body,
         head: p.head.ref,
         headSha: p.head.sha,
         base: p.base.ref,
@@ -53088,13 +54351,21 @@ async function openOrUpdatePullRequest(octokit, options) {
                 operation = 'created';
             }
             else if (errors_statusOf(error) === 422 && text.includes(GITHUB_API_ERRORS.pullRequestExists)) {
-                // Opened by someone else between our look and our create: update that one.
-                log(`A pull request already exists for ${headOwner}:${head}; updating it.`);
                 const raced = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
                 if (!raced)
                     throw error;
-                pull = await update(raced.number);
-                operation = 'updated';
+                if (isOurs(raced)) {
+                    // Our own create, retried after GitHub made it without answering.
+                    log(`Pull request #${raced.number} was created by the first try, whose answer was lost.`);
+                    pull = asCreated(raced);
+                    operation = 'created';
+                }
+                else {
+                    // Opened by someone else between our look and our create: update that one.
+                    log(`A pull request already exists for ${headOwner}:${head}; updating it.`);
+                    pull = await update(raced.number);
+                    operation = 'updated';
+                }
             }
             else {
                 throw pullRequestFailure(error, { ...context, operation: 'create pull requests' });
@@ -53135,6 +54406,13 @@ async function openOrUpdatePullRequest(octokit, options) {
         bodyTruncated,
         warnings
     };
+    /** The pull request this call's create made: same head, title and body. */
+    function isOurs(found) {
+        return found.title === options.title && (found.body ?? '') === body;
+    }
+    function asCreated(found) {
+        return { number: found.number, html_url: found.url, node_id: found.nodeId, draft: found.draft };
+    }
     async function create(draft) {
         const { data } = await octokit.rest.pulls.create({
             owner,
@@ -53146,7 +54424,12 @@ async function openOrUpdatePullRequest(octokit, options) {
             draft,
             ...(options.maintainerCanModify !== undefined
                 ? { maintainer_can_modify: options.maintainerCanModify }
-                : {})
+                : {}),
+            // Made, but its answer lost: the list by head finds it.
+            request: recoverBy(async () => {
+                const found = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
+                return found && isOurs(found) ? asCreated(found) : undefined;
+            })
         });
         return data;
     }
@@ -53228,6 +54511,7 @@ function truncateBody(body, max = pulls_MAX_PR_BODY_CHARS, note = `The descripti
 
 
 
+
 const REMOTE = 'origin';
 /** The identity GitHub shows for commits made by GITHUB_TOKEN; create-pull-request uses it too. */
 const BOT_IDENTITY = GITHUB_ACTIONS_IDENTITY;
@@ -53300,6 +54584,11 @@ async function deliver(options) {
         delivery.skipped = 'the run was cancelled, so nothing was pushed';
         return delivery;
     }
+    if (result.stopReason === 'already_green') {
+        delivery.skipped =
+            'every gate passed before any agent ran, so there was nothing to do and nothing was pushed';
+        return delivery;
+    }
     // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
     if (plan.pr && !result.success) {
         delivery.skipped = `the gates did not pass, so nothing was pushed onto pull request #${plan.pr.number}'s branch (on-failure applies to the action's own branches only)`;
@@ -53328,14 +54617,20 @@ async function deliver(options) {
     const repository = `${plan.context.repo.owner}/${plan.context.repo.repo}`;
     core/* startGroup */.Oh(`Pushing ${prepared.branch}`);
     try {
-        const pushed = await pushBranch(workTree, {
+        const timing = retryTiming();
+        const pushed = await pushWithRetry(workTree, {
             branch: prepared.branch,
             remote: REMOTE,
             token,
             serverUrl,
             repository,
             leaseSha: prepared.remoteSha,
+            stallSeconds: timing.pushStallSeconds,
             log: message => core/* info */.pq(message)
+        }, {
+            attempts: 3,
+            waitMs: attempt => backoffMs(timing, attempt + 1),
+            ...(options.deadline !== undefined ? { deadline: options.deadline } : {})
         });
         if (!pushed.pushed) {
             const failure = pushed.error;
@@ -53413,10 +54708,232 @@ async function deliver(options) {
     return delivery;
 }
 
+;// CONCATENATED MODULE: ./src/action/state.ts
+// What main tells post (core.saveState → GITHUB_STATE → STATE_* in post). Written as main goes, so a main
+// step that is killed still leaves post enough to finish the record, upload it and write the summary.
+
+function readState() {
+    const text = (name) => core/* getState */.Gu(name) || undefined;
+    return {
+        isPost: core/* getState */.Gu('isPost') === 'true',
+        recordDir: text('recordDir'),
+        artifactName: text('artifactName'),
+        ralphName: text('ralphName'),
+        branch: text('branch'),
+        uploaded: core/* getState */.Gu('uploaded') === 'true',
+        summaryWritten: core/* getState */.Gu('summaryWritten') === 'true',
+        finished: core/* getState */.Gu('finished') === 'true',
+        tracking: text('tracking'),
+        runMark: text('runMark'),
+        isolation: text('isolation'),
+        gitSnapshot: text('gitSnapshot'),
+        egress: text('egress')
+    };
+}
+function saveState(key, value) {
+    core/* saveState */.LZ(key, String(value));
+}
+
+;// CONCATENATED MODULE: ./src/action/contain.ts
+// The loop, contained. Its processes (the agent, the ralph's commands, the checks) run as the agent's own user
+// wherever the runner allows it, with the job's environment minus secrets and the runner's file commands; what
+// they could change that outlives them is put back when the loop ends. In this order, because nothing may be
+// given back while one of them still runs:
+//   1. the agent's user: created on first use, given a fresh HOME and the work tree (isolation);
+//   2. the checkout's credential removed; .git's config, info/ and hooks/ snapshotted; the runner's file
+//      commands remembered (and closed to other users);
+//   3. the loop;
+//   4. every process of the loop killed: those carrying the run's mark, and every process of the agent's uid;
+//   5. the work tree given back, .git put back, the runner's files cut back, and the credential returned.
+
+
+
+
+
+
+
+
+
+
+
+/** The variable that marks the loop's processes (its value is random per run). */
+const RUN_MARK = 'RALPH_ACTION_RUN';
+/** SIGTERM to SIGKILL for what the loop left running. */
+const STRAY_GRACE_MS = 1000;
+/** What the fallback to the job's own user leaves open, said wherever it happens. */
+const NONE_RISK = "so the agent can read this step's tokens (from the action's memory or /proc), write ~/.gitconfig, .git and the runner's GITHUB_ENV, and leave processes running after it";
+/**
+ * Kills the processes still carrying this run's mark (the loop's leftovers, including those re-parented out
+ * of the agent's tree). Best effort, not a boundary: a process that drops the variable is not found.
+ */
+async function killStrays(mark) {
+    delete process.env[RUN_MARK];
+    return killMarked(RUN_MARK, mark, STRAY_GRACE_MS);
+}
+/**
+ * Sets up the agent's own user as `isolation` says: `none` runs the loop as the job's user; `auto` falls back
+ * to it with a warning where isolation is impossible; `user` throws IsolationError there (one line).
+ */
+async function isolateLoop(plan, workTree) {
+    const setting = plan.inputs.isolation;
+    if (setting === 'none') {
+        core/* info */.pq(`isolation: none — the agent, the ralph's commands and the checks run as the job's user, ${NONE_RISK}.`);
+        return undefined;
+    }
+    const fallBack = (why) => {
+        if (setting === 'user')
+            throw new IsolationError(`isolation: user is not possible here: ${why}.`);
+        core/* warning */.$e(`The agent runs as the job's own user: ${why}. That is isolation: none, ${NONE_RISK}. Run on a runner where the action is root or has passwordless sudo (GitHub-hosted Linux runners are), or set isolation: none to say you accept it.`);
+        return undefined;
+    };
+    const privilege = isolationPrivilege();
+    if ('why' in privilege)
+        return fallBack(privilege.why);
+    const taskFile = plan.config.userArgs.task_file;
+    const program = which(plan.ralph.agentArgv[0] ?? '', { cwd: plan.projectRoot, path: process.env.PATH });
+    try {
+        const isolated = await isolateAgent({
+            user: plan.inputs.agentUser,
+            privilege: privilege.privilege,
+            workTree,
+            reach: taskFile ? [external_node_path_default().dirname(taskFile)] : [],
+            ...(program ? { program: external_node_path_default().resolve(plan.projectRoot, program) } : {}),
+            outside: [process.env.RUNNER_TEMP ?? '', plan.config.recordDir, (0,external_node_os_.homedir)()],
+            log: message => core/* info */.pq(message)
+        });
+        saveState('isolation', JSON.stringify(isolated.state));
+        const { name, uid } = isolated.user;
+        core/* info */.pq(`The agent, the ralph's commands and the checks run as ${name} (uid ${uid}, started with ${privilege.privilege === 'root' ? 'setpriv' : 'sudo'}): the work tree is theirs, .git is read-only to them, and everything of ${name} is killed whenever none of them runs.`);
+        for (const opened of isolated.state.opened)
+            core/* info */.pq(`${name} may pass through ${opened.path} (o+x, put back after the loop).`);
+        return isolated;
+    }
+    catch (error) {
+        if (!(error instanceof IsolationError))
+            throw error;
+        return fallBack(error.message);
+    }
+}
+/** The snapshot in a file of the action's own, for post when main is killed mid-loop. */
+function keepSnapshot(snapshot) {
+    const dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-snapshot-'));
+    const file = external_node_path_default().join(dir, 'snapshot.json');
+    (0,external_node_fs_.writeFileSync)(file, JSON.stringify(snapshot), { mode: 0o600 });
+    saveState('gitSnapshot', file);
+}
+/**
+ * Runs the loop contained (see the top of this file). `isolated` is isolateLoop's answer. The ports are the
+ * caller's signal and listener; runProcess and the workspace are the containment's.
+ */
+async function runLoopContained(plan, workTree, isolated, ports) {
+    // Every process of the loop carries a mark, so what it leaves running can be found afterwards (with
+    // isolation none; the agent's uid is the boundary otherwise). Every environment built from ours has it.
+    const mark = (0,external_node_crypto_.randomBytes)(12).toString('hex');
+    saveState('runMark', mark);
+    process.env[RUN_MARK] = mark;
+    const allow = plan.inputs.allowEnv;
+    const env = agentEnvironment(process.env, { allow });
+    const spawn = isolated?.runProcess ?? runProcess;
+    const warnings = [];
+    // Behind the model proxy, the isolated uid is what the egress rules match; post removes them if main dies.
+    let config = plan.config;
+    if (isolated && config.modelProxy) {
+        const egress = { uid: isolated.user.uid, privilege: isolated.state.privilege };
+        config = {
+            ...config,
+            modelProxy: { ...config.modelProxy, agentUid: egress.uid, agentPrivilege: egress.privilege }
+        };
+        saveState('egress', JSON.stringify(egress));
+    }
+    const result = await withoutPersistedCredentials(workTree, async () => {
+        const snapshot = await snapshotGitDir(workTree);
+        keepSnapshot(snapshot);
+        // Remembered last, after our own state lines: anything added to them from here on is the loop's.
+        const files = guardRunnerFiles(process.env, { close: isolated !== undefined });
+        try {
+            const workspace = await GitWorkspace.open(plan.projectRoot, { env: hermeticGitEnvironment() });
+            return await withoutSecretVariables(() => runLoop(config, {
+                ...ports,
+                workspace,
+                runProcess: options => spawn({ ...options, env: options.env ?? env })
+            }), allow);
+        }
+        finally {
+            // Before the credential is back, before the push, before later steps.
+            warnings.push(...(await endLoop(mark, isolated, snapshot)));
+            warnings.push(...files
+                .restore()
+                .map(line => `${line}: a process of the loop wrote to the runner's files (it ran as the job's user: isolation none).`));
+            saveState('isolation', '');
+            saveState('gitSnapshot', '');
+            saveState('egress', '');
+        }
+    }, { log: message => core/* info */.pq(message) });
+    return { result, warnings };
+}
+/** Kills what the loop left, gives the work tree back and puts .git back; answers what it found. */
+async function endLoop(mark, isolated, snapshot, killed = pids => `Killed ${pids.length} process${pids.length === 1 ? '' : 'es'} the loop left running (pid ${pids.join(', ')}) before delivering.`) {
+    const warnings = [];
+    const strays = [...(mark ? await killStrays(mark) : []), ...(isolated?.leftovers() ?? [])];
+    if (strays.length > 0)
+        warnings.push(killed(strays));
+    if (isolated) {
+        const problems = await isolated.release();
+        if (problems.length > 0)
+            warnings.push(`The agent's user could not be fully undone: ${problems.join('; ')}.`);
+    }
+    if (snapshot) {
+        try {
+            const changed = await restoreGitDir(snapshot);
+            if (changed.length > 0)
+                warnings.push(`The loop changed ${changed.join(', ')}: put back as before the loop (nothing a loop writes into .git outlives it).`);
+        }
+        catch (error) {
+            warnings.push(`.git could not be put back as before the loop: ${error.message}`);
+        }
+    }
+    return warnings;
+}
+/** Post, when main did not finish: kill what the loop left, give the work tree back, put .git back. */
+async function endAfterKilledMain(state) {
+    let isolated;
+    if (state.isolation) {
+        try {
+            isolated = isolation(JSON.parse(state.isolation));
+        }
+        catch {
+            isolated = undefined;
+        }
+    }
+    let snapshot;
+    if (state.gitSnapshot) {
+        try {
+            snapshot = JSON.parse((0,external_node_fs_.readFileSync)(state.gitSnapshot, 'utf8'));
+        }
+        catch {
+            snapshot = undefined;
+        }
+    }
+    const warnings = await endLoop(state.runMark ?? '', isolated, snapshot, pids => `Killed what the loop left running: pid ${pids.join(', ')}.`);
+    if (state.egress) {
+        try {
+            const { uid, privilege } = JSON.parse(state.egress);
+            for (const problem of await removeEgressRules(uid, egressPrefix(privilege)))
+                warnings.push(`The agent's egress rules could not all be removed: ${problem}.`);
+        }
+        catch (error) {
+            warnings.push(`The agent's egress rules could not be removed: ${error.message}.`);
+        }
+    }
+    return warnings;
+}
+
 ;// CONCATENATED MODULE: ./src/action/log.ts
 // The loop in the Actions log: one collapsible group per iteration holding the agent's readable transcript,
-// each gate's result and the verdict. What the agent (or a gate it may have edited) prints is untrusted: it
-// is echoed between ::stop-commands:: markers so it cannot issue workflow commands (masks, outputs, paths).
+// each gate's result and the verdict. What the agent (or a gate it may have edited) prints is untrusted: every
+// workflow command in it is defused, line by line across chunks (a stolen ::stop-commands:: token is no key),
+// and it is echoed between ::stop-commands:: markers as well.
+
 
 
 
@@ -53444,9 +54961,16 @@ function verdictLine(record) {
 function actionLogger(config, out = stdoutWriter) {
     const transcriptOnly = presetFor(config.ralph.agentArgv, { presets: config.presets }).jsonStream;
     const token = (0,external_node_crypto_.randomUUID)().replace(/-/g, '');
+    const filter = new WorkflowCommandFilter();
     let paused = false;
     let atLineStart = true;
     let inGroup = false;
+    const write = (text) => {
+        if (text === '')
+            return;
+        out.write(text);
+        atLineStart = /[\n\r]$/.test(text);
+    };
     const raw = (text) => {
         if (text === '')
             return;
@@ -53454,21 +54978,22 @@ function actionLogger(config, out = stdoutWriter) {
             out.write(`::stop-commands::${token}\n`);
             paused = true;
         }
-        out.write(text);
-        atLineStart = text.endsWith('\n');
+        write(filter.push(text));
     };
     const resume = () => {
         if (!paused)
             return;
+        write(filter.flush());
         if (!atLineStart)
             out.write('\n');
         out.write(`::${token}::\n`);
         paused = false;
         atLineStart = true;
     };
+    // Our own lines carry the agent's words too (its notes, a crash's reason): defused as well.
     const info = (line) => {
         resume();
-        core/* info */.pq(line);
+        core/* info */.pq(neutralizeWorkflowCommands(line));
     };
     const endGroup = () => {
         resume();
@@ -53489,6 +55014,18 @@ function actionLogger(config, out = stdoutWriter) {
                         : undefined
                 ].filter(Boolean);
                 info(`Running ralph ${event.status.ralph.name}: ${limits.join(', ')}. Record: ${event.status.recordDir}`);
+                break;
+            }
+            case 'baseline_started':
+                endGroup();
+                core/* startGroup */.Oh(`Baseline: the ${event.checks} gate${event.checks === 1 ? '' : 's'}${event.parallel ? ', together,' : ''} before the first agent run`);
+                inGroup = true;
+                break;
+            case 'baseline_finished': {
+                const b = event.baseline;
+                const next = b.verdict === 'failing' ? ": iteration 1's prompt holds their output" : '';
+                info(`Baseline: ${baselineVerdict(b)}${next} (${overview_formatDuration(b.durationMs)}).`);
+                endGroup();
                 break;
             }
             case 'iteration_started':
@@ -53539,7 +55076,7 @@ function actionLogger(config, out = stdoutWriter) {
                 break;
             case 'warning':
                 resume();
-                core/* warning */.$e(event.message);
+                core/* warning */.$e(neutralizeWorkflowCommands(event.message));
                 break;
             case 'cost_update':
                 break;
@@ -53550,29 +55087,6 @@ function actionLogger(config, out = stdoutWriter) {
         }
     };
     return { emit, close: endGroup };
-}
-
-;// CONCATENATED MODULE: ./src/action/state.ts
-// What main tells post (core.saveState → GITHUB_STATE → STATE_* in post). Written as main goes, so a main
-// step that is killed still leaves post enough to finish the record, upload it and write the summary.
-
-function readState() {
-    const text = (name) => core/* getState */.Gu(name) || undefined;
-    return {
-        isPost: core/* getState */.Gu('isPost') === 'true',
-        recordDir: text('recordDir'),
-        artifactName: text('artifactName'),
-        ralphName: text('ralphName'),
-        branch: text('branch'),
-        uploaded: core/* getState */.Gu('uploaded') === 'true',
-        summaryWritten: core/* getState */.Gu('summaryWritten') === 'true',
-        finished: core/* getState */.Gu('finished') === 'true',
-        tracking: text('tracking'),
-        runMark: text('runMark')
-    };
-}
-function saveState(key, value) {
-    core/* saveState */.LZ(key, String(value));
 }
 
 ;// CONCATENATED MODULE: ./src/action/run-action.ts
@@ -53597,10 +55111,8 @@ function saveState(key, value) {
 
 
 
-/** The variable that marks the loop's processes (its value is random per run). */
-const RUN_MARK = 'RALPH_ACTION_RUN';
-/** SIGTERM to SIGKILL for what the loop left running. */
-const STRAY_GRACE_MS = 1000;
+
+
 /** Bytes of a failing gate's log read for annotations (its end, where the failures are summed up). */
 const ANNOTATION_LOG_BYTES = 2 * 1024 * 1024;
 function readTail(file, bytes) {
@@ -53643,23 +55155,40 @@ function annotateFailures(result, plan) {
         });
     return annotations.length;
 }
-/** The artifact's upload; a failure is a warning (the run did its work; the record is still on the runner). */
-async function uploadArtifact(recordDir, name, retentionDays) {
-    try {
-        const uploaded = await uploadRecord(recordDir, name, { retentionDays });
-        core/* info */.pq(`Uploaded the run record as artifact ${uploaded.name} (${uploaded.files} files, id ${uploaded.id}).`);
-        return uploaded;
-    }
-    catch (error) {
-        const message = error.message;
-        if (/already exists/i.test(message)) {
-            // A matrix or a re-run step can reuse a name within a run: keep both records.
-            const again = `${name}-${Date.now().toString(36)}`;
-            core/* info */.pq(`An artifact named ${name} already exists in this run; uploading as ${again}.`);
-            return uploadArtifact(recordDir, again, retentionDays);
+/** Rejects after `ms`; the upload it races is left to end on its own (the step exits soon after). */
+function timeLimit(work, ms) {
+    let timer;
+    const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(ms / 1000)} s`)), ms);
+    });
+    work.catch(() => undefined);
+    return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+/**
+ * Uploads the record as an artifact, and once more under a fresh name when that fails (a half-made artifact
+ * keeps its name taken). A failure after that is a warning, never the step's: the loop did its work, and
+ * the record is still on the runner.
+ */
+async function uploadArtifact(recordDir, name, options = {}) {
+    const timing = retryTiming();
+    let attemptName = name;
+    for (let attempt = 1;; attempt++) {
+        try {
+            const uploaded = await timeLimit(uploadRecord(recordDir, attemptName, { retentionDays: options.retentionDays }), timing.uploadTimeoutMs);
+            core/* info */.pq(`Uploaded the run record as artifact ${uploaded.name} (${uploaded.files} files, id ${uploaded.id}).`);
+            return { uploaded };
         }
-        core/* warning */.$e(`The run record could not be uploaded (${message}); it is still on the runner at ${recordDir}.`);
-        return undefined;
+        catch (error) {
+            const message = error.message.split('\n')[0];
+            const late = options.deadline !== undefined && Date.now() > options.deadline;
+            if (attempt >= 2 || late) {
+                core/* warning */.$e(`The run record could not be uploaded (${message}); it is still on the runner at ${recordDir}.`);
+                return { failed: message };
+            }
+            // A matrix or a re-run step can reuse a name within a run; a failed upload can leave it taken.
+            attemptName = `${name}-${Date.now().toString(36)}`;
+            core/* info */.pq(`The upload of ${name} failed (${message}); uploading it again as ${attemptName}.`);
+        }
     }
 }
 function setOutputs(result, delivery, artifactId) {
@@ -53756,12 +55285,19 @@ async function replyCannotStart(trigger, context, octokit, problem) {
     await postRefusal(await octokit(), { ...context.repo, issueNumber: trigger.issueNumber }, startFailureReply(trigger.actor?.login, relative, context.runUrl), m => core/* warning */.$e(m));
 }
 /**
- * Kills the processes still carrying this run's mark (the loop's leftovers, including those re-parented out
- * of the agent's tree). Best effort, not a boundary: a process that drops the variable is not found.
+ * The branch must hold what the loop verified: the tree its last iteration left (a process of the loop that
+ * moved the branch, possible only as the job's own user, delivers nothing). Answers the problem, if any.
  */
-async function killStrays(mark) {
-    delete process.env[RUN_MARK];
-    return killMarked(RUN_MARK, mark, STRAY_GRACE_MS);
+async function branchMovedDuringLoop(workTree, branch, result) {
+    const verified = [...result.iterations].reverse().find(it => it.treeHash)?.treeHash ?? result.start.tree;
+    if (!verified)
+        return undefined;
+    const tree = await new repo_GitRepo(workTree).exec(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{tree}`], {
+        probe: true
+    });
+    if (tree.stdout.trim() === verified)
+        return undefined;
+    return `'${branch}' no longer holds the tree the loop verified (${verified.slice(0, 12)}): something moved it during the loop, so nothing was pushed`;
 }
 async function runAction(plan, signal, options = {}) {
     const { inputs, context } = plan;
@@ -53789,38 +55325,41 @@ async function runAction(plan, signal, options = {}) {
         return;
     }
     core/* endGroup */.N4();
-    // The loop: every process it starts (commands, agent, gates, git and its hooks) gets the job's environment
-    // without tokens, and the checkout's persisted credential is out of .git/config while it runs.
+    // Who the loop's processes run as: the agent's own user wherever the runner allows it.
+    let isolated;
+    try {
+        isolated = await isolateLoop(plan, workTree);
+    }
+    catch (error) {
+        if (!(error instanceof IsolationError))
+            throw error;
+        await identity.restore().catch(() => undefined);
+        await restoreCheckout(workTree, prepared);
+        if (plan.trigger && options.octokit)
+            await replyCannotStart(plan.trigger, context, options.octokit, error.message);
+        core/* setFailed */.C1(error.message);
+        saveState('finished', true);
+        return;
+    }
+    // The loop, contained (contain.ts): the job's environment without tokens, the checkout's credential out
+    // of .git/config, and everything it leaves killed and undone before anything is delivered.
     const tracking = await startTracking(plan, prepared.branch, options);
     const follow = tracking?.follow();
-    // Every process of the loop carries a mark, so what the agent leaves running can be found afterwards.
-    // (Set here, every environment built from this one has it: the agent's, the commands', the gates'.)
-    const mark = (0,external_node_crypto_.randomBytes)(12).toString('hex');
-    saveState('runMark', mark);
-    process.env[RUN_MARK] = mark;
-    const env = agentEnvironment(process.env);
-    let strays = [];
     const logger = actionLogger(plan.config);
     const emit = event => {
         follow?.emit(event);
         logger.emit(event);
     };
-    const result = await withoutPersistedCredentials(workTree, () => withoutSecretVariables(async () => {
-        try {
-            return await runLoop(plan.config, {
-                signal,
-                emit,
-                runProcess: (options) => runProcess({ ...options, env: options.env ?? env })
-            });
-        }
-        finally {
-            // What the loop left running is killed while the credential is still out of .git/config: before
-            // it is put back, before the push, before later steps. (Best effort: see killStrays.)
-            strays = await killStrays(mark);
-        }
-    }), { log: message => core/* info */.pq(message) }).finally(logger.close);
-    if (strays.length > 0)
-        core/* warning */.$e(`Killed ${strays.length} process${strays.length === 1 ? '' : 'es'} the loop left running (pid ${strays.join(', ')}) before delivering.`);
+    // Delivery's retries end at max-time; the loop stops the delivery margin before it (plan.ts).
+    const budget = options.budget ?? {};
+    if (inputs.maxTimeSeconds !== undefined) {
+        budget.deadline = Date.now() + inputs.maxTimeSeconds * 1000;
+        const kept = deliveryMarginSeconds(inputs.maxTimeSeconds) * 1000;
+        core/* info */.pq(`max-time is ${overview_formatDuration(inputs.maxTimeSeconds * 1000)}: the loop stops ${overview_formatDuration(kept)} before it, to deliver in time (push, pull request, record, with their retries).`);
+    }
+    const { result, warnings } = await runLoopContained(plan, workTree, isolated, { signal, emit }).finally(logger.close);
+    for (const warning of warnings)
+        core/* warning */.$e(warning);
     if (!result.success && result.stopReason !== 'cancelled')
         annotateFailures(result, plan);
     const links = { run: context.runUrl, artifactName: plan.artifactName };
@@ -53831,17 +55370,20 @@ async function runAction(plan, signal, options = {}) {
         delivery.skipped = 'the run was cancelled, so nothing was pushed';
     }
     else {
+        const moved = await branchMovedDuringLoop(workTree, prepared.branch, result);
         try {
+            if (moved)
+                throw new Error(moved);
             delivery = await deliver({
                 plan,
                 workTree,
                 prepared,
                 result,
                 report: base,
-                octokit: async () => {
-                    const { getOctokit } = await __nccwpck_require__.e(/* import() */ 351).then(__nccwpck_require__.bind(__nccwpck_require__, 61351));
-                    return getOctokit(inputs.pushToken ?? inputs.githubToken);
-                }
+                ...(budget.deadline !== undefined ? { deadline: budget.deadline } : {}),
+                octokit: inputs.pushToken === undefined && options.octokit
+                    ? options.octokit
+                    : lazyClient(inputs.pushToken ?? inputs.githubToken, { budget, log: m => core/* info */.pq(m) })
             });
         }
         catch (error) {
@@ -53876,13 +55418,20 @@ async function runAction(plan, signal, options = {}) {
     }
     let artifactId;
     if (inputs.uploadArtifacts) {
-        const uploaded = await uploadArtifact(plan.config.recordDir, plan.artifactName, inputs.retentionDays);
-        if (uploaded) {
+        const upload = await uploadArtifact(plan.config.recordDir, plan.artifactName, {
+            retentionDays: inputs.retentionDays,
+            ...(budget.deadline !== undefined ? { deadline: budget.deadline } : {})
+        });
+        if ('uploaded' in upload) {
             saveState('uploaded', true);
-            artifactId = uploaded.id;
-            links.artifactName = uploaded.name;
-            if (uploaded.id !== undefined)
-                links.artifact = artifactUrl(context, uploaded.id);
+            artifactId = upload.uploaded.id;
+            links.artifactName = upload.uploaded.name;
+            if (upload.uploaded.id !== undefined)
+                links.artifact = artifactUrl(context, upload.uploaded.id);
+        }
+        else {
+            delete links.artifactName;
+            links.recordNotUploaded = `${upload.failed}; it stays on the runner at ${plan.config.recordDir} until the job ends`;
         }
     }
     const report = { ...base, delivery };
@@ -53927,6 +55476,8 @@ async function runAction(plan, signal, options = {}) {
 
 
 
+
+
 /**
  * Keeps the tokens this process was started with out of /proc/<pid>/environ, which any process of the same
  * user can read: the agent is our child, and one that outlived its loop may be watching for post.
@@ -53937,11 +55488,6 @@ function scrubOwnEnvironment() {
         core/* warning */.$e(`The tokens could not be removed from /proc/${process.pid}/environ (${scrub.skipped}): processes of this user, the agent's included, can read them there.`);
     else
         core/* debug */.Yz(`Scrubbed from the initial environment: ${scrub.scrubbed.join(', ') || 'nothing'}.`);
-}
-/** An Octokit for the job's token, made on first use (@actions/github is imported lazily: cold start). */
-function lazyOctokit(token) {
-    let made;
-    return () => (made ??= __nccwpck_require__.e(/* import() */ 351).then(__nccwpck_require__.bind(__nccwpck_require__, 61351)).then(({ getOctokit }) => getOctokit(token)));
 }
 function projectRootOf(context, inputs) {
     const root = external_node_path_default().resolve(context.workspace, inputs.workingDirectory);
@@ -54129,9 +55675,12 @@ async function run() {
         }
         if (inputs.mode === 'list')
             return listMode(inputs, context);
-        const octokit = lazyOctokit(inputs.githubToken);
+        const budget = {};
+        const octokit = lazyClient(inputs.githubToken, { budget, log: m => core/* info */.pq(m) });
         // The account pushes and pull requests are made with (asked once, when first needed).
-        const deliveryOctokit = inputs.pushToken ? lazyOctokit(inputs.pushToken) : octokit;
+        const deliveryOctokit = inputs.pushToken
+            ? lazyClient(inputs.pushToken, { budget, log: m => core/* info */.pq(m) })
+            : octokit;
         let actor;
         const deliveryActor = () => (actor ??= deliveryOctokit().then(tokenActor));
         const trigger = await decide(inputs, context, octokit, deliveryActor);
@@ -54182,6 +55731,7 @@ async function run() {
             }, m => core/* warning */.$e(m));
         await runAction(plan, cancel.signal, {
             octokit,
+            budget,
             reportIssue: inputs.reportIssue && isHunt(trigger)
         });
     }
@@ -54209,6 +55759,8 @@ async function run() {
 
 
 
+
+
 /** The issue's tracking comment, finalised as cancelled unless main finalised it: never left "working…". */
 async function finaliseTracking(state, status) {
     if (!state.tracking)
@@ -54216,7 +55768,6 @@ async function finaliseTracking(state, status) {
     try {
         const saved = JSON.parse(state.tracking);
         const { issueNumber, commentId, ...info } = saved;
-        const { getOctokit } = await __nccwpck_require__.e(/* import() */ 351).then(__nccwpck_require__.bind(__nccwpck_require__, 61351));
         const token = (() => {
             try {
                 return readInputs().githubToken;
@@ -54225,7 +55776,7 @@ async function finaliseTracking(state, status) {
                 return core/* getInput */.V4('github-token');
             }
         })();
-        const octokit = getOctokit(token);
+        const octokit = await githubClient(token, { log: m => core/* info */.pq(m) });
         const context = readContext();
         const outcome = await finaliseCancelled(octokit, { ...context.repo, issueNumber, commentId }, info, status, m => core/* warning */.$e(m));
         core/* info */.pq(`The tracking comment on #${issueNumber}: ${outcome}.`);
@@ -54281,11 +55832,9 @@ async function post() {
         return;
     }
     core/* info */.pq('The main step did not finish (cancelled, killed or timed out): saving its record.');
-    if (state.runMark) {
-        const strays = await killStrays(state.runMark);
-        if (strays.length > 0)
-            core/* info */.pq(`Killed what the loop left running: pid ${strays.join(', ')}.`);
-    }
+    // Before anything else: nothing the loop started may outlive main, and nothing it changed stays changed.
+    for (const warning of await endAfterKilledMain(state))
+        core/* warning */.$e(warning);
     let status;
     try {
         status = finishKilledRecord(state.recordDir);
@@ -54298,11 +55847,16 @@ async function post() {
     const links = { run: context.runUrl };
     const wanted = uploadWanted();
     if (wanted.upload && !state.uploaded && state.artifactName) {
-        const uploaded = await uploadArtifact(state.recordDir, state.artifactName, wanted.retentionDays);
-        if (uploaded) {
-            links.artifactName = uploaded.name;
-            if (uploaded.id !== undefined)
-                links.artifact = artifactUrl(context, uploaded.id);
+        const upload = await uploadArtifact(state.recordDir, state.artifactName, {
+            retentionDays: wanted.retentionDays
+        });
+        if ('uploaded' in upload) {
+            links.artifactName = upload.uploaded.name;
+            if (upload.uploaded.id !== undefined)
+                links.artifact = artifactUrl(context, upload.uploaded.id);
+        }
+        else {
+            links.recordNotUploaded = `${upload.failed}; it stays on the runner at ${state.recordDir} until the job ends`;
         }
     }
     if (status && !state.summaryWritten) {

@@ -1,8 +1,7 @@
 // The security corpus's scenes, shared by its files (security.test.ts, security-round-two.test.ts): a
 // project with installed ralphs, an issue and a comment, the run through dist/index.js (main, then post),
 // and what a refused, skipped or started request must leave behind.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, expect } from '@jest/globals'
 import { DONE, FIX, RALPH_DIR, agentScript, projectFiles, ralph } from './fixtures.js'
@@ -16,6 +15,7 @@ import {
   type Stand
 } from './harness.js'
 import type { AccountType, CommentRecord, CustomRole, RepoRole } from '../support/github-api/state.js'
+import { sharedDir } from '../support/isolation.js'
 
 export const REFUSAL = '<!-- ralph-action:refusal -->'
 export const USAGE = 'Usage, on the first line of a new comment'
@@ -28,7 +28,8 @@ const projects: Project[] = []
 export function useCorpus(): { stand: () => Stand } {
   beforeAll(async () => {
     stand = await startStand()
-    scratch = mkdtempSync(path.join(tmpdir(), 'ralph-action-security-'))
+    // The agent (its own user) leaves its markers here.
+    scratch = sharedDir('ralph-action-security-')
   })
   afterAll(async () => {
     for (const p of projects.splice(0)) await p.cleanup()
@@ -66,6 +67,7 @@ export interface Scene {
 /** `extra` files join the project (a function gets the scene's scratch folder, for paths outside it). */
 export async function scene(extra: Files | ((dir: string) => Files) = {}): Promise<Scene> {
   const dir = mkdtempSync(path.join(scratch, 'scene-'))
+  chmodSync(dir, 0o1777)
   const ran = path.join(dir, 'agent-ran')
   const argvScript = path.join(dir, 'argv.mjs')
   writeFileSync(

@@ -1,10 +1,10 @@
 // The action run as the runner runs it, when the loop does not end well: gates that never pass, no change,
 // a time budget spent mid-agent, the runner cancelling (SIGINT then SIGTERM) or killing main, bad input and
 // a dry run. In every case the record is uploaded and read back, and the step says why in one line.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { sharedDir } from '../support/isolation.js'
 import { DONE, FIX, RALPH_DIR, WRONG_FIX, agentScript, projectFiles, ralph } from './fixtures.js'
 import {
   alive,
@@ -25,7 +25,8 @@ const projects: Project[] = []
 
 beforeAll(async () => {
   stand = await startStand()
-  scratch = mkdtempSync(path.join(tmpdir(), 'ralph-e2e-markers-'))
+  // The agent (its own user) leaves its markers here.
+  scratch = sharedDir('ralph-e2e-markers-')
 })
 
 afterAll(async () => {
@@ -144,11 +145,15 @@ test('the time budget runs out mid-agent: the agent tree is killed, the step fai
   const marker = path.join(scratch, 'timeout.json')
   const p = await project(projectFiles(sleepingAgent(marker)))
   // Seconds enough for a loaded machine to start the agent inside the budget; it would sleep two minutes.
-  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests', 'max-time': '15s' } })
+  // No baseline: the budget must run out while the agent runs, not while the gates run before it.
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests', 'max-time': '15s', baseline: 'false' }
+  })
   const agent = JSON.parse(readFileSync(marker, 'utf8')) as { pid: number; child: number }
   expect(alive(agent.pid)).toBe(false)
   expect(alive(agent.child)).toBe(false)
   expect(run.main.exitCode).toBe(1)
+  // The agent sleeps 120 s: a step well under that was not waiting for it (a loaded machine takes 20 s+).
   expect(run.main.durationMs).toBeLessThan(60_000)
   expect(run.outputs).toMatchObject({ 'stop-reason': 'timeout', success: 'false', iterations: '1' })
   expect(run.main.errors.at(-1)?.message).toMatch(
@@ -232,9 +237,14 @@ test('main killed outright mid-agent (a job timeout): post finishes the record a
     expect(files.get('progress.md')?.toString('utf8')).toContain('## Stopped: cancelled')
     expect(files.has('logs/iteration-001/prompt.md')).toBe(true)
     expect(run.post?.summary).toContain('was cancelled')
+    // Post killed the orphaned agent (every process of its user) and gave the work tree back.
+    const agent = JSON.parse(readFileSync(marker, 'utf8')) as { pid: number; child: number }
+    expect([agent.pid, agent.child].filter(alive)).toEqual([])
+    expect(run.post?.stdout).toMatch(/Killed what the loop left running: pid \d+/)
+    expect(statSync(path.join(p.workspace, 'calc.js')).uid).toBe(statSync(p.workspace).uid)
     expectClean(p)
   } finally {
-    // Nothing was left to kill the orphaned agent: the runner does that at the end of a real job.
+    // With isolation none nothing would kill the orphaned agent: the runner does that at the end of a real job.
     try {
       const agent = JSON.parse(readFileSync(marker, 'utf8')) as { pid: number; child: number }
       for (const pid of [agent.pid, agent.child]) if (alive(pid)) process.kill(pid, 'SIGKILL')

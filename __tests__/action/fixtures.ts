@@ -71,3 +71,9 @@ export function projectFiles(agent: string, ralphText = ralph()): Files {
     [`${RALPH_DIR}/agent.mjs`]: agent
   }
 }
+
+/**
+ * For the fault-injection runs: the action waits a hundredth of production (backoffs, retry-after, rate-limit
+ * resets), and a request with no answer in 3 s is a stall (the servers stall 30 s).
+ */
+export const FAULT_TIMING = { RALPH_ACTION_TEST_WAIT_SCALE: '0.01', RALPH_ACTION_TEST_TIMEOUT_MS: '3000' }

@@ -7,6 +7,7 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { promisify } from 'node:util'
 import {
   chmodSync,
+  chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -22,6 +23,7 @@ import { fileURLToPath } from 'node:url'
 import { parse as parseYaml } from 'yaml'
 import { startArtifactService, type ArtifactService } from '../support/artifacts/index.js'
 import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../support/github-api/index.js'
+import { TEST_AGENT_USER } from '../support/isolation.js'
 import { startGitServer, type GitServer } from './git-server.js'
 
 /** The nearest folder above this file holding action.yml (also when `npm run local` compiled it elsewhere). */
@@ -128,6 +130,10 @@ export interface Project {
 
 const GIT_ENV = {
   GIT_CONFIG_NOSYSTEM: '1',
+  // The test's own git may look into a work tree handed to another user (the sudo path's job user).
+  GIT_CONFIG_COUNT: '1',
+  GIT_CONFIG_KEY_0: 'safe.directory',
+  GIT_CONFIG_VALUE_0: '*',
   GIT_AUTHOR_NAME: 'Octo Cat',
   GIT_AUTHOR_EMAIL: 'octocat@example.com',
   GIT_COMMITTER_NAME: 'Octo Cat',
@@ -337,6 +343,8 @@ export interface RunOptions {
   duringMain?: (child: ChildProcess) => Promise<void> | void
   /** Skip the post step. */
   noPost?: boolean
+  /** Run both steps as this user (a job user with passwordless sudo); the project must be theirs. */
+  as?: { uid: number; gid: number }
   /** Show each step's log as it runs (`npm run local`). */
   echo?: boolean
 }
@@ -344,6 +352,8 @@ export interface RunOptions {
 export interface ActionRun {
   main: StepResult
   post?: StepResult
+  /** What main's GITHUB_ENV and GITHUB_PATH gave the later steps (post included), as the runner applies them. */
+  laterSteps: { env: Record<string, string>; path: string[] }
   /** The job summary: main's then post's. */
   summary: string
   outputs: Record<string, string>
@@ -357,6 +367,7 @@ function spawnStep(
   env: Record<string, string>,
   cwd: string,
   during?: (child: ChildProcess) => Promise<void> | void,
+  as?: RunOptions['as'],
   echo = false
 ): Promise<{
   exitCode: number | null
@@ -367,7 +378,7 @@ function spawnStep(
 }> {
   return new Promise((resolve, reject) => {
     const started = Date.now()
-    const child = spawn(ACTION_NODE, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(ACTION_NODE, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...as })
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', (chunk: Buffer) => {
@@ -409,6 +420,8 @@ export async function runAction(
     GITHUB_STEP_SUMMARY: path.join(stepDir, 'step_summary_main')
   }
   for (const file of Object.values(files)) writeFileSync(file, '')
+  if (options.as)
+    for (const file of [stepDir, ...Object.values(files)]) chownSync(file, options.as.uid, options.as.gid)
   const eventName = options.eventName ?? 'workflow_dispatch'
   const eventFile = path.join(stepDir, 'event.json')
   writeFileSync(eventFile, JSON.stringify(options.event ?? project.api.events.workflowDispatch()))
@@ -462,7 +475,8 @@ export async function runAction(
     if (value === undefined) delete job[key]
     else job[key] = value
   }
-  const inputs = inputEnv(options.inputs ?? {})
+  // One agent user per jest worker: a whole-uid kill in one test file must not hit another file's agent.
+  const inputs = inputEnv({ 'agent-user': TEST_AGENT_USER, ...options.inputs })
   const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '')
   const step = async (
     summaryFile: string,
@@ -471,10 +485,12 @@ export async function runAction(
   ): Promise<StepResult> => {
     writeFileSync(files.GITHUB_OUTPUT, '')
     writeFileSync(summaryFile, '')
+    if (options.as) chownSync(summaryFile, options.as.uid, options.as.gid)
     const result = await spawnStep(
       { ...job, ...inputs, ...extra, GITHUB_STEP_SUMMARY: summaryFile },
       project.workspace,
       during,
+      options.as,
       options.echo
     )
     const commands = parseCommands(result.stdout)
@@ -493,12 +509,30 @@ export async function runAction(
     }
   }
   const main = await step(files.GITHUB_STEP_SUMMARY, {}, options.duringMain)
+  // The runner applies what a step appended to GITHUB_ENV and GITHUB_PATH to every later step, post included
+  // (it refuses only NODE_OPTIONS).
+  const laterSteps = {
+    env: parseFileCommands(read(files.GITHUB_ENV)),
+    path: read(files.GITHUB_PATH).split('\n').filter(Boolean).reverse()
+  }
+  delete laterSteps.env.NODE_OPTIONS
   let post: StepResult | undefined
   if (!options.noPost) {
     const states = Object.fromEntries(Object.entries(main.state).map(([k, v]) => [`STATE_${k}`, v]))
-    post = await step(path.join(stepDir, 'step_summary_post'), states)
+    const applied = {
+      ...laterSteps.env,
+      PATH: [...laterSteps.path, laterSteps.env.PATH ?? job.PATH].join(':')
+    }
+    post = await step(path.join(stepDir, 'step_summary_post'), { ...applied, ...states })
   }
-  return { main, post, summary: main.summary + (post?.summary ?? ''), outputs: main.outputs, stepDir }
+  return {
+    main,
+    post,
+    laterSteps,
+    summary: main.summary + (post?.summary ?? ''),
+    outputs: main.outputs,
+    stepDir
+  }
 }
 
 /** Waits until `condition` holds (polling), or fails after `timeoutMs`. */

@@ -3,7 +3,7 @@
 import { describe, expect, test } from '@jest/globals'
 import { InputError, branchNameProblem, readInputs } from '../../src/action/inputs.js'
 import { parseDuration } from '../../src/ralph/index.js'
-import { agentEnvironment } from '../../src/action/plan.js'
+import { agentEnvironment } from '../../src/security/index.js'
 import { actionYaml, inputEnv } from './harness.js'
 
 const read = (given: Record<string, string>) => readInputs(inputEnv(given))
@@ -21,6 +21,8 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
   expect(read({ ralph: 'fix-tests' })).toEqual({
     ralph: 'fix-tests',
     checks: [],
+    baseline: true,
+    skipIfGreen: false,
     args: [],
     maxIterations: 10,
     maxTimeSeconds: 3600,
@@ -39,8 +41,23 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
     reportIssue: false,
     triggerLabel: 'ralph',
     presets: true,
-    allowEnv: []
+    allowEnv: [],
+    // The agent runs as its own user wherever the runner allows it.
+    isolation: 'auto',
+    agentUser: 'ralph-agent'
   })
+})
+
+test('isolation is auto, user or none, and the agent user a plain user name', () => {
+  expect(read({ ralph: 'r', isolation: 'user', 'agent-user': 'agent-2' })).toMatchObject({
+    isolation: 'user',
+    agentUser: 'agent-2'
+  })
+  expect(read({ ralph: 'r', isolation: 'none' }).isolation).toBe('none')
+  expect(problem({ ralph: 'r', isolation: 'sandbox' })).toBe(
+    `Input 'isolation' must be auto, user or none, got "sandbox".`
+  )
+  expect(problem({ ralph: 'r', 'agent-user': '../root' })).toMatch(/^Input 'agent-user' must be a user name/)
 })
 
 test('every input action.yml declares is read (none is ignored)', () => {
@@ -87,6 +104,19 @@ test('lists, lines, args, durations, dollars and booleans', () => {
   expect(read({ ralph: 'r' }).completionTag).toBeUndefined()
 })
 
+test("the gates' inputs: baseline on unless false, skip-if-green off unless true, parallel-checks left to the ralph unless given", () => {
+  expect(read({ ralph: 'r' })).toMatchObject({ baseline: true, skipIfGreen: false })
+  expect(read({ ralph: 'r' }).parallelChecks).toBeUndefined()
+  expect(
+    read({ ralph: 'r', baseline: 'false', 'skip-if-green': 'true', 'parallel-checks': 'true' })
+  ).toMatchObject({
+    baseline: false,
+    skipIfGreen: true,
+    parallelChecks: true
+  })
+  expect(read({ ralph: 'r', 'parallel-checks': 'false' }).parallelChecks).toBe(false)
+})
+
 test.each([
   ['30', 1800],
   ['1.5', 90],
@@ -114,6 +144,8 @@ describe('bad input is one line that names the input and the fix', () => {
     [{ ralph: 'r', 'agent-timeout': '-5' }, "Input 'agent-timeout' must be a number of minutes"],
     [{ ralph: 'r', 'max-cost': 'five' }, "Input 'max-cost' must be an amount in US dollars like 5 or 2.50"],
     [{ ralph: 'r', draft: 'yes' }, 'Input \'draft\' must be true or false, got "yes".'],
+    [{ ralph: 'r', 'skip-if-green': 'yes' }, 'Input \'skip-if-green\' must be true or false, got "yes".'],
+    [{ ralph: 'r', 'parallel-checks': 'on' }, 'Input \'parallel-checks\' must be true or false, got "on".'],
     [{ ralph: 'r', 'on-failure': 'pr' }, 'Input \'on-failure\' must be none, push or draft-pr, got "pr".'],
     [{ ralph: 'r', args: 'focus' }, 'Input \'args\' line 1 ("focus") is not name=value'],
     [{ ralph: 'r', args: 'a b=c' }, 'Input \'args\' line 1 ("a b=c") is not name=value'],

@@ -174,8 +174,9 @@ test('the summary: facts, links, the iteration table with each gate, the gates, 
     '[Pull request #3](https://github.com/o/r/pull/3) · branch `ralph/fix-tests` · [Run record (`ralph-fix-tests-42-1`)](https://github.com/o/r/actions/runs/42/artifacts/7) · [This run](https://github.com/o/r/actions/runs/42)'
   )
   expect(md).toContain('| # | Verdict | `tests` | `types` | Cost | Duration |')
-  expect(md).toContain('| 1 | ❌ gates failed | ✗ | ✓ | $0.0123 | 13s |')
-  expect(md).toContain('| 2 | ✅ passed | ✓ | ✓ | $0.0123 | 14s |')
+  // Each gate with its duration: which gate to speed up.
+  expect(md).toContain('| 1 | ❌ gates failed | ✗ 0.9s | ✓ 0.8s | $0.0123 | 13s |')
+  expect(md).toContain('| 2 | ✅ passed | ✓ 0.9s | ✓ 0.8s | $0.0123 | 14s |')
   expect(md).toContain('- ✓ `tests`: `npm test`')
   expect(charts(r.status)).toBe(
     [
@@ -196,6 +197,56 @@ test('the summary: facts, links, the iteration table with each gate, the gates, 
       '  line [13, 14]',
       '```'
     ].join('\n')
+  )
+})
+
+test('the baseline is row 0 of the table in the summary and the pull request body; skip-if-green says nothing ran', () => {
+  const first = iteration(1, true)
+  const baseline = {
+    startedAt: '2026-11-25T09:59:50.000Z',
+    durationMs: 4_200,
+    verdict: 'failing' as const,
+    checks: first.checks.map(c => ({ ...c, passed: c.name === 'types', durationMs: c.durationMs * 3 })),
+    checksMs: 2_700,
+    parallel: true
+  }
+  const r = report(result([first], { baseline }))
+  const row = '| 0 | 🔎 baseline: gates failing | ✗ 2.7s | ✓ 2.4s | – | 4s |'
+  expect(renderSummary(r)).toContain(
+    `| # | Verdict | \`tests\` | \`types\` | Cost | Duration |\n| --- | --- | --- | --- | --- | --- |\n${row}\n| 1 | ✅ passed |`
+  )
+  expect(pullRequestText(r).body).toContain(row)
+  // The charts are of iterations (agent runs) only.
+  expect(charts(r.status)).toContain('x-axis "Iteration" [1]')
+
+  const green = report(
+    result([], {
+      baseline: { ...baseline, verdict: 'green', checks: first.checks },
+      stopReason: 'already_green',
+      stopDetail: 'every check passed before any agent ran (skip-if-green), so no agent ran',
+      success: true
+    }),
+    { skipped: 'every gate passed before any agent ran, so there was nothing to do and nothing was pushed' }
+  )
+  expect(outcomeSentence(green)).toBe(
+    '✅ **fix-tests**: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.'
+  )
+  const md = renderSummary(green)
+  expect(md).toContain('**Stop reason:** `already_green` · **Iterations:** 0 of 10')
+  expect(md).toContain('| 0 | ✅ baseline: gates pass | ✓ 0.9s | ✓ 0.8s | – | 4s |')
+  expect(md).toContain('- ✓ `tests`: `npm test`')
+  expect(md).not.toContain('mermaid')
+})
+
+test("with more gates than columns, the table names each row's slowest gate", () => {
+  const it = iteration(1, false)
+  it.checks = Array.from({ length: 7 }, (_, i) => ({
+    ...it.checks[0],
+    name: `g${i}`,
+    durationMs: i === 4 ? 61_000 : 500
+  }))
+  expect(renderSummary(report(result([it])))).toContain(
+    '| 1 | ❌ gates failed | 0/7 ✓ (slowest `g4` 1m 01s) | $0.0123 | 13s |'
   )
 })
 

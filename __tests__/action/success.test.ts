@@ -80,7 +80,7 @@ test('gates pass in iteration 2: branch pushed, pull request created, outputs, s
   expect(pr.title).toBe('ralph fix-tests: Fix the failing tests in calc.js.')
   expect(pr.body).toContain('### What was asked')
   expect(pr.body).toContain('Every gate passed in iteration 2.')
-  expect(pr.body).toMatch(/\| 2 \| ✅ passed \| ✓ \|/)
+  expect(pr.body).toMatch(/\| 2 \| ✅ passed \| ✓ \d+\.\ds \|/)
   expect(pr.body).toContain(`run record is the artifact`)
   expect(pr.body).not.toContain('Closes #')
 
@@ -116,8 +116,8 @@ test('gates pass in iteration 2: branch pushed, pull request created, outputs, s
   expect(run.summary).toContain(
     '✅ **fix-tests** passed every gate in iteration 2 and opened pull request [#1]'
   )
-  expect(run.summary).toMatch(/\| 1 \| ❌ gates failed \| ✗ \|/)
-  expect(run.summary).toMatch(/\| 2 \| ✅ passed \| ✓ \|/)
+  expect(run.summary).toMatch(/\| 1 \| ❌ gates failed \| ✗ \d+\.\ds \|/)
+  expect(run.summary).toMatch(/\| 2 \| ✅ passed \| ✓ \d+\.\ds \|/)
   expect(run.summary).toContain('xychart-beta')
   expect(run.summary).toContain(`/actions/runs/`)
   expect(run.summary).toContain(`/artifacts/${artifact.id}`)
@@ -125,7 +125,9 @@ test('gates pass in iteration 2: branch pushed, pull request created, outputs, s
   // The log: a group per iteration, and the agent's workflow commands left as text.
   const groups = run.main.commands.filter(c => c.command === 'group').map(c => c.message)
   expect(groups).toEqual(expect.arrayContaining(['Iteration 1 of 10', 'Iteration 2 of 10']))
-  expect(run.main.stdout).toContain('::error file=calc.js,line=1::injected by the agent')
+  // Defused (a zero-width space after the first colon): the text is there, the command is not.
+  expect(run.main.stdout).toContain(':\u200b:error file=calc.js,line=1::injected by the agent')
+  expect(run.main.stdout).not.toMatch(/^\s*::error file=calc\.js/m)
   expect(run.main.commands.filter(c => c.message.includes('injected'))).toEqual([])
   expect(run.main.commands.filter(c => c.command === 'add-mask' && c.message === 'calc')).toEqual([])
 

@@ -2,12 +2,12 @@
 // comment from someone with write access (👀, a tracking comment edited per iteration and finalised with
 // the pull request), a refusal that runs no agent, and a tracking comment the post step finalises as
 // cancelled.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { ChildProcess } from 'node:child_process'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import { DONE, FIX, RALPH_DIR, WRONG_FIX, agentScript, projectFiles, ralph } from './fixtures.js'
+import { sharedDir } from '../support/isolation.js'
 import { createProject, runAction, startStand, waitForFile, type Project, type Stand } from './harness.js'
 
 let stand: Stand
@@ -16,7 +16,8 @@ const projects: Project[] = []
 
 beforeAll(async () => {
   stand = await startStand()
-  scratch = mkdtempSync(path.join(tmpdir(), 'ralph-action-triggers-'))
+  // The agent (its own user) leaves its markers here.
+  scratch = sharedDir('ralph-action-triggers-')
 })
 
 afterAll(async () => {

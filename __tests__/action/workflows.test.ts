@@ -54,6 +54,14 @@ describe.each(EXAMPLES)('%s', file => {
   })
 })
 
+test('the on-push example costs nothing on a green push: skip-if-green, with the tests as its gate', () => {
+  const [step] = jobsOf(load('examples/workflows/fix-failing-tests.yml')).flatMap(([, job]) =>
+    stepsOf(job).filter(s => s.uses === 'org/ralph-action@v1')
+  )
+  expect(step.with).toMatchObject({ 'skip-if-green': true, checks: 'npm test' })
+  expect((step.with as Json).baseline).toBeUndefined()
+})
+
 test('every example installs its agent with install-agent, not with a step of its own', () => {
   const dir = path.join(REPO_ROOT, 'examples', 'workflows')
   for (const file of readdirSync(dir).filter(name => name.endsWith('.yml'))) {

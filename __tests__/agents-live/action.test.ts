@@ -66,6 +66,9 @@ describeWithAgent('claude')('the action on the real claude CLI', () => {
         'pr-operation': 'created'
       })
       expect(Number(run.outputs.cost)).toBeGreaterThan(0)
+      // As the action runs agents by default (CI is root): claude ran as its own user.
+      if (process.getuid?.() === 0)
+        expect(run.main.stdout).toMatch(/run as ralph-agent-t\d+ \(uid \d+, started with setpriv\)/)
       // The readable transcript, not the raw JSON stream, in the log.
       expect(run.main.stdout).toContain('→ Write')
       expect(run.main.stdout).not.toContain('"type":"assistant"')

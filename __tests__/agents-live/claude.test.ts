@@ -1,5 +1,5 @@
 // The real Claude Code CLI (pinned in scripts/install-agent-clis.json) against the scripted Anthropic server.
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   claudeArgs,
@@ -25,7 +25,17 @@ import {
   type Script,
   type ScriptedServer
 } from '../support/model-server/index.js'
-import { describeWithAgent, makeWorkspace, recordOrCompare, Timings, type Workspace } from './live.js'
+import type { AgentIsolation } from '../../src/security/index.js'
+import {
+  describeWithAgent,
+  giveHome,
+  isolateLive,
+  makeWorkspace,
+  releaseLive,
+  recordOrCompare,
+  Timings,
+  type Workspace
+} from './live.js'
 
 // List prices of claude-sonnet-4-5 in USD per million tokens, as claude 2.1.332 applies them.
 const PRICE = { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 }
@@ -35,13 +45,18 @@ const timings = new Timings()
 let workspace: Workspace
 let server: ScriptedServer | undefined
 
-beforeEach(() => {
+let isolation: AgentIsolation | undefined
+
+beforeEach(async () => {
   workspace = makeWorkspace('claude')
+  // As the action runs it by default: as its own user, the work tree its own, nothing of ours in reach.
+  isolation = await isolateLive(workspace, 'claude')
 })
 
 afterEach(async () => {
   await server?.close()
   server = undefined
+  await releaseLive(workspace, isolation)
   workspace.remove()
 })
 
@@ -55,12 +70,16 @@ type LiveOptions = { prompt?: string; maxRetries?: number; extra?: string[] } & 
 async function runClaude(name: string, script: Script, options: LiveOptions = {}): Promise<AgentRun> {
   const { prompt, maxRetries, extra, ...control } = options
   server ??= await startAnthropicServer({ script })
+  const env = claudeEnv(server.url, workspace.home, { maxRetries })
+  // Its files were just written: the agent's user must own them (codex writes sessions/ beside config.toml).
+  giveHome(workspace, isolation)
   const run = await runAgentCli('claude', {
     cwd: workspace.cwd,
-    env: claudeEnv(server.url, workspace.home, { maxRetries }),
+    env,
     args: claudeArgs({ extra }),
     prompt: prompt ?? 'Create hello.txt, then show it.',
-    ...control
+    ...control,
+    ...(isolation ? { as: isolation } : {})
   })
   timings.add(name, run, server)
   return run
@@ -93,6 +112,9 @@ describeWithAgent('claude')('the real claude CLI against a scripted Anthropic se
 
     expect(run.exitCode).toBe(0)
     expect(readFileSync(join(workspace.cwd, 'hello.txt'), 'utf8')).toBe('hello from the scripted model\n')
+    // Written by the agent's own user (where this machine allows it, as CI does).
+    expect(statSync(join(workspace.cwd, 'hello.txt')).uid).toBe(isolation?.user.uid ?? process.getuid?.())
+    if (process.getuid?.() === 0) expect(isolation).toBeDefined()
     expect(server!.problems).toEqual([])
     // At start-up and after, the CLI calls nothing but the Messages API (non-essential traffic is off).
     expect(server!.requests.map(request => `${request.method} ${request.url}`)).toEqual(

@@ -1,5 +1,5 @@
 // The real Codex CLI (pinned in scripts/install-agent-clis.json) against the scripted Responses API server.
-import { readFileSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import {
   codexArgs,
@@ -24,7 +24,17 @@ import {
   type Script,
   type ScriptedServer
 } from '../support/model-server/index.js'
-import { describeWithAgent, makeWorkspace, recordOrCompare, Timings, type Workspace } from './live.js'
+import type { AgentIsolation } from '../../src/security/index.js'
+import {
+  describeWithAgent,
+  giveHome,
+  isolateLive,
+  makeWorkspace,
+  releaseLive,
+  recordOrCompare,
+  Timings,
+  type Workspace
+} from './live.js'
 
 type Event = Record<string, unknown>
 type Item = { type: string; [key: string]: unknown }
@@ -32,13 +42,18 @@ const timings = new Timings()
 let workspace: Workspace
 let server: ScriptedServer | undefined
 
-beforeEach(() => {
+let isolation: AgentIsolation | undefined
+
+beforeEach(async () => {
   workspace = makeWorkspace('codex')
+  // As the action runs it by default: as its own user, the work tree its own, nothing of ours in reach.
+  isolation = await isolateLive(workspace, 'codex')
 })
 
 afterEach(async () => {
   await server?.close()
   server = undefined
+  await releaseLive(workspace, isolation)
   workspace.remove()
 })
 
@@ -52,12 +67,16 @@ type LiveOptions = { prompt?: string; maxRetries?: number } & Pick<
 async function runCodex(name: string, script: Script, options: LiveOptions = {}): Promise<AgentRun> {
   const { prompt, maxRetries, ...control } = options
   server ??= await startResponsesServer({ script })
+  const env = codexEnv(server.url, workspace.home, { maxRetries })
+  // Its files were just written: the agent's user must own them (codex writes sessions/ beside config.toml).
+  giveHome(workspace, isolation)
   const run = await runAgentCli('codex', {
     cwd: workspace.cwd,
-    env: codexEnv(server.url, workspace.home, { maxRetries }),
+    env,
     args: codexArgs(),
     prompt: prompt ?? 'Create hello.txt, then show it.',
-    ...control
+    ...control,
+    ...(isolation ? { as: isolation } : {})
   })
   timings.add(name, run, server)
   return run
@@ -88,6 +107,9 @@ describeWithAgent('codex')('the real codex CLI against a scripted Responses API 
 
     expect(run.exitCode).toBe(0)
     expect(readFileSync(join(workspace.cwd, 'hello.txt'), 'utf8')).toBe('hello from the scripted model\n')
+    // Written by the agent's own user (where this machine allows it, as CI does).
+    expect(statSync(join(workspace.cwd, 'hello.txt')).uid).toBe(isolation?.user.uid ?? process.getuid?.())
+    if (process.getuid?.() === 0) expect(isolation).toBeDefined()
     expect(server!.problems).toEqual([])
     // With the quiet flags codex calls nothing but the Responses API: no models list, no plugins, no update check.
     expect(server!.requests.map(request => `${request.method} ${request.url}`)).toEqual(

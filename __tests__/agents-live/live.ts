@@ -4,7 +4,10 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { execFileSync } from 'node:child_process'
+import { isolateAgent, isolationPrivilege, type AgentIsolation } from '../../src/security/index.js'
 import {
+  agentBin,
   liveSetup,
   parseJsonLines,
   runAgentCli,
@@ -13,6 +16,7 @@ import {
   type AgentRun,
   type LiveSetup
 } from '../support/agents.js'
+import { TEST_AGENT_USER } from '../support/isolation.js'
 import type { LoopConfig } from '../../src/loop/index.js'
 import type { Script, ScriptedServer } from '../support/model-server/index.js'
 import { DRIVERS } from './drivers.js'
@@ -50,6 +54,60 @@ export function makeWorkspace(prefix: string): Workspace {
   mkdirSync(cwd)
   mkdirSync(home)
   return { root, cwd, home, remove: () => rmSync(root, { recursive: true, force: true }) }
+}
+
+let saidUnisolated = false
+
+/**
+ * The agent's own user for a live run, as the action runs agents by default: `cwd` is its work tree and `home`
+ * (CODEX_HOME) its own. Where this machine cannot (not root, no passwordless sudo) the CLIs run as the caller,
+ * said once on stderr; REQUIRE_ISOLATION=1 (CI runs as root) makes that an error.
+ */
+export async function isolateLive(
+  workspace: Workspace,
+  name: AgentName
+): Promise<AgentIsolation | undefined> {
+  const privilege = isolationPrivilege()
+  if ('why' in privilege) {
+    if (process.env.REQUIRE_ISOLATION === '1') throw new Error(`REQUIRE_ISOLATION=1 but ${privilege.why}`)
+    if (!saidUnisolated) process.stderr.write(`The live ${name} tests run NOT isolated: ${privilege.why}\n`)
+    saidUnisolated = true
+    return undefined
+  }
+  const isolation = await isolateAgent({
+    user: TEST_AGENT_USER,
+    privilege: privilege.privilege,
+    workTree: workspace.cwd,
+    reach: [workspace.home],
+    program: agentBin(name)
+  })
+  chownHome(workspace, isolation.state.privilege, `${isolation.user.uid}:${isolation.user.gid}`)
+  return isolation
+}
+
+/** The CLI's home, as the run's set-up just wrote it (config files, CODEX_HOME), made the agent's user's. */
+export function giveHome(workspace: Workspace, isolation: AgentIsolation | undefined): void {
+  if (!isolation) return
+  const { uid, gid } = isolation.user
+  chownHome(workspace, isolation.state.privilege, `${uid}:${gid}`, true)
+}
+
+/** Kills what the live run left, gives the work tree and the CLI's home back to the test's user. */
+export async function releaseLive(
+  workspace: Workspace,
+  isolation: AgentIsolation | undefined
+): Promise<void> {
+  if (!isolation) return
+  const problems = await isolation.release()
+  const { uid, gid } = isolation.state.owner
+  chownHome(workspace, isolation.state.privilege, `${uid}:${gid}`, true)
+  if (problems.length > 0) throw new Error(`the isolation could not be undone: ${problems.join('; ')}`)
+}
+
+function chownHome(workspace: Workspace, privilege: 'root' | 'sudo', owner: string, recursive = false): void {
+  const argv = ['chown', ...(recursive ? ['-R'] : []), owner, workspace.home]
+  if (privilege === 'root') execFileSync(argv[0], argv.slice(1))
+  else execFileSync('sudo', ['-n', ...argv])
 }
 
 // Placeholders that keep recorded streams stable across runs and machines.

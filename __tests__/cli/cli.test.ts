@@ -118,8 +118,44 @@ describe('ralph-action run', () => {
     'r/RALPH.md': '---\nagent: ./agent.sh\n---\nMake `answer` hold 42.\n\n{{ ralph.failures }}\n'
   }
 
-  test('--check gates the loop: fails in iteration 1, passes in 2, commits each, exits 0', () => {
+  const wants42 = ['--check', 'test "$(cat answer)" = 42 || { echo want 42; exit 1; }']
+
+  test("--check gates the loop: the baseline's failure reaches iteration 1, which passes; commits, exits 0", () => {
     const dir = project(fixer, true)
+    const record = recordOf(dir)
+    const r = cli(dir, 'run', 'r', '-n', '5', '--commit', '--record-dir', record, ...wants42)
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toContain(
+      'Baseline ───────\n  Running the 1 check(s) before the first agent run\n  ✗ check test "$(cat answer)" = 42 || { echo wan… ('
+    )
+    expect(r.stdout).toMatch(/✗ Baseline: 1 of 1 checks failing: iteration 1 gets their output \(/)
+    expect(r.stdout).toContain('Stopped: all_checks_passed')
+    const status = JSON.parse(readFileSync(path.join(record, 'status.json'), 'utf8'))
+    expect(status.stopReason).toBe('all_checks_passed')
+    expect(status.baseline.verdict).toBe('failing')
+    expect(status.iterations.map((i: { verdict: string }) => i.verdict)).toEqual(['passed'])
+    const log = spawnSync('git', ['log', '--format=%s'], { cwd: dir, encoding: 'utf8' }).stdout
+    expect(log.trim().split('\n')).toEqual(['ralph r: iteration 1', 'start'])
+    expect(readdirSync(path.join(record, 'logs'))).toEqual(['iteration-000', 'iteration-001'])
+  })
+
+  test('--no-baseline: iteration 1 works blind, iteration 2 sees the failure and passes', () => {
+    const dir = project(fixer, true)
+    const record = recordOf(dir)
+    const r = cli(dir, 'run', 'r', '-n', '5', '--commit', '--no-baseline', '--record-dir', record, ...wants42)
+    expect(r.code).toBe(0)
+    expect(r.stdout).not.toContain('Baseline')
+    const status = JSON.parse(readFileSync(path.join(record, 'status.json'), 'utf8'))
+    expect(status.baseline).toBeUndefined()
+    expect(status.iterations.map((i: { verdict: string }) => i.verdict)).toEqual(['checks_failed', 'passed'])
+    const log = spawnSync('git', ['log', '--format=%s'], { cwd: dir, encoding: 'utf8' }).stdout
+    expect(log.trim().split('\n')).toEqual(['ralph r: iteration 2', 'ralph r: iteration 1', 'start'])
+    expect(readdirSync(path.join(record, 'logs'))).toEqual(['iteration-001', 'iteration-002'])
+  })
+
+  test('--skip-if-green on a green tree stops already_green with exit 0, and no agent runs', () => {
+    const dir = project({ ...fixer, answer: '42\n' }, true)
     const record = recordOf(dir)
     const r = cli(
       dir,
@@ -127,21 +163,45 @@ describe('ralph-action run', () => {
       'r',
       '-n',
       '5',
-      '--commit',
+      '--skip-if-green',
+      '--parallel-checks',
       '--record-dir',
       record,
-      '--check',
-      'test "$(cat answer)" = 42 || { echo want 42; exit 1; }'
+      ...wants42
     )
     expect(r.stderr).toBe('')
     expect(r.code).toBe(0)
-    expect(r.stdout).toContain('Stopped: all_checks_passed')
+    expect(r.stdout).toContain('Running the 1 check(s) together before the first agent run')
+    expect(r.stdout).toMatch(/✓ Baseline: every check passes \(/)
+    expect(r.stdout).toContain(
+      'Stopped: already_green — every check passed before any agent ran (skip-if-green), so no agent ran'
+    )
+    expect(r.stdout).not.toContain('Iteration 1')
     const status = JSON.parse(readFileSync(path.join(record, 'status.json'), 'utf8'))
-    expect(status.stopReason).toBe('all_checks_passed')
-    expect(status.iterations.map((i: { verdict: string }) => i.verdict)).toEqual(['checks_failed', 'passed'])
-    const log = spawnSync('git', ['log', '--format=%s'], { cwd: dir, encoding: 'utf8' }).stdout
-    expect(log.trim().split('\n')).toEqual(['ralph r: iteration 2', 'ralph r: iteration 1', 'start'])
-    expect(readdirSync(path.join(record, 'logs'))).toEqual(['iteration-001', 'iteration-002'])
+    expect(status).toMatchObject({ stopReason: 'already_green', success: true, iterations: [] })
+    expect(status.baseline).toMatchObject({ verdict: 'green', parallel: true })
+    expect(readFileSync(path.join(dir, 'answer'), 'utf8')).toBe('42\n')
+  })
+
+  test('--skip-if-green without checks, or with --no-baseline, is a configuration error (exit 1)', () => {
+    const dir = project(fixer, true)
+    const bare = cli(dir, 'run', 'r', '--skip-if-green', '--record-dir', recordOf(dir))
+    expect(bare.code).toBe(1)
+    expect(bare.stderr).toBe(
+      "Error: skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green.\n"
+    )
+    const off = cli(
+      dir,
+      'run',
+      'r',
+      '--skip-if-green',
+      '--no-baseline',
+      '--record-dir',
+      recordOf(dir),
+      ...wants42
+    )
+    expect(off.code).toBe(1)
+    expect(off.stderr).toMatch(/^Error: skip-if-green needs the baseline/)
   })
 
   test('gates that never pass stop at the cap with exit 3', () => {

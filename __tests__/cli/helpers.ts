@@ -1,8 +1,9 @@
 // The CLI as a user runs it: the built dist/cli/index.js, in temp projects (real git when asked).
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { afterAll } from '@jest/globals'
 
 export const CLI = path.resolve('dist/cli/index.js')
 
@@ -27,9 +28,17 @@ export function gitEnv(): NodeJS.ProcessEnv {
   }
 }
 
+// Every project folder (and the record beside it) goes when the test file ends.
+const made: string[] = []
+afterAll(() => {
+  for (const dir of made.splice(0))
+    for (const d of [dir, recordOf(dir)]) rmSync(d, { recursive: true, force: true })
+})
+
 /** A project folder with the given files (a `*.sh` file is made executable). */
 export function project(files: Record<string, string>, git = false): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'ralph-cli-'))
+  made.push(dir)
   for (const [name, content] of Object.entries(files)) {
     const file = path.join(dir, name)
     mkdirSync(path.dirname(file), { recursive: true })

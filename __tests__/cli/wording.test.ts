@@ -140,7 +140,10 @@ describe('progress.md', () => {
     expect(table).toBeGreaterThan(outcome)
     expect(details).toBeGreaterThan(table)
     expect(progress.indexOf('## Iteration 2: passed')).toBeGreaterThan(details)
-    expect(iterationTable(result, Infinity)).toContain('| 1 | ❌ gates failed | ✗ | unknown |')
+    // The baseline (the gate before the first agent run) is row 0; each gate cell carries its time.
+    expect(iterationTable(result, Infinity)).toMatch(
+      /\| 0 \| 🔎 baseline: gates failing \| ✗ \d+\.\ds \| – \| \d+s \|\n\| 1 \| ❌ gates failed \| ✗ \d+\.\ds \| unknown \|/
+    )
     expect(charts(result)).toContain('```mermaid\nxychart-beta\n  title "Duration per iteration (seconds)"')
     // Said once: the outcome is not repeated at the end.
     expect(progress.split('## Stopped:')).toHaveLength(2)

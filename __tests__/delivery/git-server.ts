@@ -4,11 +4,13 @@
 // Authorization header is recorded, so a test can prove what reached the server — and what did not.
 // Rejections GitHub makes on push are reproduced with a proc-receive hook, which lets the server answer each
 // ref with GitHub's own reason text (` ! [remote rejected] b -> b (refusing to allow a GitHub App …)`).
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
+import { applyFault, FaultSchedule, gitRoute, type FaultKind } from '../support/faults.js'
+import { serveHttpBackend } from '../support/git-http-backend.js'
 import { tempDir } from '../git/temp-repo.js'
 
 export interface GitRequest {
@@ -19,7 +21,9 @@ export interface GitRequest {
   authorization?: string
   /** The token from a basic `x-access-token:<token>` header. */
   token?: string
+  /** 0 when the connection was reset, stalled or its answer dropped. */
   status: number
+  fault?: FaultKind
 }
 
 export type Access = 'write' | 'read'
@@ -50,6 +54,8 @@ export interface GitServer {
    */
   rejectPushes(rejection: { reason: string; remoteLines?: string[]; onlyIfTouching?: string }): void
   acceptPushes(): void
+  /** Faults by route: `receive-pack-refs`, `receive-pack`, `upload-pack-refs`, `upload-pack`. */
+  faults: FaultSchedule
   close(): Promise<void>
 }
 
@@ -122,6 +128,7 @@ export async function startGitServer(
     acceptPushes() {
       bare('config', '--unset-all', 'receive.procReceiveRefs')
     },
+    faults: new FaultSchedule(),
     close: () =>
       new Promise<void>(resolve => {
         http.close(() => {
@@ -194,44 +201,22 @@ function handle(server: GitServer, root: string, req: IncomingMessage, res: Serv
   if (access) env.REMOTE_USER = 'x-access-token'
   if (req.headers['git-protocol']) env.GIT_PROTOCOL = String(req.headers['git-protocol'])
   if (req.headers['content-encoding']) env.HTTP_CONTENT_ENCODING = String(req.headers['content-encoding'])
-  const backend = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] })
-  req.pipe(backend.stdin)
-  let head = Buffer.alloc(0)
-  let started = false
-  backend.stdout.on('data', (chunk: Buffer) => {
-    if (started) {
-      res.write(chunk)
-      return
-    }
-    head = Buffer.concat([head, chunk])
-    const end = head.indexOf('\r\n\r\n')
-    if (end < 0) return
-    started = true
-    let status = 200
-    const headers: Record<string, string> = {}
-    for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
-      const colon = line.indexOf(':')
-      const key = line.slice(0, colon).trim()
-      const value = line.slice(colon + 1).trim()
-      if (key.toLowerCase() === 'status') status = parseInt(value, 10)
-      else headers[key] = value
-    }
-    entry.status = status
-    res.writeHead(status, headers)
-    res.write(head.subarray(end + 4))
-  })
-  backend.stderr.resume()
-  backend.on('close', () => {
-    if (!started) answer(500, 'git http-backend gave no answer\n')
-    else res.end()
+  const serve = (dropAnswer: boolean): void =>
+    serveHttpBackend(req, res, env, { dropAnswer, onStatus: status => (entry.status = status) })
+  const fault = server.faults.take(gitRoute(entry.method, url))
+  if (!fault) return serve(false)
+  entry.fault = fault
+  applyFault(fault, req, res, {
+    answer: (status, headers, message) => answer(status, `${message}\n`, headers),
+    proceed: serve
   })
 }
 
-/** The test process's environment without anything that would change how git behaves. */
+/** The test process's environment without anything that would change how git behaves (the server is not the job). */
 function cleanEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value
-  return env
+  return { ...env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' }
 }
 
 // proc-receive speaks pkt-lines with receive-pack: version, then the commands, then one ok/ng per ref.

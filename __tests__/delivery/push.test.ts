@@ -1,5 +1,6 @@
 // Pushing the loop's branch to a real git server over HTTP (git http-backend), with GitHub's auth rules and
 // GitHub's rejection texts reproduced server-side.
+import { execFileSync } from 'node:child_process'
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
@@ -81,13 +82,25 @@ function remoteSha(branch: string): string {
 
 test('the token reaches the server as a basic auth header for this push only: never in .git/config, argv or a URL', async () => {
   const { work, prepared, sha } = await loopBranch()
-  const trace = path.join(scratch('ralph-trace-'), 'trace.log')
-  process.env.GIT_TRACE = trace
+  // Every git command line the action runs, through a git first on PATH (the action's git is hermetic: a
+  // GIT_TRACE of the job's does not reach it).
+  const shims = scratch('ralph-trace-')
+  const trace = path.join(shims, 'trace.log')
+  const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()
+  writeFileSync(
+    path.join(shims, 'git'),
+    `#!/bin/sh\necho "trace: exec: git $*" >> ${trace}\nexec ${realGit} "$@"\n`,
+    {
+      mode: 0o755
+    }
+  )
+  const savedPath = process.env.PATH
+  process.env.PATH = `${shims}:${savedPath}`
   let result
   try {
     result = await push(work, prepared)
   } finally {
-    delete process.env.GIT_TRACE
+    process.env.PATH = savedPath
   }
   expect(result).toMatchObject({ pushed: true, sha, forced: false })
   expect(result.error).toBeUndefined()
@@ -158,6 +171,45 @@ test('what the agent left in .git/config, .git/hooks or ~/.gitconfig cannot redi
   expect(remoteSha('ralph/fix')).toBe(sha)
   expect(evilRequests).toEqual([])
   expect(existsSync(marker)).toBe(false)
+})
+
+test("~/.gitconfig's trace2 target and a same-length ext:: rewrite (written by an agent of the job's user) play no part in the push", async () => {
+  const { work, prepared, sha } = await loopBranch()
+  const home = scratch('ralph-home-')
+  const loot = scratch('ralph-loot-')
+  const ext = path.join(loot, 'ext.sh')
+  writeFileSync(ext, `#!/bin/sh\nenv > ${loot}/ext-ran.txt\nexit 1\n`, { mode: 0o755 })
+  const url = `${server.url}/${server.repository}`
+  // Git keeps the first rewrite of maximal length and reads global config before -c / GIT_CONFIG_*: this one
+  // would win against any guard of the same length given on the command line.
+  writeFileSync(
+    path.join(home, '.gitconfig'),
+    [
+      '[trace2]',
+      `\teventTarget = ${loot}/trace2.json`,
+      '\tconfigParams = http.*',
+      '[protocol "ext"]',
+      '\tallow = always',
+      `[url "ext::${ext} %S"]`,
+      `\tinsteadOf = ${url}`,
+      `\tpushInsteadOf = ${url}`,
+      ''
+    ].join('\n')
+  )
+  const saved = process.env.HOME
+  process.env.HOME = home
+  try {
+    const result = await push(work, prepared)
+    expect(existsSync(path.join(loot, 'ext-ran.txt'))).toBe(false)
+    expect(existsSync(path.join(loot, 'trace2.json'))).toBe(false)
+    expect(result).toMatchObject({ pushed: true, sha })
+    expect(remoteSha('ralph/fix')).toBe(sha)
+    // Any git that reads the job's HOME obeys it: the config is real.
+    execFileSync('git', ['config', '--global', '--get', 'trace2.eventTarget'], { env: { ...process.env } })
+    expect(existsSync(path.join(loot, 'trace2.json'))).toBe(true)
+  } finally {
+    process.env.HOME = saved
+  }
 })
 
 describe('force only with a lease, only onto a branch the action owns', () => {

@@ -1,6 +1,6 @@
 // Budgets enforced by force and cancellation: the agent's whole tree is killed, the loop stops with the
 // right reason, the record is complete, and the enforcement latency is in the result.
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { createCostMeter, type CostMeter, type LoopEvent } from '../../src/loop/index.js'
 import { pausedClock } from '../support/clock.js'
@@ -54,14 +54,24 @@ test('the time budget includes the checks: a slow check is killed and the loop s
   const check = h.script('slow-check.sh', `touch '${h.tools}/check-started'\nexec sleep 60`)
   h.writeRalph(`agent: ${agent}\nchecks:\n  - name: slow\n    run: ${check}`, 'Work.')
   // Time stands still until the check runs: the agent's part of the budget cannot use it all up first.
-  const clock = pausedClock()
-  const running = h.run({ maxTimeSeconds: 1 }, { clock })
-  await waitForFile(path.join(h.tools, 'check-started'))
-  clock.resume()
-  const { result } = await running
+  const runUntilTheCheck = async (overrides: Parameters<Harness['run']>[0]) => {
+    rmSync(path.join(h.tools, 'check-started'), { force: true })
+    const clock = pausedClock()
+    const running = h.run({ maxTimeSeconds: 1, ...overrides }, { clock })
+    await waitForFile(path.join(h.tools, 'check-started'))
+    clock.resume()
+    return (await running).result
+  }
+  const result = await runUntilTheCheck({ baseline: false })
   expect(result.stopReason).toBe('timeout')
   expect(result.iterations[0].checks[0]).toMatchObject({ name: 'slow', passed: false, killedBy: 'timeout' })
   expect(result.enforcement).toMatchObject({ cause: 'timeout', killed: 'check' })
+  // With the baseline (the default), the gates before iteration 1 count too: no agent ever runs.
+  const withBaseline = await runUntilTheCheck({})
+  expect(withBaseline.stopReason).toBe('timeout')
+  expect(withBaseline.baseline?.checks[0]).toMatchObject({ name: 'slow', killedBy: 'timeout' })
+  expect(withBaseline.iterations).toEqual([])
+  expect(withBaseline.enforcement).toMatchObject({ cause: 'timeout', killed: 'check' })
 })
 
 test('no iteration starts when the time budget is already spent', async () => {

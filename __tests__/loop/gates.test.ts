@@ -43,7 +43,8 @@ checks:
     ['always', true]
   ])
   expect(result.iterations[0].checks[0].tail).toContain('answer.txt is wrong: expected fixed')
-  expect(events.filter(e => e.type === 'check_finished')).toHaveLength(4)
+  // The baseline (iteration 0) ran them once before the agent, then each iteration.
+  expect(events.flatMap(e => (e.type === 'check_finished' ? [e.iteration] : []))).toEqual([0, 0, 1, 1, 2, 2])
   // Logs of every check, in arrival order.
   expect(h.readRecord('logs/iteration-001/checks/answer.log')).toBe(
     'checking answer\nanswer.txt is wrong: expected fixed\n'
@@ -54,7 +55,7 @@ checks:
   expect(h.readRecord('progress.md')).toContain('## Stopped: all_checks_passed')
 })
 
-test("ralph.failures carries iteration 1's failing output into iteration 2's prompt", async () => {
+test("ralph.failures carries iteration 1's failing output into iteration 2's prompt (no baseline: iteration 1's is empty)", async () => {
   h.writeRalph(
     `agent: ${fixingAgent()}
 checks:
@@ -62,7 +63,7 @@ checks:
     run: 'echo "line one of the failure"; echo "E: expected fixed, got nothing" >&2; exit 4'`,
     'Fix it.\n\nFailures so far:\n\n{{ ralph.failures }}\n\nEnd.'
   )
-  await h.run({ maxIterations: 2 })
+  await h.run({ maxIterations: 2, baseline: false })
   const first = readFileSync(path.join(h.tools, 'prompt-1.txt'), 'utf8')
   const second = readFileSync(path.join(h.tools, 'prompt-2.txt'), 'utf8')
   expect(first).toBe('Fix it.\n\nFailures so far:\n\n\n\nEnd.' + CREDIT_TRAILER)
@@ -81,7 +82,7 @@ checks:
     run: grep -q fixed answer.txt`,
     'Fix answer.txt.'
   )
-  await h.run({ maxIterations: 2 })
+  await h.run({ maxIterations: 2, baseline: false })
   const first = readFileSync(path.join(h.tools, 'prompt-1.txt'), 'utf8')
   expect(first.startsWith('Fix answer.txt.\n\n---\n\n## Loop status\n\n')).toBe(true)
   expect(first.endsWith(CREDIT_TRAILER)).toBe(true)

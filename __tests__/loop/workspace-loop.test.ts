@@ -90,3 +90,22 @@ test('a worktree run works on its own branch in its own folder and leaves the ch
   h.repo.git('worktree', 'remove', '--force', dir)
   rmSync(path.dirname(dir), { recursive: true, force: true })
 })
+
+test('--commit that fails (a failing prepare-commit-msg hook) stops the loop with the reason, never "nothing changed"', async () => {
+  const agent = h.script('agent.sh', 'cat >/dev/null\necho work > work.txt')
+  h.writeRalph(`agent: ${agent}`, 'Work.')
+  h.repo.git('add', '-A')
+  h.repo.git('commit', '-q', '-m', 'add ralph')
+  // `git commit --no-verify` still runs prepare-commit-msg.
+  const hook = path.join(h.repo.dir, '.git', 'hooks', 'prepare-commit-msg')
+  writeFileSync(hook, '#!/bin/sh\necho "no commits today" >&2\nexit 1\n')
+  chmodSync(hook, 0o755)
+  const { result } = await h.run({ maxIterations: 3, commit: true })
+  expect(result.stopReason).toBe('agent_error')
+  expect(result.success).toBe(false)
+  expect(result.iterations).toHaveLength(1)
+  expect(result.iterations[0].verdict).toBe('crashed')
+  expect(result.iterations[0].commit?.error).toMatch(/no commits today/)
+  expect(result.stopDetail).toMatch(/^Run crashed: the commit of iteration 1 failed: .*no commits today/)
+  expect(h.readRecord('progress.md')).toMatch(/Commit failed: .*no commits today/)
+})

@@ -1,7 +1,7 @@
 // Putting each CLI behind the proxy: what its environment and files become (no model key anywhere, the
 // proxy's URL where the CLI looks for its server), the settings' errors, and the metered cost meter.
 import { existsSync, readFileSync } from 'node:fs'
-import { agentEnvironment } from '../../src/agents/env.js'
+import { agentEnvironment } from '../../src/security/index.js'
 import {
   MODEL_KEY_VARIABLES,
   modelProxySettings,

@@ -1,4 +1,4 @@
-import { neutralizeWorkflowCommands } from '../../src/security/workflow-commands.js'
+import { WorkflowCommandFilter, neutralizeWorkflowCommands } from '../../src/security/workflow-commands.js'
 
 /** What the runner would act on, per its ActionCommand.TryParseV2 / TryParse, line by line. */
 function runnerCommands(text: string): string[] {
@@ -37,5 +37,53 @@ describe('neutralizeWorkflowCommands', () => {
   test('keeps the line breaks and the visible text', () => {
     const out = neutralizeWorkflowCommands('x\r\n  ::error::boom\n##[group]g')
     expect(out.replace(/\u200b/g, '')).toBe('x\r\n  ::error::boom\n##[group]g')
+  })
+})
+
+/** The text as the filter lets it out when fed `chunks` one after the other, then flushed. */
+function streamed(chunks: string[]): string {
+  const filter = new WorkflowCommandFilter()
+  return chunks.map(chunk => filter.push(chunk)).join('') + filter.flush()
+}
+
+describe('WorkflowCommandFilter: the same, over a stream of chunks', () => {
+  const log =
+    'building\n  ::error file=a.ts::split\r::add-mask::x\nsee ##[set-env name=A]b here\n::warning::last'
+
+  test('a command split across two chunks, at any place, is caught', () => {
+    expect(runnerCommands(log)).toHaveLength(4)
+    for (let at = 0; at <= log.length; at++) {
+      const out = streamed([log.slice(0, at), log.slice(at)])
+      expect(runnerCommands(out)).toEqual([])
+      expect(out.replace(/\u200b/g, '')).toBe(log)
+    }
+  })
+
+  test('one character at a time', () => {
+    const out = streamed([...log])
+    expect(runnerCommands(out)).toEqual([])
+    expect(out).toBe(neutralizeWorkflowCommands(log))
+  })
+
+  test('complete lines go out at once; the start of a line waits for its end or a flush', () => {
+    const filter = new WorkflowCommandFilter()
+    expect(filter.push('one\ntw')).toBe('one\n')
+    expect(filter.push('o\n')).toBe('two\n')
+    expect(filter.push('::err')).toBe('')
+    expect(runnerCommands(filter.flush() + 'or::x')).toEqual([])
+  })
+
+  test('a line that never ends is let out past 64 KiB, and a command after it is still caught', () => {
+    const spaces = ' '.repeat(70 * 1024)
+    const words = 'w'.repeat(70 * 1024)
+    for (const line of [spaces, words]) {
+      const filter = new WorkflowCommandFilter()
+      const first = filter.push(line)
+      expect(first.length).toBeGreaterThan(60 * 1024)
+      const out =
+        first + filter.push('::error::after a long line\n##') + filter.push('[group]g\n') + filter.flush()
+      expect(runnerCommands(out)).toEqual([])
+      expect(out.replace(/\u200b/g, '')).toBe(`${line}::error::after a long line\n##[group]g\n`)
+    }
   })
 })

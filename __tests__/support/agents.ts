@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import type { AgentIsolation } from '../../src/security/index.js'
 import { agentCli, type AgentCli, type AgentCliName } from '../../src/agents/clis.js'
 import { endpointSetup } from '../../src/agents/endpoints.js'
 
@@ -221,6 +222,8 @@ export interface RunAgentOptions {
   kill?: 'tree' | 'group'
   /** Kills the CLI when aborted. */
   abort?: AbortSignal
+  /** Run the CLI as the agent's own user (as the action does by default), with `env` made that user's. */
+  as?: AgentIsolation
 }
 
 interface ProcessInfo {
@@ -285,9 +288,10 @@ export function runAgentCli(name: AgentName, options: RunAgentOptions): Promise<
   const started = performance.now()
   const startedAt = new Date()
   let killedAt: number | undefined
-  const child = spawn(agentBin(name), options.args, {
+  const command = options.as?.command([agentBin(name), ...options.args], options.env)
+  const child = spawn(command?.argv[0] ?? agentBin(name), command?.argv.slice(1) ?? options.args, {
     cwd: options.cwd,
-    env: options.env,
+    env: command?.env ?? options.env,
     stdio: ['pipe', 'pipe', 'pipe'],
     detached: true
   })
@@ -321,6 +325,7 @@ export function runAgentCli(name: AgentName, options: RunAgentOptions): Promise<
   })
   child.stderr.on('data', (chunk: string) => (stderr += chunk))
   child.stdin.on('error', () => undefined)
+  if (command) child.stdin.write(command.stdin)
   child.stdin.end(options.prompt)
   return new Promise((resolve, reject) => {
     child.on('error', reject)

@@ -14,6 +14,9 @@ import {
   TrackingComment,
   type TrackingInfo
 } from '../../src/github/tracking.js'
+import { githubClient } from '../../src/github/client.js'
+import { retryTiming } from '../../src/github/retry.js'
+import type { FaultKind } from '../support/faults.js'
 import { startGitHubApi, type GitHubApi } from '../support/github-api/index.js'
 import { countRuns, harness, type Harness } from '../loop/harness.js'
 
@@ -268,4 +271,90 @@ test('a refusal is one reply; a run a label started gets its 👀 on the issue',
   expect(api.state.reactions.map(r => [r.subject, r.subjectId, r.content])).toEqual([
     ['issue', issueNumber, 'eyes']
   ])
+})
+
+// Best-effort under GitHub's bad minutes, through the action's own client (a stalled edit is given up after 1 s).
+const timing = retryTiming({ RALPH_ACTION_TEST_WAIT_SCALE: '0.001', RALPH_ACTION_TEST_TIMEOUT_MS: '1000' })
+
+test('while an edit stalls, later iterations wait as one: two edits for five iterations, the last state sent', async () => {
+  const { target } = trigger()
+  const warnings: string[] = []
+  const client = await githubClient('ghs_token', { baseUrl: api.url, timing })
+  let inFlight = 0
+  let mostInFlight = 0
+  client.hook.wrap('request', async (request, options) => {
+    if (options.method !== 'PATCH') return request(options)
+    mostInFlight = Math.max(mostInFlight, ++inFlight)
+    try {
+      return await request(options)
+    } finally {
+      inFlight--
+    }
+  })
+  const tracking = await TrackingComment.create(client, target, info, m => warnings.push(m))
+  api.faults.add('issues/update-comment', 1, 'stall')
+  const follow = tracking!.follow()
+  follow.emit({ type: 'loop_started', status: status([]) })
+  for (let n = 1; n <= 5; n++)
+    follow.emit({ type: 'iteration_finished', record: iteration(n, [false], 'checks_failed') })
+  await follow.settled()
+
+  const edits = api.requests.filter(r => r.operationId === 'issues/update-comment')
+  expect(edits.map(e => e.fault ?? e.status)).toEqual(['stall', 200])
+  expect(mostInFlight).toBe(1)
+  // The stalled edit (iteration 1) is given up, not retried: the next edit carries iterations 1–5.
+  expect(warnings).toEqual([
+    expect.stringMatching(/^Could not edit the tracking comment \d+: no answer within 1\.0 s/)
+  ])
+  const comment = api.state.comments.find(c => c.id === tracking!.id)
+  expect(comment?.body).toContain('5 iterations done')
+})
+
+/** Two progress edits, then the final one, with `faults` planned on the edits (the Nth edit). */
+async function twoIterationsThenFinal(faults: [number, FaultKind][]) {
+  const { target } = trigger()
+  const warnings: string[] = []
+  const client = await githubClient('ghs_token', { baseUrl: api.url, timing })
+  const tracking = await TrackingComment.create(client, target, info, m => warnings.push(m))
+  api.faults.clear()
+  for (const [call, kind] of faults) api.faults.add('issues/update-comment', call, kind)
+  const follow = tracking!.follow()
+  follow.emit({ type: 'loop_started', status: status([]) })
+  follow.emit({ type: 'iteration_finished', record: iteration(1, [false], 'checks_failed') })
+  await follow.settled()
+  follow.emit({ type: 'iteration_finished', record: iteration(2, [false], 'checks_failed') })
+  await follow.settled()
+  const finalised = await tracking!.finalise({
+    status: status([iteration(1, [false], 'checks_failed'), iteration(2, [false], 'checks_failed')], {
+      state: 'finished',
+      stopReason: 'max_iterations'
+    })
+  })
+  const edits = api.requests.filter(r => r.operationId === 'issues/update-comment')
+  const body = api.state.comments.find(c => c.id === tracking!.id)?.body
+  return { warnings, finalised, edits: edits.map(e => e.fault ?? e.status), body }
+}
+
+test('edits failing every time cost warnings only; the final edit is retried and lands', async () => {
+  // The final edit meets one more 502, and is tried again.
+  const run = await twoIterationsThenFinal([
+    [1, '502'],
+    [2, '502'],
+    [3, '502']
+  ])
+  expect(run.finalised).toBe(true)
+  expect(run.warnings).toHaveLength(2)
+  expect(run.body).toContain('state=final')
+})
+
+test('a progress edit meeting a secondary rate limit is not waited out: the next edit carries it; the final one waits', async () => {
+  const run = await twoIterationsThenFinal([
+    [1, 'secondary-rate-limit'],
+    [3, 'secondary-rate-limit']
+  ])
+  // Progress 1 (limited, given up), progress 2, the final edit (limited, waited out), the final edit again.
+  expect(run.edits).toEqual(['secondary-rate-limit', 200, 'secondary-rate-limit', 200])
+  expect(run.warnings).toEqual([expect.stringMatching(/^Could not edit the tracking comment \d+: HTTP 403/)])
+  expect(run.finalised).toBe(true)
+  expect(run.body).toContain('state=final')
 })

@@ -9930,7 +9930,7 @@ function argsInsideWords(run) {
     return found;
 }
 
-;// CONCATENATED MODULE: ./src/ralph/which.ts
+;// CONCATENATED MODULE: ./src/proc/which.ts
 // Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
 
 
@@ -9971,6 +9971,10 @@ function isExecutableFile(file, cwd) {
         return false;
     }
 }
+
+;// CONCATENATED MODULE: ./src/ralph/which.ts
+// The program lookup is proc's (the isolated spawn needs it too); the format checks the agent with it.
+
 
 ;// CONCATENATED MODULE: ./src/ralph/programs.ts
 // Which programs a ralph will start, found before anything runs: a missing one is said at once, in one
@@ -10070,7 +10074,7 @@ function missingAgentProgram(agentArgv, cwd, searchPath) {
 ;// CONCATENATED MODULE: ./src/ralph/validate.ts
 // Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
 // order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
-// completion_tag, guardrails) are checked last: a ralph the reference accepts fails here only because of them.
+// checks_parallel, completion_tag, guardrails, presets) are checked last: a ralph the reference accepts fails here only because of them.
 
 
 
@@ -10241,6 +10245,15 @@ function inspectRalph(fileArg, opts) {
         duplicate: name => `Duplicate check name '${name}'. Give each check its own name.`,
         badTimeout: (name, value) => `Check '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number of seconds, e.g. timeout: 600.`
     });
+    // ours: true or false
+    const flag = (key, example) => {
+        const raw = field(fm, key);
+        if (raw === null || typeof raw === 'boolean')
+            return raw ?? undefined;
+        report(`'${key}' must be true or false, got ${pyRepr(raw)}. Example: ${example}`, where(fm, key));
+        return undefined;
+    };
+    const checksParallel = flag('checks_parallel', 'checks_parallel: true (the checks run together; they must not share a build folder)');
     // ours: completion_tag
     const rawTag = field(fm, 'completion_tag');
     let completionTag;
@@ -10266,17 +10279,7 @@ function inspectRalph(fileArg, opts) {
         }
     }
     // ours: presets
-    const rawPresets = field(fm, 'presets');
-    let presets;
-    if (rawPresets !== null) {
-        if (typeof rawPresets !== 'boolean') {
-            report(`'presets' must be true or false, got ${pyRepr(rawPresets)}. ` +
-                `Example: presets: false (run the agent exactly as written)`, where(fm, 'presets'));
-        }
-        else {
-            presets = rawPresets;
-        }
-    }
+    const presets = flag('presets', 'presets: false (run the agent exactly as written)');
     if (problems.length === 0 && opts.checkPrograms) {
         const env = opts.env ?? process.env;
         const dirs = { ralphDir: validate_realPath(external_node_path_default().dirname(absolute)), projectRoot: opts.cwd };
@@ -10321,6 +10324,8 @@ function inspectRalph(fileArg, opts) {
         ralph.guardrails = guardrails;
     if (presets !== undefined)
         ralph.presets = presets;
+    if (checksParallel !== undefined)
+        ralph.checksParallel = checksParallel;
     if (rawCredit !== null)
         ralph.creditWritten = true;
     return { ralph, problems, warnings };
@@ -10950,6 +10955,11 @@ class JsonLinesReader {
 
 /** Bytes read at most per poll of an appended file (the rest waits for the next poll). */
 const READ_CHUNK = 4 * 1024 * 1024;
+/** A rewritten file larger than this is no report: it is not read. */
+const REWRITTEN_MAX = 1024 * 1024;
+// The agent may be another user who made the file: a symlink (to a file only we may read) is not followed, and
+// a FIFO or device is not opened for real (O_NONBLOCK, then only a regular file is read), so it cannot block us.
+const OPEN_FLAGS = external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NOFOLLOW | external_node_fs_namespaceObject.constants.O_NONBLOCK;
 class WatchedFile {
     options;
     /** The file's path; for a file the agent names, undefined until it is found. */
@@ -10962,6 +10972,8 @@ class WatchedFile {
         this.options = options;
         if ('name' in options) {
             this.dir = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-agent-'));
+            // The agent may run as a user of its own (isolation): it may create the file there, but list nothing.
+            (0,external_node_fs_namespaceObject.chmodSync)(this.dir, 0o1733);
             this.path = external_node_path_default().join(this.dir, options.name);
         }
         this.timer = setInterval(() => this.read(false), options.pollMs);
@@ -10981,33 +10993,32 @@ class WatchedFile {
     read(final) {
         if (this.path === undefined && 'find' in this.options)
             this.path = this.options.find();
-        if (this.path === undefined || !(0,external_node_fs_namespaceObject.existsSync)(this.path))
+        if (this.path === undefined)
             return;
-        if (this.options.mode === 'rewritten') {
-            let text;
-            try {
-                text = (0,external_node_fs_namespaceObject.readFileSync)(this.path, 'utf8');
-            }
-            catch {
-                return;
-            }
-            if (text === this.last || text.trim() === '')
-                return;
-            if (this.options.onChange(text, final))
-                this.last = text;
-            return;
-        }
         let fd;
         try {
-            fd = (0,external_node_fs_namespaceObject.openSync)(this.path, 'r');
+            fd = (0,external_node_fs_namespaceObject.openSync)(this.path, OPEN_FLAGS);
         }
         catch {
-            return;
+            return; // not there yet, or not a file we read
         }
         try {
-            const size = (0,external_node_fs_namespaceObject.fstatSync)(fd).size;
-            while (this.offset < size) {
-                const buffer = Buffer.alloc(Math.min(READ_CHUNK, size - this.offset));
+            const stat = (0,external_node_fs_namespaceObject.fstatSync)(fd);
+            if (!stat.isFile())
+                return;
+            if (this.options.mode === 'rewritten') {
+                if (stat.size > REWRITTEN_MAX)
+                    return;
+                const buffer = Buffer.alloc(stat.size);
+                const text = buffer.toString('utf8', 0, (0,external_node_fs_namespaceObject.readSync)(fd, buffer, 0, buffer.length, 0));
+                if (text === this.last || text.trim() === '')
+                    return;
+                if (this.options.onChange(text, final))
+                    this.last = text;
+                return;
+            }
+            while (this.offset < stat.size) {
+                const buffer = Buffer.alloc(Math.min(READ_CHUNK, stat.size - this.offset));
                 const bytes = (0,external_node_fs_namespaceObject.readSync)(fd, buffer, 0, buffer.length, this.offset);
                 if (bytes === 0)
                     break;
@@ -12921,7 +12932,6 @@ function endpointSetup(cli, endpoint, home) {
 
 
 
-
 /** The preset for an agent command line. */
 function presetFor(agentArgv, options) {
     const generic = genericPresetWith(options.cost);
@@ -12966,7 +12976,7 @@ const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createReq
 
 const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
 const MAX_STDERR = 64 * 1024;
-function runGit(args, options) {
+function git_runGit(args, options) {
     const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
     return new Promise(resolve => {
         const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, {
@@ -13023,7 +13033,7 @@ function runGit(args, options) {
     });
 }
 /** Thrown when a git call that must succeed fails: names the command and git's own message. */
-class GitError extends Error {
+class git_GitError extends Error {
     args;
     result;
     constructor(args, result) {
@@ -13035,9 +13045,9 @@ class GitError extends Error {
 }
 /** Runs git and throws GitError unless it exits 0. */
 async function gitOrThrow(args, options) {
-    const result = await runGit(args, options);
+    const result = await git_runGit(args, options);
     if (result.exitCode !== 0)
-        throw new GitError(args, result);
+        throw new git_GitError(args, result);
     return result;
 }
 
@@ -13071,22 +13081,30 @@ function gitBool(value) {
 }
 class GitWorkspace {
     root;
+    env;
     scratch;
     /** The tree the scratch index held at its last write-tree. */
     scratchTree;
     paths;
     settings;
     head;
-    constructor(root) {
+    constructor(root, 
+    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
+    env = {}) {
         this.root = root;
+        this.env = env;
     }
     /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
-    static async open(dir) {
-        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir });
-        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir);
+    static async open(dir, options = {}) {
+        const top = await git_runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
+        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env);
     }
     git(args, env, maxStdoutBytes) {
-        return runGit(args, { cwd: this.root, env, maxStdoutBytes });
+        return git_runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    /** git that must succeed (throws GitError). */
+    gitOrThrow(args, env, maxStdoutBytes) {
+        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
     }
     async isRepo() {
         const result = await this.git(['rev-parse', '--is-inside-work-tree']);
@@ -13101,8 +13119,8 @@ class GitWorkspace {
     async treeHash() {
         const env = { GIT_INDEX_FILE: await this.scratchIndex() };
         this.scratchTree = undefined;
-        await gitOrThrow(['add', '-A'], { cwd: this.root, env });
-        const tree = (await gitOrThrow(['write-tree'], { cwd: this.root, env })).stdout.trim();
+        await this.gitOrThrow(['add', '-A'], env);
+        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
         this.scratchTree = tree;
         return tree;
     }
@@ -13110,10 +13128,7 @@ class GitWorkspace {
         const to = current ?? (await this.treeHash());
         // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
         // patch (four bytes a character at most); the rest of git's output is read and dropped.
-        const out = await gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], {
-            cwd: this.root,
-            maxStdoutBytes: STAT_BYTES + maxPatchChars * 4 + 4
-        });
+        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
         const text = out.stdout;
         const split = text.indexOf('\n\ndiff --git ');
         const stat = split === -1 ? text : text.slice(0, split + 1);
@@ -13133,15 +13148,12 @@ class GitWorkspace {
             return fast;
         // git's own path: stage everything in the real index, commit what differs from HEAD.
         this.head = undefined;
-        await gitOrThrow(['add', '-A'], { cwd: this.root });
+        await this.gitOrThrow(['add', '-A']);
         const staged = await this.git(['diff', '--cached', '--quiet']);
         if (staged.exitCode === 0)
             return undefined;
         // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
-        await gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], {
-            cwd: this.root,
-            env: (await this.commitSettings()).env
-        });
+        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
         return this.headSha();
     }
     /**
@@ -13214,7 +13226,7 @@ class GitWorkspace {
         catch {
             (0,external_node_fs_namespaceObject.rmSync)(lock, { force: true });
             // The commit is made: bring the index to it the slow way (or say why that failed too).
-            await gitOrThrow(['reset', '--quiet'], { cwd: this.root });
+            await this.gitOrThrow(['reset', '--quiet']);
         }
     }
     /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
@@ -13260,9 +13272,7 @@ class GitWorkspace {
         if (this.paths)
             return this.paths;
         const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
-        const out = await gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])], {
-            cwd: this.root
-        });
+        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
         const [index, hooks, headLog, ...states] = out.stdout
             .split('\n')
             .slice(0, names.length)
@@ -13537,13 +13547,13 @@ async function killProcessTree(pid, graceMs, options = {}) {
         return;
     const first = readProcessTable();
     const start = options.start ?? first.get(pid)?.start;
-    const tree = new TreeCollector(pid, start, options.holding ?? []);
+    const signal = options.signaller ?? signalOwn;
+    const tree = new TreeCollector(pid, start, options.holding ?? [], signal);
     if (tree.isProtected(first))
         return;
     let targets = tree.collect(first, new Map(), true);
     tree.signalGroup(first, 'SIGTERM');
-    for (const target of targets.keys())
-        signal(target, 'SIGTERM');
+    signal([...targets.keys()], 'SIGTERM');
     const deadline = Date.now() + Math.max(0, graceMs);
     while (Date.now() < deadline) {
         await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(tree_POLL_MS, Math.max(1, deadline - Date.now())));
@@ -13558,14 +13568,12 @@ async function killProcessTree(pid, graceMs, options = {}) {
         const fresh = [...targets.keys()].filter(p => !stopped.has(p));
         if (fresh.length === 0)
             break;
-        for (const target of fresh) {
-            signal(target, 'SIGSTOP');
+        signal(fresh, 'SIGSTOP');
+        for (const target of fresh)
             stopped.set(target, targets.get(target));
-        }
     }
     tree.signalGroup(readProcessTable(), 'SIGKILL');
-    for (const target of new Set([...stopped.keys(), ...targets.keys()]))
-        signal(target, 'SIGKILL');
+    signal([...new Set([...stopped.keys(), ...targets.keys()])], 'SIGKILL');
 }
 /**
  * Kills every process (with its tree) that was started with `name=value` in its environment: what the agent
@@ -13620,10 +13628,12 @@ class TreeCollector {
     root;
     rootStart;
     holding;
-    constructor(root, rootStart, holding) {
+    signal;
+    constructor(root, rootStart, holding, signal) {
         this.root = root;
         this.rootStart = rootStart;
         this.holding = holding;
+        this.signal = signal;
     }
     /** Refuse to kill ourselves, an ancestor of ours, or a group/session we belong to. */
     isProtected(table) {
@@ -13638,7 +13648,7 @@ class TreeCollector {
     }
     signalGroup(table, sig) {
         if (!this.rootReused(table) && !this.isProtected(table))
-            signal(-this.root, sig);
+            this.signal([-this.root], sig);
     }
     /** Live members of the tree: the root, its group and session, known members and holders, and all their descendants. */
     collect(table, known, scanHolders) {
@@ -13687,14 +13697,17 @@ class TreeCollector {
         return found;
     }
 }
-function signal(pid, sig) {
-    try {
-        process.kill(pid, sig);
+/** The default signaller: process.kill. */
+const signalOwn = (pids, sig) => {
+    for (const pid of pids) {
+        try {
+            process.kill(pid, sig);
+        }
+        catch {
+            // ESRCH: already gone. EPERM: not ours to kill.
+        }
     }
-    catch {
-        // ESRCH: already gone. EPERM: not ours to kill.
-    }
-}
+};
 /** This process, its ancestors, and pids 0 and 1. */
 function protectedPids(table) {
     const pids = new Set([0, 1, process.pid]);
@@ -13940,6 +13953,7 @@ class ProcessRun {
         });
         child.on('exit', (code, sig) => {
             this.exit = { code, signal: sig };
+            this.callBack(this.opts.onExit, undefined);
             this.settleIfDone();
         });
         this.watchOutput(child.stdout, 'stdout');
@@ -14033,7 +14047,11 @@ class ProcessRun {
         if (this.killing || pid === undefined)
             return;
         const grace = Math.max(0, this.opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
-        this.killing = killProcessTree(pid, grace, { start: this.identity, holding: this.outputIds }).then(() => this.stopWaitingForPipes());
+        this.killing = killProcessTree(pid, grace, {
+            start: this.identity,
+            holding: this.outputIds,
+            ...(this.opts.signaller ? { signaller: this.opts.signaller } : {})
+        }).then(() => this.stopWaitingForPipes());
         void this.killing.then(() => this.settleIfDone());
     }
     /**
@@ -14201,6 +14219,7 @@ function cutCharacterAtStart(buf) {
 
 ;// CONCATENATED MODULE: ./src/proc/index.ts
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
+
 
 
 
@@ -15084,12 +15103,14 @@ async function iptables(program, args, prefix) {
     const error = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0] ?? '';
     return { ok: result.exitCode === 0, error };
 }
+/** argv put before iptables: nothing as root, `sudo -n --` otherwise (the isolation's passwordless sudo). */
+const egressPrefix = (privilege = 'root') => privilege === 'sudo' ? ['sudo', '-n', '--'] : [];
 /** Why the rules cannot be set here, or undefined when they can be tried. */
-function egressUnavailable(uid) {
+function egressUnavailable(uid, privilege = 'root') {
     if (process.platform !== 'linux')
         return `egress rules need Linux (this is ${process.platform})`;
-    if (process.getuid?.() !== 0)
-        return 'egress rules need root (iptables)';
+    if (privilege === 'root' && process.getuid?.() !== 0)
+        return 'egress rules need root or sudo (iptables)';
     if (!which('iptables', { cwd: '/', path: SYSTEM_PATH }))
         return 'iptables is not installed';
     if (!Number.isInteger(uid) || uid <= 0 || uid === process.getuid?.())
@@ -15219,12 +15240,12 @@ class LoopGuard {
     }
 }
 
-;// CONCATENATED MODULE: ./src/agents/env.ts
-// The agent's environment: the job's, minus GitHub and Actions credentials, plus what the user allows back.
-// Agents in CI have leaked tokens (a prompt injection only has to run `env`); the action pushes and opens
-// the pull request itself, after the gates, so the agent never needs a GitHub write token.
-/** Removed from every agent's environment (a `*` ends a prefix). */
-const AGENT_ENV_DENYLIST = [
+;// CONCATENATED MODULE: ./src/security/env.ts
+// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
+// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
+// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
+/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
+const SECRET_VARIABLES = [
     'GITHUB_TOKEN',
     'GH_TOKEN',
     'GH_ENTERPRISE_TOKEN',
@@ -15239,26 +15260,40 @@ const AGENT_ENV_DENYLIST = [
     // The action's saved state between its main and post steps.
     'STATE_*'
 ];
+/**
+ * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
+ * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
+ * given to a process of the loop, whatever the allow-list says.
+ */
+const env_RUNNER_FILE_COMMANDS = [
+    'GITHUB_ENV',
+    'GITHUB_PATH',
+    'GITHUB_OUTPUT',
+    'GITHUB_STATE',
+    'GITHUB_STEP_SUMMARY'
+];
 const matches = (name, pattern) => pattern.endsWith('*')
     ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
     : name.toUpperCase() === pattern.toUpperCase();
-/** True when the deny-list removes `name` from the agent's environment (ignoring the allow-list). */
-function isCredentialVariable(name) {
-    return AGENT_ENV_DENYLIST.some(pattern => matches(name, pattern));
+/** True for a credential variable (ignoring any allow-list). */
+function env_isSecretVariable(name) {
+    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
 }
-/** The agent's environment: `base` (the job's) without credentials, except those `allow` names, plus `set`. */
+const isFileCommand = (name) => env_RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
+/** Whether a process of the loop may keep `name`, given the user's allow-list. */
+function agentMayKeep(name, allow = []) {
+    if (isFileCommand(name))
+        return false;
+    return !env_isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
+}
+/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
 function agentEnvironment(base, options = {}) {
-    const allow = options.allow ?? [];
     const env = {};
-    for (const [name, value] of Object.entries(base)) {
-        if (value === undefined)
-            continue;
-        if (isCredentialVariable(name) && !allow.some(pattern => matches(name, pattern)))
-            continue;
-        if (options.remove?.some(pattern => matches(name, pattern)))
-            continue;
-        env[name] = value;
-    }
+    for (const [name, value] of Object.entries(base))
+        if (value !== undefined &&
+            agentMayKeep(name, options.allow) &&
+            !options.remove?.some(p => matches(name, p)))
+            env[name] = value;
     return { ...env, ...options.set };
 }
 /** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
@@ -15268,6 +15303,644 @@ function removedVariables(base, options = {}) {
         .filter(name => base[name] !== undefined && !(name in kept))
         .sort();
 }
+/**
+ * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
+ * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
+ * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
+ */
+async function withoutSecretVariables(fn, allow = []) {
+    const saved = {};
+    for (const key of Object.keys(process.env))
+        if (env_isSecretVariable(key) && !agentMayKeep(key, allow)) {
+            saved[key] = process.env[key];
+            delete process.env[key];
+        }
+    try {
+        return await fn();
+    }
+    finally {
+        Object.assign(process.env, saved);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/security/git-env.ts
+// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
+// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
+// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
+// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
+
+
+
+
+
+// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
+// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
+const HARDENING = (/* unused pure expression or super */ null && ([
+    ['core.hooksPath', '/dev/null'],
+    ['core.fsmonitor', 'false']
+]));
+/** Environment variables that add `entries` as command-line-scope config, after any already set. */
+function configEnv(entries, base = {}) {
+    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
+    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
+    entries.forEach(([key, value], i) => {
+        env[`GIT_CONFIG_KEY_${start + i}`] = key;
+        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
+    });
+    return env;
+}
+let ownHome;
+let jobSafeDirectories;
+/** An empty HOME of the action's own (mode 0700), made once per process. */
+function gitHome() {
+    ownHome ??= mkdtempSync(path.join(process.env.RUNNER_TEMP || tmpdir(), 'ralph-git-home-'));
+    return ownHome;
+}
+/**
+ * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
+ * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
+ */
+function safeDirectories() {
+    if (jobSafeDirectories)
+        return jobSafeDirectories;
+    try {
+        const out = execFileSync('git', ['config', '--get-all', 'safe.directory'], {
+            cwd: '/',
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+            timeout: 10_000
+        });
+        jobSafeDirectories = out.split('\n').filter(Boolean);
+    }
+    catch {
+        jobSafeDirectories = [];
+    }
+    return jobSafeDirectories;
+}
+/**
+ * The variables for one git command of the action, merged over `base` by the caller (an undefined value
+ * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
+ * no prompt; `config` is added as command-line config.
+ */
+function git_env_hermeticGitEnvironment(config = [], base = process.env) {
+    const env = {};
+    for (const name of Object.keys(base))
+        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
+            env[name] = undefined;
+    const home = gitHome();
+    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
+    return {
+        ...env,
+        HOME: home,
+        XDG_CONFIG_HOME: path.join(home, '.config'),
+        GIT_CONFIG_NOSYSTEM: '1',
+        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_ASKPASS: '',
+        SSH_ASKPASS: '',
+        ...configEnv([...HARDENING, ...trusted, ...config])
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/scripts.ts
+// The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
+// agent's user, gives it a fresh HOME and the work tree, and takes all of that back. LAUNCHER runs as the
+// agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
+// secure_path and deny-lists change nothing about what the agent gets.
+/**
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM [REACH...]` prints `user UID GID`,
+ * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
+ * pass through, or `error MESSAGE` and exits 1.
+ *
+ * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE [MODE PATH]...` gives back what the
+ * agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the HOME,
+ * and prints `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ */
+const PRIVILEGED = `
+set -u
+shopt -s dotglob nullglob
+fail() { printf 'error %s\\n' "$*"; exit 1; }
+problem() { printf 'problem %s\\n' "$*"; }
+as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
+# The entries of the work tree, .git left out: it stays the owner's, readable only.
+entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
+step=$1; shift
+if [ "$step" = prepare ]; then
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6; shift 6
+  if ! id -u "$user" >/dev/null 2>&1; then
+    out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
+      fail "useradd could not create the user $user: $out"
+  fi
+  uid=$(id -u "$user") gid=$(id -g "$user")
+  [ "$uid" != 0 ] && [ "$gid" != 0 ] || fail "the user $user is root or in the root group"
+  [ "$uid" != "$owner" ] || fail "the user $user is the user the action runs as"
+  [ "$(id -G "$user")" = "$gid" ] || fail "the user $user is in other groups ($(id -Gn "$user")), which may give it rights: the agent's user must be in its own group only"
+  case ",$ownergroups," in *",$gid,"*) fail "the group of $user ($gid) is one of the action's own groups" ;; esac
+  mkdir -p -m 0755 "$(dirname "$home")" && rm -rf -- "$home" && mkdir -m 0700 -- "$home" &&
+    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" &&
+    chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
+  printf 'user %s %s\\n' "$uid" "$gid"
+  # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
+  pass() {
+    local dirs=() d=$1
+    while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
+    for d in "\${dirs[@]}"; do
+      as_agent test -x "$d" && continue
+      printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
+      chmod o+x -- "$d" || fail "could not let $user pass through $d"
+    done
+  }
+  pass "$(dirname -- "$tree")"
+  for r in "$@"; do pass "$r"; done
+  # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
+  # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
+  # never rename or remove .git.
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    find "\${found[@]}" -uid "$owner" -exec chown -h "$uid:$gid" -- {} + || fail "could not give the work tree $tree to $user"
+  fi
+  printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
+  chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
+  if [ -n "$program" ] && ! as_agent test -x "$program"; then
+    fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
+  fi
+elif [ "$step" = release ]; then
+  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7; shift 7
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    # A setuid file the agent made must not become one of the owner's.
+    find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
+    find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
+  fi
+  chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
+  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
+  rm -rf -- "$home" || problem "could not remove $home"
+else
+  fail "unknown step $step"
+fi
+`;
+/** `bash -c LAUNCHER ralph-agent PROGRAM ARGS...`, stdin: `NAME=value\0`… then an empty entry, then the program's input. */
+const LAUNCHER = `
+for name in $(compgen -e); do unset -v "$name"; done 2>/dev/null
+while IFS= read -r -d '' entry && [ -n "$entry" ]; do export "$entry" 2>/dev/null; done
+exec "$@"
+`;
+/** Every process of the user running this is killed (kill(-1) spares only the caller). */
+const KILL_ALL = 'kill -s KILL -1 2>/dev/null; exit 0';
+/** `bash -c SIGNAL SIG PID...`: the signal to each pid (negative: a group) this user may signal. */
+const SIGNAL = 'kill -s "$0" -- "$@" 2>/dev/null; exit 0';
+
+;// CONCATENATED MODULE: ./src/security/isolation.ts
+// The agent as its own unprivileged user. A deny-list of variables is no boundary while the agent is the
+// user that holds the tokens: it can read /proc/<pid>/environ and mem of the action, write ~/.gitconfig that
+// the action's git obeys, append to the runner's GITHUB_ENV, and (on hosted runners) sudo. Another uid with no
+// group, no sudo and no_new_privs can do none of that. The agent, the ralph's commands and the checks all run
+// as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
+// passwordless sudo; whenever none of them is running, every process of that uid is killed.
+
+
+
+
+
+
+
+
+const DEFAULT_AGENT_USER = 'ralph-agent';
+/** Where the agent's fresh HOME is made (wiped at every start and at the end). */
+const HOMES = '/var/lib/ralph-action';
+/** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
+const isolation_SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const SYSTEM_ENV = { PATH: isolation_SYSTEM_PATH, LANG: 'C' };
+/** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
+const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// A socket on stdin (Node's pipes are socketpairs) makes bash read ~/.bashrc, as if run by rshd: never.
+const BASH = ['bash', '--norc', '--noprofile', '-c'];
+/** Rounds of kill(-1) before a uid that keeps forking is reported. */
+const KILL_ROUNDS = 20;
+/** Isolation could not be set up: the message is one line that says why and what to do. */
+class IsolationError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'IsolationError';
+    }
+}
+/** Whether this process can start programs as another user: as root, or with passwordless sudo. */
+function isolationPrivilege() {
+    if (process.platform !== 'linux')
+        return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
+    if (!which('setpriv', { cwd: '/', path: isolation_SYSTEM_PATH }))
+        return { why: 'setpriv (util-linux) is not installed' };
+    if (process.getuid?.() === 0)
+        return { privilege: 'root' };
+    const me = `ralph-action runs as ${(0,external_node_os_namespaceObject.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
+    if (!which('sudo', { cwd: '/', path: isolation_SYSTEM_PATH }))
+        return { why: `${me}, and sudo is not installed` };
+    const probe = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    if (probe.status !== 0)
+        return { why: `${me}, and without passwordless sudo` };
+    return { privilege: 'sudo' };
+}
+/** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
+const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv];
+/** argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). */
+function asAgent(state, argv) {
+    const { uid, gid } = state.user;
+    return asRoot(state.privilege, [
+        'setpriv',
+        `--reuid=${uid}`,
+        `--regid=${gid}`,
+        '--clear-groups',
+        '--no-new-privs',
+        '--',
+        ...argv
+    ]);
+}
+/** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
+async function privileged(privilege, args) {
+    const result = await runProcess({
+        argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
+        cwd: '/',
+        env: SYSTEM_ENV,
+        input: PRIVILEGED
+    });
+    const out = result.stdout.head.toString('utf8') + result.stdout.tail.toString('utf8');
+    const lines = out.split('\n').filter(Boolean);
+    const error = lines.find(line => line.startsWith('error '));
+    if (error)
+        throw new IsolationError(error.slice('error '.length));
+    if (result.exitCode !== 0) {
+        const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0];
+        throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`);
+    }
+    return lines;
+}
+const inside = (child, parent) => {
+    const rel = external_node_path_default().relative(parent, child);
+    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
+};
+/**
+ * Creates the agent's user (first use), gives it a fresh HOME and the work tree, and answers the isolation.
+ * Throws IsolationError (one line) when the user or the work tree cannot be set up.
+ */
+async function isolateAgent(options) {
+    const name = options.user ?? DEFAULT_AGENT_USER;
+    if (!AGENT_USER_NAME.test(name))
+        throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
+    const workTree = external_node_path_default().resolve(options.workTree);
+    const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES];
+    if (paths.some(p => /[\n\r]/.test(p)))
+        throw new IsolationError('A path for the isolation holds a line break; move the work tree.');
+    if (workTree === '/')
+        throw new IsolationError('The work tree is /: the agent cannot be given all of it.');
+    for (const other of options.outside ?? [])
+        if (other && inside(external_node_path_default().resolve(other), workTree))
+            throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
+    const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+    const home = `${HOMES}/${name}`;
+    const lines = await privileged(options.privilege, [
+        'prepare',
+        name,
+        home,
+        workTree,
+        String(owner.uid),
+        (process.getgroups?.() ?? [owner.gid]).join(','),
+        options.program ?? '',
+        ...(options.reach ?? [])
+    ]);
+    const field = (key) => (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1);
+    const [uid, gid] = field('user').map(Number);
+    const [topGid, topMode] = field('top');
+    const opened = lines
+        .filter(line => line.startsWith('opened '))
+        .map(line => {
+        const [, mode, ...rest] = line.split(' ');
+        return { mode, path: rest.join(' ') };
+    });
+    const state = {
+        user: { name, uid, gid, home },
+        privilege: options.privilege,
+        workTree,
+        owner,
+        top: { gid: Number(topGid), mode: topMode },
+        opened
+    };
+    if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
+        throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`);
+    return isolation(state, options.log);
+}
+/** The isolation a saved state describes (post, after main was killed, releases it with this). */
+function isolation(state, log) {
+    const said = new Set();
+    const signaller = agentSignaller(state);
+    let running = 0;
+    let reaped = [];
+    const command = (argv, env) => {
+        const agentEnv = agentUserEnvironment(env, state.user);
+        // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
+        if (state.privilege === 'root')
+            return { argv: asAgent(state, argv), env: agentEnv, stdin: Buffer.alloc(0) };
+        // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
+        const entries = [];
+        for (const [key, value] of Object.entries(agentEnv)) {
+            if (value === undefined)
+                continue;
+            if (IDENTIFIER.test(key))
+                entries.push(`${key}=${value}\0`);
+            else if (!said.has(key)) {
+                said.add(key);
+                log?.(`The variable ${key} cannot be passed to the agent's user through sudo (not a shell name); it is left out.`);
+            }
+        }
+        return {
+            argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv]),
+            env: SYSTEM_ENV,
+            stdin: Buffer.from(`${entries.join('')}\0`)
+        };
+    };
+    const killAll = async () => {
+        const found = new Set();
+        for (let round = 0; round < KILL_ROUNDS; round++) {
+            const pids = processesOf(state.user.uid);
+            if (pids.length === 0)
+                return [...found];
+            for (const pid of pids) {
+                if (!found.has(pid))
+                    reaped.push(pid);
+                found.add(pid);
+            }
+            const [program, ...args] = asAgent(state, [...BASH, KILL_ALL]);
+            (0,external_node_child_process_namespaceObject.spawnSync)(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+            // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
+            if (round > 0)
+                await (0,external_node_timers_promises_namespaceObject.setTimeout)(20);
+        }
+        const left = processesOf(state.user.uid);
+        if (left.length > 0)
+            throw new IsolationError(`processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`);
+        return [...found];
+    };
+    const run = async (options) => {
+        const env = options.env ?? process.env;
+        // As run directly: a program that is not there is not started (the loop says which one is missing).
+        if (!which(options.argv[0] ?? '', { cwd: options.cwd, path: env.PATH }))
+            return notFound(options);
+        const agent = command(options.argv, env);
+        const input = agent.stdin.length === 0
+            ? options.input
+            : Buffer.concat([
+                agent.stdin,
+                options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input)
+            ]);
+        running++;
+        let exited = false;
+        let killing;
+        // Once the last program has exited, what it left (holding its output open, or not) is killed at once.
+        const ended = () => {
+            if (exited)
+                return;
+            exited = true;
+            if (--running === 0)
+                killing = killAll();
+        };
+        try {
+            return await runProcess({
+                ...options,
+                argv: agent.argv,
+                env: agent.env,
+                ...(input !== undefined ? { input } : {}),
+                signaller,
+                onExit: () => {
+                    ended();
+                    options.onExit?.();
+                }
+            });
+        }
+        finally {
+            ended();
+            // Nothing of the uid survives the program's end (a kill started at its exit is waited for).
+            if (killing)
+                await killing;
+            else if (running === 0)
+                await killAll();
+        }
+    };
+    const release = async () => {
+        const problems = [];
+        try {
+            await killAll();
+        }
+        catch (error) {
+            // The work tree is not handed back while a process of the agent's user could still race the chown.
+            return [error.message];
+        }
+        const { user, owner, top, workTree } = state;
+        try {
+            const lines = await privileged(state.privilege, [
+                'release',
+                String(user.uid),
+                user.home,
+                workTree,
+                String(owner.uid),
+                String(owner.gid),
+                String(top.gid),
+                top.mode,
+                ...state.opened.flatMap(o => [o.mode, o.path])
+            ]);
+            for (const line of lines)
+                if (line.startsWith('problem '))
+                    problems.push(line.slice('problem '.length));
+        }
+        catch (error) {
+            problems.push(error.message);
+        }
+        return problems;
+    };
+    return {
+        state,
+        user: state.user,
+        command,
+        signaller,
+        runProcess: run,
+        killAll,
+        leftovers: () => {
+            const pids = reaped;
+            reaped = [];
+            return pids;
+        },
+        release
+    };
+}
+/** The result of a program that could not be found: nothing started (as proc answers ENOENT). */
+function notFound(options) {
+    const program = options.argv[0] ?? '';
+    if (options.logFile) {
+        (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().dirname(options.logFile), { recursive: true });
+        (0,external_node_fs_namespaceObject.appendFileSync)(options.logFile, '');
+    }
+    const none = { head: Buffer.alloc(0), tail: Buffer.alloc(0), totalBytes: 0, truncated: false };
+    const spawnError = Object.assign(new Error(`spawn ${program} ENOENT`), {
+        code: 'ENOENT',
+        errno: -2,
+        syscall: `spawn ${program}`,
+        path: program
+    });
+    return {
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        aborted: false,
+        spawnError,
+        stdout: none,
+        stderr: none,
+        durationMs: 0
+    };
+}
+/**
+ * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
+ * runner's HOME (XDG_*, a global git config) or at the runner's file commands.
+ */
+function agentUserEnvironment(env, user) {
+    const out = {};
+    for (const [key, value] of Object.entries(env)) {
+        if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
+            continue;
+        if (env_RUNNER_FILE_COMMANDS.includes(key))
+            continue;
+        // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
+        if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key))
+            continue;
+        out[key] = value;
+    }
+    return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
+}
+/** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
+function agentSignaller(state) {
+    return (pids, sig) => {
+        const denied = [];
+        for (const pid of pids) {
+            try {
+                process.kill(pid, sig);
+            }
+            catch (error) {
+                if (error.code === 'EPERM')
+                    denied.push(pid);
+            }
+        }
+        if (denied.length === 0)
+            return;
+        const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)]);
+        (0,external_node_child_process_namespaceObject.spawnSync)(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    };
+}
+/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
+const statusBuffer = Buffer.alloc(1024);
+/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
+function statusHead(pid) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(`/proc/${pid}/status`, 'r');
+    try {
+        return statusBuffer.toString('latin1', 0, (0,external_node_fs_namespaceObject.readSync)(fd, statusBuffer, 0, statusBuffer.length, null));
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/**
+ * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
+ * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
+ */
+function processesOf(uid) {
+    const pids = [];
+    let names;
+    try {
+        names = (0,external_node_fs_namespaceObject.readdirSync)('/proc');
+    }
+    catch {
+        return pids;
+    }
+    for (const name of names) {
+        if (!/^\d+$/.test(name))
+            continue;
+        let status;
+        try {
+            status = statusHead(name);
+        }
+        catch {
+            continue; // exited meanwhile
+        }
+        const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
+        if (!uids || /^State:\s+[ZX]/m.test(status))
+            continue;
+        if (uids.slice(1).some(u => Number(u) === uid))
+            pids.push(Number(name));
+    }
+    return pids;
+}
+
+;// CONCATENATED MODULE: ./src/security/runner-files.ts
+// The runner's file commands (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY):
+// whoever appends to them steers every later step, this action's post step included (an LD_PRELOAD in
+// GITHUB_ENV runs in a process that holds the tokens). Their variables never reach the loop's processes;
+// meanwhile the files are closed to other users (the agent's, with isolation), and what a process of our own
+// user wrote into them during the loop is cut back afterwards.
+
+
+/** Remembers the files named by the job's GITHUB_ENV & co.; with `close`, no other user may read them meanwhile. */
+function guardRunnerFiles(env, options) {
+    const saved = [];
+    for (const name of RUNNER_FILE_COMMANDS) {
+        const file = env[name];
+        if (!file)
+            continue;
+        try {
+            const mode = statSync(file).mode & 0o7777;
+            saved.push({ name, file, content: readFileSync(file), mode });
+            if (options.close)
+                chmodSync(file, mode & 0o700);
+        }
+        catch {
+            // Not there (a runner that does not set it, or a local run): nothing to guard.
+        }
+    }
+    return {
+        restore: () => {
+            const changed = [];
+            for (const { name, file, content, mode } of saved) {
+                let now;
+                try {
+                    now = readFileSync(file);
+                }
+                catch {
+                    now = undefined;
+                }
+                if (!now || !now.equals(content)) {
+                    writeFileSync(file, content);
+                    const added = now && now.subarray(0, content.length).equals(content) ? now.length - content.length : 0;
+                    changed.push(added > 0
+                        ? `${added} bytes appended to ${name} during the loop were cut back`
+                        : `${name} was changed during the loop and was put back as it was`);
+                }
+                try {
+                    chmodSync(file, mode);
+                }
+                catch {
+                    // Gone meanwhile: written again above.
+                }
+            }
+            return changed;
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/index.ts
+// One security policy: which variables are secret, the agent's environment, the hermetic git environment,
+// the agent's own user (its spawn, and killing everything it left), and the workflow commands it may not print.
+
+
+
+
+
 
 ;// CONCATENATED MODULE: ./src/loop/agent.ts
 // One agent run: the prompt on stdin, cwd = the work tree, the preset reading its output as it arrives
@@ -15410,6 +16083,7 @@ async function runAgent(ctx) {
 
 
 
+
 /** Characters of a check's output kept for the prompt and the record. */
 const CHECK_TAIL_CHARS = 2000;
 /** Bytes read back from the end of a check's log for the fingerprint (a few KiB is plenty). */
@@ -15439,61 +16113,89 @@ function readFileTail(file, bytes) {
 }
 /** Appended to a check's output (and log) when it ran out of time. */
 const checkTimeoutMarker = (name, seconds) => `\n\n[Check '${name}' timed out after ${formatDuration(seconds)} — output may be incomplete]\n`;
-/** Runs every gate (all of them, so the agent hears of every failure) unless the run must stop. */
+/** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
+async function runCheck(check, log, ctx) {
+    const result = await ctx.runProcess({
+        argv: ['bash', '-c', check.run],
+        cwd: ctx.workTree,
+        timeoutMs: check.timeout * 1000,
+        killGraceMs: ctx.killGraceMs,
+        signal: ctx.signal,
+        // The log has every byte; the capture only stands in when the log could not be written.
+        captureLimit: 64 * 1024,
+        logFile: log
+    });
+    if (result.timedOut)
+        (0,external_node_fs_namespaceObject.appendFileSync)(log, checkTimeoutMarker(check.name, check.timeout));
+    if (result.spawnError)
+        (0,external_node_fs_namespaceObject.appendFileSync)(log, `check could not be started: ${result.spawnError.message}\n`);
+    let output = translateNewlines(result.logError
+        ? combineOutput(decodeCaptured(result.stdout), decodeCaptured(result.stderr))
+        : readFileTail(log, CHECK_FINGERPRINT_BYTES));
+    if (result.logError && result.timedOut)
+        output += checkTimeoutMarker(check.name, check.timeout);
+    const run = {
+        name: check.name,
+        run: check.run,
+        passed: result.exitCode === 0 && !result.timedOut && !result.aborted,
+        exitCode: result.exitCode,
+        timedOut: result.timedOut,
+        durationMs: Math.round(result.durationMs),
+        outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
+        tail: output.slice(-CHECK_TAIL_CHARS),
+        log: ctx.relative(log)
+    };
+    if (result.aborted) {
+        const cause = ctx.stopCause();
+        if (cause)
+            run.killedBy = cause;
+    }
+    ctx.onCheck?.(run);
+    return { run, output, aborted: result.aborted };
+}
+/**
+ * Runs every gate (all of them, so the agent hears of every failure) unless the run must stop: one after
+ * another, or all at once with `parallel` (each with its own log; the results in the order declared).
+ */
 async function runChecks(checks, ctx) {
-    const outcome = { runs: [], failures: [], interrupted: false };
-    for (const check of checks) {
-        if (ctx.signal.aborted) {
-            outcome.interrupted = true;
-            break;
-        }
-        const log = external_node_path_default().join(ctx.iterationDir, 'checks', `${safeFileName(check.name)}.log`);
-        const result = await ctx.runProcess({
-            argv: ['bash', '-c', check.run],
-            cwd: ctx.workTree,
-            timeoutMs: check.timeout * 1000,
-            killGraceMs: ctx.killGraceMs,
-            signal: ctx.signal,
-            // The log has every byte; the capture only stands in when the log could not be written.
-            captureLimit: 64 * 1024,
-            logFile: log
-        });
-        if (result.timedOut)
-            (0,external_node_fs_namespaceObject.appendFileSync)(log, checkTimeoutMarker(check.name, check.timeout));
-        if (result.spawnError)
-            (0,external_node_fs_namespaceObject.appendFileSync)(log, `check could not be started: ${result.spawnError.message}\n`);
-        let output = translateNewlines(result.logError
-            ? combineOutput(decodeCaptured(result.stdout), decodeCaptured(result.stderr))
-            : readFileTail(log, CHECK_FINGERPRINT_BYTES));
-        if (result.logError && result.timedOut)
-            output += checkTimeoutMarker(check.name, check.timeout);
-        const passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
-        const run = {
-            name: check.name,
-            run: check.run,
-            passed,
-            exitCode: result.exitCode,
-            timedOut: result.timedOut,
-            durationMs: Math.round(result.durationMs),
-            outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
-            tail: output.slice(-CHECK_TAIL_CHARS),
-            log: ctx.relative(log)
-        };
-        if (result.aborted) {
-            const cause = ctx.stopCause();
-            if (cause)
-                run.killedBy = cause;
-        }
-        outcome.runs.push(run);
-        if (!passed)
-            outcome.failures.push({ name: check.name, output });
-        ctx.onCheck?.(run);
-        if (result.aborted) {
-            outcome.interrupted = true;
-            break;
+    const started = external_node_perf_hooks_namespaceObject.performance.now();
+    const outcome = { runs: [], failures: [], interrupted: false, wallMs: 0 };
+    const logs = logFiles(checks, external_node_path_default().join(ctx.iterationDir, 'checks'));
+    const results = [];
+    if (ctx.parallel && !ctx.signal.aborted) {
+        // The guard's signal reaches every gate: a budget or a cancel kills all of their trees at once.
+        results.push(...(await Promise.all(checks.map((check, i) => runCheck(check, logs[i], ctx)))));
+    }
+    else {
+        for (const [i, check] of checks.entries()) {
+            if (ctx.signal.aborted)
+                break;
+            const result = await runCheck(check, logs[i], ctx);
+            results.push(result);
+            if (result.aborted)
+                break;
         }
     }
+    for (const { run, output } of results) {
+        outcome.runs.push(run);
+        if (!run.passed)
+            outcome.failures.push({ name: run.name, output });
+    }
+    outcome.interrupted = results.length < checks.length || results.some(result => result.aborted);
+    outcome.wallMs = Math.round(external_node_perf_hooks_namespaceObject.performance.now() - started);
     return outcome;
+}
+/** One log a gate, `checks/<name>.log`: names that read the same once made safe get a `-2`, `-3`… */
+function logFiles(checks, dir) {
+    const taken = new Set();
+    return checks.map(check => {
+        const base = safeFileName(check.name);
+        let name = base;
+        for (let n = 2; taken.has(name); n++)
+            name = `${base}-${n}`;
+        taken.add(name);
+        return external_node_path_default().join(dir, `${name}.log`);
+    });
 }
 /** Check names come from users (CLI `--check CMD` may name them after the command): keep file names safe. */
 function safeFileName(name) {
@@ -15864,11 +16566,8 @@ function renderDiff(diff) {
 /** One line about an iteration, for `{{ ralph.progress }}`. */
 function progressEntry(record) {
     const parts = [record.verdict.replace(/_/g, ' ')];
-    if (record.checks.length > 0) {
-        const failing = record.checks.filter(check => !check.passed).map(check => check.name);
-        const passing = record.checks.length - failing.length;
-        parts.push(`checks ${passing}/${record.checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`);
-    }
+    if (record.checks.length > 0)
+        parts.push(checksTally(record.checks));
     if (record.agent) {
         const agent = record.agent;
         parts.push(agent.killedBy
@@ -15887,9 +16586,21 @@ function progressEntry(record) {
         parts.push(`crashed: ${record.error}`);
     return `- Iteration ${record.iteration} (${seconds(record.durationMs)}): ${parts.join('; ')}`;
 }
-/** `{{ ralph.progress }}`: the last few iterations, one line each. */
-function renderProgress(history) {
-    return history.slice(-PROGRESS_ENTRIES).map(progressEntry).join('\n');
+/** `checks 1/3 passing (failing: lint, test)`. */
+function checksTally(checks) {
+    const failing = checks.filter(check => !check.passed).map(check => check.name);
+    const passing = checks.length - failing.length;
+    return `checks ${passing}/${checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`;
+}
+/** The baseline as a progress line: the gates before the first agent run. */
+function baselineEntry(baseline) {
+    const what = baseline.verdict === 'interrupted' ? 'stopped' : checksTally(baseline.checks);
+    return `- Before iteration 1 (the gates alone, ${seconds(baseline.durationMs)}): ${what}`;
+}
+/** `{{ ralph.progress }}`: the last few iterations (the baseline first), one line each. */
+function renderProgress(history, baseline) {
+    const entries = [...(baseline ? [baselineEntry(baseline)] : []), ...history.map(progressEntry)];
+    return entries.slice(-PROGRESS_ENTRIES).join('\n');
 }
 /** The values of our `ralph.*` placeholders for this iteration. */
 function loopValues(ctx) {
@@ -15897,7 +16608,7 @@ function loopValues(ctx) {
         checks: renderChecks(ctx.gates),
         failures: renderFailures(ctx.previousChecks),
         diff: renderDiff(ctx.diff),
-        progress: renderProgress(ctx.history),
+        progress: renderProgress(ctx.history, ctx.baseline),
         completion_tag: ctx.completionTag ? `<promise>${ctx.completionTag}</promise>` : '',
         guardrails: ctx.guardrails?.content ?? ''
     };
@@ -15909,16 +16620,24 @@ function loopStatusSection(values, ctx, iteration, maxIterations) {
         ? 'every check passes and your final message gives the completion signal'
         : 'every check passes';
     const of = maxIterations !== undefined ? ` of at most ${maxIterations}` : '';
-    const firstIteration = ctx.previousChecks === undefined;
+    const firstIteration = ctx.history.length === 0;
+    const afterBaseline = firstIteration && ctx.previousChecks !== undefined;
+    const failures = values.failures ||
+        (afterBaseline
+            ? 'None: every check passes now (they ran before this iteration). Do what the task asks all the same.'
+            : firstIteration
+                ? 'None yet: this is the first iteration.'
+                : 'None: every check passed.');
     const sections = [
         '## Loop status',
         `You are working in a loop. When you exit, the checks below run on the work tree you leave; exit code 0 ` +
             `means pass. The loop ends when ${goal}. This is iteration ${iteration}${of}.`,
         '### Checks',
         values.checks,
-        '### Failing checks from the previous iteration',
-        values.failures ||
-            (firstIteration ? 'None yet: this is the first iteration.' : 'None: every check passed.'),
+        afterBaseline
+            ? '### Failing checks now (run before this iteration)'
+            : '### Failing checks from the previous iteration',
+        failures,
         '### Changes since the loop started',
         values.diff || 'None yet.',
         '### Recent progress',
@@ -16015,6 +16734,7 @@ function assemble(env, iteration, commandOutputs) {
         gates: config.checks,
         completionTag: config.completionTag,
         previousChecks: env.previousChecks,
+        ...(env.baseline ? { baseline: env.baseline } : {}),
         diff: env.lastDiff,
         history: env.history,
         guardrails: readGuardrails(env)
@@ -16057,6 +16777,43 @@ function agentCaps(config, meter) {
     if (config.agentMaxTurns !== undefined)
         caps.maxTurns = config.agentMaxTurns;
     return caps;
+}
+/** The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. */
+function runGates(env, iteration, dir) {
+    env.phase = 'check';
+    return runChecks(env.config.checks, {
+        workTree: env.workTree,
+        iterationDir: dir,
+        relative: file => env.record.relative(file),
+        killGraceMs: env.killGraceMs,
+        signal: env.guard.signal,
+        stopCause: () => env.guard.trip?.cause,
+        runProcess: env.runProcess,
+        parallel: env.config.parallelChecks === true,
+        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
+    }).finally(() => (env.phase = undefined));
+}
+/**
+ * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
+ * `{{ ralph.failures }}` exactly as a failed iteration's would, so the first agent run is not blind.
+ */
+async function runBaseline(env) {
+    const started = env.clock.now();
+    const parallel = env.config.parallelChecks === true;
+    env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel });
+    const checks = await runGates(env, 0, env.record.iterationDir(0));
+    const baseline = {
+        startedAt: iso(started),
+        durationMs: Math.round(env.clock.now() - started),
+        verdict: checks.interrupted ? 'interrupted' : checks.failures.length > 0 ? 'failing' : 'green',
+        checks: checks.runs,
+        checksMs: checks.wallMs,
+        parallel
+    };
+    env.baseline = baseline;
+    if (!checks.interrupted)
+        env.previousChecks = checks.runs;
+    return baseline;
 }
 async function runIteration(env, iteration) {
     const { config, guard, record: runRecord, emit, clock } = env;
@@ -16170,20 +16927,17 @@ async function runIteration(env, iteration) {
     }
     if (config.commit)
         record.commit = await commitIteration(env, iteration, record.treeHash);
+    // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
+    if (record.commit?.error)
+        return finish({
+            crash: `the commit of iteration ${iteration} failed: ${record.commit.error}`,
+            interrupted: false,
+            success: false
+        }, 'crashed');
     // 5. The gates.
-    env.phase = 'check';
-    const checks = await runChecks(config.checks, {
-        workTree: env.workTree,
-        iterationDir: dir,
-        relative,
-        killGraceMs: env.killGraceMs,
-        signal: guard.signal,
-        stopCause: () => guard.trip?.cause,
-        runProcess: env.runProcess,
-        onCheck: check => emit({ type: 'check_finished', iteration, check })
-    });
-    env.phase = undefined;
+    const checks = await runGates(env, iteration, dir);
     record.checks = checks.runs;
+    record.checksMs = checks.wallMs;
     record.failureFingerprint = failureFingerprint(checks.failures);
     record.completion = detectCompletion(agent.outcome.finalMessage, config.completionTag);
     if (checks.interrupted)
@@ -16192,6 +16946,72 @@ async function runIteration(env, iteration) {
     // 6. The verdict.
     const { verdict, success } = verdictOf(record, config.checks.length > 0, config.completionTag !== '');
     return finish({ interrupted: false, success }, verdict);
+}
+
+;// CONCATENATED MODULE: ./src/loop/defaults.ts
+// LoopConfig defaults, so front-ends and the benchmark only say what differs.
+
+
+
+
+
+const DEFAULT_OUTPUT_CAP = 1024 * 1024;
+const DEFAULT_COMPLETION_TAG = 'COMPLETE';
+/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
+function defaultRecordDir(name, now = Date.now()) {
+    const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
+    return external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-action', `${safe}-${stamp}-${process.pid}`);
+}
+/**
+ * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
+ * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
+ */
+function loopConfig(settings) {
+    return {
+        userArgs: {},
+        stopOnError: false,
+        delaySeconds: 0,
+        checks: settings.ralph.checks,
+        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
+        commit: false,
+        recordDir: defaultRecordDir(settings.ralph.name),
+        outputCap: DEFAULT_OUTPUT_CAP,
+        breaker: { ...DEFAULT_BREAKER },
+        presets: settings.ralph.presets ?? true,
+        parallelChecks: settings.ralph.checksParallel ?? false,
+        ...settings
+    };
+}
+/** Gate settings that cannot work together, as one line naming the fix; undefined when they can. */
+function gateSettingsProblem(config) {
+    if (!config.skipIfGreen)
+        return undefined;
+    if (config.checks.length === 0)
+        return "skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green.";
+    if (config.baseline === false)
+        return 'skip-if-green needs the baseline (the gates run once before iteration 1), which is turned off: turn it back on, or drop skip-if-green.';
+    return undefined;
+}
+/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
+const GATE_NAME_CHARS = 40;
+/**
+ * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
+ * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
+ */
+function addedChecks(commands, existing) {
+    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
+    const checks = [];
+    for (const run of commands) {
+        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
+        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
+        let name = base;
+        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
+            name = `${base} (${n})`;
+        taken.add(name).add(safeFileName(name));
+        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
+    }
+    return checks;
 }
 
 ;// CONCATENATED MODULE: ./src/loop/overview.ts
@@ -16247,43 +17067,67 @@ function fence(text, lang = '') {
     const marks = '`'.repeat(Math.max(3, longest + 1));
     return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
 }
-/** The gates in the order they ran, from the last iteration that ran any (or the budget's list). */
+/** The gates in the order they ran, the baseline's first. */
 function gateNames(status) {
     const names = [];
-    for (const it of status.iterations)
-        for (const c of it.checks)
+    for (const checks of [status.baseline?.checks ?? [], ...status.iterations.map(it => it.checks)])
+        for (const c of checks)
             if (!names.includes(c.name))
                 names.push(c.name);
     return names;
 }
 const MAX_GATE_COLUMNS = 6;
+/** A gate's time in a table: tenths of a second below a minute (which gate to speed up is in the tenths). */
+function gateTime(ms) {
+    return ms < 59_950 ? `${(ms / 1000).toFixed(1)}s` : overview_formatDuration(ms);
+}
+const BASELINE_LABEL = {
+    green: '✅ baseline: gates pass',
+    failing: '🔎 baseline: gates failing',
+    interrupted: '⏹️ baseline: stopped'
+};
 /**
- * The iteration table: verdict, each gate ✓/✗, cost, duration. The last `maxRows` iterations, with a line
- * saying where the others are (`elsewhere`, e.g. "in the run record").
+ * The iteration table: verdict, each gate ✓/✗ with its duration, cost, duration. The baseline (the gates
+ * before the first agent run) is row 0; then the last `maxRows` iterations, with a line saying where the
+ * others are (`elsewhere`, e.g. "in the run record").
  */
 function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
     const gates = gateNames(status);
     const columns = gates.length <= MAX_GATE_COLUMNS;
     const head = ['#', 'Verdict', ...(columns ? gates.map(g => overview_code(g)) : ['Gates']), 'Cost', 'Duration'];
-    const rows = status.iterations.slice(-maxRows).map(it => {
-        const gateCells = columns
-            ? gates.map(g => {
-                const check = it.checks.find(c => c.name === g);
-                return check ? (check.passed ? '✓' : '✗') : '–';
-            })
-            : [`${it.checks.filter(c => c.passed).length}/${it.checks.length} ✓`];
-        return [
+    const gateCells = (checks) => {
+        if (columns)
+            return gates.map(g => {
+                const check = checks.find(c => c.name === g);
+                return check ? `${check.passed ? '✓' : '✗'} ${gateTime(check.durationMs)}` : '–';
+            });
+        const slowest = checks.reduce((top, c) => (top && top.durationMs >= c.durationMs ? top : c), undefined);
+        const tally = `${checks.filter(c => c.passed).length}/${checks.length} ✓`;
+        return [slowest ? `${tally} (slowest ${overview_code(slowest.name)} ${gateTime(slowest.durationMs)})` : tally];
+    };
+    const rows = [];
+    const baseline = status.baseline;
+    if (baseline)
+        rows.push([
+            '0',
+            BASELINE_LABEL[baseline.verdict],
+            ...gateCells(baseline.checks),
+            '–',
+            overview_formatDuration(baseline.durationMs)
+        ]);
+    const shown = status.iterations.slice(-maxRows);
+    for (const it of shown)
+        rows.push([
             String(it.iteration),
             verdictLabel(it.verdict),
-            ...gateCells,
+            ...gateCells(it.checks),
             iterationCost(it),
             overview_formatDuration(it.durationMs)
-        ];
-    });
+        ]);
     const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
     for (const row of rows)
         lines.push(`| ${row.join(' | ')} |`);
-    const hidden = status.iterations.length - rows.length;
+    const hidden = status.iterations.length - shown.length;
     if (hidden > 0)
         lines.push('', `_${hidden} earlier iteration${hidden === 1 ? ' is' : 's are'} ${elsewhere}._`);
     return lines.join('\n');
@@ -16356,6 +17200,30 @@ function checkLine(check) {
     }
     return tail ? `${head}\n\n${indent(record_fence(tail), '  ')}\n` : head;
 }
+/** `- Checks: 1/3 passing (gates 3.1s)` and a line a check. */
+function checkLines(checks, wallMs) {
+    const passing = checks.filter(c => c.passed).length;
+    const took = wallMs !== undefined ? ` (gates ${record_seconds(wallMs)})` : '';
+    return [`- Checks: ${passing}/${checks.length} passing${took}`, '', ...checks.map(checkLine)];
+}
+/** The baseline in a few words: `every check passes`, `2 of 3 checks failing` or `stopped`. */
+function baselineVerdict(baseline) {
+    if (baseline.verdict === 'green')
+        return 'every check passes';
+    if (baseline.verdict === 'interrupted')
+        return 'stopped';
+    return `${baseline.checks.filter(c => !c.passed).length} of ${baseline.checks.length} checks failing`;
+}
+/** The progress.md section of the baseline: the gates before iteration 1, as an iteration 0. */
+function baselineSection(baseline) {
+    const lines = [
+        `## Baseline (iteration 0): ${baselineVerdict(baseline)}`,
+        '',
+        `- Started ${baseline.startedAt} · ${record_seconds(baseline.durationMs)} · the gates alone, before the first agent run${baseline.parallel ? ', run together' : ''}`,
+        ...checkLines(baseline.checks, baseline.checksMs)
+    ];
+    return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
+}
 /** The progress.md section of one iteration. */
 function progressSection(record) {
     const verdict = record.verdict === 'checks_passed_no_tag'
@@ -16402,12 +17270,8 @@ function progressSection(record) {
             : 'not given';
     if (agent)
         lines.push(`- Completion signal: ${signal}`);
-    if (record.checks.length > 0) {
-        const passing = record.checks.filter(c => c.passed).length;
-        lines.push(`- Checks: ${passing}/${record.checks.length} passing`, '');
-        for (const check of record.checks)
-            lines.push(indent(checkLine(check), ''));
-    }
+    if (record.checks.length > 0)
+        lines.push(...checkLines(record.checks, record.checksMs));
     if (record.diffStat !== undefined) {
         const summary = record.diffStat.trim().split('\n').at(-1)?.trim();
         lines.push(`- Changed since the start: ${summary || 'nothing'}${record.progressed === false ? ' (no change this iteration)' : ''}`);
@@ -16464,7 +17328,7 @@ function outcome(result) {
         lines.push(`- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`);
     for (const warning of result.warnings)
         lines.push(`- Warning: ${warning}`);
-    if (result.iterations.length > 0)
+    if (result.iterations.length > 0 || result.baseline)
         lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result));
     return `${lines.join('\n')}\n\n`;
 }
@@ -16582,6 +17446,9 @@ class RunRecord {
             Buffer.from(`${shell.slice(at)}\n`)
         ];
     }
+    appendBaseline(baseline) {
+        (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), baselineSection(baseline));
+    }
     appendIteration(record) {
         (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), progressSection(record));
     }
@@ -16604,7 +17471,7 @@ class RunRecord {
         this.writeStatus(result);
     }
 }
-/** Where the first iteration's section starts in progress.md (its header is a few hundred bytes). */
+/** Where progress.md's first section starts: the baseline's, else the first iteration's. */
 function firstSection(file) {
     let fd;
     try {
@@ -16616,8 +17483,11 @@ function firstSection(file) {
     try {
         const start = Buffer.alloc(64 * 1024);
         const read = (0,external_node_fs_namespaceObject.readSync)(fd, start, 0, start.length, 0);
-        const at = start.subarray(0, read).indexOf('\n## Iteration ');
-        return at === -1 ? undefined : at + 1;
+        // The baseline's section, when there is one, comes before the first iteration's.
+        const found = ['\n## Baseline (iteration 0)', '\n## Iteration ']
+            .map(heading => start.subarray(0, read).indexOf(heading))
+            .filter(at => at !== -1);
+        return found.length === 0 ? undefined : Math.min(...found) + 1;
     }
     finally {
         (0,external_node_fs_namespaceObject.closeSync)(fd);
@@ -16658,6 +17528,7 @@ function copyFrom(file, offset, out) {
 
 
 
+
 const run_loop_DEFAULT_KILL_GRACE_MS = 3000;
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
@@ -16666,6 +17537,8 @@ const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
 /** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
 const USAGE_LIMIT_MARGIN_MS = 2000;
 const run_loop_iso = (ms) => new Date(ms).toISOString();
+/** The stop reasons that mean the loop reached its goal. */
+const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
 /** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
 function realish(p) {
     const abs = external_node_path_default().resolve(p);
@@ -16693,6 +17566,9 @@ async function checkConfig(config, workspace, isRepo) {
         throw new RalphError(`${config.worktree ? '--worktree' : '--commit'} needs a git repository, and ${config.projectRoot} is not in one: run it inside one (git init), or leave ${config.worktree ? '--worktree' : '--commit'} out.`);
     if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
         throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`);
+    const problem = gateSettingsProblem(config);
+    if (problem)
+        throw new RalphError(problem);
 }
 /** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
 function capReached(max, last) {
@@ -16856,11 +17732,11 @@ async function runLoop(config, ports = {}) {
     let egress;
     const network = config.modelProxy?.network ?? 'model-only';
     if (proxied && network !== 'open') {
-        const uid = config.modelProxy?.agentUid;
-        const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid);
+        const { agentUid: uid, agentPrivilege: privilege } = config.modelProxy ?? {};
+        const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege);
         if (why === undefined && uid !== undefined) {
             try {
-                egress = await restrictEgress({ uid, proxyPort: proxied.proxy.port });
+                egress = await restrictEgress({ uid, proxyPort: proxied.proxy.port, prefix: egressPrefix(privilege) });
             }
             catch (error) {
                 warn(`egress is not enforced: the rules could not be set (${error.message})`);
@@ -16910,6 +17786,16 @@ async function runLoop(config, ports = {}) {
     // What was running when the guard fired: what its enforcement killed.
     let killedPhase;
     guard.signal.addEventListener('abort', () => (killedPhase = env.phase), { once: true });
+    /** How fast the guard's kill was: from the crossing to the killed tree being gone. */
+    const noteEnforcement = (trip) => {
+        status.enforcement = {
+            cause: trip.cause,
+            crossedAt: run_loop_iso(trip.at),
+            latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
+        };
+        if (killedPhase)
+            status.enforcement.killed = killedPhase;
+    };
     emit({ type: 'loop_started', status });
     try {
         if (isRepo) {
@@ -16918,6 +17804,19 @@ async function runLoop(config, ports = {}) {
             env.startTree = status.start.tree;
             env.previousTree = status.start.tree;
             record.writeStatus(status);
+        }
+        if (gated && config.baseline !== false) {
+            const baseline = await runBaseline(env);
+            status.baseline = baseline;
+            record.appendBaseline(baseline);
+            record.writeStatus(status);
+            emit({ type: 'baseline_finished', baseline });
+            if (baseline.verdict === 'interrupted' && guard.trip) {
+                noteEnforcement(guard.trip);
+                stop = fromTrip(guard.trip);
+            }
+            else if (baseline.verdict === 'green' && config.skipIfGreen)
+                stop = stopWith('already_green', 'every check passed before any agent ran (skip-if-green), so no agent ran');
         }
         const stopAsked = () => ports.finishSignal?.aborted
             ? stopWith('cancelled', 'stopped after the iteration in flight, as asked')
@@ -16941,15 +17840,8 @@ async function runLoop(config, ports = {}) {
             emit({ type: 'iteration_started', iteration, maxIterations: config.maxIterations });
             const outcome = await runIteration(env, iteration).finally(cancelInFlight);
             const trip = guard.trip;
-            if (outcome.interrupted && trip) {
-                status.enforcement = {
-                    cause: trip.cause,
-                    crossedAt: run_loop_iso(trip.at),
-                    latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
-                };
-                if (killedPhase)
-                    status.enforcement.killed = killedPhase;
-            }
+            if (outcome.interrupted && trip)
+                noteEnforcement(trip);
             status.iterations.push(outcome.record);
             delete status.inFlight;
             updateCost(status, meter);
@@ -17050,7 +17942,7 @@ async function runLoop(config, ports = {}) {
         stopDetail: final.detail,
         finishedAt: run_loop_iso(finishedAt),
         durationMs: Math.round(finishedAt - startedAt),
-        success: final.reason === 'all_checks_passed' || final.reason === 'completed'
+        success: SUCCESS.includes(final.reason)
     };
     delete result.inFlight;
     updateCost(result, meter);
@@ -17071,61 +17963,6 @@ function updateCost(status, meter) {
         tokens.cache_write += it.agent.usage.cache_write;
     }
     status.cost.tokens = tokens;
-}
-
-;// CONCATENATED MODULE: ./src/loop/defaults.ts
-// LoopConfig defaults, so front-ends and the benchmark only say what differs.
-
-
-
-
-
-const DEFAULT_OUTPUT_CAP = 1024 * 1024;
-const DEFAULT_COMPLETION_TAG = 'COMPLETE';
-/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
-function defaultRecordDir(name, now = Date.now()) {
-    const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
-    return external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-action', `${safe}-${stamp}-${process.pid}`);
-}
-/**
- * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
- * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
- */
-function loopConfig(settings) {
-    return {
-        userArgs: {},
-        stopOnError: false,
-        delaySeconds: 0,
-        checks: settings.ralph.checks,
-        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
-        commit: false,
-        recordDir: defaultRecordDir(settings.ralph.name),
-        outputCap: DEFAULT_OUTPUT_CAP,
-        breaker: { ...DEFAULT_BREAKER },
-        presets: settings.ralph.presets ?? true,
-        ...settings
-    };
-}
-/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
-const GATE_NAME_CHARS = 40;
-/**
- * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
- * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
- */
-function addedChecks(commands, existing) {
-    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
-    const checks = [];
-    for (const run of commands) {
-        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
-        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
-        let name = base;
-        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
-            name = `${base} (${n})`;
-        taken.add(name).add(safeFileName(name));
-        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
-    }
-    return checks;
 }
 
 ;// CONCATENATED MODULE: ./src/loop/preview.ts
@@ -17298,6 +18135,24 @@ const LOOP_OPTIONS = [
         help: 'A gate, run with bash after each iteration; repeatable. All must exit 0.'
     },
     {
+        key: 'noBaseline',
+        names: ['--no-baseline'],
+        kind: 'flag',
+        help: "Don't run the checks before iteration 1 (by default their failures fill its prompt)."
+    },
+    {
+        key: 'skipIfGreen',
+        names: ['--skip-if-green'],
+        kind: 'flag',
+        help: 'Stop at once (already_green, exit 0, no agent) when every check passes before iteration 1.'
+    },
+    {
+        key: 'parallelChecks',
+        names: ['--parallel-checks'],
+        kind: 'flag',
+        help: "Run the checks together (only when they don't share a build folder)."
+    },
+    {
         key: 'maxCost',
         names: ['--max-cost'],
         kind: 'float',
@@ -17398,6 +18253,20 @@ const LOOP_OPTIONS = [
         kind: 'strings',
         metavar: 'HOST',
         help: "A host the agent may reach through the proxy's CONNECT (e.g. registry.npmjs.org); repeatable."
+    },
+    {
+        key: 'isolation',
+        names: ['--isolation'],
+        kind: 'string',
+        metavar: 'MODE',
+        help: 'user: run the agent, commands and checks as their own user (needs root or passwordless sudo); none (default): as you.'
+    },
+    {
+        key: 'agentUser',
+        names: ['--agent-user'],
+        kind: 'string',
+        metavar: 'NAME',
+        help: 'The user --isolation user runs them as (created on first use; default ralph-agent).'
     }
 ];
 const positive = (v) => Number.isFinite(v) && v > 0;
@@ -17450,14 +18319,22 @@ function loopSettings(options, typed = {}) {
             throw new UsageError(error.message.replace(/^The setting '([^']+)'/, "'--$1'"));
         throw error;
     }
+    const isolation = options.isolation ?? 'none';
+    if (isolation !== 'user' && isolation !== 'none')
+        throw new UsageError(`'--isolation' must be user or none, got '${isolation}'.`);
     return {
         modelProxy,
+        isolation,
+        ...(options.agentUser !== undefined ? { agentUser: options.agentUser } : {}),
         maxIterations: n,
         stopOnError: options.stopOnError === true,
         delaySeconds: delay,
         agentTimeoutSeconds: timeout,
         logDir: options.logDir,
         checks: options.check ?? [],
+        baseline: options.noBaseline !== true,
+        skipIfGreen: options.skipIfGreen === true,
+        parallelChecks: options.parallelChecks === true,
         maxCostUsd: maxCost,
         maxTimeSeconds: maxTime,
         completionTag: options.completionTag,
@@ -17468,6 +18345,14 @@ function loopSettings(options, typed = {}) {
         allowEnv: options.allowEnv ?? [],
         maxTurns,
         costPattern
+    };
+}
+/** The engine's gate settings that the options above carry (a ralph's `checks_parallel:` unless given). */
+function gateSettings(settings) {
+    return {
+        baseline: settings.baseline,
+        skipIfGreen: settings.skipIfGreen,
+        ...(settings.parallelChecks ? { parallelChecks: true } : {})
     };
 }
 /** The engine's agent settings that the options above carry. */
@@ -17527,7 +18412,7 @@ function verdictLine(record, tag) {
     }
 }
 /** Why a check failed, and the last lines it printed (bash's "command not found" among them). */
-function checkLines(check) {
+function console_checkLines(check) {
     const how = check.passed
         ? ''
         : check.timedOut
@@ -17598,6 +18483,16 @@ function consoleRenderer(options) {
                 out(`  Record: ${s.recordDir}\n`);
                 break;
             }
+            case 'baseline_started':
+                out(`\nBaseline ───────\n  Running the ${event.checks} check(s)${event.parallel ? ' together' : ''} before the first agent run\n`);
+                break;
+            case 'baseline_finished': {
+                const b = event.baseline;
+                const mark = b.verdict === 'green' ? '✓' : b.verdict === 'failing' ? '✗' : '■';
+                const next = b.verdict === 'failing' ? ': iteration 1 gets their output' : '';
+                out(`${mark} Baseline: ${baselineVerdict(b)}${next} (${console_seconds(b.durationMs)})\n`);
+                break;
+            }
             case 'iteration_started':
                 commandsRan = 0;
                 out(`\nIteration ${event.iteration} ───────\n`);
@@ -17632,7 +18527,7 @@ function consoleRenderer(options) {
                 break;
             }
             case 'check_finished':
-                out(checkLines(event.check));
+                out(console_checkLines(event.check));
                 break;
             case 'iteration_finished': {
                 const r = event.record;
@@ -17665,8 +18560,1009 @@ function consoleRenderer(options) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/git/repo.ts
+// Intent-named git commands for delivery (branch, fetch, push), over runGit. Every call answers
+// {exitCode, stdout, stderr}; `probe` calls allow any exit code, the rest throw GitError.
+
+
+
+
+class repo_GitRepo {
+    dir;
+    constructor(dir) {
+        this.dir = dir;
+    }
+    /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
+    async exec(args, options = {}) {
+        const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
+        const result = await runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes });
+        if (!options.probe && result.exitCode !== 0)
+            throw new GitError(args, result);
+        return result;
+    }
+    /** The branch HEAD is on, or undefined when HEAD is detached (actions/checkout of a SHA or a PR merge). */
+    async currentBranch() {
+        const result = await this.exec(['symbolic-ref', '--quiet', '--short', 'HEAD'], { probe: true });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    /** The commit a ref names, or undefined when it names none. */
+    async commitOf(ref) {
+        const result = await this.exec(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
+            probe: true
+        });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    async headSha() {
+        const sha = await this.commitOf('HEAD');
+        if (!sha)
+            throw new Error(`${this.dir} has no commit checked out`);
+        return sha;
+    }
+    async isShallow() {
+        const result = await this.exec(['rev-parse', '--is-shallow-repository']);
+        return result.stdout.trim() === 'true';
+    }
+    /** An absolute path inside the git directory (`config`, `objects`, `shallow`), worktrees included. */
+    async gitPath(name) {
+        const result = await this.exec(['rev-parse', '--git-path', name]);
+        return path.resolve(this.dir, result.stdout.trim());
+    }
+    /** The git directory shared by all worktrees (where `config` and `modules/` live). */
+    async commonDir() {
+        const result = await this.exec(['rev-parse', '--git-common-dir']);
+        return path.resolve(this.dir, result.stdout.trim());
+    }
+    async objectFormat() {
+        const result = await this.exec(['rev-parse', '--show-object-format'], { probe: true });
+        return result.exitCode === 0 && result.stdout.trim() ? result.stdout.trim() : 'sha1';
+    }
+    /** The branch's commit on the remote (asked over the network), or null when the remote has no such branch. */
+    async remoteBranchSha(remote, branch, config) {
+        const ref = `refs/heads/${branch}`;
+        const result = await this.exec(['ls-remote', '--heads', '--end-of-options', remote, ref], { config });
+        for (const line of result.stdout.split('\n')) {
+            const [sha, name] = line.split('\t');
+            if (name === ref)
+                return sha;
+        }
+        return null;
+    }
+    /** The remote's default branch (its HEAD), or undefined when it cannot be learnt. */
+    async remoteDefaultBranch(remote, config) {
+        const result = await this.exec(['ls-remote', '--symref', '--end-of-options', remote, 'HEAD'], {
+            probe: true,
+            config
+        });
+        const m = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(result.stdout);
+        if (m)
+            return m[1];
+        const local = await this.exec(['symbolic-ref', '--quiet', '--short', `refs/remotes/${remote}/HEAD`], {
+            probe: true
+        });
+        return local.exitCode === 0 ? local.stdout.trim().replace(`${remote}/`, '') : undefined;
+    }
+    /**
+     * Fetches branches into their remote-tracking refs (`+refs/heads/B:refs/remotes/<remote>/B`).
+     * `depth`/`deepen`/`unshallow` only make sense in a shallow repository.
+     */
+    async fetchBranches(remote, branches, options = {}) {
+        const args = ['fetch', '--no-tags', '--quiet', '--no-recurse-submodules'];
+        if (options.depth !== undefined)
+            args.push(`--depth=${options.depth}`);
+        if (options.deepen !== undefined)
+            args.push(`--deepen=${options.deepen}`);
+        if (options.unshallow)
+            args.push('--unshallow');
+        args.push('--end-of-options', remote, ...branches.map(b => `+refs/heads/${b}:refs/remotes/${remote}/${b}`));
+        return this.exec(args, { probe: true, config: options.config });
+    }
+    async mergeBase(a, b) {
+        const result = await this.exec(['merge-base', '--end-of-options', a, b], { probe: true });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    /** Whether the trees of two commits differ (what a pull request would show). */
+    async hasDiff(from, to) {
+        const result = await this.exec(['diff', '--quiet', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { probe: true });
+        if (result.exitCode === 0)
+            return false;
+        if (result.exitCode === 1)
+            return true;
+        throw new GitError(['diff', '--quiet', from, to], result);
+    }
+    /** Commits reachable from `to` but not from `from`. */
+    async countCommits(from, to) {
+        const result = await this.exec(['rev-list', '--count', `${from}..${to}`, '--']);
+        return Number(result.stdout.trim());
+    }
+    /** Paths that differ between two commits. */
+    async changedPaths(from, to) {
+        const result = await this.exec([
+            'diff',
+            '--name-only',
+            '-z',
+            '--no-ext-diff',
+            '--no-renames',
+            '--end-of-options',
+            from,
+            to
+        ]);
+        return result.stdout.split('\0').filter(Boolean);
+    }
+    /** One local config value, or undefined when unset. */
+    async localConfig(key) {
+        const result = await this.exec(['config', '--local', '--get', key], { probe: true });
+        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/branch.ts
+// The loop's branch: created fresh from the latest base (or continued from the remote), the way
+// actions/checkout leaves a repository: possibly shallow (fetch-depth 1), possibly on a detached HEAD (a
+// SHA, a pull request's merge commit), possibly behind a base that moved on since the job started.
+
+
+
+// Depths tried before --unshallow when a continued branch's fork point is not in a shallow clone.
+const DEEPEN_STEPS = (/* unused pure expression or super */ null && ([50, 500]));
+/** Creates (or continues) the loop's branch and checks it out. Throws an Error that says what to fix. */
+async function prepareBranch(workTree, options) {
+    const git = new GitRepo(workTree);
+    const log = options.log ?? (() => undefined);
+    const remote = options.remote ?? 'origin';
+    const branch = await validBranchName(git, options.branch, 'branch');
+    const config = options.auth ? authConfig(options.auth) : undefined;
+    const previous = { branch: await git.currentBranch(), sha: await git.commitOf('HEAD') };
+    const { base, source } = await resolveBase(git, remote, previous.branch, options, config);
+    await validBranchName(git, base, 'base');
+    log(`The base is '${base}' (${describeSource(source, previous)}).`);
+    if (base === branch) {
+        throw new Error(`The loop's branch and the base are both '${base}': the loop needs a branch of its own to push and open a pull request from. Give a different branch.`);
+    }
+    let shallow = await git.isShallow();
+    // The latest base, whatever the checkout had: a base that moved on since the job started is caught up here.
+    const baseFetch = await git.fetchBranches(remote, [base], { depth: shallow ? 1 : undefined, config });
+    if (baseFetch.exitCode !== 0) {
+        if (/couldn't find remote ref/i.test(baseFetch.stderr))
+            throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`);
+        throw new Error(`Could not fetch the base branch '${base}' from '${remote}': ${baseFetch.stderr.trim()}`);
+    }
+    const baseRef = `refs/remotes/${remote}/${base}`;
+    const baseTip = await git.commitOf(baseRef);
+    if (!baseTip)
+        throw new Error(`The base branch '${base}' was fetched but ${baseRef} names no commit.`);
+    if (previous.sha && previous.sha !== baseTip && previous.branch === base)
+        log(`'${base}' moved on since the checkout (${branch_short(previous.sha)} → ${branch_short(baseTip)}); starting from ${branch_short(baseTip)}.`);
+    const remoteSha = await git.remoteBranchSha(remote, branch, config);
+    if (options.continueExisting && remoteSha) {
+        const branchRef = `refs/remotes/${remote}/${branch}`;
+        const fetched = await git.fetchBranches(remote, [branch], {
+            depth: shallow ? DEEPEN_STEPS[0] : undefined,
+            config
+        });
+        if (fetched.exitCode !== 0)
+            throw new Error(`Could not fetch the branch '${branch}' from '${remote}': ${fetched.stderr.trim()}`);
+        await switchTo(git, branch, branchRef);
+        const forkPoint = await findForkPoint(git, remote, base, branch, shallow, config, log);
+        shallow = await git.isShallow();
+        log(`Continuing '${branch}' from ${remote} at ${branch_short(remoteSha)} (forked from '${base}' at ${branch_short(forkPoint)}).`);
+        return {
+            branch,
+            base,
+            baseSource: source,
+            baseSha: forkPoint,
+            startSha: await git.headSha(),
+            continued: true,
+            remoteSha,
+            shallow,
+            previous
+        };
+    }
+    if (options.continueExisting)
+        log(`'${branch}' does not exist on ${remote} yet; starting it from '${base}'.`);
+    else if (remoteSha)
+        log(`'${branch}' exists on ${remote} (${branch_short(remoteSha)}); starting it afresh from '${base}' (it will be replaced on push).`);
+    await switchTo(git, branch, baseRef);
+    log(`Created '${branch}' from '${base}' at ${branch_short(baseTip)}.`);
+    return {
+        branch,
+        base,
+        baseSource: source,
+        baseSha: baseTip,
+        startSha: baseTip,
+        continued: false,
+        remoteSha,
+        shallow,
+        previous
+    };
+}
+async function resolveBase(git, remote, checkedOut, options, config) {
+    const env = options.env ?? process.env;
+    const given = options.base?.trim();
+    if (given)
+        return { base: given.replace(/^refs\/heads\//, ''), source: 'input' };
+    if (checkedOut)
+        return { base: checkedOut, source: 'checkout' };
+    // Detached HEAD: a pull request's merge commit (its base is GITHUB_BASE_REF), or a SHA checked out.
+    if (env.GITHUB_BASE_REF)
+        return { base: env.GITHUB_BASE_REF, source: 'pull-request' };
+    if (env.GITHUB_REF?.startsWith('refs/heads/'))
+        return { base: env.GITHUB_REF.slice('refs/heads/'.length), source: 'github-ref' };
+    const fallback = await git.remoteDefaultBranch(remote, config);
+    if (fallback)
+        return { base: fallback, source: 'remote-default' };
+    throw new Error(`HEAD is detached and the base branch cannot be worked out (no GITHUB_BASE_REF, GITHUB_REF is '${env.GITHUB_REF ?? ''}', and ${remote} did not say its default branch): give the base branch.`);
+}
+function describeSource(source, previous) {
+    switch (source) {
+        case 'input':
+            return 'given';
+        case 'checkout':
+            return 'the branch checked out';
+        case 'pull-request':
+            return `HEAD is detached at ${branch_short(previous.sha)}; the pull request's base, GITHUB_BASE_REF`;
+        case 'github-ref':
+            return `HEAD is detached at ${branch_short(previous.sha)}; from GITHUB_REF`;
+        case 'remote-default':
+            return `HEAD is detached at ${branch_short(previous.sha)}; the remote's default branch`;
+    }
+}
+async function validBranchName(git, name, what) {
+    const trimmed = name.trim();
+    // Names reach git as arguments: refuse what could read as an option or hide in a log.
+    const check = await git.exec(['check-ref-format', '--branch', trimmed], { probe: true });
+    if (!trimmed ||
+        trimmed.startsWith('-') ||
+        [...trimmed].some(c => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) ||
+        check.exitCode !== 0)
+        throw new Error(`'${name}' is not a valid ${what} name.`);
+    return trimmed;
+}
+async function switchTo(git, branch, start) {
+    const result = await git.exec(['checkout', '--quiet', '--no-track', '-B', branch, start, '--'], {
+        probe: true
+    });
+    if (result.exitCode === 0)
+        return;
+    if (/would be overwritten/.test(result.stderr)) {
+        throw new Error(`Cannot switch to '${branch}' (${start}): local changes in the work tree would be overwritten. The loop must start from a clean checkout.\n${result.stderr.trim()}`);
+    }
+    throw new GitError(['checkout', '-B', branch, start], result);
+}
+/**
+ * The commit where a continued branch left the base. In a shallow clone the histories are deepened step by
+ * step until it is found, and unshallowed only when that was not enough.
+ */
+async function findForkPoint(git, remote, base, branch, shallow, config, log) {
+    const baseRef = `refs/remotes/${remote}/${base}`;
+    const branchRef = `refs/remotes/${remote}/${branch}`;
+    let found = await git.mergeBase(baseRef, branchRef);
+    if (found || !shallow) {
+        if (found)
+            return found;
+        throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
+    }
+    const attempts = [
+        ...DEEPEN_STEPS.map(depth => ({ depth })),
+        { unshallow: true }
+    ];
+    for (const attempt of attempts) {
+        if (attempt.unshallow && !(await git.isShallow()))
+            break;
+        log(attempt.unshallow
+            ? `The fork point of '${branch}' and '${base}' is not in this shallow clone; fetching their whole history.`
+            : `Fetching '${base}' and '${branch}' to depth ${attempt.depth} to find where they forked.`);
+        const result = await git.fetchBranches(remote, [base, branch], { ...attempt, config });
+        if (result.exitCode !== 0)
+            throw new Error(`Could not deepen the shallow clone: ${result.stderr.trim()}`);
+        found = await git.mergeBase(baseRef, branchRef);
+        if (found)
+            return found;
+    }
+    throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
+}
+function branch_short(sha) {
+    return sha ? sha.slice(0, 7) : '(none)';
+}
+/** The identity the loop's commits are made with unless told otherwise. */
+const GITHUB_ACTIONS_IDENTITY = {
+    name: 'github-actions[bot]',
+    email: '41898282+github-actions[bot]@users.noreply.github.com'
+};
+/** Sets the commit identity in the repository's local config, restorably. */
+async function configureIdentity(workTree, identity = {}) {
+    const git = new GitRepo(workTree);
+    const name = identity.name?.trim() || GITHUB_ACTIONS_IDENTITY.name;
+    const email = identity.email?.trim() || GITHUB_ACTIONS_IDENTITY.email;
+    const before = { name: await git.localConfig('user.name'), email: await git.localConfig('user.email') };
+    await git.exec(['config', '--local', '--replace-all', 'user.name', name]);
+    await git.exec(['config', '--local', '--replace-all', 'user.email', email]);
+    let restored = false;
+    return {
+        name,
+        email,
+        async restore() {
+            if (restored)
+                return;
+            restored = true;
+            for (const [key, value] of [
+                ['user.name', before.name],
+                ['user.email', before.email]
+            ]) {
+                if (value === undefined)
+                    await git.exec(['config', '--local', '--unset-all', key], { probe: true });
+                else
+                    await git.exec(['config', '--local', '--replace-all', key, value]);
+            }
+        }
+    };
+}
+// --- what the branch holds ---
+/** Whether HEAD (or `head`) differs from `baseSha`: false means no diff, so no pull request. */
+function hasDiff(workTree, baseSha, head = 'HEAD') {
+    return new GitRepo(workTree).hasDiff(baseSha, head);
+}
+/** How many commits `head` has that `sinceSha` has not (0: this run committed nothing to push). */
+function commitsSince(workTree, sinceSha, head = 'HEAD') {
+    return new GitRepo(workTree).countCommits(sinceSha, head);
+}
+/** The paths that differ between `baseSha` and `head`. */
+function changedFiles(workTree, baseSha, head = 'HEAD') {
+    return new GitRepo(workTree).changedPaths(baseSha, head);
+}
+/** Changed paths under .github/workflows/: a push of them needs a token with the `workflows` permission. */
+async function changedWorkflowFiles(workTree, baseSha, head = 'HEAD') {
+    return (await changedFiles(workTree, baseSha, head)).filter(p => p.startsWith('.github/workflows/'));
+}
+const MAX_PATCH_BYTES = (/* unused pure expression or super */ null && (64 * 1024 * 1024));
+/**
+ * The commits from `baseSha` to `head` as an mbox patch (`git format-patch --stdout --binary`), for when the
+ * push is refused: `git am < patch` on `baseSha` re-creates them. Pass `prepared.baseSha` for the whole
+ * branch, or `prepared.remoteSha ?? prepared.baseSha` for exactly what the remote lacks.
+ */
+async function formatPatch(workTree, baseSha, head = 'HEAD') {
+    const result = await new GitRepo(workTree).exec(['format-patch', '--stdout', '--binary', '--no-color', '--find-renames', `${baseSha}..${head}`, '--'], { maxStdoutBytes: MAX_PATCH_BYTES });
+    if (result.stdoutTruncated)
+        throw new Error(`The patch from ${branch_short(baseSha)} to ${head} is larger than ${MAX_PATCH_BYTES} bytes.`);
+    return result.stdout;
+}
+
+;// CONCATENATED MODULE: ./src/git/credentials.ts
+// actions/checkout leaves its token where any process in the job can read it: v4/v5 as
+// `http.<server>/.extraheader = AUTHORIZATION: basic …` in .git/config, v6+ in $RUNNER_TEMP/git-credentials-<uuid>.config
+// pulled in by `includeIf.gitdir:<repo>/.git.path` (and `…/.git/worktrees/*`, and `/github/…` paths for
+// containers). For the agent's run both are taken away, and put back byte for byte afterwards.
+
+
+
+
+
+/** The credentials file actions/checkout v6+ writes (its own pattern, from git-auth-helper.ts). */
+const CHECKOUT_CREDENTIALS_FILE = /git-credentials-[0-9a-f-]+\.config$/i;
+const EXTRA_HEADER_KEY = /^http\.(.*\.)?extraheader$/;
+const INCLUDE_KEY = /^include(if\..*)?\.path$/;
+const AUTH_VALUE = /^\s*authorization\s*:/i;
+// A value pattern for `git config --unset-all` that matches the header without the token in argv.
+const AUTH_VALUE_PATTERN = '^ *[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn] *:';
+/** Removes the persisted credentials now; `restore()` puts them back. Prefer withoutPersistedCredentials. */
+async function hidePersistedCredentials(workTree, options = {}) {
+    const git = new GitRepo(workTree);
+    const changes = [];
+    const hiddenFiles = [];
+    const removed = [];
+    let restored;
+    const restore = async () => {
+        if (restored)
+            return restored;
+        const report = { changedConfigFiles: [], problems: [] };
+        for (const hidden of hiddenFiles) {
+            try {
+                await mkdir(path.dirname(hidden.file), { recursive: true });
+                await writeFile(hidden.file, hidden.content, { mode: hidden.mode });
+                await chmod(hidden.file, hidden.mode);
+            }
+            catch (error) {
+                report.problems.push(`could not put back ${hidden.file}: ${error.message}`);
+            }
+        }
+        for (const change of [...changes].reverse()) {
+            try {
+                await restoreConfigFile(git, change, options.onConfigChange ?? 'discard', report);
+            }
+            catch (error) {
+                report.problems.push(`could not restore ${change.file}: ${error.message}`);
+            }
+        }
+        restored = report;
+        return report;
+    };
+    try {
+        const seen = new Set();
+        for (const file of await credentials_configFiles(git)) {
+            const entries = await listConfig(git, file);
+            const found = [];
+            for (const entry of entries) {
+                if (EXTRA_HEADER_KEY.test(entry.key) && AUTH_VALUE.test(entry.value)) {
+                    found.push(entry);
+                }
+                else if (INCLUDE_KEY.test(entry.key)) {
+                    const target = resolveInclude(file, entry.value);
+                    const isCheckoutFile = CHECKOUT_CREDENTIALS_FILE.test(entry.value);
+                    if (!isCheckoutFile && !(await holdsAuthHeader(git, target)))
+                        continue;
+                    found.push(entry);
+                    if (seen.has(target))
+                        continue;
+                    seen.add(target);
+                    const content = await readFile(target).catch(() => undefined);
+                    // Only checkout's own files are moved away; someone else's file stays, unreferenced, where it is.
+                    if (content && isCheckoutFile) {
+                        hiddenFiles.push({ file: target, content, mode: (await stat(target)).mode & 0o7777 });
+                        await unlink(target);
+                        removed.push(`credentials file ${target}`);
+                    }
+                }
+            }
+            if (found.length === 0)
+                continue;
+            const original = await readFile(file);
+            const mode = (await stat(file)).mode & 0o7777;
+            const change = { file, original, mode, redacted: original, entries: found };
+            changes.push(change);
+            for (const entry of dedupeKeys(found)) {
+                if (EXTRA_HEADER_KEY.test(entry.key)) {
+                    await git.exec(['config', '--file', file, '--unset-all', entry.key, AUTH_VALUE_PATTERN]);
+                }
+                else {
+                    await git.exec(['config', '--file', file, '--fixed-value', '--unset-all', entry.key, entry.value]);
+                }
+                removed.push(`${entry.key} in ${file}`);
+            }
+            change.redacted = await readFile(file);
+        }
+    }
+    catch (error) {
+        await restore();
+        throw error;
+    }
+    if (removed.length > 0)
+        options.log?.(`Removed the persisted credentials for the agent's run: ${removed.join('; ')}.`);
+    return { removed, restore };
+}
+/**
+ * Runs `fn` (the agent's run) with the checkout's persisted credentials removed, and restores them in
+ * `finally`, also when `fn` throws. A restore problem fails the call only when `fn` itself succeeded.
+ */
+async function withoutPersistedCredentials(workTree, fn, options = {}) {
+    const hidden = await hidePersistedCredentials(workTree, options);
+    let result;
+    try {
+        result = await fn();
+    }
+    catch (error) {
+        await restoreAndReport(hidden, options, true);
+        throw error;
+    }
+    await restoreAndReport(hidden, options, false);
+    return result;
+}
+async function restoreAndReport(hidden, options, runFailed) {
+    const report = await hidden.restore();
+    if (report.changedConfigFiles.length > 0) {
+        options.log?.(`The git config changed during the run (${report.changedConfigFiles.join(', ')}): ${(options.onConfigChange ?? 'discard') === 'discard'
+            ? 'put back as it was before the run'
+            : 'kept, with the credentials added back'}.`);
+    }
+    if (report.problems.length === 0)
+        return;
+    const message = `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`;
+    if (runFailed)
+        options.log?.(message);
+    else
+        throw new Error(message);
+}
+async function restoreConfigFile(git, change, onChange, report) {
+    const now = await readFile(change.file).catch(() => undefined);
+    const untouched = now !== undefined && now.equals(change.redacted);
+    if (!untouched)
+        report.changedConfigFiles.push(change.file);
+    if (untouched || now === undefined || onChange === 'discard') {
+        await writeAtomically(change.file, change.original, change.mode);
+        return;
+    }
+    for (const entry of change.entries) {
+        if (!EXTRA_HEADER_KEY.test(entry.key)) {
+            await git.exec(['config', '--file', change.file, '--add', entry.key, entry.value]);
+            continue;
+        }
+        // Like actions/checkout: a placeholder through argv, the secret written straight into the file.
+        const placeholder = `ralph-placeholder-${randomUUID()}`;
+        await git.exec(['config', '--file', change.file, '--add', entry.key, placeholder]);
+        const text = await readFile(change.file, 'utf8');
+        if (text.indexOf(placeholder) < 0 || text.indexOf(placeholder) !== text.lastIndexOf(placeholder))
+            throw new Error(`the placeholder for ${entry.key} was not found once in ${change.file}`);
+        await writeAtomically(change.file, Buffer.from(text.replace(placeholder, quoteConfigValue(entry.value))), change.mode);
+    }
+}
+/** The local config, the worktree's config, and every submodule's config under modules/. */
+async function credentials_configFiles(git) {
+    const common = await git.commonDir();
+    const files = [path.join(common, 'config'), await git.gitPath('config.worktree')];
+    const walk = async (dir) => {
+        const names = await readdir(dir, { withFileTypes: true }).catch(() => []);
+        for (const entry of names) {
+            if (!entry.isDirectory())
+                continue;
+            const sub = path.join(dir, entry.name);
+            files.push(path.join(sub, 'config'));
+            await walk(path.join(sub, 'modules'));
+        }
+    };
+    await walk(path.join(common, 'modules'));
+    const existing = [];
+    for (const file of new Set(files)) {
+        if (await stat(file).then(s => s.isFile(), () => false))
+            existing.push(file);
+    }
+    return existing;
+}
+async function listConfig(git, file) {
+    const result = await git.exec(['config', '--file', file, '--null', '--list']);
+    return result.stdout
+        .split('\0')
+        .filter(Boolean)
+        .map(record => {
+        const newline = record.indexOf('\n');
+        return newline < 0
+            ? { key: record, value: '' }
+            : { key: record.slice(0, newline), value: record.slice(newline + 1) };
+    });
+}
+async function holdsAuthHeader(git, file) {
+    if (!(await stat(file).then(s => s.isFile(), () => false)))
+        return false;
+    const entries = await listConfig(git, file).catch(() => []);
+    return entries.some(e => EXTRA_HEADER_KEY.test(e.key) && AUTH_VALUE.test(e.value));
+}
+function resolveInclude(configFile, value) {
+    if (value.startsWith('~/'))
+        return path.join(os.homedir(), value.slice(2));
+    return path.resolve(path.dirname(configFile), value);
+}
+function dedupeKeys(entries) {
+    const seen = new Set();
+    return entries.filter(e => {
+        const id = EXTRA_HEADER_KEY.test(e.key) ? e.key : `${e.key}\0${e.value}`;
+        if (seen.has(id))
+            return false;
+        seen.add(id);
+        return true;
+    });
+}
+/** A value as git writes it into a config file. */
+function quoteConfigValue(value) {
+    if (!/^\s|\s$|[#;"\\\n]/.test(value))
+        return value;
+    return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
+}
+async function writeAtomically(file, content, mode) {
+    const temp = `${file}.ralph-${randomUUID()}`;
+    try {
+        await writeFile(temp, content, { mode });
+        await chmod(temp, mode);
+        await rename(temp, file);
+    }
+    catch (error) {
+        await rm(temp, { force: true });
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/snapshot.ts
+// What of .git can make the action's own git (or a later step's) run code or go elsewhere: the config files
+// (core.fsmonitor, core.hooksPath, filter.*.smudge, url.*.insteadOf, remote.origin.url, http.proxy), info/
+// (attributes that wire a filter, excludes, grafts) and hooks/. Snapshotted before the loop and put back,
+// byte for byte and mode for mode, after it: whatever the agent (or a check) wrote there does not outlive
+// the loop. Kept in a file too, so the post step can put it back when main was killed.
+
+
+
+
+async function kind(file) {
+    try {
+        const s = await lstat(file);
+        return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
+    }
+    catch {
+        return undefined;
+    }
+}
+async function walk(dir, found) {
+    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory())
+            await walk(full, found);
+        else
+            found.push(full);
+    }
+}
+async function save(file) {
+    const s = await lstat(file).catch(() => undefined);
+    if (!s?.isFile())
+        return undefined;
+    return { path: file, mode: s.mode & 0o7777, content: (await readFile(file)).toString('base64') };
+}
+/** The config files, info/ and hooks/ of the work tree's repository, as they are now. */
+async function snapshotGitDir(workTree) {
+    const git = new GitRepo(workTree);
+    const common = await git.commonDir();
+    const folders = [path.join(common, 'info'), path.join(common, 'hooks')];
+    const configs = [...new Set([...(await configFiles(git)), await git.gitPath('config.worktree')])];
+    const snapshot = { folders, files: [], absent: [] };
+    for (const file of configs) {
+        const saved = await save(file);
+        if (saved)
+            snapshot.files.push(saved);
+        else
+            snapshot.absent.push(file);
+    }
+    for (const folder of folders) {
+        const found = [];
+        await walk(folder, found);
+        for (const file of found) {
+            const saved = await save(file);
+            if (saved)
+                snapshot.files.push(saved);
+        }
+    }
+    return snapshot;
+}
+/**
+ * Puts back everything the snapshot holds, removing what was added since (never following a symlink).
+ * Answers the paths that had changed; throws only when one cannot be put back.
+ */
+async function restoreGitDir(snapshot) {
+    const changed = new Set();
+    const wanted = new Map(snapshot.files.map(f => [f.path, f]));
+    for (const folder of snapshot.folders) {
+        if ((await kind(folder)) === 'other') {
+            await rm(folder, { force: true });
+            changed.add(folder);
+        }
+        const now = [];
+        await walk(folder, now);
+        for (const file of now)
+            if (!wanted.has(file)) {
+                await rm(file, { recursive: true, force: true });
+                changed.add(file);
+            }
+    }
+    for (const file of snapshot.absent)
+        if ((await kind(file)) !== undefined) {
+            await rm(file, { recursive: true, force: true });
+            changed.add(file);
+        }
+    for (const saved of snapshot.files) {
+        const content = Buffer.from(saved.content, 'base64');
+        const now = await lstat(saved.path).catch(() => undefined);
+        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await readFile(saved.path)).equals(content))
+            continue;
+        if (now)
+            await rm(saved.path, { recursive: true, force: true });
+        await mkdir(path.dirname(saved.path), { recursive: true });
+        await writeFile(saved.path, content, { mode: saved.mode });
+        await chmod(saved.path, saved.mode);
+        changed.add(saved.path);
+    }
+    return [...changed];
+}
+
+;// CONCATENATED MODULE: ./src/git/push.ts
+// Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
+// the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
+// hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
+// only to the GitHub server, for this one command.
+
+
+
+
+
+
+
+/** Branches under this prefix belong to the action: it may replace them (with a lease). */
+const OWNED_BRANCH_PREFIX = 'ralph/';
+/** Known reasons a push fails, each with the fix in `PUSH_FAILURE_FIXES`. */
+const push_PUSH_FAILURE = {
+    /** A change under .github/workflows/ pushed with a token lacking the `workflows` permission. */
+    workflowsPermission: 'workflows_permission',
+    /** Branch protection or a ruleset refused the update. */
+    protectedBranch: 'protected_branch',
+    /** The remote branch has commits this run does not have (a plain push). */
+    nonFastForward: 'non_fast_forward',
+    /** The remote branch moved since the run started (a `--force-with-lease` push). */
+    staleLease: 'stale_lease',
+    /** The token was refused: missing, invalid or expired. */
+    authFailed: 'auth_failed',
+    /** The token is valid but may not write to the repository. */
+    permissionDenied: 'permission_denied',
+    unknown: 'unknown'
+};
+/** GitHub's own words, as they appear in git's output (matched as substrings or patterns). */
+const GITHUB_PUSH_ERRORS = {
+    workflows: /refusing to allow an? (GitHub App|OAuth App|Personal Access Token) to create or update workflow `([^`]+)` without `(workflows?)` (permission|scope)/,
+    protectedBranch: /GH006: Protected branch update failed|protected branch hook declined|GH013: Repository rule violations found|push declined due to repository rule violations/,
+    staleLease: /\(stale info\)|\[rejected\] \(stale info\)/,
+    nonFastForward: /\((non-fast-forward|fetch first)\)|Updates were rejected because/,
+    permissionDenied: /Permission to \S+ denied to|Write access to repository not granted|The requested URL returned error: 403/,
+    authFailed: /Authentication failed for|Invalid username or (password|token)|could not read (Username|Password) for|The requested URL returned error: 401/
+};
+async function push_pushBranch(workTree, options) {
+    const repo = new GitRepo(workTree);
+    const log = options.log ?? (() => undefined);
+    const remote = options.remote ?? 'origin';
+    const { branch } = options;
+    const target = `refs/heads/${branch}`;
+    const sha = (await repo.commitOf(options.ref ?? `refs/heads/${branch}`)) ??
+        (options.ref ? undefined : await repo.commitOf('HEAD'));
+    if (!sha)
+        throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`);
+    const url = repositoryUrl(options.serverUrl, options.repository);
+    const owned = branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null;
+    const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined;
+    const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules'];
+    if (lease !== undefined)
+        args.push(`--force-with-lease=${target}:${lease ?? ''}`);
+    else if (options.leaseSha && !owned)
+        log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`);
+    args.push('--end-of-options', url, `${sha}:${target}`);
+    const scratch = await scratchGitDir(repo);
+    try {
+        const auth = { token: options.token, serverUrl: options.serverUrl };
+        const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
+            cwd: scratch.gitDir,
+            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
+            env: hermeticGitEnvironment([
+                ['core.hooksPath', scratch.hooks],
+                // Belt and braces: no rewrite of our URL, wherever one might come from.
+                [`url.${url}.insteadOf`, url],
+                [`url.${url}.pushInsteadOf`, url],
+                // A stalled transport is cut off, so the push can be tried again (push-retry.ts).
+                ['http.lowSpeedLimit', '1'],
+                ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
+                ...authConfig(auth)
+            ])
+        });
+        const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
+        const status = porcelainStatus(result.stdout, target);
+        if (result.exitCode === 0 && status !== '!') {
+            await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true });
+            const forced = status === '+';
+            log(status === '='
+                ? `'${branch}' on ${options.repository} is already at ${sha.slice(0, 7)}.`
+                : `Pushed ${sha.slice(0, 7)} to '${branch}' on ${options.repository}${forced ? ' (replacing its previous history, with a lease)' : ''}.`);
+            return { pushed: true, sha, forced, output };
+        }
+        const error = classifyPushFailure(output, { branch, repository: options.repository, lease });
+        log(error.message);
+        return { pushed: false, sha, forced: false, error, output };
+    }
+    finally {
+        await rm(scratch.root, { recursive: true, force: true });
+    }
+}
+/** Turns git's push output into a known failure with its fix. */
+function classifyPushFailure(output, context) {
+    const { branch, repository } = context;
+    const detail = output
+        .split('\n')
+        .filter(line => /^(remote:|!|\s*!|error:|fatal:|hint:)/.test(line) && !/^remote:\s*$/.test(line))
+        .join('\n');
+    const workflow = GITHUB_PUSH_ERRORS.workflows.exec(output);
+    if (workflow) {
+        const [, actor, file, permission] = workflow;
+        return {
+            kind: push_PUSH_FAILURE.workflowsPermission,
+            workflowFile: file,
+            detail,
+            message: `GitHub refused the push because it changes the workflow file ${file}, and the token lacks the ` +
+                `\`${permission}\` ${permission === 'workflows' ? 'permission' : 'scope'} (it acts as ${actor === 'GitHub App' ? 'a GitHub App — GITHUB_TOKEN can never have it' : `a ${actor}`}). ` +
+                `Push with a fine-grained PAT or GitHub App token that has "Workflows: read and write" (a classic PAT needs the \`workflow\` scope), ` +
+                `or keep the loop away from .github/workflows/. The change is kept as a patch with the run's record.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.protectedBranch.test(output)) {
+        return {
+            kind: push_PUSH_FAILURE.protectedBranch,
+            detail,
+            message: `GitHub refused the push to '${branch}': the branch is protected (a branch protection rule or ruleset). ` +
+                `Let the loop push to a branch of its own (the default ralph/…) and merge through the pull request, ` +
+                `or allow this token's actor to bypass the rule in Settings → Rules (or Branches).`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.staleLease.test(output)) {
+        return {
+            kind: push_PUSH_FAILURE.staleLease,
+            detail,
+            message: `'${branch}' changed on ${repository} while the loop ran (it was expected at ${context.lease ? context.lease.slice(0, 7) : 'nothing: not to exist'}): ` +
+                `the action does not overwrite commits it has not seen. Re-run to start again from the branch as it is now.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.nonFastForward.test(output)) {
+        return {
+            kind: push_PUSH_FAILURE.nonFastForward,
+            detail,
+            message: `'${branch}' on ${repository} has commits this run does not have (pushed while the loop ran), and the action ` +
+                `force-pushes only onto branches it owns (${OWNED_BRANCH_PREFIX}…). Re-run to continue from the new tip.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.permissionDenied.test(output)) {
+        return {
+            kind: push_PUSH_FAILURE.permissionDenied,
+            detail,
+            message: `The token may not push to ${repository}. For GITHUB_TOKEN give the job \`permissions: contents: write\` ` +
+                `(and check Settings → Actions → General → Workflow permissions); for a PAT or App token, grant it ` +
+                `"Contents: read and write" on ${repository}.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.authFailed.test(output)) {
+        return {
+            kind: push_PUSH_FAILURE.authFailed,
+            detail,
+            message: `GitHub did not accept the token for ${repository} (missing, invalid or expired). Check the token given to the action.`
+        };
+    }
+    return {
+        kind: push_PUSH_FAILURE.unknown,
+        detail,
+        message: `The push of '${branch}' to ${repository} failed: ${detail || output || 'git gave no reason'}`
+    };
+}
+/** The porcelain status flag of one ref (` ` fast-forward, `+` forced, `-` deleted, `*` new, `!` rejected, `=` up to date). */
+function porcelainStatus(stdout, target) {
+    for (const line of stdout.split('\n')) {
+        const [flag, refs] = line.split('\t');
+        if (refs?.endsWith(`:${target}`))
+            return flag;
+    }
+    return undefined;
+}
+/**
+ * A bare git directory with no config, hooks or templates of its own that sees the work tree's objects
+ * (and its shallow boundary, so a shallow clone can push).
+ */
+async function scratchGitDir(repo) {
+    const root = await mkdtemp(path.join(tmpdir(), 'ralph-push-'));
+    try {
+        const gitDir = path.join(root, 'git');
+        const hooks = path.join(root, 'no-hooks');
+        await mkdir(hooks);
+        await repo.exec(['init', '--quiet', '--bare', '--template=', `--object-format=${await repo.objectFormat()}`, gitDir], {
+            env: { GIT_DIR: undefined, GIT_WORK_TREE: undefined }
+        });
+        await mkdir(path.join(gitDir, 'objects', 'info'), { recursive: true });
+        await writeFile(path.join(gitDir, 'objects', 'info', 'alternates'), `${await repo.gitPath('objects')}\n`);
+        const shallow = await repo.gitPath('shallow');
+        await copyFile(shallow, path.join(gitDir, 'shallow')).catch(() => undefined);
+        return { root, gitDir, hooks };
+    }
+    catch (error) {
+        await rm(root, { recursive: true, force: true });
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/push-retry.ts
+// A push that failed in transit (a reset connection, a 5xx, a stall) is tried again, a few times with a
+// backoff; a push GitHub refused (a protected branch, the workflow permission, a lease, the token) is not, and
+// keeps its message. Trying again is safe: the lease on the action's own branch and fast-forward-only on a
+// person's still hold, and a push whose first try landed unanswered finds the branch up to date: a success.
+// A refusal that may be such a landing (the branch moved, a lease) is pushed once more to tell which.
+
+/** git's words for a push that never got the server's verdict. */
+const TRANSIENT_PUSH_ERRORS = /The requested URL returned error: (5\d\d|429)|RPC failed|Empty reply from server|Connection reset|Recv failure|Send failure|Operation too slow|Operation timed out|Failed to connect|Could not resolve host|Connection refused|remote end hung up unexpectedly|unexpected disconnect|early EOF|transfer closed|was not closed cleanly/i;
+/**
+ * A refusal that may only mean an earlier try landed without its answer: curl sends a POST again by itself
+ * when its connection was reset, and that second one finds the branch already moved.
+ */
+const MAYBE_LANDED = /failed to update ref|cannot lock ref/;
+function maybeLanded(result) {
+    const kind = result.error?.kind;
+    return (!result.pushed &&
+        (kind === PUSH_FAILURE.staleLease ||
+            kind === PUSH_FAILURE.nonFastForward ||
+            (kind === PUSH_FAILURE.unknown && MAYBE_LANDED.test(result.output))));
+}
+/** Whether a failed push failed in transit, not by a refusal. */
+function failedInTransit(result) {
+    return (!result.pushed && result.error?.kind === PUSH_FAILURE.unknown && TRANSIENT_PUSH_ERRORS.test(result.output));
+}
+/** pushBranch, tried again while it fails in transit. */
+async function pushWithRetry(workTree, options, retry) {
+    const log = options.log ?? (() => undefined);
+    let looked = false;
+    for (let attempt = 1;; attempt++) {
+        const result = await pushBranch(workTree, options);
+        if (maybeLanded(result) && !looked) {
+            // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
+            looked = true;
+            log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.');
+            attempt--;
+            continue;
+        }
+        if (!failedInTransit(result))
+            return result;
+        const wait = retry.waitMs(attempt);
+        const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
+        if (attempt >= retry.attempts || late)
+            return result;
+        log(`The push did not get through (${result.output
+            .split('\n')
+            .find(line => TRANSIENT_PUSH_ERRORS.test(line))
+            ?.trim()}); trying again in ${Math.round(wait)} ms (push ${attempt + 1} of ${retry.attempts}).`);
+        await new Promise(resolve => setTimeout(resolve, wait));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/index.ts
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/cli/isolation.ts
+// `--isolation user`: the loop's processes (the agent, the ralph's commands, the checks) run as their own
+// unprivileged user, with the environment minus credentials; everything of that user is killed whenever none
+// of them runs, and the work tree is given back at the end. Needs root or passwordless sudo: said in one line.
+
+
+
+
+
+
+/** The isolation `--isolation` asks for; undefined for `none`. Throws RalphError (one line) when impossible. */
+async function isolateCli(config, settings) {
+    if (settings.isolation !== 'user')
+        return undefined;
+    if (config.worktree)
+        throw new RalphError("'--isolation user' does not work with --worktree yet: run it in a checkout of its own.");
+    const privilege = isolationPrivilege();
+    if ('why' in privilege)
+        throw new RalphError(`'--isolation user' is not possible here: ${privilege.why}.`);
+    const workspace = await GitWorkspace.open(config.projectRoot);
+    const workTree = workspace.root;
+    await workspace.dispose();
+    const program = which(config.ralph.agentArgv[0] ?? '', { cwd: config.projectRoot, path: process.env.PATH });
+    try {
+        const isolated = await isolateAgent({
+            ...(settings.agentUser !== undefined ? { user: settings.agentUser } : {}),
+            privilege: privilege.privilege,
+            workTree,
+            ...(program ? { program: external_node_path_default().resolve(config.projectRoot, program) } : {}),
+            outside: [config.recordDir, (0,external_node_os_namespaceObject.homedir)()]
+        });
+        const env = agentEnvironment(process.env, config.agentEnv);
+        return {
+            runProcess: options => isolated.runProcess({ ...options, env: options.env ?? env }),
+            release: async (warn) => {
+                for (const problem of await isolated.release())
+                    warn(`The isolation could not be fully undone: ${problem}`);
+            }
+        };
+    }
+    catch (error) {
+        if (error instanceof IsolationError)
+            throw new RalphError(`'--isolation user': ${error.message}`);
+        throw error;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/cli/run-command.ts
 // `ralph-action run PATH [options] [user args…]`: ralphify's `ralph run`, plus gates, budgets and a record.
+
 
 
 
@@ -17734,20 +19630,24 @@ async function runWithConsole(config, settings, io) {
         : undefined;
     if (settings.logDir)
         io.stdout(`Logging output to ${settings.logDir}/\n`);
+    let isolation;
     try {
+        isolation = await isolateCli(config, settings);
         const result = await runLoop(config, {
             signal: cancel.signal,
             finishSignal: finish.signal,
             emit: event => {
                 render(event);
                 logDir?.(event);
-            }
+            },
+            ...(isolation ? { runProcess: isolation.runProcess } : {})
         });
         if (result.error)
             io.stderr(`Run crashed: ${result.error}\n`);
         return exitCodeFor(result, config.checks.length > 0);
     }
     finally {
+        await isolation?.release(message => io.stderr(`Warning: ${message}\n`));
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
     }
@@ -17796,6 +19696,7 @@ async function runCommand(args, io) {
         commit: settings.commit,
         presets: settings.presets && (ralph.presets ?? true),
         ...agentSettings(settings),
+        ...gateSettings(settings),
         // `run` is ralphify's `ralph run`: the agent's argv stays the reference's (claude's stream flags only)
         // unless our own settings need more (--max-cost: codex --json, claude --max-budget-usd).
         presetFlags: 'reference',
@@ -17888,6 +19789,7 @@ async function loopCommand(args, io) {
         commit: settings.commit || options.worktree === true,
         presets: settings.presets,
         ...agentSettings(settings),
+        ...gateSettings(settings),
         ...(options.worktree === true ? { worktree: {} } : {}),
         ...(settings.recordDir ? { recordDir: external_node_path_default().resolve(io.cwd, settings.recordDir) } : {}),
         ...(settings.outputCap ? { outputCap: settings.outputCap } : {})

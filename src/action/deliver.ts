@@ -10,7 +10,7 @@ import {
   formatPatch,
   hasDiff,
   prepareBranch,
-  pushBranch,
+  pushWithRetry,
   PUSH_FAILURE,
   GitRepo,
   type CommitIdentity,
@@ -21,6 +21,7 @@ import { openOrUpdatePullRequest, type GitHubClient } from '../github/pulls.js'
 import type { LoopResult } from '../loop/index.js'
 import type { DeliveryReport, RunReport } from '../github/run-report.js'
 import { pullRequestText } from '../github/pr-body.js'
+import { backoffMs, retryTiming } from '../github/retry.js'
 import type { RunPlan } from './plan.js'
 
 const REMOTE = 'origin'
@@ -93,6 +94,8 @@ export interface DeliverOptions {
   /** The report so far (for the pull request body). */
   report: Omit<RunReport, 'delivery'>
   octokit: () => Promise<GitHubClient>
+  /** No retry of the push starts past this (max-time). */
+  deadline?: number
 }
 
 /** The last commit on the branch now. */
@@ -115,6 +118,11 @@ export async function deliver(options: DeliverOptions): Promise<DeliveryReport> 
 
   if (result.stopReason === 'cancelled') {
     delivery.skipped = 'the run was cancelled, so nothing was pushed'
+    return delivery
+  }
+  if (result.stopReason === 'already_green') {
+    delivery.skipped =
+      'every gate passed before any agent ran, so there was nothing to do and nothing was pushed'
     return delivery
   }
   // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
@@ -146,15 +154,25 @@ export async function deliver(options: DeliverOptions): Promise<DeliveryReport> 
   const repository = `${plan.context.repo.owner}/${plan.context.repo.repo}`
   core.startGroup(`Pushing ${prepared.branch}`)
   try {
-    const pushed = await pushBranch(workTree, {
-      branch: prepared.branch,
-      remote: REMOTE,
-      token,
-      serverUrl,
-      repository,
-      leaseSha: prepared.remoteSha,
-      log: message => core.info(message)
-    })
+    const timing = retryTiming()
+    const pushed = await pushWithRetry(
+      workTree,
+      {
+        branch: prepared.branch,
+        remote: REMOTE,
+        token,
+        serverUrl,
+        repository,
+        leaseSha: prepared.remoteSha,
+        stallSeconds: timing.pushStallSeconds,
+        log: message => core.info(message)
+      },
+      {
+        attempts: 3,
+        waitMs: attempt => backoffMs(timing, attempt + 1),
+        ...(options.deadline !== undefined ? { deadline: options.deadline } : {})
+      }
+    )
     if (!pushed.pushed) {
       const failure = pushed.error
       delivery.problems.push(failure?.message ?? `the push of ${prepared.branch} failed`)

@@ -8,6 +8,7 @@ import {
   type ModelProxySettings
 } from '../proxy/agent.js'
 import { NAME_RE, parseDuration } from '../ralph/index.js'
+import { AGENT_USER_NAME, DEFAULT_AGENT_USER, type IsolationSetting } from '../security/index.js'
 
 export type OnFailure = 'none' | 'push' | 'draft-pr'
 
@@ -20,6 +21,12 @@ export interface ActionInputs {
   agent?: string
   /** Gate commands added to the ralph's `checks:`. */
   checks: string[]
+  /** Run the gates before iteration 1 (default true). */
+  baseline: boolean
+  /** Stop `already_green` when the baseline passes: no agent runs. */
+  skipIfGreen: boolean
+  /** Run the gates together; undefined: the ralph's `checks_parallel:`. */
+  parallelChecks?: boolean
   /** `{{ args.name }}` values, in the order given. */
   args: [name: string, value: string][]
   maxIterations: number
@@ -61,6 +68,10 @@ export interface ActionInputs {
   allowEnv: string[]
   /** Claude Code's --max-turns per agent run. */
   maxTurns?: number
+  /** `user`: the agent runs as its own user (or the step fails); `auto`: where possible; `none`: as the job's user. */
+  isolation: IsolationSetting
+  /** The agent's user with isolation (created on first use). */
+  agentUser: string
   /**
    * Install the agent CLI before the loop: `{}` for the agent command's own CLI at the tested version, or a
    * named CLI, at a version of the user's choosing.
@@ -271,12 +282,22 @@ export function readInputs(env: Env = process.env): ActionInputs {
     throw new InputError(
       `Input 'artifact-name' may not hold any of " : < > | * ? \\ / or a newline, got ${quote(artifactName)}.`
     )
+  const isolation = read.text('isolation') ?? 'auto'
+  if (isolation !== 'auto' && isolation !== 'user' && isolation !== 'none')
+    throw new InputError(`Input 'isolation' must be auto, user or none, got ${quote(isolation)}.`)
+  const agentUser = read.text('agent-user') ?? DEFAULT_AGENT_USER
+  if (!AGENT_USER_NAME.test(agentUser))
+    throw new InputError(
+      `Input 'agent-user' must be a user name (lower-case letters, digits, - and _, starting with a letter), got ${quote(agentUser)}.`
+    )
   const retentionDays = read.positiveInteger('retention-days')
   if (retentionDays !== undefined && retentionDays > 90)
     throw new InputError(`Input 'retention-days' must be between 1 and 90, got ${retentionDays}.`)
 
   const inputs: ActionInputs = {
     checks: read.lines('checks'),
+    baseline: read.boolean('baseline', true),
+    skipIfGreen: read.boolean('skip-if-green', false),
     args,
     maxIterations: read.positiveInteger('max-iterations') ?? 10,
     maxCostUsd: read.dollars('max-cost'),
@@ -298,7 +319,9 @@ export function readInputs(env: Env = process.env): ActionInputs {
     reportIssue: read.boolean('report-issue', false),
     triggerLabel,
     presets: read.boolean('presets', true),
-    allowEnv: read.list('allow-env')
+    allowEnv: read.list('allow-env'),
+    isolation,
+    agentUser
   }
   const optional = {
     ralph,
@@ -311,6 +334,8 @@ export function readInputs(env: Env = process.env): ActionInputs {
     artifactName,
     retentionDays,
     maxOpenPrs: read.positiveInteger('max-open-prs'),
+    parallelChecks:
+      read.text('parallel-checks') === undefined ? undefined : read.boolean('parallel-checks', false),
     maxTurns: read.positiveInteger('max-turns'),
     installAgent: installAgentInput(read.text('install-agent')),
     modelProxy: modelProxyInputs({
@@ -336,6 +361,8 @@ export function readInputs(env: Env = process.env): ActionInputs {
 function listInputs(read: InputReader): ActionInputs {
   return {
     checks: [],
+    baseline: true,
+    skipIfGreen: false,
     args: [],
     maxIterations: 1,
     openPr: false,
@@ -353,7 +380,9 @@ function listInputs(read: InputReader): ActionInputs {
     reportIssue: false,
     triggerLabel: 'ralph',
     presets: true,
-    allowEnv: []
+    allowEnv: [],
+    isolation: 'none',
+    agentUser: DEFAULT_AGENT_USER
   }
 }
 

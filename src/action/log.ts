@@ -1,11 +1,19 @@
 // The loop in the Actions log: one collapsible group per iteration holding the agent's readable transcript,
-// each gate's result and the verdict. What the agent (or a gate it may have edited) prints is untrusted: it
-// is echoed between ::stop-commands:: markers so it cannot issue workflow commands (masks, outputs, paths).
+// each gate's result and the verdict. What the agent (or a gate it may have edited) prints is untrusted: every
+// workflow command in it is defused, line by line across chunks (a stolen ::stop-commands:: token is no key),
+// and it is echoed between ::stop-commands:: markers as well.
 import { randomUUID } from 'node:crypto'
 import * as core from '@actions/core'
 import { presetFor } from '../agents/index.js'
-import { iterationCost, type IterationRecord, type LoopConfig, type LoopEvent } from '../loop/index.js'
+import {
+  baselineVerdict,
+  iterationCost,
+  type IterationRecord,
+  type LoopConfig,
+  type LoopEvent
+} from '../loop/index.js'
 import { formatDuration, verdictLabel } from '../github/run-report.js'
+import { WorkflowCommandFilter, neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 
 /** Lines of a failing gate's output shown in the log (the whole output is in the record). */
 const FAILING_TAIL_LINES = 40
@@ -37,29 +45,36 @@ export function actionLogger(
 ): { emit: (event: LoopEvent) => void; close: () => void } {
   const transcriptOnly = presetFor(config.ralph.agentArgv, { presets: config.presets }).jsonStream
   const token = randomUUID().replace(/-/g, '')
+  const filter = new WorkflowCommandFilter()
   let paused = false
   let atLineStart = true
   let inGroup = false
 
+  const write = (text: string): void => {
+    if (text === '') return
+    out.write(text)
+    atLineStart = /[\n\r]$/.test(text)
+  }
   const raw = (text: string): void => {
     if (text === '') return
     if (!paused) {
       out.write(`::stop-commands::${token}\n`)
       paused = true
     }
-    out.write(text)
-    atLineStart = text.endsWith('\n')
+    write(filter.push(text))
   }
   const resume = (): void => {
     if (!paused) return
+    write(filter.flush())
     if (!atLineStart) out.write('\n')
     out.write(`::${token}::\n`)
     paused = false
     atLineStart = true
   }
+  // Our own lines carry the agent's words too (its notes, a crash's reason): defused as well.
   const info = (line: string): void => {
     resume()
-    core.info(line)
+    core.info(neutralizeWorkflowCommands(line))
   }
   const endGroup = (): void => {
     resume()
@@ -82,6 +97,20 @@ export function actionLogger(
         info(
           `Running ralph ${event.status.ralph.name}: ${limits.join(', ')}. Record: ${event.status.recordDir}`
         )
+        break
+      }
+      case 'baseline_started':
+        endGroup()
+        core.startGroup(
+          `Baseline: the ${event.checks} gate${event.checks === 1 ? '' : 's'}${event.parallel ? ', together,' : ''} before the first agent run`
+        )
+        inGroup = true
+        break
+      case 'baseline_finished': {
+        const b = event.baseline
+        const next = b.verdict === 'failing' ? ": iteration 1's prompt holds their output" : ''
+        info(`Baseline: ${baselineVerdict(b)}${next} (${formatDuration(b.durationMs)}).`)
+        endGroup()
         break
       }
       case 'iteration_started':
@@ -136,7 +165,7 @@ export function actionLogger(
         break
       case 'warning':
         resume()
-        core.warning(event.message)
+        core.warning(neutralizeWorkflowCommands(event.message))
         break
       case 'cost_update':
         break

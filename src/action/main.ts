@@ -5,11 +5,13 @@ import path from 'node:path'
 import * as core from '@actions/core'
 import { previewPrompt } from '../loop/index.js'
 import { runProcess, scrubInitialEnvironment } from '../proc/index.js'
+import { agentEnvironment, isSecretVariable, withoutSecretVariables } from '../security/index.js'
 import { GITHUB_ACTIONS_IDENTITY } from '../git/index.js'
 import { readContext, type RunContext } from '../github/context.js'
+import { lazyClient, type Octokit } from '../github/client.js'
+import type { RetryBudget } from '../github/retry.js'
 import { tokenActor, type TokenActor } from '../github/own-work.js'
 import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
-import type { Octokit } from '../github/permissions.js'
 import { writeDryRunSummary } from '../github/summary.js'
 import { acknowledge, postRefusal } from '../github/tracking.js'
 import { planTrigger, ralphNameOf, type RunPlan as TriggerRun } from '../github/trigger.js'
@@ -18,15 +20,7 @@ import { ralphMatrix } from '../cli/list.js'
 import { InputError, readInputs, type ActionInputs } from './inputs.js'
 import { InstallError } from '../agents/install.js'
 import { agentInstallFor, installAgent } from './install-agent.js'
-import {
-  agentEnvironment,
-  checkAgentFound,
-  isSecretVariable,
-  makePlan,
-  PlanError,
-  withoutSecretVariables,
-  type RunPlan
-} from './plan.js'
+import { checkAgentFound, makePlan, PlanError, type RunPlan } from './plan.js'
 import { replyCannotStart, runAction } from './run-action.js'
 import { saveState } from './state.js'
 
@@ -41,12 +35,6 @@ export function scrubOwnEnvironment(): void {
       `The tokens could not be removed from /proc/${process.pid}/environ (${scrub.skipped}): processes of this user, the agent's included, can read them there.`
     )
   else core.debug(`Scrubbed from the initial environment: ${scrub.scrubbed.join(', ') || 'nothing'}.`)
-}
-
-/** An Octokit for the job's token, made on first use (@actions/github is imported lazily: cold start). */
-export function lazyOctokit(token: string): () => Promise<Octokit> {
-  let made: Promise<Octokit> | undefined
-  return () => (made ??= import('@actions/github').then(({ getOctokit }) => getOctokit(token) as Octokit))
 }
 
 function projectRootOf(context: RunContext, inputs: ActionInputs): string {
@@ -256,9 +244,12 @@ export async function run(): Promise<void> {
       throw error
     }
     if (inputs.mode === 'list') return listMode(inputs, context)
-    const octokit = lazyOctokit(inputs.githubToken)
+    const budget: RetryBudget = {}
+    const octokit = lazyClient(inputs.githubToken, { budget, log: m => core.info(m) })
     // The account pushes and pull requests are made with (asked once, when first needed).
-    const deliveryOctokit = inputs.pushToken ? lazyOctokit(inputs.pushToken) : octokit
+    const deliveryOctokit = inputs.pushToken
+      ? lazyClient(inputs.pushToken, { budget, log: m => core.info(m) })
+      : octokit
     let actor: Promise<TokenActor> | undefined
     const deliveryActor = () => (actor ??= deliveryOctokit().then(tokenActor))
     const trigger = await decide(inputs, context, octokit, deliveryActor)
@@ -306,6 +297,7 @@ export async function run(): Promise<void> {
       )
     await runAction(plan, cancel.signal, {
       octokit,
+      budget,
       reportIssue: inputs.reportIssue && isHunt(trigger)
     })
   } catch (error) {

@@ -1,12 +1,11 @@
 // From the inputs and the run's context to a plan: the project root, the validated ralph (or the inline
 // task), the LoopConfig, the branch, the artifact's name. Everything a user can get wrong fails here, as one
 // line naming the file and line or the input, before any agent runs.
-import { isCredentialVariable } from '../agents/env.js'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
-import { addedChecks, loopConfig, taskRalph, type LoopConfig } from '../loop/index.js'
+import { addedChecks, gateSettingsProblem, loopConfig, taskRalph, type LoopConfig } from '../loop/index.js'
 import {
   loadRalph,
   RalphError,
@@ -58,29 +57,6 @@ export class PlanError extends Error {
   ) {
     super(message)
     this.name = 'PlanError'
-  }
-}
-
-// The agent's environment is the engine's (src/agents/env.ts): one deny-list for the CLI and the action.
-export { agentEnvironment } from '../agents/env.js'
-export const isSecretVariable = isCredentialVariable
-
-/**
- * Runs `fn` with the secret variables taken out of this process's environment, so that nothing started
- * meanwhile inherits them: not the agent, and not a git hook the agent planted that the loop's own git
- * commands would run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
- */
-export async function withoutSecretVariables<T>(fn: () => Promise<T>): Promise<T> {
-  const saved: Record<string, string | undefined> = {}
-  for (const key of Object.keys(process.env))
-    if (isSecretVariable(key)) {
-      saved[key] = process.env[key]
-      delete process.env[key]
-    }
-  try {
-    return await fn()
-  } finally {
-    Object.assign(process.env, saved)
   }
 }
 
@@ -138,6 +114,14 @@ function ralphTask(file: string): string {
   } catch {
     return ''
   }
+}
+
+/**
+ * The end of max-time kept for delivery (push, pull request, record upload, with their retries): a tenth of
+ * it, at most five minutes. The loop stops that much earlier; delivery's retries stop at max-time.
+ */
+export function deliveryMarginSeconds(maxTimeSeconds: number): number {
+  return Math.min(5 * 60, maxTimeSeconds / 10)
 }
 
 /** Builds the plan; throws InputError or PlanError with a one-line message. */
@@ -252,6 +236,8 @@ export function makePlan(
     if (missing) throw new InputError(`Input 'checks': ${missing}`)
   }
   const checks = [...ralph.checks, ...added]
+  const problem = gateSettingsProblem({ ...inputs, checks })
+  if (problem) throw new InputError(problem)
   if (delivered) userArgs = { ...userArgs, ...delivered.args }
   // A pull request's own branch is pushed onto (updating it), or a proposal goes into it: it closes nothing.
   const pr = trigger?.pr
@@ -274,7 +260,10 @@ export function makePlan(
     projectRoot: root,
     userArgs,
     maxIterations: inputs.maxIterations,
-    maxTimeSeconds: inputs.maxTimeSeconds,
+    maxTimeSeconds:
+      inputs.maxTimeSeconds !== undefined
+        ? inputs.maxTimeSeconds - deliveryMarginSeconds(inputs.maxTimeSeconds)
+        : undefined,
     maxCostUsd: inputs.maxCostUsd,
     agentTimeoutSeconds: inputs.agentTimeoutSeconds,
     checks,
@@ -282,6 +271,9 @@ export function makePlan(
     commit: true,
     recordDir,
     presets: inputs.presets && (ralph.presets ?? true),
+    baseline: inputs.baseline,
+    skipIfGreen: inputs.skipIfGreen,
+    ...(inputs.parallelChecks !== undefined ? { parallelChecks: inputs.parallelChecks } : {}),
     ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
     ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
     ...(inputs.modelProxy ? { modelProxy: inputs.modelProxy } : {}),

@@ -10,10 +10,11 @@ import { writeSummary } from '../github/summary.js'
 import type { RunReport } from '../github/run-report.js'
 import { readInputs } from './inputs.js'
 import { scrubOwnEnvironment } from './main.js'
-import { killStrays, uploadArtifact } from './run-action.js'
+import { endAfterKilledMain } from './contain.js'
+import { uploadArtifact } from './run-action.js'
 import { readState, type SavedState } from './state.js'
 import { finaliseCancelled, type TrackingInfo } from '../github/tracking.js'
-import type { Octokit } from '../github/permissions.js'
+import { githubClient } from '../github/client.js'
 
 /** The issue's tracking comment, finalised as cancelled unless main finalised it: never left "working…". */
 async function finaliseTracking(state: SavedState, status: LoopStatus | undefined): Promise<void> {
@@ -21,7 +22,6 @@ async function finaliseTracking(state: SavedState, status: LoopStatus | undefine
   try {
     const saved = JSON.parse(state.tracking) as TrackingInfo & { issueNumber: number; commentId: number }
     const { issueNumber, commentId, ...info } = saved
-    const { getOctokit } = await import('@actions/github')
     const token = (() => {
       try {
         return readInputs().githubToken
@@ -29,7 +29,7 @@ async function finaliseTracking(state: SavedState, status: LoopStatus | undefine
         return core.getInput('github-token')
       }
     })()
-    const octokit = getOctokit(token) as Octokit
+    const octokit = await githubClient(token, { log: m => core.info(m) })
     const context = readContext()
     const outcome = await finaliseCancelled(
       octokit,
@@ -91,10 +91,8 @@ export async function post(): Promise<void> {
     return
   }
   core.info('The main step did not finish (cancelled, killed or timed out): saving its record.')
-  if (state.runMark) {
-    const strays = await killStrays(state.runMark)
-    if (strays.length > 0) core.info(`Killed what the loop left running: pid ${strays.join(', ')}.`)
-  }
+  // Before anything else: nothing the loop started may outlive main, and nothing it changed stays changed.
+  for (const warning of await endAfterKilledMain(state)) core.warning(warning)
   let status: LoopStatus | undefined
   try {
     status = finishKilledRecord(state.recordDir)
@@ -107,10 +105,14 @@ export async function post(): Promise<void> {
   const links: RunReport['links'] = { run: context.runUrl }
   const wanted = uploadWanted()
   if (wanted.upload && !state.uploaded && state.artifactName) {
-    const uploaded = await uploadArtifact(state.recordDir, state.artifactName, wanted.retentionDays)
-    if (uploaded) {
-      links.artifactName = uploaded.name
-      if (uploaded.id !== undefined) links.artifact = artifactUrl(context, uploaded.id)
+    const upload = await uploadArtifact(state.recordDir, state.artifactName, {
+      retentionDays: wanted.retentionDays
+    })
+    if ('uploaded' in upload) {
+      links.artifactName = upload.uploaded.name
+      if (upload.uploaded.id !== undefined) links.artifact = artifactUrl(context, upload.uploaded.id)
+    } else {
+      links.recordNotUploaded = `${upload.failed}; it stays on the runner at ${state.recordDir} until the job ends`
     }
   }
   if (status && !state.summaryWritten) {

@@ -2,31 +2,26 @@
 // scrubbed) → annotate failing gates → deliver → upload the record → summary → outputs. Each phase says what
 // it does in the log; a failure names the phase it came from.
 import { readFileSync, statSync, openSync, readSync, closeSync } from 'node:fs'
-import { randomBytes } from 'node:crypto'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { withoutPersistedCredentials, type CommitIdentity, type PreparedBranch } from '../git/index.js'
-import { runLoop, type LoopResult } from '../loop/index.js'
-import { killMarked, runProcess } from '../proc/index.js'
-import type { RunOptions } from '../proc/types.js'
+import { GitRepo, type CommitIdentity, type PreparedBranch } from '../git/index.js'
+import type { LoopResult } from '../loop/index.js'
+import { IsolationError, type AgentIsolation } from '../security/index.js'
 import { annotationsFor, type CheckOutput } from '../github/annotations.js'
-import { uploadRecord } from '../github/artifacts.js'
+import { uploadRecord, type UploadedArtifact } from '../github/artifacts.js'
 import { artifactUrl, type RunContext } from '../github/context.js'
-import type { DeliveryReport, RunReport } from '../github/run-report.js'
+import { formatDuration, type DeliveryReport, type RunReport } from '../github/run-report.js'
 import { writeSummary } from '../github/summary.js'
-import type { Octokit } from '../github/permissions.js'
+import { lazyClient, type Octokit } from '../github/client.js'
+import { retryTiming, type RetryBudget } from '../github/retry.js'
 import { postRefusal, TrackingComment } from '../github/tracking.js'
 import { startFailureReply, type RunPlan as TriggerRun } from '../github/trigger.js'
 import { closeFailureReport, reportFailure } from '../github/hunt.js'
 import { deliver, prepare, restoreCheckout, workTreeOf } from './deliver.js'
+import { isolateLoop, runLoopContained } from './contain.js'
 import { actionLogger } from './log.js'
-import { agentEnvironment, withoutSecretVariables, type RunPlan } from './plan.js'
+import { deliveryMarginSeconds, type RunPlan } from './plan.js'
 import { saveState } from './state.js'
-
-/** The variable that marks the loop's processes (its value is random per run). */
-export const RUN_MARK = 'RALPH_ACTION_RUN'
-/** SIGTERM to SIGKILL for what the loop left running. */
-const STRAY_GRACE_MS = 1000
 
 /** Bytes of a failing gate's log read for annotations (its end, where the failures are summed up). */
 const ANNOTATION_LOG_BYTES = 2 * 1024 * 1024
@@ -69,30 +64,54 @@ export function annotateFailures(result: LoopResult, plan: RunPlan): number {
   return annotations.length
 }
 
-/** The artifact's upload; a failure is a warning (the run did its work; the record is still on the runner). */
+/** The record's upload, or why it did not happen. */
+export type RecordUpload = { uploaded: UploadedArtifact } | { failed: string }
+
+/** Rejects after `ms`; the upload it races is left to end on its own (the step exits soon after). */
+function timeLimit<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(ms / 1000)} s`)), ms)
+  })
+  work.catch(() => undefined)
+  return Promise.race([work, late]).finally(() => clearTimeout(timer))
+}
+
+/**
+ * Uploads the record as an artifact, and once more under a fresh name when that fails (a half-made artifact
+ * keeps its name taken). A failure after that is a warning, never the step's: the loop did its work, and
+ * the record is still on the runner.
+ */
 export async function uploadArtifact(
   recordDir: string,
   name: string,
-  retentionDays?: number
-): Promise<{ id?: number; name: string } | undefined> {
-  try {
-    const uploaded = await uploadRecord(recordDir, name, { retentionDays })
-    core.info(
-      `Uploaded the run record as artifact ${uploaded.name} (${uploaded.files} files, id ${uploaded.id}).`
-    )
-    return uploaded
-  } catch (error) {
-    const message = (error as Error).message
-    if (/already exists/i.test(message)) {
-      // A matrix or a re-run step can reuse a name within a run: keep both records.
-      const again = `${name}-${Date.now().toString(36)}`
-      core.info(`An artifact named ${name} already exists in this run; uploading as ${again}.`)
-      return uploadArtifact(recordDir, again, retentionDays)
+  options: { retentionDays?: number; deadline?: number } = {}
+): Promise<RecordUpload> {
+  const timing = retryTiming()
+  let attemptName = name
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const uploaded = await timeLimit(
+        uploadRecord(recordDir, attemptName, { retentionDays: options.retentionDays }),
+        timing.uploadTimeoutMs
+      )
+      core.info(
+        `Uploaded the run record as artifact ${uploaded.name} (${uploaded.files} files, id ${uploaded.id}).`
+      )
+      return { uploaded }
+    } catch (error) {
+      const message = (error as Error).message.split('\n')[0]
+      const late = options.deadline !== undefined && Date.now() > options.deadline
+      if (attempt >= 2 || late) {
+        core.warning(
+          `The run record could not be uploaded (${message}); it is still on the runner at ${recordDir}.`
+        )
+        return { failed: message }
+      }
+      // A matrix or a re-run step can reuse a name within a run; a failed upload can leave it taken.
+      attemptName = `${name}-${Date.now().toString(36)}`
+      core.info(`The upload of ${name} failed (${message}); uploading it again as ${attemptName}.`)
     }
-    core.warning(
-      `The run record could not be uploaded (${message}); it is still on the runner at ${recordDir}.`
-    )
-    return undefined
   }
 }
 
@@ -155,6 +174,8 @@ function failureLine(
 export interface RunActionOptions {
   /** The job token's client, for the issue's tracking comment. */
   octokit?: () => Promise<Octokit>
+  /** The clients' retries end at its deadline, which the run sets to max-time when the loop starts. */
+  budget?: RetryBudget
   /** A scheduled hunt with report-issue: keep one issue up to date on failure, close it on success. */
   reportIssue?: boolean
 }
@@ -236,12 +257,24 @@ export async function replyCannotStart(
 }
 
 /**
- * Kills the processes still carrying this run's mark (the loop's leftovers, including those re-parented out
- * of the agent's tree). Best effort, not a boundary: a process that drops the variable is not found.
+ * The branch must hold what the loop verified: the tree its last iteration left (a process of the loop that
+ * moved the branch, possible only as the job's own user, delivers nothing). Answers the problem, if any.
  */
-export async function killStrays(mark: string): Promise<number[]> {
-  delete process.env[RUN_MARK]
-  return killMarked(RUN_MARK, mark, STRAY_GRACE_MS)
+async function branchMovedDuringLoop(
+  workTree: string,
+  branch: string,
+  result: LoopResult
+): Promise<string | undefined> {
+  const verified = [...result.iterations].reverse().find(it => it.treeHash)?.treeHash ?? result.start.tree
+  if (!verified) return undefined
+  const tree = await new GitRepo(workTree).exec(
+    ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{tree}`],
+    {
+      probe: true
+    }
+  )
+  if (tree.stdout.trim() === verified) return undefined
+  return `'${branch}' no longer holds the tree the loop verified (${verified.slice(0, 12)}): something moved it during the loop, so nothing was pushed`
 }
 
 export async function runAction(
@@ -277,45 +310,43 @@ export async function runAction(
   }
   core.endGroup()
 
-  // The loop: every process it starts (commands, agent, gates, git and its hooks) gets the job's environment
-  // without tokens, and the checkout's persisted credential is out of .git/config while it runs.
+  // Who the loop's processes run as: the agent's own user wherever the runner allows it.
+  let isolated: AgentIsolation | undefined
+  try {
+    isolated = await isolateLoop(plan, workTree)
+  } catch (error) {
+    if (!(error instanceof IsolationError)) throw error
+    await identity.restore().catch(() => undefined)
+    await restoreCheckout(workTree, prepared)
+    if (plan.trigger && options.octokit)
+      await replyCannotStart(plan.trigger, context, options.octokit, error.message)
+    core.setFailed(error.message)
+    saveState('finished', true)
+    return
+  }
+
+  // The loop, contained (contain.ts): the job's environment without tokens, the checkout's credential out
+  // of .git/config, and everything it leaves killed and undone before anything is delivered.
   const tracking = await startTracking(plan, prepared.branch, options)
   const follow = tracking?.follow()
-  // Every process of the loop carries a mark, so what the agent leaves running can be found afterwards.
-  // (Set here, every environment built from this one has it: the agent's, the commands', the gates'.)
-  const mark = randomBytes(12).toString('hex')
-  saveState('runMark', mark)
-  process.env[RUN_MARK] = mark
-  const env = agentEnvironment(process.env)
-  let strays: number[] = []
   const logger = actionLogger(plan.config)
   const emit: typeof logger.emit = event => {
     follow?.emit(event)
     logger.emit(event)
   }
-  const result = await withoutPersistedCredentials(
-    workTree,
-    () =>
-      withoutSecretVariables(async () => {
-        try {
-          return await runLoop(plan.config, {
-            signal,
-            emit,
-            runProcess: (options: RunOptions) => runProcess({ ...options, env: options.env ?? env })
-          })
-        } finally {
-          // What the loop left running is killed while the credential is still out of .git/config: before
-          // it is put back, before the push, before later steps. (Best effort: see killStrays.)
-          strays = await killStrays(mark)
-        }
-      }),
-    { log: message => core.info(message) }
-  ).finally(logger.close)
-
-  if (strays.length > 0)
-    core.warning(
-      `Killed ${strays.length} process${strays.length === 1 ? '' : 'es'} the loop left running (pid ${strays.join(', ')}) before delivering.`
+  // Delivery's retries end at max-time; the loop stops the delivery margin before it (plan.ts).
+  const budget = options.budget ?? {}
+  if (inputs.maxTimeSeconds !== undefined) {
+    budget.deadline = Date.now() + inputs.maxTimeSeconds * 1000
+    const kept = deliveryMarginSeconds(inputs.maxTimeSeconds) * 1000
+    core.info(
+      `max-time is ${formatDuration(inputs.maxTimeSeconds * 1000)}: the loop stops ${formatDuration(kept)} before it, to deliver in time (push, pull request, record, with their retries).`
     )
+  }
+  const { result, warnings } = await runLoopContained(plan, workTree, isolated, { signal, emit }).finally(
+    logger.close
+  )
+  for (const warning of warnings) core.warning(warning)
 
   if (!result.success && result.stopReason !== 'cancelled') annotateFailures(result, plan)
 
@@ -326,17 +357,20 @@ export async function runAction(
     delivery = { branch: prepared.branch, pushed: false, problems: [], notes: [] }
     delivery.skipped = 'the run was cancelled, so nothing was pushed'
   } else {
+    const moved = await branchMovedDuringLoop(workTree, prepared.branch, result)
     try {
+      if (moved) throw new Error(moved)
       delivery = await deliver({
         plan,
         workTree,
         prepared,
         result,
         report: base,
-        octokit: async () => {
-          const { getOctokit } = await import('@actions/github')
-          return getOctokit(inputs.pushToken ?? inputs.githubToken)
-        }
+        ...(budget.deadline !== undefined ? { deadline: budget.deadline } : {}),
+        octokit:
+          inputs.pushToken === undefined && options.octokit
+            ? options.octokit
+            : lazyClient(inputs.pushToken ?? inputs.githubToken, { budget, log: m => core.info(m) })
       })
     } catch (error) {
       delivery = {
@@ -375,12 +409,18 @@ export async function runAction(
 
   let artifactId: number | undefined
   if (inputs.uploadArtifacts) {
-    const uploaded = await uploadArtifact(plan.config.recordDir, plan.artifactName, inputs.retentionDays)
-    if (uploaded) {
+    const upload = await uploadArtifact(plan.config.recordDir, plan.artifactName, {
+      retentionDays: inputs.retentionDays,
+      ...(budget.deadline !== undefined ? { deadline: budget.deadline } : {})
+    })
+    if ('uploaded' in upload) {
       saveState('uploaded', true)
-      artifactId = uploaded.id
-      links.artifactName = uploaded.name
-      if (uploaded.id !== undefined) links.artifact = artifactUrl(context, uploaded.id)
+      artifactId = upload.uploaded.id
+      links.artifactName = upload.uploaded.name
+      if (upload.uploaded.id !== undefined) links.artifact = artifactUrl(context, upload.uploaded.id)
+    } else {
+      delete links.artifactName
+      links.recordNotUploaded = `${upload.failed}; it stays on the runner at ${plan.config.recordDir} until the job ends`
     }
   }
   const report: RunReport = { ...base, delivery }

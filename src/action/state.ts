@@ -21,6 +21,12 @@ export interface SavedState {
   tracking?: string
   /** The value of RALPH_ACTION_RUN the loop's processes carry: post kills its leftovers when main did not. */
   runMark?: string
+  /** While the loop runs as the agent's user: what to undo (IsolationState as JSON), if main cannot. */
+  isolation?: string
+  /** While the loop runs: the file holding .git's snapshot, for post to put back if main cannot. */
+  gitSnapshot?: string
+  /** While the loop runs behind the model proxy as the agent's user: `{ uid, privilege }` of its egress rules. */
+  egress?: string
 }
 
 type Key = Exclude<keyof SavedState, 'isPost'>
@@ -37,7 +43,10 @@ export function readState(): SavedState {
     summaryWritten: core.getState('summaryWritten') === 'true',
     finished: core.getState('finished') === 'true',
     tracking: text('tracking'),
-    runMark: text('runMark')
+    runMark: text('runMark'),
+    isolation: text('isolation'),
+    gitSnapshot: text('gitSnapshot'),
+    egress: text('egress')
   }
 }
 

@@ -25,13 +25,6 @@ export {
   type AgentCostOptions
 } from './generic.js'
 export {
-  agentEnvironment,
-  isCredentialVariable,
-  removedVariables,
-  AGENT_ENV_DENYLIST,
-  type AgentEnvOptions
-} from './env.js'
-export {
   PRICE_TABLE,
   PRICE_TABLE_VERSION,
   lookupPrice,

@@ -1,6 +1,12 @@
 // Renders the loop's events as the reference runtime's console does (plain text, no colour), plus our gates,
 // cost and stop reason.
-import { formatCost, type CheckRun, type IterationRecord, type LoopEvent } from '../loop/index.js'
+import {
+  baselineVerdict,
+  formatCost,
+  type CheckRun,
+  type IterationRecord,
+  type LoopEvent
+} from '../loop/index.js'
 import { formatDuration } from '../ralph/index.js'
 
 const RULE = '──────────────────────'
@@ -130,6 +136,18 @@ export function consoleRenderer(options: ConsoleOptions): (event: LoopEvent) => 
         if (checks.maxCostUsd !== undefined) info.push(`max cost $${checks.maxCostUsd.toFixed(2)}`)
         if (info.length > 0) out(`  ${info.join(' · ')}\n`)
         out(`  Record: ${s.recordDir}\n`)
+        break
+      }
+      case 'baseline_started':
+        out(
+          `\nBaseline ───────\n  Running the ${event.checks} check(s)${event.parallel ? ' together' : ''} before the first agent run\n`
+        )
+        break
+      case 'baseline_finished': {
+        const b = event.baseline
+        const mark = b.verdict === 'green' ? '✓' : b.verdict === 'failing' ? '✗' : '■'
+        const next = b.verdict === 'failing' ? ': iteration 1 gets their output' : ''
+        out(`${mark} Baseline: ${baselineVerdict(b)}${next} (${seconds(b.durationMs)})\n`)
         break
       }
       case 'iteration_started':

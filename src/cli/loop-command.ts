@@ -6,7 +6,7 @@ import { loopConfig, taskRalph } from '../loop/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
 import { closeOption, parseArgs, UsageError, type OptionSpec } from './argv.js'
 import type { CliIO } from './main.js'
-import { LOOP_OPTIONS, REFERENCE_OPTIONS, agentSettings, loopSettings } from './options.js'
+import { LOOP_OPTIONS, REFERENCE_OPTIONS, agentSettings, gateSettings, loopSettings } from './options.js'
 import { cliChecks, runWithConsole } from './run-command.js'
 
 export const TASK_OPTIONS: OptionSpec[] = [
@@ -78,6 +78,7 @@ export async function loopCommand(args: string[], io: CliIO): Promise<number> {
     commit: settings.commit || options.worktree === true,
     presets: settings.presets,
     ...agentSettings(settings),
+    ...gateSettings(settings),
     ...(options.worktree === true ? { worktree: {} } : {}),
     ...(settings.recordDir ? { recordDir: path.resolve(io.cwd, settings.recordDir) } : {}),
     ...(settings.outputCap ? { outputCap: settings.outputCap } : {})

@@ -52,6 +52,24 @@ export const LOOP_OPTIONS: OptionSpec[] = [
     help: 'A gate, run with bash after each iteration; repeatable. All must exit 0.'
   },
   {
+    key: 'noBaseline',
+    names: ['--no-baseline'],
+    kind: 'flag',
+    help: "Don't run the checks before iteration 1 (by default their failures fill its prompt)."
+  },
+  {
+    key: 'skipIfGreen',
+    names: ['--skip-if-green'],
+    kind: 'flag',
+    help: 'Stop at once (already_green, exit 0, no agent) when every check passes before iteration 1.'
+  },
+  {
+    key: 'parallelChecks',
+    names: ['--parallel-checks'],
+    kind: 'flag',
+    help: "Run the checks together (only when they don't share a build folder)."
+  },
+  {
     key: 'maxCost',
     names: ['--max-cost'],
     kind: 'float',
@@ -152,6 +170,20 @@ export const LOOP_OPTIONS: OptionSpec[] = [
     kind: 'strings',
     metavar: 'HOST',
     help: "A host the agent may reach through the proxy's CONNECT (e.g. registry.npmjs.org); repeatable."
+  },
+  {
+    key: 'isolation',
+    names: ['--isolation'],
+    kind: 'string',
+    metavar: 'MODE',
+    help: 'user: run the agent, commands and checks as their own user (needs root or passwordless sudo); none (default): as you.'
+  },
+  {
+    key: 'agentUser',
+    names: ['--agent-user'],
+    kind: 'string',
+    metavar: 'NAME',
+    help: 'The user --isolation user runs them as (created on first use; default ralph-agent).'
   }
 ]
 
@@ -162,6 +194,10 @@ export interface LoopSettings {
   agentTimeoutSeconds?: number
   logDir?: string
   checks: string[]
+  baseline: boolean
+  skipIfGreen: boolean
+  /** Given: run the checks together; absent: the ralph's `checks_parallel:`. */
+  parallelChecks: boolean
   maxCostUsd?: number
   maxTimeSeconds?: number
   completionTag?: string
@@ -174,6 +210,9 @@ export interface LoopSettings {
   modelProxy?: ModelProxySettings
   maxTurns?: number
   costPattern?: string
+  /** `user`: the loop's processes run as their own user; `none`: as the person running the CLI. */
+  isolation: 'user' | 'none'
+  agentUser?: string
 }
 
 const positive = (v: number): boolean => Number.isFinite(v) && v > 0
@@ -227,14 +266,22 @@ export function loopSettings(options: ParsedArgs['options'], typed: ParsedArgs['
       throw new UsageError(error.message.replace(/^The setting '([^']+)'/, "'--$1'"))
     throw error
   }
+  const isolation = (options.isolation as string | undefined) ?? 'none'
+  if (isolation !== 'user' && isolation !== 'none')
+    throw new UsageError(`'--isolation' must be user or none, got '${isolation}'.`)
   return {
     modelProxy,
+    isolation,
+    ...(options.agentUser !== undefined ? { agentUser: options.agentUser as string } : {}),
     maxIterations: n,
     stopOnError: options.stopOnError === true,
     delaySeconds: delay,
     agentTimeoutSeconds: timeout,
     logDir: options.logDir as string | undefined,
     checks: (options.check as string[] | undefined) ?? [],
+    baseline: options.noBaseline !== true,
+    skipIfGreen: options.skipIfGreen === true,
+    parallelChecks: options.parallelChecks === true,
     maxCostUsd: maxCost,
     maxTimeSeconds: maxTime,
     completionTag: options.completionTag as string | undefined,
@@ -245,6 +292,17 @@ export function loopSettings(options: ParsedArgs['options'], typed: ParsedArgs['
     allowEnv: (options.allowEnv as string[] | undefined) ?? [],
     maxTurns,
     costPattern
+  }
+}
+
+/** The engine's gate settings that the options above carry (a ralph's `checks_parallel:` unless given). */
+export function gateSettings(
+  settings: LoopSettings
+): Pick<LoopConfig, 'baseline' | 'skipIfGreen' | 'parallelChecks'> {
+  return {
+    baseline: settings.baseline,
+    skipIfGreen: settings.skipIfGreen,
+    ...(settings.parallelChecks ? { parallelChecks: true } : {})
   }
 }
 

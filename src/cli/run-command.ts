@@ -13,8 +13,16 @@ import {
 import { argsRead, loadRalph, RalphError, resolveRalphPath, type LoadedRalph } from '../ralph/index.js'
 import { closeOption, parseArgs, UsageError } from './argv.js'
 import { consoleRenderer } from './console.js'
+import { isolateCli, type CliIsolation } from './isolation.js'
 import type { CliIO } from './main.js'
-import { LOOP_OPTIONS, REFERENCE_OPTIONS, agentSettings, loopSettings, type LoopSettings } from './options.js'
+import {
+  LOOP_OPTIONS,
+  REFERENCE_OPTIONS,
+  agentSettings,
+  gateSettings,
+  loopSettings,
+  type LoopSettings
+} from './options.js'
 
 export const RUN_OPTIONS = [...REFERENCE_OPTIONS, ...LOOP_OPTIONS]
 
@@ -71,18 +79,22 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
     ? logDirWriter(path.resolve(io.cwd, settings.logDir), config.recordDir, io)
     : undefined
   if (settings.logDir) io.stdout(`Logging output to ${settings.logDir}/\n`)
+  let isolation: CliIsolation | undefined
   try {
+    isolation = await isolateCli(config, settings)
     const result = await runLoop(config, {
       signal: cancel.signal,
       finishSignal: finish.signal,
       emit: event => {
         render(event)
         logDir?.(event)
-      }
+      },
+      ...(isolation ? { runProcess: isolation.runProcess } : {})
     })
     if (result.error) io.stderr(`Run crashed: ${result.error}\n`)
     return exitCodeFor(result, config.checks.length > 0)
   } finally {
+    await isolation?.release(message => io.stderr(`Warning: ${message}\n`))
     process.off('SIGINT', onSignal)
     process.off('SIGTERM', onSignal)
   }
@@ -131,6 +143,7 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     commit: settings.commit,
     presets: settings.presets && (ralph.presets ?? true),
     ...agentSettings(settings),
+    ...gateSettings(settings),
     // `run` is ralphify's `ralph run`: the agent's argv stays the reference's (claude's stream flags only)
     // unless our own settings need more (--max-cost: codex --json, claude --max-budget-usd).
     presetFlags: 'reference',

@@ -218,7 +218,7 @@ async function restoreConfigFile(
 }
 
 /** The local config, the worktree's config, and every submodule's config under modules/. */
-async function configFiles(git: GitRepo): Promise<string[]> {
+export async function configFiles(git: GitRepo): Promise<string[]> {
   const common = await git.commonDir()
   const files = [path.join(common, 'config'), await git.gitPath('config.worktree')]
   const walk = async (dir: string): Promise<void> => {

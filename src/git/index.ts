@@ -7,7 +7,7 @@ export {
   type WorkspaceDiff,
   type Worktree
 } from './workspace.js'
-export { GitRepo, configEnv, withoutSecrets, type ConfigEntries, type ExecOptions } from './repo.js'
+export { GitRepo, configEnv, type ConfigEntries, type ExecOptions } from './repo.js'
 export { authConfig, basicAuthHeader, extraHeaderKey, repositoryUrl, type GitAuth } from './auth.js'
 export {
   prepareBranch,
@@ -31,6 +31,7 @@ export {
   type HiddenCredentials,
   type RestoreReport
 } from './credentials.js'
+export { snapshotGitDir, restoreGitDir, type GitDirSnapshot } from './snapshot.js'
 export {
   pushBranch,
   classifyPushFailure,
@@ -42,3 +43,4 @@ export {
   type PushOptions,
   type PushResult
 } from './push.js'
+export { pushWithRetry, failedInTransit, TRANSIENT_PUSH_ERRORS, type PushRetry } from './push-retry.js'

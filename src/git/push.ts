@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { authConfig, repositoryUrl, type GitAuth } from './auth.js'
 import { runGit } from './git.js'
-import { GitRepo, configEnv, withoutSecrets } from './repo.js'
+import { hermeticGitEnvironment } from '../security/index.js'
+import { GitRepo } from './repo.js'
 
 /** Branches under this prefix belong to the action: it may replace them (with a lease). */
 export const OWNED_BRANCH_PREFIX = 'ralph/'
@@ -72,6 +73,8 @@ export interface PushOptions {
   leaseSha?: string | null
   /** The local ref to push (default: the local branch `branch`, else HEAD). */
   ref?: string
+  /** A push moving less than a byte a second for this long is cut off, not left hanging (default 60). */
+  stallSeconds?: number
   log?: (message: string) => void
 }
 
@@ -111,21 +114,17 @@ export async function pushBranch(workTree: string, options: PushOptions): Promis
     const auth: GitAuth = { token: options.token, serverUrl: options.serverUrl }
     const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
       cwd: scratch.gitDir,
-      env: {
-        ...withoutSecrets(),
-        GIT_TERMINAL_PROMPT: '0',
-        GIT_ASKPASS: '',
-        SSH_ASKPASS: '',
-        ...configEnv([
-          ['core.hooksPath', scratch.hooks],
-          ['core.fsmonitor', 'false'],
-          // A URL rewrite in the global config must not send the push (and its header) elsewhere:
-          // the longest matching insteadOf wins, and none is longer than the whole URL.
-          [`url.${url}.insteadOf`, url],
-          [`url.${url}.pushInsteadOf`, url],
-          ...authConfig(auth)
-        ])
-      }
+      // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
+      env: hermeticGitEnvironment([
+        ['core.hooksPath', scratch.hooks],
+        // Belt and braces: no rewrite of our URL, wherever one might come from.
+        [`url.${url}.insteadOf`, url],
+        [`url.${url}.pushInsteadOf`, url],
+        // A stalled transport is cut off, so the push can be tried again (push-retry.ts).
+        ['http.lowSpeedLimit', '1'],
+        ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
+        ...authConfig(auth)
+      ])
     })
     const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n')
     const status = porcelainStatus(result.stdout, target)

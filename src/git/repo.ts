@@ -1,47 +1,10 @@
 // Intent-named git commands for delivery (branch, fetch, push), over runGit. Every call answers
 // {exitCode, stdout, stderr}; `probe` calls allow any exit code, the rest throw GitError.
 import path from 'node:path'
+import { hermeticGitEnvironment, type ConfigEntries } from '../security/index.js'
 import { GitError, runGit, type GitResult } from './git.js'
 
-/** `git -c` settings passed through the environment (GIT_CONFIG_COUNT), so no value ever shows in argv. */
-export type ConfigEntries = ReadonlyArray<readonly [key: string, value: string]>
-
-// Whatever the agent left in .git/config or ~/.gitconfig must not run code while the action (and its tokens)
-// is alive: no hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
-const HARDENING: ConfigEntries = [
-  ['core.hooksPath', '/dev/null'],
-  ['core.fsmonitor', 'false']
-]
-
-/**
- * The runner's secrets, removed from the environment of every git process: git needs none of them, and a
- * hook or filter git might run must not find them. (Node drops variables whose value is undefined.)
- */
-export function withoutSecrets(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const cleared: NodeJS.ProcessEnv = {}
-  for (const name of Object.keys(env)) {
-    if (
-      name.startsWith('INPUT_') ||
-      /^(GITHUB_TOKEN|GH_TOKEN|GH_ENTERPRISE_TOKEN|ACTIONS_RUNTIME_TOKEN|ACTIONS_ID_TOKEN_REQUEST_TOKEN)$/.test(
-        name
-      )
-    ) {
-      cleared[name] = undefined
-    }
-  }
-  return cleared
-}
-
-/** Environment variables that add `entries` as command-line-scope config, after any already set. */
-export function configEnv(entries: ConfigEntries, base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
-  const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0
-  const env: NodeJS.ProcessEnv = { GIT_CONFIG_COUNT: String(start + entries.length) }
-  entries.forEach(([key, value], i) => {
-    env[`GIT_CONFIG_KEY_${start + i}`] = key
-    env[`GIT_CONFIG_VALUE_${start + i}`] = value
-  })
-  return env
-}
+export { configEnv, type ConfigEntries } from '../security/index.js'
 
 export interface ExecOptions {
   /** Answer a failing call instead of throwing (probes). */
@@ -55,14 +18,9 @@ export interface ExecOptions {
 export class GitRepo {
   constructor(readonly dir: string) {}
 
+  /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
   async exec(args: string[], options: ExecOptions = {}): Promise<GitResult> {
-    const env = {
-      ...withoutSecrets(),
-      // Network commands must fail rather than wait for a password nobody will type.
-      GIT_TERMINAL_PROMPT: '0',
-      ...options.env,
-      ...configEnv([...HARDENING, ...(options.config ?? [])])
-    }
+    const env = { ...options.env, ...hermeticGitEnvironment(options.config) }
     const result = await runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes })
     if (!options.probe && result.exitCode !== 0) throw new GitError(args, result)
     return result

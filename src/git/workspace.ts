@@ -90,16 +90,25 @@ export class GitWorkspace implements Workspace {
   private settings?: { env: NodeJS.ProcessEnv; sign: boolean }
   private head?: KnownHead
 
-  private constructor(readonly root: string) {}
+  private constructor(
+    readonly root: string,
+    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
+    private readonly env: NodeJS.ProcessEnv = {}
+  ) {}
 
   /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
-  static async open(dir: string): Promise<GitWorkspace> {
-    const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir })
-    return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir)
+  static async open(dir: string, options: { env?: NodeJS.ProcessEnv } = {}): Promise<GitWorkspace> {
+    const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env })
+    return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env)
   }
 
   git(args: string[], env?: NodeJS.ProcessEnv, maxStdoutBytes?: number): Promise<GitResult> {
-    return runGit(args, { cwd: this.root, env, maxStdoutBytes })
+    return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes })
+  }
+
+  /** git that must succeed (throws GitError). */
+  private gitOrThrow(args: string[], env?: NodeJS.ProcessEnv, maxStdoutBytes?: number): Promise<GitResult> {
+    return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes })
   }
 
   async isRepo(): Promise<boolean> {
@@ -117,8 +126,8 @@ export class GitWorkspace implements Workspace {
   async treeHash(): Promise<string> {
     const env = { GIT_INDEX_FILE: await this.scratchIndex() }
     this.scratchTree = undefined
-    await gitOrThrow(['add', '-A'], { cwd: this.root, env })
-    const tree = (await gitOrThrow(['write-tree'], { cwd: this.root, env })).stdout.trim()
+    await this.gitOrThrow(['add', '-A'], env)
+    const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim()
     this.scratchTree = tree
     return tree
   }
@@ -131,10 +140,11 @@ export class GitWorkspace implements Workspace {
     const to = current ?? (await this.treeHash())
     // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
     // patch (four bytes a character at most); the rest of git's output is read and dropped.
-    const out = await gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], {
-      cwd: this.root,
-      maxStdoutBytes: STAT_BYTES + maxPatchChars * 4 + 4
-    })
+    const out = await this.gitOrThrow(
+      ['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to],
+      undefined,
+      STAT_BYTES + maxPatchChars * 4 + 4
+    )
     const text = out.stdout
     const split = text.indexOf('\n\ndiff --git ')
     const stat = split === -1 ? text : text.slice(0, split + 1)
@@ -152,14 +162,14 @@ export class GitWorkspace implements Workspace {
     if (fast !== undefined) return fast
     // git's own path: stage everything in the real index, commit what differs from HEAD.
     this.head = undefined
-    await gitOrThrow(['add', '-A'], { cwd: this.root })
+    await this.gitOrThrow(['add', '-A'])
     const staged = await this.git(['diff', '--cached', '--quiet'])
     if (staged.exitCode === 0) return undefined
     // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
-    await gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], {
-      cwd: this.root,
-      env: (await this.commitSettings()).env
-    })
+    await this.gitOrThrow(
+      ['commit', '--quiet', '--no-verify', '-m', message],
+      (await this.commitSettings()).env
+    )
     return this.headSha()
   }
 
@@ -225,7 +235,7 @@ export class GitWorkspace implements Workspace {
     } catch {
       rmSync(lock, { force: true })
       // The commit is made: bring the index to it the slow way (or say why that failed too).
-      await gitOrThrow(['reset', '--quiet'], { cwd: this.root })
+      await this.gitOrThrow(['reset', '--quiet'])
     }
   }
 
@@ -270,9 +280,7 @@ export class GitWorkspace implements Workspace {
   private async gitPaths(): Promise<GitPaths> {
     if (this.paths) return this.paths
     const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES]
-    const out = await gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])], {
-      cwd: this.root
-    })
+    const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])])
     const [index, hooks, headLog, ...states] = out.stdout
       .split('\n')
       .slice(0, names.length)

@@ -2,8 +2,9 @@
 // (`ralph/<name>`, the action's default), and a run that finds it continues that branch and updates the PR
 // instead of opening another. `max-open-prs` caps the hunts' open PRs across the repository, so a matrix
 // fan-out cannot flood it. A failed hunt can keep ONE issue labelled `ralph` up to date.
+import { recoverBy, type Octokit } from './client.js'
+import { postComment } from './comments.js'
 import { isOwnWork, isTokenActor, tokenActor, type TokenActor } from './own-work.js'
-import type { Octokit } from './permissions.js'
 import { PULL_REQUEST_MARKER } from './pr-body.js'
 import { fit } from './tracking.js'
 import { HUNT_REPORT_MARKER } from './trigger.js'
@@ -166,30 +167,31 @@ export async function reportFailure(octokit: Octokit, report: FailureReport): Pr
   const label = report.label ?? 'ralph'
   const today = (report.now ?? new Date()).toISOString().slice(0, 10)
   const repo = { owner: report.owner, repo: report.repo }
-  const existing = await findFailureReport(octokit, {
-    ...repo,
-    ralphName: report.ralphName,
-    label,
-    actor: await tokenActor(octokit)
-  })
+  const actor = await tokenActor(octokit)
+  const existing = await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor })
   if (existing) {
     const failures = existing.failures + 1
     const body = renderReport(report, failures, existing.first, today)
     await octokit.rest.issues.update({ ...repo, issue_number: existing.number, body })
-    await octokit.rest.issues.createComment({
-      ...repo,
-      issue_number: existing.number,
-      body: fit(
+    await postComment(
+      octokit,
+      { ...repo, issueNumber: existing.number },
+      fit(
         `Failed again on ${today} (${failures} in a row): ${oneLine(report.reason)} — [the run](${report.runUrl})`
       )
-    })
+    )
     return { number: existing.number, url: existing.url, operation: 'updated', failures }
   }
   const { data } = await octokit.rest.issues.create({
     ...repo,
     title: `Nightly hunt ${report.ralphName} failed`,
     body: renderReport(report, 1, today, today),
-    labels: [label]
+    labels: [label],
+    // Its marker finds it, should GitHub have opened it without answering.
+    request: recoverBy(
+      async () =>
+        (await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor }))?.issue
+    )
   })
   return { number: data.number, url: data.html_url, operation: 'created', failures: 1 }
 }
@@ -207,11 +209,11 @@ export async function closeFailureReport(
   })
   if (!existing) return undefined
   const pr = target.pullUrl ? ` and opened ${target.pullUrl}` : ''
-  await octokit.rest.issues.createComment({
-    ...repo,
-    issue_number: existing.number,
-    body: `The hunt ${target.ralphName} succeeded in [this run](${target.runUrl})${pr}; closing.`
-  })
+  await postComment(
+    octokit,
+    { ...repo, issueNumber: existing.number },
+    `The hunt ${target.ralphName} succeeded in [this run](${target.runUrl})${pr}; closing.`
+  )
   await octokit.rest.issues.update({ ...repo, issue_number: existing.number, state: 'closed' })
   return existing.number
 }
@@ -220,7 +222,7 @@ export async function closeFailureReport(
 async function findFailureReport(
   octokit: Octokit,
   target: { owner: string; repo: string; ralphName: string; label: string; actor: TokenActor }
-): Promise<{ number: number; url: string; failures: number; first: string } | undefined> {
+): Promise<{ number: number; url: string; failures: number; first: string; issue: ListedIssue } | undefined> {
   const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
     owner: target.owner,
     repo: target.repo,
@@ -232,10 +234,12 @@ async function findFailureReport(
     if (issue.pull_request || !isTokenActor(issue.user, target.actor)) continue
     const m = REPORT_RE.exec(issue.body ?? '')
     if (m && m[1] === target.ralphName)
-      return { number: issue.number, url: issue.html_url, failures: Number(m[2]), first: m[3] }
+      return { number: issue.number, url: issue.html_url, failures: Number(m[2]), first: m[3], issue }
   }
   return undefined
 }
+
+type ListedIssue = Awaited<ReturnType<Octokit['rest']['issues']['listForRepo']>>['data'][number]
 
 function renderReport(report: FailureReport, failures: number, first: string, today: string): string {
   const times = failures === 1 ? 'once' : `${failures} times in a row, since ${first}`

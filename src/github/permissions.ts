@@ -2,9 +2,9 @@
 // repository (GET …/collaborators/{user}/permission), or a bot the workflow names in `allowed-bots`.
 // A login ending in `[bot]` earns nothing by its name: agent actions that trusted the suffix let any GitHub
 // App drive their agent. Every failure to find out is a refusal (fail closed).
-import type { getOctokit } from '@actions/github'
+import type { Octokit } from './client.js'
 
-export type Octokit = ReturnType<typeof getOctokit>
+export type { Octokit }
 
 export interface ActorQuery {
   owner: string

@@ -1,6 +1,6 @@
 // Opens the loop's pull request, or updates the one already open for its branch: never a duplicate.
 // Labels, reviewers and assignees follow, with the retry GitHub needs right after a pull request is created.
-import type { getOctokit } from '@actions/github'
+import { recoverBy, type Octokit } from './client.js'
 import {
   GITHUB_API_ERRORS,
   errorText,
@@ -11,7 +11,7 @@ import {
   PULL_REQUEST_FAILURE
 } from './errors.js'
 
-export type GitHubClient = ReturnType<typeof getOctokit>
+export type GitHubClient = Octokit
 
 /** GitHub refuses pull request bodies longer than this (characters). */
 export const MAX_PR_BODY_CHARS = 65536
@@ -50,11 +50,15 @@ export interface PullRequestResult {
   warnings: string[]
 }
 
+/** What delivery needs of a pull request it created or updated. */
+type PullRef = { number: number; html_url: string; node_id: string; draft?: boolean }
+
 export interface OpenPullRequest {
   number: number
   url: string
   nodeId: string
   title: string
+  body: string | null
   head: string
   headSha: string
   base: string
@@ -114,6 +118,7 @@ function toOpenPullRequest(p: {
   html_url: string
   node_id: string
   title: string
+  body: string | null
   head: { ref: string; sha: string }
   base: { ref: string }
   draft?: boolean
@@ -123,6 +128,7 @@ function toOpenPullRequest(p: {
     url: p.html_url,
     nodeId: p.node_id,
     title: p.title,
+    body: p.body,
     head: p.head.ref,
     headSha: p.head.sha,
     base: p.base.ref,
@@ -148,7 +154,7 @@ export async function openOrUpdatePullRequest(
   const warnings: string[] = []
   const context = { owner, repo, head, base }
 
-  let pull: { number: number; html_url: string; node_id: string; draft?: boolean }
+  let pull: PullRef
   let operation: 'created' | 'updated'
   const existing = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner })
   if (existing) {
@@ -168,12 +174,19 @@ export async function openOrUpdatePullRequest(
         pull = await create(false)
         operation = 'created'
       } else if (statusOf(error) === 422 && text.includes(GITHUB_API_ERRORS.pullRequestExists)) {
-        // Opened by someone else between our look and our create: update that one.
-        log(`A pull request already exists for ${headOwner}:${head}; updating it.`)
         const raced = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner })
         if (!raced) throw error
-        pull = await update(raced.number)
-        operation = 'updated'
+        if (isOurs(raced)) {
+          // Our own create, retried after GitHub made it without answering.
+          log(`Pull request #${raced.number} was created by the first try, whose answer was lost.`)
+          pull = asCreated(raced)
+          operation = 'created'
+        } else {
+          // Opened by someone else between our look and our create: update that one.
+          log(`A pull request already exists for ${headOwner}:${head}; updating it.`)
+          pull = await update(raced.number)
+          operation = 'updated'
+        }
       } else {
         throw pullRequestFailure(error, { ...context, operation: 'create pull requests' })
       }
@@ -221,7 +234,16 @@ export async function openOrUpdatePullRequest(
     warnings
   }
 
-  async function create(draft: boolean) {
+  /** The pull request this call's create made: same head, title and body. */
+  function isOurs(found: OpenPullRequest): boolean {
+    return found.title === options.title && (found.body ?? '') === body
+  }
+
+  function asCreated(found: OpenPullRequest): PullRef {
+    return { number: found.number, html_url: found.url, node_id: found.nodeId, draft: found.draft }
+  }
+
+  async function create(draft: boolean): Promise<PullRef> {
     const { data } = await octokit.rest.pulls.create({
       owner,
       repo,
@@ -232,7 +254,12 @@ export async function openOrUpdatePullRequest(
       draft,
       ...(options.maintainerCanModify !== undefined
         ? { maintainer_can_modify: options.maintainerCanModify }
-        : {})
+        : {}),
+      // Made, but its answer lost: the list by head finds it.
+      request: recoverBy(async () => {
+        const found = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner })
+        return found && isOurs(found) ? asCreated(found) : undefined
+      })
     })
     return data
   }

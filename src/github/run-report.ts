@@ -27,7 +27,8 @@ export interface RunReport {
   /** The ralph's name, its RALPH.md relative to the repository, or the inline task. */
   task: { name: string; file?: string; text: string }
   delivery: DeliveryReport
-  links: { run: string; artifact?: string; artifactName?: string }
+  /** `recordNotUploaded`: why the record is not an artifact (and where it is instead). */
+  links: { run: string; artifact?: string; artifactName?: string; recordNotUploaded?: string }
   /** The base branch the work is compared with. */
   base?: string
   dryRun?: boolean
@@ -41,6 +42,7 @@ const pluralIterations = (n: number): string => `${n} iteration${n === 1 ? '' : 
 /** Each gate with its command and its result in the last iteration that ran it. */
 export function gateList(status: LoopStatus): string {
   const last = new Map<string, IterationRecord['checks'][number]>()
+  for (const c of status.baseline?.checks ?? []) last.set(c.name, c)
   for (const it of status.iterations) for (const c of it.checks) last.set(c.name, c)
   if (last.size === 0) return '_No gates: the agent’s completion signal decides._'
   return [...last.values()]
@@ -70,6 +72,8 @@ export function outcomeSentence(report: RunReport): string {
       ? ` and pushed branch ${code(delivery.branch)}`
       : ''
   const problem = delivery.problems[0]
+  if (reason === 'already_green')
+    return `✅ ${name}: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.`
   if (status.success) {
     const what =
       reason === 'completed'
@@ -91,7 +95,8 @@ export function outcomeSentence(report: RunReport): string {
     timeout: `ran out of time after ${pluralIterations(n)}`,
     circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
     agent_error: `stopped after ${pluralIterations(n)} on an error`,
-    cancelled: `was cancelled after ${pluralIterations(n)}`
+    cancelled: `was cancelled after ${pluralIterations(n)}`,
+    already_green: 'found every gate passing'
   }
   const icon =
     reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌'

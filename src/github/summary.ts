@@ -37,13 +37,16 @@ export function renderSummary(report: RunReport): string {
     `[This run](${links.run})`
   ].filter(Boolean)
   out.push(linkLine.join(' · '), '')
-  for (const problem of delivery.problems) out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '')
+  const warnings = [...delivery.problems]
+  if (links.recordNotUploaded)
+    warnings.push(`The run record could not be uploaded as an artifact: ${links.recordNotUploaded}.`)
+  for (const problem of warnings) out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '')
   for (const note of delivery.notes) out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '')
-  if (status.iterations.length > 0) {
+  if (status.iterations.length > 0 || status.baseline) {
     out.push('### Iterations', '', iterationTable(status), '')
     out.push('### Gates', '', gateList(status), '')
-    out.push('### Cost and duration per iteration', '', charts(status), '')
   }
+  if (status.iterations.length > 0) out.push('### Cost and duration per iteration', '', charts(status), '')
   if (delivery.patch) {
     const text =
       delivery.patch.text.length > MAX_PATCH_CHARS

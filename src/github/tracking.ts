@@ -3,8 +3,9 @@
 // finalised with the outcome and the pull request. The post step finalises it as cancelled when main did
 // not, so it never stays "working…". Failures to give feedback are warnings: they never fail a run.
 import type { IterationRecord, LoopEvent, LoopStatus, StopReason } from '../loop/index.js'
+import type { Octokit } from './client.js'
+import { postComment } from './comments.js'
 import { verdictLabel } from './run-report.js'
-import type { Octokit } from './permissions.js'
 
 /** GitHub refuses comment bodies over 65,536 characters; stay well under. */
 export const MAX_COMMENT_CHARS = 65000
@@ -72,13 +73,7 @@ export async function postRefusal(
   warn: Warn = () => {}
 ): Promise<string | undefined> {
   try {
-    const { data } = await octokit.rest.issues.createComment({
-      owner: target.owner,
-      repo: target.repo,
-      issue_number: target.issueNumber,
-      body: fit(reply)
-    })
-    return data.html_url
+    return (await postComment(octokit, target, fit(reply))).html_url
   } catch (error) {
     warn(`Could not reply on #${target.issueNumber}: ${messageOf(error)}`)
     return undefined
@@ -114,12 +109,7 @@ export class TrackingComment {
     warn: Warn = () => {}
   ): Promise<TrackingComment | undefined> {
     try {
-      const { data } = await octokit.rest.issues.createComment({
-        owner: target.owner,
-        repo: target.repo,
-        issue_number: target.issueNumber,
-        body: renderWorking(info)
-      })
+      const data = await postComment(octokit, target, renderWorking(info))
       return new TrackingComment(octokit, target, info, data.id, data.html_url, warn)
     } catch (error) {
       warn(`Could not post the tracking comment on #${target.issueNumber}: ${messageOf(error)}`)
@@ -138,10 +128,10 @@ export class TrackingComment {
     return new TrackingComment(octokit, target, info, id, '', warn)
   }
 
-  /** After each iteration: the table so far, the cost so far. */
+  /** After each iteration: the table so far, the cost so far. Tried once: the next edit carries it. */
   async update(status: LoopStatus): Promise<boolean> {
     if (this.finalised) return false
-    return this.edit(renderWorking(this.info, status))
+    return this.edit(renderWorking(this.info, status), false)
   }
 
   /**
@@ -186,13 +176,14 @@ export class TrackingComment {
     return done
   }
 
-  private async edit(body: string): Promise<boolean> {
+  private async edit(body: string, retry = true): Promise<boolean> {
     try {
       await this.octokit.rest.issues.updateComment({
         owner: this.target.owner,
         repo: this.target.repo,
         comment_id: this.id,
-        body
+        body,
+        ...(retry ? {} : { request: { retries: 0 } })
       })
       return true
     } catch (error) {
@@ -260,7 +251,8 @@ const HEADLINE: Record<StopReason, string> = {
   timeout: '⏱️ Out of time',
   circuit_open: '❌ Stopped: no progress',
   agent_error: '💥 Stopped on an error',
-  cancelled: '⏹️ Cancelled'
+  cancelled: '⏹️ Cancelled',
+  already_green: '✅ Nothing to do: every gate already passed'
 }
 
 export function renderWorking(info: TrackingInfo, status?: LoopStatus): string {
@@ -286,7 +278,8 @@ export function renderFinal(info: TrackingInfo, outcome: TrackingOutcome): strin
       : status.state === 'finished'
         ? '⏹️ Finished'
         : '⏹️ Cancelled'
-  const after = `after ${n} iteration${n === 1 ? '' : 's'}`
+  const after =
+    status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`
   const pr = pullRequest
     ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
     : ''
@@ -389,7 +382,9 @@ function emptyStatus(): LoopStatus {
 }
 
 function messageOf(error: unknown): string {
-  const status = (error as { status?: unknown })?.status
+  // No answer (a reset, a timeout) has Octokit's stand-in status 500 but no response: no status to show.
+  const answered = (error as { response?: unknown })?.response !== undefined
+  const status = answered ? (error as { status?: unknown }).status : undefined
   const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error)
   return typeof status === 'number' ? `HTTP ${status}: ${message}` : message
 }

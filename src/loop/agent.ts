@@ -2,7 +2,7 @@
 // (usage → the cost meter, live), logs written as they come, the whole tree killed when the run must stop.
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs'
 import path from 'node:path'
-import { agentEnvironment, type AgentEnvOptions } from '../agents/env.js'
+import { agentEnvironment, type AgentEnvOptions } from '../security/index.js'
 import type { AgentCaps, AgentOutcome, AgentPreset } from '../agents/types.js'
 import { decodeCaptured } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'

@@ -2,6 +2,7 @@
 // its log file; only the tail is read back (from the log, so memory stays bounded whatever it prints).
 import { appendFileSync, closeSync, fstatSync, openSync, readSync } from 'node:fs'
 import path from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { combineOutput, decodeCaptured, translateNewlines } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import { formatDuration, type RalphCheck } from '../ralph/index.js'
@@ -22,6 +23,8 @@ export interface CheckContext {
   stopCause: () => KilledBy | undefined
   runProcess: (options: RunOptions) => Promise<RunResult>
   onCheck?: (check: CheckRun) => void
+  /** Run the gates together rather than one after another. */
+  parallel?: boolean
 }
 
 export interface ChecksOutcome {
@@ -29,6 +32,8 @@ export interface ChecksOutcome {
   /** Failing checks with the end of their output (a few KiB), for the fingerprint. */
   failures: { name: string; output: string }[]
   interrupted: boolean
+  /** The gates' wall time: their sum one after another, the slowest one's together. */
+  wallMs: number
 }
 
 /** The last `bytes` of a file, decoded, without a character split by the cut. */
@@ -56,58 +61,88 @@ export function readFileTail(file: string, bytes: number): string {
 export const checkTimeoutMarker = (name: string, seconds: number): string =>
   `\n\n[Check '${name}' timed out after ${formatDuration(seconds)} — output may be incomplete]\n`
 
-/** Runs every gate (all of them, so the agent hears of every failure) unless the run must stop. */
+/** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
+async function runCheck(
+  check: RalphCheck,
+  log: string,
+  ctx: CheckContext
+): Promise<{ run: CheckRun; output: string; aborted: boolean }> {
+  const result = await ctx.runProcess({
+    argv: ['bash', '-c', check.run],
+    cwd: ctx.workTree,
+    timeoutMs: check.timeout * 1000,
+    killGraceMs: ctx.killGraceMs,
+    signal: ctx.signal,
+    // The log has every byte; the capture only stands in when the log could not be written.
+    captureLimit: 64 * 1024,
+    logFile: log
+  })
+  if (result.timedOut) appendFileSync(log, checkTimeoutMarker(check.name, check.timeout))
+  if (result.spawnError) appendFileSync(log, `check could not be started: ${result.spawnError.message}\n`)
+  let output = translateNewlines(
+    result.logError
+      ? combineOutput(decodeCaptured(result.stdout), decodeCaptured(result.stderr))
+      : readFileTail(log, CHECK_FINGERPRINT_BYTES)
+  )
+  if (result.logError && result.timedOut) output += checkTimeoutMarker(check.name, check.timeout)
+  const run: CheckRun = {
+    name: check.name,
+    run: check.run,
+    passed: result.exitCode === 0 && !result.timedOut && !result.aborted,
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    durationMs: Math.round(result.durationMs),
+    outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
+    tail: output.slice(-CHECK_TAIL_CHARS),
+    log: ctx.relative(log)
+  }
+  if (result.aborted) {
+    const cause = ctx.stopCause()
+    if (cause) run.killedBy = cause
+  }
+  ctx.onCheck?.(run)
+  return { run, output, aborted: result.aborted }
+}
+
+/**
+ * Runs every gate (all of them, so the agent hears of every failure) unless the run must stop: one after
+ * another, or all at once with `parallel` (each with its own log; the results in the order declared).
+ */
 export async function runChecks(checks: RalphCheck[], ctx: CheckContext): Promise<ChecksOutcome> {
-  const outcome: ChecksOutcome = { runs: [], failures: [], interrupted: false }
-  for (const check of checks) {
-    if (ctx.signal.aborted) {
-      outcome.interrupted = true
-      break
-    }
-    const log = path.join(ctx.iterationDir, 'checks', `${safeFileName(check.name)}.log`)
-    const result = await ctx.runProcess({
-      argv: ['bash', '-c', check.run],
-      cwd: ctx.workTree,
-      timeoutMs: check.timeout * 1000,
-      killGraceMs: ctx.killGraceMs,
-      signal: ctx.signal,
-      // The log has every byte; the capture only stands in when the log could not be written.
-      captureLimit: 64 * 1024,
-      logFile: log
-    })
-    if (result.timedOut) appendFileSync(log, checkTimeoutMarker(check.name, check.timeout))
-    if (result.spawnError) appendFileSync(log, `check could not be started: ${result.spawnError.message}\n`)
-    let output = translateNewlines(
-      result.logError
-        ? combineOutput(decodeCaptured(result.stdout), decodeCaptured(result.stderr))
-        : readFileTail(log, CHECK_FINGERPRINT_BYTES)
-    )
-    if (result.logError && result.timedOut) output += checkTimeoutMarker(check.name, check.timeout)
-    const passed = result.exitCode === 0 && !result.timedOut && !result.aborted
-    const run: CheckRun = {
-      name: check.name,
-      run: check.run,
-      passed,
-      exitCode: result.exitCode,
-      timedOut: result.timedOut,
-      durationMs: Math.round(result.durationMs),
-      outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
-      tail: output.slice(-CHECK_TAIL_CHARS),
-      log: ctx.relative(log)
-    }
-    if (result.aborted) {
-      const cause = ctx.stopCause()
-      if (cause) run.killedBy = cause
-    }
-    outcome.runs.push(run)
-    if (!passed) outcome.failures.push({ name: check.name, output })
-    ctx.onCheck?.(run)
-    if (result.aborted) {
-      outcome.interrupted = true
-      break
+  const started = performance.now()
+  const outcome: ChecksOutcome = { runs: [], failures: [], interrupted: false, wallMs: 0 }
+  const logs = logFiles(checks, path.join(ctx.iterationDir, 'checks'))
+  const results: Awaited<ReturnType<typeof runCheck>>[] = []
+  if (ctx.parallel && !ctx.signal.aborted) {
+    // The guard's signal reaches every gate: a budget or a cancel kills all of their trees at once.
+    results.push(...(await Promise.all(checks.map((check, i) => runCheck(check, logs[i], ctx)))))
+  } else {
+    for (const [i, check] of checks.entries()) {
+      if (ctx.signal.aborted) break
+      const result = await runCheck(check, logs[i], ctx)
+      results.push(result)
+      if (result.aborted) break
     }
   }
+  for (const { run, output } of results) {
+    outcome.runs.push(run)
+    if (!run.passed) outcome.failures.push({ name: run.name, output })
+  }
+  outcome.interrupted = results.length < checks.length || results.some(result => result.aborted)
+  outcome.wallMs = Math.round(performance.now() - started)
   return outcome
+}
+
+/** One log a gate, `checks/<name>.log`: names that read the same once made safe get a `-2`, `-3`… */
+function logFiles(checks: RalphCheck[], dir: string): string[] {
+  const taken = new Set<string>()
+  return checks.map(check => {
+    const base = safeFileName(check.name)
+    let name = base
+    for (let n = 2; taken.has(name); n++) name = `${base}-${n}`
+    taken.add(name)
+    return path.join(dir, `${name}.log`)
+  })
 }
 
 /** Check names come from users (CLI `--check CMD` may name them after the command): keep file names safe. */

@@ -34,8 +34,21 @@ export function loopConfig(
     outputCap: DEFAULT_OUTPUT_CAP,
     breaker: { ...DEFAULT_BREAKER },
     presets: settings.ralph.presets ?? true,
+    parallelChecks: settings.ralph.checksParallel ?? false,
     ...settings
   }
+}
+
+/** Gate settings that cannot work together, as one line naming the fix; undefined when they can. */
+export function gateSettingsProblem(
+  config: Pick<LoopConfig, 'checks' | 'baseline' | 'skipIfGreen'>
+): string | undefined {
+  if (!config.skipIfGreen) return undefined
+  if (config.checks.length === 0)
+    return "skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green."
+  if (config.baseline === false)
+    return 'skip-if-green needs the baseline (the gates run once before iteration 1), which is turned off: turn it back on, or drop skip-if-green.'
+  return undefined
 }
 
 /** Characters of a command kept in the name of the gate it is (the whole command is in the record). */

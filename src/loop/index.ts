@@ -10,6 +10,7 @@ export { agentCaps } from './iteration.js'
 export {
   loopConfig,
   addedChecks,
+  gateSettingsProblem,
   defaultRecordDir,
   DEFAULT_OUTPUT_CAP,
   DEFAULT_COMPLETION_TAG
@@ -40,7 +41,7 @@ export {
   type LoopContext,
   type PromptInputs
 } from './prompt.js'
-export { RunRecord, PROGRESS_FILE, STATUS_FILE, progressSection } from './record.js'
+export { RunRecord, PROGRESS_FILE, STATUS_FILE, progressSection, baselineVerdict } from './record.js'
 export {
   cell,
   charts,

@@ -7,7 +7,7 @@ import type { Workspace, WorkspaceDiff } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import { RalphError, type Ralph } from '../ralph/index.js'
 import { runAgent } from './agent.js'
-import { runChecks } from './checks.js'
+import { runChecks, type ChecksOutcome } from './checks.js'
 import { runCommands } from './commands.js'
 import { detectCompletion } from './completion.js'
 import type { CostMeter } from './cost-meter.js'
@@ -21,7 +21,15 @@ import {
   type LoopContext
 } from './prompt.js'
 import type { RunRecord } from './record.js'
-import type { CheckRun, Clock, IterationRecord, IterationVerdict, LoopConfig, LoopEvent } from './types.js'
+import type {
+  BaselineRecord,
+  CheckRun,
+  Clock,
+  IterationRecord,
+  IterationVerdict,
+  LoopConfig,
+  LoopEvent
+} from './types.js'
 
 /** What the loop knows across iterations; iterations read and update it. */
 export interface LoopEnvironment {
@@ -43,6 +51,8 @@ export interface LoopEnvironment {
   /** What is running now, so an enforced stop can say what it killed. */
   phase?: 'command' | 'agent' | 'check'
   // Carried from one iteration to the next.
+  /** The gates before iteration 1 (with gates and the baseline on). */
+  baseline?: BaselineRecord
   history: IterationRecord[]
   previousTree?: string
   previousChecks?: CheckRun[]
@@ -66,7 +76,15 @@ const iso = (ms: number): string => new Date(ms).toISOString()
 /** What assembling a prompt reads from the loop's state. */
 export type PromptState = Pick<
   LoopEnvironment,
-  'config' | 'ralph' | 'workTree' | 'isRepo' | 'trackTree' | 'history' | 'previousChecks' | 'lastDiff'
+  | 'config'
+  | 'ralph'
+  | 'workTree'
+  | 'isRepo'
+  | 'trackTree'
+  | 'baseline'
+  | 'history'
+  | 'previousChecks'
+  | 'lastDiff'
 >
 
 function readGuardrails(env: PromptState): LoopContext['guardrails'] {
@@ -117,6 +135,7 @@ export function assemble(
     gates: config.checks,
     completionTag: config.completionTag,
     previousChecks: env.previousChecks,
+    ...(env.baseline ? { baseline: env.baseline } : {}),
     diff: env.lastDiff,
     history: env.history,
     guardrails: readGuardrails(env)
@@ -166,6 +185,44 @@ export function agentCaps(config: LoopConfig, meter: CostMeter): AgentCaps {
   if (config.maxCostUsd !== undefined) caps.remainingUsd = Math.max(0, config.maxCostUsd - meter.spentUsd())
   if (config.agentMaxTurns !== undefined) caps.maxTurns = config.agentMaxTurns
   return caps
+}
+
+/** The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. */
+function runGates(env: LoopEnvironment, iteration: number, dir: string): Promise<ChecksOutcome> {
+  env.phase = 'check'
+  return runChecks(env.config.checks, {
+    workTree: env.workTree,
+    iterationDir: dir,
+    relative: file => env.record.relative(file),
+    killGraceMs: env.killGraceMs,
+    signal: env.guard.signal,
+    stopCause: () => env.guard.trip?.cause,
+    runProcess: env.runProcess,
+    parallel: env.config.parallelChecks === true,
+    onCheck: check => env.emit({ type: 'check_finished', iteration, check })
+  }).finally(() => (env.phase = undefined))
+}
+
+/**
+ * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
+ * `{{ ralph.failures }}` exactly as a failed iteration's would, so the first agent run is not blind.
+ */
+export async function runBaseline(env: LoopEnvironment): Promise<BaselineRecord> {
+  const started = env.clock.now()
+  const parallel = env.config.parallelChecks === true
+  env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel })
+  const checks = await runGates(env, 0, env.record.iterationDir(0))
+  const baseline: BaselineRecord = {
+    startedAt: iso(started),
+    durationMs: Math.round(env.clock.now() - started),
+    verdict: checks.interrupted ? 'interrupted' : checks.failures.length > 0 ? 'failing' : 'green',
+    checks: checks.runs,
+    checksMs: checks.wallMs,
+    parallel
+  }
+  env.baseline = baseline
+  if (!checks.interrupted) env.previousChecks = checks.runs
+  return baseline
 }
 
 export async function runIteration(env: LoopEnvironment, iteration: number): Promise<IterationOutcome> {
@@ -281,21 +338,21 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
     }
   }
   if (config.commit) record.commit = await commitIteration(env, iteration, record.treeHash)
+  // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
+  if (record.commit?.error)
+    return finish(
+      {
+        crash: `the commit of iteration ${iteration} failed: ${record.commit.error}`,
+        interrupted: false,
+        success: false
+      },
+      'crashed'
+    )
 
   // 5. The gates.
-  env.phase = 'check'
-  const checks = await runChecks(config.checks, {
-    workTree: env.workTree,
-    iterationDir: dir,
-    relative,
-    killGraceMs: env.killGraceMs,
-    signal: guard.signal,
-    stopCause: () => guard.trip?.cause,
-    runProcess: env.runProcess,
-    onCheck: check => emit({ type: 'check_finished', iteration, check })
-  })
-  env.phase = undefined
+  const checks = await runGates(env, iteration, dir)
   record.checks = checks.runs
+  record.checksMs = checks.wallMs
   record.failureFingerprint = failureFingerprint(checks.failures)
   record.completion = detectCompletion(agent.outcome.finalMessage, config.completionTag)
   if (checks.interrupted) return finish({ interrupted: true, success: false }, 'interrupted')

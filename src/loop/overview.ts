@@ -1,7 +1,7 @@
 // The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
 // cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
 // with them, and the job summary shows the same ones (src/github/summary.ts): one renderer for both.
-import type { IterationRecord, IterationVerdict, LoopStatus } from './types.js'
+import type { BaselineRecord, CheckRun, IterationRecord, IterationVerdict, LoopStatus } from './types.js'
 
 const VERDICT: Record<IterationVerdict, string> = {
   passed: '✅ passed',
@@ -59,42 +59,71 @@ export function fence(text: string, lang = ''): string {
   return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`
 }
 
-/** The gates in the order they ran, from the last iteration that ran any (or the budget's list). */
+/** The gates in the order they ran, the baseline's first. */
 function gateNames(status: LoopStatus): string[] {
   const names: string[] = []
-  for (const it of status.iterations)
-    for (const c of it.checks) if (!names.includes(c.name)) names.push(c.name)
+  for (const checks of [status.baseline?.checks ?? [], ...status.iterations.map(it => it.checks)])
+    for (const c of checks) if (!names.includes(c.name)) names.push(c.name)
   return names
 }
 
 const MAX_GATE_COLUMNS = 6
 
+/** A gate's time in a table: tenths of a second below a minute (which gate to speed up is in the tenths). */
+function gateTime(ms: number): string {
+  return ms < 59_950 ? `${(ms / 1000).toFixed(1)}s` : formatDuration(ms)
+}
+
+const BASELINE_LABEL: Record<BaselineRecord['verdict'], string> = {
+  green: '✅ baseline: gates pass',
+  failing: '🔎 baseline: gates failing',
+  interrupted: '⏹️ baseline: stopped'
+}
+
 /**
- * The iteration table: verdict, each gate ✓/✗, cost, duration. The last `maxRows` iterations, with a line
- * saying where the others are (`elsewhere`, e.g. "in the run record").
+ * The iteration table: verdict, each gate ✓/✗ with its duration, cost, duration. The baseline (the gates
+ * before the first agent run) is row 0; then the last `maxRows` iterations, with a line saying where the
+ * others are (`elsewhere`, e.g. "in the run record").
  */
 export function iterationTable(status: LoopStatus, maxRows = 50, elsewhere = 'in the run record'): string {
   const gates = gateNames(status)
   const columns = gates.length <= MAX_GATE_COLUMNS
   const head = ['#', 'Verdict', ...(columns ? gates.map(g => code(g)) : ['Gates']), 'Cost', 'Duration']
-  const rows = status.iterations.slice(-maxRows).map(it => {
-    const gateCells = columns
-      ? gates.map(g => {
-          const check = it.checks.find(c => c.name === g)
-          return check ? (check.passed ? '✓' : '✗') : '–'
-        })
-      : [`${it.checks.filter(c => c.passed).length}/${it.checks.length} ✓`]
-    return [
+  const gateCells = (checks: CheckRun[]): string[] => {
+    if (columns)
+      return gates.map(g => {
+        const check = checks.find(c => c.name === g)
+        return check ? `${check.passed ? '✓' : '✗'} ${gateTime(check.durationMs)}` : '–'
+      })
+    const slowest = checks.reduce<CheckRun | undefined>(
+      (top, c) => (top && top.durationMs >= c.durationMs ? top : c),
+      undefined
+    )
+    const tally = `${checks.filter(c => c.passed).length}/${checks.length} ✓`
+    return [slowest ? `${tally} (slowest ${code(slowest.name)} ${gateTime(slowest.durationMs)})` : tally]
+  }
+  const rows: string[][] = []
+  const baseline = status.baseline
+  if (baseline)
+    rows.push([
+      '0',
+      BASELINE_LABEL[baseline.verdict],
+      ...gateCells(baseline.checks),
+      '–',
+      formatDuration(baseline.durationMs)
+    ])
+  const shown = status.iterations.slice(-maxRows)
+  for (const it of shown)
+    rows.push([
       String(it.iteration),
       verdictLabel(it.verdict),
-      ...gateCells,
+      ...gateCells(it.checks),
       iterationCost(it),
       formatDuration(it.durationMs)
-    ]
-  })
+    ])
   const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`]
   for (const row of rows) lines.push(`| ${row.join(' | ')} |`)
-  const hidden = status.iterations.length - rows.length
+  const hidden = status.iterations.length - shown.length
   if (hidden > 0)
     lines.push('', `_${hidden} earlier iteration${hidden === 1 ? ' is' : 's are'} ${elsewhere}._`)
   return lines.join('\n')

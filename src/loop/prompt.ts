@@ -13,7 +13,7 @@ import {
   type RalphCheck
 } from '../ralph/index.js'
 import type { WorkspaceDiff } from '../git/workspace.js'
-import type { CheckRun, IterationRecord } from './types.js'
+import type { BaselineRecord, CheckRun, IterationRecord } from './types.js'
 
 /** Our additions to the `ralph.` kind; the reference renders them as ''. */
 export const LOOP_PLACEHOLDERS = [
@@ -32,8 +32,10 @@ export const PROGRESS_ENTRIES = 5
 export interface LoopContext {
   gates: RalphCheck[]
   completionTag: string
-  /** The previous iteration's checks (undefined in the first iteration). */
+  /** The previous iteration's checks, or the baseline's in the first iteration (else undefined). */
   previousChecks?: CheckRun[]
+  /** The gates as they were before iteration 1, when they ran then. */
+  baseline?: BaselineRecord
   diff?: WorkspaceDiff
   /** The iterations so far (the last PROGRESS_ENTRIES are shown). */
   history: IterationRecord[]
@@ -120,13 +122,7 @@ export function renderDiff(diff: WorkspaceDiff | undefined): string {
 /** One line about an iteration, for `{{ ralph.progress }}`. */
 export function progressEntry(record: IterationRecord): string {
   const parts: string[] = [record.verdict.replace(/_/g, ' ')]
-  if (record.checks.length > 0) {
-    const failing = record.checks.filter(check => !check.passed).map(check => check.name)
-    const passing = record.checks.length - failing.length
-    parts.push(
-      `checks ${passing}/${record.checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`
-    )
-  }
+  if (record.checks.length > 0) parts.push(checksTally(record.checks))
   if (record.agent) {
     const agent = record.agent
     parts.push(
@@ -144,9 +140,23 @@ export function progressEntry(record: IterationRecord): string {
   return `- Iteration ${record.iteration} (${seconds(record.durationMs)}): ${parts.join('; ')}`
 }
 
-/** `{{ ralph.progress }}`: the last few iterations, one line each. */
-export function renderProgress(history: IterationRecord[]): string {
-  return history.slice(-PROGRESS_ENTRIES).map(progressEntry).join('\n')
+/** `checks 1/3 passing (failing: lint, test)`. */
+function checksTally(checks: CheckRun[]): string {
+  const failing = checks.filter(check => !check.passed).map(check => check.name)
+  const passing = checks.length - failing.length
+  return `checks ${passing}/${checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`
+}
+
+/** The baseline as a progress line: the gates before the first agent run. */
+export function baselineEntry(baseline: BaselineRecord): string {
+  const what = baseline.verdict === 'interrupted' ? 'stopped' : checksTally(baseline.checks)
+  return `- Before iteration 1 (the gates alone, ${seconds(baseline.durationMs)}): ${what}`
+}
+
+/** `{{ ralph.progress }}`: the last few iterations (the baseline first), one line each. */
+export function renderProgress(history: IterationRecord[], baseline?: BaselineRecord): string {
+  const entries = [...(baseline ? [baselineEntry(baseline)] : []), ...history.map(progressEntry)]
+  return entries.slice(-PROGRESS_ENTRIES).join('\n')
 }
 
 /** The values of our `ralph.*` placeholders for this iteration. */
@@ -155,7 +165,7 @@ export function loopValues(ctx: LoopContext): Record<LoopPlaceholder, string> {
     checks: renderChecks(ctx.gates),
     failures: renderFailures(ctx.previousChecks),
     diff: renderDiff(ctx.diff),
-    progress: renderProgress(ctx.history),
+    progress: renderProgress(ctx.history, ctx.baseline),
     completion_tag: ctx.completionTag ? `<promise>${ctx.completionTag}</promise>` : '',
     guardrails: ctx.guardrails?.content ?? ''
   }
@@ -173,16 +183,25 @@ export function loopStatusSection(
     ? 'every check passes and your final message gives the completion signal'
     : 'every check passes'
   const of = maxIterations !== undefined ? ` of at most ${maxIterations}` : ''
-  const firstIteration = ctx.previousChecks === undefined
+  const firstIteration = ctx.history.length === 0
+  const afterBaseline = firstIteration && ctx.previousChecks !== undefined
+  const failures =
+    values.failures ||
+    (afterBaseline
+      ? 'None: every check passes now (they ran before this iteration). Do what the task asks all the same.'
+      : firstIteration
+        ? 'None yet: this is the first iteration.'
+        : 'None: every check passed.')
   const sections = [
     '## Loop status',
     `You are working in a loop. When you exit, the checks below run on the work tree you leave; exit code 0 ` +
       `means pass. The loop ends when ${goal}. This is iteration ${iteration}${of}.`,
     '### Checks',
     values.checks,
-    '### Failing checks from the previous iteration',
-    values.failures ||
-      (firstIteration ? 'None yet: this is the first iteration.' : 'None: every check passed.'),
+    afterBaseline
+      ? '### Failing checks now (run before this iteration)'
+      : '### Failing checks from the previous iteration',
+    failures,
     '### Changes since the loop started',
     values.diff || 'None yet.',
     '### Recent progress',

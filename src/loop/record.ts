@@ -15,7 +15,7 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import { charts, formatCost, iterationCost, iterationTable } from './overview.js'
-import type { CheckRun, IterationRecord, KilledBy, LoopResult, LoopStatus } from './types.js'
+import type { BaselineRecord, CheckRun, IterationRecord, KilledBy, LoopResult, LoopStatus } from './types.js'
 
 export const PROGRESS_FILE = 'progress.md'
 export const STATUS_FILE = 'status.json'
@@ -50,6 +50,31 @@ function checkLine(check: CheckRun): string {
     return last ? `${head}: ${last.slice(0, 200)}` : head
   }
   return tail ? `${head}\n\n${indent(fence(tail), '  ')}\n` : head
+}
+
+/** `- Checks: 1/3 passing (gates 3.1s)` and a line a check. */
+function checkLines(checks: CheckRun[], wallMs: number | undefined): string[] {
+  const passing = checks.filter(c => c.passed).length
+  const took = wallMs !== undefined ? ` (gates ${seconds(wallMs)})` : ''
+  return [`- Checks: ${passing}/${checks.length} passing${took}`, '', ...checks.map(checkLine)]
+}
+
+/** The baseline in a few words: `every check passes`, `2 of 3 checks failing` or `stopped`. */
+export function baselineVerdict(baseline: BaselineRecord): string {
+  if (baseline.verdict === 'green') return 'every check passes'
+  if (baseline.verdict === 'interrupted') return 'stopped'
+  return `${baseline.checks.filter(c => !c.passed).length} of ${baseline.checks.length} checks failing`
+}
+
+/** The progress.md section of the baseline: the gates before iteration 1, as an iteration 0. */
+export function baselineSection(baseline: BaselineRecord): string {
+  const lines = [
+    `## Baseline (iteration 0): ${baselineVerdict(baseline)}`,
+    '',
+    `- Started ${baseline.startedAt} · ${seconds(baseline.durationMs)} · the gates alone, before the first agent run${baseline.parallel ? ', run together' : ''}`,
+    ...checkLines(baseline.checks, baseline.checksMs)
+  ]
+  return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`
 }
 
 /** The progress.md section of one iteration. */
@@ -109,11 +134,7 @@ export function progressSection(record: IterationRecord): string {
       ? 'not given (EXIT_SIGNAL: false)'
       : 'not given'
   if (agent) lines.push(`- Completion signal: ${signal}`)
-  if (record.checks.length > 0) {
-    const passing = record.checks.filter(c => c.passed).length
-    lines.push(`- Checks: ${passing}/${record.checks.length} passing`, '')
-    for (const check of record.checks) lines.push(indent(checkLine(check), ''))
-  }
+  if (record.checks.length > 0) lines.push(...checkLines(record.checks, record.checksMs))
   if (record.diffStat !== undefined) {
     const summary = record.diffStat.trim().split('\n').at(-1)?.trim()
     lines.push(
@@ -174,7 +195,7 @@ function outcome(result: LoopResult): string {
       `- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`
     )
   for (const warning of result.warnings) lines.push(`- Warning: ${warning}`)
-  if (result.iterations.length > 0)
+  if (result.iterations.length > 0 || result.baseline)
     lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result))
   return `${lines.join('\n')}\n\n`
 }
@@ -299,6 +320,10 @@ export class RunRecord {
     ]
   }
 
+  appendBaseline(baseline: BaselineRecord): void {
+    appendFileSync(path.join(this.dir, PROGRESS_FILE), baselineSection(baseline))
+  }
+
   appendIteration(record: IterationRecord): void {
     appendFileSync(path.join(this.dir, PROGRESS_FILE), progressSection(record))
   }
@@ -322,7 +347,7 @@ export class RunRecord {
   }
 }
 
-/** Where the first iteration's section starts in progress.md (its header is a few hundred bytes). */
+/** Where progress.md's first section starts: the baseline's, else the first iteration's. */
 function firstSection(file: string): number | undefined {
   let fd: number
   try {
@@ -333,8 +358,11 @@ function firstSection(file: string): number | undefined {
   try {
     const start = Buffer.alloc(64 * 1024)
     const read = readSync(fd, start, 0, start.length, 0)
-    const at = start.subarray(0, read).indexOf('\n## Iteration ')
-    return at === -1 ? undefined : at + 1
+    // The baseline's section, when there is one, comes before the first iteration's.
+    const found = ['\n## Baseline (iteration 0)', '\n## Iteration ']
+      .map(heading => start.subarray(0, read).indexOf(heading))
+      .filter(at => at !== -1)
+    return found.length === 0 ? undefined : Math.min(...found) + 1
   } finally {
     closeSync(fd)
   }

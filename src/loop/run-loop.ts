@@ -7,10 +7,11 @@ import { runProcess } from '../proc/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
 import { StagnationBreaker } from './breaker.js'
 import { ModelProxyError, startAgentProxy, withoutModelKeys, type AgentBehindProxy } from '../proxy/agent.js'
-import { egressUnavailable, restrictEgress, type EgressRules } from '../proxy/egress.js'
+import { egressPrefix, egressUnavailable, restrictEgress, type EgressRules } from '../proxy/egress.js'
 import { createCostMeter } from './cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
-import { runIteration, type LoopEnvironment } from './iteration.js'
+import { runBaseline, runIteration, type LoopEnvironment } from './iteration.js'
+import { gateSettingsProblem } from './defaults.js'
 import { RunRecord } from './record.js'
 import type {
   IterationRecord,
@@ -31,6 +32,8 @@ export const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000
 const USAGE_LIMIT_MARGIN_MS = 2000
 
 const iso = (ms: number): string => new Date(ms).toISOString()
+/** The stop reasons that mean the loop reached its goal. */
+const SUCCESS: StopReason[] = ['all_checks_passed', 'completed', 'already_green']
 
 /** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
 function realish(p: string): string {
@@ -65,6 +68,8 @@ async function checkConfig(config: LoopConfig, workspace: Workspace, isRepo: boo
     )
   if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
     throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`)
+  const problem = gateSettingsProblem(config)
+  if (problem) throw new RalphError(problem)
 }
 
 /** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
@@ -236,11 +241,12 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   let egress: EgressRules | undefined
   const network = config.modelProxy?.network ?? 'model-only'
   if (proxied && network !== 'open') {
-    const uid = config.modelProxy?.agentUid
-    const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid)
+    const { agentUid: uid, agentPrivilege: privilege } = config.modelProxy ?? {}
+    const why =
+      uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege)
     if (why === undefined && uid !== undefined) {
       try {
-        egress = await restrictEgress({ uid, proxyPort: proxied.proxy.port })
+        egress = await restrictEgress({ uid, proxyPort: proxied.proxy.port, prefix: egressPrefix(privilege) })
       } catch (error) {
         warn(`egress is not enforced: the rules could not be set (${(error as Error).message})`)
       }
@@ -294,6 +300,15 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   // What was running when the guard fired: what its enforcement killed.
   let killedPhase: LoopEnvironment['phase']
   guard.signal.addEventListener('abort', () => (killedPhase = env.phase), { once: true })
+  /** How fast the guard's kill was: from the crossing to the killed tree being gone. */
+  const noteEnforcement = (trip: Trip): void => {
+    status.enforcement = {
+      cause: trip.cause,
+      crossedAt: iso(trip.at),
+      latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
+    }
+    if (killedPhase) status.enforcement.killed = killedPhase
+  }
 
   emit({ type: 'loop_started', status })
   try {
@@ -303,6 +318,21 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       env.startTree = status.start.tree
       env.previousTree = status.start.tree
       record.writeStatus(status)
+    }
+    if (gated && config.baseline !== false) {
+      const baseline = await runBaseline(env)
+      status.baseline = baseline
+      record.appendBaseline(baseline)
+      record.writeStatus(status)
+      emit({ type: 'baseline_finished', baseline })
+      if (baseline.verdict === 'interrupted' && guard.trip) {
+        noteEnforcement(guard.trip)
+        stop = fromTrip(guard.trip)
+      } else if (baseline.verdict === 'green' && config.skipIfGreen)
+        stop = stopWith(
+          'already_green',
+          'every check passed before any agent ran (skip-if-green), so no agent ran'
+        )
     }
     const stopAsked = (): { reason: StopReason; detail: string } | undefined =>
       ports.finishSignal?.aborted
@@ -324,14 +354,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       emit({ type: 'iteration_started', iteration, maxIterations: config.maxIterations })
       const outcome = await runIteration(env, iteration).finally(cancelInFlight)
       const trip = guard.trip
-      if (outcome.interrupted && trip) {
-        status.enforcement = {
-          cause: trip.cause,
-          crossedAt: iso(trip.at),
-          latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
-        }
-        if (killedPhase) status.enforcement.killed = killedPhase
-      }
+      if (outcome.interrupted && trip) noteEnforcement(trip)
 
       status.iterations.push(outcome.record)
       delete status.inFlight
@@ -430,7 +453,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     stopDetail: final.detail,
     finishedAt: iso(finishedAt),
     durationMs: Math.round(finishedAt - startedAt),
-    success: final.reason === 'all_checks_passed' || final.reason === 'completed'
+    success: SUCCESS.includes(final.reason)
   }
   delete result.inFlight
   updateCost(result, meter)

@@ -1,5 +1,6 @@
 // The loop engine's contract: configuration in, typed events out, a typed result at the end.
-import type { AgentCostOptions, AgentEnvOptions } from '../agents/index.js'
+import type { AgentCostOptions } from '../agents/index.js'
+import type { AgentEnvOptions } from '../security/index.js'
 import type { Workspace } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import type { Ralph, RalphCheck } from '../ralph/index.js'
@@ -15,6 +16,7 @@ export type StopReason =
   | 'circuit_open'
   | 'agent_error'
   | 'cancelled'
+  | 'already_green'
 
 /** metered: counted at the wire by the model proxy; reported: the agent's own dollars; estimated: its tokens priced. */
 export type CostSource = 'metered' | 'reported' | 'estimated' | 'unknown'
@@ -107,7 +109,7 @@ export interface LoopConfig {
   /** How a generic agent reports its cost (a line pattern; the cost file's variable). */
   agentCost?: AgentCostOptions
   /**
-   * The agent's environment: the job's minus GitHub/Actions credentials (src/agents/env.ts); `allow` names
+   * The agent's environment: the job's minus GitHub/Actions credentials (src/security/env.ts); `allow` names
    * variables to keep anyway, `set` adds variables.
    */
   agentEnv?: AgentEnvOptions
@@ -117,6 +119,16 @@ export interface LoopConfig {
    * (cost source `metered`) and ends a stream that crosses the dollar budget.
    */
   modelProxy?: ModelProxySettings
+  // Added with the baseline and parallel gates; optional, with defaults.
+  /**
+   * Run the gates once before iteration 1 (default true; only when there are gates), so iteration 1's
+   * `{{ ralph.failures }}` holds their failures instead of the agent working blind.
+   */
+  baseline?: boolean
+  /** When every gate already passes at the baseline, stop at once (`already_green`): no agent runs. */
+  skipIfGreen?: boolean
+  /** Run the gates together (default false: two gates may share a build folder). */
+  parallelChecks?: boolean
 }
 
 /** What runLoop needs from its surroundings; every port has a real default. */
@@ -271,6 +283,8 @@ export interface IterationRecord {
   diffStat?: string
   /** With `commit`: the commit made (absent when nothing changed), or why it failed. */
   commit?: { sha?: string; error?: string }
+  /** Wall time of the gates: their sum when run one after another, the slowest one's when run together. */
+  checksMs?: number
   /** Fingerprint of the failing checks ('' when none failed). */
   failureFingerprint: string
   /** Set when the iteration crashed. */
@@ -285,6 +299,22 @@ export interface CostSummary {
   /** False when a dollar budget was set but could not be enforced (cost unknown): said loudly, not hidden. */
   enforced: boolean
   tokens: { input: number; output: number; cache_read: number; cache_write: number }
+}
+
+/**
+ * The gates run once before iteration 1, recorded like an iteration 0 (logs/iteration-000/checks/):
+ * green (every gate passed), failing, or interrupted (the run had to stop while they ran).
+ */
+export interface BaselineRecord {
+  /** ISO 8601. */
+  startedAt: string
+  durationMs: number
+  verdict: 'green' | 'failing' | 'interrupted'
+  checks: CheckRun[]
+  /** Wall time of the gates (the slowest one's when they ran together). */
+  checksMs: number
+  /** The gates ran together (parallelChecks). */
+  parallel: boolean
 }
 
 /** How fast a budget or a cancel was enforced: from the crossing to the killed tree being gone. */
@@ -318,6 +348,8 @@ export interface LoopStatus {
   }
   /** The commit and work tree hash the loop started from (git only). */
   start: { commit?: string; tree?: string }
+  /** The gates as they were before iteration 1 (absent without gates or with the baseline off). */
+  baseline?: BaselineRecord
   iterations: IterationRecord[]
   /** The iteration running now (its logs are being written). */
   inFlight?: number
@@ -325,7 +357,7 @@ export interface LoopStatus {
   stopReason?: StopReason
   /** One line: why the loop stopped. */
   stopDetail?: string
-  /** The loop reached its goal: all_checks_passed or completed. */
+  /** The loop reached its goal: all_checks_passed, completed or already_green. */
   success: boolean
   enforcement?: Enforcement
   breaker?: {
@@ -349,6 +381,9 @@ export interface LoopResult extends LoopStatus {
 
 export type LoopEvent =
   | { type: 'loop_started'; status: LoopStatus }
+  /** The gates run once before iteration 1 (their check_finished events carry iteration 0). */
+  | { type: 'baseline_started'; checks: number; parallel: boolean }
+  | { type: 'baseline_finished'; baseline: BaselineRecord }
   | { type: 'iteration_started'; iteration: number; maxIterations?: number }
   | { type: 'command_finished'; iteration: number; command: CommandRun }
   /** `transcript`: the agent's output is a JSON stream, shown as agent_transcript lines (raw chunks are not for people). */

@@ -9,4 +9,5 @@ export {
   translateNewlines,
   type DecodeOptions
 } from './text.js'
-export type { Captured, RunOptions, RunResult } from './types.js'
+export type { Captured, RunOptions, RunResult, Signaller } from './types.js'
+export { which } from './which.js'

@@ -116,6 +116,7 @@ class ProcessRun {
     })
     child.on('exit', (code, sig) => {
       this.exit = { code, signal: sig }
+      this.callBack(this.opts.onExit, undefined)
       this.settleIfDone()
     })
     this.watchOutput(child.stdout as Readable, 'stdout')
@@ -209,9 +210,11 @@ class ProcessRun {
     const pid = this.child?.pid
     if (this.killing || pid === undefined) return
     const grace = Math.max(0, this.opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS)
-    this.killing = killProcessTree(pid, grace, { start: this.identity, holding: this.outputIds }).then(() =>
-      this.stopWaitingForPipes()
-    )
+    this.killing = killProcessTree(pid, grace, {
+      start: this.identity,
+      holding: this.outputIds,
+      ...(this.opts.signaller ? { signaller: this.opts.signaller } : {})
+    }).then(() => this.stopWaitingForPipes())
     void this.killing.then(() => this.settleIfDone())
   }
 

@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process'
 import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
+import type { Signaller } from './types.js'
 
 interface ProcEntry {
   pid: number
@@ -23,6 +24,8 @@ export interface KillTreeOptions {
   start?: string
   /** Open-file ids (`socket:[123]`, `pipe:[456]`) of the child's stdout/stderr: whoever still holds one is killed too. */
   holding?: string[]
+  /** How signals are sent (default: process.kill, skipping processes that are gone or not ours). */
+  signaller?: Signaller
 }
 
 const POLL_MS = 50
@@ -61,12 +64,13 @@ export async function killProcessTree(
   if (!Number.isInteger(pid) || pid <= 1) return
   const first = readProcessTable()
   const start = options.start ?? first.get(pid)?.start
-  const tree = new TreeCollector(pid, start, options.holding ?? [])
+  const signal = options.signaller ?? signalOwn
+  const tree = new TreeCollector(pid, start, options.holding ?? [], signal)
   if (tree.isProtected(first)) return
 
   let targets = tree.collect(first, new Map(), true)
   tree.signalGroup(first, 'SIGTERM')
-  for (const target of targets.keys()) signal(target, 'SIGTERM')
+  signal([...targets.keys()], 'SIGTERM')
 
   const deadline = Date.now() + Math.max(0, graceMs)
   while (Date.now() < deadline) {
@@ -81,13 +85,11 @@ export async function killProcessTree(
     targets = tree.collect(readProcessTable(), new Map([...targets, ...stopped]), true)
     const fresh = [...targets.keys()].filter(p => !stopped.has(p))
     if (fresh.length === 0) break
-    for (const target of fresh) {
-      signal(target, 'SIGSTOP')
-      stopped.set(target, targets.get(target) as string)
-    }
+    signal(fresh, 'SIGSTOP')
+    for (const target of fresh) stopped.set(target, targets.get(target) as string)
   }
   tree.signalGroup(readProcessTable(), 'SIGKILL')
-  for (const target of new Set([...stopped.keys(), ...targets.keys()])) signal(target, 'SIGKILL')
+  signal([...new Set([...stopped.keys(), ...targets.keys()])], 'SIGKILL')
 }
 
 /**
@@ -140,7 +142,8 @@ class TreeCollector {
   constructor(
     private readonly root: number,
     private readonly rootStart: string | undefined,
-    private readonly holding: string[]
+    private readonly holding: string[],
+    private readonly signal: Signaller
   ) {}
 
   /** Refuse to kill ourselves, an ancestor of ours, or a group/session we belong to. */
@@ -159,7 +162,7 @@ class TreeCollector {
   }
 
   signalGroup(table: Map<number, ProcEntry>, sig: NodeJS.Signals): void {
-    if (!this.rootReused(table) && !this.isProtected(table)) signal(-this.root, sig)
+    if (!this.rootReused(table) && !this.isProtected(table)) this.signal([-this.root], sig)
   }
 
   /** Live members of the tree: the root, its group and session, known members and holders, and all their descendants. */
@@ -208,11 +211,14 @@ class TreeCollector {
   }
 }
 
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig)
-  } catch {
-    // ESRCH: already gone. EPERM: not ours to kill.
+/** The default signaller: process.kill. */
+const signalOwn: Signaller = (pids, sig) => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, sig)
+    } catch {
+      // ESRCH: already gone. EPERM: not ours to kill.
+    }
   }
 }
 

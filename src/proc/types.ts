@@ -25,7 +25,17 @@ export interface RunOptions {
   onSpawn?: (pid: number) => void
   onStdout?: (chunk: Buffer) => void
   onStderr?: (chunk: Buffer) => void
+  /** Called once the program itself has exited; its output may still be open (held by a process it left). */
+  onExit?: () => void
+  /** How the tree is signalled on timeout or abort (default: process.kill); see {@link Signaller}. */
+  signaller?: Signaller
 }
+
+/**
+ * Sends `signal` to each pid (a negative one: a process group), skipping those that are gone or not ours to
+ * signal. A program started as another user (isolation) needs one that can signal that user's processes.
+ */
+export type Signaller = (pids: number[], signal: NodeJS.Signals) => void
 
 /** A bounded capture of one stream. */
 export interface Captured {

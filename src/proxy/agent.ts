@@ -11,9 +11,9 @@ import {
   endpointSetup,
   priceFromTable,
   type AgentCliName,
-  type AgentEnvOptions,
   type UsageReport
 } from '../agents/index.js'
+import type { AgentEnvOptions } from '../security/index.js'
 import { priceUsage, type CostMeter } from '../loop/cost-meter.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import type { CostSource, Usage } from '../loop/types.js'
@@ -81,6 +81,8 @@ export interface ModelProxySettings {
   network?: AgentNetwork
   /** The agent's own uid, when it runs isolated (set by the front-end): what the egress rules match. */
   agentUid?: number
+  /** How the egress rules are set: as root, or through `sudo -n` (as the isolation starts the agent). */
+  agentPrivilege?: 'root' | 'sudo'
 }
 
 /** model-only: the proxy alone; allow-list: also allowed-hosts through CONNECT; open: anything. */

@@ -2,7 +2,7 @@
 // originates to a chain of our own that accepts the proxy's port on loopback and rejects the rest. The chain
 // is named after the uid, so a later step (post, after a cancel) can remove exactly what a run added.
 import { runProcess } from '../proc/index.js'
-import { which } from '../ralph/index.js'
+import { which } from '../proc/index.js'
 
 export interface EgressOptions {
   /** The agent's own uid (the isolation's user): never 0, never the action's. */
@@ -67,10 +67,14 @@ async function iptables(
   return { ok: result.exitCode === 0, error }
 }
 
+/** argv put before iptables: nothing as root, `sudo -n --` otherwise (the isolation's passwordless sudo). */
+export const egressPrefix = (privilege: 'root' | 'sudo' = 'root'): string[] =>
+  privilege === 'sudo' ? ['sudo', '-n', '--'] : []
+
 /** Why the rules cannot be set here, or undefined when they can be tried. */
-export function egressUnavailable(uid: number): string | undefined {
+export function egressUnavailable(uid: number, privilege: 'root' | 'sudo' = 'root'): string | undefined {
   if (process.platform !== 'linux') return `egress rules need Linux (this is ${process.platform})`
-  if (process.getuid?.() !== 0) return 'egress rules need root (iptables)'
+  if (privilege === 'root' && process.getuid?.() !== 0) return 'egress rules need root or sudo (iptables)'
   if (!which('iptables', { cwd: '/', path: SYSTEM_PATH })) return 'iptables is not installed'
   if (!Number.isInteger(uid) || uid <= 0 || uid === process.getuid?.())
     return "the agent does not run as its own user, so its connections cannot be told from the action's"

@@ -37,6 +37,8 @@ export interface Ralph {
   creditWritten?: boolean
   // Our optional additions: the reference runtime ignores these keys, so ralphs stay portable.
   checks: RalphCheck[]
+  /** `checks_parallel: true` — run the gates together (they must not share a build folder). */
+  checksParallel?: boolean
   /** `completion_tag:` — the TAG in `<promise>TAG</promise>`; undefined = not set in frontmatter. */
   completionTag?: string
   /** `guardrails:` — a file (relative to the project root) whose content fills `{{ ralph.guardrails }}`. */

@@ -1,6 +1,6 @@
 // Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
 // order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
-// completion_tag, guardrails) are checked last: a ralph the reference accepts fails here only because of them.
+// checks_parallel, completion_tag, guardrails, presets) are checked last: a ralph the reference accepts fails here only because of them.
 import fs from 'node:fs'
 import path from 'node:path'
 import { NAME_RE, parseUserArgs, VALID_NAME_CHARS_MSG } from './args.js'
@@ -214,6 +214,18 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
       `Check '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number of seconds, e.g. timeout: 600.`
   })
 
+  // ours: true or false
+  const flag = (key: string, example: string): boolean | undefined => {
+    const raw = field(fm, key)
+    if (raw === null || typeof raw === 'boolean') return raw ?? undefined
+    report(`'${key}' must be true or false, got ${pyRepr(raw)}. Example: ${example}`, where(fm, key))
+    return undefined
+  }
+  const checksParallel = flag(
+    'checks_parallel',
+    'checks_parallel: true (the checks run together; they must not share a build folder)'
+  )
+
   // ours: completion_tag
   const rawTag = field(fm, 'completion_tag')
   let completionTag: string | undefined
@@ -245,19 +257,7 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
   }
 
   // ours: presets
-  const rawPresets = field(fm, 'presets')
-  let presets: boolean | undefined
-  if (rawPresets !== null) {
-    if (typeof rawPresets !== 'boolean') {
-      report(
-        `'presets' must be true or false, got ${pyRepr(rawPresets)}. ` +
-          `Example: presets: false (run the agent exactly as written)`,
-        where(fm, 'presets')
-      )
-    } else {
-      presets = rawPresets
-    }
-  }
+  const presets = flag('presets', 'presets: false (run the agent exactly as written)')
 
   if (problems.length === 0 && opts.checkPrograms) {
     const env = opts.env ?? process.env
@@ -298,6 +298,7 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
   if (completionTag !== undefined) ralph.completionTag = completionTag
   if (guardrails !== undefined) ralph.guardrails = guardrails
   if (presets !== undefined) ralph.presets = presets
+  if (checksParallel !== undefined) ralph.checksParallel = checksParallel
   if (rawCredit !== null) ralph.creditWritten = true
   return { ralph, problems, warnings }
 }

@@ -19,3 +19,56 @@ const LEGACY_COMMAND = /##\[/g
 export function neutralizeWorkflowCommands(text: string): string {
   return text.replace(COMMAND_AT_LINE_START, `$1$2:${ZWSP}`).replace(LEGACY_COMMAND, `##${ZWSP}[`)
 }
+
+/** Characters of one line held back at most before they are let out (a line may never end). */
+const MAX_HELD = 64 * 1024
+
+/**
+ * neutralizeWorkflowCommands for a stream of chunks: a command split across chunks is caught too. Complete
+ * lines go out at once; the start of a line waits for its end (or for `flush()`, or MAX_HELD characters).
+ */
+export class WorkflowCommandFilter {
+  private held = ''
+  /** Whether what was let out of the current line so far is white space only (a `::` there would count). */
+  private lineBlank = true
+
+  /** The text of `chunk` that can go out now, neutralized. */
+  push(chunk: string): string {
+    this.held += chunk
+    const end = Math.max(this.held.lastIndexOf('\n'), this.held.lastIndexOf('\r'))
+    if (end >= 0) {
+      const out = this.release(this.held.slice(0, end + 1))
+      this.held = this.held.slice(end + 1)
+      this.lineBlank = true
+      return out
+    }
+    // A line that does not end: let out all but its last two characters (they may start `##[` or `::`).
+    if (this.held.length <= MAX_HELD) return ''
+    const out = this.release(this.held.slice(0, -2))
+    this.held = this.held.slice(-2)
+    return out
+  }
+
+  /**
+   * Everything held back, neutralized: call before writing anything else to the log, and at the end. The
+   * caller ends the line if it was not ended: what is pushed next starts a new one.
+   */
+  flush(): string {
+    const out = this.release(this.held)
+    this.held = ''
+    this.lineBlank = true
+    return out
+  }
+
+  private release(text: string): string {
+    if (text === '') return ''
+    // The middle of a line that already has text: a `::` in it is not at the line's start.
+    const out = this.lineBlank
+      ? neutralizeWorkflowCommands(text)
+      : neutralizeWorkflowCommands(`x${text}`).slice(1)
+    const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'))
+    const tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : text
+    this.lineBlank = (lastBreak >= 0 || this.lineBlank) && /^[\s\u0085]*$/.test(tail)
+    return out
+  }
+}

@@ -13,6 +13,7 @@ import {
   StorageSharedKeyCredential,
   type ContainerClient
 } from '@azure/storage-blob'
+import { applyFault, FaultSchedule, resetConnection, type FaultKind } from '../faults.js'
 import { DEV_ACCOUNT, DEV_ACCOUNT_KEY, startAzurite, type Azurite } from './azurite.js'
 import { readZip } from './zip.js'
 
@@ -53,7 +54,9 @@ export interface StoredCacheEntry {
 export interface ArtifactRequest {
   method: string
   body: unknown
+  /** 0 when the connection was reset, stalled or its answer dropped. */
   status: number
+  fault?: FaultKind
 }
 
 export interface ArtifactViolation {
@@ -91,6 +94,8 @@ export interface ArtifactService {
   /** Requests the real service would refuse (unknown fields, wrong ids, size/hash mismatch…). Expect `[]`. */
   violations: ArtifactViolation[]
   failures: ArtifactFailure[]
+  /** GitHub's bad minutes, by Twirp method (CreateArtifact, FinalizeArtifact, …). */
+  faults: FaultSchedule
   /** Finalized artifacts, oldest first. */
   listArtifacts(): StoredArtifact[]
   /** Finalized cache entries, oldest first. */
@@ -205,6 +210,7 @@ export async function startArtifactService(
   const requests: ArtifactRequest[] = []
   const violations: ArtifactViolation[] = []
   const failures: ArtifactFailure[] = []
+  const faults = new FaultSchedule()
   let nextId = 8_000_000_001
 
   const sas = (blobName: string, permissions: string, minutes: number) => {
@@ -436,29 +442,45 @@ export async function startArtifactService(
       return refuse(new TwirpError(403, 'permission_denied', 'backend ids do not match the runtime token'))
     }
 
-    const injected = failures.findIndex(f => f.method === method)
-    if (injected >= 0) {
-      const failure = failures[injected]
-      failure.times = (failure.times ?? 1) - 1
-      if (failure.times <= 0) failures.splice(injected, 1)
-      return refuse(
-        new TwirpError(failure.status, failure.code ?? 'internal', failure.msg ?? 'injected failure'),
-        false
-      )
+    const proceed = async (dropAnswer: boolean) => {
+      const injected = failures.findIndex(f => f.method === method)
+      if (injected >= 0) {
+        const failure = failures[injected]
+        failure.times = (failure.times ?? 1) - 1
+        if (failure.times <= 0) failures.splice(injected, 1)
+        return refuse(
+          new TwirpError(failure.status, failure.code ?? 'internal', failure.msg ?? 'injected failure'),
+          false
+        )
+      }
+      try {
+        const result = await methods[method](body, scope)
+        if (dropAnswer) return resetConnection(req, res)
+        entry.status = 200
+        reply(200, result)
+      } catch (error) {
+        if (dropAnswer) return resetConnection(req, res)
+        if (error instanceof TwirpError) return refuse(error, error.code !== 'not_found')
+        entry.status = 500
+        violations.push({
+          method,
+          message: `stand-in error: ${error instanceof Error ? error.message : String(error)}`
+        })
+        reply(500, { code: 'internal', msg: String(error) })
+      }
     }
-    try {
-      const result = await methods[method](body, scope)
-      entry.status = 200
-      reply(200, result)
-    } catch (error) {
-      if (error instanceof TwirpError) return refuse(error, error.code !== 'not_found')
-      entry.status = 500
-      violations.push({
-        method,
-        message: `stand-in error: ${error instanceof Error ? error.message : String(error)}`
-      })
-      reply(500, { code: 'internal', msg: String(error) })
-    }
+    const fault = faults.take(method)
+    if (!fault) return proceed(false)
+    entry.fault = fault
+    applyFault(fault, req, res, {
+      answer: (status, headers, message) => {
+        entry.status = status
+        res
+          .writeHead(status, { 'content-type': 'application/json', ...headers })
+          .end(JSON.stringify({ code: status === 429 ? 'resource_exhausted' : 'unavailable', msg: message }))
+      },
+      proceed: dropAnswer => void proceed(dropAnswer)
+    })
   }
 
   const server = createServer((req, res) => {
@@ -498,6 +520,7 @@ export async function startArtifactService(
     requests,
     violations,
     failures,
+    faults,
     listArtifacts: () => artifacts.filter(a => a.finalized),
     listCacheEntries: () => cacheEntries.filter(e => e.finalized),
     downloadZip,

@@ -3,6 +3,7 @@
 // GitHub answers them AND recorded in `violations`, so a test can require that none happened.
 import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { applyFault, FaultSchedule, resetConnection, type FaultKind } from '../faults.js'
 import { EventPayloads } from './events.js'
 import { errorBody, GitHubError, handlers, type HandlerContext, type HandlerResult } from './handlers.js'
 import {
@@ -38,7 +39,10 @@ export interface RecordedRequest {
   /** The X-GitHub-Api-Version header, if sent. */
   apiVersion?: string
   body: unknown
+  /** The status answered; 0 when the connection was reset, stalled or its answer dropped. */
   status: number
+  /** The fault the schedule injected into this request, if any. */
+  fault?: FaultKind
 }
 
 export type ViolationKind =
@@ -88,6 +92,8 @@ export interface GitHubApi {
   env: Record<string, string>
   /** Webhook payloads (for GITHUB_EVENT_PATH) that agree with the state: same numbers, ids and users. */
   events: EventPayloads
+  /** GitHub's bad minutes, by operationId: the Nth valid request of an operation fails as planned. */
+  faults: FaultSchedule
   close(): Promise<void>
 }
 
@@ -125,6 +131,7 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
   const responseProblems: ResponseProblem[] = []
   // The API URL is known once the server listens; bodies are rendered only after that.
   const render = new Renderer(state, '')
+  const faults = new FaultSchedule()
   let requestCount = 0
 
   const server = createServer((req, res) => {
@@ -284,39 +291,59 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
         }
       }
 
-      const injected = state.failures.next.findIndex(f => f.operationId === operation.operationId)
-      if (injected >= 0) {
-        const failure = state.failures.next[injected]
-        failure.times = (failure.times ?? 1) - 1
-        if (failure.times <= 0) state.failures.next.splice(injected, 1)
-        return send({
-          status: failure.status,
-          body: failure.body ?? errorBody(failure.status, 'Injected failure', operation.docs),
-          headers: failure.headers
-        })
+      // Does the work and answers (or, for a dropped answer, only does the work).
+      const proceed = (answer: typeof send = send) => {
+        const injected = state.failures.next.findIndex(f => f.operationId === operation.operationId)
+        if (injected >= 0) {
+          const failure = state.failures.next[injected]
+          failure.times = (failure.times ?? 1) - 1
+          if (failure.times <= 0) state.failures.next.splice(injected, 1)
+          return answer({
+            status: failure.status,
+            body: failure.body ?? errorBody(failure.status, 'Injected failure', operation.docs),
+            headers: failure.headers
+          })
+        }
+
+        const handler = handlers[operation.operationId]
+        if (!handler) {
+          unimplemented.push({ method: entry.method, path: entry.path, operationId: operation.operationId })
+          return answer({
+            status: 501,
+            body: { message: `The GitHub stand-in does not implement ${operation.operationId} yet.` }
+          })
+        }
+        const ctx: HandlerContext = { state, render, actor, params, body, operation, url }
+        try {
+          return answer(handler(ctx), operation)
+        } catch (error) {
+          if (error instanceof GitHubError)
+            return answer({ status: error.status, body: error.body }, operation)
+          const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
+          responseProblems.push({
+            operationId: operation.operationId,
+            status: 500,
+            message: `handler crashed: ${message}`
+          })
+          return answer({ status: 500, body: { message: 'Server Error' } })
+        }
       }
 
-      const handler = handlers[operation.operationId]
-      if (!handler) {
-        unimplemented.push({ method: entry.method, path: entry.path, operationId: operation.operationId })
-        return send({
-          status: 501,
-          body: { message: `The GitHub stand-in does not implement ${operation.operationId} yet.` }
-        })
-      }
-      const ctx: HandlerContext = { state, render, actor, params, body, operation, url }
-      try {
-        return send(handler(ctx), operation)
-      } catch (error) {
-        if (error instanceof GitHubError) return send({ status: error.status, body: error.body }, operation)
-        const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
-        responseProblems.push({
-          operationId: operation.operationId,
-          status: 500,
-          message: `handler crashed: ${message}`
-        })
-        return send({ status: 500, body: { message: 'Server Error' } })
-      }
+      const fault = faults.take(operation.operationId)
+      if (!fault) return proceed()
+      entry.fault = fault
+      applyFault(fault, req, res, {
+        answer: (status, headers, message) =>
+          send({ status, headers, body: errorBody(status, message, operation.docs) }),
+        proceed: dropAnswer =>
+          dropAnswer
+            ? proceed((result, op) => {
+                if (op && options.checkResponses !== false) checkResponse(op, result)
+                entry.status = 0
+                resetConnection(req, res)
+              })
+            : proceed()
+      })
     })
   })
 
@@ -342,6 +369,7 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
       GITHUB_REPOSITORY_OWNER: state.repo.owner
     },
     events: new EventPayloads(state, render),
+    faults,
     close: () =>
       new Promise<void>(resolve => {
         server.close(() => resolve())

@@ -1,7 +1,7 @@
 // The agent never sees GitHub or Actions credentials: not in its environment, not in /proc/<pid>/environ.
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { agentEnvironment, isCredentialVariable, removedVariables } from '../../src/agents/index.js'
+import { agentEnvironment, isSecretVariable, removedVariables } from '../../src/security/index.js'
 import { harness, type Harness } from '../loop/harness.js'
 
 const SECRETS: Record<string, string> = {
@@ -31,8 +31,8 @@ test('the deny-list: GitHub and Actions credentials and every INPUT_* go; everyt
     GITHUB_SHA: 'abc'
   })
   expect(removedVariables(base)).toEqual(Object.keys(SECRETS).sort())
-  expect(isCredentialVariable('github_token')).toBe(true)
-  expect(isCredentialVariable('GITHUB_REPOSITORY')).toBe(false)
+  expect(isSecretVariable('github_token')).toBe(true)
+  expect(isSecretVariable('GITHUB_REPOSITORY')).toBe(false)
 })
 
 test('the user can let a variable through by name or prefix, and set more', () => {

@@ -1,0 +1,61 @@
+// What an end-to-end test file shares: the artifact service (one per file), projects cleaned up after the
+// file, a scratch folder outside every work tree, the check that nothing GitHub would refuse was asked,
+// and the uploaded record of a run. Call e2eSuite() at the top of the file.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, beforeAll, expect } from '@jest/globals'
+import { createProject, startStand, type ActionRun, type Project, type Stand } from './harness.js'
+
+export interface E2eSuite {
+  /** The artifact service in front of azurite (started before the file's first test). */
+  stand(): Stand
+  /** A folder outside every work tree, for agents' and gates' markers. */
+  scratch(): string
+  /** A project, removed after the file's last test. */
+  project(...args: Parameters<typeof createProject>): Promise<Project>
+  /** Nothing GitHub or the artifact service would refuse (or does not implement) was asked. */
+  expectClean(p: Project): void
+  /** The run record main uploaded, file by file. */
+  recordOf(run: ActionRun): Promise<Map<string, Buffer>>
+}
+
+export function e2eSuite(): E2eSuite {
+  let stand: Stand | undefined
+  let scratch: string | undefined
+  const projects: Project[] = []
+  beforeAll(async () => {
+    stand = await startStand()
+    scratch = mkdtempSync(path.join(tmpdir(), 'ralph-e2e-scratch-'))
+  }, 120_000)
+  afterAll(async () => {
+    for (const p of projects) await p.cleanup()
+    await stand?.close()
+    if (scratch) rmSync(scratch, { recursive: true, force: true })
+  })
+  const started = (): Stand => {
+    if (!stand) throw new Error('the artifact service is not running: call e2eSuite() at the top of the file')
+    return stand
+  }
+  return {
+    stand: started,
+    scratch: () => scratch as string,
+    async project(...args) {
+      const p = await createProject(...args)
+      projects.push(p)
+      return p
+    },
+    expectClean(p) {
+      expect(p.api.violations).toEqual([])
+      expect(p.api.unimplemented).toEqual([])
+      expect(p.api.responseProblems).toEqual([])
+      expect(started().artifacts.violations).toEqual([])
+    },
+    async recordOf(run) {
+      const artifacts = started().artifacts
+      const artifact = artifacts.listArtifacts().find(a => String(a.id) === run.outputs['artifact-id'])
+      if (!artifact) throw new Error('no artifact was uploaded')
+      return artifacts.downloadArtifact(artifact.name)
+    }
+  }
+}

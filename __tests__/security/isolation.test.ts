@@ -1,0 +1,232 @@
+// The agent's own user, for real: a uid of its own with no groups and no way to gain privileges, a fresh HOME,
+// the work tree writable and .git readable only, nothing of the action's reachable (its /proc, its files), the
+// environment passed on stdin (never in argv), every process of the uid dead when its programs end, and the
+// work tree given back afterwards with nothing setuid left behind.
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import type { RunOptions } from '../../src/proc/index.js'
+import {
+  isolateAgent,
+  isolationPrivilege,
+  processesOf,
+  type AgentIsolation,
+  type Privilege
+} from '../../src/security/index.js'
+import { tempRepo, type TempRepo } from '../git/temp-repo.js'
+import { TEST_AGENT_USER, describeIsolated, sharedDir, whyNoSudoRunner } from '../support/isolation.js'
+
+const text = (c: { head: Buffer; tail: Buffer }): string => Buffer.concat([c.head, c.tail]).toString('utf8')
+
+/** The ways this machine can start the agent's user: its own privilege, and sudo too when it is root with sudo. */
+function startPaths(): Privilege[] {
+  const own = isolationPrivilege()
+  if (!('privilege' in own)) return ['root']
+  return own.privilege === 'root' && !whyNoSudoRunner() ? ['root', 'sudo'] : [own.privilege]
+}
+
+describeIsolated('the agent-user isolation tests').each(startPaths())(
+  'the agent as its own user, started with %s',
+  start => {
+    let repo: TempRepo
+    let shared: string
+    let iso: AgentIsolation
+    const secret = 'owner-only-secret-4711'
+    let secretFile: string
+
+    beforeAll(async () => {
+      repo = tempRepo()
+      repo.write('src/app.js', 'export const x = 1\n')
+      repo.git('add', '-A')
+      repo.git('commit', '--quiet', '-m', 'app')
+      shared = sharedDir('ralph-iso-shared-')
+      secretFile = path.join(path.dirname(repo.dir), `owner-secret-${process.pid}`)
+      writeFileSync(secretFile, secret, { mode: 0o600 })
+      // Root may go through sudo as well: the launcher's path, the one GitHub-hosted runners take.
+      iso = await isolateAgent({ user: TEST_AGENT_USER, privilege: start, workTree: repo.dir })
+    }, 60_000)
+
+    afterAll(async () => {
+      await iso?.release()
+      repo?.cleanup()
+      rmSync(shared, { recursive: true, force: true })
+      rmSync(secretFile, { force: true })
+    })
+
+    const sh = (script: string, options: Partial<RunOptions> = {}) =>
+      iso.runProcess({
+        argv: ['bash', '-c', script],
+        cwd: repo.dir,
+        env: { PATH: process.env.PATH, LANG: 'C.UTF-8', GIVEN: 'yes', ...options.env },
+        ...options
+      })
+
+    test('it is another uid, in no group but its own, with a fresh HOME that trusts the work tree', async () => {
+      const result = await sh('id -u; id -G; echo "$HOME"; cat "$HOME/.gitconfig"; ls -A "$HOME"')
+      const [uid, groups, home, ...rest] = text(result.stdout).trim().split('\n')
+      expect(Number(uid)).toBe(iso.user.uid)
+      expect(Number(uid)).not.toBe(process.getuid?.())
+      expect(groups).toBe(String(iso.user.gid))
+      expect(home).toBe(iso.user.home)
+      expect(rest.join('\n')).toContain(`directory = ${repo.dir}`)
+      expect(rest.at(-1)).toBe('.gitconfig')
+    })
+
+    test('it writes the work tree, reads .git, runs git status and diff, and cannot write, rename or replace .git', async () => {
+      const result = await sh(
+        [
+          'echo changed > README.md && echo new > new.txt && mkdir -p lib && echo y > lib/y.js && rm src/app.js && echo wrote',
+          'git status --porcelain | sort | tr "\\n" " "; echo',
+          'git diff --stat | tail -1',
+          'touch .git/planted 2>/dev/null && echo WROTE-GIT',
+          'echo "[core] fsmonitor = evil" >> .git/config 2>/dev/null && echo WROTE-CONFIG',
+          'mv .git .git-moved 2>/dev/null && echo MOVED-GIT',
+          'rm -rf .git 2>/dev/null; test -d .git/objects && echo GIT-STILL-THERE'
+        ].join('\n')
+      )
+      const out = text(result.stdout)
+      expect(out).toContain('wrote')
+      expect(out).toContain('M README.md')
+      expect(out).toContain('?? new.txt')
+      expect(out).toContain(' D src/app.js')
+      expect(out).toMatch(/2 files changed/)
+      expect(out).not.toMatch(/WROTE-GIT|WROTE-CONFIG|MOVED-GIT/)
+      expect(out).toContain('GIT-STILL-THERE')
+      expect(readFileSync(path.join(repo.dir, 'README.md'), 'utf8')).toBe('changed\n')
+      expect(readFileSync(path.join(repo.dir, '.git', 'config'), 'utf8')).not.toContain('evil')
+    })
+
+    test("nothing of the action's is in reach: its /proc environ, mem and fds, its files, sudo", async () => {
+      const me = process.pid
+      const result = await sh(
+        [
+          `cat /proc/${me}/environ >/dev/null 2>&1 && echo READ-ENVIRON`,
+          `head -c 16 /proc/${me}/mem >/dev/null 2>&1 && echo READ-MEM`,
+          `ls /proc/${me}/fd >/dev/null 2>&1 && echo LISTED-FDS`,
+          `cat ${secretFile} 2>/dev/null && echo READ-SECRET`,
+          'sudo -n true 2>/dev/null && echo SUDO',
+          'grep NoNewPrivs /proc/self/status'
+        ].join('\n')
+      )
+      const out = text(result.stdout)
+      expect(out).not.toMatch(/READ-ENVIRON|READ-MEM|LISTED-FDS|READ-SECRET|SUDO|owner-only/)
+      expect(out).toMatch(/NoNewPrivs:\s+1/)
+    })
+
+    test('its environment is exactly what it is given (plus its own HOME and name), and never in an argv', async () => {
+      const value = 'a value with spaces, "quotes", $dollars and\nnewlines'
+      const given = {
+        PATH: process.env.PATH,
+        SPECIAL: value,
+        'BAD-NAME': 'x',
+        GITHUB_ENV: '/tmp/x',
+        // As the loop sets it for the agent: the work tree (opencode works where PWD says).
+        PWD: repo.dir,
+        OLDPWD: '/home/runner'
+      }
+      const result = await iso.runProcess({ argv: ['env', '-0'], cwd: repo.dir, env: given })
+      const env = Object.fromEntries(
+        text(result.stdout)
+          .split('\0')
+          .filter(Boolean)
+          .map(e => [e.slice(0, e.indexOf('=')), e.slice(e.indexOf('=') + 1)])
+      )
+      expect(env.SPECIAL).toBe(value)
+      expect(env.HOME).toBe(iso.user.home)
+      expect(env.USER).toBe(iso.user.name)
+      expect(env.PWD).toBe(repo.dir)
+      // GITHUB_ENV never passes. Through sudo the launcher (bash) carries it: it sets SHLVL and cannot carry
+      // BAD-NAME, which is not a shell name; as root setpriv hands the environment on as it is.
+      const extra = iso.state.privilege === 'root' ? ['BAD-NAME'] : ['SHLVL']
+      expect(Object.keys(env).sort()).toEqual(
+        ['HOME', 'LOGNAME', 'PATH', 'PWD', 'SPECIAL', 'USER', ...extra].sort()
+      )
+      const argvs = await sh(`for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done`, {
+        env: given
+      })
+      expect(text(argvs.stdout)).toContain('/proc/[0-9]*')
+      expect(text(argvs.stdout)).not.toContain('a value with spaces')
+    })
+
+    test('what it leaves running (setsid, a double fork, env -i) is dead when its program ends', async () => {
+      const script = [
+        `setsid -f sleep 300`,
+        `( ( exec -a double-fork sleep 301 & ) & )`,
+        `env -i setsid -f sleep 302`,
+        `nohup sleep 303 >/dev/null 2>&1 &`,
+        'sleep 0.2; echo started'
+      ].join('\n')
+      const result = await sh(script)
+      expect(text(result.stdout)).toContain('started')
+      expect(processesOf(iso.user.uid)).toEqual([])
+    })
+
+    test('a timeout kills its tree; a program that is not installed does not start (ENOENT)', async () => {
+      const result = await sh('sleep 30 & sleep 30', { timeoutMs: 500, killGraceMs: 500 })
+      expect(result.timedOut).toBe(true)
+      expect(processesOf(iso.user.uid)).toEqual([])
+      const missing = await iso.runProcess({
+        argv: ['no-such-program-ralph'],
+        cwd: repo.dir,
+        env: process.env
+      })
+      expect(missing.spawnError?.code).toBe('ENOENT')
+    })
+
+    test('the release gives the work tree back (nothing setuid), restores the modes and removes the HOME', async () => {
+      const topBefore = statSync(repo.dir)
+      await sh(
+        'cp /bin/true planted-suid && chmod 4755 planted-suid && ls -l planted-suid && setsid -f sleep 400'
+      )
+      expect(statSync(path.join(repo.dir, 'planted-suid')).mode & 0o4000).toBe(0o4000)
+      const problems = await iso.release()
+      expect(problems).toEqual([])
+      expect(processesOf(iso.user.uid)).toEqual([])
+      const planted = statSync(path.join(repo.dir, 'planted-suid'))
+      expect(planted.uid).toBe(process.getuid?.())
+      expect(planted.mode & 0o6000).toBe(0)
+      for (const file of ['README.md', 'new.txt', 'lib/y.js', 'lib'])
+        expect(statSync(path.join(repo.dir, file)).uid).toBe(process.getuid?.())
+      const top = statSync(repo.dir)
+      expect(top.mode).not.toBe(topBefore.mode) // it was shared (g+rwx, sticky) while the agent ran…
+      expect(top.mode & 0o7777).toBe(0o700) // …and is as mkdtemp made it again
+      expect(existsSync(iso.user.home)).toBe(false)
+      // Our git works on it as before.
+      expect(execFileSync('git', ['status', '--porcelain'], { cwd: repo.dir, encoding: 'utf8' })).toContain(
+        'planted-suid'
+      )
+    }, 30_000)
+  }
+)
+
+describeIsolated('the agent-user set-up refusals')('who may be the agent', () => {
+  test('a user in another group (docker, sudo…) is refused with one line; so is a work tree holding the record', async () => {
+    const privilege = isolationPrivilege()
+    if (!('privilege' in privilege)) throw new Error(privilege.why)
+    const repo = tempRepo()
+    const name = `${TEST_AGENT_USER}g`
+    try {
+      execFileSync('sh', ['-c', `id -u ${name} >/dev/null 2>&1 || useradd --system --user-group ${name}`])
+      execFileSync('sh', ['-c', `getent group ralph-test-extra >/dev/null || groupadd ralph-test-extra`])
+      execFileSync('usermod', ['-a', '-G', 'ralph-test-extra', name])
+      await expect(
+        isolateAgent({ user: name, privilege: privilege.privilege, workTree: repo.dir })
+      ).rejects.toThrow(
+        /^the user ralph-agent-t\d+g is in other groups \(.*ralph-test-extra.*\), which may give it rights/
+      )
+      mkdirSync(path.join(repo.dir, 'record'))
+      await expect(
+        isolateAgent({
+          user: TEST_AGENT_USER,
+          privilege: privilege.privilege,
+          workTree: repo.dir,
+          outside: [path.join(repo.dir, 'record')]
+        })
+      ).rejects.toThrow(/record is inside the work tree/)
+    } finally {
+      execFileSync('sh', ['-c', `userdel ${name} 2>/dev/null; groupdel ralph-test-extra 2>/dev/null; true`])
+      repo.cleanup()
+    }
+  }, 30_000)
+})

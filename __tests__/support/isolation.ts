@@ -1,0 +1,64 @@
+// For tests of the agent's own user: whether this machine can run them (root, or passwordless sudo), a user
+// name per jest worker (a whole-uid kill in one file must not hit another file's agent), a job user with
+// passwordless sudo like GitHub's `runner`, and folders an agent of another uid may write.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { describe } from '@jest/globals'
+import { isolationPrivilege } from '../../src/security/index.js'
+
+/** The agent's user for this jest worker. */
+export const TEST_AGENT_USER = `ralph-agent-t${process.env.JEST_WORKER_ID ?? '1'}`
+/** A job user with passwordless sudo, as GitHub's hosted runners have (`runner`). */
+export const SUDO_RUNNER_USER = `ralph-runner-t${process.env.JEST_WORKER_ID ?? '1'}`
+
+/** Why the agent cannot get a user of its own here, or undefined when it can. */
+export function whyNoIsolation(): string | undefined {
+  const privilege = isolationPrivilege()
+  return 'why' in privilege ? privilege.why : undefined
+}
+
+/**
+ * `describe`, or `describe.skip` saying why on stderr (jest hides the output of an all-skipped suite). CI runs
+ * as root, so there these tests run; REQUIRE_ISOLATION=1 turns a skip into a failure.
+ */
+export function describeIsolated(
+  what: string,
+  why = whyNoIsolation()
+): typeof describe | typeof describe.skip {
+  if (!why) return describe
+  if (process.env.REQUIRE_ISOLATION === '1')
+    throw new Error(`REQUIRE_ISOLATION=1 but ${what} cannot run: ${why}`)
+  process.stderr.write(`SKIPPED ${what}: ${why}\n`)
+  return describe.skip
+}
+
+/** Why no job user with passwordless sudo can be made here (needs root and sudo), or undefined. */
+export function whyNoSudoRunner(): string | undefined {
+  if (process.getuid?.() !== 0) return 'making a job user with passwordless sudo needs root'
+  if (spawnSync('sh', ['-c', 'command -v sudo'], { stdio: 'ignore' }).status !== 0)
+    return 'sudo is not installed (apt-get install sudo)'
+  return undefined
+}
+
+/** Creates (once) a user with passwordless sudo, like GitHub's `runner`; answers its uid and gid. */
+export function sudoRunner(): { name: string; uid: number; gid: number } {
+  const name = SUDO_RUNNER_USER
+  if (spawnSync('id', ['-u', name], { stdio: 'ignore' }).status !== 0)
+    execFileSync('useradd', ['--create-home', '--shell', '/bin/bash', name], { stdio: 'ignore' })
+  const sudoers = `/etc/sudoers.d/${name}`
+  if (!existsSync(sudoers)) {
+    writeFileSync(sudoers, `${name} ALL=(ALL) NOPASSWD:ALL\n`)
+    chmodSync(sudoers, 0o440)
+  }
+  const id = (flag: string): number => Number(execFileSync('id', [flag, name], { encoding: 'utf8' }).trim())
+  return { name, uid: id('-u'), gid: id('-g') }
+}
+
+/** A folder every user may write (sticky, like /tmp): where a test's agent of another uid leaves markers. */
+export function sharedDir(prefix: string): string {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)))
+  chmodSync(dir, 0o1777)
+  return dir
+}

@@ -1,0 +1,55 @@
+// `--isolation user`: the loop's processes (the agent, the ralph's commands, the checks) run as their own
+// unprivileged user, with the environment minus credentials; everything of that user is killed whenever none
+// of them runs, and the work tree is given back at the end. Needs root or passwordless sudo: said in one line.
+import { homedir } from 'node:os'
+import path from 'node:path'
+import { GitWorkspace } from '../git/index.js'
+import type { LoopConfig, LoopPorts } from '../loop/index.js'
+import { which } from '../proc/index.js'
+import { RalphError } from '../ralph/index.js'
+import { IsolationError, agentEnvironment, isolateAgent, isolationPrivilege } from '../security/index.js'
+import type { LoopSettings } from './options.js'
+
+export interface CliIsolation {
+  runProcess: NonNullable<LoopPorts['runProcess']>
+  /** Kills what is left, gives the work tree back; problems go to `warn`. */
+  release(warn: (message: string) => void): Promise<void>
+}
+
+/** The isolation `--isolation` asks for; undefined for `none`. Throws RalphError (one line) when impossible. */
+export async function isolateCli(
+  config: LoopConfig,
+  settings: LoopSettings
+): Promise<CliIsolation | undefined> {
+  if (settings.isolation !== 'user') return undefined
+  if (config.worktree)
+    throw new RalphError(
+      "'--isolation user' does not work with --worktree yet: run it in a checkout of its own."
+    )
+  const privilege = isolationPrivilege()
+  if ('why' in privilege) throw new RalphError(`'--isolation user' is not possible here: ${privilege.why}.`)
+  const workspace = await GitWorkspace.open(config.projectRoot)
+  const workTree = workspace.root
+  await workspace.dispose()
+  const program = which(config.ralph.agentArgv[0] ?? '', { cwd: config.projectRoot, path: process.env.PATH })
+  try {
+    const isolated = await isolateAgent({
+      ...(settings.agentUser !== undefined ? { user: settings.agentUser } : {}),
+      privilege: privilege.privilege,
+      workTree,
+      ...(program ? { program: path.resolve(config.projectRoot, program) } : {}),
+      outside: [config.recordDir, homedir()]
+    })
+    const env = agentEnvironment(process.env, config.agentEnv)
+    return {
+      runProcess: options => isolated.runProcess({ ...options, env: options.env ?? env }),
+      release: async warn => {
+        for (const problem of await isolated.release())
+          warn(`The isolation could not be fully undone: ${problem}`)
+      }
+    }
+  } catch (error) {
+    if (error instanceof IsolationError) throw new RalphError(`'--isolation user': ${error.message}`)
+    throw error
+  }
+}

@@ -1,0 +1,37 @@
+// Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
+import fs from 'node:fs'
+import path from 'node:path'
+
+/** glibc's confstr(_CS_PATH): Python's fallback when PATH is unset. */
+const DEFAULT_PATH = '/bin:/usr/bin'
+
+/**
+ * The file the command would run, or null. A name with a slash (`./agent.sh`, `bin/x`) is checked as is,
+ * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
+ * A match must exist, be executable and not be a directory.
+ */
+export function which(command: string, opts: { cwd: string; path?: string }): string | null {
+  if (command.includes('/')) return isExecutableFile(command, opts.cwd) ? command : null
+  const searchPath = opts.path ?? DEFAULT_PATH
+  if (!searchPath) return null
+  const seen = new Set<string>()
+  for (const dir of searchPath.split(':')) {
+    if (seen.has(dir)) continue
+    seen.add(dir)
+    const candidate = dir === '' ? command : dir.endsWith('/') ? dir + command : `${dir}/${command}`
+    if (isExecutableFile(candidate, opts.cwd)) return candidate
+  }
+  return null
+}
+
+function isExecutableFile(file: string, cwd: string): boolean {
+  // Joined without normalising, so `..` after a symlink means what the OS says it means.
+  const absolute = path.isAbsolute(file) ? file : `${cwd.replace(/\/+$/, '')}/${file}`
+  try {
+    if (fs.statSync(absolute).isDirectory()) return false
+    fs.accessSync(absolute, fs.constants.X_OK)
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,457 @@
+// The agent as its own unprivileged user. A deny-list of variables is no boundary while the agent is the
+// user that holds the tokens: it can read /proc/<pid>/environ and mem of the action, write ~/.gitconfig that
+// the action's git obeys, append to the runner's GITHUB_ENV, and (on hosted runners) sudo. Another uid with no
+// group, no sudo and no_new_privs can do none of that. The agent, the ralph's commands and the checks all run
+// as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
+// passwordless sudo; whenever none of them is running, every process of that uid is killed.
+import { spawnSync } from 'node:child_process'
+import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readSync } from 'node:fs'
+import { userInfo } from 'node:os'
+import path from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { runProcess, which, type RunOptions, type RunResult, type Signaller } from '../proc/index.js'
+import { RUNNER_FILE_COMMANDS } from './env.js'
+import { KILL_ALL, LAUNCHER, PRIVILEGED, SIGNAL } from './scripts.js'
+
+/** The action's input: `auto` is `user` where the runner allows it, else `none` with a warning. */
+export type IsolationSetting = 'auto' | 'user' | 'none'
+
+/** How the action becomes the agent's user: it is root, or the job's user has passwordless sudo. */
+export type Privilege = 'root' | 'sudo'
+
+export const DEFAULT_AGENT_USER = 'ralph-agent'
+/** Where the agent's fresh HOME is made (wiped at every start and at the end). */
+const HOMES = '/var/lib/ralph-action'
+/** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' }
+/** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
+export const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
+// A socket on stdin (Node's pipes are socketpairs) makes bash read ~/.bashrc, as if run by rshd: never.
+const BASH = ['bash', '--norc', '--noprofile', '-c']
+/** Rounds of kill(-1) before a uid that keeps forking is reported. */
+const KILL_ROUNDS = 20
+
+/** The user the agent runs as, for this run. */
+export interface AgentUser {
+  name: string
+  uid: number
+  gid: number
+  /** Its HOME: fresh, empty but for a .gitconfig that trusts the work tree (safe.directory). */
+  home: string
+}
+
+/** What a start left changed, so that a release (main's end, or post after a killed main) can undo it. */
+export interface IsolationState {
+  user: AgentUser
+  privilege: Privilege
+  workTree: string
+  /** The action's own user, who owns the work tree again afterwards. */
+  owner: { uid: number; gid: number }
+  /** The work tree's top folder before: its group and mode (it is shared with the agent's group meanwhile). */
+  top: { gid: number; mode: string }
+  /** Folders the agent was let through (o+x), with their mode before. */
+  opened: { path: string; mode: string }[]
+}
+
+/** How to start one program as the agent's user: spawn `argv` with `env`, writing `stdin` first. */
+export interface AgentCommand {
+  argv: string[]
+  /** The agent's environment as root (setpriv passes it on); through sudo, the launcher's own (no value of the agent's). */
+  env: NodeJS.ProcessEnv
+  /** Through sudo: the agent's environment, for the launcher; the program's own input follows it. Else empty. */
+  stdin: Buffer
+}
+
+export interface AgentIsolation {
+  readonly state: IsolationState
+  readonly user: AgentUser
+  /** `argv` with `env` as the agent's user (another spawner, e.g. a model proxy, can start programs with it). */
+  command(argv: string[], env: NodeJS.ProcessEnv): AgentCommand
+  /** Signals processes of the agent's user (negative pids: groups). */
+  readonly signaller: Signaller
+  /**
+   * The loop's runProcess port: the program runs as the agent's user; once none of the programs started this
+   * way is running, every process of its uid is killed before the promise resolves.
+   */
+  runProcess(options: RunOptions): Promise<RunResult>
+  /** Kills every process of the agent's uid, until none is left. Answers the pids it found. */
+  killAll(): Promise<number[]>
+  /** The pids killed because they outlived their program, since the last call (what the loop left running). */
+  leftovers(): number[]
+  /** Kills everything of the uid, gives the work tree back and undoes every change. Answers what failed. */
+  release(): Promise<string[]>
+}
+
+export interface IsolateOptions {
+  /** The user to run as (created on first use). Default ralph-agent. */
+  user?: string
+  privilege: Privilege
+  /** The git work tree the agent works in: its content becomes the agent's, .git stays read-only. */
+  workTree: string
+  /** Folders the agent must reach (e.g. where the issue's task file is): it may pass through their parents. */
+  reach?: string[]
+  /** The agent's program as found on PATH: checked to be runnable by the agent's user. */
+  program?: string
+  /** Paths that must stay outside the work tree (the action's HOME, the record, RUNNER_TEMP). */
+  outside?: string[]
+  /** Said once each: environment variables the agent cannot be given (a name that is not an identifier). */
+  log?: (message: string) => void
+}
+
+/** Isolation could not be set up: the message is one line that says why and what to do. */
+export class IsolationError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'IsolationError'
+  }
+}
+
+/** Whether this process can start programs as another user: as root, or with passwordless sudo. */
+export function isolationPrivilege(): { privilege: Privilege } | { why: string } {
+  if (process.platform !== 'linux')
+    return { why: `running the agent as its own user needs Linux (this is ${process.platform})` }
+  if (!which('setpriv', { cwd: '/', path: SYSTEM_PATH }))
+    return { why: 'setpriv (util-linux) is not installed' }
+  if (process.getuid?.() === 0) return { privilege: 'root' }
+  const me = `ralph-action runs as ${userInfo().username} (uid ${process.getuid?.()}), not as root`
+  if (!which('sudo', { cwd: '/', path: SYSTEM_PATH })) return { why: `${me}, and sudo is not installed` }
+  const probe = spawnSync('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 })
+  if (probe.status !== 0) return { why: `${me}, and without passwordless sudo` }
+  return { privilege: 'sudo' }
+}
+
+/** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
+const asRoot = (privilege: Privilege, argv: string[]): string[] =>
+  privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv]
+
+/** argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). */
+function asAgent(state: Pick<IsolationState, 'privilege' | 'user'>, argv: string[]): string[] {
+  const { uid, gid } = state.user
+  return asRoot(state.privilege, [
+    'setpriv',
+    `--reuid=${uid}`,
+    `--regid=${gid}`,
+    '--clear-groups',
+    '--no-new-privs',
+    '--',
+    ...argv
+  ])
+}
+
+/** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
+async function privileged(privilege: Privilege, args: string[]): Promise<string[]> {
+  const result = await runProcess({
+    argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
+    cwd: '/',
+    env: SYSTEM_ENV,
+    input: PRIVILEGED
+  })
+  const out = result.stdout.head.toString('utf8') + result.stdout.tail.toString('utf8')
+  const lines = out.split('\n').filter(Boolean)
+  const error = lines.find(line => line.startsWith('error '))
+  if (error) throw new IsolationError(error.slice('error '.length))
+  if (result.exitCode !== 0) {
+    const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0]
+    throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`)
+  }
+  return lines
+}
+
+const inside = (child: string, parent: string): boolean => {
+  const rel = path.relative(parent, child)
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
+}
+
+/**
+ * Creates the agent's user (first use), gives it a fresh HOME and the work tree, and answers the isolation.
+ * Throws IsolationError (one line) when the user or the work tree cannot be set up.
+ */
+export async function isolateAgent(options: IsolateOptions): Promise<AgentIsolation> {
+  const name = options.user ?? DEFAULT_AGENT_USER
+  if (!AGENT_USER_NAME.test(name))
+    throw new IsolationError(
+      `'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`
+    )
+  const workTree = path.resolve(options.workTree)
+  const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES]
+  if (paths.some(p => /[\n\r]/.test(p)))
+    throw new IsolationError('A path for the isolation holds a line break; move the work tree.')
+  if (workTree === '/') throw new IsolationError('The work tree is /: the agent cannot be given all of it.')
+  for (const other of options.outside ?? [])
+    if (other && inside(path.resolve(other), workTree))
+      throw new IsolationError(
+        `${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`
+      )
+  const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 }
+  const home = `${HOMES}/${name}`
+  const lines = await privileged(options.privilege, [
+    'prepare',
+    name,
+    home,
+    workTree,
+    String(owner.uid),
+    (process.getgroups?.() ?? [owner.gid]).join(','),
+    options.program ?? '',
+    ...(options.reach ?? [])
+  ])
+  const field = (key: string): string[] =>
+    (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1)
+  const [uid, gid] = field('user').map(Number)
+  const [topGid, topMode] = field('top')
+  const opened = lines
+    .filter(line => line.startsWith('opened '))
+    .map(line => {
+      const [, mode, ...rest] = line.split(' ')
+      return { mode, path: rest.join(' ') }
+    })
+  const state: IsolationState = {
+    user: { name, uid, gid, home },
+    privilege: options.privilege,
+    workTree,
+    owner,
+    top: { gid: Number(topGid), mode: topMode },
+    opened
+  }
+  if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
+    throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`)
+  return isolation(state, options.log)
+}
+
+/** The isolation a saved state describes (post, after main was killed, releases it with this). */
+export function isolation(state: IsolationState, log?: (message: string) => void): AgentIsolation {
+  const said = new Set<string>()
+  const signaller = agentSignaller(state)
+  let running = 0
+  let reaped: number[] = []
+
+  const command = (argv: string[], env: NodeJS.ProcessEnv): AgentCommand => {
+    const agentEnv = agentUserEnvironment(env, state.user)
+    // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
+    if (state.privilege === 'root')
+      return { argv: asAgent(state, argv), env: agentEnv, stdin: Buffer.alloc(0) }
+    // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
+    const entries: string[] = []
+    for (const [key, value] of Object.entries(agentEnv)) {
+      if (value === undefined) continue
+      if (IDENTIFIER.test(key)) entries.push(`${key}=${value}\0`)
+      else if (!said.has(key)) {
+        said.add(key)
+        log?.(
+          `The variable ${key} cannot be passed to the agent's user through sudo (not a shell name); it is left out.`
+        )
+      }
+    }
+    return {
+      argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv]),
+      env: SYSTEM_ENV,
+      stdin: Buffer.from(`${entries.join('')}\0`)
+    }
+  }
+
+  const killAll = async (): Promise<number[]> => {
+    const found = new Set<number>()
+    for (let round = 0; round < KILL_ROUNDS; round++) {
+      const pids = processesOf(state.user.uid)
+      if (pids.length === 0) return [...found]
+      for (const pid of pids) {
+        if (!found.has(pid)) reaped.push(pid)
+        found.add(pid)
+      }
+      const [program, ...args] = asAgent(state, [...BASH, KILL_ALL])
+      spawnSync(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 })
+      // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
+      if (round > 0) await sleep(20)
+    }
+    const left = processesOf(state.user.uid)
+    if (left.length > 0)
+      throw new IsolationError(
+        `processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`
+      )
+    return [...found]
+  }
+
+  const run = async (options: RunOptions): Promise<RunResult> => {
+    const env = options.env ?? process.env
+    // As run directly: a program that is not there is not started (the loop says which one is missing).
+    if (!which(options.argv[0] ?? '', { cwd: options.cwd, path: env.PATH })) return notFound(options)
+    const agent = command(options.argv, env)
+    const input =
+      agent.stdin.length === 0
+        ? options.input
+        : Buffer.concat([
+            agent.stdin,
+            options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input)
+          ])
+    running++
+    let exited = false
+    let killing: Promise<unknown> | undefined
+    // Once the last program has exited, what it left (holding its output open, or not) is killed at once.
+    const ended = (): void => {
+      if (exited) return
+      exited = true
+      if (--running === 0) killing = killAll()
+    }
+    try {
+      return await runProcess({
+        ...options,
+        argv: agent.argv,
+        env: agent.env,
+        ...(input !== undefined ? { input } : {}),
+        signaller,
+        onExit: () => {
+          ended()
+          options.onExit?.()
+        }
+      })
+    } finally {
+      ended()
+      // Nothing of the uid survives the program's end (a kill started at its exit is waited for).
+      if (killing) await killing
+      else if (running === 0) await killAll()
+    }
+  }
+
+  const release = async (): Promise<string[]> => {
+    const problems: string[] = []
+    try {
+      await killAll()
+    } catch (error) {
+      // The work tree is not handed back while a process of the agent's user could still race the chown.
+      return [(error as Error).message]
+    }
+    const { user, owner, top, workTree } = state
+    try {
+      const lines = await privileged(state.privilege, [
+        'release',
+        String(user.uid),
+        user.home,
+        workTree,
+        String(owner.uid),
+        String(owner.gid),
+        String(top.gid),
+        top.mode,
+        ...state.opened.flatMap(o => [o.mode, o.path])
+      ])
+      for (const line of lines) if (line.startsWith('problem ')) problems.push(line.slice('problem '.length))
+    } catch (error) {
+      problems.push((error as Error).message)
+    }
+    return problems
+  }
+
+  return {
+    state,
+    user: state.user,
+    command,
+    signaller,
+    runProcess: run,
+    killAll,
+    leftovers: () => {
+      const pids = reaped
+      reaped = []
+      return pids
+    },
+    release
+  }
+}
+
+/** The result of a program that could not be found: nothing started (as proc answers ENOENT). */
+function notFound(options: RunOptions): RunResult {
+  const program = options.argv[0] ?? ''
+  if (options.logFile) {
+    mkdirSync(path.dirname(options.logFile), { recursive: true })
+    appendFileSync(options.logFile, '')
+  }
+  const none = { head: Buffer.alloc(0), tail: Buffer.alloc(0), totalBytes: 0, truncated: false }
+  const spawnError: NodeJS.ErrnoException = Object.assign(new Error(`spawn ${program} ENOENT`), {
+    code: 'ENOENT',
+    errno: -2,
+    syscall: `spawn ${program}`,
+    path: program
+  })
+  return {
+    exitCode: null,
+    signal: null,
+    timedOut: false,
+    aborted: false,
+    spawnError,
+    stdout: none,
+    stderr: none,
+    durationMs: 0
+  }
+}
+
+/**
+ * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
+ * runner's HOME (XDG_*, a global git config) or at the runner's file commands.
+ */
+export function agentUserEnvironment(env: NodeJS.ProcessEnv, user: AgentUser): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {}
+  for (const [key, value] of Object.entries(env)) {
+    if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_')) continue
+    if ((RUNNER_FILE_COMMANDS as readonly string[]).includes(key)) continue
+    // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
+    if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key)) continue
+    out[key] = value
+  }
+  return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name }
+}
+
+/** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
+function agentSignaller(state: IsolationState): Signaller {
+  return (pids, sig) => {
+    const denied: number[] = []
+    for (const pid of pids) {
+      try {
+        process.kill(pid, sig)
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EPERM') denied.push(pid)
+      }
+    }
+    if (denied.length === 0) return
+    const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)])
+    spawnSync(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 })
+  }
+}
+
+/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
+const statusBuffer = Buffer.alloc(1024)
+
+/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
+function statusHead(pid: string): string {
+  const fd = openSync(`/proc/${pid}/status`, 'r')
+  try {
+    return statusBuffer.toString('latin1', 0, readSync(fd, statusBuffer, 0, statusBuffer.length, null))
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
+ * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
+ */
+export function processesOf(uid: number): number[] {
+  const pids: number[] = []
+  let names: string[]
+  try {
+    names = readdirSync('/proc')
+  } catch {
+    return pids
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue
+    let status: string
+    try {
+      status = statusHead(name)
+    } catch {
+      continue // exited meanwhile
+    }
+    const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status)
+    if (!uids || /^State:\s+[ZX]/m.test(status)) continue
+    if (uids.slice(1).some(u => Number(u) === uid)) pids.push(Number(name))
+  }
+  return pids
+}

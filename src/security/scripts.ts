@@ -1,0 +1,90 @@
+// The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
+// agent's user, gives it a fresh HOME and the work tree, and takes all of that back. LAUNCHER runs as the
+// agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
+// secure_path and deny-lists change nothing about what the agent gets.
+
+/**
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM [REACH...]` prints `user UID GID`,
+ * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
+ * pass through, or `error MESSAGE` and exits 1.
+ *
+ * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE [MODE PATH]...` gives back what the
+ * agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the HOME,
+ * and prints `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ */
+export const PRIVILEGED = `
+set -u
+shopt -s dotglob nullglob
+fail() { printf 'error %s\\n' "$*"; exit 1; }
+problem() { printf 'problem %s\\n' "$*"; }
+as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
+# The entries of the work tree, .git left out: it stays the owner's, readable only.
+entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
+step=$1; shift
+if [ "$step" = prepare ]; then
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6; shift 6
+  if ! id -u "$user" >/dev/null 2>&1; then
+    out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
+      fail "useradd could not create the user $user: $out"
+  fi
+  uid=$(id -u "$user") gid=$(id -g "$user")
+  [ "$uid" != 0 ] && [ "$gid" != 0 ] || fail "the user $user is root or in the root group"
+  [ "$uid" != "$owner" ] || fail "the user $user is the user the action runs as"
+  [ "$(id -G "$user")" = "$gid" ] || fail "the user $user is in other groups ($(id -Gn "$user")), which may give it rights: the agent's user must be in its own group only"
+  case ",$ownergroups," in *",$gid,"*) fail "the group of $user ($gid) is one of the action's own groups" ;; esac
+  mkdir -p -m 0755 "$(dirname "$home")" && rm -rf -- "$home" && mkdir -m 0700 -- "$home" &&
+    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" &&
+    chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
+  printf 'user %s %s\\n' "$uid" "$gid"
+  # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
+  pass() {
+    local dirs=() d=$1
+    while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
+    for d in "\${dirs[@]}"; do
+      as_agent test -x "$d" && continue
+      printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
+      chmod o+x -- "$d" || fail "could not let $user pass through $d"
+    done
+  }
+  pass "$(dirname -- "$tree")"
+  for r in "$@"; do pass "$r"; done
+  # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
+  # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
+  # never rename or remove .git.
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    find "\${found[@]}" -uid "$owner" -exec chown -h "$uid:$gid" -- {} + || fail "could not give the work tree $tree to $user"
+  fi
+  printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
+  chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
+  if [ -n "$program" ] && ! as_agent test -x "$program"; then
+    fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
+  fi
+elif [ "$step" = release ]; then
+  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7; shift 7
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    # A setuid file the agent made must not become one of the owner's.
+    find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
+    find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
+  fi
+  chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
+  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
+  rm -rf -- "$home" || problem "could not remove $home"
+else
+  fail "unknown step $step"
+fi
+`
+
+/** `bash -c LAUNCHER ralph-agent PROGRAM ARGS...`, stdin: `NAME=value\0`… then an empty entry, then the program's input. */
+export const LAUNCHER = `
+for name in $(compgen -e); do unset -v "$name"; done 2>/dev/null
+while IFS= read -r -d '' entry && [ -n "$entry" ]; do export "$entry" 2>/dev/null; done
+exec "$@"
+`
+
+/** Every process of the user running this is killed (kill(-1) spares only the caller). */
+export const KILL_ALL = 'kill -s KILL -1 2>/dev/null; exit 0'
+
+/** `bash -c SIGNAL SIG PID...`: the signal to each pid (negative: a group) this user may signal. */
+export const SIGNAL = 'kill -s "$0" -- "$@" 2>/dev/null; exit 0'
