@@ -19547,6 +19547,8 @@ async function isolateCli(config, settings) {
         const env = agentEnvironment(process.env, config.agentEnv);
         return {
             runProcess: options => isolated.runProcess({ ...options, env: options.env ?? env }),
+            uid: isolated.user.uid,
+            privilege: privilege.privilege,
             release: async (warn) => {
                 for (const problem of await isolated.release())
                     warn(`The isolation could not be fully undone: ${problem}`);
@@ -19633,7 +19635,10 @@ async function runWithConsole(config, settings, io) {
     let isolation;
     try {
         isolation = await isolateCli(config, settings);
-        const result = await runLoop(config, {
+        // Behind the model proxy, the isolated uid is what the egress rules match.
+        const egress = isolation && { agentUid: isolation.uid, agentPrivilege: isolation.privilege };
+        const loopConfig = egress && config.modelProxy ? { ...config, modelProxy: { ...config.modelProxy, ...egress } } : config;
+        const result = await runLoop(loopConfig, {
             signal: cancel.signal,
             finishSignal: finish.signal,
             emit: event => {

@@ -7,11 +7,20 @@ import { GitWorkspace } from '../git/index.js'
 import type { LoopConfig, LoopPorts } from '../loop/index.js'
 import { which } from '../proc/index.js'
 import { RalphError } from '../ralph/index.js'
-import { IsolationError, agentEnvironment, isolateAgent, isolationPrivilege } from '../security/index.js'
+import {
+  IsolationError,
+  agentEnvironment,
+  isolateAgent,
+  isolationPrivilege,
+  type Privilege
+} from '../security/index.js'
 import type { LoopSettings } from './options.js'
 
 export interface CliIsolation {
   runProcess: NonNullable<LoopPorts['runProcess']>
+  /** The agent's uid and how root is reached: what the model proxy's egress rules need. */
+  uid: number
+  privilege: Privilege
   /** Kills what is left, gives the work tree back; problems go to `warn`. */
   release(warn: (message: string) => void): Promise<void>
 }
@@ -43,6 +52,8 @@ export async function isolateCli(
     const env = agentEnvironment(process.env, config.agentEnv)
     return {
       runProcess: options => isolated.runProcess({ ...options, env: options.env ?? env }),
+      uid: isolated.user.uid,
+      privilege: privilege.privilege,
       release: async warn => {
         for (const problem of await isolated.release())
           warn(`The isolation could not be fully undone: ${problem}`)
