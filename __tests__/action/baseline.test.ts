@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect, test } from '@jest/globals'
+import { neutralizeWorkflowCommands } from '../../src/security/index.js'
 import { DONE, FIX, RALPH_DIR, agentScript, projectFiles, ralph } from './fixtures.js'
 import { alive, runAction } from './harness.js'
 import { e2eSuite } from './suite.js'
@@ -36,7 +37,7 @@ const runsOf = (file: string): number =>
 
 test("the baseline's failures reach iteration 1's prompt: one agent run, recorded as iteration 0 in the record, summary and PR", async () => {
   const runs = path.join(scratch(), 'informed.runs')
-  // The gate also prints workflow commands: shown in the baseline's group, they must stay text.
+  // The gate also prints workflow commands: shown in the baseline's group, they must stay text (neutralised).
   const gate =
     'node --test --test-reporter=spec; code=$?; echo "::error file=calc.js,line=1::injected by a gate"; echo "::add-mask::calc"; exit $code'
   const p = await project(projectFiles(informedAgent(runs), ralph({ checks: [gate] })))
@@ -73,7 +74,9 @@ test("the baseline's failures reach iteration 1's prompt: one agent run, recorde
   const baselineGroup = groups.indexOf('Baseline: the 1 gate before the first agent run')
   expect(baselineGroup).toBeGreaterThan(-1)
   expect(groups[baselineGroup + 1]).toBe('Iteration 1 of 10')
-  expect(run.main.stdout).toContain('::error file=calc.js,line=1::injected by a gate')
+  expect(run.main.stdout).toContain(
+    neutralizeWorkflowCommands('::error file=calc.js,line=1::injected by a gate')
+  )
   expect(run.main.commands.filter(c => c.message.includes('injected by a gate'))).toEqual([])
   expect(run.main.commands.filter(c => c.command === 'add-mask' && c.message === 'calc')).toEqual([])
   expectClean(p)

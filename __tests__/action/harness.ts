@@ -23,7 +23,7 @@ import { fileURLToPath } from 'node:url'
 import { parse as parseYaml } from 'yaml'
 import { startArtifactService, type ArtifactService } from '../support/artifacts/index.js'
 import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../support/github-api/index.js'
-import { TEST_AGENT_USER } from '../support/isolation.js'
+import { TEST_AGENT_USER } from '../support/agent-user.js'
 import { startGitServer, type GitServer } from './git-server.js'
 
 /** The nearest folder above this file holding action.yml (also when `npm run local` compiled it elsewhere). */

@@ -1,16 +1,15 @@
 // What an end-to-end test file shares: the artifact service (one per file), projects cleaned up after the
 // file, a scratch folder outside every work tree, the check that nothing GitHub would refuse was asked,
 // and the uploaded record of a run. Call e2eSuite() at the top of the file.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import path from 'node:path'
+import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, expect } from '@jest/globals'
 import { createProject, startStand, type ActionRun, type Project, type Stand } from './harness.js'
+import { sharedDir } from '../support/isolation.js'
 
 export interface E2eSuite {
   /** The artifact service in front of azurite (started before the file's first test). */
   stand(): Stand
-  /** A folder outside every work tree, for agents' and gates' markers. */
+  /** A folder outside every work tree that the agent's own user may write too, for agents' and gates' markers. */
   scratch(): string
   /** A project, removed after the file's last test. */
   project(...args: Parameters<typeof createProject>): Promise<Project>
@@ -26,7 +25,7 @@ export function e2eSuite(): E2eSuite {
   const projects: Project[] = []
   beforeAll(async () => {
     stand = await startStand()
-    scratch = mkdtempSync(path.join(tmpdir(), 'ralph-e2e-scratch-'))
+    scratch = sharedDir('ralph-e2e-scratch-')
   }, 120_000)
   afterAll(async () => {
     for (const p of projects) await p.cleanup()

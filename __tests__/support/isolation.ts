@@ -7,11 +7,9 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe } from '@jest/globals'
 import { isolationPrivilege } from '../../src/security/index.js'
+import { SUDO_RUNNER_USER } from './agent-user.js'
 
-/** The agent's user for this jest worker. */
-export const TEST_AGENT_USER = `ralph-agent-t${process.env.JEST_WORKER_ID ?? '1'}`
-/** A job user with passwordless sudo, as GitHub's hosted runners have (`runner`). */
-export const SUDO_RUNNER_USER = `ralph-runner-t${process.env.JEST_WORKER_ID ?? '1'}`
+export { TEST_AGENT_USER, SUDO_RUNNER_USER } from './agent-user.js'
 
 /** Why the agent cannot get a user of its own here, or undefined when it can. */
 export function whyNoIsolation(): string | undefined {
