@@ -46663,8 +46663,13 @@ async function startAgentProxy(argv, env, settings, budget = {}) {
     for (const [file, content] of Object.entries(setup.files)) {
         (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(file), { recursive: true, mode: 0o755 });
         (0,external_node_fs_.writeFileSync)(file, content, { mode: 0o644 });
+        // An agent of its own uid writes beside its settings (codex's sessions/, gemini's tmp/), as in /tmp:
+        // sticky, so it adds its own entries and never replaces ours.
+        if (settings.agentUid !== undefined)
+            (0,external_node_fs_.chmodSync)(external_node_path_default().dirname(file), 0o1777);
     }
-    const set = { ...setup.env };
+    // gemini reads its settings from $GEMINI_CLI_HOME/.gemini (else HOME's, which an isolated agent gets fresh).
+    const set = { ...setup.env, ...(cli === 'gemini' ? { GEMINI_CLI_HOME: dir } : {}) };
     if ((settings.allowedHosts ?? []).length > 0) {
         // Tools that honour the proxy variables (npm, pip, curl, git) reach the allowed hosts through CONNECT.
         for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'])
@@ -46680,7 +46685,12 @@ async function startAgentProxy(argv, env, settings, budget = {}) {
         meter,
         close: async () => {
             await proxy.close();
-            (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+            try {
+                (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+            }
+            catch {
+                // What an agent of its own uid wrote there is not ours to remove (the job's user behind sudo).
+            }
         }
     };
 }

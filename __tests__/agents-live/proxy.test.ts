@@ -17,8 +17,15 @@ import {
   type Stand
 } from '../action/harness.js'
 import type { LoopResult } from '../../src/loop/index.js'
+import { sharedDir } from '../support/isolation.js'
+import { portOf, stepNamespace, whyNoNetns } from '../support/netns.js'
 import { DRIVERS, type LiveDriver } from './drivers.js'
 import { describeWithAgent } from './live.js'
+
+// Isolated and model-only, the product's defaults, wherever a step can have a network namespace of its own
+// (root): the rules then live there, never on the machine. Elsewhere the same runs, the network open.
+const noNetns = whyNoNetns()
+if (noNetns) process.stderr.write(`The live proxy tests run without egress rules: ${noNetns}\n`)
 
 let stand: Stand
 let scratch: string
@@ -55,6 +62,7 @@ async function runBehindProxy(
   const server = await d.startServer({ script: turns })
   // claude's upstream is HTTPS, verified with the test CA: the proxy's forwarding is HTTPS in the product.
   const front = d.name === 'claude' ? await startTlsFront(server.url, ca) : undefined
+  const upstream = front?.url ?? server.url
   const home = mkdtempSync(path.join(scratch, `home-${d.name}-`))
   const p = await createProject(
     projectFiles(
@@ -62,6 +70,8 @@ async function runBehindProxy(
       ralph({ agent: d.agent(), checks: ['exit 0'], body: 'Look around. Iteration {{ ralph.iteration }}.' })
     )
   )
+  const servers = [p.gitServer.url, p.api.url, upstream]
+  const ns = noNetns ? undefined : stepNamespace(sharedDir('ralph-live-netns-'), servers.map(portOf))
   try {
     const run = await runAction(p, stand, {
       inputs: {
@@ -70,19 +80,30 @@ async function runBehindProxy(
         'open-pr': 'false',
         'on-failure': 'none',
         'model-proxy': 'true',
-        'model-upstream': front?.url ?? server.url,
+        'model-upstream': upstream,
         ...(front ? { 'model-ca': ca.file } : {}),
+        // The artifact service's blob store is not forwarded into the namespace: the record is read on disk.
+        ...(ns ? { isolation: 'user', 'agent-network': 'model-only', 'upload-artifacts': 'false' } : {}),
         ...inputs
       },
       env: {
         ...d.env(server.url, home),
         // opencode's recipe puts its key in its config file; a workflow gives it in the environment.
         ...(d.name === 'opencode' ? { OPENAI_API_KEY: realKey(d) } : {}),
-        GITHUB_TOKEN
-      }
+        GITHUB_TOKEN,
+        ...ns?.env
+      },
+      ...(ns ? { wrap: ns.wrap } : {})
     })
+    if (ns) {
+      // The rules lived in the step's namespace and are gone after it.
+      expect(run.main.stdout).not.toContain('egress is not enforced')
+      expect(ns.rules()).toContain('-P OUTPUT ACCEPT')
+      expect(ns.rules()).not.toContain('RALPH-AGENT')
+    }
     return { p, server, run }
   } finally {
+    ns?.close()
     await front?.close()
   }
 }
@@ -133,10 +154,6 @@ for (const d of DRIVERS)
           expect(progress).toMatch(
             /The agent's own figure: \$\d+\.\d{4} \((reported|estimated)\); metered minus that: [+-]\$\d+\.\d{4}/
           )
-        // Not isolated here: the action says the network is not restricted, and why.
-        expect(run.main.stdout).toContain(
-          'egress is not enforced (agent-network model-only): the agent does not run as its own user'
-        )
       } finally {
         await server.close()
         await p.cleanup()

@@ -201,8 +201,12 @@ export async function startAgentProxy(
   for (const [file, content] of Object.entries(setup.files)) {
     mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 })
     writeFileSync(file, content, { mode: 0o644 })
+    // An agent of its own uid writes beside its settings (codex's sessions/, gemini's tmp/), as in /tmp:
+    // sticky, so it adds its own entries and never replaces ours.
+    if (settings.agentUid !== undefined) chmodSync(path.dirname(file), 0o1777)
   }
-  const set: Record<string, string> = { ...setup.env }
+  // gemini reads its settings from $GEMINI_CLI_HOME/.gemini (else HOME's, which an isolated agent gets fresh).
+  const set: Record<string, string> = { ...setup.env, ...(cli === 'gemini' ? { GEMINI_CLI_HOME: dir } : {}) }
   if ((settings.allowedHosts ?? []).length > 0) {
     // Tools that honour the proxy variables (npm, pip, curl, git) reach the allowed hosts through CONNECT.
     for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) set[name] = proxy.url
@@ -217,7 +221,11 @@ export async function startAgentProxy(
     meter,
     close: async () => {
       await proxy.close()
-      rmSync(dir, { recursive: true, force: true })
+      try {
+        rmSync(dir, { recursive: true, force: true })
+      } catch {
+        // What an agent of its own uid wrote there is not ours to remove (the job's user behind sudo).
+      }
     }
   }
 }
