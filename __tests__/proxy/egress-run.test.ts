@@ -30,9 +30,13 @@ afterAll(() => {
 const AGENT = `#!${process.execPath}
 const net = require('node:net')
 const base = new URL(process.env.ANTHROPIC_BASE_URL)
-const targets = { proxy: [base.hostname, Number(base.port)], other: ['127.0.0.1', ${OTHER_PORT}] }
+// The proxy counts as reached when it accepts; the others only when their server answers (a refused
+// connection may be accepted by the action's refusal listener, which names it and resets it).
+const targets = { proxy: [base.hostname, Number(base.port)], other: ['127.0.0.1', ${OTHER_PORT}], outside: ['192.0.2.10', 443] }
 Promise.all(Object.entries(targets).map(([name, [host, port]]) => new Promise(r => {
-  const s = net.connect(port, host, () => { s.destroy(); r([name, 'open']) })
+  const s = net.connect(port, host, () => { if (name === 'proxy') { s.destroy(); r([name, 'open']) } })
+  s.on('data', d => { s.destroy(); r([name, String(d).trim()]) })
+  s.on('close', () => r([name, 'closed']))
   s.on('error', e => r([name, e.code]))
   s.setTimeout(10000, () => { s.destroy(); r([name, 'timeout']) })
 }))).then(all => require('node:fs').writeFileSync('egress.json', JSON.stringify(Object.fromEntries(all))))
@@ -41,13 +45,17 @@ Promise.all(Object.entries(targets).map(([name, [host, port]]) => new Promise(r 
 // Inside the namespace: loopback up, a server of root's on the other port, the run, then the rules left.
 const SCRIPT = `set -e
 ip link set lo up
-"$NODE" -e "require('node:net').createServer(c => c.end()).listen($OTHER_PORT, '127.0.0.1', () => require('node:fs').writeFileSync('$OUT/ready', ''))" &
+# A route (and an address of its own) for the outside: connect() to it gets as far as the rules, as on a runner.
+ip addr add 198.51.100.1/32 dev lo
+ip route add default dev lo src 198.51.100.1
+"$NODE" -e "require('node:net').createServer(c => c.end('answered')).listen($OTHER_PORT, '127.0.0.1', () => require('node:fs').writeFileSync('$OUT/ready', ''))" &
 server=$!
 while [ ! -e "$OUT/ready" ]; do sleep 0.1; done
 set +e
 "$NODE" "$CLI" run . -n 1 --record-dir "$OUT/record" --isolation user --agent-user "$AGENT_USER" --model-proxy --agent-network "$NETWORK" > "$OUT/cli.log" 2>&1
 echo $? > "$OUT/exit"
 iptables -S > "$OUT/rules"
+iptables -t nat -S >> "$OUT/rules"
 kill $server
 `
 
@@ -113,16 +121,24 @@ function runIn(network: string) {
 describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)', why)(
   'egress rules in a run of the CLI (isolation user, model proxy)',
   () => {
-    test('model-only: the agent reaches the proxy and not another loopback port; no rule is left', () => {
+    test('model-only: the agent reaches the proxy alone, each refused connection is named; no rule is left', () => {
       const run = runIn('model-only')
-      expect(run.reached).toEqual({ proxy: 'open', other: 'ECONNREFUSED' })
+      // Accepted by the refusal listener, named, then reset: neither server answered.
+      expect(run.reached).toEqual({ proxy: 'open', other: 'ECONNRESET', outside: 'ECONNRESET' })
       expect(run.warnings.filter(w => w.includes('egress'))).toEqual([])
+      for (const target of [`127.0.0.1:${OTHER_PORT}`, '192.0.2.10:443'])
+        expect(run.warnings).toContain(
+          `agent-network model-only refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
+        )
+      expect(run.log).toContain(`refused the agent a connection to 192.0.2.10:443`)
+      expect(run.rules).toContain('-P OUTPUT ACCEPT')
       expect(run.rules).not.toContain('RALPH-AGENT')
     }, 240_000)
 
     test("open (the control): the same agent reaches the other port, so the refusal above is the rules' doing", () => {
       const run = runIn('open')
-      expect(run.reached).toEqual({ proxy: 'open', other: 'open' })
+      expect(run.reached).toMatchObject({ proxy: 'open', other: 'answered' })
+      expect(run.warnings.join('\n')).not.toContain('refused the agent')
       expect(run.rules).not.toContain('RALPH-AGENT')
     }, 240_000)
   }

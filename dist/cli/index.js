@@ -14774,6 +14774,7 @@ async function startModelProxy(options) {
         placeholderKey,
         requests,
         refused,
+        refuse,
         close: () => new Promise(resolve => {
             for (const socket of sockets)
                 socket.destroy();
@@ -15070,38 +15071,59 @@ function modelProxySettings(given) {
 
 ;// CONCATENATED MODULE: ./src/proxy/egress.ts
 // The agent's only way out is the model proxy: an iptables owner match sends every packet the agent's uid
-// originates to a chain of our own that accepts the proxy's port on loopback and rejects the rest. The chain
-// is named after the uid, so a later step (post, after a cancel) can remove exactly what a run added.
+// originates to a chain of our own that accepts the proxy's port on loopback and rejects the rest. Its other
+// TCP connections are first redirected (nat) to a refusal listener of the action's, which reads where each
+// was going from the kernel's connection tracking, names it, and resets it: so a user sees what to allow.
+// The chains are named after the uid, so a later step (post, after a cancel) can remove exactly what a run
+// added.
+
+
 
 
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** The chain of a uid's rules (iptables allows 28 characters). */
 const egressChain = (uid) => `RALPH-AGENT-${uid}`;
 /** The iptables calls that restrict `uid` to the proxy, in order (the same for ip6tables, minus the proxy). */
-function egressRuleCommands(uid, proxyPort) {
+function egressRuleCommands(uid, proxyPort, refusalPort) {
     const chain = egressChain(uid);
     const owner = ['-m', 'owner', '--uid-owner', String(uid)];
     const rejectAll = [
         ['-A', chain, '-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
         ['-A', chain, '-j', 'REJECT']
     ];
+    const accept = (port) => ['-A', chain, '-o', 'lo', '-d', '127.0.0.1', '-p', 'tcp', '--dport', String(port), '-j', 'ACCEPT'];
+    const nat = ['-t', 'nat'];
+    const redirect = refusalPort === undefined
+        ? []
+        : [
+            [...nat, '-N', chain],
+            [...nat, '-A', chain, '-d', '127.0.0.1', '-p', 'tcp', '--dport', String(proxyPort), '-j', 'RETURN'],
+            [...nat, '-A', chain, '-p', 'tcp', '-j', 'REDIRECT', '--to-ports', String(refusalPort)],
+            [...nat, '-I', 'OUTPUT', '1', ...owner, '-j', chain]
+        ];
     return {
         v4: [
             ['-N', chain],
-            ['-A', chain, '-o', 'lo', '-d', '127.0.0.1', '-p', 'tcp', '--dport', String(proxyPort), '-j', 'ACCEPT'],
+            accept(proxyPort),
+            ...(refusalPort === undefined ? [] : [accept(refusalPort)]),
             ...rejectAll,
-            ['-I', 'OUTPUT', '1', ...owner, '-j', chain]
+            ['-I', 'OUTPUT', '1', ...owner, '-j', chain],
+            ...redirect
         ],
         v6: [['-N', chain], ...rejectAll, ['-I', 'OUTPUT', '1', ...owner, '-j', chain]]
     };
 }
-/** The calls that remove a uid's chain (each may fail when it is not there: that is fine). */
+/** The calls that remove a uid's chains (each may fail when it is not there: that is fine). */
 function removalCommands(uid) {
     const chain = egressChain(uid);
+    const owner = ['-m', 'owner', '--uid-owner', String(uid)];
     return [
-        ['-D', 'OUTPUT', '-m', 'owner', '--uid-owner', String(uid), '-j', chain],
+        ['-D', 'OUTPUT', ...owner, '-j', chain],
         ['-F', chain],
-        ['-X', chain]
+        ['-X', chain],
+        ['-t', 'nat', '-D', 'OUTPUT', ...owner, '-j', chain],
+        ['-t', 'nat', '-F', chain],
+        ['-t', 'nat', '-X', chain]
     ];
 }
 async function iptables(program, args, prefix) {
@@ -15136,7 +15158,7 @@ async function restrictEgress(options) {
     const { uid } = options;
     const remove = () => removeEgressRules(uid, prefix);
     await remove();
-    const commands = egressRuleCommands(uid, options.proxyPort);
+    const commands = egressRuleCommands(uid, options.proxyPort, options.refusalPort);
     const have6 = which('ip6tables', { cwd: '/', path: SYSTEM_PATH }) !== null;
     for (const [program, list] of [
         ['iptables', commands.v4],
@@ -15158,10 +15180,60 @@ async function removeEgressRules(uid, prefix = []) {
     for (const program of ['iptables', 'ip6tables']) {
         for (const args of removalCommands(uid))
             await iptables(program, args, prefix);
-        if ((await iptables(program, ['-S', egressChain(uid)], prefix)).ok)
-            problems.push(`${program}: the chain ${egressChain(uid)} is still there`);
+        for (const table of ['filter', 'nat'])
+            if ((await iptables(program, ['-t', table, '-S', egressChain(uid)], prefix)).ok)
+                problems.push(`${program}: the chain ${egressChain(uid)} is still there (table ${table})`);
     }
     return problems;
+}
+/** The original destination (host:port) of a redirected connection from `clientPort`, from conntrack. */
+async function originalDestination(clientPort, listenPort, prefix) {
+    const file = '/proc/net/nf_conntrack';
+    let table;
+    try {
+        table = await (0,promises_namespaceObject.readFile)(file, 'utf8');
+    }
+    catch {
+        // Readable by root only: the job's user reads it through the same sudo as iptables.
+        const read = await runProcess({
+            argv: [...prefix, 'grep', '-F', `sport=${clientPort} `, file],
+            cwd: '/',
+            env: { PATH: SYSTEM_PATH }
+        });
+        if (read.exitCode === 2 || read.spawnError)
+            return `an unknown destination (${file} cannot be read)`;
+        table = read.stdout.head.toString('utf8');
+    }
+    // "... tcp 6 117 SYN_SENT src=A dst=B sport=C dport=D ... src=127.0.0.1 dst=.. sport=LISTEN dport=C ...":
+    // the first tuple is the connection as the agent made it.
+    for (const line of table.split('\n')) {
+        const tuple = /\bdst=(\S+) sport=(\d+) dport=(\d+)\b.*\bsport=(\d+) dport=(\d+)/.exec(line);
+        if (tuple && Number(tuple[2]) === clientPort && Number(tuple[4]) === listenPort)
+            return `${tuple[1]}:${tuple[3]}`;
+    }
+    return 'an unknown destination (no conntrack entry)';
+}
+/**
+ * Where the agent's redirected connections arrive: each is named through `refused` and reset. `prefix` is
+ * the argv that reads conntrack when the action is not root (sudo -n).
+ */
+async function startRefusalListener(refused, prefix = []) {
+    const server = external_node_net_default().createServer(socket => {
+        socket.on('error', () => undefined);
+        const { port } = server.address();
+        void originalDestination(socket.remotePort ?? 0, port, prefix).then(target => {
+            refused(target);
+            socket.resetAndDestroy();
+        });
+    });
+    await new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', resolve);
+    });
+    return {
+        port: server.address().port,
+        close: () => new Promise(resolve => server.close(() => resolve()))
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/loop/guard.ts
@@ -17740,13 +17812,21 @@ async function runLoop(config, ports = {}) {
     };
     // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
     let egress;
+    let refusals;
     const network = config.modelProxy?.network ?? 'model-only';
     if (proxied && network !== 'open') {
         const { agentUid: uid, agentPrivilege: privilege } = config.modelProxy ?? {};
         const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege);
         if (why === undefined && uid !== undefined) {
             try {
-                egress = await restrictEgress({ uid, proxyPort: proxied.proxy.port, prefix: egressPrefix(privilege) });
+                // The agent's other TCP connections are named (from conntrack) as they are refused.
+                refusals = await startRefusalListener(proxied.proxy.refuse, egressPrefix(privilege));
+                egress = await restrictEgress({
+                    uid,
+                    proxyPort: proxied.proxy.port,
+                    refusalPort: refusals.port,
+                    prefix: egressPrefix(privilege)
+                });
             }
             catch (error) {
                 warn(`egress is not enforced: the rules could not be set (${error.message})`);
@@ -17932,6 +18012,7 @@ async function runLoop(config, ports = {}) {
         await workspace.dispose().catch(() => undefined);
         for (const problem of (await egress?.remove()) ?? [])
             warn(`the egress rules were not all removed: ${problem}`);
+        await refusals?.close();
         if (proxied) {
             await proxied.close();
             status.modelProxy = {
@@ -17940,7 +18021,7 @@ async function runLoop(config, ports = {}) {
                 refused: [...proxied.proxy.refused]
             };
             for (const host of proxied.proxy.refused)
-                warn(`the model proxy refused the agent a connection to ${host}: add it to allowed-hosts if the agent needs it`);
+                warn(`agent-network ${network} refused the agent a connection to ${host}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`);
         }
     }
     const finishedAt = clock.now();

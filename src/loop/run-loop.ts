@@ -7,7 +7,14 @@ import { runProcess } from '../proc/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
 import { StagnationBreaker } from './breaker.js'
 import { ModelProxyError, startAgentProxy, withoutModelKeys, type AgentBehindProxy } from '../proxy/agent.js'
-import { egressPrefix, egressUnavailable, restrictEgress, type EgressRules } from '../proxy/egress.js'
+import {
+  egressPrefix,
+  egressUnavailable,
+  restrictEgress,
+  startRefusalListener,
+  type EgressRules,
+  type RefusalListener
+} from '../proxy/egress.js'
 import { createCostMeter } from './cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
 import { runBaseline, runIteration, type LoopEnvironment } from './iteration.js'
@@ -239,6 +246,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
 
   // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
   let egress: EgressRules | undefined
+  let refusals: RefusalListener | undefined
   const network = config.modelProxy?.network ?? 'model-only'
   if (proxied && network !== 'open') {
     const { agentUid: uid, agentPrivilege: privilege } = config.modelProxy ?? {}
@@ -246,7 +254,14 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege)
     if (why === undefined && uid !== undefined) {
       try {
-        egress = await restrictEgress({ uid, proxyPort: proxied.proxy.port, prefix: egressPrefix(privilege) })
+        // The agent's other TCP connections are named (from conntrack) as they are refused.
+        refusals = await startRefusalListener(proxied.proxy.refuse, egressPrefix(privilege))
+        egress = await restrictEgress({
+          uid,
+          proxyPort: proxied.proxy.port,
+          refusalPort: refusals.port,
+          prefix: egressPrefix(privilege)
+        })
       } catch (error) {
         warn(`egress is not enforced: the rules could not be set (${(error as Error).message})`)
       }
@@ -430,6 +445,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     await workspace.dispose().catch(() => undefined)
     for (const problem of (await egress?.remove()) ?? [])
       warn(`the egress rules were not all removed: ${problem}`)
+    await refusals?.close()
     if (proxied) {
       await proxied.close()
       status.modelProxy = {
@@ -439,7 +455,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       }
       for (const host of proxied.proxy.refused)
         warn(
-          `the model proxy refused the agent a connection to ${host}: add it to allowed-hosts if the agent needs it`
+          `agent-network ${network} refused the agent a connection to ${host}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
         )
     }
   }

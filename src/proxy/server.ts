@@ -55,8 +55,10 @@ export interface ModelProxy {
   /** The key the agent is given: it opens the proxy, and is worth nothing anywhere else. */
   placeholderKey: string
   requests: MeteredRequest[]
-  /** Hosts (host:port) the proxy refused to connect the agent to, in order, each once. */
+  /** Hosts (host:port) the agent was refused a connection to, in order, each once. */
   refused: string[]
+  /** Names one more refused destination (the egress rules' refusals are named here too). */
+  refuse(target: string): void
   close(): Promise<void>
 }
 
@@ -314,6 +316,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     placeholderKey,
     requests,
     refused,
+    refuse,
     close: () =>
       new Promise<void>(resolve => {
         for (const socket of sockets) socket.destroy()
