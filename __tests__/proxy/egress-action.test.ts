@@ -58,9 +58,13 @@ describeIsolated('egress rules through dist/index.js (isolation user, model prox
       'open-pr': 'false',
       'on-failure': 'none'
     }
-    const jobEnv = { ANTHROPIC_API_KEY: 'sk-ant-test-not-a-real-key', ANTHROPIC_BASE_URL: 'http://127.0.0.1:9' }
+    const jobEnv = {
+      ANTHROPIC_API_KEY: 'sk-ant-test-not-a-real-key',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9'
+    }
     const reachedBy = (log: string): Record<string, string> => {
-      if (!existsSync(path.join(out, 'egress.json'))) throw new Error(`the agent left no egress.json:\n${log}`)
+      if (!existsSync(path.join(out, 'egress.json')))
+        throw new Error(`the agent left no egress.json:\n${log}`)
       return JSON.parse(readFileSync(path.join(out, 'egress.json'), 'utf8')) as Record<string, string>
     }
     const newProject = async (): Promise<void> => {
@@ -92,7 +96,9 @@ describeIsolated('egress rules through dist/index.js (isolation user, model prox
       const named = [`127.0.0.1:${OTHER_PORT}`, '192.0.2.10:443']
       expect([...status.modelProxy.refused].sort()).toEqual(named.sort())
       for (const target of named) {
-        expect(log).toContain(`::warning::agent-network model-only refused the agent a connection to ${target}`)
+        expect(log).toContain(
+          `::warning::agent-network model-only refused the agent a connection to ${target}`
+        )
         expect(status.warnings.join('\n')).toContain(`refused the agent a connection to ${target}`)
       }
       expect(ns.rules()).toContain('-P OUTPUT ACCEPT')

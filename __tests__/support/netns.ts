@@ -14,7 +14,8 @@ export function whyNoNetns(): string | undefined {
   const missing = ['unshare', 'nsenter', 'iptables', 'ip'].filter(
     tool => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0
   )
-  if (missing.length > 0) return `${missing.join(', ')} missing (apt-get install iptables iproute2 util-linux)`
+  if (missing.length > 0)
+    return `${missing.join(', ')} missing (apt-get install iptables iproute2 util-linux)`
   return whyNoIsolation()
 }
 

@@ -15091,7 +15091,20 @@ function egressRuleCommands(uid, proxyPort, refusalPort) {
         ['-A', chain, '-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
         ['-A', chain, '-j', 'REJECT']
     ];
-    const accept = (port) => ['-A', chain, '-o', 'lo', '-d', '127.0.0.1', '-p', 'tcp', '--dport', String(port), '-j', 'ACCEPT'];
+    const accept = (port) => [
+        '-A',
+        chain,
+        '-o',
+        'lo',
+        '-d',
+        '127.0.0.1',
+        '-p',
+        'tcp',
+        '--dport',
+        String(port),
+        '-j',
+        'ACCEPT'
+    ];
     const nat = ['-t', 'nat'];
     const redirect = refusalPort === undefined
         ? []

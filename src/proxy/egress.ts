@@ -43,8 +43,20 @@ export function egressRuleCommands(
     ['-A', chain, '-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
     ['-A', chain, '-j', 'REJECT']
   ]
-  const accept = (port: number): string[] =>
-    ['-A', chain, '-o', 'lo', '-d', '127.0.0.1', '-p', 'tcp', '--dport', String(port), '-j', 'ACCEPT']
+  const accept = (port: number): string[] => [
+    '-A',
+    chain,
+    '-o',
+    'lo',
+    '-d',
+    '127.0.0.1',
+    '-p',
+    'tcp',
+    '--dport',
+    String(port),
+    '-j',
+    'ACCEPT'
+  ]
   const nat = ['-t', 'nat']
   const redirect =
     refusalPort === undefined
@@ -154,7 +166,11 @@ export interface RefusalListener {
 }
 
 /** The original destination (host:port) of a redirected connection from `clientPort`, from conntrack. */
-async function originalDestination(clientPort: number, listenPort: number, prefix: string[]): Promise<string> {
+async function originalDestination(
+  clientPort: number,
+  listenPort: number,
+  prefix: string[]
+): Promise<string> {
   const file = '/proc/net/nf_conntrack'
   let table: string
   try {
