@@ -23,7 +23,7 @@ export interface CostMeter {
   onChange(listener: () => void): () => void
 }
 
-const RANK: Record<CostSource, number> = { reported: 0, estimated: 1, unknown: 2 }
+const RANK: Record<CostSource, number> = { metered: 0, reported: 1, estimated: 2, unknown: 3 }
 
 /** Turns what a stream said into a priced Usage: reported dollars first, then the price table. */
 export function priceUsage(report: UsageReport | undefined, price?: PriceTokens): Usage {

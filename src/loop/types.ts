@@ -4,6 +4,7 @@ import type { AgentEnvOptions } from '../security/index.js'
 import type { Workspace } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import type { Ralph, RalphCheck } from '../ralph/index.js'
+import type { ModelProxySettings } from '../proxy/agent.js'
 import type { CostMeter } from './cost-meter.js'
 
 export type StopReason =
@@ -17,7 +18,26 @@ export type StopReason =
   | 'cancelled'
   | 'already_green'
 
-export type CostSource = 'reported' | 'estimated' | 'unknown'
+/** metered: counted at the wire by the model proxy; reported: the agent's own dollars; estimated: its tokens priced. */
+export type CostSource = 'metered' | 'reported' | 'estimated' | 'unknown'
+
+/** One model request as the model proxy metered it. */
+export interface MeteredRequestUsage {
+  seq: number
+  path: string
+  /** The upstream's HTTP status (0: it never answered). */
+  status: number
+  model?: string
+  input: number
+  output: number
+  cache_read: number
+  cache_write: number
+  /** Undefined when the model has no price in the table. */
+  cost_usd?: number
+  /** The proxy ended this stream: the dollar budget was crossed. */
+  cut?: boolean
+  error?: string
+}
 
 export interface Usage {
   input: number
@@ -26,6 +46,10 @@ export interface Usage {
   cache_write: number
   cost_usd: number
   cost_source: CostSource
+  /** Behind the model proxy: each model request of the run, as metered at the wire. */
+  requests?: MeteredRequestUsage[]
+  /** Behind the model proxy: what the agent's own output said the run cost, for comparison. */
+  agent_said?: { cost_usd: number; cost_source: CostSource }
 }
 
 export interface LoopConfig {
@@ -89,6 +113,12 @@ export interface LoopConfig {
    * variables to keep anyway, `set` adds variables.
    */
   agentEnv?: AgentEnvOptions
+  // Added with the model proxy; optional.
+  /**
+   * Run the agent behind the model proxy (src/proxy/): it holds the model key, meters every token at the wire
+   * (cost source `metered`) and ends a stream that crosses the dollar budget.
+   */
+  modelProxy?: ModelProxySettings
   // Added with the baseline and parallel gates; optional, with defaults.
   /**
    * Run the gates once before iteration 1 (default true; only when there are gates), so iteration 1's
@@ -343,6 +373,8 @@ export interface LoopStatus {
   /** Set when the run crashed (stop reason agent_error): the one-line reason. */
   error?: string
   warnings: string[]
+  /** The agent ran behind the model proxy: where it forwarded, and the hosts it refused the agent. */
+  modelProxy?: { upstream: string; requests: number; refused: string[] }
 }
 
 export interface LoopResult extends LoopStatus {
