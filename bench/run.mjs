@@ -18,6 +18,7 @@ const MEASUREMENTS = {
   startup: './startup.mjs',
   isolation: './isolation.mjs',
   install: './install.mjs',
+  proxy: './proxy.mjs',
   // Experiments: run only when named.
   spawner: './spawner.mjs'
 }

@@ -347,6 +347,8 @@ export interface RunOptions {
   as?: { uid: number; gid: number }
   /** Show each step's log as it runs (`npm run local`). */
   echo?: boolean
+  /** argv each step's `node dist/index.js` is appended to, e.g. a network namespace of its own (egress tests). */
+  wrap?: string[]
 }
 
 export interface ActionRun {
@@ -368,7 +370,8 @@ function spawnStep(
   cwd: string,
   during?: (child: ChildProcess) => Promise<void> | void,
   as?: RunOptions['as'],
-  echo = false
+  echo = false,
+  wrap: string[] = []
 ): Promise<{
   exitCode: number | null
   signal: NodeJS.Signals | null
@@ -378,7 +381,8 @@ function spawnStep(
 }> {
   return new Promise((resolve, reject) => {
     const started = Date.now()
-    const child = spawn(ACTION_NODE, [BUNDLE], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...as })
+    const [program, ...args] = [...wrap, ACTION_NODE, BUNDLE]
+    const child = spawn(program, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...as })
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', (chunk: Buffer) => {
@@ -491,7 +495,8 @@ export async function runAction(
       project.workspace,
       during,
       options.as,
-      options.echo
+      options.echo,
+      options.wrap
     )
     const commands = parseCommands(result.stdout)
     // RALPH_E2E_LOG=1 shows each step's log (jest keeps a passing test quiet otherwise).

@@ -236,3 +236,25 @@ describe('agent inputs', () => {
       expect(problem({ ralph: 'r', 'install-agent': value })).toMatch(/^Input 'install-agent' /)
   })
 })
+
+describe('the model proxy inputs', () => {
+  test('are off by default and carry the network mode when on', () => {
+    expect(read({ ralph: 'r' }).modelProxy).toBeUndefined()
+    expect(
+      read({ ralph: 'r', 'model-proxy': 'true', 'allowed-hosts': 'registry.npmjs.org, *.pypi.org' })
+        .modelProxy
+    ).toEqual({
+      network: 'allow-list',
+      allowedHosts: ['registry.npmjs.org', '*.pypi.org']
+    })
+  })
+
+  test('name the input and the fix when they cannot work', () => {
+    expect(() => read({ ralph: 'r', 'allowed-hosts': 'x.org' })).toThrow(
+      new InputError("Input 'allowed-hosts' needs the model proxy: turn model-proxy on as well.")
+    )
+    expect(() => read({ ralph: 'r', 'model-proxy': 'true', 'agent-network': 'closed' })).toThrow(
+      /^Input 'agent-network' must be one of model-only, allow-list, open, got "closed"\.$/
+    )
+  })
+})

@@ -12775,12 +12775,12 @@ for (const row of PRICE_TABLE)
     for (const model of row.models)
         BY_MODEL.set(model, row);
 /** The price of a model, or undefined when the table does not know it (never a guess from a look-alike). */
-function prices_lookupPrice(model) {
+function lookupPrice(model) {
     return model ? BY_MODEL.get(normaliseModelId(model)) : undefined;
 }
 /** Dollars for a run's tokens at list price, or undefined when its model is unknown or unnamed. */
 function priceFromTable(usage) {
-    const price = prices_lookupPrice(usage.model);
+    const price = lookupPrice(usage.model);
     if (!price)
         return undefined;
     return ((usage.input * price.input +
@@ -12839,7 +12839,7 @@ function endpointSetup(cli, endpoint, home) {
                 env: {
                     ANTHROPIC_BASE_URL: url,
                     ANTHROPIC_API_KEY: apiKey,
-                    ANTHROPIC_MODEL: model,
+                    ...(model ? { ANTHROPIC_MODEL: model } : {}),
                     // Without it claude also calls its vendor's host for non-essential traffic.
                     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
                     DISABLE_AUTOUPDATER: '1',
@@ -12852,13 +12852,13 @@ function endpointSetup(cli, endpoint, home) {
             };
         case 'codex': {
             // codex ignores OPENAI_BASE_URL: a custom provider in $CODEX_HOME/config.toml names the server.
-            const codexHome = path.join(home, '.codex');
+            const codexHome = external_node_path_default().join(home, '.codex');
             const retries = maxRetries === undefined
                 ? []
                 : [`request_max_retries = ${maxRetries}`, `stream_max_retries = ${maxRetries}`];
             const config = [
                 '# Written by ralph-action: codex against one model server, nothing else.',
-                `model = ${JSON.stringify(model)}`,
+                ...(model ? [`model = ${JSON.stringify(model)}`] : []),
                 'model_provider = "ralph-endpoint"',
                 'check_for_update_on_startup = false',
                 '',
@@ -12878,15 +12878,19 @@ function endpointSetup(cli, endpoint, home) {
             ].join('\n');
             return {
                 env: { CODEX_HOME: codexHome, OPENAI_API_KEY: apiKey },
-                files: { [path.join(codexHome, 'config.toml')]: config },
+                files: { [external_node_path_default().join(codexHome, 'config.toml')]: config },
                 args: []
             };
         }
         case 'gemini':
             // The variables alone fail with exit 41: the settings must select API-key authentication.
             return {
-                env: { GEMINI_API_KEY: apiKey, GOOGLE_GEMINI_BASE_URL: url, GEMINI_MODEL: model },
-                files: { [path.join(home, '.gemini', 'settings.json')]: json(quietSettings('gemini-api-key')) },
+                env: {
+                    GEMINI_API_KEY: apiKey,
+                    GOOGLE_GEMINI_BASE_URL: url,
+                    ...(model ? { GEMINI_MODEL: model } : {})
+                },
+                files: { [external_node_path_default().join(home, '.gemini', 'settings.json')]: json(quietSettings('gemini-api-key')) },
                 args: []
             };
         case 'qwen':
@@ -12894,13 +12898,16 @@ function endpointSetup(cli, endpoint, home) {
                 env: {
                     OPENAI_API_KEY: apiKey,
                     OPENAI_BASE_URL: `${url}/v1`,
-                    OPENAI_MODEL: model,
+                    ...(model ? { OPENAI_MODEL: model } : {}),
                     QWEN_CODE_SUPPRESS_YOLO_WARNING: '1'
                 },
-                files: { [path.join(home, '.qwen', 'settings.json')]: json(quietSettings('openai')) },
+                files: { [external_node_path_default().join(home, '.qwen', 'settings.json')]: json(quietSettings('openai')) },
                 args: []
             };
         case 'opencode': {
+            // opencode picks a provider's model by name: without one it would not use this endpoint at all.
+            if (!model)
+                throw new Error('opencode needs a model to be pointed at a model endpoint');
             const cost = opencodeCost(model);
             const config = {
                 $schema: 'https://opencode.ai/config.json',
@@ -12925,7 +12932,7 @@ function endpointSetup(cli, endpoint, home) {
                     }
                 }
             };
-            const file = path.join(home, '.config', 'opencode', 'ralph-endpoint.json');
+            const file = external_node_path_default().join(home, '.config', 'opencode', 'ralph-endpoint.json');
             return {
                 env: {
                     OPENCODE_CONFIG: file,
@@ -14326,7 +14333,7 @@ class StagnationBreaker {
 }
 
 ;// CONCATENATED MODULE: ./src/loop/cost-meter.ts
-const RANK = { reported: 0, estimated: 1, unknown: 2 };
+const RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
 /** Turns what a stream said into a priced Usage: reported dollars first, then the price table. */
 function priceUsage(report, price) {
     const tokens = {
@@ -14376,6 +14383,907 @@ function createCostMeter(price) {
             listeners.add(listener);
             return () => listeners.delete(listener);
         }
+    };
+}
+
+;// CONCATENATED MODULE: external "node:crypto"
+const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
+;// CONCATENATED MODULE: external "node:http"
+const external_node_http_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:http");
+var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_namespaceObject);
+;// CONCATENATED MODULE: external "node:https"
+const external_node_https_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:https");
+var external_node_https_default = /*#__PURE__*/__nccwpck_require__.n(external_node_https_namespaceObject);
+;// CONCATENATED MODULE: external "node:net"
+const external_node_net_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:net");
+var external_node_net_default = /*#__PURE__*/__nccwpck_require__.n(external_node_net_namespaceObject);
+;// CONCATENATED MODULE: external "node:tls"
+const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
+var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_namespaceObject);
+;// CONCATENATED MODULE: ./src/proxy/wire.ts
+const wire_num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
+const obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+/** One request's usage as its response revealed it so far (cumulative). */
+class WireUsage {
+    wire;
+    usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    /** The response carried usage (false: nothing to price yet). */
+    seen = false;
+    constructor(wire, model) {
+        this.wire = wire;
+        if (model)
+            this.usage.model = model;
+    }
+    /** Reads one event (or a whole body); answers true when the usage changed. */
+    read(event) {
+        const data = obj(event);
+        if (!data)
+            return false;
+        switch (this.wire) {
+            case 'anthropic-messages':
+                return this.anthropic(data);
+            case 'openai-responses':
+                return this.responses(data);
+            case 'openai-chat':
+                return this.chat(data);
+            case 'gemini':
+                return this.gemini(data);
+        }
+    }
+    set(next, model) {
+        if (typeof model === 'string' && model)
+            this.usage.model = model;
+        const before = JSON.stringify(this.usage);
+        Object.assign(this.usage, next);
+        this.seen = true;
+        return JSON.stringify(this.usage) !== before;
+    }
+    // message_start carries the input (and a first output count); message_delta the output so far.
+    // A whole (non-streamed) body is a message with its usage.
+    anthropic(data) {
+        const message = data.type === 'message_start' ? obj(data.message) : data.type === 'message' ? data : undefined;
+        const usage = obj(message ? message.usage : data.type === 'message_delta' ? data.usage : undefined);
+        if (!usage)
+            return false;
+        const u = this.usage;
+        return this.set({
+            input: 'input_tokens' in usage ? wire_num(usage.input_tokens) : u.input,
+            output: 'output_tokens' in usage ? wire_num(usage.output_tokens) : u.output,
+            cache_read: 'cache_read_input_tokens' in usage ? wire_num(usage.cache_read_input_tokens) : u.cache_read,
+            cache_write: 'cache_creation_input_tokens' in usage ? wire_num(usage.cache_creation_input_tokens) : u.cache_write
+        }, message?.model);
+    }
+    // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
+    responses(data) {
+        const response = typeof data.type === 'string' && data.type.startsWith('response.') ? obj(data.response) : data;
+        const usage = obj(response?.usage);
+        if (!response || !usage)
+            return false;
+        // OpenAI counts cached tokens inside input_tokens; a UsageReport's input is the uncached part.
+        const cached = wire_num(obj(usage.input_tokens_details)?.cached_tokens);
+        return this.set({
+            input: wire_num(usage.input_tokens) - cached,
+            output: wire_num(usage.output_tokens),
+            cache_read: cached,
+            cache_write: 0
+        }, response.model);
+    }
+    // The usage chunk (stream_options.include_usage), or a whole body's usage.
+    chat(data) {
+        const usage = obj(data.usage);
+        if (!usage)
+            return false;
+        const cached = wire_num(obj(usage.prompt_tokens_details)?.cached_tokens);
+        return this.set({
+            input: wire_num(usage.prompt_tokens) - cached,
+            output: wire_num(usage.completion_tokens),
+            cache_read: cached,
+            cache_write: 0
+        }, data.model);
+    }
+    // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output.
+    gemini(data) {
+        const usage = obj(data.usageMetadata);
+        if (!usage)
+            return false;
+        const cached = wire_num(usage.cachedContentTokenCount);
+        return this.set({
+            input: wire_num(usage.promptTokenCount) - cached,
+            output: wire_num(usage.candidatesTokenCount) + wire_num(usage.thoughtsTokenCount),
+            cache_read: cached,
+            cache_write: 0
+        }, data.modelVersion);
+    }
+}
+/**
+ * Splits a server-sent event stream into the JSON of its `data:` fields, across chunk boundaries. Bytes are
+ * only read here: the proxy forwards them untouched.
+ */
+class SseReader {
+    onEvent;
+    pending = '';
+    data = [];
+    decoder = new TextDecoder();
+    constructor(onEvent) {
+        this.onEvent = onEvent;
+    }
+    push(chunk) {
+        this.pending += this.decoder.decode(chunk, { stream: true });
+        let newline;
+        while ((newline = this.pending.indexOf('\n')) >= 0) {
+            const line = this.pending.slice(0, newline).replace(/\r$/, '');
+            this.pending = this.pending.slice(newline + 1);
+            this.line(line);
+        }
+        // A line that never ends (a hostile or broken upstream) must not grow without bound.
+        if (this.pending.length > MAX_LINE)
+            this.pending = '';
+    }
+    end() {
+        if (this.pending)
+            this.line(this.pending);
+        this.pending = '';
+        this.line('');
+    }
+    line(line) {
+        if (line === '') {
+            if (this.data.length === 0)
+                return;
+            const text = this.data.join('\n');
+            this.data = [];
+            try {
+                this.onEvent(JSON.parse(text));
+            }
+            catch {
+                // not JSON ([DONE], a comment): nothing to meter
+            }
+            return;
+        }
+        if (line.startsWith('data:'))
+            this.data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+    }
+}
+/** A usage event is small; a longer line is content, and is not kept whole. */
+const MAX_LINE = 4 * 1024 * 1024;
+
+;// CONCATENATED MODULE: ./src/proxy/server.ts
+// The model proxy: a loopback HTTP server the agent CLI takes for its model API. It holds the real API key
+// (the agent has only a per-run placeholder), forwards each request over HTTPS to the upstream, passes the
+// response through as it arrives, and reads the tokens from it on the way, so that every agent's cost is
+// metered at the wire and a dollar budget can end a stream in the middle. It also serves CONNECT for the
+// hosts a workflow allows, and names every host it refuses.
+
+
+
+
+
+
+// Headers of one hop only (RFC 9110 7.6.1).
+const HOP_HEADERS = [
+    'connection',
+    'keep-alive',
+    'proxy-connection',
+    'proxy-authorization',
+    'proxy-authenticate',
+    'te',
+    'trailer',
+    'transfer-encoding',
+    'upgrade'
+];
+// Besides: the proxy names the host and the encoding (identity, to read usage), and only its own key goes up.
+const NOT_FORWARDED = new Set([
+    ...HOP_HEADERS,
+    'host',
+    'accept-encoding',
+    'authorization',
+    'x-api-key',
+    'x-goog-api-key',
+    'api-key'
+]);
+const NOT_RETURNED = new Set(HOP_HEADERS);
+/** A whole JSON body is read for its usage up to this size; larger ones pass through unmetered. */
+const MAX_JSON_BODY = 16 * 1024 * 1024;
+/** The key each wire's API expects, as a header. */
+function keyHeader(wire, key) {
+    if (wire === 'anthropic-messages')
+        return { 'x-api-key': key };
+    if (wire === 'gemini')
+        return { 'x-goog-api-key': key };
+    return { authorization: `Bearer ${key}` };
+}
+/** The key the agent presented, in whichever place its wire puts it. */
+function presentedKey(request, url) {
+    const header = (name) => {
+        const value = request.headers[name];
+        return Array.isArray(value) ? value[0] : value;
+    };
+    const bearer = header('authorization')?.replace(/^Bearer\s+/i, '');
+    return header('x-api-key') ?? header('x-goog-api-key') ?? bearer ?? url.searchParams.get('key') ?? undefined;
+}
+function hostAllowed(host, allowed) {
+    const name = host.toLowerCase();
+    return allowed.some(pattern => {
+        const p = pattern.toLowerCase();
+        return p.startsWith('*.') ? name.endsWith(p.slice(1)) : name === p;
+    });
+}
+/** The model in a request's path (Gemini: /v1beta/models/<model>:streamGenerateContent). */
+function modelInPath(path) {
+    return /\/models\/([^/:]+)/.exec(path)?.[1];
+}
+/** Starts the proxy on 127.0.0.1 (a free port). */
+async function startModelProxy(options) {
+    const upstream = new URL(options.upstream);
+    if (upstream.protocol !== 'https:' && upstream.protocol !== 'http:')
+        throw new Error(`The model upstream ${options.upstream} is not an http(s) URL.`);
+    const placeholderKey = `ralph-proxy-${(0,external_node_crypto_namespaceObject.randomBytes)(18).toString('hex')}`;
+    const requests = [];
+    const refused = [];
+    const refuse = (host) => {
+        if (!refused.includes(host))
+            refused.push(host);
+    };
+    const agent = upstream.protocol === 'https:'
+        ? new (external_node_https_default()).Agent({
+            keepAlive: true,
+            ...(options.ca ? { ca: [...(external_node_tls_default()).rootCertificates, options.ca] } : {})
+        })
+        : new (external_node_http_default()).Agent({ keepAlive: true });
+    const forward = (request, response) => {
+        const url = new URL(request.url ?? '/', 'http://proxy.invalid');
+        if (/^[a-z]+:\/\//i.test(request.url ?? '')) {
+            // A plain-HTTP proxy request for another host: never forwarded, only named.
+            refuse(`${url.host}`);
+            response.writeHead(403, { 'content-type': 'text/plain' });
+            response.end(`ralph-action's model proxy does not forward to ${url.host}.\n`);
+            return;
+        }
+        if (presentedKey(request, url) !== placeholderKey) {
+            response.writeHead(401, { 'content-type': 'application/json' });
+            response.end(JSON.stringify({ error: { message: "the model proxy wants the agent's placeholder key" } }));
+            return;
+        }
+        url.searchParams.delete('key');
+        const record = {
+            seq: requests.length + 1,
+            method: request.method ?? 'GET',
+            path: url.pathname,
+            status: 0,
+            usage: { input: 0, output: 0, cache_read: 0, cache_write: 0 }
+        };
+        requests.push(record);
+        const meter = new WireUsage(options.wire, modelInPath(url.pathname));
+        const headers = {};
+        for (const [name, value] of Object.entries(request.headers))
+            if (value !== undefined && !NOT_FORWARDED.has(name))
+                headers[name] = value;
+        Object.assign(headers, keyHeader(options.wire, options.apiKey), { 'accept-encoding': 'identity' });
+        const basePath = upstream.pathname.replace(/\/$/, '');
+        const target = `${basePath}${url.pathname}${url.search}`;
+        const send = upstream.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
+        const outgoing = send({
+            protocol: upstream.protocol,
+            hostname: upstream.hostname,
+            port: upstream.port || undefined,
+            method: request.method,
+            path: target,
+            headers: { ...headers, host: upstream.host },
+            agent
+        });
+        const settle = () => {
+            record.costUsd = meter.seen ? options.price(meter.usage) : undefined;
+            record.usage = { ...meter.usage };
+            options.onRequest?.(record);
+        };
+        const fail = (message) => {
+            if (record.error === undefined)
+                record.error = message;
+        };
+        // The request's model, for a response that does not name it (Gemini names it in the path).
+        let requestBody = Buffer.alloc(0);
+        request.on('data', (chunk) => {
+            if (requestBody.length < 64 * 1024)
+                requestBody = Buffer.concat([requestBody, chunk]);
+        });
+        request.on('end', () => {
+            if (meter.usage.model)
+                return;
+            const model = /"model"\s*:\s*"([^"]+)"/.exec(requestBody.toString('utf8'))?.[1];
+            if (model)
+                meter.usage.model = model;
+        });
+        request.pipe(outgoing);
+        response.on('close', () => {
+            // The agent hung up (or was killed): the upstream request goes too.
+            if (!response.writableFinished) {
+                fail('the agent closed the connection');
+                outgoing.destroy();
+            }
+        });
+        outgoing.on('error', error => {
+            fail(`upstream ${upstream.host}: ${error.message}`);
+            if (!response.headersSent) {
+                response.writeHead(502, { 'content-type': 'application/json' });
+                response.end(JSON.stringify({ error: { message: `model proxy: upstream ${upstream.host}: ${error.message}` } }));
+            }
+            else
+                response.destroy();
+            settle();
+        });
+        outgoing.on('response', incoming => {
+            record.status = incoming.statusCode ?? 0;
+            const out = {};
+            for (const [name, value] of Object.entries(incoming.headers))
+                if (value !== undefined && !NOT_RETURNED.has(name))
+                    out[name] = value;
+            response.writeHead(record.status, incoming.statusMessage, out);
+            response.flushHeaders();
+            const type = String(incoming.headers['content-type'] ?? '');
+            const encoded = (incoming.headers['content-encoding'] ?? 'identity') !== 'identity';
+            const changed = () => {
+                settle();
+                if (options.overBudget?.()) {
+                    record.cut = true;
+                    incoming.destroy();
+                    // What was forwarded still arrives, then the connection ends without the stream's end.
+                    response.socket?.end();
+                    settle();
+                }
+            };
+            const sse = !encoded && type.includes('text/event-stream')
+                ? new SseReader(json => meter.read(json) && changed())
+                : undefined;
+            const json = !encoded && !sse && type.includes('json') ? [] : undefined;
+            let jsonBytes = 0;
+            incoming.on('data', (chunk) => {
+                // Forwarded first, read after: the agent never waits for the meter.
+                if (!response.write(chunk)) {
+                    incoming.pause();
+                    response.once('drain', () => incoming.resume());
+                }
+                sse?.push(chunk);
+                if (json && jsonBytes < MAX_JSON_BODY) {
+                    json.push(chunk);
+                    jsonBytes += chunk.length;
+                }
+            });
+            incoming.on('end', () => {
+                sse?.end();
+                if (json && jsonBytes < MAX_JSON_BODY) {
+                    try {
+                        if (meter.read(JSON.parse(Buffer.concat(json).toString('utf8'))))
+                            changed();
+                    }
+                    catch {
+                        // not JSON after all: nothing to meter
+                    }
+                }
+                response.end();
+                settle();
+            });
+            incoming.on('error', error => {
+                fail(error.message);
+                response.destroy();
+                settle();
+            });
+        });
+    };
+    const server = external_node_http_default().createServer(forward);
+    const sockets = new Set();
+    server.on('connection', socket => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+    });
+    server.on('connect', (request, socket, head) => {
+        sockets.add(socket);
+        socket.on('close', () => sockets.delete(socket));
+        socket.on('error', () => undefined);
+        const target = request.url ?? '';
+        const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(target);
+        const host = match?.[1] ?? target;
+        if (!match || !hostAllowed(host, options.allowedHosts ?? [])) {
+            refuse(target);
+            socket.end('HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nnot in allowed-hosts\n');
+            return;
+        }
+        const remote = external_node_net_default().connect(Number(match[2]), host);
+        sockets.add(remote);
+        remote.on('close', () => sockets.delete(remote));
+        remote.on('connect', () => {
+            socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+            if (head.length > 0)
+                remote.write(head);
+            remote.pipe(socket);
+            socket.pipe(remote);
+        });
+        remote.on('error', error => {
+            socket.end(`HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/plain\r\n\r\n${error.message}\n`);
+        });
+        socket.on('close', () => remote.destroy());
+    });
+    await new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', resolve);
+    });
+    const { port } = server.address();
+    return {
+        url: `http://127.0.0.1:${port}`,
+        port,
+        placeholderKey,
+        requests,
+        refused,
+        refuse,
+        close: () => new Promise(resolve => {
+            for (const socket of sockets)
+                socket.destroy();
+            agent.destroy();
+            server.close(() => resolve());
+        })
+    };
+}
+
+;// CONCATENATED MODULE: ./src/proxy/agent.ts
+// Putting an agent CLI behind the model proxy: the real key and upstream from the job's environment, the
+// CLI pointed at the proxy with a placeholder key (src/agents/endpoints.ts knows each CLI's setting), every
+// model key removed from the agent's environment, and a cost meter that counts what crossed the wire.
+
+
+
+
+
+
+/** Every variable that holds a model API key: none of them reaches an agent behind the proxy. */
+const MODEL_KEY_VARIABLES = [
+    'ANTHROPIC_API_KEY',
+    'ANTHROPIC_AUTH_TOKEN',
+    'CLAUDE_CODE_OAUTH_TOKEN',
+    'OPENAI_API_KEY',
+    'CODEX_API_KEY',
+    'AZURE_OPENAI_API_KEY',
+    'GEMINI_API_KEY',
+    'GOOGLE_API_KEY',
+    'GOOGLE_GENERATIVE_AI_API_KEY',
+    'GOOGLE_APPLICATION_CREDENTIALS',
+    'DASHSCOPE_API_KEY',
+    'OPENROUTER_API_KEY'
+];
+/**
+ * A process runner whose programs get no model key: behind the proxy the ralph's commands and checks run
+ * code the agent wrote (a test file, a package script), so they must not hold the key either.
+ */
+function withoutModelKeys(run, placeholderKey) {
+    return options => {
+        const env = { ...(options.env ?? process.env) };
+        // The agent's own placeholder stays: it opens the proxy and nothing else.
+        for (const name of MODEL_KEY_VARIABLES)
+            if (env[name] !== placeholderKey)
+                delete env[name];
+        return run({ ...options, env });
+    };
+}
+/** Where each CLI's real key is read from in the job's environment, first found wins. */
+const KEY_SOURCES = {
+    claude: ['ANTHROPIC_API_KEY'],
+    codex: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+    gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+    opencode: ['OPENAI_API_KEY'],
+    qwen: ['OPENAI_API_KEY', 'DASHSCOPE_API_KEY']
+};
+/** The vendor's own API, when neither the workflow nor the job's environment names another upstream. */
+const DEFAULT_UPSTREAM = {
+    claude: 'https://api.anthropic.com',
+    codex: 'https://api.openai.com',
+    gemini: 'https://generativelanguage.googleapis.com',
+    opencode: 'https://api.openai.com',
+    qwen: 'https://dashscope.aliyuncs.com/compatible-mode'
+};
+const AGENT_NETWORKS = ['model-only', 'allow-list', 'open'];
+/** The model proxy could not be set up: one line that says why and what to do. */
+class ModelProxyError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ModelProxyError';
+    }
+}
+/** The base URL of an OpenAI-style variable without its trailing /v1 (the CLI's paths carry it). */
+const withoutV1 = (url) => url.replace(/\/+$/, '').replace(/\/v1$/, '');
+function upstreamOf(cli, env, settings) {
+    if (settings.upstream)
+        return settings.upstream.replace(/\/+$/, '');
+    const fromEnv = cli === 'claude'
+        ? env.ANTHROPIC_BASE_URL
+        : cli === 'gemini'
+            ? env.GOOGLE_GEMINI_BASE_URL
+            : cli === 'qwen'
+                ? env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL)
+                : undefined;
+    return (fromEnv || DEFAULT_UPSTREAM[cli]).replace(/\/+$/, '');
+}
+/** The model a config-file CLI (codex, opencode) must be told; the others keep their own choice. */
+function modelOf(cli, argv, env) {
+    if (cli === 'codex')
+        return codexModel(argv, env);
+    if (cli !== 'opencode')
+        return undefined;
+    const flag = argv.findIndex(a => a === '-m' || a === '--model');
+    const named = flag >= 0 ? argv[flag + 1] : argv.find(a => a.startsWith('--model='))?.slice(8);
+    let model = named;
+    if (!model && env.OPENCODE_CONFIG && (0,external_node_fs_namespaceObject.existsSync)(env.OPENCODE_CONFIG)) {
+        try {
+            const config = JSON.parse((0,external_node_fs_namespaceObject.readFileSync)(env.OPENCODE_CONFIG, 'utf8'));
+            if (typeof config.model === 'string')
+                model = config.model;
+        }
+        catch {
+            // an unreadable config names no model
+        }
+    }
+    return model?.split('/').pop();
+}
+/**
+ * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
+ * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
+ */
+async function startAgentProxy(argv, env, settings, budget = {}) {
+    const cli = agentCliOf(argv)?.name;
+    if (!cli)
+        throw new ModelProxyError(`The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`);
+    const keyName = KEY_SOURCES[cli].find(name => env[name]);
+    if (!keyName)
+        throw new ModelProxyError(`The model proxy holds the key for ${cli}, but the job's environment has no ${KEY_SOURCES[cli].join(' or ')}: set it from a secret.`);
+    const model = modelOf(cli, argv, env);
+    if (cli === 'opencode' && !model)
+        throw new ModelProxyError('opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.');
+    let ca;
+    if (settings.caFile) {
+        try {
+            ca = (0,external_node_fs_namespaceObject.readFileSync)(settings.caFile, 'utf8');
+        }
+        catch (error) {
+            throw new ModelProxyError(`The model proxy's CA file ${settings.caFile} cannot be read (${error.code ?? String(error)}): check the path.`);
+        }
+    }
+    const upstream = upstreamOf(cli, env, settings);
+    const wire = AGENT_WIRE[cli];
+    const meter = new MeteredCostMeter();
+    const proxy = await startModelProxy({
+        wire,
+        upstream,
+        apiKey: env[keyName] ?? '',
+        ...(ca ? { ca } : {}),
+        price: priceFromTable,
+        onRequest: request => meter.update(request),
+        overBudget: () => budget.maxCostUsd !== undefined && meter.spentUsd() + meter.runningUsd() >= budget.maxCostUsd,
+        allowedHosts: settings.allowedHosts ?? []
+    });
+    // The agent's files hold only the placeholder key: readable by the agent's own user.
+    const dir = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-model-proxy-'));
+    (0,external_node_fs_namespaceObject.chmodSync)(dir, 0o755);
+    const setup = endpointSetup(cli, { url: proxy.url, apiKey: proxy.placeholderKey, model }, dir);
+    for (const [file, content] of Object.entries(setup.files)) {
+        (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().dirname(file), { recursive: true, mode: 0o755 });
+        (0,external_node_fs_namespaceObject.writeFileSync)(file, content, { mode: 0o644 });
+        // An agent of its own uid writes beside its settings (codex's sessions/, gemini's tmp/), as in /tmp:
+        // sticky, so it adds its own entries and never replaces ours.
+        if (settings.agentUid !== undefined)
+            (0,external_node_fs_namespaceObject.chmodSync)(external_node_path_default().dirname(file), 0o1777);
+    }
+    // gemini reads its settings from $GEMINI_CLI_HOME/.gemini (else HOME's, which an isolated agent gets fresh).
+    const set = { ...setup.env, ...(cli === 'gemini' ? { GEMINI_CLI_HOME: dir } : {}) };
+    if ((settings.allowedHosts ?? []).length > 0) {
+        // Tools that honour the proxy variables (npm, pip, curl, git) reach the allowed hosts through CONNECT.
+        for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'])
+            set[name] = proxy.url;
+        set.NO_PROXY = set.no_proxy = '127.0.0.1,localhost';
+    }
+    return {
+        proxy,
+        cli,
+        wire,
+        upstream,
+        agentEnv: { set, remove: MODEL_KEY_VARIABLES.filter(name => !(name in set)) },
+        meter,
+        close: async () => {
+            await proxy.close();
+            try {
+                (0,external_node_fs_namespaceObject.rmSync)(dir, { recursive: true, force: true });
+            }
+            catch {
+                // What an agent of its own uid wrote there is not ours to remove (the job's user behind sudo).
+            }
+        }
+    };
+}
+const agent_RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
+const sumTokens = (requests) => {
+    const total = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    for (const r of requests) {
+        total.input += r.usage.input;
+        total.output += r.usage.output;
+        total.cache_read += r.usage.cache_read;
+        total.cache_write += r.usage.cache_write;
+    }
+    return total;
+};
+/**
+ * The loop's meter when the proxy is on: a run costs what its requests cost at the wire. What the agent's
+ * own output says is kept beside it, so the record shows both and their difference.
+ */
+class MeteredCostMeter {
+    spent = 0;
+    worst;
+    run;
+    agentSaid;
+    listeners = new Set();
+    spentUsd = () => this.spent;
+    runningUsd = () => [...(this.run?.values() ?? [])].reduce((sum, r) => sum + (r.costUsd ?? 0), 0);
+    source = () => this.worst ?? 'unknown';
+    beginRun() {
+        this.run = new Map();
+        this.agentSaid = undefined;
+    }
+    observe(usage) {
+        this.agentSaid = usage;
+    }
+    /** A request of the run in flight changed (the proxy calls this as usage streams by). */
+    update(request) {
+        // A request outside a run (the agent's leftovers after it ended) still costs: it is settled at once.
+        if (!this.run) {
+            this.spent += request.costUsd ?? 0;
+        }
+        else
+            this.run.set(request.seq, { ...request, usage: { ...request.usage } });
+        this.listeners.forEach(listener => listener());
+    }
+    endRun(final) {
+        const requests = [...(this.run?.values() ?? [])].sort((a, b) => a.seq - b.seq);
+        const tokens = sumTokens(requests);
+        const cost = requests.reduce((sum, r) => sum + (r.costUsd ?? 0), 0);
+        // A request with tokens but no price makes the run's cost unknown, as the table cannot say it.
+        const unpriced = requests.some(r => r.costUsd === undefined && r.usage.input + r.usage.output > 0);
+        const source = unpriced ? 'unknown' : 'metered';
+        const agentSaid = priceUsage(final ?? this.agentSaid, priceFromTable);
+        const usage = {
+            input: tokens.input,
+            output: tokens.output,
+            cache_read: tokens.cache_read,
+            cache_write: tokens.cache_write,
+            cost_usd: cost,
+            cost_source: source,
+            requests: requests.map(r => ({
+                seq: r.seq,
+                path: r.path,
+                status: r.status,
+                ...(r.usage.model ? { model: r.usage.model } : {}),
+                input: r.usage.input,
+                output: r.usage.output,
+                cache_read: r.usage.cache_read,
+                cache_write: r.usage.cache_write,
+                ...(r.costUsd !== undefined ? { cost_usd: r.costUsd } : {}),
+                ...(r.cut ? { cut: true } : {}),
+                ...(r.error ? { error: r.error } : {})
+            }))
+        };
+        if (agentSaid.cost_source !== 'unknown')
+            usage.agent_said = { cost_usd: agentSaid.cost_usd, cost_source: agentSaid.cost_source };
+        this.spent += cost;
+        this.worst = this.worst === undefined || agent_RANK[source] > agent_RANK[this.worst] ? source : this.worst;
+        this.run = undefined;
+        this.agentSaid = undefined;
+        this.listeners.forEach(listener => listener());
+        return usage;
+    }
+    onChange(listener) {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    }
+}
+/** Checks what the user gave; undefined when the proxy is off. Throws ModelProxyError naming the setting. */
+function modelProxySettings(given) {
+    const { upstream, caFile, allowedHosts, network } = given;
+    if (!given.on) {
+        const named = [
+            upstream !== undefined && 'model-upstream',
+            caFile !== undefined && 'model-ca',
+            allowedHosts.length > 0 && 'allowed-hosts',
+            network !== undefined && 'agent-network'
+        ].find(Boolean);
+        if (named)
+            throw new ModelProxyError(`The setting '${named}' needs the model proxy: turn model-proxy on as well.`);
+        return undefined;
+    }
+    if (upstream !== undefined && !/^https?:\/\/[^/\s]+/.test(upstream))
+        throw new ModelProxyError(`The setting 'model-upstream' must be an http(s) URL, got ${JSON.stringify(upstream)}.`);
+    if (network !== undefined && !AGENT_NETWORKS.includes(network))
+        throw new ModelProxyError(`The setting 'agent-network' must be one of ${AGENT_NETWORKS.join(', ')}, got ${JSON.stringify(network)}.`);
+    const chosen = (network ?? (allowedHosts.length > 0 ? 'allow-list' : 'model-only'));
+    if (chosen !== 'allow-list' && allowedHosts.length > 0)
+        throw new ModelProxyError(`The setting 'allowed-hosts' needs agent-network allow-list (it is ${chosen}).`);
+    return {
+        network: chosen,
+        ...(upstream !== undefined ? { upstream } : {}),
+        ...(caFile !== undefined ? { caFile } : {}),
+        ...(allowedHosts.length > 0 ? { allowedHosts } : {})
+    };
+}
+
+;// CONCATENATED MODULE: ./src/proxy/egress.ts
+// The agent's only way out is the model proxy: an iptables owner match sends every packet the agent's uid
+// originates to a chain of our own that accepts the proxy's port on loopback and rejects the rest. Its other
+// TCP connections are first redirected (nat) to a refusal listener of the action's, which reads where each
+// was going from the kernel's connection tracking, names it, and resets it: so a user sees what to allow.
+// The chains are named after the uid, so a later step (post, after a cancel) can remove exactly what a run
+// added.
+
+
+
+
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** The chain of a uid's rules (iptables allows 28 characters). */
+const egressChain = (uid) => `RALPH-AGENT-${uid}`;
+/** The iptables calls that restrict `uid` to the proxy, in order (the same for ip6tables, minus the proxy). */
+function egressRuleCommands(uid, proxyPort, refusalPort) {
+    const chain = egressChain(uid);
+    const owner = ['-m', 'owner', '--uid-owner', String(uid)];
+    const rejectAll = [
+        ['-A', chain, '-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
+        ['-A', chain, '-j', 'REJECT']
+    ];
+    const accept = (port) => [
+        '-A',
+        chain,
+        '-o',
+        'lo',
+        '-d',
+        '127.0.0.1',
+        '-p',
+        'tcp',
+        '--dport',
+        String(port),
+        '-j',
+        'ACCEPT'
+    ];
+    const nat = ['-t', 'nat'];
+    const redirect = refusalPort === undefined
+        ? []
+        : [
+            [...nat, '-N', chain],
+            [...nat, '-A', chain, '-d', '127.0.0.1', '-p', 'tcp', '--dport', String(proxyPort), '-j', 'RETURN'],
+            [...nat, '-A', chain, '-p', 'tcp', '-j', 'REDIRECT', '--to-ports', String(refusalPort)],
+            [...nat, '-I', 'OUTPUT', '1', ...owner, '-j', chain]
+        ];
+    return {
+        v4: [
+            ['-N', chain],
+            accept(proxyPort),
+            ...(refusalPort === undefined ? [] : [accept(refusalPort)]),
+            ...rejectAll,
+            ['-I', 'OUTPUT', '1', ...owner, '-j', chain],
+            ...redirect
+        ],
+        v6: [['-N', chain], ...rejectAll, ['-I', 'OUTPUT', '1', ...owner, '-j', chain]]
+    };
+}
+/** The calls that remove a uid's chains (each may fail when it is not there: that is fine). */
+function removalCommands(uid) {
+    const chain = egressChain(uid);
+    const owner = ['-m', 'owner', '--uid-owner', String(uid)];
+    return [
+        ['-D', 'OUTPUT', ...owner, '-j', chain],
+        ['-F', chain],
+        ['-X', chain],
+        ['-t', 'nat', '-D', 'OUTPUT', ...owner, '-j', chain],
+        ['-t', 'nat', '-F', chain],
+        ['-t', 'nat', '-X', chain]
+    ];
+}
+async function iptables(program, args, prefix) {
+    const result = await runProcess({
+        argv: [...prefix, program, '-w', ...args],
+        cwd: '/',
+        env: { PATH: SYSTEM_PATH, LANG: 'C' }
+    });
+    const error = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0] ?? '';
+    return { ok: result.exitCode === 0, error };
+}
+/** argv put before iptables: nothing as root, `sudo -n --` otherwise (the isolation's passwordless sudo). */
+const egressPrefix = (privilege = 'root') => privilege === 'sudo' ? ['sudo', '-n', '--'] : [];
+/** Why the rules cannot be set here, or undefined when they can be tried. */
+function egressUnavailable(uid, privilege = 'root') {
+    if (process.platform !== 'linux')
+        return `egress rules need Linux (this is ${process.platform})`;
+    if (privilege === 'root' && process.getuid?.() !== 0)
+        return 'egress rules need root or sudo (iptables)';
+    if (!which('iptables', { cwd: '/', path: SYSTEM_PATH }))
+        return 'iptables is not installed';
+    if (!Number.isInteger(uid) || uid <= 0 || uid === process.getuid?.())
+        return "the agent does not run as its own user, so its connections cannot be told from the action's";
+    return undefined;
+}
+/**
+ * Restricts the agent's uid to the proxy. Leftover rules of the same uid (a run that was killed) are removed
+ * first. Throws with the failing call's message; nothing stays half-applied.
+ */
+async function restrictEgress(options) {
+    const prefix = options.prefix ?? [];
+    const { uid } = options;
+    const remove = () => removeEgressRules(uid, prefix);
+    await remove();
+    const commands = egressRuleCommands(uid, options.proxyPort, options.refusalPort);
+    const have6 = which('ip6tables', { cwd: '/', path: SYSTEM_PATH }) !== null;
+    for (const [program, list] of [
+        ['iptables', commands.v4],
+        ...(have6 ? [['ip6tables', commands.v6]] : [])
+    ]) {
+        for (const args of list) {
+            const done = await iptables(program, args, prefix);
+            if (!done.ok) {
+                await remove();
+                throw new Error(`${program} ${args.join(' ')} failed: ${done.error}`);
+            }
+        }
+    }
+    return { chain: egressChain(uid), remove };
+}
+/** Removes what a run left for `uid` (the post step after a cancel). Answers what could not be removed. */
+async function removeEgressRules(uid, prefix = []) {
+    const problems = [];
+    for (const program of ['iptables', 'ip6tables']) {
+        for (const args of removalCommands(uid))
+            await iptables(program, args, prefix);
+        for (const table of ['filter', 'nat'])
+            if ((await iptables(program, ['-t', table, '-S', egressChain(uid)], prefix)).ok)
+                problems.push(`${program}: the chain ${egressChain(uid)} is still there (table ${table})`);
+    }
+    return problems;
+}
+/** The original destination (host:port) of a redirected connection from `clientPort`, from conntrack. */
+async function originalDestination(clientPort, listenPort, prefix) {
+    const file = '/proc/net/nf_conntrack';
+    let table;
+    try {
+        table = await (0,promises_namespaceObject.readFile)(file, 'utf8');
+    }
+    catch {
+        // Readable by root only: the job's user reads it through the same sudo as iptables.
+        const read = await runProcess({
+            argv: [...prefix, 'grep', '-F', `sport=${clientPort} `, file],
+            cwd: '/',
+            env: { PATH: SYSTEM_PATH }
+        });
+        if (read.exitCode === 2 || read.spawnError)
+            return `an unknown destination (${file} cannot be read)`;
+        table = read.stdout.head.toString('utf8');
+    }
+    // "... tcp 6 117 SYN_SENT src=A dst=B sport=C dport=D ... src=127.0.0.1 dst=.. sport=LISTEN dport=C ...":
+    // the first tuple is the connection as the agent made it.
+    for (const line of table.split('\n')) {
+        const tuple = /\bdst=(\S+) sport=(\d+) dport=(\d+)\b.*\bsport=(\d+) dport=(\d+)/.exec(line);
+        if (tuple && Number(tuple[2]) === clientPort && Number(tuple[4]) === listenPort)
+            return `${tuple[1]}:${tuple[3]}`;
+    }
+    return 'an unknown destination (no conntrack entry)';
+}
+/**
+ * Where the agent's redirected connections arrive: each is named through `refused` and reset. `prefix` is
+ * the argv that reads conntrack when the action is not root (sudo -n).
+ */
+async function startRefusalListener(refused, prefix = []) {
+    const server = external_node_net_default().createServer(socket => {
+        socket.on('error', () => undefined);
+        const { port } = server.address();
+        void originalDestination(socket.remotePort ?? 0, port, prefix).then(target => {
+            refused(target);
+            socket.resetAndDestroy();
+        });
+    });
+    await new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(0, '127.0.0.1', resolve);
+    });
+    return {
+        port: server.address().port,
+        close: () => new Promise(resolve => server.close(() => resolve()))
     };
 }
 
@@ -14515,7 +15423,9 @@ function agentMayKeep(name, allow = []) {
 function agentEnvironment(base, options = {}) {
     const env = {};
     for (const [name, value] of Object.entries(base))
-        if (value !== undefined && agentMayKeep(name, options.allow))
+        if (value !== undefined &&
+            agentMayKeep(name, options.allow) &&
+            !options.remove?.some(p => matches(name, p)))
             env[name] = value;
     return { ...env, ...options.set };
 }
@@ -14816,8 +15726,8 @@ const DEFAULT_AGENT_USER = 'ralph-agent';
 /** Where the agent's fresh HOME is made (wiped at every start and at the end). */
 const HOMES = '/var/lib/ralph-action';
 /** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' };
+const isolation_SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const SYSTEM_ENV = { PATH: isolation_SYSTEM_PATH, LANG: 'C' };
 /** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
 const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -14836,12 +15746,12 @@ class IsolationError extends Error {
 function isolationPrivilege() {
     if (process.platform !== 'linux')
         return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
-    if (!which('setpriv', { cwd: '/', path: SYSTEM_PATH }))
+    if (!which('setpriv', { cwd: '/', path: isolation_SYSTEM_PATH }))
         return { why: 'setpriv (util-linux) is not installed' };
     if (process.getuid?.() === 0)
         return { privilege: 'root' };
     const me = `ralph-action runs as ${(0,external_node_os_namespaceObject.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
-    if (!which('sudo', { cwd: '/', path: SYSTEM_PATH }))
+    if (!which('sudo', { cwd: '/', path: isolation_SYSTEM_PATH }))
         return { why: `${me}, and sudo is not installed` };
     const probe = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
     if (probe.status !== 0)
@@ -15767,8 +16677,6 @@ function detectCompletion(finalMessage, tag) {
     return statusExit === undefined ? { tag: tagSaid, given } : { tag: tagSaid, statusExit, given };
 }
 
-;// CONCATENATED MODULE: external "node:crypto"
-const external_node_crypto_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:crypto");
 ;// CONCATENATED MODULE: ./src/loop/fingerprint.ts
 // Failure fingerprints: two runs of a failing check that fail the same way must look the same, even when
 // timestamps, durations, addresses, temp paths or line numbers in stack frames differ.
@@ -16600,6 +17508,16 @@ function progressSection(record) {
             lines.push(`- Permission denied: ${agent.permissionDenials.map(d => (d.detail ? `${d.tool} (${d.detail})` : d.tool)).join(', ')}`);
         if (agent.apiRetries)
             lines.push(`- API retries: ${agent.apiRetries}`);
+        const requests = agent.usage.requests;
+        if (requests) {
+            const cut = requests.filter(r => r.cut).length;
+            lines.push(`- Model requests metered at the wire: ${requests.length}${cut > 0 ? `, ${cut} cut at the budget` : ''}`);
+        }
+        const said = agent.usage.agent_said;
+        if (said) {
+            const diff = agent.usage.cost_usd - said.cost_usd;
+            lines.push(`- The agent's own figure: $${said.cost_usd.toFixed(4)} (${said.cost_source}); metered minus that: ${diff < 0 ? '-' : '+'}$${Math.abs(diff).toFixed(4)}`);
+        }
     }
     const signal = record.completion.given
         ? 'given'
@@ -16865,6 +17783,8 @@ function copyFrom(file, offset, out) {
 
 
 
+
+
 const run_loop_DEFAULT_KILL_GRACE_MS = 3000;
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
@@ -16982,7 +17902,31 @@ async function runLoop(config, ports = {}) {
     };
     const workTree = inWorktree(config.projectRoot) ?? worktree?.dir ?? config.projectRoot;
     const ralph = { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir };
-    const meter = ports.costMeter ?? createCostMeter(priceFromTable);
+    // Behind the model proxy the agent holds a placeholder key and the meter counts what crossed the wire.
+    let proxied;
+    if (config.modelProxy) {
+        try {
+            proxied = await startAgentProxy(config.ralph.agentArgv, process.env, config.modelProxy, {
+                maxCostUsd: config.maxCostUsd
+            });
+        }
+        catch (error) {
+            await workspace.dispose().catch(() => undefined);
+            if (error instanceof ModelProxyError)
+                throw new RalphError(error.message);
+            throw error;
+        }
+        const agentEnv = config.agentEnv ?? {};
+        config = {
+            ...config,
+            agentEnv: {
+                ...agentEnv,
+                set: { ...agentEnv.set, ...proxied.agentEnv.set },
+                remove: [...(agentEnv.remove ?? []), ...(proxied.agentEnv.remove ?? [])]
+            }
+        };
+    }
+    const meter = proxied?.meter ?? ports.costMeter ?? createCostMeter(priceFromTable);
     const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined;
     const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd });
     const stopWatchingCost = meter.onChange(() => emit({
@@ -17021,6 +17965,8 @@ async function runLoop(config, ports = {}) {
     };
     if (worktree)
         status.worktree = worktree;
+    if (proxied)
+        status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] };
     let record;
     try {
         record = RunRecord.create(config.recordDir, status);
@@ -17028,6 +17974,7 @@ async function runLoop(config, ports = {}) {
     catch (error) {
         guard.dispose();
         stopWatchingCost();
+        await proxied?.close();
         await workspace.dispose().catch(() => undefined);
         throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${fileProblem(error)}.`);
     }
@@ -17037,6 +17984,31 @@ async function runLoop(config, ports = {}) {
         status.warnings.push(message);
         emit({ type: 'warning', message });
     };
+    // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
+    let egress;
+    let refusals;
+    const network = config.modelProxy?.network ?? 'model-only';
+    if (proxied && network !== 'open') {
+        const { agentUid: uid, agentPrivilege: privilege } = config.modelProxy ?? {};
+        const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege);
+        if (why === undefined && uid !== undefined) {
+            try {
+                // The agent's other TCP connections are named (from conntrack) as they are refused.
+                refusals = await startRefusalListener(proxied.proxy.refuse, egressPrefix(privilege));
+                egress = await restrictEgress({
+                    uid,
+                    proxyPort: proxied.proxy.port,
+                    refusalPort: refusals.port,
+                    prefix: egressPrefix(privilege)
+                });
+            }
+            catch (error) {
+                warn(`egress is not enforced: the rules could not be set (${error.message})`);
+            }
+        }
+        else
+            warn(`egress is not enforced (agent-network ${network}): ${why}; the proxy still holds the model key and meters every token`);
+    }
     const gated = config.checks.length > 0;
     const env = {
         config,
@@ -17050,7 +18022,9 @@ async function runLoop(config, ports = {}) {
         record,
         clock,
         emit,
-        runProcess: ports.runProcess ?? runProcess,
+        runProcess: proxied
+            ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey)
+            : (ports.runProcess ?? runProcess),
         ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
         killGraceMs: config.killGraceMs ?? run_loop_DEFAULT_KILL_GRACE_MS,
         history: status.iterations,
@@ -17211,6 +18185,19 @@ async function runLoop(config, ports = {}) {
         guard.dispose();
         stopWatchingCost();
         await workspace.dispose().catch(() => undefined);
+        for (const problem of (await egress?.remove()) ?? [])
+            warn(`the egress rules were not all removed: ${problem}`);
+        await refusals?.close();
+        if (proxied) {
+            await proxied.close();
+            status.modelProxy = {
+                upstream: proxied.upstream,
+                requests: proxied.proxy.requests.length,
+                refused: [...proxied.proxy.refused]
+            };
+            for (const host of proxied.proxy.refused)
+                warn(`agent-network ${network} refused the agent a connection to ${host}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`);
+        }
     }
     const finishedAt = clock.now();
     const final = stop ?? stopWith('agent_error', 'the loop ended without a stop reason');
@@ -17366,6 +18353,7 @@ function taskRalph(options) {
 // The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
 
 
+
 /** `ralph run`'s own options, with its names and meanings. */
 const REFERENCE_OPTIONS = [
     {
@@ -17499,6 +18487,40 @@ const LOOP_OPTIONS = [
         help: 'Run the agent exactly as written (no preset flags).'
     },
     {
+        key: 'modelProxy',
+        names: ['--model-proxy'],
+        kind: 'flag',
+        help: 'Run the agent behind a loopback model proxy that holds its API key and meters every token.'
+    },
+    {
+        key: 'modelUpstream',
+        names: ['--model-upstream'],
+        kind: 'string',
+        metavar: 'URL',
+        help: "Where the model proxy forwards (a gateway); default: the CLI's base-URL variable, else the vendor's API."
+    },
+    {
+        key: 'modelCa',
+        names: ['--model-ca'],
+        kind: 'string',
+        metavar: 'FILE',
+        help: "Certificate authorities (PEM) the model proxy trusts for the upstream, besides the system's."
+    },
+    {
+        key: 'agentNetwork',
+        names: ['--agent-network'],
+        kind: 'string',
+        metavar: 'MODE',
+        help: 'What the agent may connect to behind the proxy: model-only (default), allow-list or open.'
+    },
+    {
+        key: 'allowedHosts',
+        names: ['--allowed-hosts'],
+        kind: 'strings',
+        metavar: 'HOST',
+        help: "A host the agent may reach through the proxy's CONNECT (e.g. registry.npmjs.org); repeatable."
+    },
+    {
         key: 'isolation',
         names: ['--isolation'],
         kind: 'string',
@@ -17548,10 +18570,26 @@ function loopSettings(options, typed = {}) {
             throw new UsageError(`'--cost-pattern' is not a valid regular expression: ${error.message}`);
         }
     }
+    let modelProxy;
+    try {
+        modelProxy = modelProxySettings({
+            on: options.modelProxy === true,
+            upstream: options.modelUpstream,
+            caFile: options.modelCa,
+            allowedHosts: options.allowedHosts ?? [],
+            network: options.agentNetwork
+        });
+    }
+    catch (error) {
+        if (error instanceof ModelProxyError)
+            throw new UsageError(error.message.replace(/^The setting '([^']+)'/, "'--$1'"));
+        throw error;
+    }
     const isolation = options.isolation ?? 'none';
     if (isolation !== 'user' && isolation !== 'none')
         throw new UsageError(`'--isolation' must be user or none, got '${isolation}'.`);
     return {
+        modelProxy,
         isolation,
         ...(options.agentUser !== undefined ? { agentUser: options.agentUser } : {}),
         maxIterations: n,
@@ -17586,6 +18624,7 @@ function gateSettings(settings) {
 /** The engine's agent settings that the options above carry. */
 function options_agentSettings(settings) {
     return {
+        ...(settings.modelProxy ? { modelProxy: settings.modelProxy } : {}),
         ...(settings.allowEnv.length > 0 ? { agentEnv: { allow: settings.allowEnv } } : {}),
         ...(settings.maxTurns !== undefined ? { agentMaxTurns: settings.maxTurns } : {}),
         ...(settings.costPattern !== undefined ? { agentCost: { pattern: settings.costPattern } } : {})
@@ -18779,6 +19818,8 @@ async function isolateCli(config, settings, say = () => { }) {
         return {
             runProcess: options => isolated.runProcess({ ...options, env: options.env ?? env }),
             agentEnvironment: isolated.environment,
+            uid: isolated.user.uid,
+            privilege: privilege.privilege,
             release: async (warn) => {
                 for (const problem of await isolated.release())
                     warn(`The isolation could not be fully undone: ${problem}`);
@@ -18865,7 +19906,10 @@ async function runWithConsole(config, settings, io) {
     let isolation;
     try {
         isolation = await isolateCli(config, settings, message => io.stderr(`${message}\n`));
-        const result = await runLoop(config, {
+        // Behind the model proxy, the isolated uid is what the egress rules match.
+        const egress = isolation && { agentUid: isolation.uid, agentPrivilege: isolation.privilege };
+        const loopConfig = egress && config.modelProxy ? { ...config, modelProxy: { ...config.modelProxy, ...egress } } : config;
+        const result = await runLoop(loopConfig, {
             signal: cancel.signal,
             finishSignal: finish.signal,
             emit: event => {

@@ -23,6 +23,7 @@ import {
 } from '../git/index.js'
 import { runLoop, type LoopPorts, type LoopResult } from '../loop/index.js'
 import { killMarked, runProcess, which } from '../proc/index.js'
+import { removeEgressRules, egressPrefix } from '../proxy/egress.js'
 import {
   IsolationError,
   agentEnvironment,
@@ -142,6 +143,16 @@ export async function runLoopContained(
   const env = agentEnvironment(process.env, { allow })
   const spawn = isolated?.runProcess ?? runProcess
   const warnings: string[] = []
+  // Behind the model proxy, the isolated uid is what the egress rules match; post removes them if main dies.
+  let config = plan.config
+  if (isolated && config.modelProxy) {
+    const egress = { uid: isolated.user.uid, privilege: isolated.state.privilege }
+    config = {
+      ...config,
+      modelProxy: { ...config.modelProxy, agentUid: egress.uid, agentPrivilege: egress.privilege }
+    }
+    saveState('egress', JSON.stringify(egress))
+  }
   const result = await withoutPersistedCredentials(
     workTree,
     async () => {
@@ -153,7 +164,7 @@ export async function runLoopContained(
         const workspace = await GitWorkspace.open(plan.projectRoot, { env: hermeticGitEnvironment() })
         return await withoutSecretVariables(
           () =>
-            runLoop(plan.config, {
+            runLoop(config, {
               ...ports,
               workspace,
               runProcess: options => spawn({ ...options, env: options.env ?? env }),
@@ -174,6 +185,7 @@ export async function runLoopContained(
         )
         saveState('isolation', '')
         saveState('gitSnapshot', '')
+        saveState('egress', '')
       }
     },
     { log: message => core.info(message) }
@@ -229,10 +241,20 @@ export async function endAfterKilledMain(state: SavedState): Promise<string[]> {
       snapshot = undefined
     }
   }
-  return endLoop(
+  const warnings = await endLoop(
     state.runMark ?? '',
     isolated,
     snapshot,
     pids => `Killed what the loop left running: pid ${pids.join(', ')}.`
   )
+  if (state.egress) {
+    try {
+      const { uid, privilege } = JSON.parse(state.egress) as { uid: number; privilege: 'root' | 'sudo' }
+      for (const problem of await removeEgressRules(uid, egressPrefix(privilege)))
+        warnings.push(`The agent's egress rules could not all be removed: ${problem}.`)
+    } catch (error) {
+      warnings.push(`The agent's egress rules could not be removed: ${(error as Error).message}.`)
+    }
+  }
+  return warnings
 }

@@ -1,6 +1,12 @@
 // The action's settings, typed, from the INPUT_* variables the runner sets (action.yml's defaults already
 // filled in). Every problem is an InputError whose one-line message names the input and the fix.
 import { AGENT_CLIS, agentCli, type AgentCliName } from '../agents/clis.js'
+import {
+  ModelProxyError,
+  modelProxySettings,
+  type GivenProxySettings,
+  type ModelProxySettings
+} from '../proxy/agent.js'
 import { NAME_RE, parseDuration } from '../ralph/index.js'
 import { AGENT_USER_NAME, DEFAULT_AGENT_USER, type IsolationSetting } from '../security/index.js'
 
@@ -71,6 +77,8 @@ export interface ActionInputs {
    * named CLI, at a version of the user's choosing.
    */
   installAgent?: { name?: AgentCliName; version?: string }
+  /** Run the agent behind the model proxy (src/proxy/): the proxy holds the key and meters every token. */
+  modelProxy?: ModelProxySettings
 }
 
 /** Bad input: the message is one line, for `core.setFailed`. */
@@ -329,7 +337,14 @@ export function readInputs(env: Env = process.env): ActionInputs {
     parallelChecks:
       read.text('parallel-checks') === undefined ? undefined : read.boolean('parallel-checks', false),
     maxTurns: read.positiveInteger('max-turns'),
-    installAgent: installAgentInput(read.text('install-agent'))
+    installAgent: installAgentInput(read.text('install-agent')),
+    modelProxy: modelProxyInputs({
+      on: read.boolean('model-proxy', false),
+      upstream: read.text('model-upstream'),
+      caFile: read.text('model-ca'),
+      allowedHosts: read.list('allowed-hosts'),
+      network: read.text('agent-network')
+    })
   }
   for (const [key, value] of Object.entries(optional))
     if (value !== undefined) (inputs as unknown as Record<string, unknown>)[key] = value
@@ -368,5 +383,15 @@ function listInputs(read: InputReader): ActionInputs {
     allowEnv: [],
     isolation: 'none',
     agentUser: DEFAULT_AGENT_USER
+  }
+}
+
+/** The model proxy's inputs: off unless `model-proxy: true`. */
+function modelProxyInputs(given: GivenProxySettings): ModelProxySettings | undefined {
+  try {
+    return modelProxySettings(given)
+  } catch (error) {
+    if (error instanceof ModelProxyError) throw new InputError(error.message.replace(/^The setting/, 'Input'))
+    throw error
   }
 }

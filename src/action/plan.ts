@@ -276,6 +276,7 @@ export function makePlan(
     ...(inputs.parallelChecks !== undefined ? { parallelChecks: inputs.parallelChecks } : {}),
     ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
     ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
+    ...(inputs.modelProxy ? { modelProxy: inputs.modelProxy } : {}),
     ...(promptText !== undefined ? { promptText } : {}),
     ...(promptAppendix !== undefined ? { promptAppendix } : {})
   })

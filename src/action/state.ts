@@ -25,6 +25,8 @@ export interface SavedState {
   isolation?: string
   /** While the loop runs: the file holding .git's snapshot, for post to put back if main cannot. */
   gitSnapshot?: string
+  /** While the loop runs behind the model proxy as the agent's user: `{ uid, privilege }` of its egress rules. */
+  egress?: string
 }
 
 type Key = Exclude<keyof SavedState, 'isPost'>
@@ -43,7 +45,8 @@ export function readState(): SavedState {
     tracking: text('tracking'),
     runMark: text('runMark'),
     isolation: text('isolation'),
-    gitSnapshot: text('gitSnapshot')
+    gitSnapshot: text('gitSnapshot'),
+    egress: text('egress')
   }
 }
 

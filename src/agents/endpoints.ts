@@ -22,8 +22,8 @@ export interface ModelEndpoint {
   /** The server's base URL, without a trailing slash or /v1 (e.g. http://127.0.0.1:41000). */
   url: string
   apiKey: string
-  /** The model id the CLI asks for. */
-  model: string
+  /** The model id the CLI asks for; undefined = the CLI's own choice (claude, codex, gemini, qwen). */
+  model?: string
   /** Retries of a failed model request, for the CLIs that have the setting (claude, codex). */
   maxRetries?: number
 }
@@ -74,7 +74,7 @@ export function endpointSetup(cli: AgentCliName, endpoint: ModelEndpoint, home: 
         env: {
           ANTHROPIC_BASE_URL: url,
           ANTHROPIC_API_KEY: apiKey,
-          ANTHROPIC_MODEL: model,
+          ...(model ? { ANTHROPIC_MODEL: model } : {}),
           // Without it claude also calls its vendor's host for non-essential traffic.
           CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
           DISABLE_AUTOUPDATER: '1',
@@ -94,7 +94,7 @@ export function endpointSetup(cli: AgentCliName, endpoint: ModelEndpoint, home: 
           : [`request_max_retries = ${maxRetries}`, `stream_max_retries = ${maxRetries}`]
       const config = [
         '# Written by ralph-action: codex against one model server, nothing else.',
-        `model = ${JSON.stringify(model)}`,
+        ...(model ? [`model = ${JSON.stringify(model)}`] : []),
         'model_provider = "ralph-endpoint"',
         'check_for_update_on_startup = false',
         '',
@@ -121,7 +121,11 @@ export function endpointSetup(cli: AgentCliName, endpoint: ModelEndpoint, home: 
     case 'gemini':
       // The variables alone fail with exit 41: the settings must select API-key authentication.
       return {
-        env: { GEMINI_API_KEY: apiKey, GOOGLE_GEMINI_BASE_URL: url, GEMINI_MODEL: model },
+        env: {
+          GEMINI_API_KEY: apiKey,
+          GOOGLE_GEMINI_BASE_URL: url,
+          ...(model ? { GEMINI_MODEL: model } : {})
+        },
         files: { [path.join(home, '.gemini', 'settings.json')]: json(quietSettings('gemini-api-key')) },
         args: []
       }
@@ -130,13 +134,15 @@ export function endpointSetup(cli: AgentCliName, endpoint: ModelEndpoint, home: 
         env: {
           OPENAI_API_KEY: apiKey,
           OPENAI_BASE_URL: `${url}/v1`,
-          OPENAI_MODEL: model,
+          ...(model ? { OPENAI_MODEL: model } : {}),
           QWEN_CODE_SUPPRESS_YOLO_WARNING: '1'
         },
         files: { [path.join(home, '.qwen', 'settings.json')]: json(quietSettings('openai')) },
         args: []
       }
     case 'opencode': {
+      // opencode picks a provider's model by name: without one it would not use this endpoint at all.
+      if (!model) throw new Error('opencode needs a model to be pointed at a model endpoint')
       const cost = opencodeCost(model)
       const config = {
         $schema: 'https://opencode.ai/config.json',

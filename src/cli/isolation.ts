@@ -8,12 +8,21 @@ import { GitWorkspace } from '../git/index.js'
 import type { LoopConfig, LoopPorts } from '../loop/index.js'
 import { which } from '../proc/index.js'
 import { RalphError } from '../ralph/index.js'
-import { IsolationError, agentEnvironment, isolateAgent, isolationPrivilege } from '../security/index.js'
+import {
+  IsolationError,
+  agentEnvironment,
+  isolateAgent,
+  isolationPrivilege,
+  type Privilege
+} from '../security/index.js'
 import type { LoopSettings } from './options.js'
 
 export interface CliIsolation {
   runProcess: NonNullable<LoopPorts['runProcess']>
   agentEnvironment: NonNullable<LoopPorts['agentEnvironment']>
+  /** The agent's uid and how root is reached: what the model proxy's egress rules need. */
+  uid: number
+  privilege: Privilege
   /** Kills what is left, gives the work tree back; problems go to `warn`. */
   release(warn: (message: string) => void): Promise<void>
 }
@@ -50,6 +59,8 @@ export async function isolateCli(
     return {
       runProcess: options => isolated.runProcess({ ...options, env: options.env ?? env }),
       agentEnvironment: isolated.environment,
+      uid: isolated.user.uid,
+      privilege: privilege.privilege,
       release: async warn => {
         for (const problem of await isolated.release())
           warn(`The isolation could not be fully undone: ${problem}`)

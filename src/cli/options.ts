@@ -1,6 +1,7 @@
 // The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
 import { pyFloatRepr } from '../ralph/index.js'
 import type { LoopConfig } from '../loop/index.js'
+import { ModelProxyError, modelProxySettings, type ModelProxySettings } from '../proxy/agent.js'
 import { UsageError, type OptionSpec, type ParsedArgs } from './argv.js'
 
 /** `ralph run`'s own options, with its names and meanings. */
@@ -137,6 +138,40 @@ export const LOOP_OPTIONS: OptionSpec[] = [
     help: 'Run the agent exactly as written (no preset flags).'
   },
   {
+    key: 'modelProxy',
+    names: ['--model-proxy'],
+    kind: 'flag',
+    help: 'Run the agent behind a loopback model proxy that holds its API key and meters every token.'
+  },
+  {
+    key: 'modelUpstream',
+    names: ['--model-upstream'],
+    kind: 'string',
+    metavar: 'URL',
+    help: "Where the model proxy forwards (a gateway); default: the CLI's base-URL variable, else the vendor's API."
+  },
+  {
+    key: 'modelCa',
+    names: ['--model-ca'],
+    kind: 'string',
+    metavar: 'FILE',
+    help: "Certificate authorities (PEM) the model proxy trusts for the upstream, besides the system's."
+  },
+  {
+    key: 'agentNetwork',
+    names: ['--agent-network'],
+    kind: 'string',
+    metavar: 'MODE',
+    help: 'What the agent may connect to behind the proxy: model-only (default), allow-list or open.'
+  },
+  {
+    key: 'allowedHosts',
+    names: ['--allowed-hosts'],
+    kind: 'strings',
+    metavar: 'HOST',
+    help: "A host the agent may reach through the proxy's CONNECT (e.g. registry.npmjs.org); repeatable."
+  },
+  {
     key: 'isolation',
     names: ['--isolation'],
     kind: 'string',
@@ -171,6 +206,8 @@ export interface LoopSettings {
   outputCap?: number
   presets: boolean
   allowEnv: string[]
+  /** The model proxy's settings; undefined: off. */
+  modelProxy?: ModelProxySettings
   maxTurns?: number
   costPattern?: string
   /** `user`: the loop's processes run as their own user; `none`: as the person running the CLI. */
@@ -215,10 +252,25 @@ export function loopSettings(options: ParsedArgs['options'], typed: ParsedArgs['
       throw new UsageError(`'--cost-pattern' is not a valid regular expression: ${(error as Error).message}`)
     }
   }
+  let modelProxy: ModelProxySettings | undefined
+  try {
+    modelProxy = modelProxySettings({
+      on: options.modelProxy === true,
+      upstream: options.modelUpstream as string | undefined,
+      caFile: options.modelCa as string | undefined,
+      allowedHosts: (options.allowedHosts as string[] | undefined) ?? [],
+      network: options.agentNetwork as string | undefined
+    })
+  } catch (error) {
+    if (error instanceof ModelProxyError)
+      throw new UsageError(error.message.replace(/^The setting '([^']+)'/, "'--$1'"))
+    throw error
+  }
   const isolation = (options.isolation as string | undefined) ?? 'none'
   if (isolation !== 'user' && isolation !== 'none')
     throw new UsageError(`'--isolation' must be user or none, got '${isolation}'.`)
   return {
+    modelProxy,
     isolation,
     ...(options.agentUser !== undefined ? { agentUser: options.agentUser as string } : {}),
     maxIterations: n,
@@ -257,8 +309,9 @@ export function gateSettings(
 /** The engine's agent settings that the options above carry. */
 export function agentSettings(
   settings: LoopSettings
-): Pick<LoopConfig, 'agentEnv' | 'agentMaxTurns' | 'agentCost'> {
+): Pick<LoopConfig, 'agentEnv' | 'agentMaxTurns' | 'agentCost' | 'modelProxy'> {
   return {
+    ...(settings.modelProxy ? { modelProxy: settings.modelProxy } : {}),
     ...(settings.allowEnv.length > 0 ? { agentEnv: { allow: settings.allowEnv } } : {}),
     ...(settings.maxTurns !== undefined ? { agentMaxTurns: settings.maxTurns } : {}),
     ...(settings.costPattern !== undefined ? { agentCost: { pattern: settings.costPattern } } : {})

@@ -82,7 +82,11 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
   let isolation: CliIsolation | undefined
   try {
     isolation = await isolateCli(config, settings, message => io.stderr(`${message}\n`))
-    const result = await runLoop(config, {
+    // Behind the model proxy, the isolated uid is what the egress rules match.
+    const egress = isolation && { agentUid: isolation.uid, agentPrivilege: isolation.privilege }
+    const loopConfig =
+      egress && config.modelProxy ? { ...config, modelProxy: { ...config.modelProxy, ...egress } } : config
+    const result = await runLoop(loopConfig, {
       signal: cancel.signal,
       finishSignal: finish.signal,
       emit: event => {

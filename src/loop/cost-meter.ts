@@ -2,7 +2,26 @@
 // Presets feed it usage as the agent's stream reveals it; the engine reads it to enforce `maxCostUsd`.
 import type { UsageReport } from '../agents/types.js'
 
-export type CostSource = 'reported' | 'estimated' | 'unknown'
+/** metered: counted at the wire by the model proxy; reported: the agent's own dollars; estimated: its tokens priced. */
+export type CostSource = 'metered' | 'reported' | 'estimated' | 'unknown'
+
+/** One model request as the model proxy metered it. */
+export interface MeteredRequestUsage {
+  seq: number
+  path: string
+  /** The upstream's HTTP status (0: it never answered). */
+  status: number
+  model?: string
+  input: number
+  output: number
+  cache_read: number
+  cache_write: number
+  /** Undefined when the model has no price in the table. */
+  cost_usd?: number
+  /** The proxy ended this stream: the dollar budget was crossed. */
+  cut?: boolean
+  error?: string
+}
 
 export interface Usage {
   input: number
@@ -11,6 +30,10 @@ export interface Usage {
   cache_write: number
   cost_usd: number
   cost_source: CostSource
+  /** Behind the model proxy: each model request of the run, as metered at the wire. */
+  requests?: MeteredRequestUsage[]
+  /** Behind the model proxy: what the agent's own output said the run cost, for comparison. */
+  agent_said?: { cost_usd: number; cost_source: CostSource }
 }
 
 /** Dollars for the tokens of one run, or undefined when the model's price is not known. */
@@ -33,7 +56,7 @@ export interface CostMeter {
   onChange(listener: () => void): () => void
 }
 
-const RANK: Record<CostSource, number> = { reported: 0, estimated: 1, unknown: 2 }
+const RANK: Record<CostSource, number> = { metered: 0, reported: 1, estimated: 2, unknown: 3 }
 
 /** Turns what a stream said into a priced Usage: reported dollars first, then the price table. */
 export function priceUsage(report: UsageReport | undefined, price?: PriceTokens): Usage {

@@ -108,6 +108,20 @@ export function progressSection(record: IterationRecord): string {
         `- Permission denied: ${agent.permissionDenials.map(d => (d.detail ? `${d.tool} (${d.detail})` : d.tool)).join(', ')}`
       )
     if (agent.apiRetries) lines.push(`- API retries: ${agent.apiRetries}`)
+    const requests = agent.usage.requests
+    if (requests) {
+      const cut = requests.filter(r => r.cut).length
+      lines.push(
+        `- Model requests metered at the wire: ${requests.length}${cut > 0 ? `, ${cut} cut at the budget` : ''}`
+      )
+    }
+    const said = agent.usage.agent_said
+    if (said) {
+      const diff = agent.usage.cost_usd - said.cost_usd
+      lines.push(
+        `- The agent's own figure: $${said.cost_usd.toFixed(4)} (${said.cost_source}); metered minus that: ${diff < 0 ? '-' : '+'}$${Math.abs(diff).toFixed(4)}`
+      )
+    }
   }
   const signal = record.completion.given
     ? 'given'

@@ -6,6 +6,15 @@ import { GitWorkspace, createWorktree, type Workspace } from '../git/workspace.j
 import { runProcess } from '../proc/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
 import { StagnationBreaker } from './breaker.js'
+import { ModelProxyError, startAgentProxy, withoutModelKeys, type AgentBehindProxy } from '../proxy/agent.js'
+import {
+  egressPrefix,
+  egressUnavailable,
+  restrictEgress,
+  startRefusalListener,
+  type EgressRules,
+  type RefusalListener
+} from '../proxy/egress.js'
 import { createCostMeter } from './cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
 import { runBaseline, runIteration, type LoopEnvironment } from './iteration.js'
@@ -154,7 +163,29 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   const workTree = inWorktree(config.projectRoot) ?? worktree?.dir ?? config.projectRoot
   const ralph = { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir }
 
-  const meter = ports.costMeter ?? createCostMeter(priceFromTable)
+  // Behind the model proxy the agent holds a placeholder key and the meter counts what crossed the wire.
+  let proxied: AgentBehindProxy | undefined
+  if (config.modelProxy) {
+    try {
+      proxied = await startAgentProxy(config.ralph.agentArgv, process.env, config.modelProxy, {
+        maxCostUsd: config.maxCostUsd
+      })
+    } catch (error) {
+      await workspace.dispose().catch(() => undefined)
+      if (error instanceof ModelProxyError) throw new RalphError(error.message)
+      throw error
+    }
+    const agentEnv = config.agentEnv ?? {}
+    config = {
+      ...config,
+      agentEnv: {
+        ...agentEnv,
+        set: { ...agentEnv.set, ...proxied.agentEnv.set },
+        remove: [...(agentEnv.remove ?? []), ...(proxied.agentEnv.remove ?? [])]
+      }
+    }
+  }
+  const meter = proxied?.meter ?? ports.costMeter ?? createCostMeter(priceFromTable)
   const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined
   const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd })
   const stopWatchingCost = meter.onChange(() =>
@@ -195,12 +226,14 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     warnings: []
   }
   if (worktree) status.worktree = worktree
+  if (proxied) status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] }
   let record: RunRecord
   try {
     record = RunRecord.create(config.recordDir, status)
   } catch (error) {
     guard.dispose()
     stopWatchingCost()
+    await proxied?.close()
     await workspace.dispose().catch(() => undefined)
     throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${fileProblem(error)}.`)
   }
@@ -209,6 +242,33 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     if (status.warnings.includes(message)) return
     status.warnings.push(message)
     emit({ type: 'warning', message })
+  }
+
+  // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
+  let egress: EgressRules | undefined
+  let refusals: RefusalListener | undefined
+  const network = config.modelProxy?.network ?? 'model-only'
+  if (proxied && network !== 'open') {
+    const { agentUid: uid, agentPrivilege: privilege } = config.modelProxy ?? {}
+    const why =
+      uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege)
+    if (why === undefined && uid !== undefined) {
+      try {
+        // The agent's other TCP connections are named (from conntrack) as they are refused.
+        refusals = await startRefusalListener(proxied.proxy.refuse, egressPrefix(privilege))
+        egress = await restrictEgress({
+          uid,
+          proxyPort: proxied.proxy.port,
+          refusalPort: refusals.port,
+          prefix: egressPrefix(privilege)
+        })
+      } catch (error) {
+        warn(`egress is not enforced: the rules could not be set (${(error as Error).message})`)
+      }
+    } else
+      warn(
+        `egress is not enforced (agent-network ${network}): ${why}; the proxy still holds the model key and meters every token`
+      )
   }
 
   const gated = config.checks.length > 0
@@ -224,7 +284,9 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     record,
     clock,
     emit,
-    runProcess: ports.runProcess ?? runProcess,
+    runProcess: proxied
+      ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey)
+      : (ports.runProcess ?? runProcess),
     ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
     killGraceMs: config.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     history: status.iterations,
@@ -382,6 +444,21 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     guard.dispose()
     stopWatchingCost()
     await workspace.dispose().catch(() => undefined)
+    for (const problem of (await egress?.remove()) ?? [])
+      warn(`the egress rules were not all removed: ${problem}`)
+    await refusals?.close()
+    if (proxied) {
+      await proxied.close()
+      status.modelProxy = {
+        upstream: proxied.upstream,
+        requests: proxied.proxy.requests.length,
+        refused: [...proxied.proxy.refused]
+      }
+      for (const host of proxied.proxy.refused)
+        warn(
+          `agent-network ${network} refused the agent a connection to ${host}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
+        )
+    }
   }
 
   const finishedAt = clock.now()

@@ -4,9 +4,10 @@ import type { AgentEnvOptions } from '../security/index.js'
 import type { Workspace } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import type { Ralph, RalphCheck } from '../ralph/index.js'
-import type { CostMeter, CostSource, Usage } from './cost-meter.js'
+import type { ModelProxySettings } from '../proxy/agent.js'
+import type { CostMeter, CostSource, MeteredRequestUsage, Usage } from './cost-meter.js'
 
-export type { CostSource, Usage }
+export type { CostSource, MeteredRequestUsage, Usage }
 
 export type StopReason =
   | 'all_checks_passed'
@@ -80,6 +81,12 @@ export interface LoopConfig {
    * variables to keep anyway, `set` adds variables.
    */
   agentEnv?: AgentEnvOptions
+  // Added with the model proxy; optional.
+  /**
+   * Run the agent behind the model proxy (src/proxy/): it holds the model key, meters every token at the wire
+   * (cost source `metered`) and ends a stream that crosses the dollar budget.
+   */
+  modelProxy?: ModelProxySettings
   // Added with the baseline and parallel gates; optional, with defaults.
   /**
    * Run the gates once before iteration 1 (default true; only when there are gates), so iteration 1's
@@ -334,6 +341,8 @@ export interface LoopStatus {
   /** Set when the run crashed (stop reason agent_error): the one-line reason. */
   error?: string
   warnings: string[]
+  /** The agent ran behind the model proxy: where it forwarded, and the hosts it refused the agent. */
+  modelProxy?: { upstream: string; requests: number; refused: string[] }
 }
 
 export interface LoopResult extends LoopStatus {

@@ -40,6 +40,8 @@ export interface AgentEnvOptions {
   allow?: string[]
   /** Variables set for the agent on top (after scrubbing, so the user can set one the job did not have). */
   set?: Record<string, string>
+  /** Variables removed whatever `allow` says (the model keys, when the model proxy holds them). */
+  remove?: string[]
 }
 
 const matches = (name: string, pattern: string): boolean =>
@@ -65,7 +67,12 @@ export function agentMayKeep(name: string, allow: readonly string[] = []): boole
 export function agentEnvironment(base: NodeJS.ProcessEnv, options: AgentEnvOptions = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [name, value] of Object.entries(base))
-    if (value !== undefined && agentMayKeep(name, options.allow)) env[name] = value
+    if (
+      value !== undefined &&
+      agentMayKeep(name, options.allow) &&
+      !options.remove?.some(p => matches(name, p))
+    )
+      env[name] = value
   return { ...env, ...options.set }
 }
 

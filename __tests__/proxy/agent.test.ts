@@ -1,0 +1,158 @@
+// Putting each CLI behind the proxy: what its environment and files become (no model key anywhere, the
+// proxy's URL where the CLI looks for its server), the settings' errors, and the metered cost meter.
+import { existsSync, readFileSync } from 'node:fs'
+import { agentEnvironment } from '../../src/security/index.js'
+import {
+  MODEL_KEY_VARIABLES,
+  modelProxySettings,
+  startAgentProxy,
+  type AgentBehindProxy
+} from '../../src/proxy/agent.js'
+import { startAnthropicServer, text } from '../support/model-server/index.js'
+
+const JOB: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  ANTHROPIC_API_KEY: 'sk-ant-real',
+  OPENAI_API_KEY: 'sk-openai-real',
+  GEMINI_API_KEY: 'gemini-real',
+  GOOGLE_API_KEY: 'google-real',
+  DASHSCOPE_API_KEY: 'dashscope-real'
+}
+const REAL = ['sk-ant-real', 'sk-openai-real', 'gemini-real', 'google-real', 'dashscope-real']
+
+const open: AgentBehindProxy[] = []
+afterEach(async () => {
+  for (const behind of open.splice(0)) await behind.close()
+})
+
+const where: Record<string, (env: NodeJS.ProcessEnv, behind: AgentBehindProxy) => string> = {
+  claude: env => env.ANTHROPIC_BASE_URL ?? '',
+  gemini: env => env.GOOGLE_GEMINI_BASE_URL ?? '',
+  qwen: env => env.OPENAI_BASE_URL ?? '',
+  codex: env => readFileSync(`${env.CODEX_HOME}/config.toml`, 'utf8'),
+  opencode: env => readFileSync(env.OPENCODE_CONFIG ?? '', 'utf8')
+}
+
+describe('each CLI behind the proxy', () => {
+  const argvs: Record<string, string[]> = {
+    claude: ['claude', '-p'],
+    codex: ['codex', 'exec', '-m', 'gpt-5.5', '-'],
+    gemini: ['gemini', '-y'],
+    opencode: ['opencode', 'run', '-m', 'openai/gpt-5.5'],
+    qwen: ['qwen', '-y']
+  }
+  for (const [cli, argv] of Object.entries(argvs))
+    it(`${cli}: pointed at the proxy with the placeholder key, and no model key in its environment or files`, async () => {
+      const behind = await startAgentProxy(argv, JOB, { upstream: 'https://models.example' })
+      open.push(behind)
+      const env = agentEnvironment(JOB, behind.agentEnv)
+      const seen = JSON.stringify(env) + where[cli](env, behind)
+      for (const key of REAL) expect(seen).not.toContain(key)
+      expect(seen).toContain(behind.proxy.placeholderKey)
+      expect(where[cli](env, behind)).toContain(behind.proxy.url)
+      expect(behind.upstream).toBe('https://models.example')
+    })
+
+  it('forwards to the base URL the job had, else to the vendor', async () => {
+    const fromJob = await startAgentProxy(
+      ['claude'],
+      { ...JOB, ANTHROPIC_BASE_URL: 'https://gw.example/anthropic/' },
+      {}
+    )
+    open.push(fromJob)
+    expect(fromJob.upstream).toBe('https://gw.example/anthropic')
+    const qwen = await startAgentProxy(['qwen'], { ...JOB, OPENAI_BASE_URL: 'https://gw.example/v1' }, {})
+    open.push(qwen)
+    expect(qwen.upstream).toBe('https://gw.example')
+    const vendor = await startAgentProxy(['gemini'], JOB, {})
+    open.push(vendor)
+    expect(vendor.upstream).toBe('https://generativelanguage.googleapis.com')
+  })
+
+  it('removes the files it wrote when it closes', async () => {
+    const behind = await startAgentProxy(['codex', 'exec', '-'], JOB, {})
+    const file = `${behind.agentEnv.set?.CODEX_HOME}/config.toml`
+    expect(existsSync(file)).toBe(true)
+    await behind.close()
+    expect(existsSync(file)).toBe(false)
+  })
+
+  it('refuses an agent it does not know, and a job without the key, saying what to do', async () => {
+    await expect(startAgentProxy(['aider'], JOB, {})).rejects.toThrow(/turn model-proxy off/)
+    await expect(startAgentProxy(['claude'], { PATH: '/bin' }, {})).rejects.toThrow(
+      /no ANTHROPIC_API_KEY: set it from a secret/
+    )
+    await expect(startAgentProxy(['claude'], JOB, { caFile: '/nope/ca.pem' })).rejects.toThrow(
+      /CA file \/nope\/ca.pem cannot be read \(ENOENT\)/
+    )
+  })
+
+  it('lists every model key it withholds', () => {
+    for (const name of ['ANTHROPIC_API_KEY', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY'])
+      expect(MODEL_KEY_VARIABLES).toContain(name)
+  })
+})
+
+describe('the proxy settings', () => {
+  it('are off by default, and the others need it on', () => {
+    expect(modelProxySettings({ on: false, allowedHosts: [] })).toBeUndefined()
+    expect(() => modelProxySettings({ on: false, allowedHosts: ['registry.npmjs.org'] })).toThrow(
+      "The setting 'allowed-hosts' needs the model proxy: turn model-proxy on as well."
+    )
+  })
+
+  it('check the network mode, the upstream and the hosts', () => {
+    expect(modelProxySettings({ on: true, allowedHosts: [] })).toEqual({ network: 'model-only' })
+    expect(modelProxySettings({ on: true, allowedHosts: ['registry.npmjs.org'] })).toEqual({
+      network: 'allow-list',
+      allowedHosts: ['registry.npmjs.org']
+    })
+    expect(() => modelProxySettings({ on: true, allowedHosts: [], network: 'closed' })).toThrow(
+      /'agent-network' must be one of model-only, allow-list, open, got "closed"/
+    )
+    expect(() => modelProxySettings({ on: true, allowedHosts: ['x.org'], network: 'model-only' })).toThrow(
+      /'allowed-hosts' needs agent-network allow-list/
+    )
+    expect(() => modelProxySettings({ on: true, allowedHosts: [], upstream: 'ftp://x' })).toThrow(
+      /'model-upstream' must be an http\(s\) URL/
+    )
+  })
+})
+
+describe('the metered cost meter', () => {
+  it("counts a run's requests at the wire, keeps each one, and shows what the agent said beside it", async () => {
+    // A fresh conversation each time: both requests get the same turn.
+    const server = await startAnthropicServer({
+      script: [text('one', { usage: { input: 1000, output: 100 } })]
+    })
+    const behind = await startAgentProxy(['claude'], JOB, { upstream: server.url })
+    open.push(behind)
+    const changes: number[] = []
+    behind.meter.onChange(() => changes.push(behind.meter.runningUsd()))
+    behind.meter.beginRun()
+    for (const n of [1, 2]) {
+      const response = await fetch(`${behind.proxy.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'x-api-key': behind.proxy.placeholderKey, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          model: 'claude-sonnet-4-5',
+          stream: true,
+          messages: [{ role: 'user', content: `hi ${n}` }]
+        })
+      })
+      await response.text()
+    }
+    behind.meter.observe({ input: 1, output: 1, cache_read: 0, cache_write: 0, reportedUsd: 0.5 })
+    const usage = behind.meter.endRun()
+    await server.close()
+    // $3 / $15 per million, twice 1000 in and 100 out.
+    expect(usage.cost_usd).toBeCloseTo((2000 * 3 + 200 * 15) / 1e6, 10)
+    expect(usage).toMatchObject({ input: 2000, output: 200, cost_source: 'metered' })
+    expect(usage.requests?.map(r => r.seq)).toEqual([1, 2])
+    expect(usage.agent_said).toEqual({ cost_usd: 0.5, cost_source: 'reported' })
+    expect(behind.meter.spentUsd()).toBeCloseTo(usage.cost_usd, 10)
+    expect(behind.meter.source()).toBe('metered')
+    // The running figure rose while the stream was read, before the run ended.
+    expect(Math.max(...changes)).toBeGreaterThan(0)
+  })
+})

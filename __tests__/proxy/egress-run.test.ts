@@ -1,0 +1,145 @@
+// The egress rules in a real run: the built CLI with `--isolation user --model-proxy`, inside a network
+// namespace of the test's own (unshare --net as root, so the machine's iptables are not touched). A stand-in
+// `claude` (run as the agent's user) tries the proxy and another loopback port: model-only lets it reach the
+// proxy alone; open lets it reach both (the control: the refusal is the rules'); no rule is left after the run.
+import { execFileSync, spawnSync } from 'node:child_process'
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, expect, test } from '@jest/globals'
+import { TEST_AGENT_USER, describeIsolated, whyNoIsolation } from '../support/isolation.js'
+
+const CLI = path.resolve('dist/cli/index.js')
+const OTHER_PORT = 47999
+const tools = ['unshare', 'iptables', 'ip'].filter(
+  tool => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0
+)
+const why =
+  process.getuid?.() !== 0
+    ? 'a network namespace of its own needs root'
+    : tools.length > 0
+      ? `${tools.join(', ')} missing`
+      : whyNoIsolation()
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+// Tries the proxy (its ANTHROPIC_BASE_URL, set by the proxy) and the other port; writes what it found.
+const AGENT = `#!${process.execPath}
+const net = require('node:net')
+const base = new URL(process.env.ANTHROPIC_BASE_URL)
+// The proxy counts as reached when it accepts; the others only when their server answers (a refused
+// connection may be accepted by the action's refusal listener, which names it and resets it).
+const targets = { proxy: [base.hostname, Number(base.port)], other: ['127.0.0.1', ${OTHER_PORT}], outside: ['192.0.2.10', 443] }
+Promise.all(Object.entries(targets).map(([name, [host, port]]) => new Promise(r => {
+  const s = net.connect(port, host, () => { if (name === 'proxy') { s.destroy(); r([name, 'open']) } })
+  s.on('data', d => { s.destroy(); r([name, String(d).trim()]) })
+  s.on('close', () => r([name, 'closed']))
+  s.on('error', e => r([name, e.code]))
+  s.setTimeout(10000, () => { s.destroy(); r([name, 'timeout']) })
+}))).then(all => require('node:fs').writeFileSync('egress.json', JSON.stringify(Object.fromEntries(all))))
+`
+
+// Inside the namespace: loopback up, a server of root's on the other port, the run, then the rules left.
+const SCRIPT = `set -e
+ip link set lo up
+# A route (and an address of its own) for the outside: connect() to it gets as far as the rules, as on a runner.
+ip addr add 198.51.100.1/32 dev lo
+ip route add default dev lo src 198.51.100.1
+"$NODE" -e "require('node:net').createServer(c => c.end('answered')).listen($OTHER_PORT, '127.0.0.1', () => require('node:fs').writeFileSync('$OUT/ready', ''))" &
+server=$!
+while [ ! -e "$OUT/ready" ]; do sleep 0.1; done
+set +e
+"$NODE" "$CLI" run . -n 1 --record-dir "$OUT/record" --isolation user --agent-user "$AGENT_USER" --model-proxy --agent-network "$NETWORK" > "$OUT/cli.log" 2>&1
+echo $? > "$OUT/exit"
+iptables -S > "$OUT/rules"
+iptables -t nat -S >> "$OUT/rules"
+kill $server
+`
+
+function project(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ralph-egress-run-'))
+  dirs.push(dir)
+  writeFileSync(path.join(dir, 'RALPH.md'), '---\nagent: ./claude\n---\nWork.\n')
+  writeFileSync(path.join(dir, 'claude'), AGENT)
+  chmodSync(path.join(dir, 'claude'), 0o755)
+  const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@l' }
+  for (const args of [
+    ['init', '-q', '-b', 'main'],
+    ['add', '-A'],
+    ['-c', 'user.name=t', '-c', 'user.email=t@l', 'commit', '-qm', 'start']
+  ])
+    execFileSync('git', args, { cwd: dir, env })
+  return dir
+}
+
+/** One run in a fresh namespace: what the agent reached, the run's warnings and the iptables rules after. */
+function runIn(network: string) {
+  const dir = project()
+  const out = mkdtempSync(path.join(tmpdir(), 'ralph-egress-run-out-'))
+  dirs.push(out)
+  const result = spawnSync('unshare', ['--net', 'sh', '-c', SCRIPT], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 180_000,
+    env: {
+      PATH: process.env.PATH,
+      LANG: 'C.UTF-8',
+      HOME: process.env.HOME,
+      NODE: process.execPath,
+      CLI,
+      OUT: out,
+      OTHER_PORT: String(OTHER_PORT),
+      AGENT_USER: TEST_AGENT_USER,
+      NETWORK: network,
+      ANTHROPIC_API_KEY: 'sk-ant-test-not-a-real-key',
+      // Nothing answers there: the proxy (root) gets no reply, which is fine, the agent only connects.
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:9'
+    }
+  })
+  const log = (): string => readFileSync(path.join(out, 'cli.log'), 'utf8')
+  if (result.status !== 0) throw new Error(`the namespace script failed: ${result.stderr}\n${log()}`)
+  const status = JSON.parse(readFileSync(path.join(out, 'record', 'status.json'), 'utf8')) as {
+    warnings: string[]
+  }
+  let reached: Record<string, string>
+  try {
+    reached = JSON.parse(readFileSync(path.join(dir, 'egress.json'), 'utf8')) as Record<string, string>
+  } catch {
+    throw new Error(`the agent left no egress.json:\n${log()}`)
+  }
+  return {
+    reached,
+    warnings: status.warnings,
+    rules: readFileSync(path.join(out, 'rules'), 'utf8'),
+    log: log()
+  }
+}
+
+describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)', why)(
+  'egress rules in a run of the CLI (isolation user, model proxy)',
+  () => {
+    test('model-only: the agent reaches the proxy alone, each refused connection is named; no rule is left', () => {
+      const run = runIn('model-only')
+      // Accepted by the refusal listener, named, then reset: neither server answered.
+      expect(run.reached).toEqual({ proxy: 'open', other: 'ECONNRESET', outside: 'ECONNRESET' })
+      expect(run.warnings.filter(w => w.includes('egress'))).toEqual([])
+      for (const target of [`127.0.0.1:${OTHER_PORT}`, '192.0.2.10:443'])
+        expect(run.warnings).toContain(
+          `agent-network model-only refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
+        )
+      expect(run.log).toContain(`refused the agent a connection to 192.0.2.10:443`)
+      expect(run.rules).toContain('-P OUTPUT ACCEPT')
+      expect(run.rules).not.toContain('RALPH-AGENT')
+    }, 240_000)
+
+    test("open (the control): the same agent reaches the other port, so the refusal above is the rules' doing", () => {
+      const run = runIn('open')
+      expect(run.reached).toMatchObject({ proxy: 'open', other: 'answered' })
+      expect(run.warnings.join('\n')).not.toContain('refused the agent')
+      expect(run.rules).not.toContain('RALPH-AGENT')
+    }, 240_000)
+  }
+)

@@ -1,0 +1,134 @@
+// The egress rules for real: iptables inside a network namespace of the test's own (unshare --net as root),
+// so nothing else on the machine is touched. A process of the agent's uid (nobody stands in for it) reaches
+// the proxy's port and nothing else; root in the same namespace is not restricted; the rules are gone after
+// remove, and after a run that never removed them (a cancel) the post step's removal takes them away.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
+import { egressChain, removeEgressRules, restrictEgress } from '../../src/proxy/egress.js'
+
+const AGENT_UID = 65534
+const usable =
+  process.platform === 'linux' &&
+  process.getuid?.() === 0 &&
+  ['unshare', 'nsenter', 'iptables', 'ip', 'setpriv'].every(
+    tool => spawnSync('sh', ['-c', `command -v ${tool}`]).status === 0
+  )
+const describeAsRoot = usable ? describe : describe.skip
+if (!usable)
+  process.stderr.write('Skipping the egress tests: they need root, unshare, nsenter, ip and iptables\n')
+
+let holder: ChildProcess
+let prefix: string[]
+let servers: ChildProcess
+let ports: { proxy: number; other: number; outside: number }
+
+/** A line from a child's stdout. */
+const firstLine = (child: ChildProcess): Promise<string> =>
+  new Promise((resolve, reject) => {
+    let out = ''
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8')
+      if (out.includes('\n')) resolve(out.split('\n')[0])
+    })
+    child.on('exit', code => reject(new Error(`exited ${code} before a line: ${out}`)))
+  })
+
+const SERVERS = `
+const net = require('node:net')
+const listen = host => new Promise(r => { const s = net.createServer(c => { c.on('error', () => {}); c.end('hi') }); s.listen(0, host, () => r(s.address().port)) })
+Promise.all([listen('127.0.0.1'), listen('127.0.0.1'), listen('10.9.9.1')]).then(([proxy, other, outside]) =>
+  console.log(JSON.stringify({ proxy, other, outside })))
+`
+
+/** Tries each target as `uid` inside the namespace: 'open' or the connect error's code. */
+function tryConnect(uid: number, targets: Record<string, [string, number]>): Record<string, string> {
+  const script = `
+const net = require('node:net')
+const targets = ${JSON.stringify(targets)}
+Promise.all(Object.entries(targets).map(([name, [host, port]]) => new Promise(r => {
+  const s = net.connect(port, host, () => { s.destroy(); r([name, 'open']) })
+  s.on('error', e => r([name, e.code]))
+  s.setTimeout(10000, () => { s.destroy(); r([name, 'timeout']) })
+}))).then(all => console.log(JSON.stringify(Object.fromEntries(all))))
+`
+  const as = uid === 0 ? [] : ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups']
+  const result = spawnSync(prefix[0], [...prefix.slice(1), ...as, process.execPath, '-e', script], {
+    encoding: 'utf8',
+    timeout: 60_000
+  })
+  if (result.status !== 0) throw new Error(`the connect script failed: ${result.stderr}`)
+  return JSON.parse(result.stdout) as Record<string, string>
+}
+
+const rulesInNamespace = (): string =>
+  spawnSync(prefix[0], [...prefix.slice(1), 'iptables', '-S'], { encoding: 'utf8' }).stdout
+
+describeAsRoot('egress rules on the agent uid', () => {
+  beforeAll(async () => {
+    // The namespace lives as long as this shell; a second address stands for the world outside.
+    holder = spawn(
+      'unshare',
+      [
+        '--net',
+        'sh',
+        '-c',
+        'ip link set lo up && ip addr add 10.9.9.1/32 dev lo && echo ready && exec sleep 600'
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] }
+    )
+    expect(await firstLine(holder)).toBe('ready')
+    prefix = ['nsenter', `--net=/proc/${holder.pid}/ns/net`]
+    servers = spawn(prefix[0], [...prefix.slice(1), process.execPath, '-e', SERVERS], {
+      stdio: ['ignore', 'pipe', 'inherit']
+    })
+    ports = JSON.parse(await firstLine(servers)) as typeof ports
+  }, 60_000)
+
+  afterAll(() => {
+    servers?.kill('SIGKILL')
+    holder?.kill('SIGKILL')
+  })
+
+  const targets = (): Record<string, [string, number]> => ({
+    proxy: ['127.0.0.1', ports.proxy],
+    otherLoopback: ['127.0.0.1', ports.other],
+    outside: ['10.9.9.1', ports.outside]
+  })
+
+  it('lets the agent uid reach only the proxy, leaves root alone, and leaves nothing behind', async () => {
+    expect(tryConnect(AGENT_UID, targets())).toEqual({
+      proxy: 'open',
+      otherLoopback: 'open',
+      outside: 'open'
+    })
+    const rules = await restrictEgress({ uid: AGENT_UID, proxyPort: ports.proxy, prefix })
+    try {
+      expect(rulesInNamespace()).toContain(
+        `-A OUTPUT -m owner --uid-owner ${AGENT_UID} -j ${egressChain(AGENT_UID)}`
+      )
+      expect(tryConnect(AGENT_UID, targets())).toEqual({
+        proxy: 'open',
+        otherLoopback: 'ECONNREFUSED',
+        outside: 'ECONNREFUSED'
+      })
+      expect(tryConnect(0, targets())).toEqual({ proxy: 'open', otherLoopback: 'open', outside: 'open' })
+    } finally {
+      expect(await rules.remove()).toEqual([])
+    }
+    expect(rulesInNamespace()).not.toContain('RALPH-AGENT')
+    expect(tryConnect(AGENT_UID, targets())).toEqual({
+      proxy: 'open',
+      otherLoopback: 'open',
+      outside: 'open'
+    })
+  }, 120_000)
+
+  it('a run killed before it removed its rules: the next removal (post) takes them away', async () => {
+    await restrictEgress({ uid: AGENT_UID, proxyPort: ports.proxy, prefix })
+    // Applying again (a retried run) does not stack a second jump.
+    await restrictEgress({ uid: AGENT_UID, proxyPort: ports.proxy, prefix })
+    expect(rulesInNamespace().match(/--uid-owner 65534/g)).toHaveLength(1)
+    expect(await removeEgressRules(AGENT_UID, prefix)).toEqual([])
+    expect(rulesInNamespace()).not.toContain('RALPH-AGENT')
+    expect(tryConnect(AGENT_UID, targets()).otherLoopback).toBe('open')
+  }, 120_000)
+})

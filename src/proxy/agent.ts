@@ -1,0 +1,362 @@
+// Putting an agent CLI behind the model proxy: the real key and upstream from the job's environment, the
+// CLI pointed at the proxy with a placeholder key (src/agents/endpoints.ts knows each CLI's setting), every
+// model key removed from the agent's environment, and a cost meter that counts what crossed the wire.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import {
+  AGENT_WIRE,
+  agentCliOf,
+  codexModel,
+  endpointSetup,
+  priceFromTable,
+  type AgentCliName,
+  type UsageReport
+} from '../agents/index.js'
+import type { AgentEnvOptions } from '../security/index.js'
+import { priceUsage, type CostMeter, type CostSource, type Usage } from '../loop/cost-meter.js'
+import type { RunOptions, RunResult } from '../proc/types.js'
+import { startModelProxy, type MeteredRequest, type ModelProxy } from './server.js'
+import type { ModelWire } from './wire.js'
+
+/** Every variable that holds a model API key: none of them reaches an agent behind the proxy. */
+export const MODEL_KEY_VARIABLES = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'OPENAI_API_KEY',
+  'CODEX_API_KEY',
+  'AZURE_OPENAI_API_KEY',
+  'GEMINI_API_KEY',
+  'GOOGLE_API_KEY',
+  'GOOGLE_GENERATIVE_AI_API_KEY',
+  'GOOGLE_APPLICATION_CREDENTIALS',
+  'DASHSCOPE_API_KEY',
+  'OPENROUTER_API_KEY'
+]
+
+/**
+ * A process runner whose programs get no model key: behind the proxy the ralph's commands and checks run
+ * code the agent wrote (a test file, a package script), so they must not hold the key either.
+ */
+export function withoutModelKeys(
+  run: (options: RunOptions) => Promise<RunResult>,
+  placeholderKey: string
+): (options: RunOptions) => Promise<RunResult> {
+  return options => {
+    const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) }
+    // The agent's own placeholder stays: it opens the proxy and nothing else.
+    for (const name of MODEL_KEY_VARIABLES) if (env[name] !== placeholderKey) delete env[name]
+    return run({ ...options, env })
+  }
+}
+
+/** Where each CLI's real key is read from in the job's environment, first found wins. */
+const KEY_SOURCES: Record<AgentCliName, string[]> = {
+  claude: ['ANTHROPIC_API_KEY'],
+  codex: ['OPENAI_API_KEY', 'CODEX_API_KEY'],
+  gemini: ['GEMINI_API_KEY', 'GOOGLE_API_KEY'],
+  opencode: ['OPENAI_API_KEY'],
+  qwen: ['OPENAI_API_KEY', 'DASHSCOPE_API_KEY']
+}
+
+/** The vendor's own API, when neither the workflow nor the job's environment names another upstream. */
+const DEFAULT_UPSTREAM: Record<AgentCliName, string> = {
+  claude: 'https://api.anthropic.com',
+  codex: 'https://api.openai.com',
+  gemini: 'https://generativelanguage.googleapis.com',
+  opencode: 'https://api.openai.com',
+  qwen: 'https://dashscope.aliyuncs.com/compatible-mode'
+}
+
+export interface ModelProxySettings {
+  /** The upstream's base URL (a gateway); default: the job's base-URL variable, else the vendor's API. */
+  upstream?: string
+  /** A PEM file of certificate authorities to trust for the upstream, besides the system's. */
+  caFile?: string
+  /** Hosts the agent may reach through the proxy's CONNECT. */
+  allowedHosts?: string[]
+  /** What the agent's user may connect to (default model-only); enforced only where iptables and isolation are. */
+  network?: AgentNetwork
+  /** The agent's own uid, when it runs isolated (set by the front-end): what the egress rules match. */
+  agentUid?: number
+  /** How the egress rules are set: as root, or through `sudo -n` (as the isolation starts the agent). */
+  agentPrivilege?: 'root' | 'sudo'
+}
+
+/** model-only: the proxy alone; allow-list: also allowed-hosts through CONNECT; open: anything. */
+export type AgentNetwork = 'model-only' | 'allow-list' | 'open'
+export const AGENT_NETWORKS: readonly AgentNetwork[] = ['model-only', 'allow-list', 'open']
+
+export interface AgentBehindProxy {
+  proxy: ModelProxy
+  cli: AgentCliName
+  wire: ModelWire
+  /** The upstream requests go to. */
+  upstream: string
+  /** The loop's agent environment: the proxy's settings on top, every model key removed. */
+  agentEnv: AgentEnvOptions
+  /** The loop's cost meter: dollars as metered at the wire. */
+  meter: CostMeter
+  /** Stops the proxy and removes the files written for the agent. */
+  close(): Promise<void>
+}
+
+/** The model proxy could not be set up: one line that says why and what to do. */
+export class ModelProxyError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ModelProxyError'
+  }
+}
+
+/** The base URL of an OpenAI-style variable without its trailing /v1 (the CLI's paths carry it). */
+const withoutV1 = (url: string): string => url.replace(/\/+$/, '').replace(/\/v1$/, '')
+
+function upstreamOf(cli: AgentCliName, env: NodeJS.ProcessEnv, settings: ModelProxySettings): string {
+  if (settings.upstream) return settings.upstream.replace(/\/+$/, '')
+  const fromEnv =
+    cli === 'claude'
+      ? env.ANTHROPIC_BASE_URL
+      : cli === 'gemini'
+        ? env.GOOGLE_GEMINI_BASE_URL
+        : cli === 'qwen'
+          ? env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL)
+          : undefined
+  return (fromEnv || DEFAULT_UPSTREAM[cli]).replace(/\/+$/, '')
+}
+
+/** The model a config-file CLI (codex, opencode) must be told; the others keep their own choice. */
+function modelOf(cli: AgentCliName, argv: string[], env: NodeJS.ProcessEnv): string | undefined {
+  if (cli === 'codex') return codexModel(argv, env)
+  if (cli !== 'opencode') return undefined
+  const flag = argv.findIndex(a => a === '-m' || a === '--model')
+  const named = flag >= 0 ? argv[flag + 1] : argv.find(a => a.startsWith('--model='))?.slice(8)
+  let model = named
+  if (!model && env.OPENCODE_CONFIG && existsSync(env.OPENCODE_CONFIG)) {
+    try {
+      const config = JSON.parse(readFileSync(env.OPENCODE_CONFIG, 'utf8')) as { model?: unknown }
+      if (typeof config.model === 'string') model = config.model
+    } catch {
+      // an unreadable config names no model
+    }
+  }
+  return model?.split('/').pop()
+}
+
+/**
+ * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
+ * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
+ */
+export async function startAgentProxy(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  settings: ModelProxySettings,
+  budget: { maxCostUsd?: number } = {}
+): Promise<AgentBehindProxy> {
+  const cli = agentCliOf(argv)?.name
+  if (!cli)
+    throw new ModelProxyError(
+      `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`
+    )
+  const keyName = KEY_SOURCES[cli].find(name => env[name])
+  if (!keyName)
+    throw new ModelProxyError(
+      `The model proxy holds the key for ${cli}, but the job's environment has no ${KEY_SOURCES[cli].join(' or ')}: set it from a secret.`
+    )
+  const model = modelOf(cli, argv, env)
+  if (cli === 'opencode' && !model)
+    throw new ModelProxyError(
+      'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.'
+    )
+  let ca: string | undefined
+  if (settings.caFile) {
+    try {
+      ca = readFileSync(settings.caFile, 'utf8')
+    } catch (error) {
+      throw new ModelProxyError(
+        `The model proxy's CA file ${settings.caFile} cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)}): check the path.`
+      )
+    }
+  }
+  const upstream = upstreamOf(cli, env, settings)
+  const wire = AGENT_WIRE[cli]
+  const meter = new MeteredCostMeter()
+  const proxy = await startModelProxy({
+    wire,
+    upstream,
+    apiKey: env[keyName] ?? '',
+    ...(ca ? { ca } : {}),
+    price: priceFromTable,
+    onRequest: request => meter.update(request),
+    overBudget: () =>
+      budget.maxCostUsd !== undefined && meter.spentUsd() + meter.runningUsd() >= budget.maxCostUsd,
+    allowedHosts: settings.allowedHosts ?? []
+  })
+  // The agent's files hold only the placeholder key: readable by the agent's own user.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ralph-model-proxy-'))
+  chmodSync(dir, 0o755)
+  const setup = endpointSetup(cli, { url: proxy.url, apiKey: proxy.placeholderKey, model }, dir)
+  for (const [file, content] of Object.entries(setup.files)) {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o755 })
+    writeFileSync(file, content, { mode: 0o644 })
+    // An agent of its own uid writes beside its settings (codex's sessions/, gemini's tmp/), as in /tmp:
+    // sticky, so it adds its own entries and never replaces ours.
+    if (settings.agentUid !== undefined) chmodSync(path.dirname(file), 0o1777)
+  }
+  // gemini reads its settings from $GEMINI_CLI_HOME/.gemini (else HOME's, which an isolated agent gets fresh).
+  const set: Record<string, string> = { ...setup.env, ...(cli === 'gemini' ? { GEMINI_CLI_HOME: dir } : {}) }
+  if ((settings.allowedHosts ?? []).length > 0) {
+    // Tools that honour the proxy variables (npm, pip, curl, git) reach the allowed hosts through CONNECT.
+    for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) set[name] = proxy.url
+    set.NO_PROXY = set.no_proxy = '127.0.0.1,localhost'
+  }
+  return {
+    proxy,
+    cli,
+    wire,
+    upstream,
+    agentEnv: { set, remove: MODEL_KEY_VARIABLES.filter(name => !(name in set)) },
+    meter,
+    close: async () => {
+      await proxy.close()
+      try {
+        rmSync(dir, { recursive: true, force: true })
+      } catch {
+        // What an agent of its own uid wrote there is not ours to remove (the job's user behind sudo).
+      }
+    }
+  }
+}
+
+const RANK: Record<CostSource, number> = { metered: 0, reported: 1, estimated: 2, unknown: 3 }
+const sumTokens = (requests: MeteredRequest[]): UsageReport => {
+  const total: UsageReport = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
+  for (const r of requests) {
+    total.input += r.usage.input
+    total.output += r.usage.output
+    total.cache_read += r.usage.cache_read
+    total.cache_write += r.usage.cache_write
+  }
+  return total
+}
+
+/**
+ * The loop's meter when the proxy is on: a run costs what its requests cost at the wire. What the agent's
+ * own output says is kept beside it, so the record shows both and their difference.
+ */
+class MeteredCostMeter implements CostMeter {
+  private spent = 0
+  private worst: CostSource | undefined
+  private run: Map<number, MeteredRequest> | undefined
+  private agentSaid: UsageReport | undefined
+  private readonly listeners = new Set<() => void>()
+
+  spentUsd = (): number => this.spent
+  runningUsd = (): number => [...(this.run?.values() ?? [])].reduce((sum, r) => sum + (r.costUsd ?? 0), 0)
+  source = (): CostSource => this.worst ?? 'unknown'
+
+  beginRun(): void {
+    this.run = new Map()
+    this.agentSaid = undefined
+  }
+
+  observe(usage: UsageReport): void {
+    this.agentSaid = usage
+  }
+
+  /** A request of the run in flight changed (the proxy calls this as usage streams by). */
+  update(request: MeteredRequest): void {
+    // A request outside a run (the agent's leftovers after it ended) still costs: it is settled at once.
+    if (!this.run) {
+      this.spent += request.costUsd ?? 0
+    } else this.run.set(request.seq, { ...request, usage: { ...request.usage } })
+    this.listeners.forEach(listener => listener())
+  }
+
+  endRun(final?: UsageReport): Usage {
+    const requests = [...(this.run?.values() ?? [])].sort((a, b) => a.seq - b.seq)
+    const tokens = sumTokens(requests)
+    const cost = requests.reduce((sum, r) => sum + (r.costUsd ?? 0), 0)
+    // A request with tokens but no price makes the run's cost unknown, as the table cannot say it.
+    const unpriced = requests.some(r => r.costUsd === undefined && r.usage.input + r.usage.output > 0)
+    const source: CostSource = unpriced ? 'unknown' : 'metered'
+    const agentSaid = priceUsage(final ?? this.agentSaid, priceFromTable)
+    const usage: Usage = {
+      input: tokens.input,
+      output: tokens.output,
+      cache_read: tokens.cache_read,
+      cache_write: tokens.cache_write,
+      cost_usd: cost,
+      cost_source: source,
+      requests: requests.map(r => ({
+        seq: r.seq,
+        path: r.path,
+        status: r.status,
+        ...(r.usage.model ? { model: r.usage.model } : {}),
+        input: r.usage.input,
+        output: r.usage.output,
+        cache_read: r.usage.cache_read,
+        cache_write: r.usage.cache_write,
+        ...(r.costUsd !== undefined ? { cost_usd: r.costUsd } : {}),
+        ...(r.cut ? { cut: true } : {}),
+        ...(r.error ? { error: r.error } : {})
+      }))
+    }
+    if (agentSaid.cost_source !== 'unknown')
+      usage.agent_said = { cost_usd: agentSaid.cost_usd, cost_source: agentSaid.cost_source }
+    this.spent += cost
+    this.worst = this.worst === undefined || RANK[source] > RANK[this.worst] ? source : this.worst
+    this.run = undefined
+    this.agentSaid = undefined
+    this.listeners.forEach(listener => listener())
+    return usage
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+}
+
+/** The proxy's settings as a user gave them (action inputs or CLI flags, same names). */
+export interface GivenProxySettings {
+  on: boolean
+  upstream?: string
+  caFile?: string
+  allowedHosts: string[]
+  network?: string
+}
+
+/** Checks what the user gave; undefined when the proxy is off. Throws ModelProxyError naming the setting. */
+export function modelProxySettings(given: GivenProxySettings): ModelProxySettings | undefined {
+  const { upstream, caFile, allowedHosts, network } = given
+  if (!given.on) {
+    const named = [
+      upstream !== undefined && 'model-upstream',
+      caFile !== undefined && 'model-ca',
+      allowedHosts.length > 0 && 'allowed-hosts',
+      network !== undefined && 'agent-network'
+    ].find(Boolean)
+    if (named)
+      throw new ModelProxyError(`The setting '${named}' needs the model proxy: turn model-proxy on as well.`)
+    return undefined
+  }
+  if (upstream !== undefined && !/^https?:\/\/[^/\s]+/.test(upstream))
+    throw new ModelProxyError(
+      `The setting 'model-upstream' must be an http(s) URL, got ${JSON.stringify(upstream)}.`
+    )
+  if (network !== undefined && !(AGENT_NETWORKS as readonly string[]).includes(network))
+    throw new ModelProxyError(
+      `The setting 'agent-network' must be one of ${AGENT_NETWORKS.join(', ')}, got ${JSON.stringify(network)}.`
+    )
+  const chosen = (network ?? (allowedHosts.length > 0 ? 'allow-list' : 'model-only')) as AgentNetwork
+  if (chosen !== 'allow-list' && allowedHosts.length > 0)
+    throw new ModelProxyError(`The setting 'allowed-hosts' needs agent-network allow-list (it is ${chosen}).`)
+  return {
+    network: chosen,
+    ...(upstream !== undefined ? { upstream } : {}),
+    ...(caFile !== undefined ? { caFile } : {}),
+    ...(allowedHosts.length > 0 ? { allowedHosts } : {})
+  }
+}
