@@ -1,7 +1,8 @@
 // Putting each CLI behind the proxy: what its environment and files become (no model key anywhere, the
 // proxy's URL where the CLI looks for its server), the settings' errors, and the metered cost meter.
 import { existsSync, readFileSync } from 'node:fs'
-import http, { type AddressInfo } from 'node:http'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { agentEnvironment } from '../../src/security/index.js'
 import {
