@@ -1,6 +1,9 @@
 // Putting each CLI behind the proxy: what its environment and files become (no model key anywhere, the
 // proxy's URL where the CLI looks for its server), the settings' errors, and the metered cost meter.
 import { existsSync, readFileSync } from 'node:fs'
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { gzipSync } from 'node:zlib'
 import { agentEnvironment } from '../../src/security/index.js'
 import {
   MODEL_KEY_VARIABLES,
@@ -154,5 +157,54 @@ describe('the metered cost meter', () => {
     expect(behind.meter.source()).toBe('metered')
     // The running figure rose while the stream was read, before the run ended.
     expect(Math.max(...changes)).toBeGreaterThan(0)
+  })
+
+  it("calls a run's cost unknown when an answer could not be read, not $0 metered", async () => {
+    // An upstream whose answers carry usage the proxy cannot see: compressed, or not JSON at all. Beside them,
+    // answers that were read and cost nothing (a model list, a refusal) leave the source metered.
+    const usage = JSON.stringify({
+      usage: { input_tokens: 1000, output_tokens: 100 },
+      model: 'claude-sonnet-4-5'
+    })
+    const answers: Record<string, (res: http.ServerResponse) => void> = {
+      '/v1/models': res => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}'),
+      '/v1/refused': res => res.writeHead(429, { 'content-type': 'text/plain' }).end('slow down'),
+      '/v1/gzip': res =>
+        res
+          .writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
+          .end(gzipSync(usage)),
+      '/v1/text': res => res.writeHead(200, { 'content-type': 'text/plain' }).end(usage)
+    }
+    const server = http.createServer((req, res) =>
+      req.resume().on('end', () => answers[req.url ?? '']?.(res))
+    )
+    await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+    const upstream = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const behind = await startAgentProxy(['claude'], JOB, { upstream })
+    open.push(behind)
+    const ask = async (path: string): Promise<void> => {
+      const response = await fetch(`${behind.proxy.url}${path}`, {
+        method: 'POST',
+        headers: { 'x-api-key': behind.proxy.placeholderKey, 'content-type': 'application/json' },
+        body: '{}'
+      })
+      await response.arrayBuffer()
+    }
+    try {
+      behind.meter.beginRun()
+      await ask('/v1/models')
+      await ask('/v1/refused')
+      expect(behind.meter.endRun().cost_source).toBe('metered')
+      for (const path of ['/v1/gzip', '/v1/text']) {
+        behind.meter.beginRun()
+        await ask(path)
+        const run = behind.meter.endRun()
+        expect(run.cost_source).toBe('unknown')
+        expect(run.requests).toEqual([expect.objectContaining({ path, status: 200, unread: true })])
+      }
+      expect(behind.meter.source()).toBe('unknown')
+    } finally {
+      await new Promise(resolve => server.close(resolve))
+    }
   })
 })

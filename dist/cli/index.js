@@ -14735,6 +14735,9 @@ async function startModelProxy(options) {
                 : undefined;
             const json = !encoded && !sse && type.includes('json') ? [] : undefined;
             let jsonBytes = 0;
+            const ok = record.status >= 200 && record.status < 300;
+            if (ok && !sse && !json)
+                record.unread = true;
             incoming.on('data', (chunk) => {
                 // Forwarded first, read after: the agent never waits for the meter.
                 if (!response.write(chunk)) {
@@ -14755,9 +14758,13 @@ async function startModelProxy(options) {
                             changed();
                     }
                     catch {
-                        // not JSON after all: nothing to meter
+                        // Not JSON after all: what it cost cannot be read.
+                        if (ok)
+                            record.unread = true;
                     }
                 }
+                else if (json && ok)
+                    record.unread = true;
                 response.end();
                 settle();
             });
@@ -15039,8 +15046,8 @@ class MeteredCostMeter {
         const requests = [...(this.run?.values() ?? [])].sort((a, b) => a.seq - b.seq);
         const tokens = sumTokens(requests);
         const cost = requests.reduce((sum, r) => sum + (r.costUsd ?? 0), 0);
-        // A request with tokens but no price makes the run's cost unknown, as the table cannot say it.
-        const unpriced = requests.some(r => r.costUsd === undefined && r.usage.input + r.usage.output > 0);
+        // A request with tokens but no price, or an answer the proxy could not read, makes the run's cost unknown.
+        const unpriced = requests.some(r => r.unread === true || (r.costUsd === undefined && r.usage.input + r.usage.output > 0));
         const source = unpriced ? 'unknown' : 'metered';
         const agentSaid = priceUsage(final ?? this.agentSaid, priceFromTable);
         const usage = {
@@ -15061,6 +15068,7 @@ class MeteredCostMeter {
                 cache_write: r.usage.cache_write,
                 ...(r.costUsd !== undefined ? { cost_usd: r.costUsd } : {}),
                 ...(r.cut ? { cut: true } : {}),
+                ...(r.unread ? { unread: true } : {}),
                 ...(r.error ? { error: r.error } : {})
             }))
         };
@@ -17511,7 +17519,8 @@ function progressSection(record) {
         const requests = agent.usage.requests;
         if (requests) {
             const cut = requests.filter(r => r.cut).length;
-            lines.push(`- Model requests metered at the wire: ${requests.length}${cut > 0 ? `, ${cut} cut at the budget` : ''}`);
+            const unread = requests.filter(r => r.unread).length;
+            lines.push(`- Model requests metered at the wire: ${requests.length}${cut > 0 ? `, ${cut} cut at the budget` : ''}${unread > 0 ? `, ${unread} unreadable (their cost is unknown)` : ''}`);
         }
         const said = agent.usage.agent_said;
         if (said) {

@@ -21,6 +21,8 @@ export interface MeteredRequestUsage {
   /** The proxy ended this stream: the dollar budget was crossed. */
   cut?: boolean
   error?: string
+  /** A successful answer the proxy could not read: the run's cost is unknown. */
+  unread?: boolean
 }
 
 export interface Usage {

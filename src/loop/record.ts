@@ -111,8 +111,9 @@ export function progressSection(record: IterationRecord): string {
     const requests = agent.usage.requests
     if (requests) {
       const cut = requests.filter(r => r.cut).length
+      const unread = requests.filter(r => r.unread).length
       lines.push(
-        `- Model requests metered at the wire: ${requests.length}${cut > 0 ? `, ${cut} cut at the budget` : ''}`
+        `- Model requests metered at the wire: ${requests.length}${cut > 0 ? `, ${cut} cut at the budget` : ''}${unread > 0 ? `, ${unread} unreadable (their cost is unknown)` : ''}`
       )
     }
     const said = agent.usage.agent_said

@@ -278,8 +278,10 @@ class MeteredCostMeter implements CostMeter {
     const requests = [...(this.run?.values() ?? [])].sort((a, b) => a.seq - b.seq)
     const tokens = sumTokens(requests)
     const cost = requests.reduce((sum, r) => sum + (r.costUsd ?? 0), 0)
-    // A request with tokens but no price makes the run's cost unknown, as the table cannot say it.
-    const unpriced = requests.some(r => r.costUsd === undefined && r.usage.input + r.usage.output > 0)
+    // A request with tokens but no price, or an answer the proxy could not read, makes the run's cost unknown.
+    const unpriced = requests.some(
+      r => r.unread === true || (r.costUsd === undefined && r.usage.input + r.usage.output > 0)
+    )
     const source: CostSource = unpriced ? 'unknown' : 'metered'
     const agentSaid = priceUsage(final ?? this.agentSaid, priceFromTable)
     const usage: Usage = {
@@ -300,6 +302,7 @@ class MeteredCostMeter implements CostMeter {
         cache_write: r.usage.cache_write,
         ...(r.costUsd !== undefined ? { cost_usd: r.costUsd } : {}),
         ...(r.cut ? { cut: true } : {}),
+        ...(r.unread ? { unread: true } : {}),
         ...(r.error ? { error: r.error } : {})
       }))
     }

@@ -28,6 +28,8 @@ export interface MeteredRequest {
   cut?: boolean
   /** The request failed before or while streaming (upstream unreachable, the agent hung up). */
   error?: string
+  /** A successful answer the proxy could not read (compressed, too large, not JSON or SSE): its cost is unknown. */
+  unread?: true
 }
 
 export interface ModelProxyOptions {
@@ -241,6 +243,8 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
           : undefined
       const json = !encoded && !sse && type.includes('json') ? ([] as Buffer[]) : undefined
       let jsonBytes = 0
+      const ok = record.status >= 200 && record.status < 300
+      if (ok && !sse && !json) record.unread = true
       incoming.on('data', (chunk: Buffer) => {
         // Forwarded first, read after: the agent never waits for the meter.
         if (!response.write(chunk)) {
@@ -259,9 +263,10 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
           try {
             if (meter.read(JSON.parse(Buffer.concat(json).toString('utf8')))) changed()
           } catch {
-            // not JSON after all: nothing to meter
+            // Not JSON after all: what it cost cannot be read.
+            if (ok) record.unread = true
           }
-        }
+        } else if (json && ok) record.unread = true
         response.end()
         settle()
       })
