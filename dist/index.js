@@ -43645,7 +43645,7 @@ async function pushWithRetry(workTree, options, retry) {
 
 ;// CONCATENATED MODULE: ./src/trigger/event.ts
 // What started the run, as a discriminated union with type guards: the one parse of GITHUB_EVENT_NAME and
-// its payload, used by the run's context (context.ts) and by the trigger's plan (trigger.ts). Nothing here
+// its payload, used by the run's context (context.ts) and by the admission (admission.ts). Nothing here
 // trusts the payload's text: it is only typed, never fetched again nor run.
 const isIssueCommentTrigger = (e) => e.name === 'issue_comment';
 const isIssuesTrigger = (e) => e.name === 'issues';
@@ -50530,7 +50530,7 @@ function addedChecks(commands, existing) {
 ;// CONCATENATED MODULE: ./src/loop/overview.ts
 // The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
 // cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
-// with them, and the job summary shows the same ones (src/github/summary.ts): one renderer for both.
+// with them, and the job summary shows the same ones (src/report/summary.ts): one renderer for both.
 
 const VERDICT = {
     passed: '✅ passed',
@@ -52563,7 +52563,7 @@ function deliverTask(task, options) {
 const usesTask = (template) => [...template.matchAll(PLACEHOLDER_RE)].some(m => m[1] === 'args' && m[2] === 'task');
 /**
  * Whether a RALPH.md puts the task in its prompt (`{{ args.task }}` in the body, outside HTML comments).
- * When it does not, the issue's text reaches the agent only as the file: say so (main.ts warns).
+ * When it does not, the issue's text reaches the agent only as the file: say so (action/plan.ts warns).
  */
 function ralphReadsTask(ralphText) {
     return usesTask(promptTemplate(ralphText));
@@ -53038,7 +53038,7 @@ async function sameRepoPull(octokit, settings, number) {
 }
 // --- ralphs ----------------------------------------------------------------------------------------
 /**
- * A named ralph must be installed in the project (installed-ralph.ts); no name means the action's `ralph`
+ * A named ralph must be installed in the project (ralph/installed.ts); no name means the action's `ralph`
  * input, or a ralph-less run when the workflow gives `agent` without one.
  */
 function resolveRalph(name, settings) {
@@ -53914,8 +53914,9 @@ function writeEnding(ending) {
 /** Bad input ends the step with one line (a ralph problem also as an annotation at its file and line). */
 function badInput(error) {
     const where = error instanceof PlanError ? error.where : undefined;
+    // The message keeps its file:line:col: the annotation is the step's one line, read in the log as well.
     const annotation = where && {
-        message: error.message.slice(error.message.indexOf(': ') + 2),
+        message: error.message,
         title: 'RALPH.md',
         file: where.file,
         line: where.line,
@@ -54756,11 +54757,8 @@ async function prepare(planned) {
 
 
 
-const CANCELLED = 'the run was cancelled, so nothing was pushed';
 function decideDelivery(facts) {
     const { pr, success, branch } = facts;
-    if (facts.cancelled || facts.stopReason === 'cancelled')
-        return { push: false, skipped: CANCELLED };
     if (facts.stopReason === 'already_green')
         return {
             push: false,
@@ -54814,7 +54812,6 @@ async function deliverWork(prepared, result) {
     const decision = decideDelivery({
         stopReason: result.stopReason,
         success: result.success,
-        cancelled: false,
         ...(plan.pr ? { pr: plan.pr.number } : {}),
         addedNoCommits: commit !== undefined && commit === branch.remoteSha,
         openPr: inputs.openPr,
@@ -54932,18 +54929,24 @@ async function deliverWork(prepared, result) {
     }
     return delivery;
 }
-/** Delivers the loop's work (nothing when it was cancelled), then gives the checkout back. */
-async function deliver(prepared, looped) {
+/** Delivers the loop's work (nothing when the run was cancelled), then gives the checkout back. */
+async function deliver(prepared, result, cancelled) {
     const { workTree, branch, identity } = prepared;
     let delivery;
-    if (looped.cancelled)
-        delivery = { branch: branch.branch, pushed: false, problems: [], notes: [], skipped: CANCELLED };
+    if (cancelled)
+        delivery = {
+            branch: branch.branch,
+            pushed: false,
+            problems: [],
+            notes: [],
+            skipped: 'the run was cancelled, so nothing was pushed'
+        };
     else {
-        const moved = await branchMovedDuringLoop(workTree, branch.branch, looped.result);
+        const moved = await branchMovedDuringLoop(workTree, branch.branch, result);
         try {
             if (moved)
                 throw new Error(moved);
-            delivery = await deliverWork(prepared, looped.result);
+            delivery = await deliverWork(prepared, result);
         }
         catch (error) {
             delivery = {
@@ -55326,7 +55329,7 @@ function actionLogger(config, out = stdoutWriter) {
 
 ;// CONCATENATED MODULE: ./src/action/loop.ts
 // Step 4, loop: the loop runs contained (contain.ts), its events rendered into the log and followed by the
-// tracking comment; its failing gates become annotations. Whether the run was cancelled is decided here, once.
+// tracking comment; its failing gates become annotations.
 
 
 
@@ -55393,10 +55396,9 @@ async function loop(prepared, signal) {
     const { result, warnings } = await runLoopContained(plan, workTree, isolated, { signal, emit }).finally(logger.close);
     for (const warning of warnings)
         core/* warning */.$e(warning);
-    const cancelled = signal.aborted || result.stopReason === 'cancelled';
-    if (!result.success && !cancelled)
+    if (!result.success && result.stopReason !== 'cancelled')
         annotateFailures(result, plan);
-    return { result, cancelled, followed: async () => follow?.settled() };
+    return { result, followed: async () => follow?.settled() };
 }
 
 ;// CONCATENATED MODULE: ./src/report/summary.ts
@@ -56022,9 +56024,9 @@ async function reportHunt({ plan }, result, delivery, octokit) {
         core/* warning */.$e(`The hunt's failure report could not be written: ${error.message}`);
     }
 }
-async function report(prepared, looped, delivery) {
+async function report(prepared, looped, delivery, cancelled) {
     const { plan, tracking, clients, hunt } = prepared;
-    const { result, cancelled } = looped;
+    const { result } = looped;
     if (cancelled) {
         // Post finalises the comment, uploads the record and writes the summary: main exits within the
         // runner's grace period.
@@ -56105,8 +56107,11 @@ async function pipeline(signal) {
     if (ended(prepared))
         return prepared.end;
     const looped = await loop(prepared, signal);
-    const delivery = await deliver(prepared, looped);
-    return report(prepared, looped, delivery);
+    // Cancellation is decided here alone, before the delivery (nothing is pushed) and after it: a SIGTERM during
+    // the push or the pull request leaves the comment, the upload and the summary to post.
+    const cancelled = () => signal.aborted || looped.result.stopReason === 'cancelled';
+    const delivery = await deliver(prepared, looped.result, cancelled());
+    return report(prepared, looped, delivery, cancelled());
 }
 /** The runner sends SIGINT, then SIGTERM ~7.5 s later: either one cancels the loop (the agent's tree is killed). */
 function cancellation() {

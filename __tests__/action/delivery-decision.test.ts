@@ -5,7 +5,6 @@ import { decideDelivery, type DeliveryFacts } from '../../src/action/deliver.js'
 const facts = (over: Partial<DeliveryFacts>): DeliveryFacts => ({
   stopReason: 'all_checks_passed',
   success: true,
-  cancelled: false,
   addedNoCommits: false,
   openPr: true,
   onFailure: 'none',
@@ -48,16 +47,6 @@ test.each<[string, Partial<DeliveryFacts>, ReturnType<typeof decideDelivery>]>([
     'a failure with on-failure draft-pr opens a draft',
     { success: false, stopReason: 'timeout', onFailure: 'draft-pr' },
     { push: true, pullRequest: 'open', draft: true }
-  ],
-  [
-    'a cancelled run pushes nothing, whatever its outcome',
-    { cancelled: true, onFailure: 'push' },
-    { push: false, skipped: 'the run was cancelled, so nothing was pushed' }
-  ],
-  [
-    'a loop that ended cancelled pushes nothing',
-    { stopReason: 'cancelled', success: false, onFailure: 'draft-pr' },
-    { push: false, skipped: 'the run was cancelled, so nothing was pushed' }
   ],
   [
     'gates green before any agent ran: nothing to deliver',

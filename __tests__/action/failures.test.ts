@@ -1,7 +1,7 @@
 // The action run as the runner runs it, when the loop does not end well: gates that never pass, no change,
 // a time budget spent mid-agent, the runner cancelling (SIGINT then SIGTERM) or killing main, bad input and
 // a dry run. In every case the record is uploaded and read back, and the step says why in one line.
-import { readFileSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import { sharedDir } from '../support/isolation.js'
@@ -214,6 +214,55 @@ test('cancelled mid-agent (SIGINT, then SIGTERM): the agent is killed, main exit
   expectClean(p)
 })
 
+test('cancelled during the push (SIGTERM): the push ends, then main leaves the comment, upload and summary to post', async () => {
+  const p = await project(projectFiles(agentScript({ any: `${FIX}\n${DONE}` })))
+  // The remote holds the loop's push until the test has cancelled main and main has said it saw the signal.
+  const reached = path.join(scratch, 'push-reached')
+  const go = path.join(scratch, 'push-go')
+  const hook = path.join(p.remote, 'hooks', 'pre-receive')
+  writeFileSync(
+    hook,
+    [
+      '#!/bin/sh',
+      `touch '${reached}'`,
+      'i=0',
+      `while [ ! -e '${go}' ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done`,
+      ''
+    ].join('\n')
+  )
+  chmodSync(hook, 0o755)
+  const run = await runAction(p, stand, {
+    inputs: { ralph: 'fix-tests' },
+    duringMain: async child => {
+      let said = ''
+      child.stdout?.on('data', (chunk: Buffer) => (said += chunk.toString('utf8')))
+      await waitForFile(reached, 60_000)
+      child.kill('SIGTERM')
+      await waitFor(() => said.includes('Received SIGTERM'), 'main to say it saw the SIGTERM')
+      writeFileSync(go, '')
+    }
+  })
+  expect(existsSync(go)).toBe(true)
+  // The loop succeeded and the push went through: cancelled after the loop, main stops right after delivery.
+  expect(run.outputs['stop-reason']).toBe('all_checks_passed')
+  expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).not.toBe('')
+  expect(run.main.exitCode).toBe(1)
+  expect(run.main.errors.at(-1)?.message).toBe('The loop was cancelled.')
+  expect(run.main.state.finished).toBe('false')
+  expect(run.main.state.uploaded).toBeUndefined()
+  expect(run.main.state.summaryWritten).toBeUndefined()
+  expect(run.main.summary).toBe('')
+  // Post uploads the record and writes the summary main left.
+  expect(run.post?.exitCode).toBe(0)
+  expect(run.post?.stdout).toContain('Uploaded the run record as artifact')
+  expect(run.post?.summary).not.toBe('')
+  expect(json(await artifactOf(run, 'post'), 'status.json')).toMatchObject({
+    state: 'finished',
+    stopReason: 'all_checks_passed'
+  })
+  expectClean(p)
+})
+
 test('main killed outright mid-agent (a job timeout): post finishes the record as cancelled and uploads it', async () => {
   const marker = path.join(scratch, 'killed.json')
   const p = await project(projectFiles(sleepingAgent(marker)))
@@ -271,7 +320,7 @@ test('bad input fails the step with one line before any agent runs: a ralph prob
   expect(badRalph.main.errors).toEqual([
     expect.objectContaining({
       properties: expect.objectContaining({ file: `${RALPH_DIR}/RALPH.md`, line: '2', col: '8' }),
-      message: "Agent command 'no-such-agent-xyz' not found on PATH."
+      message: `${RALPH_DIR}/RALPH.md:2:8: Agent command 'no-such-agent-xyz' not found on PATH.`
     })
   ])
 
@@ -293,8 +342,9 @@ test('bad input fails the step with one line before any agent runs: a ralph prob
   expect(badCommand.main.errors[0]).toMatchObject({
     properties: expect.objectContaining({ file: '.agents/ralphs/no-command/RALPH.md', line: '8' }),
     message:
-      "Command 'notes' binary not found: 'no-such-notes-xyz'. Check the 'commands' field in your RALPH.md frontmatter."
+      ".agents/ralphs/no-command/RALPH.md:8:10: Command 'notes' binary not found: 'no-such-notes-xyz'. Check the 'commands' field in your RALPH.md frontmatter."
   })
+  expect(badCommand.main.errors).toHaveLength(1)
   expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
 
   const missing = await runAction(p, stand, { inputs: {} })

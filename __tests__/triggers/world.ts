@@ -1,6 +1,6 @@
 // A world for trigger tests: the OpenAPI-checked GitHub stand-in driven by the real Octokit, a project with
 // installed ralphs in a real git repo, scripted tools outside it, and `execute(plan)`, which does what
-// main.ts does with a plan: run the real loop (task delivered as data), post the refusal, or nothing.
+// the action (action/plan-run.ts) does with an admission: run the real loop (task delivered as data), post the refusal, or nothing.
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs'
 import path from 'node:path'
 import { getOctokit } from '@actions/github'
@@ -23,7 +23,7 @@ export interface World {
   tools: string
   settings: TriggerSettings
   plan(eventName: string, payload: unknown, overrides?: Partial<TriggerSettings>): Promise<Admission>
-  /** What main.ts does with a plan; answers the loop's result when one ran. */
+  /** What the action does with an admission; answers the loop's result when one ran. */
   execute(plan: Admission): Promise<LoopResult | undefined>
   /** The prompts the scripted agent was given, in order. */
   prompts(): string[]

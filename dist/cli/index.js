@@ -17297,7 +17297,7 @@ function addedChecks(commands, existing) {
 ;// CONCATENATED MODULE: ./src/loop/overview.ts
 // The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
 // cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
-// with them, and the job summary shows the same ones (src/github/summary.ts): one renderer for both.
+// with them, and the job summary shows the same ones (src/report/summary.ts): one renderer for both.
 
 const VERDICT = {
     passed: '✅ passed',

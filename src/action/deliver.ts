@@ -12,14 +12,12 @@ import type { DeliveryReport } from '../report/run-report.js'
 import { pullRequestText } from '../report/pr-body.js'
 import { backoffMs, retryTiming } from '../github/retry.js'
 import type { OnFailure } from './inputs.js'
-import type { Looped } from './loop.js'
 import { REMOTE, restoreCheckout, type Prepared } from './prepare.js'
 
 /** What decides the delivery: the loop's outcome and the inputs. */
 export interface DeliveryFacts {
   stopReason: LoopResult['stopReason']
   success: boolean
-  cancelled: boolean
   /** The person's pull request whose own branch the loop works on. */
   pr?: number
   /** The branch's last commit is the one the remote already had. */
@@ -35,11 +33,8 @@ export interface DeliveryFacts {
 export type DeliveryDecision =
   { push: false; skipped: string } | { push: true; pullRequest: 'none' | 'onto-pr' | 'open'; draft: boolean }
 
-export const CANCELLED = 'the run was cancelled, so nothing was pushed'
-
 export function decideDelivery(facts: DeliveryFacts): DeliveryDecision {
   const { pr, success, branch } = facts
-  if (facts.cancelled || facts.stopReason === 'cancelled') return { push: false, skipped: CANCELLED }
   if (facts.stopReason === 'already_green')
     return {
       push: false,
@@ -99,7 +94,6 @@ async function deliverWork(prepared: Prepared, result: LoopResult): Promise<Deli
   const decision = decideDelivery({
     stopReason: result.stopReason,
     success: result.success,
-    cancelled: false,
     ...(plan.pr ? { pr: plan.pr.number } : {}),
     addedNoCommits: commit !== undefined && commit === branch.remoteSha,
     openPr: inputs.openPr,
@@ -224,17 +218,27 @@ async function deliverWork(prepared: Prepared, result: LoopResult): Promise<Deli
   return delivery
 }
 
-/** Delivers the loop's work (nothing when it was cancelled), then gives the checkout back. */
-export async function deliver(prepared: Prepared, looped: Looped): Promise<DeliveryReport> {
+/** Delivers the loop's work (nothing when the run was cancelled), then gives the checkout back. */
+export async function deliver(
+  prepared: Prepared,
+  result: LoopResult,
+  cancelled: boolean
+): Promise<DeliveryReport> {
   const { workTree, branch, identity } = prepared
   let delivery: DeliveryReport
-  if (looped.cancelled)
-    delivery = { branch: branch.branch, pushed: false, problems: [], notes: [], skipped: CANCELLED }
+  if (cancelled)
+    delivery = {
+      branch: branch.branch,
+      pushed: false,
+      problems: [],
+      notes: [],
+      skipped: 'the run was cancelled, so nothing was pushed'
+    }
   else {
-    const moved = await branchMovedDuringLoop(workTree, branch.branch, looped.result)
+    const moved = await branchMovedDuringLoop(workTree, branch.branch, result)
     try {
       if (moved) throw new Error(moved)
-      delivery = await deliverWork(prepared, looped.result)
+      delivery = await deliverWork(prepared, result)
     } catch (error) {
       delivery = {
         branch: branch.branch,

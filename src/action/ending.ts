@@ -60,8 +60,9 @@ export function writeEnding(ending: Ending): void {
 /** Bad input ends the step with one line (a ralph problem also as an annotation at its file and line). */
 export function badInput(error: InputError | PlanError | InstallError): Ending {
   const where = error instanceof PlanError ? error.where : undefined
+  // The message keeps its file:line:col: the annotation is the step's one line, read in the log as well.
   const annotation = where && {
-    message: error.message.slice(error.message.indexOf(': ') + 2),
+    message: error.message,
     title: 'RALPH.md',
     file: where.file,
     line: where.line,

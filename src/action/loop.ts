@@ -1,5 +1,5 @@
 // Step 4, loop: the loop runs contained (contain.ts), its events rendered into the log and followed by the
-// tracking comment; its failing gates become annotations. Whether the run was cancelled is decided here, once.
+// tracking comment; its failing gates become annotations.
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
@@ -16,8 +16,6 @@ const ANNOTATION_LOG_BYTES = 2 * 1024 * 1024
 
 export interface Looped {
   result: LoopResult
-  /** The runner cancelled the job, or the loop ended cancelled: nothing is delivered, post finishes. */
-  cancelled: boolean
   /** The tracking comment's follower has seen every event of the loop. */
   followed: () => Promise<void>
 }
@@ -79,7 +77,6 @@ export async function loop(prepared: Prepared, signal: AbortSignal): Promise<Loo
     logger.close
   )
   for (const warning of warnings) core.warning(warning)
-  const cancelled = signal.aborted || result.stopReason === 'cancelled'
-  if (!result.success && !cancelled) annotateFailures(result, plan)
-  return { result, cancelled, followed: async () => follow?.settled() }
+  if (!result.success && result.stopReason !== 'cancelled') annotateFailures(result, plan)
+  return { result, followed: async () => follow?.settled() }
 }

@@ -17,8 +17,11 @@ async function pipeline(signal: AbortSignal): Promise<Ending> {
   const prepared = await prepare(planned)
   if (ended(prepared)) return prepared.end
   const looped = await loop(prepared, signal)
-  const delivery = await deliver(prepared, looped)
-  return report(prepared, looped, delivery)
+  // Cancellation is decided here alone, before the delivery (nothing is pushed) and after it: a SIGTERM during
+  // the push or the pull request leaves the comment, the upload and the summary to post.
+  const cancelled = (): boolean => signal.aborted || looped.result.stopReason === 'cancelled'
+  const delivery = await deliver(prepared, looped.result, cancelled())
+  return report(prepared, looped, delivery, cancelled())
 }
 
 /** The runner sends SIGINT, then SIGTERM ~7.5 s later: either one cancels the loop (the agent's tree is killed). */

@@ -95,9 +95,14 @@ async function reportHunt(
   }
 }
 
-export async function report(prepared: Prepared, looped: Looped, delivery: DeliveryReport): Promise<Ending> {
+export async function report(
+  prepared: Prepared,
+  looped: Looped,
+  delivery: DeliveryReport,
+  cancelled: boolean
+): Promise<Ending> {
   const { plan, tracking, clients, hunt } = prepared
-  const { result, cancelled } = looped
+  const { result } = looped
   if (cancelled) {
     // Post finalises the comment, uploads the record and writes the summary: main exits within the
     // runner's grace period.

@@ -1,6 +1,6 @@
 // The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
 // cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
-// with them, and the job summary shows the same ones (src/github/summary.ts): one renderer for both.
+// with them, and the job summary shows the same ones (src/report/summary.ts): one renderer for both.
 import { codeCell, fence } from '../text/markdown.js'
 import type { BaselineRecord, CheckRun, IterationRecord, IterationVerdict, LoopStatus } from './types.js'
 

@@ -432,7 +432,7 @@ async function sameRepoPull(
 // --- ralphs ----------------------------------------------------------------------------------------
 
 /**
- * A named ralph must be installed in the project (installed-ralph.ts); no name means the action's `ralph`
+ * A named ralph must be installed in the project (ralph/installed.ts); no name means the action's `ralph`
  * input, or a ralph-less run when the workflow gives `agent` without one.
  */
 function resolveRalph(

@@ -274,7 +274,7 @@ const usesTask = (template: string): boolean =>
 
 /**
  * Whether a RALPH.md puts the task in its prompt (`{{ args.task }}` in the body, outside HTML comments).
- * When it does not, the issue's text reaches the agent only as the file: say so (main.ts warns).
+ * When it does not, the issue's text reaches the agent only as the file: say so (action/plan.ts warns).
  */
 export function ralphReadsTask(ralphText: string): boolean {
   return usesTask(promptTemplate(ralphText))
