@@ -94,6 +94,12 @@ describeIsolated('the agent-settings isolation tests')(
       expect(text(result.stdout)).toBe(`${iso.user.home}/.codex\nmodel = "gpt-test"\n`)
     })
 
+    test("a variable the run points elsewhere (the model proxy's CODEX_HOME) is left as the run set it", async () => {
+      const proxyHome = path.join(tmpdir(), 'ralph-proxy-codex-home')
+      const result = await sh('echo "$CODEX_HOME"', { CODEX_HOME: proxyHome })
+      expect(text(result.stdout)).toBe(`${proxyHome}\n`)
+    })
+
     test('no link is followed: neither one inside the settings nor a settings folder that is one', async () => {
       const result = await sh(
         'ls -A ~/.gemini; ls -A ~/.qwen 2>&1; cat ~/.gemini/credentials 2>&1; grep -rs . ~ | grep -c runner-secret'
