@@ -42319,9 +42319,9 @@ async function isolateAgent(options) {
     for (const skipped of staged.skipped)
         options.log?.(`Left out of the copy of the agent's settings: ${skipped}.`);
     const repointed = {};
-    for (const { variable, to } of options.settings ?? [])
+    for (const { variable, from, to } of options.settings ?? [])
         if (variable)
-            repointed[variable] = external_node_path_default().join(home, to);
+            repointed[variable] = { from, to: external_node_path_default().join(home, to) };
     const field = (key) => (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1);
     const [uid, gid] = field('user').map(Number);
     const [topGid, topMode] = field('top');
@@ -42529,9 +42529,10 @@ function agentUserEnvironment(env, user, repointed = {}) {
             continue;
         out[key] = value;
     }
-    for (const [key, value] of Object.entries(repointed))
-        if (out[key] !== undefined)
-            out[key] = value;
+    // Only while it still names what was copied: a folder of the run's own (the model proxy's) stays as it is.
+    for (const [key, { from, to }] of Object.entries(repointed))
+        if (out[key] !== undefined && external_node_path_default().resolve(out[key]) === from)
+            out[key] = to;
     return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
 }
 /** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */

@@ -14,6 +14,7 @@ import {
 } from '../support/model-server/index.js'
 import { projectFiles, ralph } from '../action/fixtures.js'
 import { GITHUB_TOKEN, createProject, runAction, startStand, type Stand } from '../action/harness.js'
+import { TEST_AGENT_USER } from '../support/agent-user.js'
 import { describeWithAgent } from './live.js'
 
 let stand: Stand
@@ -67,8 +68,10 @@ describeWithAgent('claude')('the action on the real claude CLI', () => {
       })
       expect(Number(run.outputs.cost)).toBeGreaterThan(0)
       // As the action runs agents by default (CI is root): claude ran as its own user.
-      if (process.getuid?.() === 0)
-        expect(run.main.stdout).toMatch(/run as ralph-agent-t\d+ \(uid \d+, started with setpriv\)/)
+      if (process.getuid?.() === 0) {
+        expect(run.main.stdout).toContain(`run as ${TEST_AGENT_USER} (uid `)
+        expect(run.main.stdout).toMatch(/\(uid \d+, started with setpriv\)/)
+      }
       // The readable transcript, not the raw JSON stream, in the log.
       expect(run.main.stdout).toContain('→ Write')
       expect(run.main.stdout).not.toContain('"type":"assistant"')

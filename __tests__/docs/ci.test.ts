@@ -12,7 +12,7 @@ const read = (file: string): string => readFileSync(path.join(repo, file), 'utf8
 const ciCommands = read('.ci/run')
   .split('\n')
   .map(line => line.trim())
-  .filter(line => /^(npm|node|REQUIRE_\w+=\S+ npm)\b/.test(line))
+  .filter(line => /^(npm|node|(REQUIRE_\w+=\S+ )+npm)\b/.test(line))
 
 test('.ci/run runs the README test command, the live agent tier, and the checks before them', () => {
   const firstBlock = /```sh\n([\s\S]*?)```/.exec(read('README.md'))?.[1] ?? ''
@@ -25,7 +25,7 @@ test('.ci/run runs the README test command, the live agent tier, and the checks 
     'npm run typecheck',
     'npm run lint',
     testCommand,
-    'REQUIRE_AGENT_CLIS=1 npm run test:agents'
+    'REQUIRE_AGENT_CLIS=1 REQUIRE_ISOLATION=1 npm run test:agents'
   ])
 })
 

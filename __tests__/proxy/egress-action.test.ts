@@ -8,30 +8,12 @@ import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import { createProject, runAction, startStand, type Project, type Stand } from '../action/harness.js'
 import { describeIsolated, sharedDir } from '../support/isolation.js'
-import { portOf, stepNamespace, whyNoNetns } from '../support/netns.js'
+import { egressProbeAgent, portOf, stepNamespace, whyNoNetns } from '../support/netns.js'
 
 const OTHER_PORT = 47998
 const why = whyNoNetns()
 
-// Tries the proxy (its ANTHROPIC_BASE_URL, the proxy's) and the other port; writes what it found to $OUT.
-const AGENT = `#!${process.execPath}
-const net = require('node:net')
-const base = new URL(process.env.ANTHROPIC_BASE_URL)
-// The proxy counts as reached when it accepts; the others only when their server answers (a refused
-// connection may be accepted by the action's refusal listener, which names it and resets it).
-const targets = { proxy: [base.hostname, Number(base.port)], other: ['127.0.0.1', ${OTHER_PORT}], outside: ['192.0.2.10', 443] }
-Promise.all(Object.entries(targets).map(([name, [host, port]]) => new Promise(r => {
-  const s = net.connect(port, host, () => { if (name === 'proxy') { s.destroy(); r([name, 'open']) } })
-  s.on('data', d => { s.destroy(); r([name, String(d).trim()]) })
-  s.on('close', () => r([name, 'closed']))
-  s.on('error', e => r([name, e.code]))
-  s.setTimeout(10000, () => { s.destroy(); r([name, 'timeout']) })
-}))).then(all => {
-  require('node:fs').writeFileSync(process.env.OUT + '/egress.json', JSON.stringify(Object.fromEntries(all)))
-  // HOLD: the agent stays, as one still working when the job is cancelled.
-  if (process.env.HOLD) setInterval(() => undefined, 60000)
-})
-`
+const AGENT = egressProbeAgent(OTHER_PORT, "process.env.OUT + '/egress.json'")
 
 let stand: Stand
 let project: Project

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, expect, test } from '@jest/globals'
 import { TEST_AGENT_USER, describeIsolated, whyNoIsolation } from '../support/isolation.js'
+import { egressProbeAgent } from '../support/netns.js'
 
 const CLI = path.resolve('dist/cli/index.js')
 const OTHER_PORT = 47999
@@ -26,21 +27,7 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-// Tries the proxy (its ANTHROPIC_BASE_URL, set by the proxy) and the other port; writes what it found.
-const AGENT = `#!${process.execPath}
-const net = require('node:net')
-const base = new URL(process.env.ANTHROPIC_BASE_URL)
-// The proxy counts as reached when it accepts; the others only when their server answers (a refused
-// connection may be accepted by the action's refusal listener, which names it and resets it).
-const targets = { proxy: [base.hostname, Number(base.port)], other: ['127.0.0.1', ${OTHER_PORT}], outside: ['192.0.2.10', 443] }
-Promise.all(Object.entries(targets).map(([name, [host, port]]) => new Promise(r => {
-  const s = net.connect(port, host, () => { if (name === 'proxy') { s.destroy(); r([name, 'open']) } })
-  s.on('data', d => { s.destroy(); r([name, String(d).trim()]) })
-  s.on('close', () => r([name, 'closed']))
-  s.on('error', e => r([name, e.code]))
-  s.setTimeout(10000, () => { s.destroy(); r([name, 'timeout']) })
-}))).then(all => require('node:fs').writeFileSync('egress.json', JSON.stringify(Object.fromEntries(all))))
-`
+const AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'")
 
 // Inside the namespace: loopback up, a server of root's on the other port, the run, then the rules left.
 const SCRIPT = `set -e

@@ -9,15 +9,15 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import { agentSettings } from '../../src/agents/index.js'
-import { isolateAgent, isolationPrivilege, type AgentIsolation } from '../../src/security/index.js'
+import { isolateAgent, type AgentIsolation } from '../../src/security/index.js'
 import { tempRepo, type TempRepo } from '../git/temp-repo.js'
-import { TEST_AGENT_USER, describeIsolated } from '../support/isolation.js'
+import { TEST_AGENT_USER, describeIsolated, isolationStartPaths } from '../support/isolation.js'
 
 const text = (c: { head: Buffer; tail: Buffer }): string => Buffer.concat([c.head, c.tail]).toString('utf8')
 
-describeIsolated('the agent-settings isolation tests')(
-  'the agent CLI settings, copied for its own user',
-  () => {
+describeIsolated('the agent-settings isolation tests').each(isolationStartPaths())(
+  'the agent CLI settings, copied for its own user started with %s',
+  start => {
     let repo: TempRepo
     let runnerHome: string
     let codexHome: string
@@ -51,11 +51,10 @@ describeIsolated('the agent-settings isolation tests')(
       write(path.join(codexHome, 'config.toml'), 'model = "gpt-test"\n')
       write(path.join(runnerHome, 'xdg', 'opencode', 'opencode.json'), '{"autoupdate":false}\n')
       const env = { HOME: runnerHome, CODEX_HOME: codexHome, XDG_CONFIG_HOME: path.join(runnerHome, 'xdg') }
-      const privilege = isolationPrivilege()
-      if ('why' in privilege) throw new Error(privilege.why)
+      // Through sudo the launcher carries the environment: the path GitHub-hosted runners take.
       iso = await isolateAgent({
         user: TEST_AGENT_USER,
-        privilege: privilege.privilege,
+        privilege: start,
         workTree: repo.dir,
         settings: ['gemini', 'codex', 'qwen', 'opencode'].flatMap(cli => agentSettings([cli, '-y'], env)),
         log: message => said.push(message)
@@ -92,6 +91,12 @@ describeIsolated('the agent-settings isolation tests')(
     test('a variable that named the settings (CODEX_HOME) names the copy', async () => {
       const result = await sh('echo "$CODEX_HOME"; cat "$CODEX_HOME/config.toml"', { CODEX_HOME: codexHome })
       expect(text(result.stdout)).toBe(`${iso.user.home}/.codex\nmodel = "gpt-test"\n`)
+    })
+
+    test("a variable the run points elsewhere (the model proxy's CODEX_HOME) is left as the run set it", async () => {
+      const proxyHome = path.join(tmpdir(), 'ralph-proxy-codex-home')
+      const result = await sh('echo "$CODEX_HOME"', { CODEX_HOME: proxyHome })
+      expect(text(result.stdout)).toBe(`${proxyHome}\n`)
     })
 
     test('no link is followed: neither one inside the settings nor a settings folder that is one', async () => {

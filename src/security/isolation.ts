@@ -16,6 +16,13 @@ import { KILL_ALL, LAUNCHER, PRIVILEGED, SIGNAL } from './scripts.js'
 import { stageSettings, type SettingsCopy } from './settings.js'
 
 /** The action's input: `auto` is `user` where the runner allows it, else `none` with a warning. */
+
+/** A settings variable's copied folder (`from`, as the job named it) and its copy in the agent's HOME. */
+interface Repointed {
+  from: string
+  to: string
+}
+
 export type IsolationSetting = 'auto' | 'user' | 'none'
 
 /** How the action becomes the agent's user: it is root, or the job's user has passwordless sudo. */
@@ -56,7 +63,7 @@ export interface IsolationState {
   /** Folders the agent was let through (o+x), with their mode before. */
   opened: { path: string; mode: string }[]
   /** Variables that named the agent CLI's settings, pointed at their copies in the agent's HOME. */
-  repointed?: Record<string, string>
+  repointed?: Record<string, Repointed>
 }
 
 /** How to start one program as the agent's user: spawn `argv` with `env`, writing `stdin` first. */
@@ -220,9 +227,9 @@ export async function isolateAgent(options: IsolateOptions): Promise<AgentIsolat
   for (const copied of staged.copied) options.log?.(`The agent's user gets a copy of ${copied}.`)
   for (const skipped of staged.skipped)
     options.log?.(`Left out of the copy of the agent's settings: ${skipped}.`)
-  const repointed: Record<string, string> = {}
-  for (const { variable, to } of options.settings ?? [])
-    if (variable) repointed[variable] = path.join(home, to)
+  const repointed: Record<string, Repointed> = {}
+  for (const { variable, from, to } of options.settings ?? [])
+    if (variable) repointed[variable] = { from, to: path.join(home, to) }
   const field = (key: string): string[] =>
     (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1)
   const [uid, gid] = field('user').map(Number)
@@ -420,7 +427,7 @@ function notFound(options: RunOptions): RunResult {
 export function agentUserEnvironment(
   env: NodeJS.ProcessEnv,
   user: AgentUser,
-  repointed: Record<string, string> = {}
+  repointed: Record<string, Repointed> = {}
 ): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {}
   for (const [key, value] of Object.entries(env)) {
@@ -430,7 +437,9 @@ export function agentUserEnvironment(
     if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key)) continue
     out[key] = value
   }
-  for (const [key, value] of Object.entries(repointed)) if (out[key] !== undefined) out[key] = value
+  // Only while it still names what was copied: a folder of the run's own (the model proxy's) stays as it is.
+  for (const [key, { from, to }] of Object.entries(repointed))
+    if (out[key] !== undefined && path.resolve(out[key]) === from) out[key] = to
   return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name }
 }
 
