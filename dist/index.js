@@ -49469,6 +49469,61 @@ class LoopGuard {
     }
 }
 
+;// CONCATENATED MODULE: ./src/loop/stop.ts
+/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
+function capReached(max, last) {
+    const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`;
+    return last?.verdict === 'checks_passed_no_tag'
+        ? `${cap}; the checks pass, but the agent has not given the completion tag`
+        : cap;
+}
+const fromTrip = (trip) => ({ reason: trip.cause, detail: trip.detail });
+/** What the iteration's own outcome says, most decisive first; undefined when it does not end the loop. */
+function outcomeStop(end, budgets, breaker) {
+    const agent = end.record.agent;
+    if (end.crash)
+        return { reason: 'agent_error', detail: `Run crashed: ${end.crash}` };
+    if (end.success)
+        return budgets.gated
+            ? { reason: 'all_checks_passed', detail: `every check passed in iteration ${end.iteration}` }
+            : { reason: 'completed', detail: `the agent gave the completion signal in iteration ${end.iteration}` };
+    if (end.interrupted && budgets.trip)
+        return fromTrip(budgets.trip);
+    if (end.limitStop)
+        return { reason: 'agent_error', detail: end.limitStop };
+    if (budgets.stopOnError && agent && !agent.success && !end.limitWaited) {
+        const how = agent.timedOut ? 'timed out' : `exited with ${agent.exitCode ?? agent.signal}`;
+        return {
+            reason: 'agent_error',
+            detail: `the agent ${how} in iteration ${end.iteration}; stopping due to --stop-on-error`
+        };
+    }
+    if (breaker)
+        return { reason: 'circuit_open', detail: `circuit open (${breaker.rule}): ${breaker.message}` };
+    return undefined;
+}
+/**
+ * Whether the loop stops now, and why. `end` is the iteration just run (undefined before the first);
+ * `breaker` is what the stagnation breaker made of it. Undefined: the loop goes on.
+ */
+function decideStop(end, budgets, breaker) {
+    const stop = end && outcomeStop(end, budgets, breaker);
+    if (stop)
+        return stop;
+    const { maxIterations: max, trip } = budgets;
+    if (max !== undefined && budgets.ran >= max)
+        return { reason: 'max_iterations', detail: capReached(max, budgets.last) };
+    if (trip)
+        return fromTrip(trip);
+    if (budgets.finishAsked)
+        return { reason: 'cancelled', detail: 'stopped after the iteration in flight, as asked' };
+    if (budgets.timeSpent)
+        return { reason: 'timeout', detail: 'the total time budget is spent' };
+    if (budgets.costSpent)
+        return { reason: 'budget_exhausted', detail: `the cost budget ($${budgets.maxCostUsd}) is spent` };
+    return undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/loop/agent.ts
 // One agent run: the prompt on stdin, cwd = the work tree, the preset reading its output as it arrives
 // (usage → the cost meter, live), logs written as they come, the whole tree killed when the run must stop.
@@ -51028,6 +51083,7 @@ function copyFrom(file, offset, out) {
 
 
 
+
 const run_loop_DEFAULT_KILL_GRACE_MS = 3000;
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
@@ -51068,13 +51124,6 @@ async function checkConfig(config, workspace, isRepo) {
     const problem = gateSettingsProblem(config);
     if (problem)
         throw new RalphError(problem);
-}
-/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
-function capReached(max, last) {
-    const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`;
-    return last?.verdict === 'checks_passed_no_tag'
-        ? `${cap}; the checks pass, but the agent has not given the completion tag`
-        : cap;
 }
 /** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
 function agentPresetFor(config) {
@@ -51285,12 +51334,20 @@ async function runLoop(config, ports = {}) {
         });
     if (!isRepo && gated)
         warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off');
-    const stopWith = (reason, detail) => ({
-        reason,
-        detail
-    });
-    const fromTrip = (trip) => stopWith(trip.cause, trip.detail);
     let stop;
+    /** Where the budgets stand now, after `ran` iterations. */
+    const budgets = (ran) => ({
+        maxIterations: config.maxIterations,
+        maxCostUsd: config.maxCostUsd,
+        ran,
+        last: status.iterations.at(-1),
+        trip: guard.trip,
+        timeSpent: guard.timeSpent(),
+        costSpent: guard.costSpent(),
+        finishAsked: ports.finishSignal?.aborted === true,
+        gated,
+        stopOnError: config.stopOnError
+    });
     // What was running when the guard fired: what its enforcement killed.
     let killedPhase;
     guard.signal.addEventListener('abort', () => (killedPhase = env.phase), { once: true });
@@ -51319,27 +51376,17 @@ async function runLoop(config, ports = {}) {
             record.appendBaseline(baseline);
             record.writeStatus(status);
             emit({ type: 'baseline_finished', baseline });
-            if (baseline.verdict === 'interrupted' && guard.trip) {
+            // Interrupted, the baseline's enforcement is noted here; the check before iteration 1 stops the loop.
+            if (baseline.verdict === 'interrupted' && guard.trip)
                 noteEnforcement(guard.trip);
-                stop = fromTrip(guard.trip);
-            }
             else if (baseline.verdict === 'green' && config.skipIfGreen)
-                stop = stopWith('already_green', 'every check passed before any agent ran (skip-if-green), so no agent ran');
+                stop = {
+                    reason: 'already_green',
+                    detail: 'every check passed before any agent ran (skip-if-green), so no agent ran'
+                };
         }
-        const stopAsked = () => ports.finishSignal?.aborted
-            ? stopWith('cancelled', 'stopped after the iteration in flight, as asked')
-            : undefined;
         for (let iteration = 1; !stop; iteration++) {
-            if (guard.trip)
-                stop = fromTrip(guard.trip);
-            else if (stopAsked())
-                stop = stopAsked();
-            else if (guard.timeSpent())
-                stop = stopWith('timeout', 'the total time budget is spent');
-            else if (guard.costSpent())
-                stop = stopWith('budget_exhausted', `the cost budget ($${config.maxCostUsd}) is spent`);
-            else if (config.maxIterations !== undefined && iteration > config.maxIterations)
-                stop = stopWith('max_iterations', capReached(config.maxIterations, status.iterations.at(-1)));
+            stop = decideStop(undefined, budgets(iteration - 1));
             if (stop)
                 break;
             status.inFlight = iteration;
@@ -51364,65 +51411,46 @@ async function runLoop(config, ports = {}) {
             record.appendIteration(outcome.record);
             record.writeStatus(status);
             emit({ type: 'iteration_finished', record: outcome.record });
-            // What ends the loop, most decisive first.
-            if (outcome.crash) {
+            // An iteration lost to a usage limit says nothing about the agent or the work: the breaker skips it.
+            const end = {
+                iteration,
+                record: outcome.record,
+                success: outcome.success,
+                interrupted: outcome.interrupted,
+                ...(outcome.crash !== undefined ? { crash: outcome.crash } : {}),
+                ...(limitWait && 'stop' in limitWait ? { limitStop: limitWait.stop } : {}),
+                limitWaited: limitWait !== undefined && 'waitMs' in limitWait
+            };
+            const tripped = limitWait || outcome.crash !== undefined || outcome.success
+                ? undefined
+                : breaker.record({
+                    progressed: outcome.record.progressed,
+                    failureFingerprint: outcome.record.failureFingerprint,
+                    agentFailed: agent !== undefined && !agent.success,
+                    deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
+                });
+            stop = decideStop(end, budgets(iteration), tripped);
+            if (outcome.crash !== undefined)
                 status.error = outcome.crash;
-                stop = stopWith('agent_error', `Run crashed: ${outcome.crash}`);
+            if (stop?.reason === 'circuit_open' && tripped)
+                status.breaker = tripped;
+            if (stop)
+                break;
+            if (limitWait && 'waitMs' in limitWait) {
+                warn(limitWait.detail);
+                emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) });
+                await guard.sleep(limitWait.waitMs, ports.finishSignal);
             }
-            else if (outcome.success) {
-                stop = gated
-                    ? stopWith('all_checks_passed', `every check passed in iteration ${iteration}`)
-                    : stopWith('completed', `the agent gave the completion signal in iteration ${iteration}`);
-            }
-            else if (outcome.interrupted && trip) {
-                stop = fromTrip(trip);
-            }
-            else if (limitWait && 'stop' in limitWait) {
-                stop = stopWith('agent_error', limitWait.stop);
-            }
-            else if (config.stopOnError && agent && !agent.success && !limitWait) {
-                const how = agent.timedOut ? 'timed out' : `exited with ${agent.exitCode ?? agent.signal}`;
-                stop = stopWith('agent_error', `the agent ${how} in iteration ${iteration}; stopping due to --stop-on-error`);
-            }
-            else {
-                // An iteration lost to a usage limit says nothing about the agent or the work: not counted.
-                const tripped = limitWait
-                    ? undefined
-                    : breaker.record({
-                        progressed: outcome.record.progressed,
-                        failureFingerprint: outcome.record.failureFingerprint,
-                        agentFailed: agent !== undefined && !agent.success,
-                        deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
-                    });
-                if (tripped) {
-                    status.breaker = tripped;
-                    stop = stopWith('circuit_open', `circuit open (${tripped.rule}): ${tripped.message}`);
-                }
-                else if (config.maxIterations !== undefined && iteration >= config.maxIterations) {
-                    stop = stopWith('max_iterations', capReached(config.maxIterations, outcome.record));
-                }
-                else if (guard.trip) {
-                    stop = fromTrip(guard.trip);
-                }
-                else if (stopAsked()) {
-                    stop = stopAsked();
-                }
-                else if (limitWait && 'waitMs' in limitWait) {
-                    warn(limitWait.detail);
-                    emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) });
-                    await guard.sleep(limitWait.waitMs, ports.finishSignal);
-                }
-                else if (config.delaySeconds > 0) {
-                    emit({ type: 'waiting', seconds: config.delaySeconds });
-                    await guard.sleep(config.delaySeconds * 1000, ports.finishSignal);
-                }
+            else if (config.delaySeconds > 0) {
+                emit({ type: 'waiting', seconds: config.delaySeconds });
+                await guard.sleep(config.delaySeconds * 1000, ports.finishSignal);
             }
         }
     }
     catch (error) {
         // A bug or an environment failure (git broke, the disk is full): finish the record all the same.
         status.error = error.message;
-        stop = stopWith('agent_error', `Run crashed: ${error.message}`);
+        stop = { reason: 'agent_error', detail: `Run crashed: ${error.message}` };
     }
     finally {
         guard.dispose();
@@ -51443,7 +51471,7 @@ async function runLoop(config, ports = {}) {
         }
     }
     const finishedAt = clock.now();
-    const final = stop ?? stopWith('agent_error', 'the loop ended without a stop reason');
+    const final = stop ?? { reason: 'agent_error', detail: 'the loop ended without a stop reason' };
     const result = {
         ...status,
         state: 'finished',
