@@ -48422,7 +48422,7 @@ class StagnationBreaker {
     }
 }
 
-;// CONCATENATED MODULE: ./src/loop/cost-meter.ts
+;// CONCATENATED MODULE: ./src/agents/cost-meter.ts
 const RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
 /** Turns what a stream said into a priced Usage: reported dollars first, then the price table. */
 function priceUsage(report, price) {
@@ -54214,8 +54214,9 @@ function pullRequestFailure(error, context) {
 // Labels, reviewers and assignees follow, with the retry GitHub needs right after a pull request is created.
 
 
-/** GitHub refuses pull request bodies longer than this (characters). */
-const pulls_MAX_PR_BODY_CHARS = 65536;
+
+// GitHub's limit on a pull request's body: one definition, with the renderer that fits the body under it.
+
 /**
  * Finds the open pull request for `head` (and `base`, when given); the most recent if there are several.
  * `head` is a branch name; the filter GitHub needs (`owner:branch`) is built here.
@@ -54431,7 +54432,7 @@ function clean(list) {
  * Cuts a body to GitHub's limit, at a line break when one is near, closes a code block left open, and says so
  * at the end. Bodies within the limit come back unchanged.
  */
-function truncateBody(body, max = pulls_MAX_PR_BODY_CHARS, note = `The description was cut to fit GitHub's limit of ${max.toLocaleString('en-US')} characters (it had ${body.length.toLocaleString('en-US')}).`) {
+function truncateBody(body, max = MAX_PR_BODY_CHARS, note = `The description was cut to fit GitHub's limit of ${max.toLocaleString('en-US')} characters (it had ${body.length.toLocaleString('en-US')}).`) {
     if (body.length <= max)
         return body;
     const suffix = `\n\n---\n> [!NOTE]\n> ${note}\n`;

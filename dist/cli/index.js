@@ -14332,7 +14332,7 @@ class StagnationBreaker {
     }
 }
 
-;// CONCATENATED MODULE: ./src/loop/cost-meter.ts
+;// CONCATENATED MODULE: ./src/agents/cost-meter.ts
 const RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
 /** Turns what a stream said into a priced Usage: reported dollars first, then the price table. */
 function priceUsage(report, price) {

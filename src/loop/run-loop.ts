@@ -15,7 +15,7 @@ import {
   type EgressRules,
   type RefusalListener
 } from '../proxy/egress.js'
-import { createCostMeter } from './cost-meter.js'
+import { createCostMeter } from '../agents/cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
 import { decideStop, type Budgets, type IterationEnd, type Stop } from './stop.js'
 import { runBaseline, runIteration, type LoopEnvironment } from './iteration.js'

@@ -5,7 +5,7 @@ import type { Workspace } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import type { Ralph, RalphCheck } from '../ralph/index.js'
 import type { ModelProxySettings } from '../proxy/agent.js'
-import type { CostMeter, CostSource, MeteredRequestUsage, Usage } from './cost-meter.js'
+import type { CostMeter, CostSource, MeteredRequestUsage, Usage } from '../agents/cost-meter.js'
 
 export type { CostSource, MeteredRequestUsage, Usage }
 

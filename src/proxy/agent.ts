@@ -14,7 +14,7 @@ import {
   type UsageReport
 } from '../agents/index.js'
 import type { AgentEnvOptions } from '../security/index.js'
-import { priceUsage, type CostMeter, type CostSource, type Usage } from '../loop/cost-meter.js'
+import { priceUsage, type CostMeter, type CostSource, type Usage } from '../agents/cost-meter.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import { startModelProxy, type MeteredRequest, type ModelProxy } from './server.js'
 import type { ModelWire } from './wire.js'

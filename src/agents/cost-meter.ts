@@ -1,6 +1,6 @@
 // The cost meter: dollars spent by finished agent runs plus a live estimate for the run in flight.
 // Presets feed it usage as the agent's stream reveals it; the engine reads it to enforce `maxCostUsd`.
-import type { UsageReport } from '../agents/types.js'
+import type { UsageReport } from './types.js'
 
 /** metered: counted at the wire by the model proxy; reported: the agent's own dollars; estimated: its tokens priced. */
 export type CostSource = 'metered' | 'reported' | 'estimated' | 'unknown'
