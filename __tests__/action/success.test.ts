@@ -4,9 +4,9 @@
 import { expect, test } from '@jest/globals'
 import { DONE, FIX, WRONG_FIX, agentScript, projectFiles } from './fixtures.js'
 import { actionYaml, runAction } from './harness.js'
-import { useStand } from './use-stand.js'
+import { e2eSuite } from './suite.js'
 
-const e2e = useStand()
+const e2e = e2eSuite()
 const { project, expectClean } = e2e
 
 const fixInTwo = agentScript(
@@ -20,7 +20,7 @@ const fixInTwo = agentScript(
 
 test('gates pass in iteration 2: branch pushed, pull request created, outputs, summary and record right', async () => {
   const p = await project(projectFiles(fixInTwo))
-  const run = await runAction(p, e2e.stand, { inputs: { ralph: 'fix-tests' } })
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
   expect(run.main.stderr).toBe('')
   expect(run.main.exitCode).toBe(0)
 
@@ -64,10 +64,13 @@ test('gates pass in iteration 2: branch pushed, pull request created, outputs, s
   expect(pr.body).not.toContain('Closes #')
 
   // The record, uploaded and read back file by file.
-  const artifact = e2e.stand.artifacts.listArtifacts().find(a => String(a.id) === run.outputs['artifact-id'])
+  const artifact = e2e
+    .stand()
+    .artifacts.listArtifacts()
+    .find(a => String(a.id) === run.outputs['artifact-id'])
   expect(artifact?.name).toMatch(/^ralph-fix-tests-\d+-1$/)
   if (!artifact) return
-  const files = await e2e.stand.artifacts.downloadArtifact(artifact.name)
+  const files = await e2e.stand().artifacts.downloadArtifact(artifact.name)
   expect([...files.keys()].sort()).toEqual(
     expect.arrayContaining([
       'progress.md',
@@ -121,9 +124,9 @@ test('gates pass in iteration 2: branch pushed, pull request created, outputs, s
 
 test('a re-run updates the pull request instead of opening a second one', async () => {
   const p = await project(projectFiles(fixInTwo))
-  const first = await runAction(p, e2e.stand, { inputs: { ralph: 'fix-tests' } })
+  const first = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
   expect(first.outputs['pr-operation']).toBe('created')
-  const second = await runAction(p, e2e.stand, { inputs: { ralph: 'fix-tests' }, runAttempt: '2' })
+  const second = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' }, runAttempt: '2' })
   expect(second.main.exitCode).toBe(0)
   expect(second.outputs).toMatchObject({ 'pr-operation': 'updated', 'pr-number': first.outputs['pr-number'] })
   expect(p.api.state.pulls).toHaveLength(1)
