@@ -46636,13 +46636,12 @@ const withoutV1 = (url) => url.replace(/\/+$/, '').replace(/\/v1$/, '');
 function upstreamOf(cli, env, settings) {
     if (settings.upstream)
         return settings.upstream.replace(/\/+$/, '');
+    // codex, opencode and qwen speak OpenAI's API: the job's OPENAI_BASE_URL (a gateway) is their upstream.
     const fromEnv = cli === 'claude'
         ? env.ANTHROPIC_BASE_URL
         : cli === 'gemini'
             ? env.GOOGLE_GEMINI_BASE_URL
-            : cli === 'qwen'
-                ? env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL)
-                : undefined;
+            : env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL);
     return (fromEnv || DEFAULT_UPSTREAM[cli]).replace(/\/+$/, '');
 }
 /** The model a config-file CLI (codex, opencode) must be told; the others keep their own choice. */
@@ -46665,6 +46664,24 @@ function modelOf(cli, argv, env) {
         }
     }
     return model?.split('/').pop();
+}
+/**
+ * `model-proxy: auto`: on when the agent is one of the five CLIs and the job's environment holds its key (the
+ * proxy has a key to inject); otherwise the agent runs as it would without the proxy, with its own credentials.
+ */
+function autoModelProxy(argv, env) {
+    const cli = agentCliOf(argv)?.name;
+    if (!cli)
+        return { on: false };
+    const unmetered = `${cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`;
+    if (!KEY_SOURCES[cli].some(name => env[name]))
+        return { on: false, why: `No ${KEY_SOURCES[cli].join(' or ')} in the job's environment: ${unmetered}.` };
+    if (cli === 'opencode' && !modelOf(cli, argv, env))
+        return {
+            on: false,
+            why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered}.`
+        };
+    return { on: true };
 }
 /**
  * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
@@ -46828,13 +46845,13 @@ class MeteredCostMeter {
 /** Checks what the user gave; undefined when the proxy is off. Throws ModelProxyError naming the setting. */
 function modelProxySettings(given) {
     const { upstream, caFile, allowedHosts, network } = given;
+    const named = [
+        upstream !== undefined && 'model-upstream',
+        caFile !== undefined && 'model-ca',
+        allowedHosts.length > 0 && 'allowed-hosts',
+        network !== undefined && 'agent-network'
+    ].find(Boolean);
     if (!given.on) {
-        const named = [
-            upstream !== undefined && 'model-upstream',
-            caFile !== undefined && 'model-ca',
-            allowedHosts.length > 0 && 'allowed-hosts',
-            network !== undefined && 'agent-network'
-        ].find(Boolean);
         if (named)
             throw new ModelProxyError(`The setting '${named}' needs the model proxy: turn model-proxy on as well.`);
         return undefined;
@@ -46848,6 +46865,8 @@ function modelProxySettings(given) {
         throw new ModelProxyError(`The setting 'allowed-hosts' needs agent-network allow-list (it is ${chosen}).`);
     return {
         network: chosen,
+        // A proxy setting given asks for the proxy: auto then means on, and fails where it cannot be.
+        ...(given.on === 'auto' && !named ? { auto: true } : {}),
         ...(upstream !== undefined ? { upstream } : {}),
         ...(caFile !== undefined ? { caFile } : {}),
         ...(allowedHosts.length > 0 ? { allowedHosts } : {})
@@ -53709,7 +53728,7 @@ function readInputs(env = process.env) {
         maxTurns: read.positiveInteger('max-turns'),
         installAgent: installAgentInput(read.text('install-agent')),
         modelProxy: modelProxyInputs({
-            on: read.boolean('model-proxy', false),
+            on: modelProxyMode(read.text('model-proxy')),
             upstream: read.text('model-upstream'),
             caFile: read.text('model-ca'),
             allowedHosts: read.list('allowed-hosts'),
@@ -53752,7 +53771,17 @@ function listInputs(read) {
         agentUser: DEFAULT_AGENT_USER
     };
 }
-/** The model proxy's inputs: off unless `model-proxy: true`. */
+/** `model-proxy`: auto (the default: on for a preset whose key the job holds), or a YAML boolean. */
+function modelProxyMode(value) {
+    if (value === undefined || value.toLowerCase() === 'auto')
+        return 'auto';
+    if (['true', 'True', 'TRUE'].includes(value))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(value))
+        return false;
+    throw new InputError(`Input 'model-proxy' must be auto, true or false, got ${quote(value)}.`);
+}
+/** The model proxy's inputs: with auto, validated as if on; plan decides once the agent is known. */
 function modelProxyInputs(given) {
     try {
         return modelProxySettings(given);
@@ -53981,6 +54010,7 @@ async function installAgent(install, env = process.env) {
 
 
 
+
 /** A problem with the ralph, with where it is: `file:line:col: message` and an annotation's position. */
 class PlanError extends Error {
     where;
@@ -54171,6 +54201,17 @@ function makePlan(inputs, context, env = process.env, trigger) {
     // The record lives outside the work tree (never committed, never seen by the agent), in RUNNER_TEMP.
     (0,external_node_fs_.mkdirSync)(temp, { recursive: true });
     const recordDir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(temp, `ralph-record-${slug(ralph.name)}-`));
+    // model-proxy auto: the proxy runs when the agent is a preset and the job holds its key; else one notice says why not.
+    let modelProxy = inputs.modelProxy;
+    const notices = [];
+    if (modelProxy?.auto) {
+        const decided = autoModelProxy(ralph.agentArgv, env);
+        if (!decided.on) {
+            modelProxy = undefined;
+            if (decided.why)
+                notices.push(`model-proxy auto: ${decided.why}`);
+        }
+    }
     const config = loopConfig({
         ralph,
         projectRoot: root,
@@ -54191,7 +54232,7 @@ function makePlan(inputs, context, env = process.env, trigger) {
         ...(inputs.parallelChecks !== undefined ? { parallelChecks: inputs.parallelChecks } : {}),
         ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
         ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
-        ...(inputs.modelProxy ? { modelProxy: inputs.modelProxy } : {}),
+        ...(modelProxy ? { modelProxy } : {}),
         ...(promptText !== undefined ? { promptText } : {}),
         ...(promptAppendix !== undefined ? { promptAppendix } : {})
     });
@@ -54209,7 +54250,8 @@ function makePlan(inputs, context, env = process.env, trigger) {
         continueBranch: trigger?.continueBranch ?? false,
         ...(trigger ? { trigger } : {}),
         ...(pr ? { pr } : {}),
-        warnings
+        warnings,
+        notices
     };
 }
 
@@ -56006,6 +56048,8 @@ async function run() {
         }
         for (const warning of plan.warnings)
             core/* warning */.$e(warning);
+        for (const notice of plan.notices)
+            core/* notice */.lm(notice);
         if (plan.inputs.dryRun)
             return await dryRun(plan);
         if (inputs.installAgent) {

@@ -12448,7 +12448,7 @@ function agentCli(name) {
     return AGENT_CLIS.find(cli => cli.name === name);
 }
 /** The known CLI an agent command line runs (`claude -p …` → claude), or undefined. */
-function agentCliOf(agentArgv) {
+function clis_agentCliOf(agentArgv) {
     return agentCli(programStem(agentArgv[0]));
 }
 /** What each CLI reads at start-up besides its environment (the agent's user gets a copy of these only). */
@@ -12467,7 +12467,7 @@ const SETTINGS = {
  * the agent would get as that user: its HOME, XDG_CONFIG_HOME, CODEX_HOME…). Empty for a CLI we do not know.
  */
 function agentSettings(agentArgv, env) {
-    const cli = agentCliOf(agentArgv);
+    const cli = clis_agentCliOf(agentArgv);
     const home = env.HOME;
     if (!cli || !home)
         return [];
@@ -14897,13 +14897,12 @@ const withoutV1 = (url) => url.replace(/\/+$/, '').replace(/\/v1$/, '');
 function upstreamOf(cli, env, settings) {
     if (settings.upstream)
         return settings.upstream.replace(/\/+$/, '');
+    // codex, opencode and qwen speak OpenAI's API: the job's OPENAI_BASE_URL (a gateway) is their upstream.
     const fromEnv = cli === 'claude'
         ? env.ANTHROPIC_BASE_URL
         : cli === 'gemini'
             ? env.GOOGLE_GEMINI_BASE_URL
-            : cli === 'qwen'
-                ? env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL)
-                : undefined;
+            : env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL);
     return (fromEnv || DEFAULT_UPSTREAM[cli]).replace(/\/+$/, '');
 }
 /** The model a config-file CLI (codex, opencode) must be told; the others keep their own choice. */
@@ -14928,11 +14927,29 @@ function modelOf(cli, argv, env) {
     return model?.split('/').pop();
 }
 /**
+ * `model-proxy: auto`: on when the agent is one of the five CLIs and the job's environment holds its key (the
+ * proxy has a key to inject); otherwise the agent runs as it would without the proxy, with its own credentials.
+ */
+function autoModelProxy(argv, env) {
+    const cli = agentCliOf(argv)?.name;
+    if (!cli)
+        return { on: false };
+    const unmetered = `${cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`;
+    if (!KEY_SOURCES[cli].some(name => env[name]))
+        return { on: false, why: `No ${KEY_SOURCES[cli].join(' or ')} in the job's environment: ${unmetered}.` };
+    if (cli === 'opencode' && !modelOf(cli, argv, env))
+        return {
+            on: false,
+            why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered}.`
+        };
+    return { on: true };
+}
+/**
  * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
  * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
  */
 async function startAgentProxy(argv, env, settings, budget = {}) {
-    const cli = agentCliOf(argv)?.name;
+    const cli = clis_agentCliOf(argv)?.name;
     if (!cli)
         throw new ModelProxyError(`The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`);
     const keyName = KEY_SOURCES[cli].find(name => env[name]);
@@ -15089,13 +15106,13 @@ class MeteredCostMeter {
 /** Checks what the user gave; undefined when the proxy is off. Throws ModelProxyError naming the setting. */
 function modelProxySettings(given) {
     const { upstream, caFile, allowedHosts, network } = given;
+    const named = [
+        upstream !== undefined && 'model-upstream',
+        caFile !== undefined && 'model-ca',
+        allowedHosts.length > 0 && 'allowed-hosts',
+        network !== undefined && 'agent-network'
+    ].find(Boolean);
     if (!given.on) {
-        const named = [
-            upstream !== undefined && 'model-upstream',
-            caFile !== undefined && 'model-ca',
-            allowedHosts.length > 0 && 'allowed-hosts',
-            network !== undefined && 'agent-network'
-        ].find(Boolean);
         if (named)
             throw new ModelProxyError(`The setting '${named}' needs the model proxy: turn model-proxy on as well.`);
         return undefined;
@@ -15109,6 +15126,8 @@ function modelProxySettings(given) {
         throw new ModelProxyError(`The setting 'allowed-hosts' needs agent-network allow-list (it is ${chosen}).`);
     return {
         network: chosen,
+        // A proxy setting given asks for the proxy: auto then means on, and fails where it cannot be.
+        ...(given.on === 'auto' && !named ? { auto: true } : {}),
         ...(upstream !== undefined ? { upstream } : {}),
         ...(caFile !== undefined ? { caFile } : {}),
         ...(allowedHosts.length > 0 ? { allowedHosts } : {})

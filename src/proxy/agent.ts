@@ -81,6 +81,8 @@ export interface ModelProxySettings {
   network?: AgentNetwork
   /** The agent's own uid, when it runs isolated (set by the front-end): what the egress rules match. */
   agentUid?: number
+  /** Started only when autoModelProxy says so (`model-proxy: auto` with no proxy setting given). */
+  auto?: true
   /** How the egress rules are set: as root, or through `sudo -n` (as the isolation starts the agent). */
   agentPrivilege?: 'root' | 'sudo'
 }
@@ -116,14 +118,13 @@ const withoutV1 = (url: string): string => url.replace(/\/+$/, '').replace(/\/v1
 
 function upstreamOf(cli: AgentCliName, env: NodeJS.ProcessEnv, settings: ModelProxySettings): string {
   if (settings.upstream) return settings.upstream.replace(/\/+$/, '')
+  // codex, opencode and qwen speak OpenAI's API: the job's OPENAI_BASE_URL (a gateway) is their upstream.
   const fromEnv =
     cli === 'claude'
       ? env.ANTHROPIC_BASE_URL
       : cli === 'gemini'
         ? env.GOOGLE_GEMINI_BASE_URL
-        : cli === 'qwen'
-          ? env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL)
-          : undefined
+        : env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL)
   return (fromEnv || DEFAULT_UPSTREAM[cli]).replace(/\/+$/, '')
 }
 
@@ -143,6 +144,27 @@ function modelOf(cli: AgentCliName, argv: string[], env: NodeJS.ProcessEnv): str
     }
   }
   return model?.split('/').pop()
+}
+
+/** Where `model-proxy: auto` lands for one agent: on, or off with the one line that says why (none for an agent the proxy does not know). */
+export type AutoProxy = { on: true } | { on: false; why?: string }
+
+/**
+ * `model-proxy: auto`: on when the agent is one of the five CLIs and the job's environment holds its key (the
+ * proxy has a key to inject); otherwise the agent runs as it would without the proxy, with its own credentials.
+ */
+export function autoModelProxy(argv: string[], env: NodeJS.ProcessEnv): AutoProxy {
+  const cli = agentCliOf(argv)?.name
+  if (!cli) return { on: false }
+  const unmetered = `${cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`
+  if (!KEY_SOURCES[cli].some(name => env[name]))
+    return { on: false, why: `No ${KEY_SOURCES[cli].join(' or ')} in the job's environment: ${unmetered}.` }
+  if (cli === 'opencode' && !modelOf(cli, argv, env))
+    return {
+      on: false,
+      why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered}.`
+    }
+  return { on: true }
 }
 
 /**
@@ -325,7 +347,8 @@ class MeteredCostMeter implements CostMeter {
 
 /** The proxy's settings as a user gave them (action inputs or CLI flags, same names). */
 export interface GivenProxySettings {
-  on: boolean
+  /** auto: on for a preset whose key the job holds (autoModelProxy), decided once the agent is known. */
+  on: boolean | 'auto'
   upstream?: string
   caFile?: string
   allowedHosts: string[]
@@ -335,13 +358,13 @@ export interface GivenProxySettings {
 /** Checks what the user gave; undefined when the proxy is off. Throws ModelProxyError naming the setting. */
 export function modelProxySettings(given: GivenProxySettings): ModelProxySettings | undefined {
   const { upstream, caFile, allowedHosts, network } = given
+  const named = [
+    upstream !== undefined && 'model-upstream',
+    caFile !== undefined && 'model-ca',
+    allowedHosts.length > 0 && 'allowed-hosts',
+    network !== undefined && 'agent-network'
+  ].find(Boolean)
   if (!given.on) {
-    const named = [
-      upstream !== undefined && 'model-upstream',
-      caFile !== undefined && 'model-ca',
-      allowedHosts.length > 0 && 'allowed-hosts',
-      network !== undefined && 'agent-network'
-    ].find(Boolean)
     if (named)
       throw new ModelProxyError(`The setting '${named}' needs the model proxy: turn model-proxy on as well.`)
     return undefined
@@ -359,6 +382,8 @@ export function modelProxySettings(given: GivenProxySettings): ModelProxySetting
     throw new ModelProxyError(`The setting 'allowed-hosts' needs agent-network allow-list (it is ${chosen}).`)
   return {
     network: chosen,
+    // A proxy setting given asks for the proxy: auto then means on, and fails where it cannot be.
+    ...(given.on === 'auto' && !named ? { auto: true as const } : {}),
     ...(upstream !== undefined ? { upstream } : {}),
     ...(caFile !== undefined ? { caFile } : {}),
     ...(allowedHosts.length > 0 ? { allowedHosts } : {})
