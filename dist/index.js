@@ -46683,20 +46683,28 @@ function autoModelProxy(argv, env) {
         };
     return { on: true };
 }
+/** Why the agent `argv` runs cannot go behind the proxy (one line with the fix), or undefined when it can. */
+function modelProxyProblem(argv, env) {
+    const cli = agentCliOf(argv)?.name;
+    if (!cli)
+        return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`;
+    if (!KEY_SOURCES[cli].some(name => env[name]))
+        return `The model proxy holds the key for ${cli}, but the job's environment has no ${KEY_SOURCES[cli].join(' or ')}: set it from a secret.`;
+    if (cli === 'opencode' && !modelOf(cli, argv, env))
+        return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.';
+    return undefined;
+}
 /**
  * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
  * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
  */
 async function startAgentProxy(argv, env, settings, budget = {}) {
+    const problem = modelProxyProblem(argv, env);
+    if (problem)
+        throw new ModelProxyError(problem);
     const cli = agentCliOf(argv)?.name;
-    if (!cli)
-        throw new ModelProxyError(`The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`);
     const keyName = KEY_SOURCES[cli].find(name => env[name]);
-    if (!keyName)
-        throw new ModelProxyError(`The model proxy holds the key for ${cli}, but the job's environment has no ${KEY_SOURCES[cli].join(' or ')}: set it from a secret.`);
     const model = modelOf(cli, argv, env);
-    if (cli === 'opencode' && !model)
-        throw new ModelProxyError('opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.');
     let ca;
     if (settings.caFile) {
         try {
@@ -54211,6 +54219,12 @@ function makePlan(inputs, context, env = process.env, trigger) {
             if (decided.why)
                 notices.push(`model-proxy auto: ${decided.why}`);
         }
+    }
+    else if (modelProxy) {
+        // Asked for: what it cannot do fails here, before a branch is made or an agent runs.
+        const problem = modelProxyProblem(ralph.agentArgv, env);
+        if (problem)
+            throw new InputError(problem);
     }
     const config = loopConfig({
         ralph,

@@ -3,7 +3,7 @@
 // environment runs behind the proxy, with no model-proxy input given: the cost is metered at the wire, the
 // upstream gets the real key, and the agent's environment holds none. Without the key (the control) the agent
 // talks to the job's ANTHROPIC_BASE_URL itself, unmetered, and one notice says why.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
@@ -54,7 +54,7 @@ afterAll(async () => {
   if (out) rmSync(out, { recursive: true, force: true })
 })
 
-async function run(jobEnv: Record<string, string>) {
+async function run(jobEnv: Record<string, string>, given: Record<string, string> = {}) {
   out = mkdtempSync(path.join(tmpdir(), 'ralph-auto-proxy-'))
   const project = await createProject({
     '.agents/ralphs/auto/RALPH.md': '---\nagent: ./claude\n---\nWork.\n',
@@ -72,13 +72,17 @@ async function run(jobEnv: Record<string, string>) {
         'max-cost': '5',
         'upload-artifacts': 'false',
         'open-pr': 'false',
-        'on-failure': 'none'
+        'on-failure': 'none',
+        ...given
       },
       env: { ANTHROPIC_BASE_URL: server.url, OUT: out, ...jobEnv }
     })
+    const log = `${result.main.stdout}\n${result.main.stderr}`
+    // No agent ran: nothing it would have written.
+    if (!existsSync(path.join(out, 'env.json'))) return { result, log, ran: false, agentEnv: {}, answer: '' }
     const agentEnv = JSON.parse(readFileSync(path.join(out, 'env.json'), 'utf8')) as Record<string, string>
     const answer = readFileSync(path.join(out, 'answer.txt'), 'utf8')
-    return { result, agentEnv, answer, log: `${result.main.stdout}\n${result.main.stderr}` }
+    return { result, log, ran: true, agentEnv, answer }
   } finally {
     await project.cleanup()
   }
@@ -115,4 +119,13 @@ test('the control: the same preset without its key runs unproxied, and a notice 
   expect(log).toContain(
     "::notice::model-proxy auto: No ANTHROPIC_API_KEY in the job's environment: claude runs with its own credentials, not behind the model proxy: cost is what the CLI reports."
   )
+}, 300_000)
+
+test('model-proxy true without the key fails the step in one line before anything runs', async () => {
+  const { result, ran } = await run({}, { 'model-proxy': 'true' })
+  expect(result.main.exitCode).not.toBe(0)
+  expect(ran).toBe(false)
+  expect(result.main.errors.map(e => e.message)).toEqual([
+    "The model proxy holds the key for claude, but the job's environment has no ANTHROPIC_API_KEY: set it from a secret."
+  ])
 }, 300_000)

@@ -22,7 +22,7 @@ import {
 import type { RunContext } from '../github/context.js'
 import { deliverTask, promptWithTask, ralphReadsTask } from '../github/sanitize.js'
 import type { PullRef, RunPlan as TriggerRun } from '../github/trigger.js'
-import { autoModelProxy } from '../proxy/agent.js'
+import { autoModelProxy, modelProxyProblem } from '../proxy/agent.js'
 import { InputError, type ActionInputs } from './inputs.js'
 
 export interface RunPlan {
@@ -267,6 +267,10 @@ export function makePlan(
       modelProxy = undefined
       if (decided.why) notices.push(`model-proxy auto: ${decided.why}`)
     }
+  } else if (modelProxy) {
+    // Asked for: what it cannot do fails here, before a branch is made or an agent runs.
+    const problem = modelProxyProblem(ralph.agentArgv, env)
+    if (problem) throw new InputError(problem)
   }
   const config = loopConfig({
     ralph,
