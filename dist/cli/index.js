@@ -13934,7 +13934,9 @@ class ProcessRun {
         if (this.settled)
             return;
         this.aborted = true;
-        this.killTree();
+        const reason = this.opts.signal?.reason;
+        const grace = reason?.killGraceMs;
+        this.killTree(typeof grace === 'number' ? grace : undefined);
     };
     constructor(opts, resolve, reject) {
         this.opts = opts;
@@ -14080,11 +14082,11 @@ class ProcessRun {
         this.child?.stdout?.resume();
         this.child?.stderr?.resume();
     }
-    killTree() {
+    killTree(graceMs) {
         const pid = this.child?.pid;
         if (this.killing || pid === undefined)
             return;
-        const grace = Math.max(0, this.opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+        const grace = Math.max(0, graceMs ?? this.opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
         this.killing = killProcessTree(pid, grace, {
             start: this.identity,
             holding: this.outputIds,
@@ -15404,7 +15406,10 @@ class LoopGuard {
         if (this.trip)
             return;
         this.trip = { cause, at, detail };
-        this.controller.abort(new Error(detail));
+        // A spent budget is killed at once: no grace in which the agent could spend more (or exit slowly, as
+        // gemini does on SIGTERM, ~0.6-1.5 s). A time cap or a cancel keeps the usual SIGTERM grace.
+        const reason = Object.assign(new Error(detail), cause === 'budget_exhausted' ? { killGraceMs: 0 } : {});
+        this.controller.abort(reason);
     }
 }
 
