@@ -46894,6 +46894,7 @@ function modelProxySettings(given) {
 
 
 
+
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** The chain of a uid's rules (iptables allows 28 characters). */
 const egressChain = (uid) => `RALPH-AGENT-${uid}`;
@@ -46976,6 +46977,15 @@ function egressUnavailable(uid, privilege = 'root') {
         return "the agent does not run as its own user, so its connections cannot be told from the action's";
     return undefined;
 }
+/** IPv6 is on when the kernel lists an address of it (`::1` counts: loopback services answer there too). */
+function ipv6On() {
+    try {
+        return (0,external_node_fs_.readFileSync)('/proc/net/if_inet6', 'utf8').trim() !== '';
+    }
+    catch {
+        return false;
+    }
+}
 /**
  * Restricts the agent's uid to the proxy. Leftover rules of the same uid (a run that was killed) are removed
  * first. Throws with the failing call's message; nothing stays half-applied.
@@ -46987,6 +46997,9 @@ async function restrictEgress(options) {
     await remove();
     const commands = egressRuleCommands(uid, options.proxyPort, options.refusalPort);
     const have6 = which('ip6tables', { cwd: '/', path: SYSTEM_PATH }) !== null;
+    // Without ip6tables the agent's IPv6 (::1's services, an outside v6 address) would stay open: refuse it all.
+    if (!have6 && ipv6On())
+        throw new Error('ip6tables is not installed while IPv6 is on, so the IPv6 connections of the agent would be open');
     for (const [program, list] of [
         ['iptables', commands.v4],
         ...(have6 ? [['ip6tables', commands.v6]] : [])
