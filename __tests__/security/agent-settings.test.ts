@@ -9,15 +9,15 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import { agentSettings } from '../../src/agents/index.js'
-import { isolateAgent, isolationPrivilege, type AgentIsolation } from '../../src/security/index.js'
+import { isolateAgent, type AgentIsolation } from '../../src/security/index.js'
 import { tempRepo, type TempRepo } from '../git/temp-repo.js'
-import { TEST_AGENT_USER, describeIsolated } from '../support/isolation.js'
+import { TEST_AGENT_USER, describeIsolated, isolationStartPaths } from '../support/isolation.js'
 
 const text = (c: { head: Buffer; tail: Buffer }): string => Buffer.concat([c.head, c.tail]).toString('utf8')
 
-describeIsolated('the agent-settings isolation tests')(
-  'the agent CLI settings, copied for its own user',
-  () => {
+describeIsolated('the agent-settings isolation tests').each(isolationStartPaths())(
+  'the agent CLI settings, copied for its own user started with %s',
+  start => {
     let repo: TempRepo
     let runnerHome: string
     let codexHome: string
@@ -51,11 +51,10 @@ describeIsolated('the agent-settings isolation tests')(
       write(path.join(codexHome, 'config.toml'), 'model = "gpt-test"\n')
       write(path.join(runnerHome, 'xdg', 'opencode', 'opencode.json'), '{"autoupdate":false}\n')
       const env = { HOME: runnerHome, CODEX_HOME: codexHome, XDG_CONFIG_HOME: path.join(runnerHome, 'xdg') }
-      const privilege = isolationPrivilege()
-      if ('why' in privilege) throw new Error(privilege.why)
+      // Through sudo the launcher carries the environment: the path GitHub-hosted runners take.
       iso = await isolateAgent({
         user: TEST_AGENT_USER,
-        privilege: privilege.privilege,
+        privilege: start,
         workTree: repo.dir,
         settings: ['gemini', 'codex', 'qwen', 'opencode'].flatMap(cli => agentSettings([cli, '-y'], env)),
         log: message => said.push(message)

@@ -11,22 +11,14 @@ import {
   isolateAgent,
   isolationPrivilege,
   processesOf,
-  type AgentIsolation,
-  type Privilege
+  type AgentIsolation
 } from '../../src/security/index.js'
 import { tempRepo, type TempRepo } from '../git/temp-repo.js'
-import { TEST_AGENT_USER, describeIsolated, sharedDir, whyNoSudoRunner } from '../support/isolation.js'
+import { TEST_AGENT_USER, describeIsolated, isolationStartPaths, sharedDir } from '../support/isolation.js'
 
 const text = (c: { head: Buffer; tail: Buffer }): string => Buffer.concat([c.head, c.tail]).toString('utf8')
 
-/** The ways this machine can start the agent's user: its own privilege, and sudo too when it is root with sudo. */
-function startPaths(): Privilege[] {
-  const own = isolationPrivilege()
-  if (!('privilege' in own)) return ['root']
-  return own.privilege === 'root' && !whyNoSudoRunner() ? ['root', 'sudo'] : [own.privilege]
-}
-
-describeIsolated('the agent-user isolation tests').each(startPaths())(
+describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
   'the agent as its own user, started with %s',
   start => {
     let repo: TempRepo

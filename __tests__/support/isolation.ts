@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdtempSync, realpathSync, writeFileSync } from 
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe } from '@jest/globals'
-import { isolationPrivilege } from '../../src/security/index.js'
+import { isolationPrivilege, type Privilege } from '../../src/security/index.js'
 import { SUDO_RUNNER_USER } from './agent-user.js'
 
 export { TEST_AGENT_USER, SUDO_RUNNER_USER } from './agent-user.js'
@@ -38,6 +38,13 @@ export function whyNoSudoRunner(): string | undefined {
   if (spawnSync('sh', ['-c', 'command -v sudo'], { stdio: 'ignore' }).status !== 0)
     return 'sudo is not installed (apt-get install sudo)'
   return undefined
+}
+
+/** The ways this machine can start the agent's user: its own privilege, and sudo too when it is root with sudo. */
+export function isolationStartPaths(): Privilege[] {
+  const own = isolationPrivilege()
+  if (!('privilege' in own)) return ['root']
+  return own.privilege === 'root' && !whyNoSudoRunner() ? ['root', 'sudo'] : [own.privilege]
 }
 
 /** Creates (once) a user with passwordless sudo, like GitHub's `runner`; answers its uid and gid. */
