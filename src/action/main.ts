@@ -275,6 +275,7 @@ export async function run(): Promise<void> {
       return badInput(error)
     }
     for (const warning of plan.warnings) core.warning(warning)
+    for (const notice of plan.notices) core.notice(notice)
     if (plan.inputs.dryRun) return await dryRun(plan)
     if (inputs.installAgent) {
       try {
