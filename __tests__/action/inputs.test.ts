@@ -44,7 +44,9 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
     allowEnv: [],
     // The agent runs as its own user wherever the runner allows it.
     isolation: 'auto',
-    agentUser: 'ralph-agent'
+    agentUser: 'ralph-agent',
+    // The model proxy for a preset whose key the job holds (decided once the agent is known).
+    modelProxy: { network: 'model-only', auto: true }
   })
 })
 
@@ -238,8 +240,16 @@ describe('agent inputs', () => {
 })
 
 describe('the model proxy inputs', () => {
-  test('are off by default and carry the network mode when on', () => {
-    expect(read({ ralph: 'r' }).modelProxy).toBeUndefined()
+  test('are auto by default (decided once the agent is known), off with false, and carry the network mode when on', () => {
+    expect(read({ ralph: 'r' }).modelProxy).toEqual({ network: 'model-only', auto: true })
+    expect(read({ ralph: 'r', 'model-proxy': 'auto' }).modelProxy).toEqual({
+      network: 'model-only',
+      auto: true
+    })
+    expect(read({ ralph: 'r', 'model-proxy': 'false' }).modelProxy).toBeUndefined()
+    expect(read({ ralph: 'r', 'model-proxy': 'true' }).modelProxy).toEqual({ network: 'model-only' })
+    // A proxy setting given under auto asks for the proxy: it is then on, or fails, as with true.
+    expect(read({ ralph: 'r', 'agent-network': 'open' }).modelProxy).toEqual({ network: 'open' })
     expect(
       read({ ralph: 'r', 'model-proxy': 'true', 'allowed-hosts': 'registry.npmjs.org, *.pypi.org' })
         .modelProxy
@@ -250,8 +260,11 @@ describe('the model proxy inputs', () => {
   })
 
   test('name the input and the fix when they cannot work', () => {
-    expect(() => read({ ralph: 'r', 'allowed-hosts': 'x.org' })).toThrow(
+    expect(() => read({ ralph: 'r', 'model-proxy': 'false', 'allowed-hosts': 'x.org' })).toThrow(
       new InputError("Input 'allowed-hosts' needs the model proxy: turn model-proxy on as well.")
+    )
+    expect(() => read({ ralph: 'r', 'model-proxy': 'yes' })).toThrow(
+      new InputError('Input \'model-proxy\' must be auto, true or false, got "yes".')
     )
     expect(() => read({ ralph: 'r', 'model-proxy': 'true', 'agent-network': 'closed' })).toThrow(
       /^Input 'agent-network' must be one of model-only, allow-list, open, got "closed"\.$/

@@ -51,7 +51,9 @@ describeWithAgent('claude')('the action on the real claude CLI', () => {
     const p = await createProject(projectFiles('', ralph({ agent })))
     try {
       const run = await runAction(p, stand, {
-        inputs: { ralph: 'fix-tests', 'max-cost': '1' },
+        // claude's own reported cost, as without the proxy (its ANTHROPIC_API_KEY would turn model-proxy auto
+        // on, and its egress rules would be set on this machine): the proxy tier (proxy.test.ts) covers that.
+        inputs: { ralph: 'fix-tests', 'max-cost': '1', 'model-proxy': 'false' },
         env: {
           ...(claudeEnv(server.url, home) as Record<string, string>),
           GITHUB_TOKEN,

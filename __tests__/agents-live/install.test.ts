@@ -69,7 +69,9 @@ async function job(
     const setup = liveSetup(name, server.url, p.home)
     const run = await runAction(p, stand, {
       // The action's default isolation: the agent's user runs the installed CLI with a copy of its settings.
-      inputs: { ralph: 'fix-tests', 'install-agent': 'true', 'max-cost': '1' },
+      // model-proxy false: the CLI's key in the job would turn auto on, and codex's and opencode's scripted
+      // server is named in their config files, not in OPENAI_BASE_URL; the proxy tier covers the proxy.
+      inputs: { ralph: 'fix-tests', 'install-agent': 'true', 'max-cost': '1', 'model-proxy': 'false' },
       env: {
         ...(setup.env as Record<string, string>),
         GITHUB_TOKEN,

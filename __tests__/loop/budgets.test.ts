@@ -119,15 +119,16 @@ test('crossing the dollar budget mid-run kills the agent tree at once: budget_ex
   // The agents issue brings the real price table; here 1 output token = $0.001, so each turn is $0.01.
   const meter = createCostMeter(usage => usage.output * 0.001)
   const events: LoopEvent[] = []
+  // A grace longer than the agent's 30 s of turns: a budget kill must not wait it (no SIGTERM grace).
   const { result } = await h.run(
-    { maxCostUsd: 0.05, killGraceMs: 200 },
+    { maxCostUsd: 0.05, killGraceMs: 60_000 },
     { costMeter: meter, emit: e => events.push(e) }
   )
   expect(result.stopReason).toBe('budget_exhausted')
   const agent = result.iterations[0].agent
   expect(agent).toMatchObject({ preset: 'claude', killedBy: 'budget_exhausted' })
   expect(agent?.usage.cost_source).toBe('estimated')
-  // Turns printed during the kill's grace period were spent too, and are counted.
+  // Turns printed before the kill landed were spent too, and are counted.
   expect(agent?.usage.cost_usd).toBeGreaterThanOrEqual(0.05)
   expect(result.cost).toMatchObject({ source: 'estimated', enforced: true, maxUsd: 0.05 })
   expect(result.enforcement).toMatchObject({ cause: 'budget_exhausted', killed: 'agent' })

@@ -136,6 +136,23 @@ describe('runProcess: abort', () => {
     expect(await isGoneSoon(grandchild)).toBe(true)
   })
 
+  test('an abort whose reason carries killGraceMs 0 (a spent budget) SIGKILLs at once: the clean-up gets no grace', async () => {
+    const controller = new AbortController()
+    let out = ''
+    // The grace here (60 s) and the clean-up (20 s) both outlast the test's timeout: only the reason's 0 ends it.
+    const r = await runProcess({
+      argv: bash('trap "sleep 20; exit 3" TERM; echo ready; sleep 30 & wait'),
+      cwd: dir,
+      killGraceMs: 60_000,
+      signal: controller.signal,
+      onStdout: chunk => {
+        out += chunk.toString()
+        if (out.endsWith('\n')) controller.abort(Object.assign(new Error('budget spent'), { killGraceMs: 0 }))
+      }
+    })
+    expect(r).toMatchObject({ aborted: true, timedOut: false, exitCode: null, signal: 'SIGKILL' })
+  }, 15_000)
+
   test('an already aborted signal starts nothing', async () => {
     const controller = new AbortController()
     controller.abort()

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
 import { agentEnvironment } from '../../src/security/index.js'
 import {
+  autoModelProxy,
   MODEL_KEY_VARIABLES,
   modelProxySettings,
   startAgentProxy,
@@ -67,9 +68,27 @@ describe('each CLI behind the proxy', () => {
     const qwen = await startAgentProxy(['qwen'], { ...JOB, OPENAI_BASE_URL: 'https://gw.example/v1' }, {})
     open.push(qwen)
     expect(qwen.upstream).toBe('https://gw.example')
+    // codex and opencode speak OpenAI's API too: the job's OPENAI_BASE_URL is their gateway.
+    const codex = await startAgentProxy(
+      ['codex', 'exec', '-'],
+      { ...JOB, OPENAI_BASE_URL: 'https://gw.example/openai/v1/' },
+      {}
+    )
+    open.push(codex)
+    expect(codex.upstream).toBe('https://gw.example/openai')
+    const opencode = await startAgentProxy(
+      ['opencode', 'run', '-m', 'openai/gpt-5.5'],
+      { ...JOB, OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' },
+      {}
+    )
+    open.push(opencode)
+    expect(opencode.upstream).toBe('http://127.0.0.1:9')
     const vendor = await startAgentProxy(['gemini'], JOB, {})
     open.push(vendor)
     expect(vendor.upstream).toBe('https://generativelanguage.googleapis.com')
+    const codexVendor = await startAgentProxy(['codex', 'exec', '-'], JOB, {})
+    open.push(codexVendor)
+    expect(codexVendor.upstream).toBe('https://api.openai.com')
   })
 
   it('removes the files it wrote when it closes', async () => {
@@ -118,6 +137,90 @@ describe('the proxy settings', () => {
     )
     expect(() => modelProxySettings({ on: true, allowedHosts: [], upstream: 'ftp://x' })).toThrow(
       /'model-upstream' must be an http\(s\) URL/
+    )
+  })
+})
+
+describe('model-proxy auto', () => {
+  const unmetered = (cli: string): string =>
+    `${cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports.`
+  const cases: [argv: string[], env: NodeJS.ProcessEnv, expected: ReturnType<typeof autoModelProxy>][] = [
+    // A preset whose key the job holds: on.
+    [['claude', '-p'], { ANTHROPIC_API_KEY: 'k' }, { on: true }],
+    [['/opt/bin/claude', '-p'], { ANTHROPIC_API_KEY: 'k' }, { on: true }],
+    [['codex', 'exec', '-'], { OPENAI_API_KEY: 'k' }, { on: true }],
+    [['codex', 'exec', '-'], { CODEX_API_KEY: 'k' }, { on: true }],
+    [['gemini', '-y'], { GEMINI_API_KEY: 'k' }, { on: true }],
+    [['gemini', '-y'], { GOOGLE_API_KEY: 'k' }, { on: true }],
+    [['opencode', 'run', '-m', 'openai/gpt-5.5'], { OPENAI_API_KEY: 'k' }, { on: true }],
+    [['qwen', '-y'], { OPENAI_API_KEY: 'k' }, { on: true }],
+    [['qwen', '-y'], { DASHSCOPE_API_KEY: 'k' }, { on: true }],
+    // A preset without its key (another vendor's, or an empty one, does not count): off, and why.
+    [
+      ['claude', '-p'],
+      {},
+      { on: false, why: `No ANTHROPIC_API_KEY in the job's environment: ${unmetered('claude')}` }
+    ],
+    [
+      ['claude', '-p'],
+      { ANTHROPIC_API_KEY: '' },
+      { on: false, why: `No ANTHROPIC_API_KEY in the job's environment: ${unmetered('claude')}` }
+    ],
+    [
+      ['claude', '-p'],
+      { OPENAI_API_KEY: 'k' },
+      { on: false, why: `No ANTHROPIC_API_KEY in the job's environment: ${unmetered('claude')}` }
+    ],
+    [
+      ['codex', 'exec'],
+      { ANTHROPIC_API_KEY: 'k' },
+      { on: false, why: `No OPENAI_API_KEY or CODEX_API_KEY in the job's environment: ${unmetered('codex')}` }
+    ],
+    [
+      ['gemini'],
+      {},
+      {
+        on: false,
+        why: `No GEMINI_API_KEY or GOOGLE_API_KEY in the job's environment: ${unmetered('gemini')}`
+      }
+    ],
+    [
+      ['qwen'],
+      {},
+      {
+        on: false,
+        why: `No OPENAI_API_KEY or DASHSCOPE_API_KEY in the job's environment: ${unmetered('qwen')}`
+      }
+    ],
+    // opencode must name its model for the proxy's config.
+    [
+      ['opencode', 'run'],
+      { OPENAI_API_KEY: 'k' },
+      {
+        on: false,
+        why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered('opencode')}`
+      }
+    ],
+    // Any other agent: off, and nothing to say.
+    [['./my-agent.sh'], { ANTHROPIC_API_KEY: 'k' }, { on: false }],
+    [['aider', '--yes'], { OPENAI_API_KEY: 'k' }, { on: false }],
+    [['node', 'claude.js'], { ANTHROPIC_API_KEY: 'k' }, { on: false }]
+  ]
+  it.each(cases)('%j with %j', (argv, env, expected) => {
+    expect(autoModelProxy(argv, env)).toEqual(expected)
+  })
+
+  it('is validated as on, and a proxy setting given makes it true', () => {
+    expect(modelProxySettings({ on: 'auto', allowedHosts: [] })).toEqual({
+      network: 'model-only',
+      auto: true
+    })
+    expect(modelProxySettings({ on: 'auto', allowedHosts: ['registry.npmjs.org'] })).toEqual({
+      network: 'allow-list',
+      allowedHosts: ['registry.npmjs.org']
+    })
+    expect(() => modelProxySettings({ on: 'auto', allowedHosts: [], network: 'closed' })).toThrow(
+      /'agent-network' must be one of/
     )
   })
 })

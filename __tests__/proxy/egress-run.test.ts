@@ -27,7 +27,8 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-const AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'")
+// Also IPv6 (TCP to ::1) and UDP (v4 and v6): the attacks that are refused without being named.
+const AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", { v6AndUdp: true })
 
 // Inside the namespace: loopback up, a server of root's on the other port, the run, then the rules left.
 const SCRIPT = `set -e
@@ -35,7 +36,7 @@ ip link set lo up
 # A route (and an address of its own) for the outside: connect() to it gets as far as the rules, as on a runner.
 ip addr add 198.51.100.1/32 dev lo
 ip route add default dev lo src 198.51.100.1
-"$NODE" -e "require('node:net').createServer(c => c.end('answered')).listen($OTHER_PORT, '127.0.0.1', () => require('node:fs').writeFileSync('$OUT/ready', ''))" &
+"$NODE" -e "$SERVERS" &
 server=$!
 while [ ! -e "$OUT/ready" ]; do sleep 0.1; done
 set +e
@@ -62,6 +63,17 @@ function project(): string {
   return dir
 }
 
+/** root's servers on the other port: TCP and UDP, on 127.0.0.1 and ::1; each answers 'answered'. */
+const SERVERS = `const net = require('node:net'), dgram = require('node:dgram'), fs = require('node:fs')
+let left = 4
+const up = () => { if (--left === 0) fs.writeFileSync(process.env.OUT + '/ready', '') }
+for (const host of ['127.0.0.1', '::1']) net.createServer(c => c.end('answered')).listen(${OTHER_PORT}, host, up)
+for (const [type, host] of [['udp4', '127.0.0.1'], ['udp6', '::1']]) {
+  const s = dgram.createSocket(type)
+  s.on('message', (m, from) => s.send('answered', from.port, from.address))
+  s.bind(${OTHER_PORT}, host, up)
+}`
+
 /** One run in a fresh namespace: what the agent reached, the run's warnings and the iptables rules after. */
 function runIn(network: string) {
   const dir = project()
@@ -79,6 +91,7 @@ function runIn(network: string) {
       CLI,
       OUT: out,
       OTHER_PORT: String(OTHER_PORT),
+      SERVERS,
       AGENT_USER: TEST_AGENT_USER,
       NETWORK: network,
       ANTHROPIC_API_KEY: 'sk-ant-test-not-a-real-key',
@@ -111,7 +124,9 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
     test('model-only: the agent reaches the proxy alone, each refused connection is named; no rule is left', () => {
       const run = runIn('model-only')
       // Accepted by the refusal listener, named, then reset: neither server answered.
-      expect(run.reached).toEqual({ proxy: 'open', other: 'ECONNRESET', outside: 'ECONNRESET' })
+      expect(run.reached).toMatchObject({ proxy: 'open', other: 'ECONNRESET', outside: 'ECONNRESET' })
+      // IPv6 and UDP are refused too (not named): no server answered them.
+      for (const attack of ['other6', 'udp', 'udp6']) expect(run.reached[attack]).not.toBe('answered')
       expect(run.warnings.filter(w => w.includes('egress'))).toEqual([])
       for (const target of [`127.0.0.1:${OTHER_PORT}`, '192.0.2.10:443'])
         expect(run.warnings).toContain(
@@ -124,7 +139,13 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
 
     test("open (the control): the same agent reaches the other port, so the refusal above is the rules' doing", () => {
       const run = runIn('open')
-      expect(run.reached).toMatchObject({ proxy: 'open', other: 'answered' })
+      expect(run.reached).toMatchObject({
+        proxy: 'open',
+        other: 'answered',
+        other6: 'answered',
+        udp: 'answered',
+        udp6: 'answered'
+      })
       expect(run.warnings.join('\n')).not.toContain('refused the agent')
       expect(run.rules).not.toContain('RALPH-AGENT')
     }, 240_000)

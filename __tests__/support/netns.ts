@@ -119,19 +119,34 @@ export const portOf = (url: string): number => Number(new URL(url).port)
  * An agent that tries the proxy (its ANTHROPIC_BASE_URL), another loopback port and an outside address, and
  * writes what each gave to `outFile` (a JS expression); with HOLD set it stays, as one still working at a cancel.
  */
-export const egressProbeAgent = (otherPort: number, outFile: string): string => `#!${process.execPath}
+export const egressProbeAgent = (
+  otherPort: number,
+  outFile: string,
+  options: { v6AndUdp?: boolean } = {}
+): string => `#!${process.execPath}
 const net = require('node:net')
+const dgram = require('node:dgram')
 const base = new URL(process.env.ANTHROPIC_BASE_URL)
 // The proxy counts as reached when it accepts; the others only when their server answers (a refused
 // connection may be accepted by the action's refusal listener, which names it and resets it).
-const targets = { proxy: [base.hostname, Number(base.port)], other: ['127.0.0.1', ${otherPort}], outside: ['192.0.2.10', 443] }
-Promise.all(Object.entries(targets).map(([name, [host, port]]) => new Promise(r => {
+const targets = { proxy: [base.hostname, Number(base.port)], other: ['127.0.0.1', ${otherPort}], outside: ['192.0.2.10', 443]${options.v6AndUdp ? `, other6: ['::1', ${otherPort}]` : ''} }
+// A datagram to a UDP server (v4 and v6) of root's: reached only when it answers.
+const udp = (type, host) => new Promise(r => {
+  const s = dgram.createSocket(type)
+  const done = v => { clearTimeout(t); try { s.close() } catch {}; r(v) }
+  const t = setTimeout(() => done('timeout'), 3000)
+  s.on('message', d => done(String(d).trim()))
+  s.on('error', e => done(e.code))
+  s.send('probe', ${otherPort}, host, e => { if (e) done(e.code) })
+})
+const datagrams = ${options.v6AndUdp ? `[udp('udp4', '127.0.0.1').then(v => ['udp', v]), udp('udp6', '::1').then(v => ['udp6', v])]` : '[]'}
+Promise.all([...datagrams, ...Object.entries(targets).map(([name, [host, port]]) => new Promise(r => {
   const s = net.connect(port, host, () => { if (name === 'proxy') { s.destroy(); r([name, 'open']) } })
   s.on('data', d => { s.destroy(); r([name, String(d).trim()]) })
   s.on('close', () => r([name, 'closed']))
   s.on('error', e => r([name, e.code]))
   s.setTimeout(10000, () => { s.destroy(); r([name, 'timeout']) })
-}))).then(all => {
+}))]).then(all => {
   require('node:fs').writeFileSync(${outFile}, JSON.stringify(Object.fromEntries(all)))
   // HOLD: the agent stays, as one still working when the job is cancelled.
   if (process.env.HOLD) setInterval(() => undefined, 60000)

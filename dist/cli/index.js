@@ -12448,7 +12448,7 @@ function agentCli(name) {
     return AGENT_CLIS.find(cli => cli.name === name);
 }
 /** The known CLI an agent command line runs (`claude -p …` → claude), or undefined. */
-function agentCliOf(agentArgv) {
+function clis_agentCliOf(agentArgv) {
     return agentCli(programStem(agentArgv[0]));
 }
 /** What each CLI reads at start-up besides its environment (the agent's user gets a copy of these only). */
@@ -12467,7 +12467,7 @@ const SETTINGS = {
  * the agent would get as that user: its HOME, XDG_CONFIG_HOME, CODEX_HOME…). Empty for a CLI we do not know.
  */
 function agentSettings(agentArgv, env) {
-    const cli = agentCliOf(agentArgv);
+    const cli = clis_agentCliOf(agentArgv);
     const home = env.HOME;
     if (!cli || !home)
         return [];
@@ -13934,7 +13934,9 @@ class ProcessRun {
         if (this.settled)
             return;
         this.aborted = true;
-        this.killTree();
+        const reason = this.opts.signal?.reason;
+        const grace = reason?.killGraceMs;
+        this.killTree(typeof grace === 'number' ? grace : undefined);
     };
     constructor(opts, resolve, reject) {
         this.opts = opts;
@@ -14080,11 +14082,11 @@ class ProcessRun {
         this.child?.stdout?.resume();
         this.child?.stderr?.resume();
     }
-    killTree() {
+    killTree(graceMs) {
         const pid = this.child?.pid;
         if (this.killing || pid === undefined)
             return;
-        const grace = Math.max(0, this.opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
+        const grace = Math.max(0, graceMs ?? this.opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
         this.killing = killProcessTree(pid, grace, {
             start: this.identity,
             holding: this.outputIds,
@@ -14897,13 +14899,12 @@ const withoutV1 = (url) => url.replace(/\/+$/, '').replace(/\/v1$/, '');
 function upstreamOf(cli, env, settings) {
     if (settings.upstream)
         return settings.upstream.replace(/\/+$/, '');
+    // codex, opencode and qwen speak OpenAI's API: the job's OPENAI_BASE_URL (a gateway) is their upstream.
     const fromEnv = cli === 'claude'
         ? env.ANTHROPIC_BASE_URL
         : cli === 'gemini'
             ? env.GOOGLE_GEMINI_BASE_URL
-            : cli === 'qwen'
-                ? env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL)
-                : undefined;
+            : env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL);
     return (fromEnv || DEFAULT_UPSTREAM[cli]).replace(/\/+$/, '');
 }
 /** The model a config-file CLI (codex, opencode) must be told; the others keep their own choice. */
@@ -14928,19 +14929,45 @@ function modelOf(cli, argv, env) {
     return model?.split('/').pop();
 }
 /**
+ * `model-proxy: auto`: on when the agent is one of the five CLIs and the job's environment holds its key (the
+ * proxy has a key to inject); otherwise the agent runs as it would without the proxy, with its own credentials.
+ */
+function autoModelProxy(argv, env) {
+    const cli = agentCliOf(argv)?.name;
+    if (!cli)
+        return { on: false };
+    const unmetered = `${cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`;
+    if (!KEY_SOURCES[cli].some(name => env[name]))
+        return { on: false, why: `No ${KEY_SOURCES[cli].join(' or ')} in the job's environment: ${unmetered}.` };
+    if (cli === 'opencode' && !modelOf(cli, argv, env))
+        return {
+            on: false,
+            why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered}.`
+        };
+    return { on: true };
+}
+/** Why the agent `argv` runs cannot go behind the proxy (one line with the fix), or undefined when it can. */
+function modelProxyProblem(argv, env) {
+    const cli = clis_agentCliOf(argv)?.name;
+    if (!cli)
+        return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`;
+    if (!KEY_SOURCES[cli].some(name => env[name]))
+        return `The model proxy holds the key for ${cli}, but the job's environment has no ${KEY_SOURCES[cli].join(' or ')}: set it from a secret.`;
+    if (cli === 'opencode' && !modelOf(cli, argv, env))
+        return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.';
+    return undefined;
+}
+/**
  * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
  * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
  */
 async function startAgentProxy(argv, env, settings, budget = {}) {
-    const cli = agentCliOf(argv)?.name;
-    if (!cli)
-        throw new ModelProxyError(`The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`);
+    const problem = modelProxyProblem(argv, env);
+    if (problem)
+        throw new ModelProxyError(problem);
+    const cli = clis_agentCliOf(argv)?.name;
     const keyName = KEY_SOURCES[cli].find(name => env[name]);
-    if (!keyName)
-        throw new ModelProxyError(`The model proxy holds the key for ${cli}, but the job's environment has no ${KEY_SOURCES[cli].join(' or ')}: set it from a secret.`);
     const model = modelOf(cli, argv, env);
-    if (cli === 'opencode' && !model)
-        throw new ModelProxyError('opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.');
     let ca;
     if (settings.caFile) {
         try {
@@ -15089,13 +15116,13 @@ class MeteredCostMeter {
 /** Checks what the user gave; undefined when the proxy is off. Throws ModelProxyError naming the setting. */
 function modelProxySettings(given) {
     const { upstream, caFile, allowedHosts, network } = given;
+    const named = [
+        upstream !== undefined && 'model-upstream',
+        caFile !== undefined && 'model-ca',
+        allowedHosts.length > 0 && 'allowed-hosts',
+        network !== undefined && 'agent-network'
+    ].find(Boolean);
     if (!given.on) {
-        const named = [
-            upstream !== undefined && 'model-upstream',
-            caFile !== undefined && 'model-ca',
-            allowedHosts.length > 0 && 'allowed-hosts',
-            network !== undefined && 'agent-network'
-        ].find(Boolean);
         if (named)
             throw new ModelProxyError(`The setting '${named}' needs the model proxy: turn model-proxy on as well.`);
         return undefined;
@@ -15109,6 +15136,8 @@ function modelProxySettings(given) {
         throw new ModelProxyError(`The setting 'allowed-hosts' needs agent-network allow-list (it is ${chosen}).`);
     return {
         network: chosen,
+        // A proxy setting given asks for the proxy: auto then means on, and fails where it cannot be.
+        ...(given.on === 'auto' && !named ? { auto: true } : {}),
         ...(upstream !== undefined ? { upstream } : {}),
         ...(caFile !== undefined ? { caFile } : {}),
         ...(allowedHosts.length > 0 ? { allowedHosts } : {})
@@ -15122,6 +15151,7 @@ function modelProxySettings(given) {
 // was going from the kernel's connection tracking, names it, and resets it: so a user sees what to allow.
 // The chains are named after the uid, so a later step (post, after a cancel) can remove exactly what a run
 // added.
+
 
 
 
@@ -15208,6 +15238,15 @@ function egressUnavailable(uid, privilege = 'root') {
         return "the agent does not run as its own user, so its connections cannot be told from the action's";
     return undefined;
 }
+/** IPv6 is on when the kernel lists an address of it (`::1` counts: loopback services answer there too). */
+function ipv6On() {
+    try {
+        return (0,external_node_fs_namespaceObject.readFileSync)('/proc/net/if_inet6', 'utf8').trim() !== '';
+    }
+    catch {
+        return false;
+    }
+}
 /**
  * Restricts the agent's uid to the proxy. Leftover rules of the same uid (a run that was killed) are removed
  * first. Throws with the failing call's message; nothing stays half-applied.
@@ -15219,6 +15258,9 @@ async function restrictEgress(options) {
     await remove();
     const commands = egressRuleCommands(uid, options.proxyPort, options.refusalPort);
     const have6 = which('ip6tables', { cwd: '/', path: SYSTEM_PATH }) !== null;
+    // Without ip6tables the agent's IPv6 (::1's services, an outside v6 address) would stay open: refuse it all.
+    if (!have6 && ipv6On())
+        throw new Error('ip6tables is not installed while IPv6 is on, so the IPv6 connections of the agent would be open');
     for (const [program, list] of [
         ['iptables', commands.v4],
         ...(have6 ? [['ip6tables', commands.v6]] : [])
@@ -15377,7 +15419,10 @@ class LoopGuard {
         if (this.trip)
             return;
         this.trip = { cause, at, detail };
-        this.controller.abort(new Error(detail));
+        // A spent budget is killed at once: no grace in which the agent could spend more (or exit slowly, as
+        // gemini does on SIGTERM, ~0.6-1.5 s). A time cap or a cancel keeps the usual SIGTERM grace.
+        const reason = Object.assign(new Error(detail), cause === 'budget_exhausted' ? { killGraceMs: 0 } : {});
+        this.controller.abort(reason);
     }
 }
 

@@ -339,7 +339,7 @@ export function readInputs(env: Env = process.env): ActionInputs {
     maxTurns: read.positiveInteger('max-turns'),
     installAgent: installAgentInput(read.text('install-agent')),
     modelProxy: modelProxyInputs({
-      on: read.boolean('model-proxy', false),
+      on: modelProxyMode(read.text('model-proxy')),
       upstream: read.text('model-upstream'),
       caFile: read.text('model-ca'),
       allowedHosts: read.list('allowed-hosts'),
@@ -386,7 +386,15 @@ function listInputs(read: InputReader): ActionInputs {
   }
 }
 
-/** The model proxy's inputs: off unless `model-proxy: true`. */
+/** `model-proxy`: auto (the default: on for a preset whose key the job holds), or a YAML boolean. */
+function modelProxyMode(value: string | undefined): boolean | 'auto' {
+  if (value === undefined || value.toLowerCase() === 'auto') return 'auto'
+  if (['true', 'True', 'TRUE'].includes(value)) return true
+  if (['false', 'False', 'FALSE'].includes(value)) return false
+  throw new InputError(`Input 'model-proxy' must be auto, true or false, got ${quote(value)}.`)
+}
+
+/** The model proxy's inputs: with auto, validated as if on; plan decides once the agent is known. */
 function modelProxyInputs(given: GivenProxySettings): ModelProxySettings | undefined {
   try {
     return modelProxySettings(given)

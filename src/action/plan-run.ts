@@ -86,6 +86,7 @@ export async function planRun(admitted: Admitted): Promise<Step<Planned>> {
     return cannotStart(error)
   }
   for (const warning of plan.warnings) core.warning(warning)
+  for (const notice of plan.notices) core.notice(notice)
   if (plan.inputs.dryRun) return { end: await dryRun(plan) }
   if (inputs.installAgent) {
     try {

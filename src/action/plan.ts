@@ -22,6 +22,7 @@ import {
 import type { RunContext } from '../trigger/context.js'
 import { deliverTask, promptWithTask, ralphReadsTask } from '../trigger/sanitize.js'
 import type { PullRef, Run } from '../trigger/admission.js'
+import { autoModelProxy, modelProxyProblem } from '../proxy/agent.js'
 import { InputError, type ActionInputs } from './inputs.js'
 
 export interface RunPlan {
@@ -47,6 +48,8 @@ export interface RunPlan {
   pr?: PullRef
   /** Things to tell the user before the loop runs. */
   warnings: string[]
+  /** Things the user should know about how the loop runs (a notice each), e.g. why the model proxy is off. */
+  notices: string[]
 }
 
 /** A problem with the ralph, with where it is: `file:line:col: message` and an annotation's position. */
@@ -255,6 +258,20 @@ export function makePlan(
   mkdirSync(temp, { recursive: true })
   const recordDir = mkdtempSync(path.join(temp, `ralph-record-${slug(ralph.name)}-`))
 
+  // model-proxy auto: the proxy runs when the agent is a preset and the job holds its key; else one notice says why not.
+  let modelProxy = inputs.modelProxy
+  const notices: string[] = []
+  if (modelProxy?.auto) {
+    const decided = autoModelProxy(ralph.agentArgv, env)
+    if (!decided.on) {
+      modelProxy = undefined
+      if (decided.why) notices.push(`model-proxy auto: ${decided.why}`)
+    }
+  } else if (modelProxy) {
+    // Asked for: what it cannot do fails here, before a branch is made or an agent runs.
+    const problem = modelProxyProblem(ralph.agentArgv, env)
+    if (problem) throw new InputError(problem)
+  }
   const config = loopConfig({
     ralph,
     projectRoot: root,
@@ -276,7 +293,7 @@ export function makePlan(
     ...(inputs.parallelChecks !== undefined ? { parallelChecks: inputs.parallelChecks } : {}),
     ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
     ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
-    ...(inputs.modelProxy ? { modelProxy: inputs.modelProxy } : {}),
+    ...(modelProxy ? { modelProxy } : {}),
     ...(promptText !== undefined ? { promptText } : {}),
     ...(promptAppendix !== undefined ? { promptAppendix } : {})
   })
@@ -294,6 +311,7 @@ export function makePlan(
     continueBranch: trigger?.continueBranch ?? false,
     ...(trigger ? { trigger } : {}),
     ...(pr ? { pr } : {}),
-    warnings
+    warnings,
+    notices
   }
 }

@@ -114,6 +114,9 @@ export class LoopGuard {
   private fire(cause: EnforcedStop, at: number, detail: string): void {
     if (this.trip) return
     this.trip = { cause, at, detail }
-    this.controller.abort(new Error(detail))
+    // A spent budget is killed at once: no grace in which the agent could spend more (or exit slowly, as
+    // gemini does on SIGTERM, ~0.6-1.5 s). A time cap or a cancel keeps the usual SIGTERM grace.
+    const reason = Object.assign(new Error(detail), cause === 'budget_exhausted' ? { killGraceMs: 0 } : {})
+    this.controller.abort(reason)
   }
 }

@@ -56,7 +56,9 @@ class ProcessRun {
   private readonly onAbort = (): void => {
     if (this.settled) return
     this.aborted = true
-    this.killTree()
+    const reason: unknown = this.opts.signal?.reason
+    const grace = (reason as { killGraceMs?: unknown } | undefined)?.killGraceMs
+    this.killTree(typeof grace === 'number' ? grace : undefined)
   }
 
   constructor(
@@ -206,10 +208,10 @@ class ProcessRun {
     this.child?.stderr?.resume()
   }
 
-  private killTree(): void {
+  private killTree(graceMs?: number): void {
     const pid = this.child?.pid
     if (this.killing || pid === undefined) return
-    const grace = Math.max(0, this.opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS)
+    const grace = Math.max(0, graceMs ?? this.opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS)
     this.killing = killProcessTree(pid, grace, {
       start: this.identity,
       holding: this.outputIds,

@@ -15,7 +15,10 @@ export interface RunOptions {
   timeoutMs?: number
   /** Default 3000 (the reference runtime's grace). */
   killGraceMs?: number
-  /** Aborting kills the tree the same way as a timeout (result.aborted = true). */
+  /**
+   * Aborting kills the tree the same way as a timeout (result.aborted = true); an abort reason carrying
+   * `killGraceMs` (e.g. 0: a spent budget) sets the grace for that kill.
+   */
   signal?: AbortSignal
   /** Bytes of each stream kept in memory, head + tail; the middle is dropped. Default 1 MiB. */
   captureLimit?: number

@@ -80,6 +80,8 @@ export interface ModelProxySettings {
   network?: AgentNetwork
   /** The agent's own uid, when it runs isolated (set by the front-end): what the egress rules match. */
   agentUid?: number
+  /** Started only when autoModelProxy says so (`model-proxy: auto` with no proxy setting given). */
+  auto?: true
   /** How the egress rules are set: as root, or through `sudo -n` (as the isolation starts the agent). */
   agentPrivilege?: 'root' | 'sudo'
 }
@@ -115,14 +117,13 @@ const withoutV1 = (url: string): string => url.replace(/\/+$/, '').replace(/\/v1
 
 function upstreamOf(cli: AgentCliName, env: NodeJS.ProcessEnv, settings: ModelProxySettings): string {
   if (settings.upstream) return settings.upstream.replace(/\/+$/, '')
+  // codex, opencode and qwen speak OpenAI's API: the job's OPENAI_BASE_URL (a gateway) is their upstream.
   const fromEnv =
     cli === 'claude'
       ? env.ANTHROPIC_BASE_URL
       : cli === 'gemini'
         ? env.GOOGLE_GEMINI_BASE_URL
-        : cli === 'qwen'
-          ? env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL)
-          : undefined
+        : env.OPENAI_BASE_URL && withoutV1(env.OPENAI_BASE_URL)
   return (fromEnv || DEFAULT_UPSTREAM[cli]).replace(/\/+$/, '')
 }
 
@@ -144,6 +145,39 @@ function modelOf(cli: AgentCliName, argv: string[], env: NodeJS.ProcessEnv): str
   return model?.split('/').pop()
 }
 
+/** Where `model-proxy: auto` lands for one agent: on, or off with the one line that says why (none for an agent the proxy does not know). */
+export type AutoProxy = { on: true } | { on: false; why?: string }
+
+/**
+ * `model-proxy: auto`: on when the agent is one of the five CLIs and the job's environment holds its key (the
+ * proxy has a key to inject); otherwise the agent runs as it would without the proxy, with its own credentials.
+ */
+export function autoModelProxy(argv: string[], env: NodeJS.ProcessEnv): AutoProxy {
+  const cli = agentCliOf(argv)?.name
+  if (!cli) return { on: false }
+  const unmetered = `${cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`
+  if (!KEY_SOURCES[cli].some(name => env[name]))
+    return { on: false, why: `No ${KEY_SOURCES[cli].join(' or ')} in the job's environment: ${unmetered}.` }
+  if (cli === 'opencode' && !modelOf(cli, argv, env))
+    return {
+      on: false,
+      why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered}.`
+    }
+  return { on: true }
+}
+
+/** Why the agent `argv` runs cannot go behind the proxy (one line with the fix), or undefined when it can. */
+export function modelProxyProblem(argv: string[], env: NodeJS.ProcessEnv): string | undefined {
+  const cli = agentCliOf(argv)?.name
+  if (!cli)
+    return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`
+  if (!KEY_SOURCES[cli].some(name => env[name]))
+    return `The model proxy holds the key for ${cli}, but the job's environment has no ${KEY_SOURCES[cli].join(' or ')}: set it from a secret.`
+  if (cli === 'opencode' && !modelOf(cli, argv, env))
+    return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.'
+  return undefined
+}
+
 /**
  * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
  * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
@@ -154,21 +188,11 @@ export async function startAgentProxy(
   settings: ModelProxySettings,
   budget: { maxCostUsd?: number } = {}
 ): Promise<AgentBehindProxy> {
-  const cli = agentCliOf(argv)?.name
-  if (!cli)
-    throw new ModelProxyError(
-      `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`
-    )
-  const keyName = KEY_SOURCES[cli].find(name => env[name])
-  if (!keyName)
-    throw new ModelProxyError(
-      `The model proxy holds the key for ${cli}, but the job's environment has no ${KEY_SOURCES[cli].join(' or ')}: set it from a secret.`
-    )
+  const problem = modelProxyProblem(argv, env)
+  if (problem) throw new ModelProxyError(problem)
+  const cli = agentCliOf(argv)?.name as AgentCliName
+  const keyName = KEY_SOURCES[cli].find(name => env[name]) as string
   const model = modelOf(cli, argv, env)
-  if (cli === 'opencode' && !model)
-    throw new ModelProxyError(
-      'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.'
-    )
   let ca: string | undefined
   if (settings.caFile) {
     try {
@@ -324,7 +348,8 @@ class MeteredCostMeter implements CostMeter {
 
 /** The proxy's settings as a user gave them (action inputs or CLI flags, same names). */
 export interface GivenProxySettings {
-  on: boolean
+  /** auto: on for a preset whose key the job holds (autoModelProxy), decided once the agent is known. */
+  on: boolean | 'auto'
   upstream?: string
   caFile?: string
   allowedHosts: string[]
@@ -334,13 +359,13 @@ export interface GivenProxySettings {
 /** Checks what the user gave; undefined when the proxy is off. Throws ModelProxyError naming the setting. */
 export function modelProxySettings(given: GivenProxySettings): ModelProxySettings | undefined {
   const { upstream, caFile, allowedHosts, network } = given
+  const named = [
+    upstream !== undefined && 'model-upstream',
+    caFile !== undefined && 'model-ca',
+    allowedHosts.length > 0 && 'allowed-hosts',
+    network !== undefined && 'agent-network'
+  ].find(Boolean)
   if (!given.on) {
-    const named = [
-      upstream !== undefined && 'model-upstream',
-      caFile !== undefined && 'model-ca',
-      allowedHosts.length > 0 && 'allowed-hosts',
-      network !== undefined && 'agent-network'
-    ].find(Boolean)
     if (named)
       throw new ModelProxyError(`The setting '${named}' needs the model proxy: turn model-proxy on as well.`)
     return undefined
@@ -358,6 +383,8 @@ export function modelProxySettings(given: GivenProxySettings): ModelProxySetting
     throw new ModelProxyError(`The setting 'allowed-hosts' needs agent-network allow-list (it is ${chosen}).`)
   return {
     network: chosen,
+    // A proxy setting given asks for the proxy: auto then means on, and fails where it cannot be.
+    ...(given.on === 'auto' && !named ? { auto: true as const } : {}),
     ...(upstream !== undefined ? { upstream } : {}),
     ...(caFile !== undefined ? { caFile } : {}),
     ...(allowedHosts.length > 0 ? { allowedHosts } : {})

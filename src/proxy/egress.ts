@@ -4,6 +4,7 @@
 // was going from the kernel's connection tracking, names it, and resets it: so a user sees what to allow.
 // The chains are named after the uid, so a later step (post, after a cancel) can remove exactly what a run
 // added.
+import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import net, { type AddressInfo } from 'node:net'
 import { runProcess } from '../proc/index.js'
@@ -122,6 +123,15 @@ export function egressUnavailable(uid: number, privilege: 'root' | 'sudo' = 'roo
   return undefined
 }
 
+/** IPv6 is on when the kernel lists an address of it (`::1` counts: loopback services answer there too). */
+function ipv6On(): boolean {
+  try {
+    return readFileSync('/proc/net/if_inet6', 'utf8').trim() !== ''
+  } catch {
+    return false
+  }
+}
+
 /**
  * Restricts the agent's uid to the proxy. Leftover rules of the same uid (a run that was killed) are removed
  * first. Throws with the failing call's message; nothing stays half-applied.
@@ -133,6 +143,11 @@ export async function restrictEgress(options: EgressOptions): Promise<EgressRule
   await remove()
   const commands = egressRuleCommands(uid, options.proxyPort, options.refusalPort)
   const have6 = which('ip6tables', { cwd: '/', path: SYSTEM_PATH }) !== null
+  // Without ip6tables the agent's IPv6 (::1's services, an outside v6 address) would stay open: refuse it all.
+  if (!have6 && ipv6On())
+    throw new Error(
+      'ip6tables is not installed while IPv6 is on, so the IPv6 connections of the agent would be open'
+    )
   for (const [program, list] of [
     ['iptables', commands.v4],
     ...(have6 ? [['ip6tables', commands.v6] as const] : [])
