@@ -1,4 +1,5 @@
 import js from '@eslint/js'
+import globals from 'globals'
 import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
@@ -6,25 +7,21 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    languageOptions: {
-      globals: {
-        process: 'readonly',
-        console: 'readonly',
-        Buffer: 'readonly',
-        setTimeout: 'readonly',
-        clearTimeout: 'readonly',
-        setInterval: 'readonly',
-        clearInterval: 'readonly',
-        URL: 'readonly',
-        AbortController: 'readonly',
-        AbortSignal: 'readonly',
-        TextDecoder: 'readonly',
-        TextEncoder: 'readonly',
-        NodeJS: 'readonly'
-      }
-    },
+    languageOptions: { globals: { ...globals.node, NodeJS: 'readonly' } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }]
+    }
+  },
+  {
+    // Type-aware: a promise nobody awaits, or one passed where a callback's result is ignored, is a bug here
+    // (a cleanup that never ran, an upload the step exits before).
+    files: ['src/**/*.ts', '__tests__/**/*.ts'],
+    languageOptions: {
+      parserOptions: { project: './tsconfig.test.json', tsconfigRootDir: import.meta.dirname }
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error'
     }
   }
 )

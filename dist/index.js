@@ -37277,6 +37277,7 @@ exports.visitAsync = visitAsync;
 
 // EXPORTS
 __nccwpck_require__.d(__webpack_exports__, {
+  yU: () => (/* binding */ ExitCode),
   fM: () => (/* binding */ addPath),
   Yz: () => (/* binding */ core_debug),
   N4: () => (/* binding */ endGroup),
@@ -37295,7 +37296,7 @@ __nccwpck_require__.d(__webpack_exports__, {
   $e: () => (/* binding */ warning)
 });
 
-// UNUSED EXPORTS: ExitCode, exportVariable, getBooleanInput, getIDToken, getMultilineInput, group, markdownSummary, platform, setCommandEcho, toPlatformPath, toPosixPath, toWin32Path
+// UNUSED EXPORTS: exportVariable, getBooleanInput, getIDToken, getMultilineInput, group, markdownSummary, platform, setCommandEcho, toPlatformPath, toPosixPath, toWin32Path
 
 // EXTERNAL MODULE: external "os"
 var external_os_ = __nccwpck_require__(70857);
@@ -40545,2393 +40546,6 @@ var external_node_fs_default = /*#__PURE__*/__nccwpck_require__.n(external_node_
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
-;// CONCATENATED MODULE: ./src/agents/argv.ts
-// Reading and extending an agent's command line without ever duplicating what the user wrote.
-
-/** Python's Path(argv0).stem: `/usr/bin/claude`, `claude.exe` and `claude.cmd` all give `claude`. */
-function programStem(argv0) {
-    if (!argv0)
-        return '';
-    const base = external_node_path_default().basename(argv0.replace(/\\/g, '/'));
-    const dot = base.lastIndexOf('.');
-    return dot > 0 ? base.slice(0, dot) : base;
-}
-/** Tokens before a lone `--` (after it everything is a positional argument). */
-function optionsPart(argv) {
-    const end = argv.indexOf('--');
-    return end === -1 ? argv : argv.slice(0, end);
-}
-/** The user gave one of these options, as `--name`, `--name=value` or a short `-x` / `-xVALUE`. */
-function hasOption(argv, names) {
-    return optionsPart(argv.slice(1)).some(token => names.some(name => name.startsWith('--')
-        ? token === name || token.startsWith(`${name}=`)
-        : token === name || (token.startsWith(name) && !token.startsWith('--'))));
-}
-/** The value of `--name value`, `--name=value` or `-x value` (the last one wins, as CLIs read them). */
-function optionValue(argv, names) {
-    let value;
-    const tokens = optionsPart(argv.slice(1));
-    tokens.forEach((token, i) => {
-        for (const name of names) {
-            if (token === name && i + 1 < tokens.length)
-                value = tokens[i + 1];
-            else if (name.startsWith('--') && token.startsWith(`${name}=`))
-                value = token.slice(name.length + 1);
-        }
-    });
-    return value;
-}
-/** Index of the first token equal to one of `words` (a subcommand), before any `--`; -1 when absent. */
-function subcommandIndex(argv, words) {
-    const tokens = optionsPart(argv);
-    for (let i = 1; i < tokens.length; i++)
-        if (words.includes(tokens[i]))
-            return i;
-    return -1;
-}
-/** `tokens` inserted right after position `index`. */
-function insertAfter(argv, index, tokens) {
-    return [...argv.slice(0, index + 1), ...tokens, ...argv.slice(index + 1)];
-}
-const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash']);
-/**
- * The program a `bash -c 'SCRIPT'` wrapper runs first (aider takes its prompt with --message, so it runs as
- * `bash -c 'aider … --message "$(cat -)"'`), skipping `VAR=value` assignments and `exec`/`env`.
- */
-function wrappedProgram(argv) {
-    if (!SHELLS.has(programStem(argv[0])))
-        return undefined;
-    const c = argv.indexOf('-c');
-    const script = c === -1 ? undefined : argv[c + 1];
-    if (script === undefined)
-        return undefined;
-    for (const word of script.trim().split(/\s+/)) {
-        if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) || word === 'exec' || word === 'env')
-            continue;
-        return word.replace(/^['"]|['"]$/g, '');
-    }
-    return undefined;
-}
-
-;// CONCATENATED MODULE: ./src/agents/lines.ts
-// Splits a byte stream into lines as it arrives, with a bound on what a single line may hold in memory.
-/** Bytes one line may hold; a longer line is dropped (reported as oversized), never buffered whole. */
-const MAX_LINE_BYTES = 8 * 1024 * 1024;
-class LineSplitter {
-    onLine;
-    onOversized;
-    maxLineBytes;
-    parts = [];
-    size = 0;
-    oversized = false;
-    constructor(onLine, onOversized = () => undefined, maxLineBytes = MAX_LINE_BYTES) {
-        this.onLine = onLine;
-        this.onOversized = onOversized;
-        this.maxLineBytes = maxLineBytes;
-    }
-    push(chunk) {
-        let start = 0;
-        for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
-            this.take(chunk.subarray(start, nl));
-            this.emit();
-            start = nl + 1;
-        }
-        if (start < chunk.length)
-            this.take(chunk.subarray(start));
-    }
-    /** The stream ended: a last line without a newline still counts. */
-    end() {
-        if (this.size > 0 || this.oversized)
-            this.emit();
-    }
-    take(piece) {
-        if (piece.length === 0)
-            return;
-        this.size += piece.length;
-        if (this.oversized)
-            return;
-        if (this.size > this.maxLineBytes) {
-            this.oversized = true;
-            this.parts = [];
-            return;
-        }
-        // Copy: the chunk's buffer may be reused by the stream.
-        this.parts.push(Buffer.from(piece));
-    }
-    emit() {
-        if (this.oversized)
-            this.onOversized(this.size);
-        else
-            this.onLine(Buffer.concat(this.parts).toString('utf8').replace(/\r$/, ''));
-        this.parts = [];
-        this.size = 0;
-        this.oversized = false;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/agents/stream.ts
-// What every JSON-stream preset shares: lines read as they arrive, normalised events, a readable
-// transcript, and an outcome assembled from what the events said.
-
-const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
-const num = (value) => typeof value === 'number' && Number.isFinite(value) ? value : 0;
-const str = (value) => (typeof value === 'string' ? value : undefined);
-/** Text on one line, at most `max` characters. */
-function oneLine(text, max = 160) {
-    const flat = text.replace(/\s+/g, ' ').trim();
-    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-/** The part of a tool's input worth a transcript line: the command, the path, the pattern… */
-function describeToolInput(input) {
-    if (typeof input === 'string')
-        return oneLine(input);
-    if (!isObject(input))
-        return '';
-    for (const key of ['command', 'cmd', 'file_path', 'filePath', 'path', 'pattern', 'url', 'description']) {
-        const value = input[key];
-        if (typeof value === 'string')
-            return oneLine(value);
-        if (Array.isArray(value) && value.every(v => typeof v === 'string'))
-            return oneLine(value.join(' '));
-    }
-    return oneLine(JSON.stringify(input));
-}
-/** The readable transcript line of an event; undefined for events that have none (usage). */
-function transcriptLine(event) {
-    switch (event.kind) {
-        case 'text':
-            return event.text;
-        case 'tool_call':
-            return `→ ${event.name}${event.detail ? ` ${event.detail}` : ''}`;
-        case 'tool_result':
-            return `← ${event.ok ? 'result' : 'error'}: ${event.detail}`;
-        case 'usage':
-            return undefined;
-        case 'result':
-            return event.summary;
-        case 'error':
-            return `[error] ${event.message}`;
-        case 'notice':
-            return event.message;
-    }
-}
-const UNITS = { d: 86400, h: 3600, m: 60, min: 60, s: 1, sec: 1, ms: 0.001 };
-/** Seconds in a duration like `1h2m3s`, `27.4s`, `90 seconds`, `2 hours`; undefined when there is none. */
-function stream_parseDuration(text) {
-    const compact = /(\d+(?:\.\d+)?)(ms|[dhms])(?![a-z])/gi;
-    let total = 0;
-    let found = false;
-    for (const match of text.matchAll(compact)) {
-        total += Number(match[1]) * UNITS[match[2].toLowerCase()];
-        found = true;
-    }
-    if (found)
-        return total;
-    const words = /(\d+(?:\.\d+)?)\s*(day|hour|minute|min|second|sec)s?\b/gi;
-    for (const match of text.matchAll(words)) {
-        const unit = match[2].toLowerCase();
-        total +=
-            Number(match[1]) * (unit === 'day' ? 86400 : unit === 'hour' ? 3600 : unit.startsWith('min') ? 60 : 1);
-        found = true;
-    }
-    return found ? total : undefined;
-}
-/** When a usage-limit message says the limit lifts: "resets after 1h2m", "try again in 27s", an ISO date. */
-function resetFromMessage(message, now = Date.now()) {
-    const relative = /(?:resets?(?: after| in)?|retry (?:in|after)|try again in)\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(message);
-    if (relative) {
-        const seconds = stream_parseDuration(relative[1]);
-        if (seconds !== undefined)
-            return now + seconds * 1000;
-    }
-    // Claude's older "Claude AI usage limit reached|1760000000" (epoch seconds).
-    const epoch = /limit reached\|(\d{10})\b/i.exec(message);
-    if (epoch)
-        return Number(epoch[1]) * 1000;
-    // "resets 3pm (UTC)" (claude), "try again at 3:45 PM" (codex): the next such time of day (local unless UTC).
-    const clock = /(?:resets?(?: at)?|try again at) (\d{1,2})(?::(\d{2}))?\s*(am|pm)\b/i.exec(message);
-    if (clock) {
-        const hour = (Number(clock[1]) % 12) + (clock[3].toLowerCase() === 'pm' ? 12 : 0);
-        const minute = Number(clock[2] ?? 0);
-        const at = new Date(now);
-        const utc = /\bUTC\b/.test(message);
-        if (utc)
-            at.setUTCHours(hour, minute, 0, 0);
-        else
-            at.setHours(hour, minute, 0, 0);
-        if (at.getTime() <= now)
-            at.setTime(at.getTime() + 24 * 3600 * 1000);
-        return at.getTime();
-    }
-    const iso = /\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))\b/.exec(message);
-    if (iso) {
-        const at = Date.parse(iso[1]);
-        if (Number.isFinite(at))
-            return at;
-    }
-    return undefined;
-}
-/** Messages that mean a usage or quota limit rather than a passing API failure. */
-const USAGE_LIMIT = /usage limit|hit your (?:(?:usage|session|weekly|daily|monthly) )?limit|quota (?:exceeded|exhausted)|exceeded your (?:current )?quota|exhausted your (?:daily )?(?:quota|capacity)|RESOURCE_EXHAUSTED|TerminalQuotaError|usage_limit_reached|insufficient_quota/i;
-/** Retries reported in one run from which the record calls it an API-retry storm. */
-const RETRY_STORM = 3;
-/**
- * The shared reader of a JSON-lines stream. Subclasses handle parsed objects (`onJson`) and emit
- * normalised events; the outcome is assembled from what they recorded.
- */
-class JsonLinesReader {
-    hooks;
-    notes = [];
-    usage;
-    finalMessage;
-    isError;
-    failure;
-    denials = [];
-    retries = 0;
-    /** The last API error seen in a retry, for the storm's note. */
-    lastRetryError;
-    stderrTail = '';
-    lines;
-    constructor(hooks) {
-        this.hooks = hooks;
-        this.lines = new LineSplitter(line => this.onLine(line), bytes => this.notes.push(`a stream line of ${bytes} bytes was too long to read and was skipped`));
-    }
-    stdout(chunk) {
-        this.lines.push(chunk);
-    }
-    stderr(chunk) {
-        // Kept for the failure message of an agent that dies without saying why on stdout.
-        this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-2000);
-    }
-    finish(_stdoutText, exit) {
-        this.lines.end();
-        this.end(exit);
-        if (this.retries >= RETRY_STORM)
-            this.notes.push(`API-retry storm: the agent retried the model API ${this.retries} times` +
-                (this.lastRetryError ? ` (last error: ${this.lastRetryError})` : ''));
-        if (!this.failure && exit && !exit.killed && exit.code !== null && exit.code !== 0) {
-            const said = oneLine(this.stderrTail.trim().split('\n').slice(-3).join(' '), 300);
-            this.failure = this.exitFailure(exit.code, said);
-        }
-        const outcome = { notes: this.notes };
-        if (this.finalMessage !== undefined)
-            outcome.finalMessage = this.finalMessage;
-        if (this.usage)
-            outcome.usage = this.usage;
-        if (this.isError !== undefined)
-            outcome.isError = this.isError;
-        if (this.failure)
-            outcome.failure = this.failure;
-        if (this.denials.length > 0)
-            outcome.permissionDenials = this.denials;
-        if (this.retries > 0)
-            outcome.apiRetries = this.retries;
-        return outcome;
-    }
-    /** The failure of a non-zero exit that the stream did not explain. */
-    exitFailure(code, stderr) {
-        return { kind: 'error', message: `the agent exited with ${code}${stderr ? `: ${stderr}` : ''}` };
-    }
-    /** Called once the stream has ended, before the outcome is assembled. */
-    end(_exit) { }
-    /** A line that is not JSON (a warning printed on stdout): kept in the transcript as is. */
-    onPlainLine(line) {
-        this.emit({ kind: 'text', text: line });
-    }
-    emit(event) {
-        if (event.kind === 'usage') {
-            this.usage = event.usage;
-            this.hooks.onUsage(event.usage);
-        }
-        this.hooks.onEvent?.(event);
-        const line = transcriptLine(event);
-        if (line !== undefined)
-            this.hooks.onTranscript(line);
-    }
-    deny(denial) {
-        const same = this.denials.some(d => d.tool === denial.tool && d.detail === denial.detail);
-        if (!same)
-            this.denials.push(denial);
-    }
-    onLine(line) {
-        if (line.trim() === '')
-            return;
-        let event;
-        try {
-            event = JSON.parse(line);
-        }
-        catch {
-            this.onPlainLine(line);
-            return;
-        }
-        if (isObject(event))
-            this.onJson(event);
-    }
-}
-
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(48161);
-var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
-;// CONCATENATED MODULE: ./src/agents/watched-file.ts
-// A file an agent writes beside its output (a generic agent's cost report, gemini's telemetry log, codex's
-// session log), read while the agent runs: live enforcement of the dollar budget. A file we name lives in a
-// private temp folder removed afterwards; a file the agent names itself is found once it exists, and left.
-
-
-
-/** Bytes read at most per poll of an appended file (the rest waits for the next poll). */
-const READ_CHUNK = 4 * 1024 * 1024;
-/** A rewritten file larger than this is no report: it is not read. */
-const REWRITTEN_MAX = 1024 * 1024;
-// The agent may be another user who made the file: a symlink (to a file only we may read) is not followed, and
-// a FIFO or device is not opened for real (O_NONBLOCK, then only a regular file is read), so it cannot block us.
-const OPEN_FLAGS = external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK;
-class WatchedFile {
-    options;
-    /** The file's path; for a file the agent names, undefined until it is found. */
-    path;
-    dir;
-    timer;
-    last;
-    offset = 0;
-    constructor(options) {
-        this.options = options;
-        if ('name' in options) {
-            this.dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-agent-'));
-            // The agent may run as a user of its own (isolation): it may create the file there, but list nothing.
-            (0,external_node_fs_.chmodSync)(this.dir, 0o1733);
-            this.path = external_node_path_default().join(this.dir, options.name);
-        }
-        this.timer = setInterval(() => this.read(false), options.pollMs);
-        this.timer.unref();
-    }
-    /** A file we name (the agent gets its path in a variable): its path is known from the start. */
-    static named(options) {
-        return new WatchedFile(options);
-    }
-    /** The agent is done: a last read, then our own folder is removed. */
-    close() {
-        clearInterval(this.timer);
-        this.read(true);
-        if (this.dir)
-            (0,external_node_fs_.rmSync)(this.dir, { recursive: true, force: true });
-    }
-    read(final) {
-        if (this.path === undefined && 'find' in this.options)
-            this.path = this.options.find();
-        if (this.path === undefined)
-            return;
-        let fd;
-        try {
-            fd = (0,external_node_fs_.openSync)(this.path, OPEN_FLAGS);
-        }
-        catch {
-            return; // not there yet, or not a file we read
-        }
-        try {
-            const stat = (0,external_node_fs_.fstatSync)(fd);
-            if (!stat.isFile())
-                return;
-            if (this.options.mode === 'rewritten') {
-                if (stat.size > REWRITTEN_MAX)
-                    return;
-                const buffer = Buffer.alloc(stat.size);
-                const text = buffer.toString('utf8', 0, (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0));
-                if (text === this.last || text.trim() === '')
-                    return;
-                if (this.options.onChange(text, final))
-                    this.last = text;
-                return;
-            }
-            while (this.offset < stat.size) {
-                const buffer = Buffer.alloc(Math.min(READ_CHUNK, stat.size - this.offset));
-                const bytes = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, this.offset);
-                if (bytes === 0)
-                    break;
-                this.offset += bytes;
-                this.options.onData(buffer.subarray(0, bytes));
-                if (!final)
-                    break;
-            }
-        }
-        finally {
-            (0,external_node_fs_.closeSync)(fd);
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/agents/generic.ts
-// Any program that reads the prompt on stdin. Its output is plain text; the final message is its end.
-// It may report its cost two ways (README, "Cost of your own agent"): a line on stdout or stderr
-// (`ralph-cost: usd=0.0123 input=1200 output=340`, or any line matching a configured pattern with named
-// groups), or a JSON file at the path in $RALPH_COST_FILE. Each report is the run's total so far.
-
-
-
-/** Characters of the prompt's end looked for in the output to recognise an echo of the prompt. */
-const ECHO_PROBE_CHARS = 200;
-/**
- * The final message of a plain-text agent, precisely:
- * 1. stdout only (stderr is logs and tool noise), with CRLF/CR read as LF;
- * 2. when the output contains the end of the prompt (the last 200 characters of the trimmed prompt),
- *    only what follows its last occurrence counts: an agent that echoes the prompt (`cat`, a CLI that
- *    prints the user turn) never answers with the prompt's own words;
- * 3. of that, the last paragraph: the lines after the last blank line, trailing blank lines ignored;
- *    when that paragraph closes a `---RALPH_STATUS---` block that began earlier, the whole block.
- * Undefined when nothing is left.
- */
-function finalMessageFromOutput(stdout, prompt) {
-    let text = stdout.replace(/\r\n?/g, '\n');
-    const probe = prompt.replace(/\r\n?/g, '\n').trimEnd().slice(-ECHO_PROBE_CHARS);
-    if (probe.trim() !== '') {
-        const echoed = text.lastIndexOf(probe);
-        if (echoed !== -1)
-            text = text.slice(echoed + probe.length);
-    }
-    text = text.trimEnd();
-    if (text.trim() === '')
-        return undefined;
-    const lines = text.split('\n');
-    let start = lines.length - 1;
-    while (start > 0 && lines[start - 1].trim() !== '')
-        start--;
-    const paragraph = lines.slice(start);
-    const closesBlock = paragraph.some(line => line.trim() === '---END_RALPH_STATUS---');
-    const opensBlock = paragraph.some(line => line.trim() === '---RALPH_STATUS---');
-    if (closesBlock && !opensBlock) {
-        for (let i = start - 1; i >= 0; i--) {
-            if (lines[i].trim() === '---RALPH_STATUS---') {
-                start = i;
-                break;
-            }
-        }
-    }
-    return lines.slice(start).join('\n');
-}
-const COST_FILE_ENV = 'RALPH_COST_FILE';
-/** How often the cost file is read while the agent runs (live enforcement of the dollar budget). */
-const COST_FILE_POLL_MS = 250;
-const COST_LINE = /^\s*ralph-cost:\s*(.*)$/i;
-const FIELDS = ['usd', 'input', 'output', 'cache_read', 'cache_write'];
-/** A cost report's fields from JSON or `key=value` pairs; undefined when it holds nothing usable. */
-function parseCostReport(text) {
-    const values = {};
-    const trimmed = text.trim();
-    if (trimmed.startsWith('{')) {
-        try {
-            const json = JSON.parse(trimmed);
-            for (const [key, value] of Object.entries(json))
-                if (typeof value === 'number' || typeof value === 'string')
-                    values[key] = String(value);
-        }
-        catch {
-            return undefined;
-        }
-    }
-    else {
-        for (const match of trimmed.matchAll(/([A-Za-z_]+)\s*=\s*("[^"]*"|\S+)/g))
-            values[match[1].toLowerCase()] = match[2].replace(/^"|"$/g, '');
-        const bare = /^\$?(\d+(?:\.\d+)?)\s*(?:usd)?$/i.exec(trimmed);
-        if (bare)
-            values.usd = bare[1];
-    }
-    return costFromValues(values);
-}
-function costFromValues(values) {
-    const usdText = values.usd ?? values.cost_usd ?? values.total_cost_usd;
-    const number = (key) => {
-        const n = Number((values[key] ?? '').replace(/[$,_]/g, ''));
-        return Number.isFinite(n) && n >= 0 ? n : 0;
-    };
-    const report = {
-        input: number('input'),
-        output: number('output'),
-        cache_read: number('cache_read'),
-        cache_write: number('cache_write')
-    };
-    if (usdText !== undefined) {
-        const usd = Number(usdText.replace(/[$,_]/g, ''));
-        if (Number.isFinite(usd) && usd >= 0)
-            report.reportedUsd = usd;
-    }
-    if (values.model)
-        report.model = values.model;
-    const anything = report.reportedUsd !== undefined || FIELDS.some(f => values[f] !== undefined);
-    return anything ? report : undefined;
-}
-/** The cost line pattern, compiled once: one that does not compile is a configuration error. */
-function compileCostPattern(pattern) {
-    try {
-        return new RegExp(pattern);
-    }
-    catch (error) {
-        throw new Error(`The cost pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${error.message}`, { cause: error });
-    }
-}
-class PlainReader {
-    prompt;
-    hooks;
-    options;
-    env;
-    out;
-    err;
-    pattern;
-    usage;
-    failure;
-    retries = 0;
-    notes = [];
-    sink = {
-        report: usage => this.report(usage),
-        fail: failure => (this.failure = failure),
-        retried: () => this.retries++
-    };
-    costFile;
-    constructor(prompt, hooks, options = {}) {
-        this.prompt = prompt;
-        this.hooks = hooks;
-        this.options = options;
-        const onLine = (line) => this.onLine(line);
-        this.out = new LineSplitter(onLine);
-        this.err = new LineSplitter(onLine);
-        if (options.cost?.pattern)
-            this.pattern = compileCostPattern(options.cost.pattern);
-        const fileEnv = options.cost?.fileEnv ?? COST_FILE_ENV;
-        if (hooks && options.cost && fileEnv !== '') {
-            const costFile = WatchedFile.named({
-                name: 'cost.json',
-                pollMs: COST_FILE_POLL_MS,
-                mode: 'rewritten',
-                onChange: (text, final) => this.onCostFile(text, final, fileEnv)
-            });
-            this.costFile = costFile;
-            this.env = { [fileEnv]: costFile.path };
-        }
-    }
-    stdout(chunk) {
-        this.out.push(chunk);
-    }
-    stderr(chunk) {
-        this.err.push(chunk);
-    }
-    finish(stdoutText, exit) {
-        this.out.end();
-        this.err.end();
-        this.costFile?.close();
-        const text = this.options.clean ? this.options.clean(stdoutText) : stdoutText;
-        const outcome = {
-            finalMessage: finalMessageFromOutput(text, this.prompt),
-            notes: this.notes
-        };
-        if (this.usage)
-            outcome.usage = this.usage;
-        const byExit = exit && !exit.killed && exit.code !== null ? this.options.exitFailures?.[exit.code] : undefined;
-        const failure = this.failure ?? byExit;
-        if (failure)
-            outcome.failure = failure;
-        if (this.retries > 0)
-            outcome.apiRetries = this.retries;
-        if (this.retries >= RETRY_STORM)
-            this.notes.push(`API-retry storm: the agent retried the model API ${this.retries} times`);
-        return outcome;
-    }
-    report(usage) {
-        this.usage = usage;
-        this.hooks?.onUsage(usage);
-        this.hooks?.onEvent?.({ kind: 'usage', usage });
-    }
-    onLine(line) {
-        if (!this.hooks)
-            return;
-        const builtIn = this.options.cost ? COST_LINE.exec(line) : null;
-        if (builtIn) {
-            const usage = parseCostReport(builtIn[1]);
-            if (usage)
-                this.report(usage);
-            return;
-        }
-        if (this.pattern) {
-            const match = this.pattern.exec(line);
-            if (match?.groups) {
-                const usage = costFromValues(match.groups);
-                if (usage)
-                    this.report(usage);
-                return;
-            }
-        }
-        this.options.onLine?.(line, this.sink);
-    }
-    /** A new version of the cost file; `final` (the run is over) notes a file that holds no report. */
-    onCostFile(text, final, variable) {
-        const usage = parseCostReport(text);
-        if (usage)
-            this.report(usage);
-        // While the agent runs, a half-written file is read again at the next poll.
-        else if (final)
-            this.notes.push(`the cost file ($${variable}) held no cost report: ${text.trim().slice(0, 120)}`);
-        return usage !== undefined;
-    }
-}
-/** A reader of plain-text output (the generic final message; cost lines and the cost file when hooked). */
-function genericReader(prompt, hooks, options = {}) {
-    return new PlainReader(prompt, hooks, options);
-}
-
-/** The generic preset, reading cost reports as `cost` says. */
-function genericPresetWith(cost = {}) {
-    if (cost.pattern)
-        compileCostPattern(cost.pattern);
-    return {
-        name: 'generic',
-        jsonStream: false,
-        argv: userArgv => [...userArgv],
-        read: (prompt, hooks) => genericReader(prompt, hooks, { cost })
-    };
-}
-const genericPreset = genericPresetWith();
-
-;// CONCATENATED MODULE: ./src/agents/aider.ts
-// Aider has no JSON mode. After each model reply it prints (Aider-AI/aider aider/coders/base_coder.py,
-// calculate_and_show_tokens_and_cost):
-//   Tokens: 12k sent, 1.2k cache write, 10k cache hit, 133 received. Cost: $0.04 message, $0.10 session.
-// with the Cost part on its own line when both cache figures are shown, and no Cost part at all for a model
-// it has no price for. Counts above 999 are abbreviated (`format_tokens`: 2.5k, 12k). The session cost is
-// the run's total (one aider process per iteration); token counts are summed over replies. Aider takes
-// its prompt with --message, so it usually runs as `bash -c 'aider … --message "$(cat -)"'`; no flag is added.
-
-
-
-/** `aider …`, or a shell wrapper whose script starts with aider. */
-function isAiderCommand(argv) {
-    if (programStem(argv[0]) === 'aider')
-        return true;
-    const wrapped = wrappedProgram(argv);
-    return wrapped !== undefined && programStem(wrapped) === 'aider';
-}
-/** `12k` → 12000, `2.5k` → 2500, `1.2M` → 1200000, `133` → 133. */
-function parseTokenCount(text) {
-    const match = /^([\d.,]+)\s*([kKmM]?)$/.exec(text.trim());
-    if (!match)
-        return 0;
-    const value = Number(match[1].replace(/,/g, ''));
-    const scale = match[2].toLowerCase() === 'k' ? 1e3 : match[2].toLowerCase() === 'm' ? 1e6 : 1;
-    return Number.isFinite(value) ? Math.round(value * scale) : 0;
-}
-const TOKENS = /^Tokens:\s*(.+?)\.?(?:\s+Cost:.*)?$/;
-const COST = /Cost:\s*\$([\d.]+)\s*message,\s*\$([\d.]+)\s*session/;
-const RETRY = /Retrying in [\d.]+ seconds/i;
-/** Parses aider's usage lines as they come; the totals are the run's so far. */
-class AiderUsage {
-    totals = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-    seen = false;
-    /** Reads one line; answers the new totals when it was a usage line. */
-    line(line) {
-        const text = line.trim();
-        let changed = false;
-        const tokens = TOKENS.exec(text);
-        if (tokens) {
-            let sent = 0;
-            let cacheWrite = 0;
-            for (const part of tokens[1].split(/[,;]/)) {
-                const m = /^\s*([\d.,]+\s*[kKmM]?)\s+(sent|received|Total|cache write|cache hit|cache read)\b/.exec(part);
-                if (!m)
-                    continue;
-                const n = parseTokenCount(m[1]);
-                if (m[2] === 'sent')
-                    sent = n;
-                else if (m[2] === 'received' || m[2] === 'Total')
-                    this.totals.output += n;
-                else if (m[2] === 'cache write')
-                    cacheWrite = n;
-                else
-                    this.totals.cache_read += n;
-            }
-            // "sent" counts the cache writes too.
-            this.totals.input += Math.max(0, sent - cacheWrite);
-            this.totals.cache_write += cacheWrite;
-            changed = true;
-        }
-        const cost = COST.exec(text);
-        if (cost) {
-            this.totals.reportedUsd = Number(cost[2]);
-            changed = true;
-        }
-        if (!changed)
-            return undefined;
-        this.seen = true;
-        return { ...this.totals };
-    }
-    get any() {
-        return this.seen;
-    }
-}
-/** Aider's status lines are not part of its answer. */
-function withoutAiderStatus(stdout) {
-    return stdout
-        .split('\n')
-        .filter(line => !/^\s*(Tokens:|Cost: \$|Applied edit to |Commit [0-9a-f]{7,} )/.test(line))
-        .join('\n');
-}
-function aiderReader(prompt, hooks) {
-    const usage = new AiderUsage();
-    return genericReader(prompt, hooks, {
-        clean: withoutAiderStatus,
-        onLine: (line, sink) => {
-            const totals = usage.line(line);
-            if (totals)
-                return sink.report(totals);
-            if (RETRY.test(line))
-                sink.retried();
-            if (USAGE_LIMIT.test(line)) {
-                const message = oneLine(line, 300);
-                const resetsAt = resetFromMessage(message);
-                sink.fail({ kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) });
-            }
-        }
-    });
-}
-const aiderPreset = {
-    name: 'aider',
-    jsonStream: false,
-    argv: userArgv => [...userArgv],
-    read: (prompt, hooks) => aiderReader(prompt, hooks)
-};
-
-;// CONCATENATED MODULE: ./src/agents/claude.ts
-// Claude Code in print mode. Like the reference runtime, `--output-format stream-json --verbose` is
-// appended (even when the user's command already has --output-format: argv parity with ralphify), and the
-// final message is the `result` event's text. Our own flags come only with our own settings: the loop's
-// remaining dollar budget as `--max-budget-usd` and its turn cap as `--max-turns`, unless already given.
-// Per-turn usage feeds the cost meter live; the readable transcript goes to agent.log.
-
-
-/** Appended verbatim, even when the user's command already has --output-format (the reference does). */
-const CLAUDE_STREAM_FLAGS = ['--output-format', 'stream-json', '--verbose'];
-/** Python's Path(argv0).stem == 'claude': `/usr/bin/claude`, `claude.exe` and `claude.cmd` all match. */
-function isClaudeCommand(argv0) {
-    return programStem(argv0) === 'claude';
-}
-/** Dollars as claude's --max-budget-usd reads them: never rounded up past what is left. */
-function formatBudget(usd) {
-    return (Math.floor(Math.max(0, usd) * 1e6) / 1e6).toString();
-}
-/** The command line: the reference's flags, then the caps the loop can hand to claude itself. */
-function claudeArgv(userArgv, caps = {}) {
-    const argv = [...userArgv, ...CLAUDE_STREAM_FLAGS];
-    if (caps.remainingUsd !== undefined && !hasOption(userArgv, ['--max-budget-usd']))
-        argv.push('--max-budget-usd', formatBudget(caps.remainingUsd));
-    if (caps.maxTurns !== undefined && !hasOption(userArgv, ['--max-turns']))
-        argv.push('--max-turns', String(caps.maxTurns));
-    return argv;
-}
-function toReport(usage, model) {
-    const report = {
-        input: num(usage.input_tokens),
-        output: num(usage.output_tokens),
-        cache_read: num(usage.cache_read_input_tokens),
-        cache_write: num(usage.cache_creation_input_tokens)
-    };
-    if (model)
-        report.model = model;
-    return report;
-}
-/** `modelUsage` sums (every model the run used, subagents and broken streams included), or undefined. */
-function modelUsageReport(modelUsage, model) {
-    if (!isObject(modelUsage))
-        return undefined;
-    const entries = Object.entries(modelUsage).filter(([, v]) => isObject(v));
-    if (entries.length === 0)
-        return undefined;
-    const report = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-    for (const [, m] of entries) {
-        report.input += num(m.inputTokens);
-        report.output += num(m.outputTokens);
-        report.cache_read += num(m.cacheReadInputTokens);
-        report.cache_write += num(m.cacheCreationInputTokens);
-    }
-    // The model that did most of the work names the run.
-    const main = entries.reduce((a, b) => (num(b[1].outputTokens) > num(a[1].outputTokens) ? b : a))[0];
-    report.model = main || model;
-    return report;
-}
-/** Claude Code's stream-json, also spoken by qwen-code (which prints no dollars: its tokens are priced). */
-class ClaudeStreamReader extends JsonLinesReader {
-    agent;
-    // One assistant message arrives as several events (one per content block) with the same id and usage.
-    turns = new Map();
-    model;
-    sawResult = false;
-    constructor(hooks, 
-    /** The agent's name in messages. */
-    agent = 'claude') {
-        super(hooks);
-        this.agent = agent;
-    }
-    end(exit) {
-        if (this.sawResult)
-            return;
-        if (this.turns.size > 0)
-            this.usage = this.cumulative();
-        this.notes.push('the stream ended without a result event');
-        if (exit && !exit.killed && exit.code !== 0 && !this.failure)
-            this.failure = {
-                kind: 'error',
-                message: `${this.agent} exited with ${exit.code ?? exit.signal} without a result`
-            };
-    }
-    cumulative() {
-        const sum = {};
-        for (const usage of this.turns.values()) {
-            sum.input_tokens = num(sum.input_tokens) + num(usage.input_tokens);
-            sum.output_tokens = num(sum.output_tokens) + num(usage.output_tokens);
-            sum.cache_read_input_tokens = num(sum.cache_read_input_tokens) + num(usage.cache_read_input_tokens);
-            sum.cache_creation_input_tokens =
-                num(sum.cache_creation_input_tokens) + num(usage.cache_creation_input_tokens);
-        }
-        return toReport(sum, this.model);
-    }
-    onJson(event) {
-        switch (event.type) {
-            case 'system':
-                this.onSystem(event);
-                break;
-            case 'assistant':
-                this.onAssistant(event);
-                break;
-            case 'user':
-                this.onUser(event);
-                break;
-            case 'result':
-                this.onResult(event);
-                break;
-            case 'rate_limit_event':
-                this.onRateLimit(event);
-                break;
-        }
-    }
-    onSystem(event) {
-        if (event.subtype === 'init') {
-            if (typeof event.model === 'string')
-                this.model = event.model;
-            this.emit({
-                kind: 'notice',
-                message: `[session ${String(event.session_id ?? '?')}] model ${String(event.model ?? '?')}`
-            });
-        }
-        else if (event.subtype === 'api_retry') {
-            this.retries++;
-            const status = event.error_status ?? event.error ?? '?';
-            this.lastRetryError = String(event.error_status ?? event.error ?? 'unknown');
-            this.emit({
-                kind: 'notice',
-                message: `[api retry ${String(event.attempt ?? '?')}/${String(event.max_retries ?? '?')}] status ${String(status)}`
-            });
-        }
-        else if (event.subtype === 'permission_denied') {
-            const tool = str(event.tool_name) ?? '?';
-            const reason = str(event.decision_reason) ?? str(event.message) ?? '';
-            this.emit({
-                kind: 'notice',
-                message: `[permission denied] ${tool}${reason ? `: ${oneLine(reason)}` : ''}`
-            });
-        }
-    }
-    onAssistant(event) {
-        const message = isObject(event.message) ? event.message : {};
-        if (typeof message.model === 'string' && message.model !== '<synthetic>')
-            this.model = message.model;
-        for (const block of Array.isArray(message.content) ? message.content : []) {
-            if (!isObject(block))
-                continue;
-            if (block.type === 'text' && typeof block.text === 'string')
-                this.emit({ kind: 'text', text: block.text });
-            else if (block.type === 'tool_use')
-                this.emit({ kind: 'tool_call', name: String(block.name), detail: describeToolInput(block.input) });
-        }
-        // A synthetic message (an API error said as text) carries no real usage.
-        if (isObject(message.usage) && message.model !== '<synthetic>') {
-            const id = typeof message.id === 'string' ? message.id : `turn-${this.turns.size}`;
-            this.turns.set(id, message.usage);
-            this.emit({ kind: 'usage', usage: this.cumulative() });
-        }
-    }
-    onUser(event) {
-        const message = isObject(event.message) ? event.message : {};
-        for (const block of Array.isArray(message.content) ? message.content : []) {
-            if (!isObject(block) || block.type !== 'tool_result')
-                continue;
-            const content = typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? '');
-            this.emit({ kind: 'tool_result', ok: block.is_error !== true, detail: oneLine(content, 120) });
-        }
-    }
-    /** `rate_limit_event`: status "rejected" means a usage limit was hit (subscription logins only). */
-    onRateLimit(event) {
-        const info = isObject(event.rate_limit_info) ? event.rate_limit_info : {};
-        const status = str(info.status) ?? '?';
-        const resetsAt = typeof info.resetsAt === 'number' ? info.resetsAt * 1000 : undefined;
-        const kind = str(info.rateLimitType);
-        const when = resetsAt !== undefined ? `, resets at ${new Date(resetsAt).toISOString()}` : '';
-        this.emit({ kind: 'notice', message: `[rate limit] ${status}${kind ? ` (${kind})` : ''}${when}` });
-        if (status === 'rejected') {
-            this.failure = {
-                kind: 'usage_limit',
-                message: `claude's ${kind ? `${kind} ` : ''}usage limit was reached${when}`,
-                ...(resetsAt !== undefined ? { resetsAt } : {})
-            };
-        }
-    }
-    onResult(event) {
-        this.sawResult = true;
-        const fromModels = modelUsageReport(event.modelUsage, this.model);
-        const usage = fromModels ?? toReport(isObject(event.usage) ? event.usage : {}, this.model);
-        if (typeof event.total_cost_usd === 'number')
-            usage.reportedUsd = event.total_cost_usd;
-        else if (typeof event.cost_usd === 'number')
-            usage.reportedUsd = event.cost_usd;
-        const text = typeof event.result === 'string' ? event.result : undefined;
-        const isError = event.is_error === true;
-        this.finalMessage = text;
-        this.isError = isError;
-        this.emit({ kind: 'usage', usage });
-        for (const denial of Array.isArray(event.permission_denials) ? event.permission_denials : []) {
-            if (!isObject(denial))
-                continue;
-            const detail = describeToolInput(denial.tool_input);
-            this.deny({ tool: str(denial.tool_name) ?? '?', ...(detail ? { detail } : {}) });
-        }
-        if (isError)
-            this.failure = this.resultFailure(event, text);
-        const cost = usage.reportedUsd !== undefined ? ` · $${usage.reportedUsd.toFixed(4)}` : '';
-        const turns = event.num_turns !== undefined ? ` · ${String(event.num_turns)} turns` : '';
-        this.emit({
-            kind: 'result',
-            isError,
-            summary: `[result] ${String(event.subtype ?? '?')}${isError ? ' (error)' : ''}${cost}${turns}`,
-            ...(text !== undefined ? { text } : {})
-        });
-        if (text)
-            this.emit({ kind: 'text', text });
-    }
-    resultFailure(event, text) {
-        const errors = Array.isArray(event.errors) ? event.errors.filter(e => typeof e === 'string') : [];
-        // qwen says it in `error.message` instead.
-        const said = isObject(event.error) ? str(event.error.message) : undefined;
-        const message = oneLine(text || errors.join('; ') || said || String(event.subtype ?? 'error'), 300);
-        // A rejected rate_limit_event said more (the reset time) than the result will.
-        if (this.failure?.kind === 'usage_limit')
-            return this.failure;
-        switch (event.subtype) {
-            case 'error_max_budget_usd':
-                return { kind: 'budget', message };
-            case 'error_max_turns':
-                return { kind: 'max_turns', message };
-        }
-        // A 429 alone is a rate limit claude already retried: an API error, the loop goes on.
-        if (USAGE_LIMIT.test(message)) {
-            const resetsAt = resetFromMessage(message);
-            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
-        }
-        if (event.terminal_reason === 'api_error' ||
-            event.api_error_status != null ||
-            /^\[?API Error/.test(message))
-            return { kind: 'api_error', message };
-        return { kind: 'error', message };
-    }
-}
-const claudePreset = {
-    name: 'claude',
-    jsonStream: true,
-    argv: (userArgv, caps) => claudeArgv(userArgv, caps),
-    read: (_prompt, hooks) => new ClaudeStreamReader(hooks)
-};
-
-;// CONCATENATED MODULE: ./src/agents/codex.ts
-// Codex (`codex exec`). With `--json` it prints JSONL: thread.started, turn.started, item.started/updated/
-// completed (agent_message, reasoning, command_execution, file_change, mcp_tool_call, web_search, todo_list,
-// error), turn.completed{usage}, turn.failed{error}, and top-level `error` (also "Reconnecting... n/N").
-// It names no model and no dollars: the model comes from the command line or $CODEX_HOME/config.toml,
-// and the cost is estimated from the price table. The stream says the usage only in turn.completed, at the
-// end; turn by turn it comes from codex's own session log, $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-
-// <thread id>.jsonl, whose `token_count` events (total_token_usage) codex 0.169 writes after each model
-// response: so a dollar budget can stop a codex run mid-way.
-
-
-
-
-
-
-
-
-const EXEC = ['exec', 'e'];
-const JSON_FLAGS = ['--json', '--experimental-json'];
-/** How often the session log is read while codex runs. */
-const SESSION_POLL_MS = 250;
-/** `codex exec …` (or its alias `codex e …`): the only codex command a loop can run headless. */
-function isCodexExec(argv) {
-    return programStem(argv[0]) === 'codex' && subcommandIndex(argv, EXEC) !== -1;
-}
-/** The user's argv with `--json` right after `exec`, unless it is there already. */
-function codexArgv(userArgv) {
-    if (hasOption(userArgv, JSON_FLAGS))
-        return [...userArgv];
-    return insertAfter(userArgv, subcommandIndex(userArgv, EXEC), ['--json']);
-}
-const unquote = (value) => value.trim().replace(/^["']|["']$/g, '');
-/** The top-level `model = "…"` of a config.toml (before its first [table]). */
-function modelInConfigToml(text) {
-    for (const line of text.split('\n')) {
-        if (/^\s*\[/.test(line))
-            return undefined;
-        const match = /^\s*model\s*=\s*(["'])([^"']+)\1/.exec(line);
-        if (match)
-            return match[2];
-    }
-    return undefined;
-}
-/** $CODEX_HOME, or ~/.codex. */
-const codexHomeOf = (env) => env.CODEX_HOME || external_node_path_default().join(env.HOME || external_node_os_default().homedir(), '.codex');
-const pad = (n) => String(n).padStart(2, '0');
-/**
- * The session log of thread `threadId`, once codex has made it. Its folder is named after the date codex
- * saw (local time); a run near midnight, or a clock in another zone, is found a day apart too.
- */
-function codexSessionLog(codexHome, threadId, now = Date.now()) {
-    const days = new Set();
-    for (const offset of [0, -1, 1]) {
-        const day = new Date(now + offset * 86400000);
-        days.add(external_node_path_default().join(String(day.getFullYear()), pad(day.getMonth() + 1), pad(day.getDate())));
-        days.add(external_node_path_default().join(String(day.getUTCFullYear()), pad(day.getUTCMonth() + 1), pad(day.getUTCDate())));
-    }
-    for (const day of days) {
-        const dir = external_node_path_default().join(codexHome, 'sessions', day);
-        let names;
-        try {
-            names = (0,external_node_fs_.readdirSync)(dir);
-        }
-        catch {
-            continue;
-        }
-        const name = names.find(file => file.startsWith('rollout-') && file.endsWith(`-${threadId}.jsonl`));
-        if (name)
-            return external_node_path_default().join(dir, name);
-    }
-    return undefined;
-}
-/** The model codex will use: `-m`/`--model`, `-c model=…`, then $CODEX_HOME/config.toml (~/.codex). */
-function codexModel(argv, env) {
-    const flag = optionValue(argv, ['-m', '--model']);
-    if (flag)
-        return flag;
-    let fromConfig;
-    const tokens = argv.slice(1);
-    tokens.forEach((token, i) => {
-        const setting = token === '-c' || token === '--config'
-            ? tokens[i + 1]
-            : token.startsWith('--config=')
-                ? token.slice(9)
-                : undefined;
-        const match = setting ? /^model\s*=\s*(.+)$/.exec(setting) : null;
-        if (match)
-            fromConfig = unquote(match[1]);
-    });
-    if (fromConfig)
-        return fromConfig;
-    try {
-        return modelInConfigToml((0,external_node_fs_.readFileSync)(external_node_path_default().join(codexHomeOf(env), 'config.toml'), 'utf8'));
-    }
-    catch {
-        return undefined;
-    }
-}
-class CodexStreamReader extends JsonLinesReader {
-    model;
-    codexHome;
-    totals = { input: 0, cached: 0, cacheWrite: 0, output: 0 };
-    sawUsage = false;
-    lastError;
-    /** The session log, read while codex runs: usage after each model response. */
-    session;
-    liveTokens = 0;
-    constructor(hooks, model, codexHome) {
-        super(hooks);
-        this.model = model;
-        this.codexHome = codexHome;
-    }
-    finish(stdoutText, exit) {
-        this.session?.close();
-        return super.finish(stdoutText, exit);
-    }
-    /** Follows the thread's session log from the moment the stream names the thread. */
-    followSession(threadId) {
-        const home = this.codexHome;
-        if (!home || this.session || !/^[\w-]+$/.test(threadId))
-            return;
-        const lines = new LineSplitter(line => this.onSessionLine(line));
-        this.session = new WatchedFile({
-            find: () => codexSessionLog(home, threadId),
-            pollMs: SESSION_POLL_MS,
-            mode: 'appended',
-            onData: chunk => lines.push(chunk)
-        });
-    }
-    onSessionLine(line) {
-        if (!line.includes('"token_count"'))
-            return;
-        let event;
-        try {
-            event = JSON.parse(line);
-        }
-        catch {
-            return;
-        }
-        const payload = isObject(event) && isObject(event.payload) ? event.payload : {};
-        const info = isObject(payload.info) ? payload.info : {};
-        const total = isObject(info.total_token_usage) ? info.total_token_usage : undefined;
-        if (payload.type !== 'token_count' || !total)
-            return;
-        const tokens = num(total.input_tokens) + num(total.output_tokens);
-        // turn.completed already said as much (or more): the stream is the final word.
-        if (tokens <= this.liveTokens)
-            return;
-        this.liveTokens = tokens;
-        this.emit({
-            kind: 'usage',
-            usage: this.report({
-                input: num(total.input_tokens),
-                cached: num(total.cached_input_tokens),
-                cacheWrite: num(total.cache_write_input_tokens),
-                output: num(total.output_tokens)
-            })
-        });
-    }
-    /** input_tokens counts the cached ones too (as the Responses API does): priced apart. */
-    report(totals) {
-        const report = {
-            input: Math.max(0, totals.input - totals.cached - totals.cacheWrite),
-            output: totals.output,
-            cache_read: totals.cached,
-            cache_write: totals.cacheWrite
-        };
-        if (this.model)
-            report.model = this.model;
-        return report;
-    }
-    end(exit) {
-        if (!this.sawUsage && !exit?.killed)
-            this.notes.push('codex reported no usage (no turn.completed)');
-        if (exit?.killed && !this.sawUsage)
-            this.notes.push(this.liveTokens > 0
-                ? 'codex was stopped before turn.completed: its usage is what its session log said so far'
-                : 'codex was stopped before turn.completed: its usage is unknown');
-        if (!this.model)
-            this.notes.push('codex did not say its model (set -m or model in config.toml) so its tokens cannot be priced');
-        if (this.session && this.session.path === undefined)
-            this.notes.push(`codex's session log (${this.codexHome}/sessions/…) was not found: its usage was known only at the end`);
-    }
-    onJson(event) {
-        switch (event.type) {
-            case 'thread.started':
-                if (typeof event.thread_id === 'string')
-                    this.followSession(event.thread_id);
-                this.emit({
-                    kind: 'notice',
-                    message: `[thread ${String(event.thread_id ?? '?')}] model ${this.model ?? '?'}`
-                });
-                break;
-            case 'item.started':
-                if (isObject(event.item))
-                    this.onItemStarted(event.item);
-                break;
-            case 'item.completed':
-                if (isObject(event.item))
-                    this.onItemCompleted(event.item);
-                break;
-            case 'turn.completed':
-                this.onUsage(isObject(event.usage) ? event.usage : {});
-                break;
-            case 'turn.failed':
-                this.onTurnFailed(isObject(event.error) ? str(event.error.message) : undefined);
-                break;
-            case 'error':
-                this.onError(str(event.message) ?? JSON.stringify(event));
-                break;
-        }
-    }
-    onItemStarted(item) {
-        if (item.type === 'command_execution')
-            this.emit({ kind: 'tool_call', name: 'exec', detail: oneLine(str(item.command) ?? '') });
-        else if (item.type === 'mcp_tool_call')
-            this.emit({
-                kind: 'tool_call',
-                name: `${String(item.server ?? 'mcp')}.${String(item.tool ?? '?')}`,
-                detail: describeToolInput(item.arguments)
-            });
-    }
-    onItemCompleted(item) {
-        switch (item.type) {
-            case 'agent_message': {
-                const text = str(item.text) ?? '';
-                this.finalMessage = text;
-                this.emit({ kind: 'text', text });
-                break;
-            }
-            case 'command_execution': {
-                const output = oneLine(str(item.aggregated_output) ?? '', 120);
-                const code = item.exit_code;
-                this.emit({
-                    kind: 'tool_result',
-                    ok: code === 0,
-                    detail: `exit ${code === null || code === undefined ? '?' : String(code)}${output ? ` ${output}` : ''}`
-                });
-                break;
-            }
-            case 'file_change': {
-                const changes = Array.isArray(item.changes) ? item.changes.filter(isObject) : [];
-                const detail = changes.map(c => `${String(c.kind ?? '?')} ${String(c.path ?? '?')}`).join(', ');
-                this.emit({ kind: 'tool_call', name: 'apply_patch', detail: oneLine(detail) });
-                if (item.status === 'failed')
-                    this.emit({ kind: 'tool_result', ok: false, detail: 'the patch failed' });
-                break;
-            }
-            case 'mcp_tool_call':
-                this.emit({
-                    kind: 'tool_result',
-                    ok: item.status !== 'failed',
-                    detail: oneLine(JSON.stringify(item.result ?? item.error ?? ''), 120)
-                });
-                break;
-            case 'web_search':
-                this.emit({ kind: 'tool_call', name: 'web_search', detail: oneLine(str(item.query) ?? '') });
-                break;
-            case 'error':
-                this.emit({ kind: 'error', message: oneLine(str(item.message) ?? '', 300) });
-                break;
-        }
-    }
-    onUsage(usage) {
-        this.sawUsage = true;
-        this.totals.input += num(usage.input_tokens);
-        this.totals.cached += num(usage.cached_input_tokens);
-        this.totals.cacheWrite += num(usage.cache_write_input_tokens);
-        this.totals.output += num(usage.output_tokens);
-        this.liveTokens = Math.max(this.liveTokens, this.totals.input + this.totals.output);
-        const report = this.report(this.totals);
-        this.emit({ kind: 'usage', usage: report });
-        const cached = report.cache_read > 0 ? ` · ${report.cache_read} cached` : '';
-        this.emit({
-            kind: 'result',
-            isError: false,
-            summary: `[turn completed] ${report.input} input${cached} · ${report.output} output tokens`
-        });
-    }
-    onError(message) {
-        if (/^Reconnecting\.\.\./.test(message)) {
-            this.retries++;
-            this.lastRetryError = oneLine(message.replace(/^Reconnecting\.\.\.\s*\S+\s*/, ''), 160);
-            this.emit({ kind: 'notice', message: `[api retry] ${oneLine(message, 200)}` });
-            return;
-        }
-        this.lastError = message;
-        this.emit({ kind: 'error', message: oneLine(message, 300) });
-    }
-    onTurnFailed(message) {
-        const said = oneLine(message ?? this.lastError ?? 'turn failed', 300);
-        this.isError = true;
-        this.failure = this.failureOf(said);
-        this.emit({ kind: 'result', isError: true, summary: `[turn failed] ${said}` });
-    }
-    failureOf(message) {
-        if (USAGE_LIMIT.test(message)) {
-            const resetsAt = resetFromMessage(message);
-            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
-        }
-        return { kind: 'api_error', message };
-    }
-}
-/** codex exec with --json (added unless the user gave it): the JSONL reader. */
-const codexPreset = {
-    name: 'codex',
-    jsonStream: true,
-    argv: userArgv => codexArgv(userArgv),
-    read: (_prompt, hooks, context) => new CodexStreamReader(hooks, context ? codexModel(context.argv, context.env) : undefined, context ? codexHomeOf(context.env) : undefined)
-};
-/** codex exec run exactly as written, without --json (ralphify's argv): read as plain text. */
-const codexPlainPreset = {
-    name: 'codex',
-    jsonStream: false,
-    argv: userArgv => [...userArgv],
-    read: prompt => genericReader(prompt)
-};
-/** Whether the user already asked codex for JSON output. */
-const codexAskedForJson = (argv) => hasOption(argv, JSON_FLAGS);
-
-;// CONCATENATED MODULE: ./src/agents/gemini-telemetry.ts
-// Gemini CLI's usage turn by turn. Its stream-json says what a run used only in its last `result` event, so
-// alone it cannot be held to a dollar budget mid-run. Its local telemetry can: with GEMINI_TELEMETRY_TARGET=local
-// and an outfile, gemini 0.61 appends a `gemini_cli.api_response` log record for every model response
-// (input_token_count, cached_content_token_count, output_token_count, thoughts_token_count, tool_token_count,
-// model), exported in batches every 5 seconds (the OpenTelemetry BatchLogRecordProcessor's default). The file
-// holds pretty-printed JSON values one after another (packages/core/src/telemetry/file-exporters.ts); the
-// records' attributes are read line by line, never the whole (large) values.
-
-
-/** Variables the user may have set for gemini's telemetry: then theirs stays, and no file is read. */
-const GEMINI_TELEMETRY_PREFIX = 'GEMINI_TELEMETRY_';
-/** How often the telemetry file is read (it is written every 5 s). */
-const POLL_MS = 500;
-const ATTRIBUTE = /^ {4}"(event\.name|model|input_token_count|output_token_count|cached_content_token_count|thoughts_token_count|tool_token_count)": (.*?),?$/;
-/** Reads gemini's telemetry file as it grows; `onUsage` gets the run's totals after each model response. */
-class GeminiTelemetry {
-    onUsage;
-    file;
-    lines;
-    totals = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-    /** Attributes of the top-level value being read. */
-    record = new Map();
-    responses = 0;
-    constructor(onUsage) {
-        this.onUsage = onUsage;
-        this.lines = new LineSplitter(line => this.onLine(line));
-        this.file = WatchedFile.named({
-            name: 'telemetry.json',
-            pollMs: POLL_MS,
-            mode: 'appended',
-            onData: chunk => this.lines.push(chunk)
-        });
-    }
-    /** The variables that make gemini write the file: local target, no prompts logged. */
-    get env() {
-        return {
-            GEMINI_TELEMETRY_ENABLED: 'true',
-            GEMINI_TELEMETRY_TARGET: 'local',
-            GEMINI_TELEMETRY_OUTFILE: this.file.path,
-            GEMINI_TELEMETRY_LOG_PROMPTS: 'false'
-        };
-    }
-    close() {
-        this.file.close();
-        this.lines.end();
-    }
-    onLine(line) {
-        if (line === '{')
-            this.record = new Map();
-        else if (line === '}')
-            this.endRecord();
-        else {
-            const match = ATTRIBUTE.exec(line);
-            if (match)
-                this.record.set(match[1], match[2]);
-        }
-    }
-    endRecord() {
-        const record = this.record;
-        this.record = new Map();
-        if (record.get('event.name') !== '"gemini_cli.api_response"')
-            return;
-        const count = (name) => {
-            const value = Number(record.get(name) ?? 0);
-            return Number.isFinite(value) && value > 0 ? value : 0;
-        };
-        // As the final stats count them: the prompt includes the cached tokens; thoughts and tool tokens are output.
-        const cached = count('cached_content_token_count');
-        this.totals.input += Math.max(0, count('input_token_count') - cached);
-        this.totals.cache_read += cached;
-        this.totals.output +=
-            count('output_token_count') + count('thoughts_token_count') + count('tool_token_count');
-        try {
-            const model = JSON.parse(record.get('model') ?? 'null');
-            if (typeof model === 'string' && model)
-                this.totals.model = model;
-        }
-        catch {
-            // a model we cannot read leaves the last one
-        }
-        this.responses++;
-        this.onUsage({ ...this.totals });
-    }
-}
-
-;// CONCATENATED MODULE: ./src/agents/gemini.ts
-// Gemini CLI with `--output-format stream-json` (added unless the user chose a format). Events, as
-// google-gemini/gemini-cli prints them (packages/core/src/output/types.ts): init{session_id, model},
-// message{role, content, delta}, tool_use{tool_name, tool_id, parameters}, tool_result{tool_id, status,
-// output, error}, error{severity, message}, result{status, error, stats{total_tokens, input_tokens,
-// output_tokens, cached, input, duration_ms, tool_calls}}. Tokens only: the cost is estimated. The stream says
-// the usage only at the end; turn by turn it comes from gemini's local telemetry file (gemini-telemetry.ts),
-// so a dollar budget can stop a run mid-way, a few seconds after the response that crossed it. Fatal errors
-// end with a `result` whose status is "error" and an exit code (packages/core/src/utils/errors.ts): 41 auth,
-// 42 input, 44 sandbox, 52 config, 53 turn limit, 54 tool, 130 cancelled.
-
-
-
-
-const FORMAT = ['--output-format', '-o'];
-const isGeminiCommand = (argv) => programStem(argv[0]) === 'gemini';
-/** The output format the user chose, if any. */
-const geminiFormat = (argv) => optionValue(argv, FORMAT);
-function geminiArgv(userArgv) {
-    return hasOption(userArgv, FORMAT) ? [...userArgv] : [...userArgv, '--output-format', 'stream-json'];
-}
-/** Exit codes of gemini's FatalError classes. */
-const GEMINI_EXIT_FAILURES = {
-    41: { kind: 'auth_error', message: 'gemini could not authenticate (exit 41)' },
-    42: { kind: 'input_error', message: 'gemini refused its input (exit 42)' },
-    44: { kind: 'error', message: 'gemini could not set up its sandbox (exit 44)' },
-    52: { kind: 'error', message: 'gemini found its configuration invalid (exit 52)' },
-    53: { kind: 'max_turns', message: 'gemini reached its session turn limit (exit 53)' },
-    54: { kind: 'error', message: 'a gemini tool failed fatally (exit 54)' },
-    130: { kind: 'error', message: 'gemini was cancelled (exit 130)' }
-};
-function failureOf(type, message) {
-    if (USAGE_LIMIT.test(`${type ?? ''} ${message}`)) {
-        const resetsAt = resetFromMessage(message);
-        return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
-    }
-    switch (type) {
-        case 'FatalTurnLimitedError':
-            return { kind: 'max_turns', message };
-        case 'FatalInputError':
-            return { kind: 'input_error', message };
-        case 'FatalAuthenticationError':
-            return { kind: 'auth_error', message };
-    }
-    return { kind: /api error/i.test(message) ? 'api_error' : 'error', message };
-}
-class GeminiStreamReader extends JsonLinesReader {
-    model;
-    /** Assistant text of the current turn, sent as deltas. */
-    pending = '';
-    sawEvent = false;
-    sawResult = false;
-    tools = new Map();
-    /** Usage turn by turn, from gemini's local telemetry (see gemini-telemetry.ts). */
-    telemetry;
-    env;
-    constructor(hooks, agentEnv = {}) {
-        super(hooks);
-        const ownTelemetry = Object.keys(agentEnv).filter(name => name.startsWith(GEMINI_TELEMETRY_PREFIX));
-        if (ownTelemetry.length > 0) {
-            this.notes.push(`gemini's own telemetry settings are in its environment (${ownTelemetry.join(', ')}): its usage is known only when a run ends`);
-            return;
-        }
-        this.telemetry = new GeminiTelemetry(usage => {
-            // The result's stats are the final word; what the telemetry adds afterwards was already counted.
-            if (!this.sawResult)
-                this.emit({ kind: 'usage', usage: { ...usage, ...(this.model ? { model: this.model } : {}) } });
-        });
-        this.env = this.telemetry.env;
-    }
-    onJson(event) {
-        if (typeof event.type !== 'string')
-            return;
-        this.sawEvent = true;
-        if (event.type !== 'message')
-            this.flush();
-        switch (event.type) {
-            case 'init':
-                if (typeof event.model === 'string')
-                    this.model = event.model;
-                this.emit({
-                    kind: 'notice',
-                    message: `[session ${String(event.session_id ?? '?')}] model ${String(event.model ?? '?')}`
-                });
-                break;
-            case 'message':
-                if (event.role === 'assistant')
-                    this.onAssistant(str(event.content) ?? '', event.delta === true);
-                break;
-            case 'tool_use': {
-                const name = str(event.tool_name) ?? '?';
-                this.tools.set(String(event.tool_id ?? ''), name);
-                // A tool call ends the turn's text: the final message is what comes after the last one.
-                this.finalMessage = undefined;
-                this.emit({ kind: 'tool_call', name, detail: describeToolInput(event.parameters) });
-                break;
-            }
-            case 'tool_result': {
-                const ok = event.status !== 'error';
-                const error = isObject(event.error) ? str(event.error.message) : undefined;
-                this.emit({ kind: 'tool_result', ok, detail: oneLine(error ?? str(event.output) ?? '', 120) });
-                break;
-            }
-            case 'error': {
-                const message = oneLine(str(event.message) ?? '', 300);
-                if (event.severity === 'warning')
-                    this.emit({ kind: 'notice', message: `[warning] ${message}` });
-                else
-                    this.emit({ kind: 'error', message });
-                break;
-            }
-            case 'result':
-                this.onResult(event);
-                break;
-        }
-    }
-    onAssistant(content, delta) {
-        if (!delta)
-            this.flush();
-        this.pending += content;
-        this.finalMessage = (this.finalMessage ?? '') + content;
-        if (!delta)
-            this.flush();
-    }
-    /** The turn's text so far becomes one transcript entry. */
-    flush() {
-        if (this.pending === '')
-            return;
-        this.emit({ kind: 'text', text: this.pending });
-        this.pending = '';
-    }
-    onResult(event) {
-        this.sawResult = true;
-        if (isObject(event.stats))
-            this.emit({ kind: 'usage', usage: this.usageOf(event.stats) });
-        const isError = event.status === 'error';
-        this.isError = isError;
-        const error = isObject(event.error) ? event.error : undefined;
-        if (isError) {
-            const message = oneLine(str(error?.message) ?? 'gemini reported an error', 300);
-            this.failure = failureOf(str(error?.type), message);
-        }
-        const calls = isObject(event.stats) && event.stats.tool_calls !== undefined
-            ? ` · ${String(event.stats.tool_calls)} tool calls`
-            : '';
-        this.emit({
-            kind: 'result',
-            isError,
-            summary: `[result] ${String(event.status ?? '?')}${error ? `: ${oneLine(str(error.message) ?? '', 200)}` : ''}${calls}`
-        });
-    }
-    /** input_tokens counts the cached ones; total_tokens also counts thinking and tool tokens (billed as output). */
-    usageOf(stats) {
-        const prompt = num(stats.input_tokens);
-        const cached = num(stats.cached);
-        const output = num(stats.output_tokens);
-        const extra = Math.max(0, num(stats.total_tokens) - prompt - output);
-        const report = {
-            input: stats.input !== undefined ? num(stats.input) : Math.max(0, prompt - cached),
-            output: output + extra,
-            cache_read: cached,
-            cache_write: 0
-        };
-        if (this.model)
-            report.model = this.model;
-        return report;
-    }
-    end() {
-        this.flush();
-    }
-    finish(stdoutText, exit) {
-        // A last read first: a killed run's usage is what its telemetry said so far.
-        this.telemetry?.close();
-        // `--output-format json` prints one (pretty-printed) object at the end instead of a stream.
-        if (!this.sawEvent)
-            this.readJsonOutput(stdoutText);
-        if (!this.sawResult && this.sawEvent && !exit?.killed)
-            this.notes.push('the stream ended without a result event');
-        return super.finish(stdoutText, exit);
-    }
-    exitFailure(code, stderr) {
-        const known = GEMINI_EXIT_FAILURES[code];
-        if (known)
-            return { kind: known.kind, message: `${known.message}${stderr ? `: ${stderr}` : ''}` };
-        return super.exitFailure(code, stderr);
-    }
-    readJsonOutput(text) {
-        let json;
-        try {
-            json = JSON.parse(text.trim());
-        }
-        catch {
-            return;
-        }
-        if (!isObject(json))
-            return;
-        if (typeof json.response === 'string')
-            this.finalMessage = json.response;
-        const stats = isObject(json.stats) && isObject(json.stats.models) ? json.stats.models : undefined;
-        if (stats) {
-            const usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-            let main = ['', -1];
-            for (const [model, metrics] of Object.entries(stats)) {
-                const tokens = isObject(metrics) && isObject(metrics.tokens) ? metrics.tokens : {};
-                const cached = num(tokens.cached);
-                usage.input += Math.max(0, num(tokens.prompt) - cached);
-                usage.cache_read += cached;
-                usage.output += num(tokens.candidates) + num(tokens.thoughts) + num(tokens.tool);
-                if (num(tokens.candidates) > main[1])
-                    main = [model, num(tokens.candidates)];
-            }
-            if (main[0])
-                usage.model = main[0];
-            this.emit({ kind: 'usage', usage });
-        }
-        if (isObject(json.error)) {
-            this.isError = true;
-            this.failure = failureOf(str(json.error.type), oneLine(str(json.error.message) ?? 'error', 300));
-            this.emit({ kind: 'error', message: this.failure.message });
-        }
-    }
-}
-/** gemini with a JSON output format (stream-json added unless the user chose one). */
-const geminiPreset = {
-    name: 'gemini',
-    jsonStream: true,
-    argv: userArgv => geminiArgv(userArgv),
-    read: (_prompt, hooks, context) => new GeminiStreamReader(hooks, context?.env)
-};
-/** gemini run exactly as written with text output: read as plain text. */
-const geminiPlainPreset = {
-    name: 'gemini',
-    jsonStream: false,
-    argv: userArgv => [...userArgv],
-    read: (prompt, hooks) => genericReader(prompt, hooks, { exitFailures: GEMINI_EXIT_FAILURES })
-};
-
-;// CONCATENATED MODULE: ./src/agents/opencode.ts
-// opencode (`opencode run`) with `--format json` (added unless the user gave a format). Each line is
-// `{type, timestamp, sessionID, …}` as anomalyco/opencode prints it (packages/opencode/src/cli/cmd/run.ts):
-// step_start, text, reasoning, tool_use and step_finish carry a `part`; `error` carries `error{name, data}`;
-// newer builds end with `done{reason, rejected}` (permissions it auto-rejected). step_finish's part has the
-// step's `cost` in dollars and `tokens{input, output, reasoning, cache{read, write}}` (message-v2.ts
-// StepFinishPart): the cost is reported, summed over steps (tokens.total, when present, is cumulative and
-// is not summed).
-
-
-
-const isOpencodeRun = (argv) => programStem(argv[0]) === 'opencode' && subcommandIndex(argv, ['run']) !== -1;
-/** The output format the user chose, if any. */
-const opencodeFormat = (argv) => optionValue(argv, ['--format']);
-function opencodeArgv(userArgv) {
-    if (hasOption(userArgv, ['--format']))
-        return [...userArgv];
-    return insertAfter(userArgv, subcommandIndex(userArgv, ['run']), ['--format', 'json']);
-}
-class OpencodeStreamReader extends JsonLinesReader {
-    totals = {
-        input: 0,
-        output: 0,
-        cache_read: 0,
-        cache_write: 0,
-        reportedUsd: 0
-    };
-    steps = 0;
-    /** Text parts since the last tool call: the final message. */
-    tail = [];
-    constructor(hooks) {
-        super(hooks);
-    }
-    onJson(event) {
-        const part = isObject(event.part) ? event.part : {};
-        switch (event.type) {
-            case 'text': {
-                const text = str(part.text) ?? '';
-                this.tail.push(text);
-                this.finalMessage = this.tail.join('\n\n');
-                this.emit({ kind: 'text', text });
-                break;
-            }
-            case 'tool_use':
-                this.onTool(part);
-                break;
-            case 'step_finish':
-                this.onStep(part);
-                break;
-            case 'error':
-                this.onError(isObject(event.error) ? event.error : {});
-                break;
-            case 'done':
-                for (const permission of Array.isArray(event.rejected) ? event.rejected : [])
-                    if (typeof permission === 'string')
-                        this.deny({ tool: permission });
-                if (this.denials.length > 0)
-                    this.emit({
-                        kind: 'notice',
-                        message: `[permission denied] ${this.denials.map(d => d.tool).join(', ')}`
-                    });
-                break;
-        }
-    }
-    onTool(part) {
-        const state = isObject(part.state) ? part.state : {};
-        const name = str(part.tool) ?? '?';
-        this.tail = [];
-        this.finalMessage = undefined;
-        this.emit({
-            kind: 'tool_call',
-            name,
-            detail: describeToolInput(state.input) || oneLine(str(state.title) ?? '')
-        });
-        const ok = state.status !== 'error';
-        const detail = ok ? str(state.output) || str(state.title) || '' : str(state.error) || 'failed';
-        this.emit({ kind: 'tool_result', ok, detail: oneLine(detail, 120) });
-    }
-    onStep(part) {
-        this.steps++;
-        const tokens = isObject(part.tokens) ? part.tokens : {};
-        const cache = isObject(tokens.cache) ? tokens.cache : {};
-        this.totals.input += num(tokens.input);
-        // Reasoning tokens are billed as output.
-        this.totals.output += num(tokens.output) + num(tokens.reasoning);
-        this.totals.cache_read += num(cache.read);
-        this.totals.cache_write += num(cache.write);
-        this.totals.reportedUsd = (this.totals.reportedUsd ?? 0) + num(part.cost);
-        const model = isObject(part.model) ? str(part.model.modelID) : undefined;
-        if (model)
-            this.totals.model = model;
-        this.emit({ kind: 'usage', usage: { ...this.totals } });
-    }
-    onError(error) {
-        const data = isObject(error.data) ? error.data : {};
-        const name = str(error.name) ?? 'Error';
-        const message = oneLine(str(data.message) ?? name, 300);
-        this.isError = true;
-        this.failure = this.failureOf(name, message, data.statusCode);
-        this.emit({ kind: 'error', message: `${name}: ${message}` });
-    }
-    failureOf(name, message, status) {
-        // A 429 is a usage limit only when it says quota; a per-minute rate limit is an API error.
-        if (USAGE_LIMIT.test(message) || (status === 429 && /quota/i.test(message))) {
-            const resetsAt = resetFromMessage(message);
-            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
-        }
-        if (name === 'ProviderAuthError')
-            return { kind: 'auth_error', message };
-        if (name === 'APIError')
-            return { kind: 'api_error', message };
-        return { kind: 'error', message };
-    }
-    end(exit) {
-        if (this.steps === 0 && !exit?.killed)
-            this.notes.push('opencode reported no step_finish: its cost is unknown');
-        const summary = `[done] ${this.steps} steps · $${(this.totals.reportedUsd ?? 0).toFixed(4)}`;
-        if (this.steps > 0)
-            this.emit({ kind: 'result', isError: this.isError === true, summary });
-    }
-}
-const opencodePreset = {
-    name: 'opencode',
-    jsonStream: true,
-    argv: userArgv => opencodeArgv(userArgv),
-    read: (_prompt, hooks) => new OpencodeStreamReader(hooks)
-};
-const opencodePlainPreset = {
-    name: 'opencode',
-    jsonStream: false,
-    argv: userArgv => [...userArgv],
-    read: prompt => genericReader(prompt)
-};
-
-;// CONCATENATED MODULE: ./src/agents/qwen.ts
-// qwen-code (`qwen`) with `--output-format stream-json` (added unless the user chose a format). Its stream has
-// Claude Code's shape (system/init, assistant with per-turn usage, user tool results, a last `result`), as
-// qwen 0.24.4 prints it against a Chat Completions server, but no dollars: the tokens are priced from the
-// table, turn by turn, so a dollar cap can stop a run mid-way. The loop's turn cap goes in as
-// `--max-session-turns`.
-
-
-
-const qwen_FORMAT = ['--output-format', '-o'];
-const isQwenCommand = (argv) => programStem(argv[0]) === 'qwen';
-/** The output format the user chose, if any. */
-const qwenFormat = (argv) => optionValue(argv, qwen_FORMAT);
-function qwenArgv(userArgv, caps = {}) {
-    const argv = hasOption(userArgv, qwen_FORMAT) ? [...userArgv] : [...userArgv, '--output-format', 'stream-json'];
-    if (caps.maxTurns !== undefined && !hasOption(userArgv, ['--max-session-turns']))
-        argv.push('--max-session-turns', String(caps.maxTurns));
-    return argv;
-}
-/** qwen with its stream-json (added unless the user chose a format). */
-const qwenPreset = {
-    name: 'qwen',
-    jsonStream: true,
-    argv: (userArgv, caps) => qwenArgv(userArgv, caps),
-    read: (_prompt, hooks) => new ClaudeStreamReader(hooks, 'qwen')
-};
-/** qwen run exactly as written with text output: read as plain text. */
-const qwenPlainPreset = {
-    name: 'qwen',
-    jsonStream: false,
-    argv: userArgv => [...userArgv],
-    read: prompt => genericReader(prompt)
-};
-
-;// CONCATENATED MODULE: ./scripts/install-agent-clis.json
-const install_agent_clis_namespaceObject = /*#__PURE__*/JSON.parse('{"X":{"claude":{"package":"@anthropic-ai/claude-code","version":"2.1.332","postinstall":"install.cjs"},"codex":{"package":"@openai/codex","version":"0.169.0"},"gemini":{"package":"@google/gemini-cli","version":"0.61.0"},"opencode":{"package":"opencode-ai","version":"1.18.33","postinstall":"postinstall.mjs"},"qwen":{"package":"@qwen-code/qwen-code","version":"0.24.4","executables":["vendor/ripgrep/x64-linux/rg","vendor/ripgrep/arm64-linux/rg","vendor/ripgrep/x64-darwin/rg","vendor/ripgrep/arm64-darwin/rg"]}}}');
-;// CONCATENATED MODULE: ./src/agents/clis.ts
-// The agent CLIs ralph-action can install and has proven live: each one's npm package at the version the
-// live tier tests (scripts/install-agent-clis.json, the one place to bump them), and the preset that reads it.
-
-
-
-const PINS = install_agent_clis_namespaceObject.X;
-const AGENT_CLIS = Object.keys(PINS).map(name => ({
-    name,
-    bin: name,
-    ...PINS[name]
-}));
-/** The CLI called `name`, or undefined when ralph-action does not know it. */
-function agentCli(name) {
-    return AGENT_CLIS.find(cli => cli.name === name);
-}
-/** The known CLI an agent command line runs (`claude -p …` → claude), or undefined. */
-function agentCliOf(agentArgv) {
-    return agentCli(programStem(agentArgv[0]));
-}
-/** What each CLI reads at start-up besides its environment (the agent's user gets a copy of these only). */
-const SETTINGS = {
-    claude: [{ home: '.claude', variable: 'CLAUDE_CONFIG_DIR' }, { home: '.claude.json' }],
-    codex: [{ home: '.codex', variable: 'CODEX_HOME' }],
-    gemini: [{ home: '.gemini' }],
-    opencode: [
-        { home: '.config/opencode', config: true },
-        { home: '.config/opencode-config/opencode.json', variable: 'OPENCODE_CONFIG', onlyVariable: true }
-    ],
-    qwen: [{ home: '.qwen' }]
-};
-/**
- * The settings the CLI an agent command runs reads, as the runner's user has them (`env` is the environment
- * the agent would get as that user: its HOME, XDG_CONFIG_HOME, CODEX_HOME…). Empty for a CLI we do not know.
- */
-function agentSettings(agentArgv, env) {
-    const cli = agentCliOf(agentArgv);
-    const home = env.HOME;
-    if (!cli || !home)
-        return [];
-    const found = [];
-    for (const place of SETTINGS[cli.name]) {
-        const moved = place.variable ? env[place.variable] : undefined;
-        if (moved)
-            found.push({ from: external_node_path_default().resolve(moved), to: place.home, variable: place.variable });
-        else if (place.onlyVariable)
-            continue;
-        else if (place.config && env.XDG_CONFIG_HOME)
-            found.push({
-                from: external_node_path_default().join(env.XDG_CONFIG_HOME, external_node_path_default().relative('.config', place.home)),
-                to: place.home
-            });
-        else
-            found.push({ from: external_node_path_default().join(home, place.home), to: place.home });
-    }
-    return found;
-}
-
-;// CONCATENATED MODULE: ./src/agents/prices.ts
-const PRICE_TABLE_VERSION = '2026-11-26';
-const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing';
-const ANTHROPIC_PRICING_ZH = 'https://platform.claude.com/docs/zh-CN/about-claude/pricing';
-const OPENAI_QUOTED = 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (quoting developers.openai.com/api/docs/pricing)';
-const GEMINI_QUOTED = 'https://deploybase.ai/articles/gemini-api-pricing (quoting ai.google.dev/gemini-api/docs/pricing)';
-const PRICE_TABLE = [
-    // Anthropic. Cache write = the 5-minute write (claude's default); 1-hour writes cost more.
-    {
-        models: ['claude-fable-5-1', 'claude-mythos-5-1'],
-        input: 10,
-        output: 50,
-        cache_read: 0.25,
-        cache_write: 12.5,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING,
-        verified: 'official'
-    },
-    {
-        models: ['claude-fable-5', 'claude-mythos-5'],
-        input: 10,
-        output: 50,
-        cache_read: 1,
-        cache_write: 12.5,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING,
-        verified: 'official'
-    },
-    {
-        models: ['claude-opus-5-5'],
-        input: 4,
-        output: 20,
-        cache_read: 0.2,
-        cache_write: 5,
-        date: '2026-11-26',
-        source: 'https://platform.claude.com/docs/zh-CN/models/opus-5-5/overview',
-        verified: 'official'
-    },
-    {
-        models: ['claude-opus-5', 'claude-opus-4-8', 'claude-opus-4-7', 'claude-opus-4-6', 'claude-opus-4-5'],
-        input: 5,
-        output: 25,
-        cache_read: 0.5,
-        cache_write: 6.25,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING,
-        verified: 'official'
-    },
-    {
-        models: ['claude-opus-4-1', 'claude-opus-4', 'claude-opus-4-0', 'claude-3-opus'],
-        input: 15,
-        output: 75,
-        cache_read: 1.5,
-        cache_write: 18.75,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING,
-        verified: 'official'
-    },
-    {
-        models: ['claude-sonnet-5-5'],
-        input: 2,
-        output: 10,
-        cache_read: 0.2,
-        cache_write: 2.5,
-        date: '2026-11-26',
-        source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5-5/overview',
-        verified: 'official',
-        note: 'Third parties (github.com/kurofune/claudit v1.9.2, github.com/TheKrush/PromptFuel v1.0.23) report a cache-read cut ' +
-            'to $0.10 on 2026-10-07, not seen on the official page we read: the higher price is kept.'
-    },
-    {
-        models: ['claude-sonnet-5'],
-        input: 2,
-        output: 10,
-        cache_read: 0.2,
-        cache_write: 2.5,
-        date: '2026-11-26',
-        source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5/overview',
-        verified: 'official'
-    },
-    {
-        models: [
-            'claude-sonnet-4-6',
-            'claude-sonnet-4-5',
-            'claude-sonnet-4',
-            'claude-sonnet-4-0',
-            'claude-3-7-sonnet'
-        ],
-        input: 3,
-        output: 15,
-        cache_read: 0.3,
-        cache_write: 3.75,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING_ZH,
-        verified: 'official',
-        note: 'Prompts over 200K input tokens (1M-context beta) cost $6 / $22.50 on Sonnet 4 and 4.5; this table prices ' +
-            'every request at the base rate. Claude Code 2.1.332 prices claude-sonnet-4-5 at exactly these rates ' +
-            '(checked against its total_cost_usd in the live tests).'
-    },
-    {
-        models: ['claude-haiku-5-5'],
-        input: 0.1,
-        output: 0.5,
-        cache_read: 0.01,
-        cache_write: 0.125,
-        date: '2026-11-26',
-        source: 'https://platform.claude.com/docs/about-claude/models/whats-new-opus-5 ("From $0.10 / $0.50")',
-        verified: 'third-party',
-        note: 'Prompts over 100K tokens cost $0.50 / $2.50 (cache $0.05 read, $0.625 write) per github.com/kurofune/claudit ' +
-            'v1.9.2; the cache rates are third-party only. This table prices every request at the lower band.'
-    },
-    {
-        models: ['claude-haiku-4-5'],
-        input: 1,
-        output: 5,
-        cache_read: 0.1,
-        cache_write: 1.25,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING_ZH,
-        verified: 'official'
-    },
-    {
-        models: ['claude-3-5-haiku'],
-        input: 0.8,
-        output: 4,
-        cache_read: 0.08,
-        cache_write: 1,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING_ZH,
-        verified: 'official'
-    },
-    // OpenAI: no charge for cache writes. Standard tier, context under 270K tokens.
-    {
-        models: ['gpt-5.5'],
-        input: 5,
-        output: 30,
-        cache_read: 0.5,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: OPENAI_QUOTED,
-        verified: 'third-party',
-        note: 'The same in https://www.morphllm.com/openai-api-pricing (June 2026); the official page itself was not in reach.'
-    },
-    {
-        models: ['gpt-5.5-pro', 'gpt-5.4-pro'],
-        input: 30,
-        output: 180,
-        cache_read: 30,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: OPENAI_QUOTED,
-        verified: 'third-party',
-        note: 'No cached-input discount is listed: cached tokens are priced as input.'
-    },
-    {
-        models: ['gpt-5.4'],
-        input: 2.5,
-        output: 15,
-        cache_read: 0.25,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: OPENAI_QUOTED,
-        verified: 'third-party'
-    },
-    {
-        models: ['gpt-5.4-mini'],
-        input: 0.75,
-        output: 4.5,
-        cache_read: 0.075,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: OPENAI_QUOTED,
-        verified: 'third-party'
-    },
-    {
-        models: ['gpt-5.4-nano'],
-        input: 0.2,
-        output: 1.25,
-        cache_read: 0.02,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: OPENAI_QUOTED,
-        verified: 'third-party'
-    },
-    {
-        models: ['gpt-5', 'gpt-5-codex', 'gpt-5.1', 'gpt-5.1-codex'],
-        input: 1.25,
-        output: 10,
-        cache_read: 0.125,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: 'https://docs.rs/crate/openai-cost/latest/source/src/pricing.rs ("openai.com/api/pricing as of 2026-Q2")',
-        verified: 'third-party',
-        note: 'gpt-5.1 and the -codex variants are priced as gpt-5 without a source of their own: unverified.'
-    },
-    {
-        models: ['gpt-5-mini'],
-        input: 0.25,
-        output: 2,
-        cache_read: 0.025,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: 'none found in reach; the launch price as remembered',
-        verified: 'unverified'
-    },
-    // Google: input_tokens include cached ones; thinking tokens are billed as output. Prompts up to 200K.
-    {
-        models: ['gemini-3-pro-preview', 'gemini-3-pro', 'gemini-3.1-pro-preview'],
-        input: 2,
-        output: 12,
-        cache_read: 0.2,
-        cache_write: 2,
-        date: '2026-11-26',
-        source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
-        verified: 'third-party',
-        note: 'gemini-3.1-pro-preview is priced as 3 Pro without a source of its own: unverified.'
-    },
-    {
-        models: ['gemini-2.5-pro'],
-        input: 1.25,
-        output: 10,
-        cache_read: 0.125,
-        cache_write: 1.25,
-        date: '2026-11-26',
-        source: GEMINI_QUOTED,
-        verified: 'third-party',
-        note: 'Prompts over 200K tokens cost $2.50 / $15; priced here at the base rate.'
-    },
-    {
-        models: ['gemini-2.5-flash'],
-        input: 0.3,
-        output: 2.5,
-        cache_read: 0.03,
-        cache_write: 0.3,
-        date: '2026-11-26',
-        source: GEMINI_QUOTED,
-        verified: 'third-party'
-    },
-    {
-        models: ['gemini-2.5-flash-lite'],
-        input: 0.1,
-        output: 0.4,
-        cache_read: 0.01,
-        cache_write: 0.1,
-        date: '2026-11-26',
-        source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
-        verified: 'third-party'
-    },
-    // Alibaba Cloud (qwen-code's default models): priced per request by its input size.
-    {
-        models: ['qwen3-coder-plus'],
-        input: 1,
-        output: 5,
-        cache_read: 0.2,
-        cache_write: 1,
-        date: '2026-11-26',
-        source: 'https://docs.cline.bot/provider-config/qwen ("qwen3-coder-plus … $1.00/$5.00 per 1M tokens", international region)',
-        verified: 'third-party',
-        note: 'The lowest band (prompts up to 32K tokens): Alibaba Cloud prices each request by its input size, and larger ' +
-            'prompts cost more (the official mainland-China page, https://help.aliyun.com/zh/model-studio/user-guide/qwen-coder, ' +
-            'lists four bands from ¥4/¥16 to ¥20/¥200 per million). Cached input at 20% of the input price (the same page: ' +
-            'implicit cache hits); cache writes are priced as input, without a source.'
-    }
-];
-/**
- * The id the table is keyed by: lower case, without a provider prefix (`anthropic/`, `openai/`, `models/`,
- * Bedrock's `us.anthropic.`), a date or version suffix (`-20250929`, `-2026-04-23`, `-v1:0`), `-latest`
- * or claude's `[1m]`; claude ids with dots (`claude-sonnet-4.5`) get dashes.
- */
-function normaliseModelId(model) {
-    let id = model.trim().toLowerCase();
-    id = id.replace(/\[[^\]]*\]$/, '');
-    id = id.slice(id.lastIndexOf('/') + 1);
-    id = id.replace(/^(?:[a-z]{2,4}\.)?anthropic\./, '');
-    id = id.replace(/-v\d+(?::\d+)?$/, '');
-    id = id.replace(/-latest$/, '');
-    id = id.replace(/-(?:\d{8}|\d{4}-\d{2}-\d{2})$/, '');
-    if (id.startsWith('claude-'))
-        id = id.replace(/\./g, '-');
-    return id;
-}
-const BY_MODEL = new Map();
-for (const row of PRICE_TABLE)
-    for (const model of row.models)
-        BY_MODEL.set(model, row);
-/** The price of a model, or undefined when the table does not know it (never a guess from a look-alike). */
-function lookupPrice(model) {
-    return model ? BY_MODEL.get(normaliseModelId(model)) : undefined;
-}
-/** Dollars for a run's tokens at list price, or undefined when its model is unknown or unnamed. */
-function priceFromTable(usage) {
-    const price = lookupPrice(usage.model);
-    if (!price)
-        return undefined;
-    return ((usage.input * price.input +
-        usage.output * price.output +
-        usage.cache_read * price.cache_read +
-        usage.cache_write * price.cache_write) /
-        1e6);
-}
-
-;// CONCATENATED MODULE: ./src/agents/endpoints.ts
-// How to point each agent CLI at a model server of your choosing (a local fake, a proxy, a gateway) and at
-// nothing else: the variables to set and the files to write under its HOME. The one place that knows each
-// CLI's base-URL setting; the live tier (__tests__/agents-live) proves every recipe against the real CLIs.
-
-
-/** The wire protocol each CLI speaks to its model. */
-const AGENT_WIRE = {
-    claude: 'anthropic-messages',
-    codex: 'openai-responses',
-    gemini: 'gemini',
-    // opencode speaks many; ralph-action points it at an OpenAI-compatible endpoint.
-    opencode: 'openai-chat',
-    qwen: 'openai-chat'
-};
-/** Settings gemini and qwen share (qwen-code is a fork of gemini-cli): no telemetry, no update checks. */
-function quietSettings(selectedType) {
-    return {
-        security: { auth: { selectedType }, folderTrust: { enabled: false } },
-        privacy: { usageStatisticsEnabled: false },
-        telemetry: { enabled: false },
-        general: { disableAutoUpdate: true, disableUpdateNag: true }
-    };
-}
-const json = (value) => `${JSON.stringify(value, null, 2)}\n`;
-/** Per million tokens for opencode's model entry: its own dollar figure is then the price table's. */
-function opencodeCost(model) {
-    const price = lookupPrice(model);
-    return price
-        ? {
-            input: price.input,
-            output: price.output,
-            cache_read: price.cache_read,
-            cache_write: price.cache_write
-        }
-        : undefined;
-}
-/**
- * What pointing `cli` at `endpoint` takes, for a CLI whose HOME is `home`. Everything else the CLI would
- * reach at start-up (update checks, telemetry, model catalogues, plugins) is turned off.
- */
-function endpointSetup(cli, endpoint, home) {
-    const { url, apiKey, model, maxRetries } = endpoint;
-    switch (cli) {
-        case 'claude':
-            return {
-                env: {
-                    ANTHROPIC_BASE_URL: url,
-                    ANTHROPIC_API_KEY: apiKey,
-                    ...(model ? { ANTHROPIC_MODEL: model } : {}),
-                    // Without it claude also calls its vendor's host for non-essential traffic.
-                    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-                    DISABLE_AUTOUPDATER: '1',
-                    DISABLE_TELEMETRY: '1',
-                    DISABLE_ERROR_REPORTING: '1',
-                    ...(maxRetries !== undefined ? { CLAUDE_CODE_MAX_RETRIES: String(maxRetries) } : {})
-                },
-                files: {},
-                args: []
-            };
-        case 'codex': {
-            // codex ignores OPENAI_BASE_URL: a custom provider in $CODEX_HOME/config.toml names the server.
-            const codexHome = external_node_path_default().join(home, '.codex');
-            const retries = maxRetries === undefined
-                ? []
-                : [`request_max_retries = ${maxRetries}`, `stream_max_retries = ${maxRetries}`];
-            const config = [
-                '# Written by ralph-action: codex against one model server, nothing else.',
-                ...(model ? [`model = ${JSON.stringify(model)}`] : []),
-                'model_provider = "ralph-endpoint"',
-                'check_for_update_on_startup = false',
-                '',
-                '[analytics]',
-                'enabled = false',
-                '',
-                '[feedback]',
-                'enabled = false',
-                '',
-                '[model_providers.ralph-endpoint]',
-                'name = "ralph-action model endpoint"',
-                `base_url = ${JSON.stringify(`${url}/v1`)}`,
-                'env_key = "OPENAI_API_KEY"',
-                'wire_api = "responses"',
-                ...retries,
-                ''
-            ].join('\n');
-            return {
-                env: { CODEX_HOME: codexHome, OPENAI_API_KEY: apiKey },
-                files: { [external_node_path_default().join(codexHome, 'config.toml')]: config },
-                args: []
-            };
-        }
-        case 'gemini':
-            // The variables alone fail with exit 41: the settings must select API-key authentication.
-            return {
-                env: {
-                    GEMINI_API_KEY: apiKey,
-                    GOOGLE_GEMINI_BASE_URL: url,
-                    ...(model ? { GEMINI_MODEL: model } : {})
-                },
-                files: { [external_node_path_default().join(home, '.gemini', 'settings.json')]: json(quietSettings('gemini-api-key')) },
-                args: []
-            };
-        case 'qwen':
-            return {
-                env: {
-                    OPENAI_API_KEY: apiKey,
-                    OPENAI_BASE_URL: `${url}/v1`,
-                    ...(model ? { OPENAI_MODEL: model } : {}),
-                    QWEN_CODE_SUPPRESS_YOLO_WARNING: '1'
-                },
-                files: { [external_node_path_default().join(home, '.qwen', 'settings.json')]: json(quietSettings('openai')) },
-                args: []
-            };
-        case 'opencode': {
-            // opencode picks a provider's model by name: without one it would not use this endpoint at all.
-            if (!model)
-                throw new Error('opencode needs a model to be pointed at a model endpoint');
-            const cost = opencodeCost(model);
-            const config = {
-                $schema: 'https://opencode.ai/config.json',
-                model: `ralph/${model}`,
-                small_model: `ralph/${model}`,
-                autoupdate: false,
-                share: 'disabled',
-                // `opencode run` rejects what would ask: edits and commands are the agent's job; the web is not.
-                permission: { edit: 'allow', bash: 'allow', webfetch: 'deny' },
-                provider: {
-                    ralph: {
-                        npm: '@ai-sdk/openai-compatible',
-                        name: 'ralph-action model endpoint',
-                        options: { baseURL: `${url}/v1`, apiKey, includeUsage: true },
-                        models: {
-                            [model]: {
-                                tool_call: true,
-                                ...(cost ? { cost } : {}),
-                                limit: { context: 200000, output: 8192 }
-                            }
-                        }
-                    }
-                }
-            };
-            const file = external_node_path_default().join(home, '.config', 'opencode', 'ralph-endpoint.json');
-            return {
-                env: {
-                    OPENCODE_CONFIG: file,
-                    OPENCODE_DISABLE_MODELS_FETCH: '1',
-                    OPENCODE_DISABLE_AUTOUPDATE: '1',
-                    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-                    OPENCODE_DISABLE_SHARE: '1',
-                    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1'
-                },
-                files: { [file]: json(config) },
-                args: ['--pure']
-            };
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/agents/index.ts
-// Agent presets: recognised by the agent command's program name; anything else is generic.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** The preset for an agent command line. */
-function presetFor(agentArgv, options) {
-    const generic = genericPresetWith(options.cost);
-    if (!options.presets)
-        return generic;
-    const all = (options.flags ?? 'all') === 'all';
-    if (isClaudeCommand(agentArgv[0]))
-        return claudePreset;
-    if (isCodexExec(agentArgv))
-        return all || codexAskedForJson(agentArgv) ? codexPreset : codexPlainPreset;
-    if (isGeminiCommand(agentArgv)) {
-        const format = geminiFormat(agentArgv);
-        if (format === 'text')
-            return geminiPlainPreset;
-        return all || format !== undefined ? geminiPreset : geminiPlainPreset;
-    }
-    if (isQwenCommand(agentArgv)) {
-        // Only stream-json is read as a stream (`-o json` prints one document at the end).
-        const format = qwenFormat(agentArgv);
-        if (format !== undefined)
-            return format === 'stream-json' ? qwenPreset : qwenPlainPreset;
-        return all ? qwenPreset : qwenPlainPreset;
-    }
-    if (isOpencodeRun(agentArgv)) {
-        const format = opencodeFormat(agentArgv);
-        if (format !== undefined)
-            return format === 'json' ? opencodePreset : opencodePlainPreset;
-        return all ? opencodePreset : opencodePlainPreset;
-    }
-    if (isAiderCommand(agentArgv))
-        return aiderPreset;
-    return generic;
-}
-
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(51455);
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 ;// CONCATENATED MODULE: ./src/git/git.ts
@@ -43015,6 +40629,11 @@ async function gitOrThrow(args, options) {
     return result;
 }
 
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(51455);
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(48161);
+var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
 ;// CONCATENATED MODULE: ./src/git/workspace.ts
 // The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
 // untracked changes), what changed since the loop started, and a commit of what the agent left.
@@ -43291,6 +40910,171 @@ async function createWorktree(repoDir, options) {
     return { dir, branch: options.branch, base: base.stdout.trim() };
 }
 
+;// CONCATENATED MODULE: ./src/security/env.ts
+// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
+// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
+// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
+/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
+const SECRET_VARIABLES = [
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'GH_ENTERPRISE_TOKEN',
+    'GITHUB_ENTERPRISE_TOKEN',
+    'ACTIONS_RUNTIME_TOKEN',
+    'ACTIONS_RUNTIME_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_*',
+    'ACTIONS_RESULTS_URL',
+    'ACTIONS_CACHE_URL',
+    // Every action input: `with: github-token: …` arrives as INPUT_GITHUB-TOKEN.
+    'INPUT_*',
+    // The action's saved state between its main and post steps.
+    'STATE_*'
+];
+/**
+ * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
+ * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
+ * given to a process of the loop, whatever the allow-list says.
+ */
+const RUNNER_FILE_COMMANDS = [
+    'GITHUB_ENV',
+    'GITHUB_PATH',
+    'GITHUB_OUTPUT',
+    'GITHUB_STATE',
+    'GITHUB_STEP_SUMMARY'
+];
+const matches = (name, pattern) => pattern.endsWith('*')
+    ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
+    : name.toUpperCase() === pattern.toUpperCase();
+/** True for a credential variable (ignoring any allow-list). */
+function isSecretVariable(name) {
+    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
+}
+const isFileCommand = (name) => RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
+/** Whether a process of the loop may keep `name`, given the user's allow-list. */
+function agentMayKeep(name, allow = []) {
+    if (isFileCommand(name))
+        return false;
+    return !isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
+}
+/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
+function agentEnvironment(base, options = {}) {
+    const env = {};
+    for (const [name, value] of Object.entries(base))
+        if (value !== undefined &&
+            agentMayKeep(name, options.allow) &&
+            !options.remove?.some(p => matches(name, p)))
+            env[name] = value;
+    return { ...env, ...options.set };
+}
+/** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
+function removedVariables(base, options = {}) {
+    const kept = agentEnvironment(base, options);
+    return Object.keys(base)
+        .filter(name => base[name] !== undefined && !(name in kept))
+        .sort();
+}
+/**
+ * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
+ * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
+ * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
+ */
+async function withoutSecretVariables(fn, allow = []) {
+    const saved = {};
+    for (const key of Object.keys(process.env))
+        if (isSecretVariable(key) && !agentMayKeep(key, allow)) {
+            saved[key] = process.env[key];
+            delete process.env[key];
+        }
+    try {
+        return await fn();
+    }
+    finally {
+        Object.assign(process.env, saved);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/security/git-env.ts
+// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
+// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
+// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
+// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
+
+
+
+
+
+// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
+// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
+const HARDENING = [
+    ['core.hooksPath', '/dev/null'],
+    ['core.fsmonitor', 'false']
+];
+/** Environment variables that add `entries` as command-line-scope config, after any already set. */
+function configEnv(entries, base = {}) {
+    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
+    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
+    entries.forEach(([key, value], i) => {
+        env[`GIT_CONFIG_KEY_${start + i}`] = key;
+        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
+    });
+    return env;
+}
+let ownHome;
+let jobSafeDirectories;
+/** An empty HOME of the action's own (mode 0700), made once per process. */
+function gitHome() {
+    ownHome ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-home-'));
+    return ownHome;
+}
+/**
+ * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
+ * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
+ */
+function safeDirectories() {
+    if (jobSafeDirectories)
+        return jobSafeDirectories;
+    try {
+        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['config', '--get-all', 'safe.directory'], {
+            cwd: '/',
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+            timeout: 10_000
+        });
+        jobSafeDirectories = out.split('\n').filter(Boolean);
+    }
+    catch {
+        jobSafeDirectories = [];
+    }
+    return jobSafeDirectories;
+}
+/**
+ * The variables for one git command of the action, merged over `base` by the caller (an undefined value
+ * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
+ * no prompt; `config` is added as command-line config.
+ */
+function hermeticGitEnvironment(config = [], base = process.env) {
+    const env = {};
+    for (const name of Object.keys(base))
+        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
+            env[name] = undefined;
+    const home = gitHome();
+    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
+    return {
+        ...env,
+        HOME: home,
+        XDG_CONFIG_HOME: external_node_path_default().join(home, '.config'),
+        GIT_CONFIG_NOSYSTEM: '1',
+        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_ASKPASS: '',
+        SSH_ASKPASS: '',
+        ...configEnv([...HARDENING, ...trusted, ...config])
+    };
+}
+
+;// CONCATENATED MODULE: external "node:timers/promises"
+const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/proc/environ.ts
 // Linux lets any process of the same user read another's initial environment (/proc/<pid>/environ: the
 // strings the kernel put on the stack at exec, whatever the process did to its environment since). The
@@ -43468,8 +41252,6 @@ class BoundedCapture {
     }
 }
 
-;// CONCATENATED MODULE: external "node:timers/promises"
-const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/proc/tree.ts
 // Finding and killing a whole process tree. A process-group kill is not enough: a descendant that
 // called setsid() or setpgid() has left the group, and one whose parent died has been re-parented to
@@ -43478,7 +41260,7 @@ const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createR
 
 
 
-const tree_POLL_MS = 50;
+const POLL_MS = 50;
 /** Rounds of "collect, SIGSTOP the new ones" before SIGKILL, so a fork loop cannot outrun the kill. */
 const FREEZE_ROUNDS = 10;
 /** Live descendants of `pid` (children, grandchildren…, found through their parent pid), nearest first. */
@@ -43520,7 +41302,7 @@ async function killProcessTree(pid, graceMs, options = {}) {
     signal([...targets.keys()], 'SIGTERM');
     const deadline = Date.now() + Math.max(0, graceMs);
     while (Date.now() < deadline) {
-        await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(tree_POLL_MS, Math.max(1, deadline - Date.now())));
+        await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
         targets = tree.collect(readProcessTable(), targets, false);
         if (targets.size === 0)
             return;
@@ -44232,6 +42014,4575 @@ function isExecutableFile(file, cwd) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/security/scripts.ts
+// The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
+// agent's user, gives it a fresh HOME and the work tree, and takes all of that back. LAUNCHER runs as the
+// agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
+// secure_path and deny-lists change nothing about what the agent gets.
+/**
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS [REACH...]` prints `user UID GID`,
+ * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
+ * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
+ * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
+ *
+ * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE [MODE PATH]...` gives back what the
+ * agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the HOME,
+ * and prints `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ */
+const PRIVILEGED = `
+set -u
+shopt -s dotglob nullglob
+fail() { printf 'error %s\\n' "$*"; exit 1; }
+problem() { printf 'problem %s\\n' "$*"; }
+as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
+# The entries of the work tree, .git left out: it stays the owner's, readable only.
+entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
+step=$1; shift
+if [ "$step" = prepare ]; then
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7; shift 7
+  if ! id -u "$user" >/dev/null 2>&1; then
+    out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
+      fail "useradd could not create the user $user: $out"
+  fi
+  uid=$(id -u "$user") gid=$(id -g "$user")
+  [ "$uid" != 0 ] && [ "$gid" != 0 ] || fail "the user $user is root or in the root group"
+  [ "$uid" != "$owner" ] || fail "the user $user is the user the action runs as"
+  [ "$(id -G "$user")" = "$gid" ] || fail "the user $user is in other groups ($(id -Gn "$user")), which may give it rights: the agent's user must be in its own group only"
+  case ",$ownergroups," in *",$gid,"*) fail "the group of $user ($gid) is one of the action's own groups" ;; esac
+  mkdir -p -m 0755 "$(dirname "$home")" && rm -rf -- "$home" && mkdir -m 0700 -- "$home" &&
+    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" || fail "could not make a fresh HOME for $user at $home"
+  # The staged settings: links and special files never (staging copied none; this is the boundary's own check).
+  if [ -n "$settings" ]; then
+    cp -R -P --preserve=mode -- "$settings/." "$home/" && find "$home" -mindepth 1 ! -type f ! -type d -delete ||
+      fail "could not copy the agent's settings into $home"
+  fi
+  chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
+  printf 'user %s %s\\n' "$uid" "$gid"
+  # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
+  pass() {
+    local dirs=() d=$1
+    while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
+    for d in "\${dirs[@]}"; do
+      as_agent test -x "$d" && continue
+      printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
+      chmod o+x -- "$d" || fail "could not let $user pass through $d"
+    done
+  }
+  pass "$(dirname -- "$tree")"
+  for r in "$@"; do pass "$r"; done
+  # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
+  # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
+  # never rename or remove .git.
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    find "\${found[@]}" -uid "$owner" -exec chown -h "$uid:$gid" -- {} + || fail "could not give the work tree $tree to $user"
+  fi
+  printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
+  chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
+  if [ -n "$program" ] && ! as_agent test -x "$program"; then
+    fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
+  fi
+elif [ "$step" = release ]; then
+  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7; shift 7
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    # A setuid file the agent made must not become one of the owner's.
+    find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
+    find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
+  fi
+  chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
+  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
+  rm -rf -- "$home" || problem "could not remove $home"
+else
+  fail "unknown step $step"
+fi
+`;
+/** `bash -c LAUNCHER ralph-agent PROGRAM ARGS...`, stdin: `NAME=value\0`… then an empty entry, then the program's input. */
+const LAUNCHER = `
+for name in $(compgen -e); do unset -v "$name"; done 2>/dev/null
+while IFS= read -r -d '' entry && [ -n "$entry" ]; do export "$entry" 2>/dev/null; done
+exec "$@"
+`;
+/** Every process of the user running this is killed (kill(-1) spares only the caller). */
+const KILL_ALL = 'kill -s KILL -1 2>/dev/null; exit 0';
+/** `bash -c SIGNAL SIG PID...`: the signal to each pid (negative: a group) this user may signal. */
+const SIGNAL = 'kill -s "$0" -- "$@" 2>/dev/null; exit 0';
+
+;// CONCATENATED MODULE: ./src/security/settings.ts
+// The agent CLI's own settings, for an agent that runs as its own user with a fresh HOME: a copy of the files
+// and folders its preset names (never the runner's whole HOME), staged by the action's own user in a folder of
+// its own, then put into the agent's HOME by the isolation's prepare step while that HOME is still root's. No
+// symbolic link is followed or copied (one could point out of the settings into the runner's secrets), nothing
+// but regular files and folders is copied, and the originals are never the agent's: it cannot write back.
+
+
+
+/** A copy larger than this in all is cut short (a ~/.claude can hold gigabytes of old transcripts). */
+const MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Copies each existing `from` into a fresh staging folder at `to`, without following a symbolic link anywhere
+ * (the place itself included). Answers what it copied and what it left out, and why.
+ */
+function stageSettings(copies, parent = (0,external_node_os_.tmpdir)()) {
+    const staged = { copied: [], skipped: [] };
+    let bytes = 0;
+    let dir;
+    const skip = (file, why) => {
+        staged.skipped.push(`${file} (${why})`);
+    };
+    const copy = (from, to) => {
+        const stat = (0,external_node_fs_.lstatSync)(from);
+        if (stat.isSymbolicLink())
+            return (skip(from, 'a symbolic link'), 0);
+        if (stat.isDirectory()) {
+            (0,external_node_fs_.mkdirSync)(to, { recursive: true, mode: 0o700 });
+            let files = 0;
+            for (const entry of (0,external_node_fs_.readdirSync)(from).sort())
+                files += copy(external_node_path_default().join(from, entry), external_node_path_default().join(to, entry));
+            return files;
+        }
+        if (!stat.isFile())
+            return (skip(from, 'not a regular file'), 0);
+        if (bytes + stat.size > MAX_BYTES)
+            return (skip(from, `over the ${MAX_BYTES >> 20} MB the copy may take`), 0);
+        // O_NOFOLLOW: a link swapped in since the lstat is refused, not read.
+        const fd = (0,external_node_fs_.openSync)(from, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW);
+        try {
+            if (!(0,external_node_fs_.fstatSync)(fd).isFile())
+                return (skip(from, 'not a regular file'), 0);
+            const content = (0,external_node_fs_.readFileSync)(fd);
+            bytes += content.length;
+            (0,external_node_fs_.writeFileSync)(to, content, { mode: stat.mode & 0o700 });
+        }
+        finally {
+            (0,external_node_fs_.closeSync)(fd);
+        }
+        return 1;
+    };
+    for (const { from, to } of copies) {
+        try {
+            (0,external_node_fs_.lstatSync)(from);
+        }
+        catch {
+            continue; // the CLI has no settings there: nothing to copy
+        }
+        dir ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(parent, 'ralph-agent-settings-'));
+        const target = external_node_path_default().join(dir, to);
+        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(target), { recursive: true, mode: 0o700 });
+        try {
+            const files = copy(from, target);
+            if (files > 0)
+                staged.copied.push(`${from} → ~/${to} (${files} file${files === 1 ? '' : 's'})`);
+        }
+        catch (error) {
+            skip(from, error.code ?? error.message);
+        }
+    }
+    if (dir)
+        staged.dir = dir;
+    return staged;
+}
+
+;// CONCATENATED MODULE: ./src/security/isolation.ts
+// The agent as its own unprivileged user. A deny-list of variables is no boundary while the agent is the
+// user that holds the tokens: it can read /proc/<pid>/environ and mem of the action, write ~/.gitconfig that
+// the action's git obeys, append to the runner's GITHUB_ENV, and (on hosted runners) sudo. Another uid with no
+// group, no sudo and no_new_privs can do none of that. The agent, the ralph's commands and the checks all run
+// as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
+// passwordless sudo; whenever none of them is running, every process of that uid is killed.
+
+
+
+
+
+
+
+
+
+
+const DEFAULT_AGENT_USER = 'ralph-agent';
+/** Where the agent's fresh HOME is made (wiped at every start and at the end). */
+const HOMES = '/var/lib/ralph-action';
+/** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' };
+/** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
+const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// A socket on stdin (Node's pipes are socketpairs) makes bash read ~/.bashrc, as if run by rshd: never.
+const BASH = ['bash', '--norc', '--noprofile', '-c'];
+/** Rounds of kill(-1) before a uid that keeps forking is reported. */
+const KILL_ROUNDS = 20;
+/** Isolation could not be set up: the message is one line that says why and what to do. */
+class IsolationError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'IsolationError';
+    }
+}
+/** Whether this process can start programs as another user: as root, or with passwordless sudo. */
+function isolationPrivilege() {
+    if (process.platform !== 'linux')
+        return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
+    if (!which('setpriv', { cwd: '/', path: SYSTEM_PATH }))
+        return { why: 'setpriv (util-linux) is not installed' };
+    if (process.getuid?.() === 0)
+        return { privilege: 'root' };
+    const me = `ralph-action runs as ${(0,external_node_os_.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
+    if (!which('sudo', { cwd: '/', path: SYSTEM_PATH }))
+        return { why: `${me}, and sudo is not installed` };
+    const probe = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    if (probe.status !== 0)
+        return { why: `${me}, and without passwordless sudo` };
+    return { privilege: 'sudo' };
+}
+/** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
+const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv];
+/** argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). */
+function asAgent(state, argv) {
+    const { uid, gid } = state.user;
+    return asRoot(state.privilege, [
+        'setpriv',
+        `--reuid=${uid}`,
+        `--regid=${gid}`,
+        '--clear-groups',
+        '--no-new-privs',
+        '--',
+        ...argv
+    ]);
+}
+/** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
+async function privileged(privilege, args) {
+    const result = await runProcess({
+        argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
+        cwd: '/',
+        env: SYSTEM_ENV,
+        input: PRIVILEGED
+    });
+    const out = result.stdout.head.toString('utf8') + result.stdout.tail.toString('utf8');
+    const lines = out.split('\n').filter(Boolean);
+    const error = lines.find(line => line.startsWith('error '));
+    if (error)
+        throw new IsolationError(error.slice('error '.length));
+    if (result.exitCode !== 0) {
+        const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0];
+        throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`);
+    }
+    return lines;
+}
+const inside = (child, parent) => {
+    const rel = external_node_path_default().relative(parent, child);
+    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
+};
+/**
+ * Creates the agent's user (first use), gives it a fresh HOME and the work tree, and answers the isolation.
+ * Throws IsolationError (one line) when the user or the work tree cannot be set up.
+ */
+async function isolateAgent(options) {
+    const name = options.user ?? DEFAULT_AGENT_USER;
+    if (!AGENT_USER_NAME.test(name))
+        throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
+    const workTree = external_node_path_default().resolve(options.workTree);
+    const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES];
+    if (paths.some(p => /[\n\r]/.test(p)))
+        throw new IsolationError('A path for the isolation holds a line break; move the work tree.');
+    if (workTree === '/')
+        throw new IsolationError('The work tree is /: the agent cannot be given all of it.');
+    for (const other of options.outside ?? [])
+        if (other && inside(external_node_path_default().resolve(other), workTree))
+            throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
+    const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+    const home = `${HOMES}/${name}`;
+    // Staged by the action's own user (it reads its own files as itself), copied in by prepare as root.
+    const staged = stageSettings(options.settings ?? []);
+    if (staged.dir && /[\n\r]/.test(staged.dir))
+        throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.');
+    let lines;
+    try {
+        lines = await privileged(options.privilege, [
+            'prepare',
+            name,
+            home,
+            workTree,
+            String(owner.uid),
+            (process.getgroups?.() ?? [owner.gid]).join(','),
+            options.program ?? '',
+            staged.dir ?? '',
+            ...(options.reach ?? [])
+        ]);
+    }
+    finally {
+        if (staged.dir)
+            (0,external_node_fs_.rmSync)(staged.dir, { recursive: true, force: true });
+    }
+    for (const copied of staged.copied)
+        options.log?.(`The agent's user gets a copy of ${copied}.`);
+    for (const skipped of staged.skipped)
+        options.log?.(`Left out of the copy of the agent's settings: ${skipped}.`);
+    const repointed = {};
+    for (const { variable, from, to } of options.settings ?? [])
+        if (variable)
+            repointed[variable] = { from, to: external_node_path_default().join(home, to) };
+    const field = (key) => (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1);
+    const [uid, gid] = field('user').map(Number);
+    const [topGid, topMode] = field('top');
+    const opened = lines
+        .filter(line => line.startsWith('opened '))
+        .map(line => {
+        const [, mode, ...rest] = line.split(' ');
+        return { mode, path: rest.join(' ') };
+    });
+    const state = {
+        user: { name, uid, gid, home },
+        privilege: options.privilege,
+        workTree,
+        owner,
+        top: { gid: Number(topGid), mode: topMode },
+        opened,
+        repointed
+    };
+    if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
+        throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`);
+    return isolation(state, options.log);
+}
+/** The isolation a saved state describes (post, after main was killed, releases it with this). */
+function isolation(state, log) {
+    const said = new Set();
+    const signaller = agentSignaller(state);
+    let running = 0;
+    let reaped = [];
+    const command = (argv, env) => {
+        const agentEnv = agentUserEnvironment(env, state.user, state.repointed);
+        // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
+        if (state.privilege === 'root')
+            return { argv: asAgent(state, argv), env: agentEnv, stdin: Buffer.alloc(0) };
+        // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
+        const entries = [];
+        for (const [key, value] of Object.entries(agentEnv)) {
+            if (value === undefined)
+                continue;
+            if (IDENTIFIER.test(key))
+                entries.push(`${key}=${value}\0`);
+            else if (!said.has(key)) {
+                said.add(key);
+                log?.(`The variable ${key} cannot be passed to the agent's user through sudo (not a shell name); it is left out.`);
+            }
+        }
+        return {
+            argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv]),
+            env: SYSTEM_ENV,
+            stdin: Buffer.from(`${entries.join('')}\0`)
+        };
+    };
+    const killAll = async () => {
+        const found = new Set();
+        for (let round = 0; round < KILL_ROUNDS; round++) {
+            const pids = processesOf(state.user.uid);
+            if (pids.length === 0)
+                return [...found];
+            for (const pid of pids) {
+                if (!found.has(pid))
+                    reaped.push(pid);
+                found.add(pid);
+            }
+            const [program, ...args] = asAgent(state, [...BASH, KILL_ALL]);
+            (0,external_node_child_process_namespaceObject.spawnSync)(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+            // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
+            if (round > 0)
+                await (0,external_node_timers_promises_namespaceObject.setTimeout)(20);
+        }
+        const left = processesOf(state.user.uid);
+        if (left.length > 0)
+            throw new IsolationError(`processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`);
+        return [...found];
+    };
+    const run = async (options) => {
+        const env = options.env ?? process.env;
+        // As run directly: a program that is not there is not started (the loop says which one is missing).
+        if (!which(options.argv[0] ?? '', { cwd: options.cwd, path: env.PATH }))
+            return notFound(options);
+        const agent = command(options.argv, env);
+        const input = agent.stdin.length === 0
+            ? options.input
+            : Buffer.concat([
+                agent.stdin,
+                options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input)
+            ]);
+        running++;
+        let exited = false;
+        let killing;
+        // Once the last program has exited, what it left (holding its output open, or not) is killed at once.
+        const ended = () => {
+            if (exited)
+                return;
+            exited = true;
+            if (--running === 0)
+                killing = killAll();
+        };
+        try {
+            return await runProcess({
+                ...options,
+                argv: agent.argv,
+                env: agent.env,
+                ...(input !== undefined ? { input } : {}),
+                signaller,
+                onExit: () => {
+                    ended();
+                    options.onExit?.();
+                }
+            });
+        }
+        finally {
+            ended();
+            // Nothing of the uid survives the program's end (a kill started at its exit is waited for).
+            if (killing)
+                await killing;
+            else if (running === 0)
+                await killAll();
+        }
+    };
+    const release = async () => {
+        const problems = [];
+        try {
+            await killAll();
+        }
+        catch (error) {
+            // The work tree is not handed back while a process of the agent's user could still race the chown.
+            return [error.message];
+        }
+        const { user, owner, top, workTree } = state;
+        try {
+            const lines = await privileged(state.privilege, [
+                'release',
+                String(user.uid),
+                user.home,
+                workTree,
+                String(owner.uid),
+                String(owner.gid),
+                String(top.gid),
+                top.mode,
+                ...state.opened.flatMap(o => [o.mode, o.path])
+            ]);
+            for (const line of lines)
+                if (line.startsWith('problem '))
+                    problems.push(line.slice('problem '.length));
+        }
+        catch (error) {
+            problems.push(error.message);
+        }
+        return problems;
+    };
+    return {
+        state,
+        user: state.user,
+        command,
+        environment: env => agentUserEnvironment(env, state.user, state.repointed),
+        signaller,
+        runProcess: run,
+        killAll,
+        leftovers: () => {
+            const pids = reaped;
+            reaped = [];
+            return pids;
+        },
+        release
+    };
+}
+/** The result of a program that could not be found: nothing started (as proc answers ENOENT). */
+function notFound(options) {
+    const program = options.argv[0] ?? '';
+    if (options.logFile) {
+        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(options.logFile), { recursive: true });
+        (0,external_node_fs_.appendFileSync)(options.logFile, '');
+    }
+    const none = { head: Buffer.alloc(0), tail: Buffer.alloc(0), totalBytes: 0, truncated: false };
+    const spawnError = Object.assign(new Error(`spawn ${program} ENOENT`), {
+        code: 'ENOENT',
+        errno: -2,
+        syscall: `spawn ${program}`,
+        path: program
+    });
+    return {
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        aborted: false,
+        spawnError,
+        stdout: none,
+        stderr: none,
+        durationMs: 0
+    };
+}
+/**
+ * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
+ * runner's HOME (XDG_*, a global git config) or at the runner's file commands; a variable that named the CLI's
+ * settings (`repointed`) names their copy.
+ */
+function agentUserEnvironment(env, user, repointed = {}) {
+    const out = {};
+    for (const [key, value] of Object.entries(env)) {
+        if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
+            continue;
+        if (RUNNER_FILE_COMMANDS.includes(key))
+            continue;
+        // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
+        if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key))
+            continue;
+        out[key] = value;
+    }
+    // Only while it still names what was copied: a folder of the run's own (the model proxy's) stays as it is.
+    for (const [key, { from, to }] of Object.entries(repointed))
+        if (out[key] !== undefined && external_node_path_default().resolve(out[key]) === from)
+            out[key] = to;
+    return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
+}
+/** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
+function agentSignaller(state) {
+    return (pids, sig) => {
+        const denied = [];
+        for (const pid of pids) {
+            try {
+                process.kill(pid, sig);
+            }
+            catch (error) {
+                if (error.code === 'EPERM')
+                    denied.push(pid);
+            }
+        }
+        if (denied.length === 0)
+            return;
+        const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)]);
+        (0,external_node_child_process_namespaceObject.spawnSync)(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    };
+}
+/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
+const statusBuffer = Buffer.alloc(1024);
+/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
+function statusHead(pid) {
+    const fd = (0,external_node_fs_.openSync)(`/proc/${pid}/status`, 'r');
+    try {
+        return statusBuffer.toString('latin1', 0, (0,external_node_fs_.readSync)(fd, statusBuffer, 0, statusBuffer.length, null));
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/**
+ * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
+ * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
+ */
+function processesOf(uid) {
+    const pids = [];
+    let names;
+    try {
+        names = (0,external_node_fs_.readdirSync)('/proc');
+    }
+    catch {
+        return pids;
+    }
+    for (const name of names) {
+        if (!/^\d+$/.test(name))
+            continue;
+        let status;
+        try {
+            status = statusHead(name);
+        }
+        catch {
+            continue; // exited meanwhile
+        }
+        const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
+        if (!uids || /^State:\s+[ZX]/m.test(status))
+            continue;
+        if (uids.slice(1).some(u => Number(u) === uid))
+            pids.push(Number(name));
+    }
+    return pids;
+}
+
+;// CONCATENATED MODULE: ./src/security/runner-files.ts
+// The runner's file commands (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY):
+// whoever appends to them steers every later step, this action's post step included (an LD_PRELOAD in
+// GITHUB_ENV runs in a process that holds the tokens). Their variables never reach the loop's processes;
+// meanwhile the files are closed to other users (the agent's, with isolation), and what a process of our own
+// user wrote into them during the loop is cut back afterwards.
+
+
+/** Remembers the files named by the job's GITHUB_ENV & co.; with `close`, no other user may read them meanwhile. */
+function guardRunnerFiles(env, options) {
+    const saved = [];
+    for (const name of RUNNER_FILE_COMMANDS) {
+        const file = env[name];
+        if (!file)
+            continue;
+        try {
+            const mode = (0,external_node_fs_.statSync)(file).mode & 0o7777;
+            saved.push({ name, file, content: (0,external_node_fs_.readFileSync)(file), mode });
+            if (options.close)
+                (0,external_node_fs_.chmodSync)(file, mode & 0o700);
+        }
+        catch {
+            // Not there (a runner that does not set it, or a local run): nothing to guard.
+        }
+    }
+    return {
+        restore: () => {
+            const changed = [];
+            for (const { name, file, content, mode } of saved) {
+                let now;
+                try {
+                    now = (0,external_node_fs_.readFileSync)(file);
+                }
+                catch {
+                    now = undefined;
+                }
+                if (!now || !now.equals(content)) {
+                    (0,external_node_fs_.writeFileSync)(file, content);
+                    const added = now && now.subarray(0, content.length).equals(content) ? now.length - content.length : 0;
+                    changed.push(added > 0
+                        ? `${added} bytes appended to ${name} during the loop were cut back`
+                        : `${name} was changed during the loop and was put back as it was`);
+                }
+                try {
+                    (0,external_node_fs_.chmodSync)(file, mode);
+                }
+                catch {
+                    // Gone meanwhile: written again above.
+                }
+            }
+            return changed;
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/index.ts
+// One security policy: which variables are secret, the agent's environment, the hermetic git environment,
+// the agent's own user (its spawn, and killing everything it left), and the workflow commands it may not print.
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/git/repo.ts
+// Intent-named git commands for delivery (branch, fetch, push), over runGit. Every call answers
+// {exitCode, stdout, stderr}; `probe` calls allow any exit code, the rest throw GitError.
+
+
+
+
+class repo_GitRepo {
+    dir;
+    constructor(dir) {
+        this.dir = dir;
+    }
+    /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
+    async exec(args, options = {}) {
+        const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
+        const result = await runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes });
+        if (!options.probe && result.exitCode !== 0)
+            throw new GitError(args, result);
+        return result;
+    }
+    /** The branch HEAD is on, or undefined when HEAD is detached (actions/checkout of a SHA or a PR merge). */
+    async currentBranch() {
+        const result = await this.exec(['symbolic-ref', '--quiet', '--short', 'HEAD'], { probe: true });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    /** The commit a ref names, or undefined when it names none. */
+    async commitOf(ref) {
+        const result = await this.exec(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
+            probe: true
+        });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    async headSha() {
+        const sha = await this.commitOf('HEAD');
+        if (!sha)
+            throw new Error(`${this.dir} has no commit checked out`);
+        return sha;
+    }
+    async isShallow() {
+        const result = await this.exec(['rev-parse', '--is-shallow-repository']);
+        return result.stdout.trim() === 'true';
+    }
+    /** An absolute path inside the git directory (`config`, `objects`, `shallow`), worktrees included. */
+    async gitPath(name) {
+        const result = await this.exec(['rev-parse', '--git-path', name]);
+        return external_node_path_default().resolve(this.dir, result.stdout.trim());
+    }
+    /** The git directory shared by all worktrees (where `config` and `modules/` live). */
+    async commonDir() {
+        const result = await this.exec(['rev-parse', '--git-common-dir']);
+        return external_node_path_default().resolve(this.dir, result.stdout.trim());
+    }
+    async objectFormat() {
+        const result = await this.exec(['rev-parse', '--show-object-format'], { probe: true });
+        return result.exitCode === 0 && result.stdout.trim() ? result.stdout.trim() : 'sha1';
+    }
+    /** The branch's commit on the remote (asked over the network), or null when the remote has no such branch. */
+    async remoteBranchSha(remote, branch, config) {
+        const ref = `refs/heads/${branch}`;
+        const result = await this.exec(['ls-remote', '--heads', '--end-of-options', remote, ref], { config });
+        for (const line of result.stdout.split('\n')) {
+            const [sha, name] = line.split('\t');
+            if (name === ref)
+                return sha;
+        }
+        return null;
+    }
+    /** The remote's default branch (its HEAD), or undefined when it cannot be learnt. */
+    async remoteDefaultBranch(remote, config) {
+        const result = await this.exec(['ls-remote', '--symref', '--end-of-options', remote, 'HEAD'], {
+            probe: true,
+            config
+        });
+        const m = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(result.stdout);
+        if (m)
+            return m[1];
+        const local = await this.exec(['symbolic-ref', '--quiet', '--short', `refs/remotes/${remote}/HEAD`], {
+            probe: true
+        });
+        return local.exitCode === 0 ? local.stdout.trim().replace(`${remote}/`, '') : undefined;
+    }
+    /**
+     * Fetches branches into their remote-tracking refs (`+refs/heads/B:refs/remotes/<remote>/B`).
+     * `depth`/`deepen`/`unshallow` only make sense in a shallow repository.
+     */
+    async fetchBranches(remote, branches, options = {}) {
+        const args = ['fetch', '--no-tags', '--quiet', '--no-recurse-submodules'];
+        if (options.depth !== undefined)
+            args.push(`--depth=${options.depth}`);
+        if (options.deepen !== undefined)
+            args.push(`--deepen=${options.deepen}`);
+        if (options.unshallow)
+            args.push('--unshallow');
+        args.push('--end-of-options', remote, ...branches.map(b => `+refs/heads/${b}:refs/remotes/${remote}/${b}`));
+        return this.exec(args, { probe: true, config: options.config });
+    }
+    async mergeBase(a, b) {
+        const result = await this.exec(['merge-base', '--end-of-options', a, b], { probe: true });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    /** Whether the trees of two commits differ (what a pull request would show). */
+    async hasDiff(from, to) {
+        const result = await this.exec(['diff', '--quiet', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { probe: true });
+        if (result.exitCode === 0)
+            return false;
+        if (result.exitCode === 1)
+            return true;
+        throw new GitError(['diff', '--quiet', from, to], result);
+    }
+    /** Commits reachable from `to` but not from `from`. */
+    async countCommits(from, to) {
+        const result = await this.exec(['rev-list', '--count', `${from}..${to}`, '--']);
+        return Number(result.stdout.trim());
+    }
+    /** Paths that differ between two commits. */
+    async changedPaths(from, to) {
+        const result = await this.exec([
+            'diff',
+            '--name-only',
+            '-z',
+            '--no-ext-diff',
+            '--no-renames',
+            '--end-of-options',
+            from,
+            to
+        ]);
+        return result.stdout.split('\0').filter(Boolean);
+    }
+    /** One local config value, or undefined when unset. */
+    async localConfig(key) {
+        const result = await this.exec(['config', '--local', '--get', key], { probe: true });
+        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/auth.ts
+/** `http.<origin>/.extraheader`, the key actions/checkout uses (and persists). */
+function extraHeaderKey(serverUrl) {
+    return `http.${new URL(serverUrl).origin}/.extraheader`;
+}
+function basicAuthHeader(token) {
+    return `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64')}`;
+}
+/**
+ * Config for one authenticated command: the empty value first clears any header inherited from other config
+ * (a persisted checkout credential would otherwise be sent too), and no credential helper is asked.
+ */
+function authConfig(auth) {
+    const key = extraHeaderKey(auth.serverUrl);
+    return [
+        [key, ''],
+        [key, basicAuthHeader(auth.token)],
+        ['credential.helper', '']
+    ];
+}
+/** The clone URL of `owner/repo` on the server, as actions/checkout builds it (no credentials in it). */
+function repositoryUrl(serverUrl, repository) {
+    if (!/^[\w.-]+\/[\w.-]+$/.test(repository))
+        throw new Error(`'${repository}' is not a repository name of the form owner/repo`);
+    return `${new URL(serverUrl).origin}/${repository}`;
+}
+
+;// CONCATENATED MODULE: ./src/git/branch.ts
+// The loop's branch: created fresh from the latest base (or continued from the remote), the way
+// actions/checkout leaves a repository: possibly shallow (fetch-depth 1), possibly on a detached HEAD (a
+// SHA, a pull request's merge commit), possibly behind a base that moved on since the job started.
+
+
+
+// Depths tried before --unshallow when a continued branch's fork point is not in a shallow clone.
+const DEEPEN_STEPS = [50, 500];
+/** Creates (or continues) the loop's branch and checks it out. Throws an Error that says what to fix. */
+async function prepareBranch(workTree, options) {
+    const git = new repo_GitRepo(workTree);
+    const log = options.log ?? (() => undefined);
+    const remote = options.remote ?? 'origin';
+    const branch = await validBranchName(git, options.branch, 'branch');
+    const config = options.auth ? authConfig(options.auth) : undefined;
+    const previous = { branch: await git.currentBranch(), sha: await git.commitOf('HEAD') };
+    const { base, source } = await resolveBase(git, remote, previous.branch, options, config);
+    await validBranchName(git, base, 'base');
+    log(`The base is '${base}' (${describeSource(source, previous)}).`);
+    if (base === branch) {
+        throw new Error(`The loop's branch and the base are both '${base}': the loop needs a branch of its own to push and open a pull request from. Give a different branch.`);
+    }
+    let shallow = await git.isShallow();
+    // The latest base, whatever the checkout had: a base that moved on since the job started is caught up here.
+    const baseFetch = await git.fetchBranches(remote, [base], { depth: shallow ? 1 : undefined, config });
+    if (baseFetch.exitCode !== 0) {
+        if (/couldn't find remote ref/i.test(baseFetch.stderr))
+            throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`);
+        throw new Error(`Could not fetch the base branch '${base}' from '${remote}': ${baseFetch.stderr.trim()}`);
+    }
+    const baseRef = `refs/remotes/${remote}/${base}`;
+    const baseTip = await git.commitOf(baseRef);
+    if (!baseTip)
+        throw new Error(`The base branch '${base}' was fetched but ${baseRef} names no commit.`);
+    if (previous.sha && previous.sha !== baseTip && previous.branch === base)
+        log(`'${base}' moved on since the checkout (${branch_short(previous.sha)} → ${branch_short(baseTip)}); starting from ${branch_short(baseTip)}.`);
+    const remoteSha = await git.remoteBranchSha(remote, branch, config);
+    if (options.continueExisting && remoteSha) {
+        const branchRef = `refs/remotes/${remote}/${branch}`;
+        const fetched = await git.fetchBranches(remote, [branch], {
+            depth: shallow ? DEEPEN_STEPS[0] : undefined,
+            config
+        });
+        if (fetched.exitCode !== 0)
+            throw new Error(`Could not fetch the branch '${branch}' from '${remote}': ${fetched.stderr.trim()}`);
+        await switchTo(git, branch, branchRef);
+        const forkPoint = await findForkPoint(git, remote, base, branch, shallow, config, log);
+        shallow = await git.isShallow();
+        log(`Continuing '${branch}' from ${remote} at ${branch_short(remoteSha)} (forked from '${base}' at ${branch_short(forkPoint)}).`);
+        return {
+            branch,
+            base,
+            baseSource: source,
+            baseSha: forkPoint,
+            startSha: await git.headSha(),
+            continued: true,
+            remoteSha,
+            shallow,
+            previous
+        };
+    }
+    if (options.continueExisting)
+        log(`'${branch}' does not exist on ${remote} yet; starting it from '${base}'.`);
+    else if (remoteSha)
+        log(`'${branch}' exists on ${remote} (${branch_short(remoteSha)}); starting it afresh from '${base}' (it will be replaced on push).`);
+    await switchTo(git, branch, baseRef);
+    log(`Created '${branch}' from '${base}' at ${branch_short(baseTip)}.`);
+    return {
+        branch,
+        base,
+        baseSource: source,
+        baseSha: baseTip,
+        startSha: baseTip,
+        continued: false,
+        remoteSha,
+        shallow,
+        previous
+    };
+}
+async function resolveBase(git, remote, checkedOut, options, config) {
+    const env = options.env ?? process.env;
+    const given = options.base?.trim();
+    if (given)
+        return { base: given.replace(/^refs\/heads\//, ''), source: 'input' };
+    if (checkedOut)
+        return { base: checkedOut, source: 'checkout' };
+    // Detached HEAD: a pull request's merge commit (its base is GITHUB_BASE_REF), or a SHA checked out.
+    if (env.GITHUB_BASE_REF)
+        return { base: env.GITHUB_BASE_REF, source: 'pull-request' };
+    if (env.GITHUB_REF?.startsWith('refs/heads/'))
+        return { base: env.GITHUB_REF.slice('refs/heads/'.length), source: 'github-ref' };
+    const fallback = await git.remoteDefaultBranch(remote, config);
+    if (fallback)
+        return { base: fallback, source: 'remote-default' };
+    throw new Error(`HEAD is detached and the base branch cannot be worked out (no GITHUB_BASE_REF, GITHUB_REF is '${env.GITHUB_REF ?? ''}', and ${remote} did not say its default branch): give the base branch.`);
+}
+function describeSource(source, previous) {
+    switch (source) {
+        case 'input':
+            return 'given';
+        case 'checkout':
+            return 'the branch checked out';
+        case 'pull-request':
+            return `HEAD is detached at ${branch_short(previous.sha)}; the pull request's base, GITHUB_BASE_REF`;
+        case 'github-ref':
+            return `HEAD is detached at ${branch_short(previous.sha)}; from GITHUB_REF`;
+        case 'remote-default':
+            return `HEAD is detached at ${branch_short(previous.sha)}; the remote's default branch`;
+    }
+}
+async function validBranchName(git, name, what) {
+    const trimmed = name.trim();
+    // Names reach git as arguments: refuse what could read as an option or hide in a log.
+    const check = await git.exec(['check-ref-format', '--branch', trimmed], { probe: true });
+    if (!trimmed ||
+        trimmed.startsWith('-') ||
+        [...trimmed].some(c => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) ||
+        check.exitCode !== 0)
+        throw new Error(`'${name}' is not a valid ${what} name.`);
+    return trimmed;
+}
+async function switchTo(git, branch, start) {
+    const result = await git.exec(['checkout', '--quiet', '--no-track', '-B', branch, start, '--'], {
+        probe: true
+    });
+    if (result.exitCode === 0)
+        return;
+    if (/would be overwritten/.test(result.stderr)) {
+        throw new Error(`Cannot switch to '${branch}' (${start}): local changes in the work tree would be overwritten. The loop must start from a clean checkout.\n${result.stderr.trim()}`);
+    }
+    throw new GitError(['checkout', '-B', branch, start], result);
+}
+/**
+ * The commit where a continued branch left the base. In a shallow clone the histories are deepened step by
+ * step until it is found, and unshallowed only when that was not enough.
+ */
+async function findForkPoint(git, remote, base, branch, shallow, config, log) {
+    const baseRef = `refs/remotes/${remote}/${base}`;
+    const branchRef = `refs/remotes/${remote}/${branch}`;
+    let found = await git.mergeBase(baseRef, branchRef);
+    if (found || !shallow) {
+        if (found)
+            return found;
+        throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
+    }
+    const attempts = [
+        ...DEEPEN_STEPS.map(depth => ({ depth })),
+        { unshallow: true }
+    ];
+    for (const attempt of attempts) {
+        if (attempt.unshallow && !(await git.isShallow()))
+            break;
+        log(attempt.unshallow
+            ? `The fork point of '${branch}' and '${base}' is not in this shallow clone; fetching their whole history.`
+            : `Fetching '${base}' and '${branch}' to depth ${attempt.depth} to find where they forked.`);
+        const result = await git.fetchBranches(remote, [base, branch], { ...attempt, config });
+        if (result.exitCode !== 0)
+            throw new Error(`Could not deepen the shallow clone: ${result.stderr.trim()}`);
+        found = await git.mergeBase(baseRef, branchRef);
+        if (found)
+            return found;
+    }
+    throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
+}
+function branch_short(sha) {
+    return sha ? sha.slice(0, 7) : '(none)';
+}
+/** The identity the loop's commits are made with unless told otherwise. */
+const GITHUB_ACTIONS_IDENTITY = {
+    name: 'github-actions[bot]',
+    email: '41898282+github-actions[bot]@users.noreply.github.com'
+};
+/** Sets the commit identity in the repository's local config, restorably. */
+async function configureIdentity(workTree, identity = {}) {
+    const git = new repo_GitRepo(workTree);
+    const name = identity.name?.trim() || GITHUB_ACTIONS_IDENTITY.name;
+    const email = identity.email?.trim() || GITHUB_ACTIONS_IDENTITY.email;
+    const before = { name: await git.localConfig('user.name'), email: await git.localConfig('user.email') };
+    await git.exec(['config', '--local', '--replace-all', 'user.name', name]);
+    await git.exec(['config', '--local', '--replace-all', 'user.email', email]);
+    let restored = false;
+    return {
+        name,
+        email,
+        async restore() {
+            if (restored)
+                return;
+            restored = true;
+            for (const [key, value] of [
+                ['user.name', before.name],
+                ['user.email', before.email]
+            ]) {
+                if (value === undefined)
+                    await git.exec(['config', '--local', '--unset-all', key], { probe: true });
+                else
+                    await git.exec(['config', '--local', '--replace-all', key, value]);
+            }
+        }
+    };
+}
+// --- what the branch holds ---
+/** Whether HEAD (or `head`) differs from `baseSha`: false means no diff, so no pull request. */
+function hasDiff(workTree, baseSha, head = 'HEAD') {
+    return new repo_GitRepo(workTree).hasDiff(baseSha, head);
+}
+/** How many commits `head` has that `sinceSha` has not (0: this run committed nothing to push). */
+function commitsSince(workTree, sinceSha, head = 'HEAD') {
+    return new GitRepo(workTree).countCommits(sinceSha, head);
+}
+/** The paths that differ between `baseSha` and `head`. */
+function changedFiles(workTree, baseSha, head = 'HEAD') {
+    return new GitRepo(workTree).changedPaths(baseSha, head);
+}
+/** Changed paths under .github/workflows/: a push of them needs a token with the `workflows` permission. */
+async function changedWorkflowFiles(workTree, baseSha, head = 'HEAD') {
+    return (await changedFiles(workTree, baseSha, head)).filter(p => p.startsWith('.github/workflows/'));
+}
+const MAX_PATCH_BYTES = 64 * 1024 * 1024;
+/**
+ * The commits from `baseSha` to `head` as an mbox patch (`git format-patch --stdout --binary`), for when the
+ * push is refused: `git am < patch` on `baseSha` re-creates them. Pass `prepared.baseSha` for the whole
+ * branch, or `prepared.remoteSha ?? prepared.baseSha` for exactly what the remote lacks.
+ */
+async function formatPatch(workTree, baseSha, head = 'HEAD') {
+    const result = await new repo_GitRepo(workTree).exec(['format-patch', '--stdout', '--binary', '--no-color', '--find-renames', `${baseSha}..${head}`, '--'], { maxStdoutBytes: MAX_PATCH_BYTES });
+    if (result.stdoutTruncated)
+        throw new Error(`The patch from ${branch_short(baseSha)} to ${head} is larger than ${MAX_PATCH_BYTES} bytes.`);
+    return result.stdout;
+}
+
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(77598);
+;// CONCATENATED MODULE: ./src/git/credentials.ts
+// actions/checkout leaves its token where any process in the job can read it: v4/v5 as
+// `http.<server>/.extraheader = AUTHORIZATION: basic …` in .git/config, v6+ in $RUNNER_TEMP/git-credentials-<uuid>.config
+// pulled in by `includeIf.gitdir:<repo>/.git.path` (and `…/.git/worktrees/*`, and `/github/…` paths for
+// containers). For the agent's run both are taken away, and put back byte for byte afterwards.
+
+
+
+
+
+/** The credentials file actions/checkout v6+ writes (its own pattern, from git-auth-helper.ts). */
+const CHECKOUT_CREDENTIALS_FILE = /git-credentials-[0-9a-f-]+\.config$/i;
+const EXTRA_HEADER_KEY = /^http\.(.*\.)?extraheader$/;
+const INCLUDE_KEY = /^include(if\..*)?\.path$/;
+const AUTH_VALUE = /^\s*authorization\s*:/i;
+// A value pattern for `git config --unset-all` that matches the header without the token in argv.
+const AUTH_VALUE_PATTERN = '^ *[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn] *:';
+/** Removes the persisted credentials now; `restore()` puts them back. Prefer withoutPersistedCredentials. */
+async function hidePersistedCredentials(workTree, options = {}) {
+    const git = new repo_GitRepo(workTree);
+    const changes = [];
+    const hiddenFiles = [];
+    const removed = [];
+    let restored;
+    const restore = async () => {
+        if (restored)
+            return restored;
+        const report = { changedConfigFiles: [], problems: [] };
+        for (const hidden of hiddenFiles) {
+            try {
+                await (0,promises_.mkdir)(external_node_path_default().dirname(hidden.file), { recursive: true });
+                await (0,promises_.writeFile)(hidden.file, hidden.content, { mode: hidden.mode });
+                await (0,promises_.chmod)(hidden.file, hidden.mode);
+            }
+            catch (error) {
+                report.problems.push(`could not put back ${hidden.file}: ${error.message}`);
+            }
+        }
+        for (const change of [...changes].reverse()) {
+            try {
+                await restoreConfigFile(git, change, options.onConfigChange ?? 'discard', report);
+            }
+            catch (error) {
+                report.problems.push(`could not restore ${change.file}: ${error.message}`);
+            }
+        }
+        restored = report;
+        return report;
+    };
+    try {
+        const seen = new Set();
+        for (const file of await configFiles(git)) {
+            const entries = await listConfig(git, file);
+            const found = [];
+            for (const entry of entries) {
+                if (EXTRA_HEADER_KEY.test(entry.key) && AUTH_VALUE.test(entry.value)) {
+                    found.push(entry);
+                }
+                else if (INCLUDE_KEY.test(entry.key)) {
+                    const target = resolveInclude(file, entry.value);
+                    const isCheckoutFile = CHECKOUT_CREDENTIALS_FILE.test(entry.value);
+                    if (!isCheckoutFile && !(await holdsAuthHeader(git, target)))
+                        continue;
+                    found.push(entry);
+                    if (seen.has(target))
+                        continue;
+                    seen.add(target);
+                    const content = await (0,promises_.readFile)(target).catch(() => undefined);
+                    // Only checkout's own files are moved away; someone else's file stays, unreferenced, where it is.
+                    if (content && isCheckoutFile) {
+                        hiddenFiles.push({ file: target, content, mode: (await (0,promises_.stat)(target)).mode & 0o7777 });
+                        await (0,promises_.unlink)(target);
+                        removed.push(`credentials file ${target}`);
+                    }
+                }
+            }
+            if (found.length === 0)
+                continue;
+            const original = await (0,promises_.readFile)(file);
+            const mode = (await (0,promises_.stat)(file)).mode & 0o7777;
+            const change = { file, original, mode, redacted: original, entries: found };
+            changes.push(change);
+            for (const entry of dedupeKeys(found)) {
+                if (EXTRA_HEADER_KEY.test(entry.key)) {
+                    await git.exec(['config', '--file', file, '--unset-all', entry.key, AUTH_VALUE_PATTERN]);
+                }
+                else {
+                    await git.exec(['config', '--file', file, '--fixed-value', '--unset-all', entry.key, entry.value]);
+                }
+                removed.push(`${entry.key} in ${file}`);
+            }
+            change.redacted = await (0,promises_.readFile)(file);
+        }
+    }
+    catch (error) {
+        await restore();
+        throw error;
+    }
+    if (removed.length > 0)
+        options.log?.(`Removed the persisted credentials for the agent's run: ${removed.join('; ')}.`);
+    return { removed, restore };
+}
+/**
+ * Runs `fn` (the agent's run) with the checkout's persisted credentials removed, and restores them in
+ * `finally`, also when `fn` throws. A restore problem fails the call only when `fn` itself succeeded.
+ */
+async function withoutPersistedCredentials(workTree, fn, options = {}) {
+    const hidden = await hidePersistedCredentials(workTree, options);
+    let result;
+    try {
+        result = await fn();
+    }
+    catch (error) {
+        await restoreAndReport(hidden, options, true);
+        throw error;
+    }
+    await restoreAndReport(hidden, options, false);
+    return result;
+}
+async function restoreAndReport(hidden, options, runFailed) {
+    const report = await hidden.restore();
+    if (report.changedConfigFiles.length > 0) {
+        options.log?.(`The git config changed during the run (${report.changedConfigFiles.join(', ')}): ${(options.onConfigChange ?? 'discard') === 'discard'
+            ? 'put back as it was before the run'
+            : 'kept, with the credentials added back'}.`);
+    }
+    if (report.problems.length === 0)
+        return;
+    const message = `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`;
+    if (runFailed)
+        options.log?.(message);
+    else
+        throw new Error(message);
+}
+async function restoreConfigFile(git, change, onChange, report) {
+    const now = await (0,promises_.readFile)(change.file).catch(() => undefined);
+    const untouched = now !== undefined && now.equals(change.redacted);
+    if (!untouched)
+        report.changedConfigFiles.push(change.file);
+    if (untouched || now === undefined || onChange === 'discard') {
+        await writeAtomically(change.file, change.original, change.mode);
+        return;
+    }
+    for (const entry of change.entries) {
+        if (!EXTRA_HEADER_KEY.test(entry.key)) {
+            await git.exec(['config', '--file', change.file, '--add', entry.key, entry.value]);
+            continue;
+        }
+        // Like actions/checkout: a placeholder through argv, the secret written straight into the file.
+        const placeholder = `ralph-placeholder-${(0,external_node_crypto_.randomUUID)()}`;
+        await git.exec(['config', '--file', change.file, '--add', entry.key, placeholder]);
+        const text = await (0,promises_.readFile)(change.file, 'utf8');
+        if (text.indexOf(placeholder) < 0 || text.indexOf(placeholder) !== text.lastIndexOf(placeholder))
+            throw new Error(`the placeholder for ${entry.key} was not found once in ${change.file}`);
+        await writeAtomically(change.file, Buffer.from(text.replace(placeholder, quoteConfigValue(entry.value))), change.mode);
+    }
+}
+/** The local config, the worktree's config, and every submodule's config under modules/. */
+async function configFiles(git) {
+    const common = await git.commonDir();
+    const files = [external_node_path_default().join(common, 'config'), await git.gitPath('config.worktree')];
+    const walk = async (dir) => {
+        const names = await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => []);
+        for (const entry of names) {
+            if (!entry.isDirectory())
+                continue;
+            const sub = external_node_path_default().join(dir, entry.name);
+            files.push(external_node_path_default().join(sub, 'config'));
+            await walk(external_node_path_default().join(sub, 'modules'));
+        }
+    };
+    await walk(external_node_path_default().join(common, 'modules'));
+    const existing = [];
+    for (const file of new Set(files)) {
+        if (await (0,promises_.stat)(file).then(s => s.isFile(), () => false))
+            existing.push(file);
+    }
+    return existing;
+}
+async function listConfig(git, file) {
+    const result = await git.exec(['config', '--file', file, '--null', '--list']);
+    return result.stdout
+        .split('\0')
+        .filter(Boolean)
+        .map(record => {
+        const newline = record.indexOf('\n');
+        return newline < 0
+            ? { key: record, value: '' }
+            : { key: record.slice(0, newline), value: record.slice(newline + 1) };
+    });
+}
+async function holdsAuthHeader(git, file) {
+    if (!(await (0,promises_.stat)(file).then(s => s.isFile(), () => false)))
+        return false;
+    const entries = await listConfig(git, file).catch(() => []);
+    return entries.some(e => EXTRA_HEADER_KEY.test(e.key) && AUTH_VALUE.test(e.value));
+}
+function resolveInclude(configFile, value) {
+    if (value.startsWith('~/'))
+        return external_node_path_default().join(external_node_os_default().homedir(), value.slice(2));
+    return external_node_path_default().resolve(external_node_path_default().dirname(configFile), value);
+}
+function dedupeKeys(entries) {
+    const seen = new Set();
+    return entries.filter(e => {
+        const id = EXTRA_HEADER_KEY.test(e.key) ? e.key : `${e.key}\0${e.value}`;
+        if (seen.has(id))
+            return false;
+        seen.add(id);
+        return true;
+    });
+}
+/** A value as git writes it into a config file. */
+function quoteConfigValue(value) {
+    if (!/^\s|\s$|[#;"\\\n]/.test(value))
+        return value;
+    return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
+}
+async function writeAtomically(file, content, mode) {
+    const temp = `${file}.ralph-${(0,external_node_crypto_.randomUUID)()}`;
+    try {
+        await (0,promises_.writeFile)(temp, content, { mode });
+        await (0,promises_.chmod)(temp, mode);
+        await (0,promises_.rename)(temp, file);
+    }
+    catch (error) {
+        await (0,promises_.rm)(temp, { force: true });
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/snapshot.ts
+// What of .git can make the action's own git (or a later step's) run code or go elsewhere: the config files
+// (core.fsmonitor, core.hooksPath, filter.*.smudge, url.*.insteadOf, remote.origin.url, http.proxy), info/
+// (attributes that wire a filter, excludes, grafts) and hooks/. Snapshotted before the loop and put back,
+// byte for byte and mode for mode, after it: whatever the agent (or a check) wrote there does not outlive
+// the loop. Kept in a file too, so the post step can put it back when main was killed.
+
+
+
+
+async function kind(file) {
+    try {
+        const s = await (0,promises_.lstat)(file);
+        return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
+    }
+    catch {
+        return undefined;
+    }
+}
+async function walk(dir, found) {
+    for (const entry of await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => [])) {
+        const full = external_node_path_default().join(dir, entry.name);
+        if (entry.isDirectory())
+            await walk(full, found);
+        else
+            found.push(full);
+    }
+}
+async function save(file) {
+    const s = await (0,promises_.lstat)(file).catch(() => undefined);
+    if (!s?.isFile())
+        return undefined;
+    return { path: file, mode: s.mode & 0o7777, content: (await (0,promises_.readFile)(file)).toString('base64') };
+}
+/** The config files, info/ and hooks/ of the work tree's repository, as they are now. */
+async function snapshotGitDir(workTree) {
+    const git = new repo_GitRepo(workTree);
+    const common = await git.commonDir();
+    const folders = [external_node_path_default().join(common, 'info'), external_node_path_default().join(common, 'hooks')];
+    const configs = [...new Set([...(await configFiles(git)), await git.gitPath('config.worktree')])];
+    const snapshot = { folders, files: [], absent: [] };
+    for (const file of configs) {
+        const saved = await save(file);
+        if (saved)
+            snapshot.files.push(saved);
+        else
+            snapshot.absent.push(file);
+    }
+    for (const folder of folders) {
+        const found = [];
+        await walk(folder, found);
+        for (const file of found) {
+            const saved = await save(file);
+            if (saved)
+                snapshot.files.push(saved);
+        }
+    }
+    return snapshot;
+}
+/**
+ * Puts back everything the snapshot holds, removing what was added since (never following a symlink).
+ * Answers the paths that had changed; throws only when one cannot be put back.
+ */
+async function restoreGitDir(snapshot) {
+    const changed = new Set();
+    const wanted = new Map(snapshot.files.map(f => [f.path, f]));
+    for (const folder of snapshot.folders) {
+        if ((await kind(folder)) === 'other') {
+            await (0,promises_.rm)(folder, { force: true });
+            changed.add(folder);
+        }
+        const now = [];
+        await walk(folder, now);
+        for (const file of now)
+            if (!wanted.has(file)) {
+                await (0,promises_.rm)(file, { recursive: true, force: true });
+                changed.add(file);
+            }
+    }
+    for (const file of snapshot.absent)
+        if ((await kind(file)) !== undefined) {
+            await (0,promises_.rm)(file, { recursive: true, force: true });
+            changed.add(file);
+        }
+    for (const saved of snapshot.files) {
+        const content = Buffer.from(saved.content, 'base64');
+        const now = await (0,promises_.lstat)(saved.path).catch(() => undefined);
+        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await (0,promises_.readFile)(saved.path)).equals(content))
+            continue;
+        if (now)
+            await (0,promises_.rm)(saved.path, { recursive: true, force: true });
+        await (0,promises_.mkdir)(external_node_path_default().dirname(saved.path), { recursive: true });
+        await (0,promises_.writeFile)(saved.path, content, { mode: saved.mode });
+        await (0,promises_.chmod)(saved.path, saved.mode);
+        changed.add(saved.path);
+    }
+    return [...changed];
+}
+
+;// CONCATENATED MODULE: ./src/git/push.ts
+// Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
+// the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
+// hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
+// only to the GitHub server, for this one command.
+
+
+
+
+
+
+
+/** Branches under this prefix belong to the action: it may replace them (with a lease). */
+const OWNED_BRANCH_PREFIX = 'ralph/';
+/** Known reasons a push fails, each with the fix in `PUSH_FAILURE_FIXES`. */
+const PUSH_FAILURE = {
+    /** A change under .github/workflows/ pushed with a token lacking the `workflows` permission. */
+    workflowsPermission: 'workflows_permission',
+    /** Branch protection or a ruleset refused the update. */
+    protectedBranch: 'protected_branch',
+    /** The remote branch has commits this run does not have (a plain push). */
+    nonFastForward: 'non_fast_forward',
+    /** The remote branch moved since the run started (a `--force-with-lease` push). */
+    staleLease: 'stale_lease',
+    /** The token was refused: missing, invalid or expired. */
+    authFailed: 'auth_failed',
+    /** The token is valid but may not write to the repository. */
+    permissionDenied: 'permission_denied',
+    unknown: 'unknown'
+};
+/** GitHub's own words, as they appear in git's output (matched as substrings or patterns). */
+const GITHUB_PUSH_ERRORS = {
+    workflows: /refusing to allow an? (GitHub App|OAuth App|Personal Access Token) to create or update workflow `([^`]+)` without `(workflows?)` (permission|scope)/,
+    protectedBranch: /GH006: Protected branch update failed|protected branch hook declined|GH013: Repository rule violations found|push declined due to repository rule violations/,
+    staleLease: /\(stale info\)|\[rejected\] \(stale info\)/,
+    nonFastForward: /\((non-fast-forward|fetch first)\)|Updates were rejected because/,
+    permissionDenied: /Permission to \S+ denied to|Write access to repository not granted|The requested URL returned error: 403/,
+    authFailed: /Authentication failed for|Invalid username or (password|token)|could not read (Username|Password) for|The requested URL returned error: 401/
+};
+async function pushBranch(workTree, options) {
+    const repo = new repo_GitRepo(workTree);
+    const log = options.log ?? (() => undefined);
+    const remote = options.remote ?? 'origin';
+    const { branch } = options;
+    const target = `refs/heads/${branch}`;
+    const sha = (await repo.commitOf(options.ref ?? `refs/heads/${branch}`)) ??
+        (options.ref ? undefined : await repo.commitOf('HEAD'));
+    if (!sha)
+        throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`);
+    const url = repositoryUrl(options.serverUrl, options.repository);
+    const owned = branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null;
+    const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined;
+    const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules'];
+    if (lease !== undefined)
+        args.push(`--force-with-lease=${target}:${lease ?? ''}`);
+    else if (options.leaseSha && !owned)
+        log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`);
+    args.push('--end-of-options', url, `${sha}:${target}`);
+    const scratch = await scratchGitDir(repo);
+    try {
+        const auth = { token: options.token, serverUrl: options.serverUrl };
+        const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
+            cwd: scratch.gitDir,
+            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
+            env: hermeticGitEnvironment([
+                ['core.hooksPath', scratch.hooks],
+                // Belt and braces: no rewrite of our URL, wherever one might come from.
+                [`url.${url}.insteadOf`, url],
+                [`url.${url}.pushInsteadOf`, url],
+                // A stalled transport is cut off, so the push can be tried again (push-retry.ts).
+                ['http.lowSpeedLimit', '1'],
+                ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
+                ...authConfig(auth)
+            ])
+        });
+        const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
+        const status = porcelainStatus(result.stdout, target);
+        if (result.exitCode === 0 && status !== '!') {
+            await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true });
+            const forced = status === '+';
+            log(status === '='
+                ? `'${branch}' on ${options.repository} is already at ${sha.slice(0, 7)}.`
+                : `Pushed ${sha.slice(0, 7)} to '${branch}' on ${options.repository}${forced ? ' (replacing its previous history, with a lease)' : ''}.`);
+            return { pushed: true, sha, forced, output };
+        }
+        const error = classifyPushFailure(output, { branch, repository: options.repository, lease });
+        log(error.message);
+        return { pushed: false, sha, forced: false, error, output };
+    }
+    finally {
+        await (0,promises_.rm)(scratch.root, { recursive: true, force: true });
+    }
+}
+/** Turns git's push output into a known failure with its fix. */
+function classifyPushFailure(output, context) {
+    const { branch, repository } = context;
+    const detail = output
+        .split('\n')
+        .filter(line => /^(remote:|!|\s*!|error:|fatal:|hint:)/.test(line) && !/^remote:\s*$/.test(line))
+        .join('\n');
+    const workflow = GITHUB_PUSH_ERRORS.workflows.exec(output);
+    if (workflow) {
+        const [, actor, file, permission] = workflow;
+        return {
+            kind: PUSH_FAILURE.workflowsPermission,
+            workflowFile: file,
+            detail,
+            message: `GitHub refused the push because it changes the workflow file ${file}, and the token lacks the ` +
+                `\`${permission}\` ${permission === 'workflows' ? 'permission' : 'scope'} (it acts as ${actor === 'GitHub App' ? 'a GitHub App — GITHUB_TOKEN can never have it' : `a ${actor}`}). ` +
+                `Push with a fine-grained PAT or GitHub App token that has "Workflows: read and write" (a classic PAT needs the \`workflow\` scope), ` +
+                `or keep the loop away from .github/workflows/. The change is kept as a patch with the run's record.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.protectedBranch.test(output)) {
+        return {
+            kind: PUSH_FAILURE.protectedBranch,
+            detail,
+            message: `GitHub refused the push to '${branch}': the branch is protected (a branch protection rule or ruleset). ` +
+                `Let the loop push to a branch of its own (the default ralph/…) and merge through the pull request, ` +
+                `or allow this token's actor to bypass the rule in Settings → Rules (or Branches).`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.staleLease.test(output)) {
+        return {
+            kind: PUSH_FAILURE.staleLease,
+            detail,
+            message: `'${branch}' changed on ${repository} while the loop ran (it was expected at ${context.lease ? context.lease.slice(0, 7) : 'nothing: not to exist'}): ` +
+                `the action does not overwrite commits it has not seen. Re-run to start again from the branch as it is now.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.nonFastForward.test(output)) {
+        return {
+            kind: PUSH_FAILURE.nonFastForward,
+            detail,
+            message: `'${branch}' on ${repository} has commits this run does not have (pushed while the loop ran), and the action ` +
+                `force-pushes only onto branches it owns (${OWNED_BRANCH_PREFIX}…). Re-run to continue from the new tip.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.permissionDenied.test(output)) {
+        return {
+            kind: PUSH_FAILURE.permissionDenied,
+            detail,
+            message: `The token may not push to ${repository}. For GITHUB_TOKEN give the job \`permissions: contents: write\` ` +
+                `(and check Settings → Actions → General → Workflow permissions); for a PAT or App token, grant it ` +
+                `"Contents: read and write" on ${repository}.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.authFailed.test(output)) {
+        return {
+            kind: PUSH_FAILURE.authFailed,
+            detail,
+            message: `GitHub did not accept the token for ${repository} (missing, invalid or expired). Check the token given to the action.`
+        };
+    }
+    return {
+        kind: PUSH_FAILURE.unknown,
+        detail,
+        message: `The push of '${branch}' to ${repository} failed: ${detail || output || 'git gave no reason'}`
+    };
+}
+/** The porcelain status flag of one ref (` ` fast-forward, `+` forced, `-` deleted, `*` new, `!` rejected, `=` up to date). */
+function porcelainStatus(stdout, target) {
+    for (const line of stdout.split('\n')) {
+        const [flag, refs] = line.split('\t');
+        if (refs?.endsWith(`:${target}`))
+            return flag;
+    }
+    return undefined;
+}
+/**
+ * A bare git directory with no config, hooks or templates of its own that sees the work tree's objects
+ * (and its shallow boundary, so a shallow clone can push).
+ */
+async function scratchGitDir(repo) {
+    const root = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-push-'));
+    try {
+        const gitDir = external_node_path_default().join(root, 'git');
+        const hooks = external_node_path_default().join(root, 'no-hooks');
+        await (0,promises_.mkdir)(hooks);
+        await repo.exec(['init', '--quiet', '--bare', '--template=', `--object-format=${await repo.objectFormat()}`, gitDir], {
+            env: { GIT_DIR: undefined, GIT_WORK_TREE: undefined }
+        });
+        await (0,promises_.mkdir)(external_node_path_default().join(gitDir, 'objects', 'info'), { recursive: true });
+        await (0,promises_.writeFile)(external_node_path_default().join(gitDir, 'objects', 'info', 'alternates'), `${await repo.gitPath('objects')}\n`);
+        const shallow = await repo.gitPath('shallow');
+        await (0,promises_.copyFile)(shallow, external_node_path_default().join(gitDir, 'shallow')).catch(() => undefined);
+        return { root, gitDir, hooks };
+    }
+    catch (error) {
+        await (0,promises_.rm)(root, { recursive: true, force: true });
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/push-retry.ts
+// A push that failed in transit (a reset connection, a 5xx, a stall) is tried again, a few times with a
+// backoff; a push GitHub refused (a protected branch, the workflow permission, a lease, the token) is not, and
+// keeps its message. Trying again is safe: the lease on the action's own branch and fast-forward-only on a
+// person's still hold, and a push whose first try landed unanswered finds the branch up to date: a success.
+// A refusal that may be such a landing (the branch moved, a lease) is pushed once more to tell which.
+
+/** git's words for a push that never got the server's verdict. */
+const TRANSIENT_PUSH_ERRORS = /The requested URL returned error: (5\d\d|429)|RPC failed|Empty reply from server|Connection reset|Recv failure|Send failure|Operation too slow|Operation timed out|Failed to connect|Could not resolve host|Connection refused|remote end hung up unexpectedly|unexpected disconnect|early EOF|transfer closed|was not closed cleanly/i;
+/**
+ * A refusal that may only mean an earlier try landed without its answer: curl sends a POST again by itself
+ * when its connection was reset, and that second one finds the branch already moved.
+ */
+const MAYBE_LANDED = /failed to update ref|cannot lock ref/;
+function maybeLanded(result) {
+    const kind = result.error?.kind;
+    return (!result.pushed &&
+        (kind === PUSH_FAILURE.staleLease ||
+            kind === PUSH_FAILURE.nonFastForward ||
+            (kind === PUSH_FAILURE.unknown && MAYBE_LANDED.test(result.output))));
+}
+/** Whether a failed push failed in transit, not by a refusal. */
+function failedInTransit(result) {
+    return (!result.pushed && result.error?.kind === PUSH_FAILURE.unknown && TRANSIENT_PUSH_ERRORS.test(result.output));
+}
+/** pushBranch, tried again while it fails in transit. */
+async function pushWithRetry(workTree, options, retry) {
+    const log = options.log ?? (() => undefined);
+    let looked = false;
+    for (let attempt = 1;; attempt++) {
+        const result = await pushBranch(workTree, options);
+        if (maybeLanded(result) && !looked) {
+            // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
+            looked = true;
+            log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.');
+            attempt--;
+            continue;
+        }
+        if (!failedInTransit(result))
+            return result;
+        const wait = retry.waitMs(attempt);
+        const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
+        if (attempt >= retry.attempts || late)
+            return result;
+        log(`The push did not get through (${result.output
+            .split('\n')
+            .find(line => TRANSIENT_PUSH_ERRORS.test(line))
+            ?.trim()}); trying again in ${Math.round(wait)} ms (push ${attempt + 1} of ${retry.attempts}).`);
+        await new Promise(resolve => setTimeout(resolve, wait));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/index.ts
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/trigger/event.ts
+// What started the run, as a discriminated union with type guards: the one parse of GITHUB_EVENT_NAME and
+// its payload, used by the run's context (context.ts) and by the admission (admission.ts). Nothing here
+// trusts the payload's text: it is only typed, never fetched again nor run.
+const isIssueCommentTrigger = (e) => e.name === 'issue_comment';
+const isIssuesTrigger = (e) => e.name === 'issues';
+const isPullRequestTrigger = (e) => e.name === 'pull_request' || e.name === 'pull_request_target';
+const isPushTrigger = (e) => e.name === 'push';
+const isScheduleTrigger = (e) => e.name === 'schedule';
+const isDispatchTrigger = (e) => e.name === 'workflow_dispatch';
+const obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
+const str = (v) => (typeof v === 'string' ? v : '');
+const login = (v) => str(obj(v).login);
+function issueOf(value) {
+    const issue = obj(value);
+    return {
+        number: Number(issue.number),
+        title: str(issue.title),
+        body: str(issue.body),
+        author: login(issue.user),
+        isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
+    };
+}
+/** GITHUB_EVENT_NAME and the payload as a typed trigger; payloads missing what a kind needs are unsupported. */
+function parseTriggerEvent(eventName, payloadValue) {
+    const payload = obj(payloadValue);
+    const action = str(payload.action);
+    const sender = login(payload.sender);
+    switch (eventName) {
+        case 'issue_comment': {
+            const comment = obj(payload.comment);
+            if (!payload.issue || !payload.comment)
+                break;
+            return {
+                name: 'issue_comment',
+                action,
+                issue: issueOf(payload.issue),
+                comment: {
+                    id: Number(comment.id),
+                    body: str(comment.body),
+                    author: login(comment.user),
+                    authorType: str(obj(comment.user).type),
+                    createdAt: str(comment.created_at),
+                    updatedAt: str(comment.updated_at)
+                }
+            };
+        }
+        case 'issues':
+            if (!payload.issue)
+                break;
+            return {
+                name: 'issues',
+                action,
+                issue: issueOf(payload.issue),
+                ...(payload.label ? { label: str(obj(payload.label).name) } : {}),
+                sender
+            };
+        case 'pull_request':
+        case 'pull_request_target': {
+            const pull = obj(payload.pull_request);
+            if (!payload.pull_request)
+                break;
+            const head = obj(pull.head);
+            const repo = str(obj(head.repo).full_name);
+            const baseRef = str(obj(pull.base).ref);
+            return {
+                name: eventName,
+                action,
+                number: Number(payload.number ?? pull.number),
+                title: str(pull.title),
+                body: str(pull.body),
+                author: login(pull.user),
+                authorType: str(obj(pull.user).type),
+                head: { ref: str(head.ref), sha: str(head.sha), ...(repo ? { repo } : {}) },
+                base: { ref: baseRef },
+                sender
+            };
+        }
+        case 'pull_request_review_comment':
+            return { name: 'pull_request_review_comment', action };
+        case 'push':
+            return { name: 'push', ref: str(payload.ref), deleted: payload.deleted === true, sender };
+        case 'schedule':
+            return { name: 'schedule', ...(payload.schedule ? { schedule: str(payload.schedule) } : {}) };
+        case 'workflow_dispatch':
+            return { name: 'workflow_dispatch', sender, inputs: obj(payload.inputs) };
+    }
+    return { name: 'unsupported', eventName };
+}
+
+;// CONCATENATED MODULE: ./src/trigger/context.ts
+// The run's GitHub context, read once from the runner's environment: where the run is (repository, run id,
+// server), and what started it (the payload, and its typed form from event.ts). Nothing here trusts the
+// payload's text.
+
+
+const context_obj = (value) => value && typeof value === 'object' && !Array.isArray(value) ? value : {};
+const context_str = (value) => (typeof value === 'string' ? value : '');
+function readPayload(file) {
+    if (!file || !(0,external_node_fs_.existsSync)(file))
+        return {};
+    try {
+        return context_obj(JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8')));
+    }
+    catch {
+        // A broken event file is the runner's problem, not a reason to fail a loop that does not need it.
+        return {};
+    }
+}
+/** Reads the run's context from the runner's environment (GITHUB_* and the event payload file). */
+function readContext(env = process.env) {
+    const eventName = env.GITHUB_EVENT_NAME ?? '';
+    const payload = readPayload(env.GITHUB_EVENT_PATH);
+    const repository = context_obj(payload.repository);
+    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? context_str(repository.full_name)).split('/');
+    const serverUrl = (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
+    const runId = env.GITHUB_RUN_ID ?? '';
+    const runAttempt = env.GITHUB_RUN_ATTEMPT ?? '1';
+    const runUrl = `${serverUrl}/${owner}/${repo}/actions/runs/${runId}` +
+        (runAttempt && runAttempt !== '1' ? `/attempts/${runAttempt}` : '');
+    const defaultBranch = context_str(repository.default_branch);
+    return {
+        eventName,
+        event: parseTriggerEvent(eventName, payload),
+        payload,
+        repo: { owner, repo },
+        serverUrl,
+        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+        runId,
+        runAttempt,
+        runNumber: env.GITHUB_RUN_NUMBER ?? '',
+        job: env.GITHUB_JOB ?? '',
+        workflow: env.GITHUB_WORKFLOW ?? '',
+        sha: env.GITHUB_SHA ?? '',
+        ref: env.GITHUB_REF ?? '',
+        refName: env.GITHUB_REF_NAME ?? '',
+        headRef: env.GITHUB_HEAD_REF ?? '',
+        baseRef: env.GITHUB_BASE_REF ?? '',
+        actor: env.GITHUB_ACTOR ?? '',
+        workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
+        ...(defaultBranch ? { defaultBranch } : {}),
+        runUrl
+    };
+}
+/** The page of one artifact of this run. */
+function artifactUrl(context, artifactId) {
+    return `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}/artifacts/${artifactId}`;
+}
+
+;// CONCATENATED MODULE: ./src/github/retry.ts
+// How long delivery may keep trying when GitHub has a bad minute: one set of timings for the API, the push
+// and the artifact upload, a jittered exponential backoff, and a deadline (max-time, during delivery) that no
+// retry starts past. The fault-injection tests shrink every wait with a test-only variable.
+/** Test-only: multiplies every wait (backoffs, retry-after, rate-limit resets), e.g. 0.01. */
+const TEST_WAIT_SCALE = 'RALPH_ACTION_TEST_WAIT_SCALE';
+/** Test-only: one attempt's timeout in ms (API request, artifact upload, a stalled push). */
+const TEST_TIMEOUT_MS = 'RALPH_ACTION_TEST_TIMEOUT_MS';
+function positiveNumber(value) {
+    const n = value === undefined || value.trim() === '' ? NaN : Number(value);
+    return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+/** The production timings, with the test-only variables applied when they are set. */
+function retryTiming(env = process.env) {
+    const scale = Math.min(1, positiveNumber(env[TEST_WAIT_SCALE]) ?? 1);
+    const timeout = positiveNumber(env[TEST_TIMEOUT_MS]);
+    return {
+        attempts: 4,
+        baseDelayMs: 1000 * scale,
+        maxDelayMs: 15_000 * scale,
+        msPerSecond: 1000 * scale,
+        requestTimeoutMs: timeout ?? 20_000,
+        // @actions/artifact retries a 5xx itself, after 3 s and more: an upload gets several request timeouts.
+        uploadTimeoutMs: timeout !== undefined ? timeout * 4 : 5 * 60_000,
+        pushStallSeconds: timeout !== undefined ? Math.max(1, Math.ceil(timeout / 1000)) : 60,
+        boundMs: 2 * 60_000
+    };
+}
+/**
+ * The wait after failed attempt `attempt` (1 = the first): exponential, half of it random, so the jobs of a
+ * matrix that failed together do not retry together.
+ */
+function backoffMs(timing, attempt, random = Math.random) {
+    const exponential = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** (attempt - 1));
+    return Math.round(exponential * (0.5 + random() / 2));
+}
+/**
+ * Whether attempt `attempt + 1` may start after waiting `waitMs`: attempts are left and it starts before the
+ * deadline. A server's wait (retry-after, a rate limit's reset) is honoured however long, within the deadline.
+ */
+function mayRetry(timing, retry, now = Date.now()) {
+    return retry.attempt < timing.attempts && now + retry.waitMs <= retry.deadline;
+}
+/** The wait a `retry-after` header asks for (seconds, or an HTTP date), in ms; undefined without one. */
+function retryAfterMs(timing, value, now = Date.now()) {
+    if (value === undefined || value.trim() === '')
+        return undefined;
+    const seconds = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : (Date.parse(value) - now) / 1000;
+    return Number.isFinite(seconds) ? Math.max(0, Math.round(seconds * timing.msPerSecond)) : undefined;
+}
+const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
+/** "1.2 s" or "350 ms", for the log. */
+function formatWait(ms) {
+    return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+;// CONCATENATED MODULE: ./src/github/client.ts
+
+/**
+ * A request that creates something (a comment, an issue, a pull request) may be carried out by GitHub even
+ * when its answer is lost. Before such a POST is made again, `recover` looks for what it made; when found,
+ * that is the answer, so a retry never makes a second one. Pass as the request's `request` option.
+ */
+function recoverBy(find) {
+    return { recover: find };
+}
+/** A rate limit, which the throttling plugin waits out (and our hook must not retry a second time). */
+function isRateLimit(error) {
+    const headers = error.response?.headers ?? {};
+    return ((error.status === 403 || error.status === 429) &&
+        (/\bsecondary rate\b/i.test(error.message ?? '') || headers['x-ratelimit-remaining'] === '0'));
+}
+/** The wait before retrying after `error`, or undefined when it is not worth another try. */
+function transientWait(error, timing, attempt) {
+    const e = error;
+    if (typeof e?.status !== 'number' || isRateLimit(e))
+        return undefined;
+    // 500 is also what a reset connection or a request without an answer becomes.
+    if (e.status < 500 && e.status !== 429)
+        return undefined;
+    return retryAfterMs(timing, e.response?.headers?.['retry-after']) ?? backoffMs(timing, attempt);
+}
+function describe(error) {
+    const e = error;
+    const said = (e?.message ?? String(error))
+        .split('\n')[0]
+        .replace(/ - https:\/\/\S+$/, '')
+        .slice(0, 160);
+    // A reset connection is fetch's "fetch failed", with the socket's code underneath.
+    const code = e?.cause?.cause?.code ?? e?.cause?.code;
+    if (code && !said.includes(code))
+        return `${said}: ${code}`;
+    return e?.status !== undefined && e.status !== 500 ? `${e.status} ${said}` : said;
+}
+/** `POST /repos/{owner}/{repo}/pulls`, for the log: no host, no query. */
+function requestName(request) {
+    return `${request.method} ${request.url.replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, '')}`;
+}
+class NoAnswer extends Error {
+    name = 'NoAnswerError';
+}
+/** Our hook: a timeout on each attempt, then jittered retries of what is transient, within the budget. */
+function transientRetries(timing, budget, log) {
+    return (octokit) => {
+        octokit.hook.wrap('request', async (request, options) => {
+            const what = requestName(options);
+            const deadline = budget.deadline ?? Date.now() + timing.boundMs;
+            const recover = options.request?.recover;
+            // `request: { retries: 0 }` (plugin-retry's spelling): one try, for what the next call supersedes.
+            const attempts = options.request?.retries === 0 ? 1 : timing.attempts;
+            const fetch = options.request?.fetch ?? globalThis.fetch;
+            // Until the answer's headers: a slow body is not a stall.
+            const timed = async (url, init) => {
+                const controller = new AbortController();
+                const timer = setTimeout(() => controller.abort(new NoAnswer(`no answer within ${formatWait(timing.requestTimeoutMs)}`)), timing.requestTimeoutMs);
+                try {
+                    return await fetch(url, { ...init, signal: controller.signal });
+                }
+                finally {
+                    clearTimeout(timer);
+                }
+            };
+            // In place: the token's hook, inside this one, reads the options it was first given.
+            options.request = { ...options.request, fetch: timed };
+            for (let attempt = 1;; attempt++) {
+                try {
+                    return await request(options);
+                }
+                catch (error) {
+                    const wait = transientWait(error, timing, attempt);
+                    if (wait === undefined)
+                        throw error;
+                    const retry = attempt < attempts && mayRetry(timing, { attempt, waitMs: wait, deadline });
+                    if (recover) {
+                        // It may have been made: look before making it again (after a pause, so it shows up in lists).
+                        await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
+                        // A failed look is no proof that it was not made: no second POST then.
+                        const found = await recover().catch(() => {
+                            throw error;
+                        });
+                        if (found !== undefined) {
+                            log(`${what} failed (${describe(error)}), but GitHub had carried it out: reusing what it made.`);
+                            return { status: 201, url: options.url, headers: {}, data: found };
+                        }
+                        if (!retry)
+                            throw error;
+                        log(`${what} failed (${describe(error)}); it was not carried out, so it is made again (attempt ${attempt + 1} of ${timing.attempts}).`);
+                        continue;
+                    }
+                    if (!retry)
+                        throw error;
+                    log(`${what} failed (${describe(error)}); retrying in ${formatWait(wait)} (attempt ${attempt + 1} of ${timing.attempts}).`);
+                    await sleep(wait);
+                }
+            }
+        });
+    };
+}
+let paced;
+/**
+ * GitHub's guidance against secondary rate limits, as the throttling plugin keeps it: one write a second,
+ * one that notifies people (a comment, an issue, a pull request) every three. Shared by every client.
+ */
+function pacing(Limiter, msPerSecond) {
+    if (paced?.msPerSecond !== msPerSecond)
+        paced = {
+            msPerSecond,
+            write: new Limiter.Group({ id: 'ralph-action-write', maxConcurrent: 1, minTime: msPerSecond }),
+            notifications: new Limiter.Group({
+                id: 'ralph-action-notifications',
+                maxConcurrent: 1,
+                minTime: 3 * msPerSecond
+            })
+        };
+    return paced;
+}
+/**
+ * An Octokit for `token` that retries as this module says. @actions/github and the throttling plugin are
+ * imported here, on first use (cold start).
+ */
+async function githubClient(token, options = {}) {
+    const [{ getOctokit }, { throttling }, { default: Bottleneck }] = await Promise.all([
+        __nccwpck_require__.e(/* import() */ 351).then(__nccwpck_require__.bind(__nccwpck_require__, 61351)),
+        Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(856)]).then(__nccwpck_require__.bind(__nccwpck_require__, 86856)),
+        __nccwpck_require__.e(/* import() */ 251).then(__nccwpck_require__.t.bind(__nccwpck_require__, 63251, 23))
+    ]);
+    const timing = options.timing ?? retryTiming();
+    const budget = options.budget ?? {};
+    const log = options.log ?? (() => undefined);
+    const rateLimited = (kind) => (retryAfter, request, _octokit, retryCount) => {
+        const what = `GitHub's ${kind} on ${requestName(request)}`;
+        // One try (a tracking comment's progress edit): the next call carries its content; waiting would
+        // only hold up the edits behind it.
+        if (request.request?.retries === 0) {
+            log(`${what} asks for ${retryAfter} s; not waiting, as the next call supersedes this one.`);
+            return false;
+        }
+        const waitMs = retryAfter * timing.msPerSecond;
+        const deadline = budget.deadline ?? Date.now() + timing.boundMs;
+        const wait = retryCount < timing.attempts - 1 && mayRetry(timing, { attempt: 1, waitMs, deadline });
+        log(wait
+            ? `${what}: waiting ${retryAfter} s, as it asks.`
+            : `${what} asks for ${retryAfter} s, more than the time left: not waiting.`);
+        return wait;
+    };
+    return getOctokit(token, {
+        ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+        throttle: {
+            onRateLimit: rateLimited('rate limit'),
+            onSecondaryRateLimit: rateLimited('secondary rate limit'),
+            retryAfterBaseValue: timing.msPerSecond,
+            ...pacing(Bottleneck, timing.msPerSecond)
+        }
+    }, 
+    // The throttling plugin wraps ours: a rate limit passes our hook and is waited out once, there.
+    transientRetries(timing, budget, log), throttling);
+}
+/** The same, made on first use: a step that needs no API never loads @actions/github. */
+function lazyClient(token, options = {}) {
+    let made;
+    return () => (made ??= githubClient(token, options));
+}
+
+;// CONCATENATED MODULE: ./src/github/own-work.ts
+/** Asks GitHub who `octokit`'s token acts as. Throws when the token is refused altogether (401). */
+async function tokenActor(octokit) {
+    try {
+        const { data } = await octokit.rest.users.getAuthenticated();
+        return data.type === 'Bot' ? { kind: 'app' } : { kind: 'user', login: data.login };
+    }
+    catch (error) {
+        if (error.status === 403)
+            return { kind: 'app' };
+        throw error;
+    }
+}
+/** Whether `author` is the account the token acts as (for an installation token: any App's bot). */
+function isTokenActor(author, actor) {
+    if (!author?.login)
+        return false;
+    if (actor.kind === 'user')
+        return author.login.toLowerCase() === actor.login.toLowerCase();
+    return author.type === 'Bot';
+}
+/** The action's own work: opened by the token's actor, and its body carries the action's marker. */
+function isOwnWork(item, actor, marker) {
+    return isTokenActor(item.user, actor) && (item.body ?? '').includes(marker);
+}
+/** `GET /repos/{owner}/{repo}/branches/{branch}` (read access is enough); undefined when it does not exist. */
+async function branchTip(octokit, repo, branch) {
+    try {
+        const { data } = await octokit.rest.repos.getBranch({ ...repo, branch });
+        return {
+            sha: data.commit.sha,
+            committerEmail: data.commit.commit.committer?.email ?? '',
+            protected: data.protected
+        };
+    }
+    catch (error) {
+        if (error.status === 404)
+            return undefined;
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/security/workflow-commands.ts
+// The Actions runner acts on two forms of workflow command in a step's stdout (actions/runner,
+// ActionCommand.cs): `::name …::data` at the start of a line after leading white space, and the legacy
+// `##[name …]data` anywhere in a line. It splits lines at \r as well as \n. Text the agent, a check or an issue
+// wrote is not ours to turn into commands, with or without a stolen ::stop-commands:: token, so every such
+// text passes through here before it reaches the log: each command form gets a zero-width space inside it.
+const ZWSP = '\u200b';
+// .NET's TrimStart removes every Char.IsWhiteSpace character: JavaScript's \s plus U+0085 (U+FEFF, which \s
+// also holds, is not one of them, so this errs on the safe side).
+const COMMAND_AT_LINE_START = /(^|[\r\n])([\s\u0085]*):(?=:)/g;
+const LEGACY_COMMAND = /##\[/g;
+/**
+ * The text with every workflow command defused, and nothing else changed: a line that would start with
+ * `::` becomes `:\u200b:…`, and every `##[` becomes `##\u200b[`. Feed it whole lines (or whole texts): a
+ * command split across two calls is not seen.
+ */
+function neutralizeWorkflowCommands(text) {
+    return text.replace(COMMAND_AT_LINE_START, `$1$2:${ZWSP}`).replace(LEGACY_COMMAND, `##${ZWSP}[`);
+}
+/** Characters of one line held back at most before they are let out (a line may never end). */
+const MAX_HELD = 64 * 1024;
+/**
+ * neutralizeWorkflowCommands for a stream of chunks: a command split across chunks is caught too. Complete
+ * lines go out at once; the start of a line waits for its end (or for `flush()`, or MAX_HELD characters).
+ */
+class WorkflowCommandFilter {
+    held = '';
+    /** Whether what was let out of the current line so far is white space only (a `::` there would count). */
+    lineBlank = true;
+    /** The text of `chunk` that can go out now, neutralized. */
+    push(chunk) {
+        this.held += chunk;
+        const end = Math.max(this.held.lastIndexOf('\n'), this.held.lastIndexOf('\r'));
+        if (end >= 0) {
+            const out = this.release(this.held.slice(0, end + 1));
+            this.held = this.held.slice(end + 1);
+            this.lineBlank = true;
+            return out;
+        }
+        // A line that does not end: let out all but its last two characters (they may start `##[` or `::`).
+        if (this.held.length <= MAX_HELD)
+            return '';
+        const out = this.release(this.held.slice(0, -2));
+        this.held = this.held.slice(-2);
+        return out;
+    }
+    /**
+     * Everything held back, neutralized: call before writing anything else to the log, and at the end. The
+     * caller ends the line if it was not ended: what is pushed next starts a new one.
+     */
+    flush() {
+        const out = this.release(this.held);
+        this.held = '';
+        this.lineBlank = true;
+        return out;
+    }
+    release(text) {
+        if (text === '')
+            return '';
+        // The middle of a line that already has text: a `::` in it is not at the line's start.
+        const out = this.lineBlank
+            ? neutralizeWorkflowCommands(text)
+            : neutralizeWorkflowCommands(`x${text}`).slice(1);
+        const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+        const tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : text;
+        this.lineBlank = (lastBreak >= 0 || this.lineBlank) && /^[\s\u0085]*$/.test(tail);
+        return out;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/github/comments.ts
+// Every comment the action posts carries a hidden line with a key of its own, so a POST whose answer was
+// lost (a reset, a timeout, a 5xx after the work was done) is found among the issue's comments and reused,
+// instead of being posted a second time.
+
+
+const onceMarker = (key) => `<!-- ralph-action:once ${key} -->`;
+/** GitHub's clock may differ from the runner's: look back this far for a comment just posted. */
+const CLOCK_SKEW_MS = 10 * 60_000;
+/** Posts `body` (with its hidden key) on the issue or pull request, exactly once. */
+async function postComment(octokit, target, body) {
+    const marker = onceMarker((0,external_node_crypto_.randomUUID)());
+    const where = { owner: target.owner, repo: target.repo, issue_number: target.issueNumber };
+    const since = new Date(Date.now() - CLOCK_SKEW_MS).toISOString();
+    const { data } = await octokit.rest.issues.createComment({
+        ...where,
+        body: `${body}\n\n${marker}`,
+        request: recoverBy(async () => {
+            const recent = await octokit.paginate(octokit.rest.issues.listComments, {
+                ...where,
+                since,
+                per_page: 100
+            });
+            return recent.find(c => c.body?.endsWith(marker));
+        })
+    });
+    return data;
+}
+
+;// CONCATENATED MODULE: ./src/text/markdown.ts
+// The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
+// fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
+// the job summary, the PR body, the tracking comment, the hunt's issue, the replies and the prompt's blocks.
+/** Cuts `text` to `max` characters, the last one an ellipsis. */
+function cut(text, max) {
+    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+/** One line for a table or a sentence: no pipes, no newlines (nor the spaces around them), cut to `max`. */
+function cell(text, max = 80) {
+    return cut(text
+        .replace(/[ \t]*\r?\n\s*/g, ' ')
+        .replace(/\|/g, '\\|')
+        .trim(), max);
+}
+const longestRun = (text, char) => Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
+/**
+ * An inline code span that no run of backticks inside `text` can close: its delimiter is longer than the
+ * longest run, padded with a space where the text holds or touches a backtick.
+ */
+function code(text) {
+    const ticks = '`'.repeat(longestRun(text, '`') + 1);
+    return ticks.length > 1 || text.startsWith('`') || text.endsWith('`')
+        ? `${ticks} ${text} ${ticks}`
+        : `${ticks}${text}${ticks}`;
+}
+/** A name or a command inside a table or a sentence: one line, cut to `max`, as code. */
+const codeCell = (text, max = 120) => code(cell(text, max));
+/** A fenced block (of backticks, or tildes) longer than any run of the same mark inside `text`. */
+function fence(text, lang = '', mark = '`') {
+    const marks = mark.repeat(Math.max(3, longestRun(text, mark) + 1));
+    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
+}
+/** Keeps a body under `max` characters by cutting its middle (its first line, a marker, stays whole). */
+function fit(body, max, what = 'GitHub’s comment limit') {
+    if (body.length <= max)
+        return body;
+    const note = `\n\n_[… cut to fit ${what}]_\n\n`;
+    const head = Math.floor((max - note.length) * 0.6);
+    const tail = max - note.length - head;
+    return body.slice(0, head) + note + body.slice(body.length - tail);
+}
+
+;// CONCATENATED MODULE: ./src/agents/argv.ts
+// Reading and extending an agent's command line without ever duplicating what the user wrote.
+
+/** Python's Path(argv0).stem: `/usr/bin/claude`, `claude.exe` and `claude.cmd` all give `claude`. */
+function programStem(argv0) {
+    if (!argv0)
+        return '';
+    const base = external_node_path_default().basename(argv0.replace(/\\/g, '/'));
+    const dot = base.lastIndexOf('.');
+    return dot > 0 ? base.slice(0, dot) : base;
+}
+/** Tokens before a lone `--` (after it everything is a positional argument). */
+function optionsPart(argv) {
+    const end = argv.indexOf('--');
+    return end === -1 ? argv : argv.slice(0, end);
+}
+/** The user gave one of these options, as `--name`, `--name=value` or a short `-x` / `-xVALUE`. */
+function hasOption(argv, names) {
+    return optionsPart(argv.slice(1)).some(token => names.some(name => name.startsWith('--')
+        ? token === name || token.startsWith(`${name}=`)
+        : token === name || (token.startsWith(name) && !token.startsWith('--'))));
+}
+/** The value of `--name value`, `--name=value` or `-x value` (the last one wins, as CLIs read them). */
+function optionValue(argv, names) {
+    let value;
+    const tokens = optionsPart(argv.slice(1));
+    tokens.forEach((token, i) => {
+        for (const name of names) {
+            if (token === name && i + 1 < tokens.length)
+                value = tokens[i + 1];
+            else if (name.startsWith('--') && token.startsWith(`${name}=`))
+                value = token.slice(name.length + 1);
+        }
+    });
+    return value;
+}
+/** Index of the first token equal to one of `words` (a subcommand), before any `--`; -1 when absent. */
+function subcommandIndex(argv, words) {
+    const tokens = optionsPart(argv);
+    for (let i = 1; i < tokens.length; i++)
+        if (words.includes(tokens[i]))
+            return i;
+    return -1;
+}
+/** `tokens` inserted right after position `index`. */
+function insertAfter(argv, index, tokens) {
+    return [...argv.slice(0, index + 1), ...tokens, ...argv.slice(index + 1)];
+}
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash']);
+/**
+ * The program a `bash -c 'SCRIPT'` wrapper runs first (aider takes its prompt with --message, so it runs as
+ * `bash -c 'aider … --message "$(cat -)"'`), skipping `VAR=value` assignments and `exec`/`env`.
+ */
+function wrappedProgram(argv) {
+    if (!SHELLS.has(programStem(argv[0])))
+        return undefined;
+    const c = argv.indexOf('-c');
+    const script = c === -1 ? undefined : argv[c + 1];
+    if (script === undefined)
+        return undefined;
+    for (const word of script.trim().split(/\s+/)) {
+        if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) || word === 'exec' || word === 'env')
+            continue;
+        return word.replace(/^['"]|['"]$/g, '');
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/agents/lines.ts
+// Splits a byte stream into lines as it arrives, with a bound on what a single line may hold in memory.
+/** Bytes one line may hold; a longer line is dropped (reported as oversized), never buffered whole. */
+const MAX_LINE_BYTES = 8 * 1024 * 1024;
+class LineSplitter {
+    onLine;
+    onOversized;
+    maxLineBytes;
+    parts = [];
+    size = 0;
+    oversized = false;
+    constructor(onLine, onOversized = () => undefined, maxLineBytes = MAX_LINE_BYTES) {
+        this.onLine = onLine;
+        this.onOversized = onOversized;
+        this.maxLineBytes = maxLineBytes;
+    }
+    push(chunk) {
+        let start = 0;
+        for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
+            this.take(chunk.subarray(start, nl));
+            this.emit();
+            start = nl + 1;
+        }
+        if (start < chunk.length)
+            this.take(chunk.subarray(start));
+    }
+    /** The stream ended: a last line without a newline still counts. */
+    end() {
+        if (this.size > 0 || this.oversized)
+            this.emit();
+    }
+    take(piece) {
+        if (piece.length === 0)
+            return;
+        this.size += piece.length;
+        if (this.oversized)
+            return;
+        if (this.size > this.maxLineBytes) {
+            this.oversized = true;
+            this.parts = [];
+            return;
+        }
+        // Copy: the chunk's buffer may be reused by the stream.
+        this.parts.push(Buffer.from(piece));
+    }
+    emit() {
+        if (this.oversized)
+            this.onOversized(this.size);
+        else
+            this.onLine(Buffer.concat(this.parts).toString('utf8').replace(/\r$/, ''));
+        this.parts = [];
+        this.size = 0;
+        this.oversized = false;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agents/stream.ts
+// What every JSON-stream preset shares: lines read as they arrive, normalised events, a readable
+// transcript, and an outcome assembled from what the events said.
+
+const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+const num = (value) => typeof value === 'number' && Number.isFinite(value) ? value : 0;
+const stream_str = (value) => (typeof value === 'string' ? value : undefined);
+/** Text on one line, at most `max` characters. */
+function oneLine(text, max = 160) {
+    const flat = text.replace(/\s+/g, ' ').trim();
+    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+/** The part of a tool's input worth a transcript line: the command, the path, the pattern… */
+function describeToolInput(input) {
+    if (typeof input === 'string')
+        return oneLine(input);
+    if (!isObject(input))
+        return '';
+    for (const key of ['command', 'cmd', 'file_path', 'filePath', 'path', 'pattern', 'url', 'description']) {
+        const value = input[key];
+        if (typeof value === 'string')
+            return oneLine(value);
+        if (Array.isArray(value) && value.every(v => typeof v === 'string'))
+            return oneLine(value.join(' '));
+    }
+    return oneLine(JSON.stringify(input));
+}
+/** The readable transcript line of an event; undefined for events that have none (usage). */
+function transcriptLine(event) {
+    switch (event.kind) {
+        case 'text':
+            return event.text;
+        case 'tool_call':
+            return `→ ${event.name}${event.detail ? ` ${event.detail}` : ''}`;
+        case 'tool_result':
+            return `← ${event.ok ? 'result' : 'error'}: ${event.detail}`;
+        case 'usage':
+            return undefined;
+        case 'result':
+            return event.summary;
+        case 'error':
+            return `[error] ${event.message}`;
+        case 'notice':
+            return event.message;
+    }
+}
+const UNITS = { d: 86400, h: 3600, m: 60, min: 60, s: 1, sec: 1, ms: 0.001 };
+/** Seconds in a duration like `1h2m3s`, `27.4s`, `90 seconds`, `2 hours`; undefined when there is none. */
+function stream_parseDuration(text) {
+    const compact = /(\d+(?:\.\d+)?)(ms|[dhms])(?![a-z])/gi;
+    let total = 0;
+    let found = false;
+    for (const match of text.matchAll(compact)) {
+        total += Number(match[1]) * UNITS[match[2].toLowerCase()];
+        found = true;
+    }
+    if (found)
+        return total;
+    const words = /(\d+(?:\.\d+)?)\s*(day|hour|minute|min|second|sec)s?\b/gi;
+    for (const match of text.matchAll(words)) {
+        const unit = match[2].toLowerCase();
+        total +=
+            Number(match[1]) * (unit === 'day' ? 86400 : unit === 'hour' ? 3600 : unit.startsWith('min') ? 60 : 1);
+        found = true;
+    }
+    return found ? total : undefined;
+}
+/** When a usage-limit message says the limit lifts: "resets after 1h2m", "try again in 27s", an ISO date. */
+function resetFromMessage(message, now = Date.now()) {
+    const relative = /(?:resets?(?: after| in)?|retry (?:in|after)|try again in)\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(message);
+    if (relative) {
+        const seconds = stream_parseDuration(relative[1]);
+        if (seconds !== undefined)
+            return now + seconds * 1000;
+    }
+    // Claude's older "Claude AI usage limit reached|1760000000" (epoch seconds).
+    const epoch = /limit reached\|(\d{10})\b/i.exec(message);
+    if (epoch)
+        return Number(epoch[1]) * 1000;
+    // "resets 3pm (UTC)" (claude), "try again at 3:45 PM" (codex): the next such time of day (local unless UTC).
+    const clock = /(?:resets?(?: at)?|try again at) (\d{1,2})(?::(\d{2}))?\s*(am|pm)\b/i.exec(message);
+    if (clock) {
+        const hour = (Number(clock[1]) % 12) + (clock[3].toLowerCase() === 'pm' ? 12 : 0);
+        const minute = Number(clock[2] ?? 0);
+        const at = new Date(now);
+        const utc = /\bUTC\b/.test(message);
+        if (utc)
+            at.setUTCHours(hour, minute, 0, 0);
+        else
+            at.setHours(hour, minute, 0, 0);
+        if (at.getTime() <= now)
+            at.setTime(at.getTime() + 24 * 3600 * 1000);
+        return at.getTime();
+    }
+    const iso = /\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))\b/.exec(message);
+    if (iso) {
+        const at = Date.parse(iso[1]);
+        if (Number.isFinite(at))
+            return at;
+    }
+    return undefined;
+}
+/** Messages that mean a usage or quota limit rather than a passing API failure. */
+const USAGE_LIMIT = /usage limit|hit your (?:(?:usage|session|weekly|daily|monthly) )?limit|quota (?:exceeded|exhausted)|exceeded your (?:current )?quota|exhausted your (?:daily )?(?:quota|capacity)|RESOURCE_EXHAUSTED|TerminalQuotaError|usage_limit_reached|insufficient_quota/i;
+/** Retries reported in one run from which the record calls it an API-retry storm. */
+const RETRY_STORM = 3;
+/**
+ * The shared reader of a JSON-lines stream. Subclasses handle parsed objects (`onJson`) and emit
+ * normalised events; the outcome is assembled from what they recorded.
+ */
+class JsonLinesReader {
+    hooks;
+    notes = [];
+    usage;
+    finalMessage;
+    isError;
+    failure;
+    denials = [];
+    retries = 0;
+    /** The last API error seen in a retry, for the storm's note. */
+    lastRetryError;
+    stderrTail = '';
+    lines;
+    constructor(hooks) {
+        this.hooks = hooks;
+        this.lines = new LineSplitter(line => this.onLine(line), bytes => this.notes.push(`a stream line of ${bytes} bytes was too long to read and was skipped`));
+    }
+    stdout(chunk) {
+        this.lines.push(chunk);
+    }
+    stderr(chunk) {
+        // Kept for the failure message of an agent that dies without saying why on stdout.
+        this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-2000);
+    }
+    finish(_stdoutText, exit) {
+        this.lines.end();
+        this.end(exit);
+        if (this.retries >= RETRY_STORM)
+            this.notes.push(`API-retry storm: the agent retried the model API ${this.retries} times` +
+                (this.lastRetryError ? ` (last error: ${this.lastRetryError})` : ''));
+        if (!this.failure && exit && !exit.killed && exit.code !== null && exit.code !== 0) {
+            const said = oneLine(this.stderrTail.trim().split('\n').slice(-3).join(' '), 300);
+            this.failure = this.exitFailure(exit.code, said);
+        }
+        const outcome = { notes: this.notes };
+        if (this.finalMessage !== undefined)
+            outcome.finalMessage = this.finalMessage;
+        if (this.usage)
+            outcome.usage = this.usage;
+        if (this.isError !== undefined)
+            outcome.isError = this.isError;
+        if (this.failure)
+            outcome.failure = this.failure;
+        if (this.denials.length > 0)
+            outcome.permissionDenials = this.denials;
+        if (this.retries > 0)
+            outcome.apiRetries = this.retries;
+        return outcome;
+    }
+    /** The failure of a non-zero exit that the stream did not explain. */
+    exitFailure(code, stderr) {
+        return { kind: 'error', message: `the agent exited with ${code}${stderr ? `: ${stderr}` : ''}` };
+    }
+    /** Called once the stream has ended, before the outcome is assembled. */
+    end(_exit) { }
+    /** A line that is not JSON (a warning printed on stdout): kept in the transcript as is. */
+    onPlainLine(line) {
+        this.emit({ kind: 'text', text: line });
+    }
+    emit(event) {
+        if (event.kind === 'usage') {
+            this.usage = event.usage;
+            this.hooks.onUsage(event.usage);
+        }
+        this.hooks.onEvent?.(event);
+        const line = transcriptLine(event);
+        if (line !== undefined)
+            this.hooks.onTranscript(line);
+    }
+    deny(denial) {
+        const same = this.denials.some(d => d.tool === denial.tool && d.detail === denial.detail);
+        if (!same)
+            this.denials.push(denial);
+    }
+    onLine(line) {
+        if (line.trim() === '')
+            return;
+        let event;
+        try {
+            event = JSON.parse(line);
+        }
+        catch {
+            this.onPlainLine(line);
+            return;
+        }
+        if (isObject(event))
+            this.onJson(event);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agents/watched-file.ts
+// A file an agent writes beside its output (a generic agent's cost report, gemini's telemetry log, codex's
+// session log), read while the agent runs: live enforcement of the dollar budget. A file we name lives in a
+// private temp folder removed afterwards; a file the agent names itself is found once it exists, and left.
+
+
+
+/** Bytes read at most per poll of an appended file (the rest waits for the next poll). */
+const READ_CHUNK = 4 * 1024 * 1024;
+/** A rewritten file larger than this is no report: it is not read. */
+const REWRITTEN_MAX = 1024 * 1024;
+// The agent may be another user who made the file: a symlink (to a file only we may read) is not followed, and
+// a FIFO or device is not opened for real (O_NONBLOCK, then only a regular file is read), so it cannot block us.
+const OPEN_FLAGS = external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK;
+class WatchedFile {
+    options;
+    /** The file's path; for a file the agent names, undefined until it is found. */
+    path;
+    dir;
+    timer;
+    last;
+    offset = 0;
+    constructor(options) {
+        this.options = options;
+        if ('name' in options) {
+            this.dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-agent-'));
+            // The agent may run as a user of its own (isolation): it may create the file there, but list nothing.
+            (0,external_node_fs_.chmodSync)(this.dir, 0o1733);
+            this.path = external_node_path_default().join(this.dir, options.name);
+        }
+        this.timer = setInterval(() => this.read(false), options.pollMs);
+        this.timer.unref();
+    }
+    /** A file we name (the agent gets its path in a variable): its path is known from the start. */
+    static named(options) {
+        return new WatchedFile(options);
+    }
+    /** The agent is done: a last read, then our own folder is removed. */
+    close() {
+        clearInterval(this.timer);
+        this.read(true);
+        if (this.dir)
+            (0,external_node_fs_.rmSync)(this.dir, { recursive: true, force: true });
+    }
+    read(final) {
+        if (this.path === undefined && 'find' in this.options)
+            this.path = this.options.find();
+        if (this.path === undefined)
+            return;
+        let fd;
+        try {
+            fd = (0,external_node_fs_.openSync)(this.path, OPEN_FLAGS);
+        }
+        catch {
+            return; // not there yet, or not a file we read
+        }
+        try {
+            const stat = (0,external_node_fs_.fstatSync)(fd);
+            if (!stat.isFile())
+                return;
+            if (this.options.mode === 'rewritten') {
+                if (stat.size > REWRITTEN_MAX)
+                    return;
+                const buffer = Buffer.alloc(stat.size);
+                const text = buffer.toString('utf8', 0, (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0));
+                if (text === this.last || text.trim() === '')
+                    return;
+                if (this.options.onChange(text, final))
+                    this.last = text;
+                return;
+            }
+            while (this.offset < stat.size) {
+                const buffer = Buffer.alloc(Math.min(READ_CHUNK, stat.size - this.offset));
+                const bytes = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, this.offset);
+                if (bytes === 0)
+                    break;
+                this.offset += bytes;
+                this.options.onData(buffer.subarray(0, bytes));
+                if (!final)
+                    break;
+            }
+        }
+        finally {
+            (0,external_node_fs_.closeSync)(fd);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agents/generic.ts
+// Any program that reads the prompt on stdin. Its output is plain text; the final message is its end.
+// It may report its cost two ways (README, "Cost of your own agent"): a line on stdout or stderr
+// (`ralph-cost: usd=0.0123 input=1200 output=340`, or any line matching a configured pattern with named
+// groups), or a JSON file at the path in $RALPH_COST_FILE. Each report is the run's total so far.
+
+
+
+/** Characters of the prompt's end looked for in the output to recognise an echo of the prompt. */
+const ECHO_PROBE_CHARS = 200;
+/**
+ * The final message of a plain-text agent, precisely:
+ * 1. stdout only (stderr is logs and tool noise), with CRLF/CR read as LF;
+ * 2. when the output contains the end of the prompt (the last 200 characters of the trimmed prompt),
+ *    only what follows its last occurrence counts: an agent that echoes the prompt (`cat`, a CLI that
+ *    prints the user turn) never answers with the prompt's own words;
+ * 3. of that, the last paragraph: the lines after the last blank line, trailing blank lines ignored;
+ *    when that paragraph closes a `---RALPH_STATUS---` block that began earlier, the whole block.
+ * Undefined when nothing is left.
+ */
+function finalMessageFromOutput(stdout, prompt) {
+    let text = stdout.replace(/\r\n?/g, '\n');
+    const probe = prompt.replace(/\r\n?/g, '\n').trimEnd().slice(-ECHO_PROBE_CHARS);
+    if (probe.trim() !== '') {
+        const echoed = text.lastIndexOf(probe);
+        if (echoed !== -1)
+            text = text.slice(echoed + probe.length);
+    }
+    text = text.trimEnd();
+    if (text.trim() === '')
+        return undefined;
+    const lines = text.split('\n');
+    let start = lines.length - 1;
+    while (start > 0 && lines[start - 1].trim() !== '')
+        start--;
+    const paragraph = lines.slice(start);
+    const closesBlock = paragraph.some(line => line.trim() === '---END_RALPH_STATUS---');
+    const opensBlock = paragraph.some(line => line.trim() === '---RALPH_STATUS---');
+    if (closesBlock && !opensBlock) {
+        for (let i = start - 1; i >= 0; i--) {
+            if (lines[i].trim() === '---RALPH_STATUS---') {
+                start = i;
+                break;
+            }
+        }
+    }
+    return lines.slice(start).join('\n');
+}
+const COST_FILE_ENV = 'RALPH_COST_FILE';
+/** How often the cost file is read while the agent runs (live enforcement of the dollar budget). */
+const COST_FILE_POLL_MS = 250;
+const COST_LINE = /^\s*ralph-cost:\s*(.*)$/i;
+const FIELDS = ['usd', 'input', 'output', 'cache_read', 'cache_write'];
+/** A cost report's fields from JSON or `key=value` pairs; undefined when it holds nothing usable. */
+function parseCostReport(text) {
+    const values = {};
+    const trimmed = text.trim();
+    if (trimmed.startsWith('{')) {
+        try {
+            const json = JSON.parse(trimmed);
+            for (const [key, value] of Object.entries(json))
+                if (typeof value === 'number' || typeof value === 'string')
+                    values[key] = String(value);
+        }
+        catch {
+            return undefined;
+        }
+    }
+    else {
+        for (const match of trimmed.matchAll(/([A-Za-z_]+)\s*=\s*("[^"]*"|\S+)/g))
+            values[match[1].toLowerCase()] = match[2].replace(/^"|"$/g, '');
+        const bare = /^\$?(\d+(?:\.\d+)?)\s*(?:usd)?$/i.exec(trimmed);
+        if (bare)
+            values.usd = bare[1];
+    }
+    return costFromValues(values);
+}
+function costFromValues(values) {
+    const usdText = values.usd ?? values.cost_usd ?? values.total_cost_usd;
+    const number = (key) => {
+        const n = Number((values[key] ?? '').replace(/[$,_]/g, ''));
+        return Number.isFinite(n) && n >= 0 ? n : 0;
+    };
+    const report = {
+        input: number('input'),
+        output: number('output'),
+        cache_read: number('cache_read'),
+        cache_write: number('cache_write')
+    };
+    if (usdText !== undefined) {
+        const usd = Number(usdText.replace(/[$,_]/g, ''));
+        if (Number.isFinite(usd) && usd >= 0)
+            report.reportedUsd = usd;
+    }
+    if (values.model)
+        report.model = values.model;
+    const anything = report.reportedUsd !== undefined || FIELDS.some(f => values[f] !== undefined);
+    return anything ? report : undefined;
+}
+/** The cost line pattern, compiled once: one that does not compile is a configuration error. */
+function compileCostPattern(pattern) {
+    try {
+        return new RegExp(pattern);
+    }
+    catch (error) {
+        throw new Error(`The cost pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${error.message}`, { cause: error });
+    }
+}
+class PlainReader {
+    prompt;
+    hooks;
+    options;
+    env;
+    out;
+    err;
+    pattern;
+    usage;
+    failure;
+    retries = 0;
+    notes = [];
+    sink = {
+        report: usage => this.report(usage),
+        fail: failure => (this.failure = failure),
+        retried: () => this.retries++
+    };
+    costFile;
+    constructor(prompt, hooks, options = {}) {
+        this.prompt = prompt;
+        this.hooks = hooks;
+        this.options = options;
+        const onLine = (line) => this.onLine(line);
+        this.out = new LineSplitter(onLine);
+        this.err = new LineSplitter(onLine);
+        if (options.cost?.pattern)
+            this.pattern = compileCostPattern(options.cost.pattern);
+        const fileEnv = options.cost?.fileEnv ?? COST_FILE_ENV;
+        if (hooks && options.cost && fileEnv !== '') {
+            const costFile = WatchedFile.named({
+                name: 'cost.json',
+                pollMs: COST_FILE_POLL_MS,
+                mode: 'rewritten',
+                onChange: (text, final) => this.onCostFile(text, final, fileEnv)
+            });
+            this.costFile = costFile;
+            this.env = { [fileEnv]: costFile.path };
+        }
+    }
+    stdout(chunk) {
+        this.out.push(chunk);
+    }
+    stderr(chunk) {
+        this.err.push(chunk);
+    }
+    finish(stdoutText, exit) {
+        this.out.end();
+        this.err.end();
+        this.costFile?.close();
+        const text = this.options.clean ? this.options.clean(stdoutText) : stdoutText;
+        const outcome = {
+            finalMessage: finalMessageFromOutput(text, this.prompt),
+            notes: this.notes
+        };
+        if (this.usage)
+            outcome.usage = this.usage;
+        const byExit = exit && !exit.killed && exit.code !== null ? this.options.exitFailures?.[exit.code] : undefined;
+        const failure = this.failure ?? byExit;
+        if (failure)
+            outcome.failure = failure;
+        if (this.retries > 0)
+            outcome.apiRetries = this.retries;
+        if (this.retries >= RETRY_STORM)
+            this.notes.push(`API-retry storm: the agent retried the model API ${this.retries} times`);
+        return outcome;
+    }
+    report(usage) {
+        this.usage = usage;
+        this.hooks?.onUsage(usage);
+        this.hooks?.onEvent?.({ kind: 'usage', usage });
+    }
+    onLine(line) {
+        if (!this.hooks)
+            return;
+        const builtIn = this.options.cost ? COST_LINE.exec(line) : null;
+        if (builtIn) {
+            const usage = parseCostReport(builtIn[1]);
+            if (usage)
+                this.report(usage);
+            return;
+        }
+        if (this.pattern) {
+            const match = this.pattern.exec(line);
+            if (match?.groups) {
+                const usage = costFromValues(match.groups);
+                if (usage)
+                    this.report(usage);
+                return;
+            }
+        }
+        this.options.onLine?.(line, this.sink);
+    }
+    /** A new version of the cost file; `final` (the run is over) notes a file that holds no report. */
+    onCostFile(text, final, variable) {
+        const usage = parseCostReport(text);
+        if (usage)
+            this.report(usage);
+        // While the agent runs, a half-written file is read again at the next poll.
+        else if (final)
+            this.notes.push(`the cost file ($${variable}) held no cost report: ${text.trim().slice(0, 120)}`);
+        return usage !== undefined;
+    }
+}
+/** A reader of plain-text output (the generic final message; cost lines and the cost file when hooked). */
+function genericReader(prompt, hooks, options = {}) {
+    return new PlainReader(prompt, hooks, options);
+}
+
+/** The generic preset, reading cost reports as `cost` says. */
+function genericPresetWith(cost = {}) {
+    if (cost.pattern)
+        compileCostPattern(cost.pattern);
+    return {
+        name: 'generic',
+        jsonStream: false,
+        argv: userArgv => [...userArgv],
+        read: (prompt, hooks) => genericReader(prompt, hooks, { cost })
+    };
+}
+const genericPreset = genericPresetWith();
+
+;// CONCATENATED MODULE: ./src/agents/aider.ts
+// Aider has no JSON mode. After each model reply it prints (Aider-AI/aider aider/coders/base_coder.py,
+// calculate_and_show_tokens_and_cost):
+//   Tokens: 12k sent, 1.2k cache write, 10k cache hit, 133 received. Cost: $0.04 message, $0.10 session.
+// with the Cost part on its own line when both cache figures are shown, and no Cost part at all for a model
+// it has no price for. Counts above 999 are abbreviated (`format_tokens`: 2.5k, 12k). The session cost is
+// the run's total (one aider process per iteration); token counts are summed over replies. Aider takes
+// its prompt with --message, so it usually runs as `bash -c 'aider … --message "$(cat -)"'`; no flag is added.
+
+
+
+/** `aider …`, or a shell wrapper whose script starts with aider. */
+function isAiderCommand(argv) {
+    if (programStem(argv[0]) === 'aider')
+        return true;
+    const wrapped = wrappedProgram(argv);
+    return wrapped !== undefined && programStem(wrapped) === 'aider';
+}
+/** `12k` → 12000, `2.5k` → 2500, `1.2M` → 1200000, `133` → 133. */
+function parseTokenCount(text) {
+    const match = /^([\d.,]+)\s*([kKmM]?)$/.exec(text.trim());
+    if (!match)
+        return 0;
+    const value = Number(match[1].replace(/,/g, ''));
+    const scale = match[2].toLowerCase() === 'k' ? 1e3 : match[2].toLowerCase() === 'm' ? 1e6 : 1;
+    return Number.isFinite(value) ? Math.round(value * scale) : 0;
+}
+const TOKENS = /^Tokens:\s*(.+?)\.?(?:\s+Cost:.*)?$/;
+const COST = /Cost:\s*\$([\d.]+)\s*message,\s*\$([\d.]+)\s*session/;
+const RETRY = /Retrying in [\d.]+ seconds/i;
+/** Parses aider's usage lines as they come; the totals are the run's so far. */
+class AiderUsage {
+    totals = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    seen = false;
+    /** Reads one line; answers the new totals when it was a usage line. */
+    line(line) {
+        const text = line.trim();
+        let changed = false;
+        const tokens = TOKENS.exec(text);
+        if (tokens) {
+            let sent = 0;
+            let cacheWrite = 0;
+            for (const part of tokens[1].split(/[,;]/)) {
+                const m = /^\s*([\d.,]+\s*[kKmM]?)\s+(sent|received|Total|cache write|cache hit|cache read)\b/.exec(part);
+                if (!m)
+                    continue;
+                const n = parseTokenCount(m[1]);
+                if (m[2] === 'sent')
+                    sent = n;
+                else if (m[2] === 'received' || m[2] === 'Total')
+                    this.totals.output += n;
+                else if (m[2] === 'cache write')
+                    cacheWrite = n;
+                else
+                    this.totals.cache_read += n;
+            }
+            // "sent" counts the cache writes too.
+            this.totals.input += Math.max(0, sent - cacheWrite);
+            this.totals.cache_write += cacheWrite;
+            changed = true;
+        }
+        const cost = COST.exec(text);
+        if (cost) {
+            this.totals.reportedUsd = Number(cost[2]);
+            changed = true;
+        }
+        if (!changed)
+            return undefined;
+        this.seen = true;
+        return { ...this.totals };
+    }
+    get any() {
+        return this.seen;
+    }
+}
+/** Aider's status lines are not part of its answer. */
+function withoutAiderStatus(stdout) {
+    return stdout
+        .split('\n')
+        .filter(line => !/^\s*(Tokens:|Cost: \$|Applied edit to |Commit [0-9a-f]{7,} )/.test(line))
+        .join('\n');
+}
+function aiderReader(prompt, hooks) {
+    const usage = new AiderUsage();
+    return genericReader(prompt, hooks, {
+        clean: withoutAiderStatus,
+        onLine: (line, sink) => {
+            const totals = usage.line(line);
+            if (totals)
+                return sink.report(totals);
+            if (RETRY.test(line))
+                sink.retried();
+            if (USAGE_LIMIT.test(line)) {
+                const message = oneLine(line, 300);
+                const resetsAt = resetFromMessage(message);
+                sink.fail({ kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) });
+            }
+        }
+    });
+}
+const aiderPreset = {
+    name: 'aider',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: (prompt, hooks) => aiderReader(prompt, hooks)
+};
+
+;// CONCATENATED MODULE: ./src/agents/claude.ts
+// Claude Code in print mode. Like the reference runtime, `--output-format stream-json --verbose` is
+// appended (even when the user's command already has --output-format: argv parity with ralphify), and the
+// final message is the `result` event's text. Our own flags come only with our own settings: the loop's
+// remaining dollar budget as `--max-budget-usd` and its turn cap as `--max-turns`, unless already given.
+// Per-turn usage feeds the cost meter live; the readable transcript goes to agent.log.
+
+
+/** Appended verbatim, even when the user's command already has --output-format (the reference does). */
+const CLAUDE_STREAM_FLAGS = ['--output-format', 'stream-json', '--verbose'];
+/** Python's Path(argv0).stem == 'claude': `/usr/bin/claude`, `claude.exe` and `claude.cmd` all match. */
+function isClaudeCommand(argv0) {
+    return programStem(argv0) === 'claude';
+}
+/** Dollars as claude's --max-budget-usd reads them: never rounded up past what is left. */
+function formatBudget(usd) {
+    return (Math.floor(Math.max(0, usd) * 1e6) / 1e6).toString();
+}
+/** The command line: the reference's flags, then the caps the loop can hand to claude itself. */
+function claudeArgv(userArgv, caps = {}) {
+    const argv = [...userArgv, ...CLAUDE_STREAM_FLAGS];
+    if (caps.remainingUsd !== undefined && !hasOption(userArgv, ['--max-budget-usd']))
+        argv.push('--max-budget-usd', formatBudget(caps.remainingUsd));
+    if (caps.maxTurns !== undefined && !hasOption(userArgv, ['--max-turns']))
+        argv.push('--max-turns', String(caps.maxTurns));
+    return argv;
+}
+function toReport(usage, model) {
+    const report = {
+        input: num(usage.input_tokens),
+        output: num(usage.output_tokens),
+        cache_read: num(usage.cache_read_input_tokens),
+        cache_write: num(usage.cache_creation_input_tokens)
+    };
+    if (model)
+        report.model = model;
+    return report;
+}
+/** `modelUsage` sums (every model the run used, subagents and broken streams included), or undefined. */
+function modelUsageReport(modelUsage, model) {
+    if (!isObject(modelUsage))
+        return undefined;
+    const entries = Object.entries(modelUsage).filter(([, v]) => isObject(v));
+    if (entries.length === 0)
+        return undefined;
+    const report = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    for (const [, m] of entries) {
+        report.input += num(m.inputTokens);
+        report.output += num(m.outputTokens);
+        report.cache_read += num(m.cacheReadInputTokens);
+        report.cache_write += num(m.cacheCreationInputTokens);
+    }
+    // The model that did most of the work names the run.
+    const main = entries.reduce((a, b) => (num(b[1].outputTokens) > num(a[1].outputTokens) ? b : a))[0];
+    report.model = main || model;
+    return report;
+}
+/** Claude Code's stream-json, also spoken by qwen-code (which prints no dollars: its tokens are priced). */
+class ClaudeStreamReader extends JsonLinesReader {
+    agent;
+    // One assistant message arrives as several events (one per content block) with the same id and usage.
+    turns = new Map();
+    model;
+    sawResult = false;
+    constructor(hooks, 
+    /** The agent's name in messages. */
+    agent = 'claude') {
+        super(hooks);
+        this.agent = agent;
+    }
+    end(exit) {
+        if (this.sawResult)
+            return;
+        if (this.turns.size > 0)
+            this.usage = this.cumulative();
+        this.notes.push('the stream ended without a result event');
+        if (exit && !exit.killed && exit.code !== 0 && !this.failure)
+            this.failure = {
+                kind: 'error',
+                message: `${this.agent} exited with ${exit.code ?? exit.signal} without a result`
+            };
+    }
+    cumulative() {
+        const sum = {};
+        for (const usage of this.turns.values()) {
+            sum.input_tokens = num(sum.input_tokens) + num(usage.input_tokens);
+            sum.output_tokens = num(sum.output_tokens) + num(usage.output_tokens);
+            sum.cache_read_input_tokens = num(sum.cache_read_input_tokens) + num(usage.cache_read_input_tokens);
+            sum.cache_creation_input_tokens =
+                num(sum.cache_creation_input_tokens) + num(usage.cache_creation_input_tokens);
+        }
+        return toReport(sum, this.model);
+    }
+    onJson(event) {
+        switch (event.type) {
+            case 'system':
+                this.onSystem(event);
+                break;
+            case 'assistant':
+                this.onAssistant(event);
+                break;
+            case 'user':
+                this.onUser(event);
+                break;
+            case 'result':
+                this.onResult(event);
+                break;
+            case 'rate_limit_event':
+                this.onRateLimit(event);
+                break;
+        }
+    }
+    onSystem(event) {
+        if (event.subtype === 'init') {
+            if (typeof event.model === 'string')
+                this.model = event.model;
+            this.emit({
+                kind: 'notice',
+                message: `[session ${String(event.session_id ?? '?')}] model ${String(event.model ?? '?')}`
+            });
+        }
+        else if (event.subtype === 'api_retry') {
+            this.retries++;
+            const status = event.error_status ?? event.error ?? '?';
+            this.lastRetryError = String(event.error_status ?? event.error ?? 'unknown');
+            this.emit({
+                kind: 'notice',
+                message: `[api retry ${String(event.attempt ?? '?')}/${String(event.max_retries ?? '?')}] status ${String(status)}`
+            });
+        }
+        else if (event.subtype === 'permission_denied') {
+            const tool = stream_str(event.tool_name) ?? '?';
+            const reason = stream_str(event.decision_reason) ?? stream_str(event.message) ?? '';
+            this.emit({
+                kind: 'notice',
+                message: `[permission denied] ${tool}${reason ? `: ${oneLine(reason)}` : ''}`
+            });
+        }
+    }
+    onAssistant(event) {
+        const message = isObject(event.message) ? event.message : {};
+        if (typeof message.model === 'string' && message.model !== '<synthetic>')
+            this.model = message.model;
+        for (const block of Array.isArray(message.content) ? message.content : []) {
+            if (!isObject(block))
+                continue;
+            if (block.type === 'text' && typeof block.text === 'string')
+                this.emit({ kind: 'text', text: block.text });
+            else if (block.type === 'tool_use')
+                this.emit({ kind: 'tool_call', name: String(block.name), detail: describeToolInput(block.input) });
+        }
+        // A synthetic message (an API error said as text) carries no real usage.
+        if (isObject(message.usage) && message.model !== '<synthetic>') {
+            const id = typeof message.id === 'string' ? message.id : `turn-${this.turns.size}`;
+            this.turns.set(id, message.usage);
+            this.emit({ kind: 'usage', usage: this.cumulative() });
+        }
+    }
+    onUser(event) {
+        const message = isObject(event.message) ? event.message : {};
+        for (const block of Array.isArray(message.content) ? message.content : []) {
+            if (!isObject(block) || block.type !== 'tool_result')
+                continue;
+            const content = typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? '');
+            this.emit({ kind: 'tool_result', ok: block.is_error !== true, detail: oneLine(content, 120) });
+        }
+    }
+    /** `rate_limit_event`: status "rejected" means a usage limit was hit (subscription logins only). */
+    onRateLimit(event) {
+        const info = isObject(event.rate_limit_info) ? event.rate_limit_info : {};
+        const status = stream_str(info.status) ?? '?';
+        const resetsAt = typeof info.resetsAt === 'number' ? info.resetsAt * 1000 : undefined;
+        const kind = stream_str(info.rateLimitType);
+        const when = resetsAt !== undefined ? `, resets at ${new Date(resetsAt).toISOString()}` : '';
+        this.emit({ kind: 'notice', message: `[rate limit] ${status}${kind ? ` (${kind})` : ''}${when}` });
+        if (status === 'rejected') {
+            this.failure = {
+                kind: 'usage_limit',
+                message: `claude's ${kind ? `${kind} ` : ''}usage limit was reached${when}`,
+                ...(resetsAt !== undefined ? { resetsAt } : {})
+            };
+        }
+    }
+    onResult(event) {
+        this.sawResult = true;
+        const fromModels = modelUsageReport(event.modelUsage, this.model);
+        const usage = fromModels ?? toReport(isObject(event.usage) ? event.usage : {}, this.model);
+        if (typeof event.total_cost_usd === 'number')
+            usage.reportedUsd = event.total_cost_usd;
+        else if (typeof event.cost_usd === 'number')
+            usage.reportedUsd = event.cost_usd;
+        const text = typeof event.result === 'string' ? event.result : undefined;
+        const isError = event.is_error === true;
+        this.finalMessage = text;
+        this.isError = isError;
+        this.emit({ kind: 'usage', usage });
+        for (const denial of Array.isArray(event.permission_denials) ? event.permission_denials : []) {
+            if (!isObject(denial))
+                continue;
+            const detail = describeToolInput(denial.tool_input);
+            this.deny({ tool: stream_str(denial.tool_name) ?? '?', ...(detail ? { detail } : {}) });
+        }
+        if (isError)
+            this.failure = this.resultFailure(event, text);
+        const cost = usage.reportedUsd !== undefined ? ` · $${usage.reportedUsd.toFixed(4)}` : '';
+        const turns = event.num_turns !== undefined ? ` · ${String(event.num_turns)} turns` : '';
+        this.emit({
+            kind: 'result',
+            isError,
+            summary: `[result] ${String(event.subtype ?? '?')}${isError ? ' (error)' : ''}${cost}${turns}`,
+            ...(text !== undefined ? { text } : {})
+        });
+        if (text)
+            this.emit({ kind: 'text', text });
+    }
+    resultFailure(event, text) {
+        const errors = Array.isArray(event.errors) ? event.errors.filter(e => typeof e === 'string') : [];
+        // qwen says it in `error.message` instead.
+        const said = isObject(event.error) ? stream_str(event.error.message) : undefined;
+        const message = oneLine(text || errors.join('; ') || said || String(event.subtype ?? 'error'), 300);
+        // A rejected rate_limit_event said more (the reset time) than the result will.
+        if (this.failure?.kind === 'usage_limit')
+            return this.failure;
+        switch (event.subtype) {
+            case 'error_max_budget_usd':
+                return { kind: 'budget', message };
+            case 'error_max_turns':
+                return { kind: 'max_turns', message };
+        }
+        // A 429 alone is a rate limit claude already retried: an API error, the loop goes on.
+        if (USAGE_LIMIT.test(message)) {
+            const resetsAt = resetFromMessage(message);
+            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
+        }
+        if (event.terminal_reason === 'api_error' ||
+            event.api_error_status != null ||
+            /^\[?API Error/.test(message))
+            return { kind: 'api_error', message };
+        return { kind: 'error', message };
+    }
+}
+const claudePreset = {
+    name: 'claude',
+    jsonStream: true,
+    argv: (userArgv, caps) => claudeArgv(userArgv, caps),
+    read: (_prompt, hooks) => new ClaudeStreamReader(hooks)
+};
+
+;// CONCATENATED MODULE: ./src/agents/codex.ts
+// Codex (`codex exec`). With `--json` it prints JSONL: thread.started, turn.started, item.started/updated/
+// completed (agent_message, reasoning, command_execution, file_change, mcp_tool_call, web_search, todo_list,
+// error), turn.completed{usage}, turn.failed{error}, and top-level `error` (also "Reconnecting... n/N").
+// It names no model and no dollars: the model comes from the command line or $CODEX_HOME/config.toml,
+// and the cost is estimated from the price table. The stream says the usage only in turn.completed, at the
+// end; turn by turn it comes from codex's own session log, $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-
+// <thread id>.jsonl, whose `token_count` events (total_token_usage) codex 0.169 writes after each model
+// response: so a dollar budget can stop a codex run mid-way.
+
+
+
+
+
+
+
+
+const EXEC = ['exec', 'e'];
+const JSON_FLAGS = ['--json', '--experimental-json'];
+/** How often the session log is read while codex runs. */
+const SESSION_POLL_MS = 250;
+/** `codex exec …` (or its alias `codex e …`): the only codex command a loop can run headless. */
+function isCodexExec(argv) {
+    return programStem(argv[0]) === 'codex' && subcommandIndex(argv, EXEC) !== -1;
+}
+/** The user's argv with `--json` right after `exec`, unless it is there already. */
+function codexArgv(userArgv) {
+    if (hasOption(userArgv, JSON_FLAGS))
+        return [...userArgv];
+    return insertAfter(userArgv, subcommandIndex(userArgv, EXEC), ['--json']);
+}
+const unquote = (value) => value.trim().replace(/^["']|["']$/g, '');
+/** The top-level `model = "…"` of a config.toml (before its first [table]). */
+function modelInConfigToml(text) {
+    for (const line of text.split('\n')) {
+        if (/^\s*\[/.test(line))
+            return undefined;
+        const match = /^\s*model\s*=\s*(["'])([^"']+)\1/.exec(line);
+        if (match)
+            return match[2];
+    }
+    return undefined;
+}
+/** $CODEX_HOME, or ~/.codex. */
+const codexHomeOf = (env) => env.CODEX_HOME || external_node_path_default().join(env.HOME || external_node_os_default().homedir(), '.codex');
+const pad = (n) => String(n).padStart(2, '0');
+/**
+ * The session log of thread `threadId`, once codex has made it. Its folder is named after the date codex
+ * saw (local time); a run near midnight, or a clock in another zone, is found a day apart too.
+ */
+function codexSessionLog(codexHome, threadId, now = Date.now()) {
+    const days = new Set();
+    for (const offset of [0, -1, 1]) {
+        const day = new Date(now + offset * 86400000);
+        days.add(external_node_path_default().join(String(day.getFullYear()), pad(day.getMonth() + 1), pad(day.getDate())));
+        days.add(external_node_path_default().join(String(day.getUTCFullYear()), pad(day.getUTCMonth() + 1), pad(day.getUTCDate())));
+    }
+    for (const day of days) {
+        const dir = external_node_path_default().join(codexHome, 'sessions', day);
+        let names;
+        try {
+            names = (0,external_node_fs_.readdirSync)(dir);
+        }
+        catch {
+            continue;
+        }
+        const name = names.find(file => file.startsWith('rollout-') && file.endsWith(`-${threadId}.jsonl`));
+        if (name)
+            return external_node_path_default().join(dir, name);
+    }
+    return undefined;
+}
+/** The model codex will use: `-m`/`--model`, `-c model=…`, then $CODEX_HOME/config.toml (~/.codex). */
+function codexModel(argv, env) {
+    const flag = optionValue(argv, ['-m', '--model']);
+    if (flag)
+        return flag;
+    let fromConfig;
+    const tokens = argv.slice(1);
+    tokens.forEach((token, i) => {
+        const setting = token === '-c' || token === '--config'
+            ? tokens[i + 1]
+            : token.startsWith('--config=')
+                ? token.slice(9)
+                : undefined;
+        const match = setting ? /^model\s*=\s*(.+)$/.exec(setting) : null;
+        if (match)
+            fromConfig = unquote(match[1]);
+    });
+    if (fromConfig)
+        return fromConfig;
+    try {
+        return modelInConfigToml((0,external_node_fs_.readFileSync)(external_node_path_default().join(codexHomeOf(env), 'config.toml'), 'utf8'));
+    }
+    catch {
+        return undefined;
+    }
+}
+class CodexStreamReader extends JsonLinesReader {
+    model;
+    codexHome;
+    totals = { input: 0, cached: 0, cacheWrite: 0, output: 0 };
+    sawUsage = false;
+    lastError;
+    /** The session log, read while codex runs: usage after each model response. */
+    session;
+    liveTokens = 0;
+    constructor(hooks, model, codexHome) {
+        super(hooks);
+        this.model = model;
+        this.codexHome = codexHome;
+    }
+    finish(stdoutText, exit) {
+        this.session?.close();
+        return super.finish(stdoutText, exit);
+    }
+    /** Follows the thread's session log from the moment the stream names the thread. */
+    followSession(threadId) {
+        const home = this.codexHome;
+        if (!home || this.session || !/^[\w-]+$/.test(threadId))
+            return;
+        const lines = new LineSplitter(line => this.onSessionLine(line));
+        this.session = new WatchedFile({
+            find: () => codexSessionLog(home, threadId),
+            pollMs: SESSION_POLL_MS,
+            mode: 'appended',
+            onData: chunk => lines.push(chunk)
+        });
+    }
+    onSessionLine(line) {
+        if (!line.includes('"token_count"'))
+            return;
+        let event;
+        try {
+            event = JSON.parse(line);
+        }
+        catch {
+            return;
+        }
+        const payload = isObject(event) && isObject(event.payload) ? event.payload : {};
+        const info = isObject(payload.info) ? payload.info : {};
+        const total = isObject(info.total_token_usage) ? info.total_token_usage : undefined;
+        if (payload.type !== 'token_count' || !total)
+            return;
+        const tokens = num(total.input_tokens) + num(total.output_tokens);
+        // turn.completed already said as much (or more): the stream is the final word.
+        if (tokens <= this.liveTokens)
+            return;
+        this.liveTokens = tokens;
+        this.emit({
+            kind: 'usage',
+            usage: this.report({
+                input: num(total.input_tokens),
+                cached: num(total.cached_input_tokens),
+                cacheWrite: num(total.cache_write_input_tokens),
+                output: num(total.output_tokens)
+            })
+        });
+    }
+    /** input_tokens counts the cached ones too (as the Responses API does): priced apart. */
+    report(totals) {
+        const report = {
+            input: Math.max(0, totals.input - totals.cached - totals.cacheWrite),
+            output: totals.output,
+            cache_read: totals.cached,
+            cache_write: totals.cacheWrite
+        };
+        if (this.model)
+            report.model = this.model;
+        return report;
+    }
+    end(exit) {
+        if (!this.sawUsage && !exit?.killed)
+            this.notes.push('codex reported no usage (no turn.completed)');
+        if (exit?.killed && !this.sawUsage)
+            this.notes.push(this.liveTokens > 0
+                ? 'codex was stopped before turn.completed: its usage is what its session log said so far'
+                : 'codex was stopped before turn.completed: its usage is unknown');
+        if (!this.model)
+            this.notes.push('codex did not say its model (set -m or model in config.toml) so its tokens cannot be priced');
+        if (this.session && this.session.path === undefined)
+            this.notes.push(`codex's session log (${this.codexHome}/sessions/…) was not found: its usage was known only at the end`);
+    }
+    onJson(event) {
+        switch (event.type) {
+            case 'thread.started':
+                if (typeof event.thread_id === 'string')
+                    this.followSession(event.thread_id);
+                this.emit({
+                    kind: 'notice',
+                    message: `[thread ${String(event.thread_id ?? '?')}] model ${this.model ?? '?'}`
+                });
+                break;
+            case 'item.started':
+                if (isObject(event.item))
+                    this.onItemStarted(event.item);
+                break;
+            case 'item.completed':
+                if (isObject(event.item))
+                    this.onItemCompleted(event.item);
+                break;
+            case 'turn.completed':
+                this.onUsage(isObject(event.usage) ? event.usage : {});
+                break;
+            case 'turn.failed':
+                this.onTurnFailed(isObject(event.error) ? stream_str(event.error.message) : undefined);
+                break;
+            case 'error':
+                this.onError(stream_str(event.message) ?? JSON.stringify(event));
+                break;
+        }
+    }
+    onItemStarted(item) {
+        if (item.type === 'command_execution')
+            this.emit({ kind: 'tool_call', name: 'exec', detail: oneLine(stream_str(item.command) ?? '') });
+        else if (item.type === 'mcp_tool_call')
+            this.emit({
+                kind: 'tool_call',
+                name: `${String(item.server ?? 'mcp')}.${String(item.tool ?? '?')}`,
+                detail: describeToolInput(item.arguments)
+            });
+    }
+    onItemCompleted(item) {
+        switch (item.type) {
+            case 'agent_message': {
+                const text = stream_str(item.text) ?? '';
+                this.finalMessage = text;
+                this.emit({ kind: 'text', text });
+                break;
+            }
+            case 'command_execution': {
+                const output = oneLine(stream_str(item.aggregated_output) ?? '', 120);
+                const code = item.exit_code;
+                this.emit({
+                    kind: 'tool_result',
+                    ok: code === 0,
+                    detail: `exit ${code === null || code === undefined ? '?' : String(code)}${output ? ` ${output}` : ''}`
+                });
+                break;
+            }
+            case 'file_change': {
+                const changes = Array.isArray(item.changes) ? item.changes.filter(isObject) : [];
+                const detail = changes.map(c => `${String(c.kind ?? '?')} ${String(c.path ?? '?')}`).join(', ');
+                this.emit({ kind: 'tool_call', name: 'apply_patch', detail: oneLine(detail) });
+                if (item.status === 'failed')
+                    this.emit({ kind: 'tool_result', ok: false, detail: 'the patch failed' });
+                break;
+            }
+            case 'mcp_tool_call':
+                this.emit({
+                    kind: 'tool_result',
+                    ok: item.status !== 'failed',
+                    detail: oneLine(JSON.stringify(item.result ?? item.error ?? ''), 120)
+                });
+                break;
+            case 'web_search':
+                this.emit({ kind: 'tool_call', name: 'web_search', detail: oneLine(stream_str(item.query) ?? '') });
+                break;
+            case 'error':
+                this.emit({ kind: 'error', message: oneLine(stream_str(item.message) ?? '', 300) });
+                break;
+        }
+    }
+    onUsage(usage) {
+        this.sawUsage = true;
+        this.totals.input += num(usage.input_tokens);
+        this.totals.cached += num(usage.cached_input_tokens);
+        this.totals.cacheWrite += num(usage.cache_write_input_tokens);
+        this.totals.output += num(usage.output_tokens);
+        this.liveTokens = Math.max(this.liveTokens, this.totals.input + this.totals.output);
+        const report = this.report(this.totals);
+        this.emit({ kind: 'usage', usage: report });
+        const cached = report.cache_read > 0 ? ` · ${report.cache_read} cached` : '';
+        this.emit({
+            kind: 'result',
+            isError: false,
+            summary: `[turn completed] ${report.input} input${cached} · ${report.output} output tokens`
+        });
+    }
+    onError(message) {
+        if (/^Reconnecting\.\.\./.test(message)) {
+            this.retries++;
+            this.lastRetryError = oneLine(message.replace(/^Reconnecting\.\.\.\s*\S+\s*/, ''), 160);
+            this.emit({ kind: 'notice', message: `[api retry] ${oneLine(message, 200)}` });
+            return;
+        }
+        this.lastError = message;
+        this.emit({ kind: 'error', message: oneLine(message, 300) });
+    }
+    onTurnFailed(message) {
+        const said = oneLine(message ?? this.lastError ?? 'turn failed', 300);
+        this.isError = true;
+        this.failure = this.failureOf(said);
+        this.emit({ kind: 'result', isError: true, summary: `[turn failed] ${said}` });
+    }
+    failureOf(message) {
+        if (USAGE_LIMIT.test(message)) {
+            const resetsAt = resetFromMessage(message);
+            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
+        }
+        return { kind: 'api_error', message };
+    }
+}
+/** codex exec with --json (added unless the user gave it): the JSONL reader. */
+const codexPreset = {
+    name: 'codex',
+    jsonStream: true,
+    argv: userArgv => codexArgv(userArgv),
+    read: (_prompt, hooks, context) => new CodexStreamReader(hooks, context ? codexModel(context.argv, context.env) : undefined, context ? codexHomeOf(context.env) : undefined)
+};
+/** codex exec run exactly as written, without --json (ralphify's argv): read as plain text. */
+const codexPlainPreset = {
+    name: 'codex',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: prompt => genericReader(prompt)
+};
+/** Whether the user already asked codex for JSON output. */
+const codexAskedForJson = (argv) => hasOption(argv, JSON_FLAGS);
+
+;// CONCATENATED MODULE: ./src/agents/gemini-telemetry.ts
+// Gemini CLI's usage turn by turn. Its stream-json says what a run used only in its last `result` event, so
+// alone it cannot be held to a dollar budget mid-run. Its local telemetry can: with GEMINI_TELEMETRY_TARGET=local
+// and an outfile, gemini 0.61 appends a `gemini_cli.api_response` log record for every model response
+// (input_token_count, cached_content_token_count, output_token_count, thoughts_token_count, tool_token_count,
+// model), exported in batches every 5 seconds (the OpenTelemetry BatchLogRecordProcessor's default). The file
+// holds pretty-printed JSON values one after another (packages/core/src/telemetry/file-exporters.ts); the
+// records' attributes are read line by line, never the whole (large) values.
+
+
+/** Variables the user may have set for gemini's telemetry: then theirs stays, and no file is read. */
+const GEMINI_TELEMETRY_PREFIX = 'GEMINI_TELEMETRY_';
+/** How often the telemetry file is read (it is written every 5 s). */
+const gemini_telemetry_POLL_MS = 500;
+const ATTRIBUTE = /^ {4}"(event\.name|model|input_token_count|output_token_count|cached_content_token_count|thoughts_token_count|tool_token_count)": (.*?),?$/;
+/** Reads gemini's telemetry file as it grows; `onUsage` gets the run's totals after each model response. */
+class GeminiTelemetry {
+    onUsage;
+    file;
+    lines;
+    totals = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    /** Attributes of the top-level value being read. */
+    record = new Map();
+    responses = 0;
+    constructor(onUsage) {
+        this.onUsage = onUsage;
+        this.lines = new LineSplitter(line => this.onLine(line));
+        this.file = WatchedFile.named({
+            name: 'telemetry.json',
+            pollMs: gemini_telemetry_POLL_MS,
+            mode: 'appended',
+            onData: chunk => this.lines.push(chunk)
+        });
+    }
+    /** The variables that make gemini write the file: local target, no prompts logged. */
+    get env() {
+        return {
+            GEMINI_TELEMETRY_ENABLED: 'true',
+            GEMINI_TELEMETRY_TARGET: 'local',
+            GEMINI_TELEMETRY_OUTFILE: this.file.path,
+            GEMINI_TELEMETRY_LOG_PROMPTS: 'false'
+        };
+    }
+    close() {
+        this.file.close();
+        this.lines.end();
+    }
+    onLine(line) {
+        if (line === '{')
+            this.record = new Map();
+        else if (line === '}')
+            this.endRecord();
+        else {
+            const match = ATTRIBUTE.exec(line);
+            if (match)
+                this.record.set(match[1], match[2]);
+        }
+    }
+    endRecord() {
+        const record = this.record;
+        this.record = new Map();
+        if (record.get('event.name') !== '"gemini_cli.api_response"')
+            return;
+        const count = (name) => {
+            const value = Number(record.get(name) ?? 0);
+            return Number.isFinite(value) && value > 0 ? value : 0;
+        };
+        // As the final stats count them: the prompt includes the cached tokens; thoughts and tool tokens are output.
+        const cached = count('cached_content_token_count');
+        this.totals.input += Math.max(0, count('input_token_count') - cached);
+        this.totals.cache_read += cached;
+        this.totals.output +=
+            count('output_token_count') + count('thoughts_token_count') + count('tool_token_count');
+        try {
+            const model = JSON.parse(record.get('model') ?? 'null');
+            if (typeof model === 'string' && model)
+                this.totals.model = model;
+        }
+        catch {
+            // a model we cannot read leaves the last one
+        }
+        this.responses++;
+        this.onUsage({ ...this.totals });
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agents/gemini.ts
+// Gemini CLI with `--output-format stream-json` (added unless the user chose a format). Events, as
+// google-gemini/gemini-cli prints them (packages/core/src/output/types.ts): init{session_id, model},
+// message{role, content, delta}, tool_use{tool_name, tool_id, parameters}, tool_result{tool_id, status,
+// output, error}, error{severity, message}, result{status, error, stats{total_tokens, input_tokens,
+// output_tokens, cached, input, duration_ms, tool_calls}}. Tokens only: the cost is estimated. The stream says
+// the usage only at the end; turn by turn it comes from gemini's local telemetry file (gemini-telemetry.ts),
+// so a dollar budget can stop a run mid-way, a few seconds after the response that crossed it. Fatal errors
+// end with a `result` whose status is "error" and an exit code (packages/core/src/utils/errors.ts): 41 auth,
+// 42 input, 44 sandbox, 52 config, 53 turn limit, 54 tool, 130 cancelled.
+
+
+
+
+const FORMAT = ['--output-format', '-o'];
+const isGeminiCommand = (argv) => programStem(argv[0]) === 'gemini';
+/** The output format the user chose, if any. */
+const geminiFormat = (argv) => optionValue(argv, FORMAT);
+function geminiArgv(userArgv) {
+    return hasOption(userArgv, FORMAT) ? [...userArgv] : [...userArgv, '--output-format', 'stream-json'];
+}
+/** Exit codes of gemini's FatalError classes. */
+const GEMINI_EXIT_FAILURES = {
+    41: { kind: 'auth_error', message: 'gemini could not authenticate (exit 41)' },
+    42: { kind: 'input_error', message: 'gemini refused its input (exit 42)' },
+    44: { kind: 'error', message: 'gemini could not set up its sandbox (exit 44)' },
+    52: { kind: 'error', message: 'gemini found its configuration invalid (exit 52)' },
+    53: { kind: 'max_turns', message: 'gemini reached its session turn limit (exit 53)' },
+    54: { kind: 'error', message: 'a gemini tool failed fatally (exit 54)' },
+    130: { kind: 'error', message: 'gemini was cancelled (exit 130)' }
+};
+function failureOf(type, message) {
+    if (USAGE_LIMIT.test(`${type ?? ''} ${message}`)) {
+        const resetsAt = resetFromMessage(message);
+        return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
+    }
+    switch (type) {
+        case 'FatalTurnLimitedError':
+            return { kind: 'max_turns', message };
+        case 'FatalInputError':
+            return { kind: 'input_error', message };
+        case 'FatalAuthenticationError':
+            return { kind: 'auth_error', message };
+    }
+    return { kind: /api error/i.test(message) ? 'api_error' : 'error', message };
+}
+class GeminiStreamReader extends JsonLinesReader {
+    model;
+    /** Assistant text of the current turn, sent as deltas. */
+    pending = '';
+    sawEvent = false;
+    sawResult = false;
+    tools = new Map();
+    /** Usage turn by turn, from gemini's local telemetry (see gemini-telemetry.ts). */
+    telemetry;
+    env;
+    constructor(hooks, agentEnv = {}) {
+        super(hooks);
+        const ownTelemetry = Object.keys(agentEnv).filter(name => name.startsWith(GEMINI_TELEMETRY_PREFIX));
+        if (ownTelemetry.length > 0) {
+            this.notes.push(`gemini's own telemetry settings are in its environment (${ownTelemetry.join(', ')}): its usage is known only when a run ends`);
+            return;
+        }
+        this.telemetry = new GeminiTelemetry(usage => {
+            // The result's stats are the final word; what the telemetry adds afterwards was already counted.
+            if (!this.sawResult)
+                this.emit({ kind: 'usage', usage: { ...usage, ...(this.model ? { model: this.model } : {}) } });
+        });
+        this.env = this.telemetry.env;
+    }
+    onJson(event) {
+        if (typeof event.type !== 'string')
+            return;
+        this.sawEvent = true;
+        if (event.type !== 'message')
+            this.flush();
+        switch (event.type) {
+            case 'init':
+                if (typeof event.model === 'string')
+                    this.model = event.model;
+                this.emit({
+                    kind: 'notice',
+                    message: `[session ${String(event.session_id ?? '?')}] model ${String(event.model ?? '?')}`
+                });
+                break;
+            case 'message':
+                if (event.role === 'assistant')
+                    this.onAssistant(stream_str(event.content) ?? '', event.delta === true);
+                break;
+            case 'tool_use': {
+                const name = stream_str(event.tool_name) ?? '?';
+                this.tools.set(String(event.tool_id ?? ''), name);
+                // A tool call ends the turn's text: the final message is what comes after the last one.
+                this.finalMessage = undefined;
+                this.emit({ kind: 'tool_call', name, detail: describeToolInput(event.parameters) });
+                break;
+            }
+            case 'tool_result': {
+                const ok = event.status !== 'error';
+                const error = isObject(event.error) ? stream_str(event.error.message) : undefined;
+                this.emit({ kind: 'tool_result', ok, detail: oneLine(error ?? stream_str(event.output) ?? '', 120) });
+                break;
+            }
+            case 'error': {
+                const message = oneLine(stream_str(event.message) ?? '', 300);
+                if (event.severity === 'warning')
+                    this.emit({ kind: 'notice', message: `[warning] ${message}` });
+                else
+                    this.emit({ kind: 'error', message });
+                break;
+            }
+            case 'result':
+                this.onResult(event);
+                break;
+        }
+    }
+    onAssistant(content, delta) {
+        if (!delta)
+            this.flush();
+        this.pending += content;
+        this.finalMessage = (this.finalMessage ?? '') + content;
+        if (!delta)
+            this.flush();
+    }
+    /** The turn's text so far becomes one transcript entry. */
+    flush() {
+        if (this.pending === '')
+            return;
+        this.emit({ kind: 'text', text: this.pending });
+        this.pending = '';
+    }
+    onResult(event) {
+        this.sawResult = true;
+        if (isObject(event.stats))
+            this.emit({ kind: 'usage', usage: this.usageOf(event.stats) });
+        const isError = event.status === 'error';
+        this.isError = isError;
+        const error = isObject(event.error) ? event.error : undefined;
+        if (isError) {
+            const message = oneLine(stream_str(error?.message) ?? 'gemini reported an error', 300);
+            this.failure = failureOf(stream_str(error?.type), message);
+        }
+        const calls = isObject(event.stats) && event.stats.tool_calls !== undefined
+            ? ` · ${String(event.stats.tool_calls)} tool calls`
+            : '';
+        this.emit({
+            kind: 'result',
+            isError,
+            summary: `[result] ${String(event.status ?? '?')}${error ? `: ${oneLine(stream_str(error.message) ?? '', 200)}` : ''}${calls}`
+        });
+    }
+    /** input_tokens counts the cached ones; total_tokens also counts thinking and tool tokens (billed as output). */
+    usageOf(stats) {
+        const prompt = num(stats.input_tokens);
+        const cached = num(stats.cached);
+        const output = num(stats.output_tokens);
+        const extra = Math.max(0, num(stats.total_tokens) - prompt - output);
+        const report = {
+            input: stats.input !== undefined ? num(stats.input) : Math.max(0, prompt - cached),
+            output: output + extra,
+            cache_read: cached,
+            cache_write: 0
+        };
+        if (this.model)
+            report.model = this.model;
+        return report;
+    }
+    end() {
+        this.flush();
+    }
+    finish(stdoutText, exit) {
+        // A last read first: a killed run's usage is what its telemetry said so far.
+        this.telemetry?.close();
+        // `--output-format json` prints one (pretty-printed) object at the end instead of a stream.
+        if (!this.sawEvent)
+            this.readJsonOutput(stdoutText);
+        if (!this.sawResult && this.sawEvent && !exit?.killed)
+            this.notes.push('the stream ended without a result event');
+        return super.finish(stdoutText, exit);
+    }
+    exitFailure(code, stderr) {
+        const known = GEMINI_EXIT_FAILURES[code];
+        if (known)
+            return { kind: known.kind, message: `${known.message}${stderr ? `: ${stderr}` : ''}` };
+        return super.exitFailure(code, stderr);
+    }
+    readJsonOutput(text) {
+        let json;
+        try {
+            json = JSON.parse(text.trim());
+        }
+        catch {
+            return;
+        }
+        if (!isObject(json))
+            return;
+        if (typeof json.response === 'string')
+            this.finalMessage = json.response;
+        const stats = isObject(json.stats) && isObject(json.stats.models) ? json.stats.models : undefined;
+        if (stats) {
+            const usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+            let main = ['', -1];
+            for (const [model, metrics] of Object.entries(stats)) {
+                const tokens = isObject(metrics) && isObject(metrics.tokens) ? metrics.tokens : {};
+                const cached = num(tokens.cached);
+                usage.input += Math.max(0, num(tokens.prompt) - cached);
+                usage.cache_read += cached;
+                usage.output += num(tokens.candidates) + num(tokens.thoughts) + num(tokens.tool);
+                if (num(tokens.candidates) > main[1])
+                    main = [model, num(tokens.candidates)];
+            }
+            if (main[0])
+                usage.model = main[0];
+            this.emit({ kind: 'usage', usage });
+        }
+        if (isObject(json.error)) {
+            this.isError = true;
+            this.failure = failureOf(stream_str(json.error.type), oneLine(stream_str(json.error.message) ?? 'error', 300));
+            this.emit({ kind: 'error', message: this.failure.message });
+        }
+    }
+}
+/** gemini with a JSON output format (stream-json added unless the user chose one). */
+const geminiPreset = {
+    name: 'gemini',
+    jsonStream: true,
+    argv: userArgv => geminiArgv(userArgv),
+    read: (_prompt, hooks, context) => new GeminiStreamReader(hooks, context?.env)
+};
+/** gemini run exactly as written with text output: read as plain text. */
+const geminiPlainPreset = {
+    name: 'gemini',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: (prompt, hooks) => genericReader(prompt, hooks, { exitFailures: GEMINI_EXIT_FAILURES })
+};
+
+;// CONCATENATED MODULE: ./src/agents/opencode.ts
+// opencode (`opencode run`) with `--format json` (added unless the user gave a format). Each line is
+// `{type, timestamp, sessionID, …}` as anomalyco/opencode prints it (packages/opencode/src/cli/cmd/run.ts):
+// step_start, text, reasoning, tool_use and step_finish carry a `part`; `error` carries `error{name, data}`;
+// newer builds end with `done{reason, rejected}` (permissions it auto-rejected). step_finish's part has the
+// step's `cost` in dollars and `tokens{input, output, reasoning, cache{read, write}}` (message-v2.ts
+// StepFinishPart): the cost is reported, summed over steps (tokens.total, when present, is cumulative and
+// is not summed).
+
+
+
+const isOpencodeRun = (argv) => programStem(argv[0]) === 'opencode' && subcommandIndex(argv, ['run']) !== -1;
+/** The output format the user chose, if any. */
+const opencodeFormat = (argv) => optionValue(argv, ['--format']);
+function opencodeArgv(userArgv) {
+    if (hasOption(userArgv, ['--format']))
+        return [...userArgv];
+    return insertAfter(userArgv, subcommandIndex(userArgv, ['run']), ['--format', 'json']);
+}
+class OpencodeStreamReader extends JsonLinesReader {
+    totals = {
+        input: 0,
+        output: 0,
+        cache_read: 0,
+        cache_write: 0,
+        reportedUsd: 0
+    };
+    steps = 0;
+    /** Text parts since the last tool call: the final message. */
+    tail = [];
+    constructor(hooks) {
+        super(hooks);
+    }
+    onJson(event) {
+        const part = isObject(event.part) ? event.part : {};
+        switch (event.type) {
+            case 'text': {
+                const text = stream_str(part.text) ?? '';
+                this.tail.push(text);
+                this.finalMessage = this.tail.join('\n\n');
+                this.emit({ kind: 'text', text });
+                break;
+            }
+            case 'tool_use':
+                this.onTool(part);
+                break;
+            case 'step_finish':
+                this.onStep(part);
+                break;
+            case 'error':
+                this.onError(isObject(event.error) ? event.error : {});
+                break;
+            case 'done':
+                for (const permission of Array.isArray(event.rejected) ? event.rejected : [])
+                    if (typeof permission === 'string')
+                        this.deny({ tool: permission });
+                if (this.denials.length > 0)
+                    this.emit({
+                        kind: 'notice',
+                        message: `[permission denied] ${this.denials.map(d => d.tool).join(', ')}`
+                    });
+                break;
+        }
+    }
+    onTool(part) {
+        const state = isObject(part.state) ? part.state : {};
+        const name = stream_str(part.tool) ?? '?';
+        this.tail = [];
+        this.finalMessage = undefined;
+        this.emit({
+            kind: 'tool_call',
+            name,
+            detail: describeToolInput(state.input) || oneLine(stream_str(state.title) ?? '')
+        });
+        const ok = state.status !== 'error';
+        const detail = ok ? stream_str(state.output) || stream_str(state.title) || '' : stream_str(state.error) || 'failed';
+        this.emit({ kind: 'tool_result', ok, detail: oneLine(detail, 120) });
+    }
+    onStep(part) {
+        this.steps++;
+        const tokens = isObject(part.tokens) ? part.tokens : {};
+        const cache = isObject(tokens.cache) ? tokens.cache : {};
+        this.totals.input += num(tokens.input);
+        // Reasoning tokens are billed as output.
+        this.totals.output += num(tokens.output) + num(tokens.reasoning);
+        this.totals.cache_read += num(cache.read);
+        this.totals.cache_write += num(cache.write);
+        this.totals.reportedUsd = (this.totals.reportedUsd ?? 0) + num(part.cost);
+        const model = isObject(part.model) ? stream_str(part.model.modelID) : undefined;
+        if (model)
+            this.totals.model = model;
+        this.emit({ kind: 'usage', usage: { ...this.totals } });
+    }
+    onError(error) {
+        const data = isObject(error.data) ? error.data : {};
+        const name = stream_str(error.name) ?? 'Error';
+        const message = oneLine(stream_str(data.message) ?? name, 300);
+        this.isError = true;
+        this.failure = this.failureOf(name, message, data.statusCode);
+        this.emit({ kind: 'error', message: `${name}: ${message}` });
+    }
+    failureOf(name, message, status) {
+        // A 429 is a usage limit only when it says quota; a per-minute rate limit is an API error.
+        if (USAGE_LIMIT.test(message) || (status === 429 && /quota/i.test(message))) {
+            const resetsAt = resetFromMessage(message);
+            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
+        }
+        if (name === 'ProviderAuthError')
+            return { kind: 'auth_error', message };
+        if (name === 'APIError')
+            return { kind: 'api_error', message };
+        return { kind: 'error', message };
+    }
+    end(exit) {
+        if (this.steps === 0 && !exit?.killed)
+            this.notes.push('opencode reported no step_finish: its cost is unknown');
+        const summary = `[done] ${this.steps} steps · $${(this.totals.reportedUsd ?? 0).toFixed(4)}`;
+        if (this.steps > 0)
+            this.emit({ kind: 'result', isError: this.isError === true, summary });
+    }
+}
+const opencodePreset = {
+    name: 'opencode',
+    jsonStream: true,
+    argv: userArgv => opencodeArgv(userArgv),
+    read: (_prompt, hooks) => new OpencodeStreamReader(hooks)
+};
+const opencodePlainPreset = {
+    name: 'opencode',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: prompt => genericReader(prompt)
+};
+
+;// CONCATENATED MODULE: ./src/agents/qwen.ts
+// qwen-code (`qwen`) with `--output-format stream-json` (added unless the user chose a format). Its stream has
+// Claude Code's shape (system/init, assistant with per-turn usage, user tool results, a last `result`), as
+// qwen 0.24.4 prints it against a Chat Completions server, but no dollars: the tokens are priced from the
+// table, turn by turn, so a dollar cap can stop a run mid-way. The loop's turn cap goes in as
+// `--max-session-turns`.
+
+
+
+const qwen_FORMAT = ['--output-format', '-o'];
+const isQwenCommand = (argv) => programStem(argv[0]) === 'qwen';
+/** The output format the user chose, if any. */
+const qwenFormat = (argv) => optionValue(argv, qwen_FORMAT);
+function qwenArgv(userArgv, caps = {}) {
+    const argv = hasOption(userArgv, qwen_FORMAT) ? [...userArgv] : [...userArgv, '--output-format', 'stream-json'];
+    if (caps.maxTurns !== undefined && !hasOption(userArgv, ['--max-session-turns']))
+        argv.push('--max-session-turns', String(caps.maxTurns));
+    return argv;
+}
+/** qwen with its stream-json (added unless the user chose a format). */
+const qwenPreset = {
+    name: 'qwen',
+    jsonStream: true,
+    argv: (userArgv, caps) => qwenArgv(userArgv, caps),
+    read: (_prompt, hooks) => new ClaudeStreamReader(hooks, 'qwen')
+};
+/** qwen run exactly as written with text output: read as plain text. */
+const qwenPlainPreset = {
+    name: 'qwen',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: prompt => genericReader(prompt)
+};
+
+;// CONCATENATED MODULE: ./scripts/install-agent-clis.json
+const install_agent_clis_namespaceObject = /*#__PURE__*/JSON.parse('{"X":{"claude":{"package":"@anthropic-ai/claude-code","version":"2.1.332","postinstall":"install.cjs"},"codex":{"package":"@openai/codex","version":"0.169.0"},"gemini":{"package":"@google/gemini-cli","version":"0.61.0"},"opencode":{"package":"opencode-ai","version":"1.18.33","postinstall":"postinstall.mjs"},"qwen":{"package":"@qwen-code/qwen-code","version":"0.24.4","executables":["vendor/ripgrep/x64-linux/rg","vendor/ripgrep/arm64-linux/rg","vendor/ripgrep/x64-darwin/rg","vendor/ripgrep/arm64-darwin/rg"]}}}');
+;// CONCATENATED MODULE: ./src/agents/clis.ts
+// The agent CLIs ralph-action can install and has proven live: each one's npm package at the version the
+// live tier tests (scripts/install-agent-clis.json, the one place to bump them), and the preset that reads it.
+
+
+
+const PINS = install_agent_clis_namespaceObject.X;
+const AGENT_CLIS = Object.keys(PINS).map(name => ({
+    name,
+    bin: name,
+    ...PINS[name]
+}));
+/** The CLI called `name`, or undefined when ralph-action does not know it. */
+function agentCli(name) {
+    return AGENT_CLIS.find(cli => cli.name === name);
+}
+/** The known CLI an agent command line runs (`claude -p …` → claude), or undefined. */
+function agentCliOf(agentArgv) {
+    return agentCli(programStem(agentArgv[0]));
+}
+/** What each CLI reads at start-up besides its environment (the agent's user gets a copy of these only). */
+const SETTINGS = {
+    claude: [{ home: '.claude', variable: 'CLAUDE_CONFIG_DIR' }, { home: '.claude.json' }],
+    codex: [{ home: '.codex', variable: 'CODEX_HOME' }],
+    gemini: [{ home: '.gemini' }],
+    opencode: [
+        { home: '.config/opencode', config: true },
+        { home: '.config/opencode-config/opencode.json', variable: 'OPENCODE_CONFIG', onlyVariable: true }
+    ],
+    qwen: [{ home: '.qwen' }]
+};
+/**
+ * The settings the CLI an agent command runs reads, as the runner's user has them (`env` is the environment
+ * the agent would get as that user: its HOME, XDG_CONFIG_HOME, CODEX_HOME…). Empty for a CLI we do not know.
+ */
+function agentSettings(agentArgv, env) {
+    const cli = agentCliOf(agentArgv);
+    const home = env.HOME;
+    if (!cli || !home)
+        return [];
+    const found = [];
+    for (const place of SETTINGS[cli.name]) {
+        const moved = place.variable ? env[place.variable] : undefined;
+        if (moved)
+            found.push({ from: external_node_path_default().resolve(moved), to: place.home, variable: place.variable });
+        else if (place.onlyVariable)
+            continue;
+        else if (place.config && env.XDG_CONFIG_HOME)
+            found.push({
+                from: external_node_path_default().join(env.XDG_CONFIG_HOME, external_node_path_default().relative('.config', place.home)),
+                to: place.home
+            });
+        else
+            found.push({ from: external_node_path_default().join(home, place.home), to: place.home });
+    }
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/agents/prices.ts
+const PRICE_TABLE_VERSION = '2026-11-26';
+const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing';
+const ANTHROPIC_PRICING_ZH = 'https://platform.claude.com/docs/zh-CN/about-claude/pricing';
+const OPENAI_QUOTED = 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (quoting developers.openai.com/api/docs/pricing)';
+const GEMINI_QUOTED = 'https://deploybase.ai/articles/gemini-api-pricing (quoting ai.google.dev/gemini-api/docs/pricing)';
+const PRICE_TABLE = [
+    // Anthropic. Cache write = the 5-minute write (claude's default); 1-hour writes cost more.
+    {
+        models: ['claude-fable-5-1', 'claude-mythos-5-1'],
+        input: 10,
+        output: 50,
+        cache_read: 0.25,
+        cache_write: 12.5,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING,
+        verified: 'official'
+    },
+    {
+        models: ['claude-fable-5', 'claude-mythos-5'],
+        input: 10,
+        output: 50,
+        cache_read: 1,
+        cache_write: 12.5,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING,
+        verified: 'official'
+    },
+    {
+        models: ['claude-opus-5-5'],
+        input: 4,
+        output: 20,
+        cache_read: 0.2,
+        cache_write: 5,
+        date: '2026-11-26',
+        source: 'https://platform.claude.com/docs/zh-CN/models/opus-5-5/overview',
+        verified: 'official'
+    },
+    {
+        models: ['claude-opus-5', 'claude-opus-4-8', 'claude-opus-4-7', 'claude-opus-4-6', 'claude-opus-4-5'],
+        input: 5,
+        output: 25,
+        cache_read: 0.5,
+        cache_write: 6.25,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING,
+        verified: 'official'
+    },
+    {
+        models: ['claude-opus-4-1', 'claude-opus-4', 'claude-opus-4-0', 'claude-3-opus'],
+        input: 15,
+        output: 75,
+        cache_read: 1.5,
+        cache_write: 18.75,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING,
+        verified: 'official'
+    },
+    {
+        models: ['claude-sonnet-5-5'],
+        input: 2,
+        output: 10,
+        cache_read: 0.2,
+        cache_write: 2.5,
+        date: '2026-11-26',
+        source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5-5/overview',
+        verified: 'official',
+        note: 'Third parties (github.com/kurofune/claudit v1.9.2, github.com/TheKrush/PromptFuel v1.0.23) report a cache-read cut ' +
+            'to $0.10 on 2026-10-07, not seen on the official page we read: the higher price is kept.'
+    },
+    {
+        models: ['claude-sonnet-5'],
+        input: 2,
+        output: 10,
+        cache_read: 0.2,
+        cache_write: 2.5,
+        date: '2026-11-26',
+        source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5/overview',
+        verified: 'official'
+    },
+    {
+        models: [
+            'claude-sonnet-4-6',
+            'claude-sonnet-4-5',
+            'claude-sonnet-4',
+            'claude-sonnet-4-0',
+            'claude-3-7-sonnet'
+        ],
+        input: 3,
+        output: 15,
+        cache_read: 0.3,
+        cache_write: 3.75,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING_ZH,
+        verified: 'official',
+        note: 'Prompts over 200K input tokens (1M-context beta) cost $6 / $22.50 on Sonnet 4 and 4.5; this table prices ' +
+            'every request at the base rate. Claude Code 2.1.332 prices claude-sonnet-4-5 at exactly these rates ' +
+            '(checked against its total_cost_usd in the live tests).'
+    },
+    {
+        models: ['claude-haiku-5-5'],
+        input: 0.1,
+        output: 0.5,
+        cache_read: 0.01,
+        cache_write: 0.125,
+        date: '2026-11-26',
+        source: 'https://platform.claude.com/docs/about-claude/models/whats-new-opus-5 ("From $0.10 / $0.50")',
+        verified: 'third-party',
+        note: 'Prompts over 100K tokens cost $0.50 / $2.50 (cache $0.05 read, $0.625 write) per github.com/kurofune/claudit ' +
+            'v1.9.2; the cache rates are third-party only. This table prices every request at the lower band.'
+    },
+    {
+        models: ['claude-haiku-4-5'],
+        input: 1,
+        output: 5,
+        cache_read: 0.1,
+        cache_write: 1.25,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING_ZH,
+        verified: 'official'
+    },
+    {
+        models: ['claude-3-5-haiku'],
+        input: 0.8,
+        output: 4,
+        cache_read: 0.08,
+        cache_write: 1,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING_ZH,
+        verified: 'official'
+    },
+    // OpenAI: no charge for cache writes. Standard tier, context under 270K tokens.
+    {
+        models: ['gpt-5.5'],
+        input: 5,
+        output: 30,
+        cache_read: 0.5,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party',
+        note: 'The same in https://www.morphllm.com/openai-api-pricing (June 2026); the official page itself was not in reach.'
+    },
+    {
+        models: ['gpt-5.5-pro', 'gpt-5.4-pro'],
+        input: 30,
+        output: 180,
+        cache_read: 30,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party',
+        note: 'No cached-input discount is listed: cached tokens are priced as input.'
+    },
+    {
+        models: ['gpt-5.4'],
+        input: 2.5,
+        output: 15,
+        cache_read: 0.25,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party'
+    },
+    {
+        models: ['gpt-5.4-mini'],
+        input: 0.75,
+        output: 4.5,
+        cache_read: 0.075,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party'
+    },
+    {
+        models: ['gpt-5.4-nano'],
+        input: 0.2,
+        output: 1.25,
+        cache_read: 0.02,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party'
+    },
+    {
+        models: ['gpt-5', 'gpt-5-codex', 'gpt-5.1', 'gpt-5.1-codex'],
+        input: 1.25,
+        output: 10,
+        cache_read: 0.125,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: 'https://docs.rs/crate/openai-cost/latest/source/src/pricing.rs ("openai.com/api/pricing as of 2026-Q2")',
+        verified: 'third-party',
+        note: 'gpt-5.1 and the -codex variants are priced as gpt-5 without a source of their own: unverified.'
+    },
+    {
+        models: ['gpt-5-mini'],
+        input: 0.25,
+        output: 2,
+        cache_read: 0.025,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: 'none found in reach; the launch price as remembered',
+        verified: 'unverified'
+    },
+    // Google: input_tokens include cached ones; thinking tokens are billed as output. Prompts up to 200K.
+    {
+        models: ['gemini-3-pro-preview', 'gemini-3-pro', 'gemini-3.1-pro-preview'],
+        input: 2,
+        output: 12,
+        cache_read: 0.2,
+        cache_write: 2,
+        date: '2026-11-26',
+        source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
+        verified: 'third-party',
+        note: 'gemini-3.1-pro-preview is priced as 3 Pro without a source of its own: unverified.'
+    },
+    {
+        models: ['gemini-2.5-pro'],
+        input: 1.25,
+        output: 10,
+        cache_read: 0.125,
+        cache_write: 1.25,
+        date: '2026-11-26',
+        source: GEMINI_QUOTED,
+        verified: 'third-party',
+        note: 'Prompts over 200K tokens cost $2.50 / $15; priced here at the base rate.'
+    },
+    {
+        models: ['gemini-2.5-flash'],
+        input: 0.3,
+        output: 2.5,
+        cache_read: 0.03,
+        cache_write: 0.3,
+        date: '2026-11-26',
+        source: GEMINI_QUOTED,
+        verified: 'third-party'
+    },
+    {
+        models: ['gemini-2.5-flash-lite'],
+        input: 0.1,
+        output: 0.4,
+        cache_read: 0.01,
+        cache_write: 0.1,
+        date: '2026-11-26',
+        source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
+        verified: 'third-party'
+    },
+    // Alibaba Cloud (qwen-code's default models): priced per request by its input size.
+    {
+        models: ['qwen3-coder-plus'],
+        input: 1,
+        output: 5,
+        cache_read: 0.2,
+        cache_write: 1,
+        date: '2026-11-26',
+        source: 'https://docs.cline.bot/provider-config/qwen ("qwen3-coder-plus … $1.00/$5.00 per 1M tokens", international region)',
+        verified: 'third-party',
+        note: 'The lowest band (prompts up to 32K tokens): Alibaba Cloud prices each request by its input size, and larger ' +
+            'prompts cost more (the official mainland-China page, https://help.aliyun.com/zh/model-studio/user-guide/qwen-coder, ' +
+            'lists four bands from ¥4/¥16 to ¥20/¥200 per million). Cached input at 20% of the input price (the same page: ' +
+            'implicit cache hits); cache writes are priced as input, without a source.'
+    }
+];
+/**
+ * The id the table is keyed by: lower case, without a provider prefix (`anthropic/`, `openai/`, `models/`,
+ * Bedrock's `us.anthropic.`), a date or version suffix (`-20250929`, `-2026-04-23`, `-v1:0`), `-latest`
+ * or claude's `[1m]`; claude ids with dots (`claude-sonnet-4.5`) get dashes.
+ */
+function normaliseModelId(model) {
+    let id = model.trim().toLowerCase();
+    id = id.replace(/\[[^\]]*\]$/, '');
+    id = id.slice(id.lastIndexOf('/') + 1);
+    id = id.replace(/^(?:[a-z]{2,4}\.)?anthropic\./, '');
+    id = id.replace(/-v\d+(?::\d+)?$/, '');
+    id = id.replace(/-latest$/, '');
+    id = id.replace(/-(?:\d{8}|\d{4}-\d{2}-\d{2})$/, '');
+    if (id.startsWith('claude-'))
+        id = id.replace(/\./g, '-');
+    return id;
+}
+const BY_MODEL = new Map();
+for (const row of PRICE_TABLE)
+    for (const model of row.models)
+        BY_MODEL.set(model, row);
+/** The price of a model, or undefined when the table does not know it (never a guess from a look-alike). */
+function lookupPrice(model) {
+    return model ? BY_MODEL.get(normaliseModelId(model)) : undefined;
+}
+/** Dollars for a run's tokens at list price, or undefined when its model is unknown or unnamed. */
+function priceFromTable(usage) {
+    const price = lookupPrice(usage.model);
+    if (!price)
+        return undefined;
+    return ((usage.input * price.input +
+        usage.output * price.output +
+        usage.cache_read * price.cache_read +
+        usage.cache_write * price.cache_write) /
+        1e6);
+}
+
+;// CONCATENATED MODULE: ./src/agents/endpoints.ts
+// How to point each agent CLI at a model server of your choosing (a local fake, a proxy, a gateway) and at
+// nothing else: the variables to set and the files to write under its HOME. The one place that knows each
+// CLI's base-URL setting; the live tier (__tests__/agents-live) proves every recipe against the real CLIs.
+
+
+/** The wire protocol each CLI speaks to its model. */
+const AGENT_WIRE = {
+    claude: 'anthropic-messages',
+    codex: 'openai-responses',
+    gemini: 'gemini',
+    // opencode speaks many; ralph-action points it at an OpenAI-compatible endpoint.
+    opencode: 'openai-chat',
+    qwen: 'openai-chat'
+};
+/** Settings gemini and qwen share (qwen-code is a fork of gemini-cli): no telemetry, no update checks. */
+function quietSettings(selectedType) {
+    return {
+        security: { auth: { selectedType }, folderTrust: { enabled: false } },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true }
+    };
+}
+const json = (value) => `${JSON.stringify(value, null, 2)}\n`;
+/** Per million tokens for opencode's model entry: its own dollar figure is then the price table's. */
+function opencodeCost(model) {
+    const price = lookupPrice(model);
+    return price
+        ? {
+            input: price.input,
+            output: price.output,
+            cache_read: price.cache_read,
+            cache_write: price.cache_write
+        }
+        : undefined;
+}
+/**
+ * What pointing `cli` at `endpoint` takes, for a CLI whose HOME is `home`. Everything else the CLI would
+ * reach at start-up (update checks, telemetry, model catalogues, plugins) is turned off.
+ */
+function endpointSetup(cli, endpoint, home) {
+    const { url, apiKey, model, maxRetries } = endpoint;
+    switch (cli) {
+        case 'claude':
+            return {
+                env: {
+                    ANTHROPIC_BASE_URL: url,
+                    ANTHROPIC_API_KEY: apiKey,
+                    ...(model ? { ANTHROPIC_MODEL: model } : {}),
+                    // Without it claude also calls its vendor's host for non-essential traffic.
+                    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+                    DISABLE_AUTOUPDATER: '1',
+                    DISABLE_TELEMETRY: '1',
+                    DISABLE_ERROR_REPORTING: '1',
+                    ...(maxRetries !== undefined ? { CLAUDE_CODE_MAX_RETRIES: String(maxRetries) } : {})
+                },
+                files: {},
+                args: []
+            };
+        case 'codex': {
+            // codex ignores OPENAI_BASE_URL: a custom provider in $CODEX_HOME/config.toml names the server.
+            const codexHome = external_node_path_default().join(home, '.codex');
+            const retries = maxRetries === undefined
+                ? []
+                : [`request_max_retries = ${maxRetries}`, `stream_max_retries = ${maxRetries}`];
+            const config = [
+                '# Written by ralph-action: codex against one model server, nothing else.',
+                ...(model ? [`model = ${JSON.stringify(model)}`] : []),
+                'model_provider = "ralph-endpoint"',
+                'check_for_update_on_startup = false',
+                '',
+                '[analytics]',
+                'enabled = false',
+                '',
+                '[feedback]',
+                'enabled = false',
+                '',
+                '[model_providers.ralph-endpoint]',
+                'name = "ralph-action model endpoint"',
+                `base_url = ${JSON.stringify(`${url}/v1`)}`,
+                'env_key = "OPENAI_API_KEY"',
+                'wire_api = "responses"',
+                ...retries,
+                ''
+            ].join('\n');
+            return {
+                env: { CODEX_HOME: codexHome, OPENAI_API_KEY: apiKey },
+                files: { [external_node_path_default().join(codexHome, 'config.toml')]: config },
+                args: []
+            };
+        }
+        case 'gemini':
+            // The variables alone fail with exit 41: the settings must select API-key authentication.
+            return {
+                env: {
+                    GEMINI_API_KEY: apiKey,
+                    GOOGLE_GEMINI_BASE_URL: url,
+                    ...(model ? { GEMINI_MODEL: model } : {})
+                },
+                files: { [external_node_path_default().join(home, '.gemini', 'settings.json')]: json(quietSettings('gemini-api-key')) },
+                args: []
+            };
+        case 'qwen':
+            return {
+                env: {
+                    OPENAI_API_KEY: apiKey,
+                    OPENAI_BASE_URL: `${url}/v1`,
+                    ...(model ? { OPENAI_MODEL: model } : {}),
+                    QWEN_CODE_SUPPRESS_YOLO_WARNING: '1'
+                },
+                files: { [external_node_path_default().join(home, '.qwen', 'settings.json')]: json(quietSettings('openai')) },
+                args: []
+            };
+        case 'opencode': {
+            // opencode picks a provider's model by name: without one it would not use this endpoint at all.
+            if (!model)
+                throw new Error('opencode needs a model to be pointed at a model endpoint');
+            const cost = opencodeCost(model);
+            const config = {
+                $schema: 'https://opencode.ai/config.json',
+                model: `ralph/${model}`,
+                small_model: `ralph/${model}`,
+                autoupdate: false,
+                share: 'disabled',
+                // `opencode run` rejects what would ask: edits and commands are the agent's job; the web is not.
+                permission: { edit: 'allow', bash: 'allow', webfetch: 'deny' },
+                provider: {
+                    ralph: {
+                        npm: '@ai-sdk/openai-compatible',
+                        name: 'ralph-action model endpoint',
+                        options: { baseURL: `${url}/v1`, apiKey, includeUsage: true },
+                        models: {
+                            [model]: {
+                                tool_call: true,
+                                ...(cost ? { cost } : {}),
+                                limit: { context: 200000, output: 8192 }
+                            }
+                        }
+                    }
+                }
+            };
+            const file = external_node_path_default().join(home, '.config', 'opencode', 'ralph-endpoint.json');
+            return {
+                env: {
+                    OPENCODE_CONFIG: file,
+                    OPENCODE_DISABLE_MODELS_FETCH: '1',
+                    OPENCODE_DISABLE_AUTOUPDATE: '1',
+                    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+                    OPENCODE_DISABLE_SHARE: '1',
+                    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1'
+                },
+                files: { [file]: json(config) },
+                args: ['--pure']
+            };
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agents/index.ts
+// Agent presets: recognised by the agent command's program name; anything else is generic.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The preset for an agent command line. */
+function presetFor(agentArgv, options) {
+    const generic = genericPresetWith(options.cost);
+    if (!options.presets)
+        return generic;
+    const all = (options.flags ?? 'all') === 'all';
+    if (isClaudeCommand(agentArgv[0]))
+        return claudePreset;
+    if (isCodexExec(agentArgv))
+        return all || codexAskedForJson(agentArgv) ? codexPreset : codexPlainPreset;
+    if (isGeminiCommand(agentArgv)) {
+        const format = geminiFormat(agentArgv);
+        if (format === 'text')
+            return geminiPlainPreset;
+        return all || format !== undefined ? geminiPreset : geminiPlainPreset;
+    }
+    if (isQwenCommand(agentArgv)) {
+        // Only stream-json is read as a stream (`-o json` prints one document at the end).
+        const format = qwenFormat(agentArgv);
+        if (format !== undefined)
+            return format === 'stream-json' ? qwenPreset : qwenPlainPreset;
+        return all ? qwenPreset : qwenPlainPreset;
+    }
+    if (isOpencodeRun(agentArgv)) {
+        const format = opencodeFormat(agentArgv);
+        if (format !== undefined)
+            return format === 'json' ? opencodePreset : opencodePlainPreset;
+        return all ? opencodePreset : opencodePlainPreset;
+    }
+    if (isAiderCommand(agentArgv))
+        return aiderPreset;
+    return generic;
+}
 
 ;// CONCATENATED MODULE: ./src/ralph/types.ts
 // The RALPH.md contract: what a validated ralph is, what a problem with one looks like.
@@ -46073,7 +48424,7 @@ class StagnationBreaker {
     }
 }
 
-;// CONCATENATED MODULE: ./src/loop/cost-meter.ts
+;// CONCATENATED MODULE: ./src/agents/cost-meter.ts
 const RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
 /** Turns what a stream said into a priced Usage: reported dollars first, then the price table. */
 function priceUsage(report, price) {
@@ -46127,8 +48478,6 @@ function createCostMeter(price) {
     };
 }
 
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(77598);
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(37067);
 var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
@@ -46143,7 +48492,7 @@ var external_node_tls_ = __nccwpck_require__(41692);
 var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
 ;// CONCATENATED MODULE: ./src/proxy/wire.ts
 const wire_num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-const obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+const wire_obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 /** One request's usage as its response revealed it so far (cumulative). */
 class WireUsage {
     wire;
@@ -46157,7 +48506,7 @@ class WireUsage {
     }
     /** Reads one event (or a whole body); answers true when the usage changed. */
     read(event) {
-        const data = obj(event);
+        const data = wire_obj(event);
         if (!data)
             return false;
         switch (this.wire) {
@@ -46182,8 +48531,8 @@ class WireUsage {
     // message_start carries the input (and a first output count); message_delta the output so far.
     // A whole (non-streamed) body is a message with its usage.
     anthropic(data) {
-        const message = data.type === 'message_start' ? obj(data.message) : data.type === 'message' ? data : undefined;
-        const usage = obj(message ? message.usage : data.type === 'message_delta' ? data.usage : undefined);
+        const message = data.type === 'message_start' ? wire_obj(data.message) : data.type === 'message' ? data : undefined;
+        const usage = wire_obj(message ? message.usage : data.type === 'message_delta' ? data.usage : undefined);
         if (!usage)
             return false;
         const u = this.usage;
@@ -46196,12 +48545,12 @@ class WireUsage {
     }
     // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
     responses(data) {
-        const response = typeof data.type === 'string' && data.type.startsWith('response.') ? obj(data.response) : data;
-        const usage = obj(response?.usage);
+        const response = typeof data.type === 'string' && data.type.startsWith('response.') ? wire_obj(data.response) : data;
+        const usage = wire_obj(response?.usage);
         if (!response || !usage)
             return false;
         // OpenAI counts cached tokens inside input_tokens; a UsageReport's input is the uncached part.
-        const cached = wire_num(obj(usage.input_tokens_details)?.cached_tokens);
+        const cached = wire_num(wire_obj(usage.input_tokens_details)?.cached_tokens);
         return this.set({
             input: wire_num(usage.input_tokens) - cached,
             output: wire_num(usage.output_tokens),
@@ -46211,10 +48560,10 @@ class WireUsage {
     }
     // The usage chunk (stream_options.include_usage), or a whole body's usage.
     chat(data) {
-        const usage = obj(data.usage);
+        const usage = wire_obj(data.usage);
         if (!usage)
             return false;
-        const cached = wire_num(obj(usage.prompt_tokens_details)?.cached_tokens);
+        const cached = wire_num(wire_obj(usage.prompt_tokens_details)?.cached_tokens);
         return this.set({
             input: wire_num(usage.prompt_tokens) - cached,
             output: wire_num(usage.completion_tokens),
@@ -46224,7 +48573,7 @@ class WireUsage {
     }
     // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output.
     gemini(data) {
-        const usage = obj(data.usageMetadata);
+        const usage = wire_obj(data.usageMetadata);
         if (!usage)
             return false;
         const cached = wire_num(usage.cachedContentTokenCount);
@@ -46895,7 +49244,7 @@ function modelProxySettings(given) {
 
 
 
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const egress_SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** The chain of a uid's rules (iptables allows 28 characters). */
 const egressChain = (uid) => `RALPH-AGENT-${uid}`;
 /** The iptables calls that restrict `uid` to the proxy, in order (the same for ip6tables, minus the proxy). */
@@ -46958,7 +49307,7 @@ async function iptables(program, args, prefix) {
     const result = await runProcess({
         argv: [...prefix, program, '-w', ...args],
         cwd: '/',
-        env: { PATH: SYSTEM_PATH, LANG: 'C' }
+        env: { PATH: egress_SYSTEM_PATH, LANG: 'C' }
     });
     const error = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0] ?? '';
     return { ok: result.exitCode === 0, error };
@@ -46971,7 +49320,7 @@ function egressUnavailable(uid, privilege = 'root') {
         return `egress rules need Linux (this is ${process.platform})`;
     if (privilege === 'root' && process.getuid?.() !== 0)
         return 'egress rules need root or sudo (iptables)';
-    if (!which('iptables', { cwd: '/', path: SYSTEM_PATH }))
+    if (!which('iptables', { cwd: '/', path: egress_SYSTEM_PATH }))
         return 'iptables is not installed';
     if (!Number.isInteger(uid) || uid <= 0 || uid === process.getuid?.())
         return "the agent does not run as its own user, so its connections cannot be told from the action's";
@@ -46996,7 +49345,7 @@ async function restrictEgress(options) {
     const remove = () => removeEgressRules(uid, prefix);
     await remove();
     const commands = egressRuleCommands(uid, options.proxyPort, options.refusalPort);
-    const have6 = which('ip6tables', { cwd: '/', path: SYSTEM_PATH }) !== null;
+    const have6 = which('ip6tables', { cwd: '/', path: egress_SYSTEM_PATH }) !== null;
     // Without ip6tables the agent's IPv6 (::1's services, an outside v6 address) would stay open: refuse it all.
     if (!have6 && ipv6On())
         throw new Error('ip6tables is not installed while IPv6 is on, so the IPv6 connections of the agent would be open');
@@ -47038,7 +49387,7 @@ async function originalDestination(clientPort, listenPort, prefix) {
         const read = await runProcess({
             argv: [...prefix, 'grep', '-F', `sport=${clientPort} `, file],
             cwd: '/',
-            env: { PATH: SYSTEM_PATH }
+            env: { PATH: egress_SYSTEM_PATH }
         });
         if (read.exitCode === 2 || read.spawnError)
             return `an unknown destination (${file} cannot be read)`;
@@ -47165,817 +49514,60 @@ class LoopGuard {
     }
 }
 
-;// CONCATENATED MODULE: ./src/security/env.ts
-// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
-// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
-// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
-/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
-const SECRET_VARIABLES = [
-    'GITHUB_TOKEN',
-    'GH_TOKEN',
-    'GH_ENTERPRISE_TOKEN',
-    'GITHUB_ENTERPRISE_TOKEN',
-    'ACTIONS_RUNTIME_TOKEN',
-    'ACTIONS_RUNTIME_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_*',
-    'ACTIONS_RESULTS_URL',
-    'ACTIONS_CACHE_URL',
-    // Every action input: `with: github-token: …` arrives as INPUT_GITHUB-TOKEN.
-    'INPUT_*',
-    // The action's saved state between its main and post steps.
-    'STATE_*'
-];
-/**
- * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
- * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
- * given to a process of the loop, whatever the allow-list says.
- */
-const RUNNER_FILE_COMMANDS = [
-    'GITHUB_ENV',
-    'GITHUB_PATH',
-    'GITHUB_OUTPUT',
-    'GITHUB_STATE',
-    'GITHUB_STEP_SUMMARY'
-];
-const matches = (name, pattern) => pattern.endsWith('*')
-    ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
-    : name.toUpperCase() === pattern.toUpperCase();
-/** True for a credential variable (ignoring any allow-list). */
-function isSecretVariable(name) {
-    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
+;// CONCATENATED MODULE: ./src/loop/stop.ts
+/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
+function capReached(max, last) {
+    const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`;
+    return last?.verdict === 'checks_passed_no_tag'
+        ? `${cap}; the checks pass, but the agent has not given the completion tag`
+        : cap;
 }
-const isFileCommand = (name) => RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
-/** Whether a process of the loop may keep `name`, given the user's allow-list. */
-function agentMayKeep(name, allow = []) {
-    if (isFileCommand(name))
-        return false;
-    return !isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
-}
-/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
-function agentEnvironment(base, options = {}) {
-    const env = {};
-    for (const [name, value] of Object.entries(base))
-        if (value !== undefined &&
-            agentMayKeep(name, options.allow) &&
-            !options.remove?.some(p => matches(name, p)))
-            env[name] = value;
-    return { ...env, ...options.set };
-}
-/** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
-function removedVariables(base, options = {}) {
-    const kept = agentEnvironment(base, options);
-    return Object.keys(base)
-        .filter(name => base[name] !== undefined && !(name in kept))
-        .sort();
-}
-/**
- * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
- * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
- * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
- */
-async function withoutSecretVariables(fn, allow = []) {
-    const saved = {};
-    for (const key of Object.keys(process.env))
-        if (isSecretVariable(key) && !agentMayKeep(key, allow)) {
-            saved[key] = process.env[key];
-            delete process.env[key];
-        }
-    try {
-        return await fn();
-    }
-    finally {
-        Object.assign(process.env, saved);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/security/git-env.ts
-// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
-// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
-// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
-// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
-
-
-
-
-
-// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
-// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
-const HARDENING = [
-    ['core.hooksPath', '/dev/null'],
-    ['core.fsmonitor', 'false']
-];
-/** Environment variables that add `entries` as command-line-scope config, after any already set. */
-function configEnv(entries, base = {}) {
-    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
-    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
-    entries.forEach(([key, value], i) => {
-        env[`GIT_CONFIG_KEY_${start + i}`] = key;
-        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
-    });
-    return env;
-}
-let ownHome;
-let jobSafeDirectories;
-/** An empty HOME of the action's own (mode 0700), made once per process. */
-function gitHome() {
-    ownHome ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-home-'));
-    return ownHome;
-}
-/**
- * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
- * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
- */
-function safeDirectories() {
-    if (jobSafeDirectories)
-        return jobSafeDirectories;
-    try {
-        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['config', '--get-all', 'safe.directory'], {
-            cwd: '/',
-            encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'ignore'],
-            timeout: 10_000
-        });
-        jobSafeDirectories = out.split('\n').filter(Boolean);
-    }
-    catch {
-        jobSafeDirectories = [];
-    }
-    return jobSafeDirectories;
-}
-/**
- * The variables for one git command of the action, merged over `base` by the caller (an undefined value
- * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
- * no prompt; `config` is added as command-line config.
- */
-function hermeticGitEnvironment(config = [], base = process.env) {
-    const env = {};
-    for (const name of Object.keys(base))
-        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
-            env[name] = undefined;
-    const home = gitHome();
-    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
-    return {
-        ...env,
-        HOME: home,
-        XDG_CONFIG_HOME: external_node_path_default().join(home, '.config'),
-        GIT_CONFIG_NOSYSTEM: '1',
-        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        GIT_TERMINAL_PROMPT: '0',
-        GIT_ASKPASS: '',
-        SSH_ASKPASS: '',
-        ...configEnv([...HARDENING, ...trusted, ...config])
-    };
-}
-
-;// CONCATENATED MODULE: ./src/security/scripts.ts
-// The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
-// agent's user, gives it a fresh HOME and the work tree, and takes all of that back. LAUNCHER runs as the
-// agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
-// secure_path and deny-lists change nothing about what the agent gets.
-/**
- * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS [REACH...]` prints `user UID GID`,
- * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
- * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
- * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
- *
- * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE [MODE PATH]...` gives back what the
- * agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the HOME,
- * and prints `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
- */
-const PRIVILEGED = `
-set -u
-shopt -s dotglob nullglob
-fail() { printf 'error %s\\n' "$*"; exit 1; }
-problem() { printf 'problem %s\\n' "$*"; }
-as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
-# The entries of the work tree, .git left out: it stays the owner's, readable only.
-entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
-step=$1; shift
-if [ "$step" = prepare ]; then
-  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7; shift 7
-  if ! id -u "$user" >/dev/null 2>&1; then
-    out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
-      fail "useradd could not create the user $user: $out"
-  fi
-  uid=$(id -u "$user") gid=$(id -g "$user")
-  [ "$uid" != 0 ] && [ "$gid" != 0 ] || fail "the user $user is root or in the root group"
-  [ "$uid" != "$owner" ] || fail "the user $user is the user the action runs as"
-  [ "$(id -G "$user")" = "$gid" ] || fail "the user $user is in other groups ($(id -Gn "$user")), which may give it rights: the agent's user must be in its own group only"
-  case ",$ownergroups," in *",$gid,"*) fail "the group of $user ($gid) is one of the action's own groups" ;; esac
-  mkdir -p -m 0755 "$(dirname "$home")" && rm -rf -- "$home" && mkdir -m 0700 -- "$home" &&
-    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" || fail "could not make a fresh HOME for $user at $home"
-  # The staged settings: links and special files never (staging copied none; this is the boundary's own check).
-  if [ -n "$settings" ]; then
-    cp -R -P --preserve=mode -- "$settings/." "$home/" && find "$home" -mindepth 1 ! -type f ! -type d -delete ||
-      fail "could not copy the agent's settings into $home"
-  fi
-  chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
-  printf 'user %s %s\\n' "$uid" "$gid"
-  # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
-  pass() {
-    local dirs=() d=$1
-    while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
-    for d in "\${dirs[@]}"; do
-      as_agent test -x "$d" && continue
-      printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
-      chmod o+x -- "$d" || fail "could not let $user pass through $d"
-    done
-  }
-  pass "$(dirname -- "$tree")"
-  for r in "$@"; do pass "$r"; done
-  # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
-  # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
-  # never rename or remove .git.
-  mapfile -d '' -t found < <(entries)
-  if [ \${#found[@]} -gt 0 ]; then
-    find "\${found[@]}" -uid "$owner" -exec chown -h "$uid:$gid" -- {} + || fail "could not give the work tree $tree to $user"
-  fi
-  printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
-  chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
-  if [ -n "$program" ] && ! as_agent test -x "$program"; then
-    fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
-  fi
-elif [ "$step" = release ]; then
-  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7; shift 7
-  mapfile -d '' -t found < <(entries)
-  if [ \${#found[@]} -gt 0 ]; then
-    # A setuid file the agent made must not become one of the owner's.
-    find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
-    find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
-  fi
-  chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
-  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
-  rm -rf -- "$home" || problem "could not remove $home"
-else
-  fail "unknown step $step"
-fi
-`;
-/** `bash -c LAUNCHER ralph-agent PROGRAM ARGS...`, stdin: `NAME=value\0`… then an empty entry, then the program's input. */
-const LAUNCHER = `
-for name in $(compgen -e); do unset -v "$name"; done 2>/dev/null
-while IFS= read -r -d '' entry && [ -n "$entry" ]; do export "$entry" 2>/dev/null; done
-exec "$@"
-`;
-/** Every process of the user running this is killed (kill(-1) spares only the caller). */
-const KILL_ALL = 'kill -s KILL -1 2>/dev/null; exit 0';
-/** `bash -c SIGNAL SIG PID...`: the signal to each pid (negative: a group) this user may signal. */
-const SIGNAL = 'kill -s "$0" -- "$@" 2>/dev/null; exit 0';
-
-;// CONCATENATED MODULE: ./src/security/settings.ts
-// The agent CLI's own settings, for an agent that runs as its own user with a fresh HOME: a copy of the files
-// and folders its preset names (never the runner's whole HOME), staged by the action's own user in a folder of
-// its own, then put into the agent's HOME by the isolation's prepare step while that HOME is still root's. No
-// symbolic link is followed or copied (one could point out of the settings into the runner's secrets), nothing
-// but regular files and folders is copied, and the originals are never the agent's: it cannot write back.
-
-
-
-/** A copy larger than this in all is cut short (a ~/.claude can hold gigabytes of old transcripts). */
-const MAX_BYTES = 64 * 1024 * 1024;
-/**
- * Copies each existing `from` into a fresh staging folder at `to`, without following a symbolic link anywhere
- * (the place itself included). Answers what it copied and what it left out, and why.
- */
-function stageSettings(copies, parent = (0,external_node_os_.tmpdir)()) {
-    const staged = { copied: [], skipped: [] };
-    let bytes = 0;
-    let dir;
-    const skip = (file, why) => {
-        staged.skipped.push(`${file} (${why})`);
-    };
-    const copy = (from, to) => {
-        const stat = (0,external_node_fs_.lstatSync)(from);
-        if (stat.isSymbolicLink())
-            return (skip(from, 'a symbolic link'), 0);
-        if (stat.isDirectory()) {
-            (0,external_node_fs_.mkdirSync)(to, { recursive: true, mode: 0o700 });
-            let files = 0;
-            for (const entry of (0,external_node_fs_.readdirSync)(from).sort())
-                files += copy(external_node_path_default().join(from, entry), external_node_path_default().join(to, entry));
-            return files;
-        }
-        if (!stat.isFile())
-            return (skip(from, 'not a regular file'), 0);
-        if (bytes + stat.size > MAX_BYTES)
-            return (skip(from, `over the ${MAX_BYTES >> 20} MB the copy may take`), 0);
-        // O_NOFOLLOW: a link swapped in since the lstat is refused, not read.
-        const fd = (0,external_node_fs_.openSync)(from, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW);
-        try {
-            if (!(0,external_node_fs_.fstatSync)(fd).isFile())
-                return (skip(from, 'not a regular file'), 0);
-            const content = (0,external_node_fs_.readFileSync)(fd);
-            bytes += content.length;
-            (0,external_node_fs_.writeFileSync)(to, content, { mode: stat.mode & 0o700 });
-        }
-        finally {
-            (0,external_node_fs_.closeSync)(fd);
-        }
-        return 1;
-    };
-    for (const { from, to } of copies) {
-        try {
-            (0,external_node_fs_.lstatSync)(from);
-        }
-        catch {
-            continue; // the CLI has no settings there: nothing to copy
-        }
-        dir ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(parent, 'ralph-agent-settings-'));
-        const target = external_node_path_default().join(dir, to);
-        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(target), { recursive: true, mode: 0o700 });
-        try {
-            const files = copy(from, target);
-            if (files > 0)
-                staged.copied.push(`${from} → ~/${to} (${files} file${files === 1 ? '' : 's'})`);
-        }
-        catch (error) {
-            skip(from, error.code ?? error.message);
-        }
-    }
-    if (dir)
-        staged.dir = dir;
-    return staged;
-}
-
-;// CONCATENATED MODULE: ./src/security/isolation.ts
-// The agent as its own unprivileged user. A deny-list of variables is no boundary while the agent is the
-// user that holds the tokens: it can read /proc/<pid>/environ and mem of the action, write ~/.gitconfig that
-// the action's git obeys, append to the runner's GITHUB_ENV, and (on hosted runners) sudo. Another uid with no
-// group, no sudo and no_new_privs can do none of that. The agent, the ralph's commands and the checks all run
-// as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
-// passwordless sudo; whenever none of them is running, every process of that uid is killed.
-
-
-
-
-
-
-
-
-
-
-const DEFAULT_AGENT_USER = 'ralph-agent';
-/** Where the agent's fresh HOME is made (wiped at every start and at the end). */
-const HOMES = '/var/lib/ralph-action';
-/** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
-const isolation_SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-const SYSTEM_ENV = { PATH: isolation_SYSTEM_PATH, LANG: 'C' };
-/** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
-const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-// A socket on stdin (Node's pipes are socketpairs) makes bash read ~/.bashrc, as if run by rshd: never.
-const BASH = ['bash', '--norc', '--noprofile', '-c'];
-/** Rounds of kill(-1) before a uid that keeps forking is reported. */
-const KILL_ROUNDS = 20;
-/** Isolation could not be set up: the message is one line that says why and what to do. */
-class IsolationError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'IsolationError';
-    }
-}
-/** Whether this process can start programs as another user: as root, or with passwordless sudo. */
-function isolationPrivilege() {
-    if (process.platform !== 'linux')
-        return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
-    if (!which('setpriv', { cwd: '/', path: isolation_SYSTEM_PATH }))
-        return { why: 'setpriv (util-linux) is not installed' };
-    if (process.getuid?.() === 0)
-        return { privilege: 'root' };
-    const me = `ralph-action runs as ${(0,external_node_os_.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
-    if (!which('sudo', { cwd: '/', path: isolation_SYSTEM_PATH }))
-        return { why: `${me}, and sudo is not installed` };
-    const probe = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
-    if (probe.status !== 0)
-        return { why: `${me}, and without passwordless sudo` };
-    return { privilege: 'sudo' };
-}
-/** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
-const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv];
-/** argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). */
-function asAgent(state, argv) {
-    const { uid, gid } = state.user;
-    return asRoot(state.privilege, [
-        'setpriv',
-        `--reuid=${uid}`,
-        `--regid=${gid}`,
-        '--clear-groups',
-        '--no-new-privs',
-        '--',
-        ...argv
-    ]);
-}
-/** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
-async function privileged(privilege, args) {
-    const result = await runProcess({
-        argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
-        cwd: '/',
-        env: SYSTEM_ENV,
-        input: PRIVILEGED
-    });
-    const out = result.stdout.head.toString('utf8') + result.stdout.tail.toString('utf8');
-    const lines = out.split('\n').filter(Boolean);
-    const error = lines.find(line => line.startsWith('error '));
-    if (error)
-        throw new IsolationError(error.slice('error '.length));
-    if (result.exitCode !== 0) {
-        const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0];
-        throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`);
-    }
-    return lines;
-}
-const inside = (child, parent) => {
-    const rel = external_node_path_default().relative(parent, child);
-    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
-};
-/**
- * Creates the agent's user (first use), gives it a fresh HOME and the work tree, and answers the isolation.
- * Throws IsolationError (one line) when the user or the work tree cannot be set up.
- */
-async function isolateAgent(options) {
-    const name = options.user ?? DEFAULT_AGENT_USER;
-    if (!AGENT_USER_NAME.test(name))
-        throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
-    const workTree = external_node_path_default().resolve(options.workTree);
-    const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES];
-    if (paths.some(p => /[\n\r]/.test(p)))
-        throw new IsolationError('A path for the isolation holds a line break; move the work tree.');
-    if (workTree === '/')
-        throw new IsolationError('The work tree is /: the agent cannot be given all of it.');
-    for (const other of options.outside ?? [])
-        if (other && inside(external_node_path_default().resolve(other), workTree))
-            throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
-    const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
-    const home = `${HOMES}/${name}`;
-    // Staged by the action's own user (it reads its own files as itself), copied in by prepare as root.
-    const staged = stageSettings(options.settings ?? []);
-    if (staged.dir && /[\n\r]/.test(staged.dir))
-        throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.');
-    let lines;
-    try {
-        lines = await privileged(options.privilege, [
-            'prepare',
-            name,
-            home,
-            workTree,
-            String(owner.uid),
-            (process.getgroups?.() ?? [owner.gid]).join(','),
-            options.program ?? '',
-            staged.dir ?? '',
-            ...(options.reach ?? [])
-        ]);
-    }
-    finally {
-        if (staged.dir)
-            (0,external_node_fs_.rmSync)(staged.dir, { recursive: true, force: true });
-    }
-    for (const copied of staged.copied)
-        options.log?.(`The agent's user gets a copy of ${copied}.`);
-    for (const skipped of staged.skipped)
-        options.log?.(`Left out of the copy of the agent's settings: ${skipped}.`);
-    const repointed = {};
-    for (const { variable, from, to } of options.settings ?? [])
-        if (variable)
-            repointed[variable] = { from, to: external_node_path_default().join(home, to) };
-    const field = (key) => (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1);
-    const [uid, gid] = field('user').map(Number);
-    const [topGid, topMode] = field('top');
-    const opened = lines
-        .filter(line => line.startsWith('opened '))
-        .map(line => {
-        const [, mode, ...rest] = line.split(' ');
-        return { mode, path: rest.join(' ') };
-    });
-    const state = {
-        user: { name, uid, gid, home },
-        privilege: options.privilege,
-        workTree,
-        owner,
-        top: { gid: Number(topGid), mode: topMode },
-        opened,
-        repointed
-    };
-    if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
-        throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`);
-    return isolation(state, options.log);
-}
-/** The isolation a saved state describes (post, after main was killed, releases it with this). */
-function isolation(state, log) {
-    const said = new Set();
-    const signaller = agentSignaller(state);
-    let running = 0;
-    let reaped = [];
-    const command = (argv, env) => {
-        const agentEnv = agentUserEnvironment(env, state.user, state.repointed);
-        // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
-        if (state.privilege === 'root')
-            return { argv: asAgent(state, argv), env: agentEnv, stdin: Buffer.alloc(0) };
-        // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
-        const entries = [];
-        for (const [key, value] of Object.entries(agentEnv)) {
-            if (value === undefined)
-                continue;
-            if (IDENTIFIER.test(key))
-                entries.push(`${key}=${value}\0`);
-            else if (!said.has(key)) {
-                said.add(key);
-                log?.(`The variable ${key} cannot be passed to the agent's user through sudo (not a shell name); it is left out.`);
-            }
-        }
+const fromTrip = (trip) => ({ reason: trip.cause, detail: trip.detail });
+/** What the iteration's own outcome says, most decisive first; undefined when it does not end the loop. */
+function outcomeStop(end, budgets, breaker) {
+    const agent = end.record.agent;
+    if (end.crash)
+        return { reason: 'agent_error', detail: `Run crashed: ${end.crash}` };
+    if (end.success)
+        return budgets.gated
+            ? { reason: 'all_checks_passed', detail: `every check passed in iteration ${end.iteration}` }
+            : { reason: 'completed', detail: `the agent gave the completion signal in iteration ${end.iteration}` };
+    if (end.interrupted && budgets.trip)
+        return fromTrip(budgets.trip);
+    if (end.limitStop)
+        return { reason: 'agent_error', detail: end.limitStop };
+    if (budgets.stopOnError && agent && !agent.success && !end.limitWaited) {
+        const how = agent.timedOut ? 'timed out' : `exited with ${agent.exitCode ?? agent.signal}`;
         return {
-            argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv]),
-            env: SYSTEM_ENV,
-            stdin: Buffer.from(`${entries.join('')}\0`)
+            reason: 'agent_error',
+            detail: `the agent ${how} in iteration ${end.iteration}; stopping due to --stop-on-error`
         };
-    };
-    const killAll = async () => {
-        const found = new Set();
-        for (let round = 0; round < KILL_ROUNDS; round++) {
-            const pids = processesOf(state.user.uid);
-            if (pids.length === 0)
-                return [...found];
-            for (const pid of pids) {
-                if (!found.has(pid))
-                    reaped.push(pid);
-                found.add(pid);
-            }
-            const [program, ...args] = asAgent(state, [...BASH, KILL_ALL]);
-            (0,external_node_child_process_namespaceObject.spawnSync)(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
-            // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
-            if (round > 0)
-                await (0,external_node_timers_promises_namespaceObject.setTimeout)(20);
-        }
-        const left = processesOf(state.user.uid);
-        if (left.length > 0)
-            throw new IsolationError(`processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`);
-        return [...found];
-    };
-    const run = async (options) => {
-        const env = options.env ?? process.env;
-        // As run directly: a program that is not there is not started (the loop says which one is missing).
-        if (!which(options.argv[0] ?? '', { cwd: options.cwd, path: env.PATH }))
-            return notFound(options);
-        const agent = command(options.argv, env);
-        const input = agent.stdin.length === 0
-            ? options.input
-            : Buffer.concat([
-                agent.stdin,
-                options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input)
-            ]);
-        running++;
-        let exited = false;
-        let killing;
-        // Once the last program has exited, what it left (holding its output open, or not) is killed at once.
-        const ended = () => {
-            if (exited)
-                return;
-            exited = true;
-            if (--running === 0)
-                killing = killAll();
-        };
-        try {
-            return await runProcess({
-                ...options,
-                argv: agent.argv,
-                env: agent.env,
-                ...(input !== undefined ? { input } : {}),
-                signaller,
-                onExit: () => {
-                    ended();
-                    options.onExit?.();
-                }
-            });
-        }
-        finally {
-            ended();
-            // Nothing of the uid survives the program's end (a kill started at its exit is waited for).
-            if (killing)
-                await killing;
-            else if (running === 0)
-                await killAll();
-        }
-    };
-    const release = async () => {
-        const problems = [];
-        try {
-            await killAll();
-        }
-        catch (error) {
-            // The work tree is not handed back while a process of the agent's user could still race the chown.
-            return [error.message];
-        }
-        const { user, owner, top, workTree } = state;
-        try {
-            const lines = await privileged(state.privilege, [
-                'release',
-                String(user.uid),
-                user.home,
-                workTree,
-                String(owner.uid),
-                String(owner.gid),
-                String(top.gid),
-                top.mode,
-                ...state.opened.flatMap(o => [o.mode, o.path])
-            ]);
-            for (const line of lines)
-                if (line.startsWith('problem '))
-                    problems.push(line.slice('problem '.length));
-        }
-        catch (error) {
-            problems.push(error.message);
-        }
-        return problems;
-    };
-    return {
-        state,
-        user: state.user,
-        command,
-        environment: env => agentUserEnvironment(env, state.user, state.repointed),
-        signaller,
-        runProcess: run,
-        killAll,
-        leftovers: () => {
-            const pids = reaped;
-            reaped = [];
-            return pids;
-        },
-        release
-    };
-}
-/** The result of a program that could not be found: nothing started (as proc answers ENOENT). */
-function notFound(options) {
-    const program = options.argv[0] ?? '';
-    if (options.logFile) {
-        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(options.logFile), { recursive: true });
-        (0,external_node_fs_.appendFileSync)(options.logFile, '');
     }
-    const none = { head: Buffer.alloc(0), tail: Buffer.alloc(0), totalBytes: 0, truncated: false };
-    const spawnError = Object.assign(new Error(`spawn ${program} ENOENT`), {
-        code: 'ENOENT',
-        errno: -2,
-        syscall: `spawn ${program}`,
-        path: program
-    });
-    return {
-        exitCode: null,
-        signal: null,
-        timedOut: false,
-        aborted: false,
-        spawnError,
-        stdout: none,
-        stderr: none,
-        durationMs: 0
-    };
+    if (breaker)
+        return { reason: 'circuit_open', detail: `circuit open (${breaker.rule}): ${breaker.message}` };
+    return undefined;
 }
 /**
- * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
- * runner's HOME (XDG_*, a global git config) or at the runner's file commands; a variable that named the CLI's
- * settings (`repointed`) names their copy.
+ * Whether the loop stops now, and why. `end` is the iteration just run (undefined before the first);
+ * `breaker` is what the stagnation breaker made of it. Undefined: the loop goes on.
  */
-function agentUserEnvironment(env, user, repointed = {}) {
-    const out = {};
-    for (const [key, value] of Object.entries(env)) {
-        if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
-            continue;
-        if (RUNNER_FILE_COMMANDS.includes(key))
-            continue;
-        // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
-        if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key))
-            continue;
-        out[key] = value;
-    }
-    // Only while it still names what was copied: a folder of the run's own (the model proxy's) stays as it is.
-    for (const [key, { from, to }] of Object.entries(repointed))
-        if (out[key] !== undefined && external_node_path_default().resolve(out[key]) === from)
-            out[key] = to;
-    return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
+function decideStop(end, budgets, breaker) {
+    const stop = end && outcomeStop(end, budgets, breaker);
+    if (stop)
+        return stop;
+    const { maxIterations: max, trip } = budgets;
+    if (max !== undefined && budgets.ran >= max)
+        return { reason: 'max_iterations', detail: capReached(max, budgets.last) };
+    if (trip)
+        return fromTrip(trip);
+    if (budgets.finishAsked)
+        return { reason: 'cancelled', detail: 'stopped after the iteration in flight, as asked' };
+    if (budgets.timeSpent)
+        return { reason: 'timeout', detail: 'the total time budget is spent' };
+    if (budgets.costSpent)
+        return { reason: 'budget_exhausted', detail: `the cost budget ($${budgets.maxCostUsd}) is spent` };
+    return undefined;
 }
-/** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
-function agentSignaller(state) {
-    return (pids, sig) => {
-        const denied = [];
-        for (const pid of pids) {
-            try {
-                process.kill(pid, sig);
-            }
-            catch (error) {
-                if (error.code === 'EPERM')
-                    denied.push(pid);
-            }
-        }
-        if (denied.length === 0)
-            return;
-        const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)]);
-        (0,external_node_child_process_namespaceObject.spawnSync)(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
-    };
-}
-/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
-const statusBuffer = Buffer.alloc(1024);
-/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
-function statusHead(pid) {
-    const fd = (0,external_node_fs_.openSync)(`/proc/${pid}/status`, 'r');
-    try {
-        return statusBuffer.toString('latin1', 0, (0,external_node_fs_.readSync)(fd, statusBuffer, 0, statusBuffer.length, null));
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-}
-/**
- * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
- * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
- */
-function processesOf(uid) {
-    const pids = [];
-    let names;
-    try {
-        names = (0,external_node_fs_.readdirSync)('/proc');
-    }
-    catch {
-        return pids;
-    }
-    for (const name of names) {
-        if (!/^\d+$/.test(name))
-            continue;
-        let status;
-        try {
-            status = statusHead(name);
-        }
-        catch {
-            continue; // exited meanwhile
-        }
-        const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
-        if (!uids || /^State:\s+[ZX]/m.test(status))
-            continue;
-        if (uids.slice(1).some(u => Number(u) === uid))
-            pids.push(Number(name));
-    }
-    return pids;
-}
-
-;// CONCATENATED MODULE: ./src/security/runner-files.ts
-// The runner's file commands (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY):
-// whoever appends to them steers every later step, this action's post step included (an LD_PRELOAD in
-// GITHUB_ENV runs in a process that holds the tokens). Their variables never reach the loop's processes;
-// meanwhile the files are closed to other users (the agent's, with isolation), and what a process of our own
-// user wrote into them during the loop is cut back afterwards.
-
-
-/** Remembers the files named by the job's GITHUB_ENV & co.; with `close`, no other user may read them meanwhile. */
-function guardRunnerFiles(env, options) {
-    const saved = [];
-    for (const name of RUNNER_FILE_COMMANDS) {
-        const file = env[name];
-        if (!file)
-            continue;
-        try {
-            const mode = (0,external_node_fs_.statSync)(file).mode & 0o7777;
-            saved.push({ name, file, content: (0,external_node_fs_.readFileSync)(file), mode });
-            if (options.close)
-                (0,external_node_fs_.chmodSync)(file, mode & 0o700);
-        }
-        catch {
-            // Not there (a runner that does not set it, or a local run): nothing to guard.
-        }
-    }
-    return {
-        restore: () => {
-            const changed = [];
-            for (const { name, file, content, mode } of saved) {
-                let now;
-                try {
-                    now = (0,external_node_fs_.readFileSync)(file);
-                }
-                catch {
-                    now = undefined;
-                }
-                if (!now || !now.equals(content)) {
-                    (0,external_node_fs_.writeFileSync)(file, content);
-                    const added = now && now.subarray(0, content.length).equals(content) ? now.length - content.length : 0;
-                    changed.push(added > 0
-                        ? `${added} bytes appended to ${name} during the loop were cut back`
-                        : `${name} was changed during the loop and was put back as it was`);
-                }
-                try {
-                    (0,external_node_fs_.chmodSync)(file, mode);
-                }
-                catch {
-                    // Gone meanwhile: written again above.
-                }
-            }
-            return changed;
-        }
-    };
-}
-
-;// CONCATENATED MODULE: ./src/security/index.ts
-// One security policy: which variables are secret, the agent's environment, the hermetic git environment,
-// the agent's own user (its spawn, and killing everything it left), and the workflow commands it may not print.
-
-
-
-
-
 
 ;// CONCATENATED MODULE: ./src/loop/agent.ts
 // One agent run: the prompt on stdin, cwd = the work tree, the preset reading its output as it arrives
@@ -48534,6 +50126,7 @@ function failureFingerprint(failures) {
 // filled in the same single pass; when gates exist and the body uses none of them, a "Loop status"
 // section is appended after the body and before the credit trailer.
 
+
 /** Our additions to the `ralph.` kind; the reference renders them as ''. */
 const LOOP_PLACEHOLDERS = [
     'checks',
@@ -48557,21 +50150,6 @@ function loopPlaceholdersUsed(inputs) {
     }
     return used;
 }
-/** A fence (or inline code delimiter) longer than any run of `char` inside `text`. */
-function fenceFor(text, char, min) {
-    const longest = Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
-    return char.repeat(Math.max(min, longest + 1));
-}
-const code = (text) => {
-    const tick = fenceFor(text, '`', 1);
-    return tick.length > 1 || text.startsWith('`') || text.endsWith('`')
-        ? `${tick} ${text} ${tick}`
-        : `${tick}${text}${tick}`;
-};
-const block = (text) => {
-    const fence = fenceFor(text, '~', 3);
-    return `${fence}\n${text.replace(/\n+$/, '')}\n${fence}`;
-};
 const seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
 /** `{{ ralph.checks }}`: one line per gate. */
 function renderChecks(gates) {
@@ -48587,7 +50165,7 @@ function renderFailures(checks) {
             : check.exitCode === null
                 ? 'was stopped'
                 : `exit code ${check.exitCode}`;
-        return `${code(check.name)} failed (${how}). The end of its output:\n\n${block(check.tail)}`;
+        return `${code(check.name)} failed (${how}). The end of its output:\n\n${fence(check.tail, '', '~')}`;
     })
         .join('\n\n');
 }
@@ -48596,7 +50174,7 @@ function renderDiff(diff) {
     if (!diff || (diff.stat.trim() === '' && diff.patch === ''))
         return '';
     const cut = diff.patchTruncated ? '\n[the rest of the diff is not shown]' : '';
-    return `${diff.stat.replace(/\n+$/, '')}\n\n${block(diff.patch)}${cut}`;
+    return `${diff.stat.replace(/\n+$/, '')}\n\n${fence(diff.patch, '', '~')}${cut}`;
 }
 /** One line about an iteration, for `{{ ralph.progress }}`. */
 function progressEntry(record) {
@@ -49051,6 +50629,10 @@ function addedChecks(commands, existing) {
 }
 
 ;// CONCATENATED MODULE: ./src/loop/overview.ts
+// The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
+// cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
+// with them, and the job summary shows the same ones (src/report/summary.ts): one renderer for both.
+
 const VERDICT = {
     passed: '✅ passed',
     completed: '✅ done',
@@ -49087,22 +50669,6 @@ function formatCost(status) {
         return 'unknown (the agent reported no cost)';
     return `$${cost.totalUsd.toFixed(4)} (${cost.source})`;
 }
-/** A table cell: no pipes or newlines, bounded. */
-function cell(text, max = 80) {
-    const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim();
-    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-const overview_code = (text) => {
-    const flat = cell(text, 120);
-    const ticks = flat.includes('`') ? '``' : '`';
-    return `${ticks}${ticks === '``' ? ' ' : ''}${flat}${ticks === '``' ? ' ' : ''}${ticks}`;
-};
-/** A fenced block longer than any run of backticks inside `text`. */
-function fence(text, lang = '') {
-    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
-    const marks = '`'.repeat(Math.max(3, longest + 1));
-    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
-}
 /** The gates in the order they ran, the baseline's first. */
 function gateNames(status) {
     const names = [];
@@ -49130,7 +50696,7 @@ const BASELINE_LABEL = {
 function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
     const gates = gateNames(status);
     const columns = gates.length <= MAX_GATE_COLUMNS;
-    const head = ['#', 'Verdict', ...(columns ? gates.map(g => overview_code(g)) : ['Gates']), 'Cost', 'Duration'];
+    const head = ['#', 'Verdict', ...(columns ? gates.map(g => codeCell(g)) : ['Gates']), 'Cost', 'Duration'];
     const gateCells = (checks) => {
         if (columns)
             return gates.map(g => {
@@ -49139,7 +50705,7 @@ function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
             });
         const slowest = checks.reduce((top, c) => (top && top.durationMs >= c.durationMs ? top : c), undefined);
         const tally = `${checks.filter(c => c.passed).length}/${checks.length} ✓`;
-        return [slowest ? `${tally} (slowest ${overview_code(slowest.name)} ${gateTime(slowest.durationMs)})` : tally];
+        return [slowest ? `${tally} (slowest ${codeCell(slowest.name)} ${gateTime(slowest.durationMs)})` : tally];
     };
     const rows = [];
     const baseline = status.baseline;
@@ -49207,15 +50773,11 @@ function charts(status) {
 
 
 
+
 const PROGRESS_FILE = 'progress.md';
 const STATUS_FILE = 'status.json';
 const record_seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
 const dollars = (usd) => `$${usd.toFixed(4)}`;
-function record_fence(text) {
-    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
-    const marks = '`'.repeat(Math.max(3, longest + 1));
-    return `${marks}\n${text.replace(/\n+$/, '')}\n${marks}`;
-}
 const indent = (text, by) => text
     .split('\n')
     .map(line => (line ? by + line : line))
@@ -49234,7 +50796,7 @@ function checkLine(check) {
         const last = tail.split('\n').at(-1)?.trim();
         return last ? `${head}: ${last.slice(0, 200)}` : head;
     }
-    return tail ? `${head}\n\n${indent(record_fence(tail), '  ')}\n` : head;
+    return tail ? `${head}\n\n${indent(fence(tail), '  ')}\n` : head;
 }
 /** `- Checks: 1/3 passing (gates 3.1s)` and a line a check. */
 function checkLines(checks, wallMs) {
@@ -49566,6 +51128,7 @@ function copyFrom(file, offset, out) {
 
 
 
+
 const run_loop_DEFAULT_KILL_GRACE_MS = 3000;
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
@@ -49606,13 +51169,6 @@ async function checkConfig(config, workspace, isRepo) {
     const problem = gateSettingsProblem(config);
     if (problem)
         throw new RalphError(problem);
-}
-/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
-function capReached(max, last) {
-    const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`;
-    return last?.verdict === 'checks_passed_no_tag'
-        ? `${cap}; the checks pass, but the agent has not given the completion tag`
-        : cap;
 }
 /** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
 function agentPresetFor(config) {
@@ -49823,12 +51379,20 @@ async function runLoop(config, ports = {}) {
         });
     if (!isRepo && gated)
         warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off');
-    const stopWith = (reason, detail) => ({
-        reason,
-        detail
-    });
-    const fromTrip = (trip) => stopWith(trip.cause, trip.detail);
     let stop;
+    /** Where the budgets stand now, after `ran` iterations. */
+    const budgets = (ran) => ({
+        maxIterations: config.maxIterations,
+        maxCostUsd: config.maxCostUsd,
+        ran,
+        last: status.iterations.at(-1),
+        trip: guard.trip,
+        timeSpent: guard.timeSpent(),
+        costSpent: guard.costSpent(),
+        finishAsked: ports.finishSignal?.aborted === true,
+        gated,
+        stopOnError: config.stopOnError
+    });
     // What was running when the guard fired: what its enforcement killed.
     let killedPhase;
     guard.signal.addEventListener('abort', () => (killedPhase = env.phase), { once: true });
@@ -49857,27 +51421,17 @@ async function runLoop(config, ports = {}) {
             record.appendBaseline(baseline);
             record.writeStatus(status);
             emit({ type: 'baseline_finished', baseline });
-            if (baseline.verdict === 'interrupted' && guard.trip) {
+            // Interrupted, the baseline's enforcement is noted here; the check before iteration 1 stops the loop.
+            if (baseline.verdict === 'interrupted' && guard.trip)
                 noteEnforcement(guard.trip);
-                stop = fromTrip(guard.trip);
-            }
             else if (baseline.verdict === 'green' && config.skipIfGreen)
-                stop = stopWith('already_green', 'every check passed before any agent ran (skip-if-green), so no agent ran');
+                stop = {
+                    reason: 'already_green',
+                    detail: 'every check passed before any agent ran (skip-if-green), so no agent ran'
+                };
         }
-        const stopAsked = () => ports.finishSignal?.aborted
-            ? stopWith('cancelled', 'stopped after the iteration in flight, as asked')
-            : undefined;
         for (let iteration = 1; !stop; iteration++) {
-            if (guard.trip)
-                stop = fromTrip(guard.trip);
-            else if (stopAsked())
-                stop = stopAsked();
-            else if (guard.timeSpent())
-                stop = stopWith('timeout', 'the total time budget is spent');
-            else if (guard.costSpent())
-                stop = stopWith('budget_exhausted', `the cost budget ($${config.maxCostUsd}) is spent`);
-            else if (config.maxIterations !== undefined && iteration > config.maxIterations)
-                stop = stopWith('max_iterations', capReached(config.maxIterations, status.iterations.at(-1)));
+            stop = decideStop(undefined, budgets(iteration - 1));
             if (stop)
                 break;
             status.inFlight = iteration;
@@ -49902,65 +51456,46 @@ async function runLoop(config, ports = {}) {
             record.appendIteration(outcome.record);
             record.writeStatus(status);
             emit({ type: 'iteration_finished', record: outcome.record });
-            // What ends the loop, most decisive first.
-            if (outcome.crash) {
+            // An iteration lost to a usage limit says nothing about the agent or the work: the breaker skips it.
+            const end = {
+                iteration,
+                record: outcome.record,
+                success: outcome.success,
+                interrupted: outcome.interrupted,
+                ...(outcome.crash !== undefined ? { crash: outcome.crash } : {}),
+                ...(limitWait && 'stop' in limitWait ? { limitStop: limitWait.stop } : {}),
+                limitWaited: limitWait !== undefined && 'waitMs' in limitWait
+            };
+            const tripped = limitWait || outcome.crash !== undefined || outcome.success
+                ? undefined
+                : breaker.record({
+                    progressed: outcome.record.progressed,
+                    failureFingerprint: outcome.record.failureFingerprint,
+                    agentFailed: agent !== undefined && !agent.success,
+                    deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
+                });
+            stop = decideStop(end, budgets(iteration), tripped);
+            if (outcome.crash !== undefined)
                 status.error = outcome.crash;
-                stop = stopWith('agent_error', `Run crashed: ${outcome.crash}`);
+            if (stop?.reason === 'circuit_open' && tripped)
+                status.breaker = tripped;
+            if (stop)
+                break;
+            if (limitWait && 'waitMs' in limitWait) {
+                warn(limitWait.detail);
+                emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) });
+                await guard.sleep(limitWait.waitMs, ports.finishSignal);
             }
-            else if (outcome.success) {
-                stop = gated
-                    ? stopWith('all_checks_passed', `every check passed in iteration ${iteration}`)
-                    : stopWith('completed', `the agent gave the completion signal in iteration ${iteration}`);
-            }
-            else if (outcome.interrupted && trip) {
-                stop = fromTrip(trip);
-            }
-            else if (limitWait && 'stop' in limitWait) {
-                stop = stopWith('agent_error', limitWait.stop);
-            }
-            else if (config.stopOnError && agent && !agent.success && !limitWait) {
-                const how = agent.timedOut ? 'timed out' : `exited with ${agent.exitCode ?? agent.signal}`;
-                stop = stopWith('agent_error', `the agent ${how} in iteration ${iteration}; stopping due to --stop-on-error`);
-            }
-            else {
-                // An iteration lost to a usage limit says nothing about the agent or the work: not counted.
-                const tripped = limitWait
-                    ? undefined
-                    : breaker.record({
-                        progressed: outcome.record.progressed,
-                        failureFingerprint: outcome.record.failureFingerprint,
-                        agentFailed: agent !== undefined && !agent.success,
-                        deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
-                    });
-                if (tripped) {
-                    status.breaker = tripped;
-                    stop = stopWith('circuit_open', `circuit open (${tripped.rule}): ${tripped.message}`);
-                }
-                else if (config.maxIterations !== undefined && iteration >= config.maxIterations) {
-                    stop = stopWith('max_iterations', capReached(config.maxIterations, outcome.record));
-                }
-                else if (guard.trip) {
-                    stop = fromTrip(guard.trip);
-                }
-                else if (stopAsked()) {
-                    stop = stopAsked();
-                }
-                else if (limitWait && 'waitMs' in limitWait) {
-                    warn(limitWait.detail);
-                    emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) });
-                    await guard.sleep(limitWait.waitMs, ports.finishSignal);
-                }
-                else if (config.delaySeconds > 0) {
-                    emit({ type: 'waiting', seconds: config.delaySeconds });
-                    await guard.sleep(config.delaySeconds * 1000, ports.finishSignal);
-                }
+            else if (config.delaySeconds > 0) {
+                emit({ type: 'waiting', seconds: config.delaySeconds });
+                await guard.sleep(config.delaySeconds * 1000, ports.finishSignal);
             }
         }
     }
     catch (error) {
         // A bug or an environment failure (git broke, the disk is full): finish the record all the same.
         status.error = error.message;
-        stop = stopWith('agent_error', `Run crashed: ${error.message}`);
+        stop = { reason: 'agent_error', detail: `Run crashed: ${error.message}` };
     }
     finally {
         guard.dispose();
@@ -49981,7 +51516,7 @@ async function runLoop(config, ports = {}) {
         }
     }
     const finishedAt = clock.now();
-    const final = stop ?? stopWith('agent_error', 'the loop ended without a stop reason');
+    const final = stop ?? { reason: 'agent_error', detail: 'the loop ended without a stop reason' };
     const result = {
         ...status,
         state: 'finished',
@@ -50130,1666 +51665,9 @@ function taskRalph(options) {
 
 
 
-;// CONCATENATED MODULE: ./src/git/repo.ts
-// Intent-named git commands for delivery (branch, fetch, push), over runGit. Every call answers
-// {exitCode, stdout, stderr}; `probe` calls allow any exit code, the rest throw GitError.
-
-
-
-
-class repo_GitRepo {
-    dir;
-    constructor(dir) {
-        this.dir = dir;
-    }
-    /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
-    async exec(args, options = {}) {
-        const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
-        const result = await runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes });
-        if (!options.probe && result.exitCode !== 0)
-            throw new GitError(args, result);
-        return result;
-    }
-    /** The branch HEAD is on, or undefined when HEAD is detached (actions/checkout of a SHA or a PR merge). */
-    async currentBranch() {
-        const result = await this.exec(['symbolic-ref', '--quiet', '--short', 'HEAD'], { probe: true });
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    /** The commit a ref names, or undefined when it names none. */
-    async commitOf(ref) {
-        const result = await this.exec(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
-            probe: true
-        });
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    async headSha() {
-        const sha = await this.commitOf('HEAD');
-        if (!sha)
-            throw new Error(`${this.dir} has no commit checked out`);
-        return sha;
-    }
-    async isShallow() {
-        const result = await this.exec(['rev-parse', '--is-shallow-repository']);
-        return result.stdout.trim() === 'true';
-    }
-    /** An absolute path inside the git directory (`config`, `objects`, `shallow`), worktrees included. */
-    async gitPath(name) {
-        const result = await this.exec(['rev-parse', '--git-path', name]);
-        return external_node_path_default().resolve(this.dir, result.stdout.trim());
-    }
-    /** The git directory shared by all worktrees (where `config` and `modules/` live). */
-    async commonDir() {
-        const result = await this.exec(['rev-parse', '--git-common-dir']);
-        return external_node_path_default().resolve(this.dir, result.stdout.trim());
-    }
-    async objectFormat() {
-        const result = await this.exec(['rev-parse', '--show-object-format'], { probe: true });
-        return result.exitCode === 0 && result.stdout.trim() ? result.stdout.trim() : 'sha1';
-    }
-    /** The branch's commit on the remote (asked over the network), or null when the remote has no such branch. */
-    async remoteBranchSha(remote, branch, config) {
-        const ref = `refs/heads/${branch}`;
-        const result = await this.exec(['ls-remote', '--heads', '--end-of-options', remote, ref], { config });
-        for (const line of result.stdout.split('\n')) {
-            const [sha, name] = line.split('\t');
-            if (name === ref)
-                return sha;
-        }
-        return null;
-    }
-    /** The remote's default branch (its HEAD), or undefined when it cannot be learnt. */
-    async remoteDefaultBranch(remote, config) {
-        const result = await this.exec(['ls-remote', '--symref', '--end-of-options', remote, 'HEAD'], {
-            probe: true,
-            config
-        });
-        const m = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(result.stdout);
-        if (m)
-            return m[1];
-        const local = await this.exec(['symbolic-ref', '--quiet', '--short', `refs/remotes/${remote}/HEAD`], {
-            probe: true
-        });
-        return local.exitCode === 0 ? local.stdout.trim().replace(`${remote}/`, '') : undefined;
-    }
-    /**
-     * Fetches branches into their remote-tracking refs (`+refs/heads/B:refs/remotes/<remote>/B`).
-     * `depth`/`deepen`/`unshallow` only make sense in a shallow repository.
-     */
-    async fetchBranches(remote, branches, options = {}) {
-        const args = ['fetch', '--no-tags', '--quiet', '--no-recurse-submodules'];
-        if (options.depth !== undefined)
-            args.push(`--depth=${options.depth}`);
-        if (options.deepen !== undefined)
-            args.push(`--deepen=${options.deepen}`);
-        if (options.unshallow)
-            args.push('--unshallow');
-        args.push('--end-of-options', remote, ...branches.map(b => `+refs/heads/${b}:refs/remotes/${remote}/${b}`));
-        return this.exec(args, { probe: true, config: options.config });
-    }
-    async mergeBase(a, b) {
-        const result = await this.exec(['merge-base', '--end-of-options', a, b], { probe: true });
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    /** Whether the trees of two commits differ (what a pull request would show). */
-    async hasDiff(from, to) {
-        const result = await this.exec(['diff', '--quiet', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { probe: true });
-        if (result.exitCode === 0)
-            return false;
-        if (result.exitCode === 1)
-            return true;
-        throw new GitError(['diff', '--quiet', from, to], result);
-    }
-    /** Commits reachable from `to` but not from `from`. */
-    async countCommits(from, to) {
-        const result = await this.exec(['rev-list', '--count', `${from}..${to}`, '--']);
-        return Number(result.stdout.trim());
-    }
-    /** Paths that differ between two commits. */
-    async changedPaths(from, to) {
-        const result = await this.exec([
-            'diff',
-            '--name-only',
-            '-z',
-            '--no-ext-diff',
-            '--no-renames',
-            '--end-of-options',
-            from,
-            to
-        ]);
-        return result.stdout.split('\0').filter(Boolean);
-    }
-    /** One local config value, or undefined when unset. */
-    async localConfig(key) {
-        const result = await this.exec(['config', '--local', '--get', key], { probe: true });
-        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/auth.ts
-/** `http.<origin>/.extraheader`, the key actions/checkout uses (and persists). */
-function extraHeaderKey(serverUrl) {
-    return `http.${new URL(serverUrl).origin}/.extraheader`;
-}
-function basicAuthHeader(token) {
-    return `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64')}`;
-}
-/**
- * Config for one authenticated command: the empty value first clears any header inherited from other config
- * (a persisted checkout credential would otherwise be sent too), and no credential helper is asked.
- */
-function authConfig(auth) {
-    const key = extraHeaderKey(auth.serverUrl);
-    return [
-        [key, ''],
-        [key, basicAuthHeader(auth.token)],
-        ['credential.helper', '']
-    ];
-}
-/** The clone URL of `owner/repo` on the server, as actions/checkout builds it (no credentials in it). */
-function repositoryUrl(serverUrl, repository) {
-    if (!/^[\w.-]+\/[\w.-]+$/.test(repository))
-        throw new Error(`'${repository}' is not a repository name of the form owner/repo`);
-    return `${new URL(serverUrl).origin}/${repository}`;
-}
-
-;// CONCATENATED MODULE: ./src/git/branch.ts
-// The loop's branch: created fresh from the latest base (or continued from the remote), the way
-// actions/checkout leaves a repository: possibly shallow (fetch-depth 1), possibly on a detached HEAD (a
-// SHA, a pull request's merge commit), possibly behind a base that moved on since the job started.
-
-
-
-// Depths tried before --unshallow when a continued branch's fork point is not in a shallow clone.
-const DEEPEN_STEPS = [50, 500];
-/** Creates (or continues) the loop's branch and checks it out. Throws an Error that says what to fix. */
-async function prepareBranch(workTree, options) {
-    const git = new repo_GitRepo(workTree);
-    const log = options.log ?? (() => undefined);
-    const remote = options.remote ?? 'origin';
-    const branch = await validBranchName(git, options.branch, 'branch');
-    const config = options.auth ? authConfig(options.auth) : undefined;
-    const previous = { branch: await git.currentBranch(), sha: await git.commitOf('HEAD') };
-    const { base, source } = await resolveBase(git, remote, previous.branch, options, config);
-    await validBranchName(git, base, 'base');
-    log(`The base is '${base}' (${describeSource(source, previous)}).`);
-    if (base === branch) {
-        throw new Error(`The loop's branch and the base are both '${base}': the loop needs a branch of its own to push and open a pull request from. Give a different branch.`);
-    }
-    let shallow = await git.isShallow();
-    // The latest base, whatever the checkout had: a base that moved on since the job started is caught up here.
-    const baseFetch = await git.fetchBranches(remote, [base], { depth: shallow ? 1 : undefined, config });
-    if (baseFetch.exitCode !== 0) {
-        if (/couldn't find remote ref/i.test(baseFetch.stderr))
-            throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`);
-        throw new Error(`Could not fetch the base branch '${base}' from '${remote}': ${baseFetch.stderr.trim()}`);
-    }
-    const baseRef = `refs/remotes/${remote}/${base}`;
-    const baseTip = await git.commitOf(baseRef);
-    if (!baseTip)
-        throw new Error(`The base branch '${base}' was fetched but ${baseRef} names no commit.`);
-    if (previous.sha && previous.sha !== baseTip && previous.branch === base)
-        log(`'${base}' moved on since the checkout (${branch_short(previous.sha)} → ${branch_short(baseTip)}); starting from ${branch_short(baseTip)}.`);
-    const remoteSha = await git.remoteBranchSha(remote, branch, config);
-    if (options.continueExisting && remoteSha) {
-        const branchRef = `refs/remotes/${remote}/${branch}`;
-        const fetched = await git.fetchBranches(remote, [branch], {
-            depth: shallow ? DEEPEN_STEPS[0] : undefined,
-            config
-        });
-        if (fetched.exitCode !== 0)
-            throw new Error(`Could not fetch the branch '${branch}' from '${remote}': ${fetched.stderr.trim()}`);
-        await switchTo(git, branch, branchRef);
-        const forkPoint = await findForkPoint(git, remote, base, branch, shallow, config, log);
-        shallow = await git.isShallow();
-        log(`Continuing '${branch}' from ${remote} at ${branch_short(remoteSha)} (forked from '${base}' at ${branch_short(forkPoint)}).`);
-        return {
-            branch,
-            base,
-            baseSource: source,
-            baseSha: forkPoint,
-            startSha: await git.headSha(),
-            continued: true,
-            remoteSha,
-            shallow,
-            previous
-        };
-    }
-    if (options.continueExisting)
-        log(`'${branch}' does not exist on ${remote} yet; starting it from '${base}'.`);
-    else if (remoteSha)
-        log(`'${branch}' exists on ${remote} (${branch_short(remoteSha)}); starting it afresh from '${base}' (it will be replaced on push).`);
-    await switchTo(git, branch, baseRef);
-    log(`Created '${branch}' from '${base}' at ${branch_short(baseTip)}.`);
-    return {
-        branch,
-        base,
-        baseSource: source,
-        baseSha: baseTip,
-        startSha: baseTip,
-        continued: false,
-        remoteSha,
-        shallow,
-        previous
-    };
-}
-async function resolveBase(git, remote, checkedOut, options, config) {
-    const env = options.env ?? process.env;
-    const given = options.base?.trim();
-    if (given)
-        return { base: given.replace(/^refs\/heads\//, ''), source: 'input' };
-    if (checkedOut)
-        return { base: checkedOut, source: 'checkout' };
-    // Detached HEAD: a pull request's merge commit (its base is GITHUB_BASE_REF), or a SHA checked out.
-    if (env.GITHUB_BASE_REF)
-        return { base: env.GITHUB_BASE_REF, source: 'pull-request' };
-    if (env.GITHUB_REF?.startsWith('refs/heads/'))
-        return { base: env.GITHUB_REF.slice('refs/heads/'.length), source: 'github-ref' };
-    const fallback = await git.remoteDefaultBranch(remote, config);
-    if (fallback)
-        return { base: fallback, source: 'remote-default' };
-    throw new Error(`HEAD is detached and the base branch cannot be worked out (no GITHUB_BASE_REF, GITHUB_REF is '${env.GITHUB_REF ?? ''}', and ${remote} did not say its default branch): give the base branch.`);
-}
-function describeSource(source, previous) {
-    switch (source) {
-        case 'input':
-            return 'given';
-        case 'checkout':
-            return 'the branch checked out';
-        case 'pull-request':
-            return `HEAD is detached at ${branch_short(previous.sha)}; the pull request's base, GITHUB_BASE_REF`;
-        case 'github-ref':
-            return `HEAD is detached at ${branch_short(previous.sha)}; from GITHUB_REF`;
-        case 'remote-default':
-            return `HEAD is detached at ${branch_short(previous.sha)}; the remote's default branch`;
-    }
-}
-async function validBranchName(git, name, what) {
-    const trimmed = name.trim();
-    // Names reach git as arguments: refuse what could read as an option or hide in a log.
-    const check = await git.exec(['check-ref-format', '--branch', trimmed], { probe: true });
-    if (!trimmed ||
-        trimmed.startsWith('-') ||
-        [...trimmed].some(c => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) ||
-        check.exitCode !== 0)
-        throw new Error(`'${name}' is not a valid ${what} name.`);
-    return trimmed;
-}
-async function switchTo(git, branch, start) {
-    const result = await git.exec(['checkout', '--quiet', '--no-track', '-B', branch, start, '--'], {
-        probe: true
-    });
-    if (result.exitCode === 0)
-        return;
-    if (/would be overwritten/.test(result.stderr)) {
-        throw new Error(`Cannot switch to '${branch}' (${start}): local changes in the work tree would be overwritten. The loop must start from a clean checkout.\n${result.stderr.trim()}`);
-    }
-    throw new GitError(['checkout', '-B', branch, start], result);
-}
-/**
- * The commit where a continued branch left the base. In a shallow clone the histories are deepened step by
- * step until it is found, and unshallowed only when that was not enough.
- */
-async function findForkPoint(git, remote, base, branch, shallow, config, log) {
-    const baseRef = `refs/remotes/${remote}/${base}`;
-    const branchRef = `refs/remotes/${remote}/${branch}`;
-    let found = await git.mergeBase(baseRef, branchRef);
-    if (found || !shallow) {
-        if (found)
-            return found;
-        throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
-    }
-    const attempts = [
-        ...DEEPEN_STEPS.map(depth => ({ depth })),
-        { unshallow: true }
-    ];
-    for (const attempt of attempts) {
-        if (attempt.unshallow && !(await git.isShallow()))
-            break;
-        log(attempt.unshallow
-            ? `The fork point of '${branch}' and '${base}' is not in this shallow clone; fetching their whole history.`
-            : `Fetching '${base}' and '${branch}' to depth ${attempt.depth} to find where they forked.`);
-        const result = await git.fetchBranches(remote, [base, branch], { ...attempt, config });
-        if (result.exitCode !== 0)
-            throw new Error(`Could not deepen the shallow clone: ${result.stderr.trim()}`);
-        found = await git.mergeBase(baseRef, branchRef);
-        if (found)
-            return found;
-    }
-    throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
-}
-function branch_short(sha) {
-    return sha ? sha.slice(0, 7) : '(none)';
-}
-/** The identity the loop's commits are made with unless told otherwise. */
-const GITHUB_ACTIONS_IDENTITY = {
-    name: 'github-actions[bot]',
-    email: '41898282+github-actions[bot]@users.noreply.github.com'
-};
-/** Sets the commit identity in the repository's local config, restorably. */
-async function configureIdentity(workTree, identity = {}) {
-    const git = new repo_GitRepo(workTree);
-    const name = identity.name?.trim() || GITHUB_ACTIONS_IDENTITY.name;
-    const email = identity.email?.trim() || GITHUB_ACTIONS_IDENTITY.email;
-    const before = { name: await git.localConfig('user.name'), email: await git.localConfig('user.email') };
-    await git.exec(['config', '--local', '--replace-all', 'user.name', name]);
-    await git.exec(['config', '--local', '--replace-all', 'user.email', email]);
-    let restored = false;
-    return {
-        name,
-        email,
-        async restore() {
-            if (restored)
-                return;
-            restored = true;
-            for (const [key, value] of [
-                ['user.name', before.name],
-                ['user.email', before.email]
-            ]) {
-                if (value === undefined)
-                    await git.exec(['config', '--local', '--unset-all', key], { probe: true });
-                else
-                    await git.exec(['config', '--local', '--replace-all', key, value]);
-            }
-        }
-    };
-}
-// --- what the branch holds ---
-/** Whether HEAD (or `head`) differs from `baseSha`: false means no diff, so no pull request. */
-function hasDiff(workTree, baseSha, head = 'HEAD') {
-    return new repo_GitRepo(workTree).hasDiff(baseSha, head);
-}
-/** How many commits `head` has that `sinceSha` has not (0: this run committed nothing to push). */
-function commitsSince(workTree, sinceSha, head = 'HEAD') {
-    return new GitRepo(workTree).countCommits(sinceSha, head);
-}
-/** The paths that differ between `baseSha` and `head`. */
-function changedFiles(workTree, baseSha, head = 'HEAD') {
-    return new GitRepo(workTree).changedPaths(baseSha, head);
-}
-/** Changed paths under .github/workflows/: a push of them needs a token with the `workflows` permission. */
-async function changedWorkflowFiles(workTree, baseSha, head = 'HEAD') {
-    return (await changedFiles(workTree, baseSha, head)).filter(p => p.startsWith('.github/workflows/'));
-}
-const MAX_PATCH_BYTES = 64 * 1024 * 1024;
-/**
- * The commits from `baseSha` to `head` as an mbox patch (`git format-patch --stdout --binary`), for when the
- * push is refused: `git am < patch` on `baseSha` re-creates them. Pass `prepared.baseSha` for the whole
- * branch, or `prepared.remoteSha ?? prepared.baseSha` for exactly what the remote lacks.
- */
-async function formatPatch(workTree, baseSha, head = 'HEAD') {
-    const result = await new repo_GitRepo(workTree).exec(['format-patch', '--stdout', '--binary', '--no-color', '--find-renames', `${baseSha}..${head}`, '--'], { maxStdoutBytes: MAX_PATCH_BYTES });
-    if (result.stdoutTruncated)
-        throw new Error(`The patch from ${branch_short(baseSha)} to ${head} is larger than ${MAX_PATCH_BYTES} bytes.`);
-    return result.stdout;
-}
-
-;// CONCATENATED MODULE: ./src/git/credentials.ts
-// actions/checkout leaves its token where any process in the job can read it: v4/v5 as
-// `http.<server>/.extraheader = AUTHORIZATION: basic …` in .git/config, v6+ in $RUNNER_TEMP/git-credentials-<uuid>.config
-// pulled in by `includeIf.gitdir:<repo>/.git.path` (and `…/.git/worktrees/*`, and `/github/…` paths for
-// containers). For the agent's run both are taken away, and put back byte for byte afterwards.
-
-
-
-
-
-/** The credentials file actions/checkout v6+ writes (its own pattern, from git-auth-helper.ts). */
-const CHECKOUT_CREDENTIALS_FILE = /git-credentials-[0-9a-f-]+\.config$/i;
-const EXTRA_HEADER_KEY = /^http\.(.*\.)?extraheader$/;
-const INCLUDE_KEY = /^include(if\..*)?\.path$/;
-const AUTH_VALUE = /^\s*authorization\s*:/i;
-// A value pattern for `git config --unset-all` that matches the header without the token in argv.
-const AUTH_VALUE_PATTERN = '^ *[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn] *:';
-/** Removes the persisted credentials now; `restore()` puts them back. Prefer withoutPersistedCredentials. */
-async function hidePersistedCredentials(workTree, options = {}) {
-    const git = new repo_GitRepo(workTree);
-    const changes = [];
-    const hiddenFiles = [];
-    const removed = [];
-    let restored;
-    const restore = async () => {
-        if (restored)
-            return restored;
-        const report = { changedConfigFiles: [], problems: [] };
-        for (const hidden of hiddenFiles) {
-            try {
-                await (0,promises_.mkdir)(external_node_path_default().dirname(hidden.file), { recursive: true });
-                await (0,promises_.writeFile)(hidden.file, hidden.content, { mode: hidden.mode });
-                await (0,promises_.chmod)(hidden.file, hidden.mode);
-            }
-            catch (error) {
-                report.problems.push(`could not put back ${hidden.file}: ${error.message}`);
-            }
-        }
-        for (const change of [...changes].reverse()) {
-            try {
-                await restoreConfigFile(git, change, options.onConfigChange ?? 'discard', report);
-            }
-            catch (error) {
-                report.problems.push(`could not restore ${change.file}: ${error.message}`);
-            }
-        }
-        restored = report;
-        return report;
-    };
-    try {
-        const seen = new Set();
-        for (const file of await configFiles(git)) {
-            const entries = await listConfig(git, file);
-            const found = [];
-            for (const entry of entries) {
-                if (EXTRA_HEADER_KEY.test(entry.key) && AUTH_VALUE.test(entry.value)) {
-                    found.push(entry);
-                }
-                else if (INCLUDE_KEY.test(entry.key)) {
-                    const target = resolveInclude(file, entry.value);
-                    const isCheckoutFile = CHECKOUT_CREDENTIALS_FILE.test(entry.value);
-                    if (!isCheckoutFile && !(await holdsAuthHeader(git, target)))
-                        continue;
-                    found.push(entry);
-                    if (seen.has(target))
-                        continue;
-                    seen.add(target);
-                    const content = await (0,promises_.readFile)(target).catch(() => undefined);
-                    // Only checkout's own files are moved away; someone else's file stays, unreferenced, where it is.
-                    if (content && isCheckoutFile) {
-                        hiddenFiles.push({ file: target, content, mode: (await (0,promises_.stat)(target)).mode & 0o7777 });
-                        await (0,promises_.unlink)(target);
-                        removed.push(`credentials file ${target}`);
-                    }
-                }
-            }
-            if (found.length === 0)
-                continue;
-            const original = await (0,promises_.readFile)(file);
-            const mode = (await (0,promises_.stat)(file)).mode & 0o7777;
-            const change = { file, original, mode, redacted: original, entries: found };
-            changes.push(change);
-            for (const entry of dedupeKeys(found)) {
-                if (EXTRA_HEADER_KEY.test(entry.key)) {
-                    await git.exec(['config', '--file', file, '--unset-all', entry.key, AUTH_VALUE_PATTERN]);
-                }
-                else {
-                    await git.exec(['config', '--file', file, '--fixed-value', '--unset-all', entry.key, entry.value]);
-                }
-                removed.push(`${entry.key} in ${file}`);
-            }
-            change.redacted = await (0,promises_.readFile)(file);
-        }
-    }
-    catch (error) {
-        await restore();
-        throw error;
-    }
-    if (removed.length > 0)
-        options.log?.(`Removed the persisted credentials for the agent's run: ${removed.join('; ')}.`);
-    return { removed, restore };
-}
-/**
- * Runs `fn` (the agent's run) with the checkout's persisted credentials removed, and restores them in
- * `finally`, also when `fn` throws. A restore problem fails the call only when `fn` itself succeeded.
- */
-async function withoutPersistedCredentials(workTree, fn, options = {}) {
-    const hidden = await hidePersistedCredentials(workTree, options);
-    let result;
-    try {
-        result = await fn();
-    }
-    catch (error) {
-        await restoreAndReport(hidden, options, true);
-        throw error;
-    }
-    await restoreAndReport(hidden, options, false);
-    return result;
-}
-async function restoreAndReport(hidden, options, runFailed) {
-    const report = await hidden.restore();
-    if (report.changedConfigFiles.length > 0) {
-        options.log?.(`The git config changed during the run (${report.changedConfigFiles.join(', ')}): ${(options.onConfigChange ?? 'discard') === 'discard'
-            ? 'put back as it was before the run'
-            : 'kept, with the credentials added back'}.`);
-    }
-    if (report.problems.length === 0)
-        return;
-    const message = `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`;
-    if (runFailed)
-        options.log?.(message);
-    else
-        throw new Error(message);
-}
-async function restoreConfigFile(git, change, onChange, report) {
-    const now = await (0,promises_.readFile)(change.file).catch(() => undefined);
-    const untouched = now !== undefined && now.equals(change.redacted);
-    if (!untouched)
-        report.changedConfigFiles.push(change.file);
-    if (untouched || now === undefined || onChange === 'discard') {
-        await writeAtomically(change.file, change.original, change.mode);
-        return;
-    }
-    for (const entry of change.entries) {
-        if (!EXTRA_HEADER_KEY.test(entry.key)) {
-            await git.exec(['config', '--file', change.file, '--add', entry.key, entry.value]);
-            continue;
-        }
-        // Like actions/checkout: a placeholder through argv, the secret written straight into the file.
-        const placeholder = `ralph-placeholder-${(0,external_node_crypto_.randomUUID)()}`;
-        await git.exec(['config', '--file', change.file, '--add', entry.key, placeholder]);
-        const text = await (0,promises_.readFile)(change.file, 'utf8');
-        if (text.indexOf(placeholder) < 0 || text.indexOf(placeholder) !== text.lastIndexOf(placeholder))
-            throw new Error(`the placeholder for ${entry.key} was not found once in ${change.file}`);
-        await writeAtomically(change.file, Buffer.from(text.replace(placeholder, quoteConfigValue(entry.value))), change.mode);
-    }
-}
-/** The local config, the worktree's config, and every submodule's config under modules/. */
-async function configFiles(git) {
-    const common = await git.commonDir();
-    const files = [external_node_path_default().join(common, 'config'), await git.gitPath('config.worktree')];
-    const walk = async (dir) => {
-        const names = await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => []);
-        for (const entry of names) {
-            if (!entry.isDirectory())
-                continue;
-            const sub = external_node_path_default().join(dir, entry.name);
-            files.push(external_node_path_default().join(sub, 'config'));
-            await walk(external_node_path_default().join(sub, 'modules'));
-        }
-    };
-    await walk(external_node_path_default().join(common, 'modules'));
-    const existing = [];
-    for (const file of new Set(files)) {
-        if (await (0,promises_.stat)(file).then(s => s.isFile(), () => false))
-            existing.push(file);
-    }
-    return existing;
-}
-async function listConfig(git, file) {
-    const result = await git.exec(['config', '--file', file, '--null', '--list']);
-    return result.stdout
-        .split('\0')
-        .filter(Boolean)
-        .map(record => {
-        const newline = record.indexOf('\n');
-        return newline < 0
-            ? { key: record, value: '' }
-            : { key: record.slice(0, newline), value: record.slice(newline + 1) };
-    });
-}
-async function holdsAuthHeader(git, file) {
-    if (!(await (0,promises_.stat)(file).then(s => s.isFile(), () => false)))
-        return false;
-    const entries = await listConfig(git, file).catch(() => []);
-    return entries.some(e => EXTRA_HEADER_KEY.test(e.key) && AUTH_VALUE.test(e.value));
-}
-function resolveInclude(configFile, value) {
-    if (value.startsWith('~/'))
-        return external_node_path_default().join(external_node_os_default().homedir(), value.slice(2));
-    return external_node_path_default().resolve(external_node_path_default().dirname(configFile), value);
-}
-function dedupeKeys(entries) {
-    const seen = new Set();
-    return entries.filter(e => {
-        const id = EXTRA_HEADER_KEY.test(e.key) ? e.key : `${e.key}\0${e.value}`;
-        if (seen.has(id))
-            return false;
-        seen.add(id);
-        return true;
-    });
-}
-/** A value as git writes it into a config file. */
-function quoteConfigValue(value) {
-    if (!/^\s|\s$|[#;"\\\n]/.test(value))
-        return value;
-    return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
-}
-async function writeAtomically(file, content, mode) {
-    const temp = `${file}.ralph-${(0,external_node_crypto_.randomUUID)()}`;
-    try {
-        await (0,promises_.writeFile)(temp, content, { mode });
-        await (0,promises_.chmod)(temp, mode);
-        await (0,promises_.rename)(temp, file);
-    }
-    catch (error) {
-        await (0,promises_.rm)(temp, { force: true });
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/snapshot.ts
-// What of .git can make the action's own git (or a later step's) run code or go elsewhere: the config files
-// (core.fsmonitor, core.hooksPath, filter.*.smudge, url.*.insteadOf, remote.origin.url, http.proxy), info/
-// (attributes that wire a filter, excludes, grafts) and hooks/. Snapshotted before the loop and put back,
-// byte for byte and mode for mode, after it: whatever the agent (or a check) wrote there does not outlive
-// the loop. Kept in a file too, so the post step can put it back when main was killed.
-
-
-
-
-async function kind(file) {
-    try {
-        const s = await (0,promises_.lstat)(file);
-        return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
-    }
-    catch {
-        return undefined;
-    }
-}
-async function walk(dir, found) {
-    for (const entry of await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => [])) {
-        const full = external_node_path_default().join(dir, entry.name);
-        if (entry.isDirectory())
-            await walk(full, found);
-        else
-            found.push(full);
-    }
-}
-async function save(file) {
-    const s = await (0,promises_.lstat)(file).catch(() => undefined);
-    if (!s?.isFile())
-        return undefined;
-    return { path: file, mode: s.mode & 0o7777, content: (await (0,promises_.readFile)(file)).toString('base64') };
-}
-/** The config files, info/ and hooks/ of the work tree's repository, as they are now. */
-async function snapshotGitDir(workTree) {
-    const git = new repo_GitRepo(workTree);
-    const common = await git.commonDir();
-    const folders = [external_node_path_default().join(common, 'info'), external_node_path_default().join(common, 'hooks')];
-    const configs = [...new Set([...(await configFiles(git)), await git.gitPath('config.worktree')])];
-    const snapshot = { folders, files: [], absent: [] };
-    for (const file of configs) {
-        const saved = await save(file);
-        if (saved)
-            snapshot.files.push(saved);
-        else
-            snapshot.absent.push(file);
-    }
-    for (const folder of folders) {
-        const found = [];
-        await walk(folder, found);
-        for (const file of found) {
-            const saved = await save(file);
-            if (saved)
-                snapshot.files.push(saved);
-        }
-    }
-    return snapshot;
-}
-/**
- * Puts back everything the snapshot holds, removing what was added since (never following a symlink).
- * Answers the paths that had changed; throws only when one cannot be put back.
- */
-async function restoreGitDir(snapshot) {
-    const changed = new Set();
-    const wanted = new Map(snapshot.files.map(f => [f.path, f]));
-    for (const folder of snapshot.folders) {
-        if ((await kind(folder)) === 'other') {
-            await (0,promises_.rm)(folder, { force: true });
-            changed.add(folder);
-        }
-        const now = [];
-        await walk(folder, now);
-        for (const file of now)
-            if (!wanted.has(file)) {
-                await (0,promises_.rm)(file, { recursive: true, force: true });
-                changed.add(file);
-            }
-    }
-    for (const file of snapshot.absent)
-        if ((await kind(file)) !== undefined) {
-            await (0,promises_.rm)(file, { recursive: true, force: true });
-            changed.add(file);
-        }
-    for (const saved of snapshot.files) {
-        const content = Buffer.from(saved.content, 'base64');
-        const now = await (0,promises_.lstat)(saved.path).catch(() => undefined);
-        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await (0,promises_.readFile)(saved.path)).equals(content))
-            continue;
-        if (now)
-            await (0,promises_.rm)(saved.path, { recursive: true, force: true });
-        await (0,promises_.mkdir)(external_node_path_default().dirname(saved.path), { recursive: true });
-        await (0,promises_.writeFile)(saved.path, content, { mode: saved.mode });
-        await (0,promises_.chmod)(saved.path, saved.mode);
-        changed.add(saved.path);
-    }
-    return [...changed];
-}
-
-;// CONCATENATED MODULE: ./src/git/push.ts
-// Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
-// the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
-// hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
-// only to the GitHub server, for this one command.
-
-
-
-
-
-
-
-/** Branches under this prefix belong to the action: it may replace them (with a lease). */
-const OWNED_BRANCH_PREFIX = 'ralph/';
-/** Known reasons a push fails, each with the fix in `PUSH_FAILURE_FIXES`. */
-const PUSH_FAILURE = {
-    /** A change under .github/workflows/ pushed with a token lacking the `workflows` permission. */
-    workflowsPermission: 'workflows_permission',
-    /** Branch protection or a ruleset refused the update. */
-    protectedBranch: 'protected_branch',
-    /** The remote branch has commits this run does not have (a plain push). */
-    nonFastForward: 'non_fast_forward',
-    /** The remote branch moved since the run started (a `--force-with-lease` push). */
-    staleLease: 'stale_lease',
-    /** The token was refused: missing, invalid or expired. */
-    authFailed: 'auth_failed',
-    /** The token is valid but may not write to the repository. */
-    permissionDenied: 'permission_denied',
-    unknown: 'unknown'
-};
-/** GitHub's own words, as they appear in git's output (matched as substrings or patterns). */
-const GITHUB_PUSH_ERRORS = {
-    workflows: /refusing to allow an? (GitHub App|OAuth App|Personal Access Token) to create or update workflow `([^`]+)` without `(workflows?)` (permission|scope)/,
-    protectedBranch: /GH006: Protected branch update failed|protected branch hook declined|GH013: Repository rule violations found|push declined due to repository rule violations/,
-    staleLease: /\(stale info\)|\[rejected\] \(stale info\)/,
-    nonFastForward: /\((non-fast-forward|fetch first)\)|Updates were rejected because/,
-    permissionDenied: /Permission to \S+ denied to|Write access to repository not granted|The requested URL returned error: 403/,
-    authFailed: /Authentication failed for|Invalid username or (password|token)|could not read (Username|Password) for|The requested URL returned error: 401/
-};
-async function pushBranch(workTree, options) {
-    const repo = new repo_GitRepo(workTree);
-    const log = options.log ?? (() => undefined);
-    const remote = options.remote ?? 'origin';
-    const { branch } = options;
-    const target = `refs/heads/${branch}`;
-    const sha = (await repo.commitOf(options.ref ?? `refs/heads/${branch}`)) ??
-        (options.ref ? undefined : await repo.commitOf('HEAD'));
-    if (!sha)
-        throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`);
-    const url = repositoryUrl(options.serverUrl, options.repository);
-    const owned = branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null;
-    const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined;
-    const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules'];
-    if (lease !== undefined)
-        args.push(`--force-with-lease=${target}:${lease ?? ''}`);
-    else if (options.leaseSha && !owned)
-        log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`);
-    args.push('--end-of-options', url, `${sha}:${target}`);
-    const scratch = await scratchGitDir(repo);
-    try {
-        const auth = { token: options.token, serverUrl: options.serverUrl };
-        const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
-            cwd: scratch.gitDir,
-            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
-            env: hermeticGitEnvironment([
-                ['core.hooksPath', scratch.hooks],
-                // Belt and braces: no rewrite of our URL, wherever one might come from.
-                [`url.${url}.insteadOf`, url],
-                [`url.${url}.pushInsteadOf`, url],
-                // A stalled transport is cut off, so the push can be tried again (push-retry.ts).
-                ['http.lowSpeedLimit', '1'],
-                ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
-                ...authConfig(auth)
-            ])
-        });
-        const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
-        const status = porcelainStatus(result.stdout, target);
-        if (result.exitCode === 0 && status !== '!') {
-            await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true });
-            const forced = status === '+';
-            log(status === '='
-                ? `'${branch}' on ${options.repository} is already at ${sha.slice(0, 7)}.`
-                : `Pushed ${sha.slice(0, 7)} to '${branch}' on ${options.repository}${forced ? ' (replacing its previous history, with a lease)' : ''}.`);
-            return { pushed: true, sha, forced, output };
-        }
-        const error = classifyPushFailure(output, { branch, repository: options.repository, lease });
-        log(error.message);
-        return { pushed: false, sha, forced: false, error, output };
-    }
-    finally {
-        await (0,promises_.rm)(scratch.root, { recursive: true, force: true });
-    }
-}
-/** Turns git's push output into a known failure with its fix. */
-function classifyPushFailure(output, context) {
-    const { branch, repository } = context;
-    const detail = output
-        .split('\n')
-        .filter(line => /^(remote:|!|\s*!|error:|fatal:|hint:)/.test(line) && !/^remote:\s*$/.test(line))
-        .join('\n');
-    const workflow = GITHUB_PUSH_ERRORS.workflows.exec(output);
-    if (workflow) {
-        const [, actor, file, permission] = workflow;
-        return {
-            kind: PUSH_FAILURE.workflowsPermission,
-            workflowFile: file,
-            detail,
-            message: `GitHub refused the push because it changes the workflow file ${file}, and the token lacks the ` +
-                `\`${permission}\` ${permission === 'workflows' ? 'permission' : 'scope'} (it acts as ${actor === 'GitHub App' ? 'a GitHub App — GITHUB_TOKEN can never have it' : `a ${actor}`}). ` +
-                `Push with a fine-grained PAT or GitHub App token that has "Workflows: read and write" (a classic PAT needs the \`workflow\` scope), ` +
-                `or keep the loop away from .github/workflows/. The change is kept as a patch with the run's record.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.protectedBranch.test(output)) {
-        return {
-            kind: PUSH_FAILURE.protectedBranch,
-            detail,
-            message: `GitHub refused the push to '${branch}': the branch is protected (a branch protection rule or ruleset). ` +
-                `Let the loop push to a branch of its own (the default ralph/…) and merge through the pull request, ` +
-                `or allow this token's actor to bypass the rule in Settings → Rules (or Branches).`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.staleLease.test(output)) {
-        return {
-            kind: PUSH_FAILURE.staleLease,
-            detail,
-            message: `'${branch}' changed on ${repository} while the loop ran (it was expected at ${context.lease ? context.lease.slice(0, 7) : 'nothing: not to exist'}): ` +
-                `the action does not overwrite commits it has not seen. Re-run to start again from the branch as it is now.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.nonFastForward.test(output)) {
-        return {
-            kind: PUSH_FAILURE.nonFastForward,
-            detail,
-            message: `'${branch}' on ${repository} has commits this run does not have (pushed while the loop ran), and the action ` +
-                `force-pushes only onto branches it owns (${OWNED_BRANCH_PREFIX}…). Re-run to continue from the new tip.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.permissionDenied.test(output)) {
-        return {
-            kind: PUSH_FAILURE.permissionDenied,
-            detail,
-            message: `The token may not push to ${repository}. For GITHUB_TOKEN give the job \`permissions: contents: write\` ` +
-                `(and check Settings → Actions → General → Workflow permissions); for a PAT or App token, grant it ` +
-                `"Contents: read and write" on ${repository}.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.authFailed.test(output)) {
-        return {
-            kind: PUSH_FAILURE.authFailed,
-            detail,
-            message: `GitHub did not accept the token for ${repository} (missing, invalid or expired). Check the token given to the action.`
-        };
-    }
-    return {
-        kind: PUSH_FAILURE.unknown,
-        detail,
-        message: `The push of '${branch}' to ${repository} failed: ${detail || output || 'git gave no reason'}`
-    };
-}
-/** The porcelain status flag of one ref (` ` fast-forward, `+` forced, `-` deleted, `*` new, `!` rejected, `=` up to date). */
-function porcelainStatus(stdout, target) {
-    for (const line of stdout.split('\n')) {
-        const [flag, refs] = line.split('\t');
-        if (refs?.endsWith(`:${target}`))
-            return flag;
-    }
-    return undefined;
-}
-/**
- * A bare git directory with no config, hooks or templates of its own that sees the work tree's objects
- * (and its shallow boundary, so a shallow clone can push).
- */
-async function scratchGitDir(repo) {
-    const root = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-push-'));
-    try {
-        const gitDir = external_node_path_default().join(root, 'git');
-        const hooks = external_node_path_default().join(root, 'no-hooks');
-        await (0,promises_.mkdir)(hooks);
-        await repo.exec(['init', '--quiet', '--bare', '--template=', `--object-format=${await repo.objectFormat()}`, gitDir], {
-            env: { GIT_DIR: undefined, GIT_WORK_TREE: undefined }
-        });
-        await (0,promises_.mkdir)(external_node_path_default().join(gitDir, 'objects', 'info'), { recursive: true });
-        await (0,promises_.writeFile)(external_node_path_default().join(gitDir, 'objects', 'info', 'alternates'), `${await repo.gitPath('objects')}\n`);
-        const shallow = await repo.gitPath('shallow');
-        await (0,promises_.copyFile)(shallow, external_node_path_default().join(gitDir, 'shallow')).catch(() => undefined);
-        return { root, gitDir, hooks };
-    }
-    catch (error) {
-        await (0,promises_.rm)(root, { recursive: true, force: true });
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/push-retry.ts
-// A push that failed in transit (a reset connection, a 5xx, a stall) is tried again, a few times with a
-// backoff; a push GitHub refused (a protected branch, the workflow permission, a lease, the token) is not, and
-// keeps its message. Trying again is safe: the lease on the action's own branch and fast-forward-only on a
-// person's still hold, and a push whose first try landed unanswered finds the branch up to date: a success.
-// A refusal that may be such a landing (the branch moved, a lease) is pushed once more to tell which.
-
-/** git's words for a push that never got the server's verdict. */
-const TRANSIENT_PUSH_ERRORS = /The requested URL returned error: (5\d\d|429)|RPC failed|Empty reply from server|Connection reset|Recv failure|Send failure|Operation too slow|Operation timed out|Failed to connect|Could not resolve host|Connection refused|remote end hung up unexpectedly|unexpected disconnect|early EOF|transfer closed|was not closed cleanly/i;
-/**
- * A refusal that may only mean an earlier try landed without its answer: curl sends a POST again by itself
- * when its connection was reset, and that second one finds the branch already moved.
- */
-const MAYBE_LANDED = /failed to update ref|cannot lock ref/;
-function maybeLanded(result) {
-    const kind = result.error?.kind;
-    return (!result.pushed &&
-        (kind === PUSH_FAILURE.staleLease ||
-            kind === PUSH_FAILURE.nonFastForward ||
-            (kind === PUSH_FAILURE.unknown && MAYBE_LANDED.test(result.output))));
-}
-/** Whether a failed push failed in transit, not by a refusal. */
-function failedInTransit(result) {
-    return (!result.pushed && result.error?.kind === PUSH_FAILURE.unknown && TRANSIENT_PUSH_ERRORS.test(result.output));
-}
-/** pushBranch, tried again while it fails in transit. */
-async function pushWithRetry(workTree, options, retry) {
-    const log = options.log ?? (() => undefined);
-    let looked = false;
-    for (let attempt = 1;; attempt++) {
-        const result = await pushBranch(workTree, options);
-        if (maybeLanded(result) && !looked) {
-            // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
-            looked = true;
-            log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.');
-            attempt--;
-            continue;
-        }
-        if (!failedInTransit(result))
-            return result;
-        const wait = retry.waitMs(attempt);
-        const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
-        if (attempt >= retry.attempts || late)
-            return result;
-        log(`The push did not get through (${result.output
-            .split('\n')
-            .find(line => TRANSIENT_PUSH_ERRORS.test(line))
-            ?.trim()}); trying again in ${Math.round(wait)} ms (push ${attempt + 1} of ${retry.attempts}).`);
-        await new Promise(resolve => setTimeout(resolve, wait));
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/index.ts
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/github/event.ts
-// What started the run, as a discriminated union with type guards: the one parse of GITHUB_EVENT_NAME and
-// its payload, used by the run's context (context.ts) and by the trigger's plan (trigger.ts). Nothing here
-// trusts the payload's text: it is only typed, never fetched again nor run.
-const isIssueCommentTrigger = (e) => e.name === 'issue_comment';
-const isIssuesTrigger = (e) => e.name === 'issues';
-const isPullRequestTrigger = (e) => e.name === 'pull_request' || e.name === 'pull_request_target';
-const isPushTrigger = (e) => e.name === 'push';
-const isScheduleTrigger = (e) => e.name === 'schedule';
-const isDispatchTrigger = (e) => e.name === 'workflow_dispatch';
-const event_obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
-const event_str = (v) => (typeof v === 'string' ? v : '');
-const login = (v) => event_str(event_obj(v).login);
-function issueOf(value) {
-    const issue = event_obj(value);
-    return {
-        number: Number(issue.number),
-        title: event_str(issue.title),
-        body: event_str(issue.body),
-        author: login(issue.user),
-        isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
-    };
-}
-/** GITHUB_EVENT_NAME and the payload as a typed trigger; payloads missing what a kind needs are unsupported. */
-function parseTriggerEvent(eventName, payloadValue) {
-    const payload = event_obj(payloadValue);
-    const action = event_str(payload.action);
-    const sender = login(payload.sender);
-    switch (eventName) {
-        case 'issue_comment': {
-            const comment = event_obj(payload.comment);
-            if (!payload.issue || !payload.comment)
-                break;
-            return {
-                name: 'issue_comment',
-                action,
-                issue: issueOf(payload.issue),
-                comment: {
-                    id: Number(comment.id),
-                    body: event_str(comment.body),
-                    author: login(comment.user),
-                    authorType: event_str(event_obj(comment.user).type),
-                    createdAt: event_str(comment.created_at),
-                    updatedAt: event_str(comment.updated_at)
-                }
-            };
-        }
-        case 'issues':
-            if (!payload.issue)
-                break;
-            return {
-                name: 'issues',
-                action,
-                issue: issueOf(payload.issue),
-                ...(payload.label ? { label: event_str(event_obj(payload.label).name) } : {}),
-                sender
-            };
-        case 'pull_request':
-        case 'pull_request_target': {
-            const pull = event_obj(payload.pull_request);
-            if (!payload.pull_request)
-                break;
-            const head = event_obj(pull.head);
-            const repo = event_str(event_obj(head.repo).full_name);
-            const baseRef = event_str(event_obj(pull.base).ref);
-            return {
-                name: eventName,
-                action,
-                number: Number(payload.number ?? pull.number),
-                title: event_str(pull.title),
-                body: event_str(pull.body),
-                author: login(pull.user),
-                authorType: event_str(event_obj(pull.user).type),
-                head: { ref: event_str(head.ref), sha: event_str(head.sha), ...(repo ? { repo } : {}) },
-                base: { ref: baseRef },
-                sender
-            };
-        }
-        case 'pull_request_review_comment':
-            return { name: 'pull_request_review_comment', action };
-        case 'push':
-            return { name: 'push', ref: event_str(payload.ref), deleted: payload.deleted === true, sender };
-        case 'schedule':
-            return { name: 'schedule', ...(payload.schedule ? { schedule: event_str(payload.schedule) } : {}) };
-        case 'workflow_dispatch':
-            return { name: 'workflow_dispatch', sender, inputs: event_obj(payload.inputs) };
-    }
-    return { name: 'unsupported', eventName };
-}
-
-;// CONCATENATED MODULE: ./src/github/context.ts
-// The run's GitHub context, read once from the runner's environment: where the run is (repository, run id,
-// server), and what started it (the payload, and its typed form from event.ts). Nothing here trusts the
-// payload's text.
-
-
-const context_obj = (value) => value && typeof value === 'object' && !Array.isArray(value) ? value : {};
-const context_str = (value) => (typeof value === 'string' ? value : '');
-function readPayload(file) {
-    if (!file || !(0,external_node_fs_.existsSync)(file))
-        return {};
-    try {
-        return context_obj(JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8')));
-    }
-    catch {
-        // A broken event file is the runner's problem, not a reason to fail a loop that does not need it.
-        return {};
-    }
-}
-/** Reads the run's context from the runner's environment (GITHUB_* and the event payload file). */
-function readContext(env = process.env) {
-    const eventName = env.GITHUB_EVENT_NAME ?? '';
-    const payload = readPayload(env.GITHUB_EVENT_PATH);
-    const repository = context_obj(payload.repository);
-    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? context_str(repository.full_name)).split('/');
-    const serverUrl = (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
-    const runId = env.GITHUB_RUN_ID ?? '';
-    const runAttempt = env.GITHUB_RUN_ATTEMPT ?? '1';
-    const runUrl = `${serverUrl}/${owner}/${repo}/actions/runs/${runId}` +
-        (runAttempt && runAttempt !== '1' ? `/attempts/${runAttempt}` : '');
-    const defaultBranch = context_str(repository.default_branch);
-    return {
-        eventName,
-        event: parseTriggerEvent(eventName, payload),
-        payload,
-        repo: { owner, repo },
-        serverUrl,
-        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-        runId,
-        runAttempt,
-        runNumber: env.GITHUB_RUN_NUMBER ?? '',
-        job: env.GITHUB_JOB ?? '',
-        workflow: env.GITHUB_WORKFLOW ?? '',
-        sha: env.GITHUB_SHA ?? '',
-        ref: env.GITHUB_REF ?? '',
-        refName: env.GITHUB_REF_NAME ?? '',
-        headRef: env.GITHUB_HEAD_REF ?? '',
-        baseRef: env.GITHUB_BASE_REF ?? '',
-        actor: env.GITHUB_ACTOR ?? '',
-        workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-        ...(defaultBranch ? { defaultBranch } : {}),
-        runUrl
-    };
-}
-/** The page of one artifact of this run. */
-function artifactUrl(context, artifactId) {
-    return `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}/artifacts/${artifactId}`;
-}
-
-;// CONCATENATED MODULE: ./src/github/retry.ts
-// How long delivery may keep trying when GitHub has a bad minute: one set of timings for the API, the push
-// and the artifact upload, a jittered exponential backoff, and a deadline (max-time, during delivery) that no
-// retry starts past. The fault-injection tests shrink every wait with a test-only variable.
-/** Test-only: multiplies every wait (backoffs, retry-after, rate-limit resets), e.g. 0.01. */
-const TEST_WAIT_SCALE = 'RALPH_ACTION_TEST_WAIT_SCALE';
-/** Test-only: one attempt's timeout in ms (API request, artifact upload, a stalled push). */
-const TEST_TIMEOUT_MS = 'RALPH_ACTION_TEST_TIMEOUT_MS';
-function positiveNumber(value) {
-    const n = value === undefined || value.trim() === '' ? NaN : Number(value);
-    return Number.isFinite(n) && n > 0 ? n : undefined;
-}
-/** The production timings, with the test-only variables applied when they are set. */
-function retryTiming(env = process.env) {
-    const scale = Math.min(1, positiveNumber(env[TEST_WAIT_SCALE]) ?? 1);
-    const timeout = positiveNumber(env[TEST_TIMEOUT_MS]);
-    return {
-        attempts: 4,
-        baseDelayMs: 1000 * scale,
-        maxDelayMs: 15_000 * scale,
-        msPerSecond: 1000 * scale,
-        requestTimeoutMs: timeout ?? 20_000,
-        // @actions/artifact retries a 5xx itself, after 3 s and more: an upload gets several request timeouts.
-        uploadTimeoutMs: timeout !== undefined ? timeout * 4 : 5 * 60_000,
-        pushStallSeconds: timeout !== undefined ? Math.max(1, Math.ceil(timeout / 1000)) : 60,
-        boundMs: 2 * 60_000
-    };
-}
-/**
- * The wait after failed attempt `attempt` (1 = the first): exponential, half of it random, so the jobs of a
- * matrix that failed together do not retry together.
- */
-function backoffMs(timing, attempt, random = Math.random) {
-    const exponential = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** (attempt - 1));
-    return Math.round(exponential * (0.5 + random() / 2));
-}
-/**
- * Whether attempt `attempt + 1` may start after waiting `waitMs`: attempts are left and it starts before the
- * deadline. A server's wait (retry-after, a rate limit's reset) is honoured however long, within the deadline.
- */
-function mayRetry(timing, retry, now = Date.now()) {
-    return retry.attempt < timing.attempts && now + retry.waitMs <= retry.deadline;
-}
-/** The wait a `retry-after` header asks for (seconds, or an HTTP date), in ms; undefined without one. */
-function retryAfterMs(timing, value, now = Date.now()) {
-    if (value === undefined || value.trim() === '')
-        return undefined;
-    const seconds = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : (Date.parse(value) - now) / 1000;
-    return Number.isFinite(seconds) ? Math.max(0, Math.round(seconds * timing.msPerSecond)) : undefined;
-}
-const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
-/** "1.2 s" or "350 ms", for the log. */
-function formatWait(ms) {
-    return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
-}
-
-;// CONCATENATED MODULE: ./src/github/client.ts
-
-/**
- * A request that creates something (a comment, an issue, a pull request) may be carried out by GitHub even
- * when its answer is lost. Before such a POST is made again, `recover` looks for what it made; when found,
- * that is the answer, so a retry never makes a second one. Pass as the request's `request` option.
- */
-function recoverBy(find) {
-    return { recover: find };
-}
-/** A rate limit, which the throttling plugin waits out (and our hook must not retry a second time). */
-function isRateLimit(error) {
-    const headers = error.response?.headers ?? {};
-    return ((error.status === 403 || error.status === 429) &&
-        (/\bsecondary rate\b/i.test(error.message ?? '') || headers['x-ratelimit-remaining'] === '0'));
-}
-/** The wait before retrying after `error`, or undefined when it is not worth another try. */
-function transientWait(error, timing, attempt) {
-    const e = error;
-    if (typeof e?.status !== 'number' || isRateLimit(e))
-        return undefined;
-    // 500 is also what a reset connection or a request without an answer becomes.
-    if (e.status < 500 && e.status !== 429)
-        return undefined;
-    return retryAfterMs(timing, e.response?.headers?.['retry-after']) ?? backoffMs(timing, attempt);
-}
-function describe(error) {
-    const e = error;
-    const said = (e?.message ?? String(error))
-        .split('\n')[0]
-        .replace(/ - https:\/\/\S+$/, '')
-        .slice(0, 160);
-    // A reset connection is fetch's "fetch failed", with the socket's code underneath.
-    const code = e?.cause?.cause?.code ?? e?.cause?.code;
-    if (code && !said.includes(code))
-        return `${said}: ${code}`;
-    return e?.status !== undefined && e.status !== 500 ? `${e.status} ${said}` : said;
-}
-/** `POST /repos/{owner}/{repo}/pulls`, for the log: no host, no query. */
-function requestName(request) {
-    return `${request.method} ${request.url.replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, '')}`;
-}
-class NoAnswer extends Error {
-    name = 'NoAnswerError';
-}
-/** Our hook: a timeout on each attempt, then jittered retries of what is transient, within the budget. */
-function transientRetries(timing, budget, log) {
-    return (octokit) => {
-        octokit.hook.wrap('request', async (request, options) => {
-            const what = requestName(options);
-            const deadline = budget.deadline ?? Date.now() + timing.boundMs;
-            const recover = options.request?.recover;
-            // `request: { retries: 0 }` (plugin-retry's spelling): one try, for what the next call supersedes.
-            const attempts = options.request?.retries === 0 ? 1 : timing.attempts;
-            const fetch = options.request?.fetch ?? globalThis.fetch;
-            // Until the answer's headers: a slow body is not a stall.
-            const timed = async (url, init) => {
-                const controller = new AbortController();
-                const timer = setTimeout(() => controller.abort(new NoAnswer(`no answer within ${formatWait(timing.requestTimeoutMs)}`)), timing.requestTimeoutMs);
-                try {
-                    return await fetch(url, { ...init, signal: controller.signal });
-                }
-                finally {
-                    clearTimeout(timer);
-                }
-            };
-            // In place: the token's hook, inside this one, reads the options it was first given.
-            options.request = { ...options.request, fetch: timed };
-            for (let attempt = 1;; attempt++) {
-                try {
-                    return await request(options);
-                }
-                catch (error) {
-                    const wait = transientWait(error, timing, attempt);
-                    if (wait === undefined)
-                        throw error;
-                    const retry = attempt < attempts && mayRetry(timing, { attempt, waitMs: wait, deadline });
-                    if (recover) {
-                        // It may have been made: look before making it again (after a pause, so it shows up in lists).
-                        await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
-                        // A failed look is no proof that it was not made: no second POST then.
-                        const found = await recover().catch(() => {
-                            throw error;
-                        });
-                        if (found !== undefined) {
-                            log(`${what} failed (${describe(error)}), but GitHub had carried it out: reusing what it made.`);
-                            return { status: 201, url: options.url, headers: {}, data: found };
-                        }
-                        if (!retry)
-                            throw error;
-                        log(`${what} failed (${describe(error)}); it was not carried out, so it is made again (attempt ${attempt + 1} of ${timing.attempts}).`);
-                        continue;
-                    }
-                    if (!retry)
-                        throw error;
-                    log(`${what} failed (${describe(error)}); retrying in ${formatWait(wait)} (attempt ${attempt + 1} of ${timing.attempts}).`);
-                    await sleep(wait);
-                }
-            }
-        });
-    };
-}
-let paced;
-/**
- * GitHub's guidance against secondary rate limits, as the throttling plugin keeps it: one write a second,
- * one that notifies people (a comment, an issue, a pull request) every three. Shared by every client.
- */
-function pacing(Limiter, msPerSecond) {
-    if (paced?.msPerSecond !== msPerSecond)
-        paced = {
-            msPerSecond,
-            write: new Limiter.Group({ id: 'ralph-action-write', maxConcurrent: 1, minTime: msPerSecond }),
-            notifications: new Limiter.Group({
-                id: 'ralph-action-notifications',
-                maxConcurrent: 1,
-                minTime: 3 * msPerSecond
-            })
-        };
-    return paced;
-}
-/**
- * An Octokit for `token` that retries as this module says. @actions/github and the throttling plugin are
- * imported here, on first use (cold start).
- */
-async function githubClient(token, options = {}) {
-    const [{ getOctokit }, { throttling }, { default: Bottleneck }] = await Promise.all([
-        __nccwpck_require__.e(/* import() */ 351).then(__nccwpck_require__.bind(__nccwpck_require__, 61351)),
-        Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(856)]).then(__nccwpck_require__.bind(__nccwpck_require__, 86856)),
-        __nccwpck_require__.e(/* import() */ 251).then(__nccwpck_require__.t.bind(__nccwpck_require__, 63251, 23))
-    ]);
-    const timing = options.timing ?? retryTiming();
-    const budget = options.budget ?? {};
-    const log = options.log ?? (() => undefined);
-    const rateLimited = (kind) => (retryAfter, request, _octokit, retryCount) => {
-        const what = `GitHub's ${kind} on ${requestName(request)}`;
-        // One try (a tracking comment's progress edit): the next call carries its content; waiting would
-        // only hold up the edits behind it.
-        if (request.request?.retries === 0) {
-            log(`${what} asks for ${retryAfter} s; not waiting, as the next call supersedes this one.`);
-            return false;
-        }
-        const waitMs = retryAfter * timing.msPerSecond;
-        const deadline = budget.deadline ?? Date.now() + timing.boundMs;
-        const wait = retryCount < timing.attempts - 1 && mayRetry(timing, { attempt: 1, waitMs, deadline });
-        log(wait
-            ? `${what}: waiting ${retryAfter} s, as it asks.`
-            : `${what} asks for ${retryAfter} s, more than the time left: not waiting.`);
-        return wait;
-    };
-    return getOctokit(token, {
-        ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
-        throttle: {
-            onRateLimit: rateLimited('rate limit'),
-            onSecondaryRateLimit: rateLimited('secondary rate limit'),
-            retryAfterBaseValue: timing.msPerSecond,
-            ...pacing(Bottleneck, timing.msPerSecond)
-        }
-    }, 
-    // The throttling plugin wraps ours: a rate limit passes our hook and is waited out once, there.
-    transientRetries(timing, budget, log), throttling);
-}
-/** The same, made on first use: a step that needs no API never loads @actions/github. */
-function lazyClient(token, options = {}) {
-    let made;
-    return () => (made ??= githubClient(token, options));
-}
-
-;// CONCATENATED MODULE: ./src/github/own-work.ts
-/** Asks GitHub who `octokit`'s token acts as. Throws when the token is refused altogether (401). */
-async function tokenActor(octokit) {
-    try {
-        const { data } = await octokit.rest.users.getAuthenticated();
-        return data.type === 'Bot' ? { kind: 'app' } : { kind: 'user', login: data.login };
-    }
-    catch (error) {
-        if (error.status === 403)
-            return { kind: 'app' };
-        throw error;
-    }
-}
-/** Whether `author` is the account the token acts as (for an installation token: any App's bot). */
-function isTokenActor(author, actor) {
-    if (!author?.login)
-        return false;
-    if (actor.kind === 'user')
-        return author.login.toLowerCase() === actor.login.toLowerCase();
-    return author.type === 'Bot';
-}
-/** The action's own work: opened by the token's actor, and its body carries the action's marker. */
-function isOwnWork(item, actor, marker) {
-    return isTokenActor(item.user, actor) && (item.body ?? '').includes(marker);
-}
-/** `GET /repos/{owner}/{repo}/branches/{branch}` (read access is enough); undefined when it does not exist. */
-async function branchTip(octokit, repo, branch) {
-    try {
-        const { data } = await octokit.rest.repos.getBranch({ ...repo, branch });
-        return {
-            sha: data.commit.sha,
-            committerEmail: data.commit.commit.committer?.email ?? '',
-            protected: data.protected
-        };
-    }
-    catch (error) {
-        if (error.status === 404)
-            return undefined;
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/security/workflow-commands.ts
-// The Actions runner acts on two forms of workflow command in a step's stdout (actions/runner,
-// ActionCommand.cs): `::name …::data` at the start of a line after leading white space, and the legacy
-// `##[name …]data` anywhere in a line. It splits lines at \r as well as \n. Text the agent, a check or an issue
-// wrote is not ours to turn into commands, with or without a stolen ::stop-commands:: token, so every such
-// text passes through here before it reaches the log: each command form gets a zero-width space inside it.
-const ZWSP = '\u200b';
-// .NET's TrimStart removes every Char.IsWhiteSpace character: JavaScript's \s plus U+0085 (U+FEFF, which \s
-// also holds, is not one of them, so this errs on the safe side).
-const COMMAND_AT_LINE_START = /(^|[\r\n])([\s\u0085]*):(?=:)/g;
-const LEGACY_COMMAND = /##\[/g;
-/**
- * The text with every workflow command defused, and nothing else changed: a line that would start with
- * `::` becomes `:\u200b:…`, and every `##[` becomes `##\u200b[`. Feed it whole lines (or whole texts): a
- * command split across two calls is not seen.
- */
-function neutralizeWorkflowCommands(text) {
-    return text.replace(COMMAND_AT_LINE_START, `$1$2:${ZWSP}`).replace(LEGACY_COMMAND, `##${ZWSP}[`);
-}
-/** Characters of one line held back at most before they are let out (a line may never end). */
-const MAX_HELD = 64 * 1024;
-/**
- * neutralizeWorkflowCommands for a stream of chunks: a command split across chunks is caught too. Complete
- * lines go out at once; the start of a line waits for its end (or for `flush()`, or MAX_HELD characters).
- */
-class WorkflowCommandFilter {
-    held = '';
-    /** Whether what was let out of the current line so far is white space only (a `::` there would count). */
-    lineBlank = true;
-    /** The text of `chunk` that can go out now, neutralized. */
-    push(chunk) {
-        this.held += chunk;
-        const end = Math.max(this.held.lastIndexOf('\n'), this.held.lastIndexOf('\r'));
-        if (end >= 0) {
-            const out = this.release(this.held.slice(0, end + 1));
-            this.held = this.held.slice(end + 1);
-            this.lineBlank = true;
-            return out;
-        }
-        // A line that does not end: let out all but its last two characters (they may start `##[` or `::`).
-        if (this.held.length <= MAX_HELD)
-            return '';
-        const out = this.release(this.held.slice(0, -2));
-        this.held = this.held.slice(-2);
-        return out;
-    }
-    /**
-     * Everything held back, neutralized: call before writing anything else to the log, and at the end. The
-     * caller ends the line if it was not ended: what is pushed next starts a new one.
-     */
-    flush() {
-        const out = this.release(this.held);
-        this.held = '';
-        this.lineBlank = true;
-        return out;
-    }
-    release(text) {
-        if (text === '')
-            return '';
-        // The middle of a line that already has text: a `::` in it is not at the line's start.
-        const out = this.lineBlank
-            ? neutralizeWorkflowCommands(text)
-            : neutralizeWorkflowCommands(`x${text}`).slice(1);
-        const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
-        const tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : text;
-        this.lineBlank = (lastBreak >= 0 || this.lineBlank) && /^[\s\u0085]*$/.test(tail);
-        return out;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/github/run-report.ts
-// What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
-// iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
-
-// The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
-
-const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
-/** Each gate with its command and its result in the last iteration that ran it. */
-function gateList(status) {
-    const last = new Map();
-    for (const c of status.baseline?.checks ?? [])
-        last.set(c.name, c);
-    for (const it of status.iterations)
-        for (const c of it.checks)
-            last.set(c.name, c);
-    if (last.size === 0)
-        return '_No gates: the agent’s completion signal decides._';
-    return [...last.values()]
-        .map(c => `- ${c.passed ? '✓' : '✗'} ${overview_code(c.name)}: ${overview_code(c.run)}${c.passed ? '' : failureHow(c)}`)
-        .join('\n');
-}
-function failureHow(c) {
-    if (c.timedOut)
-        return ' (timed out)';
-    if (c.killedBy)
-        return ` (stopped: ${c.killedBy})`;
-    return c.exitCode === null ? '' : ` (exit ${c.exitCode})`;
-}
-/** The run in one sentence, starting with an emoji a reader can scan. */
-function outcomeSentence(report) {
-    const { status, delivery, task } = report;
-    const name = `**${task.name}**`;
-    const n = status.iterations.length;
-    const reason = status.stopReason;
-    if (report.dryRun)
-        return `🔎 Dry run of ${name}: the inputs and the ralph are valid; no agent ran.`;
-    if (reason === undefined || status.state !== 'finished')
-        return `⏹️ ${name} did not finish (the job was cancelled or killed) after ${pluralIterations(n)}; the record of what ran is in the artifact.`;
-    const pr = delivery.pullRequest;
-    const delivered = pr
-        ? ` and ${pr.operation === 'created' ? 'opened' : 'updated'} pull request [#${pr.number}](${pr.url})`
-        : delivery.pushed && delivery.branch
-            ? ` and pushed branch ${overview_code(delivery.branch)}`
-            : '';
-    const problem = delivery.problems[0];
-    if (reason === 'already_green')
-        return `✅ ${name}: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.`;
-    if (status.success) {
-        const what = reason === 'completed'
-            ? `finished in iteration ${n} (the agent said it was done)`
-            : `passed every gate in iteration ${n}`;
-        if (problem)
-            return `⚠️ ${name} ${what}, but the work was not delivered: ${problem}`;
-        if (delivery.skipped)
-            return `✅ ${name} ${what}; ${delivery.skipped}.`;
-        return `✅ ${name} ${what}${delivered}.`;
-    }
-    // The gates pass but the tag never came: say so, and how to let the gates alone decide (said once here).
-    const noTag = reason === 'max_iterations' && status.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
-    const why = {
-        all_checks_passed: 'passed',
-        completed: 'finished',
-        max_iterations: noTag
-            ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${overview_code('completion-tag: none')} lets the gates alone decide)`
-            : `used all ${pluralIterations(n)} without passing its gates`,
-        budget_exhausted: `ran out of budget after ${pluralIterations(n)}`,
-        timeout: `ran out of time after ${pluralIterations(n)}`,
-        circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
-        agent_error: `stopped after ${pluralIterations(n)} on an error`,
-        cancelled: `was cancelled after ${pluralIterations(n)}`,
-        already_green: 'found every gate passing'
-    };
-    const icon = reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌';
-    const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
-    const tail = problem
-        ? `; the work was not delivered: ${problem}`
-        : delivered
-            ? `;${delivered.replace(/^ and/, '')}`
-            : '';
-    return `${icon} ${name} ${why[reason]}${detail}${tail}.`.replace(/\.\.$/, '.');
-}
-
-;// CONCATENATED MODULE: ./src/github/summary.ts
-// The job summary: the outcome in one sentence, the iteration table (verdict, each gate ✓/✗, cost, duration),
-// a chart of cost and duration per iteration (mermaid xychart, which GitHub renders), the gates, and links
-// to the pull request and the run record.
-
-
-
-/** GitHub refuses a step summary over 1 MiB; the patch and tables are cut well before. */
-const MAX_PATCH_CHARS = 60_000;
-/** The summary's markdown. */
-function renderSummary(report) {
-    const { status, delivery, links } = report;
-    const out = [`## Ralph loop: ${report.task.name}`, '', outcomeSentence(report), ''];
-    const facts = [
-        status.stopReason ? `**Stop reason:** ${overview_code(status.stopReason)}` : undefined,
-        `**Iterations:** ${status.iterations.length}${status.budgets.maxIterations ? ` of ${status.budgets.maxIterations}` : ''}`,
-        `**Cost:** ${formatCost(status)}${status.budgets.maxCostUsd !== undefined ? ` (budget $${status.budgets.maxCostUsd})` : ''}`,
-        `**Duration:** ${overview_formatDuration(status.durationMs)}`
-    ].filter(Boolean);
-    out.push(facts.join(' · '), '');
-    const linkLine = [
-        delivery.pullRequest
-            ? `[Pull request #${delivery.pullRequest.number}](${delivery.pullRequest.url})`
-            : undefined,
-        delivery.branch && delivery.pushed ? `branch ${overview_code(delivery.branch)}` : undefined,
-        links.artifact
-            ? `[Run record${links.artifactName ? ` (${overview_code(links.artifactName)})` : ''}](${links.artifact})`
-            : undefined,
-        `[This run](${links.run})`
-    ].filter(Boolean);
-    out.push(linkLine.join(' · '), '');
-    const warnings = [...delivery.problems];
-    if (links.recordNotUploaded)
-        warnings.push(`The run record could not be uploaded as an artifact: ${links.recordNotUploaded}.`);
-    for (const problem of warnings)
-        out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '');
-    for (const note of delivery.notes)
-        out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '');
-    if (status.iterations.length > 0 || status.baseline) {
-        out.push('### Iterations', '', iterationTable(status), '');
-        out.push('### Gates', '', gateList(status), '');
-    }
-    if (status.iterations.length > 0)
-        out.push('### Cost and duration per iteration', '', charts(status), '');
-    if (delivery.patch) {
-        const text = delivery.patch.text.length > MAX_PATCH_CHARS
-            ? `${delivery.patch.text.slice(0, MAX_PATCH_CHARS)}\n… (cut: the whole patch is ${delivery.patch.file} in the run record)`
-            : delivery.patch.text;
-        out.push('<details><summary>The work as a patch (apply with <code>git am</code>)</summary>', '', fence(text, 'diff'), '', '</details>', '');
-    }
-    for (const warning of status.warnings)
-        out.push(`- ⚠️ ${warning}`);
-    return `${out
-        .join('\n')
-        .replace(/\n{3,}/g, '\n\n')
-        .trimEnd()}\n`;
-}
-/** What a dry run checked and would do, with the first prompt: a dry run's summary is never empty. */
-function renderDryRunSummary(dry) {
-    const gates = dry.checks.map(c => `- ${overview_code(c.name)}: ${overview_code(c.run)}`).join('\n');
-    return [
-        `## Ralph loop: ${dry.task.name} (dry run)`,
-        '',
-        `🔎 Dry run of **${dry.task.name}**${dry.task.file ? ` (${overview_code(dry.task.file)})` : ''}: the inputs and the ralph are valid and every program it starts was found; no agent ran. A run would work on branch ${overview_code(dry.branch)}${dry.maxIterations ? `, for at most ${dry.maxIterations} iteration${dry.maxIterations === 1 ? '' : 's'}` : ''}.`,
-        '',
-        '### Gates',
-        '',
-        gates || '_No gates: the agent’s completion signal decides._',
-        '',
-        '### The first prompt',
-        '',
-        fence(dry.prompt, 'markdown'),
-        ''
-    ].join('\n');
-}
-/** Appends a dry run's summary to GITHUB_STEP_SUMMARY. */
-async function writeDryRunSummary(dry) {
-    await core/* summary */.z.addRaw(renderDryRunSummary(dry), true).write();
-}
-/** Appends the summary to GITHUB_STEP_SUMMARY. */
-async function writeSummary(report) {
-    await core/* summary */.z.addRaw(renderSummary(report), true).write();
-}
-
-;// CONCATENATED MODULE: ./src/github/comments.ts
-// Every comment the action posts carries a hidden line with a key of its own, so a POST whose answer was
-// lost (a reset, a timeout, a 5xx after the work was done) is found among the issue's comments and reused,
-// instead of being posted a second time.
-
-
-const onceMarker = (key) => `<!-- ralph-action:once ${key} -->`;
-/** GitHub's clock may differ from the runner's: look back this far for a comment just posted. */
-const CLOCK_SKEW_MS = 10 * 60_000;
-/** Posts `body` (with its hidden key) on the issue or pull request, exactly once. */
-async function postComment(octokit, target, body) {
-    const marker = onceMarker((0,external_node_crypto_.randomUUID)());
-    const where = { owner: target.owner, repo: target.repo, issue_number: target.issueNumber };
-    const since = new Date(Date.now() - CLOCK_SKEW_MS).toISOString();
-    const { data } = await octokit.rest.issues.createComment({
-        ...where,
-        body: `${body}\n\n${marker}`,
-        request: recoverBy(async () => {
-            const recent = await octokit.paginate(octokit.rest.issues.listComments, {
-                ...where,
-                since,
-                per_page: 100
-            });
-            return recent.find(c => c.body?.endsWith(marker));
-        })
-    });
-    return data;
-}
-
-;// CONCATENATED MODULE: ./src/github/tracking.ts
+;// CONCATENATED MODULE: ./src/report/tracking.ts
+// The tracking comment's body: "working…" with the iterations so far, then the outcome. Pure functions of
+// the run's status; github/tracking.ts posts and edits them.
 
 
 /** GitHub refuses comment bodies over 65,536 characters; stay well under. */
@@ -51798,6 +51676,91 @@ const MAX_COMMENT_CHARS = 65000;
 const TRACKING_ROWS = 25;
 /** The hidden first line of a tracking comment; `state` says whether a step still has to finalise it. */
 const trackingMarker = (runId, state) => `<!-- ralph-action:tracking run=${runId.replace(/[^0-9A-Za-z_-]/g, '')} state=${state} -->`;
+const HEADLINE = {
+    all_checks_passed: '✅ Every gate passed',
+    completed: '✅ Done (the agent said so; no gates)',
+    max_iterations: '❌ Used every iteration without passing the gates',
+    budget_exhausted: '💸 Out of budget',
+    timeout: '⏱️ Out of time',
+    circuit_open: '❌ Stopped: no progress',
+    agent_error: '💥 Stopped on an error',
+    cancelled: '⏹️ Cancelled',
+    already_green: '✅ Nothing to do: every gate already passed'
+};
+function renderWorking(info, status) {
+    const n = status?.iterations.length ?? 0;
+    const of = info.maxIterations ? ` of at most ${info.maxIterations}` : '';
+    const now = n === 0 ? 'starting' : `${n} iteration${n === 1 ? '' : 's'} done${of}`;
+    const lines = [
+        trackingMarker(info.runId, 'working'),
+        `### 🔁 ralph ${code(cell(info.ralphName, 80))} is working… (${now})`,
+        ''
+    ];
+    if (status && n > 0)
+        lines.push(table(status.iterations), '', `Cost so far: ${cost(status)}.`, '');
+    lines.push(footer(info));
+    return fit(lines.join('\n'), MAX_COMMENT_CHARS);
+}
+function renderFinal(info, outcome) {
+    const { status, pullRequest } = outcome;
+    const n = status.iterations.length;
+    const headline = status.stopReason !== undefined
+        ? HEADLINE[status.stopReason]
+        : status.state === 'finished'
+            ? '⏹️ Finished'
+            : '⏹️ Cancelled';
+    const after = status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`;
+    const pr = pullRequest
+        ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
+        : '';
+    const lines = [trackingMarker(info.runId, 'final'), `### ${headline} ${after}${pr}`, ''];
+    if (status.stopDetail)
+        lines.push(`${cell(status.stopDetail, 400)}.`.replace(/\.\.$/, '.'), '');
+    if (outcome.note)
+        lines.push(cell(outcome.note, 1000), '');
+    if (n > 0)
+        lines.push(table(status.iterations), '', `Cost: ${cost(status)}.`, '');
+    lines.push(footer(info));
+    return fit(lines.join('\n'), MAX_COMMENT_CHARS);
+}
+function table(iterations) {
+    const shown = iterations.slice(-TRACKING_ROWS);
+    const rows = ['| # | Verdict | Gates | Cost | Time |', '| --- | --- | --- | --- | --- |'];
+    for (const it of shown) {
+        const gates = it.checks.length
+            ? it.checks.map(c => `${c.passed ? '✓' : '✗'} ${code(cell(c.name, 80))}`).join(' ')
+            : '–';
+        const spent = !it.agent
+            ? '–'
+            : it.agent.usage.cost_source === 'unknown'
+                ? '?'
+                : `$${it.agent.usage.cost_usd.toFixed(2)}`;
+        rows.push(`| ${it.iteration} | ${verdictLabel(it.verdict)} | ${gates} | ${spent} | ${overview_formatDuration(it.durationMs)} |`);
+    }
+    const hidden = iterations.length - shown.length;
+    if (hidden > 0)
+        rows.push('', `_${hidden} earlier iteration${hidden === 1 ? '' : 's'} are in the run record._`);
+    return rows.join('\n');
+}
+function footer(info) {
+    const parts = [`[The run](${info.runUrl})`];
+    if (info.branch)
+        parts.push(`branch ${code(cell(info.branch, 80))}`);
+    if (info.actor)
+        parts.push(`started by @${info.actor}`);
+    return parts.join(' · ');
+}
+function cost(status) {
+    if (status.cost.source === 'unknown' && status.cost.totalUsd === 0)
+        return 'unknown (the agent reported none)';
+    const max = status.cost.maxUsd !== undefined ? ` of $${status.cost.maxUsd.toFixed(2)}` : '';
+    return `$${status.cost.totalUsd.toFixed(2)}${max} (${status.cost.source})`;
+}
+
+;// CONCATENATED MODULE: ./src/github/tracking.ts
+
+
+
 const MARKER_RE = /^<!-- ralph-action:tracking run=([0-9A-Za-z_-]*) state=(working|final) -->/;
 /** 👀 on the triggering comment (or on the issue when a label started it). Answers whether it worked. */
 async function acknowledge(octokit, target, warn = () => { }) {
@@ -51826,7 +51789,7 @@ async function acknowledge(octokit, target, warn = () => { }) {
 /** Posts a refusal (TriggerPlan's `reply`) on the issue; answers the reply's URL, or undefined. */
 async function postRefusal(octokit, target, reply, warn = () => { }) {
     try {
-        return (await postComment(octokit, target, fit(reply))).html_url;
+        return (await postComment(octokit, target, fit(reply, MAX_COMMENT_CHARS))).html_url;
     }
     catch (error) {
         warn(`Could not reply on #${target.issueNumber}: ${messageOf(error)}`);
@@ -51978,115 +51941,6 @@ async function finaliseCancelled(octokit, target, info, status, warn = () => { }
     });
     return done ? 'finalised' : 'failed';
 }
-// --- bodies ----------------------------------------------------------------------------------------
-const HEADLINE = {
-    all_checks_passed: '✅ Every gate passed',
-    completed: '✅ Done (the agent said so; no gates)',
-    max_iterations: '❌ Used every iteration without passing the gates',
-    budget_exhausted: '💸 Out of budget',
-    timeout: '⏱️ Out of time',
-    circuit_open: '❌ Stopped: no progress',
-    agent_error: '💥 Stopped on an error',
-    cancelled: '⏹️ Cancelled',
-    already_green: '✅ Nothing to do: every gate already passed'
-};
-function renderWorking(info, status) {
-    const n = status?.iterations.length ?? 0;
-    const of = info.maxIterations ? ` of at most ${info.maxIterations}` : '';
-    const now = n === 0 ? 'starting' : `${n} iteration${n === 1 ? '' : 's'} done${of}`;
-    const lines = [
-        trackingMarker(info.runId, 'working'),
-        `### 🔁 ralph ${tracking_code(info.ralphName)} is working… (${now})`,
-        ''
-    ];
-    if (status && n > 0)
-        lines.push(table(status.iterations), '', `Cost so far: ${cost(status)}.`, '');
-    lines.push(footer(info));
-    return fit(lines.join('\n'));
-}
-function renderFinal(info, outcome) {
-    const { status, pullRequest } = outcome;
-    const n = status.iterations.length;
-    const headline = status.stopReason !== undefined
-        ? HEADLINE[status.stopReason]
-        : status.state === 'finished'
-            ? '⏹️ Finished'
-            : '⏹️ Cancelled';
-    const after = status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`;
-    const pr = pullRequest
-        ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
-        : '';
-    const lines = [trackingMarker(info.runId, 'final'), `### ${headline} ${after}${pr}`, ''];
-    if (status.stopDetail)
-        lines.push(`${tracking_cell(status.stopDetail, 400)}.`.replace(/\.\.$/, '.'), '');
-    if (outcome.note)
-        lines.push(tracking_cell(outcome.note, 1000), '');
-    if (n > 0)
-        lines.push(table(status.iterations), '', `Cost: ${cost(status)}.`, '');
-    lines.push(footer(info));
-    return fit(lines.join('\n'));
-}
-function table(iterations) {
-    const shown = iterations.slice(-TRACKING_ROWS);
-    const rows = ['| # | Verdict | Gates | Cost | Time |', '| --- | --- | --- | --- | --- |'];
-    for (const it of shown) {
-        const gates = it.checks.length
-            ? it.checks.map(c => `${c.passed ? '✓' : '✗'} ${tracking_code(c.name)}`).join(' ')
-            : '–';
-        const spent = !it.agent
-            ? '–'
-            : it.agent.usage.cost_source === 'unknown'
-                ? '?'
-                : `$${it.agent.usage.cost_usd.toFixed(2)}`;
-        rows.push(`| ${it.iteration} | ${verdictLabel(it.verdict)} | ${gates} | ${spent} | ${duration(it.durationMs)} |`);
-    }
-    const hidden = iterations.length - shown.length;
-    if (hidden > 0)
-        rows.push('', `_${hidden} earlier iteration${hidden === 1 ? '' : 's'} are in the run record._`);
-    return rows.join('\n');
-}
-function footer(info) {
-    const parts = [`[The run](${info.runUrl})`];
-    if (info.branch)
-        parts.push(`branch ${tracking_code(info.branch)}`);
-    if (info.actor)
-        parts.push(`started by @${info.actor}`);
-    return parts.join(' · ');
-}
-function cost(status) {
-    if (status.cost.source === 'unknown' && status.cost.totalUsd === 0)
-        return 'unknown (the agent reported none)';
-    const max = status.cost.maxUsd !== undefined ? ` of $${status.cost.maxUsd.toFixed(2)}` : '';
-    return `$${status.cost.totalUsd.toFixed(2)}${max} (${status.cost.source})`;
-}
-function duration(ms) {
-    const s = Math.round(ms / 1000);
-    if (s < 60)
-        return `${s}s`;
-    const m = Math.floor(s / 60);
-    return m < 60 ? `${m}m ${s % 60}s` : `${Math.floor(m / 60)}h ${m % 60}m`;
-}
-/** One line for a table or a sentence: no pipes, no newlines, bounded. */
-function tracking_cell(text, max) {
-    const flat = text
-        .replace(/\s*\n\s*/g, ' ')
-        .replace(/\|/g, '\\|')
-        .trim();
-    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-function tracking_code(text) {
-    const flat = tracking_cell(text, 80);
-    return flat.includes('`') ? `\`\` ${flat} \`\`` : `\`${flat}\``;
-}
-/** Keeps a body under GitHub's limit, cutting the middle of the text, never the marker. */
-function fit(body, max = MAX_COMMENT_CHARS) {
-    if (body.length <= max)
-        return body;
-    const note = '\n\n_[… cut to fit GitHub’s comment limit]_\n\n';
-    const head = Math.floor((max - note.length) * 0.6);
-    const tail = max - note.length - head;
-    return body.slice(0, head) + note + body.slice(body.length - tail);
-}
 function emptyStatus() {
     return {
         version: 1,
@@ -52118,7 +51972,451 @@ function messageOf(error) {
     return typeof status === 'number' ? `HTTP ${status}: ${message}` : message;
 }
 
-;// CONCATENATED MODULE: ./src/github/sanitize.ts
+;// CONCATENATED MODULE: ./src/ralph/installed.ts
+// The ralphs a comment or a label may name: those installed in the project (`.agents/ralphs/<name>/`).
+// Followed through symlinks, the folder, its RALPH.md and the guardrails file it reads must all stay inside
+// the project, so a name never reaches a file elsewhere on the runner (another ralph, a secret the prompt
+// would carry). What is refused is not listed either.
+
+
+
+
+/** Arg names the action fills itself; a `/ralph` comment may not set them. */
+const RESERVED_ARGS = ['task', 'task_file'];
+/** The installed ralph's real folder, or why the name does not name one a trigger may run. */
+function installedRalph(projectRoot, name) {
+    const missing = { problem: `there is no ralph called ${'`'}${name}${'`'} in ${INSTALLED_RALPHS_DIR}/` };
+    if (!NAME_RE.test(name))
+        return missing;
+    let root;
+    let dir;
+    let file;
+    try {
+        root = (0,external_node_fs_.realpathSync)(projectRoot);
+        dir = (0,external_node_fs_.realpathSync)(external_node_path_default().join(projectRoot, INSTALLED_RALPHS_DIR, name));
+        file = (0,external_node_fs_.realpathSync)(external_node_path_default().join(dir, RALPH_MARKER));
+        if (!(0,external_node_fs_.statSync)(file).isFile())
+            return missing;
+    }
+    catch {
+        return missing;
+    }
+    if (!installed_isInside(dir, root) || !installed_isInside(file, root))
+        return missing;
+    const guardrails = guardrailsOf(file);
+    if (guardrails !== undefined) {
+        let real;
+        try {
+            real = (0,external_node_fs_.realpathSync)(external_node_path_default().resolve(root, guardrails));
+        }
+        catch {
+            real = undefined; // not written yet: the loop creates it inside the work tree
+        }
+        if (real !== undefined && !installed_isInside(real, root))
+            return {
+                problem: `the ralph ${'`'}${name}${'`'} reads its guardrails from outside the project (a symlink): it cannot be started from here`
+            };
+    }
+    return { dir };
+}
+/** The project's installed ralphs that a comment or label can name (those installedRalph accepts). */
+function availableRalphs(projectRoot) {
+    return listInstalledRalphs(projectRoot, '/nonexistent').filter(name => 'dir' in installedRalph(projectRoot, name));
+}
+/**
+ * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
+ * prompt or a command), without the ones the action sets. Undefined when the file cannot be read or parsed:
+ * the plan reports that problem itself.
+ */
+function argsOf(ralph, projectRoot) {
+    try {
+        const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: (0,external_node_os_.homedir)() });
+        return argsRead(file, (0,external_node_fs_.readFileSync)(file, 'utf8'))?.filter(name => !RESERVED_ARGS.includes(name));
+    }
+    catch {
+        return undefined;
+    }
+}
+/** The `{{ args.NAME }}` names in a template (a ralph-less run's prompt), without the ones the action sets. */
+function argsIn(template) {
+    const names = new Set();
+    for (const m of template.matchAll(PLACEHOLDER_RE))
+        if (m[1] === 'args')
+            names.add(m[2]);
+    return [...names].filter(name => !RESERVED_ARGS.includes(name));
+}
+function guardrailsOf(file) {
+    try {
+        const value = readFrontmatter(file, (0,external_node_fs_.readFileSync)(file, 'utf8')).data.get('guardrails');
+        return typeof value === 'string' && value.trim() ? value : undefined;
+    }
+    catch {
+        return undefined; // a broken ralph: the plan reports it with its line
+    }
+}
+const installed_isInside = (child, parent) => child === parent || child.startsWith(parent.endsWith((external_node_path_default()).sep) ? parent : parent + (external_node_path_default()).sep);
+
+;// CONCATENATED MODULE: ./src/trigger/permissions.ts
+// Logins are letters, digits and hyphens (at most 39); an App's bot account adds `[bot]`. Anything else is
+// not a GitHub account, and must not reach a URL path unchecked.
+/** A person's login (a bot's ends in [bot]). */
+const USER_LOGIN = /^[A-Za-z0-9-]{1,39}$/;
+const BOT_LOGIN = /^[A-Za-z0-9-]{1,39}\[bot\]$/;
+// Role names that are not enough, whatever the legacy field says.
+const TOO_LOW = new Set(['read', 'triage', 'none']);
+/** Whether `login` may start a loop on owner/repo, and why not. Two API calls; never throws. */
+async function checkActor(octokit, query) {
+    const { owner, repo, login } = query;
+    const refuse = (reason, unknown = false) => ({
+        allowed: false,
+        login,
+        reason,
+        ...(unknown ? { unknown: true } : {})
+    });
+    if (!USER_LOGIN.test(login) && !BOT_LOGIN.test(login))
+        return refuse(`${permissions_describe(login)} is not a GitHub login, so its permissions cannot be checked`);
+    let type;
+    try {
+        const { data } = await octokit.rest.users.getByUsername({ username: login });
+        type = data.type;
+    }
+    catch (error) {
+        return refuse(statusOf(error) === 404
+            ? `${permissions_describe(login)} is not a GitHub account`
+            : `the account ${permissions_describe(login)} could not be looked up (${permissions_messageOf(error)})`, statusOf(error) !== 404);
+    }
+    if (type === 'Bot') {
+        if (isAllowedBot(login, query.allowedBots ?? []))
+            return { allowed: true, login, role: 'allowed-bot', type };
+        return refuse(`${permissions_describe(login)} is a bot (a GitHub App), and bots may start a loop only when the workflow names ` +
+            `them in the allowed-bots input`);
+    }
+    if (type !== 'User')
+        return refuse(type
+            ? `${permissions_describe(login)} is an account of type ${permissions_describe(type)}, not a person`
+            : `GitHub did not say what kind of account ${permissions_describe(login)} is, so it is not known to be a person`);
+    // GitHub gives no User a bracket in its login: an account that claims one is not what it says.
+    if (!USER_LOGIN.test(login))
+        return refuse(`${permissions_describe(login)} claims to be a person but has a bot's login`);
+    let permission;
+    let roleName;
+    try {
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: login });
+        permission = data.permission;
+        roleName = data.role_name || undefined;
+    }
+    catch (error) {
+        return refuse(statusOf(error) === 404
+            ? `${permissions_describe(login)} is not a collaborator on ${owner}/${repo}`
+            : `the permission of ${permissions_describe(login)} on ${owner}/${repo} could not be read (${permissions_messageOf(error)})`, statusOf(error) !== 404);
+    }
+    // The legacy field reports maintain as write and triage as read; a custom role reports its base role
+    // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
+    const legacy = permission.toLowerCase();
+    const enough = (legacy === 'admin' || legacy === 'write') && !TOO_LOW.has((roleName ?? '').toLowerCase());
+    const role = roleName ?? permission;
+    if (!enough)
+        return refuse(`${permissions_describe(login)} has the ${role} role on ${owner}/${repo}; starting a loop needs write, maintain or admin`);
+    return { allowed: true, login, role, type: 'User' };
+}
+/** A bot is allowed when `allowed-bots` names it, with or without its `[bot]` suffix (case-insensitive). */
+function isAllowedBot(login, allowedBots) {
+    const bare = (name) => name
+        .trim()
+        .toLowerCase()
+        .replace(/\[bot\]$/, '');
+    const wanted = bare(login);
+    return wanted !== '' && allowedBots.some(name => bare(name) === wanted);
+}
+/** A login for a message: in code, cut, one line (it may come from a payload we do not trust yet). */
+function permissions_describe(login) {
+    const clean = login.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
+    return `\`${clean.replace(/`/g, "'")}\``;
+}
+function statusOf(error) {
+    const status = error?.status;
+    return typeof status === 'number' ? status : undefined;
+}
+function permissions_messageOf(error) {
+    const status = statusOf(error);
+    const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
+    return status ? `HTTP ${status}: ${message}` : message;
+}
+
+;// CONCATENATED MODULE: ./src/report/hunt.ts
+// The body of a nightly hunt's failure report: its hidden marker (failures in a row, since when), the latest
+// failure and what the issue is for. github/hunt-report.ts opens, updates and closes it.
+
+/** A hidden marker in the failure issue of a nightly hunt: labelling it is not a request. */
+const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure';
+/** GitHub refuses issue bodies over 65,536 characters; stay well under. */
+const MAX_ISSUE_CHARS = 65000;
+const REPORT_RE = /^<!-- ralph-action:hunt-failure ralph=([A-Za-z0-9_-]+) failures=(\d+) first=([0-9-]+) -->/;
+const reportMarker = (ralphName, failures, first) => `${HUNT_REPORT_MARKER} ralph=${ralphName} failures=${failures} first=${first} -->`;
+function renderReport(report, failures, first, today) {
+    const times = failures === 1 ? 'once' : `${failures} times in a row, since ${first}`;
+    return fit([
+        reportMarker(report.ralphName, failures, first),
+        `### The nightly hunt \`${report.ralphName}\` failed`,
+        '',
+        `**Latest (${today}):** ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`,
+        '',
+        `It has failed ${times}.`,
+        ...(report.details ? ['', report.details] : []),
+        '',
+        `_ralph-action updates this issue on the next failure instead of opening another, and closes it when a ` +
+            `hunt succeeds. Labelling it does not start a loop._`
+    ].join('\n'), MAX_ISSUE_CHARS);
+}
+const hunt_oneLine = (text) => {
+    const flat = text.replace(/\s+/g, ' ').trim();
+    return flat.length > 500 ? `${flat.slice(0, 499)}…` : flat;
+};
+
+;// CONCATENATED MODULE: ./src/report/run-report.ts
+// What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
+// iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
+
+// The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
+
+const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
+/** Each gate with its command and its result in the last iteration that ran it. */
+function gateList(status) {
+    const last = new Map();
+    for (const c of status.baseline?.checks ?? [])
+        last.set(c.name, c);
+    for (const it of status.iterations)
+        for (const c of it.checks)
+            last.set(c.name, c);
+    if (last.size === 0)
+        return '_No gates: the agent’s completion signal decides._';
+    return [...last.values()]
+        .map(c => `- ${c.passed ? '✓' : '✗'} ${codeCell(c.name)}: ${codeCell(c.run)}${c.passed ? '' : failureHow(c)}`)
+        .join('\n');
+}
+function failureHow(c) {
+    if (c.timedOut)
+        return ' (timed out)';
+    if (c.killedBy)
+        return ` (stopped: ${c.killedBy})`;
+    return c.exitCode === null ? '' : ` (exit ${c.exitCode})`;
+}
+/** The run in one sentence, starting with an emoji a reader can scan. */
+function outcomeSentence(report) {
+    const { status, delivery, task } = report;
+    const name = `**${task.name}**`;
+    const n = status.iterations.length;
+    const reason = status.stopReason;
+    if (report.dryRun)
+        return `🔎 Dry run of ${name}: the inputs and the ralph are valid; no agent ran.`;
+    if (reason === undefined || status.state !== 'finished')
+        return `⏹️ ${name} did not finish (the job was cancelled or killed) after ${pluralIterations(n)}; the record of what ran is in the artifact.`;
+    const pr = delivery.pullRequest;
+    const delivered = pr
+        ? ` and ${pr.operation === 'created' ? 'opened' : 'updated'} pull request [#${pr.number}](${pr.url})`
+        : delivery.pushed && delivery.branch
+            ? ` and pushed branch ${codeCell(delivery.branch)}`
+            : '';
+    const problem = delivery.problems[0];
+    if (reason === 'already_green')
+        return `✅ ${name}: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.`;
+    if (status.success) {
+        const what = reason === 'completed'
+            ? `finished in iteration ${n} (the agent said it was done)`
+            : `passed every gate in iteration ${n}`;
+        if (problem)
+            return `⚠️ ${name} ${what}, but the work was not delivered: ${problem}`;
+        if (delivery.skipped)
+            return `✅ ${name} ${what}; ${delivery.skipped}.`;
+        return `✅ ${name} ${what}${delivered}.`;
+    }
+    // The gates pass but the tag never came: say so, and how to let the gates alone decide (said once here).
+    const noTag = reason === 'max_iterations' && status.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
+    const why = {
+        all_checks_passed: 'passed',
+        completed: 'finished',
+        max_iterations: noTag
+            ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${codeCell('completion-tag: none')} lets the gates alone decide)`
+            : `used all ${pluralIterations(n)} without passing its gates`,
+        budget_exhausted: `ran out of budget after ${pluralIterations(n)}`,
+        timeout: `ran out of time after ${pluralIterations(n)}`,
+        circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
+        agent_error: `stopped after ${pluralIterations(n)} on an error`,
+        cancelled: `was cancelled after ${pluralIterations(n)}`,
+        already_green: 'found every gate passing'
+    };
+    const icon = reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌';
+    const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
+    const tail = problem
+        ? `; the work was not delivered: ${problem}`
+        : delivered
+            ? `;${delivered.replace(/^ and/, '')}`
+            : '';
+    return `${icon} ${name} ${why[reason]}${detail}${tail}.`.replace(/\.\.$/, '.');
+}
+
+;// CONCATENATED MODULE: ./src/report/pr-body.ts
+// The pull request's title and body: what was asked, the iteration table, the gates, the cost, links to the
+// run and its record, and `Closes #N` when an issue started the run. Kept under GitHub's 65,536 characters
+// by cutting the task first (it is in the run record), then the table.
+
+
+/** GitHub refuses longer bodies (422 "body is too long"). */
+const MAX_PR_BODY_CHARS = 65_536;
+/** Room kept under the limit for the marker and whatever delivery appends. */
+const BODY_BUDGET = MAX_PR_BODY_CHARS - 1_536;
+const TASK_CHARS = 6_000;
+/** In every pull request body the action writes: with its author, it tells the action's own apart. */
+const PULL_REQUEST_MARKER = '<!-- ralph-action:pull-request -->';
+function quoteBlock(text) {
+    return text
+        .replace(/\r\n?/g, '\n')
+        .trimEnd()
+        .split('\n')
+        .map(line => `> ${line}`)
+        .join('\n');
+}
+/** First line of the task, plain, for a default title. */
+function taskHeadline(text) {
+    const line = text
+        .replace(/<!--[\s\S]*?-->/g, '')
+        .split('\n')
+        .map(l => l
+        .replace(/^#+\s*/, '')
+        .replace(/\{\{[^}]*\}\}/g, '')
+        .replace(/\s{2,}/g, ' ')
+        .trim())
+        .find(l => l !== '');
+    return line ?? '';
+}
+function pullRequestTitle(report, options = {}) {
+    if (options.title)
+        return options.title;
+    const headline = taskHeadline(report.task.text);
+    const short = headline.length > 72 ? `${headline.slice(0, 71)}…` : headline;
+    const prefix = options.failing ? '[gates failing] ' : '';
+    return `${prefix}ralph ${report.task.name}${short ? `: ${short}` : ''}`;
+}
+function taskSection(report, limit) {
+    const { task } = report;
+    const source = task.file ? `The ralph ${codeCell(task.name)} (${codeCell(task.file)}) asked:` : 'The task:';
+    const text = task.text.trim();
+    const cut = text.length > limit;
+    const shown = cut ? `${text.slice(0, limit)}…` : text;
+    return [
+        '### What was asked',
+        '',
+        source,
+        '',
+        shown ? quoteBlock(shown) : '> (empty)',
+        ...(cut
+            ? ['', `_The task is cut here: it is ${text.length} characters; the whole of it is in the run record._`]
+            : [])
+    ].join('\n');
+}
+function render(report, options, taskLimit, rows) {
+    const { status, links } = report;
+    const n = status.iterations.length;
+    const result = status.success
+        ? `Every gate passed in iteration ${n}.`
+        : `The gates did not pass (${status.stopReason ?? 'unfinished'}${status.stopDetail ? `: ${status.stopDetail.replace(/\.$/, '')}` : ''}). This draft holds the work so far for a person to finish.`;
+    const record = links.artifactName
+        ? `the run record is the artifact ${codeCell(links.artifactName)} on [the run's page](${links.run}#artifacts)`
+        : `[the run](${links.run})`;
+    const sections = [
+        taskSection(report, taskLimit),
+        [
+            '### Result',
+            '',
+            result,
+            '',
+            `Cost ${formatCost(status)} · ${overview_formatDuration(status.durationMs)} · ${n} iteration${n === 1 ? '' : 's'}`
+        ].join('\n'),
+        ['### Gates', '', gateList(status)].join('\n'),
+        ['### Iterations', '', iterationTable(status, rows)].join('\n'),
+        [
+            '---',
+            `Made by a ralph loop in [run ${links.run.split('/runs/')[1]?.split('/')[0] ?? ''}](${links.run}); ${record}.`,
+            ...(options.note ? ['', options.note] : []),
+            ...(options.closes !== undefined ? ['', `Closes #${options.closes}`] : [])
+        ].join('\n')
+    ];
+    return `${PULL_REQUEST_MARKER}\n${sections.join('\n\n')}\n`;
+}
+/** The pull request's title and body, within GitHub's length limit. */
+function pullRequestText(report, options = {}) {
+    const title = pullRequestTitle(report, options);
+    let body = render(report, options, TASK_CHARS, 50);
+    if (body.length > BODY_BUDGET) {
+        // Cut the task to what fits beside the rest, then the table.
+        const without = render(report, options, 0, 50).length;
+        body = render(report, options, Math.max(500, BODY_BUDGET - without - 500), 50);
+    }
+    if (body.length > BODY_BUDGET)
+        body = render(report, options, 500, 10);
+    if (body.length > BODY_BUDGET)
+        body = `${body.slice(0, BODY_BUDGET)}\n\n_(cut to GitHub's limit)_\n`;
+    return { title: title.length > 256 ? `${title.slice(0, 255)}…` : title, body };
+}
+
+;// CONCATENATED MODULE: ./src/trigger/pull-branch.ts
+
+
+/** The branch a loop proposes from when a pull request's own branch is not to be pushed onto. */
+const proposalBranch = (number) => `ralph/pr-${number}`;
+/**
+ * Push onto the head branch only when all hold: it is not the default branch, no protection rule covers
+ * it, and its pull request's author may write to the repository (so the branch is theirs), or the pull
+ * request is the action's own. Each answer costs up to four reads; an API failure is a problem, never a yes.
+ */
+async function workBranchFor(octokit, pull, options) {
+    const repo = { owner: pull.owner, repo: pull.repo };
+    const propose = (why) => ({
+        kind: 'propose',
+        branch: proposalBranch(pull.number),
+        reason: `pull request #${pull.number}'s branch '${pull.headRef}' ${why}, so the loop works on ${proposalBranch(pull.number)} and proposes its work as a pull request into '${pull.headRef}'`
+    });
+    try {
+        const { data } = await octokit.rest.repos.get(repo);
+        if (data.default_branch === pull.headRef)
+            return propose('is the default branch');
+        const tip = await branchTip(octokit, repo, pull.headRef);
+        if (!tip)
+            return {
+                kind: 'problem',
+                problem: `pull request #${pull.number}'s branch '${pull.headRef}' no longer exists`
+            };
+        if (tip.protected)
+            return propose('is protected');
+    }
+    catch (error) {
+        const status = error.status;
+        return {
+            kind: 'problem',
+            problem: `pull request #${pull.number}'s branch '${pull.headRef}' could not be read${status ? ` (HTTP ${status})` : ''}`
+        };
+    }
+    if (options.actor &&
+        isOwnWork({ user: pull.author, body: pull.body }, await options.actor(), options.marker))
+        return { kind: 'push-onto' };
+    const author = await checkActor(octokit, { ...repo, login: pull.author.login, allowedBots: [] });
+    if (author.allowed)
+        return { kind: 'push-onto' };
+    return propose(`is not known to be its author's (${author.login} is not a person with write access to ${pull.owner}/${pull.repo})`);
+}
+
+;// CONCATENATED MODULE: ./src/trigger/quote.ts
+// Text from a payload, shown in a reply or a problem: one line, cut, in a code span it cannot leave.
+
+/** Text from a comment, shown in a reply: one line, cut, in a code span it cannot break out of. */
+const quote = (text, max = 60) => code(safe(text, max));
+/** Text from a comment as one line, cut to `max`. */
+function safe(text, max = 60) {
+    const line = text.replace(/\s+/g, ' ');
+    return line.length > max ? `${line.slice(0, max - 3)}...` : line;
+}
+
+;// CONCATENATED MODULE: ./src/trigger/sanitize.ts
 // Text from issues and comments is data written by people outside the run. The agent gets what a reader of
 // the issue sees and nothing hidden in it (HTML comments, attributes, invisible and bidi characters), inside
 // a delimited block it cannot close, and in a file. It never reaches a command string: it travels as the
@@ -52324,8 +52622,6 @@ function renderTaskBlock(task, options = {}) {
         `<<<END TASK ${id}>>>`
     ].join('\n');
 }
-/** Arg names the action fills itself; a `/ralph` comment may not set them. */
-const RESERVED_ARGS = ['task', 'task_file'];
 /**
  * Writes the task to `file` (outside the work tree, e.g. under RUNNER_TEMP, so it is never committed) and
  * answers the block and the args to hand to the loop.
@@ -52341,7 +52637,7 @@ function deliverTask(task, options) {
 const usesTask = (template) => [...template.matchAll(PLACEHOLDER_RE)].some(m => m[1] === 'args' && m[2] === 'task');
 /**
  * Whether a RALPH.md puts the task in its prompt (`{{ args.task }}` in the body, outside HTML comments).
- * When it does not, the issue's text reaches the agent only as the file: say so (main.ts warns).
+ * When it does not, the issue's text reaches the agent only as the file: say so (action/plan.ts warns).
  */
 function ralphReadsTask(ralphText) {
     return usesTask(promptTemplate(ralphText));
@@ -52355,345 +52651,12 @@ function promptWithTask(prompt) {
     return usesTask(prompt) ? prompt : `${prompt.replace(/\s+$/, '')}\n\n{{ args.task }}`;
 }
 
-;// CONCATENATED MODULE: ./src/github/installed-ralph.ts
-// The ralphs a comment or a label may name: those installed in the project (`.agents/ralphs/<name>/`).
-// Followed through symlinks, the folder, its RALPH.md and the guardrails file it reads must all stay inside
-// the project, so a name never reaches a file elsewhere on the runner (another ralph, a secret the prompt
-// would carry). What is refused is not listed either.
+;// CONCATENATED MODULE: ./src/trigger/grammar.ts
+// The `/ralph` comment grammar: its first line, tokenised without a shell, names and arg names checked.
 
 
 
 
-
-/** The installed ralph's real folder, or why the name does not name one a trigger may run. */
-function installedRalph(projectRoot, name) {
-    const missing = { problem: `there is no ralph called ${'`'}${name}${'`'} in ${INSTALLED_RALPHS_DIR}/` };
-    if (!NAME_RE.test(name))
-        return missing;
-    let root;
-    let dir;
-    let file;
-    try {
-        root = (0,external_node_fs_.realpathSync)(projectRoot);
-        dir = (0,external_node_fs_.realpathSync)(external_node_path_default().join(projectRoot, INSTALLED_RALPHS_DIR, name));
-        file = (0,external_node_fs_.realpathSync)(external_node_path_default().join(dir, RALPH_MARKER));
-        if (!(0,external_node_fs_.statSync)(file).isFile())
-            return missing;
-    }
-    catch {
-        return missing;
-    }
-    if (!installed_ralph_isInside(dir, root) || !installed_ralph_isInside(file, root))
-        return missing;
-    const guardrails = guardrailsOf(file);
-    if (guardrails !== undefined) {
-        let real;
-        try {
-            real = (0,external_node_fs_.realpathSync)(external_node_path_default().resolve(root, guardrails));
-        }
-        catch {
-            real = undefined; // not written yet: the loop creates it inside the work tree
-        }
-        if (real !== undefined && !installed_ralph_isInside(real, root))
-            return {
-                problem: `the ralph ${'`'}${name}${'`'} reads its guardrails from outside the project (a symlink): it cannot be started from here`
-            };
-    }
-    return { dir };
-}
-/** The project's installed ralphs that a comment or label can name (those installedRalph accepts). */
-function availableRalphs(projectRoot) {
-    return listInstalledRalphs(projectRoot, '/nonexistent').filter(name => 'dir' in installedRalph(projectRoot, name));
-}
-/**
- * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
- * prompt or a command), without the ones the action sets. Undefined when the file cannot be read or parsed:
- * the plan reports that problem itself.
- */
-function argsOf(ralph, projectRoot) {
-    try {
-        const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: (0,external_node_os_.homedir)() });
-        return argsRead(file, (0,external_node_fs_.readFileSync)(file, 'utf8'))?.filter(name => !RESERVED_ARGS.includes(name));
-    }
-    catch {
-        return undefined;
-    }
-}
-/** The `{{ args.NAME }}` names in a template (a ralph-less run's prompt), without the ones the action sets. */
-function argsIn(template) {
-    const names = new Set();
-    for (const m of template.matchAll(PLACEHOLDER_RE))
-        if (m[1] === 'args')
-            names.add(m[2]);
-    return [...names].filter(name => !RESERVED_ARGS.includes(name));
-}
-function guardrailsOf(file) {
-    try {
-        const value = readFrontmatter(file, (0,external_node_fs_.readFileSync)(file, 'utf8')).data.get('guardrails');
-        return typeof value === 'string' && value.trim() ? value : undefined;
-    }
-    catch {
-        return undefined; // a broken ralph: the plan reports it with its line
-    }
-}
-const installed_ralph_isInside = (child, parent) => child === parent || child.startsWith(parent.endsWith((external_node_path_default()).sep) ? parent : parent + (external_node_path_default()).sep);
-
-;// CONCATENATED MODULE: ./src/github/permissions.ts
-// Logins are letters, digits and hyphens (at most 39); an App's bot account adds `[bot]`. Anything else is
-// not a GitHub account, and must not reach a URL path unchecked.
-const USER_LOGIN = /^[A-Za-z0-9-]{1,39}$/;
-const BOT_LOGIN = /^[A-Za-z0-9-]{1,39}\[bot\]$/;
-// Role names that are not enough, whatever the legacy field says.
-const TOO_LOW = new Set(['read', 'triage', 'none']);
-/** Whether `login` may start a loop on owner/repo, and why not. Two API calls; never throws. */
-async function checkActor(octokit, query) {
-    const { owner, repo, login } = query;
-    const refuse = (reason, unknown = false) => ({
-        allowed: false,
-        login,
-        reason,
-        ...(unknown ? { unknown: true } : {})
-    });
-    if (!USER_LOGIN.test(login) && !BOT_LOGIN.test(login))
-        return refuse(`${permissions_describe(login)} is not a GitHub login, so its permissions cannot be checked`);
-    let type;
-    try {
-        const { data } = await octokit.rest.users.getByUsername({ username: login });
-        type = data.type;
-    }
-    catch (error) {
-        return refuse(statusOf(error) === 404
-            ? `${permissions_describe(login)} is not a GitHub account`
-            : `the account ${permissions_describe(login)} could not be looked up (${permissions_messageOf(error)})`, statusOf(error) !== 404);
-    }
-    if (type === 'Bot') {
-        if (isAllowedBot(login, query.allowedBots ?? []))
-            return { allowed: true, login, role: 'allowed-bot', type };
-        return refuse(`${permissions_describe(login)} is a bot (a GitHub App), and bots may start a loop only when the workflow names ` +
-            `them in the allowed-bots input`);
-    }
-    if (type !== 'User')
-        return refuse(type
-            ? `${permissions_describe(login)} is an account of type ${permissions_describe(type)}, not a person`
-            : `GitHub did not say what kind of account ${permissions_describe(login)} is, so it is not known to be a person`);
-    // GitHub gives no User a bracket in its login: an account that claims one is not what it says.
-    if (!USER_LOGIN.test(login))
-        return refuse(`${permissions_describe(login)} claims to be a person but has a bot's login`);
-    let permission;
-    let roleName;
-    try {
-        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: login });
-        permission = data.permission;
-        roleName = data.role_name || undefined;
-    }
-    catch (error) {
-        return refuse(statusOf(error) === 404
-            ? `${permissions_describe(login)} is not a collaborator on ${owner}/${repo}`
-            : `the permission of ${permissions_describe(login)} on ${owner}/${repo} could not be read (${permissions_messageOf(error)})`, statusOf(error) !== 404);
-    }
-    // The legacy field reports maintain as write and triage as read; a custom role reports its base role
-    // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
-    const legacy = permission.toLowerCase();
-    const enough = (legacy === 'admin' || legacy === 'write') && !TOO_LOW.has((roleName ?? '').toLowerCase());
-    const role = roleName ?? permission;
-    if (!enough)
-        return refuse(`${permissions_describe(login)} has the ${role} role on ${owner}/${repo}; starting a loop needs write, maintain or admin`);
-    return { allowed: true, login, role, type: 'User' };
-}
-/** A bot is allowed when `allowed-bots` names it, with or without its `[bot]` suffix (case-insensitive). */
-function isAllowedBot(login, allowedBots) {
-    const bare = (name) => name
-        .trim()
-        .toLowerCase()
-        .replace(/\[bot\]$/, '');
-    const wanted = bare(login);
-    return wanted !== '' && allowedBots.some(name => bare(name) === wanted);
-}
-/** A login for a message: in code, cut, one line (it may come from a payload we do not trust yet). */
-function permissions_describe(login) {
-    const clean = login.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
-    return `\`${clean.replace(/`/g, "'")}\``;
-}
-function statusOf(error) {
-    const status = error?.status;
-    return typeof status === 'number' ? status : undefined;
-}
-function permissions_messageOf(error) {
-    const status = statusOf(error);
-    const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
-    return status ? `HTTP ${status}: ${message}` : message;
-}
-
-;// CONCATENATED MODULE: ./src/github/pr-body.ts
-// The pull request's title and body: what was asked, the iteration table, the gates, the cost, links to the
-// run and its record, and `Closes #N` when an issue started the run. Kept under GitHub's 65,536 characters
-// by cutting the task first (it is in the run record), then the table.
-
-/** GitHub refuses longer bodies (422 "body is too long"). */
-const MAX_PR_BODY_CHARS = 65_536;
-/** Room kept under the limit for the marker and whatever delivery appends. */
-const BODY_BUDGET = MAX_PR_BODY_CHARS - 1_536;
-const TASK_CHARS = 6_000;
-/** In every pull request body the action writes: with its author, it tells the action's own apart. */
-const PULL_REQUEST_MARKER = '<!-- ralph-action:pull-request -->';
-function quoteBlock(text) {
-    return text
-        .replace(/\r\n?/g, '\n')
-        .trimEnd()
-        .split('\n')
-        .map(line => `> ${line}`)
-        .join('\n');
-}
-/** First line of the task, plain, for a default title. */
-function taskHeadline(text) {
-    const line = text
-        .replace(/<!--[\s\S]*?-->/g, '')
-        .split('\n')
-        .map(l => l
-        .replace(/^#+\s*/, '')
-        .replace(/\{\{[^}]*\}\}/g, '')
-        .replace(/\s{2,}/g, ' ')
-        .trim())
-        .find(l => l !== '');
-    return line ?? '';
-}
-function pullRequestTitle(report, options = {}) {
-    if (options.title)
-        return options.title;
-    const headline = taskHeadline(report.task.text);
-    const short = headline.length > 72 ? `${headline.slice(0, 71)}…` : headline;
-    const prefix = options.failing ? '[gates failing] ' : '';
-    return `${prefix}ralph ${report.task.name}${short ? `: ${short}` : ''}`;
-}
-function taskSection(report, limit) {
-    const { task } = report;
-    const source = task.file ? `The ralph ${overview_code(task.name)} (${overview_code(task.file)}) asked:` : 'The task:';
-    const text = task.text.trim();
-    const cut = text.length > limit;
-    const shown = cut ? `${text.slice(0, limit)}…` : text;
-    return [
-        '### What was asked',
-        '',
-        source,
-        '',
-        shown ? quoteBlock(shown) : '> (empty)',
-        ...(cut
-            ? ['', `_The task is cut here: it is ${text.length} characters; the whole of it is in the run record._`]
-            : [])
-    ].join('\n');
-}
-function render(report, options, taskLimit, rows) {
-    const { status, links } = report;
-    const n = status.iterations.length;
-    const result = status.success
-        ? `Every gate passed in iteration ${n}.`
-        : `The gates did not pass (${status.stopReason ?? 'unfinished'}${status.stopDetail ? `: ${status.stopDetail.replace(/\.$/, '')}` : ''}). This draft holds the work so far for a person to finish.`;
-    const record = links.artifactName
-        ? `the run record is the artifact ${overview_code(links.artifactName)} on [the run's page](${links.run}#artifacts)`
-        : `[the run](${links.run})`;
-    const sections = [
-        taskSection(report, taskLimit),
-        [
-            '### Result',
-            '',
-            result,
-            '',
-            `Cost ${formatCost(status)} · ${overview_formatDuration(status.durationMs)} · ${n} iteration${n === 1 ? '' : 's'}`
-        ].join('\n'),
-        ['### Gates', '', gateList(status)].join('\n'),
-        ['### Iterations', '', iterationTable(status, rows)].join('\n'),
-        [
-            '---',
-            `Made by a ralph loop in [run ${links.run.split('/runs/')[1]?.split('/')[0] ?? ''}](${links.run}); ${record}.`,
-            ...(options.note ? ['', options.note] : []),
-            ...(options.closes !== undefined ? ['', `Closes #${options.closes}`] : [])
-        ].join('\n')
-    ];
-    return `${PULL_REQUEST_MARKER}\n${sections.join('\n\n')}\n`;
-}
-/** The pull request's title and body, within GitHub's length limit. */
-function pullRequestText(report, options = {}) {
-    const title = pullRequestTitle(report, options);
-    let body = render(report, options, TASK_CHARS, 50);
-    if (body.length > BODY_BUDGET) {
-        // Cut the task to what fits beside the rest, then the table.
-        const without = render(report, options, 0, 50).length;
-        body = render(report, options, Math.max(500, BODY_BUDGET - without - 500), 50);
-    }
-    if (body.length > BODY_BUDGET)
-        body = render(report, options, 500, 10);
-    if (body.length > BODY_BUDGET)
-        body = `${body.slice(0, BODY_BUDGET)}\n\n_(cut to GitHub's limit)_\n`;
-    return { title: title.length > 256 ? `${title.slice(0, 255)}…` : title, body };
-}
-
-;// CONCATENATED MODULE: ./src/github/pull-branch.ts
-// Where the loop's work on a pull request goes. Anyone who can read a repository can open a pull request
-// between two of its branches, so its head branch is not necessarily its author's: it may be the default
-// branch, a protected one, or someone else's. The loop pushes onto the head branch only when that branch
-// is the author's to give; otherwise it works on `ralph/pr-<N>` and proposes its work as a pull request
-// into the head branch, so nothing lands without a review.
-
-
-/** The branch a loop proposes from when a pull request's own branch is not to be pushed onto. */
-const proposalBranch = (number) => `ralph/pr-${number}`;
-/**
- * Push onto the head branch only when all hold: it is not the default branch, no protection rule covers
- * it, and its pull request's author may write to the repository (so the branch is theirs), or the pull
- * request is the action's own. Each answer costs up to four reads; an API failure is a problem, never a yes.
- */
-async function workBranchFor(octokit, pull, options) {
-    const repo = { owner: pull.owner, repo: pull.repo };
-    const propose = (why) => ({
-        kind: 'propose',
-        branch: proposalBranch(pull.number),
-        reason: `pull request #${pull.number}'s branch '${pull.headRef}' ${why}, so the loop works on ${proposalBranch(pull.number)} and proposes its work as a pull request into '${pull.headRef}'`
-    });
-    try {
-        const { data } = await octokit.rest.repos.get(repo);
-        if (data.default_branch === pull.headRef)
-            return propose('is the default branch');
-        const tip = await branchTip(octokit, repo, pull.headRef);
-        if (!tip)
-            return {
-                kind: 'problem',
-                problem: `pull request #${pull.number}'s branch '${pull.headRef}' no longer exists`
-            };
-        if (tip.protected)
-            return propose('is protected');
-    }
-    catch (error) {
-        const status = error.status;
-        return {
-            kind: 'problem',
-            problem: `pull request #${pull.number}'s branch '${pull.headRef}' could not be read${status ? ` (HTTP ${status})` : ''}`
-        };
-    }
-    if (options.actor &&
-        isOwnWork({ user: pull.author, body: pull.body }, await options.actor(), options.marker))
-        return { kind: 'push-onto' };
-    const author = await checkActor(octokit, { ...repo, login: pull.author.login, allowedBots: [] });
-    if (author.allowed)
-        return { kind: 'push-onto' };
-    return propose(`is not known to be its author's (${author.login} is not a person with write access to ${pull.owner}/${pull.repo})`);
-}
-
-;// CONCATENATED MODULE: ./src/github/trigger.ts
-// Whether what started this run (event.ts) may run a loop: the `/ralph` comment grammar, and the plan
-// main.ts follows. Nothing here runs anything or trusts text: the comment's
-// first line is tokenised without a shell, names and arg names are checked, the task is sanitised data,
-// and the comment is read from the payload as it was when the run was triggered, never fetched again.
-
-
-
-
-
-
-
-
-
-
-// --- the /ralph grammar ----------------------------------------------------------------------------
 const COMMAND_USAGE = '/ralph [RALPH_NAME] [--arg value | --arg=value]… [-- free text]';
 const COMMAND_RE = /^\/ralph(?=\s|$)/i;
 // A value a command could read as an option (`--force`, `-rf`); negative numbers are values.
@@ -52737,46 +52700,46 @@ function parseRalphCommand(body) {
             else if (i + 1 < tokens.length && !tokens[i + 1].startsWith('--'))
                 value = tokens[++i];
             else
-                return { kind: 'invalid', problem: `${trigger_code(token)} needs a value: write --${safe(argName)} VALUE` };
+                return { kind: 'invalid', problem: `${quote(token)} needs a value: write --${safe(argName)} VALUE` };
             if (!NAME_RE.test(argName))
                 return {
                     kind: 'invalid',
-                    problem: `${trigger_code(`--${argName}`)} is not an arg name: use letters, digits, - and _`
+                    problem: `${quote(`--${argName}`)} is not an arg name: use letters, digits, - and _`
                 };
             if (RESERVED_ARGS.includes(argName))
                 return {
                     kind: 'invalid',
-                    problem: `${trigger_code(`--${argName}`)} is set by the action: put the task after --`
+                    problem: `${quote(`--${argName}`)} is set by the action: put the task after --`
                 };
             if (Object.hasOwn(args, argName))
-                return { kind: 'invalid', problem: `${trigger_code(`--${argName}`)} is given twice` };
+                return { kind: 'invalid', problem: `${quote(`--${argName}`)} is given twice` };
             if (OPTION_LIKE.test(value))
                 return {
                     kind: 'invalid',
-                    problem: `the value of ${trigger_code(`--${argName}`)} starts with -, so a command could read it as an option`
+                    problem: `the value of ${quote(`--${argName}`)} starts with -, so a command could read it as an option`
                 };
             if (value.length > MAX_VALUE_CHARS)
                 return {
                     kind: 'invalid',
-                    problem: `the value of ${trigger_code(`--${argName}`)} is over ${MAX_VALUE_CHARS} characters`
+                    problem: `the value of ${quote(`--${argName}`)} is over ${MAX_VALUE_CHARS} characters`
                 };
             args[argName] = value;
             continue;
         }
         if (token.startsWith('-'))
-            return { kind: 'invalid', problem: `${trigger_code(token)} is not understood: args are --name value` };
+            return { kind: 'invalid', problem: `${quote(token)} is not understood: args are --name value` };
         if (i === 0) {
             if (!NAME_RE.test(token))
                 return {
                     kind: 'invalid',
-                    problem: `${trigger_code(token)} is not a ralph name: names use letters, digits, - and _ (no paths)`
+                    problem: `${quote(token)} is not a ralph name: names use letters, digits, - and _ (no paths)`
                 };
             name = token;
             continue;
         }
         return {
             kind: 'invalid',
-            problem: `${trigger_code(token)} is not understood: give args as --name value, and free text after --`
+            problem: `${quote(token)} is not understood: give args as --name value, and free text after --`
         };
     }
     const freeText = [tail?.trim() ?? '', rest].filter(Boolean).join('\n\n');
@@ -52808,14 +52771,65 @@ function splitAtDoubleDash(line) {
     }
     return [line, undefined];
 }
-/** A hidden marker in the failure issue of a nightly hunt: labelling it is not a request. */
-const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure';
+
+;// CONCATENATED MODULE: ./src/trigger/replies.ts
+// What the action says on an issue when it will not run: a refusal with its reason, the usage, and the
+// reply when a loop could not start. Text from the payload is shown only in code spans it cannot leave.
+
+
+
+
+/** A marker in every refusal reply, so the action's own replies can be told apart. */
+const REFUSAL_MARKER = '<!-- ralph-action:refusal -->';
+/** `@login` for a person's login; undefined for anything else (a bot's, or text from a payload). */
+const mention = (login) => (USER_LOGIN.test(login) ? `@${login}` : undefined);
+function refusalReply(to, reason, extra) {
+    const who = mention(to) ?? quote(to);
+    return [REFUSAL_MARKER, `${who}, no ralph loop was started: ${reason}.`, extra].filter(Boolean).join('\n\n');
+}
+/**
+ * The reply when a request passed every check but the loop could not start: the workflow's or the ralph's
+ * problem (one line, as the step's failure says it), not the requester's.
+ */
+function startFailureReply(to, problem, runUrl) {
+    const at = to !== undefined ? mention(to) : undefined;
+    const who = at ? `${at}, ` : '';
+    return [
+        REFUSAL_MARKER,
+        `${who}the ralph loop could not start: ${quote(problem, 300)}`,
+        `This is a problem in the workflow or the ralph, not in your request: [the run](${runUrl}) says more.`
+    ].join('\n\n');
+}
+function usage(available) {
+    const list = available.length
+        ? `Available ralphs: ${available.map(name => quote(name)).join(', ')}.`
+        : `No ralphs are installed in \`${INSTALLED_RALPHS_DIR}/\`.`;
+    return `Usage, on the first line of a new comment: \`${COMMAND_USAGE}\`\n\n${list}`;
+}
+
+;// CONCATENATED MODULE: ./src/trigger/admission.ts
+// Whether what started this run (event.ts) may run a loop, and what: Run, Skip or Refuse. Nothing here runs
+// anything or trusts text: the comment is parsed by grammar.ts, the task is sanitised data, and the comment
+// is read from the payload as it was when the run was triggered, never fetched again.
+
+
+
+
+
+
+
+
+
+
+
+
+
 /**
  * Decides whether this event runs a loop. Skips are silent (not a `/ralph` comment, an edit, the action's
  * own push); refusals carry a reply. For comments and labels the actor is checked first (checkActor), so
  * no one without write access learns more than "you may not".
  */
-async function planTrigger(event, settings, octokit) {
+async function admitEvent(event, settings, octokit) {
     const trigger = 'name' in event ? event : parseTriggerEvent(event.eventName, event.payload);
     if (isIssueCommentTrigger(trigger))
         return planComment(trigger, settings, octokit);
@@ -52914,8 +52928,8 @@ async function planComment(trigger, settings, octokit) {
         : argsIn(settings.ralphLess?.prompt ?? '');
     const unknown = takes ? Object.keys(command.args).filter(name => !takes.includes(name)) : [];
     if (takes && unknown.length > 0)
-        return refuse(`${resolved.ralph !== undefined ? `the ralph ${trigger_code(resolved.ralphName ?? resolved.ralph)}` : 'a run without a ralph'} takes no ${unknown.map(n => trigger_code(`--${n}`)).join(', ')} ` +
-            `arg (${takes.length ? `it takes ${takes.map(n => trigger_code(`--${n}`)).join(', ')}` : 'it takes none'})`, help);
+        return refuse(`${resolved.ralph !== undefined ? `the ralph ${quote(resolved.ralphName ?? resolved.ralph)}` : 'a run without a ralph'} takes no ${unknown.map(n => quote(`--${n}`)).join(', ')} ` +
+            `arg (${takes.length ? `it takes ${takes.map(n => quote(`--${n}`)).join(', ')}` : 'it takes none'})`, help);
     let work = { branch: `ralph/issue-${issue.number}` };
     if (issue.isPullRequest) {
         const found = await sameRepoPull(octokit, settings, issue.number);
@@ -52993,7 +53007,7 @@ async function planLabel(trigger, settings, octokit) {
         ? (trigger.label ?? '').slice(label.length + 1).trim()
         : undefined;
     if (named !== undefined && !NAME_RE.test(named))
-        return refuse(`${trigger_code(named)} is not a ralph name`, usage(availableRalphs(settings.projectRoot)));
+        return refuse(`${quote(named)} is not a ralph name`, usage(availableRalphs(settings.projectRoot)));
     const resolved = resolveRalph(named, settings);
     if ('problem' in resolved)
         return refuse(resolved.problem, usage(availableRalphs(settings.projectRoot)));
@@ -53098,7 +53112,7 @@ async function sameRepoPull(octokit, settings, number) {
 }
 // --- ralphs ----------------------------------------------------------------------------------------
 /**
- * A named ralph must be installed in the project (installed-ralph.ts); no name means the action's `ralph`
+ * A named ralph must be installed in the project (ralph/installed.ts); no name means the action's `ralph`
  * input, or a ralph-less run when the workflow gives `agent` without one.
  */
 function resolveRalph(name, settings) {
@@ -53122,55 +53136,8 @@ function ralphNameOf(input) {
     const name = external_node_path_default().basename(folder);
     return name && name !== '.' && name !== '..' ? name : undefined;
 }
-// --- replies ---------------------------------------------------------------------------------------
-/** A marker in every refusal reply, so the action's own replies can be told apart. */
-const REFUSAL_MARKER = '<!-- ralph-action:refusal -->';
-/** `@login` for a person's login; undefined for anything else (a bot's, or text from a payload). */
-const mention = (login) => /^[A-Za-z0-9-]{1,39}$/.test(login) ? `@${login}` : undefined;
-function refusalReply(to, reason, extra) {
-    const who = mention(to) ?? trigger_code(to);
-    return [REFUSAL_MARKER, `${who}, no ralph loop was started: ${reason}.`, extra].filter(Boolean).join('\n\n');
-}
-/**
- * The reply when a request passed every check but the loop could not start: the workflow's or the ralph's
- * problem (one line, as the step's failure says it), not the requester's.
- */
-function startFailureReply(to, problem, runUrl) {
-    const at = to !== undefined ? mention(to) : undefined;
-    const who = at ? `${at}, ` : '';
-    return [
-        REFUSAL_MARKER,
-        `${who}the ralph loop could not start: ${trigger_code(problem, 300)}`,
-        `This is a problem in the workflow or the ralph, not in your request: [the run](${runUrl}) says more.`
-    ].join('\n\n');
-}
-function usage(available) {
-    const list = available.length
-        ? `Available ralphs: ${available.map(name => trigger_code(name)).join(', ')}.`
-        : `No ralphs are installed in \`${INSTALLED_RALPHS_DIR}/\`.`;
-    return `Usage, on the first line of a new comment: \`${COMMAND_USAGE}\`\n\n${list}`;
-}
-/** Text from a comment, shown in a reply: one line, cut, in a code span it cannot break out of. */
-function trigger_code(text, max = 60) {
-    const line = safe(text, max);
-    const ticks = '`'.repeat(Math.max(1, ...[...line.matchAll(/`+/g)].map(m => m[0].length + 1)));
-    const pad = line.startsWith('`') || line.endsWith('`') ? ' ' : '';
-    return `${ticks}${pad}${line}${pad}${ticks}`;
-}
-function safe(text, max = 60) {
-    const line = text.replace(/\s+/g, ' ');
-    return line.length > max ? `${line.slice(0, max - 3)}...` : line;
-}
 
-;// CONCATENATED MODULE: ./src/github/hunt.ts
-// Nightly bug hunts are idempotent: a ralph keeps at most one open pull request, on its own branch
-// (`ralph/<name>`, the action's default), and a run that finds it continues that branch and updates the PR
-// instead of opening another. `max-open-prs` caps the hunts' open PRs across the repository, so a matrix
-// fan-out cannot flood it. A failed hunt can keep ONE issue labelled `ralph` up to date.
-
-
-
-
+;// CONCATENATED MODULE: ./src/trigger/hunt.ts
 
 
 /** The branch a ralph's hunts work on: the action's default branch for a ralph. */
@@ -53243,88 +53210,6 @@ async function planHunt(octokit, target) {
         };
     return { kind: 'new', branch, openPulls: open.length };
 }
-const REPORT_RE = /^<!-- ralph-action:hunt-failure ralph=([A-Za-z0-9_-]+) failures=(\d+) first=([0-9-]+) -->/;
-const reportMarker = (ralphName, failures, first) => `${HUNT_REPORT_MARKER} ralph=${ralphName} failures=${failures} first=${first} -->`;
-/**
- * Opens, or updates, the one open issue that says this ralph's hunt failed: found by its label and the
- * marker in its body, so the next failure edits it (and comments, so watchers hear) instead of filing a
- * duplicate. A closed report is left closed: the next failure opens a new one.
- */
-async function reportFailure(octokit, report) {
-    const label = report.label ?? 'ralph';
-    const today = (report.now ?? new Date()).toISOString().slice(0, 10);
-    const repo = { owner: report.owner, repo: report.repo };
-    const actor = await tokenActor(octokit);
-    const existing = await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor });
-    if (existing) {
-        const failures = existing.failures + 1;
-        const body = renderReport(report, failures, existing.first, today);
-        await octokit.rest.issues.update({ ...repo, issue_number: existing.number, body });
-        await postComment(octokit, { ...repo, issueNumber: existing.number }, fit(`Failed again on ${today} (${failures} in a row): ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`));
-        return { number: existing.number, url: existing.url, operation: 'updated', failures };
-    }
-    const { data } = await octokit.rest.issues.create({
-        ...repo,
-        title: `Nightly hunt ${report.ralphName} failed`,
-        body: renderReport(report, 1, today, today),
-        labels: [label],
-        // Its marker finds it, should GitHub have opened it without answering.
-        request: recoverBy(async () => (await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor }))?.issue)
-    });
-    return { number: data.number, url: data.html_url, operation: 'created', failures: 1 };
-}
-/** After a hunt that succeeded: closes this ralph's open failure report, saying why. Answers its number. */
-async function closeFailureReport(octokit, target) {
-    const repo = { owner: target.owner, repo: target.repo };
-    const existing = await findFailureReport(octokit, {
-        ...target,
-        label: target.label ?? 'ralph',
-        actor: await tokenActor(octokit)
-    });
-    if (!existing)
-        return undefined;
-    const pr = target.pullUrl ? ` and opened ${target.pullUrl}` : '';
-    await postComment(octokit, { ...repo, issueNumber: existing.number }, `The hunt ${target.ralphName} succeeded in [this run](${target.runUrl})${pr}; closing.`);
-    await octokit.rest.issues.update({ ...repo, issue_number: existing.number, state: 'closed' });
-    return existing.number;
-}
-/** The open report of this ralph's hunt: labelled, marked, and opened by the token's actor (a marker alone is text anyone can write). */
-async function findFailureReport(octokit, target) {
-    const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
-        owner: target.owner,
-        repo: target.repo,
-        state: 'open',
-        labels: target.label,
-        per_page: 100
-    });
-    for (const issue of issues) {
-        if (issue.pull_request || !isTokenActor(issue.user, target.actor))
-            continue;
-        const m = REPORT_RE.exec(issue.body ?? '');
-        if (m && m[1] === target.ralphName)
-            return { number: issue.number, url: issue.html_url, failures: Number(m[2]), first: m[3], issue };
-    }
-    return undefined;
-}
-function renderReport(report, failures, first, today) {
-    const times = failures === 1 ? 'once' : `${failures} times in a row, since ${first}`;
-    return fit([
-        reportMarker(report.ralphName, failures, first),
-        `### The nightly hunt \`${report.ralphName}\` failed`,
-        '',
-        `**Latest (${today}):** ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`,
-        '',
-        `It has failed ${times}.`,
-        ...(report.details ? ['', report.details] : []),
-        '',
-        `_ralph-action updates this issue on the next failure instead of opening another, and closes it when a ` +
-            `hunt succeeds. Labelling it does not start a loop._`
-    ].join('\n'));
-}
-const hunt_oneLine = (text) => {
-    const flat = text.replace(/\s+/g, ' ').trim();
-    return flat.length > 500 ? `${flat.slice(0, 499)}…` : flat;
-};
 function sameRepo(fullName, target) {
     return (fullName ?? '').toLowerCase() === `${target.owner}/${target.repo}`.toLowerCase();
 }
@@ -53540,7 +53425,7 @@ class InputError extends Error {
 }
 /** What the runner names the variable of an input: upper case, spaces to `_`, hyphens kept. */
 const inputVariable = (name) => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
-const quote = (value) => JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+const inputs_quote = (value) => JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 class InputReader {
     env;
     constructor(env) {
@@ -53560,7 +53445,7 @@ class InputReader {
             return true;
         if (['false', 'False', 'FALSE'].includes(value))
             return false;
-        throw new InputError(`Input '${name}' must be true or false, got ${quote(value)}.`);
+        throw new InputError(`Input '${name}' must be true or false, got ${inputs_quote(value)}.`);
     }
     /** Non-empty lines, trimmed. */
     lines(name) {
@@ -53577,7 +53462,7 @@ class InputReader {
             .filter(item => item !== '');
         for (const item of items)
             if (/\s/.test(item))
-                throw new InputError(`Input '${name}' has ${quote(item)}: separate the items with commas or newlines.`);
+                throw new InputError(`Input '${name}' has ${inputs_quote(item)}: separate the items with commas or newlines.`);
         return [...new Set(items)];
     }
     positiveInteger(name) {
@@ -53585,7 +53470,7 @@ class InputReader {
         if (value === undefined)
             return undefined;
         if (!/^\d+$/.test(value) || Number(value) < 1)
-            throw new InputError(`Input '${name}' must be a whole number of at least 1, got ${quote(value)}.`);
+            throw new InputError(`Input '${name}' must be a whole number of at least 1, got ${inputs_quote(value)}.`);
         return Number(value);
     }
     dollars(name) {
@@ -53594,7 +53479,7 @@ class InputReader {
             return undefined;
         const m = /^\$?\s*(\d+(?:\.\d+)?|\.\d+)$/.exec(value);
         if (!m)
-            throw new InputError(`Input '${name}' must be an amount in US dollars like 5 or 2.50, got ${quote(value)}.`);
+            throw new InputError(`Input '${name}' must be an amount in US dollars like 5 or 2.50, got ${inputs_quote(value)}.`);
         return Number(m[1]);
     }
     /** A duration: a number of minutes, or a number with a unit (s, m, h). Answers seconds. */
@@ -53604,7 +53489,7 @@ class InputReader {
             return undefined;
         const seconds = duration_parseDuration(value, 'm');
         if (seconds === undefined)
-            throw new InputError(`Input '${name}' must be a number of minutes (like 30 or 1.5) or have a unit (90s, 45m, 2h), got ${quote(value)}.`);
+            throw new InputError(`Input '${name}' must be a number of minutes (like 30 or 1.5) or have a unit (90s, 45m, 2h), got ${inputs_quote(value)}.`);
         return seconds;
     }
 }
@@ -53640,9 +53525,9 @@ function installAgentInput(value) {
     const names = AGENT_CLIS.map(cli => cli.name).join(', ');
     const [name, version, ...rest] = value.split('@');
     if (rest.length > 0 || !agentCli(name))
-        throw new InputError(`Input 'install-agent' must be true, false, or one of ${names} (optionally @version, e.g. ${AGENT_CLIS[0].name}@${AGENT_CLIS[0].version}), got ${quote(value)}.`);
+        throw new InputError(`Input 'install-agent' must be true, false, or one of ${names} (optionally @version, e.g. ${AGENT_CLIS[0].name}@${AGENT_CLIS[0].version}), got ${inputs_quote(value)}.`);
     if (version !== undefined && !VERSION.test(version))
-        throw new InputError(`Input 'install-agent' has the version ${quote(version)}: give an exact version like ${agentCli(name)?.version}.`);
+        throw new InputError(`Input 'install-agent' has the version ${inputs_quote(version)}: give an exact version like ${agentCli(name)?.version}.`);
     return { name: name, ...(version !== undefined ? { version } : {}) };
 }
 /** Reads and checks every input; throws InputError for the first problem. */
@@ -53650,7 +53535,7 @@ function readInputs(env = process.env) {
     const read = new InputReader(env);
     const mode = read.text('mode') ?? 'run';
     if (mode !== 'run' && mode !== 'list')
-        throw new InputError(`Input 'mode' must be run or list, got ${quote(mode)}.`);
+        throw new InputError(`Input 'mode' must be run or list, got ${inputs_quote(mode)}.`);
     if (mode === 'list')
         return listInputs(read);
     const ralph = read.text('ralph');
@@ -53668,7 +53553,7 @@ function readInputs(env = process.env) {
         const eq = line.indexOf('=');
         const name = eq < 0 ? '' : line.slice(0, eq).trim();
         if (eq < 0 || !NAME_RE.test(name))
-            throw new InputError(`Input 'args' line ${index + 1} (${quote(line)}) is not name=value: write one name=value per line; names use letters, digits, - and _.`);
+            throw new InputError(`Input 'args' line ${index + 1} (${inputs_quote(line)}) is not name=value: write one name=value per line; names use letters, digits, - and _.`);
         args.push([name, line.slice(eq + 1).trim()]);
     });
     const completionRaw = env[inputVariable('completion-tag')];
@@ -53676,18 +53561,18 @@ function readInputs(env = process.env) {
     if (completionRaw !== undefined && completionRaw.trim() !== '') {
         completionTag = completionRaw.trim() === 'none' ? '' : completionRaw.trim();
         if (/[<>\s]/.test(completionTag))
-            throw new InputError(`Input 'completion-tag' must be one word without spaces or < >, got ${quote(completionTag)} (use none to let the gates alone decide).`);
+            throw new InputError(`Input 'completion-tag' must be one word without spaces or < >, got ${inputs_quote(completionTag)} (use none to let the gates alone decide).`);
     }
     const allowedBots = read.list('allowed-bots');
     for (const bot of allowedBots)
         if (!/^[A-Za-z0-9-]+\[bot\]$/.test(bot))
-            throw new InputError(`Input 'allowed-bots' has ${quote(bot)}: give bot logins as they appear, like my-app[bot].`);
+            throw new InputError(`Input 'allowed-bots' has ${inputs_quote(bot)}: give bot logins as they appear, like my-app[bot].`);
     const triggerLabel = read.text('trigger-label') ?? 'ralph';
     if (/,/.test(triggerLabel))
-        throw new InputError(`Input 'trigger-label' must be one label, got ${quote(triggerLabel)}.`);
+        throw new InputError(`Input 'trigger-label' must be one label, got ${inputs_quote(triggerLabel)}.`);
     const onFailure = read.text('on-failure') ?? 'none';
     if (onFailure !== 'none' && onFailure !== 'push' && onFailure !== 'draft-pr')
-        throw new InputError(`Input 'on-failure' must be none, push or draft-pr, got ${quote(onFailure)}.`);
+        throw new InputError(`Input 'on-failure' must be none, push or draft-pr, got ${inputs_quote(onFailure)}.`);
     const branch = read.text('branch');
     const base = read.text('base');
     for (const [name, value] of [
@@ -53696,17 +53581,17 @@ function readInputs(env = process.env) {
     ]) {
         const problem = value === undefined ? undefined : branchNameProblem(value);
         if (problem)
-            throw new InputError(`Input '${name}' is not a valid branch name (${problem}): ${quote(value)}.`);
+            throw new InputError(`Input '${name}' is not a valid branch name (${problem}): ${inputs_quote(value)}.`);
     }
     const artifactName = read.text('artifact-name');
     if (artifactName !== undefined && ARTIFACT_NAME_FORBIDDEN.test(artifactName))
-        throw new InputError(`Input 'artifact-name' may not hold any of " : < > | * ? \\ / or a newline, got ${quote(artifactName)}.`);
+        throw new InputError(`Input 'artifact-name' may not hold any of " : < > | * ? \\ / or a newline, got ${inputs_quote(artifactName)}.`);
     const isolation = read.text('isolation') ?? 'auto';
     if (isolation !== 'auto' && isolation !== 'user' && isolation !== 'none')
-        throw new InputError(`Input 'isolation' must be auto, user or none, got ${quote(isolation)}.`);
+        throw new InputError(`Input 'isolation' must be auto, user or none, got ${inputs_quote(isolation)}.`);
     const agentUser = read.text('agent-user') ?? DEFAULT_AGENT_USER;
     if (!AGENT_USER_NAME.test(agentUser))
-        throw new InputError(`Input 'agent-user' must be a user name (lower-case letters, digits, - and _, starting with a letter), got ${quote(agentUser)}.`);
+        throw new InputError(`Input 'agent-user' must be a user name (lower-case letters, digits, - and _, starting with a letter), got ${inputs_quote(agentUser)}.`);
     const retentionDays = read.positiveInteger('retention-days');
     if (retentionDays !== undefined && retentionDays > 90)
         throw new InputError(`Input 'retention-days' must be between 1 and 90, got ${retentionDays}.`);
@@ -53805,7 +53690,7 @@ function modelProxyMode(value) {
         return true;
     if (['false', 'False', 'FALSE'].includes(value))
         return false;
-    throw new InputError(`Input 'model-proxy' must be auto, true or false, got ${quote(value)}.`);
+    throw new InputError(`Input 'model-proxy' must be auto, true or false, got ${inputs_quote(value)}.`);
 }
 /** The model proxy's inputs: with auto, validated as if on; plan decides once the agent is known. */
 function modelProxyInputs(given) {
@@ -53817,211 +53702,6 @@ function modelProxyInputs(given) {
             throw new InputError(error.message.replace(/^The setting/, 'Input'));
         throw error;
     }
-}
-
-;// CONCATENATED MODULE: ./src/agents/install.ts
-// Installing one agent CLI from the npm registry into a folder of its own, as the live tier installs the
-// versions it tests: npm with scripts off (the result never depends on the user's npm config), then the one
-// postinstall that links a native binary (claude, opencode) run explicitly, then `<bin> --version` checked.
-// Everything runs with the agent's environment (no GitHub or Actions credential): a package's postinstall is
-// third-party code.
-
-
-
-/** Something went wrong installing: the message says what and how to fix it. */
-class InstallError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'InstallError';
-    }
-}
-const NPM_TIMEOUT_MS = 15 * 60 * 1000;
-const SCRIPT_TIMEOUT_MS = 5 * 60 * 1000;
-const VERSION_TIMEOUT_MS = 2 * 60 * 1000;
-/** The folder whose programs go on PATH. */
-const binDirOf = (dir) => external_node_path_default().join(dir, 'node_modules', '.bin');
-/** What went wrong, in a few lines: npm says it first (`npm error code …`), other programs last. */
-function whatFailed(result) {
-    const lines = decodeCaptured(result.stderr).trim().split('\n');
-    const npm = lines.filter(line => line.startsWith('npm error') && !/complete log|proxy/i.test(line));
-    return (npm.length > 0 ? npm.slice(0, 4) : lines.slice(-3)).join(' ').slice(0, 400);
-}
-/**
- * Whether `dir` holds `cli` at `version` with its program in place: a look at its files, without starting it
- * (gemini takes seconds to print its version), for an install restored from a cache.
- */
-function holds(cli, version, dir) {
-    try {
-        const manifest = external_node_path_default().join(dir, 'node_modules', ...cli.package.split('/'), 'package.json');
-        const found = JSON.parse((0,external_node_fs_.readFileSync)(manifest, 'utf8')).version;
-        return found === version && (0,external_node_fs_.existsSync)(external_node_path_default().join(binDirOf(dir), cli.bin));
-    }
-    catch {
-        return false;
-    }
-}
-/** The version `<bin> --version` prints from `dir`, or undefined when it does not run. */
-async function reportedVersion(cli, dir, env) {
-    const result = await runProcess({
-        argv: [external_node_path_default().join(binDirOf(dir), cli.bin), '--version'],
-        cwd: dir,
-        env,
-        timeoutMs: VERSION_TIMEOUT_MS
-    });
-    return result.exitCode === 0 ? decodeCaptured(result.stdout).trim() : undefined;
-}
-/**
- * Makes an install usable by every user (the agent's own, under isolation): what the package ships without
- * its x bit runnable, and every file readable, every folder passable (a umask of 077 would hide them), nothing
- * writable but by its owner. Only `dir`'s own content changes; links are not followed.
- */
-function openToEveryUser(cli, dir) {
-    const packageDir = external_node_path_default().join(dir, 'node_modules', ...cli.package.split('/'));
-    const runnable = new Set((cli.executables ?? []).map(file => external_node_path_default().join(packageDir, file)));
-    const open = (file) => {
-        const stat = (0,external_node_fs_.lstatSync)(file);
-        if (stat.isSymbolicLink())
-            return;
-        const wanted = stat.isDirectory() || runnable.has(file) || (stat.mode & 0o100) !== 0 ? 0o755 : 0o644;
-        const mode = ((stat.mode & 0o7777) | wanted) & ~0o022;
-        if (mode !== (stat.mode & 0o7777))
-            (0,external_node_fs_.chmodSync)(file, mode);
-        if (stat.isDirectory())
-            for (const entry of (0,external_node_fs_.readdirSync)(file))
-                open(external_node_path_default().join(file, entry));
-    };
-    for (const file of runnable)
-        if (!(0,external_node_fs_.existsSync)(file))
-            runnable.delete(file);
-    open(dir);
-}
-/** Installs `cli` at `version` into `dir` (made if missing) and checks that it runs at that version. */
-async function installAgentCli(cli, version, dir, env) {
-    (0,external_node_fs_.mkdirSync)(dir, { recursive: true });
-    const manifest = { name: 'ralph-action-agent', private: true, dependencies: { [cli.package]: version } };
-    (0,external_node_fs_.writeFileSync)(external_node_path_default().join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    const npm = await runProcess({
-        argv: [
-            'npm',
-            'install',
-            '--ignore-scripts',
-            '--include=optional',
-            '--no-package-lock',
-            '--no-audit',
-            '--no-fund',
-            '--engine-strict=false',
-            '--loglevel=error'
-        ],
-        cwd: dir,
-        env,
-        timeoutMs: NPM_TIMEOUT_MS
-    });
-    if (npm.spawnError?.code === 'ENOENT')
-        throw new InstallError(`install-agent needs npm on PATH to install ${cli.package}: add actions/setup-node before this step.`);
-    if (npm.exitCode !== 0)
-        throw new InstallError(`npm could not install ${cli.package}@${version} (${npm.timedOut ? 'timed out' : `exit ${npm.exitCode}`}): ${whatFailed(npm)}`);
-    if (cli.postinstall) {
-        const script = await runProcess({
-            argv: [process.execPath, cli.postinstall],
-            cwd: external_node_path_default().join(dir, 'node_modules', ...cli.package.split('/')),
-            env,
-            timeoutMs: SCRIPT_TIMEOUT_MS
-        });
-        if (script.exitCode !== 0)
-            throw new InstallError(`${cli.package}'s ${cli.postinstall} (which links its native binary) failed (exit ${script.exitCode}): ${whatFailed(script)}`);
-    }
-    openToEveryUser(cli, dir);
-    const reported = await reportedVersion(cli, dir, env);
-    if (!reported?.includes(version))
-        throw new InstallError(`${cli.bin} --version printed ${JSON.stringify(reported ?? '(nothing: it did not run)')} after installing ${cli.package}@${version}.`);
-}
-
-;// CONCATENATED MODULE: ./src/github/cache.ts
-// The Actions cache, for folders kept across runs (an installed agent CLI). @actions/cache is imported only
-// here and only when a cache is used: start-up time matters (DESIGN.md), and most runs never touch it.
-// Both calls are best effort: the library already turns service errors into warnings, and a cache that is
-// not there (no ACTIONS_RESULTS_URL, a GHES server without the service) is a miss, never a failure.
-/** Restores `folder` saved under `key`; answers whether it was found (and is now on disk). */
-async function restoreFolder(folder, key) {
-    const cache = await Promise.all(/* import() */[__nccwpck_require__.e(30), __nccwpck_require__.e(956)]).then(__nccwpck_require__.bind(__nccwpck_require__, 89956));
-    if (!cache.isFeatureAvailable())
-        return false;
-    return (await cache.restoreCache([folder], key)) === key;
-}
-/** Saves `folder` under `key`; answers whether the service took it (another job may hold the key). */
-async function saveFolder(folder, key) {
-    const cache = await Promise.all(/* import() */[__nccwpck_require__.e(30), __nccwpck_require__.e(956)]).then(__nccwpck_require__.bind(__nccwpck_require__, 89956));
-    if (!cache.isFeatureAvailable())
-        return false;
-    // -1: not saved (another job holds the key, or the service failed: the library said why in a warning).
-    return (await cache.saveCache([folder], key)) !== -1;
-}
-
-;// CONCATENATED MODULE: ./src/action/install-agent.ts
-// The install-agent input: the agent's CLI at the version ralph-action tested, installed into the runner's
-// tool cache, kept across runs in the Actions cache (keyed on name, version, OS and arch), and put on PATH
-// for the agent and the job's later steps. A second run restores it from the cache instead of npm.
-
-
-
-
-
-
-
-
-
-/** Which CLI and version install-agent asks for, with the agent command it is for. */
-function agentInstallFor(request, agentArgv) {
-    const cli = request.name ? agentCli(request.name) : agentCliOf(agentArgv);
-    if (!cli)
-        throw new InputError(`Input 'install-agent' is true, but the agent command starts with '${agentArgv[0]}', not one of the CLIs ralph-action installs (${AGENT_CLIS.map(c => c.name).join(', ')}): name the CLI (install-agent: claude), or install the agent in an earlier step.`);
-    return { cli, version: request.version ?? cli.version };
-}
-/** Where an install lives: the tool cache's layout (`<tool>/<version>/<arch>`, done when `<arch>.complete` exists). */
-function toolDir({ cli, version }, env) {
-    const toolCache = env.RUNNER_TOOL_CACHE || external_node_path_default().join(env.RUNNER_TEMP || external_node_os_default().tmpdir(), 'tool-cache');
-    return external_node_path_default().join(toolCache, `ralph-action-agent-${cli.name}`, version, external_node_os_default().arch());
-}
-/** The Actions cache key of an install. */
-const cacheKeyOf = ({ cli, version }) => `ralph-action-agent-${cli.name}-${version}-${process.platform}-${external_node_os_default().arch()}`;
-/** Installs (or finds, or restores) the CLI and puts it on PATH. Throws InstallError when it cannot. */
-async function installAgent(install, env = process.env) {
-    const started = Date.now();
-    const { cli, version } = install;
-    if (version !== cli.version)
-        core/* warning */.$e(`install-agent: ${cli.name} ${version} is not the version ralph-action tested (${cli.version}): its output may differ from what the ${cli.name} preset reads.`);
-    const dir = toolDir(install, env);
-    const complete = `${dir}.complete`;
-    // The CLI's own code runs here (its postinstall, --version): never with the job's credentials.
-    const agentEnv = agentEnvironment(env);
-    let source;
-    if ((0,external_node_fs_.existsSync)(complete) && holds(cli, version, dir))
-        source = 'tool cache';
-    else {
-        (0,external_node_fs_.rmSync)(complete, { force: true });
-        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
-        const key = cacheKeyOf(install);
-        // Saved only after a checked install (it ran and printed its version): its files are enough here.
-        if ((await restoreFolder(dir, key)) && holds(cli, version, dir))
-            source = 'Actions cache';
-        else {
-            (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
-            core/* info */.pq(`Installing ${cli.package}@${version} from the npm registry into ${dir}.`);
-            await installAgentCli(cli, version, dir, agentEnv);
-            source = 'npm registry';
-            // Saved before the agent runs: the cache holds the install as npm made it.
-            if (await saveFolder(dir, key))
-                core/* info */.pq(`Saved ${cli.name} ${version} in the Actions cache as ${key}.`);
-        }
-        (0,external_node_fs_.writeFileSync)(complete, '');
-    }
-    // Also for an install kept from before: the agent's own user must be able to run all of it.
-    openToEveryUser(cli, dir);
-    const binDir = binDirOf(dir);
-    core/* addPath */.fM(binDir);
-    const seconds = (Date.now() - started) / 1000;
-    core/* info */.pq(`${cli.name} ${version} is on PATH (${binDir}), from the ${source} in ${seconds.toFixed(1)} s.`);
-    return { binDir, source, seconds };
 }
 
 ;// CONCATENATED MODULE: ./src/action/plan.ts
@@ -54287,250 +53967,226 @@ function makePlan(inputs, context, env = process.env, trigger) {
     };
 }
 
-;// CONCATENATED MODULE: ./src/github/annotations.ts
-// Failing gate output → file:line annotations, for the formats people's checks print: tsc, ESLint (stylish),
-// jest, vitest, node's test runner, pytest, go (build and test) and rustc. GitHub shows at most 10 error
-// annotations a step, so the first 10 distinct places are kept, in the order the output gave them.
+;// CONCATENATED MODULE: ./src/action/state.ts
+// What main tells post (core.saveState → GITHUB_STATE → STATE_* in post). Written as main goes, so a main
+// step that is killed still leaves post enough to finish the record, upload it and write the summary.
 
-
-const MAX_ANNOTATIONS = 10;
-const MAX_MESSAGE_CHARS = 1000;
-// eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07/g;
-const stripAnsi = (text) => text.replace(ANSI, '');
-const clean = (message) => {
-    const text = message.trim().replace(/\n{3,}/g, '\n\n');
-    return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 1)}…` : text;
-};
-const tsc = lines => {
-    const found = [];
-    lines.forEach((line, at) => {
-        const m = /^(\S[^()]*?)\((\d+),(\d+)\): error (TS\d+): (.*)$/.exec(line) ??
-            /^(\S.*?):(\d+):(\d+) - error (TS\d+): (.*)$/.exec(line);
-        if (m)
-            found.push({ file: m[1], line: +m[2], column: +m[3], title: m[4], message: m[5], at });
-    });
-    return found;
-};
-// Stylish: the file's path alone on a line, then indented "line:col  error  message  rule" lines.
-const eslintStylish = lines => {
-    const found = [];
-    let file;
-    lines.forEach((line, at) => {
-        if (/^(\/|[A-Za-z]:\\)\S.*$/.test(line) && !line.includes(': ')) {
-            file = line.trim();
-            return;
-        }
-        if (!file)
-            return;
-        const m = /^\s+(\d+):(\d+)\s+error\s+(.+?)(?:\s{2,}(\S+))?\s*$/.exec(line);
-        if (m)
-            found.push({ file, line: +m[1], column: +m[2], message: m[3], title: m[4], at });
-        else if (line.trim() === '')
-            file = undefined;
-    });
-    return found;
-};
-// `--> src/main.rs:4:18` under an `error[E0308]: …` line.
-const rustc = lines => {
-    const found = [];
-    let error;
-    lines.forEach((line, at) => {
-        const head = /^error(\[E\d+\])?: (.*)$/.exec(line);
-        if (head) {
-            error = { message: head[2], at };
-            return;
-        }
-        const where = /^\s*--> (.+?):(\d+):(\d+)$/.exec(line);
-        if (where && error) {
-            found.push({ file: where[1], line: +where[2], column: +where[3], message: error.message, at: error.at });
-            error = undefined;
-        }
-    });
-    return found;
-};
-const go = lines => {
-    const found = [];
-    let test;
-    lines.forEach((line, at) => {
-        const run = /^\s*--- FAIL: (\S+)/.exec(line) ?? /^=== RUN\s+(\S+)/.exec(line);
-        if (run)
-            test = run[1];
-        // Build errors: ./main.go:12:5: undefined: x
-        const build = /^(\S+\.go):(\d+):(\d+): (.*)$/.exec(line);
-        if (build) {
-            found.push({ file: build[1], line: +build[2], column: +build[3], message: build[4], at });
-            return;
-        }
-        // Test failures: "    calc_test.go:12: got 3, want 4"
-        const failure = /^\s+(\S+_test\.go):(\d+): (.*)$/.exec(line);
-        if (failure)
-            found.push({ file: failure[1], line: +failure[2], message: failure[3], title: test, at });
-    });
-    return found;
-};
-// Long tracebacks: `E   …` lines, then `path.py:12: AssertionError`; the test's name is in the `___ name ___` rule.
-const pytest = lines => {
-    const found = [];
-    let test;
-    let details = [];
-    lines.forEach((line, at) => {
-        const rule = /^_{3,} (.+?) _{3,}$/.exec(line);
-        if (rule) {
-            test = rule[1];
-            details = [];
-            return;
-        }
-        if (/^E\s/.test(line)) {
-            details.push(line.slice(1).trim());
-            return;
-        }
-        const where = /^(\S+\.py):(\d+): (\w+.*)$/.exec(line);
-        if (where) {
-            const message = details.length > 0 ? `${details.join('\n')}\n(${where[3]})` : where[3];
-            found.push({ file: where[1], line: +where[2], message, title: test, at });
-            details = [];
-        }
-    });
-    return found;
-};
-const STACK_FRAME = [
-    /^\s*at (?:.*? \()?(?:file:\/\/)?([^\s()]+?):(\d+):(\d+)\)?\s*$/,
-    /^\s*❯ (?:.*? \()?(?:file:\/\/)?([^\s()]+?):(\d+):(\d+)\)?\s*$/
-];
-const CODE_FRAME = /^\s*>?\s*\d*\s*\|/;
-/**
- * Test runners that print a heading per failure, the error, then a stack: jest (`●`), node's test runner
- * (`✖`), vitest (`FAIL file > test`, `×`). The place is the first stack frame in the project.
- */
-const testRunners = lines => {
-    const found = [];
-    let block;
-    lines.forEach((line, at) => {
-        const heading = /^\s*● (.+)$/.exec(line) ??
-            /^\s*✖ (.+?)(?: \(\d[\d.]*m?s\))?$/.exec(line) ??
-            /^\s*(?:FAIL|×)\s+(.+?)(?: \d+m?s)?$/.exec(line);
-        if (heading) {
-            block = { title: heading[1].trim(), message: [], at, placed: false, framed: false };
-            return;
-        }
-        if (!block || block.placed)
-            return;
-        for (const frame of STACK_FRAME) {
-            const m = frame.exec(line);
-            if (!m)
-                continue;
-            if (m[1].includes('node_modules') || m[1].startsWith('node:'))
-                return;
-            found.push({
-                file: m[1],
-                line: +m[2],
-                column: +m[3],
-                title: block.title,
-                message: block.message.join('\n') || block.title,
-                at: block.at
-            });
-            block.placed = true;
-            return;
-        }
-        // The message: the error's first lines, before any code frame or stack.
-        if (CODE_FRAME.test(line) || /^\s*at /.test(line))
-            block.framed = true;
-        else if (!block.framed && block.message.length < 12) {
-            if (line.trim() !== '' || block.message.length > 0)
-                block.message.push(line.trim());
-        }
-    });
-    return found;
-};
-const PARSERS = [tsc, eslintStylish, rustc, go, pytest, testRunners];
-/** Every file:line problem in one check's output, in output order (not yet resolved or capped). */
-function findProblems(output) {
-    const lines = stripAnsi(output).replace(/\r\n?/g, '\n').split('\n');
-    return PARSERS.flatMap(parse => parse(lines)).sort((a, b) => a.at - b.at);
+function readState() {
+    const text = (name) => core/* getState */.Gu(name) || undefined;
+    return {
+        isPost: core/* getState */.Gu('isPost') === 'true',
+        recordDir: text('recordDir'),
+        artifactName: text('artifactName'),
+        ralphName: text('ralphName'),
+        branch: text('branch'),
+        uploaded: core/* getState */.Gu('uploaded') === 'true',
+        summaryWritten: core/* getState */.Gu('summaryWritten') === 'true',
+        finished: core/* getState */.Gu('finished') === 'true',
+        tracking: text('tracking'),
+        runMark: text('runMark'),
+        isolation: text('isolation'),
+        gitSnapshot: text('gitSnapshot'),
+        egress: text('egress')
+    };
 }
-/**
- * Annotations for failing checks: paths resolved against each check's folder, kept only when they name a
- * file inside `repoRoot` (GitHub places annotations by repository path), one per place, at most `max`.
- */
-function annotationsFor(checks, repoRoot, max = MAX_ANNOTATIONS) {
-    const annotations = [];
-    const seen = new Set();
-    for (const check of checks) {
-        for (const problem of findProblems(check.output)) {
-            if (annotations.length >= max)
-                return annotations;
-            const absolute = external_node_path_default().resolve(check.cwd, problem.file);
-            const relative = external_node_path_default().relative(repoRoot, absolute);
-            if (relative.startsWith('..') || external_node_path_default().isAbsolute(relative) || !annotations_isFile(absolute))
-                continue;
-            const file = relative.split((external_node_path_default()).sep).join('/');
-            const key = `${file}:${problem.line}`;
-            if (seen.has(key))
-                continue;
-            seen.add(key);
-            const annotation = {
-                file,
-                line: problem.line,
-                title: `${check.name}: ${problem.title ?? 'failed'}`.slice(0, 200),
-                message: clean(problem.message)
-            };
-            if (problem.column !== undefined)
-                annotation.column = problem.column;
-            annotations.push(annotation);
-        }
+function saveState(key, value) {
+    core/* saveState */.LZ(key, String(value));
+}
+
+;// CONCATENATED MODULE: ./src/action/ending.ts
+// How the main step ends, written in one place: its outputs, its failure and the `finished` state that tells
+// post whether anything is left to do. Every step of main answers an Ending or its own typed result.
+
+
+
+const ended = (step) => 'end' in step;
+function writeEnding(ending) {
+    for (const [name, value] of Object.entries(ending.outputs ?? {}))
+        core/* setOutput */.uH(name, value);
+    const failure = ending.failure;
+    if (failure?.annotation) {
+        // The annotation is the one line: at the file and line, so a second, unplaced copy would only repeat it.
+        const { message, title, file, line, column } = failure.annotation;
+        core/* error */.z3(message, { title, file, startLine: line, startColumn: column });
+        process.exitCode = core/* ExitCode */.yU.Failure;
     }
-    return annotations;
+    else if (failure)
+        core/* setFailed */.C1(failure.message);
+    saveState('finished', ending.finished);
 }
-function annotations_isFile(file) {
+/** Bad input ends the step with one line (a ralph problem also as an annotation at its file and line). */
+function badInput(error) {
+    const where = error instanceof PlanError ? error.where : undefined;
+    // The message keeps its file:line:col: the annotation is the step's one line, read in the log as well.
+    const annotation = where && {
+        message: error.message,
+        title: 'RALPH.md',
+        file: where.file,
+        line: where.line,
+        column: where.column
+    };
+    return { failure: { message: error.message, ...(annotation ? { annotation } : {}) }, finished: true };
+}
+
+;// CONCATENATED MODULE: ./src/action/own-environment.ts
+// The action's own process environment, scrubbed at the start of main and of post.
+
+
+
+/**
+ * Keeps the tokens this process was started with out of /proc/<pid>/environ, which any process of the same
+ * user can read: the agent is our child, and one that outlived its loop may be watching for post.
+ */
+function scrubOwnEnvironment() {
+    const scrub = scrubInitialEnvironment(isSecretVariable);
+    if (scrub.skipped && process.platform === 'linux')
+        core/* warning */.$e(`The tokens could not be removed from /proc/${process.pid}/environ (${scrub.skipped}): processes of this user, the agent's included, can read them there.`);
+    else
+        core/* debug */.Yz(`Scrubbed from the initial environment: ${scrub.scrubbed.join(', ') || 'nothing'}.`);
+}
+
+;// CONCATENATED MODULE: ./src/action/admit.ts
+// Step 1, admit: the inputs, the clients, and whether what started the run may start a loop (a skip ends
+// the step quietly, a refusal replies on the issue or fails the step). A hunt finds its branch here.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+function projectRootOf(context, inputs) {
+    const root = external_node_path_default().resolve(context.workspace, inputs.workingDirectory);
     try {
-        return (0,external_node_fs_.existsSync)(file) && (0,external_node_fs_.statSync)(file).isFile();
+        return (0,external_node_fs_.realpathSync)(root);
     }
     catch {
-        return false;
+        return root;
     }
 }
-
-;// CONCATENATED MODULE: ./src/github/artifacts.ts
-// Uploading the run record (progress.md, status.json, logs/) as one artifact. @actions/artifact is imported
-// only here and only when an upload happens: it is most of the bundle and ~250 ms of start-up.
-
-
-/** Every file under `dir`, absolute, skipping status.json's in-flight temp files. */
-function recordFiles(dir) {
-    const files = [];
-    const walk = (folder) => {
-        for (const entry of (0,external_node_fs_.readdirSync)(folder, { withFileTypes: true })) {
-            const full = external_node_path_default().join(folder, entry.name);
-            if (entry.isDirectory())
-                walk(full);
-            else if (entry.isFile() && !entry.name.endsWith('.tmp'))
-                files.push(full);
-        }
-    };
-    walk(dir);
-    return files.sort();
+function clientsFor(inputs) {
+    const budget = {};
+    const octokit = lazyClient(inputs.githubToken, { budget, log: m => core/* info */.pq(m) });
+    const delivery = inputs.pushToken
+        ? lazyClient(inputs.pushToken, { budget, log: m => core/* info */.pq(m) })
+        : octokit;
+    let actor;
+    return { octokit, delivery, deliveryActor: () => (actor ??= delivery().then(tokenActor)), budget };
 }
-/** A name the artifact service accepts: no " : < > | * ? \ / or control characters. */
-function safeArtifactName(name) {
-    // eslint-disable-next-line no-control-regex
-    return name.replace(/["<>|*?:\\/\x00-\x1f]+/g, '-');
+/** `mode: list`: the installed ralphs as matrix JSON; nothing runs. */
+function listMode(inputs, context) {
+    const m = ralphMatrix(projectRootOf(context, inputs));
+    for (const why of m.skipped)
+        core/* warning */.$e(`Left out of the matrix: ${why}`);
+    core/* info */.pq(`${m.count} ralph${m.count === 1 ? '' : 's'} for the matrix: ${JSON.stringify(m.matrix)}`);
+    return { outputs: { matrix: JSON.stringify(m.matrix), count: String(m.count) }, finished: true };
+}
+const isHunt = (trigger) => ['schedule', 'workflow_dispatch', 'push'].includes(trigger.event) &&
+    trigger.issueNumber === undefined &&
+    trigger.pr === undefined;
+/**
+ * What started the run decides whether a loop runs. Answers the trigger's run, or why the step is over
+ * (no agent runs either way).
+ */
+async function decide(inputs, context, clients) {
+    const { owner, repo } = context.repo;
+    // Events that carry no one to check, no text and no push need no API: schedule and workflow_dispatch.
+    const needsApi = ['issue_comment', 'issues', 'pull_request', 'push'].includes(context.eventName);
+    const client = needsApi ? await clients.octokit() : undefined;
+    const admission = await admitEvent(context.event, {
+        owner,
+        repo,
+        projectRoot: projectRootOf(context, inputs),
+        ...(inputs.ralph !== undefined ? { defaultRalph: inputs.ralph } : {}),
+        ...(inputs.ralph === undefined && inputs.agent !== undefined
+            ? { ralphLess: inputs.prompt !== undefined ? { prompt: inputs.prompt } : {} }
+            : {}),
+        delivery: { actor: clients.deliveryActor, committerEmail: GITHUB_ACTIONS_IDENTITY.email },
+        allowedBots: inputs.allowedBots,
+        label: inputs.triggerLabel
+    }, client);
+    if (admission.kind === 'skip') {
+        core/* info */.pq(neutralizeWorkflowCommands(`Nothing to do: ${admission.reason}.`));
+        return { end: { finished: true } };
+    }
+    if (admission.kind === 'refuse') {
+        if (admission.reply && admission.issueNumber !== undefined) {
+            await postRefusal(client, { owner, repo, issueNumber: admission.issueNumber }, admission.reply, m => core/* warning */.$e(m));
+            core/* warning */.$e(`Refused: ${admission.reason}. No agent ran; the reply on #${admission.issueNumber} says why.`);
+            return { end: { finished: true } };
+        }
+        return { end: { failure: { message: `Refused: ${admission.reason}.` }, finished: true } };
+    }
+    return admission;
 }
 /**
- * Uploads the record folder as artifact `name`. Throws when the service refuses it (the caller turns that
- * into a warning: a lost upload must not fail a run that did its work).
+ * A hunt continues its open pull request's branch (updating the PR, never opening a second), or starts its
+ * branch fresh; at `max-open-prs` with nothing to continue it ends without running.
  */
-async function uploadRecord(dir, name, options = {}) {
-    (0,external_node_fs_.statSync)(dir);
-    const files = recordFiles(dir);
-    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
-    const client = new DefaultArtifactClient();
-    const uploaded = await client.uploadArtifact(safeArtifactName(name), files, dir, {
-        ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
-        // Logs compress well; the default level is a good trade for text.
-        compressionLevel: 6
+async function admit_huntBranch(admitted) {
+    const { inputs, context, clients, trigger } = admitted;
+    const ralphName = trigger.ralphName ?? ralphNameOf(inputs.ralph);
+    if (!ralphName || (!inputs.openPr && inputs.maxOpenPrs === undefined))
+        return trigger;
+    const hunt = await planHunt(await clients.octokit(), {
+        ...context.repo,
+        ralphName,
+        actor: await clients.deliveryActor(),
+        ...(inputs.branch !== undefined ? { branch: inputs.branch } : {}),
+        ...(inputs.maxOpenPrs !== undefined ? { maxOpenPrs: inputs.maxOpenPrs } : {})
     });
-    return { id: uploaded.id, size: uploaded.size, name: safeArtifactName(name), files: files.length };
+    if (hunt.kind === 'capped') {
+        core/* notice */.lm(`The hunt ${ralphName} did not run: ${hunt.reason}.`);
+        return { end: { finished: true } };
+    }
+    if (hunt.kind === 'not-ours') {
+        core/* warning */.$e(`The hunt ${ralphName} did not run: ${hunt.reason}.`);
+        return { end: { finished: true } };
+    }
+    if (hunt.kind === 'new')
+        return { ...trigger, branch: hunt.branch };
+    core/* info */.pq(`Continuing ${hunt.branch}: its pull request #${hunt.pull.number} is still open and will be updated.`);
+    // Its pull request's base, whatever ref this run was started on: the same PR is found and updated.
+    return { ...trigger, branch: hunt.branch, continueBranch: true, base: hunt.pull.baseRef };
+}
+async function admit() {
+    let inputs;
+    let context;
+    try {
+        inputs = readInputs();
+        for (const token of [inputs.githubToken, inputs.pushToken])
+            if (token)
+                core/* setSecret */.Pq(token);
+        context = readContext();
+        scrubOwnEnvironment();
+    }
+    catch (error) {
+        if (error instanceof InputError)
+            return { end: badInput(error) };
+        throw error;
+    }
+    if (inputs.mode === 'list')
+        return { end: listMode(inputs, context) };
+    const clients = clientsFor(inputs);
+    const decided = await decide(inputs, context, clients);
+    if (ended(decided))
+        return decided;
+    if (decided.proposeTo)
+        core/* info */.pq(`${decided.proposeTo.reason}.`);
+    if (!isHunt(decided))
+        return { inputs, context, clients, trigger: decided, hunt: false };
+    const trigger = await admit_huntBranch({ inputs, context, clients, trigger: decided });
+    if (ended(trigger))
+        return trigger;
+    return { inputs, context, clients, trigger, hunt: true };
 }
 
 ;// CONCATENATED MODULE: ./src/github/errors.ts
@@ -54632,8 +54288,9 @@ function pullRequestFailure(error, context) {
 // Labels, reviewers and assignees follow, with the retry GitHub needs right after a pull request is created.
 
 
-/** GitHub refuses pull request bodies longer than this (characters). */
-const pulls_MAX_PR_BODY_CHARS = 65536;
+
+// GitHub's limit on a pull request's body: one definition, with the renderer that fits the body under it.
+
 /**
  * Finds the open pull request for `head` (and `base`, when given); the most recent if there are several.
  * `head` is a branch name; the filter GitHub needs (`owner:branch`) is built here.
@@ -54740,15 +54397,15 @@ async function openOrUpdatePullRequest(octokit, options) {
     const retry = options.retry ?? {};
     const attempt = (what, fn) => withNodeRetry(what, fn, retry, log);
     const issue = { owner, repo, issue_number: pull.number };
-    const labels = pulls_clean(options.labels);
+    const labels = clean(options.labels);
     if (labels.length > 0) {
         await attempt('labels', () => octokit.rest.issues.addLabels({ ...issue, labels })).catch(error => warnings.push(followUpWarning('add the labels', labels, error)));
     }
-    const assignees = pulls_clean(options.assignees);
+    const assignees = clean(options.assignees);
     if (assignees.length > 0) {
         await attempt('assignees', () => octokit.rest.issues.addAssignees({ ...issue, assignees })).catch(error => warnings.push(followUpWarning('assign', assignees, error)));
     }
-    const reviewers = pulls_clean(options.reviewers);
+    const reviewers = clean(options.reviewers);
     if (reviewers.length > 0) {
         const users = reviewers.filter(r => !r.includes('/'));
         const teams = reviewers.filter(r => r.includes('/')).map(r => r.slice(r.lastIndexOf('/') + 1));
@@ -54842,14 +54499,14 @@ function followUpWarning(what, names, error) {
         : errorText(error).split('\n').pop();
     return `Could not ${what} ${names.join(', ')} on the pull request: ${reason}`;
 }
-function pulls_clean(list) {
+function clean(list) {
     return [...new Set((list ?? []).map(s => s.trim().replace(/^@/, '')).filter(Boolean))];
 }
 /**
  * Cuts a body to GitHub's limit, at a line break when one is near, closes a code block left open, and says so
  * at the end. Bodies within the limit come back unchanged.
  */
-function truncateBody(body, max = pulls_MAX_PR_BODY_CHARS, note = `The description was cut to fit GitHub's limit of ${max.toLocaleString('en-US')} characters (it had ${body.length.toLocaleString('en-US')}).`) {
+function truncateBody(body, max = MAX_PR_BODY_CHARS, note = `The description was cut to fit GitHub's limit of ${max.toLocaleString('en-US')} characters (it had ${body.length.toLocaleString('en-US')}).`) {
     if (body.length <= max)
         return body;
     const suffix = `\n\n---\n> [!NOTE]\n> ${note}\n`;
@@ -54865,238 +54522,20 @@ function truncateBody(body, max = pulls_MAX_PR_BODY_CHARS, note = `The descripti
     return cut + (fences % 2 === 1 ? fence : '') + suffix;
 }
 
-;// CONCATENATED MODULE: ./src/action/deliver.ts
-// The git and GitHub half of a run, as the action uses it: prepare the fresh branch before the loop, and
-// after it push and open or update the pull request as the inputs say. Known failures come back as
-// sentences with their fix (for setFailed and the summary), never as stack traces.
+;// CONCATENATED MODULE: ./src/action/cannot-start.ts
+// The reply on the issue when a requested loop cannot start: the problem is the workflow's or the ralph's.
 
 
 
-
-
-
-
-
-const REMOTE = 'origin';
-/** The identity GitHub shows for commits made by GITHUB_TOKEN; create-pull-request uses it too. */
-const BOT_IDENTITY = GITHUB_ACTIONS_IDENTITY;
-/** The repository's top folder for the project root; throws a one-line error outside a repository. */
-async function workTreeOf(projectRoot) {
-    const top = await new repo_GitRepo(projectRoot).exec(['rev-parse', '--show-toplevel'], { probe: true });
-    if (top.exitCode !== 0)
-        throw new Error(`${projectRoot} is not a git repository: run actions/checkout before ralph-action (and check working-directory).`);
-    return top.stdout.trim();
-}
 /**
- * The base when something decides it: a proposal's pull request's branch, else the input, else the pull
- * request's base, else the hunt's open PR's.
+ * Tells whoever asked on an issue that the loop could not start, and that their request is not at fault.
+ * Paths are shown relative to the workspace.
  */
-function baseOf(plan) {
-    const base = plan.trigger?.proposeTo?.headRef ?? plan.inputs.base ?? plan.pr?.baseRef ?? plan.trigger?.base;
-    return base !== undefined ? { base } : {};
-}
-/**
- * Creates the loop's fresh branch from the base (the input, else the checked-out branch, the pull request's
- * base, GITHUB_REF or the remote's default, as prepareBranch decides) and sets the commit identity.
- */
-async function prepare(plan, workTree) {
-    const prepared = await prepareBranch(workTree, {
-        branch: plan.branch,
-        remote: REMOTE,
-        ...(plan.continueBranch ? { continueExisting: true } : {}),
-        ...baseOf(plan),
-        log: message => core/* info */.pq(message)
-    });
-    const identity = await configureIdentity(workTree, BOT_IDENTITY);
-    return { prepared, identity };
-}
-/**
- * Checks out again what was checked out before the run (the loop's commits stay on its branch), so later
- * steps and a second ralph in the same job start from where the job was. A failure is a warning.
- */
-async function restoreCheckout(workTree, prepared) {
-    const { branch, sha } = prepared.previous;
-    const args = branch
-        ? ['checkout', '--quiet', branch]
-        : sha
-            ? ['checkout', '--quiet', '--detach', sha]
-            : undefined;
-    if (!args)
+async function replyCannotStart(trigger, context, octokit, problem) {
+    if (trigger?.issueNumber === undefined)
         return;
-    // Hardened (no hooks, no secrets in the environment): the agent may have planted a post-checkout hook.
-    const result = await new repo_GitRepo(workTree).exec(args, { probe: true });
-    if (result.exitCode !== 0)
-        core/* warning */.$e(`Could not check out ${branch ?? sha} again after the run (${result.stderr.trim()}); the work tree is left on ${prepared.branch}.`);
-}
-/** The last commit on the branch now. */
-async function headSha(workTree) {
-    return new repo_GitRepo(workTree).commitOf('HEAD');
-}
-/** Push and open or update the pull request, as the inputs say for this outcome. */
-async function deliver(options) {
-    const { plan, workTree, prepared, result } = options;
-    const { inputs } = plan;
-    const delivery = {
-        branch: prepared.branch,
-        pushed: false,
-        problems: [],
-        notes: []
-    };
-    const commit = await headSha(workTree);
-    if (commit)
-        delivery.commit = commit;
-    if (result.stopReason === 'cancelled') {
-        delivery.skipped = 'the run was cancelled, so nothing was pushed';
-        return delivery;
-    }
-    if (result.stopReason === 'already_green') {
-        delivery.skipped =
-            'every gate passed before any agent ran, so there was nothing to do and nothing was pushed';
-        return delivery;
-    }
-    // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
-    if (plan.pr && !result.success) {
-        delivery.skipped = `the gates did not pass, so nothing was pushed onto pull request #${plan.pr.number}'s branch (on-failure applies to the action's own branches only)`;
-        return delivery;
-    }
-    if (plan.pr && commit !== undefined && commit === prepared.remoteSha) {
-        delivery.skipped = `the loop added no commits, so pull request #${plan.pr.number} is left as it was`;
-        return delivery;
-    }
-    // Success delivers when open-pr says so; a failure as on-failure says (push, or push and a draft).
-    const wantPush = result.success ? inputs.openPr : inputs.onFailure !== 'none';
-    const wantPr = result.success ? inputs.openPr : inputs.onFailure === 'draft-pr';
-    if (!wantPush) {
-        delivery.skipped = result.success
-            ? `open-pr is false, so nothing was pushed: the work is on the local branch ${prepared.branch} and in the run record`
-            : 'on-failure is none, so nothing was pushed: the work is on the local branch and in the run record';
-        return delivery;
-    }
-    if (!(await hasDiff(workTree, prepared.baseSha))) {
-        delivery.skipped = `the loop left no change against ${prepared.base}, so there is nothing to push and no pull request`;
-        core/* info */.pq(`Branch ${prepared.branch} has no change against ${prepared.base}: nothing to push.`);
-        return delivery;
-    }
-    const token = inputs.pushToken ?? inputs.githubToken;
-    const serverUrl = plan.context.serverUrl;
-    const repository = `${plan.context.repo.owner}/${plan.context.repo.repo}`;
-    core/* startGroup */.Oh(`Pushing ${prepared.branch}`);
-    try {
-        const timing = retryTiming();
-        const pushed = await pushWithRetry(workTree, {
-            branch: prepared.branch,
-            remote: REMOTE,
-            token,
-            serverUrl,
-            repository,
-            leaseSha: prepared.remoteSha,
-            stallSeconds: timing.pushStallSeconds,
-            log: message => core/* info */.pq(message)
-        }, {
-            attempts: 3,
-            waitMs: attempt => backoffMs(timing, attempt + 1),
-            ...(options.deadline !== undefined ? { deadline: options.deadline } : {})
-        });
-        if (!pushed.pushed) {
-            const failure = pushed.error;
-            delivery.problems.push(failure?.message ?? `the push of ${prepared.branch} failed`);
-            if (failure?.detail)
-                core/* info */.pq(failure.detail);
-            if (failure?.kind === PUSH_FAILURE.workflowsPermission) {
-                const patch = await formatPatch(workTree, prepared.baseSha);
-                const file = external_node_path_default().join(plan.config.recordDir, 'ralph.patch');
-                (0,external_node_fs_.writeFileSync)(file, patch);
-                delivery.patch = { file: 'ralph.patch', text: patch };
-            }
-            return delivery;
-        }
-        delivery.pushed = true;
-        delivery.commit = pushed.sha;
-    }
-    finally {
-        core/* endGroup */.N4();
-    }
-    if (!wantPr)
-        return delivery;
-    if (plan.pr) {
-        // Its title, description, labels and reviewers are its author's: the push is the update, and the
-        // tracking comment on it says what the loop did.
-        const { owner, repo } = plan.context.repo;
-        const url = `${plan.context.serverUrl}/${owner}/${repo}/pull/${plan.pr.number}`;
-        delivery.pullRequest = { number: plan.pr.number, url, operation: 'updated' };
-        if (inputs.pushToken === undefined)
-            delivery.notes.push(`${GITHUB_TOKEN_TRIGGERS_NO_CI} Pass it as push-token.`);
-        core/* info */.pq(`Pushed onto pull request #${plan.pr.number}'s branch; its title and description are left as they are: ${url}`);
-        return delivery;
-    }
-    if (inputs.pushToken === undefined)
-        delivery.notes.push(`${GITHUB_TOKEN_TRIGGERS_NO_CI} Pass it as push-token.`);
-    const text = pullRequestText({ ...options.report, delivery }, {
-        ...(inputs.prTitle !== undefined ? { title: inputs.prTitle } : {}),
-        ...(plan.closes !== undefined ? { closes: plan.closes } : {}),
-        ...(plan.trigger?.proposeTo
-            ? {
-                note: `Proposed for pull request #${plan.trigger.proposeTo.number}: ${plan.trigger.proposeTo.reason}.`
-            }
-            : {}),
-        failing: !result.success
-    });
-    core/* startGroup */.Oh('Opening or updating the pull request');
-    try {
-        const octokit = await options.octokit();
-        const pr = await openOrUpdatePullRequest(octokit, {
-            owner: plan.context.repo.owner,
-            repo: plan.context.repo.repo,
-            head: prepared.branch,
-            base: prepared.base,
-            title: text.title,
-            body: text.body,
-            draft: inputs.draft || !result.success,
-            labels: inputs.labels,
-            reviewers: inputs.reviewers,
-            assignees: inputs.assignees,
-            log: message => core/* info */.pq(message)
-        });
-        delivery.pullRequest = { number: pr.number, url: pr.url, operation: pr.operation };
-        for (const warning of pr.warnings) {
-            core/* warning */.$e(warning);
-            delivery.notes.push(warning);
-        }
-        core/* info */.pq(`Pull request #${pr.number} ${pr.operation}: ${pr.url}`);
-    }
-    catch (error) {
-        delivery.problems.push(error.message);
-    }
-    finally {
-        core/* endGroup */.N4();
-    }
-    return delivery;
-}
-
-;// CONCATENATED MODULE: ./src/action/state.ts
-// What main tells post (core.saveState → GITHUB_STATE → STATE_* in post). Written as main goes, so a main
-// step that is killed still leaves post enough to finish the record, upload it and write the summary.
-
-function readState() {
-    const text = (name) => core/* getState */.Gu(name) || undefined;
-    return {
-        isPost: core/* getState */.Gu('isPost') === 'true',
-        recordDir: text('recordDir'),
-        artifactName: text('artifactName'),
-        ralphName: text('ralphName'),
-        branch: text('branch'),
-        uploaded: core/* getState */.Gu('uploaded') === 'true',
-        summaryWritten: core/* getState */.Gu('summaryWritten') === 'true',
-        finished: core/* getState */.Gu('finished') === 'true',
-        tracking: text('tracking'),
-        runMark: text('runMark'),
-        isolation: text('isolation'),
-        gitSnapshot: text('gitSnapshot'),
-        egress: text('egress')
-    };
-}
-function saveState(key, value) {
-    core/* saveState */.LZ(key, String(value));
+    const relative = problem.split(`${context.workspace}/`).join('').split(context.workspace).join('.');
+    await postRefusal(await octokit(), { ...context.repo, issueNumber: trigger.issueNumber }, startFailureReply(trigger.actor?.login, relative, context.runUrl), m => core/* warning */.$e(m));
 }
 
 ;// CONCATENATED MODULE: ./src/action/contain.ts
@@ -55298,6 +54737,539 @@ async function endAfterKilledMain(state) {
     return warnings;
 }
 
+;// CONCATENATED MODULE: ./src/action/prepare.ts
+// Step 3, prepare: the loop's fresh branch from its base, the commit identity, who the loop's processes run
+// as, and the issue's tracking comment. A failure here replies on the issue and ends the step.
+
+
+
+
+
+
+
+const REMOTE = 'origin';
+/** The repository's top folder for the project root; throws a one-line error outside a repository. */
+async function workTreeOf(projectRoot) {
+    const top = await new repo_GitRepo(projectRoot).exec(['rev-parse', '--show-toplevel'], { probe: true });
+    if (top.exitCode !== 0)
+        throw new Error(`${projectRoot} is not a git repository: run actions/checkout before ralph-action (and check working-directory).`);
+    return top.stdout.trim();
+}
+/**
+ * The base when something decides it: a proposal's pull request's branch, else the input, else the pull
+ * request's base, else the hunt's open PR's.
+ */
+function baseOf(plan) {
+    const base = plan.trigger?.proposeTo?.headRef ?? plan.inputs.base ?? plan.pr?.baseRef ?? plan.trigger?.base;
+    return base !== undefined ? { base } : {};
+}
+/**
+ * Checks out again what was checked out before the run (the loop's commits stay on its branch), so later
+ * steps and a second ralph in the same job start from where the job was. A failure is a warning.
+ */
+async function restoreCheckout(workTree, prepared) {
+    const { branch, sha } = prepared.previous;
+    const args = branch
+        ? ['checkout', '--quiet', branch]
+        : sha
+            ? ['checkout', '--quiet', '--detach', sha]
+            : undefined;
+    if (!args)
+        return;
+    // Hardened (no hooks, no secrets in the environment): the agent may have planted a post-checkout hook.
+    const result = await new repo_GitRepo(workTree).exec(args, { probe: true });
+    if (result.exitCode !== 0)
+        core/* warning */.$e(`Could not check out ${branch ?? sha} again after the run (${result.stderr.trim()}); the work tree is left on ${prepared.branch}.`);
+}
+/** The issue's tracking comment, created when the loop starts; its id goes to the state for post at once. */
+async function startTracking(planned, branch) {
+    const { plan, clients } = planned;
+    const issueNumber = plan.trigger?.issueNumber;
+    if (issueNumber === undefined)
+        return undefined;
+    const info = {
+        ralphName: plan.ralph.name,
+        runId: plan.context.runId,
+        runUrl: plan.context.runUrl,
+        branch,
+        ...(plan.trigger?.actor ? { actor: plan.trigger.actor.login } : {}),
+        maxIterations: plan.inputs.maxIterations
+    };
+    const tracking = await TrackingComment.create(await clients.octokit(), { ...plan.context.repo, issueNumber }, info, m => core/* warning */.$e(m));
+    if (tracking)
+        saveState('tracking', JSON.stringify({ issueNumber, commentId: tracking.id, ...info }));
+    return tracking;
+}
+async function prepare(planned) {
+    const { plan, context, clients } = planned;
+    saveState('recordDir', plan.config.recordDir);
+    saveState('artifactName', plan.artifactName);
+    saveState('ralphName', plan.ralph.name);
+    saveState('branch', plan.branch);
+    const cannotStart = async (message) => {
+        // 👀 is already on the request: say it will not run.
+        await replyCannotStart(plan.trigger, context, clients.octokit, message);
+        return { end: { failure: { message }, finished: true } };
+    };
+    let workTree;
+    let branch;
+    let identity;
+    core/* startGroup */.Oh(`Preparing branch ${plan.branch}`);
+    try {
+        workTree = await workTreeOf(plan.projectRoot);
+        branch = await prepareBranch(workTree, {
+            branch: plan.branch,
+            remote: REMOTE,
+            ...(plan.continueBranch ? { continueExisting: true } : {}),
+            ...baseOf(plan),
+            log: message => core/* info */.pq(message)
+        });
+        // The identity GitHub shows for commits made by GITHUB_TOKEN; create-pull-request uses it too.
+        identity = await configureIdentity(workTree, GITHUB_ACTIONS_IDENTITY);
+        core/* info */.pq(`${branch.continued ? 'Continuing' : 'Created'} branch ${branch.branch} from ${branch.base} (${branch.baseSha.slice(0, 12)}).`);
+    }
+    catch (error) {
+        core/* endGroup */.N4();
+        return cannotStart(`Preparing the branch failed: ${error.message}`);
+    }
+    core/* endGroup */.N4();
+    let isolated;
+    try {
+        isolated = await isolateLoop(plan, workTree);
+    }
+    catch (error) {
+        if (!(error instanceof IsolationError))
+            throw error;
+        await identity.restore().catch(() => undefined);
+        await restoreCheckout(workTree, branch);
+        return cannotStart(error.message);
+    }
+    const tracking = await startTracking(planned, branch.branch);
+    return { ...planned, workTree, branch, identity, isolated, tracking };
+}
+
+;// CONCATENATED MODULE: ./src/action/deliver.ts
+// Step 5, deliver: what the inputs say to do with the work for this outcome (a pure decision, tested with a
+// table), then the push and the pull request. Known failures come back as sentences with their fix (for
+// setFailed and the summary), never as stack traces. The checkout is given back whatever happened.
+
+
+
+
+
+
+
+
+
+function decideDelivery(facts) {
+    const { pr, success, branch } = facts;
+    if (facts.stopReason === 'already_green')
+        return {
+            push: false,
+            skipped: 'every gate passed before any agent ran, so there was nothing to do and nothing was pushed'
+        };
+    // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
+    if (pr !== undefined && !success)
+        return {
+            push: false,
+            skipped: `the gates did not pass, so nothing was pushed onto pull request #${pr}'s branch (on-failure applies to the action's own branches only)`
+        };
+    if (pr !== undefined && facts.addedNoCommits)
+        return { push: false, skipped: `the loop added no commits, so pull request #${pr} is left as it was` };
+    // Success delivers when open-pr says so; a failure as on-failure says (push, or push and a draft).
+    const wantPush = success ? facts.openPr : facts.onFailure !== 'none';
+    const wantPr = success ? facts.openPr : facts.onFailure === 'draft-pr';
+    if (!wantPush)
+        return {
+            push: false,
+            skipped: success
+                ? `open-pr is false, so nothing was pushed: the work is on the local branch ${branch} and in the run record`
+                : 'on-failure is none, so nothing was pushed: the work is on the local branch and in the run record'
+        };
+    return {
+        push: true,
+        pullRequest: !wantPr ? 'none' : pr !== undefined ? 'onto-pr' : 'open',
+        draft: facts.draft || !success
+    };
+}
+/**
+ * The branch must hold what the loop verified: the tree its last iteration left (a process of the loop that
+ * moved the branch, possible only as the job's own user, delivers nothing). Answers the problem, if any.
+ */
+async function branchMovedDuringLoop(workTree, branch, result) {
+    const verified = [...result.iterations].reverse().find(it => it.treeHash)?.treeHash ?? result.start.tree;
+    if (!verified)
+        return undefined;
+    const tree = await new repo_GitRepo(workTree).exec(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{tree}`], { probe: true });
+    if (tree.stdout.trim() === verified)
+        return undefined;
+    return `'${branch}' no longer holds the tree the loop verified (${verified.slice(0, 12)}): something moved it during the loop, so nothing was pushed`;
+}
+/** Push and open or update the pull request, as the inputs say for this outcome. */
+async function deliverWork(prepared, result) {
+    const { plan, workTree, branch, clients } = prepared;
+    const { inputs } = plan;
+    const delivery = { branch: branch.branch, pushed: false, problems: [], notes: [] };
+    const commit = await new repo_GitRepo(workTree).commitOf('HEAD');
+    if (commit)
+        delivery.commit = commit;
+    const decision = decideDelivery({
+        stopReason: result.stopReason,
+        success: result.success,
+        ...(plan.pr ? { pr: plan.pr.number } : {}),
+        addedNoCommits: commit !== undefined && commit === branch.remoteSha,
+        openPr: inputs.openPr,
+        onFailure: inputs.onFailure,
+        draft: inputs.draft,
+        branch: branch.branch
+    });
+    if (!decision.push) {
+        delivery.skipped = decision.skipped;
+        return delivery;
+    }
+    if (!(await hasDiff(workTree, branch.baseSha))) {
+        delivery.skipped = `the loop left no change against ${branch.base}, so there is nothing to push and no pull request`;
+        core/* info */.pq(`Branch ${branch.branch} has no change against ${branch.base}: nothing to push.`);
+        return delivery;
+    }
+    const token = inputs.pushToken ?? inputs.githubToken;
+    const serverUrl = plan.context.serverUrl;
+    const repository = `${plan.context.repo.owner}/${plan.context.repo.repo}`;
+    core/* startGroup */.Oh(`Pushing ${branch.branch}`);
+    try {
+        const timing = retryTiming();
+        const pushed = await pushWithRetry(workTree, {
+            branch: branch.branch,
+            remote: REMOTE,
+            token,
+            serverUrl,
+            repository,
+            leaseSha: branch.remoteSha,
+            stallSeconds: timing.pushStallSeconds,
+            log: message => core/* info */.pq(message)
+        }, {
+            attempts: 3,
+            waitMs: attempt => backoffMs(timing, attempt + 1),
+            ...(clients.budget.deadline !== undefined ? { deadline: clients.budget.deadline } : {})
+        });
+        if (!pushed.pushed) {
+            const failure = pushed.error;
+            delivery.problems.push(failure?.message ?? `the push of ${branch.branch} failed`);
+            if (failure?.detail)
+                core/* info */.pq(failure.detail);
+            if (failure?.kind === PUSH_FAILURE.workflowsPermission) {
+                const patch = await formatPatch(workTree, branch.baseSha);
+                const file = external_node_path_default().join(plan.config.recordDir, 'ralph.patch');
+                (0,external_node_fs_.writeFileSync)(file, patch);
+                delivery.patch = { file: 'ralph.patch', text: patch };
+            }
+            return delivery;
+        }
+        delivery.pushed = true;
+        delivery.commit = pushed.sha;
+    }
+    finally {
+        core/* endGroup */.N4();
+    }
+    if (decision.pullRequest === 'none')
+        return delivery;
+    if (decision.pullRequest === 'onto-pr' && plan.pr) {
+        // Its title, description, labels and reviewers are its author's: the push is the update, and the
+        // tracking comment on it says what the loop did.
+        const { owner, repo } = plan.context.repo;
+        const url = `${plan.context.serverUrl}/${owner}/${repo}/pull/${plan.pr.number}`;
+        delivery.pullRequest = { number: plan.pr.number, url, operation: 'updated' };
+        if (inputs.pushToken === undefined)
+            delivery.notes.push(`${GITHUB_TOKEN_TRIGGERS_NO_CI} Pass it as push-token.`);
+        core/* info */.pq(`Pushed onto pull request #${plan.pr.number}'s branch; its title and description are left as they are: ${url}`);
+        return delivery;
+    }
+    if (inputs.pushToken === undefined)
+        delivery.notes.push(`${GITHUB_TOKEN_TRIGGERS_NO_CI} Pass it as push-token.`);
+    const text = pullRequestText({
+        status: result,
+        task: plan.task,
+        links: { run: plan.context.runUrl, artifactName: plan.artifactName },
+        base: branch.base,
+        delivery
+    }, {
+        ...(inputs.prTitle !== undefined ? { title: inputs.prTitle } : {}),
+        ...(plan.closes !== undefined ? { closes: plan.closes } : {}),
+        ...(plan.trigger?.proposeTo
+            ? {
+                note: `Proposed for pull request #${plan.trigger.proposeTo.number}: ${plan.trigger.proposeTo.reason}.`
+            }
+            : {}),
+        failing: !result.success
+    });
+    core/* startGroup */.Oh('Opening or updating the pull request');
+    try {
+        const octokit = await clients.delivery();
+        const pr = await openOrUpdatePullRequest(octokit, {
+            owner: plan.context.repo.owner,
+            repo: plan.context.repo.repo,
+            head: branch.branch,
+            base: branch.base,
+            title: text.title,
+            body: text.body,
+            draft: decision.draft,
+            labels: inputs.labels,
+            reviewers: inputs.reviewers,
+            assignees: inputs.assignees,
+            log: message => core/* info */.pq(message)
+        });
+        delivery.pullRequest = { number: pr.number, url: pr.url, operation: pr.operation };
+        for (const warning of pr.warnings) {
+            core/* warning */.$e(warning);
+            delivery.notes.push(warning);
+        }
+        core/* info */.pq(`Pull request #${pr.number} ${pr.operation}: ${pr.url}`);
+    }
+    catch (error) {
+        delivery.problems.push(error.message);
+    }
+    finally {
+        core/* endGroup */.N4();
+    }
+    return delivery;
+}
+/** Delivers the loop's work (nothing when the run was cancelled), then gives the checkout back. */
+async function deliver(prepared, result, cancelled) {
+    const { workTree, branch, identity } = prepared;
+    let delivery;
+    if (cancelled)
+        delivery = {
+            branch: branch.branch,
+            pushed: false,
+            problems: [],
+            notes: [],
+            skipped: 'the run was cancelled, so nothing was pushed'
+        };
+    else {
+        const moved = await branchMovedDuringLoop(workTree, branch.branch, result);
+        try {
+            if (moved)
+                throw new Error(moved);
+            delivery = await deliverWork(prepared, result);
+        }
+        catch (error) {
+            delivery = {
+                branch: branch.branch,
+                pushed: false,
+                problems: [`delivery failed: ${error.message}`],
+                notes: []
+            };
+        }
+    }
+    await identity.restore().catch(() => undefined);
+    await restoreCheckout(workTree, branch);
+    return delivery;
+}
+
+;// CONCATENATED MODULE: ./src/report/annotations.ts
+// Failing gate output → file:line annotations, for the formats people's checks print: tsc, ESLint (stylish),
+// jest, vitest, node's test runner, pytest, go (build and test) and rustc. GitHub shows at most 10 error
+// annotations a step, so the first 10 distinct places are kept, in the order the output gave them.
+
+
+const MAX_ANNOTATIONS = 10;
+const MAX_MESSAGE_CHARS = 1000;
+// eslint-disable-next-line no-control-regex
+const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07/g;
+const stripAnsi = (text) => text.replace(ANSI, '');
+const annotations_clean = (message) => {
+    const text = message.trim().replace(/\n{3,}/g, '\n\n');
+    return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 1)}…` : text;
+};
+const tsc = lines => {
+    const found = [];
+    lines.forEach((line, at) => {
+        const m = /^(\S[^()]*?)\((\d+),(\d+)\): error (TS\d+): (.*)$/.exec(line) ??
+            /^(\S.*?):(\d+):(\d+) - error (TS\d+): (.*)$/.exec(line);
+        if (m)
+            found.push({ file: m[1], line: +m[2], column: +m[3], title: m[4], message: m[5], at });
+    });
+    return found;
+};
+// Stylish: the file's path alone on a line, then indented "line:col  error  message  rule" lines.
+const eslintStylish = lines => {
+    const found = [];
+    let file;
+    lines.forEach((line, at) => {
+        if (/^(\/|[A-Za-z]:\\)\S.*$/.test(line) && !line.includes(': ')) {
+            file = line.trim();
+            return;
+        }
+        if (!file)
+            return;
+        const m = /^\s+(\d+):(\d+)\s+error\s+(.+?)(?:\s{2,}(\S+))?\s*$/.exec(line);
+        if (m)
+            found.push({ file, line: +m[1], column: +m[2], message: m[3], title: m[4], at });
+        else if (line.trim() === '')
+            file = undefined;
+    });
+    return found;
+};
+// `--> src/main.rs:4:18` under an `error[E0308]: …` line.
+const rustc = lines => {
+    const found = [];
+    let error;
+    lines.forEach((line, at) => {
+        const head = /^error(\[E\d+\])?: (.*)$/.exec(line);
+        if (head) {
+            error = { message: head[2], at };
+            return;
+        }
+        const where = /^\s*--> (.+?):(\d+):(\d+)$/.exec(line);
+        if (where && error) {
+            found.push({ file: where[1], line: +where[2], column: +where[3], message: error.message, at: error.at });
+            error = undefined;
+        }
+    });
+    return found;
+};
+const go = lines => {
+    const found = [];
+    let test;
+    lines.forEach((line, at) => {
+        const run = /^\s*--- FAIL: (\S+)/.exec(line) ?? /^=== RUN\s+(\S+)/.exec(line);
+        if (run)
+            test = run[1];
+        // Build errors: ./main.go:12:5: undefined: x
+        const build = /^(\S+\.go):(\d+):(\d+): (.*)$/.exec(line);
+        if (build) {
+            found.push({ file: build[1], line: +build[2], column: +build[3], message: build[4], at });
+            return;
+        }
+        // Test failures: "    calc_test.go:12: got 3, want 4"
+        const failure = /^\s+(\S+_test\.go):(\d+): (.*)$/.exec(line);
+        if (failure)
+            found.push({ file: failure[1], line: +failure[2], message: failure[3], title: test, at });
+    });
+    return found;
+};
+// Long tracebacks: `E   …` lines, then `path.py:12: AssertionError`; the test's name is in the `___ name ___` rule.
+const pytest = lines => {
+    const found = [];
+    let test;
+    let details = [];
+    lines.forEach((line, at) => {
+        const rule = /^_{3,} (.+?) _{3,}$/.exec(line);
+        if (rule) {
+            test = rule[1];
+            details = [];
+            return;
+        }
+        if (/^E\s/.test(line)) {
+            details.push(line.slice(1).trim());
+            return;
+        }
+        const where = /^(\S+\.py):(\d+): (\w+.*)$/.exec(line);
+        if (where) {
+            const message = details.length > 0 ? `${details.join('\n')}\n(${where[3]})` : where[3];
+            found.push({ file: where[1], line: +where[2], message, title: test, at });
+            details = [];
+        }
+    });
+    return found;
+};
+const STACK_FRAME = [
+    /^\s*at (?:.*? \()?(?:file:\/\/)?([^\s()]+?):(\d+):(\d+)\)?\s*$/,
+    /^\s*❯ (?:.*? \()?(?:file:\/\/)?([^\s()]+?):(\d+):(\d+)\)?\s*$/
+];
+const CODE_FRAME = /^\s*>?\s*\d*\s*\|/;
+/**
+ * Test runners that print a heading per failure, the error, then a stack: jest (`●`), node's test runner
+ * (`✖`), vitest (`FAIL file > test`, `×`). The place is the first stack frame in the project.
+ */
+const testRunners = lines => {
+    const found = [];
+    let block;
+    lines.forEach((line, at) => {
+        const heading = /^\s*● (.+)$/.exec(line) ??
+            /^\s*✖ (.+?)(?: \(\d[\d.]*m?s\))?$/.exec(line) ??
+            /^\s*(?:FAIL|×)\s+(.+?)(?: \d+m?s)?$/.exec(line);
+        if (heading) {
+            block = { title: heading[1].trim(), message: [], at, placed: false, framed: false };
+            return;
+        }
+        if (!block || block.placed)
+            return;
+        for (const frame of STACK_FRAME) {
+            const m = frame.exec(line);
+            if (!m)
+                continue;
+            if (m[1].includes('node_modules') || m[1].startsWith('node:'))
+                return;
+            found.push({
+                file: m[1],
+                line: +m[2],
+                column: +m[3],
+                title: block.title,
+                message: block.message.join('\n') || block.title,
+                at: block.at
+            });
+            block.placed = true;
+            return;
+        }
+        // The message: the error's first lines, before any code frame or stack.
+        if (CODE_FRAME.test(line) || /^\s*at /.test(line))
+            block.framed = true;
+        else if (!block.framed && block.message.length < 12) {
+            if (line.trim() !== '' || block.message.length > 0)
+                block.message.push(line.trim());
+        }
+    });
+    return found;
+};
+const PARSERS = [tsc, eslintStylish, rustc, go, pytest, testRunners];
+/** Every file:line problem in one check's output, in output order (not yet resolved or capped). */
+function findProblems(output) {
+    const lines = stripAnsi(output).replace(/\r\n?/g, '\n').split('\n');
+    return PARSERS.flatMap(parse => parse(lines)).sort((a, b) => a.at - b.at);
+}
+/**
+ * Annotations for failing checks: paths resolved against each check's folder, kept only when they name a
+ * file inside `repoRoot` (GitHub places annotations by repository path), one per place, at most `max`.
+ */
+function annotationsFor(checks, repoRoot, max = MAX_ANNOTATIONS) {
+    const annotations = [];
+    const seen = new Set();
+    for (const check of checks) {
+        for (const problem of findProblems(check.output)) {
+            if (annotations.length >= max)
+                return annotations;
+            const absolute = external_node_path_default().resolve(check.cwd, problem.file);
+            const relative = external_node_path_default().relative(repoRoot, absolute);
+            if (relative.startsWith('..') || external_node_path_default().isAbsolute(relative) || !annotations_isFile(absolute))
+                continue;
+            const file = relative.split((external_node_path_default()).sep).join('/');
+            const key = `${file}:${problem.line}`;
+            if (seen.has(key))
+                continue;
+            seen.add(key);
+            const annotation = {
+                file,
+                line: problem.line,
+                title: `${check.name}: ${problem.title ?? 'failed'}`.slice(0, 200),
+                message: annotations_clean(problem.message)
+            };
+            if (problem.column !== undefined)
+                annotation.column = problem.column;
+            annotations.push(annotation);
+        }
+    }
+    return annotations;
+}
+function annotations_isFile(file) {
+    try {
+        return (0,external_node_fs_.existsSync)(file) && (0,external_node_fs_.statSync)(file).isFile();
+    }
+    catch {
+        return false;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/action/log.ts
 // The loop in the Actions log: one collapsible group per iteration holding the agent's readable transcript,
 // each gate's result and the verdict. What the agent (or a gate it may have edited) prints is untrusted: every
@@ -55459,22 +55431,9 @@ function actionLogger(config, out = stdoutWriter) {
     return { emit, close: endGroup };
 }
 
-;// CONCATENATED MODULE: ./src/action/run-action.ts
-// One run of the action, phase by phase: prepare the branch → run the loop (credentials removed, agent env
-// scrubbed) → annotate failing gates → deliver → upload the record → summary → outputs. Each phase says what
-// it does in the log; a failure names the phase it came from.
-
-
-
-
-
-
-
-
-
-
-
-
+;// CONCATENATED MODULE: ./src/action/loop.ts
+// Step 4, loop: the loop runs contained (contain.ts), its events rendered into the log and followed by the
+// tracking comment; its failing gates become annotations.
 
 
 
@@ -55503,7 +55462,7 @@ function readTail(file, bytes) {
 function annotateFailures(result, plan) {
     const last = result.iterations.at(-1);
     if (!last)
-        return 0;
+        return;
     const failing = [];
     for (const check of last.checks.filter(c => !c.passed)) {
         let output = check.tail;
@@ -55515,16 +55474,549 @@ function annotateFailures(result, plan) {
         }
         failing.push({ name: check.name, output, cwd: plan.projectRoot });
     }
-    const annotations = annotationsFor(failing, plan.workspace);
-    for (const a of annotations)
+    for (const a of annotationsFor(failing, plan.workspace))
         core/* error */.z3(a.message, {
             title: a.title,
             file: a.file,
             startLine: a.line,
             ...(a.column !== undefined ? { startColumn: a.column } : {})
         });
-    return annotations.length;
 }
+async function loop(prepared, signal) {
+    const { plan, workTree, isolated, tracking, clients } = prepared;
+    const follow = tracking?.follow();
+    const logger = actionLogger(plan.config);
+    const emit = event => {
+        follow?.emit(event);
+        logger.emit(event);
+    };
+    // Delivery's retries end at max-time; the loop stops the delivery margin before it (plan.ts).
+    const maxTime = plan.inputs.maxTimeSeconds;
+    if (maxTime !== undefined) {
+        clients.budget.deadline = Date.now() + maxTime * 1000;
+        const kept = deliveryMarginSeconds(maxTime) * 1000;
+        core/* info */.pq(`max-time is ${overview_formatDuration(maxTime * 1000)}: the loop stops ${overview_formatDuration(kept)} before it, to deliver in time (push, pull request, record, with their retries).`);
+    }
+    const { result, warnings } = await runLoopContained(plan, workTree, isolated, { signal, emit }).finally(logger.close);
+    for (const warning of warnings)
+        core/* warning */.$e(warning);
+    if (!result.success && result.stopReason !== 'cancelled')
+        annotateFailures(result, plan);
+    return { result, followed: async () => follow?.settled() };
+}
+
+;// CONCATENATED MODULE: ./src/report/summary.ts
+// The job summary: the outcome in one sentence, the iteration table (verdict, each gate ✓/✗, cost, duration),
+// a chart of cost and duration per iteration (mermaid xychart, which GitHub renders), the gates, and links
+// to the pull request and the run record.
+
+
+
+
+/** GitHub refuses a step summary over 1 MiB; the patch and tables are cut well before. */
+const MAX_PATCH_CHARS = 60_000;
+/** The summary's markdown. */
+function renderSummary(report) {
+    const { status, delivery, links } = report;
+    const out = [`## Ralph loop: ${report.task.name}`, '', outcomeSentence(report), ''];
+    const facts = [
+        status.stopReason ? `**Stop reason:** ${codeCell(status.stopReason)}` : undefined,
+        `**Iterations:** ${status.iterations.length}${status.budgets.maxIterations ? ` of ${status.budgets.maxIterations}` : ''}`,
+        `**Cost:** ${formatCost(status)}${status.budgets.maxCostUsd !== undefined ? ` (budget $${status.budgets.maxCostUsd})` : ''}`,
+        `**Duration:** ${overview_formatDuration(status.durationMs)}`
+    ].filter(Boolean);
+    out.push(facts.join(' · '), '');
+    const linkLine = [
+        delivery.pullRequest
+            ? `[Pull request #${delivery.pullRequest.number}](${delivery.pullRequest.url})`
+            : undefined,
+        delivery.branch && delivery.pushed ? `branch ${codeCell(delivery.branch)}` : undefined,
+        links.artifact
+            ? `[Run record${links.artifactName ? ` (${codeCell(links.artifactName)})` : ''}](${links.artifact})`
+            : undefined,
+        `[This run](${links.run})`
+    ].filter(Boolean);
+    out.push(linkLine.join(' · '), '');
+    const warnings = [...delivery.problems];
+    if (links.recordNotUploaded)
+        warnings.push(`The run record could not be uploaded as an artifact: ${links.recordNotUploaded}.`);
+    for (const problem of warnings)
+        out.push(`> [!WARNING]\n> ${problem.replace(/\n/g, '\n> ')}`, '');
+    for (const note of delivery.notes)
+        out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '');
+    if (status.iterations.length > 0 || status.baseline) {
+        out.push('### Iterations', '', iterationTable(status), '');
+        out.push('### Gates', '', gateList(status), '');
+    }
+    if (status.iterations.length > 0)
+        out.push('### Cost and duration per iteration', '', charts(status), '');
+    if (delivery.patch) {
+        const text = delivery.patch.text.length > MAX_PATCH_CHARS
+            ? `${delivery.patch.text.slice(0, MAX_PATCH_CHARS)}\n… (cut: the whole patch is ${delivery.patch.file} in the run record)`
+            : delivery.patch.text;
+        out.push('<details><summary>The work as a patch (apply with <code>git am</code>)</summary>', '', fence(text, 'diff'), '', '</details>', '');
+    }
+    for (const warning of status.warnings)
+        out.push(`- ⚠️ ${warning}`);
+    return `${out
+        .join('\n')
+        .replace(/\n{3,}/g, '\n\n')
+        .trimEnd()}\n`;
+}
+/** What a dry run checked and would do, with the first prompt: a dry run's summary is never empty. */
+function renderDryRunSummary(dry) {
+    const gates = dry.checks.map(c => `- ${codeCell(c.name)}: ${codeCell(c.run)}`).join('\n');
+    return [
+        `## Ralph loop: ${dry.task.name} (dry run)`,
+        '',
+        `🔎 Dry run of **${dry.task.name}**${dry.task.file ? ` (${codeCell(dry.task.file)})` : ''}: the inputs and the ralph are valid and every program it starts was found; no agent ran. A run would work on branch ${codeCell(dry.branch)}${dry.maxIterations ? `, for at most ${dry.maxIterations} iteration${dry.maxIterations === 1 ? '' : 's'}` : ''}.`,
+        '',
+        '### Gates',
+        '',
+        gates || '_No gates: the agent’s completion signal decides._',
+        '',
+        '### The first prompt',
+        '',
+        fence(dry.prompt, 'markdown'),
+        ''
+    ].join('\n');
+}
+/** Appends a dry run's summary to GITHUB_STEP_SUMMARY. */
+async function writeDryRunSummary(dry) {
+    await core/* summary */.z.addRaw(renderDryRunSummary(dry), true).write();
+}
+/** Appends the summary to GITHUB_STEP_SUMMARY. */
+async function writeSummary(report) {
+    await core/* summary */.z.addRaw(renderSummary(report), true).write();
+}
+
+;// CONCATENATED MODULE: ./src/agents/install.ts
+// Installing one agent CLI from the npm registry into a folder of its own, as the live tier installs the
+// versions it tests: npm with scripts off (the result never depends on the user's npm config), then the one
+// postinstall that links a native binary (claude, opencode) run explicitly, then `<bin> --version` checked.
+// Everything runs with the agent's environment (no GitHub or Actions credential): a package's postinstall is
+// third-party code.
+
+
+
+/** Something went wrong installing: the message says what and how to fix it. */
+class InstallError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'InstallError';
+    }
+}
+const NPM_TIMEOUT_MS = 15 * 60 * 1000;
+const SCRIPT_TIMEOUT_MS = 5 * 60 * 1000;
+const VERSION_TIMEOUT_MS = 2 * 60 * 1000;
+/** The folder whose programs go on PATH. */
+const binDirOf = (dir) => external_node_path_default().join(dir, 'node_modules', '.bin');
+/** What went wrong, in a few lines: npm says it first (`npm error code …`), other programs last. */
+function whatFailed(result) {
+    const lines = decodeCaptured(result.stderr).trim().split('\n');
+    const npm = lines.filter(line => line.startsWith('npm error') && !/complete log|proxy/i.test(line));
+    return (npm.length > 0 ? npm.slice(0, 4) : lines.slice(-3)).join(' ').slice(0, 400);
+}
+/**
+ * Whether `dir` holds `cli` at `version` with its program in place: a look at its files, without starting it
+ * (gemini takes seconds to print its version), for an install restored from a cache.
+ */
+function holds(cli, version, dir) {
+    try {
+        const manifest = external_node_path_default().join(dir, 'node_modules', ...cli.package.split('/'), 'package.json');
+        const found = JSON.parse((0,external_node_fs_.readFileSync)(manifest, 'utf8')).version;
+        return found === version && (0,external_node_fs_.existsSync)(external_node_path_default().join(binDirOf(dir), cli.bin));
+    }
+    catch {
+        return false;
+    }
+}
+/** The version `<bin> --version` prints from `dir`, or undefined when it does not run. */
+async function reportedVersion(cli, dir, env) {
+    const result = await runProcess({
+        argv: [external_node_path_default().join(binDirOf(dir), cli.bin), '--version'],
+        cwd: dir,
+        env,
+        timeoutMs: VERSION_TIMEOUT_MS
+    });
+    return result.exitCode === 0 ? decodeCaptured(result.stdout).trim() : undefined;
+}
+/**
+ * Makes an install usable by every user (the agent's own, under isolation): what the package ships without
+ * its x bit runnable, and every file readable, every folder passable (a umask of 077 would hide them), nothing
+ * writable but by its owner. Only `dir`'s own content changes; links are not followed.
+ */
+function openToEveryUser(cli, dir) {
+    const packageDir = external_node_path_default().join(dir, 'node_modules', ...cli.package.split('/'));
+    const runnable = new Set((cli.executables ?? []).map(file => external_node_path_default().join(packageDir, file)));
+    const open = (file) => {
+        const stat = (0,external_node_fs_.lstatSync)(file);
+        if (stat.isSymbolicLink())
+            return;
+        const wanted = stat.isDirectory() || runnable.has(file) || (stat.mode & 0o100) !== 0 ? 0o755 : 0o644;
+        const mode = ((stat.mode & 0o7777) | wanted) & ~0o022;
+        if (mode !== (stat.mode & 0o7777))
+            (0,external_node_fs_.chmodSync)(file, mode);
+        if (stat.isDirectory())
+            for (const entry of (0,external_node_fs_.readdirSync)(file))
+                open(external_node_path_default().join(file, entry));
+    };
+    for (const file of runnable)
+        if (!(0,external_node_fs_.existsSync)(file))
+            runnable.delete(file);
+    open(dir);
+}
+/** Installs `cli` at `version` into `dir` (made if missing) and checks that it runs at that version. */
+async function installAgentCli(cli, version, dir, env) {
+    (0,external_node_fs_.mkdirSync)(dir, { recursive: true });
+    const manifest = { name: 'ralph-action-agent', private: true, dependencies: { [cli.package]: version } };
+    (0,external_node_fs_.writeFileSync)(external_node_path_default().join(dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    const npm = await runProcess({
+        argv: [
+            'npm',
+            'install',
+            '--ignore-scripts',
+            '--include=optional',
+            '--no-package-lock',
+            '--no-audit',
+            '--no-fund',
+            '--engine-strict=false',
+            '--loglevel=error'
+        ],
+        cwd: dir,
+        env,
+        timeoutMs: NPM_TIMEOUT_MS
+    });
+    if (npm.spawnError?.code === 'ENOENT')
+        throw new InstallError(`install-agent needs npm on PATH to install ${cli.package}: add actions/setup-node before this step.`);
+    if (npm.exitCode !== 0)
+        throw new InstallError(`npm could not install ${cli.package}@${version} (${npm.timedOut ? 'timed out' : `exit ${npm.exitCode}`}): ${whatFailed(npm)}`);
+    if (cli.postinstall) {
+        const script = await runProcess({
+            argv: [process.execPath, cli.postinstall],
+            cwd: external_node_path_default().join(dir, 'node_modules', ...cli.package.split('/')),
+            env,
+            timeoutMs: SCRIPT_TIMEOUT_MS
+        });
+        if (script.exitCode !== 0)
+            throw new InstallError(`${cli.package}'s ${cli.postinstall} (which links its native binary) failed (exit ${script.exitCode}): ${whatFailed(script)}`);
+    }
+    openToEveryUser(cli, dir);
+    const reported = await reportedVersion(cli, dir, env);
+    if (!reported?.includes(version))
+        throw new InstallError(`${cli.bin} --version printed ${JSON.stringify(reported ?? '(nothing: it did not run)')} after installing ${cli.package}@${version}.`);
+}
+
+;// CONCATENATED MODULE: ./src/github/cache.ts
+// The Actions cache, for folders kept across runs (an installed agent CLI). @actions/cache is imported only
+// here and only when a cache is used: start-up time matters (DESIGN.md), and most runs never touch it.
+// Both calls are best effort: the library already turns service errors into warnings, and a cache that is
+// not there (no ACTIONS_RESULTS_URL, a GHES server without the service) is a miss, never a failure.
+/** Restores `folder` saved under `key`; answers whether it was found (and is now on disk). */
+async function restoreFolder(folder, key) {
+    const cache = await Promise.all(/* import() */[__nccwpck_require__.e(30), __nccwpck_require__.e(956)]).then(__nccwpck_require__.bind(__nccwpck_require__, 89956));
+    if (!cache.isFeatureAvailable())
+        return false;
+    return (await cache.restoreCache([folder], key)) === key;
+}
+/** Saves `folder` under `key`; answers whether the service took it (another job may hold the key). */
+async function saveFolder(folder, key) {
+    const cache = await Promise.all(/* import() */[__nccwpck_require__.e(30), __nccwpck_require__.e(956)]).then(__nccwpck_require__.bind(__nccwpck_require__, 89956));
+    if (!cache.isFeatureAvailable())
+        return false;
+    // -1: not saved (another job holds the key, or the service failed: the library said why in a warning).
+    return (await cache.saveCache([folder], key)) !== -1;
+}
+
+;// CONCATENATED MODULE: ./src/action/install-agent.ts
+// The install-agent input: the agent's CLI at the version ralph-action tested, installed into the runner's
+// tool cache, kept across runs in the Actions cache (keyed on name, version, OS and arch), and put on PATH
+// for the agent and the job's later steps. A second run restores it from the cache instead of npm.
+
+
+
+
+
+
+
+
+
+/** Which CLI and version install-agent asks for, with the agent command it is for. */
+function agentInstallFor(request, agentArgv) {
+    const cli = request.name ? agentCli(request.name) : agentCliOf(agentArgv);
+    if (!cli)
+        throw new InputError(`Input 'install-agent' is true, but the agent command starts with '${agentArgv[0]}', not one of the CLIs ralph-action installs (${AGENT_CLIS.map(c => c.name).join(', ')}): name the CLI (install-agent: claude), or install the agent in an earlier step.`);
+    return { cli, version: request.version ?? cli.version };
+}
+/** Where an install lives: the tool cache's layout (`<tool>/<version>/<arch>`, done when `<arch>.complete` exists). */
+function toolDir({ cli, version }, env) {
+    const toolCache = env.RUNNER_TOOL_CACHE || external_node_path_default().join(env.RUNNER_TEMP || external_node_os_default().tmpdir(), 'tool-cache');
+    return external_node_path_default().join(toolCache, `ralph-action-agent-${cli.name}`, version, external_node_os_default().arch());
+}
+/** The Actions cache key of an install. */
+const cacheKeyOf = ({ cli, version }) => `ralph-action-agent-${cli.name}-${version}-${process.platform}-${external_node_os_default().arch()}`;
+/** Installs (or finds, or restores) the CLI and puts it on PATH. Throws InstallError when it cannot. */
+async function installAgent(install, env = process.env) {
+    const started = Date.now();
+    const { cli, version } = install;
+    if (version !== cli.version)
+        core/* warning */.$e(`install-agent: ${cli.name} ${version} is not the version ralph-action tested (${cli.version}): its output may differ from what the ${cli.name} preset reads.`);
+    const dir = toolDir(install, env);
+    const complete = `${dir}.complete`;
+    // The CLI's own code runs here (its postinstall, --version): never with the job's credentials.
+    const agentEnv = agentEnvironment(env);
+    let source;
+    if ((0,external_node_fs_.existsSync)(complete) && holds(cli, version, dir))
+        source = 'tool cache';
+    else {
+        (0,external_node_fs_.rmSync)(complete, { force: true });
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        const key = cacheKeyOf(install);
+        // Saved only after a checked install (it ran and printed its version): its files are enough here.
+        if ((await restoreFolder(dir, key)) && holds(cli, version, dir))
+            source = 'Actions cache';
+        else {
+            (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+            core/* info */.pq(`Installing ${cli.package}@${version} from the npm registry into ${dir}.`);
+            await installAgentCli(cli, version, dir, agentEnv);
+            source = 'npm registry';
+            // Saved before the agent runs: the cache holds the install as npm made it.
+            if (await saveFolder(dir, key))
+                core/* info */.pq(`Saved ${cli.name} ${version} in the Actions cache as ${key}.`);
+        }
+        (0,external_node_fs_.writeFileSync)(complete, '');
+    }
+    // Also for an install kept from before: the agent's own user must be able to run all of it.
+    openToEveryUser(cli, dir);
+    const binDir = binDirOf(dir);
+    core/* addPath */.fM(binDir);
+    const seconds = (Date.now() - started) / 1000;
+    core/* info */.pq(`${cli.name} ${version} is on PATH (${binDir}), from the ${source} in ${seconds.toFixed(1)} s.`);
+    return { binDir, source, seconds };
+}
+
+;// CONCATENATED MODULE: ./src/action/plan-run.ts
+// Step 2, plan: the inputs and the trigger become the run's plan (bad input ends the step with one line
+// before any agent runs); a dry run ends here with the first prompt; install-agent installs the agent;
+// the request gets its 👀.
+
+
+
+
+
+
+
+
+
+
+
+
+
+async function dryRun(plan) {
+    // The ralph's commands run for real to fill the prompt: without the job's secrets, as in a run.
+    const env = agentEnvironment(process.env);
+    const prompt = await withoutSecretVariables(() => previewPrompt(plan.config, 1, {
+        runProcess: options => runProcess({ ...options, env: options.env ?? env })
+    }));
+    core/* startGroup */.Oh(`The first prompt of ${plan.ralph.name} (dry run: no agent runs)`);
+    // The prompt holds the issue's text: no line of it may become a workflow command.
+    core/* info */.pq(neutralizeWorkflowCommands(prompt));
+    core/* endGroup */.N4();
+    core/* info */.pq(`Dry run: the inputs and ${plan.task.file ?? 'the task'} are valid; branch ${plan.branch}.`);
+    try {
+        await writeDryRunSummary({
+            task: plan.task,
+            branch: plan.branch,
+            checks: plan.config.checks,
+            maxIterations: plan.config.maxIterations,
+            prompt
+        });
+    }
+    catch (error) {
+        core/* warning */.$e(`The job summary could not be written: ${error.message}`);
+    }
+    return {
+        outputs: {
+            'stop-reason': '',
+            success: 'true',
+            iterations: '0',
+            branch: plan.branch,
+            'pr-operation': 'none'
+        },
+        finished: true
+    };
+}
+/** install-agent: the CLI installed (or restored) and on PATH, then the agent found there. */
+async function prepareAgent(request, plan) {
+    const install = agentInstallFor(request, plan.ralph.agentArgv);
+    core/* startGroup */.Oh(`Install ${install.cli.name} ${install.version}`);
+    try {
+        await installAgent(install);
+    }
+    finally {
+        core/* endGroup */.N4();
+    }
+    checkAgentFound(plan.ralph.agentArgv, plan.projectRoot, process.env);
+}
+async function planRun(admitted) {
+    const { inputs, context, clients, trigger } = admitted;
+    // Someone asked on an issue: tell them it will not start (and that it is not their mistake).
+    const cannotStart = async (error) => {
+        await replyCannotStart(trigger, context, clients.octokit, error.message);
+        return { end: badInput(error) };
+    };
+    let plan;
+    try {
+        plan = makePlan(inputs, context, process.env, trigger);
+    }
+    catch (error) {
+        if (!(error instanceof InputError || error instanceof PlanError))
+            throw error;
+        return cannotStart(error);
+    }
+    for (const warning of plan.warnings)
+        core/* warning */.$e(warning);
+    for (const notice of plan.notices)
+        core/* notice */.lm(notice);
+    if (plan.inputs.dryRun)
+        return { end: await dryRun(plan) };
+    if (inputs.installAgent) {
+        try {
+            await prepareAgent(inputs.installAgent, plan);
+        }
+        catch (error) {
+            if (!(error instanceof InputError || error instanceof InstallError))
+                throw error;
+            return cannotStart(error);
+        }
+    }
+    if (trigger.issueNumber !== undefined)
+        await acknowledge(await clients.octokit(), {
+            ...context.repo,
+            issueNumber: trigger.issueNumber,
+            ...(trigger.commentId !== undefined ? { commentId: trigger.commentId } : {})
+        }, m => core/* warning */.$e(m));
+    return { ...admitted, plan };
+}
+
+;// CONCATENATED MODULE: ./src/github/hunt-report.ts
+// A failed hunt keeps ONE issue labelled `ralph` up to date: opened, updated on the next failure, closed
+// when a hunt succeeds. The body is report/hunt.ts's.
+
+
+
+
+
+
+/**
+ * Opens, or updates, the one open issue that says this ralph's hunt failed: found by its label and the
+ * marker in its body, so the next failure edits it (and comments, so watchers hear) instead of filing a
+ * duplicate. A closed report is left closed: the next failure opens a new one.
+ */
+async function reportFailure(octokit, report) {
+    const label = report.label ?? 'ralph';
+    const today = (report.now ?? new Date()).toISOString().slice(0, 10);
+    const repo = { owner: report.owner, repo: report.repo };
+    const actor = await tokenActor(octokit);
+    const existing = await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor });
+    if (existing) {
+        const failures = existing.failures + 1;
+        const body = renderReport(report, failures, existing.first, today);
+        await octokit.rest.issues.update({ ...repo, issue_number: existing.number, body });
+        await postComment(octokit, { ...repo, issueNumber: existing.number }, fit(`Failed again on ${today} (${failures} in a row): ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`, MAX_COMMENT_CHARS));
+        return { number: existing.number, url: existing.url, operation: 'updated', failures };
+    }
+    const { data } = await octokit.rest.issues.create({
+        ...repo,
+        title: `Nightly hunt ${report.ralphName} failed`,
+        body: renderReport(report, 1, today, today),
+        labels: [label],
+        // Its marker finds it, should GitHub have opened it without answering.
+        request: recoverBy(async () => (await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor }))?.issue)
+    });
+    return { number: data.number, url: data.html_url, operation: 'created', failures: 1 };
+}
+/** After a hunt that succeeded: closes this ralph's open failure report, saying why. Answers its number. */
+async function closeFailureReport(octokit, target) {
+    const repo = { owner: target.owner, repo: target.repo };
+    const existing = await findFailureReport(octokit, {
+        ...target,
+        label: target.label ?? 'ralph',
+        actor: await tokenActor(octokit)
+    });
+    if (!existing)
+        return undefined;
+    const pr = target.pullUrl ? ` and opened ${target.pullUrl}` : '';
+    await postComment(octokit, { ...repo, issueNumber: existing.number }, `The hunt ${target.ralphName} succeeded in [this run](${target.runUrl})${pr}; closing.`);
+    await octokit.rest.issues.update({ ...repo, issue_number: existing.number, state: 'closed' });
+    return existing.number;
+}
+/** The open report of this ralph's hunt: labelled, marked, and opened by the token's actor (a marker alone is text anyone can write). */
+async function findFailureReport(octokit, target) {
+    const issues = await octokit.paginate(octokit.rest.issues.listForRepo, {
+        owner: target.owner,
+        repo: target.repo,
+        state: 'open',
+        labels: target.label,
+        per_page: 100
+    });
+    for (const issue of issues) {
+        if (issue.pull_request || !isTokenActor(issue.user, target.actor))
+            continue;
+        const m = REPORT_RE.exec(issue.body ?? '');
+        if (m && m[1] === target.ralphName)
+            return { number: issue.number, url: issue.html_url, failures: Number(m[2]), first: m[3], issue };
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/github/artifacts.ts
+// Uploading the run record (progress.md, status.json, logs/) as one artifact. @actions/artifact is imported
+// only here and only when an upload happens: it is most of the bundle and ~250 ms of start-up.
+
+
+/** Every file under `dir`, absolute, skipping status.json's in-flight temp files. */
+function recordFiles(dir) {
+    const files = [];
+    const walk = (folder) => {
+        for (const entry of (0,external_node_fs_.readdirSync)(folder, { withFileTypes: true })) {
+            const full = external_node_path_default().join(folder, entry.name);
+            if (entry.isDirectory())
+                walk(full);
+            else if (entry.isFile() && !entry.name.endsWith('.tmp'))
+                files.push(full);
+        }
+    };
+    walk(dir);
+    return files.sort();
+}
+/** A name the artifact service accepts: no " : < > | * ? \ / or control characters. */
+function safeArtifactName(name) {
+    // eslint-disable-next-line no-control-regex
+    return name.replace(/["<>|*?:\\/\x00-\x1f]+/g, '-');
+}
+/**
+ * Uploads the record folder as artifact `name`. Throws when the service refuses it (the caller turns that
+ * into a warning: a lost upload must not fail a run that did its work).
+ */
+async function uploadRecord(dir, name, options = {}) {
+    (0,external_node_fs_.statSync)(dir);
+    const files = recordFiles(dir);
+    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
+    const client = new DefaultArtifactClient();
+    const uploaded = await client.uploadArtifact(safeArtifactName(name), files, dir, {
+        ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
+        // Logs compress well; the default level is a good trade for text.
+        compressionLevel: 6
+    });
+    return { id: uploaded.id, size: uploaded.size, name: safeArtifactName(name), files: files.length };
+}
+
+;// CONCATENATED MODULE: ./src/action/upload.ts
+// The run record as an artifact, from main at the end of a run, or from post when main was cancelled.
+
+
+
 /** Rejects after `ms`; the upload it races is left to end on its own (the step exits soon after). */
 function timeLimit(work, ms) {
     let timer;
@@ -55561,22 +56053,34 @@ async function uploadArtifact(recordDir, name, options = {}) {
         }
     }
 }
-function setOutputs(result, delivery, artifactId) {
-    core/* setOutput */.uH('stop-reason', result.stopReason);
-    core/* setOutput */.uH('success', String(result.success));
-    core/* setOutput */.uH('iterations', String(result.iterations.length));
-    core/* setOutput */.uH('cost', result.cost.totalUsd.toFixed(4));
-    core/* setOutput */.uH('cost-source', result.cost.source);
-    core/* setOutput */.uH('duration', String(Math.round(result.durationMs / 1000)));
-    core/* setOutput */.uH('branch', delivery.branch ?? '');
-    core/* setOutput */.uH('commit', delivery.commit ?? '');
-    core/* setOutput */.uH('pr-number', delivery.pullRequest ? String(delivery.pullRequest.number) : '');
-    core/* setOutput */.uH('pr-url', delivery.pullRequest?.url ?? '');
-    core/* setOutput */.uH('pr-operation', delivery.pullRequest?.operation ?? 'none');
-    core/* setOutput */.uH('artifact-id', artifactId !== undefined ? String(artifactId) : '');
-    // mode: list's outputs, empty in a run.
-    core/* setOutput */.uH('matrix', '');
-    core/* setOutput */.uH('count', '');
+
+;// CONCATENATED MODULE: ./src/action/report.ts
+// Step 6, report: the tracking comment's last word, a hunt's failure report, the record uploaded, the job
+// summary, and the step's outputs and verdict. A cancelled run leaves the upload and summary to post.
+
+
+
+
+
+
+function outputsOf(result, delivery, artifactId) {
+    return {
+        'stop-reason': result.stopReason,
+        success: String(result.success),
+        iterations: String(result.iterations.length),
+        cost: result.cost.totalUsd.toFixed(4),
+        'cost-source': result.cost.source,
+        duration: String(Math.round(result.durationMs / 1000)),
+        branch: delivery.branch ?? '',
+        commit: delivery.commit ?? '',
+        'pr-number': delivery.pullRequest ? String(delivery.pullRequest.number) : '',
+        'pr-url': delivery.pullRequest?.url ?? '',
+        'pr-operation': delivery.pullRequest?.operation ?? 'none',
+        'artifact-id': artifactId !== undefined ? String(artifactId) : '',
+        // mode: list's outputs, empty in a run.
+        matrix: '',
+        count: ''
+    };
 }
 const WHY_NOT = {
     max_iterations: 'The gates never passed',
@@ -55602,7 +56106,7 @@ function failureLine(result, delivery, artifactName) {
     return undefined;
 }
 /** A hunt's failure report: opened or updated when it failed, closed when it succeeded. A warning on error. */
-async function reportHunt(plan, result, delivery, octokit) {
+async function reportHunt({ plan }, result, delivery, octokit) {
     const target = { ...plan.context.repo, ralphName: plan.ralph.name, runUrl: plan.context.runUrl };
     try {
         const client = await octokit();
@@ -55626,150 +56130,20 @@ async function reportHunt(plan, result, delivery, octokit) {
         core/* warning */.$e(`The hunt's failure report could not be written: ${error.message}`);
     }
 }
-/** The issue's tracking comment, created when the loop starts; its id goes to the state for post at once. */
-async function startTracking(plan, branch, options) {
-    const issueNumber = plan.trigger?.issueNumber;
-    if (issueNumber === undefined || !options.octokit)
-        return undefined;
-    const info = {
-        ralphName: plan.ralph.name,
-        runId: plan.context.runId,
-        runUrl: plan.context.runUrl,
-        branch,
-        ...(plan.trigger?.actor ? { actor: plan.trigger.actor.login } : {}),
-        maxIterations: plan.inputs.maxIterations
-    };
-    const tracking = await TrackingComment.create(await options.octokit(), { ...plan.context.repo, issueNumber }, info, m => core/* warning */.$e(m));
-    if (tracking)
-        saveState('tracking', JSON.stringify({ issueNumber, commentId: tracking.id, ...info }));
-    return tracking;
-}
-/**
- * Tells whoever asked on an issue that the loop could not start, and that their request is not at fault:
- * the problem is the workflow's or the ralph's. Paths are shown relative to the workspace.
- */
-async function replyCannotStart(trigger, context, octokit, problem) {
-    if (trigger.issueNumber === undefined)
-        return;
-    const relative = problem.split(`${context.workspace}/`).join('').split(context.workspace).join('.');
-    await postRefusal(await octokit(), { ...context.repo, issueNumber: trigger.issueNumber }, startFailureReply(trigger.actor?.login, relative, context.runUrl), m => core/* warning */.$e(m));
-}
-/**
- * The branch must hold what the loop verified: the tree its last iteration left (a process of the loop that
- * moved the branch, possible only as the job's own user, delivers nothing). Answers the problem, if any.
- */
-async function branchMovedDuringLoop(workTree, branch, result) {
-    const verified = [...result.iterations].reverse().find(it => it.treeHash)?.treeHash ?? result.start.tree;
-    if (!verified)
-        return undefined;
-    const tree = await new repo_GitRepo(workTree).exec(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{tree}`], {
-        probe: true
-    });
-    if (tree.stdout.trim() === verified)
-        return undefined;
-    return `'${branch}' no longer holds the tree the loop verified (${verified.slice(0, 12)}): something moved it during the loop, so nothing was pushed`;
-}
-async function runAction(plan, signal, options = {}) {
-    const { inputs, context } = plan;
-    saveState('recordDir', plan.config.recordDir);
-    saveState('artifactName', plan.artifactName);
-    saveState('ralphName', plan.ralph.name);
-    saveState('branch', plan.branch);
-    let workTree;
-    let prepared;
-    let identity;
-    core/* startGroup */.Oh(`Preparing branch ${plan.branch}`);
-    try {
-        workTree = await workTreeOf(plan.projectRoot);
-        ({ prepared, identity } = await prepare(plan, workTree));
-        core/* info */.pq(`${prepared.continued ? 'Continuing' : 'Created'} branch ${prepared.branch} from ${prepared.base} (${prepared.baseSha.slice(0, 12)}).`);
+async function report(prepared, looped, delivery, cancelled) {
+    const { plan, tracking, clients, hunt } = prepared;
+    const { result } = looped;
+    if (cancelled) {
+        // Post finalises the comment, uploads the record and writes the summary: main exits within the
+        // runner's grace period.
+        return {
+            outputs: outputsOf(result, delivery),
+            failure: { message: failureLine(result, delivery) ?? 'The loop was cancelled.' },
+            finished: false
+        };
     }
-    catch (error) {
-        core/* endGroup */.N4();
-        const message = `Preparing the branch failed: ${error.message}`;
-        // 👀 is already on the request: say it will not run.
-        if (plan.trigger && options.octokit)
-            await replyCannotStart(plan.trigger, context, options.octokit, message);
-        core/* setFailed */.C1(message);
-        saveState('finished', true);
-        return;
-    }
-    core/* endGroup */.N4();
-    // Who the loop's processes run as: the agent's own user wherever the runner allows it.
-    let isolated;
-    try {
-        isolated = await isolateLoop(plan, workTree);
-    }
-    catch (error) {
-        if (!(error instanceof IsolationError))
-            throw error;
-        await identity.restore().catch(() => undefined);
-        await restoreCheckout(workTree, prepared);
-        if (plan.trigger && options.octokit)
-            await replyCannotStart(plan.trigger, context, options.octokit, error.message);
-        core/* setFailed */.C1(error.message);
-        saveState('finished', true);
-        return;
-    }
-    // The loop, contained (contain.ts): the job's environment without tokens, the checkout's credential out
-    // of .git/config, and everything it leaves killed and undone before anything is delivered.
-    const tracking = await startTracking(plan, prepared.branch, options);
-    const follow = tracking?.follow();
-    const logger = actionLogger(plan.config);
-    const emit = event => {
-        follow?.emit(event);
-        logger.emit(event);
-    };
-    // Delivery's retries end at max-time; the loop stops the delivery margin before it (plan.ts).
-    const budget = options.budget ?? {};
-    if (inputs.maxTimeSeconds !== undefined) {
-        budget.deadline = Date.now() + inputs.maxTimeSeconds * 1000;
-        const kept = deliveryMarginSeconds(inputs.maxTimeSeconds) * 1000;
-        core/* info */.pq(`max-time is ${overview_formatDuration(inputs.maxTimeSeconds * 1000)}: the loop stops ${overview_formatDuration(kept)} before it, to deliver in time (push, pull request, record, with their retries).`);
-    }
-    const { result, warnings } = await runLoopContained(plan, workTree, isolated, { signal, emit }).finally(logger.close);
-    for (const warning of warnings)
-        core/* warning */.$e(warning);
-    if (!result.success && result.stopReason !== 'cancelled')
-        annotateFailures(result, plan);
-    const links = { run: context.runUrl, artifactName: plan.artifactName };
-    const base = { status: result, task: plan.task, links, base: prepared.base };
-    let delivery;
-    if (signal.aborted || result.stopReason === 'cancelled') {
-        delivery = { branch: prepared.branch, pushed: false, problems: [], notes: [] };
-        delivery.skipped = 'the run was cancelled, so nothing was pushed';
-    }
-    else {
-        const moved = await branchMovedDuringLoop(workTree, prepared.branch, result);
-        try {
-            if (moved)
-                throw new Error(moved);
-            delivery = await deliver({
-                plan,
-                workTree,
-                prepared,
-                result,
-                report: base,
-                ...(budget.deadline !== undefined ? { deadline: budget.deadline } : {}),
-                octokit: inputs.pushToken === undefined && options.octokit
-                    ? options.octokit
-                    : lazyClient(inputs.pushToken ?? inputs.githubToken, { budget, log: m => core/* info */.pq(m) })
-            });
-        }
-        catch (error) {
-            delivery = {
-                branch: prepared.branch,
-                pushed: false,
-                problems: [`delivery failed: ${error.message}`],
-                notes: []
-            };
-        }
-    }
-    await identity.restore().catch(() => undefined);
-    await restoreCheckout(workTree, prepared);
-    // Cancelled: post finalises the comment (main must exit within the runner's grace period).
-    if (tracking && follow && !(signal.aborted || result.stopReason === 'cancelled')) {
-        await follow.settled();
+    if (tracking) {
+        await looped.followed();
         const note = delivery.problems[0] ?? delivery.skipped;
         await tracking.finalise({
             status: result,
@@ -55777,55 +56151,49 @@ async function runAction(plan, signal, options = {}) {
             ...(note ? { note } : {})
         });
     }
-    if (options.reportIssue && options.octokit && !(signal.aborted || result.stopReason === 'cancelled'))
-        await reportHunt(plan, result, delivery, options.octokit);
-    // Cancelled: exit now, within the runner's grace period; post uploads the record and writes the summary.
-    if (signal.aborted || result.stopReason === 'cancelled') {
-        setOutputs(result, delivery);
-        core/* setFailed */.C1(failureLine(result, delivery) ?? 'The loop was cancelled.');
-        saveState('finished', false);
-        return;
-    }
+    if (hunt && prepared.inputs.reportIssue)
+        await reportHunt(prepared, result, delivery, clients.octokit);
+    const links = { run: plan.context.runUrl, artifactName: plan.artifactName };
     let artifactId;
-    if (inputs.uploadArtifacts) {
+    if (plan.inputs.uploadArtifacts) {
         const upload = await uploadArtifact(plan.config.recordDir, plan.artifactName, {
-            retentionDays: inputs.retentionDays,
-            ...(budget.deadline !== undefined ? { deadline: budget.deadline } : {})
+            retentionDays: plan.inputs.retentionDays,
+            ...(clients.budget.deadline !== undefined ? { deadline: clients.budget.deadline } : {})
         });
         if ('uploaded' in upload) {
             saveState('uploaded', true);
             artifactId = upload.uploaded.id;
             links.artifactName = upload.uploaded.name;
             if (upload.uploaded.id !== undefined)
-                links.artifact = artifactUrl(context, upload.uploaded.id);
+                links.artifact = artifactUrl(plan.context, upload.uploaded.id);
         }
         else {
             delete links.artifactName;
             links.recordNotUploaded = `${upload.failed}; it stays on the runner at ${plan.config.recordDir} until the job ends`;
         }
     }
-    const report = { ...base, delivery };
     try {
-        await writeSummary(report);
+        await writeSummary({ status: result, task: plan.task, links, base: prepared.branch.base, delivery });
         saveState('summaryWritten', true);
     }
     catch (error) {
         core/* warning */.$e(`The job summary could not be written: ${error.message}`);
     }
-    setOutputs(result, delivery, artifactId);
     for (const note of delivery.notes)
         core/* notice */.lm(note);
     const failure = failureLine(result, delivery, links.artifact ? links.artifactName : undefined);
-    if (failure)
-        core/* setFailed */.C1(failure);
-    else
+    if (!failure)
         core/* info */.pq(`Done: ${result.stopDetail}.`);
-    saveState('finished', true);
+    return {
+        outputs: outputsOf(result, delivery, artifactId),
+        ...(failure ? { failure: { message: failure } } : {}),
+        finished: true
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/action/main.ts
-// The main step: inputs → plan → loop → deliver → report. Bad input fails the step with one line (with the
-// file and line of a ralph problem) before any agent runs.
+// The main step, as its pipeline: admit → plan → prepare → loop → deliver → report. Each step answers its
+// typed result, or the Ending that stops the run there (bad input fails with one line before any agent runs).
 
 
 
@@ -55834,125 +56202,22 @@ async function runAction(plan, signal, options = {}) {
 
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/**
- * Keeps the tokens this process was started with out of /proc/<pid>/environ, which any process of the same
- * user can read: the agent is our child, and one that outlived its loop may be watching for post.
- */
-function scrubOwnEnvironment() {
-    const scrub = scrubInitialEnvironment(isSecretVariable);
-    if (scrub.skipped && process.platform === 'linux')
-        core/* warning */.$e(`The tokens could not be removed from /proc/${process.pid}/environ (${scrub.skipped}): processes of this user, the agent's included, can read them there.`);
-    else
-        core/* debug */.Yz(`Scrubbed from the initial environment: ${scrub.scrubbed.join(', ') || 'nothing'}.`);
-}
-function projectRootOf(context, inputs) {
-    const root = external_node_path_default().resolve(context.workspace, inputs.workingDirectory);
-    try {
-        return (0,external_node_fs_.realpathSync)(root);
-    }
-    catch {
-        return root;
-    }
-}
-/** `mode: list`: the installed ralphs as matrix JSON; nothing runs. */
-function listMode(inputs, context) {
-    const m = ralphMatrix(projectRootOf(context, inputs));
-    for (const why of m.skipped)
-        core/* warning */.$e(`Left out of the matrix: ${why}`);
-    core/* setOutput */.uH('matrix', JSON.stringify(m.matrix));
-    core/* setOutput */.uH('count', String(m.count));
-    core/* info */.pq(`${m.count} ralph${m.count === 1 ? '' : 's'} for the matrix: ${JSON.stringify(m.matrix)}`);
-    saveState('finished', true);
-}
-/**
- * A run that no issue or pull request asked for (schedule, workflow_dispatch, push): a hunt, on the ralph's
- * own branch, which keeps at most one open PR. Started by hand or by the clock, it continues the same work.
- */
-const isHunt = (trigger) => ['schedule', 'workflow_dispatch', 'push'].includes(trigger.event) &&
-    trigger.issueNumber === undefined &&
-    trigger.pr === undefined;
-/**
- * A hunt continues its open pull request's branch (updating the PR, never opening a second), or starts its
- * branch fresh; at `max-open-prs` with nothing to continue it ends without running. Answers whether to run.
- */
-async function main_huntBranch(inputs, context, trigger, octokit, deliveryActor) {
-    const ralphName = trigger.ralphName ?? ralphNameOf(inputs.ralph);
-    if (!ralphName || (!inputs.openPr && inputs.maxOpenPrs === undefined))
-        return true;
-    const hunt = await planHunt(await octokit(), {
-        ...context.repo,
-        ralphName,
-        actor: await deliveryActor(),
-        ...(inputs.branch !== undefined ? { branch: inputs.branch } : {}),
-        ...(inputs.maxOpenPrs !== undefined ? { maxOpenPrs: inputs.maxOpenPrs } : {})
-    });
-    if (hunt.kind === 'capped') {
-        core/* notice */.lm(`The hunt ${ralphName} did not run: ${hunt.reason}.`);
-        return false;
-    }
-    if (hunt.kind === 'not-ours') {
-        core/* warning */.$e(`The hunt ${ralphName} did not run: ${hunt.reason}.`);
-        return false;
-    }
-    trigger.branch = hunt.branch;
-    if (hunt.kind === 'continue') {
-        trigger.continueBranch = true;
-        // Its pull request's base, whatever ref this run was started on: the same PR is found and updated.
-        trigger.base = hunt.pull.baseRef;
-        core/* info */.pq(`Continuing ${hunt.branch}: its pull request #${hunt.pull.number} is still open and will be updated.`);
-    }
-    return true;
-}
-/**
- * What started the run decides whether a loop runs: a skip ends the step quietly, a refusal replies on the
- * issue (or fails the step when it is the workflow's mistake). No agent runs either way. Answers the plan
- * to run, or undefined when the step is over.
- */
-async function decide(inputs, context, octokit, deliveryActor) {
-    const { owner, repo } = context.repo;
-    // Events that carry no one to check, no text and no push need no API: schedule and workflow_dispatch.
-    const needsApi = ['issue_comment', 'issues', 'pull_request', 'push'].includes(context.eventName);
-    const client = needsApi ? await octokit() : undefined;
-    const plan = await planTrigger(context.event, {
-        owner,
-        repo,
-        projectRoot: projectRootOf(context, inputs),
-        ...(inputs.ralph !== undefined ? { defaultRalph: inputs.ralph } : {}),
-        ...(inputs.ralph === undefined && inputs.agent !== undefined
-            ? { ralphLess: inputs.prompt !== undefined ? { prompt: inputs.prompt } : {} }
-            : {}),
-        delivery: { actor: deliveryActor, committerEmail: GITHUB_ACTIONS_IDENTITY.email },
-        allowedBots: inputs.allowedBots,
-        label: inputs.triggerLabel
-    }, client);
-    if (plan.kind === 'skip') {
-        core/* info */.pq(neutralizeWorkflowCommands(`Nothing to do: ${plan.reason}.`));
-        return undefined;
-    }
-    if (plan.kind === 'refuse') {
-        if (plan.reply && plan.issueNumber !== undefined) {
-            await postRefusal(client, { owner, repo, issueNumber: plan.issueNumber }, plan.reply, m => core/* warning */.$e(m));
-            core/* warning */.$e(`Refused: ${plan.reason}. No agent ran; the reply on #${plan.issueNumber} says why.`);
-        }
-        else
-            core/* setFailed */.C1(`Refused: ${plan.reason}.`);
-        return undefined;
-    }
-    return plan;
+async function pipeline(signal) {
+    const admitted = await admit();
+    if (ended(admitted))
+        return admitted.end;
+    const planned = await planRun(admitted);
+    if (ended(planned))
+        return planned.end;
+    const prepared = await prepare(planned);
+    if (ended(prepared))
+        return prepared.end;
+    const looped = await loop(prepared, signal);
+    // Cancellation is decided here alone, before the delivery (nothing is pushed) and after it: a SIGTERM during
+    // the push or the pull request leaves the comment, the upload and the summary to post.
+    const cancelled = () => signal.aborted || looped.result.stopReason === 'cancelled';
+    const delivery = await deliver(prepared, looped.result, cancelled());
+    return report(prepared, looped, delivery, cancelled());
 }
 /** The runner sends SIGINT, then SIGTERM ~7.5 s later: either one cancels the loop (the agent's tree is killed). */
 function cancellation() {
@@ -55972,142 +56237,13 @@ function cancellation() {
         }
     };
 }
-/** install-agent: the CLI installed (or restored) and on PATH, then the agent found there. */
-async function prepareAgent(request, plan) {
-    const install = agentInstallFor(request, plan.ralph.agentArgv);
-    core/* startGroup */.Oh(`Install ${install.cli.name} ${install.version}`);
-    try {
-        await installAgent(install);
-    }
-    finally {
-        core/* endGroup */.N4();
-    }
-    checkAgentFound(plan.ralph.agentArgv, plan.projectRoot, process.env);
-}
-function badInput(error) {
-    if (error instanceof PlanError && error.where)
-        core/* error */.z3(error.message.slice(error.message.indexOf(': ') + 2), {
-            title: 'RALPH.md',
-            file: error.where.file,
-            ...(error.where.line !== undefined ? { startLine: error.where.line } : {}),
-            ...(error.where.column !== undefined ? { startColumn: error.where.column } : {})
-        });
-    core/* setFailed */.C1(error.message);
-    saveState('finished', true);
-}
-async function dryRun(plan) {
-    // The ralph's commands run for real to fill the prompt: without the job's secrets, as in a run.
-    const env = agentEnvironment(process.env);
-    const prompt = await withoutSecretVariables(() => previewPrompt(plan.config, 1, {
-        runProcess: options => runProcess({ ...options, env: options.env ?? env })
-    }));
-    core/* startGroup */.Oh(`The first prompt of ${plan.ralph.name} (dry run: no agent runs)`);
-    // The prompt holds the issue's text: no line of it may become a workflow command.
-    core/* info */.pq(neutralizeWorkflowCommands(prompt));
-    core/* endGroup */.N4();
-    core/* info */.pq(`Dry run: the inputs and ${plan.task.file ?? 'the task'} are valid; branch ${plan.branch}.`);
-    try {
-        await writeDryRunSummary({
-            task: plan.task,
-            branch: plan.branch,
-            checks: plan.config.checks,
-            maxIterations: plan.config.maxIterations,
-            prompt
-        });
-    }
-    catch (error) {
-        core/* warning */.$e(`The job summary could not be written: ${error.message}`);
-    }
-    core/* setOutput */.uH('stop-reason', '');
-    core/* setOutput */.uH('success', 'true');
-    core/* setOutput */.uH('iterations', '0');
-    core/* setOutput */.uH('branch', plan.branch);
-    core/* setOutput */.uH('pr-operation', 'none');
-    saveState('finished', true);
-}
 async function run() {
     const cancel = cancellation();
     try {
-        let inputs;
-        let context;
-        try {
-            inputs = readInputs();
-            for (const token of [inputs.githubToken, inputs.pushToken])
-                if (token)
-                    core/* setSecret */.Pq(token);
-            context = readContext();
-            scrubOwnEnvironment();
-        }
-        catch (error) {
-            if (error instanceof InputError)
-                return badInput(error);
-            throw error;
-        }
-        if (inputs.mode === 'list')
-            return listMode(inputs, context);
-        const budget = {};
-        const octokit = lazyClient(inputs.githubToken, { budget, log: m => core/* info */.pq(m) });
-        // The account pushes and pull requests are made with (asked once, when first needed).
-        const deliveryOctokit = inputs.pushToken
-            ? lazyClient(inputs.pushToken, { budget, log: m => core/* info */.pq(m) })
-            : octokit;
-        let actor;
-        const deliveryActor = () => (actor ??= deliveryOctokit().then(tokenActor));
-        const trigger = await decide(inputs, context, octokit, deliveryActor);
-        if (!trigger) {
-            saveState('finished', true);
-            return;
-        }
-        if (trigger.proposeTo)
-            core/* info */.pq(`${trigger.proposeTo.reason}.`);
-        if (isHunt(trigger)) {
-            const ok = await main_huntBranch(inputs, context, trigger, octokit, deliveryActor);
-            if (!ok) {
-                saveState('finished', true);
-                return;
-            }
-        }
-        let plan;
-        try {
-            plan = makePlan(inputs, context, process.env, trigger);
-        }
-        catch (error) {
-            if (!(error instanceof InputError || error instanceof PlanError))
-                throw error;
-            // Someone asked on an issue: tell them it will not start (and that it is not their mistake).
-            await replyCannotStart(trigger, context, octokit, error.message);
-            return badInput(error);
-        }
-        for (const warning of plan.warnings)
-            core/* warning */.$e(warning);
-        for (const notice of plan.notices)
-            core/* notice */.lm(notice);
-        if (plan.inputs.dryRun)
-            return await dryRun(plan);
-        if (inputs.installAgent) {
-            try {
-                await prepareAgent(inputs.installAgent, plan);
-            }
-            catch (error) {
-                if (!(error instanceof InputError || error instanceof InstallError))
-                    throw error;
-                await replyCannotStart(trigger, context, octokit, error.message);
-                return badInput(error);
-            }
-        }
-        if (trigger.issueNumber !== undefined)
-            await acknowledge(await octokit(), {
-                ...context.repo,
-                issueNumber: trigger.issueNumber,
-                ...(trigger.commentId !== undefined ? { commentId: trigger.commentId } : {})
-            }, m => core/* warning */.$e(m));
-        await runAction(plan, cancel.signal, {
-            octokit,
-            budget,
-            reportIssue: inputs.reportIssue && isHunt(trigger)
-        });
+        writeEnding(await pipeline(cancel.signal));
     }
     catch (error) {
+        // Our own bug: the stack for the debug log; `finished` stays unset, so post saves the record.
         core/* debug */.Yz(error.stack ?? String(error));
         core/* setFailed */.C1(`ralph-action failed: ${error.message}`);
     }

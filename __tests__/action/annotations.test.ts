@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
-import { annotationsFor, findProblems, MAX_ANNOTATIONS } from '../../src/github/annotations.js'
+import { annotationsFor, findProblems, MAX_ANNOTATIONS } from '../../src/report/annotations.js'
 
 let root: string
 beforeAll(() => {

@@ -2,49 +2,15 @@
 // detached HEAD, shallow and full clones, a push GitHub refuses for a workflow file, a repository that
 // forbids Actions to open pull requests, a task too long for a pull request body, on-failure: draft-pr,
 // an issue that started the run, and an agent hunting for the GitHub token.
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, expect, test } from '@jest/globals'
-import { sharedDir } from '../support/isolation.js'
+import { expect, test } from '@jest/globals'
 import { DONE, FIX, RALPH_DIR, WRONG_FIX, agentScript, projectFiles } from './fixtures.js'
-import {
-  GITHUB_TOKEN,
-  alive as isAlive,
-  createProject,
-  runAction,
-  startStand,
-  type Project,
-  type Stand
-} from './harness.js'
+import { GITHUB_TOKEN, alive as isAlive, runAction, type Project } from './harness.js'
+import { e2eSuite } from './suite.js'
 
-let stand: Stand
-let scratch: string
-const projects: Project[] = []
-
-beforeAll(async () => {
-  stand = await startStand()
-  // The agent (its own user) leaves its markers here.
-  scratch = sharedDir('ralph-e2e-delivery-')
-})
-
-afterAll(async () => {
-  for (const p of projects) await p.cleanup()
-  await stand?.close()
-  rmSync(scratch, { recursive: true, force: true })
-})
-
-async function project(...args: Parameters<typeof createProject>): Promise<Project> {
-  const p = await createProject(...args)
-  projects.push(p)
-  return p
-}
-
-function expectClean(p: Project): void {
-  expect(p.api.violations).toEqual([])
-  expect(p.api.unimplemented).toEqual([])
-  expect(p.api.responseProblems).toEqual([])
-  expect(stand.artifacts.violations).toEqual([])
-}
+const e2e = e2eSuite()
+const { project, expectClean } = e2e
 
 const fixAtOnce = agentScript({ any: `${FIX}\n${DONE}` })
 
@@ -61,7 +27,7 @@ function isAncestor(p: Project, ancestor: string, ref: string): boolean {
 test('a base that moved on since the checkout: the branch starts from the new tip and the PR targets it', async () => {
   const p = await project(projectFiles(fixAtOnce))
   const moved = p.pushToRemote('main', { 'NEWS.md': 'Someone else pushed.\n' }, 'Meanwhile on main')
-  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
   expect(run.main.exitCode).toBe(0)
   expect(run.main.stdout).toContain("'main' moved on since the checkout")
   expect(isAncestor(p, moved, 'refs/heads/ralph/fix-tests')).toBe(true)
@@ -73,7 +39,7 @@ test('a base that moved on since the checkout: the branch starts from the new ti
 test('a detached HEAD (checkout of a sha): the base is the branch the workflow ran for', async () => {
   const p = await project(projectFiles(fixAtOnce), { detached: true })
   expect(() => p.git('symbolic-ref', '-q', 'HEAD')).toThrow()
-  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
   expect(run.main.exitCode).toBe(0)
   expect(p.api.state.pulls).toMatchObject([{ head: 'ralph/fix-tests', base: 'main' }])
   // The checkout is left as it was found: detached at the same commit.
@@ -85,7 +51,7 @@ test('a shallow clone (fetch-depth 1) of a long history and a full clone (fetch-
   for (const depth of [1, 0]) {
     const p = await project(projectFiles(fixAtOnce), { depth, history: 6 })
     expect(p.git('rev-parse', '--is-shallow-repository').trim()).toBe(depth === 1 ? 'true' : 'false')
-    const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+    const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
     expect(run.main.exitCode).toBe(0)
     expect(run.outputs['pr-operation']).toBe('created')
     // The pushed branch sits on main's full history (the remote's), one commit ahead.
@@ -125,7 +91,7 @@ test('a workflow-file change GitHub refuses to push: the step fails with the fix
     ].join('\n')
   )
   chmodSync(hook, 0o755)
-  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
   expect(run.main.exitCode).toBe(1)
   const failure = run.main.errors.at(-1)?.message ?? ''
   expect(failure).toMatch(/^Every gate passed, but the work was not delivered: GitHub refused the push/)
@@ -136,8 +102,11 @@ test('a workflow-file change GitHub refuses to push: the step fails with the fix
   expect(p.api.state.pulls).toEqual([])
   expect(run.summary).toContain('The work as a patch')
   expect(run.summary).toContain('diff --git a/.github/workflows/ci.yml b/.github/workflows/ci.yml')
-  const artifact = stand.artifacts.listArtifacts().find(a => String(a.id) === run.outputs['artifact-id'])
-  const files = await stand.artifacts.downloadArtifact(artifact!.name)
+  const artifact = e2e
+    .stand()
+    .artifacts.listArtifacts()
+    .find(a => String(a.id) === run.outputs['artifact-id'])
+  const files = await e2e.stand().artifacts.downloadArtifact(artifact!.name)
   expect(files.get('ralph.patch')?.toString('utf8')).toContain('+++ b/.github/workflows/ci.yml')
   expectClean(p)
 })
@@ -145,7 +114,7 @@ test('a workflow-file change GitHub refuses to push: the step fails with the fix
 test('Actions may not open pull requests here: the branch is pushed, the step fails and says which setting to change', async () => {
   const p = await project(projectFiles(fixAtOnce))
   p.api.state.failures.actionsCannotCreatePullRequests = true
-  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
   expect(run.main.exitCode).toBe(1)
   const failure = run.main.errors.at(-1)?.message ?? ''
   expect(failure).toContain('GitHub Actions is not permitted to create pull requests in octo-org/octo-repo')
@@ -160,7 +129,7 @@ test('Actions may not open pull requests here: the branch is pushed, the step fa
 test('a task far longer than a pull request body may be: the PR is opened with the task cut and a note', async () => {
   const task = `Fix calc.js so that add returns the sum.\n\n${'Some very long context. '.repeat(4_000)}`
   const p = await project(projectFiles(agentScript({ any: `${FIX}\n${DONE}` })))
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: {
       prompt: task,
       agent: `node ${RALPH_DIR}/agent.mjs`,
@@ -182,7 +151,7 @@ test('a task far longer than a pull request body may be: the PR is opened with t
 
 test('on-failure: draft-pr pushes the unfinished work and opens a draft that says the gates failed', async () => {
   const p = await project(projectFiles(agentScript({ any: WRONG_FIX })))
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: {
       ralph: 'fix-tests',
       'max-iterations': '1',
@@ -204,7 +173,7 @@ test('started from an issue: the branch is ralph/issue-N and the pull request cl
   const issue = p.api.state.addIssue({ title: 'add() subtracts', body: 'It should add.', user: 'octo-org' })
   // Labelling is a request: the one who labels needs write access (the trigger's actor check).
   p.api.state.addUser('maintainer', { role: 'write' })
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests' },
     eventName: 'issues',
     event: p.api.events.issues(issue.number, 'labeled', { label: 'ralph', sender: 'maintainer' })
@@ -216,7 +185,7 @@ test('started from an issue: the branch is ralph/issue-N and the pull request cl
 })
 
 test('what the agent leaves running (setsid, re-parented out of its tree) is killed before the push', async () => {
-  const pidFile = path.join(scratch, 'stray.pid')
+  const pidFile = path.join(e2e.scratch(), 'stray.pid')
   const stray = [
     "import { spawn } from 'node:child_process'",
     // A double fork: the sleeper's parent exits at once, so it belongs to no tree of ours.
@@ -230,7 +199,7 @@ test('what the agent leaves running (setsid, re-parented out of its tree) is kil
   const p = await project(projectFiles(agentScript({ any: stray })))
   let aliveAtPush: boolean | undefined
   p.gitServer.onPush = () => (aliveAtPush ??= isAlive(Number(readFileSync(pidFile, 'utf8'))))
-  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
   expect(run.main.exitCode).toBe(0)
   const pid = Number(readFileSync(pidFile, 'utf8'))
   expect(pid).toBeGreaterThan(1)
@@ -256,8 +225,8 @@ test('what the agent leaves running (setsid, re-parented out of its tree) is kil
 })
 
 test("the agent cannot read the GitHub token: not in its environment, its ancestors' /proc environ, .git/config or the runner temp", async () => {
-  const report = path.join(scratch, 'token-hunt.json')
-  const hookDump = path.join(scratch, 'hook-env.txt')
+  const report = path.join(e2e.scratch(), 'token-hunt.json')
+  const hookDump = path.join(e2e.scratch(), 'hook-env.txt')
   const hunt = [
     "import { execFileSync } from 'node:child_process'",
     "import path from 'node:path'",
@@ -298,7 +267,7 @@ test("the agent cannot read the GitHub token: not in its environment, its ancest
   ].join('\n')
   const p = await project(projectFiles(agentScript({ any: hunt })))
   // Workflows often hand the token to steps through the job's environment too.
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests' },
     env: { GITHUB_TOKEN, GH_TOKEN: GITHUB_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN: 'oidc-request-token' }
   })

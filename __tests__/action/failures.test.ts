@@ -1,59 +1,22 @@
 // The action run as the runner runs it, when the loop does not end well: gates that never pass, no change,
 // a time budget spent mid-agent, the runner cancelling (SIGINT then SIGTERM) or killing main, bad input and
 // a dry run. In every case the record is uploaded and read back, and the step says why in one line.
-import { readFileSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, expect, test } from '@jest/globals'
-import { sharedDir } from '../support/isolation.js'
+import { expect, test } from '@jest/globals'
 import { DONE, FIX, RALPH_DIR, WRONG_FIX, agentScript, projectFiles, ralph } from './fixtures.js'
-import {
-  alive,
-  createProject,
-  runAction,
-  startStand,
-  waitFor,
-  waitForFile,
-  inFlight,
-  type ActionRun,
-  type Project,
-  type Stand
-} from './harness.js'
+import { alive, runAction, waitFor, waitForFile, inFlight, type ActionRun } from './harness.js'
+import { e2eSuite } from './suite.js'
 
-let stand: Stand
-let scratch: string
-const projects: Project[] = []
-
-beforeAll(async () => {
-  stand = await startStand()
-  // The agent (its own user) leaves its markers here.
-  scratch = sharedDir('ralph-e2e-markers-')
-})
-
-afterAll(async () => {
-  for (const p of projects) await p.cleanup()
-  await stand?.close()
-  rmSync(scratch, { recursive: true, force: true })
-})
-
-async function project(...args: Parameters<typeof createProject>): Promise<Project> {
-  const p = await createProject(...args)
-  projects.push(p)
-  return p
-}
-
-function expectClean(p: Project): void {
-  expect(p.api.violations).toEqual([])
-  expect(p.api.unimplemented).toEqual([])
-  expect(p.api.responseProblems).toEqual([])
-  expect(stand.artifacts.violations).toEqual([])
-}
+const e2e = e2eSuite()
+const { project, expectClean } = e2e
 
 async function artifactOf(run: ActionRun, step: 'main' | 'post' = 'main'): Promise<Map<string, Buffer>> {
   const id = step === 'main' ? run.outputs['artifact-id'] : undefined
-  const all = stand.artifacts.listArtifacts()
+  const all = e2e.stand().artifacts.listArtifacts()
   const artifact = id ? all.find(a => String(a.id) === id) : all.at(-1)
   if (!artifact) throw new Error('no artifact was uploaded')
-  return stand.artifacts.downloadArtifact(artifact.name)
+  return e2e.stand().artifacts.downloadArtifact(artifact.name)
 }
 
 const json = (files: Map<string, Buffer>, name: string) => JSON.parse(files.get(name)!.toString('utf8'))
@@ -78,7 +41,7 @@ function sleepingAgent(marker: string): string {
 
 test('gates that never pass: no branch, no pull request, the record uploaded, the step failed with the reason', async () => {
   const p = await project(projectFiles(agentScript({ any: WRONG_FIX })))
-  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests', 'max-iterations': '2' } })
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', 'max-iterations': '2' } })
   expect(run.main.exitCode).toBe(1)
   const failed = run.main.errors.find(e => !e.properties.file)
   expect(failed?.message).toMatch(
@@ -126,7 +89,7 @@ test('gates that never pass: no branch, no pull request, the record uploaded, th
 
 test('no change against the base: gates pass, nothing is pushed and no pull request is opened', async () => {
   const p = await project(projectFiles(agentScript({ any: DONE }), ralph({ checks: ['test -f calc.js'] })))
-  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
   expect(run.main.exitCode).toBe(0)
   expect(run.outputs).toMatchObject({
     'stop-reason': 'all_checks_passed',
@@ -142,11 +105,11 @@ test('no change against the base: gates pass, nothing is pushed and no pull requ
 })
 
 test('the time budget runs out mid-agent: the agent tree is killed, the step fails, the record is uploaded', async () => {
-  const marker = path.join(scratch, 'timeout.json')
+  const marker = path.join(e2e.scratch(), 'timeout.json')
   const p = await project(projectFiles(sleepingAgent(marker)))
   // Seconds enough for a loaded machine to start the agent inside the budget; it would sleep two minutes.
   // No baseline: the budget must run out while the agent runs, not while the gates run before it.
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests', 'max-time': '15s', baseline: 'false' }
   })
   const agent = JSON.parse(readFileSync(marker, 'utf8')) as { pid: number; child: number }
@@ -167,10 +130,10 @@ test('the time budget runs out mid-agent: the agent tree is killed, the step fai
 })
 
 test('cancelled mid-agent (SIGINT, then SIGTERM): the agent is killed, main exits, post uploads the whole record', async () => {
-  const marker = path.join(scratch, 'cancel.json')
+  const marker = path.join(e2e.scratch(), 'cancel.json')
   const p = await project(projectFiles(sleepingAgent(marker)))
   let sigterm = false
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests' },
     duringMain: async child => {
       await waitForFile(marker)
@@ -214,11 +177,60 @@ test('cancelled mid-agent (SIGINT, then SIGTERM): the agent is killed, main exit
   expectClean(p)
 })
 
+test('cancelled during the push (SIGTERM): the push ends, then main leaves the comment, upload and summary to post', async () => {
+  const p = await project(projectFiles(agentScript({ any: `${FIX}\n${DONE}` })))
+  // The remote holds the loop's push until the test has cancelled main and main has said it saw the signal.
+  const reached = path.join(e2e.scratch(), 'push-reached')
+  const go = path.join(e2e.scratch(), 'push-go')
+  const hook = path.join(p.remote, 'hooks', 'pre-receive')
+  writeFileSync(
+    hook,
+    [
+      '#!/bin/sh',
+      `touch '${reached}'`,
+      'i=0',
+      `while [ ! -e '${go}' ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done`,
+      ''
+    ].join('\n')
+  )
+  chmodSync(hook, 0o755)
+  const run = await runAction(p, e2e.stand(), {
+    inputs: { ralph: 'fix-tests' },
+    duringMain: async child => {
+      let said = ''
+      child.stdout?.on('data', (chunk: Buffer) => (said += chunk.toString('utf8')))
+      await waitForFile(reached, 60_000)
+      child.kill('SIGTERM')
+      await waitFor(() => said.includes('Received SIGTERM'), 'main to say it saw the SIGTERM')
+      writeFileSync(go, '')
+    }
+  })
+  expect(existsSync(go)).toBe(true)
+  // The loop succeeded and the push went through: cancelled after the loop, main stops right after delivery.
+  expect(run.outputs['stop-reason']).toBe('all_checks_passed')
+  expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).not.toBe('')
+  expect(run.main.exitCode).toBe(1)
+  expect(run.main.errors.at(-1)?.message).toBe('The loop was cancelled.')
+  expect(run.main.state.finished).toBe('false')
+  expect(run.main.state.uploaded).toBeUndefined()
+  expect(run.main.state.summaryWritten).toBeUndefined()
+  expect(run.main.summary).toBe('')
+  // Post uploads the record and writes the summary main left.
+  expect(run.post?.exitCode).toBe(0)
+  expect(run.post?.stdout).toContain('Uploaded the run record as artifact')
+  expect(run.post?.summary).not.toBe('')
+  expect(json(await artifactOf(run, 'post'), 'status.json')).toMatchObject({
+    state: 'finished',
+    stopReason: 'all_checks_passed'
+  })
+  expectClean(p)
+})
+
 test('main killed outright mid-agent (a job timeout): post finishes the record as cancelled and uploads it', async () => {
-  const marker = path.join(scratch, 'killed.json')
+  const marker = path.join(e2e.scratch(), 'killed.json')
   const p = await project(projectFiles(sleepingAgent(marker)))
   try {
-    const run = await runAction(p, stand, {
+    const run = await runAction(p, e2e.stand(), {
       inputs: { ralph: 'fix-tests' },
       duringMain: async child => {
         await waitForFile(marker)
@@ -255,7 +267,7 @@ test('main killed outright mid-agent (a job timeout): post finishes the record a
 })
 
 test('bad input fails the step with one line before any agent runs: a ralph problem at its file and line, a bad input by name', async () => {
-  const marker = path.join(scratch, 'bad-input.json')
+  const marker = path.join(e2e.scratch(), 'bad-input.json')
   const agent = agentScript({ any: `fs.writeFileSync(${JSON.stringify(marker)}, 'ran')` })
   const p = await project({
     ...projectFiles(agent, ralph({ agent: 'no-such-agent-xyz --flag' })),
@@ -266,42 +278,39 @@ test('bad input fails the step with one line before any agent runs: a ralph prob
       extra: 'commands:\n  - name: notes\n    run: no-such-notes-xyz'
     })
   })
-  const badRalph = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  const badRalph = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
   expect(badRalph.main.exitCode).toBe(1)
   expect(badRalph.main.errors).toEqual([
     expect.objectContaining({
-      properties: expect.objectContaining({ file: `${RALPH_DIR}/RALPH.md`, line: '2' }),
-      message: "Agent command 'no-such-agent-xyz' not found on PATH."
-    }),
-    expect.objectContaining({
-      properties: {},
+      properties: expect.objectContaining({ file: `${RALPH_DIR}/RALPH.md`, line: '2', col: '8' }),
       message: `${RALPH_DIR}/RALPH.md:2:8: Agent command 'no-such-agent-xyz' not found on PATH.`
     })
   ])
 
-  const badInput = await runAction(p, stand, { inputs: { ralph: 'good', 'max-iterations': 'ten' } })
+  const badInput = await runAction(p, e2e.stand(), { inputs: { ralph: 'good', 'max-iterations': 'ten' } })
   expect(badInput.main.exitCode).toBe(1)
   expect(badInput.main.errors.map(e => e.message)).toEqual([
     'Input \'max-iterations\' must be a whole number of at least 1, got "ten".'
   ])
   // Every program is looked for before the branch is prepared: a gate's, a command's.
-  const badCheck = await runAction(p, stand, {
+  const badCheck = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'good', checks: 'npm --version\nno-such-tool-xyz --run' }
   })
   expect(badCheck.main.exitCode).toBe(1)
   expect(badCheck.main.errors.map(e => e.message)).toEqual([
     "Input 'checks': Check 'no-such-tool-xyz --run' cannot run: 'no-such-tool-xyz' is not on PATH. Install it, or fix the check."
   ])
-  const badCommand = await runAction(p, stand, { inputs: { ralph: 'no-command' } })
+  const badCommand = await runAction(p, e2e.stand(), { inputs: { ralph: 'no-command' } })
   expect(badCommand.main.exitCode).toBe(1)
   expect(badCommand.main.errors[0]).toMatchObject({
     properties: expect.objectContaining({ file: '.agents/ralphs/no-command/RALPH.md', line: '8' }),
     message:
-      "Command 'notes' binary not found: 'no-such-notes-xyz'. Check the 'commands' field in your RALPH.md frontmatter."
+      ".agents/ralphs/no-command/RALPH.md:8:10: Command 'notes' binary not found: 'no-such-notes-xyz'. Check the 'commands' field in your RALPH.md frontmatter."
   })
+  expect(badCommand.main.errors).toHaveLength(1)
   expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
 
-  const missing = await runAction(p, stand, { inputs: {} })
+  const missing = await runAction(p, e2e.stand(), { inputs: {} })
   expect(missing.main.errors.map(e => e.message)).toEqual([
     expect.stringMatching(/^Input 'ralph' is required: /)
   ])
@@ -310,17 +319,22 @@ test('bad input fails the step with one line before any agent runs: a ralph prob
     expect(run.post?.exitCode).toBe(0)
     expect(run.outputs).toEqual({})
   }
-  expect(stand.artifacts.listArtifacts().filter(a => a.name.includes('good'))).toEqual([])
+  expect(
+    e2e
+      .stand()
+      .artifacts.listArtifacts()
+      .filter(a => a.name.includes('good'))
+  ).toEqual([])
   expectClean(p)
 })
 
 test('dry run: the first prompt is printed, no agent runs, nothing is pushed or uploaded', async () => {
-  const marker = path.join(scratch, 'dry-run.json')
+  const marker = path.join(e2e.scratch(), 'dry-run.json')
   const p = await project(
     projectFiles(agentScript({ any: `fs.writeFileSync(${JSON.stringify(marker)}, 'ran')` }))
   )
-  const before = stand.artifacts.listArtifacts().length
-  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests', 'dry-run': 'true' } })
+  const before = e2e.stand().artifacts.listArtifacts().length
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', 'dry-run': 'true' } })
   expect(run.main.exitCode).toBe(0)
   expect(run.main.stdout).toContain('Fix the failing tests in calc.js.\n\nThis is iteration 1.')
   expect(run.outputs).toMatchObject({ iterations: '0', branch: 'ralph/fix-tests', 'pr-operation': 'none' })
@@ -330,7 +344,7 @@ test('dry run: the first prompt is printed, no agent runs, nothing is pushed or 
   expect(run.summary).toContain('Fix the failing tests in calc.js.\n\nThis is iteration 1.')
   expect(() => readFileSync(marker)).toThrow()
   expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
-  expect(stand.artifacts.listArtifacts()).toHaveLength(before)
+  expect(e2e.stand().artifacts.listArtifacts()).toHaveLength(before)
   expectClean(p)
 })
 

@@ -4,11 +4,11 @@ import type { IterationRecord, LoopResult } from '../../src/loop/index.js'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { readContext } from '../../src/github/context.js'
-import { MAX_PR_BODY_CHARS, pullRequestText } from '../../src/github/pr-body.js'
-import { outcomeSentence, type RunReport } from '../../src/github/run-report.js'
+import { readContext } from '../../src/trigger/context.js'
+import { MAX_PR_BODY_CHARS, pullRequestText } from '../../src/report/pr-body.js'
+import { outcomeSentence, type RunReport } from '../../src/report/run-report.js'
 import { charts } from '../../src/loop/index.js'
-import { renderSummary } from '../../src/github/summary.js'
+import { renderSummary } from '../../src/report/summary.js'
 
 function iteration(n: number, passed: boolean, cost = 0.0123): IterationRecord {
   return {

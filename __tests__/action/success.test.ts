@@ -1,34 +1,13 @@
 // The action run as the runner runs it, on the path that works: gates pass in iteration 2, the branch is
 // pushed, the pull request is created (then updated by a re-run, never duplicated), outputs, summary and
 // the uploaded record are right.
-import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { expect, test } from '@jest/globals'
 import { DONE, FIX, WRONG_FIX, agentScript, projectFiles } from './fixtures.js'
-import { actionYaml, createProject, runAction, startStand, type Project, type Stand } from './harness.js'
+import { actionYaml, runAction } from './harness.js'
+import { e2eSuite } from './suite.js'
 
-let stand: Stand
-const projects: Project[] = []
-
-beforeAll(async () => {
-  stand = await startStand()
-})
-
-afterAll(async () => {
-  for (const p of projects) await p.cleanup()
-  await stand?.close()
-})
-
-async function project(...args: Parameters<typeof createProject>): Promise<Project> {
-  const p = await createProject(...args)
-  projects.push(p)
-  return p
-}
-
-function expectClean(p: Project): void {
-  expect(p.api.violations).toEqual([])
-  expect(p.api.unimplemented).toEqual([])
-  expect(p.api.responseProblems).toEqual([])
-  expect(stand.artifacts.violations).toEqual([])
-}
+const e2e = e2eSuite()
+const { project, expectClean } = e2e
 
 const fixInTwo = agentScript(
   {
@@ -41,7 +20,7 @@ const fixInTwo = agentScript(
 
 test('gates pass in iteration 2: branch pushed, pull request created, outputs, summary and record right', async () => {
   const p = await project(projectFiles(fixInTwo))
-  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
   expect(run.main.stderr).toBe('')
   expect(run.main.exitCode).toBe(0)
 
@@ -85,10 +64,13 @@ test('gates pass in iteration 2: branch pushed, pull request created, outputs, s
   expect(pr.body).not.toContain('Closes #')
 
   // The record, uploaded and read back file by file.
-  const artifact = stand.artifacts.listArtifacts().find(a => String(a.id) === run.outputs['artifact-id'])
+  const artifact = e2e
+    .stand()
+    .artifacts.listArtifacts()
+    .find(a => String(a.id) === run.outputs['artifact-id'])
   expect(artifact?.name).toMatch(/^ralph-fix-tests-\d+-1$/)
   if (!artifact) return
-  const files = await stand.artifacts.downloadArtifact(artifact.name)
+  const files = await e2e.stand().artifacts.downloadArtifact(artifact.name)
   expect([...files.keys()].sort()).toEqual(
     expect.arrayContaining([
       'progress.md',
@@ -142,9 +124,9 @@ test('gates pass in iteration 2: branch pushed, pull request created, outputs, s
 
 test('a re-run updates the pull request instead of opening a second one', async () => {
   const p = await project(projectFiles(fixInTwo))
-  const first = await runAction(p, stand, { inputs: { ralph: 'fix-tests' } })
+  const first = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
   expect(first.outputs['pr-operation']).toBe('created')
-  const second = await runAction(p, stand, { inputs: { ralph: 'fix-tests' }, runAttempt: '2' })
+  const second = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' }, runAttempt: '2' })
   expect(second.main.exitCode).toBe(0)
   expect(second.outputs).toMatchObject({ 'pr-operation': 'updated', 'pr-number': first.outputs['pr-number'] })
   expect(p.api.state.pulls).toHaveLength(1)

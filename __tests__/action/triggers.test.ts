@@ -2,46 +2,21 @@
 // comment from someone with write access (👀, a tracking comment edited per iteration and finalised with
 // the pull request), a refusal that runs no agent, and a tracking comment the post step finalises as
 // cancelled.
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import type { ChildProcess } from 'node:child_process'
 import path from 'node:path'
-import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { expect, test } from '@jest/globals'
 import { DONE, FIX, RALPH_DIR, WRONG_FIX, agentScript, projectFiles, ralph } from './fixtures.js'
-import { sharedDir } from '../support/isolation.js'
-import { createProject, runAction, startStand, waitForFile, type Project, type Stand } from './harness.js'
+import { runAction, waitForFile } from './harness.js'
+import { e2eSuite } from './suite.js'
 
-let stand: Stand
-let scratch: string
-const projects: Project[] = []
-
-beforeAll(async () => {
-  stand = await startStand()
-  // The agent (its own user) leaves its markers here.
-  scratch = sharedDir('ralph-action-triggers-')
-})
-
-afterAll(async () => {
-  for (const p of projects) await p.cleanup()
-  await stand?.close()
-  rmSync(scratch, { recursive: true, force: true })
-})
-
-async function project(...args: Parameters<typeof createProject>): Promise<Project> {
-  const p = await createProject(...args)
-  projects.push(p)
-  return p
-}
-
-function expectClean(p: Project): void {
-  expect(p.api.violations).toEqual([])
-  expect(p.api.unimplemented).toEqual([])
-  expect(p.api.responseProblems).toEqual([])
-}
+const e2e = e2eSuite()
+const { project, expectClean } = e2e
 
 let markers = 0
 /** An agent that fixes the tests at once, and leaves a marker file saying it ran. */
 function fixingAgent(): { script: string; ran: string } {
-  const ran = path.join(scratch, `agent-ran-${++markers}`)
+  const ran = path.join(e2e.scratch(), `agent-ran-${++markers}`)
   return {
     script: agentScript({ any: `fs.writeFileSync(${JSON.stringify(ran)}, 'ran')`, 1: `${FIX}\n${DONE}` }),
     ran
@@ -55,7 +30,7 @@ test('mode: list outputs the installed ralphs as matrix JSON and their count, an
     '.agents/ralphs/docs/RALPH.md': ralph(),
     '.agents/ralphs/has space/RALPH.md': ralph()
   })
-  const run = await runAction(p, stand, { inputs: { mode: 'list' } })
+  const run = await runAction(p, e2e.stand(), { inputs: { mode: 'list' } })
   expect(run.main.exitCode).toBe(0)
   expect(JSON.parse(run.outputs.matrix)).toEqual({ ralph: ['docs', 'fix-tests'] })
   expect(run.outputs.count).toBe('2')
@@ -76,7 +51,7 @@ test('a write-access human comments /ralph: 👀, the loop runs, the tracking co
     body: '/ralph fix-tests -- please',
     user: 'maintainer'
   })
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests' },
     eventName: 'issue_comment',
     event: p.api.events.issueComment(comment.id)
@@ -105,7 +80,7 @@ test('a second /ralph on the same issue continues ralph/issue-<N> and updates it
   const issue = p.api.state.addIssue({ title: 'add() subtracts', body: 'b', user: 'maintainer' })
   const ask = (body: string) => {
     const comment = p.api.state.addComment(issue.number, { body, user: 'maintainer' })
-    return runAction(p, stand, {
+    return runAction(p, e2e.stand(), {
       inputs: { ralph: 'fix-tests' },
       eventName: 'issue_comment',
       event: p.api.events.issueComment(comment.id)
@@ -132,7 +107,7 @@ test('the tracking comment is edited after every iteration, then finalised', asy
   p.api.state.addUser('maintainer', { role: 'maintain' })
   const issue = p.api.state.addIssue({ title: 'add() subtracts', body: 'b', user: 'maintainer' })
   const comment = p.api.state.addComment(issue.number, { body: '/ralph', user: 'maintainer' })
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests' },
     eventName: 'issue_comment',
     event: p.api.events.issueComment(comment.id)
@@ -177,7 +152,7 @@ test('/ralph on a same-repository pull request pushes onto its branch and update
     user: 'maintainer'
   })
   const comment = p.api.state.addComment(pull.number, { body: '/ralph fix-tests', user: 'maintainer' })
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests' },
     eventName: 'issue_comment',
     event: p.api.events.issueComment(comment.id)
@@ -206,7 +181,7 @@ test('/ralph on a pull request whose gates never pass pushes nothing onto its br
   p.api.state.addUser('maintainer', { role: 'write' })
   const pull = p.api.state.addPull({ title: 'Mine', head: 'feature', base: 'main', user: 'maintainer' })
   const comment = p.api.state.addComment(pull.number, { body: '/ralph fix-tests', user: 'maintainer' })
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests', 'max-iterations': '1', 'on-failure': 'draft-pr' },
     eventName: 'issue_comment',
     event: p.api.events.issueComment(comment.id)
@@ -225,7 +200,7 @@ test('a read-only commenter gets a reply saying why, and no agent runs', async (
   p.api.state.addUser('passer-by', { role: 'read' })
   const issue = p.api.state.addIssue({ title: 'Please', body: '$(touch pwned)', user: 'passer-by' })
   const comment = p.api.state.addComment(issue.number, { body: '/ralph fix-tests', user: 'passer-by' })
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests' },
     eventName: 'issue_comment',
     event: p.api.events.issueComment(comment.id)
@@ -249,7 +224,7 @@ test('a comment that is not /ralph is skipped quietly', async () => {
   p.api.state.addUser('maintainer', { role: 'write' })
   const issue = p.api.state.addIssue({ title: 'x', body: 'y', user: 'maintainer' })
   const comment = p.api.state.addComment(issue.number, { body: 'thanks! /ralph later', user: 'maintainer' })
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests' },
     eventName: 'issue_comment',
     event: p.api.events.issueComment(comment.id)
@@ -262,7 +237,7 @@ test('a comment that is not /ralph is skipped quietly', async () => {
 
 /** A /ralph whose agent waits a minute after it starts; `stop` signals main once the agent runs. */
 async function stoppedMidAgent(name: string, stop: (child: ChildProcess) => Promise<void>) {
-  const started = path.join(scratch, `${name}-started`)
+  const started = path.join(e2e.scratch(), `${name}-started`)
   const slow = agentScript({
     any: `fs.writeFileSync(${JSON.stringify(started)}, 'x'); await new Promise(r => setTimeout(r, 60000))`
   })
@@ -270,7 +245,7 @@ async function stoppedMidAgent(name: string, stop: (child: ChildProcess) => Prom
   p.api.state.addUser('maintainer', { role: 'admin' })
   const issue = p.api.state.addIssue({ title: 'slow', body: 'b', user: 'maintainer' })
   const comment = p.api.state.addComment(issue.number, { body: '/ralph', user: 'maintainer' })
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests' },
     eventName: 'issue_comment',
     event: p.api.events.issueComment(comment.id),
@@ -316,7 +291,7 @@ test("two nightly runs leave one pull request, updated: the second continues the
   const hunter = agentScript({ any: `fs.appendFileSync('NOTES.md', 'hunted\\n')`, 1: `${FIX}\n${DONE}` })
   const p = await project(projectFiles(hunter))
   const nightly = () =>
-    runAction(p, stand, {
+    runAction(p, e2e.stand(), {
       inputs: { ralph: 'fix-tests' },
       eventName: 'schedule',
       event: p.api.events.schedule()
@@ -339,7 +314,7 @@ test('workflow_dispatch runs are hunts too: a second dispatch continues the open
   const hunter = agentScript({ any: `fs.appendFileSync('NOTES.md', 'by hand\\n')`, 1: `${FIX}\n${DONE}` })
   const p = await project(projectFiles(hunter))
   const dispatch = () =>
-    runAction(p, stand, {
+    runAction(p, e2e.stand(), {
       inputs: { ralph: 'fix-tests' },
       eventName: 'workflow_dispatch',
       event: p.api.events.workflowDispatch()
@@ -358,7 +333,7 @@ test('workflow_dispatch runs are hunts too: a second dispatch continues the open
 test('a hunt dispatched from another branch still continues its pull request against main: never a second PR', async () => {
   const hunter = agentScript({ any: `fs.appendFileSync('NOTES.md', 'hunted\\n')`, 1: `${FIX}\n${DONE}` })
   const p = await project(projectFiles(hunter))
-  const first = await runAction(p, stand, {
+  const first = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests' },
     eventName: 'schedule',
     event: p.api.events.schedule()
@@ -368,7 +343,7 @@ test('a hunt dispatched from another branch still continues its pull request aga
   // (The remote is served from this process: the test's git must not talk to it synchronously.)
   p.remoteGit('branch', 'dev', 'main')
   p.git('checkout', '--quiet', '-b', 'dev')
-  const second = await runAction(p, stand, {
+  const second = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests' },
     eventName: 'workflow_dispatch',
     event: { ...p.api.events.workflowDispatch(), ref: 'refs/heads/dev' },
@@ -382,7 +357,7 @@ test('a hunt dispatched from another branch still continues its pull request aga
 })
 
 test("pull_request synchronize: the loop's own push (with a push-token) does not start another loop", async () => {
-  const runs = path.join(scratch, 'pr-runs')
+  const runs = path.join(e2e.scratch(), 'pr-runs')
   const worker = agentScript({
     any: `fs.appendFileSync(${JSON.stringify(runs)}, 'run\\n')`,
     1: `${FIX}\n${DONE}`
@@ -397,7 +372,7 @@ test("pull_request synchronize: the loop's own push (with a push-token) does not
   p.api.state.addUser('ralph-machine', { role: 'write' })
   p.api.state.tokens.set(pat, 'ralph-machine')
   const onPull = (action: string, sender = 'maintainer') =>
-    runAction(p, stand, {
+    runAction(p, e2e.stand(), {
       inputs: { ralph: 'fix-tests', 'push-token': pat },
       eventName: 'pull_request',
       event: p.api.events.pullRequest(pull.number, action, { sender })
@@ -434,7 +409,7 @@ test('max-open-prs: a hunt at the cap with no pull request of its own runs no ag
   const agent = fixingAgent()
   const p = await project(projectFiles(agent.script))
   p.api.state.addPull({ title: 'other hunt', head: 'ralph/docs', base: 'main', user: 'github-actions[bot]' })
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests', 'max-open-prs': '1' },
     eventName: 'schedule',
     event: p.api.events.schedule()
@@ -450,7 +425,7 @@ test('max-open-prs: a hunt at the cap with no pull request of its own runs no ag
 test('report-issue: a failed hunt opens one issue labelled ralph, the next failure updates it (no duplicate)', async () => {
   const p = await project(projectFiles(agentScript({ any: `say('nothing found')` })))
   const nightly = (inputs: Record<string, string> = {}) =>
-    runAction(p, stand, {
+    runAction(p, e2e.stand(), {
       inputs: { ralph: 'fix-tests', 'report-issue': 'true', 'max-iterations': '1', ...inputs },
       eventName: 'schedule',
       event: p.api.events.schedule()
@@ -469,7 +444,7 @@ test('report-issue: a failed hunt opens one issue labelled ralph, the next failu
 })
 
 test('report-issue: a hunt that succeeds after failing closes its failure report, linking the pull request', async () => {
-  const fixed = path.join(scratch, 'hunt-can-fix')
+  const fixed = path.join(e2e.scratch(), 'hunt-can-fix')
   const p = await project(
     projectFiles(
       agentScript({
@@ -478,7 +453,7 @@ test('report-issue: a hunt that succeeds after failing closes its failure report
     )
   )
   const nightly = () =>
-    runAction(p, stand, {
+    runAction(p, e2e.stand(), {
       inputs: { ralph: 'fix-tests', 'report-issue': 'true', 'max-iterations': '1' },
       eventName: 'schedule',
       event: p.api.events.schedule()

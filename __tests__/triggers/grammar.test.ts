@@ -1,9 +1,10 @@
 // The `/ralph` comment grammar: first line only, tokenised without a shell, names and values checked.
-import { parseTriggerEvent } from '../../src/github/event.js'
+import { parseTriggerEvent } from '../../src/trigger/event.js'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { argsOf, parseRalphCommand, splitAtDoubleDash } from '../../src/github/trigger.js'
+import { parseRalphCommand, splitAtDoubleDash } from '../../src/trigger/grammar.js'
+import { argsOf } from '../../src/ralph/installed.js'
 
 describe('parseRalphCommand', () => {
   test('only a first line that starts with /ralph is a command', () => {

@@ -1,15 +1,10 @@
 // Nightly hunts are idempotent: consecutive runs continue one PR; max-open-prs caps the hunts' PRs; a
 // failing hunt keeps one issue up to date. Against the OpenAPI-checked GitHub stand-in, real Octokit.
 import { getOctokit } from '@actions/github'
-import type { Octokit } from '../../src/github/permissions.js'
-import {
-  closeFailureReport,
-  findOpenRalphPull,
-  openHuntPulls,
-  planHunt,
-  reportFailure
-} from '../../src/github/hunt.js'
-import { PULL_REQUEST_MARKER } from '../../src/github/pr-body.js'
+import type { Octokit } from '../../src/github/client.js'
+import { findOpenRalphPull, openHuntPulls, planHunt } from '../../src/trigger/hunt.js'
+import { closeFailureReport, reportFailure } from '../../src/github/hunt-report.js'
+import { PULL_REQUEST_MARKER } from '../../src/report/pr-body.js'
 import type { TokenActor } from '../../src/github/own-work.js'
 import { startGitHubApi, type GitHubApi, type PullRecord } from '../support/github-api/index.js'
 

@@ -1,7 +1,7 @@
 // `ralph-action list` / `mode: list`: the installed ralphs as JSON that plugs into `strategy.matrix`.
 import path from 'node:path'
 import { listCommand, MAX_MATRIX_JOBS, ralphMatrix } from '../../src/cli/list.js'
-import type { CliIO } from '../../src/cli/main.js'
+import type { CliIO } from '../../src/cli/io.js'
 import { tempRepo, type TempRepo } from '../git/temp-repo.js'
 
 let repo: TempRepo

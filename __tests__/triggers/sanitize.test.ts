@@ -9,7 +9,7 @@ import {
   ralphReadsTask,
   renderTaskBlock,
   sanitizeText
-} from '../../src/github/sanitize.js'
+} from '../../src/trigger/sanitize.js'
 
 describe('sanitizeText', () => {
   test('HTML comments go, including ones split by invisible characters and one never closed', () => {

@@ -3,17 +3,14 @@
 // finalising a run that was cancelled, so the comment never stays "working…".
 import { getOctokit } from '@actions/github'
 import type { IterationRecord, LoopStatus } from '../../src/loop/index.js'
-import type { Octokit } from '../../src/github/permissions.js'
+import type { Octokit } from '../../src/github/client.js'
+import { acknowledge, finaliseCancelled, postRefusal, TrackingComment } from '../../src/github/tracking.js'
 import {
-  acknowledge,
-  finaliseCancelled,
   MAX_COMMENT_CHARS,
-  postRefusal,
   renderFinal,
   renderWorking,
-  TrackingComment,
   type TrackingInfo
-} from '../../src/github/tracking.js'
+} from '../../src/report/tracking.js'
 import { githubClient } from '../../src/github/client.js'
 import { retryTiming } from '../../src/github/retry.js'
 import type { FaultKind } from '../support/faults.js'

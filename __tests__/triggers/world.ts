@@ -1,15 +1,15 @@
 // A world for trigger tests: the OpenAPI-checked GitHub stand-in driven by the real Octokit, a project with
 // installed ralphs in a real git repo, scripted tools outside it, and `execute(plan)`, which does what
-// main.ts does with a plan: run the real loop (task delivered as data), post the refusal, or nothing.
+// the action (action/plan-run.ts) does with an admission: run the real loop (task delivered as data), post the refusal, or nothing.
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync, chmodSync } from 'node:fs'
 import path from 'node:path'
 import { getOctokit } from '@actions/github'
 import { loadRalph } from '../../src/ralph/index.js'
 import { loopConfig, runLoop, type LoopResult } from '../../src/loop/index.js'
-import { deliverTask } from '../../src/github/sanitize.js'
-import { planTrigger, type TriggerPlan, type TriggerSettings } from '../../src/github/trigger.js'
+import { deliverTask } from '../../src/trigger/sanitize.js'
+import { admitEvent, type Admission, type TriggerSettings } from '../../src/trigger/admission.js'
 import { acknowledge, postRefusal } from '../../src/github/tracking.js'
-import type { Octokit } from '../../src/github/permissions.js'
+import type { Octokit } from '../../src/github/client.js'
 import { startGitHubApi, type GitHubApi } from '../support/github-api/index.js'
 import { tempDir, tempRepo, type TempRepo } from '../git/temp-repo.js'
 
@@ -22,9 +22,9 @@ export interface World {
   /** Outside the repo: the scripted agent, the argv printer, their outputs, and where `pwned` would land. */
   tools: string
   settings: TriggerSettings
-  plan(eventName: string, payload: unknown, overrides?: Partial<TriggerSettings>): Promise<TriggerPlan>
-  /** What main.ts does with a plan; answers the loop's result when one ran. */
-  execute(plan: TriggerPlan): Promise<LoopResult | undefined>
+  plan(eventName: string, payload: unknown, overrides?: Partial<TriggerSettings>): Promise<Admission>
+  /** What the action does with an admission; answers the loop's result when one ran. */
+  execute(plan: Admission): Promise<LoopResult | undefined>
   /** The prompts the scripted agent was given, in order. */
   prompts(): string[]
   /** What the `echo` ralph's command received, one argv entry per element. */
@@ -103,7 +103,7 @@ export async function world(): Promise<World> {
     tools,
     settings,
     plan: (eventName, payload, overrides = {}) =>
-      planTrigger({ eventName, payload }, { ...settings, ...overrides }, octokit),
+      admitEvent({ eventName, payload }, { ...settings, ...overrides }, octokit),
     async execute(plan) {
       if (plan.kind === 'skip') return undefined
       if (plan.kind === 'refuse') {

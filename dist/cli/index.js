@@ -14334,7 +14334,7 @@ class StagnationBreaker {
     }
 }
 
-;// CONCATENATED MODULE: ./src/loop/cost-meter.ts
+;// CONCATENATED MODULE: ./src/agents/cost-meter.ts
 const RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
 /** Turns what a stream said into a priced Usage: reported dollars first, then the price table. */
 function priceUsage(report, price) {
@@ -15424,6 +15424,61 @@ class LoopGuard {
         const reason = Object.assign(new Error(detail), cause === 'budget_exhausted' ? { killGraceMs: 0 } : {});
         this.controller.abort(reason);
     }
+}
+
+;// CONCATENATED MODULE: ./src/loop/stop.ts
+/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
+function capReached(max, last) {
+    const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`;
+    return last?.verdict === 'checks_passed_no_tag'
+        ? `${cap}; the checks pass, but the agent has not given the completion tag`
+        : cap;
+}
+const fromTrip = (trip) => ({ reason: trip.cause, detail: trip.detail });
+/** What the iteration's own outcome says, most decisive first; undefined when it does not end the loop. */
+function outcomeStop(end, budgets, breaker) {
+    const agent = end.record.agent;
+    if (end.crash)
+        return { reason: 'agent_error', detail: `Run crashed: ${end.crash}` };
+    if (end.success)
+        return budgets.gated
+            ? { reason: 'all_checks_passed', detail: `every check passed in iteration ${end.iteration}` }
+            : { reason: 'completed', detail: `the agent gave the completion signal in iteration ${end.iteration}` };
+    if (end.interrupted && budgets.trip)
+        return fromTrip(budgets.trip);
+    if (end.limitStop)
+        return { reason: 'agent_error', detail: end.limitStop };
+    if (budgets.stopOnError && agent && !agent.success && !end.limitWaited) {
+        const how = agent.timedOut ? 'timed out' : `exited with ${agent.exitCode ?? agent.signal}`;
+        return {
+            reason: 'agent_error',
+            detail: `the agent ${how} in iteration ${end.iteration}; stopping due to --stop-on-error`
+        };
+    }
+    if (breaker)
+        return { reason: 'circuit_open', detail: `circuit open (${breaker.rule}): ${breaker.message}` };
+    return undefined;
+}
+/**
+ * Whether the loop stops now, and why. `end` is the iteration just run (undefined before the first);
+ * `breaker` is what the stagnation breaker made of it. Undefined: the loop goes on.
+ */
+function decideStop(end, budgets, breaker) {
+    const stop = end && outcomeStop(end, budgets, breaker);
+    if (stop)
+        return stop;
+    const { maxIterations: max, trip } = budgets;
+    if (max !== undefined && budgets.ran >= max)
+        return { reason: 'max_iterations', detail: capReached(max, budgets.last) };
+    if (trip)
+        return fromTrip(trip);
+    if (budgets.finishAsked)
+        return { reason: 'cancelled', detail: 'stopped after the iteration in flight, as asked' };
+    if (budgets.timeSpent)
+        return { reason: 'timeout', detail: 'the total time budget is spent' };
+    if (budgets.costSpent)
+        return { reason: 'budget_exhausted', detail: `the cost budget ($${budgets.maxCostUsd}) is spent` };
+    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/security/env.ts
@@ -16789,11 +16844,55 @@ function failureFingerprint(failures) {
     return hash.digest('hex').slice(0, 16);
 }
 
+;// CONCATENATED MODULE: ./src/text/markdown.ts
+// The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
+// fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
+// the job summary, the PR body, the tracking comment, the hunt's issue, the replies and the prompt's blocks.
+/** Cuts `text` to `max` characters, the last one an ellipsis. */
+function cut(text, max) {
+    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+/** One line for a table or a sentence: no pipes, no newlines (nor the spaces around them), cut to `max`. */
+function cell(text, max = 80) {
+    return cut(text
+        .replace(/[ \t]*\r?\n\s*/g, ' ')
+        .replace(/\|/g, '\\|')
+        .trim(), max);
+}
+const longestRun = (text, char) => Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
+/**
+ * An inline code span that no run of backticks inside `text` can close: its delimiter is longer than the
+ * longest run, padded with a space where the text holds or touches a backtick.
+ */
+function code(text) {
+    const ticks = '`'.repeat(longestRun(text, '`') + 1);
+    return ticks.length > 1 || text.startsWith('`') || text.endsWith('`')
+        ? `${ticks} ${text} ${ticks}`
+        : `${ticks}${text}${ticks}`;
+}
+/** A name or a command inside a table or a sentence: one line, cut to `max`, as code. */
+const codeCell = (text, max = 120) => code(cell(text, max));
+/** A fenced block (of backticks, or tildes) longer than any run of the same mark inside `text`. */
+function fence(text, lang = '', mark = '`') {
+    const marks = mark.repeat(Math.max(3, longestRun(text, mark) + 1));
+    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
+}
+/** Keeps a body under `max` characters by cutting its middle (its first line, a marker, stays whole). */
+function fit(body, max, what = 'GitHub’s comment limit') {
+    if (body.length <= max)
+        return body;
+    const note = `\n\n_[… cut to fit ${what}]_\n\n`;
+    const head = Math.floor((max - note.length) * 0.6);
+    const tail = max - note.length - head;
+    return body.slice(0, head) + note + body.slice(body.length - tail);
+}
+
 ;// CONCATENATED MODULE: ./src/loop/prompt.ts
 // The prompt for one iteration. Without gates it is exactly the reference's (RALPH.md re-read, body
 // stripped, comments removed, placeholders filled in one pass, credit trailer). Our `ralph.*` values are
 // filled in the same single pass; when gates exist and the body uses none of them, a "Loop status"
 // section is appended after the body and before the credit trailer.
+
 
 /** Our additions to the `ralph.` kind; the reference renders them as ''. */
 const LOOP_PLACEHOLDERS = [
@@ -16818,21 +16917,6 @@ function loopPlaceholdersUsed(inputs) {
     }
     return used;
 }
-/** A fence (or inline code delimiter) longer than any run of `char` inside `text`. */
-function fenceFor(text, char, min) {
-    const longest = Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
-    return char.repeat(Math.max(min, longest + 1));
-}
-const code = (text) => {
-    const tick = fenceFor(text, '`', 1);
-    return tick.length > 1 || text.startsWith('`') || text.endsWith('`')
-        ? `${tick} ${text} ${tick}`
-        : `${tick}${text}${tick}`;
-};
-const block = (text) => {
-    const fence = fenceFor(text, '~', 3);
-    return `${fence}\n${text.replace(/\n+$/, '')}\n${fence}`;
-};
 const seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
 /** `{{ ralph.checks }}`: one line per gate. */
 function renderChecks(gates) {
@@ -16848,7 +16932,7 @@ function renderFailures(checks) {
             : check.exitCode === null
                 ? 'was stopped'
                 : `exit code ${check.exitCode}`;
-        return `${code(check.name)} failed (${how}). The end of its output:\n\n${block(check.tail)}`;
+        return `${code(check.name)} failed (${how}). The end of its output:\n\n${fence(check.tail, '', '~')}`;
     })
         .join('\n\n');
 }
@@ -16857,7 +16941,7 @@ function renderDiff(diff) {
     if (!diff || (diff.stat.trim() === '' && diff.patch === ''))
         return '';
     const cut = diff.patchTruncated ? '\n[the rest of the diff is not shown]' : '';
-    return `${diff.stat.replace(/\n+$/, '')}\n\n${block(diff.patch)}${cut}`;
+    return `${diff.stat.replace(/\n+$/, '')}\n\n${fence(diff.patch, '', '~')}${cut}`;
 }
 /** One line about an iteration, for `{{ ralph.progress }}`. */
 function progressEntry(record) {
@@ -17312,6 +17396,10 @@ function addedChecks(commands, existing) {
 }
 
 ;// CONCATENATED MODULE: ./src/loop/overview.ts
+// The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
+// cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
+// with them, and the job summary shows the same ones (src/report/summary.ts): one renderer for both.
+
 const VERDICT = {
     passed: '✅ passed',
     completed: '✅ done',
@@ -17348,22 +17436,6 @@ function formatCost(status) {
         return 'unknown (the agent reported no cost)';
     return `$${cost.totalUsd.toFixed(4)} (${cost.source})`;
 }
-/** A table cell: no pipes or newlines, bounded. */
-function cell(text, max = 80) {
-    const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim();
-    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-const overview_code = (text) => {
-    const flat = cell(text, 120);
-    const ticks = flat.includes('`') ? '``' : '`';
-    return `${ticks}${ticks === '``' ? ' ' : ''}${flat}${ticks === '``' ? ' ' : ''}${ticks}`;
-};
-/** A fenced block longer than any run of backticks inside `text`. */
-function fence(text, lang = '') {
-    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
-    const marks = '`'.repeat(Math.max(3, longest + 1));
-    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
-}
 /** The gates in the order they ran, the baseline's first. */
 function gateNames(status) {
     const names = [];
@@ -17391,7 +17463,7 @@ const BASELINE_LABEL = {
 function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
     const gates = gateNames(status);
     const columns = gates.length <= MAX_GATE_COLUMNS;
-    const head = ['#', 'Verdict', ...(columns ? gates.map(g => overview_code(g)) : ['Gates']), 'Cost', 'Duration'];
+    const head = ['#', 'Verdict', ...(columns ? gates.map(g => codeCell(g)) : ['Gates']), 'Cost', 'Duration'];
     const gateCells = (checks) => {
         if (columns)
             return gates.map(g => {
@@ -17400,7 +17472,7 @@ function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
             });
         const slowest = checks.reduce((top, c) => (top && top.durationMs >= c.durationMs ? top : c), undefined);
         const tally = `${checks.filter(c => c.passed).length}/${checks.length} ✓`;
-        return [slowest ? `${tally} (slowest ${overview_code(slowest.name)} ${gateTime(slowest.durationMs)})` : tally];
+        return [slowest ? `${tally} (slowest ${codeCell(slowest.name)} ${gateTime(slowest.durationMs)})` : tally];
     };
     const rows = [];
     const baseline = status.baseline;
@@ -17468,15 +17540,11 @@ function charts(status) {
 
 
 
+
 const PROGRESS_FILE = 'progress.md';
 const STATUS_FILE = 'status.json';
 const record_seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
 const dollars = (usd) => `$${usd.toFixed(4)}`;
-function record_fence(text) {
-    const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length));
-    const marks = '`'.repeat(Math.max(3, longest + 1));
-    return `${marks}\n${text.replace(/\n+$/, '')}\n${marks}`;
-}
 const indent = (text, by) => text
     .split('\n')
     .map(line => (line ? by + line : line))
@@ -17495,7 +17563,7 @@ function checkLine(check) {
         const last = tail.split('\n').at(-1)?.trim();
         return last ? `${head}: ${last.slice(0, 200)}` : head;
     }
-    return tail ? `${head}\n\n${indent(record_fence(tail), '  ')}\n` : head;
+    return tail ? `${head}\n\n${indent(fence(tail), '  ')}\n` : head;
 }
 /** `- Checks: 1/3 passing (gates 3.1s)` and a line a check. */
 function checkLines(checks, wallMs) {
@@ -17827,6 +17895,7 @@ function copyFrom(file, offset, out) {
 
 
 
+
 const run_loop_DEFAULT_KILL_GRACE_MS = 3000;
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
@@ -17867,13 +17936,6 @@ async function checkConfig(config, workspace, isRepo) {
     const problem = gateSettingsProblem(config);
     if (problem)
         throw new RalphError(problem);
-}
-/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
-function capReached(max, last) {
-    const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`;
-    return last?.verdict === 'checks_passed_no_tag'
-        ? `${cap}; the checks pass, but the agent has not given the completion tag`
-        : cap;
 }
 /** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
 function agentPresetFor(config) {
@@ -18084,12 +18146,20 @@ async function runLoop(config, ports = {}) {
         });
     if (!isRepo && gated)
         warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off');
-    const stopWith = (reason, detail) => ({
-        reason,
-        detail
-    });
-    const fromTrip = (trip) => stopWith(trip.cause, trip.detail);
     let stop;
+    /** Where the budgets stand now, after `ran` iterations. */
+    const budgets = (ran) => ({
+        maxIterations: config.maxIterations,
+        maxCostUsd: config.maxCostUsd,
+        ran,
+        last: status.iterations.at(-1),
+        trip: guard.trip,
+        timeSpent: guard.timeSpent(),
+        costSpent: guard.costSpent(),
+        finishAsked: ports.finishSignal?.aborted === true,
+        gated,
+        stopOnError: config.stopOnError
+    });
     // What was running when the guard fired: what its enforcement killed.
     let killedPhase;
     guard.signal.addEventListener('abort', () => (killedPhase = env.phase), { once: true });
@@ -18118,27 +18188,17 @@ async function runLoop(config, ports = {}) {
             record.appendBaseline(baseline);
             record.writeStatus(status);
             emit({ type: 'baseline_finished', baseline });
-            if (baseline.verdict === 'interrupted' && guard.trip) {
+            // Interrupted, the baseline's enforcement is noted here; the check before iteration 1 stops the loop.
+            if (baseline.verdict === 'interrupted' && guard.trip)
                 noteEnforcement(guard.trip);
-                stop = fromTrip(guard.trip);
-            }
             else if (baseline.verdict === 'green' && config.skipIfGreen)
-                stop = stopWith('already_green', 'every check passed before any agent ran (skip-if-green), so no agent ran');
+                stop = {
+                    reason: 'already_green',
+                    detail: 'every check passed before any agent ran (skip-if-green), so no agent ran'
+                };
         }
-        const stopAsked = () => ports.finishSignal?.aborted
-            ? stopWith('cancelled', 'stopped after the iteration in flight, as asked')
-            : undefined;
         for (let iteration = 1; !stop; iteration++) {
-            if (guard.trip)
-                stop = fromTrip(guard.trip);
-            else if (stopAsked())
-                stop = stopAsked();
-            else if (guard.timeSpent())
-                stop = stopWith('timeout', 'the total time budget is spent');
-            else if (guard.costSpent())
-                stop = stopWith('budget_exhausted', `the cost budget ($${config.maxCostUsd}) is spent`);
-            else if (config.maxIterations !== undefined && iteration > config.maxIterations)
-                stop = stopWith('max_iterations', capReached(config.maxIterations, status.iterations.at(-1)));
+            stop = decideStop(undefined, budgets(iteration - 1));
             if (stop)
                 break;
             status.inFlight = iteration;
@@ -18163,65 +18223,46 @@ async function runLoop(config, ports = {}) {
             record.appendIteration(outcome.record);
             record.writeStatus(status);
             emit({ type: 'iteration_finished', record: outcome.record });
-            // What ends the loop, most decisive first.
-            if (outcome.crash) {
+            // An iteration lost to a usage limit says nothing about the agent or the work: the breaker skips it.
+            const end = {
+                iteration,
+                record: outcome.record,
+                success: outcome.success,
+                interrupted: outcome.interrupted,
+                ...(outcome.crash !== undefined ? { crash: outcome.crash } : {}),
+                ...(limitWait && 'stop' in limitWait ? { limitStop: limitWait.stop } : {}),
+                limitWaited: limitWait !== undefined && 'waitMs' in limitWait
+            };
+            const tripped = limitWait || outcome.crash !== undefined || outcome.success
+                ? undefined
+                : breaker.record({
+                    progressed: outcome.record.progressed,
+                    failureFingerprint: outcome.record.failureFingerprint,
+                    agentFailed: agent !== undefined && !agent.success,
+                    deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
+                });
+            stop = decideStop(end, budgets(iteration), tripped);
+            if (outcome.crash !== undefined)
                 status.error = outcome.crash;
-                stop = stopWith('agent_error', `Run crashed: ${outcome.crash}`);
+            if (stop?.reason === 'circuit_open' && tripped)
+                status.breaker = tripped;
+            if (stop)
+                break;
+            if (limitWait && 'waitMs' in limitWait) {
+                warn(limitWait.detail);
+                emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) });
+                await guard.sleep(limitWait.waitMs, ports.finishSignal);
             }
-            else if (outcome.success) {
-                stop = gated
-                    ? stopWith('all_checks_passed', `every check passed in iteration ${iteration}`)
-                    : stopWith('completed', `the agent gave the completion signal in iteration ${iteration}`);
-            }
-            else if (outcome.interrupted && trip) {
-                stop = fromTrip(trip);
-            }
-            else if (limitWait && 'stop' in limitWait) {
-                stop = stopWith('agent_error', limitWait.stop);
-            }
-            else if (config.stopOnError && agent && !agent.success && !limitWait) {
-                const how = agent.timedOut ? 'timed out' : `exited with ${agent.exitCode ?? agent.signal}`;
-                stop = stopWith('agent_error', `the agent ${how} in iteration ${iteration}; stopping due to --stop-on-error`);
-            }
-            else {
-                // An iteration lost to a usage limit says nothing about the agent or the work: not counted.
-                const tripped = limitWait
-                    ? undefined
-                    : breaker.record({
-                        progressed: outcome.record.progressed,
-                        failureFingerprint: outcome.record.failureFingerprint,
-                        agentFailed: agent !== undefined && !agent.success,
-                        deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
-                    });
-                if (tripped) {
-                    status.breaker = tripped;
-                    stop = stopWith('circuit_open', `circuit open (${tripped.rule}): ${tripped.message}`);
-                }
-                else if (config.maxIterations !== undefined && iteration >= config.maxIterations) {
-                    stop = stopWith('max_iterations', capReached(config.maxIterations, outcome.record));
-                }
-                else if (guard.trip) {
-                    stop = fromTrip(guard.trip);
-                }
-                else if (stopAsked()) {
-                    stop = stopAsked();
-                }
-                else if (limitWait && 'waitMs' in limitWait) {
-                    warn(limitWait.detail);
-                    emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) });
-                    await guard.sleep(limitWait.waitMs, ports.finishSignal);
-                }
-                else if (config.delaySeconds > 0) {
-                    emit({ type: 'waiting', seconds: config.delaySeconds });
-                    await guard.sleep(config.delaySeconds * 1000, ports.finishSignal);
-                }
+            else if (config.delaySeconds > 0) {
+                emit({ type: 'waiting', seconds: config.delaySeconds });
+                await guard.sleep(config.delaySeconds * 1000, ports.finishSignal);
             }
         }
     }
     catch (error) {
         // A bug or an environment failure (git broke, the disk is full): finish the record all the same.
         status.error = error.message;
-        stop = stopWith('agent_error', `Run crashed: ${error.message}`);
+        stop = { reason: 'agent_error', detail: `Run crashed: ${error.message}` };
     }
     finally {
         guard.dispose();
@@ -18242,7 +18283,7 @@ async function runLoop(config, ports = {}) {
         }
     }
     const finishedAt = clock.now();
-    const final = stop ?? stopWith('agent_error', 'the loop ended without a stop reason');
+    const final = stop ?? { reason: 'agent_error', detail: 'the loop ended without a stop reason' };
     const result = {
         ...status,
         state: 'finished',

@@ -1,184 +1,146 @@
-// The git and GitHub half of a run, as the action uses it: prepare the fresh branch before the loop, and
-// after it push and open or update the pull request as the inputs say. Known failures come back as
-// sentences with their fix (for setFailed and the summary), never as stack traces.
+// Step 5, deliver: what the inputs say to do with the work for this outcome (a pure decision, tested with a
+// table), then the push and the pull request. Known failures come back as sentences with their fix (for
+// setFailed and the summary), never as stack traces. The checkout is given back whatever happened.
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
-import {
-  configureIdentity,
-  GITHUB_ACTIONS_IDENTITY,
-  formatPatch,
-  hasDiff,
-  prepareBranch,
-  pushWithRetry,
-  PUSH_FAILURE,
-  GitRepo,
-  type CommitIdentity,
-  type PreparedBranch
-} from '../git/index.js'
+import { formatPatch, GitRepo, hasDiff, pushWithRetry, PUSH_FAILURE } from '../git/index.js'
 import { GITHUB_TOKEN_TRIGGERS_NO_CI } from '../github/errors.js'
-import { openOrUpdatePullRequest, type GitHubClient } from '../github/pulls.js'
+import { openOrUpdatePullRequest } from '../github/pulls.js'
 import type { LoopResult } from '../loop/index.js'
-import type { DeliveryReport, RunReport } from '../github/run-report.js'
-import { pullRequestText } from '../github/pr-body.js'
+import type { DeliveryReport } from '../report/run-report.js'
+import { pullRequestText } from '../report/pr-body.js'
 import { backoffMs, retryTiming } from '../github/retry.js'
-import type { RunPlan } from './plan.js'
+import type { OnFailure } from './inputs.js'
+import { REMOTE, restoreCheckout, type Prepared } from './prepare.js'
 
-const REMOTE = 'origin'
-/** The identity GitHub shows for commits made by GITHUB_TOKEN; create-pull-request uses it too. */
-const BOT_IDENTITY = GITHUB_ACTIONS_IDENTITY
+/** What decides the delivery: the loop's outcome and the inputs. */
+export interface DeliveryFacts {
+  stopReason: LoopResult['stopReason']
+  success: boolean
+  /** The person's pull request whose own branch the loop works on. */
+  pr?: number
+  /** The branch's last commit is the one the remote already had. */
+  addedNoCommits: boolean
+  openPr: boolean
+  onFailure: OnFailure
+  /** The draft input. */
+  draft: boolean
+  branch: string
+}
 
-/** The repository's top folder for the project root; throws a one-line error outside a repository. */
-export async function workTreeOf(projectRoot: string): Promise<string> {
-  const top = await new GitRepo(projectRoot).exec(['rev-parse', '--show-toplevel'], { probe: true })
-  if (top.exitCode !== 0)
-    throw new Error(
-      `${projectRoot} is not a git repository: run actions/checkout before ralph-action (and check working-directory).`
-    )
-  return top.stdout.trim()
+/** Push the branch, then leave the pull requests alone, push onto the person's one, or open/update ours. */
+export type DeliveryDecision =
+  { push: false; skipped: string } | { push: true; pullRequest: 'none' | 'onto-pr' | 'open'; draft: boolean }
+
+export function decideDelivery(facts: DeliveryFacts): DeliveryDecision {
+  const { pr, success, branch } = facts
+  if (facts.stopReason === 'already_green')
+    return {
+      push: false,
+      skipped: 'every gate passed before any agent ran, so there was nothing to do and nothing was pushed'
+    }
+  // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
+  if (pr !== undefined && !success)
+    return {
+      push: false,
+      skipped: `the gates did not pass, so nothing was pushed onto pull request #${pr}'s branch (on-failure applies to the action's own branches only)`
+    }
+  if (pr !== undefined && facts.addedNoCommits)
+    return { push: false, skipped: `the loop added no commits, so pull request #${pr} is left as it was` }
+  // Success delivers when open-pr says so; a failure as on-failure says (push, or push and a draft).
+  const wantPush = success ? facts.openPr : facts.onFailure !== 'none'
+  const wantPr = success ? facts.openPr : facts.onFailure === 'draft-pr'
+  if (!wantPush)
+    return {
+      push: false,
+      skipped: success
+        ? `open-pr is false, so nothing was pushed: the work is on the local branch ${branch} and in the run record`
+        : 'on-failure is none, so nothing was pushed: the work is on the local branch and in the run record'
+    }
+  return {
+    push: true,
+    pullRequest: !wantPr ? 'none' : pr !== undefined ? 'onto-pr' : 'open',
+    draft: facts.draft || !success
+  }
 }
 
 /**
- * The base when something decides it: a proposal's pull request's branch, else the input, else the pull
- * request's base, else the hunt's open PR's.
+ * The branch must hold what the loop verified: the tree its last iteration left (a process of the loop that
+ * moved the branch, possible only as the job's own user, delivers nothing). Answers the problem, if any.
  */
-function baseOf(plan: RunPlan): { base?: string } {
-  const base = plan.trigger?.proposeTo?.headRef ?? plan.inputs.base ?? plan.pr?.baseRef ?? plan.trigger?.base
-  return base !== undefined ? { base } : {}
-}
-
-/**
- * Creates the loop's fresh branch from the base (the input, else the checked-out branch, the pull request's
- * base, GITHUB_REF or the remote's default, as prepareBranch decides) and sets the commit identity.
- */
-export async function prepare(
-  plan: RunPlan,
-  workTree: string
-): Promise<{ prepared: PreparedBranch; identity: CommitIdentity }> {
-  const prepared = await prepareBranch(workTree, {
-    branch: plan.branch,
-    remote: REMOTE,
-    ...(plan.continueBranch ? { continueExisting: true } : {}),
-    ...baseOf(plan),
-    log: message => core.info(message)
-  })
-  const identity = await configureIdentity(workTree, BOT_IDENTITY)
-  return { prepared, identity }
-}
-
-/**
- * Checks out again what was checked out before the run (the loop's commits stay on its branch), so later
- * steps and a second ralph in the same job start from where the job was. A failure is a warning.
- */
-export async function restoreCheckout(workTree: string, prepared: PreparedBranch): Promise<void> {
-  const { branch, sha } = prepared.previous
-  const args = branch
-    ? ['checkout', '--quiet', branch]
-    : sha
-      ? ['checkout', '--quiet', '--detach', sha]
-      : undefined
-  if (!args) return
-  // Hardened (no hooks, no secrets in the environment): the agent may have planted a post-checkout hook.
-  const result = await new GitRepo(workTree).exec(args, { probe: true })
-  if (result.exitCode !== 0)
-    core.warning(
-      `Could not check out ${branch ?? sha} again after the run (${result.stderr.trim()}); the work tree is left on ${prepared.branch}.`
-    )
-}
-
-export interface DeliverOptions {
-  plan: RunPlan
-  workTree: string
-  prepared: PreparedBranch
+async function branchMovedDuringLoop(
+  workTree: string,
+  branch: string,
   result: LoopResult
-  /** The report so far (for the pull request body). */
-  report: Omit<RunReport, 'delivery'>
-  octokit: () => Promise<GitHubClient>
-  /** No retry of the push starts past this (max-time). */
-  deadline?: number
-}
-
-/** The last commit on the branch now. */
-async function headSha(workTree: string): Promise<string | undefined> {
-  return new GitRepo(workTree).commitOf('HEAD')
+): Promise<string | undefined> {
+  const verified = [...result.iterations].reverse().find(it => it.treeHash)?.treeHash ?? result.start.tree
+  if (!verified) return undefined
+  const tree = await new GitRepo(workTree).exec(
+    ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{tree}`],
+    { probe: true }
+  )
+  if (tree.stdout.trim() === verified) return undefined
+  return `'${branch}' no longer holds the tree the loop verified (${verified.slice(0, 12)}): something moved it during the loop, so nothing was pushed`
 }
 
 /** Push and open or update the pull request, as the inputs say for this outcome. */
-export async function deliver(options: DeliverOptions): Promise<DeliveryReport> {
-  const { plan, workTree, prepared, result } = options
+async function deliverWork(prepared: Prepared, result: LoopResult): Promise<DeliveryReport> {
+  const { plan, workTree, branch, clients } = prepared
   const { inputs } = plan
-  const delivery: DeliveryReport = {
-    branch: prepared.branch,
-    pushed: false,
-    problems: [],
-    notes: []
-  }
-  const commit = await headSha(workTree)
+  const delivery: DeliveryReport = { branch: branch.branch, pushed: false, problems: [], notes: [] }
+  const commit = await new GitRepo(workTree).commitOf('HEAD')
   if (commit) delivery.commit = commit
-
-  if (result.stopReason === 'cancelled') {
-    delivery.skipped = 'the run was cancelled, so nothing was pushed'
+  const decision = decideDelivery({
+    stopReason: result.stopReason,
+    success: result.success,
+    ...(plan.pr ? { pr: plan.pr.number } : {}),
+    addedNoCommits: commit !== undefined && commit === branch.remoteSha,
+    openPr: inputs.openPr,
+    onFailure: inputs.onFailure,
+    draft: inputs.draft,
+    branch: branch.branch
+  })
+  if (!decision.push) {
+    delivery.skipped = decision.skipped
     return delivery
   }
-  if (result.stopReason === 'already_green') {
-    delivery.skipped =
-      'every gate passed before any agent ran, so there was nothing to do and nothing was pushed'
-    return delivery
-  }
-  // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
-  if (plan.pr && !result.success) {
-    delivery.skipped = `the gates did not pass, so nothing was pushed onto pull request #${plan.pr.number}'s branch (on-failure applies to the action's own branches only)`
-    return delivery
-  }
-  if (plan.pr && commit !== undefined && commit === prepared.remoteSha) {
-    delivery.skipped = `the loop added no commits, so pull request #${plan.pr.number} is left as it was`
-    return delivery
-  }
-  // Success delivers when open-pr says so; a failure as on-failure says (push, or push and a draft).
-  const wantPush = result.success ? inputs.openPr : inputs.onFailure !== 'none'
-  const wantPr = result.success ? inputs.openPr : inputs.onFailure === 'draft-pr'
-  if (!wantPush) {
-    delivery.skipped = result.success
-      ? `open-pr is false, so nothing was pushed: the work is on the local branch ${prepared.branch} and in the run record`
-      : 'on-failure is none, so nothing was pushed: the work is on the local branch and in the run record'
-    return delivery
-  }
-  if (!(await hasDiff(workTree, prepared.baseSha))) {
-    delivery.skipped = `the loop left no change against ${prepared.base}, so there is nothing to push and no pull request`
-    core.info(`Branch ${prepared.branch} has no change against ${prepared.base}: nothing to push.`)
+  if (!(await hasDiff(workTree, branch.baseSha))) {
+    delivery.skipped = `the loop left no change against ${branch.base}, so there is nothing to push and no pull request`
+    core.info(`Branch ${branch.branch} has no change against ${branch.base}: nothing to push.`)
     return delivery
   }
 
   const token = inputs.pushToken ?? inputs.githubToken
   const serverUrl = plan.context.serverUrl
   const repository = `${plan.context.repo.owner}/${plan.context.repo.repo}`
-  core.startGroup(`Pushing ${prepared.branch}`)
+  core.startGroup(`Pushing ${branch.branch}`)
   try {
     const timing = retryTiming()
     const pushed = await pushWithRetry(
       workTree,
       {
-        branch: prepared.branch,
+        branch: branch.branch,
         remote: REMOTE,
         token,
         serverUrl,
         repository,
-        leaseSha: prepared.remoteSha,
+        leaseSha: branch.remoteSha,
         stallSeconds: timing.pushStallSeconds,
         log: message => core.info(message)
       },
       {
         attempts: 3,
         waitMs: attempt => backoffMs(timing, attempt + 1),
-        ...(options.deadline !== undefined ? { deadline: options.deadline } : {})
+        ...(clients.budget.deadline !== undefined ? { deadline: clients.budget.deadline } : {})
       }
     )
     if (!pushed.pushed) {
       const failure = pushed.error
-      delivery.problems.push(failure?.message ?? `the push of ${prepared.branch} failed`)
+      delivery.problems.push(failure?.message ?? `the push of ${branch.branch} failed`)
       if (failure?.detail) core.info(failure.detail)
       if (failure?.kind === PUSH_FAILURE.workflowsPermission) {
-        const patch = await formatPatch(workTree, prepared.baseSha)
+        const patch = await formatPatch(workTree, branch.baseSha)
         const file = path.join(plan.config.recordDir, 'ralph.patch')
         writeFileSync(file, patch)
         delivery.patch = { file: 'ralph.patch', text: patch }
@@ -191,8 +153,8 @@ export async function deliver(options: DeliverOptions): Promise<DeliveryReport> 
     core.endGroup()
   }
 
-  if (!wantPr) return delivery
-  if (plan.pr) {
+  if (decision.pullRequest === 'none') return delivery
+  if (decision.pullRequest === 'onto-pr' && plan.pr) {
     // Its title, description, labels and reviewers are its author's: the push is the update, and the
     // tracking comment on it says what the loop did.
     const { owner, repo } = plan.context.repo
@@ -208,7 +170,13 @@ export async function deliver(options: DeliverOptions): Promise<DeliveryReport> 
   if (inputs.pushToken === undefined)
     delivery.notes.push(`${GITHUB_TOKEN_TRIGGERS_NO_CI} Pass it as push-token.`)
   const text = pullRequestText(
-    { ...options.report, delivery },
+    {
+      status: result,
+      task: plan.task,
+      links: { run: plan.context.runUrl, artifactName: plan.artifactName },
+      base: branch.base,
+      delivery
+    },
     {
       ...(inputs.prTitle !== undefined ? { title: inputs.prTitle } : {}),
       ...(plan.closes !== undefined ? { closes: plan.closes } : {}),
@@ -222,15 +190,15 @@ export async function deliver(options: DeliverOptions): Promise<DeliveryReport> 
   )
   core.startGroup('Opening or updating the pull request')
   try {
-    const octokit = await options.octokit()
+    const octokit = await clients.delivery()
     const pr = await openOrUpdatePullRequest(octokit, {
       owner: plan.context.repo.owner,
       repo: plan.context.repo.repo,
-      head: prepared.branch,
-      base: prepared.base,
+      head: branch.branch,
+      base: branch.base,
       title: text.title,
       body: text.body,
-      draft: inputs.draft || !result.success,
+      draft: decision.draft,
       labels: inputs.labels,
       reviewers: inputs.reviewers,
       assignees: inputs.assignees,
@@ -247,5 +215,40 @@ export async function deliver(options: DeliverOptions): Promise<DeliveryReport> 
   } finally {
     core.endGroup()
   }
+  return delivery
+}
+
+/** Delivers the loop's work (nothing when the run was cancelled), then gives the checkout back. */
+export async function deliver(
+  prepared: Prepared,
+  result: LoopResult,
+  cancelled: boolean
+): Promise<DeliveryReport> {
+  const { workTree, branch, identity } = prepared
+  let delivery: DeliveryReport
+  if (cancelled)
+    delivery = {
+      branch: branch.branch,
+      pushed: false,
+      problems: [],
+      notes: [],
+      skipped: 'the run was cancelled, so nothing was pushed'
+    }
+  else {
+    const moved = await branchMovedDuringLoop(workTree, branch.branch, result)
+    try {
+      if (moved) throw new Error(moved)
+      delivery = await deliverWork(prepared, result)
+    } catch (error) {
+      delivery = {
+        branch: branch.branch,
+        pushed: false,
+        problems: [`delivery failed: ${(error as Error).message}`],
+        notes: []
+      }
+    }
+  }
+  await identity.restore().catch(() => undefined)
+  await restoreCheckout(workTree, branch)
   return delivery
 }

@@ -12,7 +12,7 @@ import {
   type LoopConfig,
   type LoopEvent
 } from '../loop/index.js'
-import { formatDuration, verdictLabel } from '../github/run-report.js'
+import { formatDuration, verdictLabel } from '../report/run-report.js'
 import { WorkflowCommandFilter, neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 
 /** Lines of a failing gate's output shown in the log (the whole output is in the record). */

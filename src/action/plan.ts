@@ -19,9 +19,9 @@ import {
   type Ralph,
   type RalphProblem
 } from '../ralph/index.js'
-import type { RunContext } from '../github/context.js'
-import { deliverTask, promptWithTask, ralphReadsTask } from '../github/sanitize.js'
-import type { PullRef, RunPlan as TriggerRun } from '../github/trigger.js'
+import type { RunContext } from '../trigger/context.js'
+import { deliverTask, promptWithTask, ralphReadsTask } from '../trigger/sanitize.js'
+import type { PullRef, Run } from '../trigger/admission.js'
 import { autoModelProxy, modelProxyProblem } from '../proxy/agent.js'
 import { InputError, type ActionInputs } from './inputs.js'
 
@@ -42,8 +42,8 @@ export interface RunPlan {
   closes?: number
   /** The branch may exist already (an issue's branch, a pull request's head): continue it, do not recreate it. */
   continueBranch: boolean
-  /** What started the run (planTrigger's plan), when it carried more than the action's defaults. */
-  trigger?: TriggerRun
+  /** What started the run (admitEvent's plan), when it carried more than the action's defaults. */
+  trigger?: Run
   /** The pull request whose own branch the loop works on (a `/ralph` comment on it): it is updated. */
   pr?: PullRef
   /** Things to tell the user before the loop runs. */
@@ -132,7 +132,7 @@ export function makePlan(
   inputs: ActionInputs,
   context: RunContext,
   env: NodeJS.ProcessEnv = process.env,
-  trigger?: TriggerRun
+  trigger?: Run
 ): RunPlan {
   const workspace = realpathSync(context.workspace)
   const projectRoot = path.resolve(workspace, inputs.workingDirectory)

@@ -3,7 +3,7 @@
 // `strategy: { matrix: ${{ fromJSON(needs.list.outputs.matrix) }} }` gives each job `matrix.ralph`.
 import { listInstalledRalphs, NAME_RE } from '../ralph/index.js'
 import { parseArgs } from './argv.js'
-import type { CliIO } from './main.js'
+import type { CliIO } from './io.js'
 
 /** GitHub runs at most 256 jobs from one matrix. */
 export const MAX_MATRIX_JOBS = 256

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { loopConfig, taskRalph } from '../loop/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
 import { closeOption, parseArgs, UsageError, type OptionSpec } from './argv.js'
-import type { CliIO } from './main.js'
+import type { CliIO } from './io.js'
 import { LOOP_OPTIONS, REFERENCE_OPTIONS, agentSettings, gateSettings, loopSettings } from './options.js'
 import { cliChecks, runWithConsole } from './run-command.js'
 

@@ -10,19 +10,10 @@ import { promptCommand } from './prompt-command.js'
 import { runCommand } from './run-command.js'
 import { scaffoldRalph } from './scaffold.js'
 import { validateCommand } from './validate-command.js'
+import type { CliIO } from './io.js'
 
 /** Exit codes, documented in the README. */
 export const EXIT = { ok: 0, config: 1, usage: 2, unsuccessful: 3, cancelled: 130, bug: 70 } as const
-
-export interface CliIO {
-  cwd: string
-  env: NodeJS.ProcessEnv
-  home: string
-  stdout: (text: string) => void
-  stderr: (text: string) => void
-  /** Whether a human is at the terminal (the first Ctrl+C then finishes the iteration, as in ralphify). */
-  interactive: boolean
-}
 
 type Command = (args: string[], io: CliIO) => Promise<number>
 

@@ -2,7 +2,7 @@
 import { loopConfig, previewPrompt } from '../loop/index.js'
 import { loadRalph, RalphError, resolveRalphPath } from '../ralph/index.js'
 import { parseArgs, UsageError, type OptionSpec } from './argv.js'
-import type { CliIO } from './main.js'
+import type { CliIO } from './io.js'
 
 export const PROMPT_OPTIONS: OptionSpec[] = [
   {

@@ -14,7 +14,7 @@ import { argsRead, loadRalph, RalphError, resolveRalphPath, type LoadedRalph } f
 import { closeOption, parseArgs, UsageError } from './argv.js'
 import { consoleRenderer } from './console.js'
 import { isolateCli, type CliIsolation } from './isolation.js'
-import type { CliIO } from './main.js'
+import type { CliIO } from './io.js'
 import {
   LOOP_OPTIONS,
   REFERENCE_OPTIONS,

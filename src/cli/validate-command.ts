@@ -3,7 +3,7 @@
 import path from 'node:path'
 import { lintRalph, resolveRalphPath } from '../ralph/index.js'
 import { parseArgs, UsageError } from './argv.js'
-import type { CliIO } from './main.js'
+import type { CliIO } from './io.js'
 
 export async function validateCommand(args: string[], io: CliIO): Promise<number> {
   const { rest } = parseArgs(args, [])

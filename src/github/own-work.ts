@@ -4,7 +4,7 @@
 // an installation token (the job's GITHUB_TOKEN, an App's token) with 403, and such a token always acts as
 // an App's bot account (GITHUB_TOKEN as github-actions[bot]), which no person can author as: only an App an
 // admin installed can. So for those the author must be a bot.
-import type { Octokit } from './permissions.js'
+import type { Octokit } from './client.js'
 
 /** Who a token acts as: a user's login, or an App's bot (whose login the token cannot ask for). */
 export type TokenActor = { kind: 'user'; login: string } | { kind: 'app' }

@@ -10,11 +10,12 @@ import {
   PullRequestError,
   PULL_REQUEST_FAILURE
 } from './errors.js'
+import { MAX_PR_BODY_CHARS } from '../report/pr-body.js'
 
 export type GitHubClient = Octokit
 
-/** GitHub refuses pull request bodies longer than this (characters). */
-export const MAX_PR_BODY_CHARS = 65536
+// GitHub's limit on a pull request's body: one definition, with the renderer that fits the body under it.
+export { MAX_PR_BODY_CHARS }
 
 export interface PullRequestOptions {
   owner: string

@@ -2,15 +2,17 @@
 // loop starts, edited after every iteration (iteration, gates ✓/✗, cost so far, a link to the run) and
 // finalised with the outcome and the pull request. The post step finalises it as cancelled when main did
 // not, so it never stays "working…". Failures to give feedback are warnings: they never fail a run.
-import type { IterationRecord, LoopEvent, LoopStatus, StopReason } from '../loop/index.js'
+import type { LoopEvent, LoopStatus } from '../loop/index.js'
 import type { Octokit } from './client.js'
 import { postComment } from './comments.js'
-import { verdictLabel } from './run-report.js'
-
-/** GitHub refuses comment bodies over 65,536 characters; stay well under. */
-export const MAX_COMMENT_CHARS = 65000
-/** Iterations shown in the comment (the rest are in the run record). */
-export const TRACKING_ROWS = 25
+import { fit } from '../text/markdown.js'
+import {
+  MAX_COMMENT_CHARS,
+  renderFinal,
+  renderWorking,
+  type TrackingInfo,
+  type TrackingOutcome
+} from '../report/tracking.js'
 
 export interface IssueTarget {
   owner: string
@@ -18,23 +20,8 @@ export interface IssueTarget {
   issueNumber: number
 }
 
-export interface TrackingInfo {
-  /** Shown in the title. */
-  ralphName: string
-  /** GITHUB_RUN_ID: the marker ties the comment to this run. */
-  runId: string
-  runUrl: string
-  branch?: string
-  /** Who started it (without @). */
-  actor?: string
-  maxIterations?: number
-}
-
 export type Warn = (message: string) => void
 
-/** The hidden first line of a tracking comment; `state` says whether a step still has to finalise it. */
-export const trackingMarker = (runId: string, state: 'working' | 'final'): string =>
-  `<!-- ralph-action:tracking run=${runId.replace(/[^0-9A-Za-z_-]/g, '')} state=${state} -->`
 const MARKER_RE = /^<!-- ralph-action:tracking run=([0-9A-Za-z_-]*) state=(working|final) -->/
 
 /** 👀 on the triggering comment (or on the issue when a label started it). Answers whether it worked. */
@@ -73,19 +60,11 @@ export async function postRefusal(
   warn: Warn = () => {}
 ): Promise<string | undefined> {
   try {
-    return (await postComment(octokit, target, fit(reply))).html_url
+    return (await postComment(octokit, target, fit(reply, MAX_COMMENT_CHARS))).html_url
   } catch (error) {
     warn(`Could not reply on #${target.issueNumber}: ${messageOf(error)}`)
     return undefined
   }
-}
-
-/** How the run ended, for the final edit. */
-export interface TrackingOutcome {
-  status: LoopStatus
-  pullRequest?: { number: number; url: string; operation: 'created' | 'updated' }
-  /** One more sentence: why nothing was delivered, a delivery problem, where the artifact is. */
-  note?: string
 }
 
 /** The one tracking comment of a run. Create it when the loop starts; keep `id` in the step state. */
@@ -239,122 +218,6 @@ export async function finaliseCancelled(
       : 'The run was cancelled or timed out before it finished; its record is in the run’s artifact.'
   })
   return done ? 'finalised' : 'failed'
-}
-
-// --- bodies ----------------------------------------------------------------------------------------
-
-const HEADLINE: Record<StopReason, string> = {
-  all_checks_passed: '✅ Every gate passed',
-  completed: '✅ Done (the agent said so; no gates)',
-  max_iterations: '❌ Used every iteration without passing the gates',
-  budget_exhausted: '💸 Out of budget',
-  timeout: '⏱️ Out of time',
-  circuit_open: '❌ Stopped: no progress',
-  agent_error: '💥 Stopped on an error',
-  cancelled: '⏹️ Cancelled',
-  already_green: '✅ Nothing to do: every gate already passed'
-}
-
-export function renderWorking(info: TrackingInfo, status?: LoopStatus): string {
-  const n = status?.iterations.length ?? 0
-  const of = info.maxIterations ? ` of at most ${info.maxIterations}` : ''
-  const now = n === 0 ? 'starting' : `${n} iteration${n === 1 ? '' : 's'} done${of}`
-  const lines = [
-    trackingMarker(info.runId, 'working'),
-    `### 🔁 ralph ${code(info.ralphName)} is working… (${now})`,
-    ''
-  ]
-  if (status && n > 0) lines.push(table(status.iterations), '', `Cost so far: ${cost(status)}.`, '')
-  lines.push(footer(info))
-  return fit(lines.join('\n'))
-}
-
-export function renderFinal(info: TrackingInfo, outcome: TrackingOutcome): string {
-  const { status, pullRequest } = outcome
-  const n = status.iterations.length
-  const headline =
-    status.stopReason !== undefined
-      ? HEADLINE[status.stopReason]
-      : status.state === 'finished'
-        ? '⏹️ Finished'
-        : '⏹️ Cancelled'
-  const after =
-    status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`
-  const pr = pullRequest
-    ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
-    : ''
-  const lines = [trackingMarker(info.runId, 'final'), `### ${headline} ${after}${pr}`, '']
-  if (status.stopDetail) lines.push(`${cell(status.stopDetail, 400)}.`.replace(/\.\.$/, '.'), '')
-  if (outcome.note) lines.push(cell(outcome.note, 1000), '')
-  if (n > 0) lines.push(table(status.iterations), '', `Cost: ${cost(status)}.`, '')
-  lines.push(footer(info))
-  return fit(lines.join('\n'))
-}
-
-function table(iterations: IterationRecord[]): string {
-  const shown = iterations.slice(-TRACKING_ROWS)
-  const rows = ['| # | Verdict | Gates | Cost | Time |', '| --- | --- | --- | --- | --- |']
-  for (const it of shown) {
-    const gates = it.checks.length
-      ? it.checks.map(c => `${c.passed ? '✓' : '✗'} ${code(c.name)}`).join(' ')
-      : '–'
-    const spent = !it.agent
-      ? '–'
-      : it.agent.usage.cost_source === 'unknown'
-        ? '?'
-        : `$${it.agent.usage.cost_usd.toFixed(2)}`
-    rows.push(
-      `| ${it.iteration} | ${verdictLabel(it.verdict)} | ${gates} | ${spent} | ${duration(it.durationMs)} |`
-    )
-  }
-  const hidden = iterations.length - shown.length
-  if (hidden > 0)
-    rows.push('', `_${hidden} earlier iteration${hidden === 1 ? '' : 's'} are in the run record._`)
-  return rows.join('\n')
-}
-
-function footer(info: TrackingInfo): string {
-  const parts = [`[The run](${info.runUrl})`]
-  if (info.branch) parts.push(`branch ${code(info.branch)}`)
-  if (info.actor) parts.push(`started by @${info.actor}`)
-  return parts.join(' · ')
-}
-
-function cost(status: LoopStatus): string {
-  if (status.cost.source === 'unknown' && status.cost.totalUsd === 0)
-    return 'unknown (the agent reported none)'
-  const max = status.cost.maxUsd !== undefined ? ` of $${status.cost.maxUsd.toFixed(2)}` : ''
-  return `$${status.cost.totalUsd.toFixed(2)}${max} (${status.cost.source})`
-}
-
-function duration(ms: number): string {
-  const s = Math.round(ms / 1000)
-  if (s < 60) return `${s}s`
-  const m = Math.floor(s / 60)
-  return m < 60 ? `${m}m ${s % 60}s` : `${Math.floor(m / 60)}h ${m % 60}m`
-}
-
-/** One line for a table or a sentence: no pipes, no newlines, bounded. */
-function cell(text: string, max: number): string {
-  const flat = text
-    .replace(/\s*\n\s*/g, ' ')
-    .replace(/\|/g, '\\|')
-    .trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
-
-function code(text: string): string {
-  const flat = cell(text, 80)
-  return flat.includes('`') ? `\`\` ${flat} \`\`` : `\`${flat}\``
-}
-
-/** Keeps a body under GitHub's limit, cutting the middle of the text, never the marker. */
-export function fit(body: string, max = MAX_COMMENT_CHARS): string {
-  if (body.length <= max) return body
-  const note = '\n\n_[… cut to fit GitHub’s comment limit]_\n\n'
-  const head = Math.floor((max - note.length) * 0.6)
-  const tail = max - note.length - head
-  return body.slice(0, head) + note + body.slice(body.length - tail)
 }
 
 function emptyStatus(): LoopStatus {

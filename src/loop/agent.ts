@@ -7,7 +7,7 @@ import type { AgentCaps, AgentOutcome, AgentPreset } from '../agents/types.js'
 import { decodeCaptured } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import { pyStrRepr } from '../ralph/index.js'
-import type { CostMeter } from './cost-meter.js'
+import type { CostMeter } from '../agents/cost-meter.js'
 import type { AgentRun, KilledBy } from './types.js'
 
 /** Characters of the final message kept in the record. */

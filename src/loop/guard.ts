@@ -1,7 +1,7 @@
 // Budgets enforced by force: one abort signal for the whole run that fires when time runs out, when the
 // dollar budget is crossed while the agent runs, or when the caller cancels. Every process the loop
 // starts gets this signal, so its whole tree is killed at once.
-import type { CostMeter } from './cost-meter.js'
+import type { CostMeter } from '../agents/cost-meter.js'
 import type { Clock } from './types.js'
 
 export type EnforcedStop = 'timeout' | 'budget_exhausted' | 'cancelled'

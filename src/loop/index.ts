@@ -18,7 +18,7 @@ export {
 export { previewPrompt } from './preview.js'
 export { missingPrograms } from './preflight.js'
 export { taskRalph, type TaskRalphOptions } from './task.js'
-export { createCostMeter, priceUsage, type CostMeter, type PriceTokens } from './cost-meter.js'
+export { createCostMeter, priceUsage, type CostMeter, type PriceTokens } from '../agents/cost-meter.js'
 export { detectCompletion, tagGiven, statusBlockExit, type CompletionSignal } from './completion.js'
 export { failureFingerprint, normaliseFailureOutput } from './fingerprint.js'
 export {
@@ -43,10 +43,7 @@ export {
 } from './prompt.js'
 export { RunRecord, PROGRESS_FILE, STATUS_FILE, progressSection, baselineVerdict } from './record.js'
 export {
-  cell,
   charts,
-  code,
-  fence,
   formatCost,
   formatDuration,
   iterationCost,

@@ -10,7 +10,7 @@ import { runAgent } from './agent.js'
 import { runChecks, type ChecksOutcome } from './checks.js'
 import { runCommands } from './commands.js'
 import { detectCompletion } from './completion.js'
-import type { CostMeter } from './cost-meter.js'
+import type { CostMeter } from '../agents/cost-meter.js'
 import { failureFingerprint } from './fingerprint.js'
 import type { LoopGuard } from './guard.js'
 import {

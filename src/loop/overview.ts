@@ -1,6 +1,7 @@
 // The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
 // cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
-// with them, and the job summary shows the same ones (src/github/summary.ts): one renderer for both.
+// with them, and the job summary shows the same ones (src/report/summary.ts): one renderer for both.
+import { codeCell, fence } from '../text/markdown.js'
 import type { BaselineRecord, CheckRun, IterationRecord, IterationVerdict, LoopStatus } from './types.js'
 
 const VERDICT: Record<IterationVerdict, string> = {
@@ -40,25 +41,6 @@ export function formatCost(status: Pick<LoopStatus, 'cost'>): string {
   return `$${cost.totalUsd.toFixed(4)} (${cost.source})`
 }
 
-/** A table cell: no pipes or newlines, bounded. */
-export function cell(text: string, max = 80): string {
-  const flat = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').trim()
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
-}
-
-export const code = (text: string): string => {
-  const flat = cell(text, 120)
-  const ticks = flat.includes('`') ? '``' : '`'
-  return `${ticks}${ticks === '``' ? ' ' : ''}${flat}${ticks === '``' ? ' ' : ''}${ticks}`
-}
-
-/** A fenced block longer than any run of backticks inside `text`. */
-export function fence(text: string, lang = ''): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length))
-  const marks = '`'.repeat(Math.max(3, longest + 1))
-  return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`
-}
-
 /** The gates in the order they ran, the baseline's first. */
 function gateNames(status: LoopStatus): string[] {
   const names: string[] = []
@@ -88,7 +70,7 @@ const BASELINE_LABEL: Record<BaselineRecord['verdict'], string> = {
 export function iterationTable(status: LoopStatus, maxRows = 50, elsewhere = 'in the run record'): string {
   const gates = gateNames(status)
   const columns = gates.length <= MAX_GATE_COLUMNS
-  const head = ['#', 'Verdict', ...(columns ? gates.map(g => code(g)) : ['Gates']), 'Cost', 'Duration']
+  const head = ['#', 'Verdict', ...(columns ? gates.map(g => codeCell(g)) : ['Gates']), 'Cost', 'Duration']
   const gateCells = (checks: CheckRun[]): string[] => {
     if (columns)
       return gates.map(g => {
@@ -100,7 +82,7 @@ export function iterationTable(status: LoopStatus, maxRows = 50, elsewhere = 'in
       undefined
     )
     const tally = `${checks.filter(c => c.passed).length}/${checks.length} ✓`
-    return [slowest ? `${tally} (slowest ${code(slowest.name)} ${gateTime(slowest.durationMs)})` : tally]
+    return [slowest ? `${tally} (slowest ${codeCell(slowest.name)} ${gateTime(slowest.durationMs)})` : tally]
   }
   const rows: string[][] = []
   const baseline = status.baseline

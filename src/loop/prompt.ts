@@ -2,6 +2,7 @@
 // stripped, comments removed, placeholders filled in one pass, credit trailer). Our `ralph.*` values are
 // filled in the same single pass; when gates exist and the body uses none of them, a "Loop status"
 // section is appended after the body and before the credit trailer.
+import { code, fence } from '../text/markdown.js'
 import {
   stripHtmlComments,
   pyStrip,
@@ -72,24 +73,6 @@ export function loopPlaceholdersUsed(inputs: Pick<PromptInputs, 'ralphText' | 'b
   return used
 }
 
-/** A fence (or inline code delimiter) longer than any run of `char` inside `text`. */
-function fenceFor(text: string, char: '`' | '~', min: number): string {
-  const longest = Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length))
-  return char.repeat(Math.max(min, longest + 1))
-}
-
-const code = (text: string): string => {
-  const tick = fenceFor(text, '`', 1)
-  return tick.length > 1 || text.startsWith('`') || text.endsWith('`')
-    ? `${tick} ${text} ${tick}`
-    : `${tick}${text}${tick}`
-}
-
-const block = (text: string): string => {
-  const fence = fenceFor(text, '~', 3)
-  return `${fence}\n${text.replace(/\n+$/, '')}\n${fence}`
-}
-
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`
 
 /** `{{ ralph.checks }}`: one line per gate. */
@@ -107,7 +90,7 @@ export function renderFailures(checks: CheckRun[] | undefined): string {
         : check.exitCode === null
           ? 'was stopped'
           : `exit code ${check.exitCode}`
-      return `${code(check.name)} failed (${how}). The end of its output:\n\n${block(check.tail)}`
+      return `${code(check.name)} failed (${how}). The end of its output:\n\n${fence(check.tail, '', '~')}`
     })
     .join('\n\n')
 }
@@ -116,7 +99,7 @@ export function renderFailures(checks: CheckRun[] | undefined): string {
 export function renderDiff(diff: WorkspaceDiff | undefined): string {
   if (!diff || (diff.stat.trim() === '' && diff.patch === '')) return ''
   const cut = diff.patchTruncated ? '\n[the rest of the diff is not shown]' : ''
-  return `${diff.stat.replace(/\n+$/, '')}\n\n${block(diff.patch)}${cut}`
+  return `${diff.stat.replace(/\n+$/, '')}\n\n${fence(diff.patch, '', '~')}${cut}`
 }
 
 /** One line about an iteration, for `{{ ralph.progress }}`. */

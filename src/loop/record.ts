@@ -15,6 +15,7 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import { charts, formatCost, iterationCost, iterationTable } from './overview.js'
+import { fence } from '../text/markdown.js'
 import type { BaselineRecord, CheckRun, IterationRecord, KilledBy, LoopResult, LoopStatus } from './types.js'
 
 export const PROGRESS_FILE = 'progress.md'
@@ -22,12 +23,6 @@ export const STATUS_FILE = 'status.json'
 
 const seconds = (ms: number): string => `${(ms / 1000).toFixed(1)}s`
 const dollars = (usd: number): string => `$${usd.toFixed(4)}`
-
-function fence(text: string): string {
-  const longest = Math.max(0, ...[...text.matchAll(/`+/g)].map(m => m[0].length))
-  const marks = '`'.repeat(Math.max(3, longest + 1))
-  return `${marks}\n${text.replace(/\n+$/, '')}\n${marks}`
-}
 
 const indent = (text: string, by: string): string =>
   text

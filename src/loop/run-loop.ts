@@ -15,20 +15,13 @@ import {
   type EgressRules,
   type RefusalListener
 } from '../proxy/egress.js'
-import { createCostMeter } from './cost-meter.js'
+import { createCostMeter } from '../agents/cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
+import { decideStop, type Budgets, type IterationEnd, type Stop } from './stop.js'
 import { runBaseline, runIteration, type LoopEnvironment } from './iteration.js'
 import { gateSettingsProblem } from './defaults.js'
 import { RunRecord } from './record.js'
-import type {
-  IterationRecord,
-  LoopConfig,
-  LoopEvent,
-  LoopPorts,
-  LoopResult,
-  LoopStatus,
-  StopReason
-} from './types.js'
+import type { LoopConfig, LoopEvent, LoopPorts, LoopResult, LoopStatus, StopReason } from './types.js'
 
 export const DEFAULT_KILL_GRACE_MS = 3000
 /** An iteration still running after this long is named in status.json (`inFlight`). */
@@ -77,14 +70,6 @@ async function checkConfig(config: LoopConfig, workspace: Workspace, isRepo: boo
     throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`)
   const problem = gateSettingsProblem(config)
   if (problem) throw new RalphError(problem)
-}
-
-/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
-function capReached(max: number, last: IterationRecord | undefined): string {
-  const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`
-  return last?.verdict === 'checks_passed_no_tag'
-    ? `${cap}; the checks pass, but the agent has not given the completion tag`
-    : cap
 }
 
 /** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
@@ -307,12 +292,20 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   if (!isRepo && gated)
     warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off')
 
-  const stopWith = (reason: StopReason, detail: string): { reason: StopReason; detail: string } => ({
-    reason,
-    detail
+  let stop: Stop | undefined
+  /** Where the budgets stand now, after `ran` iterations. */
+  const budgets = (ran: number): Budgets => ({
+    maxIterations: config.maxIterations,
+    maxCostUsd: config.maxCostUsd,
+    ran,
+    last: status.iterations.at(-1),
+    trip: guard.trip,
+    timeSpent: guard.timeSpent(),
+    costSpent: guard.costSpent(),
+    finishAsked: ports.finishSignal?.aborted === true,
+    gated,
+    stopOnError: config.stopOnError
   })
-  const fromTrip = (trip: Trip): { reason: StopReason; detail: string } => stopWith(trip.cause, trip.detail)
-  let stop: { reason: StopReason; detail: string } | undefined
   // What was running when the guard fired: what its enforcement killed.
   let killedPhase: LoopEnvironment['phase']
   guard.signal.addEventListener('abort', () => (killedPhase = env.phase), { once: true })
@@ -341,27 +334,16 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       record.appendBaseline(baseline)
       record.writeStatus(status)
       emit({ type: 'baseline_finished', baseline })
-      if (baseline.verdict === 'interrupted' && guard.trip) {
-        noteEnforcement(guard.trip)
-        stop = fromTrip(guard.trip)
-      } else if (baseline.verdict === 'green' && config.skipIfGreen)
-        stop = stopWith(
-          'already_green',
-          'every check passed before any agent ran (skip-if-green), so no agent ran'
-        )
+      // Interrupted, the baseline's enforcement is noted here; the check before iteration 1 stops the loop.
+      if (baseline.verdict === 'interrupted' && guard.trip) noteEnforcement(guard.trip)
+      else if (baseline.verdict === 'green' && config.skipIfGreen)
+        stop = {
+          reason: 'already_green',
+          detail: 'every check passed before any agent ran (skip-if-green), so no agent ran'
+        }
     }
-    const stopAsked = (): { reason: StopReason; detail: string } | undefined =>
-      ports.finishSignal?.aborted
-        ? stopWith('cancelled', 'stopped after the iteration in flight, as asked')
-        : undefined
     for (let iteration = 1; !stop; iteration++) {
-      if (guard.trip) stop = fromTrip(guard.trip)
-      else if (stopAsked()) stop = stopAsked()
-      else if (guard.timeSpent()) stop = stopWith('timeout', 'the total time budget is spent')
-      else if (guard.costSpent())
-        stop = stopWith('budget_exhausted', `the cost budget ($${config.maxCostUsd}) is spent`)
-      else if (config.maxIterations !== undefined && iteration > config.maxIterations)
-        stop = stopWith('max_iterations', capReached(config.maxIterations, status.iterations.at(-1)))
+      stop = decideStop(undefined, budgets(iteration - 1))
       if (stop) break
 
       status.inFlight = iteration
@@ -389,27 +371,18 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       record.writeStatus(status)
       emit({ type: 'iteration_finished', record: outcome.record })
 
-      // What ends the loop, most decisive first.
-      if (outcome.crash) {
-        status.error = outcome.crash
-        stop = stopWith('agent_error', `Run crashed: ${outcome.crash}`)
-      } else if (outcome.success) {
-        stop = gated
-          ? stopWith('all_checks_passed', `every check passed in iteration ${iteration}`)
-          : stopWith('completed', `the agent gave the completion signal in iteration ${iteration}`)
-      } else if (outcome.interrupted && trip) {
-        stop = fromTrip(trip)
-      } else if (limitWait && 'stop' in limitWait) {
-        stop = stopWith('agent_error', limitWait.stop)
-      } else if (config.stopOnError && agent && !agent.success && !limitWait) {
-        const how = agent.timedOut ? 'timed out' : `exited with ${agent.exitCode ?? agent.signal}`
-        stop = stopWith(
-          'agent_error',
-          `the agent ${how} in iteration ${iteration}; stopping due to --stop-on-error`
-        )
-      } else {
-        // An iteration lost to a usage limit says nothing about the agent or the work: not counted.
-        const tripped = limitWait
+      // An iteration lost to a usage limit says nothing about the agent or the work: the breaker skips it.
+      const end: IterationEnd = {
+        iteration,
+        record: outcome.record,
+        success: outcome.success,
+        interrupted: outcome.interrupted,
+        ...(outcome.crash !== undefined ? { crash: outcome.crash } : {}),
+        ...(limitWait && 'stop' in limitWait ? { limitStop: limitWait.stop } : {}),
+        limitWaited: limitWait !== undefined && 'waitMs' in limitWait
+      }
+      const tripped =
+        limitWait || outcome.crash !== undefined || outcome.success
           ? undefined
           : breaker.record({
               progressed: outcome.record.progressed,
@@ -417,29 +390,23 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
               agentFailed: agent !== undefined && !agent.success,
               deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
             })
-        if (tripped) {
-          status.breaker = tripped
-          stop = stopWith('circuit_open', `circuit open (${tripped.rule}): ${tripped.message}`)
-        } else if (config.maxIterations !== undefined && iteration >= config.maxIterations) {
-          stop = stopWith('max_iterations', capReached(config.maxIterations, outcome.record))
-        } else if (guard.trip) {
-          stop = fromTrip(guard.trip)
-        } else if (stopAsked()) {
-          stop = stopAsked()
-        } else if (limitWait && 'waitMs' in limitWait) {
-          warn(limitWait.detail)
-          emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) })
-          await guard.sleep(limitWait.waitMs, ports.finishSignal)
-        } else if (config.delaySeconds > 0) {
-          emit({ type: 'waiting', seconds: config.delaySeconds })
-          await guard.sleep(config.delaySeconds * 1000, ports.finishSignal)
-        }
+      stop = decideStop(end, budgets(iteration), tripped)
+      if (outcome.crash !== undefined) status.error = outcome.crash
+      if (stop?.reason === 'circuit_open' && tripped) status.breaker = tripped
+      if (stop) break
+      if (limitWait && 'waitMs' in limitWait) {
+        warn(limitWait.detail)
+        emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) })
+        await guard.sleep(limitWait.waitMs, ports.finishSignal)
+      } else if (config.delaySeconds > 0) {
+        emit({ type: 'waiting', seconds: config.delaySeconds })
+        await guard.sleep(config.delaySeconds * 1000, ports.finishSignal)
       }
     }
   } catch (error) {
     // A bug or an environment failure (git broke, the disk is full): finish the record all the same.
     status.error = (error as Error).message
-    stop = stopWith('agent_error', `Run crashed: ${(error as Error).message}`)
+    stop = { reason: 'agent_error', detail: `Run crashed: ${(error as Error).message}` }
   } finally {
     guard.dispose()
     stopWatchingCost()
@@ -462,7 +429,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   }
 
   const finishedAt = clock.now()
-  const final = stop ?? stopWith('agent_error', 'the loop ended without a stop reason')
+  const final: Stop = stop ?? { reason: 'agent_error', detail: 'the loop ended without a stop reason' }
   const result: LoopResult = {
     ...status,
     state: 'finished',

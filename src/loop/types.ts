@@ -5,7 +5,9 @@ import type { Workspace } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import type { Ralph, RalphCheck } from '../ralph/index.js'
 import type { ModelProxySettings } from '../proxy/agent.js'
-import type { CostMeter } from './cost-meter.js'
+import type { CostMeter, CostSource, MeteredRequestUsage, Usage } from '../agents/cost-meter.js'
+
+export type { CostSource, MeteredRequestUsage, Usage }
 
 export type StopReason =
   | 'all_checks_passed'
@@ -17,42 +19,6 @@ export type StopReason =
   | 'agent_error'
   | 'cancelled'
   | 'already_green'
-
-/** metered: counted at the wire by the model proxy; reported: the agent's own dollars; estimated: its tokens priced. */
-export type CostSource = 'metered' | 'reported' | 'estimated' | 'unknown'
-
-/** One model request as the model proxy metered it. */
-export interface MeteredRequestUsage {
-  seq: number
-  path: string
-  /** The upstream's HTTP status (0: it never answered). */
-  status: number
-  model?: string
-  input: number
-  output: number
-  cache_read: number
-  cache_write: number
-  /** Undefined when the model has no price in the table. */
-  cost_usd?: number
-  /** The proxy ended this stream: the dollar budget was crossed. */
-  cut?: boolean
-  error?: string
-  /** A successful answer the proxy could not read: the run's cost is unknown. */
-  unread?: boolean
-}
-
-export interface Usage {
-  input: number
-  output: number
-  cache_read: number
-  cache_write: number
-  cost_usd: number
-  cost_source: CostSource
-  /** Behind the model proxy: each model request of the run, as metered at the wire. */
-  requests?: MeteredRequestUsage[]
-  /** Behind the model proxy: what the agent's own output said the run cost, for comparison. */
-  agent_said?: { cost_usd: number; cost_source: CostSource }
-}
 
 export interface LoopConfig {
   /** A validated ralph; for ralph-less runs a synthetic one whose body comes from `promptText`. */

@@ -14,9 +14,8 @@ import {
   type UsageReport
 } from '../agents/index.js'
 import type { AgentEnvOptions } from '../security/index.js'
-import { priceUsage, type CostMeter } from '../loop/cost-meter.js'
+import { priceUsage, type CostMeter, type CostSource, type Usage } from '../agents/cost-meter.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
-import type { CostSource, Usage } from '../loop/types.js'
 import { startModelProxy, type MeteredRequest, type ModelProxy } from './server.js'
 import type { ModelWire } from './wire.js'
 

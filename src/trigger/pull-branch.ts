@@ -3,8 +3,9 @@
 // branch, a protected one, or someone else's. The loop pushes onto the head branch only when that branch
 // is the author's to give; otherwise it works on `ralph/pr-<N>` and proposes its work as a pull request
 // into the head branch, so nothing lands without a review.
-import { checkActor, type Octokit } from './permissions.js'
-import { branchTip, isOwnWork, type TokenActor } from './own-work.js'
+import type { Octokit } from '../github/client.js'
+import { checkActor } from './permissions.js'
+import { branchTip, isOwnWork, type TokenActor } from '../github/own-work.js'
 
 export interface PullToWorkOn {
   owner: string

@@ -14,8 +14,10 @@ import {
   RALPH_MARKER,
   readFrontmatter,
   resolveRalphPath
-} from '../ralph/index.js'
-import { RESERVED_ARGS } from './sanitize.js'
+} from './index.js'
+
+/** Arg names the action fills itself; a `/ralph` comment may not set them. */
+export const RESERVED_ARGS = ['task', 'task_file'] as const
 
 /** The installed ralph's real folder, or why the name does not name one a trigger may run. */
 export function installedRalph(projectRoot: string, name: string): { dir: string } | { problem: string } {

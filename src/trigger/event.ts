@@ -1,5 +1,5 @@
 // What started the run, as a discriminated union with type guards: the one parse of GITHUB_EVENT_NAME and
-// its payload, used by the run's context (context.ts) and by the trigger's plan (trigger.ts). Nothing here
+// its payload, used by the run's context (context.ts) and by the admission (admission.ts). Nothing here
 // trusts the payload's text: it is only typed, never fetched again nor run.
 
 export interface IssuePayload {

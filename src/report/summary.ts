@@ -2,9 +2,9 @@
 // a chart of cost and duration per iteration (mermaid xychart, which GitHub renders), the gates, and links
 // to the pull request and the run record.
 import * as core from '@actions/core'
-import { charts, fence } from '../loop/index.js'
+import { charts } from '../loop/index.js'
+import { codeCell, fence } from '../text/markdown.js'
 import {
-  code,
   formatCost,
   formatDuration,
   gateList,
@@ -20,7 +20,7 @@ export function renderSummary(report: RunReport): string {
   const { status, delivery, links } = report
   const out: string[] = [`## Ralph loop: ${report.task.name}`, '', outcomeSentence(report), '']
   const facts = [
-    status.stopReason ? `**Stop reason:** ${code(status.stopReason)}` : undefined,
+    status.stopReason ? `**Stop reason:** ${codeCell(status.stopReason)}` : undefined,
     `**Iterations:** ${status.iterations.length}${status.budgets.maxIterations ? ` of ${status.budgets.maxIterations}` : ''}`,
     `**Cost:** ${formatCost(status)}${status.budgets.maxCostUsd !== undefined ? ` (budget $${status.budgets.maxCostUsd})` : ''}`,
     `**Duration:** ${formatDuration(status.durationMs)}`
@@ -30,9 +30,9 @@ export function renderSummary(report: RunReport): string {
     delivery.pullRequest
       ? `[Pull request #${delivery.pullRequest.number}](${delivery.pullRequest.url})`
       : undefined,
-    delivery.branch && delivery.pushed ? `branch ${code(delivery.branch)}` : undefined,
+    delivery.branch && delivery.pushed ? `branch ${codeCell(delivery.branch)}` : undefined,
     links.artifact
-      ? `[Run record${links.artifactName ? ` (${code(links.artifactName)})` : ''}](${links.artifact})`
+      ? `[Run record${links.artifactName ? ` (${codeCell(links.artifactName)})` : ''}](${links.artifact})`
       : undefined,
     `[This run](${links.run})`
   ].filter(Boolean)
@@ -76,11 +76,11 @@ export function renderDryRunSummary(dry: {
   maxIterations?: number
   prompt: string
 }): string {
-  const gates = dry.checks.map(c => `- ${code(c.name)}: ${code(c.run)}`).join('\n')
+  const gates = dry.checks.map(c => `- ${codeCell(c.name)}: ${codeCell(c.run)}`).join('\n')
   return [
     `## Ralph loop: ${dry.task.name} (dry run)`,
     '',
-    `🔎 Dry run of **${dry.task.name}**${dry.task.file ? ` (${code(dry.task.file)})` : ''}: the inputs and the ralph are valid and every program it starts was found; no agent ran. A run would work on branch ${code(dry.branch)}${dry.maxIterations ? `, for at most ${dry.maxIterations} iteration${dry.maxIterations === 1 ? '' : 's'}` : ''}.`,
+    `🔎 Dry run of **${dry.task.name}**${dry.task.file ? ` (${codeCell(dry.task.file)})` : ''}: the inputs and the ralph are valid and every program it starts was found; no agent ran. A run would work on branch ${codeCell(dry.branch)}${dry.maxIterations ? `, for at most ${dry.maxIterations} iteration${dry.maxIterations === 1 ? '' : 's'}` : ''}.`,
     '',
     '### Gates',
     '',

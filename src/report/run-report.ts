@@ -1,6 +1,6 @@
 // What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
 // iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
-import { code } from '../loop/index.js'
+import { codeCell } from '../text/markdown.js'
 import type { IterationRecord, LoopStatus, StopReason } from '../loop/index.js'
 
 /** What the action did with the work after the loop. */
@@ -35,7 +35,7 @@ export interface RunReport {
 }
 
 // The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
-export { cell, code, formatCost, formatDuration, iterationTable, verdictLabel } from '../loop/index.js'
+export { formatCost, formatDuration, iterationTable, verdictLabel } from '../loop/index.js'
 
 const pluralIterations = (n: number): string => `${n} iteration${n === 1 ? '' : 's'}`
 
@@ -46,7 +46,9 @@ export function gateList(status: LoopStatus): string {
   for (const it of status.iterations) for (const c of it.checks) last.set(c.name, c)
   if (last.size === 0) return '_No gates: the agent’s completion signal decides._'
   return [...last.values()]
-    .map(c => `- ${c.passed ? '✓' : '✗'} ${code(c.name)}: ${code(c.run)}${c.passed ? '' : failureHow(c)}`)
+    .map(
+      c => `- ${c.passed ? '✓' : '✗'} ${codeCell(c.name)}: ${codeCell(c.run)}${c.passed ? '' : failureHow(c)}`
+    )
     .join('\n')
 }
 
@@ -69,7 +71,7 @@ export function outcomeSentence(report: RunReport): string {
   const delivered = pr
     ? ` and ${pr.operation === 'created' ? 'opened' : 'updated'} pull request [#${pr.number}](${pr.url})`
     : delivery.pushed && delivery.branch
-      ? ` and pushed branch ${code(delivery.branch)}`
+      ? ` and pushed branch ${codeCell(delivery.branch)}`
       : ''
   const problem = delivery.problems[0]
   if (reason === 'already_green')
@@ -89,7 +91,7 @@ export function outcomeSentence(report: RunReport): string {
     all_checks_passed: 'passed',
     completed: 'finished',
     max_iterations: noTag
-      ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${code('completion-tag: none')} lets the gates alone decide)`
+      ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${codeCell('completion-tag: none')} lets the gates alone decide)`
       : `used all ${pluralIterations(n)} without passing its gates`,
     budget_exhausted: `ran out of budget after ${pluralIterations(n)}`,
     timeout: `ran out of time after ${pluralIterations(n)}`,

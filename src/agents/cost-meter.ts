@@ -1,7 +1,42 @@
 // The cost meter: dollars spent by finished agent runs plus a live estimate for the run in flight.
 // Presets feed it usage as the agent's stream reveals it; the engine reads it to enforce `maxCostUsd`.
-import type { UsageReport } from '../agents/types.js'
-import type { CostSource, Usage } from './types.js'
+import type { UsageReport } from './types.js'
+
+/** metered: counted at the wire by the model proxy; reported: the agent's own dollars; estimated: its tokens priced. */
+export type CostSource = 'metered' | 'reported' | 'estimated' | 'unknown'
+
+/** One model request as the model proxy metered it. */
+export interface MeteredRequestUsage {
+  seq: number
+  path: string
+  /** The upstream's HTTP status (0: it never answered). */
+  status: number
+  model?: string
+  input: number
+  output: number
+  cache_read: number
+  cache_write: number
+  /** Undefined when the model has no price in the table. */
+  cost_usd?: number
+  /** The proxy ended this stream: the dollar budget was crossed. */
+  cut?: boolean
+  error?: string
+  /** A successful answer the proxy could not read: the run's cost is unknown. */
+  unread?: boolean
+}
+
+export interface Usage {
+  input: number
+  output: number
+  cache_read: number
+  cache_write: number
+  cost_usd: number
+  cost_source: CostSource
+  /** Behind the model proxy: each model request of the run, as metered at the wire. */
+  requests?: MeteredRequestUsage[]
+  /** Behind the model proxy: what the agent's own output said the run cost, for comparison. */
+  agent_said?: { cost_usd: number; cost_source: CostSource }
+}
 
 /** Dollars for the tokens of one run, or undefined when the model's price is not known. */
 export type PriceTokens = (usage: UsageReport) => number | undefined

@@ -1,9 +1,8 @@
-// Whether what started this run (event.ts) may run a loop: the `/ralph` comment grammar, and the plan
-// main.ts follows. Nothing here runs anything or trusts text: the comment's
-// first line is tokenised without a shell, names and arg names are checked, the task is sanitised data,
-// and the comment is read from the payload as it was when the run was triggered, never fetched again.
+// Whether what started this run (event.ts) may run a loop, and what: Run, Skip or Refuse. Nothing here runs
+// anything or trusts text: the comment is parsed by grammar.ts, the task is sanitised data, and the comment
+// is read from the payload as it was when the run was triggered, never fetched again.
 import path from 'node:path'
-import { INSTALLED_RALPHS_DIR, NAME_RE, RALPH_MARKER, ShlexError, shlexSplit } from '../ralph/index.js'
+import { NAME_RE, RALPH_MARKER } from '../ralph/index.js'
 import {
   isDispatchTrigger,
   isIssueCommentTrigger,
@@ -17,142 +16,17 @@ import {
   type PullRequestTrigger,
   type TriggerEvent
 } from './event.js'
-import { argsIn, argsOf, availableRalphs, installedRalph } from './installed-ralph.js'
-import { branchTip, type TokenActor } from './own-work.js'
-import { checkActor, type Octokit } from './permissions.js'
-import { PULL_REQUEST_MARKER } from './pr-body.js'
+import { argsIn, argsOf, availableRalphs, installedRalph } from '../ralph/installed.js'
+import { branchTip, type TokenActor } from '../github/own-work.js'
+import type { Octokit } from '../github/client.js'
+import { checkActor } from './permissions.js'
+import { HUNT_REPORT_MARKER } from '../report/hunt.js'
+import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
 import { workBranchFor } from './pull-branch.js'
-import { composeTask, RESERVED_ARGS, sanitizeText } from './sanitize.js'
-
-export { argsOf, availableRalphs }
-
-// --- the /ralph grammar ----------------------------------------------------------------------------
-
-export const COMMAND_USAGE = '/ralph [RALPH_NAME] [--arg value | --arg=value]… [-- free text]'
-
-export type RalphCommand =
-  /** The first line does not start with `/ralph`: not for us. */
-  | { kind: 'none' }
-  | {
-      kind: 'command'
-      /** The ralph named (validated against NAME_RE); undefined = the action's default. */
-      name?: string
-      /** Each value one string, exactly as typed between quotes: never split again, never evaluated. */
-      args: Record<string, string>
-      /** After `--` on the first line, then the comment's other lines. */
-      freeText: string
-    }
-  | { kind: 'invalid'; problem: string }
-
-const COMMAND_RE = /^\/ralph(?=\s|$)/i
-// A value a command could read as an option (`--force`, `-rf`); negative numbers are values.
-const OPTION_LIKE = /^-(?!\d+(?:\.\d+)?$)/
-const MAX_VALUE_CHARS = 1000
-
-/**
- * Parses a comment body: only a comment whose very first characters are `/ralph` is a command, so what a
- * reader sees first is the command: not after an empty line, white space, an invisible character or an
- * HTML comment, and not indented into a code block. The first line is tokenised with shell-style quoting
- * (Python's shlex rules, no expansion: `$(…)` and backticks are characters like any other).
- */
-export function parseRalphCommand(body: string): RalphCommand {
-  if (!COMMAND_RE.test(body)) return { kind: 'none' }
-  const text = sanitizeText(body)
-  const newline = text.indexOf('\n')
-  const first = (newline < 0 ? text : text.slice(0, newline)).trim()
-  const rest = newline < 0 ? '' : text.slice(newline + 1).trim()
-  const m = COMMAND_RE.exec(first)
-  if (!m) return { kind: 'none' }
-  const [head, tail] = splitAtDoubleDash(first.slice(m[0].length))
-  let tokens: string[]
-  try {
-    tokens = shlexSplit(head)
-  } catch (error) {
-    const why = error instanceof ShlexError ? error.message.toLowerCase() : String(error)
-    return { kind: 'invalid', problem: `the command line could not be read (${why}): close every quote` }
-  }
-  const args: Record<string, string> = Object.create(null)
-  let name: string | undefined
-  for (let i = 0; i < tokens.length; i++) {
-    const token = tokens[i]
-    if (token.startsWith('--')) {
-      const eq = token.indexOf('=')
-      const argName = eq < 0 ? token.slice(2) : token.slice(2, eq)
-      let value: string
-      if (eq >= 0) value = token.slice(eq + 1)
-      else if (i + 1 < tokens.length && !tokens[i + 1].startsWith('--')) value = tokens[++i]
-      else return { kind: 'invalid', problem: `${code(token)} needs a value: write --${safe(argName)} VALUE` }
-      if (!NAME_RE.test(argName))
-        return {
-          kind: 'invalid',
-          problem: `${code(`--${argName}`)} is not an arg name: use letters, digits, - and _`
-        }
-      if ((RESERVED_ARGS as readonly string[]).includes(argName))
-        return {
-          kind: 'invalid',
-          problem: `${code(`--${argName}`)} is set by the action: put the task after --`
-        }
-      if (Object.hasOwn(args, argName))
-        return { kind: 'invalid', problem: `${code(`--${argName}`)} is given twice` }
-      if (OPTION_LIKE.test(value))
-        return {
-          kind: 'invalid',
-          problem: `the value of ${code(`--${argName}`)} starts with -, so a command could read it as an option`
-        }
-      if (value.length > MAX_VALUE_CHARS)
-        return {
-          kind: 'invalid',
-          problem: `the value of ${code(`--${argName}`)} is over ${MAX_VALUE_CHARS} characters`
-        }
-      args[argName] = value
-      continue
-    }
-    if (token.startsWith('-'))
-      return { kind: 'invalid', problem: `${code(token)} is not understood: args are --name value` }
-    if (i === 0) {
-      if (!NAME_RE.test(token))
-        return {
-          kind: 'invalid',
-          problem: `${code(token)} is not a ralph name: names use letters, digits, - and _ (no paths)`
-        }
-      name = token
-      continue
-    }
-    return {
-      kind: 'invalid',
-      problem: `${code(token)} is not understood: give args as --name value, and free text after --`
-    }
-  }
-  const freeText = [tail?.trim() ?? '', rest].filter(Boolean).join('\n\n')
-  return { kind: 'command', ...(name !== undefined ? { name } : {}), args: { ...args }, freeText }
-}
-
-/** Splits at the first stand-alone `--` outside quotes; the tail is kept verbatim (it is free text). */
-export function splitAtDoubleDash(line: string): [head: string, tail: string | undefined] {
-  let quote: string | undefined
-  for (let i = 0; i < line.length; i++) {
-    const ch = line[i]
-    if (quote) {
-      if (ch === '\\' && quote === '"') i++
-      else if (ch === quote) quote = undefined
-      continue
-    }
-    if (ch === '\\') {
-      i++
-      continue
-    }
-    if (ch === '"' || ch === "'") {
-      quote = ch
-      continue
-    }
-    const wordStart = i === 0 || /\s/.test(line[i - 1])
-    if (wordStart && line.startsWith('--', i) && (i + 2 === line.length || /\s/.test(line[i + 2])))
-      return [line.slice(0, i), line.slice(i + 2)]
-  }
-  return [line, undefined]
-}
-
-// --- the plan --------------------------------------------------------------------------------------
+import { parseRalphCommand } from './grammar.js'
+import { quote as code } from './quote.js'
+import { refusalReply, usage } from './replies.js'
+import { composeTask } from './sanitize.js'
 
 export interface TriggerSettings {
   owner: string
@@ -186,7 +60,7 @@ export interface PullRef {
   sameRepo: true
 }
 
-export interface RunPlan {
+export interface Run {
   kind: 'run'
   event: TriggerEvent['name']
   /**
@@ -221,12 +95,12 @@ export interface RunPlan {
   actor?: { login: string; role?: string }
 }
 
-export interface SkipPlan {
+export interface Skip {
   kind: 'skip'
   reason: string
 }
 
-export interface RefusePlan {
+export interface Refuse {
   kind: 'refuse'
   /** One line for the log and the step's failure message. */
   reason: string
@@ -236,21 +110,18 @@ export interface RefusePlan {
   commentId?: number
 }
 
-export type TriggerPlan = RunPlan | SkipPlan | RefusePlan
-
-/** A hidden marker in the failure issue of a nightly hunt: labelling it is not a request. */
-export const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure'
+export type Admission = Run | Skip | Refuse
 
 /**
  * Decides whether this event runs a loop. Skips are silent (not a `/ralph` comment, an edit, the action's
  * own push); refusals carry a reply. For comments and labels the actor is checked first (checkActor), so
  * no one without write access learns more than "you may not".
  */
-export async function planTrigger(
+export async function admitEvent(
   event: TriggerEvent | { eventName: string; payload: unknown },
   settings: TriggerSettings,
   octokit: Octokit
-): Promise<TriggerPlan> {
+): Promise<Admission> {
   const trigger = 'name' in event ? event : parseTriggerEvent(event.eventName, event.payload)
   if (isIssueCommentTrigger(trigger)) return planComment(trigger, settings, octokit)
   if (isIssuesTrigger(trigger)) return planLabel(trigger, settings, octokit)
@@ -276,7 +147,7 @@ export async function planTrigger(
   }
 }
 
-const skip = (reason: string): SkipPlan => ({ kind: 'skip', reason })
+const skip = (reason: string): Skip => ({ kind: 'skip', reason })
 
 /**
  * Why an event is the loop's own delivery and must start nothing (a loop never starts a loop), or
@@ -298,7 +169,7 @@ async function ownDelivery(
   return undefined
 }
 
-function defaultRun(trigger: TriggerEvent, settings: TriggerSettings, sender?: string): RunPlan {
+function defaultRun(trigger: TriggerEvent, settings: TriggerSettings, sender?: string): Run {
   const ralphName = ralphNameOf(settings.defaultRalph)
   return {
     kind: 'run',
@@ -316,14 +187,14 @@ async function planComment(
   trigger: IssueCommentTrigger,
   settings: TriggerSettings,
   octokit: Octokit
-): Promise<TriggerPlan> {
+): Promise<Admission> {
   const { issue, comment } = trigger
   if (trigger.action !== 'created')
     return skip(`the comment was ${trigger.action || 'changed'}; only a new comment starts a loop`)
   const command = parseRalphCommand(comment.body)
   if (command.kind === 'none') return skip('the comment does not start with /ralph')
   const where = { issueNumber: issue.number, commentId: comment.id }
-  const refuse = (reason: string, extra = ''): RefusePlan => ({
+  const refuse = (reason: string, extra = ''): Refuse => ({
     kind: 'refuse',
     reason,
     reply: refusalReply(comment.author, reason, extra),
@@ -360,7 +231,7 @@ async function planComment(
       help
     )
 
-  let work: Pick<RunPlan, 'pr' | 'proposeTo' | 'branch' | 'base'> = { branch: `ralph/issue-${issue.number}` }
+  let work: Pick<Run, 'pr' | 'proposeTo' | 'branch' | 'base'> = { branch: `ralph/issue-${issue.number}` }
   if (issue.isPullRequest) {
     const found = await sameRepoPull(octokit, settings, issue.number)
     if ('problem' in found) return refuse(found.problem)
@@ -398,7 +269,7 @@ async function placeWork(
   octokit: Octokit,
   settings: TriggerSettings,
   pull: PullRef & { author: { login: string; type?: string }; body: string }
-): Promise<Pick<RunPlan, 'pr' | 'proposeTo' | 'branch' | 'base'> | { problem: string }> {
+): Promise<Pick<Run, 'pr' | 'proposeTo' | 'branch' | 'base'> | { problem: string }> {
   const { author, body, ...pr } = pull
   const where = await workBranchFor(
     octokit,
@@ -418,7 +289,7 @@ async function planLabel(
   trigger: IssuesTrigger,
   settings: TriggerSettings,
   octokit: Octokit
-): Promise<TriggerPlan> {
+): Promise<Admission> {
   const label = (settings.label ?? 'ralph').toLowerCase()
   const applied = (trigger.label ?? '').toLowerCase()
   if (trigger.action !== 'labeled')
@@ -427,7 +298,7 @@ async function planLabel(
     return skip(`the label ${JSON.stringify(trigger.label ?? '')} is not '${label}'`)
   const { issue } = trigger
   if (issue.body.includes(HUNT_REPORT_MARKER)) return skip("the issue is a nightly hunt's failure report")
-  const refuse = (reason: string, extra = ''): RefusePlan => ({
+  const refuse = (reason: string, extra = ''): Refuse => ({
     kind: 'refuse',
     reason,
     reply: refusalReply(trigger.sender, reason, extra),
@@ -467,7 +338,7 @@ async function planPullRequestEvent(
   trigger: PullRequestTrigger,
   settings: TriggerSettings,
   octokit: Octokit
-): Promise<TriggerPlan> {
+): Promise<Admission> {
   const full = `${settings.owner}/${settings.repo}`.toLowerCase()
   if (trigger.name === 'pull_request_target')
     return {
@@ -561,7 +432,7 @@ async function sameRepoPull(
 // --- ralphs ----------------------------------------------------------------------------------------
 
 /**
- * A named ralph must be installed in the project (installed-ralph.ts); no name means the action's `ralph`
+ * A named ralph must be installed in the project (ralph/installed.ts); no name means the action's `ralph`
  * input, or a ralph-less run when the workflow gives `agent` without one.
  */
 function resolveRalph(
@@ -587,52 +458,4 @@ export function ralphNameOf(input: string | undefined): string | undefined {
   const folder = path.basename(trimmed) === RALPH_MARKER ? path.dirname(trimmed) : trimmed
   const name = path.basename(folder)
   return name && name !== '.' && name !== '..' ? name : undefined
-}
-
-// --- replies ---------------------------------------------------------------------------------------
-
-/** A marker in every refusal reply, so the action's own replies can be told apart. */
-export const REFUSAL_MARKER = '<!-- ralph-action:refusal -->'
-
-/** `@login` for a person's login; undefined for anything else (a bot's, or text from a payload). */
-const mention = (login: string): string | undefined =>
-  /^[A-Za-z0-9-]{1,39}$/.test(login) ? `@${login}` : undefined
-
-function refusalReply(to: string, reason: string, extra: string): string {
-  const who = mention(to) ?? code(to)
-  return [REFUSAL_MARKER, `${who}, no ralph loop was started: ${reason}.`, extra].filter(Boolean).join('\n\n')
-}
-
-/**
- * The reply when a request passed every check but the loop could not start: the workflow's or the ralph's
- * problem (one line, as the step's failure says it), not the requester's.
- */
-export function startFailureReply(to: string | undefined, problem: string, runUrl: string): string {
-  const at = to !== undefined ? mention(to) : undefined
-  const who = at ? `${at}, ` : ''
-  return [
-    REFUSAL_MARKER,
-    `${who}the ralph loop could not start: ${code(problem, 300)}`,
-    `This is a problem in the workflow or the ralph, not in your request: [the run](${runUrl}) says more.`
-  ].join('\n\n')
-}
-
-function usage(available: string[]): string {
-  const list = available.length
-    ? `Available ralphs: ${available.map(name => code(name)).join(', ')}.`
-    : `No ralphs are installed in \`${INSTALLED_RALPHS_DIR}/\`.`
-  return `Usage, on the first line of a new comment: \`${COMMAND_USAGE}\`\n\n${list}`
-}
-
-/** Text from a comment, shown in a reply: one line, cut, in a code span it cannot break out of. */
-function code(text: string, max = 60): string {
-  const line = safe(text, max)
-  const ticks = '`'.repeat(Math.max(1, ...[...line.matchAll(/`+/g)].map(m => m[0].length + 1)))
-  const pad = line.startsWith('`') || line.endsWith('`') ? ' ' : ''
-  return `${ticks}${pad}${line}${pad}${ticks}`
-}
-
-function safe(text: string, max = 60): string {
-  const line = text.replace(/\s+/g, ' ')
-  return line.length > max ? `${line.slice(0, max - 3)}...` : line
 }

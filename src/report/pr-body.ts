@@ -1,7 +1,8 @@
 // The pull request's title and body: what was asked, the iteration table, the gates, the cost, links to the
 // run and its record, and `Closes #N` when an issue started the run. Kept under GitHub's 65,536 characters
 // by cutting the task first (it is in the run record), then the table.
-import { code, formatCost, formatDuration, gateList, iterationTable, type RunReport } from './run-report.js'
+import { codeCell } from '../text/markdown.js'
+import { formatCost, formatDuration, gateList, iterationTable, type RunReport } from './run-report.js'
 
 /** GitHub refuses longer bodies (422 "body is too long"). */
 export const MAX_PR_BODY_CHARS = 65_536
@@ -63,7 +64,7 @@ export function pullRequestTitle(report: RunReport, options: PrBodyOptions = {})
 
 function taskSection(report: RunReport, limit: number): string {
   const { task } = report
-  const source = task.file ? `The ralph ${code(task.name)} (${code(task.file)}) asked:` : 'The task:'
+  const source = task.file ? `The ralph ${codeCell(task.name)} (${codeCell(task.file)}) asked:` : 'The task:'
   const text = task.text.trim()
   const cut = text.length > limit
   const shown = cut ? `${text.slice(0, limit)}…` : text
@@ -86,7 +87,7 @@ function render(report: RunReport, options: PrBodyOptions, taskLimit: number, ro
     ? `Every gate passed in iteration ${n}.`
     : `The gates did not pass (${status.stopReason ?? 'unfinished'}${status.stopDetail ? `: ${status.stopDetail.replace(/\.$/, '')}` : ''}). This draft holds the work so far for a person to finish.`
   const record = links.artifactName
-    ? `the run record is the artifact ${code(links.artifactName)} on [the run's page](${links.run}#artifacts)`
+    ? `the run record is the artifact ${codeCell(links.artifactName)} on [the run's page](${links.run}#artifacts)`
     : `[the run](${links.run})`
   const sections = [
     taskSection(report, taskLimit),

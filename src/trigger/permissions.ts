@@ -2,9 +2,7 @@
 // repository (GET …/collaborators/{user}/permission), or a bot the workflow names in `allowed-bots`.
 // A login ending in `[bot]` earns nothing by its name: agent actions that trusted the suffix let any GitHub
 // App drive their agent. Every failure to find out is a refusal (fail closed).
-import type { Octokit } from './client.js'
-
-export type { Octokit }
+import type { Octokit } from '../github/client.js'
 
 export interface ActorQuery {
   owner: string
@@ -27,7 +25,8 @@ export type ActorCheck =
 
 // Logins are letters, digits and hyphens (at most 39); an App's bot account adds `[bot]`. Anything else is
 // not a GitHub account, and must not reach a URL path unchecked.
-const USER_LOGIN = /^[A-Za-z0-9-]{1,39}$/
+/** A person's login (a bot's ends in [bot]). */
+export const USER_LOGIN = /^[A-Za-z0-9-]{1,39}$/
 const BOT_LOGIN = /^[A-Za-z0-9-]{1,39}\[bot\]$/
 
 // Role names that are not enough, whatever the legacy field says.

@@ -257,9 +257,6 @@ export interface TaskDelivery {
   args: { task: string; task_file: string }
 }
 
-/** Arg names the action fills itself; a `/ralph` comment may not set them. */
-export const RESERVED_ARGS = ['task', 'task_file'] as const
-
 /**
  * Writes the task to `file` (outside the work tree, e.g. under RUNNER_TEMP, so it is never committed) and
  * answers the block and the args to hand to the loop.
@@ -277,7 +274,7 @@ const usesTask = (template: string): boolean =>
 
 /**
  * Whether a RALPH.md puts the task in its prompt (`{{ args.task }}` in the body, outside HTML comments).
- * When it does not, the issue's text reaches the agent only as the file: say so (main.ts warns).
+ * When it does not, the issue's text reaches the agent only as the file: say so (action/plan.ts warns).
  */
 export function ralphReadsTask(ralphText: string): boolean {
   return usesTask(promptTemplate(ralphText))

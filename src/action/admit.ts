@@ -1,0 +1,169 @@
+// Step 1, admit: the inputs, the clients, and whether what started the run may start a loop (a skip ends
+// the step quietly, a refusal replies on the issue or fails the step). A hunt finds its branch here.
+import { realpathSync } from 'node:fs'
+import path from 'node:path'
+import * as core from '@actions/core'
+import { GITHUB_ACTIONS_IDENTITY } from '../git/index.js'
+import { readContext, type RunContext } from '../trigger/context.js'
+import { lazyClient, type Octokit } from '../github/client.js'
+import type { RetryBudget } from '../github/retry.js'
+import { tokenActor, type TokenActor } from '../github/own-work.js'
+import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
+import { postRefusal } from '../github/tracking.js'
+import { admitEvent, ralphNameOf, type Run } from '../trigger/admission.js'
+import { planHunt } from '../trigger/hunt.js'
+import { ralphMatrix } from '../cli/list.js'
+import { InputError, readInputs, type ActionInputs } from './inputs.js'
+import { badInput, ended, type Ending, type Step } from './ending.js'
+import { scrubOwnEnvironment } from './own-environment.js'
+
+/** The GitHub clients of a run, each made once, when first needed. */
+export interface Clients {
+  /** The job token's: the trigger's checks, replies, the tracking comment, the hunt's report. */
+  octokit: () => Promise<Octokit>
+  /** push-token's, else the job token's: pushes and pull requests. */
+  delivery: () => Promise<Octokit>
+  /** The account the delivery client acts as (asked once). */
+  deliveryActor: () => Promise<TokenActor>
+  /** Their retries end at its deadline, which the loop step sets from max-time. */
+  budget: RetryBudget
+}
+
+export interface Admitted {
+  inputs: ActionInputs
+  context: RunContext
+  clients: Clients
+  trigger: Run
+  /** A run no issue or pull request asked for: on the ralph's own branch, with at most one open PR. */
+  hunt: boolean
+}
+
+function projectRootOf(context: RunContext, inputs: ActionInputs): string {
+  const root = path.resolve(context.workspace, inputs.workingDirectory)
+  try {
+    return realpathSync(root)
+  } catch {
+    return root
+  }
+}
+
+function clientsFor(inputs: ActionInputs): Clients {
+  const budget: RetryBudget = {}
+  const octokit = lazyClient(inputs.githubToken, { budget, log: m => core.info(m) })
+  const delivery = inputs.pushToken
+    ? lazyClient(inputs.pushToken, { budget, log: m => core.info(m) })
+    : octokit
+  let actor: Promise<TokenActor> | undefined
+  return { octokit, delivery, deliveryActor: () => (actor ??= delivery().then(tokenActor)), budget }
+}
+
+/** `mode: list`: the installed ralphs as matrix JSON; nothing runs. */
+function listMode(inputs: ActionInputs, context: RunContext): Ending {
+  const m = ralphMatrix(projectRootOf(context, inputs))
+  for (const why of m.skipped) core.warning(`Left out of the matrix: ${why}`)
+  core.info(`${m.count} ralph${m.count === 1 ? '' : 's'} for the matrix: ${JSON.stringify(m.matrix)}`)
+  return { outputs: { matrix: JSON.stringify(m.matrix), count: String(m.count) }, finished: true }
+}
+
+const isHunt = (trigger: Run): boolean =>
+  ['schedule', 'workflow_dispatch', 'push'].includes(trigger.event) &&
+  trigger.issueNumber === undefined &&
+  trigger.pr === undefined
+
+/**
+ * What started the run decides whether a loop runs. Answers the trigger's run, or why the step is over
+ * (no agent runs either way).
+ */
+async function decide(inputs: ActionInputs, context: RunContext, clients: Clients): Promise<Step<Run>> {
+  const { owner, repo } = context.repo
+  // Events that carry no one to check, no text and no push need no API: schedule and workflow_dispatch.
+  const needsApi = ['issue_comment', 'issues', 'pull_request', 'push'].includes(context.eventName)
+  const client = needsApi ? await clients.octokit() : (undefined as unknown as Octokit)
+  const admission = await admitEvent(
+    context.event,
+    {
+      owner,
+      repo,
+      projectRoot: projectRootOf(context, inputs),
+      ...(inputs.ralph !== undefined ? { defaultRalph: inputs.ralph } : {}),
+      ...(inputs.ralph === undefined && inputs.agent !== undefined
+        ? { ralphLess: inputs.prompt !== undefined ? { prompt: inputs.prompt } : {} }
+        : {}),
+      delivery: { actor: clients.deliveryActor, committerEmail: GITHUB_ACTIONS_IDENTITY.email },
+      allowedBots: inputs.allowedBots,
+      label: inputs.triggerLabel
+    },
+    client
+  )
+  if (admission.kind === 'skip') {
+    core.info(neutralizeWorkflowCommands(`Nothing to do: ${admission.reason}.`))
+    return { end: { finished: true } }
+  }
+  if (admission.kind === 'refuse') {
+    if (admission.reply && admission.issueNumber !== undefined) {
+      await postRefusal(client, { owner, repo, issueNumber: admission.issueNumber }, admission.reply, m =>
+        core.warning(m)
+      )
+      core.warning(
+        `Refused: ${admission.reason}. No agent ran; the reply on #${admission.issueNumber} says why.`
+      )
+      return { end: { finished: true } }
+    }
+    return { end: { failure: { message: `Refused: ${admission.reason}.` }, finished: true } }
+  }
+  return admission
+}
+
+/**
+ * A hunt continues its open pull request's branch (updating the PR, never opening a second), or starts its
+ * branch fresh; at `max-open-prs` with nothing to continue it ends without running.
+ */
+async function huntBranch(admitted: Omit<Admitted, 'hunt'>): Promise<Step<Run>> {
+  const { inputs, context, clients, trigger } = admitted
+  const ralphName = trigger.ralphName ?? ralphNameOf(inputs.ralph)
+  if (!ralphName || (!inputs.openPr && inputs.maxOpenPrs === undefined)) return trigger
+  const hunt = await planHunt(await clients.octokit(), {
+    ...context.repo,
+    ralphName,
+    actor: await clients.deliveryActor(),
+    ...(inputs.branch !== undefined ? { branch: inputs.branch } : {}),
+    ...(inputs.maxOpenPrs !== undefined ? { maxOpenPrs: inputs.maxOpenPrs } : {})
+  })
+  if (hunt.kind === 'capped') {
+    core.notice(`The hunt ${ralphName} did not run: ${hunt.reason}.`)
+    return { end: { finished: true } }
+  }
+  if (hunt.kind === 'not-ours') {
+    core.warning(`The hunt ${ralphName} did not run: ${hunt.reason}.`)
+    return { end: { finished: true } }
+  }
+  if (hunt.kind === 'new') return { ...trigger, branch: hunt.branch }
+  core.info(
+    `Continuing ${hunt.branch}: its pull request #${hunt.pull.number} is still open and will be updated.`
+  )
+  // Its pull request's base, whatever ref this run was started on: the same PR is found and updated.
+  return { ...trigger, branch: hunt.branch, continueBranch: true, base: hunt.pull.baseRef }
+}
+
+export async function admit(): Promise<Step<Admitted>> {
+  let inputs: ActionInputs
+  let context: RunContext
+  try {
+    inputs = readInputs()
+    for (const token of [inputs.githubToken, inputs.pushToken]) if (token) core.setSecret(token)
+    context = readContext()
+    scrubOwnEnvironment()
+  } catch (error) {
+    if (error instanceof InputError) return { end: badInput(error) }
+    throw error
+  }
+  if (inputs.mode === 'list') return { end: listMode(inputs, context) }
+  const clients = clientsFor(inputs)
+  const decided = await decide(inputs, context, clients)
+  if (ended(decided)) return decided
+  if (decided.proposeTo) core.info(`${decided.proposeTo.reason}.`)
+  if (!isHunt(decided)) return { inputs, context, clients, trigger: decided, hunt: false }
+  const trigger = await huntBranch({ inputs, context, clients, trigger: decided })
+  if (ended(trigger)) return trigger
+  return { inputs, context, clients, trigger, hunt: true }
+}

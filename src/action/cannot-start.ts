@@ -1,0 +1,27 @@
+// The reply on the issue when a requested loop cannot start: the problem is the workflow's or the ralph's.
+import * as core from '@actions/core'
+import type { Octokit } from '../github/client.js'
+import type { RunContext } from '../trigger/context.js'
+import { postRefusal } from '../github/tracking.js'
+import type { Run } from '../trigger/admission.js'
+import { startFailureReply } from '../trigger/replies.js'
+
+/**
+ * Tells whoever asked on an issue that the loop could not start, and that their request is not at fault.
+ * Paths are shown relative to the workspace.
+ */
+export async function replyCannotStart(
+  trigger: Run | undefined,
+  context: RunContext,
+  octokit: () => Promise<Octokit>,
+  problem: string
+): Promise<void> {
+  if (trigger?.issueNumber === undefined) return
+  const relative = problem.split(`${context.workspace}/`).join('').split(context.workspace).join('.')
+  await postRefusal(
+    await octokit(),
+    { ...context.repo, issueNumber: trigger.issueNumber },
+    startFailureReply(trigger.actor?.login, relative, context.runUrl),
+    m => core.warning(m)
+  )
+}

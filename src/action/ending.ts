@@ -1,0 +1,72 @@
+// How the main step ends, written in one place: its outputs, its failure and the `finished` state that tells
+// post whether anything is left to do. Every step of main answers an Ending or its own typed result.
+import * as core from '@actions/core'
+import type { InstallError } from '../agents/install.js'
+import type { InputError } from './inputs.js'
+import { PlanError } from './plan.js'
+import { saveState } from './state.js'
+
+/** The action's outputs (action.yml), in the order they are written. */
+export type OutputName =
+  | 'stop-reason'
+  | 'success'
+  | 'iterations'
+  | 'cost'
+  | 'cost-source'
+  | 'duration'
+  | 'branch'
+  | 'commit'
+  | 'pr-number'
+  | 'pr-url'
+  | 'pr-operation'
+  | 'artifact-id'
+  | 'matrix'
+  | 'count'
+
+/** An error annotation at a file's line. */
+export interface Annotation {
+  message: string
+  title: string
+  file: string
+  line?: number
+  column?: number
+}
+
+export interface Ending {
+  outputs?: Partial<Record<OutputName, string>>
+  /** Why the step failed; with an `annotation`, that is the one line, placed at the file and line. */
+  failure?: { message: string; annotation?: Annotation }
+  /** False when main leaves the record's upload and summary to post (a cancelled run). */
+  finished: boolean
+}
+
+/** A step that ended the run early answers `{ end }`; one that did its work answers its result. */
+export type Step<T> = T | { end: Ending }
+
+export const ended = <T extends object>(step: Step<T>): step is { end: Ending } => 'end' in step
+
+export function writeEnding(ending: Ending): void {
+  for (const [name, value] of Object.entries(ending.outputs ?? {})) core.setOutput(name, value)
+  const failure = ending.failure
+  if (failure?.annotation) {
+    // The annotation is the one line: at the file and line, so a second, unplaced copy would only repeat it.
+    const { message, title, file, line, column } = failure.annotation
+    core.error(message, { title, file, startLine: line, startColumn: column })
+    process.exitCode = core.ExitCode.Failure
+  } else if (failure) core.setFailed(failure.message)
+  saveState('finished', ending.finished)
+}
+
+/** Bad input ends the step with one line (a ralph problem also as an annotation at its file and line). */
+export function badInput(error: InputError | PlanError | InstallError): Ending {
+  const where = error instanceof PlanError ? error.where : undefined
+  // The message keeps its file:line:col: the annotation is the step's one line, read in the log as well.
+  const annotation = where && {
+    message: error.message,
+    title: 'RALPH.md',
+    file: where.file,
+    line: where.line,
+    column: where.column
+  }
+  return { failure: { message: error.message, ...(annotation ? { annotation } : {}) }, finished: true }
+}

@@ -1,0 +1,145 @@
+// Step 3, prepare: the loop's fresh branch from its base, the commit identity, who the loop's processes run
+// as, and the issue's tracking comment. A failure here replies on the issue and ends the step.
+import * as core from '@actions/core'
+import {
+  configureIdentity,
+  GITHUB_ACTIONS_IDENTITY,
+  GitRepo,
+  prepareBranch,
+  type CommitIdentity,
+  type PreparedBranch
+} from '../git/index.js'
+import { IsolationError, type AgentIsolation } from '../security/index.js'
+import { TrackingComment } from '../github/tracking.js'
+import { replyCannotStart } from './cannot-start.js'
+import { isolateLoop } from './contain.js'
+import type { Step } from './ending.js'
+import type { Planned } from './plan-run.js'
+import type { RunPlan } from './plan.js'
+import { saveState } from './state.js'
+
+export const REMOTE = 'origin'
+
+export interface Prepared extends Planned {
+  /** The repository's top folder. */
+  workTree: string
+  branch: PreparedBranch
+  /** The commit identity set for the loop, restored after delivery. */
+  identity: CommitIdentity
+  /** The agent's own user, wherever the runner allows it. */
+  isolated: AgentIsolation | undefined
+  tracking: TrackingComment | undefined
+}
+
+/** The repository's top folder for the project root; throws a one-line error outside a repository. */
+async function workTreeOf(projectRoot: string): Promise<string> {
+  const top = await new GitRepo(projectRoot).exec(['rev-parse', '--show-toplevel'], { probe: true })
+  if (top.exitCode !== 0)
+    throw new Error(
+      `${projectRoot} is not a git repository: run actions/checkout before ralph-action (and check working-directory).`
+    )
+  return top.stdout.trim()
+}
+
+/**
+ * The base when something decides it: a proposal's pull request's branch, else the input, else the pull
+ * request's base, else the hunt's open PR's.
+ */
+function baseOf(plan: RunPlan): { base?: string } {
+  const base = plan.trigger?.proposeTo?.headRef ?? plan.inputs.base ?? plan.pr?.baseRef ?? plan.trigger?.base
+  return base !== undefined ? { base } : {}
+}
+
+/**
+ * Checks out again what was checked out before the run (the loop's commits stay on its branch), so later
+ * steps and a second ralph in the same job start from where the job was. A failure is a warning.
+ */
+export async function restoreCheckout(workTree: string, prepared: PreparedBranch): Promise<void> {
+  const { branch, sha } = prepared.previous
+  const args = branch
+    ? ['checkout', '--quiet', branch]
+    : sha
+      ? ['checkout', '--quiet', '--detach', sha]
+      : undefined
+  if (!args) return
+  // Hardened (no hooks, no secrets in the environment): the agent may have planted a post-checkout hook.
+  const result = await new GitRepo(workTree).exec(args, { probe: true })
+  if (result.exitCode !== 0)
+    core.warning(
+      `Could not check out ${branch ?? sha} again after the run (${result.stderr.trim()}); the work tree is left on ${prepared.branch}.`
+    )
+}
+
+/** The issue's tracking comment, created when the loop starts; its id goes to the state for post at once. */
+async function startTracking(planned: Planned, branch: string): Promise<TrackingComment | undefined> {
+  const { plan, clients } = planned
+  const issueNumber = plan.trigger?.issueNumber
+  if (issueNumber === undefined) return undefined
+  const info = {
+    ralphName: plan.ralph.name,
+    runId: plan.context.runId,
+    runUrl: plan.context.runUrl,
+    branch,
+    ...(plan.trigger?.actor ? { actor: plan.trigger.actor.login } : {}),
+    maxIterations: plan.inputs.maxIterations
+  }
+  const tracking = await TrackingComment.create(
+    await clients.octokit(),
+    { ...plan.context.repo, issueNumber },
+    info,
+    m => core.warning(m)
+  )
+  if (tracking) saveState('tracking', JSON.stringify({ issueNumber, commentId: tracking.id, ...info }))
+  return tracking
+}
+
+export async function prepare(planned: Planned): Promise<Step<Prepared>> {
+  const { plan, context, clients } = planned
+  saveState('recordDir', plan.config.recordDir)
+  saveState('artifactName', plan.artifactName)
+  saveState('ralphName', plan.ralph.name)
+  saveState('branch', plan.branch)
+  const cannotStart = async (
+    message: string
+  ): Promise<{ end: { failure: { message: string }; finished: true } }> => {
+    // 👀 is already on the request: say it will not run.
+    await replyCannotStart(plan.trigger, context, clients.octokit, message)
+    return { end: { failure: { message }, finished: true } }
+  }
+
+  let workTree: string
+  let branch: PreparedBranch
+  let identity: CommitIdentity
+  core.startGroup(`Preparing branch ${plan.branch}`)
+  try {
+    workTree = await workTreeOf(plan.projectRoot)
+    branch = await prepareBranch(workTree, {
+      branch: plan.branch,
+      remote: REMOTE,
+      ...(plan.continueBranch ? { continueExisting: true } : {}),
+      ...baseOf(plan),
+      log: message => core.info(message)
+    })
+    // The identity GitHub shows for commits made by GITHUB_TOKEN; create-pull-request uses it too.
+    identity = await configureIdentity(workTree, GITHUB_ACTIONS_IDENTITY)
+    core.info(
+      `${branch.continued ? 'Continuing' : 'Created'} branch ${branch.branch} from ${branch.base} (${branch.baseSha.slice(0, 12)}).`
+    )
+  } catch (error) {
+    core.endGroup()
+    return cannotStart(`Preparing the branch failed: ${(error as Error).message}`)
+  }
+  core.endGroup()
+
+  let isolated: AgentIsolation | undefined
+  try {
+    isolated = await isolateLoop(plan, workTree)
+  } catch (error) {
+    if (!(error instanceof IsolationError)) throw error
+    await identity.restore().catch(() => undefined)
+    await restoreCheckout(workTree, branch)
+    return cannotStart(error.message)
+  }
+  const tracking = await startTracking(planned, branch.branch)
+  return { ...planned, workTree, branch, identity, isolated, tracking }
+}

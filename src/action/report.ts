@@ -1,0 +1,157 @@
+// Step 6, report: the tracking comment's last word, a hunt's failure report, the record uploaded, the job
+// summary, and the step's outputs and verdict. A cancelled run leaves the upload and summary to post.
+import * as core from '@actions/core'
+import type { LoopResult } from '../loop/index.js'
+import { artifactUrl } from '../trigger/context.js'
+import type { Octokit } from '../github/client.js'
+import type { DeliveryReport, RunReport } from '../report/run-report.js'
+import { writeSummary } from '../report/summary.js'
+import { closeFailureReport, reportFailure } from '../github/hunt-report.js'
+import type { Ending, OutputName } from './ending.js'
+import type { Looped } from './loop.js'
+import type { Prepared } from './prepare.js'
+import { saveState } from './state.js'
+import { uploadArtifact } from './upload.js'
+
+function outputsOf(
+  result: LoopResult,
+  delivery: DeliveryReport,
+  artifactId?: number
+): Partial<Record<OutputName, string>> {
+  return {
+    'stop-reason': result.stopReason,
+    success: String(result.success),
+    iterations: String(result.iterations.length),
+    cost: result.cost.totalUsd.toFixed(4),
+    'cost-source': result.cost.source,
+    duration: String(Math.round(result.durationMs / 1000)),
+    branch: delivery.branch ?? '',
+    commit: delivery.commit ?? '',
+    'pr-number': delivery.pullRequest ? String(delivery.pullRequest.number) : '',
+    'pr-url': delivery.pullRequest?.url ?? '',
+    'pr-operation': delivery.pullRequest?.operation ?? 'none',
+    'artifact-id': artifactId !== undefined ? String(artifactId) : '',
+    // mode: list's outputs, empty in a run.
+    matrix: '',
+    count: ''
+  }
+}
+
+const WHY_NOT: Partial<Record<LoopResult['stopReason'], string>> = {
+  max_iterations: 'The gates never passed',
+  timeout: 'The time budget ran out before the gates passed',
+  budget_exhausted: 'The cost budget ran out before the gates passed',
+  circuit_open: 'The loop stopped making progress before the gates passed',
+  agent_error: 'The loop stopped on an error'
+}
+
+/** The step's verdict, in one line: why it failed, or undefined when it succeeded. */
+function failureLine(
+  result: LoopResult,
+  delivery: DeliveryReport,
+  artifactName?: string
+): string | undefined {
+  if (result.stopReason === 'cancelled') return `The loop was cancelled: ${result.stopDetail}.`
+  if (!result.success) {
+    const record = artifactName ? ` The run record is the artifact ${artifactName}.` : ''
+    const noTag = result.iterations.at(-1)?.verdict === 'checks_passed_no_tag'
+    const why = noTag
+      ? 'The gates pass, but the agent never gave the completion tag (completion-tag: none lets the gates alone decide)'
+      : (WHY_NOT[result.stopReason] ?? 'The loop did not succeed')
+    return `${why} (${result.stopReason}): ${result.stopDetail.replace(/\.$/, '')}.${record}`
+  }
+  if (delivery.problems.length > 0)
+    return `Every gate passed, but the work was not delivered: ${delivery.problems[0]}`
+  return undefined
+}
+
+/** A hunt's failure report: opened or updated when it failed, closed when it succeeded. A warning on error. */
+async function reportHunt(
+  { plan }: Prepared,
+  result: LoopResult,
+  delivery: DeliveryReport,
+  octokit: () => Promise<Octokit>
+): Promise<void> {
+  const target = { ...plan.context.repo, ralphName: plan.ralph.name, runUrl: plan.context.runUrl }
+  try {
+    const client = await octokit()
+    if (result.success && delivery.problems.length === 0) {
+      const closed = await closeFailureReport(client, {
+        ...target,
+        ...(delivery.pullRequest ? { pullUrl: delivery.pullRequest.url } : {})
+      })
+      if (closed !== undefined) core.info(`Closed the failure report #${closed}: the hunt succeeded.`)
+    } else {
+      const reason = result.success
+        ? `every gate passed, but the work was not delivered: ${delivery.problems[0]}`
+        : `${result.stopReason}: ${result.stopDetail}`
+      const issue = await reportFailure(client, { ...target, reason })
+      core.info(
+        `Failure report #${issue.number} ${issue.operation} (${issue.failures} in a row): ${issue.url}`
+      )
+    }
+  } catch (error) {
+    core.warning(`The hunt's failure report could not be written: ${(error as Error).message}`)
+  }
+}
+
+export async function report(
+  prepared: Prepared,
+  looped: Looped,
+  delivery: DeliveryReport,
+  cancelled: boolean
+): Promise<Ending> {
+  const { plan, tracking, clients, hunt } = prepared
+  const { result } = looped
+  if (cancelled) {
+    // Post finalises the comment, uploads the record and writes the summary: main exits within the
+    // runner's grace period.
+    return {
+      outputs: outputsOf(result, delivery),
+      failure: { message: failureLine(result, delivery) ?? 'The loop was cancelled.' },
+      finished: false
+    }
+  }
+  if (tracking) {
+    await looped.followed()
+    const note = delivery.problems[0] ?? delivery.skipped
+    await tracking.finalise({
+      status: result,
+      ...(delivery.pullRequest ? { pullRequest: delivery.pullRequest } : {}),
+      ...(note ? { note } : {})
+    })
+  }
+  if (hunt && prepared.inputs.reportIssue) await reportHunt(prepared, result, delivery, clients.octokit)
+
+  const links: RunReport['links'] = { run: plan.context.runUrl, artifactName: plan.artifactName }
+  let artifactId: number | undefined
+  if (plan.inputs.uploadArtifacts) {
+    const upload = await uploadArtifact(plan.config.recordDir, plan.artifactName, {
+      retentionDays: plan.inputs.retentionDays,
+      ...(clients.budget.deadline !== undefined ? { deadline: clients.budget.deadline } : {})
+    })
+    if ('uploaded' in upload) {
+      saveState('uploaded', true)
+      artifactId = upload.uploaded.id
+      links.artifactName = upload.uploaded.name
+      if (upload.uploaded.id !== undefined) links.artifact = artifactUrl(plan.context, upload.uploaded.id)
+    } else {
+      delete links.artifactName
+      links.recordNotUploaded = `${upload.failed}; it stays on the runner at ${plan.config.recordDir} until the job ends`
+    }
+  }
+  try {
+    await writeSummary({ status: result, task: plan.task, links, base: prepared.branch.base, delivery })
+    saveState('summaryWritten', true)
+  } catch (error) {
+    core.warning(`The job summary could not be written: ${(error as Error).message}`)
+  }
+  for (const note of delivery.notes) core.notice(note)
+  const failure = failureLine(result, delivery, links.artifact ? links.artifactName : undefined)
+  if (!failure) core.info(`Done: ${result.stopDetail}.`)
+  return {
+    outputs: outputsOf(result, delivery, artifactId),
+    ...(failure ? { failure: { message: failure } } : {}),
+    finished: true
+  }
+}

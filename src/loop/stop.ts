@@ -1,0 +1,103 @@
+// When the loop stops, decided in one pure function: before each iteration (only budgets and requests can end
+// it then) and after each one (its outcome first, most decisive first, then the same budget checks).
+import type { BreakerTrip } from './breaker.js'
+import type { Trip } from './guard.js'
+import type { IterationRecord, StopReason } from './types.js'
+
+export interface Stop {
+  reason: StopReason
+  detail: string
+}
+
+/** What an iteration came to, as the stop decision reads it. */
+export interface IterationEnd {
+  iteration: number
+  record: IterationRecord
+  /** Something could not be run at all. */
+  crash?: string
+  /** The loop's goal was reached. */
+  success: boolean
+  /** The guard fired mid-iteration. */
+  interrupted: boolean
+  /** The agent hit a usage limit that cannot be waited out (usageLimitWait's `stop`). */
+  limitStop?: string
+  /** The agent hit a usage limit the loop waits out: the iteration says nothing about the agent or work. */
+  limitWaited?: boolean
+}
+
+/** Where the budgets and the rules stand at the moment of deciding. */
+export interface Budgets {
+  maxIterations?: number
+  maxCostUsd?: number
+  /** Iterations run so far. */
+  ran: number
+  /** The last iteration's record, for the cap's sentence. */
+  last?: IterationRecord
+  /** The guard's enforcement fired (time, cost, cancel): what it stopped is already killed. */
+  trip?: Trip
+  timeSpent: boolean
+  costSpent: boolean
+  /** The caller asked the loop to finish after the iteration in flight. */
+  finishAsked: boolean
+  /** Gates decide success (else the agent's completion signal does). */
+  gated: boolean
+  stopOnError: boolean
+}
+
+/** Why the loop stopped at its cap, with the state it was left in when that is worth saying. */
+function capReached(max: number, last: IterationRecord | undefined): string {
+  const cap = `reached the cap of ${max} iteration${max === 1 ? '' : 's'}`
+  return last?.verdict === 'checks_passed_no_tag'
+    ? `${cap}; the checks pass, but the agent has not given the completion tag`
+    : cap
+}
+
+const fromTrip = (trip: Trip): Stop => ({ reason: trip.cause, detail: trip.detail })
+
+/** What the iteration's own outcome says, most decisive first; undefined when it does not end the loop. */
+function outcomeStop(
+  end: IterationEnd,
+  budgets: Budgets,
+  breaker: BreakerTrip | undefined
+): Stop | undefined {
+  const agent = end.record.agent
+  if (end.crash) return { reason: 'agent_error', detail: `Run crashed: ${end.crash}` }
+  if (end.success)
+    return budgets.gated
+      ? { reason: 'all_checks_passed', detail: `every check passed in iteration ${end.iteration}` }
+      : { reason: 'completed', detail: `the agent gave the completion signal in iteration ${end.iteration}` }
+  if (end.interrupted && budgets.trip) return fromTrip(budgets.trip)
+  if (end.limitStop) return { reason: 'agent_error', detail: end.limitStop }
+  if (budgets.stopOnError && agent && !agent.success && !end.limitWaited) {
+    const how = agent.timedOut ? 'timed out' : `exited with ${agent.exitCode ?? agent.signal}`
+    return {
+      reason: 'agent_error',
+      detail: `the agent ${how} in iteration ${end.iteration}; stopping due to --stop-on-error`
+    }
+  }
+  if (breaker) return { reason: 'circuit_open', detail: `circuit open (${breaker.rule}): ${breaker.message}` }
+  return undefined
+}
+
+/**
+ * Whether the loop stops now, and why. `end` is the iteration just run (undefined before the first);
+ * `breaker` is what the stagnation breaker made of it. Undefined: the loop goes on.
+ */
+export function decideStop(
+  end: IterationEnd | undefined,
+  budgets: Budgets,
+  breaker?: BreakerTrip
+): Stop | undefined {
+  const stop = end && outcomeStop(end, budgets, breaker)
+  if (stop) return stop
+  const { maxIterations: max, trip } = budgets
+  if (max !== undefined && budgets.ran >= max)
+    return { reason: 'max_iterations', detail: capReached(max, budgets.last) }
+  if (trip) return fromTrip(trip)
+  if (budgets.finishAsked)
+    return { reason: 'cancelled', detail: 'stopped after the iteration in flight, as asked' }
+  if (budgets.timeSpent) return { reason: 'timeout', detail: 'the total time budget is spent' }
+  if (budgets.costSpent)
+    return { reason: 'budget_exhausted', detail: `the cost budget ($${budgets.maxCostUsd}) is spent` }
+  return undefined
+}
