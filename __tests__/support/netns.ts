@@ -139,7 +139,13 @@ const udp = (type, host) => new Promise(r => {
   s.on('error', e => done(e.code))
   s.send('probe', ${otherPort}, host, e => { if (e) done(e.code) })
 })
-const datagrams = ${options.v6AndUdp ? `[udp('udp4', '127.0.0.1').then(v => ['udp', v]), udp('udp6', '::1').then(v => ['udp6', v])]` : '[]'}
+// A DNS lookup through a resolver on loopback (as systemd-resolved's 127.0.0.53 on a runner): its answer's code.
+const lookup = () => new Promise(r => {
+  const resolver = new (require('node:dns').promises.Resolver)({ timeout: 3000, tries: 1 })
+  resolver.setServers(['127.0.0.53'])
+  resolver.resolve4('registry.npmjs.org').then(() => r(['dns', 'answered']), e => r(['dns', e.code]))
+})
+const datagrams = ${options.v6AndUdp ? `[udp('udp4', '127.0.0.1').then(v => ['udp', v]), udp('udp6', '::1').then(v => ['udp6', v]), lookup()]` : '[]'}
 Promise.all([...datagrams, ...Object.entries(targets).map(([name, [host, port]]) => new Promise(r => {
   const s = net.connect(port, host, () => { if (name === 'proxy') { s.destroy(); r([name, 'open']) } })
   s.on('data', d => { s.destroy(); r([name, String(d).trim()]) })

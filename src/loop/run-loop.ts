@@ -239,7 +239,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege)
     if (why === undefined && uid !== undefined) {
       try {
-        // The agent's other TCP connections are named (from conntrack) as they are refused.
+        // The agent's other TCP and UDP (v4, v6) is named (from conntrack) as it is refused.
         refusals = await startRefusalListener(proxied.proxy.refuse, egressPrefix(privilege))
         egress = await restrictEgress({
           uid,
