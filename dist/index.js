@@ -49468,8 +49468,8 @@ async function bindAll(port, onTcp, onUdp) {
     const close = async () => {
         await Promise.all(closers.map(closer => closer()));
     };
-    try {
-        for (const host of ipv6On() ? ['127.0.0.1', '::1'] : ['127.0.0.1']) {
+    for (const host of ipv6On() ? ['127.0.0.1', '::1'] : ['127.0.0.1'])
+        try {
             const server = external_node_net_default().createServer(socket => onTcp(socket, port));
             await new Promise((resolve, reject) => {
                 server.once('error', reject);
@@ -49479,18 +49479,28 @@ async function bindAll(port, onTcp, onUdp) {
             closers.push(() => new Promise(resolve => server.close(() => resolve())));
             const udp = external_node_dgram_default().createSocket(host === '::1' ? 'udp6' : 'udp4');
             udp.on('message', (message, from) => onUdp(udp, message, from, port));
+            // Closed on a failed bind too (close throws when the socket is already down).
+            closers.push(() => new Promise(resolve => {
+                try {
+                    udp.close(() => resolve());
+                }
+                catch {
+                    resolve();
+                }
+            }));
             await new Promise((resolve, reject) => {
                 udp.once('error', reject);
                 udp.bind(port, host, resolve);
             });
             udp.on('error', () => undefined);
-            closers.push(() => new Promise(resolve => udp.close(() => resolve())));
         }
-    }
-    catch (error) {
-        await close();
-        throw error;
-    }
+        catch (error) {
+            // No ::1 (IPv6 on, loopback without it): the agent's IPv6 is still refused by the rules, only not named.
+            if (host === '::1' && error.code === 'EADDRNOTAVAIL')
+                break;
+            await close();
+            throw error;
+        }
     return { port, close };
 }
 /**

@@ -281,8 +281,8 @@ async function bindAll(
   const close = async (): Promise<void> => {
     await Promise.all(closers.map(closer => closer()))
   }
-  try {
-    for (const host of ipv6On() ? ['127.0.0.1', '::1'] : ['127.0.0.1']) {
+  for (const host of ipv6On() ? ['127.0.0.1', '::1'] : ['127.0.0.1'])
+    try {
       const server = net.createServer(socket => onTcp(socket, port))
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject)
@@ -292,17 +292,28 @@ async function bindAll(
       closers.push(() => new Promise<void>(resolve => server.close(() => resolve())))
       const udp = dgram.createSocket(host === '::1' ? 'udp6' : 'udp4')
       udp.on('message', (message, from) => onUdp(udp, message, from, port))
+      // Closed on a failed bind too (close throws when the socket is already down).
+      closers.push(
+        () =>
+          new Promise<void>(resolve => {
+            try {
+              udp.close(() => resolve())
+            } catch {
+              resolve()
+            }
+          })
+      )
       await new Promise<void>((resolve, reject) => {
         udp.once('error', reject)
         udp.bind(port, host, resolve)
       })
       udp.on('error', () => undefined)
-      closers.push(() => new Promise<void>(resolve => udp.close(() => resolve())))
+    } catch (error) {
+      // No ::1 (IPv6 on, loopback without it): the agent's IPv6 is still refused by the rules, only not named.
+      if (host === '::1' && (error as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL') break
+      await close()
+      throw error
     }
-  } catch (error) {
-    await close()
-    throw error
-  }
   return { port, close }
 }
 
