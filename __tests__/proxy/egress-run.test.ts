@@ -27,8 +27,10 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-// Also IPv6 (TCP to ::1), UDP (v4 and v6) and a DNS lookup: each refused and named.
-const AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", { v6AndUdp: true })
+// Also IPv6 (TCP to ::1), UDP (v4 and v6) and a DNS lookup: each refused and named. Then a flood of 150
+// connections, each to a port of its own: the log and the record name only so many.
+const FLOOD = 150
+const AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", { v6AndUdp: true, flood: FLOOD })
 
 // Inside the namespace: loopback up, a server of root's on the other port, the run, then the rules left.
 const SCRIPT = `set -e
@@ -105,6 +107,7 @@ function runIn(network: string) {
   if (result.status !== 0) throw new Error(`the namespace script failed: ${result.stderr}\n${log()}`)
   const status = JSON.parse(readFileSync(path.join(out, 'record', 'status.json'), 'utf8')) as {
     warnings: string[]
+    modelProxy: { refused: string[]; refusedUnnamed?: number }
   }
   let reached: Record<string, string>
   try {
@@ -115,6 +118,7 @@ function runIn(network: string) {
   return {
     reached,
     warnings: status.warnings,
+    modelProxy: status.modelProxy,
     rules: readFileSync(path.join(out, 'rules'), 'utf8'),
     log: log()
   }
@@ -151,6 +155,15 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
           `agent-network model-only refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
         )
       expect(run.log).toContain(`refused the agent a connection to 192.0.2.10:443`)
+      // The six probes and the flood: ten warned one by one, the rest in one line; the record names 100.
+      const probes = 6
+      expect(run.warnings.filter(w => w.includes('refused the agent a connection to'))).toHaveLength(10)
+      expect(run.warnings).toContain(
+        `agent-network model-only refused the agent ${probes + FLOOD - 10} more connection(s): status.json's modelProxy.refused names the first 100 destinations`
+      )
+      expect(run.modelProxy.refused).toHaveLength(100)
+      expect(run.modelProxy.refused).toContain('127.0.0.1:48093')
+      expect(run.modelProxy.refusedUnnamed).toBe(probes + FLOOD - 100)
       expect(run.rules).toContain('-P OUTPUT ACCEPT')
       expect(run.rules).not.toContain('RALPH-AGENT')
     }, 240_000)

@@ -122,7 +122,7 @@ export const portOf = (url: string): number => Number(new URL(url).port)
 export const egressProbeAgent = (
   otherPort: number,
   outFile: string,
-  options: { v6AndUdp?: boolean } = {}
+  options: { v6AndUdp?: boolean; flood?: number } = {}
 ): string => `#!${process.execPath}
 const net = require('node:net')
 const dgram = require('node:dgram')
@@ -152,7 +152,14 @@ Promise.all([...datagrams, ...Object.entries(targets).map(([name, [host, port]])
   s.on('close', () => r([name, 'closed']))
   s.on('error', e => r([name, e.code]))
   s.setTimeout(10000, () => { s.destroy(); r([name, 'timeout']) })
-}))]).then(all => {
+}))]).then(async all => {
+  // flood: then as many connections as that, each to a loopback port of its own, ten at a time.
+  for (let port = 48000; port < 48000 + ${options.flood ?? 0}; port += 10)
+    await Promise.all([...Array(10).keys()].map(i => new Promise(r => {
+      const s = net.connect(port + i, '127.0.0.1')
+      s.on('close', r)
+      s.on('error', () => undefined)
+    })))
   require('node:fs').writeFileSync(${outFile}, JSON.stringify(Object.fromEntries(all)))
   // HOLD: the agent stays, as one still working when the job is cancelled.
   if (process.env.HOLD) setInterval(() => undefined, 60000)

@@ -14560,6 +14560,8 @@ const MAX_LINE = 4 * 1024 * 1024;
 
 
 
+/** The most distinct refused destinations named in a run's log and record; the rest are counted. */
+const MOST_REFUSALS_NAMED = 100;
 // Headers of one hop only (RFC 9110 7.6.1).
 const HOP_HEADERS = [
     'connection',
@@ -14621,9 +14623,15 @@ async function startModelProxy(options) {
     const placeholderKey = `ralph-proxy-${(0,external_node_crypto_namespaceObject.randomBytes)(18).toString('hex')}`;
     const requests = [];
     const refused = [];
+    let refusedUnnamed = 0;
+    const namingRefusals = () => refused.length < MOST_REFUSALS_NAMED;
     const refuse = (host) => {
-        if (!refused.includes(host))
+        if (host !== undefined && refused.includes(host))
+            return;
+        if (host !== undefined && namingRefusals())
             refused.push(host);
+        else
+            refusedUnnamed++;
     };
     const agent = upstream.protocol === 'https:'
         ? new (external_node_https_default()).Agent({
@@ -14821,7 +14829,11 @@ async function startModelProxy(options) {
         placeholderKey,
         requests,
         refused,
+        get refusedUnnamed() {
+            return refusedUnnamed;
+        },
         refuse,
+        namingRefusals,
         close: () => new Promise(resolve => {
             for (const socket of sockets)
                 socket.destroy();
@@ -15420,13 +15432,19 @@ async function bindAll(port, onTcp, onUdp) {
  * connection is reset, a DNS query answered REFUSED (by us, on loopback), other datagrams dropped. `prefix`
  * is the argv that reads conntrack when the action is not root (sudo -n).
  */
-async function startRefusalListener(refused, prefix = []) {
+async function startRefusalListener(refusals, prefix = []) {
     // A datagram resent while its first is still being looked up is not looked up again.
     const looking = new Set();
     const onTcp = (socket, port) => {
         socket.on('error', () => undefined);
+        // Past the cap a refusal is counted without reading conntrack: a flood costs no lookup each.
+        if (!refusals.namingRefusals()) {
+            refusals.refuse();
+            socket.resetAndDestroy();
+            return;
+        }
         void originalDestination('tcp', socket.remotePort ?? 0, port, prefix).then(target => {
-            refused(target);
+            refusals.refuse(target);
             socket.resetAndDestroy();
         });
     };
@@ -15434,11 +15452,13 @@ async function startRefusalListener(refused, prefix = []) {
         const key = `${from.address} ${from.port}`;
         if (looking.has(key))
             return;
+        if (!refusals.namingRefusals())
+            return refusals.refuse();
         looking.add(key);
         void originalDestination('udp', from.port, port, prefix).then(target => {
             looking.delete(key);
             const query = target.endsWith(':53') ? dnsQuestion(message) : undefined;
-            refused(query ? `udp ${target} (a DNS lookup of ${query.name})` : `udp ${target}`);
+            refusals.refuse(query ? `udp ${target} (a DNS lookup of ${query.name})` : `udp ${target}`);
             if (query)
                 socket.send(query.refusal, from.port, from.address, () => undefined);
         });
@@ -18014,9 +18034,12 @@ function copyFrom(file, offset, out) {
 
 
 
+
 const run_loop_DEFAULT_KILL_GRACE_MS = 3000;
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
+/** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
+const REFUSALS_WARNED = 10;
 /** Without a time budget, the longest wait for a usage limit to lift (a GitHub-hosted job's own limit). */
 const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
 /** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
@@ -18216,7 +18239,7 @@ async function runLoop(config, ports = {}) {
         if (why === undefined && uid !== undefined) {
             try {
                 // The agent's other TCP and UDP (v4, v6) is named (from conntrack) as it is refused.
-                refusals = await startRefusalListener(proxied.proxy.refuse, egressPrefix(privilege));
+                refusals = await startRefusalListener(proxied.proxy, egressPrefix(privilege));
                 egress = await restrictEgress({
                     uid,
                     proxyPort: proxied.proxy.port,
@@ -18394,10 +18417,14 @@ async function runLoop(config, ports = {}) {
             status.modelProxy = {
                 upstream: proxied.upstream,
                 requests: proxied.proxy.requests.length,
-                refused: [...proxied.proxy.refused]
+                refused: [...proxied.proxy.refused],
+                ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {})
             };
-            for (const host of proxied.proxy.refused)
+            for (const host of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
                 warn(`agent-network ${network} refused the agent a connection to ${host}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`);
+            const unwarned = proxied.proxy.refused.length - REFUSALS_WARNED + proxied.proxy.refusedUnnamed;
+            if (unwarned > 0)
+                warn(`agent-network ${network} refused the agent ${unwarned} more connection(s): status.json's modelProxy.refused names the first ${MOST_REFUSALS_NAMED} destinations`);
         }
     }
     const finishedAt = clock.now();

@@ -11,6 +11,7 @@ import dgram from 'node:dgram'
 import net, { type AddressInfo } from 'node:net'
 import { runProcess } from '../proc/index.js'
 import { which } from '../proc/index.js'
+import type { ModelProxy } from './server.js'
 
 export interface EgressOptions {
   /** The agent's own uid (the isolation's user): never 0, never the action's. */
@@ -323,26 +324,33 @@ async function bindAll(
  * is the argv that reads conntrack when the action is not root (sudo -n).
  */
 export async function startRefusalListener(
-  refused: (target: string) => void,
+  refusals: Pick<ModelProxy, 'refuse' | 'namingRefusals'>,
   prefix: string[] = []
 ): Promise<RefusalListener> {
   // A datagram resent while its first is still being looked up is not looked up again.
   const looking = new Set<string>()
   const onTcp = (socket: net.Socket, port: number): void => {
     socket.on('error', () => undefined)
+    // Past the cap a refusal is counted without reading conntrack: a flood costs no lookup each.
+    if (!refusals.namingRefusals()) {
+      refusals.refuse()
+      socket.resetAndDestroy()
+      return
+    }
     void originalDestination('tcp', socket.remotePort ?? 0, port, prefix).then(target => {
-      refused(target)
+      refusals.refuse(target)
       socket.resetAndDestroy()
     })
   }
   const onUdp = (socket: dgram.Socket, message: Buffer, from: dgram.RemoteInfo, port: number): void => {
     const key = `${from.address} ${from.port}`
     if (looking.has(key)) return
+    if (!refusals.namingRefusals()) return refusals.refuse()
     looking.add(key)
     void originalDestination('udp', from.port, port, prefix).then(target => {
       looking.delete(key)
       const query = target.endsWith(':53') ? dnsQuestion(message) : undefined
-      refused(query ? `udp ${target} (a DNS lookup of ${query.name})` : `udp ${target}`)
+      refusals.refuse(query ? `udp ${target} (a DNS lookup of ${query.name})` : `udp ${target}`)
       if (query) socket.send(query.refusal, from.port, from.address, () => undefined)
     })
   }
