@@ -111,7 +111,7 @@ async function attacked(isolation: 'user' | 'none', as?: { uid: number; gid: num
   loots.push(loot)
   const p = await createProject(projectFiles(agentScript(attackerSteps({ loot }))))
   projects.push(p)
-  p.gitServer.pushTokens.add(PUSH_TOKEN)
+  p.gitServer.tokens.set(PUSH_TOKEN, 'write')
   p.api.state.addUser('ralph-machine', { role: 'write' })
   p.api.state.tokens.set(PUSH_TOKEN, 'ralph-machine')
   if (as) handTo(p, as)
