@@ -3,6 +3,7 @@ export { runLoop } from './run-loop.js'
 export { agentPresetFor } from './setup.js'
 export { usageLimitWait, MAX_USAGE_LIMIT_WAIT_MS } from './usage-limit.js'
 export { startingStatus } from './status.js'
+export { STOP_WORDS, type StopWords } from './stop-words.js'
 export { agentCaps } from './iteration.js'
 export {
   loopConfig,
