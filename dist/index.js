@@ -47472,6 +47472,7 @@ function assemblePrompt(text, values, credit, file = 'RALPH.md') {
     return credit ? prompt + CREDIT_TRAILER : prompt;
 }
 /** The reference's format_duration: `0.5s` below a minute, then `2m 30s`, then `1h 15m`. */
+// Byte-identical to ralphify (prompts and the CLI's log): the reports' padded, ms-based formatDuration is loop/overview.ts.
 function formatDuration(seconds) {
     const tenths = pyFormatFixed1(seconds);
     if (Number(tenths) < 60)
@@ -48421,6 +48422,12 @@ var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node
 ;// CONCATENATED MODULE: ./src/proxy/wire.ts
 const wire_num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 const wire_obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+/** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
+function openAiUsage(usage, input, output, details) {
+    // A UsageReport's input is the uncached part.
+    const cached = wire_num(wire_obj(usage[details])?.cached_tokens);
+    return { input: wire_num(usage[input]) - cached, output: wire_num(usage[output]), cache_read: cached, cache_write: 0 };
+}
 /** One request's usage as its response revealed it so far (cumulative). */
 class WireUsage {
     wire;
@@ -48477,27 +48484,14 @@ class WireUsage {
         const usage = wire_obj(response?.usage);
         if (!response || !usage)
             return false;
-        // OpenAI counts cached tokens inside input_tokens; a UsageReport's input is the uncached part.
-        const cached = wire_num(wire_obj(usage.input_tokens_details)?.cached_tokens);
-        return this.set({
-            input: wire_num(usage.input_tokens) - cached,
-            output: wire_num(usage.output_tokens),
-            cache_read: cached,
-            cache_write: 0
-        }, response.model);
+        return this.set(openAiUsage(usage, 'input_tokens', 'output_tokens', 'input_tokens_details'), response.model);
     }
     // The usage chunk (stream_options.include_usage), or a whole body's usage.
     chat(data) {
         const usage = wire_obj(data.usage);
         if (!usage)
             return false;
-        const cached = wire_num(wire_obj(usage.prompt_tokens_details)?.cached_tokens);
-        return this.set({
-            input: wire_num(usage.prompt_tokens) - cached,
-            output: wire_num(usage.completion_tokens),
-            cache_read: cached,
-            cache_write: 0
-        }, data.model);
+        return this.set(openAiUsage(usage, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details'), data.model);
     }
     // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output.
     gemini(data) {
@@ -48944,46 +48938,60 @@ function modelOf(cli, argv, env) {
     }
     return model?.split('/').pop();
 }
+function proxiedAgent(argv, env) {
+    const cli = agentCliOf(argv)?.name;
+    if (!cli)
+        return { problem: 'unknown_agent' };
+    const keyName = KEY_SOURCES[cli].find(name => env[name]);
+    if (keyName === undefined)
+        return { problem: 'no_key', cli };
+    const model = modelOf(cli, argv, env);
+    if (cli === 'opencode' && !model)
+        return { problem: 'no_model', cli };
+    return { cli, keyName, model };
+}
 /**
  * `model-proxy: auto`: on when the agent is one of the five CLIs and the job's environment holds its key (the
  * proxy has a key to inject); otherwise the agent runs as it would without the proxy, with its own credentials.
  */
 function autoModelProxy(argv, env) {
-    const cli = agentCliOf(argv)?.name;
-    if (!cli)
+    const agent = proxiedAgent(argv, env);
+    if (!('problem' in agent))
+        return { on: true };
+    if (agent.problem === 'unknown_agent')
         return { on: false };
-    const unmetered = `${cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`;
-    if (!KEY_SOURCES[cli].some(name => env[name]))
-        return { on: false, why: `No ${KEY_SOURCES[cli].join(' or ')} in the job's environment: ${unmetered}.` };
-    if (cli === 'opencode' && !modelOf(cli, argv, env))
-        return {
+    const unmetered = `${agent.cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`;
+    return agent.problem === 'no_key'
+        ? { on: false, why: `No ${KEY_SOURCES[agent.cli].join(' or ')} in the job's environment: ${unmetered}.` }
+        : {
             on: false,
             why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered}.`
         };
-    return { on: true };
 }
 /** Why the agent `argv` runs cannot go behind the proxy (one line with the fix), or undefined when it can. */
 function modelProxyProblem(argv, env) {
-    const cli = agentCliOf(argv)?.name;
-    if (!cli)
-        return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`;
-    if (!KEY_SOURCES[cli].some(name => env[name]))
-        return `The model proxy holds the key for ${cli}, but the job's environment has no ${KEY_SOURCES[cli].join(' or ')}: set it from a secret.`;
-    if (cli === 'opencode' && !modelOf(cli, argv, env))
-        return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.';
-    return undefined;
+    const agent = proxiedAgent(argv, env);
+    return 'problem' in agent ? problemLine(agent, argv) : undefined;
+}
+function problemLine(agent, argv) {
+    switch (agent.problem) {
+        case 'unknown_agent':
+            return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`;
+        case 'no_key':
+            return `The model proxy holds the key for ${agent.cli}, but the job's environment has no ${KEY_SOURCES[agent.cli].join(' or ')}: set it from a secret.`;
+        case 'no_model':
+            return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.';
+    }
 }
 /**
  * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
  * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
  */
 async function startAgentProxy(argv, env, settings, budget = {}) {
-    const problem = modelProxyProblem(argv, env);
-    if (problem)
-        throw new ModelProxyError(problem);
-    const cli = agentCliOf(argv)?.name;
-    const keyName = KEY_SOURCES[cli].find(name => env[name]);
-    const model = modelOf(cli, argv, env);
+    const agent = proxiedAgent(argv, env);
+    if ('problem' in agent)
+        throw new ModelProxyError(problemLine(agent, argv));
+    const { cli, keyName, model } = agent;
     let ca;
     if (settings.caFile) {
         try {
@@ -50631,6 +50639,7 @@ const VERDICT = {
 };
 const verdictLabel = (verdict) => VERDICT[verdict];
 /** `42s`, `3m 05s`, `1h 02m`. */
+// Padded so durations line up in the reports' tables; prompts and the CLI keep the reference's `2m 30s` (ralph/render.ts).
 function overview_formatDuration(ms) {
     const s = Math.round(ms / 1000);
     if (s < 60)
@@ -51565,6 +51574,48 @@ function updateCost(status, meter) {
     status.cost.tokens = tokens;
 }
 
+;// CONCATENATED MODULE: ./src/loop/stop-words.ts
+const STOP_WORDS = {
+    all_checks_passed: { icon: '✅', headline: 'Every gate passed', did: () => 'passed' },
+    completed: { icon: '✅', headline: 'Done (the agent said so; no gates)', did: () => 'finished' },
+    max_iterations: {
+        icon: '❌',
+        headline: 'Used every iteration without passing the gates',
+        did: n => `used all ${n} without passing its gates`,
+        failure: 'The gates never passed'
+    },
+    budget_exhausted: {
+        icon: '💸',
+        headline: 'Out of budget',
+        did: n => `ran out of budget after ${n}`,
+        failure: 'The cost budget ran out before the gates passed'
+    },
+    timeout: {
+        icon: '⏱️',
+        headline: 'Out of time',
+        did: n => `ran out of time after ${n}`,
+        failure: 'The time budget ran out before the gates passed'
+    },
+    circuit_open: {
+        icon: '❌',
+        headline: 'Stopped: no progress',
+        did: n => `stopped after ${n} because it was not making progress`,
+        failure: 'The loop stopped making progress before the gates passed'
+    },
+    agent_error: {
+        icon: '💥',
+        headline: 'Stopped on an error',
+        did: n => `stopped after ${n} on an error`,
+        failure: 'The loop stopped on an error'
+    },
+    cancelled: { icon: '⏹️', headline: 'Cancelled', did: n => `was cancelled after ${n}` },
+    already_green: {
+        icon: '✅',
+        headline: 'Nothing to do: every gate already passed',
+        did: () => 'found every gate passing'
+    }
+};
+
 ;// CONCATENATED MODULE: ./src/loop/preview.ts
 // The prompt an iteration would pipe to the agent, without running the agent (`ralph-action prompt`):
 // the commands run for real, as in the loop, and the prompt is assembled as a first pass of the loop sees it.
@@ -51679,6 +51730,7 @@ function taskRalph(options) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/github/comments.ts
 // Every comment the action posts carries a hidden line with a key of its own, so a POST whose answer was
 // lost (a reset, a timeout, a 5xx after the work was done) is found among the issue's comments and reused,
@@ -51719,17 +51771,6 @@ const MAX_COMMENT_CHARS = 65000;
 const TRACKING_ROWS = 25;
 /** The hidden first line of a tracking comment; `state` says whether a step still has to finalise it. */
 const trackingMarker = (runId, state) => `<!-- ralph-action:tracking run=${runId.replace(/[^0-9A-Za-z_-]/g, '')} state=${state} -->`;
-const HEADLINE = {
-    all_checks_passed: '✅ Every gate passed',
-    completed: '✅ Done (the agent said so; no gates)',
-    max_iterations: '❌ Used every iteration without passing the gates',
-    budget_exhausted: '💸 Out of budget',
-    timeout: '⏱️ Out of time',
-    circuit_open: '❌ Stopped: no progress',
-    agent_error: '💥 Stopped on an error',
-    cancelled: '⏹️ Cancelled',
-    already_green: '✅ Nothing to do: every gate already passed'
-};
 function renderWorking(info, status) {
     const n = status?.iterations.length ?? 0;
     const of = info.maxIterations ? ` of at most ${info.maxIterations}` : '';
@@ -51748,7 +51789,7 @@ function renderFinal(info, outcome) {
     const { status, pullRequest } = outcome;
     const n = status.iterations.length;
     const headline = status.stopReason !== undefined
-        ? HEADLINE[status.stopReason]
+        ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`
         : status.state === 'finished'
             ? '⏹️ Finished'
             : '⏹️ Cancelled';
@@ -52202,6 +52243,7 @@ const hunt_oneLine = (text) => {
 // What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
 // iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
 
+
 // The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
 
 const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
@@ -52257,27 +52299,17 @@ function outcomeSentence(report) {
     }
     // The gates pass but the tag never came: say so, and how to let the gates alone decide (said once here).
     const noTag = reason === 'max_iterations' && status.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
-    const why = {
-        all_checks_passed: 'passed',
-        completed: 'finished',
-        max_iterations: noTag
-            ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${codeCell('completion-tag: none')} lets the gates alone decide)`
-            : `used all ${pluralIterations(n)} without passing its gates`,
-        budget_exhausted: `ran out of budget after ${pluralIterations(n)}`,
-        timeout: `ran out of time after ${pluralIterations(n)}`,
-        circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
-        agent_error: `stopped after ${pluralIterations(n)} on an error`,
-        cancelled: `was cancelled after ${pluralIterations(n)}`,
-        already_green: 'found every gate passing'
-    };
-    const icon = reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌';
+    const words = STOP_WORDS[reason];
+    const why = noTag
+        ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${codeCell('completion-tag: none')} lets the gates alone decide)`
+        : words.did(pluralIterations(n));
     const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
     const tail = problem
         ? `; the work was not delivered: ${problem}`
         : delivered
             ? `;${delivered.replace(/^ and/, '')}`
             : '';
-    return `${icon} ${name} ${why[reason]}${detail}${tail}.`.replace(/\.\.$/, '.');
+    return `${words.icon} ${name} ${why}${detail}${tail}.`.replace(/\.\.$/, '.');
 }
 
 ;// CONCATENATED MODULE: ./src/report/pr-body.ts
@@ -52886,6 +52918,20 @@ async function admitEvent(event, settings, octokit) {
     };
 }
 const skip = (reason) => ({ kind: 'skip', reason });
+/** Whether `login` may start a loop in this repository (permissions.ts decides). */
+const actorOf = (octokit, settings, login) => checkActor(octokit, {
+    owner: settings.owner,
+    repo: settings.repo,
+    login,
+    allowedBots: settings.allowedBots
+});
+/** Refusals that reply to `login` on the issue (or comment) that asked. */
+const refuser = (login, where) => (reason, extra = '') => ({
+    kind: 'refuse',
+    reason,
+    reply: refusalReply(login, reason, extra),
+    ...where
+});
 /**
  * Why an event is the loop's own delivery and must start nothing (a loop never starts a loop), or
  * undefined: its sender is the account the action delivers with, or the branch's tip is a loop's commit.
@@ -52922,19 +52968,9 @@ async function planComment(trigger, settings, octokit) {
     if (command.kind === 'none')
         return skip('the comment does not start with /ralph');
     const where = { issueNumber: issue.number, commentId: comment.id };
-    const refuse = (reason, extra = '') => ({
-        kind: 'refuse',
-        reason,
-        reply: refusalReply(comment.author, reason, extra),
-        ...where
-    });
+    const refuse = refuser(comment.author, where);
     // Who asked is checked first: someone who may not start a loop learns nothing more than that.
-    const actor = await checkActor(octokit, {
-        owner: settings.owner,
-        repo: settings.repo,
-        login: comment.author,
-        allowedBots: settings.allowedBots
-    });
+    const actor = await actorOf(octokit, settings, comment.author);
     if (!actor.allowed)
         return refuse(actor.reason);
     // The payload is the comment as it was created; an edit before the run read it changes what was approved.
@@ -53013,18 +53049,8 @@ async function planLabel(trigger, settings, octokit) {
     const { issue } = trigger;
     if (issue.body.includes(HUNT_REPORT_MARKER))
         return skip("the issue is a nightly hunt's failure report");
-    const refuse = (reason, extra = '') => ({
-        kind: 'refuse',
-        reason,
-        reply: refusalReply(trigger.sender, reason, extra),
-        issueNumber: issue.number
-    });
-    const actor = await checkActor(octokit, {
-        owner: settings.owner,
-        repo: settings.repo,
-        login: trigger.sender,
-        allowedBots: settings.allowedBots
-    });
+    const refuse = refuser(trigger.sender, { issueNumber: issue.number });
+    const actor = await actorOf(octokit, settings, trigger.sender);
     if (!actor.allowed)
         return refuse(actor.reason);
     // The label's own text names the ralph (`ralph:docs`); GitHub keeps the label's case.
@@ -53064,12 +53090,7 @@ async function planPullRequestEvent(trigger, settings, octokit) {
     if (trigger.action === 'closed')
         return skip('the pull request was closed');
     // Whoever made the event starts the loop (a triage user may reopen a pull request): the same check as a comment.
-    const actor = await checkActor(octokit, {
-        owner: settings.owner,
-        repo: settings.repo,
-        login: trigger.sender,
-        allowedBots: settings.allowedBots
-    });
+    const actor = await actorOf(octokit, settings, trigger.sender);
     // A definite no is quiet (a reply on every pull request a bot opens would be noise); a check that could
     // not be made fails the step, so a broken token is noticed.
     if (!actor.allowed)
@@ -56088,6 +56109,7 @@ async function uploadArtifact(recordDir, name, options = {}) {
 
 
 
+
 function outputsOf(result, delivery, artifactId) {
     return {
         'stop-reason': result.stopReason,
@@ -56107,13 +56129,6 @@ function outputsOf(result, delivery, artifactId) {
         count: ''
     };
 }
-const WHY_NOT = {
-    max_iterations: 'The gates never passed',
-    timeout: 'The time budget ran out before the gates passed',
-    budget_exhausted: 'The cost budget ran out before the gates passed',
-    circuit_open: 'The loop stopped making progress before the gates passed',
-    agent_error: 'The loop stopped on an error'
-};
 /** The step's verdict, in one line: why it failed, or undefined when it succeeded. */
 function failureLine(result, delivery, artifactName) {
     if (result.stopReason === 'cancelled')
@@ -56123,7 +56138,7 @@ function failureLine(result, delivery, artifactName) {
         const noTag = result.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
         const why = noTag
             ? 'The gates pass, but the agent never gave the completion tag (completion-tag: none lets the gates alone decide)'
-            : (WHY_NOT[result.stopReason] ?? 'The loop did not succeed');
+            : (STOP_WORDS[result.stopReason].failure ?? 'The loop did not succeed');
         return `${why} (${result.stopReason}): ${result.stopDetail.replace(/\.$/, '')}.${record}`;
     }
     if (delivery.problems.length > 0)

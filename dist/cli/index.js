@@ -9617,6 +9617,7 @@ function assemblePrompt(text, values, credit, file = 'RALPH.md') {
     return credit ? prompt + CREDIT_TRAILER : prompt;
 }
 /** The reference's format_duration: `0.5s` below a minute, then `2m 30s`, then `1h 15m`. */
+// Byte-identical to ralphify (prompts and the CLI's log): the reports' padded, ms-based formatDuration is loop/overview.ts.
 function formatDuration(seconds) {
     const tenths = pyFormatFixed1(seconds);
     if (Number(tenths) < 60)
@@ -12448,7 +12449,7 @@ function agentCli(name) {
     return AGENT_CLIS.find(cli => cli.name === name);
 }
 /** The known CLI an agent command line runs (`claude -p …` → claude), or undefined. */
-function clis_agentCliOf(agentArgv) {
+function agentCliOf(agentArgv) {
     return agentCli(programStem(agentArgv[0]));
 }
 /** What each CLI reads at start-up besides its environment (the agent's user gets a copy of these only). */
@@ -12467,7 +12468,7 @@ const SETTINGS = {
  * the agent would get as that user: its HOME, XDG_CONFIG_HOME, CODEX_HOME…). Empty for a CLI we do not know.
  */
 function agentSettings(agentArgv, env) {
-    const cli = clis_agentCliOf(agentArgv);
+    const cli = agentCliOf(agentArgv);
     const home = env.HOME;
     if (!cli || !home)
         return [];
@@ -14046,6 +14047,12 @@ var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node
 ;// CONCATENATED MODULE: ./src/proxy/wire.ts
 const wire_num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 const obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+/** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
+function openAiUsage(usage, input, output, details) {
+    // A UsageReport's input is the uncached part.
+    const cached = wire_num(obj(usage[details])?.cached_tokens);
+    return { input: wire_num(usage[input]) - cached, output: wire_num(usage[output]), cache_read: cached, cache_write: 0 };
+}
 /** One request's usage as its response revealed it so far (cumulative). */
 class WireUsage {
     wire;
@@ -14102,27 +14109,14 @@ class WireUsage {
         const usage = obj(response?.usage);
         if (!response || !usage)
             return false;
-        // OpenAI counts cached tokens inside input_tokens; a UsageReport's input is the uncached part.
-        const cached = wire_num(obj(usage.input_tokens_details)?.cached_tokens);
-        return this.set({
-            input: wire_num(usage.input_tokens) - cached,
-            output: wire_num(usage.output_tokens),
-            cache_read: cached,
-            cache_write: 0
-        }, response.model);
+        return this.set(openAiUsage(usage, 'input_tokens', 'output_tokens', 'input_tokens_details'), response.model);
     }
     // The usage chunk (stream_options.include_usage), or a whole body's usage.
     chat(data) {
         const usage = obj(data.usage);
         if (!usage)
             return false;
-        const cached = wire_num(obj(usage.prompt_tokens_details)?.cached_tokens);
-        return this.set({
-            input: wire_num(usage.prompt_tokens) - cached,
-            output: wire_num(usage.completion_tokens),
-            cache_read: cached,
-            cache_write: 0
-        }, data.model);
+        return this.set(openAiUsage(usage, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details'), data.model);
     }
     // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output.
     gemini(data) {
@@ -14569,46 +14563,60 @@ function modelOf(cli, argv, env) {
     }
     return model?.split('/').pop();
 }
+function proxiedAgent(argv, env) {
+    const cli = agentCliOf(argv)?.name;
+    if (!cli)
+        return { problem: 'unknown_agent' };
+    const keyName = KEY_SOURCES[cli].find(name => env[name]);
+    if (keyName === undefined)
+        return { problem: 'no_key', cli };
+    const model = modelOf(cli, argv, env);
+    if (cli === 'opencode' && !model)
+        return { problem: 'no_model', cli };
+    return { cli, keyName, model };
+}
 /**
  * `model-proxy: auto`: on when the agent is one of the five CLIs and the job's environment holds its key (the
  * proxy has a key to inject); otherwise the agent runs as it would without the proxy, with its own credentials.
  */
 function autoModelProxy(argv, env) {
-    const cli = agentCliOf(argv)?.name;
-    if (!cli)
+    const agent = proxiedAgent(argv, env);
+    if (!('problem' in agent))
+        return { on: true };
+    if (agent.problem === 'unknown_agent')
         return { on: false };
-    const unmetered = `${cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`;
-    if (!KEY_SOURCES[cli].some(name => env[name]))
-        return { on: false, why: `No ${KEY_SOURCES[cli].join(' or ')} in the job's environment: ${unmetered}.` };
-    if (cli === 'opencode' && !modelOf(cli, argv, env))
-        return {
+    const unmetered = `${agent.cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`;
+    return agent.problem === 'no_key'
+        ? { on: false, why: `No ${KEY_SOURCES[agent.cli].join(' or ')} in the job's environment: ${unmetered}.` }
+        : {
             on: false,
             why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered}.`
         };
-    return { on: true };
 }
 /** Why the agent `argv` runs cannot go behind the proxy (one line with the fix), or undefined when it can. */
 function modelProxyProblem(argv, env) {
-    const cli = clis_agentCliOf(argv)?.name;
-    if (!cli)
-        return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`;
-    if (!KEY_SOURCES[cli].some(name => env[name]))
-        return `The model proxy holds the key for ${cli}, but the job's environment has no ${KEY_SOURCES[cli].join(' or ')}: set it from a secret.`;
-    if (cli === 'opencode' && !modelOf(cli, argv, env))
-        return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.';
-    return undefined;
+    const agent = proxiedAgent(argv, env);
+    return 'problem' in agent ? problemLine(agent, argv) : undefined;
+}
+function problemLine(agent, argv) {
+    switch (agent.problem) {
+        case 'unknown_agent':
+            return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`;
+        case 'no_key':
+            return `The model proxy holds the key for ${agent.cli}, but the job's environment has no ${KEY_SOURCES[agent.cli].join(' or ')}: set it from a secret.`;
+        case 'no_model':
+            return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.';
+    }
 }
 /**
  * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
  * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
  */
 async function startAgentProxy(argv, env, settings, budget = {}) {
-    const problem = modelProxyProblem(argv, env);
-    if (problem)
-        throw new ModelProxyError(problem);
-    const cli = clis_agentCliOf(argv)?.name;
-    const keyName = KEY_SOURCES[cli].find(name => env[name]);
-    const model = modelOf(cli, argv, env);
+    const agent = proxiedAgent(argv, env);
+    if ('problem' in agent)
+        throw new ModelProxyError(problemLine(agent, argv));
+    const { cli, keyName, model } = agent;
     let ca;
     if (settings.caFile) {
         try {
@@ -17070,6 +17078,7 @@ const VERDICT = {
 };
 const verdictLabel = (verdict) => VERDICT[verdict];
 /** `42s`, `3m 05s`, `1h 02m`. */
+// Padded so durations line up in the reports' tables; prompts and the CLI keep the reference's `2m 30s` (ralph/render.ts).
 function overview_formatDuration(ms) {
     const s = Math.round(ms / 1000);
     if (s < 60)
@@ -18361,6 +18370,48 @@ function updateCost(status, meter) {
     status.cost.tokens = tokens;
 }
 
+;// CONCATENATED MODULE: ./src/loop/stop-words.ts
+const STOP_WORDS = {
+    all_checks_passed: { icon: '✅', headline: 'Every gate passed', did: () => 'passed' },
+    completed: { icon: '✅', headline: 'Done (the agent said so; no gates)', did: () => 'finished' },
+    max_iterations: {
+        icon: '❌',
+        headline: 'Used every iteration without passing the gates',
+        did: n => `used all ${n} without passing its gates`,
+        failure: 'The gates never passed'
+    },
+    budget_exhausted: {
+        icon: '💸',
+        headline: 'Out of budget',
+        did: n => `ran out of budget after ${n}`,
+        failure: 'The cost budget ran out before the gates passed'
+    },
+    timeout: {
+        icon: '⏱️',
+        headline: 'Out of time',
+        did: n => `ran out of time after ${n}`,
+        failure: 'The time budget ran out before the gates passed'
+    },
+    circuit_open: {
+        icon: '❌',
+        headline: 'Stopped: no progress',
+        did: n => `stopped after ${n} because it was not making progress`,
+        failure: 'The loop stopped making progress before the gates passed'
+    },
+    agent_error: {
+        icon: '💥',
+        headline: 'Stopped on an error',
+        did: n => `stopped after ${n} on an error`,
+        failure: 'The loop stopped on an error'
+    },
+    cancelled: { icon: '⏹️', headline: 'Cancelled', did: n => `was cancelled after ${n}` },
+    already_green: {
+        icon: '✅',
+        headline: 'Nothing to do: every gate already passed',
+        did: () => 'found every gate passing'
+    }
+};
+
 ;// CONCATENATED MODULE: ./src/loop/preview.ts
 // The prompt an iteration would pipe to the agent, without running the agent (`ralph-action prompt`):
 // the commands run for real, as in the loop, and the prompt is assembled as a first pass of the loop sees it.
@@ -18475,8 +18526,10 @@ function taskRalph(options) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/cli/options.ts
 // The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
+
 
 
 
@@ -18739,21 +18792,27 @@ function loopSettings(options, typed = {}) {
         costPattern
     };
 }
-/** The engine's gate settings that the options above carry (a ralph's `checks_parallel:` unless given). */
-function gateSettings(settings) {
+/**
+ * The engine's settings that the options both loop commands share carry: budgets, the agent's, the gates'
+ * (a ralph's `checks_parallel:` unless given) and the record's. Paths are resolved against `cwd`.
+ */
+function engineSettings(settings, cwd) {
     return {
+        maxIterations: settings.maxIterations,
+        stopOnError: settings.stopOnError,
+        delaySeconds: settings.delaySeconds,
+        agentTimeoutSeconds: settings.agentTimeoutSeconds,
+        maxTimeSeconds: settings.maxTimeSeconds,
+        maxCostUsd: settings.maxCostUsd,
         baseline: settings.baseline,
         skipIfGreen: settings.skipIfGreen,
-        ...(settings.parallelChecks ? { parallelChecks: true } : {})
-    };
-}
-/** The engine's agent settings that the options above carry. */
-function options_agentSettings(settings) {
-    return {
+        ...(settings.parallelChecks ? { parallelChecks: true } : {}),
         ...(settings.modelProxy ? { modelProxy: settings.modelProxy } : {}),
         ...(settings.allowEnv.length > 0 ? { agentEnv: { allow: settings.allowEnv } } : {}),
         ...(settings.maxTurns !== undefined ? { agentMaxTurns: settings.maxTurns } : {}),
-        ...(settings.costPattern !== undefined ? { agentCost: { pattern: settings.costPattern } } : {})
+        ...(settings.costPattern !== undefined ? { agentCost: { pattern: settings.costPattern } } : {}),
+        ...(settings.recordDir ? { recordDir: external_node_path_default().resolve(cwd, settings.recordDir) } : {}),
+        ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
     };
 }
 
@@ -20087,23 +20146,14 @@ async function runCommand(args, io) {
         ralph,
         projectRoot: io.cwd,
         userArgs: ralph.argValues,
-        maxIterations: settings.maxIterations,
-        stopOnError: settings.stopOnError,
-        delaySeconds: settings.delaySeconds,
-        agentTimeoutSeconds: settings.agentTimeoutSeconds,
-        maxTimeSeconds: settings.maxTimeSeconds,
-        maxCostUsd: settings.maxCostUsd,
+        ...engineSettings(settings, io.cwd),
         checks,
         completionTag: settings.completionTag ?? ralph.completionTag ?? 'COMPLETE',
         commit: settings.commit,
         presets: settings.presets && (ralph.presets ?? true),
-        ...options_agentSettings(settings),
-        ...gateSettings(settings),
         // `run` is ralphify's `ralph run`: the agent's argv stays the reference's (claude's stream flags only)
         // unless our own settings need more (--max-cost: codex --json, claude --max-budget-usd).
-        presetFlags: 'reference',
-        ...(settings.recordDir ? { recordDir: external_node_path_default().resolve(io.cwd, settings.recordDir) } : {}),
-        ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
+        presetFlags: 'reference'
     });
     return runWithConsole(config, settings, io);
 }
@@ -20181,20 +20231,11 @@ async function loopCommand(args, io) {
         ralph,
         promptText: parts.join('\n\n'),
         projectRoot: io.cwd,
-        maxIterations: settings.maxIterations,
-        stopOnError: settings.stopOnError,
-        delaySeconds: settings.delaySeconds,
-        agentTimeoutSeconds: settings.agentTimeoutSeconds,
-        maxTimeSeconds: settings.maxTimeSeconds,
-        maxCostUsd: settings.maxCostUsd,
+        ...engineSettings(settings, io.cwd),
         completionTag: settings.completionTag ?? 'COMPLETE',
         commit: settings.commit || options.worktree === true,
         presets: settings.presets,
-        ...options_agentSettings(settings),
-        ...gateSettings(settings),
-        ...(options.worktree === true ? { worktree: {} } : {}),
-        ...(settings.recordDir ? { recordDir: external_node_path_default().resolve(io.cwd, settings.recordDir) } : {}),
-        ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
+        ...(options.worktree === true ? { worktree: {} } : {})
     });
     return runWithConsole(config, settings, io);
 }
