@@ -48570,6 +48570,8 @@ const MAX_LINE = 4 * 1024 * 1024;
 
 
 
+/** The most distinct refused destinations named in a run's log and record; the rest are counted. */
+const MOST_REFUSALS_NAMED = 100;
 // Headers of one hop only (RFC 9110 7.6.1).
 const HOP_HEADERS = [
     'connection',
@@ -48631,9 +48633,15 @@ async function startModelProxy(options) {
     const placeholderKey = `ralph-proxy-${(0,external_node_crypto_.randomBytes)(18).toString('hex')}`;
     const requests = [];
     const refused = [];
+    let refusedUnnamed = 0;
+    const namingRefusals = () => refused.length < MOST_REFUSALS_NAMED;
     const refuse = (host) => {
-        if (!refused.includes(host))
+        if (host !== undefined && refused.includes(host))
+            return;
+        if (host !== undefined && namingRefusals())
             refused.push(host);
+        else
+            refusedUnnamed++;
     };
     const agent = upstream.protocol === 'https:'
         ? new (external_node_https_default()).Agent({
@@ -48831,7 +48839,11 @@ async function startModelProxy(options) {
         placeholderKey,
         requests,
         refused,
+        get refusedUnnamed() {
+            return refusedUnnamed;
+        },
         refuse,
+        namingRefusals,
         close: () => new Promise(resolve => {
             for (const socket of sockets)
                 socket.destroy();
@@ -49168,13 +49180,18 @@ function modelProxySettings(given) {
     };
 }
 
+;// CONCATENATED MODULE: external "node:dgram"
+const external_node_dgram_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dgram");
+var external_node_dgram_default = /*#__PURE__*/__nccwpck_require__.n(external_node_dgram_namespaceObject);
 ;// CONCATENATED MODULE: ./src/proxy/egress.ts
 // The agent's only way out is the model proxy: an iptables owner match sends every packet the agent's uid
 // originates to a chain of our own that accepts the proxy's port on loopback and rejects the rest. Its other
-// TCP connections are first redirected (nat) to a refusal listener of the action's, which reads where each
-// was going from the kernel's connection tracking, names it, and resets it: so a user sees what to allow.
+// TCP and UDP (IPv4 and IPv6) are first redirected (nat) to a refusal listener of the action's, which reads
+// where each was going from the kernel's connection tracking and names it (for DNS, the host asked for), then
+// resets it or answers REFUSED: so a user sees what to allow, and nothing gets out.
 // The chains are named after the uid, so a later step (post, after a cancel) can remove exactly what a run
 // added.
+
 
 
 
@@ -49183,7 +49200,7 @@ function modelProxySettings(given) {
 const egress_SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** The chain of a uid's rules (iptables allows 28 characters). */
 const egressChain = (uid) => `RALPH-AGENT-${uid}`;
-/** The iptables calls that restrict `uid` to the proxy, in order (the same for ip6tables, minus the proxy). */
+/** The iptables calls that restrict `uid` to the proxy, in order (ip6tables: the same, minus the proxy). */
 function egressRuleCommands(uid, proxyPort, refusalPort) {
     const chain = egressChain(uid);
     const owner = ['-m', 'owner', '--uid-owner', String(uid)];
@@ -49191,39 +49208,56 @@ function egressRuleCommands(uid, proxyPort, refusalPort) {
         ['-A', chain, '-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
         ['-A', chain, '-j', 'REJECT']
     ];
-    const accept = (port) => [
+    const accept = (loopback, protocol, port) => [
         '-A',
         chain,
         '-o',
         'lo',
         '-d',
-        '127.0.0.1',
+        loopback,
         '-p',
-        'tcp',
+        protocol,
         '--dport',
         String(port),
         '-j',
         'ACCEPT'
     ];
+    // The refusal listener's port (TCP and UDP) on loopback: where the nat rules below send the rest, to be named.
+    const toListener = (loopback) => refusalPort === undefined ? [] : ['tcp', 'udp'].map(protocol => accept(loopback, protocol, refusalPort));
     const nat = ['-t', 'nat'];
-    const redirect = refusalPort === undefined
+    const redirect = (returns) => refusalPort === undefined
         ? []
         : [
             [...nat, '-N', chain],
-            [...nat, '-A', chain, '-d', '127.0.0.1', '-p', 'tcp', '--dport', String(proxyPort), '-j', 'RETURN'],
-            [...nat, '-A', chain, '-p', 'tcp', '-j', 'REDIRECT', '--to-ports', String(refusalPort)],
+            ...returns,
+            ...['tcp', 'udp'].map(protocol => [
+                ...nat,
+                '-A',
+                chain,
+                '-p',
+                protocol,
+                '-j',
+                'REDIRECT',
+                '--to-ports',
+                String(refusalPort)
+            ]),
             [...nat, '-I', 'OUTPUT', '1', ...owner, '-j', chain]
         ];
+    const jump = ['-I', 'OUTPUT', '1', ...owner, '-j', chain];
     return {
         v4: [
             ['-N', chain],
-            accept(proxyPort),
-            ...(refusalPort === undefined ? [] : [accept(refusalPort)]),
+            accept('127.0.0.1', 'tcp', proxyPort),
+            ...toListener('127.0.0.1'),
             ...rejectAll,
-            ['-I', 'OUTPUT', '1', ...owner, '-j', chain],
-            ...redirect
+            jump,
+            ...redirect([
+                [...nat, '-A', chain, '-d', '127.0.0.1', '-p', 'tcp', '--dport', String(proxyPort), '-j', 'RETURN']
+            ])
         ],
-        v6: [['-N', chain], ...rejectAll, ['-I', 'OUTPUT', '1', ...owner, '-j', chain]]
+        v6: [['-N', chain], ...toListener('::1'), ...rejectAll, jump],
+        // Without IPv6 nat (a kernel lacking it) the agent's IPv6 is still refused, only not named.
+        v6nat: redirect([])
     };
 }
 /** The calls that remove a uid's chains (each may fail when it is not there: that is fine). */
@@ -49285,10 +49319,7 @@ async function restrictEgress(options) {
     // Without ip6tables the agent's IPv6 (::1's services, an outside v6 address) would stay open: refuse it all.
     if (!have6 && ipv6On())
         throw new Error('ip6tables is not installed while IPv6 is on, so the IPv6 connections of the agent would be open');
-    for (const [program, list] of [
-        ['iptables', commands.v4],
-        ...(have6 ? [['ip6tables', commands.v6]] : [])
-    ]) {
+    const run = async (program, list) => {
         for (const args of list) {
             const done = await iptables(program, args, prefix);
             if (!done.ok) {
@@ -49296,6 +49327,16 @@ async function restrictEgress(options) {
                 throw new Error(`${program} ${args.join(' ')} failed: ${done.error}`);
             }
         }
+    };
+    await run('iptables', commands.v4);
+    if (have6) {
+        await run('ip6tables', commands.v6);
+        for (const args of commands.v6nat)
+            if (!(await iptables('ip6tables', args, prefix)).ok) {
+                for (const undo of removalCommands(uid).filter(call => call[0] === '-t'))
+                    await iptables('ip6tables', undo, prefix);
+                break;
+            }
     }
     return { chain: egressChain(uid), remove };
 }
@@ -49311,8 +49352,10 @@ async function removeEgressRules(uid, prefix = []) {
     }
     return problems;
 }
+/** An address as a user writes it: IPv6 compressed and bracketed (conntrack writes all 32 digits). */
+const hostOf = (address) => address.includes(':') ? new URL(`http://[${address}]/`).hostname : address;
 /** The original destination (host:port) of a redirected connection from `clientPort`, from conntrack. */
-async function originalDestination(clientPort, listenPort, prefix) {
+async function originalDestination(protocol, clientPort, listenPort, prefix) {
     const file = '/proc/net/nf_conntrack';
     let table;
     try {
@@ -49329,36 +49372,131 @@ async function originalDestination(clientPort, listenPort, prefix) {
             return `an unknown destination (${file} cannot be read)`;
         table = read.stdout.head.toString('utf8');
     }
-    // "... tcp 6 117 SYN_SENT src=A dst=B sport=C dport=D ... src=127.0.0.1 dst=.. sport=LISTEN dport=C ...":
+    // "ipv4 2 tcp 6 117 SYN_SENT src=A dst=B sport=C dport=D ... src=127.0.0.1 dst=.. sport=LISTEN dport=C ...":
     // the first tuple is the connection as the agent made it.
     for (const line of table.split('\n')) {
-        const tuple = /\bdst=(\S+) sport=(\d+) dport=(\d+)\b.*\bsport=(\d+) dport=(\d+)/.exec(line);
-        if (tuple && Number(tuple[2]) === clientPort && Number(tuple[4]) === listenPort)
-            return `${tuple[1]}:${tuple[3]}`;
+        const tuple = /^ipv[46]\s+\d+\s+(\w+)\s.*?\bdst=(\S+) sport=(\d+) dport=(\d+)\b.*\bsport=(\d+) dport=(\d+)/.exec(line);
+        if (tuple && tuple[1] === protocol && Number(tuple[3]) === clientPort && Number(tuple[5]) === listenPort)
+            return `${hostOf(tuple[2])}:${tuple[4]}`;
     }
     return 'an unknown destination (no conntrack entry)';
 }
 /**
- * Where the agent's redirected connections arrive: each is named through `refused` and reset. `prefix` is
- * the argv that reads conntrack when the action is not root (sudo -n).
+ * The name a DNS query asks for and the REFUSED answer to it, or undefined when `packet` is not a query.
+ * A name is kept only in the characters of host names: it is the agent's text, and it goes into the log.
  */
-async function startRefusalListener(refused, prefix = []) {
-    const server = external_node_net_default().createServer(socket => {
+function dnsQuestion(packet) {
+    if (packet.length < 12 || packet[2] & 0x80 || packet.readUInt16BE(4) < 1)
+        return undefined;
+    const labels = [];
+    let at = 12;
+    for (let length = packet[at]; length !== 0; length = packet[at]) {
+        if (length === undefined || length > 63 || at + 1 + length > packet.length)
+            return undefined;
+        labels.push(packet.toString('latin1', at + 1, at + 1 + length));
+        at += 1 + length;
+    }
+    const end = at + 5; // the root label, QTYPE and QCLASS
+    if (end > packet.length)
+        return undefined;
+    const name = labels.join('.');
+    const refusal = Buffer.concat([packet.subarray(0, 12), packet.subarray(12, end)]);
+    refusal[2] = (packet[2] & 0x79) | 0x80; // an answer, of the same opcode, RD kept
+    refusal[3] = 5; // REFUSED
+    refusal.writeUInt16BE(1, 4);
+    refusal.fill(0, 6, 12);
+    return {
+        name: /^[A-Za-z0-9_.-]{1,253}$/.test(name) ? name : 'a name with other characters than a host name',
+        refusal
+    };
+}
+/** Binds `port` (0: any) for TCP and UDP on 127.0.0.1, then the same port on ::1 where IPv6 is on. */
+async function bindAll(port, onTcp, onUdp) {
+    const closers = [];
+    const close = async () => {
+        await Promise.all(closers.map(closer => closer()));
+    };
+    for (const host of ipv6On() ? ['127.0.0.1', '::1'] : ['127.0.0.1'])
+        try {
+            const server = external_node_net_default().createServer(socket => onTcp(socket, port));
+            await new Promise((resolve, reject) => {
+                server.once('error', reject);
+                server.listen(port, host, resolve);
+            });
+            port = server.address().port;
+            closers.push(() => new Promise(resolve => server.close(() => resolve())));
+            const udp = external_node_dgram_default().createSocket(host === '::1' ? 'udp6' : 'udp4');
+            udp.on('message', (message, from) => onUdp(udp, message, from, port));
+            // Closed on a failed bind too (close throws when the socket is already down).
+            closers.push(() => new Promise(resolve => {
+                try {
+                    udp.close(() => resolve());
+                }
+                catch {
+                    resolve();
+                }
+            }));
+            await new Promise((resolve, reject) => {
+                udp.once('error', reject);
+                udp.bind(port, host, resolve);
+            });
+            udp.on('error', () => undefined);
+        }
+        catch (error) {
+            // No ::1 (IPv6 on, loopback without it): the agent's IPv6 is still refused by the rules, only not named.
+            if (host === '::1' && error.code === 'EADDRNOTAVAIL')
+                break;
+            await close();
+            throw error;
+        }
+    return { port, close };
+}
+/**
+ * Where the agent's redirected connections and datagrams arrive: each is named through `refused`; a
+ * connection is reset, a DNS query answered REFUSED (by us, on loopback), other datagrams dropped. `prefix`
+ * is the argv that reads conntrack when the action is not root (sudo -n).
+ */
+async function startRefusalListener(refusals, prefix = []) {
+    // A datagram resent while its first is still being looked up is not looked up again.
+    const looking = new Set();
+    const onTcp = (socket, port) => {
         socket.on('error', () => undefined);
-        const { port } = server.address();
-        void originalDestination(socket.remotePort ?? 0, port, prefix).then(target => {
-            refused(target);
+        // Past the cap a refusal is counted without reading conntrack: a flood costs no lookup each.
+        if (!refusals.namingRefusals()) {
+            refusals.refuse();
+            socket.resetAndDestroy();
+            return;
+        }
+        void originalDestination('tcp', socket.remotePort ?? 0, port, prefix).then(target => {
+            refusals.refuse(target);
             socket.resetAndDestroy();
         });
-    });
-    await new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', resolve);
-    });
-    return {
-        port: server.address().port,
-        close: () => new Promise(resolve => server.close(() => resolve()))
     };
+    const onUdp = (socket, message, from, port) => {
+        const key = `${from.address} ${from.port}`;
+        if (looking.has(key))
+            return;
+        if (!refusals.namingRefusals())
+            return refusals.refuse();
+        looking.add(key);
+        void originalDestination('udp', from.port, port, prefix).then(target => {
+            looking.delete(key);
+            const query = target.endsWith(':53') ? dnsQuestion(message) : undefined;
+            refusals.refuse(query ? `udp ${target} (a DNS lookup of ${query.name})` : `udp ${target}`);
+            if (query)
+                socket.send(query.refusal, from.port, from.address, () => undefined);
+        });
+    };
+    // One port for all four; another try when the port taken on 127.0.0.1 is in use on ::1.
+    for (let attempt = 1;; attempt++) {
+        try {
+            return await bindAll(0, onTcp, onUdp);
+        }
+        catch (error) {
+            if (error.code !== 'EADDRINUSE' || attempt === 5)
+                throw error;
+        }
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/loop/guard.ts
@@ -51254,8 +51392,11 @@ function usageLimitWait(failure, now, deadline) {
 
 
 
+
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
+/** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
+const REFUSALS_WARNED = 10;
 const run_loop_iso = (ms) => new Date(ms).toISOString();
 /** The stop reasons that mean the loop reached its goal. */
 const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
@@ -51354,8 +51495,8 @@ async function runLoop(config, ports = {}) {
         const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege);
         if (why === undefined && uid !== undefined) {
             try {
-                // The agent's other TCP connections are named (from conntrack) as they are refused.
-                refusals = await startRefusalListener(proxied.proxy.refuse, egressPrefix(privilege));
+                // The agent's other TCP and UDP (v4, v6) is named (from conntrack) as it is refused.
+                refusals = await startRefusalListener(proxied.proxy, egressPrefix(privilege));
                 egress = await restrictEgress({
                     uid,
                     proxyPort: proxied.proxy.port,
@@ -51536,10 +51677,14 @@ async function runLoop(config, ports = {}) {
             status.modelProxy = {
                 upstream: proxied.upstream,
                 requests: proxied.proxy.requests.length,
-                refused: [...proxied.proxy.refused]
+                refused: [...proxied.proxy.refused],
+                ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {})
             };
-            for (const host of proxied.proxy.refused)
+            for (const host of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
                 warn(`agent-network ${network} refused the agent a connection to ${host}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`);
+            const unwarned = proxied.proxy.refused.length - REFUSALS_WARNED + proxied.proxy.refusedUnnamed;
+            if (unwarned > 0)
+                warn(`agent-network ${network} refused the agent ${unwarned} more connection(s): status.json's modelProxy.refused names the first ${MOST_REFUSALS_NAMED} destinations`);
         }
     }
     const finishedAt = clock.now();

@@ -12,7 +12,7 @@ import { egressProbeAgent } from '../support/netns.js'
 
 const CLI = path.resolve('dist/cli/index.js')
 const OTHER_PORT = 47999
-const tools = ['unshare', 'iptables', 'ip'].filter(
+const tools = ['unshare', 'iptables', 'ip6tables', 'ip'].filter(
   tool => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0
 )
 const why =
@@ -27,8 +27,10 @@ afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
-// Also IPv6 (TCP to ::1) and UDP (v4 and v6): the attacks that are refused without being named.
-const AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", { v6AndUdp: true })
+// Also IPv6 (TCP to ::1), UDP (v4 and v6) and a DNS lookup: each refused and named. Then a flood of 150
+// connections, each to a port of its own: the log and the record name only so many.
+const FLOOD = 150
+const AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", { v6AndUdp: true, flood: FLOOD })
 
 // Inside the namespace: loopback up, a server of root's on the other port, the run, then the rules left.
 const SCRIPT = `set -e
@@ -44,6 +46,8 @@ set +e
 echo $? > "$OUT/exit"
 iptables -S > "$OUT/rules"
 iptables -t nat -S >> "$OUT/rules"
+ip6tables -S >> "$OUT/rules"
+ip6tables -t nat -S >> "$OUT/rules"
 kill $server
 `
 
@@ -103,6 +107,7 @@ function runIn(network: string) {
   if (result.status !== 0) throw new Error(`the namespace script failed: ${result.stderr}\n${log()}`)
   const status = JSON.parse(readFileSync(path.join(out, 'record', 'status.json'), 'utf8')) as {
     warnings: string[]
+    modelProxy: { refused: string[]; refusedUnnamed?: number }
   }
   let reached: Record<string, string>
   try {
@@ -113,6 +118,7 @@ function runIn(network: string) {
   return {
     reached,
     warnings: status.warnings,
+    modelProxy: status.modelProxy,
     rules: readFileSync(path.join(out, 'rules'), 'utf8'),
     log: log()
   }
@@ -125,14 +131,39 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
       const run = runIn('model-only')
       // Accepted by the refusal listener, named, then reset: neither server answered.
       expect(run.reached).toMatchObject({ proxy: 'open', other: 'ECONNRESET', outside: 'ECONNRESET' })
-      // IPv6 and UDP are refused too (not named): no server answered them.
+      // IPv6 and UDP are refused too: no server answered them.
       for (const attack of ['other6', 'udp', 'udp6']) expect(run.reached[attack]).not.toBe('answered')
       expect(run.warnings.filter(w => w.includes('egress'))).toEqual([])
       for (const target of [`127.0.0.1:${OTHER_PORT}`, '192.0.2.10:443'])
         expect(run.warnings).toContain(
           `agent-network model-only refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
         )
+      // IPv6 TCP, UDP (v4, v6) and a DNS lookup are named too; the lookup is answered REFUSED, on loopback.
+      expect(run.reached).toMatchObject({
+        other6: 'ECONNRESET',
+        udp: 'timeout',
+        udp6: 'timeout',
+        dns: 'EREFUSED'
+      })
+      for (const target of [
+        `[::1]:${OTHER_PORT}`,
+        `udp 127.0.0.1:${OTHER_PORT}`,
+        `udp [::1]:${OTHER_PORT}`,
+        'udp 127.0.0.53:53 (a DNS lookup of registry.npmjs.org)'
+      ])
+        expect(run.warnings).toContain(
+          `agent-network model-only refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
+        )
       expect(run.log).toContain(`refused the agent a connection to 192.0.2.10:443`)
+      // The six probes and the flood: ten warned one by one, the rest in one line; the record names 100.
+      const probes = 6
+      expect(run.warnings.filter(w => w.includes('refused the agent a connection to'))).toHaveLength(10)
+      expect(run.warnings).toContain(
+        `agent-network model-only refused the agent ${probes + FLOOD - 10} more connection(s): status.json's modelProxy.refused names the first 100 destinations`
+      )
+      expect(run.modelProxy.refused).toHaveLength(100)
+      expect(run.modelProxy.refused).toContain('127.0.0.1:48093')
+      expect(run.modelProxy.refusedUnnamed).toBe(probes + FLOOD - 100)
       expect(run.rules).toContain('-P OUTPUT ACCEPT')
       expect(run.rules).not.toContain('RALPH-AGENT')
     }, 240_000)
@@ -144,7 +175,9 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
         other: 'answered',
         other6: 'answered',
         udp: 'answered',
-        udp6: 'answered'
+        udp6: 'answered',
+        // Nothing serves DNS in the namespace: without the rules the lookup gets no DNS answer at all.
+        dns: 'ECONNREFUSED'
       })
       expect(run.warnings.join('\n')).not.toContain('refused the agent')
       expect(run.rules).not.toContain('RALPH-AGENT')

@@ -3,7 +3,7 @@
 // the proxy's port and nothing else; root in the same namespace is not restricted; the rules are gone after
 // remove, and after a run that never removed them (a cancel) the post step's removal takes them away.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { egressChain, removeEgressRules, restrictEgress } from '../../src/proxy/egress.js'
+import { dnsQuestion, egressChain, removeEgressRules, restrictEgress } from '../../src/proxy/egress.js'
 
 const AGENT_UID = 65534
 const usable =
@@ -131,4 +131,38 @@ describeAsRoot('egress rules on the agent uid', () => {
     expect(rulesInNamespace()).not.toContain('RALPH-AGENT')
     expect(tryConnect(AGENT_UID, targets()).otherLoopback).toBe('open')
   }, 120_000)
+})
+
+/** A DNS query (id 0x1234, RD) for `labels`, type A, class IN, with an EDNS record after it. */
+const query = (labels: string[]): Buffer =>
+  Buffer.concat([
+    Buffer.from([0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 1]),
+    ...labels.map(label => Buffer.concat([Buffer.from([label.length]), Buffer.from(label, 'latin1')])),
+    Buffer.from([0, 0, 1, 0, 1]),
+    Buffer.from([0, 0, 41, 0x10, 0, 0, 0, 0, 0, 0, 0])
+  ])
+
+describe('the DNS question of a refused lookup', () => {
+  it('names the host asked for and answers REFUSED to the same id and question, nothing else', () => {
+    const asked = query(['registry', 'npmjs', 'org'])
+    const found = dnsQuestion(asked)
+    expect(found?.name).toBe('registry.npmjs.org')
+    expect([...found!.refusal.subarray(0, 12)]).toEqual([0x12, 0x34, 0x81, 0x05, 0, 1, 0, 0, 0, 0, 0, 0])
+    expect(found!.refusal.subarray(12)).toEqual(asked.subarray(12, 12 + 20 + 4))
+  })
+
+  it("keeps the agent's other characters out of the log (an attack: a workflow command in a label)", () => {
+    expect(dnsQuestion(query(['x\n::error::owned', 'org']))?.name).toBe(
+      'a name with other characters than a host name'
+    )
+  })
+
+  it('is not fooled by an answer, a cut packet or a label longer than the packet', () => {
+    const answer = query(['a', 'org'])
+    answer[2] |= 0x80
+    expect(dnsQuestion(answer)).toBeUndefined()
+    expect(dnsQuestion(query(['registry', 'org']).subarray(0, 20))).toBeUndefined()
+    expect(dnsQuestion(Buffer.from([1, 2, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 60, 97]))).toBeUndefined()
+    expect(dnsQuestion(Buffer.from('probe'))).toBeUndefined()
+  })
 })

@@ -122,7 +122,7 @@ export const portOf = (url: string): number => Number(new URL(url).port)
 export const egressProbeAgent = (
   otherPort: number,
   outFile: string,
-  options: { v6AndUdp?: boolean } = {}
+  options: { v6AndUdp?: boolean; flood?: number } = {}
 ): string => `#!${process.execPath}
 const net = require('node:net')
 const dgram = require('node:dgram')
@@ -139,14 +139,27 @@ const udp = (type, host) => new Promise(r => {
   s.on('error', e => done(e.code))
   s.send('probe', ${otherPort}, host, e => { if (e) done(e.code) })
 })
-const datagrams = ${options.v6AndUdp ? `[udp('udp4', '127.0.0.1').then(v => ['udp', v]), udp('udp6', '::1').then(v => ['udp6', v])]` : '[]'}
+// A DNS lookup through a resolver on loopback (as systemd-resolved's 127.0.0.53 on a runner): its answer's code.
+const lookup = () => new Promise(r => {
+  const resolver = new (require('node:dns').promises.Resolver)({ timeout: 3000, tries: 1 })
+  resolver.setServers(['127.0.0.53'])
+  resolver.resolve4('registry.npmjs.org').then(() => r(['dns', 'answered']), e => r(['dns', e.code]))
+})
+const datagrams = ${options.v6AndUdp ? `[udp('udp4', '127.0.0.1').then(v => ['udp', v]), udp('udp6', '::1').then(v => ['udp6', v]), lookup()]` : '[]'}
 Promise.all([...datagrams, ...Object.entries(targets).map(([name, [host, port]]) => new Promise(r => {
   const s = net.connect(port, host, () => { if (name === 'proxy') { s.destroy(); r([name, 'open']) } })
   s.on('data', d => { s.destroy(); r([name, String(d).trim()]) })
   s.on('close', () => r([name, 'closed']))
   s.on('error', e => r([name, e.code]))
   s.setTimeout(10000, () => { s.destroy(); r([name, 'timeout']) })
-}))]).then(all => {
+}))]).then(async all => {
+  // flood: then as many connections as that, each to a loopback port of its own, ten at a time.
+  for (let port = 48000; port < 48000 + ${options.flood ?? 0}; port += 10)
+    await Promise.all([...Array(10).keys()].map(i => new Promise(r => {
+      const s = net.connect(port + i, '127.0.0.1')
+      s.on('close', r)
+      s.on('error', () => undefined)
+    })))
   require('node:fs').writeFileSync(${outFile}, JSON.stringify(Object.fromEntries(all)))
   // HOLD: the agent stays, as one still working when the job is cancelled.
   if (process.env.HOLD) setInterval(() => undefined, 60000)

@@ -12,6 +12,7 @@ import {
   type EgressRules,
   type RefusalListener
 } from '../proxy/egress.js'
+import { MOST_REFUSALS_NAMED } from '../proxy/server.js'
 import { createCostMeter } from '../agents/cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
 import { decideStop, type Budgets, type IterationEnd, type Stop } from './stop.js'
@@ -31,6 +32,8 @@ import type { LoopConfig, LoopEvent, LoopPorts, LoopResult, LoopStatus, StopReas
 
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200
+/** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
+const REFUSALS_WARNED = 10
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 /** The stop reasons that mean the loop reached its goal. */
@@ -132,8 +135,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege)
     if (why === undefined && uid !== undefined) {
       try {
-        // The agent's other TCP connections are named (from conntrack) as they are refused.
-        refusals = await startRefusalListener(proxied.proxy.refuse, egressPrefix(privilege))
+        // The agent's other TCP and UDP (v4, v6) is named (from conntrack) as it is refused.
+        refusals = await startRefusalListener(proxied.proxy, egressPrefix(privilege))
         egress = await restrictEgress({
           uid,
           proxyPort: proxied.proxy.port,
@@ -315,11 +318,17 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       status.modelProxy = {
         upstream: proxied.upstream,
         requests: proxied.proxy.requests.length,
-        refused: [...proxied.proxy.refused]
+        refused: [...proxied.proxy.refused],
+        ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {})
       }
-      for (const host of proxied.proxy.refused)
+      for (const host of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
         warn(
           `agent-network ${network} refused the agent a connection to ${host}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
+        )
+      const unwarned = proxied.proxy.refused.length - REFUSALS_WARNED + proxied.proxy.refusedUnnamed
+      if (unwarned > 0)
+        warn(
+          `agent-network ${network} refused the agent ${unwarned} more connection(s): status.json's modelProxy.refused names the first ${MOST_REFUSALS_NAMED} destinations`
         )
     }
   }

@@ -342,7 +342,14 @@ export interface LoopStatus {
   error?: string
   warnings: string[]
   /** The agent ran behind the model proxy: where it forwarded, and the hosts it refused the agent. */
-  modelProxy?: { upstream: string; requests: number; refused: string[] }
+  modelProxy?: {
+    upstream: string
+    requests: number
+    /** The first MOST_REFUSALS_NAMED distinct destinations refused. */
+    refused: string[]
+    /** Refusals past those, counted only. */
+    refusedUnnamed?: number
+  }
 }
 
 export interface LoopResult extends LoopStatus {

@@ -1,14 +1,17 @@
 // The agent's only way out is the model proxy: an iptables owner match sends every packet the agent's uid
 // originates to a chain of our own that accepts the proxy's port on loopback and rejects the rest. Its other
-// TCP connections are first redirected (nat) to a refusal listener of the action's, which reads where each
-// was going from the kernel's connection tracking, names it, and resets it: so a user sees what to allow.
+// TCP and UDP (IPv4 and IPv6) are first redirected (nat) to a refusal listener of the action's, which reads
+// where each was going from the kernel's connection tracking and names it (for DNS, the host asked for), then
+// resets it or answers REFUSED: so a user sees what to allow, and nothing gets out.
 // The chains are named after the uid, so a later step (post, after a cancel) can remove exactly what a run
 // added.
 import { readFileSync } from 'node:fs'
 import { readFile } from 'node:fs/promises'
+import dgram from 'node:dgram'
 import net, { type AddressInfo } from 'node:net'
 import { runProcess } from '../proc/index.js'
 import { which } from '../proc/index.js'
+import type { ModelProxy } from './server.js'
 
 export interface EgressOptions {
   /** The agent's own uid (the isolation's user): never 0, never the action's. */
@@ -32,52 +35,70 @@ const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 /** The chain of a uid's rules (iptables allows 28 characters). */
 export const egressChain = (uid: number): string => `RALPH-AGENT-${uid}`
 
-/** The iptables calls that restrict `uid` to the proxy, in order (the same for ip6tables, minus the proxy). */
+/** The iptables calls that restrict `uid` to the proxy, in order (ip6tables: the same, minus the proxy). */
 export function egressRuleCommands(
   uid: number,
   proxyPort: number,
   refusalPort?: number
-): { v4: string[][]; v6: string[][] } {
+): { v4: string[][]; v6: string[][]; v6nat: string[][] } {
   const chain = egressChain(uid)
   const owner = ['-m', 'owner', '--uid-owner', String(uid)]
   const rejectAll = [
     ['-A', chain, '-p', 'tcp', '-j', 'REJECT', '--reject-with', 'tcp-reset'],
     ['-A', chain, '-j', 'REJECT']
   ]
-  const accept = (port: number): string[] => [
+  const accept = (loopback: string, protocol: string, port: number): string[] => [
     '-A',
     chain,
     '-o',
     'lo',
     '-d',
-    '127.0.0.1',
+    loopback,
     '-p',
-    'tcp',
+    protocol,
     '--dport',
     String(port),
     '-j',
     'ACCEPT'
   ]
+  // The refusal listener's port (TCP and UDP) on loopback: where the nat rules below send the rest, to be named.
+  const toListener = (loopback: string): string[][] =>
+    refusalPort === undefined ? [] : ['tcp', 'udp'].map(protocol => accept(loopback, protocol, refusalPort))
   const nat = ['-t', 'nat']
-  const redirect =
+  const redirect = (returns: string[][]): string[][] =>
     refusalPort === undefined
       ? []
       : [
           [...nat, '-N', chain],
-          [...nat, '-A', chain, '-d', '127.0.0.1', '-p', 'tcp', '--dport', String(proxyPort), '-j', 'RETURN'],
-          [...nat, '-A', chain, '-p', 'tcp', '-j', 'REDIRECT', '--to-ports', String(refusalPort)],
+          ...returns,
+          ...['tcp', 'udp'].map(protocol => [
+            ...nat,
+            '-A',
+            chain,
+            '-p',
+            protocol,
+            '-j',
+            'REDIRECT',
+            '--to-ports',
+            String(refusalPort)
+          ]),
           [...nat, '-I', 'OUTPUT', '1', ...owner, '-j', chain]
         ]
+  const jump = ['-I', 'OUTPUT', '1', ...owner, '-j', chain]
   return {
     v4: [
       ['-N', chain],
-      accept(proxyPort),
-      ...(refusalPort === undefined ? [] : [accept(refusalPort)]),
+      accept('127.0.0.1', 'tcp', proxyPort),
+      ...toListener('127.0.0.1'),
       ...rejectAll,
-      ['-I', 'OUTPUT', '1', ...owner, '-j', chain],
-      ...redirect
+      jump,
+      ...redirect([
+        [...nat, '-A', chain, '-d', '127.0.0.1', '-p', 'tcp', '--dport', String(proxyPort), '-j', 'RETURN']
+      ])
     ],
-    v6: [['-N', chain], ...rejectAll, ['-I', 'OUTPUT', '1', ...owner, '-j', chain]]
+    v6: [['-N', chain], ...toListener('::1'), ...rejectAll, jump],
+    // Without IPv6 nat (a kernel lacking it) the agent's IPv6 is still refused, only not named.
+    v6nat: redirect([])
   }
 }
 
@@ -148,10 +169,7 @@ export async function restrictEgress(options: EgressOptions): Promise<EgressRule
     throw new Error(
       'ip6tables is not installed while IPv6 is on, so the IPv6 connections of the agent would be open'
     )
-  for (const [program, list] of [
-    ['iptables', commands.v4],
-    ...(have6 ? [['ip6tables', commands.v6] as const] : [])
-  ] as const) {
+  const run = async (program: 'iptables' | 'ip6tables', list: string[][]): Promise<void> => {
     for (const args of list) {
       const done = await iptables(program, args, prefix)
       if (!done.ok) {
@@ -159,6 +177,16 @@ export async function restrictEgress(options: EgressOptions): Promise<EgressRule
         throw new Error(`${program} ${args.join(' ')} failed: ${done.error}`)
       }
     }
+  }
+  await run('iptables', commands.v4)
+  if (have6) {
+    await run('ip6tables', commands.v6)
+    for (const args of commands.v6nat)
+      if (!(await iptables('ip6tables', args, prefix)).ok) {
+        for (const undo of removalCommands(uid).filter(call => call[0] === '-t'))
+          await iptables('ip6tables', undo, prefix)
+        break
+      }
   }
   return { chain: egressChain(uid), remove }
 }
@@ -176,12 +204,18 @@ export async function removeEgressRules(uid: number, prefix: string[] = []): Pro
 }
 
 export interface RefusalListener {
+  /** One port, TCP and UDP, on 127.0.0.1 and (where IPv6 is on) ::1. */
   port: number
   close(): Promise<void>
 }
 
+/** An address as a user writes it: IPv6 compressed and bracketed (conntrack writes all 32 digits). */
+const hostOf = (address: string): string =>
+  address.includes(':') ? new URL(`http://[${address}]/`).hostname : address
+
 /** The original destination (host:port) of a redirected connection from `clientPort`, from conntrack. */
 async function originalDestination(
+  protocol: 'tcp' | 'udp',
   clientPort: number,
   listenPort: number,
   prefix: string[]
@@ -200,38 +234,132 @@ async function originalDestination(
     if (read.exitCode === 2 || read.spawnError) return `an unknown destination (${file} cannot be read)`
     table = read.stdout.head.toString('utf8')
   }
-  // "... tcp 6 117 SYN_SENT src=A dst=B sport=C dport=D ... src=127.0.0.1 dst=.. sport=LISTEN dport=C ...":
+  // "ipv4 2 tcp 6 117 SYN_SENT src=A dst=B sport=C dport=D ... src=127.0.0.1 dst=.. sport=LISTEN dport=C ...":
   // the first tuple is the connection as the agent made it.
   for (const line of table.split('\n')) {
-    const tuple = /\bdst=(\S+) sport=(\d+) dport=(\d+)\b.*\bsport=(\d+) dport=(\d+)/.exec(line)
-    if (tuple && Number(tuple[2]) === clientPort && Number(tuple[4]) === listenPort)
-      return `${tuple[1]}:${tuple[3]}`
+    const tuple =
+      /^ipv[46]\s+\d+\s+(\w+)\s.*?\bdst=(\S+) sport=(\d+) dport=(\d+)\b.*\bsport=(\d+) dport=(\d+)/.exec(line)
+    if (tuple && tuple[1] === protocol && Number(tuple[3]) === clientPort && Number(tuple[5]) === listenPort)
+      return `${hostOf(tuple[2])}:${tuple[4]}`
   }
   return 'an unknown destination (no conntrack entry)'
 }
 
 /**
- * Where the agent's redirected connections arrive: each is named through `refused` and reset. `prefix` is
- * the argv that reads conntrack when the action is not root (sudo -n).
+ * The name a DNS query asks for and the REFUSED answer to it, or undefined when `packet` is not a query.
+ * A name is kept only in the characters of host names: it is the agent's text, and it goes into the log.
+ */
+export function dnsQuestion(packet: Buffer): { name: string; refusal: Buffer } | undefined {
+  if (packet.length < 12 || packet[2] & 0x80 || packet.readUInt16BE(4) < 1) return undefined
+  const labels: string[] = []
+  let at = 12
+  for (let length = packet[at]; length !== 0; length = packet[at]) {
+    if (length === undefined || length > 63 || at + 1 + length > packet.length) return undefined
+    labels.push(packet.toString('latin1', at + 1, at + 1 + length))
+    at += 1 + length
+  }
+  const end = at + 5 // the root label, QTYPE and QCLASS
+  if (end > packet.length) return undefined
+  const name = labels.join('.')
+  const refusal = Buffer.concat([packet.subarray(0, 12), packet.subarray(12, end)])
+  refusal[2] = (packet[2] & 0x79) | 0x80 // an answer, of the same opcode, RD kept
+  refusal[3] = 5 // REFUSED
+  refusal.writeUInt16BE(1, 4)
+  refusal.fill(0, 6, 12)
+  return {
+    name: /^[A-Za-z0-9_.-]{1,253}$/.test(name) ? name : 'a name with other characters than a host name',
+    refusal
+  }
+}
+
+/** Binds `port` (0: any) for TCP and UDP on 127.0.0.1, then the same port on ::1 where IPv6 is on. */
+async function bindAll(
+  port: number,
+  onTcp: (socket: net.Socket, port: number) => void,
+  onUdp: (socket: dgram.Socket, message: Buffer, from: dgram.RemoteInfo, port: number) => void
+): Promise<{ port: number; close(): Promise<void> }> {
+  const closers: (() => Promise<void>)[] = []
+  const close = async (): Promise<void> => {
+    await Promise.all(closers.map(closer => closer()))
+  }
+  for (const host of ipv6On() ? ['127.0.0.1', '::1'] : ['127.0.0.1'])
+    try {
+      const server = net.createServer(socket => onTcp(socket, port))
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject)
+        server.listen(port, host, resolve)
+      })
+      port = (server.address() as AddressInfo).port
+      closers.push(() => new Promise<void>(resolve => server.close(() => resolve())))
+      const udp = dgram.createSocket(host === '::1' ? 'udp6' : 'udp4')
+      udp.on('message', (message, from) => onUdp(udp, message, from, port))
+      // Closed on a failed bind too (close throws when the socket is already down).
+      closers.push(
+        () =>
+          new Promise<void>(resolve => {
+            try {
+              udp.close(() => resolve())
+            } catch {
+              resolve()
+            }
+          })
+      )
+      await new Promise<void>((resolve, reject) => {
+        udp.once('error', reject)
+        udp.bind(port, host, resolve)
+      })
+      udp.on('error', () => undefined)
+    } catch (error) {
+      // No ::1 (IPv6 on, loopback without it): the agent's IPv6 is still refused by the rules, only not named.
+      if (host === '::1' && (error as NodeJS.ErrnoException).code === 'EADDRNOTAVAIL') break
+      await close()
+      throw error
+    }
+  return { port, close }
+}
+
+/**
+ * Where the agent's redirected connections and datagrams arrive: each is named through `refused`; a
+ * connection is reset, a DNS query answered REFUSED (by us, on loopback), other datagrams dropped. `prefix`
+ * is the argv that reads conntrack when the action is not root (sudo -n).
  */
 export async function startRefusalListener(
-  refused: (target: string) => void,
+  refusals: Pick<ModelProxy, 'refuse' | 'namingRefusals'>,
   prefix: string[] = []
 ): Promise<RefusalListener> {
-  const server = net.createServer(socket => {
+  // A datagram resent while its first is still being looked up is not looked up again.
+  const looking = new Set<string>()
+  const onTcp = (socket: net.Socket, port: number): void => {
     socket.on('error', () => undefined)
-    const { port } = server.address() as AddressInfo
-    void originalDestination(socket.remotePort ?? 0, port, prefix).then(target => {
-      refused(target)
+    // Past the cap a refusal is counted without reading conntrack: a flood costs no lookup each.
+    if (!refusals.namingRefusals()) {
+      refusals.refuse()
+      socket.resetAndDestroy()
+      return
+    }
+    void originalDestination('tcp', socket.remotePort ?? 0, port, prefix).then(target => {
+      refusals.refuse(target)
       socket.resetAndDestroy()
     })
-  })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', resolve)
-  })
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () => new Promise<void>(resolve => server.close(() => resolve()))
+  }
+  const onUdp = (socket: dgram.Socket, message: Buffer, from: dgram.RemoteInfo, port: number): void => {
+    const key = `${from.address} ${from.port}`
+    if (looking.has(key)) return
+    if (!refusals.namingRefusals()) return refusals.refuse()
+    looking.add(key)
+    void originalDestination('udp', from.port, port, prefix).then(target => {
+      looking.delete(key)
+      const query = target.endsWith(':53') ? dnsQuestion(message) : undefined
+      refusals.refuse(query ? `udp ${target} (a DNS lookup of ${query.name})` : `udp ${target}`)
+      if (query) socket.send(query.refusal, from.port, from.address, () => undefined)
+    })
+  }
+  // One port for all four; another try when the port taken on 127.0.0.1 is in use on ::1.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await bindAll(0, onTcp, onUdp)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt === 5) throw error
+    }
   }
 }

@@ -57,12 +57,22 @@ export interface ModelProxy {
   /** The key the agent is given: it opens the proxy, and is worth nothing anywhere else. */
   placeholderKey: string
   requests: MeteredRequest[]
-  /** Hosts (host:port) the agent was refused a connection to, in order, each once. */
+  /** Hosts (host:port) the agent was refused a connection to, in order, each once: the first MOST_REFUSALS_NAMED. */
   refused: string[]
-  /** Names one more refused destination (the egress rules' refusals are named here too). */
-  refuse(target: string): void
+  /** Refusals past those, counted only: an agent that floods the refusals cannot flood the log or the record. */
+  refusedUnnamed: number
+  /**
+   * Names one more refused destination (the egress rules' refusals are named here too); past the cap, or
+   * with no target (the caller saw the cap and did not look it up), it is counted only.
+   */
+  refuse(target?: string): void
+  /** Whether a next refusal would still be named: where naming costs a lookup, it is skipped once not. */
+  namingRefusals(): boolean
   close(): Promise<void>
 }
+
+/** The most distinct refused destinations named in a run's log and record; the rest are counted. */
+export const MOST_REFUSALS_NAMED = 100
 
 // Headers of one hop only (RFC 9110 7.6.1).
 const HOP_HEADERS = [
@@ -129,8 +139,12 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
   const placeholderKey = `ralph-proxy-${randomBytes(18).toString('hex')}`
   const requests: MeteredRequest[] = []
   const refused: string[] = []
-  const refuse = (host: string): void => {
-    if (!refused.includes(host)) refused.push(host)
+  let refusedUnnamed = 0
+  const namingRefusals = (): boolean => refused.length < MOST_REFUSALS_NAMED
+  const refuse = (host?: string): void => {
+    if (host !== undefined && refused.includes(host)) return
+    if (host !== undefined && namingRefusals()) refused.push(host)
+    else refusedUnnamed++
   }
   const agent =
     upstream.protocol === 'https:'
@@ -321,7 +335,11 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     placeholderKey,
     requests,
     refused,
+    get refusedUnnamed() {
+      return refusedUnnamed
+    },
     refuse,
+    namingRefusals,
     close: () =>
       new Promise<void>(resolve => {
         for (const socket of sockets) socket.destroy()
