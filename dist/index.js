@@ -44130,78 +44130,6 @@ class WorkflowCommandFilter {
     }
 }
 
-;// CONCATENATED MODULE: ./src/github/comments.ts
-// Every comment the action posts carries a hidden line with a key of its own, so a POST whose answer was
-// lost (a reset, a timeout, a 5xx after the work was done) is found among the issue's comments and reused,
-// instead of being posted a second time.
-
-
-const onceMarker = (key) => `<!-- ralph-action:once ${key} -->`;
-/** GitHub's clock may differ from the runner's: look back this far for a comment just posted. */
-const CLOCK_SKEW_MS = 10 * 60_000;
-/** Posts `body` (with its hidden key) on the issue or pull request, exactly once. */
-async function postComment(octokit, target, body) {
-    const marker = onceMarker((0,external_node_crypto_.randomUUID)());
-    const where = { owner: target.owner, repo: target.repo, issue_number: target.issueNumber };
-    const since = new Date(Date.now() - CLOCK_SKEW_MS).toISOString();
-    const { data } = await octokit.rest.issues.createComment({
-        ...where,
-        body: `${body}\n\n${marker}`,
-        request: recoverBy(async () => {
-            const recent = await octokit.paginate(octokit.rest.issues.listComments, {
-                ...where,
-                since,
-                per_page: 100
-            });
-            return recent.find(c => c.body?.endsWith(marker));
-        })
-    });
-    return data;
-}
-
-;// CONCATENATED MODULE: ./src/text/markdown.ts
-// The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
-// fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
-// the job summary, the PR body, the tracking comment, the hunt's issue, the replies and the prompt's blocks.
-/** Cuts `text` to `max` characters, the last one an ellipsis. */
-function cut(text, max) {
-    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-/** One line for a table or a sentence: no pipes, no newlines (nor the spaces around them), cut to `max`. */
-function cell(text, max = 80) {
-    return cut(text
-        .replace(/[ \t]*\r?\n\s*/g, ' ')
-        .replace(/\|/g, '\\|')
-        .trim(), max);
-}
-const longestRun = (text, char) => Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
-/**
- * An inline code span that no run of backticks inside `text` can close: its delimiter is longer than the
- * longest run, padded with a space where the text holds or touches a backtick.
- */
-function code(text) {
-    const ticks = '`'.repeat(longestRun(text, '`') + 1);
-    return ticks.length > 1 || text.startsWith('`') || text.endsWith('`')
-        ? `${ticks} ${text} ${ticks}`
-        : `${ticks}${text}${ticks}`;
-}
-/** A name or a command inside a table or a sentence: one line, cut to `max`, as code. */
-const codeCell = (text, max = 120) => code(cell(text, max));
-/** A fenced block (of backticks, or tildes) longer than any run of the same mark inside `text`. */
-function fence(text, lang = '', mark = '`') {
-    const marks = mark.repeat(Math.max(3, longestRun(text, mark) + 1));
-    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
-}
-/** Keeps a body under `max` characters by cutting its middle (its first line, a marker, stays whole). */
-function fit(body, max, what = 'GitHub’s comment limit') {
-    if (body.length <= max)
-        return body;
-    const note = `\n\n_[… cut to fit ${what}]_\n\n`;
-    const head = Math.floor((max - note.length) * 0.6);
-    const tail = max - note.length - head;
-    return body.slice(0, head) + note + body.slice(body.length - tail);
-}
-
 ;// CONCATENATED MODULE: ./src/agents/argv.ts
 // Reading and extending an agent's command line without ever duplicating what the user wrote.
 
@@ -47544,6 +47472,7 @@ function assemblePrompt(text, values, credit, file = 'RALPH.md') {
     return credit ? prompt + CREDIT_TRAILER : prompt;
 }
 /** The reference's format_duration: `0.5s` below a minute, then `2m 30s`, then `1h 15m`. */
+// Byte-identical to ralphify (prompts and the CLI's log): the reports' padded, ms-based formatDuration is loop/overview.ts.
 function formatDuration(seconds) {
     const tenths = pyFormatFixed1(seconds);
     if (Number(tenths) < 60)
@@ -48493,6 +48422,12 @@ var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node
 ;// CONCATENATED MODULE: ./src/proxy/wire.ts
 const wire_num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 const wire_obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+/** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
+function openAiUsage(usage, input, output, details) {
+    // A UsageReport's input is the uncached part.
+    const cached = wire_num(wire_obj(usage[details])?.cached_tokens);
+    return { input: wire_num(usage[input]) - cached, output: wire_num(usage[output]), cache_read: cached, cache_write: 0 };
+}
 /** One request's usage as its response revealed it so far (cumulative). */
 class WireUsage {
     wire;
@@ -48549,27 +48484,14 @@ class WireUsage {
         const usage = wire_obj(response?.usage);
         if (!response || !usage)
             return false;
-        // OpenAI counts cached tokens inside input_tokens; a UsageReport's input is the uncached part.
-        const cached = wire_num(wire_obj(usage.input_tokens_details)?.cached_tokens);
-        return this.set({
-            input: wire_num(usage.input_tokens) - cached,
-            output: wire_num(usage.output_tokens),
-            cache_read: cached,
-            cache_write: 0
-        }, response.model);
+        return this.set(openAiUsage(usage, 'input_tokens', 'output_tokens', 'input_tokens_details'), response.model);
     }
     // The usage chunk (stream_options.include_usage), or a whole body's usage.
     chat(data) {
         const usage = wire_obj(data.usage);
         if (!usage)
             return false;
-        const cached = wire_num(wire_obj(usage.prompt_tokens_details)?.cached_tokens);
-        return this.set({
-            input: wire_num(usage.prompt_tokens) - cached,
-            output: wire_num(usage.completion_tokens),
-            cache_read: cached,
-            cache_write: 0
-        }, data.model);
+        return this.set(openAiUsage(usage, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details'), data.model);
     }
     // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output.
     gemini(data) {
@@ -49028,46 +48950,60 @@ function modelOf(cli, argv, env) {
     }
     return model?.split('/').pop();
 }
+function proxiedAgent(argv, env) {
+    const cli = agentCliOf(argv)?.name;
+    if (!cli)
+        return { problem: 'unknown_agent' };
+    const keyName = KEY_SOURCES[cli].find(name => env[name]);
+    if (keyName === undefined)
+        return { problem: 'no_key', cli };
+    const model = modelOf(cli, argv, env);
+    if (cli === 'opencode' && !model)
+        return { problem: 'no_model', cli };
+    return { cli, keyName, model };
+}
 /**
  * `model-proxy: auto`: on when the agent is one of the five CLIs and the job's environment holds its key (the
  * proxy has a key to inject); otherwise the agent runs as it would without the proxy, with its own credentials.
  */
 function autoModelProxy(argv, env) {
-    const cli = agentCliOf(argv)?.name;
-    if (!cli)
+    const agent = proxiedAgent(argv, env);
+    if (!('problem' in agent))
+        return { on: true };
+    if (agent.problem === 'unknown_agent')
         return { on: false };
-    const unmetered = `${cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`;
-    if (!KEY_SOURCES[cli].some(name => env[name]))
-        return { on: false, why: `No ${KEY_SOURCES[cli].join(' or ')} in the job's environment: ${unmetered}.` };
-    if (cli === 'opencode' && !modelOf(cli, argv, env))
-        return {
+    const unmetered = `${agent.cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`;
+    return agent.problem === 'no_key'
+        ? { on: false, why: `No ${KEY_SOURCES[agent.cli].join(' or ')} in the job's environment: ${unmetered}.` }
+        : {
             on: false,
             why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered}.`
         };
-    return { on: true };
 }
 /** Why the agent `argv` runs cannot go behind the proxy (one line with the fix), or undefined when it can. */
 function modelProxyProblem(argv, env) {
-    const cli = agentCliOf(argv)?.name;
-    if (!cli)
-        return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`;
-    if (!KEY_SOURCES[cli].some(name => env[name]))
-        return `The model proxy holds the key for ${cli}, but the job's environment has no ${KEY_SOURCES[cli].join(' or ')}: set it from a secret.`;
-    if (cli === 'opencode' && !modelOf(cli, argv, env))
-        return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.';
-    return undefined;
+    const agent = proxiedAgent(argv, env);
+    return 'problem' in agent ? problemLine(agent, argv) : undefined;
+}
+function problemLine(agent, argv) {
+    switch (agent.problem) {
+        case 'unknown_agent':
+            return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`;
+        case 'no_key':
+            return `The model proxy holds the key for ${agent.cli}, but the job's environment has no ${KEY_SOURCES[agent.cli].join(' or ')}: set it from a secret.`;
+        case 'no_model':
+            return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.';
+    }
 }
 /**
  * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
  * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
  */
 async function startAgentProxy(argv, env, settings, budget = {}) {
-    const problem = modelProxyProblem(argv, env);
-    if (problem)
-        throw new ModelProxyError(problem);
-    const cli = agentCliOf(argv)?.name;
-    const keyName = KEY_SOURCES[cli].find(name => env[name]);
-    const model = modelOf(cli, argv, env);
+    const agent = proxiedAgent(argv, env);
+    if ('problem' in agent)
+        throw new ModelProxyError(problemLine(agent, argv));
+    const { cli, keyName, model } = agent;
     let ca;
     if (settings.caFile) {
         try {
@@ -50258,6 +50194,49 @@ function failureFingerprint(failures) {
     return hash.digest('hex').slice(0, 16);
 }
 
+;// CONCATENATED MODULE: ./src/text/markdown.ts
+// The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
+// fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
+// the job summary, the PR body, the tracking comment, the hunt's issue, the replies and the prompt's blocks.
+/** Cuts `text` to `max` characters, the last one an ellipsis. */
+function cut(text, max) {
+    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+/** One line for a table or a sentence: no pipes, no newlines (nor the spaces around them), cut to `max`. */
+function cell(text, max = 80) {
+    return cut(text
+        .replace(/[ \t]*\r?\n\s*/g, ' ')
+        .replace(/\|/g, '\\|')
+        .trim(), max);
+}
+const longestRun = (text, char) => Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
+/**
+ * An inline code span that no run of backticks inside `text` can close: its delimiter is longer than the
+ * longest run, padded with a space where the text holds or touches a backtick.
+ */
+function code(text) {
+    const ticks = '`'.repeat(longestRun(text, '`') + 1);
+    return ticks.length > 1 || text.startsWith('`') || text.endsWith('`')
+        ? `${ticks} ${text} ${ticks}`
+        : `${ticks}${text}${ticks}`;
+}
+/** A name or a command inside a table or a sentence: one line, cut to `max`, as code. */
+const codeCell = (text, max = 120) => code(cell(text, max));
+/** A fenced block (of backticks, or tildes) longer than any run of the same mark inside `text`. */
+function fence(text, lang = '', mark = '`') {
+    const marks = mark.repeat(Math.max(3, longestRun(text, mark) + 1));
+    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
+}
+/** Keeps a body under `max` characters by cutting its middle (its first line, a marker, stays whole). */
+function fit(body, max, what = 'GitHub’s comment limit') {
+    if (body.length <= max)
+        return body;
+    const note = `\n\n_[… cut to fit ${what}]_\n\n`;
+    const head = Math.floor((max - note.length) * 0.6);
+    const tail = max - note.length - head;
+    return body.slice(0, head) + note + body.slice(body.length - tail);
+}
+
 ;// CONCATENATED MODULE: ./src/loop/prompt.ts
 // The prompt for one iteration. Without gates it is exactly the reference's (RALPH.md re-read, body
 // stripped, comments removed, placeholders filled in one pass, credit trailer). Our `ralph.*` values are
@@ -50461,7 +50440,10 @@ function readRalphText(file) {
         throw new RalphError(`RALPH.md could not be read (${file}): ${error.message}`);
     }
 }
-/** The prompt for this iteration (throws RalphError when RALPH.md can no longer be read or parsed). */
+/**
+ * The prompt for this iteration, and whether it shows the agent the diff (then the tree must be tracked).
+ * Throws RalphError when RALPH.md can no longer be read or parsed.
+ */
 function assemble(env, iteration, commandOutputs) {
     const { config, ralph } = env;
     const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file);
@@ -50478,8 +50460,6 @@ function assemble(env, iteration, commandOutputs) {
         ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
     };
     const used = loopPlaceholdersUsed(inputs);
-    if (used.has('diff'))
-        env.trackTree = env.isRepo;
     const gated = config.checks.length > 0;
     const ctx = {
         gates: config.checks,
@@ -50492,7 +50472,7 @@ function assemble(env, iteration, commandOutputs) {
     };
     const values = loopValues(ctx);
     const section = gated && used.size === 0 ? loopStatusSection(values, ctx, iteration, config.maxIterations) : '';
-    return buildPrompt(inputs, { values, section });
+    return { prompt: buildPrompt(inputs, { values, section }), showsDiff: used.has('diff') };
 }
 function verdictOf(record, gated, tagRequired) {
     const agent = record.agent;
@@ -50531,7 +50511,7 @@ function agentCaps(config, meter) {
 }
 /** The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. */
 function runGates(env, iteration, dir) {
-    env.phase = 'check';
+    env.onPhase('check');
     return runChecks(env.config.checks, {
         workTree: env.workTree,
         iterationDir: dir,
@@ -50542,13 +50522,13 @@ function runGates(env, iteration, dir) {
         runProcess: env.runProcess,
         parallel: env.config.parallelChecks === true,
         onCheck: check => env.emit({ type: 'check_finished', iteration, check })
-    }).finally(() => (env.phase = undefined));
+    }).finally(() => env.onPhase(undefined));
 }
 /**
  * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
  * `{{ ralph.failures }}` exactly as a failed iteration's would, so the first agent run is not blind.
  */
-async function runBaseline(env) {
+async function runBaseline(env, memory) {
     const started = env.clock.now();
     const parallel = env.config.parallelChecks === true;
     env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel });
@@ -50561,13 +50541,14 @@ async function runBaseline(env) {
         checksMs: checks.wallMs,
         parallel
     };
-    env.baseline = baseline;
-    if (!checks.interrupted)
-        env.previousChecks = checks.runs;
-    return baseline;
+    return {
+        baseline,
+        memory: { ...memory, baseline, ...(checks.interrupted ? {} : { previousChecks: checks.runs }) }
+    };
 }
-async function runIteration(env, iteration) {
+async function runIteration(env, memory, iteration) {
     const { config, guard, record: runRecord, emit, clock } = env;
+    let next = memory;
     const started = clock.now();
     const dir = runRecord.iterationDir(iteration);
     const relative = (file) => runRecord.relative(file);
@@ -50587,11 +50568,11 @@ async function runIteration(env, iteration) {
         if (outcome.crash)
             record.error = outcome.crash;
         record.durationMs = Math.round(clock.now() - started);
-        env.phase = undefined;
-        return { record, ...outcome };
+        env.onPhase(undefined);
+        return { record, memory: next, ...outcome };
     };
     // 1. The ralph's commands.
-    env.phase = 'command';
+    env.onPhase('command');
     const commands = await runCommands(env.ralph.commands, {
         ralphDir: env.ralph.dir,
         workTree: env.workTree,
@@ -50609,11 +50590,14 @@ async function runIteration(env, iteration) {
         return finish({ crash: commands.crash, interrupted: false, success: false }, 'crashed');
     if (commands.interrupted)
         return finish({ interrupted: true, success: false }, 'interrupted');
-    env.phase = undefined;
+    env.onPhase(undefined);
     // 2. The prompt, from RALPH.md as it is now.
     let prompt;
     try {
-        prompt = assemble(env, iteration, commands.outputs);
+        const assembled = assemble({ ...env, ...next }, iteration, commands.outputs);
+        prompt = assembled.prompt;
+        if (assembled.showsDiff)
+            next = { ...next, trackTree: true };
     }
     catch (error) {
         const message = error instanceof RalphError ? error.message : `RALPH.md could not be read: ${error.message}`;
@@ -50632,7 +50616,7 @@ async function runIteration(env, iteration) {
         preset: env.preset.name,
         transcript: env.preset.jsonStream
     });
-    env.phase = 'agent';
+    env.onPhase('agent');
     guard.watchCost(true);
     const agent = await runAgent({
         preset: env.preset,
@@ -50657,7 +50641,7 @@ async function runIteration(env, iteration) {
             : { type: 'agent_output', iteration, stream: output.stream, chunk: output.chunk })
     });
     guard.watchCost(false);
-    env.phase = undefined;
+    env.onPhase(undefined);
     if (agent.crash)
         return finish({ crash: agent.crash, interrupted: false, success: false }, 'crashed');
     record.agent = agent.run;
@@ -50665,16 +50649,18 @@ async function runIteration(env, iteration) {
     if (guard.signal.aborted)
         return finish({ interrupted: true, success: false }, 'interrupted');
     // 4. What the agent left: progress, the diff for the next prompt, the commit.
-    if (env.isRepo && (env.trackTree || config.commit)) {
+    if (env.isRepo && (next.trackTree || config.commit)) {
         const tree = await env.workspace.treeHash();
         record.treeHash = tree;
-        record.progressed = tree !== env.previousTree;
-        env.previousTree = tree;
-        if (env.startTree) {
+        record.progressed = tree !== next.previousTree;
+        next = { ...next, previousTree: tree };
+        if (next.startTree) {
             // The same tree as last time has the same diff: one git process fewer on an idle iteration.
-            if (record.progressed || env.lastDiff === undefined)
-                env.lastDiff = await env.workspace.diffSinceStart(env.startTree, tree);
-            record.diffStat = env.lastDiff.stat;
+            const lastDiff = record.progressed || next.lastDiff === undefined
+                ? await env.workspace.diffSinceStart(next.startTree, tree)
+                : next.lastDiff;
+            next = { ...next, lastDiff };
+            record.diffStat = lastDiff.stat;
         }
     }
     if (config.commit)
@@ -50694,7 +50680,7 @@ async function runIteration(env, iteration) {
     record.completion = detectCompletion(agent.outcome.finalMessage, config.completionTag);
     if (checks.interrupted)
         return finish({ interrupted: true, success: false }, 'interrupted');
-    env.previousChecks = checks.runs;
+    next = { ...next, previousChecks: checks.runs };
     // 6. The verdict.
     const { verdict, success } = verdictOf(record, config.checks.length > 0, config.completionTag !== '');
     return finish({ interrupted: false, success }, verdict);
@@ -50709,11 +50695,18 @@ async function runIteration(env, iteration) {
 
 const DEFAULT_OUTPUT_CAP = 1024 * 1024;
 const DEFAULT_COMPLETION_TAG = 'COMPLETE';
+const defaults_DEFAULT_KILL_GRACE_MS = 3000;
+/** `20260102-030405`: a UTC timestamp safe in file and branch names. */
+const stamp = (now) => new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
 /** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
 function defaultRecordDir(name, now = Date.now()) {
-    const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
     const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
-    return external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-action', `${safe}-${stamp}-${process.pid}`);
+    return external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-action', `${safe}-${stamp(now)}-${process.pid}`);
+}
+/** `ralph/<name>-<UTC timestamp>`, with characters git refuses in branch names replaced. */
+function defaultBranch(name, now) {
+    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'loop';
+    return `ralph/${safe}-${stamp(now)}`;
 }
 /**
  * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
@@ -50784,6 +50777,7 @@ const VERDICT = {
 };
 const verdictLabel = (verdict) => VERDICT[verdict];
 /** `42s`, `3m 05s`, `1h 02m`. */
+// Padded so durations line up in the reports' tables; prompts and the CLI keep the reference's `2m 30s` (ralph/render.ts).
 function overview_formatDuration(ms) {
     const s = Math.round(ms / 1000);
     if (s < 60)
@@ -51250,36 +51244,15 @@ function copyFrom(file, offset, out) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/loop/run-loop.ts
-// runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
+;// CONCATENATED MODULE: ./src/loop/setup.ts
+// What the loop settles before anything runs: the settings checked, the agent's preset, and the work tree
+// (a git worktree when asked, with the project root and the ralph's folder mapped into it).
 
 
 
 
 
 
-
-
-
-
-
-
-
-
-
-
-const run_loop_DEFAULT_KILL_GRACE_MS = 3000;
-/** An iteration still running after this long is named in status.json (`inFlight`). */
-const IN_FLIGHT_STATUS_DELAY_MS = 200;
-/** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
-const REFUSALS_WARNED = 10;
-/** Without a time budget, the longest wait for a usage limit to lift (a GitHub-hosted job's own limit). */
-const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
-/** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
-const USAGE_LIMIT_MARGIN_MS = 2000;
-const run_loop_iso = (ms) => new Date(ms).toISOString();
-/** The stop reasons that mean the loop reached its goal. */
-const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
 /** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
 function realish(p) {
     const abs = external_node_path_default().resolve(p);
@@ -51292,14 +51265,8 @@ function isInside(child, parent) {
     const rel = external_node_path_default().relative(realish(parent), realish(child));
     return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
 }
-/** `ralph/<name>-<UTC timestamp>`, with characters git refuses in branch names replaced. */
-function defaultBranch(name, now) {
-    const stamp = run_loop_iso(now).replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'loop';
-    return `ralph/${safe}-${stamp}`;
-}
 /** Throws RalphError for settings that cannot work, before anything runs or is written. */
-async function checkConfig(config, workspace, isRepo) {
+function checkConfig(config, workspace, isRepo) {
     if (isInside(config.recordDir, workspace.root) || isInside(config.recordDir, config.projectRoot))
         throw new RalphError(`The record folder ${config.recordDir} is inside the work tree ${workspace.root}: the record must never be ` +
             'committed or seen by the agent. Choose a folder outside it (the default is under the system temp dir).');
@@ -51322,6 +51289,74 @@ function agentPresetFor(config) {
         throw new RalphError(error.message);
     }
 }
+/**
+ * Opens the work tree, after checking the settings (throws RalphError for settings that cannot work, or a
+ * worktree that cannot be created). The caller disposes of the answered workspace.
+ */
+async function openWorkTree(config, ports, startedAt) {
+    let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot));
+    const isRepo = await workspace.isRepo();
+    checkConfig(config, workspace, isRepo);
+    if (!config.worktree)
+        return { workspace, isRepo, workTree: config.projectRoot, ralph: config.ralph };
+    const repoRoot = workspace.root;
+    const branch = config.worktree.branch ?? defaultBranch(config.ralph.name, startedAt);
+    const worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir }).catch((error) => {
+        throw new RalphError(`The worktree for this run could not be created: ${error.message}`);
+    });
+    await workspace.dispose();
+    workspace = await GitWorkspace.open(worktree.dir);
+    // The project root and the ralph's folder map to the same places inside the worktree (so `./` scripts
+    // act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
+    const inWorktree = (dir) => {
+        if (!isInside(dir, repoRoot))
+            return undefined;
+        const mapped = external_node_path_default().join(worktree.dir, external_node_path_default().relative(realish(repoRoot), realish(dir)));
+        return (0,external_node_fs_.existsSync)(mapped) ? mapped : undefined;
+    };
+    return {
+        workspace,
+        isRepo: true,
+        workTree: inWorktree(config.projectRoot) ?? worktree.dir,
+        ralph: { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir },
+        worktree
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/status.ts
+/** A running status with no iterations, no cost and no warnings yet. */
+function startingStatus(start = {}) {
+    const maxUsd = start.budgets?.maxCostUsd;
+    return {
+        version: 1,
+        state: 'running',
+        ralph: start.ralph ?? { name: '', file: '', dir: '' },
+        projectRoot: start.projectRoot ?? '',
+        workTree: start.workTree ?? '',
+        recordDir: start.recordDir ?? '',
+        startedAt: start.startedAt ?? new Date(0).toISOString(),
+        durationMs: 0,
+        budgets: start.budgets ?? {},
+        start: {},
+        iterations: [],
+        cost: {
+            totalUsd: 0,
+            source: 'unknown',
+            enforced: true,
+            tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
+            ...(maxUsd !== undefined ? { maxUsd } : {})
+        },
+        success: false,
+        warnings: []
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/usage-limit.ts
+// A usage limit the agent hit: whether the loop can wait for it to lift, and for how long.
+/** Without a time budget, the longest wait for a usage limit to lift (a GitHub-hosted job's own limit). */
+const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
+/** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
+const USAGE_LIMIT_MARGIN_MS = 2000;
 /** Whether the loop can wait for a usage limit to lift, and for how long; or why it cannot. */
 function usageLimitWait(failure, now, deadline) {
     const said = failure.message;
@@ -51331,7 +51366,7 @@ function usageLimitWait(failure, now, deadline) {
     const waitMs = Math.max(0, resetsAt - now) + USAGE_LIMIT_MARGIN_MS;
     if (deadline !== undefined && now + waitMs >= deadline)
         return {
-            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, after the time budget ends (${run_loop_iso(deadline)}): ${said}`
+            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, after the time budget ends (${new Date(deadline).toISOString()}): ${said}`
         };
     if (deadline === undefined && waitMs > MAX_USAGE_LIMIT_WAIT_MS)
         return {
@@ -51339,6 +51374,32 @@ function usageLimitWait(failure, now, deadline) {
         };
     return { waitMs, detail: `the agent hit a usage limit; waiting until it lifts at ${failure.resetsAt}` };
 }
+
+;// CONCATENATED MODULE: ./src/loop/run-loop.ts
+// runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** An iteration still running after this long is named in status.json (`inFlight`). */
+const IN_FLIGHT_STATUS_DELAY_MS = 200;
+/** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
+const REFUSALS_WARNED = 10;
+const run_loop_iso = (ms) => new Date(ms).toISOString();
+/** The stop reasons that mean the loop reached its goal. */
+const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
 /**
  * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`).
  * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
@@ -51356,30 +51417,7 @@ async function runLoop(config, ports = {}) {
     };
     const startedAt = clock.now();
     const preset = agentPresetFor(config);
-    let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot));
-    let isRepo = await workspace.isRepo();
-    await checkConfig(config, workspace, isRepo);
-    let worktree;
-    const repoRoot = workspace.root;
-    if (config.worktree) {
-        const branch = config.worktree.branch ?? defaultBranch(config.ralph.name, startedAt);
-        worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir }).catch((error) => {
-            throw new RalphError(`The worktree for this run could not be created: ${error.message}`);
-        });
-        await workspace.dispose();
-        workspace = await GitWorkspace.open(worktree.dir);
-        isRepo = true;
-    }
-    // In a worktree, the project root and the ralph's folder map to the same places inside it (so `./`
-    // scripts act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
-    const inWorktree = (dir) => {
-        if (!worktree || !isInside(dir, repoRoot))
-            return undefined;
-        const mapped = external_node_path_default().join(worktree.dir, external_node_path_default().relative(realish(repoRoot), realish(dir)));
-        return (0,external_node_fs_.existsSync)(mapped) ? mapped : undefined;
-    };
-    const workTree = inWorktree(config.projectRoot) ?? worktree?.dir ?? config.projectRoot;
-    const ralph = { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir };
+    const { workspace, isRepo, workTree, ralph, worktree } = await openWorkTree(config, ports, startedAt);
     // Behind the model proxy the agent holds a placeholder key and the meter counts what crossed the wire.
     let proxied;
     if (config.modelProxy) {
@@ -51414,33 +51452,19 @@ async function runLoop(config, ports = {}) {
         source: meter.source(),
         ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
     }));
-    const status = {
-        version: 1,
-        state: 'running',
+    const status = startingStatus({
         ralph: { name: config.ralph.name, file: config.ralph.file, dir: config.ralph.dir },
         projectRoot: config.projectRoot,
         workTree,
         recordDir: config.recordDir,
         startedAt: run_loop_iso(startedAt),
-        durationMs: 0,
         budgets: {
             maxIterations: config.maxIterations,
             maxTimeSeconds: config.maxTimeSeconds,
             maxCostUsd: config.maxCostUsd,
             agentTimeoutSeconds: config.agentTimeoutSeconds
-        },
-        start: {},
-        iterations: [],
-        cost: {
-            totalUsd: 0,
-            source: 'unknown',
-            enforced: true,
-            tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
-            ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
-        },
-        success: false,
-        warnings: []
-    };
+        }
+    });
     if (worktree)
         status.worktree = worktree;
     if (proxied)
@@ -51488,6 +51512,7 @@ async function runLoop(config, ports = {}) {
             warn(`egress is not enforced (agent-network ${network}): ${why}; the proxy still holds the model key and meters every token`);
     }
     const gated = config.checks.length > 0;
+    let phase;
     const env = {
         config,
         ralph,
@@ -51504,10 +51529,10 @@ async function runLoop(config, ports = {}) {
             ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey)
             : (ports.runProcess ?? runProcess),
         ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
-        killGraceMs: config.killGraceMs ?? run_loop_DEFAULT_KILL_GRACE_MS,
-        history: status.iterations,
-        trackTree: gated
+        killGraceMs: config.killGraceMs ?? defaults_DEFAULT_KILL_GRACE_MS,
+        onPhase: now => (phase = now)
     };
+    let memory = { history: [], trackTree: gated };
     // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
     // permissions (a loop whose agent may not use its tools can only burn money).
     const breaker = new StagnationBreaker(gated
@@ -51536,7 +51561,7 @@ async function runLoop(config, ports = {}) {
     });
     // What was running when the guard fired: what its enforcement killed.
     let killedPhase;
-    guard.signal.addEventListener('abort', () => (killedPhase = env.phase), { once: true });
+    guard.signal.addEventListener('abort', () => (killedPhase = phase), { once: true });
     /** How fast the guard's kill was: from the crossing to the killed tree being gone. */
     const noteEnforcement = (trip) => {
         status.enforcement = {
@@ -51552,12 +51577,13 @@ async function runLoop(config, ports = {}) {
         if (isRepo) {
             status.start.commit = await workspace.headSha();
             status.start.tree = await workspace.treeHash();
-            env.startTree = status.start.tree;
-            env.previousTree = status.start.tree;
+            memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree };
             record.writeStatus(status);
         }
         if (gated && config.baseline !== false) {
-            const baseline = await runBaseline(env);
+            const gates = await runBaseline(env, memory);
+            const baseline = gates.baseline;
+            memory = gates.memory;
             status.baseline = baseline;
             record.appendBaseline(baseline);
             record.writeStatus(status);
@@ -51579,7 +51605,8 @@ async function runLoop(config, ports = {}) {
             // Only iterations that last get an "in flight" status.json: fast loops skip the extra write.
             const cancelInFlight = clock.setTimeout(() => record.writeStatus(status), IN_FLIGHT_STATUS_DELAY_MS);
             emit({ type: 'iteration_started', iteration, maxIterations: config.maxIterations });
-            const outcome = await runIteration(env, iteration).finally(cancelInFlight);
+            const outcome = await runIteration(env, memory, iteration).finally(cancelInFlight);
+            memory = { ...outcome.memory, history: [...outcome.memory.history, outcome.record] };
             const trip = guard.trip;
             if (outcome.interrupted && trip)
                 noteEnforcement(trip);
@@ -51692,6 +51719,48 @@ function updateCost(status, meter) {
     status.cost.tokens = tokens;
 }
 
+;// CONCATENATED MODULE: ./src/loop/stop-words.ts
+const STOP_WORDS = {
+    all_checks_passed: { icon: '✅', headline: 'Every gate passed', did: () => 'passed' },
+    completed: { icon: '✅', headline: 'Done (the agent said so; no gates)', did: () => 'finished' },
+    max_iterations: {
+        icon: '❌',
+        headline: 'Used every iteration without passing the gates',
+        did: n => `used all ${n} without passing its gates`,
+        failure: 'The gates never passed'
+    },
+    budget_exhausted: {
+        icon: '💸',
+        headline: 'Out of budget',
+        did: n => `ran out of budget after ${n}`,
+        failure: 'The cost budget ran out before the gates passed'
+    },
+    timeout: {
+        icon: '⏱️',
+        headline: 'Out of time',
+        did: n => `ran out of time after ${n}`,
+        failure: 'The time budget ran out before the gates passed'
+    },
+    circuit_open: {
+        icon: '❌',
+        headline: 'Stopped: no progress',
+        did: n => `stopped after ${n} because it was not making progress`,
+        failure: 'The loop stopped making progress before the gates passed'
+    },
+    agent_error: {
+        icon: '💥',
+        headline: 'Stopped on an error',
+        did: n => `stopped after ${n} on an error`,
+        failure: 'The loop stopped on an error'
+    },
+    cancelled: { icon: '⏹️', headline: 'Cancelled', did: n => `was cancelled after ${n}` },
+    already_green: {
+        icon: '✅',
+        headline: 'Nothing to do: every gate already passed',
+        did: () => 'found every gate passing'
+    }
+};
+
 ;// CONCATENATED MODULE: ./src/loop/preview.ts
 // The prompt an iteration would pipe to the agent, without running the agent (`ralph-action prompt`):
 // the commands run for real, as in the loop, and the prompt is assembled as a first pass of the loop sees it.
@@ -51718,7 +51787,7 @@ async function previewPrompt(config, iteration = 1, ports = {}) {
             iterationDir: logs,
             relative: file => external_node_path_default().relative(logs, file),
             outputCap: config.outputCap,
-            killGraceMs: config.killGraceMs ?? run_loop_DEFAULT_KILL_GRACE_MS,
+            killGraceMs: config.killGraceMs ?? defaults_DEFAULT_KILL_GRACE_MS,
             signal: ports.signal ?? new AbortController().signal,
             runProcess: ports.runProcess ?? runProcess
         });
@@ -51726,15 +51795,8 @@ async function previewPrompt(config, iteration = 1, ports = {}) {
             throw new RalphError(commands.crash);
         if (commands.interrupted)
             throw new RalphError('Cancelled while the commands ran.');
-        const state = {
-            config,
-            ralph: config.ralph,
-            workTree: config.projectRoot,
-            isRepo: false,
-            trackTree: false,
-            history: []
-        };
-        return assemble(state, iteration, commands.outputs);
+        const state = { config, ralph: config.ralph, workTree: config.projectRoot, history: [] };
+        return assemble(state, iteration, commands.outputs).prompt;
     }
     finally {
         (0,external_node_fs_.rmSync)(logs, { recursive: true, force: true });
@@ -51810,6 +51872,39 @@ function taskRalph(options) {
 
 
 
+
+
+
+
+;// CONCATENATED MODULE: ./src/github/comments.ts
+// Every comment the action posts carries a hidden line with a key of its own, so a POST whose answer was
+// lost (a reset, a timeout, a 5xx after the work was done) is found among the issue's comments and reused,
+// instead of being posted a second time.
+
+
+const onceMarker = (key) => `<!-- ralph-action:once ${key} -->`;
+/** GitHub's clock may differ from the runner's: look back this far for a comment just posted. */
+const CLOCK_SKEW_MS = 10 * 60_000;
+/** Posts `body` (with its hidden key) on the issue or pull request, exactly once. */
+async function postComment(octokit, target, body) {
+    const marker = onceMarker((0,external_node_crypto_.randomUUID)());
+    const where = { owner: target.owner, repo: target.repo, issue_number: target.issueNumber };
+    const since = new Date(Date.now() - CLOCK_SKEW_MS).toISOString();
+    const { data } = await octokit.rest.issues.createComment({
+        ...where,
+        body: `${body}\n\n${marker}`,
+        request: recoverBy(async () => {
+            const recent = await octokit.paginate(octokit.rest.issues.listComments, {
+                ...where,
+                since,
+                per_page: 100
+            });
+            return recent.find(c => c.body?.endsWith(marker));
+        })
+    });
+    return data;
+}
+
 ;// CONCATENATED MODULE: ./src/report/tracking.ts
 // The tracking comment's body: "working…" with the iterations so far, then the outcome. Pure functions of
 // the run's status; github/tracking.ts posts and edits them.
@@ -51821,17 +51916,6 @@ const MAX_COMMENT_CHARS = 65000;
 const TRACKING_ROWS = 25;
 /** The hidden first line of a tracking comment; `state` says whether a step still has to finalise it. */
 const trackingMarker = (runId, state) => `<!-- ralph-action:tracking run=${runId.replace(/[^0-9A-Za-z_-]/g, '')} state=${state} -->`;
-const HEADLINE = {
-    all_checks_passed: '✅ Every gate passed',
-    completed: '✅ Done (the agent said so; no gates)',
-    max_iterations: '❌ Used every iteration without passing the gates',
-    budget_exhausted: '💸 Out of budget',
-    timeout: '⏱️ Out of time',
-    circuit_open: '❌ Stopped: no progress',
-    agent_error: '💥 Stopped on an error',
-    cancelled: '⏹️ Cancelled',
-    already_green: '✅ Nothing to do: every gate already passed'
-};
 function renderWorking(info, status) {
     const n = status?.iterations.length ?? 0;
     const of = info.maxIterations ? ` of at most ${info.maxIterations}` : '';
@@ -51850,7 +51934,7 @@ function renderFinal(info, outcome) {
     const { status, pullRequest } = outcome;
     const n = status.iterations.length;
     const headline = status.stopReason !== undefined
-        ? HEADLINE[status.stopReason]
+        ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`
         : status.state === 'finished'
             ? '⏹️ Finished'
             : '⏹️ Cancelled';
@@ -51903,6 +51987,11 @@ function cost(status) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/tracking.ts
+// Feedback on the issue: 👀 on the triggering comment at once, then ONE tracking comment, created when the
+// loop starts, edited after every iteration (iteration, gates ✓/✗, cost so far, a link to the run) and
+// finalised with the outcome and the pull request. The post step finalises it as cancelled when main did
+// not, so it never stays "working…". Failures to give feedback are warnings: they never fail a run.
+
 
 
 
@@ -52079,35 +52168,12 @@ async function finaliseCancelled(octokit, target, info, status, warn = () => { }
     const tracking = TrackingComment.attach(octokit, target, info, comment.id, warn);
     const finished = status?.state === 'finished' && status.stopReason !== undefined;
     const done = await tracking.finalise({
-        status: status ?? emptyStatus(),
+        status: status ?? startingStatus(),
         note: finished
             ? 'The run finished, but its last report did not reach this comment; the record is in the run’s artifact.'
             : 'The run was cancelled or timed out before it finished; its record is in the run’s artifact.'
     });
     return done ? 'finalised' : 'failed';
-}
-function emptyStatus() {
-    return {
-        version: 1,
-        state: 'running',
-        ralph: { name: '', file: '', dir: '' },
-        projectRoot: '',
-        workTree: '',
-        recordDir: '',
-        startedAt: new Date(0).toISOString(),
-        durationMs: 0,
-        budgets: {},
-        start: {},
-        iterations: [],
-        cost: {
-            totalUsd: 0,
-            source: 'unknown',
-            enforced: true,
-            tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 }
-        },
-        success: false,
-        warnings: []
-    };
 }
 function messageOf(error) {
     // No answer (a reset, a timeout) has Octokit's stand-in status 500 but no response: no status to show.
@@ -52322,6 +52388,7 @@ const hunt_oneLine = (text) => {
 // What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
 // iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
 
+
 // The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
 
 const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
@@ -52377,27 +52444,17 @@ function outcomeSentence(report) {
     }
     // The gates pass but the tag never came: say so, and how to let the gates alone decide (said once here).
     const noTag = reason === 'max_iterations' && status.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
-    const why = {
-        all_checks_passed: 'passed',
-        completed: 'finished',
-        max_iterations: noTag
-            ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${codeCell('completion-tag: none')} lets the gates alone decide)`
-            : `used all ${pluralIterations(n)} without passing its gates`,
-        budget_exhausted: `ran out of budget after ${pluralIterations(n)}`,
-        timeout: `ran out of time after ${pluralIterations(n)}`,
-        circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
-        agent_error: `stopped after ${pluralIterations(n)} on an error`,
-        cancelled: `was cancelled after ${pluralIterations(n)}`,
-        already_green: 'found every gate passing'
-    };
-    const icon = reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌';
+    const words = STOP_WORDS[reason];
+    const why = noTag
+        ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${codeCell('completion-tag: none')} lets the gates alone decide)`
+        : words.did(pluralIterations(n));
     const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
     const tail = problem
         ? `; the work was not delivered: ${problem}`
         : delivered
             ? `;${delivered.replace(/^ and/, '')}`
             : '';
-    return `${icon} ${name} ${why[reason]}${detail}${tail}.`.replace(/\.\.$/, '.');
+    return `${words.icon} ${name} ${why}${detail}${tail}.`.replace(/\.\.$/, '.');
 }
 
 ;// CONCATENATED MODULE: ./src/report/pr-body.ts
@@ -53006,6 +53063,20 @@ async function admitEvent(event, settings, octokit) {
     };
 }
 const skip = (reason) => ({ kind: 'skip', reason });
+/** Whether `login` may start a loop in this repository (permissions.ts decides). */
+const actorOf = (octokit, settings, login) => checkActor(octokit, {
+    owner: settings.owner,
+    repo: settings.repo,
+    login,
+    allowedBots: settings.allowedBots
+});
+/** Refusals that reply to `login` on the issue (or comment) that asked. */
+const refuser = (login, where) => (reason, extra = '') => ({
+    kind: 'refuse',
+    reason,
+    reply: refusalReply(login, reason, extra),
+    ...where
+});
 /**
  * Why an event is the loop's own delivery and must start nothing (a loop never starts a loop), or
  * undefined: its sender is the account the action delivers with, or the branch's tip is a loop's commit.
@@ -53042,19 +53113,9 @@ async function planComment(trigger, settings, octokit) {
     if (command.kind === 'none')
         return skip('the comment does not start with /ralph');
     const where = { issueNumber: issue.number, commentId: comment.id };
-    const refuse = (reason, extra = '') => ({
-        kind: 'refuse',
-        reason,
-        reply: refusalReply(comment.author, reason, extra),
-        ...where
-    });
+    const refuse = refuser(comment.author, where);
     // Who asked is checked first: someone who may not start a loop learns nothing more than that.
-    const actor = await checkActor(octokit, {
-        owner: settings.owner,
-        repo: settings.repo,
-        login: comment.author,
-        allowedBots: settings.allowedBots
-    });
+    const actor = await actorOf(octokit, settings, comment.author);
     if (!actor.allowed)
         return refuse(actor.reason);
     // The payload is the comment as it was created; an edit before the run read it changes what was approved.
@@ -53133,18 +53194,8 @@ async function planLabel(trigger, settings, octokit) {
     const { issue } = trigger;
     if (issue.body.includes(HUNT_REPORT_MARKER))
         return skip("the issue is a nightly hunt's failure report");
-    const refuse = (reason, extra = '') => ({
-        kind: 'refuse',
-        reason,
-        reply: refusalReply(trigger.sender, reason, extra),
-        issueNumber: issue.number
-    });
-    const actor = await checkActor(octokit, {
-        owner: settings.owner,
-        repo: settings.repo,
-        login: trigger.sender,
-        allowedBots: settings.allowedBots
-    });
+    const refuse = refuser(trigger.sender, { issueNumber: issue.number });
+    const actor = await actorOf(octokit, settings, trigger.sender);
     if (!actor.allowed)
         return refuse(actor.reason);
     // The label's own text names the ralph (`ralph:docs`); GitHub keeps the label's case.
@@ -53184,12 +53235,7 @@ async function planPullRequestEvent(trigger, settings, octokit) {
     if (trigger.action === 'closed')
         return skip('the pull request was closed');
     // Whoever made the event starts the loop (a triage user may reopen a pull request): the same check as a comment.
-    const actor = await checkActor(octokit, {
-        owner: settings.owner,
-        repo: settings.repo,
-        login: trigger.sender,
-        allowedBots: settings.allowedBots
-    });
+    const actor = await actorOf(octokit, settings, trigger.sender);
     // A definite no is quiet (a reply on every pull request a bot opens would be noise); a check that could
     // not be made fails the step, so a broken token is noticed.
     if (!actor.allowed)
@@ -56208,6 +56254,7 @@ async function uploadArtifact(recordDir, name, options = {}) {
 
 
 
+
 function outputsOf(result, delivery, artifactId) {
     return {
         'stop-reason': result.stopReason,
@@ -56227,13 +56274,6 @@ function outputsOf(result, delivery, artifactId) {
         count: ''
     };
 }
-const WHY_NOT = {
-    max_iterations: 'The gates never passed',
-    timeout: 'The time budget ran out before the gates passed',
-    budget_exhausted: 'The cost budget ran out before the gates passed',
-    circuit_open: 'The loop stopped making progress before the gates passed',
-    agent_error: 'The loop stopped on an error'
-};
 /** The step's verdict, in one line: why it failed, or undefined when it succeeded. */
 function failureLine(result, delivery, artifactName) {
     if (result.stopReason === 'cancelled')
@@ -56243,7 +56283,7 @@ function failureLine(result, delivery, artifactName) {
         const noTag = result.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
         const why = noTag
             ? 'The gates pass, but the agent never gave the completion tag (completion-tag: none lets the gates alone decide)'
-            : (WHY_NOT[result.stopReason] ?? 'The loop did not succeed');
+            : (STOP_WORDS[result.stopReason].failure ?? 'The loop did not succeed');
         return `${why} (${result.stopReason}): ${result.stopDetail.replace(/\.$/, '')}.${record}`;
     }
     if (delivery.problems.length > 0)

@@ -9617,6 +9617,7 @@ function assemblePrompt(text, values, credit, file = 'RALPH.md') {
     return credit ? prompt + CREDIT_TRAILER : prompt;
 }
 /** The reference's format_duration: `0.5s` below a minute, then `2m 30s`, then `1h 15m`. */
+// Byte-identical to ralphify (prompts and the CLI's log): the reports' padded, ms-based formatDuration is loop/overview.ts.
 function formatDuration(seconds) {
     const tenths = pyFormatFixed1(seconds);
     if (Number(tenths) < 60)
@@ -12448,7 +12449,7 @@ function agentCli(name) {
     return AGENT_CLIS.find(cli => cli.name === name);
 }
 /** The known CLI an agent command line runs (`claude -p …` → claude), or undefined. */
-function clis_agentCliOf(agentArgv) {
+function agentCliOf(agentArgv) {
     return agentCli(programStem(agentArgv[0]));
 }
 /** What each CLI reads at start-up besides its environment (the agent's user gets a copy of these only). */
@@ -12467,7 +12468,7 @@ const SETTINGS = {
  * the agent would get as that user: its HOME, XDG_CONFIG_HOME, CODEX_HOME…). Empty for a CLI we do not know.
  */
 function agentSettings(agentArgv, env) {
-    const cli = clis_agentCliOf(agentArgv);
+    const cli = agentCliOf(agentArgv);
     const home = env.HOME;
     if (!cli || !home)
         return [];
@@ -13004,367 +13005,6 @@ function presetFor(agentArgv, options) {
     return generic;
 }
 
-;// CONCATENATED MODULE: external "node:fs/promises"
-const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: ./src/git/git.ts
-// Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
-// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
-
-const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
-const MAX_STDERR = 64 * 1024;
-function git_runGit(args, options) {
-    const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
-    return new Promise(resolve => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, {
-            cwd: options.cwd,
-            env: { ...process.env, ...options.env },
-            stdio: ['ignore', 'pipe', 'pipe']
-        });
-        const out = [];
-        const err = [];
-        let outBytes = 0;
-        let errBytes = 0;
-        let truncated = false;
-        let settled = false;
-        const finish = (result) => {
-            if (settled)
-                return;
-            settled = true;
-            resolve(result);
-        };
-        child.stdout.on('data', (chunk) => {
-            if (outBytes >= maxStdout) {
-                truncated = true;
-                return;
-            }
-            const room = maxStdout - outBytes;
-            if (chunk.length > room)
-                truncated = true;
-            const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-            out.push(kept);
-            outBytes += kept.length;
-        });
-        child.stderr.on('data', (chunk) => {
-            if (errBytes >= MAX_STDERR)
-                return;
-            err.push(chunk);
-            errBytes += chunk.length;
-        });
-        child.on('error', error => {
-            finish({
-                exitCode: 127,
-                stdout: '',
-                stderr: `git could not be started: ${error.message}`,
-                stdoutTruncated: false
-            });
-        });
-        child.on('close', code => {
-            finish({
-                exitCode: code ?? 128,
-                stdout: Buffer.concat(out).toString('utf8'),
-                stderr: Buffer.concat(err).toString('utf8'),
-                stdoutTruncated: truncated
-            });
-        });
-    });
-}
-/** Thrown when a git call that must succeed fails: names the command and git's own message. */
-class git_GitError extends Error {
-    args;
-    result;
-    constructor(args, result) {
-        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`);
-        this.args = args;
-        this.result = result;
-        this.name = 'GitError';
-    }
-}
-/** Runs git and throws GitError unless it exits 0. */
-async function gitOrThrow(args, options) {
-    const result = await git_runGit(args, options);
-    if (result.exitCode !== 0)
-        throw new git_GitError(args, result);
-    return result;
-}
-
-;// CONCATENATED MODULE: ./src/git/workspace.ts
-// The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
-// untracked changes), what changed since the loop started, and a commit of what the agent left.
-
-
-
-
-
-const DIFF_PATCH_CHARS = 5000;
-/** Bytes kept for `git diff --stat` (a line per file). */
-const STAT_BYTES = 256 * 1024;
-// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
-const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
-/** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
-const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
-/** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
-const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
-/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
-function gitBool(value) {
-    if (value === undefined)
-        return true;
-    const v = value.trim().toLowerCase();
-    if (['true', 'yes', 'on'].includes(v))
-        return true;
-    if (['false', 'no', 'off', ''].includes(v))
-        return false;
-    return Number.parseInt(v, 10) !== 0;
-}
-class GitWorkspace {
-    root;
-    env;
-    scratch;
-    /** The tree the scratch index held at its last write-tree. */
-    scratchTree;
-    paths;
-    settings;
-    head;
-    constructor(root, 
-    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
-    env = {}) {
-        this.root = root;
-        this.env = env;
-    }
-    /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
-    static async open(dir, options = {}) {
-        const top = await git_runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
-        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env);
-    }
-    git(args, env, maxStdoutBytes) {
-        return git_runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
-    }
-    /** git that must succeed (throws GitError). */
-    gitOrThrow(args, env, maxStdoutBytes) {
-        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
-    }
-    async isRepo() {
-        const result = await this.git(['rev-parse', '--is-inside-work-tree']);
-        return result.exitCode === 0 && result.stdout.trim() === 'true';
-    }
-    async headSha() {
-        const result = await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    // A scratch index outside the work tree, seeded from the real one so `add -A` only rehashes changed
-    // files; the user's staging area is never touched.
-    async treeHash() {
-        const env = { GIT_INDEX_FILE: await this.scratchIndex() };
-        this.scratchTree = undefined;
-        await this.gitOrThrow(['add', '-A'], env);
-        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
-        this.scratchTree = tree;
-        return tree;
-    }
-    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
-        const to = current ?? (await this.treeHash());
-        // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
-        // patch (four bytes a character at most); the rest of git's output is read and dropped.
-        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
-        const text = out.stdout;
-        const split = text.indexOf('\n\ndiff --git ');
-        const stat = split === -1 ? text : text.slice(0, split + 1);
-        const patch = split === -1 ? '' : text.slice(split + 2);
-        const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars;
-        return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
-    }
-    async commitAll(message, tree) {
-        const head = await this.knownHead();
-        if (tree !== undefined && tree === head.tree)
-            return undefined;
-        tree ??= await this.treeHash();
-        if (tree === head.tree)
-            return undefined;
-        const fast = await this.commitTree(message, tree, head);
-        if (fast !== undefined)
-            return fast;
-        // git's own path: stage everything in the real index, commit what differs from HEAD.
-        this.head = undefined;
-        await this.gitOrThrow(['add', '-A']);
-        const staged = await this.git(['diff', '--cached', '--quiet']);
-        if (staged.exitCode === 0)
-            return undefined;
-        // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
-        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
-        return this.headSha();
-    }
-    /**
-     * The commit `git commit --no-verify` would make, in two processes instead of five: the scratch index
-     * already holds `tree`, so it is written as a commit on HEAD, HEAD is moved only if it is still where we
-     * saw it, and the scratch index becomes the real one under git's index.lock (as `git commit` leaves it:
-     * everything staged). Answers undefined, having changed nothing, whenever git's own path must decide:
-     * a hook that would run, signing, a merge in progress, a multi-line message, HEAD moved, a busy index.
-     */
-    async commitTree(message, tree, head) {
-        const paths = await this.gitPaths();
-        const settings = await this.commitSettings();
-        if (settings.sign || !this.scratch || this.scratchTree !== tree || !/^[^\s#](.*\S)?$/.test(message))
-            return undefined;
-        // Metadata calls, synchronous: a few microseconds each, where a promise round trip costs more.
-        const present = (file, mode) => {
-            try {
-                (0,external_node_fs_namespaceObject.accessSync)(file, mode);
-                return true;
-            }
-            catch {
-                return false;
-            }
-        };
-        if (COMMIT_HOOKS.some(hook => present(external_node_path_default().join(paths.hooks, hook), external_node_fs_namespaceObject.constants.X_OK)))
-            return undefined;
-        if (paths.states.some(state => present(state, external_node_fs_namespaceObject.constants.F_OK)))
-            return undefined;
-        const lock = `${paths.index}.lock`;
-        try {
-            (0,external_node_fs_namespaceObject.copyFileSync)(this.scratch.index, lock, external_node_fs_namespaceObject.constants.COPYFILE_EXCL);
-        }
-        catch {
-            return undefined;
-        }
-        let committed;
-        try {
-            const parent = head.commit ? ['-p', head.commit] : [];
-            const made = await this.git(['commit-tree', tree, ...parent, '-m', message], settings.env);
-            if (made.exitCode !== 0)
-                return undefined;
-            const sha = made.stdout.trim();
-            const reflog = `commit${head.commit ? '' : ' (initial)'}: ${message}`;
-            // The old value '' means "HEAD has no commit yet".
-            const moved = await this.git(['update-ref', '-m', reflog, 'HEAD', sha, head.commit]);
-            if (moved.exitCode !== 0)
-                return undefined;
-            committed = sha;
-            this.head = { commit: sha, tree, log: this.headLogMark(paths) };
-            await this.installIndex(paths.index, lock, this.scratch.index);
-            return sha;
-        }
-        finally {
-            if (committed === undefined)
-                (0,external_node_fs_namespaceObject.rmSync)(lock, { force: true });
-        }
-    }
-    /** Renames the locked copy of the scratch index over the real one, with the real one's mode. */
-    async installIndex(index, lock, scratch) {
-        try {
-            const made = (0,external_node_fs_namespaceObject.statSync)(scratch);
-            const real = (0,external_node_fs_namespaceObject.statSync)(index, { throwIfNoEntry: false });
-            if (real)
-                (0,external_node_fs_namespaceObject.chmodSync)(lock, real.mode & 0o7777);
-            // A hair older than the scratch index: git's racy-entry check then re-reads, rather than trusts, a file
-            // changed while the index was written (a plain copy would look newer than every entry in it).
-            (0,external_node_fs_namespaceObject.utimesSync)(lock, made.atime, new Date(made.mtime.getTime() - 1));
-            (0,external_node_fs_namespaceObject.renameSync)(lock, index);
-        }
-        catch {
-            (0,external_node_fs_namespaceObject.rmSync)(lock, { force: true });
-            // The commit is made: bring the index to it the slow way (or say why that failed too).
-            await this.gitOrThrow(['reset', '--quiet']);
-        }
-    }
-    /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
-    async knownHead() {
-        const paths = await this.gitPaths();
-        const log = this.headLogMark(paths);
-        if (this.head && log !== undefined && this.head.log === log)
-            return this.head;
-        // Both in one call; it fails only when HEAD has no commit yet.
-        const read = await this.git(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}']);
-        const [commit, tree] = read.exitCode === 0 ? read.stdout.trim().split('\n') : ['', ''];
-        this.head = { commit, tree, log };
-        return this.head;
-    }
-    /** Size and time of HEAD's reflog; undefined without one (then HEAD is re-read at every commit). */
-    headLogMark(paths) {
-        try {
-            const log = (0,external_node_fs_namespaceObject.statSync)(paths.headLog);
-            return `${log.size}:${log.mtimeMs}`;
-        }
-        catch {
-            return undefined;
-        }
-    }
-    async dispose() {
-        if (this.scratch)
-            await (0,promises_namespaceObject.rm)(this.scratch.dir, { recursive: true, force: true });
-        this.scratch = undefined;
-    }
-    async scratchIndex() {
-        if (this.scratch)
-            return this.scratch.index;
-        const dir = await (0,promises_namespaceObject.mkdtemp)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-index-'));
-        const index = external_node_path_default().join(dir, 'index');
-        const real = await this.gitPaths().catch(() => undefined);
-        if (real)
-            await (0,promises_namespaceObject.copyFile)(real.index, index).catch(() => undefined);
-        this.scratch = { dir, index };
-        return index;
-    }
-    /** Where git keeps the index, the hooks, HEAD's reflog and the merge/cherry-pick states (one call). */
-    async gitPaths() {
-        if (this.paths)
-            return this.paths;
-        const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
-        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
-        const [index, hooks, headLog, ...states] = out.stdout
-            .split('\n')
-            .slice(0, names.length)
-            .map(line => external_node_path_default().resolve(this.root, line));
-        this.paths = { index, hooks, headLog, states };
-        return this.paths;
-    }
-    /** The identity fallback and whether commits are signed, read from git's config once (one call). */
-    async commitSettings() {
-        if (this.settings)
-            return this.settings;
-        const out = await this.git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
-        const values = new Map();
-        for (const entry of out.stdout.split('\0')) {
-            if (!entry)
-                continue;
-            const newline = entry.indexOf('\n');
-            // The last one wins, as in git; a key without a value has none.
-            if (newline === -1)
-                values.set(entry.toLowerCase(), undefined);
-            else
-                values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
-        }
-        const env = {};
-        if (!values.get('user.name')?.trim()) {
-            env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
-            env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
-        }
-        if (!values.get('user.email')?.trim()) {
-            env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
-            env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
-        }
-        const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
-        this.settings = { env, sign };
-        return this.settings;
-    }
-}
-/**
- * Creates a git worktree of the repository containing `repoDir` on a new branch (from `base`, default HEAD).
- * `dir` defaults to a new folder under the system temp dir, outside the repository.
- */
-async function createWorktree(repoDir, options) {
-    const base = await gitOrThrow(['rev-parse', '--verify', `${options.base ?? 'HEAD'}^{commit}`], {
-        cwd: repoDir
-    }).catch(() => {
-        throw new Error(`--worktree needs a commit to start from: '${options.base ?? 'HEAD'}' is not one in ${repoDir}`);
-    });
-    const dir = options.dir ?? external_node_path_default().join(await (0,promises_namespaceObject.mkdtemp)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-worktree-')), 'work');
-    await gitOrThrow(['worktree', 'add', '--quiet', '-b', options.branch, dir, base.stdout.trim()], {
-        cwd: repoDir
-    });
-    return { dir, branch: options.branch, base: base.stdout.trim() };
-}
-
 ;// CONCATENATED MODULE: ./src/proc/environ.ts
 // Linux lets any process of the same user read another's initial environment (/proc/<pid>/environ: the
 // strings the kernel put on the stack at exec, whatever the process did to its environment since). The
@@ -13445,6 +13085,8 @@ function scrubInitialEnvironment(secret) {
     }
 }
 
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 ;// CONCATENATED MODULE: external "node:perf_hooks"
 const external_node_perf_hooks_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:perf_hooks");
 ;// CONCATENATED MODULE: ./src/proc/capture.ts
@@ -13543,7 +13185,7 @@ class BoundedCapture {
 }
 
 ;// CONCATENATED MODULE: external "node:timers/promises"
-const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/proc/tree.ts
 // Finding and killing a whole process tree. A process-group kill is not enough: a descendant that
 // called setsid() or setpgid() has left the group, and one whose parent died has been re-parented to
@@ -13594,7 +13236,7 @@ async function killProcessTree(pid, graceMs, options = {}) {
     signal([...targets.keys()], 'SIGTERM');
     const deadline = Date.now() + Math.max(0, graceMs);
     while (Date.now() < deadline) {
-        await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(tree_POLL_MS, Math.max(1, deadline - Date.now())));
+        await (0,promises_namespaceObject.setTimeout)(Math.min(tree_POLL_MS, Math.max(1, deadline - Date.now())));
         targets = tree.collect(readProcessTable(), targets, false);
         if (targets.size === 0)
             return;
@@ -14405,6 +14047,12 @@ var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node
 ;// CONCATENATED MODULE: ./src/proxy/wire.ts
 const wire_num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 const obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+/** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
+function openAiUsage(usage, input, output, details) {
+    // A UsageReport's input is the uncached part.
+    const cached = wire_num(obj(usage[details])?.cached_tokens);
+    return { input: wire_num(usage[input]) - cached, output: wire_num(usage[output]), cache_read: cached, cache_write: 0 };
+}
 /** One request's usage as its response revealed it so far (cumulative). */
 class WireUsage {
     wire;
@@ -14461,27 +14109,14 @@ class WireUsage {
         const usage = obj(response?.usage);
         if (!response || !usage)
             return false;
-        // OpenAI counts cached tokens inside input_tokens; a UsageReport's input is the uncached part.
-        const cached = wire_num(obj(usage.input_tokens_details)?.cached_tokens);
-        return this.set({
-            input: wire_num(usage.input_tokens) - cached,
-            output: wire_num(usage.output_tokens),
-            cache_read: cached,
-            cache_write: 0
-        }, response.model);
+        return this.set(openAiUsage(usage, 'input_tokens', 'output_tokens', 'input_tokens_details'), response.model);
     }
     // The usage chunk (stream_options.include_usage), or a whole body's usage.
     chat(data) {
         const usage = obj(data.usage);
         if (!usage)
             return false;
-        const cached = wire_num(obj(usage.prompt_tokens_details)?.cached_tokens);
-        return this.set({
-            input: wire_num(usage.prompt_tokens) - cached,
-            output: wire_num(usage.completion_tokens),
-            cache_read: cached,
-            cache_write: 0
-        }, data.model);
+        return this.set(openAiUsage(usage, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details'), data.model);
     }
     // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output.
     gemini(data) {
@@ -14940,46 +14575,60 @@ function modelOf(cli, argv, env) {
     }
     return model?.split('/').pop();
 }
+function proxiedAgent(argv, env) {
+    const cli = agentCliOf(argv)?.name;
+    if (!cli)
+        return { problem: 'unknown_agent' };
+    const keyName = KEY_SOURCES[cli].find(name => env[name]);
+    if (keyName === undefined)
+        return { problem: 'no_key', cli };
+    const model = modelOf(cli, argv, env);
+    if (cli === 'opencode' && !model)
+        return { problem: 'no_model', cli };
+    return { cli, keyName, model };
+}
 /**
  * `model-proxy: auto`: on when the agent is one of the five CLIs and the job's environment holds its key (the
  * proxy has a key to inject); otherwise the agent runs as it would without the proxy, with its own credentials.
  */
 function autoModelProxy(argv, env) {
-    const cli = agentCliOf(argv)?.name;
-    if (!cli)
+    const agent = proxiedAgent(argv, env);
+    if (!('problem' in agent))
+        return { on: true };
+    if (agent.problem === 'unknown_agent')
         return { on: false };
-    const unmetered = `${cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`;
-    if (!KEY_SOURCES[cli].some(name => env[name]))
-        return { on: false, why: `No ${KEY_SOURCES[cli].join(' or ')} in the job's environment: ${unmetered}.` };
-    if (cli === 'opencode' && !modelOf(cli, argv, env))
-        return {
+    const unmetered = `${agent.cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`;
+    return agent.problem === 'no_key'
+        ? { on: false, why: `No ${KEY_SOURCES[agent.cli].join(' or ')} in the job's environment: ${unmetered}.` }
+        : {
             on: false,
             why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered}.`
         };
-    return { on: true };
 }
 /** Why the agent `argv` runs cannot go behind the proxy (one line with the fix), or undefined when it can. */
 function modelProxyProblem(argv, env) {
-    const cli = clis_agentCliOf(argv)?.name;
-    if (!cli)
-        return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`;
-    if (!KEY_SOURCES[cli].some(name => env[name]))
-        return `The model proxy holds the key for ${cli}, but the job's environment has no ${KEY_SOURCES[cli].join(' or ')}: set it from a secret.`;
-    if (cli === 'opencode' && !modelOf(cli, argv, env))
-        return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.';
-    return undefined;
+    const agent = proxiedAgent(argv, env);
+    return 'problem' in agent ? problemLine(agent, argv) : undefined;
+}
+function problemLine(agent, argv) {
+    switch (agent.problem) {
+        case 'unknown_agent':
+            return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`;
+        case 'no_key':
+            return `The model proxy holds the key for ${agent.cli}, but the job's environment has no ${KEY_SOURCES[agent.cli].join(' or ')}: set it from a secret.`;
+        case 'no_model':
+            return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.';
+    }
 }
 /**
  * Starts the proxy for the agent `argv` runs (one of the five CLIs) and answers how the loop runs it behind
  * it. Throws ModelProxyError when the agent is not one the proxy knows, or the job holds no key for it.
  */
 async function startAgentProxy(argv, env, settings, budget = {}) {
-    const problem = modelProxyProblem(argv, env);
-    if (problem)
-        throw new ModelProxyError(problem);
-    const cli = clis_agentCliOf(argv)?.name;
-    const keyName = KEY_SOURCES[cli].find(name => env[name]);
-    const model = modelOf(cli, argv, env);
+    const agent = proxiedAgent(argv, env);
+    if ('problem' in agent)
+        throw new ModelProxyError(problemLine(agent, argv));
+    const { cli, keyName, model } = agent;
     let ca;
     if (settings.caFile) {
         try {
@@ -15156,6 +14805,8 @@ function modelProxySettings(given) {
     };
 }
 
+;// CONCATENATED MODULE: external "node:fs/promises"
+const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
 ;// CONCATENATED MODULE: external "node:dgram"
 const external_node_dgram_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dgram");
 var external_node_dgram_default = /*#__PURE__*/__nccwpck_require__.n(external_node_dgram_namespaceObject);
@@ -15335,7 +14986,7 @@ async function originalDestination(protocol, clientPort, listenPort, prefix) {
     const file = '/proc/net/nf_conntrack';
     let table;
     try {
-        table = await (0,promises_namespaceObject.readFile)(file, 'utf8');
+        table = await (0,external_node_fs_promises_namespaceObject.readFile)(file, 'utf8');
     }
     catch {
         // Readable by root only: the job's user reads it through the same sudo as iptables.
@@ -16157,7 +15808,7 @@ function isolation(state, log) {
             (0,external_node_child_process_namespaceObject.spawnSync)(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
             // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
             if (round > 0)
-                await (0,external_node_timers_promises_namespaceObject.setTimeout)(20);
+                await (0,promises_namespaceObject.setTimeout)(20);
         }
         const left = processesOf(state.user.uid);
         if (left.length > 0)
@@ -17228,7 +16879,10 @@ function readRalphText(file) {
         throw new RalphError(`RALPH.md could not be read (${file}): ${error.message}`);
     }
 }
-/** The prompt for this iteration (throws RalphError when RALPH.md can no longer be read or parsed). */
+/**
+ * The prompt for this iteration, and whether it shows the agent the diff (then the tree must be tracked).
+ * Throws RalphError when RALPH.md can no longer be read or parsed.
+ */
 function assemble(env, iteration, commandOutputs) {
     const { config, ralph } = env;
     const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file);
@@ -17245,8 +16899,6 @@ function assemble(env, iteration, commandOutputs) {
         ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
     };
     const used = loopPlaceholdersUsed(inputs);
-    if (used.has('diff'))
-        env.trackTree = env.isRepo;
     const gated = config.checks.length > 0;
     const ctx = {
         gates: config.checks,
@@ -17259,7 +16911,7 @@ function assemble(env, iteration, commandOutputs) {
     };
     const values = loopValues(ctx);
     const section = gated && used.size === 0 ? loopStatusSection(values, ctx, iteration, config.maxIterations) : '';
-    return buildPrompt(inputs, { values, section });
+    return { prompt: buildPrompt(inputs, { values, section }), showsDiff: used.has('diff') };
 }
 function verdictOf(record, gated, tagRequired) {
     const agent = record.agent;
@@ -17298,7 +16950,7 @@ function agentCaps(config, meter) {
 }
 /** The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. */
 function runGates(env, iteration, dir) {
-    env.phase = 'check';
+    env.onPhase('check');
     return runChecks(env.config.checks, {
         workTree: env.workTree,
         iterationDir: dir,
@@ -17309,13 +16961,13 @@ function runGates(env, iteration, dir) {
         runProcess: env.runProcess,
         parallel: env.config.parallelChecks === true,
         onCheck: check => env.emit({ type: 'check_finished', iteration, check })
-    }).finally(() => (env.phase = undefined));
+    }).finally(() => env.onPhase(undefined));
 }
 /**
  * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
  * `{{ ralph.failures }}` exactly as a failed iteration's would, so the first agent run is not blind.
  */
-async function runBaseline(env) {
+async function runBaseline(env, memory) {
     const started = env.clock.now();
     const parallel = env.config.parallelChecks === true;
     env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel });
@@ -17328,13 +16980,14 @@ async function runBaseline(env) {
         checksMs: checks.wallMs,
         parallel
     };
-    env.baseline = baseline;
-    if (!checks.interrupted)
-        env.previousChecks = checks.runs;
-    return baseline;
+    return {
+        baseline,
+        memory: { ...memory, baseline, ...(checks.interrupted ? {} : { previousChecks: checks.runs }) }
+    };
 }
-async function runIteration(env, iteration) {
+async function runIteration(env, memory, iteration) {
     const { config, guard, record: runRecord, emit, clock } = env;
+    let next = memory;
     const started = clock.now();
     const dir = runRecord.iterationDir(iteration);
     const relative = (file) => runRecord.relative(file);
@@ -17354,11 +17007,11 @@ async function runIteration(env, iteration) {
         if (outcome.crash)
             record.error = outcome.crash;
         record.durationMs = Math.round(clock.now() - started);
-        env.phase = undefined;
-        return { record, ...outcome };
+        env.onPhase(undefined);
+        return { record, memory: next, ...outcome };
     };
     // 1. The ralph's commands.
-    env.phase = 'command';
+    env.onPhase('command');
     const commands = await runCommands(env.ralph.commands, {
         ralphDir: env.ralph.dir,
         workTree: env.workTree,
@@ -17376,11 +17029,14 @@ async function runIteration(env, iteration) {
         return finish({ crash: commands.crash, interrupted: false, success: false }, 'crashed');
     if (commands.interrupted)
         return finish({ interrupted: true, success: false }, 'interrupted');
-    env.phase = undefined;
+    env.onPhase(undefined);
     // 2. The prompt, from RALPH.md as it is now.
     let prompt;
     try {
-        prompt = assemble(env, iteration, commands.outputs);
+        const assembled = assemble({ ...env, ...next }, iteration, commands.outputs);
+        prompt = assembled.prompt;
+        if (assembled.showsDiff)
+            next = { ...next, trackTree: true };
     }
     catch (error) {
         const message = error instanceof RalphError ? error.message : `RALPH.md could not be read: ${error.message}`;
@@ -17399,7 +17055,7 @@ async function runIteration(env, iteration) {
         preset: env.preset.name,
         transcript: env.preset.jsonStream
     });
-    env.phase = 'agent';
+    env.onPhase('agent');
     guard.watchCost(true);
     const agent = await runAgent({
         preset: env.preset,
@@ -17424,7 +17080,7 @@ async function runIteration(env, iteration) {
             : { type: 'agent_output', iteration, stream: output.stream, chunk: output.chunk })
     });
     guard.watchCost(false);
-    env.phase = undefined;
+    env.onPhase(undefined);
     if (agent.crash)
         return finish({ crash: agent.crash, interrupted: false, success: false }, 'crashed');
     record.agent = agent.run;
@@ -17432,16 +17088,18 @@ async function runIteration(env, iteration) {
     if (guard.signal.aborted)
         return finish({ interrupted: true, success: false }, 'interrupted');
     // 4. What the agent left: progress, the diff for the next prompt, the commit.
-    if (env.isRepo && (env.trackTree || config.commit)) {
+    if (env.isRepo && (next.trackTree || config.commit)) {
         const tree = await env.workspace.treeHash();
         record.treeHash = tree;
-        record.progressed = tree !== env.previousTree;
-        env.previousTree = tree;
-        if (env.startTree) {
+        record.progressed = tree !== next.previousTree;
+        next = { ...next, previousTree: tree };
+        if (next.startTree) {
             // The same tree as last time has the same diff: one git process fewer on an idle iteration.
-            if (record.progressed || env.lastDiff === undefined)
-                env.lastDiff = await env.workspace.diffSinceStart(env.startTree, tree);
-            record.diffStat = env.lastDiff.stat;
+            const lastDiff = record.progressed || next.lastDiff === undefined
+                ? await env.workspace.diffSinceStart(next.startTree, tree)
+                : next.lastDiff;
+            next = { ...next, lastDiff };
+            record.diffStat = lastDiff.stat;
         }
     }
     if (config.commit)
@@ -17461,7 +17119,7 @@ async function runIteration(env, iteration) {
     record.completion = detectCompletion(agent.outcome.finalMessage, config.completionTag);
     if (checks.interrupted)
         return finish({ interrupted: true, success: false }, 'interrupted');
-    env.previousChecks = checks.runs;
+    next = { ...next, previousChecks: checks.runs };
     // 6. The verdict.
     const { verdict, success } = verdictOf(record, config.checks.length > 0, config.completionTag !== '');
     return finish({ interrupted: false, success }, verdict);
@@ -17476,11 +17134,18 @@ async function runIteration(env, iteration) {
 
 const DEFAULT_OUTPUT_CAP = 1024 * 1024;
 const DEFAULT_COMPLETION_TAG = 'COMPLETE';
+const defaults_DEFAULT_KILL_GRACE_MS = 3000;
+/** `20260102-030405`: a UTC timestamp safe in file and branch names. */
+const stamp = (now) => new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
 /** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
 function defaultRecordDir(name, now = Date.now()) {
-    const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
     const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
-    return external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-action', `${safe}-${stamp}-${process.pid}`);
+    return external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-action', `${safe}-${stamp(now)}-${process.pid}`);
+}
+/** `ralph/<name>-<UTC timestamp>`, with characters git refuses in branch names replaced. */
+function defaultBranch(name, now) {
+    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'loop';
+    return `ralph/${safe}-${stamp(now)}`;
 }
 /**
  * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
@@ -17551,6 +17216,7 @@ const VERDICT = {
 };
 const verdictLabel = (verdict) => VERDICT[verdict];
 /** `42s`, `3m 05s`, `1h 02m`. */
+// Padded so durations line up in the reports' tables; prompts and the CLI keep the reference's `2m 30s` (ralph/render.ts).
 function overview_formatDuration(ms) {
     const s = Math.round(ms / 1000);
     if (s < 60)
@@ -18017,36 +17683,372 @@ function copyFrom(file, offset, out) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/loop/run-loop.ts
-// runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
+;// CONCATENATED MODULE: ./src/git/git.ts
+// Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
+// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
+
+const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
+const MAX_STDERR = 64 * 1024;
+function git_runGit(args, options) {
+    const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
+    return new Promise(resolve => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, {
+            cwd: options.cwd,
+            env: { ...process.env, ...options.env },
+            stdio: ['ignore', 'pipe', 'pipe']
+        });
+        const out = [];
+        const err = [];
+        let outBytes = 0;
+        let errBytes = 0;
+        let truncated = false;
+        let settled = false;
+        const finish = (result) => {
+            if (settled)
+                return;
+            settled = true;
+            resolve(result);
+        };
+        child.stdout.on('data', (chunk) => {
+            if (outBytes >= maxStdout) {
+                truncated = true;
+                return;
+            }
+            const room = maxStdout - outBytes;
+            if (chunk.length > room)
+                truncated = true;
+            const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+            out.push(kept);
+            outBytes += kept.length;
+        });
+        child.stderr.on('data', (chunk) => {
+            if (errBytes >= MAX_STDERR)
+                return;
+            err.push(chunk);
+            errBytes += chunk.length;
+        });
+        child.on('error', error => {
+            finish({
+                exitCode: 127,
+                stdout: '',
+                stderr: `git could not be started: ${error.message}`,
+                stdoutTruncated: false
+            });
+        });
+        child.on('close', code => {
+            finish({
+                exitCode: code ?? 128,
+                stdout: Buffer.concat(out).toString('utf8'),
+                stderr: Buffer.concat(err).toString('utf8'),
+                stdoutTruncated: truncated
+            });
+        });
+    });
+}
+/** Thrown when a git call that must succeed fails: names the command and git's own message. */
+class git_GitError extends Error {
+    args;
+    result;
+    constructor(args, result) {
+        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`);
+        this.args = args;
+        this.result = result;
+        this.name = 'GitError';
+    }
+}
+/** Runs git and throws GitError unless it exits 0. */
+async function gitOrThrow(args, options) {
+    const result = await git_runGit(args, options);
+    if (result.exitCode !== 0)
+        throw new git_GitError(args, result);
+    return result;
+}
+
+;// CONCATENATED MODULE: ./src/git/workspace.ts
+// The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
+// untracked changes), what changed since the loop started, and a commit of what the agent left.
+
+
+
+
+
+const DIFF_PATCH_CHARS = 5000;
+/** Bytes kept for `git diff --stat` (a line per file). */
+const STAT_BYTES = 256 * 1024;
+// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
+const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
+/** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
+const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
+/** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
+const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
+/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
+function gitBool(value) {
+    if (value === undefined)
+        return true;
+    const v = value.trim().toLowerCase();
+    if (['true', 'yes', 'on'].includes(v))
+        return true;
+    if (['false', 'no', 'off', ''].includes(v))
+        return false;
+    return Number.parseInt(v, 10) !== 0;
+}
+class GitWorkspace {
+    root;
+    env;
+    scratch;
+    /** The tree the scratch index held at its last write-tree. */
+    scratchTree;
+    paths;
+    settings;
+    head;
+    constructor(root, 
+    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
+    env = {}) {
+        this.root = root;
+        this.env = env;
+    }
+    /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
+    static async open(dir, options = {}) {
+        const top = await git_runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
+        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env);
+    }
+    git(args, env, maxStdoutBytes) {
+        return git_runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    /** git that must succeed (throws GitError). */
+    gitOrThrow(args, env, maxStdoutBytes) {
+        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    async isRepo() {
+        const result = await this.git(['rev-parse', '--is-inside-work-tree']);
+        return result.exitCode === 0 && result.stdout.trim() === 'true';
+    }
+    async headSha() {
+        const result = await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    // A scratch index outside the work tree, seeded from the real one so `add -A` only rehashes changed
+    // files; the user's staging area is never touched.
+    async treeHash() {
+        const env = { GIT_INDEX_FILE: await this.scratchIndex() };
+        this.scratchTree = undefined;
+        await this.gitOrThrow(['add', '-A'], env);
+        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
+        this.scratchTree = tree;
+        return tree;
+    }
+    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
+        const to = current ?? (await this.treeHash());
+        // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
+        // patch (four bytes a character at most); the rest of git's output is read and dropped.
+        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
+        const text = out.stdout;
+        const split = text.indexOf('\n\ndiff --git ');
+        const stat = split === -1 ? text : text.slice(0, split + 1);
+        const patch = split === -1 ? '' : text.slice(split + 2);
+        const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars;
+        return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
+    }
+    async commitAll(message, tree) {
+        const head = await this.knownHead();
+        if (tree !== undefined && tree === head.tree)
+            return undefined;
+        tree ??= await this.treeHash();
+        if (tree === head.tree)
+            return undefined;
+        const fast = await this.commitTree(message, tree, head);
+        if (fast !== undefined)
+            return fast;
+        // git's own path: stage everything in the real index, commit what differs from HEAD.
+        this.head = undefined;
+        await this.gitOrThrow(['add', '-A']);
+        const staged = await this.git(['diff', '--cached', '--quiet']);
+        if (staged.exitCode === 0)
+            return undefined;
+        // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
+        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
+        return this.headSha();
+    }
+    /**
+     * The commit `git commit --no-verify` would make, in two processes instead of five: the scratch index
+     * already holds `tree`, so it is written as a commit on HEAD, HEAD is moved only if it is still where we
+     * saw it, and the scratch index becomes the real one under git's index.lock (as `git commit` leaves it:
+     * everything staged). Answers undefined, having changed nothing, whenever git's own path must decide:
+     * a hook that would run, signing, a merge in progress, a multi-line message, HEAD moved, a busy index.
+     */
+    async commitTree(message, tree, head) {
+        const paths = await this.gitPaths();
+        const settings = await this.commitSettings();
+        if (settings.sign || !this.scratch || this.scratchTree !== tree || !/^[^\s#](.*\S)?$/.test(message))
+            return undefined;
+        // Metadata calls, synchronous: a few microseconds each, where a promise round trip costs more.
+        const present = (file, mode) => {
+            try {
+                (0,external_node_fs_namespaceObject.accessSync)(file, mode);
+                return true;
+            }
+            catch {
+                return false;
+            }
+        };
+        if (COMMIT_HOOKS.some(hook => present(external_node_path_default().join(paths.hooks, hook), external_node_fs_namespaceObject.constants.X_OK)))
+            return undefined;
+        if (paths.states.some(state => present(state, external_node_fs_namespaceObject.constants.F_OK)))
+            return undefined;
+        const lock = `${paths.index}.lock`;
+        try {
+            (0,external_node_fs_namespaceObject.copyFileSync)(this.scratch.index, lock, external_node_fs_namespaceObject.constants.COPYFILE_EXCL);
+        }
+        catch {
+            return undefined;
+        }
+        let committed;
+        try {
+            const parent = head.commit ? ['-p', head.commit] : [];
+            const made = await this.git(['commit-tree', tree, ...parent, '-m', message], settings.env);
+            if (made.exitCode !== 0)
+                return undefined;
+            const sha = made.stdout.trim();
+            const reflog = `commit${head.commit ? '' : ' (initial)'}: ${message}`;
+            // The old value '' means "HEAD has no commit yet".
+            const moved = await this.git(['update-ref', '-m', reflog, 'HEAD', sha, head.commit]);
+            if (moved.exitCode !== 0)
+                return undefined;
+            committed = sha;
+            this.head = { commit: sha, tree, log: this.headLogMark(paths) };
+            await this.installIndex(paths.index, lock, this.scratch.index);
+            return sha;
+        }
+        finally {
+            if (committed === undefined)
+                (0,external_node_fs_namespaceObject.rmSync)(lock, { force: true });
+        }
+    }
+    /** Renames the locked copy of the scratch index over the real one, with the real one's mode. */
+    async installIndex(index, lock, scratch) {
+        try {
+            const made = (0,external_node_fs_namespaceObject.statSync)(scratch);
+            const real = (0,external_node_fs_namespaceObject.statSync)(index, { throwIfNoEntry: false });
+            if (real)
+                (0,external_node_fs_namespaceObject.chmodSync)(lock, real.mode & 0o7777);
+            // A hair older than the scratch index: git's racy-entry check then re-reads, rather than trusts, a file
+            // changed while the index was written (a plain copy would look newer than every entry in it).
+            (0,external_node_fs_namespaceObject.utimesSync)(lock, made.atime, new Date(made.mtime.getTime() - 1));
+            (0,external_node_fs_namespaceObject.renameSync)(lock, index);
+        }
+        catch {
+            (0,external_node_fs_namespaceObject.rmSync)(lock, { force: true });
+            // The commit is made: bring the index to it the slow way (or say why that failed too).
+            await this.gitOrThrow(['reset', '--quiet']);
+        }
+    }
+    /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
+    async knownHead() {
+        const paths = await this.gitPaths();
+        const log = this.headLogMark(paths);
+        if (this.head && log !== undefined && this.head.log === log)
+            return this.head;
+        // Both in one call; it fails only when HEAD has no commit yet.
+        const read = await this.git(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}']);
+        const [commit, tree] = read.exitCode === 0 ? read.stdout.trim().split('\n') : ['', ''];
+        this.head = { commit, tree, log };
+        return this.head;
+    }
+    /** Size and time of HEAD's reflog; undefined without one (then HEAD is re-read at every commit). */
+    headLogMark(paths) {
+        try {
+            const log = (0,external_node_fs_namespaceObject.statSync)(paths.headLog);
+            return `${log.size}:${log.mtimeMs}`;
+        }
+        catch {
+            return undefined;
+        }
+    }
+    async dispose() {
+        if (this.scratch)
+            await (0,external_node_fs_promises_namespaceObject.rm)(this.scratch.dir, { recursive: true, force: true });
+        this.scratch = undefined;
+    }
+    async scratchIndex() {
+        if (this.scratch)
+            return this.scratch.index;
+        const dir = await (0,external_node_fs_promises_namespaceObject.mkdtemp)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-index-'));
+        const index = external_node_path_default().join(dir, 'index');
+        const real = await this.gitPaths().catch(() => undefined);
+        if (real)
+            await (0,external_node_fs_promises_namespaceObject.copyFile)(real.index, index).catch(() => undefined);
+        this.scratch = { dir, index };
+        return index;
+    }
+    /** Where git keeps the index, the hooks, HEAD's reflog and the merge/cherry-pick states (one call). */
+    async gitPaths() {
+        if (this.paths)
+            return this.paths;
+        const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
+        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
+        const [index, hooks, headLog, ...states] = out.stdout
+            .split('\n')
+            .slice(0, names.length)
+            .map(line => external_node_path_default().resolve(this.root, line));
+        this.paths = { index, hooks, headLog, states };
+        return this.paths;
+    }
+    /** The identity fallback and whether commits are signed, read from git's config once (one call). */
+    async commitSettings() {
+        if (this.settings)
+            return this.settings;
+        const out = await this.git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
+        const values = new Map();
+        for (const entry of out.stdout.split('\0')) {
+            if (!entry)
+                continue;
+            const newline = entry.indexOf('\n');
+            // The last one wins, as in git; a key without a value has none.
+            if (newline === -1)
+                values.set(entry.toLowerCase(), undefined);
+            else
+                values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
+        }
+        const env = {};
+        if (!values.get('user.name')?.trim()) {
+            env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
+            env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
+        }
+        if (!values.get('user.email')?.trim()) {
+            env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
+            env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
+        }
+        const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
+        this.settings = { env, sign };
+        return this.settings;
+    }
+}
+/**
+ * Creates a git worktree of the repository containing `repoDir` on a new branch (from `base`, default HEAD).
+ * `dir` defaults to a new folder under the system temp dir, outside the repository.
+ */
+async function createWorktree(repoDir, options) {
+    const base = await gitOrThrow(['rev-parse', '--verify', `${options.base ?? 'HEAD'}^{commit}`], {
+        cwd: repoDir
+    }).catch(() => {
+        throw new Error(`--worktree needs a commit to start from: '${options.base ?? 'HEAD'}' is not one in ${repoDir}`);
+    });
+    const dir = options.dir ?? external_node_path_default().join(await (0,external_node_fs_promises_namespaceObject.mkdtemp)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-worktree-')), 'work');
+    await gitOrThrow(['worktree', 'add', '--quiet', '-b', options.branch, dir, base.stdout.trim()], {
+        cwd: repoDir
+    });
+    return { dir, branch: options.branch, base: base.stdout.trim() };
+}
+
+;// CONCATENATED MODULE: ./src/loop/setup.ts
+// What the loop settles before anything runs: the settings checked, the agent's preset, and the work tree
+// (a git worktree when asked, with the project root and the ralph's folder mapped into it).
 
 
 
 
 
 
-
-
-
-
-
-
-
-
-
-
-const run_loop_DEFAULT_KILL_GRACE_MS = 3000;
-/** An iteration still running after this long is named in status.json (`inFlight`). */
-const IN_FLIGHT_STATUS_DELAY_MS = 200;
-/** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
-const REFUSALS_WARNED = 10;
-/** Without a time budget, the longest wait for a usage limit to lift (a GitHub-hosted job's own limit). */
-const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
-/** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
-const USAGE_LIMIT_MARGIN_MS = 2000;
-const run_loop_iso = (ms) => new Date(ms).toISOString();
-/** The stop reasons that mean the loop reached its goal. */
-const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
 /** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
 function realish(p) {
     const abs = external_node_path_default().resolve(p);
@@ -18059,14 +18061,8 @@ function isInside(child, parent) {
     const rel = external_node_path_default().relative(realish(parent), realish(child));
     return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
 }
-/** `ralph/<name>-<UTC timestamp>`, with characters git refuses in branch names replaced. */
-function defaultBranch(name, now) {
-    const stamp = run_loop_iso(now).replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'loop';
-    return `ralph/${safe}-${stamp}`;
-}
 /** Throws RalphError for settings that cannot work, before anything runs or is written. */
-async function checkConfig(config, workspace, isRepo) {
+function checkConfig(config, workspace, isRepo) {
     if (isInside(config.recordDir, workspace.root) || isInside(config.recordDir, config.projectRoot))
         throw new RalphError(`The record folder ${config.recordDir} is inside the work tree ${workspace.root}: the record must never be ` +
             'committed or seen by the agent. Choose a folder outside it (the default is under the system temp dir).');
@@ -18089,6 +18085,74 @@ function agentPresetFor(config) {
         throw new RalphError(error.message);
     }
 }
+/**
+ * Opens the work tree, after checking the settings (throws RalphError for settings that cannot work, or a
+ * worktree that cannot be created). The caller disposes of the answered workspace.
+ */
+async function openWorkTree(config, ports, startedAt) {
+    let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot));
+    const isRepo = await workspace.isRepo();
+    checkConfig(config, workspace, isRepo);
+    if (!config.worktree)
+        return { workspace, isRepo, workTree: config.projectRoot, ralph: config.ralph };
+    const repoRoot = workspace.root;
+    const branch = config.worktree.branch ?? defaultBranch(config.ralph.name, startedAt);
+    const worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir }).catch((error) => {
+        throw new RalphError(`The worktree for this run could not be created: ${error.message}`);
+    });
+    await workspace.dispose();
+    workspace = await GitWorkspace.open(worktree.dir);
+    // The project root and the ralph's folder map to the same places inside the worktree (so `./` scripts
+    // act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
+    const inWorktree = (dir) => {
+        if (!isInside(dir, repoRoot))
+            return undefined;
+        const mapped = external_node_path_default().join(worktree.dir, external_node_path_default().relative(realish(repoRoot), realish(dir)));
+        return (0,external_node_fs_namespaceObject.existsSync)(mapped) ? mapped : undefined;
+    };
+    return {
+        workspace,
+        isRepo: true,
+        workTree: inWorktree(config.projectRoot) ?? worktree.dir,
+        ralph: { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir },
+        worktree
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/status.ts
+/** A running status with no iterations, no cost and no warnings yet. */
+function startingStatus(start = {}) {
+    const maxUsd = start.budgets?.maxCostUsd;
+    return {
+        version: 1,
+        state: 'running',
+        ralph: start.ralph ?? { name: '', file: '', dir: '' },
+        projectRoot: start.projectRoot ?? '',
+        workTree: start.workTree ?? '',
+        recordDir: start.recordDir ?? '',
+        startedAt: start.startedAt ?? new Date(0).toISOString(),
+        durationMs: 0,
+        budgets: start.budgets ?? {},
+        start: {},
+        iterations: [],
+        cost: {
+            totalUsd: 0,
+            source: 'unknown',
+            enforced: true,
+            tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
+            ...(maxUsd !== undefined ? { maxUsd } : {})
+        },
+        success: false,
+        warnings: []
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/usage-limit.ts
+// A usage limit the agent hit: whether the loop can wait for it to lift, and for how long.
+/** Without a time budget, the longest wait for a usage limit to lift (a GitHub-hosted job's own limit). */
+const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
+/** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
+const USAGE_LIMIT_MARGIN_MS = 2000;
 /** Whether the loop can wait for a usage limit to lift, and for how long; or why it cannot. */
 function usageLimitWait(failure, now, deadline) {
     const said = failure.message;
@@ -18098,7 +18162,7 @@ function usageLimitWait(failure, now, deadline) {
     const waitMs = Math.max(0, resetsAt - now) + USAGE_LIMIT_MARGIN_MS;
     if (deadline !== undefined && now + waitMs >= deadline)
         return {
-            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, after the time budget ends (${run_loop_iso(deadline)}): ${said}`
+            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, after the time budget ends (${new Date(deadline).toISOString()}): ${said}`
         };
     if (deadline === undefined && waitMs > MAX_USAGE_LIMIT_WAIT_MS)
         return {
@@ -18106,6 +18170,32 @@ function usageLimitWait(failure, now, deadline) {
         };
     return { waitMs, detail: `the agent hit a usage limit; waiting until it lifts at ${failure.resetsAt}` };
 }
+
+;// CONCATENATED MODULE: ./src/loop/run-loop.ts
+// runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** An iteration still running after this long is named in status.json (`inFlight`). */
+const IN_FLIGHT_STATUS_DELAY_MS = 200;
+/** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
+const REFUSALS_WARNED = 10;
+const run_loop_iso = (ms) => new Date(ms).toISOString();
+/** The stop reasons that mean the loop reached its goal. */
+const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
 /**
  * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`).
  * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
@@ -18123,30 +18213,7 @@ async function runLoop(config, ports = {}) {
     };
     const startedAt = clock.now();
     const preset = agentPresetFor(config);
-    let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot));
-    let isRepo = await workspace.isRepo();
-    await checkConfig(config, workspace, isRepo);
-    let worktree;
-    const repoRoot = workspace.root;
-    if (config.worktree) {
-        const branch = config.worktree.branch ?? defaultBranch(config.ralph.name, startedAt);
-        worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir }).catch((error) => {
-            throw new RalphError(`The worktree for this run could not be created: ${error.message}`);
-        });
-        await workspace.dispose();
-        workspace = await GitWorkspace.open(worktree.dir);
-        isRepo = true;
-    }
-    // In a worktree, the project root and the ralph's folder map to the same places inside it (so `./`
-    // scripts act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
-    const inWorktree = (dir) => {
-        if (!worktree || !isInside(dir, repoRoot))
-            return undefined;
-        const mapped = external_node_path_default().join(worktree.dir, external_node_path_default().relative(realish(repoRoot), realish(dir)));
-        return (0,external_node_fs_namespaceObject.existsSync)(mapped) ? mapped : undefined;
-    };
-    const workTree = inWorktree(config.projectRoot) ?? worktree?.dir ?? config.projectRoot;
-    const ralph = { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir };
+    const { workspace, isRepo, workTree, ralph, worktree } = await openWorkTree(config, ports, startedAt);
     // Behind the model proxy the agent holds a placeholder key and the meter counts what crossed the wire.
     let proxied;
     if (config.modelProxy) {
@@ -18181,33 +18248,19 @@ async function runLoop(config, ports = {}) {
         source: meter.source(),
         ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
     }));
-    const status = {
-        version: 1,
-        state: 'running',
+    const status = startingStatus({
         ralph: { name: config.ralph.name, file: config.ralph.file, dir: config.ralph.dir },
         projectRoot: config.projectRoot,
         workTree,
         recordDir: config.recordDir,
         startedAt: run_loop_iso(startedAt),
-        durationMs: 0,
         budgets: {
             maxIterations: config.maxIterations,
             maxTimeSeconds: config.maxTimeSeconds,
             maxCostUsd: config.maxCostUsd,
             agentTimeoutSeconds: config.agentTimeoutSeconds
-        },
-        start: {},
-        iterations: [],
-        cost: {
-            totalUsd: 0,
-            source: 'unknown',
-            enforced: true,
-            tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
-            ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
-        },
-        success: false,
-        warnings: []
-    };
+        }
+    });
     if (worktree)
         status.worktree = worktree;
     if (proxied)
@@ -18255,6 +18308,7 @@ async function runLoop(config, ports = {}) {
             warn(`egress is not enforced (agent-network ${network}): ${why}; the proxy still holds the model key and meters every token`);
     }
     const gated = config.checks.length > 0;
+    let phase;
     const env = {
         config,
         ralph,
@@ -18271,10 +18325,10 @@ async function runLoop(config, ports = {}) {
             ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey)
             : (ports.runProcess ?? runProcess),
         ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
-        killGraceMs: config.killGraceMs ?? run_loop_DEFAULT_KILL_GRACE_MS,
-        history: status.iterations,
-        trackTree: gated
+        killGraceMs: config.killGraceMs ?? defaults_DEFAULT_KILL_GRACE_MS,
+        onPhase: now => (phase = now)
     };
+    let memory = { history: [], trackTree: gated };
     // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
     // permissions (a loop whose agent may not use its tools can only burn money).
     const breaker = new StagnationBreaker(gated
@@ -18303,7 +18357,7 @@ async function runLoop(config, ports = {}) {
     });
     // What was running when the guard fired: what its enforcement killed.
     let killedPhase;
-    guard.signal.addEventListener('abort', () => (killedPhase = env.phase), { once: true });
+    guard.signal.addEventListener('abort', () => (killedPhase = phase), { once: true });
     /** How fast the guard's kill was: from the crossing to the killed tree being gone. */
     const noteEnforcement = (trip) => {
         status.enforcement = {
@@ -18319,12 +18373,13 @@ async function runLoop(config, ports = {}) {
         if (isRepo) {
             status.start.commit = await workspace.headSha();
             status.start.tree = await workspace.treeHash();
-            env.startTree = status.start.tree;
-            env.previousTree = status.start.tree;
+            memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree };
             record.writeStatus(status);
         }
         if (gated && config.baseline !== false) {
-            const baseline = await runBaseline(env);
+            const gates = await runBaseline(env, memory);
+            const baseline = gates.baseline;
+            memory = gates.memory;
             status.baseline = baseline;
             record.appendBaseline(baseline);
             record.writeStatus(status);
@@ -18346,7 +18401,8 @@ async function runLoop(config, ports = {}) {
             // Only iterations that last get an "in flight" status.json: fast loops skip the extra write.
             const cancelInFlight = clock.setTimeout(() => record.writeStatus(status), IN_FLIGHT_STATUS_DELAY_MS);
             emit({ type: 'iteration_started', iteration, maxIterations: config.maxIterations });
-            const outcome = await runIteration(env, iteration).finally(cancelInFlight);
+            const outcome = await runIteration(env, memory, iteration).finally(cancelInFlight);
+            memory = { ...outcome.memory, history: [...outcome.memory.history, outcome.record] };
             const trip = guard.trip;
             if (outcome.interrupted && trip)
                 noteEnforcement(trip);
@@ -18459,6 +18515,48 @@ function updateCost(status, meter) {
     status.cost.tokens = tokens;
 }
 
+;// CONCATENATED MODULE: ./src/loop/stop-words.ts
+const STOP_WORDS = {
+    all_checks_passed: { icon: '✅', headline: 'Every gate passed', did: () => 'passed' },
+    completed: { icon: '✅', headline: 'Done (the agent said so; no gates)', did: () => 'finished' },
+    max_iterations: {
+        icon: '❌',
+        headline: 'Used every iteration without passing the gates',
+        did: n => `used all ${n} without passing its gates`,
+        failure: 'The gates never passed'
+    },
+    budget_exhausted: {
+        icon: '💸',
+        headline: 'Out of budget',
+        did: n => `ran out of budget after ${n}`,
+        failure: 'The cost budget ran out before the gates passed'
+    },
+    timeout: {
+        icon: '⏱️',
+        headline: 'Out of time',
+        did: n => `ran out of time after ${n}`,
+        failure: 'The time budget ran out before the gates passed'
+    },
+    circuit_open: {
+        icon: '❌',
+        headline: 'Stopped: no progress',
+        did: n => `stopped after ${n} because it was not making progress`,
+        failure: 'The loop stopped making progress before the gates passed'
+    },
+    agent_error: {
+        icon: '💥',
+        headline: 'Stopped on an error',
+        did: n => `stopped after ${n} on an error`,
+        failure: 'The loop stopped on an error'
+    },
+    cancelled: { icon: '⏹️', headline: 'Cancelled', did: n => `was cancelled after ${n}` },
+    already_green: {
+        icon: '✅',
+        headline: 'Nothing to do: every gate already passed',
+        did: () => 'found every gate passing'
+    }
+};
+
 ;// CONCATENATED MODULE: ./src/loop/preview.ts
 // The prompt an iteration would pipe to the agent, without running the agent (`ralph-action prompt`):
 // the commands run for real, as in the loop, and the prompt is assembled as a first pass of the loop sees it.
@@ -18485,7 +18583,7 @@ async function previewPrompt(config, iteration = 1, ports = {}) {
             iterationDir: logs,
             relative: file => external_node_path_default().relative(logs, file),
             outputCap: config.outputCap,
-            killGraceMs: config.killGraceMs ?? run_loop_DEFAULT_KILL_GRACE_MS,
+            killGraceMs: config.killGraceMs ?? defaults_DEFAULT_KILL_GRACE_MS,
             signal: ports.signal ?? new AbortController().signal,
             runProcess: ports.runProcess ?? runProcess
         });
@@ -18493,15 +18591,8 @@ async function previewPrompt(config, iteration = 1, ports = {}) {
             throw new RalphError(commands.crash);
         if (commands.interrupted)
             throw new RalphError('Cancelled while the commands ran.');
-        const state = {
-            config,
-            ralph: config.ralph,
-            workTree: config.projectRoot,
-            isRepo: false,
-            trackTree: false,
-            history: []
-        };
-        return assemble(state, iteration, commands.outputs);
+        const state = { config, ralph: config.ralph, workTree: config.projectRoot, history: [] };
+        return assemble(state, iteration, commands.outputs).prompt;
     }
     finally {
         (0,external_node_fs_namespaceObject.rmSync)(logs, { recursive: true, force: true });
@@ -18577,8 +18668,13 @@ function taskRalph(options) {
 
 
 
+
+
+
+
 ;// CONCATENATED MODULE: ./src/cli/options.ts
 // The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
+
 
 
 
@@ -18841,21 +18937,27 @@ function loopSettings(options, typed = {}) {
         costPattern
     };
 }
-/** The engine's gate settings that the options above carry (a ralph's `checks_parallel:` unless given). */
-function gateSettings(settings) {
+/**
+ * The engine's settings that the options both loop commands share carry: budgets, the agent's, the gates'
+ * (a ralph's `checks_parallel:` unless given) and the record's. Paths are resolved against `cwd`.
+ */
+function engineSettings(settings, cwd) {
     return {
+        maxIterations: settings.maxIterations,
+        stopOnError: settings.stopOnError,
+        delaySeconds: settings.delaySeconds,
+        agentTimeoutSeconds: settings.agentTimeoutSeconds,
+        maxTimeSeconds: settings.maxTimeSeconds,
+        maxCostUsd: settings.maxCostUsd,
         baseline: settings.baseline,
         skipIfGreen: settings.skipIfGreen,
-        ...(settings.parallelChecks ? { parallelChecks: true } : {})
-    };
-}
-/** The engine's agent settings that the options above carry. */
-function options_agentSettings(settings) {
-    return {
+        ...(settings.parallelChecks ? { parallelChecks: true } : {}),
         ...(settings.modelProxy ? { modelProxy: settings.modelProxy } : {}),
         ...(settings.allowEnv.length > 0 ? { agentEnv: { allow: settings.allowEnv } } : {}),
         ...(settings.maxTurns !== undefined ? { agentMaxTurns: settings.maxTurns } : {}),
-        ...(settings.costPattern !== undefined ? { agentCost: { pattern: settings.costPattern } } : {})
+        ...(settings.costPattern !== undefined ? { agentCost: { pattern: settings.costPattern } } : {}),
+        ...(settings.recordDir ? { recordDir: external_node_path_default().resolve(cwd, settings.recordDir) } : {}),
+        ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
     };
 }
 
@@ -20189,23 +20291,14 @@ async function runCommand(args, io) {
         ralph,
         projectRoot: io.cwd,
         userArgs: ralph.argValues,
-        maxIterations: settings.maxIterations,
-        stopOnError: settings.stopOnError,
-        delaySeconds: settings.delaySeconds,
-        agentTimeoutSeconds: settings.agentTimeoutSeconds,
-        maxTimeSeconds: settings.maxTimeSeconds,
-        maxCostUsd: settings.maxCostUsd,
+        ...engineSettings(settings, io.cwd),
         checks,
         completionTag: settings.completionTag ?? ralph.completionTag ?? 'COMPLETE',
         commit: settings.commit,
         presets: settings.presets && (ralph.presets ?? true),
-        ...options_agentSettings(settings),
-        ...gateSettings(settings),
         // `run` is ralphify's `ralph run`: the agent's argv stays the reference's (claude's stream flags only)
         // unless our own settings need more (--max-cost: codex --json, claude --max-budget-usd).
-        presetFlags: 'reference',
-        ...(settings.recordDir ? { recordDir: external_node_path_default().resolve(io.cwd, settings.recordDir) } : {}),
-        ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
+        presetFlags: 'reference'
     });
     return runWithConsole(config, settings, io);
 }
@@ -20283,20 +20376,11 @@ async function loopCommand(args, io) {
         ralph,
         promptText: parts.join('\n\n'),
         projectRoot: io.cwd,
-        maxIterations: settings.maxIterations,
-        stopOnError: settings.stopOnError,
-        delaySeconds: settings.delaySeconds,
-        agentTimeoutSeconds: settings.agentTimeoutSeconds,
-        maxTimeSeconds: settings.maxTimeSeconds,
-        maxCostUsd: settings.maxCostUsd,
+        ...engineSettings(settings, io.cwd),
         completionTag: settings.completionTag ?? 'COMPLETE',
         commit: settings.commit || options.worktree === true,
         presets: settings.presets,
-        ...options_agentSettings(settings),
-        ...gateSettings(settings),
-        ...(options.worktree === true ? { worktree: {} } : {}),
-        ...(settings.recordDir ? { recordDir: external_node_path_default().resolve(io.cwd, settings.recordDir) } : {}),
-        ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
+        ...(options.worktree === true ? { worktree: {} } : {})
     });
     return runWithConsole(config, settings, io);
 }

@@ -1,7 +1,7 @@
 // Step 6, report: the tracking comment's last word, a hunt's failure report, the record uploaded, the job
 // summary, and the step's outputs and verdict. A cancelled run leaves the upload and summary to post.
 import * as core from '@actions/core'
-import type { LoopResult } from '../loop/index.js'
+import { STOP_WORDS, type LoopResult } from '../loop/index.js'
 import { artifactUrl } from '../trigger/context.js'
 import type { Octokit } from '../github/client.js'
 import type { DeliveryReport, RunReport } from '../report/run-report.js'
@@ -37,14 +37,6 @@ function outputsOf(
   }
 }
 
-const WHY_NOT: Partial<Record<LoopResult['stopReason'], string>> = {
-  max_iterations: 'The gates never passed',
-  timeout: 'The time budget ran out before the gates passed',
-  budget_exhausted: 'The cost budget ran out before the gates passed',
-  circuit_open: 'The loop stopped making progress before the gates passed',
-  agent_error: 'The loop stopped on an error'
-}
-
 /** The step's verdict, in one line: why it failed, or undefined when it succeeded. */
 function failureLine(
   result: LoopResult,
@@ -57,7 +49,7 @@ function failureLine(
     const noTag = result.iterations.at(-1)?.verdict === 'checks_passed_no_tag'
     const why = noTag
       ? 'The gates pass, but the agent never gave the completion tag (completion-tag: none lets the gates alone decide)'
-      : (WHY_NOT[result.stopReason] ?? 'The loop did not succeed')
+      : (STOP_WORDS[result.stopReason].failure ?? 'The loop did not succeed')
     return `${why} (${result.stopReason}): ${result.stopDetail.replace(/\.$/, '')}.${record}`
   }
   if (delivery.problems.length > 0)

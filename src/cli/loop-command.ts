@@ -6,7 +6,7 @@ import { loopConfig, taskRalph } from '../loop/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
 import { closeOption, parseArgs, UsageError, type OptionSpec } from './argv.js'
 import type { CliIO } from './io.js'
-import { LOOP_OPTIONS, REFERENCE_OPTIONS, agentSettings, gateSettings, loopSettings } from './options.js'
+import { LOOP_OPTIONS, REFERENCE_OPTIONS, engineSettings, loopSettings } from './options.js'
 import { cliChecks, runWithConsole } from './run-command.js'
 
 export const TASK_OPTIONS: OptionSpec[] = [
@@ -68,20 +68,11 @@ export async function loopCommand(args: string[], io: CliIO): Promise<number> {
     ralph,
     promptText: parts.join('\n\n'),
     projectRoot: io.cwd,
-    maxIterations: settings.maxIterations,
-    stopOnError: settings.stopOnError,
-    delaySeconds: settings.delaySeconds,
-    agentTimeoutSeconds: settings.agentTimeoutSeconds,
-    maxTimeSeconds: settings.maxTimeSeconds,
-    maxCostUsd: settings.maxCostUsd,
+    ...engineSettings(settings, io.cwd),
     completionTag: settings.completionTag ?? 'COMPLETE',
     commit: settings.commit || options.worktree === true,
     presets: settings.presets,
-    ...agentSettings(settings),
-    ...gateSettings(settings),
-    ...(options.worktree === true ? { worktree: {} } : {}),
-    ...(settings.recordDir ? { recordDir: path.resolve(io.cwd, settings.recordDir) } : {}),
-    ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
+    ...(options.worktree === true ? { worktree: {} } : {})
   })
   return runWithConsole(config, settings, io)
 }

@@ -1,4 +1,5 @@
 // The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
+import path from 'node:path'
 import { pyFloatRepr } from '../ralph/index.js'
 import type { LoopConfig } from '../loop/index.js'
 import { ModelProxyError, modelProxySettings, type ModelProxySettings } from '../proxy/agent.js'
@@ -295,25 +296,26 @@ export function loopSettings(options: ParsedArgs['options'], typed: ParsedArgs['
   }
 }
 
-/** The engine's gate settings that the options above carry (a ralph's `checks_parallel:` unless given). */
-export function gateSettings(
-  settings: LoopSettings
-): Pick<LoopConfig, 'baseline' | 'skipIfGreen' | 'parallelChecks'> {
+/**
+ * The engine's settings that the options both loop commands share carry: budgets, the agent's, the gates'
+ * (a ralph's `checks_parallel:` unless given) and the record's. Paths are resolved against `cwd`.
+ */
+export function engineSettings(settings: LoopSettings, cwd: string): Partial<LoopConfig> {
   return {
+    maxIterations: settings.maxIterations,
+    stopOnError: settings.stopOnError,
+    delaySeconds: settings.delaySeconds,
+    agentTimeoutSeconds: settings.agentTimeoutSeconds,
+    maxTimeSeconds: settings.maxTimeSeconds,
+    maxCostUsd: settings.maxCostUsd,
     baseline: settings.baseline,
     skipIfGreen: settings.skipIfGreen,
-    ...(settings.parallelChecks ? { parallelChecks: true } : {})
-  }
-}
-
-/** The engine's agent settings that the options above carry. */
-export function agentSettings(
-  settings: LoopSettings
-): Pick<LoopConfig, 'agentEnv' | 'agentMaxTurns' | 'agentCost' | 'modelProxy'> {
-  return {
+    ...(settings.parallelChecks ? { parallelChecks: true } : {}),
     ...(settings.modelProxy ? { modelProxy: settings.modelProxy } : {}),
     ...(settings.allowEnv.length > 0 ? { agentEnv: { allow: settings.allowEnv } } : {}),
     ...(settings.maxTurns !== undefined ? { agentMaxTurns: settings.maxTurns } : {}),
-    ...(settings.costPattern !== undefined ? { agentCost: { pattern: settings.costPattern } } : {})
+    ...(settings.costPattern !== undefined ? { agentCost: { pattern: settings.costPattern } } : {}),
+    ...(settings.recordDir ? { recordDir: path.resolve(cwd, settings.recordDir) } : {}),
+    ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
   }
 }

@@ -18,8 +18,7 @@ import type { CliIO } from './io.js'
 import {
   LOOP_OPTIONS,
   REFERENCE_OPTIONS,
-  agentSettings,
-  gateSettings,
+  engineSettings,
   loopSettings,
   type LoopSettings
 } from './options.js'
@@ -136,23 +135,14 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
     ralph,
     projectRoot: io.cwd,
     userArgs: ralph.argValues,
-    maxIterations: settings.maxIterations,
-    stopOnError: settings.stopOnError,
-    delaySeconds: settings.delaySeconds,
-    agentTimeoutSeconds: settings.agentTimeoutSeconds,
-    maxTimeSeconds: settings.maxTimeSeconds,
-    maxCostUsd: settings.maxCostUsd,
+    ...engineSettings(settings, io.cwd),
     checks,
     completionTag: settings.completionTag ?? ralph.completionTag ?? 'COMPLETE',
     commit: settings.commit,
     presets: settings.presets && (ralph.presets ?? true),
-    ...agentSettings(settings),
-    ...gateSettings(settings),
     // `run` is ralphify's `ralph run`: the agent's argv stays the reference's (claude's stream flags only)
     // unless our own settings need more (--max-cost: codex --json, claude --max-budget-usd).
-    presetFlags: 'reference',
-    ...(settings.recordDir ? { recordDir: path.resolve(io.cwd, settings.recordDir) } : {}),
-    ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
+    presetFlags: 'reference'
   })
   return runWithConsole(config, settings, io)
 }

@@ -2,7 +2,7 @@
 // loop starts, edited after every iteration (iteration, gates ✓/✗, cost so far, a link to the run) and
 // finalised with the outcome and the pull request. The post step finalises it as cancelled when main did
 // not, so it never stays "working…". Failures to give feedback are warnings: they never fail a run.
-import type { LoopEvent, LoopStatus } from '../loop/index.js'
+import { startingStatus, type LoopEvent, type LoopStatus } from '../loop/index.js'
 import type { Octokit } from './client.js'
 import { postComment } from './comments.js'
 import { fit } from '../text/markdown.js'
@@ -212,36 +212,12 @@ export async function finaliseCancelled(
   const tracking = TrackingComment.attach(octokit, target, info, comment.id, warn)
   const finished = status?.state === 'finished' && status.stopReason !== undefined
   const done = await tracking.finalise({
-    status: status ?? emptyStatus(),
+    status: status ?? startingStatus(),
     note: finished
       ? 'The run finished, but its last report did not reach this comment; the record is in the run’s artifact.'
       : 'The run was cancelled or timed out before it finished; its record is in the run’s artifact.'
   })
   return done ? 'finalised' : 'failed'
-}
-
-function emptyStatus(): LoopStatus {
-  return {
-    version: 1,
-    state: 'running',
-    ralph: { name: '', file: '', dir: '' },
-    projectRoot: '',
-    workTree: '',
-    recordDir: '',
-    startedAt: new Date(0).toISOString(),
-    durationMs: 0,
-    budgets: {},
-    start: {},
-    iterations: [],
-    cost: {
-      totalUsd: 0,
-      source: 'unknown',
-      enforced: true,
-      tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 }
-    },
-    success: false,
-    warnings: []
-  }
 }
 
 function messageOf(error: unknown): string {

@@ -8,12 +8,22 @@ import type { LoopConfig } from './types.js'
 
 export const DEFAULT_OUTPUT_CAP = 1024 * 1024
 export const DEFAULT_COMPLETION_TAG = 'COMPLETE'
+export const DEFAULT_KILL_GRACE_MS = 3000
+
+/** `20260102-030405`: a UTC timestamp safe in file and branch names. */
+const stamp = (now: number): string =>
+  new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
 
 /** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
 export function defaultRecordDir(name: string, now = Date.now()): string {
-  const stamp = new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
   const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop'
-  return path.join(tmpdir(), 'ralph-action', `${safe}-${stamp}-${process.pid}`)
+  return path.join(tmpdir(), 'ralph-action', `${safe}-${stamp(now)}-${process.pid}`)
+}
+
+/** `ralph/<name>-<UTC timestamp>`, with characters git refuses in branch names replaced. */
+export function defaultBranch(name: string, now: number): string {
+  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'loop'
+  return `ralph/${safe}-${stamp(now)}`
 }
 
 /**

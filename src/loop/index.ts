@@ -1,17 +1,16 @@
 // The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
-export {
-  runLoop,
-  agentPresetFor,
-  usageLimitWait,
-  DEFAULT_KILL_GRACE_MS,
-  MAX_USAGE_LIMIT_WAIT_MS
-} from './run-loop.js'
+export { runLoop } from './run-loop.js'
+export { agentPresetFor } from './setup.js'
+export { usageLimitWait, MAX_USAGE_LIMIT_WAIT_MS } from './usage-limit.js'
+export { startingStatus } from './status.js'
+export { STOP_WORDS, type StopWords } from './stop-words.js'
 export { agentCaps } from './iteration.js'
 export {
   loopConfig,
   addedChecks,
   gateSettingsProblem,
   defaultRecordDir,
+  DEFAULT_KILL_GRACE_MS,
   DEFAULT_OUTPUT_CAP,
   DEFAULT_COMPLETION_TAG
 } from './defaults.js'

@@ -31,39 +31,46 @@ import type {
   LoopEvent
 } from './types.js'
 
-/** What the loop knows across iterations; iterations read and update it. */
+/** What the loop runs with: its settings and services, the same for every iteration. */
 export interface LoopEnvironment {
-  config: LoopConfig
-  ralph: Ralph
-  workTree: string
-  workspace: Workspace
-  isRepo: boolean
+  readonly config: LoopConfig
+  readonly ralph: Ralph
+  readonly workTree: string
+  readonly workspace: Workspace
+  readonly isRepo: boolean
+  readonly preset: AgentPreset
+  readonly guard: LoopGuard
+  readonly meter: CostMeter
+  readonly record: RunRecord
+  readonly clock: Clock
+  readonly emit: (event: LoopEvent) => void
+  readonly runProcess: (options: RunOptions) => Promise<RunResult>
+  readonly agentEnvironment?: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv
+  readonly killGraceMs: number
+  /** Told what is running now, so an enforced stop can say what it killed. */
+  readonly onPhase: (phase: LoopPhase | undefined) => void
+}
+
+export type LoopPhase = 'command' | 'agent' | 'check'
+
+/** What one iteration leaves the next: each iteration returns it, and the loop hands it to the next one. */
+export interface IterationMemory {
   /** The work tree's hash when the loop started (git only). */
-  startTree?: string
-  preset: AgentPreset
-  guard: LoopGuard
-  meter: CostMeter
-  record: RunRecord
-  clock: Clock
-  emit: (event: LoopEvent) => void
-  runProcess: (options: RunOptions) => Promise<RunResult>
-  agentEnvironment?: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv
-  killGraceMs: number
-  /** What is running now, so an enforced stop can say what it killed. */
-  phase?: 'command' | 'agent' | 'check'
-  // Carried from one iteration to the next.
+  readonly startTree?: string
   /** The gates before iteration 1 (with gates and the baseline on). */
-  baseline?: BaselineRecord
-  history: IterationRecord[]
-  previousTree?: string
-  previousChecks?: CheckRun[]
-  lastDiff?: WorkspaceDiff
+  readonly baseline?: BaselineRecord
+  readonly history: readonly IterationRecord[]
+  readonly previousTree?: string
+  readonly previousChecks?: CheckRun[]
+  readonly lastDiff?: WorkspaceDiff
   /** Whether the tree is hashed after each agent run (gates, commits or a ralph that shows the diff). */
-  trackTree: boolean
+  readonly trackTree: boolean
 }
 
 export interface IterationOutcome {
   record: IterationRecord
+  /** What the next iteration starts from. */
+  memory: IterationMemory
   /** Something could not be run at all: the loop stops (agent_error) with this one-line reason. */
   crash?: string
   /** The run had to stop mid-iteration (the guard fired). */
@@ -74,19 +81,9 @@ export interface IterationOutcome {
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 
-/** What assembling a prompt reads from the loop's state. */
-export type PromptState = Pick<
-  LoopEnvironment,
-  | 'config'
-  | 'ralph'
-  | 'workTree'
-  | 'isRepo'
-  | 'trackTree'
-  | 'baseline'
-  | 'history'
-  | 'previousChecks'
-  | 'lastDiff'
->
+/** What assembling a prompt reads: the loop's settings and what earlier iterations left. */
+export type PromptState = Pick<LoopEnvironment, 'config' | 'ralph' | 'workTree'> &
+  Pick<IterationMemory, 'baseline' | 'history' | 'previousChecks' | 'lastDiff'>
 
 function readGuardrails(env: PromptState): LoopContext['guardrails'] {
   const file = env.ralph.guardrails
@@ -109,12 +106,15 @@ function readRalphText(file: string): string {
   }
 }
 
-/** The prompt for this iteration (throws RalphError when RALPH.md can no longer be read or parsed). */
+/**
+ * The prompt for this iteration, and whether it shows the agent the diff (then the tree must be tracked).
+ * Throws RalphError when RALPH.md can no longer be read or parsed.
+ */
 export function assemble(
   env: PromptState,
   iteration: number,
   commandOutputs: Record<string, string>
-): string {
+): { prompt: string; showsDiff: boolean } {
   const { config, ralph } = env
   const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file)
   const inputs = {
@@ -130,7 +130,6 @@ export function assemble(
     ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
   }
   const used = loopPlaceholdersUsed(inputs)
-  if (used.has('diff')) env.trackTree = env.isRepo
   const gated = config.checks.length > 0
   const ctx: LoopContext = {
     gates: config.checks,
@@ -144,7 +143,7 @@ export function assemble(
   const values = loopValues(ctx)
   const section =
     gated && used.size === 0 ? loopStatusSection(values, ctx, iteration, config.maxIterations) : ''
-  return buildPrompt(inputs, { values, section })
+  return { prompt: buildPrompt(inputs, { values, section }), showsDiff: used.has('diff') }
 }
 
 function verdictOf(
@@ -190,7 +189,7 @@ export function agentCaps(config: LoopConfig, meter: CostMeter): AgentCaps {
 
 /** The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. */
 function runGates(env: LoopEnvironment, iteration: number, dir: string): Promise<ChecksOutcome> {
-  env.phase = 'check'
+  env.onPhase('check')
   return runChecks(env.config.checks, {
     workTree: env.workTree,
     iterationDir: dir,
@@ -201,14 +200,17 @@ function runGates(env: LoopEnvironment, iteration: number, dir: string): Promise
     runProcess: env.runProcess,
     parallel: env.config.parallelChecks === true,
     onCheck: check => env.emit({ type: 'check_finished', iteration, check })
-  }).finally(() => (env.phase = undefined))
+  }).finally(() => env.onPhase(undefined))
 }
 
 /**
  * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
  * `{{ ralph.failures }}` exactly as a failed iteration's would, so the first agent run is not blind.
  */
-export async function runBaseline(env: LoopEnvironment): Promise<BaselineRecord> {
+export async function runBaseline(
+  env: LoopEnvironment,
+  memory: IterationMemory
+): Promise<{ baseline: BaselineRecord; memory: IterationMemory }> {
   const started = env.clock.now()
   const parallel = env.config.parallelChecks === true
   env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel })
@@ -221,13 +223,19 @@ export async function runBaseline(env: LoopEnvironment): Promise<BaselineRecord>
     checksMs: checks.wallMs,
     parallel
   }
-  env.baseline = baseline
-  if (!checks.interrupted) env.previousChecks = checks.runs
-  return baseline
+  return {
+    baseline,
+    memory: { ...memory, baseline, ...(checks.interrupted ? {} : { previousChecks: checks.runs }) }
+  }
 }
 
-export async function runIteration(env: LoopEnvironment, iteration: number): Promise<IterationOutcome> {
+export async function runIteration(
+  env: LoopEnvironment,
+  memory: IterationMemory,
+  iteration: number
+): Promise<IterationOutcome> {
   const { config, guard, record: runRecord, emit, clock } = env
+  let next = memory
   const started = clock.now()
   const dir = runRecord.iterationDir(iteration)
   const relative = (file: string): string => runRecord.relative(file)
@@ -242,17 +250,17 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
     failureFingerprint: ''
   }
   const finish = (
-    outcome: Omit<IterationOutcome, 'record'>,
+    outcome: Omit<IterationOutcome, 'record' | 'memory'>,
     verdict?: IterationVerdict
   ): IterationOutcome => {
     if (verdict) record.verdict = verdict
     if (outcome.crash) record.error = outcome.crash
     record.durationMs = Math.round(clock.now() - started)
-    env.phase = undefined
-    return { record, ...outcome }
+    env.onPhase(undefined)
+    return { record, memory: next, ...outcome }
   }
   // 1. The ralph's commands.
-  env.phase = 'command'
+  env.onPhase('command')
   const commands = await runCommands(env.ralph.commands, {
     ralphDir: env.ralph.dir,
     workTree: env.workTree,
@@ -268,12 +276,14 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
   record.commands = commands.runs
   if (commands.crash) return finish({ crash: commands.crash, interrupted: false, success: false }, 'crashed')
   if (commands.interrupted) return finish({ interrupted: true, success: false }, 'interrupted')
-  env.phase = undefined
+  env.onPhase(undefined)
 
   // 2. The prompt, from RALPH.md as it is now.
   let prompt: string
   try {
-    prompt = assemble(env, iteration, commands.outputs)
+    const assembled = assemble({ ...env, ...next }, iteration, commands.outputs)
+    prompt = assembled.prompt
+    if (assembled.showsDiff) next = { ...next, trackTree: true }
   } catch (error) {
     const message =
       error instanceof RalphError ? error.message : `RALPH.md could not be read: ${(error as Error).message}`
@@ -292,7 +302,7 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
     preset: env.preset.name,
     transcript: env.preset.jsonStream
   })
-  env.phase = 'agent'
+  env.onPhase('agent')
   guard.watchCost(true)
   const agent = await runAgent({
     preset: env.preset,
@@ -320,23 +330,26 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
       )
   })
   guard.watchCost(false)
-  env.phase = undefined
+  env.onPhase(undefined)
   if (agent.crash) return finish({ crash: agent.crash, interrupted: false, success: false }, 'crashed')
   record.agent = agent.run
   emit({ type: 'agent_finished', iteration, agent: agent.run })
   if (guard.signal.aborted) return finish({ interrupted: true, success: false }, 'interrupted')
 
   // 4. What the agent left: progress, the diff for the next prompt, the commit.
-  if (env.isRepo && (env.trackTree || config.commit)) {
+  if (env.isRepo && (next.trackTree || config.commit)) {
     const tree = await env.workspace.treeHash()
     record.treeHash = tree
-    record.progressed = tree !== env.previousTree
-    env.previousTree = tree
-    if (env.startTree) {
+    record.progressed = tree !== next.previousTree
+    next = { ...next, previousTree: tree }
+    if (next.startTree) {
       // The same tree as last time has the same diff: one git process fewer on an idle iteration.
-      if (record.progressed || env.lastDiff === undefined)
-        env.lastDiff = await env.workspace.diffSinceStart(env.startTree, tree)
-      record.diffStat = env.lastDiff.stat
+      const lastDiff =
+        record.progressed || next.lastDiff === undefined
+          ? await env.workspace.diffSinceStart(next.startTree, tree)
+          : next.lastDiff
+      next = { ...next, lastDiff }
+      record.diffStat = lastDiff.stat
     }
   }
   if (config.commit) record.commit = await commitIteration(env, iteration, record.treeHash)
@@ -358,7 +371,7 @@ export async function runIteration(env: LoopEnvironment, iteration: number): Pro
   record.failureFingerprint = failureFingerprint(checks.failures)
   record.completion = detectCompletion(agent.outcome.finalMessage, config.completionTag)
   if (checks.interrupted) return finish({ interrupted: true, success: false }, 'interrupted')
-  env.previousChecks = checks.runs
+  next = { ...next, previousChecks: checks.runs }
 
   // 6. The verdict.
   const { verdict, success } = verdictOf(record, config.checks.length > 0, config.completionTag !== '')

@@ -19,6 +19,7 @@ const VERDICT: Record<IterationVerdict, string> = {
 export const verdictLabel = (verdict: IterationVerdict): string => VERDICT[verdict]
 
 /** `42s`, `3m 05s`, `1h 02m`. */
+// Padded so durations line up in the reports' tables; prompts and the CLI keep the reference's `2m 30s` (ralph/render.ts).
 export function formatDuration(ms: number): string {
   const s = Math.round(ms / 1000)
   if (s < 60) return `${s}s`

@@ -7,7 +7,7 @@ import { runProcess } from '../proc/index.js'
 import { RalphError } from '../ralph/index.js'
 import { runCommands } from './commands.js'
 import { assemble } from './iteration.js'
-import { DEFAULT_KILL_GRACE_MS } from './run-loop.js'
+import { DEFAULT_KILL_GRACE_MS } from './defaults.js'
 import type { LoopConfig, LoopPorts } from './types.js'
 
 /**
@@ -35,15 +35,8 @@ export async function previewPrompt(
     })
     if (commands.crash) throw new RalphError(commands.crash)
     if (commands.interrupted) throw new RalphError('Cancelled while the commands ran.')
-    const state = {
-      config,
-      ralph: config.ralph,
-      workTree: config.projectRoot,
-      isRepo: false,
-      trackTree: false,
-      history: []
-    }
-    return assemble(state, iteration, commands.outputs)
+    const state = { config, ralph: config.ralph, workTree: config.projectRoot, history: [] }
+    return assemble(state, iteration, commands.outputs).prompt
   } finally {
     rmSync(logs, { recursive: true, force: true })
   }

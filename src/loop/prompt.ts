@@ -39,7 +39,7 @@ export interface LoopContext {
   baseline?: BaselineRecord
   diff?: WorkspaceDiff
   /** The iterations so far (the last PROGRESS_ENTRIES are shown). */
-  history: IterationRecord[]
+  history: readonly IterationRecord[]
   guardrails?: { file: string; content: string }
 }
 
@@ -137,7 +137,7 @@ export function baselineEntry(baseline: BaselineRecord): string {
 }
 
 /** `{{ ralph.progress }}`: the last few iterations (the baseline first), one line each. */
-export function renderProgress(history: IterationRecord[], baseline?: BaselineRecord): string {
+export function renderProgress(history: readonly IterationRecord[], baseline?: BaselineRecord): string {
   const entries = [...(baseline ? [baselineEntry(baseline)] : []), ...history.map(progressEntry)]
   return entries.slice(-PROGRESS_ENTRIES).join('\n')
 }

@@ -1,8 +1,5 @@
 // runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
-import { existsSync, realpathSync } from 'node:fs'
-import path from 'node:path'
-import { presetFor, priceFromTable, type AgentPreset } from '../agents/index.js'
-import { GitWorkspace, createWorktree, type Workspace } from '../git/workspace.js'
+import { priceFromTable } from '../agents/index.js'
 import { runProcess } from '../proc/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
 import { StagnationBreaker } from './breaker.js'
@@ -19,94 +16,28 @@ import { MOST_REFUSALS_NAMED } from '../proxy/server.js'
 import { createCostMeter } from '../agents/cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
 import { decideStop, type Budgets, type IterationEnd, type Stop } from './stop.js'
-import { runBaseline, runIteration, type LoopEnvironment } from './iteration.js'
-import { gateSettingsProblem } from './defaults.js'
+import {
+  runBaseline,
+  runIteration,
+  type IterationMemory,
+  type LoopEnvironment,
+  type LoopPhase
+} from './iteration.js'
+import { DEFAULT_KILL_GRACE_MS } from './defaults.js'
 import { RunRecord } from './record.js'
+import { agentPresetFor, openWorkTree } from './setup.js'
+import { startingStatus } from './status.js'
+import { usageLimitWait } from './usage-limit.js'
 import type { LoopConfig, LoopEvent, LoopPorts, LoopResult, LoopStatus, StopReason } from './types.js'
 
-export const DEFAULT_KILL_GRACE_MS = 3000
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200
 /** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
 const REFUSALS_WARNED = 10
-/** Without a time budget, the longest wait for a usage limit to lift (a GitHub-hosted job's own limit). */
-export const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000
-/** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
-const USAGE_LIMIT_MARGIN_MS = 2000
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 /** The stop reasons that mean the loop reached its goal. */
 const SUCCESS: StopReason[] = ['all_checks_passed', 'completed', 'already_green']
-
-/** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
-function realish(p: string): string {
-  const abs = path.resolve(p)
-  if (existsSync(abs)) return realpathSync(abs)
-  const parent = path.dirname(abs)
-  return parent === abs ? abs : path.join(realish(parent), path.basename(abs))
-}
-
-function isInside(child: string, parent: string): boolean {
-  const rel = path.relative(realish(parent), realish(child))
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
-}
-
-/** `ralph/<name>-<UTC timestamp>`, with characters git refuses in branch names replaced. */
-function defaultBranch(name: string, now: number): string {
-  const stamp = iso(now).replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
-  const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'loop'
-  return `ralph/${safe}-${stamp}`
-}
-
-/** Throws RalphError for settings that cannot work, before anything runs or is written. */
-async function checkConfig(config: LoopConfig, workspace: Workspace, isRepo: boolean): Promise<void> {
-  if (isInside(config.recordDir, workspace.root) || isInside(config.recordDir, config.projectRoot))
-    throw new RalphError(
-      `The record folder ${config.recordDir} is inside the work tree ${workspace.root}: the record must never be ` +
-        'committed or seen by the agent. Choose a folder outside it (the default is under the system temp dir).'
-    )
-  if ((config.commit || config.worktree) && !isRepo)
-    throw new RalphError(
-      `${config.worktree ? '--worktree' : '--commit'} needs a git repository, and ${config.projectRoot} is not in one: run it inside one (git init), or leave ${config.worktree ? '--worktree' : '--commit'} out.`
-    )
-  if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
-    throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`)
-  const problem = gateSettingsProblem(config)
-  if (problem) throw new RalphError(problem)
-}
-
-/** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
-export function agentPresetFor(config: LoopConfig): AgentPreset {
-  // The reference runtime has no dollar budget: with one, the agent's cost must be readable.
-  const flags = config.maxCostUsd !== undefined ? 'all' : (config.presetFlags ?? 'all')
-  try {
-    return presetFor(config.ralph.agentArgv, { presets: config.presets, flags, cost: config.agentCost })
-  } catch (error) {
-    throw new RalphError((error as Error).message)
-  }
-}
-
-/** Whether the loop can wait for a usage limit to lift, and for how long; or why it cannot. */
-export function usageLimitWait(
-  failure: { message: string; resetsAt?: string },
-  now: number,
-  deadline: number | undefined
-): { waitMs: number; detail: string } | { stop: string } {
-  const said = failure.message
-  if (failure.resetsAt === undefined)
-    return { stop: `the agent hit a usage limit and did not say when it lifts (${said})` }
-  const resetsAt = Date.parse(failure.resetsAt)
-  const waitMs = Math.max(0, resetsAt - now) + USAGE_LIMIT_MARGIN_MS
-  if (deadline !== undefined && now + waitMs >= deadline)
-    return {
-      stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, after the time budget ends (${iso(deadline)}): ${said}`
-    }
-  if (deadline === undefined && waitMs > MAX_USAGE_LIMIT_WAIT_MS)
-    return {
-      stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, more than 6 hours away (set a longer --max-time to wait for it): ${said}`
-    }
-  return { waitMs, detail: `the agent hit a usage limit; waiting until it lifts at ${failure.resetsAt}` }
-}
 
 /**
  * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`).
@@ -125,31 +56,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   const startedAt = clock.now()
 
   const preset = agentPresetFor(config)
-  let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot))
-  let isRepo = await workspace.isRepo()
-  await checkConfig(config, workspace, isRepo)
-  let worktree: LoopStatus['worktree']
-  const repoRoot = workspace.root
-  if (config.worktree) {
-    const branch = config.worktree.branch ?? defaultBranch(config.ralph.name, startedAt)
-    worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir }).catch(
-      (error: Error) => {
-        throw new RalphError(`The worktree for this run could not be created: ${error.message}`)
-      }
-    )
-    await workspace.dispose()
-    workspace = await GitWorkspace.open(worktree.dir)
-    isRepo = true
-  }
-  // In a worktree, the project root and the ralph's folder map to the same places inside it (so `./`
-  // scripts act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
-  const inWorktree = (dir: string): string | undefined => {
-    if (!worktree || !isInside(dir, repoRoot)) return undefined
-    const mapped = path.join(worktree.dir, path.relative(realish(repoRoot), realish(dir)))
-    return existsSync(mapped) ? mapped : undefined
-  }
-  const workTree = inWorktree(config.projectRoot) ?? worktree?.dir ?? config.projectRoot
-  const ralph = { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir }
+  const { workspace, isRepo, workTree, ralph, worktree } = await openWorkTree(config, ports, startedAt)
 
   // Behind the model proxy the agent holds a placeholder key and the meter counts what crossed the wire.
   let proxied: AgentBehindProxy | undefined
@@ -186,33 +93,19 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     })
   )
 
-  const status: LoopStatus = {
-    version: 1,
-    state: 'running',
+  const status = startingStatus({
     ralph: { name: config.ralph.name, file: config.ralph.file, dir: config.ralph.dir },
     projectRoot: config.projectRoot,
     workTree,
     recordDir: config.recordDir,
     startedAt: iso(startedAt),
-    durationMs: 0,
     budgets: {
       maxIterations: config.maxIterations,
       maxTimeSeconds: config.maxTimeSeconds,
       maxCostUsd: config.maxCostUsd,
       agentTimeoutSeconds: config.agentTimeoutSeconds
-    },
-    start: {},
-    iterations: [],
-    cost: {
-      totalUsd: 0,
-      source: 'unknown',
-      enforced: true,
-      tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
-      ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
-    },
-    success: false,
-    warnings: []
-  }
+    }
+  })
   if (worktree) status.worktree = worktree
   if (proxied) status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] }
   let record: RunRecord
@@ -260,6 +153,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   }
 
   const gated = config.checks.length > 0
+  let phase: LoopPhase | undefined
   const env: LoopEnvironment = {
     config,
     ralph,
@@ -277,9 +171,9 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       : (ports.runProcess ?? runProcess),
     ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
     killGraceMs: config.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
-    history: status.iterations,
-    trackTree: gated
+    onPhase: now => (phase = now)
   }
+  let memory: IterationMemory = { history: [], trackTree: gated }
   // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
   // permissions (a loop whose agent may not use its tools can only burn money).
   const breaker = new StagnationBreaker(
@@ -310,8 +204,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     stopOnError: config.stopOnError
   })
   // What was running when the guard fired: what its enforcement killed.
-  let killedPhase: LoopEnvironment['phase']
-  guard.signal.addEventListener('abort', () => (killedPhase = env.phase), { once: true })
+  let killedPhase: LoopPhase | undefined
+  guard.signal.addEventListener('abort', () => (killedPhase = phase), { once: true })
   /** How fast the guard's kill was: from the crossing to the killed tree being gone. */
   const noteEnforcement = (trip: Trip): void => {
     status.enforcement = {
@@ -327,12 +221,13 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     if (isRepo) {
       status.start.commit = await workspace.headSha()
       status.start.tree = await workspace.treeHash()
-      env.startTree = status.start.tree
-      env.previousTree = status.start.tree
+      memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree }
       record.writeStatus(status)
     }
     if (gated && config.baseline !== false) {
-      const baseline = await runBaseline(env)
+      const gates = await runBaseline(env, memory)
+      const baseline = gates.baseline
+      memory = gates.memory
       status.baseline = baseline
       record.appendBaseline(baseline)
       record.writeStatus(status)
@@ -353,7 +248,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       // Only iterations that last get an "in flight" status.json: fast loops skip the extra write.
       const cancelInFlight = clock.setTimeout(() => record.writeStatus(status), IN_FLIGHT_STATUS_DELAY_MS)
       emit({ type: 'iteration_started', iteration, maxIterations: config.maxIterations })
-      const outcome = await runIteration(env, iteration).finally(cancelInFlight)
+      const outcome = await runIteration(env, memory, iteration).finally(cancelInFlight)
+      memory = { ...outcome.memory, history: [...outcome.memory.history, outcome.record] }
       const trip = guard.trip
       if (outcome.interrupted && trip) noteEnforcement(trip)
 

@@ -148,34 +148,55 @@ function modelOf(cli: AgentCliName, argv: string[], env: NodeJS.ProcessEnv): str
 /** Where `model-proxy: auto` lands for one agent: on, or off with the one line that says why (none for an agent the proxy does not know). */
 export type AutoProxy = { on: true } | { on: false; why?: string }
 
+/** The agent as the proxy sees it: its CLI, the job's key the proxy injects, the model it names; or why not. */
+type ProxiedAgent =
+  | { cli: AgentCliName; keyName: string; model: string | undefined }
+  | { problem: 'unknown_agent' }
+  | { problem: 'no_key'; cli: AgentCliName }
+  | { problem: 'no_model'; cli: AgentCliName }
+
+function proxiedAgent(argv: string[], env: NodeJS.ProcessEnv): ProxiedAgent {
+  const cli = agentCliOf(argv)?.name
+  if (!cli) return { problem: 'unknown_agent' }
+  const keyName = KEY_SOURCES[cli].find(name => env[name])
+  if (keyName === undefined) return { problem: 'no_key', cli }
+  const model = modelOf(cli, argv, env)
+  if (cli === 'opencode' && !model) return { problem: 'no_model', cli }
+  return { cli, keyName, model }
+}
+
 /**
  * `model-proxy: auto`: on when the agent is one of the five CLIs and the job's environment holds its key (the
  * proxy has a key to inject); otherwise the agent runs as it would without the proxy, with its own credentials.
  */
 export function autoModelProxy(argv: string[], env: NodeJS.ProcessEnv): AutoProxy {
-  const cli = agentCliOf(argv)?.name
-  if (!cli) return { on: false }
-  const unmetered = `${cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`
-  if (!KEY_SOURCES[cli].some(name => env[name]))
-    return { on: false, why: `No ${KEY_SOURCES[cli].join(' or ')} in the job's environment: ${unmetered}.` }
-  if (cli === 'opencode' && !modelOf(cli, argv, env))
-    return {
-      on: false,
-      why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered}.`
-    }
-  return { on: true }
+  const agent = proxiedAgent(argv, env)
+  if (!('problem' in agent)) return { on: true }
+  if (agent.problem === 'unknown_agent') return { on: false }
+  const unmetered = `${agent.cli} runs with its own credentials, not behind the model proxy: cost is what the CLI reports`
+  return agent.problem === 'no_key'
+    ? { on: false, why: `No ${KEY_SOURCES[agent.cli].join(' or ')} in the job's environment: ${unmetered}.` }
+    : {
+        on: false,
+        why: `opencode's command names no model (-m <model>), which the proxy needs: ${unmetered}.`
+      }
 }
 
 /** Why the agent `argv` runs cannot go behind the proxy (one line with the fix), or undefined when it can. */
 export function modelProxyProblem(argv: string[], env: NodeJS.ProcessEnv): string | undefined {
-  const cli = agentCliOf(argv)?.name
-  if (!cli)
-    return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`
-  if (!KEY_SOURCES[cli].some(name => env[name]))
-    return `The model proxy holds the key for ${cli}, but the job's environment has no ${KEY_SOURCES[cli].join(' or ')}: set it from a secret.`
-  if (cli === 'opencode' && !modelOf(cli, argv, env))
-    return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.'
-  return undefined
+  const agent = proxiedAgent(argv, env)
+  return 'problem' in agent ? problemLine(agent, argv) : undefined
+}
+
+function problemLine(agent: Extract<ProxiedAgent, { problem: string }>, argv: string[]): string {
+  switch (agent.problem) {
+    case 'unknown_agent':
+      return `The model proxy knows claude, codex, gemini, opencode and qwen; the agent \`${argv[0] ?? ''}\` is none of them: turn model-proxy off for it.`
+    case 'no_key':
+      return `The model proxy holds the key for ${agent.cli}, but the job's environment has no ${KEY_SOURCES[agent.cli].join(' or ')}: set it from a secret.`
+    case 'no_model':
+      return 'opencode behind the model proxy needs its model named: add `-m <model>` to the agent command.'
+  }
 }
 
 /**
@@ -188,11 +209,9 @@ export async function startAgentProxy(
   settings: ModelProxySettings,
   budget: { maxCostUsd?: number } = {}
 ): Promise<AgentBehindProxy> {
-  const problem = modelProxyProblem(argv, env)
-  if (problem) throw new ModelProxyError(problem)
-  const cli = agentCliOf(argv)?.name as AgentCliName
-  const keyName = KEY_SOURCES[cli].find(name => env[name]) as string
-  const model = modelOf(cli, argv, env)
+  const agent = proxiedAgent(argv, env)
+  if ('problem' in agent) throw new ModelProxyError(problemLine(agent, argv))
+  const { cli, keyName, model } = agent
   let ca: string | undefined
   if (settings.caFile) {
     try {

@@ -12,6 +12,13 @@ const num = (value: unknown): number => (typeof value === 'number' && Number.isF
 const obj = (value: unknown): Json | undefined =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined
 
+/** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
+function openAiUsage(usage: Json, input: string, output: string, details: string): UsageReport {
+  // A UsageReport's input is the uncached part.
+  const cached = num(obj(usage[details])?.cached_tokens)
+  return { input: num(usage[input]) - cached, output: num(usage[output]), cache_read: cached, cache_write: 0 }
+}
+
 /** One request's usage as its response revealed it so far (cumulative). */
 export class WireUsage {
   readonly usage: UsageReport = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
@@ -75,15 +82,8 @@ export class WireUsage {
       typeof data.type === 'string' && data.type.startsWith('response.') ? obj(data.response) : data
     const usage = obj(response?.usage)
     if (!response || !usage) return false
-    // OpenAI counts cached tokens inside input_tokens; a UsageReport's input is the uncached part.
-    const cached = num(obj(usage.input_tokens_details)?.cached_tokens)
     return this.set(
-      {
-        input: num(usage.input_tokens) - cached,
-        output: num(usage.output_tokens),
-        cache_read: cached,
-        cache_write: 0
-      },
+      openAiUsage(usage, 'input_tokens', 'output_tokens', 'input_tokens_details'),
       response.model
     )
   }
@@ -92,14 +92,8 @@ export class WireUsage {
   private chat(data: Json): boolean {
     const usage = obj(data.usage)
     if (!usage) return false
-    const cached = num(obj(usage.prompt_tokens_details)?.cached_tokens)
     return this.set(
-      {
-        input: num(usage.prompt_tokens) - cached,
-        output: num(usage.completion_tokens),
-        cache_read: cached,
-        cache_write: 0
-      },
+      openAiUsage(usage, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details'),
       data.model
     )
   }

@@ -94,6 +94,7 @@ export function assemblePrompt(
 }
 
 /** The reference's format_duration: `0.5s` below a minute, then `2m 30s`, then `1h 15m`. */
+// Byte-identical to ralphify (prompts and the CLI's log): the reports' padded, ms-based formatDuration is loop/overview.ts.
 export function formatDuration(seconds: number): string {
   const tenths = pyFormatFixed1(seconds)
   if (Number(tenths) < 60) return `${tenths}s`

@@ -1,7 +1,7 @@
 // What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
 // iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
 import { codeCell } from '../text/markdown.js'
-import type { IterationRecord, LoopStatus, StopReason } from '../loop/index.js'
+import { STOP_WORDS, type IterationRecord, type LoopStatus, type StopReason } from '../loop/index.js'
 
 /** What the action did with the work after the loop. */
 export interface DeliveryReport {
@@ -87,26 +87,15 @@ export function outcomeSentence(report: RunReport): string {
   }
   // The gates pass but the tag never came: say so, and how to let the gates alone decide (said once here).
   const noTag = reason === 'max_iterations' && status.iterations.at(-1)?.verdict === 'checks_passed_no_tag'
-  const why: Record<StopReason, string> = {
-    all_checks_passed: 'passed',
-    completed: 'finished',
-    max_iterations: noTag
-      ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${codeCell('completion-tag: none')} lets the gates alone decide)`
-      : `used all ${pluralIterations(n)} without passing its gates`,
-    budget_exhausted: `ran out of budget after ${pluralIterations(n)}`,
-    timeout: `ran out of time after ${pluralIterations(n)}`,
-    circuit_open: `stopped after ${pluralIterations(n)} because it was not making progress`,
-    agent_error: `stopped after ${pluralIterations(n)} on an error`,
-    cancelled: `was cancelled after ${pluralIterations(n)}`,
-    already_green: 'found every gate passing'
-  }
-  const icon =
-    reason === 'cancelled' ? '⏹️' : reason === 'timeout' ? '⏱️' : reason === 'budget_exhausted' ? '💸' : '❌'
+  const words = STOP_WORDS[reason]
+  const why = noTag
+    ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${codeCell('completion-tag: none')} lets the gates alone decide)`
+    : words.did(pluralIterations(n))
   const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : ''
   const tail = problem
     ? `; the work was not delivered: ${problem}`
     : delivered
       ? `;${delivered.replace(/^ and/, '')}`
       : ''
-  return `${icon} ${name} ${why[reason]}${detail}${tail}.`.replace(/\.\.$/, '.')
+  return `${words.icon} ${name} ${why}${detail}${tail}.`.replace(/\.\.$/, '.')
 }

@@ -2,10 +2,10 @@
 // the run's status; github/tracking.ts posts and edits them.
 import {
   formatDuration,
+  STOP_WORDS,
   verdictLabel,
   type IterationRecord,
-  type LoopStatus,
-  type StopReason
+  type LoopStatus
 } from '../loop/index.js'
 import { cell, code, fit } from '../text/markdown.js'
 
@@ -37,17 +37,6 @@ export interface TrackingOutcome {
 /** The hidden first line of a tracking comment; `state` says whether a step still has to finalise it. */
 export const trackingMarker = (runId: string, state: 'working' | 'final'): string =>
   `<!-- ralph-action:tracking run=${runId.replace(/[^0-9A-Za-z_-]/g, '')} state=${state} -->`
-const HEADLINE: Record<StopReason, string> = {
-  all_checks_passed: '✅ Every gate passed',
-  completed: '✅ Done (the agent said so; no gates)',
-  max_iterations: '❌ Used every iteration without passing the gates',
-  budget_exhausted: '💸 Out of budget',
-  timeout: '⏱️ Out of time',
-  circuit_open: '❌ Stopped: no progress',
-  agent_error: '💥 Stopped on an error',
-  cancelled: '⏹️ Cancelled',
-  already_green: '✅ Nothing to do: every gate already passed'
-}
 
 export function renderWorking(info: TrackingInfo, status?: LoopStatus): string {
   const n = status?.iterations.length ?? 0
@@ -68,7 +57,7 @@ export function renderFinal(info: TrackingInfo, outcome: TrackingOutcome): strin
   const n = status.iterations.length
   const headline =
     status.stopReason !== undefined
-      ? HEADLINE[status.stopReason]
+      ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`
       : status.state === 'finished'
         ? '⏹️ Finished'
         : '⏹️ Cancelled'

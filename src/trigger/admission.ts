@@ -149,6 +149,25 @@ export async function admitEvent(
 
 const skip = (reason: string): Skip => ({ kind: 'skip', reason })
 
+/** Whether `login` may start a loop in this repository (permissions.ts decides). */
+const actorOf = (octokit: Octokit, settings: TriggerSettings, login: string): ReturnType<typeof checkActor> =>
+  checkActor(octokit, {
+    owner: settings.owner,
+    repo: settings.repo,
+    login,
+    allowedBots: settings.allowedBots
+  })
+
+/** Refusals that reply to `login` on the issue (or comment) that asked. */
+const refuser =
+  (login: string, where: { issueNumber: number; commentId?: number }) =>
+  (reason: string, extra = ''): Refuse => ({
+    kind: 'refuse',
+    reason,
+    reply: refusalReply(login, reason, extra),
+    ...where
+  })
+
 /**
  * Why an event is the loop's own delivery and must start nothing (a loop never starts a loop), or
  * undefined: its sender is the account the action delivers with, or the branch's tip is a loop's commit.
@@ -194,19 +213,9 @@ async function planComment(
   const command = parseRalphCommand(comment.body)
   if (command.kind === 'none') return skip('the comment does not start with /ralph')
   const where = { issueNumber: issue.number, commentId: comment.id }
-  const refuse = (reason: string, extra = ''): Refuse => ({
-    kind: 'refuse',
-    reason,
-    reply: refusalReply(comment.author, reason, extra),
-    ...where
-  })
+  const refuse = refuser(comment.author, where)
   // Who asked is checked first: someone who may not start a loop learns nothing more than that.
-  const actor = await checkActor(octokit, {
-    owner: settings.owner,
-    repo: settings.repo,
-    login: comment.author,
-    allowedBots: settings.allowedBots
-  })
+  const actor = await actorOf(octokit, settings, comment.author)
   if (!actor.allowed) return refuse(actor.reason)
   // The payload is the comment as it was created; an edit before the run read it changes what was approved.
   if (comment.updatedAt && comment.createdAt && comment.updatedAt !== comment.createdAt)
@@ -298,18 +307,8 @@ async function planLabel(
     return skip(`the label ${JSON.stringify(trigger.label ?? '')} is not '${label}'`)
   const { issue } = trigger
   if (issue.body.includes(HUNT_REPORT_MARKER)) return skip("the issue is a nightly hunt's failure report")
-  const refuse = (reason: string, extra = ''): Refuse => ({
-    kind: 'refuse',
-    reason,
-    reply: refusalReply(trigger.sender, reason, extra),
-    issueNumber: issue.number
-  })
-  const actor = await checkActor(octokit, {
-    owner: settings.owner,
-    repo: settings.repo,
-    login: trigger.sender,
-    allowedBots: settings.allowedBots
-  })
+  const refuse = refuser(trigger.sender, { issueNumber: issue.number })
+  const actor = await actorOf(octokit, settings, trigger.sender)
   if (!actor.allowed) return refuse(actor.reason)
   // The label's own text names the ralph (`ralph:docs`); GitHub keeps the label's case.
   const named = applied.startsWith(`${label}:`)
@@ -354,12 +353,7 @@ async function planPullRequestEvent(
     )
   if (trigger.action === 'closed') return skip('the pull request was closed')
   // Whoever made the event starts the loop (a triage user may reopen a pull request): the same check as a comment.
-  const actor = await checkActor(octokit, {
-    owner: settings.owner,
-    repo: settings.repo,
-    login: trigger.sender,
-    allowedBots: settings.allowedBots
-  })
+  const actor = await actorOf(octokit, settings, trigger.sender)
   // A definite no is quiet (a reply on every pull request a bot opens would be noise); a check that could
   // not be made fails the step, so a broken token is noticed.
   if (!actor.allowed)
