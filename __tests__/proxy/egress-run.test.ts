@@ -184,6 +184,9 @@ function runIn(network: string, start: Privilege = 'root', options: { noV6Nat?: 
   }
 }
 
+const agentUid = (): number =>
+  Number(execFileSync('id', ['-u', TEST_AGENT_USER], { encoding: 'utf8' }).trim())
+
 const refusedLine = (target: string): string =>
   `agent-network model-only refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
 
@@ -262,6 +265,28 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
       // outside IPv6 address itself (no listener resets it, nothing names it).
       expect(run.reached.outside6).toBe('ENETUNREACH')
       expect(run.warnings.join('\n')).not.toContain('refused the agent')
+      expect(run.rules).not.toContain('RALPH-AGENT')
+    }, 240_000)
+
+    test('a kernel without IPv6 nat: IPv6 is still refused (unnamed), IPv4 still named, the run goes on; no rule is left', () => {
+      const run = runIn('model-only', 'root', { noV6Nat: true })
+      // The IPv6 nat calls were made, and failed.
+      expect(run.noV6Nat).toContain('-t nat')
+      // No server of root's answered over IPv6: the filter rules rejected it (a reset by the kernel, not the
+      // listener's accept-and-reset), and nothing names it.
+      expect(run.reached).toMatchObject({ proxy: 'open', other: 'ECONNRESET', other6: 'ECONNREFUSED' })
+      for (const attack of ['other6', 'outside6', 'udp6']) expect(run.reached[attack]).not.toBe('answered')
+      expect(run.warnings).toContain(refusedLine(`127.0.0.1:${OTHER_PORT}`))
+      expect(run.warnings).toContain(refusedLine('udp 127.0.0.53:53 (a DNS lookup of registry.npmjs.org)'))
+      expect(run.warnings.join('\n')).not.toMatch(/\[::1\]|2001:db8/)
+      // The run goes on, enforced, and says why IPv6 goes unnamed.
+      expect(run.warnings.filter(w => w.includes('egress'))).toEqual([])
+      expect(run.warnings).toContain(
+        "the agent's IPv6 connections are refused but not named (this kernel has no IPv6 nat: ip6tables -t nat -N RALPH-AGENT-" +
+          `${agentUid()} failed: ip6tables: table nat does not exist)`
+      )
+      // A gate-less run at its iteration cap ended normally.
+      expect(run.exit).toBe(0)
       expect(run.rules).not.toContain('RALPH-AGENT')
     }, 240_000)
   }
