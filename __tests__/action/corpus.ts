@@ -1,42 +1,28 @@
 // The security corpus's scenes, shared by its files (security.test.ts, security-round-two.test.ts): a
 // project with installed ralphs, an issue and a comment, the run through dist/index.js (main, then post),
 // and what a refused, skipped or started request must leave behind.
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, expect } from '@jest/globals'
+import { expect } from '@jest/globals'
 import { DONE, FIX, RALPH_DIR, agentScript, projectFiles, ralph } from './fixtures.js'
-import {
-  createProject,
-  runAction,
-  startStand,
-  type ActionRun,
-  type Files,
-  type Project,
-  type Stand
-} from './harness.js'
+import { runAction, type ActionRun, type Files, type Project, type Stand } from './harness.js'
+import { e2eSuite, type E2eSuite } from './suite.js'
 import type { AccountType, CommentRecord, CustomRole, RepoRole } from '../support/github-api/state.js'
-import { sharedDir } from '../support/isolation.js'
 
 export const REFUSAL = '<!-- ralph-action:refusal -->'
 export const USAGE = 'Usage, on the first line of a new comment'
 
-let stand: Stand
-let scratch: string
-const projects: Project[] = []
+let suite: E2eSuite | undefined
 
 /** The artifact service and a scratch folder for the file's scenes (call once, at the top of a test file). */
 export function useCorpus(): { stand: () => Stand } {
-  beforeAll(async () => {
-    stand = await startStand()
-    // The agent (its own user) leaves its markers here.
-    scratch = sharedDir('ralph-action-security-')
-  })
-  afterAll(async () => {
-    for (const p of projects.splice(0)) await p.cleanup()
-    await stand?.close()
-    rmSync(scratch, { recursive: true, force: true })
-  })
-  return { stand: () => stand }
+  suite = e2eSuite()
+  return { stand: suite.stand }
+}
+
+function corpus(): E2eSuite {
+  if (!suite) throw new Error('the corpus has no suite: call useCorpus() at the top of the file')
+  return suite
 }
 
 export function expectClean(p: Project): void {
@@ -66,7 +52,7 @@ export interface Scene {
 
 /** `extra` files join the project (a function gets the scene's scratch folder, for paths outside it). */
 export async function scene(extra: Files | ((dir: string) => Files) = {}): Promise<Scene> {
-  const dir = mkdtempSync(path.join(scratch, 'scene-'))
+  const dir = mkdtempSync(path.join(corpus().scratch(), 'scene-'))
   chmodSync(dir, 0o1777)
   const ran = path.join(dir, 'agent-ran')
   const argvScript = path.join(dir, 'argv.mjs')
@@ -111,12 +97,11 @@ export async function scene(extra: Files | ((dir: string) => Files) = {}): Promi
       'This is iteration {{ ralph.iteration }}.'
     ].join('\n')
   })
-  const p = await createProject({
+  const p = await corpus().project({
     ...projectFiles(agent),
     '.agents/ralphs/echo/RALPH.md': echo,
     ...(typeof extra === 'function' ? extra(dir) : extra)
   })
-  projects.push(p)
   const list = (from: string, prefix: string): string[] =>
     existsSync(from)
       ? readdirSync(from)
@@ -170,7 +155,7 @@ export function onComment(
   comment: CommentRecord,
   options: { inputs?: Record<string, string>; action?: 'created' | 'edited' } = {}
 ): Promise<ActionRun> {
-  return runAction(s.p, stand, {
+  return runAction(s.p, corpus().stand(), {
     inputs: { ralph: 'fix-tests', ...options.inputs },
     eventName: 'issue_comment',
     event: s.p.api.events.issueComment(comment.id, options.action ?? 'created')

@@ -7,31 +7,26 @@
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { beforeAll, expect, test } from '@jest/globals'
 import { FAULT_KINDS, seededRandom, type FaultKind, type FaultSchedule } from '../support/faults.js'
 import { DONE, FAULT_TIMING, FIX, agentScript, projectFiles, ralph } from './fixtures.js'
-import { createProject, runAction, startStand, type ActionRun, type Project, type Stand } from './harness.js'
+import { runAction, type ActionRun, type Project } from './harness.js'
+import { e2eSuite } from './suite.js'
 
 const SEEDS = process.env.RALPH_FAULT_SEEDS
   ? process.env.RALPH_FAULT_SEEDS.split(',').map(Number)
   : Array.from({ length: 50 }, (_, i) => i + 1)
 const BASELINE_RUNS = 3
 
-let stand: Stand
+const e2e = e2eSuite()
 let project: Project
 
 beforeAll(async () => {
-  stand = await startStand()
-  project = await createProject(
+  project = await e2e.project(
     projectFiles(agentScript({ any: `${FIX}\n${DONE}` }), ralph({ checks: ["grep -q 'a + b' calc.js"] }))
   )
   project.api.state.addUser('maintainer', { role: 'write' })
 }, 120_000)
-
-afterAll(async () => {
-  await project?.cleanup()
-  await stand?.close()
-})
 
 type Server = 'api' | 'git' | 'artifacts'
 interface Slot {
@@ -46,7 +41,7 @@ interface PlannedFault extends Slot {
 const schedules = (): Record<Server, FaultSchedule> => ({
   api: project.api.faults,
   git: project.gitServer.faults,
-  artifacts: stand.artifacts.faults
+  artifacts: e2e.stand().artifacts.faults
 })
 
 /** The kinds each server can meaningfully produce (git and the artifact service have no GitHub rate limits). */
@@ -69,7 +64,7 @@ async function ralphRun(
     user: 'maintainer'
   })
   const comment = project.api.state.addComment(issue.number, { body: '/ralph fix-tests', user: 'maintainer' })
-  const run = await runAction(project, stand, {
+  const run = await runAction(project, e2e.stand(), {
     inputs: { ralph: 'fix-tests', 'max-iterations': '2' },
     eventName: 'issue_comment',
     event: project.api.events.issueComment(comment.id),
@@ -156,7 +151,10 @@ function judge(seed: number, faults: PlannedFault[], r: Awaited<ReturnType<typeo
   const record = run.outputs['artifact-id']
   if (
     record
-      ? !stand.artifacts.listArtifacts().some(a => String(a.id) === record)
+      ? !e2e
+          .stand()
+          .artifacts.listArtifacts()
+          .some(a => String(a.id) === record)
       : !/could not be uploaded/.test(run.summary)
   )
     problems.push('the record is neither uploaded nor stated missing')

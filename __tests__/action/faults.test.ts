@@ -4,22 +4,13 @@
 // is dropped. In every scenario the pull request exists exactly once, the branch is on the remote, the
 // record is uploaded or its absence stated, the outputs are right and the exit code is the loop's verdict.
 // Answers that mean no fail at once with today's message, and are asked once.
-import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { expect, test } from '@jest/globals'
 import type { FaultKind, FaultSchedule } from '../support/faults.js'
 import { DONE, FAULT_TIMING, FIX, WRONG_FIX, agentScript, projectFiles, ralph } from './fixtures.js'
-import { createProject, runAction, startStand, type ActionRun, type Project, type Stand } from './harness.js'
+import { runAction, type ActionRun, type Project } from './harness.js'
+import { e2eSuite } from './suite.js'
 
-let stand: Stand
-const projects: Project[] = []
-
-beforeAll(async () => {
-  stand = await startStand()
-}, 120_000)
-
-afterAll(async () => {
-  for (const p of projects) await p.cleanup()
-  await stand?.close()
-})
+const e2e = e2eSuite()
 
 type Server = 'api' | 'git' | 'artifacts'
 type Fault = [Server, string, number, FaultKind]
@@ -49,12 +40,11 @@ const worsens = agentScript({ any: `${WRONG_FIX}\nsay('Tried.')` })
 const cheapRalph = ralph({ checks: ["grep -q 'a + b' calc.js"] })
 
 function schedules(p: Project): Record<Server, FaultSchedule> {
-  return { api: p.api.faults, git: p.gitServer.faults, artifacts: stand.artifacts.faults }
+  return { api: p.api.faults, git: p.gitServer.faults, artifacts: e2e.stand().artifacts.faults }
 }
 
 async function play(s: Scenario): Promise<{ p: Project; run: ActionRun }> {
-  const p = await createProject(projectFiles(s.fails ? worsens : fixes, cheapRalph))
-  projects.push(p)
+  const p = await e2e.project(projectFiles(s.fails ? worsens : fixes, cheapRalph))
   const servers = schedules(p)
   servers.artifacts.clear()
   for (const [server, route, call, kind] of s.faults) servers[server].add(route, call, kind)
@@ -69,7 +59,7 @@ async function play(s: Scenario): Promise<{ p: Project; run: ActionRun }> {
     const comment = p.api.state.addComment(issue.number, { body: '/ralph fix-tests', user: 'maintainer' })
     event = { eventName: 'issue_comment', event: p.api.events.issueComment(comment.id) }
   }
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests', 'max-iterations': '2', ...s.inputs },
     env: FAULT_TIMING,
     ...event
@@ -96,7 +86,12 @@ async function expectDelivered(s: Scenario, p: Project, run: ActionRun): Promise
     expect(p.remoteGit('rev-parse', `refs/heads/${branch}`).trim()).toBe(run.outputs.commit)
   if ((s.record ?? 'uploaded') === 'uploaded') {
     const id = run.outputs['artifact-id']
-    expect(stand.artifacts.listArtifacts().map(a => String(a.id))).toContain(id)
+    expect(
+      e2e
+        .stand()
+        .artifacts.listArtifacts()
+        .map(a => String(a.id))
+    ).toContain(id)
   } else {
     expect(run.outputs['artifact-id']).toBe('')
     expect(run.summary).toMatch(
@@ -107,7 +102,7 @@ async function expectDelivered(s: Scenario, p: Project, run: ActionRun): Promise
   expect(p.api.violations).toEqual([])
   expect(p.api.unimplemented).toEqual([])
   expect(p.api.responseProblems).toEqual([])
-  expect(stand.artifacts.violations).toEqual([])
+  expect(e2e.stand().artifacts.violations).toEqual([])
   await s.check?.(p, run)
 }
 
@@ -123,9 +118,13 @@ const scenarios: Scenario[] = [
     says: [/the loop stops 5s before it, to deliver in time/, /it was not carried out, so it is made again/],
     check: async (_p, run) => {
       const id = run.outputs['artifact-id']
-      const name = stand.artifacts.listArtifacts().find(a => String(a.id) === id)?.name ?? ''
+      const name =
+        e2e
+          .stand()
+          .artifacts.listArtifacts()
+          .find(a => String(a.id) === id)?.name ?? ''
       const status = JSON.parse(
-        (await stand.artifacts.downloadArtifact(name)).get('status.json')?.toString() ?? '{}'
+        (await e2e.stand().artifacts.downloadArtifact(name)).get('status.json')?.toString() ?? '{}'
       ) as { budgets?: { maxTimeSeconds?: number } }
       expect(status.budgets?.maxTimeSeconds).toBe(45)
     }
@@ -269,10 +268,9 @@ test.each([
 ])(
   'POST /pulls answered %i (%s): no retry, the step fails with the message it always had',
   async (status, message, says) => {
-    const p = await createProject(projectFiles(fixes, cheapRalph))
-    projects.push(p)
+    const p = await e2e.project(projectFiles(fixes, cheapRalph))
     p.api.state.failures.next.push({ operationId: 'pulls/create', status, body: { message } })
-    const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests' }, env: FAULT_TIMING })
+    const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' }, env: FAULT_TIMING })
     expect(run.main.exitCode).toBe(1)
     expect(run.main.errors.at(-1)?.message).toMatch(says)
     expect(p.api.requests.filter(r => r.operationId === 'pulls/create')).toHaveLength(1)

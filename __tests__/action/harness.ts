@@ -24,7 +24,7 @@ import { parse as parseYaml } from 'yaml'
 import { startArtifactService, type ArtifactService } from '../support/artifacts/index.js'
 import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../support/github-api/index.js'
 import { TEST_AGENT_USER } from '../support/agent-user.js'
-import { startGitServer, type GitServer } from './git-server.js'
+import { startGitServer, type GitServer } from '../support/git-server.js'
 
 /** The nearest folder above this file holding action.yml (also when `npm run local` compiled it elsewhere). */
 function repoRoot(): string {
@@ -190,9 +190,8 @@ export async function createProject(
   seedGit('commit', '--quiet', '-m', 'The project')
   seedGit('push', '--quiet', remote, 'main')
 
-  const gitServer = await startGitServer()
-  gitServer.repos.set(`${OWNER}/${REPO}`, remote)
-  gitServer.pushTokens.add(GITHUB_TOKEN)
+  const gitServer = await startGitServer({ owner: OWNER, repo: REPO, bareDir: remote })
+  gitServer.tokens.set(GITHUB_TOKEN, 'write')
 
   // actions/checkout: init, remote, persisted credential, fetch (depth 1 by default), checkout.
   const git = gitIn(workspace)

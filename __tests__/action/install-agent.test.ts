@@ -2,34 +2,20 @@
 // (no npm, no cache service), an agent ralph-action does not install is refused in one line before anything
 // runs, and a runner without npm is told how to fix it. (The install from the real npm registry and the
 // restore from the Actions cache are in the live tier: __tests__/agents-live/install.test.ts.)
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { arch, tmpdir } from 'node:os'
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { arch } from 'node:os'
 import path from 'node:path'
-import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { expect, test } from '@jest/globals'
 import { agentCli } from '../../src/agents/clis.js'
 import { FIX, projectFiles, ralph } from './fixtures.js'
-import { GITHUB_TOKEN, createProject, runAction, startStand, type Project, type Stand } from './harness.js'
+import { GITHUB_TOKEN, runAction, type Project } from './harness.js'
+import { e2eSuite } from './suite.js'
 
-let stand: Stand
-let scratch: string
-const projects: Project[] = []
+const e2e = e2eSuite()
 const gemini = agentCli('gemini')!
 
-beforeAll(async () => {
-  stand = await startStand()
-  scratch = mkdtempSync(path.join(tmpdir(), 'ralph-e2e-install-'))
-}, 120_000)
-
-afterAll(async () => {
-  for (const p of projects) await p.cleanup()
-  await stand?.close()
-  rmSync(scratch, { recursive: true, force: true })
-})
-
-async function project(agent: string): Promise<Project> {
-  const p = await createProject(projectFiles('', ralph({ agent })))
-  projects.push(p)
-  return p
+function project(agent: string): Promise<Project> {
+  return e2e.project(projectFiles('', ralph({ agent })))
 }
 
 /**
@@ -37,7 +23,7 @@ async function project(agent: string): Promise<Project> {
  * program is a stand-in that fixes calc.js and prints a gemini stream-json (it is run as `gemini`).
  */
 function toolCacheWithGemini(): string {
-  const toolCache = mkdtempSync(path.join(scratch, 'tool-cache-'))
+  const toolCache = mkdtempSync(path.join(e2e.scratch(), 'tool-cache-'))
   const dir = path.join(toolCache, 'ralph-action-agent-gemini', gemini.version, arch())
   const pkg = path.join(dir, 'node_modules', '@google', 'gemini-cli')
   mkdirSync(pkg, { recursive: true })
@@ -63,7 +49,7 @@ function toolCacheWithGemini(): string {
       "import fs from 'node:fs'",
       "fs.readFileSync(0, 'utf8')",
       FIX,
-      `fs.writeFileSync(${JSON.stringify(path.join(scratch, 'gemini-argv'))}, process.argv.slice(2).join(' '))`,
+      `fs.writeFileSync(${JSON.stringify(path.join(e2e.scratch(), 'gemini-argv'))}, process.argv.slice(2).join(' '))`,
       `process.stdout.write(${JSON.stringify(events.map(e => JSON.stringify(e)).join('\n') + '\n')})`,
       ''
     ].join('\n')
@@ -75,16 +61,21 @@ function toolCacheWithGemini(): string {
 
 test('a CLI already in the tool cache is used as it is: no npm, no cache service, on PATH for the agent', async () => {
   const p = await project('gemini -y')
-  const before = stand.artifacts.requests.length
-  const run = await runAction(p, stand, {
+  const before = e2e.stand().artifacts.requests.length
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests', 'install-agent': 'true' },
     env: { RUNNER_TOOL_CACHE: toolCacheWithGemini(), npm_config_registry: 'http://127.0.0.1:9/' }
   })
   expect(run.main.exitCode).toBe(0)
   expect(run.main.stdout).toMatch(/^gemini 0\.61\.0 is on PATH \(.*\), from the tool cache in [\d.]+ s\.$/m)
   expect(run.outputs).toMatchObject({ 'stop-reason': 'all_checks_passed', 'cost-source': 'estimated' })
-  expect(readFileSync(path.join(scratch, 'gemini-argv'), 'utf8')).toBe('-y --output-format stream-json')
-  expect(stand.artifacts.requests.slice(before).map(r => r.method)).not.toContain('GetCacheEntryDownloadURL')
+  expect(readFileSync(path.join(e2e.scratch(), 'gemini-argv'), 'utf8')).toBe('-y --output-format stream-json')
+  expect(
+    e2e
+      .stand()
+      .artifacts.requests.slice(before)
+      .map(r => r.method)
+  ).not.toContain('GetCacheEntryDownloadURL')
 })
 
 /**
@@ -92,7 +83,7 @@ test('a CLI already in the tool cache is used as it is: no npm, no cache service
  * stream when run as the agent) and writes the environment it was given to `npm-env`, as a postinstall could.
  */
 function fakeNpm(): string {
-  const bin = mkdtempSync(path.join(scratch, 'fake-npm-'))
+  const bin = mkdtempSync(path.join(e2e.scratch(), 'fake-npm-'))
   const qwen = agentCli('qwen')!
   const program = [
     '#!/usr/bin/env node',
@@ -100,7 +91,7 @@ function fakeNpm(): string {
     `if (process.argv[2] === '--version') { console.log(${JSON.stringify(qwen.version)}); process.exit(0) }`,
     "fs.readFileSync(0, 'utf8')",
     FIX,
-    `fs.writeFileSync(${JSON.stringify(path.join(scratch, 'qwen-env'))}, JSON.stringify(process.env))`,
+    `fs.writeFileSync(${JSON.stringify(path.join(e2e.scratch(), 'qwen-env'))}, JSON.stringify(process.env))`,
     `console.log(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: 'Fixed.\\n\\n<promise>COMPLETE</promise>', usage: { input_tokens: 10, output_tokens: 5 } }))`,
     ''
   ].join('\n')
@@ -108,7 +99,7 @@ function fakeNpm(): string {
     '#!/usr/bin/env node',
     "import fs from 'node:fs'",
     "import path from 'node:path'",
-    `fs.writeFileSync(${JSON.stringify(path.join(scratch, 'npm-env'))}, JSON.stringify(process.env))`,
+    `fs.writeFileSync(${JSON.stringify(path.join(e2e.scratch(), 'npm-env'))}, JSON.stringify(process.env))`,
     "const pkg = path.join('node_modules', '@qwen-code', 'qwen-code')",
     'fs.mkdirSync(pkg, { recursive: true })',
     `fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ version: ${JSON.stringify(qwen.version)} }))`,
@@ -123,11 +114,11 @@ function fakeNpm(): string {
 test('the install (npm, then the CLI itself) and the agent never see the job’s GitHub token', async () => {
   const p = await project('qwen -y')
   const bin = fakeNpm()
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests', 'install-agent': 'true' },
     env: {
       PATH: `${bin}:${process.env.PATH}`,
-      RUNNER_TOOL_CACHE: mkdtempSync(path.join(scratch, 'tool-cache-qwen-')),
+      RUNNER_TOOL_CACHE: mkdtempSync(path.join(e2e.scratch(), 'tool-cache-qwen-')),
       GITHUB_TOKEN,
       GH_TOKEN: GITHUB_TOKEN
     }
@@ -135,7 +126,7 @@ test('the install (npm, then the CLI itself) and the agent never see the job’s
   expect(run.main.exitCode).toBe(0)
   expect(run.main.stdout).toMatch(/^qwen 0\.24\.4 is on PATH \(.*\), from the npm registry in [\d.]+ s\.$/m)
   for (const file of ['npm-env', 'qwen-env']) {
-    const env = readFileSync(path.join(scratch, file), 'utf8')
+    const env = readFileSync(path.join(e2e.scratch(), file), 'utf8')
     expect(env).not.toContain(GITHUB_TOKEN)
     expect(Object.keys(JSON.parse(env) as object)).not.toContain('ACTIONS_RUNTIME_TOKEN')
   }
@@ -143,7 +134,7 @@ test('the install (npm, then the CLI itself) and the agent never see the job’s
 
 test('install-agent for an agent ralph-action does not install fails in one line before anything runs', async () => {
   const p = await project('./my-agent.sh --fast')
-  const run = await runAction(p, stand, { inputs: { ralph: 'fix-tests', 'install-agent': 'true' } })
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', 'install-agent': 'true' } })
   expect(run.main.exitCode).toBe(1)
   expect(run.main.errors.map(e => e.message)).toEqual([
     "Input 'install-agent' is true, but the agent command starts with './my-agent.sh', not one of the CLIs ralph-action installs (claude, codex, gemini, opencode, qwen): name the CLI (install-agent: claude), or install the agent in an earlier step."
@@ -154,11 +145,11 @@ test('install-agent for an agent ralph-action does not install fails in one line
 test('without npm on PATH the first install fails naming the fix (and no agent runs)', async () => {
   const p = await project('qwen -y')
   // node for the ralph's check (preflight finds it), and no npm beside it.
-  const emptyPath = mkdtempSync(path.join(scratch, 'no-npm-'))
+  const emptyPath = mkdtempSync(path.join(e2e.scratch(), 'no-npm-'))
   symlinkSync(process.execPath, path.join(emptyPath, 'node'))
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests', 'install-agent': 'true' },
-    env: { PATH: emptyPath, RUNNER_TOOL_CACHE: mkdtempSync(path.join(scratch, 'empty-tool-cache-')) }
+    env: { PATH: emptyPath, RUNNER_TOOL_CACHE: mkdtempSync(path.join(e2e.scratch(), 'empty-tool-cache-')) }
   })
   expect(run.main.exitCode).toBe(1)
   expect(run.main.errors.map(e => e.message)).toContain(

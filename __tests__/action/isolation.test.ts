@@ -11,19 +11,11 @@
 import { execFileSync } from 'node:child_process'
 import { chownSync, existsSync, lstatSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, expect, test } from '@jest/globals'
+import { afterAll, expect, test } from '@jest/globals'
 import { attackerSteps, filesIn, holding } from './attacks.js'
 import { agentScript, projectFiles } from './fixtures.js'
-import {
-  GITHUB_TOKEN,
-  alive,
-  createProject,
-  runAction,
-  startStand,
-  type ActionRun,
-  type Project,
-  type Stand
-} from './harness.js'
+import { GITHUB_TOKEN, alive, runAction, type ActionRun, type Project } from './harness.js'
+import { e2eSuite } from './suite.js'
 import {
   TEST_AGENT_USER,
   describeIsolated,
@@ -36,16 +28,11 @@ import {
 const PUSH_TOKEN = 'ghp_StandInPushTokenOfAMachineUser0123456789'
 const OIDC_TOKEN = 'ghs_StandInOidcRequestToken0123456789abcd'
 
-let stand: Stand
-const projects: Project[] = []
 const loots: string[] = []
 
-beforeAll(async () => {
-  stand = await startStand()
-}, 120_000)
-
-afterAll(async () => {
-  // Survivors of the isolation none runs (what that fallback cannot stop) are the test's to kill.
+// Declared before e2eSuite(), so it runs before the suite's own afterAll (the order they are declared in):
+// the survivors of the isolation none runs (what that fallback cannot stop) are the test's to kill.
+afterAll(() => {
   for (const loot of loots)
     for (const name of existsSync(loot) ? readdirSync(loot).filter(f => f.startsWith('pid-')) : []) {
       try {
@@ -54,10 +41,10 @@ afterAll(async () => {
         // gone
       }
     }
-  for (const p of projects) await p.cleanup()
   for (const loot of loots) rmSync(loot, { recursive: true, force: true })
-  await stand?.close()
 })
+
+const e2e = e2eSuite()
 
 interface Attacked {
   p: Project
@@ -109,9 +96,8 @@ function handTo(p: Project, user: { uid: number; gid: number }): void {
 async function attacked(isolation: 'user' | 'none', as?: { uid: number; gid: number }): Promise<Attacked> {
   const loot = sharedDir('ralph-loot-')
   loots.push(loot)
-  const p = await createProject(projectFiles(agentScript(attackerSteps({ loot }))))
-  projects.push(p)
-  p.gitServer.pushTokens.add(PUSH_TOKEN)
+  const p = await e2e.project(projectFiles(agentScript(attackerSteps({ loot }))))
+  p.gitServer.tokens.set(PUSH_TOKEN, 'write')
   p.api.state.addUser('ralph-machine', { role: 'write' })
   p.api.state.tokens.set(PUSH_TOKEN, 'ralph-machine')
   if (as) handTo(p, as)
@@ -120,21 +106,24 @@ async function attacked(isolation: 'user' | 'none', as?: { uid: number; gid: num
   p.gitServer.onPush = () => {
     for (const [name, pid] of Object.entries(survivors(loot))) aliveAtPush[name] ??= alive(pid)
   }
-  const run = await runAction(p, stand, {
+  const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests', 'push-token': PUSH_TOKEN, isolation },
     env: { GITHUB_TOKEN, GH_TOKEN: GITHUB_TOKEN, ACTIONS_ID_TOKEN_REQUEST_TOKEN: OIDC_TOKEN },
     ...(as ? { as } : {})
   })
-  const tokens = [GITHUB_TOKEN, PUSH_TOKEN, OIDC_TOKEN, stand.artifacts.env.ACTIONS_RUNTIME_TOKEN]
+  const tokens = [GITHUB_TOKEN, PUSH_TOKEN, OIDC_TOKEN, e2e.stand().artifacts.env.ACTIONS_RUNTIME_TOKEN]
   const attemptsFile = path.join(loot, 'attempts.txt')
   const attempts = existsSync(attemptsFile) ? readFileSync(attemptsFile, 'utf8').split('\n') : []
   return { p, run, loot, aliveAtPush, gitBefore, tokens, attempts }
 }
 
 async function artifactFiles(run: ActionRun): Promise<Map<string, string>> {
-  const artifact = stand.artifacts.listArtifacts().find(a => String(a.id) === run.outputs['artifact-id'])
+  const artifact = e2e
+    .stand()
+    .artifacts.listArtifacts()
+    .find(a => String(a.id) === run.outputs['artifact-id'])
   if (!artifact) throw new Error('no artifact was uploaded')
-  const files = await stand.artifacts.downloadArtifact(artifact.name)
+  const files = await e2e.stand().artifacts.downloadArtifact(artifact.name)
   return new Map([...files].map(([name, data]) => [name, data.toString('latin1')]))
 }
 

@@ -33,7 +33,7 @@ const warningsOf = (run: ActionRun) =>
 
 /** A machine user's PAT as the push-token: GitHub names that user as the sender of what it pushes. */
 function withPushToken(s: Scene): void {
-  s.p.gitServer.pushTokens.add(PAT)
+  s.p.gitServer.tokens.set(PAT, 'write')
   s.p.api.state.addUser('ralph-machine', { role: 'write' })
   s.p.api.state.tokens.set(PAT, 'ralph-machine')
 }

@@ -1,4 +1,4 @@
-// The security corpus (__tests__/triggers/security-corpus.test.ts) end to end: each case is run as the
+// The security corpus (__tests__/trigger/security-corpus.test.ts) end to end: each case is run as the
 // runner runs the action (dist/index.js main, then post) against the OpenAPI-checked GitHub stand-in. For
 // each: whether the scripted agent ran, that nothing from the text was executed (every `$(…)` and backtick
 // would create a pwned-* file), the reply that says why, the step's exit code and warning, no 👀 and no

@@ -368,7 +368,7 @@ test("pull_request synchronize: the loop's own push (with a push-token) does not
   const pull = p.api.state.addPull({ title: 'Mine', head: 'feature', base: 'main', user: 'maintainer' })
   // The push-token is a machine user's PAT: GitHub names that user as the sender of what it pushes.
   const pat = 'ghp_StandInPersonalAccessToken0123456789'
-  p.gitServer.pushTokens.add(pat)
+  p.gitServer.tokens.set(pat, 'write')
   p.api.state.addUser('ralph-machine', { role: 'write' })
   p.api.state.tokens.set(pat, 'ralph-machine')
   const onPull = (action: string, sender = 'maintainer') =>

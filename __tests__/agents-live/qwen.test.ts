@@ -1,6 +1,6 @@
 // The real qwen-code CLI (pinned in scripts/install-agent-clis.json) against the scripted Chat Completions
 // server: Claude Code's stream shape with per-turn usage and no dollars, an API error, the recorded streams.
-import { readFileSync } from 'node:fs'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { TEST_MODELS } from '../support/agents.js'
 import { always, httpError, text, toolCall } from '../support/model-server/index.js'
@@ -48,6 +48,28 @@ describeWithAgent('qwen')('the real qwen CLI against a scripted Chat Completions
     })
     expect('total_cost_usd' in result).toBe(false)
     qwen.record('qwen-success.jsonl', run)
+  })
+
+  // qwen registers its ripgrep-backed Grep only when its vendored rg runs (the tarball ships it 0644, which no
+  // user, root included, may exec); otherwise it falls back to a JavaScript grep with another description.
+  it('searches with its vendored rg: the tool it offers is the ripgrep one, and its result finds the file', async () => {
+    writeFileSync(join(qwen.workspace.cwd, 'needle.txt'), 'a line with needle-7f3e in it\n')
+    const run = await qwen.run('search: grep_search, text', [
+      toolCall('grep_search', { pattern: 'needle-7f3e' }, { usage: { input: 900, output: 30 } }),
+      text('needle.txt has it.', { usage: { input: 400, output: 10 } })
+    ])
+
+    expect(run.exitCode).toBe(0)
+    expect(qwen.server.problems).toEqual([])
+    type Tool = { function: { name: string; description: string } }
+    const [first, second] = qwen.server.requests.map(
+      request => request.body as { tools?: Tool[]; messages: unknown[] }
+    )
+    const grep = first.tools?.find(tool => tool.function.name === 'grep_search')
+    expect(grep?.function.description).toMatch(/^A powerful search tool built on ripgrep/)
+    const answer = JSON.stringify(second.messages.at(-1))
+    expect(answer).toContain('needle.txt')
+    expect(answer).toContain('needle-7f3e')
   })
 
   it('reports an HTTP 400 as an error result and exits non-zero', async () => {

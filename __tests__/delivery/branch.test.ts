@@ -14,7 +14,7 @@ import {
 } from '../../src/git/index.js'
 import { tempDir } from '../git/temp-repo.js'
 import { checkout, type Checkout } from './checkout.js'
-import { startGitServer, WRITE_TOKEN, type GitServer } from './git-server.js'
+import { startGitServer, WRITE_TOKEN, type GitServer } from '../support/git-server.js'
 
 let server: GitServer
 const checkouts: Checkout[] = []

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto'
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { tempDir } from '../git/temp-repo.js'
-import { basicHeaderOf, type GitServer } from './git-server.js'
+import { basicHeaderOf, type GitServer } from '../support/git-server.js'
 
 const run = promisify(execFile)
 

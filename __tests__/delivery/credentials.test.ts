@@ -7,7 +7,7 @@ import path from 'node:path'
 import { promisify } from 'node:util'
 import { hidePersistedCredentials, withoutPersistedCredentials } from '../../src/git/index.js'
 import { checkout, type Checkout } from './checkout.js'
-import { basicHeaderOf, startGitServer, WRITE_TOKEN, type GitServer } from './git-server.js'
+import { basicHeaderOf, startGitServer, WRITE_TOKEN, type GitServer } from '../support/git-server.js'
 
 const run = promisify(execFile)
 const BASE64 = Buffer.from(`x-access-token:${WRITE_TOKEN}`).toString('base64')

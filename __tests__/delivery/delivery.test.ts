@@ -18,7 +18,7 @@ import { loopConfig, runLoop, taskRalph } from '../../src/loop/index.js'
 import { tempDir } from '../git/temp-repo.js'
 import { startGitHubApi, type GitHubApi } from '../support/github-api/index.js'
 import { checkout, type Checkout } from './checkout.js'
-import { startGitServer, WRITE_TOKEN, type GitServer } from './git-server.js'
+import { startGitServer, WRITE_TOKEN, type GitServer } from '../support/git-server.js'
 
 const BASE64 = Buffer.from(`x-access-token:${WRITE_TOKEN}`).toString('base64')
 

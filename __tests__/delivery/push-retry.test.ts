@@ -5,7 +5,7 @@ import { afterEach, beforeEach, expect, test } from '@jest/globals'
 import { prepareBranch, pushWithRetry, PUSH_FAILURE, type PushResult } from '../../src/git/index.js'
 import type { FaultKind } from '../support/faults.js'
 import { checkout } from './checkout.js'
-import { startGitServer, WRITE_TOKEN, type GitServer } from './git-server.js'
+import { startGitServer, WRITE_TOKEN, type GitServer } from '../support/git-server.js'
 
 let server: GitServer
 const cleanups: Array<() => void> = []

@@ -15,7 +15,7 @@ import {
 } from '../../src/git/index.js'
 import { tempDir } from '../git/temp-repo.js'
 import { checkout, type Checkout } from './checkout.js'
-import { startGitServer, WRITE_TOKEN, type GitServer } from './git-server.js'
+import { startGitServer, WRITE_TOKEN, type GitServer } from '../support/git-server.js'
 
 const BASE64 = Buffer.from(`x-access-token:${WRITE_TOKEN}`).toString('base64')
 const noEnv = {} as NodeJS.ProcessEnv

@@ -48,71 +48,61 @@ describe('runProcess: timeout', () => {
     expect(text(r.stdout)).toBe('ready\ncleaning up\n')
   })
 
-  test('timeout kills grandchildren in the same process group', async () => {
-    const r = await runProcess({
-      argv: bash('sleep 30 & echo $!; wait'),
-      cwd: dir,
-      timeoutMs: OUTPUT_FIRST_MS,
-      killGraceMs: 200
-    })
-    const [grandchild] = remember(pidsIn(text(r.stdout)))
-    expect(r.timedOut).toBe(true)
-    expect(grandchild).toBeGreaterThan(1)
-    expect(await isGoneSoon(grandchild)).toBe(true)
-  })
-
-  test("a child that ignores SIGTERM (trap '' TERM) is SIGKILLed after the grace", async () => {
-    const r = await runProcess({
-      argv: bash("trap '' TERM; sleep 30 & echo $!; wait"),
-      cwd: dir,
-      timeoutMs: OUTPUT_FIRST_MS,
-      killGraceMs: 300
-    })
-    const [grandchild] = remember(pidsIn(text(r.stdout)))
-    expect(r).toMatchObject({ timedOut: true, exitCode: null, signal: 'SIGKILL' })
-    // The sleep inherited the ignored SIGTERM too.
-    expect(await isGoneSoon(grandchild)).toBe(true)
-  })
-
-  test('a grandchild that escapes with setsid is still killed', async () => {
-    // Its output goes elsewhere, so only the walk over parent pids can find it.
-    const r = await runProcess({
-      argv: bash('setsid sleep 30 >/dev/null 2>&1 & echo $!; wait'),
-      cwd: dir,
-      timeoutMs: OUTPUT_FIRST_MS,
-      killGraceMs: 200
-    })
-    const [escaped] = remember(pidsIn(text(r.stdout)))
-    expect(r.timedOut).toBe(true)
-    expect(await isGoneSoon(escaped)).toBe(true)
-  })
-
-  test('an escaped grandchild whose parent already exited is killed through the pipe it holds', async () => {
-    // bash exits; the setsid'd sleep, re-parented to init, keeps stdout open. (The pipe is identified when
-    // the program starts, so bash waits for onSpawn, which comes after that, before it goes.)
-    const go = join(dir, 'go')
-    const r = await runProcess({
-      argv: bash(`until [ -e '${go}' ]; do sleep 0.01; done; setsid sleep 30 & echo $!`),
-      cwd: dir,
-      timeoutMs: OUTPUT_FIRST_MS,
+  // One shape: a program whose tree holds a sleep that prints its pid, the timeout, the result, the sleep gone.
+  test.each<{
+    name: string
+    script: (dir: string) => string
+    killGraceMs: number
+    result: Partial<Awaited<ReturnType<typeof runProcess>>>
+    onSpawn?: (dir: string) => void
+  }>([
+    {
+      name: 'timeout kills grandchildren in the same process group',
+      script: () => 'sleep 30 & echo $!; wait',
       killGraceMs: 200,
-      onSpawn: () => writeFileSync(go, '')
-    })
-    const [escaped] = remember(pidsIn(text(r.stdout)))
-    expect(r).toMatchObject({ timedOut: true, exitCode: 0 })
-    expect(await isGoneSoon(escaped)).toBe(true)
-  })
-
-  test('the timeout still applies when a background grandchild holds stdout open', async () => {
+      result: { timedOut: true }
+    },
+    {
+      // The sleep inherited the ignored SIGTERM too.
+      name: "a child that ignores SIGTERM (trap '' TERM) is SIGKILLed after the grace",
+      script: () => "trap '' TERM; sleep 30 & echo $!; wait",
+      killGraceMs: 300,
+      result: { timedOut: true, exitCode: null, signal: 'SIGKILL' }
+    },
+    {
+      // Its output goes elsewhere, so only the walk over parent pids can find it.
+      name: 'a grandchild that escapes with setsid is still killed',
+      script: () => 'setsid sleep 30 >/dev/null 2>&1 & echo $!; wait',
+      killGraceMs: 200,
+      result: { timedOut: true }
+    },
+    {
+      // bash exits; the setsid'd sleep, re-parented to init, keeps stdout open. (The pipe is identified when
+      // the program starts, so bash waits for onSpawn, which comes after that, before it goes.)
+      name: 'an escaped grandchild whose parent already exited is killed through the pipe it holds',
+      script: dir => `until [ -e '${join(dir, 'go')}' ]; do sleep 0.01; done; setsid sleep 30 & echo $!`,
+      killGraceMs: 200,
+      onSpawn: dir => writeFileSync(join(dir, 'go'), ''),
+      result: { timedOut: true, exitCode: 0 }
+    },
+    {
+      // The program itself exited 0; the run timed out waiting for the end of its output.
+      name: 'the timeout still applies when a background grandchild holds stdout open',
+      script: () => 'sleep 30 & echo $!',
+      killGraceMs: 200,
+      result: { timedOut: true, exitCode: 0 }
+    }
+  ])('$name', async ({ script, killGraceMs, result, onSpawn }) => {
     const r = await runProcess({
-      argv: bash('sleep 30 & echo $!'),
+      argv: bash(script(dir)),
       cwd: dir,
       timeoutMs: OUTPUT_FIRST_MS,
-      killGraceMs: 200
+      killGraceMs,
+      ...(onSpawn ? { onSpawn: () => onSpawn(dir) } : {})
     })
     const [grandchild] = remember(pidsIn(text(r.stdout)))
-    // The program itself exited 0; the run timed out waiting for the end of its output.
-    expect(r).toMatchObject({ timedOut: true, exitCode: 0 })
+    expect(r).toMatchObject(result)
+    expect(grandchild).toBeGreaterThan(1)
     expect(await isGoneSoon(grandchild)).toBe(true)
   })
 })

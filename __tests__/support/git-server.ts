@@ -1,20 +1,23 @@
-// A git server on loopback that answers like github.com does for git over HTTPS: `git http-backend` (part of
-// git) behind node:http, with GitHub's auth rules (basic auth as x-access-token; anonymous fetch of a public
-// repo; 401 for a bad token, 403 "Permission to … denied" for a token without write access). Every request's
+// The git server of every test: smart HTTP on loopback in front of one bare repository, answering as
+// github.com does for `<server>/<owner>/<repo>`: `git http-backend` (part of git) as a CGI behind node:http,
+// with GitHub's auth rules (basic auth as x-access-token; anonymous fetch of a public repository; 401 for a
+// missing or unknown token, 403 "Permission to … denied" for a token without write access). Every request's
 // Authorization header is recorded, so a test can prove what reached the server — and what did not.
+// Served as http://github.localhost:<port>: libcurl (so git) resolves *.localhost to loopback, and
+// @actions/artifact accepts a *.localhost GITHUB_SERVER_URL as github.com.
 // Rejections GitHub makes on push are reproduced with a proc-receive hook, which lets the server answer each
 // ref with GitHub's own reason text (` ! [remote rejected] b -> b (refusing to allow a GitHub App …)`).
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { chmodSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import path from 'node:path'
-import { applyFault, FaultSchedule, gitRoute, type FaultKind } from '../support/faults.js'
-import { serveHttpBackend } from '../support/git-http-backend.js'
+import { applyFault, FaultSchedule, gitRoute, resetConnection, type FaultKind } from './faults.js'
 import { tempDir } from '../git/temp-repo.js'
 
 export interface GitRequest {
   method: string
+  /** The path with its query (`/acme/widgets/info/refs?service=git-receive-pack`). */
   path: string
   service: 'upload-pack' | 'receive-pack' | 'other'
   /** The Authorization header as received. */
@@ -29,7 +32,7 @@ export interface GitRequest {
 export type Access = 'write' | 'read'
 
 export interface GitServer {
-  /** Stands for GITHUB_SERVER_URL (an origin). */
+  /** Stands for GITHUB_SERVER_URL (an origin): `http://github.localhost:<port>`. */
   url: string
   /** owner/repo */
   repository: string
@@ -56,6 +59,8 @@ export interface GitServer {
   acceptPushes(): void
   /** Faults by route: `receive-pack-refs`, `receive-pack`, `upload-pack-refs`, `upload-pack`. */
   faults: FaultSchedule
+  /** Called, synchronously, when a push arrives (its first request), before it is answered. */
+  onPush?: () => void
   close(): Promise<void>
 }
 
@@ -65,19 +70,25 @@ export function basicHeaderOf(token: string): string {
   return `basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`
 }
 
+/**
+ * Serves `bareDir` (an existing bare repository, left in place on close) or, without it, a new empty one
+ * whose `main` is the default branch. WRITE_TOKEN may push; add more to `tokens`.
+ */
 export async function startGitServer(
-  options: { owner?: string; repo?: string; private?: boolean } = {}
+  options: { owner?: string; repo?: string; private?: boolean; bareDir?: string } = {}
 ): Promise<GitServer> {
   const owner = options.owner ?? 'acme'
   const name = options.repo ?? 'widgets'
-  const root = tempDir('ralph-git-server-')
-  const bareDir = path.join(root, owner, `${name}.git`)
-  mkdirSync(path.dirname(bareDir), { recursive: true })
+  const root = options.bareDir ? undefined : tempDir('ralph-git-server-')
+  const bareDir = options.bareDir ?? path.join(root as string, owner, `${name}.git`)
   const bare = (...args: string[]) =>
     execFileSync('git', args, { cwd: bareDir, encoding: 'utf8', env: cleanEnv() })
-  execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', bareDir], { env: cleanEnv() })
-  bare('config', 'uploadpack.allowAnySHA1InWant', 'true')
-  bare('config', 'receive.denyDeleteCurrent', 'false')
+  if (!options.bareDir) {
+    mkdirSync(path.dirname(bareDir), { recursive: true })
+    execFileSync('git', ['init', '--quiet', '--bare', '--initial-branch=main', bareDir], { env: cleanEnv() })
+    bare('config', 'uploadpack.allowAnySHA1InWant', 'true')
+    bare('config', 'receive.denyDeleteCurrent', 'false')
+  }
 
   const requests: GitRequest[] = []
   const tokens = new Map<string, Access>([[WRITE_TOKEN, 'write']])
@@ -132,21 +143,21 @@ export async function startGitServer(
     close: () =>
       new Promise<void>(resolve => {
         http.close(() => {
-          rmSync(root, { recursive: true, force: true })
+          if (root) rmSync(root, { recursive: true, force: true })
           resolve()
         })
         http.closeAllConnections()
       })
   }
 
-  const http = createServer((req, res) => handle(server, root, req, res))
+  const http = createServer((req, res) => handle(server, req, res))
   await new Promise<void>(resolve => http.listen(0, '127.0.0.1', resolve))
-  server.url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`
+  server.url = `http://github.localhost:${(http.address() as AddressInfo).port}`
   server.cloneUrl = `${server.url}/${owner}/${name}`
   return server
 }
 
-function handle(server: GitServer, root: string, req: IncomingMessage, res: ServerResponse): void {
+function handle(server: GitServer, req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://localhost')
   const serviceParam = url.searchParams.get('service') ?? url.pathname.split('/').pop() ?? ''
   const service = serviceParam.endsWith('receive-pack')
@@ -162,7 +173,7 @@ function handle(server: GitServer, root: string, req: IncomingMessage, res: Serv
     : undefined
   const entry: GitRequest = {
     method: req.method ?? 'GET',
-    path: url.pathname,
+    path: url.pathname + url.search,
     service,
     authorization,
     token,
@@ -173,6 +184,10 @@ function handle(server: GitServer, root: string, req: IncomingMessage, res: Serv
     entry.status = status
     res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', ...headers }).end(text)
   }
+  // `/<owner>/<repo>[.git]/<rest>`: any other repository is not found.
+  const route = /^\/([^/]+\/[^/]+?)(?:\.git)?(\/.*)$/.exec(url.pathname)
+  if (!route || route[1] !== server.repository) return answer(404, 'Repository not found.\n')
+  if (url.searchParams.get('service') === 'git-receive-pack') server.onPush?.()
   const access = token === undefined ? undefined : server.tokens.get(token)
   const needsAuth = service === 'receive-pack' || server.private
   if (needsAuth && authorization === undefined)
@@ -190,12 +205,13 @@ function handle(server: GitServer, root: string, req: IncomingMessage, res: Serv
 
   const env: NodeJS.ProcessEnv = {
     ...cleanEnv(),
-    GIT_PROJECT_ROOT: root,
+    GIT_PROJECT_ROOT: path.dirname(server.bareDir),
     GIT_HTTP_EXPORT_ALL: '1',
-    PATH_INFO: url.pathname,
+    PATH_INFO: `/${path.basename(server.bareDir)}${route[2]}`,
     REQUEST_METHOD: req.method ?? 'GET',
     QUERY_STRING: url.search.slice(1),
     CONTENT_TYPE: req.headers['content-type'] ?? '',
+    CONTENT_LENGTH: req.headers['content-length'] ?? '',
     REMOTE_ADDR: '127.0.0.1'
   }
   if (access) env.REMOTE_USER = 'x-access-token'
@@ -209,6 +225,51 @@ function handle(server: GitServer, root: string, req: IncomingMessage, res: Serv
   applyFault(fault, req, res, {
     answer: (status, headers, message) => answer(status, `${message}\n`, headers),
     proceed: serve
+  })
+}
+
+// `git http-backend` as a CGI for one request.
+/**
+ * Runs http-backend for one request and relays its answer. With `dropAnswer` the backend does its work (a
+ * push lands) and the client hears nothing: the connection is reset instead.
+ */
+function serveHttpBackend(
+  req: IncomingMessage,
+  res: ServerResponse,
+  env: NodeJS.ProcessEnv,
+  options: { dropAnswer: boolean; onStatus: (status: number) => void }
+): void {
+  const backend = spawn('git', ['http-backend'], { env, stdio: ['pipe', 'pipe', 'pipe'] })
+  req.pipe(backend.stdin)
+  // CGI output: headers, a blank line, the body.
+  let head = Buffer.alloc(0)
+  let started = false
+  backend.stdout.on('data', (chunk: Buffer) => {
+    if (options.dropAnswer) return
+    if (started) return void res.write(chunk)
+    head = Buffer.concat([head, chunk])
+    const end = head.indexOf('\r\n\r\n')
+    if (end < 0) return
+    started = true
+    let status = 200
+    const headers: Record<string, string> = {}
+    for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
+      const colon = line.indexOf(':')
+      const name = line.slice(0, colon).trim()
+      const value = line.slice(colon + 1).trim()
+      if (name.toLowerCase() === 'status') status = parseInt(value, 10)
+      else headers[name] = value
+    }
+    options.onStatus(status)
+    res.writeHead(status, headers)
+    res.write(head.subarray(end + 4))
+  })
+  backend.stderr.resume()
+  backend.on('close', () => {
+    if (options.dropAnswer) return resetConnection(req, res)
+    if (started) return void res.end()
+    options.onStatus(500)
+    res.writeHead(500, { 'content-type': 'text/plain' }).end('git http-backend gave no answer\n')
   })
 }
 
