@@ -49329,16 +49329,21 @@ async function restrictEgress(options) {
         }
     };
     await run('iptables', commands.v4);
+    let ipv6Unnamed;
     if (have6) {
         await run('ip6tables', commands.v6);
-        for (const args of commands.v6nat)
-            if (!(await iptables('ip6tables', args, prefix)).ok) {
-                for (const undo of removalCommands(uid).filter(call => call[0] === '-t'))
-                    await iptables('ip6tables', undo, prefix);
-                break;
-            }
+        // A kernel without IPv6 nat: the filter rules above still refuse the agent's IPv6, only unnamed.
+        for (const args of commands.v6nat) {
+            const done = await iptables('ip6tables', args, prefix);
+            if (done.ok)
+                continue;
+            for (const undo of removalCommands(uid).filter(call => call[0] === '-t'))
+                await iptables('ip6tables', undo, prefix);
+            ipv6Unnamed = `ip6tables ${args.join(' ')} failed: ${done.error}`;
+            break;
+        }
     }
-    return { chain: egressChain(uid), remove };
+    return { chain: egressChain(uid), ipv6Unnamed, remove };
 }
 /** Removes what a run left for `uid` (the post step after a cancel). Answers what could not be removed. */
 async function removeEgressRules(uid, prefix = []) {
@@ -51503,6 +51508,8 @@ async function runLoop(config, ports = {}) {
                     refusalPort: refusals.port,
                     prefix: egressPrefix(privilege)
                 });
+                if (egress.ipv6Unnamed)
+                    warn(`the agent's IPv6 connections are refused but not named (this kernel has no IPv6 nat: ${egress.ipv6Unnamed})`);
             }
             catch (error) {
                 warn(`egress is not enforced: the rules could not be set (${error.message})`);

@@ -7,7 +7,14 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, expect, test } from '@jest/globals'
-import { TEST_AGENT_USER, describeIsolated, whyNoIsolation } from '../support/isolation.js'
+import type { Privilege } from '../../src/security/index.js'
+import {
+  TEST_AGENT_USER,
+  describeIsolated,
+  isolationStartPaths,
+  sudoRunner,
+  whyNoIsolation
+} from '../support/isolation.js'
 import { egressProbeAgent } from '../support/netns.js'
 
 const CLI = path.resolve('dist/cli/index.js')
@@ -32,18 +39,48 @@ afterAll(() => {
 const FLOOD = 150
 const AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", { v6AndUdp: true, flood: FLOOD })
 
+// An attack: a DNS query whose name carries a newline and a workflow command, sent before the probes.
+const INJECT = `#!${process.execPath}
+const name = ['x\\n::error::owned-by-the-agent', 'org']
+const question = Buffer.concat([...name.map(l => Buffer.concat([Buffer.from([l.length]), Buffer.from(l)])), Buffer.from([0, 0, 1, 0, 1])])
+const packet = Buffer.concat([Buffer.from([0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]), question])
+const s = require('node:dgram').createSocket('udp4')
+const done = () => { try { s.close() } catch {} }
+s.on('message', done)
+s.on('error', done)
+setTimeout(done, 3000)
+s.send(packet, 53, '127.0.0.53')
+`
+
 // Inside the namespace: loopback up, a server of root's on the other port, the run, then the rules left.
+// AS runs the CLI as the job's user (empty: root); NO_V6_NAT hides the IPv6 nat table from ip6tables.
 const SCRIPT = `set -e
 ip link set lo up
 # A route (and an address of its own) for the outside: connect() to it gets as far as the rules, as on a runner.
 ip addr add 198.51.100.1/32 dev lo
 ip route add default dev lo src 198.51.100.1
+ip -6 addr add 2001:db8::1/128 dev lo nodad
+ip -6 route add default dev lo
+if [ -n "$NO_V6_NAT" ]; then
+  # A kernel without IPv6 nat, as our ip6tables sees it: every call on the nat table fails (and is logged).
+  mkdir "$OUT/sbin"
+  cp -a /usr/local/sbin/. "$OUT/sbin/"
+  cat > "$OUT/sbin/ip6tables" <<SHIM
+#!/bin/sh
+for a in "\\$@"; do if [ "\\$a" = nat ]; then echo "\\$*" >> "$OUT/no-v6-nat"; echo "ip6tables: table nat does not exist" >&2; exit 3; fi; done
+exec /usr/sbin/ip6tables "\\$@"
+SHIM
+  chmod 755 "$OUT/sbin/ip6tables"
+  mount --bind "$OUT/sbin" /usr/local/sbin
+fi
+if [ -n "$AS" ]; then $AS cat /proc/net/nf_conntrack > /dev/null 2>&1 && echo readable > "$OUT/conntrack" || echo unreadable > "$OUT/conntrack"; fi
 "$NODE" -e "$SERVERS" &
 server=$!
 while [ ! -e "$OUT/ready" ]; do sleep 0.1; done
 set +e
-"$NODE" "$CLI" run . -n 1 --record-dir "$OUT/record" --isolation user --agent-user "$AGENT_USER" --model-proxy --agent-network "$NETWORK" > "$OUT/cli.log" 2>&1
+$AS "$NODE" "$CLI" run . -n 1 --record-dir "$OUT/record" --isolation user --agent-user "$AGENT_USER" --model-proxy --agent-network "$NETWORK" > "$OUT/cli.log" 2>&1
 echo $? > "$OUT/exit"
+[ -z "$NO_V6_NAT" ] || umount /usr/local/sbin
 iptables -S > "$OUT/rules"
 iptables -t nat -S >> "$OUT/rules"
 ip6tables -S >> "$OUT/rules"
@@ -51,12 +88,14 @@ ip6tables -t nat -S >> "$OUT/rules"
 kill $server
 `
 
-function project(): string {
+function project(owner?: { uid: number; gid: number }): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'ralph-egress-run-'))
   dirs.push(dir)
   writeFileSync(path.join(dir, 'RALPH.md'), '---\nagent: ./claude\n---\nWork.\n')
-  writeFileSync(path.join(dir, 'claude'), AGENT)
-  chmodSync(path.join(dir, 'claude'), 0o755)
+  writeFileSync(path.join(dir, 'probe'), AGENT)
+  writeFileSync(path.join(dir, 'inject'), INJECT)
+  writeFileSync(path.join(dir, 'claude'), '#!/bin/sh\n./inject\nexec ./probe\n')
+  for (const program of ['probe', 'inject', 'claude']) chmodSync(path.join(dir, program), 0o755)
   const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@l' }
   for (const args of [
     ['init', '-q', '-b', 'main'],
@@ -64,6 +103,7 @@ function project(): string {
     ['-c', 'user.name=t', '-c', 'user.email=t@l', 'commit', '-qm', 'start']
   ])
     execFileSync('git', args, { cwd: dir, env })
+  if (owner) execFileSync('chown', ['-R', `${owner.uid}:${owner.gid}`, dir])
   return dir
 }
 
@@ -78,12 +118,20 @@ for (const [type, host] of [['udp4', '127.0.0.1'], ['udp6', '::1']]) {
   s.bind(${OTHER_PORT}, host, up)
 }`
 
-/** One run in a fresh namespace: what the agent reached, the run's warnings and the iptables rules after. */
-function runIn(network: string) {
-  const dir = project()
+/**
+ * One run in a fresh namespace, the CLI started as root or as a job user with passwordless sudo (GitHub's
+ * `runner`): what the agent reached, the run's warnings and the iptables rules after.
+ */
+function runIn(network: string, start: Privilege = 'root', options: { noV6Nat?: boolean } = {}) {
+  const runner = start === 'sudo' ? sudoRunner() : undefined
+  const dir = project(runner)
   const out = mkdtempSync(path.join(tmpdir(), 'ralph-egress-run-out-'))
   dirs.push(out)
-  const result = spawnSync('unshare', ['--net', 'sh', '-c', SCRIPT], {
+  if (runner) chmodSync(out, 0o777)
+  const as = runner
+    ? `setpriv --reuid=${runner.uid} --regid=${runner.gid} --init-groups env HOME=/home/${runner.name}`
+    : ''
+  const result = spawnSync('unshare', ['--net', '--mount', 'sh', '-c', SCRIPT], {
     cwd: dir,
     encoding: 'utf8',
     timeout: 180_000,
@@ -98,6 +146,8 @@ function runIn(network: string) {
       SERVERS,
       AGENT_USER: TEST_AGENT_USER,
       NETWORK: network,
+      AS: as,
+      NO_V6_NAT: options.noV6Nat ? '1' : '',
       ANTHROPIC_API_KEY: 'sk-ant-test-not-a-real-key',
       // Nothing answers there: the proxy (root) gets no reply, which is fine, the agent only connects.
       ANTHROPIC_BASE_URL: 'http://127.0.0.1:9'
@@ -115,7 +165,17 @@ function runIn(network: string) {
   } catch {
     throw new Error(`the agent left no egress.json:\n${log()}`)
   }
+  const read = (name: string): string => {
+    try {
+      return readFileSync(path.join(out, name), 'utf8').trim()
+    } catch {
+      return ''
+    }
+  }
   return {
+    exit: Number(read('exit')),
+    conntrack: read('conntrack'),
+    noV6Nat: read('no-v6-nat'),
     reached,
     warnings: status.warnings,
     modelProxy: status.modelProxy,
@@ -124,49 +184,71 @@ function runIn(network: string) {
   }
 }
 
+const agentUid = (): number =>
+  Number(execFileSync('id', ['-u', TEST_AGENT_USER], { encoding: 'utf8' }).trim())
+
+const refusedLine = (target: string): string =>
+  `agent-network model-only refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
+
 describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)', why)(
   'egress rules in a run of the CLI (isolation user, model proxy)',
   () => {
-    test('model-only: the agent reaches the proxy alone, each refused connection is named; no rule is left', () => {
-      const run = runIn('model-only')
-      // Accepted by the refusal listener, named, then reset: neither server answered.
-      expect(run.reached).toMatchObject({ proxy: 'open', other: 'ECONNRESET', outside: 'ECONNRESET' })
-      // IPv6 and UDP are refused too: no server answered them.
-      for (const attack of ['other6', 'udp', 'udp6']) expect(run.reached[attack]).not.toBe('answered')
-      expect(run.warnings.filter(w => w.includes('egress'))).toEqual([])
-      for (const target of [`127.0.0.1:${OTHER_PORT}`, '192.0.2.10:443'])
+    // sudo: the CLI runs as a job user with passwordless sudo, as on GitHub-hosted runners: the rules and the
+    // conntrack reads go through `sudo -n`.
+    test.each(isolationStartPaths())(
+      'model-only, started with %s: the agent reaches the proxy alone, each refused connection is named; no rule is left',
+      start => {
+        const run = runIn('model-only', start)
+        expect(run.exit).toBe(0)
+        // The job's user cannot read conntrack itself: the names below came through sudo.
+        expect(run.conntrack).toBe(start === 'sudo' ? 'unreadable' : '')
+        // Accepted by the refusal listener, named, then reset: neither server answered.
+        expect(run.reached).toMatchObject({ proxy: 'open', other: 'ECONNRESET', outside: 'ECONNRESET' })
+        // IPv6 and UDP are refused too: no server answered them.
+        for (const attack of ['other6', 'udp', 'udp6']) expect(run.reached[attack]).not.toBe('answered')
+        expect(run.warnings.filter(w => w.includes('egress'))).toEqual([])
+        for (const target of [`127.0.0.1:${OTHER_PORT}`, '192.0.2.10:443'])
+          expect(run.warnings).toContain(refusedLine(target))
+        // IPv6 TCP (loopback and outside), UDP (v4, v6) and a DNS lookup are named too; the lookup is
+        // answered REFUSED, on loopback.
+        expect(run.reached).toMatchObject({
+          other6: 'ECONNRESET',
+          outside6: 'ECONNRESET',
+          udp: 'timeout',
+          udp6: 'timeout',
+          dns: 'EREFUSED'
+        })
+        for (const target of [
+          `[::1]:${OTHER_PORT}`,
+          '[2001:db8::5]:443',
+          `udp 127.0.0.1:${OTHER_PORT}`,
+          `udp [::1]:${OTHER_PORT}`,
+          'udp 127.0.0.53:53 (a DNS lookup of registry.npmjs.org)'
+        ])
+          expect(run.warnings).toContain(refusedLine(target))
+        expect(run.log).toContain(`refused the agent a connection to 192.0.2.10:443`)
+        expect(run.log).toContain(`refused the agent a connection to [2001:db8::5]:443`)
+        // An attack: a DNS name with a newline and a workflow command is named without them.
         expect(run.warnings).toContain(
-          `agent-network model-only refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
+          refusedLine('udp 127.0.0.53:53 (a DNS lookup of a name with other characters than a host name)')
         )
-      // IPv6 TCP, UDP (v4, v6) and a DNS lookup are named too; the lookup is answered REFUSED, on loopback.
-      expect(run.reached).toMatchObject({
-        other6: 'ECONNRESET',
-        udp: 'timeout',
-        udp6: 'timeout',
-        dns: 'EREFUSED'
-      })
-      for (const target of [
-        `[::1]:${OTHER_PORT}`,
-        `udp 127.0.0.1:${OTHER_PORT}`,
-        `udp [::1]:${OTHER_PORT}`,
-        'udp 127.0.0.53:53 (a DNS lookup of registry.npmjs.org)'
-      ])
+        expect(run.log).not.toContain('owned-by-the-agent')
+        expect(JSON.stringify(run.modelProxy)).not.toContain('owned-by-the-agent')
+        // The injection, the seven probes and the flood: ten warned one by one, the rest in one line; the
+        // record names 100.
+        const probes = 8
+        expect(run.warnings.filter(w => w.includes('refused the agent a connection to'))).toHaveLength(10)
         expect(run.warnings).toContain(
-          `agent-network model-only refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
+          `agent-network model-only refused the agent ${probes + FLOOD - 10} more connection(s): status.json's modelProxy.refused names the first 100 destinations`
         )
-      expect(run.log).toContain(`refused the agent a connection to 192.0.2.10:443`)
-      // The six probes and the flood: ten warned one by one, the rest in one line; the record names 100.
-      const probes = 6
-      expect(run.warnings.filter(w => w.includes('refused the agent a connection to'))).toHaveLength(10)
-      expect(run.warnings).toContain(
-        `agent-network model-only refused the agent ${probes + FLOOD - 10} more connection(s): status.json's modelProxy.refused names the first 100 destinations`
-      )
-      expect(run.modelProxy.refused).toHaveLength(100)
-      expect(run.modelProxy.refused).toContain('127.0.0.1:48093')
-      expect(run.modelProxy.refusedUnnamed).toBe(probes + FLOOD - 100)
-      expect(run.rules).toContain('-P OUTPUT ACCEPT')
-      expect(run.rules).not.toContain('RALPH-AGENT')
-    }, 240_000)
+        expect(run.modelProxy.refused).toHaveLength(100)
+        expect(run.modelProxy.refused).toContain('127.0.0.1:48091')
+        expect(run.modelProxy.refusedUnnamed).toBe(probes + FLOOD - 100)
+        expect(run.rules).toContain('-P OUTPUT ACCEPT')
+        expect(run.rules).not.toContain('RALPH-AGENT')
+      },
+      240_000
+    )
 
     test("open (the control): the same agent reaches the other port, so the refusal above is the rules' doing", () => {
       const run = runIn('open')
@@ -179,7 +261,32 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
         // Nothing serves DNS in the namespace: without the rules the lookup gets no DNS answer at all.
         dns: 'ECONNREFUSED'
       })
+      // A default IPv6 route through loopback is a reject route: without the rules the kernel answers the
+      // outside IPv6 address itself (no listener resets it, nothing names it).
+      expect(run.reached.outside6).toBe('ENETUNREACH')
       expect(run.warnings.join('\n')).not.toContain('refused the agent')
+      expect(run.rules).not.toContain('RALPH-AGENT')
+    }, 240_000)
+
+    test('a kernel without IPv6 nat: IPv6 is still refused (unnamed), IPv4 still named, the run goes on; no rule is left', () => {
+      const run = runIn('model-only', 'root', { noV6Nat: true })
+      // The IPv6 nat calls were made, and failed.
+      expect(run.noV6Nat).toContain('-t nat')
+      // No server of root's answered over IPv6: the filter rules rejected it (a reset by the kernel, not the
+      // listener's accept-and-reset), and nothing names it.
+      expect(run.reached).toMatchObject({ proxy: 'open', other: 'ECONNRESET', other6: 'ECONNREFUSED' })
+      for (const attack of ['other6', 'outside6', 'udp6']) expect(run.reached[attack]).not.toBe('answered')
+      expect(run.warnings).toContain(refusedLine(`127.0.0.1:${OTHER_PORT}`))
+      expect(run.warnings).toContain(refusedLine('udp 127.0.0.53:53 (a DNS lookup of registry.npmjs.org)'))
+      expect(run.warnings.join('\n')).not.toMatch(/\[::1\]|2001:db8/)
+      // The run goes on, enforced, and says why IPv6 goes unnamed.
+      expect(run.warnings.filter(w => w.includes('egress'))).toEqual([])
+      expect(run.warnings).toContain(
+        "the agent's IPv6 connections are refused but not named (this kernel has no IPv6 nat: ip6tables -t nat -N RALPH-AGENT-" +
+          `${agentUid()} failed: ip6tables: table nat does not exist)`
+      )
+      // A gate-less run at its iteration cap ended normally.
+      expect(run.exit).toBe(0)
       expect(run.rules).not.toContain('RALPH-AGENT')
     }, 240_000)
   }

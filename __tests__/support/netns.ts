@@ -129,7 +129,7 @@ const dgram = require('node:dgram')
 const base = new URL(process.env.ANTHROPIC_BASE_URL)
 // The proxy counts as reached when it accepts; the others only when their server answers (a refused
 // connection may be accepted by the action's refusal listener, which names it and resets it).
-const targets = { proxy: [base.hostname, Number(base.port)], other: ['127.0.0.1', ${otherPort}], outside: ['192.0.2.10', 443]${options.v6AndUdp ? `, other6: ['::1', ${otherPort}]` : ''} }
+const targets = { proxy: [base.hostname, Number(base.port)], other: ['127.0.0.1', ${otherPort}], outside: ['192.0.2.10', 443]${options.v6AndUdp ? `, other6: ['::1', ${otherPort}], outside6: ['2001:db8::5', 443]` : ''} }
 // A datagram to a UDP server (v4 and v6) of root's: reached only when it answers.
 const udp = (type, host) => new Promise(r => {
   const s = dgram.createSocket(type)

@@ -143,6 +143,10 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
           refusalPort: refusals.port,
           prefix: egressPrefix(privilege)
         })
+        if (egress.ipv6Unnamed)
+          warn(
+            `the agent's IPv6 connections are refused but not named (this kernel has no IPv6 nat: ${egress.ipv6Unnamed})`
+          )
       } catch (error) {
         warn(`egress is not enforced: the rules could not be set (${(error as Error).message})`)
       }

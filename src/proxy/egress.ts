@@ -26,6 +26,8 @@ export interface EgressOptions {
 
 export interface EgressRules {
   chain: string
+  /** Why the agent's refused IPv6 connections are not named (no IPv6 nat here), or undefined when they are. */
+  ipv6Unnamed?: string
   /** Removes the rules; answers what could not be removed (one line each). */
   remove(): Promise<string[]>
 }
@@ -179,16 +181,20 @@ export async function restrictEgress(options: EgressOptions): Promise<EgressRule
     }
   }
   await run('iptables', commands.v4)
+  let ipv6Unnamed: string | undefined
   if (have6) {
     await run('ip6tables', commands.v6)
-    for (const args of commands.v6nat)
-      if (!(await iptables('ip6tables', args, prefix)).ok) {
-        for (const undo of removalCommands(uid).filter(call => call[0] === '-t'))
-          await iptables('ip6tables', undo, prefix)
-        break
-      }
+    // A kernel without IPv6 nat: the filter rules above still refuse the agent's IPv6, only unnamed.
+    for (const args of commands.v6nat) {
+      const done = await iptables('ip6tables', args, prefix)
+      if (done.ok) continue
+      for (const undo of removalCommands(uid).filter(call => call[0] === '-t'))
+        await iptables('ip6tables', undo, prefix)
+      ipv6Unnamed = `ip6tables ${args.join(' ')} failed: ${done.error}`
+      break
+    }
   }
-  return { chain: egressChain(uid), remove }
+  return { chain: egressChain(uid), ipv6Unnamed, remove }
 }
 
 /** Removes what a run left for `uid` (the post step after a cancel). Answers what could not be removed. */
