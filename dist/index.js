@@ -49456,43 +49456,71 @@ async function bindAll(port, onTcp, onUdp) {
         }
     return { port, close };
 }
+/** Conntrack lookups at once, and in a run: past either a refusal is counted, not named (a flood costs no lookup). */
+const LOOKUPS_AT_ONCE = 16;
+const LOOKUPS_IN_A_RUN = 1000;
 /**
- * Where the agent's redirected connections and datagrams arrive: each is named through `refused`; a
- * connection is reset, a DNS query answered REFUSED (by us, on loopback), other datagrams dropped. `prefix`
- * is the argv that reads conntrack when the action is not root (sudo -n).
+ * Where the agent's redirected connections and datagrams arrive: each is named through `refusals`; a
+ * connection is reset, a DNS query answered REFUSED at once (by us, on loopback), other datagrams dropped.
+ * `prefix` is the argv that reads conntrack when the action is not root (sudo -n). Closing waits for the
+ * lookups in flight, so every refusal is in the record.
  */
 async function startRefusalListener(refusals, prefix = []) {
-    // A datagram resent while its first is still being looked up is not looked up again.
+    const pending = new Set();
+    let lookups = 0;
+    let closed = false;
+    /** Names a refusal from its conntrack entry, when the budgets allow a lookup; else counts it. */
+    const name = (protocol, clientPort, port, named) => {
+        if (closed ||
+            pending.size >= LOOKUPS_AT_ONCE ||
+            lookups >= LOOKUPS_IN_A_RUN ||
+            !refusals.namingRefusals()) {
+            refusals.refuse();
+            return Promise.resolve();
+        }
+        lookups++;
+        const lookup = originalDestination(protocol, clientPort, port, prefix)
+            .then(target => refusals.refuse(named(target)))
+            .catch(() => refusals.refuse())
+            .finally(() => pending.delete(lookup));
+        pending.add(lookup);
+        return lookup;
+    };
+    // A datagram resent while its first is still being looked up is not looked up (nor counted) again.
     const looking = new Set();
     const onTcp = (socket, port) => {
         socket.on('error', () => undefined);
-        // Past the cap a refusal is counted without reading conntrack: a flood costs no lookup each.
-        if (!refusals.namingRefusals()) {
-            refusals.refuse();
-            socket.resetAndDestroy();
-            return;
-        }
-        void originalDestination('tcp', socket.remotePort ?? 0, port, prefix).then(target => {
-            refusals.refuse(target);
-            socket.resetAndDestroy();
-        });
+        void name('tcp', socket.remotePort ?? 0, port, target => target).then(() => socket.resetAndDestroy());
     };
     const onUdp = (socket, message, from, port) => {
+        // Every query is answered at once, whatever is looked up: a resolver asking A and AAAA from one port
+        // must not wait out its timeout for the second.
+        const query = dnsQuestion(message);
+        if (query && !closed)
+            try {
+                socket.send(query.refusal, from.port, from.address, () => undefined);
+            }
+            catch {
+                // The socket closed under us: the rules are gone, nothing to answer.
+            }
         const key = `${from.address} ${from.port}`;
         if (looking.has(key))
             return;
-        if (!refusals.namingRefusals())
-            return refusals.refuse();
         looking.add(key);
-        void originalDestination('udp', from.port, port, prefix).then(target => {
-            looking.delete(key);
-            const query = target.endsWith(':53') ? dnsQuestion(message) : undefined;
-            refusals.refuse(query ? `udp ${target} (a DNS lookup of ${query.name})` : `udp ${target}`);
-            if (query)
-                socket.send(query.refusal, from.port, from.address, () => undefined);
-        });
+        void name('udp', from.port, port, target => query && target.endsWith(':53') ? `udp ${target} (a DNS lookup of ${query.name})` : `udp ${target}`).then(() => looking.delete(key));
     };
-    // One port for all four; another try when the port taken on 127.0.0.1 is in use on ::1.
+    const listening = await bindFirstFree(onTcp, onUdp);
+    return {
+        port: listening.port,
+        close: async () => {
+            closed = true;
+            await Promise.all(pending);
+            await listening.close();
+        }
+    };
+}
+/** One port for all four; another try when the port taken on 127.0.0.1 is in use on ::1. */
+async function bindFirstFree(onTcp, onUdp) {
     for (let attempt = 1;; attempt++) {
         try {
             return await bindAll(0, onTcp, onUdp);
@@ -51410,6 +51438,12 @@ const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
  * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
  * wrong once the loop has started ends it with a stop reason and a finished record.
  */
+/** One refused destination, with what would let it through: allowed-hosts for TCP, nothing short of open for UDP. */
+function refusalWarning(network, target) {
+    return target.startsWith('udp ')
+        ? `agent-network ${network} refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`
+        : `agent-network ${network} refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`;
+}
 async function runLoop(config, ports = {}) {
     const clock = ports.clock ?? systemClock;
     const emit = (event) => {
@@ -51687,11 +51721,22 @@ async function runLoop(config, ports = {}) {
                 refused: [...proxied.proxy.refused],
                 ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {})
             };
-            for (const host of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
-                warn(`agent-network ${network} refused the agent a connection to ${host}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`);
-            const unwarned = proxied.proxy.refused.length - REFUSALS_WARNED + proxied.proxy.refusedUnnamed;
-            if (unwarned > 0)
-                warn(`agent-network ${network} refused the agent ${unwarned} more connection(s): status.json's modelProxy.refused names the first ${MOST_REFUSALS_NAMED} destinations`);
+            for (const target of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
+                warn(refusalWarning(network, target));
+            const more = [
+                ...(proxied.proxy.refused.length > REFUSALS_WARNED
+                    ? [
+                        `${proxied.proxy.refused.length - REFUSALS_WARNED} more destination(s), named in status.json (modelProxy.refused)`
+                    ]
+                    : []),
+                ...(proxied.proxy.refusedUnnamed > 0
+                    ? [
+                        `${proxied.proxy.refusedUnnamed} connection(s) or datagram(s) past the first ${MOST_REFUSALS_NAMED} named, counted only (modelProxy.refusedUnnamed)`
+                    ]
+                    : [])
+            ];
+            if (more.length > 0)
+                warn(`agent-network ${network} refused the agent ${more.join(' and ')}`);
         }
     }
     const finishedAt = clock.now();

@@ -155,6 +155,11 @@ describe('the outcome in one sentence', () => {
     [
       report(result([], { stopReason: 'cancelled', stopDetail: 'cancelled' })),
       '⏹️ **fix-tests** was cancelled after 0 iterations (cancelled).'
+    ],
+    // A crash is told apart from failing gates (💥, as in the tracking comment; it was ❌ here).
+    [
+      report(result([iteration(1, false)], { stopReason: 'agent_error', stopDetail: 'the agent exited 1' })),
+      '💥 **fix-tests** stopped after 1 iteration on an error (the agent exited 1).'
     ]
   ])('%#', (r, sentence) => {
     expect(outcomeSentence(r)).toBe(sentence)

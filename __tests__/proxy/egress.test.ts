@@ -3,7 +3,15 @@
 // the proxy's port and nothing else; root in the same namespace is not restricted; the rules are gone after
 // remove, and after a run that never removed them (a cancel) the post step's removal takes them away.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
-import { dnsQuestion, egressChain, removeEgressRules, restrictEgress } from '../../src/proxy/egress.js'
+import dgram from 'node:dgram'
+import net from 'node:net'
+import {
+  dnsQuestion,
+  egressChain,
+  removeEgressRules,
+  restrictEgress,
+  startRefusalListener
+} from '../../src/proxy/egress.js'
 
 const AGENT_UID = 65534
 const usable =
@@ -164,5 +172,74 @@ describe('the DNS question of a refused lookup', () => {
     expect(dnsQuestion(query(['registry', 'org']).subarray(0, 20))).toBeUndefined()
     expect(dnsQuestion(Buffer.from([1, 2, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 60, 97]))).toBeUndefined()
     expect(dnsQuestion(Buffer.from('probe'))).toBeUndefined()
+  })
+})
+
+// The listener itself, reached directly on loopback (no rule redirects here, so conntrack has no entry: each
+// refusal is named 'an unknown destination', which is all these tests need).
+describe('the refusal listener', () => {
+  const tally = () => {
+    const named: string[] = []
+    let counted = 0
+    return {
+      named,
+      counted: () => counted,
+      refuse: (target?: string) => (target === undefined ? counted++ : named.push(target)),
+      namingRefusals: () => true
+    }
+  }
+
+  it('answers REFUSED to each of two queries from one port at once (a resolver asks A and AAAA together)', async () => {
+    const refusals = tally()
+    const listener = await startRefusalListener(refusals)
+    const socket = dgram.createSocket('udp4')
+    const answers: number[] = []
+    const both = new Promise<void>(resolve =>
+      socket.on('message', answer => {
+        answers.push(answer.readUInt16BE(0))
+        if (answers.length === 2) resolve()
+      })
+    )
+    const a = query(['registry', 'npmjs', 'org'])
+    const aaaa = Buffer.from(a)
+    aaaa.writeUInt16BE(0x5678, 0)
+    socket.send(a, listener.port, '127.0.0.1')
+    socket.send(aaaa, listener.port, '127.0.0.1')
+    await both
+    expect(answers.sort((x, y) => x - y)).toEqual([0x1234, 0x5678])
+    socket.close()
+    await listener.close()
+    // The second came while the first was looked up: one name for the two.
+    expect(refusals.named).toHaveLength(1)
+  })
+
+  it('closes after the lookups in flight: a refusal it was naming is in the record when close returns', async () => {
+    const refusals = tally()
+    const listener = await startRefusalListener(refusals)
+    const socket = dgram.createSocket('udp4')
+    const answered = new Promise(resolve => socket.once('message', resolve))
+    socket.send(query(['a', 'org']), listener.port, '127.0.0.1')
+    // The answer goes out before the lookup starts: when it arrives, the lookup is in flight (or done).
+    await answered
+    await listener.close()
+    expect(refusals.named).toEqual(['udp an unknown destination (no conntrack entry)'])
+    // After the close a datagram finds no listener, and nothing throws in ours.
+    socket.send(query(['b', 'org']), listener.port, '127.0.0.1')
+    await new Promise(resolve => setTimeout(resolve, 100))
+    socket.close()
+    expect(refusals.named).toHaveLength(1)
+  })
+
+  it('counts, without a lookup, what comes past the cap', async () => {
+    const refusals = { ...tally(), namingRefusals: () => false }
+    const listener = await startRefusalListener(refusals)
+    await new Promise<void>(resolve => {
+      const socket = net.connect(listener.port, '127.0.0.1')
+      socket.on('error', () => undefined)
+      socket.on('close', () => resolve())
+    })
+    await listener.close()
+    expect(refusals.named).toEqual([])
+    expect(refusals.counted()).toBe(1)
   })
 })

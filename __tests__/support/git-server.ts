@@ -228,9 +228,8 @@ function handle(server: GitServer, req: IncomingMessage, res: ServerResponse): v
   })
 }
 
-// `git http-backend` as a CGI for one request.
 /**
- * Runs http-backend for one request and relays its answer. With `dropAnswer` the backend does its work (a
+ * Runs `git http-backend` (a CGI) for one request and relays its answer. With `dropAnswer` the backend does its work (a
  * push lands) and the client hears nothing: the connection is reset instead.
  */
 function serveHttpBackend(

@@ -44,6 +44,13 @@ const SUCCESS: StopReason[] = ['all_checks_passed', 'completed', 'already_green'
  * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
  * wrong once the loop has started ends it with a stop reason and a finished record.
  */
+/** One refused destination, with what would let it through: allowed-hosts for TCP, nothing short of open for UDP. */
+function refusalWarning(network: string, target: string): string {
+  return target.startsWith('udp ')
+    ? `agent-network ${network} refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`
+    : `agent-network ${network} refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
+}
+
 export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promise<LoopResult> {
   const clock = ports.clock ?? systemClock
   const emit = (event: LoopEvent): void => {
@@ -325,15 +332,21 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
         refused: [...proxied.proxy.refused],
         ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {})
       }
-      for (const host of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
-        warn(
-          `agent-network ${network} refused the agent a connection to ${host}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
-        )
-      const unwarned = proxied.proxy.refused.length - REFUSALS_WARNED + proxied.proxy.refusedUnnamed
-      if (unwarned > 0)
-        warn(
-          `agent-network ${network} refused the agent ${unwarned} more connection(s): status.json's modelProxy.refused names the first ${MOST_REFUSALS_NAMED} destinations`
-        )
+      for (const target of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
+        warn(refusalWarning(network, target))
+      const more = [
+        ...(proxied.proxy.refused.length > REFUSALS_WARNED
+          ? [
+              `${proxied.proxy.refused.length - REFUSALS_WARNED} more destination(s), named in status.json (modelProxy.refused)`
+            ]
+          : []),
+        ...(proxied.proxy.refusedUnnamed > 0
+          ? [
+              `${proxied.proxy.refusedUnnamed} connection(s) or datagram(s) past the first ${MOST_REFUSALS_NAMED} named, counted only (modelProxy.refusedUnnamed)`
+            ]
+          : [])
+      ]
+      if (more.length > 0) warn(`agent-network ${network} refused the agent ${more.join(' and ')}`)
     }
   }
 
