@@ -5,13 +5,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process'
 import dgram from 'node:dgram'
 import net from 'node:net'
-import {
-  dnsQuestion,
-  egressChain,
-  removeEgressRules,
-  restrictEgress,
-  startRefusalListener
-} from '../../src/proxy/egress.js'
+import { egressChain, removeEgressRules, restrictEgress } from '../../src/proxy/egress.js'
+import { dnsQuestion, startRefusalListener } from '../../src/proxy/refusals.js'
 
 const AGENT_UID = 65534
 const usable =

@@ -14805,22 +14805,14 @@ function modelProxySettings(given) {
     };
 }
 
-;// CONCATENATED MODULE: external "node:fs/promises"
-const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
-;// CONCATENATED MODULE: external "node:dgram"
-const external_node_dgram_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dgram");
-var external_node_dgram_default = /*#__PURE__*/__nccwpck_require__.n(external_node_dgram_namespaceObject);
 ;// CONCATENATED MODULE: ./src/proxy/egress.ts
 // The agent's only way out is the model proxy: an iptables owner match sends every packet the agent's uid
 // originates to a chain of our own that accepts the proxy's port on loopback and rejects the rest. Its other
 // TCP and UDP (IPv4 and IPv6) are first redirected (nat) to a refusal listener of the action's, which reads
 // where each was going from the kernel's connection tracking and names it (for DNS, the host asked for), then
-// resets it or answers REFUSED: so a user sees what to allow, and nothing gets out.
+// resets it or answers REFUSED (refusals.ts): so a user sees what to allow, and nothing gets out.
 // The chains are named after the uid, so a later step (post, after a cancel) can remove exactly what a run
 // added.
-
-
-
 
 
 
@@ -14984,6 +14976,22 @@ async function removeEgressRules(uid, prefix = []) {
     }
     return problems;
 }
+
+;// CONCATENATED MODULE: external "node:fs/promises"
+const external_node_fs_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs/promises");
+;// CONCATENATED MODULE: external "node:dgram"
+const external_node_dgram_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dgram");
+var external_node_dgram_default = /*#__PURE__*/__nccwpck_require__.n(external_node_dgram_namespaceObject);
+;// CONCATENATED MODULE: ./src/proxy/refusals.ts
+// The refusal listener: where the egress rules (egress.ts) send the agent's other TCP and UDP. It reads where
+// each was going from the kernel's connection tracking and names it (for DNS, the host asked for), then resets
+// the connection, answers a DNS query REFUSED or drops the datagram. Names are bounded: a flood of refusals
+// costs a count, not a lookup each.
+
+
+
+
+
 /** An address as a user writes it: IPv6 compressed and bracketed (conntrack writes all 32 digits). */
 const hostOf = (address) => address.includes(':') ? new URL(`http://[${address}]/`).hostname : address;
 /** The original destination (host:port) of a redirected connection from `clientPort`, from conntrack. */
@@ -18206,6 +18214,7 @@ function usageLimitWait(failure, now, deadline) {
 
 ;// CONCATENATED MODULE: ./src/loop/run-loop.ts
 // runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
+
 
 
 

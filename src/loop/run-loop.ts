@@ -4,14 +4,8 @@ import { runProcess } from '../proc/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
 import { StagnationBreaker } from './breaker.js'
 import { ModelProxyError, startAgentProxy, withoutModelKeys, type AgentBehindProxy } from '../proxy/agent.js'
-import {
-  egressPrefix,
-  egressUnavailable,
-  restrictEgress,
-  startRefusalListener,
-  type EgressRules,
-  type RefusalListener
-} from '../proxy/egress.js'
+import { egressPrefix, egressUnavailable, restrictEgress, type EgressRules } from '../proxy/egress.js'
+import { startRefusalListener, type RefusalListener } from '../proxy/refusals.js'
 import { MOST_REFUSALS_NAMED } from '../proxy/server.js'
 import { createCostMeter } from '../agents/cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
