@@ -145,7 +145,15 @@ for (const d of DRIVERS)
         const requests = usage.requests ?? []
         expect(requests.length).toBeGreaterThanOrEqual(2)
         expect(requests.every(r => r.status === 200)).toBe(true)
-        expect(status.modelProxy).toMatchObject({ refused: [], requests: requests.length })
+        expect(status.modelProxy).toMatchObject({ requests: requests.length })
+        // Nothing was refused but, at times, opencode's own look-up of the npm registry at start (its
+        // update check, which autoupdate: false does not stop): a DNS query, named as it is refused.
+        expect(
+          status.modelProxy!.refused.filter(
+            target =>
+              !/^udp \S+:53 \(a DNS lookup of registry\.npmjs\.org\)$/.test(target) || d.name !== 'opencode'
+          )
+        ).toEqual([])
         const progress = readFileSync(path.join(status.recordDir, 'progress.md'), 'utf8')
         expect(progress).toContain(`cost $${usage.cost_usd.toFixed(4)} (metered)`)
         expect(progress).toContain(`Model requests metered at the wire: ${requests.length}`)
