@@ -33,20 +33,22 @@ async function originalDestination(
   } catch {
     // Readable by root only: the job's user reads it through the same sudo as iptables.
     const read = await runProcess({
-      argv: [...prefix, 'grep', '-F', `sport=${clientPort} `, file],
+      argv: [...prefix, 'grep', '-F', `dport=${clientPort} `, file],
       cwd: '/',
       env: { PATH: SYSTEM_PATH }
     })
     if (read.exitCode === 2 || read.spawnError) return `an unknown destination (${file} cannot be read)`
     table = read.stdout.head.toString('utf8')
   }
-  // "ipv4 2 tcp 6 117 SYN_SENT src=A dst=B sport=C dport=D ... src=127.0.0.1 dst=.. sport=LISTEN dport=C ...":
-  // the first tuple is the connection as the agent made it.
+  // "ipv4 2 tcp 6 117 SYN_SENT src=A dst=B sport=C dport=D ... src=127.0.0.1 dst=.. sport=LISTEN dport=C' ...":
+  // the first tuple is the connection as the agent made it, the second as the listener sees it. Matched on
+  // the second: where the agent's port C is still held by an earlier connection's entry (a refusal it just
+  // made), the nat gives this one another port C', the one the listener sees.
   for (const line of table.split('\n')) {
     const tuple =
-      /^ipv[46]\s+\d+\s+(\w+)\s.*?\bdst=(\S+) sport=(\d+) dport=(\d+)\b.*\bsport=(\d+) dport=(\d+)/.exec(line)
-    if (tuple && tuple[1] === protocol && Number(tuple[3]) === clientPort && Number(tuple[5]) === listenPort)
-      return `${hostOf(tuple[2])}:${tuple[4]}`
+      /^ipv[46]\s+\d+\s+(\w+)\s.*?\bdst=(\S+) sport=\d+ dport=(\d+)\b.*\bsport=(\d+) dport=(\d+)/.exec(line)
+    if (tuple && tuple[1] === protocol && Number(tuple[4]) === listenPort && Number(tuple[5]) === clientPort)
+      return `${hostOf(tuple[2])}:${tuple[3]}`
   }
   return 'an unknown destination (no conntrack entry)'
 }
