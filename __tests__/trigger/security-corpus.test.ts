@@ -4,7 +4,7 @@
 // its argv, against the OpenAPI-checked GitHub stand-in and the real Octokit.
 import path from 'node:path'
 import { payloads, world, type World } from './world.js'
-import type { Refuse, Run } from '../../src/trigger/admission.js'
+import type { Refuse, Run } from '../../src/trigger/types.js'
 import { REFUSAL_MARKER } from '../../src/trigger/replies.js'
 import { promptWithTask } from '../../src/trigger/sanitize.js'
 

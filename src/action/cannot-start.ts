@@ -3,7 +3,7 @@ import * as core from '@actions/core'
 import type { Octokit } from '../github/client.js'
 import type { RunContext } from '../trigger/context.js'
 import { postRefusal } from '../github/tracking.js'
-import type { Run } from '../trigger/admission.js'
+import type { Run } from '../trigger/types.js'
 import { startFailureReply } from '../trigger/replies.js'
 
 /**

@@ -21,7 +21,7 @@ import {
 } from '../ralph/index.js'
 import type { RunContext } from '../trigger/context.js'
 import { deliverTask, promptWithTask, ralphReadsTask } from '../trigger/sanitize.js'
-import type { PullRef, Run } from '../trigger/admission.js'
+import type { PullRef, Run } from '../trigger/types.js'
 import { autoModelProxy, modelProxyProblem } from '../proxy/agent.js'
 import { InputError, type ActionInputs } from './inputs.js'
 

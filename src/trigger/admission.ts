@@ -17,100 +17,16 @@ import {
   type TriggerEvent
 } from './event.js'
 import { argsIn, argsOf, availableRalphs, installedRalph } from '../ralph/installed.js'
-import { branchTip, type TokenActor } from '../github/own-work.js'
+import { branchTip } from '../github/own-work.js'
 import type { Octokit } from '../github/client.js'
 import { checkActor } from './permissions.js'
 import { HUNT_REPORT_MARKER } from '../report/hunt.js'
-import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
-import { workBranchFor } from './pull-branch.js'
+import { placeWork, sameRepoPull } from './pull-branch.js'
 import { parseRalphCommand } from './grammar.js'
 import { quote as code } from './quote.js'
 import { refusalReply, usage } from './replies.js'
 import { composeTask } from './sanitize.js'
-
-export interface TriggerSettings {
-  owner: string
-  repo: string
-  /** Where `.agents/ralphs/` is (the working directory). */
-  projectRoot: string
-  /** The action's `ralph` input: what runs when the trigger names no ralph. */
-  defaultRalph?: string
-  /**
-   * Without a `ralph` input, a trigger that names no ralph runs a ralph-less loop (the workflow gives
-   * `agent`): its task is the issue, and `prompt`, if given, its preamble (whose `{{ args.X }}` a comment may set).
-   */
-  ralphLess?: { prompt?: string }
-  /**
-   * The loop's own deliveries, which never start a loop: the account its pushes and pull requests are made
-   * with (asked lazily, once), and the email its commits carry.
-   */
-  delivery?: { actor: () => Promise<TokenActor>; committerEmail: string }
-  /** The action's `allowed-bots` input. */
-  allowedBots?: string[]
-  /** The label that starts a loop on `issues: labeled` (and `<label>:<ralph>` names one). Default `ralph`. */
-  label?: string
-}
-
-export interface PullRef {
-  number: number
-  headRef: string
-  headSha: string
-  baseRef?: string
-  /** Always true in a plan: fork pull requests are refused. */
-  sameRepo: true
-}
-
-export interface Run {
-  kind: 'run'
-  event: TriggerEvent['name']
-  /**
-   * What to run: an installed ralph's folder (absolute) when the trigger named one, else the `ralph` input
-   * as given; undefined when neither (a `prompt` run).
-   */
-  ralph?: string
-  /** The ralph's name, for branches and messages. */
-  ralphName?: string
-  /** From the comment; merge over the `args` input (the comment wins). Never holds `task`/`task_file`. */
-  args: Record<string, string>
-  /** Sanitised markdown: issue title, body and what was asked. '' when the trigger carries no text. */
-  task: string
-  /** `issue #12` / `pull request #7`, for the data block. */
-  taskSource?: string
-  issueNumber?: number
-  /** The triggering comment: 👀 goes on it (else on the issue). */
-  commentId?: number
-  pr?: PullRef
-  /** `ralph/issue-<N>`, or the pull request's own branch; undefined = the action's default. */
-  branch?: string
-  /** The branch may exist already and must be continued, not recreated from the base. */
-  continueBranch: boolean
-  /** The base to start from and open the pull request against, when the trigger decides it (a hunt's open PR). */
-  base?: string
-  /**
-   * A pull request whose own branch is not its author's to give (the default branch, a protected one,
-   * someone else's): the loop works on `branch` (`ralph/pr-<N>`) and proposes into its head branch.
-   */
-  proposeTo?: { number: number; headRef: string; reason: string }
-  /** Who started it and their role; undefined for schedule, push and workflow_dispatch without a sender. */
-  actor?: { login: string; role?: string }
-}
-
-export interface Skip {
-  kind: 'skip'
-  reason: string
-}
-
-export interface Refuse {
-  kind: 'refuse'
-  /** One line for the log and the step's failure message. */
-  reason: string
-  /** Markdown for a reply on the issue; undefined when there is nowhere (or no one) to reply to. */
-  reply?: string
-  issueNumber?: number
-  commentId?: number
-}
-
-export type Admission = Run | Skip | Refuse
+import type { Admission, Refuse, Run, Skip, TriggerSettings } from './types.js'
 
 /**
  * Decides whether this event runs a loop. Skips are silent (not a `/ralph` comment, an edit, the action's
@@ -270,30 +186,6 @@ async function planComment(
   }
 }
 
-/**
- * Where the work on a same-repository pull request goes: onto its branch when that is its author's to give,
- * else onto `ralph/pr-<N>`, proposed into its branch (pull-branch.ts decides).
- */
-async function placeWork(
-  octokit: Octokit,
-  settings: TriggerSettings,
-  pull: PullRef & { author: { login: string; type?: string }; body: string }
-): Promise<Pick<Run, 'pr' | 'proposeTo' | 'branch' | 'base'> | { problem: string }> {
-  const { author, body, ...pr } = pull
-  const where = await workBranchFor(
-    octokit,
-    { owner: settings.owner, repo: settings.repo, number: pr.number, headRef: pr.headRef, author, body },
-    { marker: PULL_REQUEST_MARKER, ...(settings.delivery ? { actor: settings.delivery.actor } : {}) }
-  )
-  if (where.kind === 'problem') return { problem: where.problem }
-  if (where.kind === 'push-onto') return { pr, branch: pr.headRef }
-  return {
-    proposeTo: { number: pr.number, headRef: pr.headRef, reason: where.reason },
-    branch: where.branch,
-    base: pr.headRef
-  }
-}
-
 async function planLabel(
   trigger: IssuesTrigger,
   settings: TriggerSettings,
@@ -386,40 +278,6 @@ async function planPullRequestEvent(
     taskSource: `pull request #${trigger.number}`,
     ...work,
     continueBranch: true
-  }
-}
-
-async function sameRepoPull(
-  octokit: Octokit,
-  settings: TriggerSettings,
-  number: number
-): Promise<(PullRef & { author: { login: string; type?: string }; body: string }) | { problem: string }> {
-  let pull
-  try {
-    pull = (await octokit.rest.pulls.get({ owner: settings.owner, repo: settings.repo, pull_number: number }))
-      .data
-  } catch (error) {
-    const status = (error as { status?: number }).status
-    return { problem: `pull request #${number} could not be read${status ? ` (HTTP ${status})` : ''}` }
-  }
-  const full = `${settings.owner}/${settings.repo}`.toLowerCase()
-  const headRepo = pull.head.repo?.full_name
-  if (!headRepo || headRepo.toLowerCase() !== full)
-    return {
-      problem:
-        `pull request #${number} comes from a fork (${headRepo ?? 'a deleted repository'}); a loop runs only ` +
-        `on a branch of ${settings.owner}/${settings.repo}, never on code from a fork with this repository's tokens`
-    }
-  if (pull.state !== 'open')
-    return { problem: `pull request #${number} is ${pull.merged ? 'merged' : 'closed'}` }
-  return {
-    number,
-    headRef: pull.head.ref,
-    headSha: pull.head.sha,
-    baseRef: pull.base.ref,
-    sameRepo: true,
-    author: { login: pull.user.login, type: pull.user.type },
-    body: pull.body ?? ''
   }
 }
 

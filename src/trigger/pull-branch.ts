@@ -2,10 +2,13 @@
 // between two of its branches, so its head branch is not necessarily its author's: it may be the default
 // branch, a protected one, or someone else's. The loop pushes onto the head branch only when that branch
 // is the author's to give; otherwise it works on `ralph/pr-<N>` and proposes its work as a pull request
-// into the head branch, so nothing lands without a review.
+// into the head branch, so nothing lands without a review. A pull request a comment names is read here too:
+// only an open one from this repository is worked on.
 import type { Octokit } from '../github/client.js'
 import { checkActor } from './permissions.js'
 import { branchTip, isOwnWork, type TokenActor } from '../github/own-work.js'
+import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
+import type { PullRef, Run, TriggerSettings } from './types.js'
 
 export interface PullToWorkOn {
   owner: string
@@ -70,4 +73,66 @@ export async function workBranchFor(
   return propose(
     `is not known to be its author's (${author.login} is not a person with write access to ${pull.owner}/${pull.repo})`
   )
+}
+
+/** A same-repository pull request, open, with what decides whose its branch is. */
+export type OpenPull = PullRef & Pick<PullToWorkOn, 'author' | 'body'>
+
+/** The pull request a `/ralph` comment was written on, read now: it must be open and not from a fork. */
+export async function sameRepoPull(
+  octokit: Octokit,
+  settings: TriggerSettings,
+  number: number
+): Promise<OpenPull | { problem: string }> {
+  let pull
+  try {
+    pull = (await octokit.rest.pulls.get({ owner: settings.owner, repo: settings.repo, pull_number: number }))
+      .data
+  } catch (error) {
+    const status = (error as { status?: number }).status
+    return { problem: `pull request #${number} could not be read${status ? ` (HTTP ${status})` : ''}` }
+  }
+  const full = `${settings.owner}/${settings.repo}`.toLowerCase()
+  const headRepo = pull.head.repo?.full_name
+  if (!headRepo || headRepo.toLowerCase() !== full)
+    return {
+      problem:
+        `pull request #${number} comes from a fork (${headRepo ?? 'a deleted repository'}); a loop runs only ` +
+        `on a branch of ${settings.owner}/${settings.repo}, never on code from a fork with this repository's tokens`
+    }
+  if (pull.state !== 'open')
+    return { problem: `pull request #${number} is ${pull.merged ? 'merged' : 'closed'}` }
+  return {
+    number,
+    headRef: pull.head.ref,
+    headSha: pull.head.sha,
+    baseRef: pull.base.ref,
+    sameRepo: true,
+    author: { login: pull.user.login, type: pull.user.type },
+    body: pull.body ?? ''
+  }
+}
+
+/**
+ * Where the work on a same-repository pull request goes: onto its branch when that is its author's to give,
+ * else onto `ralph/pr-<N>`, proposed into its branch (workBranchFor decides).
+ */
+export async function placeWork(
+  octokit: Octokit,
+  settings: TriggerSettings,
+  pull: OpenPull
+): Promise<Pick<Run, 'pr' | 'proposeTo' | 'branch' | 'base'> | { problem: string }> {
+  const { author, body, ...pr } = pull
+  const where = await workBranchFor(
+    octokit,
+    { owner: settings.owner, repo: settings.repo, number: pr.number, headRef: pr.headRef, author, body },
+    { marker: PULL_REQUEST_MARKER, ...(settings.delivery ? { actor: settings.delivery.actor } : {}) }
+  )
+  if (where.kind === 'problem') return { problem: where.problem }
+  if (where.kind === 'push-onto') return { pr, branch: pr.headRef }
+  return {
+    proposeTo: { number: pr.number, headRef: pr.headRef, reason: where.reason },
+    branch: where.branch,
+    base: pr.headRef
+  }
 }

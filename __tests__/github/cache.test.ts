@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { jest } from '@jest/globals'
 import { restoreFolder, saveFolder } from '../../src/github/cache.js'
-import { startArtifactService, type ArtifactService } from './artifacts/index.js'
+import { startArtifactService, type ArtifactService } from '../support/artifacts/index.js'
 
 let service: ArtifactService
 let work: string

@@ -1,0 +1,88 @@
+// What admission (admission.ts) decides, and what it is given: the settings from the workflow, and a plan
+// that is a Run, a Skip or a Refuse. Types only, so the planners and the action share them without a cycle.
+import type { TriggerEvent } from './event.js'
+import type { TokenActor } from '../github/own-work.js'
+
+export interface TriggerSettings {
+  owner: string
+  repo: string
+  /** Where `.agents/ralphs/` is (the working directory). */
+  projectRoot: string
+  /** The action's `ralph` input: what runs when the trigger names no ralph. */
+  defaultRalph?: string
+  /**
+   * Without a `ralph` input, a trigger that names no ralph runs a ralph-less loop (the workflow gives
+   * `agent`): its task is the issue, and `prompt`, if given, its preamble (whose `{{ args.X }}` a comment may set).
+   */
+  ralphLess?: { prompt?: string }
+  /**
+   * The loop's own deliveries, which never start a loop: the account its pushes and pull requests are made
+   * with (asked lazily, once), and the email its commits carry.
+   */
+  delivery?: { actor: () => Promise<TokenActor>; committerEmail: string }
+  /** The action's `allowed-bots` input. */
+  allowedBots?: string[]
+  /** The label that starts a loop on `issues: labeled` (and `<label>:<ralph>` names one). Default `ralph`. */
+  label?: string
+}
+
+export interface PullRef {
+  number: number
+  headRef: string
+  headSha: string
+  baseRef?: string
+  /** Always true in a plan: fork pull requests are refused. */
+  sameRepo: true
+}
+
+export interface Run {
+  kind: 'run'
+  event: TriggerEvent['name']
+  /**
+   * What to run: an installed ralph's folder (absolute) when the trigger named one, else the `ralph` input
+   * as given; undefined when neither (a `prompt` run).
+   */
+  ralph?: string
+  /** The ralph's name, for branches and messages. */
+  ralphName?: string
+  /** From the comment; merge over the `args` input (the comment wins). Never holds `task`/`task_file`. */
+  args: Record<string, string>
+  /** Sanitised markdown: issue title, body and what was asked. '' when the trigger carries no text. */
+  task: string
+  /** `issue #12` / `pull request #7`, for the data block. */
+  taskSource?: string
+  issueNumber?: number
+  /** The triggering comment: 👀 goes on it (else on the issue). */
+  commentId?: number
+  pr?: PullRef
+  /** `ralph/issue-<N>`, or the pull request's own branch; undefined = the action's default. */
+  branch?: string
+  /** The branch may exist already and must be continued, not recreated from the base. */
+  continueBranch: boolean
+  /** The base to start from and open the pull request against, when the trigger decides it (a hunt's open PR). */
+  base?: string
+  /**
+   * A pull request whose own branch is not its author's to give (the default branch, a protected one,
+   * someone else's): the loop works on `branch` (`ralph/pr-<N>`) and proposes into its head branch.
+   */
+  proposeTo?: { number: number; headRef: string; reason: string }
+  /** Who started it and their role; undefined for schedule, push and workflow_dispatch without a sender. */
+  actor?: { login: string; role?: string }
+}
+
+export interface Skip {
+  kind: 'skip'
+  reason: string
+}
+
+export interface Refuse {
+  kind: 'refuse'
+  /** One line for the log and the step's failure message. */
+  reason: string
+  /** Markdown for a reply on the issue; undefined when there is nowhere (or no one) to reply to. */
+  reply?: string
+  issueNumber?: number
+  commentId?: number
+}
+
+export type Admission = Run | Skip | Refuse
