@@ -1,7 +1,8 @@
 // The egress rules in a real run: the built CLI with `--isolation user --model-proxy`, inside a network
 // namespace of the test's own (unshare --net as root, so the machine's iptables are not touched). A stand-in
 // `claude` (run as the agent's user) tries the proxy and another loopback port: model-only lets it reach the
-// proxy alone; open lets it reach both (the control: the refusal is the rules'); no rule is left after the run.
+// proxy alone; open lets it reach both (the control: the refusal is the rules'); allow-list lets it reach an
+// allowed host through the proxy's CONNECT, and only so; no rule is left after the run.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -38,6 +39,9 @@ afterAll(() => {
 // connections, each to a port of its own: the log and the record name only so many.
 const FLOOD = 150
 const AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", { v6AndUdp: true, flood: FLOOD })
+// allow-list: root's server through the proxy's CONNECT (127.0.0.1 allowed), then ::1 (not allowed).
+const TUNNELS = [`127.0.0.1:${OTHER_PORT}`, `[::1]:${OTHER_PORT}`]
+const TUNNEL_AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", { connect: TUNNELS })
 
 // An attack: a DNS query whose name carries a newline and a workflow command, sent before the probes.
 const INJECT = `#!${process.execPath}
@@ -78,7 +82,7 @@ if [ -n "$AS" ]; then $AS cat /proc/net/nf_conntrack > /dev/null 2>&1 && echo re
 server=$!
 while [ ! -e "$OUT/ready" ]; do sleep 0.1; done
 set +e
-$AS "$NODE" "$CLI" run . -n 1 --record-dir "$OUT/record" --isolation user --agent-user "$AGENT_USER" --model-proxy --agent-network "$NETWORK" > "$OUT/cli.log" 2>&1
+$AS "$NODE" "$CLI" run . -n 1 --record-dir "$OUT/record" --isolation user --agent-user "$AGENT_USER" --model-proxy --agent-network "$NETWORK" $ALLOWED > "$OUT/cli.log" 2>&1
 echo $? > "$OUT/exit"
 [ -z "$NO_V6_NAT" ] || umount /usr/local/sbin
 iptables -S > "$OUT/rules"
@@ -88,11 +92,11 @@ ip6tables -t nat -S >> "$OUT/rules"
 kill $server
 `
 
-function project(owner?: { uid: number; gid: number }): string {
+function project(owner?: { uid: number; gid: number }, agent = AGENT): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'ralph-egress-run-'))
   dirs.push(dir)
   writeFileSync(path.join(dir, 'RALPH.md'), '---\nagent: ./claude\n---\nWork.\n')
-  writeFileSync(path.join(dir, 'probe'), AGENT)
+  writeFileSync(path.join(dir, 'probe'), agent)
   writeFileSync(path.join(dir, 'inject'), INJECT)
   writeFileSync(path.join(dir, 'claude'), '#!/bin/sh\n./inject\nexec ./probe\n')
   for (const program of ['probe', 'inject', 'claude']) chmodSync(path.join(dir, program), 0o755)
@@ -122,9 +126,13 @@ for (const [type, host] of [['udp4', '127.0.0.1'], ['udp6', '::1']]) {
  * One run in a fresh namespace, the CLI started as root or as a job user with passwordless sudo (GitHub's
  * `runner`): what the agent reached, the run's warnings and the iptables rules after.
  */
-function runIn(network: string, start: Privilege = 'root', options: { noV6Nat?: boolean } = {}) {
+function runIn(
+  network: string,
+  start: Privilege = 'root',
+  options: { noV6Nat?: boolean; allowedHosts?: string[]; agent?: string } = {}
+) {
   const runner = start === 'sudo' ? sudoRunner() : undefined
-  const dir = project(runner)
+  const dir = project(runner, options.agent)
   const out = mkdtempSync(path.join(tmpdir(), 'ralph-egress-run-out-'))
   dirs.push(out)
   if (runner) chmodSync(out, 0o777)
@@ -148,6 +156,7 @@ function runIn(network: string, start: Privilege = 'root', options: { noV6Nat?: 
       NETWORK: network,
       AS: as,
       NO_V6_NAT: options.noV6Nat ? '1' : '',
+      ALLOWED: (options.allowedHosts ?? []).map(host => `--allowed-hosts ${host}`).join(' '),
       ANTHROPIC_API_KEY: 'sk-ant-test-not-a-real-key',
       // Nothing answers there: the proxy (root) gets no reply, which is fine, the agent only connects.
       ANTHROPIC_BASE_URL: 'http://127.0.0.1:9'
@@ -187,10 +196,10 @@ function runIn(network: string, start: Privilege = 'root', options: { noV6Nat?: 
 const agentUid = (): number =>
   Number(execFileSync('id', ['-u', TEST_AGENT_USER], { encoding: 'utf8' }).trim())
 
-const refusedLine = (target: string): string =>
+const refusedLine = (target: string, network = 'model-only'): string =>
   target.startsWith('udp ')
-    ? `agent-network model-only refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`
-    : `agent-network model-only refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
+    ? `agent-network ${network} refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`
+    : `agent-network ${network} refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
 
 describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)', why)(
   'egress rules in a run of the CLI (isolation user, model proxy)',
@@ -285,6 +294,35 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
       // outside IPv6 address itself (no listener resets it, nothing names it).
       expect(run.reached.outside6).toBe('ENETUNREACH')
       expect(run.warnings.join('\n')).not.toContain('refused the agent')
+      expect(run.rules).not.toContain('RALPH-AGENT')
+    }, 240_000)
+
+    test("allow-list: an allowed host answers through the proxy's CONNECT alone; directly, it is refused and named as allowed but bypassing the proxy; a host not allowed gets 403 and is named; no rule is left", () => {
+      const run = runIn('allow-list', 'root', { allowedHosts: ['127.0.0.1'], agent: TUNNEL_AGENT })
+      expect(run.exit).toBe(0)
+      expect(run.reached).toEqual({
+        [`connect 127.0.0.1:${OTHER_PORT}`]: 'answered',
+        [`connect [::1]:${OTHER_PORT}`]: '403',
+        proxy: 'open',
+        // The same server, directly: the rules refuse it (allowed-hosts is for the proxy's CONNECT).
+        other: 'ECONNRESET',
+        outside: 'ECONNRESET'
+      })
+      // (The injected DNS query runs before every probe agent.)
+      const injected = 'udp 127.0.0.53:53 (a DNS lookup of a name with other characters than a host name)'
+      expect([...run.modelProxy.refused].sort()).toEqual(
+        [`127.0.0.1:${OTHER_PORT}`, '192.0.2.10:443', `[::1]:${OTHER_PORT}`, injected].sort()
+      )
+      const refusals = run.warnings.filter(w => w.includes('refused the agent'))
+      expect(refusals.sort()).toEqual(
+        [
+          `agent-network allow-list refused the agent a direct connection to 127.0.0.1:${OTHER_PORT}: 127.0.0.1 is in allowed-hosts, reached only through the proxy's CONNECT (the HTTPS_PROXY in the agent's environment)`,
+          refusedLine('192.0.2.10:443', 'allow-list'),
+          refusedLine(`[::1]:${OTHER_PORT}`, 'allow-list'),
+          refusedLine(injected, 'allow-list')
+        ].sort()
+      )
+      expect(run.rules).toContain('-P OUTPUT ACCEPT')
       expect(run.rules).not.toContain('RALPH-AGENT')
     }, 240_000)
 

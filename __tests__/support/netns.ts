@@ -122,7 +122,7 @@ export const portOf = (url: string): number => Number(new URL(url).port)
 export const egressProbeAgent = (
   otherPort: number,
   outFile: string,
-  options: { v6AndUdp?: boolean; flood?: number } = {}
+  options: { v6AndUdp?: boolean; flood?: number; connect?: string[] } = {}
 ): string => `#!${process.execPath}
 const net = require('node:net')
 const dgram = require('node:dgram')
@@ -145,8 +145,25 @@ const lookup = () => new Promise(r => {
   resolver.setServers(['127.0.0.53'])
   resolver.resolve4('registry.npmjs.org').then(() => r(['dns', 'answered']), e => r(['dns', e.code]))
 })
+// Through the proxy the action gave it (HTTPS_PROXY, set under allow-list): a CONNECT to each target; what the
+// tunnel's far end says when the proxy lets it through, else the proxy's status code.
+const tunnel = target => new Promise(r => {
+  const proxy = new URL(process.env.HTTPS_PROXY)
+  const s = net.connect(Number(proxy.port), proxy.hostname, () => s.write('CONNECT ' + target + ' HTTP/1.1\\r\\nHost: ' + target + '\\r\\n\\r\\n'))
+  let got = ''
+  const done = () => {
+    s.destroy()
+    const status = /^HTTP\\/1\\.1 (\\d+)/.exec(got)
+    r(['connect ' + target, status && status[1] === '200' ? got.slice(got.indexOf('\\r\\n\\r\\n') + 4).trim() : status ? status[1] : 'no answer'])
+  }
+  s.on('data', d => { got += d; if (!got.startsWith('HTTP/1.1 200') || got.includes('answered')) done() })
+  s.on('close', done)
+  s.on('error', done)
+  s.setTimeout(10000, done)
+})
+const tunnels = ${JSON.stringify(options.connect ?? [])}.map(tunnel)
 const datagrams = ${options.v6AndUdp ? `[udp('udp4', '127.0.0.1').then(v => ['udp', v]), udp('udp6', '::1').then(v => ['udp6', v]), lookup()]` : '[]'}
-Promise.all([...datagrams, ...Object.entries(targets).map(([name, [host, port]]) => new Promise(r => {
+Promise.all([...tunnels, ...datagrams, ...Object.entries(targets).map(([name, [host, port]]) => new Promise(r => {
   const s = net.connect(port, host, () => { if (name === 'proxy') { s.destroy(); r([name, 'open']) } })
   s.on('data', d => { s.destroy(); r([name, String(d).trim()]) })
   s.on('close', () => r([name, 'closed']))

@@ -14239,6 +14239,9 @@ function presentedKey(request, url) {
     const bearer = header('authorization')?.replace(/^Bearer\s+/i, '');
     return header('x-api-key') ?? header('x-goog-api-key') ?? bearer ?? url.searchParams.get('key') ?? undefined;
 }
+/** `host:port`, `[v6]:port`: the host in group 1, the port in group 2. */
+const HOST_PORT = /^\[?([^\]]+?)\]?:(\d+)$/;
+/** Whether `host` matches allowed-hosts (a name, or `*.suffix`), in any case. */
 function hostAllowed(host, allowed) {
     const name = host.toLowerCase();
     return allowed.some(pattern => {
@@ -14431,7 +14434,7 @@ async function startModelProxy(options) {
         socket.on('close', () => sockets.delete(socket));
         socket.on('error', () => undefined);
         const target = request.url ?? '';
-        const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(target);
+        const match = HOST_PORT.exec(target);
         const host = match?.[1] ?? target;
         if (!match || !hostAllowed(host, options.allowedHosts ?? [])) {
             refuse(target);
@@ -18245,10 +18248,17 @@ const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
  * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
  * wrong once the loop has started ends it with a stop reason and a finished record.
  */
-/** One refused destination, with what would let it through: allowed-hosts for TCP, nothing short of open for UDP. */
-function refusalWarning(network, target) {
-    return target.startsWith('udp ')
-        ? `agent-network ${network} refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`
+/**
+ * One refused destination, with what would let it through: allowed-hosts for TCP, nothing short of open for
+ * UDP. A host allowed-hosts already names was refused because the agent went there directly, not through the
+ * proxy: adding it again would not help.
+ */
+function refusalWarning(network, target, allowedHosts) {
+    if (target.startsWith('udp '))
+        return `agent-network ${network} refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`;
+    const host = HOST_PORT.exec(target)?.[1];
+    return host !== undefined && hostAllowed(host, allowedHosts)
+        ? `agent-network ${network} refused the agent a direct connection to ${target}: ${host} is in allowed-hosts, reached only through the proxy's CONNECT (the HTTPS_PROXY in the agent's environment)`
         : `agent-network ${network} refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`;
 }
 async function runLoop(config, ports = {}) {
@@ -18529,7 +18539,7 @@ async function runLoop(config, ports = {}) {
                 ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {})
             };
             for (const target of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
-                warn(refusalWarning(network, target));
+                warn(refusalWarning(network, target, config.modelProxy?.allowedHosts ?? []));
             const more = [
                 ...(proxied.proxy.refused.length > REFUSALS_WARNED
                     ? [

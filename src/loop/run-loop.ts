@@ -6,7 +6,7 @@ import { StagnationBreaker } from './breaker.js'
 import { ModelProxyError, startAgentProxy, withoutModelKeys, type AgentBehindProxy } from '../proxy/agent.js'
 import { egressPrefix, egressUnavailable, restrictEgress, type EgressRules } from '../proxy/egress.js'
 import { startRefusalListener, type RefusalListener } from '../proxy/refusals.js'
-import { MOST_REFUSALS_NAMED } from '../proxy/server.js'
+import { HOST_PORT, hostAllowed, MOST_REFUSALS_NAMED } from '../proxy/server.js'
 import { createCostMeter } from '../agents/cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
 import { decideStop, type Budgets, type IterationEnd, type Stop } from './stop.js'
@@ -38,10 +38,17 @@ const SUCCESS: StopReason[] = ['all_checks_passed', 'completed', 'already_green'
  * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
  * wrong once the loop has started ends it with a stop reason and a finished record.
  */
-/** One refused destination, with what would let it through: allowed-hosts for TCP, nothing short of open for UDP. */
-function refusalWarning(network: string, target: string): string {
-  return target.startsWith('udp ')
-    ? `agent-network ${network} refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`
+/**
+ * One refused destination, with what would let it through: allowed-hosts for TCP, nothing short of open for
+ * UDP. A host allowed-hosts already names was refused because the agent went there directly, not through the
+ * proxy: adding it again would not help.
+ */
+function refusalWarning(network: string, target: string, allowedHosts: string[]): string {
+  if (target.startsWith('udp '))
+    return `agent-network ${network} refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`
+  const host = HOST_PORT.exec(target)?.[1]
+  return host !== undefined && hostAllowed(host, allowedHosts)
+    ? `agent-network ${network} refused the agent a direct connection to ${target}: ${host} is in allowed-hosts, reached only through the proxy's CONNECT (the HTTPS_PROXY in the agent's environment)`
     : `agent-network ${network} refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
 }
 
@@ -327,7 +334,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
         ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {})
       }
       for (const target of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
-        warn(refusalWarning(network, target))
+        warn(refusalWarning(network, target, config.modelProxy?.allowedHosts ?? []))
       const more = [
         ...(proxied.proxy.refused.length > REFUSALS_WARNED
           ? [

@@ -118,7 +118,11 @@ function presentedKey(request: IncomingMessage, url: URL): string | undefined {
   return header('x-api-key') ?? header('x-goog-api-key') ?? bearer ?? url.searchParams.get('key') ?? undefined
 }
 
-function hostAllowed(host: string, allowed: string[]): boolean {
+/** `host:port`, `[v6]:port`: the host in group 1, the port in group 2. */
+export const HOST_PORT = /^\[?([^\]]+?)\]?:(\d+)$/
+
+/** Whether `host` matches allowed-hosts (a name, or `*.suffix`), in any case. */
+export function hostAllowed(host: string, allowed: string[]): boolean {
   const name = host.toLowerCase()
   return allowed.some(pattern => {
     const p = pattern.toLowerCase()
@@ -303,7 +307,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     socket.on('close', () => sockets.delete(socket))
     socket.on('error', () => undefined)
     const target = request.url ?? ''
-    const match = /^\[?([^\]]+?)\]?:(\d+)$/.exec(target)
+    const match = HOST_PORT.exec(target)
     const host = match?.[1] ?? target
     if (!match || !hostAllowed(host, options.allowedHosts ?? [])) {
       refuse(target)
