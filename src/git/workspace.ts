@@ -331,7 +331,7 @@ export interface Worktree {
  */
 export async function createWorktree(
   repoDir: string,
-  options: { branch: string; dir?: string; base?: string }
+  options: { branch: string; dir?: string | undefined; base?: string }
 ): Promise<Worktree> {
   const base = await gitOrThrow(['rev-parse', '--verify', `${options.base ?? 'HEAD'}^{commit}`], {
     cwd: repoDir
