@@ -106,6 +106,11 @@ test('a preset with its key in the job: behind the proxy by default, metered, an
   expect(calls).toHaveLength(1)
   expect(calls[0].headers['x-api-key']).toBe(REAL_KEY)
   expect(log).not.toContain('model-proxy auto:')
+  // Not isolated, no rule can tell the agent's connections from the action's: the run says egress is not
+  // enforced, and the proxy meters all the same (above).
+  expect(log).toContain(
+    '::warning::egress is not enforced (agent-network model-only): the agent does not run as its own user; the proxy still holds the model key and meters every token'
+  )
 }, 300_000)
 
 test('the control: the same preset without its key runs unproxied, and a notice says why', async () => {

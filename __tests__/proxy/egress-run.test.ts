@@ -2,7 +2,8 @@
 // namespace of the test's own (unshare --net as root, so the machine's iptables are not touched). A stand-in
 // `claude` (run as the agent's user) tries the proxy and another loopback port: model-only lets it reach the
 // proxy alone; open lets it reach both (the control: the refusal is the rules'); allow-list lets it reach an
-// allowed host through the proxy's CONNECT, and only so; no rule is left after the run.
+// allowed host through the proxy's CONNECT, and only so; without iptables the run says egress is not enforced;
+// no rule is left after the run.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -42,6 +43,7 @@ const AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", { v6AndUdp: true, fl
 // allow-list: root's server through the proxy's CONNECT (127.0.0.1 allowed), then ::1 (not allowed).
 const TUNNELS = [`127.0.0.1:${OTHER_PORT}`, `[::1]:${OTHER_PORT}`]
 const TUNNEL_AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", { connect: TUNNELS })
+const PLAIN_AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'")
 
 // An attack: a DNS query whose name carries a newline and a workflow command, sent before the probes.
 const INJECT = `#!${process.execPath}
@@ -57,7 +59,8 @@ s.send(packet, 53, '127.0.0.53')
 `
 
 // Inside the namespace: loopback up, a server of root's on the other port, the run, then the rules left.
-// AS runs the CLI as the job's user (empty: root); NO_V6_NAT hides the IPv6 nat table from ip6tables.
+// AS runs the CLI as the job's user (empty: root); NO_V6_NAT hides the IPv6 nat table from ip6tables;
+// NO_IPTABLES hides iptables.
 const SCRIPT = `set -e
 ip link set lo up
 # A route (and an address of its own) for the outside: connect() to it gets as far as the rules, as on a runner.
@@ -77,6 +80,13 @@ SHIM
   chmod 755 "$OUT/sbin/ip6tables"
   mount --bind "$OUT/sbin" /usr/local/sbin
 fi
+if [ -n "$NO_IPTABLES" ]; then
+  # A runner without iptables: its alternative is gone (ip6tables and the rest stay).
+  mkdir "$OUT/alternatives"
+  cp -a /etc/alternatives/. "$OUT/alternatives/"
+  rm "$OUT/alternatives/iptables"
+  mount --bind "$OUT/alternatives" /etc/alternatives
+fi
 if [ -n "$AS" ]; then $AS cat /proc/net/nf_conntrack > /dev/null 2>&1 && echo readable > "$OUT/conntrack" || echo unreadable > "$OUT/conntrack"; fi
 "$NODE" -e "$SERVERS" &
 server=$!
@@ -85,6 +95,7 @@ set +e
 $AS "$NODE" "$CLI" run . -n 1 --record-dir "$OUT/record" --isolation user --agent-user "$AGENT_USER" --model-proxy --agent-network "$NETWORK" $ALLOWED > "$OUT/cli.log" 2>&1
 echo $? > "$OUT/exit"
 [ -z "$NO_V6_NAT" ] || umount /usr/local/sbin
+[ -z "$NO_IPTABLES" ] || umount /etc/alternatives
 iptables -S > "$OUT/rules"
 iptables -t nat -S >> "$OUT/rules"
 ip6tables -S >> "$OUT/rules"
@@ -129,7 +140,7 @@ for (const [type, host] of [['udp4', '127.0.0.1'], ['udp6', '::1']]) {
 function runIn(
   network: string,
   start: Privilege = 'root',
-  options: { noV6Nat?: boolean; allowedHosts?: string[]; agent?: string } = {}
+  options: { noV6Nat?: boolean; noIptables?: boolean; allowedHosts?: string[]; agent?: string } = {}
 ) {
   const runner = start === 'sudo' ? sudoRunner() : undefined
   const dir = project(runner, options.agent)
@@ -156,6 +167,7 @@ function runIn(
       NETWORK: network,
       AS: as,
       NO_V6_NAT: options.noV6Nat ? '1' : '',
+      NO_IPTABLES: options.noIptables ? '1' : '',
       ALLOWED: (options.allowedHosts ?? []).map(host => `--allowed-hosts ${host}`).join(' '),
       ANTHROPIC_API_KEY: 'sk-ant-test-not-a-real-key',
       // Nothing answers there: the proxy (root) gets no reply, which is fine, the agent only connects.
@@ -323,6 +335,17 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
         ].sort()
       )
       expect(run.rules).toContain('-P OUTPUT ACCEPT')
+      expect(run.rules).not.toContain('RALPH-AGENT')
+    }, 240_000)
+
+    test('a runner without iptables: the run says egress is not enforced, and it is not (the agent reaches the other port); the proxy is still its model endpoint', () => {
+      const run = runIn('model-only', 'root', { noIptables: true, agent: PLAIN_AGENT })
+      expect(run.exit).toBe(0)
+      expect(run.warnings).toContain(
+        'egress is not enforced (agent-network model-only): iptables is not installed; the proxy still holds the model key and meters every token'
+      )
+      expect(run.reached).toMatchObject({ proxy: 'open', other: 'answered' })
+      expect(run.modelProxy.refused).toEqual([])
       expect(run.rules).not.toContain('RALPH-AGENT')
     }, 240_000)
 
