@@ -41974,7 +41974,8 @@ const DEFAULT_PATH = '/bin:/usr/bin';
 /**
  * The file the command would run, or null. A name with a slash (`./agent.sh`, `bin/x`) is checked as is,
  * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
- * A match must exist, be executable and not be a directory.
+ * A match must exist, be executable and not be a directory. `path` is PATH as the environment has it:
+ * undefined when unset, which means Python's default.
  */
 function which(command, opts) {
     if (command.includes('/'))
@@ -42851,7 +42852,7 @@ async function prepareBranch(workTree, options) {
     }
     let shallow = await git.isShallow();
     // The latest base, whatever the checkout had: a base that moved on since the job started is caught up here.
-    const baseFetch = await git.fetchBranches(remote, [base], { depth: shallow ? 1 : undefined, config });
+    const baseFetch = await git.fetchBranches(remote, [base], { ...(shallow ? { depth: 1 } : {}), config });
     if (baseFetch.exitCode !== 0) {
         if (/couldn't find remote ref/i.test(baseFetch.stderr))
             throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`);
@@ -42867,7 +42868,7 @@ async function prepareBranch(workTree, options) {
     if (options.continueExisting && remoteSha) {
         const branchRef = `refs/remotes/${remote}/${branch}`;
         const fetched = await git.fetchBranches(remote, [branch], {
-            depth: shallow ? DEEPEN_STEPS[0] : undefined,
+            ...(shallow ? { depth: DEEPEN_STEPS[0] } : {}),
             config
         });
         if (fetched.exitCode !== 0)
@@ -44700,8 +44701,9 @@ class PlainReader {
         this.err.end();
         this.costFile?.close();
         const text = this.options.clean ? this.options.clean(stdoutText) : stdoutText;
+        const finalMessage = finalMessageFromOutput(text, this.prompt);
         const outcome = {
-            finalMessage: finalMessageFromOutput(text, this.prompt),
+            ...(finalMessage !== undefined ? { finalMessage } : {}),
             notes: this.notes
         };
         if (this.usage)
@@ -44932,7 +44934,9 @@ function modelUsageReport(modelUsage, model) {
     }
     // The model that did most of the work names the run.
     const main = entries.reduce((a, b) => (num(b[1].outputTokens) > num(a[1].outputTokens) ? b : a))[0];
-    report.model = main || model;
+    const named = main || model;
+    if (named !== undefined)
+        report.model = named;
     return report;
 }
 /** Claude Code's stream-json, also spoken by qwen-code (which prints no dollars: its tokens are priced). */
@@ -46881,7 +46885,7 @@ function readFrontmatter(file, text) {
     if (!(data instanceof Map)) {
         const pos = doc.contents?.range ? toPos(doc.contents.range[0]) : undefined;
         const message = `Frontmatter must be a YAML mapping, got ${pyTypeName(data)}`;
-        throw new RalphError(message, 1, [{ file, line: pos?.line, column: pos?.column, message, exitCode: 1 }]);
+        throw new RalphError(message, 1, [{ file, ...pos, message, exitCode: 1 }]);
     }
     return { data, positions, split };
 }
@@ -47611,8 +47615,7 @@ function resolveRalphPath(pathArg, opts) {
     const onDisk = (p) => (p.startsWith('/') ? p : `${opts.cwd.replace(/\/+$/, '')}/${p}`);
     let dir;
     let file;
-    let resolvedFrom;
-    let notice;
+    let installed;
     if (isDirectory(onDisk(typed))) {
         dir = typed;
         file = joinPure(typed, RALPH_MARKER);
@@ -47630,19 +47633,13 @@ function resolveRalphPath(pathArg, opts) {
         if (!found) {
             throw new RalphError(`'${pathArg}' is not a directory, ${RALPH_MARKER} file, or installed ralph.`);
         }
-        resolvedFrom = found[0];
         dir = joinPure(found[1], pathArg);
         file = joinPure(dir, RALPH_MARKER);
-        notice = `Resolved: ${file}`;
+        installed = { resolvedFrom: found[0], notice: `Resolved: ${file}` };
     }
     if (!exists(onDisk(file)))
         throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
-    const result = { file: realPath(onDisk(file)), dir: realPath(onDisk(dir)) };
-    if (resolvedFrom) {
-        result.resolvedFrom = resolvedFrom;
-        result.notice = notice;
-    }
-    return result;
+    return { file: realPath(onDisk(file)), dir: realPath(onDisk(dir)), ...installed };
 }
 /** Names of the installed ralphs (folders holding a RALPH.md) in the project and in home, sorted, each once. */
 function listInstalledRalphs(cwd, home) {
@@ -47950,7 +47947,7 @@ function inspectRalph(fileArg, opts) {
     }
     const problems = [];
     const report = (message, pos, exitCode = 1) => {
-        problems.push({ file, line: pos?.line, column: pos?.column, message, exitCode });
+        problems.push({ file, ...pos, message, exitCode });
     };
     const where = (dict, key) => {
         const entry = positions.entry(dict, key);
@@ -47997,8 +47994,7 @@ function inspectRalph(fileArg, opts) {
             const pos = positions.entry(item, 'run');
             warnings.push({
                 file,
-                line: (pos.value ?? pos.key)?.line,
-                column: (pos.value ?? pos.key)?.column,
+                ...(pos.value ?? pos.key),
                 exitCode: 1,
                 message: `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
                     `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
@@ -49340,7 +49336,7 @@ async function restrictEgress(options) {
             break;
         }
     }
-    return { chain: egressChain(uid), ipv6Unnamed, remove };
+    return { chain: egressChain(uid), ...(ipv6Unnamed !== undefined ? { ipv6Unnamed } : {}), remove };
 }
 /** Removes what a run left for `uid` (the post step after a cancel). Answers what could not be removed. */
 async function removeEgressRules(uid, prefix = []) {
@@ -50709,8 +50705,9 @@ async function runIteration(env, memory, iteration) {
             record.diffStat = lastDiff.stat;
         }
     }
-    if (config.commit)
-        record.commit = await commitIteration(env, iteration, record.treeHash);
+    const commit = config.commit ? await commitIteration(env, iteration, record.treeHash) : undefined;
+    if (commit)
+        record.commit = commit;
     // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
     if (record.commit?.error)
         return finish({
@@ -51519,10 +51516,10 @@ async function runLoop(config, ports = {}) {
         recordDir: config.recordDir,
         startedAt: run_loop_iso(startedAt),
         budgets: {
-            maxIterations: config.maxIterations,
-            maxTimeSeconds: config.maxTimeSeconds,
-            maxCostUsd: config.maxCostUsd,
-            agentTimeoutSeconds: config.agentTimeoutSeconds
+            ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {}),
+            ...(config.maxTimeSeconds !== undefined ? { maxTimeSeconds: config.maxTimeSeconds } : {}),
+            ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd } : {}),
+            ...(config.agentTimeoutSeconds !== undefined ? { agentTimeoutSeconds: config.agentTimeoutSeconds } : {})
         }
     });
     if (worktree)
@@ -51603,7 +51600,9 @@ async function runLoop(config, ports = {}) {
             noProgress: 0,
             sameFailure: 0,
             agentFailures: 0,
-            permissionDenials: config.breaker.permissionDenials
+            ...(config.breaker.permissionDenials !== undefined
+                ? { permissionDenials: config.breaker.permissionDenials }
+                : {})
         });
     if (!isRepo && gated)
         warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off');
@@ -51637,7 +51636,9 @@ async function runLoop(config, ports = {}) {
     emit({ type: 'loop_started', status });
     try {
         if (isRepo) {
-            status.start.commit = await workspace.headSha();
+            const commit = await workspace.headSha();
+            if (commit !== undefined)
+                status.start.commit = commit;
             status.start.tree = await workspace.treeHash();
             memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree };
             record.writeStatus(status);
@@ -51666,7 +51667,11 @@ async function runLoop(config, ports = {}) {
             status.inFlight = iteration;
             // Only iterations that last get an "in flight" status.json: fast loops skip the extra write.
             const cancelInFlight = clock.setTimeout(() => record.writeStatus(status), IN_FLIGHT_STATUS_DELAY_MS);
-            emit({ type: 'iteration_started', iteration, maxIterations: config.maxIterations });
+            emit({
+                type: 'iteration_started',
+                iteration,
+                ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {})
+            });
             const outcome = await runIteration(env, memory, iteration).finally(cancelInFlight);
             memory = { ...outcome.memory, history: [...outcome.memory.history, outcome.record] };
             const trip = guard.trip;
@@ -53866,10 +53871,11 @@ function readInputs(env = process.env) {
         skipIfGreen: read.boolean('skip-if-green', false),
         args,
         maxIterations: read.positiveInteger('max-iterations') ?? 10,
-        maxCostUsd: read.dollars('max-cost'),
-        maxTimeSeconds: read.duration('max-time'),
-        agentTimeoutSeconds: read.duration('agent-timeout'),
-        completionTag,
+        // Read here, in the inputs' order, so the first bad one is the one named.
+        ...given('maxCostUsd', read.dollars('max-cost')),
+        ...given('maxTimeSeconds', read.duration('max-time')),
+        ...given('agentTimeoutSeconds', read.duration('agent-timeout')),
+        ...given('completionTag', completionTag),
         openPr: read.boolean('open-pr', true),
         draft: read.boolean('draft', false),
         labels: read.list('labels'),
@@ -53918,6 +53924,10 @@ function readInputs(env = process.env) {
     if (!inputs.dryRun && delivers && !inputs.githubToken && !inputs.pushToken)
         throw new InputError("Input 'github-token' is empty: leave it at its default (${{ github.token }}) or pass a token, or set open-pr: false and on-failure: none.");
     return inputs;
+}
+/** The input as given, or no key at all when it was not: ActionInputs never holds an undefined. */
+function given(key, value) {
+    return value === undefined ? {} : { [key]: value };
 }
 /** `mode: list` reads only what it needs: nothing runs, so no ralph, prompt or token is required. */
 function listInputs(read) {
@@ -54194,11 +54204,11 @@ function makePlan(inputs, context, env = process.env, trigger) {
         projectRoot: root,
         userArgs,
         maxIterations: inputs.maxIterations,
-        maxTimeSeconds: inputs.maxTimeSeconds !== undefined
-            ? inputs.maxTimeSeconds - deliveryMarginSeconds(inputs.maxTimeSeconds)
-            : undefined,
-        maxCostUsd: inputs.maxCostUsd,
-        agentTimeoutSeconds: inputs.agentTimeoutSeconds,
+        ...(inputs.maxTimeSeconds !== undefined
+            ? { maxTimeSeconds: inputs.maxTimeSeconds - deliveryMarginSeconds(inputs.maxTimeSeconds) }
+            : {}),
+        ...(inputs.maxCostUsd !== undefined ? { maxCostUsd: inputs.maxCostUsd } : {}),
+        ...(inputs.agentTimeoutSeconds !== undefined ? { agentTimeoutSeconds: inputs.agentTimeoutSeconds } : {}),
         checks,
         completionTag: inputs.completionTag ?? ralph.completionTag ?? 'COMPLETE',
         commit: true,
@@ -54272,7 +54282,12 @@ function writeEnding(ending) {
     if (failure?.annotation) {
         // The annotation is the one line: at the file and line, so a second, unplaced copy would only repeat it.
         const { message, title, file, line, column } = failure.annotation;
-        core/* error */.z3(message, { title, file, startLine: line, startColumn: column });
+        core/* error */.z3(message, {
+            title,
+            file,
+            ...(line !== undefined ? { startLine: line } : {}),
+            ...(column !== undefined ? { startColumn: column } : {})
+        });
         process.exitCode = core/* ExitCode */.yU.Failure;
     }
     else if (failure)
@@ -54283,13 +54298,7 @@ function writeEnding(ending) {
 function badInput(error) {
     const where = error instanceof PlanError ? error.where : undefined;
     // The message keeps its file:line:col: the annotation is the step's one line, read in the log as well.
-    const annotation = where && {
-        message: error.message,
-        title: 'RALPH.md',
-        file: where.file,
-        line: where.line,
-        column: where.column
-    };
+    const annotation = where && { message: error.message, title: 'RALPH.md', ...where };
     return { failure: { message: error.message, ...(annotation ? { annotation } : {}) }, finished: true };
 }
 
@@ -55409,7 +55418,13 @@ const go = lines => {
         // Test failures: "    calc_test.go:12: got 3, want 4"
         const failure = /^\s+(\S+_test\.go):(\d+): (.*)$/.exec(line);
         if (failure)
-            found.push({ file: failure[1], line: +failure[2], message: failure[3], title: test, at });
+            found.push({
+                file: failure[1],
+                line: +failure[2],
+                message: failure[3],
+                ...(test !== undefined ? { title: test } : {}),
+                at
+            });
     });
     return found;
 };
@@ -55432,7 +55447,13 @@ const pytest = lines => {
         const where = /^(\S+\.py):(\d+): (\w+.*)$/.exec(line);
         if (where) {
             const message = details.length > 0 ? `${details.join('\n')}\n(${where[3]})` : where[3];
-            found.push({ file: where[1], line: +where[2], message, title: test, at });
+            found.push({
+                file: where[1],
+                line: +where[2],
+                message,
+                ...(test !== undefined ? { title: test } : {}),
+                at
+            });
             details = [];
         }
     });
@@ -55741,7 +55762,7 @@ function annotateFailures(result, plan) {
     }
     for (const a of annotationsFor(failing, plan.workspace))
         core/* error */.z3(a.message, {
-            title: a.title,
+            ...(a.title !== undefined ? { title: a.title } : {}),
             file: a.file,
             startLine: a.line,
             ...(a.column !== undefined ? { startColumn: a.column } : {})
@@ -56093,7 +56114,7 @@ async function dryRun(plan) {
             task: plan.task,
             branch: plan.branch,
             checks: plan.config.checks,
-            maxIterations: plan.config.maxIterations,
+            ...(plan.config.maxIterations !== undefined ? { maxIterations: plan.config.maxIterations } : {}),
             prompt
         });
     }
@@ -56274,7 +56295,12 @@ async function uploadRecord(dir, name, options = {}) {
         // Logs compress well; the default level is a good trade for text.
         compressionLevel: 6
     });
-    return { id: uploaded.id, size: uploaded.size, name: safeArtifactName(name), files: files.length };
+    return {
+        ...(uploaded.id !== undefined ? { id: uploaded.id } : {}),
+        ...(uploaded.size !== undefined ? { size: uploaded.size } : {}),
+        name: safeArtifactName(name),
+        files: files.length
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/action/upload.ts
@@ -56631,7 +56657,12 @@ async function post() {
             await writeSummary({
                 status,
                 task: { name: state.ralphName ?? status.ralph.name, text: '' },
-                delivery: { branch: state.branch, pushed: false, problems: [], notes: [] },
+                delivery: {
+                    ...(state.branch !== undefined ? { branch: state.branch } : {}),
+                    pushed: false,
+                    problems: [],
+                    notes: []
+                },
                 links
             });
         }

@@ -352,7 +352,7 @@ export interface RunOptions {
 
 export interface ActionRun {
   main: StepResult
-  post?: StepResult
+  post?: StepResult | undefined
   /** What main's GITHUB_ENV and GITHUB_PATH gave the later steps (post included), as the runner applies them. */
   laterSteps: { env: Record<string, string>; path: string[] }
   /** The job summary: main's then post's. */

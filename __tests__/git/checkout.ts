@@ -17,7 +17,7 @@ export interface Checkout {
   /** RUNNER_TEMP. */
   runnerTemp: string
   /** v6+: the credentials file in RUNNER_TEMP. */
-  credentialsFile?: string
+  credentialsFile?: string | undefined
   /** Local git only (sync): anything talking to the server must use gitAsync. */
   git(...args: string[]): string
   gitAsync(...args: string[]): Promise<string>

@@ -45,7 +45,7 @@ async function loopBranch(
   cleanups.push(() => work.cleanup())
   const prepared = await prepareBranch(work.dir, {
     branch: options.branch ?? 'ralph/fix',
-    continueExisting: options.continueExisting,
+    continueExisting: options.continueExisting ?? false,
     env: noEnv
   })
   const sha = work.commit('ralph fix: iteration 1', options.files ?? { 'fix.txt': 'fixed\n' })

@@ -16,8 +16,8 @@ const record = (over: Partial<IterationRecord> = {}): IterationRecord => ({
   ...over
 })
 
-const failedAgent = (over: object = {}): IterationRecord['agent'] =>
-  ({ success: false, exitCode: 2, timedOut: false, ...over }) as IterationRecord['agent']
+const failedAgent = (over: object = {}): NonNullable<IterationRecord['agent']> =>
+  ({ success: false, exitCode: 2, timedOut: false, ...over }) as NonNullable<IterationRecord['agent']>
 
 const budgets = (over: Partial<Budgets> = {}): Budgets => ({
   maxIterations: 5,

@@ -80,7 +80,7 @@ function baseEnv(home: string): NodeJS.ProcessEnv {
 export interface AgentEnvOptions {
   /** Retries on a failed request. claude: CLAUDE_CODE_MAX_RETRIES (default 10, exponential back-off up to
    * ~35 s: minutes in all); codex: request_max_retries and stream_max_retries of the provider (default 5). */
-  maxRetries?: number
+  maxRetries?: number | undefined
   /** Another model than TEST_MODELS[name]. */
   model?: string
 }
@@ -128,7 +128,7 @@ export function claudeEnv(serverUrl: string, home: string, options: AgentEnvOpti
 export interface ClaudeArgsOptions {
   model?: string
   /** Extra arguments, e.g. ['--max-budget-usd', '0.5'] or ['--max-turns', '3']. */
-  extra?: string[]
+  extra?: string[] | undefined
 }
 
 /**
@@ -164,7 +164,7 @@ export function codexEnv(serverUrl: string, home: string, options: AgentEnvOptio
 
 export interface CodexArgsOptions {
   /** Extra arguments before the trailing `-`. */
-  extra?: string[]
+  extra?: string[] | undefined
 }
 
 /** Headless argv for codex, prompt on stdin (`-`), quiet: no update check, analytics, feedback, plugins or apps. */
@@ -202,7 +202,7 @@ export interface AgentRun {
   /** When the CLI was spawned: compare with the server's first request to see the start-up time. */
   startedAt: Date
   /** From the kill (timeout, onLine or abort) to the CLI's exit, when it was killed. */
-  killLatencyMs?: number
+  killLatencyMs?: number | undefined
 }
 
 export interface RunAgentOptions {

@@ -21,9 +21,9 @@ export interface GitRequest {
   path: string
   service: 'upload-pack' | 'receive-pack' | 'other'
   /** The Authorization header as received. */
-  authorization?: string
+  authorization?: string | undefined
   /** The token from a basic `x-access-token:<token>` header. */
-  token?: string
+  token?: string | undefined
   /** 0 when the connection was reset, stalled or its answer dropped. */
   status: number
   fault?: FaultKind

@@ -38,7 +38,12 @@ const shown = (body: string) => body.replace(/\n\n<!-- ralph-action:once [0-9a-f
 
 /** One night: plan the hunt, then deliver as the action does (create the PR, or update the one continued). */
 async function night(n: number, maxOpenPrs?: number) {
-  const plan = await planHunt(octokit, { ...repo, ralphName: 'bug-hunter', maxOpenPrs, actor: app })
+  const plan = await planHunt(octokit, {
+    ...repo,
+    ralphName: 'bug-hunter',
+    ...(maxOpenPrs !== undefined ? { maxOpenPrs } : {}),
+    actor: app
+  })
   const body = `${PULL_REQUEST_MARKER}\nnight ${n}`
   if (plan.kind === 'new') {
     await octokit.rest.pulls.create({ ...repo, head: plan.branch, base: 'main', title: 'Fix: a bug', body })

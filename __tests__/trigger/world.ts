@@ -121,7 +121,7 @@ export async function world(): Promise<World> {
           owner: 'acme',
           repo: 'widgets',
           issueNumber: plan.issueNumber,
-          commentId: plan.commentId
+          ...(plan.commentId !== undefined ? { commentId: plan.commentId } : {})
         })
       const delivery = deliverTask(plan.task, { file: path.join(tools, 'task.md'), source: plan.taskSource })
       const ralph = loadRalph(path.join(plan.ralph ?? '', 'RALPH.md'), {

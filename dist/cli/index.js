@@ -9026,7 +9026,7 @@ function readFrontmatter(file, text) {
     if (!(data instanceof Map)) {
         const pos = doc.contents?.range ? toPos(doc.contents.range[0]) : undefined;
         const message = `Frontmatter must be a YAML mapping, got ${pyTypeName(data)}`;
-        throw new RalphError(message, 1, [{ file, line: pos?.line, column: pos?.column, message, exitCode: 1 }]);
+        throw new RalphError(message, 1, [{ file, ...pos, message, exitCode: 1 }]);
     }
     return { data, positions, split };
 }
@@ -9759,8 +9759,7 @@ function resolveRalphPath(pathArg, opts) {
     const onDisk = (p) => (p.startsWith('/') ? p : `${opts.cwd.replace(/\/+$/, '')}/${p}`);
     let dir;
     let file;
-    let resolvedFrom;
-    let notice;
+    let installed;
     if (isDirectory(onDisk(typed))) {
         dir = typed;
         file = joinPure(typed, RALPH_MARKER);
@@ -9778,19 +9777,13 @@ function resolveRalphPath(pathArg, opts) {
         if (!found) {
             throw new RalphError(`'${pathArg}' is not a directory, ${RALPH_MARKER} file, or installed ralph.`);
         }
-        resolvedFrom = found[0];
         dir = joinPure(found[1], pathArg);
         file = joinPure(dir, RALPH_MARKER);
-        notice = `Resolved: ${file}`;
+        installed = { resolvedFrom: found[0], notice: `Resolved: ${file}` };
     }
     if (!exists(onDisk(file)))
         throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
-    const result = { file: realPath(onDisk(file)), dir: realPath(onDisk(dir)) };
-    if (resolvedFrom) {
-        result.resolvedFrom = resolvedFrom;
-        result.notice = notice;
-    }
-    return result;
+    return { file: realPath(onDisk(file)), dir: realPath(onDisk(dir)), ...installed };
 }
 /** Names of the installed ralphs (folders holding a RALPH.md) in the project and in home, sorted, each once. */
 function listInstalledRalphs(cwd, home) {
@@ -9940,7 +9933,8 @@ const DEFAULT_PATH = '/bin:/usr/bin';
 /**
  * The file the command would run, or null. A name with a slash (`./agent.sh`, `bin/x`) is checked as is,
  * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
- * A match must exist, be executable and not be a directory.
+ * A match must exist, be executable and not be a directory. `path` is PATH as the environment has it:
+ * undefined when unset, which means Python's default.
  */
 function which(command, opts) {
     if (command.includes('/'))
@@ -10140,7 +10134,7 @@ function inspectRalph(fileArg, opts) {
     }
     const problems = [];
     const report = (message, pos, exitCode = 1) => {
-        problems.push({ file, line: pos?.line, column: pos?.column, message, exitCode });
+        problems.push({ file, ...pos, message, exitCode });
     };
     const where = (dict, key) => {
         const entry = positions.entry(dict, key);
@@ -10187,8 +10181,7 @@ function inspectRalph(fileArg, opts) {
             const pos = positions.entry(item, 'run');
             warnings.push({
                 file,
-                line: (pos.value ?? pos.key)?.line,
-                column: (pos.value ?? pos.key)?.column,
+                ...(pos.value ?? pos.key),
                 exitCode: 1,
                 message: `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
                     `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
@@ -11193,8 +11186,9 @@ class PlainReader {
         this.err.end();
         this.costFile?.close();
         const text = this.options.clean ? this.options.clean(stdoutText) : stdoutText;
+        const finalMessage = finalMessageFromOutput(text, this.prompt);
         const outcome = {
-            finalMessage: finalMessageFromOutput(text, this.prompt),
+            ...(finalMessage !== undefined ? { finalMessage } : {}),
             notes: this.notes
         };
         if (this.usage)
@@ -11425,7 +11419,9 @@ function modelUsageReport(modelUsage, model) {
     }
     // The model that did most of the work names the run.
     const main = entries.reduce((a, b) => (num(b[1].outputTokens) > num(a[1].outputTokens) ? b : a))[0];
-    report.model = main || model;
+    const named = main || model;
+    if (named !== undefined)
+        report.model = named;
     return report;
 }
 /** Claude Code's stream-json, also spoken by qwen-code (which prints no dollars: its tokens are priced). */
@@ -14965,7 +14961,7 @@ async function restrictEgress(options) {
             break;
         }
     }
-    return { chain: egressChain(uid), ipv6Unnamed, remove };
+    return { chain: egressChain(uid), ...(ipv6Unnamed !== undefined ? { ipv6Unnamed } : {}), remove };
 }
 /** Removes what a run left for `uid` (the post step after a cancel). Answers what could not be removed. */
 async function removeEgressRules(uid, prefix = []) {
@@ -17148,8 +17144,9 @@ async function runIteration(env, memory, iteration) {
             record.diffStat = lastDiff.stat;
         }
     }
-    if (config.commit)
-        record.commit = await commitIteration(env, iteration, record.treeHash);
+    const commit = config.commit ? await commitIteration(env, iteration, record.treeHash) : undefined;
+    if (commit)
+        record.commit = commit;
     // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
     if (record.commit?.error)
         return finish({
@@ -18315,10 +18312,10 @@ async function runLoop(config, ports = {}) {
         recordDir: config.recordDir,
         startedAt: run_loop_iso(startedAt),
         budgets: {
-            maxIterations: config.maxIterations,
-            maxTimeSeconds: config.maxTimeSeconds,
-            maxCostUsd: config.maxCostUsd,
-            agentTimeoutSeconds: config.agentTimeoutSeconds
+            ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {}),
+            ...(config.maxTimeSeconds !== undefined ? { maxTimeSeconds: config.maxTimeSeconds } : {}),
+            ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd } : {}),
+            ...(config.agentTimeoutSeconds !== undefined ? { agentTimeoutSeconds: config.agentTimeoutSeconds } : {})
         }
     });
     if (worktree)
@@ -18399,7 +18396,9 @@ async function runLoop(config, ports = {}) {
             noProgress: 0,
             sameFailure: 0,
             agentFailures: 0,
-            permissionDenials: config.breaker.permissionDenials
+            ...(config.breaker.permissionDenials !== undefined
+                ? { permissionDenials: config.breaker.permissionDenials }
+                : {})
         });
     if (!isRepo && gated)
         warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off');
@@ -18433,7 +18432,9 @@ async function runLoop(config, ports = {}) {
     emit({ type: 'loop_started', status });
     try {
         if (isRepo) {
-            status.start.commit = await workspace.headSha();
+            const commit = await workspace.headSha();
+            if (commit !== undefined)
+                status.start.commit = commit;
             status.start.tree = await workspace.treeHash();
             memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree };
             record.writeStatus(status);
@@ -18462,7 +18463,11 @@ async function runLoop(config, ports = {}) {
             status.inFlight = iteration;
             // Only iterations that last get an "in flight" status.json: fast loops skip the extra write.
             const cancelInFlight = clock.setTimeout(() => record.writeStatus(status), IN_FLIGHT_STATUS_DELAY_MS);
-            emit({ type: 'iteration_started', iteration, maxIterations: config.maxIterations });
+            emit({
+                type: 'iteration_started',
+                iteration,
+                ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {})
+            });
             const outcome = await runIteration(env, memory, iteration).finally(cancelInFlight);
             memory = { ...outcome.memory, history: [...outcome.memory.history, outcome.record] };
             const trip = guard.trip;
@@ -19016,12 +19021,15 @@ function loopSettings(options, typed = {}) {
  */
 function engineSettings(settings, cwd) {
     return {
-        maxIterations: settings.maxIterations,
+        // Only what was given: these are spread over loopConfig's defaults.
+        ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
         stopOnError: settings.stopOnError,
         delaySeconds: settings.delaySeconds,
-        agentTimeoutSeconds: settings.agentTimeoutSeconds,
-        maxTimeSeconds: settings.maxTimeSeconds,
-        maxCostUsd: settings.maxCostUsd,
+        ...(settings.agentTimeoutSeconds !== undefined
+            ? { agentTimeoutSeconds: settings.agentTimeoutSeconds }
+            : {}),
+        ...(settings.maxTimeSeconds !== undefined ? { maxTimeSeconds: settings.maxTimeSeconds } : {}),
+        ...(settings.maxCostUsd !== undefined ? { maxCostUsd: settings.maxCostUsd } : {}),
         baseline: settings.baseline,
         skipIfGreen: settings.skipIfGreen,
         ...(settings.parallelChecks ? { parallelChecks: true } : {}),
@@ -19389,7 +19397,7 @@ async function prepareBranch(workTree, options) {
     }
     let shallow = await git.isShallow();
     // The latest base, whatever the checkout had: a base that moved on since the job started is caught up here.
-    const baseFetch = await git.fetchBranches(remote, [base], { depth: shallow ? 1 : undefined, config });
+    const baseFetch = await git.fetchBranches(remote, [base], { ...(shallow ? { depth: 1 } : {}), config });
     if (baseFetch.exitCode !== 0) {
         if (/couldn't find remote ref/i.test(baseFetch.stderr))
             throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`);
@@ -19405,7 +19413,7 @@ async function prepareBranch(workTree, options) {
     if (options.continueExisting && remoteSha) {
         const branchRef = `refs/remotes/${remote}/${branch}`;
         const fetched = await git.fetchBranches(remote, [branch], {
-            depth: shallow ? DEEPEN_STEPS[0] : undefined,
+            ...(shallow ? { depth: DEEPEN_STEPS[0] } : {}),
             config
         });
         if (fetched.exitCode !== 0)
@@ -20489,11 +20497,12 @@ async function promptCommand(args, io) {
         throw new RalphError(`'--iteration' must be a positive integer, got ${iteration}.`);
     const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
     const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, skipAgentLookup: true });
+    const maxIterations = options.n;
     const config = loopConfig({
         ralph,
         projectRoot: io.cwd,
         userArgs: ralph.argValues,
-        maxIterations: options.n
+        ...(maxIterations !== undefined ? { maxIterations } : {})
     });
     const prompt = await previewPrompt(config, iteration);
     io.stdout(prompt);

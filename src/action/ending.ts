@@ -51,7 +51,12 @@ export function writeEnding(ending: Ending): void {
   if (failure?.annotation) {
     // The annotation is the one line: at the file and line, so a second, unplaced copy would only repeat it.
     const { message, title, file, line, column } = failure.annotation
-    core.error(message, { title, file, startLine: line, startColumn: column })
+    core.error(message, {
+      title,
+      file,
+      ...(line !== undefined ? { startLine: line } : {}),
+      ...(column !== undefined ? { startColumn: column } : {})
+    })
     process.exitCode = core.ExitCode.Failure
   } else if (failure) core.setFailed(failure.message)
   saveState('finished', ending.finished)
@@ -61,12 +66,6 @@ export function writeEnding(ending: Ending): void {
 export function badInput(error: InputError | PlanError | InstallError): Ending {
   const where = error instanceof PlanError ? error.where : undefined
   // The message keeps its file:line:col: the annotation is the step's one line, read in the log as well.
-  const annotation = where && {
-    message: error.message,
-    title: 'RALPH.md',
-    file: where.file,
-    line: where.line,
-    column: where.column
-  }
+  const annotation = where && { message: error.message, title: 'RALPH.md', ...where }
   return { failure: { message: error.message, ...(annotation ? { annotation } : {}) }, finished: true }
 }

@@ -300,10 +300,11 @@ export function readInputs(env: Env = process.env): ActionInputs {
     skipIfGreen: read.boolean('skip-if-green', false),
     args,
     maxIterations: read.positiveInteger('max-iterations') ?? 10,
-    maxCostUsd: read.dollars('max-cost'),
-    maxTimeSeconds: read.duration('max-time'),
-    agentTimeoutSeconds: read.duration('agent-timeout'),
-    completionTag,
+    // Read here, in the inputs' order, so the first bad one is the one named.
+    ...given('maxCostUsd', read.dollars('max-cost')),
+    ...given('maxTimeSeconds', read.duration('max-time')),
+    ...given('agentTimeoutSeconds', read.duration('agent-timeout')),
+    ...given('completionTag', completionTag),
     openPr: read.boolean('open-pr', true),
     draft: read.boolean('draft', false),
     labels: read.list('labels'),
@@ -355,6 +356,14 @@ export function readInputs(env: Env = process.env): ActionInputs {
       "Input 'github-token' is empty: leave it at its default (${{ github.token }}) or pass a token, or set open-pr: false and on-failure: none."
     )
   return inputs
+}
+
+/** The input as given, or no key at all when it was not: ActionInputs never holds an undefined. */
+function given<K extends keyof ActionInputs>(
+  key: K,
+  value: ActionInputs[K] | undefined
+): Partial<Pick<ActionInputs, K>> {
+  return value === undefined ? {} : ({ [key]: value } as Pick<ActionInputs, K>)
 }
 
 /** `mode: list` reads only what it needs: nothing runs, so no ralph, prompt or token is required. */

@@ -49,7 +49,7 @@ function annotateFailures(result: LoopResult, plan: RunPlan): void {
   }
   for (const a of annotationsFor(failing, plan.workspace))
     core.error(a.message, {
-      title: a.title,
+      ...(a.title !== undefined ? { title: a.title } : {}),
       file: a.file,
       startLine: a.line,
       ...(a.column !== undefined ? { startColumn: a.column } : {})

@@ -38,7 +38,7 @@ async function dryRun(plan: RunPlan): Promise<Ending> {
       task: plan.task,
       branch: plan.branch,
       checks: plan.config.checks,
-      maxIterations: plan.config.maxIterations,
+      ...(plan.config.maxIterations !== undefined ? { maxIterations: plan.config.maxIterations } : {}),
       prompt
     })
   } catch (error) {

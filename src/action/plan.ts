@@ -277,12 +277,11 @@ export function makePlan(
     projectRoot: root,
     userArgs,
     maxIterations: inputs.maxIterations,
-    maxTimeSeconds:
-      inputs.maxTimeSeconds !== undefined
-        ? inputs.maxTimeSeconds - deliveryMarginSeconds(inputs.maxTimeSeconds)
-        : undefined,
-    maxCostUsd: inputs.maxCostUsd,
-    agentTimeoutSeconds: inputs.agentTimeoutSeconds,
+    ...(inputs.maxTimeSeconds !== undefined
+      ? { maxTimeSeconds: inputs.maxTimeSeconds - deliveryMarginSeconds(inputs.maxTimeSeconds) }
+      : {}),
+    ...(inputs.maxCostUsd !== undefined ? { maxCostUsd: inputs.maxCostUsd } : {}),
+    ...(inputs.agentTimeoutSeconds !== undefined ? { agentTimeoutSeconds: inputs.agentTimeoutSeconds } : {}),
     checks,
     completionTag: inputs.completionTag ?? ralph.completionTag ?? 'COMPLETE',
     commit: true,

@@ -69,7 +69,7 @@ export function finishKilledRecord(recordDir: string, now = Date.now()): LoopSta
   return result
 }
 
-function uploadWanted(): { upload: boolean; retentionDays?: number } {
+function uploadWanted(): { upload: boolean; retentionDays?: number | undefined } {
   try {
     const inputs = readInputs()
     return { upload: inputs.uploadArtifacts, retentionDays: inputs.retentionDays }
@@ -121,7 +121,12 @@ export async function post(): Promise<void> {
       await writeSummary({
         status,
         task: { name: state.ralphName ?? status.ralph.name, text: '' },
-        delivery: { branch: state.branch, pushed: false, problems: [], notes: [] },
+        delivery: {
+          ...(state.branch !== undefined ? { branch: state.branch } : {}),
+          pushed: false,
+          problems: [],
+          notes: []
+        },
         links
       })
     } catch (error) {

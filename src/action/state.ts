@@ -2,15 +2,16 @@
 // step that is killed still leaves post enough to finish the record, upload it and write the summary.
 import * as core from '@actions/core'
 
+/** As post reads it: a text field is undefined when main did not save it. */
 export interface SavedState {
   /** Set at main's start: the same bundle runs as post when it is there (as actions/checkout does). */
   isPost: boolean
   /** The run record's folder, once the plan is made. */
-  recordDir?: string
-  artifactName?: string
-  ralphName?: string
+  recordDir?: string | undefined
+  artifactName?: string | undefined
+  ralphName?: string | undefined
   /** The branch the loop commits to. */
-  branch?: string
+  branch?: string | undefined
   /** The record was uploaded by main. */
   uploaded: boolean
   /** Main wrote the job summary. */
@@ -18,15 +19,15 @@ export interface SavedState {
   /** Main reached its end (whatever the outcome). */
   finished: boolean
   /** The issue's tracking comment: JSON `{ issueNumber, commentId, ralphName, branch, actor, maxIterations }`. */
-  tracking?: string
+  tracking?: string | undefined
   /** The value of RALPH_ACTION_RUN the loop's processes carry: post kills its leftovers when main did not. */
-  runMark?: string
+  runMark?: string | undefined
   /** While the loop runs as the agent's user: what to undo (IsolationState as JSON), if main cannot. */
-  isolation?: string
+  isolation?: string | undefined
   /** While the loop runs: the file holding .git's snapshot, for post to put back if main cannot. */
-  gitSnapshot?: string
+  gitSnapshot?: string | undefined
   /** While the loop runs behind the model proxy as the agent's user: `{ uid, privilege }` of its egress rules. */
-  egress?: string
+  egress?: string | undefined
 }
 
 type Key = Exclude<keyof SavedState, 'isPost'>

@@ -24,7 +24,7 @@ function timeLimit<T>(work: Promise<T>, ms: number): Promise<T> {
 export async function uploadArtifact(
   recordDir: string,
   name: string,
-  options: { retentionDays?: number; deadline?: number } = {}
+  options: { retentionDays?: number | undefined; deadline?: number } = {}
 ): Promise<RecordUpload> {
   const timing = retryTiming()
   let attemptName = name

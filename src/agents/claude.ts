@@ -72,7 +72,8 @@ function modelUsageReport(modelUsage: unknown, model?: string): UsageReport | un
   }
   // The model that did most of the work names the run.
   const main = entries.reduce((a, b) => (num(b[1].outputTokens) > num(a[1].outputTokens) ? b : a))[0]
-  report.model = main || model
+  const named = main || model
+  if (named !== undefined) report.model = named
   return report
 }
 

@@ -23,7 +23,7 @@ export interface ModelEndpoint {
   url: string
   apiKey: string
   /** The model id the CLI asks for; undefined = the CLI's own choice (claude, codex, gemini, qwen). */
-  model?: string
+  model?: string | undefined
   /** Retries of a failed model request, for the CLIs that have the setting (claude, codex). */
   maxRetries?: number
 }

@@ -195,8 +195,9 @@ class PlainReader implements AgentRunReader {
     this.err.end()
     this.costFile?.close()
     const text = this.options.clean ? this.options.clean(stdoutText) : stdoutText
+    const finalMessage = finalMessageFromOutput(text, this.prompt)
     const outcome: AgentOutcome = {
-      finalMessage: finalMessageFromOutput(text, this.prompt),
+      ...(finalMessage !== undefined ? { finalMessage } : {}),
       notes: this.notes
     }
     if (this.usage) outcome.usage = this.usage

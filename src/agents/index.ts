@@ -66,9 +66,9 @@ export interface PresetOptions {
    * runtime adds (claude's stream flags), so argv stays byte-identical to ralphify's; agents then run as
    * written and are read as plain text unless the user asked for JSON output themselves.
    */
-  flags?: 'all' | 'reference'
-  /** How a generic agent reports its cost. */
-  cost?: AgentCostOptions
+  flags?: 'all' | 'reference' | undefined
+  /** How a generic agent reports its cost (undefined: the default). */
+  cost?: AgentCostOptions | undefined
 }
 
 /** The preset for an agent command line. */

@@ -127,7 +127,7 @@ export const RETRY_STORM = 3
 export abstract class JsonLinesReader implements AgentRunReader {
   protected readonly notes: string[] = []
   protected usage?: UsageReport
-  protected finalMessage?: string
+  protected finalMessage: string | undefined
   protected isError?: boolean
   protected failure?: AgentFailure
   protected readonly denials: PermissionDenial[] = []

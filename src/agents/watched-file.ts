@@ -43,7 +43,7 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
 
 export class WatchedFile {
   /** The file's path; for a file the agent names, undefined until it is found. */
-  path?: string
+  path: string | undefined
   private readonly dir?: string
   private readonly timer: NodeJS.Timeout
   private last?: string

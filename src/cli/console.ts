@@ -13,8 +13,8 @@ const RULE = '──────────────────────
 
 export interface ConsoleOptions {
   out: (text: string) => void
-  /** `-t`, shown in the header like the reference. */
-  agentTimeoutSeconds?: number
+  /** `-t`, shown in the header like the reference (undefined: not given). */
+  agentTimeoutSeconds?: number | undefined
   /**
    * Show the agent's output live (default true): the readable transcript of JSON-stream agents (text, one
    * line per tool call, errors, the result), the raw output of plain ones, as the reference shows it.

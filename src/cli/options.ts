@@ -188,29 +188,30 @@ export const LOOP_OPTIONS: OptionSpec[] = [
   }
 ]
 
+/** The options as given: an optional one is undefined when it was not. */
 export interface LoopSettings {
-  maxIterations?: number
+  maxIterations?: number | undefined
   stopOnError: boolean
   delaySeconds: number
-  agentTimeoutSeconds?: number
-  logDir?: string
+  agentTimeoutSeconds?: number | undefined
+  logDir?: string | undefined
   checks: string[]
   baseline: boolean
   skipIfGreen: boolean
   /** Given: run the checks together; absent: the ralph's `checks_parallel:`. */
   parallelChecks: boolean
-  maxCostUsd?: number
-  maxTimeSeconds?: number
-  completionTag?: string
+  maxCostUsd?: number | undefined
+  maxTimeSeconds?: number | undefined
+  completionTag?: string | undefined
   commit: boolean
-  recordDir?: string
-  outputCap?: number
+  recordDir?: string | undefined
+  outputCap?: number | undefined
   presets: boolean
   allowEnv: string[]
   /** The model proxy's settings; undefined: off. */
-  modelProxy?: ModelProxySettings
-  maxTurns?: number
-  costPattern?: string
+  modelProxy?: ModelProxySettings | undefined
+  maxTurns?: number | undefined
+  costPattern?: string | undefined
   /** `user`: the loop's processes run as their own user; `none`: as the person running the CLI. */
   isolation: 'user' | 'none'
   agentUser?: string
@@ -302,12 +303,15 @@ export function loopSettings(options: ParsedArgs['options'], typed: ParsedArgs['
  */
 export function engineSettings(settings: LoopSettings, cwd: string): Partial<LoopConfig> {
   return {
-    maxIterations: settings.maxIterations,
+    // Only what was given: these are spread over loopConfig's defaults.
+    ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
     stopOnError: settings.stopOnError,
     delaySeconds: settings.delaySeconds,
-    agentTimeoutSeconds: settings.agentTimeoutSeconds,
-    maxTimeSeconds: settings.maxTimeSeconds,
-    maxCostUsd: settings.maxCostUsd,
+    ...(settings.agentTimeoutSeconds !== undefined
+      ? { agentTimeoutSeconds: settings.agentTimeoutSeconds }
+      : {}),
+    ...(settings.maxTimeSeconds !== undefined ? { maxTimeSeconds: settings.maxTimeSeconds } : {}),
+    ...(settings.maxCostUsd !== undefined ? { maxCostUsd: settings.maxCostUsd } : {}),
     baseline: settings.baseline,
     skipIfGreen: settings.skipIfGreen,
     ...(settings.parallelChecks ? { parallelChecks: true } : {}),

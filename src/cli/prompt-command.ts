@@ -29,11 +29,12 @@ export async function promptCommand(args: string[], io: CliIO): Promise<number> 
   if (iteration < 1) throw new RalphError(`'--iteration' must be a positive integer, got ${iteration}.`)
   const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home })
   const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, skipAgentLookup: true })
+  const maxIterations = options.n as number | undefined
   const config = loopConfig({
     ralph,
     projectRoot: io.cwd,
     userArgs: ralph.argValues,
-    maxIterations: options.n as number | undefined
+    ...(maxIterations !== undefined ? { maxIterations } : {})
   })
   const prompt = await previewPrompt(config, iteration)
   io.stdout(prompt)

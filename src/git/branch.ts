@@ -24,6 +24,12 @@ export interface PrepareBranchOptions {
 /** Where the base came from: the input, the branch checked out, the pull request's base, GITHUB_REF, the remote's default. */
 export type BaseSource = 'input' | 'checkout' | 'pull-request' | 'github-ref' | 'remote-default'
 
+/** What was checked out: the branch (undefined when HEAD is detached) and its commit (undefined before any). */
+interface CheckedOut {
+  branch: string | undefined
+  sha: string | undefined
+}
+
 export interface PreparedBranch {
   branch: string
   base: string
@@ -44,7 +50,7 @@ export interface PreparedBranch {
   /** Whether the repository is shallow (after any deepening done here). */
   shallow: boolean
   /** What was checked out before, should a caller want to go back to it. */
-  previous: { branch?: string; sha?: string }
+  previous: CheckedOut
 }
 
 // Depths tried before --unshallow when a continued branch's fork point is not in a shallow clone.
@@ -73,7 +79,7 @@ export async function prepareBranch(
 
   let shallow = await git.isShallow()
   // The latest base, whatever the checkout had: a base that moved on since the job started is caught up here.
-  const baseFetch = await git.fetchBranches(remote, [base], { depth: shallow ? 1 : undefined, config })
+  const baseFetch = await git.fetchBranches(remote, [base], { ...(shallow ? { depth: 1 } : {}), config })
   if (baseFetch.exitCode !== 0) {
     if (/couldn't find remote ref/i.test(baseFetch.stderr))
       throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`)
@@ -91,7 +97,7 @@ export async function prepareBranch(
   if (options.continueExisting && remoteSha) {
     const branchRef = `refs/remotes/${remote}/${branch}`
     const fetched = await git.fetchBranches(remote, [branch], {
-      depth: shallow ? DEEPEN_STEPS[0] : undefined,
+      ...(shallow ? { depth: DEEPEN_STEPS[0] } : {}),
       config
     })
     if (fetched.exitCode !== 0)
@@ -158,7 +164,7 @@ async function resolveBase(
   )
 }
 
-function describeSource(source: BaseSource, previous: { branch?: string; sha?: string }): string {
+function describeSource(source: BaseSource, previous: CheckedOut): string {
   switch (source) {
     case 'input':
       return 'given'

@@ -14,9 +14,9 @@ export interface GitResult {
 export interface GitOptions {
   cwd: string
   /** Extra variables on top of process.env (e.g. GIT_INDEX_FILE). */
-  env?: NodeJS.ProcessEnv
+  env?: NodeJS.ProcessEnv | undefined
   /** Bytes of stdout kept; the rest is read and dropped so git never blocks on a full pipe. Default 8 MiB. */
-  maxStdoutBytes?: number
+  maxStdoutBytes?: number | undefined
 }
 
 const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024

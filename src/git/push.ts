@@ -149,7 +149,7 @@ export async function pushBranch(workTree: string, options: PushOptions): Promis
 /** Turns git's push output into a known failure with its fix. */
 export function classifyPushFailure(
   output: string,
-  context: { branch: string; repository: string; lease?: string | null }
+  context: { branch: string; repository: string; lease?: string | null | undefined }
 ): PushFailure {
   const { branch, repository } = context
   const detail = output

@@ -9,10 +9,10 @@ export { configEnv, type ConfigEntries } from '../security/index.js'
 export interface ExecOptions {
   /** Answer a failing call instead of throwing (probes). */
   probe?: boolean
-  /** Extra config for this call only (e.g. the auth header), through the environment. */
-  config?: ConfigEntries
+  /** Extra config for this call only (e.g. the auth header), through the environment; undefined: none. */
+  config?: ConfigEntries | undefined
   env?: NodeJS.ProcessEnv
-  maxStdoutBytes?: number
+  maxStdoutBytes?: number | undefined
 }
 
 export class GitRepo {
@@ -103,7 +103,7 @@ export class GitRepo {
   async fetchBranches(
     remote: string,
     branches: string[],
-    options: { depth?: number; deepen?: number; unshallow?: boolean; config?: ConfigEntries } = {}
+    options: { depth?: number; deepen?: number; unshallow?: boolean; config?: ConfigEntries | undefined } = {}
   ): Promise<GitResult> {
     const args = ['fetch', '--no-tags', '--quiet', '--no-recurse-submodules']
     if (options.depth !== undefined) args.push(`--depth=${options.depth}`)

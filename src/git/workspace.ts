@@ -70,7 +70,8 @@ interface GitPaths {
 interface KnownHead {
   commit: string
   tree: string
-  log?: string
+  /** HEAD's reflog mark when read (undefined without a reflog: then HEAD is re-read every time). */
+  log: string | undefined
 }
 
 /** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
@@ -83,12 +84,12 @@ function gitBool(value: string | undefined): boolean {
 }
 
 export class GitWorkspace implements Workspace {
-  private scratch?: { dir: string; index: string }
+  private scratch: { dir: string; index: string } | undefined
   /** The tree the scratch index held at its last write-tree. */
-  private scratchTree?: string
+  private scratchTree: string | undefined
   private paths?: GitPaths
   private settings?: { env: NodeJS.ProcessEnv; sign: boolean }
-  private head?: KnownHead
+  private head: KnownHead | undefined
 
   private constructor(
     readonly root: string,
@@ -330,7 +331,7 @@ export interface Worktree {
  */
 export async function createWorktree(
   repoDir: string,
-  options: { branch: string; dir?: string; base?: string }
+  options: { branch: string; dir?: string | undefined; base?: string }
 ): Promise<Worktree> {
   const base = await gitOrThrow(['rev-parse', '--verify', `${options.base ?? 'HEAD'}^{commit}`], {
     cwd: repoDir

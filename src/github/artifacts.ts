@@ -37,7 +37,7 @@ export function safeArtifactName(name: string): string {
 export async function uploadRecord(
   dir: string,
   name: string,
-  options: { retentionDays?: number } = {}
+  options: { retentionDays?: number | undefined } = {}
 ): Promise<UploadedArtifact> {
   statSync(dir)
   const files = recordFiles(dir)
@@ -48,5 +48,10 @@ export async function uploadRecord(
     // Logs compress well; the default level is a good trade for text.
     compressionLevel: 6
   })
-  return { id: uploaded.id, size: uploaded.size, name: safeArtifactName(name), files: files.length }
+  return {
+    ...(uploaded.id !== undefined ? { id: uploaded.id } : {}),
+    ...(uploaded.size !== undefined ? { size: uploaded.size } : {}),
+    name: safeArtifactName(name),
+    files: files.length
+  }
 }

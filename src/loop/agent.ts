@@ -24,7 +24,8 @@ export interface AgentContext {
   workTree: string
   iterationDir: string
   relative: (file: string) => string
-  timeoutMs?: number
+  /** Undefined: no agent timeout. */
+  timeoutMs?: number | undefined
   killGraceMs: number
   signal: AbortSignal
   stopCause: () => KilledBy | undefined
@@ -57,7 +58,7 @@ function crashMessage(agent: string, error: NodeJS.ErrnoException, fromRalphFile
 
 /** A log file written synchronously: bounded memory, and nothing lost when the process dies. */
 class SyncLog {
-  private fd?: number
+  private fd: number | undefined
   constructor(readonly file: string) {
     mkdirSync(path.dirname(file), { recursive: true })
     this.fd = openSync(file, 'a')

@@ -28,7 +28,7 @@ export interface BreakerTrip {
 /** What one finished iteration tells the breaker. */
 export interface IterationSignals {
   /** The work tree changed since the previous iteration; undefined when it cannot be known (no git). */
-  progressed?: boolean
+  progressed?: boolean | undefined
   /** Fingerprint of the failing checks; '' when every check passed or there are none. */
   failureFingerprint: string
   agentFailed: boolean

@@ -26,11 +26,12 @@ export const systemClock: Clock = {
 
 export interface GuardOptions {
   clock: Clock
-  signal?: AbortSignal
-  /** Clock time when the total time budget runs out. */
-  deadline?: number
+  signal?: AbortSignal | undefined
+  /** Clock time when the total time budget runs out; undefined: no time budget. */
+  deadline?: number | undefined
   meter: CostMeter
-  maxCostUsd?: number
+  /** Undefined: no dollar budget. */
+  maxCostUsd?: number | undefined
 }
 
 export class LoopGuard {

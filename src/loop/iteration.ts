@@ -352,7 +352,8 @@ export async function runIteration(
       record.diffStat = lastDiff.stat
     }
   }
-  if (config.commit) record.commit = await commitIteration(env, iteration, record.treeHash)
+  const commit = config.commit ? await commitIteration(env, iteration, record.treeHash) : undefined
+  if (commit) record.commit = commit
   // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
   if (record.commit?.error)
     return finish(

@@ -34,13 +34,14 @@ export interface LoopContext {
   gates: RalphCheck[]
   completionTag: string
   /** The previous iteration's checks, or the baseline's in the first iteration (else undefined). */
-  previousChecks?: CheckRun[]
+  previousChecks?: CheckRun[] | undefined
   /** The gates as they were before iteration 1, when they ran then. */
   baseline?: BaselineRecord
-  diff?: WorkspaceDiff
+  /** The work tree's change since the start; undefined before it is known. */
+  diff?: WorkspaceDiff | undefined
   /** The iterations so far (the last PROGRESS_ENTRIES are shown). */
   history: readonly IterationRecord[]
-  guardrails?: { file: string; content: string }
+  guardrails?: { file: string; content: string } | undefined
 }
 
 export interface PromptInputs {
@@ -48,10 +49,11 @@ export interface PromptInputs {
   ralphText: string
   ralphFile: string
   /** Ralph-less runs: the task text stands in for the body (same strip/comments/placeholder rules). */
-  body?: string
+  body?: string | undefined
   name: string
   iteration: number
-  maxIterations?: number
+  /** Undefined: no cap. */
+  maxIterations?: number | undefined
   commandOutputs: Record<string, string>
   userArgs: Record<string, string>
   credit: boolean

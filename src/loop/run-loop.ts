@@ -108,10 +108,10 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     recordDir: config.recordDir,
     startedAt: iso(startedAt),
     budgets: {
-      maxIterations: config.maxIterations,
-      maxTimeSeconds: config.maxTimeSeconds,
-      maxCostUsd: config.maxCostUsd,
-      agentTimeoutSeconds: config.agentTimeoutSeconds
+      ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {}),
+      ...(config.maxTimeSeconds !== undefined ? { maxTimeSeconds: config.maxTimeSeconds } : {}),
+      ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd } : {}),
+      ...(config.agentTimeoutSeconds !== undefined ? { agentTimeoutSeconds: config.agentTimeoutSeconds } : {})
     }
   })
   if (worktree) status.worktree = worktree
@@ -195,7 +195,9 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
           noProgress: 0,
           sameFailure: 0,
           agentFailures: 0,
-          permissionDenials: config.breaker.permissionDenials
+          ...(config.breaker.permissionDenials !== undefined
+            ? { permissionDenials: config.breaker.permissionDenials }
+            : {})
         }
   )
   if (!isRepo && gated)
@@ -231,7 +233,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   emit({ type: 'loop_started', status })
   try {
     if (isRepo) {
-      status.start.commit = await workspace.headSha()
+      const commit = await workspace.headSha()
+      if (commit !== undefined) status.start.commit = commit
       status.start.tree = await workspace.treeHash()
       memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree }
       record.writeStatus(status)
@@ -259,7 +262,11 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       status.inFlight = iteration
       // Only iterations that last get an "in flight" status.json: fast loops skip the extra write.
       const cancelInFlight = clock.setTimeout(() => record.writeStatus(status), IN_FLIGHT_STATUS_DELAY_MS)
-      emit({ type: 'iteration_started', iteration, maxIterations: config.maxIterations })
+      emit({
+        type: 'iteration_started',
+        iteration,
+        ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {})
+      })
       const outcome = await runIteration(env, memory, iteration).finally(cancelInFlight)
       memory = { ...outcome.memory, history: [...outcome.memory.history, outcome.record] }
       const trip = guard.trip

@@ -27,14 +27,15 @@ export interface IterationEnd {
 
 /** Where the budgets and the rules stand at the moment of deciding. */
 export interface Budgets {
-  maxIterations?: number
-  maxCostUsd?: number
+  /** Undefined: no cap. */
+  maxIterations?: number | undefined
+  maxCostUsd?: number | undefined
   /** Iterations run so far. */
   ran: number
-  /** The last iteration's record, for the cap's sentence. */
-  last?: IterationRecord
+  /** The last iteration's record, for the cap's sentence (undefined before the first). */
+  last?: IterationRecord | undefined
   /** The guard's enforcement fired (time, cost, cancel): what it stopped is already killed. */
-  trip?: Trip
+  trip?: Trip | undefined
   timeSpent: boolean
   costSpent: boolean
   /** The caller asked the loop to finish after the iteration in flight. */

@@ -34,7 +34,7 @@ class ProcessRun {
   private readonly startedAt = performance.now()
   private readonly captures: Record<StreamName, BoundedCapture>
   private child?: ChildProcess
-  private identity?: string
+  private identity: string | undefined
   private outputIds: string[] = []
   private exit?: { code: number | null; signal: NodeJS.Signals | null }
   private openStreams = 0

@@ -20,8 +20,9 @@ interface ProcEntry {
 }
 
 export interface KillTreeOptions {
-  /** Start time of `pid` when it was spawned (see {@link processIdentity}): a reused pid is then left alone. */
-  start?: string
+  /** Start time of `pid` when it was spawned (see {@link processIdentity}): a reused pid is then left alone.
+   * Undefined when it could not be read: then it is read now. */
+  start?: string | undefined
   /** Open-file ids (`socket:[123]`, `pipe:[456]`) of the child's stdout/stderr: whoever still holds one is killed too. */
   holding?: string[]
   /** How signals are sent (default: process.kill, skipping processes that are gone or not ours). */

@@ -12,7 +12,7 @@ export interface RunOptions {
   /** Written to stdin, then stdin is closed (EPIPE ignored). Omitted: stdin is closed at once (/dev/null). */
   input?: string | Buffer
   /** Wall-clock limit; on expiry the whole process tree gets SIGTERM, then SIGKILL after killGraceMs. */
-  timeoutMs?: number
+  timeoutMs?: number | undefined
   /** Default 3000 (the reference runtime's grace). */
   killGraceMs?: number
   /**

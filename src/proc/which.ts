@@ -8,9 +8,10 @@ const DEFAULT_PATH = '/bin:/usr/bin'
 /**
  * The file the command would run, or null. A name with a slash (`./agent.sh`, `bin/x`) is checked as is,
  * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
- * A match must exist, be executable and not be a directory.
+ * A match must exist, be executable and not be a directory. `path` is PATH as the environment has it:
+ * undefined when unset, which means Python's default.
  */
-export function which(command: string, opts: { cwd: string; path?: string }): string | null {
+export function which(command: string, opts: { cwd: string; path?: string | undefined }): string | null {
   if (command.includes('/')) return isExecutableFile(command, opts.cwd) ? command : null
   const searchPath = opts.path ?? DEFAULT_PATH
   if (!searchPath) return null

@@ -207,7 +207,7 @@ export async function startAgentProxy(
   argv: string[],
   env: NodeJS.ProcessEnv,
   settings: ModelProxySettings,
-  budget: { maxCostUsd?: number } = {}
+  budget: { maxCostUsd?: number | undefined } = {}
 ): Promise<AgentBehindProxy> {
   const agent = proxiedAgent(argv, env)
   if ('problem' in agent) throw new ModelProxyError(problemLine(agent, argv))
@@ -369,10 +369,11 @@ class MeteredCostMeter implements CostMeter {
 export interface GivenProxySettings {
   /** auto: on for a preset whose key the job holds (autoModelProxy), decided once the agent is known. */
   on: boolean | 'auto'
-  upstream?: string
-  caFile?: string
+  /** Each undefined when the user did not give it. */
+  upstream?: string | undefined
+  caFile?: string | undefined
   allowedHosts: string[]
-  network?: string
+  network?: string | undefined
 }
 
 /** Checks what the user gave; undefined when the proxy is off. Throws ModelProxyError naming the setting. */

@@ -190,7 +190,7 @@ export async function restrictEgress(options: EgressOptions): Promise<EgressRule
       break
     }
   }
-  return { chain: egressChain(uid), ipv6Unnamed, remove }
+  return { chain: egressChain(uid), ...(ipv6Unnamed !== undefined ? { ipv6Unnamed } : {}), remove }
 }
 
 /** Removes what a run left for `uid` (the post step after a cancel). Answers what could not be removed. */

@@ -22,8 +22,8 @@ export interface MeteredRequest {
   status: number
   /** Tokens read from the response; model from the response, else the request. */
   usage: UsageReport
-  /** Dollars at the price table's rates; undefined when the model has no price. */
-  costUsd?: number
+  /** Dollars at the price table's rates; undefined when the model has no price (re-set as the answer streams). */
+  costUsd?: number | undefined
   /** The proxy ended the stream because the dollar budget was crossed. */
   cut?: boolean
   /** The request failed before or while streaming (upstream unreachable, the agent hung up). */

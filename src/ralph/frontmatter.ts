@@ -61,10 +61,16 @@ export interface SourcePos {
   column: number
 }
 
+/** Where a mapping's key and its value are (undefined for a node the parser gave no range). */
+interface EntryPositions {
+  key?: SourcePos | undefined
+  value?: SourcePos | undefined
+}
+
 /** Where the values of a parsed frontmatter came from, for messages that point at a line. */
 export class FrontmatterPositions {
   private readonly nodes = new WeakMap<object, SourcePos>()
-  private readonly entries = new WeakMap<PyDict, Map<PyValue, { key?: SourcePos; value?: SourcePos }>>()
+  private readonly entries = new WeakMap<PyDict, Map<PyValue, EntryPositions>>()
   private readonly items = new WeakMap<PyValue[], (SourcePos | undefined)[]>()
 
   /** The position of a list or mapping. */
@@ -73,7 +79,7 @@ export class FrontmatterPositions {
   }
 
   /** The position of a mapping's key, and of its value. */
-  entry(dict: PyDict, key: PyValue): { key?: SourcePos; value?: SourcePos } {
+  entry(dict: PyDict, key: PyValue): EntryPositions {
     return this.entries.get(dict)?.get(key) ?? {}
   }
 
@@ -88,7 +94,7 @@ export class FrontmatterPositions {
   }
 
   /** @internal */
-  recordEntry(dict: PyDict, key: PyValue, pos: { key?: SourcePos; value?: SourcePos }): void {
+  recordEntry(dict: PyDict, key: PyValue, pos: EntryPositions): void {
     let map = this.entries.get(dict)
     if (!map) this.entries.set(dict, (map = new Map()))
     map.set(key, pos)
@@ -154,7 +160,7 @@ export function readFrontmatter(file: string, text: string): ParsedFrontmatter {
   if (!(data instanceof Map)) {
     const pos = doc.contents?.range ? toPos(doc.contents.range[0]) : undefined
     const message = `Frontmatter must be a YAML mapping, got ${pyTypeName(data)}`
-    throw new RalphError(message, 1, [{ file, line: pos?.line, column: pos?.column, message, exitCode: 1 }])
+    throw new RalphError(message, 1, [{ file, ...pos, message, exitCode: 1 }])
   }
   return { data, positions, split }
 }

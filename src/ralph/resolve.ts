@@ -29,8 +29,7 @@ export function resolveRalphPath(pathArg: string, opts: { cwd: string; home: str
   const onDisk = (p: string): string => (p.startsWith('/') ? p : `${opts.cwd.replace(/\/+$/, '')}/${p}`)
   let dir: string
   let file: string
-  let resolvedFrom: ResolvedRalphPath['resolvedFrom']
-  let notice: string | undefined
+  let installed: Required<Pick<ResolvedRalphPath, 'resolvedFrom' | 'notice'>> | undefined
   if (isDirectory(onDisk(typed))) {
     dir = typed
     file = joinPure(typed, RALPH_MARKER)
@@ -46,18 +45,12 @@ export function resolveRalphPath(pathArg: string, opts: { cwd: string; home: str
     if (!found) {
       throw new RalphError(`'${pathArg}' is not a directory, ${RALPH_MARKER} file, or installed ralph.`)
     }
-    resolvedFrom = found[0]
     dir = joinPure(found[1], pathArg)
     file = joinPure(dir, RALPH_MARKER)
-    notice = `Resolved: ${file}`
+    installed = { resolvedFrom: found[0], notice: `Resolved: ${file}` }
   }
   if (!exists(onDisk(file))) throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`)
-  const result: ResolvedRalphPath = { file: realPath(onDisk(file)), dir: realPath(onDisk(dir)) }
-  if (resolvedFrom) {
-    result.resolvedFrom = resolvedFrom
-    result.notice = notice
-  }
-  return result
+  return { file: realPath(onDisk(file)), dir: realPath(onDisk(dir)), ...installed }
 }
 
 /** Names of the installed ralphs (folders holding a RALPH.md) in the project and in home, sorted, each once. */

@@ -108,7 +108,7 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
 
   const problems: RalphProblem[] = []
   const report = (message: string, pos?: SourcePos, exitCode: 1 | 2 = 1): void => {
-    problems.push({ file, line: pos?.line, column: pos?.column, message, exitCode })
+    problems.push({ file, ...pos, message, exitCode })
   }
   const where = (dict: PyDict, key: string): SourcePos | undefined => {
     const entry = positions.entry(dict, key)
@@ -153,8 +153,7 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
       const pos = positions.entry(item, 'run')
       warnings.push({
         file,
-        line: (pos.value ?? pos.key)?.line,
-        column: (pos.value ?? pos.key)?.column,
+        ...(pos.value ?? pos.key),
         exitCode: 1,
         message:
           `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +

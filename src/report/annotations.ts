@@ -102,7 +102,14 @@ const go: Parser = lines => {
     }
     // Test failures: "    calc_test.go:12: got 3, want 4"
     const failure = /^\s+(\S+_test\.go):(\d+): (.*)$/.exec(line)
-    if (failure) found.push({ file: failure[1], line: +failure[2], message: failure[3], title: test, at })
+    if (failure)
+      found.push({
+        file: failure[1],
+        line: +failure[2],
+        message: failure[3],
+        ...(test !== undefined ? { title: test } : {}),
+        at
+      })
   })
   return found
 }
@@ -126,7 +133,13 @@ const pytest: Parser = lines => {
     const where = /^(\S+\.py):(\d+): (\w+.*)$/.exec(line)
     if (where) {
       const message = details.length > 0 ? `${details.join('\n')}\n(${where[3]})` : where[3]
-      found.push({ file: where[1], line: +where[2], message, title: test, at })
+      found.push({
+        file: where[1],
+        line: +where[2],
+        message,
+        ...(test !== undefined ? { title: test } : {}),
+        at
+      })
       details = []
     }
   })

@@ -9,7 +9,7 @@ export interface ActorQuery {
   repo: string
   login: string
   /** Bot logins (`renovate[bot]`, or `renovate`) the workflow trusts; empty by default. */
-  allowedBots?: string[]
+  allowedBots?: string[] | undefined
 }
 
 export type ActorCheck =

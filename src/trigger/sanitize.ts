@@ -228,7 +228,10 @@ const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1)
  * The task as a delimited data block for the prompt. The delimiter carries a hash of the text, so the text
  * cannot contain its own closing line. '' when the task is empty.
  */
-export function renderTaskBlock(task: string, options: { source?: string; file?: string } = {}): string {
+export function renderTaskBlock(
+  task: string,
+  options: { source?: string | undefined; file?: string } = {}
+): string {
   if (!task) return ''
   const id = createHash('sha256').update(task).digest('hex').slice(0, 16)
   const where = options.source
@@ -261,7 +264,10 @@ export interface TaskDelivery {
  * Writes the task to `file` (outside the work tree, e.g. under RUNNER_TEMP, so it is never committed) and
  * answers the block and the args to hand to the loop.
  */
-export function deliverTask(task: string, options: { file: string; source?: string }): TaskDelivery {
+export function deliverTask(
+  task: string,
+  options: { file: string; source?: string | undefined }
+): TaskDelivery {
   if (!task) return { block: '', args: { task: '', task_file: '' } }
   mkdirSync(path.dirname(options.file), { recursive: true })
   writeFileSync(options.file, `${task}\n`, { mode: 0o644 })

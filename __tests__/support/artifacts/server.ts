@@ -30,8 +30,8 @@ export interface StoredArtifact {
   workflowRunBackendId: string
   workflowJobRunBackendId: string
   blobName: string
-  mimeType?: string
-  expiresAt?: string
+  mimeType?: string | undefined
+  expiresAt?: string | undefined
   createdAt: string
   finalized: boolean
   size?: number

@@ -29,7 +29,7 @@ export interface HandlerContext {
 export interface HandlerResult {
   status: number
   body?: unknown
-  headers?: Record<string, string>
+  headers?: Record<string, string> | undefined
 }
 
 export type Handler = (ctx: HandlerContext) => HandlerResult

@@ -33,7 +33,7 @@ export interface Operation {
   /** The operation's page on docs.github.com: GitHub puts it in every error body. */
   docs: string
   parameters: OperationParameter[]
-  requestBody?: { required: boolean; content: Record<string, JsonSchema | null> }
+  requestBody?: { required: boolean; content: Record<string, JsonSchema | null> } | undefined
   /** Status code (or `default`) → JSON schema of the body, or null when the response has no JSON body. */
   responses: Record<string, JsonSchema | null>
 }

@@ -31,13 +31,13 @@ export interface RecordedRequest {
   method: string
   path: string
   query: Record<string, string | string[]>
-  operationId?: string
+  operationId?: string | undefined
   /** The token from the Authorization header, if any. */
-  token?: string
+  token?: string | undefined
   /** The login that token acts as. */
   actor: string
   /** The X-GitHub-Api-Version header, if sent. */
-  apiVersion?: string
+  apiVersion?: string | undefined
   body: unknown
   /** The status answered; 0 when the connection was reset, stalled or its answer dropped. */
   status: number
@@ -59,7 +59,7 @@ export type ViolationKind =
 export interface Violation {
   method: string
   path: string
-  operationId?: string
+  operationId?: string | undefined
   kind: ViolationKind
   message: string
 }

@@ -164,7 +164,7 @@ export class GitHubState {
   strictBranches = false
   /** Branches under a protection rule (`protected: true` in GET …/branches/{branch}). */
   readonly protectedBranches = new Set<string>()
-  gitDir?: string
+  gitDir: string | undefined
   serverUrl: string
   clock: () => Date
 
@@ -226,7 +226,10 @@ export class GitHubState {
 
   // --- accounts and roles ---
 
-  addAccount(login: string, options: { type?: AccountType; name?: string | null } = {}): Account {
+  addAccount(
+    login: string,
+    options: { type?: AccountType | undefined; name?: string | null | undefined } = {}
+  ): Account {
     const account: Account = {
       login,
       id: this.newId(),

@@ -65,7 +65,7 @@ export type RequestFacts = Pick<
   'api' | 'model' | 'stream' | 'prompt' | 'cwd' | 'toolNames' | 'toolResults'
 > & {
   /** The CLI's session id, when it sends one (else the conversation is known by its prompt). */
-  sessionId?: string
+  sessionId?: string | undefined
 }
 
 export interface ModelApi {

@@ -152,7 +152,8 @@ async function answer({
     responseId
   })
   const parts: Part[] = []
-  if (turn.kind === 'text' || (turn.kind === 'tool' && turn.text)) parts.push({ text: turn.text })
+  if (turn.kind === 'text' || (turn.kind === 'tool' && turn.text))
+    parts.push(turn.text !== undefined ? { text: turn.text } : {})
   if (turn.kind === 'tool')
     parts.push({ functionCall: { name: turn.name, args: turn.input as Record<string, unknown> } })
 
