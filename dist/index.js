@@ -48610,6 +48610,10 @@ function presentedKey(request, url) {
     const bearer = header('authorization')?.replace(/^Bearer\s+/i, '');
     return header('x-api-key') ?? header('x-goog-api-key') ?? bearer ?? url.searchParams.get('key') ?? undefined;
 }
+/** A refused target the agent wrote that is not a host[:port]: it is named this way, never echoed. */
+const UNREADABLE = 'a target with other characters than host:port';
+/** The agent's text, kept only when it is a host[:port]: it goes into the log, the job summary and the record. */
+const safeTarget = (target) => /^[A-Za-z0-9_.:[\]-]{1,261}$/.test(target) ? target : UNREADABLE;
 /** `host:port`, `[v6]:port`: the host in group 1, the port in group 2. */
 const HOST_PORT = /^\[?([^\]]+?)\]?:(\d+)$/;
 /** Whether `host` matches allowed-hosts (a name, or `*.suffix`), in any case. */
@@ -48649,12 +48653,23 @@ async function startModelProxy(options) {
         })
         : new (external_node_http_default()).Agent({ keepAlive: true });
     const forward = (request, response) => {
-        const url = new URL(request.url ?? '/', 'http://proxy.invalid');
+        let url;
+        try {
+            url = new URL(request.url ?? '/', 'http://proxy.invalid');
+        }
+        catch {
+            // The agent's text: a target no URL parser reads (`http://[x](y)/`) is refused, never thrown.
+            refuse(UNREADABLE);
+            response.writeHead(400, { 'content-type': 'text/plain' });
+            response.end("ralph-action's model proxy cannot read that request's target.\n");
+            return;
+        }
         if (/^[a-z]+:\/\//i.test(request.url ?? '')) {
             // A plain-HTTP proxy request for another host: never forwarded, only named.
-            refuse(`${url.host}`);
+            const host = safeTarget(url.host);
+            refuse(host === UNREADABLE ? host : `http://${host}`);
             response.writeHead(403, { 'content-type': 'text/plain' });
-            response.end(`ralph-action's model proxy does not forward to ${url.host}.\n`);
+            response.end("ralph-action's model proxy does not forward plain HTTP.\n");
             return;
         }
         if (presentedKey(request, url) !== placeholderKey) {
@@ -48808,7 +48823,7 @@ async function startModelProxy(options) {
         const match = HOST_PORT.exec(target);
         const host = match?.[1] ?? target;
         if (!match || !hostAllowed(host, options.allowedHosts ?? [])) {
-            refuse(target);
+            refuse(safeTarget(target));
             socket.end('HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nnot in allowed-hosts\n');
             return;
         }
@@ -51445,16 +51460,13 @@ const run_loop_iso = (ms) => new Date(ms).toISOString();
 /** The stop reasons that mean the loop reached its goal. */
 const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
 /**
- * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`).
- * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
- * wrong once the loop has started ends it with a stop reason and a finished record.
- */
-/**
  * One refused destination, with what would let it through: allowed-hosts for TCP, nothing short of open for
  * UDP. A host allowed-hosts already names was refused because the agent went there directly, not through the
- * proxy: adding it again would not help.
+ * proxy: adding it again would not help. Plain HTTP is never forwarded.
  */
 function refusalWarning(network, target, allowedHosts) {
+    if (target.startsWith('http://'))
+        return `agent-network ${network} refused the agent a plain-HTTP request to ${target} through the proxy: it forwards HTTPS (CONNECT) to allowed-hosts, never plain HTTP`;
     if (target.startsWith('udp '))
         return `agent-network ${network} refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`;
     const host = HOST_PORT.exec(target)?.[1];
@@ -51462,6 +51474,11 @@ function refusalWarning(network, target, allowedHosts) {
         ? `agent-network ${network} refused the agent a direct connection to ${target}: ${host} is in allowed-hosts, reached only through the proxy's CONNECT (the HTTPS_PROXY in the agent's environment)`
         : `agent-network ${network} refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`;
 }
+/**
+ * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`).
+ * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
+ * wrong once the loop has started ends it with a stop reason and a finished record.
+ */
 async function runLoop(config, ports = {}) {
     const clock = ports.clock ?? systemClock;
     const emit = (event) => {

@@ -268,6 +268,33 @@ describe("the model proxy's CONNECT", () => {
       socket.on('close', () => resolve(got))
     })
     expect(plain).toMatch(/^HTTP\/1\.1 403/)
-    expect(proxy.refused).toContain('evil.example')
+    expect(proxy.refused).toContain('http://evil.example')
+  })
+
+  it("names a target of the agent's own text without echoing it, and a target no parser reads does not bring the proxy down", async () => {
+    const { proxy } = await proxyFor('anthropic-messages', 'https://api.anthropic.com', {
+      allowedHosts: ['127.0.0.1']
+    })
+    /** Sends one raw request line and answers the status line the proxy gave. */
+    const send = (line: string): Promise<string> =>
+      new Promise(resolve => {
+        const socket = net.connect(proxy.port, '127.0.0.1', () =>
+          socket.end(`${line} HTTP/1.1\r\nHost: x\r\n\r\n`)
+        )
+        let got = ''
+        socket.on('data', chunk => (got += chunk.toString('utf8')))
+        socket.on('close', () => resolve(got.split('\r\n')[0] ?? ''))
+        socket.on('error', () => resolve(got.split('\r\n')[0] ?? ''))
+      })
+    // Markdown in the job summary: a link to click, an image that calls home.
+    expect(await send('CONNECT [Click_to_approve](https://evil.example/p):443')).toMatch(/^HTTP\/1\.1 403/)
+    expect(await send('CONNECT ![x](https://evil.example/p.png):443')).toMatch(/^HTTP\/1\.1 403/)
+    // No URL parser reads these: before, the request handler threw, and the process running the loop exited.
+    expect(await send('GET http://[Click](https://evil.example)/x')).toMatch(/^HTTP\/1\.1 400/)
+    expect(await send('GET //[')).toMatch(/^HTTP\/1\.1 400/)
+    // Still serving.
+    expect(await send('CONNECT example.com:443')).toMatch(/^HTTP\/1\.1 403/)
+    expect(proxy.refused).toEqual(['a target with other characters than host:port', 'example.com:443'])
+    expect(proxy.refused.join('\n')).not.toContain('evil.example')
   })
 })

@@ -34,16 +34,13 @@ const iso = (ms: number): string => new Date(ms).toISOString()
 const SUCCESS: StopReason[] = ['all_checks_passed', 'completed', 'already_green']
 
 /**
- * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`).
- * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
- * wrong once the loop has started ends it with a stop reason and a finished record.
- */
-/**
  * One refused destination, with what would let it through: allowed-hosts for TCP, nothing short of open for
  * UDP. A host allowed-hosts already names was refused because the agent went there directly, not through the
- * proxy: adding it again would not help.
+ * proxy: adding it again would not help. Plain HTTP is never forwarded.
  */
 function refusalWarning(network: string, target: string, allowedHosts: string[]): string {
+  if (target.startsWith('http://'))
+    return `agent-network ${network} refused the agent a plain-HTTP request to ${target} through the proxy: it forwards HTTPS (CONNECT) to allowed-hosts, never plain HTTP`
   if (target.startsWith('udp '))
     return `agent-network ${network} refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`
   const host = HOST_PORT.exec(target)?.[1]
@@ -52,6 +49,11 @@ function refusalWarning(network: string, target: string, allowedHosts: string[])
     : `agent-network ${network} refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`
 }
 
+/**
+ * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`).
+ * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
+ * wrong once the loop has started ends it with a stop reason and a finished record.
+ */
 export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promise<LoopResult> {
   const clock = ports.clock ?? systemClock
   const emit = (event: LoopEvent): void => {

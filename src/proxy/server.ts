@@ -118,6 +118,13 @@ function presentedKey(request: IncomingMessage, url: URL): string | undefined {
   return header('x-api-key') ?? header('x-goog-api-key') ?? bearer ?? url.searchParams.get('key') ?? undefined
 }
 
+/** A refused target the agent wrote that is not a host[:port]: it is named this way, never echoed. */
+const UNREADABLE = 'a target with other characters than host:port'
+
+/** The agent's text, kept only when it is a host[:port]: it goes into the log, the job summary and the record. */
+const safeTarget = (target: string): string =>
+  /^[A-Za-z0-9_.:[\]-]{1,261}$/.test(target) ? target : UNREADABLE
+
 /** `host:port`, `[v6]:port`: the host in group 1, the port in group 2. */
 export const HOST_PORT = /^\[?([^\]]+?)\]?:(\d+)$/
 
@@ -159,12 +166,22 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       : new http.Agent({ keepAlive: true })
 
   const forward = (request: IncomingMessage, response: ServerResponse): void => {
-    const url = new URL(request.url ?? '/', 'http://proxy.invalid')
+    let url: URL
+    try {
+      url = new URL(request.url ?? '/', 'http://proxy.invalid')
+    } catch {
+      // The agent's text: a target no URL parser reads (`http://[x](y)/`) is refused, never thrown.
+      refuse(UNREADABLE)
+      response.writeHead(400, { 'content-type': 'text/plain' })
+      response.end("ralph-action's model proxy cannot read that request's target.\n")
+      return
+    }
     if (/^[a-z]+:\/\//i.test(request.url ?? '')) {
       // A plain-HTTP proxy request for another host: never forwarded, only named.
-      refuse(`${url.host}`)
+      const host = safeTarget(url.host)
+      refuse(host === UNREADABLE ? host : `http://${host}`)
       response.writeHead(403, { 'content-type': 'text/plain' })
-      response.end(`ralph-action's model proxy does not forward to ${url.host}.\n`)
+      response.end("ralph-action's model proxy does not forward plain HTTP.\n")
       return
     }
     if (presentedKey(request, url) !== placeholderKey) {
@@ -310,7 +327,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     const match = HOST_PORT.exec(target)
     const host = match?.[1] ?? target
     if (!match || !hostAllowed(host, options.allowedHosts ?? [])) {
-      refuse(target)
+      refuse(safeTarget(target))
       socket.end('HTTP/1.1 403 Forbidden\r\ncontent-type: text/plain\r\n\r\nnot in allowed-hosts\n')
       return
     }
