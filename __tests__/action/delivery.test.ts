@@ -190,9 +190,11 @@ test('what the agent leaves running (setsid, re-parented out of its tree) is kil
     "import { spawn } from 'node:child_process'",
     // A double fork: the sleeper's parent exits at once, so it belongs to no tree of ours.
     "const code = \"const c = require('child_process').spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { detached: true, stdio: 'ignore' }); require('fs').writeFileSync(process.argv[1], String(c.pid)); c.unref()\"",
-    `spawn(process.execPath, ['-e', code, ${JSON.stringify(pidFile)}], { detached: true, stdio: 'ignore' }).unref()`,
-    // On with the work once the sleeper is there (its pid file written), however slow the machine.
-    `while (!fs.existsSync(${JSON.stringify(pidFile)})) await new Promise(r => setTimeout(r, 20))`,
+    `const middle = spawn(process.execPath, ['-e', code, ${JSON.stringify(pidFile)}], { detached: true, stdio: 'ignore' })`,
+    // On with the work once the middle process has exited (the sleeper's pid file is written before it
+    // does), however slow the machine: the sleeper is then the only process left, re-parented away.
+    "await new Promise(r => middle.once('exit', r))",
+    `if (!fs.existsSync(${JSON.stringify(pidFile)})) throw new Error('no pid file')`,
     FIX,
     DONE
   ].join('\n')
