@@ -40,9 +40,15 @@ afterAll(() => {
 // connections, each to a port of its own: the log and the record name only so many.
 const FLOOD = 150
 const AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", { v6AndUdp: true, flood: FLOOD })
-// allow-list: root's server through the proxy's CONNECT (127.0.0.1 allowed), then ::1 (not allowed).
-const TUNNELS = [`127.0.0.1:${OTHER_PORT}`, `[::1]:${OTHER_PORT}`]
-const TUNNEL_AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", { connect: TUNNELS })
+// allow-list: root's server on an address of the namespace's own, as an outside host would be (not loopback,
+// which NO_PROXY sends around the proxy), through the proxy's CONNECT and directly; loopback and ::1 through
+// the CONNECT too (not allowed).
+const ALLOWED = '198.51.100.1'
+const TUNNELS = [`${ALLOWED}:${OTHER_PORT}`, `127.0.0.1:${OTHER_PORT}`, `[::1]:${OTHER_PORT}`]
+const TUNNEL_AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", {
+  connect: TUNNELS,
+  direct: { allowed: [ALLOWED, OTHER_PORT] }
+})
 const PLAIN_AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'")
 
 // An attack: a DNS query whose name carries a newline and a workflow command, sent before the probes.
@@ -60,7 +66,8 @@ s.send(packet, 53, '127.0.0.53')
 
 // Inside the namespace: loopback up, a server of root's on the other port, the run, then the rules left.
 // AS runs the CLI as the job's user (empty: root); NO_V6_NAT hides the IPv6 nat table from ip6tables;
-// NO_IPTABLES hides iptables.
+// NO_IPTABLES hides iptables. The CLI runs in the background so that a TERM (spawnSync's timeout) is handled
+// at once: the CLI and the server are stopped with the script, never left running in the namespace.
 const SCRIPT = `set -e
 ip link set lo up
 # A route (and an address of its own) for the outside: connect() to it gets as far as the rules, as on a runner.
@@ -90,9 +97,13 @@ fi
 if [ -n "$AS" ]; then $AS cat /proc/net/nf_conntrack > /dev/null 2>&1 && echo readable > "$OUT/conntrack" || echo unreadable > "$OUT/conntrack"; fi
 "$NODE" -e "$SERVERS" &
 server=$!
+cli=
+trap 'kill $server $cli 2>/dev/null; exit 143' TERM
 while [ ! -e "$OUT/ready" ]; do sleep 0.1; done
 set +e
-$AS "$NODE" "$CLI" run . -n 1 --record-dir "$OUT/record" --isolation user --agent-user "$AGENT_USER" --model-proxy --agent-network "$NETWORK" $ALLOWED > "$OUT/cli.log" 2>&1
+$AS "$NODE" "$CLI" run . -n 1 --record-dir "$OUT/record" --isolation user --agent-user "$AGENT_USER" --model-proxy --agent-network "$NETWORK" $ALLOWED < /dev/null > "$OUT/cli.log" 2>&1 &
+cli=$!
+wait $cli
 echo $? > "$OUT/exit"
 [ -z "$NO_V6_NAT" ] || umount /usr/local/sbin
 [ -z "$NO_IPTABLES" ] || umount /etc/alternatives
@@ -122,11 +133,11 @@ function project(owner?: { uid: number; gid: number }, agent = AGENT): string {
   return dir
 }
 
-/** root's servers on the other port: TCP and UDP, on 127.0.0.1 and ::1; each answers 'answered'. */
+/** root's servers on the other port: TCP on 127.0.0.1, ::1 and the allowed address, UDP on 127.0.0.1 and ::1; each answers 'answered'. */
 const SERVERS = `const net = require('node:net'), dgram = require('node:dgram'), fs = require('node:fs')
-let left = 4
+let left = 5
 const up = () => { if (--left === 0) fs.writeFileSync(process.env.OUT + '/ready', '') }
-for (const host of ['127.0.0.1', '::1']) net.createServer(c => c.end('answered')).listen(${OTHER_PORT}, host, up)
+for (const host of ['127.0.0.1', '::1', '${ALLOWED}']) net.createServer(c => c.end('answered')).listen(${OTHER_PORT}, host, up)
 for (const [type, host] of [['udp4', '127.0.0.1'], ['udp6', '::1']]) {
   const s = dgram.createSocket(type)
   s.on('message', (m, from) => s.send('answered', from.port, from.address))
@@ -309,26 +320,35 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
       expect(run.rules).not.toContain('RALPH-AGENT')
     }, 240_000)
 
-    test("allow-list: an allowed host answers through the proxy's CONNECT alone; directly, it is refused and named as allowed but bypassing the proxy; a host not allowed gets 403 and is named; no rule is left", () => {
-      const run = runIn('allow-list', 'root', { allowedHosts: ['127.0.0.1'], agent: TUNNEL_AGENT })
+    test("allow-list: an allowed host answers through the proxy's CONNECT alone; directly, it is refused and named as allowed but bypassing the proxy; hosts not allowed (loopback too) get 403 and are named; no rule is left", () => {
+      const run = runIn('allow-list', 'root', { allowedHosts: [ALLOWED], agent: TUNNEL_AGENT })
       expect(run.exit).toBe(0)
       expect(run.reached).toEqual({
-        [`connect 127.0.0.1:${OTHER_PORT}`]: 'answered',
+        [`connect ${ALLOWED}:${OTHER_PORT}`]: 'answered',
+        [`connect 127.0.0.1:${OTHER_PORT}`]: '403',
         [`connect [::1]:${OTHER_PORT}`]: '403',
         proxy: 'open',
         // The same server, directly: the rules refuse it (allowed-hosts is for the proxy's CONNECT).
+        allowed: 'ECONNRESET',
         other: 'ECONNRESET',
         outside: 'ECONNRESET'
       })
       // (The injected DNS query runs before every probe agent.)
       const injected = 'udp 127.0.0.53:53 (a DNS lookup of a name with other characters than a host name)'
       expect([...run.modelProxy.refused].sort()).toEqual(
-        [`127.0.0.1:${OTHER_PORT}`, '192.0.2.10:443', `[::1]:${OTHER_PORT}`, injected].sort()
+        [
+          `${ALLOWED}:${OTHER_PORT}`,
+          `127.0.0.1:${OTHER_PORT}`,
+          '192.0.2.10:443',
+          `[::1]:${OTHER_PORT}`,
+          injected
+        ].sort()
       )
       const refusals = run.warnings.filter(w => w.includes('refused the agent'))
       expect(refusals.sort()).toEqual(
         [
-          `agent-network allow-list refused the agent a direct connection to 127.0.0.1:${OTHER_PORT}: 127.0.0.1 is in allowed-hosts, reached only through the proxy's CONNECT (the HTTPS_PROXY in the agent's environment)`,
+          `agent-network allow-list refused the agent a direct connection to ${ALLOWED}:${OTHER_PORT}: ${ALLOWED} is in allowed-hosts, reached only through the proxy's CONNECT (the HTTPS_PROXY in the agent's environment)`,
+          refusedLine(`127.0.0.1:${OTHER_PORT}`, 'allow-list'),
           refusedLine('192.0.2.10:443', 'allow-list'),
           refusedLine(`[::1]:${OTHER_PORT}`, 'allow-list'),
           refusedLine(injected, 'allow-list')
@@ -346,7 +366,6 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
       )
       expect(run.reached).toMatchObject({ proxy: 'open', other: 'answered' })
       expect(run.modelProxy.refused).toEqual([])
-      expect(run.rules).not.toContain('RALPH-AGENT')
     }, 240_000)
 
     test('a kernel without IPv6 nat: IPv6 is still refused (unnamed), IPv4 still named, the run goes on; no rule is left', () => {

@@ -118,18 +118,24 @@ export const portOf = (url: string): number => Number(new URL(url).port)
 /**
  * An agent that tries the proxy (its ANTHROPIC_BASE_URL), another loopback port and an outside address, and
  * writes what each gave to `outFile` (a JS expression); with HOLD set it stays, as one still working at a cancel.
+ * `connect` targets are tried through the proxy's CONNECT, `direct` ones (name: [host, port]) directly.
  */
 export const egressProbeAgent = (
   otherPort: number,
   outFile: string,
-  options: { v6AndUdp?: boolean; flood?: number; connect?: string[] } = {}
+  options: {
+    v6AndUdp?: boolean
+    flood?: number
+    connect?: string[]
+    direct?: Record<string, [string, number]>
+  } = {}
 ): string => `#!${process.execPath}
 const net = require('node:net')
 const dgram = require('node:dgram')
 const base = new URL(process.env.ANTHROPIC_BASE_URL)
 // The proxy counts as reached when it accepts; the others only when their server answers (a refused
 // connection may be accepted by the action's refusal listener, which names it and resets it).
-const targets = { proxy: [base.hostname, Number(base.port)], other: ['127.0.0.1', ${otherPort}], outside: ['192.0.2.10', 443]${options.v6AndUdp ? `, other6: ['::1', ${otherPort}], outside6: ['2001:db8::5', 443]` : ''} }
+const targets = { proxy: [base.hostname, Number(base.port)], other: ['127.0.0.1', ${otherPort}], outside: ['192.0.2.10', 443]${options.v6AndUdp ? `, other6: ['::1', ${otherPort}], outside6: ['2001:db8::5', 443]` : ''}, ...${JSON.stringify(options.direct ?? {})} }
 // A datagram to a UDP server (v4 and v6) of root's: reached only when it answers.
 const udp = (type, host) => new Promise(r => {
   const s = dgram.createSocket(type)
