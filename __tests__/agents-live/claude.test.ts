@@ -6,6 +6,7 @@ import {
   claudeEnv,
   CLAUDE_TEST_MODEL,
   survivorsInGroup,
+  abortWhenRunning,
   survivorsMatching,
   runAgentCli,
   type AgentRun,
@@ -308,21 +309,23 @@ describeWithAgent('claude')('the real claude CLI against a scripted Anthropic se
   ] as const)('a Bash command, on a %s kill, %s the CLI (it runs in its own session)', async (kill, fate) => {
     const marker = `ralph-live-${process.pid}-${kill}-${Date.now()}`
     const abort = new AbortController()
+    let running: Promise<boolean> | undefined
     const run = await runClaude(
       `killed (${kill}) while a Bash command runs`,
       [claudeBash(`node -e 'setTimeout(() => {}, 30000)' ${marker}`), text('never sent')],
       {
         kill,
         abort: abort.signal,
-        // Give the command a second to start once claude says the task started.
+        // Once claude says the task started, kill as soon as the command runs, however slow the machine.
         onLine: line =>
-          void (line.includes('"subtype":"task_started"') && setTimeout(() => abort.abort(), 1000))
+          void (line.includes('"subtype":"task_started"') && (running ??= abortWhenRunning(marker, abort)))
       }
     )
     await new Promise(resolve => setTimeout(resolve, 300))
     const survivors = survivorsMatching(marker)
     survivors.forEach(pid => process.kill(pid, 'SIGKILL'))
 
+    expect(await running).toBe(true)
     expect(run.signal).toBe('SIGKILL')
     expect(survivors.length > 0).toBe(fate === 'outlives')
   })

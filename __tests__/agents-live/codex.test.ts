@@ -6,6 +6,7 @@ import {
   codexEnv,
   CODEX_TEST_MODEL,
   survivorsInGroup,
+  abortWhenRunning,
   survivorsMatching,
   runAgentCli,
   type AgentRun,
@@ -217,19 +218,23 @@ describeWithAgent('codex')('the real codex CLI against a scripted Responses API 
   it('can be killed mid-run: a process-group kill takes wrapper and native binary, the PTY hangup the command', async () => {
     const marker = `ralph-live-${process.pid}-${Date.now()}`
     const abort = new AbortController()
+    let running: Promise<boolean> | undefined
     const run = await runCodex(
       'killed (group) while a command runs and the next turn is slow',
       [codexExec(`sleep 30; echo ${marker}`, { text: 'Sleeping.' }), text('never sent', { delayMs: 60000 })],
       {
         kill: 'group',
         abort: abort.signal,
-        onLine: line => void (line.includes('"type":"item.started"') && setTimeout(() => abort.abort(), 1000))
+        // Kill as soon as the command runs, however slow the machine.
+        onLine: line =>
+          void (line.includes('"type":"item.started"') && (running ??= abortWhenRunning(marker, abort)))
       }
     )
     await new Promise(resolve => setTimeout(resolve, 300))
     const survivors = survivorsMatching(marker)
     survivors.forEach(pid => process.kill(pid, 'SIGKILL'))
 
+    expect(await running).toBe(true)
     expect(run.signal).toBe('SIGKILL')
     expect(run.durationMs).toBeLessThan(20000)
     expect(survivorsInGroup(run)).toEqual([])

@@ -1,7 +1,7 @@
 // Gates in parallel: they run together (proved by a rendezvous no sequential run can pass), each with its
 // own log, their failures in the order declared whatever order they finish in, and a cancel or a budget
 // kills every gate's tree.
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { loadRalph, RalphError } from '../../src/ralph/index.js'
 import { pausedClock } from '../support/clock.js'
@@ -78,16 +78,24 @@ test('failures are listed in the order declared, whatever order the gates finish
   const agent = h.script('agent.sh', `cat > '${h.tools}/prompt.txt'; rm -f '${done}'`)
   h.writeRalph(
     `agent: ${agent}\n${gates([
-      // The first gate fails only after the second has finished failing.
+      // The first gate fails only after the loop has seen the second finish failing (its event, not a
+      // file the second writes: the loop may take the second's exit after the first's on a busy machine).
       [
         'first',
         `for i in $(seq 200); do [ -f '${done}' ] && break; sleep 0.1; done; echo "first failed last"; exit 1`
       ],
-      ['second', `echo "second failed first"; touch '${done}'; exit 2`]
+      ['second', `echo "second failed first"; exit 2`]
     ])}`,
     'Failures:\n{{ ralph.failures }}'
   )
-  const { result, events } = await h.run({ maxIterations: 2, completionTag: '', parallelChecks: true })
+  const { result, events } = await h.run(
+    { maxIterations: 2, completionTag: '', parallelChecks: true },
+    {
+      emit: event => {
+        if (event.type === 'check_finished' && event.check.name === 'second') writeFileSync(done, '')
+      }
+    }
+  )
   for (const iteration of [0, 1, 2])
     expect(
       events.flatMap(e => (e.type === 'check_finished' && e.iteration === iteration ? [e.check.name] : []))

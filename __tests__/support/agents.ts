@@ -283,6 +283,23 @@ export function survivorsMatching(marker: string): number[] {
     .map(proc => proc.pid)
 }
 
+/**
+ * Aborts once a process whose command line holds `marker` runs (a command the agent started), or after
+ * `capMs`; answers whether one was seen. A kill test that fired before the command started would prove nothing.
+ */
+export function abortWhenRunning(marker: string, abort: AbortController, capMs = 20_000): Promise<boolean> {
+  const until = performance.now() + capMs
+  return new Promise(resolve => {
+    const look = (): void => {
+      const seen = survivorsMatching(marker).length > 0
+      if (!seen && performance.now() < until) return void setTimeout(look, 50)
+      abort.abort()
+      resolve(seen)
+    }
+    look()
+  })
+}
+
 /** Runs a real agent CLI to the end and collects its output. */
 export function runAgentCli(name: AgentName, options: RunAgentOptions): Promise<AgentRun> {
   const started = performance.now()
