@@ -143,8 +143,15 @@ describeIsolated(
     mkdirSync(path.join(dir, 'unused'), { recursive: true })
     const r = run(dir, nobody)
     expect(r.status).toBe(1)
+    // Where sudo is installed nobody may not use it; where it is not, the reason is that it is missing.
+    const sudoInstalled =
+      spawnSync('sh', ['-c', 'command -v sudo'], {
+        stdio: 'ignore',
+        env: { PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' }
+      }).status === 0
+    const why = sudoInstalled ? 'without passwordless sudo' : 'sudo is not installed'
     expect(r.stderr.trim()).toBe(
-      "Error: '--isolation user' is not possible here: ralph-action runs as nobody (uid 65534), not as root, and without passwordless sudo."
+      `Error: '--isolation user' is not possible here: ralph-action runs as nobody (uid 65534), not as root, and ${why}.`
     )
     expect(() => readFileSync(path.join(dir, 'who.txt'))).toThrow()
   }, 60_000)

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 
@@ -190,6 +190,43 @@ describe('killProcessTree and listDescendants', () => {
     const [grandchild] = remember(pidsIn(out))
     expect(r).toMatchObject({ timedOut: false, aborted: false, exitCode: null, signal: 'SIGTERM' })
     expect(await isGoneSoon(grandchild)).toBe(true)
+  })
+
+  test('each process gets one SIGTERM: the group signal reaches its members, who are not signalled again', async () => {
+    // A second SIGTERM runs a clean-up handler twice (seen: "cleaning up" printed twice).
+    const child = spawn('bash', ['-c', 'sleep 30 & setsid sleep 30 & wait'], {
+      detached: true,
+      stdio: 'ignore'
+    })
+    const exited = new Promise(resolve => child.once('exit', resolve))
+    const pid = child.pid as number
+    remember([pid])
+    let descendants: number[] = []
+    for (let i = 0; i < 200 && descendants.length < 2; i++) {
+      await sleep(10)
+      descendants = listDescendants(pid)
+    }
+    remember(descendants)
+    // The group (bash and its plain child) gets the group signal; only the setsid'd sleep left it.
+    const pgrpOf = (p: number): number =>
+      Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[2])
+    const outside = descendants.filter(p => pgrpOf(p) !== pid)
+    expect(outside).toHaveLength(1)
+    const terms: number[] = []
+    await killProcessTree(pid, 5_000, {
+      signaller: (pids, sig) => {
+        if (sig === 'SIGTERM') terms.push(...pids)
+        for (const p of pids) {
+          try {
+            process.kill(p, sig)
+          } catch {
+            // gone
+          }
+        }
+      }
+    })
+    await exited
+    expect(terms.sort()).toEqual([-pid, ...outside].sort())
   })
 
   test('killing a process that is already gone resolves at once', async () => {

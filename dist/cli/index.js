@@ -13228,8 +13228,9 @@ async function killProcessTree(pid, graceMs, options = {}) {
     if (tree.isProtected(first))
         return;
     let targets = tree.collect(first, new Map(), true);
-    tree.signalGroup(first, 'SIGTERM');
-    signal([...targets.keys()], 'SIGTERM');
+    // One SIGTERM each: a member of the group already has it, and a second would run its clean-up twice.
+    const grouped = tree.signalGroup(first, 'SIGTERM');
+    signal([...targets.keys()].filter(p => !grouped || first.get(p)?.pgrp !== pid), 'SIGTERM');
     const deadline = Date.now() + Math.max(0, graceMs);
     while (Date.now() < deadline) {
         await (0,promises_namespaceObject.setTimeout)(Math.min(tree_POLL_MS, Math.max(1, deadline - Date.now())));
@@ -13322,9 +13323,12 @@ class TreeCollector {
         const entry = table.get(this.root);
         return entry !== undefined && this.rootStart !== undefined && entry.start !== this.rootStart;
     }
+    /** Signals the root's process group; answers whether it did. */
     signalGroup(table, sig) {
-        if (!this.rootReused(table) && !this.isProtected(table))
-            this.signal([-this.root], sig);
+        if (this.rootReused(table) || this.isProtected(table))
+            return false;
+        this.signal([-this.root], sig);
+        return true;
     }
     /** Live members of the tree: the root, its group and session, known members and holders, and all their descendants. */
     collect(table, known, scanHolders) {

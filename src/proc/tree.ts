@@ -70,8 +70,12 @@ export async function killProcessTree(
   if (tree.isProtected(first)) return
 
   let targets = tree.collect(first, new Map(), true)
-  tree.signalGroup(first, 'SIGTERM')
-  signal([...targets.keys()], 'SIGTERM')
+  // One SIGTERM each: a member of the group already has it, and a second would run its clean-up twice.
+  const grouped = tree.signalGroup(first, 'SIGTERM')
+  signal(
+    [...targets.keys()].filter(p => !grouped || first.get(p)?.pgrp !== pid),
+    'SIGTERM'
+  )
 
   const deadline = Date.now() + Math.max(0, graceMs)
   while (Date.now() < deadline) {
@@ -162,8 +166,11 @@ class TreeCollector {
     return entry !== undefined && this.rootStart !== undefined && entry.start !== this.rootStart
   }
 
-  signalGroup(table: Map<number, ProcEntry>, sig: NodeJS.Signals): void {
-    if (!this.rootReused(table) && !this.isProtected(table)) this.signal([-this.root], sig)
+  /** Signals the root's process group; answers whether it did. */
+  signalGroup(table: Map<number, ProcEntry>, sig: NodeJS.Signals): boolean {
+    if (this.rootReused(table) || this.isProtected(table)) return false
+    this.signal([-this.root], sig)
+    return true
   }
 
   /** Live members of the tree: the root, its group and session, known members and holders, and all their descendants. */
