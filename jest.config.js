@@ -1,4 +1,7 @@
-// Jest in native ESM mode (NODE_OPTIONS=--experimental-vm-modules, set by `npm test`).
+// The fast tier (`npm test`): unit tests and in-process integration (real git, real processes, the stand-ins).
+// Jest in native ESM mode (NODE_OPTIONS=--experimental-vm-modules, set by the npm scripts).
+// The suites that start dist/index.js as the runner does (*.e2e.test.ts) are `npm run test:e2e`; the real agent
+// CLIs are `npm run test:agents`.
 export default {
   preset: 'ts-jest/presets/default-esm',
   testEnvironment: 'node',
@@ -6,8 +9,7 @@ export default {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.test.json' }] },
   testMatch: ['<rootDir>/__tests__/**/*.test.ts'],
-  // The real agent CLIs are a separate tier: npm run test:agents.
-  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/__tests__/agents-live/'],
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/__tests__/agents-live/', '\\.e2e\\.test\\.ts$'],
   // A guard against hangs, not a speed goal: end-to-end tests on a loaded 2-core machine take minutes.
   testTimeout: 300_000,
   // Integration tests spawn real processes; two workers keep a 2-core machine responsive.

@@ -1,4 +1,4 @@
-// The security corpus's scenes, shared by its files (security.test.ts, security-round-two.test.ts): a
+// The security corpus's scenes, shared by its files (security.e2e.test.ts, security-round-two.e2e.test.ts): a
 // project with installed ralphs, an issue and a comment, the run through dist/index.js (main, then post),
 // and what a refused, skipped or started request must leave behind.
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'

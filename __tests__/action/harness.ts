@@ -37,9 +37,9 @@ export const REPO_ROOT = repoRoot()
 export const BUNDLE = path.join(REPO_ROOT, 'dist', 'index.js')
 
 /**
- * The Node that starts dist/index.js: the runtime action.yml names (runs.using: node24), which `npm test`
+ * The Node that starts dist/index.js: the runtime action.yml names (runs.using: node24), which `npm run test:e2e`
  * fetches into .tool-cache/node24 (scripts/action-node.mjs); RALPH_ACTION_NODE names another. Without it the
- * action runs on the test's own Node, which CI does not allow (__tests__/action/runtime.test.ts).
+ * action runs on the test's own Node, which CI does not allow (__tests__/action/runtime.e2e.test.ts).
  */
 export const ACTION_NODE =
   process.env.RALPH_ACTION_NODE ||

@@ -12,9 +12,9 @@ const read = (file: string): string => readFileSync(path.join(repo, file), 'utf8
 const ciCommands = read('.ci/run')
   .split('\n')
   .map(line => line.trim())
-  .filter(line => /^(npm|node|(REQUIRE_\w+=\S+ )+npm)\b/.test(line))
+  .filter(line => /^(npm|node|([A-Z_]+=\S+ )+npm)\b/.test(line))
 
-test('.ci/run runs the README test command, the live agent tier, and the checks before them', () => {
+test('.ci/run runs the README test command, the end-to-end and live agent tiers, and the checks before them', () => {
   const firstBlock = /```sh\n([\s\S]*?)```/.exec(read('README.md'))?.[1] ?? ''
   const testLine = firstBlock.split('\n').find(line => line.includes('# the tests')) ?? ''
   const testCommand = testLine.replace(/#.*/, '').split('&&').at(-1)?.trim()
@@ -25,6 +25,7 @@ test('.ci/run runs the README test command, the live agent tier, and the checks 
     'npm run typecheck',
     'npm run lint',
     testCommand,
+    'RALPH_FAULT_RUNS=50 npm run test:e2e',
     'REQUIRE_AGENT_CLIS=1 REQUIRE_ISOLATION=1 npm run test:agents'
   ])
 })

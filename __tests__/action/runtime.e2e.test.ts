@@ -10,7 +10,7 @@ test('the action is started on the Node major that action.yml names', () => {
   expect(shipped).toBeGreaterThanOrEqual(20)
   if (tested !== shipped && process.env.CI !== 'true') {
     // On a machine that could not fetch it, the run says so instead of failing; CI must have it.
-    console.warn(`The action ran on Node ${tested}, not node${shipped}: npm test could not fetch it.`)
+    console.warn(`The action ran on Node ${tested}, not node${shipped}: npm run test:e2e could not fetch it.`)
     return
   }
   expect(tested).toBe(shipped)

@@ -1,9 +1,9 @@
-// The randomised run: 50 seeded runs of the action (dist/index.js, a /ralph comment, a cheap agent), each
-// with 1–5 faults drawn from the seed over the requests a fault-free run makes (API, push, artifact upload).
+// The randomised run: seeded runs of the action (dist/index.js, a /ralph comment, a cheap agent), 10 by default
+// and 50 in .ci/run (RALPH_FAULT_RUNS), each with 1–5 faults drawn from the seed over the requests a fault-free run makes (API, push, artifact upload).
 // Every run must deliver exactly once: one pull request, one tracking comment, one 👀, the branch on the
 // remote, the record uploaded or its absence stated. It prints how many delivered, the duplicates (0), the
 // p50 and max time the faults added, and each failure with its seed.
-// RALPH_FAULT_SEEDS=7,31 runs those seeds only (to reproduce one).
+// RALPH_FAULT_SEEDS=7,31 runs those seeds only (to reproduce one); RALPH_FAULT_RUNS=50 runs seeds 1 to 50.
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -15,8 +15,15 @@ import { e2eSuite } from './suite.js'
 
 const SEEDS = process.env.RALPH_FAULT_SEEDS
   ? process.env.RALPH_FAULT_SEEDS.split(',').map(Number)
-  : Array.from({ length: 50 }, (_, i) => i + 1)
+  : Array.from({ length: faultRuns(process.env.RALPH_FAULT_RUNS) }, (_, i) => i + 1)
 const BASELINE_RUNS = 3
+
+function faultRuns(given: string | undefined): number {
+  if (given === undefined || given === '') return 10
+  if (!/^[1-9]\d*$/.test(given))
+    throw new Error(`RALPH_FAULT_RUNS must be a positive whole number, got '${given}'`)
+  return Number(given)
+}
 
 const e2e = e2eSuite()
 let project: Project
