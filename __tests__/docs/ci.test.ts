@@ -25,7 +25,7 @@ test('.ci/run runs the README test command, the end-to-end and live agent tiers,
     'npm run typecheck',
     'npm run lint',
     testCommand,
-    'RALPH_FAULT_RUNS=50 npm run test:e2e',
+    'REQUIRE_ISOLATION=1 RALPH_FAULT_RUNS=50 npm run test:e2e',
     'REQUIRE_AGENT_CLIS=1 REQUIRE_ISOLATION=1 npm run test:agents'
   ])
 })
