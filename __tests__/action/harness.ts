@@ -24,6 +24,7 @@ import { parse as parseYaml } from 'yaml'
 import { startArtifactService, type ArtifactService } from '../support/artifacts/index.js'
 import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../support/github-api/index.js'
 import { TEST_AGENT_USER } from '../support/agent-user.js'
+import { copyForAnyUser } from '../support/isolation.js'
 import { startGitServer, type GitServer } from '../support/git-server.js'
 
 /** The nearest folder above this file holding action.yml (also when `npm run local` compiled it elsewhere). */
@@ -380,7 +381,20 @@ function spawnStep(
 }> {
   return new Promise((resolve, reject) => {
     const started = Date.now()
-    const [program, ...args] = [...wrap, ACTION_NODE, BUNDLE]
+    // Another user cannot reach into a private checkout: it runs copies of the bundle and of Node 24.
+    const node = as
+      ? path.join(
+          copyForAnyUser(path.dirname(ACTION_NODE), name => name === 'node'),
+          'node'
+        )
+      : ACTION_NODE
+    const bundle = as
+      ? path.join(
+          copyForAnyUser(path.dirname(BUNDLE), name => /\.(js|json)$/.test(name)),
+          'index.js'
+        )
+      : BUNDLE
+    const [program, ...args] = [...wrap, node, bundle]
     const child = spawn(program, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...as })
     const out: Buffer[] = []
     const err: Buffer[] = []
