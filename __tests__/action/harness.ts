@@ -24,7 +24,7 @@ import { parse as parseYaml } from 'yaml'
 import { startArtifactService, type ArtifactService } from '../support/artifacts/index.js'
 import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../support/github-api/index.js'
 import { TEST_AGENT_USER } from '../support/agent-user.js'
-import { copyForAnyUser } from '../support/isolation.js'
+import { copyForAnyUser } from '../support/any-user.js'
 import { startGitServer, type GitServer } from '../support/git-server.js'
 
 /** The nearest folder above this file holding action.yml (also when `npm run local` compiled it elsewhere). */

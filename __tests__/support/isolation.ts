@@ -2,16 +2,7 @@
 // name per jest worker (a whole-uid kill in one file must not hit another file's agent), a job user with
 // passwordless sudo like GitHub's `runner`, and folders an agent of another uid may write.
 import { execFileSync, spawnSync } from 'node:child_process'
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  realpathSync,
-  rmSync,
-  writeFileSync
-} from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe } from '@jest/globals'
@@ -19,6 +10,7 @@ import { isolationPrivilege, type Privilege } from '../../src/security/index.js'
 import { SUDO_RUNNER_USER } from './agent-user.js'
 
 export { TEST_AGENT_USER, SUDO_RUNNER_USER } from './agent-user.js'
+export { cliForAnyUser, copyForAnyUser } from './any-user.js'
 
 /** Why the agent cannot get a user of its own here, or undefined when it can. */
 export function whyNoIsolation(): string | undefined {
@@ -69,33 +61,6 @@ export function sudoRunner(): { name: string; uid: number; gid: number } {
   const id = (flag: string): number => Number(execFileSync('id', [flag, name], { encoding: 'utf8' }).trim())
   return { name, uid: id('-u'), gid: id('-g') }
 }
-
-const copies = new Map<string, string>()
-
-/**
- * The files of `dir` that `keep` names, copied (once a process) into a folder every user may read, for runs as
- * another user: a checkout inside a private folder (`mktemp -d` is 0700, as CI's fresh clone may be) is not.
- * Answers the copy's folder.
- */
-export function copyForAnyUser(dir: string, keep: (name: string) => boolean): string {
-  const known = copies.get(dir)
-  if (known) return known
-  const copy = realpathSync(mkdtempSync(path.join(tmpdir(), 'ralph-any-user-')))
-  chmodSync(copy, 0o755)
-  for (const entry of readdirSync(dir, { withFileTypes: true }))
-    if (entry.isFile() && keep(entry.name))
-      copyFileSync(path.join(dir, entry.name), path.join(copy, entry.name))
-  process.once('exit', () => rmSync(copy, { recursive: true, force: true }))
-  copies.set(dir, copy)
-  return copy
-}
-
-/** The built CLI (dist/cli/index.js, one self-contained file) where every user may run it. */
-export const cliForAnyUser = (): string =>
-  path.join(
-    copyForAnyUser(path.resolve('dist/cli'), name => /\.(js|json)$/.test(name)),
-    'index.js'
-  )
 
 /** A folder every user may write (sticky, like /tmp): where a test's agent of another uid leaves markers. */
 export function sharedDir(prefix: string): string {
