@@ -15500,14 +15500,23 @@ function git_env_hermeticGitEnvironment(config = [], base = process.env) {
 // agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
 // secure_path and deny-lists change nothing about what the agent gets.
 /**
- * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS [REACH...]` prints `user UID GID`,
+ * A run holds its agent's user for its whole length: HOLDER (`PID:START` of the action's process) is written
+ * to /run/ralph-action/agent-users/USER. A live other holder makes prepare and claim print `busy PID` and exit
+ * 1, so two runs on one machine never share a uid (each kills every process of its uid).
+ *
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS HOLDER [REACH...]` takes USER for
+ * HOLDER and prints `user UID GID`,
  * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
  * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
  * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
  *
- * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE [MODE PATH]...` gives back what the
- * agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the HOME,
- * and prints `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
+ * holds it: post, after a killed main, holds the user before it kills what is left of it.
+ *
+ * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER [MODE PATH]...` gives back
+ * what the agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the
+ * HOME and HOLDER's hold on USER, and prints `problem MESSAGE` for what it could not do. Every process of UID
+ * must be dead by then.
  */
 const PRIVILEGED = `
 set -u
@@ -15517,9 +15526,31 @@ problem() { printf 'problem %s\\n' "$*"; }
 as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
 # The entries of the work tree, .git left out: it stays the owner's, readable only.
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
+holds=/run/ralph-action/agent-users
+# Whether PID:START names a process that is running (the start time tells a reused pid apart).
+alive() {
+  local stat rest
+  stat=$(cat "/proc/\${1%%:*}/stat" 2>/dev/null) || return 1
+  rest=\${stat##*) }
+  set -- "\${1#*:}" $rest
+  [ "$1" = "\${21}" ]
+}
+# take USER HOLDER [WAS]: one taker at a time on this machine (flock), the hold kept while its holder lives.
+take() {
+  local file="$holds/$1" held
+  mkdir -p -m 0755 "$holds" && exec 9>>"$holds/.lock" && flock 9 || fail "could not hold the user $1 in $holds"
+  held=$(cat -- "$file" 2>/dev/null)
+  if [ -n "$held" ] && [ "$held" != "$2" ] && [ "$held" != "\${3:-}" ] && alive "$held"; then
+    printf 'busy %s\\n' "\${held%%:*}"
+    exit 1
+  fi
+  printf '%s\\n' "$2" > "$file" || fail "could not hold the user $1 in $holds"
+  exec 9>&-
+}
 step=$1; shift
 if [ "$step" = prepare ]; then
-  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7; shift 7
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7 holder=$8; shift 8
+  take "$user" "$holder"
   if ! id -u "$user" >/dev/null 2>&1; then
     out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
       fail "useradd could not create the user $user: $out"
@@ -15562,8 +15593,10 @@ if [ "$step" = prepare ]; then
   if [ -n "$program" ] && ! as_agent test -x "$program"; then
     fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
   fi
+elif [ "$step" = claim ]; then
+  take "$1" "$2" "$3"
 elif [ "$step" = release ]; then
-  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7; shift 7
+  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7 user=$8 holder=$9; shift 9
   mapfile -d '' -t found < <(entries)
   if [ \${#found[@]} -gt 0 ]; then
     # A setuid file the agent made must not become one of the owner's.
@@ -15573,6 +15606,7 @@ elif [ "$step" = release ]; then
   chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
   rm -rf -- "$home" || problem "could not remove $home"
+  [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
 else
   fail "unknown step $step"
 fi
@@ -15693,6 +15727,18 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const BASH = ['bash', '--norc', '--noprofile', '-c'];
 /** Rounds of kill(-1) before a uid that keeps forking is reported. */
 const KILL_ROUNDS = 20;
+/** Another run on this machine holds the agent's user. */
+class UserBusy extends Error {
+    pid;
+    constructor(pid) {
+        super(`held by pid ${pid}`);
+        this.pid = pid;
+    }
+}
+/** Users the default name may take when another run holds it: ralph-agent, ralph-agent-2, … */
+const DEFAULT_USERS = 8;
+/** This process as a holder of the agent's user: its pid and start time (a reused pid is not it). */
+const thisHolder = () => `${process.pid}:${processIdentity(process.pid) ?? ''}`;
 /** Isolation could not be set up: the message is one line that says why and what to do. */
 class IsolationError extends Error {
     constructor(message) {
@@ -15744,6 +15790,9 @@ async function privileged(privilege, args) {
     const error = lines.find(line => line.startsWith('error '));
     if (error)
         throw new IsolationError(error.slice('error '.length));
+    const busy = lines.find(line => line.startsWith('busy '));
+    if (busy)
+        throw new UserBusy(Number(busy.slice('busy '.length)));
     if (result.exitCode !== 0) {
         const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0];
         throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`);
@@ -15760,6 +15809,27 @@ const inside = (child, parent) => {
  */
 async function isolateAgent(options) {
     const name = options.user ?? DEFAULT_AGENT_USER;
+    // The default name stands for any of ours: a run that finds it held takes the next one.
+    const names = name === DEFAULT_AGENT_USER
+        ? Array.from({ length: DEFAULT_USERS }, (_, i) => (i === 0 ? name : `${name}-${i + 1}`))
+        : [name];
+    for (const [i, candidate] of names.entries()) {
+        try {
+            return await isolateAs(candidate, options);
+        }
+        catch (error) {
+            if (!(error instanceof UserBusy))
+                throw error;
+            if (i === names.length - 1)
+                throw new IsolationError(names.length > 1
+                    ? `The agent's users ${name} to ${candidate} are all held by other runs on this machine (the last by pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`
+                    : `The agent's user ${name} is held by another run on this machine (pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`);
+            options.log?.(`The agent's user ${candidate} is held by another run (pid ${error.pid}): trying ${names[i + 1]}.`);
+        }
+    }
+    throw new IsolationError('no agent user was tried');
+}
+async function isolateAs(name, options) {
     if (!AGENT_USER_NAME.test(name))
         throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
     const workTree = external_node_path_default().resolve(options.workTree);
@@ -15773,6 +15843,7 @@ async function isolateAgent(options) {
             throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
     const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
     const home = `${HOMES}/${name}`;
+    const holder = thisHolder();
     // Staged by the action's own user (it reads its own files as itself), copied in by prepare as root.
     const staged = stageSettings(options.settings ?? []);
     if (staged.dir && /[\n\r]/.test(staged.dir))
@@ -15788,6 +15859,7 @@ async function isolateAgent(options) {
             (process.getgroups?.() ?? [owner.gid]).join(','),
             options.program ?? '',
             staged.dir ?? '',
+            holder,
             ...(options.reach ?? [])
         ]);
     }
@@ -15814,6 +15886,7 @@ async function isolateAgent(options) {
     });
     const state = {
         user: { name, uid, gid, home },
+        holder,
         privilege: options.privilege,
         workTree,
         owner,
@@ -15923,6 +15996,18 @@ function isolation(state, log) {
     };
     const release = async () => {
         const problems = [];
+        // Held first (post takes over from a killed main): a run that took the user since is left alone.
+        const holder = thisHolder();
+        try {
+            await privileged(state.privilege, ['claim', state.user.name, holder, state.holder]);
+        }
+        catch (error) {
+            if (error instanceof UserBusy)
+                return [
+                    `the agent's user ${state.user.name} is held by another run (pid ${error.pid}) since this one ended: its processes and HOME are that run's, left alone`
+                ];
+            return [error.message];
+        }
         try {
             await killAll();
         }
@@ -15941,6 +16026,8 @@ function isolation(state, log) {
                 String(owner.gid),
                 String(top.gid),
                 top.mode,
+                user.name,
+                holder,
                 ...state.opened.flatMap(o => [o.mode, o.path])
             ]);
             for (const line of lines)
@@ -17402,7 +17489,9 @@ function charts(status) {
 // The run record, written as the loop goes so a killed run keeps everything up to the iteration in flight:
 // progress.md (for people), status.json (the whole typed status, replaced atomically), and
 // logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
-// Writes are synchronous: they are small, and a crash between two of them leaves valid files.
+// Writes are synchronous, but for status.json while the loop runs: it is replaced off the main thread, one
+// write at a time, later ones coalesced; the last one is awaited before the record is finished.
+
 
 
 
@@ -17602,7 +17691,7 @@ class IterationsJson {
     }
 }
 /** Writes `pieces` to a new `file` (writev: the iterations' bytes are never copied into one string). */
-function writeAll(file, pieces) {
+function writeAllSync(file, pieces) {
     const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'w');
     try {
         const rest = pieces.filter(piece => piece.length > 0);
@@ -17619,9 +17708,31 @@ function writeAll(file, pieces) {
         (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
 }
+/** The same, without blocking the event loop. */
+async function writeAll(file, pieces) {
+    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file, 'w');
+    try {
+        let rest = pieces.filter(piece => piece.length > 0);
+        while (rest.length > 0) {
+            let { bytesWritten: written } = await handle.writev(rest);
+            rest = [...rest];
+            while (rest.length > 0 && written >= rest[0].length)
+                written -= rest.shift().length;
+            if (rest.length > 0 && written > 0)
+                rest[0] = rest[0].subarray(written);
+        }
+    }
+    finally {
+        await handle.close();
+    }
+}
 class RunRecord {
     dir;
     iterations = new IterationsJson();
+    /** The status.json write in flight, the status to write after it, and a failure not yet reported. */
+    writing;
+    next;
+    failed;
     constructor(dir) {
         this.dir = dir;
     }
@@ -17630,7 +17741,8 @@ class RunRecord {
         (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().join(dir, 'logs'), { recursive: true });
         const record = new RunRecord(dir);
         (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), header(status));
-        record.writeStatus(status);
+        // The first status.json is there at once: a post step after an early kill reads it.
+        record.writeStatusNow(status);
         return record;
     }
     /** A record written earlier, e.g. to finish one whose loop was killed (the action's post step). */
@@ -17656,11 +17768,50 @@ class RunRecord {
      * Replaces status.json atomically (write, then rename), so readers never see half a file. It is
      * rewritten after every iteration, so it is compact while the loop runs and indented once finished.
      * Iteration records are final once they are in `status.iterations`: each is serialised only once.
+     * The write happens off the main thread: one at a time, and calls made meanwhile become one write of the
+     * status as it is when that write starts. A failure is thrown by the next call, or by flush().
      */
     writeStatus(status) {
+        this.throwFailure();
+        this.next = status;
+        this.writing ??= this.drain();
+    }
+    /** Waits for status.json to hold the last status given; throws a write's failure. */
+    async flush() {
+        while (this.writing)
+            await this.writing;
+        this.throwFailure();
+    }
+    async drain() {
         const file = external_node_path_default().join(this.dir, STATUS_FILE);
         const temp = `${file}.${process.pid}.tmp`;
-        writeAll(temp, this.statusJson(status));
+        try {
+            for (let status = this.next; status; status = this.next) {
+                this.next = undefined;
+                // Serialised when the write starts (the iterations' bytes are reused, so never during one).
+                await writeAll(temp, this.statusJson(status));
+                await (0,external_node_fs_promises_namespaceObject.rename)(temp, file);
+            }
+        }
+        catch (error) {
+            this.next = undefined;
+            this.failed = error;
+        }
+        finally {
+            this.writing = undefined;
+        }
+    }
+    throwFailure() {
+        const failed = this.failed;
+        if (failed === undefined)
+            return;
+        this.failed = undefined;
+        throw failed;
+    }
+    writeStatusNow(status) {
+        const file = external_node_path_default().join(this.dir, STATUS_FILE);
+        const temp = `${file}.${process.pid}.tmp`;
+        writeAllSync(temp, this.statusJson(status));
         (0,external_node_fs_namespaceObject.renameSync)(temp, file);
     }
     /** The pieces of `JSON.stringify(status)` (indented once finished) and a final newline. */
@@ -17686,9 +17837,11 @@ class RunRecord {
     }
     /**
      * Rewrites progress.md to open with the outcome and the overview, the iterations' sections (written as
-     * the loop went) after them, and writes the final status.json. The sections are copied, never held whole.
+     * the loop went) after them, and writes the final status.json, after any write still in flight. The
+     * sections are copied, never held whole.
      */
-    finish(result) {
+    async finish(result) {
+        await this.flush();
         const file = external_node_path_default().join(this.dir, PROGRESS_FILE);
         const temp = `${file}.${process.pid}.tmp`;
         const out = (0,external_node_fs_namespaceObject.openSync)(temp, 'w');
@@ -17700,7 +17853,7 @@ class RunRecord {
             (0,external_node_fs_namespaceObject.closeSync)(out);
         }
         (0,external_node_fs_namespaceObject.renameSync)(temp, file);
-        this.writeStatus(result);
+        this.writeStatusNow(result);
     }
 }
 /** Where progress.md's first section starts: the baseline's, else the first iteration's. */
@@ -18595,7 +18748,7 @@ async function runLoop(config, ports = {}) {
     };
     delete result.inFlight;
     updateCost(result, meter);
-    record.finish(result);
+    await record.finish(result);
     emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result });
     return result;
 }
