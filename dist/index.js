@@ -47871,6 +47871,30 @@ function argsInsideWords(run) {
     return found;
 }
 
+;// CONCATENATED MODULE: ./src/text/closest.ts
+// The word a person probably meant: the nearest of the known ones, when it is near enough to be a typo.
+/** Edits (insert, delete, replace) that turn `a` into `b`. */
+function editDistance(a, b) {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const next = [i];
+        for (let j = 1; j <= b.length; j++)
+            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        row = next;
+    }
+    return row[b.length];
+}
+/** The known word nearest to `typed`, within `most` edits (the first of equals); undefined when none is. */
+function closest_closest(typed, known, most = 2) {
+    let best;
+    for (const word of known) {
+        const edits = editDistance(typed, word);
+        if (edits <= most && (!best || edits < best.edits))
+            best = { word, edits };
+    }
+    return best?.word;
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/which.ts
 // The program lookup is proc's (the isolated spawn needs it too); the format checks the agent with it.
 
@@ -47985,6 +48009,8 @@ function programs_missingAgentProgram(agentArgv, cwd, searchPath) {
 
 
 
+
+
 /** The reference's default command timeout, in seconds. */
 const DEFAULT_COMMAND_TIMEOUT = 60;
 /** Our default check timeout, in seconds. */
@@ -48012,6 +48038,73 @@ function lintRalph(file, opts) {
     const { problems, warnings } = inspectRalph(file, opts);
     return { problems, warnings: warnings ?? [] };
 }
+/** Every key a runtime reads: ralphify's, then ours. */
+const KNOWN_KEYS = [
+    'agent',
+    'commands',
+    'args',
+    'credit',
+    'checks',
+    'checks_parallel',
+    'completion_tag',
+    'guardrails',
+    'presets'
+];
+/** Args the action fills for a run on an issue, whether the ralph declares them or not. */
+const ACTION_ARGS = ['task', 'task_file'];
+/** Keys no runtime reads (`chek:` leaves a ralph without gates): one warning each, with the key meant. */
+function unknownKeys(file, fm, positions) {
+    const found = [];
+    for (const key of fm.keys()) {
+        const name = String(key);
+        if (KNOWN_KEYS.includes(name))
+            continue;
+        const meant = closest_closest(name, KNOWN_KEYS, Math.min(2, Math.max(1, name.length - 2)));
+        found.push({
+            file,
+            ...positions.entry(fm, key).key,
+            exitCode: 1,
+            rule: 'unknown-key',
+            message: `Unknown frontmatter key '${name}'${meant ? `: did you mean '${meant}'?` : ''} No runtime reads it, so it changes nothing.`
+        });
+    }
+    return found;
+}
+/**
+ * `{{ commands.X }}` with no command X, and `{{ args.X }}` with X not among the declared args: each renders
+ * as nothing. Args are checked only when the ralph declares them (else any --X fills one); placeholders in
+ * HTML comments are dropped before rendering, so they do not count.
+ */
+function namingNothing(file, split, commands, declared) {
+    const body = split.body;
+    const comments = [...body.matchAll(/<!--[\s\S]*?-->/g)].map(m => [m.index, m.index + m[0].length]);
+    const found = [];
+    for (const match of body.matchAll(PLACEHOLDER_RE)) {
+        const [, kind, name] = match;
+        if (comments.some(([from, to]) => match.index >= from && match.index < to))
+            continue;
+        const known = kind === 'commands'
+            ? commands.map(c => c.name)
+            : kind === 'args' && declared !== null
+                ? [...declared, ...ACTION_ARGS]
+                : undefined;
+        if (!known || known.includes(name))
+            continue;
+        const before = body.slice(0, match.index);
+        const line = split.bodyStartLine + (before.match(/\n/g)?.length ?? 0);
+        const column = match.index - before.lastIndexOf('\n');
+        const meant = closest_closest(name, known);
+        found.push({
+            file,
+            line,
+            column,
+            exitCode: 1,
+            rule: 'names-nothing',
+            message: `${match[0]} names no ${kind === 'commands' ? 'command' : 'declared arg'}${meant ? ` (did you mean ${kind}.${meant}?)` : ''}, so it renders as nothing.`
+        });
+    }
+    return found;
+}
 function inspectRalph(fileArg, opts) {
     let file = fileArg;
     if (opts.text === undefined && validate_isDirectory(external_node_path_default().resolve(opts.cwd, file)))
@@ -48027,9 +48120,10 @@ function inspectRalph(fileArg, opts) {
     }
     let fm;
     let positions;
+    let split;
     try {
         ;
-        ({ data: fm, positions } = readFrontmatter(file, text));
+        ({ data: fm, positions, split } = readFrontmatter(file, text));
     }
     catch (error) {
         if (!(error instanceof RalphError))
@@ -48087,6 +48181,7 @@ function inspectRalph(fileArg, opts) {
                 file,
                 ...(pos.value ?? pos.key),
                 exitCode: 1,
+                rule: 'arg-in-word',
                 message: `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
                     `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
                     `$${argEnvName(arg.name)} in a script.`
@@ -48199,6 +48294,7 @@ function inspectRalph(fileArg, opts) {
                 report(missing, runPosition('checks', index));
         });
     }
+    warnings.push(...unknownKeys(file, fm, positions), ...namingNothing(file, split, commands, declared));
     if (problems.length > 0)
         return { problems, warnings };
     // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
@@ -53678,6 +53774,7 @@ function toRalphPull(p) {
 // `ralph run`: options may stand anywhere (interspersed), unknown options are kept as user args, and the
 // first `--` is consumed.
 
+
 class UsageError extends Error {
     constructor(message) {
         super(message);
@@ -53799,27 +53896,9 @@ function formatOptions(specs) {
     return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n');
 }
 /** Edits (insertions, deletions, substitutions) from `a` to `b`. */
-function distance(a, b) {
-    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-        const next = [i];
-        for (let j = 1; j <= b.length; j++)
-            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-        row = next;
-    }
-    return row[b.length];
-}
 /** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
 function closeOption(token, specs) {
-    const typed = token.split('=')[0];
-    let best;
-    for (const spec of specs)
-        for (const name of spec.names.filter(n => n.startsWith('--'))) {
-            const edits = distance(typed, name);
-            if (edits <= 2 && (!best || edits < best.edits))
-                best = { name, edits };
-        }
-    return best?.name;
+    return closest(token.split('=')[0], specs.flatMap(spec => spec.names.filter(n => n.startsWith('--'))));
 }
 
 ;// CONCATENATED MODULE: ./src/cli/list.ts
@@ -54312,8 +54391,13 @@ function makePlan(inputs, context, env = process.env, trigger) {
             ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env, lookup) };
         }
         task = { name: ralph.name, file: relativeTo(workspace, ralph.file), text: ralphTask(ralph.file) };
+        // A key no runtime reads, or a placeholder that names nothing, silently changes what runs (`chek:` leaves
+        // the loop without gates): the action does not run such a ralph (the CLI's run, like ralphify, warns).
+        const silent = loadedRalph?.warnings.find(w => w.rule === 'unknown-key' || w.rule === 'names-nothing');
+        if (silent)
+            throw ralphProblem(new RalphError(silent.message, 1, [silent]), workspace, root);
         // Values from people (a comment's args, an issue's text) must never reach a command inside a word.
-        const unsafe = loadedRalph?.warnings[0];
+        const unsafe = loadedRalph?.warnings.find(w => w.rule === 'arg-in-word');
         if (unsafe) {
             const fromPeople = trigger !== undefined && (trigger.task !== '' || Object.keys(trigger.args).length > 0);
             const problem = ralphProblem(new RalphError(unsafe.message, 1, [
@@ -55831,7 +55915,9 @@ function actionLogger(config, out = stdoutWriter) {
             case 'loop_started': {
                 const b = event.status.budgets;
                 const limits = [
-                    b.maxIterations !== undefined ? `at most ${b.maxIterations} iterations` : undefined,
+                    b.maxIterations !== undefined
+                        ? `at most ${b.maxIterations} iteration${b.maxIterations === 1 ? '' : 's'}`
+                        : undefined,
                     b.maxTimeSeconds !== undefined ? `${overview_formatDuration(b.maxTimeSeconds * 1000)} in all` : undefined,
                     b.maxCostUsd !== undefined ? `$${b.maxCostUsd}` : undefined,
                     b.agentTimeoutSeconds !== undefined

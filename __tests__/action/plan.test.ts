@@ -84,3 +84,39 @@ describe('skip-if-green auto: on for a hunt, whose task is to make its gates gre
     )
   })
 })
+
+describe('a ralph whose frontmatter or placeholders silently change the run is not run', () => {
+  function planOf(ralphText: string) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralph-plan-'))
+    dirs.push(dir)
+    mkdirSync(path.join(dir, 'r'))
+    writeFileSync(path.join(dir, 'r', 'RALPH.md'), ralphText)
+    const env = { ...process.env, GITHUB_WORKSPACE: dir, RUNNER_TEMP: dir }
+    return () => makePlan(readInputs(inputEnv({ ralph: 'r' })), readContext(env), env, run('schedule'))
+  }
+
+  test("'chek:' for 'checks:' fails in one line naming the file, the line and the key meant", () => {
+    expect(planOf('---\nagent: cat\nchek:\n  - name: tests\n    run: "true"\n---\nFix it.\n')).toThrow(
+      "r/RALPH.md:3:1: Unknown frontmatter key 'chek': did you mean 'checks'? No runtime reads it, so it changes nothing."
+    )
+  })
+
+  test('a command or a declared arg that a placeholder names but the ralph lacks fails the same way', () => {
+    const commands = 'commands:\n  - name: test\n    run: echo hi\n'
+    expect(planOf(`---\nagent: cat\n${commands}---\nOutput:\n{{ commands.tset }}\n`)).toThrow(
+      'r/RALPH.md:8:1: {{ commands.tset }} names no command (did you mean commands.test?), so it renders as nothing.'
+    )
+    expect(planOf('---\nagent: cat\nargs: [focus]\n---\nFocus: {{ args.foucs }}\n')).toThrow(
+      'r/RALPH.md:5:8: {{ args.foucs }} names no declared arg (did you mean args.focus?), so it renders as nothing.'
+    )
+  })
+
+  test('the args the action fills, undeclared args, and placeholders in HTML comments are fine', () => {
+    expect(
+      planOf(
+        '---\nagent: cat\nargs: [focus]\n---\n{{ args.task }} {{ args.focus }} <!-- {{ commands.x }} -->\n'
+      )
+    ).not.toThrow()
+    expect(planOf('---\nagent: cat\n---\n{{ args.anything }}\n')).not.toThrow()
+  })
+})

@@ -9924,6 +9924,30 @@ function argsInsideWords(run) {
     return found;
 }
 
+;// CONCATENATED MODULE: ./src/text/closest.ts
+// The word a person probably meant: the nearest of the known ones, when it is near enough to be a typo.
+/** Edits (insert, delete, replace) that turn `a` into `b`. */
+function editDistance(a, b) {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const next = [i];
+        for (let j = 1; j <= b.length; j++)
+            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        row = next;
+    }
+    return row[b.length];
+}
+/** The known word nearest to `typed`, within `most` edits (the first of equals); undefined when none is. */
+function closest(typed, known, most = 2) {
+    let best;
+    for (const word of known) {
+        const edits = editDistance(typed, word);
+        if (edits <= most && (!best || edits < best.edits))
+            best = { word, edits };
+    }
+    return best?.word;
+}
+
 ;// CONCATENATED MODULE: ./src/proc/which.ts
 // Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
 
@@ -10081,6 +10105,8 @@ function missingAgentProgram(agentArgv, cwd, searchPath) {
 
 
 
+
+
 /** The reference's default command timeout, in seconds. */
 const DEFAULT_COMMAND_TIMEOUT = 60;
 /** Our default check timeout, in seconds. */
@@ -10108,6 +10134,73 @@ function lintRalph(file, opts) {
     const { problems, warnings } = inspectRalph(file, opts);
     return { problems, warnings: warnings ?? [] };
 }
+/** Every key a runtime reads: ralphify's, then ours. */
+const KNOWN_KEYS = [
+    'agent',
+    'commands',
+    'args',
+    'credit',
+    'checks',
+    'checks_parallel',
+    'completion_tag',
+    'guardrails',
+    'presets'
+];
+/** Args the action fills for a run on an issue, whether the ralph declares them or not. */
+const ACTION_ARGS = ['task', 'task_file'];
+/** Keys no runtime reads (`chek:` leaves a ralph without gates): one warning each, with the key meant. */
+function unknownKeys(file, fm, positions) {
+    const found = [];
+    for (const key of fm.keys()) {
+        const name = String(key);
+        if (KNOWN_KEYS.includes(name))
+            continue;
+        const meant = closest(name, KNOWN_KEYS, Math.min(2, Math.max(1, name.length - 2)));
+        found.push({
+            file,
+            ...positions.entry(fm, key).key,
+            exitCode: 1,
+            rule: 'unknown-key',
+            message: `Unknown frontmatter key '${name}'${meant ? `: did you mean '${meant}'?` : ''} No runtime reads it, so it changes nothing.`
+        });
+    }
+    return found;
+}
+/**
+ * `{{ commands.X }}` with no command X, and `{{ args.X }}` with X not among the declared args: each renders
+ * as nothing. Args are checked only when the ralph declares them (else any --X fills one); placeholders in
+ * HTML comments are dropped before rendering, so they do not count.
+ */
+function namingNothing(file, split, commands, declared) {
+    const body = split.body;
+    const comments = [...body.matchAll(/<!--[\s\S]*?-->/g)].map(m => [m.index, m.index + m[0].length]);
+    const found = [];
+    for (const match of body.matchAll(PLACEHOLDER_RE)) {
+        const [, kind, name] = match;
+        if (comments.some(([from, to]) => match.index >= from && match.index < to))
+            continue;
+        const known = kind === 'commands'
+            ? commands.map(c => c.name)
+            : kind === 'args' && declared !== null
+                ? [...declared, ...ACTION_ARGS]
+                : undefined;
+        if (!known || known.includes(name))
+            continue;
+        const before = body.slice(0, match.index);
+        const line = split.bodyStartLine + (before.match(/\n/g)?.length ?? 0);
+        const column = match.index - before.lastIndexOf('\n');
+        const meant = closest(name, known);
+        found.push({
+            file,
+            line,
+            column,
+            exitCode: 1,
+            rule: 'names-nothing',
+            message: `${match[0]} names no ${kind === 'commands' ? 'command' : 'declared arg'}${meant ? ` (did you mean ${kind}.${meant}?)` : ''}, so it renders as nothing.`
+        });
+    }
+    return found;
+}
 function inspectRalph(fileArg, opts) {
     let file = fileArg;
     if (opts.text === undefined && validate_isDirectory(external_node_path_default().resolve(opts.cwd, file)))
@@ -10123,9 +10216,10 @@ function inspectRalph(fileArg, opts) {
     }
     let fm;
     let positions;
+    let split;
     try {
         ;
-        ({ data: fm, positions } = readFrontmatter(file, text));
+        ({ data: fm, positions, split } = readFrontmatter(file, text));
     }
     catch (error) {
         if (!(error instanceof RalphError))
@@ -10183,6 +10277,7 @@ function inspectRalph(fileArg, opts) {
                 file,
                 ...(pos.value ?? pos.key),
                 exitCode: 1,
+                rule: 'arg-in-word',
                 message: `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
                     `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
                     `$${argEnvName(arg.name)} in a script.`
@@ -10295,6 +10390,7 @@ function inspectRalph(fileArg, opts) {
                 report(missing, runPosition('checks', index));
         });
     }
+    warnings.push(...unknownKeys(file, fm, positions), ...namingNothing(file, split, commands, declared));
     if (problems.length > 0)
         return { problems, warnings };
     // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
@@ -10472,6 +10568,7 @@ function validate_realPath(p) {
 // `ralph run`: options may stand anywhere (interspersed), unknown options are kept as user args, and the
 // first `--` is consumed.
 
+
 class UsageError extends Error {
     constructor(message) {
         super(message);
@@ -10593,27 +10690,9 @@ function formatOptions(specs) {
     return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n');
 }
 /** Edits (insertions, deletions, substitutions) from `a` to `b`. */
-function distance(a, b) {
-    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-        const next = [i];
-        for (let j = 1; j <= b.length; j++)
-            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-        row = next;
-    }
-    return row[b.length];
-}
 /** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
 function closeOption(token, specs) {
-    const typed = token.split('=')[0];
-    let best;
-    for (const spec of specs)
-        for (const name of spec.names.filter(n => n.startsWith('--'))) {
-            const edits = distance(typed, name);
-            if (edits <= 2 && (!best || edits < best.edits))
-                best = { name, edits };
-        }
-    return best?.name;
+    return closest(token.split('=')[0], specs.flatMap(spec => spec.names.filter(n => n.startsWith('--'))));
 }
 
 ;// CONCATENATED MODULE: ./src/agents/argv.ts
@@ -19323,8 +19402,10 @@ function consoleRenderer(options) {
                 if (options.agentTimeoutSeconds !== undefined)
                     info.push(`timeout ${formatDuration(options.agentTimeoutSeconds)}`);
                 const checks = s.budgets;
-                if (checks.maxIterations !== undefined)
-                    info.push(`max ${console_plural(checks.maxIterations, 'iteration')}`);
+                // ralphify's run has no cap by default: say so, since the loop then runs until stopped.
+                info.push(checks.maxIterations !== undefined
+                    ? `max ${console_plural(checks.maxIterations, 'iteration')}`
+                    : 'no iteration cap (-n N sets one)');
                 if (checks.maxTimeSeconds !== undefined)
                     info.push(`max time ${formatDuration(checks.maxTimeSeconds)}`);
                 if (checks.maxCostUsd !== undefined)
@@ -20418,8 +20499,45 @@ async function isolateCli(config, settings, say = () => { }) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/cli/validate-command.ts
+// `ralph-action validate PATH`: every problem at once, each as `file:line:column: message`, the programs its
+// agent, commands and checks start included.
+
+
+
+async function validateCommand(args, io) {
+    const { rest } = parseArgs(args, []);
+    const [pathArg, ...userArgs] = rest;
+    if (pathArg === undefined)
+        throw new UsageError("Missing argument 'PATH'.");
+    const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
+    const { problems, warnings } = lintRalph(resolved.file, {
+        cwd: io.cwd,
+        env: io.env,
+        userArgs,
+        checkPrograms: true
+    });
+    const shown = external_node_path_default().relative(io.cwd, resolved.file) || resolved.file;
+    for (const p of problems)
+        io.stderr(validate_command_problemLine(p, io.cwd));
+    for (const p of warnings)
+        io.stderr(validate_command_problemLine(p, io.cwd, 'warning: '));
+    if (problems.length > 0) {
+        io.stderr(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${shown}.\n`);
+        return 1;
+    }
+    io.stdout(`${shown}: OK${warnings.length > 0 ? `, with ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}\n`);
+    return 0;
+}
+/** `file:line:column: [kind]message`, the file relative to `cwd`. */
+function validate_command_problemLine(p, cwd, kind = '') {
+    const where = [p.line, p.column].filter(n => n !== undefined).join(':');
+    return `${external_node_path_default().relative(cwd, p.file) || p.file}${where ? `:${where}` : ''}: ${kind}${p.message}\n`;
+}
+
 ;// CONCATENATED MODULE: ./src/cli/run-command.ts
 // `ralph-action run PATH [options] [user args…]`: ralphify's `ralph run`, plus gates, budgets and a record.
+
 
 
 
@@ -20518,6 +20636,20 @@ async function runWithConsole(config, settings, io) {
  * silently an arg. Those args stay args, but one the ralph never reads is named, with the option it was
  * probably meant to be.
  */
+/**
+ * `--max-iteration 3` is a typo of our own option, not an arg: run unbounded it would spend without a cap.
+ * Exit 2, unless the ralph declares an arg of that name.
+ */
+function refuseMistypedOptions(ralph, userArgs) {
+    for (const name of Object.keys(ralph.argValues)) {
+        if (ralph.args.includes(name))
+            continue;
+        const token = (userArgs.find(t => t === `--${name}` || t.startsWith(`--${name}=`)) ?? `--${name}`).split('=')[0];
+        const meant = closeOption(token, RUN_OPTIONS);
+        if (meant)
+            throw new UsageError(`No such option: ${token} (did you mean ${meant}?). ${ralph.name} declares no arg of that name either.`);
+    }
+}
 function warnUnreadArgs(ralph, userArgs, io) {
     const read = argsRead(ralph.file, (0,external_node_fs_namespaceObject.readFileSync)(ralph.file, 'utf8'));
     if (read === undefined)
@@ -20540,6 +20672,10 @@ async function runCommand(args, io) {
     if (resolved.notice)
         io.stdout(`${resolved.notice}\n`);
     const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true });
+    refuseMistypedOptions(ralph, userArgs);
+    // ralphify runs such a ralph as it is, and so does run: said, not refused.
+    for (const warning of ralph.warnings)
+        io.stderr(validate_command_problemLine(warning, io.cwd, 'warning: '));
     warnUnreadArgs(ralph, userArgs, io);
     const checks = [...ralph.checks, ...cliChecks(settings.checks, ralph.checks)];
     const config = loopConfig({
@@ -20876,40 +21012,6 @@ function scaffoldRalph(cwd, name) {
         throw new RalphError(`RALPH.md already exists at '${file}'.`);
     (0,external_node_fs_namespaceObject.writeFileSync)(file, STARTER_RALPH);
     return (0,external_node_path_namespaceObject.relative)(cwd, file);
-}
-
-;// CONCATENATED MODULE: ./src/cli/validate-command.ts
-// `ralph-action validate PATH`: every problem at once, each as `file:line:column: message`, the programs its
-// agent, commands and checks start included.
-
-
-
-async function validateCommand(args, io) {
-    const { rest } = parseArgs(args, []);
-    const [pathArg, ...userArgs] = rest;
-    if (pathArg === undefined)
-        throw new UsageError("Missing argument 'PATH'.");
-    const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
-    const { problems, warnings } = lintRalph(resolved.file, {
-        cwd: io.cwd,
-        env: io.env,
-        userArgs,
-        checkPrograms: true
-    });
-    const shown = external_node_path_default().relative(io.cwd, resolved.file) || resolved.file;
-    for (const [p, kind] of [
-        ...problems.map(p => [p, '']),
-        ...warnings.map(p => [p, 'warning: '])
-    ]) {
-        const where = [p.line, p.column].filter(n => n !== undefined).join(':');
-        io.stderr(`${external_node_path_default().relative(io.cwd, p.file) || shown}${where ? `:${where}` : ''}: ${kind}${p.message}\n`);
-    }
-    if (problems.length > 0) {
-        io.stderr(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${shown}.\n`);
-        return 1;
-    }
-    io.stdout(`${shown}: OK\n`);
-    return 0;
 }
 
 ;// CONCATENATED MODULE: ./src/cli/main.ts
