@@ -25,6 +25,7 @@ import { startArtifactService, type ArtifactService } from '../support/artifacts
 import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../support/github-api/index.js'
 import { TEST_AGENT_USER } from '../support/agent-user.js'
 import { copyForAnyUser } from '../support/any-user.js'
+import { closest } from '../../src/text/closest.js'
 import { startGitServer, type GitServer } from '../support/git-server.js'
 
 /** The nearest folder above this file holding action.yml (also when `npm run local` compiled it elsewhere). */
@@ -64,12 +65,20 @@ export function actionYaml(): ActionYaml {
   return parseYaml(readFileSync(path.join(REPO_ROOT, 'action.yml'), 'utf8')) as ActionYaml
 }
 
+/** The first of `names` that action.yml does not declare, as one line with the input meant; else undefined. */
+export function undeclaredInput(names: string[]): string | undefined {
+  const declared = Object.keys(actionYaml().inputs)
+  const name = names.find(n => !declared.includes(n))
+  if (name === undefined) return undefined
+  const meant = closest(name, declared)
+  return `input '${name}' is not one action.yml declares${meant ? ` (did you mean ${meant}?)` : ''}`
+}
+
 /** INPUT_* as the runner sets them: every declared input, defaults filled in and expressions evaluated. */
 export function inputEnv(given: Record<string, string>, token = GITHUB_TOKEN): Record<string, string> {
   const yaml = actionYaml()
-  for (const name of Object.keys(given))
-    if (!(name in yaml.inputs))
-      throw new Error(`the test passes input '${name}', which action.yml does not declare`)
+  const undeclared = undeclaredInput(Object.keys(given))
+  if (undeclared) throw new Error(`the test passes ${undeclared}`)
   const env: Record<string, string> = {}
   for (const [name, spec] of Object.entries(yaml.inputs)) {
     let value = given[name] ?? spec.default ?? ''
