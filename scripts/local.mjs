@@ -5,8 +5,8 @@
 // OpenAPI-checked GitHub API stand-in; the artifact service in front of azurite. They are TypeScript,
 // compiled once with the project's tsc into node_modules/.cache/ralph-local (again when they change).
 // At the end it says where everything went: the branch, the pull request, the artifact, and the job
-// summary as Markdown and as an HTML page. (@github/local-action 7 was not used: it stubs @actions/core 2
-// while this action bundles 3, and a dependency of it needs Node 22.)
+// summary as Markdown and as an HTML page. (@github/local-action runs main and post too, but against nothing:
+// no remote, GitHub or artifact service to show what the run did.)
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
