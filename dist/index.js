@@ -51383,6 +51383,23 @@ async function writeAll(file, pieces) {
         await handle.close();
     }
 }
+/**
+ * Makes `dir` and its missing parents, one level at a time. Node's recursive mkdirSync loops forever where the
+ * kernel answers ENOENT to a mkdir whose parent exists (/proc/nope): here that mkdir's error is thrown at once.
+ */
+function makeFolder(dir) {
+    const missing = [];
+    for (let d = external_node_path_default().resolve(dir); !(0,external_node_fs_.existsSync)(d); d = external_node_path_default().dirname(d))
+        missing.unshift(d);
+    for (const d of missing)
+        try {
+            (0,external_node_fs_.mkdirSync)(d);
+        }
+        catch (error) {
+            if (error.code !== 'EEXIST')
+                throw error;
+        }
+}
 class RunRecord {
     dir;
     iterations = new IterationsJson();
@@ -51395,7 +51412,7 @@ class RunRecord {
     }
     /** Creates the record folder (and logs/) and starts progress.md. */
     static create(dir, status) {
-        (0,external_node_fs_.mkdirSync)(external_node_path_default().join(dir, 'logs'), { recursive: true });
+        makeFolder(external_node_path_default().join(dir, 'logs'));
         const record = new RunRecord(dir);
         (0,external_node_fs_.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), header(status));
         // The first status.json is there at once: a post step after an early kill reads it.

@@ -2,7 +2,8 @@
 // mistake on the command line is named as it was typed, and errors have one style and one exit-code rule.
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import { cli, project, recordOf } from './helpers.js'
+import { spawnSync } from 'node:child_process'
+import { CLI, cli, project, recordOf } from './helpers.js'
 
 /** An agent that leaves a mark when it runs: the proof that nothing was spent. */
 const markingAgent = { 'agent.sh': '#!/bin/bash\ncat >/dev/null\necho ran >> agent-ran\n' }
@@ -190,4 +191,17 @@ describe('--max-time takes units', () => {
     const status = JSON.parse(readFileSync(path.join(record, 'status.json'), 'utf8'))
     expect(status.budgets.maxTimeSeconds).toBe(seconds)
   })
+})
+
+test('a record folder that cannot be made is one line and exit 1 at once (Node’s recursive mkdir spun forever on /proc)', () => {
+  const dir = project({ 'r/RALPH.md': '---\nagent: cat\n---\nx\n' })
+  // Killed after 20 s: the old CLI ignored SIGTERM while it spun.
+  const r = spawnSync(process.execPath, [CLI, 'run', 'r', '-n', '1', '--record-dir', '/proc/nope'], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 20_000,
+    killSignal: 'SIGKILL'
+  })
+  expect(r.status).toBe(1)
+  expect(r.stderr).toBe('Error: The record folder /proc/nope cannot be written: no such file or folder.\n')
 })

@@ -17805,6 +17805,23 @@ async function writeAll(file, pieces) {
         await handle.close();
     }
 }
+/**
+ * Makes `dir` and its missing parents, one level at a time. Node's recursive mkdirSync loops forever where the
+ * kernel answers ENOENT to a mkdir whose parent exists (/proc/nope): here that mkdir's error is thrown at once.
+ */
+function makeFolder(dir) {
+    const missing = [];
+    for (let d = external_node_path_default().resolve(dir); !(0,external_node_fs_namespaceObject.existsSync)(d); d = external_node_path_default().dirname(d))
+        missing.unshift(d);
+    for (const d of missing)
+        try {
+            (0,external_node_fs_namespaceObject.mkdirSync)(d);
+        }
+        catch (error) {
+            if (error.code !== 'EEXIST')
+                throw error;
+        }
+}
 class RunRecord {
     dir;
     iterations = new IterationsJson();
@@ -17817,7 +17834,7 @@ class RunRecord {
     }
     /** Creates the record folder (and logs/) and starts progress.md. */
     static create(dir, status) {
-        (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().join(dir, 'logs'), { recursive: true });
+        makeFolder(external_node_path_default().join(dir, 'logs'));
         const record = new RunRecord(dir);
         (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), header(status));
         // The first status.json is there at once: a post step after an early kill reads it.
@@ -20570,7 +20587,12 @@ function logDirWriter(logDir, recordDir, io) {
             return;
         const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
         const file = external_node_path_default().join(logDir, `${String(event.record.iteration).padStart(3, '0')}_${stamp}.log`);
-        (0,external_node_fs_namespaceObject.mkdirSync)(logDir, { recursive: true });
+        try {
+            makeFolder(logDir);
+        }
+        catch (error) {
+            throw new RalphError(`The log folder ${logDir} cannot be written: ${fileProblem(error)}.`);
+        }
         (0,external_node_fs_namespaceObject.copyFileSync)(source, file);
         io.stdout(`  → ${file}\n`);
     };

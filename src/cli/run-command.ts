@@ -1,16 +1,24 @@
 // `ralph-action run PATH [options] [user args…]`: ralphify's `ralph run`, plus gates, budgets and a record.
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { copyFileSync, existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import {
   addedChecks,
   loopConfig,
+  makeFolder,
   missingPrograms,
   runLoop,
   type LoopConfig,
   type LoopEvent,
   type LoopResult
 } from '../loop/index.js'
-import { argsRead, loadRalph, RalphError, resolveRalphPath, type LoadedRalph } from '../ralph/index.js'
+import {
+  argsRead,
+  fileProblem,
+  loadRalph,
+  RalphError,
+  resolveRalphPath,
+  type LoadedRalph
+} from '../ralph/index.js'
 import { closeOption, parseArgs, UsageError } from './argv.js'
 import { consoleRenderer } from './console.js'
 import { isolateCli, type CliIsolation } from './isolation.js'
@@ -46,7 +54,11 @@ function logDirWriter(logDir: string, recordDir: string, io: CliIO): (event: Loo
     if (!existsSync(source)) return
     const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
     const file = path.join(logDir, `${String(event.record.iteration).padStart(3, '0')}_${stamp}.log`)
-    mkdirSync(logDir, { recursive: true })
+    try {
+      makeFolder(logDir)
+    } catch (error) {
+      throw new RalphError(`The log folder ${logDir} cannot be written: ${fileProblem(error)}.`)
+    }
     copyFileSync(source, file)
     io.stdout(`  → ${file}\n`)
   }

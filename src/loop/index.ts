@@ -40,7 +40,14 @@ export {
   type LoopContext,
   type PromptInputs
 } from './prompt.js'
-export { RunRecord, PROGRESS_FILE, STATUS_FILE, progressSection, baselineVerdict } from './record.js'
+export {
+  RunRecord,
+  PROGRESS_FILE,
+  STATUS_FILE,
+  progressSection,
+  baselineVerdict,
+  makeFolder
+} from './record.js'
 export {
   charts,
   formatCost,

@@ -7,6 +7,7 @@ import { open, rename } from 'node:fs/promises'
 import {
   appendFileSync,
   closeSync,
+  existsSync,
   mkdirSync,
   openSync,
   readSync,
@@ -271,6 +272,21 @@ async function writeAll(file: string, pieces: Buffer[]): Promise<void> {
   }
 }
 
+/**
+ * Makes `dir` and its missing parents, one level at a time. Node's recursive mkdirSync loops forever where the
+ * kernel answers ENOENT to a mkdir whose parent exists (/proc/nope): here that mkdir's error is thrown at once.
+ */
+export function makeFolder(dir: string): void {
+  const missing: string[] = []
+  for (let d = path.resolve(dir); !existsSync(d); d = path.dirname(d)) missing.unshift(d)
+  for (const d of missing)
+    try {
+      mkdirSync(d)
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error
+    }
+}
+
 export class RunRecord {
   private readonly iterations = new IterationsJson()
   /** The status.json write in flight, the status to write after it, and a failure not yet reported. */
@@ -282,7 +298,7 @@ export class RunRecord {
 
   /** Creates the record folder (and logs/) and starts progress.md. */
   static create(dir: string, status: LoopStatus): RunRecord {
-    mkdirSync(path.join(dir, 'logs'), { recursive: true })
+    makeFolder(path.join(dir, 'logs'))
     const record = new RunRecord(dir)
     writeFileSync(path.join(dir, PROGRESS_FILE), header(status))
     // The first status.json is there at once: a post step after an early kill reads it.
