@@ -40,6 +40,8 @@ export interface AgentContext {
   agentEnvironment?: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv
   /** Live output for front-ends: raw chunks, and transcript lines of JSON-stream presets. */
   onOutput?: (output: { stream: 'stdout' | 'stderr'; chunk: Buffer } | { transcript: string }) => void
+  /** The front-end cannot take more output yet: the agent's pipes wait for it (back-pressure). */
+  outputRoom?: () => Promise<void> | undefined
 }
 
 export interface AgentResult {
@@ -107,6 +109,7 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
       killGraceMs: ctx.killGraceMs,
       signal: ctx.signal,
       timeoutMs: ctx.timeoutMs,
+      ...(ctx.outputRoom ? { outputRoom: ctx.outputRoom } : {}),
       onStdout: chunk => {
         stream?.write(chunk)
         reader.stdout(chunk)

@@ -46,6 +46,8 @@ export interface LoopEnvironment {
   readonly emit: (event: LoopEvent) => void
   readonly runProcess: (options: RunOptions) => Promise<RunResult>
   readonly agentEnvironment?: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv
+  /** The front-end's output is full: the agent's output waits (LoopPorts.outputRoom). */
+  readonly outputRoom?: () => Promise<void> | undefined
   readonly killGraceMs: number
   /** Told what is running now, so an enforced stop can say what it killed. */
   readonly onPhase: (phase: LoopPhase | undefined) => void
@@ -322,6 +324,7 @@ export async function runIteration(
     ...(config.agentEnv ? { agentEnv: config.agentEnv } : {}),
     runProcess: env.runProcess,
     ...(env.agentEnvironment ? { agentEnvironment: env.agentEnvironment } : {}),
+    ...(env.outputRoom ? { outputRoom: env.outputRoom } : {}),
     onOutput: output =>
       emit(
         'transcript' in output
