@@ -59,7 +59,7 @@ function annotateFailures(result: LoopResult, plan: RunPlan): void {
 export async function loop(prepared: Prepared, signal: AbortSignal): Promise<Looped> {
   const { plan, workTree, isolated, tracking, clients } = prepared
   const follow = tracking?.follow()
-  const logger = actionLogger(plan.config)
+  const logger = actionLogger(plan.config, undefined, { artifactName: plan.artifactName })
   const emit: typeof logger.emit = event => {
     follow?.emit(event)
     logger.emit(event)

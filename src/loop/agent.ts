@@ -76,9 +76,12 @@ class SyncLog {
   }
 }
 
+/** The agent's log of an iteration: every byte it printed (its transcript for JSON-stream presets). */
+export const agentLogFile = (iterationDir: string): string => path.join(iterationDir, 'agent.log')
+
 export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
   const argv = ctx.preset.argv(ctx.agentArgv, ctx.caps)
-  const logFile = path.join(ctx.iterationDir, 'agent.log')
+  const logFile = agentLogFile(ctx.iterationDir)
   const streamFile = path.join(ctx.iterationDir, 'agent.jsonl')
   const log = ctx.preset.jsonStream ? new SyncLog(logFile) : undefined
   const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined

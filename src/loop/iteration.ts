@@ -6,7 +6,7 @@ import type { AgentCaps, AgentPreset } from '../agents/types.js'
 import type { Workspace, WorkspaceDiff } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import { RalphError, type Ralph } from '../ralph/index.js'
-import { runAgent } from './agent.js'
+import { agentLogFile, runAgent } from './agent.js'
 import { runChecks, type ChecksOutcome } from './checks.js'
 import { runCommands } from './commands.js'
 import { detectCompletion } from './completion.js'
@@ -302,7 +302,8 @@ export async function runIteration(
     argv: env.preset.argv(env.ralph.agentArgv, caps),
     promptFile: record.prompt.file,
     preset: env.preset.name,
-    transcript: env.preset.jsonStream
+    transcript: env.preset.jsonStream,
+    log: relative(agentLogFile(dir))
   })
   env.onPhase('agent')
   guard.watchCost(true)

@@ -380,6 +380,8 @@ export type LoopEvent =
       promptFile: string
       preset?: string
       transcript?: boolean
+      /** The agent's log in the record (relative to it): all its output, or the transcript of a JSON stream. */
+      log?: string
     }
   /** Every chunk the agent prints, as it arrives (not kept: render it or drop it). */
   | { type: 'agent_output'; iteration: number; stream: 'stdout' | 'stderr'; chunk: Buffer }
