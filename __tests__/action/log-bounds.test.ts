@@ -86,3 +86,38 @@ test('an agent that prints less than the two shares is echoed whole, with no lin
   expect(lines).toHaveLength(10000)
   expect(lines[9999]).toBe('line 10000')
 })
+
+test("a failing check's 5 MB and a command's 5 MB: the log gets the check's last lines and one line naming each log in the record", async () => {
+  const agent = h.script('agent', 'cat > /dev/null; echo working')
+  h.writeRalph(
+    [
+      `agent: ${agent}`,
+      'commands:',
+      '  - name: listing',
+      '    run: seq 1 700000',
+      'checks:',
+      '  - name: big',
+      "    run: 'seq 1 700000; echo the real error; exit 1'",
+      '  - name: small',
+      "    run: 'echo only this; exit 1'"
+    ].join('\n'),
+    'Fix it.\n\n{{ commands.listing }}'
+  )
+  const log = await jobLog(async write => {
+    // No baseline: the gates run once, in iteration 1.
+    const logger = actionLogger(h.config({ maxIterations: 1, baseline: false }), { write })
+    await h.run({ maxIterations: 1, baseline: false }, { emit: logger.emit })
+    logger.close()
+  })
+  expect(Buffer.byteLength(log)).toBeLessThan(64 * 1024)
+  expect(log).toMatch(
+    /command listing: exit 0 \(.*\); its output \(4\.\d MB\) is in the run record: logs\/iteration-001\/commands\/listing\.log/
+  )
+  const big = log.split('\n').filter(line => line.includes('left out here'))
+  expect(big).toHaveLength(1)
+  expect(big[0]).toMatch(
+    /^ {4}… 4\.\d MB of its output left out here; all of it is in the run record: logs\/iteration-001\/checks\/big\.log$/
+  )
+  expect(log).toContain('    the real error')
+  expect(log).toContain('    only this')
+})

@@ -242,11 +242,14 @@ export function actionLogger(
           `${c.passed ? '✓' : '✗'} gate ${c.name} (${formatDuration(c.durationMs)}${c.passed ? '' : c.timedOut ? ', timed out' : `, exit ${c.exitCode}`})`
         )
         if (!c.passed && c.tail.trim()) {
-          const lines = c.tail.trimEnd().split('\n').slice(-FAILING_TAIL_LINES)
+          const all = c.tail.trimEnd().split('\n')
+          const lines = all.slice(-FAILING_TAIL_LINES)
+          // Only when the lines shown are not the whole output: the record has the rest.
+          if (lines.length < all.length || c.outputBytes > Buffer.byteLength(c.tail))
+            info(
+              `    … ${size(Math.max(0, c.outputBytes - Buffer.byteLength(lines.join('\n'))))} of its output left out here; all of it is in ${record}: ${c.log}`
+            )
           raw(`${lines.map(l => `    ${l}`).join('\n')}\n`)
-          const leftOut = c.outputBytes - Buffer.byteLength(lines.join('\n'))
-          if (leftOut > 0)
-            info(`    … ${size(leftOut)} of its output left out here; all of it is in ${record}: ${c.log}`)
         }
         break
       }
