@@ -121,3 +121,31 @@ test("a failing check's 5 MB and a command's 5 MB: the log gets the check's last
   expect(log).toContain('    the real error')
   expect(log).toContain('    only this')
 })
+
+test('the cut falls between characters: the head stops before a split one, the tail starts after it, and the count is exact', async () => {
+  h.writeRalph('agent: cat', 'Do it.')
+  const text = 'héllo wörld, ünïcode all the way to é theend\n'
+  const bytes = Buffer.from(text)
+  const log = await jobLog(async write => {
+    const logger = actionLogger(h.config(), { write }, { agentEchoShareBytes: 9 })
+    logger.emit({
+      type: 'agent_started',
+      iteration: 1,
+      argv: ['cat'],
+      promptFile: 'logs/iteration-001/prompt.md',
+      log: 'logs/iteration-001/agent.log'
+    })
+    // Three bytes at a time: characters are split across chunks too.
+    for (let i = 0; i < bytes.length; i += 3)
+      logger.emit({ type: 'agent_output', iteration: 1, stream: 'stdout', chunk: bytes.subarray(i, i + 3) })
+    logger.close()
+  })
+  // 9 bytes end inside 'ö', the last 9 start inside 'é': neither half-character is shown.
+  const left = bytes.length - 18
+  expect(log).toContain(`héllo w\n`)
+  expect(log).toContain(
+    `… ${left} bytes of the agent's output left out here (the log shows its first and last 9 bytes); all of it is in the run record: logs/iteration-001/agent.log\n`
+  )
+  expect(log).toMatch(/\n theend\n/)
+  expect(log).not.toContain('\uFFFD')
+})
