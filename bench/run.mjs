@@ -12,6 +12,7 @@ import { BUILT_CLI, ROOT, removeTempDirs, snapshotCli } from './lib.mjs'
 const MEASUREMENTS = {
   iterations: './iterations.mjs',
   memory: './memory.mjs',
+  'slow-reader': './slow-reader.mjs',
   overhead: './overhead.mjs',
   enforcement: './enforcement.mjs',
   'cost-latency': './cost-latency.mjs',

@@ -1,8 +1,11 @@
 // The loop in the Actions log: one collapsible group per iteration holding the agent's readable transcript,
 // each gate's result and the verdict. What the agent (or a gate it may have edited) prints is untrusted: every
 // workflow command in it is defused, line by line across chunks (a stolen ::stop-commands:: token is no key),
-// and it is echoed between ::stop-commands:: markers as well.
+// and it is echoed between ::stop-commands:: markers as well. What the log gets of it is bounded: the head and
+// the tail of each agent run, with one line saying how much was left out and where all of it is (the record).
 import { randomUUID } from 'node:crypto'
+import path from 'node:path'
+import { StringDecoder } from 'node:string_decoder'
 import * as core from '@actions/core'
 import { presetFor } from '../agents/index.js'
 import {
@@ -12,11 +15,70 @@ import {
   type LoopConfig,
   type LoopEvent
 } from '../loop/index.js'
+import { BoundedCapture } from '../proc/index.js'
 import { formatDuration, verdictLabel } from '../report/run-report.js'
 import { WorkflowCommandFilter, neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 
 /** Lines of a failing gate's output shown in the log (the whole output is in the record). */
 const FAILING_TAIL_LINES = 40
+
+/**
+ * Bytes of the agent's output the job log gets per iteration at each end (its first and its last): thousands
+ * of lines, where a run's start and its errors are, while 100 iterations stay under 60 MB of log (the agent
+ * printed 4.4 GB in 5 minutes, more than the runner's viewer can show). All of it is in the record's agent.log.
+ */
+export const AGENT_ECHO_SHARE_BYTES = 256 * 1024
+
+const size = (bytes: number): string =>
+  bytes >= 1e6
+    ? `${(bytes / 1e6).toFixed(1)} MB`
+    : bytes >= 1e3
+      ? `${(bytes / 1e3).toFixed(1)} KB`
+      : `${bytes} bytes`
+
+/**
+ * One stream's head and tail: its first `share` bytes go out as they come, its last `share` bytes are kept (a
+ * ring) until it ends, the middle is only counted. Memory is 2 × share whatever the stream's size.
+ */
+class HeadAndTail {
+  private readonly kept: BoundedCapture
+  private readonly decoder = new StringDecoder('utf8')
+
+  constructor(private readonly share: number) {
+    this.kept = new BoundedCapture(2 * share)
+  }
+
+  /** The text to echo now: the part of `chunk` that falls in the head. */
+  push(chunk: Buffer): string {
+    const before = this.kept.totalBytes
+    this.kept.push(chunk)
+    if (before >= this.share) return ''
+    return this.decoder.write(chunk.subarray(0, this.share - before))
+  }
+
+  /** The rest to echo once the stream has ended, and how many bytes of the middle were left out. */
+  end(): { leftOut: number; tail: string } {
+    const kept = this.kept.result()
+    if (!kept.truncated) {
+      const rest = kept.head.subarray(Math.min(this.share, kept.head.length))
+      return { leftOut: 0, tail: this.decoder.write(rest) + this.decoder.end() }
+    }
+    // The cut may fall inside a character: the tail starts at the next one.
+    let start = 0
+    while (start < 3 && start < kept.tail.length && (kept.tail[start] & 0xc0) === 0x80) start++
+    return {
+      leftOut: kept.totalBytes - kept.head.length - kept.tail.length,
+      tail: kept.tail.subarray(start).toString('utf8')
+    }
+  }
+}
+
+export interface ActionLoggerOptions {
+  /** Bytes of the agent's output echoed at each end per iteration (default AGENT_ECHO_SHARE_BYTES). */
+  agentEchoShareBytes?: number
+  /** The artifact the record is uploaded as, named where the log points to it. */
+  artifactName?: string
+}
 
 export interface LogWriter {
   /** Raw text to stdout (the log). */
@@ -41,7 +103,8 @@ function verdictLine(record: IterationRecord): string {
  */
 export function actionLogger(
   config: LoopConfig,
-  out: LogWriter = stdoutWriter
+  out: LogWriter = stdoutWriter,
+  options: ActionLoggerOptions = {}
 ): { emit: (event: LoopEvent) => void; close: () => void } {
   const transcriptOnly = presetFor(config.ralph.agentArgv, { presets: config.presets }).jsonStream
   const token = randomUUID().replace(/-/g, '')
@@ -49,6 +112,10 @@ export function actionLogger(
   let paused = false
   let atLineStart = true
   let inGroup = false
+  const share = options.agentEchoShareBytes ?? AGENT_ECHO_SHARE_BYTES
+  const record = options.artifactName ? `the run record (artifact ${options.artifactName})` : 'the run record'
+  /** The agent run being echoed: its head and tail, and its log in the record. */
+  let echo: { bounds: HeadAndTail; log: string } | undefined
 
   const write = (text: string): void => {
     if (text === '') return
@@ -76,7 +143,23 @@ export function actionLogger(
     resume()
     core.info(neutralizeWorkflowCommands(line))
   }
+  const agentText = (chunk: Buffer): void => {
+    if (echo) raw(echo.bounds.push(chunk))
+    else raw(chunk.toString('utf8'))
+  }
+  /** The tail of the agent's output, after one line saying how much of the middle is not in the log. */
+  const endAgentText = (): void => {
+    if (!echo) return
+    const { leftOut, tail } = echo.bounds.end()
+    if (leftOut > 0)
+      info(
+        `… ${size(leftOut)} of the agent's output left out here (the log shows its first and last ${size(share)}); all of it is in ${record}: ${echo.log}`
+      )
+    echo = undefined
+    raw(tail)
+  }
   const endGroup = (): void => {
+    endAgentText()
     resume()
     if (inGroup) core.endGroup()
     inGroup = false
@@ -124,19 +207,27 @@ export function actionLogger(
         break
       case 'command_finished':
         info(
-          `command ${event.command.name}: ${event.command.timedOut ? 'timed out' : `exit ${event.command.exitCode}`} (${formatDuration(event.command.durationMs)})`
+          `command ${event.command.name}: ${event.command.timedOut ? 'timed out' : `exit ${event.command.exitCode}`} (${formatDuration(event.command.durationMs)})` +
+            (event.command.outputBytes > 0
+              ? `; its output (${size(event.command.outputBytes)}) is in ${record}: ${event.command.log}`
+              : '')
         )
         break
       case 'agent_started':
         info(`agent: ${event.argv.join(' ')}`)
+        echo = {
+          bounds: new HeadAndTail(share),
+          log: event.log ?? path.posix.join(path.posix.dirname(event.promptFile), 'agent.log')
+        }
         break
       case 'agent_output':
-        if (!transcriptOnly) raw(event.chunk.toString('utf8'))
+        if (!transcriptOnly) agentText(event.chunk)
         break
       case 'agent_transcript':
-        raw(event.line.endsWith('\n') ? event.line : `${event.line}\n`)
+        agentText(Buffer.from(event.line.endsWith('\n') ? event.line : `${event.line}\n`))
         break
       case 'agent_finished': {
+        endAgentText()
         const a = event.agent
         const end = a.killedBy
           ? `stopped (${a.killedBy})`
@@ -153,7 +244,13 @@ export function actionLogger(
           `${c.passed ? '✓' : '✗'} gate ${c.name} (${formatDuration(c.durationMs)}${c.passed ? '' : c.timedOut ? ', timed out' : `, exit ${c.exitCode}`})`
         )
         if (!c.passed && c.tail.trim()) {
-          const lines = c.tail.trimEnd().split('\n').slice(-FAILING_TAIL_LINES)
+          const all = c.tail.trimEnd().split('\n')
+          const lines = all.slice(-FAILING_TAIL_LINES)
+          // Only when the lines shown are not the whole output: the record has the rest.
+          if (lines.length < all.length || c.outputBytes > Buffer.byteLength(c.tail))
+            info(
+              `    … ${size(Math.max(0, c.outputBytes - Buffer.byteLength(lines.join('\n'))))} of its output left out here; all of it is in ${record}: ${c.log}`
+            )
           raw(`${lines.map(l => `    ${l}`).join('\n')}\n`)
         }
         break

@@ -3,7 +3,7 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
-import type { LoopResult } from '../loop/index.js'
+import { outputRoomOf, type LoopResult } from '../loop/index.js'
 import { annotationsFor, type CheckOutput } from '../report/annotations.js'
 import { formatDuration } from '../report/run-report.js'
 import { runLoopContained } from './contain.js'
@@ -59,7 +59,7 @@ function annotateFailures(result: LoopResult, plan: RunPlan): void {
 export async function loop(prepared: Prepared, signal: AbortSignal): Promise<Looped> {
   const { plan, workTree, isolated, tracking, clients } = prepared
   const follow = tracking?.follow()
-  const logger = actionLogger(plan.config)
+  const logger = actionLogger(plan.config, undefined, { artifactName: plan.artifactName })
   const emit: typeof logger.emit = event => {
     follow?.emit(event)
     logger.emit(event)
@@ -73,9 +73,13 @@ export async function loop(prepared: Prepared, signal: AbortSignal): Promise<Loo
       `max-time is ${formatDuration(maxTime * 1000)}: the loop stops ${formatDuration(kept)} before it, to deliver in time (push, pull request, record, with their retries).`
     )
   }
-  const { result, warnings } = await runLoopContained(plan, workTree, isolated, { signal, emit }).finally(
-    logger.close
-  )
+  // The runner reads our stdout through a pipe: when it is behind, the agent waits instead of our memory.
+  const outputRoom = outputRoomOf(process.stdout)
+  const { result, warnings } = await runLoopContained(plan, workTree, isolated, {
+    signal,
+    emit,
+    outputRoom
+  }).finally(logger.close)
   for (const warning of warnings) core.warning(warning)
   if (!result.success && result.stopReason !== 'cancelled') annotateFailures(result, plan)
   return { result, followed: async () => follow?.settled() }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `ralph-action` executable.
 import { homedir } from 'node:os'
+import { outputRoomOf } from '../loop/index.js'
 import { main } from './main.js'
 
 const io = {
@@ -9,6 +10,7 @@ const io = {
   home: homedir(),
   stdout: (text: string) => void process.stdout.write(text),
   stderr: (text: string) => void process.stderr.write(text),
+  stdoutRoom: outputRoomOf(process.stdout),
   interactive: process.stdin.isTTY === true
 }
 

@@ -105,7 +105,10 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
         render(event)
         logDir?.(event)
       },
-      ...(isolation ? { runProcess: isolation.runProcess, agentEnvironment: isolation.agentEnvironment } : {})
+      ...(isolation
+        ? { runProcess: isolation.runProcess, agentEnvironment: isolation.agentEnvironment }
+        : {}),
+      ...(io.stdoutRoom ? { outputRoom: io.stdoutRoom } : {})
     })
     if (result.error) io.stderr(`Run crashed: ${result.error}\n`)
     return exitCodeFor(result, config.checks.length > 0)

@@ -40,6 +40,8 @@ export interface AgentContext {
   agentEnvironment?: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv
   /** Live output for front-ends: raw chunks, and transcript lines of JSON-stream presets. */
   onOutput?: (output: { stream: 'stdout' | 'stderr'; chunk: Buffer } | { transcript: string }) => void
+  /** The front-end cannot take more output yet: the agent's pipes wait for it (back-pressure). */
+  outputRoom?: () => Promise<void> | undefined
 }
 
 export interface AgentResult {
@@ -74,9 +76,12 @@ class SyncLog {
   }
 }
 
+/** The agent's log of an iteration: every byte it printed (its transcript for JSON-stream presets). */
+export const agentLogFile = (iterationDir: string): string => path.join(iterationDir, 'agent.log')
+
 export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
   const argv = ctx.preset.argv(ctx.agentArgv, ctx.caps)
-  const logFile = path.join(ctx.iterationDir, 'agent.log')
+  const logFile = agentLogFile(ctx.iterationDir)
   const streamFile = path.join(ctx.iterationDir, 'agent.jsonl')
   const log = ctx.preset.jsonStream ? new SyncLog(logFile) : undefined
   const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined
@@ -107,6 +112,7 @@ export async function runAgent(ctx: AgentContext): Promise<AgentResult> {
       killGraceMs: ctx.killGraceMs,
       signal: ctx.signal,
       timeoutMs: ctx.timeoutMs,
+      ...(ctx.outputRoom ? { outputRoom: ctx.outputRoom } : {}),
       onStdout: chunk => {
         stream?.write(chunk)
         reader.stdout(chunk)

@@ -29,6 +29,7 @@ export {
   type BreakerTrip
 } from './breaker.js'
 export { systemClock, type EnforcedStop } from './guard.js'
+export { outputRoomOf } from './output-room.js'
 export { runCommands, capOutput, type CommandContext, type CommandsOutcome } from './commands.js'
 export { runChecks, CHECK_TAIL_CHARS, type CheckContext } from './checks.js'
 export {

@@ -6,7 +6,7 @@ import type { AgentCaps, AgentPreset } from '../agents/types.js'
 import type { Workspace, WorkspaceDiff } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import { RalphError, type Ralph } from '../ralph/index.js'
-import { runAgent } from './agent.js'
+import { agentLogFile, runAgent } from './agent.js'
 import { runChecks, type ChecksOutcome } from './checks.js'
 import { runCommands } from './commands.js'
 import { detectCompletion } from './completion.js'
@@ -46,6 +46,8 @@ export interface LoopEnvironment {
   readonly emit: (event: LoopEvent) => void
   readonly runProcess: (options: RunOptions) => Promise<RunResult>
   readonly agentEnvironment?: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv
+  /** The front-end's output is full: the agent's output waits (LoopPorts.outputRoom). */
+  readonly outputRoom?: () => Promise<void> | undefined
   readonly killGraceMs: number
   /** Told what is running now, so an enforced stop can say what it killed. */
   readonly onPhase: (phase: LoopPhase | undefined) => void
@@ -300,7 +302,8 @@ export async function runIteration(
     argv: env.preset.argv(env.ralph.agentArgv, caps),
     promptFile: record.prompt.file,
     preset: env.preset.name,
-    transcript: env.preset.jsonStream
+    transcript: env.preset.jsonStream,
+    log: relative(agentLogFile(dir))
   })
   env.onPhase('agent')
   guard.watchCost(true)
@@ -322,6 +325,7 @@ export async function runIteration(
     ...(config.agentEnv ? { agentEnv: config.agentEnv } : {}),
     runProcess: env.runProcess,
     ...(env.agentEnvironment ? { agentEnvironment: env.agentEnvironment } : {}),
+    ...(env.outputRoom ? { outputRoom: env.outputRoom } : {}),
     onOutput: output =>
       emit(
         'transcript' in output

@@ -184,6 +184,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey)
       : (ports.runProcess ?? runProcess),
     ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
+    ...(ports.outputRoom ? { outputRoom: ports.outputRoom } : {}),
     killGraceMs: config.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     onPhase: now => (phase = now)
   }

@@ -122,6 +122,12 @@ export interface LoopPorts {
   agentEnvironment?: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv
   /** Default: a GitWorkspace on the work tree. */
   workspace?: Workspace
+  /**
+   * Asked after each chunk of the agent's output: a promise means the front-end's output is full (its reader
+   * is behind), and the agent's pipes are not read until it settles, so the agent blocks on its own writes.
+   * See {@link outputRoomOf}. Default: never full.
+   */
+  outputRoom?: () => Promise<void> | undefined
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -374,6 +380,8 @@ export type LoopEvent =
       promptFile: string
       preset?: string
       transcript?: boolean
+      /** The agent's log in the record (relative to it): all its output, or the transcript of a JSON stream. */
+      log?: string
     }
   /** Every chunk the agent prints, as it arrives (not kept: render it or drop it). */
   | { type: 'agent_output'; iteration: number; stream: 'stdout' | 'stderr'; chunk: Buffer }

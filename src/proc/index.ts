@@ -1,5 +1,6 @@
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
 export { scrubInitialEnvironment, type ScrubResult } from './environ.js'
+export { BoundedCapture } from './capture.js'
 export { runProcess } from './run.js'
 export {
   killMarked,

@@ -49,7 +49,13 @@ class ProcessRun {
   private log?: WriteStream
   private logClosed?: Promise<void>
   private logError?: NodeJS.ErrnoException
-  private outputPaused = false
+  /** The log file is behind (its buffer is past LOG_HIGH_WATER_MARK). */
+  private logBehind = false
+  /** outputRoom's promises not settled yet: the caller cannot take more. */
+  private callerWaits = 0
+  /** The tree is dead: what is left in the pipes is read whatever the caller says. */
+  private callerIgnored = false
+  private readingPaused = false
   private timeoutTimer?: NodeJS.Timeout
   private pipeIdleTimer?: NodeJS.Timeout
   private pipeMaxTimer?: NodeJS.Timeout
@@ -156,6 +162,25 @@ class ProcessRun {
     }
   }
 
+  /** The caller has no room for more output: stop reading until it has (the program blocks in write). */
+  private waitForCaller(): void {
+    if (this.callerIgnored || !this.opts.outputRoom) return
+    let wait: Promise<void> | undefined
+    try {
+      wait = this.opts.outputRoom()
+    } catch {
+      // A front-end that cannot say is not waited for.
+    }
+    if (!wait) return
+    this.callerWaits++
+    this.updateReading()
+    const settled = (): void => {
+      this.callerWaits--
+      this.updateReading()
+    }
+    wait.then(settled, settled)
+  }
+
   private openLog(): void {
     const { logFile } = this.opts
     if (logFile === undefined) return
@@ -170,7 +195,8 @@ class ProcessRun {
     log.on('error', err => {
       // A log we cannot write must not stop or stall the program: stop logging and say so in the result.
       this.logError ??= err
-      this.resumeOutput()
+      this.logBehind = false
+      this.updateReading()
     })
   }
 
@@ -179,8 +205,9 @@ class ProcessRun {
     const callback = name === 'stdout' ? this.opts.onStdout : this.opts.onStderr
     stream.on('data', (chunk: Buffer) => {
       this.captures[name].push(chunk)
-      if (this.log && !this.logError && !this.log.write(chunk)) this.pauseOutput()
+      if (this.log && !this.logError && !this.log.write(chunk)) this.waitForLog()
       this.callBack(callback, chunk)
+      this.waitForCaller()
       if (this.pipeIdleTimer) this.pipeIdleTimer.refresh()
     })
     stream.on('error', () => {
@@ -193,19 +220,25 @@ class ProcessRun {
   }
 
   /** The log file is behind: stop reading the child (it blocks on a full pipe) until the file drains. */
-  private pauseOutput(): void {
-    if (this.outputPaused || !this.log) return
-    this.outputPaused = true
-    this.child?.stdout?.pause()
-    this.child?.stderr?.pause()
-    this.log.once('drain', () => this.resumeOutput())
+  private waitForLog(): void {
+    if (this.logBehind || !this.log) return
+    this.logBehind = true
+    this.updateReading()
+    this.log.once('drain', () => {
+      this.logBehind = false
+      this.updateReading()
+    })
   }
 
-  private resumeOutput(): void {
-    if (!this.outputPaused) return
-    this.outputPaused = false
-    this.child?.stdout?.resume()
-    this.child?.stderr?.resume()
+  /** Reads the pipes only while the log file and the caller can both take more. */
+  private updateReading(): void {
+    const pause = this.logBehind || (this.callerWaits > 0 && !this.callerIgnored)
+    if (pause === this.readingPaused) return
+    this.readingPaused = pause
+    for (const stream of [this.child?.stdout, this.child?.stderr]) {
+      if (pause) stream?.pause()
+      else stream?.resume()
+    }
   }
 
   private killTree(graceMs?: number): void {
@@ -216,7 +249,12 @@ class ProcessRun {
       start: this.identity,
       holding: this.outputIds,
       ...(this.opts.signaller ? { signaller: this.opts.signaller } : {})
-    }).then(() => this.stopWaitingForPipes())
+    }).then(() => {
+      // A reader that never reads again must not keep a dead tree's output, nor the run, waiting.
+      this.callerIgnored = true
+      this.updateReading()
+      this.stopWaitingForPipes()
+    })
     void this.killing.then(() => this.settleIfDone())
   }
 
@@ -227,7 +265,7 @@ class ProcessRun {
   private stopWaitingForPipes(): void {
     if (this.openStreams === 0) return
     const destroy = (): void => {
-      if (this.outputPaused) {
+      if (this.logBehind) {
         // Output is only waiting for the log file to drain; give it another moment.
         this.pipeIdleTimer?.refresh()
         return
@@ -237,7 +275,8 @@ class ProcessRun {
     }
     this.pipeIdleTimer = setTimeout(destroy, PIPE_IDLE_MS)
     this.pipeMaxTimer = setTimeout(() => {
-      this.resumeOutput()
+      this.logBehind = false
+      this.updateReading()
       this.child?.stdout?.destroy()
       this.child?.stderr?.destroy()
     }, PIPE_MAX_WAIT_MS)

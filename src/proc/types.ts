@@ -28,6 +28,12 @@ export interface RunOptions {
   onSpawn?: (pid: number) => void
   onStdout?: (chunk: Buffer) => void
   onStderr?: (chunk: Buffer) => void
+  /**
+   * Asked after each chunk: a promise means the caller cannot take more output yet, and neither pipe is read
+   * until it settles, so the program blocks on its own writes (back-pressure, never a buffer of ours). Once
+   * the tree has been killed it is no longer asked: what is left in the pipes goes to the capture and log.
+   */
+  outputRoom?: () => Promise<void> | undefined
   /** Called once the program itself has exited; its output may still be open (held by a process it left). */
   onExit?: () => void
   /** How the tree is signalled on timeout or abort (default: process.kill); see {@link Signaller}. */
