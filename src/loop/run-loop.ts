@@ -15,7 +15,8 @@ import {
   runIteration,
   type IterationMemory,
   type LoopEnvironment,
-  type LoopPhase
+  type LoopPhase,
+  pinRalphFiles
 } from './iteration.js'
 import { DEFAULT_KILL_GRACE_MS } from './defaults.js'
 import { RunRecord } from './record.js'
@@ -173,6 +174,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     ralph,
     workTree,
     workspace,
+    ralphFiles: pinRalphFiles(ralph, workTree),
     isRepo,
     preset,
     guard,
