@@ -135,6 +135,10 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     status.warnings.push(message)
     emit({ type: 'warning', message })
   }
+  // What the work tree held that is never delivered (a nested repository, .gitmodules): once each.
+  const warnRefused = (): void => {
+    for (const line of workspace.refused?.() ?? []) warn(line)
+  }
 
   // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
   let egress: EgressRules | undefined
@@ -240,6 +244,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       const commit = await workspace.headSha()
       if (commit !== undefined) status.start.commit = commit
       status.start.tree = await workspace.treeHash()
+      warnRefused()
       memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree }
       record.writeStatus(status)
     }
@@ -277,6 +282,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       if (outcome.interrupted && trip) noteEnforcement(trip)
 
       status.iterations.push(outcome.record)
+      warnRefused()
       delete status.inFlight
       updateCost(status, meter)
       const agent = outcome.record.agent
