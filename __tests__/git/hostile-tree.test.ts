@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process'
 import { chmodSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { commitsSince, formatPatch } from '../../src/git/branch.js'
 import { GitRepo } from '../../src/git/repo.js'
 import { restoreGitDir, snapshotGitDir } from '../../src/git/snapshot.js'
 import { GitWorkspace } from '../../src/git/workspace.js'
@@ -120,7 +121,7 @@ test('a nested repository recorded as a gitlink, then one made by the agent: no 
   mkdirSync(marks)
 
   // Every git command the action runs on the tree: hash, diff, commit (fast path), commit (git's own path),
-  // the delivery's comparisons, the checkout back, the .git snapshot and its restore.
+  // the delivery's comparisons and patch, the checkout back, the .git snapshot and its restore.
   const tree = await ws.treeHash()
   const diff = await ws.diffSinceStart(startTree, tree)
   const first = await ws.commitAll('iteration 1', tree)
@@ -131,6 +132,9 @@ test('a nested repository recorded as a gitlink, then one made by the agent: no 
   const git = new GitRepo(repo.dir)
   expect(await git.hasDiff(startCommit, 'HEAD')).toBe(true)
   const changed = await git.changedPaths(startCommit, 'HEAD')
+  expect(await commitsSince(repo.dir, startCommit)).toBe(2)
+  // The patch kept when a push is refused.
+  expect(await formatPatch(repo.dir, startCommit)).toContain('work.txt')
   await git.exec(['checkout', '--quiet', '--detach', startCommit])
   await git.exec(['checkout', '--quiet', 'main'])
   await restoreGitDir(await snapshotGitDir(repo.dir))
