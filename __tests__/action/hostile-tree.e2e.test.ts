@@ -148,7 +148,11 @@ function swap(file: string, kind: 'environ' | 'fifo'): string {
     : `fs.rmSync(${F}, { force: true }); (await import('node:child_process')).execFileSync('mkfifo', [${F}])`
 }
 
-function swappedFileCase(which: 'RALPH.md' | 'guardrails', kind: 'environ' | 'fifo') {
+function swappedFileCase(
+  which: 'RALPH.md' | 'guardrails',
+  kind: 'environ' | 'fifo',
+  as?: () => { uid: number; gid: number }
+) {
   return async () => {
     const file = which === 'RALPH.md' ? `${RALPH_DIR}/RALPH.md` : 'GUARDRAILS.md'
     // The guardrails file is the agent's to write, and ignored: git does not stop at a FIFO there first.
@@ -157,7 +161,11 @@ function swappedFileCase(which: 'RALPH.md' | 'guardrails', kind: 'environ' | 'fi
     const a = await attack(
       newLoot(),
       { 1: `${ignore}${swap(file, kind)}`, 2: `${FIX}\n${DONE}`, any: '' },
-      { ralphText: ralph({ extra: 'guardrails: GUARDRAILS.md' }), inputs: { 'max-time': '3m' } }
+      {
+        ralphText: ralph({ extra: 'guardrails: GUARDRAILS.md' }),
+        inputs: { 'max-time': '3m' },
+        ...(as ? { as: as() } : {})
+      }
     )
     const { run } = a
     await expectNothingOfTheAction(a)
@@ -205,6 +213,14 @@ describeIsolated(
   test(
     'a nested repository’s filter, smudge, fsmonitor and hooks never run as the action; it is not delivered',
     nestedRepositoryCase(sudoRunner),
+    240_000
+  )
+  test.each([
+    ['RALPH.md', 'a link to /proc/self/environ', 'environ'],
+    ['the guardrails file', 'a FIFO', 'fifo']
+  ] as const)(
+    '%s swapped for %s: refused, nothing of the action’s environment anywhere, the run ends in time',
+    (which, _, kind) => swappedFileCase(which === 'RALPH.md' ? 'RALPH.md' : 'guardrails', kind, sudoRunner)(),
     240_000
   )
 })
