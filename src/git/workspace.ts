@@ -43,9 +43,18 @@ export interface Workspace {
   commitAll(message: string, tree?: string): Promise<string | undefined>
   /** Removes the temporary files the workspace made (its scratch index). */
   dispose(): Promise<void>
+  /**
+   * What of the work tree was left out of the trees and commits so far, one line each (a nested repository,
+   * a change to `.gitmodules` or to a submodule): the loop warns of each once.
+   */
+  refused?(): readonly string[]
 }
 
 export const DIFF_PATCH_CHARS = 5000
+/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
+const LIST_BYTES = 64 * 1024 * 1024
+/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
+const GITLINK_MODE = '160000'
 /** Bytes kept for `git diff --stat` (a line per file). */
 const STAT_BYTES = 256 * 1024
 
@@ -90,6 +99,9 @@ export class GitWorkspace implements Workspace {
   private paths?: GitPaths
   private settings?: { env: NodeJS.ProcessEnv; sign: boolean }
   private head: KnownHead | undefined
+  /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
+  private scratchGitlinks: string[] | undefined
+  private readonly refusals = new Set<string>()
 
   private constructor(
     readonly root: string,
@@ -127,10 +139,70 @@ export class GitWorkspace implements Workspace {
   async treeHash(): Promise<string> {
     const env = { GIT_INDEX_FILE: await this.scratchIndex() }
     this.scratchTree = undefined
-    await this.gitOrThrow(['add', '-A'], env)
+    this.scratchGitlinks ??= await this.gitlinks(env)
+    await this.gitOrThrow(['add', '-A', ...(await this.deliverable(env, this.scratchGitlinks))], env)
     const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim()
     this.scratchTree = tree
     return tree
+  }
+
+  refused(): readonly string[] {
+    return [...this.refusals]
+  }
+
+  /** The index's gitlinks (the folders git would enter to ask their status). */
+  private async gitlinks(env?: NodeJS.ProcessEnv): Promise<string[]> {
+    const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], env, LIST_BYTES)
+    return out.stdout
+      .split('\0')
+      .filter(line => line.startsWith(`${GITLINK_MODE} `))
+      .map(line => line.slice(line.indexOf('\t') + 1))
+  }
+
+  /**
+   * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
+   * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
+   * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
+   * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content; each
+   * refusal is noted once.
+   */
+  private async deliverable(
+    env: NodeJS.ProcessEnv | undefined,
+    gitlinks: readonly string[]
+  ): Promise<string[]> {
+    // Untracked (`?`, a nested repository ends with '/') and changed (`C`) paths; git lists a nested
+    // repository as one entry and never descends into it, nor into a gitlink.
+    const out = await this.gitOrThrow(
+      ['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'],
+      env,
+      LIST_BYTES
+    )
+    if (out.stdoutTruncated)
+      throw new Error('the work tree lists more files than the action reads (64 MB of names)')
+    const links = new Set(gitlinks)
+    const nested: string[] = []
+    for (const entry of out.stdout.split('\0')) {
+      const tag = entry.slice(0, 1)
+      const name = entry.slice(2)
+      if (tag === '?' && name.endsWith('/')) {
+        nested.push(name.slice(0, -1))
+        this.refusals.add(
+          `${name}.git: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${name}`
+        )
+      } else if (name === '.gitmodules')
+        this.refusals.add(
+          '.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with'
+        )
+      else if (tag === 'C' && links.has(name))
+        this.refusals.add(
+          `${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`
+        )
+    }
+    return [
+      '--',
+      '.',
+      ...[...nested, ...gitlinks, '.gitmodules'].map(name => `:(exclude,literal,top)${name}`)
+    ]
   }
 
   async diffSinceStart(
@@ -142,7 +214,7 @@ export class GitWorkspace implements Workspace {
     // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
     // patch (four bytes a character at most); the rest of git's output is read and dropped.
     const out = await this.gitOrThrow(
-      ['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to],
+      ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to],
       undefined,
       STAT_BYTES + maxPatchChars * 4 + 4
     )
@@ -163,8 +235,8 @@ export class GitWorkspace implements Workspace {
     if (fast !== undefined) return fast
     // git's own path: stage everything in the real index, commit what differs from HEAD.
     this.head = undefined
-    await this.gitOrThrow(['add', '-A'])
-    const staged = await this.git(['diff', '--cached', '--quiet'])
+    await this.gitOrThrow(['add', '-A', ...(await this.deliverable(undefined, await this.gitlinks()))])
+    const staged = await this.git(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv'])
     if (staged.exitCode === 0) return undefined
     // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
     await this.gitOrThrow(
@@ -265,6 +337,7 @@ export class GitWorkspace implements Workspace {
   async dispose(): Promise<void> {
     if (this.scratch) await rm(this.scratch.dir, { recursive: true, force: true })
     this.scratch = undefined
+    this.scratchGitlinks = undefined
   }
 
   private async scratchIndex(): Promise<string> {

@@ -1,11 +1,10 @@
 // One iteration: commands → prompt (RALPH.md re-read) → agent → work tree (hash, commit) → checks →
 // completion. Every step writes its logs as it goes; the iteration's record is what it returns.
-import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import type { AgentCaps, AgentPreset } from '../agents/types.js'
 import type { Workspace, WorkspaceDiff } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
-import { RalphError, type Ralph } from '../ralph/index.js'
+import { pinTreeFile, RalphError, readTreeFile, TreeFileError, type Ralph } from '../ralph/index.js'
 import { agentLogFile, runAgent } from './agent.js'
 import { runChecks, type ChecksOutcome } from './checks.js'
 import { runCommands } from './commands.js'
@@ -37,6 +36,8 @@ export interface LoopEnvironment {
   readonly ralph: Ralph
   readonly workTree: string
   readonly workspace: Workspace
+  /** RALPH.md and the guardrails file, pinned before any agent ran. */
+  readonly ralphFiles: RalphFiles
   readonly isRepo: boolean
   readonly preset: AgentPreset
   readonly guard: LoopGuard
@@ -83,26 +84,47 @@ export interface IterationOutcome {
 
 const iso = (ms: number): string => new Date(ms).toISOString()
 
+/**
+ * The real paths of RALPH.md and the guardrails file, taken before any agent ran: every later read opens
+ * exactly those files, never a link or a FIFO the agent put in their place.
+ */
+export interface RalphFiles {
+  ralph: string
+  guardrails?: string
+}
+
+export function pinRalphFiles(ralph: Pick<Ralph, 'file' | 'guardrails'>, workTree: string): RalphFiles {
+  return {
+    ralph: pinTreeFile(ralph.file),
+    ...(ralph.guardrails ? { guardrails: pinTreeFile(path.resolve(workTree, ralph.guardrails)) } : {})
+  }
+}
+
 /** What assembling a prompt reads: the loop's settings and what earlier iterations left. */
 export type PromptState = Pick<LoopEnvironment, 'config' | 'ralph' | 'workTree'> &
+  Partial<Pick<LoopEnvironment, 'ralphFiles'>> &
   Pick<IterationMemory, 'baseline' | 'history' | 'previousChecks' | 'lastDiff'>
 
-function readGuardrails(env: PromptState): LoopContext['guardrails'] {
+function readGuardrails(env: PromptState, files: RalphFiles): LoopContext['guardrails'] {
   const file = env.ralph.guardrails
-  if (!file) return undefined
+  if (!file || !files.guardrails) return undefined
   let content = ''
   try {
-    content = readFileSync(path.resolve(env.workTree, file), 'utf8')
-  } catch {
-    // Not written yet: the agent is asked to start it.
+    content = readTreeFile(files.guardrails).toString('utf8')
+  } catch (error) {
+    // Not written yet: the agent is asked to start it. Anything else (a link, a FIFO) is refused.
+    if (!(error instanceof TreeFileError) || error.code !== 'ENOENT')
+      throw new RalphError(
+        `The guardrails file ${file} was not read: ${(error as Error).message}. Make it a regular file of the project.`
+      )
   }
   return { file, content }
 }
 
 /** RALPH.md as the reference reads it every iteration: strict UTF-8 (a bad byte crashes the iteration). */
-function readRalphText(file: string): string {
+function readRalphText(file: string, pinned: string): string {
   try {
-    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(readFileSync(file))
+    return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(readTreeFile(pinned))
   } catch (error) {
     throw new RalphError(`RALPH.md could not be read (${file}): ${(error as Error).message}`)
   }
@@ -118,7 +140,9 @@ export function assemble(
   commandOutputs: Record<string, string>
 ): { prompt: string; showsDiff: boolean } {
   const { config, ralph } = env
-  const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file)
+  // Without pins (a preview, before any agent ran) the files are pinned now.
+  const files = env.ralphFiles ?? pinRalphFiles(ralph, env.workTree)
+  const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file, files.ralph)
   const inputs = {
     ralphText,
     ralphFile: ralph.file,
@@ -140,7 +164,7 @@ export function assemble(
     ...(env.baseline ? { baseline: env.baseline } : {}),
     diff: env.lastDiff,
     history: env.history,
-    guardrails: readGuardrails(env)
+    guardrails: readGuardrails(env, files)
   }
   const values = loopValues(ctx)
   const section =

@@ -15,7 +15,8 @@ import {
   runIteration,
   type IterationMemory,
   type LoopEnvironment,
-  type LoopPhase
+  type LoopPhase,
+  pinRalphFiles
 } from './iteration.js'
 import { DEFAULT_KILL_GRACE_MS } from './defaults.js'
 import { RunRecord } from './record.js'
@@ -134,6 +135,10 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     status.warnings.push(message)
     emit({ type: 'warning', message })
   }
+  // What the work tree held that is never delivered (a nested repository, .gitmodules): once each.
+  const warnRefused = (): void => {
+    for (const line of workspace.refused?.() ?? []) warn(line)
+  }
 
   // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
   let egress: EgressRules | undefined
@@ -173,6 +178,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     ralph,
     workTree,
     workspace,
+    ralphFiles: pinRalphFiles(ralph, workTree),
     isRepo,
     preset,
     guard,
@@ -239,6 +245,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       const commit = await workspace.headSha()
       if (commit !== undefined) status.start.commit = commit
       status.start.tree = await workspace.treeHash()
+      warnRefused()
       memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree }
       record.writeStatus(status)
     }
@@ -276,6 +283,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       if (outcome.interrupted && trip) noteEnforcement(trip)
 
       status.iterations.push(outcome.record)
+      warnRefused()
       delete status.inFlight
       updateCost(status, meter)
       const agent = outcome.record.agent

@@ -13,9 +13,14 @@ export type ConfigEntries = ReadonlyArray<readonly [key: string, value: string]>
 
 // Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
 // hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
+// Nor does the work tree, the agent's: its .gitattributes can name a filter or a diff driver, which runs
+// only if config defines it, so no attributes file and no submodule recursion of git's own add to that.
 const HARDENING: ConfigEntries = [
   ['core.hooksPath', '/dev/null'],
-  ['core.fsmonitor', 'false']
+  ['core.fsmonitor', 'false'],
+  ['core.attributesFile', '/dev/null'],
+  ['submodule.recurse', 'false'],
+  ['fetch.recurseSubmodules', 'false']
 ]
 
 /** Environment variables that add `entries` as command-line-scope config, after any already set. */
@@ -79,6 +84,7 @@ export function hermeticGitEnvironment(
     GIT_CONFIG_NOSYSTEM: '1',
     // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
     GIT_CONFIG_GLOBAL: '/dev/null',
+    GIT_ATTR_NOSYSTEM: '1',
     GIT_TERMINAL_PROMPT: '0',
     GIT_ASKPASS: '',
     SSH_ASKPASS: '',

@@ -63,8 +63,8 @@ export function stageSettings(copies: readonly SettingsCopy[], parent = tmpdir()
     if (!stat.isFile()) return (skip(from, 'not a regular file'), 0)
     if (bytes + stat.size > MAX_BYTES)
       return (skip(from, `over the ${MAX_BYTES >> 20} MB the copy may take`), 0)
-    // O_NOFOLLOW: a link swapped in since the lstat is refused, not read.
-    const fd = openSync(from, constants.O_RDONLY | constants.O_NOFOLLOW)
+    // O_NOFOLLOW: a link swapped in since the lstat is refused, not read; O_NONBLOCK: a FIFO is not waited on.
+    const fd = openSync(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
     try {
       if (!fstatSync(fd).isFile()) return (skip(from, 'not a regular file'), 0)
       const content = readFileSync(fd)

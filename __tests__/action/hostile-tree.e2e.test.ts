@@ -1,0 +1,249 @@
+// The work tree is hostile input (issue #25), end to end through dist/index.js, the action as root with
+// isolation user (setpriv) and as a job user with passwordless sudo:
+//
+//  1. A nested repository `sub/` whose own .git/config wires a clean and a smudge filter, an fsmonitor and
+//     hooks to a payload, and whose .gitattributes names that filter for every file. In iteration 2 (after
+//     the gitlink would have been recorded) the agent changes a file in it: the action's `git add -A` would
+//     run `git status` inside it, as the action. Nothing of it runs; it is refused with one line, and the
+//     delivered branch holds no gitlink and no .gitmodules.
+//  2. RALPH.md or the guardrails file swapped for a link to /proc/self/environ, or for a FIFO: the action
+//     would read its own environment (a model key, a step's secret) into the next prompt and the record, or
+//     block its event loop and every budget timer. It is refused with one line, and the run ends in time.
+import { execFileSync } from 'node:child_process'
+import { chownSync, readdirSync, rmSync } from 'node:fs'
+import path from 'node:path'
+import { afterAll, expect, test } from '@jest/globals'
+import { filesIn } from './attacks.js'
+import { agentScript, DONE, FIX, projectFiles, ralph, RALPH_DIR } from './fixtures.js'
+import { runAction, type ActionRun, type Project } from './harness.js'
+import { e2eSuite } from './suite.js'
+import {
+  describeIsolated,
+  sharedDir,
+  sudoRunner,
+  whyNoIsolation,
+  whyNoSudoRunner
+} from '../support/isolation.js'
+
+const loots: string[] = []
+afterAll(() => {
+  for (const loot of loots) rmSync(loot, { recursive: true, force: true })
+})
+
+const e2e = e2eSuite()
+
+/** Stand-ins for what the action's environment holds and must never give away. */
+const MODEL_KEY = 'sk-ant-StandInModelKeyOfTheJob0123456789'
+const STEP_SECRET = 'StandInStepSecret-9f8e7d6c5b4a'
+
+/** The job's user on the sudo path: the project (but the bare remote, the server's) becomes theirs. */
+function handTo(p: Project, user: { uid: number; gid: number }): void {
+  chownSync(p.dir, user.uid, user.gid)
+  for (const dir of [path.join(p.dir, 'runner'), p.home])
+    execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, dir])
+}
+
+/** A nested repository armed after its first commit: the payload leaves `ran-<what>-<uid>` in the loot. */
+function nestedRepository(loot: string): string {
+  const L = JSON.stringify(loot)
+  return String.raw`
+const { execFileSync } = await import('node:child_process')
+const path = await import('node:path')
+const payload = path.join(${L}, 'payload.sh')
+fs.writeFileSync(payload, '#!/bin/sh\ntouch ' + ${L} + '/ran-"$1"-$(id -u)\ncase "$1" in clean|smudge) exec cat ;; esac\nexit 0\n', { mode: 0o755 })
+fs.mkdirSync('sub')
+const git = (...args) => execFileSync('git', args, { cwd: 'sub', stdio: 'pipe' })
+git('init', '--quiet')
+fs.writeFileSync('sub/f', 'one\n')
+git('add', '-A')
+git('-c', 'user.name=agent', '-c', 'user.email=agent@example.com', 'commit', '--quiet', '-m', 'nested')
+for (const [k, v] of [['filter.x.clean', payload + ' clean'], ['filter.x.smudge', payload + ' smudge'], ['filter.x.required', 'true'], ['core.fsmonitor', payload + ' fsmonitor'], ['core.hooksPath', ${L}]])
+  git('config', k, v)
+for (const hook of ['post-index-change', 'reference-transaction', 'post-checkout']) fs.writeFileSync(path.join(${L}, hook), '#!/bin/sh\n' + payload + ' hook-' + hook + '\n', { mode: 0o755 })
+fs.writeFileSync('sub/.gitattributes', '* filter=x\n')
+fs.writeFileSync('.gitmodules', '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n')
+`
+}
+
+interface Attacked {
+  p: Project
+  run: ActionRun
+  loot: string
+}
+
+function newLoot(): string {
+  const loot = sharedDir('ralph-hostile-')
+  loots.push(loot)
+  return loot
+}
+
+async function attack(
+  loot: string,
+  steps: Record<number | 'any', string>,
+  options: { as?: { uid: number; gid: number }; ralphText?: string; inputs?: Record<string, string> } = {}
+): Promise<Attacked> {
+  const p = await e2e.project(projectFiles(agentScript(steps), options.ralphText))
+  if (options.as) handTo(p, options.as)
+  const run = await runAction(p, e2e.stand(), {
+    inputs: { ralph: 'fix-tests', isolation: 'user', ...options.inputs },
+    env: { ANTHROPIC_API_KEY: MODEL_KEY, RALPH_STEP_SECRET: STEP_SECRET },
+    ...(options.as ? { as: options.as } : {})
+  })
+  return { p, run, loot }
+}
+
+const ran = (loot: string): string[] => readdirSync(loot).filter(f => f.startsWith('ran-'))
+
+async function expectNothingOfTheAction(a: Attacked): Promise<void> {
+  const record = await e2e.recordOf(a.run)
+  const texts = [...record].map(([name, data]) => [name, data.toString('latin1')] as const)
+  const leaked = (text: string): boolean =>
+    text.includes(MODEL_KEY) || text.includes(STEP_SECRET) || /(^|\0)PATH=/m.test(text)
+  expect(texts.filter(([, text]) => leaked(text)).map(([name]) => name)).toEqual([])
+  expect(leaked(a.run.main.stdout)).toBe(false)
+  expect([...filesIn(a.loot)].filter(([, text]) => leaked(text)).map(([name]) => name)).toEqual([])
+}
+
+function nestedRepositoryCase(as?: () => { uid: number; gid: number }) {
+  return async () => {
+    const loot = newLoot()
+    // Iteration 1 makes sub/ (the old code committed it as a gitlink); iteration 2 changes a file in it, so
+    // the next `git add -A` looks into it; then the fix.
+    const a = await attack(
+      loot,
+      {
+        1: nestedRepository(loot),
+        2: `fs.writeFileSync('sub/f', 'two\\n')\n${FIX}\n${DONE}`,
+        any: ''
+      },
+      as ? { as: as() } : {}
+    )
+    const { p, run } = a
+    expect(ran(loot)).toEqual([])
+    expect(run.outputs['stop-reason']).toBe('all_checks_passed')
+    expect(run.outputs.iterations).toBe('2')
+    // Delivered: the fix, no gitlink, no .gitmodules.
+    const tree = p.remoteGit('ls-tree', '-r', 'ralph/fix-tests')
+    expect(tree).not.toMatch(/^160000 /m)
+    expect(tree).not.toMatch(/\tsub$|\.gitmodules/m)
+    expect(p.remoteGit('show', 'ralph/fix-tests:calc.js')).toContain('a + b')
+    // Refused, one line each, in the log and in the record.
+    const warnings = run.main.commands.filter(c => c.command === 'warning').map(c => c.message)
+    expect(warnings).toContainEqual(
+      expect.stringMatching(/sub\/\.git: a git repository inside the work tree is not delivered/)
+    )
+    expect(warnings).toContainEqual(expect.stringMatching(/\.gitmodules: a change to it is not delivered/))
+    const status = JSON.parse((await e2e.recordOf(run)).get('status.json')?.toString() ?? '{}') as {
+      warnings?: string[]
+    }
+    expect(status.warnings).toContainEqual(expect.stringMatching(/^sub\/\.git: /))
+  }
+}
+
+/** The agent's first iteration swaps `file` (relative to the project) for a link or a FIFO. */
+function swap(file: string, kind: 'environ' | 'fifo'): string {
+  const F = JSON.stringify(file)
+  return kind === 'environ'
+    ? `fs.rmSync(${F}, { force: true }); fs.symlinkSync('/proc/self/environ', ${F})`
+    : `fs.rmSync(${F}, { force: true }); (await import('node:child_process')).execFileSync('mkfifo', [${F}])`
+}
+
+function swappedFileCase(
+  which: 'RALPH.md' | 'guardrails',
+  kind: 'environ' | 'fifo',
+  as?: () => { uid: number; gid: number }
+) {
+  return async () => {
+    const file = which === 'RALPH.md' ? `${RALPH_DIR}/RALPH.md` : 'GUARDRAILS.md'
+    // The guardrails file is the agent's to write, and ignored: git does not stop at a FIFO there first.
+    const ignore = which === 'guardrails' ? "fs.writeFileSync('.gitignore', 'GUARDRAILS.md\\n'); " : ''
+    const started = Date.now()
+    const a = await attack(
+      newLoot(),
+      { 1: `${ignore}${swap(file, kind)}`, 2: `${FIX}\n${DONE}`, any: '' },
+      {
+        ralphText: ralph({ extra: 'guardrails: GUARDRAILS.md' }),
+        inputs: { 'max-time': '3m' },
+        ...(as ? { as: as() } : {})
+      }
+    )
+    const { run } = a
+    await expectNothingOfTheAction(a)
+    // Within its time budget, whatever the FIFO: nothing waits on it.
+    expect(Date.now() - started).toBeLessThan(180_000)
+    expect(run.outputs['stop-reason']).toBe('agent_error')
+    expect(run.outputs.success).toBe('false')
+    expect(run.main.stdout).toMatch(
+      kind === 'environ'
+        ? /is a symbolic link: the action follows no link of the work tree/
+        : /is not a regular file|can only add regular files/
+    )
+    const record = await e2e.recordOf(run)
+    expect([...record.keys()].filter(name => name.includes('iteration-002/prompt.md'))).toEqual([])
+    // A FIFO left in the project would stop its clean-up's walk: gone now.
+    rmSync(path.join(a.p.workspace, file), { force: true })
+  }
+}
+
+describeIsolated(
+  'the hostile work tree (isolation: user, the action as root)',
+  process.getuid?.() === 0 ? whyNoIsolation() : 'the action-as-root path needs the tests to run as root'
+)('the action as root (setpriv)', () => {
+  test(
+    'a nested repository’s filter, smudge, fsmonitor and hooks never run as the action; it is not delivered',
+    nestedRepositoryCase(),
+    240_000
+  )
+  test.each([
+    ['RALPH.md', 'a link to /proc/self/environ', 'environ'],
+    ['the guardrails file', 'a link to /proc/self/environ', 'environ'],
+    ['RALPH.md', 'a FIFO', 'fifo'],
+    ['the guardrails file', 'a FIFO', 'fifo']
+  ] as const)(
+    '%s swapped for %s: refused, nothing of the action’s environment anywhere, the run ends in time',
+    (which, _, kind) => swappedFileCase(which === 'RALPH.md' ? 'RALPH.md' : 'guardrails', kind)(),
+    240_000
+  )
+})
+
+describeIsolated(
+  'the hostile work tree (isolation: user, the job user with passwordless sudo)',
+  whyNoSudoRunner()
+)('the job user with passwordless sudo (sudo)', () => {
+  test(
+    'a nested repository’s filter, smudge, fsmonitor and hooks never run as the action; it is not delivered',
+    nestedRepositoryCase(sudoRunner),
+    240_000
+  )
+  test.each([
+    ['RALPH.md', 'a link to /proc/self/environ', 'environ'],
+    ['the guardrails file', 'a FIFO', 'fifo']
+  ] as const)(
+    '%s swapped for %s: refused, nothing of the action’s environment anywhere, the run ends in time',
+    (which, _, kind) => swappedFileCase(which === 'RALPH.md' ? 'RALPH.md' : 'guardrails', kind, sudoRunner)(),
+    240_000
+  )
+})
+
+describe('isolation none: the model key left the action’s initial environment', () => {
+  test('an agent of the job’s user reading its ancestors’ /proc/<pid>/environ finds no model key', async () => {
+    const loot = newLoot()
+    const L = JSON.stringify(loot)
+    const read = String.raw`
+const parentOf = pid => { try { const s = fs.readFileSync('/proc/' + pid + '/stat', 'utf8'); return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[1]) } catch { return 0 } }
+for (let pid = process.ppid, n = 0; pid > 1 && n < 8; pid = parentOf(pid), n++) {
+  try { fs.writeFileSync(${L} + '/environ-' + pid, fs.readFileSync('/proc/' + pid + '/environ')) } catch {}
+}
+`
+    const a = await attack(
+      loot,
+      { 1: `${read}\n${FIX}\n${DONE}`, any: '' },
+      { inputs: { isolation: 'none' } }
+    )
+    expect(a.run.outputs['stop-reason']).toBe('all_checks_passed')
+    const read_ = [...filesIn(loot)].filter(([name]) => path.basename(name).startsWith('environ-'))
+    // The action itself is among them (the agent is its child), and the job's other variables are still there.
+    expect(read_.some(([, text]) => text.includes('RALPH_STEP_SECRET='))).toBe(true)
+    expect(read_.filter(([, text]) => text.includes(MODEL_KEY)).map(([name]) => name)).toEqual([])
+  }, 240_000)
+})

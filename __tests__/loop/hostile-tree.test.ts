@@ -1,0 +1,117 @@
+// The work tree is the agent's: between two iterations it may swap RALPH.md or the guardrails file for a
+// link to /proc/self/environ (the action's environment into the next prompt and the record), to a file only
+// the action's user may read, or for a FIFO (a read that blocks the event loop and every budget timer). The
+// loop reads neither through a link nor from anything but a regular file, and says so in one line.
+import { execFileSync } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import path from 'node:path'
+import { countRuns, harness, type Harness } from './harness.js'
+
+let h: Harness
+let secret: string
+beforeEach(() => {
+  h = harness()
+  // Outside the work tree, readable by the action's user only: what a link must never bring into a prompt.
+  secret = path.join(h.tools, 'secret')
+  writeFileSync(secret, 'SECRET-OF-THE-ACTION\n', { mode: 0o600 })
+})
+afterEach(() => h.cleanup())
+
+/** An agent that keeps its prompts and, in its first run, puts `swap` (bash, in the work tree) in place. */
+function swappingAgent(swap: string): string {
+  return h.script(
+    'agent.sh',
+    `${countRuns(h.tools)}
+cat > '${h.tools}/prompt-'$n.txt
+if [ $n -eq 1 ]; then ${swap}; fi
+echo "run $n"`
+  )
+}
+
+/** Every prompt the loop gave the agent and wrote into its record, as one text. */
+function promptsSeen(): string {
+  const logs = path.join(h.record, 'logs')
+  const inRecord = existsSync(logs)
+    ? readdirSync(logs)
+        .map(d => path.join(logs, d, 'prompt.md'))
+        .filter(existsSync)
+    : []
+  const given = readdirSync(h.tools)
+    .filter(f => f.startsWith('prompt-'))
+    .map(f => path.join(h.tools, f))
+  return [...inRecord, ...given].map(f => readFileSync(f, 'utf8')).join('\n')
+}
+
+const GATE = 'checks:\n  - name: never\n    run: "false"'
+
+describe.each([
+  ['/proc/self/environ', () => '/proc/self/environ'],
+  ['a file only the action may read', () => secret]
+])('a link to %s', (_, target) => {
+  test('RALPH.md swapped for it: refused with one line, nothing of it in a prompt or the record', async () => {
+    const ralphFile = path.join(h.ralphDir, 'RALPH.md')
+    h.writeRalph(`agent: ${swappingAgent(`ln -sf '${target()}' '${ralphFile}'`)}\n${GATE}`, 'Work.')
+    const { result } = await h.run({ maxIterations: 3 })
+    expect(readFileSync(path.join(h.tools, 'count'), 'utf8').trim()).toBe('1')
+    expect(result.stopReason).toBe('agent_error')
+    expect(result.stopDetail).toContain(
+      `RALPH.md could not be read (${ralphFile}): ${ralphFile} is a symbolic link: the action follows no link of the work tree`
+    )
+    const seen = promptsSeen()
+    expect(seen).not.toContain('SECRET-OF-THE-ACTION')
+    expect(seen).not.toMatch(/(^|\0)PATH=/m)
+    expect(seen).not.toContain(`HOME=${process.env.HOME}`)
+  })
+
+  test('the guardrails file swapped for it: refused with one line, nothing of it in a prompt', async () => {
+    h.repo.write('GUARDRAILS.md', '# Signs\n')
+    const guardrails = path.join(h.repo.dir, 'GUARDRAILS.md')
+    h.writeRalph(
+      `agent: ${swappingAgent(`ln -sf '${target()}' '${guardrails}'`)}\nguardrails: GUARDRAILS.md\n${GATE}`,
+      'Work.'
+    )
+    const { result } = await h.run({ maxIterations: 3 })
+    expect(result.stopReason).toBe('agent_error')
+    expect(result.stopDetail).toContain(
+      `The guardrails file GUARDRAILS.md was not read: ${guardrails} is a symbolic link`
+    )
+    const seen = promptsSeen()
+    expect(seen).toContain('# Signs')
+    expect(seen).not.toContain('SECRET-OF-THE-ACTION')
+    expect(seen).not.toMatch(/(^|\0)PATH=/m)
+  })
+})
+
+test('the ralph folder swapped for a link: RALPH.md is not read through it', async () => {
+  const copy = path.join(h.tools, 'copy')
+  h.writeRalph(
+    `agent: ${swappingAgent(`cp -r '${h.ralphDir}' '${copy}' && echo SECRET-OF-THE-ACTION >> '${copy}/RALPH.md' && rm -rf '${h.ralphDir}' && ln -s '${copy}' '${h.ralphDir}'`)}\n${GATE}`,
+    'Work.'
+  )
+  const { result } = await h.run({ maxIterations: 3 })
+  expect(result.stopReason).toBe('agent_error')
+  expect(result.stopDetail).toMatch(/is reached through a symbolic link/)
+  expect(promptsSeen()).not.toContain('SECRET-OF-THE-ACTION')
+})
+
+test.each(['RALPH.md', 'guardrails'])(
+  '%s swapped for a FIFO: refused at once, the loop ends well within its time budget',
+  async which => {
+    h.repo.write('GUARDRAILS.md', '# Signs\n')
+    const file =
+      which === 'RALPH.md' ? path.join(h.ralphDir, 'RALPH.md') : path.join(h.repo.dir, 'GUARDRAILS.md')
+    h.writeRalph(
+      `agent: ${swappingAgent(`rm -f '${file}' && mkfifo '${file}'`)}\nguardrails: GUARDRAILS.md`,
+      'Work.'
+    )
+    const started = Date.now()
+    // No commit and no gate: git would refuse the FIFO itself, before the prompt is read.
+    const { result } = await h.run({ maxIterations: 3, maxTimeSeconds: 60, commit: false })
+    expect(result.stopReason).toBe('agent_error')
+    expect(result.stopDetail).toMatch(/is not a regular file/)
+    // A blocked read would hold the loop (and the 60 s budget's timer) until someone opened the FIFO.
+    expect(Date.now() - started).toBeLessThan(45_000)
+    execFileSync('rm', ['-f', file])
+  },
+  90_000
+)
