@@ -154,6 +154,8 @@ for (const d of DRIVERS)
               !/^udp \S+:53 \(a DNS lookup of registry\.npmjs\.org\)$/.test(target) || d.name !== 'opencode'
           )
         ).toEqual([])
+        // Every request the real CLI made is one the proxy forwards: none was refused as unpriceable.
+        expect(status.modelProxy!.refusedRequests ?? []).toEqual([])
         const progress = readFileSync(path.join(status.recordDir, 'progress.md'), 'utf8')
         expect(progress).toContain(`cost $${usage.cost_usd.toFixed(4)} (metered)`)
         expect(progress).toContain(`Model requests metered at the wire: ${requests.length}`)

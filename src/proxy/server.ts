@@ -122,6 +122,9 @@ const NOT_FORWARDED = new Set([
 ])
 const NOT_RETURNED = new Set(HOP_HEADERS)
 
+/** Request bodies held at once (read, waiting or going up): an agent cannot make the proxy's memory its weapon. */
+const MAX_HELD_BYTES = 256 * 1024 * 1024
+
 /** A whole JSON body is read for its usage up to this size; larger ones pass through unmetered. */
 const MAX_JSON_BODY = 16 * 1024 * 1024
 
@@ -201,6 +204,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
   const refusedWhy: string[] = []
   const inFlight = new Set<InFlight>()
   const waiting: Pending[] = []
+  let heldBytes = 0
   let refusedUnnamed = 0
   const namingRefusals = (): boolean => refused.length < MOST_REFUSALS_NAMED
   const refuse = (host?: string): void => {
@@ -254,15 +258,34 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     // The whole body first: what it may cost is read from it before anything goes up.
     const chunks: Buffer[] = []
     let size = 0
+    let held = 0
+    let overflow = false
     request.on('data', (chunk: Buffer) => {
       size += chunk.length
-      if (size <= MAX_REQUEST_BODY) chunks.push(chunk)
+      if (!overflow && size <= MAX_REQUEST_BODY && heldBytes + chunk.length <= MAX_HELD_BYTES) {
+        chunks.push(chunk)
+        held += chunk.length
+        heldBytes += chunk.length
+        return
+      }
+      overflow = true
+      chunks.length = 0
+      heldBytes -= held
+      held = 0
+    })
+    // The exchange is over, however it ended: its body no longer counts against what the proxy holds.
+    response.on('close', () => {
+      heldBytes -= held
+      held = 0
     })
     request.on('error', () => response.destroy())
     request.on('end', () => {
       if (response.destroyed) return
       const body = Buffer.concat(chunks)
+      chunks.length = 0
       if (size > MAX_REQUEST_BODY) return refuseRequest(response, name, 'its body is over 64 MB', 413)
+      if (overflow)
+        return refuseRequest(response, name, 'the proxy holds at most 256 MB of request bodies at once', 413)
       if (endpoint.kind === 'free') return send(request, response, url, body, 0, undefined)
       const encoding = header(request, 'content-encoding')
       const decoded = decodeBody(body, encoding)
