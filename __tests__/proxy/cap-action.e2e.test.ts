@@ -87,11 +87,12 @@ async function run(ask: Array<[string, unknown]>, maxCost: string) {
     const status = JSON.parse(
       readFileSync(path.join(project.runnerTemp, dir, 'status.json'), 'utf8')
     ) as LoopResult
+    const progress = readFileSync(path.join(project.runnerTemp, dir, 'progress.md'), 'utf8')
     const file = path.join(out, 'answers.json')
     const answers = existsSync(file)
       ? (JSON.parse(readFileSync(file, 'utf8')) as Array<{ path: string; status: number; body: string }>)
       : []
-    return { result, status, answers, upstream: server.requests.slice(seen) }
+    return { result, status, progress, answers, upstream: server.requests.slice(seen) }
   } finally {
     await project.cleanup()
   }
@@ -122,11 +123,14 @@ test('a message batch is refused, never reaches the upstream, and is named in th
 
 test('a request whose worst case does not fit in what is left is refused, and the run stops budget_exhausted', async () => {
   // 200,000 tokens out of claude-sonnet-4-5 at $15 a million: $3, past the $1 cap before anything is spent.
-  const { result, status, upstream } = await run([['/v1/messages', message(200_000)]], '1')
+  const { result, status, progress, upstream } = await run([['/v1/messages', message(200_000)]], '1')
   expect(result.outputs['stop-reason']).toBe('budget_exhausted')
   expect(upstream).toEqual([])
   const requests = status.iterations[0]?.agent?.usage.requests ?? []
   expect(requests).toEqual([expect.objectContaining({ refused: 'budget', path: '/v1/messages' })])
+  expect(progress).toContain(
+    'Model requests metered at the wire: 1, 1 refused (their worst case did not fit in the budget)'
+  )
   expect(status.stopDetail).toMatch(
     /worst case \(\$3\.\d{4}\) does not fit in what is left of the budget \(\$1\.0000\)/
   )
