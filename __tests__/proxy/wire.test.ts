@@ -77,10 +77,12 @@ it("reads each wire's output limit, times the choices asked for, and a default w
     expect(worst('anthropic-messages', body).output).toBe(DEFAULT_MAX_OUTPUT_TOKENS)
 })
 
-it('refuses a Responses background job, and no other body', () => {
+it('refuses a Responses background job and priority processing, and no other body', () => {
   expect(bodyRefusal('openai-responses', { background: true })?.name).toBe('background: true')
   expect(bodyRefusal('openai-responses', { background: false })).toBeUndefined()
   expect(bodyRefusal('anthropic-messages', { background: true })).toBeUndefined()
+  expect(bodyRefusal('openai-chat', { service_tier: 'priority' })?.name).toBe('service_tier: priority')
+  expect(bodyRefusal('openai-responses', { service_tier: 'flex' })).toBeUndefined()
 })
 
 it('decodes the request encodings it knows, and no other', () => {

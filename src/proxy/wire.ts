@@ -242,6 +242,12 @@ export function bodyRefusal(wire: ModelWire, body: unknown): { name: string; why
       name: 'background: true',
       why: 'a background response is billed when it finishes, after the answer the meter reads'
     }
+  // OpenAI's priority processing costs more than the table's standard rates: the meter would price it low.
+  if ((wire === 'openai-responses' || wire === 'openai-chat') && obj(body)?.service_tier === 'priority')
+    return {
+      name: 'service_tier: priority',
+      why: "priority processing is billed above the price table's standard rates"
+    }
   return undefined
 }
 
