@@ -168,6 +168,39 @@ describe('the proxy forwards only what its meter can price', () => {
   })
 })
 
+describe('what a request is billed beside its tokens', () => {
+  it("charges Anthropic's web searches ($10 per 1,000), and reserves them before the request goes up", async () => {
+    const upstream = http.createServer((request, response) =>
+      request.resume().on('end', () => {
+        response.writeHead(200, { 'content-type': 'application/json' })
+        response.end(
+          JSON.stringify({
+            type: 'message',
+            model: 'claude-sonnet-4-5',
+            content: [{ type: 'text', text: 'Searched.' }],
+            usage: { input_tokens: 1000, output_tokens: 100, server_tool_use: { web_search_requests: 4 } }
+          })
+        )
+      })
+    )
+    await new Promise<void>(resolve => upstream.listen(0, '127.0.0.1', resolve))
+    closers.push(() => new Promise(resolve => upstream.close(resolve)))
+    const proxied = await behind(
+      ['claude', '-p'],
+      `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      1
+    )
+    const search = { type: 'web_search_20250305', name: 'web_search', max_uses: 5 }
+    expect(
+      (await ask(proxied, '/v1/messages', message('claude-sonnet-4-5', 100, { tools: [search] }))).status
+    ).toBe(200)
+    const [request] = proxied.proxy.requests
+    expect(request.costUsd).toBeCloseTo((1000 * 3 + 100 * 15) / 1e6 + 0.04, 10)
+    // Five searches at most: $0.05 reserved beside the tokens' worst case.
+    expect(request.reservedUsd).toBeGreaterThan(0.05)
+  })
+})
+
 describe('a model the price table does not know', () => {
   it("is charged at its vendor's top price, said once, and the cap still holds", async () => {
     const server = await served(

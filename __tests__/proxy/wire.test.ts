@@ -7,6 +7,7 @@ import {
   DEFAULT_MAX_OUTPUT_TOKENS,
   endpointOf,
   worstCaseUsage,
+  worstPerUseUsd,
   WireUsage,
   type ModelWire
 } from '../../src/proxy/wire.js'
@@ -102,4 +103,24 @@ it("reads a whole body that is a JSON array of chunks (Gemini's stream without a
     ])
   ).toBe(true)
   expect(meter.usage).toMatchObject({ input: 10, output: 5, model: 'gemini-2.5-flash' })
+})
+
+it("prices Anthropic's web searches beside the tokens, and reserves each search tool's max_uses", () => {
+  const meter = new WireUsage('anthropic-messages')
+  meter.read({ type: 'message_start', message: { usage: { input_tokens: 10, output_tokens: 1 } } })
+  expect(meter.perUseUsd).toBe(0)
+  expect(
+    meter.read({
+      type: 'message_delta',
+      usage: { output_tokens: 5, server_tool_use: { web_search_requests: 3 } }
+    })
+  ).toBe(true)
+  expect(meter.perUseUsd).toBeCloseTo(0.03, 10)
+  const tools = [
+    { type: 'web_search_20250305', name: 'web_search', max_uses: 5 },
+    { type: 'web_search_20250305', name: 'web_search' },
+    { name: 'Bash', input_schema: {} }
+  ]
+  expect(worstPerUseUsd('anthropic-messages', { tools })).toBeCloseTo(0.05 + 0.2, 10)
+  expect(worstPerUseUsd('anthropic-messages', {})).toBe(0)
 })

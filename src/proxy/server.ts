@@ -21,6 +21,7 @@ import {
   SseReader,
   WireUsage,
   worstCaseUsage,
+  worstPerUseUsd,
   type ModelWire
 } from './wire.js'
 
@@ -306,7 +307,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       if (refusal) return refuseRequest(response, `${name} (${refusal.name})`, refusal.why)
       const worst = worstCaseUsage(options.wire, json, decoded.length, modelInPath(url.pathname))
       const pending: Pending = {
-        worstUsd: options.price(worst) ?? 0,
+        worstUsd: (options.price(worst) ?? 0) + worstPerUseUsd(options.wire, json),
         start: () => send(request, response, url, body, pending.worstUsd, worst.model),
         refuse: () => refuseForBudget(response, url.pathname, pending.worstUsd, worst.model)
       }
@@ -439,7 +440,8 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     let stopped = false
     let ended = false
     const settle = (): void => {
-      record.costUsd = meter.seen ? options.price(meter.usage) : undefined
+      const tokens = meter.seen ? options.price(meter.usage) : undefined
+      record.costUsd = tokens === undefined ? undefined : tokens + meter.perUseUsd
       record.usage = { ...meter.usage }
       options.onRequest?.(record)
     }

@@ -26,6 +26,8 @@ export class WireUsage {
   readonly usage: UsageReport = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
   /** The response carried usage (false: nothing to price yet). */
   seen = false
+  /** Dollars billed per use beside the tokens (Anthropic's web searches), so far. */
+  perUseUsd = 0
 
   constructor(
     private readonly wire: ModelWire,
@@ -69,7 +71,12 @@ export class WireUsage {
     const usage = obj(message ? message.usage : data.type === 'message_delta' ? data.usage : undefined)
     if (!usage) return false
     const u = this.usage
-    return this.set(
+    // The web search server tool is billed per search, not in tokens.
+    const searches = num(obj(usage.server_tool_use)?.web_search_requests)
+    const perUse = Math.max(this.perUseUsd, searches * ANTHROPIC_WEB_SEARCH_USD)
+    const searched = perUse !== this.perUseUsd
+    this.perUseUsd = perUse
+    const changed = this.set(
       {
         input: 'input_tokens' in usage ? num(usage.input_tokens) : u.input,
         output: 'output_tokens' in usage ? num(usage.output_tokens) : u.output,
@@ -79,6 +86,7 @@ export class WireUsage {
       },
       message?.model
     )
+    return changed || searched
   }
 
   // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
@@ -291,6 +299,25 @@ export function worstCaseUsage(
     cache_write: 0,
     ...(model ? { model } : {})
   }
+}
+
+/** Anthropic's web search server tool: $10 per 1,000 searches (platform.claude.com pricing, 2026-11). */
+export const ANTHROPIC_WEB_SEARCH_USD = 0.01
+/** Searches a web search tool that names no max_uses is reserved for (one request may search many times). */
+export const DEFAULT_WEB_SEARCHES = 20
+
+/** The most a model call may be billed per use beside its tokens: each web search tool's max_uses. */
+export function worstPerUseUsd(wire: ModelWire, body: unknown): number {
+  if (wire !== 'anthropic-messages') return 0
+  const tools = obj(body)?.tools
+  if (!Array.isArray(tools)) return 0
+  return tools
+    .map(obj)
+    .filter(tool => typeof tool?.type === 'string' && tool.type.startsWith('web_search'))
+    .reduce(
+      (sum, tool) => sum + (positive(tool?.max_uses) ?? DEFAULT_WEB_SEARCHES) * ANTHROPIC_WEB_SEARCH_USD,
+      0
+    )
 }
 
 /** The most a request body may grow to once decoded: more is refused, never read on trust. */
