@@ -30,7 +30,7 @@ function transpileProxy() {
   return path.join(dir, 'server.js')
 }
 
-/** A model API stand-in: a short Anthropic-shaped stream, or STREAM_BYTES of deltas on /big. */
+/** A model API stand-in: a short Anthropic-shaped stream, or STREAM_BYTES of deltas for ?big=1. */
 function startUpstream() {
   const server = http.createServer((request, response) => {
     request.resume()
@@ -41,7 +41,7 @@ function startUpstream() {
         message: { model: 'claude-sonnet-4-5', usage: { input_tokens: 10, output_tokens: 1 } }
       }
       response.write(`event: message_start\ndata: ${JSON.stringify(start)}\n\n`)
-      if (request.url !== '/v1/big') {
+      if (request.url !== '/v1/messages?big=1') {
         response.end(
           `event: message_delta\ndata: {"type":"message_delta","usage":{"output_tokens":5}}\n\nevent: message_stop\ndata: {"type":"message_stop"}\n\n`
         )
@@ -119,7 +119,8 @@ export async function run() {
       proxied.push((await ask(url, key, '/v1/messages', agent)).ms)
     }
     const idle = rssOf(child.pid)
-    const big = await ask(url, key, '/v1/big', agent)
+    // The proxy forwards only the model call: the big stream is asked for in its query.
+    const big = await ask(url, key, '/v1/messages?big=1', agent)
     const after = rssOf(child.pid)
     agent.destroy()
     const p = q => ({ direct: percentile(direct, q), proxied: percentile(proxied, q) })

@@ -154,6 +154,8 @@ for (const d of DRIVERS)
               !/^udp \S+:53 \(a DNS lookup of registry\.npmjs\.org\)$/.test(target) || d.name !== 'opencode'
           )
         ).toEqual([])
+        // Every request the real CLI made is one the proxy forwards: none was refused as unpriceable.
+        expect(status.modelProxy!.refusedRequests ?? []).toEqual([])
         const progress = readFileSync(path.join(status.recordDir, 'progress.md'), 'utf8')
         expect(progress).toContain(`cost $${usage.cost_usd.toFixed(4)} (metered)`)
         expect(progress).toContain(`Model requests metered at the wire: ${requests.length}`)
@@ -171,12 +173,14 @@ for (const d of DRIVERS)
     it('a response that crosses the dollar budget is cut at the wire and the run stops budget_exhausted', async () => {
       // Anthropic's message_start carries the input: claude's stream is cut there, while the turn stalls
       // for two minutes. The other wires report usage at the end of the response: cut before it completes.
+      // The cap is above each CLI's first worst case (its body and output limit), so the request is
+      // pre-authorised and goes up; the input the server reports (10M tokens, $3 or more) is past any.
       const turn = text('This answer costs more than the budget.', {
-        usage: { input: 400_000, output: 20 },
+        usage: { input: 10_000_000, output: 20 },
         ...(d.name === 'claude' ? { stallMs: 120_000 } : {})
       })
       const started = Date.now()
-      const { p, server, run } = await runBehindProxy(d, [turn, turn, turn], { 'max-cost': '0.05' })
+      const { p, server, run } = await runBehindProxy(d, [turn, turn, turn], { 'max-cost': '2.5' })
       try {
         expect(run.outputs['stop-reason']).toBe('budget_exhausted')
         expect(run.outputs['cost-source']).toBe('metered')

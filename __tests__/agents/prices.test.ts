@@ -3,7 +3,9 @@ import {
   normaliseModelId,
   PRICE_TABLE,
   PRICE_TABLE_VERSION,
-  priceFromTable
+  priceFromTable,
+  topPriceOf,
+  vendorOfModel
 } from '../../src/agents/index.js'
 
 test('every row says when and where its price was read, and how far it is verified', () => {
@@ -62,4 +64,23 @@ test('a run is priced per token kind', () => {
     model: 'claude-haiku-4-5'
   }
   expect(priceFromTable(usage)).toBeCloseTo(1 + 0.5 + 0.2 + 0.05, 12)
+})
+
+test("every row belongs to a vendor, and a vendor's top price is each of its highest rates (#25)", () => {
+  for (const row of PRICE_TABLE) for (const model of row.models) expect(vendorOfModel(model)).toBeDefined()
+  // Anthropic's highest input and output are claude-opus-4-1's; its highest cache read is fable's too.
+  expect(topPriceOf('Anthropic')).toMatchObject({
+    input: 15,
+    output: 75,
+    cache_read: 1.5,
+    cache_write: 18.75
+  })
+  expect(topPriceOf('OpenAI')).toMatchObject({ input: 30, output: 180 })
+  expect(topPriceOf('Google')).toMatchObject({ input: 2, output: 12 })
+  expect(vendorOfModel('anthropic/claude-unlisted-9')).toBe('Anthropic')
+  expect(vendorOfModel('o4-mini')).toBe('OpenAI')
+  expect(vendorOfModel('models/gemini-9-ultra')).toBe('Google')
+  expect(vendorOfModel('qwen4-max')).toBe('Alibaba')
+  expect(vendorOfModel('deepseek-v4')).toBeUndefined()
+  expect(vendorOfModel(undefined)).toBeUndefined()
 })

@@ -262,7 +262,7 @@ describe('the metered cost meter', () => {
     expect(Math.max(...changes)).toBeGreaterThan(0)
   })
 
-  it("calls a run's cost unknown when an answer could not be read, not $0 metered", async () => {
+  it("calls a run's cost unknown when an answer could not be read, and charges it its worst case, not $0", async () => {
     // An upstream whose answers carry usage the proxy cannot see: compressed, or not JSON at all. Beside them,
     // answers that were read and cost nothing (a model list, a refusal) leave the source metered.
     const usage = JSON.stringify({
@@ -271,12 +271,13 @@ describe('the metered cost meter', () => {
     })
     const answers: Record<string, (res: http.ServerResponse) => void> = {
       '/v1/models': res => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}'),
-      '/v1/refused': res => res.writeHead(429, { 'content-type': 'text/plain' }).end('slow down'),
-      '/v1/gzip': res =>
+      '/v1/messages?answer=refused': res =>
+        res.writeHead(429, { 'content-type': 'text/plain' }).end('slow down'),
+      '/v1/messages?answer=gzip': res =>
         res
           .writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
           .end(gzipSync(usage)),
-      '/v1/text': res => res.writeHead(200, { 'content-type': 'text/plain' }).end(usage)
+      '/v1/messages?answer=text': res => res.writeHead(200, { 'content-type': 'text/plain' }).end(usage)
     }
     const server = http.createServer((req, res) =>
       req.resume().on('end', () => answers[req.url ?? '']?.(res))
@@ -285,25 +286,31 @@ describe('the metered cost meter', () => {
     const upstream = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     const behind = await startAgentProxy(['claude'], JOB, { upstream })
     open.push(behind)
-    const ask = async (path: string): Promise<void> => {
-      const response = await fetch(`${behind.proxy.url}${path}`, {
-        method: 'POST',
+    const ask = async (answer: string, method = 'POST'): Promise<void> => {
+      const response = await fetch(`${behind.proxy.url}${answer}`, {
+        method,
         headers: { 'x-api-key': behind.proxy.placeholderKey, 'content-type': 'application/json' },
-        body: '{}'
+        ...(method === 'POST'
+          ? { body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: [] }) }
+          : {})
       })
       await response.arrayBuffer()
     }
     try {
       behind.meter.beginRun()
-      await ask('/v1/models')
-      await ask('/v1/refused')
+      await ask('/v1/models', 'GET')
+      await ask('/v1/messages?answer=refused')
       expect(behind.meter.endRun().cost_source).toBe('metered')
-      for (const path of ['/v1/gzip', '/v1/text']) {
+      for (const answer of ['gzip', 'text']) {
         behind.meter.beginRun()
-        await ask(path)
+        await ask(`/v1/messages?answer=${answer}`)
         const run = behind.meter.endRun()
         expect(run.cost_source).toBe('unknown')
-        expect(run.requests).toEqual([expect.objectContaining({ path, status: 200, unread: true })])
+        expect(run.requests).toEqual([
+          expect.objectContaining({ path: '/v1/messages', status: 200, unread: true, worst_case: true })
+        ])
+        // 100 tokens out at $15 a million, and the body's bytes as input: never $0.
+        expect(run.cost_usd).toBeGreaterThan((100 * 15) / 1e6)
       }
       expect(behind.meter.source()).toBe('unknown')
     } finally {

@@ -23,6 +23,10 @@ export interface MeteredRequestUsage {
   error?: string
   /** A successful answer the proxy could not read: the run's cost is unknown. */
   unread?: boolean
+  /** No usage was seen of an answer the upstream may have billed: charged its pre-authorised worst case. */
+  worst_case?: boolean
+  /** Never forwarded: its worst case did not fit in what was left of the dollar budget. */
+  refused?: 'budget'
 }
 
 export interface Usage {
@@ -56,6 +60,8 @@ export interface CostMeter {
   endRun(final?: UsageReport): Usage
   /** Called after every change; answers a function that unsubscribes. */
   onChange(listener: () => void): () => void
+  /** Why the budget is spent though the total is under it: a request's worst case did not fit (the proxy's meter). */
+  budgetRefusal?(): string | undefined
 }
 
 const RANK: Record<CostSource, number> = { metered: 0, reported: 1, estimated: 2, unknown: 3 }

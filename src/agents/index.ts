@@ -38,7 +38,11 @@ export {
   lookupPrice,
   normaliseModelId,
   priceFromTable,
-  type ModelPrice
+  costAt,
+  topPriceOf,
+  vendorOfModel,
+  type ModelPrice,
+  type ModelVendor
 } from './prices.js'
 export { transcriptLine, resetFromMessage, parseDuration } from './stream.js'
 export { LineSplitter } from './lines.js'

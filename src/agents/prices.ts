@@ -326,7 +326,41 @@ export function lookupPrice(model: string | undefined): ModelPrice | undefined {
 /** Dollars for a run's tokens at list price, or undefined when its model is unknown or unnamed. */
 export function priceFromTable(usage: UsageReport): number | undefined {
   const price = lookupPrice(usage.model)
-  if (!price) return undefined
+  return price ? costAt(price, usage) : undefined
+}
+
+/** Whose models a row prices: what an unlisted model is charged at (its vendor's highest rates). */
+export type ModelVendor = 'Anthropic' | 'OpenAI' | 'Google' | 'Alibaba'
+
+/** The vendor a model id belongs to, by its family's prefix; undefined when no family matches. */
+export function vendorOfModel(model: string | undefined): ModelVendor | undefined {
+  const id = model ? normaliseModelId(model) : ''
+  if (id.startsWith('claude-')) return 'Anthropic'
+  if (/^(?:gpt-|o\d|codex-|chatgpt-)/.test(id)) return 'OpenAI'
+  if (/^(?:gemini-|gemma-)/.test(id)) return 'Google'
+  if (/^(?:qwen|qwq-)/.test(id)) return 'Alibaba'
+  return undefined
+}
+
+/** Each rate at the highest any of the vendor's rows has: an unlisted model never costs less than it could. */
+export function topPriceOf(vendor: ModelVendor): ModelPrice {
+  const rows = PRICE_TABLE.filter(row => vendorOfModel(row.models[0]) === vendor)
+  const top = (rate: 'input' | 'output' | 'cache_read' | 'cache_write'): number =>
+    Math.max(...rows.map(row => row[rate]))
+  return {
+    models: [],
+    input: top('input'),
+    output: top('output'),
+    cache_read: top('cache_read'),
+    cache_write: top('cache_write'),
+    date: PRICE_TABLE_VERSION,
+    source: `the highest ${vendor} rates in this table`,
+    verified: 'unverified'
+  }
+}
+
+/** Dollars for tokens at `price`'s rates (USD per million). */
+export function costAt(price: ModelPrice, usage: UsageReport): number {
   return (
     (usage.input * price.input +
       usage.output * price.output +

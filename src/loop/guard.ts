@@ -69,10 +69,12 @@ export class LoopGuard {
     if (on) this.checkCost()
   }
 
-  /** The dollar budget is already spent by finished runs. */
+  /** The dollar budget is already spent by finished runs, or a request's worst case no longer fits in it. */
   costSpent(): boolean {
     const max = this.options.maxCostUsd
-    return max !== undefined && this.options.meter.spentUsd() >= max
+    return (
+      max !== undefined && (this.options.meter.spentUsd() >= max || !!this.options.meter.budgetRefusal?.())
+    )
   }
 
   timeSpent(): boolean {
@@ -103,6 +105,8 @@ export class LoopGuard {
   private checkCost(): void {
     const { maxCostUsd, meter, clock } = this.options
     if (!this.watchingCost || maxCostUsd === undefined) return
+    const refusal = meter.budgetRefusal?.()
+    if (refusal) return this.fire('budget_exhausted', clock.now(), refusal)
     const total = meter.spentUsd() + meter.runningUsd()
     if (total >= maxCostUsd)
       this.fire(

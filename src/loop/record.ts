@@ -113,10 +113,20 @@ export function progressSection(record: IterationRecord): string {
     if (agent.apiRetries) lines.push(`- API retries: ${agent.apiRetries}`)
     const requests = agent.usage.requests
     if (requests) {
-      const cut = requests.filter(r => r.cut).length
+      const count = (n: number, what: string): string => (n > 0 ? `, ${n} ${what}` : '')
       const unread = requests.filter(r => r.unread).length
       lines.push(
-        `- Model requests metered at the wire: ${requests.length}${cut > 0 ? `, ${cut} cut at the budget` : ''}${unread > 0 ? `, ${unread} unreadable (their cost is unknown)` : ''}`
+        `- Model requests metered at the wire: ${requests.length}` +
+          count(requests.filter(r => r.cut).length, 'cut at the budget') +
+          count(
+            requests.filter(r => r.refused).length,
+            'refused (their worst case did not fit in the budget)'
+          ) +
+          count(unread, 'unreadable (their cost is unknown; charged their worst case)') +
+          count(
+            requests.filter(r => r.worst_case && !r.unread).length,
+            'with no usage seen (charged their worst case)'
+          )
       )
     }
     const said = agent.usage.agent_said

@@ -289,7 +289,9 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       const agent = outcome.record.agent
       const limit = agent?.failure?.kind === 'usage_limit' && !agent.killedBy ? agent.failure : undefined
       const limitWait = limit ? usageLimitWait(limit, clock.now(), deadline) : undefined
-      if (agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
+      // Behind the proxy the cap fails closed: what it cannot read is charged its worst case, and said.
+      for (const line of proxied?.warnings() ?? []) warn(line)
+      if (!proxied && agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
         status.cost.enforced = false
         warn(
           `the agent's cost is unknown (preset ${agent.preset} saw no cost in its output): ` +
@@ -349,8 +351,12 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
         upstream: proxied.upstream,
         requests: proxied.proxy.requests.length,
         refused: [...proxied.proxy.refused],
-        ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {})
+        ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {}),
+        ...(proxied.proxy.refusedRequests.length > 0
+          ? { refusedRequests: [...proxied.proxy.refusedRequests] }
+          : {})
       }
+      for (const line of proxied.warnings()) warn(line)
       for (const target of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
         warn(refusalWarning(network, target, config.modelProxy?.allowedHosts ?? []))
       const more = [

@@ -355,6 +355,8 @@ export interface LoopStatus {
     refused: string[]
     /** Refusals past those, counted only. */
     refusedUnnamed?: number
+    /** Requests the proxy refused because its meter cannot price them (`POST /v1/messages/batches`). */
+    refusedRequests?: string[]
   }
 }
 

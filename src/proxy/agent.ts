@@ -8,9 +8,14 @@ import {
   AGENT_WIRE,
   agentCliOf,
   codexModel,
+  costAt,
   endpointSetup,
+  lookupPrice,
   priceFromTable,
+  topPriceOf,
+  vendorOfModel,
   type AgentCliName,
+  type ModelVendor,
   type UsageReport
 } from '../agents/index.js'
 import type { AgentEnvOptions } from '../security/index.js'
@@ -100,6 +105,8 @@ export interface AgentBehindProxy {
   agentEnv: AgentEnvOptions
   /** The loop's cost meter: dollars as metered at the wire. */
   meter: CostMeter
+  /** What the run must say about the cap so far (refused requests, unpriced models), each line once. */
+  warnings(): string[]
   /** Stops the proxy and removes the files written for the agent. */
   close(): Promise<void>
 }
@@ -225,15 +232,18 @@ export async function startAgentProxy(
   const upstream = upstreamOf(cli, env, settings)
   const wire = AGENT_WIRE[cli]
   const meter = new MeteredCostMeter()
+  const pricing = new FailClosedPricing(CLI_VENDOR[cli])
+  const { maxCostUsd } = budget
   const proxy = await startModelProxy({
     wire,
     upstream,
     apiKey: env[keyName] ?? '',
     ...(ca ? { ca } : {}),
-    price: priceFromTable,
+    price: usage => pricing.price(usage),
     onRequest: request => meter.update(request),
-    overBudget: () =>
-      budget.maxCostUsd !== undefined && meter.spentUsd() + meter.runningUsd() >= budget.maxCostUsd,
+    overBudget: () => maxCostUsd !== undefined && meter.spentUsd() + meter.runningUsd() >= maxCostUsd,
+    budgetLeft: () =>
+      maxCostUsd === undefined ? undefined : maxCostUsd - meter.spentUsd() - meter.runningUsd(),
     allowedHosts: settings.allowedHosts ?? []
   })
   // The agent's files hold only the placeholder key: readable by the agent's own user.
@@ -261,6 +271,22 @@ export async function startAgentProxy(
     upstream,
     agentEnv: { set, remove: MODEL_KEY_VARIABLES.filter(name => !(name in set)) },
     meter,
+    warnings: () => [
+      ...proxy.refusedRequests
+        .slice(0, REQUESTS_WARNED)
+        .map((name, i) => `the model proxy refused the agent ${name}: ${proxy.refusedWhy[i] ?? ''}`),
+      ...(proxy.refusedRequests.length > REQUESTS_WARNED
+        ? [
+            `the model proxy refused the agent more requests its meter cannot price, named in status.json (modelProxy.refusedRequests)`
+          ]
+        : []),
+      ...pricing.warnings(),
+      ...(proxy.requests.some(r => r.worstCase)
+        ? [
+            'the model proxy saw no usage in an answer the upstream may have billed (compressed, not JSON, a stream without usage, or cut): it was charged its pre-authorised worst case, so the budget still holds'
+          ]
+        : [])
+    ],
     close: async () => {
       await proxy.close()
       try {
@@ -269,6 +295,60 @@ export async function startAgentProxy(
         // What an agent of its own uid wrote there is not ours to remove (the job's user behind sudo).
       }
     }
+  }
+}
+
+/** Refused requests named one warning each; the rest are in status.json. */
+const REQUESTS_WARNED = 10
+
+/** Whose prices an unlisted model of each CLI is charged at, when its name does not say (the CLI's default upstream). */
+const CLI_VENDOR: Record<AgentCliName, ModelVendor> = {
+  claude: 'Anthropic',
+  codex: 'OpenAI',
+  gemini: 'Google',
+  opencode: 'OpenAI',
+  qwen: 'Alibaba'
+}
+
+/** Unpriced models named in warnings; past these, one line says more were seen. */
+const MOST_UNPRICED_NAMED = 5
+
+/**
+ * The price table, failing closed: a model it does not list (or no model named) is charged at the highest rates
+ * the table has for its vendor, so the cap never switches off. Each such model is said once.
+ */
+class FailClosedPricing {
+  private readonly unpriced = new Map<string, ModelVendor>()
+  private more = false
+
+  constructor(private readonly fallback: ModelVendor) {}
+
+  price(usage: UsageReport): number {
+    const listed = lookupPrice(usage.model)
+    if (listed) return costAt(listed, usage)
+    const vendor = vendorOfModel(usage.model) ?? this.fallback
+    // The model's name is the agent's text (or the upstream's): kept only in the characters of model ids.
+    const name =
+      usage.model === undefined || usage.model === ''
+        ? 'a request that names no model'
+        : /^[A-Za-z0-9._:/@[\]-]{1,100}$/.test(usage.model)
+          ? usage.model
+          : 'a model named with other characters'
+    if (!this.unpriced.has(name)) {
+      if (this.unpriced.size < MOST_UNPRICED_NAMED) this.unpriced.set(name, vendor)
+      else this.more = true
+    }
+    return costAt(topPriceOf(vendor), usage)
+  }
+
+  warnings(): string[] {
+    const lines = [...this.unpriced].map(([name, vendor]) => {
+      const top = topPriceOf(vendor)
+      return `${name} has no price in the table: it is charged at the highest ${vendor} price the table has ($${top.input} in, $${top.output} out a million tokens), so the budget still holds`
+    })
+    if (this.more)
+      lines.push(`more models have no price in the table: each is charged at its vendor's highest price`)
+    return lines
   }
 }
 
@@ -290,12 +370,16 @@ const sumTokens = (requests: MeteredRequest[]): UsageReport => {
  */
 class MeteredCostMeter implements CostMeter {
   private spent = 0
+  /** Requests outside a run (the agent's leftovers after it ended), by seq: each counted once, at its latest. */
+  private readonly outside = new Map<number, number>()
+  private refusal: string | undefined
   private worst: CostSource | undefined
   private run: Map<number, MeteredRequest> | undefined
   private agentSaid: UsageReport | undefined
   private readonly listeners = new Set<() => void>()
 
-  spentUsd = (): number => this.spent
+  spentUsd = (): number => this.spent + [...this.outside.values()].reduce((sum, usd) => sum + usd, 0)
+  budgetRefusal = (): string | undefined => this.refusal
   runningUsd = (): number => [...(this.run?.values() ?? [])].reduce((sum, r) => sum + (r.costUsd ?? 0), 0)
   source = (): CostSource => this.worst ?? 'unknown'
 
@@ -310,10 +394,11 @@ class MeteredCostMeter implements CostMeter {
 
   /** A request of the run in flight changed (the proxy calls this as usage streams by). */
   update(request: MeteredRequest): void {
+    if (request.refused === 'budget')
+      this.refusal ??= `the model proxy refused a request: ${request.error ?? 'its worst case does not fit in the budget'}`
     // A request outside a run (the agent's leftovers after it ended) still costs: it is settled at once.
-    if (!this.run) {
-      this.spent += request.costUsd ?? 0
-    } else this.run.set(request.seq, { ...request, usage: { ...request.usage } })
+    if (!this.run) this.outside.set(request.seq, request.costUsd ?? 0)
+    else this.run.set(request.seq, { ...request, usage: { ...request.usage } })
     this.listeners.forEach(listener => listener())
   }
 
@@ -346,6 +431,8 @@ class MeteredCostMeter implements CostMeter {
         ...(r.costUsd !== undefined ? { cost_usd: r.costUsd } : {}),
         ...(r.cut ? { cut: true } : {}),
         ...(r.unread ? { unread: true } : {}),
+        ...(r.worstCase ? { worst_case: true } : {}),
+        ...(r.refused ? { refused: r.refused } : {}),
         ...(r.error ? { error: r.error } : {})
       }))
     }

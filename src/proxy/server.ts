@@ -1,8 +1,10 @@
 // The model proxy: a loopback HTTP server the agent CLI takes for its model API. It holds the real API key
 // (the agent has only a per-run placeholder), forwards each request over HTTPS to the upstream, passes the
 // response through as it arrives, and reads the tokens from it on the way, so that every agent's cost is
-// metered at the wire and a dollar budget can end a stream in the middle. It also serves CONNECT for the
-// hosts a workflow allows, and names every host it refuses.
+// metered at the wire and a dollar budget can end a stream in the middle. The cap fails closed: only the
+// endpoints the meter can price are forwarded, each model call is pre-authorised at its worst case against
+// what is left, and every request in flight is cut once the cap is crossed. It also serves CONNECT for the
+// hosts a workflow allows, and names every host and request it refuses.
 import { randomBytes } from 'node:crypto'
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import https from 'node:https'
@@ -10,7 +12,18 @@ import net, { type AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import tls from 'node:tls'
 import type { UsageReport } from '../agents/types.js'
-import { SseReader, WireUsage, type ModelWire } from './wire.js'
+import {
+  apiError,
+  bodyRefusal,
+  decodeBody,
+  endpointOf,
+  MAX_REQUEST_BODY,
+  SseReader,
+  WireUsage,
+  worstCaseUsage,
+  worstPerUseUsd,
+  type ModelWire
+} from './wire.js'
 
 /** One model request as metered at the wire. */
 export interface MeteredRequest {
@@ -30,6 +43,12 @@ export interface MeteredRequest {
   error?: string
   /** A successful answer the proxy could not read (compressed, too large, not JSON or SSE): its cost is unknown. */
   unread?: true
+  /** Dollars reserved before forwarding: the request's worst case (model calls only). */
+  reservedUsd?: number
+  /** No usage was seen of an answer the upstream may have billed: it was charged its worst case. */
+  worstCase?: true
+  /** Never forwarded: its worst case did not fit in what was left of the budget (`error` says by how much). */
+  refused?: 'budget'
 }
 
 export interface ModelProxyOptions {
@@ -44,8 +63,10 @@ export interface ModelProxyOptions {
   price(usage: UsageReport): number | undefined
   /** A request's usage changed (cumulative for the request), or the request ended. */
   onRequest?(request: MeteredRequest): void
-  /** Asked after every usage change: true ends the stream in flight (the budget is crossed). */
+  /** Asked after every usage change: true cuts every request in flight (the budget is crossed). */
   overBudget?(): boolean
+  /** Dollars left to spend (the cap minus what is metered); undefined: no cap, nothing is pre-authorised. */
+  budgetLeft?(): number | undefined
   /** Hosts the agent may reach through CONNECT (exact names, or `*.example.com`). */
   allowedHosts?: string[]
 }
@@ -61,6 +82,10 @@ export interface ModelProxy {
   refused: string[]
   /** Refusals past those, counted only: an agent that floods the refusals cannot flood the log or the record. */
   refusedUnnamed: number
+  /** Requests refused because the meter cannot price them (`POST /v1/messages/batches`), each once, in order. */
+  refusedRequests: string[]
+  /** Why each of refusedRequests was refused, at the same index. */
+  refusedWhy: string[]
   /**
    * Names one more refused destination (the egress rules' refusals are named here too); past the cap, or
    * with no target (the caller saw the cap and did not look it up), it is counted only.
@@ -97,6 +122,9 @@ const NOT_FORWARDED = new Set([
   'api-key'
 ])
 const NOT_RETURNED = new Set(HOP_HEADERS)
+
+/** Request bodies held at once (read, waiting or going up): an agent cannot make the proxy's memory its weapon. */
+const MAX_HELD_BYTES = 256 * 1024 * 1024
 
 /** A whole JSON body is read for its usage up to this size; larger ones pass through unmetered. */
 const MAX_JSON_BODY = 16 * 1024 * 1024
@@ -137,6 +165,29 @@ export function hostAllowed(host: string, allowed: string[]): boolean {
   })
 }
 
+/** A request forwarded and not yet ended: what it reserved, and how to cut it. */
+interface InFlight {
+  record: MeteredRequest
+  reservedUsd: number
+  cut(): void
+}
+
+/** A model call read and priced at its worst case, not yet forwarded. */
+interface Pending {
+  worstUsd: number
+  start(): void
+  refuse(): void
+}
+
+const header = (request: IncomingMessage, name: string): string | undefined => {
+  const value = request.headers[name]
+  return Array.isArray(value) ? value[0] : value
+}
+
+/** A path of the agent's, kept only in the characters of paths: it goes into the log and the record. */
+const safePath = (path: string): string =>
+  /^[A-Za-z0-9_.~:/%@-]{1,200}$/.test(path) ? path : 'a path with other characters'
+
 /** The model in a request's path (Gemini: /v1beta/models/<model>:streamGenerateContent). */
 function modelInPath(path: string): string | undefined {
   return /\/models\/([^/:]+)/.exec(path)?.[1]
@@ -150,6 +201,11 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
   const placeholderKey = `ralph-proxy-${randomBytes(18).toString('hex')}`
   const requests: MeteredRequest[] = []
   const refused: string[] = []
+  const refusedRequests: string[] = []
+  const refusedWhy: string[] = []
+  const inFlight = new Set<InFlight>()
+  const waiting: Pending[] = []
+  let heldBytes = 0
   let refusedUnnamed = 0
   const namingRefusals = (): boolean => refused.length < MOST_REFUSALS_NAMED
   const refuse = (host?: string): void => {
@@ -192,23 +248,185 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       return
     }
     url.searchParams.delete('key')
+    const method = request.method ?? 'GET'
+    const endpoint = endpointOf(options.wire, method, url.pathname)
+    const name = `${method} ${safePath(url.pathname)}`
+    if (endpoint.kind === 'refused') {
+      request.resume()
+      refuseRequest(response, name, endpoint.why)
+      return
+    }
+    // The whole body first: what it may cost is read from it before anything goes up.
+    const chunks: Buffer[] = []
+    let size = 0
+    let held = 0
+    let overflow = false
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (!overflow && size <= MAX_REQUEST_BODY && heldBytes + chunk.length <= MAX_HELD_BYTES) {
+        chunks.push(chunk)
+        held += chunk.length
+        heldBytes += chunk.length
+        return
+      }
+      overflow = true
+      chunks.length = 0
+      heldBytes -= held
+      held = 0
+    })
+    // The exchange is over, however it ended: its body no longer counts against what the proxy holds.
+    response.on('close', () => {
+      heldBytes -= held
+      held = 0
+    })
+    request.on('error', () => response.destroy())
+    request.on('end', () => {
+      if (response.destroyed) return
+      const body = Buffer.concat(chunks)
+      chunks.length = 0
+      if (size > MAX_REQUEST_BODY) return refuseRequest(response, name, 'its body is over 64 MB', 413)
+      if (overflow)
+        return refuseRequest(response, name, 'the proxy holds at most 256 MB of request bodies at once', 413)
+      if (endpoint.kind === 'free') return send(request, response, url, body, 0, undefined)
+      const encoding = header(request, 'content-encoding')
+      const decoded = decodeBody(body, encoding)
+      if (!decoded)
+        return refuseRequest(
+          response,
+          name,
+          `its body is encoded as ${safePath(encoding ?? '')}, which the meter cannot read`
+        )
+      let json: unknown
+      try {
+        json = JSON.parse(decoded.toString('utf8'))
+      } catch {
+        // What the proxy cannot read it cannot check (a background flag, the output limit): never forwarded.
+        return refuseRequest(response, name, 'its body is not JSON the meter can read')
+      }
+      const refusal = bodyRefusal(options.wire, json)
+      if (refusal) return refuseRequest(response, `${name} (${refusal.name})`, refusal.why)
+      const worst = worstCaseUsage(options.wire, json, decoded.length, modelInPath(url.pathname))
+      const pending: Pending = {
+        worstUsd: (options.price(worst) ?? 0) + worstPerUseUsd(options.wire, json),
+        start: () => send(request, response, url, body, pending.worstUsd, worst.model),
+        refuse: () => refuseForBudget(response, url.pathname, pending.worstUsd, worst.model)
+      }
+      response.on('close', () => {
+        // The agent hung up while its request was held: it is no longer waiting.
+        const at = waiting.indexOf(pending)
+        if (at >= 0) waiting.splice(at, 1)
+      })
+      decide(pending)
+    })
+  }
+
+  /** A request the meter cannot price: answered in the API's shape, named, and never forwarded. */
+  const refuseRequest = (
+    response: ServerResponse,
+    name: string,
+    why: string,
+    status: 403 | 413 = 403
+  ): void => {
+    // Bounded as the refused hosts are; the warnings say when there were more.
+    if (!refusedRequests.includes(name) && refusedRequests.length < MOST_REFUSALS_NAMED) {
+      refusedRequests.push(name)
+      refusedWhy.push(why)
+    }
+    answer(response, status, `ralph-action's model proxy does not forward ${name}: ${why}.`)
+  }
+
+  const answer = (response: ServerResponse, status: 402 | 403 | 413, message: string): void => {
+    if (response.headersSent) return void response.socket?.end()
+    // x-should-retry: the SDKs (Anthropic's, OpenAI's) obey it: a refusal is final.
+    response.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' })
+    response.end(JSON.stringify(apiError(options.wire, status, message)))
+  }
+
+  const dollars = (usd: number): string => `$${usd.toFixed(4)}`
+
+  /** A model call whose worst case does not fit: recorded, answered as a spent budget, never forwarded. */
+  const refuseForBudget = (
+    response: ServerResponse,
+    path: string,
+    worstUsd: number,
+    model: string | undefined
+  ): void => {
+    const left = Math.max(0, options.budgetLeft?.() ?? 0)
+    const record: MeteredRequest = {
+      seq: requests.length + 1,
+      method: 'POST',
+      path,
+      status: 0,
+      usage: { input: 0, output: 0, cache_read: 0, cache_write: 0, ...(model ? { model } : {}) },
+      reservedUsd: worstUsd,
+      refused: 'budget',
+      error: `its worst case (${dollars(worstUsd)}) does not fit in what is left of the budget (${dollars(left)})`
+    }
+    requests.push(record)
+    options.onRequest?.(record)
+    answer(
+      response,
+      402,
+      `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)} and ${dollars(left)} is left (max-cost). The run stops.`
+    )
+  }
+
+  /** Dollars reserved by the requests in flight beyond what each has cost so far. */
+  const reservedAhead = (): number =>
+    [...inFlight].reduce((sum, f) => sum + Math.max(0, f.reservedUsd - (f.record.costUsd ?? 0)), 0)
+
+  /** Starts a request whose worst case fits; holds it while others in flight may free their reservations. */
+  const decide = (pending: Pending): void => {
+    const left = options.budgetLeft?.()
+    if (left === undefined || pending.worstUsd <= left - reservedAhead()) return pending.start()
+    if (inFlight.size === 0) return pending.refuse()
+    waiting.push(pending)
+  }
+
+  /** A request ended: those held may fit now. */
+  const admitWaiting = (): void => {
+    for (const pending of waiting.splice(0)) decide(pending)
+  }
+
+  /** The cap is crossed: every request in flight is cut, and none held goes up. */
+  const cutAll = (): void => {
+    for (const flight of [...inFlight]) flight.cut()
+    for (const pending of waiting.splice(0)) pending.refuse()
+  }
+  const checkBudget = (): void => {
+    if ((inFlight.size > 0 || waiting.length > 0) && options.overBudget?.()) cutAll()
+  }
+
+  const send = (
+    request: IncomingMessage,
+    response: ServerResponse,
+    url: URL,
+    body: Buffer,
+    worstUsd: number,
+    model: string | undefined
+  ): void => {
     const record: MeteredRequest = {
       seq: requests.length + 1,
       method: request.method ?? 'GET',
       path: url.pathname,
       status: 0,
-      usage: { input: 0, output: 0, cache_read: 0, cache_write: 0 }
+      usage: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
+      ...(worstUsd > 0 ? { reservedUsd: worstUsd } : {})
     }
     requests.push(record)
-    const meter = new WireUsage(options.wire, modelInPath(url.pathname))
+    const meter = new WireUsage(options.wire, modelInPath(url.pathname) ?? model)
+    const modelCall = endpointOf(options.wire, record.method, url.pathname).kind === 'model'
     const headers: Record<string, string | string[]> = {}
     for (const [name, value] of Object.entries(request.headers))
       if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = value
-    Object.assign(headers, keyHeader(options.wire, options.apiKey), { 'accept-encoding': 'identity' })
+    Object.assign(headers, keyHeader(options.wire, options.apiKey), {
+      'accept-encoding': 'identity',
+      'content-length': String(body.length)
+    })
     const basePath = upstream.pathname.replace(/\/$/, '')
     const target = `${basePath}${url.pathname}${url.search}`
-    const send = upstream.protocol === 'https:' ? https.request : http.request
-    const outgoing = send({
+    const sendUp = upstream.protocol === 'https:' ? https.request : http.request
+    const outgoing = sendUp({
       protocol: upstream.protocol,
       hostname: upstream.hostname,
       port: upstream.port || undefined,
@@ -217,33 +435,72 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       headers: { ...headers, host: upstream.host },
       agent
     })
+    let incoming: IncomingMessage | undefined
+    // The upstream may have billed it: the agent hung up or the proxy cut it (not: it was never reached).
+    let stopped = false
+    let ended = false
     const settle = (): void => {
-      record.costUsd = meter.seen ? options.price(meter.usage) : undefined
+      const tokens = meter.seen ? options.price(meter.usage) : undefined
+      record.costUsd = tokens === undefined ? undefined : tokens + meter.perUseUsd
       record.usage = { ...meter.usage }
       options.onRequest?.(record)
+    }
+    const changed = (): void => {
+      settle()
+      checkBudget()
+    }
+    const finish = (): void => {
+      if (ended) return
+      ended = true
+      inFlight.delete(flight)
+      settle()
+      const ok = record.status >= 200 && record.status < 300
+      // No usage seen of an answer that may be billed: charged its worst case, so the cap still holds.
+      if (modelCall && (record.unread || !meter.seen) && (ok || (stopped && record.status === 0))) {
+        record.costUsd = Math.max(record.costUsd ?? 0, worstUsd)
+        record.worstCase = true
+        options.onRequest?.(record)
+      }
+      checkBudget()
+      admitWaiting()
     }
     const fail = (message: string): void => {
       if (record.error === undefined) record.error = message
     }
-    // The request's model, for a response that does not name it (Gemini names it in the path).
-    let requestBody = Buffer.alloc(0)
-    request.on('data', (chunk: Buffer) => {
-      if (requestBody.length < 64 * 1024) requestBody = Buffer.concat([requestBody, chunk])
-    })
-    request.on('end', () => {
-      if (meter.usage.model) return
-      const model = /"model"\s*:\s*"([^"]+)"/.exec(requestBody.toString('utf8'))?.[1]
-      if (model) meter.usage.model = model
-    })
-    request.pipe(outgoing)
+    const flight: InFlight = {
+      record,
+      reservedUsd: worstUsd,
+      cut: () => {
+        if (ended) return
+        record.cut = true
+        stopped = true
+        // What was forwarded still arrives, then the connection ends without the answer's end.
+        if (response.headersSent) response.socket?.end()
+        else
+          answer(
+            response,
+            402,
+            "ralph-action's dollar budget is spent (max-cost): the request was cut. The run stops."
+          )
+        incoming?.destroy()
+        outgoing.destroy()
+        finish()
+      }
+    }
+    inFlight.add(flight)
+    outgoing.end(body)
     response.on('close', () => {
       // The agent hung up (or was killed): the upstream request goes too.
-      if (!response.writableFinished) {
+      if (!response.writableFinished && !ended) {
         fail('the agent closed the connection')
+        stopped = true
+        incoming?.destroy()
         outgoing.destroy()
+        finish()
       }
     })
     outgoing.on('error', error => {
+      if (ended) return
       fail(`upstream ${upstream.host}: ${error.message}`)
       if (!response.headersSent) {
         response.writeHead(502, { 'content-type': 'application/json' })
@@ -251,27 +508,19 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
           JSON.stringify({ error: { message: `model proxy: upstream ${upstream.host}: ${error.message}` } })
         )
       } else response.destroy()
-      settle()
+      finish()
     })
-    outgoing.on('response', incoming => {
-      record.status = incoming.statusCode ?? 0
+    outgoing.on('response', answerIn => {
+      incoming = answerIn
+      if (ended) return void answerIn.destroy()
+      record.status = answerIn.statusCode ?? 0
       const out: Record<string, string | string[]> = {}
-      for (const [name, value] of Object.entries(incoming.headers))
+      for (const [name, value] of Object.entries(answerIn.headers))
         if (value !== undefined && !NOT_RETURNED.has(name)) out[name] = value
-      response.writeHead(record.status, incoming.statusMessage, out)
+      response.writeHead(record.status, answerIn.statusMessage, out)
       response.flushHeaders()
-      const type = String(incoming.headers['content-type'] ?? '')
-      const encoded = (incoming.headers['content-encoding'] ?? 'identity') !== 'identity'
-      const changed = (): void => {
-        settle()
-        if (options.overBudget?.()) {
-          record.cut = true
-          incoming.destroy()
-          // What was forwarded still arrives, then the connection ends without the stream's end.
-          response.socket?.end()
-          settle()
-        }
-      }
+      const type = String(answerIn.headers['content-type'] ?? '')
+      const encoded = (answerIn.headers['content-encoding'] ?? 'identity') !== 'identity'
       const sse =
         !encoded && type.includes('text/event-stream')
           ? new SseReader(json => meter.read(json) && changed())
@@ -280,11 +529,11 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       let jsonBytes = 0
       const ok = record.status >= 200 && record.status < 300
       if (ok && !sse && !json) record.unread = true
-      incoming.on('data', (chunk: Buffer) => {
+      answerIn.on('data', (chunk: Buffer) => {
         // Forwarded first, read after: the agent never waits for the meter.
         if (!response.write(chunk)) {
-          incoming.pause()
-          response.once('drain', () => incoming.resume())
+          answerIn.pause()
+          response.once('drain', () => answerIn.resume())
         }
         sse?.push(chunk)
         if (json && jsonBytes < MAX_JSON_BODY) {
@@ -292,23 +541,25 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
           jsonBytes += chunk.length
         }
       })
-      incoming.on('end', () => {
+      answerIn.on('end', () => {
+        if (ended) return
         sse?.end()
         if (json && jsonBytes < MAX_JSON_BODY) {
           try {
-            if (meter.read(JSON.parse(Buffer.concat(json).toString('utf8')))) changed()
+            if (meter.read(JSON.parse(Buffer.concat(json).toString('utf8')))) settle()
           } catch {
             // Not JSON after all: what it cost cannot be read.
             if (ok) record.unread = true
           }
         } else if (json && ok) record.unread = true
         response.end()
-        settle()
+        finish()
       })
-      incoming.on('error', error => {
+      answerIn.on('error', error => {
+        if (ended) return
         fail(error.message)
         response.destroy()
-        settle()
+        finish()
       })
     })
   }
@@ -356,6 +607,8 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     placeholderKey,
     requests,
     refused,
+    refusedRequests,
+    refusedWhy,
     get refusedUnnamed() {
       return refusedUnnamed
     },

@@ -1,6 +1,8 @@
 // Reading token usage from a model API's response as it streams by, for the four wires the agent CLIs speak.
 // Each reader is fed the JSON of one server-sent event (or a whole JSON body) and keeps the request's
-// cumulative usage; the proxy prices it after every event, so a budget can be crossed mid-stream.
+// cumulative usage; the proxy prices it after every event, so a budget can be crossed mid-stream. Also, per
+// wire, which endpoints the proxy forwards at all and what a request may cost at worst, read from its body.
+import zlib from 'node:zlib'
 import type { UsageReport } from '../agents/types.js'
 
 /** The wire protocol between an agent CLI and its model. */
@@ -24,6 +26,8 @@ export class WireUsage {
   readonly usage: UsageReport = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
   /** The response carried usage (false: nothing to price yet). */
   seen = false
+  /** Dollars billed per use beside the tokens (Anthropic's web searches), so far. */
+  perUseUsd = 0
 
   constructor(
     private readonly wire: ModelWire,
@@ -34,6 +38,9 @@ export class WireUsage {
 
   /** Reads one event (or a whole body); answers true when the usage changed. */
   read(event: unknown): boolean {
+    // A whole body may be a JSON array of chunks (Gemini's streamGenerateContent without alt=sse).
+    if (Array.isArray(event))
+      return event.reduce<boolean>((changed, item) => this.read(item) || changed, false)
     const data = obj(event)
     if (!data) return false
     switch (this.wire) {
@@ -64,7 +71,12 @@ export class WireUsage {
     const usage = obj(message ? message.usage : data.type === 'message_delta' ? data.usage : undefined)
     if (!usage) return false
     const u = this.usage
-    return this.set(
+    // The web search server tool is billed per search, not in tokens.
+    const searches = num(obj(usage.server_tool_use)?.web_search_requests)
+    const perUse = Math.max(this.perUseUsd, searches * ANTHROPIC_WEB_SEARCH_USD)
+    const searched = perUse !== this.perUseUsd
+    this.perUseUsd = perUse
+    const changed = this.set(
       {
         input: 'input_tokens' in usage ? num(usage.input_tokens) : u.input,
         output: 'output_tokens' in usage ? num(usage.output_tokens) : u.output,
@@ -74,6 +86,7 @@ export class WireUsage {
       },
       message?.model
     )
+    return changed || searched
   }
 
   // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
@@ -162,3 +175,190 @@ export class SseReader {
 
 /** A usage event is small; a longer line is content, and is not kept whole. */
 const MAX_LINE = 4 * 1024 * 1024
+
+/** What the proxy makes of a request before anything goes up, by its method and path alone. */
+export type Endpoint =
+  /** A model call: pre-authorised at its worst case, then metered from its answer. */
+  | { kind: 'model' }
+  /** Costs nothing (a count, a list): forwarded, not metered. */
+  | { kind: 'free' }
+  /** The meter cannot price it: never forwarded. */
+  | { kind: 'refused'; why: string }
+
+const MODEL: Endpoint = { kind: 'model' }
+const FREE: Endpoint = { kind: 'free' }
+const refused = (why: string): Endpoint => ({ kind: 'refused', why })
+
+const BATCH = 'a batch is billed later, out of band, so the meter never sees its cost'
+const FILES =
+  'a stored file is billed as input by every request that names it, and the pre-authorisation sees only its name'
+const CACHED = 'stored content is billed by the hour it is kept, outside any request the meter reads'
+
+/** A model listing (`/v1/models`, `/v1/models/<id>`): free, and some CLIs check it. */
+const MODELS_LIST = /^\/v1(?:beta|alpha)?\/models(?:\/[^/:]+)?$/
+
+/**
+ * Which endpoints of `wire` the proxy forwards: the model calls its meter prices, and, by name, the few free
+ * ones the CLIs call. Everything else is refused, with why: a path is matched exactly (no prefix, no case).
+ */
+export function endpointOf(wire: ModelWire, method: string, path: string): Endpoint {
+  // Counting and listing cost nothing on every vendor's API (claude counts tokens; CLIs list models).
+  if (method === 'GET' && MODELS_LIST.test(path)) return FREE
+  // A reachability probe of the base URL: no model runs.
+  if ((method === 'HEAD' || method === 'GET') && path === '/') return FREE
+  if (/\/batches\b|:batch|batchGenerateContent|:asyncBatch/i.test(path)) return refused(BATCH)
+  if (/^\/(?:upload\/)?v1[a-z]*\/files\b/i.test(path)) return refused(FILES)
+  if (/cachedContents/i.test(path)) return refused(CACHED)
+  switch (wire) {
+    case 'anthropic-messages':
+      if (method === 'POST' && path === '/v1/messages') return MODEL
+      if (method === 'POST' && path === '/v1/messages/count_tokens') return FREE
+      break
+    case 'openai-responses':
+      if (method === 'POST' && path === '/v1/responses') return MODEL
+      if (method === 'POST' && path === '/v1/responses/input_tokens') return FREE
+      if (/^\/v1\/responses\//.test(path))
+        return refused(
+          'a stored or background response is billed outside the stream the meter reads (only POST /v1/responses is forwarded)'
+        )
+      break
+    case 'openai-chat':
+      if (method === 'POST' && path === '/v1/chat/completions') return MODEL
+      break
+    case 'gemini': {
+      const call = /^\/v1(?:beta|alpha)?\/models\/[^/:]+:(\w+)$/.exec(path)?.[1]
+      if (method === 'POST' && (call === 'generateContent' || call === 'streamGenerateContent')) return MODEL
+      if (method === 'POST' && call === 'countTokens') return FREE
+      break
+    }
+  }
+  return refused(`the meter cannot price it: the proxy forwards only ${MODEL_CALLS[wire]} and free calls`)
+}
+
+const MODEL_CALLS: Record<ModelWire, string> = {
+  'anthropic-messages': 'POST /v1/messages',
+  'openai-responses': 'POST /v1/responses',
+  'openai-chat': 'POST /v1/chat/completions',
+  gemini: 'generateContent and streamGenerateContent'
+}
+
+/** A model call the meter could not price though its endpoint is one: its name in the record and why. */
+export function bodyRefusal(wire: ModelWire, body: unknown): { name: string; why: string } | undefined {
+  // A background response runs on after the request returns, billed where the meter never looks.
+  if (wire === 'openai-responses' && obj(body)?.background === true)
+    return {
+      name: 'background: true',
+      why: 'a background response is billed when it finishes, after the answer the meter reads'
+    }
+  // OpenAI's priority processing costs more than the table's standard rates: the meter would price it low.
+  if ((wire === 'openai-responses' || wire === 'openai-chat') && obj(body)?.service_tier === 'priority')
+    return {
+      name: 'service_tier: priority',
+      why: "priority processing is billed above the price table's standard rates"
+    }
+  return undefined
+}
+
+/**
+ * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
+ * a body holds beyond that (an image, a crafted string) is caught when the answer reports it.
+ */
+export const BYTES_PER_INPUT_TOKEN = 3
+/** The output a request may ask for when it names no limit (the CLIs' own defaults are 8K to 32K). */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 32_000
+
+const positive = (value: unknown): number | undefined =>
+  typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined
+
+/**
+ * The most a model call may use: its body's size as input (none of it cached) and its output limit (times the
+ * choices asked for) as output; the model it names, else `pathModel` (Gemini's).
+ */
+export function worstCaseUsage(
+  wire: ModelWire,
+  body: unknown,
+  bytes: number,
+  pathModel?: string
+): UsageReport {
+  const json = obj(body) ?? {}
+  const config = obj(json.generationConfig) ?? {}
+  const limit =
+    wire === 'anthropic-messages'
+      ? json.max_tokens
+      : wire === 'openai-responses'
+        ? json.max_output_tokens
+        : wire === 'openai-chat'
+          ? (json.max_completion_tokens ?? json.max_tokens)
+          : config.maxOutputTokens
+  const choices = positive(wire === 'openai-chat' ? json.n : wire === 'gemini' ? config.candidateCount : 1)
+  const model = typeof json.model === 'string' && json.model ? json.model : pathModel
+  return {
+    input: Math.ceil(bytes / BYTES_PER_INPUT_TOKEN),
+    output: (positive(limit) ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
+    cache_read: 0,
+    cache_write: 0,
+    ...(model ? { model } : {})
+  }
+}
+
+/** Anthropic's web search server tool: $10 per 1,000 searches (platform.claude.com pricing, 2026-11). */
+export const ANTHROPIC_WEB_SEARCH_USD = 0.01
+/** Searches a web search tool that names no max_uses is reserved for (one request may search many times). */
+export const DEFAULT_WEB_SEARCHES = 20
+
+/** The most a model call may be billed per use beside its tokens: each web search tool's max_uses. */
+export function worstPerUseUsd(wire: ModelWire, body: unknown): number {
+  if (wire !== 'anthropic-messages') return 0
+  const tools = obj(body)?.tools
+  if (!Array.isArray(tools)) return 0
+  return tools
+    .map(obj)
+    .filter(tool => typeof tool?.type === 'string' && tool.type.startsWith('web_search'))
+    .reduce(
+      (sum, tool) => sum + (positive(tool?.max_uses) ?? DEFAULT_WEB_SEARCHES) * ANTHROPIC_WEB_SEARCH_USD,
+      0
+    )
+}
+
+/** The most a request body may grow to once decoded: more is refused, never read on trust. */
+export const MAX_REQUEST_BODY = 64 * 1024 * 1024
+
+/** A request body as the upstream will read it, or undefined when its encoding is one the proxy cannot read. */
+export function decodeBody(bytes: Buffer, encoding: string | undefined): Buffer | undefined {
+  const options = { maxOutputLength: MAX_REQUEST_BODY }
+  try {
+    switch ((encoding ?? 'identity').trim().toLowerCase()) {
+      case 'identity':
+      case '':
+        return bytes
+      case 'gzip':
+      case 'x-gzip':
+        return zlib.gunzipSync(bytes, options)
+      case 'deflate':
+        return zlib.inflateSync(bytes, options)
+      case 'br':
+        return zlib.brotliDecompressSync(bytes, options)
+      default:
+        return undefined
+    }
+  } catch {
+    return undefined
+  }
+}
+
+/** An error in the API's own shape, so the CLI shows the message: 403 for a refused endpoint, 402 for the budget. */
+export function apiError(wire: ModelWire, status: 402 | 403 | 413, message: string): unknown {
+  const budget = status === 402
+  if (wire === 'anthropic-messages')
+    return { type: 'error', error: { type: budget ? 'billing_error' : 'permission_error', message } }
+  if (wire === 'gemini')
+    return { error: { code: status, message, status: budget ? 'RESOURCE_EXHAUSTED' : 'PERMISSION_DENIED' } }
+  return {
+    error: {
+      message,
+      type: budget ? 'insufficient_quota' : 'invalid_request_error',
+      code: budget ? 'insufficient_quota' : 'endpoint_not_allowed',
+      param: null
+    }
+  }
+}

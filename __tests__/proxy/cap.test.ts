@@ -1,0 +1,290 @@
+// The dollar cap fails closed (#25, attack 3), against the real proxy and the scripted model servers: what the
+// meter cannot price (a message batch, a Responses background job, an upload) is refused and named, never sent
+// up with the real key; an unlisted model is charged at its vendor's top price, said once; every request is
+// pre-authorised at its worst case, so eight at once cannot take a $1 cap past one request's worst case; and
+// a request in flight when the cap is crossed is cut, streamed or not.
+import http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { priceFromTable } from '../../src/agents/prices.js'
+import { LoopGuard, systemClock } from '../../src/loop/guard.js'
+import { startAgentProxy, type AgentBehindProxy } from '../../src/proxy/agent.js'
+import {
+  startAnthropicServer,
+  startResponsesServer,
+  text,
+  type ScriptedServer
+} from '../support/model-server/index.js'
+
+const JOB: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH,
+  ANTHROPIC_API_KEY: 'sk-ant-real',
+  OPENAI_API_KEY: 'sk-openai-real',
+  GEMINI_API_KEY: 'gemini-real'
+}
+
+const closers: Array<() => Promise<unknown>> = []
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close()
+})
+
+async function behind(argv: string[], upstream: string, maxCostUsd?: number): Promise<AgentBehindProxy> {
+  const proxied = await startAgentProxy(argv, JOB, { upstream }, { maxCostUsd })
+  closers.push(() => proxied.close())
+  return proxied
+}
+
+async function served(server: Promise<ScriptedServer>): Promise<ScriptedServer> {
+  const started = await server
+  closers.push(() => started.close())
+  return started
+}
+
+/** One request to the proxy with the agent's placeholder key; the status and the body as the CLI reads them. */
+async function ask(
+  proxied: AgentBehindProxy,
+  path: string,
+  body?: unknown,
+  method = body === undefined ? 'GET' : 'POST'
+): Promise<{ status: number; text: string }> {
+  const key = proxied.proxy.placeholderKey
+  const auth: Record<string, string> =
+    proxied.wire === 'anthropic-messages'
+      ? { 'x-api-key': key }
+      : proxied.wire === 'gemini'
+        ? { 'x-goog-api-key': key }
+        : { authorization: `Bearer ${key}` }
+  const response = await fetch(`${proxied.proxy.url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...auth },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) })
+  })
+  return { status: response.status, text: await response.text().catch(() => '') }
+}
+
+const message = (model: string, maxTokens: number, extra: Record<string, unknown> = {}) => ({
+  model,
+  max_tokens: maxTokens,
+  messages: [{ role: 'user', content: 'hi' }],
+  ...extra
+})
+
+/** Resolves once `condition` holds, checking as the event loop turns (never a fixed wait). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise(resolve => setImmediate(resolve))
+}
+
+describe('the proxy forwards only what its meter can price', () => {
+  it('refuses a message batch and an upload, names them, and sends neither up; the calls claude makes still pass', async () => {
+    const server = await served(
+      startAnthropicServer({ script: [text('ok', { usage: { input: 10, output: 5 } })] })
+    )
+    const proxied = await behind(['claude', '-p'], server.url)
+    const batch = await ask(proxied, '/v1/messages/batches', {
+      requests: [{ custom_id: 'a', params: message('claude-sonnet-4-5', 64000) }]
+    })
+    expect(batch.status).toBe(403)
+    expect(batch.text).toMatch(/does not forward POST \/v1\/messages\/batches/)
+    expect((await ask(proxied, '/v1/files', { file: 'x' })).status).toBe(403)
+    expect(server.requests).toEqual([])
+    expect(proxied.proxy.refusedRequests).toEqual(['POST /v1/messages/batches', 'POST /v1/files'])
+    expect(proxied.warnings()).toEqual([
+      expect.stringMatching(
+        /^the model proxy refused the agent POST \/v1\/messages\/batches: .*billed later/
+      ),
+      expect.stringMatching(/^the model proxy refused the agent POST \/v1\/files: /)
+    ])
+    // What Claude Code calls: the model (streamed or not, with ?beta=true), and the free count and list.
+    expect((await ask(proxied, '/v1/messages?beta=true', message('claude-sonnet-4-5', 100))).status).toBe(200)
+    expect((await ask(proxied, '/v1/messages/count_tokens', message('claude-sonnet-4-5', 1))).status).toBe(
+      200
+    )
+    expect((await ask(proxied, '/v1/models')).status).toBe(200)
+    expect(server.requests.map(r => `${r.method} ${r.url}`)).toEqual([
+      'POST /v1/messages?beta=true',
+      'POST /v1/messages/count_tokens',
+      'GET /v1/models'
+    ])
+  })
+
+  it('refuses an OpenAI Responses background job (and fetching one), and forwards a plain response', async () => {
+    const server = await served(
+      startResponsesServer({ script: [text('ok', { usage: { input: 10, output: 5 } })] })
+    )
+    const proxied = await behind(['codex', 'exec', '-m', 'gpt-5.5', '-'], server.url)
+    const background = await ask(proxied, '/v1/responses', {
+      model: 'gpt-5.5',
+      background: true,
+      input: [{ role: 'user', content: 'hi' }]
+    })
+    expect(background.status).toBe(403)
+    expect(background.text).toMatch(/background/)
+    expect((await ask(proxied, '/v1/responses/resp_123')).status).toBe(403)
+    expect(server.requests).toEqual([])
+    expect(proxied.proxy.refusedRequests).toEqual([
+      'POST /v1/responses (background: true)',
+      'GET /v1/responses/resp_123'
+    ])
+    const plain = await ask(proxied, '/v1/responses', {
+      model: 'gpt-5.5',
+      stream: true,
+      input: [{ role: 'user', content: 'hi' }]
+    })
+    expect(plain.status).toBe(200)
+    expect(proxied.proxy.requests.at(-1)?.costUsd).toBeGreaterThan(0)
+  })
+
+  it("meters a Gemini stream asked without alt=sse: the JSON array's usage is read, not taken for $0", async () => {
+    const chunk = (text: string, usage?: Record<string, number>) => ({
+      candidates: [{ content: { role: 'model', parts: [{ text }] }, index: 0 }],
+      ...(usage ? { usageMetadata: usage } : {}),
+      modelVersion: 'gemini-2.5-flash'
+    })
+    const upstream = http.createServer((request, response) =>
+      request.resume().on('end', () => {
+        response.writeHead(200, { 'content-type': 'application/json; charset=UTF-8' })
+        response.end(
+          JSON.stringify([
+            chunk('Hello'),
+            chunk(' there.', { promptTokenCount: 100_000, candidatesTokenCount: 2000 })
+          ])
+        )
+      })
+    )
+    await new Promise<void>(resolve => upstream.listen(0, '127.0.0.1', resolve))
+    closers.push(() => new Promise(resolve => upstream.close(resolve)))
+    const proxied = await behind(
+      ['gemini', '-y'],
+      `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`
+    )
+    proxied.meter.beginRun()
+    const answer = await ask(proxied, '/v1beta/models/gemini-2.5-flash:streamGenerateContent', {
+      contents: [{ role: 'user', parts: [{ text: 'hi' }] }]
+    })
+    expect(answer.status).toBe(200)
+    const run = proxied.meter.endRun()
+    // $0.30 and $2.50 a million.
+    expect(run.cost_usd).toBeCloseTo((100_000 * 0.3 + 2000 * 2.5) / 1e6, 10)
+    expect(run.cost_source).toBe('metered')
+  })
+})
+
+describe('what a request is billed beside its tokens', () => {
+  it("charges Anthropic's web searches ($10 per 1,000), and reserves them before the request goes up", async () => {
+    const upstream = http.createServer((request, response) =>
+      request.resume().on('end', () => {
+        response.writeHead(200, { 'content-type': 'application/json' })
+        response.end(
+          JSON.stringify({
+            type: 'message',
+            model: 'claude-sonnet-4-5',
+            content: [{ type: 'text', text: 'Searched.' }],
+            usage: { input_tokens: 1000, output_tokens: 100, server_tool_use: { web_search_requests: 4 } }
+          })
+        )
+      })
+    )
+    await new Promise<void>(resolve => upstream.listen(0, '127.0.0.1', resolve))
+    closers.push(() => new Promise(resolve => upstream.close(resolve)))
+    const proxied = await behind(
+      ['claude', '-p'],
+      `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      1
+    )
+    const search = { type: 'web_search_20250305', name: 'web_search', max_uses: 5 }
+    expect(
+      (await ask(proxied, '/v1/messages', message('claude-sonnet-4-5', 100, { tools: [search] }))).status
+    ).toBe(200)
+    const [request] = proxied.proxy.requests
+    expect(request.costUsd).toBeCloseTo((1000 * 3 + 100 * 15) / 1e6 + 0.04, 10)
+    // Five searches at most: $0.05 reserved beside the tokens' worst case.
+    expect(request.reservedUsd).toBeGreaterThan(0.05)
+  })
+})
+
+describe('a model the price table does not know', () => {
+  it("is charged at its vendor's top price, said once, and the cap still holds", async () => {
+    const server = await served(
+      startAnthropicServer({ script: () => text('ok', { usage: { input: 1000, output: 100 } }) })
+    )
+    const proxied = await behind(['claude', '-p'], server.url, 0.05)
+    const guard = new LoopGuard({ clock: systemClock, meter: proxied.meter, maxCostUsd: 0.05 })
+    closers.push(async () => guard.dispose())
+    guard.watchCost(true)
+    proxied.meter.beginRun()
+    for (const n of [1, 2]) {
+      const answer = await ask(proxied, '/v1/messages', message('claude-unlisted-9', 100))
+      expect(answer.status).toBe(200)
+      // Anthropic's highest rates in the table (claude-opus-4-1's): $15 in, $75 out a million.
+      expect(proxied.proxy.requests.at(-1)?.costUsd).toBeCloseTo((1000 * 15 + 100 * 75) / 1e6, 10)
+      expect(proxied.meter.runningUsd()).toBeCloseTo((n * (1000 * 15 + 100 * 75)) / 1e6, 10)
+    }
+    expect(proxied.warnings()).toEqual([
+      expect.stringMatching(/claude-unlisted-9 has no price in the table: .*highest Anthropic price/)
+    ])
+    // $0.045 spent; the third request's worst case (100 tokens out at $75) does not fit in the $0.005 left.
+    const third = await ask(proxied, '/v1/messages', message('claude-unlisted-9', 100))
+    expect(third.status).toBe(402)
+    expect(third.text).toMatch(/budget/)
+    expect(server.requests).toHaveLength(2)
+    expect(guard.trip?.cause).toBe('budget_exhausted')
+    expect(proxied.meter.endRun().cost_source).toBe('metered')
+  })
+})
+
+describe('every request is pre-authorised at its worst case', () => {
+  it("eight concurrent non-streamed requests against a $1 cap spend at most one request's worst case over it", async () => {
+    // Each answer costs about its worst case: 20,000 tokens out of claude-sonnet-4-5 ($15 a million), $0.30.
+    // The answers are held a moment so that all eight are asked before any is answered.
+    const server = await served(
+      startAnthropicServer({
+        script: () => text('ok', { usage: { input: 50, output: 20_000 }, delayMs: 300 })
+      })
+    )
+    const proxied = await behind(['claude', '-p'], server.url, 1)
+    const guard = new LoopGuard({ clock: systemClock, meter: proxied.meter, maxCostUsd: 1 })
+    closers.push(async () => guard.dispose())
+    guard.watchCost(true)
+    proxied.meter.beginRun()
+    const body = message('claude-sonnet-4-5', 20_000, { stream: false })
+    const answers = await Promise.all(Array.from({ length: 8 }, () => ask(proxied, '/v1/messages', body)))
+    const spent = proxied.meter.spentUsd() + proxied.meter.runningUsd()
+    // The worst case as the proxy reckons it: the body's bytes over 3 as input, max_tokens as output.
+    const worst = priceFromTable({
+      model: 'claude-sonnet-4-5',
+      input: Math.ceil(JSON.stringify(body).length / 3),
+      output: 20_000,
+      cache_read: 0,
+      cache_write: 0
+    })!
+    expect(spent).toBeLessThanOrEqual(1 + worst)
+    expect(server.requests.length).toBeLessThan(8)
+    const refused = answers.filter(a => a.status === 402)
+    expect(refused.length).toBeGreaterThan(0)
+    expect(refused[0].text).toMatch(/budget/)
+    expect(guard.trip?.cause).toBe('budget_exhausted')
+  }, 30_000)
+
+  it('cuts a non-streamed request still in flight when another crosses the cap', async () => {
+    // The slow one waits a minute upstream; the other reports far more input than its body could hold.
+    const server = await served(
+      startAnthropicServer({
+        script: request =>
+          request.prompt === 'slow'
+            ? text('late', { delayMs: 60_000 })
+            : text('big', { usage: { input: 400_000, output: 10 } })
+      })
+    )
+    const proxied = await behind(['claude', '-p'], server.url, 1)
+    proxied.meter.beginRun()
+    const slow = ask(proxied, '/v1/messages', {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 1000,
+      messages: [{ role: 'user', content: 'slow' }]
+    })
+    await until(() => server.requests.length === 1)
+    expect((await ask(proxied, '/v1/messages', message('claude-sonnet-4-5', 100))).status).toBe(200)
+    const cut = await slow
+    expect(cut.status).toBe(402)
+    expect(proxied.proxy.requests[0]).toMatchObject({ cut: true })
+  }, 30_000)
+})
