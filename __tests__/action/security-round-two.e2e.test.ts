@@ -97,7 +97,7 @@ describe('1. never push to the default branch, a protected branch, or a branch t
 })
 
 describe('2 and 3. a loop never starts a loop', () => {
-  test("the loop's own pull request, opened with a push-token, starts nothing: not on opened, edited or reopened", async () => {
+  test("the loop's own pull request, opened with a push-token, starts nothing: not on opened, synchronize or reopened", async () => {
     const s = await scene()
     withPushToken(s)
     const where = commentOn(s, { user: 'alice', body: '/ralph fix-tests' })
@@ -117,7 +117,7 @@ describe('2 and 3. a loop never starts a loop', () => {
         /Nothing to do: ralph-machine, the account the action pushes and opens pull requests with, sent this event/
       ],
       [
-        'edited',
+        'synchronize',
         'alice',
         /Nothing to do: the tip of ralph\/issue-\d+ \([0-9a-f]{12}\) is a loop's own commit/
       ],

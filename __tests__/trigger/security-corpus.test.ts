@@ -535,7 +535,7 @@ describe('other triggers', () => {
       committerEmail: '41898282+github-actions[bot]@users.noreply.github.com'
     }
     w.api.state.addUser('ralph-machine', { role: 'write' })
-    for (const action of ['opened', 'edited', 'reopened', 'synchronize', 'ready_for_review'])
+    for (const action of ['opened', 'reopened', 'synchronize'])
       expect(
         await w.plan(
           'pull_request',

@@ -43,6 +43,8 @@ export interface PullRequestTrigger {
   authorType: string
   head: { ref: string; sha: string; repo?: string }
   base: { ref: string }
+  /** The label applied, on `labeled`. */
+  label?: string
   sender: string
 }
 export interface ReviewCommentTrigger {
@@ -152,6 +154,7 @@ export function parseTriggerEvent(eventName: string, payloadValue: unknown): Tri
         authorType: str(obj(pull.user).type),
         head: { ref: str(head.ref), sha: str(head.sha), ...(repo ? { repo } : {}) },
         base: { ref: baseRef },
+        ...(payload.label ? { label: str(obj(payload.label).name) } : {}),
         sender
       }
     }
