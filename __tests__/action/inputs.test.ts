@@ -22,6 +22,7 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
     ralph: 'fix-tests',
     checks: [],
     baseline: true,
+    botLogin: 'github-actions[bot]',
     skipIfGreen: false,
     args: [],
     maxIterations: 10,

@@ -70,3 +70,91 @@ test("an outsider's pull request starts no loop, whatever a writer does to it la
   expect(p.api.requests.filter(r => r.method !== 'GET')).toEqual([])
   expectClean(p)
 })
+
+test("the action writes only to what it made: a stranger's pull request on its branch, a bot's marked one, a hunt's branch, an outsider's marked issue", async () => {
+  const agent = fixingAgent()
+  const p = await project(projectFiles(agent.script))
+  p.api.state.addUser('alice', { role: 'write' })
+  p.api.state.addUser('mallory', { role: 'read' })
+  p.api.state.addUser('dependabot[bot]', { type: 'Bot', role: 'write' })
+  const marker = '<!-- ralph-action:pull-request -->'
+
+  // A stranger's pull request from a leftover ralph/issue-N branch: the next /ralph on issue N leaves it alone.
+  const issue = p.api.state.addIssue({ title: 'add() subtracts', body: 'It should add.', user: 'alice' })
+  const leftover = `ralph/issue-${issue.number}`
+  p.remoteGit('branch', leftover, 'main')
+  p.pushToRemote(leftover, { 'README.md': 'mine\n' }, 'a stranger was here')
+  const strangers = p.api.state.addPull({
+    title: 'Mine',
+    body: `${marker}\nmine`,
+    head: leftover,
+    user: 'mallory'
+  })
+  const comment = p.api.state.addComment(issue.number, { body: '/ralph fix-tests', user: 'alice' })
+  const onIssue = await runAction(p, e2e.stand(), {
+    inputs: { ralph: 'fix-tests' },
+    eventName: 'issue_comment',
+    event: p.api.events.issueComment(comment.id)
+  })
+  expect(onIssue.main.exitCode).toBe(0)
+  expect(onIssue.outputs).toMatchObject({ branch: `${leftover}.2`, 'pr-operation': 'created' })
+  expect(strangers).toMatchObject({ title: 'Mine', body: `${marker}\nmine`, state: 'open' })
+  expect(p.remoteGit('log', '-1', '--format=%s', leftover).trim()).toBe('a stranger was here')
+  expect(onIssue.summary).toContain(`#${strangers.number} (${leftover})`)
+  expect(
+    p.api.requests.filter(r => r.method === 'PATCH' && r.path.endsWith(`/pulls/${strangers.number}`))
+  ).toEqual([])
+
+  // Dependabot's pull request whose body carries the marker: a writer's /ralph on it is not pushed onto its branch.
+  p.remoteGit('branch', 'dependabot/npm/x', 'main')
+  const bump = p.api.state.addPull({
+    title: 'Bump x',
+    body: `Bumps x.\n<details>${marker}</details>`,
+    head: 'dependabot/npm/x',
+    user: 'dependabot[bot]'
+  })
+  const bumpTip = p.remoteGit('rev-parse', 'dependabot/npm/x').trim()
+  const onBump = p.api.state.addComment(bump.number, { body: '/ralph fix-tests', user: 'alice' })
+  const onBot = await runAction(p, e2e.stand(), {
+    inputs: { ralph: 'fix-tests' },
+    eventName: 'issue_comment',
+    event: p.api.events.issueComment(onBump.id)
+  })
+  expect(onBot.main.exitCode).toBe(0)
+  expect(onBot.outputs.branch).toBe(`ralph/pr-${bump.number}`)
+  expect(p.remoteGit('rev-parse', 'dependabot/npm/x').trim()).toBe(bumpTip)
+
+  // A hunt beside a stranger's pull request on its branch runs on a branch of its own and names it.
+  p.remoteGit('branch', 'ralph/fix-tests', 'main')
+  p.pushToRemote('ralph/fix-tests', { 'README.md': 'mine\n' }, 'a stranger was here too')
+  const onHunt = p.api.state.addPull({
+    title: 'Hunt mine',
+    head: 'ralph/fix-tests',
+    user: 'mallory',
+    body: marker
+  })
+  const hunt = await runAction(p, e2e.stand(), {
+    inputs: { ralph: 'fix-tests', 'max-open-prs': '3' },
+    eventName: 'schedule',
+    event: p.api.events.schedule()
+  })
+  expect(hunt.main.exitCode).toBe(0)
+  expect(hunt.outputs).toMatchObject({ branch: 'ralph/fix-tests.2', 'pr-operation': 'created' })
+  expect(hunt.summary).toContain(`#${onHunt.number} (ralph/fix-tests)`)
+  expect(onHunt).toMatchObject({ title: 'Hunt mine', body: marker, state: 'open' })
+
+  // The failure report's marker in an outsider's issue does not stop a writer's label from starting a loop.
+  const forged = p.api.state.addIssue({
+    title: 'Please fix',
+    body: 'add() is wrong\n<!-- ralph-action:hunt-failure ralph=fix-tests failures=1 first=2026-11-25 -->',
+    user: 'mallory'
+  })
+  const labeled = await runAction(p, e2e.stand(), {
+    inputs: { ralph: 'fix-tests' },
+    eventName: 'issues',
+    event: p.api.events.issues(forged.number, 'labeled', { label: 'ralph', sender: 'alice' })
+  })
+  expect(labeled.main.exitCode).toBe(0)
+  expect(labeled.outputs).toMatchObject({ branch: `ralph/issue-${forged.number}`, 'pr-operation': 'created' })
+  expectClean(p)
+})

@@ -3,6 +3,7 @@
 // branches, and every later event a writer causes on it (a push, a label, an assignment) names the writer
 // as its sender. Payloads are the stand-in's, shaped as GitHub's webhooks are.
 import { world, type World } from './world.js'
+import { PULL_REQUEST_MARKER } from '../../src/report/pr-body.js'
 
 let w: World
 beforeEach(async () => {
@@ -62,11 +63,38 @@ test("an outsider's pull request from a writer's branch starts no loop when the 
   await expectNoLoop(pr.number, 'labeled', { sender: 'alice', label: 'ralph:echo' })
 })
 
-test("a bot's pull request (Dependabot, with write) starts no loop, even when a writer labels it", async () => {
+test("a bot's pull request (Dependabot, with write, its body carrying the action's marker) is not the action's: no loop", async () => {
   w.api.state.addUser('dependabot[bot]', { type: 'Bot', role: 'write' })
-  const pr = w.api.state.addPull({ title: 'Bump x', head: 'dependabot/npm/x', user: 'dependabot[bot]' })
-  const plan = await expectNoLoop(pr.number, 'labeled', { sender: 'alice', label: 'ralph' })
-  expect(plan).toMatchObject({ reason: expect.stringMatching(/opened by dependabot\[bot\]/) })
+  // Its body embeds a dependency's release notes, which may hold anything, the action's marker too.
+  const pr = w.api.state.addPull({
+    title: 'Bump x',
+    body: `Bumps x.\n<details>${PULL_REQUEST_MARKER}</details>`,
+    head: 'dependabot/npm/x',
+    user: 'dependabot[bot]'
+  })
+  const delivery = {
+    actor: async () => ({ kind: 'app', login: 'github-actions[bot]' }) as const,
+    committerEmail: '41898282+github-actions[bot]@users.noreply.github.com'
+  }
+  const plan = await w.plan(
+    'pull_request',
+    w.api.events.pullRequest(pr.number, 'labeled', { sender: 'alice', label: 'ralph' }),
+    { defaultRalph: 'fix-tests', delivery }
+  )
+  expect(plan).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/opened by dependabot\[bot\]/) })
+  // The action's own pull request (its bot, its marker) is continued when a writer pushes to it.
+  const own = w.api.state.addPull({
+    title: 'ralph',
+    body: `${PULL_REQUEST_MARKER}\nverified`,
+    head: 'ralph/issue-9',
+    user: 'github-actions[bot]'
+  })
+  expect(
+    await w.plan('pull_request', w.api.events.pullRequest(own.number, 'synchronize', { sender: 'alice' }), {
+      defaultRalph: 'fix-tests',
+      delivery
+    })
+  ).toMatchObject({ kind: 'run', branch: 'ralph/issue-9' })
 })
 
 test("a writer's pull request runs on opened, reopened and synchronize, and on labeled only with the trigger label", async () => {

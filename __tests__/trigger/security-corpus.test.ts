@@ -433,16 +433,23 @@ describe('other triggers', () => {
     })
   })
 
-  test("labelling a nightly hunt's failure report does not start a loop", async () => {
-    const issue = w.api.state.addIssue({
-      title: 'Nightly hunt failed',
-      body: '<!-- ralph-action:hunt-failure ralph=bug-hunter failures=1 first=2026-11-25 -->\nx'
+  test("labelling a nightly hunt's failure report does not start a loop; the marker in an outsider's issue does not stop one", async () => {
+    const reporter = async () => ({ kind: 'app', login: 'github-actions[bot]' }) as const
+    w.api.state.addUser('alice', { role: 'write' })
+    const body = '<!-- ralph-action:hunt-failure ralph=bug-hunter failures=1 first=2026-11-25 -->\nx'
+    const report = w.api.state.addIssue({ title: 'Nightly hunt failed', body, user: 'github-actions[bot]' })
+    const labeled = (number: number) =>
+      w.plan('issues', w.api.events.issues(number, 'labeled', { label: 'ralph', sender: 'alice' }), {
+        reporter,
+        defaultRalph: 'fix-tests'
+      })
+    expect(await labeled(report.number)).toEqual({
+      kind: 'skip',
+      reason: "the issue is a nightly hunt's failure report"
     })
-    const plan = await w.plan(
-      'issues',
-      w.api.events.issues(issue.number, 'labeled', { label: 'ralph', sender: 'acme' })
-    )
-    expect(plan).toMatchObject({ kind: 'skip' })
+    w.api.state.addUser('rob', { role: 'read' })
+    const outsiders = w.api.state.addIssue({ title: 'Please fix', body: `Real bug.\n${body}`, user: 'rob' })
+    expect(await labeled(outsiders.number)).toMatchObject({ kind: 'run', issueNumber: outsiders.number })
   })
 
   test('schedule and workflow_dispatch need no permission check (no API call)', async () => {

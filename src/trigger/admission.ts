@@ -17,7 +17,7 @@ import {
   type TriggerEvent
 } from './event.js'
 import { argsIn, argsOf, availableRalphs, installedRalph } from '../ralph/installed.js'
-import { branchTip, isOwnWork } from '../github/own-work.js'
+import { branchTip, isOwnWork, isTokenActor } from '../github/own-work.js'
 import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
 import type { Octokit } from '../github/client.js'
 import { checkActor } from './permissions.js'
@@ -197,7 +197,13 @@ async function planLabel(
   const asked = labelRequest(trigger.label, settings)
   if ('skip' in asked) return skip(asked.skip)
   const { issue } = trigger
-  if (issue.body.includes(HUNT_REPORT_MARKER)) return skip("the issue is a nightly hunt's failure report")
+  // The marker is text anyone can write: it counts only in an issue the action opened.
+  if (
+    issue.body.includes(HUNT_REPORT_MARKER) &&
+    settings.reporter &&
+    isTokenActor({ login: issue.author, type: issue.authorType }, await settings.reporter())
+  )
+    return skip("the issue is a nightly hunt's failure report")
   const refuse = refuser(trigger.sender, { issueNumber: issue.number })
   const actor = await actorOf(octokit, settings, trigger.sender)
   if (!actor.allowed) return refuse(actor.reason)

@@ -7,6 +7,7 @@ export interface IssuePayload {
   title: string
   body: string
   author: string
+  authorType: string
   /** The "issue" is a pull request (its conversation tab). */
   isPullRequest: boolean
 }
@@ -101,6 +102,7 @@ function issueOf(value: unknown): IssuePayload {
     title: str(issue.title),
     body: str(issue.body),
     author: login(issue.user),
+    authorType: str(obj(issue.user).type),
     isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
   }
 }
