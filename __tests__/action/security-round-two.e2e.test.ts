@@ -297,9 +297,13 @@ describe('6. a ralph is the project’s own: followed through symlinks, its file
     writeFileSync(path.join(installed, 'guard', 'RALPH.md'), ralph({ extra: 'guardrails: notes.md' }))
     symlinkSync(path.join(outside, 'notes.md'), path.join(s.p.workspace, 'notes.md'))
     for (const [name, why] of [
-      ['leak', /there is no ralph called `leak` in \.agents\/ralphs\//],
-      ['away', /there is no ralph called `away` in \.agents\/ralphs\//],
-      ['guard', /the ralph `guard` reads its guardrails from outside the project/]
+      // Issue #26: each refusal names the link that leaves the project.
+      ['leak', /the ralph `leak` cannot be started: \.agents\/ralphs\/leak\/RALPH\.md is a link to /],
+      ['away', /the ralph `away` cannot be started: \.agents\/ralphs\/away is a link to /],
+      [
+        'guard',
+        /the ralph `guard` cannot be started: \.agents\/ralphs\/guard reads its guardrails from notes\.md, which leads outside the project/
+      ]
     ] as const) {
       s.p.api.state.comments.splice(0)
       const where = commentOn(s, { user: 'alice', body: `/ralph ${name}` })

@@ -1,10 +1,10 @@
 // Issue #26, through the shipped bundle: one test per rule. A pull_request run is decided by its author;
 // the action writes only to what it made (its pull requests, branches and failure reports); every ralph it
 // loads stays inside the project, links followed.
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect, test } from '@jest/globals'
-import { DONE, FIX, agentScript, projectFiles } from './fixtures.js'
+import { DONE, FIX, agentScript, projectFiles, ralph } from './fixtures.js'
 import { runAction } from './harness.js'
 import { e2eSuite } from './suite.js'
 
@@ -156,5 +156,48 @@ test("the action writes only to what it made: a stranger's pull request on its b
   })
   expect(labeled.main.exitCode).toBe(0)
   expect(labeled.outputs).toMatchObject({ branch: `ralph/issue-${forged.number}`, 'pr-operation': 'created' })
+  expectClean(p)
+})
+
+test('one containment rule for every ralph: symlinked ones are neither listed by mode: list nor run from the ralph input', async () => {
+  const agent = fixingAgent()
+  const p = await project(projectFiles(agent.script))
+  const outside = path.join(e2e.scratch(), 'outside-ralph')
+  mkdirSync(outside, { recursive: true })
+  writeFileSync(path.join(outside, 'RALPH.md'), ralph({ body: 'SECRET-FROM-OUTSIDE' }))
+  const installed = path.join(p.workspace, '.agents/ralphs')
+  symlinkSync(outside, path.join(installed, 'away'))
+  mkdirSync(path.join(installed, 'leak'))
+  symlinkSync(path.join(outside, 'RALPH.md'), path.join(installed, 'leak', 'RALPH.md'))
+
+  const list = await runAction(p, e2e.stand(), { inputs: { mode: 'list' }, noPost: true })
+  expect(list.main.exitCode).toBe(0)
+  expect(JSON.parse(list.outputs.matrix)).toEqual({ ralph: ['fix-tests'] })
+  expect(list.main.commands.filter(c => c.command === 'warning').map(c => c.message)).toEqual([
+    expect.stringMatching(
+      /^Left out of the matrix: away: the ralph `away` cannot be started: \.agents\/ralphs\/away is a link to /
+    ),
+    expect.stringMatching(
+      /^Left out of the matrix: leak: the ralph `leak` cannot be started: \.agents\/ralphs\/leak\/RALPH\.md is a link to /
+    )
+  ])
+
+  for (const [input, link] of [
+    ['away', '.agents/ralphs/away'],
+    ['.agents/ralphs/leak', '.agents/ralphs/leak/RALPH.md']
+  ]) {
+    const run = await runAction(p, e2e.stand(), {
+      inputs: { ralph: input },
+      eventName: 'schedule',
+      event: p.api.events.schedule(),
+      noPost: true
+    })
+    expect(run.main.exitCode).not.toBe(0)
+    expect(run.main.commands.filter(c => c.command === 'error').map(c => c.message)).toEqual([
+      expect.stringContaining(`Input 'ralph' (${input}): ${link} is a link to `)
+    ])
+    expect(run.main.stdout).not.toContain('SECRET-FROM-OUTSIDE')
+  }
+  expect(existsSync(agent.ran)).toBe(false)
   expectClean(p)
 })

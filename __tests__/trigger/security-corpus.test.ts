@@ -188,7 +188,11 @@ describe('names and arguments', () => {
     const { symlinkSync } = await import('node:fs')
     symlinkSync(path.join(w.tools), path.join(w.repo.dir, '.agents/ralphs/outside'))
     w.repo.write(path.relative(w.repo.dir, path.join(w.tools, 'RALPH.md')), '---\nagent: x\n---\nx\n')
-    await expectRefused(commentOn('/ralph outside', 'alice').payload, /there is no ralph called `outside`/)
+    // Issue #26: the refusal names the link, as mode: list and the ralph input do.
+    await expectRefused(
+      commentOn('/ralph outside', 'alice').payload,
+      /the ralph `outside` cannot be started: \.agents\/ralphs\/outside is a link to .*, outside the project/
+    )
   })
 
   test('no name and no default ralph is refused with the list; with a default it runs the default', async () => {
