@@ -201,3 +201,35 @@ test('one containment rule for every ralph: symlinked ones are neither listed by
   expect(existsSync(agent.ran)).toBe(false)
   expectClean(p)
 })
+
+test('the command is the first line as posted: hidden args are refused with a reply; an outsider’s 64 KB hostile comment costs no more than a plain one', async () => {
+  const agent = fixingAgent()
+  const p = await project(projectFiles(agent.script))
+  p.api.state.addUser('alice', { role: 'write' })
+  p.api.state.addUser('rob', { role: 'read' })
+  const issue = p.api.state.addIssue({ title: 'add() subtracts', body: 'It should add.', user: 'alice' })
+  const onComment = (body: string, user: string) => {
+    const comment = p.api.state.addComment(issue.number, { body, user })
+    return runAction(p, e2e.stand(), {
+      inputs: { ralph: 'fix-tests' },
+      eventName: 'issue_comment',
+      event: p.api.events.issueComment(comment.id),
+      noPost: true
+    })
+  }
+  for (const body of ['/ralph fix-tests <!--\nhidden\n-->--focus=HIDDEN', '/ralph \u202Efix-tests\u202C']) {
+    const run = await onComment(body, 'alice')
+    expect(run.main.exitCode).toBe(0)
+    const replies = p.api.state.comments.filter(c => c.user === 'github-actions[bot]')
+    expect(replies.at(-1)?.body).toMatch(
+      /the command line holds (an HTML comment that does not close|an invisible or bidi character)/
+    )
+  }
+  expect(existsSync(agent.ran)).toBe(false)
+  const size = 64 * 1024
+  const plain = await onComment(`/ralph fix-tests\n${'a'.repeat(size)}`, 'rob')
+  const hostile = await onComment(`/ralph fix-tests\n${'<!--'.repeat(size / 4)}`, 'rob')
+  for (const run of [plain, hostile]) expect(run.main.stdout).toMatch(/Refused: `rob` has the read role/)
+  expect(hostile.main.durationMs).toBeLessThan(plain.main.durationMs * 1.5 + 500)
+  expectClean(p)
+})
