@@ -272,3 +272,23 @@ describe('the model proxy inputs', () => {
     )
   })
 })
+
+test('allowed-bots takes a bot login with or without its [bot] suffix, as the permission check does (issue #26)', () => {
+  expect(read({ ralph: 'r', 'allowed-bots': 'labeler, my-app[bot]' }).allowedBots).toEqual([
+    'labeler',
+    'my-app[bot]'
+  ])
+  expect(() => read({ ralph: 'r', 'allowed-bots': 'evil/app' })).toThrow(
+    new InputError(
+      'Input \'allowed-bots\' has "evil/app": give bot logins as they appear, like my-app[bot] (the [bot] suffix may be left out).'
+    )
+  )
+})
+
+test('bot-login names the account an installation token delivers as; github-actions[bot] by default', () => {
+  expect(read({ ralph: 'r' }).botLogin).toBe('github-actions[bot]')
+  expect(read({ ralph: 'r', 'bot-login': 'my-app[bot]' }).botLogin).toBe('my-app[bot]')
+  expect(() => read({ ralph: 'r', 'bot-login': 'my-app' })).toThrow(
+    new InputError('Input \'bot-login\' must be a bot login as it appears, like my-app[bot], got "my-app".')
+  )
+})

@@ -484,6 +484,15 @@ describe('other triggers', () => {
     expect(await w.plan('push', { ref: 'refs/heads/main', sender: { login: 'x' } })).toMatchObject({
       kind: 'run'
     })
+    // Issue #26: a deleted tag is named as one.
+    expect(await w.plan('push', { ref: 'refs/tags/v1', deleted: true, sender: { login: 'x' } })).toEqual({
+      kind: 'skip',
+      reason: 'the push deleted a tag'
+    })
+    expect(await w.plan('push', { ref: 'refs/heads/old', deleted: true, sender: { login: 'x' } })).toEqual({
+      kind: 'skip',
+      reason: 'the push deleted a branch'
+    })
   })
 
   test('a pull_request event starts a loop only for a sender with write access: a triage user reopening, a bot opening: no loop, no reply', async () => {

@@ -257,9 +257,10 @@ export function readInputs(env: Env = process.env): ActionInputs {
 
   const allowedBots = read.list('allowed-bots')
   for (const bot of allowedBots)
-    if (!/^[A-Za-z0-9-]+\[bot\]$/.test(bot))
+    // The permission check matches a bot with or without its suffix (trigger/permissions.ts): so does the input.
+    if (!/^[A-Za-z0-9-]+(?:\[bot\])?$/.test(bot))
       throw new InputError(
-        `Input 'allowed-bots' has ${quote(bot)}: give bot logins as they appear, like my-app[bot].`
+        `Input 'allowed-bots' has ${quote(bot)}: give bot logins as they appear, like my-app[bot] (the [bot] suffix may be left out).`
       )
   const botLogin = read.text('bot-login') ?? GITHUB_ACTIONS_BOT
   if (!/^[A-Za-z0-9-]+\[bot\]$/.test(botLogin))

@@ -115,7 +115,8 @@ export async function report(
     await tracking.finalise({
       status: result,
       ...(delivery.pullRequest ? { pullRequest: delivery.pullRequest } : {}),
-      ...(note ? { note } : {})
+      ...(note ? { note } : {}),
+      ...(delivery.problems.length > 0 ? { undelivered: true } : {})
     })
   }
   if (hunt && prepared.inputs.reportIssue) await reportHunt(prepared, result, delivery, clients)

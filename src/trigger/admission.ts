@@ -44,7 +44,8 @@ export async function admitEvent(
   if (isIssuesTrigger(trigger)) return planLabel(trigger, settings, octokit)
   if (isPullRequestTrigger(trigger)) return planPullRequestEvent(trigger, settings, octokit)
   if (isPushTrigger(trigger)) {
-    if (trigger.deleted) return skip('the push deleted a branch')
+    if (trigger.deleted)
+      return skip(`the push deleted ${trigger.ref.startsWith('refs/tags/') ? 'a tag' : 'a branch'}`)
     if (!trigger.ref.startsWith('refs/heads/')) return skip(`the push was to ${trigger.ref}, not a branch`)
     // With a PAT the action's own pushes trigger workflows: a loop must not start a loop.
     if (trigger.ref.startsWith('refs/heads/ralph/'))
