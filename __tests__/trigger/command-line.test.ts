@@ -80,7 +80,7 @@ describe('cost before the permission check', () => {
     expect(w.api.state.comments.filter(c => c.body.startsWith(REFUSAL_MARKER))).toHaveLength(0)
   })
 
-  test('every sanitiser pass is linear: 64 KB of unclosed <!--, <script or <style costs what prose of that size does', () => {
+  test('every sanitiser pass is linear: 64 KB of hostile markup (unclosed <!--, <script, <style, tags, math, links) costs what prose of that size does', () => {
     const size = 64 * 1024
     const timed = (text: string) => {
       const started = performance.now()
@@ -89,7 +89,17 @@ describe('cost before the permission check', () => {
     }
     const prose = 'Some *words*, <b>bold</b>, `code` and a [link](https://x.test "t").\n'
     const plain = timed(prose.repeat(Math.ceil(size / prose.length)))
-    for (const unit of ['<!--', '<script', '<style>', '<script><!--'] as const) {
+    for (const unit of [
+      '<!--',
+      '<script',
+      '<style>',
+      '<script><!--',
+      '<a ',
+      '$x',
+      '![a',
+      '](x "',
+      '<a\n'
+    ] as const) {
       const hostile = timed(unit.repeat(Math.floor(size / unit.length)))
       expect({ unit, slow: hostile > 5 * plain + 20 }).toEqual({ unit, slow: false })
     }
