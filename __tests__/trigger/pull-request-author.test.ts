@@ -144,3 +144,25 @@ test("a writer's pull request runs on opened, reopened and synchronize, and on l
     )
   ).toMatchObject({ kind: 'skip', reason: expect.stringMatching(/`rob` has the read role/) })
 })
+
+test("a writer's /ralph on a bot's pull request that carries the marker is not pushed onto its branch: it is proposed from ralph/pr-<N>", async () => {
+  w.api.state.addUser('dependabot[bot]', { type: 'Bot', role: 'write' })
+  w.api.state.branches.set('dependabot/npm/x', 'b'.repeat(40))
+  const pr = w.api.state.addPull({
+    title: 'Bump x',
+    body: `Bumps x.\n<details>${PULL_REQUEST_MARKER}</details>`,
+    head: 'dependabot/npm/x',
+    user: 'dependabot[bot]'
+  })
+  const comment = w.api.state.addComment(pr.number, { body: '/ralph fix-tests', user: 'alice' })
+  const delivery = {
+    actor: async () => ({ kind: 'app', login: 'github-actions[bot]' }) as const,
+    committerEmail: '41898282+github-actions[bot]@users.noreply.github.com'
+  }
+  expect(await w.plan('issue_comment', w.api.events.issueComment(comment.id), { delivery })).toMatchObject({
+    kind: 'run',
+    branch: `ralph/pr-${pr.number}`,
+    base: 'dependabot/npm/x',
+    proposeTo: { number: pr.number, headRef: 'dependabot/npm/x' }
+  })
+})
