@@ -43671,7 +43671,6 @@ function issueOf(value) {
         title: str(issue.title),
         body: str(issue.body),
         author: login(issue.user),
-        authorType: str(obj(issue.user).type),
         isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
     };
 }
@@ -43727,7 +43726,6 @@ function parseTriggerEvent(eventName, payloadValue) {
                 authorType: str(obj(pull.user).type),
                 head: { ref: str(head.ref), sha: str(head.sha), ...(repo ? { repo } : {}) },
                 base: { ref: baseRef },
-                ...(payload.label ? { label: str(obj(payload.label).name) } : {}),
                 sender
             };
         }
@@ -44026,28 +44024,25 @@ function lazyClient(token, options = {}) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/own-work.ts
-/** The account GITHUB_TOKEN acts as. */
-const GITHUB_ACTIONS_BOT = 'github-actions[bot]';
-/**
- * Asks GitHub who `octokit`'s token acts as; an installation token, which may not ask, acts as `botLogin`.
- * Throws when the token is refused altogether (401).
- */
-async function tokenActor(octokit, botLogin = GITHUB_ACTIONS_BOT) {
+/** Asks GitHub who `octokit`'s token acts as. Throws when the token is refused altogether (401). */
+async function tokenActor(octokit) {
     try {
         const { data } = await octokit.rest.users.getAuthenticated();
-        return data.type === 'Bot' ? { kind: 'app', login: data.login } : { kind: 'user', login: data.login };
+        return data.type === 'Bot' ? { kind: 'app' } : { kind: 'user', login: data.login };
     }
     catch (error) {
         if (error.status === 403)
-            return { kind: 'app', login: botLogin };
+            return { kind: 'app' };
         throw error;
     }
 }
-/** Whether `author` is exactly the account the token acts as (an App's bot must also be a bot account). */
+/** Whether `author` is the account the token acts as (for an installation token: any App's bot). */
 function isTokenActor(author, actor) {
-    if (!author?.login || author.login.toLowerCase() !== actor.login.toLowerCase())
+    if (!author?.login)
         return false;
-    return actor.kind === 'user' || author.type === 'Bot';
+    if (actor.kind === 'user')
+        return author.login.toLowerCase() === actor.login.toLowerCase();
+    return author.type === 'Bot';
 }
 /** The action's own work: opened by the token's actor, and its body carries the action's marker. */
 function isOwnWork(item, actor, marker) {
@@ -52037,13 +52032,11 @@ function renderWorking(info, status) {
 function renderFinal(info, outcome) {
     const { status, pullRequest } = outcome;
     const n = status.iterations.length;
-    const headline = outcome.undelivered && status.success
-        ? '⚠️ Every gate passed, but the work was not delivered'
-        : status.stopReason !== undefined
-            ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`
-            : status.state === 'finished'
-                ? '⏹️ Finished'
-                : '⏹️ Cancelled';
+    const headline = status.stopReason !== undefined
+        ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`
+        : status.state === 'finished'
+            ? '⏹️ Finished'
+            : '⏹️ Cancelled';
     const after = status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`;
     const pr = pullRequest
         ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
@@ -52300,38 +52293,26 @@ function messageOf(error) {
 
 /** Arg names the action fills itself; a `/ralph` comment may not set them. */
 const RESERVED_ARGS = ['task', 'task_file'];
-/**
- * The one containment rule for every ralph the action loads (a comment's or a label's name, `mode: list`, the
- * `ralph` input, a hunt): followed through links, its folder, its RALPH.md and the guardrails file it reads
- * stay inside the project. `named` is the folder as it was named (before links are followed), so a refusal
- * names the link that leaves.
- */
-function ralphInProject(projectRoot, named) {
+/** The installed ralph's real folder, or why the name does not name one a trigger may run. */
+function installedRalph(projectRoot, name) {
+    const missing = { problem: `there is no ralph called ${'`'}${name}${'`'} in ${INSTALLED_RALPHS_DIR}/` };
+    if (!NAME_RE.test(name))
+        return missing;
     let root;
     let dir;
     let file;
     try {
         root = (0,external_node_fs_.realpathSync)(projectRoot);
-        dir = (0,external_node_fs_.realpathSync)(named);
+        dir = (0,external_node_fs_.realpathSync)(external_node_path_default().join(projectRoot, INSTALLED_RALPHS_DIR, name));
         file = (0,external_node_fs_.realpathSync)(external_node_path_default().join(dir, RALPH_MARKER));
         if (!(0,external_node_fs_.statSync)(file).isFile())
-            return { problem: `${shown(projectRoot, named)} holds no ${RALPH_MARKER}` };
+            return missing;
     }
     catch {
-        return { problem: `${shown(projectRoot, named)} holds no ${RALPH_MARKER}` };
+        return missing;
     }
-    const leaves = (what, real) => {
-        const link = linkOnPath(projectRoot, what);
-        return {
-            problem: link
-                ? `${shown(projectRoot, link)} is a link to ${real}, outside the project: a ralph's files must be the project's own`
-                : `${shown(projectRoot, what)} is outside the project: a ralph's files must be the project's own`
-        };
-    };
-    if (!installed_isInside(dir, root))
-        return leaves(named, dir);
-    if (!installed_isInside(file, root))
-        return leaves(external_node_path_default().join(named, RALPH_MARKER), file);
+    if (!installed_isInside(dir, root) || !installed_isInside(file, root))
+        return missing;
     const guardrails = guardrailsOf(file);
     if (guardrails !== undefined) {
         let real;
@@ -52343,40 +52324,10 @@ function ralphInProject(projectRoot, named) {
         }
         if (real !== undefined && !installed_isInside(real, root))
             return {
-                problem: `${shown(projectRoot, named)} reads its guardrails from ${guardrails}, which leads outside the project (a link to ${real})`
+                problem: `the ralph ${'`'}${name}${'`'} reads its guardrails from outside the project (a symlink): it cannot be started from here`
             };
     }
-    return { dir, file };
-}
-/** The installed ralph's real folder, or why the name does not name one a trigger may run. */
-function installedRalph(projectRoot, name) {
-    const missing = { problem: `there is no ralph called ${'`'}${name}${'`'} in ${INSTALLED_RALPHS_DIR}/` };
-    if (!NAME_RE.test(name))
-        return missing;
-    const named = external_node_path_default().join(projectRoot, INSTALLED_RALPHS_DIR, name);
-    const contained = ralphInProject(projectRoot, named);
-    if (!('problem' in contained))
-        return { dir: contained.dir };
-    return isFileThrough(external_node_path_default().join(named, RALPH_MARKER))
-        ? { problem: `the ralph ${'`'}${name}${'`'} cannot be started: ${contained.problem}` }
-        : missing;
-}
-/**
- * What the `ralph` input names (a folder, a RALPH.md, or an installed ralph's name), resolved as the CLI
- * resolves it, and held to ralphInProject: a ralph in the home folder is not the project's either.
- */
-function inputRalph(projectRoot, input) {
-    const resolved = resolveRalphPath(input, { cwd: projectRoot, home: (0,external_node_os_.homedir)() });
-    const typed = external_node_path_default().resolve(projectRoot, input);
-    const named = resolved.resolvedFrom === 'home'
-        ? resolved.dir
-        : resolved.resolvedFrom === 'project'
-            ? external_node_path_default().join(projectRoot, INSTALLED_RALPHS_DIR, input)
-            : external_node_path_default().basename(typed) === RALPH_MARKER && isFileThrough(typed)
-                ? external_node_path_default().dirname(typed)
-                : typed;
-    const contained = ralphInProject(projectRoot, named);
-    return 'problem' in contained ? contained : resolved;
+    return { dir };
 }
 /** The project's installed ralphs that a comment or label can name (those installedRalph accepts). */
 function availableRalphs(projectRoot) {
@@ -52413,38 +52364,124 @@ function guardrailsOf(file) {
         return undefined; // a broken ralph: the plan reports it with its line
     }
 }
-/** The first link on the way from the project root to `target` (which is under the root as named). */
-function linkOnPath(projectRoot, target) {
-    const relative = external_node_path_default().relative(projectRoot, target);
-    if (relative.startsWith('..') || external_node_path_default().isAbsolute(relative))
-        return undefined;
-    let at = projectRoot;
-    for (const part of relative.split((external_node_path_default()).sep)) {
-        at = external_node_path_default().join(at, part);
-        try {
-            if ((0,external_node_fs_.lstatSync)(at).isSymbolicLink())
-                return at;
-        }
-        catch {
-            return undefined;
-        }
-    }
-    return undefined;
-}
-/** A path for a message: relative to the project when inside it as named. */
-function shown(projectRoot, p) {
-    const relative = external_node_path_default().relative(projectRoot, p);
-    return relative && !relative.startsWith('..') && !external_node_path_default().isAbsolute(relative) ? relative : p;
-}
-function isFileThrough(p) {
-    try {
-        return (0,external_node_fs_.statSync)(p).isFile();
-    }
-    catch {
-        return false;
-    }
-}
 const installed_isInside = (child, parent) => child === parent || child.startsWith(parent.endsWith((external_node_path_default()).sep) ? parent : parent + (external_node_path_default()).sep);
+
+;// CONCATENATED MODULE: ./src/trigger/permissions.ts
+// Logins are letters, digits and hyphens (at most 39); an App's bot account adds `[bot]`. Anything else is
+// not a GitHub account, and must not reach a URL path unchecked.
+/** A person's login (a bot's ends in [bot]). */
+const USER_LOGIN = /^[A-Za-z0-9-]{1,39}$/;
+const BOT_LOGIN = /^[A-Za-z0-9-]{1,39}\[bot\]$/;
+// Role names that are not enough, whatever the legacy field says.
+const TOO_LOW = new Set(['read', 'triage', 'none']);
+/** Whether `login` may start a loop on owner/repo, and why not. Two API calls; never throws. */
+async function checkActor(octokit, query) {
+    const { owner, repo, login } = query;
+    const refuse = (reason, unknown = false) => ({
+        allowed: false,
+        login,
+        reason,
+        ...(unknown ? { unknown: true } : {})
+    });
+    if (!USER_LOGIN.test(login) && !BOT_LOGIN.test(login))
+        return refuse(`${permissions_describe(login)} is not a GitHub login, so its permissions cannot be checked`);
+    let type;
+    try {
+        const { data } = await octokit.rest.users.getByUsername({ username: login });
+        type = data.type;
+    }
+    catch (error) {
+        return refuse(statusOf(error) === 404
+            ? `${permissions_describe(login)} is not a GitHub account`
+            : `the account ${permissions_describe(login)} could not be looked up (${permissions_messageOf(error)})`, statusOf(error) !== 404);
+    }
+    if (type === 'Bot') {
+        if (isAllowedBot(login, query.allowedBots ?? []))
+            return { allowed: true, login, role: 'allowed-bot', type };
+        return refuse(`${permissions_describe(login)} is a bot (a GitHub App), and bots may start a loop only when the workflow names ` +
+            `them in the allowed-bots input`);
+    }
+    if (type !== 'User')
+        return refuse(type
+            ? `${permissions_describe(login)} is an account of type ${permissions_describe(type)}, not a person`
+            : `GitHub did not say what kind of account ${permissions_describe(login)} is, so it is not known to be a person`);
+    // GitHub gives no User a bracket in its login: an account that claims one is not what it says.
+    if (!USER_LOGIN.test(login))
+        return refuse(`${permissions_describe(login)} claims to be a person but has a bot's login`);
+    let permission;
+    let roleName;
+    try {
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: login });
+        permission = data.permission;
+        roleName = data.role_name || undefined;
+    }
+    catch (error) {
+        return refuse(statusOf(error) === 404
+            ? `${permissions_describe(login)} is not a collaborator on ${owner}/${repo}`
+            : `the permission of ${permissions_describe(login)} on ${owner}/${repo} could not be read (${permissions_messageOf(error)})`, statusOf(error) !== 404);
+    }
+    // The legacy field reports maintain as write and triage as read; a custom role reports its base role
+    // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
+    const legacy = permission.toLowerCase();
+    const enough = (legacy === 'admin' || legacy === 'write') && !TOO_LOW.has((roleName ?? '').toLowerCase());
+    const role = roleName ?? permission;
+    if (!enough)
+        return refuse(`${permissions_describe(login)} has the ${role} role on ${owner}/${repo}; starting a loop needs write, maintain or admin`);
+    return { allowed: true, login, role, type: 'User' };
+}
+/** A bot is allowed when `allowed-bots` names it, with or without its `[bot]` suffix (case-insensitive). */
+function isAllowedBot(login, allowedBots) {
+    const bare = (name) => name
+        .trim()
+        .toLowerCase()
+        .replace(/\[bot\]$/, '');
+    const wanted = bare(login);
+    return wanted !== '' && allowedBots.some(name => bare(name) === wanted);
+}
+/** A login for a message: in code, cut, one line (it may come from a payload we do not trust yet). */
+function permissions_describe(login) {
+    const clean = login.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
+    return `\`${clean.replace(/`/g, "'")}\``;
+}
+function statusOf(error) {
+    const status = error?.status;
+    return typeof status === 'number' ? status : undefined;
+}
+function permissions_messageOf(error) {
+    const status = statusOf(error);
+    const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
+    return status ? `HTTP ${status}: ${message}` : message;
+}
+
+;// CONCATENATED MODULE: ./src/report/hunt.ts
+// The body of a nightly hunt's failure report: its hidden marker (failures in a row, since when), the latest
+// failure and what the issue is for. github/hunt-report.ts opens, updates and closes it.
+
+/** A hidden marker in the failure issue of a nightly hunt: labelling it is not a request. */
+const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure';
+/** GitHub refuses issue bodies over 65,536 characters; stay well under. */
+const MAX_ISSUE_CHARS = 65000;
+const REPORT_RE = /^<!-- ralph-action:hunt-failure ralph=([A-Za-z0-9_-]+) failures=(\d+) first=([0-9-]+) -->/;
+const reportMarker = (ralphName, failures, first) => `${HUNT_REPORT_MARKER} ralph=${ralphName} failures=${failures} first=${first} -->`;
+function renderReport(report, failures, first, today) {
+    const times = failures === 1 ? 'once' : `${failures} times in a row, since ${first}`;
+    return fit([
+        reportMarker(report.ralphName, failures, first),
+        `### The nightly hunt \`${report.ralphName}\` failed`,
+        '',
+        `**Latest (${today}):** ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`,
+        '',
+        `It has failed ${times}.`,
+        ...(report.details ? ['', report.details] : []),
+        '',
+        `_ralph-action updates this issue on the next failure instead of opening another, and closes it when a ` +
+            `hunt succeeds. Labelling it does not start a loop._`
+    ].join('\n'), MAX_ISSUE_CHARS);
+}
+const hunt_oneLine = (text) => {
+    const flat = text.replace(/\s+/g, ' ').trim();
+    return flat.length > 500 ? `${flat.slice(0, 499)}…` : flat;
+};
 
 ;// CONCATENATED MODULE: ./src/report/run-report.ts
 // What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
@@ -52623,123 +52660,6 @@ function pullRequestText(report, options = {}) {
     return { title: title.length > 256 ? `${title.slice(0, 255)}…` : title, body };
 }
 
-;// CONCATENATED MODULE: ./src/trigger/permissions.ts
-// Logins are letters, digits and hyphens (at most 39); an App's bot account adds `[bot]`. Anything else is
-// not a GitHub account, and must not reach a URL path unchecked.
-/** A person's login (a bot's ends in [bot]). */
-const USER_LOGIN = /^[A-Za-z0-9-]{1,39}$/;
-const BOT_LOGIN = /^[A-Za-z0-9-]{1,39}\[bot\]$/;
-// Role names that are not enough, whatever the legacy field says.
-const TOO_LOW = new Set(['read', 'triage', 'none']);
-/** Whether `login` may start a loop on owner/repo, and why not. Two API calls; never throws. */
-async function checkActor(octokit, query) {
-    const { owner, repo, login } = query;
-    const refuse = (reason, unknown = false) => ({
-        allowed: false,
-        login,
-        reason,
-        ...(unknown ? { unknown: true } : {})
-    });
-    if (!USER_LOGIN.test(login) && !BOT_LOGIN.test(login))
-        return refuse(`${permissions_describe(login)} is not a GitHub login, so its permissions cannot be checked`);
-    let type;
-    try {
-        const { data } = await octokit.rest.users.getByUsername({ username: login });
-        type = data.type;
-    }
-    catch (error) {
-        return refuse(statusOf(error) === 404
-            ? `${permissions_describe(login)} is not a GitHub account`
-            : `the account ${permissions_describe(login)} could not be looked up (${permissions_messageOf(error)})`, statusOf(error) !== 404);
-    }
-    if (type === 'Bot') {
-        if (isAllowedBot(login, query.allowedBots ?? []))
-            return { allowed: true, login, role: 'allowed-bot', type };
-        return refuse(`${permissions_describe(login)} is a bot (a GitHub App), and bots may start a loop only when the workflow names ` +
-            `them in the allowed-bots input`);
-    }
-    if (type !== 'User')
-        return refuse(type
-            ? `${permissions_describe(login)} is an account of type ${permissions_describe(type)}, not a person`
-            : `GitHub did not say what kind of account ${permissions_describe(login)} is, so it is not known to be a person`);
-    // GitHub gives no User a bracket in its login: an account that claims one is not what it says.
-    if (!USER_LOGIN.test(login))
-        return refuse(`${permissions_describe(login)} claims to be a person but has a bot's login`);
-    let permission;
-    let roleName;
-    try {
-        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: login });
-        permission = data.permission;
-        roleName = data.role_name || undefined;
-    }
-    catch (error) {
-        return refuse(statusOf(error) === 404
-            ? `${permissions_describe(login)} is not a collaborator on ${owner}/${repo}`
-            : `the permission of ${permissions_describe(login)} on ${owner}/${repo} could not be read (${permissions_messageOf(error)})`, statusOf(error) !== 404);
-    }
-    // The legacy field reports maintain as write and triage as read; a custom role reports its base role
-    // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
-    const legacy = permission.toLowerCase();
-    const enough = (legacy === 'admin' || legacy === 'write') && !TOO_LOW.has((roleName ?? '').toLowerCase());
-    const role = roleName ?? permission;
-    if (!enough)
-        return refuse(`${permissions_describe(login)} has the ${role} role on ${owner}/${repo}; starting a loop needs write, maintain or admin`);
-    return { allowed: true, login, role, type: 'User' };
-}
-/** A bot is allowed when `allowed-bots` names it, with or without its `[bot]` suffix (case-insensitive). */
-function isAllowedBot(login, allowedBots) {
-    const bare = (name) => name
-        .trim()
-        .toLowerCase()
-        .replace(/\[bot\]$/, '');
-    const wanted = bare(login);
-    return wanted !== '' && allowedBots.some(name => bare(name) === wanted);
-}
-/** A login for a message: in code, cut, one line (it may come from a payload we do not trust yet). */
-function permissions_describe(login) {
-    const clean = login.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
-    return `\`${clean.replace(/`/g, "'")}\``;
-}
-function statusOf(error) {
-    const status = error?.status;
-    return typeof status === 'number' ? status : undefined;
-}
-function permissions_messageOf(error) {
-    const status = statusOf(error);
-    const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
-    return status ? `HTTP ${status}: ${message}` : message;
-}
-
-;// CONCATENATED MODULE: ./src/report/hunt.ts
-// The body of a nightly hunt's failure report: its hidden marker (failures in a row, since when), the latest
-// failure and what the issue is for. github/hunt-report.ts opens, updates and closes it.
-
-/** A hidden marker in the failure issue of a nightly hunt: labelling it is not a request. */
-const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure';
-/** GitHub refuses issue bodies over 65,536 characters; stay well under. */
-const MAX_ISSUE_CHARS = 65000;
-const REPORT_RE = /^<!-- ralph-action:hunt-failure ralph=([A-Za-z0-9_-]+) failures=(\d+) first=([0-9-]+) -->/;
-const reportMarker = (ralphName, failures, first) => `${HUNT_REPORT_MARKER} ralph=${ralphName} failures=${failures} first=${first} -->`;
-function renderReport(report, failures, first, today) {
-    const times = failures === 1 ? 'once' : `${failures} times in a row, since ${first}`;
-    return fit([
-        reportMarker(report.ralphName, failures, first),
-        `### The nightly hunt \`${report.ralphName}\` failed`,
-        '',
-        `**Latest (${today}):** ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`,
-        '',
-        `It has failed ${times}.`,
-        ...(report.details ? ['', report.details] : []),
-        '',
-        `_ralph-action updates this issue on the next failure instead of opening another, and closes it when a ` +
-            `hunt succeeds. Labelling it does not start a loop._`
-    ].join('\n'), MAX_ISSUE_CHARS);
-}
-const hunt_oneLine = (text) => {
-    const flat = text.replace(/\s+/g, ' ').trim();
-    return flat.length > 500 ? `${flat.slice(0, 499)}…` : flat;
-};
-
 ;// CONCATENATED MODULE: ./src/trigger/pull-branch.ts
 
 
@@ -52858,8 +52778,12 @@ function safe(text, max = 60) {
 const MAX_TASK_CHARS = 24000;
 // Unpaired UTF-16 halves: not text, and some tools choke on them.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// <!-- … -->, including the empty forms <!--> and <!---> (CommonMark), and one never closed: GitHub hides
+// an unclosed comment that starts a line to the end of the text, so everything after it goes.
+const HTML_COMMENT = /<!--(?:-?>|[\s\S]*?-->)/g;
+const UNCLOSED_HTML_COMMENT = /<!--[\s\S]*$/;
 // Elements whose content GitHub never displays (its sanitiser drops them with what they hold).
-const NEVER_SHOWN_START = /<(script|style)\b/gi;
+const NEVER_SHOWN = /<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
 // A start tag with attributes: their values (alt, title, href, data-*) are not shown as text.
 const TAG_WITH_ATTRIBUTES = /<([A-Za-z][A-Za-z0-9-]*)((?:\s+[^\s"'<>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'<>=`]+))?)+)\s*(\/?)>/g;
 // A link reference definition (`[//]: # (note)`, `[x]: url "title"`) renders as nothing.
@@ -52902,8 +52826,8 @@ function sanitizeText(text, options = {}) {
     // `<!--` and keep a comment in.
     out = out.replace(NUMERIC_REFERENCE, invisibleReference).replace(INVISIBLE_NAMED_REFERENCE, '');
     out = out.replace(INVISIBLE, '').replace(PRESENTATION_RUN, m => m[0]);
-    out = sanitize_stripHtmlComments(out);
-    out = stripNeverShown(out);
+    out = out.replace(HTML_COMMENT, '').replace(UNCLOSED_HTML_COMMENT, '');
+    out = out.replace(NEVER_SHOWN, '');
     out = removeHidingMath(out);
     out = stripAttributesOutsideCode(out);
     out = out.replace(LINK_DEFINITION, '');
@@ -52925,68 +52849,6 @@ function sanitizeText(text, options = {}) {
         out = options.singleLine ? `${cut.trimEnd()} […]` : cut.trimEnd() + note;
     }
     return out;
-}
-/**
- * Removes `<!-- … -->`, including the empty forms `<!-->` and `<!--->` (CommonMark), and one never closed:
- * GitHub hides an unclosed comment that starts a line to the end of the text, so everything after it goes.
- * One pass with indexOf, so a run of unclosed `<!--` costs linear time (a lazy regex scanned to the end from each).
- */
-function sanitize_stripHtmlComments(text) {
-    let out = '';
-    let at = 0;
-    for (let open = text.indexOf('<!--'); open >= 0; open = text.indexOf('<!--', at)) {
-        out += text.slice(at, open);
-        const empty = text.startsWith('>', open + 4) ? 5 : text.startsWith('->', open + 4) ? 6 : 0;
-        const close = empty ? open + empty - 3 : text.indexOf('-->', open + 4);
-        if (close < 0)
-            return out;
-        at = close + 3;
-    }
-    return out + text.slice(at);
-}
-/**
- * Removes `<script …>…</script>` and `<style …>…</style>` with what they hold. Linear: once an element has no
- * `>` or no closing tag after some point, no later one of its kind can have one either.
- */
-function stripNeverShown(text) {
-    let out = '';
-    let at = 0;
-    const unclosedFrom = {};
-    NEVER_SHOWN_START.lastIndex = 0;
-    for (let m = NEVER_SHOWN_START.exec(text); m; m = NEVER_SHOWN_START.exec(text)) {
-        const kind = m[1].toLowerCase();
-        if (m.index < at || (unclosedFrom[kind] ?? Infinity) <= m.index)
-            continue;
-        const tagEnd = text.indexOf('>', m.index);
-        const closing = new RegExp(`</${kind}\\s*>`, 'gi');
-        closing.lastIndex = tagEnd + 1;
-        const end = tagEnd < 0 ? null : closing.exec(text);
-        if (!end) {
-            unclosedFrom[kind] = m.index;
-            continue;
-        }
-        out += text.slice(at, m.index);
-        at = end.index + end[0].length;
-        NEVER_SHOWN_START.lastIndex = at;
-    }
-    return out + text.slice(at);
-}
-/**
- * Why a `/ralph` command line, as posted, would not run what a reader sees, or undefined: an invisible or
- * bidi character (written as itself or as a character reference), or an HTML comment that does not close
- * on the line (it would join hidden lines onto the command).
- */
-function hiddenOnCommandLine(line) {
-    const invisible = new RegExp(INVISIBLE.source, 'u').exec(line);
-    if (invisible)
-        return `an invisible or bidi character (U+${(invisible[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')})`;
-    if (line.replace(NUMERIC_REFERENCE, invisibleReference) !== line ||
-        new RegExp(INVISIBLE_NAMED_REFERENCE.source).test(line))
-        return 'a character reference to an invisible character';
-    const open = line.lastIndexOf('<!--');
-    if (open >= 0 && !/^(?:-?>|[\s\S]*?-->)/.test(line.slice(open + 4)))
-        return 'an HTML comment that does not close on that line';
-    return undefined;
 }
 /** A numeric character reference: removed when it stands for an invisible character, else kept as written. */
 function invisibleReference(reference, hex, decimal) {
@@ -53158,18 +53020,10 @@ const MAX_VALUE_CHARS = 1000;
 function parseRalphCommand(body) {
     if (!COMMAND_RE.test(body))
         return { kind: 'none' };
-    // The command is the first line as posted, read before anything is sanitised or cut; the rest is free
-    // text, sanitised with the task once the actor has been checked (composeTask).
-    const end = body.search(/[\r\n]/);
-    const raw = end < 0 ? body : body.slice(0, end);
-    const rest = end < 0 ? '' : body.slice(end + 1).trim();
-    const hidden = hiddenOnCommandLine(raw);
-    if (hidden)
-        return {
-            kind: 'invalid',
-            problem: `the command line holds ${hidden}, so what would run is not what a reader sees: write it again in plain text`
-        };
-    const first = sanitizeText(raw, { singleLine: true, maxChars: Number.MAX_SAFE_INTEGER });
+    const text = sanitizeText(body);
+    const newline = text.indexOf('\n');
+    const first = (newline < 0 ? text : text.slice(0, newline)).trim();
+    const rest = newline < 0 ? '' : text.slice(newline + 1).trim();
     const m = COMMAND_RE.exec(first);
     if (!m)
         return { kind: 'none' };
@@ -53318,7 +53172,6 @@ function usage(available) {
 
 
 
-
 /**
  * Decides whether this event runs a loop. Skips are silent (not a `/ralph` comment, an edit, the action's
  * own push); refusals carry a reply. For comments and labels the actor is checked first (checkActor), so
@@ -53334,7 +53187,7 @@ async function admitEvent(event, settings, octokit) {
         return planPullRequestEvent(trigger, settings, octokit);
     if (isPushTrigger(trigger)) {
         if (trigger.deleted)
-            return skip(`the push deleted ${trigger.ref.startsWith('refs/tags/') ? 'a tag' : 'a branch'}`);
+            return skip('the push deleted a branch');
         if (!trigger.ref.startsWith('refs/heads/'))
             return skip(`the push was to ${trigger.ref}, not a branch`);
         // With a PAT the action's own pushes trigger workflows: a loop must not start a loop.
@@ -53461,22 +53314,23 @@ async function planComment(trigger, settings, octokit) {
     };
 }
 async function planLabel(trigger, settings, octokit) {
+    const label = (settings.label ?? 'ralph').toLowerCase();
+    const applied = (trigger.label ?? '').toLowerCase();
     if (trigger.action !== 'labeled')
         return skip(`issues ${trigger.action || 'event'}: only labeling starts a loop`);
-    const asked = labelRequest(trigger.label, settings);
-    if ('skip' in asked)
-        return skip(asked.skip);
+    if (applied !== label && !applied.startsWith(`${label}:`))
+        return skip(`the label ${JSON.stringify(trigger.label ?? '')} is not '${label}'`);
     const { issue } = trigger;
-    // The marker is text anyone can write: it counts only in an issue the action opened.
-    if (issue.body.includes(HUNT_REPORT_MARKER) &&
-        settings.reporter &&
-        isTokenActor({ login: issue.author, type: issue.authorType }, await settings.reporter()))
+    if (issue.body.includes(HUNT_REPORT_MARKER))
         return skip("the issue is a nightly hunt's failure report");
     const refuse = refuser(trigger.sender, { issueNumber: issue.number });
     const actor = await actorOf(octokit, settings, trigger.sender);
     if (!actor.allowed)
         return refuse(actor.reason);
-    const { named } = asked;
+    // The label's own text names the ralph (`ralph:docs`); GitHub keeps the label's case.
+    const named = applied.startsWith(`${label}:`)
+        ? (trigger.label ?? '').slice(label.length + 1).trim()
+        : undefined;
     if (named !== undefined && !NAME_RE.test(named))
         return refuse(`${quote(named)} is not a ralph name`, usage(availableRalphs(settings.projectRoot)));
     const resolved = resolveRalph(named, settings);
@@ -53496,21 +53350,6 @@ async function planLabel(trigger, settings, octokit) {
         actor: { login: actor.login, role: actor.role }
     };
 }
-/**
- * Whether a label applied to an issue or a pull request asks for a loop: `trigger-label` itself, or
- * `<trigger-label>:<ralph>`, which names the ralph (GitHub keeps the label's case).
- */
-function labelRequest(label, settings) {
-    const wanted = (settings.label ?? 'ralph').toLowerCase();
-    const applied = (label ?? '').toLowerCase();
-    if (applied === wanted)
-        return {};
-    if (applied.startsWith(`${wanted}:`))
-        return { named: (label ?? '').slice(wanted.length + 1).trim() };
-    return { skip: `the label ${JSON.stringify(label ?? '')} is not '${wanted}'` };
-}
-// A pull request's text becomes the task, so these are the only actions that ask for a loop.
-const PULL_REQUEST_ACTIONS = ['opened', 'reopened', 'synchronize', 'labeled'];
 async function planPullRequestEvent(trigger, settings, octokit) {
     const full = `${settings.owner}/${settings.repo}`.toLowerCase();
     if (trigger.name === 'pull_request_target')
@@ -53522,18 +53361,9 @@ async function planPullRequestEvent(trigger, settings, octokit) {
     // A fork's pull request is normal, not the workflow's mistake: the run ends green, saying why.
     if ((trigger.head.repo ?? '').toLowerCase() !== full)
         return skip(`pull request #${trigger.number} comes from a fork (${trigger.head.repo ?? 'a deleted repository'}); loops run only on branches of ${settings.owner}/${settings.repo}`);
-    if (!PULL_REQUEST_ACTIONS.includes(trigger.action))
-        return skip(`pull request ${trigger.action || 'event'}: only opened, reopened, synchronize and labeled start a loop`);
-    let named;
-    if (trigger.action === 'labeled') {
-        const asked = labelRequest(trigger.label, settings);
-        if ('skip' in asked)
-            return skip(asked.skip);
-        named = asked.named;
-        if (named !== undefined && !NAME_RE.test(named))
-            return skip(`the label names ${JSON.stringify(named)}, which is not a ralph name`);
-    }
-    // Whoever made the event must be a writer (a triage user may reopen a pull request): the same check as a comment.
+    if (trigger.action === 'closed')
+        return skip('the pull request was closed');
+    // Whoever made the event starts the loop (a triage user may reopen a pull request): the same check as a comment.
     const actor = await actorOf(octokit, settings, trigger.sender);
     // A definite no is quiet (a reply on every pull request a bot opens would be noise); a check that could
     // not be made fails the step, so a broken token is noticed.
@@ -53541,20 +53371,10 @@ async function planPullRequestEvent(trigger, settings, octokit) {
         return actor.unknown
             ? { kind: 'refuse', reason: actor.reason }
             : skip(`${actor.reason}, so this pull request event starts no loop`);
-    // Whatever the action: the loop's own pull request or push starts nothing.
+    // Whatever the action (opened, edited, synchronize…): the loop's own pull request or push starts nothing.
     const own = await ownDelivery(octokit, settings, trigger.sender, trigger.head.ref);
     if (own)
         return skip(own);
-    // The task is the pull request's text, so its author decides too, not whoever caused the event (a writer's
-    // push or label on an outsider's pull request): a writer, or the action itself.
-    const author = await pullAuthorMayAsk(octokit, settings, trigger);
-    if (author !== true)
-        return 'refuse' in author
-            ? { kind: 'refuse', reason: author.refuse }
-            : skip(`pull request #${trigger.number} was opened by ${author.skip}, so it starts no loop`);
-    const resolved = named !== undefined ? resolveRalph(named, settings) : {};
-    if ('problem' in resolved)
-        return skip(resolved.problem);
     const work = await placeWork(octokit, settings, {
         number: trigger.number,
         headRef: trigger.head.ref,
@@ -53569,7 +53389,6 @@ async function planPullRequestEvent(trigger, settings, octokit) {
     const plan = defaultRun(trigger, settings, trigger.sender);
     return {
         ...plan,
-        ...resolved,
         actor: { login: actor.login, role: actor.role },
         task: composeTask({
             source: `pull request #${trigger.number}`,
@@ -53581,19 +53400,6 @@ async function planPullRequestEvent(trigger, settings, octokit) {
         ...work,
         continueBranch: true
     };
-}
-/** Whether a pull request's author may ask for a loop: a writer, or the action (its own marked pull request). */
-async function pullAuthorMayAsk(octokit, settings, trigger) {
-    const user = { login: trigger.author, type: trigger.authorType };
-    if (settings.delivery &&
-        isOwnWork({ user, body: trigger.body }, await settings.delivery.actor(), PULL_REQUEST_MARKER))
-        return true;
-    const author = await actorOf(octokit, settings, trigger.author);
-    if (author.allowed)
-        return true;
-    return author.unknown
-        ? { refuse: author.reason }
-        : { skip: `${trigger.author || 'an unknown account'} (${author.reason})` };
 }
 // --- ralphs ----------------------------------------------------------------------------------------
 /**
@@ -53627,12 +53433,14 @@ function ralphNameOf(input) {
 
 /** The branch a ralph's hunts work on: the action's default branch for a ralph. */
 const huntBranch = (ralphName) => `ralph/${ralphName}`;
-// Branches of `/ralph` runs on issues (and their own suffixed ones) are a person's request, not a hunt: not counted against the cap.
-const ISSUE_BRANCH = /^ralph\/issue-\d+(\.\d+)?$/;
-// How many suffixed branches (`<branch>.2`…) are tried past strangers' pull requests before giving up.
-const MAX_SUFFIX = 20;
-/** The open pull requests on `branch` (in this repository), newest first, split into the action's own and the others. */
-async function pullsOn(octokit, target, branch) {
+// Branches of `/ralph` runs on issues are a person's request, not a hunt: not counted against the cap.
+const ISSUE_BRANCH = /^ralph\/issue-\d+$/;
+/**
+ * The open pull requests on this ralph's hunt branch (in this repository), newest first: `own` the one the
+ * action opened (its author is the token's actor, its body carries the marker), `other` one it did not.
+ */
+async function findOpenRalphPull(octokit, target) {
+    const branch = target.branch ?? huntBranch(target.ralphName);
     const pulls = await octokit.paginate(octokit.rest.pulls.list, {
         owner: target.owner,
         repo: target.repo,
@@ -53648,38 +53456,7 @@ async function pullsOn(octokit, target, branch) {
     const other = onBranch.find(p => !isOwnWork(p, target.actor, PULL_REQUEST_MARKER));
     return { ...(own ? { own: toRalphPull(own) } : {}), ...(other ? { other: toRalphPull(other) } : {}) };
 }
-/** The open pull requests on this ralph's hunt branch: `own` the one the action opened, `other` one it did not. */
-function findOpenRalphPull(octokit, target) {
-    return pullsOn(octokit, target, target.branch ?? huntBranch(target.ralphName));
-}
-/**
- * The branch the action works on when it wants `wanted` (`ralph/<name>`, `ralph/issue-<N>`, `ralph/pr-<N>`):
- * `wanted` itself, unless an open pull request on it is a stranger's; then `<wanted>.2`, `.3`… (a dot, which
- * no ralph name holds). A stranger's pull request is never updated, pushed onto or continued: it is
- * answered in `strangers`, for the summary. `pull` is the action's own open pull request on the branch.
- */
-async function ownBranch(octokit, target, wanted) {
-    const strangers = [];
-    for (let n = 1; n <= MAX_SUFFIX; n++) {
-        const branch = n === 1 ? wanted : `${wanted}.${n}`;
-        const { own, other } = await pullsOn(octokit, target, branch);
-        // The action's own pull request wins: a stranger's beside it on the same head is left alone.
-        if (own)
-            return { branch, pull: own, strangers };
-        if (!other)
-            return { branch, strangers };
-        strangers.push(other);
-    }
-    throw new Error(`${wanted} and ${MAX_SUFFIX - 1} suffixed branches all carry pull requests this action did not open: close some of them`);
-}
-/** What the summary says of strangers' pull requests that a run's branch was moved away from. */
-function strangersNote(wanted, branch, strangers) {
-    if (strangers.length === 0)
-        return undefined;
-    const list = strangers.map(p => `#${p.number} (${p.headRef})`).join(', ');
-    return `${wanted} carries a pull request this action did not open (${list}): it was left as it is, and the loop works on ${branch} instead`;
-}
-/** Every open pull request of a hunt in the repository that the action opened (same-repository heads under `ralph/`). */
+/** Every open pull request of a hunt in the repository (same-repository heads under `ralph/`). */
 async function openHuntPulls(octokit, target) {
     const pulls = await octokit.paginate(octokit.rest.pulls.list, {
         owner: target.owner,
@@ -53690,21 +53467,29 @@ async function openHuntPulls(octokit, target) {
     return pulls
         .filter(p => p.head.ref.startsWith('ralph/') &&
         !ISSUE_BRANCH.test(p.head.ref) &&
-        sameRepo(p.head.repo?.full_name, target) &&
-        isOwnWork(p, target.actor, PULL_REQUEST_MARKER))
+        sameRepo(p.head.repo?.full_name, target))
         .map(toRalphPull);
 }
 /**
  * What tonight's hunt does: continue its open PR, start a new branch, or stop at the cap. `maxOpenPrs`
- * undefined = no cap. Continuing never counts against the cap (it opens nothing). A stranger's pull request
- * on the hunt's branch moves the hunt to a branch of its own (ownBranch).
+ * undefined = no cap. Continuing never counts against the cap (it opens nothing).
  */
 async function planHunt(octokit, target) {
-    const { branch, pull, strangers } = await ownBranch(octokit, target, target.branch ?? huntBranch(target.ralphName));
-    if (pull)
-        return { kind: 'continue', branch: pull.headRef, pull, strangers };
+    const branch = target.branch ?? huntBranch(target.ralphName);
+    const { own, other } = await findOpenRalphPull(octokit, target);
+    if (own)
+        return { kind: 'continue', branch: own.headRef, pull: own };
+    // Someone else's work on the hunt's branch: continuing it would present their commits as the loop's.
+    if (other)
+        return {
+            kind: 'not-ours',
+            reason: `pull request #${other.number} on ${branch} was not opened by this action (its author is not the ` +
+                `account the action opens pull requests with, or it lacks the action's marker), so the hunt does not ` +
+                `take it over: close it, or move its work to another branch`,
+            pull: other
+        };
     if (target.maxOpenPrs === undefined)
-        return { kind: 'new', branch, strangers };
+        return { kind: 'new', branch };
     const open = await openHuntPulls(octokit, target);
     if (open.length >= target.maxOpenPrs)
         return {
@@ -53714,7 +53499,7 @@ async function planHunt(octokit, target) {
                 `review or close one to let ${target.ralphName} open another`,
             openPulls: open
         };
-    return { kind: 'new', branch, openPulls: open.length, strangers };
+    return { kind: 'new', branch, openPulls: open.length };
 }
 function sameRepo(fullName, target) {
     return (fullName ?? '').toLowerCase() === `${target.owner}/${target.repo}`.toLowerCase();
@@ -53886,29 +53671,21 @@ function closeOption(token, specs) {
 // `strategy: { matrix: ${{ fromJSON(needs.list.outputs.matrix) }} }` gives each job `matrix.ralph`.
 
 
-
 /** GitHub runs at most 256 jobs from one matrix. */
 const MAX_MATRIX_JOBS = 256;
 /**
  * The project's own ralphs (`<projectRoot>/.agents/ralphs/<name>/RALPH.md`): a matrix job runs on a runner
  * whose home has none of the user's. Names outside letters, digits, - and _ are left out, so a matrix
- * value is safe in a branch name, a concurrency group or an expression; so are ralphs whose files leave the
- * project through a link (ralph/installed.ts).
+ * value is safe in a branch name, a concurrency group or an expression.
  */
 function ralphMatrix(projectRoot) {
     const names = [];
     const skipped = [];
     for (const name of listInstalledRalphs(projectRoot, '/nonexistent')) {
-        if (!NAME_RE.test(name)) {
-            skipped.push(`${JSON.stringify(name)}: a ralph's name may only hold letters, digits, - and _`);
-            continue;
-        }
-        // The same containment rule as every other door: a ralph whose files leave the project is not listed.
-        const installed = installedRalph(projectRoot, name);
-        if ('problem' in installed)
-            skipped.push(`${name}: ${installed.problem}`);
-        else
+        if (NAME_RE.test(name))
             names.push(name);
+        else
+            skipped.push(`${JSON.stringify(name)}: a ralph's name may only hold letters, digits, - and _`);
     }
     for (const name of names.splice(MAX_MATRIX_JOBS))
         skipped.push(`${name}: a matrix runs at most ${MAX_MATRIX_JOBS} jobs`);
@@ -53926,7 +53703,6 @@ async function listCommand(args, io) {
 ;// CONCATENATED MODULE: ./src/action/inputs.ts
 // The action's settings, typed, from the INPUT_* variables the runner sets (action.yml's defaults already
 // filled in). Every problem is an InputError whose one-line message names the input and the fix.
-
 
 
 
@@ -54080,12 +53856,8 @@ function readInputs(env = process.env) {
     }
     const allowedBots = read.list('allowed-bots');
     for (const bot of allowedBots)
-        // The permission check matches a bot with or without its suffix (trigger/permissions.ts): so does the input.
-        if (!/^[A-Za-z0-9-]+(?:\[bot\])?$/.test(bot))
-            throw new InputError(`Input 'allowed-bots' has ${inputs_quote(bot)}: give bot logins as they appear, like my-app[bot] (the [bot] suffix may be left out).`);
-    const botLogin = read.text('bot-login') ?? GITHUB_ACTIONS_BOT;
-    if (!/^[A-Za-z0-9-]+\[bot\]$/.test(botLogin))
-        throw new InputError(`Input 'bot-login' must be a bot login as it appears, like my-app[bot], got ${inputs_quote(botLogin)}.`);
+        if (!/^[A-Za-z0-9-]+\[bot\]$/.test(bot))
+            throw new InputError(`Input 'allowed-bots' has ${inputs_quote(bot)}: give bot logins as they appear, like my-app[bot].`);
     const triggerLabel = read.text('trigger-label') ?? 'ralph';
     if (/,/.test(triggerLabel))
         throw new InputError(`Input 'trigger-label' must be one label, got ${inputs_quote(triggerLabel)}.`);
@@ -54137,7 +53909,6 @@ function readInputs(env = process.env) {
         dryRun: read.boolean('dry-run', false),
         mode: 'run',
         allowedBots,
-        botLogin,
         reportIssue: read.boolean('report-issue', false),
         triggerLabel,
         presets: read.boolean('presets', true),
@@ -54199,7 +53970,6 @@ function listInputs(read) {
         dryRun: false,
         mode: 'list',
         allowedBots: [],
-        botLogin: GITHUB_ACTIONS_BOT,
         reportIssue: false,
         triggerLabel: 'ralph',
         presets: true,
@@ -54234,7 +54004,6 @@ function modelProxyInputs(given) {
 // From the inputs and the run's context to a plan: the project root, the validated ralph (or the inline
 // task), the LoopConfig, the branch, the artifact's name. Everything a user can get wrong fails here, as one
 // line naming the file and line or the input, before any agent runs.
-
 
 
 
@@ -54344,10 +54113,7 @@ function makePlan(inputs, context, env = process.env, trigger) {
     if (ralphInput !== undefined) {
         const tokens = givenArgs.map(([name, value]) => `--${name}=${value}`);
         try {
-            // The same containment rule as comments, labels and mode: list (ralph/installed.ts).
-            const resolved = inputRalph(root, ralphInput);
-            if ('problem' in resolved)
-                throw new PlanError(`Input 'ralph' (${ralphInput}): ${resolved.problem}.`);
+            const resolved = resolveRalphPath(ralphInput, { cwd: root, home: (0,external_node_os_.homedir)() });
             const loaded = loadRalph(resolved.file, {
                 cwd: root,
                 env,
@@ -54608,18 +54374,7 @@ function clientsFor(inputs) {
         ? lazyClient(inputs.pushToken, { budget, log: m => core/* info */.pq(m) })
         : octokit;
     let actor;
-    let jobActor;
-    const deliveryActor = () => (actor ??= delivery().then(client => tokenActor(client, inputs.botLogin)));
-    return {
-        octokit,
-        delivery,
-        deliveryActor,
-        // bot-login names the delivering token's bot; a separate job token is the job's GITHUB_TOKEN.
-        jobActor: inputs.pushToken
-            ? () => (jobActor ??= octokit().then(client => tokenActor(client, GITHUB_ACTIONS_BOT)))
-            : deliveryActor,
-        budget
-    };
+    return { octokit, delivery, deliveryActor: () => (actor ??= delivery().then(tokenActor)), budget };
 }
 /** `mode: list`: the installed ralphs as matrix JSON; nothing runs. */
 function listMode(inputs, context) {
@@ -54650,7 +54405,6 @@ async function decide(inputs, context, clients) {
             ? { ralphLess: inputs.prompt !== undefined ? { prompt: inputs.prompt } : {} }
             : {}),
         delivery: { actor: clients.deliveryActor, committerEmail: GITHUB_ACTIONS_IDENTITY.email },
-        reporter: clients.jobActor,
         allowedBots: inputs.allowedBots,
         label: inputs.triggerLabel
     }, client);
@@ -54688,31 +54442,15 @@ async function admit_huntBranch(admitted) {
         core/* notice */.lm(`The hunt ${ralphName} did not run: ${hunt.reason}.`);
         return { end: { finished: true } };
     }
-    const wanted = inputs.branch ?? huntBranch(ralphName);
-    const note = strangersNote(wanted, hunt.branch, hunt.strangers);
-    if (note)
-        core/* warning */.$e(`${note}.`);
-    const notes = note ? { notes: [...(trigger.notes ?? []), note] } : {};
+    if (hunt.kind === 'not-ours') {
+        core/* warning */.$e(`The hunt ${ralphName} did not run: ${hunt.reason}.`);
+        return { end: { finished: true } };
+    }
     if (hunt.kind === 'new')
-        return { ...trigger, ...notes, branch: hunt.branch };
+        return { ...trigger, branch: hunt.branch };
     core/* info */.pq(`Continuing ${hunt.branch}: its pull request #${hunt.pull.number} is still open and will be updated.`);
     // Its pull request's base, whatever ref this run was started on: the same PR is found and updated.
-    return { ...trigger, ...notes, branch: hunt.branch, continueBranch: true, base: hunt.pull.baseRef };
-}
-/**
- * A run on a branch the action names (`ralph/issue-<N>`, `ralph/pr-<N>`) moves to a suffixed branch of its
- * own when a stranger's pull request is open on it: that pull request is never updated nor pushed onto.
- */
-async function claimBranch(admitted) {
-    const { context, clients, trigger } = admitted;
-    if (trigger.branch === undefined || trigger.pr !== undefined)
-        return trigger;
-    const claimed = await ownBranch(await clients.octokit(), { ...context.repo, actor: await clients.deliveryActor() }, trigger.branch);
-    const note = strangersNote(trigger.branch, claimed.branch, claimed.strangers);
-    if (!note)
-        return trigger;
-    core/* warning */.$e(`${note}.`);
-    return { ...trigger, branch: claimed.branch, notes: [...(trigger.notes ?? []), note] };
+    return { ...trigger, branch: hunt.branch, continueBranch: true, base: hunt.pull.baseRef };
 }
 async function admit() {
     let inputs;
@@ -54739,13 +54477,7 @@ async function admit() {
     if (decided.proposeTo)
         core/* info */.pq(`${decided.proposeTo.reason}.`);
     if (!isHunt(decided))
-        return {
-            inputs,
-            context,
-            clients,
-            trigger: await claimBranch({ inputs, context, clients, trigger: decided }),
-            hunt: false
-        };
+        return { inputs, context, clients, trigger: decided, hunt: false };
     const trigger = await admit_huntBranch({ inputs, context, clients, trigger: decided });
     if (ended(trigger))
         return trigger;
@@ -54775,8 +54507,6 @@ const PULL_REQUEST_FAILURE = {
     missingPermission: 'missing_permission',
     /** The head branch has no commits the base lacks. */
     noCommits: 'no_commits',
-    /** An open pull request on the head that the action did not open: never updated. */
-    notOurs: 'not_ours',
     unknown: 'unknown'
 };
 /** Said next to a pull request opened with GITHUB_TOKEN: GitHub starts no workflow for it. */
@@ -54854,7 +54584,6 @@ function pullRequestFailure(error, context) {
 
 
 
-
 // GitHub's limit on a pull request's body: one definition, with the renderer that fits the body under it.
 
 /**
@@ -54901,8 +54630,7 @@ function toOpenPullRequest(p) {
         head: p.head.ref,
         headSha: p.head.sha,
         base: p.base.ref,
-        draft: p.draft ?? false,
-        ...(p.user ? { user: { login: p.user.login, type: p.user.type } } : {})
+        draft: p.draft ?? false
     };
 }
 /**
@@ -54923,7 +54651,7 @@ async function openOrUpdatePullRequest(octokit, options) {
     let operation;
     const existing = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
     if (existing) {
-        pull = await update(mustBeOurs(existing));
+        pull = await update(existing.number);
         operation = 'updated';
     }
     else {
@@ -54943,7 +54671,7 @@ async function openOrUpdatePullRequest(octokit, options) {
                 const raced = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
                 if (!raced)
                     throw error;
-                if (isOurs(raced) && isOwnWork(raced, options.ownedBy, PULL_REQUEST_MARKER)) {
+                if (isOurs(raced)) {
                     // Our own create, retried after GitHub made it without answering.
                     log(`Pull request #${raced.number} was created by the first try, whose answer was lost.`);
                     pull = asCreated(raced);
@@ -54952,7 +54680,7 @@ async function openOrUpdatePullRequest(octokit, options) {
                 else {
                     // Opened by someone else between our look and our create: update that one.
                     log(`A pull request already exists for ${headOwner}:${head}; updating it.`);
-                    pull = await update(mustBeOurs(raced));
+                    pull = await update(raced.number);
                     operation = 'updated';
                 }
             }
@@ -54995,12 +54723,6 @@ async function openOrUpdatePullRequest(octokit, options) {
         bodyTruncated,
         warnings
     };
-    /** An open pull request on the head is updated only when it is the action's own (own-work.ts decides). */
-    function mustBeOurs(found) {
-        if (isOwnWork(found, options.ownedBy, PULL_REQUEST_MARKER))
-            return found.number;
-        throw new PullRequestError(PULL_REQUEST_FAILURE.notOurs, `pull request #${found.number} on ${headOwner}:${head} was not opened by this action (it is ${found.user?.login ?? 'an unknown account'}'s, and only ${options.ownedBy.login}'s marked pull requests are the action's): it was left as it is`);
-    }
     /** The pull request this call's create made: same head, title and body. */
     function isOurs(found) {
         return found.title === options.title && (found.body ?? '') === body;
@@ -55023,9 +54745,7 @@ async function openOrUpdatePullRequest(octokit, options) {
             // Made, but its answer lost: the list by head finds it.
             request: recoverBy(async () => {
                 const found = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
-                return found && isOurs(found) && isOwnWork(found, options.ownedBy, PULL_REQUEST_MARKER)
-                    ? asCreated(found)
-                    : undefined;
+                return found && isOurs(found) ? asCreated(found) : undefined;
             })
         });
         return data;
@@ -55484,12 +55204,7 @@ async function branchMovedDuringLoop(workTree, branch, result) {
 async function deliverWork(prepared, result) {
     const { plan, workTree, branch, clients } = prepared;
     const { inputs } = plan;
-    const delivery = {
-        branch: branch.branch,
-        pushed: false,
-        problems: [],
-        notes: [...(plan.trigger?.notes ?? [])]
-    };
+    const delivery = { branch: branch.branch, pushed: false, problems: [], notes: [] };
     const commit = await new repo_GitRepo(workTree).commitOf('HEAD');
     if (commit)
         delivery.commit = commit;
@@ -55596,7 +55311,6 @@ async function deliverWork(prepared, result) {
             labels: inputs.labels,
             reviewers: inputs.reviewers,
             assignees: inputs.assignees,
-            ownedBy: await clients.deliveryActor(),
             log: message => core/* info */.pq(message)
         });
         delivery.pullRequest = { number: pr.number, url: pr.url, operation: pr.operation };
@@ -56510,7 +56224,7 @@ async function reportFailure(octokit, report) {
     const label = report.label ?? 'ralph';
     const today = (report.now ?? new Date()).toISOString().slice(0, 10);
     const repo = { owner: report.owner, repo: report.repo };
-    const { actor } = report;
+    const actor = await tokenActor(octokit);
     const existing = await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor });
     if (existing) {
         const failures = existing.failures + 1;
@@ -56534,7 +56248,8 @@ async function closeFailureReport(octokit, target) {
     const repo = { owner: target.owner, repo: target.repo };
     const existing = await findFailureReport(octokit, {
         ...target,
-        label: target.label ?? 'ralph'
+        label: target.label ?? 'ralph',
+        actor: await tokenActor(octokit)
     });
     if (!existing)
         return undefined;
@@ -56697,15 +56412,10 @@ function failureLine(result, delivery, artifactName) {
     return undefined;
 }
 /** A hunt's failure report: opened or updated when it failed, closed when it succeeded. A warning on error. */
-async function reportHunt({ plan }, result, delivery, clients) {
+async function reportHunt({ plan }, result, delivery, octokit) {
+    const target = { ...plan.context.repo, ralphName: plan.ralph.name, runUrl: plan.context.runUrl };
     try {
-        const target = {
-            ...plan.context.repo,
-            ralphName: plan.ralph.name,
-            runUrl: plan.context.runUrl,
-            actor: await clients.jobActor()
-        };
-        const client = await clients.octokit();
+        const client = await octokit();
         if (result.success && delivery.problems.length === 0) {
             const closed = await closeFailureReport(client, {
                 ...target,
@@ -56744,12 +56454,11 @@ async function report(prepared, looped, delivery, cancelled) {
         await tracking.finalise({
             status: result,
             ...(delivery.pullRequest ? { pullRequest: delivery.pullRequest } : {}),
-            ...(note ? { note } : {}),
-            ...(delivery.problems.length > 0 ? { undelivered: true } : {})
+            ...(note ? { note } : {})
         });
     }
     if (hunt && prepared.inputs.reportIssue)
-        await reportHunt(prepared, result, delivery, clients);
+        await reportHunt(prepared, result, delivery, clients.octokit);
     const links = { run: plan.context.runUrl, artifactName: plan.artifactName };
     let artifactId;
     if (plan.inputs.uploadArtifacts) {

@@ -9558,7 +9558,7 @@ const NAME = '[a-zA-Z0-9_-]+';
  * `{{ kind.name }}` for the three kinds. Whitespace (Python's `\s`: newlines and tabs too) is allowed after
  * `{{` and before `}}`, none around the dot. Kinds are lowercase. Groups: 1 = kind, 2 = name.
  */
-const render_PLACEHOLDER_RE = new RegExp(`\\{\\{[${PY_WS_CLASS}]*(commands|args|ralph)\\.(${NAME})[${PY_WS_CLASS}]*\\}\\}`, 'g');
+const PLACEHOLDER_RE = new RegExp(`\\{\\{[${PY_WS_CLASS}]*(commands|args|ralph)\\.(${NAME})[${PY_WS_CLASS}]*\\}\\}`, 'g');
 const ARGS_RE = new RegExp(`\\{\\{[${PY_WS_CLASS}]*args\\.(${NAME})[${PY_WS_CLASS}]*\\}\\}`, 'g');
 /** Appended verbatim after substitution when `credit` is on (no trailing newline). */
 const CREDIT_TRAILER = '\n\n---\n\n' +
@@ -9570,7 +9570,7 @@ const CREDIT_TRAILER = '\n\n---\n\n' +
  * name becomes '' (`{{ args.nope }}`); anything else (`{{ env.X }}`, `{{ commands }}`) stays literal.
  */
 function renderPlaceholders(template, values) {
-    return template.replace(render_PLACEHOLDER_RE, (_m, kind, name) => lookup(values[kind], name));
+    return template.replace(PLACEHOLDER_RE, (_m, kind, name) => lookup(values[kind], name));
 }
 /**
  * Puts arg values into a command's `run` string before it is shell-split: each `{{ args.x }}` becomes the
@@ -9702,7 +9702,7 @@ function parseUserArgs(tokens, declared) {
  * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
  * prompt, a command or a check). Undefined when the file does not parse: loading it reports that itself.
  */
-function args_argsRead(file, text) {
+function argsRead(file, text) {
     try {
         const names = new Set();
         const { data, split } = readFrontmatter(file, text);
@@ -9713,7 +9713,7 @@ function args_argsRead(file, text) {
             if (typeof name === 'string')
                 names.add(name);
         // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
-        for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(render_PLACEHOLDER_RE))
+        for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(PLACEHOLDER_RE))
             if (m[1] === 'args')
                 names.add(m[2]);
         return [...names];
@@ -9746,15 +9746,15 @@ var external_node_fs_default = /*#__PURE__*/__nccwpck_require__.n(external_node_
 
 
 
-const resolve_RALPH_MARKER = 'RALPH.md';
+const RALPH_MARKER = 'RALPH.md';
 /** Installed ralphs live in `<project>/.agents/ralphs/<name>/` and `~/.agents/ralphs/<name>/`. */
-const resolve_INSTALLED_RALPHS_DIR = '.agents/ralphs';
+const INSTALLED_RALPHS_DIR = '.agents/ralphs';
 /**
  * Resolves `pathArg` against `cwd` (the project root): an existing folder means `<folder>/RALPH.md`; an
  * existing file must be named RALPH.md; otherwise `.agents/ralphs/<name>/RALPH.md` in `cwd`, then in `home`.
  * Throws RalphError (exit 1) with the reference's messages.
  */
-function resolve_resolveRalphPath(pathArg, opts) {
+function resolveRalphPath(pathArg, opts) {
     const typed = purePath(pathArg);
     const onDisk = (p) => (p.startsWith('/') ? p : `${opts.cwd.replace(/\/+$/, '')}/${p}`);
     let dir;
@@ -9762,34 +9762,34 @@ function resolve_resolveRalphPath(pathArg, opts) {
     let installed;
     if (isDirectory(onDisk(typed))) {
         dir = typed;
-        file = joinPure(typed, resolve_RALPH_MARKER);
+        file = joinPure(typed, RALPH_MARKER);
     }
-    else if (isFile(onDisk(typed)) && baseName(typed) === resolve_RALPH_MARKER) {
+    else if (isFile(onDisk(typed)) && baseName(typed) === RALPH_MARKER) {
         dir = parentPure(typed);
         file = typed;
     }
     else {
         const bases = [
-            ['project', joinPure(purePath(opts.cwd), resolve_INSTALLED_RALPHS_DIR)],
-            ['home', joinPure(purePath(opts.home), resolve_INSTALLED_RALPHS_DIR)]
+            ['project', joinPure(purePath(opts.cwd), INSTALLED_RALPHS_DIR)],
+            ['home', joinPure(purePath(opts.home), INSTALLED_RALPHS_DIR)]
         ];
-        const found = bases.find(([, base]) => isFile(joinPure(joinPure(base, pathArg), resolve_RALPH_MARKER)));
+        const found = bases.find(([, base]) => isFile(joinPure(joinPure(base, pathArg), RALPH_MARKER)));
         if (!found) {
-            throw new RalphError(`'${pathArg}' is not a directory, ${resolve_RALPH_MARKER} file, or installed ralph.`);
+            throw new RalphError(`'${pathArg}' is not a directory, ${RALPH_MARKER} file, or installed ralph.`);
         }
         dir = joinPure(found[1], pathArg);
-        file = joinPure(dir, resolve_RALPH_MARKER);
+        file = joinPure(dir, RALPH_MARKER);
         installed = { resolvedFrom: found[0], notice: `Resolved: ${file}` };
     }
     if (!exists(onDisk(file)))
-        throw new RalphError(`${resolve_RALPH_MARKER} not found at '${file}'.`);
+        throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
     return { file: realPath(onDisk(file)), dir: realPath(onDisk(dir)), ...installed };
 }
 /** Names of the installed ralphs (folders holding a RALPH.md) in the project and in home, sorted, each once. */
-function resolve_listInstalledRalphs(cwd, home) {
+function listInstalledRalphs(cwd, home) {
     const names = new Set();
     for (const root of [cwd, home]) {
-        const base = external_node_path_default().join(root, resolve_INSTALLED_RALPHS_DIR);
+        const base = external_node_path_default().join(root, INSTALLED_RALPHS_DIR);
         let entries;
         try {
             entries = external_node_fs_default().readdirSync(base);
@@ -9798,7 +9798,7 @@ function resolve_listInstalledRalphs(cwd, home) {
             continue;
         }
         for (const name of entries) {
-            if (isFile(external_node_path_default().join(base, name, resolve_RALPH_MARKER)))
+            if (isFile(external_node_path_default().join(base, name, RALPH_MARKER)))
                 names.add(name);
         }
     }
@@ -9883,7 +9883,7 @@ function argEnvironment(args) {
 function argsInsideWords(run) {
     const found = [];
     const placeholders = new Map();
-    for (const m of run.matchAll(render_PLACEHOLDER_RE))
+    for (const m of run.matchAll(PLACEHOLDER_RE))
         if (m[1] === 'args')
             placeholders.set(m.index ?? 0, m);
     let quote;
@@ -10042,7 +10042,7 @@ function programFound(program, cwd, searchPath) {
     }
 }
 /** The reference's message for a command whose program is missing (it says so when the command runs). */
-const commandNotFound = (name, runString) => `Command '${name}' binary not found: ${pyStrRepr(runString)}. Check the 'commands' field in your ${resolve_RALPH_MARKER} frontmatter.`;
+const commandNotFound = (name, runString) => `Command '${name}' binary not found: ${pyStrRepr(runString)}. Check the 'commands' field in your ${RALPH_MARKER} frontmatter.`;
 /** The problem with a `commands:` entry whose program cannot be found, or undefined. */
 function missingCommandProgram(command, userArgs, dirs, searchPath) {
     const found = commandProgram(command.run, userArgs, dirs);
@@ -10111,7 +10111,7 @@ function lintRalph(file, opts) {
 function inspectRalph(fileArg, opts) {
     let file = fileArg;
     if (opts.text === undefined && validate_isDirectory(external_node_path_default().resolve(opts.cwd, file)))
-        file = external_node_path_default().join(file, resolve_RALPH_MARKER);
+        file = external_node_path_default().join(file, RALPH_MARKER);
     const absolute = external_node_path_default().resolve(opts.cwd, file);
     let text;
     try {
@@ -10144,7 +10144,7 @@ function inspectRalph(fileArg, opts) {
     const rawAgent = field(fm, 'agent');
     let agentArgv = [];
     if (!isNonEmptyString(rawAgent)) {
-        report(`Missing or empty 'agent' field in ${resolve_RALPH_MARKER} frontmatter.`, where(fm, 'agent'));
+        report(`Missing or empty 'agent' field in ${RALPH_MARKER} frontmatter.`, where(fm, 'agent'));
     }
     else {
         try {
@@ -10158,7 +10158,7 @@ function inspectRalph(fileArg, opts) {
         catch (error) {
             if (!(error instanceof ShlexError))
                 throw error;
-            report(`Malformed 'agent' field in ${resolve_RALPH_MARKER} frontmatter: ${error.message}`, where(fm, 'agent'));
+            report(`Malformed 'agent' field in ${RALPH_MARKER} frontmatter: ${error.message}`, where(fm, 'agent'));
         }
     }
     // commands
@@ -10419,7 +10419,7 @@ function readUtf8(file) {
     catch (error) {
         const code = error.code;
         if (code === 'ENOENT')
-            throw new RalphError(`${resolve_RALPH_MARKER} not found at '${file}'.`);
+            throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
         throw new RalphError(`Cannot read ${file}: ${fileProblem(error)}.`);
     }
     try {
@@ -10427,7 +10427,7 @@ function readUtf8(file) {
         return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
     }
     catch {
-        throw new RalphError(`${file}: ${resolve_RALPH_MARKER} is not valid UTF-8 text. Save it as UTF-8.`);
+        throw new RalphError(`${file}: ${RALPH_MARKER} is not valid UTF-8 text. Save it as UTF-8.`);
     }
 }
 function problemOf(file, error) {
@@ -16761,7 +16761,7 @@ const bodyTemplate = (body) => pyStrip(stripHtmlComments(pyStrip(body)));
 function loopPlaceholdersUsed(inputs) {
     const template = inputs.body !== undefined ? bodyTemplate(inputs.body) : promptTemplate(inputs.ralphText);
     const used = new Set();
-    for (const match of template.matchAll(render_PLACEHOLDER_RE)) {
+    for (const match of template.matchAll(PLACEHOLDER_RE)) {
         if (match[1] === 'ralph' && LOOP_PLACEHOLDERS.includes(match[2]))
             used.add(match[2]);
     }
@@ -20366,7 +20366,7 @@ async function runWithConsole(config, settings, io) {
  * probably meant to be.
  */
 function warnUnreadArgs(ralph, userArgs, io) {
-    const read = args_argsRead(ralph.file, (0,external_node_fs_namespaceObject.readFileSync)(ralph.file, 'utf8'));
+    const read = argsRead(ralph.file, (0,external_node_fs_namespaceObject.readFileSync)(ralph.file, 'utf8'));
     if (read === undefined)
         return;
     for (const name of Object.keys(ralph.argValues)) {
@@ -20383,7 +20383,7 @@ async function runCommand(args, io) {
     if (pathArg === undefined)
         throw new UsageError("Missing argument 'PATH'.");
     const settings = loopSettings(options, typed);
-    const resolved = resolve_resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
+    const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
     if (resolved.notice)
         io.stdout(`${resolved.notice}\n`);
     const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true });
@@ -20516,7 +20516,7 @@ async function promptCommand(args, io) {
     const iteration = options.iteration ?? 1;
     if (iteration < 1)
         throw new RalphError(`'--iteration' must be a positive integer, got ${iteration}.`);
-    const resolved = resolve_resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
+    const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
     const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, skipAgentLookup: true });
     const maxIterations = options.n;
     const config = loopConfig({
@@ -20638,168 +20638,10 @@ function helpFor(command) {
     return COMMAND_HELP[command] ?? HELP;
 }
 
-;// CONCATENATED MODULE: ./src/ralph/installed.ts
-// The ralphs a comment or a label may name: those installed in the project (`.agents/ralphs/<name>/`).
-// Followed through symlinks, the folder, its RALPH.md and the guardrails file it reads must all stay inside
-// the project, so a name never reaches a file elsewhere on the runner (another ralph, a secret the prompt
-// would carry). What is refused is not listed either.
-
-
-
-
-/** Arg names the action fills itself; a `/ralph` comment may not set them. */
-const RESERVED_ARGS = (/* unused pure expression or super */ null && (['task', 'task_file']));
-/**
- * The one containment rule for every ralph the action loads (a comment's or a label's name, `mode: list`, the
- * `ralph` input, a hunt): followed through links, its folder, its RALPH.md and the guardrails file it reads
- * stay inside the project. `named` is the folder as it was named (before links are followed), so a refusal
- * names the link that leaves.
- */
-function ralphInProject(projectRoot, named) {
-    let root;
-    let dir;
-    let file;
-    try {
-        root = (0,external_node_fs_namespaceObject.realpathSync)(projectRoot);
-        dir = (0,external_node_fs_namespaceObject.realpathSync)(named);
-        file = (0,external_node_fs_namespaceObject.realpathSync)(external_node_path_default().join(dir, resolve_RALPH_MARKER));
-        if (!(0,external_node_fs_namespaceObject.statSync)(file).isFile())
-            return { problem: `${shown(projectRoot, named)} holds no ${resolve_RALPH_MARKER}` };
-    }
-    catch {
-        return { problem: `${shown(projectRoot, named)} holds no ${resolve_RALPH_MARKER}` };
-    }
-    const leaves = (what, real) => {
-        const link = linkOnPath(projectRoot, what);
-        return {
-            problem: link
-                ? `${shown(projectRoot, link)} is a link to ${real}, outside the project: a ralph's files must be the project's own`
-                : `${shown(projectRoot, what)} is outside the project: a ralph's files must be the project's own`
-        };
-    };
-    if (!installed_isInside(dir, root))
-        return leaves(named, dir);
-    if (!installed_isInside(file, root))
-        return leaves(external_node_path_default().join(named, resolve_RALPH_MARKER), file);
-    const guardrails = guardrailsOf(file);
-    if (guardrails !== undefined) {
-        let real;
-        try {
-            real = (0,external_node_fs_namespaceObject.realpathSync)(external_node_path_default().resolve(root, guardrails));
-        }
-        catch {
-            real = undefined; // not written yet: the loop creates it inside the work tree
-        }
-        if (real !== undefined && !installed_isInside(real, root))
-            return {
-                problem: `${shown(projectRoot, named)} reads its guardrails from ${guardrails}, which leads outside the project (a link to ${real})`
-            };
-    }
-    return { dir, file };
-}
-/** The installed ralph's real folder, or why the name does not name one a trigger may run. */
-function installedRalph(projectRoot, name) {
-    const missing = { problem: `there is no ralph called ${'`'}${name}${'`'} in ${resolve_INSTALLED_RALPHS_DIR}/` };
-    if (!NAME_RE.test(name))
-        return missing;
-    const named = external_node_path_default().join(projectRoot, resolve_INSTALLED_RALPHS_DIR, name);
-    const contained = ralphInProject(projectRoot, named);
-    if (!('problem' in contained))
-        return { dir: contained.dir };
-    return isFileThrough(external_node_path_default().join(named, resolve_RALPH_MARKER))
-        ? { problem: `the ralph ${'`'}${name}${'`'} cannot be started: ${contained.problem}` }
-        : missing;
-}
-/**
- * What the `ralph` input names (a folder, a RALPH.md, or an installed ralph's name), resolved as the CLI
- * resolves it, and held to ralphInProject: a ralph in the home folder is not the project's either.
- */
-function inputRalph(projectRoot, input) {
-    const resolved = resolveRalphPath(input, { cwd: projectRoot, home: homedir() });
-    const typed = path.resolve(projectRoot, input);
-    const named = resolved.resolvedFrom === 'home'
-        ? resolved.dir
-        : resolved.resolvedFrom === 'project'
-            ? path.join(projectRoot, INSTALLED_RALPHS_DIR, input)
-            : path.basename(typed) === RALPH_MARKER && isFileThrough(typed)
-                ? path.dirname(typed)
-                : typed;
-    const contained = ralphInProject(projectRoot, named);
-    return 'problem' in contained ? contained : resolved;
-}
-/** The project's installed ralphs that a comment or label can name (those installedRalph accepts). */
-function availableRalphs(projectRoot) {
-    return listInstalledRalphs(projectRoot, '/nonexistent').filter(name => 'dir' in installedRalph(projectRoot, name));
-}
-/**
- * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
- * prompt or a command), without the ones the action sets. Undefined when the file cannot be read or parsed:
- * the plan reports that problem itself.
- */
-function argsOf(ralph, projectRoot) {
-    try {
-        const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: homedir() });
-        return argsRead(file, readFileSync(file, 'utf8'))?.filter(name => !RESERVED_ARGS.includes(name));
-    }
-    catch {
-        return undefined;
-    }
-}
-/** The `{{ args.NAME }}` names in a template (a ralph-less run's prompt), without the ones the action sets. */
-function argsIn(template) {
-    const names = new Set();
-    for (const m of template.matchAll(PLACEHOLDER_RE))
-        if (m[1] === 'args')
-            names.add(m[2]);
-    return [...names].filter(name => !RESERVED_ARGS.includes(name));
-}
-function guardrailsOf(file) {
-    try {
-        const value = readFrontmatter(file, (0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8')).data.get('guardrails');
-        return typeof value === 'string' && value.trim() ? value : undefined;
-    }
-    catch {
-        return undefined; // a broken ralph: the plan reports it with its line
-    }
-}
-/** The first link on the way from the project root to `target` (which is under the root as named). */
-function linkOnPath(projectRoot, target) {
-    const relative = external_node_path_default().relative(projectRoot, target);
-    if (relative.startsWith('..') || external_node_path_default().isAbsolute(relative))
-        return undefined;
-    let at = projectRoot;
-    for (const part of relative.split((external_node_path_default()).sep)) {
-        at = external_node_path_default().join(at, part);
-        try {
-            if ((0,external_node_fs_namespaceObject.lstatSync)(at).isSymbolicLink())
-                return at;
-        }
-        catch {
-            return undefined;
-        }
-    }
-    return undefined;
-}
-/** A path for a message: relative to the project when inside it as named. */
-function shown(projectRoot, p) {
-    const relative = external_node_path_default().relative(projectRoot, p);
-    return relative && !relative.startsWith('..') && !external_node_path_default().isAbsolute(relative) ? relative : p;
-}
-function isFileThrough(p) {
-    try {
-        return (0,external_node_fs_namespaceObject.statSync)(p).isFile();
-    }
-    catch {
-        return false;
-    }
-}
-const installed_isInside = (child, parent) => child === parent || child.startsWith(parent.endsWith((external_node_path_default()).sep) ? parent : parent + (external_node_path_default()).sep);
-
 ;// CONCATENATED MODULE: ./src/cli/list.ts
 // `ralph-action list` (and the action's `mode: list`): the repository's installed ralphs as JSON for a
 // `strategy.matrix`. The shape is `{"ralph":["a","b"]}`: a matrix with one vector, so
 // `strategy: { matrix: ${{ fromJSON(needs.list.outputs.matrix) }} }` gives each job `matrix.ralph`.
-
 
 
 /** GitHub runs at most 256 jobs from one matrix. */
@@ -20807,23 +20649,16 @@ const MAX_MATRIX_JOBS = 256;
 /**
  * The project's own ralphs (`<projectRoot>/.agents/ralphs/<name>/RALPH.md`): a matrix job runs on a runner
  * whose home has none of the user's. Names outside letters, digits, - and _ are left out, so a matrix
- * value is safe in a branch name, a concurrency group or an expression; so are ralphs whose files leave the
- * project through a link (ralph/installed.ts).
+ * value is safe in a branch name, a concurrency group or an expression.
  */
 function ralphMatrix(projectRoot) {
     const names = [];
     const skipped = [];
-    for (const name of resolve_listInstalledRalphs(projectRoot, '/nonexistent')) {
-        if (!NAME_RE.test(name)) {
-            skipped.push(`${JSON.stringify(name)}: a ralph's name may only hold letters, digits, - and _`);
-            continue;
-        }
-        // The same containment rule as every other door: a ralph whose files leave the project is not listed.
-        const installed = installedRalph(projectRoot, name);
-        if ('problem' in installed)
-            skipped.push(`${name}: ${installed.problem}`);
-        else
+    for (const name of listInstalledRalphs(projectRoot, '/nonexistent')) {
+        if (NAME_RE.test(name))
             names.push(name);
+        else
+            skipped.push(`${JSON.stringify(name)}: a ralph's name may only hold letters, digits, - and _`);
     }
     for (const name of names.splice(MAX_MATRIX_JOBS))
         skipped.push(`${name}: a matrix runs at most ${MAX_MATRIX_JOBS} jobs`);
@@ -20901,7 +20736,7 @@ async function validateCommand(args, io) {
     const [pathArg, ...userArgs] = rest;
     if (pathArg === undefined)
         throw new UsageError("Missing argument 'PATH'.");
-    const resolved = resolve_resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
+    const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
     const { problems, warnings } = lintRalph(resolved.file, {
         cwd: io.cwd,
         env: io.env,
