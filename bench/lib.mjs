@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process'
 import {
   chmodSync,
   copyFileSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -20,6 +21,10 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const BUILT_CLI = process.env.BENCH_CLI
   ? path.resolve(process.env.BENCH_CLI)
   : path.join(ROOT, 'dist', 'cli', 'index.js')
+/** The Node the action ships on (action.yml: node24), as `npm run test:e2e` fetches it; else this Node. */
+export const ACTION_NODE =
+  [path.join(ROOT, '.tool-cache', 'node24', 'bin', 'node')].find(file => existsSync(file)) ?? process.execPath
+
 /** What the measurements run: a copy of BUILT_CLI once `snapshotCli()` has been called. */
 export let CLI = BUILT_CLI
 

@@ -19,6 +19,7 @@ const MEASUREMENTS = {
   isolation: './isolation.mjs',
   install: './install.mjs',
   proxy: './proxy.mjs',
+  hunt: './hunt.mjs',
   // Experiments: run only when named.
   spawner: './spawner.mjs'
 }

@@ -42026,14 +42026,23 @@ function isExecutableFile(file, cwd) {
 // agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
 // secure_path and deny-lists change nothing about what the agent gets.
 /**
- * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS [REACH...]` prints `user UID GID`,
+ * A run holds its agent's user for its whole length: HOLDER (`PID:START` of the action's process) is written
+ * to /run/ralph-action/agent-users/USER. A live other holder makes prepare and claim print `busy PID` and exit
+ * 1, so two runs on one machine never share a uid (each kills every process of its uid).
+ *
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS HOLDER [REACH...]` takes USER for
+ * HOLDER and prints `user UID GID`,
  * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
  * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
  * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
  *
- * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE [MODE PATH]...` gives back what the
- * agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the HOME,
- * and prints `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
+ * holds it: post, after a killed main, holds the user before it kills what is left of it.
+ *
+ * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER [MODE PATH]...` gives back
+ * what the agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the
+ * HOME and HOLDER's hold on USER, and prints `problem MESSAGE` for what it could not do. Every process of UID
+ * must be dead by then.
  */
 const PRIVILEGED = `
 set -u
@@ -42043,9 +42052,31 @@ problem() { printf 'problem %s\\n' "$*"; }
 as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
 # The entries of the work tree, .git left out: it stays the owner's, readable only.
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
+holds=/run/ralph-action/agent-users
+# Whether PID:START names a process that is running (the start time tells a reused pid apart).
+alive() {
+  local stat rest
+  stat=$(cat "/proc/\${1%%:*}/stat" 2>/dev/null) || return 1
+  rest=\${stat##*) }
+  set -- "\${1#*:}" $rest
+  [ "$1" = "\${21}" ]
+}
+# take USER HOLDER [WAS]: one taker at a time on this machine (flock), the hold kept while its holder lives.
+take() {
+  local file="$holds/$1" held
+  mkdir -p -m 0755 "$holds" && exec 9>>"$holds/.lock" && flock 9 || fail "could not hold the user $1 in $holds"
+  held=$(cat -- "$file" 2>/dev/null)
+  if [ -n "$held" ] && [ "$held" != "$2" ] && [ "$held" != "\${3:-}" ] && alive "$held"; then
+    printf 'busy %s\\n' "\${held%%:*}"
+    exit 1
+  fi
+  printf '%s\\n' "$2" > "$file" || fail "could not hold the user $1 in $holds"
+  exec 9>&-
+}
 step=$1; shift
 if [ "$step" = prepare ]; then
-  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7; shift 7
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7 holder=$8; shift 8
+  take "$user" "$holder"
   if ! id -u "$user" >/dev/null 2>&1; then
     out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
       fail "useradd could not create the user $user: $out"
@@ -42088,8 +42119,10 @@ if [ "$step" = prepare ]; then
   if [ -n "$program" ] && ! as_agent test -x "$program"; then
     fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
   fi
+elif [ "$step" = claim ]; then
+  take "$1" "$2" "$3"
 elif [ "$step" = release ]; then
-  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7; shift 7
+  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7 user=$8 holder=$9; shift 9
   mapfile -d '' -t found < <(entries)
   if [ \${#found[@]} -gt 0 ]; then
     # A setuid file the agent made must not become one of the owner's.
@@ -42099,6 +42132,7 @@ elif [ "$step" = release ]; then
   chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
   rm -rf -- "$home" || problem "could not remove $home"
+  [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
 else
   fail "unknown step $step"
 fi
@@ -42219,6 +42253,18 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const BASH = ['bash', '--norc', '--noprofile', '-c'];
 /** Rounds of kill(-1) before a uid that keeps forking is reported. */
 const KILL_ROUNDS = 20;
+/** Another run on this machine holds the agent's user. */
+class UserBusy extends Error {
+    pid;
+    constructor(pid) {
+        super(`held by pid ${pid}`);
+        this.pid = pid;
+    }
+}
+/** Users the default name may take when another run holds it: ralph-agent, ralph-agent-2, … */
+const DEFAULT_USERS = 8;
+/** This process as a holder of the agent's user: its pid and start time (a reused pid is not it). */
+const thisHolder = () => `${process.pid}:${processIdentity(process.pid) ?? ''}`;
 /** Isolation could not be set up: the message is one line that says why and what to do. */
 class IsolationError extends Error {
     constructor(message) {
@@ -42270,6 +42316,9 @@ async function privileged(privilege, args) {
     const error = lines.find(line => line.startsWith('error '));
     if (error)
         throw new IsolationError(error.slice('error '.length));
+    const busy = lines.find(line => line.startsWith('busy '));
+    if (busy)
+        throw new UserBusy(Number(busy.slice('busy '.length)));
     if (result.exitCode !== 0) {
         const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0];
         throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`);
@@ -42286,6 +42335,27 @@ const inside = (child, parent) => {
  */
 async function isolateAgent(options) {
     const name = options.user ?? DEFAULT_AGENT_USER;
+    // The default name stands for any of ours: a run that finds it held takes the next one.
+    const names = name === DEFAULT_AGENT_USER
+        ? Array.from({ length: DEFAULT_USERS }, (_, i) => (i === 0 ? name : `${name}-${i + 1}`))
+        : [name];
+    for (const [i, candidate] of names.entries()) {
+        try {
+            return await isolateAs(candidate, options);
+        }
+        catch (error) {
+            if (!(error instanceof UserBusy))
+                throw error;
+            if (i === names.length - 1)
+                throw new IsolationError(names.length > 1
+                    ? `The agent's users ${name} to ${candidate} are all held by other runs on this machine (the last by pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`
+                    : `The agent's user ${name} is held by another run on this machine (pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`);
+            options.log?.(`The agent's user ${candidate} is held by another run (pid ${error.pid}): trying ${names[i + 1]}.`);
+        }
+    }
+    throw new IsolationError('no agent user was tried');
+}
+async function isolateAs(name, options) {
     if (!AGENT_USER_NAME.test(name))
         throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
     const workTree = external_node_path_default().resolve(options.workTree);
@@ -42299,6 +42369,7 @@ async function isolateAgent(options) {
             throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
     const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
     const home = `${HOMES}/${name}`;
+    const holder = thisHolder();
     // Staged by the action's own user (it reads its own files as itself), copied in by prepare as root.
     const staged = stageSettings(options.settings ?? []);
     if (staged.dir && /[\n\r]/.test(staged.dir))
@@ -42314,6 +42385,7 @@ async function isolateAgent(options) {
             (process.getgroups?.() ?? [owner.gid]).join(','),
             options.program ?? '',
             staged.dir ?? '',
+            holder,
             ...(options.reach ?? [])
         ]);
     }
@@ -42340,6 +42412,7 @@ async function isolateAgent(options) {
     });
     const state = {
         user: { name, uid, gid, home },
+        holder,
         privilege: options.privilege,
         workTree,
         owner,
@@ -42449,6 +42522,18 @@ function isolation(state, log) {
     };
     const release = async () => {
         const problems = [];
+        // Held first (post takes over from a killed main): a run that took the user since is left alone.
+        const holder = thisHolder();
+        try {
+            await privileged(state.privilege, ['claim', state.user.name, holder, state.holder]);
+        }
+        catch (error) {
+            if (error instanceof UserBusy)
+                return [
+                    `the agent's user ${state.user.name} is held by another run (pid ${error.pid}) since this one ended: its processes and HOME are that run's, left alone`
+                ];
+            return [error.message];
+        }
         try {
             await killAll();
         }
@@ -42467,6 +42552,8 @@ function isolation(state, log) {
                 String(owner.gid),
                 String(top.gid),
                 top.mode,
+                user.name,
+                holder,
                 ...state.opened.flatMap(o => [o.mode, o.path])
             ]);
             for (const line of lines)
@@ -47784,6 +47871,30 @@ function argsInsideWords(run) {
     return found;
 }
 
+;// CONCATENATED MODULE: ./src/text/closest.ts
+// The word a person probably meant: the nearest of the known ones, when it is near enough to be a typo.
+/** Edits (insert, delete, replace) that turn `a` into `b`. */
+function editDistance(a, b) {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const next = [i];
+        for (let j = 1; j <= b.length; j++)
+            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        row = next;
+    }
+    return row[b.length];
+}
+/** The known word nearest to `typed`, within `most` edits (the first of equals); undefined when none is. */
+function closest_closest(typed, known, most = 2) {
+    let best;
+    for (const word of known) {
+        const edits = editDistance(typed, word);
+        if (edits <= most && (!best || edits < best.edits))
+            best = { word, edits };
+    }
+    return best?.word;
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/which.ts
 // The program lookup is proc's (the isolated spawn needs it too); the format checks the agent with it.
 
@@ -47898,6 +48009,8 @@ function programs_missingAgentProgram(agentArgv, cwd, searchPath) {
 
 
 
+
+
 /** The reference's default command timeout, in seconds. */
 const DEFAULT_COMMAND_TIMEOUT = 60;
 /** Our default check timeout, in seconds. */
@@ -47925,6 +48038,73 @@ function lintRalph(file, opts) {
     const { problems, warnings } = inspectRalph(file, opts);
     return { problems, warnings: warnings ?? [] };
 }
+/** Every key a runtime reads: ralphify's, then ours. */
+const KNOWN_KEYS = [
+    'agent',
+    'commands',
+    'args',
+    'credit',
+    'checks',
+    'checks_parallel',
+    'completion_tag',
+    'guardrails',
+    'presets'
+];
+/** Args the action fills for a run on an issue, whether the ralph declares them or not. */
+const ACTION_ARGS = ['task', 'task_file'];
+/** Keys no runtime reads (`chek:` leaves a ralph without gates): one warning each, with the key meant. */
+function unknownKeys(file, fm, positions) {
+    const found = [];
+    for (const key of fm.keys()) {
+        const name = String(key);
+        if (KNOWN_KEYS.includes(name))
+            continue;
+        const meant = closest_closest(name, KNOWN_KEYS, Math.min(2, Math.max(1, name.length - 2)));
+        found.push({
+            file,
+            ...positions.entry(fm, key).key,
+            exitCode: 1,
+            rule: 'unknown-key',
+            message: `Unknown frontmatter key '${name}'${meant ? `: did you mean '${meant}'?` : ''} No runtime reads it, so it changes nothing.`
+        });
+    }
+    return found;
+}
+/**
+ * `{{ commands.X }}` with no command X, and `{{ args.X }}` with X not among the declared args: each renders
+ * as nothing. Args are checked only when the ralph declares them (else any --X fills one); placeholders in
+ * HTML comments are dropped before rendering, so they do not count.
+ */
+function namingNothing(file, split, commands, declared) {
+    const body = split.body;
+    const comments = [...body.matchAll(/<!--[\s\S]*?-->/g)].map(m => [m.index, m.index + m[0].length]);
+    const found = [];
+    for (const match of body.matchAll(PLACEHOLDER_RE)) {
+        const [, kind, name] = match;
+        if (comments.some(([from, to]) => match.index >= from && match.index < to))
+            continue;
+        const known = kind === 'commands'
+            ? commands.map(c => c.name)
+            : kind === 'args' && declared !== null
+                ? [...declared, ...ACTION_ARGS]
+                : undefined;
+        if (!known || known.includes(name))
+            continue;
+        const before = body.slice(0, match.index);
+        const line = split.bodyStartLine + (before.match(/\n/g)?.length ?? 0);
+        const column = match.index - before.lastIndexOf('\n');
+        const meant = closest_closest(name, known);
+        found.push({
+            file,
+            line,
+            column,
+            exitCode: 1,
+            rule: 'names-nothing',
+            message: `${match[0]} names no ${kind === 'commands' ? 'command' : 'declared arg'}${meant ? ` (did you mean ${kind}.${meant}?)` : ''}, so it renders as nothing.`
+        });
+    }
+    return found;
+}
 function inspectRalph(fileArg, opts) {
     let file = fileArg;
     if (opts.text === undefined && validate_isDirectory(external_node_path_default().resolve(opts.cwd, file)))
@@ -47940,9 +48120,10 @@ function inspectRalph(fileArg, opts) {
     }
     let fm;
     let positions;
+    let split;
     try {
         ;
-        ({ data: fm, positions } = readFrontmatter(file, text));
+        ({ data: fm, positions, split } = readFrontmatter(file, text));
     }
     catch (error) {
         if (!(error instanceof RalphError))
@@ -48000,6 +48181,7 @@ function inspectRalph(fileArg, opts) {
                 file,
                 ...(pos.value ?? pos.key),
                 exitCode: 1,
+                rule: 'arg-in-word',
                 message: `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
                     `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
                     `$${argEnvName(arg.name)} in a script.`
@@ -48112,6 +48294,7 @@ function inspectRalph(fileArg, opts) {
                 report(missing, runPosition('checks', index));
         });
     }
+    warnings.push(...unknownKeys(file, fm, positions), ...namingNothing(file, split, commands, declared));
     if (problems.length > 0)
         return { problems, warnings };
     // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
@@ -50963,7 +51146,9 @@ function charts(status) {
 // The run record, written as the loop goes so a killed run keeps everything up to the iteration in flight:
 // progress.md (for people), status.json (the whole typed status, replaced atomically), and
 // logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
-// Writes are synchronous: they are small, and a crash between two of them leaves valid files.
+// Writes are synchronous, but for status.json while the loop runs: it is replaced off the main thread, one
+// write at a time, later ones coalesced; the last one is awaited before the record is finished.
+
 
 
 
@@ -51163,7 +51348,7 @@ class IterationsJson {
     }
 }
 /** Writes `pieces` to a new `file` (writev: the iterations' bytes are never copied into one string). */
-function writeAll(file, pieces) {
+function writeAllSync(file, pieces) {
     const fd = (0,external_node_fs_.openSync)(file, 'w');
     try {
         const rest = pieces.filter(piece => piece.length > 0);
@@ -51180,9 +51365,31 @@ function writeAll(file, pieces) {
         (0,external_node_fs_.closeSync)(fd);
     }
 }
+/** The same, without blocking the event loop. */
+async function writeAll(file, pieces) {
+    const handle = await (0,promises_.open)(file, 'w');
+    try {
+        let rest = pieces.filter(piece => piece.length > 0);
+        while (rest.length > 0) {
+            let { bytesWritten: written } = await handle.writev(rest);
+            rest = [...rest];
+            while (rest.length > 0 && written >= rest[0].length)
+                written -= rest.shift().length;
+            if (rest.length > 0 && written > 0)
+                rest[0] = rest[0].subarray(written);
+        }
+    }
+    finally {
+        await handle.close();
+    }
+}
 class RunRecord {
     dir;
     iterations = new IterationsJson();
+    /** The status.json write in flight, the status to write after it, and a failure not yet reported. */
+    writing;
+    next;
+    failed;
     constructor(dir) {
         this.dir = dir;
     }
@@ -51191,7 +51398,8 @@ class RunRecord {
         (0,external_node_fs_.mkdirSync)(external_node_path_default().join(dir, 'logs'), { recursive: true });
         const record = new RunRecord(dir);
         (0,external_node_fs_.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), header(status));
-        record.writeStatus(status);
+        // The first status.json is there at once: a post step after an early kill reads it.
+        record.writeStatusNow(status);
         return record;
     }
     /** A record written earlier, e.g. to finish one whose loop was killed (the action's post step). */
@@ -51217,11 +51425,50 @@ class RunRecord {
      * Replaces status.json atomically (write, then rename), so readers never see half a file. It is
      * rewritten after every iteration, so it is compact while the loop runs and indented once finished.
      * Iteration records are final once they are in `status.iterations`: each is serialised only once.
+     * The write happens off the main thread: one at a time, and calls made meanwhile become one write of the
+     * status as it is when that write starts. A failure is thrown by the next call, or by flush().
      */
     writeStatus(status) {
+        this.throwFailure();
+        this.next = status;
+        this.writing ??= this.drain();
+    }
+    /** Waits for status.json to hold the last status given; throws a write's failure. */
+    async flush() {
+        while (this.writing)
+            await this.writing;
+        this.throwFailure();
+    }
+    async drain() {
         const file = external_node_path_default().join(this.dir, STATUS_FILE);
         const temp = `${file}.${process.pid}.tmp`;
-        writeAll(temp, this.statusJson(status));
+        try {
+            for (let status = this.next; status; status = this.next) {
+                this.next = undefined;
+                // Serialised when the write starts (the iterations' bytes are reused, so never during one).
+                await writeAll(temp, this.statusJson(status));
+                await (0,promises_.rename)(temp, file);
+            }
+        }
+        catch (error) {
+            this.next = undefined;
+            this.failed = error;
+        }
+        finally {
+            this.writing = undefined;
+        }
+    }
+    throwFailure() {
+        const failed = this.failed;
+        if (failed === undefined)
+            return;
+        this.failed = undefined;
+        throw failed;
+    }
+    writeStatusNow(status) {
+        const file = external_node_path_default().join(this.dir, STATUS_FILE);
+        const temp = `${file}.${process.pid}.tmp`;
+        writeAllSync(temp, this.statusJson(status));
         (0,external_node_fs_.renameSync)(temp, file);
     }
     /** The pieces of `JSON.stringify(status)` (indented once finished) and a final newline. */
@@ -51247,9 +51494,11 @@ class RunRecord {
     }
     /**
      * Rewrites progress.md to open with the outcome and the overview, the iterations' sections (written as
-     * the loop went) after them, and writes the final status.json. The sections are copied, never held whole.
+     * the loop went) after them, and writes the final status.json, after any write still in flight. The
+     * sections are copied, never held whole.
      */
-    finish(result) {
+    async finish(result) {
+        await this.flush();
         const file = external_node_path_default().join(this.dir, PROGRESS_FILE);
         const temp = `${file}.${process.pid}.tmp`;
         const out = (0,external_node_fs_.openSync)(temp, 'w');
@@ -51261,7 +51510,7 @@ class RunRecord {
             (0,external_node_fs_.closeSync)(out);
         }
         (0,external_node_fs_.renameSync)(temp, file);
-        this.writeStatus(result);
+        this.writeStatusNow(result);
     }
 }
 /** Where progress.md's first section starts: the baseline's, else the first iteration's. */
@@ -51799,7 +52048,7 @@ async function runLoop(config, ports = {}) {
     };
     delete result.inFlight;
     updateCost(result, meter);
-    record.finish(result);
+    await record.finish(result);
     emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result });
     return result;
 }
@@ -53431,6 +53680,10 @@ function ralphNameOf(input) {
 ;// CONCATENATED MODULE: ./src/trigger/hunt.ts
 
 
+/** A hunt: a run that no issue or pull request asked for (schedule, workflow_dispatch, push). */
+const isHunt = (trigger) => ['schedule', 'workflow_dispatch', 'push'].includes(trigger.event) &&
+    trigger.issueNumber === undefined &&
+    trigger.pr === undefined;
 /** The branch a ralph's hunts work on: the action's default branch for a ralph. */
 const huntBranch = (ralphName) => `ralph/${ralphName}`;
 // Branches of `/ralph` runs on issues are a person's request, not a hunt: not counted against the cap.
@@ -53520,6 +53773,7 @@ function toRalphPull(p) {
 // Command-line parsing with the reference CLI's (click's) semantics, so `ralph-action run` is a drop-in for
 // `ralph run`: options may stand anywhere (interspersed), unknown options are kept as user args, and the
 // first `--` is consumed.
+
 
 class UsageError extends Error {
     constructor(message) {
@@ -53642,27 +53896,9 @@ function formatOptions(specs) {
     return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n');
 }
 /** Edits (insertions, deletions, substitutions) from `a` to `b`. */
-function distance(a, b) {
-    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-        const next = [i];
-        for (let j = 1; j <= b.length; j++)
-            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-        row = next;
-    }
-    return row[b.length];
-}
 /** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
 function closeOption(token, specs) {
-    const typed = token.split('=')[0];
-    let best;
-    for (const spec of specs)
-        for (const name of spec.names.filter(n => n.startsWith('--'))) {
-            const edits = distance(typed, name);
-            if (edits <= 2 && (!best || edits < best.edits))
-                best = { name, edits };
-        }
-    return best?.name;
+    return closest(token.split('=')[0], specs.flatMap(spec => spec.names.filter(n => n.startsWith('--'))));
 }
 
 ;// CONCATENATED MODULE: ./src/cli/list.ts
@@ -53889,7 +54125,7 @@ function readInputs(env = process.env) {
     const inputs = {
         checks: read.lines('checks'),
         baseline: read.boolean('baseline', true),
-        skipIfGreen: read.boolean('skip-if-green', false),
+        skipIfGreen: skipIfGreenMode(read.text('skip-if-green')),
         args,
         maxIterations: read.positiveInteger('max-iterations') ?? 10,
         // Read here, in the inputs' order, so the first bad one is the one named.
@@ -53978,6 +54214,16 @@ function listInputs(read) {
         agentUser: DEFAULT_AGENT_USER
     };
 }
+/** `skip-if-green`: auto (the default: on for a hunt's ralph), true or false. */
+function skipIfGreenMode(value) {
+    if (value === undefined || value === 'auto')
+        return 'auto';
+    if (['true', 'True', 'TRUE'].includes(value))
+        return true;
+    if (['false', 'False', 'FALSE'].includes(value))
+        return false;
+    throw new InputError(`Input 'skip-if-green' must be auto, true or false, got ${inputs_quote(value)}.`);
+}
 /** `model-proxy`: auto (the default: on for a preset whose key the job holds), or a YAML boolean. */
 function modelProxyMode(value) {
     if (value === undefined || value.toLowerCase() === 'auto')
@@ -54004,6 +54250,7 @@ function modelProxyInputs(given) {
 // From the inputs and the run's context to a plan: the project root, the validated ralph (or the inline
 // task), the LoopConfig, the branch, the artifact's name. Everything a user can get wrong fails here, as one
 // line naming the file and line or the input, before any agent runs.
+
 
 
 
@@ -54081,6 +54328,13 @@ function ralphTask(file) {
 function deliveryMarginSeconds(maxTimeSeconds) {
     return Math.min(5 * 60, maxTimeSeconds / 10);
 }
+/**
+ * skip-if-green auto: a hunt's ralph is a "make the gates green" task, so a green start has nothing to do; a
+ * comment's, a label's or a pull request's task, and a prompt, may be more than its gates.
+ */
+function greenIsDone(trigger, inputs) {
+    return trigger !== undefined && isHunt(trigger) && inputs.prompt === undefined;
+}
 /** Builds the plan; throws InputError or PlanError with a one-line message. */
 function makePlan(inputs, context, env = process.env, trigger) {
     const workspace = (0,external_node_fs_.realpathSync)(context.workspace);
@@ -54137,8 +54391,13 @@ function makePlan(inputs, context, env = process.env, trigger) {
             ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env, lookup) };
         }
         task = { name: ralph.name, file: relativeTo(workspace, ralph.file), text: ralphTask(ralph.file) };
+        // A key no runtime reads, or a placeholder that names nothing, silently changes what runs (`chek:` leaves
+        // the loop without gates): the action does not run such a ralph (the CLI's run, like ralphify, warns).
+        const silent = loadedRalph?.warnings.find(w => w.rule === 'unknown-key' || w.rule === 'names-nothing');
+        if (silent)
+            throw ralphProblem(new RalphError(silent.message, 1, [silent]), workspace, root);
         // Values from people (a comment's args, an issue's text) must never reach a command inside a word.
-        const unsafe = loadedRalph?.warnings[0];
+        const unsafe = loadedRalph?.warnings.find(w => w.rule === 'arg-in-word');
         if (unsafe) {
             const fromPeople = trigger !== undefined && (trigger.task !== '' || Object.keys(trigger.args).length > 0);
             const problem = ralphProblem(new RalphError(unsafe.message, 1, [
@@ -54185,7 +54444,11 @@ function makePlan(inputs, context, env = process.env, trigger) {
             throw new InputError(`Input 'checks': ${missing}`);
     }
     const checks = [...ralph.checks, ...added];
-    const problem = gateSettingsProblem({ ...inputs, checks });
+    // auto turns it on only where it can work: gates, and the baseline that runs them first.
+    const skipIfGreen = inputs.skipIfGreen === 'auto'
+        ? greenIsDone(trigger, inputs) && checks.length > 0 && inputs.baseline
+        : inputs.skipIfGreen;
+    const problem = gateSettingsProblem({ checks, baseline: inputs.baseline, skipIfGreen });
     if (problem)
         throw new InputError(problem);
     if (delivered)
@@ -54236,7 +54499,7 @@ function makePlan(inputs, context, env = process.env, trigger) {
         recordDir,
         presets: inputs.presets && (ralph.presets ?? true),
         baseline: inputs.baseline,
-        skipIfGreen: inputs.skipIfGreen,
+        skipIfGreen,
         ...(inputs.parallelChecks !== undefined ? { parallelChecks: inputs.parallelChecks } : {}),
         ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
         ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
@@ -54384,9 +54647,6 @@ function listMode(inputs, context) {
     core/* info */.pq(`${m.count} ralph${m.count === 1 ? '' : 's'} for the matrix: ${JSON.stringify(m.matrix)}`);
     return { outputs: { matrix: JSON.stringify(m.matrix), count: String(m.count) }, finished: true };
 }
-const isHunt = (trigger) => ['schedule', 'workflow_dispatch', 'push'].includes(trigger.event) &&
-    trigger.issueNumber === undefined &&
-    trigger.pr === undefined;
 /**
  * What started the run decides whether a loop runs. Answers the trigger's run, or why the step is over
  * (no agent runs either way).
@@ -55655,7 +55915,9 @@ function actionLogger(config, out = stdoutWriter) {
             case 'loop_started': {
                 const b = event.status.budgets;
                 const limits = [
-                    b.maxIterations !== undefined ? `at most ${b.maxIterations} iterations` : undefined,
+                    b.maxIterations !== undefined
+                        ? `at most ${b.maxIterations} iteration${b.maxIterations === 1 ? '' : 's'}`
+                        : undefined,
                     b.maxTimeSeconds !== undefined ? `${overview_formatDuration(b.maxTimeSeconds * 1000)} in all` : undefined,
                     b.maxCostUsd !== undefined ? `$${b.maxCostUsd}` : undefined,
                     b.agentTimeoutSeconds !== undefined
@@ -56600,7 +56862,7 @@ async function finaliseTracking(state, status) {
     }
 }
 /** Finishes a record whose loop was killed: status.json says `running`. Answers the status as it ends. */
-function finishKilledRecord(recordDir, now = Date.now()) {
+async function finishKilledRecord(recordDir, now = Date.now()) {
     const file = external_node_path_default().join(recordDir, STATUS_FILE);
     if (!(0,external_node_fs_.existsSync)(file))
         return undefined;
@@ -56620,7 +56882,7 @@ function finishKilledRecord(recordDir, now = Date.now()) {
         success: false
     };
     delete result.inFlight;
-    RunRecord.open(recordDir).finish(result);
+    await RunRecord.open(recordDir).finish(result);
     return result;
 }
 function uploadWanted() {
@@ -56651,7 +56913,7 @@ async function post() {
         core/* warning */.$e(warning);
     let status;
     try {
-        status = finishKilledRecord(state.recordDir);
+        status = await finishKilledRecord(state.recordDir);
     }
     catch (error) {
         core/* warning */.$e(`The run record could not be finished: ${error.message}`);

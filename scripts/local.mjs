@@ -5,8 +5,8 @@
 // OpenAPI-checked GitHub API stand-in; the artifact service in front of azurite. They are TypeScript,
 // compiled once with the project's tsc into node_modules/.cache/ralph-local (again when they change).
 // At the end it says where everything went: the branch, the pull request, the artifact, and the job
-// summary as Markdown and as an HTML page. (@github/local-action 7 was not used: it stubs @actions/core 2
-// while this action bundles 3, and a dependency of it needs Node 22.)
+// summary as Markdown and as an HTML page. (@github/local-action runs main and post too, but against nothing:
+// no remote, GitHub or artifact service to show what the run did.)
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
@@ -19,7 +19,13 @@ const envFile = path.resolve(process.argv[2] ?? path.join(root, 'examples', 'loc
 const example = path.join(root, 'examples', 'fix-failing-test')
 
 /** The stand-ins' sources: the harness of the end-to-end tests and everything it imports. */
-const SOURCES = ['__tests__/action', '__tests__/support/github-api', '__tests__/support/artifacts']
+const SOURCES = [
+  '__tests__/action',
+  '__tests__/support',
+  '__tests__/support/github-api',
+  '__tests__/support/artifacts',
+  'src/text'
+]
 
 /** Compiles the harness with tsc when its sources changed since the last time; answers its module. */
 async function harness() {
@@ -61,11 +67,17 @@ function readEnvFile(file) {
   return out
 }
 
+/** A mistake in what was asked: one line, exit 2, no stack. */
+function refuse(message) {
+  process.stderr.write(`npm run local: ${message}\n`)
+  process.exit(2)
+}
+
 /** INPUT_MAX-ITERATIONS=5 → { 'max-iterations': '5' } (the harness fills in action.yml's defaults). */
 function inputsOf(env) {
   const inputs = {}
   for (const [key, value] of Object.entries(env)) {
-    if (!key.startsWith('INPUT_')) throw new Error(`${envFile}: ${key} is not an INPUT_<NAME> line`)
+    if (!key.startsWith('INPUT_')) refuse(`${envFile}: ${key} is not an INPUT_<NAME>=value line`)
     inputs[key.slice('INPUT_'.length).toLowerCase().replace(/_/g, ' ')] = value
   }
   return inputs
@@ -120,8 +132,14 @@ ${body}
 `
 }
 
-const { createProject, runAction, startStand } = await harness()
+if (!existsSync(envFile) || !statSync(envFile).isFile())
+  refuse(
+    `${envFile} is not a file: give the path of one with INPUT_<NAME>=value lines, like examples/local-action.env`
+  )
 const inputs = inputsOf(readEnvFile(envFile))
+const { createProject, runAction, startStand, undeclaredInput } = await harness()
+const undeclared = undeclaredInput(Object.keys(inputs))
+if (undeclared) refuse(`${envFile}: ${undeclared}`)
 console.log(`Inputs from ${envFile}: ${JSON.stringify(inputs)}`)
 console.log('Starting the stand-ins: git server and bare remote, GitHub API, artifact service and azurite…')
 const [project, stand] = await Promise.all([createProject(exampleFiles(example)), startStand()])

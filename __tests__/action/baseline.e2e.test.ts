@@ -158,7 +158,10 @@ test("a time budget that runs out while the gates run together kills every gate'
     'gate.sh': { content: gate, mode: 0o755 }
   })
   // Seconds, so both gates have started long before it runs out, even on a loaded machine.
-  const run = await runAction(p, stand(), { inputs: { ralph: 'fix-tests', 'max-time': '20s' } })
+  // The gates pass at the baseline by design: the run must go on to the agent (a workflow_dispatch is a hunt).
+  const run = await runAction(p, stand(), {
+    inputs: { ralph: 'fix-tests', 'max-time': '20s', 'skip-if-green': 'false' }
+  })
   expect(run.main.exitCode).toBe(1)
   expect(run.outputs).toMatchObject({ 'stop-reason': 'timeout', iterations: '1' })
   const pids = ['one', 'two'].flatMap(name =>

@@ -89,7 +89,8 @@ test('gates that never pass: no branch, no pull request, the record uploaded, th
 
 test('no change against the base: gates pass, nothing is pushed and no pull request is opened', async () => {
   const p = await project(projectFiles(agentScript({ any: DONE }), ralph({ checks: ['test -f calc.js'] })))
-  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
+  // An agent that runs and changes nothing is what is tested: a green start must not stop it first.
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', 'skip-if-green': 'false' } })
   expect(run.main.exitCode).toBe(0)
   expect(run.outputs).toMatchObject({
     'stop-reason': 'all_checks_passed',

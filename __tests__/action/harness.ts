@@ -24,6 +24,8 @@ import { parse as parseYaml } from 'yaml'
 import { startArtifactService, type ArtifactService } from '../support/artifacts/index.js'
 import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../support/github-api/index.js'
 import { TEST_AGENT_USER } from '../support/agent-user.js'
+import { copyForAnyUser } from '../support/any-user.js'
+import { closest } from '../../src/text/closest.js'
 import { startGitServer, type GitServer } from '../support/git-server.js'
 
 /** The nearest folder above this file holding action.yml (also when `npm run local` compiled it elsewhere). */
@@ -63,12 +65,20 @@ export function actionYaml(): ActionYaml {
   return parseYaml(readFileSync(path.join(REPO_ROOT, 'action.yml'), 'utf8')) as ActionYaml
 }
 
+/** The first of `names` that action.yml does not declare, as one line with the input meant; else undefined. */
+export function undeclaredInput(names: string[]): string | undefined {
+  const declared = Object.keys(actionYaml().inputs)
+  const name = names.find(n => !declared.includes(n))
+  if (name === undefined) return undefined
+  const meant = closest(name, declared)
+  return `input '${name}' is not one action.yml declares${meant ? ` (did you mean ${meant}?)` : ''}`
+}
+
 /** INPUT_* as the runner sets them: every declared input, defaults filled in and expressions evaluated. */
 export function inputEnv(given: Record<string, string>, token = GITHUB_TOKEN): Record<string, string> {
   const yaml = actionYaml()
-  for (const name of Object.keys(given))
-    if (!(name in yaml.inputs))
-      throw new Error(`the test passes input '${name}', which action.yml does not declare`)
+  const undeclared = undeclaredInput(Object.keys(given))
+  if (undeclared) throw new Error(`the test passes ${undeclared}`)
   const env: Record<string, string> = {}
   for (const [name, spec] of Object.entries(yaml.inputs)) {
     let value = given[name] ?? spec.default ?? ''
@@ -380,7 +390,20 @@ function spawnStep(
 }> {
   return new Promise((resolve, reject) => {
     const started = Date.now()
-    const [program, ...args] = [...wrap, ACTION_NODE, BUNDLE]
+    // Another user cannot reach into a private checkout: it runs copies of the bundle and of Node 24.
+    const node = as
+      ? path.join(
+          copyForAnyUser(path.dirname(ACTION_NODE), name => name === 'node'),
+          'node'
+        )
+      : ACTION_NODE
+    const bundle = as
+      ? path.join(
+          copyForAnyUser(path.dirname(BUNDLE), name => /\.(js|json)$/.test(name)),
+          'index.js'
+        )
+      : BUNDLE
+    const [program, ...args] = [...wrap, node, bundle]
     const child = spawn(program, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], ...as })
     const out: Buffer[] = []
     const err: Buffer[] = []

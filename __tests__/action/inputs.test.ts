@@ -23,7 +23,8 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
     checks: [],
     baseline: true,
     botLogin: 'github-actions[bot]',
-    skipIfGreen: false,
+    // On for a hunt's ralph, off for a comment's task (decided once the trigger is known).
+    skipIfGreen: 'auto',
     args: [],
     maxIterations: 10,
     maxTimeSeconds: 3600,
@@ -107,8 +108,9 @@ test('lists, lines, args, durations, dollars and booleans', () => {
   expect(read({ ralph: 'r' }).completionTag).toBeUndefined()
 })
 
-test("the gates' inputs: baseline on unless false, skip-if-green off unless true, parallel-checks left to the ralph unless given", () => {
-  expect(read({ ralph: 'r' })).toMatchObject({ baseline: true, skipIfGreen: false })
+test("the gates' inputs: baseline on unless false, skip-if-green auto unless true or false, parallel-checks left to the ralph unless given", () => {
+  expect(read({ ralph: 'r' })).toMatchObject({ baseline: true, skipIfGreen: 'auto' })
+  expect(read({ ralph: 'r', 'skip-if-green': 'false' }).skipIfGreen).toBe(false)
   expect(read({ ralph: 'r' }).parallelChecks).toBeUndefined()
   expect(
     read({ ralph: 'r', baseline: 'false', 'skip-if-green': 'true', 'parallel-checks': 'true' })
@@ -147,7 +149,10 @@ describe('bad input is one line that names the input and the fix', () => {
     [{ ralph: 'r', 'agent-timeout': '-5' }, "Input 'agent-timeout' must be a number of minutes"],
     [{ ralph: 'r', 'max-cost': 'five' }, "Input 'max-cost' must be an amount in US dollars like 5 or 2.50"],
     [{ ralph: 'r', draft: 'yes' }, 'Input \'draft\' must be true or false, got "yes".'],
-    [{ ralph: 'r', 'skip-if-green': 'yes' }, 'Input \'skip-if-green\' must be true or false, got "yes".'],
+    [
+      { ralph: 'r', 'skip-if-green': 'yes' },
+      'Input \'skip-if-green\' must be auto, true or false, got "yes".'
+    ],
     [{ ralph: 'r', 'parallel-checks': 'on' }, 'Input \'parallel-checks\' must be true or false, got "on".'],
     [{ ralph: 'r', 'on-failure': 'pr' }, 'Input \'on-failure\' must be none, push or draft-pr, got "pr".'],
     [{ ralph: 'r', args: 'focus' }, 'Input \'args\' line 1 ("focus") is not name=value'],

@@ -126,7 +126,12 @@ test('a re-run updates the pull request instead of opening a second one', async 
   const p = await project(projectFiles(fixInTwo))
   const first = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
   expect(first.outputs['pr-operation']).toBe('created')
-  const second = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' }, runAttempt: '2' })
+  // A re-run that finds the branch green would stop at the baseline (a workflow_dispatch is a hunt): here it
+  // must run again, to prove it updates.
+  const second = await runAction(p, e2e.stand(), {
+    inputs: { ralph: 'fix-tests', 'skip-if-green': 'false' },
+    runAttempt: '2'
+  })
   expect(second.main.exitCode).toBe(0)
   expect(second.outputs).toMatchObject({ 'pr-operation': 'updated', 'pr-number': first.outputs['pr-number'] })
   expect(p.api.state.pulls).toHaveLength(1)

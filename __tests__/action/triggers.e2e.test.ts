@@ -290,9 +290,10 @@ test('main killed outright (SIGKILL) mid-agent: the post step still finalises th
 test("two nightly runs leave one pull request, updated: the second continues the first one's branch", async () => {
   const hunter = agentScript({ any: `fs.appendFileSync('NOTES.md', 'hunted\\n')`, 1: `${FIX}\n${DONE}` })
   const p = await project(projectFiles(hunter))
+  // The hunter's notes are more than its gates: continuing is what is tested here, so a green branch still runs.
   const nightly = () =>
     runAction(p, e2e.stand(), {
-      inputs: { ralph: 'fix-tests' },
+      inputs: { ralph: 'fix-tests', 'skip-if-green': 'false' },
       eventName: 'schedule',
       event: p.api.events.schedule()
     })
@@ -310,12 +311,43 @@ test("two nightly runs leave one pull request, updated: the second continues the
   expectClean(p)
 })
 
+test('a nightly hunt whose branch is already green runs no agent (skip-if-green auto): its pull request is left as it is', async () => {
+  const runs = path.join(e2e.scratch(), 'green-hunt-runs')
+  const hunter = agentScript({
+    any: `fs.appendFileSync(${JSON.stringify(runs)}, 'run\\n')`,
+    1: `${FIX}\n${DONE}`
+  })
+  const p = await project(projectFiles(hunter))
+  const nightly = () =>
+    runAction(p, e2e.stand(), {
+      inputs: { ralph: 'fix-tests' },
+      eventName: 'schedule',
+      event: p.api.events.schedule()
+    })
+  const first = await nightly()
+  expect(first.outputs).toMatchObject({ 'stop-reason': 'all_checks_passed', 'pr-operation': 'created' })
+  const tip = p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()
+  const second = await nightly()
+  expect(second.main.exitCode).toBe(0)
+  expect(second.outputs).toMatchObject({
+    'stop-reason': 'already_green',
+    'pr-operation': 'none',
+    iterations: '0'
+  })
+  expect(second.main.stdout).toContain('Continuing ralph/fix-tests')
+  // One agent run in two nights: the first fixed the tests, the second found them green.
+  expect(readFileSync(runs, 'utf8')).toBe('run\n')
+  expect(p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()).toBe(tip)
+  expect(p.api.state.pulls).toHaveLength(1)
+  expectClean(p)
+})
+
 test('workflow_dispatch runs are hunts too: a second dispatch continues the open pull request, not a new one', async () => {
   const hunter = agentScript({ any: `fs.appendFileSync('NOTES.md', 'by hand\\n')`, 1: `${FIX}\n${DONE}` })
   const p = await project(projectFiles(hunter))
   const dispatch = () =>
     runAction(p, e2e.stand(), {
-      inputs: { ralph: 'fix-tests' },
+      inputs: { ralph: 'fix-tests', 'skip-if-green': 'false' },
       eventName: 'workflow_dispatch',
       event: p.api.events.workflowDispatch()
     })
@@ -344,7 +376,7 @@ test('a hunt dispatched from another branch still continues its pull request aga
   p.remoteGit('branch', 'dev', 'main')
   p.git('checkout', '--quiet', '-b', 'dev')
   const second = await runAction(p, e2e.stand(), {
-    inputs: { ralph: 'fix-tests' },
+    inputs: { ralph: 'fix-tests', 'skip-if-green': 'false' },
     eventName: 'workflow_dispatch',
     event: { ...p.api.events.workflowDispatch(), ref: 'refs/heads/dev' },
     env: { GITHUB_REF: 'refs/heads/dev', GITHUB_REF_NAME: 'dev' }

@@ -68,14 +68,33 @@ describe('every program is looked for before the first agent run', () => {
 })
 
 describe('an arg the ralph never reads', () => {
-  test('is named in a warning, with the option it was probably meant to be; the run goes on', () => {
+  test('a typo of one of our options is a usage error, exit 2, before anything runs: unbounded, it would spend', () => {
+    const dir = project({ 'r/RALPH.md': '---\nagent: cat\n---\nFocus: {{ args.focus }}\n' })
+    const r = cli(dir, 'run', 'r', '--max-iteration', '2', '--focus', 'tests', '--record-dir', recordOf(dir))
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe(
+      "Error: No such option: --max-iteration (did you mean --max-iterations?). r declares no arg of that name either.\nTry 'ralph-action run --help' for help.\n"
+    )
+    expect(r.stdout).toBe('')
+  })
+
+  test('unless the ralph declares an arg of that name: then it is the ralph’s', () => {
+    const dir = project({
+      'r/RALPH.md': '---\nagent: cat\nargs: [max-iteration]\n---\nCap: {{ args.max-iteration }}\n'
+    })
+    const r = cli(dir, 'run', 'r', '--max-iteration', '2', '-n', '1', '--record-dir', recordOf(dir))
+    expect(r.code).toBe(0)
+    expect(r.stderr).toBe('')
+  })
+
+  test('an arg near none of our options is named in a warning; the run goes on', () => {
     const dir = project({ 'r/RALPH.md': '---\nagent: cat\n---\nFocus: {{ args.focus }}\n' })
     const r = cli(
       dir,
       'run',
       'r',
-      '--max-iteration',
-      '2',
+      '--shade',
+      'blue',
       '--focus',
       'tests',
       '-n',
@@ -85,9 +104,18 @@ describe('an arg the ralph never reads', () => {
     )
     expect(r.code).toBe(0)
     expect(r.stderr).toBe(
-      'Warning: --max-iteration is not an option of run, and r never reads {{ args.max-iteration }}: it is ignored. Did you mean --max-iterations?\n'
+      'Warning: --shade is not an option of run, and r never reads {{ args.shade }}: it is ignored.\n'
     )
     expect(r.stdout).toContain('Done: 1 iteration — 1 ran\n')
+  })
+
+  test('without -n the banner says no iteration cap applies', () => {
+    const dir = project(
+      { 'r/RALPH.md': '---\nagent: cat\nchecks:\n  - name: ok\n    run: "true"\n---\nx\n' },
+      true
+    )
+    const r = cli(dir, 'run', 'r', '--record-dir', recordOf(dir))
+    expect(r.stdout).toContain('▶ Running: r\n  no iteration cap (-n N sets one)\n')
   })
 
   test("--max-iterations is run's long name for -n", () => {

@@ -68,10 +68,33 @@ describe('ralph-action validate', () => {
     })
     const r = cli(dir, 'validate', 'r')
     expect(r.code).toBe(0)
-    expect(r.stdout).toBe('r/RALPH.md: OK\n')
+    expect(r.stdout).toBe('r/RALPH.md: OK, with 1 warning\n')
     expect(r.stderr).toMatch(
       /^r\/RALPH\.md:6:\d+: warning: Command 'c2' puts \{\{ args\.focus \}\} inside a larger word of its run, .* \$RALPH_ARG_FOCUS in a script\.\n$/
     )
+  })
+
+  test('what silently changes a run is warned with the fix: a key no runtime reads, a placeholder naming nothing', () => {
+    const dir = project({
+      'r/RALPH.md':
+        '---\nagent: cat\nchek:\n  - name: tests\n    run: "true"\nargs: [focus]\ncommands:\n  - name: test\n    run: echo hi\n---\n' +
+        '{{ commands.tset }} {{ args.foo }} {{ args.task }} {{ args.focus }} <!-- {{ commands.gone }} -->\n'
+    })
+    const r = cli(dir, 'validate', 'r')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('r/RALPH.md: OK, with 3 warnings\n')
+    expect(r.stderr).toBe(
+      [
+        "r/RALPH.md:3:1: warning: Unknown frontmatter key 'chek': did you mean 'checks'? No runtime reads it, so it changes nothing.",
+        'r/RALPH.md:11:1: warning: {{ commands.tset }} names no command (did you mean commands.test?), so it renders as nothing.',
+        'r/RALPH.md:11:21: warning: {{ args.foo }} names no declared arg, so it renders as nothing.',
+        ''
+      ].join('\n')
+    )
+    // run, like ralphify, runs it as it is: the same warnings first.
+    const ran = cli(dir, 'run', 'r', '-n', '1', '--record-dir', recordOf(dir))
+    expect(ran.code).toBe(0)
+    expect(ran.stderr).toBe(r.stderr)
   })
 
   test("commands find each arg's value in RALPH_ARG_<NAME>: the safe way to use one in a script", () => {

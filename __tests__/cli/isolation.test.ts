@@ -8,6 +8,7 @@ import path from 'node:path'
 import { afterAll, expect, test } from '@jest/globals'
 import {
   TEST_AGENT_USER,
+  cliForAnyUser,
   describeIsolated,
   sudoRunner,
   whyNoIsolation,
@@ -72,7 +73,10 @@ function run(dir: string, as?: { uid: number; gid: number }, ...extra: string[])
   lastRecord = path.join(record, 'r')
   return spawnSync(
     process.execPath,
-    [CLI, 'run', '.', '-n', '2', '--commit', '--record-dir', lastRecord, '--isolation', 'user', ...extra],
+    [
+      as ? cliForAnyUser() : CLI,
+      ...['run', '.', '-n', '2', '--commit', '--record-dir', lastRecord, '--isolation', 'user', ...extra]
+    ],
     {
       cwd: dir,
       encoding: 'utf8',

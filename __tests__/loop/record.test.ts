@@ -1,6 +1,6 @@
 // The run record's status.json: rewritten after every iteration from cached iteration JSON, it must stay
 // exactly the status, serialised.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { RunRecord, STATUS_FILE } from '../../src/loop/record.js'
@@ -48,30 +48,49 @@ const iteration = (n: number, extra: Partial<IterationRecord> = {}): IterationRe
 
 const written = (): string => readFileSync(path.join(dir, STATUS_FILE), 'utf8')
 
-test('status.json is the status serialised, whatever iterations were added, replaced or dropped', () => {
+test('status.json is the status serialised, whatever iterations were added, replaced or dropped', async () => {
   const s = status()
   const record = RunRecord.create(dir, s)
   expect(written()).toBe(`${JSON.stringify(s)}\n`)
   s.iterations.push(iteration(1, { error: 'a "crash"\nwith a newline' }))
   record.writeStatus(s)
+  await record.flush()
   expect(written()).toBe(`${JSON.stringify(s)}\n`)
   s.iterations.push(iteration(2), iteration(3, { diffStat: ' a | 1 +\n' }))
   s.inFlight = 4
   s.warnings.push('another')
   record.writeStatus(s)
+  await record.flush()
   expect(written()).toBe(`${JSON.stringify(s)}\n`)
   // A record replaced by another object is serialised again; a shorter list is followed.
   s.iterations[1] = iteration(2, { verdict: 'crashed' })
   record.writeStatus(s)
+  await record.flush()
   expect(written()).toBe(`${JSON.stringify(s)}\n`)
   s.iterations.splice(1)
   delete s.inFlight
   record.writeStatus(s)
+  await record.flush()
   expect(written()).toBe(`${JSON.stringify(s)}\n`)
   expect(JSON.parse(written())).toEqual(s)
 })
 
-test('the finished status.json is indented', () => {
+test('writes made while one is in flight become one write of the latest status, never a torn or stale file', async () => {
+  const s = status()
+  const record = RunRecord.create(dir, s)
+  for (let n = 1; n <= 50; n++) {
+    s.iterations.push(iteration(n))
+    // A replaced record while a write may be in flight: its bytes are rebuilt only when the next write starts.
+    if (n % 7 === 0) s.iterations[n - 2] = iteration(n - 1, { verdict: 'crashed' })
+    record.writeStatus(s)
+    // Whatever a reader sees meanwhile is a whole status.json (the rename is atomic).
+    expect(() => JSON.parse(written()) as unknown).not.toThrow()
+  }
+  await record.flush()
+  expect(written()).toBe(`${JSON.stringify(s)}\n`)
+})
+
+test('the finished status.json is indented, and written after a write still in flight', async () => {
   const s = status()
   const record = RunRecord.create(dir, s)
   s.iterations.push(iteration(1))
@@ -83,6 +102,22 @@ test('the finished status.json is indented', () => {
     stopDetail: 'reached the cap',
     finishedAt: '2026-01-01T00:00:02.000Z'
   }
-  record.finish(result)
+  // No flush: finish waits for the running status, which must not land after the finished one.
+  await record.finish(result)
   expect(written()).toBe(`${JSON.stringify(result, null, 2)}\n`)
+  await new Promise(resolve => setTimeout(resolve, 50))
+  expect(written()).toBe(`${JSON.stringify(result, null, 2)}\n`)
+})
+
+test('a status.json write that fails is reported by the next write, not lost', async () => {
+  const s = status()
+  const record = RunRecord.create(dir, s)
+  rmSync(dir, { recursive: true, force: true })
+  record.writeStatus(s)
+  await expect(record.flush()).rejects.toThrow(/ENOENT/)
+  // Reported once; the record folder back, writes go on.
+  mkdirSync(dir)
+  record.writeStatus(s)
+  await record.flush()
+  expect(written()).toBe(`${JSON.stringify(s)}\n`)
 })

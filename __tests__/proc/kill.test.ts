@@ -153,21 +153,30 @@ describe('runProcess: abort', () => {
   })
 })
 
+/** bash in a group of its own with two sleeps, one of them in its own session (setsid), all running. */
+async function bashWithTwoSleeps(): Promise<{
+  pid: number
+  descendants: number[]
+  exited: Promise<unknown>
+}> {
+  const child = spawn('bash', ['-c', 'sleep 30 & setsid sleep 30 & wait'], {
+    detached: true,
+    stdio: 'ignore'
+  })
+  const exited = new Promise(resolve => child.once('exit', resolve))
+  const pid = child.pid as number
+  remember([pid])
+  let descendants: number[] = []
+  for (let i = 0; i < 200 && descendants.length < 2; i++) {
+    await sleep(10)
+    descendants = listDescendants(pid)
+  }
+  return { pid, descendants: remember(descendants), exited }
+}
+
 describe('killProcessTree and listDescendants', () => {
   test('list the tree of a running program, and kill all of it', async () => {
-    const child = spawn('bash', ['-c', 'sleep 30 & setsid sleep 30 & wait'], {
-      detached: true,
-      stdio: 'ignore'
-    })
-    const exited = new Promise(resolve => child.once('exit', resolve))
-    const pid = child.pid as number
-    remember([pid])
-    let descendants: number[] = []
-    for (let i = 0; i < 200 && descendants.length < 2; i++) {
-      await sleep(10)
-      descendants = listDescendants(pid)
-    }
-    remember(descendants)
+    const { pid, descendants, exited } = await bashWithTwoSleeps()
     expect(descendants).toHaveLength(2)
     expect(descendants.every(isRunning)).toBe(true)
 
@@ -194,19 +203,7 @@ describe('killProcessTree and listDescendants', () => {
 
   test('each process gets one SIGTERM: the group signal reaches its members, who are not signalled again', async () => {
     // A second SIGTERM runs a clean-up handler twice (seen: "cleaning up" printed twice).
-    const child = spawn('bash', ['-c', 'sleep 30 & setsid sleep 30 & wait'], {
-      detached: true,
-      stdio: 'ignore'
-    })
-    const exited = new Promise(resolve => child.once('exit', resolve))
-    const pid = child.pid as number
-    remember([pid])
-    let descendants: number[] = []
-    for (let i = 0; i < 200 && descendants.length < 2; i++) {
-      await sleep(10)
-      descendants = listDescendants(pid)
-    }
-    remember(descendants)
+    const { pid, descendants, exited } = await bashWithTwoSleeps()
     // The group (bash and its plain child) gets the group signal; only the setsid'd sleep left it.
     const pgrpOf = (p: number): number =>
       Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[2])

@@ -68,6 +68,8 @@ async function run(jobEnv: Record<string, string>, given: Record<string, string>
         isolation: 'none',
         'max-iterations': '1',
         checks: 'true',
+        // The gate is green from the start and the agent's request is what is measured: it must run.
+        'skip-if-green': 'false',
         'completion-tag': 'none',
         'max-cost': '5',
         'upload-artifacts': 'false',

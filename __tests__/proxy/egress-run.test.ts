@@ -12,6 +12,7 @@ import { afterAll, expect, test } from '@jest/globals'
 import type { Privilege } from '../../src/security/index.js'
 import {
   TEST_AGENT_USER,
+  cliForAnyUser,
   describeIsolated,
   isolationStartPaths,
   sudoRunner,
@@ -170,7 +171,7 @@ function runIn(
       LANG: 'C.UTF-8',
       HOME: process.env.HOME,
       NODE: process.execPath,
-      CLI,
+      CLI: runner ? cliForAnyUser() : CLI,
       OUT: out,
       OTHER_PORT: String(OTHER_PORT),
       SERVERS,

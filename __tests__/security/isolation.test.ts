@@ -2,7 +2,7 @@
 // the work tree writable and .git readable only, nothing of the action's reachable (its /proc, its files), the
 // environment passed on stdin (never in argv), every process of the uid dead when its programs end, and the
 // work tree given back afterwards with nothing setuid left behind.
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
@@ -11,7 +11,8 @@ import {
   isolateAgent,
   isolationPrivilege,
   processesOf,
-  type AgentIsolation
+  type AgentIsolation,
+  type Privilege
 } from '../../src/security/index.js'
 import { tempRepo, type TempRepo } from '../git/temp-repo.js'
 import { TEST_AGENT_USER, describeIsolated, isolationStartPaths, sharedDir } from '../support/isolation.js'
@@ -224,3 +225,82 @@ describeIsolated('the agent-user set-up refusals')('who may be the agent', () =>
     }
   }, 30_000)
 })
+
+describeIsolated('the agent-user holds')('one run at a time holds an agent user', () => {
+  const HOLDS = '/run/ralph-action/agent-users'
+  /** A process of someone else's (another run's action), as `PID:START`, and a way to end it. */
+  function otherRun(): { holder: string; pid: number; end: () => void } {
+    const child = spawn('sleep', ['600'], { stdio: 'ignore' })
+    const pid = child.pid as number
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]
+    return { holder: `${pid}:${start}`, pid, end: () => child.kill('SIGKILL') }
+  }
+  const privilegeOf = (): Privilege => {
+    const privilege = isolationPrivilege()
+    if (!('privilege' in privilege)) throw new Error(privilege.why)
+    return privilege.privilege
+  }
+
+  test('a user another live run holds is refused in one line naming its pid and the input; a dead run’s hold is taken', async () => {
+    const repo = tempRepo()
+    const other = otherRun()
+    const name = `${TEST_AGENT_USER}h`
+    try {
+      mkdirSync(HOLDS, { recursive: true })
+      writeFileSync(path.join(HOLDS, name), `${other.holder}\n`)
+      await expect(
+        isolateAgent({ user: name, privilege: privilegeOf(), workTree: repo.dir })
+      ).rejects.toThrow(
+        `The agent's user ${name} is held by another run on this machine (pid ${other.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`
+      )
+      // Nothing of the other run's was touched: its hold stands.
+      expect(readFileSync(path.join(HOLDS, name), 'utf8')).toBe(`${other.holder}\n`)
+      other.end()
+      await waitUntil(() => !existsSync(`/proc/${other.pid}`))
+      const iso = await isolateAgent({ user: name, privilege: privilegeOf(), workTree: repo.dir })
+      expect(readFileSync(path.join(HOLDS, name), 'utf8')).toBe(`${iso.state.holder}\n`)
+      expect(await iso.release()).toEqual([])
+      // Released: the hold is gone with the HOME.
+      expect(existsSync(path.join(HOLDS, name))).toBe(false)
+    } finally {
+      other.end()
+      rmSync(path.join(HOLDS, name), { force: true })
+      repo.cleanup()
+    }
+  }, 60_000)
+
+  test('a release finds the user taken by another run since: it kills nothing of that run', async () => {
+    const repo = tempRepo()
+    const name = `${TEST_AGENT_USER}h`
+    const iso = await isolateAgent({ user: name, privilege: privilegeOf(), workTree: repo.dir })
+    const other = otherRun()
+    try {
+      // The other run's agent: a process of the same uid, alive while the release runs.
+      const agent = spawn(
+        'setpriv',
+        [`--reuid=${iso.user.uid}`, `--regid=${iso.user.gid}`, '--clear-groups', 'sleep', '600'],
+        {
+          stdio: 'ignore'
+        }
+      )
+      await waitUntil(() => processesOf(iso.user.uid).length > 0)
+      writeFileSync(path.join(HOLDS, name), `${other.holder}\n`)
+      expect(await iso.release()).toEqual([
+        `the agent's user ${name} is held by another run (pid ${other.pid}) since this one ended: its processes and HOME are that run's, left alone`
+      ])
+      expect(existsSync(`/proc/${agent.pid}`)).toBe(true)
+      agent.kill('SIGKILL')
+    } finally {
+      other.end()
+      rmSync(path.join(HOLDS, name), { force: true })
+      await iso.release()
+      repo.cleanup()
+    }
+  }, 60_000)
+})
+
+async function waitUntil(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 500 && !done(); i++) await new Promise(resolve => setTimeout(resolve, 20))
+  if (!done()) throw new Error('waited 10 s in vain')
+}

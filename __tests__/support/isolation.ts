@@ -10,6 +10,7 @@ import { isolationPrivilege, type Privilege } from '../../src/security/index.js'
 import { SUDO_RUNNER_USER } from './agent-user.js'
 
 export { TEST_AGENT_USER, SUDO_RUNNER_USER } from './agent-user.js'
+export { cliForAnyUser, copyForAnyUser } from './any-user.js'
 
 /** Why the agent cannot get a user of its own here, or undefined when it can. */
 export function whyNoIsolation(): string | undefined {

@@ -9924,6 +9924,30 @@ function argsInsideWords(run) {
     return found;
 }
 
+;// CONCATENATED MODULE: ./src/text/closest.ts
+// The word a person probably meant: the nearest of the known ones, when it is near enough to be a typo.
+/** Edits (insert, delete, replace) that turn `a` into `b`. */
+function editDistance(a, b) {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const next = [i];
+        for (let j = 1; j <= b.length; j++)
+            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        row = next;
+    }
+    return row[b.length];
+}
+/** The known word nearest to `typed`, within `most` edits (the first of equals); undefined when none is. */
+function closest(typed, known, most = 2) {
+    let best;
+    for (const word of known) {
+        const edits = editDistance(typed, word);
+        if (edits <= most && (!best || edits < best.edits))
+            best = { word, edits };
+    }
+    return best?.word;
+}
+
 ;// CONCATENATED MODULE: ./src/proc/which.ts
 // Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
 
@@ -10081,6 +10105,8 @@ function missingAgentProgram(agentArgv, cwd, searchPath) {
 
 
 
+
+
 /** The reference's default command timeout, in seconds. */
 const DEFAULT_COMMAND_TIMEOUT = 60;
 /** Our default check timeout, in seconds. */
@@ -10108,6 +10134,73 @@ function lintRalph(file, opts) {
     const { problems, warnings } = inspectRalph(file, opts);
     return { problems, warnings: warnings ?? [] };
 }
+/** Every key a runtime reads: ralphify's, then ours. */
+const KNOWN_KEYS = [
+    'agent',
+    'commands',
+    'args',
+    'credit',
+    'checks',
+    'checks_parallel',
+    'completion_tag',
+    'guardrails',
+    'presets'
+];
+/** Args the action fills for a run on an issue, whether the ralph declares them or not. */
+const ACTION_ARGS = ['task', 'task_file'];
+/** Keys no runtime reads (`chek:` leaves a ralph without gates): one warning each, with the key meant. */
+function unknownKeys(file, fm, positions) {
+    const found = [];
+    for (const key of fm.keys()) {
+        const name = String(key);
+        if (KNOWN_KEYS.includes(name))
+            continue;
+        const meant = closest(name, KNOWN_KEYS, Math.min(2, Math.max(1, name.length - 2)));
+        found.push({
+            file,
+            ...positions.entry(fm, key).key,
+            exitCode: 1,
+            rule: 'unknown-key',
+            message: `Unknown frontmatter key '${name}'${meant ? `: did you mean '${meant}'?` : ''} No runtime reads it, so it changes nothing.`
+        });
+    }
+    return found;
+}
+/**
+ * `{{ commands.X }}` with no command X, and `{{ args.X }}` with X not among the declared args: each renders
+ * as nothing. Args are checked only when the ralph declares them (else any --X fills one); placeholders in
+ * HTML comments are dropped before rendering, so they do not count.
+ */
+function namingNothing(file, split, commands, declared) {
+    const body = split.body;
+    const comments = [...body.matchAll(/<!--[\s\S]*?-->/g)].map(m => [m.index, m.index + m[0].length]);
+    const found = [];
+    for (const match of body.matchAll(PLACEHOLDER_RE)) {
+        const [, kind, name] = match;
+        if (comments.some(([from, to]) => match.index >= from && match.index < to))
+            continue;
+        const known = kind === 'commands'
+            ? commands.map(c => c.name)
+            : kind === 'args' && declared !== null
+                ? [...declared, ...ACTION_ARGS]
+                : undefined;
+        if (!known || known.includes(name))
+            continue;
+        const before = body.slice(0, match.index);
+        const line = split.bodyStartLine + (before.match(/\n/g)?.length ?? 0);
+        const column = match.index - before.lastIndexOf('\n');
+        const meant = closest(name, known);
+        found.push({
+            file,
+            line,
+            column,
+            exitCode: 1,
+            rule: 'names-nothing',
+            message: `${match[0]} names no ${kind === 'commands' ? 'command' : 'declared arg'}${meant ? ` (did you mean ${kind}.${meant}?)` : ''}, so it renders as nothing.`
+        });
+    }
+    return found;
+}
 function inspectRalph(fileArg, opts) {
     let file = fileArg;
     if (opts.text === undefined && validate_isDirectory(external_node_path_default().resolve(opts.cwd, file)))
@@ -10123,9 +10216,10 @@ function inspectRalph(fileArg, opts) {
     }
     let fm;
     let positions;
+    let split;
     try {
         ;
-        ({ data: fm, positions } = readFrontmatter(file, text));
+        ({ data: fm, positions, split } = readFrontmatter(file, text));
     }
     catch (error) {
         if (!(error instanceof RalphError))
@@ -10183,6 +10277,7 @@ function inspectRalph(fileArg, opts) {
                 file,
                 ...(pos.value ?? pos.key),
                 exitCode: 1,
+                rule: 'arg-in-word',
                 message: `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
                     `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
                     `$${argEnvName(arg.name)} in a script.`
@@ -10295,6 +10390,7 @@ function inspectRalph(fileArg, opts) {
                 report(missing, runPosition('checks', index));
         });
     }
+    warnings.push(...unknownKeys(file, fm, positions), ...namingNothing(file, split, commands, declared));
     if (problems.length > 0)
         return { problems, warnings };
     // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
@@ -10472,6 +10568,7 @@ function validate_realPath(p) {
 // `ralph run`: options may stand anywhere (interspersed), unknown options are kept as user args, and the
 // first `--` is consumed.
 
+
 class UsageError extends Error {
     constructor(message) {
         super(message);
@@ -10593,27 +10690,9 @@ function formatOptions(specs) {
     return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n');
 }
 /** Edits (insertions, deletions, substitutions) from `a` to `b`. */
-function distance(a, b) {
-    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-        const next = [i];
-        for (let j = 1; j <= b.length; j++)
-            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-        row = next;
-    }
-    return row[b.length];
-}
 /** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
 function closeOption(token, specs) {
-    const typed = token.split('=')[0];
-    let best;
-    for (const spec of specs)
-        for (const name of spec.names.filter(n => n.startsWith('--'))) {
-            const edits = distance(typed, name);
-            if (edits <= 2 && (!best || edits < best.edits))
-                best = { name, edits };
-        }
-    return best?.name;
+    return closest(token.split('=')[0], specs.flatMap(spec => spec.names.filter(n => n.startsWith('--'))));
 }
 
 ;// CONCATENATED MODULE: ./src/agents/argv.ts
@@ -15500,14 +15579,23 @@ function git_env_hermeticGitEnvironment(config = [], base = process.env) {
 // agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
 // secure_path and deny-lists change nothing about what the agent gets.
 /**
- * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS [REACH...]` prints `user UID GID`,
+ * A run holds its agent's user for its whole length: HOLDER (`PID:START` of the action's process) is written
+ * to /run/ralph-action/agent-users/USER. A live other holder makes prepare and claim print `busy PID` and exit
+ * 1, so two runs on one machine never share a uid (each kills every process of its uid).
+ *
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS HOLDER [REACH...]` takes USER for
+ * HOLDER and prints `user UID GID`,
  * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
  * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
  * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
  *
- * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE [MODE PATH]...` gives back what the
- * agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the HOME,
- * and prints `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
+ * holds it: post, after a killed main, holds the user before it kills what is left of it.
+ *
+ * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER [MODE PATH]...` gives back
+ * what the agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the
+ * HOME and HOLDER's hold on USER, and prints `problem MESSAGE` for what it could not do. Every process of UID
+ * must be dead by then.
  */
 const PRIVILEGED = `
 set -u
@@ -15517,9 +15605,31 @@ problem() { printf 'problem %s\\n' "$*"; }
 as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
 # The entries of the work tree, .git left out: it stays the owner's, readable only.
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
+holds=/run/ralph-action/agent-users
+# Whether PID:START names a process that is running (the start time tells a reused pid apart).
+alive() {
+  local stat rest
+  stat=$(cat "/proc/\${1%%:*}/stat" 2>/dev/null) || return 1
+  rest=\${stat##*) }
+  set -- "\${1#*:}" $rest
+  [ "$1" = "\${21}" ]
+}
+# take USER HOLDER [WAS]: one taker at a time on this machine (flock), the hold kept while its holder lives.
+take() {
+  local file="$holds/$1" held
+  mkdir -p -m 0755 "$holds" && exec 9>>"$holds/.lock" && flock 9 || fail "could not hold the user $1 in $holds"
+  held=$(cat -- "$file" 2>/dev/null)
+  if [ -n "$held" ] && [ "$held" != "$2" ] && [ "$held" != "\${3:-}" ] && alive "$held"; then
+    printf 'busy %s\\n' "\${held%%:*}"
+    exit 1
+  fi
+  printf '%s\\n' "$2" > "$file" || fail "could not hold the user $1 in $holds"
+  exec 9>&-
+}
 step=$1; shift
 if [ "$step" = prepare ]; then
-  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7; shift 7
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7 holder=$8; shift 8
+  take "$user" "$holder"
   if ! id -u "$user" >/dev/null 2>&1; then
     out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
       fail "useradd could not create the user $user: $out"
@@ -15562,8 +15672,10 @@ if [ "$step" = prepare ]; then
   if [ -n "$program" ] && ! as_agent test -x "$program"; then
     fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
   fi
+elif [ "$step" = claim ]; then
+  take "$1" "$2" "$3"
 elif [ "$step" = release ]; then
-  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7; shift 7
+  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7 user=$8 holder=$9; shift 9
   mapfile -d '' -t found < <(entries)
   if [ \${#found[@]} -gt 0 ]; then
     # A setuid file the agent made must not become one of the owner's.
@@ -15573,6 +15685,7 @@ elif [ "$step" = release ]; then
   chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
   rm -rf -- "$home" || problem "could not remove $home"
+  [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
 else
   fail "unknown step $step"
 fi
@@ -15693,6 +15806,18 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const BASH = ['bash', '--norc', '--noprofile', '-c'];
 /** Rounds of kill(-1) before a uid that keeps forking is reported. */
 const KILL_ROUNDS = 20;
+/** Another run on this machine holds the agent's user. */
+class UserBusy extends Error {
+    pid;
+    constructor(pid) {
+        super(`held by pid ${pid}`);
+        this.pid = pid;
+    }
+}
+/** Users the default name may take when another run holds it: ralph-agent, ralph-agent-2, … */
+const DEFAULT_USERS = 8;
+/** This process as a holder of the agent's user: its pid and start time (a reused pid is not it). */
+const thisHolder = () => `${process.pid}:${processIdentity(process.pid) ?? ''}`;
 /** Isolation could not be set up: the message is one line that says why and what to do. */
 class IsolationError extends Error {
     constructor(message) {
@@ -15744,6 +15869,9 @@ async function privileged(privilege, args) {
     const error = lines.find(line => line.startsWith('error '));
     if (error)
         throw new IsolationError(error.slice('error '.length));
+    const busy = lines.find(line => line.startsWith('busy '));
+    if (busy)
+        throw new UserBusy(Number(busy.slice('busy '.length)));
     if (result.exitCode !== 0) {
         const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0];
         throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`);
@@ -15760,6 +15888,27 @@ const inside = (child, parent) => {
  */
 async function isolateAgent(options) {
     const name = options.user ?? DEFAULT_AGENT_USER;
+    // The default name stands for any of ours: a run that finds it held takes the next one.
+    const names = name === DEFAULT_AGENT_USER
+        ? Array.from({ length: DEFAULT_USERS }, (_, i) => (i === 0 ? name : `${name}-${i + 1}`))
+        : [name];
+    for (const [i, candidate] of names.entries()) {
+        try {
+            return await isolateAs(candidate, options);
+        }
+        catch (error) {
+            if (!(error instanceof UserBusy))
+                throw error;
+            if (i === names.length - 1)
+                throw new IsolationError(names.length > 1
+                    ? `The agent's users ${name} to ${candidate} are all held by other runs on this machine (the last by pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`
+                    : `The agent's user ${name} is held by another run on this machine (pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`);
+            options.log?.(`The agent's user ${candidate} is held by another run (pid ${error.pid}): trying ${names[i + 1]}.`);
+        }
+    }
+    throw new IsolationError('no agent user was tried');
+}
+async function isolateAs(name, options) {
     if (!AGENT_USER_NAME.test(name))
         throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
     const workTree = external_node_path_default().resolve(options.workTree);
@@ -15773,6 +15922,7 @@ async function isolateAgent(options) {
             throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
     const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
     const home = `${HOMES}/${name}`;
+    const holder = thisHolder();
     // Staged by the action's own user (it reads its own files as itself), copied in by prepare as root.
     const staged = stageSettings(options.settings ?? []);
     if (staged.dir && /[\n\r]/.test(staged.dir))
@@ -15788,6 +15938,7 @@ async function isolateAgent(options) {
             (process.getgroups?.() ?? [owner.gid]).join(','),
             options.program ?? '',
             staged.dir ?? '',
+            holder,
             ...(options.reach ?? [])
         ]);
     }
@@ -15814,6 +15965,7 @@ async function isolateAgent(options) {
     });
     const state = {
         user: { name, uid, gid, home },
+        holder,
         privilege: options.privilege,
         workTree,
         owner,
@@ -15923,6 +16075,18 @@ function isolation(state, log) {
     };
     const release = async () => {
         const problems = [];
+        // Held first (post takes over from a killed main): a run that took the user since is left alone.
+        const holder = thisHolder();
+        try {
+            await privileged(state.privilege, ['claim', state.user.name, holder, state.holder]);
+        }
+        catch (error) {
+            if (error instanceof UserBusy)
+                return [
+                    `the agent's user ${state.user.name} is held by another run (pid ${error.pid}) since this one ended: its processes and HOME are that run's, left alone`
+                ];
+            return [error.message];
+        }
         try {
             await killAll();
         }
@@ -15941,6 +16105,8 @@ function isolation(state, log) {
                 String(owner.gid),
                 String(top.gid),
                 top.mode,
+                user.name,
+                holder,
                 ...state.opened.flatMap(o => [o.mode, o.path])
             ]);
             for (const line of lines)
@@ -17402,7 +17568,9 @@ function charts(status) {
 // The run record, written as the loop goes so a killed run keeps everything up to the iteration in flight:
 // progress.md (for people), status.json (the whole typed status, replaced atomically), and
 // logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
-// Writes are synchronous: they are small, and a crash between two of them leaves valid files.
+// Writes are synchronous, but for status.json while the loop runs: it is replaced off the main thread, one
+// write at a time, later ones coalesced; the last one is awaited before the record is finished.
+
 
 
 
@@ -17602,7 +17770,7 @@ class IterationsJson {
     }
 }
 /** Writes `pieces` to a new `file` (writev: the iterations' bytes are never copied into one string). */
-function writeAll(file, pieces) {
+function writeAllSync(file, pieces) {
     const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'w');
     try {
         const rest = pieces.filter(piece => piece.length > 0);
@@ -17619,9 +17787,31 @@ function writeAll(file, pieces) {
         (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
 }
+/** The same, without blocking the event loop. */
+async function writeAll(file, pieces) {
+    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file, 'w');
+    try {
+        let rest = pieces.filter(piece => piece.length > 0);
+        while (rest.length > 0) {
+            let { bytesWritten: written } = await handle.writev(rest);
+            rest = [...rest];
+            while (rest.length > 0 && written >= rest[0].length)
+                written -= rest.shift().length;
+            if (rest.length > 0 && written > 0)
+                rest[0] = rest[0].subarray(written);
+        }
+    }
+    finally {
+        await handle.close();
+    }
+}
 class RunRecord {
     dir;
     iterations = new IterationsJson();
+    /** The status.json write in flight, the status to write after it, and a failure not yet reported. */
+    writing;
+    next;
+    failed;
     constructor(dir) {
         this.dir = dir;
     }
@@ -17630,7 +17820,8 @@ class RunRecord {
         (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().join(dir, 'logs'), { recursive: true });
         const record = new RunRecord(dir);
         (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), header(status));
-        record.writeStatus(status);
+        // The first status.json is there at once: a post step after an early kill reads it.
+        record.writeStatusNow(status);
         return record;
     }
     /** A record written earlier, e.g. to finish one whose loop was killed (the action's post step). */
@@ -17656,11 +17847,50 @@ class RunRecord {
      * Replaces status.json atomically (write, then rename), so readers never see half a file. It is
      * rewritten after every iteration, so it is compact while the loop runs and indented once finished.
      * Iteration records are final once they are in `status.iterations`: each is serialised only once.
+     * The write happens off the main thread: one at a time, and calls made meanwhile become one write of the
+     * status as it is when that write starts. A failure is thrown by the next call, or by flush().
      */
     writeStatus(status) {
+        this.throwFailure();
+        this.next = status;
+        this.writing ??= this.drain();
+    }
+    /** Waits for status.json to hold the last status given; throws a write's failure. */
+    async flush() {
+        while (this.writing)
+            await this.writing;
+        this.throwFailure();
+    }
+    async drain() {
         const file = external_node_path_default().join(this.dir, STATUS_FILE);
         const temp = `${file}.${process.pid}.tmp`;
-        writeAll(temp, this.statusJson(status));
+        try {
+            for (let status = this.next; status; status = this.next) {
+                this.next = undefined;
+                // Serialised when the write starts (the iterations' bytes are reused, so never during one).
+                await writeAll(temp, this.statusJson(status));
+                await (0,external_node_fs_promises_namespaceObject.rename)(temp, file);
+            }
+        }
+        catch (error) {
+            this.next = undefined;
+            this.failed = error;
+        }
+        finally {
+            this.writing = undefined;
+        }
+    }
+    throwFailure() {
+        const failed = this.failed;
+        if (failed === undefined)
+            return;
+        this.failed = undefined;
+        throw failed;
+    }
+    writeStatusNow(status) {
+        const file = external_node_path_default().join(this.dir, STATUS_FILE);
+        const temp = `${file}.${process.pid}.tmp`;
+        writeAllSync(temp, this.statusJson(status));
         (0,external_node_fs_namespaceObject.renameSync)(temp, file);
     }
     /** The pieces of `JSON.stringify(status)` (indented once finished) and a final newline. */
@@ -17686,9 +17916,11 @@ class RunRecord {
     }
     /**
      * Rewrites progress.md to open with the outcome and the overview, the iterations' sections (written as
-     * the loop went) after them, and writes the final status.json. The sections are copied, never held whole.
+     * the loop went) after them, and writes the final status.json, after any write still in flight. The
+     * sections are copied, never held whole.
      */
-    finish(result) {
+    async finish(result) {
+        await this.flush();
         const file = external_node_path_default().join(this.dir, PROGRESS_FILE);
         const temp = `${file}.${process.pid}.tmp`;
         const out = (0,external_node_fs_namespaceObject.openSync)(temp, 'w');
@@ -17700,7 +17932,7 @@ class RunRecord {
             (0,external_node_fs_namespaceObject.closeSync)(out);
         }
         (0,external_node_fs_namespaceObject.renameSync)(temp, file);
-        this.writeStatus(result);
+        this.writeStatusNow(result);
     }
 }
 /** Where progress.md's first section starts: the baseline's, else the first iteration's. */
@@ -18595,7 +18827,7 @@ async function runLoop(config, ports = {}) {
     };
     delete result.inFlight;
     updateCost(result, meter);
-    record.finish(result);
+    await record.finish(result);
     emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result });
     return result;
 }
@@ -19170,8 +19402,10 @@ function consoleRenderer(options) {
                 if (options.agentTimeoutSeconds !== undefined)
                     info.push(`timeout ${formatDuration(options.agentTimeoutSeconds)}`);
                 const checks = s.budgets;
-                if (checks.maxIterations !== undefined)
-                    info.push(`max ${console_plural(checks.maxIterations, 'iteration')}`);
+                // ralphify's run has no cap by default: say so, since the loop then runs until stopped.
+                info.push(checks.maxIterations !== undefined
+                    ? `max ${console_plural(checks.maxIterations, 'iteration')}`
+                    : 'no iteration cap (-n N sets one)');
                 if (checks.maxTimeSeconds !== undefined)
                     info.push(`max time ${formatDuration(checks.maxTimeSeconds)}`);
                 if (checks.maxCostUsd !== undefined)
@@ -20265,8 +20499,45 @@ async function isolateCli(config, settings, say = () => { }) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/cli/validate-command.ts
+// `ralph-action validate PATH`: every problem at once, each as `file:line:column: message`, the programs its
+// agent, commands and checks start included.
+
+
+
+async function validateCommand(args, io) {
+    const { rest } = parseArgs(args, []);
+    const [pathArg, ...userArgs] = rest;
+    if (pathArg === undefined)
+        throw new UsageError("Missing argument 'PATH'.");
+    const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
+    const { problems, warnings } = lintRalph(resolved.file, {
+        cwd: io.cwd,
+        env: io.env,
+        userArgs,
+        checkPrograms: true
+    });
+    const shown = external_node_path_default().relative(io.cwd, resolved.file) || resolved.file;
+    for (const p of problems)
+        io.stderr(validate_command_problemLine(p, io.cwd));
+    for (const p of warnings)
+        io.stderr(validate_command_problemLine(p, io.cwd, 'warning: '));
+    if (problems.length > 0) {
+        io.stderr(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${shown}.\n`);
+        return 1;
+    }
+    io.stdout(`${shown}: OK${warnings.length > 0 ? `, with ${warnings.length} warning${warnings.length === 1 ? '' : 's'}` : ''}\n`);
+    return 0;
+}
+/** `file:line:column: [kind]message`, the file relative to `cwd`. */
+function validate_command_problemLine(p, cwd, kind = '') {
+    const where = [p.line, p.column].filter(n => n !== undefined).join(':');
+    return `${external_node_path_default().relative(cwd, p.file) || p.file}${where ? `:${where}` : ''}: ${kind}${p.message}\n`;
+}
+
 ;// CONCATENATED MODULE: ./src/cli/run-command.ts
 // `ralph-action run PATH [options] [user args…]`: ralphify's `ralph run`, plus gates, budgets and a record.
+
 
 
 
@@ -20365,6 +20636,20 @@ async function runWithConsole(config, settings, io) {
  * silently an arg. Those args stay args, but one the ralph never reads is named, with the option it was
  * probably meant to be.
  */
+/**
+ * `--max-iteration 3` is a typo of our own option, not an arg: run unbounded it would spend without a cap.
+ * Exit 2, unless the ralph declares an arg of that name.
+ */
+function refuseMistypedOptions(ralph, userArgs) {
+    for (const name of Object.keys(ralph.argValues)) {
+        if (ralph.args.includes(name))
+            continue;
+        const token = (userArgs.find(t => t === `--${name}` || t.startsWith(`--${name}=`)) ?? `--${name}`).split('=')[0];
+        const meant = closeOption(token, RUN_OPTIONS);
+        if (meant)
+            throw new UsageError(`No such option: ${token} (did you mean ${meant}?). ${ralph.name} declares no arg of that name either.`);
+    }
+}
 function warnUnreadArgs(ralph, userArgs, io) {
     const read = argsRead(ralph.file, (0,external_node_fs_namespaceObject.readFileSync)(ralph.file, 'utf8'));
     if (read === undefined)
@@ -20387,6 +20672,10 @@ async function runCommand(args, io) {
     if (resolved.notice)
         io.stdout(`${resolved.notice}\n`);
     const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true });
+    refuseMistypedOptions(ralph, userArgs);
+    // ralphify runs such a ralph as it is, and so does run: said, not refused.
+    for (const warning of ralph.warnings)
+        io.stderr(validate_command_problemLine(warning, io.cwd, 'warning: '));
     warnUnreadArgs(ralph, userArgs, io);
     const checks = [...ralph.checks, ...cliChecks(settings.checks, ralph.checks)];
     const config = loopConfig({
@@ -20723,40 +21012,6 @@ function scaffoldRalph(cwd, name) {
         throw new RalphError(`RALPH.md already exists at '${file}'.`);
     (0,external_node_fs_namespaceObject.writeFileSync)(file, STARTER_RALPH);
     return (0,external_node_path_namespaceObject.relative)(cwd, file);
-}
-
-;// CONCATENATED MODULE: ./src/cli/validate-command.ts
-// `ralph-action validate PATH`: every problem at once, each as `file:line:column: message`, the programs its
-// agent, commands and checks start included.
-
-
-
-async function validateCommand(args, io) {
-    const { rest } = parseArgs(args, []);
-    const [pathArg, ...userArgs] = rest;
-    if (pathArg === undefined)
-        throw new UsageError("Missing argument 'PATH'.");
-    const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
-    const { problems, warnings } = lintRalph(resolved.file, {
-        cwd: io.cwd,
-        env: io.env,
-        userArgs,
-        checkPrograms: true
-    });
-    const shown = external_node_path_default().relative(io.cwd, resolved.file) || resolved.file;
-    for (const [p, kind] of [
-        ...problems.map(p => [p, '']),
-        ...warnings.map(p => [p, 'warning: '])
-    ]) {
-        const where = [p.line, p.column].filter(n => n !== undefined).join(':');
-        io.stderr(`${external_node_path_default().relative(io.cwd, p.file) || shown}${where ? `:${where}` : ''}: ${kind}${p.message}\n`);
-    }
-    if (problems.length > 0) {
-        io.stderr(`${problems.length} problem${problems.length === 1 ? '' : 's'} in ${shown}.\n`);
-        return 1;
-    }
-    io.stdout(`${shown}: OK\n`);
-    return 0;
 }
 
 ;// CONCATENATED MODULE: ./src/cli/main.ts

@@ -12,7 +12,7 @@ import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 import { postRefusal } from '../github/tracking.js'
 import { admitEvent, ralphNameOf } from '../trigger/admission.js'
 import type { Run } from '../trigger/types.js'
-import { huntBranch as huntBranchOf, ownBranch, planHunt, strangersNote } from '../trigger/hunt.js'
+import { huntBranch as huntBranchOf, isHunt, ownBranch, planHunt, strangersNote } from '../trigger/hunt.js'
 import { ralphMatrix } from '../cli/list.js'
 import { InputError, readInputs, type ActionInputs } from './inputs.js'
 import { badInput, ended, type Ending, type Step } from './ending.js'
@@ -78,11 +78,6 @@ function listMode(inputs: ActionInputs, context: RunContext): Ending {
   core.info(`${m.count} ralph${m.count === 1 ? '' : 's'} for the matrix: ${JSON.stringify(m.matrix)}`)
   return { outputs: { matrix: JSON.stringify(m.matrix), count: String(m.count) }, finished: true }
 }
-
-const isHunt = (trigger: Run): boolean =>
-  ['schedule', 'workflow_dispatch', 'push'].includes(trigger.event) &&
-  trigger.issueNumber === undefined &&
-  trigger.pr === undefined
 
 /**
  * What started the run decides whether a loop runs. Answers the trigger's run, or why the step is over

@@ -24,8 +24,8 @@ export interface ActionInputs {
   checks: string[]
   /** Run the gates before iteration 1 (default true). */
   baseline: boolean
-  /** Stop `already_green` when the baseline passes: no agent runs. */
-  skipIfGreen: boolean
+  /** Stop `already_green` when the baseline passes: no agent runs. auto: for a hunt's ralph only (plan decides). */
+  skipIfGreen: boolean | 'auto'
   /** Run the gates together; undefined: the ralph's `checks_parallel:`. */
   parallelChecks?: boolean
   /** `{{ args.name }}` values, in the order given. */
@@ -306,7 +306,7 @@ export function readInputs(env: Env = process.env): ActionInputs {
   const inputs: ActionInputs = {
     checks: read.lines('checks'),
     baseline: read.boolean('baseline', true),
-    skipIfGreen: read.boolean('skip-if-green', false),
+    skipIfGreen: skipIfGreenMode(read.text('skip-if-green')),
     args,
     maxIterations: read.positiveInteger('max-iterations') ?? 10,
     // Read here, in the inputs' order, so the first bad one is the one named.
@@ -404,6 +404,14 @@ function listInputs(read: InputReader): ActionInputs {
     isolation: 'none',
     agentUser: DEFAULT_AGENT_USER
   }
+}
+
+/** `skip-if-green`: auto (the default: on for a hunt's ralph), true or false. */
+function skipIfGreenMode(value: string | undefined): boolean | 'auto' {
+  if (value === undefined || value === 'auto') return 'auto'
+  if (['true', 'True', 'TRUE'].includes(value)) return true
+  if (['false', 'False', 'FALSE'].includes(value)) return false
+  throw new InputError(`Input 'skip-if-green' must be auto, true or false, got ${quote(value)}.`)
 }
 
 /** `model-proxy`: auto (the default: on for a preset whose key the job holds), or a YAML boolean. */

@@ -87,7 +87,9 @@ export function actionLogger(
       case 'loop_started': {
         const b = event.status.budgets
         const limits = [
-          b.maxIterations !== undefined ? `at most ${b.maxIterations} iterations` : undefined,
+          b.maxIterations !== undefined
+            ? `at most ${b.maxIterations} iteration${b.maxIterations === 1 ? '' : 's'}`
+            : undefined,
           b.maxTimeSeconds !== undefined ? `${formatDuration(b.maxTimeSeconds * 1000)} in all` : undefined,
           b.maxCostUsd !== undefined ? `$${b.maxCostUsd}` : undefined,
           b.agentTimeoutSeconds !== undefined

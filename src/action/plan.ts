@@ -22,6 +22,7 @@ import { inputRalph } from '../ralph/installed.js'
 import type { RunContext } from '../trigger/context.js'
 import { deliverTask, promptWithTask, ralphReadsTask } from '../trigger/sanitize.js'
 import type { PullRef, Run } from '../trigger/types.js'
+import { isHunt } from '../trigger/hunt.js'
 import { autoModelProxy, modelProxyProblem } from '../proxy/agent.js'
 import { InputError, type ActionInputs } from './inputs.js'
 
@@ -127,6 +128,14 @@ export function deliveryMarginSeconds(maxTimeSeconds: number): number {
   return Math.min(5 * 60, maxTimeSeconds / 10)
 }
 
+/**
+ * skip-if-green auto: a hunt's ralph is a "make the gates green" task, so a green start has nothing to do; a
+ * comment's, a label's or a pull request's task, and a prompt, may be more than its gates.
+ */
+function greenIsDone(trigger: Run | undefined, inputs: ActionInputs): boolean {
+  return trigger !== undefined && isHunt(trigger) && inputs.prompt === undefined
+}
+
 /** Builds the plan; throws InputError or PlanError with a one-line message. */
 export function makePlan(
   inputs: ActionInputs,
@@ -190,8 +199,12 @@ export function makePlan(
       ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env, lookup) }
     }
     task = { name: ralph.name, file: relativeTo(workspace, ralph.file), text: ralphTask(ralph.file) }
+    // A key no runtime reads, or a placeholder that names nothing, silently changes what runs (`chek:` leaves
+    // the loop without gates): the action does not run such a ralph (the CLI's run, like ralphify, warns).
+    const silent = loadedRalph?.warnings.find(w => w.rule === 'unknown-key' || w.rule === 'names-nothing')
+    if (silent) throw ralphProblem(new RalphError(silent.message, 1, [silent]), workspace, root)
     // Values from people (a comment's args, an issue's text) must never reach a command inside a word.
-    const unsafe = loadedRalph?.warnings[0]
+    const unsafe = loadedRalph?.warnings.find(w => w.rule === 'arg-in-word')
     if (unsafe) {
       const fromPeople =
         trigger !== undefined && (trigger.task !== '' || Object.keys(trigger.args).length > 0)
@@ -241,7 +254,12 @@ export function makePlan(
     if (missing) throw new InputError(`Input 'checks': ${missing}`)
   }
   const checks = [...ralph.checks, ...added]
-  const problem = gateSettingsProblem({ ...inputs, checks })
+  // auto turns it on only where it can work: gates, and the baseline that runs them first.
+  const skipIfGreen =
+    inputs.skipIfGreen === 'auto'
+      ? greenIsDone(trigger, inputs) && checks.length > 0 && inputs.baseline
+      : inputs.skipIfGreen
+  const problem = gateSettingsProblem({ checks, baseline: inputs.baseline, skipIfGreen })
   if (problem) throw new InputError(problem)
   if (delivered) userArgs = { ...userArgs, ...delivered.args }
   // A pull request's own branch is pushed onto (updating it), or a proposal goes into it: it closes nothing.
@@ -290,7 +308,7 @@ export function makePlan(
     recordDir,
     presets: inputs.presets && (ralph.presets ?? true),
     baseline: inputs.baseline,
-    skipIfGreen: inputs.skipIfGreen,
+    skipIfGreen,
     ...(inputs.parallelChecks !== undefined ? { parallelChecks: inputs.parallelChecks } : {}),
     ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
     ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),

@@ -46,7 +46,10 @@ async function finaliseTracking(state: SavedState, status: LoopStatus | undefine
 }
 
 /** Finishes a record whose loop was killed: status.json says `running`. Answers the status as it ends. */
-export function finishKilledRecord(recordDir: string, now = Date.now()): LoopStatus | undefined {
+export async function finishKilledRecord(
+  recordDir: string,
+  now = Date.now()
+): Promise<LoopStatus | undefined> {
   const file = path.join(recordDir, STATUS_FILE)
   if (!existsSync(file)) return undefined
   const status = JSON.parse(readFileSync(file, 'utf8')) as LoopStatus
@@ -65,7 +68,7 @@ export function finishKilledRecord(recordDir: string, now = Date.now()): LoopSta
     success: false
   }
   delete result.inFlight
-  RunRecord.open(recordDir).finish(result)
+  await RunRecord.open(recordDir).finish(result)
   return result
 }
 
@@ -96,7 +99,7 @@ export async function post(): Promise<void> {
   for (const warning of await endAfterKilledMain(state)) core.warning(warning)
   let status: LoopStatus | undefined
   try {
-    status = finishKilledRecord(state.recordDir)
+    status = await finishKilledRecord(state.recordDir)
   } catch (error) {
     core.warning(`The run record could not be finished: ${(error as Error).message}`)
   }

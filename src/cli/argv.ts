@@ -2,6 +2,7 @@
 // `ralph run`: options may stand anywhere (interspersed), unknown options are kept as user args, and the
 // first `--` is consumed.
 import { parseDuration } from '../ralph/index.js'
+import { closest } from '../text/closest.js'
 
 export class UsageError extends Error {
   constructor(message: string) {
@@ -139,25 +140,10 @@ export function formatOptions(specs: OptionSpec[]): string {
 }
 
 /** Edits (insertions, deletions, substitutions) from `a` to `b`. */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i]
-    for (let j = 1; j <= b.length; j++)
-      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
-    row = next
-  }
-  return row[b.length]
-}
-
 /** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
 export function closeOption(token: string, specs: OptionSpec[]): string | undefined {
-  const typed = token.split('=')[0]
-  let best: { name: string; edits: number } | undefined
-  for (const spec of specs)
-    for (const name of spec.names.filter(n => n.startsWith('--'))) {
-      const edits = distance(typed, name)
-      if (edits <= 2 && (!best || edits < best.edits)) best = { name, edits }
-    }
-  return best?.name
+  return closest(
+    token.split('=')[0],
+    specs.flatMap(spec => spec.names.filter(n => n.startsWith('--')))
+  )
 }

@@ -130,7 +130,12 @@ export function consoleRenderer(options: ConsoleOptions): (event: LoopEvent) => 
         if (options.agentTimeoutSeconds !== undefined)
           info.push(`timeout ${formatDuration(options.agentTimeoutSeconds)}`)
         const checks = s.budgets
-        if (checks.maxIterations !== undefined) info.push(`max ${plural(checks.maxIterations, 'iteration')}`)
+        // ralphify's run has no cap by default: say so, since the loop then runs until stopped.
+        info.push(
+          checks.maxIterations !== undefined
+            ? `max ${plural(checks.maxIterations, 'iteration')}`
+            : 'no iteration cap (-n N sets one)'
+        )
         if (checks.maxTimeSeconds !== undefined)
           info.push(`max time ${formatDuration(checks.maxTimeSeconds)}`)
         if (checks.maxCostUsd !== undefined) info.push(`max cost $${checks.maxCostUsd.toFixed(2)}`)

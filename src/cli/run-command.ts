@@ -15,6 +15,7 @@ import { closeOption, parseArgs, UsageError } from './argv.js'
 import { consoleRenderer } from './console.js'
 import { isolateCli, type CliIsolation } from './isolation.js'
 import type { CliIO } from './io.js'
+import { problemLine } from './validate-command.js'
 import {
   LOOP_OPTIONS,
   REFERENCE_OPTIONS,
@@ -108,6 +109,24 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
  * silently an arg. Those args stay args, but one the ralph never reads is named, with the option it was
  * probably meant to be.
  */
+/**
+ * `--max-iteration 3` is a typo of our own option, not an arg: run unbounded it would spend without a cap.
+ * Exit 2, unless the ralph declares an arg of that name.
+ */
+function refuseMistypedOptions(ralph: LoadedRalph, userArgs: string[]): void {
+  for (const name of Object.keys(ralph.argValues)) {
+    if (ralph.args.includes(name)) continue
+    const token = (userArgs.find(t => t === `--${name}` || t.startsWith(`--${name}=`)) ?? `--${name}`).split(
+      '='
+    )[0]
+    const meant = closeOption(token, RUN_OPTIONS)
+    if (meant)
+      throw new UsageError(
+        `No such option: ${token} (did you mean ${meant}?). ${ralph.name} declares no arg of that name either.`
+      )
+  }
+}
+
 function warnUnreadArgs(ralph: LoadedRalph, userArgs: string[], io: CliIO): void {
   const read = argsRead(ralph.file, readFileSync(ralph.file, 'utf8'))
   if (read === undefined) return
@@ -129,6 +148,9 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
   const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home })
   if (resolved.notice) io.stdout(`${resolved.notice}\n`)
   const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true })
+  refuseMistypedOptions(ralph, userArgs)
+  // ralphify runs such a ralph as it is, and so does run: said, not refused.
+  for (const warning of ralph.warnings) io.stderr(problemLine(warning, io.cwd, 'warning: '))
   warnUnreadArgs(ralph, userArgs, io)
   const checks = [...ralph.checks, ...cliChecks(settings.checks, ralph.checks)]
   const config = loopConfig({

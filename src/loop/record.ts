@@ -1,7 +1,9 @@
 // The run record, written as the loop goes so a killed run keeps everything up to the iteration in flight:
 // progress.md (for people), status.json (the whole typed status, replaced atomically), and
 // logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
-// Writes are synchronous: they are small, and a crash between two of them leaves valid files.
+// Writes are synchronous, but for status.json while the loop runs: it is replaced off the main thread, one
+// write at a time, later ones coalesced; the last one is awaited before the record is finished.
+import { open, rename } from 'node:fs/promises'
 import {
   appendFileSync,
   closeSync,
@@ -238,7 +240,7 @@ class IterationsJson {
 }
 
 /** Writes `pieces` to a new `file` (writev: the iterations' bytes are never copied into one string). */
-function writeAll(file: string, pieces: Buffer[]): void {
+function writeAllSync(file: string, pieces: Buffer[]): void {
   const fd = openSync(file, 'w')
   try {
     const rest = pieces.filter(piece => piece.length > 0)
@@ -253,8 +255,28 @@ function writeAll(file: string, pieces: Buffer[]): void {
   }
 }
 
+/** The same, without blocking the event loop. */
+async function writeAll(file: string, pieces: Buffer[]): Promise<void> {
+  const handle = await open(file, 'w')
+  try {
+    let rest = pieces.filter(piece => piece.length > 0)
+    while (rest.length > 0) {
+      let { bytesWritten: written } = await handle.writev(rest)
+      rest = [...rest]
+      while (rest.length > 0 && written >= rest[0].length) written -= (rest.shift() as Buffer).length
+      if (rest.length > 0 && written > 0) rest[0] = rest[0].subarray(written)
+    }
+  } finally {
+    await handle.close()
+  }
+}
+
 export class RunRecord {
   private readonly iterations = new IterationsJson()
+  /** The status.json write in flight, the status to write after it, and a failure not yet reported. */
+  private writing: Promise<void> | undefined
+  private next: LoopStatus | undefined
+  private failed: unknown
 
   private constructor(readonly dir: string) {}
 
@@ -263,7 +285,8 @@ export class RunRecord {
     mkdirSync(path.join(dir, 'logs'), { recursive: true })
     const record = new RunRecord(dir)
     writeFileSync(path.join(dir, PROGRESS_FILE), header(status))
-    record.writeStatus(status)
+    // The first status.json is there at once: a post step after an early kill reads it.
+    record.writeStatusNow(status)
     return record
   }
 
@@ -294,11 +317,50 @@ export class RunRecord {
    * Replaces status.json atomically (write, then rename), so readers never see half a file. It is
    * rewritten after every iteration, so it is compact while the loop runs and indented once finished.
    * Iteration records are final once they are in `status.iterations`: each is serialised only once.
+   * The write happens off the main thread: one at a time, and calls made meanwhile become one write of the
+   * status as it is when that write starts. A failure is thrown by the next call, or by flush().
    */
   writeStatus(status: LoopStatus): void {
+    this.throwFailure()
+    this.next = status
+    this.writing ??= this.drain()
+  }
+
+  /** Waits for status.json to hold the last status given; throws a write's failure. */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing
+    this.throwFailure()
+  }
+
+  private async drain(): Promise<void> {
     const file = path.join(this.dir, STATUS_FILE)
     const temp = `${file}.${process.pid}.tmp`
-    writeAll(temp, this.statusJson(status))
+    try {
+      for (let status = this.next; status; status = this.next) {
+        this.next = undefined
+        // Serialised when the write starts (the iterations' bytes are reused, so never during one).
+        await writeAll(temp, this.statusJson(status))
+        await rename(temp, file)
+      }
+    } catch (error) {
+      this.next = undefined
+      this.failed = error
+    } finally {
+      this.writing = undefined
+    }
+  }
+
+  private throwFailure(): void {
+    const failed = this.failed
+    if (failed === undefined) return
+    this.failed = undefined
+    throw failed
+  }
+
+  private writeStatusNow(status: LoopStatus): void {
+    const file = path.join(this.dir, STATUS_FILE)
+    const temp = `${file}.${process.pid}.tmp`
+    writeAllSync(temp, this.statusJson(status))
     renameSync(temp, file)
   }
 
@@ -326,9 +388,11 @@ export class RunRecord {
 
   /**
    * Rewrites progress.md to open with the outcome and the overview, the iterations' sections (written as
-   * the loop went) after them, and writes the final status.json. The sections are copied, never held whole.
+   * the loop went) after them, and writes the final status.json, after any write still in flight. The
+   * sections are copied, never held whole.
    */
-  finish(result: LoopResult): void {
+  async finish(result: LoopResult): Promise<void> {
+    await this.flush()
     const file = path.join(this.dir, PROGRESS_FILE)
     const temp = `${file}.${process.pid}.tmp`
     const out = openSync(temp, 'w')
@@ -339,7 +403,7 @@ export class RunRecord {
       closeSync(out)
     }
     renameSync(temp, file)
-    this.writeStatus(result)
+    this.writeStatusNow(result)
   }
 }
 

@@ -373,7 +373,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   }
   delete result.inFlight
   updateCost(result, meter)
-  record.finish(result)
+  await record.finish(result)
   emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result })
   return result
 }

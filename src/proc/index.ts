@@ -1,7 +1,13 @@
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
 export { scrubInitialEnvironment, type ScrubResult } from './environ.js'
 export { runProcess } from './run.js'
-export { killMarked, killProcessTree, listDescendants, type KillTreeOptions } from './tree.js'
+export {
+  killMarked,
+  killProcessTree,
+  listDescendants,
+  processIdentity,
+  type KillTreeOptions
+} from './tree.js'
 export {
   combineOutput,
   decodeCaptured,

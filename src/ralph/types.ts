@@ -56,6 +56,11 @@ export interface RalphProblem {
   message: string
   /** Exit code the reference runtime would use for this problem: 1 for config errors, 2 for usage errors. */
   exitCode: 1 | 2
+  /**
+   * For a warning, what it is: a key no runtime reads, a placeholder that names nothing (both silently change
+   * a run: ralphify ignores them), or an arg placed inside a word of a command.
+   */
+  rule?: 'unknown-key' | 'names-nothing' | 'arg-in-word'
 }
 
 /** Thrown for bad input (a user's mistake, not our bug): the CLI prints `message` alone, no stack trace. */

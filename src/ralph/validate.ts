@@ -6,8 +6,10 @@ import path from 'node:path'
 import { NAME_RE, parseUserArgs, VALID_NAME_CHARS_MSG } from './args.js'
 import { argEnvName, argsInsideWords } from './arg-words.js'
 import { readFrontmatter } from './frontmatter.js'
-import type { FrontmatterPositions, SourcePos } from './frontmatter.js'
+import type { FrontmatterPositions, FrontmatterSplit, SourcePos } from './frontmatter.js'
 import { pyStrip } from './pystr.js'
+import { PLACEHOLDER_RE } from './render.js'
+import { closest } from '../text/closest.js'
 import { pyRepr } from './pyvalue.js'
 import { missingAgentProgram, missingCommandProgram, missingGateProgram } from './programs.js'
 import type { PyDict, PyValue } from './pyvalue.js'
@@ -75,6 +77,79 @@ export function lintRalph(
   return { problems, warnings: warnings ?? [] }
 }
 
+/** Every key a runtime reads: ralphify's, then ours. */
+const KNOWN_KEYS = [
+  'agent',
+  'commands',
+  'args',
+  'credit',
+  'checks',
+  'checks_parallel',
+  'completion_tag',
+  'guardrails',
+  'presets'
+]
+/** Args the action fills for a run on an issue, whether the ralph declares them or not. */
+const ACTION_ARGS = ['task', 'task_file']
+
+/** Keys no runtime reads (`chek:` leaves a ralph without gates): one warning each, with the key meant. */
+function unknownKeys(file: string, fm: PyDict, positions: FrontmatterPositions): RalphProblem[] {
+  const found: RalphProblem[] = []
+  for (const key of fm.keys()) {
+    const name = String(key)
+    if (KNOWN_KEYS.includes(name)) continue
+    const meant = closest(name, KNOWN_KEYS, Math.min(2, Math.max(1, name.length - 2)))
+    found.push({
+      file,
+      ...positions.entry(fm, key).key,
+      exitCode: 1,
+      rule: 'unknown-key',
+      message: `Unknown frontmatter key '${name}'${meant ? `: did you mean '${meant}'?` : ''} No runtime reads it, so it changes nothing.`
+    })
+  }
+  return found
+}
+
+/**
+ * `{{ commands.X }}` with no command X, and `{{ args.X }}` with X not among the declared args: each renders
+ * as nothing. Args are checked only when the ralph declares them (else any --X fills one); placeholders in
+ * HTML comments are dropped before rendering, so they do not count.
+ */
+function namingNothing(
+  file: string,
+  split: FrontmatterSplit,
+  commands: { name: string }[],
+  declared: string[] | null
+): RalphProblem[] {
+  const body = split.body
+  const comments = [...body.matchAll(/<!--[\s\S]*?-->/g)].map(m => [m.index, m.index + m[0].length])
+  const found: RalphProblem[] = []
+  for (const match of body.matchAll(PLACEHOLDER_RE)) {
+    const [, kind, name] = match
+    if (comments.some(([from, to]) => match.index >= from && match.index < to)) continue
+    const known =
+      kind === 'commands'
+        ? commands.map(c => c.name)
+        : kind === 'args' && declared !== null
+          ? [...declared, ...ACTION_ARGS]
+          : undefined
+    if (!known || known.includes(name)) continue
+    const before = body.slice(0, match.index)
+    const line = split.bodyStartLine + (before.match(/\n/g)?.length ?? 0)
+    const column = match.index - before.lastIndexOf('\n')
+    const meant = closest(name, known)
+    found.push({
+      file,
+      line,
+      column,
+      exitCode: 1,
+      rule: 'names-nothing',
+      message: `${match[0]} names no ${kind === 'commands' ? 'command' : 'declared arg'}${meant ? ` (did you mean ${kind}.${meant}?)` : ''}, so it renders as nothing.`
+    })
+  }
+  return found
+}
+
 interface Inspection {
   ralph?: LoadedRalph
   problems: RalphProblem[]
@@ -99,8 +174,9 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
 
   let fm: PyDict
   let positions: FrontmatterPositions
+  let split: FrontmatterSplit
   try {
-    ;({ data: fm, positions } = readFrontmatter(file, text))
+    ;({ data: fm, positions, split } = readFrontmatter(file, text))
   } catch (error) {
     if (!(error instanceof RalphError)) throw error
     return { problems: error.problems.length ? error.problems : [problemOf(file, error)], fatal: error }
@@ -155,6 +231,7 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
         file,
         ...(pos.value ?? pos.key),
         exitCode: 1,
+        rule: 'arg-in-word',
         message:
           `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
           `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
@@ -277,6 +354,7 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
       if (missing) report(missing, runPosition('checks', index))
     })
   }
+  warnings.push(...unknownKeys(file, fm, positions), ...namingNothing(file, split, commands, declared))
   if (problems.length > 0) return { problems, warnings }
 
   // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.

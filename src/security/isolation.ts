@@ -10,7 +10,14 @@ import { userInfo } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { rmSync } from 'node:fs'
-import { runProcess, which, type RunOptions, type RunResult, type Signaller } from '../proc/index.js'
+import {
+  processIdentity,
+  runProcess,
+  which,
+  type RunOptions,
+  type RunResult,
+  type Signaller
+} from '../proc/index.js'
 import { RUNNER_FILE_COMMANDS } from './env.js'
 import { KILL_ALL, LAUNCHER, PRIVILEGED, SIGNAL } from './scripts.js'
 import { stageSettings, type SettingsCopy } from './settings.js'
@@ -54,6 +61,8 @@ export interface AgentUser {
 /** What a start left changed, so that a release (main's end, or post after a killed main) can undo it. */
 export interface IsolationState {
   user: AgentUser
+  /** `PID:START` of the process that holds the user for this run (main's; post takes it over). */
+  holder: string
   privilege: Privilege
   workTree: string
   /** The action's own user, who owns the work tree again afterwards. */
@@ -118,6 +127,19 @@ export interface IsolateOptions {
   settings?: readonly SettingsCopy[]
 }
 
+/** Another run on this machine holds the agent's user. */
+class UserBusy extends Error {
+  constructor(readonly pid: number) {
+    super(`held by pid ${pid}`)
+  }
+}
+
+/** Users the default name may take when another run holds it: ralph-agent, ralph-agent-2, … */
+const DEFAULT_USERS = 8
+
+/** This process as a holder of the agent's user: its pid and start time (a reused pid is not it). */
+const thisHolder = (): string => `${process.pid}:${processIdentity(process.pid) ?? ''}`
+
 /** Isolation could not be set up: the message is one line that says why and what to do. */
 export class IsolationError extends Error {
   constructor(message: string) {
@@ -170,6 +192,8 @@ async function privileged(privilege: Privilege, args: string[]): Promise<string[
   const lines = out.split('\n').filter(Boolean)
   const error = lines.find(line => line.startsWith('error '))
   if (error) throw new IsolationError(error.slice('error '.length))
+  const busy = lines.find(line => line.startsWith('busy '))
+  if (busy) throw new UserBusy(Number(busy.slice('busy '.length)))
   if (result.exitCode !== 0) {
     const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0]
     throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`)
@@ -188,6 +212,31 @@ const inside = (child: string, parent: string): boolean => {
  */
 export async function isolateAgent(options: IsolateOptions): Promise<AgentIsolation> {
   const name = options.user ?? DEFAULT_AGENT_USER
+  // The default name stands for any of ours: a run that finds it held takes the next one.
+  const names =
+    name === DEFAULT_AGENT_USER
+      ? Array.from({ length: DEFAULT_USERS }, (_, i) => (i === 0 ? name : `${name}-${i + 1}`))
+      : [name]
+  for (const [i, candidate] of names.entries()) {
+    try {
+      return await isolateAs(candidate, options)
+    } catch (error) {
+      if (!(error instanceof UserBusy)) throw error
+      if (i === names.length - 1)
+        throw new IsolationError(
+          names.length > 1
+            ? `The agent's users ${name} to ${candidate} are all held by other runs on this machine (the last by pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`
+            : `The agent's user ${name} is held by another run on this machine (pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`
+        )
+      options.log?.(
+        `The agent's user ${candidate} is held by another run (pid ${error.pid}): trying ${names[i + 1]}.`
+      )
+    }
+  }
+  throw new IsolationError('no agent user was tried')
+}
+
+async function isolateAs(name: string, options: IsolateOptions): Promise<AgentIsolation> {
   if (!AGENT_USER_NAME.test(name))
     throw new IsolationError(
       `'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`
@@ -204,6 +253,7 @@ export async function isolateAgent(options: IsolateOptions): Promise<AgentIsolat
       )
   const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 }
   const home = `${HOMES}/${name}`
+  const holder = thisHolder()
   // Staged by the action's own user (it reads its own files as itself), copied in by prepare as root.
   const staged = stageSettings(options.settings ?? [])
   if (staged.dir && /[\n\r]/.test(staged.dir))
@@ -219,6 +269,7 @@ export async function isolateAgent(options: IsolateOptions): Promise<AgentIsolat
       (process.getgroups?.() ?? [owner.gid]).join(','),
       options.program ?? '',
       staged.dir ?? '',
+      holder,
       ...(options.reach ?? [])
     ])
   } finally {
@@ -242,6 +293,7 @@ export async function isolateAgent(options: IsolateOptions): Promise<AgentIsolat
     })
   const state: IsolationState = {
     user: { name, uid, gid, home },
+    holder,
     privilege: options.privilege,
     workTree,
     owner,
@@ -350,6 +402,17 @@ export function isolation(state: IsolationState, log?: (message: string) => void
 
   const release = async (): Promise<string[]> => {
     const problems: string[] = []
+    // Held first (post takes over from a killed main): a run that took the user since is left alone.
+    const holder = thisHolder()
+    try {
+      await privileged(state.privilege, ['claim', state.user.name, holder, state.holder])
+    } catch (error) {
+      if (error instanceof UserBusy)
+        return [
+          `the agent's user ${state.user.name} is held by another run (pid ${error.pid}) since this one ended: its processes and HOME are that run's, left alone`
+        ]
+      return [(error as Error).message]
+    }
     try {
       await killAll()
     } catch (error) {
@@ -367,6 +430,8 @@ export function isolation(state: IsolationState, log?: (message: string) => void
         String(owner.gid),
         String(top.gid),
         top.mode,
+        user.name,
+        holder,
         ...state.opened.flatMap(o => [o.mode, o.path])
       ])
       for (const line of lines) if (line.startsWith('problem ')) problems.push(line.slice('problem '.length))

@@ -4,14 +4,23 @@
 // secure_path and deny-lists change nothing about what the agent gets.
 
 /**
- * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS [REACH...]` prints `user UID GID`,
+ * A run holds its agent's user for its whole length: HOLDER (`PID:START` of the action's process) is written
+ * to /run/ralph-action/agent-users/USER. A live other holder makes prepare and claim print `busy PID` and exit
+ * 1, so two runs on one machine never share a uid (each kills every process of its uid).
+ *
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS HOLDER [REACH...]` takes USER for
+ * HOLDER and prints `user UID GID`,
  * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
  * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
  * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
  *
- * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE [MODE PATH]...` gives back what the
- * agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the HOME,
- * and prints `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
+ * holds it: post, after a killed main, holds the user before it kills what is left of it.
+ *
+ * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER [MODE PATH]...` gives back
+ * what the agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the
+ * HOME and HOLDER's hold on USER, and prints `problem MESSAGE` for what it could not do. Every process of UID
+ * must be dead by then.
  */
 export const PRIVILEGED = `
 set -u
@@ -21,9 +30,31 @@ problem() { printf 'problem %s\\n' "$*"; }
 as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
 # The entries of the work tree, .git left out: it stays the owner's, readable only.
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
+holds=/run/ralph-action/agent-users
+# Whether PID:START names a process that is running (the start time tells a reused pid apart).
+alive() {
+  local stat rest
+  stat=$(cat "/proc/\${1%%:*}/stat" 2>/dev/null) || return 1
+  rest=\${stat##*) }
+  set -- "\${1#*:}" $rest
+  [ "$1" = "\${21}" ]
+}
+# take USER HOLDER [WAS]: one taker at a time on this machine (flock), the hold kept while its holder lives.
+take() {
+  local file="$holds/$1" held
+  mkdir -p -m 0755 "$holds" && exec 9>>"$holds/.lock" && flock 9 || fail "could not hold the user $1 in $holds"
+  held=$(cat -- "$file" 2>/dev/null)
+  if [ -n "$held" ] && [ "$held" != "$2" ] && [ "$held" != "\${3:-}" ] && alive "$held"; then
+    printf 'busy %s\\n' "\${held%%:*}"
+    exit 1
+  fi
+  printf '%s\\n' "$2" > "$file" || fail "could not hold the user $1 in $holds"
+  exec 9>&-
+}
 step=$1; shift
 if [ "$step" = prepare ]; then
-  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7; shift 7
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7 holder=$8; shift 8
+  take "$user" "$holder"
   if ! id -u "$user" >/dev/null 2>&1; then
     out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
       fail "useradd could not create the user $user: $out"
@@ -66,8 +97,10 @@ if [ "$step" = prepare ]; then
   if [ -n "$program" ] && ! as_agent test -x "$program"; then
     fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
   fi
+elif [ "$step" = claim ]; then
+  take "$1" "$2" "$3"
 elif [ "$step" = release ]; then
-  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7; shift 7
+  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7 user=$8 holder=$9; shift 9
   mapfile -d '' -t found < <(entries)
   if [ \${#found[@]} -gt 0 ]; then
     # A setuid file the agent made must not become one of the owner's.
@@ -77,6 +110,7 @@ elif [ "$step" = release ]; then
   chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
   rm -rf -- "$home" || problem "could not remove $home"
+  [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
 else
   fail "unknown step $step"
 fi

@@ -5,6 +5,13 @@
 import type { Octokit } from '../github/client.js'
 import { isOwnWork, type TokenActor } from '../github/own-work.js'
 import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
+import type { Run } from './types.js'
+
+/** A hunt: a run that no issue or pull request asked for (schedule, workflow_dispatch, push). */
+export const isHunt = (trigger: Run): boolean =>
+  ['schedule', 'workflow_dispatch', 'push'].includes(trigger.event) &&
+  trigger.issueNumber === undefined &&
+  trigger.pr === undefined
 
 export interface RalphPull {
   number: number

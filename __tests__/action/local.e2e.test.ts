@@ -1,7 +1,8 @@
 // `npm run local`: the built action run all the way on this machine against the end-to-end stand-ins, the
 // way a newcomer tries it: the default env file (a whole run) and the dry-run one.
-import { spawn } from 'node:child_process'
-import { existsSync, readFileSync, rmSync } from 'node:fs'
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, expect, test } from '@jest/globals'
 import { REPO_ROOT } from './harness.js'
@@ -69,3 +70,25 @@ test('the dry run says what it checked: its outputs and a summary with the first
   expect(markdown).toContain('You are fixing the failing tests of this project')
   expect(existsSync(line(stdout, /^ {2}as a page: (.+)$/m))).toBe(true)
 }, 400_000)
+
+test('a mistake in what was asked is one line naming it, with the input meant, exit 2 and no stack', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ralph-local-env-'))
+  kept.push(dir)
+  const run = (file: string) =>
+    spawnSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'local.mjs'), file], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8'
+    })
+  const missing = run(path.join(dir, 'nope.env'))
+  expect(missing.status).toBe(2)
+  expect(missing.stderr).toBe(
+    `npm run local: ${path.join(dir, 'nope.env')} is not a file: give the path of one with INPUT_<NAME>=value lines, like examples/local-action.env\n`
+  )
+  const typo = path.join(dir, 'typo.env')
+  writeFileSync(typo, 'INPUT_RALPH=fix-tests\nINPUT_MAX-ITERATOINS=3\n')
+  const undeclared = run(typo)
+  expect(undeclared.status).toBe(2)
+  expect(undeclared.stderr).toBe(
+    `npm run local: ${typo}: input 'max-iteratoins' is not one action.yml declares (did you mean max-iterations?)\n`
+  )
+})

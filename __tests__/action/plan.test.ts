@@ -1,0 +1,122 @@
+// The run's plan, decided in-process from the inputs and the trigger (the end-to-end suites prove the wiring).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { afterAll, describe, expect, test } from '@jest/globals'
+import { readInputs } from '../../src/action/inputs.js'
+import { makePlan } from '../../src/action/plan.js'
+import { readContext } from '../../src/trigger/context.js'
+import type { Run } from '../../src/trigger/types.js'
+import { inputEnv } from './harness.js'
+
+const dirs: string[] = []
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+})
+
+/** A workspace holding ralph `r` (agent `cat`), with a gate unless `gated` is false. */
+function workspace(gated = true): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'ralph-plan-'))
+  dirs.push(dir)
+  mkdirSync(path.join(dir, 'r'))
+  const checks = gated ? 'checks:\n  - name: tests\n    run: "true"\n' : ''
+  writeFileSync(path.join(dir, 'r', 'RALPH.md'), `---\nagent: cat\n${checks}---\nMake the tests pass.\n`)
+  return dir
+}
+
+const run = (event: Run['event'], extra: Partial<Run> = {}): Run => ({
+  kind: 'run',
+  event,
+  args: {},
+  task: '',
+  continueBranch: false,
+  ...extra
+})
+
+function plan(given: Record<string, string>, trigger: Run, gated = true) {
+  const dir = workspace(gated)
+  const temp = mkdtempSync(path.join(tmpdir(), 'ralph-plan-temp-'))
+  dirs.push(temp)
+  const env = { ...process.env, GITHUB_WORKSPACE: dir, RUNNER_TEMP: temp }
+  return makePlan(readInputs(inputEnv(given)), readContext(env), env, trigger)
+}
+
+describe('skip-if-green auto: on for a hunt, whose task is to make its gates green', () => {
+  test.each(['schedule', 'workflow_dispatch', 'push'] as const)(
+    'a %s hunt of a ralph with gates skips a green start',
+    event => {
+      expect(plan({ ralph: 'r' }, run(event)).config.skipIfGreen).toBe(true)
+    }
+  )
+
+  test('a comment, a label or a pull request may ask for more than the gates: off', () => {
+    expect(
+      plan({ ralph: 'r' }, run('issue_comment', { issueNumber: 7, task: 'Add a flag.' })).config.skipIfGreen
+    ).toBe(false)
+    expect(
+      plan({ ralph: 'r' }, run('issues', { issueNumber: 7, task: 'Add a flag.' })).config.skipIfGreen
+    ).toBe(false)
+    const pr = { number: 3, headRef: 'feature', headSha: 'a'.repeat(40), sameRepo: true as const }
+    expect(plan({ ralph: 'r' }, run('pull_request', { pr, task: 'Add a flag.' })).config.skipIfGreen).toBe(
+      false
+    )
+  })
+
+  test('a prompt is a task of its own, even on a schedule: off', () => {
+    const p = plan({ prompt: 'Add dark mode.', agent: 'cat', checks: 'true' }, run('schedule'))
+    expect(p.config.skipIfGreen).toBe(false)
+  })
+
+  test('where it cannot work (no gates, no baseline) auto is off, not an error', () => {
+    expect(plan({ ralph: 'r' }, run('schedule'), false).config.skipIfGreen).toBe(false)
+    expect(plan({ ralph: 'r', baseline: 'false' }, run('schedule')).config.skipIfGreen).toBe(false)
+  })
+
+  test('true and false decide for every run', () => {
+    expect(plan({ ralph: 'r', 'skip-if-green': 'false' }, run('schedule')).config.skipIfGreen).toBe(false)
+    expect(
+      plan({ ralph: 'r', 'skip-if-green': 'true' }, run('issue_comment', { issueNumber: 7, task: 'x' }))
+        .config.skipIfGreen
+    ).toBe(true)
+    // Asked for outright where it cannot work, it is still the one-line error.
+    expect(() => plan({ ralph: 'r', 'skip-if-green': 'true' }, run('schedule'), false)).toThrow(
+      "skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green."
+    )
+  })
+})
+
+describe('a ralph whose frontmatter or placeholders silently change the run is not run', () => {
+  function planOf(ralphText: string) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralph-plan-'))
+    dirs.push(dir)
+    mkdirSync(path.join(dir, 'r'))
+    writeFileSync(path.join(dir, 'r', 'RALPH.md'), ralphText)
+    const env = { ...process.env, GITHUB_WORKSPACE: dir, RUNNER_TEMP: dir }
+    return () => makePlan(readInputs(inputEnv({ ralph: 'r' })), readContext(env), env, run('schedule'))
+  }
+
+  test("'chek:' for 'checks:' fails in one line naming the file, the line and the key meant", () => {
+    expect(planOf('---\nagent: cat\nchek:\n  - name: tests\n    run: "true"\n---\nFix it.\n')).toThrow(
+      "r/RALPH.md:3:1: Unknown frontmatter key 'chek': did you mean 'checks'? No runtime reads it, so it changes nothing."
+    )
+  })
+
+  test('a command or a declared arg that a placeholder names but the ralph lacks fails the same way', () => {
+    const commands = 'commands:\n  - name: test\n    run: echo hi\n'
+    expect(planOf(`---\nagent: cat\n${commands}---\nOutput:\n{{ commands.tset }}\n`)).toThrow(
+      'r/RALPH.md:8:1: {{ commands.tset }} names no command (did you mean commands.test?), so it renders as nothing.'
+    )
+    expect(planOf('---\nagent: cat\nargs: [focus]\n---\nFocus: {{ args.foucs }}\n')).toThrow(
+      'r/RALPH.md:5:8: {{ args.foucs }} names no declared arg (did you mean args.focus?), so it renders as nothing.'
+    )
+  })
+
+  test('the args the action fills, undeclared args, and placeholders in HTML comments are fine', () => {
+    expect(
+      planOf(
+        '---\nagent: cat\nargs: [focus]\n---\n{{ args.task }} {{ args.focus }} <!-- {{ commands.x }} -->\n'
+      )
+    ).not.toThrow()
+    expect(planOf('---\nagent: cat\n---\n{{ args.anything }}\n')).not.toThrow()
+  })
+})
