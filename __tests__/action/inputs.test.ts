@@ -22,6 +22,7 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
     ralph: 'fix-tests',
     checks: [],
     baseline: true,
+    botLogin: 'github-actions[bot]',
     // On for a hunt's ralph, off for a comment's task (decided once the trigger is known).
     skipIfGreen: 'auto',
     args: [],
@@ -148,7 +149,10 @@ describe('bad input is one line that names the input and the fix', () => {
     [{ ralph: 'r', 'agent-timeout': '-5' }, "Input 'agent-timeout' must be a number of minutes"],
     [{ ralph: 'r', 'max-cost': 'five' }, "Input 'max-cost' must be an amount in US dollars like 5 or 2.50"],
     [{ ralph: 'r', draft: 'yes' }, 'Input \'draft\' must be true or false, got "yes".'],
-    [{ ralph: 'r', 'skip-if-green': 'yes' }, 'Input \'skip-if-green\' must be auto, true or false, got "yes".'],
+    [
+      { ralph: 'r', 'skip-if-green': 'yes' },
+      'Input \'skip-if-green\' must be auto, true or false, got "yes".'
+    ],
     [{ ralph: 'r', 'parallel-checks': 'on' }, 'Input \'parallel-checks\' must be true or false, got "on".'],
     [{ ralph: 'r', 'on-failure': 'pr' }, 'Input \'on-failure\' must be none, push or draft-pr, got "pr".'],
     [{ ralph: 'r', args: 'focus' }, 'Input \'args\' line 1 ("focus") is not name=value'],
@@ -272,4 +276,24 @@ describe('the model proxy inputs', () => {
       /^Input 'agent-network' must be one of model-only, allow-list, open, got "closed"\.$/
     )
   })
+})
+
+test('allowed-bots takes a bot login with or without its [bot] suffix, as the permission check does (issue #26)', () => {
+  expect(read({ ralph: 'r', 'allowed-bots': 'labeler, my-app[bot]' }).allowedBots).toEqual([
+    'labeler',
+    'my-app[bot]'
+  ])
+  expect(() => read({ ralph: 'r', 'allowed-bots': 'evil/app' })).toThrow(
+    new InputError(
+      'Input \'allowed-bots\' has "evil/app": give bot logins as they appear, like my-app[bot] (the [bot] suffix may be left out).'
+    )
+  )
+})
+
+test('bot-login names the account an installation token delivers as; github-actions[bot] by default', () => {
+  expect(read({ ralph: 'r' }).botLogin).toBe('github-actions[bot]')
+  expect(read({ ralph: 'r', 'bot-login': 'my-app[bot]' }).botLogin).toBe('my-app[bot]')
+  expect(() => read({ ralph: 'r', 'bot-login': 'my-app' })).toThrow(
+    new InputError('Input \'bot-login\' must be a bot login as it appears, like my-app[bot], got "my-app".')
+  )
 })

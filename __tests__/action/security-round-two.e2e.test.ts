@@ -16,7 +16,6 @@ import {
   ralphBranches,
   scene,
   useCorpus,
-  writes,
   type Scene
 } from './corpus.js'
 import { RALPH_DIR, agentScript, ralph } from './fixtures.js'
@@ -97,7 +96,7 @@ describe('1. never push to the default branch, a protected branch, or a branch t
 })
 
 describe('2 and 3. a loop never starts a loop', () => {
-  test("the loop's own pull request, opened with a push-token, starts nothing: not on opened, edited or reopened", async () => {
+  test("the loop's own pull request, opened with a push-token, starts nothing: not on opened, synchronize or reopened", async () => {
     const s = await scene()
     withPushToken(s)
     const where = commentOn(s, { user: 'alice', body: '/ralph fix-tests' })
@@ -117,7 +116,7 @@ describe('2 and 3. a loop never starts a loop', () => {
         /Nothing to do: ralph-machine, the account the action pushes and opens pull requests with, sent this event/
       ],
       [
-        'edited',
+        'synchronize',
         'alice',
         /Nothing to do: the tip of ralph\/issue-\d+ \([0-9a-f]{12}\) is a loop's own commit/
       ],
@@ -290,9 +289,13 @@ describe('6. a ralph is the project’s own: followed through symlinks, its file
     writeFileSync(path.join(installed, 'guard', 'RALPH.md'), ralph({ extra: 'guardrails: notes.md' }))
     symlinkSync(path.join(outside, 'notes.md'), path.join(s.p.workspace, 'notes.md'))
     for (const [name, why] of [
-      ['leak', /there is no ralph called `leak` in \.agents\/ralphs\//],
-      ['away', /there is no ralph called `away` in \.agents\/ralphs\//],
-      ['guard', /the ralph `guard` reads its guardrails from outside the project/]
+      // Issue #26: each refusal names the link that leaves the project.
+      ['leak', /the ralph `leak` cannot be started: \.agents\/ralphs\/leak\/RALPH\.md is a link to /],
+      ['away', /the ralph `away` cannot be started: \.agents\/ralphs\/away is a link to /],
+      [
+        'guard',
+        /the ralph `guard` cannot be started: \.agents\/ralphs\/guard reads its guardrails from notes\.md, which leads outside the project/
+      ]
     ] as const) {
       s.p.api.state.comments.splice(0)
       const where = commentOn(s, { user: 'alice', body: `/ralph ${name}` })
@@ -305,7 +308,7 @@ describe('6. a ralph is the project’s own: followed through symlinks, its file
 })
 
 describe('7 and 8. the action continues only what it made', () => {
-  test("a hunt does not take over a person's pull request on ralph/<name>, even with the action's marker", async () => {
+  test("a hunt does not take over a person's pull request on ralph/<name>, even with the action's marker: it works beside it", async () => {
     const s = await scene()
     s.p.remoteGit('branch', 'ralph/fix-tests', 'main')
     const human = s.p.pushToRemote('ralph/fix-tests', { 'NOTES.md': 'mine\n' }, 'my own work')
@@ -318,17 +321,17 @@ describe('7 and 8. the action continues only what it made', () => {
       event: s.p.api.events.schedule()
     })
     expect(run.main.exitCode).toBe(0)
+    // Issue #26: a stranger's pull request no longer stops the hunt; it runs on a branch of its own.
     expect(warningsOf(run)).toEqual([
       expect.stringMatching(
         new RegExp(
-          `^The hunt fix-tests did not run: pull request #${pr.number} on ralph/fix-tests was not opened by this action`
+          `^ralph/fix-tests carries a pull request this action did not open \\(#${pr.number} \\(ralph/fix-tests\\)\\)`
         )
       )
     ])
-    expect(existsSync(s.ran)).toBe(false)
-    expect(s.p.api.state.pulls).toEqual([expect.objectContaining({ title: 'My work', body })])
+    expect(run.outputs).toMatchObject({ branch: 'ralph/fix-tests.2', 'pr-operation': 'created' })
+    expect(s.p.api.state.pulls[0]).toEqual(expect.objectContaining({ title: 'My work', body }))
     expect(tip(s, 'ralph/fix-tests')).toBe(human)
-    expect(writes(s.p)).toEqual([])
     expectClean(s.p)
   })
 
@@ -350,19 +353,21 @@ describe('7 and 8. the action continues only what it made', () => {
       user: 'github-actions[bot]',
       body: '<!-- ralph-action:pull-request -->'
     })
-    const refused = await hunt()
-    expect(warningsOf(refused)).toEqual([expect.stringMatching(/was not opened by this action/)])
-    expect(existsSync(s.ran)).toBe(false)
-    bots.state = 'closed'
-    // The hunt's own: opened with the PAT, then continued and updated by the next night.
+    // The hunt's own: opened with the PAT beside it, then continued and updated by the next night.
     const first = await hunt()
-    expect(first.outputs['pr-operation']).toBe('created')
+    expect(warningsOf(first)).toEqual([expect.stringMatching(/did not open \(#\d+ \(ralph\/fix-tests\)\)/)])
+    expect(first.outputs).toMatchObject({ branch: 'ralph/fix-tests.2', 'pr-operation': 'created' })
     const second = await hunt()
     expect(second.outputs).toMatchObject({
+      branch: 'ralph/fix-tests.2',
       'pr-operation': 'updated',
       'pr-number': first.outputs['pr-number']
     })
-    expect(s.p.api.state.pulls.filter(p => p.state === 'open').map(p => p.user)).toEqual(['ralph-machine'])
+    expect(bots).toMatchObject({ title: 'by GITHUB_TOKEN', state: 'open' })
+    expect(s.p.api.state.pulls.filter(p => p.state === 'open').map(p => p.user)).toEqual([
+      'github-actions[bot]',
+      'ralph-machine'
+    ])
     expectClean(s.p)
   })
 

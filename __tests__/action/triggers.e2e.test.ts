@@ -440,7 +440,13 @@ test("pull_request synchronize: the loop's own push (with a push-token) does not
 test('max-open-prs: a hunt at the cap with no pull request of its own runs no agent', async () => {
   const agent = fixingAgent()
   const p = await project(projectFiles(agent.script))
-  p.api.state.addPull({ title: 'other hunt', head: 'ralph/docs', base: 'main', user: 'github-actions[bot]' })
+  p.api.state.addPull({
+    title: 'other hunt',
+    head: 'ralph/docs',
+    base: 'main',
+    user: 'github-actions[bot]',
+    body: '<!-- ralph-action:pull-request -->\nthe docs hunt'
+  })
   const run = await runAction(p, e2e.stand(), {
     inputs: { ralph: 'fix-tests', 'max-open-prs': '1' },
     eventName: 'schedule',

@@ -1,8 +1,9 @@
 // `ralph-action list` / `mode: list`: the installed ralphs as JSON that plugs into `strategy.matrix`.
+import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { listCommand, MAX_MATRIX_JOBS, ralphMatrix } from '../../src/cli/list.js'
 import type { CliIO } from '../../src/cli/io.js'
-import { tempRepo, type TempRepo } from '../git/temp-repo.js'
+import { tempDir, tempRepo, type TempRepo } from '../git/temp-repo.js'
 
 let repo: TempRepo
 beforeEach(() => {
@@ -86,4 +87,25 @@ test('more ralphs than a matrix runs are cut at 256, and the rest named', () => 
     'r256: a matrix runs at most 256 jobs',
     'r257: a matrix runs at most 256 jobs'
   ])
+})
+
+test('a ralph whose folder or RALPH.md is a link out of the project is not listed: one line names the link', () => {
+  install('ok')
+  const outside = tempDir('ralph-outside-')
+  try {
+    writeFileSync(path.join(outside, 'RALPH.md'), '---\nagent: cat\n---\nSECRET\n')
+    symlinkSync(outside, path.join(repo.dir, '.agents/ralphs/away'))
+    mkdirSync(path.join(repo.dir, '.agents/ralphs/leak'))
+    symlinkSync(path.join(outside, 'RALPH.md'), path.join(repo.dir, '.agents/ralphs/leak/RALPH.md'))
+    // A link that stays inside the project is the project's own.
+    symlinkSync(path.join(repo.dir, '.agents/ralphs/ok'), path.join(repo.dir, '.agents/ralphs/alias'))
+    const result = ralphMatrix(repo.dir)
+    expect(result.matrix).toEqual({ ralph: ['alias', 'ok'] })
+    expect(result.skipped).toEqual([
+      `away: the ralph \`away\` cannot be started: .agents/ralphs/away is a link to ${realpathSync(outside)}, outside the project: a ralph's files must be the project's own`,
+      `leak: the ralph \`leak\` cannot be started: .agents/ralphs/leak/RALPH.md is a link to ${realpathSync(outside)}/RALPH.md, outside the project: a ralph's files must be the project's own`
+    ])
+  } finally {
+    rmSync(outside, { recursive: true, force: true })
+  }
 })

@@ -19,6 +19,7 @@ import { tempDir } from '../git/temp-repo.js'
 import { startGitHubApi, type GitHubApi } from '../support/github-api/index.js'
 import { checkout, type Checkout } from './checkout.js'
 import { startGitServer, WRITE_TOKEN, type GitServer } from '../support/git-server.js'
+import { PULL_REQUEST_MARKER } from '../../src/report/pr-body.js'
 
 const BASE64 = Buffer.from(`x-access-token:${WRITE_TOKEN}`).toString('base64')
 
@@ -120,8 +121,9 @@ if [ "$n" -ge 2 ]; then echo fixed > fixed.txt; fi
     head: prepared.branch,
     base: prepared.base,
     title: `ralph issue-5: all gates pass (run ${runNumber})`,
-    body: `Closes #5\n\nRun ${runNumber}: ${result.iterations.length} iterations.`,
+    body: `${PULL_REQUEST_MARKER}\nCloses #5\n\nRun ${runNumber}: ${result.iterations.length} iterations.`,
     labels: ['ralph'],
+    ownedBy: { kind: 'app', login: 'github-actions[bot]' },
     retry: { baseDelayMs: 1 }
   })
   return { work, prepared, result, configBefore, configAfter, snooped, pushed, pull }

@@ -11,6 +11,7 @@ import {
   withNodeRetry
 } from '../../src/github/pulls.js'
 import { PULL_REQUEST_FAILURE, PullRequestError } from '../../src/github/errors.js'
+import { PULL_REQUEST_MARKER } from '../../src/report/pr-body.js'
 import { startGitHubApi, type GitHubApi } from '../support/github-api/index.js'
 
 const TOKEN = 'ghs_actions_token'
@@ -37,7 +38,9 @@ const options = {
   head: 'ralph/fix',
   base: 'main',
   title: 'ralph fix: all gates pass',
-  body: 'What was asked, and how the gates went.',
+  body: `${PULL_REQUEST_MARKER}\nWhat was asked, and how the gates went.`,
+  // The job's GITHUB_TOKEN acts as github-actions[bot]: the stand-in's pull requests made with it are its.
+  ownedBy: { kind: 'app', login: 'github-actions[bot]' } as const,
   retry: { baseDelayMs: 1 }
 }
 const operations = () => api.requests.map(r => `${r.operationId}:${r.status}`)
@@ -97,16 +100,38 @@ test('a second run updates the open pull request instead of opening another', as
   expect(operations().filter(o => o.startsWith('pulls/create'))).toHaveLength(1)
 })
 
-test('a pull request opened by someone else between the look and the create is found and updated', async () => {
-  const theirs = api.state.addPull({ title: 'opened meanwhile', head: 'ralph/fix', base: 'main' })
+test('a pull request opened by someone else between the look and the create is left alone: the call fails, saying whose it is', async () => {
+  const theirs = api.state.addPull({
+    title: 'opened meanwhile',
+    head: 'ralph/fix',
+    base: 'main',
+    user: 'alice'
+  })
   // The first look happens before it exists.
   api.state.failures.next.push({ operationId: 'pulls/list', status: 200, body: [] })
-  const logs: string[] = []
-  const result = await openOrUpdatePullRequest(octokit(), { ...options, log: l => logs.push(l) })
-  expect(result).toMatchObject({ number: theirs.number, operation: 'updated' })
-  expect(operations()).toEqual(['pulls/list:200', 'pulls/create:422', 'pulls/list:200', 'pulls/update:200'])
-  expect(logs).toContain('A pull request already exists for acme:ralph/fix; updating it.')
-  expect(api.state.pulls).toHaveLength(1)
+  const error = await openOrUpdatePullRequest(octokit(), options).catch(e => e)
+  expect(error).toMatchObject({ kind: PULL_REQUEST_FAILURE.notOurs })
+  expect(error.message).toBe(
+    `pull request #${theirs.number} on acme:ralph/fix was not opened by this action (it is alice's, and only github-actions[bot]'s marked pull requests are the action's): it was left as it is`
+  )
+  expect(operations()).toEqual(['pulls/list:200', 'pulls/create:422', 'pulls/list:200'])
+  expect(api.state.pulls[0]).toMatchObject({ title: 'opened meanwhile', body: null })
+})
+
+test("a stranger's open pull request on the head is never updated: a person's with the marker, a bot's with the marker, the action's own without it", async () => {
+  api.state.addUser('dependabot[bot]', { type: 'Bot', role: 'write' })
+  for (const [user, body] of [
+    ['alice', `${PULL_REQUEST_MARKER}\nmine`],
+    ['dependabot[bot]', `Bumps x.\n<details>${PULL_REQUEST_MARKER}</details>`],
+    ['github-actions[bot]', 'a workflow of mine']
+  ] as const) {
+    const theirs = api.state.addPull({ title: 'theirs', head: 'ralph/fix', base: 'main', user, body })
+    const error = await openOrUpdatePullRequest(octokit(), options).catch(e => e)
+    expect({ user, error }).toMatchObject({ user, error: { kind: PULL_REQUEST_FAILURE.notOurs } })
+    expect(theirs).toMatchObject({ title: 'theirs', body })
+    theirs.state = 'closed'
+  }
+  expect(operations().filter(o => o.startsWith('pulls/update'))).toEqual([])
 })
 
 test('GitHub\'s 422 "Could not resolve to a node" right after creation is retried for labels and reviewers', async () => {

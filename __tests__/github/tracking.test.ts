@@ -355,3 +355,21 @@ test('a progress edit meeting a secondary rate limit is not waited out: the next
   expect(run.finalised).toBe(true)
   expect(run.body).toContain('state=final')
 })
+
+test('a run whose gates passed but whose work was not delivered (the loser of two runs) does not say ✅ (issue #26)', () => {
+  const passed = status([iteration(1, [true], 'passed')], {
+    state: 'finished',
+    stopReason: 'all_checks_passed',
+    success: true,
+    stopDetail: 'every gate passed'
+  })
+  const problem = 'GitHub refused the push of ralph/issue-3: another run pushed to it first'
+  const text = renderFinal(info, { status: passed, note: problem, undelivered: true })
+  expect(text.split('\n')[1]).toBe(
+    '### ⚠️ Every gate passed, but the work was not delivered after 1 iteration'
+  )
+  expect(text).toContain(problem)
+  expect(renderFinal(info, { status: passed }).split('\n')[1]).toBe(
+    '### ✅ Every gate passed after 1 iteration'
+  )
+})

@@ -2,7 +2,7 @@
 // failing hunt keeps one issue up to date. Against the OpenAPI-checked GitHub stand-in, real Octokit.
 import { getOctokit } from '@actions/github'
 import type { Octokit } from '../../src/github/client.js'
-import { findOpenRalphPull, openHuntPulls, planHunt } from '../../src/trigger/hunt.js'
+import { findOpenRalphPull, openHuntPulls, ownBranch, planHunt } from '../../src/trigger/hunt.js'
 import { closeFailureReport, reportFailure } from '../../src/github/hunt-report.js'
 import { PULL_REQUEST_MARKER } from '../../src/report/pr-body.js'
 import type { TokenActor } from '../../src/github/own-work.js'
@@ -12,7 +12,7 @@ let api: GitHubApi
 let octokit: Octokit
 const repo = { owner: 'acme', repo: 'widgets' }
 // The job's GITHUB_TOKEN: an installation token, acting as github-actions[bot].
-const app: TokenActor = { kind: 'app' }
+const app: TokenActor = { kind: 'app', login: 'github-actions[bot]' }
 
 /** A pull request the action opened with GITHUB_TOKEN: by github-actions[bot], with the action's marker. */
 const ownPull = (fields: Partial<PullRecord> & { title: string; head: string }) =>
@@ -55,7 +55,7 @@ async function night(n: number, maxOpenPrs?: number) {
 
 test('two consecutive nightly runs leave one pull request, continued and updated', async () => {
   const first = await night(1)
-  expect(first).toEqual({ kind: 'new', branch: 'ralph/bug-hunter' })
+  expect(first).toEqual({ kind: 'new', branch: 'ralph/bug-hunter', strangers: [] })
   const second = await night(2)
   expect(second).toMatchObject({
     kind: 'continue',
@@ -77,7 +77,7 @@ test('two consecutive nightly runs leave one pull request, continued and updated
 
 test('a closed pull request is not continued: the next night starts its branch again', async () => {
   api.state.addPull({ title: 'old hunt', head: 'ralph/bug-hunter', state: 'closed' })
-  expect(await night(1)).toEqual({ kind: 'new', branch: 'ralph/bug-hunter' })
+  expect(await night(1)).toEqual({ kind: 'new', branch: 'ralph/bug-hunter', strangers: [] })
   expect(api.state.pulls.filter(p => p.state === 'open')).toHaveLength(1)
 })
 
@@ -85,23 +85,53 @@ test("a fork's pull request on a branch of the same name is never taken for the 
   api.state.addUser('forker')
   api.state.addPull({ title: 'bait', head: 'ralph/bug-hunter', headOwner: 'forker' })
   expect(await findOpenRalphPull(octokit, { ...repo, ralphName: 'bug-hunter', actor: app })).toEqual({})
-  expect(await openHuntPulls(octokit, repo)).toEqual([])
+  expect(await openHuntPulls(octokit, { ...repo, actor: app })).toEqual([])
 })
 
-test("someone else's pull request on the hunt's branch is never continued: not a person's, not an unmarked one", async () => {
+test("someone else's pull request on the hunt's branch is never continued: the hunt works on a branch of its own and names it", async () => {
   api.state.addUser('mallory', { role: 'write' })
+  api.state.addUser('dependabot[bot]', { type: 'Bot', role: 'write' })
   // A person's pull request, even with the action's marker copied into its body.
   api.state.addPull({ title: 'mine', head: 'ralph/bug-hunter', user: 'mallory', body: PULL_REQUEST_MARKER })
   const plan = await planHunt(octokit, { ...repo, ralphName: 'bug-hunter', actor: app })
-  expect(plan).toMatchObject({ kind: 'not-ours', pull: { number: 1 } })
-  expect(plan.kind === 'not-ours' && plan.reason).toMatch(
-    /^pull request #1 on ralph\/bug-hunter was not opened by this action/
-  )
-  // A bot's, without the marker.
+  expect(plan).toEqual({
+    kind: 'new',
+    branch: 'ralph/bug-hunter.2',
+    strangers: [expect.objectContaining({ number: 1, headRef: 'ralph/bug-hunter' })]
+  })
+  // A bot's with the marker (another App is not the action), and the action's bot's without it.
   api.state.pulls[0].state = 'closed'
-  ownPull({ title: 'unmarked', head: 'ralph/bug-hunter', body: 'by some workflow' })
+  api.state.addPull({
+    title: 'Bump',
+    head: 'ralph/bug-hunter',
+    user: 'dependabot[bot]',
+    body: PULL_REQUEST_MARKER
+  })
+  ownPull({ title: 'unmarked', head: 'ralph/bug-hunter.2', body: 'by some workflow' })
   expect(await planHunt(octokit, { ...repo, ralphName: 'bug-hunter', actor: app })).toMatchObject({
-    kind: 'not-ours',
+    kind: 'new',
+    branch: 'ralph/bug-hunter.3',
+    strangers: [{ number: 2 }, { number: 3 }]
+  })
+  // Its own pull request on the suffixed branch is continued the next night.
+  ownPull({ title: 'the hunt', head: 'ralph/bug-hunter.3' })
+  expect(await planHunt(octokit, { ...repo, ralphName: 'bug-hunter', actor: app })).toMatchObject({
+    kind: 'continue',
+    branch: 'ralph/bug-hunter.3',
+    pull: { number: 4 }
+  })
+})
+
+test("a stranger's pull request on ralph/issue-<N> moves the next /ralph on issue N to a branch of its own", async () => {
+  api.state.addUser('mallory', { role: 'read' })
+  api.state.addPull({ title: 'leftover', head: 'ralph/issue-7', user: 'mallory', body: PULL_REQUEST_MARKER })
+  expect(await ownBranch(octokit, { ...repo, actor: app }, 'ralph/issue-7')).toEqual({
+    branch: 'ralph/issue-7.2',
+    strangers: [expect.objectContaining({ number: 1, headRef: 'ralph/issue-7' })]
+  })
+  ownPull({ title: 'ours', head: 'ralph/issue-7.2' })
+  expect(await ownBranch(octokit, { ...repo, actor: app }, 'ralph/issue-7')).toMatchObject({
+    branch: 'ralph/issue-7.2',
     pull: { number: 2 }
   })
 })
@@ -111,7 +141,8 @@ test("with a personal access token, only its own user's marked pull request is c
   api.state.addUser('ralph-machine', { role: 'write' })
   const bots = ownPull({ title: 'by the job token', head: 'ralph/bug-hunter' })
   expect(await planHunt(octokit, { ...repo, ralphName: 'bug-hunter', actor: machine })).toMatchObject({
-    kind: 'not-ours'
+    kind: 'new',
+    branch: 'ralph/bug-hunter.2'
   })
   bots.state = 'closed'
   ownPull({ title: 'by the machine user', head: 'ralph/bug-hunter', user: 'ralph-machine' })
@@ -124,7 +155,10 @@ test("with a personal access token, only its own user's marked pull request is c
 test('max-open-prs caps the hunts across ralphs; issue branches and other PRs do not count; continuing is never capped', async () => {
   ownPull({ title: 'docs hunt', head: 'ralph/docs' })
   ownPull({ title: 'from /ralph on #3', head: 'ralph/issue-3' })
+  ownPull({ title: 'from /ralph on #4, moved past a stranger', head: 'ralph/issue-4.2' })
   api.state.addPull({ title: 'a person', head: 'feature/x' })
+  // A stranger's pull request from a leftover hunt branch is not the action's: it does not count.
+  api.state.addPull({ title: 'a stranger', head: 'ralph/old', body: PULL_REQUEST_MARKER })
   const capped = await planHunt(octokit, { ...repo, ralphName: 'bug-hunter', maxOpenPrs: 1, actor: app })
   expect(capped).toMatchObject({ kind: 'capped', openPulls: [{ number: 1, headRef: 'ralph/docs' }] })
   expect(capped.kind === 'capped' && capped.reason).toBe(
@@ -133,7 +167,8 @@ test('max-open-prs caps the hunts across ralphs; issue branches and other PRs do
   expect(await planHunt(octokit, { ...repo, ralphName: 'bug-hunter', maxOpenPrs: 2, actor: app })).toEqual({
     kind: 'new',
     branch: 'ralph/bug-hunter',
-    openPulls: 1
+    openPulls: 1,
+    strangers: []
   })
   expect(await planHunt(octokit, { ...repo, ralphName: 'docs', maxOpenPrs: 1, actor: app })).toMatchObject({
     kind: 'continue',
@@ -142,8 +177,8 @@ test('max-open-prs caps the hunts across ralphs; issue branches and other PRs do
 })
 
 test('open hunt pull requests are counted across pages', async () => {
-  for (let i = 0; i < 130; i++) api.state.addPull({ title: `hunt ${i}`, head: `ralph/r${i}` })
-  expect(await openHuntPulls(octokit, repo)).toHaveLength(130)
+  for (let i = 0; i < 130; i++) ownPull({ title: `hunt ${i}`, head: `ralph/r${i}` })
+  expect(await openHuntPulls(octokit, { ...repo, actor: app })).toHaveLength(130)
   expect(api.requests.filter(r => r.operationId === 'pulls/list')).toHaveLength(2)
 })
 
@@ -161,6 +196,7 @@ describe('failure reports', () => {
   const report = (reason: string, day: string) =>
     reportFailure(octokit, {
       ...repo,
+      actor: app,
       ralphName: 'bug-hunter',
       runUrl: `https://github.com/acme/widgets/actions/runs/${day}`,
       reason,
@@ -199,13 +235,15 @@ describe('failure reports', () => {
     const before = { ...forged }
     const first = await report('max_iterations', '24')
     expect(first).toMatchObject({ operation: 'created', failures: 1, number: 2 })
-    expect(await closeFailureReport(octokit, { ...repo, ralphName: 'bug-hunter', runUrl: 'u' })).toBe(2)
+    expect(
+      await closeFailureReport(octokit, { ...repo, actor: app, ralphName: 'bug-hunter', runUrl: 'u' })
+    ).toBe(2)
     expect(api.state.issues[0]).toEqual(before)
     expect(api.state.comments.filter(c => c.issueNumber === forged.number)).toEqual([])
   })
 
   test("another ralph's report and a closed report are left alone", async () => {
-    await reportFailure(octokit, { ...repo, ralphName: 'docs', runUrl: 'u', reason: 'x' })
+    await reportFailure(octokit, { ...repo, actor: app, ralphName: 'docs', runUrl: 'u', reason: 'x' })
     await report('first', '24')
     api.state.issues[1].state = 'closed'
     const again = await report('again', '25')
@@ -221,6 +259,7 @@ describe('failure reports', () => {
     await report('first', '24')
     const closed = await closeFailureReport(octokit, {
       ...repo,
+      actor: app,
       ralphName: 'bug-hunter',
       runUrl: 'https://github.com/acme/widgets/actions/runs/26',
       pullUrl: 'https://github.com/acme/widgets/pull/7'
@@ -231,7 +270,7 @@ describe('failure reports', () => {
       'The hunt bug-hunter succeeded in [this run](https://github.com/acme/widgets/actions/runs/26) and opened https://github.com/acme/widgets/pull/7; closing.'
     )
     expect(
-      await closeFailureReport(octokit, { ...repo, ralphName: 'bug-hunter', runUrl: 'u' })
+      await closeFailureReport(octokit, { ...repo, actor: app, ralphName: 'bug-hunter', runUrl: 'u' })
     ).toBeUndefined()
   })
 })

@@ -188,7 +188,11 @@ describe('names and arguments', () => {
     const { symlinkSync } = await import('node:fs')
     symlinkSync(path.join(w.tools), path.join(w.repo.dir, '.agents/ralphs/outside'))
     w.repo.write(path.relative(w.repo.dir, path.join(w.tools, 'RALPH.md')), '---\nagent: x\n---\nx\n')
-    await expectRefused(commentOn('/ralph outside', 'alice').payload, /there is no ralph called `outside`/)
+    // Issue #26: the refusal names the link, as mode: list and the ralph input do.
+    await expectRefused(
+      commentOn('/ralph outside', 'alice').payload,
+      /the ralph `outside` cannot be started: \.agents\/ralphs\/outside is a link to .*, outside the project/
+    )
   })
 
   test('no name and no default ralph is refused with the list; with a default it runs the default', async () => {
@@ -433,16 +437,23 @@ describe('other triggers', () => {
     })
   })
 
-  test("labelling a nightly hunt's failure report does not start a loop", async () => {
-    const issue = w.api.state.addIssue({
-      title: 'Nightly hunt failed',
-      body: '<!-- ralph-action:hunt-failure ralph=bug-hunter failures=1 first=2026-11-25 -->\nx'
+  test("labelling a nightly hunt's failure report does not start a loop; the marker in an outsider's issue does not stop one", async () => {
+    const reporter = async () => ({ kind: 'app', login: 'github-actions[bot]' }) as const
+    w.api.state.addUser('alice', { role: 'write' })
+    const body = '<!-- ralph-action:hunt-failure ralph=bug-hunter failures=1 first=2026-11-25 -->\nx'
+    const report = w.api.state.addIssue({ title: 'Nightly hunt failed', body, user: 'github-actions[bot]' })
+    const labeled = (number: number) =>
+      w.plan('issues', w.api.events.issues(number, 'labeled', { label: 'ralph', sender: 'alice' }), {
+        reporter,
+        defaultRalph: 'fix-tests'
+      })
+    expect(await labeled(report.number)).toEqual({
+      kind: 'skip',
+      reason: "the issue is a nightly hunt's failure report"
     })
-    const plan = await w.plan(
-      'issues',
-      w.api.events.issues(issue.number, 'labeled', { label: 'ralph', sender: 'acme' })
-    )
-    expect(plan).toMatchObject({ kind: 'skip' })
+    w.api.state.addUser('rob', { role: 'read' })
+    const outsiders = w.api.state.addIssue({ title: 'Please fix', body: `Real bug.\n${body}`, user: 'rob' })
+    expect(await labeled(outsiders.number)).toMatchObject({ kind: 'run', issueNumber: outsiders.number })
   })
 
   test('schedule and workflow_dispatch need no permission check (no API call)', async () => {
@@ -472,6 +483,15 @@ describe('other triggers', () => {
     })
     expect(await w.plan('push', { ref: 'refs/heads/main', sender: { login: 'x' } })).toMatchObject({
       kind: 'run'
+    })
+    // Issue #26: a deleted tag is named as one.
+    expect(await w.plan('push', { ref: 'refs/tags/v1', deleted: true, sender: { login: 'x' } })).toEqual({
+      kind: 'skip',
+      reason: 'the push deleted a tag'
+    })
+    expect(await w.plan('push', { ref: 'refs/heads/old', deleted: true, sender: { login: 'x' } })).toEqual({
+      kind: 'skip',
+      reason: 'the push deleted a branch'
     })
   })
 
@@ -535,7 +555,7 @@ describe('other triggers', () => {
       committerEmail: '41898282+github-actions[bot]@users.noreply.github.com'
     }
     w.api.state.addUser('ralph-machine', { role: 'write' })
-    for (const action of ['opened', 'edited', 'reopened', 'synchronize', 'ready_for_review'])
+    for (const action of ['opened', 'reopened', 'synchronize'])
       expect(
         await w.plan(
           'pull_request',

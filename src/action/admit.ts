@@ -7,12 +7,12 @@ import { GITHUB_ACTIONS_IDENTITY } from '../git/index.js'
 import { readContext, type RunContext } from '../trigger/context.js'
 import { lazyClient, type Octokit } from '../github/client.js'
 import type { RetryBudget } from '../github/retry.js'
-import { tokenActor, type TokenActor } from '../github/own-work.js'
+import { GITHUB_ACTIONS_BOT, tokenActor, type TokenActor } from '../github/own-work.js'
 import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 import { postRefusal } from '../github/tracking.js'
 import { admitEvent, ralphNameOf } from '../trigger/admission.js'
 import type { Run } from '../trigger/types.js'
-import { isHunt, planHunt } from '../trigger/hunt.js'
+import { huntBranch as huntBranchOf, isHunt, ownBranch, planHunt, strangersNote } from '../trigger/hunt.js'
 import { ralphMatrix } from '../cli/list.js'
 import { InputError, readInputs, type ActionInputs } from './inputs.js'
 import { badInput, ended, type Ending, type Step } from './ending.js'
@@ -24,8 +24,10 @@ export interface Clients {
   octokit: () => Promise<Octokit>
   /** push-token's, else the job token's: pushes and pull requests. */
   delivery: () => Promise<Octokit>
-  /** The account the delivery client acts as (asked once). */
+  /** The account the delivery client acts as (asked once): its pull requests and branches are the action's. */
   deliveryActor: () => Promise<TokenActor>
+  /** The account the job token acts as (asked once): its failure reports are the action's. */
+  jobActor: () => Promise<TokenActor>
   /** Their retries end at its deadline, which the loop step sets from max-time. */
   budget: RetryBudget
 }
@@ -55,7 +57,18 @@ function clientsFor(inputs: ActionInputs): Clients {
     ? lazyClient(inputs.pushToken, { budget, log: m => core.info(m) })
     : octokit
   let actor: Promise<TokenActor> | undefined
-  return { octokit, delivery, deliveryActor: () => (actor ??= delivery().then(tokenActor)), budget }
+  let jobActor: Promise<TokenActor> | undefined
+  const deliveryActor = () => (actor ??= delivery().then(client => tokenActor(client, inputs.botLogin)))
+  return {
+    octokit,
+    delivery,
+    deliveryActor,
+    // bot-login names the delivering token's bot; a separate job token is the job's GITHUB_TOKEN.
+    jobActor: inputs.pushToken
+      ? () => (jobActor ??= octokit().then(client => tokenActor(client, GITHUB_ACTIONS_BOT)))
+      : deliveryActor,
+    budget
+  }
 }
 
 /** `mode: list`: the installed ralphs as matrix JSON; nothing runs. */
@@ -86,6 +99,7 @@ async function decide(inputs: ActionInputs, context: RunContext, clients: Client
         ? { ralphLess: inputs.prompt !== undefined ? { prompt: inputs.prompt } : {} }
         : {}),
       delivery: { actor: clients.deliveryActor, committerEmail: GITHUB_ACTIONS_IDENTITY.email },
+      reporter: clients.jobActor,
       allowedBots: inputs.allowedBots,
       label: inputs.triggerLabel
     },
@@ -129,16 +143,34 @@ async function huntBranch(admitted: Omit<Admitted, 'hunt'>): Promise<Step<Run>> 
     core.notice(`The hunt ${ralphName} did not run: ${hunt.reason}.`)
     return { end: { finished: true } }
   }
-  if (hunt.kind === 'not-ours') {
-    core.warning(`The hunt ${ralphName} did not run: ${hunt.reason}.`)
-    return { end: { finished: true } }
-  }
-  if (hunt.kind === 'new') return { ...trigger, branch: hunt.branch }
+  const wanted = inputs.branch ?? huntBranchOf(ralphName)
+  const note = strangersNote(wanted, hunt.branch, hunt.strangers)
+  if (note) core.warning(`${note}.`)
+  const notes = note ? { notes: [...(trigger.notes ?? []), note] } : {}
+  if (hunt.kind === 'new') return { ...trigger, ...notes, branch: hunt.branch }
   core.info(
     `Continuing ${hunt.branch}: its pull request #${hunt.pull.number} is still open and will be updated.`
   )
   // Its pull request's base, whatever ref this run was started on: the same PR is found and updated.
-  return { ...trigger, branch: hunt.branch, continueBranch: true, base: hunt.pull.baseRef }
+  return { ...trigger, ...notes, branch: hunt.branch, continueBranch: true, base: hunt.pull.baseRef }
+}
+
+/**
+ * A run on a branch the action names (`ralph/issue-<N>`, `ralph/pr-<N>`) moves to a suffixed branch of its
+ * own when a stranger's pull request is open on it: that pull request is never updated nor pushed onto.
+ */
+async function claimBranch(admitted: Omit<Admitted, 'hunt'>): Promise<Run> {
+  const { context, clients, trigger } = admitted
+  if (trigger.branch === undefined || trigger.pr !== undefined) return trigger
+  const claimed = await ownBranch(
+    await clients.octokit(),
+    { ...context.repo, actor: await clients.deliveryActor() },
+    trigger.branch
+  )
+  const note = strangersNote(trigger.branch, claimed.branch, claimed.strangers)
+  if (!note) return trigger
+  core.warning(`${note}.`)
+  return { ...trigger, branch: claimed.branch, notes: [...(trigger.notes ?? []), note] }
 }
 
 export async function admit(): Promise<Step<Admitted>> {
@@ -158,7 +190,14 @@ export async function admit(): Promise<Step<Admitted>> {
   const decided = await decide(inputs, context, clients)
   if (ended(decided)) return decided
   if (decided.proposeTo) core.info(`${decided.proposeTo.reason}.`)
-  if (!isHunt(decided)) return { inputs, context, clients, trigger: decided, hunt: false }
+  if (!isHunt(decided))
+    return {
+      inputs,
+      context,
+      clients,
+      trigger: await claimBranch({ inputs, context, clients, trigger: decided }),
+      hunt: false
+    }
   const trigger = await huntBranch({ inputs, context, clients, trigger: decided })
   if (ended(trigger)) return trigger
   return { inputs, context, clients, trigger, hunt: true }

@@ -88,7 +88,12 @@ async function branchMovedDuringLoop(
 async function deliverWork(prepared: Prepared, result: LoopResult): Promise<DeliveryReport> {
   const { plan, workTree, branch, clients } = prepared
   const { inputs } = plan
-  const delivery: DeliveryReport = { branch: branch.branch, pushed: false, problems: [], notes: [] }
+  const delivery: DeliveryReport = {
+    branch: branch.branch,
+    pushed: false,
+    problems: [],
+    notes: [...(plan.trigger?.notes ?? [])]
+  }
   const commit = await new GitRepo(workTree).commitOf('HEAD')
   if (commit) delivery.commit = commit
   const decision = decideDelivery({
@@ -202,6 +207,7 @@ async function deliverWork(prepared: Prepared, result: LoopResult): Promise<Deli
       labels: inputs.labels,
       reviewers: inputs.reviewers,
       assignees: inputs.assignees,
+      ownedBy: await clients.deliveryActor(),
       log: message => core.info(message)
     })
     delivery.pullRequest = { number: pr.number, url: pr.url, operation: pr.operation }

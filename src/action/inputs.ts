@@ -8,6 +8,7 @@ import {
   type ModelProxySettings
 } from '../proxy/agent.js'
 import { NAME_RE, parseDuration } from '../ralph/index.js'
+import { GITHUB_ACTIONS_BOT } from '../github/own-work.js'
 import { AGENT_USER_NAME, DEFAULT_AGENT_USER, type IsolationSetting } from '../security/index.js'
 
 export type OnFailure = 'none' | 'push' | 'draft-pr'
@@ -56,6 +57,8 @@ export interface ActionInputs {
   mode: 'run' | 'list'
   /** Bot logins (`name[bot]`) that may start a loop with a comment or a label. */
   allowedBots: string[]
+  /** The bot an installation token (GITHUB_TOKEN, an App's) delivers as: its marked work is the action's own. */
+  botLogin: string
   /** The most open pull requests scheduled hunts may keep; undefined: no cap. */
   maxOpenPrs?: number
   /** A failed scheduled hunt opens (or updates) one issue labelled `ralph`. */
@@ -254,10 +257,16 @@ export function readInputs(env: Env = process.env): ActionInputs {
 
   const allowedBots = read.list('allowed-bots')
   for (const bot of allowedBots)
-    if (!/^[A-Za-z0-9-]+\[bot\]$/.test(bot))
+    // The permission check matches a bot with or without its suffix (trigger/permissions.ts): so does the input.
+    if (!/^[A-Za-z0-9-]+(?:\[bot\])?$/.test(bot))
       throw new InputError(
-        `Input 'allowed-bots' has ${quote(bot)}: give bot logins as they appear, like my-app[bot].`
+        `Input 'allowed-bots' has ${quote(bot)}: give bot logins as they appear, like my-app[bot] (the [bot] suffix may be left out).`
       )
+  const botLogin = read.text('bot-login') ?? GITHUB_ACTIONS_BOT
+  if (!/^[A-Za-z0-9-]+\[bot\]$/.test(botLogin))
+    throw new InputError(
+      `Input 'bot-login' must be a bot login as it appears, like my-app[bot], got ${quote(botLogin)}.`
+    )
   const triggerLabel = read.text('trigger-label') ?? 'ralph'
   if (/,/.test(triggerLabel))
     throw new InputError(`Input 'trigger-label' must be one label, got ${quote(triggerLabel)}.`)
@@ -317,6 +326,7 @@ export function readInputs(env: Env = process.env): ActionInputs {
     dryRun: read.boolean('dry-run', false),
     mode: 'run',
     allowedBots,
+    botLogin,
     reportIssue: read.boolean('report-issue', false),
     triggerLabel,
     presets: read.boolean('presets', true),
@@ -386,6 +396,7 @@ function listInputs(read: InputReader): ActionInputs {
     dryRun: false,
     mode: 'list',
     allowedBots: [],
+    botLogin: GITHUB_ACTIONS_BOT,
     reportIssue: false,
     triggerLabel: 'ralph',
     presets: true,

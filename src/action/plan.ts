@@ -3,13 +3,12 @@
 // line naming the file and line or the input, before any agent runs.
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync } from 'node:fs'
-import { homedir, tmpdir } from 'node:os'
+import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { addedChecks, gateSettingsProblem, loopConfig, taskRalph, type LoopConfig } from '../loop/index.js'
 import {
   loadRalph,
   RalphError,
-  resolveRalphPath,
   shlexSplit,
   missingGateProgram,
   splitFrontmatter,
@@ -19,6 +18,7 @@ import {
   type Ralph,
   type RalphProblem
 } from '../ralph/index.js'
+import { inputRalph } from '../ralph/installed.js'
 import type { RunContext } from '../trigger/context.js'
 import { deliverTask, promptWithTask, ralphReadsTask } from '../trigger/sanitize.js'
 import type { PullRef, Run } from '../trigger/types.js'
@@ -176,7 +176,9 @@ export function makePlan(
   if (ralphInput !== undefined) {
     const tokens = givenArgs.map(([name, value]) => `--${name}=${value}`)
     try {
-      const resolved = resolveRalphPath(ralphInput, { cwd: root, home: homedir() })
+      // The same containment rule as comments, labels and mode: list (ralph/installed.ts).
+      const resolved = inputRalph(root, ralphInput)
+      if ('problem' in resolved) throw new PlanError(`Input 'ralph' (${ralphInput}): ${resolved.problem}.`)
       const loaded = loadRalph(resolved.file, {
         cwd: root,
         env,

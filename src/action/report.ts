@@ -3,7 +3,7 @@
 import * as core from '@actions/core'
 import { STOP_WORDS, type LoopResult } from '../loop/index.js'
 import { artifactUrl } from '../trigger/context.js'
-import type { Octokit } from '../github/client.js'
+import type { Clients } from './admit.js'
 import type { DeliveryReport, RunReport } from '../report/run-report.js'
 import { writeSummary } from '../report/summary.js'
 import { closeFailureReport, reportFailure } from '../github/hunt-report.js'
@@ -62,11 +62,16 @@ async function reportHunt(
   { plan }: Prepared,
   result: LoopResult,
   delivery: DeliveryReport,
-  octokit: () => Promise<Octokit>
+  clients: Clients
 ): Promise<void> {
-  const target = { ...plan.context.repo, ralphName: plan.ralph.name, runUrl: plan.context.runUrl }
   try {
-    const client = await octokit()
+    const target = {
+      ...plan.context.repo,
+      ralphName: plan.ralph.name,
+      runUrl: plan.context.runUrl,
+      actor: await clients.jobActor()
+    }
+    const client = await clients.octokit()
     if (result.success && delivery.problems.length === 0) {
       const closed = await closeFailureReport(client, {
         ...target,
@@ -110,10 +115,11 @@ export async function report(
     await tracking.finalise({
       status: result,
       ...(delivery.pullRequest ? { pullRequest: delivery.pullRequest } : {}),
-      ...(note ? { note } : {})
+      ...(note ? { note } : {}),
+      ...(delivery.problems.length > 0 ? { undelivered: true } : {})
     })
   }
-  if (hunt && prepared.inputs.reportIssue) await reportHunt(prepared, result, delivery, clients.octokit)
+  if (hunt && prepared.inputs.reportIssue) await reportHunt(prepared, result, delivery, clients)
 
   const links: RunReport['links'] = { run: plan.context.runUrl, artifactName: plan.artifactName }
   let artifactId: number | undefined

@@ -22,6 +22,8 @@ export const PULL_REQUEST_FAILURE = {
   missingPermission: 'missing_permission',
   /** The head branch has no commits the base lacks. */
   noCommits: 'no_commits',
+  /** An open pull request on the head that the action did not open: never updated. */
+  notOurs: 'not_ours',
   unknown: 'unknown'
 } as const
 

@@ -2,7 +2,7 @@
 // when a hunt succeeds. The body is report/hunt.ts's.
 import { postComment } from './comments.js'
 import { recoverBy, type Octokit } from './client.js'
-import { isTokenActor, tokenActor, type TokenActor } from './own-work.js'
+import { isTokenActor, type TokenActor } from './own-work.js'
 import { fit } from '../text/markdown.js'
 import { MAX_COMMENT_CHARS } from '../report/tracking.js'
 import { oneLine, renderReport, REPORT_RE, type FailureReport } from '../report/hunt.js'
@@ -20,11 +20,14 @@ export interface ReportedIssue {
  * marker in its body, so the next failure edits it (and comments, so watchers hear) instead of filing a
  * duplicate. A closed report is left closed: the next failure opens a new one.
  */
-export async function reportFailure(octokit: Octokit, report: FailureReport): Promise<ReportedIssue> {
+export async function reportFailure(
+  octokit: Octokit,
+  report: FailureReport & { actor: TokenActor }
+): Promise<ReportedIssue> {
   const label = report.label ?? 'ralph'
   const today = (report.now ?? new Date()).toISOString().slice(0, 10)
   const repo = { owner: report.owner, repo: report.repo }
-  const actor = await tokenActor(octokit)
+  const { actor } = report
   const existing = await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor })
   if (existing) {
     const failures = existing.failures + 1
@@ -57,13 +60,21 @@ export async function reportFailure(octokit: Octokit, report: FailureReport): Pr
 /** After a hunt that succeeded: closes this ralph's open failure report, saying why. Answers its number. */
 export async function closeFailureReport(
   octokit: Octokit,
-  target: { owner: string; repo: string; ralphName: string; runUrl: string; pullUrl?: string; label?: string }
+  target: {
+    owner: string
+    repo: string
+    ralphName: string
+    runUrl: string
+    pullUrl?: string
+    label?: string
+    /** The account the job token acts as, which opened the reports. */
+    actor: TokenActor
+  }
 ): Promise<number | undefined> {
   const repo = { owner: target.owner, repo: target.repo }
   const existing = await findFailureReport(octokit, {
     ...target,
-    label: target.label ?? 'ralph',
-    actor: await tokenActor(octokit)
+    label: target.label ?? 'ralph'
   })
   if (!existing) return undefined
   const pr = target.pullUrl ? ` and opened ${target.pullUrl}` : ''

@@ -10,7 +10,8 @@ import {
   PullRequestError,
   PULL_REQUEST_FAILURE
 } from './errors.js'
-import { MAX_PR_BODY_CHARS } from '../report/pr-body.js'
+import { MAX_PR_BODY_CHARS, PULL_REQUEST_MARKER } from '../report/pr-body.js'
+import { isOwnWork, type Author, type TokenActor } from './own-work.js'
 
 export type GitHubClient = Octokit
 
@@ -34,6 +35,11 @@ export interface PullRequestOptions {
   maintainerCanModify?: boolean
   /** Owner of the head repository when it is a fork; default `owner`. */
   headOwner?: string
+  /**
+   * The account the action delivers as: an open pull request on the head is updated only when this account
+   * opened it and it carries the action's marker; anyone else's is left alone and the call fails.
+   */
+  ownedBy: TokenActor
   /** The 422 "Could not resolve to a node" retry: attempts in all (default 4) and the first delay (default 1 s). */
   retry?: { attempts?: number; baseDelayMs?: number }
   log?: (message: string) => void
@@ -64,6 +70,8 @@ export interface OpenPullRequest {
   headSha: string
   base: string
   draft: boolean
+  /** Who opened it. */
+  user?: Author
 }
 
 /**
@@ -123,6 +131,7 @@ function toOpenPullRequest(p: {
   head: { ref: string; sha: string }
   base: { ref: string }
   draft?: boolean
+  user?: { login: string; type: string } | null
 }): OpenPullRequest {
   return {
     number: p.number,
@@ -133,7 +142,8 @@ function toOpenPullRequest(p: {
     head: p.head.ref,
     headSha: p.head.sha,
     base: p.base.ref,
-    draft: p.draft ?? false
+    draft: p.draft ?? false,
+    ...(p.user ? { user: { login: p.user.login, type: p.user.type } } : {})
   }
 }
 
@@ -159,7 +169,7 @@ export async function openOrUpdatePullRequest(
   let operation: 'created' | 'updated'
   const existing = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner })
   if (existing) {
-    pull = await update(existing.number)
+    pull = await update(mustBeOurs(existing))
     operation = 'updated'
   } else {
     try {
@@ -177,7 +187,7 @@ export async function openOrUpdatePullRequest(
       } else if (statusOf(error) === 422 && text.includes(GITHUB_API_ERRORS.pullRequestExists)) {
         const raced = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner })
         if (!raced) throw error
-        if (isOurs(raced)) {
+        if (isOurs(raced) && isOwnWork(raced, options.ownedBy, PULL_REQUEST_MARKER)) {
           // Our own create, retried after GitHub made it without answering.
           log(`Pull request #${raced.number} was created by the first try, whose answer was lost.`)
           pull = asCreated(raced)
@@ -185,7 +195,7 @@ export async function openOrUpdatePullRequest(
         } else {
           // Opened by someone else between our look and our create: update that one.
           log(`A pull request already exists for ${headOwner}:${head}; updating it.`)
-          pull = await update(raced.number)
+          pull = await update(mustBeOurs(raced))
           operation = 'updated'
         }
       } else {
@@ -235,6 +245,15 @@ export async function openOrUpdatePullRequest(
     warnings
   }
 
+  /** An open pull request on the head is updated only when it is the action's own (own-work.ts decides). */
+  function mustBeOurs(found: OpenPullRequest): number {
+    if (isOwnWork(found, options.ownedBy, PULL_REQUEST_MARKER)) return found.number
+    throw new PullRequestError(
+      PULL_REQUEST_FAILURE.notOurs,
+      `pull request #${found.number} on ${headOwner}:${head} was not opened by this action (it is ${found.user?.login ?? 'an unknown account'}'s, and only ${options.ownedBy.login}'s marked pull requests are the action's): it was left as it is`
+    )
+  }
+
   /** The pull request this call's create made: same head, title and body. */
   function isOurs(found: OpenPullRequest): boolean {
     return found.title === options.title && (found.body ?? '') === body
@@ -259,7 +278,9 @@ export async function openOrUpdatePullRequest(
       // Made, but its answer lost: the list by head finds it.
       request: recoverBy(async () => {
         const found = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner })
-        return found && isOurs(found) ? asCreated(found) : undefined
+        return found && isOurs(found) && isOwnWork(found, options.ownedBy, PULL_REQUEST_MARKER)
+          ? asCreated(found)
+          : undefined
       })
     })
     return data

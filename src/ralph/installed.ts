@@ -2,7 +2,7 @@
 // Followed through symlinks, the folder, its RALPH.md and the guardrails file it reads must all stay inside
 // the project, so a name never reaches a file elsewhere on the runner (another ralph, a secret the prompt
 // would carry). What is refused is not listed either.
-import { readFileSync, realpathSync, statSync } from 'node:fs'
+import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
 import {
@@ -13,28 +13,44 @@ import {
   PLACEHOLDER_RE,
   RALPH_MARKER,
   readFrontmatter,
-  resolveRalphPath
+  resolveRalphPath,
+  type ResolvedRalphPath
 } from './index.js'
 
 /** Arg names the action fills itself; a `/ralph` comment may not set them. */
 export const RESERVED_ARGS = ['task', 'task_file'] as const
 
-/** The installed ralph's real folder, or why the name does not name one a trigger may run. */
-export function installedRalph(projectRoot: string, name: string): { dir: string } | { problem: string } {
-  const missing = { problem: `there is no ralph called ${'`'}${name}${'`'} in ${INSTALLED_RALPHS_DIR}/` }
-  if (!NAME_RE.test(name)) return missing
+/**
+ * The one containment rule for every ralph the action loads (a comment's or a label's name, `mode: list`, the
+ * `ralph` input, a hunt): followed through links, its folder, its RALPH.md and the guardrails file it reads
+ * stay inside the project. `named` is the folder as it was named (before links are followed), so a refusal
+ * names the link that leaves.
+ */
+export function ralphInProject(
+  projectRoot: string,
+  named: string
+): { dir: string; file: string } | { problem: string } {
   let root: string
   let dir: string
   let file: string
   try {
     root = realpathSync(projectRoot)
-    dir = realpathSync(path.join(projectRoot, INSTALLED_RALPHS_DIR, name))
+    dir = realpathSync(named)
     file = realpathSync(path.join(dir, RALPH_MARKER))
-    if (!statSync(file).isFile()) return missing
+    if (!statSync(file).isFile()) return { problem: `${shown(projectRoot, named)} holds no ${RALPH_MARKER}` }
   } catch {
-    return missing
+    return { problem: `${shown(projectRoot, named)} holds no ${RALPH_MARKER}` }
   }
-  if (!isInside(dir, root) || !isInside(file, root)) return missing
+  const leaves = (what: string, real: string): { problem: string } => {
+    const link = linkOnPath(projectRoot, what)
+    return {
+      problem: link
+        ? `${shown(projectRoot, link)} is a link to ${real}, outside the project: a ralph's files must be the project's own`
+        : `${shown(projectRoot, what)} is outside the project: a ralph's files must be the project's own`
+    }
+  }
+  if (!isInside(dir, root)) return leaves(named, dir)
+  if (!isInside(file, root)) return leaves(path.join(named, RALPH_MARKER), file)
   const guardrails = guardrailsOf(file)
   if (guardrails !== undefined) {
     let real: string | undefined
@@ -45,10 +61,41 @@ export function installedRalph(projectRoot: string, name: string): { dir: string
     }
     if (real !== undefined && !isInside(real, root))
       return {
-        problem: `the ralph ${'`'}${name}${'`'} reads its guardrails from outside the project (a symlink): it cannot be started from here`
+        problem: `${shown(projectRoot, named)} reads its guardrails from ${guardrails}, which leads outside the project (a link to ${real})`
       }
   }
-  return { dir }
+  return { dir, file }
+}
+
+/** The installed ralph's real folder, or why the name does not name one a trigger may run. */
+export function installedRalph(projectRoot: string, name: string): { dir: string } | { problem: string } {
+  const missing = { problem: `there is no ralph called ${'`'}${name}${'`'} in ${INSTALLED_RALPHS_DIR}/` }
+  if (!NAME_RE.test(name)) return missing
+  const named = path.join(projectRoot, INSTALLED_RALPHS_DIR, name)
+  const contained = ralphInProject(projectRoot, named)
+  if (!('problem' in contained)) return { dir: contained.dir }
+  return isFileThrough(path.join(named, RALPH_MARKER))
+    ? { problem: `the ralph ${'`'}${name}${'`'} cannot be started: ${contained.problem}` }
+    : missing
+}
+
+/**
+ * What the `ralph` input names (a folder, a RALPH.md, or an installed ralph's name), resolved as the CLI
+ * resolves it, and held to ralphInProject: a ralph in the home folder is not the project's either.
+ */
+export function inputRalph(projectRoot: string, input: string): ResolvedRalphPath | { problem: string } {
+  const resolved = resolveRalphPath(input, { cwd: projectRoot, home: homedir() })
+  const typed = path.resolve(projectRoot, input)
+  const named =
+    resolved.resolvedFrom === 'home'
+      ? resolved.dir
+      : resolved.resolvedFrom === 'project'
+        ? path.join(projectRoot, INSTALLED_RALPHS_DIR, input)
+        : path.basename(typed) === RALPH_MARKER && isFileThrough(typed)
+          ? path.dirname(typed)
+          : typed
+  const contained = ralphInProject(projectRoot, named)
+  return 'problem' in contained ? contained : resolved
 }
 
 /** The project's installed ralphs that a comment or label can name (those installedRalph accepts). */
@@ -87,6 +134,36 @@ function guardrailsOf(file: string): string | undefined {
     return typeof value === 'string' && value.trim() ? value : undefined
   } catch {
     return undefined // a broken ralph: the plan reports it with its line
+  }
+}
+
+/** The first link on the way from the project root to `target` (which is under the root as named). */
+function linkOnPath(projectRoot: string, target: string): string | undefined {
+  const relative = path.relative(projectRoot, target)
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return undefined
+  let at = projectRoot
+  for (const part of relative.split(path.sep)) {
+    at = path.join(at, part)
+    try {
+      if (lstatSync(at).isSymbolicLink()) return at
+    } catch {
+      return undefined
+    }
+  }
+  return undefined
+}
+
+/** A path for a message: relative to the project when inside it as named. */
+function shown(projectRoot: string, p: string): string {
+  const relative = path.relative(projectRoot, p)
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : p
+}
+
+function isFileThrough(p: string): boolean {
+  try {
+    return statSync(p).isFile()
+  } catch {
+    return false
   }
 }
 

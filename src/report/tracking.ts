@@ -32,6 +32,8 @@ export interface TrackingOutcome {
   pullRequest?: { number: number; url: string; operation: 'created' | 'updated' }
   /** One more sentence: why nothing was delivered, a delivery problem, where the artifact is. */
   note?: string
+  /** The work should have been delivered and was not (a push refused): the headline must not say ✅. */
+  undelivered?: boolean
 }
 
 /** The hidden first line of a tracking comment; `state` says whether a step still has to finalise it. */
@@ -56,11 +58,13 @@ export function renderFinal(info: TrackingInfo, outcome: TrackingOutcome): strin
   const { status, pullRequest } = outcome
   const n = status.iterations.length
   const headline =
-    status.stopReason !== undefined
-      ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`
-      : status.state === 'finished'
-        ? '⏹️ Finished'
-        : '⏹️ Cancelled'
+    outcome.undelivered && status.success
+      ? '⚠️ Every gate passed, but the work was not delivered'
+      : status.stopReason !== undefined
+        ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`
+        : status.state === 'finished'
+          ? '⏹️ Finished'
+          : '⏹️ Cancelled'
   const after =
     status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`
   const pr = pullRequest

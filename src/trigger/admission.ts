@@ -17,7 +17,8 @@ import {
   type TriggerEvent
 } from './event.js'
 import { argsIn, argsOf, availableRalphs, installedRalph } from '../ralph/installed.js'
-import { branchTip } from '../github/own-work.js'
+import { branchTip, isOwnWork, isTokenActor } from '../github/own-work.js'
+import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
 import type { Octokit } from '../github/client.js'
 import { checkActor } from './permissions.js'
 import { HUNT_REPORT_MARKER } from '../report/hunt.js'
@@ -43,7 +44,8 @@ export async function admitEvent(
   if (isIssuesTrigger(trigger)) return planLabel(trigger, settings, octokit)
   if (isPullRequestTrigger(trigger)) return planPullRequestEvent(trigger, settings, octokit)
   if (isPushTrigger(trigger)) {
-    if (trigger.deleted) return skip('the push deleted a branch')
+    if (trigger.deleted)
+      return skip(`the push deleted ${trigger.ref.startsWith('refs/tags/') ? 'a tag' : 'a branch'}`)
     if (!trigger.ref.startsWith('refs/heads/')) return skip(`the push was to ${trigger.ref}, not a branch`)
     // With a PAT the action's own pushes trigger workflows: a loop must not start a loop.
     if (trigger.ref.startsWith('refs/heads/ralph/'))
@@ -191,21 +193,22 @@ async function planLabel(
   settings: TriggerSettings,
   octokit: Octokit
 ): Promise<Admission> {
-  const label = (settings.label ?? 'ralph').toLowerCase()
-  const applied = (trigger.label ?? '').toLowerCase()
   if (trigger.action !== 'labeled')
     return skip(`issues ${trigger.action || 'event'}: only labeling starts a loop`)
-  if (applied !== label && !applied.startsWith(`${label}:`))
-    return skip(`the label ${JSON.stringify(trigger.label ?? '')} is not '${label}'`)
+  const asked = labelRequest(trigger.label, settings)
+  if ('skip' in asked) return skip(asked.skip)
   const { issue } = trigger
-  if (issue.body.includes(HUNT_REPORT_MARKER)) return skip("the issue is a nightly hunt's failure report")
+  // The marker is text anyone can write: it counts only in an issue the action opened.
+  if (
+    issue.body.includes(HUNT_REPORT_MARKER) &&
+    settings.reporter &&
+    isTokenActor({ login: issue.author, type: issue.authorType }, await settings.reporter())
+  )
+    return skip("the issue is a nightly hunt's failure report")
   const refuse = refuser(trigger.sender, { issueNumber: issue.number })
   const actor = await actorOf(octokit, settings, trigger.sender)
   if (!actor.allowed) return refuse(actor.reason)
-  // The label's own text names the ralph (`ralph:docs`); GitHub keeps the label's case.
-  const named = applied.startsWith(`${label}:`)
-    ? (trigger.label ?? '').slice(label.length + 1).trim()
-    : undefined
+  const { named } = asked
   if (named !== undefined && !NAME_RE.test(named))
     return refuse(`${code(named)} is not a ralph name`, usage(availableRalphs(settings.projectRoot)))
   const resolved = resolveRalph(named, settings)
@@ -225,6 +228,24 @@ async function planLabel(
   }
 }
 
+/**
+ * Whether a label applied to an issue or a pull request asks for a loop: `trigger-label` itself, or
+ * `<trigger-label>:<ralph>`, which names the ralph (GitHub keeps the label's case).
+ */
+function labelRequest(
+  label: string | undefined,
+  settings: TriggerSettings
+): { named?: string } | { skip: string } {
+  const wanted = (settings.label ?? 'ralph').toLowerCase()
+  const applied = (label ?? '').toLowerCase()
+  if (applied === wanted) return {}
+  if (applied.startsWith(`${wanted}:`)) return { named: (label ?? '').slice(wanted.length + 1).trim() }
+  return { skip: `the label ${JSON.stringify(label ?? '')} is not '${wanted}'` }
+}
+
+// A pull request's text becomes the task, so these are the only actions that ask for a loop.
+const PULL_REQUEST_ACTIONS = ['opened', 'reopened', 'synchronize', 'labeled']
+
 async function planPullRequestEvent(
   trigger: PullRequestTrigger,
   settings: TriggerSettings,
@@ -243,8 +264,19 @@ async function planPullRequestEvent(
     return skip(
       `pull request #${trigger.number} comes from a fork (${trigger.head.repo ?? 'a deleted repository'}); loops run only on branches of ${settings.owner}/${settings.repo}`
     )
-  if (trigger.action === 'closed') return skip('the pull request was closed')
-  // Whoever made the event starts the loop (a triage user may reopen a pull request): the same check as a comment.
+  if (!PULL_REQUEST_ACTIONS.includes(trigger.action))
+    return skip(
+      `pull request ${trigger.action || 'event'}: only opened, reopened, synchronize and labeled start a loop`
+    )
+  let named: string | undefined
+  if (trigger.action === 'labeled') {
+    const asked = labelRequest(trigger.label, settings)
+    if ('skip' in asked) return skip(asked.skip)
+    named = asked.named
+    if (named !== undefined && !NAME_RE.test(named))
+      return skip(`the label names ${JSON.stringify(named)}, which is not a ralph name`)
+  }
+  // Whoever made the event must be a writer (a triage user may reopen a pull request): the same check as a comment.
   const actor = await actorOf(octokit, settings, trigger.sender)
   // A definite no is quiet (a reply on every pull request a bot opens would be noise); a check that could
   // not be made fails the step, so a broken token is noticed.
@@ -252,9 +284,18 @@ async function planPullRequestEvent(
     return actor.unknown
       ? { kind: 'refuse', reason: actor.reason }
       : skip(`${actor.reason}, so this pull request event starts no loop`)
-  // Whatever the action (opened, edited, synchronize…): the loop's own pull request or push starts nothing.
+  // Whatever the action: the loop's own pull request or push starts nothing.
   const own = await ownDelivery(octokit, settings, trigger.sender, trigger.head.ref)
   if (own) return skip(own)
+  // The task is the pull request's text, so its author decides too, not whoever caused the event (a writer's
+  // push or label on an outsider's pull request): a writer, or the action itself.
+  const author = await pullAuthorMayAsk(octokit, settings, trigger)
+  if (author !== true)
+    return 'refuse' in author
+      ? { kind: 'refuse', reason: author.refuse }
+      : skip(`pull request #${trigger.number} was opened by ${author.skip}, so it starts no loop`)
+  const resolved = named !== undefined ? resolveRalph(named, settings) : {}
+  if ('problem' in resolved) return skip(resolved.problem)
   const work = await placeWork(octokit, settings, {
     number: trigger.number,
     headRef: trigger.head.ref,
@@ -268,6 +309,7 @@ async function planPullRequestEvent(
   const plan = defaultRun(trigger, settings, trigger.sender)
   return {
     ...plan,
+    ...resolved,
     actor: { login: actor.login, role: actor.role },
     task: composeTask({
       source: `pull request #${trigger.number}`,
@@ -279,6 +321,25 @@ async function planPullRequestEvent(
     ...work,
     continueBranch: true
   }
+}
+
+/** Whether a pull request's author may ask for a loop: a writer, or the action (its own marked pull request). */
+async function pullAuthorMayAsk(
+  octokit: Octokit,
+  settings: TriggerSettings,
+  trigger: PullRequestTrigger
+): Promise<true | { skip: string } | { refuse: string }> {
+  const user = { login: trigger.author, type: trigger.authorType }
+  if (
+    settings.delivery &&
+    isOwnWork({ user, body: trigger.body }, await settings.delivery.actor(), PULL_REQUEST_MARKER)
+  )
+    return true
+  const author = await actorOf(octokit, settings, trigger.author)
+  if (author.allowed) return true
+  return author.unknown
+    ? { refuse: author.reason }
+    : { skip: `${trigger.author || 'an unknown account'} (${author.reason})` }
 }
 
 // --- ralphs ----------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@ export interface IssuePayload {
   title: string
   body: string
   author: string
+  authorType: string
   /** The "issue" is a pull request (its conversation tab). */
   isPullRequest: boolean
 }
@@ -43,6 +44,8 @@ export interface PullRequestTrigger {
   authorType: string
   head: { ref: string; sha: string; repo?: string }
   base: { ref: string }
+  /** The label applied, on `labeled`. */
+  label?: string
   sender: string
 }
 export interface ReviewCommentTrigger {
@@ -99,6 +102,7 @@ function issueOf(value: unknown): IssuePayload {
     title: str(issue.title),
     body: str(issue.body),
     author: login(issue.user),
+    authorType: str(obj(issue.user).type),
     isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
   }
 }
@@ -152,6 +156,7 @@ export function parseTriggerEvent(eventName: string, payloadValue: unknown): Tri
         authorType: str(obj(pull.user).type),
         head: { ref: str(head.ref), sha: str(head.sha), ...(repo ? { repo } : {}) },
         base: { ref: baseRef },
+        ...(payload.label ? { label: str(obj(payload.label).name) } : {}),
         sender
       }
     }

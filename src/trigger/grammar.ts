@@ -2,7 +2,7 @@
 import { NAME_RE, ShlexError, shlexSplit } from '../ralph/index.js'
 import { RESERVED_ARGS } from '../ralph/installed.js'
 import { quote as code, safe } from './quote.js'
-import { sanitizeText } from './sanitize.js'
+import { hiddenOnCommandLine, sanitizeText } from './sanitize.js'
 
 export const COMMAND_USAGE = '/ralph [RALPH_NAME] [--arg value | --arg=value]… [-- free text]'
 
@@ -33,10 +33,18 @@ const MAX_VALUE_CHARS = 1000
  */
 export function parseRalphCommand(body: string): RalphCommand {
   if (!COMMAND_RE.test(body)) return { kind: 'none' }
-  const text = sanitizeText(body)
-  const newline = text.indexOf('\n')
-  const first = (newline < 0 ? text : text.slice(0, newline)).trim()
-  const rest = newline < 0 ? '' : text.slice(newline + 1).trim()
+  // The command is the first line as posted, read before anything is sanitised or cut; the rest is free
+  // text, sanitised with the task once the actor has been checked (composeTask).
+  const end = body.search(/[\r\n]/)
+  const raw = end < 0 ? body : body.slice(0, end)
+  const rest = end < 0 ? '' : body.slice(end + 1).trim()
+  const hidden = hiddenOnCommandLine(raw)
+  if (hidden)
+    return {
+      kind: 'invalid',
+      problem: `the command line holds ${hidden}, so what would run is not what a reader sees: write it again in plain text`
+    }
+  const first = sanitizeText(raw, { singleLine: true, maxChars: Number.MAX_SAFE_INTEGER })
   const m = COMMAND_RE.exec(first)
   if (!m) return { kind: 'none' }
   const [head, tail] = splitAtDoubleDash(first.slice(m[0].length))

@@ -38,29 +38,27 @@ export interface HuntTarget {
 
 export type HuntPlan =
   /** An open PR of this ralph exists: continue its branch (fetch it, do not recreate it) and update it. */
-  | { kind: 'continue'; branch: string; pull: RalphPull }
+  | { kind: 'continue'; branch: string; pull: RalphPull; strangers: RalphPull[] }
   /** No open PR: start the branch fresh from the base. `openPulls`: the hunts' open PRs (when capped). */
-  | { kind: 'new'; branch: string; openPulls?: number }
+  | { kind: 'new'; branch: string; openPulls?: number; strangers: RalphPull[] }
   /** At the cap and nothing to continue: the run ends without running an agent. */
   | { kind: 'capped'; reason: string; openPulls: RalphPull[] }
-  /** The branch has an open pull request the action did not open: it is not taken over; nothing runs. */
-  | { kind: 'not-ours'; reason: string; pull: RalphPull }
 
 /** The branch a ralph's hunts work on: the action's default branch for a ralph. */
 export const huntBranch = (ralphName: string): string => `ralph/${ralphName}`
 
-// Branches of `/ralph` runs on issues are a person's request, not a hunt: not counted against the cap.
-const ISSUE_BRANCH = /^ralph\/issue-\d+$/
+// Branches of `/ralph` runs on issues (and their own suffixed ones) are a person's request, not a hunt: not counted against the cap.
+const ISSUE_BRANCH = /^ralph\/issue-\d+(\.\d+)?$/
 
-/**
- * The open pull requests on this ralph's hunt branch (in this repository), newest first: `own` the one the
- * action opened (its author is the token's actor, its body carries the marker), `other` one it did not.
- */
-export async function findOpenRalphPull(
+// How many suffixed branches (`<branch>.2`…) are tried past strangers' pull requests before giving up.
+const MAX_SUFFIX = 20
+
+/** The open pull requests on `branch` (in this repository), newest first, split into the action's own and the others. */
+async function pullsOn(
   octokit: Octokit,
-  target: HuntTarget
+  target: { owner: string; repo: string; actor: TokenActor },
+  branch: string
 ): Promise<{ own?: RalphPull; other?: RalphPull }> {
-  const branch = target.branch ?? huntBranch(target.ralphName)
   const pulls = await octokit.paginate(octokit.rest.pulls.list, {
     owner: target.owner,
     repo: target.repo,
@@ -77,10 +75,50 @@ export async function findOpenRalphPull(
   return { ...(own ? { own: toRalphPull(own) } : {}), ...(other ? { other: toRalphPull(other) } : {}) }
 }
 
-/** Every open pull request of a hunt in the repository (same-repository heads under `ralph/`). */
+/** The open pull requests on this ralph's hunt branch: `own` the one the action opened, `other` one it did not. */
+export function findOpenRalphPull(
+  octokit: Octokit,
+  target: HuntTarget
+): Promise<{ own?: RalphPull; other?: RalphPull }> {
+  return pullsOn(octokit, target, target.branch ?? huntBranch(target.ralphName))
+}
+
+/**
+ * The branch the action works on when it wants `wanted` (`ralph/<name>`, `ralph/issue-<N>`, `ralph/pr-<N>`):
+ * `wanted` itself, unless an open pull request on it is a stranger's; then `<wanted>.2`, `.3`… (a dot, which
+ * no ralph name holds). A stranger's pull request is never updated, pushed onto or continued: it is
+ * answered in `strangers`, for the summary. `pull` is the action's own open pull request on the branch.
+ */
+export async function ownBranch(
+  octokit: Octokit,
+  target: { owner: string; repo: string; actor: TokenActor },
+  wanted: string
+): Promise<{ branch: string; pull?: RalphPull; strangers: RalphPull[] }> {
+  const strangers: RalphPull[] = []
+  for (let n = 1; n <= MAX_SUFFIX; n++) {
+    const branch = n === 1 ? wanted : `${wanted}.${n}`
+    const { own, other } = await pullsOn(octokit, target, branch)
+    // The action's own pull request wins: a stranger's beside it on the same head is left alone.
+    if (own) return { branch, pull: own, strangers }
+    if (!other) return { branch, strangers }
+    strangers.push(other)
+  }
+  throw new Error(
+    `${wanted} and ${MAX_SUFFIX - 1} suffixed branches all carry pull requests this action did not open: close some of them`
+  )
+}
+
+/** What the summary says of strangers' pull requests that a run's branch was moved away from. */
+export function strangersNote(wanted: string, branch: string, strangers: RalphPull[]): string | undefined {
+  if (strangers.length === 0) return undefined
+  const list = strangers.map(p => `#${p.number} (${p.headRef})`).join(', ')
+  return `${wanted} carries a pull request this action did not open (${list}): it was left as it is, and the loop works on ${branch} instead`
+}
+
+/** Every open pull request of a hunt in the repository that the action opened (same-repository heads under `ralph/`). */
 export async function openHuntPulls(
   octokit: Octokit,
-  target: { owner: string; repo: string }
+  target: { owner: string; repo: string; actor: TokenActor }
 ): Promise<RalphPull[]> {
   const pulls = await octokit.paginate(octokit.rest.pulls.list, {
     owner: target.owner,
@@ -93,33 +131,28 @@ export async function openHuntPulls(
       p =>
         p.head.ref.startsWith('ralph/') &&
         !ISSUE_BRANCH.test(p.head.ref) &&
-        sameRepo(p.head.repo?.full_name, target)
+        sameRepo(p.head.repo?.full_name, target) &&
+        isOwnWork(p, target.actor, PULL_REQUEST_MARKER)
     )
     .map(toRalphPull)
 }
 
 /**
  * What tonight's hunt does: continue its open PR, start a new branch, or stop at the cap. `maxOpenPrs`
- * undefined = no cap. Continuing never counts against the cap (it opens nothing).
+ * undefined = no cap. Continuing never counts against the cap (it opens nothing). A stranger's pull request
+ * on the hunt's branch moves the hunt to a branch of its own (ownBranch).
  */
 export async function planHunt(
   octokit: Octokit,
   target: HuntTarget & { maxOpenPrs?: number }
 ): Promise<HuntPlan> {
-  const branch = target.branch ?? huntBranch(target.ralphName)
-  const { own, other } = await findOpenRalphPull(octokit, target)
-  if (own) return { kind: 'continue', branch: own.headRef, pull: own }
-  // Someone else's work on the hunt's branch: continuing it would present their commits as the loop's.
-  if (other)
-    return {
-      kind: 'not-ours',
-      reason:
-        `pull request #${other.number} on ${branch} was not opened by this action (its author is not the ` +
-        `account the action opens pull requests with, or it lacks the action's marker), so the hunt does not ` +
-        `take it over: close it, or move its work to another branch`,
-      pull: other
-    }
-  if (target.maxOpenPrs === undefined) return { kind: 'new', branch }
+  const { branch, pull, strangers } = await ownBranch(
+    octokit,
+    target,
+    target.branch ?? huntBranch(target.ralphName)
+  )
+  if (pull) return { kind: 'continue', branch: pull.headRef, pull, strangers }
+  if (target.maxOpenPrs === undefined) return { kind: 'new', branch, strangers }
   const open = await openHuntPulls(octokit, target)
   if (open.length >= target.maxOpenPrs)
     return {
@@ -130,7 +163,7 @@ export async function planHunt(
         `review or close one to let ${target.ralphName} open another`,
       openPulls: open
     }
-  return { kind: 'new', branch, openPulls: open.length }
+  return { kind: 'new', branch, openPulls: open.length, strangers }
 }
 
 function sameRepo(fullName: string | undefined, target: { owner: string; repo: string }): boolean {

@@ -19,12 +19,8 @@ export interface SanitizeOptions {
 
 // Unpaired UTF-16 halves: not text, and some tools choke on them.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
-// <!-- … -->, including the empty forms <!--> and <!---> (CommonMark), and one never closed: GitHub hides
-// an unclosed comment that starts a line to the end of the text, so everything after it goes.
-const HTML_COMMENT = /<!--(?:-?>|[\s\S]*?-->)/g
-const UNCLOSED_HTML_COMMENT = /<!--[\s\S]*$/
 // Elements whose content GitHub never displays (its sanitiser drops them with what they hold).
-const NEVER_SHOWN = /<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi
+const NEVER_SHOWN_START = /<(script|style)\b/gi
 // A start tag with attributes: their values (alt, title, href, data-*) are not shown as text.
 const TAG_WITH_ATTRIBUTES =
   /<([A-Za-z][A-Za-z0-9-]*)((?:\s+[^\s"'<>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'<>=`]+))?)+)\s*(\/?)>/g
@@ -72,8 +68,8 @@ export function sanitizeText(text: string, options: SanitizeOptions = {}): strin
   // `<!--` and keep a comment in.
   out = out.replace(NUMERIC_REFERENCE, invisibleReference).replace(INVISIBLE_NAMED_REFERENCE, '')
   out = out.replace(INVISIBLE, '').replace(PRESENTATION_RUN, m => m[0])
-  out = out.replace(HTML_COMMENT, '').replace(UNCLOSED_HTML_COMMENT, '')
-  out = out.replace(NEVER_SHOWN, '')
+  out = stripHtmlComments(out)
+  out = stripNeverShown(out)
   out = removeHidingMath(out)
   out = stripAttributesOutsideCode(out)
   out = out.replace(LINK_DEFINITION, '')
@@ -93,6 +89,71 @@ export function sanitizeText(text: string, options: SanitizeOptions = {}): strin
     out = options.singleLine ? `${cut.trimEnd()} […]` : cut.trimEnd() + note
   }
   return out
+}
+
+/**
+ * Removes `<!-- … -->`, including the empty forms `<!-->` and `<!--->` (CommonMark), and one never closed:
+ * GitHub hides an unclosed comment that starts a line to the end of the text, so everything after it goes.
+ * One pass with indexOf, so a run of unclosed `<!--` costs linear time (a lazy regex scanned to the end from each).
+ */
+function stripHtmlComments(text: string): string {
+  let out = ''
+  let at = 0
+  for (let open = text.indexOf('<!--'); open >= 0; open = text.indexOf('<!--', at)) {
+    out += text.slice(at, open)
+    const empty = text.startsWith('>', open + 4) ? 5 : text.startsWith('->', open + 4) ? 6 : 0
+    const close = empty ? open + empty - 3 : text.indexOf('-->', open + 4)
+    if (close < 0) return out
+    at = close + 3
+  }
+  return out + text.slice(at)
+}
+
+/**
+ * Removes `<script …>…</script>` and `<style …>…</style>` with what they hold. Linear: once an element has no
+ * `>` or no closing tag after some point, no later one of its kind can have one either.
+ */
+function stripNeverShown(text: string): string {
+  let out = ''
+  let at = 0
+  const unclosedFrom: Record<string, number> = {}
+  NEVER_SHOWN_START.lastIndex = 0
+  for (let m = NEVER_SHOWN_START.exec(text); m; m = NEVER_SHOWN_START.exec(text)) {
+    const kind = m[1].toLowerCase()
+    if (m.index < at || (unclosedFrom[kind] ?? Infinity) <= m.index) continue
+    const tagEnd = text.indexOf('>', m.index)
+    const closing = new RegExp(`</${kind}\\s*>`, 'gi')
+    closing.lastIndex = tagEnd + 1
+    const end = tagEnd < 0 ? null : closing.exec(text)
+    if (!end) {
+      unclosedFrom[kind] = m.index
+      continue
+    }
+    out += text.slice(at, m.index)
+    at = end.index + end[0].length
+    NEVER_SHOWN_START.lastIndex = at
+  }
+  return out + text.slice(at)
+}
+
+/**
+ * Why a `/ralph` command line, as posted, would not run what a reader sees, or undefined: an invisible or
+ * bidi character (written as itself or as a character reference), or an HTML comment that does not close
+ * on the line (it would join hidden lines onto the command).
+ */
+export function hiddenOnCommandLine(line: string): string | undefined {
+  const invisible = new RegExp(INVISIBLE.source, 'u').exec(line)
+  if (invisible)
+    return `an invisible or bidi character (U+${(invisible[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')})`
+  if (
+    line.replace(NUMERIC_REFERENCE, invisibleReference) !== line ||
+    new RegExp(INVISIBLE_NAMED_REFERENCE.source).test(line)
+  )
+    return 'a character reference to an invisible character'
+  const open = line.lastIndexOf('<!--')
+  if (open >= 0 && !/^(?:-?>|[\s\S]*?-->)/.test(line.slice(open + 4)))
+    return 'an HTML comment that does not close on that line'
+  return undefined
 }
 
 /** A numeric character reference: removed when it stands for an invisible character, else kept as written. */

@@ -20,6 +20,8 @@ export interface TriggerSettings {
    * with (asked lazily, once), and the email its commits carry.
    */
   delivery?: { actor: () => Promise<TokenActor>; committerEmail: string }
+  /** The account the action opens failure reports with: only its issues carry a report marker that counts. */
+  reporter?: () => Promise<TokenActor>
   /** The action's `allowed-bots` input. */
   allowedBots?: string[]
   /** The label that starts a loop on `issues: labeled` (and `<label>:<ralph>` names one). Default `ralph`. */
@@ -66,6 +68,8 @@ export interface Run {
    * someone else's): the loop works on `branch` (`ralph/pr-<N>`) and proposes into its head branch.
    */
   proposeTo?: { number: number; headRef: string; reason: string }
+  /** What the summary should say about where the run went (a stranger's pull request left alone). */
+  notes?: string[]
   /** Who started it and their role; undefined for schedule, push and workflow_dispatch without a sender. */
   actor?: { login: string; role?: string }
 }

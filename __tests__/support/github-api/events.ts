@@ -40,8 +40,8 @@ export class EventPayloads {
     }
   }
 
-  /** `pull_request` for a pull request in state. */
-  pullRequest(number: number, action: string, options: { sender?: string } = {}): Json {
+  /** `pull_request` for a pull request in state; `label` names the label for labeled/unlabeled. */
+  pullRequest(number: number, action: string, options: { sender?: string; label?: string } = {}): Json {
     const pull = this.state.pull(number)
     if (!pull) throw new Error(`no pull request #${number} in the GitHub stand-in`)
     const r = this.renderer
@@ -49,6 +49,7 @@ export class EventPayloads {
       action,
       number,
       pull_request: r.pull(pull, { full: true }),
+      ...(options.label ? { label: r.label(this.state.ensureLabel(options.label)) } : {}),
       repository: r.repository(),
       sender: r.user(options.sender ?? pull.user)
     }
