@@ -40643,6 +40643,10 @@ var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_
 
 
 const DIFF_PATCH_CHARS = 5000;
+/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
+const LIST_BYTES = 64 * 1024 * 1024;
+/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
+const GITLINK_MODE = '160000';
 /** Bytes kept for `git diff --stat` (a line per file). */
 const STAT_BYTES = 256 * 1024;
 // Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
@@ -40671,6 +40675,9 @@ class GitWorkspace {
     paths;
     settings;
     head;
+    /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
+    scratchGitlinks;
+    refusals = new Set();
     constructor(root, 
     /** Variables every git command of this workspace gets (the action's hermetic git environment). */
     env = {}) {
@@ -40702,16 +40709,61 @@ class GitWorkspace {
     async treeHash() {
         const env = { GIT_INDEX_FILE: await this.scratchIndex() };
         this.scratchTree = undefined;
-        await this.gitOrThrow(['add', '-A'], env);
+        this.scratchGitlinks ??= await this.gitlinks(env);
+        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(env, this.scratchGitlinks))], env);
         const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
         this.scratchTree = tree;
         return tree;
+    }
+    refused() {
+        return [...this.refusals];
+    }
+    /** The index's gitlinks (the folders git would enter to ask their status). */
+    async gitlinks(env) {
+        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], env, LIST_BYTES);
+        return out.stdout
+            .split('\0')
+            .filter(line => line.startsWith(`${GITLINK_MODE} `))
+            .map(line => line.slice(line.indexOf('\t') + 1));
+    }
+    /**
+     * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
+     * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
+     * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
+     * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content; each
+     * refusal is noted once.
+     */
+    async deliverable(env, gitlinks) {
+        // Untracked (`?`, a nested repository ends with '/') and changed (`C`) paths; git lists a nested
+        // repository as one entry and never descends into it, nor into a gitlink.
+        const out = await this.gitOrThrow(['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'], env, LIST_BYTES);
+        if (out.stdoutTruncated)
+            throw new Error('the work tree lists more files than the action reads (64 MB of names)');
+        const links = new Set(gitlinks);
+        const nested = [];
+        for (const entry of out.stdout.split('\0')) {
+            const tag = entry.slice(0, 1);
+            const name = entry.slice(2);
+            if (tag === '?' && name.endsWith('/')) {
+                nested.push(name.slice(0, -1));
+                this.refusals.add(`${name}.git: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${name}`);
+            }
+            else if (name === '.gitmodules')
+                this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
+            else if (tag === 'C' && links.has(name))
+                this.refusals.add(`${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
+        }
+        return [
+            '--',
+            '.',
+            ...[...nested, ...gitlinks, '.gitmodules'].map(name => `:(exclude,literal,top)${name}`)
+        ];
     }
     async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
         const to = current ?? (await this.treeHash());
         // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
         // patch (four bytes a character at most); the rest of git's output is read and dropped.
-        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
+        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
         const text = out.stdout;
         const split = text.indexOf('\n\ndiff --git ');
         const stat = split === -1 ? text : text.slice(0, split + 1);
@@ -40731,8 +40783,8 @@ class GitWorkspace {
             return fast;
         // git's own path: stage everything in the real index, commit what differs from HEAD.
         this.head = undefined;
-        await this.gitOrThrow(['add', '-A']);
-        const staged = await this.git(['diff', '--cached', '--quiet']);
+        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(undefined, await this.gitlinks()))]);
+        const staged = await this.git(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv']);
         if (staged.exitCode === 0)
             return undefined;
         // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
@@ -40838,6 +40890,7 @@ class GitWorkspace {
         if (this.scratch)
             await (0,promises_.rm)(this.scratch.dir, { recursive: true, force: true });
         this.scratch = undefined;
+        this.scratchGitlinks = undefined;
     }
     async scratchIndex() {
         if (this.scratch)
@@ -41005,9 +41058,14 @@ async function withoutSecretVariables(fn, allow = []) {
 
 // Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
 // hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
+// Nor does the work tree, the agent's: its .gitattributes can name a filter or a diff driver, which runs
+// only if config defines it, so no attributes file and no submodule recursion of git's own add to that.
 const HARDENING = [
     ['core.hooksPath', '/dev/null'],
-    ['core.fsmonitor', 'false']
+    ['core.fsmonitor', 'false'],
+    ['core.attributesFile', '/dev/null'],
+    ['submodule.recurse', 'false'],
+    ['fetch.recurseSubmodules', 'false']
 ];
 /** Environment variables that add `entries` as command-line-scope config, after any already set. */
 function configEnv(entries, base = {}) {
@@ -41066,6 +41124,7 @@ function hermeticGitEnvironment(config = [], base = process.env) {
         GIT_CONFIG_NOSYSTEM: '1',
         // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
         GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_ATTR_NOSYSTEM: '1',
         GIT_TERMINAL_PROMPT: '0',
         GIT_ASKPASS: '',
         SSH_ASKPASS: '',
@@ -41155,8 +41214,6 @@ function scrubInitialEnvironment(secret) {
     }
 }
 
-// EXTERNAL MODULE: external "node:perf_hooks"
-var external_node_perf_hooks_ = __nccwpck_require__(643);
 ;// CONCATENATED MODULE: ./src/proc/capture.ts
 /**
  * A byte buffer that keeps at most `capacity` bytes: while it has room it grows (so a 10-byte output
@@ -41252,6 +41309,8 @@ class BoundedCapture {
     }
 }
 
+// EXTERNAL MODULE: external "node:perf_hooks"
+var external_node_perf_hooks_ = __nccwpck_require__(643);
 ;// CONCATENATED MODULE: ./src/proc/tree.ts
 // Finding and killing a whole process tree. A process-group kill is not enough: a descendant that
 // called setsid() or setpgid() has left the group, and one whose parent died has been re-parented to
@@ -41638,7 +41697,13 @@ class ProcessRun {
     log;
     logClosed;
     logError;
-    outputPaused = false;
+    /** The log file is behind (its buffer is past LOG_HIGH_WATER_MARK). */
+    logBehind = false;
+    /** outputRoom's promises not settled yet: the caller cannot take more. */
+    callerWaits = 0;
+    /** The tree is dead: what is left in the pipes is read whatever the caller says. */
+    callerIgnored = false;
+    readingPaused = false;
     timeoutTimer;
     pipeIdleTimer;
     pipeMaxTimer;
@@ -41740,6 +41805,27 @@ class ProcessRun {
             this.killTree();
         }
     }
+    /** The caller has no room for more output: stop reading until it has (the program blocks in write). */
+    waitForCaller() {
+        if (this.callerIgnored || !this.opts.outputRoom)
+            return;
+        let wait;
+        try {
+            wait = this.opts.outputRoom();
+        }
+        catch {
+            // A front-end that cannot say is not waited for.
+        }
+        if (!wait)
+            return;
+        this.callerWaits++;
+        this.updateReading();
+        const settled = () => {
+            this.callerWaits--;
+            this.updateReading();
+        };
+        wait.then(settled, settled);
+    }
     openLog() {
         const { logFile } = this.opts;
         if (logFile === undefined)
@@ -41756,7 +41842,8 @@ class ProcessRun {
         log.on('error', err => {
             // A log we cannot write must not stop or stall the program: stop logging and say so in the result.
             this.logError ??= err;
-            this.resumeOutput();
+            this.logBehind = false;
+            this.updateReading();
         });
     }
     watchOutput(stream, name) {
@@ -41765,8 +41852,9 @@ class ProcessRun {
         stream.on('data', (chunk) => {
             this.captures[name].push(chunk);
             if (this.log && !this.logError && !this.log.write(chunk))
-                this.pauseOutput();
+                this.waitForLog();
             this.callBack(callback, chunk);
+            this.waitForCaller();
             if (this.pipeIdleTimer)
                 this.pipeIdleTimer.refresh();
         });
@@ -41779,20 +41867,28 @@ class ProcessRun {
         });
     }
     /** The log file is behind: stop reading the child (it blocks on a full pipe) until the file drains. */
-    pauseOutput() {
-        if (this.outputPaused || !this.log)
+    waitForLog() {
+        if (this.logBehind || !this.log)
             return;
-        this.outputPaused = true;
-        this.child?.stdout?.pause();
-        this.child?.stderr?.pause();
-        this.log.once('drain', () => this.resumeOutput());
+        this.logBehind = true;
+        this.updateReading();
+        this.log.once('drain', () => {
+            this.logBehind = false;
+            this.updateReading();
+        });
     }
-    resumeOutput() {
-        if (!this.outputPaused)
+    /** Reads the pipes only while the log file and the caller can both take more. */
+    updateReading() {
+        const pause = this.logBehind || (this.callerWaits > 0 && !this.callerIgnored);
+        if (pause === this.readingPaused)
             return;
-        this.outputPaused = false;
-        this.child?.stdout?.resume();
-        this.child?.stderr?.resume();
+        this.readingPaused = pause;
+        for (const stream of [this.child?.stdout, this.child?.stderr]) {
+            if (pause)
+                stream?.pause();
+            else
+                stream?.resume();
+        }
     }
     killTree(graceMs) {
         const pid = this.child?.pid;
@@ -41803,7 +41899,12 @@ class ProcessRun {
             start: this.identity,
             holding: this.outputIds,
             ...(this.opts.signaller ? { signaller: this.opts.signaller } : {})
-        }).then(() => this.stopWaitingForPipes());
+        }).then(() => {
+            // A reader that never reads again must not keep a dead tree's output, nor the run, waiting.
+            this.callerIgnored = true;
+            this.updateReading();
+            this.stopWaitingForPipes();
+        });
         void this.killing.then(() => this.settleIfDone());
     }
     /**
@@ -41814,7 +41915,7 @@ class ProcessRun {
         if (this.openStreams === 0)
             return;
         const destroy = () => {
-            if (this.outputPaused) {
+            if (this.logBehind) {
                 // Output is only waiting for the log file to drain; give it another moment.
                 this.pipeIdleTimer?.refresh();
                 return;
@@ -41824,7 +41925,8 @@ class ProcessRun {
         };
         this.pipeIdleTimer = setTimeout(destroy, PIPE_IDLE_MS);
         this.pipeMaxTimer = setTimeout(() => {
-            this.resumeOutput();
+            this.logBehind = false;
+            this.updateReading();
             this.child?.stdout?.destroy();
             this.child?.stderr?.destroy();
         }, PIPE_MAX_WAIT_MS);
@@ -42020,6 +42122,7 @@ function isExecutableFile(file, cwd) {
 
 
 
+
 ;// CONCATENATED MODULE: ./src/security/scripts.ts
 // The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
 // agent's user, gives it a fresh HOME and the work tree, and takes all of that back. LAUNCHER runs as the
@@ -42185,8 +42288,8 @@ function stageSettings(copies, parent = (0,external_node_os_.tmpdir)()) {
             return (skip(from, 'not a regular file'), 0);
         if (bytes + stat.size > MAX_BYTES)
             return (skip(from, `over the ${MAX_BYTES >> 20} MB the copy may take`), 0);
-        // O_NOFOLLOW: a link swapped in since the lstat is refused, not read.
-        const fd = (0,external_node_fs_.openSync)(from, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW);
+        // O_NOFOLLOW: a link swapped in since the lstat is refused, not read; O_NONBLOCK: a FIFO is not waited on.
+        const fd = (0,external_node_fs_.openSync)(from, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
         try {
             if (!(0,external_node_fs_.fstatSync)(fd).isFile())
                 return (skip(from, 'not a regular file'), 0);
@@ -43758,6 +43861,7 @@ function issueOf(value) {
         title: str(issue.title),
         body: str(issue.body),
         author: login(issue.user),
+        authorType: str(obj(issue.user).type),
         isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
     };
 }
@@ -43813,6 +43917,7 @@ function parseTriggerEvent(eventName, payloadValue) {
                 authorType: str(obj(pull.user).type),
                 head: { ref: str(head.ref), sha: str(head.sha), ...(repo ? { repo } : {}) },
                 base: { ref: baseRef },
+                ...(payload.label ? { label: str(obj(payload.label).name) } : {}),
                 sender
             };
         }
@@ -44111,25 +44216,28 @@ function lazyClient(token, options = {}) {
 }
 
 ;// CONCATENATED MODULE: ./src/github/own-work.ts
-/** Asks GitHub who `octokit`'s token acts as. Throws when the token is refused altogether (401). */
-async function tokenActor(octokit) {
+/** The account GITHUB_TOKEN acts as. */
+const GITHUB_ACTIONS_BOT = 'github-actions[bot]';
+/**
+ * Asks GitHub who `octokit`'s token acts as; an installation token, which may not ask, acts as `botLogin`.
+ * Throws when the token is refused altogether (401).
+ */
+async function tokenActor(octokit, botLogin = GITHUB_ACTIONS_BOT) {
     try {
         const { data } = await octokit.rest.users.getAuthenticated();
-        return data.type === 'Bot' ? { kind: 'app' } : { kind: 'user', login: data.login };
+        return data.type === 'Bot' ? { kind: 'app', login: data.login } : { kind: 'user', login: data.login };
     }
     catch (error) {
         if (error.status === 403)
-            return { kind: 'app' };
+            return { kind: 'app', login: botLogin };
         throw error;
     }
 }
-/** Whether `author` is the account the token acts as (for an installation token: any App's bot). */
+/** Whether `author` is exactly the account the token acts as (an App's bot must also be a bot account). */
 function isTokenActor(author, actor) {
-    if (!author?.login)
+    if (!author?.login || author.login.toLowerCase() !== actor.login.toLowerCase())
         return false;
-    if (actor.kind === 'user')
-        return author.login.toLowerCase() === actor.login.toLowerCase();
-    return author.type === 'Bot';
+    return actor.kind === 'user' || author.type === 'Bot';
 }
 /** The action's own work: opened by the token's actor, and its body carries the action's marker. */
 function isOwnWork(item, actor, marker) {
@@ -46384,8 +46492,38 @@ function lookupPrice(model) {
 /** Dollars for a run's tokens at list price, or undefined when its model is unknown or unnamed. */
 function priceFromTable(usage) {
     const price = lookupPrice(usage.model);
-    if (!price)
-        return undefined;
+    return price ? costAt(price, usage) : undefined;
+}
+/** The vendor a model id belongs to, by its family's prefix; undefined when no family matches. */
+function vendorOfModel(model) {
+    const id = model ? normaliseModelId(model) : '';
+    if (id.startsWith('claude-'))
+        return 'Anthropic';
+    if (/^(?:gpt-|o\d|codex-|chatgpt-)/.test(id))
+        return 'OpenAI';
+    if (/^(?:gemini-|gemma-)/.test(id))
+        return 'Google';
+    if (/^(?:qwen|qwq-)/.test(id))
+        return 'Alibaba';
+    return undefined;
+}
+/** Each rate at the highest any of the vendor's rows has: an unlisted model never costs less than it could. */
+function topPriceOf(vendor) {
+    const rows = PRICE_TABLE.filter(row => vendorOfModel(row.models[0]) === vendor);
+    const top = (rate) => Math.max(...rows.map(row => row[rate]));
+    return {
+        models: [],
+        input: top('input'),
+        output: top('output'),
+        cache_read: top('cache_read'),
+        cache_write: top('cache_write'),
+        date: PRICE_TABLE_VERSION,
+        source: `the highest ${vendor} rates in this table`,
+        verified: 'unverified'
+    };
+}
+/** Dollars for tokens at `price`'s rates (USD per million). */
+function costAt(price, usage) {
     return ((usage.input * price.input +
         usage.output * price.output +
         usage.cache_read * price.cache_read +
@@ -48450,8 +48588,107 @@ function validate_realPath(p) {
     }
 }
 
+;// CONCATENATED MODULE: ./src/ralph/tree-file.ts
+// A ralph's own files (RALPH.md, the guardrails file) live in the work tree, which is the agent's: between
+// two reads it may swap one for a link (to /proc/self/environ: the action's whole environment into the next
+// prompt and the record; to a root-only file) or a FIFO (whose read blocks the event loop and every budget
+// timer). So the path is pinned before any agent runs, and each read opens exactly that file: no link in any
+// of its folders, none as the file itself (O_NOFOLLOW), nothing but a regular file (fstat of the opened fd).
+
+
+/** Bytes read of a ralph's file at most: a prompt file larger than this is not a prompt. */
+const TREE_FILE_MAX_BYTES = 4 * 1024 * 1024;
+/** Why a file of the work tree was not read; `code` ENOENT when it is just not there. */
+class TreeFileError extends Error {
+    file;
+    reason;
+    code;
+    constructor(file, reason, code) {
+        super(`${file} ${reason}`);
+        this.file = file;
+        this.reason = reason;
+        this.code = code;
+        this.name = 'TreeFileError';
+    }
+}
+/**
+ * The real path of `file` as it is now (before any agent ran): the file's own when it exists, else its
+ * nearest existing folder's plus the rest. Read later with readTreeFile, it is that file or nothing.
+ */
+function pinTreeFile(file) {
+    const abs = external_node_path_default().resolve(file);
+    try {
+        return (0,external_node_fs_.realpathSync)(abs);
+    }
+    catch {
+        const parent = external_node_path_default().dirname(abs);
+        return parent === abs ? abs : external_node_path_default().join(pinTreeFile(parent), external_node_path_default().basename(abs));
+    }
+}
+/** Throws unless every folder on the way to `file` is a folder and not a link (the file itself: O_NOFOLLOW). */
+function checkFolders(file) {
+    const parts = external_node_path_default().resolve(file).split((external_node_path_default()).sep).filter(Boolean);
+    let at = (external_node_path_default()).sep;
+    for (const part of parts.slice(0, -1)) {
+        at = external_node_path_default().join(at, part);
+        let stat;
+        try {
+            stat = (0,external_node_fs_.lstatSync)(at);
+        }
+        catch (error) {
+            const code = error.code;
+            throw new TreeFileError(file, code === 'ENOENT' ? 'does not exist' : `cannot be reached (${code})`, code);
+        }
+        if (stat.isSymbolicLink())
+            throw new TreeFileError(file, `is reached through a symbolic link (${at}): the action follows no link of the work tree`);
+        if (!stat.isDirectory())
+            throw new TreeFileError(file, `cannot be reached: ${at} is not a folder`, 'ENOTDIR');
+    }
+}
+/**
+ * The bytes of the regular file at `file` (a pinned path), opened without following a link anywhere on its
+ * way and without blocking (a FIFO is refused, not waited on). Throws TreeFileError naming why not.
+ */
+function readTreeFile(file, maxBytes = TREE_FILE_MAX_BYTES) {
+    checkFolders(file);
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK | external_node_fs_.constants.O_NOCTTY);
+    }
+    catch (error) {
+        const code = error.code;
+        if (code === 'ELOOP')
+            throw new TreeFileError(file, 'is a symbolic link: the action follows no link of the work tree', code);
+        if (code === 'ENOENT')
+            throw new TreeFileError(file, 'does not exist', code);
+        throw new TreeFileError(file, `cannot be opened (${code ?? error.message})`, code);
+    }
+    try {
+        const stat = (0,external_node_fs_.fstatSync)(fd);
+        if (!stat.isFile())
+            throw new TreeFileError(file, 'is not a regular file (a FIFO, a device, a socket or a folder): it is not read');
+        if (stat.size > maxBytes)
+            throw new TreeFileError(file, `is larger than ${maxBytes} bytes (${stat.size}): it is not read`);
+        const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
+        let length = 0;
+        for (;;) {
+            const n = (0,external_node_fs_.readSync)(fd, buffer, length, buffer.length - length, null);
+            if (n === 0)
+                break;
+            length += n;
+            if (length === buffer.length)
+                throw new TreeFileError(file, `grew while it was read (past ${stat.size} bytes): it is not read`);
+        }
+        return buffer.subarray(0, length);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/index.ts
 // The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
+
 
 
 
@@ -48602,7 +48839,15 @@ var external_node_net_default = /*#__PURE__*/__nccwpck_require__.n(external_node
 // EXTERNAL MODULE: external "node:tls"
 var external_node_tls_ = __nccwpck_require__(41692);
 var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_);
+// EXTERNAL MODULE: external "node:zlib"
+var external_node_zlib_ = __nccwpck_require__(38522);
+var external_node_zlib_default = /*#__PURE__*/__nccwpck_require__.n(external_node_zlib_);
 ;// CONCATENATED MODULE: ./src/proxy/wire.ts
+// Reading token usage from a model API's response as it streams by, for the four wires the agent CLIs speak.
+// Each reader is fed the JSON of one server-sent event (or a whole JSON body) and keeps the request's
+// cumulative usage; the proxy prices it after every event, so a budget can be crossed mid-stream. Also, per
+// wire, which endpoints the proxy forwards at all and what a request may cost at worst, read from its body.
+
 const wire_num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 const wire_obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 /** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
@@ -48617,6 +48862,8 @@ class WireUsage {
     usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
     /** The response carried usage (false: nothing to price yet). */
     seen = false;
+    /** Dollars billed per use beside the tokens (Anthropic's web searches), so far. */
+    perUseUsd = 0;
     constructor(wire, model) {
         this.wire = wire;
         if (model)
@@ -48624,6 +48871,9 @@ class WireUsage {
     }
     /** Reads one event (or a whole body); answers true when the usage changed. */
     read(event) {
+        // A whole body may be a JSON array of chunks (Gemini's streamGenerateContent without alt=sse).
+        if (Array.isArray(event))
+            return event.reduce((changed, item) => this.read(item) || changed, false);
         const data = wire_obj(event);
         if (!data)
             return false;
@@ -48654,12 +48904,18 @@ class WireUsage {
         if (!usage)
             return false;
         const u = this.usage;
-        return this.set({
+        // The web search server tool is billed per search, not in tokens.
+        const searches = wire_num(wire_obj(usage.server_tool_use)?.web_search_requests);
+        const perUse = Math.max(this.perUseUsd, searches * ANTHROPIC_WEB_SEARCH_USD);
+        const searched = perUse !== this.perUseUsd;
+        this.perUseUsd = perUse;
+        const changed = this.set({
             input: 'input_tokens' in usage ? wire_num(usage.input_tokens) : u.input,
             output: 'output_tokens' in usage ? wire_num(usage.output_tokens) : u.output,
             cache_read: 'cache_read_input_tokens' in usage ? wire_num(usage.cache_read_input_tokens) : u.cache_read,
             cache_write: 'cache_creation_input_tokens' in usage ? wire_num(usage.cache_creation_input_tokens) : u.cache_write
         }, message?.model);
+        return changed || searched;
     }
     // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
     responses(data) {
@@ -48740,13 +48996,181 @@ class SseReader {
 }
 /** A usage event is small; a longer line is content, and is not kept whole. */
 const MAX_LINE = 4 * 1024 * 1024;
+const MODEL = { kind: 'model' };
+const FREE = { kind: 'free' };
+const refused = (why) => ({ kind: 'refused', why });
+const BATCH = 'a batch is billed later, out of band, so the meter never sees its cost';
+const FILES = 'a stored file is billed as input by every request that names it, and the pre-authorisation sees only its name';
+const CACHED = 'stored content is billed by the hour it is kept, outside any request the meter reads';
+/** A model listing (`/v1/models`, `/v1/models/<id>`): free, and some CLIs check it. */
+const MODELS_LIST = /^\/v1(?:beta|alpha)?\/models(?:\/[^/:]+)?$/;
+/**
+ * Which endpoints of `wire` the proxy forwards: the model calls its meter prices, and, by name, the few free
+ * ones the CLIs call. Everything else is refused, with why: a path is matched exactly (no prefix, no case).
+ */
+function endpointOf(wire, method, path) {
+    // Counting and listing cost nothing on every vendor's API (claude counts tokens; CLIs list models).
+    if (method === 'GET' && MODELS_LIST.test(path))
+        return FREE;
+    // A reachability probe of the base URL: no model runs.
+    if ((method === 'HEAD' || method === 'GET') && path === '/')
+        return FREE;
+    if (/\/batches\b|:batch|batchGenerateContent|:asyncBatch/i.test(path))
+        return refused(BATCH);
+    if (/^\/(?:upload\/)?v1[a-z]*\/files\b/i.test(path))
+        return refused(FILES);
+    if (/cachedContents/i.test(path))
+        return refused(CACHED);
+    switch (wire) {
+        case 'anthropic-messages':
+            if (method === 'POST' && path === '/v1/messages')
+                return MODEL;
+            if (method === 'POST' && path === '/v1/messages/count_tokens')
+                return FREE;
+            break;
+        case 'openai-responses':
+            if (method === 'POST' && path === '/v1/responses')
+                return MODEL;
+            if (method === 'POST' && path === '/v1/responses/input_tokens')
+                return FREE;
+            if (/^\/v1\/responses\//.test(path))
+                return refused('a stored or background response is billed outside the stream the meter reads (only POST /v1/responses is forwarded)');
+            break;
+        case 'openai-chat':
+            if (method === 'POST' && path === '/v1/chat/completions')
+                return MODEL;
+            break;
+        case 'gemini': {
+            const call = /^\/v1(?:beta|alpha)?\/models\/[^/:]+:(\w+)$/.exec(path)?.[1];
+            if (method === 'POST' && (call === 'generateContent' || call === 'streamGenerateContent'))
+                return MODEL;
+            if (method === 'POST' && call === 'countTokens')
+                return FREE;
+            break;
+        }
+    }
+    return refused(`the meter cannot price it: the proxy forwards only ${MODEL_CALLS[wire]} and free calls`);
+}
+const MODEL_CALLS = {
+    'anthropic-messages': 'POST /v1/messages',
+    'openai-responses': 'POST /v1/responses',
+    'openai-chat': 'POST /v1/chat/completions',
+    gemini: 'generateContent and streamGenerateContent'
+};
+/** A model call the meter could not price though its endpoint is one: its name in the record and why. */
+function bodyRefusal(wire, body) {
+    // A background response runs on after the request returns, billed where the meter never looks.
+    if (wire === 'openai-responses' && wire_obj(body)?.background === true)
+        return {
+            name: 'background: true',
+            why: 'a background response is billed when it finishes, after the answer the meter reads'
+        };
+    // OpenAI's priority processing costs more than the table's standard rates: the meter would price it low.
+    if ((wire === 'openai-responses' || wire === 'openai-chat') && wire_obj(body)?.service_tier === 'priority')
+        return {
+            name: 'service_tier: priority',
+            why: "priority processing is billed above the price table's standard rates"
+        };
+    return undefined;
+}
+/**
+ * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
+ * a body holds beyond that (an image, a crafted string) is caught when the answer reports it.
+ */
+const BYTES_PER_INPUT_TOKEN = 3;
+/** The output a request may ask for when it names no limit (the CLIs' own defaults are 8K to 32K). */
+const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
+const positive = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined;
+/**
+ * The most a model call may use: its body's size as input (none of it cached) and its output limit (times the
+ * choices asked for) as output; the model it names, else `pathModel` (Gemini's).
+ */
+function worstCaseUsage(wire, body, bytes, pathModel) {
+    const json = wire_obj(body) ?? {};
+    const config = wire_obj(json.generationConfig) ?? {};
+    const limit = wire === 'anthropic-messages'
+        ? json.max_tokens
+        : wire === 'openai-responses'
+            ? json.max_output_tokens
+            : wire === 'openai-chat'
+                ? (json.max_completion_tokens ?? json.max_tokens)
+                : config.maxOutputTokens;
+    const choices = positive(wire === 'openai-chat' ? json.n : wire === 'gemini' ? config.candidateCount : 1);
+    const model = typeof json.model === 'string' && json.model ? json.model : pathModel;
+    return {
+        input: Math.ceil(bytes / BYTES_PER_INPUT_TOKEN),
+        output: (positive(limit) ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
+        cache_read: 0,
+        cache_write: 0,
+        ...(model ? { model } : {})
+    };
+}
+/** Anthropic's web search server tool: $10 per 1,000 searches (platform.claude.com pricing, 2026-11). */
+const ANTHROPIC_WEB_SEARCH_USD = 0.01;
+/** Searches a web search tool that names no max_uses is reserved for (one request may search many times). */
+const DEFAULT_WEB_SEARCHES = 20;
+/** The most a model call may be billed per use beside its tokens: each web search tool's max_uses. */
+function worstPerUseUsd(wire, body) {
+    if (wire !== 'anthropic-messages')
+        return 0;
+    const tools = wire_obj(body)?.tools;
+    if (!Array.isArray(tools))
+        return 0;
+    return tools
+        .map(wire_obj)
+        .filter(tool => typeof tool?.type === 'string' && tool.type.startsWith('web_search'))
+        .reduce((sum, tool) => sum + (positive(tool?.max_uses) ?? DEFAULT_WEB_SEARCHES) * ANTHROPIC_WEB_SEARCH_USD, 0);
+}
+/** The most a request body may grow to once decoded: more is refused, never read on trust. */
+const MAX_REQUEST_BODY = 64 * 1024 * 1024;
+/** A request body as the upstream will read it, or undefined when its encoding is one the proxy cannot read. */
+function decodeBody(bytes, encoding) {
+    const options = { maxOutputLength: MAX_REQUEST_BODY };
+    try {
+        switch ((encoding ?? 'identity').trim().toLowerCase()) {
+            case 'identity':
+            case '':
+                return bytes;
+            case 'gzip':
+            case 'x-gzip':
+                return external_node_zlib_default().gunzipSync(bytes, options);
+            case 'deflate':
+                return external_node_zlib_default().inflateSync(bytes, options);
+            case 'br':
+                return external_node_zlib_default().brotliDecompressSync(bytes, options);
+            default:
+                return undefined;
+        }
+    }
+    catch {
+        return undefined;
+    }
+}
+/** An error in the API's own shape, so the CLI shows the message: 403 for a refused endpoint, 402 for the budget. */
+function apiError(wire, status, message) {
+    const budget = status === 402;
+    if (wire === 'anthropic-messages')
+        return { type: 'error', error: { type: budget ? 'billing_error' : 'permission_error', message } };
+    if (wire === 'gemini')
+        return { error: { code: status, message, status: budget ? 'RESOURCE_EXHAUSTED' : 'PERMISSION_DENIED' } };
+    return {
+        error: {
+            message,
+            type: budget ? 'insufficient_quota' : 'invalid_request_error',
+            code: budget ? 'insufficient_quota' : 'endpoint_not_allowed',
+            param: null
+        }
+    };
+}
 
 ;// CONCATENATED MODULE: ./src/proxy/server.ts
 // The model proxy: a loopback HTTP server the agent CLI takes for its model API. It holds the real API key
 // (the agent has only a per-run placeholder), forwards each request over HTTPS to the upstream, passes the
 // response through as it arrives, and reads the tokens from it on the way, so that every agent's cost is
-// metered at the wire and a dollar budget can end a stream in the middle. It also serves CONNECT for the
-// hosts a workflow allows, and names every host it refuses.
+// metered at the wire and a dollar budget can end a stream in the middle. The cap fails closed: only the
+// endpoints the meter can price are forwarded, each model call is pre-authorised at its worst case against
+// what is left, and every request in flight is cut once the cap is crossed. It also serves CONNECT for the
+// hosts a workflow allows, and names every host and request it refuses.
 
 
 
@@ -48778,6 +49202,8 @@ const NOT_FORWARDED = new Set([
     'api-key'
 ]);
 const NOT_RETURNED = new Set(HOP_HEADERS);
+/** Request bodies held at once (read, waiting or going up): an agent cannot make the proxy's memory its weapon. */
+const MAX_HELD_BYTES = 256 * 1024 * 1024;
 /** A whole JSON body is read for its usage up to this size; larger ones pass through unmetered. */
 const MAX_JSON_BODY = 16 * 1024 * 1024;
 /** The key each wire's API expects, as a header. */
@@ -48811,6 +49237,12 @@ function hostAllowed(host, allowed) {
         return p.startsWith('*.') ? name.endsWith(p.slice(1)) : name === p;
     });
 }
+const header = (request, name) => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+};
+/** A path of the agent's, kept only in the characters of paths: it goes into the log and the record. */
+const safePath = (path) => /^[A-Za-z0-9_.~:/%@-]{1,200}$/.test(path) ? path : 'a path with other characters';
 /** The model in a request's path (Gemini: /v1beta/models/<model>:streamGenerateContent). */
 function modelInPath(path) {
     return /\/models\/([^/:]+)/.exec(path)?.[1];
@@ -48823,6 +49255,11 @@ async function startModelProxy(options) {
     const placeholderKey = `ralph-proxy-${(0,external_node_crypto_.randomBytes)(18).toString('hex')}`;
     const requests = [];
     const refused = [];
+    const refusedRequests = [];
+    const refusedWhy = [];
+    const inFlight = new Set();
+    const waiting = [];
+    let heldBytes = 0;
     let refusedUnnamed = 0;
     const namingRefusals = () => refused.length < MOST_REFUSALS_NAMED;
     const refuse = (host) => {
@@ -48865,24 +49302,164 @@ async function startModelProxy(options) {
             return;
         }
         url.searchParams.delete('key');
+        const method = request.method ?? 'GET';
+        const endpoint = endpointOf(options.wire, method, url.pathname);
+        const name = `${method} ${safePath(url.pathname)}`;
+        if (endpoint.kind === 'refused') {
+            request.resume();
+            refuseRequest(response, name, endpoint.why);
+            return;
+        }
+        // The whole body first: what it may cost is read from it before anything goes up.
+        const chunks = [];
+        let size = 0;
+        let held = 0;
+        let overflow = false;
+        request.on('data', (chunk) => {
+            size += chunk.length;
+            if (!overflow && size <= MAX_REQUEST_BODY && heldBytes + chunk.length <= MAX_HELD_BYTES) {
+                chunks.push(chunk);
+                held += chunk.length;
+                heldBytes += chunk.length;
+                return;
+            }
+            overflow = true;
+            chunks.length = 0;
+            heldBytes -= held;
+            held = 0;
+        });
+        // The exchange is over, however it ended: its body no longer counts against what the proxy holds.
+        response.on('close', () => {
+            heldBytes -= held;
+            held = 0;
+        });
+        request.on('error', () => response.destroy());
+        request.on('end', () => {
+            if (response.destroyed)
+                return;
+            const body = Buffer.concat(chunks);
+            chunks.length = 0;
+            if (size > MAX_REQUEST_BODY)
+                return refuseRequest(response, name, 'its body is over 64 MB', 413);
+            if (overflow)
+                return refuseRequest(response, name, 'the proxy holds at most 256 MB of request bodies at once', 413);
+            if (endpoint.kind === 'free')
+                return send(request, response, url, body, 0, undefined);
+            const encoding = header(request, 'content-encoding');
+            const decoded = decodeBody(body, encoding);
+            if (!decoded)
+                return refuseRequest(response, name, `its body is encoded as ${safePath(encoding ?? '')}, which the meter cannot read`);
+            let json;
+            try {
+                json = JSON.parse(decoded.toString('utf8'));
+            }
+            catch {
+                // What the proxy cannot read it cannot check (a background flag, the output limit): never forwarded.
+                return refuseRequest(response, name, 'its body is not JSON the meter can read');
+            }
+            const refusal = bodyRefusal(options.wire, json);
+            if (refusal)
+                return refuseRequest(response, `${name} (${refusal.name})`, refusal.why);
+            const worst = worstCaseUsage(options.wire, json, decoded.length, modelInPath(url.pathname));
+            const pending = {
+                worstUsd: (options.price(worst) ?? 0) + worstPerUseUsd(options.wire, json),
+                start: () => send(request, response, url, body, pending.worstUsd, worst.model),
+                refuse: () => refuseForBudget(response, url.pathname, pending.worstUsd, worst.model)
+            };
+            response.on('close', () => {
+                // The agent hung up while its request was held: it is no longer waiting.
+                const at = waiting.indexOf(pending);
+                if (at >= 0)
+                    waiting.splice(at, 1);
+            });
+            decide(pending);
+        });
+    };
+    /** A request the meter cannot price: answered in the API's shape, named, and never forwarded. */
+    const refuseRequest = (response, name, why, status = 403) => {
+        // Bounded as the refused hosts are; the warnings say when there were more.
+        if (!refusedRequests.includes(name) && refusedRequests.length < MOST_REFUSALS_NAMED) {
+            refusedRequests.push(name);
+            refusedWhy.push(why);
+        }
+        answer(response, status, `ralph-action's model proxy does not forward ${name}: ${why}.`);
+    };
+    const answer = (response, status, message) => {
+        if (response.headersSent)
+            return void response.socket?.end();
+        // x-should-retry: the SDKs (Anthropic's, OpenAI's) obey it: a refusal is final.
+        response.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' });
+        response.end(JSON.stringify(apiError(options.wire, status, message)));
+    };
+    const dollars = (usd) => `$${usd.toFixed(4)}`;
+    /** A model call whose worst case does not fit: recorded, answered as a spent budget, never forwarded. */
+    const refuseForBudget = (response, path, worstUsd, model) => {
+        const left = Math.max(0, options.budgetLeft?.() ?? 0);
+        const record = {
+            seq: requests.length + 1,
+            method: 'POST',
+            path,
+            status: 0,
+            usage: { input: 0, output: 0, cache_read: 0, cache_write: 0, ...(model ? { model } : {}) },
+            reservedUsd: worstUsd,
+            refused: 'budget',
+            error: `its worst case (${dollars(worstUsd)}) does not fit in what is left of the budget (${dollars(left)})`
+        };
+        requests.push(record);
+        options.onRequest?.(record);
+        answer(response, 402, `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)} and ${dollars(left)} is left (max-cost). The run stops.`);
+    };
+    /** Dollars reserved by the requests in flight beyond what each has cost so far. */
+    const reservedAhead = () => [...inFlight].reduce((sum, f) => sum + Math.max(0, f.reservedUsd - (f.record.costUsd ?? 0)), 0);
+    /** Starts a request whose worst case fits; holds it while others in flight may free their reservations. */
+    const decide = (pending) => {
+        const left = options.budgetLeft?.();
+        if (left === undefined || pending.worstUsd <= left - reservedAhead())
+            return pending.start();
+        if (inFlight.size === 0)
+            return pending.refuse();
+        waiting.push(pending);
+    };
+    /** A request ended: those held may fit now. */
+    const admitWaiting = () => {
+        for (const pending of waiting.splice(0))
+            decide(pending);
+    };
+    /** The cap is crossed: every request in flight is cut, and none held goes up. */
+    const cutAll = () => {
+        for (const flight of [...inFlight])
+            flight.cut();
+        for (const pending of waiting.splice(0))
+            pending.refuse();
+    };
+    const checkBudget = () => {
+        if ((inFlight.size > 0 || waiting.length > 0) && options.overBudget?.())
+            cutAll();
+    };
+    const send = (request, response, url, body, worstUsd, model) => {
         const record = {
             seq: requests.length + 1,
             method: request.method ?? 'GET',
             path: url.pathname,
             status: 0,
-            usage: { input: 0, output: 0, cache_read: 0, cache_write: 0 }
+            usage: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
+            ...(worstUsd > 0 ? { reservedUsd: worstUsd } : {})
         };
         requests.push(record);
-        const meter = new WireUsage(options.wire, modelInPath(url.pathname));
+        const meter = new WireUsage(options.wire, modelInPath(url.pathname) ?? model);
+        const modelCall = endpointOf(options.wire, record.method, url.pathname).kind === 'model';
         const headers = {};
         for (const [name, value] of Object.entries(request.headers))
             if (value !== undefined && !NOT_FORWARDED.has(name))
                 headers[name] = value;
-        Object.assign(headers, keyHeader(options.wire, options.apiKey), { 'accept-encoding': 'identity' });
+        Object.assign(headers, keyHeader(options.wire, options.apiKey), {
+            'accept-encoding': 'identity',
+            'content-length': String(body.length)
+        });
         const basePath = upstream.pathname.replace(/\/$/, '');
         const target = `${basePath}${url.pathname}${url.search}`;
-        const send = upstream.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
-        const outgoing = send({
+        const sendUp = upstream.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
+        const outgoing = sendUp({
             protocol: upstream.protocol,
             hostname: upstream.hostname,
             port: upstream.port || undefined,
@@ -48891,37 +49468,73 @@ async function startModelProxy(options) {
             headers: { ...headers, host: upstream.host },
             agent
         });
+        let incoming;
+        // The upstream may have billed it: the agent hung up or the proxy cut it (not: it was never reached).
+        let stopped = false;
+        let ended = false;
         const settle = () => {
-            record.costUsd = meter.seen ? options.price(meter.usage) : undefined;
+            const tokens = meter.seen ? options.price(meter.usage) : undefined;
+            record.costUsd = tokens === undefined ? undefined : tokens + meter.perUseUsd;
             record.usage = { ...meter.usage };
             options.onRequest?.(record);
+        };
+        const changed = () => {
+            settle();
+            checkBudget();
+        };
+        const finish = () => {
+            if (ended)
+                return;
+            ended = true;
+            inFlight.delete(flight);
+            settle();
+            const ok = record.status >= 200 && record.status < 300;
+            // No usage seen of an answer that may be billed: charged its worst case, so the cap still holds.
+            if (modelCall && (record.unread || !meter.seen) && (ok || (stopped && record.status === 0))) {
+                record.costUsd = Math.max(record.costUsd ?? 0, worstUsd);
+                record.worstCase = true;
+                options.onRequest?.(record);
+            }
+            checkBudget();
+            admitWaiting();
         };
         const fail = (message) => {
             if (record.error === undefined)
                 record.error = message;
         };
-        // The request's model, for a response that does not name it (Gemini names it in the path).
-        let requestBody = Buffer.alloc(0);
-        request.on('data', (chunk) => {
-            if (requestBody.length < 64 * 1024)
-                requestBody = Buffer.concat([requestBody, chunk]);
-        });
-        request.on('end', () => {
-            if (meter.usage.model)
-                return;
-            const model = /"model"\s*:\s*"([^"]+)"/.exec(requestBody.toString('utf8'))?.[1];
-            if (model)
-                meter.usage.model = model;
-        });
-        request.pipe(outgoing);
+        const flight = {
+            record,
+            reservedUsd: worstUsd,
+            cut: () => {
+                if (ended)
+                    return;
+                record.cut = true;
+                stopped = true;
+                // What was forwarded still arrives, then the connection ends without the answer's end.
+                if (response.headersSent)
+                    response.socket?.end();
+                else
+                    answer(response, 402, "ralph-action's dollar budget is spent (max-cost): the request was cut. The run stops.");
+                incoming?.destroy();
+                outgoing.destroy();
+                finish();
+            }
+        };
+        inFlight.add(flight);
+        outgoing.end(body);
         response.on('close', () => {
             // The agent hung up (or was killed): the upstream request goes too.
-            if (!response.writableFinished) {
+            if (!response.writableFinished && !ended) {
                 fail('the agent closed the connection');
+                stopped = true;
+                incoming?.destroy();
                 outgoing.destroy();
+                finish();
             }
         });
         outgoing.on('error', error => {
+            if (ended)
+                return;
             fail(`upstream ${upstream.host}: ${error.message}`);
             if (!response.headersSent) {
                 response.writeHead(502, { 'content-type': 'application/json' });
@@ -48929,28 +49542,21 @@ async function startModelProxy(options) {
             }
             else
                 response.destroy();
-            settle();
+            finish();
         });
-        outgoing.on('response', incoming => {
-            record.status = incoming.statusCode ?? 0;
+        outgoing.on('response', answerIn => {
+            incoming = answerIn;
+            if (ended)
+                return void answerIn.destroy();
+            record.status = answerIn.statusCode ?? 0;
             const out = {};
-            for (const [name, value] of Object.entries(incoming.headers))
+            for (const [name, value] of Object.entries(answerIn.headers))
                 if (value !== undefined && !NOT_RETURNED.has(name))
                     out[name] = value;
-            response.writeHead(record.status, incoming.statusMessage, out);
+            response.writeHead(record.status, answerIn.statusMessage, out);
             response.flushHeaders();
-            const type = String(incoming.headers['content-type'] ?? '');
-            const encoded = (incoming.headers['content-encoding'] ?? 'identity') !== 'identity';
-            const changed = () => {
-                settle();
-                if (options.overBudget?.()) {
-                    record.cut = true;
-                    incoming.destroy();
-                    // What was forwarded still arrives, then the connection ends without the stream's end.
-                    response.socket?.end();
-                    settle();
-                }
-            };
+            const type = String(answerIn.headers['content-type'] ?? '');
+            const encoded = (answerIn.headers['content-encoding'] ?? 'identity') !== 'identity';
             const sse = !encoded && type.includes('text/event-stream')
                 ? new SseReader(json => meter.read(json) && changed())
                 : undefined;
@@ -48959,11 +49565,11 @@ async function startModelProxy(options) {
             const ok = record.status >= 200 && record.status < 300;
             if (ok && !sse && !json)
                 record.unread = true;
-            incoming.on('data', (chunk) => {
+            answerIn.on('data', (chunk) => {
                 // Forwarded first, read after: the agent never waits for the meter.
                 if (!response.write(chunk)) {
-                    incoming.pause();
-                    response.once('drain', () => incoming.resume());
+                    answerIn.pause();
+                    response.once('drain', () => answerIn.resume());
                 }
                 sse?.push(chunk);
                 if (json && jsonBytes < MAX_JSON_BODY) {
@@ -48971,12 +49577,14 @@ async function startModelProxy(options) {
                     jsonBytes += chunk.length;
                 }
             });
-            incoming.on('end', () => {
+            answerIn.on('end', () => {
+                if (ended)
+                    return;
                 sse?.end();
                 if (json && jsonBytes < MAX_JSON_BODY) {
                     try {
                         if (meter.read(JSON.parse(Buffer.concat(json).toString('utf8'))))
-                            changed();
+                            settle();
                     }
                     catch {
                         // Not JSON after all: what it cost cannot be read.
@@ -48987,12 +49595,14 @@ async function startModelProxy(options) {
                 else if (json && ok)
                     record.unread = true;
                 response.end();
-                settle();
+                finish();
             });
-            incoming.on('error', error => {
+            answerIn.on('error', error => {
+                if (ended)
+                    return;
                 fail(error.message);
                 response.destroy();
-                settle();
+                finish();
             });
         });
     };
@@ -49040,6 +49650,8 @@ async function startModelProxy(options) {
         placeholderKey,
         requests,
         refused,
+        refusedRequests,
+        refusedWhy,
         get refusedUnnamed() {
             return refusedUnnamed;
         },
@@ -49217,14 +49829,17 @@ async function startAgentProxy(argv, env, settings, budget = {}) {
     const upstream = upstreamOf(cli, env, settings);
     const wire = AGENT_WIRE[cli];
     const meter = new MeteredCostMeter();
+    const pricing = new FailClosedPricing(CLI_VENDOR[cli]);
+    const { maxCostUsd } = budget;
     const proxy = await startModelProxy({
         wire,
         upstream,
         apiKey: env[keyName] ?? '',
         ...(ca ? { ca } : {}),
-        price: priceFromTable,
+        price: usage => pricing.price(usage),
         onRequest: request => meter.update(request),
-        overBudget: () => budget.maxCostUsd !== undefined && meter.spentUsd() + meter.runningUsd() >= budget.maxCostUsd,
+        overBudget: () => maxCostUsd !== undefined && meter.spentUsd() + meter.runningUsd() >= maxCostUsd,
+        budgetLeft: () => maxCostUsd === undefined ? undefined : maxCostUsd - meter.spentUsd() - meter.runningUsd(),
         allowedHosts: settings.allowedHosts ?? []
     });
     // The agent's files hold only the placeholder key: readable by the agent's own user.
@@ -49254,6 +49869,22 @@ async function startAgentProxy(argv, env, settings, budget = {}) {
         upstream,
         agentEnv: { set, remove: MODEL_KEY_VARIABLES.filter(name => !(name in set)) },
         meter,
+        warnings: () => [
+            ...proxy.refusedRequests
+                .slice(0, REQUESTS_WARNED)
+                .map((name, i) => `the model proxy refused the agent ${name}: ${proxy.refusedWhy[i] ?? ''}`),
+            ...(proxy.refusedRequests.length > REQUESTS_WARNED
+                ? [
+                    `the model proxy refused the agent more requests its meter cannot price, named in status.json (modelProxy.refusedRequests)`
+                ]
+                : []),
+            ...pricing.warnings(),
+            ...(proxy.requests.some(r => r.worstCase)
+                ? [
+                    'the model proxy saw no usage in an answer the upstream may have billed (compressed, not JSON, a stream without usage, or cut): it was charged its pre-authorised worst case, so the budget still holds'
+                ]
+                : [])
+        ],
         close: async () => {
             await proxy.close();
             try {
@@ -49264,6 +49895,58 @@ async function startAgentProxy(argv, env, settings, budget = {}) {
             }
         }
     };
+}
+/** Refused requests named one warning each; the rest are in status.json. */
+const REQUESTS_WARNED = 10;
+/** Whose prices an unlisted model of each CLI is charged at, when its name does not say (the CLI's default upstream). */
+const CLI_VENDOR = {
+    claude: 'Anthropic',
+    codex: 'OpenAI',
+    gemini: 'Google',
+    opencode: 'OpenAI',
+    qwen: 'Alibaba'
+};
+/** Unpriced models named in warnings; past these, one line says more were seen. */
+const MOST_UNPRICED_NAMED = 5;
+/**
+ * The price table, failing closed: a model it does not list (or no model named) is charged at the highest rates
+ * the table has for its vendor, so the cap never switches off. Each such model is said once.
+ */
+class FailClosedPricing {
+    fallback;
+    unpriced = new Map();
+    more = false;
+    constructor(fallback) {
+        this.fallback = fallback;
+    }
+    price(usage) {
+        const listed = lookupPrice(usage.model);
+        if (listed)
+            return costAt(listed, usage);
+        const vendor = vendorOfModel(usage.model) ?? this.fallback;
+        // The model's name is the agent's text (or the upstream's): kept only in the characters of model ids.
+        const name = usage.model === undefined || usage.model === ''
+            ? 'a request that names no model'
+            : /^[A-Za-z0-9._:/@[\]-]{1,100}$/.test(usage.model)
+                ? usage.model
+                : 'a model named with other characters';
+        if (!this.unpriced.has(name)) {
+            if (this.unpriced.size < MOST_UNPRICED_NAMED)
+                this.unpriced.set(name, vendor);
+            else
+                this.more = true;
+        }
+        return costAt(topPriceOf(vendor), usage);
+    }
+    warnings() {
+        const lines = [...this.unpriced].map(([name, vendor]) => {
+            const top = topPriceOf(vendor);
+            return `${name} has no price in the table: it is charged at the highest ${vendor} price the table has ($${top.input} in, $${top.output} out a million tokens), so the budget still holds`;
+        });
+        if (this.more)
+            lines.push(`more models have no price in the table: each is charged at its vendor's highest price`);
+        return lines;
+    }
 }
 const agent_RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
 const sumTokens = (requests) => {
@@ -49282,11 +49965,15 @@ const sumTokens = (requests) => {
  */
 class MeteredCostMeter {
     spent = 0;
+    /** Requests outside a run (the agent's leftovers after it ended), by seq: each counted once, at its latest. */
+    outside = new Map();
+    refusal;
     worst;
     run;
     agentSaid;
     listeners = new Set();
-    spentUsd = () => this.spent;
+    spentUsd = () => this.spent + [...this.outside.values()].reduce((sum, usd) => sum + usd, 0);
+    budgetRefusal = () => this.refusal;
     runningUsd = () => [...(this.run?.values() ?? [])].reduce((sum, r) => sum + (r.costUsd ?? 0), 0);
     source = () => this.worst ?? 'unknown';
     beginRun() {
@@ -49298,10 +49985,11 @@ class MeteredCostMeter {
     }
     /** A request of the run in flight changed (the proxy calls this as usage streams by). */
     update(request) {
+        if (request.refused === 'budget')
+            this.refusal ??= `the model proxy refused a request: ${request.error ?? 'its worst case does not fit in the budget'}`;
         // A request outside a run (the agent's leftovers after it ended) still costs: it is settled at once.
-        if (!this.run) {
-            this.spent += request.costUsd ?? 0;
-        }
+        if (!this.run)
+            this.outside.set(request.seq, request.costUsd ?? 0);
         else
             this.run.set(request.seq, { ...request, usage: { ...request.usage } });
         this.listeners.forEach(listener => listener());
@@ -49333,6 +50021,8 @@ class MeteredCostMeter {
                 ...(r.costUsd !== undefined ? { cost_usd: r.costUsd } : {}),
                 ...(r.cut ? { cut: true } : {}),
                 ...(r.unread ? { unread: true } : {}),
+                ...(r.worstCase ? { worst_case: true } : {}),
+                ...(r.refused ? { refused: r.refused } : {}),
                 ...(r.error ? { error: r.error } : {})
             }))
         };
@@ -49782,10 +50472,10 @@ class LoopGuard {
         if (on)
             this.checkCost();
     }
-    /** The dollar budget is already spent by finished runs. */
+    /** The dollar budget is already spent by finished runs, or a request's worst case no longer fits in it. */
     costSpent() {
         const max = this.options.maxCostUsd;
-        return max !== undefined && this.options.meter.spentUsd() >= max;
+        return (max !== undefined && (this.options.meter.spentUsd() >= max || !!this.options.meter.budgetRefusal?.()));
     }
     timeSpent() {
         const deadline = this.options.deadline;
@@ -49817,6 +50507,9 @@ class LoopGuard {
         const { maxCostUsd, meter, clock } = this.options;
         if (!this.watchingCost || maxCostUsd === undefined)
             return;
+        const refusal = meter.budgetRefusal?.();
+        if (refusal)
+            return this.fire('budget_exhausted', clock.now(), refusal);
         const total = meter.spentUsd() + meter.runningUsd();
         if (total >= maxCostUsd)
             this.fire('budget_exhausted', clock.now(), `the cost ($${total.toFixed(4)}) reached the budget ($${maxCostUsd})`);
@@ -49927,9 +50620,11 @@ class SyncLog {
         this.fd = undefined;
     }
 }
+/** The agent's log of an iteration: every byte it printed (its transcript for JSON-stream presets). */
+const agentLogFile = (iterationDir) => external_node_path_default().join(iterationDir, 'agent.log');
 async function runAgent(ctx) {
     const argv = ctx.preset.argv(ctx.agentArgv, ctx.caps);
-    const logFile = external_node_path_default().join(ctx.iterationDir, 'agent.log');
+    const logFile = agentLogFile(ctx.iterationDir);
     const streamFile = external_node_path_default().join(ctx.iterationDir, 'agent.jsonl');
     const log = ctx.preset.jsonStream ? new SyncLog(logFile) : undefined;
     const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined;
@@ -49956,6 +50651,7 @@ async function runAgent(ctx) {
             killGraceMs: ctx.killGraceMs,
             signal: ctx.signal,
             timeoutMs: ctx.timeoutMs,
+            ...(ctx.outputRoom ? { outputRoom: ctx.outputRoom } : {}),
             onStdout: chunk => {
                 stream?.write(chunk);
                 reader.stdout(chunk);
@@ -50660,25 +51356,32 @@ function buildPrompt(inputs, loop) {
 
 
 
-
 const iso = (ms) => new Date(ms).toISOString();
-function readGuardrails(env) {
+function pinRalphFiles(ralph, workTree) {
+    return {
+        ralph: pinTreeFile(ralph.file),
+        ...(ralph.guardrails ? { guardrails: pinTreeFile(external_node_path_default().resolve(workTree, ralph.guardrails)) } : {})
+    };
+}
+function readGuardrails(env, files) {
     const file = env.ralph.guardrails;
-    if (!file)
+    if (!file || !files.guardrails)
         return undefined;
     let content = '';
     try {
-        content = (0,external_node_fs_.readFileSync)(external_node_path_default().resolve(env.workTree, file), 'utf8');
+        content = readTreeFile(files.guardrails).toString('utf8');
     }
-    catch {
-        // Not written yet: the agent is asked to start it.
+    catch (error) {
+        // Not written yet: the agent is asked to start it. Anything else (a link, a FIFO) is refused.
+        if (!(error instanceof TreeFileError) || error.code !== 'ENOENT')
+            throw new RalphError(`The guardrails file ${file} was not read: ${error.message}. Make it a regular file of the project.`);
     }
     return { file, content };
 }
 /** RALPH.md as the reference reads it every iteration: strict UTF-8 (a bad byte crashes the iteration). */
-function readRalphText(file) {
+function readRalphText(file, pinned) {
     try {
-        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode((0,external_node_fs_.readFileSync)(file));
+        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(readTreeFile(pinned));
     }
     catch (error) {
         throw new RalphError(`RALPH.md could not be read (${file}): ${error.message}`);
@@ -50690,7 +51393,9 @@ function readRalphText(file) {
  */
 function assemble(env, iteration, commandOutputs) {
     const { config, ralph } = env;
-    const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file);
+    // Without pins (a preview, before any agent ran) the files are pinned now.
+    const files = env.ralphFiles ?? pinRalphFiles(ralph, env.workTree);
+    const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file, files.ralph);
     const inputs = {
         ralphText,
         ralphFile: ralph.file,
@@ -50712,7 +51417,7 @@ function assemble(env, iteration, commandOutputs) {
         ...(env.baseline ? { baseline: env.baseline } : {}),
         diff: env.lastDiff,
         history: env.history,
-        guardrails: readGuardrails(env)
+        guardrails: readGuardrails(env, files)
     };
     const values = loopValues(ctx);
     const section = gated && used.size === 0 ? loopStatusSection(values, ctx, iteration, config.maxIterations) : '';
@@ -50858,7 +51563,8 @@ async function runIteration(env, memory, iteration) {
         argv: env.preset.argv(env.ralph.agentArgv, caps),
         promptFile: record.prompt.file,
         preset: env.preset.name,
-        transcript: env.preset.jsonStream
+        transcript: env.preset.jsonStream,
+        log: relative(agentLogFile(dir))
     });
     env.onPhase('agent');
     guard.watchCost(true);
@@ -50880,6 +51586,7 @@ async function runIteration(env, memory, iteration) {
         ...(config.agentEnv ? { agentEnv: config.agentEnv } : {}),
         runProcess: env.runProcess,
         ...(env.agentEnvironment ? { agentEnvironment: env.agentEnvironment } : {}),
+        ...(env.outputRoom ? { outputRoom: env.outputRoom } : {}),
         onOutput: output => emit('transcript' in output
             ? { type: 'agent_transcript', iteration, line: output.transcript }
             : { type: 'agent_output', iteration, stream: output.stream, chunk: output.chunk })
@@ -51231,9 +51938,13 @@ function progressSection(record) {
             lines.push(`- API retries: ${agent.apiRetries}`);
         const requests = agent.usage.requests;
         if (requests) {
-            const cut = requests.filter(r => r.cut).length;
+            const count = (n, what) => (n > 0 ? `, ${n} ${what}` : '');
             const unread = requests.filter(r => r.unread).length;
-            lines.push(`- Model requests metered at the wire: ${requests.length}${cut > 0 ? `, ${cut} cut at the budget` : ''}${unread > 0 ? `, ${unread} unreadable (their cost is unknown)` : ''}`);
+            lines.push(`- Model requests metered at the wire: ${requests.length}` +
+                count(requests.filter(r => r.cut).length, 'cut at the budget') +
+                count(requests.filter(r => r.refused).length, 'refused (their worst case did not fit in the budget)') +
+                count(unread, 'unreadable (their cost is unknown; charged their worst case)') +
+                count(requests.filter(r => r.worst_case && !r.unread).length, 'with no usage seen (charged their worst case)'));
         }
         const said = agent.usage.agent_said;
         if (said) {
@@ -51263,7 +51974,7 @@ function progressSection(record) {
     return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
 }
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-function header(status) {
+function record_header(status) {
     const budgets = status.budgets;
     const limits = [
         budgets.maxIterations !== undefined
@@ -51414,7 +52125,7 @@ class RunRecord {
     static create(dir, status) {
         makeFolder(external_node_path_default().join(dir, 'logs'));
         const record = new RunRecord(dir);
-        (0,external_node_fs_.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), header(status));
+        (0,external_node_fs_.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), record_header(status));
         // The first status.json is there at once: a post step after an early kill reads it.
         record.writeStatusNow(status);
         return record;
@@ -51520,7 +52231,7 @@ class RunRecord {
         const temp = `${file}.${process.pid}.tmp`;
         const out = (0,external_node_fs_.openSync)(temp, 'w');
         try {
-            (0,external_node_fs_.writeSync)(out, header(result) + outcome(result));
+            (0,external_node_fs_.writeSync)(out, record_header(result) + outcome(result));
             copyFrom(file, firstSection(file), out);
         }
         finally {
@@ -51830,6 +52541,11 @@ async function runLoop(config, ports = {}) {
         status.warnings.push(message);
         emit({ type: 'warning', message });
     };
+    // What the work tree held that is never delivered (a nested repository, .gitmodules): once each.
+    const warnRefused = () => {
+        for (const line of workspace.refused?.() ?? [])
+            warn(line);
+    };
     // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
     let egress;
     let refusals;
@@ -51864,6 +52580,7 @@ async function runLoop(config, ports = {}) {
         ralph,
         workTree,
         workspace,
+        ralphFiles: pinRalphFiles(ralph, workTree),
         isRepo,
         preset,
         guard,
@@ -51875,6 +52592,7 @@ async function runLoop(config, ports = {}) {
             ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey)
             : (ports.runProcess ?? runProcess),
         ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
+        ...(ports.outputRoom ? { outputRoom: ports.outputRoom } : {}),
         killGraceMs: config.killGraceMs ?? defaults_DEFAULT_KILL_GRACE_MS,
         onPhase: now => (phase = now)
     };
@@ -51927,6 +52645,7 @@ async function runLoop(config, ports = {}) {
             if (commit !== undefined)
                 status.start.commit = commit;
             status.start.tree = await workspace.treeHash();
+            warnRefused();
             memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree };
             record.writeStatus(status);
         }
@@ -51965,12 +52684,16 @@ async function runLoop(config, ports = {}) {
             if (outcome.interrupted && trip)
                 noteEnforcement(trip);
             status.iterations.push(outcome.record);
+            warnRefused();
             delete status.inFlight;
             updateCost(status, meter);
             const agent = outcome.record.agent;
             const limit = agent?.failure?.kind === 'usage_limit' && !agent.killedBy ? agent.failure : undefined;
             const limitWait = limit ? usageLimitWait(limit, clock.now(), deadline) : undefined;
-            if (agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
+            // Behind the proxy the cap fails closed: what it cannot read is charged its worst case, and said.
+            for (const line of proxied?.warnings() ?? [])
+                warn(line);
+            if (!proxied && agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
                 status.cost.enforced = false;
                 warn(`the agent's cost is unknown (preset ${agent.preset} saw no cost in its output): ` +
                     `the $${config.maxCostUsd} budget cannot be enforced; time and iteration limits still apply`);
@@ -52032,8 +52755,13 @@ async function runLoop(config, ports = {}) {
                 upstream: proxied.upstream,
                 requests: proxied.proxy.requests.length,
                 refused: [...proxied.proxy.refused],
-                ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {})
+                ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {}),
+                ...(proxied.proxy.refusedRequests.length > 0
+                    ? { refusedRequests: [...proxied.proxy.refusedRequests] }
+                    : {})
             };
+            for (const line of proxied.warnings())
+                warn(line);
             for (const target of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
                 warn(refusalWarning(network, target, config.modelProxy?.allowedHosts ?? []));
             const more = [
@@ -52217,8 +52945,37 @@ function taskRalph(options) {
     return ralph;
 }
 
+;// CONCATENATED MODULE: ./src/loop/output-room.ts
+/**
+ * A LoopPorts.outputRoom for `stream`: a promise while the stream holds more than its buffer (its reader is
+ * behind), settled once it drains, closes or fails (a reader that is gone must not hold the agent forever).
+ */
+function outputRoomOf(stream) {
+    let waiting;
+    return () => {
+        if (waiting)
+            return waiting;
+        if (!stream.writableNeedDrain || stream.destroyed)
+            return undefined;
+        waiting = new Promise(resolve => {
+            const done = () => {
+                stream.off('drain', done);
+                stream.off('close', done);
+                stream.off('error', done);
+                waiting = undefined;
+                resolve();
+            };
+            stream.on('drain', done);
+            stream.on('close', done);
+            stream.on('error', done);
+        });
+        return waiting;
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/loop/index.ts
 // The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
+
 
 
 
@@ -52298,11 +53055,13 @@ function renderWorking(info, status) {
 function renderFinal(info, outcome) {
     const { status, pullRequest } = outcome;
     const n = status.iterations.length;
-    const headline = status.stopReason !== undefined
-        ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`
-        : status.state === 'finished'
-            ? '⏹️ Finished'
-            : '⏹️ Cancelled';
+    const headline = outcome.undelivered && status.success
+        ? '⚠️ Every gate passed, but the work was not delivered'
+        : status.stopReason !== undefined
+            ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`
+            : status.state === 'finished'
+                ? '⏹️ Finished'
+                : '⏹️ Cancelled';
     const after = status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`;
     const pr = pullRequest
         ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
@@ -52559,26 +53318,38 @@ function messageOf(error) {
 
 /** Arg names the action fills itself; a `/ralph` comment may not set them. */
 const RESERVED_ARGS = ['task', 'task_file'];
-/** The installed ralph's real folder, or why the name does not name one a trigger may run. */
-function installedRalph(projectRoot, name) {
-    const missing = { problem: `there is no ralph called ${'`'}${name}${'`'} in ${INSTALLED_RALPHS_DIR}/` };
-    if (!NAME_RE.test(name))
-        return missing;
+/**
+ * The one containment rule for every ralph the action loads (a comment's or a label's name, `mode: list`, the
+ * `ralph` input, a hunt): followed through links, its folder, its RALPH.md and the guardrails file it reads
+ * stay inside the project. `named` is the folder as it was named (before links are followed), so a refusal
+ * names the link that leaves.
+ */
+function ralphInProject(projectRoot, named) {
     let root;
     let dir;
     let file;
     try {
         root = (0,external_node_fs_.realpathSync)(projectRoot);
-        dir = (0,external_node_fs_.realpathSync)(external_node_path_default().join(projectRoot, INSTALLED_RALPHS_DIR, name));
+        dir = (0,external_node_fs_.realpathSync)(named);
         file = (0,external_node_fs_.realpathSync)(external_node_path_default().join(dir, RALPH_MARKER));
         if (!(0,external_node_fs_.statSync)(file).isFile())
-            return missing;
+            return { problem: `${shown(projectRoot, named)} holds no ${RALPH_MARKER}` };
     }
     catch {
-        return missing;
+        return { problem: `${shown(projectRoot, named)} holds no ${RALPH_MARKER}` };
     }
-    if (!installed_isInside(dir, root) || !installed_isInside(file, root))
-        return missing;
+    const leaves = (what, real) => {
+        const link = linkOnPath(projectRoot, what);
+        return {
+            problem: link
+                ? `${shown(projectRoot, link)} is a link to ${real}, outside the project: a ralph's files must be the project's own`
+                : `${shown(projectRoot, what)} is outside the project: a ralph's files must be the project's own`
+        };
+    };
+    if (!installed_isInside(dir, root))
+        return leaves(named, dir);
+    if (!installed_isInside(file, root))
+        return leaves(external_node_path_default().join(named, RALPH_MARKER), file);
     const guardrails = guardrailsOf(file);
     if (guardrails !== undefined) {
         let real;
@@ -52590,10 +53361,40 @@ function installedRalph(projectRoot, name) {
         }
         if (real !== undefined && !installed_isInside(real, root))
             return {
-                problem: `the ralph ${'`'}${name}${'`'} reads its guardrails from outside the project (a symlink): it cannot be started from here`
+                problem: `${shown(projectRoot, named)} reads its guardrails from ${guardrails}, which leads outside the project (a link to ${real})`
             };
     }
-    return { dir };
+    return { dir, file };
+}
+/** The installed ralph's real folder, or why the name does not name one a trigger may run. */
+function installedRalph(projectRoot, name) {
+    const missing = { problem: `there is no ralph called ${'`'}${name}${'`'} in ${INSTALLED_RALPHS_DIR}/` };
+    if (!NAME_RE.test(name))
+        return missing;
+    const named = external_node_path_default().join(projectRoot, INSTALLED_RALPHS_DIR, name);
+    const contained = ralphInProject(projectRoot, named);
+    if (!('problem' in contained))
+        return { dir: contained.dir };
+    return isFileThrough(external_node_path_default().join(named, RALPH_MARKER))
+        ? { problem: `the ralph ${'`'}${name}${'`'} cannot be started: ${contained.problem}` }
+        : missing;
+}
+/**
+ * What the `ralph` input names (a folder, a RALPH.md, or an installed ralph's name), resolved as the CLI
+ * resolves it, and held to ralphInProject: a ralph in the home folder is not the project's either.
+ */
+function inputRalph(projectRoot, input) {
+    const resolved = resolveRalphPath(input, { cwd: projectRoot, home: (0,external_node_os_.homedir)() });
+    const typed = external_node_path_default().resolve(projectRoot, input);
+    const named = resolved.resolvedFrom === 'home'
+        ? resolved.dir
+        : resolved.resolvedFrom === 'project'
+            ? external_node_path_default().join(projectRoot, INSTALLED_RALPHS_DIR, input)
+            : external_node_path_default().basename(typed) === RALPH_MARKER && isFileThrough(typed)
+                ? external_node_path_default().dirname(typed)
+                : typed;
+    const contained = ralphInProject(projectRoot, named);
+    return 'problem' in contained ? contained : resolved;
 }
 /** The project's installed ralphs that a comment or label can name (those installedRalph accepts). */
 function availableRalphs(projectRoot) {
@@ -52630,124 +53431,38 @@ function guardrailsOf(file) {
         return undefined; // a broken ralph: the plan reports it with its line
     }
 }
+/** The first link on the way from the project root to `target` (which is under the root as named). */
+function linkOnPath(projectRoot, target) {
+    const relative = external_node_path_default().relative(projectRoot, target);
+    if (relative.startsWith('..') || external_node_path_default().isAbsolute(relative))
+        return undefined;
+    let at = projectRoot;
+    for (const part of relative.split((external_node_path_default()).sep)) {
+        at = external_node_path_default().join(at, part);
+        try {
+            if ((0,external_node_fs_.lstatSync)(at).isSymbolicLink())
+                return at;
+        }
+        catch {
+            return undefined;
+        }
+    }
+    return undefined;
+}
+/** A path for a message: relative to the project when inside it as named. */
+function shown(projectRoot, p) {
+    const relative = external_node_path_default().relative(projectRoot, p);
+    return relative && !relative.startsWith('..') && !external_node_path_default().isAbsolute(relative) ? relative : p;
+}
+function isFileThrough(p) {
+    try {
+        return (0,external_node_fs_.statSync)(p).isFile();
+    }
+    catch {
+        return false;
+    }
+}
 const installed_isInside = (child, parent) => child === parent || child.startsWith(parent.endsWith((external_node_path_default()).sep) ? parent : parent + (external_node_path_default()).sep);
-
-;// CONCATENATED MODULE: ./src/trigger/permissions.ts
-// Logins are letters, digits and hyphens (at most 39); an App's bot account adds `[bot]`. Anything else is
-// not a GitHub account, and must not reach a URL path unchecked.
-/** A person's login (a bot's ends in [bot]). */
-const USER_LOGIN = /^[A-Za-z0-9-]{1,39}$/;
-const BOT_LOGIN = /^[A-Za-z0-9-]{1,39}\[bot\]$/;
-// Role names that are not enough, whatever the legacy field says.
-const TOO_LOW = new Set(['read', 'triage', 'none']);
-/** Whether `login` may start a loop on owner/repo, and why not. Two API calls; never throws. */
-async function checkActor(octokit, query) {
-    const { owner, repo, login } = query;
-    const refuse = (reason, unknown = false) => ({
-        allowed: false,
-        login,
-        reason,
-        ...(unknown ? { unknown: true } : {})
-    });
-    if (!USER_LOGIN.test(login) && !BOT_LOGIN.test(login))
-        return refuse(`${permissions_describe(login)} is not a GitHub login, so its permissions cannot be checked`);
-    let type;
-    try {
-        const { data } = await octokit.rest.users.getByUsername({ username: login });
-        type = data.type;
-    }
-    catch (error) {
-        return refuse(statusOf(error) === 404
-            ? `${permissions_describe(login)} is not a GitHub account`
-            : `the account ${permissions_describe(login)} could not be looked up (${permissions_messageOf(error)})`, statusOf(error) !== 404);
-    }
-    if (type === 'Bot') {
-        if (isAllowedBot(login, query.allowedBots ?? []))
-            return { allowed: true, login, role: 'allowed-bot', type };
-        return refuse(`${permissions_describe(login)} is a bot (a GitHub App), and bots may start a loop only when the workflow names ` +
-            `them in the allowed-bots input`);
-    }
-    if (type !== 'User')
-        return refuse(type
-            ? `${permissions_describe(login)} is an account of type ${permissions_describe(type)}, not a person`
-            : `GitHub did not say what kind of account ${permissions_describe(login)} is, so it is not known to be a person`);
-    // GitHub gives no User a bracket in its login: an account that claims one is not what it says.
-    if (!USER_LOGIN.test(login))
-        return refuse(`${permissions_describe(login)} claims to be a person but has a bot's login`);
-    let permission;
-    let roleName;
-    try {
-        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: login });
-        permission = data.permission;
-        roleName = data.role_name || undefined;
-    }
-    catch (error) {
-        return refuse(statusOf(error) === 404
-            ? `${permissions_describe(login)} is not a collaborator on ${owner}/${repo}`
-            : `the permission of ${permissions_describe(login)} on ${owner}/${repo} could not be read (${permissions_messageOf(error)})`, statusOf(error) !== 404);
-    }
-    // The legacy field reports maintain as write and triage as read; a custom role reports its base role
-    // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
-    const legacy = permission.toLowerCase();
-    const enough = (legacy === 'admin' || legacy === 'write') && !TOO_LOW.has((roleName ?? '').toLowerCase());
-    const role = roleName ?? permission;
-    if (!enough)
-        return refuse(`${permissions_describe(login)} has the ${role} role on ${owner}/${repo}; starting a loop needs write, maintain or admin`);
-    return { allowed: true, login, role, type: 'User' };
-}
-/** A bot is allowed when `allowed-bots` names it, with or without its `[bot]` suffix (case-insensitive). */
-function isAllowedBot(login, allowedBots) {
-    const bare = (name) => name
-        .trim()
-        .toLowerCase()
-        .replace(/\[bot\]$/, '');
-    const wanted = bare(login);
-    return wanted !== '' && allowedBots.some(name => bare(name) === wanted);
-}
-/** A login for a message: in code, cut, one line (it may come from a payload we do not trust yet). */
-function permissions_describe(login) {
-    const clean = login.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
-    return `\`${clean.replace(/`/g, "'")}\``;
-}
-function statusOf(error) {
-    const status = error?.status;
-    return typeof status === 'number' ? status : undefined;
-}
-function permissions_messageOf(error) {
-    const status = statusOf(error);
-    const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
-    return status ? `HTTP ${status}: ${message}` : message;
-}
-
-;// CONCATENATED MODULE: ./src/report/hunt.ts
-// The body of a nightly hunt's failure report: its hidden marker (failures in a row, since when), the latest
-// failure and what the issue is for. github/hunt-report.ts opens, updates and closes it.
-
-/** A hidden marker in the failure issue of a nightly hunt: labelling it is not a request. */
-const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure';
-/** GitHub refuses issue bodies over 65,536 characters; stay well under. */
-const MAX_ISSUE_CHARS = 65000;
-const REPORT_RE = /^<!-- ralph-action:hunt-failure ralph=([A-Za-z0-9_-]+) failures=(\d+) first=([0-9-]+) -->/;
-const reportMarker = (ralphName, failures, first) => `${HUNT_REPORT_MARKER} ralph=${ralphName} failures=${failures} first=${first} -->`;
-function renderReport(report, failures, first, today) {
-    const times = failures === 1 ? 'once' : `${failures} times in a row, since ${first}`;
-    return fit([
-        reportMarker(report.ralphName, failures, first),
-        `### The nightly hunt \`${report.ralphName}\` failed`,
-        '',
-        `**Latest (${today}):** ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`,
-        '',
-        `It has failed ${times}.`,
-        ...(report.details ? ['', report.details] : []),
-        '',
-        `_ralph-action updates this issue on the next failure instead of opening another, and closes it when a ` +
-            `hunt succeeds. Labelling it does not start a loop._`
-    ].join('\n'), MAX_ISSUE_CHARS);
-}
-const hunt_oneLine = (text) => {
-    const flat = text.replace(/\s+/g, ' ').trim();
-    return flat.length > 500 ? `${flat.slice(0, 499)}…` : flat;
-};
 
 ;// CONCATENATED MODULE: ./src/report/run-report.ts
 // What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
@@ -52926,6 +53641,123 @@ function pullRequestText(report, options = {}) {
     return { title: title.length > 256 ? `${title.slice(0, 255)}…` : title, body };
 }
 
+;// CONCATENATED MODULE: ./src/trigger/permissions.ts
+// Logins are letters, digits and hyphens (at most 39); an App's bot account adds `[bot]`. Anything else is
+// not a GitHub account, and must not reach a URL path unchecked.
+/** A person's login (a bot's ends in [bot]). */
+const USER_LOGIN = /^[A-Za-z0-9-]{1,39}$/;
+const BOT_LOGIN = /^[A-Za-z0-9-]{1,39}\[bot\]$/;
+// Role names that are not enough, whatever the legacy field says.
+const TOO_LOW = new Set(['read', 'triage', 'none']);
+/** Whether `login` may start a loop on owner/repo, and why not. Two API calls; never throws. */
+async function checkActor(octokit, query) {
+    const { owner, repo, login } = query;
+    const refuse = (reason, unknown = false) => ({
+        allowed: false,
+        login,
+        reason,
+        ...(unknown ? { unknown: true } : {})
+    });
+    if (!USER_LOGIN.test(login) && !BOT_LOGIN.test(login))
+        return refuse(`${permissions_describe(login)} is not a GitHub login, so its permissions cannot be checked`);
+    let type;
+    try {
+        const { data } = await octokit.rest.users.getByUsername({ username: login });
+        type = data.type;
+    }
+    catch (error) {
+        return refuse(statusOf(error) === 404
+            ? `${permissions_describe(login)} is not a GitHub account`
+            : `the account ${permissions_describe(login)} could not be looked up (${permissions_messageOf(error)})`, statusOf(error) !== 404);
+    }
+    if (type === 'Bot') {
+        if (isAllowedBot(login, query.allowedBots ?? []))
+            return { allowed: true, login, role: 'allowed-bot', type };
+        return refuse(`${permissions_describe(login)} is a bot (a GitHub App), and bots may start a loop only when the workflow names ` +
+            `them in the allowed-bots input`);
+    }
+    if (type !== 'User')
+        return refuse(type
+            ? `${permissions_describe(login)} is an account of type ${permissions_describe(type)}, not a person`
+            : `GitHub did not say what kind of account ${permissions_describe(login)} is, so it is not known to be a person`);
+    // GitHub gives no User a bracket in its login: an account that claims one is not what it says.
+    if (!USER_LOGIN.test(login))
+        return refuse(`${permissions_describe(login)} claims to be a person but has a bot's login`);
+    let permission;
+    let roleName;
+    try {
+        const { data } = await octokit.rest.repos.getCollaboratorPermissionLevel({ owner, repo, username: login });
+        permission = data.permission;
+        roleName = data.role_name || undefined;
+    }
+    catch (error) {
+        return refuse(statusOf(error) === 404
+            ? `${permissions_describe(login)} is not a collaborator on ${owner}/${repo}`
+            : `the permission of ${permissions_describe(login)} on ${owner}/${repo} could not be read (${permissions_messageOf(error)})`, statusOf(error) !== 404);
+    }
+    // The legacy field reports maintain as write and triage as read; a custom role reports its base role
+    // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
+    const legacy = permission.toLowerCase();
+    const enough = (legacy === 'admin' || legacy === 'write') && !TOO_LOW.has((roleName ?? '').toLowerCase());
+    const role = roleName ?? permission;
+    if (!enough)
+        return refuse(`${permissions_describe(login)} has the ${role} role on ${owner}/${repo}; starting a loop needs write, maintain or admin`);
+    return { allowed: true, login, role, type: 'User' };
+}
+/** A bot is allowed when `allowed-bots` names it, with or without its `[bot]` suffix (case-insensitive). */
+function isAllowedBot(login, allowedBots) {
+    const bare = (name) => name
+        .trim()
+        .toLowerCase()
+        .replace(/\[bot\]$/, '');
+    const wanted = bare(login);
+    return wanted !== '' && allowedBots.some(name => bare(name) === wanted);
+}
+/** A login for a message: in code, cut, one line (it may come from a payload we do not trust yet). */
+function permissions_describe(login) {
+    const clean = login.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
+    return `\`${clean.replace(/`/g, "'")}\``;
+}
+function statusOf(error) {
+    const status = error?.status;
+    return typeof status === 'number' ? status : undefined;
+}
+function permissions_messageOf(error) {
+    const status = statusOf(error);
+    const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
+    return status ? `HTTP ${status}: ${message}` : message;
+}
+
+;// CONCATENATED MODULE: ./src/report/hunt.ts
+// The body of a nightly hunt's failure report: its hidden marker (failures in a row, since when), the latest
+// failure and what the issue is for. github/hunt-report.ts opens, updates and closes it.
+
+/** A hidden marker in the failure issue of a nightly hunt: labelling it is not a request. */
+const HUNT_REPORT_MARKER = '<!-- ralph-action:hunt-failure';
+/** GitHub refuses issue bodies over 65,536 characters; stay well under. */
+const MAX_ISSUE_CHARS = 65000;
+const REPORT_RE = /^<!-- ralph-action:hunt-failure ralph=([A-Za-z0-9_-]+) failures=(\d+) first=([0-9-]+) -->/;
+const reportMarker = (ralphName, failures, first) => `${HUNT_REPORT_MARKER} ralph=${ralphName} failures=${failures} first=${first} -->`;
+function renderReport(report, failures, first, today) {
+    const times = failures === 1 ? 'once' : `${failures} times in a row, since ${first}`;
+    return fit([
+        reportMarker(report.ralphName, failures, first),
+        `### The nightly hunt \`${report.ralphName}\` failed`,
+        '',
+        `**Latest (${today}):** ${hunt_oneLine(report.reason)} — [the run](${report.runUrl})`,
+        '',
+        `It has failed ${times}.`,
+        ...(report.details ? ['', report.details] : []),
+        '',
+        `_ralph-action updates this issue on the next failure instead of opening another, and closes it when a ` +
+            `hunt succeeds. Labelling it does not start a loop._`
+    ].join('\n'), MAX_ISSUE_CHARS);
+}
+const hunt_oneLine = (text) => {
+    const flat = text.replace(/\s+/g, ' ').trim();
+    return flat.length > 500 ? `${flat.slice(0, 499)}…` : flat;
+};
+
 ;// CONCATENATED MODULE: ./src/trigger/pull-branch.ts
 
 
@@ -53044,12 +53876,8 @@ function safe(text, max = 60) {
 const MAX_TASK_CHARS = 24000;
 // Unpaired UTF-16 halves: not text, and some tools choke on them.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-// <!-- … -->, including the empty forms <!--> and <!---> (CommonMark), and one never closed: GitHub hides
-// an unclosed comment that starts a line to the end of the text, so everything after it goes.
-const HTML_COMMENT = /<!--(?:-?>|[\s\S]*?-->)/g;
-const UNCLOSED_HTML_COMMENT = /<!--[\s\S]*$/;
 // Elements whose content GitHub never displays (its sanitiser drops them with what they hold).
-const NEVER_SHOWN = /<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi;
+const NEVER_SHOWN_START = /<(script|style)\b/gi;
 // A start tag with attributes: their values (alt, title, href, data-*) are not shown as text.
 const TAG_WITH_ATTRIBUTES = /<([A-Za-z][A-Za-z0-9-]*)((?:\s+[^\s"'<>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'<>=`]+))?)+)\s*(\/?)>/g;
 // A link reference definition (`[//]: # (note)`, `[x]: url "title"`) renders as nothing.
@@ -53092,8 +53920,8 @@ function sanitizeText(text, options = {}) {
     // `<!--` and keep a comment in.
     out = out.replace(NUMERIC_REFERENCE, invisibleReference).replace(INVISIBLE_NAMED_REFERENCE, '');
     out = out.replace(INVISIBLE, '').replace(PRESENTATION_RUN, m => m[0]);
-    out = out.replace(HTML_COMMENT, '').replace(UNCLOSED_HTML_COMMENT, '');
-    out = out.replace(NEVER_SHOWN, '');
+    out = sanitize_stripHtmlComments(out);
+    out = stripNeverShown(out);
     out = removeHidingMath(out);
     out = stripAttributesOutsideCode(out);
     out = out.replace(LINK_DEFINITION, '');
@@ -53115,6 +53943,68 @@ function sanitizeText(text, options = {}) {
         out = options.singleLine ? `${cut.trimEnd()} […]` : cut.trimEnd() + note;
     }
     return out;
+}
+/**
+ * Removes `<!-- … -->`, including the empty forms `<!-->` and `<!--->` (CommonMark), and one never closed:
+ * GitHub hides an unclosed comment that starts a line to the end of the text, so everything after it goes.
+ * One pass with indexOf, so a run of unclosed `<!--` costs linear time (a lazy regex scanned to the end from each).
+ */
+function sanitize_stripHtmlComments(text) {
+    let out = '';
+    let at = 0;
+    for (let open = text.indexOf('<!--'); open >= 0; open = text.indexOf('<!--', at)) {
+        out += text.slice(at, open);
+        const empty = text.startsWith('>', open + 4) ? 5 : text.startsWith('->', open + 4) ? 6 : 0;
+        const close = empty ? open + empty - 3 : text.indexOf('-->', open + 4);
+        if (close < 0)
+            return out;
+        at = close + 3;
+    }
+    return out + text.slice(at);
+}
+/**
+ * Removes `<script …>…</script>` and `<style …>…</style>` with what they hold. Linear: once an element has no
+ * `>` or no closing tag after some point, no later one of its kind can have one either.
+ */
+function stripNeverShown(text) {
+    let out = '';
+    let at = 0;
+    const unclosedFrom = {};
+    NEVER_SHOWN_START.lastIndex = 0;
+    for (let m = NEVER_SHOWN_START.exec(text); m; m = NEVER_SHOWN_START.exec(text)) {
+        const kind = m[1].toLowerCase();
+        if (m.index < at || (unclosedFrom[kind] ?? Infinity) <= m.index)
+            continue;
+        const tagEnd = text.indexOf('>', m.index);
+        const closing = new RegExp(`</${kind}\\s*>`, 'gi');
+        closing.lastIndex = tagEnd + 1;
+        const end = tagEnd < 0 ? null : closing.exec(text);
+        if (!end) {
+            unclosedFrom[kind] = m.index;
+            continue;
+        }
+        out += text.slice(at, m.index);
+        at = end.index + end[0].length;
+        NEVER_SHOWN_START.lastIndex = at;
+    }
+    return out + text.slice(at);
+}
+/**
+ * Why a `/ralph` command line, as posted, would not run what a reader sees, or undefined: an invisible or
+ * bidi character (written as itself or as a character reference), or an HTML comment that does not close
+ * on the line (it would join hidden lines onto the command).
+ */
+function hiddenOnCommandLine(line) {
+    const invisible = new RegExp(INVISIBLE.source, 'u').exec(line);
+    if (invisible)
+        return `an invisible or bidi character (U+${(invisible[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')})`;
+    if (line.replace(NUMERIC_REFERENCE, invisibleReference) !== line ||
+        new RegExp(INVISIBLE_NAMED_REFERENCE.source).test(line))
+        return 'a character reference to an invisible character';
+    const open = line.lastIndexOf('<!--');
+    if (open >= 0 && !/^(?:-?>|[\s\S]*?-->)/.test(line.slice(open + 4)))
+        return 'an HTML comment that does not close on that line';
+    return undefined;
 }
 /** A numeric character reference: removed when it stands for an invisible character, else kept as written. */
 function invisibleReference(reference, hex, decimal) {
@@ -53286,10 +54176,18 @@ const MAX_VALUE_CHARS = 1000;
 function parseRalphCommand(body) {
     if (!COMMAND_RE.test(body))
         return { kind: 'none' };
-    const text = sanitizeText(body);
-    const newline = text.indexOf('\n');
-    const first = (newline < 0 ? text : text.slice(0, newline)).trim();
-    const rest = newline < 0 ? '' : text.slice(newline + 1).trim();
+    // The command is the first line as posted, read before anything is sanitised or cut; the rest is free
+    // text, sanitised with the task once the actor has been checked (composeTask).
+    const end = body.search(/[\r\n]/);
+    const raw = end < 0 ? body : body.slice(0, end);
+    const rest = end < 0 ? '' : body.slice(end + 1).trim();
+    const hidden = hiddenOnCommandLine(raw);
+    if (hidden)
+        return {
+            kind: 'invalid',
+            problem: `the command line holds ${hidden}, so what would run is not what a reader sees: write it again in plain text`
+        };
+    const first = sanitizeText(raw, { singleLine: true, maxChars: Number.MAX_SAFE_INTEGER });
     const m = COMMAND_RE.exec(first);
     if (!m)
         return { kind: 'none' };
@@ -53438,6 +54336,7 @@ function usage(available) {
 
 
 
+
 /**
  * Decides whether this event runs a loop. Skips are silent (not a `/ralph` comment, an edit, the action's
  * own push); refusals carry a reply. For comments and labels the actor is checked first (checkActor), so
@@ -53453,7 +54352,7 @@ async function admitEvent(event, settings, octokit) {
         return planPullRequestEvent(trigger, settings, octokit);
     if (isPushTrigger(trigger)) {
         if (trigger.deleted)
-            return skip('the push deleted a branch');
+            return skip(`the push deleted ${trigger.ref.startsWith('refs/tags/') ? 'a tag' : 'a branch'}`);
         if (!trigger.ref.startsWith('refs/heads/'))
             return skip(`the push was to ${trigger.ref}, not a branch`);
         // With a PAT the action's own pushes trigger workflows: a loop must not start a loop.
@@ -53580,23 +54479,22 @@ async function planComment(trigger, settings, octokit) {
     };
 }
 async function planLabel(trigger, settings, octokit) {
-    const label = (settings.label ?? 'ralph').toLowerCase();
-    const applied = (trigger.label ?? '').toLowerCase();
     if (trigger.action !== 'labeled')
         return skip(`issues ${trigger.action || 'event'}: only labeling starts a loop`);
-    if (applied !== label && !applied.startsWith(`${label}:`))
-        return skip(`the label ${JSON.stringify(trigger.label ?? '')} is not '${label}'`);
+    const asked = labelRequest(trigger.label, settings);
+    if ('skip' in asked)
+        return skip(asked.skip);
     const { issue } = trigger;
-    if (issue.body.includes(HUNT_REPORT_MARKER))
+    // The marker is text anyone can write: it counts only in an issue the action opened.
+    if (issue.body.includes(HUNT_REPORT_MARKER) &&
+        settings.reporter &&
+        isTokenActor({ login: issue.author, type: issue.authorType }, await settings.reporter()))
         return skip("the issue is a nightly hunt's failure report");
     const refuse = refuser(trigger.sender, { issueNumber: issue.number });
     const actor = await actorOf(octokit, settings, trigger.sender);
     if (!actor.allowed)
         return refuse(actor.reason);
-    // The label's own text names the ralph (`ralph:docs`); GitHub keeps the label's case.
-    const named = applied.startsWith(`${label}:`)
-        ? (trigger.label ?? '').slice(label.length + 1).trim()
-        : undefined;
+    const { named } = asked;
     if (named !== undefined && !NAME_RE.test(named))
         return refuse(`${quote(named)} is not a ralph name`, usage(availableRalphs(settings.projectRoot)));
     const resolved = resolveRalph(named, settings);
@@ -53616,6 +54514,21 @@ async function planLabel(trigger, settings, octokit) {
         actor: { login: actor.login, role: actor.role }
     };
 }
+/**
+ * Whether a label applied to an issue or a pull request asks for a loop: `trigger-label` itself, or
+ * `<trigger-label>:<ralph>`, which names the ralph (GitHub keeps the label's case).
+ */
+function labelRequest(label, settings) {
+    const wanted = (settings.label ?? 'ralph').toLowerCase();
+    const applied = (label ?? '').toLowerCase();
+    if (applied === wanted)
+        return {};
+    if (applied.startsWith(`${wanted}:`))
+        return { named: (label ?? '').slice(wanted.length + 1).trim() };
+    return { skip: `the label ${JSON.stringify(label ?? '')} is not '${wanted}'` };
+}
+// A pull request's text becomes the task, so these are the only actions that ask for a loop.
+const PULL_REQUEST_ACTIONS = ['opened', 'reopened', 'synchronize', 'labeled'];
 async function planPullRequestEvent(trigger, settings, octokit) {
     const full = `${settings.owner}/${settings.repo}`.toLowerCase();
     if (trigger.name === 'pull_request_target')
@@ -53627,9 +54540,18 @@ async function planPullRequestEvent(trigger, settings, octokit) {
     // A fork's pull request is normal, not the workflow's mistake: the run ends green, saying why.
     if ((trigger.head.repo ?? '').toLowerCase() !== full)
         return skip(`pull request #${trigger.number} comes from a fork (${trigger.head.repo ?? 'a deleted repository'}); loops run only on branches of ${settings.owner}/${settings.repo}`);
-    if (trigger.action === 'closed')
-        return skip('the pull request was closed');
-    // Whoever made the event starts the loop (a triage user may reopen a pull request): the same check as a comment.
+    if (!PULL_REQUEST_ACTIONS.includes(trigger.action))
+        return skip(`pull request ${trigger.action || 'event'}: only opened, reopened, synchronize and labeled start a loop`);
+    let named;
+    if (trigger.action === 'labeled') {
+        const asked = labelRequest(trigger.label, settings);
+        if ('skip' in asked)
+            return skip(asked.skip);
+        named = asked.named;
+        if (named !== undefined && !NAME_RE.test(named))
+            return skip(`the label names ${JSON.stringify(named)}, which is not a ralph name`);
+    }
+    // Whoever made the event must be a writer (a triage user may reopen a pull request): the same check as a comment.
     const actor = await actorOf(octokit, settings, trigger.sender);
     // A definite no is quiet (a reply on every pull request a bot opens would be noise); a check that could
     // not be made fails the step, so a broken token is noticed.
@@ -53637,10 +54559,20 @@ async function planPullRequestEvent(trigger, settings, octokit) {
         return actor.unknown
             ? { kind: 'refuse', reason: actor.reason }
             : skip(`${actor.reason}, so this pull request event starts no loop`);
-    // Whatever the action (opened, edited, synchronize…): the loop's own pull request or push starts nothing.
+    // Whatever the action: the loop's own pull request or push starts nothing.
     const own = await ownDelivery(octokit, settings, trigger.sender, trigger.head.ref);
     if (own)
         return skip(own);
+    // The task is the pull request's text, so its author decides too, not whoever caused the event (a writer's
+    // push or label on an outsider's pull request): a writer, or the action itself.
+    const author = await pullAuthorMayAsk(octokit, settings, trigger);
+    if (author !== true)
+        return 'refuse' in author
+            ? { kind: 'refuse', reason: author.refuse }
+            : skip(`pull request #${trigger.number} was opened by ${author.skip}, so it starts no loop`);
+    const resolved = named !== undefined ? resolveRalph(named, settings) : {};
+    if ('problem' in resolved)
+        return skip(resolved.problem);
     const work = await placeWork(octokit, settings, {
         number: trigger.number,
         headRef: trigger.head.ref,
@@ -53655,6 +54587,7 @@ async function planPullRequestEvent(trigger, settings, octokit) {
     const plan = defaultRun(trigger, settings, trigger.sender);
     return {
         ...plan,
+        ...resolved,
         actor: { login: actor.login, role: actor.role },
         task: composeTask({
             source: `pull request #${trigger.number}`,
@@ -53666,6 +54599,19 @@ async function planPullRequestEvent(trigger, settings, octokit) {
         ...work,
         continueBranch: true
     };
+}
+/** Whether a pull request's author may ask for a loop: a writer, or the action (its own marked pull request). */
+async function pullAuthorMayAsk(octokit, settings, trigger) {
+    const user = { login: trigger.author, type: trigger.authorType };
+    if (settings.delivery &&
+        isOwnWork({ user, body: trigger.body }, await settings.delivery.actor(), PULL_REQUEST_MARKER))
+        return true;
+    const author = await actorOf(octokit, settings, trigger.author);
+    if (author.allowed)
+        return true;
+    return author.unknown
+        ? { refuse: author.reason }
+        : { skip: `${trigger.author || 'an unknown account'} (${author.reason})` };
 }
 // --- ralphs ----------------------------------------------------------------------------------------
 /**
@@ -53703,14 +54649,12 @@ const isHunt = (trigger) => ['schedule', 'workflow_dispatch', 'push'].includes(t
     trigger.pr === undefined;
 /** The branch a ralph's hunts work on: the action's default branch for a ralph. */
 const huntBranch = (ralphName) => `ralph/${ralphName}`;
-// Branches of `/ralph` runs on issues are a person's request, not a hunt: not counted against the cap.
-const ISSUE_BRANCH = /^ralph\/issue-\d+$/;
-/**
- * The open pull requests on this ralph's hunt branch (in this repository), newest first: `own` the one the
- * action opened (its author is the token's actor, its body carries the marker), `other` one it did not.
- */
-async function findOpenRalphPull(octokit, target) {
-    const branch = target.branch ?? huntBranch(target.ralphName);
+// Branches of `/ralph` runs on issues (and their own suffixed ones) are a person's request, not a hunt: not counted against the cap.
+const ISSUE_BRANCH = /^ralph\/issue-\d+(\.\d+)?$/;
+// How many suffixed branches (`<branch>.2`…) are tried past strangers' pull requests before giving up.
+const MAX_SUFFIX = 20;
+/** The open pull requests on `branch` (in this repository), newest first, split into the action's own and the others. */
+async function pullsOn(octokit, target, branch) {
     const pulls = await octokit.paginate(octokit.rest.pulls.list, {
         owner: target.owner,
         repo: target.repo,
@@ -53726,7 +54670,38 @@ async function findOpenRalphPull(octokit, target) {
     const other = onBranch.find(p => !isOwnWork(p, target.actor, PULL_REQUEST_MARKER));
     return { ...(own ? { own: toRalphPull(own) } : {}), ...(other ? { other: toRalphPull(other) } : {}) };
 }
-/** Every open pull request of a hunt in the repository (same-repository heads under `ralph/`). */
+/** The open pull requests on this ralph's hunt branch: `own` the one the action opened, `other` one it did not. */
+function findOpenRalphPull(octokit, target) {
+    return pullsOn(octokit, target, target.branch ?? huntBranch(target.ralphName));
+}
+/**
+ * The branch the action works on when it wants `wanted` (`ralph/<name>`, `ralph/issue-<N>`, `ralph/pr-<N>`):
+ * `wanted` itself, unless an open pull request on it is a stranger's; then `<wanted>.2`, `.3`… (a dot, which
+ * no ralph name holds). A stranger's pull request is never updated, pushed onto or continued: it is
+ * answered in `strangers`, for the summary. `pull` is the action's own open pull request on the branch.
+ */
+async function ownBranch(octokit, target, wanted) {
+    const strangers = [];
+    for (let n = 1; n <= MAX_SUFFIX; n++) {
+        const branch = n === 1 ? wanted : `${wanted}.${n}`;
+        const { own, other } = await pullsOn(octokit, target, branch);
+        // The action's own pull request wins: a stranger's beside it on the same head is left alone.
+        if (own)
+            return { branch, pull: own, strangers };
+        if (!other)
+            return { branch, strangers };
+        strangers.push(other);
+    }
+    throw new Error(`${wanted} and ${MAX_SUFFIX - 1} suffixed branches all carry pull requests this action did not open: close some of them`);
+}
+/** What the summary says of strangers' pull requests that a run's branch was moved away from. */
+function strangersNote(wanted, branch, strangers) {
+    if (strangers.length === 0)
+        return undefined;
+    const list = strangers.map(p => `#${p.number} (${p.headRef})`).join(', ');
+    return `${wanted} carries a pull request this action did not open (${list}): it was left as it is, and the loop works on ${branch} instead`;
+}
+/** Every open pull request of a hunt in the repository that the action opened (same-repository heads under `ralph/`). */
 async function openHuntPulls(octokit, target) {
     const pulls = await octokit.paginate(octokit.rest.pulls.list, {
         owner: target.owner,
@@ -53737,29 +54712,21 @@ async function openHuntPulls(octokit, target) {
     return pulls
         .filter(p => p.head.ref.startsWith('ralph/') &&
         !ISSUE_BRANCH.test(p.head.ref) &&
-        sameRepo(p.head.repo?.full_name, target))
+        sameRepo(p.head.repo?.full_name, target) &&
+        isOwnWork(p, target.actor, PULL_REQUEST_MARKER))
         .map(toRalphPull);
 }
 /**
  * What tonight's hunt does: continue its open PR, start a new branch, or stop at the cap. `maxOpenPrs`
- * undefined = no cap. Continuing never counts against the cap (it opens nothing).
+ * undefined = no cap. Continuing never counts against the cap (it opens nothing). A stranger's pull request
+ * on the hunt's branch moves the hunt to a branch of its own (ownBranch).
  */
 async function planHunt(octokit, target) {
-    const branch = target.branch ?? huntBranch(target.ralphName);
-    const { own, other } = await findOpenRalphPull(octokit, target);
-    if (own)
-        return { kind: 'continue', branch: own.headRef, pull: own };
-    // Someone else's work on the hunt's branch: continuing it would present their commits as the loop's.
-    if (other)
-        return {
-            kind: 'not-ours',
-            reason: `pull request #${other.number} on ${branch} was not opened by this action (its author is not the ` +
-                `account the action opens pull requests with, or it lacks the action's marker), so the hunt does not ` +
-                `take it over: close it, or move its work to another branch`,
-            pull: other
-        };
+    const { branch, pull, strangers } = await ownBranch(octokit, target, target.branch ?? huntBranch(target.ralphName));
+    if (pull)
+        return { kind: 'continue', branch: pull.headRef, pull, strangers };
     if (target.maxOpenPrs === undefined)
-        return { kind: 'new', branch };
+        return { kind: 'new', branch, strangers };
     const open = await openHuntPulls(octokit, target);
     if (open.length >= target.maxOpenPrs)
         return {
@@ -53769,7 +54736,7 @@ async function planHunt(octokit, target) {
                 `review or close one to let ${target.ralphName} open another`,
             openPulls: open
         };
-    return { kind: 'new', branch, openPulls: open.length };
+    return { kind: 'new', branch, openPulls: open.length, strangers };
 }
 function sameRepo(fullName, target) {
     return (fullName ?? '').toLowerCase() === `${target.owner}/${target.repo}`.toLowerCase();
@@ -53924,21 +54891,29 @@ function closeOption(token, specs) {
 // `strategy: { matrix: ${{ fromJSON(needs.list.outputs.matrix) }} }` gives each job `matrix.ralph`.
 
 
+
 /** GitHub runs at most 256 jobs from one matrix. */
 const MAX_MATRIX_JOBS = 256;
 /**
  * The project's own ralphs (`<projectRoot>/.agents/ralphs/<name>/RALPH.md`): a matrix job runs on a runner
  * whose home has none of the user's. Names outside letters, digits, - and _ are left out, so a matrix
- * value is safe in a branch name, a concurrency group or an expression.
+ * value is safe in a branch name, a concurrency group or an expression; so are ralphs whose files leave the
+ * project through a link (ralph/installed.ts).
  */
 function ralphMatrix(projectRoot) {
     const names = [];
     const skipped = [];
     for (const name of listInstalledRalphs(projectRoot, '/nonexistent')) {
-        if (NAME_RE.test(name))
-            names.push(name);
-        else
+        if (!NAME_RE.test(name)) {
             skipped.push(`${JSON.stringify(name)}: a ralph's name may only hold letters, digits, - and _`);
+            continue;
+        }
+        // The same containment rule as every other door: a ralph whose files leave the project is not listed.
+        const installed = installedRalph(projectRoot, name);
+        if ('problem' in installed)
+            skipped.push(`${name}: ${installed.problem}`);
+        else
+            names.push(name);
     }
     for (const name of names.splice(MAX_MATRIX_JOBS))
         skipped.push(`${name}: a matrix runs at most ${MAX_MATRIX_JOBS} jobs`);
@@ -53956,6 +54931,7 @@ async function listCommand(args, io) {
 ;// CONCATENATED MODULE: ./src/action/inputs.ts
 // The action's settings, typed, from the INPUT_* variables the runner sets (action.yml's defaults already
 // filled in). Every problem is an InputError whose one-line message names the input and the fix.
+
 
 
 
@@ -54109,8 +55085,12 @@ function readInputs(env = process.env) {
     }
     const allowedBots = read.list('allowed-bots');
     for (const bot of allowedBots)
-        if (!/^[A-Za-z0-9-]+\[bot\]$/.test(bot))
-            throw new InputError(`Input 'allowed-bots' has ${inputs_quote(bot)}: give bot logins as they appear, like my-app[bot].`);
+        // The permission check matches a bot with or without its suffix (trigger/permissions.ts): so does the input.
+        if (!/^[A-Za-z0-9-]+(?:\[bot\])?$/.test(bot))
+            throw new InputError(`Input 'allowed-bots' has ${inputs_quote(bot)}: give bot logins as they appear, like my-app[bot] (the [bot] suffix may be left out).`);
+    const botLogin = read.text('bot-login') ?? GITHUB_ACTIONS_BOT;
+    if (!/^[A-Za-z0-9-]+\[bot\]$/.test(botLogin))
+        throw new InputError(`Input 'bot-login' must be a bot login as it appears, like my-app[bot], got ${inputs_quote(botLogin)}.`);
     const triggerLabel = read.text('trigger-label') ?? 'ralph';
     if (/,/.test(triggerLabel))
         throw new InputError(`Input 'trigger-label' must be one label, got ${inputs_quote(triggerLabel)}.`);
@@ -54162,6 +55142,7 @@ function readInputs(env = process.env) {
         dryRun: read.boolean('dry-run', false),
         mode: 'run',
         allowedBots,
+        botLogin,
         reportIssue: read.boolean('report-issue', false),
         triggerLabel,
         presets: read.boolean('presets', true),
@@ -54223,6 +55204,7 @@ function listInputs(read) {
         dryRun: false,
         mode: 'list',
         allowedBots: [],
+        botLogin: GITHUB_ACTIONS_BOT,
         reportIssue: false,
         triggerLabel: 'ralph',
         presets: true,
@@ -54267,6 +55249,7 @@ function modelProxyInputs(given) {
 // From the inputs and the run's context to a plan: the project root, the validated ralph (or the inline
 // task), the LoopConfig, the branch, the artifact's name. Everything a user can get wrong fails here, as one
 // line naming the file and line or the input, before any agent runs.
+
 
 
 
@@ -54384,7 +55367,10 @@ function makePlan(inputs, context, env = process.env, trigger) {
     if (ralphInput !== undefined) {
         const tokens = givenArgs.map(([name, value]) => `--${name}=${value}`);
         try {
-            const resolved = resolveRalphPath(ralphInput, { cwd: root, home: (0,external_node_os_.homedir)() });
+            // The same containment rule as comments, labels and mode: list (ralph/installed.ts).
+            const resolved = inputRalph(root, ralphInput);
+            if ('problem' in resolved)
+                throw new PlanError(`Input 'ralph' (${ralphInput}): ${resolved.problem}.`);
             const loaded = loadRalph(resolved.file, {
                 cwd: root,
                 env,
@@ -54608,12 +55594,20 @@ function badInput(error) {
 
 
 
+
+// The model keys too: the proxy exists to keep them from the agent, and a read of environ (a link the action
+// followed, a survivor under isolation none) would hand them over with the tokens.
+const MODEL_KEYS = new Set(MODEL_KEY_VARIABLES.map(name => name.toUpperCase()));
+/** Whether the action keeps `name` off its initial environment block (its value lives on the heap only). */
+function scrubbedFromEnviron(name) {
+    return isSecretVariable(name) || MODEL_KEYS.has(name.toUpperCase());
+}
 /**
- * Keeps the tokens this process was started with out of /proc/<pid>/environ, which any process of the same
+ * Keeps the tokens and model keys this process was started with out of /proc/<pid>/environ, which any process of the same
  * user can read: the agent is our child, and one that outlived its loop may be watching for post.
  */
 function scrubOwnEnvironment() {
-    const scrub = scrubInitialEnvironment(isSecretVariable);
+    const scrub = scrubInitialEnvironment(scrubbedFromEnviron);
     if (scrub.skipped && process.platform === 'linux')
         core/* warning */.$e(`The tokens could not be removed from /proc/${process.pid}/environ (${scrub.skipped}): processes of this user, the agent's included, can read them there.`);
     else
@@ -54654,7 +55648,18 @@ function clientsFor(inputs) {
         ? lazyClient(inputs.pushToken, { budget, log: m => core/* info */.pq(m) })
         : octokit;
     let actor;
-    return { octokit, delivery, deliveryActor: () => (actor ??= delivery().then(tokenActor)), budget };
+    let jobActor;
+    const deliveryActor = () => (actor ??= delivery().then(client => tokenActor(client, inputs.botLogin)));
+    return {
+        octokit,
+        delivery,
+        deliveryActor,
+        // bot-login names the delivering token's bot; a separate job token is the job's GITHUB_TOKEN.
+        jobActor: inputs.pushToken
+            ? () => (jobActor ??= octokit().then(client => tokenActor(client, GITHUB_ACTIONS_BOT)))
+            : deliveryActor,
+        budget
+    };
 }
 /** `mode: list`: the installed ralphs as matrix JSON; nothing runs. */
 function listMode(inputs, context) {
@@ -54682,6 +55687,7 @@ async function decide(inputs, context, clients) {
             ? { ralphLess: inputs.prompt !== undefined ? { prompt: inputs.prompt } : {} }
             : {}),
         delivery: { actor: clients.deliveryActor, committerEmail: GITHUB_ACTIONS_IDENTITY.email },
+        reporter: clients.jobActor,
         allowedBots: inputs.allowedBots,
         label: inputs.triggerLabel
     }, client);
@@ -54719,15 +55725,31 @@ async function admit_huntBranch(admitted) {
         core/* notice */.lm(`The hunt ${ralphName} did not run: ${hunt.reason}.`);
         return { end: { finished: true } };
     }
-    if (hunt.kind === 'not-ours') {
-        core/* warning */.$e(`The hunt ${ralphName} did not run: ${hunt.reason}.`);
-        return { end: { finished: true } };
-    }
+    const wanted = inputs.branch ?? huntBranch(ralphName);
+    const note = strangersNote(wanted, hunt.branch, hunt.strangers);
+    if (note)
+        core/* warning */.$e(`${note}.`);
+    const notes = note ? { notes: [...(trigger.notes ?? []), note] } : {};
     if (hunt.kind === 'new')
-        return { ...trigger, branch: hunt.branch };
+        return { ...trigger, ...notes, branch: hunt.branch };
     core/* info */.pq(`Continuing ${hunt.branch}: its pull request #${hunt.pull.number} is still open and will be updated.`);
     // Its pull request's base, whatever ref this run was started on: the same PR is found and updated.
-    return { ...trigger, branch: hunt.branch, continueBranch: true, base: hunt.pull.baseRef };
+    return { ...trigger, ...notes, branch: hunt.branch, continueBranch: true, base: hunt.pull.baseRef };
+}
+/**
+ * A run on a branch the action names (`ralph/issue-<N>`, `ralph/pr-<N>`) moves to a suffixed branch of its
+ * own when a stranger's pull request is open on it: that pull request is never updated nor pushed onto.
+ */
+async function claimBranch(admitted) {
+    const { context, clients, trigger } = admitted;
+    if (trigger.branch === undefined || trigger.pr !== undefined)
+        return trigger;
+    const claimed = await ownBranch(await clients.octokit(), { ...context.repo, actor: await clients.deliveryActor() }, trigger.branch);
+    const note = strangersNote(trigger.branch, claimed.branch, claimed.strangers);
+    if (!note)
+        return trigger;
+    core/* warning */.$e(`${note}.`);
+    return { ...trigger, branch: claimed.branch, notes: [...(trigger.notes ?? []), note] };
 }
 async function admit() {
     let inputs;
@@ -54754,7 +55776,13 @@ async function admit() {
     if (decided.proposeTo)
         core/* info */.pq(`${decided.proposeTo.reason}.`);
     if (!isHunt(decided))
-        return { inputs, context, clients, trigger: decided, hunt: false };
+        return {
+            inputs,
+            context,
+            clients,
+            trigger: await claimBranch({ inputs, context, clients, trigger: decided }),
+            hunt: false
+        };
     const trigger = await admit_huntBranch({ inputs, context, clients, trigger: decided });
     if (ended(trigger))
         return trigger;
@@ -54784,6 +55812,8 @@ const PULL_REQUEST_FAILURE = {
     missingPermission: 'missing_permission',
     /** The head branch has no commits the base lacks. */
     noCommits: 'no_commits',
+    /** An open pull request on the head that the action did not open: never updated. */
+    notOurs: 'not_ours',
     unknown: 'unknown'
 };
 /** Said next to a pull request opened with GITHUB_TOKEN: GitHub starts no workflow for it. */
@@ -54861,6 +55891,7 @@ function pullRequestFailure(error, context) {
 
 
 
+
 // GitHub's limit on a pull request's body: one definition, with the renderer that fits the body under it.
 
 /**
@@ -54907,7 +55938,8 @@ function toOpenPullRequest(p) {
         head: p.head.ref,
         headSha: p.head.sha,
         base: p.base.ref,
-        draft: p.draft ?? false
+        draft: p.draft ?? false,
+        ...(p.user ? { user: { login: p.user.login, type: p.user.type } } : {})
     };
 }
 /**
@@ -54928,7 +55960,7 @@ async function openOrUpdatePullRequest(octokit, options) {
     let operation;
     const existing = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
     if (existing) {
-        pull = await update(existing.number);
+        pull = await update(mustBeOurs(existing));
         operation = 'updated';
     }
     else {
@@ -54948,7 +55980,7 @@ async function openOrUpdatePullRequest(octokit, options) {
                 const raced = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
                 if (!raced)
                     throw error;
-                if (isOurs(raced)) {
+                if (isOurs(raced) && isOwnWork(raced, options.ownedBy, PULL_REQUEST_MARKER)) {
                     // Our own create, retried after GitHub made it without answering.
                     log(`Pull request #${raced.number} was created by the first try, whose answer was lost.`);
                     pull = asCreated(raced);
@@ -54957,7 +55989,7 @@ async function openOrUpdatePullRequest(octokit, options) {
                 else {
                     // Opened by someone else between our look and our create: update that one.
                     log(`A pull request already exists for ${headOwner}:${head}; updating it.`);
-                    pull = await update(raced.number);
+                    pull = await update(mustBeOurs(raced));
                     operation = 'updated';
                 }
             }
@@ -55000,6 +56032,12 @@ async function openOrUpdatePullRequest(octokit, options) {
         bodyTruncated,
         warnings
     };
+    /** An open pull request on the head is updated only when it is the action's own (own-work.ts decides). */
+    function mustBeOurs(found) {
+        if (isOwnWork(found, options.ownedBy, PULL_REQUEST_MARKER))
+            return found.number;
+        throw new PullRequestError(PULL_REQUEST_FAILURE.notOurs, `pull request #${found.number} on ${headOwner}:${head} was not opened by this action (it is ${found.user?.login ?? 'an unknown account'}'s, and only ${options.ownedBy.login}'s marked pull requests are the action's): it was left as it is`);
+    }
     /** The pull request this call's create made: same head, title and body. */
     function isOurs(found) {
         return found.title === options.title && (found.body ?? '') === body;
@@ -55022,7 +56060,9 @@ async function openOrUpdatePullRequest(octokit, options) {
             // Made, but its answer lost: the list by head finds it.
             request: recoverBy(async () => {
                 const found = await findOpenPullRequest(octokit, { owner, repo, head, base, headOwner });
-                return found && isOurs(found) ? asCreated(found) : undefined;
+                return found && isOurs(found) && isOwnWork(found, options.ownedBy, PULL_REQUEST_MARKER)
+                    ? asCreated(found)
+                    : undefined;
             })
         });
         return data;
@@ -55481,7 +56521,12 @@ async function branchMovedDuringLoop(workTree, branch, result) {
 async function deliverWork(prepared, result) {
     const { plan, workTree, branch, clients } = prepared;
     const { inputs } = plan;
-    const delivery = { branch: branch.branch, pushed: false, problems: [], notes: [] };
+    const delivery = {
+        branch: branch.branch,
+        pushed: false,
+        problems: [],
+        notes: [...(plan.trigger?.notes ?? [])]
+    };
     const commit = await new repo_GitRepo(workTree).commitOf('HEAD');
     if (commit)
         delivery.commit = commit;
@@ -55588,6 +56633,7 @@ async function deliverWork(prepared, result) {
             labels: inputs.labels,
             reviewers: inputs.reviewers,
             assignees: inputs.assignees,
+            ownedBy: await clients.deliveryActor(),
             log: message => core/* info */.pq(message)
         });
         delivery.pullRequest = { number: pr.number, url: pr.url, operation: pr.operation };
@@ -55854,11 +56900,17 @@ function annotations_isFile(file) {
     }
 }
 
+// EXTERNAL MODULE: external "node:string_decoder"
+var external_node_string_decoder_ = __nccwpck_require__(46193);
 ;// CONCATENATED MODULE: ./src/action/log.ts
 // The loop in the Actions log: one collapsible group per iteration holding the agent's readable transcript,
 // each gate's result and the verdict. What the agent (or a gate it may have edited) prints is untrusted: every
 // workflow command in it is defused, line by line across chunks (a stolen ::stop-commands:: token is no key),
-// and it is echoed between ::stop-commands:: markers as well.
+// and it is echoed between ::stop-commands:: markers as well. What the log gets of it is bounded: the head and
+// the tail of each agent run, with one line saying how much was left out and where all of it is (the record).
+
+
+
 
 
 
@@ -55867,6 +56919,54 @@ function annotations_isFile(file) {
 
 /** Lines of a failing gate's output shown in the log (the whole output is in the record). */
 const FAILING_TAIL_LINES = 40;
+/**
+ * Bytes of the agent's output the job log gets per iteration at each end (its first and its last): thousands
+ * of lines, where a run's start and its errors are, while 100 iterations stay under 60 MB of log (the agent
+ * printed 4.4 GB in 5 minutes, more than the runner's viewer can show). All of it is in the record's agent.log.
+ */
+const AGENT_ECHO_SHARE_BYTES = 256 * 1024;
+const size = (bytes) => bytes >= 1e6
+    ? `${(bytes / 1e6).toFixed(1)} MB`
+    : bytes >= 1e3
+        ? `${(bytes / 1e3).toFixed(1)} KB`
+        : `${bytes} bytes`;
+/**
+ * One stream's head and tail: its first `share` bytes go out as they come, its last `share` bytes are kept (a
+ * ring) until it ends, the middle is only counted. Memory is 2 × share whatever the stream's size.
+ */
+class HeadAndTail {
+    share;
+    kept;
+    decoder = new external_node_string_decoder_.StringDecoder('utf8');
+    constructor(share) {
+        this.share = share;
+        this.kept = new BoundedCapture(2 * share);
+    }
+    /** The text to echo now: the part of `chunk` that falls in the head. */
+    push(chunk) {
+        const before = this.kept.totalBytes;
+        this.kept.push(chunk);
+        if (before >= this.share)
+            return '';
+        return this.decoder.write(chunk.subarray(0, this.share - before));
+    }
+    /** The rest to echo once the stream has ended, and how many bytes of the middle were left out. */
+    end() {
+        const kept = this.kept.result();
+        if (!kept.truncated) {
+            const rest = kept.head.subarray(Math.min(this.share, kept.head.length));
+            return { leftOut: 0, tail: this.decoder.write(rest) + this.decoder.end() };
+        }
+        // The cut may fall inside a character: the tail starts at the next one.
+        let start = 0;
+        while (start < 3 && start < kept.tail.length && (kept.tail[start] & 0xc0) === 0x80)
+            start++;
+        return {
+            leftOut: kept.totalBytes - kept.head.length - kept.tail.length,
+            tail: kept.tail.subarray(start).toString('utf8')
+        };
+    }
+}
 const stdoutWriter = { write: text => void process.stdout.write(text) };
 function verdictLine(record) {
     const parts = [
@@ -55884,13 +56984,17 @@ function verdictLine(record) {
  * A runLoop listener that renders the loop into the log. `close()` ends an open group (a cancelled loop
  * may stop mid-iteration) and resumes workflow commands.
  */
-function actionLogger(config, out = stdoutWriter) {
+function actionLogger(config, out = stdoutWriter, options = {}) {
     const transcriptOnly = presetFor(config.ralph.agentArgv, { presets: config.presets }).jsonStream;
     const token = (0,external_node_crypto_.randomUUID)().replace(/-/g, '');
     const filter = new WorkflowCommandFilter();
     let paused = false;
     let atLineStart = true;
     let inGroup = false;
+    const share = options.agentEchoShareBytes ?? AGENT_ECHO_SHARE_BYTES;
+    const record = options.artifactName ? `the run record (artifact ${options.artifactName})` : 'the run record';
+    /** The agent run being echoed: its head and tail, and its log in the record. */
+    let echo;
     const write = (text) => {
         if (text === '')
             return;
@@ -55921,7 +57025,24 @@ function actionLogger(config, out = stdoutWriter) {
         resume();
         core/* info */.pq(neutralizeWorkflowCommands(line));
     };
+    const agentText = (chunk) => {
+        if (echo)
+            raw(echo.bounds.push(chunk));
+        else
+            raw(chunk.toString('utf8'));
+    };
+    /** The tail of the agent's output, after one line saying how much of the middle is not in the log. */
+    const endAgentText = () => {
+        if (!echo)
+            return;
+        const { leftOut, tail } = echo.bounds.end();
+        if (leftOut > 0)
+            info(`… ${size(leftOut)} of the agent's output left out here (the log shows its first and last ${size(share)}); all of it is in ${record}: ${echo.log}`);
+        echo = undefined;
+        raw(tail);
+    };
     const endGroup = () => {
+        endAgentText();
         resume();
         if (inGroup)
             core/* endGroup */.N4();
@@ -55962,19 +57083,27 @@ function actionLogger(config, out = stdoutWriter) {
                 inGroup = true;
                 break;
             case 'command_finished':
-                info(`command ${event.command.name}: ${event.command.timedOut ? 'timed out' : `exit ${event.command.exitCode}`} (${overview_formatDuration(event.command.durationMs)})`);
+                info(`command ${event.command.name}: ${event.command.timedOut ? 'timed out' : `exit ${event.command.exitCode}`} (${overview_formatDuration(event.command.durationMs)})` +
+                    (event.command.outputBytes > 0
+                        ? `; its output (${size(event.command.outputBytes)}) is in ${record}: ${event.command.log}`
+                        : ''));
                 break;
             case 'agent_started':
                 info(`agent: ${event.argv.join(' ')}`);
+                echo = {
+                    bounds: new HeadAndTail(share),
+                    log: event.log ?? external_node_path_default().posix.join(external_node_path_default().posix.dirname(event.promptFile), 'agent.log')
+                };
                 break;
             case 'agent_output':
                 if (!transcriptOnly)
-                    raw(event.chunk.toString('utf8'));
+                    agentText(event.chunk);
                 break;
             case 'agent_transcript':
-                raw(event.line.endsWith('\n') ? event.line : `${event.line}\n`);
+                agentText(Buffer.from(event.line.endsWith('\n') ? event.line : `${event.line}\n`));
                 break;
             case 'agent_finished': {
+                endAgentText();
                 const a = event.agent;
                 const end = a.killedBy
                     ? `stopped (${a.killedBy})`
@@ -55990,7 +57119,11 @@ function actionLogger(config, out = stdoutWriter) {
                 const c = event.check;
                 info(`${c.passed ? '✓' : '✗'} gate ${c.name} (${overview_formatDuration(c.durationMs)}${c.passed ? '' : c.timedOut ? ', timed out' : `, exit ${c.exitCode}`})`);
                 if (!c.passed && c.tail.trim()) {
-                    const lines = c.tail.trimEnd().split('\n').slice(-FAILING_TAIL_LINES);
+                    const all = c.tail.trimEnd().split('\n');
+                    const lines = all.slice(-FAILING_TAIL_LINES);
+                    // Only when the lines shown are not the whole output: the record has the rest.
+                    if (lines.length < all.length || c.outputBytes > Buffer.byteLength(c.tail))
+                        info(`    … ${size(Math.max(0, c.outputBytes - Buffer.byteLength(lines.join('\n'))))} of its output left out here; all of it is in ${record}: ${c.log}`);
                     raw(`${lines.map(l => `    ${l}`).join('\n')}\n`);
                 }
                 break;
@@ -56020,6 +57153,7 @@ function actionLogger(config, out = stdoutWriter) {
 ;// CONCATENATED MODULE: ./src/action/loop.ts
 // Step 4, loop: the loop runs contained (contain.ts), its events rendered into the log and followed by the
 // tracking comment; its failing gates become annotations.
+
 
 
 
@@ -56071,7 +57205,7 @@ function annotateFailures(result, plan) {
 async function loop(prepared, signal) {
     const { plan, workTree, isolated, tracking, clients } = prepared;
     const follow = tracking?.follow();
-    const logger = actionLogger(plan.config);
+    const logger = actionLogger(plan.config, undefined, { artifactName: plan.artifactName });
     const emit = event => {
         follow?.emit(event);
         logger.emit(event);
@@ -56083,7 +57217,13 @@ async function loop(prepared, signal) {
         const kept = deliveryMarginSeconds(maxTime) * 1000;
         core/* info */.pq(`max-time is ${overview_formatDuration(maxTime * 1000)}: the loop stops ${overview_formatDuration(kept)} before it, to deliver in time (push, pull request, record, with their retries).`);
     }
-    const { result, warnings } = await runLoopContained(plan, workTree, isolated, { signal, emit }).finally(logger.close);
+    // The runner reads our stdout through a pipe: when it is behind, the agent waits instead of our memory.
+    const outputRoom = outputRoomOf(process.stdout);
+    const { result, warnings } = await runLoopContained(plan, workTree, isolated, {
+        signal,
+        emit,
+        outputRoom
+    }).finally(logger.close);
     for (const warning of warnings)
         core/* warning */.$e(warning);
     if (!result.success && result.stopReason !== 'cancelled')
@@ -56503,7 +57643,7 @@ async function reportFailure(octokit, report) {
     const label = report.label ?? 'ralph';
     const today = (report.now ?? new Date()).toISOString().slice(0, 10);
     const repo = { owner: report.owner, repo: report.repo };
-    const actor = await tokenActor(octokit);
+    const { actor } = report;
     const existing = await findFailureReport(octokit, { ...repo, ralphName: report.ralphName, label, actor });
     if (existing) {
         const failures = existing.failures + 1;
@@ -56527,8 +57667,7 @@ async function closeFailureReport(octokit, target) {
     const repo = { owner: target.owner, repo: target.repo };
     const existing = await findFailureReport(octokit, {
         ...target,
-        label: target.label ?? 'ralph',
-        actor: await tokenActor(octokit)
+        label: target.label ?? 'ralph'
     });
     if (!existing)
         return undefined;
@@ -56691,10 +57830,15 @@ function failureLine(result, delivery, artifactName) {
     return undefined;
 }
 /** A hunt's failure report: opened or updated when it failed, closed when it succeeded. A warning on error. */
-async function reportHunt({ plan }, result, delivery, octokit) {
-    const target = { ...plan.context.repo, ralphName: plan.ralph.name, runUrl: plan.context.runUrl };
+async function reportHunt({ plan }, result, delivery, clients) {
     try {
-        const client = await octokit();
+        const target = {
+            ...plan.context.repo,
+            ralphName: plan.ralph.name,
+            runUrl: plan.context.runUrl,
+            actor: await clients.jobActor()
+        };
+        const client = await clients.octokit();
         if (result.success && delivery.problems.length === 0) {
             const closed = await closeFailureReport(client, {
                 ...target,
@@ -56733,11 +57877,12 @@ async function report(prepared, looped, delivery, cancelled) {
         await tracking.finalise({
             status: result,
             ...(delivery.pullRequest ? { pullRequest: delivery.pullRequest } : {}),
-            ...(note ? { note } : {})
+            ...(note ? { note } : {}),
+            ...(delivery.problems.length > 0 ? { undelivered: true } : {})
         });
     }
     if (hunt && prepared.inputs.reportIssue)
-        await reportHunt(prepared, result, delivery, clients.octokit);
+        await reportHunt(prepared, result, delivery, clients);
     const links = { run: plan.context.runUrl, artifactName: plan.artifactName };
     let artifactId;
     if (plan.inputs.uploadArtifacts) {

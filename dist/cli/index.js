@@ -8657,2044 +8657,6 @@ var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
-;// CONCATENATED MODULE: ./src/ralph/types.ts
-// The RALPH.md contract: what a validated ralph is, what a problem with one looks like.
-/** Thrown for bad input (a user's mistake, not our bug): the CLI prints `message` alone, no stack trace. */
-class RalphError extends Error {
-    exitCode;
-    problems;
-    constructor(message, exitCode = 1, problems = []) {
-        super(message);
-        this.exitCode = exitCode;
-        this.problems = problems;
-        this.name = 'RalphError';
-    }
-}
-const FILE_PROBLEMS = {
-    ENOENT: 'no such file or folder',
-    EACCES: 'permission denied',
-    EPERM: 'permission denied',
-    EISDIR: 'it is a folder, not a file',
-    ENOTDIR: 'a part of the path is a file, not a folder',
-    EEXIST: 'it already exists',
-    ENOSPC: 'the disk is full',
-    EROFS: 'the file system is read-only'
-};
-/** A file system error in words ("no such file or folder"), not errno jargon ("ENOENT: …"). */
-function fileProblem(error) {
-    const code = error?.code;
-    if (code !== undefined && FILE_PROBLEMS[code])
-        return FILE_PROBLEMS[code];
-    return error instanceof Error ? error.message : String(error);
-}
-
-;// CONCATENATED MODULE: ./src/ralph/comments.ts
-// HTML comments in the body are notes for humans: the reference removes them before substitution, but keeps
-// the ones inside ``` or ~~~ fences. Its fence detection is a regex, not CommonMark, and we copy the regex:
-// an opening fence may start anywhere (even mid-line); the closing one must start a line (after spaces or
-// tabs) and be at least as long as the opening one.
-const FENCE_OR_COMMENT = /((`{3,}).*?\n[ \t]*\2`*|(~{3,}).*?\n[ \t]*\3~*)|<!--.*?-->/gs;
-/** Removes `<!-- … -->` outside fenced blocks, exactly (no whitespace around it is touched). */
-function stripHtmlComments(body) {
-    return body.replace(FENCE_OR_COMMENT, (_match, fence) => fence ?? '');
-}
-
-// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
-var dist = __nccwpck_require__(8815);
-;// CONCATENATED MODULE: ./src/ralph/pystr.ts
-// Python's notion of whitespace, which the reference runtime uses in str.strip() and in `\s` of its regexes.
-// It differs from JavaScript's: Python counts \x1c-\x1f and \x85 as whitespace, JavaScript counts \ufeff.
-/** The characters for which Python's `str.isspace()` is true (identical to `\s` in a Python str regex). */
-const PY_WHITESPACE = '\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
-/** Python's `\s` as the body of a JavaScript character class, for building regexes. */
-const PY_WS_CLASS = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const WHITESPACE_CODES = new Set(Array.from(PY_WHITESPACE, c => c.charCodeAt(0)));
-/** Python's `c.isspace()` for one UTF-16 code unit (no whitespace lies outside the BMP). */
-function isPySpace(code) {
-    return WHITESPACE_CODES.has(code);
-}
-/** Python's `s.strip()`. */
-function pyStrip(s) {
-    return pyRstrip(pyLstrip(s));
-}
-/** Python's `s.lstrip()`. */
-function pyLstrip(s) {
-    let start = 0;
-    while (start < s.length && isPySpace(s.charCodeAt(start)))
-        start++;
-    return s.slice(start);
-}
-/** Python's `s.rstrip()`. */
-function pyRstrip(s) {
-    let end = s.length;
-    while (end > 0 && isPySpace(s.charCodeAt(end - 1)))
-        end--;
-    return s.slice(0, end);
-}
-
-;// CONCATENATED MODULE: ./src/ralph/pyvalue.ts
-// What PyYAML's safe_load gives the reference runtime, modelled closely enough to reproduce its messages:
-// the Python type of a value (`got list`) and its repr (`got 'false'`, `invalid timeout: 1.5`).
-/** A Python value with no JavaScript counterpart (date, datetime, bytes, set, tuple): its type name and repr. */
-class PyOpaque {
-    typeName;
-    repr;
-    constructor(typeName, repr) {
-        this.typeName = typeName;
-        this.repr = repr;
-    }
-}
-/** Python's `type(v).__name__`. */
-function pyTypeName(v) {
-    if (v === null)
-        return 'NoneType';
-    switch (typeof v) {
-        case 'boolean':
-            return 'bool';
-        case 'bigint':
-            return 'int';
-        case 'number':
-            return 'float';
-        case 'string':
-            return 'str';
-    }
-    if (Array.isArray(v))
-        return 'list';
-    if (v instanceof Map)
-        return 'dict';
-    return v.typeName;
-}
-/** Python's `repr(v)`. */
-function pyRepr(v) {
-    return reprIn(v, new Set());
-}
-function reprIn(v, open) {
-    if (v === null)
-        return 'None';
-    switch (typeof v) {
-        case 'boolean':
-            return v ? 'True' : 'False';
-        case 'bigint':
-            return v.toString();
-        case 'number':
-            return pyFloatRepr(v);
-        case 'string':
-            return pyStrRepr(v);
-    }
-    if (v instanceof PyOpaque)
-        return v.repr;
-    // A YAML alias can make a structure contain itself; Python prints the inner reference as [...] / {...}.
-    if (open.has(v))
-        return Array.isArray(v) ? '[...]' : '{...}';
-    open.add(v);
-    try {
-        if (Array.isArray(v))
-            return `[${v.map(item => reprIn(item, open)).join(', ')}]`;
-        const entries = [...v].map(([key, value]) => `${reprIn(key, open)}: ${reprIn(value, open)}`);
-        return `{${entries.join(', ')}}`;
-    }
-    finally {
-        open.delete(v);
-    }
-}
-// Python's str.isprintable() is false for these categories (the space character excepted).
-const NOT_PRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
-/** Python's `repr(s)` for a str. */
-function pyStrRepr(s) {
-    const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-    let out = quote;
-    for (const ch of s) {
-        const code = ch.codePointAt(0);
-        if (ch === quote || ch === '\\')
-            out += '\\' + ch;
-        else if (ch === '\t')
-            out += '\\t';
-        else if (ch === '\n')
-            out += '\\n';
-        else if (ch === '\r')
-            out += '\\r';
-        else if (code < 0x20 || code === 0x7f)
-            out += '\\x' + hex(code, 2);
-        else if (code < 0x7f)
-            out += ch;
-        else if (!NOT_PRINTABLE.test(ch))
-            out += ch;
-        else if (code <= 0xff)
-            out += '\\x' + hex(code, 2);
-        else if (code <= 0xffff)
-            out += '\\u' + hex(code, 4);
-        else
-            out += '\\U' + hex(code, 8);
-    }
-    return out + quote;
-}
-/** Python's `repr(b)` for bytes. */
-function pyBytesRepr(bytes) {
-    const hasSingle = bytes.includes(0x27);
-    const quote = hasSingle && !bytes.includes(0x22) ? '"' : "'";
-    let out = 'b' + quote;
-    for (const b of bytes) {
-        const ch = String.fromCharCode(b);
-        if (ch === quote || ch === '\\')
-            out += '\\' + ch;
-        else if (ch === '\t')
-            out += '\\t';
-        else if (ch === '\n')
-            out += '\\n';
-        else if (ch === '\r')
-            out += '\\r';
-        else if (b < 0x20 || b >= 0x7f)
-            out += '\\x' + hex(b, 2);
-        else
-            out += ch;
-    }
-    return out + quote;
-}
-function hex(n, width) {
-    return n.toString(16).padStart(width, '0');
-}
-/** Python's `repr(x)` for a float: the shortest digits that round-trip, `1e+16`, `1e-05`, `inf`, `nan`. */
-function pyFloatRepr(x) {
-    if (Number.isNaN(x))
-        return 'nan';
-    if (x === Infinity)
-        return 'inf';
-    if (x === -Infinity)
-        return '-inf';
-    if (x === 0)
-        return Object.is(x, -0) ? '-0.0' : '0.0';
-    const sign = x < 0 ? '-' : '';
-    // toExponential() without an argument gives the shortest round-trip digits, like Python's repr.
-    const [mantissa, exponent] = Math.abs(x).toExponential().split('e');
-    const digits = mantissa.replace('.', '');
-    const decpt = Number(exponent) + 1;
-    if (decpt > -4 && decpt <= 16) {
-        if (decpt <= 0)
-            return `${sign}0.${'0'.repeat(-decpt)}${digits}`;
-        if (decpt >= digits.length)
-            return `${sign}${digits}${'0'.repeat(decpt - digits.length)}.0`;
-        return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
-    }
-    const exp = decpt - 1;
-    const frac = digits.length > 1 ? `.${digits.slice(1)}` : '';
-    const expText = String(Math.abs(exp)).padStart(2, '0');
-    return `${sign}${digits[0]}${frac}e${exp < 0 ? '-' : '+'}${expText}`;
-}
-/**
- * Python's `'%.1f' % x`: the exact binary value correctly rounded, an exact tie going to the even digit
- * (`0.25` → `0.2`). JavaScript's toFixed sends ties up, and switches to exponent notation from 1e21.
- */
-function pyFormatFixed1(x) {
-    if (Number.isNaN(x))
-        return 'nan';
-    if (!Number.isFinite(x))
-        return x > 0 ? 'inf' : '-inf';
-    const sign = x < 0 || Object.is(x, -0) ? '-' : '';
-    const a = Math.abs(x);
-    if (a >= 1e21)
-        return `${sign}${BigInt(a).toString()}.0`;
-    const quarters = a * 4;
-    // Only n + 0.25 and n + 0.75 are exact ties at one decimal: a*4 is then an odd integer.
-    if (Number.isInteger(quarters) && quarters % 2 === 1) {
-        const five = BigInt(quarters) * 5n; // tenths * 2, odd
-        let tenths = (five - 1n) / 2n;
-        if (tenths % 2n === 1n)
-            tenths += 1n;
-        return `${sign}${tenths / 10n}.${tenths % 10n}`;
-    }
-    return `${sign}${a.toFixed(1)}`;
-}
-
-;// CONCATENATED MODULE: ./src/ralph/frontmatter.ts
-// Splitting RALPH.md into frontmatter and body, and reading the frontmatter the way the reference does:
-// PyYAML's safe_load, i.e. YAML 1.1 (`credit: no` is false, `010` is 8, `1e3` is a string).
-//
-// The `yaml` package parses (it reports positions), with the failsafe schema so that every scalar reaches
-// us as text; the PyYAML resolution rules and constructors below turn the nodes into Python values.
-
-
-
-
-const DELIMITER = '---';
-const BOM = '\ufeff';
-/** Python's universal newlines (`read_text`): CRLF and lone CR become LF. */
-function normalizeNewlines(text) {
-    return text.replace(/\r\n?/g, '\n');
-}
-/**
- * Splits the file text into frontmatter and body. Newlines are normalised and one leading BOM is dropped first.
- * The first line opens the block when it is `---` (trailing whitespace allowed); the next such line closes it.
- * An indented `---` does not count. Without a closing line the whole file is body.
- */
-function splitFrontmatter(text) {
-    let normalized = normalizeNewlines(text);
-    if (normalized.startsWith(BOM))
-        normalized = normalized.slice(BOM.length);
-    const lines = normalized.split('\n');
-    const noFrontmatter = { yaml: null, yamlStartLine: 0, body: normalized, bodyStartLine: 1 };
-    if (pyRstrip(lines[0]) !== DELIMITER)
-        return noFrontmatter;
-    for (let i = 1; i < lines.length; i++) {
-        if (pyRstrip(lines[i]) === DELIMITER) {
-            return {
-                yaml: lines.slice(1, i).join('\n'),
-                yamlStartLine: 2,
-                body: lines.slice(i + 1).join('\n'),
-                bodyStartLine: i + 2
-            };
-        }
-    }
-    return noFrontmatter;
-}
-/** Where the values of a parsed frontmatter came from, for messages that point at a line. */
-class FrontmatterPositions {
-    nodes = new WeakMap();
-    entries = new WeakMap();
-    items = new WeakMap();
-    /** The position of a list or mapping. */
-    of(value) {
-        return typeof value === 'object' && value !== null ? this.nodes.get(value) : undefined;
-    }
-    /** The position of a mapping's key, and of its value. */
-    entry(dict, key) {
-        return this.entries.get(dict)?.get(key) ?? {};
-    }
-    /** The position of a list's item. */
-    item(list, index) {
-        return this.items.get(list)?.[index];
-    }
-    /** @internal */
-    recordNode(value, pos) {
-        if (pos)
-            this.nodes.set(value, pos);
-    }
-    /** @internal */
-    recordEntry(dict, key, pos) {
-        let map = this.entries.get(dict);
-        if (!map)
-            this.entries.set(dict, (map = new Map()));
-        map.set(key, pos);
-    }
-    /** @internal */
-    recordItems(list, positions) {
-        this.items.set(list, positions);
-    }
-}
-/**
- * Parses RALPH.md text and returns its frontmatter mapping (an empty Map when there is none).
- * Throws RalphError: `FILE:LINE:COLUMN: Invalid YAML in frontmatter: <reason>` (the reference prints a
- * traceback instead: a deliberate difference), or the reference's `Frontmatter must be a YAML mapping, got list`.
- */
-function parseFrontmatter(file, text) {
-    return readFrontmatter(file, text).data;
-}
-/** parseFrontmatter with the positions of every value, for validation messages. */
-function readFrontmatter(file, text) {
-    const split = splitFrontmatter(text);
-    const positions = new FrontmatterPositions();
-    // The reference only parses a non-empty block: `---\n---` is an empty mapping.
-    if (!split.yaml)
-        return { data: new Map(), positions, split };
-    const lineCounter = new dist/* LineCounter */.HN();
-    const doc = (0,dist/* parseDocument */.Tp)(split.yaml, {
-        version: '1.1',
-        schema: 'failsafe',
-        merge: false,
-        uniqueKeys: false,
-        resolveKnownTags: false,
-        prettyErrors: false,
-        lineCounter
-    });
-    const toPos = (offset) => {
-        const { line, col } = lineCounter.linePos(offset);
-        return { line: line + split.yamlStartLine - 1, column: col };
-    };
-    const fail = (offset, reason) => {
-        const pos = toPos(offset);
-        const message = `Invalid YAML in frontmatter: ${reason}`;
-        const problem = { file, line: pos.line, column: pos.column, message, exitCode: 1 };
-        throw new RalphError(`${file}:${pos.line}:${pos.column}: ${message}`, 1, [problem]);
-    };
-    const error = doc.errors[0];
-    if (error)
-        fail(error.pos[0], yamlReason(error.code, error.message));
-    checkAnchors(doc, fail);
-    checkKeylessValues(split.yaml, fail);
-    const data = new PyConstructor(split.yaml, doc, positions, toPos, fail).construct(doc.contents);
-    if (data === null)
-        return { data: new Map(), positions, split };
-    if (!(data instanceof Map)) {
-        const pos = doc.contents?.range ? toPos(doc.contents.range[0]) : undefined;
-        const message = `Frontmatter must be a YAML mapping, got ${pyTypeName(data)}`;
-        throw new RalphError(message, 1, [{ file, ...pos, message, exitCode: 1 }]);
-    }
-    return { data, positions, split };
-}
-// The yaml package's messages are sentences; keep the first line, without its own position suffix.
-function yamlReason(code, message) {
-    if (code === 'MULTIPLE_DOCS')
-        return 'expected a single document, but found another one (a "..." line?)';
-    const first = message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
-    return first.charAt(0).toLowerCase() + first.slice(1);
-}
-// PyYAML refuses an anchor defined twice; the yaml package lets the second one win.
-function checkAnchors(doc, fail) {
-    const seen = new Set();
-    (0,dist/* visit */.YR)(doc, {
-        Node(_key, node) {
-            const anchor = node.anchor;
-            if (!anchor)
-                return;
-            if (seen.has(anchor))
-                fail(node.range?.[0] ?? 0, `found duplicate anchor ${pyStrRepr(anchor)}`);
-            seen.add(anchor);
-        }
-    });
-}
-// PyYAML allows a `:` without a key before it only after an explicit `?`; the yaml package takes the key as
-// empty, so that `a: [x, y]: z` would silently gain a None key.
-function checkKeylessValues(yamlText, fail) {
-    for (const token of new dist/* Parser */.iX().parse(yamlText)) {
-        if (token.type !== 'document')
-            continue;
-        dist/* CST */.DB.visit(token, item => {
-            if (item.key !== null || !item.sep)
-                return;
-            const explicit = 'explicitKey' in item || item.start.some(t => t.type === 'explicit-key-ind');
-            const colon = item.sep.find(t => t.type === 'map-value-ind');
-            if (!explicit && colon)
-                fail(colon.offset, 'mapping values are not allowed here');
-        });
-    }
-}
-// PyYAML's implicit resolvers (resolver.py), tried in this order for plain scalars only.
-const IMPLICIT = [
-    ['bool', /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/],
-    [
-        'float',
-        /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/
-    ],
-    [
-        'int',
-        /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/
-    ],
-    ['merge', /^(?:<<)$/],
-    ['null', /^(?:~|null|Null|NULL|)$/],
-    [
-        'timestamp',
-        /^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$/
-    ],
-    ['value', /^(?:=)$/]
-];
-const YAML_TAG = 'tag:yaml.org,2002:';
-/** PyYAML's SafeConstructor over the yaml package's nodes. */
-class PyConstructor {
-    source;
-    doc;
-    positions;
-    toPos;
-    fail;
-    built = new Map();
-    constructor(source, doc, positions, toPos, fail) {
-        this.source = source;
-        this.doc = doc;
-        this.positions = positions;
-        this.toPos = toPos;
-        this.fail = fail;
-    }
-    construct(node) {
-        if (node === null || node === undefined)
-            return null;
-        if ((0,dist/* isAlias */.Vj)(node)) {
-            const target = node.resolve(this.doc);
-            if (!target)
-                return this.fail(node.range?.[0] ?? 0, `found undefined alias ${node.source}`);
-            return this.construct(target);
-        }
-        const yamlNode = node;
-        if (this.built.has(yamlNode))
-            return this.built.get(yamlNode);
-        const start = yamlNode.range?.[0] ?? 0;
-        if ((0,dist/* isScalar */.jn)(node)) {
-            const value = this.scalar(node, this.tagOf(node), start);
-            this.built.set(yamlNode, value);
-            return value;
-        }
-        if ((0,dist/* isMap */.jh)(node))
-            return this.mapping(node, start);
-        if ((0,dist/* isSeq */.oP)(node))
-            return this.sequence(node, start);
-        return this.fail(start, 'unsupported YAML node');
-    }
-    /** The node's tag as PyYAML resolves it: the explicit one, or the implicit one for plain scalars. */
-    tagOf(node) {
-        const explicit = node.tag;
-        if (explicit && explicit !== '!')
-            return explicit;
-        if ((0,dist/* isScalar */.jn)(node)) {
-            // PyYAML resolves a scalar tagged `!` as if it were plain, quoted or not: `! '12'` is the int 12.
-            if (node.type !== 'PLAIN' && explicit !== '!')
-                return YAML_TAG + 'str';
-            // Python's `$` also matches before a final newline.
-            const source = this.scalarText(node).replace(/\n$/, '');
-            for (const [name, re] of IMPLICIT)
-                if (re.test(source))
-                    return YAML_TAG + name;
-            return YAML_TAG + 'str';
-        }
-        return YAML_TAG + ((0,dist/* isMap */.jh)(node) ? 'map' : 'seq');
-    }
-    scalar(node, tag, start) {
-        const text = this.scalarText(node);
-        switch (tag) {
-            case YAML_TAG + 'str':
-                return text;
-            case YAML_TAG + 'null':
-                return null;
-            case YAML_TAG + 'bool': {
-                const lower = text.toLowerCase();
-                if (['yes', 'true', 'on'].includes(lower))
-                    return true;
-                if (['no', 'false', 'off'].includes(lower))
-                    return false;
-                return this.fail(start, `invalid boolean value ${pyStrRepr(text)}`);
-            }
-            case YAML_TAG + 'int':
-                return constructInt(text) ?? this.fail(start, `invalid int value ${pyStrRepr(text)}`);
-            case YAML_TAG + 'float':
-                return constructFloat(text) ?? this.fail(start, `invalid float value ${pyStrRepr(text)}`);
-            case YAML_TAG + 'timestamp':
-                return constructTimestamp(text) ?? this.fail(start, `invalid timestamp ${pyStrRepr(text)}`);
-            case YAML_TAG + 'binary': {
-                // Like Python's base64.decodebytes, characters outside the alphabet are skipped.
-                const bytes = Buffer.from(text.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
-                return new PyOpaque('bytes', pyBytesRepr(bytes));
-            }
-            default:
-                if ([YAML_TAG + 'map', YAML_TAG + 'seq', YAML_TAG + 'set', YAML_TAG + 'omap'].includes(tag)) {
-                    const kind = tag.endsWith('seq') || tag.endsWith('omap') ? 'sequence' : 'mapping';
-                    return this.fail(start, `expected a ${kind} node, but found scalar`);
-                }
-                return this.fail(start, `could not determine a constructor for the tag ${pyStrRepr(tag)}`);
-        }
-    }
-    /**
-     * The YAML text ends where the closing `---` line starts, so its last line has no line break. PyYAML then
-     * gives a block scalar on that line no final newline (`a: |` + `  x` is 'x'); the yaml package adds one.
-     */
-    scalarText(node) {
-        const text = String(node.source ?? '');
-        return this.blockScalarAtEnd(node) ? text.slice(0, -1) : text;
-    }
-    blockScalarAtEnd(node) {
-        if (node.type !== 'BLOCK_LITERAL' && node.type !== 'BLOCK_FOLDED')
-            return false;
-        if (!String(node.source).endsWith('\n') || !node.range)
-            return false;
-        const src = this.source;
-        const contentEnd = src.replace(/[ \t\n]+$/, '').length;
-        return !src.slice(contentEnd).includes('\n') && node.range[0] < contentEnd && node.range[1] >= contentEnd;
-    }
-    sequence(node, start) {
-        const tag = this.tagOf(node);
-        if (tag === YAML_TAG + 'omap' || tag === YAML_TAG + 'pairs') {
-            const pairs = [];
-            this.built.set(node, pairs);
-            this.positions.recordNode(pairs, this.toPos(start));
-            for (const item of node.items) {
-                const itemStart = item?.range?.[0] ?? start;
-                if (!(0,dist/* isMap */.jh)(item))
-                    return this.fail(itemStart, 'expected a mapping of length 1');
-                if (item.items.length !== 1) {
-                    return this.fail(itemStart, `expected a single mapping item, but found ${item.items.length} items`);
-                }
-                const key = this.construct(item.items[0].key);
-                const value = this.construct(item.items[0].value);
-                pairs.push(new PyOpaque('tuple', `(${pyRepr(key)}, ${pyRepr(value)})`));
-            }
-            return pairs;
-        }
-        if (tag !== YAML_TAG + 'seq')
-            return this.wrongKind(tag, 'sequence', start);
-        const list = [];
-        this.built.set(node, list);
-        this.positions.recordNode(list, this.toPos(start));
-        const itemPositions = [];
-        for (const item of node.items) {
-            const itemNode = item;
-            itemPositions.push(itemNode?.range ? this.toPos(itemNode.range[0]) : undefined);
-            list.push(this.construct(item));
-        }
-        this.positions.recordItems(list, itemPositions);
-        return list;
-    }
-    mapping(node, start) {
-        const tag = this.tagOf(node);
-        if (tag !== YAML_TAG + 'map' && tag !== YAML_TAG + 'set')
-            return this.wrongKind(tag, 'mapping', start);
-        const dict = new Map();
-        this.built.set(node, dict);
-        this.positions.recordNode(dict, this.toPos(start));
-        for (const pair of this.flatten(node)) {
-            const keyNode = pair.key;
-            const valueNode = pair.value;
-            // A plain `=` key is PyYAML's value tag, which flatten_mapping turns into a str.
-            const isValueKey = keyNode !== null && (0,dist/* isScalar */.jn)(keyNode) && this.tagOf(keyNode) === YAML_TAG + 'value';
-            const key = isValueKey ? '=' : this.construct(keyNode);
-            if (!isHashable(key))
-                return this.fail(keyNode?.range?.[0] ?? start, 'found unhashable key');
-            const value = this.construct(valueNode);
-            const existing = equalKey(dict, key);
-            dict.set(existing, value);
-            this.positions.recordEntry(dict, existing, {
-                key: keyNode?.range ? this.toPos(keyNode.range[0]) : undefined,
-                value: valueNode?.range ? this.toPos(valueNode.range[0]) : undefined
-            });
-        }
-        if (tag === YAML_TAG + 'set') {
-            const items = [...dict.keys()].map(key => pyRepr(key));
-            const set = new PyOpaque('set', items.length ? `{${items.join(', ')}}` : 'set()');
-            this.built.set(node, set);
-            return set;
-        }
-        return dict;
-    }
-    wrongKind(tag, found, start) {
-        const name = tag.startsWith(YAML_TAG) ? tag.slice(YAML_TAG.length) : '';
-        if (['str', 'int', 'float', 'bool', 'null', 'timestamp', 'binary'].includes(name)) {
-            return this.fail(start, `expected a scalar node, but found ${found}`);
-        }
-        if (name === 'map' || name === 'set')
-            return this.fail(start, `expected a mapping node, but found ${found}`);
-        if (name === 'seq')
-            return this.fail(start, `expected a sequence node, but found ${found}`);
-        return this.fail(start, `could not determine a constructor for the tag ${pyStrRepr(tag)}`);
-    }
-    /** PyYAML's flatten_mapping: `<<` merges come first, so the mapping's own keys win; earlier merges win. */
-    flatten(node) {
-        const own = [];
-        const merged = [];
-        for (const pair of node.items) {
-            const keyNode = pair.key;
-            if (keyNode && (0,dist/* isScalar */.jn)(keyNode) && this.tagOf(keyNode) === YAML_TAG + 'merge') {
-                const value = this.deref(pair.value);
-                const start = pair.value?.range?.[0] ?? keyNode.range?.[0] ?? 0;
-                if ((0,dist/* isMap */.jh)(value)) {
-                    merged.push(...this.flatten(value));
-                }
-                else if ((0,dist/* isSeq */.oP)(value)) {
-                    const groups = [];
-                    for (const sub of value.items) {
-                        const target = this.deref(sub);
-                        if (!(0,dist/* isMap */.jh)(target))
-                            return this.fail(start, 'expected a mapping for merging');
-                        groups.push(this.flatten(target));
-                    }
-                    for (const group of groups.reverse())
-                        merged.push(...group);
-                }
-                else {
-                    return this.fail(start, 'expected a mapping or list of mappings for merging');
-                }
-            }
-            else {
-                own.push({ key: pair.key, value: pair.value });
-            }
-        }
-        return [...merged, ...own];
-    }
-    deref(node) {
-        return (0,dist/* isAlias */.Vj)(node) ? node.resolve(this.doc) : node;
-    }
-}
-const NUMERIC = ['boolean', 'bigint', 'number'];
-// Python's dict: True, 1 and 1.0 are the same key, and the first spelling of it is kept.
-function equalKey(dict, key) {
-    if (!NUMERIC.includes(typeof key) || dict.has(key))
-        return key;
-    for (const existing of dict.keys()) {
-        // Loose equality across boolean, bigint and number is exactly Python's numeric equality.
-        if (NUMERIC.includes(typeof existing) && existing == key)
-            return existing;
-    }
-    return key;
-}
-function isHashable(value) {
-    if (Array.isArray(value) || value instanceof Map)
-        return false;
-    return !(value instanceof PyOpaque && value.typeName === 'set');
-}
-// construct_yaml_int: underscores dropped; 0b, 0x, leading-0 octal, base-60 with colons.
-function constructInt(text) {
-    let value = pyStrip(text.replace(/_/g, ''));
-    let sign = 1n;
-    if (value.startsWith('-'))
-        sign = -1n;
-    if (value.startsWith('-') || value.startsWith('+'))
-        value = value.slice(1);
-    try {
-        if (value === '0')
-            return 0n;
-        if (value.startsWith('0b'))
-            return sign * BigInt('0b' + value.slice(2));
-        if (value.startsWith('0x'))
-            return sign * BigInt('0x' + value.slice(2));
-        // Python's int(value, 8) also takes an `0o` prefix (only reachable with an explicit !!int).
-        if (value.startsWith('0'))
-            return sign * BigInt('0o' + value.replace(/^0[oO](?=.)/, ''));
-        if (value.includes(':')) {
-            let total = 0n;
-            let base = 1n;
-            for (const part of value.split(':').reverse()) {
-                total += BigInt(part) * base;
-                base *= 60n;
-            }
-            return sign * total;
-        }
-        return /^[0-9]+$/.test(value) ? sign * BigInt(value) : null;
-    }
-    catch {
-        return null;
-    }
-}
-// construct_yaml_float: underscores dropped, .inf/.nan, base-60 with colons, else Python's float().
-function constructFloat(text) {
-    let value = pyStrip(text.replace(/_/g, '').toLowerCase());
-    let sign = 1;
-    if (value.startsWith('-'))
-        sign = -1;
-    if (value.startsWith('-') || value.startsWith('+'))
-        value = value.slice(1);
-    if (value === '.inf')
-        return sign * Infinity;
-    if (value === '.nan' || value === 'nan')
-        return NaN;
-    if (value === 'inf' || value === 'infinity')
-        return sign * Infinity;
-    if (value.includes(':')) {
-        let total = 0;
-        let base = 1;
-        for (const part of value.split(':').reverse()) {
-            total += Number(part) * base;
-            base *= 60;
-        }
-        return sign * total;
-    }
-    if (!/^(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[-+]?[0-9]+)?$/.test(value))
-        return null;
-    return sign * Number(value);
-}
-const TIMESTAMP = /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?)?$/;
-// construct_yaml_timestamp: a datetime.date, or a datetime.datetime (tz-aware with an offset or Z).
-function constructTimestamp(text) {
-    const m = TIMESTAMP.exec(text);
-    if (!m)
-        return null;
-    const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
-    if (month < 1 || month > 12)
-        return null;
-    const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-    if (year < 1 || day < 1 || day > daysInMonth)
-        return null;
-    if (m[4] === undefined)
-        return new PyOpaque('date', `datetime.date(${year}, ${month}, ${day})`);
-    const [hour, minute, second] = [Number(m[4]), Number(m[5]), Number(m[6])];
-    if (hour > 23 || minute > 59 || second > 59)
-        return null;
-    const micro = m[7] ? Number(m[7].slice(0, 6).padEnd(6, '0')) : 0;
-    const fields = [year, month, day, hour, minute];
-    if (micro)
-        fields.push(second, micro);
-    else if (second)
-        fields.push(second);
-    let tz = '';
-    if (m[9]) {
-        let seconds = (Number(m[10]) * 60 + Number(m[11] ?? 0)) * 60;
-        if (m[9] === '-')
-            seconds = -seconds;
-        if (seconds <= -86400 || seconds >= 86400)
-            return null;
-        tz = seconds === 0 ? 'datetime.timezone.utc' : `datetime.timezone(${timedeltaRepr(seconds)})`;
-    }
-    else if (m[8]) {
-        tz = 'datetime.timezone.utc';
-    }
-    const args = fields.join(', ') + (tz ? `, tzinfo=${tz}` : '');
-    return new PyOpaque('datetime', `datetime.datetime(${args})`);
-}
-function timedeltaRepr(seconds) {
-    const days = Math.floor(seconds / 86400);
-    const rest = seconds - days * 86400;
-    const parts = [];
-    if (days)
-        parts.push(`days=${days}`);
-    if (rest)
-        parts.push(`seconds=${rest}`);
-    return `datetime.timedelta(${parts.join(', ')})`;
-}
-
-;// CONCATENATED MODULE: ./src/ralph/shlex.ts
-// Python's shlex.split / shlex.quote, which the reference runtime uses for `agent:` and `run:` strings.
-// A port of the state machine in CPython's shlex.read_token for posix=True, whitespace_split=True and no
-// comment characters: only the behaviour, so that argv and error messages match the reference exactly.
-/** Raised where Python's shlex raises ValueError; `message` is Python's text. */
-class ShlexError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'ShlexError';
-    }
-}
-// shlex's whitespace is ASCII only: a non-breaking space is part of a word.
-const WHITESPACE = ' \t\r\n';
-const QUOTES = `'"`;
-const ESCAPE = '\\';
-// Inside these quotes a backslash escapes (only the quote itself or a backslash, as in POSIX shells).
-const ESCAPED_QUOTES = '"';
-/** Python's `shlex.split(s)` (posix mode, comments off). Throws ShlexError like Python's ValueError. */
-function shlex_shlexSplit(s) {
-    const tokens = [];
-    let pos = 0;
-    // Between tokens ' ', inside a word 'a', inside quotes the quote char, after a backslash '\\'.
-    let state = ' ';
-    while (state !== 'eof') {
-        let token = '';
-        let quoted = false;
-        let escapedState = ' ';
-        let done = false;
-        while (!done) {
-            const ch = pos < s.length ? s[pos++] : '';
-            if (state === ' ') {
-                if (ch === '') {
-                    state = 'eof';
-                    done = true;
-                }
-                else if (WHITESPACE.includes(ch)) {
-                    continue;
-                }
-                else if (ch === ESCAPE) {
-                    escapedState = 'a';
-                    state = ch;
-                }
-                else if (QUOTES.includes(ch)) {
-                    state = ch;
-                }
-                else {
-                    token = ch;
-                    state = 'a';
-                }
-            }
-            else if (QUOTES.includes(state)) {
-                quoted = true;
-                if (ch === '')
-                    throw new ShlexError('No closing quotation');
-                if (ch === state) {
-                    state = 'a';
-                }
-                else if (ch === ESCAPE && ESCAPED_QUOTES.includes(state)) {
-                    escapedState = state;
-                    state = ch;
-                }
-                else {
-                    token += ch;
-                }
-            }
-            else if (state === ESCAPE) {
-                if (ch === '')
-                    throw new ShlexError('No escaped character');
-                if (QUOTES.includes(escapedState) && ch !== state && ch !== escapedState)
-                    token += state;
-                token += ch;
-                state = escapedState;
-            }
-            else {
-                // state 'a': inside a word
-                if (ch === '') {
-                    state = 'eof';
-                    done = true;
-                }
-                else if (WHITESPACE.includes(ch)) {
-                    state = ' ';
-                    done = true;
-                }
-                else if (QUOTES.includes(ch)) {
-                    state = ch;
-                }
-                else if (ch === ESCAPE) {
-                    escapedState = 'a';
-                    state = ch;
-                }
-                else {
-                    token += ch;
-                }
-            }
-        }
-        // An empty token counts only if it was quoted ('' or "").
-        if (token !== '' || quoted)
-            tokens.push(token);
-    }
-    return tokens;
-}
-// Python: re.compile(r'[^\w@%+=:,./-]', re.ASCII)
-const UNSAFE = /[^\w@%+=:,./-]/;
-/** Python's `shlex.quote(s)`: `''` for empty, unchanged when only safe characters, else single-quoted. */
-function shlexQuote(s) {
-    if (s === '')
-        return "''";
-    if (!UNSAFE.test(s))
-        return s;
-    return "'" + s.replace(/'/g, `'"'"'`) + "'";
-}
-
-;// CONCATENATED MODULE: ./src/ralph/render.ts
-// Turning the RALPH.md body into the prompt, byte for byte as the reference does (engine._assemble_prompt):
-// strip, remove HTML comments, strip, substitute placeholders in one pass, append the credit trailer.
-
-
-
-
-
-const NAME = '[a-zA-Z0-9_-]+';
-/**
- * `{{ kind.name }}` for the three kinds. Whitespace (Python's `\s`: newlines and tabs too) is allowed after
- * `{{` and before `}}`, none around the dot. Kinds are lowercase. Groups: 1 = kind, 2 = name.
- */
-const PLACEHOLDER_RE = new RegExp(`\\{\\{[${PY_WS_CLASS}]*(commands|args|ralph)\\.(${NAME})[${PY_WS_CLASS}]*\\}\\}`, 'g');
-const ARGS_RE = new RegExp(`\\{\\{[${PY_WS_CLASS}]*args\\.(${NAME})[${PY_WS_CLASS}]*\\}\\}`, 'g');
-/** Appended verbatim after substitution when `credit` is on (no trailing newline). */
-const CREDIT_TRAILER = '\n\n---\n\n' +
-    'IMPORTANT: When you make any git commits, include the following trailer ' +
-    'at the end of your commit message:\n\n' +
-    'Co-authored-by: Ralphify <noreply@ralphify.co>';
-/**
- * Fills placeholders in a single pass: inserted values are never scanned again. A known kind with an unknown
- * name becomes '' (`{{ args.nope }}`); anything else (`{{ env.X }}`, `{{ commands }}`) stays literal.
- */
-function renderPlaceholders(template, values) {
-    return template.replace(PLACEHOLDER_RE, (_m, kind, name) => lookup(values[kind], name));
-}
-/**
- * Puts arg values into a command's `run` string before it is shell-split: each `{{ args.x }}` becomes the
- * shlex-quoted value, so any value is one argv token; an arg that was not given becomes nothing (not '').
- * `{{ commands.x }}` and `{{ ralph.x }}` are left as they are, like the reference.
- */
-function resolveArgsInRun(run, args) {
-    return run.replace(ARGS_RE, (_m, name) => (Object.hasOwn(args, name) ? shlexQuote(args[name]) : ''));
-}
-/** A command's argv: args resolved into `run`, then split like Python's shlex.split (throws ShlexError). */
-function commandArgv(run, args) {
-    return shlexSplit(resolveArgsInRun(run, args));
-}
-/** The reference runs a command from the ralph's folder when its arg-resolved `run` starts with `./`. */
-function runsFromRalphDir(resolvedRun) {
-    return pyLstrip(resolvedRun).startsWith('./');
-}
-/** The body as a template: stripped, HTML comments removed, stripped again (Python's whitespace rules). */
-function promptTemplate(text) {
-    return pyStrip(stripHtmlComments(pyStrip(splitFrontmatter(text).body)));
-}
-/** The last RALPH.md text whose frontmatter parsed, and its template (see {@link ralphTemplate}). */
-let lastParsed;
-/**
- * RALPH.md as re-read now, as a template: like the reference, the frontmatter is parsed again (broken YAML
- * throws RalphError) but only the body is used. Parsing is a pure function of the text, so the last text
- * that parsed is remembered: a loop re-reading an unchanged file skips the YAML parse (a text that fails
- * is never remembered, so it fails every time).
- */
-function ralphTemplate(text, file = 'RALPH.md') {
-    if (lastParsed !== undefined && lastParsed.text === text && lastParsed.file === file)
-        return lastParsed.template;
-    parseFrontmatter(file, text);
-    const template = promptTemplate(text);
-    lastParsed = { file, text, template };
-    return template;
-}
-/**
- * The prompt for one iteration from RALPH.md as re-read now. Like the reference, the frontmatter is parsed
- * again (broken YAML throws RalphError and so fails the iteration) but only the body is used.
- */
-function assemblePrompt(text, values, credit, file = 'RALPH.md') {
-    const prompt = renderPlaceholders(ralphTemplate(text, file), values);
-    return credit ? prompt + CREDIT_TRAILER : prompt;
-}
-/** The reference's format_duration: `0.5s` below a minute, then `2m 30s`, then `1h 15m`. */
-// Byte-identical to ralphify (prompts and the CLI's log): the reports' padded, ms-based formatDuration is loop/overview.ts.
-function formatDuration(seconds) {
-    const tenths = pyFormatFixed1(seconds);
-    if (Number(tenths) < 60)
-        return `${tenths}s`;
-    // Round half up on the total, as the reference does (int(seconds + 0.5)).
-    const total = Math.trunc(seconds + 0.5);
-    const minutes = Math.floor(total / 60);
-    if (minutes < 60)
-        return `${minutes}m ${total % 60}s`;
-    return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
-}
-/** Appended to a command's output when it ran out of time (the dash is an em dash, U+2014). */
-function timeoutMarker(name, timeoutSeconds) {
-    return `\n\n[Command '${name}' timed out after ${formatDuration(timeoutSeconds)} — output may be incomplete]`;
-}
-function lookup(table, name) {
-    return table !== undefined && Object.hasOwn(table, name) ? table[name] : '';
-}
-
-;// CONCATENATED MODULE: ./src/ralph/args.ts
-// User args after the ralph path (`ralph run my-ralph --focus tests` or `my-ralph tests`), parsed with the
-// reference's rules (cli._parse_user_args). Errors are usage errors: exit code 2.
-
-
-
-
-const NAME_RE = /^[a-zA-Z0-9_-]+$/;
-const VALID_NAME_CHARS_MSG = 'Names may only contain letters, digits, hyphens, and underscores.';
-/**
- * `--name value` and `--name=value` set any name (declared or not); other tokens fill the declared names in
- * order, skipping names already set by a flag; a bare `--` makes every later token positional.
- * Note the reference's CLI parser swallows the first `--` before this runs (see the spec, §9).
- */
-function parseUserArgs(tokens, declared) {
-    // No prototype: an arg may be called `__proto__` or `constructor`.
-    const result = Object.create(null);
-    let positionalIndex = 0;
-    let flagsEnded = false;
-    for (let i = 0; i < tokens.length; i++) {
-        const token = tokens[i];
-        if (!flagsEnded && token === '--') {
-            flagsEnded = true;
-            continue;
-        }
-        if (!flagsEnded && token.startsWith('--')) {
-            const rest = token.slice(2);
-            let name;
-            let value;
-            const eq = rest.indexOf('=');
-            if (eq >= 0) {
-                name = rest.slice(0, eq);
-                value = rest.slice(eq + 1);
-            }
-            else {
-                name = rest;
-                if (i + 1 >= tokens.length)
-                    throw new RalphError(`Flag '--${name}' requires a value.`, 2);
-                value = tokens[++i];
-            }
-            if (!NAME_RE.test(name)) {
-                throw new RalphError(`Arg name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, 2);
-            }
-            result[name] = value;
-            continue;
-        }
-        if (declared.length === 0) {
-            throw new RalphError(`Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
-                `Use --name value syntax or add 'args: [...]' to your RALPH.md.`, 2);
-        }
-        while (positionalIndex < declared.length && Object.hasOwn(result, declared[positionalIndex])) {
-            positionalIndex++;
-        }
-        if (positionalIndex >= declared.length) {
-            throw new RalphError(`Too many positional arguments. Expected at most ${declared.length} (${declared.join(', ')}).`, 2);
-        }
-        result[declared[positionalIndex]] = token;
-        positionalIndex++;
-    }
-    return result;
-}
-/**
- * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
- * prompt, a command or a check). Undefined when the file does not parse: loading it reports that itself.
- */
-function argsRead(file, text) {
-    try {
-        const names = new Set();
-        const { data, split } = readFrontmatter(file, text);
-        const declared = data.get('args');
-        if (declared !== undefined && declared !== null && !Array.isArray(declared))
-            return undefined;
-        for (const name of declared ?? [])
-            if (typeof name === 'string')
-                names.add(name);
-        // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
-        for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(PLACEHOLDER_RE))
-            if (m[1] === 'args')
-                names.add(m[2]);
-        return [...names];
-    }
-    catch {
-        return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ralph/duration.ts
-// Durations as people write them, for the CLI's --max-time and the action's time inputs: a number, or a
-// number with a unit (90s, 2m, 1h). What a bare number means is the caller's: seconds on the CLI (as
-// ralphify's --timeout), minutes in the action (as a job's timeout-minutes).
-const UNIT_SECONDS = { s: 1, sec: 1, m: 60, min: 60, h: 3600 };
-/** `90s`, `45m`, `2h`, `1.5` (in `bare` units) → seconds; undefined when it is not a positive duration. */
-function parseDuration(value, bare) {
-    const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(s|sec|m|min|h)?$/i.exec(value.trim());
-    if (!m)
-        return undefined;
-    const seconds = Number(m[1]) * UNIT_SECONDS[(m[2] ?? bare).toLowerCase()];
-    return seconds > 0 ? seconds : undefined;
-}
-
-;// CONCATENATED MODULE: external "node:fs"
-const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
-var external_node_fs_default = /*#__PURE__*/__nccwpck_require__.n(external_node_fs_namespaceObject);
-;// CONCATENATED MODULE: ./src/ralph/resolve.ts
-// From what the user typed (`ralph run <path>`) to a RALPH.md, as the reference resolves it
-// (cli._resolve_ralph_paths): a folder, a file named RALPH.md, or the name of an installed ralph.
-
-
-
-const RALPH_MARKER = 'RALPH.md';
-/** Installed ralphs live in `<project>/.agents/ralphs/<name>/` and `~/.agents/ralphs/<name>/`. */
-const INSTALLED_RALPHS_DIR = '.agents/ralphs';
-/**
- * Resolves `pathArg` against `cwd` (the project root): an existing folder means `<folder>/RALPH.md`; an
- * existing file must be named RALPH.md; otherwise `.agents/ralphs/<name>/RALPH.md` in `cwd`, then in `home`.
- * Throws RalphError (exit 1) with the reference's messages.
- */
-function resolveRalphPath(pathArg, opts) {
-    const typed = purePath(pathArg);
-    const onDisk = (p) => (p.startsWith('/') ? p : `${opts.cwd.replace(/\/+$/, '')}/${p}`);
-    let dir;
-    let file;
-    let installed;
-    if (isDirectory(onDisk(typed))) {
-        dir = typed;
-        file = joinPure(typed, RALPH_MARKER);
-    }
-    else if (isFile(onDisk(typed)) && baseName(typed) === RALPH_MARKER) {
-        dir = parentPure(typed);
-        file = typed;
-    }
-    else {
-        const bases = [
-            ['project', joinPure(purePath(opts.cwd), INSTALLED_RALPHS_DIR)],
-            ['home', joinPure(purePath(opts.home), INSTALLED_RALPHS_DIR)]
-        ];
-        const found = bases.find(([, base]) => isFile(joinPure(joinPure(base, pathArg), RALPH_MARKER)));
-        if (!found) {
-            throw new RalphError(`'${pathArg}' is not a directory, ${RALPH_MARKER} file, or installed ralph.`);
-        }
-        dir = joinPure(found[1], pathArg);
-        file = joinPure(dir, RALPH_MARKER);
-        installed = { resolvedFrom: found[0], notice: `Resolved: ${file}` };
-    }
-    if (!exists(onDisk(file)))
-        throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
-    return { file: realPath(onDisk(file)), dir: realPath(onDisk(dir)), ...installed };
-}
-/** Names of the installed ralphs (folders holding a RALPH.md) in the project and in home, sorted, each once. */
-function listInstalledRalphs(cwd, home) {
-    const names = new Set();
-    for (const root of [cwd, home]) {
-        const base = external_node_path_default().join(root, INSTALLED_RALPHS_DIR);
-        let entries;
-        try {
-            entries = external_node_fs_default().readdirSync(base);
-        }
-        catch {
-            continue;
-        }
-        for (const name of entries) {
-            if (isFile(external_node_path_default().join(base, name, RALPH_MARKER)))
-                names.add(name);
-        }
-    }
-    return [...names].sort();
-}
-// pathlib.PurePosixPath's string form: `.` parts and repeated or trailing slashes dropped, `..` kept,
-// a leading `//` (and only exactly two) kept.
-function purePath(p) {
-    const root = p.startsWith('//') && !p.startsWith('///') ? '//' : p.startsWith('/') ? '/' : '';
-    const parts = p.split('/').filter(part => part !== '' && part !== '.');
-    const joined = root + parts.join('/');
-    return joined === '' ? '.' : joined;
-}
-// pathlib's `a / b`: an absolute `b` replaces `a`.
-function joinPure(a, b) {
-    if (b.startsWith('/'))
-        return purePath(b);
-    if (a === '.')
-        return purePath(b);
-    return purePath(`${a}/${b}`);
-}
-function parentPure(p) {
-    const slash = p.lastIndexOf('/');
-    if (slash < 0)
-        return '.';
-    const parent = p.slice(0, slash);
-    return parent === '' || parent === '/' ? p.slice(0, slash + 1) : parent;
-}
-function baseName(p) {
-    if (p === '.' || p === '/' || p === '//')
-        return '';
-    return p.slice(p.lastIndexOf('/') + 1);
-}
-function isDirectory(p) {
-    try {
-        return external_node_fs_default().statSync(p).isDirectory();
-    }
-    catch {
-        return false;
-    }
-}
-function isFile(p) {
-    try {
-        return external_node_fs_default().statSync(p).isFile();
-    }
-    catch {
-        return false;
-    }
-}
-function exists(p) {
-    return external_node_fs_default().existsSync(p);
-}
-function realPath(p) {
-    try {
-        return external_node_fs_default().realpathSync(p);
-    }
-    catch {
-        return external_node_path_default().resolve(p);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ralph/arg-words.ts
-// `{{ args.X }}` in a command's `run` becomes the value, shell-quoted, before `run` is split into words: so
-// any value is exactly one word, but only where the placeholder is a word of its own. Inside a larger word,
-// and above all inside the author's quotes (`bash -c 'echo {{ args.x }}'`), the value's quoting and the
-// author's combine, and a value can close the author's quotes and go on as a script. The reference does the
-// same, so `ralph run` keeps it; `validate` warns, and the action refuses such a ralph for runs whose values
-// come from a comment, a label or a pull request. The safe ways: a word of its own, or the environment.
-
-const arg_words_WHITESPACE = new Set([' ', '\t', '\r', '\n']);
-/** The variable a command finds an arg's value in: `RALPH_ARG_FOCUS` for `focus`, `RALPH_ARG_A_B` for `a-b`. */
-const argEnvName = (name) => `RALPH_ARG_${name.toUpperCase().replace(/-/g, '_')}`;
-/** Every command gets each arg's value in its environment, besides where `run` places it. */
-function argEnvironment(args) {
-    return Object.fromEntries(Object.entries(args).map(([name, value]) => [argEnvName(name), value]));
-}
-/**
- * The arg placeholders of `run` that are not a word of their own (glued to other characters, or inside
- * quotes), in order. Words are found as shlex's POSIX mode finds them: quotes and backslashes, split at
- * blanks.
- */
-function argsInsideWords(run) {
-    const found = [];
-    const placeholders = new Map();
-    for (const m of run.matchAll(PLACEHOLDER_RE))
-        if (m[1] === 'args')
-            placeholders.set(m.index ?? 0, m);
-    let quote;
-    let inWord = false;
-    for (let i = 0; i < run.length; i++) {
-        const m = placeholders.get(i);
-        if (m) {
-            const end = i + m[0].length;
-            const glued = quote !== undefined || inWord || (end < run.length && !arg_words_WHITESPACE.has(run[end]));
-            if (glued)
-                found.push({ name: m[2], placeholder: m[0] });
-            inWord = true;
-            i = end - 1;
-            continue;
-        }
-        const ch = run[i];
-        if (quote === "'") {
-            if (ch === "'")
-                quote = undefined;
-        }
-        else if (quote === '"') {
-            if (ch === '\\')
-                i++;
-            else if (ch === '"')
-                quote = undefined;
-        }
-        else if (arg_words_WHITESPACE.has(ch)) {
-            inWord = false;
-        }
-        else {
-            inWord = true;
-            if (ch === '\\')
-                i++;
-            else if (ch === "'" || ch === '"')
-                quote = ch;
-        }
-    }
-    return found;
-}
-
-;// CONCATENATED MODULE: ./src/text/closest.ts
-// The word a person probably meant: the nearest of the known ones, when it is near enough to be a typo.
-/** Edits (insert, delete, replace) that turn `a` into `b`. */
-function editDistance(a, b) {
-    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-        const next = [i];
-        for (let j = 1; j <= b.length; j++)
-            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-        row = next;
-    }
-    return row[b.length];
-}
-/** The known word nearest to `typed`, within `most` edits (the first of equals); undefined when none is. */
-function closest(typed, known, most = 2) {
-    let best;
-    for (const word of known) {
-        const edits = editDistance(typed, word);
-        if (edits <= most && (!best || edits < best.edits))
-            best = { word, edits };
-    }
-    return best?.word;
-}
-
-;// CONCATENATED MODULE: ./src/proc/which.ts
-// Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
-
-
-/** glibc's confstr(_CS_PATH): Python's fallback when PATH is unset. */
-const DEFAULT_PATH = '/bin:/usr/bin';
-/**
- * The file the command would run, or null. A name with a slash (`./agent.sh`, `bin/x`) is checked as is,
- * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
- * A match must exist, be executable and not be a directory. `path` is PATH as the environment has it:
- * undefined when unset, which means Python's default.
- */
-function which(command, opts) {
-    if (command.includes('/'))
-        return isExecutableFile(command, opts.cwd) ? command : null;
-    const searchPath = opts.path ?? DEFAULT_PATH;
-    if (!searchPath)
-        return null;
-    const seen = new Set();
-    for (const dir of searchPath.split(':')) {
-        if (seen.has(dir))
-            continue;
-        seen.add(dir);
-        const candidate = dir === '' ? command : dir.endsWith('/') ? dir + command : `${dir}/${command}`;
-        if (isExecutableFile(candidate, opts.cwd))
-            return candidate;
-    }
-    return null;
-}
-function isExecutableFile(file, cwd) {
-    // Joined without normalising, so `..` after a symlink means what the OS says it means.
-    const absolute = external_node_path_default().isAbsolute(file) ? file : `${cwd.replace(/\/+$/, '')}/${file}`;
-    try {
-        if (external_node_fs_default().statSync(absolute).isDirectory())
-            return false;
-        external_node_fs_default().accessSync(absolute, (external_node_fs_default()).constants.X_OK);
-        return true;
-    }
-    catch {
-        return false;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ralph/which.ts
-// The program lookup is proc's (the isolated spawn needs it too); the format checks the agent with it.
-
-
-;// CONCATENATED MODULE: ./src/ralph/programs.ts
-// Which programs a ralph will start, found before anything runs: a missing one is said at once, in one
-// line, instead of after the agent has run (and been paid for).
-
-
-
-
-
-
-// bash's keywords and builtins (`compgen -k; compgen -b`): a gate may start with one, and none is a file.
-const BASH_WORDS = new Set(('if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc ' +
-    '. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs ' +
-    'disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local ' +
-    'logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend ' +
-    'test times trap true type typeset ulimit umask unalias unset wait').split(' '));
-/** Characters after which a gate's words are bash's to expand: its programs cannot be known beforehand. */
-const EXPANDS = /[$`'"\\*?[\]{}~()<>=]/;
-/**
- * The programs a gate's bash line starts, where that can be known without running bash: the first word of
- * each simple command (after `NAME=value` assignments). Lines with quoting or expansions yield only their
- * first command's program; keywords, builtins and paths (the agent may be asked to write them) are left out.
- */
-function gatePrograms(run) {
-    const simple = !/[$`'"\\(){}<>]/.test(run);
-    const segments = simple ? run.split(/&&|\|\||[;|&\n]/) : [run.split(/&&|\|\||[;|&\n]/)[0]];
-    const programs = [];
-    for (const segment of segments) {
-        const words = segment.trim().split(/\s+/);
-        while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]))
-            words.shift();
-        const word = words[0];
-        if (!word || EXPANDS.test(word) || /^-|\//.test(word) || BASH_WORDS.has(word))
-            continue;
-        if (!programs.includes(word))
-            programs.push(word);
-    }
-    return programs;
-}
-/** The program a `commands:` entry starts (its args filled in), and the folder a relative one is found in. */
-function commandProgram(run, userArgs, dirs) {
-    const runString = resolveArgsInRun(run, userArgs);
-    let argv;
-    try {
-        argv = shlex_shlexSplit(runString);
-    }
-    catch {
-        return undefined; // the run itself reports the syntax, as the reference does
-    }
-    if (argv.length === 0)
-        return undefined;
-    return {
-        program: argv[0],
-        cwd: runsFromRalphDir(runString) ? dirs.ralphDir : dirs.projectRoot,
-        runString
-    };
-}
-/**
- * Whether `program` can be found: a bare name on PATH (executable), a path as a file relative to `cwd`.
- * A file that exists but is not executable counts as found: running it gives the precise error.
- */
-function programFound(program, cwd, searchPath) {
-    if (!program.includes('/'))
-        return which(program, { cwd, path: searchPath }) !== null;
-    try {
-        return external_node_fs_default().statSync(program.startsWith('/') ? program : `${cwd.replace(/\/+$/, '')}/${program}`).isFile();
-    }
-    catch {
-        return false;
-    }
-}
-/** The reference's message for a command whose program is missing (it says so when the command runs). */
-const commandNotFound = (name, runString) => `Command '${name}' binary not found: ${pyStrRepr(runString)}. Check the 'commands' field in your ${RALPH_MARKER} frontmatter.`;
-/** The problem with a `commands:` entry whose program cannot be found, or undefined. */
-function missingCommandProgram(command, userArgs, dirs, searchPath) {
-    const found = commandProgram(command.run, userArgs, dirs);
-    if (found && !programFound(found.program, found.cwd, searchPath))
-        return commandNotFound(command.name, found.runString);
-    return undefined;
-}
-/** The problem with a gate whose program cannot be found (bash would say "command not found"), or undefined. */
-function missingGateProgram(check, cwd, searchPath) {
-    const program = gatePrograms(check.run).find(p => !programFound(p, cwd, searchPath));
-    if (program === undefined)
-        return undefined;
-    const command = check.run === check.name ? '' : ` (its command: ${check.run})`;
-    return `Check '${check.name}' cannot run: '${program}' is not on PATH${command}. Install it, or fix the check.`;
-}
-/** The problem with an agent whose program cannot be found, in the reference's words, or undefined. */
-function missingAgentProgram(agentArgv, cwd, searchPath) {
-    const program = agentArgv[0];
-    if (program === undefined || which(program, { cwd, path: searchPath }))
-        return undefined;
-    return `Agent command '${program}' not found on PATH.`;
-}
-
-;// CONCATENATED MODULE: ./src/ralph/validate.ts
-// Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
-// order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
-// checks_parallel, completion_tag, guardrails, presets) are checked last: a ralph the reference accepts fails here only because of them.
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** The reference's default command timeout, in seconds. */
-const DEFAULT_COMMAND_TIMEOUT = 60;
-/** Our default check timeout, in seconds. */
-const DEFAULT_CHECK_TIMEOUT = 600;
-/**
- * Reads and validates RALPH.md (or the RALPH.md inside a folder). Throws RalphError with the first problem,
- * its message verbatim as the reference prints it, and every problem found in `problems`.
- */
-function loadRalph(file, opts) {
-    const { ralph, problems, fatal } = inspectRalph(file, opts);
-    if (fatal)
-        throw fatal;
-    if (!ralph) {
-        const first = problems[0];
-        throw new RalphError(first.message, first.exitCode, problems);
-    }
-    return ralph;
-}
-/** Every problem in the ralph, first the one the reference would report; [] when it is valid. */
-function validateRalph(file, opts) {
-    return inspectRalph(file, opts).problems;
-}
-/** The problems (as validateRalph) and the warnings: what `validate` prints. */
-function lintRalph(file, opts) {
-    const { problems, warnings } = inspectRalph(file, opts);
-    return { problems, warnings: warnings ?? [] };
-}
-/** Every key a runtime reads: ralphify's, then ours. */
-const KNOWN_KEYS = [
-    'agent',
-    'commands',
-    'args',
-    'credit',
-    'checks',
-    'checks_parallel',
-    'completion_tag',
-    'guardrails',
-    'presets'
-];
-/** Args the action fills for a run on an issue, whether the ralph declares them or not. */
-const ACTION_ARGS = ['task', 'task_file'];
-/** Keys no runtime reads (`chek:` leaves a ralph without gates): one warning each, with the key meant. */
-function unknownKeys(file, fm, positions) {
-    const found = [];
-    for (const key of fm.keys()) {
-        const name = String(key);
-        if (KNOWN_KEYS.includes(name))
-            continue;
-        const meant = closest(name, KNOWN_KEYS, Math.min(2, Math.max(1, name.length - 2)));
-        found.push({
-            file,
-            ...positions.entry(fm, key).key,
-            exitCode: 1,
-            rule: 'unknown-key',
-            message: `Unknown frontmatter key '${name}'${meant ? `: did you mean '${meant}'?` : ''} No runtime reads it, so it changes nothing.`
-        });
-    }
-    return found;
-}
-/**
- * `{{ commands.X }}` with no command X, and `{{ args.X }}` with X not among the declared args: each renders
- * as nothing. Args are checked only when the ralph declares them (else any --X fills one); placeholders in
- * HTML comments are dropped before rendering, so they do not count.
- */
-function namingNothing(file, split, commands, declared) {
-    const body = split.body;
-    const comments = [...body.matchAll(/<!--[\s\S]*?-->/g)].map(m => [m.index, m.index + m[0].length]);
-    const found = [];
-    for (const match of body.matchAll(PLACEHOLDER_RE)) {
-        const [, kind, name] = match;
-        if (comments.some(([from, to]) => match.index >= from && match.index < to))
-            continue;
-        const known = kind === 'commands'
-            ? commands.map(c => c.name)
-            : kind === 'args' && declared !== null
-                ? [...declared, ...ACTION_ARGS]
-                : undefined;
-        if (!known || known.includes(name))
-            continue;
-        const before = body.slice(0, match.index);
-        const line = split.bodyStartLine + (before.match(/\n/g)?.length ?? 0);
-        const column = match.index - before.lastIndexOf('\n');
-        const meant = closest(name, known);
-        found.push({
-            file,
-            line,
-            column,
-            exitCode: 1,
-            rule: 'names-nothing',
-            message: `${match[0]} names no ${kind === 'commands' ? 'command' : 'declared arg'}${meant ? ` (did you mean ${kind}.${meant}?)` : ''}, so it renders as nothing.`
-        });
-    }
-    return found;
-}
-function inspectRalph(fileArg, opts) {
-    let file = fileArg;
-    if (opts.text === undefined && validate_isDirectory(external_node_path_default().resolve(opts.cwd, file)))
-        file = external_node_path_default().join(file, RALPH_MARKER);
-    const absolute = external_node_path_default().resolve(opts.cwd, file);
-    let text;
-    try {
-        text = opts.text ?? readUtf8(absolute);
-    }
-    catch (error) {
-        const fatal = error instanceof RalphError ? error : new RalphError(String(error));
-        return { problems: fatal.problems.length ? fatal.problems : [problemOf(file, fatal)], fatal };
-    }
-    let fm;
-    let positions;
-    let split;
-    try {
-        ;
-        ({ data: fm, positions, split } = readFrontmatter(file, text));
-    }
-    catch (error) {
-        if (!(error instanceof RalphError))
-            throw error;
-        return { problems: error.problems.length ? error.problems : [problemOf(file, error)], fatal: error };
-    }
-    const problems = [];
-    const report = (message, pos, exitCode = 1) => {
-        problems.push({ file, ...pos, message, exitCode });
-    };
-    const where = (dict, key) => {
-        const entry = positions.entry(dict, key);
-        return entry.value ?? entry.key;
-    };
-    // agent
-    const rawAgent = field(fm, 'agent');
-    let agentArgv = [];
-    if (!isNonEmptyString(rawAgent)) {
-        report(`Missing or empty 'agent' field in ${RALPH_MARKER} frontmatter.`, where(fm, 'agent'));
-    }
-    else {
-        try {
-            agentArgv = shlex_shlexSplit(rawAgent);
-            const missing = opts.skipAgentLookup
-                ? undefined
-                : missingAgentProgram(agentArgv, opts.cwd, (opts.env ?? process.env).PATH);
-            if (missing)
-                report(missing, where(fm, 'agent'));
-        }
-        catch (error) {
-            if (!(error instanceof ShlexError))
-                throw error;
-            report(`Malformed 'agent' field in ${RALPH_MARKER} frontmatter: ${error.message}`, where(fm, 'agent'));
-        }
-    }
-    // commands
-    const commands = validateRunList(fm, 'commands', 'Command', DEFAULT_COMMAND_TIMEOUT, positions, report, {
-        notAList: `'commands' must be a list of {name, run} mappings.`,
-        missingFields: `Each command must have 'name' and 'run' fields.`,
-        duplicate: name => `Duplicate command name '${name}'.`,
-        badTimeout: (name, value) => `Command '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number.`
-    });
-    // Valid, as in the reference, but unsafe: an arg placeholder inside a larger word of a command.
-    const warnings = [];
-    const rawCommands = field(fm, 'commands');
-    for (const item of Array.isArray(rawCommands) ? rawCommands : []) {
-        if (!(item instanceof Map))
-            continue;
-        const run = item.get('run');
-        if (typeof run !== 'string')
-            continue;
-        for (const arg of argsInsideWords(run)) {
-            const pos = positions.entry(item, 'run');
-            warnings.push({
-                file,
-                ...(pos.value ?? pos.key),
-                exitCode: 1,
-                rule: 'arg-in-word',
-                message: `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
-                    `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
-                    `$${argEnvName(arg.name)} in a script.`
-            });
-        }
-    }
-    // args
-    const rawArgs = field(fm, 'args');
-    let declared = null;
-    let argsValid = true;
-    if (rawArgs !== null) {
-        argsValid = false;
-        if (!Array.isArray(rawArgs)) {
-            report(`'args' must be a list of strings.`, where(fm, 'args'));
-        }
-        else if (!rawArgs.every(item => typeof item === 'string')) {
-            const index = rawArgs.findIndex(item => typeof item !== 'string');
-            report(`'args' items must be strings, got non-string value.`, positions.item(rawArgs, index));
-        }
-        else {
-            const before = problems.length;
-            checkNames(rawArgs, 'Arg', index => positions.item(rawArgs, index), report);
-            argsValid = problems.length === before;
-            declared = rawArgs;
-        }
-    }
-    // user args: the reference parses them after `args` and before `credit`
-    let argValues = Object.create(null);
-    if (argsValid && opts.userArgs && opts.userArgs.length > 0) {
-        try {
-            argValues = parseUserArgs(opts.userArgs, declared ?? []);
-        }
-        catch (error) {
-            if (!(error instanceof RalphError))
-                throw error;
-            report(error.message, undefined, error.exitCode);
-        }
-    }
-    // credit
-    const rawCredit = field(fm, 'credit');
-    let credit = true;
-    if (rawCredit !== null) {
-        if (typeof rawCredit !== 'boolean') {
-            report(`'credit' must be true or false, got ${pyRepr(rawCredit)}.`, where(fm, 'credit'));
-        }
-        else {
-            credit = rawCredit;
-        }
-    }
-    // ours: checks
-    const checks = validateRunList(fm, 'checks', 'Check', DEFAULT_CHECK_TIMEOUT, positions, report, {
-        notAList: `'checks' must be a list of {name, run} mappings, e.g. checks: [{name: tests, run: npm test}].`,
-        missingFields: `Each check must have 'name' and 'run' fields, e.g. {name: tests, run: npm test}.`,
-        duplicate: name => `Duplicate check name '${name}'. Give each check its own name.`,
-        badTimeout: (name, value) => `Check '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number of seconds, e.g. timeout: 600.`
-    });
-    // ours: true or false
-    const flag = (key, example) => {
-        const raw = field(fm, key);
-        if (raw === null || typeof raw === 'boolean')
-            return raw ?? undefined;
-        report(`'${key}' must be true or false, got ${pyRepr(raw)}. Example: ${example}`, where(fm, key));
-        return undefined;
-    };
-    const checksParallel = flag('checks_parallel', 'checks_parallel: true (the checks run together; they must not share a build folder)');
-    // ours: completion_tag
-    const rawTag = field(fm, 'completion_tag');
-    let completionTag;
-    if (rawTag !== null) {
-        if (!isNonEmptyString(rawTag) || /[\n\r]/.test(rawTag)) {
-            report(`'completion_tag' must be a non-empty string on one line, got ${pyRepr(rawTag)}. ` +
-                `Example: completion_tag: COMPLETE`, where(fm, 'completion_tag'));
-        }
-        else {
-            completionTag = rawTag;
-        }
-    }
-    // ours: guardrails
-    const rawGuardrails = field(fm, 'guardrails');
-    let guardrails;
-    if (rawGuardrails !== null) {
-        if (!isNonEmptyString(rawGuardrails)) {
-            report(`'guardrails' must be the path of a file (relative to the project root), got ${pyRepr(rawGuardrails)}. ` +
-                `Example: guardrails: .ralph/guardrails.md`, where(fm, 'guardrails'));
-        }
-        else {
-            guardrails = rawGuardrails;
-        }
-    }
-    // ours: presets
-    const presets = flag('presets', 'presets: false (run the agent exactly as written)');
-    if (problems.length === 0 && opts.checkPrograms) {
-        const env = opts.env ?? process.env;
-        const dirs = { ralphDir: validate_realPath(external_node_path_default().dirname(absolute)), projectRoot: opts.cwd };
-        // Every item is valid here (no problems so far), so the lists line up with the frontmatter's.
-        const runPosition = (key, index) => {
-            const item = fm.get(key)[index];
-            return item instanceof Map
-                ? (positions.entry(item, 'run').value ?? positions.item(fm.get(key), index))
-                : undefined;
-        };
-        commands.forEach((command, index) => {
-            const missing = missingCommandProgram(command, argValues, dirs, env.PATH);
-            if (missing)
-                report(missing, runPosition('commands', index));
-        });
-        checks.forEach((check, index) => {
-            const missing = missingGateProgram(check, opts.cwd, env.PATH);
-            if (missing)
-                report(missing, runPosition('checks', index));
-        });
-    }
-    warnings.push(...unknownKeys(file, fm, positions), ...namingNothing(file, split, commands, declared));
-    if (problems.length > 0)
-        return { problems, warnings };
-    // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
-    const dir = validate_realPath(external_node_path_default().dirname(absolute));
-    const ralph = {
-        file: validate_realPath(absolute),
-        dir,
-        name: external_node_path_default().basename(dir),
-        agent: rawAgent,
-        agentArgv,
-        commands,
-        args: declared ?? [],
-        credit,
-        checks,
-        argValues,
-        warnings
-    };
-    if (completionTag !== undefined)
-        ralph.completionTag = completionTag;
-    if (guardrails !== undefined)
-        ralph.guardrails = guardrails;
-    if (presets !== undefined)
-        ralph.presets = presets;
-    if (checksParallel !== undefined)
-        ralph.checksParallel = checksParallel;
-    if (rawCredit !== null)
-        ralph.creditWritten = true;
-    return { ralph, problems, warnings };
-}
-// `commands:` (the reference's rules) and `checks:` (ours, the same rules): a list of {name, run, timeout?}.
-function validateRunList(fm, key, label, defaultTimeout, positions, report, messages) {
-    const raw = field(fm, key);
-    if (raw === null)
-        return [];
-    if (!Array.isArray(raw)) {
-        const entry = positions.entry(fm, key);
-        report(messages.notAList, entry.value ?? entry.key);
-        return [];
-    }
-    const result = [];
-    const seen = new Set();
-    raw.forEach((item, index) => {
-        const itemPos = positions.item(raw, index);
-        if (!(item instanceof Map) || !item.has('name') || !item.has('run')) {
-            report(messages.missingFields, itemPos);
-            return;
-        }
-        const at = (k) => positions.entry(item, k).value ?? itemPos;
-        const name = item.get('name');
-        const run = item.get('run');
-        const nameOk = isNonEmptyString(name);
-        const runOk = isNonEmptyString(run);
-        if (!nameOk)
-            report(`${label} 'name' must be a non-empty string.`, at('name'));
-        if (!runOk)
-            report(`${label} 'run' must be a non-empty string.`, at('run'));
-        if (!nameOk)
-            return;
-        let ok = runOk;
-        if (!NAME_RE.test(name)) {
-            report(`${label} name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, at('name'));
-            ok = false;
-        }
-        else if (seen.has(name)) {
-            report(messages.duplicate(name), at('name'));
-            ok = false;
-        }
-        else {
-            seen.add(name);
-        }
-        const rawTimeout = item.has('timeout') ? item.get('timeout') : null;
-        let timeout = defaultTimeout;
-        if (rawTimeout !== null) {
-            if (!isValidTimeout(rawTimeout)) {
-                report(messages.badTimeout(name, rawTimeout), at('timeout'));
-                ok = false;
-            }
-            else {
-                timeout = Number(rawTimeout);
-            }
-        }
-        if (ok)
-            result.push({ name, run: run, timeout });
-    });
-    return result;
-}
-function checkNames(names, label, at, report) {
-    const seen = new Set();
-    names.forEach((name, index) => {
-        if (!NAME_RE.test(name)) {
-            report(`${label} name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, at(index));
-        }
-        else if (seen.has(name)) {
-            report(`Duplicate ${label.toLowerCase()} name '${name}'.`, at(index));
-        }
-        else {
-            seen.add(name);
-        }
-    });
-}
-/** `fm.get(key)`: absent and null are the same to the reference. */
-function field(dict, key) {
-    return dict.has(key) ? dict.get(key) : null;
-}
-/** The reference's _is_nonempty_string: a str with something left after Python's strip(). */
-function isNonEmptyString(value) {
-    return typeof value === 'string' && pyStrip(value) !== '';
-}
-/** The reference's _is_valid_timeout: an int or float (not a bool), finite and positive. */
-function isValidTimeout(value) {
-    if (typeof value === 'bigint')
-        return value > 0n;
-    if (typeof value === 'number')
-        return Number.isFinite(value) && value > 0;
-    return false;
-}
-function readUtf8(file) {
-    let bytes;
-    try {
-        bytes = external_node_fs_default().readFileSync(file);
-    }
-    catch (error) {
-        const code = error.code;
-        if (code === 'ENOENT')
-            throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
-        throw new RalphError(`Cannot read ${file}: ${fileProblem(error)}.`);
-    }
-    try {
-        // Strict like Python's read_text(encoding="utf-8"); the BOM is kept here and dropped by the splitter.
-        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
-    }
-    catch {
-        throw new RalphError(`${file}: ${RALPH_MARKER} is not valid UTF-8 text. Save it as UTF-8.`);
-    }
-}
-function problemOf(file, error) {
-    return { file, message: error.message, exitCode: error.exitCode };
-}
-function validate_isDirectory(p) {
-    try {
-        return external_node_fs_default().statSync(p).isDirectory();
-    }
-    catch {
-        return false;
-    }
-}
-function validate_realPath(p) {
-    try {
-        return external_node_fs_default().realpathSync(p);
-    }
-    catch {
-        return p;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ralph/index.ts
-// The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/cli/argv.ts
-// Command-line parsing with the reference CLI's (click's) semantics, so `ralph-action run` is a drop-in for
-// `ralph run`: options may stand anywhere (interspersed), unknown options are kept as user args, and the
-// first `--` is consumed.
-
-
-class UsageError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'UsageError';
-    }
-}
-function convert(spec, name, raw) {
-    if (spec.kind === 'int') {
-        // click accepts surrounding whitespace and a sign, nothing else.
-        if (!/^\s*[+-]?\d+\s*$/.test(raw))
-            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a valid integer.`);
-        return Number.parseInt(raw, 10);
-    }
-    if (spec.kind === 'duration') {
-        const seconds = parseDuration(raw, 's');
-        if (seconds === undefined)
-            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a positive duration: give seconds (90) or a number with a unit (90s, 2m, 1h).`);
-        return seconds;
-    }
-    if (spec.kind === 'float') {
-        // Python's float(): decimal or exponent notation, inf, infinity, nan; surrounding whitespace allowed.
-        const text = raw.trim();
-        const match = /^([+-]?)(?:(inf|infinity)|(nan)|((?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?))$/i.exec(text);
-        if (!match)
-            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a valid float.`);
-        if (match[3])
-            return Number.NaN;
-        const sign = match[1] === '-' ? -1 : 1;
-        return match[2] ? sign * Number.POSITIVE_INFINITY : Number(text);
-    }
-    return raw;
-}
-/** Parses `tokens` against `specs`; throws UsageError with click's wording for a bad option value. */
-function parseArgs(tokens, specs) {
-    const byName = new Map();
-    for (const spec of specs)
-        for (const name of spec.names)
-            byName.set(name, spec);
-    const options = {};
-    const rest = [];
-    const typed = {};
-    const take = (spec, name, value) => {
-        const converted = convert(spec, name, value);
-        typed[spec.key] = name;
-        if (spec.kind === 'strings')
-            options[spec.key] = [...(options[spec.key] ?? []), value];
-        else
-            options[spec.key] = converted;
-    };
-    for (let i = 0; i < tokens.length; i++) {
-        const token = tokens[i];
-        if (token === '--') {
-            rest.push(...tokens.slice(i + 1));
-            break;
-        }
-        if (token.startsWith('--')) {
-            const eq = token.indexOf('=');
-            const name = eq === -1 ? token : token.slice(0, eq);
-            const spec = byName.get(name);
-            if (!spec) {
-                rest.push(token);
-                continue;
-            }
-            if (spec.kind === 'flag') {
-                if (eq !== -1)
-                    throw new UsageError(`Option '${name}' does not take a value.`);
-                options[spec.key] = true;
-                typed[spec.key] = name;
-                continue;
-            }
-            if (eq !== -1)
-                take(spec, name, token.slice(eq + 1));
-            else if (i + 1 < tokens.length)
-                take(spec, name, tokens[++i]);
-            else
-                throw new UsageError(`Option '${name}' requires an argument.`);
-            continue;
-        }
-        if (token.startsWith('-') && token.length > 1) {
-            // Short options, possibly combined (`-sn3`); an unknown one keeps the whole token as a user arg.
-            if (!byName.has(`-${token[1]}`)) {
-                rest.push(token);
-                continue;
-            }
-            for (let j = 1; j < token.length; j++) {
-                const name = `-${token[j]}`;
-                const spec = byName.get(name);
-                if (!spec) {
-                    rest.push(`-${token.slice(j)}`);
-                    break;
-                }
-                if (spec.kind === 'flag') {
-                    options[spec.key] = true;
-                    typed[spec.key] = name;
-                    continue;
-                }
-                const attached = token.slice(j + 1);
-                if (attached !== '')
-                    take(spec, name, attached);
-                else if (i + 1 < tokens.length)
-                    take(spec, name, tokens[++i]);
-                else
-                    throw new UsageError(`Option '${name}' requires an argument.`);
-                break;
-            }
-            continue;
-        }
-        rest.push(token);
-    }
-    return { options, rest, typed };
-}
-/** The options block of a help text. */
-function formatOptions(specs) {
-    const rows = specs.map(spec => {
-        const value = spec.kind === 'flag' ? '' : ` ${spec.metavar ?? spec.kind.toUpperCase().replace('STRINGS', 'TEXT')}`;
-        return [`${spec.names.join(', ')}${value}`, spec.help];
-    });
-    const width = Math.max(...rows.map(([left]) => left.length)) + 2;
-    return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n');
-}
-/** Edits (insertions, deletions, substitutions) from `a` to `b`. */
-/** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
-function closeOption(token, specs) {
-    return closest(token.split('=')[0], specs.flatMap(spec => spec.names.filter(n => n.startsWith('--'))));
-}
-
 ;// CONCATENATED MODULE: ./src/agents/argv.ts
 // Reading and extending an agent's command line without ever duplicating what the user wrote.
 
@@ -10867,7 +8829,7 @@ function transcriptLine(event) {
 }
 const UNITS = { d: 86400, h: 3600, m: 60, min: 60, s: 1, sec: 1, ms: 0.001 };
 /** Seconds in a duration like `1h2m3s`, `27.4s`, `90 seconds`, `2 hours`; undefined when there is none. */
-function stream_parseDuration(text) {
+function parseDuration(text) {
     const compact = /(\d+(?:\.\d+)?)(ms|[dhms])(?![a-z])/gi;
     let total = 0;
     let found = false;
@@ -10890,7 +8852,7 @@ function stream_parseDuration(text) {
 function resetFromMessage(message, now = Date.now()) {
     const relative = /(?:resets?(?: after| in)?|retry (?:in|after)|try again in)\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(message);
     if (relative) {
-        const seconds = stream_parseDuration(relative[1]);
+        const seconds = parseDuration(relative[1]);
         if (seconds !== undefined)
             return now + seconds * 1000;
     }
@@ -11019,6 +8981,9 @@ class JsonLinesReader {
     }
 }
 
+;// CONCATENATED MODULE: external "node:fs"
+const external_node_fs_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:fs");
+var external_node_fs_default = /*#__PURE__*/__nccwpck_require__.n(external_node_fs_namespaceObject);
 ;// CONCATENATED MODULE: ./src/agents/watched-file.ts
 // A file an agent writes beside its output (a generic agent's cost report, gemini's telemetry log, codex's
 // session log), read while the agent runs: live enforcement of the dollar budget. A file we name lives in a
@@ -12857,8 +10822,38 @@ function lookupPrice(model) {
 /** Dollars for a run's tokens at list price, or undefined when its model is unknown or unnamed. */
 function priceFromTable(usage) {
     const price = lookupPrice(usage.model);
-    if (!price)
-        return undefined;
+    return price ? costAt(price, usage) : undefined;
+}
+/** The vendor a model id belongs to, by its family's prefix; undefined when no family matches. */
+function vendorOfModel(model) {
+    const id = model ? normaliseModelId(model) : '';
+    if (id.startsWith('claude-'))
+        return 'Anthropic';
+    if (/^(?:gpt-|o\d|codex-|chatgpt-)/.test(id))
+        return 'OpenAI';
+    if (/^(?:gemini-|gemma-)/.test(id))
+        return 'Google';
+    if (/^(?:qwen|qwq-)/.test(id))
+        return 'Alibaba';
+    return undefined;
+}
+/** Each rate at the highest any of the vendor's rows has: an unlisted model never costs less than it could. */
+function topPriceOf(vendor) {
+    const rows = PRICE_TABLE.filter(row => vendorOfModel(row.models[0]) === vendor);
+    const top = (rate) => Math.max(...rows.map(row => row[rate]));
+    return {
+        models: [],
+        input: top('input'),
+        output: top('output'),
+        cache_read: top('cache_read'),
+        cache_write: top('cache_write'),
+        date: PRICE_TABLE_VERSION,
+        source: `the highest ${vendor} rates in this table`,
+        verified: 'unverified'
+    };
+}
+/** Dollars for tokens at `price`'s rates (USD per million). */
+function costAt(price, usage) {
     return ((usage.input * price.input +
         usage.output * price.output +
         usage.cache_read * price.cache_read +
@@ -13647,7 +11642,13 @@ class ProcessRun {
     log;
     logClosed;
     logError;
-    outputPaused = false;
+    /** The log file is behind (its buffer is past LOG_HIGH_WATER_MARK). */
+    logBehind = false;
+    /** outputRoom's promises not settled yet: the caller cannot take more. */
+    callerWaits = 0;
+    /** The tree is dead: what is left in the pipes is read whatever the caller says. */
+    callerIgnored = false;
+    readingPaused = false;
     timeoutTimer;
     pipeIdleTimer;
     pipeMaxTimer;
@@ -13749,6 +11750,27 @@ class ProcessRun {
             this.killTree();
         }
     }
+    /** The caller has no room for more output: stop reading until it has (the program blocks in write). */
+    waitForCaller() {
+        if (this.callerIgnored || !this.opts.outputRoom)
+            return;
+        let wait;
+        try {
+            wait = this.opts.outputRoom();
+        }
+        catch {
+            // A front-end that cannot say is not waited for.
+        }
+        if (!wait)
+            return;
+        this.callerWaits++;
+        this.updateReading();
+        const settled = () => {
+            this.callerWaits--;
+            this.updateReading();
+        };
+        wait.then(settled, settled);
+    }
     openLog() {
         const { logFile } = this.opts;
         if (logFile === undefined)
@@ -13765,7 +11787,8 @@ class ProcessRun {
         log.on('error', err => {
             // A log we cannot write must not stop or stall the program: stop logging and say so in the result.
             this.logError ??= err;
-            this.resumeOutput();
+            this.logBehind = false;
+            this.updateReading();
         });
     }
     watchOutput(stream, name) {
@@ -13774,8 +11797,9 @@ class ProcessRun {
         stream.on('data', (chunk) => {
             this.captures[name].push(chunk);
             if (this.log && !this.logError && !this.log.write(chunk))
-                this.pauseOutput();
+                this.waitForLog();
             this.callBack(callback, chunk);
+            this.waitForCaller();
             if (this.pipeIdleTimer)
                 this.pipeIdleTimer.refresh();
         });
@@ -13788,20 +11812,28 @@ class ProcessRun {
         });
     }
     /** The log file is behind: stop reading the child (it blocks on a full pipe) until the file drains. */
-    pauseOutput() {
-        if (this.outputPaused || !this.log)
+    waitForLog() {
+        if (this.logBehind || !this.log)
             return;
-        this.outputPaused = true;
-        this.child?.stdout?.pause();
-        this.child?.stderr?.pause();
-        this.log.once('drain', () => this.resumeOutput());
+        this.logBehind = true;
+        this.updateReading();
+        this.log.once('drain', () => {
+            this.logBehind = false;
+            this.updateReading();
+        });
     }
-    resumeOutput() {
-        if (!this.outputPaused)
+    /** Reads the pipes only while the log file and the caller can both take more. */
+    updateReading() {
+        const pause = this.logBehind || (this.callerWaits > 0 && !this.callerIgnored);
+        if (pause === this.readingPaused)
             return;
-        this.outputPaused = false;
-        this.child?.stdout?.resume();
-        this.child?.stderr?.resume();
+        this.readingPaused = pause;
+        for (const stream of [this.child?.stdout, this.child?.stderr]) {
+            if (pause)
+                stream?.pause();
+            else
+                stream?.resume();
+        }
     }
     killTree(graceMs) {
         const pid = this.child?.pid;
@@ -13812,7 +11844,12 @@ class ProcessRun {
             start: this.identity,
             holding: this.outputIds,
             ...(this.opts.signaller ? { signaller: this.opts.signaller } : {})
-        }).then(() => this.stopWaitingForPipes());
+        }).then(() => {
+            // A reader that never reads again must not keep a dead tree's output, nor the run, waiting.
+            this.callerIgnored = true;
+            this.updateReading();
+            this.stopWaitingForPipes();
+        });
         void this.killing.then(() => this.settleIfDone());
     }
     /**
@@ -13823,7 +11860,7 @@ class ProcessRun {
         if (this.openStreams === 0)
             return;
         const destroy = () => {
-            if (this.outputPaused) {
+            if (this.logBehind) {
                 // Output is only waiting for the log file to drain; give it another moment.
                 this.pipeIdleTimer?.refresh();
                 return;
@@ -13833,7 +11870,8 @@ class ProcessRun {
         };
         this.pipeIdleTimer = setTimeout(destroy, PIPE_IDLE_MS);
         this.pipeMaxTimer = setTimeout(() => {
-            this.resumeOutput();
+            this.logBehind = false;
+            this.updateReading();
             this.child?.stdout?.destroy();
             this.child?.stderr?.destroy();
         }, PIPE_MAX_WAIT_MS);
@@ -13978,8 +12016,2011 @@ function cutCharacterAtStart(buf) {
     return n;
 }
 
+;// CONCATENATED MODULE: ./src/proc/which.ts
+// Python's shutil.which on POSIX, which the reference uses to check that the agent exists before the loop.
+
+
+/** glibc's confstr(_CS_PATH): Python's fallback when PATH is unset. */
+const DEFAULT_PATH = '/bin:/usr/bin';
+/**
+ * The file the command would run, or null. A name with a slash (`./agent.sh`, `bin/x`) is checked as is,
+ * relative to `cwd`; otherwise each PATH entry is tried in order (an empty entry means `cwd`).
+ * A match must exist, be executable and not be a directory. `path` is PATH as the environment has it:
+ * undefined when unset, which means Python's default.
+ */
+function which(command, opts) {
+    if (command.includes('/'))
+        return isExecutableFile(command, opts.cwd) ? command : null;
+    const searchPath = opts.path ?? DEFAULT_PATH;
+    if (!searchPath)
+        return null;
+    const seen = new Set();
+    for (const dir of searchPath.split(':')) {
+        if (seen.has(dir))
+            continue;
+        seen.add(dir);
+        const candidate = dir === '' ? command : dir.endsWith('/') ? dir + command : `${dir}/${command}`;
+        if (isExecutableFile(candidate, opts.cwd))
+            return candidate;
+    }
+    return null;
+}
+function isExecutableFile(file, cwd) {
+    // Joined without normalising, so `..` after a symlink means what the OS says it means.
+    const absolute = external_node_path_default().isAbsolute(file) ? file : `${cwd.replace(/\/+$/, '')}/${file}`;
+    try {
+        if (external_node_fs_default().statSync(absolute).isDirectory())
+            return false;
+        external_node_fs_default().accessSync(absolute, (external_node_fs_default()).constants.X_OK);
+        return true;
+    }
+    catch {
+        return false;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/proc/index.ts
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/ralph/types.ts
+// The RALPH.md contract: what a validated ralph is, what a problem with one looks like.
+/** Thrown for bad input (a user's mistake, not our bug): the CLI prints `message` alone, no stack trace. */
+class RalphError extends Error {
+    exitCode;
+    problems;
+    constructor(message, exitCode = 1, problems = []) {
+        super(message);
+        this.exitCode = exitCode;
+        this.problems = problems;
+        this.name = 'RalphError';
+    }
+}
+const FILE_PROBLEMS = {
+    ENOENT: 'no such file or folder',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EISDIR: 'it is a folder, not a file',
+    ENOTDIR: 'a part of the path is a file, not a folder',
+    EEXIST: 'it already exists',
+    ENOSPC: 'the disk is full',
+    EROFS: 'the file system is read-only'
+};
+/** A file system error in words ("no such file or folder"), not errno jargon ("ENOENT: …"). */
+function fileProblem(error) {
+    const code = error?.code;
+    if (code !== undefined && FILE_PROBLEMS[code])
+        return FILE_PROBLEMS[code];
+    return error instanceof Error ? error.message : String(error);
+}
+
+;// CONCATENATED MODULE: ./src/ralph/comments.ts
+// HTML comments in the body are notes for humans: the reference removes them before substitution, but keeps
+// the ones inside ``` or ~~~ fences. Its fence detection is a regex, not CommonMark, and we copy the regex:
+// an opening fence may start anywhere (even mid-line); the closing one must start a line (after spaces or
+// tabs) and be at least as long as the opening one.
+const FENCE_OR_COMMENT = /((`{3,}).*?\n[ \t]*\2`*|(~{3,}).*?\n[ \t]*\3~*)|<!--.*?-->/gs;
+/** Removes `<!-- … -->` outside fenced blocks, exactly (no whitespace around it is touched). */
+function stripHtmlComments(body) {
+    return body.replace(FENCE_OR_COMMENT, (_match, fence) => fence ?? '');
+}
+
+// EXTERNAL MODULE: ./node_modules/yaml/dist/index.js
+var dist = __nccwpck_require__(8815);
+;// CONCATENATED MODULE: ./src/ralph/pystr.ts
+// Python's notion of whitespace, which the reference runtime uses in str.strip() and in `\s` of its regexes.
+// It differs from JavaScript's: Python counts \x1c-\x1f and \x85 as whitespace, JavaScript counts \ufeff.
+/** The characters for which Python's `str.isspace()` is true (identical to `\s` in a Python str regex). */
+const PY_WHITESPACE = '\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
+/** Python's `\s` as the body of a JavaScript character class, for building regexes. */
+const PY_WS_CLASS = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const WHITESPACE_CODES = new Set(Array.from(PY_WHITESPACE, c => c.charCodeAt(0)));
+/** Python's `c.isspace()` for one UTF-16 code unit (no whitespace lies outside the BMP). */
+function isPySpace(code) {
+    return WHITESPACE_CODES.has(code);
+}
+/** Python's `s.strip()`. */
+function pyStrip(s) {
+    return pyRstrip(pyLstrip(s));
+}
+/** Python's `s.lstrip()`. */
+function pyLstrip(s) {
+    let start = 0;
+    while (start < s.length && isPySpace(s.charCodeAt(start)))
+        start++;
+    return s.slice(start);
+}
+/** Python's `s.rstrip()`. */
+function pyRstrip(s) {
+    let end = s.length;
+    while (end > 0 && isPySpace(s.charCodeAt(end - 1)))
+        end--;
+    return s.slice(0, end);
+}
+
+;// CONCATENATED MODULE: ./src/ralph/pyvalue.ts
+// What PyYAML's safe_load gives the reference runtime, modelled closely enough to reproduce its messages:
+// the Python type of a value (`got list`) and its repr (`got 'false'`, `invalid timeout: 1.5`).
+/** A Python value with no JavaScript counterpart (date, datetime, bytes, set, tuple): its type name and repr. */
+class PyOpaque {
+    typeName;
+    repr;
+    constructor(typeName, repr) {
+        this.typeName = typeName;
+        this.repr = repr;
+    }
+}
+/** Python's `type(v).__name__`. */
+function pyTypeName(v) {
+    if (v === null)
+        return 'NoneType';
+    switch (typeof v) {
+        case 'boolean':
+            return 'bool';
+        case 'bigint':
+            return 'int';
+        case 'number':
+            return 'float';
+        case 'string':
+            return 'str';
+    }
+    if (Array.isArray(v))
+        return 'list';
+    if (v instanceof Map)
+        return 'dict';
+    return v.typeName;
+}
+/** Python's `repr(v)`. */
+function pyRepr(v) {
+    return reprIn(v, new Set());
+}
+function reprIn(v, open) {
+    if (v === null)
+        return 'None';
+    switch (typeof v) {
+        case 'boolean':
+            return v ? 'True' : 'False';
+        case 'bigint':
+            return v.toString();
+        case 'number':
+            return pyFloatRepr(v);
+        case 'string':
+            return pyStrRepr(v);
+    }
+    if (v instanceof PyOpaque)
+        return v.repr;
+    // A YAML alias can make a structure contain itself; Python prints the inner reference as [...] / {...}.
+    if (open.has(v))
+        return Array.isArray(v) ? '[...]' : '{...}';
+    open.add(v);
+    try {
+        if (Array.isArray(v))
+            return `[${v.map(item => reprIn(item, open)).join(', ')}]`;
+        const entries = [...v].map(([key, value]) => `${reprIn(key, open)}: ${reprIn(value, open)}`);
+        return `{${entries.join(', ')}}`;
+    }
+    finally {
+        open.delete(v);
+    }
+}
+// Python's str.isprintable() is false for these categories (the space character excepted).
+const NOT_PRINTABLE = /^[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]$/u;
+/** Python's `repr(s)` for a str. */
+function pyStrRepr(s) {
+    const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+    let out = quote;
+    for (const ch of s) {
+        const code = ch.codePointAt(0);
+        if (ch === quote || ch === '\\')
+            out += '\\' + ch;
+        else if (ch === '\t')
+            out += '\\t';
+        else if (ch === '\n')
+            out += '\\n';
+        else if (ch === '\r')
+            out += '\\r';
+        else if (code < 0x20 || code === 0x7f)
+            out += '\\x' + hex(code, 2);
+        else if (code < 0x7f)
+            out += ch;
+        else if (!NOT_PRINTABLE.test(ch))
+            out += ch;
+        else if (code <= 0xff)
+            out += '\\x' + hex(code, 2);
+        else if (code <= 0xffff)
+            out += '\\u' + hex(code, 4);
+        else
+            out += '\\U' + hex(code, 8);
+    }
+    return out + quote;
+}
+/** Python's `repr(b)` for bytes. */
+function pyBytesRepr(bytes) {
+    const hasSingle = bytes.includes(0x27);
+    const quote = hasSingle && !bytes.includes(0x22) ? '"' : "'";
+    let out = 'b' + quote;
+    for (const b of bytes) {
+        const ch = String.fromCharCode(b);
+        if (ch === quote || ch === '\\')
+            out += '\\' + ch;
+        else if (ch === '\t')
+            out += '\\t';
+        else if (ch === '\n')
+            out += '\\n';
+        else if (ch === '\r')
+            out += '\\r';
+        else if (b < 0x20 || b >= 0x7f)
+            out += '\\x' + hex(b, 2);
+        else
+            out += ch;
+    }
+    return out + quote;
+}
+function hex(n, width) {
+    return n.toString(16).padStart(width, '0');
+}
+/** Python's `repr(x)` for a float: the shortest digits that round-trip, `1e+16`, `1e-05`, `inf`, `nan`. */
+function pyFloatRepr(x) {
+    if (Number.isNaN(x))
+        return 'nan';
+    if (x === Infinity)
+        return 'inf';
+    if (x === -Infinity)
+        return '-inf';
+    if (x === 0)
+        return Object.is(x, -0) ? '-0.0' : '0.0';
+    const sign = x < 0 ? '-' : '';
+    // toExponential() without an argument gives the shortest round-trip digits, like Python's repr.
+    const [mantissa, exponent] = Math.abs(x).toExponential().split('e');
+    const digits = mantissa.replace('.', '');
+    const decpt = Number(exponent) + 1;
+    if (decpt > -4 && decpt <= 16) {
+        if (decpt <= 0)
+            return `${sign}0.${'0'.repeat(-decpt)}${digits}`;
+        if (decpt >= digits.length)
+            return `${sign}${digits}${'0'.repeat(decpt - digits.length)}.0`;
+        return `${sign}${digits.slice(0, decpt)}.${digits.slice(decpt)}`;
+    }
+    const exp = decpt - 1;
+    const frac = digits.length > 1 ? `.${digits.slice(1)}` : '';
+    const expText = String(Math.abs(exp)).padStart(2, '0');
+    return `${sign}${digits[0]}${frac}e${exp < 0 ? '-' : '+'}${expText}`;
+}
+/**
+ * Python's `'%.1f' % x`: the exact binary value correctly rounded, an exact tie going to the even digit
+ * (`0.25` → `0.2`). JavaScript's toFixed sends ties up, and switches to exponent notation from 1e21.
+ */
+function pyFormatFixed1(x) {
+    if (Number.isNaN(x))
+        return 'nan';
+    if (!Number.isFinite(x))
+        return x > 0 ? 'inf' : '-inf';
+    const sign = x < 0 || Object.is(x, -0) ? '-' : '';
+    const a = Math.abs(x);
+    if (a >= 1e21)
+        return `${sign}${BigInt(a).toString()}.0`;
+    const quarters = a * 4;
+    // Only n + 0.25 and n + 0.75 are exact ties at one decimal: a*4 is then an odd integer.
+    if (Number.isInteger(quarters) && quarters % 2 === 1) {
+        const five = BigInt(quarters) * 5n; // tenths * 2, odd
+        let tenths = (five - 1n) / 2n;
+        if (tenths % 2n === 1n)
+            tenths += 1n;
+        return `${sign}${tenths / 10n}.${tenths % 10n}`;
+    }
+    return `${sign}${a.toFixed(1)}`;
+}
+
+;// CONCATENATED MODULE: ./src/ralph/frontmatter.ts
+// Splitting RALPH.md into frontmatter and body, and reading the frontmatter the way the reference does:
+// PyYAML's safe_load, i.e. YAML 1.1 (`credit: no` is false, `010` is 8, `1e3` is a string).
+//
+// The `yaml` package parses (it reports positions), with the failsafe schema so that every scalar reaches
+// us as text; the PyYAML resolution rules and constructors below turn the nodes into Python values.
+
+
+
+
+const DELIMITER = '---';
+const BOM = '\ufeff';
+/** Python's universal newlines (`read_text`): CRLF and lone CR become LF. */
+function normalizeNewlines(text) {
+    return text.replace(/\r\n?/g, '\n');
+}
+/**
+ * Splits the file text into frontmatter and body. Newlines are normalised and one leading BOM is dropped first.
+ * The first line opens the block when it is `---` (trailing whitespace allowed); the next such line closes it.
+ * An indented `---` does not count. Without a closing line the whole file is body.
+ */
+function splitFrontmatter(text) {
+    let normalized = normalizeNewlines(text);
+    if (normalized.startsWith(BOM))
+        normalized = normalized.slice(BOM.length);
+    const lines = normalized.split('\n');
+    const noFrontmatter = { yaml: null, yamlStartLine: 0, body: normalized, bodyStartLine: 1 };
+    if (pyRstrip(lines[0]) !== DELIMITER)
+        return noFrontmatter;
+    for (let i = 1; i < lines.length; i++) {
+        if (pyRstrip(lines[i]) === DELIMITER) {
+            return {
+                yaml: lines.slice(1, i).join('\n'),
+                yamlStartLine: 2,
+                body: lines.slice(i + 1).join('\n'),
+                bodyStartLine: i + 2
+            };
+        }
+    }
+    return noFrontmatter;
+}
+/** Where the values of a parsed frontmatter came from, for messages that point at a line. */
+class FrontmatterPositions {
+    nodes = new WeakMap();
+    entries = new WeakMap();
+    items = new WeakMap();
+    /** The position of a list or mapping. */
+    of(value) {
+        return typeof value === 'object' && value !== null ? this.nodes.get(value) : undefined;
+    }
+    /** The position of a mapping's key, and of its value. */
+    entry(dict, key) {
+        return this.entries.get(dict)?.get(key) ?? {};
+    }
+    /** The position of a list's item. */
+    item(list, index) {
+        return this.items.get(list)?.[index];
+    }
+    /** @internal */
+    recordNode(value, pos) {
+        if (pos)
+            this.nodes.set(value, pos);
+    }
+    /** @internal */
+    recordEntry(dict, key, pos) {
+        let map = this.entries.get(dict);
+        if (!map)
+            this.entries.set(dict, (map = new Map()));
+        map.set(key, pos);
+    }
+    /** @internal */
+    recordItems(list, positions) {
+        this.items.set(list, positions);
+    }
+}
+/**
+ * Parses RALPH.md text and returns its frontmatter mapping (an empty Map when there is none).
+ * Throws RalphError: `FILE:LINE:COLUMN: Invalid YAML in frontmatter: <reason>` (the reference prints a
+ * traceback instead: a deliberate difference), or the reference's `Frontmatter must be a YAML mapping, got list`.
+ */
+function parseFrontmatter(file, text) {
+    return readFrontmatter(file, text).data;
+}
+/** parseFrontmatter with the positions of every value, for validation messages. */
+function readFrontmatter(file, text) {
+    const split = splitFrontmatter(text);
+    const positions = new FrontmatterPositions();
+    // The reference only parses a non-empty block: `---\n---` is an empty mapping.
+    if (!split.yaml)
+        return { data: new Map(), positions, split };
+    const lineCounter = new dist/* LineCounter */.HN();
+    const doc = (0,dist/* parseDocument */.Tp)(split.yaml, {
+        version: '1.1',
+        schema: 'failsafe',
+        merge: false,
+        uniqueKeys: false,
+        resolveKnownTags: false,
+        prettyErrors: false,
+        lineCounter
+    });
+    const toPos = (offset) => {
+        const { line, col } = lineCounter.linePos(offset);
+        return { line: line + split.yamlStartLine - 1, column: col };
+    };
+    const fail = (offset, reason) => {
+        const pos = toPos(offset);
+        const message = `Invalid YAML in frontmatter: ${reason}`;
+        const problem = { file, line: pos.line, column: pos.column, message, exitCode: 1 };
+        throw new RalphError(`${file}:${pos.line}:${pos.column}: ${message}`, 1, [problem]);
+    };
+    const error = doc.errors[0];
+    if (error)
+        fail(error.pos[0], yamlReason(error.code, error.message));
+    checkAnchors(doc, fail);
+    checkKeylessValues(split.yaml, fail);
+    const data = new PyConstructor(split.yaml, doc, positions, toPos, fail).construct(doc.contents);
+    if (data === null)
+        return { data: new Map(), positions, split };
+    if (!(data instanceof Map)) {
+        const pos = doc.contents?.range ? toPos(doc.contents.range[0]) : undefined;
+        const message = `Frontmatter must be a YAML mapping, got ${pyTypeName(data)}`;
+        throw new RalphError(message, 1, [{ file, ...pos, message, exitCode: 1 }]);
+    }
+    return { data, positions, split };
+}
+// The yaml package's messages are sentences; keep the first line, without its own position suffix.
+function yamlReason(code, message) {
+    if (code === 'MULTIPLE_DOCS')
+        return 'expected a single document, but found another one (a "..." line?)';
+    const first = message.split('\n')[0].replace(/ at line \d+, column \d+:?$/, '');
+    return first.charAt(0).toLowerCase() + first.slice(1);
+}
+// PyYAML refuses an anchor defined twice; the yaml package lets the second one win.
+function checkAnchors(doc, fail) {
+    const seen = new Set();
+    (0,dist/* visit */.YR)(doc, {
+        Node(_key, node) {
+            const anchor = node.anchor;
+            if (!anchor)
+                return;
+            if (seen.has(anchor))
+                fail(node.range?.[0] ?? 0, `found duplicate anchor ${pyStrRepr(anchor)}`);
+            seen.add(anchor);
+        }
+    });
+}
+// PyYAML allows a `:` without a key before it only after an explicit `?`; the yaml package takes the key as
+// empty, so that `a: [x, y]: z` would silently gain a None key.
+function checkKeylessValues(yamlText, fail) {
+    for (const token of new dist/* Parser */.iX().parse(yamlText)) {
+        if (token.type !== 'document')
+            continue;
+        dist/* CST */.DB.visit(token, item => {
+            if (item.key !== null || !item.sep)
+                return;
+            const explicit = 'explicitKey' in item || item.start.some(t => t.type === 'explicit-key-ind');
+            const colon = item.sep.find(t => t.type === 'map-value-ind');
+            if (!explicit && colon)
+                fail(colon.offset, 'mapping values are not allowed here');
+        });
+    }
+}
+// PyYAML's implicit resolvers (resolver.py), tried in this order for plain scalars only.
+const IMPLICIT = [
+    ['bool', /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/],
+    [
+        'float',
+        /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/
+    ],
+    [
+        'int',
+        /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/
+    ],
+    ['merge', /^(?:<<)$/],
+    ['null', /^(?:~|null|Null|NULL|)$/],
+    [
+        'timestamp',
+        /^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$/
+    ],
+    ['value', /^(?:=)$/]
+];
+const YAML_TAG = 'tag:yaml.org,2002:';
+/** PyYAML's SafeConstructor over the yaml package's nodes. */
+class PyConstructor {
+    source;
+    doc;
+    positions;
+    toPos;
+    fail;
+    built = new Map();
+    constructor(source, doc, positions, toPos, fail) {
+        this.source = source;
+        this.doc = doc;
+        this.positions = positions;
+        this.toPos = toPos;
+        this.fail = fail;
+    }
+    construct(node) {
+        if (node === null || node === undefined)
+            return null;
+        if ((0,dist/* isAlias */.Vj)(node)) {
+            const target = node.resolve(this.doc);
+            if (!target)
+                return this.fail(node.range?.[0] ?? 0, `found undefined alias ${node.source}`);
+            return this.construct(target);
+        }
+        const yamlNode = node;
+        if (this.built.has(yamlNode))
+            return this.built.get(yamlNode);
+        const start = yamlNode.range?.[0] ?? 0;
+        if ((0,dist/* isScalar */.jn)(node)) {
+            const value = this.scalar(node, this.tagOf(node), start);
+            this.built.set(yamlNode, value);
+            return value;
+        }
+        if ((0,dist/* isMap */.jh)(node))
+            return this.mapping(node, start);
+        if ((0,dist/* isSeq */.oP)(node))
+            return this.sequence(node, start);
+        return this.fail(start, 'unsupported YAML node');
+    }
+    /** The node's tag as PyYAML resolves it: the explicit one, or the implicit one for plain scalars. */
+    tagOf(node) {
+        const explicit = node.tag;
+        if (explicit && explicit !== '!')
+            return explicit;
+        if ((0,dist/* isScalar */.jn)(node)) {
+            // PyYAML resolves a scalar tagged `!` as if it were plain, quoted or not: `! '12'` is the int 12.
+            if (node.type !== 'PLAIN' && explicit !== '!')
+                return YAML_TAG + 'str';
+            // Python's `$` also matches before a final newline.
+            const source = this.scalarText(node).replace(/\n$/, '');
+            for (const [name, re] of IMPLICIT)
+                if (re.test(source))
+                    return YAML_TAG + name;
+            return YAML_TAG + 'str';
+        }
+        return YAML_TAG + ((0,dist/* isMap */.jh)(node) ? 'map' : 'seq');
+    }
+    scalar(node, tag, start) {
+        const text = this.scalarText(node);
+        switch (tag) {
+            case YAML_TAG + 'str':
+                return text;
+            case YAML_TAG + 'null':
+                return null;
+            case YAML_TAG + 'bool': {
+                const lower = text.toLowerCase();
+                if (['yes', 'true', 'on'].includes(lower))
+                    return true;
+                if (['no', 'false', 'off'].includes(lower))
+                    return false;
+                return this.fail(start, `invalid boolean value ${pyStrRepr(text)}`);
+            }
+            case YAML_TAG + 'int':
+                return constructInt(text) ?? this.fail(start, `invalid int value ${pyStrRepr(text)}`);
+            case YAML_TAG + 'float':
+                return constructFloat(text) ?? this.fail(start, `invalid float value ${pyStrRepr(text)}`);
+            case YAML_TAG + 'timestamp':
+                return constructTimestamp(text) ?? this.fail(start, `invalid timestamp ${pyStrRepr(text)}`);
+            case YAML_TAG + 'binary': {
+                // Like Python's base64.decodebytes, characters outside the alphabet are skipped.
+                const bytes = Buffer.from(text.replace(/[^A-Za-z0-9+/=]/g, ''), 'base64');
+                return new PyOpaque('bytes', pyBytesRepr(bytes));
+            }
+            default:
+                if ([YAML_TAG + 'map', YAML_TAG + 'seq', YAML_TAG + 'set', YAML_TAG + 'omap'].includes(tag)) {
+                    const kind = tag.endsWith('seq') || tag.endsWith('omap') ? 'sequence' : 'mapping';
+                    return this.fail(start, `expected a ${kind} node, but found scalar`);
+                }
+                return this.fail(start, `could not determine a constructor for the tag ${pyStrRepr(tag)}`);
+        }
+    }
+    /**
+     * The YAML text ends where the closing `---` line starts, so its last line has no line break. PyYAML then
+     * gives a block scalar on that line no final newline (`a: |` + `  x` is 'x'); the yaml package adds one.
+     */
+    scalarText(node) {
+        const text = String(node.source ?? '');
+        return this.blockScalarAtEnd(node) ? text.slice(0, -1) : text;
+    }
+    blockScalarAtEnd(node) {
+        if (node.type !== 'BLOCK_LITERAL' && node.type !== 'BLOCK_FOLDED')
+            return false;
+        if (!String(node.source).endsWith('\n') || !node.range)
+            return false;
+        const src = this.source;
+        const contentEnd = src.replace(/[ \t\n]+$/, '').length;
+        return !src.slice(contentEnd).includes('\n') && node.range[0] < contentEnd && node.range[1] >= contentEnd;
+    }
+    sequence(node, start) {
+        const tag = this.tagOf(node);
+        if (tag === YAML_TAG + 'omap' || tag === YAML_TAG + 'pairs') {
+            const pairs = [];
+            this.built.set(node, pairs);
+            this.positions.recordNode(pairs, this.toPos(start));
+            for (const item of node.items) {
+                const itemStart = item?.range?.[0] ?? start;
+                if (!(0,dist/* isMap */.jh)(item))
+                    return this.fail(itemStart, 'expected a mapping of length 1');
+                if (item.items.length !== 1) {
+                    return this.fail(itemStart, `expected a single mapping item, but found ${item.items.length} items`);
+                }
+                const key = this.construct(item.items[0].key);
+                const value = this.construct(item.items[0].value);
+                pairs.push(new PyOpaque('tuple', `(${pyRepr(key)}, ${pyRepr(value)})`));
+            }
+            return pairs;
+        }
+        if (tag !== YAML_TAG + 'seq')
+            return this.wrongKind(tag, 'sequence', start);
+        const list = [];
+        this.built.set(node, list);
+        this.positions.recordNode(list, this.toPos(start));
+        const itemPositions = [];
+        for (const item of node.items) {
+            const itemNode = item;
+            itemPositions.push(itemNode?.range ? this.toPos(itemNode.range[0]) : undefined);
+            list.push(this.construct(item));
+        }
+        this.positions.recordItems(list, itemPositions);
+        return list;
+    }
+    mapping(node, start) {
+        const tag = this.tagOf(node);
+        if (tag !== YAML_TAG + 'map' && tag !== YAML_TAG + 'set')
+            return this.wrongKind(tag, 'mapping', start);
+        const dict = new Map();
+        this.built.set(node, dict);
+        this.positions.recordNode(dict, this.toPos(start));
+        for (const pair of this.flatten(node)) {
+            const keyNode = pair.key;
+            const valueNode = pair.value;
+            // A plain `=` key is PyYAML's value tag, which flatten_mapping turns into a str.
+            const isValueKey = keyNode !== null && (0,dist/* isScalar */.jn)(keyNode) && this.tagOf(keyNode) === YAML_TAG + 'value';
+            const key = isValueKey ? '=' : this.construct(keyNode);
+            if (!isHashable(key))
+                return this.fail(keyNode?.range?.[0] ?? start, 'found unhashable key');
+            const value = this.construct(valueNode);
+            const existing = equalKey(dict, key);
+            dict.set(existing, value);
+            this.positions.recordEntry(dict, existing, {
+                key: keyNode?.range ? this.toPos(keyNode.range[0]) : undefined,
+                value: valueNode?.range ? this.toPos(valueNode.range[0]) : undefined
+            });
+        }
+        if (tag === YAML_TAG + 'set') {
+            const items = [...dict.keys()].map(key => pyRepr(key));
+            const set = new PyOpaque('set', items.length ? `{${items.join(', ')}}` : 'set()');
+            this.built.set(node, set);
+            return set;
+        }
+        return dict;
+    }
+    wrongKind(tag, found, start) {
+        const name = tag.startsWith(YAML_TAG) ? tag.slice(YAML_TAG.length) : '';
+        if (['str', 'int', 'float', 'bool', 'null', 'timestamp', 'binary'].includes(name)) {
+            return this.fail(start, `expected a scalar node, but found ${found}`);
+        }
+        if (name === 'map' || name === 'set')
+            return this.fail(start, `expected a mapping node, but found ${found}`);
+        if (name === 'seq')
+            return this.fail(start, `expected a sequence node, but found ${found}`);
+        return this.fail(start, `could not determine a constructor for the tag ${pyStrRepr(tag)}`);
+    }
+    /** PyYAML's flatten_mapping: `<<` merges come first, so the mapping's own keys win; earlier merges win. */
+    flatten(node) {
+        const own = [];
+        const merged = [];
+        for (const pair of node.items) {
+            const keyNode = pair.key;
+            if (keyNode && (0,dist/* isScalar */.jn)(keyNode) && this.tagOf(keyNode) === YAML_TAG + 'merge') {
+                const value = this.deref(pair.value);
+                const start = pair.value?.range?.[0] ?? keyNode.range?.[0] ?? 0;
+                if ((0,dist/* isMap */.jh)(value)) {
+                    merged.push(...this.flatten(value));
+                }
+                else if ((0,dist/* isSeq */.oP)(value)) {
+                    const groups = [];
+                    for (const sub of value.items) {
+                        const target = this.deref(sub);
+                        if (!(0,dist/* isMap */.jh)(target))
+                            return this.fail(start, 'expected a mapping for merging');
+                        groups.push(this.flatten(target));
+                    }
+                    for (const group of groups.reverse())
+                        merged.push(...group);
+                }
+                else {
+                    return this.fail(start, 'expected a mapping or list of mappings for merging');
+                }
+            }
+            else {
+                own.push({ key: pair.key, value: pair.value });
+            }
+        }
+        return [...merged, ...own];
+    }
+    deref(node) {
+        return (0,dist/* isAlias */.Vj)(node) ? node.resolve(this.doc) : node;
+    }
+}
+const NUMERIC = ['boolean', 'bigint', 'number'];
+// Python's dict: True, 1 and 1.0 are the same key, and the first spelling of it is kept.
+function equalKey(dict, key) {
+    if (!NUMERIC.includes(typeof key) || dict.has(key))
+        return key;
+    for (const existing of dict.keys()) {
+        // Loose equality across boolean, bigint and number is exactly Python's numeric equality.
+        if (NUMERIC.includes(typeof existing) && existing == key)
+            return existing;
+    }
+    return key;
+}
+function isHashable(value) {
+    if (Array.isArray(value) || value instanceof Map)
+        return false;
+    return !(value instanceof PyOpaque && value.typeName === 'set');
+}
+// construct_yaml_int: underscores dropped; 0b, 0x, leading-0 octal, base-60 with colons.
+function constructInt(text) {
+    let value = pyStrip(text.replace(/_/g, ''));
+    let sign = 1n;
+    if (value.startsWith('-'))
+        sign = -1n;
+    if (value.startsWith('-') || value.startsWith('+'))
+        value = value.slice(1);
+    try {
+        if (value === '0')
+            return 0n;
+        if (value.startsWith('0b'))
+            return sign * BigInt('0b' + value.slice(2));
+        if (value.startsWith('0x'))
+            return sign * BigInt('0x' + value.slice(2));
+        // Python's int(value, 8) also takes an `0o` prefix (only reachable with an explicit !!int).
+        if (value.startsWith('0'))
+            return sign * BigInt('0o' + value.replace(/^0[oO](?=.)/, ''));
+        if (value.includes(':')) {
+            let total = 0n;
+            let base = 1n;
+            for (const part of value.split(':').reverse()) {
+                total += BigInt(part) * base;
+                base *= 60n;
+            }
+            return sign * total;
+        }
+        return /^[0-9]+$/.test(value) ? sign * BigInt(value) : null;
+    }
+    catch {
+        return null;
+    }
+}
+// construct_yaml_float: underscores dropped, .inf/.nan, base-60 with colons, else Python's float().
+function constructFloat(text) {
+    let value = pyStrip(text.replace(/_/g, '').toLowerCase());
+    let sign = 1;
+    if (value.startsWith('-'))
+        sign = -1;
+    if (value.startsWith('-') || value.startsWith('+'))
+        value = value.slice(1);
+    if (value === '.inf')
+        return sign * Infinity;
+    if (value === '.nan' || value === 'nan')
+        return NaN;
+    if (value === 'inf' || value === 'infinity')
+        return sign * Infinity;
+    if (value.includes(':')) {
+        let total = 0;
+        let base = 1;
+        for (const part of value.split(':').reverse()) {
+            total += Number(part) * base;
+            base *= 60;
+        }
+        return sign * total;
+    }
+    if (!/^(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:e[-+]?[0-9]+)?$/.test(value))
+        return null;
+    return sign * Number(value);
+}
+const TIMESTAMP = /^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?:(?:[Tt]|[ \t]+)([0-9]{1,2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9]{1,2})(?::([0-9]{2}))?))?)?$/;
+// construct_yaml_timestamp: a datetime.date, or a datetime.datetime (tz-aware with an offset or Z).
+function constructTimestamp(text) {
+    const m = TIMESTAMP.exec(text);
+    if (!m)
+        return null;
+    const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    if (month < 1 || month > 12)
+        return null;
+    const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+    if (year < 1 || day < 1 || day > daysInMonth)
+        return null;
+    if (m[4] === undefined)
+        return new PyOpaque('date', `datetime.date(${year}, ${month}, ${day})`);
+    const [hour, minute, second] = [Number(m[4]), Number(m[5]), Number(m[6])];
+    if (hour > 23 || minute > 59 || second > 59)
+        return null;
+    const micro = m[7] ? Number(m[7].slice(0, 6).padEnd(6, '0')) : 0;
+    const fields = [year, month, day, hour, minute];
+    if (micro)
+        fields.push(second, micro);
+    else if (second)
+        fields.push(second);
+    let tz = '';
+    if (m[9]) {
+        let seconds = (Number(m[10]) * 60 + Number(m[11] ?? 0)) * 60;
+        if (m[9] === '-')
+            seconds = -seconds;
+        if (seconds <= -86400 || seconds >= 86400)
+            return null;
+        tz = seconds === 0 ? 'datetime.timezone.utc' : `datetime.timezone(${timedeltaRepr(seconds)})`;
+    }
+    else if (m[8]) {
+        tz = 'datetime.timezone.utc';
+    }
+    const args = fields.join(', ') + (tz ? `, tzinfo=${tz}` : '');
+    return new PyOpaque('datetime', `datetime.datetime(${args})`);
+}
+function timedeltaRepr(seconds) {
+    const days = Math.floor(seconds / 86400);
+    const rest = seconds - days * 86400;
+    const parts = [];
+    if (days)
+        parts.push(`days=${days}`);
+    if (rest)
+        parts.push(`seconds=${rest}`);
+    return `datetime.timedelta(${parts.join(', ')})`;
+}
+
+;// CONCATENATED MODULE: ./src/ralph/shlex.ts
+// Python's shlex.split / shlex.quote, which the reference runtime uses for `agent:` and `run:` strings.
+// A port of the state machine in CPython's shlex.read_token for posix=True, whitespace_split=True and no
+// comment characters: only the behaviour, so that argv and error messages match the reference exactly.
+/** Raised where Python's shlex raises ValueError; `message` is Python's text. */
+class ShlexError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ShlexError';
+    }
+}
+// shlex's whitespace is ASCII only: a non-breaking space is part of a word.
+const WHITESPACE = ' \t\r\n';
+const QUOTES = `'"`;
+const ESCAPE = '\\';
+// Inside these quotes a backslash escapes (only the quote itself or a backslash, as in POSIX shells).
+const ESCAPED_QUOTES = '"';
+/** Python's `shlex.split(s)` (posix mode, comments off). Throws ShlexError like Python's ValueError. */
+function shlex_shlexSplit(s) {
+    const tokens = [];
+    let pos = 0;
+    // Between tokens ' ', inside a word 'a', inside quotes the quote char, after a backslash '\\'.
+    let state = ' ';
+    while (state !== 'eof') {
+        let token = '';
+        let quoted = false;
+        let escapedState = ' ';
+        let done = false;
+        while (!done) {
+            const ch = pos < s.length ? s[pos++] : '';
+            if (state === ' ') {
+                if (ch === '') {
+                    state = 'eof';
+                    done = true;
+                }
+                else if (WHITESPACE.includes(ch)) {
+                    continue;
+                }
+                else if (ch === ESCAPE) {
+                    escapedState = 'a';
+                    state = ch;
+                }
+                else if (QUOTES.includes(ch)) {
+                    state = ch;
+                }
+                else {
+                    token = ch;
+                    state = 'a';
+                }
+            }
+            else if (QUOTES.includes(state)) {
+                quoted = true;
+                if (ch === '')
+                    throw new ShlexError('No closing quotation');
+                if (ch === state) {
+                    state = 'a';
+                }
+                else if (ch === ESCAPE && ESCAPED_QUOTES.includes(state)) {
+                    escapedState = state;
+                    state = ch;
+                }
+                else {
+                    token += ch;
+                }
+            }
+            else if (state === ESCAPE) {
+                if (ch === '')
+                    throw new ShlexError('No escaped character');
+                if (QUOTES.includes(escapedState) && ch !== state && ch !== escapedState)
+                    token += state;
+                token += ch;
+                state = escapedState;
+            }
+            else {
+                // state 'a': inside a word
+                if (ch === '') {
+                    state = 'eof';
+                    done = true;
+                }
+                else if (WHITESPACE.includes(ch)) {
+                    state = ' ';
+                    done = true;
+                }
+                else if (QUOTES.includes(ch)) {
+                    state = ch;
+                }
+                else if (ch === ESCAPE) {
+                    escapedState = 'a';
+                    state = ch;
+                }
+                else {
+                    token += ch;
+                }
+            }
+        }
+        // An empty token counts only if it was quoted ('' or "").
+        if (token !== '' || quoted)
+            tokens.push(token);
+    }
+    return tokens;
+}
+// Python: re.compile(r'[^\w@%+=:,./-]', re.ASCII)
+const UNSAFE = /[^\w@%+=:,./-]/;
+/** Python's `shlex.quote(s)`: `''` for empty, unchanged when only safe characters, else single-quoted. */
+function shlexQuote(s) {
+    if (s === '')
+        return "''";
+    if (!UNSAFE.test(s))
+        return s;
+    return "'" + s.replace(/'/g, `'"'"'`) + "'";
+}
+
+;// CONCATENATED MODULE: ./src/ralph/render.ts
+// Turning the RALPH.md body into the prompt, byte for byte as the reference does (engine._assemble_prompt):
+// strip, remove HTML comments, strip, substitute placeholders in one pass, append the credit trailer.
+
+
+
+
+
+const NAME = '[a-zA-Z0-9_-]+';
+/**
+ * `{{ kind.name }}` for the three kinds. Whitespace (Python's `\s`: newlines and tabs too) is allowed after
+ * `{{` and before `}}`, none around the dot. Kinds are lowercase. Groups: 1 = kind, 2 = name.
+ */
+const render_PLACEHOLDER_RE = new RegExp(`\\{\\{[${PY_WS_CLASS}]*(commands|args|ralph)\\.(${NAME})[${PY_WS_CLASS}]*\\}\\}`, 'g');
+const ARGS_RE = new RegExp(`\\{\\{[${PY_WS_CLASS}]*args\\.(${NAME})[${PY_WS_CLASS}]*\\}\\}`, 'g');
+/** Appended verbatim after substitution when `credit` is on (no trailing newline). */
+const CREDIT_TRAILER = '\n\n---\n\n' +
+    'IMPORTANT: When you make any git commits, include the following trailer ' +
+    'at the end of your commit message:\n\n' +
+    'Co-authored-by: Ralphify <noreply@ralphify.co>';
+/**
+ * Fills placeholders in a single pass: inserted values are never scanned again. A known kind with an unknown
+ * name becomes '' (`{{ args.nope }}`); anything else (`{{ env.X }}`, `{{ commands }}`) stays literal.
+ */
+function renderPlaceholders(template, values) {
+    return template.replace(render_PLACEHOLDER_RE, (_m, kind, name) => lookup(values[kind], name));
+}
+/**
+ * Puts arg values into a command's `run` string before it is shell-split: each `{{ args.x }}` becomes the
+ * shlex-quoted value, so any value is one argv token; an arg that was not given becomes nothing (not '').
+ * `{{ commands.x }}` and `{{ ralph.x }}` are left as they are, like the reference.
+ */
+function resolveArgsInRun(run, args) {
+    return run.replace(ARGS_RE, (_m, name) => (Object.hasOwn(args, name) ? shlexQuote(args[name]) : ''));
+}
+/** A command's argv: args resolved into `run`, then split like Python's shlex.split (throws ShlexError). */
+function commandArgv(run, args) {
+    return shlexSplit(resolveArgsInRun(run, args));
+}
+/** The reference runs a command from the ralph's folder when its arg-resolved `run` starts with `./`. */
+function runsFromRalphDir(resolvedRun) {
+    return pyLstrip(resolvedRun).startsWith('./');
+}
+/** The body as a template: stripped, HTML comments removed, stripped again (Python's whitespace rules). */
+function promptTemplate(text) {
+    return pyStrip(stripHtmlComments(pyStrip(splitFrontmatter(text).body)));
+}
+/** The last RALPH.md text whose frontmatter parsed, and its template (see {@link ralphTemplate}). */
+let lastParsed;
+/**
+ * RALPH.md as re-read now, as a template: like the reference, the frontmatter is parsed again (broken YAML
+ * throws RalphError) but only the body is used. Parsing is a pure function of the text, so the last text
+ * that parsed is remembered: a loop re-reading an unchanged file skips the YAML parse (a text that fails
+ * is never remembered, so it fails every time).
+ */
+function ralphTemplate(text, file = 'RALPH.md') {
+    if (lastParsed !== undefined && lastParsed.text === text && lastParsed.file === file)
+        return lastParsed.template;
+    parseFrontmatter(file, text);
+    const template = promptTemplate(text);
+    lastParsed = { file, text, template };
+    return template;
+}
+/**
+ * The prompt for one iteration from RALPH.md as re-read now. Like the reference, the frontmatter is parsed
+ * again (broken YAML throws RalphError and so fails the iteration) but only the body is used.
+ */
+function assemblePrompt(text, values, credit, file = 'RALPH.md') {
+    const prompt = renderPlaceholders(ralphTemplate(text, file), values);
+    return credit ? prompt + CREDIT_TRAILER : prompt;
+}
+/** The reference's format_duration: `0.5s` below a minute, then `2m 30s`, then `1h 15m`. */
+// Byte-identical to ralphify (prompts and the CLI's log): the reports' padded, ms-based formatDuration is loop/overview.ts.
+function formatDuration(seconds) {
+    const tenths = pyFormatFixed1(seconds);
+    if (Number(tenths) < 60)
+        return `${tenths}s`;
+    // Round half up on the total, as the reference does (int(seconds + 0.5)).
+    const total = Math.trunc(seconds + 0.5);
+    const minutes = Math.floor(total / 60);
+    if (minutes < 60)
+        return `${minutes}m ${total % 60}s`;
+    return `${Math.floor(minutes / 60)}h ${minutes % 60}m`;
+}
+/** Appended to a command's output when it ran out of time (the dash is an em dash, U+2014). */
+function timeoutMarker(name, timeoutSeconds) {
+    return `\n\n[Command '${name}' timed out after ${formatDuration(timeoutSeconds)} — output may be incomplete]`;
+}
+function lookup(table, name) {
+    return table !== undefined && Object.hasOwn(table, name) ? table[name] : '';
+}
+
+;// CONCATENATED MODULE: ./src/ralph/args.ts
+// User args after the ralph path (`ralph run my-ralph --focus tests` or `my-ralph tests`), parsed with the
+// reference's rules (cli._parse_user_args). Errors are usage errors: exit code 2.
+
+
+
+
+const NAME_RE = /^[a-zA-Z0-9_-]+$/;
+const VALID_NAME_CHARS_MSG = 'Names may only contain letters, digits, hyphens, and underscores.';
+/**
+ * `--name value` and `--name=value` set any name (declared or not); other tokens fill the declared names in
+ * order, skipping names already set by a flag; a bare `--` makes every later token positional.
+ * Note the reference's CLI parser swallows the first `--` before this runs (see the spec, §9).
+ */
+function parseUserArgs(tokens, declared) {
+    // No prototype: an arg may be called `__proto__` or `constructor`.
+    const result = Object.create(null);
+    let positionalIndex = 0;
+    let flagsEnded = false;
+    for (let i = 0; i < tokens.length; i++) {
+        const token = tokens[i];
+        if (!flagsEnded && token === '--') {
+            flagsEnded = true;
+            continue;
+        }
+        if (!flagsEnded && token.startsWith('--')) {
+            const rest = token.slice(2);
+            let name;
+            let value;
+            const eq = rest.indexOf('=');
+            if (eq >= 0) {
+                name = rest.slice(0, eq);
+                value = rest.slice(eq + 1);
+            }
+            else {
+                name = rest;
+                if (i + 1 >= tokens.length)
+                    throw new RalphError(`Flag '--${name}' requires a value.`, 2);
+                value = tokens[++i];
+            }
+            if (!NAME_RE.test(name)) {
+                throw new RalphError(`Arg name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, 2);
+            }
+            result[name] = value;
+            continue;
+        }
+        if (declared.length === 0) {
+            throw new RalphError(`Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
+                `Use --name value syntax or add 'args: [...]' to your RALPH.md.`, 2);
+        }
+        while (positionalIndex < declared.length && Object.hasOwn(result, declared[positionalIndex])) {
+            positionalIndex++;
+        }
+        if (positionalIndex >= declared.length) {
+            throw new RalphError(`Too many positional arguments. Expected at most ${declared.length} (${declared.join(', ')}).`, 2);
+        }
+        result[declared[positionalIndex]] = token;
+        positionalIndex++;
+    }
+    return result;
+}
+/**
+ * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
+ * prompt, a command or a check). Undefined when the file does not parse: loading it reports that itself.
+ */
+function args_argsRead(file, text) {
+    try {
+        const names = new Set();
+        const { data, split } = readFrontmatter(file, text);
+        const declared = data.get('args');
+        if (declared !== undefined && declared !== null && !Array.isArray(declared))
+            return undefined;
+        for (const name of declared ?? [])
+            if (typeof name === 'string')
+                names.add(name);
+        // Where a value can arrive: the prompt as the agent gets it (HTML comments gone), and the frontmatter.
+        for (const m of `${split.yaml ?? ''}\n${stripHtmlComments(split.body)}`.matchAll(render_PLACEHOLDER_RE))
+            if (m[1] === 'args')
+                names.add(m[2]);
+        return [...names];
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ralph/duration.ts
+// Durations as people write them, for the CLI's --max-time and the action's time inputs: a number, or a
+// number with a unit (90s, 2m, 1h). What a bare number means is the caller's: seconds on the CLI (as
+// ralphify's --timeout), minutes in the action (as a job's timeout-minutes).
+const UNIT_SECONDS = { s: 1, sec: 1, m: 60, min: 60, h: 3600 };
+/** `90s`, `45m`, `2h`, `1.5` (in `bare` units) → seconds; undefined when it is not a positive duration. */
+function duration_parseDuration(value, bare) {
+    const m = /^(\d+(?:\.\d+)?|\.\d+)\s*(s|sec|m|min|h)?$/i.exec(value.trim());
+    if (!m)
+        return undefined;
+    const seconds = Number(m[1]) * UNIT_SECONDS[(m[2] ?? bare).toLowerCase()];
+    return seconds > 0 ? seconds : undefined;
+}
+
+;// CONCATENATED MODULE: ./src/ralph/resolve.ts
+// From what the user typed (`ralph run <path>`) to a RALPH.md, as the reference resolves it
+// (cli._resolve_ralph_paths): a folder, a file named RALPH.md, or the name of an installed ralph.
+
+
+
+const resolve_RALPH_MARKER = 'RALPH.md';
+/** Installed ralphs live in `<project>/.agents/ralphs/<name>/` and `~/.agents/ralphs/<name>/`. */
+const resolve_INSTALLED_RALPHS_DIR = '.agents/ralphs';
+/**
+ * Resolves `pathArg` against `cwd` (the project root): an existing folder means `<folder>/RALPH.md`; an
+ * existing file must be named RALPH.md; otherwise `.agents/ralphs/<name>/RALPH.md` in `cwd`, then in `home`.
+ * Throws RalphError (exit 1) with the reference's messages.
+ */
+function resolve_resolveRalphPath(pathArg, opts) {
+    const typed = purePath(pathArg);
+    const onDisk = (p) => (p.startsWith('/') ? p : `${opts.cwd.replace(/\/+$/, '')}/${p}`);
+    let dir;
+    let file;
+    let installed;
+    if (isDirectory(onDisk(typed))) {
+        dir = typed;
+        file = joinPure(typed, resolve_RALPH_MARKER);
+    }
+    else if (isFile(onDisk(typed)) && baseName(typed) === resolve_RALPH_MARKER) {
+        dir = parentPure(typed);
+        file = typed;
+    }
+    else {
+        const bases = [
+            ['project', joinPure(purePath(opts.cwd), resolve_INSTALLED_RALPHS_DIR)],
+            ['home', joinPure(purePath(opts.home), resolve_INSTALLED_RALPHS_DIR)]
+        ];
+        const found = bases.find(([, base]) => isFile(joinPure(joinPure(base, pathArg), resolve_RALPH_MARKER)));
+        if (!found) {
+            throw new RalphError(`'${pathArg}' is not a directory, ${resolve_RALPH_MARKER} file, or installed ralph.`);
+        }
+        dir = joinPure(found[1], pathArg);
+        file = joinPure(dir, resolve_RALPH_MARKER);
+        installed = { resolvedFrom: found[0], notice: `Resolved: ${file}` };
+    }
+    if (!exists(onDisk(file)))
+        throw new RalphError(`${resolve_RALPH_MARKER} not found at '${file}'.`);
+    return { file: realPath(onDisk(file)), dir: realPath(onDisk(dir)), ...installed };
+}
+/** Names of the installed ralphs (folders holding a RALPH.md) in the project and in home, sorted, each once. */
+function resolve_listInstalledRalphs(cwd, home) {
+    const names = new Set();
+    for (const root of [cwd, home]) {
+        const base = external_node_path_default().join(root, resolve_INSTALLED_RALPHS_DIR);
+        let entries;
+        try {
+            entries = external_node_fs_default().readdirSync(base);
+        }
+        catch {
+            continue;
+        }
+        for (const name of entries) {
+            if (isFile(external_node_path_default().join(base, name, resolve_RALPH_MARKER)))
+                names.add(name);
+        }
+    }
+    return [...names].sort();
+}
+// pathlib.PurePosixPath's string form: `.` parts and repeated or trailing slashes dropped, `..` kept,
+// a leading `//` (and only exactly two) kept.
+function purePath(p) {
+    const root = p.startsWith('//') && !p.startsWith('///') ? '//' : p.startsWith('/') ? '/' : '';
+    const parts = p.split('/').filter(part => part !== '' && part !== '.');
+    const joined = root + parts.join('/');
+    return joined === '' ? '.' : joined;
+}
+// pathlib's `a / b`: an absolute `b` replaces `a`.
+function joinPure(a, b) {
+    if (b.startsWith('/'))
+        return purePath(b);
+    if (a === '.')
+        return purePath(b);
+    return purePath(`${a}/${b}`);
+}
+function parentPure(p) {
+    const slash = p.lastIndexOf('/');
+    if (slash < 0)
+        return '.';
+    const parent = p.slice(0, slash);
+    return parent === '' || parent === '/' ? p.slice(0, slash + 1) : parent;
+}
+function baseName(p) {
+    if (p === '.' || p === '/' || p === '//')
+        return '';
+    return p.slice(p.lastIndexOf('/') + 1);
+}
+function isDirectory(p) {
+    try {
+        return external_node_fs_default().statSync(p).isDirectory();
+    }
+    catch {
+        return false;
+    }
+}
+function isFile(p) {
+    try {
+        return external_node_fs_default().statSync(p).isFile();
+    }
+    catch {
+        return false;
+    }
+}
+function exists(p) {
+    return external_node_fs_default().existsSync(p);
+}
+function realPath(p) {
+    try {
+        return external_node_fs_default().realpathSync(p);
+    }
+    catch {
+        return external_node_path_default().resolve(p);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ralph/arg-words.ts
+// `{{ args.X }}` in a command's `run` becomes the value, shell-quoted, before `run` is split into words: so
+// any value is exactly one word, but only where the placeholder is a word of its own. Inside a larger word,
+// and above all inside the author's quotes (`bash -c 'echo {{ args.x }}'`), the value's quoting and the
+// author's combine, and a value can close the author's quotes and go on as a script. The reference does the
+// same, so `ralph run` keeps it; `validate` warns, and the action refuses such a ralph for runs whose values
+// come from a comment, a label or a pull request. The safe ways: a word of its own, or the environment.
+
+const arg_words_WHITESPACE = new Set([' ', '\t', '\r', '\n']);
+/** The variable a command finds an arg's value in: `RALPH_ARG_FOCUS` for `focus`, `RALPH_ARG_A_B` for `a-b`. */
+const argEnvName = (name) => `RALPH_ARG_${name.toUpperCase().replace(/-/g, '_')}`;
+/** Every command gets each arg's value in its environment, besides where `run` places it. */
+function argEnvironment(args) {
+    return Object.fromEntries(Object.entries(args).map(([name, value]) => [argEnvName(name), value]));
+}
+/**
+ * The arg placeholders of `run` that are not a word of their own (glued to other characters, or inside
+ * quotes), in order. Words are found as shlex's POSIX mode finds them: quotes and backslashes, split at
+ * blanks.
+ */
+function argsInsideWords(run) {
+    const found = [];
+    const placeholders = new Map();
+    for (const m of run.matchAll(render_PLACEHOLDER_RE))
+        if (m[1] === 'args')
+            placeholders.set(m.index ?? 0, m);
+    let quote;
+    let inWord = false;
+    for (let i = 0; i < run.length; i++) {
+        const m = placeholders.get(i);
+        if (m) {
+            const end = i + m[0].length;
+            const glued = quote !== undefined || inWord || (end < run.length && !arg_words_WHITESPACE.has(run[end]));
+            if (glued)
+                found.push({ name: m[2], placeholder: m[0] });
+            inWord = true;
+            i = end - 1;
+            continue;
+        }
+        const ch = run[i];
+        if (quote === "'") {
+            if (ch === "'")
+                quote = undefined;
+        }
+        else if (quote === '"') {
+            if (ch === '\\')
+                i++;
+            else if (ch === '"')
+                quote = undefined;
+        }
+        else if (arg_words_WHITESPACE.has(ch)) {
+            inWord = false;
+        }
+        else {
+            inWord = true;
+            if (ch === '\\')
+                i++;
+            else if (ch === "'" || ch === '"')
+                quote = ch;
+        }
+    }
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/text/closest.ts
+// The word a person probably meant: the nearest of the known ones, when it is near enough to be a typo.
+/** Edits (insert, delete, replace) that turn `a` into `b`. */
+function editDistance(a, b) {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const next = [i];
+        for (let j = 1; j <= b.length; j++)
+            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        row = next;
+    }
+    return row[b.length];
+}
+/** The known word nearest to `typed`, within `most` edits (the first of equals); undefined when none is. */
+function closest(typed, known, most = 2) {
+    let best;
+    for (const word of known) {
+        const edits = editDistance(typed, word);
+        if (edits <= most && (!best || edits < best.edits))
+            best = { word, edits };
+    }
+    return best?.word;
+}
+
+;// CONCATENATED MODULE: ./src/ralph/which.ts
+// The program lookup is proc's (the isolated spawn needs it too); the format checks the agent with it.
+
+
+;// CONCATENATED MODULE: ./src/ralph/programs.ts
+// Which programs a ralph will start, found before anything runs: a missing one is said at once, in one
+// line, instead of after the agent has run (and been paid for).
+
+
+
+
+
+
+// bash's keywords and builtins (`compgen -k; compgen -b`): a gate may start with one, and none is a file.
+const BASH_WORDS = new Set(('if then else elif fi case esac for select while until do done in function time { } ! [[ ]] coproc ' +
+    '. : [ alias bg bind break builtin caller cd command compgen complete compopt continue declare dirs ' +
+    'disown echo enable eval exec exit export false fc fg getopts hash help history jobs kill let local ' +
+    'logout mapfile popd printf pushd pwd read readarray readonly return set shift shopt source suspend ' +
+    'test times trap true type typeset ulimit umask unalias unset wait').split(' '));
+/** Characters after which a gate's words are bash's to expand: its programs cannot be known beforehand. */
+const EXPANDS = /[$`'"\\*?[\]{}~()<>=]/;
+/**
+ * The programs a gate's bash line starts, where that can be known without running bash: the first word of
+ * each simple command (after `NAME=value` assignments). Lines with quoting or expansions yield only their
+ * first command's program; keywords, builtins and paths (the agent may be asked to write them) are left out.
+ */
+function gatePrograms(run) {
+    const simple = !/[$`'"\\(){}<>]/.test(run);
+    const segments = simple ? run.split(/&&|\|\||[;|&\n]/) : [run.split(/&&|\|\||[;|&\n]/)[0]];
+    const programs = [];
+    for (const segment of segments) {
+        const words = segment.trim().split(/\s+/);
+        while (words.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]))
+            words.shift();
+        const word = words[0];
+        if (!word || EXPANDS.test(word) || /^-|\//.test(word) || BASH_WORDS.has(word))
+            continue;
+        if (!programs.includes(word))
+            programs.push(word);
+    }
+    return programs;
+}
+/** The program a `commands:` entry starts (its args filled in), and the folder a relative one is found in. */
+function commandProgram(run, userArgs, dirs) {
+    const runString = resolveArgsInRun(run, userArgs);
+    let argv;
+    try {
+        argv = shlex_shlexSplit(runString);
+    }
+    catch {
+        return undefined; // the run itself reports the syntax, as the reference does
+    }
+    if (argv.length === 0)
+        return undefined;
+    return {
+        program: argv[0],
+        cwd: runsFromRalphDir(runString) ? dirs.ralphDir : dirs.projectRoot,
+        runString
+    };
+}
+/**
+ * Whether `program` can be found: a bare name on PATH (executable), a path as a file relative to `cwd`.
+ * A file that exists but is not executable counts as found: running it gives the precise error.
+ */
+function programFound(program, cwd, searchPath) {
+    if (!program.includes('/'))
+        return which(program, { cwd, path: searchPath }) !== null;
+    try {
+        return external_node_fs_default().statSync(program.startsWith('/') ? program : `${cwd.replace(/\/+$/, '')}/${program}`).isFile();
+    }
+    catch {
+        return false;
+    }
+}
+/** The reference's message for a command whose program is missing (it says so when the command runs). */
+const commandNotFound = (name, runString) => `Command '${name}' binary not found: ${pyStrRepr(runString)}. Check the 'commands' field in your ${resolve_RALPH_MARKER} frontmatter.`;
+/** The problem with a `commands:` entry whose program cannot be found, or undefined. */
+function missingCommandProgram(command, userArgs, dirs, searchPath) {
+    const found = commandProgram(command.run, userArgs, dirs);
+    if (found && !programFound(found.program, found.cwd, searchPath))
+        return commandNotFound(command.name, found.runString);
+    return undefined;
+}
+/** The problem with a gate whose program cannot be found (bash would say "command not found"), or undefined. */
+function missingGateProgram(check, cwd, searchPath) {
+    const program = gatePrograms(check.run).find(p => !programFound(p, cwd, searchPath));
+    if (program === undefined)
+        return undefined;
+    const command = check.run === check.name ? '' : ` (its command: ${check.run})`;
+    return `Check '${check.name}' cannot run: '${program}' is not on PATH${command}. Install it, or fix the check.`;
+}
+/** The problem with an agent whose program cannot be found, in the reference's words, or undefined. */
+function missingAgentProgram(agentArgv, cwd, searchPath) {
+    const program = agentArgv[0];
+    if (program === undefined || which(program, { cwd, path: searchPath }))
+        return undefined;
+    return `Agent command '${program}' not found on PATH.`;
+}
+
+;// CONCATENATED MODULE: ./src/ralph/validate.ts
+// Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
+// order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
+// checks_parallel, completion_tag, guardrails, presets) are checked last: a ralph the reference accepts fails here only because of them.
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The reference's default command timeout, in seconds. */
+const DEFAULT_COMMAND_TIMEOUT = 60;
+/** Our default check timeout, in seconds. */
+const DEFAULT_CHECK_TIMEOUT = 600;
+/**
+ * Reads and validates RALPH.md (or the RALPH.md inside a folder). Throws RalphError with the first problem,
+ * its message verbatim as the reference prints it, and every problem found in `problems`.
+ */
+function loadRalph(file, opts) {
+    const { ralph, problems, fatal } = inspectRalph(file, opts);
+    if (fatal)
+        throw fatal;
+    if (!ralph) {
+        const first = problems[0];
+        throw new RalphError(first.message, first.exitCode, problems);
+    }
+    return ralph;
+}
+/** Every problem in the ralph, first the one the reference would report; [] when it is valid. */
+function validateRalph(file, opts) {
+    return inspectRalph(file, opts).problems;
+}
+/** The problems (as validateRalph) and the warnings: what `validate` prints. */
+function lintRalph(file, opts) {
+    const { problems, warnings } = inspectRalph(file, opts);
+    return { problems, warnings: warnings ?? [] };
+}
+/** Every key a runtime reads: ralphify's, then ours. */
+const KNOWN_KEYS = [
+    'agent',
+    'commands',
+    'args',
+    'credit',
+    'checks',
+    'checks_parallel',
+    'completion_tag',
+    'guardrails',
+    'presets'
+];
+/** Args the action fills for a run on an issue, whether the ralph declares them or not. */
+const ACTION_ARGS = ['task', 'task_file'];
+/** Keys no runtime reads (`chek:` leaves a ralph without gates): one warning each, with the key meant. */
+function unknownKeys(file, fm, positions) {
+    const found = [];
+    for (const key of fm.keys()) {
+        const name = String(key);
+        if (KNOWN_KEYS.includes(name))
+            continue;
+        const meant = closest(name, KNOWN_KEYS, Math.min(2, Math.max(1, name.length - 2)));
+        found.push({
+            file,
+            ...positions.entry(fm, key).key,
+            exitCode: 1,
+            rule: 'unknown-key',
+            message: `Unknown frontmatter key '${name}'${meant ? `: did you mean '${meant}'?` : ''} No runtime reads it, so it changes nothing.`
+        });
+    }
+    return found;
+}
+/**
+ * `{{ commands.X }}` with no command X, and `{{ args.X }}` with X not among the declared args: each renders
+ * as nothing. Args are checked only when the ralph declares them (else any --X fills one); placeholders in
+ * HTML comments are dropped before rendering, so they do not count.
+ */
+function namingNothing(file, split, commands, declared) {
+    const body = split.body;
+    const comments = [...body.matchAll(/<!--[\s\S]*?-->/g)].map(m => [m.index, m.index + m[0].length]);
+    const found = [];
+    for (const match of body.matchAll(render_PLACEHOLDER_RE)) {
+        const [, kind, name] = match;
+        if (comments.some(([from, to]) => match.index >= from && match.index < to))
+            continue;
+        const known = kind === 'commands'
+            ? commands.map(c => c.name)
+            : kind === 'args' && declared !== null
+                ? [...declared, ...ACTION_ARGS]
+                : undefined;
+        if (!known || known.includes(name))
+            continue;
+        const before = body.slice(0, match.index);
+        const line = split.bodyStartLine + (before.match(/\n/g)?.length ?? 0);
+        const column = match.index - before.lastIndexOf('\n');
+        const meant = closest(name, known);
+        found.push({
+            file,
+            line,
+            column,
+            exitCode: 1,
+            rule: 'names-nothing',
+            message: `${match[0]} names no ${kind === 'commands' ? 'command' : 'declared arg'}${meant ? ` (did you mean ${kind}.${meant}?)` : ''}, so it renders as nothing.`
+        });
+    }
+    return found;
+}
+function inspectRalph(fileArg, opts) {
+    let file = fileArg;
+    if (opts.text === undefined && validate_isDirectory(external_node_path_default().resolve(opts.cwd, file)))
+        file = external_node_path_default().join(file, resolve_RALPH_MARKER);
+    const absolute = external_node_path_default().resolve(opts.cwd, file);
+    let text;
+    try {
+        text = opts.text ?? readUtf8(absolute);
+    }
+    catch (error) {
+        const fatal = error instanceof RalphError ? error : new RalphError(String(error));
+        return { problems: fatal.problems.length ? fatal.problems : [problemOf(file, fatal)], fatal };
+    }
+    let fm;
+    let positions;
+    let split;
+    try {
+        ;
+        ({ data: fm, positions, split } = readFrontmatter(file, text));
+    }
+    catch (error) {
+        if (!(error instanceof RalphError))
+            throw error;
+        return { problems: error.problems.length ? error.problems : [problemOf(file, error)], fatal: error };
+    }
+    const problems = [];
+    const report = (message, pos, exitCode = 1) => {
+        problems.push({ file, ...pos, message, exitCode });
+    };
+    const where = (dict, key) => {
+        const entry = positions.entry(dict, key);
+        return entry.value ?? entry.key;
+    };
+    // agent
+    const rawAgent = field(fm, 'agent');
+    let agentArgv = [];
+    if (!isNonEmptyString(rawAgent)) {
+        report(`Missing or empty 'agent' field in ${resolve_RALPH_MARKER} frontmatter.`, where(fm, 'agent'));
+    }
+    else {
+        try {
+            agentArgv = shlex_shlexSplit(rawAgent);
+            const missing = opts.skipAgentLookup
+                ? undefined
+                : missingAgentProgram(agentArgv, opts.cwd, (opts.env ?? process.env).PATH);
+            if (missing)
+                report(missing, where(fm, 'agent'));
+        }
+        catch (error) {
+            if (!(error instanceof ShlexError))
+                throw error;
+            report(`Malformed 'agent' field in ${resolve_RALPH_MARKER} frontmatter: ${error.message}`, where(fm, 'agent'));
+        }
+    }
+    // commands
+    const commands = validateRunList(fm, 'commands', 'Command', DEFAULT_COMMAND_TIMEOUT, positions, report, {
+        notAList: `'commands' must be a list of {name, run} mappings.`,
+        missingFields: `Each command must have 'name' and 'run' fields.`,
+        duplicate: name => `Duplicate command name '${name}'.`,
+        badTimeout: (name, value) => `Command '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number.`
+    });
+    // Valid, as in the reference, but unsafe: an arg placeholder inside a larger word of a command.
+    const warnings = [];
+    const rawCommands = field(fm, 'commands');
+    for (const item of Array.isArray(rawCommands) ? rawCommands : []) {
+        if (!(item instanceof Map))
+            continue;
+        const run = item.get('run');
+        if (typeof run !== 'string')
+            continue;
+        for (const arg of argsInsideWords(run)) {
+            const pos = positions.entry(item, 'run');
+            warnings.push({
+                file,
+                ...(pos.value ?? pos.key),
+                exitCode: 1,
+                rule: 'arg-in-word',
+                message: `Command '${String(item.get('name'))}' puts ${arg.placeholder} inside a larger word of its run, ` +
+                    `where a value with quotes can change how the command splits. Make it a word of its own, or read ` +
+                    `$${argEnvName(arg.name)} in a script.`
+            });
+        }
+    }
+    // args
+    const rawArgs = field(fm, 'args');
+    let declared = null;
+    let argsValid = true;
+    if (rawArgs !== null) {
+        argsValid = false;
+        if (!Array.isArray(rawArgs)) {
+            report(`'args' must be a list of strings.`, where(fm, 'args'));
+        }
+        else if (!rawArgs.every(item => typeof item === 'string')) {
+            const index = rawArgs.findIndex(item => typeof item !== 'string');
+            report(`'args' items must be strings, got non-string value.`, positions.item(rawArgs, index));
+        }
+        else {
+            const before = problems.length;
+            checkNames(rawArgs, 'Arg', index => positions.item(rawArgs, index), report);
+            argsValid = problems.length === before;
+            declared = rawArgs;
+        }
+    }
+    // user args: the reference parses them after `args` and before `credit`
+    let argValues = Object.create(null);
+    if (argsValid && opts.userArgs && opts.userArgs.length > 0) {
+        try {
+            argValues = parseUserArgs(opts.userArgs, declared ?? []);
+        }
+        catch (error) {
+            if (!(error instanceof RalphError))
+                throw error;
+            report(error.message, undefined, error.exitCode);
+        }
+    }
+    // credit
+    const rawCredit = field(fm, 'credit');
+    let credit = true;
+    if (rawCredit !== null) {
+        if (typeof rawCredit !== 'boolean') {
+            report(`'credit' must be true or false, got ${pyRepr(rawCredit)}.`, where(fm, 'credit'));
+        }
+        else {
+            credit = rawCredit;
+        }
+    }
+    // ours: checks
+    const checks = validateRunList(fm, 'checks', 'Check', DEFAULT_CHECK_TIMEOUT, positions, report, {
+        notAList: `'checks' must be a list of {name, run} mappings, e.g. checks: [{name: tests, run: npm test}].`,
+        missingFields: `Each check must have 'name' and 'run' fields, e.g. {name: tests, run: npm test}.`,
+        duplicate: name => `Duplicate check name '${name}'. Give each check its own name.`,
+        badTimeout: (name, value) => `Check '${name}' has invalid timeout: ${pyRepr(value)}. Must be a positive number of seconds, e.g. timeout: 600.`
+    });
+    // ours: true or false
+    const flag = (key, example) => {
+        const raw = field(fm, key);
+        if (raw === null || typeof raw === 'boolean')
+            return raw ?? undefined;
+        report(`'${key}' must be true or false, got ${pyRepr(raw)}. Example: ${example}`, where(fm, key));
+        return undefined;
+    };
+    const checksParallel = flag('checks_parallel', 'checks_parallel: true (the checks run together; they must not share a build folder)');
+    // ours: completion_tag
+    const rawTag = field(fm, 'completion_tag');
+    let completionTag;
+    if (rawTag !== null) {
+        if (!isNonEmptyString(rawTag) || /[\n\r]/.test(rawTag)) {
+            report(`'completion_tag' must be a non-empty string on one line, got ${pyRepr(rawTag)}. ` +
+                `Example: completion_tag: COMPLETE`, where(fm, 'completion_tag'));
+        }
+        else {
+            completionTag = rawTag;
+        }
+    }
+    // ours: guardrails
+    const rawGuardrails = field(fm, 'guardrails');
+    let guardrails;
+    if (rawGuardrails !== null) {
+        if (!isNonEmptyString(rawGuardrails)) {
+            report(`'guardrails' must be the path of a file (relative to the project root), got ${pyRepr(rawGuardrails)}. ` +
+                `Example: guardrails: .ralph/guardrails.md`, where(fm, 'guardrails'));
+        }
+        else {
+            guardrails = rawGuardrails;
+        }
+    }
+    // ours: presets
+    const presets = flag('presets', 'presets: false (run the agent exactly as written)');
+    if (problems.length === 0 && opts.checkPrograms) {
+        const env = opts.env ?? process.env;
+        const dirs = { ralphDir: validate_realPath(external_node_path_default().dirname(absolute)), projectRoot: opts.cwd };
+        // Every item is valid here (no problems so far), so the lists line up with the frontmatter's.
+        const runPosition = (key, index) => {
+            const item = fm.get(key)[index];
+            return item instanceof Map
+                ? (positions.entry(item, 'run').value ?? positions.item(fm.get(key), index))
+                : undefined;
+        };
+        commands.forEach((command, index) => {
+            const missing = missingCommandProgram(command, argValues, dirs, env.PATH);
+            if (missing)
+                report(missing, runPosition('commands', index));
+        });
+        checks.forEach((check, index) => {
+            const missing = missingGateProgram(check, opts.cwd, env.PATH);
+            if (missing)
+                report(missing, runPosition('checks', index));
+        });
+    }
+    warnings.push(...unknownKeys(file, fm, positions), ...namingNothing(file, split, commands, declared));
+    if (problems.length > 0)
+        return { problems, warnings };
+    // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
+    const dir = validate_realPath(external_node_path_default().dirname(absolute));
+    const ralph = {
+        file: validate_realPath(absolute),
+        dir,
+        name: external_node_path_default().basename(dir),
+        agent: rawAgent,
+        agentArgv,
+        commands,
+        args: declared ?? [],
+        credit,
+        checks,
+        argValues,
+        warnings
+    };
+    if (completionTag !== undefined)
+        ralph.completionTag = completionTag;
+    if (guardrails !== undefined)
+        ralph.guardrails = guardrails;
+    if (presets !== undefined)
+        ralph.presets = presets;
+    if (checksParallel !== undefined)
+        ralph.checksParallel = checksParallel;
+    if (rawCredit !== null)
+        ralph.creditWritten = true;
+    return { ralph, problems, warnings };
+}
+// `commands:` (the reference's rules) and `checks:` (ours, the same rules): a list of {name, run, timeout?}.
+function validateRunList(fm, key, label, defaultTimeout, positions, report, messages) {
+    const raw = field(fm, key);
+    if (raw === null)
+        return [];
+    if (!Array.isArray(raw)) {
+        const entry = positions.entry(fm, key);
+        report(messages.notAList, entry.value ?? entry.key);
+        return [];
+    }
+    const result = [];
+    const seen = new Set();
+    raw.forEach((item, index) => {
+        const itemPos = positions.item(raw, index);
+        if (!(item instanceof Map) || !item.has('name') || !item.has('run')) {
+            report(messages.missingFields, itemPos);
+            return;
+        }
+        const at = (k) => positions.entry(item, k).value ?? itemPos;
+        const name = item.get('name');
+        const run = item.get('run');
+        const nameOk = isNonEmptyString(name);
+        const runOk = isNonEmptyString(run);
+        if (!nameOk)
+            report(`${label} 'name' must be a non-empty string.`, at('name'));
+        if (!runOk)
+            report(`${label} 'run' must be a non-empty string.`, at('run'));
+        if (!nameOk)
+            return;
+        let ok = runOk;
+        if (!NAME_RE.test(name)) {
+            report(`${label} name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, at('name'));
+            ok = false;
+        }
+        else if (seen.has(name)) {
+            report(messages.duplicate(name), at('name'));
+            ok = false;
+        }
+        else {
+            seen.add(name);
+        }
+        const rawTimeout = item.has('timeout') ? item.get('timeout') : null;
+        let timeout = defaultTimeout;
+        if (rawTimeout !== null) {
+            if (!isValidTimeout(rawTimeout)) {
+                report(messages.badTimeout(name, rawTimeout), at('timeout'));
+                ok = false;
+            }
+            else {
+                timeout = Number(rawTimeout);
+            }
+        }
+        if (ok)
+            result.push({ name, run: run, timeout });
+    });
+    return result;
+}
+function checkNames(names, label, at, report) {
+    const seen = new Set();
+    names.forEach((name, index) => {
+        if (!NAME_RE.test(name)) {
+            report(`${label} name '${name}' contains invalid characters. ${VALID_NAME_CHARS_MSG}`, at(index));
+        }
+        else if (seen.has(name)) {
+            report(`Duplicate ${label.toLowerCase()} name '${name}'.`, at(index));
+        }
+        else {
+            seen.add(name);
+        }
+    });
+}
+/** `fm.get(key)`: absent and null are the same to the reference. */
+function field(dict, key) {
+    return dict.has(key) ? dict.get(key) : null;
+}
+/** The reference's _is_nonempty_string: a str with something left after Python's strip(). */
+function isNonEmptyString(value) {
+    return typeof value === 'string' && pyStrip(value) !== '';
+}
+/** The reference's _is_valid_timeout: an int or float (not a bool), finite and positive. */
+function isValidTimeout(value) {
+    if (typeof value === 'bigint')
+        return value > 0n;
+    if (typeof value === 'number')
+        return Number.isFinite(value) && value > 0;
+    return false;
+}
+function readUtf8(file) {
+    let bytes;
+    try {
+        bytes = external_node_fs_default().readFileSync(file);
+    }
+    catch (error) {
+        const code = error.code;
+        if (code === 'ENOENT')
+            throw new RalphError(`${resolve_RALPH_MARKER} not found at '${file}'.`);
+        throw new RalphError(`Cannot read ${file}: ${fileProblem(error)}.`);
+    }
+    try {
+        // Strict like Python's read_text(encoding="utf-8"); the BOM is kept here and dropped by the splitter.
+        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    }
+    catch {
+        throw new RalphError(`${file}: ${resolve_RALPH_MARKER} is not valid UTF-8 text. Save it as UTF-8.`);
+    }
+}
+function problemOf(file, error) {
+    return { file, message: error.message, exitCode: error.exitCode };
+}
+function validate_isDirectory(p) {
+    try {
+        return external_node_fs_default().statSync(p).isDirectory();
+    }
+    catch {
+        return false;
+    }
+}
+function validate_realPath(p) {
+    try {
+        return external_node_fs_default().realpathSync(p);
+    }
+    catch {
+        return p;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ralph/tree-file.ts
+// A ralph's own files (RALPH.md, the guardrails file) live in the work tree, which is the agent's: between
+// two reads it may swap one for a link (to /proc/self/environ: the action's whole environment into the next
+// prompt and the record; to a root-only file) or a FIFO (whose read blocks the event loop and every budget
+// timer). So the path is pinned before any agent runs, and each read opens exactly that file: no link in any
+// of its folders, none as the file itself (O_NOFOLLOW), nothing but a regular file (fstat of the opened fd).
+
+
+/** Bytes read of a ralph's file at most: a prompt file larger than this is not a prompt. */
+const TREE_FILE_MAX_BYTES = 4 * 1024 * 1024;
+/** Why a file of the work tree was not read; `code` ENOENT when it is just not there. */
+class TreeFileError extends Error {
+    file;
+    reason;
+    code;
+    constructor(file, reason, code) {
+        super(`${file} ${reason}`);
+        this.file = file;
+        this.reason = reason;
+        this.code = code;
+        this.name = 'TreeFileError';
+    }
+}
+/**
+ * The real path of `file` as it is now (before any agent ran): the file's own when it exists, else its
+ * nearest existing folder's plus the rest. Read later with readTreeFile, it is that file or nothing.
+ */
+function pinTreeFile(file) {
+    const abs = external_node_path_default().resolve(file);
+    try {
+        return (0,external_node_fs_namespaceObject.realpathSync)(abs);
+    }
+    catch {
+        const parent = external_node_path_default().dirname(abs);
+        return parent === abs ? abs : external_node_path_default().join(pinTreeFile(parent), external_node_path_default().basename(abs));
+    }
+}
+/** Throws unless every folder on the way to `file` is a folder and not a link (the file itself: O_NOFOLLOW). */
+function checkFolders(file) {
+    const parts = external_node_path_default().resolve(file).split((external_node_path_default()).sep).filter(Boolean);
+    let at = (external_node_path_default()).sep;
+    for (const part of parts.slice(0, -1)) {
+        at = external_node_path_default().join(at, part);
+        let stat;
+        try {
+            stat = (0,external_node_fs_namespaceObject.lstatSync)(at);
+        }
+        catch (error) {
+            const code = error.code;
+            throw new TreeFileError(file, code === 'ENOENT' ? 'does not exist' : `cannot be reached (${code})`, code);
+        }
+        if (stat.isSymbolicLink())
+            throw new TreeFileError(file, `is reached through a symbolic link (${at}): the action follows no link of the work tree`);
+        if (!stat.isDirectory())
+            throw new TreeFileError(file, `cannot be reached: ${at} is not a folder`, 'ENOTDIR');
+    }
+}
+/**
+ * The bytes of the regular file at `file` (a pinned path), opened without following a link anywhere on its
+ * way and without blocking (a FIFO is refused, not waited on). Throws TreeFileError naming why not.
+ */
+function readTreeFile(file, maxBytes = TREE_FILE_MAX_BYTES) {
+    checkFolders(file);
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NOFOLLOW | external_node_fs_namespaceObject.constants.O_NONBLOCK | external_node_fs_namespaceObject.constants.O_NOCTTY);
+    }
+    catch (error) {
+        const code = error.code;
+        if (code === 'ELOOP')
+            throw new TreeFileError(file, 'is a symbolic link: the action follows no link of the work tree', code);
+        if (code === 'ENOENT')
+            throw new TreeFileError(file, 'does not exist', code);
+        throw new TreeFileError(file, `cannot be opened (${code ?? error.message})`, code);
+    }
+    try {
+        const stat = (0,external_node_fs_namespaceObject.fstatSync)(fd);
+        if (!stat.isFile())
+            throw new TreeFileError(file, 'is not a regular file (a FIFO, a device, a socket or a folder): it is not read');
+        if (stat.size > maxBytes)
+            throw new TreeFileError(file, `is larger than ${maxBytes} bytes (${stat.size}): it is not read`);
+        const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
+        let length = 0;
+        for (;;) {
+            const n = (0,external_node_fs_namespaceObject.readSync)(fd, buffer, length, buffer.length - length, null);
+            if (n === 0)
+                break;
+            length += n;
+            if (length === buffer.length)
+                throw new TreeFileError(file, `grew while it was read (past ${stat.size} bytes): it is not read`);
+        }
+        return buffer.subarray(0, length);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ralph/index.ts
+// The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
+
+
+
+
+
+
+
+
+
+
 
 
 
@@ -14123,7 +14164,15 @@ var external_node_net_default = /*#__PURE__*/__nccwpck_require__.n(external_node
 ;// CONCATENATED MODULE: external "node:tls"
 const external_node_tls_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:tls");
 var external_node_tls_default = /*#__PURE__*/__nccwpck_require__.n(external_node_tls_namespaceObject);
+;// CONCATENATED MODULE: external "node:zlib"
+const external_node_zlib_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:zlib");
+var external_node_zlib_default = /*#__PURE__*/__nccwpck_require__.n(external_node_zlib_namespaceObject);
 ;// CONCATENATED MODULE: ./src/proxy/wire.ts
+// Reading token usage from a model API's response as it streams by, for the four wires the agent CLIs speak.
+// Each reader is fed the JSON of one server-sent event (or a whole JSON body) and keeps the request's
+// cumulative usage; the proxy prices it after every event, so a budget can be crossed mid-stream. Also, per
+// wire, which endpoints the proxy forwards at all and what a request may cost at worst, read from its body.
+
 const wire_num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 const obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 /** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
@@ -14138,6 +14187,8 @@ class WireUsage {
     usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
     /** The response carried usage (false: nothing to price yet). */
     seen = false;
+    /** Dollars billed per use beside the tokens (Anthropic's web searches), so far. */
+    perUseUsd = 0;
     constructor(wire, model) {
         this.wire = wire;
         if (model)
@@ -14145,6 +14196,9 @@ class WireUsage {
     }
     /** Reads one event (or a whole body); answers true when the usage changed. */
     read(event) {
+        // A whole body may be a JSON array of chunks (Gemini's streamGenerateContent without alt=sse).
+        if (Array.isArray(event))
+            return event.reduce((changed, item) => this.read(item) || changed, false);
         const data = obj(event);
         if (!data)
             return false;
@@ -14175,12 +14229,18 @@ class WireUsage {
         if (!usage)
             return false;
         const u = this.usage;
-        return this.set({
+        // The web search server tool is billed per search, not in tokens.
+        const searches = wire_num(obj(usage.server_tool_use)?.web_search_requests);
+        const perUse = Math.max(this.perUseUsd, searches * ANTHROPIC_WEB_SEARCH_USD);
+        const searched = perUse !== this.perUseUsd;
+        this.perUseUsd = perUse;
+        const changed = this.set({
             input: 'input_tokens' in usage ? wire_num(usage.input_tokens) : u.input,
             output: 'output_tokens' in usage ? wire_num(usage.output_tokens) : u.output,
             cache_read: 'cache_read_input_tokens' in usage ? wire_num(usage.cache_read_input_tokens) : u.cache_read,
             cache_write: 'cache_creation_input_tokens' in usage ? wire_num(usage.cache_creation_input_tokens) : u.cache_write
         }, message?.model);
+        return changed || searched;
     }
     // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
     responses(data) {
@@ -14261,13 +14321,181 @@ class SseReader {
 }
 /** A usage event is small; a longer line is content, and is not kept whole. */
 const MAX_LINE = 4 * 1024 * 1024;
+const MODEL = { kind: 'model' };
+const FREE = { kind: 'free' };
+const refused = (why) => ({ kind: 'refused', why });
+const BATCH = 'a batch is billed later, out of band, so the meter never sees its cost';
+const FILES = 'a stored file is billed as input by every request that names it, and the pre-authorisation sees only its name';
+const CACHED = 'stored content is billed by the hour it is kept, outside any request the meter reads';
+/** A model listing (`/v1/models`, `/v1/models/<id>`): free, and some CLIs check it. */
+const MODELS_LIST = /^\/v1(?:beta|alpha)?\/models(?:\/[^/:]+)?$/;
+/**
+ * Which endpoints of `wire` the proxy forwards: the model calls its meter prices, and, by name, the few free
+ * ones the CLIs call. Everything else is refused, with why: a path is matched exactly (no prefix, no case).
+ */
+function endpointOf(wire, method, path) {
+    // Counting and listing cost nothing on every vendor's API (claude counts tokens; CLIs list models).
+    if (method === 'GET' && MODELS_LIST.test(path))
+        return FREE;
+    // A reachability probe of the base URL: no model runs.
+    if ((method === 'HEAD' || method === 'GET') && path === '/')
+        return FREE;
+    if (/\/batches\b|:batch|batchGenerateContent|:asyncBatch/i.test(path))
+        return refused(BATCH);
+    if (/^\/(?:upload\/)?v1[a-z]*\/files\b/i.test(path))
+        return refused(FILES);
+    if (/cachedContents/i.test(path))
+        return refused(CACHED);
+    switch (wire) {
+        case 'anthropic-messages':
+            if (method === 'POST' && path === '/v1/messages')
+                return MODEL;
+            if (method === 'POST' && path === '/v1/messages/count_tokens')
+                return FREE;
+            break;
+        case 'openai-responses':
+            if (method === 'POST' && path === '/v1/responses')
+                return MODEL;
+            if (method === 'POST' && path === '/v1/responses/input_tokens')
+                return FREE;
+            if (/^\/v1\/responses\//.test(path))
+                return refused('a stored or background response is billed outside the stream the meter reads (only POST /v1/responses is forwarded)');
+            break;
+        case 'openai-chat':
+            if (method === 'POST' && path === '/v1/chat/completions')
+                return MODEL;
+            break;
+        case 'gemini': {
+            const call = /^\/v1(?:beta|alpha)?\/models\/[^/:]+:(\w+)$/.exec(path)?.[1];
+            if (method === 'POST' && (call === 'generateContent' || call === 'streamGenerateContent'))
+                return MODEL;
+            if (method === 'POST' && call === 'countTokens')
+                return FREE;
+            break;
+        }
+    }
+    return refused(`the meter cannot price it: the proxy forwards only ${MODEL_CALLS[wire]} and free calls`);
+}
+const MODEL_CALLS = {
+    'anthropic-messages': 'POST /v1/messages',
+    'openai-responses': 'POST /v1/responses',
+    'openai-chat': 'POST /v1/chat/completions',
+    gemini: 'generateContent and streamGenerateContent'
+};
+/** A model call the meter could not price though its endpoint is one: its name in the record and why. */
+function bodyRefusal(wire, body) {
+    // A background response runs on after the request returns, billed where the meter never looks.
+    if (wire === 'openai-responses' && obj(body)?.background === true)
+        return {
+            name: 'background: true',
+            why: 'a background response is billed when it finishes, after the answer the meter reads'
+        };
+    // OpenAI's priority processing costs more than the table's standard rates: the meter would price it low.
+    if ((wire === 'openai-responses' || wire === 'openai-chat') && obj(body)?.service_tier === 'priority')
+        return {
+            name: 'service_tier: priority',
+            why: "priority processing is billed above the price table's standard rates"
+        };
+    return undefined;
+}
+/**
+ * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
+ * a body holds beyond that (an image, a crafted string) is caught when the answer reports it.
+ */
+const BYTES_PER_INPUT_TOKEN = 3;
+/** The output a request may ask for when it names no limit (the CLIs' own defaults are 8K to 32K). */
+const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
+const positive = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined;
+/**
+ * The most a model call may use: its body's size as input (none of it cached) and its output limit (times the
+ * choices asked for) as output; the model it names, else `pathModel` (Gemini's).
+ */
+function worstCaseUsage(wire, body, bytes, pathModel) {
+    const json = obj(body) ?? {};
+    const config = obj(json.generationConfig) ?? {};
+    const limit = wire === 'anthropic-messages'
+        ? json.max_tokens
+        : wire === 'openai-responses'
+            ? json.max_output_tokens
+            : wire === 'openai-chat'
+                ? (json.max_completion_tokens ?? json.max_tokens)
+                : config.maxOutputTokens;
+    const choices = positive(wire === 'openai-chat' ? json.n : wire === 'gemini' ? config.candidateCount : 1);
+    const model = typeof json.model === 'string' && json.model ? json.model : pathModel;
+    return {
+        input: Math.ceil(bytes / BYTES_PER_INPUT_TOKEN),
+        output: (positive(limit) ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
+        cache_read: 0,
+        cache_write: 0,
+        ...(model ? { model } : {})
+    };
+}
+/** Anthropic's web search server tool: $10 per 1,000 searches (platform.claude.com pricing, 2026-11). */
+const ANTHROPIC_WEB_SEARCH_USD = 0.01;
+/** Searches a web search tool that names no max_uses is reserved for (one request may search many times). */
+const DEFAULT_WEB_SEARCHES = 20;
+/** The most a model call may be billed per use beside its tokens: each web search tool's max_uses. */
+function worstPerUseUsd(wire, body) {
+    if (wire !== 'anthropic-messages')
+        return 0;
+    const tools = obj(body)?.tools;
+    if (!Array.isArray(tools))
+        return 0;
+    return tools
+        .map(obj)
+        .filter(tool => typeof tool?.type === 'string' && tool.type.startsWith('web_search'))
+        .reduce((sum, tool) => sum + (positive(tool?.max_uses) ?? DEFAULT_WEB_SEARCHES) * ANTHROPIC_WEB_SEARCH_USD, 0);
+}
+/** The most a request body may grow to once decoded: more is refused, never read on trust. */
+const MAX_REQUEST_BODY = 64 * 1024 * 1024;
+/** A request body as the upstream will read it, or undefined when its encoding is one the proxy cannot read. */
+function decodeBody(bytes, encoding) {
+    const options = { maxOutputLength: MAX_REQUEST_BODY };
+    try {
+        switch ((encoding ?? 'identity').trim().toLowerCase()) {
+            case 'identity':
+            case '':
+                return bytes;
+            case 'gzip':
+            case 'x-gzip':
+                return external_node_zlib_default().gunzipSync(bytes, options);
+            case 'deflate':
+                return external_node_zlib_default().inflateSync(bytes, options);
+            case 'br':
+                return external_node_zlib_default().brotliDecompressSync(bytes, options);
+            default:
+                return undefined;
+        }
+    }
+    catch {
+        return undefined;
+    }
+}
+/** An error in the API's own shape, so the CLI shows the message: 403 for a refused endpoint, 402 for the budget. */
+function apiError(wire, status, message) {
+    const budget = status === 402;
+    if (wire === 'anthropic-messages')
+        return { type: 'error', error: { type: budget ? 'billing_error' : 'permission_error', message } };
+    if (wire === 'gemini')
+        return { error: { code: status, message, status: budget ? 'RESOURCE_EXHAUSTED' : 'PERMISSION_DENIED' } };
+    return {
+        error: {
+            message,
+            type: budget ? 'insufficient_quota' : 'invalid_request_error',
+            code: budget ? 'insufficient_quota' : 'endpoint_not_allowed',
+            param: null
+        }
+    };
+}
 
 ;// CONCATENATED MODULE: ./src/proxy/server.ts
 // The model proxy: a loopback HTTP server the agent CLI takes for its model API. It holds the real API key
 // (the agent has only a per-run placeholder), forwards each request over HTTPS to the upstream, passes the
 // response through as it arrives, and reads the tokens from it on the way, so that every agent's cost is
-// metered at the wire and a dollar budget can end a stream in the middle. It also serves CONNECT for the
-// hosts a workflow allows, and names every host it refuses.
+// metered at the wire and a dollar budget can end a stream in the middle. The cap fails closed: only the
+// endpoints the meter can price are forwarded, each model call is pre-authorised at its worst case against
+// what is left, and every request in flight is cut once the cap is crossed. It also serves CONNECT for the
+// hosts a workflow allows, and names every host and request it refuses.
 
 
 
@@ -14299,6 +14527,8 @@ const NOT_FORWARDED = new Set([
     'api-key'
 ]);
 const NOT_RETURNED = new Set(HOP_HEADERS);
+/** Request bodies held at once (read, waiting or going up): an agent cannot make the proxy's memory its weapon. */
+const MAX_HELD_BYTES = 256 * 1024 * 1024;
 /** A whole JSON body is read for its usage up to this size; larger ones pass through unmetered. */
 const MAX_JSON_BODY = 16 * 1024 * 1024;
 /** The key each wire's API expects, as a header. */
@@ -14332,6 +14562,12 @@ function hostAllowed(host, allowed) {
         return p.startsWith('*.') ? name.endsWith(p.slice(1)) : name === p;
     });
 }
+const header = (request, name) => {
+    const value = request.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+};
+/** A path of the agent's, kept only in the characters of paths: it goes into the log and the record. */
+const safePath = (path) => /^[A-Za-z0-9_.~:/%@-]{1,200}$/.test(path) ? path : 'a path with other characters';
 /** The model in a request's path (Gemini: /v1beta/models/<model>:streamGenerateContent). */
 function modelInPath(path) {
     return /\/models\/([^/:]+)/.exec(path)?.[1];
@@ -14344,6 +14580,11 @@ async function startModelProxy(options) {
     const placeholderKey = `ralph-proxy-${(0,external_node_crypto_namespaceObject.randomBytes)(18).toString('hex')}`;
     const requests = [];
     const refused = [];
+    const refusedRequests = [];
+    const refusedWhy = [];
+    const inFlight = new Set();
+    const waiting = [];
+    let heldBytes = 0;
     let refusedUnnamed = 0;
     const namingRefusals = () => refused.length < MOST_REFUSALS_NAMED;
     const refuse = (host) => {
@@ -14386,24 +14627,164 @@ async function startModelProxy(options) {
             return;
         }
         url.searchParams.delete('key');
+        const method = request.method ?? 'GET';
+        const endpoint = endpointOf(options.wire, method, url.pathname);
+        const name = `${method} ${safePath(url.pathname)}`;
+        if (endpoint.kind === 'refused') {
+            request.resume();
+            refuseRequest(response, name, endpoint.why);
+            return;
+        }
+        // The whole body first: what it may cost is read from it before anything goes up.
+        const chunks = [];
+        let size = 0;
+        let held = 0;
+        let overflow = false;
+        request.on('data', (chunk) => {
+            size += chunk.length;
+            if (!overflow && size <= MAX_REQUEST_BODY && heldBytes + chunk.length <= MAX_HELD_BYTES) {
+                chunks.push(chunk);
+                held += chunk.length;
+                heldBytes += chunk.length;
+                return;
+            }
+            overflow = true;
+            chunks.length = 0;
+            heldBytes -= held;
+            held = 0;
+        });
+        // The exchange is over, however it ended: its body no longer counts against what the proxy holds.
+        response.on('close', () => {
+            heldBytes -= held;
+            held = 0;
+        });
+        request.on('error', () => response.destroy());
+        request.on('end', () => {
+            if (response.destroyed)
+                return;
+            const body = Buffer.concat(chunks);
+            chunks.length = 0;
+            if (size > MAX_REQUEST_BODY)
+                return refuseRequest(response, name, 'its body is over 64 MB', 413);
+            if (overflow)
+                return refuseRequest(response, name, 'the proxy holds at most 256 MB of request bodies at once', 413);
+            if (endpoint.kind === 'free')
+                return send(request, response, url, body, 0, undefined);
+            const encoding = header(request, 'content-encoding');
+            const decoded = decodeBody(body, encoding);
+            if (!decoded)
+                return refuseRequest(response, name, `its body is encoded as ${safePath(encoding ?? '')}, which the meter cannot read`);
+            let json;
+            try {
+                json = JSON.parse(decoded.toString('utf8'));
+            }
+            catch {
+                // What the proxy cannot read it cannot check (a background flag, the output limit): never forwarded.
+                return refuseRequest(response, name, 'its body is not JSON the meter can read');
+            }
+            const refusal = bodyRefusal(options.wire, json);
+            if (refusal)
+                return refuseRequest(response, `${name} (${refusal.name})`, refusal.why);
+            const worst = worstCaseUsage(options.wire, json, decoded.length, modelInPath(url.pathname));
+            const pending = {
+                worstUsd: (options.price(worst) ?? 0) + worstPerUseUsd(options.wire, json),
+                start: () => send(request, response, url, body, pending.worstUsd, worst.model),
+                refuse: () => refuseForBudget(response, url.pathname, pending.worstUsd, worst.model)
+            };
+            response.on('close', () => {
+                // The agent hung up while its request was held: it is no longer waiting.
+                const at = waiting.indexOf(pending);
+                if (at >= 0)
+                    waiting.splice(at, 1);
+            });
+            decide(pending);
+        });
+    };
+    /** A request the meter cannot price: answered in the API's shape, named, and never forwarded. */
+    const refuseRequest = (response, name, why, status = 403) => {
+        // Bounded as the refused hosts are; the warnings say when there were more.
+        if (!refusedRequests.includes(name) && refusedRequests.length < MOST_REFUSALS_NAMED) {
+            refusedRequests.push(name);
+            refusedWhy.push(why);
+        }
+        answer(response, status, `ralph-action's model proxy does not forward ${name}: ${why}.`);
+    };
+    const answer = (response, status, message) => {
+        if (response.headersSent)
+            return void response.socket?.end();
+        // x-should-retry: the SDKs (Anthropic's, OpenAI's) obey it: a refusal is final.
+        response.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' });
+        response.end(JSON.stringify(apiError(options.wire, status, message)));
+    };
+    const dollars = (usd) => `$${usd.toFixed(4)}`;
+    /** A model call whose worst case does not fit: recorded, answered as a spent budget, never forwarded. */
+    const refuseForBudget = (response, path, worstUsd, model) => {
+        const left = Math.max(0, options.budgetLeft?.() ?? 0);
+        const record = {
+            seq: requests.length + 1,
+            method: 'POST',
+            path,
+            status: 0,
+            usage: { input: 0, output: 0, cache_read: 0, cache_write: 0, ...(model ? { model } : {}) },
+            reservedUsd: worstUsd,
+            refused: 'budget',
+            error: `its worst case (${dollars(worstUsd)}) does not fit in what is left of the budget (${dollars(left)})`
+        };
+        requests.push(record);
+        options.onRequest?.(record);
+        answer(response, 402, `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)} and ${dollars(left)} is left (max-cost). The run stops.`);
+    };
+    /** Dollars reserved by the requests in flight beyond what each has cost so far. */
+    const reservedAhead = () => [...inFlight].reduce((sum, f) => sum + Math.max(0, f.reservedUsd - (f.record.costUsd ?? 0)), 0);
+    /** Starts a request whose worst case fits; holds it while others in flight may free their reservations. */
+    const decide = (pending) => {
+        const left = options.budgetLeft?.();
+        if (left === undefined || pending.worstUsd <= left - reservedAhead())
+            return pending.start();
+        if (inFlight.size === 0)
+            return pending.refuse();
+        waiting.push(pending);
+    };
+    /** A request ended: those held may fit now. */
+    const admitWaiting = () => {
+        for (const pending of waiting.splice(0))
+            decide(pending);
+    };
+    /** The cap is crossed: every request in flight is cut, and none held goes up. */
+    const cutAll = () => {
+        for (const flight of [...inFlight])
+            flight.cut();
+        for (const pending of waiting.splice(0))
+            pending.refuse();
+    };
+    const checkBudget = () => {
+        if ((inFlight.size > 0 || waiting.length > 0) && options.overBudget?.())
+            cutAll();
+    };
+    const send = (request, response, url, body, worstUsd, model) => {
         const record = {
             seq: requests.length + 1,
             method: request.method ?? 'GET',
             path: url.pathname,
             status: 0,
-            usage: { input: 0, output: 0, cache_read: 0, cache_write: 0 }
+            usage: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
+            ...(worstUsd > 0 ? { reservedUsd: worstUsd } : {})
         };
         requests.push(record);
-        const meter = new WireUsage(options.wire, modelInPath(url.pathname));
+        const meter = new WireUsage(options.wire, modelInPath(url.pathname) ?? model);
+        const modelCall = endpointOf(options.wire, record.method, url.pathname).kind === 'model';
         const headers = {};
         for (const [name, value] of Object.entries(request.headers))
             if (value !== undefined && !NOT_FORWARDED.has(name))
                 headers[name] = value;
-        Object.assign(headers, keyHeader(options.wire, options.apiKey), { 'accept-encoding': 'identity' });
+        Object.assign(headers, keyHeader(options.wire, options.apiKey), {
+            'accept-encoding': 'identity',
+            'content-length': String(body.length)
+        });
         const basePath = upstream.pathname.replace(/\/$/, '');
         const target = `${basePath}${url.pathname}${url.search}`;
-        const send = upstream.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
-        const outgoing = send({
+        const sendUp = upstream.protocol === 'https:' ? (external_node_https_default()).request : (external_node_http_default()).request;
+        const outgoing = sendUp({
             protocol: upstream.protocol,
             hostname: upstream.hostname,
             port: upstream.port || undefined,
@@ -14412,37 +14793,73 @@ async function startModelProxy(options) {
             headers: { ...headers, host: upstream.host },
             agent
         });
+        let incoming;
+        // The upstream may have billed it: the agent hung up or the proxy cut it (not: it was never reached).
+        let stopped = false;
+        let ended = false;
         const settle = () => {
-            record.costUsd = meter.seen ? options.price(meter.usage) : undefined;
+            const tokens = meter.seen ? options.price(meter.usage) : undefined;
+            record.costUsd = tokens === undefined ? undefined : tokens + meter.perUseUsd;
             record.usage = { ...meter.usage };
             options.onRequest?.(record);
+        };
+        const changed = () => {
+            settle();
+            checkBudget();
+        };
+        const finish = () => {
+            if (ended)
+                return;
+            ended = true;
+            inFlight.delete(flight);
+            settle();
+            const ok = record.status >= 200 && record.status < 300;
+            // No usage seen of an answer that may be billed: charged its worst case, so the cap still holds.
+            if (modelCall && (record.unread || !meter.seen) && (ok || (stopped && record.status === 0))) {
+                record.costUsd = Math.max(record.costUsd ?? 0, worstUsd);
+                record.worstCase = true;
+                options.onRequest?.(record);
+            }
+            checkBudget();
+            admitWaiting();
         };
         const fail = (message) => {
             if (record.error === undefined)
                 record.error = message;
         };
-        // The request's model, for a response that does not name it (Gemini names it in the path).
-        let requestBody = Buffer.alloc(0);
-        request.on('data', (chunk) => {
-            if (requestBody.length < 64 * 1024)
-                requestBody = Buffer.concat([requestBody, chunk]);
-        });
-        request.on('end', () => {
-            if (meter.usage.model)
-                return;
-            const model = /"model"\s*:\s*"([^"]+)"/.exec(requestBody.toString('utf8'))?.[1];
-            if (model)
-                meter.usage.model = model;
-        });
-        request.pipe(outgoing);
+        const flight = {
+            record,
+            reservedUsd: worstUsd,
+            cut: () => {
+                if (ended)
+                    return;
+                record.cut = true;
+                stopped = true;
+                // What was forwarded still arrives, then the connection ends without the answer's end.
+                if (response.headersSent)
+                    response.socket?.end();
+                else
+                    answer(response, 402, "ralph-action's dollar budget is spent (max-cost): the request was cut. The run stops.");
+                incoming?.destroy();
+                outgoing.destroy();
+                finish();
+            }
+        };
+        inFlight.add(flight);
+        outgoing.end(body);
         response.on('close', () => {
             // The agent hung up (or was killed): the upstream request goes too.
-            if (!response.writableFinished) {
+            if (!response.writableFinished && !ended) {
                 fail('the agent closed the connection');
+                stopped = true;
+                incoming?.destroy();
                 outgoing.destroy();
+                finish();
             }
         });
         outgoing.on('error', error => {
+            if (ended)
+                return;
             fail(`upstream ${upstream.host}: ${error.message}`);
             if (!response.headersSent) {
                 response.writeHead(502, { 'content-type': 'application/json' });
@@ -14450,28 +14867,21 @@ async function startModelProxy(options) {
             }
             else
                 response.destroy();
-            settle();
+            finish();
         });
-        outgoing.on('response', incoming => {
-            record.status = incoming.statusCode ?? 0;
+        outgoing.on('response', answerIn => {
+            incoming = answerIn;
+            if (ended)
+                return void answerIn.destroy();
+            record.status = answerIn.statusCode ?? 0;
             const out = {};
-            for (const [name, value] of Object.entries(incoming.headers))
+            for (const [name, value] of Object.entries(answerIn.headers))
                 if (value !== undefined && !NOT_RETURNED.has(name))
                     out[name] = value;
-            response.writeHead(record.status, incoming.statusMessage, out);
+            response.writeHead(record.status, answerIn.statusMessage, out);
             response.flushHeaders();
-            const type = String(incoming.headers['content-type'] ?? '');
-            const encoded = (incoming.headers['content-encoding'] ?? 'identity') !== 'identity';
-            const changed = () => {
-                settle();
-                if (options.overBudget?.()) {
-                    record.cut = true;
-                    incoming.destroy();
-                    // What was forwarded still arrives, then the connection ends without the stream's end.
-                    response.socket?.end();
-                    settle();
-                }
-            };
+            const type = String(answerIn.headers['content-type'] ?? '');
+            const encoded = (answerIn.headers['content-encoding'] ?? 'identity') !== 'identity';
             const sse = !encoded && type.includes('text/event-stream')
                 ? new SseReader(json => meter.read(json) && changed())
                 : undefined;
@@ -14480,11 +14890,11 @@ async function startModelProxy(options) {
             const ok = record.status >= 200 && record.status < 300;
             if (ok && !sse && !json)
                 record.unread = true;
-            incoming.on('data', (chunk) => {
+            answerIn.on('data', (chunk) => {
                 // Forwarded first, read after: the agent never waits for the meter.
                 if (!response.write(chunk)) {
-                    incoming.pause();
-                    response.once('drain', () => incoming.resume());
+                    answerIn.pause();
+                    response.once('drain', () => answerIn.resume());
                 }
                 sse?.push(chunk);
                 if (json && jsonBytes < MAX_JSON_BODY) {
@@ -14492,12 +14902,14 @@ async function startModelProxy(options) {
                     jsonBytes += chunk.length;
                 }
             });
-            incoming.on('end', () => {
+            answerIn.on('end', () => {
+                if (ended)
+                    return;
                 sse?.end();
                 if (json && jsonBytes < MAX_JSON_BODY) {
                     try {
                         if (meter.read(JSON.parse(Buffer.concat(json).toString('utf8'))))
-                            changed();
+                            settle();
                     }
                     catch {
                         // Not JSON after all: what it cost cannot be read.
@@ -14508,12 +14920,14 @@ async function startModelProxy(options) {
                 else if (json && ok)
                     record.unread = true;
                 response.end();
-                settle();
+                finish();
             });
-            incoming.on('error', error => {
+            answerIn.on('error', error => {
+                if (ended)
+                    return;
                 fail(error.message);
                 response.destroy();
-                settle();
+                finish();
             });
         });
     };
@@ -14561,6 +14975,8 @@ async function startModelProxy(options) {
         placeholderKey,
         requests,
         refused,
+        refusedRequests,
+        refusedWhy,
         get refusedUnnamed() {
             return refusedUnnamed;
         },
@@ -14738,14 +15154,17 @@ async function startAgentProxy(argv, env, settings, budget = {}) {
     const upstream = upstreamOf(cli, env, settings);
     const wire = AGENT_WIRE[cli];
     const meter = new MeteredCostMeter();
+    const pricing = new FailClosedPricing(CLI_VENDOR[cli]);
+    const { maxCostUsd } = budget;
     const proxy = await startModelProxy({
         wire,
         upstream,
         apiKey: env[keyName] ?? '',
         ...(ca ? { ca } : {}),
-        price: priceFromTable,
+        price: usage => pricing.price(usage),
         onRequest: request => meter.update(request),
-        overBudget: () => budget.maxCostUsd !== undefined && meter.spentUsd() + meter.runningUsd() >= budget.maxCostUsd,
+        overBudget: () => maxCostUsd !== undefined && meter.spentUsd() + meter.runningUsd() >= maxCostUsd,
+        budgetLeft: () => maxCostUsd === undefined ? undefined : maxCostUsd - meter.spentUsd() - meter.runningUsd(),
         allowedHosts: settings.allowedHosts ?? []
     });
     // The agent's files hold only the placeholder key: readable by the agent's own user.
@@ -14775,6 +15194,22 @@ async function startAgentProxy(argv, env, settings, budget = {}) {
         upstream,
         agentEnv: { set, remove: MODEL_KEY_VARIABLES.filter(name => !(name in set)) },
         meter,
+        warnings: () => [
+            ...proxy.refusedRequests
+                .slice(0, REQUESTS_WARNED)
+                .map((name, i) => `the model proxy refused the agent ${name}: ${proxy.refusedWhy[i] ?? ''}`),
+            ...(proxy.refusedRequests.length > REQUESTS_WARNED
+                ? [
+                    `the model proxy refused the agent more requests its meter cannot price, named in status.json (modelProxy.refusedRequests)`
+                ]
+                : []),
+            ...pricing.warnings(),
+            ...(proxy.requests.some(r => r.worstCase)
+                ? [
+                    'the model proxy saw no usage in an answer the upstream may have billed (compressed, not JSON, a stream without usage, or cut): it was charged its pre-authorised worst case, so the budget still holds'
+                ]
+                : [])
+        ],
         close: async () => {
             await proxy.close();
             try {
@@ -14785,6 +15220,58 @@ async function startAgentProxy(argv, env, settings, budget = {}) {
             }
         }
     };
+}
+/** Refused requests named one warning each; the rest are in status.json. */
+const REQUESTS_WARNED = 10;
+/** Whose prices an unlisted model of each CLI is charged at, when its name does not say (the CLI's default upstream). */
+const CLI_VENDOR = {
+    claude: 'Anthropic',
+    codex: 'OpenAI',
+    gemini: 'Google',
+    opencode: 'OpenAI',
+    qwen: 'Alibaba'
+};
+/** Unpriced models named in warnings; past these, one line says more were seen. */
+const MOST_UNPRICED_NAMED = 5;
+/**
+ * The price table, failing closed: a model it does not list (or no model named) is charged at the highest rates
+ * the table has for its vendor, so the cap never switches off. Each such model is said once.
+ */
+class FailClosedPricing {
+    fallback;
+    unpriced = new Map();
+    more = false;
+    constructor(fallback) {
+        this.fallback = fallback;
+    }
+    price(usage) {
+        const listed = lookupPrice(usage.model);
+        if (listed)
+            return costAt(listed, usage);
+        const vendor = vendorOfModel(usage.model) ?? this.fallback;
+        // The model's name is the agent's text (or the upstream's): kept only in the characters of model ids.
+        const name = usage.model === undefined || usage.model === ''
+            ? 'a request that names no model'
+            : /^[A-Za-z0-9._:/@[\]-]{1,100}$/.test(usage.model)
+                ? usage.model
+                : 'a model named with other characters';
+        if (!this.unpriced.has(name)) {
+            if (this.unpriced.size < MOST_UNPRICED_NAMED)
+                this.unpriced.set(name, vendor);
+            else
+                this.more = true;
+        }
+        return costAt(topPriceOf(vendor), usage);
+    }
+    warnings() {
+        const lines = [...this.unpriced].map(([name, vendor]) => {
+            const top = topPriceOf(vendor);
+            return `${name} has no price in the table: it is charged at the highest ${vendor} price the table has ($${top.input} in, $${top.output} out a million tokens), so the budget still holds`;
+        });
+        if (this.more)
+            lines.push(`more models have no price in the table: each is charged at its vendor's highest price`);
+        return lines;
+    }
 }
 const agent_RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
 const sumTokens = (requests) => {
@@ -14803,11 +15290,15 @@ const sumTokens = (requests) => {
  */
 class MeteredCostMeter {
     spent = 0;
+    /** Requests outside a run (the agent's leftovers after it ended), by seq: each counted once, at its latest. */
+    outside = new Map();
+    refusal;
     worst;
     run;
     agentSaid;
     listeners = new Set();
-    spentUsd = () => this.spent;
+    spentUsd = () => this.spent + [...this.outside.values()].reduce((sum, usd) => sum + usd, 0);
+    budgetRefusal = () => this.refusal;
     runningUsd = () => [...(this.run?.values() ?? [])].reduce((sum, r) => sum + (r.costUsd ?? 0), 0);
     source = () => this.worst ?? 'unknown';
     beginRun() {
@@ -14819,10 +15310,11 @@ class MeteredCostMeter {
     }
     /** A request of the run in flight changed (the proxy calls this as usage streams by). */
     update(request) {
+        if (request.refused === 'budget')
+            this.refusal ??= `the model proxy refused a request: ${request.error ?? 'its worst case does not fit in the budget'}`;
         // A request outside a run (the agent's leftovers after it ended) still costs: it is settled at once.
-        if (!this.run) {
-            this.spent += request.costUsd ?? 0;
-        }
+        if (!this.run)
+            this.outside.set(request.seq, request.costUsd ?? 0);
         else
             this.run.set(request.seq, { ...request, usage: { ...request.usage } });
         this.listeners.forEach(listener => listener());
@@ -14854,6 +15346,8 @@ class MeteredCostMeter {
                 ...(r.costUsd !== undefined ? { cost_usd: r.costUsd } : {}),
                 ...(r.cut ? { cut: true } : {}),
                 ...(r.unread ? { unread: true } : {}),
+                ...(r.worstCase ? { worst_case: true } : {}),
+                ...(r.refused ? { refused: r.refused } : {}),
                 ...(r.error ? { error: r.error } : {})
             }))
         };
@@ -15305,10 +15799,10 @@ class LoopGuard {
         if (on)
             this.checkCost();
     }
-    /** The dollar budget is already spent by finished runs. */
+    /** The dollar budget is already spent by finished runs, or a request's worst case no longer fits in it. */
     costSpent() {
         const max = this.options.maxCostUsd;
-        return max !== undefined && this.options.meter.spentUsd() >= max;
+        return (max !== undefined && (this.options.meter.spentUsd() >= max || !!this.options.meter.budgetRefusal?.()));
     }
     timeSpent() {
         const deadline = this.options.deadline;
@@ -15340,6 +15834,9 @@ class LoopGuard {
         const { maxCostUsd, meter, clock } = this.options;
         if (!this.watchingCost || maxCostUsd === undefined)
             return;
+        const refusal = meter.budgetRefusal?.();
+        if (refusal)
+            return this.fire('budget_exhausted', clock.now(), refusal);
         const total = meter.spentUsd() + meter.runningUsd();
         if (total >= maxCostUsd)
             this.fire('budget_exhausted', clock.now(), `the cost ($${total.toFixed(4)}) reached the budget ($${maxCostUsd})`);
@@ -15505,9 +16002,14 @@ async function withoutSecretVariables(fn, allow = []) {
 
 // Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
 // hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
+// Nor does the work tree, the agent's: its .gitattributes can name a filter or a diff driver, which runs
+// only if config defines it, so no attributes file and no submodule recursion of git's own add to that.
 const HARDENING = (/* unused pure expression or super */ null && ([
     ['core.hooksPath', '/dev/null'],
-    ['core.fsmonitor', 'false']
+    ['core.fsmonitor', 'false'],
+    ['core.attributesFile', '/dev/null'],
+    ['submodule.recurse', 'false'],
+    ['fetch.recurseSubmodules', 'false']
 ]));
 /** Environment variables that add `entries` as command-line-scope config, after any already set. */
 function configEnv(entries, base = {}) {
@@ -15566,6 +16068,7 @@ function git_env_hermeticGitEnvironment(config = [], base = process.env) {
         GIT_CONFIG_NOSYSTEM: '1',
         // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
         GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_ATTR_NOSYSTEM: '1',
         GIT_TERMINAL_PROMPT: '0',
         GIT_ASKPASS: '',
         SSH_ASKPASS: '',
@@ -15738,8 +16241,8 @@ function stageSettings(copies, parent = (0,external_node_os_namespaceObject.tmpd
             return (skip(from, 'not a regular file'), 0);
         if (bytes + stat.size > MAX_BYTES)
             return (skip(from, `over the ${MAX_BYTES >> 20} MB the copy may take`), 0);
-        // O_NOFOLLOW: a link swapped in since the lstat is refused, not read.
-        const fd = (0,external_node_fs_namespaceObject.openSync)(from, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NOFOLLOW);
+        // O_NOFOLLOW: a link swapped in since the lstat is refused, not read; O_NONBLOCK: a FIFO is not waited on.
+        const fd = (0,external_node_fs_namespaceObject.openSync)(from, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NOFOLLOW | external_node_fs_namespaceObject.constants.O_NONBLOCK);
         try {
             if (!(0,external_node_fs_namespaceObject.fstatSync)(fd).isFile())
                 return (skip(from, 'not a regular file'), 0);
@@ -16349,9 +16852,11 @@ class SyncLog {
         this.fd = undefined;
     }
 }
+/** The agent's log of an iteration: every byte it printed (its transcript for JSON-stream presets). */
+const agentLogFile = (iterationDir) => external_node_path_default().join(iterationDir, 'agent.log');
 async function runAgent(ctx) {
     const argv = ctx.preset.argv(ctx.agentArgv, ctx.caps);
-    const logFile = external_node_path_default().join(ctx.iterationDir, 'agent.log');
+    const logFile = agentLogFile(ctx.iterationDir);
     const streamFile = external_node_path_default().join(ctx.iterationDir, 'agent.jsonl');
     const log = ctx.preset.jsonStream ? new SyncLog(logFile) : undefined;
     const stream = ctx.preset.jsonStream ? new SyncLog(streamFile) : undefined;
@@ -16378,6 +16883,7 @@ async function runAgent(ctx) {
             killGraceMs: ctx.killGraceMs,
             signal: ctx.signal,
             timeoutMs: ctx.timeoutMs,
+            ...(ctx.outputRoom ? { outputRoom: ctx.outputRoom } : {}),
             onStdout: chunk => {
                 stream?.write(chunk);
                 reader.stdout(chunk);
@@ -16927,7 +17433,7 @@ const bodyTemplate = (body) => pyStrip(stripHtmlComments(pyStrip(body)));
 function loopPlaceholdersUsed(inputs) {
     const template = inputs.body !== undefined ? bodyTemplate(inputs.body) : promptTemplate(inputs.ralphText);
     const used = new Set();
-    for (const match of template.matchAll(PLACEHOLDER_RE)) {
+    for (const match of template.matchAll(render_PLACEHOLDER_RE)) {
         if (match[1] === 'ralph' && LOOP_PLACEHOLDERS.includes(match[2]))
             used.add(match[2]);
     }
@@ -17082,25 +17588,32 @@ function buildPrompt(inputs, loop) {
 
 
 
-
 const iso = (ms) => new Date(ms).toISOString();
-function readGuardrails(env) {
+function pinRalphFiles(ralph, workTree) {
+    return {
+        ralph: pinTreeFile(ralph.file),
+        ...(ralph.guardrails ? { guardrails: pinTreeFile(external_node_path_default().resolve(workTree, ralph.guardrails)) } : {})
+    };
+}
+function readGuardrails(env, files) {
     const file = env.ralph.guardrails;
-    if (!file)
+    if (!file || !files.guardrails)
         return undefined;
     let content = '';
     try {
-        content = (0,external_node_fs_namespaceObject.readFileSync)(external_node_path_default().resolve(env.workTree, file), 'utf8');
+        content = readTreeFile(files.guardrails).toString('utf8');
     }
-    catch {
-        // Not written yet: the agent is asked to start it.
+    catch (error) {
+        // Not written yet: the agent is asked to start it. Anything else (a link, a FIFO) is refused.
+        if (!(error instanceof TreeFileError) || error.code !== 'ENOENT')
+            throw new RalphError(`The guardrails file ${file} was not read: ${error.message}. Make it a regular file of the project.`);
     }
     return { file, content };
 }
 /** RALPH.md as the reference reads it every iteration: strict UTF-8 (a bad byte crashes the iteration). */
-function readRalphText(file) {
+function readRalphText(file, pinned) {
     try {
-        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode((0,external_node_fs_namespaceObject.readFileSync)(file));
+        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(readTreeFile(pinned));
     }
     catch (error) {
         throw new RalphError(`RALPH.md could not be read (${file}): ${error.message}`);
@@ -17112,7 +17625,9 @@ function readRalphText(file) {
  */
 function assemble(env, iteration, commandOutputs) {
     const { config, ralph } = env;
-    const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file);
+    // Without pins (a preview, before any agent ran) the files are pinned now.
+    const files = env.ralphFiles ?? pinRalphFiles(ralph, env.workTree);
+    const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file, files.ralph);
     const inputs = {
         ralphText,
         ralphFile: ralph.file,
@@ -17134,7 +17649,7 @@ function assemble(env, iteration, commandOutputs) {
         ...(env.baseline ? { baseline: env.baseline } : {}),
         diff: env.lastDiff,
         history: env.history,
-        guardrails: readGuardrails(env)
+        guardrails: readGuardrails(env, files)
     };
     const values = loopValues(ctx);
     const section = gated && used.size === 0 ? loopStatusSection(values, ctx, iteration, config.maxIterations) : '';
@@ -17280,7 +17795,8 @@ async function runIteration(env, memory, iteration) {
         argv: env.preset.argv(env.ralph.agentArgv, caps),
         promptFile: record.prompt.file,
         preset: env.preset.name,
-        transcript: env.preset.jsonStream
+        transcript: env.preset.jsonStream,
+        log: relative(agentLogFile(dir))
     });
     env.onPhase('agent');
     guard.watchCost(true);
@@ -17302,6 +17818,7 @@ async function runIteration(env, memory, iteration) {
         ...(config.agentEnv ? { agentEnv: config.agentEnv } : {}),
         runProcess: env.runProcess,
         ...(env.agentEnvironment ? { agentEnvironment: env.agentEnvironment } : {}),
+        ...(env.outputRoom ? { outputRoom: env.outputRoom } : {}),
         onOutput: output => emit('transcript' in output
             ? { type: 'agent_transcript', iteration, line: output.transcript }
             : { type: 'agent_output', iteration, stream: output.stream, chunk: output.chunk })
@@ -17653,9 +18170,13 @@ function progressSection(record) {
             lines.push(`- API retries: ${agent.apiRetries}`);
         const requests = agent.usage.requests;
         if (requests) {
-            const cut = requests.filter(r => r.cut).length;
+            const count = (n, what) => (n > 0 ? `, ${n} ${what}` : '');
             const unread = requests.filter(r => r.unread).length;
-            lines.push(`- Model requests metered at the wire: ${requests.length}${cut > 0 ? `, ${cut} cut at the budget` : ''}${unread > 0 ? `, ${unread} unreadable (their cost is unknown)` : ''}`);
+            lines.push(`- Model requests metered at the wire: ${requests.length}` +
+                count(requests.filter(r => r.cut).length, 'cut at the budget') +
+                count(requests.filter(r => r.refused).length, 'refused (their worst case did not fit in the budget)') +
+                count(unread, 'unreadable (their cost is unknown; charged their worst case)') +
+                count(requests.filter(r => r.worst_case && !r.unread).length, 'with no usage seen (charged their worst case)'));
         }
         const said = agent.usage.agent_said;
         if (said) {
@@ -17685,7 +18206,7 @@ function progressSection(record) {
     return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
 }
 const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-function header(status) {
+function record_header(status) {
     const budgets = status.budgets;
     const limits = [
         budgets.maxIterations !== undefined
@@ -17836,7 +18357,7 @@ class RunRecord {
     static create(dir, status) {
         makeFolder(external_node_path_default().join(dir, 'logs'));
         const record = new RunRecord(dir);
-        (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), header(status));
+        (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), record_header(status));
         // The first status.json is there at once: a post step after an early kill reads it.
         record.writeStatusNow(status);
         return record;
@@ -17942,7 +18463,7 @@ class RunRecord {
         const temp = `${file}.${process.pid}.tmp`;
         const out = (0,external_node_fs_namespaceObject.openSync)(temp, 'w');
         try {
-            (0,external_node_fs_namespaceObject.writeSync)(out, header(result) + outcome(result));
+            (0,external_node_fs_namespaceObject.writeSync)(out, record_header(result) + outcome(result));
             copyFrom(file, firstSection(file), out);
         }
         finally {
@@ -18084,6 +18605,10 @@ async function gitOrThrow(args, options) {
 
 
 const DIFF_PATCH_CHARS = 5000;
+/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
+const LIST_BYTES = 64 * 1024 * 1024;
+/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
+const GITLINK_MODE = '160000';
 /** Bytes kept for `git diff --stat` (a line per file). */
 const STAT_BYTES = 256 * 1024;
 // Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
@@ -18112,6 +18637,9 @@ class GitWorkspace {
     paths;
     settings;
     head;
+    /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
+    scratchGitlinks;
+    refusals = new Set();
     constructor(root, 
     /** Variables every git command of this workspace gets (the action's hermetic git environment). */
     env = {}) {
@@ -18143,16 +18671,61 @@ class GitWorkspace {
     async treeHash() {
         const env = { GIT_INDEX_FILE: await this.scratchIndex() };
         this.scratchTree = undefined;
-        await this.gitOrThrow(['add', '-A'], env);
+        this.scratchGitlinks ??= await this.gitlinks(env);
+        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(env, this.scratchGitlinks))], env);
         const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
         this.scratchTree = tree;
         return tree;
+    }
+    refused() {
+        return [...this.refusals];
+    }
+    /** The index's gitlinks (the folders git would enter to ask their status). */
+    async gitlinks(env) {
+        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], env, LIST_BYTES);
+        return out.stdout
+            .split('\0')
+            .filter(line => line.startsWith(`${GITLINK_MODE} `))
+            .map(line => line.slice(line.indexOf('\t') + 1));
+    }
+    /**
+     * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
+     * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
+     * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
+     * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content; each
+     * refusal is noted once.
+     */
+    async deliverable(env, gitlinks) {
+        // Untracked (`?`, a nested repository ends with '/') and changed (`C`) paths; git lists a nested
+        // repository as one entry and never descends into it, nor into a gitlink.
+        const out = await this.gitOrThrow(['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'], env, LIST_BYTES);
+        if (out.stdoutTruncated)
+            throw new Error('the work tree lists more files than the action reads (64 MB of names)');
+        const links = new Set(gitlinks);
+        const nested = [];
+        for (const entry of out.stdout.split('\0')) {
+            const tag = entry.slice(0, 1);
+            const name = entry.slice(2);
+            if (tag === '?' && name.endsWith('/')) {
+                nested.push(name.slice(0, -1));
+                this.refusals.add(`${name}.git: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${name}`);
+            }
+            else if (name === '.gitmodules')
+                this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
+            else if (tag === 'C' && links.has(name))
+                this.refusals.add(`${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
+        }
+        return [
+            '--',
+            '.',
+            ...[...nested, ...gitlinks, '.gitmodules'].map(name => `:(exclude,literal,top)${name}`)
+        ];
     }
     async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
         const to = current ?? (await this.treeHash());
         // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
         // patch (four bytes a character at most); the rest of git's output is read and dropped.
-        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
+        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
         const text = out.stdout;
         const split = text.indexOf('\n\ndiff --git ');
         const stat = split === -1 ? text : text.slice(0, split + 1);
@@ -18172,8 +18745,8 @@ class GitWorkspace {
             return fast;
         // git's own path: stage everything in the real index, commit what differs from HEAD.
         this.head = undefined;
-        await this.gitOrThrow(['add', '-A']);
-        const staged = await this.git(['diff', '--cached', '--quiet']);
+        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(undefined, await this.gitlinks()))]);
+        const staged = await this.git(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv']);
         if (staged.exitCode === 0)
             return undefined;
         // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
@@ -18279,6 +18852,7 @@ class GitWorkspace {
         if (this.scratch)
             await (0,external_node_fs_promises_namespaceObject.rm)(this.scratch.dir, { recursive: true, force: true });
         this.scratch = undefined;
+        this.scratchGitlinks = undefined;
     }
     async scratchIndex() {
         if (this.scratch)
@@ -18609,6 +19183,11 @@ async function runLoop(config, ports = {}) {
         status.warnings.push(message);
         emit({ type: 'warning', message });
     };
+    // What the work tree held that is never delivered (a nested repository, .gitmodules): once each.
+    const warnRefused = () => {
+        for (const line of workspace.refused?.() ?? [])
+            warn(line);
+    };
     // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
     let egress;
     let refusals;
@@ -18643,6 +19222,7 @@ async function runLoop(config, ports = {}) {
         ralph,
         workTree,
         workspace,
+        ralphFiles: pinRalphFiles(ralph, workTree),
         isRepo,
         preset,
         guard,
@@ -18654,6 +19234,7 @@ async function runLoop(config, ports = {}) {
             ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey)
             : (ports.runProcess ?? runProcess),
         ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
+        ...(ports.outputRoom ? { outputRoom: ports.outputRoom } : {}),
         killGraceMs: config.killGraceMs ?? defaults_DEFAULT_KILL_GRACE_MS,
         onPhase: now => (phase = now)
     };
@@ -18706,6 +19287,7 @@ async function runLoop(config, ports = {}) {
             if (commit !== undefined)
                 status.start.commit = commit;
             status.start.tree = await workspace.treeHash();
+            warnRefused();
             memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree };
             record.writeStatus(status);
         }
@@ -18744,12 +19326,16 @@ async function runLoop(config, ports = {}) {
             if (outcome.interrupted && trip)
                 noteEnforcement(trip);
             status.iterations.push(outcome.record);
+            warnRefused();
             delete status.inFlight;
             updateCost(status, meter);
             const agent = outcome.record.agent;
             const limit = agent?.failure?.kind === 'usage_limit' && !agent.killedBy ? agent.failure : undefined;
             const limitWait = limit ? usageLimitWait(limit, clock.now(), deadline) : undefined;
-            if (agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
+            // Behind the proxy the cap fails closed: what it cannot read is charged its worst case, and said.
+            for (const line of proxied?.warnings() ?? [])
+                warn(line);
+            if (!proxied && agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
                 status.cost.enforced = false;
                 warn(`the agent's cost is unknown (preset ${agent.preset} saw no cost in its output): ` +
                     `the $${config.maxCostUsd} budget cannot be enforced; time and iteration limits still apply`);
@@ -18811,8 +19397,13 @@ async function runLoop(config, ports = {}) {
                 upstream: proxied.upstream,
                 requests: proxied.proxy.requests.length,
                 refused: [...proxied.proxy.refused],
-                ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {})
+                ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {}),
+                ...(proxied.proxy.refusedRequests.length > 0
+                    ? { refusedRequests: [...proxied.proxy.refusedRequests] }
+                    : {})
             };
+            for (const line of proxied.warnings())
+                warn(line);
             for (const target of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
                 warn(refusalWarning(network, target, config.modelProxy?.allowedHosts ?? []));
             const more = [
@@ -18996,6 +19587,34 @@ function taskRalph(options) {
     return ralph;
 }
 
+;// CONCATENATED MODULE: ./src/loop/output-room.ts
+/**
+ * A LoopPorts.outputRoom for `stream`: a promise while the stream holds more than its buffer (its reader is
+ * behind), settled once it drains, closes or fails (a reader that is gone must not hold the agent forever).
+ */
+function outputRoomOf(stream) {
+    let waiting;
+    return () => {
+        if (waiting)
+            return waiting;
+        if (!stream.writableNeedDrain || stream.destroyed)
+            return undefined;
+        waiting = new Promise(resolve => {
+            const done = () => {
+                stream.off('drain', done);
+                stream.off('close', done);
+                stream.off('error', done);
+                waiting = undefined;
+                resolve();
+            };
+            stream.on('drain', done);
+            stream.on('close', done);
+            stream.on('error', done);
+        });
+        return waiting;
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/loop/index.ts
 // The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
 
@@ -19019,6 +19638,139 @@ function taskRalph(options) {
 
 
 
+
+
+;// CONCATENATED MODULE: ./src/cli/argv.ts
+// Command-line parsing with the reference CLI's (click's) semantics, so `ralph-action run` is a drop-in for
+// `ralph run`: options may stand anywhere (interspersed), unknown options are kept as user args, and the
+// first `--` is consumed.
+
+
+class UsageError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'UsageError';
+    }
+}
+function convert(spec, name, raw) {
+    if (spec.kind === 'int') {
+        // click accepts surrounding whitespace and a sign, nothing else.
+        if (!/^\s*[+-]?\d+\s*$/.test(raw))
+            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a valid integer.`);
+        return Number.parseInt(raw, 10);
+    }
+    if (spec.kind === 'duration') {
+        const seconds = duration_parseDuration(raw, 's');
+        if (seconds === undefined)
+            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a positive duration: give seconds (90) or a number with a unit (90s, 2m, 1h).`);
+        return seconds;
+    }
+    if (spec.kind === 'float') {
+        // Python's float(): decimal or exponent notation, inf, infinity, nan; surrounding whitespace allowed.
+        const text = raw.trim();
+        const match = /^([+-]?)(?:(inf|infinity)|(nan)|((?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?))$/i.exec(text);
+        if (!match)
+            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a valid float.`);
+        if (match[3])
+            return Number.NaN;
+        const sign = match[1] === '-' ? -1 : 1;
+        return match[2] ? sign * Number.POSITIVE_INFINITY : Number(text);
+    }
+    return raw;
+}
+/** Parses `tokens` against `specs`; throws UsageError with click's wording for a bad option value. */
+function parseArgs(tokens, specs) {
+    const byName = new Map();
+    for (const spec of specs)
+        for (const name of spec.names)
+            byName.set(name, spec);
+    const options = {};
+    const rest = [];
+    const typed = {};
+    const take = (spec, name, value) => {
+        const converted = convert(spec, name, value);
+        typed[spec.key] = name;
+        if (spec.kind === 'strings')
+            options[spec.key] = [...(options[spec.key] ?? []), value];
+        else
+            options[spec.key] = converted;
+    };
+    for (let i = 0; i < tokens.length; i++) {
+        const token = tokens[i];
+        if (token === '--') {
+            rest.push(...tokens.slice(i + 1));
+            break;
+        }
+        if (token.startsWith('--')) {
+            const eq = token.indexOf('=');
+            const name = eq === -1 ? token : token.slice(0, eq);
+            const spec = byName.get(name);
+            if (!spec) {
+                rest.push(token);
+                continue;
+            }
+            if (spec.kind === 'flag') {
+                if (eq !== -1)
+                    throw new UsageError(`Option '${name}' does not take a value.`);
+                options[spec.key] = true;
+                typed[spec.key] = name;
+                continue;
+            }
+            if (eq !== -1)
+                take(spec, name, token.slice(eq + 1));
+            else if (i + 1 < tokens.length)
+                take(spec, name, tokens[++i]);
+            else
+                throw new UsageError(`Option '${name}' requires an argument.`);
+            continue;
+        }
+        if (token.startsWith('-') && token.length > 1) {
+            // Short options, possibly combined (`-sn3`); an unknown one keeps the whole token as a user arg.
+            if (!byName.has(`-${token[1]}`)) {
+                rest.push(token);
+                continue;
+            }
+            for (let j = 1; j < token.length; j++) {
+                const name = `-${token[j]}`;
+                const spec = byName.get(name);
+                if (!spec) {
+                    rest.push(`-${token.slice(j)}`);
+                    break;
+                }
+                if (spec.kind === 'flag') {
+                    options[spec.key] = true;
+                    typed[spec.key] = name;
+                    continue;
+                }
+                const attached = token.slice(j + 1);
+                if (attached !== '')
+                    take(spec, name, attached);
+                else if (i + 1 < tokens.length)
+                    take(spec, name, tokens[++i]);
+                else
+                    throw new UsageError(`Option '${name}' requires an argument.`);
+                break;
+            }
+            continue;
+        }
+        rest.push(token);
+    }
+    return { options, rest, typed };
+}
+/** The options block of a help text. */
+function formatOptions(specs) {
+    const rows = specs.map(spec => {
+        const value = spec.kind === 'flag' ? '' : ` ${spec.metavar ?? spec.kind.toUpperCase().replace('STRINGS', 'TEXT')}`;
+        return [`${spec.names.join(', ')}${value}`, spec.help];
+    });
+    const width = Math.max(...rows.map(([left]) => left.length)) + 2;
+    return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n');
+}
+/** Edits (insertions, deletions, substitutions) from `a` to `b`. */
+/** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
+function closeOption(token, specs) {
+    return closest(token.split('=')[0], specs.flatMap(spec => spec.names.filter(n => n.startsWith('--'))));
+}
 
 ;// CONCATENATED MODULE: ./src/cli/options.ts
 // The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
@@ -19207,7 +19959,7 @@ const LOOP_OPTIONS = [
         help: 'The user --isolation user runs them as (created on first use; default ralph-agent).'
     }
 ];
-const positive = (v) => Number.isFinite(v) && v > 0;
+const options_positive = (v) => Number.isFinite(v) && v > 0;
 /**
  * Checks the values with the reference's messages, cheap checks before any file is read. A bad value is a
  * mistake on the command line like any other: a usage error (exit 2), named as it was typed.
@@ -19221,7 +19973,7 @@ function loopSettings(options, typed = {}) {
         throw new UsageError(`'${name('n', '-n')}' must be a positive integer, got ${n}.`);
     if (!Number.isFinite(delay) || delay < 0)
         throw new UsageError(`'--delay' must be non-negative, got ${pyFloatRepr(delay)}.`);
-    if (timeout !== undefined && !positive(timeout))
+    if (timeout !== undefined && !options_positive(timeout))
         throw new UsageError(`'--timeout' must be a positive number, got ${pyFloatRepr(timeout)}.`);
     const maxCost = options.maxCost;
     if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0))
@@ -20527,7 +21279,7 @@ async function validateCommand(args, io) {
     const [pathArg, ...userArgs] = rest;
     if (pathArg === undefined)
         throw new UsageError("Missing argument 'PATH'.");
-    const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
+    const resolved = resolve_resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
     const { problems, warnings } = lintRalph(resolved.file, {
         cwd: io.cwd,
         env: io.env,
@@ -20641,7 +21393,10 @@ async function runWithConsole(config, settings, io) {
                 render(event);
                 logDir?.(event);
             },
-            ...(isolation ? { runProcess: isolation.runProcess, agentEnvironment: isolation.agentEnvironment } : {})
+            ...(isolation
+                ? { runProcess: isolation.runProcess, agentEnvironment: isolation.agentEnvironment }
+                : {}),
+            ...(io.stdoutRoom ? { outputRoom: io.stdoutRoom } : {})
         });
         if (result.error)
             io.stderr(`Run crashed: ${result.error}\n`);
@@ -20673,7 +21428,7 @@ function refuseMistypedOptions(ralph, userArgs) {
     }
 }
 function warnUnreadArgs(ralph, userArgs, io) {
-    const read = argsRead(ralph.file, (0,external_node_fs_namespaceObject.readFileSync)(ralph.file, 'utf8'));
+    const read = args_argsRead(ralph.file, (0,external_node_fs_namespaceObject.readFileSync)(ralph.file, 'utf8'));
     if (read === undefined)
         return;
     for (const name of Object.keys(ralph.argValues)) {
@@ -20690,7 +21445,7 @@ async function runCommand(args, io) {
     if (pathArg === undefined)
         throw new UsageError("Missing argument 'PATH'.");
     const settings = loopSettings(options, typed);
-    const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
+    const resolved = resolve_resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
     if (resolved.notice)
         io.stdout(`${resolved.notice}\n`);
     const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true });
@@ -20827,7 +21582,7 @@ async function promptCommand(args, io) {
     const iteration = options.iteration ?? 1;
     if (iteration < 1)
         throw new RalphError(`'--iteration' must be a positive integer, got ${iteration}.`);
-    const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
+    const resolved = resolve_resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home });
     const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, skipAgentLookup: true });
     const maxIterations = options.n;
     const config = loopConfig({
@@ -20949,10 +21704,168 @@ function helpFor(command) {
     return COMMAND_HELP[command] ?? HELP;
 }
 
+;// CONCATENATED MODULE: ./src/ralph/installed.ts
+// The ralphs a comment or a label may name: those installed in the project (`.agents/ralphs/<name>/`).
+// Followed through symlinks, the folder, its RALPH.md and the guardrails file it reads must all stay inside
+// the project, so a name never reaches a file elsewhere on the runner (another ralph, a secret the prompt
+// would carry). What is refused is not listed either.
+
+
+
+
+/** Arg names the action fills itself; a `/ralph` comment may not set them. */
+const RESERVED_ARGS = (/* unused pure expression or super */ null && (['task', 'task_file']));
+/**
+ * The one containment rule for every ralph the action loads (a comment's or a label's name, `mode: list`, the
+ * `ralph` input, a hunt): followed through links, its folder, its RALPH.md and the guardrails file it reads
+ * stay inside the project. `named` is the folder as it was named (before links are followed), so a refusal
+ * names the link that leaves.
+ */
+function ralphInProject(projectRoot, named) {
+    let root;
+    let dir;
+    let file;
+    try {
+        root = (0,external_node_fs_namespaceObject.realpathSync)(projectRoot);
+        dir = (0,external_node_fs_namespaceObject.realpathSync)(named);
+        file = (0,external_node_fs_namespaceObject.realpathSync)(external_node_path_default().join(dir, resolve_RALPH_MARKER));
+        if (!(0,external_node_fs_namespaceObject.statSync)(file).isFile())
+            return { problem: `${shown(projectRoot, named)} holds no ${resolve_RALPH_MARKER}` };
+    }
+    catch {
+        return { problem: `${shown(projectRoot, named)} holds no ${resolve_RALPH_MARKER}` };
+    }
+    const leaves = (what, real) => {
+        const link = linkOnPath(projectRoot, what);
+        return {
+            problem: link
+                ? `${shown(projectRoot, link)} is a link to ${real}, outside the project: a ralph's files must be the project's own`
+                : `${shown(projectRoot, what)} is outside the project: a ralph's files must be the project's own`
+        };
+    };
+    if (!installed_isInside(dir, root))
+        return leaves(named, dir);
+    if (!installed_isInside(file, root))
+        return leaves(external_node_path_default().join(named, resolve_RALPH_MARKER), file);
+    const guardrails = guardrailsOf(file);
+    if (guardrails !== undefined) {
+        let real;
+        try {
+            real = (0,external_node_fs_namespaceObject.realpathSync)(external_node_path_default().resolve(root, guardrails));
+        }
+        catch {
+            real = undefined; // not written yet: the loop creates it inside the work tree
+        }
+        if (real !== undefined && !installed_isInside(real, root))
+            return {
+                problem: `${shown(projectRoot, named)} reads its guardrails from ${guardrails}, which leads outside the project (a link to ${real})`
+            };
+    }
+    return { dir, file };
+}
+/** The installed ralph's real folder, or why the name does not name one a trigger may run. */
+function installedRalph(projectRoot, name) {
+    const missing = { problem: `there is no ralph called ${'`'}${name}${'`'} in ${resolve_INSTALLED_RALPHS_DIR}/` };
+    if (!NAME_RE.test(name))
+        return missing;
+    const named = external_node_path_default().join(projectRoot, resolve_INSTALLED_RALPHS_DIR, name);
+    const contained = ralphInProject(projectRoot, named);
+    if (!('problem' in contained))
+        return { dir: contained.dir };
+    return isFileThrough(external_node_path_default().join(named, resolve_RALPH_MARKER))
+        ? { problem: `the ralph ${'`'}${name}${'`'} cannot be started: ${contained.problem}` }
+        : missing;
+}
+/**
+ * What the `ralph` input names (a folder, a RALPH.md, or an installed ralph's name), resolved as the CLI
+ * resolves it, and held to ralphInProject: a ralph in the home folder is not the project's either.
+ */
+function inputRalph(projectRoot, input) {
+    const resolved = resolveRalphPath(input, { cwd: projectRoot, home: homedir() });
+    const typed = path.resolve(projectRoot, input);
+    const named = resolved.resolvedFrom === 'home'
+        ? resolved.dir
+        : resolved.resolvedFrom === 'project'
+            ? path.join(projectRoot, INSTALLED_RALPHS_DIR, input)
+            : path.basename(typed) === RALPH_MARKER && isFileThrough(typed)
+                ? path.dirname(typed)
+                : typed;
+    const contained = ralphInProject(projectRoot, named);
+    return 'problem' in contained ? contained : resolved;
+}
+/** The project's installed ralphs that a comment or label can name (those installedRalph accepts). */
+function availableRalphs(projectRoot) {
+    return listInstalledRalphs(projectRoot, '/nonexistent').filter(name => 'dir' in installedRalph(projectRoot, name));
+}
+/**
+ * The args a ralph reads: the names its frontmatter declares and every `{{ args.NAME }}` in its file (in the
+ * prompt or a command), without the ones the action sets. Undefined when the file cannot be read or parsed:
+ * the plan reports that problem itself.
+ */
+function argsOf(ralph, projectRoot) {
+    try {
+        const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: homedir() });
+        return argsRead(file, readFileSync(file, 'utf8'))?.filter(name => !RESERVED_ARGS.includes(name));
+    }
+    catch {
+        return undefined;
+    }
+}
+/** The `{{ args.NAME }}` names in a template (a ralph-less run's prompt), without the ones the action sets. */
+function argsIn(template) {
+    const names = new Set();
+    for (const m of template.matchAll(PLACEHOLDER_RE))
+        if (m[1] === 'args')
+            names.add(m[2]);
+    return [...names].filter(name => !RESERVED_ARGS.includes(name));
+}
+function guardrailsOf(file) {
+    try {
+        const value = readFrontmatter(file, (0,external_node_fs_namespaceObject.readFileSync)(file, 'utf8')).data.get('guardrails');
+        return typeof value === 'string' && value.trim() ? value : undefined;
+    }
+    catch {
+        return undefined; // a broken ralph: the plan reports it with its line
+    }
+}
+/** The first link on the way from the project root to `target` (which is under the root as named). */
+function linkOnPath(projectRoot, target) {
+    const relative = external_node_path_default().relative(projectRoot, target);
+    if (relative.startsWith('..') || external_node_path_default().isAbsolute(relative))
+        return undefined;
+    let at = projectRoot;
+    for (const part of relative.split((external_node_path_default()).sep)) {
+        at = external_node_path_default().join(at, part);
+        try {
+            if ((0,external_node_fs_namespaceObject.lstatSync)(at).isSymbolicLink())
+                return at;
+        }
+        catch {
+            return undefined;
+        }
+    }
+    return undefined;
+}
+/** A path for a message: relative to the project when inside it as named. */
+function shown(projectRoot, p) {
+    const relative = external_node_path_default().relative(projectRoot, p);
+    return relative && !relative.startsWith('..') && !external_node_path_default().isAbsolute(relative) ? relative : p;
+}
+function isFileThrough(p) {
+    try {
+        return (0,external_node_fs_namespaceObject.statSync)(p).isFile();
+    }
+    catch {
+        return false;
+    }
+}
+const installed_isInside = (child, parent) => child === parent || child.startsWith(parent.endsWith((external_node_path_default()).sep) ? parent : parent + (external_node_path_default()).sep);
+
 ;// CONCATENATED MODULE: ./src/cli/list.ts
 // `ralph-action list` (and the action's `mode: list`): the repository's installed ralphs as JSON for a
 // `strategy.matrix`. The shape is `{"ralph":["a","b"]}`: a matrix with one vector, so
 // `strategy: { matrix: ${{ fromJSON(needs.list.outputs.matrix) }} }` gives each job `matrix.ralph`.
+
 
 
 /** GitHub runs at most 256 jobs from one matrix. */
@@ -20960,16 +21873,23 @@ const MAX_MATRIX_JOBS = 256;
 /**
  * The project's own ralphs (`<projectRoot>/.agents/ralphs/<name>/RALPH.md`): a matrix job runs on a runner
  * whose home has none of the user's. Names outside letters, digits, - and _ are left out, so a matrix
- * value is safe in a branch name, a concurrency group or an expression.
+ * value is safe in a branch name, a concurrency group or an expression; so are ralphs whose files leave the
+ * project through a link (ralph/installed.ts).
  */
 function ralphMatrix(projectRoot) {
     const names = [];
     const skipped = [];
-    for (const name of listInstalledRalphs(projectRoot, '/nonexistent')) {
-        if (NAME_RE.test(name))
-            names.push(name);
-        else
+    for (const name of resolve_listInstalledRalphs(projectRoot, '/nonexistent')) {
+        if (!NAME_RE.test(name)) {
             skipped.push(`${JSON.stringify(name)}: a ralph's name may only hold letters, digits, - and _`);
+            continue;
+        }
+        // The same containment rule as every other door: a ralph whose files leave the project is not listed.
+        const installed = installedRalph(projectRoot, name);
+        if ('problem' in installed)
+            skipped.push(`${name}: ${installed.problem}`);
+        else
+            names.push(name);
     }
     for (const name of names.splice(MAX_MATRIX_JOBS))
         skipped.push(`${name}: a matrix runs at most ${MAX_MATRIX_JOBS} jobs`);
@@ -21119,12 +22039,14 @@ function errorLines(error, cwd) {
 // The `ralph-action` executable.
 
 
+
 const io = {
     cwd: process.cwd(),
     env: process.env,
     home: (0,external_node_os_namespaceObject.homedir)(),
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
+    stdoutRoom: outputRoomOf(process.stdout),
     interactive: process.stdin.isTTY === true
 };
 main(process.argv.slice(2), io).then(code => {
