@@ -69,6 +69,8 @@ async function run(ask: Array<[string, unknown]>, maxCost: string) {
         'model-proxy': 'true',
         'max-iterations': '1',
         checks: 'true',
+        // The gate is green from the start and the agent's requests are what is tested: it must run.
+        'skip-if-green': 'false',
         'completion-tag': 'none',
         'max-cost': maxCost,
         'upload-artifacts': 'false',
