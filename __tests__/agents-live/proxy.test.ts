@@ -79,6 +79,8 @@ async function runBehindProxy(
         'max-iterations': '1',
         'open-pr': 'false',
         'on-failure': 'none',
+        // The gate is green from the start (a workflow_dispatch is a hunt): the agent's requests are the test.
+        'skip-if-green': 'false',
         'model-proxy': 'true',
         'model-upstream': upstream,
         ...(front ? { 'model-ca': ca.file } : {}),
