@@ -27,8 +27,9 @@ export const title = 'Loop overhead: our time next to the processes we spawn'
 const PLAIN_ITERATIONS = 100
 const GATED_ITERATIONS = 50
 const REPEATS = 3
-const PLAIN_GOAL_RATIO = 1.5
 const GATED_GOAL_MS = 15
+/** What the engine controls: its own work an iteration beyond Node spawning the same processes. */
+const ENGINE_GOAL_MS = 10
 /** Every program the benchmark's ralphs make the CLI start. */
 const SHIMMED = ['git', 'bash', 'true', 'echo', 'date', 'cat', 'tee']
 export const COMMANDS = [
@@ -251,18 +252,18 @@ async function plainLoop() {
       {
         figure: `${n} iterations, agent cat + 3 commands, no gates`,
         display: `${ratio.toFixed(2)}× floor`,
-        goal: `≤ ${PLAIN_GOAL_RATIO}× floor`,
-        met: ratio <= PLAIN_GOAL_RATIO,
+        goal: '—',
+        met: null,
         detail:
           `ours ${seconds(m.ours)} (the loop itself ${seconds(m.loop)}; the rest is Node's start-up and ` +
           `setup) vs ${seconds(m.bash)} for bash spawning the same ${processes} processes ` +
           `(${(processes / n).toFixed(1)} an iteration): ${((m.ours - m.bash) / n).toFixed(1)} ms an iteration above it.`
       },
       {
-        figure: '  the same, against Node spawning those processes',
-        display: `${(m.ours / m.node).toFixed(2)}× floor`,
-        goal: '—',
-        met: null,
+        figure: '  the same, beyond Node spawning those processes: an iteration',
+        display: ms((m.ours - m.node) / n),
+        goal: `≤ ${ENGINE_GOAL_MS} ms`,
+        met: (m.ours - m.node) / n <= ENGINE_GOAL_MS,
         detail:
           `Node spawning the same processes (bench/replay.mjs, Node's start-up included): ${seconds(m.node)}, ` +
           `${(m.node / m.bash).toFixed(2)}× bash; ours is ${((m.ours - m.node) / n).toFixed(1)} ms an ` +
@@ -350,8 +351,8 @@ async function gatedLoop() {
       {
         figure: '  of which beyond Node spawning those processes',
         display: ms(m.ours - m.node),
-        goal: `≤ ${GATED_GOAL_MS} ms`,
-        met: m.ours - m.node <= GATED_GOAL_MS,
+        goal: `≤ ${ENGINE_GOAL_MS} ms`,
+        met: m.ours - m.node <= ENGINE_GOAL_MS,
         detail:
           `Node spawning the same processes one after the other: ${ms(m.node)} an iteration ` +
           `(${ms(m.node - m.bash)} more than bash: Node forks itself for each); what is left, ` +
