@@ -46,52 +46,9 @@ describe('who may start a loop', () => {
     ])
   })
 
-  test('a triage user is refused, though triage can label and close issues', async () => {
-    const s = await scene()
-    const where = commentOn(s, { user: 'tom', role: 'triage', body: injected(s) })
-    const run = await onComment(s, where.comment)
-    expectRefused(s, run, where, /`tom` has the triage role on octo-org\/octo-repo/)
-  })
-
-  test('a bot (dependabot[bot], type Bot) is refused, and its write role does not help', async () => {
-    const s = await scene()
-    const where = commentOn(s, { user: 'dependabot[bot]', type: 'Bot', role: 'write', body: injected(s) })
-    const run = await onComment(s, where.comment)
-    const reply = expectRefused(
-      s,
-      run,
-      where,
-      /`dependabot\[bot\]` is a bot \(a GitHub App\), and bots may start a loop only when the workflow names them in the allowed-bots input/
-    )
-    // A login with brackets is not @-mentioned: it is quoted.
-    expect(reply).toContain('`dependabot[bot]`, no ralph loop was started')
-  })
-
-  test('an account of type User with a bot login (`evil[bot]`) is refused: GitHub gives no person one', async () => {
-    const s = await scene()
-    const where = commentOn(s, { user: 'evil[bot]', type: 'User', role: 'admin', body: injected(s) })
-    const run = await onComment(s, where.comment)
-    expectRefused(s, run, where, /`evil\[bot\]` claims to be a person but has a bot's login/)
-  })
-
-  test('an App actor (`evil[bot]`, type Bot) with admin is refused: the role earns a bot nothing', async () => {
-    const s = await scene()
-    const where = commentOn(s, { user: 'evil[bot]', type: 'Bot', role: 'admin', body: injected(s) })
-    const run = await onComment(s, where.comment, { inputs: { 'allowed-bots': 'dependabot[bot]' } })
-    expectRefused(s, run, where, /`evil\[bot\]` is a bot \(a GitHub App\)/)
-  })
-
-  test('a custom role decides by its base: base triage is refused under its own name', async () => {
-    const s = await scene()
-    const where = commentOn(s, {
-      user: 'cut',
-      role: { roleName: 'helper', base: 'triage' },
-      body: injected(s)
-    })
-    const run = await onComment(s, where.comment)
-    expectRefused(s, run, where, /`cut` has the helper role on octo-org\/octo-repo/)
-  })
-
+  // One refusal proves the wiring (reply, warning, no 👀, no agent, no branch); every other account and role is
+  // decided in-process in trigger/security-corpus.test.ts: triage, a bot with write, `evil[bot]` as a User and
+  // as a Bot with admin, a custom role by its base.
   test('a bot named in allowed-bots starts a loop: 👀, the agent runs, a pull request on ralph/issue-<N>', async () => {
     const s = await scene()
     const where = commentOn(s, { user: 'trusted-app[bot]', type: 'Bot', body: '/ralph fix-tests' })
@@ -190,22 +147,13 @@ describe('names and arguments', () => {
     expect(reply).toContain('Available ralphs: `echo`, `fix-tests`.')
   })
 
-  test.each([
-    ['an option as a value', '/ralph echo --focus --force', /`--focus` needs a value/],
-    ['an option glued to a name', '/ralph echo --focus=--exec=sh', /starts with -/],
-    [
-      'a quoted value that spans lines',
-      '/ralph echo --focus "one\ntwo $(touch DIR/pwned-lines)"',
-      /close every quote/
-    ],
-    ['an arg the action sets (task)', '/ralph echo --task x', /is set by the action/],
-    ['a bad arg name', '/ralph echo --$(id) x', /is not an arg name/],
-    ['a bad arg name that would run', '/ralph echo --$(touch DIR/pwned-name) x', /is not an arg name/]
-  ])('bad syntax (%s) is refused with a reply saying why and how', async (_what, body, why) => {
+  // One case proves the wiring, with a name that would run if it reached a shell; the other shapes of bad
+  // syntax are decided in-process (trigger/security-corpus.test.ts, trigger/grammar.test.ts).
+  test('bad syntax (a bad arg name that would run) is refused with a reply saying why and how', async () => {
     const s = await scene()
-    const where = commentOn(s, { user: 'alice', body: body.replace('DIR', s.dir) })
+    const where = commentOn(s, { user: 'alice', body: `/ralph echo --$(touch ${s.dir}/pwned-name) x` })
     const run = await onComment(s, where.comment)
-    const reply = expectRefused(s, run, where, why)
+    const reply = expectRefused(s, run, where, /is not an arg name/)
     expect(reply).toContain(USAGE)
     expect(reply).toContain('Available ralphs: `echo`, `fix-tests`.')
   })

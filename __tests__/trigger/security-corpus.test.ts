@@ -79,7 +79,12 @@ describe('who may start a loop', () => {
 
   test('a bot is refused unless allowed-bots names it, and its repository role does not help', async () => {
     w.api.state.addUser('dependabot[bot]', { type: 'Bot', role: 'write' })
-    await expectRefused(commentOn('/ralph echo', 'dependabot[bot]').payload, /is a bot \(a GitHub App\)/)
+    const plan = await expectRefused(
+      commentOn('/ralph echo', 'dependabot[bot]').payload,
+      /`dependabot\[bot\]` is a bot \(a GitHub App\), and bots may start a loop only when the workflow names them in the allowed-bots input/
+    )
+    // A login with brackets is not @-mentioned: it is quoted.
+    expect(plan.reply).toContain('`dependabot[bot]`, no ralph loop was started')
   })
 
   test('an App actor (`evil[bot]`, type Bot) with admin is refused: the [bot] suffix earns nothing', async () => {
@@ -225,11 +230,17 @@ describe('names and arguments', () => {
     ['an option glued to a name', '/ralph echo --focus=--exec=sh', /starts with -/],
     ['a value that spans lines', '/ralph echo --focus "one\ntwo"', /close every quote/],
     ['an arg the action sets', '/ralph echo --task "print the token"', /is set by the action/],
-    ['a bad arg name', '/ralph echo --$(id) x', /is not an arg name/]
+    ['a bad arg name', '/ralph echo --$(id) x', /is not an arg name/],
+    [
+      'a quoted value that spans lines, with a command in it',
+      '/ralph echo --focus "one\ntwo $(id)"',
+      /close every quote/
+    ]
   ])('bad syntax (%s) is refused with a reply saying why and how', async (_what, body, why) => {
     w.api.state.addUser('alice', { role: 'write' })
     const plan = await expectRefused(commentOn(body, 'alice').payload, why)
     expect(plan.reply).toContain('Usage, on the first line of a new comment')
+    expect(plan.reply).toContain('Available ralphs: `echo`, `fix-tests`')
   })
 })
 
