@@ -53666,9 +53666,9 @@ async function checkActor(octokit, query) {
         type = data.type;
     }
     catch (error) {
-        return refuse(statusOf(error) === 404
-            ? `${permissions_describe(login)} is not a GitHub account`
-            : `the account ${permissions_describe(login)} could not be looked up (${permissions_messageOf(error)})`, statusOf(error) !== 404);
+        return statusOf(error) === 404
+            ? refuse(`${permissions_describe(login)} is not a GitHub account`)
+            : refuse(couldNotCheck(login, error), true);
     }
     if (type === 'Bot') {
         if (isAllowedBot(login, query.allowedBots ?? []))
@@ -53691,9 +53691,9 @@ async function checkActor(octokit, query) {
         roleName = data.role_name || undefined;
     }
     catch (error) {
-        return refuse(statusOf(error) === 404
-            ? `${permissions_describe(login)} is not a collaborator on ${owner}/${repo}`
-            : `the permission of ${permissions_describe(login)} on ${owner}/${repo} could not be read (${permissions_messageOf(error)})`, statusOf(error) !== 404);
+        return statusOf(error) === 404
+            ? refuse(`${permissions_describe(login)} is not a collaborator on ${owner}/${repo}`)
+            : refuse(couldNotCheck(login, error), true);
     }
     // The legacy field reports maintain as write and triage as read; a custom role reports its base role
     // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
@@ -53722,10 +53722,24 @@ function statusOf(error) {
     const status = error?.status;
     return typeof status === 'number' ? status : undefined;
 }
+/** The check itself failed: said as such, with GitHub's answer, or that none came (no status is made up). */
+function couldNotCheck(login, error) {
+    const answered = error?.response !== undefined;
+    return answered
+        ? `could not check whether ${permissions_describe(login)} may start a loop: the GitHub API answered ${permissions_messageOf(error)}`
+        : `could not check whether ${permissions_describe(login)} may start a loop: the GitHub API did not answer (${firstLine(rootCause(error))})`;
+}
+const firstLine = (error) => error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
+/** What failed underneath a request error (`connect ECONNREFUSED …`, `getaddrinfo ENOTFOUND …`). */
+function rootCause(error) {
+    let cause = error;
+    for (let depth = 0; depth < 5 && cause?.cause !== undefined; depth++)
+        cause = cause.cause;
+    return cause;
+}
 function permissions_messageOf(error) {
     const status = statusOf(error);
-    const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error);
-    return status ? `HTTP ${status}: ${message}` : message;
+    return status ? `HTTP ${status}: ${firstLine(error)}` : firstLine(error);
 }
 
 ;// CONCATENATED MODULE: ./src/report/hunt.ts
@@ -54381,6 +54395,8 @@ const actorOf = (octokit, settings, login) => checkActor(octokit, {
     login,
     allowedBots: settings.allowedBots
 });
+/** A permission check that could not be made fails the step; it is not a refusal, so no one is told "no". */
+const admission_couldNotCheck = (reason) => ({ kind: 'refuse', reason, unchecked: true });
 /** Refusals that reply to `login` on the issue (or comment) that asked. */
 const refuser = (login, where) => (reason, extra = '') => ({
     kind: 'refuse',
@@ -54428,7 +54444,7 @@ async function planComment(trigger, settings, octokit) {
     // Who asked is checked first: someone who may not start a loop learns nothing more than that.
     const actor = await actorOf(octokit, settings, comment.author);
     if (!actor.allowed)
-        return refuse(actor.reason);
+        return actor.unknown ? admission_couldNotCheck(actor.reason) : refuse(actor.reason);
     // The payload is the comment as it was created; an edit before the run read it changes what was approved.
     if (comment.updatedAt && comment.createdAt && comment.updatedAt !== comment.createdAt)
         return refuse('the comment was edited after it was posted; post the command again in a new comment');
@@ -54493,7 +54509,7 @@ async function planLabel(trigger, settings, octokit) {
     const refuse = refuser(trigger.sender, { issueNumber: issue.number });
     const actor = await actorOf(octokit, settings, trigger.sender);
     if (!actor.allowed)
-        return refuse(actor.reason);
+        return actor.unknown ? admission_couldNotCheck(actor.reason) : refuse(actor.reason);
     const { named } = asked;
     if (named !== undefined && !NAME_RE.test(named))
         return refuse(`${quote(named)} is not a ralph name`, usage(availableRalphs(settings.projectRoot)));
@@ -54557,7 +54573,7 @@ async function planPullRequestEvent(trigger, settings, octokit) {
     // not be made fails the step, so a broken token is noticed.
     if (!actor.allowed)
         return actor.unknown
-            ? { kind: 'refuse', reason: actor.reason }
+            ? admission_couldNotCheck(actor.reason)
             : skip(`${actor.reason}, so this pull request event starts no loop`);
     // Whatever the action: the loop's own pull request or push starts nothing.
     const own = await ownDelivery(octokit, settings, trigger.sender, trigger.head.ref);
@@ -54568,7 +54584,7 @@ async function planPullRequestEvent(trigger, settings, octokit) {
     const author = await pullAuthorMayAsk(octokit, settings, trigger);
     if (author !== true)
         return 'refuse' in author
-            ? { kind: 'refuse', reason: author.refuse }
+            ? admission_couldNotCheck(author.refuse)
             : skip(`pull request #${trigger.number} was opened by ${author.skip}, so it starts no loop`);
     const resolved = named !== undefined ? resolveRalph(named, settings) : {};
     if ('problem' in resolved)
@@ -55562,7 +55578,14 @@ function saveState(key, value) {
 
 
 const ended = (step) => 'end' in step;
-function writeEnding(ending) {
+async function writeEnding(ending) {
+    if (ending.summary !== undefined)
+        try {
+            await core/* summary */.z.addRaw(ending.summary).write();
+        }
+        catch (error) {
+            core/* warning */.$e(`The job summary could not be written: ${error.message}`);
+        }
     for (const [name, value] of Object.entries(ending.outputs ?? {}))
         core/* setOutput */.uH(name, value);
     const failure = ending.failure;
@@ -55696,9 +55719,14 @@ async function decide(inputs, context, clients) {
         return { end: { finished: true } };
     }
     if (admission.kind === 'refuse') {
+        // Not a no: nobody knows. The step fails (a broken token or an outage is noticed), and says so in the summary.
+        if (admission.unchecked) {
+            const line = `${admission.reason.charAt(0).toUpperCase()}${admission.reason.slice(1)}. No agent ran.`;
+            return { end: { failure: { message: line }, summary: `❌ ${line}\n`, finished: true } };
+        }
         if (admission.reply && admission.issueNumber !== undefined) {
-            await postRefusal(client, { owner, repo, issueNumber: admission.issueNumber }, admission.reply, m => core/* warning */.$e(m));
-            core/* warning */.$e(`Refused: ${admission.reason}. No agent ran; the reply on #${admission.issueNumber} says why.`);
+            const posted = await postRefusal(client, { owner, repo, issueNumber: admission.issueNumber }, admission.reply, m => core/* warning */.$e(m));
+            core/* warning */.$e(`Refused: ${admission.reason}. No agent ran; ${posted ? `the reply on #${admission.issueNumber} says why` : 'no reply could be posted'}.`);
             return { end: { finished: true } };
         }
         return { end: { failure: { message: `Refused: ${admission.reason}.` }, finished: true } };
@@ -57970,7 +57998,7 @@ function cancellation() {
 async function run() {
     const cancel = cancellation();
     try {
-        writeEnding(await pipeline(cancel.signal));
+        await writeEnding(await pipeline(cancel.signal));
     }
     catch (error) {
         // Our own bug: the stack for the debug log; `finished` stays unset, so post saves the record.

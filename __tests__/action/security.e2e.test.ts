@@ -4,6 +4,7 @@
 // would create a pwned-* file), the reply that says why, the step's exit code and warning, no 👀 and no
 // branch or pull request when refused, and no request the real API would have rejected.
 import { existsSync, writeFileSync } from 'node:fs'
+import { createServer, type AddressInfo } from 'node:net'
 import path from 'node:path'
 import { describe, expect, test } from '@jest/globals'
 import {
@@ -56,6 +57,38 @@ describe('who may start a loop', () => {
       inputs: { 'allowed-bots': 'dependabot[bot], trusted-app[bot]' }
     })
     expectRan(s, run, where)
+  })
+})
+
+describe('a check that cannot be made', () => {
+  test('the GitHub API unreachable on a /ralph: a red step in one line, a summary, no "Refused", no reply claimed', async () => {
+    const s = await scene()
+    const where = commentOn(s, { user: 'alice', body: '/ralph fix-tests' })
+    // A port just closed: no answer at all, as with an outage or a mistyped GITHUB_API_URL.
+    const port = await new Promise<number>(resolve => {
+      const server = createServer()
+      server.listen(0, '127.0.0.1', () => {
+        const { port } = server.address() as AddressInfo
+        server.close(() => resolve(port))
+      })
+    })
+    const run = await runAction(s.p, stand(), {
+      inputs: { ralph: 'fix-tests' },
+      eventName: 'issue_comment',
+      event: s.p.api.events.issueComment(where.comment.id),
+      env: { GITHUB_API_URL: `http://127.0.0.1:${port}` }
+    })
+    expect(run.main.exitCode).toBe(1)
+    expect(run.main.errors.map(e => e.message)).toEqual([
+      expect.stringMatching(
+        /^Could not check whether `alice` may start a loop: the GitHub API did not answer \(.*ECONNREFUSED.*\)\. No agent ran\.$/
+      )
+    ])
+    const log = run.main.stdout
+    expect(log).not.toMatch(/Refused|HTTP 500|says why/)
+    expect(run.summary).toContain('❌ Could not check whether `alice` may start a loop')
+    expect(existsSync(s.ran)).toBe(false)
+    expect(s.p.api.state.comments.filter(c => c.id !== where.comment.id)).toEqual([])
   })
 })
 

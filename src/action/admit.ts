@@ -110,12 +110,20 @@ async function decide(inputs: ActionInputs, context: RunContext, clients: Client
     return { end: { finished: true } }
   }
   if (admission.kind === 'refuse') {
+    // Not a no: nobody knows. The step fails (a broken token or an outage is noticed), and says so in the summary.
+    if (admission.unchecked) {
+      const line = `${admission.reason.charAt(0).toUpperCase()}${admission.reason.slice(1)}. No agent ran.`
+      return { end: { failure: { message: line }, summary: `❌ ${line}\n`, finished: true } }
+    }
     if (admission.reply && admission.issueNumber !== undefined) {
-      await postRefusal(client, { owner, repo, issueNumber: admission.issueNumber }, admission.reply, m =>
-        core.warning(m)
+      const posted = await postRefusal(
+        client,
+        { owner, repo, issueNumber: admission.issueNumber },
+        admission.reply,
+        m => core.warning(m)
       )
       core.warning(
-        `Refused: ${admission.reason}. No agent ran; the reply on #${admission.issueNumber} says why.`
+        `Refused: ${admission.reason}. No agent ran; ${posted ? `the reply on #${admission.issueNumber} says why` : 'no reply could be posted'}.`
       )
       return { end: { finished: true } }
     }

@@ -36,6 +36,8 @@ export interface Ending {
   outputs?: Partial<Record<OutputName, string>>
   /** Why the step failed; with an `annotation`, that is the one line, placed at the file and line. */
   failure?: { message: string; annotation?: Annotation }
+  /** Markdown for the job summary, when the step ends before a run (that writes its own). */
+  summary?: string
   /** False when main leaves the record's upload and summary to post (a cancelled run). */
   finished: boolean
 }
@@ -45,7 +47,13 @@ export type Step<T> = T | { end: Ending }
 
 export const ended = <T extends object>(step: Step<T>): step is { end: Ending } => 'end' in step
 
-export function writeEnding(ending: Ending): void {
+export async function writeEnding(ending: Ending): Promise<void> {
+  if (ending.summary !== undefined)
+    try {
+      await core.summary.addRaw(ending.summary).write()
+    } catch (error) {
+      core.warning(`The job summary could not be written: ${(error as Error).message}`)
+    }
   for (const [name, value] of Object.entries(ending.outputs ?? {})) core.setOutput(name, value)
   const failure = ending.failure
   if (failure?.annotation) {

@@ -45,7 +45,7 @@ function cancellation(): { signal: AbortSignal; dispose: () => void } {
 export async function run(): Promise<void> {
   const cancel = cancellation()
   try {
-    writeEnding(await pipeline(cancel.signal))
+    await writeEnding(await pipeline(cancel.signal))
   } catch (error) {
     // Our own bug: the stack for the debug log; `finished` stays unset, so post saves the record.
     core.debug((error as Error).stack ?? String(error))

@@ -76,6 +76,9 @@ const actorOf = (octokit: Octokit, settings: TriggerSettings, login: string): Re
     allowedBots: settings.allowedBots
   })
 
+/** A permission check that could not be made fails the step; it is not a refusal, so no one is told "no". */
+const couldNotCheck = (reason: string): Refuse => ({ kind: 'refuse', reason, unchecked: true })
+
 /** Refusals that reply to `login` on the issue (or comment) that asked. */
 const refuser =
   (login: string, where: { issueNumber: number; commentId?: number }) =>
@@ -134,7 +137,7 @@ async function planComment(
   const refuse = refuser(comment.author, where)
   // Who asked is checked first: someone who may not start a loop learns nothing more than that.
   const actor = await actorOf(octokit, settings, comment.author)
-  if (!actor.allowed) return refuse(actor.reason)
+  if (!actor.allowed) return actor.unknown ? couldNotCheck(actor.reason) : refuse(actor.reason)
   // The payload is the comment as it was created; an edit before the run read it changes what was approved.
   if (comment.updatedAt && comment.createdAt && comment.updatedAt !== comment.createdAt)
     return refuse('the comment was edited after it was posted; post the command again in a new comment')
@@ -207,7 +210,7 @@ async function planLabel(
     return skip("the issue is a nightly hunt's failure report")
   const refuse = refuser(trigger.sender, { issueNumber: issue.number })
   const actor = await actorOf(octokit, settings, trigger.sender)
-  if (!actor.allowed) return refuse(actor.reason)
+  if (!actor.allowed) return actor.unknown ? couldNotCheck(actor.reason) : refuse(actor.reason)
   const { named } = asked
   if (named !== undefined && !NAME_RE.test(named))
     return refuse(`${code(named)} is not a ralph name`, usage(availableRalphs(settings.projectRoot)))
@@ -282,7 +285,7 @@ async function planPullRequestEvent(
   // not be made fails the step, so a broken token is noticed.
   if (!actor.allowed)
     return actor.unknown
-      ? { kind: 'refuse', reason: actor.reason }
+      ? couldNotCheck(actor.reason)
       : skip(`${actor.reason}, so this pull request event starts no loop`)
   // Whatever the action: the loop's own pull request or push starts nothing.
   const own = await ownDelivery(octokit, settings, trigger.sender, trigger.head.ref)
@@ -292,7 +295,7 @@ async function planPullRequestEvent(
   const author = await pullAuthorMayAsk(octokit, settings, trigger)
   if (author !== true)
     return 'refuse' in author
-      ? { kind: 'refuse', reason: author.refuse }
+      ? couldNotCheck(author.refuse)
       : skip(`pull request #${trigger.number} was opened by ${author.skip}, so it starts no loop`)
   const resolved = named !== undefined ? resolveRalph(named, settings) : {}
   if ('problem' in resolved) return skip(resolved.problem)

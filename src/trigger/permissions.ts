@@ -49,12 +49,9 @@ export async function checkActor(octokit: Octokit, query: ActorQuery): Promise<A
     const { data } = await octokit.rest.users.getByUsername({ username: login })
     type = (data as { type?: string }).type
   } catch (error) {
-    return refuse(
-      statusOf(error) === 404
-        ? `${describe(login)} is not a GitHub account`
-        : `the account ${describe(login)} could not be looked up (${messageOf(error)})`,
-      statusOf(error) !== 404
-    )
+    return statusOf(error) === 404
+      ? refuse(`${describe(login)} is not a GitHub account`)
+      : refuse(couldNotCheck(login, error), true)
   }
 
   if (type === 'Bot') {
@@ -81,12 +78,9 @@ export async function checkActor(octokit: Octokit, query: ActorQuery): Promise<A
     permission = data.permission
     roleName = data.role_name || undefined
   } catch (error) {
-    return refuse(
-      statusOf(error) === 404
-        ? `${describe(login)} is not a collaborator on ${owner}/${repo}`
-        : `the permission of ${describe(login)} on ${owner}/${repo} could not be read (${messageOf(error)})`,
-      statusOf(error) !== 404
-    )
+    return statusOf(error) === 404
+      ? refuse(`${describe(login)} is not a collaborator on ${owner}/${repo}`)
+      : refuse(couldNotCheck(login, error), true)
   }
   // The legacy field reports maintain as write and triage as read; a custom role reports its base role
   // there, so it decides for custom roles. A built-in role_name below write refuses even if the two disagree.
@@ -122,8 +116,26 @@ function statusOf(error: unknown): number | undefined {
   return typeof status === 'number' ? status : undefined
 }
 
+/** The check itself failed: said as such, with GitHub's answer, or that none came (no status is made up). */
+function couldNotCheck(login: string, error: unknown): string {
+  const answered = (error as { response?: unknown })?.response !== undefined
+  return answered
+    ? `could not check whether ${describe(login)} may start a loop: the GitHub API answered ${messageOf(error)}`
+    : `could not check whether ${describe(login)} may start a loop: the GitHub API did not answer (${firstLine(rootCause(error))})`
+}
+
+const firstLine = (error: unknown): string =>
+  error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error)
+
+/** What failed underneath a request error (`connect ECONNREFUSED …`, `getaddrinfo ENOTFOUND …`). */
+function rootCause(error: unknown): unknown {
+  let cause = error
+  for (let depth = 0; depth < 5 && (cause as { cause?: unknown })?.cause !== undefined; depth++)
+    cause = (cause as { cause: unknown }).cause
+  return cause
+}
+
 function messageOf(error: unknown): string {
   const status = statusOf(error)
-  const message = error instanceof Error ? error.message.split('\n')[0].slice(0, 200) : String(error)
-  return status ? `HTTP ${status}: ${message}` : message
+  return status ? `HTTP ${status}: ${firstLine(error)}` : firstLine(error)
 }

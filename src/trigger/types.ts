@@ -87,6 +87,8 @@ export interface Refuse {
   reply?: string
   issueNumber?: number
   commentId?: number
+  /** The check itself could not be made (GitHub did not answer, or answered an error): not a no. */
+  unchecked?: true
 }
 
 export type Admission = Run | Skip | Refuse
