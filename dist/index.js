@@ -42164,14 +42164,30 @@ alive() {
   set -- "\${1#*:}" $rest
   [ "$1" = "\${21}" ]
 }
+# Every process of USER is killed (kill -1 as that user), in rounds, so a fork loop cannot outrun it.
+sweep() {
+  local u g round
+  u=$(id -u "$1" 2>/dev/null) || return 0
+  g=$(id -g "$1")
+  for round in 1 2 3 4 5 6 7 8 9 10; do
+    setpriv --reuid="$u" --regid="$g" --clear-groups -- bash -c 'kill -s KILL -1' 2>/dev/null
+    sleep 0.05
+  done
+}
 # take USER HOLDER [WAS]: one taker at a time on this machine (flock), the hold kept while its holder lives.
+# The folder is root's alone: no other user may open the lock file, and hold it to stall every run (flock).
 take() {
   local file="$holds/$1" held
-  mkdir -p -m 0755 "$holds" && exec 9>>"$holds/.lock" && flock 9 || fail "could not hold the user $1 in $holds"
+  mkdir -p "$holds" && chmod 0700 "$(dirname "$holds")" "$holds" && exec 9>>"$holds/.lock" &&
+    flock -w 30 9 || fail "could not hold the user $1 in $holds"
   held=$(cat -- "$file" 2>/dev/null)
-  if [ -n "$held" ] && [ "$held" != "$2" ] && [ "$held" != "\${3:-}" ] && alive "$held"; then
-    printf 'busy %s\\n' "\${held%%:*}"
-    exit 1
+  if [ -n "$held" ] && [ "$held" != "$2" ] && [ "$held" != "\${3:-}" ]; then
+    if alive "$held"; then
+      printf 'busy %s\\n' "\${held%%:*}"
+      exit 1
+    fi
+    # A dead run's leftovers die before its user is another run's.
+    sweep "$1"
   fi
   printf '%s\\n' "$2" > "$file" || fail "could not hold the user $1 in $holds"
   exec 9>&-
@@ -42412,7 +42428,9 @@ async function privileged(privilege, args) {
         argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
         cwd: '/',
         env: SYSTEM_ENV,
-        input: PRIVILEGED
+        input: PRIVILEGED,
+        // A step never waits forever (a chown of a large work tree takes a while; a stalled one is cut).
+        timeoutMs: 600_000
     });
     const out = result.stdout.head.toString('utf8') + result.stdout.tail.toString('utf8');
     const lines = out.split('\n').filter(Boolean);
@@ -48614,17 +48632,31 @@ class TreeFileError extends Error {
 /**
  * The real path of `file` as it is now (before any agent ran): the file's own when it exists, else its
  * nearest existing folder's plus the rest. Read later with readTreeFile, it is that file or nothing.
+ * A file of the work tree `tree` must stay in it after its links, and out of its `.git`: a link committed by an
+ * earlier run's agent (on a branch this run continues) is the agent's as much as one it makes now.
  */
-function pinTreeFile(file) {
-    const abs = external_node_path_default().resolve(file);
+function pinTreeFile(file, tree) {
+    const pinned = realPathOf(external_node_path_default().resolve(file));
+    if (tree === undefined || !isInside(external_node_path_default().resolve(file), external_node_path_default().resolve(tree)))
+        return pinned;
+    const realTree = realPathOf(external_node_path_default().resolve(tree));
+    if (!isInside(pinned, realTree) || isInside(pinned, external_node_path_default().join(realTree, '.git')))
+        throw new TreeFileError(file, `leads through a link to ${pinned}, outside the work tree or inside its .git: the action follows no link of the work tree`);
+    return pinned;
+}
+function realPathOf(abs) {
     try {
         return (0,external_node_fs_.realpathSync)(abs);
     }
     catch {
         const parent = external_node_path_default().dirname(abs);
-        return parent === abs ? abs : external_node_path_default().join(pinTreeFile(parent), external_node_path_default().basename(abs));
+        return parent === abs ? abs : external_node_path_default().join(realPathOf(parent), external_node_path_default().basename(abs));
     }
 }
+const isInside = (child, parent) => {
+    const rel = external_node_path_default().relative(parent, child);
+    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
+};
 /** Throws unless every folder on the way to `file` is a folder and not a link (the file itself: O_NOFOLLOW). */
 function checkFolders(file) {
     const parts = external_node_path_default().resolve(file).split((external_node_path_default()).sep).filter(Boolean);
@@ -49096,7 +49128,12 @@ function worstCaseUsage(wire, body, bytes, pathModel) {
                 ? (json.max_completion_tokens ?? json.max_tokens)
                 : config.maxOutputTokens;
     const choices = positive(wire === 'openai-chat' ? json.n : wire === 'gemini' ? config.candidateCount : 1);
-    const model = typeof json.model === 'string' && json.model ? json.model : pathModel;
+    // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
+    const model = wire === 'gemini' && pathModel
+        ? pathModel
+        : typeof json.model === 'string' && json.model
+            ? json.model
+            : pathModel;
     return {
         input: Math.ceil(bytes / BYTES_PER_INPUT_TOKEN),
         output: (positive(limit) ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
@@ -51358,9 +51395,21 @@ function buildPrompt(inputs, loop) {
 
 const iso = (ms) => new Date(ms).toISOString();
 function pinRalphFiles(ralph, workTree) {
+    const pin = (what, file) => {
+        try {
+            return pinTreeFile(file, workTree);
+        }
+        catch (error) {
+            if (!(error instanceof TreeFileError))
+                throw error;
+            throw new RalphError(`${what} ${error.message}. Make it a regular file of the project.`);
+        }
+    };
     return {
-        ralph: pinTreeFile(ralph.file),
-        ...(ralph.guardrails ? { guardrails: pinTreeFile(external_node_path_default().resolve(workTree, ralph.guardrails)) } : {})
+        ralph: pin('RALPH.md:', ralph.file),
+        ...(ralph.guardrails
+            ? { guardrails: pin('The guardrails file:', external_node_path_default().resolve(workTree, ralph.guardrails)) }
+            : {})
     };
 }
 function readGuardrails(env, files) {
@@ -52226,7 +52275,8 @@ class RunRecord {
      * sections are copied, never held whole.
      */
     async finish(result) {
-        await this.flush();
+        // An earlier status write that failed is overwritten now: the record must still end finished.
+        await this.flush().catch(() => undefined);
         const file = external_node_path_default().join(this.dir, PROGRESS_FILE);
         const temp = `${file}.${process.pid}.tmp`;
         const out = (0,external_node_fs_.openSync)(temp, 'w');
@@ -52300,13 +52350,13 @@ function realish(p) {
     const parent = external_node_path_default().dirname(abs);
     return parent === abs ? abs : external_node_path_default().join(realish(parent), external_node_path_default().basename(abs));
 }
-function isInside(child, parent) {
+function setup_isInside(child, parent) {
     const rel = external_node_path_default().relative(realish(parent), realish(child));
     return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
 }
 /** Throws RalphError for settings that cannot work, before anything runs or is written. */
 function checkConfig(config, workspace, isRepo) {
-    if (isInside(config.recordDir, workspace.root) || isInside(config.recordDir, config.projectRoot))
+    if (setup_isInside(config.recordDir, workspace.root) || setup_isInside(config.recordDir, config.projectRoot))
         throw new RalphError(`The record folder ${config.recordDir} is inside the work tree ${workspace.root}: the record must never be ` +
             'committed or seen by the agent. Choose a folder outside it (the default is under the system temp dir).');
     if ((config.commit || config.worktree) && !isRepo)
@@ -52348,7 +52398,7 @@ async function openWorkTree(config, ports, startedAt) {
     // The project root and the ralph's folder map to the same places inside the worktree (so `./` scripts
     // act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
     const inWorktree = (dir) => {
-        if (!isInside(dir, repoRoot))
+        if (!setup_isInside(dir, repoRoot))
             return undefined;
         const mapped = external_node_path_default().join(worktree.dir, external_node_path_default().relative(realish(repoRoot), realish(dir)));
         return (0,external_node_fs_.existsSync)(mapped) ? mapped : undefined;
@@ -52473,6 +52523,15 @@ async function runLoop(config, ports = {}) {
     const startedAt = clock.now();
     const preset = agentPresetFor(config);
     const { workspace, isRepo, workTree, ralph, worktree } = await openWorkTree(config, ports, startedAt);
+    // Pinned before anything else starts: a ralph file that leads out of the work tree ends the run here.
+    let ralphFiles;
+    try {
+        ralphFiles = pinRalphFiles(ralph, workTree);
+    }
+    catch (error) {
+        await workspace.dispose().catch(() => undefined);
+        throw error;
+    }
     // Behind the model proxy the agent holds a placeholder key and the meter counts what crossed the wire.
     let proxied;
     if (config.modelProxy) {
@@ -52580,7 +52639,7 @@ async function runLoop(config, ports = {}) {
         ralph,
         workTree,
         workspace,
-        ralphFiles: pinRalphFiles(ralph, workTree),
+        ralphFiles,
         isRepo,
         preset,
         guard,
@@ -54895,7 +54954,6 @@ function formatOptions(specs) {
     const width = Math.max(...rows.map(([left]) => left.length)) + 2;
     return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n');
 }
-/** Edits (insertions, deletions, substitutions) from `a` to `b`. */
 /** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
 function closeOption(token, specs) {
     return closest(token.split('=')[0], specs.flatMap(spec => spec.names.filter(n => n.startsWith('--'))));

@@ -82,3 +82,34 @@ test('a path pinned through a link the person made is read through its real path
   // A file that does not exist yet keeps its real folder.
   expect(pinTreeFile(path.join(dir, 'shared', 'new', 'G.md'))).toBe(path.join(dir, 'ralph', 'new', 'G.md'))
 })
+
+describe('pinned in the work tree: a link there (one an earlier run’s agent committed) stays in the tree', () => {
+  const tree = (): string => {
+    const t = path.join(dir, 'tree')
+    mkdirSync(path.join(t, '.git'), { recursive: true })
+    mkdirSync(path.join(t, 'r'))
+    writeFileSync(path.join(t, '.git', 'config'), '[core]\n')
+    writeFileSync(path.join(t, 'notes.md'), 'notes\n')
+    return t
+  }
+
+  test.each([
+    ['a file outside the tree', () => path.join(dir, 'secret')],
+    ['a file of its .git', () => path.join(dir, 'tree', '.git', 'config')],
+    ['/proc/self/environ', () => '/proc/self/environ']
+  ])('RALPH.md as a link to %s is refused when pinned', (_what, target) => {
+    const t = tree()
+    symlinkSync(target(), path.join(t, 'r', 'RALPH.md'))
+    expect(() => pinTreeFile(path.join(t, 'r', 'RALPH.md'), t)).toThrow(
+      /leads through a link to .*, outside the work tree or inside its \.git: the action follows no link of the work tree$/
+    )
+  })
+
+  test('a link that stays in the tree, a file not there yet, and a ralph outside the tree (the CLI’s own) are pinned', () => {
+    const t = tree()
+    symlinkSync(path.join(t, 'notes.md'), path.join(t, 'r', 'RALPH.md'))
+    expect(pinTreeFile(path.join(t, 'r', 'RALPH.md'), t)).toBe(path.join(t, 'notes.md'))
+    expect(pinTreeFile(path.join(t, 'GUARDRAILS.md'), t)).toBe(path.join(t, 'GUARDRAILS.md'))
+    expect(pinTreeFile(path.join(dir, 'ralph', 'RALPH.md'), t)).toBe(path.join(dir, 'ralph', 'RALPH.md'))
+  })
+})

@@ -270,6 +270,35 @@ describeIsolated('the agent-user holds')('one run at a time holds an agent user'
     }
   }, 60_000)
 
+  test('a dead run’s hold is taken only after what it left running is killed; the holds are root’s alone', async () => {
+    const repo = tempRepo()
+    const name = `${TEST_AGENT_USER}h`
+    const first = await isolateAgent({ user: name, privilege: privilegeOf(), workTree: repo.dir })
+    // What a killed run left: a process of the agent's uid, still running.
+    const leftover = spawn(
+      'setpriv',
+      [`--reuid=${first.user.uid}`, `--regid=${first.user.gid}`, '--clear-groups', 'sleep', '600'],
+      { stdio: 'ignore' }
+    )
+    const dead = otherRun()
+    dead.end()
+    await waitUntil(() => !existsSync(`/proc/${dead.pid}`))
+    try {
+      await waitUntil(() => processesOf(first.user.uid).length > 0)
+      writeFileSync(path.join(HOLDS, name), `${dead.holder}\n`)
+      const second = await isolateAgent({ user: name, privilege: privilegeOf(), workTree: repo.dir })
+      await waitUntil(() => leftover.exitCode !== null || leftover.signalCode !== null)
+      expect(leftover.signalCode).toBe('SIGKILL')
+      expect(statSync(HOLDS).mode & 0o777).toBe(0o700)
+      expect(statSync(path.dirname(HOLDS)).mode & 0o777).toBe(0o700)
+      expect(await second.release()).toEqual([])
+    } finally {
+      leftover.kill('SIGKILL')
+      rmSync(path.join(HOLDS, name), { force: true })
+      repo.cleanup()
+    }
+  }, 60_000)
+
   test('a release finds the user taken by another run since: it kills nothing of that run', async () => {
     const repo = tempRepo()
     const name = `${TEST_AGENT_USER}h`

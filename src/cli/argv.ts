@@ -139,7 +139,6 @@ export function formatOptions(specs: OptionSpec[]): string {
   return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n')
 }
 
-/** Edits (insertions, deletions, substitutions) from `a` to `b`. */
 /** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
 export function closeOption(token: string, specs: OptionSpec[]): string | undefined {
   return closest(

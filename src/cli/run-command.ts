@@ -120,17 +120,14 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
 }
 
 /**
- * The reference takes any `--name value` as a ralph arg, so a mistyped option (`--max-iteration 2`) is
- * silently an arg. Those args stay args, but one the ralph never reads is named, with the option it was
- * probably meant to be.
- */
-/**
  * `--max-iteration 3` is a typo of our own option, not an arg: run unbounded it would spend without a cap.
- * Exit 2, unless the ralph declares an arg of that name.
+ * Exit 2, unless the ralph declares an arg of that name or reads one (a ralph written for ralphify may read
+ * args it never declares).
  */
 function refuseMistypedOptions(ralph: LoadedRalph, userArgs: string[]): void {
+  const read = argsRead(ralph.file, readFileSync(ralph.file, 'utf8')) ?? []
   for (const name of Object.keys(ralph.argValues)) {
-    if (ralph.args.includes(name)) continue
+    if (ralph.args.includes(name) || read.includes(name)) continue
     const token = (userArgs.find(t => t === `--${name}` || t.startsWith(`--${name}=`)) ?? `--${name}`).split(
       '='
     )[0]
@@ -142,6 +139,11 @@ function refuseMistypedOptions(ralph: LoadedRalph, userArgs: string[]): void {
   }
 }
 
+/**
+ * The reference takes any `--name value` as a ralph arg, so a mistyped option (`--max-iteration 2`) is
+ * silently an arg. Those args stay args, but one the ralph never reads is named, with the option it was
+ * probably meant to be.
+ */
 function warnUnreadArgs(ralph: LoadedRalph, userArgs: string[], io: CliIO): void {
   const read = argsRead(ralph.file, readFileSync(ralph.file, 'utf8'))
   if (read === undefined) return

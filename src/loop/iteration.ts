@@ -94,9 +94,19 @@ export interface RalphFiles {
 }
 
 export function pinRalphFiles(ralph: Pick<Ralph, 'file' | 'guardrails'>, workTree: string): RalphFiles {
+  const pin = (what: string, file: string): string => {
+    try {
+      return pinTreeFile(file, workTree)
+    } catch (error) {
+      if (!(error instanceof TreeFileError)) throw error
+      throw new RalphError(`${what} ${error.message}. Make it a regular file of the project.`)
+    }
+  }
   return {
-    ralph: pinTreeFile(ralph.file),
-    ...(ralph.guardrails ? { guardrails: pinTreeFile(path.resolve(workTree, ralph.guardrails)) } : {})
+    ralph: pin('RALPH.md:', ralph.file),
+    ...(ralph.guardrails
+      ? { guardrails: pin('The guardrails file:', path.resolve(workTree, ralph.guardrails)) }
+      : {})
   }
 }
 

@@ -418,7 +418,8 @@ export class RunRecord {
    * sections are copied, never held whole.
    */
   async finish(result: LoopResult): Promise<void> {
-    await this.flush()
+    // An earlier status write that failed is overwritten now: the record must still end finished.
+    await this.flush().catch(() => undefined)
     const file = path.join(this.dir, PROGRESS_FILE)
     const temp = `${file}.${process.pid}.tmp`
     const out = openSync(temp, 'w')

@@ -68,6 +68,14 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
 
   const preset = agentPresetFor(config)
   const { workspace, isRepo, workTree, ralph, worktree } = await openWorkTree(config, ports, startedAt)
+  // Pinned before anything else starts: a ralph file that leads out of the work tree ends the run here.
+  let ralphFiles: ReturnType<typeof pinRalphFiles>
+  try {
+    ralphFiles = pinRalphFiles(ralph, workTree)
+  } catch (error) {
+    await workspace.dispose().catch(() => undefined)
+    throw error
+  }
 
   // Behind the model proxy the agent holds a placeholder key and the meter counts what crossed the wire.
   let proxied: AgentBehindProxy | undefined
@@ -178,7 +186,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     ralph,
     workTree,
     workspace,
-    ralphFiles: pinRalphFiles(ralph, workTree),
+    ralphFiles,
     isRepo,
     preset,
     guard,

@@ -291,7 +291,13 @@ export function worstCaseUsage(
           ? (json.max_completion_tokens ?? json.max_tokens)
           : config.maxOutputTokens
   const choices = positive(wire === 'openai-chat' ? json.n : wire === 'gemini' ? config.candidateCount : 1)
-  const model = typeof json.model === 'string' && json.model ? json.model : pathModel
+  // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
+  const model =
+    wire === 'gemini' && pathModel
+      ? pathModel
+      : typeof json.model === 'string' && json.model
+        ? json.model
+        : pathModel
   return {
     input: Math.ceil(bytes / BYTES_PER_INPUT_TOKEN),
     output: (positive(limit) ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),

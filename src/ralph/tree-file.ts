@@ -24,15 +24,33 @@ export class TreeFileError extends Error {
 /**
  * The real path of `file` as it is now (before any agent ran): the file's own when it exists, else its
  * nearest existing folder's plus the rest. Read later with readTreeFile, it is that file or nothing.
+ * A file of the work tree `tree` must stay in it after its links, and out of its `.git`: a link committed by an
+ * earlier run's agent (on a branch this run continues) is the agent's as much as one it makes now.
  */
-export function pinTreeFile(file: string): string {
-  const abs = path.resolve(file)
+export function pinTreeFile(file: string, tree?: string): string {
+  const pinned = realPathOf(path.resolve(file))
+  if (tree === undefined || !isInside(path.resolve(file), path.resolve(tree))) return pinned
+  const realTree = realPathOf(path.resolve(tree))
+  if (!isInside(pinned, realTree) || isInside(pinned, path.join(realTree, '.git')))
+    throw new TreeFileError(
+      file,
+      `leads through a link to ${pinned}, outside the work tree or inside its .git: the action follows no link of the work tree`
+    )
+  return pinned
+}
+
+function realPathOf(abs: string): string {
   try {
     return realpathSync(abs)
   } catch {
     const parent = path.dirname(abs)
-    return parent === abs ? abs : path.join(pinTreeFile(parent), path.basename(abs))
+    return parent === abs ? abs : path.join(realPathOf(parent), path.basename(abs))
   }
+}
+
+const isInside = (child: string, parent: string): boolean => {
+  const rel = path.relative(parent, child)
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
 }
 
 /** Throws unless every folder on the way to `file` is a folder and not a link (the file itself: O_NOFOLLOW). */

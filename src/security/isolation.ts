@@ -186,7 +186,9 @@ async function privileged(privilege: Privilege, args: string[]): Promise<string[
     argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
     cwd: '/',
     env: SYSTEM_ENV,
-    input: PRIVILEGED
+    input: PRIVILEGED,
+    // A step never waits forever (a chown of a large work tree takes a while; a stalled one is cut).
+    timeoutMs: 600_000
   })
   const out = result.stdout.head.toString('utf8') + result.stdout.tail.toString('utf8')
   const lines = out.split('\n').filter(Boolean)

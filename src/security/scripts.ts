@@ -39,14 +39,30 @@ alive() {
   set -- "\${1#*:}" $rest
   [ "$1" = "\${21}" ]
 }
+# Every process of USER is killed (kill -1 as that user), in rounds, so a fork loop cannot outrun it.
+sweep() {
+  local u g round
+  u=$(id -u "$1" 2>/dev/null) || return 0
+  g=$(id -g "$1")
+  for round in 1 2 3 4 5 6 7 8 9 10; do
+    setpriv --reuid="$u" --regid="$g" --clear-groups -- bash -c 'kill -s KILL -1' 2>/dev/null
+    sleep 0.05
+  done
+}
 # take USER HOLDER [WAS]: one taker at a time on this machine (flock), the hold kept while its holder lives.
+# The folder is root's alone: no other user may open the lock file, and hold it to stall every run (flock).
 take() {
   local file="$holds/$1" held
-  mkdir -p -m 0755 "$holds" && exec 9>>"$holds/.lock" && flock 9 || fail "could not hold the user $1 in $holds"
+  mkdir -p "$holds" && chmod 0700 "$(dirname "$holds")" "$holds" && exec 9>>"$holds/.lock" &&
+    flock -w 30 9 || fail "could not hold the user $1 in $holds"
   held=$(cat -- "$file" 2>/dev/null)
-  if [ -n "$held" ] && [ "$held" != "$2" ] && [ "$held" != "\${3:-}" ] && alive "$held"; then
-    printf 'busy %s\\n' "\${held%%:*}"
-    exit 1
+  if [ -n "$held" ] && [ "$held" != "$2" ] && [ "$held" != "\${3:-}" ]; then
+    if alive "$held"; then
+      printf 'busy %s\\n' "\${held%%:*}"
+      exit 1
+    fi
+    # A dead run's leftovers die before its user is another run's.
+    sweep "$1"
   fi
   printf '%s\\n' "$2" > "$file" || fail "could not hold the user $1 in $holds"
   exec 9>&-
