@@ -538,7 +538,8 @@ describe('other triggers', () => {
     expect(broken).toMatchObject({
       kind: 'refuse',
       unchecked: true,
-      reason: 'could not check whether `alice` may start a loop: the GitHub API answered HTTP 500: Server Error'
+      reason:
+        'could not check whether `alice` may start a loop: the GitHub API answered HTTP 500: Server Error'
     })
     expect(broken).not.toHaveProperty('reply')
     expect(await w.plan('pull_request', w.api.events.pullRequest(pr.number, 'closed'))).toMatchObject({
