@@ -48653,6 +48653,7 @@ function realPathOf(abs) {
         return parent === abs ? abs : external_node_path_default().join(realPathOf(parent), external_node_path_default().basename(abs));
     }
 }
+/** Whether the absolute path `child` is `parent` or below it. */
 const isInside = (child, parent) => {
     const rel = external_node_path_default().relative(parent, child);
     return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
@@ -53375,6 +53376,7 @@ function messageOf(error) {
 
 
 
+
 /** Arg names the action fills itself; a `/ralph` comment may not set them. */
 const RESERVED_ARGS = ['task', 'task_file'];
 /**
@@ -53405,9 +53407,9 @@ function ralphInProject(projectRoot, named) {
                 : `${shown(projectRoot, what)} is outside the project: a ralph's files must be the project's own`
         };
     };
-    if (!installed_isInside(dir, root))
+    if (!isInside(dir, root))
         return leaves(named, dir);
-    if (!installed_isInside(file, root))
+    if (!isInside(file, root))
         return leaves(external_node_path_default().join(named, RALPH_MARKER), file);
     const guardrails = guardrailsOf(file);
     if (guardrails !== undefined) {
@@ -53418,7 +53420,7 @@ function ralphInProject(projectRoot, named) {
         catch {
             real = undefined; // not written yet: the loop creates it inside the work tree
         }
-        if (real !== undefined && !installed_isInside(real, root))
+        if (real !== undefined && !isInside(real, root))
             return {
                 problem: `${shown(projectRoot, named)} reads its guardrails from ${guardrails}, which leads outside the project (a link to ${real})`
             };
@@ -53521,7 +53523,6 @@ function isFileThrough(p) {
         return false;
     }
 }
-const installed_isInside = (child, parent) => child === parent || child.startsWith(parent.endsWith((external_node_path_default()).sep) ? parent : parent + (external_node_path_default()).sep);
 
 ;// CONCATENATED MODULE: ./src/report/run-report.ts
 // What a run did, in the words the job summary and the pull request body share: the outcome sentence, the

@@ -13958,6 +13958,7 @@ function realPathOf(abs) {
         return parent === abs ? abs : external_node_path_default().join(realPathOf(parent), external_node_path_default().basename(abs));
     }
 }
+/** Whether the absolute path `child` is `parent` or below it. */
 const isInside = (child, parent) => {
     const rel = external_node_path_default().relative(parent, child);
     return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
@@ -21471,8 +21472,7 @@ async function runWithConsole(config, settings, io) {
  * Exit 2, unless the ralph declares an arg of that name or reads one (a ralph written for ralphify may read
  * args it never declares).
  */
-function refuseMistypedOptions(ralph, userArgs) {
-    const read = args_argsRead(ralph.file, (0,external_node_fs_namespaceObject.readFileSync)(ralph.file, 'utf8')) ?? [];
+function refuseMistypedOptions(ralph, userArgs, read) {
     for (const name of Object.keys(ralph.argValues)) {
         if (ralph.args.includes(name) || read.includes(name))
             continue;
@@ -21487,8 +21487,7 @@ function refuseMistypedOptions(ralph, userArgs) {
  * silently an arg. Those args stay args, but one the ralph never reads is named, with the option it was
  * probably meant to be.
  */
-function warnUnreadArgs(ralph, userArgs, io) {
-    const read = args_argsRead(ralph.file, (0,external_node_fs_namespaceObject.readFileSync)(ralph.file, 'utf8'));
+function warnUnreadArgs(ralph, userArgs, read, io) {
     if (read === undefined)
         return;
     for (const name of Object.keys(ralph.argValues)) {
@@ -21509,11 +21508,13 @@ async function runCommand(args, io) {
     if (resolved.notice)
         io.stdout(`${resolved.notice}\n`);
     const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true });
-    refuseMistypedOptions(ralph, userArgs);
+    // The args the body reads (undefined when that cannot be told), read once for both checks.
+    const read = args_argsRead(ralph.file, (0,external_node_fs_namespaceObject.readFileSync)(ralph.file, 'utf8'));
+    refuseMistypedOptions(ralph, userArgs, read ?? []);
     // ralphify runs such a ralph as it is, and so does run: said, not refused.
     for (const warning of ralph.warnings)
         io.stderr(validate_command_problemLine(warning, io.cwd, 'warning: '));
-    warnUnreadArgs(ralph, userArgs, io);
+    warnUnreadArgs(ralph, userArgs, read, io);
     const checks = [...ralph.checks, ...cliChecks(settings.checks, ralph.checks)];
     const config = loopConfig({
         ralph,
@@ -21773,6 +21774,7 @@ function helpFor(command) {
 
 
 
+
 /** Arg names the action fills itself; a `/ralph` comment may not set them. */
 const RESERVED_ARGS = (/* unused pure expression or super */ null && (['task', 'task_file']));
 /**
@@ -21803,9 +21805,9 @@ function ralphInProject(projectRoot, named) {
                 : `${shown(projectRoot, what)} is outside the project: a ralph's files must be the project's own`
         };
     };
-    if (!installed_isInside(dir, root))
+    if (!isInside(dir, root))
         return leaves(named, dir);
-    if (!installed_isInside(file, root))
+    if (!isInside(file, root))
         return leaves(external_node_path_default().join(named, resolve_RALPH_MARKER), file);
     const guardrails = guardrailsOf(file);
     if (guardrails !== undefined) {
@@ -21816,7 +21818,7 @@ function ralphInProject(projectRoot, named) {
         catch {
             real = undefined; // not written yet: the loop creates it inside the work tree
         }
-        if (real !== undefined && !installed_isInside(real, root))
+        if (real !== undefined && !isInside(real, root))
             return {
                 problem: `${shown(projectRoot, named)} reads its guardrails from ${guardrails}, which leads outside the project (a link to ${real})`
             };
@@ -21919,7 +21921,6 @@ function isFileThrough(p) {
         return false;
     }
 }
-const installed_isInside = (child, parent) => child === parent || child.startsWith(parent.endsWith((external_node_path_default()).sep) ? parent : parent + (external_node_path_default()).sep);
 
 ;// CONCATENATED MODULE: ./src/cli/list.ts
 // `ralph-action list` (and the action's `mode: list`): the repository's installed ralphs as JSON for a

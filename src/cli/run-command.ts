@@ -124,8 +124,7 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
  * Exit 2, unless the ralph declares an arg of that name or reads one (a ralph written for ralphify may read
  * args it never declares).
  */
-function refuseMistypedOptions(ralph: LoadedRalph, userArgs: string[]): void {
-  const read = argsRead(ralph.file, readFileSync(ralph.file, 'utf8')) ?? []
+function refuseMistypedOptions(ralph: LoadedRalph, userArgs: string[], read: string[]): void {
   for (const name of Object.keys(ralph.argValues)) {
     if (ralph.args.includes(name) || read.includes(name)) continue
     const token = (userArgs.find(t => t === `--${name}` || t.startsWith(`--${name}=`)) ?? `--${name}`).split(
@@ -144,8 +143,7 @@ function refuseMistypedOptions(ralph: LoadedRalph, userArgs: string[]): void {
  * silently an arg. Those args stay args, but one the ralph never reads is named, with the option it was
  * probably meant to be.
  */
-function warnUnreadArgs(ralph: LoadedRalph, userArgs: string[], io: CliIO): void {
-  const read = argsRead(ralph.file, readFileSync(ralph.file, 'utf8'))
+function warnUnreadArgs(ralph: LoadedRalph, userArgs: string[], read: string[] | undefined, io: CliIO): void {
   if (read === undefined) return
   for (const name of Object.keys(ralph.argValues)) {
     if (read.includes(name)) continue
@@ -165,10 +163,12 @@ export async function runCommand(args: string[], io: CliIO): Promise<number> {
   const resolved = resolveRalphPath(pathArg, { cwd: io.cwd, home: io.home })
   if (resolved.notice) io.stdout(`${resolved.notice}\n`)
   const ralph = loadRalph(resolved.file, { cwd: io.cwd, env: io.env, userArgs, checkPrograms: true })
-  refuseMistypedOptions(ralph, userArgs)
+  // The args the body reads (undefined when that cannot be told), read once for both checks.
+  const read = argsRead(ralph.file, readFileSync(ralph.file, 'utf8'))
+  refuseMistypedOptions(ralph, userArgs, read ?? [])
   // ralphify runs such a ralph as it is, and so does run: said, not refused.
   for (const warning of ralph.warnings) io.stderr(problemLine(warning, io.cwd, 'warning: '))
-  warnUnreadArgs(ralph, userArgs, io)
+  warnUnreadArgs(ralph, userArgs, read, io)
   const checks = [...ralph.checks, ...cliChecks(settings.checks, ralph.checks)]
   const config = loopConfig({
     ralph,

@@ -5,6 +5,7 @@
 import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
+import { isInside } from './tree-file.js'
 import {
   argsRead,
   INSTALLED_RALPHS_DIR,
@@ -166,6 +167,3 @@ function isFileThrough(p: string): boolean {
     return false
   }
 }
-
-const isInside = (child: string, parent: string): boolean =>
-  child === parent || child.startsWith(parent.endsWith(path.sep) ? parent : parent + path.sep)

@@ -48,7 +48,8 @@ function realPathOf(abs: string): string {
   }
 }
 
-const isInside = (child: string, parent: string): boolean => {
+/** Whether the absolute path `child` is `parent` or below it. */
+export const isInside = (child: string, parent: string): boolean => {
   const rel = path.relative(parent, child)
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel))
 }
