@@ -166,10 +166,20 @@ async function bashWithTwoSleeps(): Promise<{
   const exited = new Promise(resolve => child.once('exit', resolve))
   const pid = child.pid as number
   remember([pid])
+  // Both children must be sleeping already: a forked child is bash (and in bash's group) until it
+  // execs, and the second leaves the group only when setsid has run, just before it execs sleep.
+  const commOf = (p: number): string => {
+    try {
+      return readFileSync(`/proc/${p}/comm`, 'utf8').trim()
+    } catch {
+      return ''
+    }
+  }
   let descendants: number[] = []
-  for (let i = 0; i < 200 && descendants.length < 2; i++) {
+  for (let i = 0; i < 500; i++) {
     await sleep(10)
     descendants = listDescendants(pid)
+    if (descendants.length === 2 && descendants.every(p => commOf(p) === 'sleep')) break
   }
   return { pid, descendants: remember(descendants), exited }
 }
