@@ -50818,6 +50818,7 @@ async function runCheck(check, log, ctx) {
         run: check.run,
         passed: result.exitCode === 0 && !result.timedOut && !result.aborted,
         exitCode: result.exitCode,
+        ...(result.signal ? { signal: result.signal } : {}),
         timedOut: result.timedOut,
         durationMs: Math.round(result.durationMs),
         outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
@@ -50968,6 +50969,7 @@ async function runCommands(commands, ctx) {
             argv,
             cwd,
             exitCode: result.exitCode,
+            ...(result.signal ? { signal: result.signal } : {}),
             timedOut: result.timedOut,
             durationMs: Math.round(result.durationMs),
             outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
@@ -51215,11 +51217,21 @@ function fit(body, max, what = 'GitHub’s comment limit') {
     return body.slice(0, head) + note + body.slice(body.length - tail);
 }
 
+;// CONCATENATED MODULE: ./src/text/ended.ts
+// How a program ended, in words: `exit 1`, or `killed by SIGKILL` (never `exit null`).
+/** `exit N`, `killed by SIGX`, or `did not start` when it has neither. */
+function ended(run) {
+    if (run.exitCode !== null)
+        return `exit ${run.exitCode}`;
+    return run.signal ? `killed by ${run.signal}` : 'did not start';
+}
+
 ;// CONCATENATED MODULE: ./src/loop/prompt.ts
 // The prompt for one iteration. Without gates it is exactly the reference's (RALPH.md re-read, body
 // stripped, comments removed, placeholders filled in one pass, credit trailer). Our `ralph.*` values are
 // filled in the same single pass; when gates exist and the body uses none of them, a "Loop status"
 // section is appended after the body and before the credit trailer.
+
 
 
 /** Our additions to the `ralph.` kind; the reference renders them as ''. */
@@ -51282,7 +51294,7 @@ function progressEntry(record) {
             ? `agent stopped (${agent.killedBy})`
             : agent.timedOut
                 ? 'agent timed out'
-                : `agent exit ${agent.exitCode}`);
+                : `agent ${ended(agent)}`);
     }
     if (record.progressed === false)
         parts.push('no change to the work tree');
@@ -51910,6 +51922,7 @@ function charts(status) {
 
 
 
+
 const PROGRESS_FILE = 'progress.md';
 const STATUS_FILE = 'status.json';
 const record_seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
@@ -51925,7 +51938,7 @@ function checkLine(check) {
             ? ', timed out'
             : check.killedBy
                 ? `, stopped (${check.killedBy})`
-                : `, exit ${check.exitCode}`;
+                : `, ${ended(check)}`;
     const head = `- ${check.passed ? 'PASS' : 'FAIL'} \`${check.name}\` (${record_seconds(check.durationMs)}${how})`;
     const tail = check.tail.trimEnd();
     if (check.passed) {
@@ -51970,14 +51983,14 @@ function progressSection(record) {
     lines.push(`- Started ${record.startedAt} · ${record_seconds(record.durationMs)}${cost}`);
     if (record.commands.length > 0)
         lines.push(`- Commands: ${record.commands
-            .map(c => `\`${c.name}\` ${c.timedOut ? 'timed out' : `exit ${c.exitCode}`} (${record_seconds(c.durationMs)})`)
+            .map(c => `\`${c.name}\` ${c.timedOut ? 'timed out' : ended(c)} (${record_seconds(c.durationMs)})`)
             .join(', ')}`);
     if (agent) {
         const end = agent.killedBy
             ? `stopped (${agent.killedBy})`
             : agent.timedOut
                 ? 'timed out'
-                : `exit ${agent.exitCode}${agent.isError ? ', reported an error' : ''}`;
+                : `${ended(agent)}${agent.isError ? ', reported an error' : ''}`;
         lines.push(`- Agent (${agent.preset}): ${end} in ${record_seconds(agent.durationMs)}`);
         const failure = agent.failure;
         if (failure)
@@ -53529,6 +53542,7 @@ function isFileThrough(p) {
 // iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
 
 
+
 // The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
 
 const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
@@ -53551,7 +53565,7 @@ function failureHow(c) {
         return ' (timed out)';
     if (c.killedBy)
         return ` (stopped: ${c.killedBy})`;
-    return c.exitCode === null ? '' : ` (exit ${c.exitCode})`;
+    return ` (${ended(c)})`;
 }
 /** The run in one sentence, starting with an emoji a reader can scan. */
 function outcomeSentence(report) {
@@ -55636,7 +55650,7 @@ function saveState(key, value) {
 
 
 
-const ended = (step) => 'end' in step;
+const ending_ended = (step) => 'end' in step;
 async function writeEnding(ending) {
     if (ending.summary !== undefined)
         try {
@@ -55858,7 +55872,7 @@ async function admit() {
         return { end: listMode(inputs, context) };
     const clients = clientsFor(inputs);
     const decided = await decide(inputs, context, clients);
-    if (ended(decided))
+    if (ending_ended(decided))
         return decided;
     if (decided.proposeTo)
         core/* info */.pq(`${decided.proposeTo.reason}.`);
@@ -55871,7 +55885,7 @@ async function admit() {
             hunt: false
         };
     const trigger = await admit_huntBranch({ inputs, context, clients, trigger: decided });
-    if (ended(trigger))
+    if (ending_ended(trigger))
         return trigger;
     return { inputs, context, clients, trigger, hunt: true };
 }
@@ -57004,6 +57018,7 @@ var external_node_string_decoder_ = __nccwpck_require__(46193);
 
 
 
+
 /** Lines of a failing gate's output shown in the log (the whole output is in the record). */
 const FAILING_TAIL_LINES = 40;
 /**
@@ -57170,7 +57185,7 @@ function actionLogger(config, out = stdoutWriter, options = {}) {
                 inGroup = true;
                 break;
             case 'command_finished':
-                info(`command ${event.command.name}: ${event.command.timedOut ? 'timed out' : `exit ${event.command.exitCode}`} (${overview_formatDuration(event.command.durationMs)})` +
+                info(`command ${event.command.name}: ${event.command.timedOut ? 'timed out' : ended(event.command)} (${overview_formatDuration(event.command.durationMs)})` +
                     (event.command.outputBytes > 0
                         ? `; its output (${size(event.command.outputBytes)}) is in ${record}: ${event.command.log}`
                         : ''));
@@ -57196,7 +57211,7 @@ function actionLogger(config, out = stdoutWriter, options = {}) {
                     ? `stopped (${a.killedBy})`
                     : a.timedOut
                         ? 'timed out'
-                        : `exit ${a.exitCode ?? a.signal}`;
+                        : ended(a);
                 info(`agent: ${end} after ${overview_formatDuration(a.durationMs)}`);
                 for (const note of a.notes)
                     info(`  ${note}`);
@@ -57204,7 +57219,7 @@ function actionLogger(config, out = stdoutWriter, options = {}) {
             }
             case 'check_finished': {
                 const c = event.check;
-                info(`${c.passed ? '✓' : '✗'} gate ${c.name} (${overview_formatDuration(c.durationMs)}${c.passed ? '' : c.timedOut ? ', timed out' : `, exit ${c.exitCode}`})`);
+                info(`${c.passed ? '✓' : '✗'} gate ${c.name} (${overview_formatDuration(c.durationMs)}${c.passed ? '' : c.timedOut ? ', timed out' : `, ${ended(c)}`})`);
                 if (!c.passed && c.tail.trim()) {
                     const all = c.tail.trimEnd().split('\n');
                     const lines = all.slice(-FAILING_TAIL_LINES);
@@ -58021,13 +58036,13 @@ async function report(prepared, looped, delivery, cancelled) {
 
 async function pipeline(signal) {
     const admitted = await admit();
-    if (ended(admitted))
+    if (ending_ended(admitted))
         return admitted.end;
     const planned = await planRun(admitted);
-    if (ended(planned))
+    if (ending_ended(planned))
         return planned.end;
     const prepared = await prepare(planned);
-    if (ended(prepared))
+    if (ending_ended(prepared))
         return prepared.end;
     const looped = await loop(prepared, signal);
     // Cancellation is decided here alone, before the delivery (nothing is pushed) and after it: a SIGTERM during

@@ -244,3 +244,20 @@ test('a record folder inside the work tree is refused before anything runs', asy
   )
   writeFileSync(path.join(h.tools, 'x'), '')
 })
+
+test('a gate killed by a signal says so in the record (killed by SIGKILL), never "exit null"', async () => {
+  h.writeRalph(
+    `agent: ${fixingAgent()}
+checks:
+  - name: crashes
+    run: 'echo "about to die"; kill -KILL $$'`,
+    'Fix it.\n\n{{ ralph.progress }}'
+  )
+  const { result } = await h.run({ maxIterations: 2 })
+  const check = result.iterations[0].checks[0]
+  expect(check).toMatchObject({ passed: false, exitCode: null, signal: 'SIGKILL' })
+  const progress = h.readRecord('progress.md')
+  expect(progress).toContain('FAIL `crashes`')
+  expect(progress).toMatch(/FAIL `crashes` \([^)]*, killed by SIGKILL\)/)
+  expect(progress).not.toContain('exit null')
+})

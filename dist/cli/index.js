@@ -17050,6 +17050,7 @@ async function runCheck(check, log, ctx) {
         run: check.run,
         passed: result.exitCode === 0 && !result.timedOut && !result.aborted,
         exitCode: result.exitCode,
+        ...(result.signal ? { signal: result.signal } : {}),
         timedOut: result.timedOut,
         durationMs: Math.round(result.durationMs),
         outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
@@ -17200,6 +17201,7 @@ async function runCommands(commands, ctx) {
             argv,
             cwd,
             exitCode: result.exitCode,
+            ...(result.signal ? { signal: result.signal } : {}),
             timedOut: result.timedOut,
             durationMs: Math.round(result.durationMs),
             outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
@@ -17447,11 +17449,21 @@ function fit(body, max, what = 'GitHub’s comment limit') {
     return body.slice(0, head) + note + body.slice(body.length - tail);
 }
 
+;// CONCATENATED MODULE: ./src/text/ended.ts
+// How a program ended, in words: `exit 1`, or `killed by SIGKILL` (never `exit null`).
+/** `exit N`, `killed by SIGX`, or `did not start` when it has neither. */
+function ended(run) {
+    if (run.exitCode !== null)
+        return `exit ${run.exitCode}`;
+    return run.signal ? `killed by ${run.signal}` : 'did not start';
+}
+
 ;// CONCATENATED MODULE: ./src/loop/prompt.ts
 // The prompt for one iteration. Without gates it is exactly the reference's (RALPH.md re-read, body
 // stripped, comments removed, placeholders filled in one pass, credit trailer). Our `ralph.*` values are
 // filled in the same single pass; when gates exist and the body uses none of them, a "Loop status"
 // section is appended after the body and before the credit trailer.
+
 
 
 /** Our additions to the `ralph.` kind; the reference renders them as ''. */
@@ -17514,7 +17526,7 @@ function progressEntry(record) {
             ? `agent stopped (${agent.killedBy})`
             : agent.timedOut
                 ? 'agent timed out'
-                : `agent exit ${agent.exitCode}`);
+                : `agent ${ended(agent)}`);
     }
     if (record.progressed === false)
         parts.push('no change to the work tree');
@@ -18142,6 +18154,7 @@ function charts(status) {
 
 
 
+
 const PROGRESS_FILE = 'progress.md';
 const STATUS_FILE = 'status.json';
 const record_seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
@@ -18157,7 +18170,7 @@ function checkLine(check) {
             ? ', timed out'
             : check.killedBy
                 ? `, stopped (${check.killedBy})`
-                : `, exit ${check.exitCode}`;
+                : `, ${ended(check)}`;
     const head = `- ${check.passed ? 'PASS' : 'FAIL'} \`${check.name}\` (${record_seconds(check.durationMs)}${how})`;
     const tail = check.tail.trimEnd();
     if (check.passed) {
@@ -18202,14 +18215,14 @@ function progressSection(record) {
     lines.push(`- Started ${record.startedAt} · ${record_seconds(record.durationMs)}${cost}`);
     if (record.commands.length > 0)
         lines.push(`- Commands: ${record.commands
-            .map(c => `\`${c.name}\` ${c.timedOut ? 'timed out' : `exit ${c.exitCode}`} (${record_seconds(c.durationMs)})`)
+            .map(c => `\`${c.name}\` ${c.timedOut ? 'timed out' : ended(c)} (${record_seconds(c.durationMs)})`)
             .join(', ')}`);
     if (agent) {
         const end = agent.killedBy
             ? `stopped (${agent.killedBy})`
             : agent.timedOut
                 ? 'timed out'
-                : `exit ${agent.exitCode}${agent.isError ? ', reported an error' : ''}`;
+                : `${ended(agent)}${agent.isError ? ', reported an error' : ''}`;
         lines.push(`- Agent (${agent.preset}): ${end} in ${record_seconds(agent.durationMs)}`);
         const failure = agent.failure;
         if (failure)
@@ -20128,6 +20141,7 @@ function engineSettings(settings, cwd) {
 // cost and stop reason.
 
 
+
 const RULE = '──────────────────────';
 /** Lines of a failing check's output shown under it (all of it is in the record). */
 const FAILING_CHECK_LINES = 5;
@@ -20175,9 +20189,7 @@ function console_checkLines(check) {
         ? ''
         : check.timedOut
             ? ', timed out'
-            : check.exitCode !== null
-                ? `, exit ${check.exitCode}`
-                : '';
+            : `, ${ended(check)}`;
     const head = `  ${check.passed ? '✓' : '✗'} check ${check.name} (${console_seconds(check.durationMs)}${how})\n`;
     if (check.passed)
         return head;

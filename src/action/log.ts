@@ -17,6 +17,7 @@ import {
 } from '../loop/index.js'
 import { BoundedCapture } from '../proc/index.js'
 import { formatDuration, verdictLabel } from '../report/run-report.js'
+import { ended } from '../text/ended.js'
 import { WorkflowCommandFilter, neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 
 /** Lines of a failing gate's output shown in the log (the whole output is in the record). */
@@ -207,7 +208,7 @@ export function actionLogger(
         break
       case 'command_finished':
         info(
-          `command ${event.command.name}: ${event.command.timedOut ? 'timed out' : `exit ${event.command.exitCode}`} (${formatDuration(event.command.durationMs)})` +
+          `command ${event.command.name}: ${event.command.timedOut ? 'timed out' : ended(event.command)} (${formatDuration(event.command.durationMs)})` +
             (event.command.outputBytes > 0
               ? `; its output (${size(event.command.outputBytes)}) is in ${record}: ${event.command.log}`
               : '')
@@ -233,7 +234,7 @@ export function actionLogger(
           ? `stopped (${a.killedBy})`
           : a.timedOut
             ? 'timed out'
-            : `exit ${a.exitCode ?? a.signal}`
+            : ended(a)
         info(`agent: ${end} after ${formatDuration(a.durationMs)}`)
         for (const note of a.notes) info(`  ${note}`)
         break
@@ -241,7 +242,7 @@ export function actionLogger(
       case 'check_finished': {
         const c = event.check
         info(
-          `${c.passed ? '✓' : '✗'} gate ${c.name} (${formatDuration(c.durationMs)}${c.passed ? '' : c.timedOut ? ', timed out' : `, exit ${c.exitCode}`})`
+          `${c.passed ? '✓' : '✗'} gate ${c.name} (${formatDuration(c.durationMs)}${c.passed ? '' : c.timedOut ? ', timed out' : `, ${ended(c)}`})`
         )
         if (!c.passed && c.tail.trim()) {
           const all = c.tail.trimEnd().split('\n')

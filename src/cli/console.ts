@@ -8,6 +8,7 @@ import {
   type LoopEvent
 } from '../loop/index.js'
 import { formatDuration } from '../ralph/index.js'
+import { ended } from '../text/ended.js'
 
 const RULE = '──────────────────────'
 
@@ -75,9 +76,7 @@ function checkLines(check: CheckRun): string {
     ? ''
     : check.timedOut
       ? ', timed out'
-      : check.exitCode !== null
-        ? `, exit ${check.exitCode}`
-        : ''
+      : `, ${ended(check)}`
   const head = `  ${check.passed ? '✓' : '✗'} check ${check.name} (${seconds(check.durationMs)}${how})\n`
   if (check.passed) return head
   const tail = check.tail

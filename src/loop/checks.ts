@@ -90,6 +90,7 @@ async function runCheck(
     run: check.run,
     passed: result.exitCode === 0 && !result.timedOut && !result.aborted,
     exitCode: result.exitCode,
+    ...(result.signal ? { signal: result.signal } : {}),
     timedOut: result.timedOut,
     durationMs: Math.round(result.durationMs),
     outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,

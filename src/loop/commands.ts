@@ -121,6 +121,7 @@ export async function runCommands(commands: RalphCommand[], ctx: CommandContext)
       argv,
       cwd,
       exitCode: result.exitCode,
+      ...(result.signal ? { signal: result.signal } : {}),
       timedOut: result.timedOut,
       durationMs: Math.round(result.durationMs),
       outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,

@@ -19,6 +19,7 @@ import {
 import path from 'node:path'
 import { charts, formatCost, iterationCost, iterationTable } from './overview.js'
 import { fence } from '../text/markdown.js'
+import { ended } from '../text/ended.js'
 import type { BaselineRecord, CheckRun, IterationRecord, KilledBy, LoopResult, LoopStatus } from './types.js'
 
 export const PROGRESS_FILE = 'progress.md'
@@ -40,7 +41,7 @@ function checkLine(check: CheckRun): string {
       ? ', timed out'
       : check.killedBy
         ? `, stopped (${check.killedBy})`
-        : `, exit ${check.exitCode}`
+        : `, ${ended(check)}`
   const head = `- ${check.passed ? 'PASS' : 'FAIL'} \`${check.name}\` (${seconds(check.durationMs)}${how})`
   const tail = check.tail.trimEnd()
   if (check.passed) {
@@ -90,7 +91,7 @@ export function progressSection(record: IterationRecord): string {
     lines.push(
       `- Commands: ${record.commands
         .map(
-          c => `\`${c.name}\` ${c.timedOut ? 'timed out' : `exit ${c.exitCode}`} (${seconds(c.durationMs)})`
+          c => `\`${c.name}\` ${c.timedOut ? 'timed out' : ended(c)} (${seconds(c.durationMs)})`
         )
         .join(', ')}`
     )
@@ -99,7 +100,7 @@ export function progressSection(record: IterationRecord): string {
       ? `stopped (${agent.killedBy})`
       : agent.timedOut
         ? 'timed out'
-        : `exit ${agent.exitCode}${agent.isError ? ', reported an error' : ''}`
+        : `${ended(agent)}${agent.isError ? ', reported an error' : ''}`
     lines.push(`- Agent (${agent.preset}): ${end} in ${seconds(agent.durationMs)}`)
     const failure = agent.failure
     if (failure)

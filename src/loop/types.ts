@@ -150,6 +150,8 @@ export interface CommandRun {
   cwd: string
   /** null when killed or when it could not start. */
   exitCode: number | null
+  /** The signal that ended it (exitCode is then null). */
+  signal?: string
   timedOut: boolean
   durationMs: number
   /** Bytes printed (stdout + stderr); all of them are in the log. */
@@ -204,6 +206,8 @@ export interface CheckRun {
   run: string
   passed: boolean
   exitCode: number | null
+  /** The signal that ended it (exitCode is then null). */
+  signal?: string
   timedOut: boolean
   killedBy?: KilledBy
   durationMs: number

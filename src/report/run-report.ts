@@ -1,6 +1,7 @@
 // What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
 // iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
 import { codeCell } from '../text/markdown.js'
+import { ended } from '../text/ended.js'
 import { STOP_WORDS, type IterationRecord, type LoopStatus, type StopReason } from '../loop/index.js'
 
 /** What the action did with the work after the loop. */
@@ -55,7 +56,7 @@ export function gateList(status: LoopStatus): string {
 function failureHow(c: IterationRecord['checks'][number]): string {
   if (c.timedOut) return ' (timed out)'
   if (c.killedBy) return ` (stopped: ${c.killedBy})`
-  return c.exitCode === null ? '' : ` (exit ${c.exitCode})`
+  return ` (${ended(c)})`
 }
 
 /** The run in one sentence, starting with an emoji a reader can scan. */
