@@ -123,6 +123,15 @@ describe('the proxy settings', () => {
     )
   })
 
+  it('name a wrong value before saying the proxy is off (turning it on would not mend the value)', () => {
+    expect(() => modelProxySettings({ on: false, allowedHosts: [], network: 'foo' })).toThrow(
+      /^The setting 'agent-network' must be one of model-only, allow-list, open, got "foo"\.$/
+    )
+    expect(() => modelProxySettings({ on: false, allowedHosts: [], upstream: 'nope' })).toThrow(
+      /'model-upstream' must be an http\(s\) URL, got "nope"/
+    )
+  })
+
   it('check the network mode, the upstream and the hosts', () => {
     expect(modelProxySettings({ on: true, allowedHosts: [] })).toEqual({ network: 'model-only' })
     expect(modelProxySettings({ on: true, allowedHosts: ['registry.npmjs.org'] })).toEqual({

@@ -13096,7 +13096,8 @@ function parseUserArgs(tokens, declared) {
         }
         if (declared.length === 0) {
             throw new RalphError(`Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
-                `Use --name value syntax or add 'args: [...]' to your RALPH.md.`, 2);
+                `Use --name value syntax or add 'args: [...]' to your RALPH.md.` +
+                (/^-[^-]/.test(token) ? ` '${token}' is not an option of run either: see 'ralph-action run --help'.` : ''), 2);
         }
         while (positionalIndex < declared.length && Object.hasOwn(result, declared[positionalIndex])) {
             positionalIndex++;
@@ -13148,9 +13149,34 @@ function duration_parseDuration(value, bare) {
     return seconds > 0 ? seconds : undefined;
 }
 
+;// CONCATENATED MODULE: ./src/text/closest.ts
+// The word a person probably meant: the nearest of the known ones, when it is near enough to be a typo.
+/** Edits (insert, delete, replace) that turn `a` into `b`. */
+function editDistance(a, b) {
+    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+    for (let i = 1; i <= a.length; i++) {
+        const next = [i];
+        for (let j = 1; j <= b.length; j++)
+            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        row = next;
+    }
+    return row[b.length];
+}
+/** The known word nearest to `typed`, within `most` edits (the first of equals); undefined when none is. */
+function closest(typed, known, most = 2) {
+    let best;
+    for (const word of known) {
+        const edits = editDistance(typed, word);
+        if (edits <= most && (!best || edits < best.edits))
+            best = { word, edits };
+    }
+    return best?.word;
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/resolve.ts
 // From what the user typed (`ralph run <path>`) to a RALPH.md, as the reference resolves it
 // (cli._resolve_ralph_paths): a folder, a file named RALPH.md, or the name of an installed ralph.
+
 
 
 
@@ -13183,7 +13209,9 @@ function resolve_resolveRalphPath(pathArg, opts) {
         ];
         const found = bases.find(([, base]) => isFile(joinPure(joinPure(base, pathArg), resolve_RALPH_MARKER)));
         if (!found) {
-            throw new RalphError(`'${pathArg}' is not a directory, ${resolve_RALPH_MARKER} file, or installed ralph.`);
+            const near = nearestRalph(typed, onDisk, opts);
+            throw new RalphError(`'${pathArg}' is not a directory, ${resolve_RALPH_MARKER} file, or installed ralph.` +
+                (near ? ` Did you mean '${near}'?` : ''));
         }
         dir = joinPure(found[1], pathArg);
         file = joinPure(dir, resolve_RALPH_MARKER);
@@ -13192,6 +13220,21 @@ function resolve_resolveRalphPath(pathArg, opts) {
     if (!exists(onDisk(file)))
         throw new RalphError(`${resolve_RALPH_MARKER} not found at '${file}'.`);
     return { file: realPath(onDisk(file)), dir: realPath(onDisk(dir)), ...installed };
+}
+/** A ralph near what was typed: a sibling folder holding a RALPH.md, or an installed ralph, a typo away. */
+function nearestRalph(typed, onDisk, opts) {
+    const parent = parentPure(typed);
+    let siblings = [];
+    try {
+        siblings = external_node_fs_default().readdirSync(onDisk(parent)).filter(name => isFile(onDisk(joinPure(joinPure(parent, name), resolve_RALPH_MARKER))));
+    }
+    catch {
+        // no such folder: only the installed ralphs are near
+    }
+    const sibling = closest(baseName(typed), siblings);
+    if (sibling)
+        return parent === '.' ? sibling : joinPure(parent, sibling);
+    return parent === '.' ? closest(typed, resolve_listInstalledRalphs(opts.cwd, opts.home)) : undefined;
 }
 /** Names of the installed ralphs (folders holding a RALPH.md) in the project and in home, sorted, each once. */
 function resolve_listInstalledRalphs(cwd, home) {
@@ -13330,30 +13373,6 @@ function argsInsideWords(run) {
         }
     }
     return found;
-}
-
-;// CONCATENATED MODULE: ./src/text/closest.ts
-// The word a person probably meant: the nearest of the known ones, when it is near enough to be a typo.
-/** Edits (insert, delete, replace) that turn `a` into `b`. */
-function editDistance(a, b) {
-    let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-    for (let i = 1; i <= a.length; i++) {
-        const next = [i];
-        for (let j = 1; j <= b.length; j++)
-            next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-        row = next;
-    }
-    return row[b.length];
-}
-/** The known word nearest to `typed`, within `most` edits (the first of equals); undefined when none is. */
-function closest(typed, known, most = 2) {
-    let best;
-    for (const word of known) {
-        const edits = editDistance(typed, word);
-        if (edits <= most && (!best || edits < best.edits))
-            best = { word, edits };
-    }
-    return best?.word;
 }
 
 ;// CONCATENATED MODULE: ./src/ralph/which.ts
@@ -13603,7 +13622,12 @@ function inspectRalph(fileArg, opts) {
     const rawAgent = field(fm, 'agent');
     let agentArgv = [];
     if (!isNonEmptyString(rawAgent)) {
-        report(`Missing or empty 'agent' field in ${resolve_RALPH_MARKER} frontmatter.`, where(fm, 'agent'));
+        // The reference's words, then, when there is no frontmatter at all, what one looks like.
+        const none = split.yaml === null;
+        report(`Missing or empty 'agent' field in ${resolve_RALPH_MARKER} frontmatter.` +
+            (none
+                ? ` The file has no frontmatter: start it with a '---' line, then 'agent: <command>', then '---'.`
+                : ''), where(fm, 'agent'));
     }
     else {
         try {
@@ -15394,15 +15418,16 @@ function modelProxySettings(given) {
         allowedHosts.length > 0 && 'allowed-hosts',
         network !== undefined && 'agent-network'
     ].find(Boolean);
+    // A wrong value is named first: turning the proxy on would not mend it.
+    if (upstream !== undefined && !/^https?:\/\/[^/\s]+/.test(upstream))
+        throw new ModelProxyError(`The setting 'model-upstream' must be an http(s) URL, got ${JSON.stringify(upstream)}.`);
+    if (network !== undefined && !AGENT_NETWORKS.includes(network))
+        throw new ModelProxyError(`The setting 'agent-network' must be one of ${AGENT_NETWORKS.join(', ')}, got ${JSON.stringify(network)}.`);
     if (!given.on) {
         if (named)
             throw new ModelProxyError(`The setting '${named}' needs the model proxy: turn model-proxy on as well.`);
         return undefined;
     }
-    if (upstream !== undefined && !/^https?:\/\/[^/\s]+/.test(upstream))
-        throw new ModelProxyError(`The setting 'model-upstream' must be an http(s) URL, got ${JSON.stringify(upstream)}.`);
-    if (network !== undefined && !AGENT_NETWORKS.includes(network))
-        throw new ModelProxyError(`The setting 'agent-network' must be one of ${AGENT_NETWORKS.join(', ')}, got ${JSON.stringify(network)}.`);
     const chosen = (network ?? (allowedHosts.length > 0 ? 'allow-list' : 'model-only'));
     if (chosen !== 'allow-list' && allowedHosts.length > 0)
         throw new ModelProxyError(`The setting 'allowed-hosts' needs agent-network allow-list (it is ${chosen}).`);
@@ -22042,6 +22067,7 @@ function scaffoldRalph(cwd, name) {
 
 
 
+
 /** Exit codes, documented in the README. */
 const EXIT = { ok: 0, config: 1, usage: 2, unsuccessful: 3, cancelled: 130, bug: 70 };
 const COMMANDS = {
@@ -22069,7 +22095,13 @@ async function main(argv, io) {
     }
     const command = COMMANDS[name];
     if (!command) {
-        io.stderr(`Error: No such command '${name}'.\nTry 'ralph-action --help' for help.\n`);
+        const near = closest(name, [...Object.keys(COMMANDS), '--help', '--version']);
+        const what = !name.startsWith('-')
+            ? `No such command '${name}'.`
+            : near
+                ? `No such option '${name}'.`
+                : `No such option '${name}': options come after a command (ralph-action run my-ralph ${name}).`;
+        io.stderr(`Error: ${what}${near ? ` Did you mean '${near}'?` : ''}\nTry 'ralph-action --help' for help.\n`);
         return EXIT.usage;
     }
     if (rest.includes('--help') || rest.includes('-h')) {

@@ -2,6 +2,7 @@
 // non-zero exit; a stack trace means a bug of ours.
 import path from 'node:path'
 import { RalphError } from '../ralph/index.js'
+import { closest } from '../text/closest.js'
 import { UsageError } from './argv.js'
 import { HELP, VERSION, helpFor } from './help.js'
 import { listCommand } from './list.js'
@@ -43,7 +44,13 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
   const command = COMMANDS[name]
   if (!command) {
-    io.stderr(`Error: No such command '${name}'.\nTry 'ralph-action --help' for help.\n`)
+    const near = closest(name, [...Object.keys(COMMANDS), '--help', '--version'])
+    const what = !name.startsWith('-')
+      ? `No such command '${name}'.`
+      : near
+        ? `No such option '${name}'.`
+        : `No such option '${name}': options come after a command (ralph-action run my-ralph ${name}).`
+    io.stderr(`Error: ${what}${near ? ` Did you mean '${near}'?` : ''}\nTry 'ralph-action --help' for help.\n`)
     return EXIT.usage
   }
   if (rest.includes('--help') || rest.includes('-h')) {

@@ -472,11 +472,7 @@ export function modelProxySettings(given: GivenProxySettings): ModelProxySetting
     allowedHosts.length > 0 && 'allowed-hosts',
     network !== undefined && 'agent-network'
   ].find(Boolean)
-  if (!given.on) {
-    if (named)
-      throw new ModelProxyError(`The setting '${named}' needs the model proxy: turn model-proxy on as well.`)
-    return undefined
-  }
+  // A wrong value is named first: turning the proxy on would not mend it.
   if (upstream !== undefined && !/^https?:\/\/[^/\s]+/.test(upstream))
     throw new ModelProxyError(
       `The setting 'model-upstream' must be an http(s) URL, got ${JSON.stringify(upstream)}.`
@@ -485,6 +481,11 @@ export function modelProxySettings(given: GivenProxySettings): ModelProxySetting
     throw new ModelProxyError(
       `The setting 'agent-network' must be one of ${AGENT_NETWORKS.join(', ')}, got ${JSON.stringify(network)}.`
     )
+  if (!given.on) {
+    if (named)
+      throw new ModelProxyError(`The setting '${named}' needs the model proxy: turn model-proxy on as well.`)
+    return undefined
+  }
   const chosen = (network ?? (allowedHosts.length > 0 ? 'allow-list' : 'model-only')) as AgentNetwork
   if (chosen !== 'allow-list' && allowedHosts.length > 0)
     throw new ModelProxyError(`The setting 'allowed-hosts' needs agent-network allow-list (it is ${chosen}).`)

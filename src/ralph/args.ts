@@ -46,7 +46,8 @@ export function parseUserArgs(tokens: string[], declared: string[]): Record<stri
     if (declared.length === 0) {
       throw new RalphError(
         `Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
-          `Use --name value syntax or add 'args: [...]' to your RALPH.md.`,
+          `Use --name value syntax or add 'args: [...]' to your RALPH.md.` +
+          (/^-[^-]/.test(token) ? ` '${token}' is not an option of run either: see 'ralph-action run --help'.` : ''),
         2
       )
     }

@@ -2,6 +2,7 @@
 // (cli._resolve_ralph_paths): a folder, a file named RALPH.md, or the name of an installed ralph.
 import fs from 'node:fs'
 import path from 'node:path'
+import { closest } from '../text/closest.js'
 import { RalphError } from './types.js'
 
 export const RALPH_MARKER = 'RALPH.md'
@@ -43,7 +44,11 @@ export function resolveRalphPath(pathArg: string, opts: { cwd: string; home: str
     ]
     const found = bases.find(([, base]) => isFile(joinPure(joinPure(base, pathArg), RALPH_MARKER)))
     if (!found) {
-      throw new RalphError(`'${pathArg}' is not a directory, ${RALPH_MARKER} file, or installed ralph.`)
+      const near = nearestRalph(typed, onDisk, opts)
+      throw new RalphError(
+        `'${pathArg}' is not a directory, ${RALPH_MARKER} file, or installed ralph.` +
+          (near ? ` Did you mean '${near}'?` : '')
+      )
     }
     dir = joinPure(found[1], pathArg)
     file = joinPure(dir, RALPH_MARKER)
@@ -51,6 +56,24 @@ export function resolveRalphPath(pathArg: string, opts: { cwd: string; home: str
   }
   if (!exists(onDisk(file))) throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`)
   return { file: realPath(onDisk(file)), dir: realPath(onDisk(dir)), ...installed }
+}
+
+/** A ralph near what was typed: a sibling folder holding a RALPH.md, or an installed ralph, a typo away. */
+function nearestRalph(
+  typed: string,
+  onDisk: (p: string) => string,
+  opts: { cwd: string; home: string }
+): string | undefined {
+  const parent = parentPure(typed)
+  let siblings: string[] = []
+  try {
+    siblings = fs.readdirSync(onDisk(parent)).filter(name => isFile(onDisk(joinPure(joinPure(parent, name), RALPH_MARKER))))
+  } catch {
+    // no such folder: only the installed ralphs are near
+  }
+  const sibling = closest(baseName(typed), siblings)
+  if (sibling) return parent === '.' ? sibling : joinPure(parent, sibling)
+  return parent === '.' ? closest(typed, listInstalledRalphs(opts.cwd, opts.home)) : undefined
 }
 
 /** Names of the installed ralphs (folders holding a RALPH.md) in the project and in home, sorted, each once. */

@@ -195,7 +195,15 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
   const rawAgent = field(fm, 'agent')
   let agentArgv: string[] = []
   if (!isNonEmptyString(rawAgent)) {
-    report(`Missing or empty 'agent' field in ${RALPH_MARKER} frontmatter.`, where(fm, 'agent'))
+    // The reference's words, then, when there is no frontmatter at all, what one looks like.
+    const none = split.yaml === null
+    report(
+      `Missing or empty 'agent' field in ${RALPH_MARKER} frontmatter.` +
+        (none
+          ? ` The file has no frontmatter: start it with a '---' line, then 'agent: <command>', then '---'.`
+          : ''),
+      where(fm, 'agent')
+    )
   } else {
     try {
       agentArgv = shlexSplit(rawAgent)
