@@ -56,7 +56,7 @@ test('gates pass in iteration 2: branch pushed, pull request created, outputs, s
     draft: false,
     user: 'github-actions[bot]'
   })
-  expect(pr.title).toBe('ralph fix-tests: Fix the failing tests in calc.js.')
+  expect(pr.title).toBe('ralph fix-tests: tests green after 2 iterations')
   expect(pr.body).toContain('### What was asked')
   expect(pr.body).toContain('Every gate passed in iteration 2.')
   expect(pr.body).toMatch(/\| 2 \| ✅ passed \| ✓ \d+\.\ds \|/)

@@ -266,6 +266,19 @@ test('a huge task is cut so the pull request body fits, and an issue is closed w
   expect(pullRequestText(r, { title: 'Mine' }).title).toBe('Mine')
 })
 
+test("a ralph's default title is its own first heading, else what its gates say, never the agent's first instruction", () => {
+  const r = report(result([iteration(1, false), iteration(2, true)]))
+  r.task = {
+    name: 'fix-tests',
+    file: 'fix-tests/RALPH.md',
+    text: 'You are fixing the failing tests of this project, one test per iteration.\n\nRun {{ commands.tests }}.'
+  }
+  expect(pullRequestText(r).title).toBe('ralph fix-tests: tests, types green after 2 iterations')
+  expect(pullRequestText(r, { failing: true }).title).toBe('[gates failing] ralph fix-tests: after 2 iterations')
+  r.task.text = '<!-- # not this -->\nYou are fixing tests.\n\n## Make the {{ args.suite }} suite green\n'
+  expect(pullRequestText(r).title).toBe('ralph fix-tests: Make the suite green')
+})
+
 describe('the event context', () => {
   test('readContext types the event once: an issue comment on a pull request says so', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'ralph-context-'))

@@ -54,11 +54,33 @@ function taskHeadline(text: string): string {
   return line ?? ''
 }
 
+/** The body's first Markdown heading (a ralph author's own title), plain; '' when it has none. */
+function firstHeading(text: string): string {
+  const match = /^#{1,3}[ \t]+(.+)$/m.exec(text.replace(/<!--[\s\S]*?-->/g, ''))
+  return match ? match[1].replace(/\{\{[^}]*\}\}/g, '').replace(/\s{2,}/g, ' ').replace(/#+$/, '').trim() : ''
+}
+
+/** What the gates say, for a title: `tests, lint green after 3 iterations`. */
+function gatesHeadline(report: RunReport): string {
+  const names = [...new Set(report.status.iterations.flatMap(it => it.checks.map(c => c.name)))]
+  const n = report.status.iterations.length
+  const after = `after ${n} iteration${n === 1 ? '' : 's'}`
+  if (names.length === 0) return `done ${after}`
+  const shown = names.length > 3 ? `${names.slice(0, 3).join(', ')} +${names.length - 3}` : names.join(', ')
+  return `${shown} green ${after}`
+}
+
+/**
+ * The default title: a ralph's is its own first heading, else what its gates say (its first line is an
+ * instruction to the agent, not a title); an inline task's (a `/ralph` comment, the task input) is its
+ * first line, as a person wrote it.
+ */
 export function pullRequestTitle(report: RunReport, options: PrBodyOptions = {}): string {
   if (options.title) return options.title
-  const headline = taskHeadline(report.task.text)
-  const short = headline.length > 72 ? `${headline.slice(0, 71)}…` : headline
   const prefix = options.failing ? '[gates failing] ' : ''
+  const own = report.task.file ? firstHeading(report.task.text) : taskHeadline(report.task.text)
+  const headline = own || (report.task.file ? (options.failing ? gatesHeadline(report).replace(/^.* (after)/, '$1') : gatesHeadline(report)) : '')
+  const short = headline.length > 72 ? `${headline.slice(0, 71)}…` : headline
   return `${prefix}ralph ${report.task.name}${short ? `: ${short}` : ''}`
 }
 
