@@ -18,7 +18,7 @@ function timeLimit<T>(work: Promise<T>, ms: number): Promise<T> {
 
 /**
  * Uploads the record as an artifact, and once more under a fresh name when that fails (a half-made artifact
- * keeps its name taken). A failure after that is a warning, never the step's: the loop did its work, and
+ * keeps its name taken); not at all, in one warning, where the job has no artifact service. A failure after that is a warning, never the step's: the loop did its work, and
  * the record is still on the runner.
  */
 export async function uploadArtifact(
@@ -26,6 +26,13 @@ export async function uploadArtifact(
   name: string,
   options: { retentionDays?: number | undefined; deadline?: number } = {}
 ): Promise<RecordUpload> {
+  // Without the runner's artifact service there is nothing to try, and nothing to try again.
+  const missing = ['ACTIONS_RUNTIME_TOKEN', 'ACTIONS_RESULTS_URL'].filter(v => !process.env[v])
+  if (missing.length > 0) {
+    const message = `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set (a GitHub runner gives them to every step)`
+    core.warning(`The run record was not uploaded: ${message}; it is on the runner at ${recordDir}.`)
+    return { failed: message }
+  }
   const timing = retryTiming()
   let attemptName = name
   for (let attempt = 1; ; attempt++) {
