@@ -140,3 +140,22 @@ test('a re-run updates the pull request instead of opening a second one', async 
   expect(p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()).toBe(second.outputs.commit)
   expectClean(p)
 })
+
+test('a local trial without a remote: open-pr false starts the branch from the local base; otherwise one line says what to do', async () => {
+  const p = await project(projectFiles(fixInTwo))
+  p.git('remote', 'remove', 'origin')
+  const pushing = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
+  expect(pushing.main.exitCode).toBe(1)
+  expect(pushing.main.stdout).toContain(
+    "This repository has no remote 'origin' to push 'ralph/fix-tests' to: add one, or for a local trial set open-pr: false (and on-failure: none), which starts the branch from the local 'main'."
+  )
+  expect(pushing.main.stdout).not.toMatch(/does not appear to be a git repository/)
+
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', 'open-pr': 'false' } })
+  expect(run.main.exitCode).toBe(0)
+  expect(run.outputs).toMatchObject({ 'stop-reason': 'all_checks_passed', success: 'true', branch: 'ralph/fix-tests' })
+  expect(run.main.stdout).toContain("There is no remote 'origin': a local trial, so nothing will be pushed.")
+  expect(p.git('rev-parse', 'ralph/fix-tests').trim()).toBe(run.outputs.commit)
+  expect(p.git('show', `${run.outputs.commit}:calc.js`)).toContain('a + b')
+  expect(p.api.state.pulls).toHaveLength(0)
+})

@@ -20515,6 +20515,9 @@ async function prepareBranch(workTree, options) {
     if (base === branch) {
         throw new Error(`The loop's branch and the base are both '${base}': the loop needs a branch of its own to push and open a pull request from. Give a different branch.`);
     }
+    const hasRemote = await git.exec(['config', '--get', `remote.${remote}.url`], { probe: true });
+    if (hasRemote.exitCode !== 0)
+        return startLocally(git, branch, base, source, previous, remote, options);
     let shallow = await git.isShallow();
     // The latest base, whatever the checkout had: a base that moved on since the job started is caught up here.
     const baseFetch = await git.fetchBranches(remote, [base], { ...(shallow ? { depth: 1 } : {}), config });
@@ -20613,6 +20616,27 @@ async function validBranchName(git, name, what) {
         check.exitCode !== 0)
         throw new Error(`'${name}' is not a valid ${what} name.`);
     return trimmed;
+}
+/** A repository without the remote: a local trial starts from the local base; anything else is told how. */
+async function startLocally(git, branch, base, source, previous, remote, options) {
+    if (!options.localOnly)
+        throw new Error(`This repository has no remote '${remote}' to push '${branch}' to: add one, or for a local trial set open-pr: false (and on-failure: none), which starts the branch from the local '${base}'.`);
+    const baseTip = await git.commitOf(`refs/heads/${base}`);
+    if (!baseTip)
+        throw new Error(`There is no remote '${remote}' and no local branch '${base}' to start from: commit on '${base}' first, or give the base.`);
+    await switchTo(git, branch, `refs/heads/${base}`);
+    options.log?.(`There is no remote '${remote}': a local trial, so nothing will be pushed. Created '${branch}' from the local '${base}' at ${branch_short(baseTip)}.`);
+    return {
+        branch,
+        base,
+        baseSource: source,
+        baseSha: baseTip,
+        startSha: baseTip,
+        continued: false,
+        remoteSha: null,
+        shallow: await git.isShallow(),
+        previous
+    };
 }
 async function switchTo(git, branch, start) {
     const result = await git.exec(['checkout', '--quiet', '--no-track', '-B', branch, start, '--'], {

@@ -117,6 +117,8 @@ export async function prepare(planned: Planned): Promise<Step<Prepared>> {
       branch: plan.branch,
       remote: REMOTE,
       ...(plan.continueBranch ? { continueExisting: true } : {}),
+      // Nothing is pushed whatever the gates say: a repository without the remote is a local trial.
+      ...(!plan.inputs.openPr && plan.inputs.onFailure === 'none' ? { localOnly: true } : {}),
       ...baseOf(plan),
       log: message => core.info(message)
     })

@@ -19,6 +19,11 @@ export interface PrepareBranchOptions {
   env?: NodeJS.ProcessEnv
   /** Decisions, in sentences ("Branch X does not exist on origin yet; …"). */
   log?: (message: string) => void
+  /**
+   * Nothing will be pushed (a local trial): without the remote, the branch starts from the local base
+   * instead of failing on the fetch.
+   */
+  localOnly?: boolean
 }
 
 /** Where the base came from: the input, the branch checked out, the pull request's base, GITHUB_REF, the remote's default. */
@@ -76,6 +81,9 @@ export async function prepareBranch(
       `The loop's branch and the base are both '${base}': the loop needs a branch of its own to push and open a pull request from. Give a different branch.`
     )
   }
+
+  const hasRemote = await git.exec(['config', '--get', `remote.${remote}.url`], { probe: true })
+  if (hasRemote.exitCode !== 0) return startLocally(git, branch, base, source, previous, remote, options)
 
   let shallow = await git.isShallow()
   // The latest base, whatever the checkout had: a base that moved on since the job started is caught up here.
@@ -191,6 +199,42 @@ async function validBranchName(git: GitRepo, name: string, what: string): Promis
   )
     throw new Error(`'${name}' is not a valid ${what} name.`)
   return trimmed
+}
+
+/** A repository without the remote: a local trial starts from the local base; anything else is told how. */
+async function startLocally(
+  git: GitRepo,
+  branch: string,
+  base: string,
+  source: BaseSource,
+  previous: CheckedOut,
+  remote: string,
+  options: PrepareBranchOptions
+): Promise<PreparedBranch> {
+  if (!options.localOnly)
+    throw new Error(
+      `This repository has no remote '${remote}' to push '${branch}' to: add one, or for a local trial set open-pr: false (and on-failure: none), which starts the branch from the local '${base}'.`
+    )
+  const baseTip = await git.commitOf(`refs/heads/${base}`)
+  if (!baseTip)
+    throw new Error(
+      `There is no remote '${remote}' and no local branch '${base}' to start from: commit on '${base}' first, or give the base.`
+    )
+  await switchTo(git, branch, `refs/heads/${base}`)
+  options.log?.(
+    `There is no remote '${remote}': a local trial, so nothing will be pushed. Created '${branch}' from the local '${base}' at ${short(baseTip)}.`
+  )
+  return {
+    branch,
+    base,
+    baseSource: source,
+    baseSha: baseTip,
+    startSha: baseTip,
+    continued: false,
+    remoteSha: null,
+    shallow: await git.isShallow(),
+    previous
+  }
 }
 
 async function switchTo(git: GitRepo, branch: string, start: string): Promise<void> {
