@@ -12,6 +12,8 @@ export default {
   testPathIgnorePatterns: ['/node_modules/', '<rootDir>/__tests__/agents-live/', '\\.e2e\\.test\\.ts$'],
   // A guard against hangs, not a speed goal: end-to-end tests on a loaded 2-core machine take minutes.
   testTimeout: 300_000,
+  // The isolation tests' agent users: a letter of their own per test run (scripts/jest-test-users.mjs).
+  globalSetup: '<rootDir>/scripts/jest-test-users.mjs',
   // Integration tests spawn real processes; two workers keep a 2-core machine responsive.
   maxWorkers: 2,
   // The workers exit ~30 ms after jest asks them to (no handle is left open), but jest's default 500 ms grace
