@@ -50,7 +50,8 @@ async function harness() {
         ...['--target', 'ES2022', '--types', 'node', '--skipLibCheck', '--strict', '--esModuleInterop'],
         path.join(root, '__tests__', 'action', 'harness.ts')
       ],
-      { stdio: 'inherit' }
+      // From the root, wherever this was started: tsc finds @types/node from its working folder.
+      { stdio: 'inherit', cwd: root }
     )
     writeFileSync(stampFile, digest)
   }

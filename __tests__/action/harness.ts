@@ -70,8 +70,11 @@ export function undeclaredInput(names: string[]): string | undefined {
   const declared = Object.keys(actionYaml().inputs)
   const name = names.find(n => !declared.includes(n))
   if (name === undefined) return undefined
-  const meant = closest(name, declared)
-  return `input '${name}' is not one action.yml declares${meant ? ` (did you mean ${meant}?)` : ''}`
+  // INPUT_MAX_ITERATIONS names 'max iterations': the runner keeps an input's hyphens in its variable.
+  const hyphened = name.replace(/[ _]/g, '-')
+  const meant = closest(hyphened, declared)
+  const variable = hyphened !== name && meant ? `; as a variable, INPUT_${meant.toUpperCase()}` : ''
+  return `input '${name}' is not one action.yml declares${meant ? ` (did you mean ${meant}${variable}?)` : ''}`
 }
 
 /** INPUT_* as the runner sets them: every declared input, defaults filled in and expressions evaluated. */

@@ -91,4 +91,15 @@ test('a mistake in what was asked is one line naming it, with the input meant, e
   expect(undeclared.stderr).toBe(
     `npm run local: ${typo}: input 'max-iteratoins' is not one action.yml declares (did you mean max-iterations?)\n`
   )
+  // Underscores for the hyphens (INPUT_MAX_ITERATIONS names 'max iterations'), started from elsewhere.
+  const underscores = path.join(dir, 'underscores.env')
+  writeFileSync(underscores, 'INPUT_RALPH=fix-tests\nINPUT_MAX_ITERATIONS=3\n')
+  const elsewhere = spawnSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'local.mjs'), underscores], {
+    cwd: dir,
+    encoding: 'utf8'
+  })
+  expect(elsewhere.status).toBe(2)
+  expect(elsewhere.stderr).toBe(
+    `npm run local: ${underscores}: input 'max iterations' is not one action.yml declares (did you mean max-iterations; as a variable, INPUT_MAX-ITERATIONS?)\n`
+  )
 })
