@@ -2,7 +2,9 @@
 // file, a scratch folder outside every work tree, the check that nothing GitHub would refuse was asked,
 // and the uploaded record of a run. Call e2eSuite() at the top of the file.
 import { rmSync } from 'node:fs'
+import path from 'node:path'
 import { afterAll, beforeAll, expect } from '@jest/globals'
+import { DONE, FIX, agentScript } from './fixtures.js'
 import { createProject, startStand, type ActionRun, type Project, type Stand } from './harness.js'
 import { sharedDir } from '../support/isolation.js'
 
@@ -17,12 +19,15 @@ export interface E2eSuite {
   expectClean(p: Project): void
   /** The run record main uploaded, file by file. */
   recordOf(run: ActionRun): Promise<Map<string, Buffer>>
+  /** An agent that fixes the tests at once and leaves a marker file (`ran`, in the scratch folder) saying it ran. */
+  fixingAgent(): { script: string; ran: string }
 }
 
 export function e2eSuite(): E2eSuite {
   let stand: Stand | undefined
   let scratch: string | undefined
   const projects: Project[] = []
+  let markers = 0
   beforeAll(async () => {
     stand = await startStand()
     scratch = sharedDir('ralph-e2e-scratch-')
@@ -49,6 +54,13 @@ export function e2eSuite(): E2eSuite {
       expect(p.api.unimplemented).toEqual([])
       expect(p.api.responseProblems).toEqual([])
       expect(started().artifacts.violations).toEqual([])
+    },
+    fixingAgent() {
+      const ran = path.join(scratch as string, `agent-ran-${++markers}`)
+      return {
+        script: agentScript({ any: `fs.writeFileSync(${JSON.stringify(ran)}, 'ran')`, 1: `${FIX}\n${DONE}` }),
+        ran
+      }
     },
     async recordOf(run) {
       const artifacts = started().artifacts

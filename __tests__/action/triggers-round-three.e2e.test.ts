@@ -4,22 +4,12 @@
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect, test } from '@jest/globals'
-import { DONE, FIX, agentScript, projectFiles, ralph } from './fixtures.js'
+import { projectFiles, ralph } from './fixtures.js'
 import { runAction } from './harness.js'
 import { e2eSuite } from './suite.js'
 
 const e2e = e2eSuite()
-const { project, expectClean } = e2e
-
-let markers = 0
-/** An agent that fixes the tests at once, and leaves a marker file saying it ran. */
-function fixingAgent(): { script: string; ran: string } {
-  const ran = path.join(e2e.scratch(), `agent-ran-${++markers}`)
-  return {
-    script: agentScript({ any: `fs.writeFileSync(${JSON.stringify(ran)}, 'ran')`, 1: `${FIX}\n${DONE}` }),
-    ran
-  }
-}
+const { project, expectClean, fixingAgent } = e2e
 
 test("an outsider's pull request starts no loop, whatever a writer does to it later: one quiet line each", async () => {
   const agent = fixingAgent()
@@ -202,7 +192,7 @@ test('one containment rule for every ralph: symlinked ones are neither listed by
   expectClean(p)
 })
 
-test('the command is the first line as posted: hidden args are refused with a reply; an outsider’s 64 KB hostile comment costs no more than a plain one', async () => {
+test('the command is the first line as posted: hidden args are refused with a reply; an outsider’s 64 KB hostile comment is refused as a plain one is (what it costs: the fast tier, in CPU time)', async () => {
   const agent = fixingAgent()
   const p = await project(projectFiles(agent.script))
   p.api.state.addUser('alice', { role: 'write' })
@@ -230,6 +220,5 @@ test('the command is the first line as posted: hidden args are refused with a re
   const plain = await onComment(`/ralph fix-tests\n${'a'.repeat(size)}`, 'rob')
   const hostile = await onComment(`/ralph fix-tests\n${'<!--'.repeat(size / 4)}`, 'rob')
   for (const run of [plain, hostile]) expect(run.main.stdout).toMatch(/Refused: `rob` has the read role/)
-  expect(hostile.main.durationMs).toBeLessThan(plain.main.durationMs * 1.5 + 500)
   expectClean(p)
 })

@@ -11,17 +11,7 @@ import { runAction, waitForFile } from './harness.js'
 import { e2eSuite } from './suite.js'
 
 const e2e = e2eSuite()
-const { project, expectClean } = e2e
-
-let markers = 0
-/** An agent that fixes the tests at once, and leaves a marker file saying it ran. */
-function fixingAgent(): { script: string; ran: string } {
-  const ran = path.join(e2e.scratch(), `agent-ran-${++markers}`)
-  return {
-    script: agentScript({ any: `fs.writeFileSync(${JSON.stringify(ran)}, 'ran')`, 1: `${FIX}\n${DONE}` }),
-    ran
-  }
-}
+const { project, expectClean, fixingAgent } = e2e
 
 test('mode: list outputs the installed ralphs as matrix JSON and their count, and runs nothing', async () => {
   const agent = fixingAgent()
