@@ -20,6 +20,7 @@ import { runProcess as defaultRunProcess } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import { hermeticGitEnvironment } from '../security/index.js'
 import { shlexSplit, type RalphCheck } from '../ralph/index.js'
+export { parseProtectSetting } from '../ralph/protect.js'
 
 /** `scope: 'all'`: every path matching is the base's (a new one is removed); `'base'`: only paths the start commit has. */
 export interface ProtectRule {
@@ -145,23 +146,6 @@ const PACKAGE_JSON_RUNNERS = new Set([
 const NOT_SEARCHED = new Set(['.git', 'node_modules'])
 /** Entries the search looks at, at most: a tree larger than that is searched only that far. */
 const MOST_SEARCHED = 200_000
-
-/** The setting as given: `auto` (default), `none`, or globs (where `auto` may be one of them). */
-export function parseProtectSetting(words: readonly string[]): string[] | { problem: string } {
-  const list = words.map(word => word.trim()).filter(word => word !== '')
-  if (list.length === 0) return ['auto']
-  if (list.includes('none') && list.length > 1)
-    return { problem: "'none' turns protection off and cannot be listed with other globs" }
-  for (const glob of list) {
-    if (glob === 'auto' || glob === 'none') continue
-    if (glob.startsWith('/') || glob.split('/').includes('..'))
-      return {
-        problem: `'${glob}' must be a path inside the repository, relative to its top (no leading / or ..)`
-      }
-    if (/[\n\r\0]/.test(glob)) return { problem: `a glob holds a line break or a NUL` }
-  }
-  return list
-}
 
 const toPosix = (p: string): string => p.split(path.sep).join('/')
 
