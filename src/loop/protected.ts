@@ -641,3 +641,22 @@ export async function protectionOf(
     projectDir: insideTop(top, workTree) ?? ''
   })
 }
+
+/**
+ * The protected paths a commit changes against the start commit (the delivery's last check: the restore before
+ * each gate run makes this empty). `rules` and `guardrails` as status.json's `protected` records them.
+ */
+export async function protectedInCommit(
+  dir: string,
+  base: string,
+  commit: string,
+  rules: readonly ProtectRule[],
+  guardrails?: string
+): Promise<Revert[]> {
+  const out = await gitBytes(dir, ['diff', '--name-status', '-z', '--no-renames', base, commit, '--'])
+  const fields = out.toString('utf8').split('\0')
+  const changed: { path: string; inBase: boolean }[] = []
+  for (let i = 0; i + 1 < fields.length; i += 2)
+    changed.push({ path: fields[i + 1], inBase: fields[i] !== 'A' })
+  return protectedChanges(rules, changed, guardrails)
+}

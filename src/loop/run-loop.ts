@@ -263,7 +263,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
           status.protected = {
             setting: config.protect,
             rules: protection.rules,
-            paths: protection.paths.size
+            paths: protection.paths.size,
+            ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
           }
         }
       }

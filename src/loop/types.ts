@@ -356,7 +356,7 @@ export interface LoopStatus {
   /** Set when the run crashed (stop reason agent_error): the one-line reason. */
   error?: string
   /** Protected paths: the setting, its rules, and how many paths of the start commit they protect. */
-  protected?: { setting: string[]; rules: ProtectRule[]; paths: number }
+  protected?: { setting: string[]; rules: ProtectRule[]; paths: number; guardrails?: string }
   warnings: string[]
   /** The agent ran behind the model proxy: where it forwarded, and the hosts it refused the agent. */
   modelProxy?: {
