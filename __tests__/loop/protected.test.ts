@@ -18,6 +18,7 @@ import {
   findChanges,
   globMatches,
   parseProtectSetting,
+  ProtectedPathError,
   protectedChanges,
   protectRules,
   resolveProtection,
@@ -27,6 +28,7 @@ import {
   ruleFor,
   type AutoFacts
 } from '../../src/loop/protected.js'
+import { runProcess } from '../../src/proc/index.js'
 import { tempRepo, type TempRepo } from '../git/temp-repo.js'
 
 const facts: AutoFacts = {
@@ -281,16 +283,40 @@ describe('the restore', () => {
     expect(read('calc.test.js')).toBe('assert.equal(add(1, 2), 3)\n')
   })
 
-  test('the guardrails file is never protected; restoreProtected applies the same to another work tree', async () => {
+  test('the guardrails file is never protected; restoreProtected applies recorded rules to another work tree', async () => {
     const { repo, base } = project()
+    const guardrails = '.agents/ralphs/fix/guard.md'
+    const { rules } = await resolveProtection(repo.dir, base, setting, { ...projectFacts, guardrails })
     repo.write('calc.test.js', 'weak\n')
-    repo.write('.agents/ralphs/fix/guard.md', 'learned\n')
-    const reverts = await restoreProtected(repo.dir, base, setting, {
-      ...projectFacts,
-      guardrails: '.agents/ralphs/fix/guard.md'
-    })
-    expect(reverts).toEqual([{ path: 'calc.test.js', why: 'changed' }])
-    expect(read('.agents/ralphs/fix/guard.md')).toBe('learned\n')
+    repo.write(guardrails, 'learned\n')
+    const other = `${repo.dir}-clean`
+    repo.git('worktree', 'add', '--quiet', '--detach', other, 'HEAD')
+    try {
+      writeFileSync(path.join(other, 'calc.test.js'), 'weak\n')
+      writeFileSync(path.join(other, guardrails), 'learned\n')
+      const reverts = await restoreProtected(other, base, rules, { guardrails })
+      expect(reverts).toEqual([{ path: 'calc.test.js', why: 'changed' }])
+      expect(readFileSync(path.join(other, guardrails), 'utf8')).toBe('learned\n')
+      expect(readFileSync(path.join(other, 'calc.test.js'), 'utf8')).toBe('assert.equal(add(1, 2), 3)\n')
+      // The first work tree is not touched.
+      expect(read('calc.test.js')).toBe('weak\n')
+    } finally {
+      rmSync(other, { recursive: true, force: true })
+    }
+  })
+
+  test('a path still not as the start commit has it after the restore stops the gates (ProtectedPathError)', async () => {
+    const { repo, base } = project()
+    const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
+    repo.write('calc.test.js', 'weak\n')
+    // A restore whose shell did nothing (it could not write): the second look still finds the change.
+    const idle = await restore(protection, {
+      runProcess: options => runProcess({ ...options, argv: ['/bin/true'] })
+    }).catch((error: Error) => error)
+    expect(idle).toBeInstanceOf(ProtectedPathError)
+    expect((idle as Error).message).toBe(
+      'protected paths could not be put back before the gates: calc.test.js (changed)'
+    )
   })
 
   test('the script quotes every path: a name with a quote and a space is data', () => {

@@ -334,18 +334,7 @@ export async function resolveProtection(
   facts: AutoFacts
 ): Promise<Protection> {
   const all = await baseEntries(top, base)
-  const rules = protectRules(setting, facts, new Set(all.keys()))
-  const paths = new Map<string, BaseEntry>()
-  if (rules.length > 0)
-    for (const [file, entry] of all)
-      if (file !== facts.guardrails && ruleFor(rules, file, true)) paths.set(file, entry)
-  return {
-    top,
-    base,
-    rules,
-    paths,
-    ...(facts.guardrails !== undefined ? { guardrails: facts.guardrails } : {})
-  }
+  return protectionFromRules(top, base, protectRules(setting, facts, new Set(all.keys())), facts.guardrails)
 }
 
 /** The top of the repository holding `dir` (real path), by the hermetic git. */
@@ -580,18 +569,32 @@ export async function restore(protection: Protection, options: RestoreOptions = 
 }
 
 /**
- * For another work tree (a clean checkout to verify): the protections of `setting` against `baseCommit`, applied
- * there. Answers what was put back; throws ProtectedPathError when something could not be.
+ * For another work tree (a clean checkout to verify): the rules a run recorded (status.json's `protected`),
+ * applied there against `baseCommit`. Answers what was put back; throws ProtectedPathError when something
+ * could not be. `runProcess` starts the restore's shell (as the agent's user, where the tree is the agent's).
  */
 export async function restoreProtected(
   workTree: string,
   baseCommit: string,
-  setting: readonly string[],
-  facts: AutoFacts,
-  options: RestoreOptions = {}
+  rules: readonly ProtectRule[],
+  options: RestoreOptions & { guardrails?: string } = {}
 ): Promise<Revert[]> {
   const top = await repositoryTop(workTree)
-  return restore(await resolveProtection(top, baseCommit, setting, facts), options)
+  return restore(await protectionFromRules(top, baseCommit, rules, options.guardrails), options)
+}
+
+/** The protections of `rules` (already resolved, e.g. from status.json) against the start commit. */
+export async function protectionFromRules(
+  top: string,
+  base: string,
+  rules: readonly ProtectRule[],
+  guardrails?: string
+): Promise<Protection> {
+  const paths = new Map<string, BaseEntry>()
+  if (rules.length > 0)
+    for (const [file, entry] of await baseEntries(top, base))
+      if (file !== guardrails && ruleFor(rules, file, true)) paths.set(file, entry)
+  return { top, base, rules: [...rules], paths, ...(guardrails !== undefined ? { guardrails } : {}) }
 }
 
 /** The paths of `changed` (relative to the top) that the delivered commit may not change, with why. */
