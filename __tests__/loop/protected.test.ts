@@ -273,6 +273,26 @@ describe('the restore', () => {
     }
   })
 
+  test('.github/ replaced by a link to a folder of workflows is a folder again, with only its own workflow', async () => {
+    const { repo, base } = project()
+    const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
+    const outside = `${repo.dir}-workflows`
+    mkdirSync(path.join(outside, 'workflows'), { recursive: true })
+    writeFileSync(path.join(outside, 'workflows/evil.yml'), 'on: push\n')
+    rmSync(path.join(repo.dir, '.github'), { recursive: true })
+    symlinkSync(outside, path.join(repo.dir, '.github'))
+    try {
+      const reverts = await restore(protection)
+      expect(reverts.map(r => r.path).sort()).toEqual(['.github', '.github/workflows/ci.yml'])
+      expect(lstatSync(path.join(repo.dir, '.github')).isDirectory()).toBe(true)
+      expect(read('.github/workflows/ci.yml')).toBe('on: push\n')
+      expect(existsSync(path.join(repo.dir, '.github/workflows/evil.yml'))).toBe(false)
+      expect(existsSync(path.join(outside, 'workflows/evil.yml'))).toBe(true)
+    } finally {
+      rmSync(outside, { recursive: true, force: true })
+    }
+  })
+
   test('a test replaced by a link to another file is a file again', async () => {
     const { repo, base } = project()
     const protection = await resolveProtection(repo.dir, base, setting, projectFacts)

@@ -454,7 +454,10 @@ function added(protection: Protection): Revert[] {
         continue
       }
       if (protection.paths.has(rel) || rel === protection.guardrails) continue
-      const rule = ruleFor(allRules, rel, false)
+      // A link may stand for a folder: one where a protected folder would be is as new as a file in it.
+      const rule =
+        ruleFor(allRules, rel, false) ??
+        (entry.isSymbolicLink() ? ruleFor(allRules, `${rel}/-`, false) : undefined)
       if (rule)
         found.push({ path: rel, why: `added where paths are protected (${rule.why.replace(/^auto: /, '')})` })
     }
@@ -486,7 +489,9 @@ export function restoreScript(
   blobs: ReadonlyMap<string, Buffer>
 ): string {
   const lines = ['set -e', 'umask 022', `cd -- ${quote(protection.top)}`]
-  for (const revert of reverts) {
+  // What goes comes first: a link removed where a protected folder was must not take its restored files with it.
+  const added = reverts.filter(r => !protection.paths.has(r.path))
+  for (const revert of [...added, ...reverts.filter(r => protection.paths.has(r.path))]) {
     const entry = protection.paths.get(revert.path)
     // A folder on the way that is now a link or a file goes, then the path itself, whatever it is.
     const parts = revert.path.split('/')
@@ -496,7 +501,8 @@ export function restoreScript(
         `if [ -L ${quote(dir)} ] || { [ -e ${quote(dir)} ] && [ ! -d ${quote(dir)} ]; }; then rm -f -- ${quote(dir)}; fi`
       )
       lines.push(`[ -d ${quote(dir)} ] || mkdir -- ${quote(dir)}`)
-      lines.push(`chmod u+rwx,go+rx -- ${quote(dir)}`)
+      // A folder the agent closed to others (the action's user reads it to look again); not fatal when not its own.
+      lines.push(`chmod u+rwx,go+rx -- ${quote(dir)} 2>/dev/null || true`)
     }
     lines.push(`rm -rf -- ${quote(revert.path)}`)
     if (!entry) continue
