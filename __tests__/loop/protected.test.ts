@@ -20,6 +20,7 @@ import {
   parseProtectSetting,
   ProtectedPathError,
   protectedChanges,
+  protectedInCommit,
   protectRules,
   resolveProtection,
   restore,
@@ -337,6 +338,26 @@ describe('the restore', () => {
     expect((idle as Error).message).toBe(
       'protected paths could not be put back before the gates: calc.test.js (changed)'
     )
+  })
+
+  test('the delivery check reads a commit: a protected path changed or added where none may be is named', async () => {
+    const { repo, base } = project()
+    const { rules } = await resolveProtection(repo.dir, base, setting, projectFacts)
+    repo.write('calc.js', 'fixed\n')
+    repo.write('calc.more.test.js', 'new\n')
+    repo.git('add', '-A')
+    repo.git('commit', '--quiet', '-m', 'honest')
+    const honest = repo.git('rev-parse', 'HEAD').trim()
+    expect(await protectedInCommit(repo.dir, base, honest, rules)).toEqual([])
+    repo.write('calc.test.js', 'weak\n')
+    repo.write('.github/workflows/evil.yml', 'on: push\n')
+    repo.git('add', '-A')
+    repo.git('commit', '--quiet', '-m', 'cheat')
+    const cheat = repo.git('rev-parse', 'HEAD').trim()
+    expect((await protectedInCommit(repo.dir, base, cheat, rules)).map(r => r.path)).toEqual([
+      '.github/workflows/evil.yml',
+      'calc.test.js'
+    ])
   })
 
   test('the script quotes every path: a name with a quote and a space is data', () => {
