@@ -3,7 +3,11 @@
 // or steering npm through .npmrc — gets no pull request: what judges it is put back from the start commit before
 // every gate run, and the record says what was put back. An honest agent that fixes the bug and adds a test gets
 // its pull request; a workflow file it adds (a GITHUB_TOKEN push must never carry one) is left out of it.
+import { execFileSync } from 'node:child_process'
+import { chownSync } from 'node:fs'
+import path from 'node:path'
 import { expect, test } from '@jest/globals'
+import { describeIsolated, sudoRunner, whyNoSudoRunner } from '../support/isolation.js'
 import { DONE, FIX, RALPH_DIR, agentScript, ralph } from './fixtures.js'
 import { runAction, type Files } from './harness.js'
 import { e2eSuite } from './suite.js'
@@ -153,3 +157,32 @@ test('protected-paths: none turns it off: the weakened assertion is what the gat
   expect(run.outputs).toMatchObject({ success: 'true', 'pr-operation': 'created' })
   expectClean(p)
 }, 240_000)
+
+describeIsolated('protected paths as a job user with passwordless sudo', whyNoSudoRunner())(
+  'the job user with passwordless sudo (the restore runs as the agent through sudo)',
+  () => {
+    test('a weakened assertion is put back and the run gets no pull request', async () => {
+      const user = sudoRunner()
+      const agent = agentScript({
+        any: `fs.writeFileSync('calc.test.js', fs.readFileSync('calc.test.js', 'utf8').replace('3)', '-1)'))\n${DONE}`
+      })
+      const p = await project(files(agent, ['node --test']))
+      chownSync(p.dir, user.uid, user.gid)
+      for (const dir of [path.join(p.dir, 'runner'), p.home])
+        execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, dir])
+      const run = await runAction(p, e2e.stand(), {
+        inputs: { ralph: 'fix-tests', isolation: 'user', 'max-iterations': '2' },
+        as: user
+      })
+      expect(run.main.stdout).toContain('started with sudo')
+      expect(run.outputs).toMatchObject({ success: 'false', 'pr-operation': 'none' })
+      expect(p.api.state.pulls).toEqual([])
+      const status = JSON.parse((await e2e.recordOf(run)).get('status.json')!.toString('utf8'))
+      expect(status.iterations.map((it: { reverts?: unknown }) => it.reverts)).toEqual([
+        [{ path: 'calc.test.js', why: 'changed' }],
+        [{ path: 'calc.test.js', why: 'changed' }]
+      ])
+      expectClean(p)
+    }, 240_000)
+  }
+)
