@@ -114,9 +114,11 @@ describe('auto', () => {
     expect(protectedNew('.github/workflows/evil.yml')).toBe(true)
   })
 
-  test('files and folders a gate names, and package.json for a JavaScript gate', () => {
+  test('files a gate names (not folders: `eslint src` names the code), and package.json for a JavaScript gate', () => {
     expect(protectedInBase('scripts/check.sh')).toBe(true)
     expect(protectedInBase('tests/unit/helpers.py')).toBe(true)
+    const lint = autoRules({ ...facts, checks: [{ run: 'eslint src' }] }, base)
+    expect(ruleFor(lint, 'src/calc.js', true)).toBeUndefined()
     expect(protectedInBase('package.json')).toBe(true)
     expect(
       autoRules({ ...facts, checks: [{ run: 'pytest' }] }, base).some(r => r.glob === 'package.json')

@@ -168,8 +168,8 @@ function gateWords(run: string): string[] {
 }
 
 /**
- * The rules `auto` stands for, given the start commit's files: the ralph's folder, .github/, every file or
- * folder a gate names, package.json for JavaScript gates, runner configuration, and the tests that exist.
+ * The rules `auto` stands for, given the start commit's files: the ralph's folder, .github/, every file a
+ * gate names, package.json for JavaScript gates, runner configuration, and the tests that exist.
  */
 export function autoRules(facts: AutoFacts, baseFiles: ReadonlySet<string>): ProtectRule[] {
   const rules: ProtectRule[] = []
@@ -179,21 +179,16 @@ export function autoRules(facts: AutoFacts, baseFiles: ReadonlySet<string>): Pro
   else if (facts.ralphFile !== undefined)
     rules.push({ glob: facts.ralphFile, scope: 'base', why: "auto: the ralph's RALPH.md" })
   rules.push({ glob: '.github/**', scope: 'all', why: 'auto: .github/ (workflows, actions)' })
-  const folders = new Set<string>()
-  for (const file of baseFiles) {
-    for (let dir = path.posix.dirname(file); dir !== '.'; dir = path.posix.dirname(dir)) folders.add(dir)
-  }
   let javascript = false
   for (const check of facts.checks) {
     for (const word of gateWords(check.run)) {
       if (PACKAGE_JSON_RUNNERS.has(path.posix.basename(word))) javascript = true
-      if (word.includes('$') || word.includes('*')) continue
+      if (/[$*?[{]/.test(word)) continue
       const rel = path.posix.normalize(path.posix.join(facts.projectDir, word.replace(/^\.\//, '')))
       if (rel.startsWith('..') || rel === '.' || path.posix.isAbsolute(word)) continue
+      // A file, not a folder: `eslint src` names the code the agent is asked to change.
       if (baseFiles.has(rel))
         rules.push({ glob: rel, scope: 'base', why: `auto: named by a gate (${check.run})` })
-      else if (folders.has(rel))
-        rules.push({ glob: `${rel}/**`, scope: 'base', why: `auto: a folder a gate names (${check.run})` })
     }
   }
   if (javascript)
