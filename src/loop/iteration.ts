@@ -390,7 +390,7 @@ export async function runIteration(
   emit({ type: 'agent_finished', iteration, agent: agent.run })
   if (guard.signal.aborted) return finish({ interrupted: true, success: false }, 'interrupted')
 
-  // 4. Protected paths back as the start commit has them: the gates judge with the base's tests, and the
+  // Protected paths back as the start commit has them: the gates judge with the base's tests, and the
   // commit (what is delivered) never carries a change to one.
   if (env.protection) {
     env.onPhase('command')
@@ -412,7 +412,7 @@ export async function runIteration(
     env.onPhase(undefined)
   }
 
-  // 5. What the agent left: progress, the diff for the next prompt, the commit.
+  // 4. What the agent left: progress, the diff for the next prompt, the commit.
   if (env.isRepo && (next.trackTree || config.commit)) {
     const tree = await env.workspace.treeHash()
     record.treeHash = tree
@@ -441,7 +441,7 @@ export async function runIteration(
       'crashed'
     )
 
-  // 6. The gates.
+  // 5. The gates.
   const checks = await runGates(env, iteration, dir)
   record.checks = checks.runs
   record.checksMs = checks.wallMs
@@ -450,7 +450,7 @@ export async function runIteration(
   if (checks.interrupted) return finish({ interrupted: true, success: false }, 'interrupted')
   next = { ...next, previousChecks: checks.runs }
 
-  // 7. The verdict.
+  // 6. The verdict.
   const { verdict, success } = verdictOf(record, config.checks.length > 0, config.completionTag !== '')
   return finish({ interrupted: false, success }, verdict)
 }
