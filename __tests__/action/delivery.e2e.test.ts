@@ -91,7 +91,9 @@ test('a workflow-file change GitHub refuses to push: the step fails with the fix
     ].join('\n')
   )
   chmodSync(hook, 0o755)
-  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
+  // protected-paths auto puts a new workflow file back before the commit (protected-paths.e2e.test.ts): this is
+  // the refusal GitHub gives when protection is off.
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', 'protected-paths': 'none' } })
   expect(run.main.exitCode).toBe(1)
   const failure = run.main.errors.at(-1)?.message ?? ''
   expect(failure).toMatch(/^Every gate passed, but the work was not delivered: GitHub refused the push/)

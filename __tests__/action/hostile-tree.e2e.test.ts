@@ -163,7 +163,8 @@ function swappedFileCase(
       { 1: `${ignore}${swap(file, kind)}`, 2: `${FIX}\n${DONE}`, any: '' },
       {
         ralphText: ralph({ extra: 'guardrails: GUARDRAILS.md' }),
-        inputs: { 'max-time': '3m' },
+        // Protected paths would put RALPH.md back before iteration 2 reads it: the read itself is what is tested.
+        inputs: { 'max-time': '3m', 'protected-paths': 'none' },
         ...(as ? { as: as() } : {})
       }
     )

@@ -221,6 +221,22 @@ describe('agent inputs', () => {
     expect(inputs).toMatchObject({ presets: false, allowEnv: ['GH_TOKEN', 'NPM_*'], maxTurns: 12 })
   })
 
+  test('protected-paths: the ralph decides when empty; auto, none, or globs (a brace comma is the glob’s)', () => {
+    expect(read({ ralph: 'r' }).protectedPaths).toBeUndefined()
+    expect(read({ ralph: 'r', 'protected-paths': 'none' }).protectedPaths).toEqual(['none'])
+    expect(read({ ralph: 'r', 'protected-paths': 'auto, docs/*.{md,txt}\nspec/**' }).protectedPaths).toEqual([
+      'auto',
+      'docs/*.{md,txt}',
+      'spec/**'
+    ])
+    expect(problem({ ralph: 'r', 'protected-paths': 'none, docs' })).toBe(
+      "Input 'protected-paths': 'none' turns protection off and cannot be listed with other globs."
+    )
+    expect(problem({ ralph: 'r', 'protected-paths': '../up' })).toMatch(
+      /^Input 'protected-paths': '..\/up' must be a path inside/
+    )
+  })
+
   test('install-agent: off by default; true, a CLI, or a CLI at an exact version', () => {
     expect(read({ ralph: 'r' }).installAgent).toBeUndefined()
     expect(read({ ralph: 'r', 'install-agent': 'false' }).installAgent).toBeUndefined()

@@ -275,6 +275,14 @@ describe('our additions (the reference ignores these keys)', () => {
       "'completion_tag' must be a non-empty string on one line, got 5. Example: completion_tag: COMPLETE"
     ],
     [
+      'protected: [none, docs]',
+      "'protected': 'none' turns protection off and cannot be listed with other globs. Example: protected: [auto, docs/spec/**]"
+    ],
+    [
+      'protected: 5',
+      "'protected': it must be auto, none or a list of globs, got 5. Example: protected: [auto, docs/spec/**]"
+    ],
+    [
       'guardrails: [a]',
       "'guardrails' must be the path of a file (relative to the project root), got ['a']. Example: guardrails: .ralph/guardrails.md"
     ]
@@ -286,6 +294,13 @@ describe('our additions (the reference ignores these keys)', () => {
     expect(
       load('agent: cat\ncommands: [{name: t, run: x}]\nchecks: [{name: t, run: y}]').checks
     ).toHaveLength(1)
+  })
+
+  test('protected is a known key: auto, none, or globs with auto among them', () => {
+    expect(load('agent: cat\nprotected: none').protected).toEqual(['none'])
+    expect(load("agent: cat\nprotected: [auto, 'docs/**']").protected).toEqual(['auto', 'docs/**'])
+    expect(problems('agent: cat\nprotected: auto')).toEqual([])
+    expect(load('agent: cat').protected).toBeUndefined()
   })
 
   test('completion_tag and guardrails are kept as written', () => {

@@ -8,6 +8,7 @@ import { formatPatch, GitRepo, hasDiff, pushWithRetry, PUSH_FAILURE } from '../g
 import { GITHUB_TOKEN_TRIGGERS_NO_CI } from '../github/errors.js'
 import { openOrUpdatePullRequest } from '../github/pulls.js'
 import type { LoopResult } from '../loop/index.js'
+import { protectedInCommit, revertsLine } from '../loop/protected.js'
 import type { DeliveryReport } from '../report/run-report.js'
 import { pullRequestText } from '../report/pr-body.js'
 import { backoffMs, retryTiming } from '../github/retry.js'
@@ -82,6 +83,23 @@ async function branchMovedDuringLoop(
   )
   if (tree.stdout.trim() === verified) return undefined
   return `'${branch}' no longer holds the tree the loop verified (${verified.slice(0, 12)}): something moved it during the loop, so nothing was pushed`
+}
+
+/** The delivered commit may change no protected path (the restore before each gate run guarantees it): the problem, if any. */
+async function protectedPathsDelivered(workTree: string, result: LoopResult): Promise<string | undefined> {
+  const base = result.start.commit
+  if (!result.protected || !base) return undefined
+  const head = await new GitRepo(workTree).commitOf('HEAD')
+  if (!head) return undefined
+  const changed = await protectedInCommit(
+    workTree,
+    base,
+    head,
+    result.protected.rules,
+    result.protected.guardrails
+  )
+  if (changed.length === 0) return undefined
+  return `the commit to deliver changes protected paths (${revertsLine(changed)}), so nothing was pushed`
 }
 
 /** Push and open or update the pull request, as the inputs say for this outcome. */
@@ -244,6 +262,8 @@ export async function deliver(
     const moved = await branchMovedDuringLoop(workTree, branch.branch, result)
     try {
       if (moved) throw new Error(moved)
+      const touched = await protectedPathsDelivered(workTree, result)
+      if (touched) throw new Error(touched)
       delivery = await deliverWork(prepared, result)
     } catch (error) {
       delivery = {

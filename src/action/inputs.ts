@@ -7,7 +7,7 @@ import {
   type GivenProxySettings,
   type ModelProxySettings
 } from '../proxy/agent.js'
-import { NAME_RE, parseDuration } from '../ralph/index.js'
+import { NAME_RE, parseDuration, parseProtectSetting } from '../ralph/index.js'
 import { GITHUB_ACTIONS_BOT } from '../github/own-work.js'
 import { AGENT_USER_NAME, DEFAULT_AGENT_USER, type IsolationSetting } from '../security/index.js'
 
@@ -69,6 +69,8 @@ export interface ActionInputs {
   presets: boolean
   /** Credential variables the agent may keep (names or PREFIX* patterns); none by default. */
   allowEnv: string[]
+  /** `protected-paths`: `auto`, `none` or globs (auto among them, maybe); undefined: the ralph's `protected:`, else auto. */
+  protectedPaths?: string[]
   /** Claude Code's --max-turns per agent run. */
   maxTurns?: number
   /** `user`: the agent runs as its own user (or the step fails); `auto`: where possible; `none`: as the job's user. */
@@ -348,6 +350,7 @@ export function readInputs(env: Env = process.env): ActionInputs {
     parallelChecks:
       read.text('parallel-checks') === undefined ? undefined : read.boolean('parallel-checks', false),
     maxTurns: read.positiveInteger('max-turns'),
+    protectedPaths: protectedPathsInput(read.lines('protected-paths')),
     installAgent: installAgentInput(read.text('install-agent')),
     modelProxy: modelProxyInputs({
       on: modelProxyMode(read.text('model-proxy')),
@@ -404,6 +407,15 @@ function listInputs(read: InputReader): ActionInputs {
     isolation: 'none',
     agentUser: DEFAULT_AGENT_USER
   }
+}
+
+/** `protected-paths`: globs one a line or comma separated (a comma inside `{a,b}` is the glob's); undefined when empty. */
+function protectedPathsInput(lines: string[]): string[] | undefined {
+  if (lines.length === 0) return undefined
+  const globs = lines.flatMap(line => line.split(/,(?![^{]*\})/).map(item => item.trim())).filter(Boolean)
+  const parsed = parseProtectSetting(globs)
+  if ('problem' in parsed) throw new InputError(`Input 'protected-paths': ${parsed.problem}.`)
+  return parsed
 }
 
 /** `skip-if-green`: auto (the default: on for a hunt's ralph), true or false. */

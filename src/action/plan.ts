@@ -313,6 +313,8 @@ export function makePlan(
     ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
     ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
     ...(modelProxy ? { modelProxy } : {}),
+    // The verdict is the action's: what judges the agent is put back before every gate run (auto by default).
+    protect: inputs.protectedPaths ?? ralph.protected ?? ['auto'],
     ...(promptText !== undefined ? { promptText } : {}),
     ...(promptAppendix !== undefined ? { promptAppendix } : {})
   })

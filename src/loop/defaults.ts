@@ -45,6 +45,7 @@ export function loopConfig(
     breaker: { ...DEFAULT_BREAKER },
     presets: settings.ralph.presets ?? true,
     parallelChecks: settings.ralph.checksParallel ?? false,
+    ...(settings.ralph.protected ? { protect: settings.ralph.protected } : {}),
     ...settings
   }
 }

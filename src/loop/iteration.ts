@@ -11,6 +11,7 @@ import { runCommands } from './commands.js'
 import { detectCompletion } from './completion.js'
 import type { CostMeter } from '../agents/cost-meter.js'
 import { failureFingerprint } from './fingerprint.js'
+import { ProtectedPathError, restore, revertsLine, type Protection } from './protected.js'
 import type { LoopGuard } from './guard.js'
 import {
   buildPrompt,
@@ -52,6 +53,8 @@ export interface LoopEnvironment {
   readonly killGraceMs: number
   /** Told what is running now, so an enforced stop can say what it killed. */
   readonly onPhase: (phase: LoopPhase | undefined) => void
+  /** Protected paths, put back from the start commit after each agent run (before its commit and gates). */
+  readonly protection?: Protection
 }
 
 export type LoopPhase = 'command' | 'agent' | 'check'
@@ -153,7 +156,7 @@ export function assemble(
   // Without pins (a preview, before any agent ran) the files are pinned now.
   const files = env.ralphFiles ?? pinRalphFiles(ralph, env.workTree)
   const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file, files.ralph)
-  const inputs = {
+  const inputs: Parameters<typeof buildPrompt>[0] = {
     ralphText,
     ralphFile: ralph.file,
     body: config.promptText,
@@ -165,6 +168,10 @@ export function assemble(
     credit: ralph.credit,
     ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
   }
+  // What the action put back after the last agent run: the agent is told, once, in its next prompt.
+  const reverts = env.history.at(-1)?.reverts
+  if (reverts && reverts.length > 0)
+    inputs.appendix = `${inputs.appendix ?? ''}${revertNote(revertsLine(reverts))}`
   const used = loopPlaceholdersUsed(inputs)
   const gated = config.checks.length > 0
   const ctx: LoopContext = {
@@ -180,6 +187,15 @@ export function assemble(
   const section =
     gated && used.size === 0 ? loopStatusSection(values, ctx, iteration, config.maxIterations) : ''
   return { prompt: buildPrompt(inputs, { values, section }), showsDiff: used.has('diff') }
+}
+
+/** The prompt's note on protected paths put back after the last agent run. */
+export function revertNote(paths: string): string {
+  return (
+    `\n\nThe action put back protected paths after your last run, before the checks judged it: ${paths}. ` +
+    `The tests that existed, the check scripts, the test runners' configuration, the ralph's folder and .github/ ` +
+    `judge the work and are never delivered changed. Fix the code under test instead; you may add new tests.`
+  )
 }
 
 function verdictOf(
@@ -373,6 +389,28 @@ export async function runIteration(
   record.agent = agent.run
   emit({ type: 'agent_finished', iteration, agent: agent.run })
   if (guard.signal.aborted) return finish({ interrupted: true, success: false }, 'interrupted')
+
+  // Protected paths back as the start commit has them: the gates judge with the base's tests, and the
+  // commit (what is delivered) never carries a change to one.
+  if (env.protection) {
+    env.onPhase('command')
+    try {
+      const reverts = await restore(env.protection, { runProcess: env.runProcess, signal: guard.signal })
+      if (reverts.length > 0) {
+        record.reverts = reverts
+        emit({
+          type: 'warning',
+          message: `iteration ${iteration}: protected paths put back from the start commit before the checks: ${revertsLine(reverts)}`
+        })
+      }
+    } catch (error) {
+      if (guard.signal.aborted) return finish({ interrupted: true, success: false }, 'interrupted')
+      const message =
+        error instanceof ProtectedPathError ? error.message : `protected paths: ${(error as Error).message}`
+      return finish({ crash: message, interrupted: false, success: false }, 'crashed')
+    }
+    env.onPhase(undefined)
+  }
 
   // 4. What the agent left: progress, the diff for the next prompt, the commit.
   if (env.isRepo && (next.trackTree || config.commit)) {

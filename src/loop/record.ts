@@ -18,7 +18,7 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import { charts, formatCost, iterationCost, iterationTable } from './overview.js'
-import { fence } from '../text/markdown.js'
+import { code, fence } from '../text/markdown.js'
 import { ended } from '../text/ended.js'
 import type { BaselineRecord, CheckRun, IterationRecord, KilledBy, LoopResult, LoopStatus } from './types.js'
 
@@ -144,6 +144,10 @@ export function progressSection(record: IterationRecord): string {
       ? 'not given (EXIT_SIGNAL: false)'
       : 'not given'
   if (agent) lines.push(`- Completion signal: ${signal}`)
+  if (record.reverts?.length)
+    lines.push(
+      `- Protected paths put back from the start commit before the checks: ${record.reverts.map(r => `${code(r.path)} (${r.why})`).join(', ')}`
+    )
   if (record.checks.length > 0) lines.push(...checkLines(record.checks, record.checksMs))
   if (record.diffStat !== undefined) {
     const summary = record.diffStat.trim().split('\n').at(-1)?.trim()

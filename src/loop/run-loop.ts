@@ -19,6 +19,7 @@ import {
   pinRalphFiles
 } from './iteration.js'
 import { DEFAULT_KILL_GRACE_MS } from './defaults.js'
+import { protectionOf } from './protected.js'
 import { RunRecord } from './record.js'
 import { agentPresetFor, openWorkTree } from './setup.js'
 import { startingStatus } from './status.js'
@@ -181,7 +182,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
 
   const gated = config.checks.length > 0
   let phase: LoopPhase | undefined
-  const env: LoopEnvironment = {
+  let env: LoopEnvironment = {
     config,
     ralph,
     workTree,
@@ -255,6 +256,18 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       status.start.tree = await workspace.treeHash()
       warnRefused()
       memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree }
+      if (config.protect && commit !== undefined) {
+        const protection = await protectionOf(config, workTree, commit)
+        if (protection) {
+          env = { ...env, protection }
+          status.protected = {
+            setting: config.protect,
+            rules: protection.rules,
+            paths: protection.paths.size,
+            ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
+          }
+        }
+      }
       record.writeStatus(status)
     }
     if (gated && config.baseline !== false) {

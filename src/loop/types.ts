@@ -6,6 +6,7 @@ import type { RunOptions, RunResult } from '../proc/types.js'
 import type { Ralph, RalphCheck } from '../ralph/index.js'
 import type { ModelProxySettings } from '../proxy/agent.js'
 import type { CostMeter, CostSource, MeteredRequestUsage, Usage } from '../agents/cost-meter.js'
+import type { ProtectRule, Revert } from './protected.js'
 
 export type { CostSource, MeteredRequestUsage, Usage }
 
@@ -97,6 +98,12 @@ export interface LoopConfig {
   skipIfGreen?: boolean
   /** Run the gates together (default false: two gates may share a build folder). */
   parallelChecks?: boolean
+  // Added with protected paths; optional (off when absent).
+  /**
+   * Paths put back from the start commit before every gate run after the baseline (git only): `auto`, `none`,
+   * or globs relative to the repository's top, `auto` possibly among them (see loop/protected.ts).
+   */
+  protect?: string[]
 }
 
 /** What runLoop needs from its surroundings; every port has a real default. */
@@ -272,6 +279,8 @@ export interface IterationRecord {
   failureFingerprint: string
   /** Set when the iteration crashed. */
   error?: string
+  /** Protected paths the agent had changed, put back from the start commit before the gates judged. */
+  reverts?: Revert[]
 }
 
 export interface CostSummary {
@@ -350,6 +359,8 @@ export interface LoopStatus {
   }
   /** Set when the run crashed (stop reason agent_error): the one-line reason. */
   error?: string
+  /** Protected paths: the setting, its rules, and how many paths of the start commit they protect. */
+  protected?: { setting: string[]; rules: ProtectRule[]; paths: number; guardrails?: string }
   warnings: string[]
   /** The agent ran behind the model proxy: where it forwarded, and the hosts it refused the agent. */
   modelProxy?: {

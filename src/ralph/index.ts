@@ -48,3 +48,4 @@ export {
   missingCommandProgram,
   missingGateProgram
 } from './programs.js'
+export { parseProtectSetting } from './protect.js'

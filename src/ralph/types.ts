@@ -45,6 +45,8 @@ export interface Ralph {
   guardrails?: string
   /** `presets: false` — run the agent exactly as written: no preset flags, output read as plain text. */
   presets?: boolean
+  /** `protected:` — auto, none or globs: paths put back from the start commit before the gates (the action's). */
+  protected?: string[]
 }
 
 /** One problem found in a ralph: printed as `file:line:column: message`. */

@@ -14,6 +14,7 @@ import { pyRepr } from './pyvalue.js'
 import { missingAgentProgram, missingCommandProgram, missingGateProgram } from './programs.js'
 import type { PyDict, PyValue } from './pyvalue.js'
 import { RALPH_MARKER } from './resolve.js'
+import { parseProtectSetting } from './protect.js'
 import { ShlexError, shlexSplit } from './shlex.js'
 import { fileProblem, RalphError } from './types.js'
 import type { Ralph, RalphCommand, RalphProblem } from './types.js'
@@ -87,7 +88,8 @@ const KNOWN_KEYS = [
   'checks_parallel',
   'completion_tag',
   'guardrails',
-  'presets'
+  'presets',
+  'protected'
 ]
 /** Args the action fills for a run on an issue, whether the ralph declares them or not. */
 const ACTION_ARGS = ['task', 'task_file']
@@ -343,6 +345,23 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
   // ours: presets
   const presets = flag('presets', 'presets: false (run the agent exactly as written)')
 
+  // ours: protected (auto, none, or globs)
+  const rawProtected = field(fm, 'protected')
+  let protectedPaths: string[] | undefined
+  if (rawProtected !== null) {
+    const words = typeof rawProtected === 'string' ? [rawProtected] : rawProtected
+    const parsed =
+      Array.isArray(words) && words.length > 0 && words.every(isNonEmptyString)
+        ? parseProtectSetting(words as string[])
+        : { problem: `it must be auto, none or a list of globs, got ${pyRepr(rawProtected)}` }
+    if ('problem' in parsed)
+      report(
+        `'protected': ${parsed.problem}. Example: protected: [auto, docs/spec/**]`,
+        where(fm, 'protected')
+      )
+    else protectedPaths = parsed
+  }
+
   if (problems.length === 0 && opts.checkPrograms) {
     const env = opts.env ?? process.env
     const dirs = { ralphDir: realPath(path.dirname(absolute)), projectRoot: opts.cwd }
@@ -383,6 +402,7 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
   if (completionTag !== undefined) ralph.completionTag = completionTag
   if (guardrails !== undefined) ralph.guardrails = guardrails
   if (presets !== undefined) ralph.presets = presets
+  if (protectedPaths !== undefined) ralph.protected = protectedPaths
   if (checksParallel !== undefined) ralph.checksParallel = checksParallel
   if (rawCredit !== null) ralph.creditWritten = true
   return { ralph, problems, warnings }

@@ -2,7 +2,16 @@
 // run and its record, and `Closes #N` when an issue started the run. Kept under GitHub's 65,536 characters
 // by cutting the task first (it is in the run record), then the table.
 import { codeCell } from '../text/markdown.js'
-import { formatCost, formatDuration, gateList, iterationTable, type RunReport } from './run-report.js'
+import {
+  formatCost,
+  formatDuration,
+  gateList,
+  iterationTable,
+  REVERTS_HEADING,
+  REVERTS_INTRO,
+  revertList,
+  type RunReport
+} from './run-report.js'
 
 /** GitHub refuses longer bodies (422 "body is too long"). */
 export const MAX_PR_BODY_CHARS = 65_536
@@ -122,6 +131,7 @@ function render(report: RunReport, options: PrBodyOptions, taskLimit: number, ro
     ].join('\n'),
     ['### Gates', '', gateList(status)].join('\n'),
     ['### Iterations', '', iterationTable(status, rows)].join('\n'),
+    ...(revertList(status) ? [[REVERTS_HEADING, '', REVERTS_INTRO, '', revertList(status)].join('\n')] : []),
     [
       '---',
       `Made by a ralph loop in [run ${links.run.split('/runs/')[1]?.split('/')[0] ?? ''}](${links.run}); ${record}.`,

@@ -100,3 +100,21 @@ export function outcomeSentence(report: RunReport): string {
       : ''
   return `${words.icon} ${name} ${why}${detail}${tail}.`.replace(/\.\.$/, '.')
 }
+
+/** Protected paths put back before the gates, by iteration; '' when none was. (At most `most` paths each.) */
+export function revertList(status: LoopStatus, most = 20): string {
+  const lines: string[] = []
+  for (const it of status.iterations) {
+    const reverts = it.reverts ?? []
+    if (reverts.length === 0) continue
+    const shown = reverts.slice(0, most).map(r => `${codeCell(r.path)} (${r.why})`)
+    const more = reverts.length > most ? `, and ${reverts.length - most} more (in status.json)` : ''
+    lines.push(`- Iteration ${it.iteration}: ${shown.join(', ')}${more}`)
+  }
+  return lines.join('\n')
+}
+
+/** The heading and the words over revertList, for the summary and the pull request body. */
+export const REVERTS_HEADING = '### Protected paths put back'
+export const REVERTS_INTRO =
+  'The agent changed paths that judge its work; the action put them back from the start commit before the gates ran, so none of these changes is delivered.'

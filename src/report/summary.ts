@@ -10,6 +10,9 @@ import {
   gateList,
   iterationTable,
   outcomeSentence,
+  REVERTS_HEADING,
+  REVERTS_INTRO,
+  revertList,
   type RunReport
 } from './run-report.js'
 
@@ -46,6 +49,8 @@ export function renderSummary(report: RunReport): string {
     out.push('### Iterations', '', iterationTable(status), '')
     out.push('### Gates', '', gateList(status), '')
   }
+  const reverts = revertList(status)
+  if (reverts) out.push(REVERTS_HEADING, '', REVERTS_INTRO, '', reverts, '')
   if (status.iterations.length > 0) out.push('### Cost and duration per iteration', '', charts(status), '')
   if (delivery.patch) {
     const text =

@@ -1,0 +1,373 @@
+// Protected paths: the glob and `auto` decisions (pure), and the restore on a real git repository with real
+// processes: what the agent changed, deleted, replaced by a link or shadowed is put back from the start commit.
+import { afterEach, describe, expect, test } from '@jest/globals'
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync
+} from 'node:fs'
+import path from 'node:path'
+import {
+  autoRules,
+  findChanges,
+  globMatches,
+  parseProtectSetting,
+  ProtectedPathError,
+  protectedChanges,
+  protectedInCommit,
+  protectRules,
+  resolveProtection,
+  restore,
+  restoreProtected,
+  restoreScript,
+  ruleFor,
+  type AutoFacts
+} from '../../src/loop/protected.js'
+import { runProcess } from '../../src/proc/index.js'
+import { tempRepo, type TempRepo } from '../git/temp-repo.js'
+
+const facts: AutoFacts = {
+  ralphDir: '.agents/ralphs/fix',
+  ralphFile: '.agents/ralphs/fix/RALPH.md',
+  checks: [
+    { run: 'npm test' },
+    { run: './scripts/check.sh --strict' },
+    { run: 'bash -c "pytest tests/unit"' }
+  ],
+  projectDir: ''
+}
+const base = new Set([
+  'package.json',
+  'scripts/check.sh',
+  'src/calc.js',
+  'src/calc.test.js',
+  'tests/unit/test_calc.py',
+  'tests/unit/helpers.py',
+  'lib/util_test.go',
+  'README.md'
+])
+
+describe('globs', () => {
+  test.each([
+    ['**/*.test.*', 'a/b/calc.test.js', true],
+    ['**/*.test.*', 'calc.test.ts', true],
+    ['**/*.test.*', 'calc.js', false],
+    ['**/test/**', 'test/a.js', true],
+    ['**/test/**', 'pkg/test/deep/a.js', true],
+    ['**/test/**', 'testing/a.js', false],
+    ['**/.mocharc*', '.mocharc.yml', true],
+    ['**/.mocharc*', 'sub/.mocharc.json', true],
+    ['.github/**', '.github/workflows/ci.yml', true],
+    ['.github/**', 'x/.github/a', false],
+    ['.github/', '.github/workflows/ci.yml', true],
+    ['docs', 'docs/a/b.md', true],
+    ['src/*.js', 'src/a.js', true],
+    ['src/*.js', 'src/a/b.js', false],
+    ['src/?.js', 'src/a.js', true],
+    ['src/[ab].js', 'src/b.js', true],
+    ['src/[ab].js', 'src/c.js', false],
+    ['*.{yml,yaml}', 'ci.yaml', true],
+    ['**/jest.config.*', 'jest.config.js', true]
+  ])('%s matches %s: %s', (glob, file, expected) => {
+    expect(globMatches(glob, file)).toBe(expected)
+  })
+})
+
+describe('the setting', () => {
+  test('empty is auto; none alone; a list replaces auto and may hold it', () => {
+    expect(parseProtectSetting([])).toEqual(['auto'])
+    expect(parseProtectSetting(['none'])).toEqual(['none'])
+    expect(parseProtectSetting(['auto', 'docs/**'])).toEqual(['auto', 'docs/**'])
+    expect(parseProtectSetting(['none', 'docs/**'])).toEqual({ problem: expect.stringContaining("'none'") })
+    expect(parseProtectSetting(['../x'])).toEqual({
+      problem: expect.stringContaining('inside the repository')
+    })
+    expect(parseProtectSetting(['/etc'])).toEqual({ problem: expect.stringContaining('no leading /') })
+  })
+
+  test('none protects nothing; a list without auto protects only what it names', () => {
+    expect(protectRules(['none'], facts, base)).toEqual([])
+    const rules = protectRules(['docs/**'], facts, base)
+    expect(rules).toEqual([{ glob: 'docs/**', scope: 'all', why: 'protected: docs/**' }])
+    expect(ruleFor(rules, 'src/calc.test.js', true)).toBeUndefined()
+    expect(ruleFor(rules, 'docs/new.md', false)).toBeDefined()
+    const both = protectRules(['auto', 'docs/**'], facts, base)
+    expect(ruleFor(both, 'src/calc.test.js', true)).toBeDefined()
+    expect(ruleFor(both, 'docs/new.md', false)).toBeDefined()
+  })
+})
+
+describe('auto', () => {
+  const rules = autoRules(facts, base)
+  const protectedInBase = (file: string): boolean => ruleFor(rules, file, true) !== undefined
+  const protectedNew = (file: string): boolean => ruleFor(rules, file, false) !== undefined
+
+  test("the ralph's folder and .github/, new files in them too", () => {
+    expect(protectedNew('.agents/ralphs/fix/RALPH.md')).toBe(true)
+    expect(protectedNew('.agents/ralphs/fix/extra.md')).toBe(true)
+    expect(protectedNew('.github/workflows/evil.yml')).toBe(true)
+  })
+
+  test('files a gate names (not folders: `eslint src` names the code), and package.json for a JavaScript gate', () => {
+    expect(protectedInBase('scripts/check.sh')).toBe(true)
+    expect(protectedInBase('tests/unit/helpers.py')).toBe(true)
+    const lint = autoRules({ ...facts, checks: [{ run: 'eslint src' }] }, base)
+    expect(ruleFor(lint, 'src/calc.js', true)).toBeUndefined()
+    expect(protectedInBase('package.json')).toBe(true)
+    expect(
+      autoRules({ ...facts, checks: [{ run: 'pytest' }] }, base).some(r => r.glob === 'package.json')
+    ).toBe(false)
+  })
+
+  test('tests that exist are protected, new tests are the agent’s to add', () => {
+    expect(protectedInBase('src/calc.test.js')).toBe(true)
+    expect(protectedInBase('lib/util_test.go')).toBe(true)
+    expect(protectedNew('src/more.test.js')).toBe(false)
+    expect(protectedNew('tests/unit/test_more.py')).toBe(false)
+  })
+
+  test('runner configuration is protected, and a new one anywhere (a shadow) is not allowed', () => {
+    for (const file of [
+      'jest.config.js',
+      'sub/conftest.py',
+      '.npmrc',
+      '.mocharc.yml',
+      'pytest.ini',
+      'GNUmakefile'
+    ])
+      expect([file, protectedNew(file)]).toEqual([file, true])
+  })
+
+  test('the code under test is not protected', () => {
+    expect(protectedInBase('src/calc.js')).toBe(false)
+    expect(protectedInBase('README.md')).toBe(false)
+  })
+
+  test("a ralph whose folder is the project's protects its RALPH.md only", () => {
+    const own = autoRules({ ...facts, ralphDir: '', ralphFile: 'RALPH.md' }, base)
+    expect(ruleFor(own, 'RALPH.md', true)).toBeDefined()
+    expect(ruleFor(own, 'src/calc.js', true)).toBeUndefined()
+  })
+
+  test('the delivery check: a protected path of the base changed, or a new one where none may be', () => {
+    expect(
+      protectedChanges(rules, [
+        { path: 'src/calc.js', inBase: true },
+        { path: 'src/calc.test.js', inBase: true },
+        { path: 'src/new.test.js', inBase: false },
+        { path: '.github/workflows/x.yml', inBase: false }
+      ]).map(r => r.path)
+    ).toEqual(['src/calc.test.js', '.github/workflows/x.yml'])
+  })
+})
+
+describe('the restore', () => {
+  let repo: TempRepo
+  afterEach(() => repo?.cleanup())
+
+  function project(): { repo: TempRepo; base: string } {
+    repo = tempRepo()
+    repo.write('package.json', '{ "scripts": { "test": "node --test" } }\n')
+    repo.write('calc.js', 'export const add = (a, b) => a - b\n')
+    repo.write('calc.test.js', 'assert.equal(add(1, 2), 3)\n')
+    repo.write('test/other.js', 'other\n')
+    repo.write('jest.config.ts', 'export default {}\n')
+    repo.write('check.sh', '#!/bin/sh\nnode --test\n')
+    chmodSync(path.join(repo.dir, 'check.sh'), 0o755)
+    repo.write('.github/workflows/ci.yml', 'on: push\n')
+    repo.write('.agents/ralphs/fix/RALPH.md', '---\nagent: x\n---\nFix it.\n')
+    repo.write('notes/guard.md', 'guardrails\n')
+    repo.git('add', '-A')
+    repo.git('commit', '--quiet', '-m', 'base')
+    return { repo, base: repo.git('rev-parse', 'HEAD').trim() }
+  }
+  const setting = ['auto']
+  const projectFacts: AutoFacts = {
+    ralphDir: '.agents/ralphs/fix',
+    ralphFile: '.agents/ralphs/fix/RALPH.md',
+    checks: [{ run: 'npm test' }, { run: './check.sh' }],
+    projectDir: ''
+  }
+  const read = (file: string): string => readFileSync(path.join(repo.dir, file), 'utf8')
+
+  test('an untouched tree has nothing to put back', async () => {
+    const { repo, base } = project()
+    const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
+    expect(protection.paths.has('calc.test.js')).toBe(true)
+    expect(protection.paths.has('calc.js')).toBe(false)
+    expect(findChanges(protection)).toEqual([])
+    expect(await restore(protection)).toEqual([])
+  })
+
+  test('edited, deleted, linked, re-moded and shadowing paths are put back; the fix and a new test stay', async () => {
+    const { repo, base } = project()
+    const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
+    // The cheats.
+    repo.write('calc.test.js', 'assert.equal(add(1, 2), -1)\n')
+    unlinkSync(path.join(repo.dir, 'test/other.js'))
+    repo.write('package.json', '{ "scripts": { "test": "true" } }\n')
+    repo.write('check.sh', '#!/bin/sh\nexit 0\n')
+    rmSync(path.join(repo.dir, 'jest.config.ts'))
+    symlinkSync('calc.js', path.join(repo.dir, 'jest.config.ts'))
+    repo.write('jest.config.js', 'module.exports = { testMatch: [] }\n')
+    repo.write('sub/conftest.py', 'collect_ignore = ["."]\n')
+    repo.write('.npmrc', 'script-shell=/bin/true\n')
+    repo.write('.github/workflows/evil.yml', 'on: push\n')
+    repo.write('.agents/ralphs/fix/RALPH.md', '---\nagent: x\n---\nDelete the tests.\n')
+    // Honest work.
+    repo.write('calc.js', 'export const add = (a, b) => a + b\n')
+    repo.write('calc.more.test.js', 'more\n')
+    repo.write('notes/guard.md', 'learned something\n')
+
+    const reverts = await restore(protection)
+    const why = Object.fromEntries(reverts.map(r => [r.path, r.why]))
+    expect(why).toMatchObject({
+      'calc.test.js': 'changed',
+      'test/other.js': 'deleted',
+      'package.json': 'changed',
+      'check.sh': 'changed',
+      'jest.config.ts': 'replaced by a link',
+      'jest.config.js': expect.stringContaining('added'),
+      'sub/conftest.py': expect.stringContaining('added'),
+      '.npmrc': expect.stringContaining('added'),
+      '.github/workflows/evil.yml': expect.stringContaining('added')
+    })
+    expect(why['.agents/ralphs/fix/RALPH.md']).toBe('changed')
+    expect(read('calc.test.js')).toBe('assert.equal(add(1, 2), 3)\n')
+    expect(read('test/other.js')).toBe('other\n')
+    expect(read('package.json')).toContain('node --test')
+    expect(read('check.sh')).toContain('node --test')
+    expect(lstatSync(path.join(repo.dir, 'check.sh')).mode & 0o111).toBe(0o111)
+    expect(lstatSync(path.join(repo.dir, 'jest.config.ts')).isFile()).toBe(true)
+    for (const gone of ['jest.config.js', 'sub/conftest.py', '.npmrc', '.github/workflows/evil.yml'])
+      expect([gone, existsSync(path.join(repo.dir, gone))]).toEqual([gone, false])
+    // The agent's own work stays.
+    expect(read('calc.js')).toContain('a + b')
+    expect(read('calc.more.test.js')).toBe('more\n')
+    expect(read('notes/guard.md')).toBe('learned something\n')
+    expect(findChanges(protection)).toEqual([])
+  })
+
+  test('a folder on the way replaced by a link is removed, never written through', async () => {
+    const { repo, base } = project()
+    const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
+    const outside = `${repo.dir}-outside`
+    mkdirSync(outside, { recursive: true })
+    writeFileSync(path.join(outside, 'other.js'), 'weak\n')
+    rmSync(path.join(repo.dir, 'test'), { recursive: true })
+    symlinkSync(outside, path.join(repo.dir, 'test'))
+    try {
+      const reverts = await restore(protection)
+      expect(reverts).toEqual([
+        { path: 'test/other.js', why: 'a folder on its way (test) replaced by a link' }
+      ])
+      expect(lstatSync(path.join(repo.dir, 'test')).isDirectory()).toBe(true)
+      expect(read('test/other.js')).toBe('other\n')
+      // The link's target was not written.
+      expect(readFileSync(path.join(outside, 'other.js'), 'utf8')).toBe('weak\n')
+    } finally {
+      rmSync(outside, { recursive: true, force: true })
+    }
+  })
+
+  test('.github/ replaced by a link to a folder of workflows is a folder again, with only its own workflow', async () => {
+    const { repo, base } = project()
+    const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
+    const outside = `${repo.dir}-workflows`
+    mkdirSync(path.join(outside, 'workflows'), { recursive: true })
+    writeFileSync(path.join(outside, 'workflows/evil.yml'), 'on: push\n')
+    rmSync(path.join(repo.dir, '.github'), { recursive: true })
+    symlinkSync(outside, path.join(repo.dir, '.github'))
+    try {
+      const reverts = await restore(protection)
+      expect(reverts.map(r => r.path).sort()).toEqual(['.github', '.github/workflows/ci.yml'])
+      expect(lstatSync(path.join(repo.dir, '.github')).isDirectory()).toBe(true)
+      expect(read('.github/workflows/ci.yml')).toBe('on: push\n')
+      expect(existsSync(path.join(repo.dir, '.github/workflows/evil.yml'))).toBe(false)
+      expect(existsSync(path.join(outside, 'workflows/evil.yml'))).toBe(true)
+    } finally {
+      rmSync(outside, { recursive: true, force: true })
+    }
+  })
+
+  test('a test replaced by a link to another file is a file again', async () => {
+    const { repo, base } = project()
+    const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
+    rmSync(path.join(repo.dir, 'calc.test.js'))
+    symlinkSync('test/other.js', path.join(repo.dir, 'calc.test.js'))
+    await restore(protection)
+    expect(lstatSync(path.join(repo.dir, 'calc.test.js')).isSymbolicLink()).toBe(false)
+    expect(read('calc.test.js')).toBe('assert.equal(add(1, 2), 3)\n')
+  })
+
+  test('the guardrails file is never protected; restoreProtected applies recorded rules to another work tree', async () => {
+    const { repo, base } = project()
+    const guardrails = '.agents/ralphs/fix/guard.md'
+    const { rules } = await resolveProtection(repo.dir, base, setting, { ...projectFacts, guardrails })
+    repo.write('calc.test.js', 'weak\n')
+    repo.write(guardrails, 'learned\n')
+    const other = `${repo.dir}-clean`
+    repo.git('worktree', 'add', '--quiet', '--detach', other, 'HEAD')
+    try {
+      writeFileSync(path.join(other, 'calc.test.js'), 'weak\n')
+      writeFileSync(path.join(other, guardrails), 'learned\n')
+      const reverts = await restoreProtected(other, base, rules, { guardrails })
+      expect(reverts).toEqual([{ path: 'calc.test.js', why: 'changed' }])
+      expect(readFileSync(path.join(other, guardrails), 'utf8')).toBe('learned\n')
+      expect(readFileSync(path.join(other, 'calc.test.js'), 'utf8')).toBe('assert.equal(add(1, 2), 3)\n')
+      // The first work tree is not touched.
+      expect(read('calc.test.js')).toBe('weak\n')
+    } finally {
+      rmSync(other, { recursive: true, force: true })
+    }
+  })
+
+  test('a path still not as the start commit has it after the restore stops the gates (ProtectedPathError)', async () => {
+    const { repo, base } = project()
+    const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
+    repo.write('calc.test.js', 'weak\n')
+    // A restore whose shell did nothing (it could not write): the second look still finds the change.
+    const idle = await restore(protection, {
+      runProcess: options => runProcess({ ...options, argv: ['/bin/true'] })
+    }).catch((error: Error) => error)
+    expect(idle).toBeInstanceOf(ProtectedPathError)
+    expect((idle as Error).message).toBe(
+      'protected paths could not be put back before the gates: calc.test.js (changed)'
+    )
+  })
+
+  test('the delivery check reads a commit: a protected path changed or added where none may be is named', async () => {
+    const { repo, base } = project()
+    const { rules } = await resolveProtection(repo.dir, base, setting, projectFacts)
+    repo.write('calc.js', 'fixed\n')
+    repo.write('calc.more.test.js', 'new\n')
+    repo.git('add', '-A')
+    repo.git('commit', '--quiet', '-m', 'honest')
+    const honest = repo.git('rev-parse', 'HEAD').trim()
+    expect(await protectedInCommit(repo.dir, base, honest, rules)).toEqual([])
+    repo.write('calc.test.js', 'weak\n')
+    repo.write('.github/workflows/evil.yml', 'on: push\n')
+    repo.git('add', '-A')
+    repo.git('commit', '--quiet', '-m', 'cheat')
+    const cheat = repo.git('rev-parse', 'HEAD').trim()
+    expect((await protectedInCommit(repo.dir, base, cheat, rules)).map(r => r.path)).toEqual([
+      '.github/workflows/evil.yml',
+      'calc.test.js'
+    ])
+  })
+
+  test('the script quotes every path: a name with a quote and a space is data', () => {
+    const script = restoreScript(
+      { top: '/t', base: 'x', rules: [], paths: new Map([["a b'c.test.js", { mode: '100644', oid: 'o' }]]) },
+      [{ path: "a b'c.test.js", why: 'changed' }],
+      new Map([['o', Buffer.from('x')]])
+    )
+    expect(script).toContain(`rm -rf -- 'a b'\\''c.test.js'`)
+  })
+})
