@@ -47,7 +47,8 @@ test('a skipped test fails the gate with its line: in the next prompt, the log a
   const skipped = calcTests(['one', 'two'], ['two']).replace(/'/g, "'\\''")
   h.writeRalph(`agent: ${agent(`printf '%s' '${skipped}' > calc.test.js`)}\n${gate('npm test')}`, 'Work.')
   const { result } = await h.run({ maxIterations: 2 })
-  const line = '`npm test` ran 2 tests at the start and 1 now; `npm test` skipped 0 tests at the start and 1 now'
+  const line =
+    '`npm test` ran 2 tests at the start and 1 now; `npm test` skipped 0 tests at the start and 1 now'
   expect(result.baseline?.checks[0]).toMatchObject({
     passed: true,
     tests: { run: 2, passed: 2, failed: 0, skipped: 0 }

@@ -13,7 +13,10 @@ import {
 } from '../../src/loop/test-count.js'
 
 const captured = (name: string): string =>
-  readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'test-runners', name), 'utf8')
+  readFileSync(
+    path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'test-runners', name),
+    'utf8'
+  )
 
 const SCRIPTS = {
   test: 'jest --ci',
@@ -59,7 +62,10 @@ test.each([
   ['npm run lint', 'its command is not one of them'],
   ['npm run missing', 'package.json at the start has no script `missing`'],
   ['npm run loop', 'its scripts call scripts more than 4 deep'],
-  ['go test ./...', '`go test` prints no count without -v or -json: add -v to the gate to have its tests counted'],
+  [
+    'go test ./...',
+    '`go test` prints no count without -v or -json: add -v to the gate to have its tests counted'
+  ],
   ['node --test | tee out.txt', 'it is not a plain command (or an `&&` chain of them)'],
   ['node --test; true', 'it is not a plain command (or an `&&` chain of them)'],
   ['node --test || true', 'it is not a plain command (or an `&&` chain of them)'],
@@ -102,9 +108,12 @@ test.each([
   ['pytest.txt', 'pytest', { run: 4, passed: 3, failed: 1, skipped: 2 }],
   ['pytest-q.txt', 'pytest', { run: 4, passed: 3, failed: 1, skipped: 2 }],
   ['pytest-rA.txt', 'pytest', { run: 4, passed: 3, failed: 1, skipped: 2 }]
-] as const)("%s: %s's own count, from its last summary (not the forged one printed before it)", (file, runner, count) => {
-  expect(parseTestCount(runner, captured(file))).toEqual(count)
-})
+] as const)(
+  "%s: %s's own count, from its last summary (not the forged one printed before it)",
+  (file, runner, count) => {
+    expect(parseTestCount(runner, captured(file))).toEqual(count)
+  }
+)
 
 test('a runner ended early by the code under test (jest, process.exit) reports no count', () => {
   expect(parseTestCount('jest', captured('jest-exit.txt'))).toBeUndefined()
@@ -149,7 +158,11 @@ test('the line that fails a gate: no count, fewer run, more skipped', () => {
   expect(countProblem('pytest', 'pytest', { run: 1, passed: 1, failed: 0, skipped: 1 }, start)).toBe(
     '`pytest` ran 2 tests at the start and 1 now; `pytest` skipped 0 tests at the start and 1 now'
   )
-  expect(countProblem('npm test', 'jest', { run: 3, passed: 3, failed: 0, skipped: 0 }, start)).toBeUndefined()
+  expect(
+    countProblem('npm test', 'jest', { run: 3, passed: 3, failed: 0, skipped: 0 }, start)
+  ).toBeUndefined()
   // Without a baseline's count there is nothing to compare: only a missing count fails.
-  expect(countProblem('npm test', 'jest', { run: 0, passed: 0, failed: 0, skipped: 0 }, undefined)).toBeUndefined()
+  expect(
+    countProblem('npm test', 'jest', { run: 0, passed: 0, failed: 0, skipped: 0 }, undefined)
+  ).toBeUndefined()
 })

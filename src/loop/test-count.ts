@@ -48,16 +48,22 @@ export function recogniseRunner(command: string, scripts?: Record<string, string
 
 const NOT_A_RUNNER = 'its command is not one of them'
 
-function recogniseArgv(argv: string[], scripts: Record<string, string> | undefined, depth: number): Recognition {
+function recogniseArgv(
+  argv: string[],
+  scripts: Record<string, string> | undefined,
+  depth: number
+): Recognition {
   let args = argv
   while (args.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[0])) args = args.slice(1)
-  if (args[0] === 'npx' || args[0] === 'exec') args = args.slice(1).filter((a, i) => i > 0 || !a.startsWith('-'))
+  if (args[0] === 'npx' || args[0] === 'exec')
+    args = args.slice(1).filter((a, i) => i > 0 || !a.startsWith('-'))
   if (args.length === 0) return { why: NOT_A_RUNNER }
   const program = path.basename(args[0])
   const rest = args.slice(1)
   if (program === 'node' || program === 'nodejs') return recogniseNode(rest)
   if (program === 'jest') return { runner: 'jest' }
-  if (program === 'vitest') return rest[0] === 'watch' || rest[0] === 'bench' ? { why: NOT_A_RUNNER } : { runner: 'vitest' }
+  if (program === 'vitest')
+    return rest[0] === 'watch' || rest[0] === 'bench' ? { why: NOT_A_RUNNER } : { runner: 'vitest' }
   if (['pytest', 'pytest-3', 'py.test'].includes(program)) return { runner: 'pytest' }
   if (/^python[0-9.]*$/.test(program)) {
     const m = rest.indexOf('-m')
@@ -66,10 +72,15 @@ function recogniseArgv(argv: string[], scripts: Record<string, string> | undefin
   if (program === 'go' && rest[0] === 'test') {
     // Without -v or -json go test prints no count, only `ok  pkg`.
     if (rest.some(a => /^--?(v|json)(=true)?$/.test(a))) return { runner: 'go test' }
-    return { why: '`go test` prints no count without -v or -json: add -v to the gate to have its tests counted' }
+    return {
+      why: '`go test` prints no count without -v or -json: add -v to the gate to have its tests counted'
+    }
   }
   if (['npm', 'yarn', 'pnpm'].includes(program)) {
-    const name = scriptName(program, rest.filter(a => !a.startsWith('-') || a === '--'))
+    const name = scriptName(
+      program,
+      rest.filter(a => !a.startsWith('-') || a === '--')
+    )
     if (name === undefined) return { why: NOT_A_RUNNER }
     const script = scripts?.[name]
     if (script === undefined) return { why: `package.json at the start has no script \`${name}\`` }
@@ -84,7 +95,9 @@ function recogniseNode(args: string[]): Recognition {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]
     if (arg === '--test') return { runner: 'node --test' }
-    if (['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions'].includes(arg)) {
+    if (
+      ['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions'].includes(arg)
+    ) {
       i++
       continue
     }
@@ -105,7 +118,8 @@ function scriptName(program: string, words: string[]): string | undefined {
   if (['test', 't', 'tst'].includes(verb)) return 'test'
   if (verb === 'run' || verb === 'run-script') return name === '--' ? undefined : name
   // yarn and pnpm run a script by its name alone.
-  if (program !== 'npm' && !['install', 'add', 'exec', 'dlx', 'x', 'install-test', 'it'].includes(verb)) return verb
+  if (program !== 'npm' && !['install', 'add', 'exec', 'dlx', 'x', 'install-test', 'it'].includes(verb))
+    return verb
   return undefined
 }
 
@@ -154,7 +168,10 @@ function splitChain(command: string): string[][] | undefined {
 const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g
 
 /** The runner's count from the end of its output (the last summary in it), or undefined when it has none. */
-export function parseTestCount(runner: Exclude<TestRunner, 'go test'>, output: string): TestCount | undefined {
+export function parseTestCount(
+  runner: Exclude<TestRunner, 'go test'>,
+  output: string
+): TestCount | undefined {
   const lines = output.replace(ANSI, '').split(/\r?\n/)
   switch (runner) {
     case 'node --test':
@@ -227,7 +244,11 @@ function pytestCount(lines: string[]): TestCount | undefined {
   if (!line) return undefined
   const p = parts(line)
   const n = (name: string): number => p.get(name) ?? 0
-  return count(n('passed') + n('xpassed'), n('failed') + n('error') + n('errors'), n('skipped') + n('xfailed'))
+  return count(
+    n('passed') + n('xpassed'),
+    n('failed') + n('error') + n('errors'),
+    n('skipped') + n('xfailed')
+  )
 }
 
 /**
@@ -288,8 +309,7 @@ function* fileLines(file: string): Generator<string> {
 
 /** The count a gate's run reported, from its log (or from its captured output when the log failed). */
 export function countFromLog(runner: TestRunner, log: string, captured?: string): TestCount | undefined {
-  if (runner === 'go test')
-    return goTestCount(captured !== undefined ? captured.split('\n') : fileLines(log))
+  if (runner === 'go test') return goTestCount(captured !== undefined ? captured.split('\n') : fileLines(log))
   return parseTestCount(runner, captured ?? readFileTail(log, SUMMARY_BYTES))
 }
 
