@@ -102,4 +102,8 @@ checks:
     undefined
   ])
   expect(h.status().uncounted).toEqual([{ check: 'lint', why: 'its command is not one of them' }])
+  // progress.md says each counted gate's count.
+  expect(h.readRecord('progress.md')).toMatch(
+    /- PASS `tests` \(\d+\.\ds, 2 tests\)[\s\S]*- PASS `tests` \(\d+\.\ds, 3 tests\)/
+  )
 })
