@@ -63,13 +63,17 @@ test('a skipped test fails the gate with its line: in the next prompt, the log a
   expect(result.success).toBe(false)
 })
 
-test("npm's script is the start commit's: a tree whose package.json echoes a summary reports no count", async () => {
-  const forged = JSON.stringify({ type: 'module', scripts: { test: 'echo "# tests 2"' } })
-  h.writeRalph(`agent: ${agent(`echo '${forged}' > package.json`)}\n${gate('npm test')}`, 'Work.')
+test("npm's scripts are the start commit's: a posttest the agent adds to print a summary fails the gate", async () => {
+  const summary = ['tests 9', 'pass 9', 'fail 0', 'skipped 0'].map(l => `# ${l}`).join('\\n')
+  const scripts = { test: 'node --test', posttest: `printf '${summary}\\n'` }
+  const forged = JSON.stringify({ type: 'module', scripts }).replace(/'/g, "'\\''")
+  h.writeRalph(`agent: ${agent(`printf '%s' '${forged}' > package.json`)}\n${gate('npm test')}`, 'Work.')
   const { result } = await h.run({ maxIterations: 1 })
-  expect(result.iterations[0].checks[0]).toMatchObject({ exitCode: 0, passed: false })
-  expect(result.iterations[0].checks[0].tail).toContain(
-    "`npm test` reported no test count: node --test's summary is not in its output"
+  const [check] = result.iterations[0].checks
+  // The forged summary is the last in the output: believed, it would count 9 tests.
+  expect(check).toMatchObject({ exitCode: 0, passed: false, tests: { run: 9 } })
+  expect(check.tail).toContain(
+    "`npm test` ran package.json's script `posttest` as the tree has it, not as the start had it: its count is not believed"
   )
   expect(result.success).toBe(false)
 })
@@ -101,7 +105,9 @@ checks:
     { run: 3, passed: 3, failed: 0, skipped: 0 },
     undefined
   ])
-  expect(h.status().uncounted).toEqual([{ check: 'lint', why: 'its command is not one of them' }])
+  expect(h.status().uncounted).toEqual([
+    { check: 'lint', why: expect.stringMatching(/^it runs none of the runners counted/) }
+  ])
   // progress.md says each counted gate's count.
   expect(h.readRecord('progress.md')).toMatch(
     /- PASS `tests` \(\d+\.\ds, 2 tests\)[\s\S]*- PASS `tests` \(\d+\.\ds, 3 tests\)/

@@ -18,6 +18,9 @@ const captured = (name: string): string =>
     'utf8'
   )
 
+const NOT_A_RUNNER =
+  'it runs none of the runners counted (node --test, jest, vitest, pytest, go test -v/-json)'
+
 const SCRIPTS = {
   test: 'jest --ci',
   unit: 'node --test',
@@ -54,12 +57,27 @@ test.each([
   ['pnpm run unit', 'node --test'],
   ['pnpm jestpath', 'jest']
 ])('%s is counted as %s', (command, runner) => {
-  expect(recogniseRunner(command, SCRIPTS)).toEqual({ runner })
+  expect(recogniseRunner(command, SCRIPTS)).toMatchObject({ runner })
+})
+
+test('the scripts a gate goes through are kept as the start has them, with their pre and post scripts', () => {
+  expect(recogniseRunner('npm run all', { ...SCRIPTS, preunit: 'echo hi' })).toEqual({
+    runner: 'node --test',
+    scripts: {
+      all: 'npm run unit',
+      preall: undefined,
+      postall: undefined,
+      unit: 'node --test',
+      preunit: 'echo hi',
+      postunit: undefined
+    }
+  })
+  expect(recogniseRunner('pytest', SCRIPTS)).toEqual({ runner: 'pytest' })
 })
 
 test.each([
-  ['eslint .', 'its command is not one of them'],
-  ['npm run lint', 'its command is not one of them'],
+  ['eslint .', NOT_A_RUNNER],
+  ['npm run lint', NOT_A_RUNNER],
   ['npm run missing', 'package.json at the start has no script `missing`'],
   ['npm run loop', 'its scripts call scripts more than 4 deep'],
   [
@@ -73,7 +91,7 @@ test.each([
   ['$(echo node) --test', 'it is not a plain command (or an `&&` chain of them)'],
   ['cd app && npm test', 'it changes folder (`cd`) before the runner'],
   ['npm test && pytest', 'it runs more than one test runner'],
-  ['vitest watch', 'its command is not one of them']
+  ['vitest watch', NOT_A_RUNNER]
 ])('%s is not counted: %s', (command, why) => {
   expect(recogniseRunner(command, SCRIPTS)).toEqual({ why })
 })
@@ -81,7 +99,7 @@ test.each([
 test("npm scripts are read from the start commit's package.json text, and a broken one is named", () => {
   const pkg = JSON.stringify({ scripts: { test: 'node --test', n: 7 } })
   expect(recogniseGates(['npm test', 'npm run n', 'pytest'], pkg)).toEqual([
-    { runner: 'node --test' },
+    { runner: 'node --test', scripts: { test: 'node --test', pretest: undefined, posttest: undefined } },
     { why: 'package.json at the start has no script `n`' },
     { runner: 'pytest' }
   ])

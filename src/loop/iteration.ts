@@ -240,7 +240,7 @@ function runGates(
   const commands = env.config.checks.map(check => check.run)
   return runChecks(env.config.checks, {
     ...(memory.testRunners
-      ? { countTests: testCounter(commands, memory.testRunners, memory.baseline?.checks) }
+      ? { countTests: testCounter(commands, memory.testRunners, memory.baseline?.checks, env.workTree) }
       : {}),
     workTree: env.workTree,
     iterationDir: dir,

@@ -17,8 +17,12 @@ import type { CheckRun, TestCount } from './types.js'
 
 export type TestRunner = 'node --test' | 'jest' | 'vitest' | 'pytest' | 'go test'
 
-/** A gate's runner, and how the action reached it (`npm test` → the script `jest --ci`), or why none. */
-export type Recognition = { runner: TestRunner } | { runner?: undefined; why: string }
+/**
+ * A gate's runner, with the start's text of each package.json script it goes through (and of their pre and
+ * post scripts, undefined when absent), or why none.
+ */
+export type Recognition =
+  { runner: TestRunner; scripts?: Record<string, string | undefined> } | { runner?: undefined; why: string }
 
 /** The runners counted, as the record names them. */
 export const COUNTED_RUNNERS = 'node --test, jest, vitest, pytest, go test -v/-json'
@@ -46,7 +50,7 @@ export function recogniseRunner(command: string, scripts?: Record<string, string
   return reasons.length > 0 ? reasons[0] : { why: NOT_A_RUNNER }
 }
 
-const NOT_A_RUNNER = 'its command is not one of them'
+const NOT_A_RUNNER = `it runs none of the runners counted (${COUNTED_RUNNERS})`
 
 function recogniseArgv(
   argv: string[],
@@ -85,7 +89,17 @@ function recogniseArgv(
     const script = scripts?.[name]
     if (script === undefined) return { why: `package.json at the start has no script \`${name}\`` }
     if (depth >= SCRIPT_DEPTH) return { why: `its scripts call scripts more than ${SCRIPT_DEPTH} deep` }
-    return recogniseRunner(script, scripts, depth + 1)
+    const found = recogniseRunner(script, scripts, depth + 1)
+    if (found.runner === undefined) return found
+    return {
+      ...found,
+      scripts: {
+        ...found.scripts,
+        [name]: script,
+        [`pre${name}`]: scripts?.[`pre${name}`],
+        [`post${name}`]: scripts?.[`post${name}`]
+      }
+    }
   }
   return { why: NOT_A_RUNNER }
 }
@@ -366,18 +380,40 @@ export function recogniseGates(commands: readonly string[], packageJson: string 
 export function testCounter(
   commands: readonly string[],
   runners: readonly Recognition[],
-  start?: readonly CheckRun[]
+  start: readonly CheckRun[] | undefined,
+  workTree: string
 ): NonNullable<CheckContext['countTests']> {
   return (index, log, captured, passed) => {
-    const runner = runners[index]?.runner
-    if (runner === undefined) return {}
-    const tests = countFromLog(runner, log, captured)
+    const found = runners[index]
+    if (found?.runner === undefined) return {}
+    const tests = countFromLog(found.runner, log, captured)
     const before = start?.[index]?.run === commands[index] ? start[index].tests : undefined
+    const changed = found.scripts ? changedScript(found.scripts, workTree) : undefined
     // A gate that failed anyway needs no "no count" line: its own output says why.
-    if (!tests && !passed) return {}
-    const problem = countProblem(commands[index], runner, tests, before)
+    const problem = changed
+      ? `${codeCell(commands[index])} ran package.json's script \`${changed}\` as the tree has it, not as the start had it: its count is not believed`
+      : !tests && !passed
+        ? undefined
+        : countProblem(commands[index], found.runner, tests, before)
     return { ...(tests ? { tests } : {}), ...(problem ? { problem } : {}) }
   }
+}
+
+/**
+ * The first script npm runs for the gate whose text in the tree's package.json differs from the start's (the
+ * agent could make `test` or `posttest` print a summary of its own), or undefined.
+ */
+function changedScript(start: Record<string, string | undefined>, workTree: string): string | undefined {
+  let tree: Record<string, unknown> = {}
+  try {
+    const parsed = JSON.parse(readTreeFile(path.join(workTree, 'package.json')).toString('utf8')) as {
+      scripts?: unknown
+    }
+    if (parsed.scripts && typeof parsed.scripts === 'object') tree = parsed.scripts as Record<string, unknown>
+  } catch {
+    // Gone or broken: every script the gate needs has changed.
+  }
+  return Object.keys(start).find(name => tree[name] !== start[name])
 }
 
 /** package.json as the start commit holds it (the tree's only where there is no commit, before any agent ran). */
