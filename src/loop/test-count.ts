@@ -3,9 +3,11 @@
 // summary it prints anyway. No flag or report file is added: the gate runs as the user wrote it, and a report
 // file would be written by the same uid as the code under test, so it would be no harder to forge than the
 // output. The LAST summary in the output counts: one the code under test prints while its tests run comes
-// before the runner's own. Residual risk: code that writes a forged summary after the runner's (a child left
-// printing to the runner's stdout, or /proc/<runner>/fd/1) is believed; this catches `.skip`, `xfail`,
-// `t.Skip`, deleted tests and a test run cut short, not a deliberate forgery of the runner's output.
+// before the runner's own; a script the gate runs that the tree changed (a `posttest` that prints one) makes
+// the count unbelieved. Residual risk: code under test that writes a forged summary after the runner's (a
+// child left printing to the runner's stdout, or /proc/<runner>/fd/1), or `--- PASS:` lines that go test
+// (1.19's -json too) cannot tell from its own, is believed. This catches `.skip`, `xfail`, `t.Skip`, deleted
+// tests and a test run cut short, not a deliberate forgery of the runner's output.
 import { closeSync, openSync, readSync } from 'node:fs'
 import path from 'node:path'
 import type { Workspace } from '../git/workspace.js'
