@@ -91,7 +91,16 @@ test.each([
   ['$(echo node) --test', 'it is not a plain command (or an `&&` chain of them)'],
   ['cd app && npm test', 'it changes folder (`cd`) before the runner'],
   ['npm test && pytest', 'it runs more than one test runner'],
-  ['vitest watch', NOT_A_RUNNER]
+  ['vitest watch', NOT_A_RUNNER],
+  ['pytest -qq', 'pytest prints no count with `-qq` or `-p no:terminal`: use `-q` to have its tests counted'],
+  [
+    'python3 -m pytest -q --quiet',
+    'pytest prints no count with `-qq` or `-p no:terminal`: use `-q` to have its tests counted'
+  ],
+  [
+    'pytest -p no:terminal',
+    'pytest prints no count with `-qq` or `-p no:terminal`: use `-q` to have its tests counted'
+  ]
 ])('%s is not counted: %s', (command, why) => {
   expect(recogniseRunner(command, SCRIPTS)).toEqual({ why })
 })

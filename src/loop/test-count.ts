@@ -70,10 +70,10 @@ function recogniseArgv(
   if (program === 'jest') return { runner: 'jest' }
   if (program === 'vitest')
     return rest[0] === 'watch' || rest[0] === 'bench' ? { why: NOT_A_RUNNER } : { runner: 'vitest' }
-  if (['pytest', 'pytest-3', 'py.test'].includes(program)) return { runner: 'pytest' }
+  if (['pytest', 'pytest-3', 'py.test'].includes(program)) return recognisePytest(rest)
   if (/^python[0-9.]*$/.test(program)) {
     const m = rest.indexOf('-m')
-    return m >= 0 && rest[m + 1] === 'pytest' ? { runner: 'pytest' } : { why: NOT_A_RUNNER }
+    return m >= 0 && rest[m + 1] === 'pytest' ? recognisePytest(rest.slice(m + 2)) : { why: NOT_A_RUNNER }
   }
   if (program === 'go' && rest[0] === 'test') {
     // Without -v or -json go test prints no count, only `ok  pkg`.
@@ -104,6 +104,19 @@ function recogniseArgv(
     }
   }
   return { why: NOT_A_RUNNER }
+}
+
+/** pytest, unless told to print no summary (`-qq`, `-p no:terminal`). */
+function recognisePytest(args: string[]): Recognition {
+  const quiet = args.reduce((n, a) => n + (/^-q+$/.test(a) ? a.length - 1 : a === '--quiet' ? 1 : 0), 0)
+  const noTerminal = args.some(
+    (a, i) => a === '-pno:terminal' || (a === '-p' && args[i + 1] === 'no:terminal')
+  )
+  if (quiet >= 2 || noTerminal)
+    return {
+      why: 'pytest prints no count with `-qq` or `-p no:terminal`: use `-q` to have its tests counted'
+    }
+  return { runner: 'pytest' }
 }
 
 /** `node --test …`, or node running jest's or vitest's own script (`node node_modules/jest/bin/jest.js`). */
