@@ -35,6 +35,7 @@ const SCRIPTS = {
 test.each([
   ['node --test', 'node --test'],
   ['node --test --test-reporter=spec', 'node --test'],
+  ['node --test --test-reporter=dot --test-reporter=tap', 'node --test'],
   ['NODE_OPTIONS=--no-warnings node --import tsx --test test/', 'node --test'],
   ['node node_modules/jest/bin/jest.js', 'jest'],
   ['node --experimental-vm-modules node_modules/.bin/jest --ci', 'jest'],
@@ -92,6 +93,14 @@ test.each([
   ['cd app && npm test', 'it changes folder (`cd`) before the runner'],
   ['npm test && pytest', 'it runs more than one test runner'],
   ['vitest watch', NOT_A_RUNNER],
+  [
+    'node --test --test-reporter=dot',
+    '`node --test` prints no count with these reporters: add `--test-reporter=spec` to have its tests counted'
+  ],
+  [
+    'node --test --test-reporter spec --test-reporter-destination out.txt',
+    '`node --test` prints no count with these reporters: add `--test-reporter=spec` to have its tests counted'
+  ],
   ['pytest -qq', 'pytest prints no count with `-qq` or `-p no:terminal`: use `-q` to have its tests counted'],
   [
     'python3 -m pytest -q --quiet',

@@ -119,11 +119,30 @@ function recognisePytest(args: string[]): Recognition {
   return { runner: 'pytest' }
 }
 
+/** `node --test` prints its summary with its own reporters (tap, spec) to stdout, not with dot, junit or a file. */
+function nodeTestReporters(args: string[]): Recognition {
+  const values = (flag: string): string[] =>
+    args.flatMap((a, i) =>
+      a === flag ? [args[i + 1] ?? ''] : a.startsWith(`${flag}=`) ? [a.slice(flag.length + 1)] : []
+    )
+  const reporters = values('--test-reporter')
+  const destinations = values('--test-reporter-destination')
+  const summary =
+    reporters.length === 0 ||
+    reporters.some(
+      (r, i) => ['spec', 'tap'].includes(r) && ['stdout', 'stderr', undefined].includes(destinations[i])
+    )
+  if (summary) return { runner: 'node --test' }
+  return {
+    why: '`node --test` prints no count with these reporters: add `--test-reporter=spec` to have its tests counted'
+  }
+}
+
 /** `node --test …`, or node running jest's or vitest's own script (`node node_modules/jest/bin/jest.js`). */
 function recogniseNode(args: string[]): Recognition {
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]
-    if (arg === '--test') return { runner: 'node --test' }
+    if (arg === '--test') return nodeTestReporters(args)
     if (
       ['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions'].includes(arg)
     ) {
