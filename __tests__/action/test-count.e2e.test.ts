@@ -23,6 +23,7 @@ interface Kind {
   skip: string
   exit: string
   honest: string
+  inputs?: Record<string, string>
 }
 
 const js = (text: string): string => JSON.stringify(text)
@@ -91,7 +92,10 @@ const KINDS: Record<'node --test' | 'jest' | 'pytest', Kind> = {
     honest: [
       edit('calc.js', 'a - b', 'a + b'),
       `fs.appendFileSync('calc.test.js', "test('add zero', () => expect(add(2, 0)).toBe(2))\\n")`
-    ].join('\n')
+    ].join('\n'),
+    // This checkout's jest may sit in a folder the agent's user cannot pass (a private clone, a 0750 HOME):
+    // its gate runs as the job's user. What is counted does not depend on who runs it.
+    inputs: { isolation: 'none' }
   },
   pytest: {
     files: {
@@ -120,7 +124,9 @@ async function runWith(kind: Kind, move: string) {
     [`${RALPH_DIR}/RALPH.md`]: ralph({ checks: [kind.gate], body: 'Make the tests pass.' }),
     [`${RALPH_DIR}/agent.mjs`]: agent
   })
-  const run = await runAction(p, stand(), { inputs: { ralph: 'fix-tests', 'max-iterations': '1' } })
+  const run = await runAction(p, stand(), {
+    inputs: { ralph: 'fix-tests', 'max-iterations': '1', ...kind.inputs }
+  })
   const status = JSON.parse((await recordOf(run)).get('status.json')!.toString('utf8'))
   return { p, run, status }
 }
