@@ -48,9 +48,13 @@ export interface Workspace {
    * a change to `.gitmodules` or to a submodule): the loop warns of each once.
    */
   refused?(): readonly string[]
+  /** `file` (relative to the top folder) as `commit` holds it, never the tree's; undefined when it has none. */
+  fileAt?(commit: string, file: string): Promise<string | undefined>
 }
 
 export const DIFF_PATCH_CHARS = 5000
+/** Bytes read of a file at a commit (package.json's scripts). */
+const FILE_AT_BYTES = 1024 * 1024
 /** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
 const LIST_BYTES = 64 * 1024 * 1024
 /** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
@@ -122,6 +126,11 @@ export class GitWorkspace implements Workspace {
   /** git that must succeed (throws GitError). */
   private gitOrThrow(args: string[], env?: NodeJS.ProcessEnv, maxStdoutBytes?: number): Promise<GitResult> {
     return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes })
+  }
+
+  async fileAt(commit: string, file: string): Promise<string | undefined> {
+    const result = await this.git(['cat-file', 'blob', `${commit}:${file}`], undefined, FILE_AT_BYTES)
+    return result.exitCode === 0 && !result.stdoutTruncated ? result.stdout : undefined
   }
 
   async isRepo(): Promise<boolean> {

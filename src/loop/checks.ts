@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks'
 import { combineOutput, decodeCaptured, translateNewlines } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import { formatDuration, type RalphCheck } from '../ralph/index.js'
-import type { CheckRun, KilledBy } from './types.js'
+import type { CheckRun, KilledBy, TestCount } from './types.js'
 
 /** Characters of a check's output kept for the prompt and the record. */
 export const CHECK_TAIL_CHARS = 2000
@@ -25,6 +25,14 @@ export interface CheckContext {
   onCheck?: (check: CheckRun) => void
   /** Run the gates together rather than one after another. */
   parallel?: boolean
+  /** The test count of gate `index` and why it fails on it (loop/test-count.ts); `captured` when no log. */
+  countTests?: (index: number, log: string, captured: string | undefined, passed: boolean) => CountVerdict
+}
+
+/** A gate's test count, and the line that fails it (a count that shrank or is missing). */
+export interface CountVerdict {
+  tests?: TestCount
+  problem?: string
 }
 
 export interface ChecksOutcome {
@@ -64,6 +72,7 @@ export const checkTimeoutMarker = (name: string, seconds: number): string =>
 /** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
 async function runCheck(
   check: RalphCheck,
+  index: number,
   log: string,
   ctx: CheckContext
 ): Promise<{ run: CheckRun; output: string; aborted: boolean }> {
@@ -85,17 +94,29 @@ async function runCheck(
       : readFileTail(log, CHECK_FINGERPRINT_BYTES)
   )
   if (result.logError && result.timedOut) output += checkTimeoutMarker(check.name, check.timeout)
+  let passed = result.exitCode === 0 && !result.timedOut && !result.aborted
+  const counted =
+    result.timedOut || result.aborted
+      ? undefined
+      : ctx.countTests?.(index, log, result.logError ? output : undefined, passed)
+  if (counted?.problem) {
+    // The line is the gate's own output: the next prompt, the fingerprint and the log all have it.
+    if (!result.logError) appendFileSync(log, `\n${counted.problem}\n`)
+    output += `\n${counted.problem}\n`
+    passed = false
+  }
   const run: CheckRun = {
     name: check.name,
     run: check.run,
-    passed: result.exitCode === 0 && !result.timedOut && !result.aborted,
+    passed,
     exitCode: result.exitCode,
     ...(result.signal ? { signal: result.signal } : {}),
     timedOut: result.timedOut,
     durationMs: Math.round(result.durationMs),
     outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
     tail: output.slice(-CHECK_TAIL_CHARS),
-    log: ctx.relative(log)
+    log: ctx.relative(log),
+    ...(counted?.tests ? { tests: counted.tests } : {})
   }
   if (result.aborted) {
     const cause = ctx.stopCause()
@@ -116,11 +137,11 @@ export async function runChecks(checks: RalphCheck[], ctx: CheckContext): Promis
   const results: Awaited<ReturnType<typeof runCheck>>[] = []
   if (ctx.parallel && !ctx.signal.aborted) {
     // The guard's signal reaches every gate: a budget or a cancel kills all of their trees at once.
-    results.push(...(await Promise.all(checks.map((check, i) => runCheck(check, logs[i], ctx)))))
+    results.push(...(await Promise.all(checks.map((check, i) => runCheck(check, i, logs[i], ctx)))))
   } else {
     for (const [i, check] of checks.entries()) {
       if (ctx.signal.aborted) break
-      const result = await runCheck(check, logs[i], ctx)
+      const result = await runCheck(check, i, logs[i], ctx)
       results.push(result)
       if (result.aborted) break
     }

@@ -13,6 +13,7 @@ import type { CostMeter } from '../agents/cost-meter.js'
 import { failureFingerprint } from './fingerprint.js'
 import { ProtectedPathError, restore, revertsLine, type Protection } from './protected.js'
 import type { LoopGuard } from './guard.js'
+import { testCounter, type Recognition } from './test-count.js'
 import {
   buildPrompt,
   loopPlaceholdersUsed,
@@ -65,6 +66,8 @@ export interface IterationMemory {
   readonly startTree?: string
   /** The gates before iteration 1 (with gates and the baseline on). */
   readonly baseline?: BaselineRecord
+  /** Each gate's test runner, recognised before iteration 1: its count may not shrink from the baseline's. */
+  readonly testRunners?: readonly Recognition[]
   readonly history: readonly IterationRecord[]
   readonly previousTree?: string
   readonly previousChecks?: CheckRun[]
@@ -239,10 +242,22 @@ export function agentCaps(config: LoopConfig, meter: CostMeter): AgentCaps {
   return caps
 }
 
-/** The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. */
-function runGates(env: LoopEnvironment, iteration: number, dir: string): Promise<ChecksOutcome> {
+/**
+ * The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. A gate whose
+ * runner is counted also fails on a count missing or smaller than the baseline's.
+ */
+function runGates(
+  env: LoopEnvironment,
+  memory: IterationMemory,
+  iteration: number,
+  dir: string
+): Promise<ChecksOutcome> {
   env.onPhase('check')
+  const commands = env.config.checks.map(check => check.run)
   return runChecks(env.config.checks, {
+    ...(memory.testRunners
+      ? { countTests: testCounter(commands, memory.testRunners, memory.baseline?.checks, env.workTree) }
+      : {}),
     workTree: env.workTree,
     iterationDir: dir,
     relative: file => env.record.relative(file),
@@ -266,7 +281,7 @@ export async function runBaseline(
   const started = env.clock.now()
   const parallel = env.config.parallelChecks === true
   env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel })
-  const checks = await runGates(env, 0, env.record.iterationDir(0))
+  const checks = await runGates(env, memory, 0, env.record.iterationDir(0))
   const baseline: BaselineRecord = {
     startedAt: iso(started),
     durationMs: Math.round(env.clock.now() - started),
@@ -442,7 +457,7 @@ export async function runIteration(
     )
 
   // 5. The gates.
-  const checks = await runGates(env, iteration, dir)
+  const checks = await runGates(env, next, iteration, dir)
   record.checks = checks.runs
   record.checksMs = checks.wallMs
   record.failureFingerprint = failureFingerprint(checks.failures)

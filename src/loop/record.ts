@@ -42,7 +42,8 @@ function checkLine(check: CheckRun): string {
       : check.killedBy
         ? `, stopped (${check.killedBy})`
         : `, ${ended(check)}`
-  const head = `- ${check.passed ? 'PASS' : 'FAIL'} \`${check.name}\` (${seconds(check.durationMs)}${how})`
+  const tests = check.tests ? `, ${check.tests.run} test${check.tests.run === 1 ? '' : 's'}` : ''
+  const head = `- ${check.passed ? 'PASS' : 'FAIL'} \`${check.name}\` (${seconds(check.durationMs)}${how}${tests})`
   const tail = check.tail.trimEnd()
   if (check.passed) {
     const last = tail.split('\n').at(-1)?.trim()

@@ -23,6 +23,7 @@ import { protectionOf } from './protected.js'
 import { RunRecord } from './record.js'
 import { agentPresetFor, openWorkTree } from './setup.js'
 import { startingStatus } from './status.js'
+import { recogniseGates, startPackageJson } from './test-count.js'
 import { usageLimitWait } from './usage-limit.js'
 import type { LoopConfig, LoopEvent, LoopPorts, LoopResult, LoopStatus, StopReason } from './types.js'
 
@@ -269,6 +270,16 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
         }
       }
       record.writeStatus(status)
+    }
+    if (gated) {
+      const packageJson = await startPackageJson(workspace, workTree, status.start.commit)
+      const testRunners = recogniseGates(config.checks.map(check => check.run), packageJson)
+      memory = { ...memory, testRunners }
+      const uncounted = config.checks.flatMap((check, i) => {
+        const found = testRunners[i]
+        return found.runner === undefined ? [{ check: check.name, why: found.why }] : []
+      })
+      if (uncounted.length > 0) status.uncounted = uncounted
     }
     if (gated && config.baseline !== false) {
       const gates = await runBaseline(env, memory)

@@ -222,6 +222,16 @@ export interface CheckRun {
   /** The last 2,000 characters of its output (what `{{ ralph.failures }}` shows). */
   tail: string
   log: string
+  /** The count its test runner reported, when the action recognises the runner (see loop/test-count.ts). */
+  tests?: TestCount
+}
+
+/** A test runner's own count: `run` is passed + failed; skipped holds todo and xfail too. */
+export interface TestCount {
+  run: number
+  passed: number
+  failed: number
+  skipped: number
 }
 
 export interface CompletionReport {
@@ -362,6 +372,8 @@ export interface LoopStatus {
   /** Protected paths: the setting, its rules, and how many paths of the start commit they protect. */
   protected?: { setting: string[]; rules: ProtectRule[]; paths: number; guardrails?: string }
   warnings: string[]
+  /** Gates whose test runner the action does not count, and why: their exit code alone decides. */
+  uncounted?: { check: string; why: string }[]
   /** The agent ran behind the model proxy: where it forwarded, and the hosts it refused the agent. */
   modelProxy?: {
     upstream: string
