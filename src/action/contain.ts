@@ -168,7 +168,14 @@ export async function runLoopContained(
               ...ports,
               workspace,
               runProcess: options => spawn({ ...options, env: options.env ?? env }),
-              ...(isolated ? { agentEnvironment: isolated.environment } : {})
+              ...(isolated ? { agentEnvironment: isolated.environment } : {}),
+              // The clean checkout (loop/verify.ts): made by the action's hermetic git, handed to the agent's user.
+              // #27 part 1 wires `restoreProtected` here (protected paths from the base; default: none).
+              verify: {
+                gitEnv: hermeticGitEnvironment(),
+                tempDir: process.env.RUNNER_TEMP || tmpdir(),
+                ...(isolated ? { lend: (dir: string) => isolated.lend(dir) } : {})
+              }
             }),
           allow
         )

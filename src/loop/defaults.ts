@@ -45,6 +45,8 @@ export function loopConfig(
     breaker: { ...DEFAULT_BREAKER },
     presets: settings.ralph.presets ?? true,
     parallelChecks: settings.ralph.checksParallel ?? false,
+    ...(settings.ralph.setup ? { setup: settings.ralph.setup } : {}),
+    ...(settings.ralph.verify ? { verify: settings.ralph.verify } : {}),
     ...settings
   }
 }

@@ -45,6 +45,10 @@ export interface Ralph {
   guardrails?: string
   /** `presets: false` — run the agent exactly as written: no preset flags, output read as plain text. */
   presets?: boolean
+  /** `setup:` — commands (bash) run before the baseline and on the clean checkout before its gates (npm ci). */
+  setup?: string[]
+  /** `verify:` — `clean` (the default with gates) re-runs passing gates on a clean checkout; `tree` does not. */
+  verify?: 'clean' | 'tree'
 }
 
 /** One problem found in a ralph: printed as `file:line:column: message`. */

@@ -2,7 +2,7 @@
 // run and its record, and `Closes #N` when an issue started the run. Kept under GitHub's 65,536 characters
 // by cutting the task first (it is in the run record), then the table.
 import { codeCell } from '../text/markdown.js'
-import { formatCost, formatDuration, gateList, iterationTable, type RunReport } from './run-report.js'
+import { formatCost, formatDuration, gateEvidence, iterationTable, type RunReport } from './run-report.js'
 
 /** GitHub refuses longer bodies (422 "body is too long"). */
 export const MAX_PR_BODY_CHARS = 65_536
@@ -98,7 +98,7 @@ function render(report: RunReport, options: PrBodyOptions, taskLimit: number, ro
       '',
       `Cost ${formatCost(status)} · ${formatDuration(status.durationMs)} · ${n} iteration${n === 1 ? '' : 's'}`
     ].join('\n'),
-    ['### Gates', '', gateList(status)].join('\n'),
+    ['### Gates', '', gateEvidence(status)].join('\n'),
     ['### Iterations', '', iterationTable(status, rows)].join('\n'),
     [
       '---',

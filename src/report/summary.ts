@@ -7,7 +7,7 @@ import { codeCell, fence } from '../text/markdown.js'
 import {
   formatCost,
   formatDuration,
-  gateList,
+  gateEvidence,
   iterationTable,
   outcomeSentence,
   type RunReport
@@ -44,7 +44,7 @@ export function renderSummary(report: RunReport): string {
   for (const note of delivery.notes) out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '')
   if (status.iterations.length > 0 || status.baseline) {
     out.push('### Iterations', '', iterationTable(status), '')
-    out.push('### Gates', '', gateList(status), '')
+    out.push('### Gates', '', gateEvidence(status), '')
   }
   if (status.iterations.length > 0) out.push('### Cost and duration per iteration', '', charts(status), '')
   if (delivery.patch) {
