@@ -21,6 +21,7 @@ const MEASUREMENTS = {
   install: './install.mjs',
   proxy: './proxy.mjs',
   hunt: './hunt.mjs',
+  verify: './verify.mjs',
   // Experiments: run only when named.
   spawner: './spawner.mjs'
 }

@@ -40643,6 +40643,8 @@ var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_
 
 
 const DIFF_PATCH_CHARS = 5000;
+/** Bytes read of a file at a commit (package.json's scripts). */
+const FILE_AT_BYTES = 1024 * 1024;
 /** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
 const LIST_BYTES = 64 * 1024 * 1024;
 /** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
@@ -40695,6 +40697,10 @@ class GitWorkspace {
     /** git that must succeed (throws GitError). */
     gitOrThrow(args, env, maxStdoutBytes) {
         return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    async fileAt(commit, file) {
+        const result = await this.git(['cat-file', 'blob', `${commit}:${file}`], undefined, FILE_AT_BYTES);
+        return result.exitCode === 0 && !result.stdoutTruncated ? result.stdout : undefined;
     }
     async isRepo() {
         const result = await this.git(['rev-parse', '--is-inside-work-tree']);
@@ -42139,6 +42145,11 @@ function isExecutableFile(file, cwd) {
  * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
  * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
  *
+ * `bash -s -- lend UID GID DIR USER` gives DIR (a clean checkout the action made) to the agent's user, letting it
+ * pass through DIR's parents (`opened MODE PATH` each); `bash -s -- reclaim UID DIR OWNER_UID OWNER_GID
+ * [MODE PATH]...` takes DIR back (setuid and setgid bits cleared first) and restores those modes. Every process
+ * of UID must be dead by then.
+ *
  * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
  * holds it: post, after a killed main, holds the user before it kills what is left of it.
  *
@@ -42156,6 +42167,16 @@ as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs
 # The entries of the work tree, .git left out: it stays the owner's, readable only.
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
 holds=/run/ralph-action/agent-users
+# Lets the agent's user ($uid, $gid) pass through every folder down to $1 (o+x: no listing); prints each opened.
+pass() {
+  local dirs=() d=$1
+  while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
+  for d in "\${dirs[@]}"; do
+    as_agent test -x "$d" && continue
+    printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
+    chmod o+x -- "$d" || fail "could not let $user pass through $d"
+  done
+}
 # Whether PID:START names a process that is running (the start time tells a reused pid apart).
 alive() {
   local stat rest
@@ -42215,15 +42236,6 @@ if [ "$step" = prepare ]; then
   chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
   printf 'user %s %s\\n' "$uid" "$gid"
   # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
-  pass() {
-    local dirs=() d=$1
-    while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
-    for d in "\${dirs[@]}"; do
-      as_agent test -x "$d" && continue
-      printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
-      chmod o+x -- "$d" || fail "could not let $user pass through $d"
-    done
-  }
   pass "$(dirname -- "$tree")"
   for r in "$@"; do pass "$r"; done
   # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
@@ -42252,6 +42264,15 @@ elif [ "$step" = release ]; then
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
   rm -rf -- "$home" || problem "could not remove $home"
   [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
+elif [ "$step" = lend ]; then
+  uid=$1 gid=$2 dir=$3 user=$4
+  pass "$(dirname -- "$dir")"
+  chown -R -h "$uid:$gid" -- "$dir" || fail "could not lend $dir to $user"
+elif [ "$step" = reclaim ]; then
+  uid=$1 dir=$2 owner=$3 ownergroup=$4; shift 4
+  find "$dir" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $dir"
+  chown -R -h "$owner:$ownergroup" -- "$dir" || problem "could not take $dir back"
+  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
 else
   fail "unknown step $step"
 fi
@@ -42686,9 +42707,46 @@ function isolation(state, log) {
         }
         return problems;
     };
+    const lend = async (dir) => {
+        const target = external_node_path_default().resolve(dir);
+        if (/[\n\r]/.test(target))
+            throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.');
+        const { uid, gid, name } = state.user;
+        const lines = await privileged(state.privilege, ['lend', String(uid), String(gid), target, name]);
+        const opened = lines
+            .filter(line => line.startsWith('opened '))
+            .map(line => {
+            const [, mode, ...rest] = line.split(' ');
+            return { mode, path: rest.join(' ') };
+        });
+        return async () => {
+            try {
+                await killAll();
+            }
+            catch (error) {
+                return [error.message];
+            }
+            try {
+                const back = await privileged(state.privilege, [
+                    'reclaim',
+                    String(uid),
+                    target,
+                    String(state.owner.uid),
+                    String(state.owner.gid),
+                    // The deepest first: a folder is closed again after those below it.
+                    ...opened.reverse().flatMap(o => [o.mode, o.path])
+                ]);
+                return back.filter(line => line.startsWith('problem ')).map(line => line.slice('problem '.length));
+            }
+            catch (error) {
+                return [error.message];
+            }
+        };
+    };
     return {
         state,
         user: state.user,
+        lend,
         command,
         environment: env => agentUserEnvironment(env, state.user, state.repointed),
         signaller,
@@ -44370,6 +44428,15 @@ class WorkflowCommandFilter {
         this.lineBlank = (lastBreak >= 0 || this.lineBlank) && /^[\s\u0085]*$/.test(tail);
         return out;
     }
+}
+
+;// CONCATENATED MODULE: ./src/text/ended.ts
+// How a program ended, in words: `exit 1`, or `killed by SIGKILL` (never `exit null`).
+/** `exit N`, `killed by SIGX`, or `did not start` when it has neither. */
+function ended(run) {
+    if (run.exitCode !== null)
+        return `exit ${run.exitCode}`;
+    return run.signal ? `killed by ${run.signal}` : 'did not start';
 }
 
 ;// CONCATENATED MODULE: ./src/agents/argv.ts
@@ -48193,10 +48260,34 @@ function programs_missingAgentProgram(agentArgv, cwd, searchPath) {
     return `Agent command '${program}' not found on PATH.`;
 }
 
+;// CONCATENATED MODULE: ./src/ralph/protect.ts
+// The protected-paths setting (`protected:` in RALPH.md, the action's `protected-paths`): `auto`, `none`, or globs
+// relative to the repository's top, `auto` possibly among them. What they protect is decided in loop/protected.ts.
+/** The setting as given: `auto` (default), `none`, or globs (where `auto` may be one of them). */
+function parseProtectSetting(words) {
+    const list = words.map(word => word.trim()).filter(word => word !== '');
+    if (list.length === 0)
+        return ['auto'];
+    if (list.includes('none') && list.length > 1)
+        return { problem: "'none' turns protection off and cannot be listed with other globs" };
+    for (const glob of list) {
+        if (glob === 'auto' || glob === 'none')
+            continue;
+        if (glob.startsWith('/') || glob.split('/').includes('..'))
+            return {
+                problem: `'${glob}' must be a path inside the repository, relative to its top (no leading / or ..)`
+            };
+        if (/[\n\r\0]/.test(glob))
+            return { problem: `a glob holds a line break or a NUL` };
+    }
+    return list;
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/validate.ts
 // Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
 // order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
-// checks_parallel, completion_tag, guardrails, presets) are checked last: a ralph the reference accepts fails here only because of them.
+// checks_parallel, completion_tag, guardrails, presets, setup, verify) are checked last: a ralph the reference accepts fails here only because of them.
+
 
 
 
@@ -48247,7 +48338,10 @@ const KNOWN_KEYS = [
     'checks_parallel',
     'completion_tag',
     'guardrails',
-    'presets'
+    'presets',
+    'protected',
+    'setup',
+    'verify'
 ];
 /** Args the action fills for a run on an issue, whether the ralph declares them or not. */
 const ACTION_ARGS = ['task', 'task_file'];
@@ -48477,6 +48571,37 @@ function inspectRalph(fileArg, opts) {
     }
     // ours: presets
     const presets = flag('presets', 'presets: false (run the agent exactly as written)');
+    // ours: protected (auto, none, or globs)
+    const rawProtected = field(fm, 'protected');
+    let protectedPaths;
+    if (rawProtected !== null) {
+        const words = typeof rawProtected === 'string' ? [rawProtected] : rawProtected;
+        const parsed = Array.isArray(words) && words.length > 0 && words.every(isNonEmptyString)
+            ? parseProtectSetting(words)
+            : { problem: `it must be auto, none or a list of globs, got ${pyRepr(rawProtected)}` };
+        if ('problem' in parsed)
+            report(`'protected': ${parsed.problem}. Example: protected: [auto, docs/spec/**]`, where(fm, 'protected'));
+        else
+            protectedPaths = parsed;
+    }
+    // ours: setup (one command, or a list of them) and verify
+    const rawSetup = field(fm, 'setup');
+    let setup;
+    if (rawSetup !== null) {
+        const list = typeof rawSetup === 'string' ? [rawSetup] : rawSetup;
+        if (!Array.isArray(list) || list.length === 0 || !list.every(isNonEmptyString))
+            report(`'setup' must be a command or a list of commands, got ${pyRepr(rawSetup)}. Example: setup: npm ci`, where(fm, 'setup'));
+        else
+            setup = list;
+    }
+    const rawVerify = field(fm, 'verify');
+    let verify;
+    if (rawVerify !== null) {
+        if (rawVerify !== 'clean' && rawVerify !== 'tree')
+            report(`'verify' must be clean or tree, got ${pyRepr(rawVerify)}. Example: verify: clean (the gates pass again on a clean checkout of the commit before it is delivered)`, where(fm, 'verify'));
+        else
+            verify = rawVerify;
+    }
     if (problems.length === 0 && opts.checkPrograms) {
         const env = opts.env ?? process.env;
         const dirs = { ralphDir: validate_realPath(external_node_path_default().dirname(absolute)), projectRoot: opts.cwd };
@@ -48522,8 +48647,14 @@ function inspectRalph(fileArg, opts) {
         ralph.guardrails = guardrails;
     if (presets !== undefined)
         ralph.presets = presets;
+    if (protectedPaths !== undefined)
+        ralph.protected = protectedPaths;
     if (checksParallel !== undefined)
         ralph.checksParallel = checksParallel;
+    if (setup !== undefined)
+        ralph.setup = setup;
+    if (verify !== undefined)
+        ralph.verify = verify;
     if (rawCredit !== null)
         ralph.creditWritten = true;
     return { ralph, problems, warnings };
@@ -48769,6 +48900,7 @@ function readTreeFile(file, maxBytes = TREE_FILE_MAX_BYTES) {
 
 ;// CONCATENATED MODULE: ./src/ralph/index.ts
 // The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
+
 
 
 
@@ -50655,7 +50787,12 @@ function decideStop(end, budgets, breaker) {
         return stop;
     const { maxIterations: max, trip } = budgets;
     if (max !== undefined && budgets.ran >= max)
-        return { reason: 'max_iterations', detail: capReached(max, budgets.last) };
+        return budgets.last?.verification?.verdict === 'failed'
+            ? {
+                reason: 'verify_failed',
+                detail: `${capReached(max, undefined)}; the gates passed in the loop's tree but failed on a clean checkout of ${budgets.last.verification.commit.slice(0, 12)}`
+            }
+            : { reason: 'max_iterations', detail: capReached(max, budgets.last) };
     if (trip)
         return fromTrip(trip);
     if (budgets.finishAsked)
@@ -50842,7 +50979,7 @@ function readFileTail(file, bytes) {
 /** Appended to a check's output (and log) when it ran out of time. */
 const checkTimeoutMarker = (name, seconds) => `\n\n[Check '${name}' timed out after ${formatDuration(seconds)} — output may be incomplete]\n`;
 /** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
-async function runCheck(check, log, ctx) {
+async function runCheck(check, index, log, ctx) {
     const result = await ctx.runProcess({
         argv: ['bash', '-c', check.run],
         cwd: ctx.workTree,
@@ -50862,17 +50999,29 @@ async function runCheck(check, log, ctx) {
         : readFileTail(log, CHECK_FINGERPRINT_BYTES));
     if (result.logError && result.timedOut)
         output += checkTimeoutMarker(check.name, check.timeout);
+    let passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
+    const counted = result.timedOut || result.aborted
+        ? undefined
+        : ctx.countTests?.(index, log, result.logError ? output : undefined, passed);
+    if (counted?.problem) {
+        // The line is the gate's own output: the next prompt, the fingerprint and the log all have it.
+        if (!result.logError)
+            (0,external_node_fs_.appendFileSync)(log, `\n${counted.problem}\n`);
+        output += `\n${counted.problem}\n`;
+        passed = false;
+    }
     const run = {
         name: check.name,
         run: check.run,
-        passed: result.exitCode === 0 && !result.timedOut && !result.aborted,
+        passed,
         exitCode: result.exitCode,
         ...(result.signal ? { signal: result.signal } : {}),
         timedOut: result.timedOut,
         durationMs: Math.round(result.durationMs),
         outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
         tail: output.slice(-CHECK_TAIL_CHARS),
-        log: ctx.relative(log)
+        log: ctx.relative(log),
+        ...(counted?.tests ? { tests: counted.tests } : {})
     };
     if (result.aborted) {
         const cause = ctx.stopCause();
@@ -50889,17 +51038,17 @@ async function runCheck(check, log, ctx) {
 async function runChecks(checks, ctx) {
     const started = external_node_perf_hooks_.performance.now();
     const outcome = { runs: [], failures: [], interrupted: false, wallMs: 0 };
-    const logs = logFiles(checks, external_node_path_default().join(ctx.iterationDir, 'checks'));
+    const logs = logFiles(checks, external_node_path_default().join(ctx.iterationDir, ctx.folder ?? 'checks'));
     const results = [];
     if (ctx.parallel && !ctx.signal.aborted) {
         // The guard's signal reaches every gate: a budget or a cancel kills all of their trees at once.
-        results.push(...(await Promise.all(checks.map((check, i) => runCheck(check, logs[i], ctx)))));
+        results.push(...(await Promise.all(checks.map((check, i) => runCheck(check, i, logs[i], ctx)))));
     }
     else {
         for (const [i, check] of checks.entries()) {
             if (ctx.signal.aborted)
                 break;
-            const result = await runCheck(check, logs[i], ctx);
+            const result = await runCheck(check, i, logs[i], ctx);
             results.push(result);
             if (result.aborted)
                 break;
@@ -51223,6 +51372,648 @@ function failureFingerprint(failures) {
     return hash.digest('hex').slice(0, 16);
 }
 
+;// CONCATENATED MODULE: ./src/loop/protected.ts
+// Protected paths: what judges the agent (tests that existed, check scripts, runner configuration, the ralph's
+// folder, .github/) is put back from the start commit before every gate run, so the verdict is the action's.
+// The decisions (which globs, does a path match) are pure; finding changes reads the tree as the action's
+// user without following a link; the writes run as the agent's user (its runProcess), so the tree stays its own.
+
+
+
+
+
+
+
+
+
+/** A protected path could not be put back: the gates must not judge this tree. */
+class ProtectedPathError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ProtectedPathError';
+    }
+}
+/** Test files by the common conventions: the agent may add tests, never weaken the ones that judge it. */
+const TEST_FILE_GLOBS = [
+    '**/*.test.*',
+    '**/*.spec.*',
+    '**/test_*.py',
+    '**/*_test.py',
+    '**/*_test.go',
+    '**/__tests__/**',
+    '**/test/**',
+    '**/tests/**'
+];
+/**
+ * What a test runner reads to decide what and how to run: a new one anywhere (a `jest.config.js` beside a
+ * protected `jest.config.ts`, a `conftest.py` in a subfolder, a `GNUmakefile` before the `Makefile`) is removed.
+ */
+const RUNNER_CONFIG_GLOBS = [
+    '**/jest.config.*',
+    '**/jest.setup.*',
+    '**/vitest.config.*',
+    '**/vitest.workspace.*',
+    '**/vitest.setup.*',
+    '**/vite.config.*',
+    '**/.mocharc*',
+    '**/.ava.config.*',
+    '**/ava.config.*',
+    '**/babel.config.*',
+    '**/.babelrc*',
+    '**/tsconfig*.json',
+    '**/.npmrc',
+    '**/.yarnrc',
+    '**/.yarnrc.yml',
+    '**/.pnpmfile.cjs',
+    '**/bunfig.toml',
+    '**/.node-options',
+    '**/pytest.ini',
+    '**/pyproject.toml',
+    '**/setup.cfg',
+    '**/tox.ini',
+    '**/noxfile.py',
+    '**/conftest.py',
+    '**/.coveragerc',
+    '**/Makefile',
+    '**/makefile',
+    '**/GNUmakefile'
+];
+/** Gate programs whose runner reads package.json (its scripts, and its jest/mocha/type/imports fields). */
+const PACKAGE_JSON_RUNNERS = new Set([
+    'npm',
+    'npx',
+    'yarn',
+    'pnpm',
+    'bun',
+    'node',
+    'jest',
+    'vitest',
+    'mocha',
+    'ava',
+    'tsx',
+    'ts-node'
+]);
+/** Directories the search for new protected paths does not enter (dependencies, git's own). */
+const NOT_SEARCHED = new Set(['.git', 'node_modules']);
+/** Entries the search looks at, at most: a tree larger than that is searched only that far. */
+const MOST_SEARCHED = 200_000;
+const toPosix = (p) => p.split((external_node_path_default()).sep).join('/');
+/** `dir` relative to the top, or undefined when it is outside it. */
+function insideTop(top, file) {
+    const rel = toPosix(external_node_path_default().relative(top, file));
+    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? undefined : rel;
+}
+/** The words of a gate that may name a path: its shell words, and the pieces of those split at shell syntax. */
+function gateWords(run) {
+    let words;
+    try {
+        words = shlex_shlexSplit(run);
+    }
+    catch {
+        words = run.split(/\s+/);
+    }
+    const pieces = words.flatMap(word => [word, ...word.split(/[\s;&|()<>`"'=,]+/)]);
+    return [...new Set(pieces.filter(p => p !== '' && p !== '.' && p !== '..' && !p.startsWith('-')))];
+}
+/**
+ * The rules `auto` stands for, given the start commit's files: the ralph's folder, .github/, every file a
+ * gate names, package.json for JavaScript gates, runner configuration, and the tests that exist.
+ */
+function autoRules(facts, baseFiles) {
+    const rules = [];
+    // A ralph whose folder is the project (or the repository) protects its RALPH.md, not every file beside it.
+    if (facts.ralphDir !== undefined && facts.ralphDir !== '' && facts.ralphDir !== facts.projectDir)
+        rules.push({ glob: `${facts.ralphDir}/**`, scope: 'all', why: "auto: the ralph's own folder" });
+    else if (facts.ralphFile !== undefined)
+        rules.push({ glob: facts.ralphFile, scope: 'base', why: "auto: the ralph's RALPH.md" });
+    rules.push({ glob: '.github/**', scope: 'all', why: 'auto: .github/ (workflows, actions)' });
+    let javascript = false;
+    for (const check of facts.checks) {
+        for (const word of gateWords(check.run)) {
+            if (PACKAGE_JSON_RUNNERS.has(external_node_path_default().posix.basename(word)))
+                javascript = true;
+            if (/[$*?[{]/.test(word))
+                continue;
+            const rel = external_node_path_default().posix.normalize(external_node_path_default().posix.join(facts.projectDir, word.replace(/^\.\//, '')));
+            if (rel.startsWith('..') || rel === '.' || external_node_path_default().posix.isAbsolute(word))
+                continue;
+            // A file, not a folder: `eslint src` names the code the agent is asked to change.
+            if (baseFiles.has(rel))
+                rules.push({ glob: rel, scope: 'base', why: `auto: named by a gate (${check.run})` });
+        }
+    }
+    if (javascript)
+        for (const dir of new Set(['', facts.projectDir])) {
+            const file = dir === '' ? 'package.json' : `${dir}/package.json`;
+            if (baseFiles.has(file))
+                rules.push({
+                    glob: file,
+                    scope: 'base',
+                    why: 'auto: package.json (its scripts and fields steer the runner)'
+                });
+        }
+    for (const glob of RUNNER_CONFIG_GLOBS)
+        rules.push({ glob, scope: 'all', why: "auto: a test runner's configuration" });
+    for (const glob of TEST_FILE_GLOBS)
+        rules.push({ glob, scope: 'base', why: 'auto: a test file of the start commit' });
+    return rules;
+}
+/** The rules a setting stands for: `auto` expanded, every other glob protecting what matches it (new paths too). */
+function protectRules(setting, facts, baseFiles) {
+    if (setting.includes('none'))
+        return [];
+    return setting.flatMap(glob => glob === 'auto'
+        ? autoRules(facts, baseFiles)
+        : [{ glob, scope: 'all', why: `protected: ${glob}` }]);
+}
+const regexCache = new Map();
+/** A glob as a regular expression over `/` paths: `**` any folders, `*` and `?` within a name, `[…]`, `{a,b}`. */
+function globRegExp(glob) {
+    const cached = regexCache.get(glob);
+    if (cached)
+        return cached;
+    let source = '';
+    const g = glob.replace(/\/+$/, '/**');
+    for (let i = 0; i < g.length; i++) {
+        const c = g[i];
+        if (c === '*' && g[i + 1] === '*') {
+            const atStart = i === 0 || g[i - 1] === '/';
+            const slashAfter = g[i + 2] === '/';
+            if (atStart && slashAfter) {
+                source += '(?:.*/)?';
+                i += 2;
+            }
+            else if (atStart && i + 2 === g.length) {
+                source += '.*';
+                i += 1;
+            }
+            else {
+                source += '[^/]*';
+                i += 1;
+            }
+        }
+        else if (c === '*')
+            source += '[^/]*';
+        else if (c === '?')
+            source += '[^/]';
+        else if (c === '[') {
+            const end = g.indexOf(']', i + 2);
+            if (end === -1)
+                source += '\\[';
+            else {
+                const body = g
+                    .slice(i + 1, end)
+                    .replace(/^!/, '^')
+                    .replace(/\\/g, '\\\\');
+                source += `[${body}]`;
+                i = end;
+            }
+        }
+        else if (c === '{') {
+            const end = g.indexOf('}', i);
+            if (end === -1)
+                source += '\\{';
+            else {
+                const options = g.slice(i + 1, end).split(',');
+                source += `(?:${options.map(o => o.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*')).join('|')})`;
+                i = end;
+            }
+        }
+        else
+            source += c.replace(/[.+^${}()|\\/]/g, '\\$&');
+    }
+    const re = new RegExp(`^${source}$`);
+    regexCache.set(glob, re);
+    return re;
+}
+/** Whether a glob names the path itself or a folder holding it. */
+function globMatches(glob, file) {
+    const re = globRegExp(glob);
+    if (re.test(file))
+        return true;
+    for (let dir = external_node_path_default().posix.dirname(file); dir !== '.'; dir = external_node_path_default().posix.dirname(dir))
+        if (re.test(dir))
+            return true;
+    return false;
+}
+/** The first rule protecting a path of the start commit (`base`: it is in it), or undefined. */
+function ruleFor(rules, file, base) {
+    return rules.find(rule => (base || rule.scope === 'all') && globMatches(rule.glob, file));
+}
+/** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
+function gitBytes(cwd, args, input) {
+    return new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, { cwd, env: { ...process.env, ...hermeticGitEnvironment() } });
+        const out = [];
+        const err = [];
+        child.stdout.on('data', (chunk) => out.push(chunk));
+        child.stderr.on('data', (chunk) => err.push(chunk));
+        child.on('error', reject);
+        child.on('close', code => {
+            if (code === 0)
+                resolve(Buffer.concat(out));
+            else
+                reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim()}`));
+        });
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(input ?? '');
+    });
+}
+/** Every file (and link) of a commit, from git's object store: path → mode and blob. */
+async function baseEntries(top, base) {
+    const out = await gitBytes(top, ['ls-tree', '-r', '-z', '--full-tree', base]);
+    const entries = new Map();
+    for (const record of out.toString('utf8').split('\0')) {
+        const tab = record.indexOf('\t');
+        if (tab === -1)
+            continue;
+        const [mode, type, oid] = record.slice(0, tab).split(' ');
+        if (type === 'blob')
+            entries.set(record.slice(tab + 1), { mode, oid });
+    }
+    return entries;
+}
+/**
+ * The protections of a run: `setting` (parseProtectSetting's list) resolved against the start commit `base`
+ * of the repository whose top is `top`.
+ */
+async function resolveProtection(top, base, setting, facts) {
+    const all = await baseEntries(top, base);
+    return protectionFromRules(top, base, protectRules(setting, facts, new Set(all.keys())), facts.guardrails);
+}
+/** The top of the repository holding `dir` (real path), by the hermetic git. */
+async function repositoryTop(dir) {
+    const result = await new repo_GitRepo(dir).exec(['rev-parse', '--show-toplevel']);
+    return result.stdout.trim();
+}
+/** What is at `rel` under `top`, looking at every folder on the way without following one that is a link. */
+function inspect(top, rel) {
+    const parts = rel.split('/');
+    let at = top;
+    for (let i = 0; i < parts.length; i++) {
+        at = external_node_path_default().join(at, parts[i]);
+        let stat;
+        try {
+            stat = (0,external_node_fs_.lstatSync)(at);
+        }
+        catch (error) {
+            const code = error.code;
+            if (code === 'ENOENT' || code === 'ENOTDIR')
+                return { kind: 'missing' };
+            return { kind: 'other', why: 'made unreadable' };
+        }
+        const last = i === parts.length - 1;
+        if (!last) {
+            if (stat.isSymbolicLink())
+                return {
+                    kind: 'other',
+                    why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a link`
+                };
+            if (!stat.isDirectory())
+                return {
+                    kind: 'other',
+                    why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a file`
+                };
+            continue;
+        }
+        if (stat.isSymbolicLink())
+            return { kind: 'link', target: (0,external_node_fs_.readlinkSync)(at) };
+        if (stat.isDirectory())
+            return { kind: 'other', why: 'replaced by a folder' };
+        if (!stat.isFile())
+            return { kind: 'other', why: 'replaced by a special file' };
+        return { kind: 'file', mode: stat.mode, size: stat.size };
+    }
+    return { kind: 'missing' };
+}
+/** The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash. */
+function blobId(file, algorithm) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        const stat = (0,external_node_fs_.fstatSync)(fd);
+        if (!stat.isFile())
+            return undefined;
+        const hash = (0,external_node_crypto_.createHash)(algorithm).update(`blob ${stat.size}\0`);
+        const buffer = Buffer.alloc(Math.min(1 << 20, Math.max(1, stat.size)));
+        let total = 0;
+        for (;;) {
+            const n = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, null);
+            if (n === 0)
+                break;
+            hash.update(buffer.subarray(0, n));
+            total += n;
+        }
+        return total === stat.size ? hash.digest('hex') : undefined;
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/** What differs at one protected path of the start commit, in words; undefined when it is as it was. */
+function differs(top, rel, entry) {
+    const found = inspect(top, rel);
+    if (found.kind === 'missing')
+        return 'deleted';
+    if (found.kind === 'other')
+        return found.why;
+    if (entry.mode === '120000') {
+        if (found.kind !== 'link')
+            return 'a link replaced by a file';
+        const expected = (0,external_node_crypto_.createHash)(entry.oid.length === 64 ? 'sha256' : 'sha1')
+            .update(`blob ${Buffer.byteLength(found.target)}\0${found.target}`)
+            .digest('hex');
+        return expected === entry.oid ? undefined : 'the link changed';
+    }
+    if (found.kind === 'link')
+        return 'replaced by a link';
+    const oid = blobId(external_node_path_default().join(top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1');
+    if (oid === undefined)
+        return 'made unreadable';
+    if (oid !== entry.oid)
+        return 'changed';
+    const executable = (found.mode & 0o100) !== 0;
+    if (executable !== (entry.mode === '100755'))
+        return executable ? 'made executable' : 'its executable bit removed';
+    return undefined;
+}
+/** New paths where every path is protected (a rule of scope `all`), found without following links. */
+function added(protection) {
+    const allRules = protection.rules.filter(rule => rule.scope === 'all');
+    if (allRules.length === 0)
+        return [];
+    const found = [];
+    let seen = 0;
+    const walk = (dir) => {
+        let entries;
+        try {
+            entries = (0,external_node_fs_.readdirSync)(external_node_path_default().join(protection.top, dir), { withFileTypes: true });
+        }
+        catch {
+            return;
+        }
+        for (const entry of entries) {
+            if (++seen > MOST_SEARCHED)
+                return;
+            const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
+            if (entry.isDirectory()) {
+                if (!NOT_SEARCHED.has(entry.name))
+                    walk(rel);
+                continue;
+            }
+            if (protection.paths.has(rel) || rel === protection.guardrails)
+                continue;
+            // A link may stand for a folder: one where a protected folder would be is as new as a file in it.
+            const rule = ruleFor(allRules, rel, false) ??
+                (entry.isSymbolicLink() ? ruleFor(allRules, `${rel}/-`, false) : undefined);
+            if (rule)
+                found.push({ path: rel, why: `added where paths are protected (${rule.why.replace(/^auto: /, '')})` });
+        }
+    };
+    walk('');
+    return found;
+}
+/** Every protected path the tree no longer has as the start commit had it, and every new one where none may be added. */
+function findChanges(protection) {
+    const changes = [];
+    for (const [rel, entry] of protection.paths) {
+        const why = differs(protection.top, rel, entry);
+        if (why)
+            changes.push({ path: rel, why });
+    }
+    return [...changes, ...added(protection)];
+}
+const quote = (text) => `'${text.replace(/'/g, `'\\''`)}'`;
+const HEREDOC_END = 'RALPH_PROTECTED_PATH_END';
+/**
+ * The shell script that puts `reverts` back (POSIX sh and coreutils, so the agent's own user can run it): what
+ * is in the way is removed (a link is removed, never followed), folders made, each file written from its blob.
+ */
+function restoreScript(protection, reverts, blobs) {
+    const lines = ['set -e', 'umask 022', `cd -- ${quote(protection.top)}`];
+    // What goes comes first: a link removed where a protected folder was must not take its restored files with it.
+    const added = reverts.filter(r => !protection.paths.has(r.path));
+    for (const revert of [...added, ...reverts.filter(r => protection.paths.has(r.path))]) {
+        const entry = protection.paths.get(revert.path);
+        // A folder on the way that is now a link or a file goes, then the path itself, whatever it is.
+        const parts = revert.path.split('/');
+        for (let i = 1; i < parts.length; i++) {
+            const dir = parts.slice(0, i).join('/');
+            lines.push(`if [ -L ${quote(dir)} ] || { [ -e ${quote(dir)} ] && [ ! -d ${quote(dir)} ]; }; then rm -f -- ${quote(dir)}; fi`);
+            lines.push(`[ -d ${quote(dir)} ] || mkdir -- ${quote(dir)}`);
+            // A folder the agent closed to others (the action's user reads it to look again); not fatal when not its own.
+            lines.push(`chmod u+rwx,go+rx -- ${quote(dir)} 2>/dev/null || true`);
+        }
+        lines.push(`rm -rf -- ${quote(revert.path)}`);
+        if (!entry)
+            continue;
+        const content = blobs.get(entry.oid) ?? Buffer.alloc(0);
+        if (entry.mode === '120000') {
+            lines.push(`ln -s -- ${quote(content.toString('utf8'))} ${quote(revert.path)}`);
+            continue;
+        }
+        const encoded = content.toString('base64').replace(/.{1,76}/g, '$&\n');
+        lines.push(`base64 -d > ${quote(revert.path)} <<'${HEREDOC_END}'`, `${encoded}${HEREDOC_END}`);
+        lines.push(`chmod ${entry.mode === '100755' ? '755' : '644'} -- ${quote(revert.path)}`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+/** The blobs of `oids`, from git's object store (`cat-file --batch`). */
+async function readBlobs(top, oids) {
+    const unique = [...new Set(oids)];
+    const blobs = new Map();
+    if (unique.length === 0)
+        return blobs;
+    const out = await gitBytes(top, ['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''));
+    let at = 0;
+    for (const oid of unique) {
+        const newline = out.indexOf(10, at);
+        const header = out.subarray(at, newline).toString('utf8').split(' ');
+        const size = Number(header[2]);
+        if (header[0] !== oid || !Number.isInteger(size))
+            throw new Error(`git cat-file gave no blob ${oid}`);
+        blobs.set(oid, out.subarray(newline + 1, newline + 1 + size));
+        at = newline + 1 + size + 1;
+    }
+    return blobs;
+}
+/**
+ * Puts every protected path back as the start commit has it and removes what was added where nothing may be,
+ * then looks again: answers what was put back, or throws ProtectedPathError when something could not be.
+ */
+async function restore(protection, options = {}) {
+    const reverts = findChanges(protection);
+    if (reverts.length === 0)
+        return [];
+    const oids = reverts.flatMap(r => protection.paths.get(r.path)?.oid ?? []);
+    const script = restoreScript(protection, reverts, await readBlobs(protection.top, oids));
+    const run = options.runProcess ?? runProcess;
+    const result = await run({
+        argv: ['/bin/sh', '-s'],
+        cwd: protection.top,
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' },
+        input: script,
+        timeoutMs: 120_000,
+        ...(options.signal ? { signal: options.signal } : {})
+    });
+    const left = findChanges(protection);
+    if (result.exitCode !== 0 || left.length > 0) {
+        const said = Buffer.concat([result.stderr.head, result.stderr.tail])
+            .toString('utf8')
+            .trim()
+            .split('\n')[0];
+        const still = left.map(r => `${r.path} (${r.why})`).join(', ');
+        throw new ProtectedPathError(`protected paths could not be put back before the gates${still ? `: ${still}` : ''}${said ? ` (${said})` : ''}`);
+    }
+    return reverts;
+}
+/**
+ * For another work tree (a clean checkout to verify): the rules a run recorded (status.json's `protected`),
+ * applied there against `baseCommit`. Answers what was put back; throws ProtectedPathError when something
+ * could not be. `runProcess` starts the restore's shell (as the agent's user, where the tree is the agent's).
+ */
+async function restoreProtected(workTree, baseCommit, rules, options = {}) {
+    const top = await repositoryTop(workTree);
+    return restore(await protectionFromRules(top, baseCommit, rules, options.guardrails), options);
+}
+/** The protections of `rules` (already resolved, e.g. from status.json) against the start commit. */
+async function protectionFromRules(top, base, rules, guardrails) {
+    const paths = new Map();
+    if (rules.length > 0)
+        for (const [file, entry] of await baseEntries(top, base))
+            if (file !== guardrails && ruleFor(rules, file, true))
+                paths.set(file, entry);
+    return { top, base, rules: [...rules], paths, ...(guardrails !== undefined ? { guardrails } : {}) };
+}
+/** The paths of `changed` (relative to the top) that the delivered commit may not change, with why. */
+function protectedChanges(rules, changed, guardrails) {
+    return changed.flatMap(({ path: file, inBase }) => {
+        if (file === guardrails)
+            return [];
+        const rule = ruleFor(rules, file, inBase);
+        return rule ? [{ path: file, why: rule.why }] : [];
+    });
+}
+/** One line for the prompt, the log and the record: each path and why. */
+function revertsLine(reverts) {
+    return reverts.map(r => `${r.path} (${r.why})`).join(', ');
+}
+/**
+ * The loop's protections (undefined when off): `setting` against the start commit, with what `auto` needs from
+ * the ralph (its folder, unless it is a ralph-less run's stand-in; its guardrails file) and the gates.
+ */
+async function protectionOf(config, workTree, base) {
+    const setting = config.protect ?? [];
+    if (setting.length === 0 || setting.includes('none'))
+        return undefined;
+    const top = await repositoryTop(workTree);
+    const ralphDir = config.ralph.file !== '' ? insideTop(top, config.ralph.dir) : undefined;
+    const ralphFile = config.ralph.file !== '' ? insideTop(top, config.ralph.file) : undefined;
+    const guardrails = config.ralph.guardrails
+        ? insideTop(top, external_node_path_default().resolve(workTree, config.ralph.guardrails))
+        : undefined;
+    return resolveProtection(top, base, setting, {
+        ...(ralphDir !== undefined ? { ralphDir } : {}),
+        ...(ralphFile !== undefined ? { ralphFile } : {}),
+        ...(guardrails !== undefined ? { guardrails } : {}),
+        checks: config.checks,
+        projectDir: insideTop(top, workTree) ?? ''
+    });
+}
+/**
+ * The protected paths a commit changes against the start commit (the delivery's last check: the restore before
+ * each gate run makes this empty). `rules` and `guardrails` as status.json's `protected` records them.
+ */
+async function protectedInCommit(dir, base, commit, rules, guardrails) {
+    const out = await gitBytes(dir, ['diff', '--name-status', '-z', '--no-renames', base, commit, '--']);
+    const fields = out.toString('utf8').split('\0');
+    const changed = [];
+    for (let i = 0; i + 1 < fields.length; i += 2)
+        changed.push({ path: fields[i + 1], inBase: fields[i] !== 'A' });
+    return protectedChanges(rules, changed, guardrails);
+}
+
+;// CONCATENATED MODULE: ./src/loop/defaults.ts
+// LoopConfig defaults, so front-ends and the benchmark only say what differs.
+
+
+
+
+
+const DEFAULT_OUTPUT_CAP = 1024 * 1024;
+const DEFAULT_COMPLETION_TAG = 'COMPLETE';
+const defaults_DEFAULT_KILL_GRACE_MS = 3000;
+/** `20260102-030405`: a UTC timestamp safe in file and branch names. */
+const stamp = (now) => new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
+function defaultRecordDir(name, now = Date.now()) {
+    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
+    return external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-action', `${safe}-${stamp(now)}-${process.pid}`);
+}
+/** `ralph/<name>-<UTC timestamp>`, with characters git refuses in branch names replaced. */
+function defaultBranch(name, now) {
+    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'loop';
+    return `ralph/${safe}-${stamp(now)}`;
+}
+/**
+ * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
+ * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
+ */
+function loopConfig(settings) {
+    return {
+        userArgs: {},
+        stopOnError: false,
+        delaySeconds: 0,
+        checks: settings.ralph.checks,
+        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
+        commit: false,
+        recordDir: defaultRecordDir(settings.ralph.name),
+        outputCap: DEFAULT_OUTPUT_CAP,
+        breaker: { ...DEFAULT_BREAKER },
+        presets: settings.ralph.presets ?? true,
+        parallelChecks: settings.ralph.checksParallel ?? false,
+        ...(settings.ralph.protected ? { protect: settings.ralph.protected } : {}),
+        ...(settings.ralph.setup ? { setup: settings.ralph.setup } : {}),
+        ...(settings.ralph.verify ? { verify: settings.ralph.verify } : {}),
+        ...settings
+    };
+}
+/** Gate settings that cannot work together, as one line naming the fix; undefined when they can. */
+function gateSettingsProblem(config) {
+    if (!config.skipIfGreen)
+        return undefined;
+    if (config.checks.length === 0)
+        return "skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green.";
+    if (config.baseline === false)
+        return 'skip-if-green needs the baseline (the gates run once before iteration 1), which is turned off: turn it back on, or drop skip-if-green.';
+    return undefined;
+}
+/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
+const GATE_NAME_CHARS = 40;
+/**
+ * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
+ * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
+ */
+function addedChecks(commands, existing) {
+    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
+    const checks = [];
+    for (const run of commands) {
+        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
+        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
+        let name = base;
+        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
+            name = `${base} (${n})`;
+        taken.add(name).add(safeFileName(name));
+        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
+    }
+    return checks;
+}
+
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
 // The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
 // fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
@@ -51266,13 +52057,617 @@ function fit(body, max, what = 'GitHub’s comment limit') {
     return body.slice(0, head) + note + body.slice(body.length - tail);
 }
 
-;// CONCATENATED MODULE: ./src/text/ended.ts
-// How a program ended, in words: `exit 1`, or `killed by SIGKILL` (never `exit null`).
-/** `exit N`, `killed by SIGX`, or `did not start` when it has neither. */
-function ended(run) {
-    if (run.exitCode !== null)
-        return `exit ${run.exitCode}`;
-    return run.signal ? `killed by ${run.signal}` : 'did not start';
+;// CONCATENATED MODULE: ./src/loop/test-count.ts
+// A gate's test count, which may not shrink (#27): which runner a gate's command runs (npm/yarn/pnpm scripts
+// read from the start commit's package.json, never the tree's), and that runner's own count, read from the
+// summary it prints anyway. No flag or report file is added: the gate runs as the user wrote it, and a report
+// file would be written by the same uid as the code under test, so it would be no harder to forge than the
+// output. The LAST summary in the output counts: one the code under test prints while its tests run comes
+// before the runner's own; a script the gate runs that the tree changed (a `posttest` that prints one) makes
+// the count unbelieved. Residual risk: code under test that writes a forged summary after the runner's (a
+// child left printing to the runner's stdout, or /proc/<runner>/fd/1), or `--- PASS:` lines that go test
+// (1.19's -json too) cannot tell from its own, is believed. This catches `.skip`, `xfail`, `t.Skip`, deleted
+// tests and a test run cut short, not a deliberate forgery of the runner's output.
+
+
+
+
+
+/** The runners counted, as the record names them. */
+const COUNTED_RUNNERS = 'node --test, jest, vitest, pytest, go test -v/-json';
+/** Bytes read back from the end of a gate's log to find its summary. */
+const SUMMARY_BYTES = 64 * 1024;
+/** How deep scripts may call scripts (`npm test` → `npm run unit` → `jest`). */
+const SCRIPT_DEPTH = 4;
+/**
+ * The test runner `command` (a gate's `run`) runs, through package.json `scripts` (the start commit's) for
+ * `npm test`, `npm run X`, `yarn X`, `pnpm X`. A chain `a && b` counts when exactly one step is a runner.
+ */
+function recogniseRunner(command, scripts, depth = 0) {
+    const steps = splitChain(command);
+    if (!steps)
+        return { why: 'it is not a plain command (or an `&&` chain of them)' };
+    const found = steps.map(argv => recogniseArgv(argv, scripts, depth));
+    const runners = found.filter(r => r.runner !== undefined);
+    if (runners.length === 1) {
+        if (steps.some(argv => argv[0] === 'cd'))
+            return { why: 'it changes folder (`cd`) before the runner' };
+        return runners[0];
+    }
+    if (runners.length > 1)
+        return { why: 'it runs more than one test runner' };
+    const reasons = found.filter(r => r.runner === undefined && r.why !== NOT_A_RUNNER);
+    return reasons.length > 0 ? reasons[0] : { why: NOT_A_RUNNER };
+}
+const NOT_A_RUNNER = `it runs none of the runners counted (${COUNTED_RUNNERS})`;
+function recogniseArgv(argv, scripts, depth) {
+    let args = argv;
+    while (args.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[0]))
+        args = args.slice(1);
+    if (args[0] === 'npx' || args[0] === 'exec')
+        args = args.slice(1).filter((a, i) => i > 0 || !a.startsWith('-'));
+    if (args.length === 0)
+        return { why: NOT_A_RUNNER };
+    const program = external_node_path_default().basename(args[0]);
+    const rest = args.slice(1);
+    if (program === 'node' || program === 'nodejs')
+        return recogniseNode(rest);
+    if (program === 'jest')
+        return { runner: 'jest' };
+    if (program === 'vitest')
+        return rest[0] === 'watch' || rest[0] === 'bench' ? { why: NOT_A_RUNNER } : { runner: 'vitest' };
+    if (['pytest', 'pytest-3', 'py.test'].includes(program))
+        return recognisePytest(rest);
+    if (/^python[0-9.]*$/.test(program)) {
+        const m = rest.indexOf('-m');
+        return m >= 0 && rest[m + 1] === 'pytest' ? recognisePytest(rest.slice(m + 2)) : { why: NOT_A_RUNNER };
+    }
+    if (program === 'go' && rest[0] === 'test') {
+        // Without -v or -json go test prints no count, only `ok  pkg`.
+        if (rest.some(a => /^--?(v|json)(=true)?$/.test(a)))
+            return { runner: 'go test' };
+        return {
+            why: '`go test` prints no count without -v or -json: add -v to the gate to have its tests counted'
+        };
+    }
+    if (['npm', 'yarn', 'pnpm'].includes(program)) {
+        const name = scriptName(program, rest.filter(a => !a.startsWith('-') || a === '--'));
+        if (name === undefined)
+            return { why: NOT_A_RUNNER };
+        const script = scripts?.[name];
+        if (script === undefined)
+            return { why: `package.json at the start has no script \`${name}\`` };
+        if (depth >= SCRIPT_DEPTH)
+            return { why: `its scripts call scripts more than ${SCRIPT_DEPTH} deep` };
+        const found = recogniseRunner(script, scripts, depth + 1);
+        if (found.runner === undefined)
+            return found;
+        return {
+            ...found,
+            scripts: {
+                ...found.scripts,
+                [name]: script,
+                [`pre${name}`]: scripts?.[`pre${name}`],
+                [`post${name}`]: scripts?.[`post${name}`]
+            }
+        };
+    }
+    return { why: NOT_A_RUNNER };
+}
+/** pytest, unless told to print no summary (`-qq`, `-p no:terminal`). */
+function recognisePytest(args) {
+    const quiet = args.reduce((n, a) => n + (/^-q+$/.test(a) ? a.length - 1 : a === '--quiet' ? 1 : 0), 0);
+    const noTerminal = args.some((a, i) => a === '-pno:terminal' || (a === '-p' && args[i + 1] === 'no:terminal'));
+    if (quiet >= 2 || noTerminal)
+        return {
+            why: 'pytest prints no count with `-qq` or `-p no:terminal`: use `-q` to have its tests counted'
+        };
+    return { runner: 'pytest' };
+}
+/** `node --test` prints its summary with its own reporters (tap, spec) to stdout, not with dot, junit or a file. */
+function nodeTestReporters(args) {
+    const values = (flag) => args.flatMap((a, i) => a === flag ? [args[i + 1] ?? ''] : a.startsWith(`${flag}=`) ? [a.slice(flag.length + 1)] : []);
+    const reporters = values('--test-reporter');
+    const destinations = values('--test-reporter-destination');
+    const summary = reporters.length === 0 ||
+        reporters.some((r, i) => ['spec', 'tap'].includes(r) && ['stdout', 'stderr', undefined].includes(destinations[i]));
+    if (summary)
+        return { runner: 'node --test' };
+    return {
+        why: '`node --test` prints no count with these reporters: add `--test-reporter=spec` to have its tests counted'
+    };
+}
+/** `node --test …`, or node running jest's or vitest's own script (`node node_modules/jest/bin/jest.js`). */
+function recogniseNode(args) {
+    for (let i = 0; i < args.length; i++) {
+        const arg = args[i];
+        if (arg === '--test')
+            return nodeTestReporters(args);
+        if (['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions'].includes(arg)) {
+            i++;
+            continue;
+        }
+        if (arg.startsWith('-'))
+            continue;
+        const parts = arg.split('/');
+        const file = parts.at(-1) ?? '';
+        if (file === 'jest' || (file === 'jest.js' && parts.at(-3) === 'jest'))
+            return { runner: 'jest' };
+        if (file === 'vitest' || file === 'vitest.mjs')
+            return { runner: 'vitest' };
+        return { why: NOT_A_RUNNER };
+    }
+    return { why: NOT_A_RUNNER };
+}
+/** The script `npm test` / `npm run X` / `yarn X` / `pnpm run X` runs (args: its words past the program). */
+function scriptName(program, words) {
+    const [verb, name] = words;
+    if (verb === undefined || verb === '--')
+        return undefined;
+    if (['test', 't', 'tst'].includes(verb))
+        return 'test';
+    if (verb === 'run' || verb === 'run-script')
+        return name === '--' ? undefined : name;
+    // yarn and pnpm run a script by its name alone.
+    if (program !== 'npm' && !['install', 'add', 'exec', 'dlx', 'x', 'install-test', 'it'].includes(verb))
+        return verb;
+    return undefined;
+}
+/**
+ * The command as argv lists, one per `&&` step, or undefined when it is more than that (pipes, `;`, `||`,
+ * redirections, substitutions, subshells, several lines): what such a command counts is not knowable.
+ */
+function splitChain(command) {
+    const steps = [[]];
+    let word;
+    const end = () => {
+        if (word !== undefined)
+            steps[steps.length - 1].push(word);
+        word = undefined;
+    };
+    for (let i = 0; i < command.length; i++) {
+        const c = command[i];
+        if (c === "'") {
+            const close = command.indexOf("'", i + 1);
+            if (close < 0)
+                return undefined;
+            word = (word ?? '') + command.slice(i + 1, close);
+            i = close;
+        }
+        else if (c === '"') {
+            const close = command.indexOf('"', i + 1);
+            const inner = close < 0 ? undefined : command.slice(i + 1, close);
+            if (inner === undefined || /[$`\\]/.test(inner))
+                return undefined;
+            word = (word ?? '') + inner;
+            i = close;
+        }
+        else if (c === ' ' || c === '\t')
+            end();
+        else if (c === '&' && command[i + 1] === '&') {
+            end();
+            if (steps[steps.length - 1].length === 0)
+                return undefined;
+            steps.push([]);
+            i++;
+        }
+        else if (/[|;<>()`$\\\n\r&*?[\]{}~#]/.test(c)) {
+            // A glob or `~` in an argument is fine; anywhere else these change what runs.
+            if (/[*?[\]{}~]/.test(c))
+                word = (word ?? '') + c;
+            else
+                return undefined;
+        }
+        else
+            word = (word ?? '') + c;
+    }
+    end();
+    return steps.every(step => step.length > 0) ? steps : undefined;
+}
+// ANSI colour and cursor codes (vitest colours its output even off a terminal).
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
+/** The runner's count from the end of its output (the last summary in it), or undefined when it has none. */
+function parseTestCount(runner, output) {
+    const lines = output.replace(ANSI, '').split(/\r?\n/);
+    switch (runner) {
+        case 'node --test':
+            return nodeCount(lines);
+        case 'jest':
+            return jestCount(lines);
+        case 'vitest':
+            return vitestCount(lines);
+        case 'pytest':
+            return pytestCount(lines);
+    }
+}
+const lastLine = (lines, test) => {
+    for (let i = lines.length - 1; i >= 0; i--)
+        if (test(lines[i]))
+            return lines[i];
+    return undefined;
+};
+const count = (passed, failed, skipped) => ({
+    run: passed + failed,
+    passed,
+    failed,
+    skipped
+});
+/** Parts such as `2 passed`, `1 failed` of a summary line, by name. */
+function parts(text) {
+    const found = new Map();
+    for (const m of text.matchAll(/(\d+) ([a-z]+)/g))
+        found.set(m[2], (found.get(m[2]) ?? 0) + Number(m[1]));
+    return found;
+}
+/** `# tests 5` / `ℹ tests 5` then pass, fail, cancelled, skipped, todo (tap or spec, Node 20 to 24). */
+function nodeCount(lines) {
+    for (let i = lines.length - 1; i >= 0; i--) {
+        if (!/^(# |ℹ )tests \d+$/.test(lines[i]))
+            continue;
+        const found = new Map();
+        for (const line of lines.slice(i + 1, i + 9)) {
+            const m = /^(?:# |ℹ )([a-z_]+) (\d+)/.exec(line);
+            if (m)
+                found.set(m[1], Number(m[2]));
+        }
+        const get = (name) => found.get(name);
+        const [pass, fail] = [get('pass'), get('fail')];
+        if (pass === undefined || fail === undefined)
+            return undefined;
+        return count(pass, fail + (get('cancelled') ?? 0), (get('skipped') ?? 0) + (get('todo') ?? 0));
+    }
+    return undefined;
+}
+/** `Tests:       1 failed, 1 skipped, 1 todo, 2 passed, 5 total`. */
+function jestCount(lines) {
+    const line = lastLine(lines, l => /^Tests:\s+(\d+ [a-z]+, )*\d+ total\s*$/.test(l));
+    if (!line)
+        return undefined;
+    const p = parts(line);
+    return count(p.get('passed') ?? 0, p.get('failed') ?? 0, (p.get('skipped') ?? 0) + (p.get('todo') ?? 0));
+}
+/** `      Tests  1 failed | 2 passed | 1 skipped | 1 todo (5)`. */
+function vitestCount(lines) {
+    const line = lastLine(lines, l => /^\s*Tests\s+\d+ [a-z]+( \| \d+ [a-z]+)* \(\d+\)\s*$/.test(l));
+    if (!line)
+        return undefined;
+    const p = parts(line);
+    return count(p.get('passed') ?? 0, p.get('failed') ?? 0, (p.get('skipped') ?? 0) + (p.get('todo') ?? 0));
+}
+/** `===== 1 failed, 2 passed, 1 skipped, 1 xfailed, 1 xpassed in 0.02s =====` (or without the rules, -q). */
+function pytestCount(lines) {
+    const summary = /^=*\s*((?:\d+ [a-z]+(?:, )?)+|no tests ran) in [\d.]+s( \([\d:]+\))?\s*=*\s*$/;
+    const line = lastLine(lines, l => summary.test(l));
+    if (!line)
+        return undefined;
+    const p = parts(line);
+    const n = (name) => p.get(name) ?? 0;
+    return count(n('passed') + n('xpassed'), n('failed') + n('error') + n('errors'), n('skipped') + n('xfailed'));
+}
+/**
+ * `go test -json`'s pass/fail/skip events of tests (not packages), or `go test -v`'s `--- PASS:` lines,
+ * subtests included, over the whole log: go prints no total.
+ */
+function goTestCount(lines) {
+    const n = { PASS: 0, FAIL: 0, SKIP: 0 };
+    let seen = false;
+    for (const raw of lines) {
+        const line = raw.replace(ANSI, '');
+        if (line.startsWith('{')) {
+            let event;
+            try {
+                event = JSON.parse(line);
+            }
+            catch {
+                continue;
+            }
+            if (typeof event.Test !== 'string')
+                continue;
+            const action = String(event.Action).toUpperCase();
+            if (action === 'PASS' || action === 'FAIL' || action === 'SKIP') {
+                n[action]++;
+                seen = true;
+            }
+            continue;
+        }
+        const m = /^\s*--- (PASS|FAIL|SKIP): /.exec(line);
+        if (m) {
+            n[m[1]]++;
+            seen = true;
+        }
+        else if (/^(ok|FAIL|\?)\s+\S+/.test(line))
+            seen = true;
+    }
+    return seen ? count(n.PASS, n.FAIL, n.SKIP) : undefined;
+}
+/** The lines of a file, read in pieces (a go test log has a line per test: it may be large). */
+function* fileLines(file) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(file, 'r');
+    }
+    catch {
+        return;
+    }
+    try {
+        const buf = Buffer.alloc(1024 * 1024);
+        let carry = '';
+        for (let read = (0,external_node_fs_.readSync)(fd, buf); read > 0; read = (0,external_node_fs_.readSync)(fd, buf)) {
+            const text = carry + buf.subarray(0, read).toString('latin1');
+            const lines = text.split('\n');
+            carry = lines.pop() ?? '';
+            yield* lines;
+        }
+        if (carry)
+            yield carry;
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/** The count a gate's run reported, from its log (or from its captured output when the log failed). */
+function countFromLog(runner, log, captured) {
+    if (runner === 'go test')
+        return goTestCount(captured !== undefined ? captured.split('\n') : fileLines(log));
+    return parseTestCount(runner, captured ?? readFileTail(log, SUMMARY_BYTES));
+}
+const tests = (n) => `${n} test${n === 1 ? '' : 's'}`;
+/**
+ * Why a gate whose runner is counted fails on its count, or undefined when it may pass: it reported no count,
+ * ran fewer tests than at the baseline, or skipped more.
+ */
+function countProblem(command, runner, now, start) {
+    const gate = codeCell(command);
+    if (!now)
+        return `${gate} reported no test count: ${runner}'s summary is not in its output`;
+    if (!start)
+        return undefined;
+    const problems = [];
+    if (now.run < start.run)
+        problems.push(`${gate} ran ${tests(start.run)} at the start and ${now.run} now`);
+    if (now.skipped > start.skipped)
+        problems.push(`${gate} skipped ${tests(start.skipped)} at the start and ${now.skipped} now`);
+    return problems.length > 0 ? problems.join('; ') : undefined;
+}
+/**
+ * The gates' runners, recognised once before iteration 1 with package.json's scripts as the start commit
+ * holds them (`packageJson`: its text, undefined when it has none).
+ */
+function recogniseGates(commands, packageJson) {
+    let scripts;
+    let why;
+    if (packageJson !== undefined) {
+        try {
+            const parsed = JSON.parse(packageJson);
+            if (parsed.scripts && typeof parsed.scripts === 'object')
+                scripts = Object.fromEntries(Object.entries(parsed.scripts).filter((e) => typeof e[1] === 'string'));
+        }
+        catch {
+            why = 'package.json at the start is not valid JSON';
+        }
+    }
+    return commands.map(command => {
+        const found = recogniseRunner(command, scripts);
+        return found.runner === undefined && why && /package\.json/.test(found.why) ? { why } : found;
+    });
+}
+/**
+ * The count hook of one round of gates: gate i's count from its log, failed when its runner is counted and
+ * the count is missing, or smaller than `start[i]` (the baseline's run of the same gate).
+ */
+function testCounter(commands, runners, start, workTree) {
+    return (index, log, captured, passed) => {
+        const found = runners[index];
+        if (found?.runner === undefined)
+            return {};
+        const tests = countFromLog(found.runner, log, captured);
+        const before = start?.[index]?.run === commands[index] ? start[index].tests : undefined;
+        const changed = found.scripts ? changedScript(found.scripts, workTree) : undefined;
+        // A gate that failed anyway needs no "no count" line: its own output says why.
+        const problem = changed
+            ? `${codeCell(commands[index])} ran package.json's script \`${changed}\` as the tree has it, not as the start had it: its count is not believed`
+            : !tests && !passed
+                ? undefined
+                : countProblem(commands[index], found.runner, tests, before);
+        return { ...(tests ? { tests } : {}), ...(problem ? { problem } : {}) };
+    };
+}
+/**
+ * The first script npm runs for the gate whose text in the tree's package.json differs from the start's (the
+ * agent could make `test` or `posttest` print a summary of its own), or undefined.
+ */
+function changedScript(start, workTree) {
+    let tree = {};
+    try {
+        const parsed = JSON.parse(readTreeFile(external_node_path_default().join(workTree, 'package.json')).toString('utf8'));
+        if (parsed.scripts && typeof parsed.scripts === 'object')
+            tree = parsed.scripts;
+    }
+    catch {
+        // Gone or broken: every script the gate needs has changed.
+    }
+    return Object.keys(start).find(name => tree[name] !== start[name]);
+}
+/** package.json as the start commit holds it (the tree's only where there is no commit, before any agent ran). */
+async function startPackageJson(workspace, workTree, commit) {
+    if (commit !== undefined) {
+        const file = external_node_path_default().relative(workspace.root, external_node_path_default().join(workTree, 'package.json')).split((external_node_path_default()).sep).join('/');
+        return workspace.fileAt?.(commit, file);
+    }
+    try {
+        return readTreeFile(external_node_path_default().join(workTree, 'package.json')).toString('utf8');
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/loop/verify.ts
+// The verdict is the action's: once every gate passes in the loop's tree, they run once more on a clean
+// checkout of exactly the commit to deliver — a fresh worktree (no ignored or untracked file of the loop's
+// tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
+// only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
+
+
+
+
+
+
+
+
+
+const iso = (ms) => new Date(ms).toISOString();
+/** How a passing tree is verified: `clean` by default where there is a commit to check out, else nothing. */
+function verifyMode(config, isRepo) {
+    if (config.checks.length === 0 || !config.commit || !isRepo)
+        return undefined;
+    return config.verify ?? 'clean';
+}
+/** The setup commands as gates are run (bash, in order), each named by its command. */
+function setupCommands(commands) {
+    return addedChecks([...commands], []);
+}
+/**
+ * Runs the setup commands one after another in `cwd` (logs in `<iterationDir>/setup/`), stopping at the first
+ * that fails. Answers their runs, and whether the run had to stop meanwhile.
+ */
+async function runSetup(env, cwd, iterationDir) {
+    const runs = [];
+    env.onPhase('check');
+    try {
+        for (const command of setupCommands(env.config.setup ?? [])) {
+            const outcome = await runChecks([command], {
+                workTree: cwd,
+                iterationDir,
+                folder: 'setup',
+                relative: file => env.record.relative(file),
+                killGraceMs: env.killGraceMs,
+                signal: env.guard.signal,
+                stopCause: () => env.guard.trip?.cause,
+                runProcess: env.runProcess
+            });
+            runs.push(...outcome.runs);
+            if (outcome.interrupted)
+                return { runs, interrupted: true };
+            if (outcome.failures.length > 0)
+                break;
+        }
+        return { runs, interrupted: false };
+    }
+    finally {
+        env.onPhase(undefined);
+    }
+}
+/** `tests (on a clean checkout)`: how a clean checkout's failure reaches the next prompt. */
+function cleanFailures(verification) {
+    const short = verification.commit.slice(0, 12);
+    const where = `It passed in your work tree but failed on a clean checkout of commit ${short}: only what git tracks, ` +
+        'no ignored or untracked file of your tree' +
+        (verification.setup.length > 0 ? ', after the setup commands' : '') +
+        '. Make the committed files pass on their own.';
+    return [...verification.setup, ...verification.checks]
+        .filter(run => !run.passed)
+        .map(run => ({
+        ...run,
+        name: `${run.name} (on a clean checkout)`,
+        tail: `${where}\n\n${run.tail}`
+    }));
+}
+/** The project root's place inside a checkout of the repository at `repoRoot`. */
+function projectIn(checkout, repoRoot, projectRoot) {
+    const real = (p) => {
+        try {
+            return (0,external_node_fs_.realpathSync)(p);
+        }
+        catch {
+            return external_node_path_default().resolve(p);
+        }
+    };
+    const rel = external_node_path_default().relative(real(repoRoot), real(projectRoot));
+    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? checkout : external_node_path_default().join(checkout, rel);
+}
+/** The run's protected paths (none when it has no protection) put back in `checkout` from the base. */
+function fromBase(env) {
+    const protection = env.protection;
+    if (!protection)
+        return () => Promise.resolve([]);
+    return async (checkout, base) => (await restoreProtected(checkout, base, protection.rules, {
+        runProcess: env.runProcess,
+        signal: env.guard.signal,
+        ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
+    })).map(revert => revert.path);
+}
+/**
+ * The gates on a clean checkout of `commit`: its record, and the failing runs (setup's or the gates') with
+ * the end of their output for the fingerprint. Throws when the checkout cannot be made (git failed).
+ */
+async function verifyCommit(env, iteration, commit, base, ports = {}, counting = {}) {
+    const started = env.clock.now();
+    const repoRoot = env.workspace.root;
+    const git = { cwd: repoRoot, env: ports.gitEnv };
+    const folder = await (0,promises_.mkdtemp)(external_node_path_default().join(ports.tempDir ?? (0,external_node_os_.tmpdir)(), 'ralph-clean-'));
+    const checkout = external_node_path_default().join(folder, 'checkout');
+    let giveBack;
+    try {
+        await gitOrThrow(['worktree', 'add', '--detach', '--quiet', checkout, commit], git);
+        // Lent first: the protected paths are put back by the user the gates run as, as in the loop's own tree.
+        giveBack = await ports.lend?.(checkout);
+        const reverted = base !== undefined ? await (ports.restoreProtected ?? fromBase(env))(checkout, base) : [];
+        const cwd = projectIn(checkout, repoRoot, env.workTree);
+        const dir = external_node_path_default().join(env.record.iterationDir(iteration), 'clean');
+        const setup = await runSetup(env, cwd, dir);
+        const verification = {
+            commit,
+            iteration,
+            startedAt: iso(started),
+            durationMs: 0,
+            verdict: 'passed',
+            setup: setup.runs,
+            checks: [],
+            checksMs: 0,
+            ...(reverted.length > 0 ? { protectedReverts: reverted } : {})
+        };
+        const failures = [];
+        if (setup.interrupted)
+            verification.verdict = 'interrupted';
+        else if (setup.runs.some(run => !run.passed)) {
+            verification.verdict = 'failed';
+            for (const run of setup.runs.filter(r => !r.passed))
+                failures.push({ name: run.name, output: run.tail });
+        }
+        else {
+            env.onPhase('check');
+            // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
+            const runners = counting.testRunners;
+            const commands = env.config.checks.map(check => check.run);
+            const gates = await runChecks(env.config.checks, {
+                ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, cwd) } : {}),
+                workTree: cwd,
+                iterationDir: dir,
+                relative: file => env.record.relative(file),
+                killGraceMs: env.killGraceMs,
+                signal: env.guard.signal,
+                stopCause: () => env.guard.trip?.cause,
+                runProcess: env.runProcess,
+                parallel: env.config.parallelChecks === true
+            }).finally(() => env.onPhase(undefined));
+            verification.checks = gates.runs;
+            verification.checksMs = gates.wallMs;
+            failures.push(...gates.failures);
+            verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed';
+        }
+        verification.durationMs = Math.round(env.clock.now() - started);
+        return { verification, failures };
+    }
+    finally {
+        // Given back before it is removed: what the gates made there is the action's again.
+        const problems = (await giveBack?.().catch((error) => [error.message])) ?? [];
+        for (const problem of problems)
+            env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
+        await (0,promises_.rm)(folder, { recursive: true, force: true }).catch(() => undefined);
+        await runGit(['worktree', 'prune'], git);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/loop/prompt.ts
@@ -51455,7 +52850,10 @@ function buildPrompt(inputs, loop) {
 
 
 
-const iso = (ms) => new Date(ms).toISOString();
+
+
+
+const iteration_iso = (ms) => new Date(ms).toISOString();
 function pinRalphFiles(ralph, workTree) {
     const pin = (what, file) => {
         try {
@@ -51519,6 +52917,10 @@ function assemble(env, iteration, commandOutputs) {
         credit: ralph.credit,
         ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
     };
+    // What the action put back after the last agent run: the agent is told, once, in its next prompt.
+    const reverts = env.history.at(-1)?.reverts;
+    if (reverts && reverts.length > 0)
+        inputs.appendix = `${inputs.appendix ?? ''}${revertNote(revertsLine(reverts))}`;
     const used = loopPlaceholdersUsed(inputs);
     const gated = config.checks.length > 0;
     const ctx = {
@@ -51533,6 +52935,12 @@ function assemble(env, iteration, commandOutputs) {
     const values = loopValues(ctx);
     const section = gated && used.size === 0 ? loopStatusSection(values, ctx, iteration, config.maxIterations) : '';
     return { prompt: buildPrompt(inputs, { values, section }), showsDiff: used.has('diff') };
+}
+/** The prompt's note on protected paths put back after the last agent run. */
+function revertNote(paths) {
+    return (`\n\nThe action put back protected paths after your last run, before the checks judged it: ${paths}. ` +
+        `The tests that existed, the check scripts, the test runners' configuration, the ralph's folder and .github/ ` +
+        `judge the work and are never delivered changed. Fix the code under test instead; you may add new tests.`);
 }
 function verdictOf(record, gated, tagRequired) {
     const agent = record.agent;
@@ -51569,10 +52977,17 @@ function agentCaps(config, meter) {
         caps.maxTurns = config.agentMaxTurns;
     return caps;
 }
-/** The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. */
-function runGates(env, iteration, dir) {
+/**
+ * The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. A gate whose
+ * runner is counted also fails on a count missing or smaller than the baseline's.
+ */
+function runGates(env, memory, iteration, dir) {
     env.onPhase('check');
+    const commands = env.config.checks.map(check => check.run);
     return runChecks(env.config.checks, {
+        ...(memory.testRunners
+            ? { countTests: testCounter(commands, memory.testRunners, memory.baseline?.checks, env.workTree) }
+            : {}),
         workTree: env.workTree,
         iterationDir: dir,
         relative: file => env.record.relative(file),
@@ -51592,9 +53007,9 @@ async function runBaseline(env, memory) {
     const started = env.clock.now();
     const parallel = env.config.parallelChecks === true;
     env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel });
-    const checks = await runGates(env, 0, env.record.iterationDir(0));
+    const checks = await runGates(env, memory, 0, env.record.iterationDir(0));
     const baseline = {
-        startedAt: iso(started),
+        startedAt: iteration_iso(started),
         durationMs: Math.round(env.clock.now() - started),
         verdict: checks.interrupted ? 'interrupted' : checks.failures.length > 0 ? 'failing' : 'green',
         checks: checks.runs,
@@ -51614,7 +53029,7 @@ async function runIteration(env, memory, iteration) {
     const relative = (file) => runRecord.relative(file);
     const record = {
         iteration,
-        startedAt: iso(started),
+        startedAt: iteration_iso(started),
         durationMs: 0,
         verdict: 'ran',
         commands: [],
@@ -51710,6 +53125,28 @@ async function runIteration(env, memory, iteration) {
     emit({ type: 'agent_finished', iteration, agent: agent.run });
     if (guard.signal.aborted)
         return finish({ interrupted: true, success: false }, 'interrupted');
+    // Protected paths back as the start commit has them: the gates judge with the base's tests, and the
+    // commit (what is delivered) never carries a change to one.
+    if (env.protection) {
+        env.onPhase('command');
+        try {
+            const reverts = await restore(env.protection, { runProcess: env.runProcess, signal: guard.signal });
+            if (reverts.length > 0) {
+                record.reverts = reverts;
+                emit({
+                    type: 'warning',
+                    message: `iteration ${iteration}: protected paths put back from the start commit before the checks: ${revertsLine(reverts)}`
+                });
+            }
+        }
+        catch (error) {
+            if (guard.signal.aborted)
+                return finish({ interrupted: true, success: false }, 'interrupted');
+            const message = error instanceof ProtectedPathError ? error.message : `protected paths: ${error.message}`;
+            return finish({ crash: message, interrupted: false, success: false }, 'crashed');
+        }
+        env.onPhase(undefined);
+    }
     // 4. What the agent left: progress, the diff for the next prompt, the commit.
     if (env.isRepo && (next.trackTree || config.commit)) {
         const tree = await env.workspace.treeHash();
@@ -51736,7 +53173,7 @@ async function runIteration(env, memory, iteration) {
             success: false
         }, 'crashed');
     // 5. The gates.
-    const checks = await runGates(env, iteration, dir);
+    const checks = await runGates(env, next, iteration, dir);
     record.checks = checks.runs;
     record.checksMs = checks.wallMs;
     record.failureFingerprint = failureFingerprint(checks.failures);
@@ -51744,82 +53181,32 @@ async function runIteration(env, memory, iteration) {
     if (checks.interrupted)
         return finish({ interrupted: true, success: false }, 'interrupted');
     next = { ...next, previousChecks: checks.runs };
-    // 6. The verdict.
+    // 6. The verdict: a passing tree passes once more on a clean checkout of its commit (verify.ts).
     const { verdict, success } = verdictOf(record, config.checks.length > 0, config.completionTag !== '');
-    return finish({ interrupted: false, success }, verdict);
-}
-
-;// CONCATENATED MODULE: ./src/loop/defaults.ts
-// LoopConfig defaults, so front-ends and the benchmark only say what differs.
-
-
-
-
-
-const DEFAULT_OUTPUT_CAP = 1024 * 1024;
-const DEFAULT_COMPLETION_TAG = 'COMPLETE';
-const defaults_DEFAULT_KILL_GRACE_MS = 3000;
-/** `20260102-030405`: a UTC timestamp safe in file and branch names. */
-const stamp = (now) => new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
-function defaultRecordDir(name, now = Date.now()) {
-    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
-    return external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-action', `${safe}-${stamp(now)}-${process.pid}`);
-}
-/** `ralph/<name>-<UTC timestamp>`, with characters git refuses in branch names replaced. */
-function defaultBranch(name, now) {
-    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'loop';
-    return `ralph/${safe}-${stamp(now)}`;
-}
-/**
- * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
- * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
- */
-function loopConfig(settings) {
-    return {
-        userArgs: {},
-        stopOnError: false,
-        delaySeconds: 0,
-        checks: settings.ralph.checks,
-        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
-        commit: false,
-        recordDir: defaultRecordDir(settings.ralph.name),
-        outputCap: DEFAULT_OUTPUT_CAP,
-        breaker: { ...DEFAULT_BREAKER },
-        presets: settings.ralph.presets ?? true,
-        parallelChecks: settings.ralph.checksParallel ?? false,
-        ...settings
-    };
-}
-/** Gate settings that cannot work together, as one line naming the fix; undefined when they can. */
-function gateSettingsProblem(config) {
-    if (!config.skipIfGreen)
-        return undefined;
-    if (config.checks.length === 0)
-        return "skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green.";
-    if (config.baseline === false)
-        return 'skip-if-green needs the baseline (the gates run once before iteration 1), which is turned off: turn it back on, or drop skip-if-green.';
-    return undefined;
-}
-/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
-const GATE_NAME_CHARS = 40;
-/**
- * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
- * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
- */
-function addedChecks(commands, existing) {
-    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
-    const checks = [];
-    for (const run of commands) {
-        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
-        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
-        let name = base;
-        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
-            name = `${base} (${n})`;
-        taken.add(name).add(safeFileName(name));
-        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
+    if (!success || env.verify !== 'clean')
+        return finish({ interrupted: false, success }, verdict);
+    const head = await env.workspace.headSha();
+    if (head === undefined)
+        return finish({ crash: 'there is no commit to verify', interrupted: false, success: false }, 'crashed');
+    let verified;
+    try {
+        verified = await verifyCommit(env, iteration, head, next.startCommit, env.verifyPorts, next);
     }
-    return checks;
+    catch (error) {
+        const message = `the clean checkout of ${head.slice(0, 12)} could not be made: ${error.message}`;
+        return finish({ crash: message, interrupted: false, success: false }, 'crashed');
+    }
+    const verification = verified.verification;
+    record.verification = verification;
+    emit({ type: 'verify_finished', verification });
+    if (verification.verdict === 'interrupted')
+        return finish({ interrupted: true, success: false }, 'interrupted');
+    if (verification.verdict === 'passed')
+        return finish({ interrupted: false, success: true }, 'passed');
+    // As if the gates had failed: the clean checkout's output is what the next prompt shows.
+    record.failureFingerprint = failureFingerprint(verified.failures);
+    next = { ...next, previousChecks: cleanFailures(verification) };
+    return finish({ interrupted: false, success: false }, 'checks_failed');
 }
 
 ;// CONCATENATED MODULE: ./src/loop/overview.ts
@@ -51959,6 +53346,83 @@ function charts(status) {
     ].join('\n'), 'mermaid'));
     return blocks.join('\n\n');
 }
+/** Lines of a failing gate's output that say why, first: errors and failures before anything else. */
+const WHY = /fail|error|✖|assert|expected|not ok|exception/i;
+/** How much of a failing gate's output the gate table shows. */
+const WHY_LINES = 2;
+const WHY_CHARS = 160;
+/** `✗ exit 1: AssertionError…`: a gate's state in one table cell. */
+function gateState(check) {
+    if (!check)
+        return '–';
+    const tests = check.tests;
+    if (check.passed)
+        return tests ? `✓ ${tests.passed}/${tests.run} tests passed` : '✓ passed';
+    const how = check.timedOut
+        ? 'timed out'
+        : check.killedBy
+            ? `stopped (${check.killedBy})`
+            : check.exitCode === null
+                ? 'not started'
+                : `exit ${check.exitCode}`;
+    const lines = check.tail
+        .split('\n')
+        .map(line => line.trim())
+        .filter(Boolean);
+    const why = [...lines.filter(line => WHY.test(line)), ...lines].slice(0, WHY_LINES).join(' · ');
+    return `✗ ${how}${why ? `: ${code(cell(why, WHY_CHARS))}` : ''}`;
+}
+/** The clean verification's sentence (with its protected-path reverts), or why there was none. */
+function verificationSentence(status) {
+    const verification = status.verification;
+    if (status.verify === 'tree')
+        return '_Not verified on a clean checkout (`verify: tree`): the gates ran in the loop’s own tree only._';
+    if (!verification)
+        return undefined;
+    const short = code(verification.commit.slice(0, 12));
+    const reverts = verification.protectedReverts?.length
+        ? ` Protected paths put back from the base before its gates ran: ${verification.protectedReverts.map(p => code(p)).join(', ')}.`
+        : '';
+    const setup = verification.setup.length > 0 ? ', after the setup commands' : '';
+    if (verification.verdict === 'passed')
+        return `**Verified on a clean checkout of ${short}**: every gate passed again on exactly that commit, with no ignored or untracked file of the loop’s tree${setup}.${reverts}`;
+    if (verification.verdict === 'interrupted')
+        return `_The clean checkout of ${short} was stopped before its gates finished._`;
+    return `**The gates failed on a clean checkout of ${short}** (they passed in the loop’s own tree)${setup}.${reverts}`;
+}
+/**
+ * Each gate at the start (the baseline) and at the end (the clean checkout's run when there was one, else the
+ * last iteration's), with the first lines of why a failing one failed, then the clean verification's sentence.
+ */
+function gateEvidence(status) {
+    const end = status.verification?.checks.length
+        ? status.verification.checks
+        : status.iterations.at(-1)?.checks;
+    const names = gateNames(status);
+    for (const c of end ?? [])
+        if (!names.includes(c.name))
+            names.push(c.name);
+    if (names.length === 0)
+        return '_No gates: the agent’s completion signal decides._';
+    const find = (runs, name) => runs?.find(c => c.name === name);
+    const commandOf = (name) => find(end, name)?.run ??
+        find(status.baseline?.checks, name)?.run ??
+        status.iterations.flatMap(it => it.checks).find(c => c.name === name)?.run ??
+        '';
+    const rows = names.map(name => [
+        codeCell(name),
+        codeCell(commandOf(name), 60),
+        gateState(find(status.baseline?.checks, name)),
+        gateState(find(end, name))
+    ]);
+    const lines = [
+        '| Gate | Command | At the start | At the end |',
+        '| --- | --- | --- | --- |',
+        ...rows.map(row => `| ${row.join(' | ')} |`)
+    ];
+    const sentence = verificationSentence(status);
+    return sentence ? `${lines.join('\n')}\n\n${sentence}` : lines.join('\n');
+}
 
 ;// CONCATENATED MODULE: ./src/loop/record.ts
 // The run record, written as the loop goes so a killed run keeps everything up to the iteration in flight:
@@ -51988,7 +53452,8 @@ function checkLine(check) {
             : check.killedBy
                 ? `, stopped (${check.killedBy})`
                 : `, ${ended(check)}`;
-    const head = `- ${check.passed ? 'PASS' : 'FAIL'} \`${check.name}\` (${record_seconds(check.durationMs)}${how})`;
+    const tests = check.tests ? `, ${check.tests.run} test${check.tests.run === 1 ? '' : 's'}` : '';
+    const head = `- ${check.passed ? 'PASS' : 'FAIL'} \`${check.name}\` (${record_seconds(check.durationMs)}${how}${tests})`;
     const tail = check.tail.trimEnd();
     if (check.passed) {
         const last = tail.split('\n').at(-1)?.trim();
@@ -52019,6 +53484,32 @@ function baselineSection(baseline) {
         ...checkLines(baseline.checks, baseline.checksMs)
     ];
     return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
+}
+/** The progress.md section of the setup commands, run before the baseline. */
+function setupSection(runs) {
+    const passing = runs.every(run => run.passed);
+    const lines = [
+        `## Setup: ${passing ? 'done' : 'failed'}`,
+        '',
+        '- The setup commands, before the first gate ran',
+        '',
+        ...runs.map(checkLine)
+    ];
+    return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
+}
+/** The progress.md lines of a clean verification (verify.ts). */
+function verificationLines(verification) {
+    const short = verification.commit.slice(0, 12);
+    const head = verification.verdict === 'passed'
+        ? `- Verified on a clean checkout of ${short}: every gate passed (${record_seconds(verification.durationMs)})`
+        : verification.verdict === 'interrupted'
+            ? `- Clean checkout of ${short}: stopped`
+            : `- Clean checkout of ${short}: FAILED, so the iteration does not count as passing (${record_seconds(verification.durationMs)})`;
+    const reverts = verification.protectedReverts?.length
+        ? [`- Protected paths put back from the base there: ${verification.protectedReverts.join(', ')}`]
+        : [];
+    const runs = [...verification.setup, ...verification.checks].filter(run => !run.passed).map(checkLine);
+    return [head, ...reverts, ...(runs.length > 0 ? ['', ...runs] : [])];
 }
 /** The progress.md section of one iteration. */
 function progressSection(record) {
@@ -52071,6 +53562,8 @@ function progressSection(record) {
             : 'not given';
     if (agent)
         lines.push(`- Completion signal: ${signal}`);
+    if (record.reverts?.length)
+        lines.push(`- Protected paths put back from the start commit before the checks: ${record.reverts.map(r => `${code(r.path)} (${r.why})`).join(', ')}`);
     if (record.checks.length > 0)
         lines.push(...checkLines(record.checks, record.checksMs));
     if (record.diffStat !== undefined) {
@@ -52079,6 +53572,8 @@ function progressSection(record) {
     }
     if (record.commit?.sha)
         lines.push(`- Commit: ${record.commit.sha}`);
+    if (record.verification)
+        lines.push(...verificationLines(record.verification));
     if (record.commit?.error)
         lines.push(`- Commit failed: ${record.commit.error}`);
     if (record.error)
@@ -52114,7 +53609,7 @@ const CROSSING = {
     budget_exhausted: 'the cost budget was reached',
     cancelled: 'the cancel'
 };
-/** How the run ended, then the overview: the iteration table and the cost and duration charts. */
+/** How the run ended, then the overview (the iteration table, the cost and duration charts), then each gate start to end. */
 function outcome(result) {
     const lines = [
         `## Stopped: ${result.stopReason}`,
@@ -52130,7 +53625,7 @@ function outcome(result) {
     for (const warning of result.warnings)
         lines.push(`- Warning: ${warning}`);
     if (result.iterations.length > 0 || result.baseline)
-        lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result));
+        lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result), '', '## Gates', '', gateEvidence(result));
     return `${lines.join('\n')}\n\n`;
 }
 /** Where the iterations go in the compact status.json (only the top level has an `iterations` key). */
@@ -52329,6 +53824,9 @@ class RunRecord {
     appendBaseline(baseline) {
         (0,external_node_fs_.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), baselineSection(baseline));
     }
+    appendSetup(runs) {
+        (0,external_node_fs_.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), setupSection(runs));
+    }
     appendIteration(record) {
         (0,external_node_fs_.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), progressSection(record));
     }
@@ -52366,8 +53864,8 @@ function firstSection(file) {
     try {
         const start = Buffer.alloc(64 * 1024);
         const read = (0,external_node_fs_.readSync)(fd, start, 0, start.length, 0);
-        // The baseline's section, when there is one, comes before the first iteration's.
-        const found = ['\n## Baseline (iteration 0)', '\n## Iteration ']
+        // The setup's and the baseline's sections, when there are, come before the first iteration's.
+        const found = ['\n## Setup: ', '\n## Baseline (iteration 0)', '\n## Iteration ']
             .map(heading => start.subarray(0, read).indexOf(heading))
             .filter(at => at !== -1);
         return found.length === 0 ? undefined : Math.min(...found) + 1;
@@ -52546,6 +54044,10 @@ function usageLimitWait(failure, now, deadline) {
 
 
 
+
+
+
+
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
 /** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
@@ -52696,8 +54198,11 @@ async function runLoop(config, ports = {}) {
             warn(`egress is not enforced (agent-network ${network}): ${why}; the proxy still holds the model key and meters every token`);
     }
     const gated = config.checks.length > 0;
+    const verify = verifyMode(config, isRepo);
+    if (verify)
+        status.verify = verify;
     let phase;
-    const env = {
+    let env = {
         config,
         ralph,
         workTree,
@@ -52716,7 +54221,9 @@ async function runLoop(config, ports = {}) {
         ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
         ...(ports.outputRoom ? { outputRoom: ports.outputRoom } : {}),
         killGraceMs: config.killGraceMs ?? defaults_DEFAULT_KILL_GRACE_MS,
-        onPhase: now => (phase = now)
+        onPhase: now => (phase = now),
+        ...(verify ? { verify } : {}),
+        ...(ports.verify ? { verifyPorts: ports.verify } : {})
     };
     let memory = { history: [], trackTree: gated };
     // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
@@ -52768,10 +54275,58 @@ async function runLoop(config, ports = {}) {
                 status.start.commit = commit;
             status.start.tree = await workspace.treeHash();
             warnRefused();
-            memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree };
+            memory = {
+                ...memory,
+                startTree: status.start.tree,
+                previousTree: status.start.tree,
+                ...(commit !== undefined ? { startCommit: commit } : {})
+            };
+            if (config.protect && commit !== undefined) {
+                const protection = await protectionOf(config, workTree, commit);
+                if (protection) {
+                    env = { ...env, protection };
+                    status.protected = {
+                        setting: config.protect,
+                        rules: protection.rules,
+                        paths: protection.paths.size,
+                        ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
+                    };
+                }
+            }
             record.writeStatus(status);
         }
-        if (gated && config.baseline !== false) {
+        if (gated) {
+            const packageJson = await startPackageJson(workspace, workTree, status.start.commit);
+            const testRunners = recogniseGates(config.checks.map(check => check.run), packageJson);
+            memory = { ...memory, testRunners };
+            const uncounted = config.checks.flatMap((check, i) => {
+                const found = testRunners[i];
+                return found.runner === undefined ? [{ check: check.name, why: found.why }] : [];
+            });
+            if (uncounted.length > 0)
+                status.uncounted = uncounted;
+        }
+        // What a fresh clone needs before its gates can pass (npm ci): before the baseline, as in the clean checkout.
+        if ((config.setup ?? []).length > 0) {
+            const setup = await runSetup(env, workTree, record.iterationDir(0));
+            status.setup = setup.runs;
+            record.appendSetup(setup.runs);
+            record.writeStatus(status);
+            emit({ type: 'setup_finished', setup: setup.runs });
+            const failed = setup.runs.find(run => !run.passed);
+            if (setup.interrupted) {
+                if (guard.trip)
+                    noteEnforcement(guard.trip);
+            }
+            else if (failed) {
+                status.error = `the setup command ${failed.run} failed`;
+                stop = {
+                    reason: 'agent_error',
+                    detail: `the setup command \`${failed.run}\` failed (${failed.timedOut ? 'timed out' : ended(failed)}) before any agent ran: its output is in ${failed.log}`
+                };
+            }
+        }
+        if (!stop && gated && config.baseline !== false) {
             const gates = await runBaseline(env, memory);
             const baseline = gates.baseline;
             memory = gates.memory;
@@ -52806,6 +54361,8 @@ async function runLoop(config, ports = {}) {
             if (outcome.interrupted && trip)
                 noteEnforcement(trip);
             status.iterations.push(outcome.record);
+            if (outcome.record.verification)
+                status.verification = outcome.record.verification;
             warnRefused();
             delete status.inFlight;
             updateCost(status, meter);
@@ -52969,6 +54526,12 @@ const STOP_WORDS = {
         failure: 'The loop stopped on an error'
     },
     cancelled: { icon: '⏹️', headline: 'Cancelled', did: n => `was cancelled after ${n}` },
+    verify_failed: {
+        icon: '❌',
+        headline: 'The gates failed on a clean checkout',
+        did: n => `passed its gates in its own tree but not on a clean checkout of its commit after ${n}`,
+        failure: "The gates passed in the loop's tree but failed on a clean checkout of the commit to deliver"
+    },
     already_green: {
         icon: '✅',
         headline: 'Nothing to do: every gate already passed',
@@ -53097,6 +54660,7 @@ function outputRoomOf(stream) {
 
 ;// CONCATENATED MODULE: ./src/loop/index.ts
 // The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
+
 
 
 
@@ -53591,31 +55155,10 @@ function isFileThrough(p) {
 // iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
 
 
-
 // The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
+// The gates' table, start to end, with the clean verification's sentence, is progress.md's too.
 
 const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
-/** Each gate with its command and its result in the last iteration that ran it. */
-function gateList(status) {
-    const last = new Map();
-    for (const c of status.baseline?.checks ?? [])
-        last.set(c.name, c);
-    for (const it of status.iterations)
-        for (const c of it.checks)
-            last.set(c.name, c);
-    if (last.size === 0)
-        return '_No gates: the agent’s completion signal decides._';
-    return [...last.values()]
-        .map(c => `- ${c.passed ? '✓' : '✗'} ${codeCell(c.name)}: ${codeCell(c.run)}${c.passed ? '' : failureHow(c)}`)
-        .join('\n');
-}
-function failureHow(c) {
-    if (c.timedOut)
-        return ' (timed out)';
-    if (c.killedBy)
-        return ` (stopped: ${c.killedBy})`;
-    return ` (${ended(c)})`;
-}
 /** The run in one sentence, starting with an emoji a reader can scan. */
 function outcomeSentence(report) {
     const { status, delivery, task } = report;
@@ -53659,6 +55202,22 @@ function outcomeSentence(report) {
             : '';
     return `${words.icon} ${name} ${why}${detail}${tail}.`.replace(/\.\.$/, '.');
 }
+/** Protected paths put back before the gates, by iteration; '' when none was. (At most `most` paths each.) */
+function revertList(status, most = 20) {
+    const lines = [];
+    for (const it of status.iterations) {
+        const reverts = it.reverts ?? [];
+        if (reverts.length === 0)
+            continue;
+        const shown = reverts.slice(0, most).map(r => `${codeCell(r.path)} (${r.why})`);
+        const more = reverts.length > most ? `, and ${reverts.length - most} more (in status.json)` : '';
+        lines.push(`- Iteration ${it.iteration}: ${shown.join(', ')}${more}`);
+    }
+    return lines.join('\n');
+}
+/** The heading and the words over revertList, for the summary and the pull request body. */
+const REVERTS_HEADING = '### Protected paths put back';
+const REVERTS_INTRO = 'The agent changed paths that judge its work; the action put them back from the start commit before the gates ran, so none of these changes is delivered.';
 
 ;// CONCATENATED MODULE: ./src/report/pr-body.ts
 // The pull request's title and body: what was asked, the iteration table, the gates, the cost, links to the
@@ -53758,8 +55317,9 @@ function render(report, options, taskLimit, rows) {
             '',
             `Cost ${formatCost(status)} · ${overview_formatDuration(status.durationMs)} · ${n} iteration${n === 1 ? '' : 's'}`
         ].join('\n'),
-        ['### Gates', '', gateList(status)].join('\n'),
+        ['### Gates', '', gateEvidence(status)].join('\n'),
         ['### Iterations', '', iterationTable(status, rows)].join('\n'),
+        ...(revertList(status) ? [[REVERTS_HEADING, '', REVERTS_INTRO, '', revertList(status)].join('\n')] : []),
         [
             '---',
             `Made by a ralph loop in [run ${links.run.split('/runs/')[1]?.split('/')[0] ?? ''}](${links.run}); ${record}.`,
@@ -54014,7 +55574,7 @@ async function placeWork(octokit, settings, pull) {
 // Text from a payload, shown in a reply or a problem: one line, cut, in a code span it cannot leave.
 
 /** Text from a comment, shown in a reply: one line, cut, in a code span it cannot break out of. */
-const quote = (text, max = 60) => code(safe(text, max));
+const quote_quote = (text, max = 60) => code(safe(text, max));
 /** Text from a comment as one line, cut to `max`. */
 function safe(text, max = 60) {
     const line = text.replace(/\s+/g, ' ');
@@ -54371,46 +55931,46 @@ function parseRalphCommand(body) {
             else if (i + 1 < tokens.length && !tokens[i + 1].startsWith('--'))
                 value = tokens[++i];
             else
-                return { kind: 'invalid', problem: `${quote(token)} needs a value: write --${safe(argName)} VALUE` };
+                return { kind: 'invalid', problem: `${quote_quote(token)} needs a value: write --${safe(argName)} VALUE` };
             if (!NAME_RE.test(argName))
                 return {
                     kind: 'invalid',
-                    problem: `${quote(`--${argName}`)} is not an arg name: use letters, digits, - and _`
+                    problem: `${quote_quote(`--${argName}`)} is not an arg name: use letters, digits, - and _`
                 };
             if (RESERVED_ARGS.includes(argName))
                 return {
                     kind: 'invalid',
-                    problem: `${quote(`--${argName}`)} is set by the action: put the task after --`
+                    problem: `${quote_quote(`--${argName}`)} is set by the action: put the task after --`
                 };
             if (Object.hasOwn(args, argName))
-                return { kind: 'invalid', problem: `${quote(`--${argName}`)} is given twice` };
+                return { kind: 'invalid', problem: `${quote_quote(`--${argName}`)} is given twice` };
             if (OPTION_LIKE.test(value))
                 return {
                     kind: 'invalid',
-                    problem: `the value of ${quote(`--${argName}`)} starts with -, so a command could read it as an option`
+                    problem: `the value of ${quote_quote(`--${argName}`)} starts with -, so a command could read it as an option`
                 };
             if (value.length > MAX_VALUE_CHARS)
                 return {
                     kind: 'invalid',
-                    problem: `the value of ${quote(`--${argName}`)} is over ${MAX_VALUE_CHARS} characters`
+                    problem: `the value of ${quote_quote(`--${argName}`)} is over ${MAX_VALUE_CHARS} characters`
                 };
             args[argName] = value;
             continue;
         }
         if (token.startsWith('-'))
-            return { kind: 'invalid', problem: `${quote(token)} is not understood: args are --name value` };
+            return { kind: 'invalid', problem: `${quote_quote(token)} is not understood: args are --name value` };
         if (i === 0) {
             if (!NAME_RE.test(token))
                 return {
                     kind: 'invalid',
-                    problem: `${quote(token)} is not a ralph name: names use letters, digits, - and _ (no paths)`
+                    problem: `${quote_quote(token)} is not a ralph name: names use letters, digits, - and _ (no paths)`
                 };
             name = token;
             continue;
         }
         return {
             kind: 'invalid',
-            problem: `${quote(token)} is not understood: give args as --name value, and free text after --`
+            problem: `${quote_quote(token)} is not understood: give args as --name value, and free text after --`
         };
     }
     const freeText = [tail?.trim() ?? '', rest].filter(Boolean).join('\n\n');
@@ -54455,7 +56015,7 @@ const REFUSAL_MARKER = '<!-- ralph-action:refusal -->';
 /** `@login` for a person's login; undefined for anything else (a bot's, or text from a payload). */
 const mention = (login) => (USER_LOGIN.test(login) ? `@${login}` : undefined);
 function refusalReply(to, reason, extra) {
-    const who = mention(to) ?? quote(to);
+    const who = mention(to) ?? quote_quote(to);
     return [REFUSAL_MARKER, `${who}, no ralph loop was started: ${reason}.`, extra].filter(Boolean).join('\n\n');
 }
 /**
@@ -54467,13 +56027,13 @@ function startFailureReply(to, problem, runUrl) {
     const who = at ? `${at}, ` : '';
     return [
         REFUSAL_MARKER,
-        `${who}the ralph loop could not start: ${quote(problem, 300)}`,
+        `${who}the ralph loop could not start: ${quote_quote(problem, 300)}`,
         `This is a problem in the workflow or the ralph, not in your request: [the run](${runUrl}) says more.`
     ].join('\n\n');
 }
 function usage(available) {
     const list = available.length
-        ? `Available ralphs: ${available.map(name => quote(name)).join(', ')}.`
+        ? `Available ralphs: ${available.map(name => quote_quote(name)).join(', ')}.`
         : `No ralphs are installed in \`${INSTALLED_RALPHS_DIR}/\`.`;
     return `Usage, on the first line of a new comment: \`${COMMAND_USAGE}\`\n\n${list}`;
 }
@@ -54605,8 +56165,8 @@ async function planComment(trigger, settings, octokit) {
         : argsIn(settings.ralphLess?.prompt ?? '');
     const unknown = takes ? Object.keys(command.args).filter(name => !takes.includes(name)) : [];
     if (takes && unknown.length > 0)
-        return refuse(`${resolved.ralph !== undefined ? `the ralph ${quote(resolved.ralphName ?? resolved.ralph)}` : 'a run without a ralph'} takes no ${unknown.map(n => quote(`--${n}`)).join(', ')} ` +
-            `arg (${takes.length ? `it takes ${takes.map(n => quote(`--${n}`)).join(', ')}` : 'it takes none'})`, help);
+        return refuse(`${resolved.ralph !== undefined ? `the ralph ${quote_quote(resolved.ralphName ?? resolved.ralph)}` : 'a run without a ralph'} takes no ${unknown.map(n => quote_quote(`--${n}`)).join(', ')} ` +
+            `arg (${takes.length ? `it takes ${takes.map(n => quote_quote(`--${n}`)).join(', ')}` : 'it takes none'})`, help);
     let work = { branch: `ralph/issue-${issue.number}` };
     if (issue.isPullRequest) {
         const found = await sameRepoPull(octokit, settings, issue.number);
@@ -54656,7 +56216,7 @@ async function planLabel(trigger, settings, octokit) {
         return actor.unknown ? admission_couldNotCheck(actor.reason) : refuse(actor.reason);
     const { named } = asked;
     if (named !== undefined && !NAME_RE.test(named))
-        return refuse(`${quote(named)} is not a ralph name`, usage(availableRalphs(settings.projectRoot)));
+        return refuse(`${quote_quote(named)} is not a ralph name`, usage(availableRalphs(settings.projectRoot)));
     const resolved = resolveRalph(named, settings);
     if ('problem' in resolved)
         return refuse(resolved.problem, usage(availableRalphs(settings.projectRoot)));
@@ -55321,7 +56881,10 @@ function readInputs(env = process.env) {
         retentionDays,
         maxOpenPrs: read.positiveInteger('max-open-prs'),
         parallelChecks: read.text('parallel-checks') === undefined ? undefined : read.boolean('parallel-checks', false),
+        setup: read.lines('setup').length > 0 ? read.lines('setup') : undefined,
+        verify: inputs_verifyMode(read.text('verify')),
         maxTurns: read.positiveInteger('max-turns'),
+        protectedPaths: protectedPathsInput(read.lines('protected-paths')),
         installAgent: installAgentInput(read.text('install-agent')),
         modelProxy: modelProxyInputs({
             on: modelProxyMode(read.text('model-proxy')),
@@ -55371,6 +56934,22 @@ function listInputs(read) {
         isolation: 'none',
         agentUser: DEFAULT_AGENT_USER
     };
+}
+/** `protected-paths`: globs one a line or comma separated (a comma inside `{a,b}` is the glob's); undefined when empty. */
+function protectedPathsInput(lines) {
+    if (lines.length === 0)
+        return undefined;
+    const globs = lines.flatMap(line => line.split(/,(?![^{]*\})/).map(item => item.trim())).filter(Boolean);
+    const parsed = parseProtectSetting(globs);
+    if ('problem' in parsed)
+        throw new InputError(`Input 'protected-paths': ${parsed.problem}.`);
+    return parsed;
+}
+/** `verify`: clean or tree; empty leaves it to the ralph's `verify:` (else clean). */
+function inputs_verifyMode(value) {
+    if (value === undefined || value === 'clean' || value === 'tree')
+        return value;
+    throw new InputError(`Input 'verify' must be clean or tree, got ${inputs_quote(value)} (clean: the gates pass again on a clean checkout of the commit before it is pushed).`);
 }
 /** `skip-if-green`: auto (the default: on for a hunt's ralph), true or false. */
 function skipIfGreenMode(value) {
@@ -55606,6 +57185,12 @@ function makePlan(inputs, context, env = process.env, trigger) {
             throw new InputError(`Input 'checks': ${missing}`);
     }
     const checks = [...ralph.checks, ...added];
+    // The input's setup replaces the ralph's; a program it starts must be there before any agent runs.
+    for (const command of setupCommands(inputs.setup ?? ralph.setup ?? [])) {
+        const missing = programs_missingGateProgram(command, root, env.PATH);
+        if (missing)
+            throw new InputError(`${inputs.setup ? "Input 'setup'" : `${relativeTo(workspace, ralph.file)}: setup`}: ${missing.replace(/^Check /, 'Setup command ').replace('fix the check', 'fix the command')}`);
+    }
     // auto turns it on only where it can work: gates, and the baseline that runs them first.
     const skipIfGreen = inputs.skipIfGreen === 'auto'
         ? greenIsDone(trigger, inputs) && checks.length > 0 && inputs.baseline
@@ -55663,9 +57248,13 @@ function makePlan(inputs, context, env = process.env, trigger) {
         baseline: inputs.baseline,
         skipIfGreen,
         ...(inputs.parallelChecks !== undefined ? { parallelChecks: inputs.parallelChecks } : {}),
+        ...(inputs.setup !== undefined ? { setup: inputs.setup } : {}),
+        ...(inputs.verify !== undefined ? { verify: inputs.verify } : {}),
         ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
         ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
         ...(modelProxy ? { modelProxy } : {}),
+        // The verdict is the action's: what judges the agent is put back before every gate run (auto by default).
+        protect: inputs.protectedPaths ?? ralph.protected ?? ['auto'],
         ...(promptText !== undefined ? { promptText } : {}),
         ...(promptAppendix !== undefined ? { promptAppendix } : {})
     });
@@ -56447,7 +58036,13 @@ async function runLoopContained(plan, workTree, isolated, ports) {
                 ...ports,
                 workspace,
                 runProcess: options => spawn({ ...options, env: options.env ?? env }),
-                ...(isolated ? { agentEnvironment: isolated.environment } : {})
+                ...(isolated ? { agentEnvironment: isolated.environment } : {}),
+                // The clean checkout (loop/verify.ts): made by the action's hermetic git, handed to the agent's user.
+                verify: {
+                    gitEnv: hermeticGitEnvironment(),
+                    tempDir: process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(),
+                    ...(isolated ? { lend: (dir) => isolated.lend(dir) } : {})
+                }
             }), allow);
         }
         finally {
@@ -56646,6 +58241,7 @@ async function prepare(planned) {
 
 
 
+
 function decideDelivery(facts) {
     const { pr, success, branch } = facts;
     if (facts.stopReason === 'already_green')
@@ -56690,6 +58286,19 @@ async function branchMovedDuringLoop(workTree, branch, result) {
         return undefined;
     return `'${branch}' no longer holds the tree the loop verified (${verified.slice(0, 12)}): something moved it during the loop, so nothing was pushed`;
 }
+/** The delivered commit may change no protected path (the restore before each gate run guarantees it): the problem, if any. */
+async function protectedPathsDelivered(workTree, result) {
+    const base = result.start.commit;
+    if (!result.protected || !base)
+        return undefined;
+    const head = await new repo_GitRepo(workTree).commitOf('HEAD');
+    if (!head)
+        return undefined;
+    const changed = await protectedInCommit(workTree, base, head, result.protected.rules, result.protected.guardrails);
+    if (changed.length === 0)
+        return undefined;
+    return `the commit to deliver changes protected paths (${revertsLine(changed)}), so nothing was pushed`;
+}
 /** Push and open or update the pull request, as the inputs say for this outcome. */
 async function deliverWork(prepared, result) {
     const { plan, workTree, branch, clients } = prepared;
@@ -56717,6 +58326,12 @@ async function deliverWork(prepared, result) {
         delivery.skipped = decision.skipped;
         return delivery;
     }
+    // Verified on a clean checkout (loop/verify.ts): exactly that commit is pushed, and only while HEAD is it.
+    const verified = result.verification?.verdict === 'passed' ? result.verification.commit : undefined;
+    if (result.success && verified !== undefined && commit !== verified) {
+        delivery.problems.push(`${branch.branch} is at ${commit?.slice(0, 12) ?? 'no commit'}, not at ${verified.slice(0, 12)}, the commit verified on a clean checkout: nothing was pushed`);
+        return delivery;
+    }
     if (!(await hasDiff(workTree, branch.baseSha))) {
         delivery.skipped = `the loop left no change against ${branch.base}, so there is nothing to push and no pull request`;
         core/* info */.pq(`Branch ${branch.branch} has no change against ${branch.base}: nothing to push.`);
@@ -56735,6 +58350,7 @@ async function deliverWork(prepared, result) {
             serverUrl,
             repository,
             leaseSha: branch.remoteSha,
+            ...(result.success && verified !== undefined ? { ref: verified } : {}),
             stallSeconds: timing.pushStallSeconds,
             log: message => core/* info */.pq(message)
         }, {
@@ -56841,6 +58457,9 @@ async function deliver(prepared, result, cancelled) {
         try {
             if (moved)
                 throw new Error(moved);
+            const touched = await protectedPathsDelivered(workTree, result);
+            if (touched)
+                throw new Error(touched);
             delivery = await deliverWork(prepared, result);
         }
         catch (error) {
@@ -56866,8 +58485,8 @@ async function deliver(prepared, result, cancelled) {
 const MAX_ANNOTATIONS = 10;
 const MAX_MESSAGE_CHARS = 1000;
 // eslint-disable-next-line no-control-regex
-const ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07/g;
-const stripAnsi = (text) => text.replace(ANSI, '');
+const annotations_ANSI = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07/g;
+const stripAnsi = (text) => text.replace(annotations_ANSI, '');
 const annotations_clean = (message) => {
     const text = message.trim().replace(/\n{3,}/g, '\n\n');
     return text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 1)}…` : text;
@@ -57251,6 +58870,24 @@ function actionLogger(config, out = stdoutWriter, options = {}) {
                 endGroup();
                 break;
             }
+            case 'setup_finished': {
+                const failed = event.setup.find(run => !run.passed);
+                info(failed
+                    ? `Setup: ${failed.run} failed (${failed.timedOut ? 'timed out' : `exit ${failed.exitCode}`}); its output is in ${record}: ${failed.log}`
+                    : `Setup: ${event.setup.length} command${event.setup.length === 1 ? '' : 's'} ran.`);
+                break;
+            }
+            case 'verify_finished': {
+                const v = event.verification;
+                const short = v.commit.slice(0, 12);
+                const failing = [...v.setup, ...v.checks].filter(run => !run.passed).map(run => run.name);
+                info(v.verdict === 'passed'
+                    ? `Verified on a clean checkout of ${short}: every gate passed again (${overview_formatDuration(v.durationMs)}).`
+                    : v.verdict === 'interrupted'
+                        ? `The clean checkout of ${short} was stopped.`
+                        : `The gates passed in the loop's tree but failed on a clean checkout of ${short} (${failing.join(', ')}): the next prompt gets their output; nothing is pushed unless they pass there.`);
+                break;
+            }
             case 'iteration_started':
                 endGroup();
                 core/* startGroup */.Oh(`Iteration ${event.iteration}${event.maxIterations !== undefined ? ` of ${event.maxIterations}` : ''}`);
@@ -57446,8 +59083,11 @@ function renderSummary(report) {
         out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '');
     if (status.iterations.length > 0 || status.baseline) {
         out.push('### Iterations', '', iterationTable(status), '');
-        out.push('### Gates', '', gateList(status), '');
+        out.push('### Gates', '', gateEvidence(status), '');
     }
+    const reverts = revertList(status);
+    if (reverts)
+        out.push(REVERTS_HEADING, '', REVERTS_INTRO, '', reverts, '');
     if (status.iterations.length > 0)
         out.push('### Cost and duration per iteration', '', charts(status), '');
     if (delivery.patch) {
@@ -57985,6 +59625,10 @@ function outputsOf(result, delivery, artifactId) {
         duration: String(Math.round(result.durationMs / 1000)),
         branch: delivery.branch ?? '',
         commit: delivery.commit ?? '',
+        // The branch's last commit passed every gate on a clean checkout of it (loop/verify.ts).
+        verified: String(result.verification?.verdict === 'passed' &&
+            delivery.commit !== undefined &&
+            result.verification.commit === delivery.commit),
         'pr-number': delivery.pullRequest ? String(delivery.pullRequest.number) : '',
         'pr-url': delivery.pullRequest?.url ?? '',
         'pr-operation': delivery.pullRequest?.operation ?? 'none',

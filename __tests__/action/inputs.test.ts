@@ -122,6 +122,15 @@ test("the gates' inputs: baseline on unless false, skip-if-green auto unless tru
   expect(read({ ralph: 'r', 'parallel-checks': 'false' }).parallelChecks).toBe(false)
 })
 
+test('setup and verify are left to the ralph unless given', () => {
+  expect(read({ ralph: 'r' })).not.toHaveProperty('setup')
+  expect(read({ ralph: 'r' })).not.toHaveProperty('verify')
+  expect(read({ ralph: 'r', setup: 'npm ci\n\nmake fixtures\n', verify: 'tree' })).toMatchObject({
+    setup: ['npm ci', 'make fixtures'],
+    verify: 'tree'
+  })
+})
+
 test.each([
   ['30', 1800],
   ['1.5', 90],
@@ -154,6 +163,7 @@ describe('bad input is one line that names the input and the fix', () => {
       'Input \'skip-if-green\' must be auto, true or false, got "yes".'
     ],
     [{ ralph: 'r', 'parallel-checks': 'on' }, 'Input \'parallel-checks\' must be true or false, got "on".'],
+    [{ ralph: 'r', verify: 'yes' }, 'Input \'verify\' must be clean or tree, got "yes"'],
     [{ ralph: 'r', 'on-failure': 'pr' }, 'Input \'on-failure\' must be none, push or draft-pr, got "pr".'],
     [{ ralph: 'r', args: 'focus' }, 'Input \'args\' line 1 ("focus") is not name=value'],
     [{ ralph: 'r', args: 'a b=c' }, 'Input \'args\' line 1 ("a b=c") is not name=value'],

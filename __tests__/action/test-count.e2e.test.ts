@@ -26,7 +26,7 @@ interface Kind {
   inputs?: Record<string, string>
 }
 
-const js = (text: string): string => JSON.stringify(text)
+const js = (value: unknown): string => JSON.stringify(value)
 const edit = (file: string, from: string, to: string): string =>
   `fs.writeFileSync(${js(file)}, fs.readFileSync(${js(file)}, 'utf8').replace(${js(from)}, ${js(to)}))`
 

@@ -285,6 +285,14 @@ describe('our additions (the reference ignores these keys)', () => {
     [
       'guardrails: [a]',
       "'guardrails' must be the path of a file (relative to the project root), got ['a']. Example: guardrails: .ralph/guardrails.md"
+    ],
+    [
+      'setup: [npm ci, 3]',
+      "'setup' must be a command or a list of commands, got ['npm ci', 3]. Example: setup: npm ci"
+    ],
+    [
+      'verify: dirty',
+      "'verify' must be clean or tree, got 'dirty'. Example: verify: clean (the gates pass again on a clean checkout of the commit before it is delivered)"
     ]
   ])('%s → %s', (frontmatter, message) => {
     expect(errorOf(() => load(`agent: cat\n${frontmatter}`)).message).toBe(message)
@@ -301,6 +309,15 @@ describe('our additions (the reference ignores these keys)', () => {
     expect(load("agent: cat\nprotected: [auto, 'docs/**']").protected).toEqual(['auto', 'docs/**'])
     expect(problems('agent: cat\nprotected: auto')).toEqual([])
     expect(load('agent: cat').protected).toBeUndefined()
+  })
+
+  test('setup is one command or a list; verify is clean or tree', () => {
+    expect(load('agent: cat\nsetup: npm ci\nverify: tree')).toMatchObject({
+      setup: ['npm ci'],
+      verify: 'tree'
+    })
+    expect(load('agent: cat\nsetup: [npm ci, make]').setup).toEqual(['npm ci', 'make'])
+    expect(load('agent: cat').setup).toBeUndefined()
   })
 
   test('completion_tag and guardrails are kept as written', () => {

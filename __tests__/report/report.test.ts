@@ -182,7 +182,7 @@ test('the summary: facts, links, the iteration table with each gate, the gates, 
   // Each gate with its duration: which gate to speed up.
   expect(md).toContain('| 1 | ❌ gates failed | ✗ 0.9s | ✓ 0.8s | $0.0123 | 13s |')
   expect(md).toContain('| 2 | ✅ passed | ✓ 0.9s | ✓ 0.8s | $0.0123 | 14s |')
-  expect(md).toContain('- ✓ `tests`: `npm test`')
+  expect(md).toContain('| `tests` | `npm test` | – | ✓ passed |')
   expect(charts(r.status)).toBe(
     [
       '```mermaid',
@@ -239,8 +239,64 @@ test('the baseline is row 0 of the table in the summary and the pull request bod
   const md = renderSummary(green)
   expect(md).toContain('**Stop reason:** `already_green` · **Iterations:** 0 of 10')
   expect(md).toContain('| 0 | ✅ baseline: gates pass | ✓ 0.9s | ✓ 0.8s | – | 4s |')
-  expect(md).toContain('- ✓ `tests`: `npm test`')
+  expect(md).toContain('| `tests` | `npm test` | ✓ passed | – |')
   expect(md).not.toContain('mermaid')
+})
+
+describe('the gates start to end, where reviewers look', () => {
+  const failing = `TAP version 13\n# Subtest: add\nnot ok 1 - add returns the sum\n  AssertionError: 0 !== 3\n# pass 0\n# fail 1\n`
+  const baseline = (): NonNullable<LoopResult['baseline']> => ({
+    startedAt: '2026-11-25T09:59:50.000Z',
+    durationMs: 4_200,
+    verdict: 'failing',
+    checks: iteration(1, false).checks.map(c => (c.passed ? c : { ...c, tail: failing })),
+    checksMs: 2_700,
+    parallel: false
+  })
+  const commit = 'abcdef0123456789abcdef0123456789abcdef01'
+  const verification = (verdict: 'passed' | 'failed'): NonNullable<LoopResult['verification']> => ({
+    commit,
+    iteration: 1,
+    startedAt: '2026-11-25T10:00:30.000Z',
+    durationMs: 3_000,
+    verdict,
+    setup: [],
+    // The end is the clean checkout's run, with a test count where the check run has one.
+    checks: iteration(1, verdict === 'passed').checks.map(c =>
+      c.name === 'tests' && c.passed ? { ...c, tests: { run: 12, passed: 12, failed: 0, skipped: 0 } } : c
+    ),
+    checksMs: 1_700,
+    protectedReverts: ['calc.test.js']
+  })
+
+  test('each gate failing at the start with why, passing at the end with its count, verified on the sha', () => {
+    const first = iteration(1, true)
+    first.verification = verification('passed')
+    const r = report(
+      result([first], { baseline: baseline(), verify: 'clean', verification: first.verification })
+    )
+    const body = pullRequestText(r).body
+    expect(body).toContain(
+      [
+        '| Gate | Command | At the start | At the end |',
+        '| --- | --- | --- | --- |',
+        '| `tests` | `npm test` | ✗ exit 1: `not ok 1 - add returns the sum · AssertionError: 0 !== 3` | ✓ 12/12 tests passed |',
+        '| `types` | `tsc --noEmit` | ✓ passed | ✓ passed |'
+      ].join('\n')
+    )
+    expect(body).toContain('**Verified on a clean checkout of `abcdef012345`**')
+    expect(body).toContain('Protected paths put back from the base before its gates ran: `calc.test.js`.')
+    expect(renderSummary(r)).toContain('**Verified on a clean checkout of `abcdef012345`**')
+  })
+
+  test('a clean checkout that failed says so; verify: tree says nothing was verified', () => {
+    const first = iteration(1, false)
+    first.verification = verification('failed')
+    const failed = report(result([first], { verify: 'clean', verification: first.verification }), {})
+    expect(renderSummary(failed)).toContain('**The gates failed on a clean checkout of `abcdef012345`**')
+    const tree = report(result([iteration(1, true)], { verify: 'tree' }))
+    expect(pullRequestText(tree).body).toContain('Not verified on a clean checkout (`verify: tree`)')
+  })
 })
 
 test("with more gates than columns, the table names each row's slowest gate", () => {

@@ -8654,6 +8654,15 @@ var __webpack_exports__ = {};
 ;// CONCATENATED MODULE: external "node:os"
 const external_node_os_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:os");
 var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_namespaceObject);
+;// CONCATENATED MODULE: ./src/text/ended.ts
+// How a program ended, in words: `exit 1`, or `killed by SIGKILL` (never `exit null`).
+/** `exit N`, `killed by SIGX`, or `did not start` when it has neither. */
+function ended(run) {
+    if (run.exitCode !== null)
+        return `exit ${run.exitCode}`;
+    return run.signal ? `killed by ${run.signal}` : 'did not start';
+}
+
 ;// CONCATENATED MODULE: external "node:path"
 const external_node_path_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:path");
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_namespaceObject);
@@ -13474,10 +13483,34 @@ function missingAgentProgram(agentArgv, cwd, searchPath) {
     return `Agent command '${program}' not found on PATH.`;
 }
 
+;// CONCATENATED MODULE: ./src/ralph/protect.ts
+// The protected-paths setting (`protected:` in RALPH.md, the action's `protected-paths`): `auto`, `none`, or globs
+// relative to the repository's top, `auto` possibly among them. What they protect is decided in loop/protected.ts.
+/** The setting as given: `auto` (default), `none`, or globs (where `auto` may be one of them). */
+function parseProtectSetting(words) {
+    const list = words.map(word => word.trim()).filter(word => word !== '');
+    if (list.length === 0)
+        return ['auto'];
+    if (list.includes('none') && list.length > 1)
+        return { problem: "'none' turns protection off and cannot be listed with other globs" };
+    for (const glob of list) {
+        if (glob === 'auto' || glob === 'none')
+            continue;
+        if (glob.startsWith('/') || glob.split('/').includes('..'))
+            return {
+                problem: `'${glob}' must be a path inside the repository, relative to its top (no leading / or ..)`
+            };
+        if (/[\n\r\0]/.test(glob))
+            return { problem: `a glob holds a line break or a NUL` };
+    }
+    return list;
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/validate.ts
 // Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
 // order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
-// checks_parallel, completion_tag, guardrails, presets) are checked last: a ralph the reference accepts fails here only because of them.
+// checks_parallel, completion_tag, guardrails, presets, setup, verify) are checked last: a ralph the reference accepts fails here only because of them.
+
 
 
 
@@ -13528,7 +13561,10 @@ const KNOWN_KEYS = [
     'checks_parallel',
     'completion_tag',
     'guardrails',
-    'presets'
+    'presets',
+    'protected',
+    'setup',
+    'verify'
 ];
 /** Args the action fills for a run on an issue, whether the ralph declares them or not. */
 const ACTION_ARGS = ['task', 'task_file'];
@@ -13758,6 +13794,37 @@ function inspectRalph(fileArg, opts) {
     }
     // ours: presets
     const presets = flag('presets', 'presets: false (run the agent exactly as written)');
+    // ours: protected (auto, none, or globs)
+    const rawProtected = field(fm, 'protected');
+    let protectedPaths;
+    if (rawProtected !== null) {
+        const words = typeof rawProtected === 'string' ? [rawProtected] : rawProtected;
+        const parsed = Array.isArray(words) && words.length > 0 && words.every(isNonEmptyString)
+            ? parseProtectSetting(words)
+            : { problem: `it must be auto, none or a list of globs, got ${pyRepr(rawProtected)}` };
+        if ('problem' in parsed)
+            report(`'protected': ${parsed.problem}. Example: protected: [auto, docs/spec/**]`, where(fm, 'protected'));
+        else
+            protectedPaths = parsed;
+    }
+    // ours: setup (one command, or a list of them) and verify
+    const rawSetup = field(fm, 'setup');
+    let setup;
+    if (rawSetup !== null) {
+        const list = typeof rawSetup === 'string' ? [rawSetup] : rawSetup;
+        if (!Array.isArray(list) || list.length === 0 || !list.every(isNonEmptyString))
+            report(`'setup' must be a command or a list of commands, got ${pyRepr(rawSetup)}. Example: setup: npm ci`, where(fm, 'setup'));
+        else
+            setup = list;
+    }
+    const rawVerify = field(fm, 'verify');
+    let verify;
+    if (rawVerify !== null) {
+        if (rawVerify !== 'clean' && rawVerify !== 'tree')
+            report(`'verify' must be clean or tree, got ${pyRepr(rawVerify)}. Example: verify: clean (the gates pass again on a clean checkout of the commit before it is delivered)`, where(fm, 'verify'));
+        else
+            verify = rawVerify;
+    }
     if (problems.length === 0 && opts.checkPrograms) {
         const env = opts.env ?? process.env;
         const dirs = { ralphDir: validate_realPath(external_node_path_default().dirname(absolute)), projectRoot: opts.cwd };
@@ -13803,8 +13870,14 @@ function inspectRalph(fileArg, opts) {
         ralph.guardrails = guardrails;
     if (presets !== undefined)
         ralph.presets = presets;
+    if (protectedPaths !== undefined)
+        ralph.protected = protectedPaths;
     if (checksParallel !== undefined)
         ralph.checksParallel = checksParallel;
+    if (setup !== undefined)
+        ralph.setup = setup;
+    if (verify !== undefined)
+        ralph.verify = verify;
     if (rawCredit !== null)
         ralph.creditWritten = true;
     return { ralph, problems, warnings };
@@ -14050,6 +14123,7 @@ function readTreeFile(file, maxBytes = TREE_FILE_MAX_BYTES) {
 
 ;// CONCATENATED MODULE: ./src/ralph/index.ts
 // The RALPH.md format engine: parse, validate, render. Nothing here spawns a process or talks to GitHub.
+
 
 
 
@@ -15940,7 +16014,12 @@ function decideStop(end, budgets, breaker) {
         return stop;
     const { maxIterations: max, trip } = budgets;
     if (max !== undefined && budgets.ran >= max)
-        return { reason: 'max_iterations', detail: capReached(max, budgets.last) };
+        return budgets.last?.verification?.verdict === 'failed'
+            ? {
+                reason: 'verify_failed',
+                detail: `${capReached(max, undefined)}; the gates passed in the loop's tree but failed on a clean checkout of ${budgets.last.verification.commit.slice(0, 12)}`
+            }
+            : { reason: 'max_iterations', detail: capReached(max, budgets.last) };
     if (trip)
         return fromTrip(trip);
     if (budgets.finishAsked)
@@ -15988,7 +16067,7 @@ const matches = (name, pattern) => pattern.endsWith('*')
     ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
     : name.toUpperCase() === pattern.toUpperCase();
 /** True for a credential variable (ignoring any allow-list). */
-function env_isSecretVariable(name) {
+function isSecretVariable(name) {
     return SECRET_VARIABLES.some(pattern => matches(name, pattern));
 }
 const isFileCommand = (name) => env_RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
@@ -15996,7 +16075,7 @@ const isFileCommand = (name) => env_RUNNER_FILE_COMMANDS.includes(name.toUpperCa
 function agentMayKeep(name, allow = []) {
     if (isFileCommand(name))
         return false;
-    return !env_isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
+    return !isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
 }
 /** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
 function agentEnvironment(base, options = {}) {
@@ -16023,7 +16102,7 @@ function removedVariables(base, options = {}) {
 async function withoutSecretVariables(fn, allow = []) {
     const saved = {};
     for (const key of Object.keys(process.env))
-        if (env_isSecretVariable(key) && !agentMayKeep(key, allow)) {
+        if (isSecretVariable(key) && !agentMayKeep(key, allow)) {
             saved[key] = process.env[key];
             delete process.env[key];
         }
@@ -16049,13 +16128,13 @@ async function withoutSecretVariables(fn, allow = []) {
 // hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
 // Nor does the work tree, the agent's: its .gitattributes can name a filter or a diff driver, which runs
 // only if config defines it, so no attributes file and no submodule recursion of git's own add to that.
-const HARDENING = (/* unused pure expression or super */ null && ([
+const HARDENING = [
     ['core.hooksPath', '/dev/null'],
     ['core.fsmonitor', 'false'],
     ['core.attributesFile', '/dev/null'],
     ['submodule.recurse', 'false'],
     ['fetch.recurseSubmodules', 'false']
-]));
+];
 /** Environment variables that add `entries` as command-line-scope config, after any already set. */
 function configEnv(entries, base = {}) {
     const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
@@ -16070,7 +16149,7 @@ let ownHome;
 let jobSafeDirectories;
 /** An empty HOME of the action's own (mode 0700), made once per process. */
 function gitHome() {
-    ownHome ??= mkdtempSync(path.join(process.env.RUNNER_TEMP || tmpdir(), 'ralph-git-home-'));
+    ownHome ??= (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_namespaceObject.tmpdir)(), 'ralph-git-home-'));
     return ownHome;
 }
 /**
@@ -16081,7 +16160,7 @@ function safeDirectories() {
     if (jobSafeDirectories)
         return jobSafeDirectories;
     try {
-        const out = execFileSync('git', ['config', '--get-all', 'safe.directory'], {
+        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['config', '--get-all', 'safe.directory'], {
             cwd: '/',
             encoding: 'utf8',
             stdio: ['ignore', 'pipe', 'ignore'],
@@ -16109,7 +16188,7 @@ function git_env_hermeticGitEnvironment(config = [], base = process.env) {
     return {
         ...env,
         HOME: home,
-        XDG_CONFIG_HOME: path.join(home, '.config'),
+        XDG_CONFIG_HOME: external_node_path_default().join(home, '.config'),
         GIT_CONFIG_NOSYSTEM: '1',
         // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
         GIT_CONFIG_GLOBAL: '/dev/null',
@@ -16137,6 +16216,11 @@ function git_env_hermeticGitEnvironment(config = [], base = process.env) {
  * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
  * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
  *
+ * `bash -s -- lend UID GID DIR USER` gives DIR (a clean checkout the action made) to the agent's user, letting it
+ * pass through DIR's parents (`opened MODE PATH` each); `bash -s -- reclaim UID DIR OWNER_UID OWNER_GID
+ * [MODE PATH]...` takes DIR back (setuid and setgid bits cleared first) and restores those modes. Every process
+ * of UID must be dead by then.
+ *
  * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
  * holds it: post, after a killed main, holds the user before it kills what is left of it.
  *
@@ -16154,6 +16238,16 @@ as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs
 # The entries of the work tree, .git left out: it stays the owner's, readable only.
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
 holds=/run/ralph-action/agent-users
+# Lets the agent's user ($uid, $gid) pass through every folder down to $1 (o+x: no listing); prints each opened.
+pass() {
+  local dirs=() d=$1
+  while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
+  for d in "\${dirs[@]}"; do
+    as_agent test -x "$d" && continue
+    printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
+    chmod o+x -- "$d" || fail "could not let $user pass through $d"
+  done
+}
 # Whether PID:START names a process that is running (the start time tells a reused pid apart).
 alive() {
   local stat rest
@@ -16213,15 +16307,6 @@ if [ "$step" = prepare ]; then
   chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
   printf 'user %s %s\\n' "$uid" "$gid"
   # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
-  pass() {
-    local dirs=() d=$1
-    while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
-    for d in "\${dirs[@]}"; do
-      as_agent test -x "$d" && continue
-      printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
-      chmod o+x -- "$d" || fail "could not let $user pass through $d"
-    done
-  }
   pass "$(dirname -- "$tree")"
   for r in "$@"; do pass "$r"; done
   # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
@@ -16250,6 +16335,15 @@ elif [ "$step" = release ]; then
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
   rm -rf -- "$home" || problem "could not remove $home"
   [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
+elif [ "$step" = lend ]; then
+  uid=$1 gid=$2 dir=$3 user=$4
+  pass "$(dirname -- "$dir")"
+  chown -R -h "$uid:$gid" -- "$dir" || fail "could not lend $dir to $user"
+elif [ "$step" = reclaim ]; then
+  uid=$1 dir=$2 owner=$3 ownergroup=$4; shift 4
+  find "$dir" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $dir"
+  chown -R -h "$owner:$ownergroup" -- "$dir" || problem "could not take $dir back"
+  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
 else
   fail "unknown step $step"
 fi
@@ -16684,9 +16778,46 @@ function isolation(state, log) {
         }
         return problems;
     };
+    const lend = async (dir) => {
+        const target = external_node_path_default().resolve(dir);
+        if (/[\n\r]/.test(target))
+            throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.');
+        const { uid, gid, name } = state.user;
+        const lines = await privileged(state.privilege, ['lend', String(uid), String(gid), target, name]);
+        const opened = lines
+            .filter(line => line.startsWith('opened '))
+            .map(line => {
+            const [, mode, ...rest] = line.split(' ');
+            return { mode, path: rest.join(' ') };
+        });
+        return async () => {
+            try {
+                await killAll();
+            }
+            catch (error) {
+                return [error.message];
+            }
+            try {
+                const back = await privileged(state.privilege, [
+                    'reclaim',
+                    String(uid),
+                    target,
+                    String(state.owner.uid),
+                    String(state.owner.gid),
+                    // The deepest first: a folder is closed again after those below it.
+                    ...opened.reverse().flatMap(o => [o.mode, o.path])
+                ]);
+                return back.filter(line => line.startsWith('problem ')).map(line => line.slice('problem '.length));
+            }
+            catch (error) {
+                return [error.message];
+            }
+        };
+    };
     return {
         state,
         user: state.user,
+        lend,
         command,
         environment: env => agentUserEnvironment(env, state.user, state.repointed),
         signaller,
@@ -17050,7 +17181,7 @@ function readFileTail(file, bytes) {
 /** Appended to a check's output (and log) when it ran out of time. */
 const checkTimeoutMarker = (name, seconds) => `\n\n[Check '${name}' timed out after ${formatDuration(seconds)} — output may be incomplete]\n`;
 /** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
-async function runCheck(check, log, ctx) {
+async function runCheck(check, index, log, ctx) {
     const result = await ctx.runProcess({
         argv: ['bash', '-c', check.run],
         cwd: ctx.workTree,
@@ -17070,17 +17201,29 @@ async function runCheck(check, log, ctx) {
         : readFileTail(log, CHECK_FINGERPRINT_BYTES));
     if (result.logError && result.timedOut)
         output += checkTimeoutMarker(check.name, check.timeout);
+    let passed = result.exitCode === 0 && !result.timedOut && !result.aborted;
+    const counted = result.timedOut || result.aborted
+        ? undefined
+        : ctx.countTests?.(index, log, result.logError ? output : undefined, passed);
+    if (counted?.problem) {
+        // The line is the gate's own output: the next prompt, the fingerprint and the log all have it.
+        if (!result.logError)
+            (0,external_node_fs_namespaceObject.appendFileSync)(log, `\n${counted.problem}\n`);
+        output += `\n${counted.problem}\n`;
+        passed = false;
+    }
     const run = {
         name: check.name,
         run: check.run,
-        passed: result.exitCode === 0 && !result.timedOut && !result.aborted,
+        passed,
         exitCode: result.exitCode,
         ...(result.signal ? { signal: result.signal } : {}),
         timedOut: result.timedOut,
         durationMs: Math.round(result.durationMs),
         outputBytes: result.stdout.totalBytes + result.stderr.totalBytes,
         tail: output.slice(-CHECK_TAIL_CHARS),
-        log: ctx.relative(log)
+        log: ctx.relative(log),
+        ...(counted?.tests ? { tests: counted.tests } : {})
     };
     if (result.aborted) {
         const cause = ctx.stopCause();
@@ -17097,17 +17240,17 @@ async function runCheck(check, log, ctx) {
 async function runChecks(checks, ctx) {
     const started = external_node_perf_hooks_namespaceObject.performance.now();
     const outcome = { runs: [], failures: [], interrupted: false, wallMs: 0 };
-    const logs = logFiles(checks, external_node_path_default().join(ctx.iterationDir, 'checks'));
+    const logs = logFiles(checks, external_node_path_default().join(ctx.iterationDir, ctx.folder ?? 'checks'));
     const results = [];
     if (ctx.parallel && !ctx.signal.aborted) {
         // The guard's signal reaches every gate: a budget or a cancel kills all of their trees at once.
-        results.push(...(await Promise.all(checks.map((check, i) => runCheck(check, logs[i], ctx)))));
+        results.push(...(await Promise.all(checks.map((check, i) => runCheck(check, i, logs[i], ctx)))));
     }
     else {
         for (const [i, check] of checks.entries()) {
             if (ctx.signal.aborted)
                 break;
-            const result = await runCheck(check, logs[i], ctx);
+            const result = await runCheck(check, i, logs[i], ctx);
             results.push(result);
             if (result.aborted)
                 break;
@@ -17431,1179 +17574,6 @@ function failureFingerprint(failures) {
     return hash.digest('hex').slice(0, 16);
 }
 
-;// CONCATENATED MODULE: ./src/text/markdown.ts
-// The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
-// fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
-// the job summary, the PR body, the tracking comment, the hunt's issue, the replies and the prompt's blocks.
-/** Cuts `text` to `max` characters, the last one an ellipsis. */
-function cut(text, max) {
-    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-/** One line for a table or a sentence: no pipes, no newlines (nor the spaces around them), cut to `max`. */
-function cell(text, max = 80) {
-    return cut(text
-        .replace(/[ \t]*\r?\n\s*/g, ' ')
-        .replace(/\|/g, '\\|')
-        .trim(), max);
-}
-const longestRun = (text, char) => Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
-/**
- * An inline code span that no run of backticks inside `text` can close: its delimiter is longer than the
- * longest run, padded with a space where the text holds or touches a backtick.
- */
-function code(text) {
-    const ticks = '`'.repeat(longestRun(text, '`') + 1);
-    return ticks.length > 1 || text.startsWith('`') || text.endsWith('`')
-        ? `${ticks} ${text} ${ticks}`
-        : `${ticks}${text}${ticks}`;
-}
-/** A name or a command inside a table or a sentence: one line, cut to `max`, as code. */
-const codeCell = (text, max = 120) => code(cell(text, max));
-/** A fenced block (of backticks, or tildes) longer than any run of the same mark inside `text`. */
-function fence(text, lang = '', mark = '`') {
-    const marks = mark.repeat(Math.max(3, longestRun(text, mark) + 1));
-    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
-}
-/** Keeps a body under `max` characters by cutting its middle (its first line, a marker, stays whole). */
-function fit(body, max, what = 'GitHub’s comment limit') {
-    if (body.length <= max)
-        return body;
-    const note = `\n\n_[… cut to fit ${what}]_\n\n`;
-    const head = Math.floor((max - note.length) * 0.6);
-    const tail = max - note.length - head;
-    return body.slice(0, head) + note + body.slice(body.length - tail);
-}
-
-;// CONCATENATED MODULE: ./src/text/ended.ts
-// How a program ended, in words: `exit 1`, or `killed by SIGKILL` (never `exit null`).
-/** `exit N`, `killed by SIGX`, or `did not start` when it has neither. */
-function ended(run) {
-    if (run.exitCode !== null)
-        return `exit ${run.exitCode}`;
-    return run.signal ? `killed by ${run.signal}` : 'did not start';
-}
-
-;// CONCATENATED MODULE: ./src/loop/prompt.ts
-// The prompt for one iteration. Without gates it is exactly the reference's (RALPH.md re-read, body
-// stripped, comments removed, placeholders filled in one pass, credit trailer). Our `ralph.*` values are
-// filled in the same single pass; when gates exist and the body uses none of them, a "Loop status"
-// section is appended after the body and before the credit trailer.
-
-
-
-/** Our additions to the `ralph.` kind; the reference renders them as ''. */
-const LOOP_PLACEHOLDERS = [
-    'checks',
-    'failures',
-    'diff',
-    'progress',
-    'completion_tag',
-    'guardrails'
-];
-/** Progress entries shown to the agent. */
-const PROGRESS_ENTRIES = 5;
-/** A ralph-less body (a task, a spec file) as a template: no frontmatter, otherwise RALPH.md's rules. */
-const bodyTemplate = (body) => pyStrip(stripHtmlComments(pyStrip(body)));
-/** Which of our `ralph.*` placeholders the template uses (comments removed first, as rendering does). */
-function loopPlaceholdersUsed(inputs) {
-    const template = inputs.body !== undefined ? bodyTemplate(inputs.body) : promptTemplate(inputs.ralphText);
-    const used = new Set();
-    for (const match of template.matchAll(render_PLACEHOLDER_RE)) {
-        if (match[1] === 'ralph' && LOOP_PLACEHOLDERS.includes(match[2]))
-            used.add(match[2]);
-    }
-    return used;
-}
-const seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
-/** `{{ ralph.checks }}`: one line per gate. */
-function renderChecks(gates) {
-    return gates.map(gate => `- ${code(gate.name)}: ${code(gate.run)}`).join('\n');
-}
-/** `{{ ralph.failures }}`: the previous iteration's failing checks, each with the end of its output. */
-function renderFailures(checks) {
-    const failing = (checks ?? []).filter(check => !check.passed);
-    return failing
-        .map(check => {
-        const how = check.timedOut
-            ? 'timed out'
-            : check.exitCode === null
-                ? 'was stopped'
-                : `exit code ${check.exitCode}`;
-        return `${code(check.name)} failed (${how}). The end of its output:\n\n${fence(check.tail, '', '~')}`;
-    })
-        .join('\n\n');
-}
-/** `{{ ralph.diff }}`: the stat, then the start of the patch. */
-function renderDiff(diff) {
-    if (!diff || (diff.stat.trim() === '' && diff.patch === ''))
-        return '';
-    const cut = diff.patchTruncated ? '\n[the rest of the diff is not shown]' : '';
-    return `${diff.stat.replace(/\n+$/, '')}\n\n${fence(diff.patch, '', '~')}${cut}`;
-}
-/** One line about an iteration, for `{{ ralph.progress }}`. */
-function progressEntry(record) {
-    const parts = [record.verdict.replace(/_/g, ' ')];
-    if (record.checks.length > 0)
-        parts.push(checksTally(record.checks));
-    if (record.agent) {
-        const agent = record.agent;
-        parts.push(agent.killedBy
-            ? `agent stopped (${agent.killedBy})`
-            : agent.timedOut
-                ? 'agent timed out'
-                : `agent ${ended(agent)}`);
-    }
-    if (record.progressed === false)
-        parts.push('no change to the work tree');
-    else if (record.progressed === true)
-        parts.push('work tree changed');
-    if (record.completion.given)
-        parts.push('completion signal given');
-    if (record.error)
-        parts.push(`crashed: ${record.error}`);
-    return `- Iteration ${record.iteration} (${seconds(record.durationMs)}): ${parts.join('; ')}`;
-}
-/** `checks 1/3 passing (failing: lint, test)`. */
-function checksTally(checks) {
-    const failing = checks.filter(check => !check.passed).map(check => check.name);
-    const passing = checks.length - failing.length;
-    return `checks ${passing}/${checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`;
-}
-/** The baseline as a progress line: the gates before the first agent run. */
-function baselineEntry(baseline) {
-    const what = baseline.verdict === 'interrupted' ? 'stopped' : checksTally(baseline.checks);
-    return `- Before iteration 1 (the gates alone, ${seconds(baseline.durationMs)}): ${what}`;
-}
-/** `{{ ralph.progress }}`: the last few iterations (the baseline first), one line each. */
-function renderProgress(history, baseline) {
-    const entries = [...(baseline ? [baselineEntry(baseline)] : []), ...history.map(progressEntry)];
-    return entries.slice(-PROGRESS_ENTRIES).join('\n');
-}
-/** The values of our `ralph.*` placeholders for this iteration. */
-function loopValues(ctx) {
-    return {
-        checks: renderChecks(ctx.gates),
-        failures: renderFailures(ctx.previousChecks),
-        diff: renderDiff(ctx.diff),
-        progress: renderProgress(ctx.history, ctx.baseline),
-        completion_tag: ctx.completionTag ? `<promise>${ctx.completionTag}</promise>` : '',
-        guardrails: ctx.guardrails?.content ?? ''
-    };
-}
-/** The standard section for a gated ralph whose body uses none of our placeholders. */
-function loopStatusSection(values, ctx, iteration, maxIterations) {
-    const tag = values.completion_tag;
-    const goal = tag
-        ? 'every check passes and your final message gives the completion signal'
-        : 'every check passes';
-    const of = maxIterations !== undefined ? ` of at most ${maxIterations}` : '';
-    const firstIteration = ctx.history.length === 0;
-    const afterBaseline = firstIteration && ctx.previousChecks !== undefined;
-    const failures = values.failures ||
-        (afterBaseline
-            ? 'None: every check passes now (they ran before this iteration). Do what the task asks all the same.'
-            : firstIteration
-                ? 'None yet: this is the first iteration.'
-                : 'None: every check passed.');
-    const sections = [
-        '## Loop status',
-        `You are working in a loop. When you exit, the checks below run on the work tree you leave; exit code 0 ` +
-            `means pass. The loop ends when ${goal}. This is iteration ${iteration}${of}.`,
-        '### Checks',
-        values.checks,
-        afterBaseline
-            ? '### Failing checks now (run before this iteration)'
-            : '### Failing checks from the previous iteration',
-        failures,
-        '### Changes since the loop started',
-        values.diff || 'None yet.',
-        '### Recent progress',
-        values.progress || 'None yet: this is the first iteration.'
-    ];
-    if (ctx.guardrails) {
-        sections.push('### Guardrails', values.guardrails.trim() || '(none written yet)', `When you meet a failure mode these do not cover, append a new lesson (a "Sign") to ` +
-            `${code(ctx.guardrails.file)}: the trigger, the instruction, and what taught it.`);
-    }
-    if (tag) {
-        sections.push('### When you are done', 'When every check passes on your work, end your final message with this line, on a line of its own:', tag, 'Only the end of your final message is read, and the checks run again before the loop accepts it. ' +
-            'Do not give it while a check still fails.');
-    }
-    return `\n\n---\n\n${sections.join('\n\n')}`;
-}
-/**
- * The prompt for one iteration. `loop` is undefined for reference behaviour (no gates, no tag-aware
- * placeholders needed); then the result is byte for byte the reference's.
- */
-function buildPrompt(inputs, loop) {
-    const ralph = { name: inputs.name, iteration: String(inputs.iteration) };
-    if (inputs.maxIterations !== undefined)
-        ralph.max_iterations = String(inputs.maxIterations);
-    Object.assign(ralph, loop?.values);
-    const values = { commands: inputs.commandOutputs, args: inputs.userArgs, ralph };
-    const section = (inputs.appendix ?? '') + (loop?.section ?? '');
-    if (inputs.body !== undefined) {
-        const prompt = renderPlaceholders(bodyTemplate(inputs.body), values) + section;
-        return inputs.credit ? prompt + CREDIT_TRAILER : prompt;
-    }
-    if (section === '')
-        return assemblePrompt(inputs.ralphText, values, inputs.credit, inputs.ralphFile);
-    return (assemblePrompt(inputs.ralphText, values, false, inputs.ralphFile) +
-        section +
-        (inputs.credit ? CREDIT_TRAILER : ''));
-}
-
-;// CONCATENATED MODULE: ./src/loop/iteration.ts
-// One iteration: commands → prompt (RALPH.md re-read) → agent → work tree (hash, commit) → checks →
-// completion. Every step writes its logs as it goes; the iteration's record is what it returns.
-
-
-
-
-
-
-
-
-const iso = (ms) => new Date(ms).toISOString();
-function pinRalphFiles(ralph, workTree) {
-    const pin = (what, file) => {
-        try {
-            return pinTreeFile(file, workTree);
-        }
-        catch (error) {
-            if (!(error instanceof TreeFileError))
-                throw error;
-            throw new RalphError(`${what} ${error.message}. Make it a regular file of the project.`);
-        }
-    };
-    return {
-        ralph: pin('RALPH.md:', ralph.file),
-        ...(ralph.guardrails
-            ? { guardrails: pin('The guardrails file:', external_node_path_default().resolve(workTree, ralph.guardrails)) }
-            : {})
-    };
-}
-function readGuardrails(env, files) {
-    const file = env.ralph.guardrails;
-    if (!file || !files.guardrails)
-        return undefined;
-    let content = '';
-    try {
-        content = readTreeFile(files.guardrails).toString('utf8');
-    }
-    catch (error) {
-        // Not written yet: the agent is asked to start it. Anything else (a link, a FIFO) is refused.
-        if (!(error instanceof TreeFileError) || error.code !== 'ENOENT')
-            throw new RalphError(`The guardrails file ${file} was not read: ${error.message}. Make it a regular file of the project.`);
-    }
-    return { file, content };
-}
-/** RALPH.md as the reference reads it every iteration: strict UTF-8 (a bad byte crashes the iteration). */
-function readRalphText(file, pinned) {
-    try {
-        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(readTreeFile(pinned));
-    }
-    catch (error) {
-        throw new RalphError(`RALPH.md could not be read (${file}): ${error.message}`);
-    }
-}
-/**
- * The prompt for this iteration, and whether it shows the agent the diff (then the tree must be tracked).
- * Throws RalphError when RALPH.md can no longer be read or parsed.
- */
-function assemble(env, iteration, commandOutputs) {
-    const { config, ralph } = env;
-    // Without pins (a preview, before any agent ran) the files are pinned now.
-    const files = env.ralphFiles ?? pinRalphFiles(ralph, env.workTree);
-    const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file, files.ralph);
-    const inputs = {
-        ralphText,
-        ralphFile: ralph.file,
-        body: config.promptText,
-        name: ralph.name,
-        iteration,
-        maxIterations: config.maxIterations,
-        commandOutputs,
-        userArgs: config.userArgs,
-        credit: ralph.credit,
-        ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
-    };
-    const used = loopPlaceholdersUsed(inputs);
-    const gated = config.checks.length > 0;
-    const ctx = {
-        gates: config.checks,
-        completionTag: config.completionTag,
-        previousChecks: env.previousChecks,
-        ...(env.baseline ? { baseline: env.baseline } : {}),
-        diff: env.lastDiff,
-        history: env.history,
-        guardrails: readGuardrails(env, files)
-    };
-    const values = loopValues(ctx);
-    const section = gated && used.size === 0 ? loopStatusSection(values, ctx, iteration, config.maxIterations) : '';
-    return { prompt: buildPrompt(inputs, { values, section }), showsDiff: used.has('diff') };
-}
-function verdictOf(record, gated, tagRequired) {
-    const agent = record.agent;
-    const agentVerdict = agent?.timedOut
-        ? 'agent_timed_out'
-        : agent && !agent.success
-            ? 'agent_failed'
-            : undefined;
-    if (gated) {
-        const allPass = record.checks.every(check => check.passed);
-        if (allPass && (!tagRequired || record.completion.given))
-            return { verdict: 'passed', success: true };
-        return { verdict: agentVerdict ?? (allPass ? 'checks_passed_no_tag' : 'checks_failed'), success: false };
-    }
-    if (tagRequired && record.completion.given)
-        return { verdict: 'completed', success: true };
-    return { verdict: agentVerdict ?? 'ran', success: false };
-}
-async function commitIteration(env, iteration, tree) {
-    try {
-        const sha = await env.workspace.commitAll(`ralph ${env.ralph.name}: iteration ${iteration}`, tree);
-        return sha ? { sha } : {};
-    }
-    catch (error) {
-        return { error: error.message };
-    }
-}
-/** What the agent may spend of the loop's dollar budget in this run, and its turn cap. */
-function agentCaps(config, meter) {
-    const caps = {};
-    if (config.maxCostUsd !== undefined)
-        caps.remainingUsd = Math.max(0, config.maxCostUsd - meter.spentUsd());
-    if (config.agentMaxTurns !== undefined)
-        caps.maxTurns = config.agentMaxTurns;
-    return caps;
-}
-/** The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. */
-function runGates(env, iteration, dir) {
-    env.onPhase('check');
-    return runChecks(env.config.checks, {
-        workTree: env.workTree,
-        iterationDir: dir,
-        relative: file => env.record.relative(file),
-        killGraceMs: env.killGraceMs,
-        signal: env.guard.signal,
-        stopCause: () => env.guard.trip?.cause,
-        runProcess: env.runProcess,
-        parallel: env.config.parallelChecks === true,
-        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
-    }).finally(() => env.onPhase(undefined));
-}
-/**
- * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
- * `{{ ralph.failures }}` exactly as a failed iteration's would, so the first agent run is not blind.
- */
-async function runBaseline(env, memory) {
-    const started = env.clock.now();
-    const parallel = env.config.parallelChecks === true;
-    env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel });
-    const checks = await runGates(env, 0, env.record.iterationDir(0));
-    const baseline = {
-        startedAt: iso(started),
-        durationMs: Math.round(env.clock.now() - started),
-        verdict: checks.interrupted ? 'interrupted' : checks.failures.length > 0 ? 'failing' : 'green',
-        checks: checks.runs,
-        checksMs: checks.wallMs,
-        parallel
-    };
-    return {
-        baseline,
-        memory: { ...memory, baseline, ...(checks.interrupted ? {} : { previousChecks: checks.runs }) }
-    };
-}
-async function runIteration(env, memory, iteration) {
-    const { config, guard, record: runRecord, emit, clock } = env;
-    let next = memory;
-    const started = clock.now();
-    const dir = runRecord.iterationDir(iteration);
-    const relative = (file) => runRecord.relative(file);
-    const record = {
-        iteration,
-        startedAt: iso(started),
-        durationMs: 0,
-        verdict: 'ran',
-        commands: [],
-        checks: [],
-        completion: { tag: false, given: false },
-        failureFingerprint: ''
-    };
-    const finish = (outcome, verdict) => {
-        if (verdict)
-            record.verdict = verdict;
-        if (outcome.crash)
-            record.error = outcome.crash;
-        record.durationMs = Math.round(clock.now() - started);
-        env.onPhase(undefined);
-        return { record, memory: next, ...outcome };
-    };
-    // 1. The ralph's commands.
-    env.onPhase('command');
-    const commands = await runCommands(env.ralph.commands, {
-        ralphDir: env.ralph.dir,
-        workTree: env.workTree,
-        userArgs: config.userArgs,
-        iterationDir: dir,
-        relative,
-        outputCap: config.outputCap,
-        killGraceMs: env.killGraceMs,
-        signal: guard.signal,
-        runProcess: env.runProcess,
-        onCommand: command => emit({ type: 'command_finished', iteration, command })
-    });
-    record.commands = commands.runs;
-    if (commands.crash)
-        return finish({ crash: commands.crash, interrupted: false, success: false }, 'crashed');
-    if (commands.interrupted)
-        return finish({ interrupted: true, success: false }, 'interrupted');
-    env.onPhase(undefined);
-    // 2. The prompt, from RALPH.md as it is now.
-    let prompt;
-    try {
-        const assembled = assemble({ ...env, ...next }, iteration, commands.outputs);
-        prompt = assembled.prompt;
-        if (assembled.showsDiff)
-            next = { ...next, trackTree: true };
-    }
-    catch (error) {
-        const message = error instanceof RalphError ? error.message : `RALPH.md could not be read: ${error.message}`;
-        return finish({ crash: message, interrupted: false, success: false }, 'crashed');
-    }
-    record.prompt = runRecord.writePrompt(iteration, prompt);
-    if (guard.signal.aborted)
-        return finish({ interrupted: true, success: false }, 'interrupted');
-    // 3. The agent, with the caps it can enforce itself: what is left of the dollar budget, its turn cap.
-    const caps = agentCaps(config, env.meter);
-    emit({
-        type: 'agent_started',
-        iteration,
-        argv: env.preset.argv(env.ralph.agentArgv, caps),
-        promptFile: record.prompt.file,
-        preset: env.preset.name,
-        transcript: env.preset.jsonStream,
-        log: relative(agentLogFile(dir))
-    });
-    env.onPhase('agent');
-    guard.watchCost(true);
-    const agent = await runAgent({
-        preset: env.preset,
-        agent: env.ralph.agent,
-        agentArgv: env.ralph.agentArgv,
-        fromRalphFile: env.ralph.file !== '' && env.config.promptText === undefined,
-        prompt,
-        workTree: env.workTree,
-        iterationDir: dir,
-        relative,
-        timeoutMs: config.agentTimeoutSeconds !== undefined ? config.agentTimeoutSeconds * 1000 : undefined,
-        killGraceMs: env.killGraceMs,
-        signal: guard.signal,
-        stopCause: () => guard.trip?.cause,
-        meter: env.meter,
-        caps,
-        ...(config.agentEnv ? { agentEnv: config.agentEnv } : {}),
-        runProcess: env.runProcess,
-        ...(env.agentEnvironment ? { agentEnvironment: env.agentEnvironment } : {}),
-        ...(env.outputRoom ? { outputRoom: env.outputRoom } : {}),
-        onOutput: output => emit('transcript' in output
-            ? { type: 'agent_transcript', iteration, line: output.transcript }
-            : { type: 'agent_output', iteration, stream: output.stream, chunk: output.chunk })
-    });
-    guard.watchCost(false);
-    env.onPhase(undefined);
-    if (agent.crash)
-        return finish({ crash: agent.crash, interrupted: false, success: false }, 'crashed');
-    record.agent = agent.run;
-    emit({ type: 'agent_finished', iteration, agent: agent.run });
-    if (guard.signal.aborted)
-        return finish({ interrupted: true, success: false }, 'interrupted');
-    // 4. What the agent left: progress, the diff for the next prompt, the commit.
-    if (env.isRepo && (next.trackTree || config.commit)) {
-        const tree = await env.workspace.treeHash();
-        record.treeHash = tree;
-        record.progressed = tree !== next.previousTree;
-        next = { ...next, previousTree: tree };
-        if (next.startTree) {
-            // The same tree as last time has the same diff: one git process fewer on an idle iteration.
-            const lastDiff = record.progressed || next.lastDiff === undefined
-                ? await env.workspace.diffSinceStart(next.startTree, tree)
-                : next.lastDiff;
-            next = { ...next, lastDiff };
-            record.diffStat = lastDiff.stat;
-        }
-    }
-    const commit = config.commit ? await commitIteration(env, iteration, record.treeHash) : undefined;
-    if (commit)
-        record.commit = commit;
-    // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
-    if (record.commit?.error)
-        return finish({
-            crash: `the commit of iteration ${iteration} failed: ${record.commit.error}`,
-            interrupted: false,
-            success: false
-        }, 'crashed');
-    // 5. The gates.
-    const checks = await runGates(env, iteration, dir);
-    record.checks = checks.runs;
-    record.checksMs = checks.wallMs;
-    record.failureFingerprint = failureFingerprint(checks.failures);
-    record.completion = detectCompletion(agent.outcome.finalMessage, config.completionTag);
-    if (checks.interrupted)
-        return finish({ interrupted: true, success: false }, 'interrupted');
-    next = { ...next, previousChecks: checks.runs };
-    // 6. The verdict.
-    const { verdict, success } = verdictOf(record, config.checks.length > 0, config.completionTag !== '');
-    return finish({ interrupted: false, success }, verdict);
-}
-
-;// CONCATENATED MODULE: ./src/loop/defaults.ts
-// LoopConfig defaults, so front-ends and the benchmark only say what differs.
-
-
-
-
-
-const DEFAULT_OUTPUT_CAP = 1024 * 1024;
-const DEFAULT_COMPLETION_TAG = 'COMPLETE';
-const defaults_DEFAULT_KILL_GRACE_MS = 3000;
-/** `20260102-030405`: a UTC timestamp safe in file and branch names. */
-const stamp = (now) => new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
-function defaultRecordDir(name, now = Date.now()) {
-    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
-    return external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-action', `${safe}-${stamp(now)}-${process.pid}`);
-}
-/** `ralph/<name>-<UTC timestamp>`, with characters git refuses in branch names replaced. */
-function defaultBranch(name, now) {
-    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'loop';
-    return `ralph/${safe}-${stamp(now)}`;
-}
-/**
- * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
- * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
- */
-function loopConfig(settings) {
-    return {
-        userArgs: {},
-        stopOnError: false,
-        delaySeconds: 0,
-        checks: settings.ralph.checks,
-        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
-        commit: false,
-        recordDir: defaultRecordDir(settings.ralph.name),
-        outputCap: DEFAULT_OUTPUT_CAP,
-        breaker: { ...DEFAULT_BREAKER },
-        presets: settings.ralph.presets ?? true,
-        parallelChecks: settings.ralph.checksParallel ?? false,
-        ...settings
-    };
-}
-/** Gate settings that cannot work together, as one line naming the fix; undefined when they can. */
-function gateSettingsProblem(config) {
-    if (!config.skipIfGreen)
-        return undefined;
-    if (config.checks.length === 0)
-        return "skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green.";
-    if (config.baseline === false)
-        return 'skip-if-green needs the baseline (the gates run once before iteration 1), which is turned off: turn it back on, or drop skip-if-green.';
-    return undefined;
-}
-/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
-const GATE_NAME_CHARS = 40;
-/**
- * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
- * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
- */
-function addedChecks(commands, existing) {
-    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
-    const checks = [];
-    for (const run of commands) {
-        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
-        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
-        let name = base;
-        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
-            name = `${base} (${n})`;
-        taken.add(name).add(safeFileName(name));
-        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
-    }
-    return checks;
-}
-
-;// CONCATENATED MODULE: ./src/loop/overview.ts
-// The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
-// cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
-// with them, and the job summary shows the same ones (src/report/summary.ts): one renderer for both.
-
-const VERDICT = {
-    passed: '✅ passed',
-    completed: '✅ done',
-    checks_failed: '❌ gates failed',
-    checks_passed_no_tag: '🟡 gates pass, no completion tag',
-    agent_failed: '⚠️ agent failed',
-    agent_timed_out: '⏱️ agent timed out',
-    ran: '➖ ran',
-    interrupted: '⏹️ stopped',
-    crashed: '💥 crashed'
-};
-const verdictLabel = (verdict) => VERDICT[verdict];
-/** `42s`, `3m 05s`, `1h 02m`. */
-// Padded so durations line up in the reports' tables; prompts and the CLI keep the reference's `2m 30s` (ralph/render.ts).
-function overview_formatDuration(ms) {
-    const s = Math.round(ms / 1000);
-    if (s < 60)
-        return `${s}s`;
-    const m = Math.floor(s / 60);
-    if (m < 60)
-        return `${m}m ${String(s % 60).padStart(2, '0')}s`;
-    return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
-}
-/** One agent run's cost: dollars, or "unknown" when the agent reported none. */
-function iterationCost(it) {
-    if (!it.agent)
-        return '–';
-    const usage = it.agent.usage;
-    return usage.cost_source === 'unknown' && usage.cost_usd === 0 ? 'unknown' : `$${usage.cost_usd.toFixed(4)}`;
-}
-/** The run's cost: dollars and where they come from, or "unknown" when no agent reported any. */
-function formatCost(status) {
-    const { cost } = status;
-    if (cost.source === 'unknown' && cost.totalUsd === 0)
-        return 'unknown (the agent reported no cost)';
-    return `$${cost.totalUsd.toFixed(4)} (${cost.source})`;
-}
-/** The gates in the order they ran, the baseline's first. */
-function gateNames(status) {
-    const names = [];
-    for (const checks of [status.baseline?.checks ?? [], ...status.iterations.map(it => it.checks)])
-        for (const c of checks)
-            if (!names.includes(c.name))
-                names.push(c.name);
-    return names;
-}
-const MAX_GATE_COLUMNS = 6;
-/** A gate's time in a table: tenths of a second below a minute (which gate to speed up is in the tenths). */
-function gateTime(ms) {
-    return ms < 59_950 ? `${(ms / 1000).toFixed(1)}s` : overview_formatDuration(ms);
-}
-const BASELINE_LABEL = {
-    green: '✅ baseline: gates pass',
-    failing: '🔎 baseline: gates failing',
-    interrupted: '⏹️ baseline: stopped'
-};
-/**
- * The iteration table: verdict, each gate ✓/✗ with its duration, cost, duration. The baseline (the gates
- * before the first agent run) is row 0; then the last `maxRows` iterations, with a line saying where the
- * others are (`elsewhere`, e.g. "in the run record").
- */
-function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
-    const gates = gateNames(status);
-    const columns = gates.length <= MAX_GATE_COLUMNS;
-    const head = ['#', 'Verdict', ...(columns ? gates.map(g => codeCell(g)) : ['Gates']), 'Cost', 'Duration'];
-    const gateCells = (checks) => {
-        if (columns)
-            return gates.map(g => {
-                const check = checks.find(c => c.name === g);
-                return check ? `${check.passed ? '✓' : '✗'} ${gateTime(check.durationMs)}` : '–';
-            });
-        const slowest = checks.reduce((top, c) => (top && top.durationMs >= c.durationMs ? top : c), undefined);
-        const tally = `${checks.filter(c => c.passed).length}/${checks.length} ✓`;
-        return [slowest ? `${tally} (slowest ${codeCell(slowest.name)} ${gateTime(slowest.durationMs)})` : tally];
-    };
-    const rows = [];
-    const baseline = status.baseline;
-    if (baseline)
-        rows.push([
-            '0',
-            BASELINE_LABEL[baseline.verdict],
-            ...gateCells(baseline.checks),
-            '–',
-            overview_formatDuration(baseline.durationMs)
-        ]);
-    const shown = status.iterations.slice(-maxRows);
-    for (const it of shown)
-        rows.push([
-            String(it.iteration),
-            verdictLabel(it.verdict),
-            ...gateCells(it.checks),
-            iterationCost(it),
-            overview_formatDuration(it.durationMs)
-        ]);
-    const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
-    for (const row of rows)
-        lines.push(`| ${row.join(' | ')} |`);
-    const hidden = status.iterations.length - shown.length;
-    if (hidden > 0)
-        lines.push('', `_${hidden} earlier iteration${hidden === 1 ? ' is' : 's are'} ${elsewhere}._`);
-    return lines.join('\n');
-}
-const CHART_POINTS = 50;
-/** Mermaid xychart blocks: cost (when known) and duration per iteration (the last 50). */
-function charts(status) {
-    const its = status.iterations.slice(-CHART_POINTS);
-    if (its.length === 0)
-        return '';
-    const x = `x-axis "Iteration" [${its.map(it => it.iteration).join(', ')}]`;
-    const blocks = [];
-    const costs = its.map(it => it.agent?.usage.cost_usd ?? 0);
-    if (costs.some(c => c > 0)) {
-        const top = Math.max(...costs);
-        blocks.push(fence([
-            'xychart-beta',
-            '  title "Cost per iteration (USD)"',
-            `  ${x}`,
-            `  y-axis "USD" 0 --> ${Number((top * 1.1).toPrecision(3))}`,
-            `  bar [${costs.map(c => Number(c.toFixed(4))).join(', ')}]`
-        ].join('\n'), 'mermaid'));
-    }
-    const seconds = its.map(it => Math.round(it.durationMs / 100) / 10);
-    blocks.push(fence([
-        'xychart-beta',
-        '  title "Duration per iteration (seconds)"',
-        `  ${x}`,
-        `  y-axis "seconds" 0 --> ${Math.max(1, Math.ceil(Math.max(...seconds) * 1.1))}`,
-        `  bar [${seconds.join(', ')}]`,
-        `  line [${seconds.join(', ')}]`
-    ].join('\n'), 'mermaid'));
-    return blocks.join('\n\n');
-}
-
-;// CONCATENATED MODULE: ./src/loop/record.ts
-// The run record, written as the loop goes so a killed run keeps everything up to the iteration in flight:
-// progress.md (for people), status.json (the whole typed status, replaced atomically), and
-// logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
-// Writes are synchronous, but for status.json while the loop runs: it is replaced off the main thread, one
-// write at a time, later ones coalesced; the last one is awaited before the record is finished.
-
-
-
-
-
-
-const PROGRESS_FILE = 'progress.md';
-const STATUS_FILE = 'status.json';
-const record_seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
-const dollars = (usd) => `$${usd.toFixed(4)}`;
-const indent = (text, by) => text
-    .split('\n')
-    .map(line => (line ? by + line : line))
-    .join('\n');
-function checkLine(check) {
-    const how = check.passed
-        ? ''
-        : check.timedOut
-            ? ', timed out'
-            : check.killedBy
-                ? `, stopped (${check.killedBy})`
-                : `, ${ended(check)}`;
-    const head = `- ${check.passed ? 'PASS' : 'FAIL'} \`${check.name}\` (${record_seconds(check.durationMs)}${how})`;
-    const tail = check.tail.trimEnd();
-    if (check.passed) {
-        const last = tail.split('\n').at(-1)?.trim();
-        return last ? `${head}: ${last.slice(0, 200)}` : head;
-    }
-    return tail ? `${head}\n\n${indent(fence(tail), '  ')}\n` : head;
-}
-/** `- Checks: 1/3 passing (gates 3.1s)` and a line a check. */
-function checkLines(checks, wallMs) {
-    const passing = checks.filter(c => c.passed).length;
-    const took = wallMs !== undefined ? ` (gates ${record_seconds(wallMs)})` : '';
-    return [`- Checks: ${passing}/${checks.length} passing${took}`, '', ...checks.map(checkLine)];
-}
-/** The baseline in a few words: `every check passes`, `2 of 3 checks failing` or `stopped`. */
-function baselineVerdict(baseline) {
-    if (baseline.verdict === 'green')
-        return 'every check passes';
-    if (baseline.verdict === 'interrupted')
-        return 'stopped';
-    return `${baseline.checks.filter(c => !c.passed).length} of ${baseline.checks.length} checks failing`;
-}
-/** The progress.md section of the baseline: the gates before iteration 1, as an iteration 0. */
-function baselineSection(baseline) {
-    const lines = [
-        `## Baseline (iteration 0): ${baselineVerdict(baseline)}`,
-        '',
-        `- Started ${baseline.startedAt} · ${record_seconds(baseline.durationMs)} · the gates alone, before the first agent run${baseline.parallel ? ', run together' : ''}`,
-        ...checkLines(baseline.checks, baseline.checksMs)
-    ];
-    return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
-}
-/** The progress.md section of one iteration. */
-function progressSection(record) {
-    const verdict = record.verdict === 'checks_passed_no_tag'
-        ? 'checks pass; the agent has not given the completion tag'
-        : record.verdict.replace(/_/g, ' ');
-    const lines = [`## Iteration ${record.iteration}: ${verdict}`, ''];
-    const agent = record.agent;
-    const spent = iterationCost(record);
-    const cost = agent ? ` · cost ${spent}${spent === 'unknown' ? '' : ` (${agent.usage.cost_source})`}` : '';
-    lines.push(`- Started ${record.startedAt} · ${record_seconds(record.durationMs)}${cost}`);
-    if (record.commands.length > 0)
-        lines.push(`- Commands: ${record.commands
-            .map(c => `\`${c.name}\` ${c.timedOut ? 'timed out' : ended(c)} (${record_seconds(c.durationMs)})`)
-            .join(', ')}`);
-    if (agent) {
-        const end = agent.killedBy
-            ? `stopped (${agent.killedBy})`
-            : agent.timedOut
-                ? 'timed out'
-                : `${ended(agent)}${agent.isError ? ', reported an error' : ''}`;
-        lines.push(`- Agent (${agent.preset}): ${end} in ${record_seconds(agent.durationMs)}`);
-        const failure = agent.failure;
-        if (failure)
-            lines.push(`- Agent failure (${failure.kind.replace(/_/g, ' ')}): ${failure.message}${failure.resetsAt ? ` (lifts at ${failure.resetsAt})` : ''}`);
-        if (agent.permissionDenials?.length)
-            lines.push(`- Permission denied: ${agent.permissionDenials.map(d => (d.detail ? `${d.tool} (${d.detail})` : d.tool)).join(', ')}`);
-        if (agent.apiRetries)
-            lines.push(`- API retries: ${agent.apiRetries}`);
-        const requests = agent.usage.requests;
-        if (requests) {
-            const count = (n, what) => (n > 0 ? `, ${n} ${what}` : '');
-            const unread = requests.filter(r => r.unread).length;
-            lines.push(`- Model requests metered at the wire: ${requests.length}` +
-                count(requests.filter(r => r.cut).length, 'cut at the budget') +
-                count(requests.filter(r => r.refused).length, 'refused (their worst case did not fit in the budget)') +
-                count(unread, 'unreadable (their cost is unknown; charged their worst case)') +
-                count(requests.filter(r => r.worst_case && !r.unread).length, 'with no usage seen (charged their worst case)'));
-        }
-        const said = agent.usage.agent_said;
-        if (said) {
-            const diff = agent.usage.cost_usd - said.cost_usd;
-            lines.push(`- The agent's own figure: $${said.cost_usd.toFixed(4)} (${said.cost_source}); metered minus that: ${diff < 0 ? '-' : '+'}$${Math.abs(diff).toFixed(4)}`);
-        }
-    }
-    const signal = record.completion.given
-        ? 'given'
-        : record.completion.statusExit === false
-            ? 'not given (EXIT_SIGNAL: false)'
-            : 'not given';
-    if (agent)
-        lines.push(`- Completion signal: ${signal}`);
-    if (record.checks.length > 0)
-        lines.push(...checkLines(record.checks, record.checksMs));
-    if (record.diffStat !== undefined) {
-        const summary = record.diffStat.trim().split('\n').at(-1)?.trim();
-        lines.push(`- Changed since the start: ${summary || 'nothing'}${record.progressed === false ? ' (no change this iteration)' : ''}`);
-    }
-    if (record.commit?.sha)
-        lines.push(`- Commit: ${record.commit.sha}`);
-    if (record.commit?.error)
-        lines.push(`- Commit failed: ${record.commit.error}`);
-    if (record.error)
-        lines.push(`- Crashed: ${record.error}`);
-    return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
-}
-const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-function record_header(status) {
-    const budgets = status.budgets;
-    const limits = [
-        budgets.maxIterations !== undefined
-            ? `at most ${plural(budgets.maxIterations, 'iteration')}`
-            : 'no iteration cap',
-        budgets.maxTimeSeconds !== undefined ? `max time ${budgets.maxTimeSeconds}s` : undefined,
-        budgets.maxCostUsd !== undefined ? `max cost ${dollars(budgets.maxCostUsd)}` : undefined,
-        budgets.agentTimeoutSeconds !== undefined ? `agent timeout ${budgets.agentTimeoutSeconds}s` : undefined
-    ].filter(Boolean);
-    return [
-        `# Ralph loop: ${status.ralph.name}`,
-        '',
-        `- Started ${status.startedAt} in ${status.workTree}${status.worktree ? ` (worktree on branch ${status.worktree.branch})` : ''}`,
-        `- Budgets: ${limits.join(', ')}`,
-        status.start.commit ? `- Starting commit: ${status.start.commit}` : undefined,
-        '',
-        ''
-    ]
-        .filter(line => line !== undefined)
-        .join('\n');
-}
-/** What an enforced stop was measured from. */
-const CROSSING = {
-    timeout: 'the time budget ran out',
-    budget_exhausted: 'the cost budget was reached',
-    cancelled: 'the cancel'
-};
-/** How the run ended, then the overview: the iteration table and the cost and duration charts. */
-function outcome(result) {
-    const lines = [
-        `## Stopped: ${result.stopReason}`,
-        '',
-        `${result.stopDetail}`,
-        '',
-        `- Iterations: ${result.iterations.length} · duration ${record_seconds(result.durationMs)}`,
-        `- Cost: ${formatCost(result)}${result.cost.enforced ? '' : ' (the dollar budget could not be enforced)'}`
-    ];
-    const enforced = result.enforcement;
-    if (enforced)
-        lines.push(`- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`);
-    for (const warning of result.warnings)
-        lines.push(`- Warning: ${warning}`);
-    if (result.iterations.length > 0 || result.baseline)
-        lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result));
-    return `${lines.join('\n')}\n\n`;
-}
-/** Where the iterations go in the compact status.json (only the top level has an `iterations` key). */
-const ITERATIONS_SLOT = '"iterations":[]';
-/**
- * The finished iterations as the bytes of a JSON array's contents (`{…},{…}`), each serialised once:
- * status.json is rewritten after every iteration; serialising them all each time made long runs quadratic.
- */
-class IterationsJson {
-    bytes = Buffer.alloc(0);
-    length = 0;
-    /** The records serialised, and where each one's bytes end. */
-    records = [];
-    ends = [];
-    /** Brings the bytes up to `iterations`: records are final once listed; one replaced is serialised again. */
-    update(iterations) {
-        let same = 0;
-        while (same < this.records.length && same < iterations.length && this.records[same] === iterations[same])
-            same++;
-        this.records.length = same;
-        this.ends.length = same;
-        this.length = same > 0 ? this.ends[same - 1] : 0;
-        for (let i = same; i < iterations.length; i++) {
-            this.append(`${i > 0 ? ',' : ''}${JSON.stringify(iterations[i])}`);
-            this.records.push(iterations[i]);
-            this.ends.push(this.length);
-        }
-        return this.bytes.subarray(0, this.length);
-    }
-    append(text) {
-        const needed = this.length + Buffer.byteLength(text);
-        if (needed > this.bytes.length) {
-            const grown = Buffer.alloc(Math.max(needed, this.bytes.length * 2, 64 * 1024));
-            this.bytes.copy(grown, 0, 0, this.length);
-            this.bytes = grown;
-        }
-        this.length += this.bytes.write(text, this.length);
-    }
-}
-/** Writes `pieces` to a new `file` (writev: the iterations' bytes are never copied into one string). */
-function writeAllSync(file, pieces) {
-    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'w');
-    try {
-        const rest = pieces.filter(piece => piece.length > 0);
-        while (rest.length > 0) {
-            let written = (0,external_node_fs_namespaceObject.writevSync)(fd, rest);
-            // A short write (rare for files): carry on from where it stopped.
-            while (rest.length > 0 && written >= rest[0].length)
-                written -= rest.shift().length;
-            if (rest.length > 0 && written > 0)
-                rest[0] = rest[0].subarray(written);
-        }
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-}
-/** The same, without blocking the event loop. */
-async function writeAll(file, pieces) {
-    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file, 'w');
-    try {
-        let rest = pieces.filter(piece => piece.length > 0);
-        while (rest.length > 0) {
-            let { bytesWritten: written } = await handle.writev(rest);
-            rest = [...rest];
-            while (rest.length > 0 && written >= rest[0].length)
-                written -= rest.shift().length;
-            if (rest.length > 0 && written > 0)
-                rest[0] = rest[0].subarray(written);
-        }
-    }
-    finally {
-        await handle.close();
-    }
-}
-/**
- * Makes `dir` and its missing parents, one level at a time. Node's recursive mkdirSync loops forever where the
- * kernel answers ENOENT to a mkdir whose parent exists (/proc/nope): here that mkdir's error is thrown at once.
- */
-function makeFolder(dir) {
-    const missing = [];
-    for (let d = external_node_path_default().resolve(dir); !(0,external_node_fs_namespaceObject.existsSync)(d); d = external_node_path_default().dirname(d))
-        missing.unshift(d);
-    for (const d of missing)
-        try {
-            (0,external_node_fs_namespaceObject.mkdirSync)(d);
-        }
-        catch (error) {
-            if (error.code !== 'EEXIST')
-                throw error;
-        }
-}
-class RunRecord {
-    dir;
-    iterations = new IterationsJson();
-    /** The status.json write in flight, the status to write after it, and a failure not yet reported. */
-    writing;
-    next;
-    failed;
-    constructor(dir) {
-        this.dir = dir;
-    }
-    /** Creates the record folder (and logs/) and starts progress.md. */
-    static create(dir, status) {
-        makeFolder(external_node_path_default().join(dir, 'logs'));
-        const record = new RunRecord(dir);
-        (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), record_header(status));
-        // The first status.json is there at once: a post step after an early kill reads it.
-        record.writeStatusNow(status);
-        return record;
-    }
-    /** A record written earlier, e.g. to finish one whose loop was killed (the action's post step). */
-    static open(dir) {
-        return new RunRecord(dir);
-    }
-    /** `logs/iteration-NNN`, created. */
-    iterationDir(iteration) {
-        const dir = external_node_path_default().join(this.dir, 'logs', `iteration-${String(iteration).padStart(3, '0')}`);
-        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
-        return dir;
-    }
-    /** A path inside the record, relative to its folder (how results name files). */
-    relative(file) {
-        return external_node_path_default().relative(this.dir, file).split((external_node_path_default()).sep).join('/');
-    }
-    writePrompt(iteration, prompt) {
-        const file = external_node_path_default().join(this.iterationDir(iteration), 'prompt.md');
-        (0,external_node_fs_namespaceObject.writeFileSync)(file, prompt);
-        return { file: this.relative(file), bytes: Buffer.byteLength(prompt) };
-    }
-    /**
-     * Replaces status.json atomically (write, then rename), so readers never see half a file. It is
-     * rewritten after every iteration, so it is compact while the loop runs and indented once finished.
-     * Iteration records are final once they are in `status.iterations`: each is serialised only once.
-     * The write happens off the main thread: one at a time, and calls made meanwhile become one write of the
-     * status as it is when that write starts. A failure is thrown by the next call, or by flush().
-     */
-    writeStatus(status) {
-        this.throwFailure();
-        this.next = status;
-        this.writing ??= this.drain();
-    }
-    /** Waits for status.json to hold the last status given; throws a write's failure. */
-    async flush() {
-        while (this.writing)
-            await this.writing;
-        this.throwFailure();
-    }
-    async drain() {
-        const file = external_node_path_default().join(this.dir, STATUS_FILE);
-        const temp = `${file}.${process.pid}.tmp`;
-        try {
-            for (let status = this.next; status; status = this.next) {
-                this.next = undefined;
-                // Serialised when the write starts (the iterations' bytes are reused, so never during one).
-                await writeAll(temp, this.statusJson(status));
-                await (0,external_node_fs_promises_namespaceObject.rename)(temp, file);
-            }
-        }
-        catch (error) {
-            this.next = undefined;
-            this.failed = error;
-        }
-        finally {
-            this.writing = undefined;
-        }
-    }
-    throwFailure() {
-        const failed = this.failed;
-        if (failed === undefined)
-            return;
-        this.failed = undefined;
-        throw failed;
-    }
-    writeStatusNow(status) {
-        const file = external_node_path_default().join(this.dir, STATUS_FILE);
-        const temp = `${file}.${process.pid}.tmp`;
-        writeAllSync(temp, this.statusJson(status));
-        (0,external_node_fs_namespaceObject.renameSync)(temp, file);
-    }
-    /** The pieces of `JSON.stringify(status)` (indented once finished) and a final newline. */
-    statusJson(status) {
-        if (status.state === 'finished')
-            return [Buffer.from(`${JSON.stringify(status, null, 2)}\n`)];
-        const shell = JSON.stringify({ ...status, iterations: [] });
-        const slot = shell.indexOf(ITERATIONS_SLOT);
-        if (slot === -1)
-            return [Buffer.from(`${JSON.stringify(status)}\n`)];
-        const at = slot + ITERATIONS_SLOT.length - 1;
-        return [
-            Buffer.from(shell.slice(0, at)),
-            this.iterations.update(status.iterations),
-            Buffer.from(`${shell.slice(at)}\n`)
-        ];
-    }
-    appendBaseline(baseline) {
-        (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), baselineSection(baseline));
-    }
-    appendIteration(record) {
-        (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), progressSection(record));
-    }
-    /**
-     * Rewrites progress.md to open with the outcome and the overview, the iterations' sections (written as
-     * the loop went) after them, and writes the final status.json, after any write still in flight. The
-     * sections are copied, never held whole.
-     */
-    async finish(result) {
-        // An earlier status write that failed is overwritten now: the record must still end finished.
-        await this.flush().catch(() => undefined);
-        const file = external_node_path_default().join(this.dir, PROGRESS_FILE);
-        const temp = `${file}.${process.pid}.tmp`;
-        const out = (0,external_node_fs_namespaceObject.openSync)(temp, 'w');
-        try {
-            (0,external_node_fs_namespaceObject.writeSync)(out, record_header(result) + outcome(result));
-            copyFrom(file, firstSection(file), out);
-        }
-        finally {
-            (0,external_node_fs_namespaceObject.closeSync)(out);
-        }
-        (0,external_node_fs_namespaceObject.renameSync)(temp, file);
-        this.writeStatusNow(result);
-    }
-}
-/** Where progress.md's first section starts: the baseline's, else the first iteration's. */
-function firstSection(file) {
-    let fd;
-    try {
-        fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
-    }
-    catch {
-        return undefined;
-    }
-    try {
-        const start = Buffer.alloc(64 * 1024);
-        const read = (0,external_node_fs_namespaceObject.readSync)(fd, start, 0, start.length, 0);
-        // The baseline's section, when there is one, comes before the first iteration's.
-        const found = ['\n## Baseline (iteration 0)', '\n## Iteration ']
-            .map(heading => start.subarray(0, read).indexOf(heading))
-            .filter(at => at !== -1);
-        return found.length === 0 ? undefined : Math.min(...found) + 1;
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-}
-/** Appends `file` from byte `offset` to the open `out`, a chunk at a time. */
-function copyFrom(file, offset, out) {
-    if (offset === undefined)
-        return;
-    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
-    try {
-        const chunk = Buffer.alloc(1024 * 1024);
-        for (let at = offset;;) {
-            const read = (0,external_node_fs_namespaceObject.readSync)(fd, chunk, 0, chunk.length, at);
-            if (read === 0)
-                break;
-            (0,external_node_fs_namespaceObject.writeSync)(out, chunk.subarray(0, read));
-            at += read;
-        }
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.closeSync)(fd);
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/git/git.ts
 // Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
 // non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
@@ -18694,6 +17664,8 @@ async function gitOrThrow(args, options) {
 
 
 const DIFF_PATCH_CHARS = 5000;
+/** Bytes read of a file at a commit (package.json's scripts). */
+const FILE_AT_BYTES = 1024 * 1024;
 /** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
 const LIST_BYTES = 64 * 1024 * 1024;
 /** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
@@ -18746,6 +17718,10 @@ class GitWorkspace {
     /** git that must succeed (throws GitError). */
     gitOrThrow(args, env, maxStdoutBytes) {
         return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    async fileAt(commit, file) {
+        const result = await this.git(['cat-file', 'blob', `${commit}:${file}`], undefined, FILE_AT_BYTES);
+        return result.exitCode === 0 && !result.stdoutTruncated ? result.stdout : undefined;
     }
     async isRepo() {
         const result = await this.git(['rev-parse', '--is-inside-work-tree']);
@@ -19014,1349 +17990,6 @@ async function createWorktree(repoDir, options) {
     return { dir, branch: options.branch, base: base.stdout.trim() };
 }
 
-;// CONCATENATED MODULE: ./src/loop/setup.ts
-// What the loop settles before anything runs: the settings checked, the agent's preset, and the work tree
-// (a git worktree when asked, with the project root and the ralph's folder mapped into it).
-
-
-
-
-
-
-/** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
-function realish(p) {
-    const abs = external_node_path_default().resolve(p);
-    if ((0,external_node_fs_namespaceObject.existsSync)(abs))
-        return (0,external_node_fs_namespaceObject.realpathSync)(abs);
-    const parent = external_node_path_default().dirname(abs);
-    return parent === abs ? abs : external_node_path_default().join(realish(parent), external_node_path_default().basename(abs));
-}
-function setup_isInside(child, parent) {
-    const rel = external_node_path_default().relative(realish(parent), realish(child));
-    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
-}
-/** Throws RalphError for settings that cannot work, before anything runs or is written. */
-function checkConfig(config, workspace, isRepo) {
-    if (setup_isInside(config.recordDir, workspace.root) || setup_isInside(config.recordDir, config.projectRoot))
-        throw new RalphError(`The record folder ${config.recordDir} is inside the work tree ${workspace.root}: the record must never be ` +
-            'committed or seen by the agent. Choose a folder outside it (the default is under the system temp dir).');
-    if ((config.commit || config.worktree) && !isRepo)
-        throw new RalphError(`${config.worktree ? '--worktree' : '--commit'} needs a git repository, and ${config.projectRoot} is not in one: run it inside one (git init), or leave ${config.worktree ? '--worktree' : '--commit'} out.`);
-    if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
-        throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`);
-    const problem = gateSettingsProblem(config);
-    if (problem)
-        throw new RalphError(problem);
-}
-/** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
-function agentPresetFor(config) {
-    // The reference runtime has no dollar budget: with one, the agent's cost must be readable.
-    const flags = config.maxCostUsd !== undefined ? 'all' : (config.presetFlags ?? 'all');
-    try {
-        return presetFor(config.ralph.agentArgv, { presets: config.presets, flags, cost: config.agentCost });
-    }
-    catch (error) {
-        throw new RalphError(error.message);
-    }
-}
-/**
- * Opens the work tree, after checking the settings (throws RalphError for settings that cannot work, or a
- * worktree that cannot be created). The caller disposes of the answered workspace.
- */
-async function openWorkTree(config, ports, startedAt) {
-    let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot));
-    const isRepo = await workspace.isRepo();
-    checkConfig(config, workspace, isRepo);
-    if (!config.worktree)
-        return { workspace, isRepo, workTree: config.projectRoot, ralph: config.ralph };
-    const repoRoot = workspace.root;
-    const branch = config.worktree.branch ?? defaultBranch(config.ralph.name, startedAt);
-    const worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir }).catch((error) => {
-        throw new RalphError(`The worktree for this run could not be created: ${error.message}`);
-    });
-    await workspace.dispose();
-    workspace = await GitWorkspace.open(worktree.dir);
-    // The project root and the ralph's folder map to the same places inside the worktree (so `./` scripts
-    // act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
-    const inWorktree = (dir) => {
-        if (!setup_isInside(dir, repoRoot))
-            return undefined;
-        const mapped = external_node_path_default().join(worktree.dir, external_node_path_default().relative(realish(repoRoot), realish(dir)));
-        return (0,external_node_fs_namespaceObject.existsSync)(mapped) ? mapped : undefined;
-    };
-    return {
-        workspace,
-        isRepo: true,
-        workTree: inWorktree(config.projectRoot) ?? worktree.dir,
-        ralph: { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir },
-        worktree
-    };
-}
-
-;// CONCATENATED MODULE: ./src/loop/status.ts
-/** A running status with no iterations, no cost and no warnings yet. */
-function startingStatus(start = {}) {
-    const maxUsd = start.budgets?.maxCostUsd;
-    return {
-        version: 1,
-        state: 'running',
-        ralph: start.ralph ?? { name: '', file: '', dir: '' },
-        projectRoot: start.projectRoot ?? '',
-        workTree: start.workTree ?? '',
-        recordDir: start.recordDir ?? '',
-        startedAt: start.startedAt ?? new Date(0).toISOString(),
-        durationMs: 0,
-        budgets: start.budgets ?? {},
-        start: {},
-        iterations: [],
-        cost: {
-            totalUsd: 0,
-            source: 'unknown',
-            enforced: true,
-            tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
-            ...(maxUsd !== undefined ? { maxUsd } : {})
-        },
-        success: false,
-        warnings: []
-    };
-}
-
-;// CONCATENATED MODULE: ./src/loop/usage-limit.ts
-// A usage limit the agent hit: whether the loop can wait for it to lift, and for how long.
-/** Without a time budget, the longest wait for a usage limit to lift (a GitHub-hosted job's own limit). */
-const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
-/** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
-const USAGE_LIMIT_MARGIN_MS = 2000;
-/** Whether the loop can wait for a usage limit to lift, and for how long; or why it cannot. */
-function usageLimitWait(failure, now, deadline) {
-    const said = failure.message;
-    if (failure.resetsAt === undefined)
-        return { stop: `the agent hit a usage limit and did not say when it lifts (${said})` };
-    const resetsAt = Date.parse(failure.resetsAt);
-    const waitMs = Math.max(0, resetsAt - now) + USAGE_LIMIT_MARGIN_MS;
-    if (deadline !== undefined && now + waitMs >= deadline)
-        return {
-            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, after the time budget ends (${new Date(deadline).toISOString()}): ${said}`
-        };
-    if (deadline === undefined && waitMs > MAX_USAGE_LIMIT_WAIT_MS)
-        return {
-            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, more than 6 hours away (set a longer --max-time to wait for it): ${said}`
-        };
-    return { waitMs, detail: `the agent hit a usage limit; waiting until it lifts at ${failure.resetsAt}` };
-}
-
-;// CONCATENATED MODULE: ./src/loop/run-loop.ts
-// runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** An iteration still running after this long is named in status.json (`inFlight`). */
-const IN_FLIGHT_STATUS_DELAY_MS = 200;
-/** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
-const REFUSALS_WARNED = 10;
-const run_loop_iso = (ms) => new Date(ms).toISOString();
-/** The stop reasons that mean the loop reached its goal. */
-const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
-/**
- * One refused destination, with what would let it through: allowed-hosts for TCP, nothing short of open for
- * UDP. A host allowed-hosts already names was refused because the agent went there directly, not through the
- * proxy: adding it again would not help. Plain HTTP is never forwarded.
- */
-function refusalWarning(network, target, allowedHosts) {
-    if (target.startsWith('http://'))
-        return `agent-network ${network} refused the agent a plain-HTTP request to ${target} through the proxy: it forwards HTTPS (CONNECT) to allowed-hosts, never plain HTTP`;
-    if (target.startsWith('udp '))
-        return `agent-network ${network} refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`;
-    const host = HOST_PORT.exec(target)?.[1];
-    return host !== undefined && hostAllowed(host, allowedHosts)
-        ? `agent-network ${network} refused the agent a direct connection to ${target}: ${host} is in allowed-hosts, reached only through the proxy's CONNECT (the HTTPS_PROXY in the agent's environment)`
-        : `agent-network ${network} refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`;
-}
-/**
- * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`).
- * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
- * wrong once the loop has started ends it with a stop reason and a finished record.
- */
-async function runLoop(config, ports = {}) {
-    const clock = ports.clock ?? systemClock;
-    const emit = (event) => {
-        try {
-            ports.emit?.(event);
-        }
-        catch {
-            // A front-end's rendering problem must not stop the loop.
-        }
-    };
-    const startedAt = clock.now();
-    const preset = agentPresetFor(config);
-    const { workspace, isRepo, workTree, ralph, worktree } = await openWorkTree(config, ports, startedAt);
-    // Pinned before anything else starts: a ralph file that leads out of the work tree ends the run here.
-    let ralphFiles;
-    try {
-        ralphFiles = pinRalphFiles(ralph, workTree);
-    }
-    catch (error) {
-        await workspace.dispose().catch(() => undefined);
-        throw error;
-    }
-    // Behind the model proxy the agent holds a placeholder key and the meter counts what crossed the wire.
-    let proxied;
-    if (config.modelProxy) {
-        try {
-            proxied = await startAgentProxy(config.ralph.agentArgv, process.env, config.modelProxy, {
-                maxCostUsd: config.maxCostUsd
-            });
-        }
-        catch (error) {
-            await workspace.dispose().catch(() => undefined);
-            if (error instanceof ModelProxyError)
-                throw new RalphError(error.message);
-            throw error;
-        }
-        const agentEnv = config.agentEnv ?? {};
-        config = {
-            ...config,
-            agentEnv: {
-                ...agentEnv,
-                set: { ...agentEnv.set, ...proxied.agentEnv.set },
-                remove: [...(agentEnv.remove ?? []), ...(proxied.agentEnv.remove ?? [])]
-            }
-        };
-    }
-    const meter = proxied?.meter ?? ports.costMeter ?? createCostMeter(priceFromTable);
-    const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined;
-    const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd });
-    const stopWatchingCost = meter.onChange(() => emit({
-        type: 'cost_update',
-        spentUsd: meter.spentUsd(),
-        runningUsd: meter.runningUsd(),
-        source: meter.source(),
-        ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
-    }));
-    const status = startingStatus({
-        ralph: { name: config.ralph.name, file: config.ralph.file, dir: config.ralph.dir },
-        projectRoot: config.projectRoot,
-        workTree,
-        recordDir: config.recordDir,
-        startedAt: run_loop_iso(startedAt),
-        budgets: {
-            ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {}),
-            ...(config.maxTimeSeconds !== undefined ? { maxTimeSeconds: config.maxTimeSeconds } : {}),
-            ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd } : {}),
-            ...(config.agentTimeoutSeconds !== undefined ? { agentTimeoutSeconds: config.agentTimeoutSeconds } : {})
-        }
-    });
-    if (worktree)
-        status.worktree = worktree;
-    if (proxied)
-        status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] };
-    let record;
-    try {
-        record = RunRecord.create(config.recordDir, status);
-    }
-    catch (error) {
-        guard.dispose();
-        stopWatchingCost();
-        await proxied?.close();
-        await workspace.dispose().catch(() => undefined);
-        throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${fileProblem(error)}.`);
-    }
-    const warn = (message) => {
-        if (status.warnings.includes(message))
-            return;
-        status.warnings.push(message);
-        emit({ type: 'warning', message });
-    };
-    // What the work tree held that is never delivered (a nested repository, .gitmodules): once each.
-    const warnRefused = () => {
-        for (const line of workspace.refused?.() ?? [])
-            warn(line);
-    };
-    // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
-    let egress;
-    let refusals;
-    const network = config.modelProxy?.network ?? 'model-only';
-    if (proxied && network !== 'open') {
-        const { agentUid: uid, agentPrivilege: privilege } = config.modelProxy ?? {};
-        const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege);
-        if (why === undefined && uid !== undefined) {
-            try {
-                // The agent's other TCP and UDP (v4, v6) is named (from conntrack) as it is refused.
-                refusals = await startRefusalListener(proxied.proxy, egressPrefix(privilege));
-                egress = await restrictEgress({
-                    uid,
-                    proxyPort: proxied.proxy.port,
-                    refusalPort: refusals.port,
-                    prefix: egressPrefix(privilege)
-                });
-                if (egress.ipv6Unnamed)
-                    warn(`the agent's IPv6 connections are refused but not named (this kernel has no IPv6 nat: ${egress.ipv6Unnamed})`);
-            }
-            catch (error) {
-                warn(`egress is not enforced: the rules could not be set (${error.message})`);
-            }
-        }
-        else
-            warn(`egress is not enforced (agent-network ${network}): ${why}; the proxy still holds the model key and meters every token`);
-    }
-    const gated = config.checks.length > 0;
-    let phase;
-    const env = {
-        config,
-        ralph,
-        workTree,
-        workspace,
-        ralphFiles,
-        isRepo,
-        preset,
-        guard,
-        meter,
-        record,
-        clock,
-        emit,
-        runProcess: proxied
-            ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey)
-            : (ports.runProcess ?? runProcess),
-        ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
-        ...(ports.outputRoom ? { outputRoom: ports.outputRoom } : {}),
-        killGraceMs: config.killGraceMs ?? defaults_DEFAULT_KILL_GRACE_MS,
-        onPhase: now => (phase = now)
-    };
-    let memory = { history: [], trackTree: gated };
-    // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
-    // permissions (a loop whose agent may not use its tools can only burn money).
-    const breaker = new StagnationBreaker(gated
-        ? config.breaker
-        : {
-            noProgress: 0,
-            sameFailure: 0,
-            agentFailures: 0,
-            ...(config.breaker.permissionDenials !== undefined
-                ? { permissionDenials: config.breaker.permissionDenials }
-                : {})
-        });
-    if (!isRepo && gated)
-        warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off');
-    let stop;
-    /** Where the budgets stand now, after `ran` iterations. */
-    const budgets = (ran) => ({
-        maxIterations: config.maxIterations,
-        maxCostUsd: config.maxCostUsd,
-        ran,
-        last: status.iterations.at(-1),
-        trip: guard.trip,
-        timeSpent: guard.timeSpent(),
-        costSpent: guard.costSpent(),
-        finishAsked: ports.finishSignal?.aborted === true,
-        gated,
-        stopOnError: config.stopOnError
-    });
-    // What was running when the guard fired: what its enforcement killed.
-    let killedPhase;
-    guard.signal.addEventListener('abort', () => (killedPhase = phase), { once: true });
-    /** How fast the guard's kill was: from the crossing to the killed tree being gone. */
-    const noteEnforcement = (trip) => {
-        status.enforcement = {
-            cause: trip.cause,
-            crossedAt: run_loop_iso(trip.at),
-            latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
-        };
-        if (killedPhase)
-            status.enforcement.killed = killedPhase;
-    };
-    emit({ type: 'loop_started', status });
-    try {
-        if (isRepo) {
-            const commit = await workspace.headSha();
-            if (commit !== undefined)
-                status.start.commit = commit;
-            status.start.tree = await workspace.treeHash();
-            warnRefused();
-            memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree };
-            record.writeStatus(status);
-        }
-        if (gated && config.baseline !== false) {
-            const gates = await runBaseline(env, memory);
-            const baseline = gates.baseline;
-            memory = gates.memory;
-            status.baseline = baseline;
-            record.appendBaseline(baseline);
-            record.writeStatus(status);
-            emit({ type: 'baseline_finished', baseline });
-            // Interrupted, the baseline's enforcement is noted here; the check before iteration 1 stops the loop.
-            if (baseline.verdict === 'interrupted' && guard.trip)
-                noteEnforcement(guard.trip);
-            else if (baseline.verdict === 'green' && config.skipIfGreen)
-                stop = {
-                    reason: 'already_green',
-                    detail: 'every check passed before any agent ran (skip-if-green), so no agent ran'
-                };
-        }
-        for (let iteration = 1; !stop; iteration++) {
-            stop = decideStop(undefined, budgets(iteration - 1));
-            if (stop)
-                break;
-            status.inFlight = iteration;
-            // Only iterations that last get an "in flight" status.json: fast loops skip the extra write.
-            const cancelInFlight = clock.setTimeout(() => record.writeStatus(status), IN_FLIGHT_STATUS_DELAY_MS);
-            emit({
-                type: 'iteration_started',
-                iteration,
-                ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {})
-            });
-            const outcome = await runIteration(env, memory, iteration).finally(cancelInFlight);
-            memory = { ...outcome.memory, history: [...outcome.memory.history, outcome.record] };
-            const trip = guard.trip;
-            if (outcome.interrupted && trip)
-                noteEnforcement(trip);
-            status.iterations.push(outcome.record);
-            warnRefused();
-            delete status.inFlight;
-            updateCost(status, meter);
-            const agent = outcome.record.agent;
-            const limit = agent?.failure?.kind === 'usage_limit' && !agent.killedBy ? agent.failure : undefined;
-            const limitWait = limit ? usageLimitWait(limit, clock.now(), deadline) : undefined;
-            // Behind the proxy the cap fails closed: what it cannot read is charged its worst case, and said.
-            for (const line of proxied?.warnings() ?? [])
-                warn(line);
-            if (!proxied && agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
-                status.cost.enforced = false;
-                warn(`the agent's cost is unknown (preset ${agent.preset} saw no cost in its output): ` +
-                    `the $${config.maxCostUsd} budget cannot be enforced; time and iteration limits still apply`);
-            }
-            record.appendIteration(outcome.record);
-            record.writeStatus(status);
-            emit({ type: 'iteration_finished', record: outcome.record });
-            // An iteration lost to a usage limit says nothing about the agent or the work: the breaker skips it.
-            const end = {
-                iteration,
-                record: outcome.record,
-                success: outcome.success,
-                interrupted: outcome.interrupted,
-                ...(outcome.crash !== undefined ? { crash: outcome.crash } : {}),
-                ...(limitWait && 'stop' in limitWait ? { limitStop: limitWait.stop } : {}),
-                limitWaited: limitWait !== undefined && 'waitMs' in limitWait
-            };
-            const tripped = limitWait || outcome.crash !== undefined || outcome.success
-                ? undefined
-                : breaker.record({
-                    progressed: outcome.record.progressed,
-                    failureFingerprint: outcome.record.failureFingerprint,
-                    agentFailed: agent !== undefined && !agent.success,
-                    deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
-                });
-            stop = decideStop(end, budgets(iteration), tripped);
-            if (outcome.crash !== undefined)
-                status.error = outcome.crash;
-            if (stop?.reason === 'circuit_open' && tripped)
-                status.breaker = tripped;
-            if (stop)
-                break;
-            if (limitWait && 'waitMs' in limitWait) {
-                warn(limitWait.detail);
-                emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) });
-                await guard.sleep(limitWait.waitMs, ports.finishSignal);
-            }
-            else if (config.delaySeconds > 0) {
-                emit({ type: 'waiting', seconds: config.delaySeconds });
-                await guard.sleep(config.delaySeconds * 1000, ports.finishSignal);
-            }
-        }
-    }
-    catch (error) {
-        // A bug or an environment failure (git broke, the disk is full): finish the record all the same.
-        status.error = error.message;
-        stop = { reason: 'agent_error', detail: `Run crashed: ${error.message}` };
-    }
-    finally {
-        guard.dispose();
-        stopWatchingCost();
-        await workspace.dispose().catch(() => undefined);
-        for (const problem of (await egress?.remove()) ?? [])
-            warn(`the egress rules were not all removed: ${problem}`);
-        await refusals?.close();
-        if (proxied) {
-            await proxied.close();
-            status.modelProxy = {
-                upstream: proxied.upstream,
-                requests: proxied.proxy.requests.length,
-                refused: [...proxied.proxy.refused],
-                ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {}),
-                ...(proxied.proxy.refusedRequests.length > 0
-                    ? { refusedRequests: [...proxied.proxy.refusedRequests] }
-                    : {})
-            };
-            for (const line of proxied.warnings())
-                warn(line);
-            for (const target of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
-                warn(refusalWarning(network, target, config.modelProxy?.allowedHosts ?? []));
-            const more = [
-                ...(proxied.proxy.refused.length > REFUSALS_WARNED
-                    ? [
-                        `${proxied.proxy.refused.length - REFUSALS_WARNED} more destination(s), named in status.json (modelProxy.refused)`
-                    ]
-                    : []),
-                ...(proxied.proxy.refusedUnnamed > 0
-                    ? [
-                        `${proxied.proxy.refusedUnnamed} connection(s) or datagram(s) past the first ${MOST_REFUSALS_NAMED} named, counted only (modelProxy.refusedUnnamed)`
-                    ]
-                    : [])
-            ];
-            if (more.length > 0)
-                warn(`agent-network ${network} refused the agent ${more.join(' and ')}`);
-        }
-    }
-    const finishedAt = clock.now();
-    const final = stop ?? { reason: 'agent_error', detail: 'the loop ended without a stop reason' };
-    const result = {
-        ...status,
-        state: 'finished',
-        stopReason: final.reason,
-        stopDetail: final.detail,
-        finishedAt: run_loop_iso(finishedAt),
-        durationMs: Math.round(finishedAt - startedAt),
-        success: SUCCESS.includes(final.reason)
-    };
-    delete result.inFlight;
-    updateCost(result, meter);
-    await record.finish(result);
-    emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result });
-    return result;
-}
-function updateCost(status, meter) {
-    status.cost.totalUsd = meter.spentUsd();
-    status.cost.source = status.iterations.some(it => it.agent) ? meter.source() : 'unknown';
-    const tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-    for (const it of status.iterations) {
-        if (!it.agent)
-            continue;
-        tokens.input += it.agent.usage.input;
-        tokens.output += it.agent.usage.output;
-        tokens.cache_read += it.agent.usage.cache_read;
-        tokens.cache_write += it.agent.usage.cache_write;
-    }
-    status.cost.tokens = tokens;
-}
-
-;// CONCATENATED MODULE: ./src/loop/stop-words.ts
-const STOP_WORDS = {
-    all_checks_passed: { icon: '✅', headline: 'Every gate passed', did: () => 'passed' },
-    completed: { icon: '✅', headline: 'Done (the agent said so; no gates)', did: () => 'finished' },
-    max_iterations: {
-        icon: '❌',
-        headline: 'Used every iteration without passing the gates',
-        did: n => `used all ${n} without passing its gates`,
-        failure: 'The gates never passed'
-    },
-    budget_exhausted: {
-        icon: '💸',
-        headline: 'Out of budget',
-        did: n => `ran out of budget after ${n}`,
-        failure: 'The cost budget ran out before the gates passed'
-    },
-    timeout: {
-        icon: '⏱️',
-        headline: 'Out of time',
-        did: n => `ran out of time after ${n}`,
-        failure: 'The time budget ran out before the gates passed'
-    },
-    circuit_open: {
-        icon: '❌',
-        headline: 'Stopped: no progress',
-        did: n => `stopped after ${n} because it was not making progress`,
-        failure: 'The loop stopped making progress before the gates passed'
-    },
-    agent_error: {
-        icon: '💥',
-        headline: 'Stopped on an error',
-        did: n => `stopped after ${n} on an error`,
-        failure: 'The loop stopped on an error'
-    },
-    cancelled: { icon: '⏹️', headline: 'Cancelled', did: n => `was cancelled after ${n}` },
-    already_green: {
-        icon: '✅',
-        headline: 'Nothing to do: every gate already passed',
-        did: () => 'found every gate passing'
-    }
-};
-
-;// CONCATENATED MODULE: ./src/loop/preview.ts
-// The prompt an iteration would pipe to the agent, without running the agent (`ralph-action prompt`):
-// the commands run for real, as in the loop, and the prompt is assembled as a first pass of the loop sees it.
-
-
-
-
-
-
-
-
-/**
- * Runs the ralph's commands and answers the prompt of iteration `iteration` (no history: no failures,
- * no diff, no progress yet). Throws RalphError with the reference's "Run crashed" reason when a command
- * cannot run, or when RALPH.md cannot be read.
- */
-async function previewPrompt(config, iteration = 1, ports = {}) {
-    const logs = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-preview-'));
-    try {
-        const commands = await runCommands(config.ralph.commands, {
-            ralphDir: config.ralph.dir,
-            workTree: config.projectRoot,
-            userArgs: config.userArgs,
-            iterationDir: logs,
-            relative: file => external_node_path_default().relative(logs, file),
-            outputCap: config.outputCap,
-            killGraceMs: config.killGraceMs ?? defaults_DEFAULT_KILL_GRACE_MS,
-            signal: ports.signal ?? new AbortController().signal,
-            runProcess: ports.runProcess ?? runProcess
-        });
-        if (commands.crash)
-            throw new RalphError(commands.crash);
-        if (commands.interrupted)
-            throw new RalphError('Cancelled while the commands ran.');
-        const state = { config, ralph: config.ralph, workTree: config.projectRoot, history: [] };
-        return assemble(state, iteration, commands.outputs).prompt;
-    }
-    finally {
-        (0,external_node_fs_namespaceObject.rmSync)(logs, { recursive: true, force: true });
-    }
-}
-
-;// CONCATENATED MODULE: ./src/loop/preflight.ts
-// Say no before spending: every program a loop will start (the agent, the ralph's commands, every gate) is
-// looked for before the first agent run. A missing one would otherwise show only after the agent had run
-// (a gate's "command not found", iteration after iteration, until the circuit opened).
-
-/** One line for each program the loop would start that cannot be found; [] when every one is there. */
-function missingPrograms(config, searchPath = process.env.PATH) {
-    const { ralph } = config;
-    const dirs = { ralphDir: ralph.dir, projectRoot: config.projectRoot };
-    return [
-        missingAgentProgram(ralph.agentArgv, config.projectRoot, searchPath),
-        ...ralph.commands.map(command => missingCommandProgram(command, config.userArgs, dirs, searchPath)),
-        ...config.checks.map(check => missingGateProgram(check, config.projectRoot, searchPath))
-    ].filter((problem) => problem !== undefined);
-}
-
-;// CONCATENATED MODULE: ./src/loop/task.ts
-// Ralph-less runs (`ralph-action loop "TASK" --agent CMD --check CMD …`): a synthetic ralph whose body is
-// the task. Pass the task (or the spec file's content) as LoopConfig.promptText.
-
-/** A validated Ralph for a task given on the command line; throws RalphError for a bad agent line. */
-function taskRalph(options) {
-    if (!options.agent.trim())
-        throw new RalphError('Missing or empty agent command: pass --agent CMD.');
-    let agentArgv;
-    try {
-        agentArgv = shlex_shlexSplit(options.agent);
-    }
-    catch (error) {
-        throw new RalphError(`Malformed agent command ${JSON.stringify(options.agent)}: ${error.message}`);
-    }
-    const ralph = {
-        file: '',
-        dir: options.dir,
-        name: options.name ?? 'loop',
-        agent: options.agent,
-        agentArgv,
-        commands: [],
-        args: [],
-        credit: options.credit ?? false,
-        checks: options.checks ?? []
-    };
-    if (options.completionTag !== undefined)
-        ralph.completionTag = options.completionTag;
-    if (options.guardrails !== undefined)
-        ralph.guardrails = options.guardrails;
-    return ralph;
-}
-
-;// CONCATENATED MODULE: ./src/loop/output-room.ts
-/**
- * A LoopPorts.outputRoom for `stream`: a promise while the stream holds more than its buffer (its reader is
- * behind), settled once it drains, closes or fails (a reader that is gone must not hold the agent forever).
- */
-function outputRoomOf(stream) {
-    let waiting;
-    return () => {
-        if (waiting)
-            return waiting;
-        if (!stream.writableNeedDrain || stream.destroyed)
-            return undefined;
-        waiting = new Promise(resolve => {
-            const done = () => {
-                stream.off('drain', done);
-                stream.off('close', done);
-                stream.off('error', done);
-                waiting = undefined;
-                resolve();
-            };
-            stream.on('drain', done);
-            stream.on('close', done);
-            stream.on('error', done);
-        });
-        return waiting;
-    };
-}
-
-;// CONCATENATED MODULE: ./src/loop/index.ts
-// The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/cli/argv.ts
-// Command-line parsing with the reference CLI's (click's) semantics, so `ralph-action run` is a drop-in for
-// `ralph run`: options may stand anywhere (interspersed), unknown options are kept as user args, and the
-// first `--` is consumed.
-
-
-class UsageError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'UsageError';
-    }
-}
-function convert(spec, name, raw) {
-    if (spec.kind === 'int') {
-        // click accepts surrounding whitespace and a sign, nothing else.
-        if (!/^\s*[+-]?\d+\s*$/.test(raw))
-            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a valid integer.`);
-        return Number.parseInt(raw, 10);
-    }
-    if (spec.kind === 'duration') {
-        const seconds = duration_parseDuration(raw, 's');
-        if (seconds === undefined)
-            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a positive duration: give seconds (90) or a number with a unit (90s, 2m, 1h).`);
-        return seconds;
-    }
-    if (spec.kind === 'float') {
-        // Python's float(): decimal or exponent notation, inf, infinity, nan; surrounding whitespace allowed.
-        const text = raw.trim();
-        const match = /^([+-]?)(?:(inf|infinity)|(nan)|((?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?))$/i.exec(text);
-        if (!match)
-            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a valid float.`);
-        if (match[3])
-            return Number.NaN;
-        const sign = match[1] === '-' ? -1 : 1;
-        return match[2] ? sign * Number.POSITIVE_INFINITY : Number(text);
-    }
-    return raw;
-}
-/** Parses `tokens` against `specs`; throws UsageError with click's wording for a bad option value. */
-function parseArgs(tokens, specs) {
-    const byName = new Map();
-    for (const spec of specs)
-        for (const name of spec.names)
-            byName.set(name, spec);
-    const options = {};
-    const rest = [];
-    const typed = {};
-    const take = (spec, name, value) => {
-        const converted = convert(spec, name, value);
-        typed[spec.key] = name;
-        if (spec.kind === 'strings')
-            options[spec.key] = [...(options[spec.key] ?? []), value];
-        else
-            options[spec.key] = converted;
-    };
-    for (let i = 0; i < tokens.length; i++) {
-        const token = tokens[i];
-        if (token === '--') {
-            rest.push(...tokens.slice(i + 1));
-            break;
-        }
-        if (token.startsWith('--')) {
-            const eq = token.indexOf('=');
-            const name = eq === -1 ? token : token.slice(0, eq);
-            const spec = byName.get(name);
-            if (!spec) {
-                rest.push(token);
-                continue;
-            }
-            if (spec.kind === 'flag') {
-                if (eq !== -1)
-                    throw new UsageError(`Option '${name}' does not take a value.`);
-                options[spec.key] = true;
-                typed[spec.key] = name;
-                continue;
-            }
-            if (eq !== -1)
-                take(spec, name, token.slice(eq + 1));
-            else if (i + 1 < tokens.length)
-                take(spec, name, tokens[++i]);
-            else
-                throw new UsageError(`Option '${name}' requires an argument.`);
-            continue;
-        }
-        if (token.startsWith('-') && token.length > 1) {
-            // Short options, possibly combined (`-sn3`); an unknown one keeps the whole token as a user arg.
-            if (!byName.has(`-${token[1]}`)) {
-                rest.push(token);
-                continue;
-            }
-            for (let j = 1; j < token.length; j++) {
-                const name = `-${token[j]}`;
-                const spec = byName.get(name);
-                if (!spec) {
-                    rest.push(`-${token.slice(j)}`);
-                    break;
-                }
-                if (spec.kind === 'flag') {
-                    options[spec.key] = true;
-                    typed[spec.key] = name;
-                    continue;
-                }
-                const attached = token.slice(j + 1);
-                if (attached !== '')
-                    take(spec, name, attached);
-                else if (i + 1 < tokens.length)
-                    take(spec, name, tokens[++i]);
-                else
-                    throw new UsageError(`Option '${name}' requires an argument.`);
-                break;
-            }
-            continue;
-        }
-        rest.push(token);
-    }
-    return { options, rest, typed };
-}
-/** The options block of a help text. */
-function formatOptions(specs) {
-    const rows = specs.map(spec => {
-        const value = spec.kind === 'flag' ? '' : ` ${spec.metavar ?? spec.kind.toUpperCase().replace('STRINGS', 'TEXT')}`;
-        return [`${spec.names.join(', ')}${value}`, spec.help];
-    });
-    const width = Math.max(...rows.map(([left]) => left.length)) + 2;
-    return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n');
-}
-/** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
-function closeOption(token, specs) {
-    return closest(token.split('=')[0], specs.flatMap(spec => spec.names.filter(n => n.startsWith('--'))));
-}
-
-;// CONCATENATED MODULE: ./src/cli/options.ts
-// The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
-
-
-
-
-/** `ralph run`'s own options, with its names and meanings. */
-const REFERENCE_OPTIONS = [
-    {
-        key: 'n',
-        names: ['-n', '--max-iterations'],
-        kind: 'int',
-        metavar: 'N',
-        help: 'Max number of iterations. Infinite if not set.'
-    },
-    {
-        key: 'stopOnError',
-        names: ['--stop-on-error', '-s'],
-        kind: 'flag',
-        help: 'Stop if the agent exits non-zero or times out.'
-    },
-    {
-        key: 'delay',
-        names: ['--delay', '-d'],
-        kind: 'float',
-        metavar: 'S',
-        help: 'Seconds to wait between iterations.'
-    },
-    {
-        key: 'logDir',
-        names: ['--log-dir', '-l'],
-        kind: 'string',
-        metavar: 'DIR',
-        help: "Also save each iteration's agent output to DIR (ralphify's log files)."
-    },
-    {
-        key: 'timeout',
-        names: ['--timeout', '-t'],
-        kind: 'float',
-        metavar: 'S',
-        help: 'Max seconds per agent run. Kill the agent if exceeded.'
-    }
-];
-/** Our additions: the reference runtime has none of these. */
-const LOOP_OPTIONS = [
-    {
-        key: 'check',
-        names: ['--check'],
-        kind: 'strings',
-        metavar: 'CMD',
-        help: 'A gate, run with bash after each iteration; repeatable. All must exit 0.'
-    },
-    {
-        key: 'noBaseline',
-        names: ['--no-baseline'],
-        kind: 'flag',
-        help: "Don't run the checks before iteration 1 (by default their failures fill its prompt)."
-    },
-    {
-        key: 'skipIfGreen',
-        names: ['--skip-if-green'],
-        kind: 'flag',
-        help: 'Stop at once (already_green, exit 0, no agent) when every check passes before iteration 1.'
-    },
-    {
-        key: 'parallelChecks',
-        names: ['--parallel-checks'],
-        kind: 'flag',
-        help: "Run the checks together (only when they don't share a build folder)."
-    },
-    {
-        key: 'maxCost',
-        names: ['--max-cost'],
-        kind: 'float',
-        metavar: 'USD',
-        help: 'Stop (killing the agent) when its cost reaches USD.'
-    },
-    {
-        key: 'maxTime',
-        names: ['--max-time'],
-        kind: 'duration',
-        metavar: 'TIME',
-        help: 'Stop (killing the agent) after TIME in all, checks included: seconds, or 90s, 2m, 1h.'
-    },
-    {
-        key: 'completionTag',
-        names: ['--completion-tag'],
-        kind: 'string',
-        metavar: 'TAG',
-        help: "The agent's done signal <promise>TAG</promise> (default COMPLETE; '' = gates alone decide)."
-    },
-    {
-        key: 'commit',
-        names: ['--commit'],
-        kind: 'flag',
-        help: 'Commit what the agent left after each iteration.'
-    },
-    {
-        key: 'recordDir',
-        names: ['--record-dir'],
-        kind: 'string',
-        metavar: 'DIR',
-        help: 'Where progress.md, status.json and logs/ go (default: under the system temp dir).'
-    },
-    {
-        key: 'outputCap',
-        names: ['--output-cap'],
-        kind: 'int',
-        metavar: 'BYTES',
-        help: "Most bytes of one command's output put in the prompt; the middle is cut (default 1048576)."
-    },
-    {
-        key: 'allowEnv',
-        names: ['--allow-env'],
-        kind: 'strings',
-        metavar: 'NAME',
-        help: 'Give the agent a credential variable it would not get (e.g. GH_TOKEN, or PREFIX*); repeatable.'
-    },
-    {
-        key: 'maxTurns',
-        names: ['--max-turns'],
-        kind: 'int',
-        metavar: 'N',
-        help: "Cap the agent's turns per run (Claude Code's --max-turns)."
-    },
-    {
-        key: 'costPattern',
-        names: ['--cost-pattern'],
-        kind: 'string',
-        metavar: 'REGEX',
-        help: 'How a generic agent reports cost: a regex with named groups usd, input, output… tried on each line.'
-    },
-    {
-        key: 'noPresets',
-        names: ['--no-presets'],
-        kind: 'flag',
-        help: 'Run the agent exactly as written (no preset flags).'
-    },
-    {
-        key: 'modelProxy',
-        names: ['--model-proxy'],
-        kind: 'flag',
-        help: 'Run the agent behind a loopback model proxy that holds its API key and meters every token.'
-    },
-    {
-        key: 'modelUpstream',
-        names: ['--model-upstream'],
-        kind: 'string',
-        metavar: 'URL',
-        help: "Where the model proxy forwards (a gateway); default: the CLI's base-URL variable, else the vendor's API."
-    },
-    {
-        key: 'modelCa',
-        names: ['--model-ca'],
-        kind: 'string',
-        metavar: 'FILE',
-        help: "Certificate authorities (PEM) the model proxy trusts for the upstream, besides the system's."
-    },
-    {
-        key: 'agentNetwork',
-        names: ['--agent-network'],
-        kind: 'string',
-        metavar: 'MODE',
-        help: 'What the agent may connect to behind the proxy: model-only (default), allow-list or open.'
-    },
-    {
-        key: 'allowedHosts',
-        names: ['--allowed-hosts'],
-        kind: 'strings',
-        metavar: 'HOST',
-        help: "A host the agent may reach through the proxy's CONNECT (e.g. registry.npmjs.org); repeatable."
-    },
-    {
-        key: 'isolation',
-        names: ['--isolation'],
-        kind: 'string',
-        metavar: 'MODE',
-        help: 'user: run the agent, commands and checks as their own user (needs root or passwordless sudo); none (default): as you.'
-    },
-    {
-        key: 'agentUser',
-        names: ['--agent-user'],
-        kind: 'string',
-        metavar: 'NAME',
-        help: 'The user --isolation user runs them as (created on first use; default ralph-agent).'
-    }
-];
-const options_positive = (v) => Number.isFinite(v) && v > 0;
-/**
- * Checks the values with the reference's messages, cheap checks before any file is read. A bad value is a
- * mistake on the command line like any other: a usage error (exit 2), named as it was typed.
- */
-function loopSettings(options, typed = {}) {
-    const name = (key, fallback) => typed[key] ?? fallback;
-    const n = options.n;
-    const delay = options.delay ?? 0;
-    const timeout = options.timeout;
-    if (n !== undefined && n < 1)
-        throw new UsageError(`'${name('n', '-n')}' must be a positive integer, got ${n}.`);
-    if (!Number.isFinite(delay) || delay < 0)
-        throw new UsageError(`'--delay' must be non-negative, got ${pyFloatRepr(delay)}.`);
-    if (timeout !== undefined && !options_positive(timeout))
-        throw new UsageError(`'--timeout' must be a positive number, got ${pyFloatRepr(timeout)}.`);
-    const maxCost = options.maxCost;
-    if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0))
-        throw new UsageError(`'--max-cost' must be a non-negative number of dollars, got ${pyFloatRepr(maxCost)}.`);
-    const maxTime = options.maxTime;
-    const outputCap = options.outputCap;
-    if (outputCap !== undefined && outputCap < 1024)
-        throw new UsageError(`'--output-cap' must be at least 1024 bytes, got ${outputCap}.`);
-    const maxTurns = options.maxTurns;
-    if (maxTurns !== undefined && maxTurns < 1)
-        throw new UsageError(`'--max-turns' must be a positive integer, got ${maxTurns}.`);
-    const costPattern = options.costPattern;
-    if (costPattern !== undefined) {
-        try {
-            new RegExp(costPattern);
-        }
-        catch (error) {
-            throw new UsageError(`'--cost-pattern' is not a valid regular expression: ${error.message}`);
-        }
-    }
-    let modelProxy;
-    try {
-        modelProxy = modelProxySettings({
-            on: options.modelProxy === true,
-            upstream: options.modelUpstream,
-            caFile: options.modelCa,
-            allowedHosts: options.allowedHosts ?? [],
-            network: options.agentNetwork
-        });
-    }
-    catch (error) {
-        if (error instanceof ModelProxyError)
-            throw new UsageError(error.message.replace(/^The setting '([^']+)'/, "'--$1'"));
-        throw error;
-    }
-    const isolation = options.isolation ?? 'none';
-    if (isolation !== 'user' && isolation !== 'none')
-        throw new UsageError(`'--isolation' must be user or none, got '${isolation}'.`);
-    return {
-        modelProxy,
-        isolation,
-        ...(options.agentUser !== undefined ? { agentUser: options.agentUser } : {}),
-        maxIterations: n,
-        stopOnError: options.stopOnError === true,
-        delaySeconds: delay,
-        agentTimeoutSeconds: timeout,
-        logDir: options.logDir,
-        checks: options.check ?? [],
-        baseline: options.noBaseline !== true,
-        skipIfGreen: options.skipIfGreen === true,
-        parallelChecks: options.parallelChecks === true,
-        maxCostUsd: maxCost,
-        maxTimeSeconds: maxTime,
-        completionTag: options.completionTag,
-        commit: options.commit === true,
-        recordDir: options.recordDir,
-        outputCap,
-        presets: options.noPresets !== true,
-        allowEnv: options.allowEnv ?? [],
-        maxTurns,
-        costPattern
-    };
-}
-/**
- * The engine's settings that the options both loop commands share carry: budgets, the agent's, the gates'
- * (a ralph's `checks_parallel:` unless given) and the record's. Paths are resolved against `cwd`.
- */
-function engineSettings(settings, cwd) {
-    return {
-        // Only what was given: these are spread over loopConfig's defaults.
-        ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
-        stopOnError: settings.stopOnError,
-        delaySeconds: settings.delaySeconds,
-        ...(settings.agentTimeoutSeconds !== undefined
-            ? { agentTimeoutSeconds: settings.agentTimeoutSeconds }
-            : {}),
-        ...(settings.maxTimeSeconds !== undefined ? { maxTimeSeconds: settings.maxTimeSeconds } : {}),
-        ...(settings.maxCostUsd !== undefined ? { maxCostUsd: settings.maxCostUsd } : {}),
-        baseline: settings.baseline,
-        skipIfGreen: settings.skipIfGreen,
-        ...(settings.parallelChecks ? { parallelChecks: true } : {}),
-        ...(settings.modelProxy ? { modelProxy: settings.modelProxy } : {}),
-        ...(settings.allowEnv.length > 0 ? { agentEnv: { allow: settings.allowEnv } } : {}),
-        ...(settings.maxTurns !== undefined ? { agentMaxTurns: settings.maxTurns } : {}),
-        ...(settings.costPattern !== undefined ? { agentCost: { pattern: settings.costPattern } } : {}),
-        ...(settings.recordDir ? { recordDir: external_node_path_default().resolve(cwd, settings.recordDir) } : {}),
-        ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
-    };
-}
-
-;// CONCATENATED MODULE: ./src/cli/console.ts
-// Renders the loop's events as the reference runtime's console does (plain text, no colour), plus our gates,
-// cost and stop reason.
-
-
-
-const RULE = '──────────────────────';
-/** Lines of a failing check's output shown under it (all of it is in the record). */
-const FAILING_CHECK_LINES = 5;
-const console_plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
-const FAILURE_LABEL = {
-    api_error: 'API error',
-    usage_limit: 'usage limit',
-    max_turns: 'turn limit',
-    budget: "the agent's own budget cap",
-    input_error: 'input refused',
-    auth_error: 'authentication failed',
-    error: 'error'
-};
-const console_seconds = (ms) => formatDuration(ms / 1000);
-function verdictLine(record, tag) {
-    const n = record.iteration;
-    const took = console_seconds(record.durationMs);
-    const agent = record.agent;
-    switch (record.verdict) {
-        case 'passed':
-            return `✓ Iteration ${n} passed every check (${took})`;
-        case 'completed':
-            return `✓ Iteration ${n} completed: the agent said it is done (${took})`;
-        case 'ran':
-            return `✓ Iteration ${n} completed (${took})`;
-        case 'checks_failed':
-            return `✗ Iteration ${n} failed its checks (${took})`;
-        case 'checks_passed_no_tag':
-            return `◐ Iteration ${n}: the checks pass; the agent has not given the completion tag <promise>${tag}</promise> (${took})`;
-        case 'agent_timed_out':
-            return `⏱ Iteration ${n} timed out after ${took}`;
-        case 'agent_failed':
-            return agent?.isError && agent.exitCode === 0
-                ? `✗ Iteration ${n} failed: the agent reported an error (${took})`
-                : `✗ Iteration ${n} failed with exit code ${agent?.exitCode ?? agent?.signal ?? '?'} (${took})`;
-        case 'interrupted':
-            return `■ Iteration ${n} interrupted (${took})`;
-        case 'crashed':
-            return `✗ Iteration ${n} crashed (${took})`;
-    }
-}
-/** Why a check failed, and the last lines it printed (bash's "command not found" among them). */
-function console_checkLines(check) {
-    const how = check.passed
-        ? ''
-        : check.timedOut
-            ? ', timed out'
-            : `, ${ended(check)}`;
-    const head = `  ${check.passed ? '✓' : '✗'} check ${check.name} (${console_seconds(check.durationMs)}${how})\n`;
-    if (check.passed)
-        return head;
-    const tail = check.tail
-        .split('\n')
-        .filter(line => line.trim() !== '')
-        .slice(-FAILING_CHECK_LINES);
-    return head + tail.map(line => `      ${line}\n`).join('');
-}
-/** "2 iterations — 1 passed, 1 failed": what each iteration came to, in words. */
-function tallyLine(iterations) {
-    const count = (verdicts) => iterations.filter(it => verdicts.includes(it.verdict)).length;
-    const parts = [
-        [count(['passed', 'completed']), 'passed'],
-        [count(['ran']), 'ran'],
-        [count(['checks_passed_no_tag']), 'passed the checks without the completion tag'],
-        [count(['checks_failed', 'agent_failed', 'crashed']), 'failed'],
-        [count(['agent_timed_out']), 'timed out'],
-        [count(['interrupted']), 'interrupted']
-    ];
-    const said = parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
-    return `${console_plural(iterations.length, 'iteration')}${said.length > 0 ? ` — ${said.join(', ')}` : ''}`;
-}
-/** A listener for runLoop's events that prints a readable console log through `out`. */
-function consoleRenderer(options) {
-    const { out } = options;
-    const tag = options.completionTag ?? 'COMPLETE';
-    let toldChecksAlone = false;
-    const live = options.showAgentOutput !== false;
-    let commandsRan = 0;
-    let transcript = false;
-    let atLineStart = true;
-    const agentText = (text) => {
-        if (text === '')
-            return;
-        out(text);
-        atLineStart = text.endsWith('\n');
-    };
-    const endAgentText = () => {
-        if (!atLineStart)
-            out('\n');
-        atLineStart = true;
-    };
-    return event => {
-        switch (event.type) {
-            case 'loop_started': {
-                const s = event.status;
-                out(`▶ Running: ${s.ralph.name}\n`);
-                const info = [];
-                if (options.agentTimeoutSeconds !== undefined)
-                    info.push(`timeout ${formatDuration(options.agentTimeoutSeconds)}`);
-                const checks = s.budgets;
-                // ralphify's run has no cap by default: say so, since the loop then runs until stopped.
-                info.push(checks.maxIterations !== undefined
-                    ? `max ${console_plural(checks.maxIterations, 'iteration')}`
-                    : 'no iteration cap (-n N sets one)');
-                if (checks.maxTimeSeconds !== undefined)
-                    info.push(`max time ${formatDuration(checks.maxTimeSeconds)}`);
-                if (checks.maxCostUsd !== undefined)
-                    info.push(`max cost $${checks.maxCostUsd.toFixed(2)}`);
-                if (info.length > 0)
-                    out(`  ${info.join(' · ')}\n`);
-                out(`  Record: ${s.recordDir}\n`);
-                break;
-            }
-            case 'baseline_started':
-                out(`\nBaseline ───────\n  Running the ${event.checks} check(s)${event.parallel ? ' together' : ''} before the first agent run\n`);
-                break;
-            case 'baseline_finished': {
-                const b = event.baseline;
-                const mark = b.verdict === 'green' ? '✓' : b.verdict === 'failing' ? '✗' : '■';
-                const next = b.verdict === 'failing' ? ': iteration 1 gets their output' : '';
-                out(`${mark} Baseline: ${baselineVerdict(b)}${next} (${console_seconds(b.durationMs)})\n`);
-                break;
-            }
-            case 'iteration_started':
-                commandsRan = 0;
-                out(`\nIteration ${event.iteration} ───────\n`);
-                break;
-            case 'command_finished':
-                commandsRan++;
-                if (event.command.timedOut)
-                    out(`  Command ${event.command.name} timed out\n`);
-                break;
-            case 'agent_started':
-                if (commandsRan > 0)
-                    out(`  Commands: ${commandsRan} ran\n`);
-                transcript = event.transcript === true;
-                break;
-            case 'agent_output':
-                if (live && !transcript)
-                    agentText(event.chunk.toString('utf8'));
-                break;
-            case 'agent_transcript':
-                if (live)
-                    agentText(event.line.endsWith('\n') ? event.line : `${event.line}\n`);
-                break;
-            case 'agent_finished': {
-                endAgentText();
-                const agent = event.agent;
-                if (agent.failure)
-                    out(`  ✗ ${FAILURE_LABEL[agent.failure.kind] ?? agent.failure.kind}: ${agent.failure.message}\n`);
-                if (agent.permissionDenials?.length)
-                    out(`  ! permission denied: ${agent.permissionDenials.map(d => (d.detail ? `${d.tool} (${d.detail})` : d.tool)).join(', ')}\n`);
-                for (const note of agent.notes)
-                    out(`  ${note}\n`);
-                break;
-            }
-            case 'check_finished':
-                out(console_checkLines(event.check));
-                break;
-            case 'iteration_finished': {
-                const r = event.record;
-                out(`${verdictLine(r, tag)}\n`);
-                if (r.verdict === 'checks_passed_no_tag' && !toldChecksAlone) {
-                    toldChecksAlone = true;
-                    out(`  To let the checks alone decide, run with --completion-tag ''.\n`);
-                }
-                break;
-            }
-            case 'waiting':
-                out(`Waiting ${formatDuration(event.seconds)}...\n`);
-                break;
-            case 'warning':
-                out(`  ! ${event.message}\n`);
-                break;
-            case 'cost_update':
-                break;
-            case 'stop': {
-                const r = event.result;
-                out(`\n${RULE}\n`);
-                out(`Done: ${tallyLine(r.iterations)}\n`);
-                // A crash's message follows on stderr ("Run crashed: …"): said once.
-                out(`Stopped: ${event.reason} — ${r.error !== undefined ? 'the run crashed' : event.detail}\n`);
-                out(`Cost: ${formatCost(r)} · Duration: ${console_seconds(r.durationMs)}\n`);
-                out(`Record: ${r.recordDir}\n`);
-                break;
-            }
-        }
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/git/repo.ts
 // Intent-named git commands for delivery (branch, fetch, push), over runGit. Every call answers
 // {exitCode, stdout, stderr}; `probe` calls allow any exit code, the rest throw GitError.
@@ -20371,10 +18004,10 @@ class repo_GitRepo {
     }
     /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
     async exec(args, options = {}) {
-        const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
-        const result = await runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes });
+        const env = { ...options.env, ...git_env_hermeticGitEnvironment(options.config) };
+        const result = await git_runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes });
         if (!options.probe && result.exitCode !== 0)
-            throw new GitError(args, result);
+            throw new git_GitError(args, result);
         return result;
     }
     /** The branch HEAD is on, or undefined when HEAD is detached (actions/checkout of a SHA or a PR merge). */
@@ -20402,12 +18035,12 @@ class repo_GitRepo {
     /** An absolute path inside the git directory (`config`, `objects`, `shallow`), worktrees included. */
     async gitPath(name) {
         const result = await this.exec(['rev-parse', '--git-path', name]);
-        return path.resolve(this.dir, result.stdout.trim());
+        return external_node_path_default().resolve(this.dir, result.stdout.trim());
     }
     /** The git directory shared by all worktrees (where `config` and `modules/` live). */
     async commonDir() {
         const result = await this.exec(['rev-parse', '--git-common-dir']);
-        return path.resolve(this.dir, result.stdout.trim());
+        return external_node_path_default().resolve(this.dir, result.stdout.trim());
     }
     async objectFormat() {
         const result = await this.exec(['rev-parse', '--show-object-format'], { probe: true });
@@ -20464,7 +18097,7 @@ class repo_GitRepo {
             return false;
         if (result.exitCode === 1)
             return true;
-        throw new GitError(['diff', '--quiet', from, to], result);
+        throw new git_GitError(['diff', '--quiet', from, to], result);
     }
     /** Commits reachable from `to` but not from `from`. */
     async countCommits(from, to) {
@@ -21334,6 +18967,3949 @@ async function pushWithRetry(workTree, options, retry) {
 
 
 
+;// CONCATENATED MODULE: ./src/loop/protected.ts
+// Protected paths: what judges the agent (tests that existed, check scripts, runner configuration, the ralph's
+// folder, .github/) is put back from the start commit before every gate run, so the verdict is the action's.
+// The decisions (which globs, does a path match) are pure; finding changes reads the tree as the action's
+// user without following a link; the writes run as the agent's user (its runProcess), so the tree stays its own.
+
+
+
+
+
+
+
+
+
+/** A protected path could not be put back: the gates must not judge this tree. */
+class ProtectedPathError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'ProtectedPathError';
+    }
+}
+/** Test files by the common conventions: the agent may add tests, never weaken the ones that judge it. */
+const TEST_FILE_GLOBS = [
+    '**/*.test.*',
+    '**/*.spec.*',
+    '**/test_*.py',
+    '**/*_test.py',
+    '**/*_test.go',
+    '**/__tests__/**',
+    '**/test/**',
+    '**/tests/**'
+];
+/**
+ * What a test runner reads to decide what and how to run: a new one anywhere (a `jest.config.js` beside a
+ * protected `jest.config.ts`, a `conftest.py` in a subfolder, a `GNUmakefile` before the `Makefile`) is removed.
+ */
+const RUNNER_CONFIG_GLOBS = [
+    '**/jest.config.*',
+    '**/jest.setup.*',
+    '**/vitest.config.*',
+    '**/vitest.workspace.*',
+    '**/vitest.setup.*',
+    '**/vite.config.*',
+    '**/.mocharc*',
+    '**/.ava.config.*',
+    '**/ava.config.*',
+    '**/babel.config.*',
+    '**/.babelrc*',
+    '**/tsconfig*.json',
+    '**/.npmrc',
+    '**/.yarnrc',
+    '**/.yarnrc.yml',
+    '**/.pnpmfile.cjs',
+    '**/bunfig.toml',
+    '**/.node-options',
+    '**/pytest.ini',
+    '**/pyproject.toml',
+    '**/setup.cfg',
+    '**/tox.ini',
+    '**/noxfile.py',
+    '**/conftest.py',
+    '**/.coveragerc',
+    '**/Makefile',
+    '**/makefile',
+    '**/GNUmakefile'
+];
+/** Gate programs whose runner reads package.json (its scripts, and its jest/mocha/type/imports fields). */
+const PACKAGE_JSON_RUNNERS = new Set([
+    'npm',
+    'npx',
+    'yarn',
+    'pnpm',
+    'bun',
+    'node',
+    'jest',
+    'vitest',
+    'mocha',
+    'ava',
+    'tsx',
+    'ts-node'
+]);
+/** Directories the search for new protected paths does not enter (dependencies, git's own). */
+const NOT_SEARCHED = new Set(['.git', 'node_modules']);
+/** Entries the search looks at, at most: a tree larger than that is searched only that far. */
+const MOST_SEARCHED = 200_000;
+const toPosix = (p) => p.split((external_node_path_default()).sep).join('/');
+/** `dir` relative to the top, or undefined when it is outside it. */
+function insideTop(top, file) {
+    const rel = toPosix(external_node_path_default().relative(top, file));
+    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? undefined : rel;
+}
+/** The words of a gate that may name a path: its shell words, and the pieces of those split at shell syntax. */
+function gateWords(run) {
+    let words;
+    try {
+        words = shlex_shlexSplit(run);
+    }
+    catch {
+        words = run.split(/\s+/);
+    }
+    const pieces = words.flatMap(word => [word, ...word.split(/[\s;&|()<>`"'=,]+/)]);
+    return [...new Set(pieces.filter(p => p !== '' && p !== '.' && p !== '..' && !p.startsWith('-')))];
+}
+/**
+ * The rules `auto` stands for, given the start commit's files: the ralph's folder, .github/, every file a
+ * gate names, package.json for JavaScript gates, runner configuration, and the tests that exist.
+ */
+function autoRules(facts, baseFiles) {
+    const rules = [];
+    // A ralph whose folder is the project (or the repository) protects its RALPH.md, not every file beside it.
+    if (facts.ralphDir !== undefined && facts.ralphDir !== '' && facts.ralphDir !== facts.projectDir)
+        rules.push({ glob: `${facts.ralphDir}/**`, scope: 'all', why: "auto: the ralph's own folder" });
+    else if (facts.ralphFile !== undefined)
+        rules.push({ glob: facts.ralphFile, scope: 'base', why: "auto: the ralph's RALPH.md" });
+    rules.push({ glob: '.github/**', scope: 'all', why: 'auto: .github/ (workflows, actions)' });
+    let javascript = false;
+    for (const check of facts.checks) {
+        for (const word of gateWords(check.run)) {
+            if (PACKAGE_JSON_RUNNERS.has(external_node_path_default().posix.basename(word)))
+                javascript = true;
+            if (/[$*?[{]/.test(word))
+                continue;
+            const rel = external_node_path_default().posix.normalize(external_node_path_default().posix.join(facts.projectDir, word.replace(/^\.\//, '')));
+            if (rel.startsWith('..') || rel === '.' || external_node_path_default().posix.isAbsolute(word))
+                continue;
+            // A file, not a folder: `eslint src` names the code the agent is asked to change.
+            if (baseFiles.has(rel))
+                rules.push({ glob: rel, scope: 'base', why: `auto: named by a gate (${check.run})` });
+        }
+    }
+    if (javascript)
+        for (const dir of new Set(['', facts.projectDir])) {
+            const file = dir === '' ? 'package.json' : `${dir}/package.json`;
+            if (baseFiles.has(file))
+                rules.push({
+                    glob: file,
+                    scope: 'base',
+                    why: 'auto: package.json (its scripts and fields steer the runner)'
+                });
+        }
+    for (const glob of RUNNER_CONFIG_GLOBS)
+        rules.push({ glob, scope: 'all', why: "auto: a test runner's configuration" });
+    for (const glob of TEST_FILE_GLOBS)
+        rules.push({ glob, scope: 'base', why: 'auto: a test file of the start commit' });
+    return rules;
+}
+/** The rules a setting stands for: `auto` expanded, every other glob protecting what matches it (new paths too). */
+function protectRules(setting, facts, baseFiles) {
+    if (setting.includes('none'))
+        return [];
+    return setting.flatMap(glob => glob === 'auto'
+        ? autoRules(facts, baseFiles)
+        : [{ glob, scope: 'all', why: `protected: ${glob}` }]);
+}
+const regexCache = new Map();
+/** A glob as a regular expression over `/` paths: `**` any folders, `*` and `?` within a name, `[…]`, `{a,b}`. */
+function globRegExp(glob) {
+    const cached = regexCache.get(glob);
+    if (cached)
+        return cached;
+    let source = '';
+    const g = glob.replace(/\/+$/, '/**');
+    for (let i = 0; i < g.length; i++) {
+        const c = g[i];
+        if (c === '*' && g[i + 1] === '*') {
+            const atStart = i === 0 || g[i - 1] === '/';
+            const slashAfter = g[i + 2] === '/';
+            if (atStart && slashAfter) {
+                source += '(?:.*/)?';
+                i += 2;
+            }
+            else if (atStart && i + 2 === g.length) {
+                source += '.*';
+                i += 1;
+            }
+            else {
+                source += '[^/]*';
+                i += 1;
+            }
+        }
+        else if (c === '*')
+            source += '[^/]*';
+        else if (c === '?')
+            source += '[^/]';
+        else if (c === '[') {
+            const end = g.indexOf(']', i + 2);
+            if (end === -1)
+                source += '\\[';
+            else {
+                const body = g
+                    .slice(i + 1, end)
+                    .replace(/^!/, '^')
+                    .replace(/\\/g, '\\\\');
+                source += `[${body}]`;
+                i = end;
+            }
+        }
+        else if (c === '{') {
+            const end = g.indexOf('}', i);
+            if (end === -1)
+                source += '\\{';
+            else {
+                const options = g.slice(i + 1, end).split(',');
+                source += `(?:${options.map(o => o.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*')).join('|')})`;
+                i = end;
+            }
+        }
+        else
+            source += c.replace(/[.+^${}()|\\/]/g, '\\$&');
+    }
+    const re = new RegExp(`^${source}$`);
+    regexCache.set(glob, re);
+    return re;
+}
+/** Whether a glob names the path itself or a folder holding it. */
+function globMatches(glob, file) {
+    const re = globRegExp(glob);
+    if (re.test(file))
+        return true;
+    for (let dir = external_node_path_default().posix.dirname(file); dir !== '.'; dir = external_node_path_default().posix.dirname(dir))
+        if (re.test(dir))
+            return true;
+    return false;
+}
+/** The first rule protecting a path of the start commit (`base`: it is in it), or undefined. */
+function ruleFor(rules, file, base) {
+    return rules.find(rule => (base || rule.scope === 'all') && globMatches(rule.glob, file));
+}
+/** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
+function gitBytes(cwd, args, input) {
+    return new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, { cwd, env: { ...process.env, ...git_env_hermeticGitEnvironment() } });
+        const out = [];
+        const err = [];
+        child.stdout.on('data', (chunk) => out.push(chunk));
+        child.stderr.on('data', (chunk) => err.push(chunk));
+        child.on('error', reject);
+        child.on('close', code => {
+            if (code === 0)
+                resolve(Buffer.concat(out));
+            else
+                reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim()}`));
+        });
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(input ?? '');
+    });
+}
+/** Every file (and link) of a commit, from git's object store: path → mode and blob. */
+async function baseEntries(top, base) {
+    const out = await gitBytes(top, ['ls-tree', '-r', '-z', '--full-tree', base]);
+    const entries = new Map();
+    for (const record of out.toString('utf8').split('\0')) {
+        const tab = record.indexOf('\t');
+        if (tab === -1)
+            continue;
+        const [mode, type, oid] = record.slice(0, tab).split(' ');
+        if (type === 'blob')
+            entries.set(record.slice(tab + 1), { mode, oid });
+    }
+    return entries;
+}
+/**
+ * The protections of a run: `setting` (parseProtectSetting's list) resolved against the start commit `base`
+ * of the repository whose top is `top`.
+ */
+async function resolveProtection(top, base, setting, facts) {
+    const all = await baseEntries(top, base);
+    return protectionFromRules(top, base, protectRules(setting, facts, new Set(all.keys())), facts.guardrails);
+}
+/** The top of the repository holding `dir` (real path), by the hermetic git. */
+async function repositoryTop(dir) {
+    const result = await new repo_GitRepo(dir).exec(['rev-parse', '--show-toplevel']);
+    return result.stdout.trim();
+}
+/** What is at `rel` under `top`, looking at every folder on the way without following one that is a link. */
+function inspect(top, rel) {
+    const parts = rel.split('/');
+    let at = top;
+    for (let i = 0; i < parts.length; i++) {
+        at = external_node_path_default().join(at, parts[i]);
+        let stat;
+        try {
+            stat = (0,external_node_fs_namespaceObject.lstatSync)(at);
+        }
+        catch (error) {
+            const code = error.code;
+            if (code === 'ENOENT' || code === 'ENOTDIR')
+                return { kind: 'missing' };
+            return { kind: 'other', why: 'made unreadable' };
+        }
+        const last = i === parts.length - 1;
+        if (!last) {
+            if (stat.isSymbolicLink())
+                return {
+                    kind: 'other',
+                    why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a link`
+                };
+            if (!stat.isDirectory())
+                return {
+                    kind: 'other',
+                    why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a file`
+                };
+            continue;
+        }
+        if (stat.isSymbolicLink())
+            return { kind: 'link', target: (0,external_node_fs_namespaceObject.readlinkSync)(at) };
+        if (stat.isDirectory())
+            return { kind: 'other', why: 'replaced by a folder' };
+        if (!stat.isFile())
+            return { kind: 'other', why: 'replaced by a special file' };
+        return { kind: 'file', mode: stat.mode, size: stat.size };
+    }
+    return { kind: 'missing' };
+}
+/** The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash. */
+function blobId(file, algorithm) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NOFOLLOW | external_node_fs_namespaceObject.constants.O_NONBLOCK);
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        const stat = (0,external_node_fs_namespaceObject.fstatSync)(fd);
+        if (!stat.isFile())
+            return undefined;
+        const hash = (0,external_node_crypto_namespaceObject.createHash)(algorithm).update(`blob ${stat.size}\0`);
+        const buffer = Buffer.alloc(Math.min(1 << 20, Math.max(1, stat.size)));
+        let total = 0;
+        for (;;) {
+            const n = (0,external_node_fs_namespaceObject.readSync)(fd, buffer, 0, buffer.length, null);
+            if (n === 0)
+                break;
+            hash.update(buffer.subarray(0, n));
+            total += n;
+        }
+        return total === stat.size ? hash.digest('hex') : undefined;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** What differs at one protected path of the start commit, in words; undefined when it is as it was. */
+function differs(top, rel, entry) {
+    const found = inspect(top, rel);
+    if (found.kind === 'missing')
+        return 'deleted';
+    if (found.kind === 'other')
+        return found.why;
+    if (entry.mode === '120000') {
+        if (found.kind !== 'link')
+            return 'a link replaced by a file';
+        const expected = (0,external_node_crypto_namespaceObject.createHash)(entry.oid.length === 64 ? 'sha256' : 'sha1')
+            .update(`blob ${Buffer.byteLength(found.target)}\0${found.target}`)
+            .digest('hex');
+        return expected === entry.oid ? undefined : 'the link changed';
+    }
+    if (found.kind === 'link')
+        return 'replaced by a link';
+    const oid = blobId(external_node_path_default().join(top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1');
+    if (oid === undefined)
+        return 'made unreadable';
+    if (oid !== entry.oid)
+        return 'changed';
+    const executable = (found.mode & 0o100) !== 0;
+    if (executable !== (entry.mode === '100755'))
+        return executable ? 'made executable' : 'its executable bit removed';
+    return undefined;
+}
+/** New paths where every path is protected (a rule of scope `all`), found without following links. */
+function added(protection) {
+    const allRules = protection.rules.filter(rule => rule.scope === 'all');
+    if (allRules.length === 0)
+        return [];
+    const found = [];
+    let seen = 0;
+    const walk = (dir) => {
+        let entries;
+        try {
+            entries = (0,external_node_fs_namespaceObject.readdirSync)(external_node_path_default().join(protection.top, dir), { withFileTypes: true });
+        }
+        catch {
+            return;
+        }
+        for (const entry of entries) {
+            if (++seen > MOST_SEARCHED)
+                return;
+            const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
+            if (entry.isDirectory()) {
+                if (!NOT_SEARCHED.has(entry.name))
+                    walk(rel);
+                continue;
+            }
+            if (protection.paths.has(rel) || rel === protection.guardrails)
+                continue;
+            // A link may stand for a folder: one where a protected folder would be is as new as a file in it.
+            const rule = ruleFor(allRules, rel, false) ??
+                (entry.isSymbolicLink() ? ruleFor(allRules, `${rel}/-`, false) : undefined);
+            if (rule)
+                found.push({ path: rel, why: `added where paths are protected (${rule.why.replace(/^auto: /, '')})` });
+        }
+    };
+    walk('');
+    return found;
+}
+/** Every protected path the tree no longer has as the start commit had it, and every new one where none may be added. */
+function findChanges(protection) {
+    const changes = [];
+    for (const [rel, entry] of protection.paths) {
+        const why = differs(protection.top, rel, entry);
+        if (why)
+            changes.push({ path: rel, why });
+    }
+    return [...changes, ...added(protection)];
+}
+const quote = (text) => `'${text.replace(/'/g, `'\\''`)}'`;
+const HEREDOC_END = 'RALPH_PROTECTED_PATH_END';
+/**
+ * The shell script that puts `reverts` back (POSIX sh and coreutils, so the agent's own user can run it): what
+ * is in the way is removed (a link is removed, never followed), folders made, each file written from its blob.
+ */
+function restoreScript(protection, reverts, blobs) {
+    const lines = ['set -e', 'umask 022', `cd -- ${quote(protection.top)}`];
+    // What goes comes first: a link removed where a protected folder was must not take its restored files with it.
+    const added = reverts.filter(r => !protection.paths.has(r.path));
+    for (const revert of [...added, ...reverts.filter(r => protection.paths.has(r.path))]) {
+        const entry = protection.paths.get(revert.path);
+        // A folder on the way that is now a link or a file goes, then the path itself, whatever it is.
+        const parts = revert.path.split('/');
+        for (let i = 1; i < parts.length; i++) {
+            const dir = parts.slice(0, i).join('/');
+            lines.push(`if [ -L ${quote(dir)} ] || { [ -e ${quote(dir)} ] && [ ! -d ${quote(dir)} ]; }; then rm -f -- ${quote(dir)}; fi`);
+            lines.push(`[ -d ${quote(dir)} ] || mkdir -- ${quote(dir)}`);
+            // A folder the agent closed to others (the action's user reads it to look again); not fatal when not its own.
+            lines.push(`chmod u+rwx,go+rx -- ${quote(dir)} 2>/dev/null || true`);
+        }
+        lines.push(`rm -rf -- ${quote(revert.path)}`);
+        if (!entry)
+            continue;
+        const content = blobs.get(entry.oid) ?? Buffer.alloc(0);
+        if (entry.mode === '120000') {
+            lines.push(`ln -s -- ${quote(content.toString('utf8'))} ${quote(revert.path)}`);
+            continue;
+        }
+        const encoded = content.toString('base64').replace(/.{1,76}/g, '$&\n');
+        lines.push(`base64 -d > ${quote(revert.path)} <<'${HEREDOC_END}'`, `${encoded}${HEREDOC_END}`);
+        lines.push(`chmod ${entry.mode === '100755' ? '755' : '644'} -- ${quote(revert.path)}`);
+    }
+    return `${lines.join('\n')}\n`;
+}
+/** The blobs of `oids`, from git's object store (`cat-file --batch`). */
+async function readBlobs(top, oids) {
+    const unique = [...new Set(oids)];
+    const blobs = new Map();
+    if (unique.length === 0)
+        return blobs;
+    const out = await gitBytes(top, ['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''));
+    let at = 0;
+    for (const oid of unique) {
+        const newline = out.indexOf(10, at);
+        const header = out.subarray(at, newline).toString('utf8').split(' ');
+        const size = Number(header[2]);
+        if (header[0] !== oid || !Number.isInteger(size))
+            throw new Error(`git cat-file gave no blob ${oid}`);
+        blobs.set(oid, out.subarray(newline + 1, newline + 1 + size));
+        at = newline + 1 + size + 1;
+    }
+    return blobs;
+}
+/**
+ * Puts every protected path back as the start commit has it and removes what was added where nothing may be,
+ * then looks again: answers what was put back, or throws ProtectedPathError when something could not be.
+ */
+async function restore(protection, options = {}) {
+    const reverts = findChanges(protection);
+    if (reverts.length === 0)
+        return [];
+    const oids = reverts.flatMap(r => protection.paths.get(r.path)?.oid ?? []);
+    const script = restoreScript(protection, reverts, await readBlobs(protection.top, oids));
+    const run = options.runProcess ?? runProcess;
+    const result = await run({
+        argv: ['/bin/sh', '-s'],
+        cwd: protection.top,
+        env: { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' },
+        input: script,
+        timeoutMs: 120_000,
+        ...(options.signal ? { signal: options.signal } : {})
+    });
+    const left = findChanges(protection);
+    if (result.exitCode !== 0 || left.length > 0) {
+        const said = Buffer.concat([result.stderr.head, result.stderr.tail])
+            .toString('utf8')
+            .trim()
+            .split('\n')[0];
+        const still = left.map(r => `${r.path} (${r.why})`).join(', ');
+        throw new ProtectedPathError(`protected paths could not be put back before the gates${still ? `: ${still}` : ''}${said ? ` (${said})` : ''}`);
+    }
+    return reverts;
+}
+/**
+ * For another work tree (a clean checkout to verify): the rules a run recorded (status.json's `protected`),
+ * applied there against `baseCommit`. Answers what was put back; throws ProtectedPathError when something
+ * could not be. `runProcess` starts the restore's shell (as the agent's user, where the tree is the agent's).
+ */
+async function restoreProtected(workTree, baseCommit, rules, options = {}) {
+    const top = await repositoryTop(workTree);
+    return restore(await protectionFromRules(top, baseCommit, rules, options.guardrails), options);
+}
+/** The protections of `rules` (already resolved, e.g. from status.json) against the start commit. */
+async function protectionFromRules(top, base, rules, guardrails) {
+    const paths = new Map();
+    if (rules.length > 0)
+        for (const [file, entry] of await baseEntries(top, base))
+            if (file !== guardrails && ruleFor(rules, file, true))
+                paths.set(file, entry);
+    return { top, base, rules: [...rules], paths, ...(guardrails !== undefined ? { guardrails } : {}) };
+}
+/** The paths of `changed` (relative to the top) that the delivered commit may not change, with why. */
+function protectedChanges(rules, changed, guardrails) {
+    return changed.flatMap(({ path: file, inBase }) => {
+        if (file === guardrails)
+            return [];
+        const rule = ruleFor(rules, file, inBase);
+        return rule ? [{ path: file, why: rule.why }] : [];
+    });
+}
+/** One line for the prompt, the log and the record: each path and why. */
+function revertsLine(reverts) {
+    return reverts.map(r => `${r.path} (${r.why})`).join(', ');
+}
+/**
+ * The loop's protections (undefined when off): `setting` against the start commit, with what `auto` needs from
+ * the ralph (its folder, unless it is a ralph-less run's stand-in; its guardrails file) and the gates.
+ */
+async function protectionOf(config, workTree, base) {
+    const setting = config.protect ?? [];
+    if (setting.length === 0 || setting.includes('none'))
+        return undefined;
+    const top = await repositoryTop(workTree);
+    const ralphDir = config.ralph.file !== '' ? insideTop(top, config.ralph.dir) : undefined;
+    const ralphFile = config.ralph.file !== '' ? insideTop(top, config.ralph.file) : undefined;
+    const guardrails = config.ralph.guardrails
+        ? insideTop(top, external_node_path_default().resolve(workTree, config.ralph.guardrails))
+        : undefined;
+    return resolveProtection(top, base, setting, {
+        ...(ralphDir !== undefined ? { ralphDir } : {}),
+        ...(ralphFile !== undefined ? { ralphFile } : {}),
+        ...(guardrails !== undefined ? { guardrails } : {}),
+        checks: config.checks,
+        projectDir: insideTop(top, workTree) ?? ''
+    });
+}
+/**
+ * The protected paths a commit changes against the start commit (the delivery's last check: the restore before
+ * each gate run makes this empty). `rules` and `guardrails` as status.json's `protected` records them.
+ */
+async function protectedInCommit(dir, base, commit, rules, guardrails) {
+    const out = await gitBytes(dir, ['diff', '--name-status', '-z', '--no-renames', base, commit, '--']);
+    const fields = out.toString('utf8').split('\0');
+    const changed = [];
+    for (let i = 0; i + 1 < fields.length; i += 2)
+        changed.push({ path: fields[i + 1], inBase: fields[i] !== 'A' });
+    return protectedChanges(rules, changed, guardrails);
+}
+
+;// CONCATENATED MODULE: ./src/loop/defaults.ts
+// LoopConfig defaults, so front-ends and the benchmark only say what differs.
+
+
+
+
+
+const DEFAULT_OUTPUT_CAP = 1024 * 1024;
+const DEFAULT_COMPLETION_TAG = 'COMPLETE';
+const defaults_DEFAULT_KILL_GRACE_MS = 3000;
+/** `20260102-030405`: a UTC timestamp safe in file and branch names. */
+const stamp = (now) => new Date(now).toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+/** `<system temp>/ralph-action/<name>-<UTC timestamp>-<pid>`: outside any work tree. */
+function defaultRecordDir(name, now = Date.now()) {
+    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-') || 'loop';
+    return external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-action', `${safe}-${stamp(now)}-${process.pid}`);
+}
+/** `ralph/<name>-<UTC timestamp>`, with characters git refuses in branch names replaced. */
+function defaultBranch(name, now) {
+    const safe = name.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[-.]+|[-.]+$/g, '') || 'loop';
+    return `ralph/${safe}-${stamp(now)}`;
+}
+/**
+ * A full LoopConfig from the settings that differ. Gates default to the ralph's `checks:` and the tag to
+ * its `completion_tag:` (then 'COMPLETE'); the record goes under the system temp dir.
+ */
+function loopConfig(settings) {
+    return {
+        userArgs: {},
+        stopOnError: false,
+        delaySeconds: 0,
+        checks: settings.ralph.checks,
+        completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
+        commit: false,
+        recordDir: defaultRecordDir(settings.ralph.name),
+        outputCap: DEFAULT_OUTPUT_CAP,
+        breaker: { ...DEFAULT_BREAKER },
+        presets: settings.ralph.presets ?? true,
+        parallelChecks: settings.ralph.checksParallel ?? false,
+        ...(settings.ralph.protected ? { protect: settings.ralph.protected } : {}),
+        ...(settings.ralph.setup ? { setup: settings.ralph.setup } : {}),
+        ...(settings.ralph.verify ? { verify: settings.ralph.verify } : {}),
+        ...settings
+    };
+}
+/** Gate settings that cannot work together, as one line naming the fix; undefined when they can. */
+function gateSettingsProblem(config) {
+    if (!config.skipIfGreen)
+        return undefined;
+    if (config.checks.length === 0)
+        return "skip-if-green needs gates (the ralph's checks:, --check or the checks input): without them nothing can be found green.";
+    if (config.baseline === false)
+        return 'skip-if-green needs the baseline (the gates run once before iteration 1), which is turned off: turn it back on, or drop skip-if-green.';
+    return undefined;
+}
+/** Characters of a command kept in the name of the gate it is (the whole command is in the record). */
+const GATE_NAME_CHARS = 40;
+/**
+ * Gates given beside a ralph (the CLI's `--check`, the action's `checks` input), named by their command
+ * (`npm test`; a long one cut to 40 characters), " (2)" added where two would share a name or a log file.
+ */
+function addedChecks(commands, existing) {
+    const taken = new Set(existing.flatMap(c => [c.name, safeFileName(c.name)]));
+    const checks = [];
+    for (const run of commands) {
+        const flat = run.replace(/\s+/g, ' ').trim() || 'check';
+        const base = flat.length > GATE_NAME_CHARS ? `${flat.slice(0, GATE_NAME_CHARS - 1)}…` : flat;
+        let name = base;
+        for (let n = 2; taken.has(name) || taken.has(safeFileName(name)); n++)
+            name = `${base} (${n})`;
+        taken.add(name).add(safeFileName(name));
+        checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
+    }
+    return checks;
+}
+
+;// CONCATENATED MODULE: ./src/text/markdown.ts
+// The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
+// fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
+// the job summary, the PR body, the tracking comment, the hunt's issue, the replies and the prompt's blocks.
+/** Cuts `text` to `max` characters, the last one an ellipsis. */
+function cut(text, max) {
+    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+/** One line for a table or a sentence: no pipes, no newlines (nor the spaces around them), cut to `max`. */
+function cell(text, max = 80) {
+    return cut(text
+        .replace(/[ \t]*\r?\n\s*/g, ' ')
+        .replace(/\|/g, '\\|')
+        .trim(), max);
+}
+const longestRun = (text, char) => Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
+/**
+ * An inline code span that no run of backticks inside `text` can close: its delimiter is longer than the
+ * longest run, padded with a space where the text holds or touches a backtick.
+ */
+function code(text) {
+    const ticks = '`'.repeat(longestRun(text, '`') + 1);
+    return ticks.length > 1 || text.startsWith('`') || text.endsWith('`')
+        ? `${ticks} ${text} ${ticks}`
+        : `${ticks}${text}${ticks}`;
+}
+/** A name or a command inside a table or a sentence: one line, cut to `max`, as code. */
+const codeCell = (text, max = 120) => code(cell(text, max));
+/** A fenced block (of backticks, or tildes) longer than any run of the same mark inside `text`. */
+function fence(text, lang = '', mark = '`') {
+    const marks = mark.repeat(Math.max(3, longestRun(text, mark) + 1));
+    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
+}
+/** Keeps a body under `max` characters by cutting its middle (its first line, a marker, stays whole). */
+function fit(body, max, what = 'GitHub’s comment limit') {
+    if (body.length <= max)
+        return body;
+    const note = `\n\n_[… cut to fit ${what}]_\n\n`;
+    const head = Math.floor((max - note.length) * 0.6);
+    const tail = max - note.length - head;
+    return body.slice(0, head) + note + body.slice(body.length - tail);
+}
+
+;// CONCATENATED MODULE: ./src/loop/test-count.ts
+// A gate's test count, which may not shrink (#27): which runner a gate's command runs (npm/yarn/pnpm scripts
+// read from the start commit's package.json, never the tree's), and that runner's own count, read from the
+// summary it prints anyway. No flag or report file is added: the gate runs as the user wrote it, and a report
+// file would be written by the same uid as the code under test, so it would be no harder to forge than the
+// output. The LAST summary in the output counts: one the code under test prints while its tests run comes
+// before the runner's own; a script the gate runs that the tree changed (a `posttest` that prints one) makes
+// the count unbelieved. Residual risk: code under test that writes a forged summary after the runner's (a
+// child left printing to the runner's stdout, or /proc/<runner>/fd/1), or `--- PASS:` lines that go test
+// (1.19's -json too) cannot tell from its own, is believed. This catches `.skip`, `xfail`, `t.Skip`, deleted
+// tests and a test run cut short, not a deliberate forgery of the runner's output.
+
+
+
+
+
+/** The runners counted, as the record names them. */
+const COUNTED_RUNNERS = 'node --test, jest, vitest, pytest, go test -v/-json';
+/** Bytes read back from the end of a gate's log to find its summary. */
+const SUMMARY_BYTES = 64 * 1024;
+/** How deep scripts may call scripts (`npm test` → `npm run unit` → `jest`). */
+const SCRIPT_DEPTH = 4;
+/**
+ * The test runner `command` (a gate's `run`) runs, through package.json `scripts` (the start commit's) for
+ * `npm test`, `npm run X`, `yarn X`, `pnpm X`. A chain `a && b` counts when exactly one step is a runner.
+ */
+function recogniseRunner(command, scripts, depth = 0) {
+    const steps = splitChain(command);
+    if (!steps)
+        return { why: 'it is not a plain command (or an `&&` chain of them)' };
+    const found = steps.map(argv => recogniseArgv(argv, scripts, depth));
+    const runners = found.filter(r => r.runner !== undefined);
+    if (runners.length === 1) {
+        if (steps.some(argv => argv[0] === 'cd'))
+            return { why: 'it changes folder (`cd`) before the runner' };
+        return runners[0];
+    }
+    if (runners.length > 1)
+        return { why: 'it runs more than one test runner' };
+    const reasons = found.filter(r => r.runner === undefined && r.why !== NOT_A_RUNNER);
+    return reasons.length > 0 ? reasons[0] : { why: NOT_A_RUNNER };
+}
+const NOT_A_RUNNER = `it runs none of the runners counted (${COUNTED_RUNNERS})`;
+function recogniseArgv(argv, scripts, depth) {
+    let args = argv;
+    while (args.length > 0 && /^[A-Za-z_][A-Za-z0-9_]*=/.test(args[0]))
+        args = args.slice(1);
+    if (args[0] === 'npx' || args[0] === 'exec')
+        args = args.slice(1).filter((a, i) => i > 0 || !a.startsWith('-'));
+    if (args.length === 0)
+        return { why: NOT_A_RUNNER };
+    const program = external_node_path_default().basename(args[0]);
+    const rest = args.slice(1);
+    if (program === 'node' || program === 'nodejs')
+        return recogniseNode(rest);
+    if (program === 'jest')
+        return { runner: 'jest' };
+    if (program === 'vitest')
+        return rest[0] === 'watch' || rest[0] === 'bench' ? { why: NOT_A_RUNNER } : { runner: 'vitest' };
+    if (['pytest', 'pytest-3', 'py.test'].includes(program))
+        return recognisePytest(rest);
+    if (/^python[0-9.]*$/.test(program)) {
+        const m = rest.indexOf('-m');
+        return m >= 0 && rest[m + 1] === 'pytest' ? recognisePytest(rest.slice(m + 2)) : { why: NOT_A_RUNNER };
+    }
+    if (program === 'go' && rest[0] === 'test') {
+        // Without -v or -json go test prints no count, only `ok  pkg`.
+        if (rest.some(a => /^--?(v|json)(=true)?$/.test(a)))
+            return { runner: 'go test' };
+        return {
+            why: '`go test` prints no count without -v or -json: add -v to the gate to have its tests counted'
+        };
+    }
+    if (['npm', 'yarn', 'pnpm'].includes(program)) {
+        const name = scriptName(program, rest.filter(a => !a.startsWith('-') || a === '--'));
+        if (name === undefined)
+            return { why: NOT_A_RUNNER };
+        const script = scripts?.[name];
+        if (script === undefined)
+            return { why: `package.json at the start has no script \`${name}\`` };
+        if (depth >= SCRIPT_DEPTH)
+            return { why: `its scripts call scripts more than ${SCRIPT_DEPTH} deep` };
+        const found = recogniseRunner(script, scripts, depth + 1);
+        if (found.runner === undefined)
+            return found;
+        return {
+            ...found,
+            scripts: {
+                ...found.scripts,
+                [name]: script,
+                [`pre${name}`]: scripts?.[`pre${name}`],
+                [`post${name}`]: scripts?.[`post${name}`]
+            }
+        };
+    }
+    return { why: NOT_A_RUNNER };
+}
+/** pytest, unless told to print no summary (`-qq`, `-p no:terminal`). */
+function recognisePytest(args) {
+    const quiet = args.reduce((n, a) => n + (/^-q+$/.test(a) ? a.length - 1 : a === '--quiet' ? 1 : 0), 0);
+    const noTerminal = args.some((a, i) => a === '-pno:terminal' || (a === '-p' && args[i + 1] === 'no:terminal'));
+    if (quiet >= 2 || noTerminal)
+        return {
+            why: 'pytest prints no count with `-qq` or `-p no:terminal`: use `-q` to have its tests counted'
+        };
+    return { runner: 'pytest' };
+}
+/** `node --test` prints its summary with its own reporters (tap, spec) to stdout, not with dot, junit or a file. */
+function nodeTestReporters(args) {
+    const values = (flag) => args.flatMap((a, i) => a === flag ? [args[i + 1] ?? ''] : a.startsWith(`${flag}=`) ? [a.slice(flag.length + 1)] : []);
+    const reporters = values('--test-reporter');
+    const destinations = values('--test-reporter-destination');
+    const summary = reporters.length === 0 ||
+        reporters.some((r, i) => ['spec', 'tap'].includes(r) && ['stdout', 'stderr', undefined].includes(destinations[i]));
+    if (summary)
+        return { runner: 'node --test' };
+    return {
+        why: '`node --test` prints no count with these reporters: add `--test-reporter=spec` to have its tests counted'
+    };
+}
+/** `node --test …`, or node running jest's or vitest's own script (`node node_modules/jest/bin/jest.js`). */
+function recogniseNode(args) {
+    for (let i = 0; i < args.length; i++) {
+        const arg = args[i];
+        if (arg === '--test')
+            return nodeTestReporters(args);
+        if (['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions'].includes(arg)) {
+            i++;
+            continue;
+        }
+        if (arg.startsWith('-'))
+            continue;
+        const parts = arg.split('/');
+        const file = parts.at(-1) ?? '';
+        if (file === 'jest' || (file === 'jest.js' && parts.at(-3) === 'jest'))
+            return { runner: 'jest' };
+        if (file === 'vitest' || file === 'vitest.mjs')
+            return { runner: 'vitest' };
+        return { why: NOT_A_RUNNER };
+    }
+    return { why: NOT_A_RUNNER };
+}
+/** The script `npm test` / `npm run X` / `yarn X` / `pnpm run X` runs (args: its words past the program). */
+function scriptName(program, words) {
+    const [verb, name] = words;
+    if (verb === undefined || verb === '--')
+        return undefined;
+    if (['test', 't', 'tst'].includes(verb))
+        return 'test';
+    if (verb === 'run' || verb === 'run-script')
+        return name === '--' ? undefined : name;
+    // yarn and pnpm run a script by its name alone.
+    if (program !== 'npm' && !['install', 'add', 'exec', 'dlx', 'x', 'install-test', 'it'].includes(verb))
+        return verb;
+    return undefined;
+}
+/**
+ * The command as argv lists, one per `&&` step, or undefined when it is more than that (pipes, `;`, `||`,
+ * redirections, substitutions, subshells, several lines): what such a command counts is not knowable.
+ */
+function splitChain(command) {
+    const steps = [[]];
+    let word;
+    const end = () => {
+        if (word !== undefined)
+            steps[steps.length - 1].push(word);
+        word = undefined;
+    };
+    for (let i = 0; i < command.length; i++) {
+        const c = command[i];
+        if (c === "'") {
+            const close = command.indexOf("'", i + 1);
+            if (close < 0)
+                return undefined;
+            word = (word ?? '') + command.slice(i + 1, close);
+            i = close;
+        }
+        else if (c === '"') {
+            const close = command.indexOf('"', i + 1);
+            const inner = close < 0 ? undefined : command.slice(i + 1, close);
+            if (inner === undefined || /[$`\\]/.test(inner))
+                return undefined;
+            word = (word ?? '') + inner;
+            i = close;
+        }
+        else if (c === ' ' || c === '\t')
+            end();
+        else if (c === '&' && command[i + 1] === '&') {
+            end();
+            if (steps[steps.length - 1].length === 0)
+                return undefined;
+            steps.push([]);
+            i++;
+        }
+        else if (/[|;<>()`$\\\n\r&*?[\]{}~#]/.test(c)) {
+            // A glob or `~` in an argument is fine; anywhere else these change what runs.
+            if (/[*?[\]{}~]/.test(c))
+                word = (word ?? '') + c;
+            else
+                return undefined;
+        }
+        else
+            word = (word ?? '') + c;
+    }
+    end();
+    return steps.every(step => step.length > 0) ? steps : undefined;
+}
+// ANSI colour and cursor codes (vitest colours its output even off a terminal).
+// eslint-disable-next-line no-control-regex
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
+/** The runner's count from the end of its output (the last summary in it), or undefined when it has none. */
+function parseTestCount(runner, output) {
+    const lines = output.replace(ANSI, '').split(/\r?\n/);
+    switch (runner) {
+        case 'node --test':
+            return nodeCount(lines);
+        case 'jest':
+            return jestCount(lines);
+        case 'vitest':
+            return vitestCount(lines);
+        case 'pytest':
+            return pytestCount(lines);
+    }
+}
+const lastLine = (lines, test) => {
+    for (let i = lines.length - 1; i >= 0; i--)
+        if (test(lines[i]))
+            return lines[i];
+    return undefined;
+};
+const count = (passed, failed, skipped) => ({
+    run: passed + failed,
+    passed,
+    failed,
+    skipped
+});
+/** Parts such as `2 passed`, `1 failed` of a summary line, by name. */
+function parts(text) {
+    const found = new Map();
+    for (const m of text.matchAll(/(\d+) ([a-z]+)/g))
+        found.set(m[2], (found.get(m[2]) ?? 0) + Number(m[1]));
+    return found;
+}
+/** `# tests 5` / `ℹ tests 5` then pass, fail, cancelled, skipped, todo (tap or spec, Node 20 to 24). */
+function nodeCount(lines) {
+    for (let i = lines.length - 1; i >= 0; i--) {
+        if (!/^(# |ℹ )tests \d+$/.test(lines[i]))
+            continue;
+        const found = new Map();
+        for (const line of lines.slice(i + 1, i + 9)) {
+            const m = /^(?:# |ℹ )([a-z_]+) (\d+)/.exec(line);
+            if (m)
+                found.set(m[1], Number(m[2]));
+        }
+        const get = (name) => found.get(name);
+        const [pass, fail] = [get('pass'), get('fail')];
+        if (pass === undefined || fail === undefined)
+            return undefined;
+        return count(pass, fail + (get('cancelled') ?? 0), (get('skipped') ?? 0) + (get('todo') ?? 0));
+    }
+    return undefined;
+}
+/** `Tests:       1 failed, 1 skipped, 1 todo, 2 passed, 5 total`. */
+function jestCount(lines) {
+    const line = lastLine(lines, l => /^Tests:\s+(\d+ [a-z]+, )*\d+ total\s*$/.test(l));
+    if (!line)
+        return undefined;
+    const p = parts(line);
+    return count(p.get('passed') ?? 0, p.get('failed') ?? 0, (p.get('skipped') ?? 0) + (p.get('todo') ?? 0));
+}
+/** `      Tests  1 failed | 2 passed | 1 skipped | 1 todo (5)`. */
+function vitestCount(lines) {
+    const line = lastLine(lines, l => /^\s*Tests\s+\d+ [a-z]+( \| \d+ [a-z]+)* \(\d+\)\s*$/.test(l));
+    if (!line)
+        return undefined;
+    const p = parts(line);
+    return count(p.get('passed') ?? 0, p.get('failed') ?? 0, (p.get('skipped') ?? 0) + (p.get('todo') ?? 0));
+}
+/** `===== 1 failed, 2 passed, 1 skipped, 1 xfailed, 1 xpassed in 0.02s =====` (or without the rules, -q). */
+function pytestCount(lines) {
+    const summary = /^=*\s*((?:\d+ [a-z]+(?:, )?)+|no tests ran) in [\d.]+s( \([\d:]+\))?\s*=*\s*$/;
+    const line = lastLine(lines, l => summary.test(l));
+    if (!line)
+        return undefined;
+    const p = parts(line);
+    const n = (name) => p.get(name) ?? 0;
+    return count(n('passed') + n('xpassed'), n('failed') + n('error') + n('errors'), n('skipped') + n('xfailed'));
+}
+/**
+ * `go test -json`'s pass/fail/skip events of tests (not packages), or `go test -v`'s `--- PASS:` lines,
+ * subtests included, over the whole log: go prints no total.
+ */
+function goTestCount(lines) {
+    const n = { PASS: 0, FAIL: 0, SKIP: 0 };
+    let seen = false;
+    for (const raw of lines) {
+        const line = raw.replace(ANSI, '');
+        if (line.startsWith('{')) {
+            let event;
+            try {
+                event = JSON.parse(line);
+            }
+            catch {
+                continue;
+            }
+            if (typeof event.Test !== 'string')
+                continue;
+            const action = String(event.Action).toUpperCase();
+            if (action === 'PASS' || action === 'FAIL' || action === 'SKIP') {
+                n[action]++;
+                seen = true;
+            }
+            continue;
+        }
+        const m = /^\s*--- (PASS|FAIL|SKIP): /.exec(line);
+        if (m) {
+            n[m[1]]++;
+            seen = true;
+        }
+        else if (/^(ok|FAIL|\?)\s+\S+/.test(line))
+            seen = true;
+    }
+    return seen ? count(n.PASS, n.FAIL, n.SKIP) : undefined;
+}
+/** The lines of a file, read in pieces (a go test log has a line per test: it may be large). */
+function* fileLines(file) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    }
+    catch {
+        return;
+    }
+    try {
+        const buf = Buffer.alloc(1024 * 1024);
+        let carry = '';
+        for (let read = (0,external_node_fs_namespaceObject.readSync)(fd, buf); read > 0; read = (0,external_node_fs_namespaceObject.readSync)(fd, buf)) {
+            const text = carry + buf.subarray(0, read).toString('latin1');
+            const lines = text.split('\n');
+            carry = lines.pop() ?? '';
+            yield* lines;
+        }
+        if (carry)
+            yield carry;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** The count a gate's run reported, from its log (or from its captured output when the log failed). */
+function countFromLog(runner, log, captured) {
+    if (runner === 'go test')
+        return goTestCount(captured !== undefined ? captured.split('\n') : fileLines(log));
+    return parseTestCount(runner, captured ?? readFileTail(log, SUMMARY_BYTES));
+}
+const tests = (n) => `${n} test${n === 1 ? '' : 's'}`;
+/**
+ * Why a gate whose runner is counted fails on its count, or undefined when it may pass: it reported no count,
+ * ran fewer tests than at the baseline, or skipped more.
+ */
+function countProblem(command, runner, now, start) {
+    const gate = codeCell(command);
+    if (!now)
+        return `${gate} reported no test count: ${runner}'s summary is not in its output`;
+    if (!start)
+        return undefined;
+    const problems = [];
+    if (now.run < start.run)
+        problems.push(`${gate} ran ${tests(start.run)} at the start and ${now.run} now`);
+    if (now.skipped > start.skipped)
+        problems.push(`${gate} skipped ${tests(start.skipped)} at the start and ${now.skipped} now`);
+    return problems.length > 0 ? problems.join('; ') : undefined;
+}
+/**
+ * The gates' runners, recognised once before iteration 1 with package.json's scripts as the start commit
+ * holds them (`packageJson`: its text, undefined when it has none).
+ */
+function recogniseGates(commands, packageJson) {
+    let scripts;
+    let why;
+    if (packageJson !== undefined) {
+        try {
+            const parsed = JSON.parse(packageJson);
+            if (parsed.scripts && typeof parsed.scripts === 'object')
+                scripts = Object.fromEntries(Object.entries(parsed.scripts).filter((e) => typeof e[1] === 'string'));
+        }
+        catch {
+            why = 'package.json at the start is not valid JSON';
+        }
+    }
+    return commands.map(command => {
+        const found = recogniseRunner(command, scripts);
+        return found.runner === undefined && why && /package\.json/.test(found.why) ? { why } : found;
+    });
+}
+/**
+ * The count hook of one round of gates: gate i's count from its log, failed when its runner is counted and
+ * the count is missing, or smaller than `start[i]` (the baseline's run of the same gate).
+ */
+function testCounter(commands, runners, start, workTree) {
+    return (index, log, captured, passed) => {
+        const found = runners[index];
+        if (found?.runner === undefined)
+            return {};
+        const tests = countFromLog(found.runner, log, captured);
+        const before = start?.[index]?.run === commands[index] ? start[index].tests : undefined;
+        const changed = found.scripts ? changedScript(found.scripts, workTree) : undefined;
+        // A gate that failed anyway needs no "no count" line: its own output says why.
+        const problem = changed
+            ? `${codeCell(commands[index])} ran package.json's script \`${changed}\` as the tree has it, not as the start had it: its count is not believed`
+            : !tests && !passed
+                ? undefined
+                : countProblem(commands[index], found.runner, tests, before);
+        return { ...(tests ? { tests } : {}), ...(problem ? { problem } : {}) };
+    };
+}
+/**
+ * The first script npm runs for the gate whose text in the tree's package.json differs from the start's (the
+ * agent could make `test` or `posttest` print a summary of its own), or undefined.
+ */
+function changedScript(start, workTree) {
+    let tree = {};
+    try {
+        const parsed = JSON.parse(readTreeFile(external_node_path_default().join(workTree, 'package.json')).toString('utf8'));
+        if (parsed.scripts && typeof parsed.scripts === 'object')
+            tree = parsed.scripts;
+    }
+    catch {
+        // Gone or broken: every script the gate needs has changed.
+    }
+    return Object.keys(start).find(name => tree[name] !== start[name]);
+}
+/** package.json as the start commit holds it (the tree's only where there is no commit, before any agent ran). */
+async function startPackageJson(workspace, workTree, commit) {
+    if (commit !== undefined) {
+        const file = external_node_path_default().relative(workspace.root, external_node_path_default().join(workTree, 'package.json')).split((external_node_path_default()).sep).join('/');
+        return workspace.fileAt?.(commit, file);
+    }
+    try {
+        return readTreeFile(external_node_path_default().join(workTree, 'package.json')).toString('utf8');
+    }
+    catch {
+        return undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/loop/verify.ts
+// The verdict is the action's: once every gate passes in the loop's tree, they run once more on a clean
+// checkout of exactly the commit to deliver — a fresh worktree (no ignored or untracked file of the loop's
+// tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
+// only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
+
+
+
+
+
+
+
+
+
+const iso = (ms) => new Date(ms).toISOString();
+/** How a passing tree is verified: `clean` by default where there is a commit to check out, else nothing. */
+function verifyMode(config, isRepo) {
+    if (config.checks.length === 0 || !config.commit || !isRepo)
+        return undefined;
+    return config.verify ?? 'clean';
+}
+/** The setup commands as gates are run (bash, in order), each named by its command. */
+function setupCommands(commands) {
+    return addedChecks([...commands], []);
+}
+/**
+ * Runs the setup commands one after another in `cwd` (logs in `<iterationDir>/setup/`), stopping at the first
+ * that fails. Answers their runs, and whether the run had to stop meanwhile.
+ */
+async function runSetup(env, cwd, iterationDir) {
+    const runs = [];
+    env.onPhase('check');
+    try {
+        for (const command of setupCommands(env.config.setup ?? [])) {
+            const outcome = await runChecks([command], {
+                workTree: cwd,
+                iterationDir,
+                folder: 'setup',
+                relative: file => env.record.relative(file),
+                killGraceMs: env.killGraceMs,
+                signal: env.guard.signal,
+                stopCause: () => env.guard.trip?.cause,
+                runProcess: env.runProcess
+            });
+            runs.push(...outcome.runs);
+            if (outcome.interrupted)
+                return { runs, interrupted: true };
+            if (outcome.failures.length > 0)
+                break;
+        }
+        return { runs, interrupted: false };
+    }
+    finally {
+        env.onPhase(undefined);
+    }
+}
+/** `tests (on a clean checkout)`: how a clean checkout's failure reaches the next prompt. */
+function cleanFailures(verification) {
+    const short = verification.commit.slice(0, 12);
+    const where = `It passed in your work tree but failed on a clean checkout of commit ${short}: only what git tracks, ` +
+        'no ignored or untracked file of your tree' +
+        (verification.setup.length > 0 ? ', after the setup commands' : '') +
+        '. Make the committed files pass on their own.';
+    return [...verification.setup, ...verification.checks]
+        .filter(run => !run.passed)
+        .map(run => ({
+        ...run,
+        name: `${run.name} (on a clean checkout)`,
+        tail: `${where}\n\n${run.tail}`
+    }));
+}
+/** The project root's place inside a checkout of the repository at `repoRoot`. */
+function projectIn(checkout, repoRoot, projectRoot) {
+    const real = (p) => {
+        try {
+            return (0,external_node_fs_namespaceObject.realpathSync)(p);
+        }
+        catch {
+            return external_node_path_default().resolve(p);
+        }
+    };
+    const rel = external_node_path_default().relative(real(repoRoot), real(projectRoot));
+    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? checkout : external_node_path_default().join(checkout, rel);
+}
+/** The run's protected paths (none when it has no protection) put back in `checkout` from the base. */
+function fromBase(env) {
+    const protection = env.protection;
+    if (!protection)
+        return () => Promise.resolve([]);
+    return async (checkout, base) => (await restoreProtected(checkout, base, protection.rules, {
+        runProcess: env.runProcess,
+        signal: env.guard.signal,
+        ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
+    })).map(revert => revert.path);
+}
+/**
+ * The gates on a clean checkout of `commit`: its record, and the failing runs (setup's or the gates') with
+ * the end of their output for the fingerprint. Throws when the checkout cannot be made (git failed).
+ */
+async function verifyCommit(env, iteration, commit, base, ports = {}, counting = {}) {
+    const started = env.clock.now();
+    const repoRoot = env.workspace.root;
+    const git = { cwd: repoRoot, env: ports.gitEnv };
+    const folder = await (0,external_node_fs_promises_namespaceObject.mkdtemp)(external_node_path_default().join(ports.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(), 'ralph-clean-'));
+    const checkout = external_node_path_default().join(folder, 'checkout');
+    let giveBack;
+    try {
+        await gitOrThrow(['worktree', 'add', '--detach', '--quiet', checkout, commit], git);
+        // Lent first: the protected paths are put back by the user the gates run as, as in the loop's own tree.
+        giveBack = await ports.lend?.(checkout);
+        const reverted = base !== undefined ? await (ports.restoreProtected ?? fromBase(env))(checkout, base) : [];
+        const cwd = projectIn(checkout, repoRoot, env.workTree);
+        const dir = external_node_path_default().join(env.record.iterationDir(iteration), 'clean');
+        const setup = await runSetup(env, cwd, dir);
+        const verification = {
+            commit,
+            iteration,
+            startedAt: iso(started),
+            durationMs: 0,
+            verdict: 'passed',
+            setup: setup.runs,
+            checks: [],
+            checksMs: 0,
+            ...(reverted.length > 0 ? { protectedReverts: reverted } : {})
+        };
+        const failures = [];
+        if (setup.interrupted)
+            verification.verdict = 'interrupted';
+        else if (setup.runs.some(run => !run.passed)) {
+            verification.verdict = 'failed';
+            for (const run of setup.runs.filter(r => !r.passed))
+                failures.push({ name: run.name, output: run.tail });
+        }
+        else {
+            env.onPhase('check');
+            // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
+            const runners = counting.testRunners;
+            const commands = env.config.checks.map(check => check.run);
+            const gates = await runChecks(env.config.checks, {
+                ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, cwd) } : {}),
+                workTree: cwd,
+                iterationDir: dir,
+                relative: file => env.record.relative(file),
+                killGraceMs: env.killGraceMs,
+                signal: env.guard.signal,
+                stopCause: () => env.guard.trip?.cause,
+                runProcess: env.runProcess,
+                parallel: env.config.parallelChecks === true
+            }).finally(() => env.onPhase(undefined));
+            verification.checks = gates.runs;
+            verification.checksMs = gates.wallMs;
+            failures.push(...gates.failures);
+            verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed';
+        }
+        verification.durationMs = Math.round(env.clock.now() - started);
+        return { verification, failures };
+    }
+    finally {
+        // Given back before it is removed: what the gates made there is the action's again.
+        const problems = (await giveBack?.().catch((error) => [error.message])) ?? [];
+        for (const problem of problems)
+            env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
+        await (0,external_node_fs_promises_namespaceObject.rm)(folder, { recursive: true, force: true }).catch(() => undefined);
+        await git_runGit(['worktree', 'prune'], git);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/loop/prompt.ts
+// The prompt for one iteration. Without gates it is exactly the reference's (RALPH.md re-read, body
+// stripped, comments removed, placeholders filled in one pass, credit trailer). Our `ralph.*` values are
+// filled in the same single pass; when gates exist and the body uses none of them, a "Loop status"
+// section is appended after the body and before the credit trailer.
+
+
+
+/** Our additions to the `ralph.` kind; the reference renders them as ''. */
+const LOOP_PLACEHOLDERS = [
+    'checks',
+    'failures',
+    'diff',
+    'progress',
+    'completion_tag',
+    'guardrails'
+];
+/** Progress entries shown to the agent. */
+const PROGRESS_ENTRIES = 5;
+/** A ralph-less body (a task, a spec file) as a template: no frontmatter, otherwise RALPH.md's rules. */
+const bodyTemplate = (body) => pyStrip(stripHtmlComments(pyStrip(body)));
+/** Which of our `ralph.*` placeholders the template uses (comments removed first, as rendering does). */
+function loopPlaceholdersUsed(inputs) {
+    const template = inputs.body !== undefined ? bodyTemplate(inputs.body) : promptTemplate(inputs.ralphText);
+    const used = new Set();
+    for (const match of template.matchAll(render_PLACEHOLDER_RE)) {
+        if (match[1] === 'ralph' && LOOP_PLACEHOLDERS.includes(match[2]))
+            used.add(match[2]);
+    }
+    return used;
+}
+const seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
+/** `{{ ralph.checks }}`: one line per gate. */
+function renderChecks(gates) {
+    return gates.map(gate => `- ${code(gate.name)}: ${code(gate.run)}`).join('\n');
+}
+/** `{{ ralph.failures }}`: the previous iteration's failing checks, each with the end of its output. */
+function renderFailures(checks) {
+    const failing = (checks ?? []).filter(check => !check.passed);
+    return failing
+        .map(check => {
+        const how = check.timedOut
+            ? 'timed out'
+            : check.exitCode === null
+                ? 'was stopped'
+                : `exit code ${check.exitCode}`;
+        return `${code(check.name)} failed (${how}). The end of its output:\n\n${fence(check.tail, '', '~')}`;
+    })
+        .join('\n\n');
+}
+/** `{{ ralph.diff }}`: the stat, then the start of the patch. */
+function renderDiff(diff) {
+    if (!diff || (diff.stat.trim() === '' && diff.patch === ''))
+        return '';
+    const cut = diff.patchTruncated ? '\n[the rest of the diff is not shown]' : '';
+    return `${diff.stat.replace(/\n+$/, '')}\n\n${fence(diff.patch, '', '~')}${cut}`;
+}
+/** One line about an iteration, for `{{ ralph.progress }}`. */
+function progressEntry(record) {
+    const parts = [record.verdict.replace(/_/g, ' ')];
+    if (record.checks.length > 0)
+        parts.push(checksTally(record.checks));
+    if (record.agent) {
+        const agent = record.agent;
+        parts.push(agent.killedBy
+            ? `agent stopped (${agent.killedBy})`
+            : agent.timedOut
+                ? 'agent timed out'
+                : `agent ${ended(agent)}`);
+    }
+    if (record.progressed === false)
+        parts.push('no change to the work tree');
+    else if (record.progressed === true)
+        parts.push('work tree changed');
+    if (record.completion.given)
+        parts.push('completion signal given');
+    if (record.error)
+        parts.push(`crashed: ${record.error}`);
+    return `- Iteration ${record.iteration} (${seconds(record.durationMs)}): ${parts.join('; ')}`;
+}
+/** `checks 1/3 passing (failing: lint, test)`. */
+function checksTally(checks) {
+    const failing = checks.filter(check => !check.passed).map(check => check.name);
+    const passing = checks.length - failing.length;
+    return `checks ${passing}/${checks.length} passing${failing.length ? ` (failing: ${failing.join(', ')})` : ''}`;
+}
+/** The baseline as a progress line: the gates before the first agent run. */
+function baselineEntry(baseline) {
+    const what = baseline.verdict === 'interrupted' ? 'stopped' : checksTally(baseline.checks);
+    return `- Before iteration 1 (the gates alone, ${seconds(baseline.durationMs)}): ${what}`;
+}
+/** `{{ ralph.progress }}`: the last few iterations (the baseline first), one line each. */
+function renderProgress(history, baseline) {
+    const entries = [...(baseline ? [baselineEntry(baseline)] : []), ...history.map(progressEntry)];
+    return entries.slice(-PROGRESS_ENTRIES).join('\n');
+}
+/** The values of our `ralph.*` placeholders for this iteration. */
+function loopValues(ctx) {
+    return {
+        checks: renderChecks(ctx.gates),
+        failures: renderFailures(ctx.previousChecks),
+        diff: renderDiff(ctx.diff),
+        progress: renderProgress(ctx.history, ctx.baseline),
+        completion_tag: ctx.completionTag ? `<promise>${ctx.completionTag}</promise>` : '',
+        guardrails: ctx.guardrails?.content ?? ''
+    };
+}
+/** The standard section for a gated ralph whose body uses none of our placeholders. */
+function loopStatusSection(values, ctx, iteration, maxIterations) {
+    const tag = values.completion_tag;
+    const goal = tag
+        ? 'every check passes and your final message gives the completion signal'
+        : 'every check passes';
+    const of = maxIterations !== undefined ? ` of at most ${maxIterations}` : '';
+    const firstIteration = ctx.history.length === 0;
+    const afterBaseline = firstIteration && ctx.previousChecks !== undefined;
+    const failures = values.failures ||
+        (afterBaseline
+            ? 'None: every check passes now (they ran before this iteration). Do what the task asks all the same.'
+            : firstIteration
+                ? 'None yet: this is the first iteration.'
+                : 'None: every check passed.');
+    const sections = [
+        '## Loop status',
+        `You are working in a loop. When you exit, the checks below run on the work tree you leave; exit code 0 ` +
+            `means pass. The loop ends when ${goal}. This is iteration ${iteration}${of}.`,
+        '### Checks',
+        values.checks,
+        afterBaseline
+            ? '### Failing checks now (run before this iteration)'
+            : '### Failing checks from the previous iteration',
+        failures,
+        '### Changes since the loop started',
+        values.diff || 'None yet.',
+        '### Recent progress',
+        values.progress || 'None yet: this is the first iteration.'
+    ];
+    if (ctx.guardrails) {
+        sections.push('### Guardrails', values.guardrails.trim() || '(none written yet)', `When you meet a failure mode these do not cover, append a new lesson (a "Sign") to ` +
+            `${code(ctx.guardrails.file)}: the trigger, the instruction, and what taught it.`);
+    }
+    if (tag) {
+        sections.push('### When you are done', 'When every check passes on your work, end your final message with this line, on a line of its own:', tag, 'Only the end of your final message is read, and the checks run again before the loop accepts it. ' +
+            'Do not give it while a check still fails.');
+    }
+    return `\n\n---\n\n${sections.join('\n\n')}`;
+}
+/**
+ * The prompt for one iteration. `loop` is undefined for reference behaviour (no gates, no tag-aware
+ * placeholders needed); then the result is byte for byte the reference's.
+ */
+function buildPrompt(inputs, loop) {
+    const ralph = { name: inputs.name, iteration: String(inputs.iteration) };
+    if (inputs.maxIterations !== undefined)
+        ralph.max_iterations = String(inputs.maxIterations);
+    Object.assign(ralph, loop?.values);
+    const values = { commands: inputs.commandOutputs, args: inputs.userArgs, ralph };
+    const section = (inputs.appendix ?? '') + (loop?.section ?? '');
+    if (inputs.body !== undefined) {
+        const prompt = renderPlaceholders(bodyTemplate(inputs.body), values) + section;
+        return inputs.credit ? prompt + CREDIT_TRAILER : prompt;
+    }
+    if (section === '')
+        return assemblePrompt(inputs.ralphText, values, inputs.credit, inputs.ralphFile);
+    return (assemblePrompt(inputs.ralphText, values, false, inputs.ralphFile) +
+        section +
+        (inputs.credit ? CREDIT_TRAILER : ''));
+}
+
+;// CONCATENATED MODULE: ./src/loop/iteration.ts
+// One iteration: commands → prompt (RALPH.md re-read) → agent → work tree (hash, commit) → checks →
+// completion. Every step writes its logs as it goes; the iteration's record is what it returns.
+
+
+
+
+
+
+
+
+
+
+
+const iteration_iso = (ms) => new Date(ms).toISOString();
+function pinRalphFiles(ralph, workTree) {
+    const pin = (what, file) => {
+        try {
+            return pinTreeFile(file, workTree);
+        }
+        catch (error) {
+            if (!(error instanceof TreeFileError))
+                throw error;
+            throw new RalphError(`${what} ${error.message}. Make it a regular file of the project.`);
+        }
+    };
+    return {
+        ralph: pin('RALPH.md:', ralph.file),
+        ...(ralph.guardrails
+            ? { guardrails: pin('The guardrails file:', external_node_path_default().resolve(workTree, ralph.guardrails)) }
+            : {})
+    };
+}
+function readGuardrails(env, files) {
+    const file = env.ralph.guardrails;
+    if (!file || !files.guardrails)
+        return undefined;
+    let content = '';
+    try {
+        content = readTreeFile(files.guardrails).toString('utf8');
+    }
+    catch (error) {
+        // Not written yet: the agent is asked to start it. Anything else (a link, a FIFO) is refused.
+        if (!(error instanceof TreeFileError) || error.code !== 'ENOENT')
+            throw new RalphError(`The guardrails file ${file} was not read: ${error.message}. Make it a regular file of the project.`);
+    }
+    return { file, content };
+}
+/** RALPH.md as the reference reads it every iteration: strict UTF-8 (a bad byte crashes the iteration). */
+function readRalphText(file, pinned) {
+    try {
+        return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(readTreeFile(pinned));
+    }
+    catch (error) {
+        throw new RalphError(`RALPH.md could not be read (${file}): ${error.message}`);
+    }
+}
+/**
+ * The prompt for this iteration, and whether it shows the agent the diff (then the tree must be tracked).
+ * Throws RalphError when RALPH.md can no longer be read or parsed.
+ */
+function assemble(env, iteration, commandOutputs) {
+    const { config, ralph } = env;
+    // Without pins (a preview, before any agent ran) the files are pinned now.
+    const files = env.ralphFiles ?? pinRalphFiles(ralph, env.workTree);
+    const ralphText = config.promptText !== undefined ? '' : readRalphText(ralph.file, files.ralph);
+    const inputs = {
+        ralphText,
+        ralphFile: ralph.file,
+        body: config.promptText,
+        name: ralph.name,
+        iteration,
+        maxIterations: config.maxIterations,
+        commandOutputs,
+        userArgs: config.userArgs,
+        credit: ralph.credit,
+        ...(config.promptAppendix ? { appendix: config.promptAppendix } : {})
+    };
+    // What the action put back after the last agent run: the agent is told, once, in its next prompt.
+    const reverts = env.history.at(-1)?.reverts;
+    if (reverts && reverts.length > 0)
+        inputs.appendix = `${inputs.appendix ?? ''}${revertNote(revertsLine(reverts))}`;
+    const used = loopPlaceholdersUsed(inputs);
+    const gated = config.checks.length > 0;
+    const ctx = {
+        gates: config.checks,
+        completionTag: config.completionTag,
+        previousChecks: env.previousChecks,
+        ...(env.baseline ? { baseline: env.baseline } : {}),
+        diff: env.lastDiff,
+        history: env.history,
+        guardrails: readGuardrails(env, files)
+    };
+    const values = loopValues(ctx);
+    const section = gated && used.size === 0 ? loopStatusSection(values, ctx, iteration, config.maxIterations) : '';
+    return { prompt: buildPrompt(inputs, { values, section }), showsDiff: used.has('diff') };
+}
+/** The prompt's note on protected paths put back after the last agent run. */
+function revertNote(paths) {
+    return (`\n\nThe action put back protected paths after your last run, before the checks judged it: ${paths}. ` +
+        `The tests that existed, the check scripts, the test runners' configuration, the ralph's folder and .github/ ` +
+        `judge the work and are never delivered changed. Fix the code under test instead; you may add new tests.`);
+}
+function verdictOf(record, gated, tagRequired) {
+    const agent = record.agent;
+    const agentVerdict = agent?.timedOut
+        ? 'agent_timed_out'
+        : agent && !agent.success
+            ? 'agent_failed'
+            : undefined;
+    if (gated) {
+        const allPass = record.checks.every(check => check.passed);
+        if (allPass && (!tagRequired || record.completion.given))
+            return { verdict: 'passed', success: true };
+        return { verdict: agentVerdict ?? (allPass ? 'checks_passed_no_tag' : 'checks_failed'), success: false };
+    }
+    if (tagRequired && record.completion.given)
+        return { verdict: 'completed', success: true };
+    return { verdict: agentVerdict ?? 'ran', success: false };
+}
+async function commitIteration(env, iteration, tree) {
+    try {
+        const sha = await env.workspace.commitAll(`ralph ${env.ralph.name}: iteration ${iteration}`, tree);
+        return sha ? { sha } : {};
+    }
+    catch (error) {
+        return { error: error.message };
+    }
+}
+/** What the agent may spend of the loop's dollar budget in this run, and its turn cap. */
+function agentCaps(config, meter) {
+    const caps = {};
+    if (config.maxCostUsd !== undefined)
+        caps.remainingUsd = Math.max(0, config.maxCostUsd - meter.spentUsd());
+    if (config.agentMaxTurns !== undefined)
+        caps.maxTurns = config.agentMaxTurns;
+    return caps;
+}
+/**
+ * The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. A gate whose
+ * runner is counted also fails on a count missing or smaller than the baseline's.
+ */
+function runGates(env, memory, iteration, dir) {
+    env.onPhase('check');
+    const commands = env.config.checks.map(check => check.run);
+    return runChecks(env.config.checks, {
+        ...(memory.testRunners
+            ? { countTests: testCounter(commands, memory.testRunners, memory.baseline?.checks, env.workTree) }
+            : {}),
+        workTree: env.workTree,
+        iterationDir: dir,
+        relative: file => env.record.relative(file),
+        killGraceMs: env.killGraceMs,
+        signal: env.guard.signal,
+        stopCause: () => env.guard.trip?.cause,
+        runProcess: env.runProcess,
+        parallel: env.config.parallelChecks === true,
+        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
+    }).finally(() => env.onPhase(undefined));
+}
+/**
+ * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
+ * `{{ ralph.failures }}` exactly as a failed iteration's would, so the first agent run is not blind.
+ */
+async function runBaseline(env, memory) {
+    const started = env.clock.now();
+    const parallel = env.config.parallelChecks === true;
+    env.emit({ type: 'baseline_started', checks: env.config.checks.length, parallel });
+    const checks = await runGates(env, memory, 0, env.record.iterationDir(0));
+    const baseline = {
+        startedAt: iteration_iso(started),
+        durationMs: Math.round(env.clock.now() - started),
+        verdict: checks.interrupted ? 'interrupted' : checks.failures.length > 0 ? 'failing' : 'green',
+        checks: checks.runs,
+        checksMs: checks.wallMs,
+        parallel
+    };
+    return {
+        baseline,
+        memory: { ...memory, baseline, ...(checks.interrupted ? {} : { previousChecks: checks.runs }) }
+    };
+}
+async function runIteration(env, memory, iteration) {
+    const { config, guard, record: runRecord, emit, clock } = env;
+    let next = memory;
+    const started = clock.now();
+    const dir = runRecord.iterationDir(iteration);
+    const relative = (file) => runRecord.relative(file);
+    const record = {
+        iteration,
+        startedAt: iteration_iso(started),
+        durationMs: 0,
+        verdict: 'ran',
+        commands: [],
+        checks: [],
+        completion: { tag: false, given: false },
+        failureFingerprint: ''
+    };
+    const finish = (outcome, verdict) => {
+        if (verdict)
+            record.verdict = verdict;
+        if (outcome.crash)
+            record.error = outcome.crash;
+        record.durationMs = Math.round(clock.now() - started);
+        env.onPhase(undefined);
+        return { record, memory: next, ...outcome };
+    };
+    // 1. The ralph's commands.
+    env.onPhase('command');
+    const commands = await runCommands(env.ralph.commands, {
+        ralphDir: env.ralph.dir,
+        workTree: env.workTree,
+        userArgs: config.userArgs,
+        iterationDir: dir,
+        relative,
+        outputCap: config.outputCap,
+        killGraceMs: env.killGraceMs,
+        signal: guard.signal,
+        runProcess: env.runProcess,
+        onCommand: command => emit({ type: 'command_finished', iteration, command })
+    });
+    record.commands = commands.runs;
+    if (commands.crash)
+        return finish({ crash: commands.crash, interrupted: false, success: false }, 'crashed');
+    if (commands.interrupted)
+        return finish({ interrupted: true, success: false }, 'interrupted');
+    env.onPhase(undefined);
+    // 2. The prompt, from RALPH.md as it is now.
+    let prompt;
+    try {
+        const assembled = assemble({ ...env, ...next }, iteration, commands.outputs);
+        prompt = assembled.prompt;
+        if (assembled.showsDiff)
+            next = { ...next, trackTree: true };
+    }
+    catch (error) {
+        const message = error instanceof RalphError ? error.message : `RALPH.md could not be read: ${error.message}`;
+        return finish({ crash: message, interrupted: false, success: false }, 'crashed');
+    }
+    record.prompt = runRecord.writePrompt(iteration, prompt);
+    if (guard.signal.aborted)
+        return finish({ interrupted: true, success: false }, 'interrupted');
+    // 3. The agent, with the caps it can enforce itself: what is left of the dollar budget, its turn cap.
+    const caps = agentCaps(config, env.meter);
+    emit({
+        type: 'agent_started',
+        iteration,
+        argv: env.preset.argv(env.ralph.agentArgv, caps),
+        promptFile: record.prompt.file,
+        preset: env.preset.name,
+        transcript: env.preset.jsonStream,
+        log: relative(agentLogFile(dir))
+    });
+    env.onPhase('agent');
+    guard.watchCost(true);
+    const agent = await runAgent({
+        preset: env.preset,
+        agent: env.ralph.agent,
+        agentArgv: env.ralph.agentArgv,
+        fromRalphFile: env.ralph.file !== '' && env.config.promptText === undefined,
+        prompt,
+        workTree: env.workTree,
+        iterationDir: dir,
+        relative,
+        timeoutMs: config.agentTimeoutSeconds !== undefined ? config.agentTimeoutSeconds * 1000 : undefined,
+        killGraceMs: env.killGraceMs,
+        signal: guard.signal,
+        stopCause: () => guard.trip?.cause,
+        meter: env.meter,
+        caps,
+        ...(config.agentEnv ? { agentEnv: config.agentEnv } : {}),
+        runProcess: env.runProcess,
+        ...(env.agentEnvironment ? { agentEnvironment: env.agentEnvironment } : {}),
+        ...(env.outputRoom ? { outputRoom: env.outputRoom } : {}),
+        onOutput: output => emit('transcript' in output
+            ? { type: 'agent_transcript', iteration, line: output.transcript }
+            : { type: 'agent_output', iteration, stream: output.stream, chunk: output.chunk })
+    });
+    guard.watchCost(false);
+    env.onPhase(undefined);
+    if (agent.crash)
+        return finish({ crash: agent.crash, interrupted: false, success: false }, 'crashed');
+    record.agent = agent.run;
+    emit({ type: 'agent_finished', iteration, agent: agent.run });
+    if (guard.signal.aborted)
+        return finish({ interrupted: true, success: false }, 'interrupted');
+    // Protected paths back as the start commit has them: the gates judge with the base's tests, and the
+    // commit (what is delivered) never carries a change to one.
+    if (env.protection) {
+        env.onPhase('command');
+        try {
+            const reverts = await restore(env.protection, { runProcess: env.runProcess, signal: guard.signal });
+            if (reverts.length > 0) {
+                record.reverts = reverts;
+                emit({
+                    type: 'warning',
+                    message: `iteration ${iteration}: protected paths put back from the start commit before the checks: ${revertsLine(reverts)}`
+                });
+            }
+        }
+        catch (error) {
+            if (guard.signal.aborted)
+                return finish({ interrupted: true, success: false }, 'interrupted');
+            const message = error instanceof ProtectedPathError ? error.message : `protected paths: ${error.message}`;
+            return finish({ crash: message, interrupted: false, success: false }, 'crashed');
+        }
+        env.onPhase(undefined);
+    }
+    // 4. What the agent left: progress, the diff for the next prompt, the commit.
+    if (env.isRepo && (next.trackTree || config.commit)) {
+        const tree = await env.workspace.treeHash();
+        record.treeHash = tree;
+        record.progressed = tree !== next.previousTree;
+        next = { ...next, previousTree: tree };
+        if (next.startTree) {
+            // The same tree as last time has the same diff: one git process fewer on an idle iteration.
+            const lastDiff = record.progressed || next.lastDiff === undefined
+                ? await env.workspace.diffSinceStart(next.startTree, tree)
+                : next.lastDiff;
+            next = { ...next, lastDiff };
+            record.diffStat = lastDiff.stat;
+        }
+    }
+    const commit = config.commit ? await commitIteration(env, iteration, record.treeHash) : undefined;
+    if (commit)
+        record.commit = commit;
+    // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
+    if (record.commit?.error)
+        return finish({
+            crash: `the commit of iteration ${iteration} failed: ${record.commit.error}`,
+            interrupted: false,
+            success: false
+        }, 'crashed');
+    // 5. The gates.
+    const checks = await runGates(env, next, iteration, dir);
+    record.checks = checks.runs;
+    record.checksMs = checks.wallMs;
+    record.failureFingerprint = failureFingerprint(checks.failures);
+    record.completion = detectCompletion(agent.outcome.finalMessage, config.completionTag);
+    if (checks.interrupted)
+        return finish({ interrupted: true, success: false }, 'interrupted');
+    next = { ...next, previousChecks: checks.runs };
+    // 6. The verdict: a passing tree passes once more on a clean checkout of its commit (verify.ts).
+    const { verdict, success } = verdictOf(record, config.checks.length > 0, config.completionTag !== '');
+    if (!success || env.verify !== 'clean')
+        return finish({ interrupted: false, success }, verdict);
+    const head = await env.workspace.headSha();
+    if (head === undefined)
+        return finish({ crash: 'there is no commit to verify', interrupted: false, success: false }, 'crashed');
+    let verified;
+    try {
+        verified = await verifyCommit(env, iteration, head, next.startCommit, env.verifyPorts, next);
+    }
+    catch (error) {
+        const message = `the clean checkout of ${head.slice(0, 12)} could not be made: ${error.message}`;
+        return finish({ crash: message, interrupted: false, success: false }, 'crashed');
+    }
+    const verification = verified.verification;
+    record.verification = verification;
+    emit({ type: 'verify_finished', verification });
+    if (verification.verdict === 'interrupted')
+        return finish({ interrupted: true, success: false }, 'interrupted');
+    if (verification.verdict === 'passed')
+        return finish({ interrupted: false, success: true }, 'passed');
+    // As if the gates had failed: the clean checkout's output is what the next prompt shows.
+    record.failureFingerprint = failureFingerprint(verified.failures);
+    next = { ...next, previousChecks: cleanFailures(verification) };
+    return finish({ interrupted: false, success: false }, 'checks_failed');
+}
+
+;// CONCATENATED MODULE: ./src/loop/overview.ts
+// The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
+// cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
+// with them, and the job summary shows the same ones (src/report/summary.ts): one renderer for both.
+
+const VERDICT = {
+    passed: '✅ passed',
+    completed: '✅ done',
+    checks_failed: '❌ gates failed',
+    checks_passed_no_tag: '🟡 gates pass, no completion tag',
+    agent_failed: '⚠️ agent failed',
+    agent_timed_out: '⏱️ agent timed out',
+    ran: '➖ ran',
+    interrupted: '⏹️ stopped',
+    crashed: '💥 crashed'
+};
+const verdictLabel = (verdict) => VERDICT[verdict];
+/** `42s`, `3m 05s`, `1h 02m`. */
+// Padded so durations line up in the reports' tables; prompts and the CLI keep the reference's `2m 30s` (ralph/render.ts).
+function overview_formatDuration(ms) {
+    const s = Math.round(ms / 1000);
+    if (s < 60)
+        return `${s}s`;
+    const m = Math.floor(s / 60);
+    if (m < 60)
+        return `${m}m ${String(s % 60).padStart(2, '0')}s`;
+    return `${Math.floor(m / 60)}h ${String(m % 60).padStart(2, '0')}m`;
+}
+/** One agent run's cost: dollars, or "unknown" when the agent reported none. */
+function iterationCost(it) {
+    if (!it.agent)
+        return '–';
+    const usage = it.agent.usage;
+    return usage.cost_source === 'unknown' && usage.cost_usd === 0 ? 'unknown' : `$${usage.cost_usd.toFixed(4)}`;
+}
+/** The run's cost: dollars and where they come from, or "unknown" when no agent reported any. */
+function formatCost(status) {
+    const { cost } = status;
+    if (cost.source === 'unknown' && cost.totalUsd === 0)
+        return 'unknown (the agent reported no cost)';
+    return `$${cost.totalUsd.toFixed(4)} (${cost.source})`;
+}
+/** The gates in the order they ran, the baseline's first. */
+function gateNames(status) {
+    const names = [];
+    for (const checks of [status.baseline?.checks ?? [], ...status.iterations.map(it => it.checks)])
+        for (const c of checks)
+            if (!names.includes(c.name))
+                names.push(c.name);
+    return names;
+}
+const MAX_GATE_COLUMNS = 6;
+/** A gate's time in a table: tenths of a second below a minute (which gate to speed up is in the tenths). */
+function gateTime(ms) {
+    return ms < 59_950 ? `${(ms / 1000).toFixed(1)}s` : overview_formatDuration(ms);
+}
+const BASELINE_LABEL = {
+    green: '✅ baseline: gates pass',
+    failing: '🔎 baseline: gates failing',
+    interrupted: '⏹️ baseline: stopped'
+};
+/**
+ * The iteration table: verdict, each gate ✓/✗ with its duration, cost, duration. The baseline (the gates
+ * before the first agent run) is row 0; then the last `maxRows` iterations, with a line saying where the
+ * others are (`elsewhere`, e.g. "in the run record").
+ */
+function iterationTable(status, maxRows = 50, elsewhere = 'in the run record') {
+    const gates = gateNames(status);
+    const columns = gates.length <= MAX_GATE_COLUMNS;
+    const head = ['#', 'Verdict', ...(columns ? gates.map(g => codeCell(g)) : ['Gates']), 'Cost', 'Duration'];
+    const gateCells = (checks) => {
+        if (columns)
+            return gates.map(g => {
+                const check = checks.find(c => c.name === g);
+                return check ? `${check.passed ? '✓' : '✗'} ${gateTime(check.durationMs)}` : '–';
+            });
+        const slowest = checks.reduce((top, c) => (top && top.durationMs >= c.durationMs ? top : c), undefined);
+        const tally = `${checks.filter(c => c.passed).length}/${checks.length} ✓`;
+        return [slowest ? `${tally} (slowest ${codeCell(slowest.name)} ${gateTime(slowest.durationMs)})` : tally];
+    };
+    const rows = [];
+    const baseline = status.baseline;
+    if (baseline)
+        rows.push([
+            '0',
+            BASELINE_LABEL[baseline.verdict],
+            ...gateCells(baseline.checks),
+            '–',
+            overview_formatDuration(baseline.durationMs)
+        ]);
+    const shown = status.iterations.slice(-maxRows);
+    for (const it of shown)
+        rows.push([
+            String(it.iteration),
+            verdictLabel(it.verdict),
+            ...gateCells(it.checks),
+            iterationCost(it),
+            overview_formatDuration(it.durationMs)
+        ]);
+    const lines = [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`];
+    for (const row of rows)
+        lines.push(`| ${row.join(' | ')} |`);
+    const hidden = status.iterations.length - shown.length;
+    if (hidden > 0)
+        lines.push('', `_${hidden} earlier iteration${hidden === 1 ? ' is' : 's are'} ${elsewhere}._`);
+    return lines.join('\n');
+}
+const CHART_POINTS = 50;
+/** Mermaid xychart blocks: cost (when known) and duration per iteration (the last 50). */
+function charts(status) {
+    const its = status.iterations.slice(-CHART_POINTS);
+    if (its.length === 0)
+        return '';
+    const x = `x-axis "Iteration" [${its.map(it => it.iteration).join(', ')}]`;
+    const blocks = [];
+    const costs = its.map(it => it.agent?.usage.cost_usd ?? 0);
+    if (costs.some(c => c > 0)) {
+        const top = Math.max(...costs);
+        blocks.push(fence([
+            'xychart-beta',
+            '  title "Cost per iteration (USD)"',
+            `  ${x}`,
+            `  y-axis "USD" 0 --> ${Number((top * 1.1).toPrecision(3))}`,
+            `  bar [${costs.map(c => Number(c.toFixed(4))).join(', ')}]`
+        ].join('\n'), 'mermaid'));
+    }
+    const seconds = its.map(it => Math.round(it.durationMs / 100) / 10);
+    blocks.push(fence([
+        'xychart-beta',
+        '  title "Duration per iteration (seconds)"',
+        `  ${x}`,
+        `  y-axis "seconds" 0 --> ${Math.max(1, Math.ceil(Math.max(...seconds) * 1.1))}`,
+        `  bar [${seconds.join(', ')}]`,
+        `  line [${seconds.join(', ')}]`
+    ].join('\n'), 'mermaid'));
+    return blocks.join('\n\n');
+}
+/** Lines of a failing gate's output that say why, first: errors and failures before anything else. */
+const WHY = /fail|error|✖|assert|expected|not ok|exception/i;
+/** How much of a failing gate's output the gate table shows. */
+const WHY_LINES = 2;
+const WHY_CHARS = 160;
+/** `✗ exit 1: AssertionError…`: a gate's state in one table cell. */
+function gateState(check) {
+    if (!check)
+        return '–';
+    const tests = check.tests;
+    if (check.passed)
+        return tests ? `✓ ${tests.passed}/${tests.run} tests passed` : '✓ passed';
+    const how = check.timedOut
+        ? 'timed out'
+        : check.killedBy
+            ? `stopped (${check.killedBy})`
+            : check.exitCode === null
+                ? 'not started'
+                : `exit ${check.exitCode}`;
+    const lines = check.tail
+        .split('\n')
+        .map(line => line.trim())
+        .filter(Boolean);
+    const why = [...lines.filter(line => WHY.test(line)), ...lines].slice(0, WHY_LINES).join(' · ');
+    return `✗ ${how}${why ? `: ${code(cell(why, WHY_CHARS))}` : ''}`;
+}
+/** The clean verification's sentence (with its protected-path reverts), or why there was none. */
+function verificationSentence(status) {
+    const verification = status.verification;
+    if (status.verify === 'tree')
+        return '_Not verified on a clean checkout (`verify: tree`): the gates ran in the loop’s own tree only._';
+    if (!verification)
+        return undefined;
+    const short = code(verification.commit.slice(0, 12));
+    const reverts = verification.protectedReverts?.length
+        ? ` Protected paths put back from the base before its gates ran: ${verification.protectedReverts.map(p => code(p)).join(', ')}.`
+        : '';
+    const setup = verification.setup.length > 0 ? ', after the setup commands' : '';
+    if (verification.verdict === 'passed')
+        return `**Verified on a clean checkout of ${short}**: every gate passed again on exactly that commit, with no ignored or untracked file of the loop’s tree${setup}.${reverts}`;
+    if (verification.verdict === 'interrupted')
+        return `_The clean checkout of ${short} was stopped before its gates finished._`;
+    return `**The gates failed on a clean checkout of ${short}** (they passed in the loop’s own tree)${setup}.${reverts}`;
+}
+/**
+ * Each gate at the start (the baseline) and at the end (the clean checkout's run when there was one, else the
+ * last iteration's), with the first lines of why a failing one failed, then the clean verification's sentence.
+ */
+function gateEvidence(status) {
+    const end = status.verification?.checks.length
+        ? status.verification.checks
+        : status.iterations.at(-1)?.checks;
+    const names = gateNames(status);
+    for (const c of end ?? [])
+        if (!names.includes(c.name))
+            names.push(c.name);
+    if (names.length === 0)
+        return '_No gates: the agent’s completion signal decides._';
+    const find = (runs, name) => runs?.find(c => c.name === name);
+    const commandOf = (name) => find(end, name)?.run ??
+        find(status.baseline?.checks, name)?.run ??
+        status.iterations.flatMap(it => it.checks).find(c => c.name === name)?.run ??
+        '';
+    const rows = names.map(name => [
+        codeCell(name),
+        codeCell(commandOf(name), 60),
+        gateState(find(status.baseline?.checks, name)),
+        gateState(find(end, name))
+    ]);
+    const lines = [
+        '| Gate | Command | At the start | At the end |',
+        '| --- | --- | --- | --- |',
+        ...rows.map(row => `| ${row.join(' | ')} |`)
+    ];
+    const sentence = verificationSentence(status);
+    return sentence ? `${lines.join('\n')}\n\n${sentence}` : lines.join('\n');
+}
+
+;// CONCATENATED MODULE: ./src/loop/record.ts
+// The run record, written as the loop goes so a killed run keeps everything up to the iteration in flight:
+// progress.md (for people), status.json (the whole typed status, replaced atomically), and
+// logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
+// Writes are synchronous, but for status.json while the loop runs: it is replaced off the main thread, one
+// write at a time, later ones coalesced; the last one is awaited before the record is finished.
+
+
+
+
+
+
+const PROGRESS_FILE = 'progress.md';
+const STATUS_FILE = 'status.json';
+const record_seconds = (ms) => `${(ms / 1000).toFixed(1)}s`;
+const dollars = (usd) => `$${usd.toFixed(4)}`;
+const indent = (text, by) => text
+    .split('\n')
+    .map(line => (line ? by + line : line))
+    .join('\n');
+function checkLine(check) {
+    const how = check.passed
+        ? ''
+        : check.timedOut
+            ? ', timed out'
+            : check.killedBy
+                ? `, stopped (${check.killedBy})`
+                : `, ${ended(check)}`;
+    const tests = check.tests ? `, ${check.tests.run} test${check.tests.run === 1 ? '' : 's'}` : '';
+    const head = `- ${check.passed ? 'PASS' : 'FAIL'} \`${check.name}\` (${record_seconds(check.durationMs)}${how}${tests})`;
+    const tail = check.tail.trimEnd();
+    if (check.passed) {
+        const last = tail.split('\n').at(-1)?.trim();
+        return last ? `${head}: ${last.slice(0, 200)}` : head;
+    }
+    return tail ? `${head}\n\n${indent(fence(tail), '  ')}\n` : head;
+}
+/** `- Checks: 1/3 passing (gates 3.1s)` and a line a check. */
+function checkLines(checks, wallMs) {
+    const passing = checks.filter(c => c.passed).length;
+    const took = wallMs !== undefined ? ` (gates ${record_seconds(wallMs)})` : '';
+    return [`- Checks: ${passing}/${checks.length} passing${took}`, '', ...checks.map(checkLine)];
+}
+/** The baseline in a few words: `every check passes`, `2 of 3 checks failing` or `stopped`. */
+function baselineVerdict(baseline) {
+    if (baseline.verdict === 'green')
+        return 'every check passes';
+    if (baseline.verdict === 'interrupted')
+        return 'stopped';
+    return `${baseline.checks.filter(c => !c.passed).length} of ${baseline.checks.length} checks failing`;
+}
+/** The progress.md section of the baseline: the gates before iteration 1, as an iteration 0. */
+function baselineSection(baseline) {
+    const lines = [
+        `## Baseline (iteration 0): ${baselineVerdict(baseline)}`,
+        '',
+        `- Started ${baseline.startedAt} · ${record_seconds(baseline.durationMs)} · the gates alone, before the first agent run${baseline.parallel ? ', run together' : ''}`,
+        ...checkLines(baseline.checks, baseline.checksMs)
+    ];
+    return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
+}
+/** The progress.md section of the setup commands, run before the baseline. */
+function setupSection(runs) {
+    const passing = runs.every(run => run.passed);
+    const lines = [
+        `## Setup: ${passing ? 'done' : 'failed'}`,
+        '',
+        '- The setup commands, before the first gate ran',
+        '',
+        ...runs.map(checkLine)
+    ];
+    return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
+}
+/** The progress.md lines of a clean verification (verify.ts). */
+function verificationLines(verification) {
+    const short = verification.commit.slice(0, 12);
+    const head = verification.verdict === 'passed'
+        ? `- Verified on a clean checkout of ${short}: every gate passed (${record_seconds(verification.durationMs)})`
+        : verification.verdict === 'interrupted'
+            ? `- Clean checkout of ${short}: stopped`
+            : `- Clean checkout of ${short}: FAILED, so the iteration does not count as passing (${record_seconds(verification.durationMs)})`;
+    const reverts = verification.protectedReverts?.length
+        ? [`- Protected paths put back from the base there: ${verification.protectedReverts.join(', ')}`]
+        : [];
+    const runs = [...verification.setup, ...verification.checks].filter(run => !run.passed).map(checkLine);
+    return [head, ...reverts, ...(runs.length > 0 ? ['', ...runs] : [])];
+}
+/** The progress.md section of one iteration. */
+function progressSection(record) {
+    const verdict = record.verdict === 'checks_passed_no_tag'
+        ? 'checks pass; the agent has not given the completion tag'
+        : record.verdict.replace(/_/g, ' ');
+    const lines = [`## Iteration ${record.iteration}: ${verdict}`, ''];
+    const agent = record.agent;
+    const spent = iterationCost(record);
+    const cost = agent ? ` · cost ${spent}${spent === 'unknown' ? '' : ` (${agent.usage.cost_source})`}` : '';
+    lines.push(`- Started ${record.startedAt} · ${record_seconds(record.durationMs)}${cost}`);
+    if (record.commands.length > 0)
+        lines.push(`- Commands: ${record.commands
+            .map(c => `\`${c.name}\` ${c.timedOut ? 'timed out' : ended(c)} (${record_seconds(c.durationMs)})`)
+            .join(', ')}`);
+    if (agent) {
+        const end = agent.killedBy
+            ? `stopped (${agent.killedBy})`
+            : agent.timedOut
+                ? 'timed out'
+                : `${ended(agent)}${agent.isError ? ', reported an error' : ''}`;
+        lines.push(`- Agent (${agent.preset}): ${end} in ${record_seconds(agent.durationMs)}`);
+        const failure = agent.failure;
+        if (failure)
+            lines.push(`- Agent failure (${failure.kind.replace(/_/g, ' ')}): ${failure.message}${failure.resetsAt ? ` (lifts at ${failure.resetsAt})` : ''}`);
+        if (agent.permissionDenials?.length)
+            lines.push(`- Permission denied: ${agent.permissionDenials.map(d => (d.detail ? `${d.tool} (${d.detail})` : d.tool)).join(', ')}`);
+        if (agent.apiRetries)
+            lines.push(`- API retries: ${agent.apiRetries}`);
+        const requests = agent.usage.requests;
+        if (requests) {
+            const count = (n, what) => (n > 0 ? `, ${n} ${what}` : '');
+            const unread = requests.filter(r => r.unread).length;
+            lines.push(`- Model requests metered at the wire: ${requests.length}` +
+                count(requests.filter(r => r.cut).length, 'cut at the budget') +
+                count(requests.filter(r => r.refused).length, 'refused (their worst case did not fit in the budget)') +
+                count(unread, 'unreadable (their cost is unknown; charged their worst case)') +
+                count(requests.filter(r => r.worst_case && !r.unread).length, 'with no usage seen (charged their worst case)'));
+        }
+        const said = agent.usage.agent_said;
+        if (said) {
+            const diff = agent.usage.cost_usd - said.cost_usd;
+            lines.push(`- The agent's own figure: $${said.cost_usd.toFixed(4)} (${said.cost_source}); metered minus that: ${diff < 0 ? '-' : '+'}$${Math.abs(diff).toFixed(4)}`);
+        }
+    }
+    const signal = record.completion.given
+        ? 'given'
+        : record.completion.statusExit === false
+            ? 'not given (EXIT_SIGNAL: false)'
+            : 'not given';
+    if (agent)
+        lines.push(`- Completion signal: ${signal}`);
+    if (record.reverts?.length)
+        lines.push(`- Protected paths put back from the start commit before the checks: ${record.reverts.map(r => `${code(r.path)} (${r.why})`).join(', ')}`);
+    if (record.checks.length > 0)
+        lines.push(...checkLines(record.checks, record.checksMs));
+    if (record.diffStat !== undefined) {
+        const summary = record.diffStat.trim().split('\n').at(-1)?.trim();
+        lines.push(`- Changed since the start: ${summary || 'nothing'}${record.progressed === false ? ' (no change this iteration)' : ''}`);
+    }
+    if (record.commit?.sha)
+        lines.push(`- Commit: ${record.commit.sha}`);
+    if (record.verification)
+        lines.push(...verificationLines(record.verification));
+    if (record.commit?.error)
+        lines.push(`- Commit failed: ${record.commit.error}`);
+    if (record.error)
+        lines.push(`- Crashed: ${record.error}`);
+    return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`;
+}
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+function record_header(status) {
+    const budgets = status.budgets;
+    const limits = [
+        budgets.maxIterations !== undefined
+            ? `at most ${plural(budgets.maxIterations, 'iteration')}`
+            : 'no iteration cap',
+        budgets.maxTimeSeconds !== undefined ? `max time ${budgets.maxTimeSeconds}s` : undefined,
+        budgets.maxCostUsd !== undefined ? `max cost ${dollars(budgets.maxCostUsd)}` : undefined,
+        budgets.agentTimeoutSeconds !== undefined ? `agent timeout ${budgets.agentTimeoutSeconds}s` : undefined
+    ].filter(Boolean);
+    return [
+        `# Ralph loop: ${status.ralph.name}`,
+        '',
+        `- Started ${status.startedAt} in ${status.workTree}${status.worktree ? ` (worktree on branch ${status.worktree.branch})` : ''}`,
+        `- Budgets: ${limits.join(', ')}`,
+        status.start.commit ? `- Starting commit: ${status.start.commit}` : undefined,
+        '',
+        ''
+    ]
+        .filter(line => line !== undefined)
+        .join('\n');
+}
+/** What an enforced stop was measured from. */
+const CROSSING = {
+    timeout: 'the time budget ran out',
+    budget_exhausted: 'the cost budget was reached',
+    cancelled: 'the cancel'
+};
+/** How the run ended, then the overview (the iteration table, the cost and duration charts), then each gate start to end. */
+function outcome(result) {
+    const lines = [
+        `## Stopped: ${result.stopReason}`,
+        '',
+        `${result.stopDetail}`,
+        '',
+        `- Iterations: ${result.iterations.length} · duration ${record_seconds(result.durationMs)}`,
+        `- Cost: ${formatCost(result)}${result.cost.enforced ? '' : ' (the dollar budget could not be enforced)'}`
+    ];
+    const enforced = result.enforcement;
+    if (enforced)
+        lines.push(`- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`);
+    for (const warning of result.warnings)
+        lines.push(`- Warning: ${warning}`);
+    if (result.iterations.length > 0 || result.baseline)
+        lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result), '', '## Gates', '', gateEvidence(result));
+    return `${lines.join('\n')}\n\n`;
+}
+/** Where the iterations go in the compact status.json (only the top level has an `iterations` key). */
+const ITERATIONS_SLOT = '"iterations":[]';
+/**
+ * The finished iterations as the bytes of a JSON array's contents (`{…},{…}`), each serialised once:
+ * status.json is rewritten after every iteration; serialising them all each time made long runs quadratic.
+ */
+class IterationsJson {
+    bytes = Buffer.alloc(0);
+    length = 0;
+    /** The records serialised, and where each one's bytes end. */
+    records = [];
+    ends = [];
+    /** Brings the bytes up to `iterations`: records are final once listed; one replaced is serialised again. */
+    update(iterations) {
+        let same = 0;
+        while (same < this.records.length && same < iterations.length && this.records[same] === iterations[same])
+            same++;
+        this.records.length = same;
+        this.ends.length = same;
+        this.length = same > 0 ? this.ends[same - 1] : 0;
+        for (let i = same; i < iterations.length; i++) {
+            this.append(`${i > 0 ? ',' : ''}${JSON.stringify(iterations[i])}`);
+            this.records.push(iterations[i]);
+            this.ends.push(this.length);
+        }
+        return this.bytes.subarray(0, this.length);
+    }
+    append(text) {
+        const needed = this.length + Buffer.byteLength(text);
+        if (needed > this.bytes.length) {
+            const grown = Buffer.alloc(Math.max(needed, this.bytes.length * 2, 64 * 1024));
+            this.bytes.copy(grown, 0, 0, this.length);
+            this.bytes = grown;
+        }
+        this.length += this.bytes.write(text, this.length);
+    }
+}
+/** Writes `pieces` to a new `file` (writev: the iterations' bytes are never copied into one string). */
+function writeAllSync(file, pieces) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'w');
+    try {
+        const rest = pieces.filter(piece => piece.length > 0);
+        while (rest.length > 0) {
+            let written = (0,external_node_fs_namespaceObject.writevSync)(fd, rest);
+            // A short write (rare for files): carry on from where it stopped.
+            while (rest.length > 0 && written >= rest[0].length)
+                written -= rest.shift().length;
+            if (rest.length > 0 && written > 0)
+                rest[0] = rest[0].subarray(written);
+        }
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** The same, without blocking the event loop. */
+async function writeAll(file, pieces) {
+    const handle = await (0,external_node_fs_promises_namespaceObject.open)(file, 'w');
+    try {
+        let rest = pieces.filter(piece => piece.length > 0);
+        while (rest.length > 0) {
+            let { bytesWritten: written } = await handle.writev(rest);
+            rest = [...rest];
+            while (rest.length > 0 && written >= rest[0].length)
+                written -= rest.shift().length;
+            if (rest.length > 0 && written > 0)
+                rest[0] = rest[0].subarray(written);
+        }
+    }
+    finally {
+        await handle.close();
+    }
+}
+/**
+ * Makes `dir` and its missing parents, one level at a time. Node's recursive mkdirSync loops forever where the
+ * kernel answers ENOENT to a mkdir whose parent exists (/proc/nope): here that mkdir's error is thrown at once.
+ */
+function makeFolder(dir) {
+    const missing = [];
+    for (let d = external_node_path_default().resolve(dir); !(0,external_node_fs_namespaceObject.existsSync)(d); d = external_node_path_default().dirname(d))
+        missing.unshift(d);
+    for (const d of missing)
+        try {
+            (0,external_node_fs_namespaceObject.mkdirSync)(d);
+        }
+        catch (error) {
+            if (error.code !== 'EEXIST')
+                throw error;
+        }
+}
+class RunRecord {
+    dir;
+    iterations = new IterationsJson();
+    /** The status.json write in flight, the status to write after it, and a failure not yet reported. */
+    writing;
+    next;
+    failed;
+    constructor(dir) {
+        this.dir = dir;
+    }
+    /** Creates the record folder (and logs/) and starts progress.md. */
+    static create(dir, status) {
+        makeFolder(external_node_path_default().join(dir, 'logs'));
+        const record = new RunRecord(dir);
+        (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), record_header(status));
+        // The first status.json is there at once: a post step after an early kill reads it.
+        record.writeStatusNow(status);
+        return record;
+    }
+    /** A record written earlier, e.g. to finish one whose loop was killed (the action's post step). */
+    static open(dir) {
+        return new RunRecord(dir);
+    }
+    /** `logs/iteration-NNN`, created. */
+    iterationDir(iteration) {
+        const dir = external_node_path_default().join(this.dir, 'logs', `iteration-${String(iteration).padStart(3, '0')}`);
+        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+        return dir;
+    }
+    /** A path inside the record, relative to its folder (how results name files). */
+    relative(file) {
+        return external_node_path_default().relative(this.dir, file).split((external_node_path_default()).sep).join('/');
+    }
+    writePrompt(iteration, prompt) {
+        const file = external_node_path_default().join(this.iterationDir(iteration), 'prompt.md');
+        (0,external_node_fs_namespaceObject.writeFileSync)(file, prompt);
+        return { file: this.relative(file), bytes: Buffer.byteLength(prompt) };
+    }
+    /**
+     * Replaces status.json atomically (write, then rename), so readers never see half a file. It is
+     * rewritten after every iteration, so it is compact while the loop runs and indented once finished.
+     * Iteration records are final once they are in `status.iterations`: each is serialised only once.
+     * The write happens off the main thread: one at a time, and calls made meanwhile become one write of the
+     * status as it is when that write starts. A failure is thrown by the next call, or by flush().
+     */
+    writeStatus(status) {
+        this.throwFailure();
+        this.next = status;
+        this.writing ??= this.drain();
+    }
+    /** Waits for status.json to hold the last status given; throws a write's failure. */
+    async flush() {
+        while (this.writing)
+            await this.writing;
+        this.throwFailure();
+    }
+    async drain() {
+        const file = external_node_path_default().join(this.dir, STATUS_FILE);
+        const temp = `${file}.${process.pid}.tmp`;
+        try {
+            for (let status = this.next; status; status = this.next) {
+                this.next = undefined;
+                // Serialised when the write starts (the iterations' bytes are reused, so never during one).
+                await writeAll(temp, this.statusJson(status));
+                await (0,external_node_fs_promises_namespaceObject.rename)(temp, file);
+            }
+        }
+        catch (error) {
+            this.next = undefined;
+            this.failed = error;
+        }
+        finally {
+            this.writing = undefined;
+        }
+    }
+    throwFailure() {
+        const failed = this.failed;
+        if (failed === undefined)
+            return;
+        this.failed = undefined;
+        throw failed;
+    }
+    writeStatusNow(status) {
+        const file = external_node_path_default().join(this.dir, STATUS_FILE);
+        const temp = `${file}.${process.pid}.tmp`;
+        writeAllSync(temp, this.statusJson(status));
+        (0,external_node_fs_namespaceObject.renameSync)(temp, file);
+    }
+    /** The pieces of `JSON.stringify(status)` (indented once finished) and a final newline. */
+    statusJson(status) {
+        if (status.state === 'finished')
+            return [Buffer.from(`${JSON.stringify(status, null, 2)}\n`)];
+        const shell = JSON.stringify({ ...status, iterations: [] });
+        const slot = shell.indexOf(ITERATIONS_SLOT);
+        if (slot === -1)
+            return [Buffer.from(`${JSON.stringify(status)}\n`)];
+        const at = slot + ITERATIONS_SLOT.length - 1;
+        return [
+            Buffer.from(shell.slice(0, at)),
+            this.iterations.update(status.iterations),
+            Buffer.from(`${shell.slice(at)}\n`)
+        ];
+    }
+    appendBaseline(baseline) {
+        (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), baselineSection(baseline));
+    }
+    appendSetup(runs) {
+        (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), setupSection(runs));
+    }
+    appendIteration(record) {
+        (0,external_node_fs_namespaceObject.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), progressSection(record));
+    }
+    /**
+     * Rewrites progress.md to open with the outcome and the overview, the iterations' sections (written as
+     * the loop went) after them, and writes the final status.json, after any write still in flight. The
+     * sections are copied, never held whole.
+     */
+    async finish(result) {
+        // An earlier status write that failed is overwritten now: the record must still end finished.
+        await this.flush().catch(() => undefined);
+        const file = external_node_path_default().join(this.dir, PROGRESS_FILE);
+        const temp = `${file}.${process.pid}.tmp`;
+        const out = (0,external_node_fs_namespaceObject.openSync)(temp, 'w');
+        try {
+            (0,external_node_fs_namespaceObject.writeSync)(out, record_header(result) + outcome(result));
+            copyFrom(file, firstSection(file), out);
+        }
+        finally {
+            (0,external_node_fs_namespaceObject.closeSync)(out);
+        }
+        (0,external_node_fs_namespaceObject.renameSync)(temp, file);
+        this.writeStatusNow(result);
+    }
+}
+/** Where progress.md's first section starts: the baseline's, else the first iteration's. */
+function firstSection(file) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    }
+    catch {
+        return undefined;
+    }
+    try {
+        const start = Buffer.alloc(64 * 1024);
+        const read = (0,external_node_fs_namespaceObject.readSync)(fd, start, 0, start.length, 0);
+        // The setup's and the baseline's sections, when there are, come before the first iteration's.
+        const found = ['\n## Setup: ', '\n## Baseline (iteration 0)', '\n## Iteration ']
+            .map(heading => start.subarray(0, read).indexOf(heading))
+            .filter(at => at !== -1);
+        return found.length === 0 ? undefined : Math.min(...found) + 1;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/** Appends `file` from byte `offset` to the open `out`, a chunk at a time. */
+function copyFrom(file, offset, out) {
+    if (offset === undefined)
+        return;
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, 'r');
+    try {
+        const chunk = Buffer.alloc(1024 * 1024);
+        for (let at = offset;;) {
+            const read = (0,external_node_fs_namespaceObject.readSync)(fd, chunk, 0, chunk.length, at);
+            if (read === 0)
+                break;
+            (0,external_node_fs_namespaceObject.writeSync)(out, chunk.subarray(0, read));
+            at += read;
+        }
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/loop/setup.ts
+// What the loop settles before anything runs: the settings checked, the agent's preset, and the work tree
+// (a git worktree when asked, with the project root and the ralph's folder mapped into it).
+
+
+
+
+
+
+/** The nearest existing ancestor's real path, plus the rest: comparable with realpath'd work trees. */
+function realish(p) {
+    const abs = external_node_path_default().resolve(p);
+    if ((0,external_node_fs_namespaceObject.existsSync)(abs))
+        return (0,external_node_fs_namespaceObject.realpathSync)(abs);
+    const parent = external_node_path_default().dirname(abs);
+    return parent === abs ? abs : external_node_path_default().join(realish(parent), external_node_path_default().basename(abs));
+}
+function setup_isInside(child, parent) {
+    const rel = external_node_path_default().relative(realish(parent), realish(child));
+    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
+}
+/** Throws RalphError for settings that cannot work, before anything runs or is written. */
+function checkConfig(config, workspace, isRepo) {
+    if (setup_isInside(config.recordDir, workspace.root) || setup_isInside(config.recordDir, config.projectRoot))
+        throw new RalphError(`The record folder ${config.recordDir} is inside the work tree ${workspace.root}: the record must never be ` +
+            'committed or seen by the agent. Choose a folder outside it (the default is under the system temp dir).');
+    if ((config.commit || config.worktree) && !isRepo)
+        throw new RalphError(`${config.worktree ? '--worktree' : '--commit'} needs a git repository, and ${config.projectRoot} is not in one: run it inside one (git init), or leave ${config.worktree ? '--worktree' : '--commit'} out.`);
+    if (config.maxIterations !== undefined && !(config.maxIterations >= 1))
+        throw new RalphError(`maxIterations must be at least 1, got ${config.maxIterations}.`);
+    const problem = gateSettingsProblem(config);
+    if (problem)
+        throw new RalphError(problem);
+}
+/** The preset the loop runs its agent with (the action's log uses it too, to render the same way). */
+function agentPresetFor(config) {
+    // The reference runtime has no dollar budget: with one, the agent's cost must be readable.
+    const flags = config.maxCostUsd !== undefined ? 'all' : (config.presetFlags ?? 'all');
+    try {
+        return presetFor(config.ralph.agentArgv, { presets: config.presets, flags, cost: config.agentCost });
+    }
+    catch (error) {
+        throw new RalphError(error.message);
+    }
+}
+/**
+ * Opens the work tree, after checking the settings (throws RalphError for settings that cannot work, or a
+ * worktree that cannot be created). The caller disposes of the answered workspace.
+ */
+async function openWorkTree(config, ports, startedAt) {
+    let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot));
+    const isRepo = await workspace.isRepo();
+    checkConfig(config, workspace, isRepo);
+    if (!config.worktree)
+        return { workspace, isRepo, workTree: config.projectRoot, ralph: config.ralph };
+    const repoRoot = workspace.root;
+    const branch = config.worktree.branch ?? defaultBranch(config.ralph.name, startedAt);
+    const worktree = await createWorktree(workspace.root, { branch, dir: config.worktree.dir }).catch((error) => {
+        throw new RalphError(`The worktree for this run could not be created: ${error.message}`);
+    });
+    await workspace.dispose();
+    workspace = await GitWorkspace.open(worktree.dir);
+    // The project root and the ralph's folder map to the same places inside the worktree (so `./` scripts
+    // act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
+    const inWorktree = (dir) => {
+        if (!setup_isInside(dir, repoRoot))
+            return undefined;
+        const mapped = external_node_path_default().join(worktree.dir, external_node_path_default().relative(realish(repoRoot), realish(dir)));
+        return (0,external_node_fs_namespaceObject.existsSync)(mapped) ? mapped : undefined;
+    };
+    return {
+        workspace,
+        isRepo: true,
+        workTree: inWorktree(config.projectRoot) ?? worktree.dir,
+        ralph: { ...config.ralph, dir: inWorktree(config.ralph.dir) ?? config.ralph.dir },
+        worktree
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/status.ts
+/** A running status with no iterations, no cost and no warnings yet. */
+function startingStatus(start = {}) {
+    const maxUsd = start.budgets?.maxCostUsd;
+    return {
+        version: 1,
+        state: 'running',
+        ralph: start.ralph ?? { name: '', file: '', dir: '' },
+        projectRoot: start.projectRoot ?? '',
+        workTree: start.workTree ?? '',
+        recordDir: start.recordDir ?? '',
+        startedAt: start.startedAt ?? new Date(0).toISOString(),
+        durationMs: 0,
+        budgets: start.budgets ?? {},
+        start: {},
+        iterations: [],
+        cost: {
+            totalUsd: 0,
+            source: 'unknown',
+            enforced: true,
+            tokens: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
+            ...(maxUsd !== undefined ? { maxUsd } : {})
+        },
+        success: false,
+        warnings: []
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/usage-limit.ts
+// A usage limit the agent hit: whether the loop can wait for it to lift, and for how long.
+/** Without a time budget, the longest wait for a usage limit to lift (a GitHub-hosted job's own limit). */
+const MAX_USAGE_LIMIT_WAIT_MS = 6 * 3600 * 1000;
+/** Past the announced reset, a little more, so the next request does not arrive a moment too early. */
+const USAGE_LIMIT_MARGIN_MS = 2000;
+/** Whether the loop can wait for a usage limit to lift, and for how long; or why it cannot. */
+function usageLimitWait(failure, now, deadline) {
+    const said = failure.message;
+    if (failure.resetsAt === undefined)
+        return { stop: `the agent hit a usage limit and did not say when it lifts (${said})` };
+    const resetsAt = Date.parse(failure.resetsAt);
+    const waitMs = Math.max(0, resetsAt - now) + USAGE_LIMIT_MARGIN_MS;
+    if (deadline !== undefined && now + waitMs >= deadline)
+        return {
+            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, after the time budget ends (${new Date(deadline).toISOString()}): ${said}`
+        };
+    if (deadline === undefined && waitMs > MAX_USAGE_LIMIT_WAIT_MS)
+        return {
+            stop: `the agent hit a usage limit that lifts at ${failure.resetsAt}, more than 6 hours away (set a longer --max-time to wait for it): ${said}`
+        };
+    return { waitMs, detail: `the agent hit a usage limit; waiting until it lifts at ${failure.resetsAt}` };
+}
+
+;// CONCATENATED MODULE: ./src/loop/run-loop.ts
+// runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** An iteration still running after this long is named in status.json (`inFlight`). */
+const IN_FLIGHT_STATUS_DELAY_MS = 200;
+/** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
+const REFUSALS_WARNED = 10;
+const run_loop_iso = (ms) => new Date(ms).toISOString();
+/** The stop reasons that mean the loop reached its goal. */
+const SUCCESS = ['all_checks_passed', 'completed', 'already_green'];
+/**
+ * One refused destination, with what would let it through: allowed-hosts for TCP, nothing short of open for
+ * UDP. A host allowed-hosts already names was refused because the agent went there directly, not through the
+ * proxy: adding it again would not help. Plain HTTP is never forwarded.
+ */
+function refusalWarning(network, target, allowedHosts) {
+    if (target.startsWith('http://'))
+        return `agent-network ${network} refused the agent a plain-HTTP request to ${target} through the proxy: it forwards HTTPS (CONNECT) to allowed-hosts, never plain HTTP`;
+    if (target.startsWith('udp '))
+        return `agent-network ${network} refused the agent a datagram to ${target.slice(4)}: only agent-network open lets UDP out (hosts in allowed-hosts need no DNS lookup: the proxy resolves them)`;
+    const host = HOST_PORT.exec(target)?.[1];
+    return host !== undefined && hostAllowed(host, allowedHosts)
+        ? `agent-network ${network} refused the agent a direct connection to ${target}: ${host} is in allowed-hosts, reached only through the proxy's CONNECT (the HTTPS_PROXY in the agent's environment)`
+        : `agent-network ${network} refused the agent a connection to ${target}: add it to allowed-hosts (agent-network allow-list) if the agent needs it`;
+}
+/**
+ * Runs the loop to a stop reason and answers the whole result (also in `<recordDir>/status.json`).
+ * Throws RalphError only for settings that cannot work (nothing has run then); everything that goes
+ * wrong once the loop has started ends it with a stop reason and a finished record.
+ */
+async function runLoop(config, ports = {}) {
+    const clock = ports.clock ?? systemClock;
+    const emit = (event) => {
+        try {
+            ports.emit?.(event);
+        }
+        catch {
+            // A front-end's rendering problem must not stop the loop.
+        }
+    };
+    const startedAt = clock.now();
+    const preset = agentPresetFor(config);
+    const { workspace, isRepo, workTree, ralph, worktree } = await openWorkTree(config, ports, startedAt);
+    // Pinned before anything else starts: a ralph file that leads out of the work tree ends the run here.
+    let ralphFiles;
+    try {
+        ralphFiles = pinRalphFiles(ralph, workTree);
+    }
+    catch (error) {
+        await workspace.dispose().catch(() => undefined);
+        throw error;
+    }
+    // Behind the model proxy the agent holds a placeholder key and the meter counts what crossed the wire.
+    let proxied;
+    if (config.modelProxy) {
+        try {
+            proxied = await startAgentProxy(config.ralph.agentArgv, process.env, config.modelProxy, {
+                maxCostUsd: config.maxCostUsd
+            });
+        }
+        catch (error) {
+            await workspace.dispose().catch(() => undefined);
+            if (error instanceof ModelProxyError)
+                throw new RalphError(error.message);
+            throw error;
+        }
+        const agentEnv = config.agentEnv ?? {};
+        config = {
+            ...config,
+            agentEnv: {
+                ...agentEnv,
+                set: { ...agentEnv.set, ...proxied.agentEnv.set },
+                remove: [...(agentEnv.remove ?? []), ...(proxied.agentEnv.remove ?? [])]
+            }
+        };
+    }
+    const meter = proxied?.meter ?? ports.costMeter ?? createCostMeter(priceFromTable);
+    const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined;
+    const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd });
+    const stopWatchingCost = meter.onChange(() => emit({
+        type: 'cost_update',
+        spentUsd: meter.spentUsd(),
+        runningUsd: meter.runningUsd(),
+        source: meter.source(),
+        ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
+    }));
+    const status = startingStatus({
+        ralph: { name: config.ralph.name, file: config.ralph.file, dir: config.ralph.dir },
+        projectRoot: config.projectRoot,
+        workTree,
+        recordDir: config.recordDir,
+        startedAt: run_loop_iso(startedAt),
+        budgets: {
+            ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {}),
+            ...(config.maxTimeSeconds !== undefined ? { maxTimeSeconds: config.maxTimeSeconds } : {}),
+            ...(config.maxCostUsd !== undefined ? { maxCostUsd: config.maxCostUsd } : {}),
+            ...(config.agentTimeoutSeconds !== undefined ? { agentTimeoutSeconds: config.agentTimeoutSeconds } : {})
+        }
+    });
+    if (worktree)
+        status.worktree = worktree;
+    if (proxied)
+        status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] };
+    let record;
+    try {
+        record = RunRecord.create(config.recordDir, status);
+    }
+    catch (error) {
+        guard.dispose();
+        stopWatchingCost();
+        await proxied?.close();
+        await workspace.dispose().catch(() => undefined);
+        throw new RalphError(`The record folder ${config.recordDir} cannot be written: ${fileProblem(error)}.`);
+    }
+    const warn = (message) => {
+        if (status.warnings.includes(message))
+            return;
+        status.warnings.push(message);
+        emit({ type: 'warning', message });
+    };
+    // What the work tree held that is never delivered (a nested repository, .gitmodules): once each.
+    const warnRefused = () => {
+        for (const line of workspace.refused?.() ?? [])
+            warn(line);
+    };
+    // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
+    let egress;
+    let refusals;
+    const network = config.modelProxy?.network ?? 'model-only';
+    if (proxied && network !== 'open') {
+        const { agentUid: uid, agentPrivilege: privilege } = config.modelProxy ?? {};
+        const why = uid === undefined ? 'the agent does not run as its own user' : egressUnavailable(uid, privilege);
+        if (why === undefined && uid !== undefined) {
+            try {
+                // The agent's other TCP and UDP (v4, v6) is named (from conntrack) as it is refused.
+                refusals = await startRefusalListener(proxied.proxy, egressPrefix(privilege));
+                egress = await restrictEgress({
+                    uid,
+                    proxyPort: proxied.proxy.port,
+                    refusalPort: refusals.port,
+                    prefix: egressPrefix(privilege)
+                });
+                if (egress.ipv6Unnamed)
+                    warn(`the agent's IPv6 connections are refused but not named (this kernel has no IPv6 nat: ${egress.ipv6Unnamed})`);
+            }
+            catch (error) {
+                warn(`egress is not enforced: the rules could not be set (${error.message})`);
+            }
+        }
+        else
+            warn(`egress is not enforced (agent-network ${network}): ${why}; the proxy still holds the model key and meters every token`);
+    }
+    const gated = config.checks.length > 0;
+    const verify = verifyMode(config, isRepo);
+    if (verify)
+        status.verify = verify;
+    let phase;
+    let env = {
+        config,
+        ralph,
+        workTree,
+        workspace,
+        ralphFiles,
+        isRepo,
+        preset,
+        guard,
+        meter,
+        record,
+        clock,
+        emit,
+        runProcess: proxied
+            ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey)
+            : (ports.runProcess ?? runProcess),
+        ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
+        ...(ports.outputRoom ? { outputRoom: ports.outputRoom } : {}),
+        killGraceMs: config.killGraceMs ?? defaults_DEFAULT_KILL_GRACE_MS,
+        onPhase: now => (phase = now),
+        ...(verify ? { verify } : {}),
+        ...(ports.verify ? { verifyPorts: ports.verify } : {})
+    };
+    let memory = { history: [], trackTree: gated };
+    // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
+    // permissions (a loop whose agent may not use its tools can only burn money).
+    const breaker = new StagnationBreaker(gated
+        ? config.breaker
+        : {
+            noProgress: 0,
+            sameFailure: 0,
+            agentFailures: 0,
+            ...(config.breaker.permissionDenials !== undefined
+                ? { permissionDenials: config.breaker.permissionDenials }
+                : {})
+        });
+    if (!isRepo && gated)
+        warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off');
+    let stop;
+    /** Where the budgets stand now, after `ran` iterations. */
+    const budgets = (ran) => ({
+        maxIterations: config.maxIterations,
+        maxCostUsd: config.maxCostUsd,
+        ran,
+        last: status.iterations.at(-1),
+        trip: guard.trip,
+        timeSpent: guard.timeSpent(),
+        costSpent: guard.costSpent(),
+        finishAsked: ports.finishSignal?.aborted === true,
+        gated,
+        stopOnError: config.stopOnError
+    });
+    // What was running when the guard fired: what its enforcement killed.
+    let killedPhase;
+    guard.signal.addEventListener('abort', () => (killedPhase = phase), { once: true });
+    /** How fast the guard's kill was: from the crossing to the killed tree being gone. */
+    const noteEnforcement = (trip) => {
+        status.enforcement = {
+            cause: trip.cause,
+            crossedAt: run_loop_iso(trip.at),
+            latencyMs: Math.max(0, Math.round(clock.now() - trip.at))
+        };
+        if (killedPhase)
+            status.enforcement.killed = killedPhase;
+    };
+    emit({ type: 'loop_started', status });
+    try {
+        if (isRepo) {
+            const commit = await workspace.headSha();
+            if (commit !== undefined)
+                status.start.commit = commit;
+            status.start.tree = await workspace.treeHash();
+            warnRefused();
+            memory = {
+                ...memory,
+                startTree: status.start.tree,
+                previousTree: status.start.tree,
+                ...(commit !== undefined ? { startCommit: commit } : {})
+            };
+            if (config.protect && commit !== undefined) {
+                const protection = await protectionOf(config, workTree, commit);
+                if (protection) {
+                    env = { ...env, protection };
+                    status.protected = {
+                        setting: config.protect,
+                        rules: protection.rules,
+                        paths: protection.paths.size,
+                        ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
+                    };
+                }
+            }
+            record.writeStatus(status);
+        }
+        if (gated) {
+            const packageJson = await startPackageJson(workspace, workTree, status.start.commit);
+            const testRunners = recogniseGates(config.checks.map(check => check.run), packageJson);
+            memory = { ...memory, testRunners };
+            const uncounted = config.checks.flatMap((check, i) => {
+                const found = testRunners[i];
+                return found.runner === undefined ? [{ check: check.name, why: found.why }] : [];
+            });
+            if (uncounted.length > 0)
+                status.uncounted = uncounted;
+        }
+        // What a fresh clone needs before its gates can pass (npm ci): before the baseline, as in the clean checkout.
+        if ((config.setup ?? []).length > 0) {
+            const setup = await runSetup(env, workTree, record.iterationDir(0));
+            status.setup = setup.runs;
+            record.appendSetup(setup.runs);
+            record.writeStatus(status);
+            emit({ type: 'setup_finished', setup: setup.runs });
+            const failed = setup.runs.find(run => !run.passed);
+            if (setup.interrupted) {
+                if (guard.trip)
+                    noteEnforcement(guard.trip);
+            }
+            else if (failed) {
+                status.error = `the setup command ${failed.run} failed`;
+                stop = {
+                    reason: 'agent_error',
+                    detail: `the setup command \`${failed.run}\` failed (${failed.timedOut ? 'timed out' : ended(failed)}) before any agent ran: its output is in ${failed.log}`
+                };
+            }
+        }
+        if (!stop && gated && config.baseline !== false) {
+            const gates = await runBaseline(env, memory);
+            const baseline = gates.baseline;
+            memory = gates.memory;
+            status.baseline = baseline;
+            record.appendBaseline(baseline);
+            record.writeStatus(status);
+            emit({ type: 'baseline_finished', baseline });
+            // Interrupted, the baseline's enforcement is noted here; the check before iteration 1 stops the loop.
+            if (baseline.verdict === 'interrupted' && guard.trip)
+                noteEnforcement(guard.trip);
+            else if (baseline.verdict === 'green' && config.skipIfGreen)
+                stop = {
+                    reason: 'already_green',
+                    detail: 'every check passed before any agent ran (skip-if-green), so no agent ran'
+                };
+        }
+        for (let iteration = 1; !stop; iteration++) {
+            stop = decideStop(undefined, budgets(iteration - 1));
+            if (stop)
+                break;
+            status.inFlight = iteration;
+            // Only iterations that last get an "in flight" status.json: fast loops skip the extra write.
+            const cancelInFlight = clock.setTimeout(() => record.writeStatus(status), IN_FLIGHT_STATUS_DELAY_MS);
+            emit({
+                type: 'iteration_started',
+                iteration,
+                ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {})
+            });
+            const outcome = await runIteration(env, memory, iteration).finally(cancelInFlight);
+            memory = { ...outcome.memory, history: [...outcome.memory.history, outcome.record] };
+            const trip = guard.trip;
+            if (outcome.interrupted && trip)
+                noteEnforcement(trip);
+            status.iterations.push(outcome.record);
+            if (outcome.record.verification)
+                status.verification = outcome.record.verification;
+            warnRefused();
+            delete status.inFlight;
+            updateCost(status, meter);
+            const agent = outcome.record.agent;
+            const limit = agent?.failure?.kind === 'usage_limit' && !agent.killedBy ? agent.failure : undefined;
+            const limitWait = limit ? usageLimitWait(limit, clock.now(), deadline) : undefined;
+            // Behind the proxy the cap fails closed: what it cannot read is charged its worst case, and said.
+            for (const line of proxied?.warnings() ?? [])
+                warn(line);
+            if (!proxied && agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
+                status.cost.enforced = false;
+                warn(`the agent's cost is unknown (preset ${agent.preset} saw no cost in its output): ` +
+                    `the $${config.maxCostUsd} budget cannot be enforced; time and iteration limits still apply`);
+            }
+            record.appendIteration(outcome.record);
+            record.writeStatus(status);
+            emit({ type: 'iteration_finished', record: outcome.record });
+            // An iteration lost to a usage limit says nothing about the agent or the work: the breaker skips it.
+            const end = {
+                iteration,
+                record: outcome.record,
+                success: outcome.success,
+                interrupted: outcome.interrupted,
+                ...(outcome.crash !== undefined ? { crash: outcome.crash } : {}),
+                ...(limitWait && 'stop' in limitWait ? { limitStop: limitWait.stop } : {}),
+                limitWaited: limitWait !== undefined && 'waitMs' in limitWait
+            };
+            const tripped = limitWait || outcome.crash !== undefined || outcome.success
+                ? undefined
+                : breaker.record({
+                    progressed: outcome.record.progressed,
+                    failureFingerprint: outcome.record.failureFingerprint,
+                    agentFailed: agent !== undefined && !agent.success,
+                    deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
+                });
+            stop = decideStop(end, budgets(iteration), tripped);
+            if (outcome.crash !== undefined)
+                status.error = outcome.crash;
+            if (stop?.reason === 'circuit_open' && tripped)
+                status.breaker = tripped;
+            if (stop)
+                break;
+            if (limitWait && 'waitMs' in limitWait) {
+                warn(limitWait.detail);
+                emit({ type: 'waiting', seconds: Math.round(limitWait.waitMs / 1000) });
+                await guard.sleep(limitWait.waitMs, ports.finishSignal);
+            }
+            else if (config.delaySeconds > 0) {
+                emit({ type: 'waiting', seconds: config.delaySeconds });
+                await guard.sleep(config.delaySeconds * 1000, ports.finishSignal);
+            }
+        }
+    }
+    catch (error) {
+        // A bug or an environment failure (git broke, the disk is full): finish the record all the same.
+        status.error = error.message;
+        stop = { reason: 'agent_error', detail: `Run crashed: ${error.message}` };
+    }
+    finally {
+        guard.dispose();
+        stopWatchingCost();
+        await workspace.dispose().catch(() => undefined);
+        for (const problem of (await egress?.remove()) ?? [])
+            warn(`the egress rules were not all removed: ${problem}`);
+        await refusals?.close();
+        if (proxied) {
+            await proxied.close();
+            status.modelProxy = {
+                upstream: proxied.upstream,
+                requests: proxied.proxy.requests.length,
+                refused: [...proxied.proxy.refused],
+                ...(proxied.proxy.refusedUnnamed > 0 ? { refusedUnnamed: proxied.proxy.refusedUnnamed } : {}),
+                ...(proxied.proxy.refusedRequests.length > 0
+                    ? { refusedRequests: [...proxied.proxy.refusedRequests] }
+                    : {})
+            };
+            for (const line of proxied.warnings())
+                warn(line);
+            for (const target of proxied.proxy.refused.slice(0, REFUSALS_WARNED))
+                warn(refusalWarning(network, target, config.modelProxy?.allowedHosts ?? []));
+            const more = [
+                ...(proxied.proxy.refused.length > REFUSALS_WARNED
+                    ? [
+                        `${proxied.proxy.refused.length - REFUSALS_WARNED} more destination(s), named in status.json (modelProxy.refused)`
+                    ]
+                    : []),
+                ...(proxied.proxy.refusedUnnamed > 0
+                    ? [
+                        `${proxied.proxy.refusedUnnamed} connection(s) or datagram(s) past the first ${MOST_REFUSALS_NAMED} named, counted only (modelProxy.refusedUnnamed)`
+                    ]
+                    : [])
+            ];
+            if (more.length > 0)
+                warn(`agent-network ${network} refused the agent ${more.join(' and ')}`);
+        }
+    }
+    const finishedAt = clock.now();
+    const final = stop ?? { reason: 'agent_error', detail: 'the loop ended without a stop reason' };
+    const result = {
+        ...status,
+        state: 'finished',
+        stopReason: final.reason,
+        stopDetail: final.detail,
+        finishedAt: run_loop_iso(finishedAt),
+        durationMs: Math.round(finishedAt - startedAt),
+        success: SUCCESS.includes(final.reason)
+    };
+    delete result.inFlight;
+    updateCost(result, meter);
+    await record.finish(result);
+    emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result });
+    return result;
+}
+function updateCost(status, meter) {
+    status.cost.totalUsd = meter.spentUsd();
+    status.cost.source = status.iterations.some(it => it.agent) ? meter.source() : 'unknown';
+    const tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    for (const it of status.iterations) {
+        if (!it.agent)
+            continue;
+        tokens.input += it.agent.usage.input;
+        tokens.output += it.agent.usage.output;
+        tokens.cache_read += it.agent.usage.cache_read;
+        tokens.cache_write += it.agent.usage.cache_write;
+    }
+    status.cost.tokens = tokens;
+}
+
+;// CONCATENATED MODULE: ./src/loop/stop-words.ts
+const STOP_WORDS = {
+    all_checks_passed: { icon: '✅', headline: 'Every gate passed', did: () => 'passed' },
+    completed: { icon: '✅', headline: 'Done (the agent said so; no gates)', did: () => 'finished' },
+    max_iterations: {
+        icon: '❌',
+        headline: 'Used every iteration without passing the gates',
+        did: n => `used all ${n} without passing its gates`,
+        failure: 'The gates never passed'
+    },
+    budget_exhausted: {
+        icon: '💸',
+        headline: 'Out of budget',
+        did: n => `ran out of budget after ${n}`,
+        failure: 'The cost budget ran out before the gates passed'
+    },
+    timeout: {
+        icon: '⏱️',
+        headline: 'Out of time',
+        did: n => `ran out of time after ${n}`,
+        failure: 'The time budget ran out before the gates passed'
+    },
+    circuit_open: {
+        icon: '❌',
+        headline: 'Stopped: no progress',
+        did: n => `stopped after ${n} because it was not making progress`,
+        failure: 'The loop stopped making progress before the gates passed'
+    },
+    agent_error: {
+        icon: '💥',
+        headline: 'Stopped on an error',
+        did: n => `stopped after ${n} on an error`,
+        failure: 'The loop stopped on an error'
+    },
+    cancelled: { icon: '⏹️', headline: 'Cancelled', did: n => `was cancelled after ${n}` },
+    verify_failed: {
+        icon: '❌',
+        headline: 'The gates failed on a clean checkout',
+        did: n => `passed its gates in its own tree but not on a clean checkout of its commit after ${n}`,
+        failure: "The gates passed in the loop's tree but failed on a clean checkout of the commit to deliver"
+    },
+    already_green: {
+        icon: '✅',
+        headline: 'Nothing to do: every gate already passed',
+        did: () => 'found every gate passing'
+    }
+};
+
+;// CONCATENATED MODULE: ./src/loop/preview.ts
+// The prompt an iteration would pipe to the agent, without running the agent (`ralph-action prompt`):
+// the commands run for real, as in the loop, and the prompt is assembled as a first pass of the loop sees it.
+
+
+
+
+
+
+
+
+/**
+ * Runs the ralph's commands and answers the prompt of iteration `iteration` (no history: no failures,
+ * no diff, no progress yet). Throws RalphError with the reference's "Run crashed" reason when a command
+ * cannot run, or when RALPH.md cannot be read.
+ */
+async function previewPrompt(config, iteration = 1, ports = {}) {
+    const logs = (0,external_node_fs_namespaceObject.mkdtempSync)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-preview-'));
+    try {
+        const commands = await runCommands(config.ralph.commands, {
+            ralphDir: config.ralph.dir,
+            workTree: config.projectRoot,
+            userArgs: config.userArgs,
+            iterationDir: logs,
+            relative: file => external_node_path_default().relative(logs, file),
+            outputCap: config.outputCap,
+            killGraceMs: config.killGraceMs ?? defaults_DEFAULT_KILL_GRACE_MS,
+            signal: ports.signal ?? new AbortController().signal,
+            runProcess: ports.runProcess ?? runProcess
+        });
+        if (commands.crash)
+            throw new RalphError(commands.crash);
+        if (commands.interrupted)
+            throw new RalphError('Cancelled while the commands ran.');
+        const state = { config, ralph: config.ralph, workTree: config.projectRoot, history: [] };
+        return assemble(state, iteration, commands.outputs).prompt;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.rmSync)(logs, { recursive: true, force: true });
+    }
+}
+
+;// CONCATENATED MODULE: ./src/loop/preflight.ts
+// Say no before spending: every program a loop will start (the agent, the ralph's commands, every gate) is
+// looked for before the first agent run. A missing one would otherwise show only after the agent had run
+// (a gate's "command not found", iteration after iteration, until the circuit opened).
+
+/** One line for each program the loop would start that cannot be found; [] when every one is there. */
+function missingPrograms(config, searchPath = process.env.PATH) {
+    const { ralph } = config;
+    const dirs = { ralphDir: ralph.dir, projectRoot: config.projectRoot };
+    return [
+        missingAgentProgram(ralph.agentArgv, config.projectRoot, searchPath),
+        ...ralph.commands.map(command => missingCommandProgram(command, config.userArgs, dirs, searchPath)),
+        ...config.checks.map(check => missingGateProgram(check, config.projectRoot, searchPath))
+    ].filter((problem) => problem !== undefined);
+}
+
+;// CONCATENATED MODULE: ./src/loop/task.ts
+// Ralph-less runs (`ralph-action loop "TASK" --agent CMD --check CMD …`): a synthetic ralph whose body is
+// the task. Pass the task (or the spec file's content) as LoopConfig.promptText.
+
+/** A validated Ralph for a task given on the command line; throws RalphError for a bad agent line. */
+function taskRalph(options) {
+    if (!options.agent.trim())
+        throw new RalphError('Missing or empty agent command: pass --agent CMD.');
+    let agentArgv;
+    try {
+        agentArgv = shlex_shlexSplit(options.agent);
+    }
+    catch (error) {
+        throw new RalphError(`Malformed agent command ${JSON.stringify(options.agent)}: ${error.message}`);
+    }
+    const ralph = {
+        file: '',
+        dir: options.dir,
+        name: options.name ?? 'loop',
+        agent: options.agent,
+        agentArgv,
+        commands: [],
+        args: [],
+        credit: options.credit ?? false,
+        checks: options.checks ?? []
+    };
+    if (options.completionTag !== undefined)
+        ralph.completionTag = options.completionTag;
+    if (options.guardrails !== undefined)
+        ralph.guardrails = options.guardrails;
+    return ralph;
+}
+
+;// CONCATENATED MODULE: ./src/loop/output-room.ts
+/**
+ * A LoopPorts.outputRoom for `stream`: a promise while the stream holds more than its buffer (its reader is
+ * behind), settled once it drains, closes or fails (a reader that is gone must not hold the agent forever).
+ */
+function outputRoomOf(stream) {
+    let waiting;
+    return () => {
+        if (waiting)
+            return waiting;
+        if (!stream.writableNeedDrain || stream.destroyed)
+            return undefined;
+        waiting = new Promise(resolve => {
+            const done = () => {
+                stream.off('drain', done);
+                stream.off('close', done);
+                stream.off('error', done);
+                waiting = undefined;
+                resolve();
+            };
+            stream.on('drain', done);
+            stream.on('close', done);
+            stream.on('error', done);
+        });
+        return waiting;
+    };
+}
+
+;// CONCATENATED MODULE: ./src/loop/index.ts
+// The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/cli/argv.ts
+// Command-line parsing with the reference CLI's (click's) semantics, so `ralph-action run` is a drop-in for
+// `ralph run`: options may stand anywhere (interspersed), unknown options are kept as user args, and the
+// first `--` is consumed.
+
+
+class UsageError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'UsageError';
+    }
+}
+function convert(spec, name, raw) {
+    if (spec.kind === 'int') {
+        // click accepts surrounding whitespace and a sign, nothing else.
+        if (!/^\s*[+-]?\d+\s*$/.test(raw))
+            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a valid integer.`);
+        return Number.parseInt(raw, 10);
+    }
+    if (spec.kind === 'duration') {
+        const seconds = duration_parseDuration(raw, 's');
+        if (seconds === undefined)
+            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a positive duration: give seconds (90) or a number with a unit (90s, 2m, 1h).`);
+        return seconds;
+    }
+    if (spec.kind === 'float') {
+        // Python's float(): decimal or exponent notation, inf, infinity, nan; surrounding whitespace allowed.
+        const text = raw.trim();
+        const match = /^([+-]?)(?:(inf|infinity)|(nan)|((?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d+)?))$/i.exec(text);
+        if (!match)
+            throw new UsageError(`Invalid value for '${name}': '${raw}' is not a valid float.`);
+        if (match[3])
+            return Number.NaN;
+        const sign = match[1] === '-' ? -1 : 1;
+        return match[2] ? sign * Number.POSITIVE_INFINITY : Number(text);
+    }
+    return raw;
+}
+/** Parses `tokens` against `specs`; throws UsageError with click's wording for a bad option value. */
+function parseArgs(tokens, specs) {
+    const byName = new Map();
+    for (const spec of specs)
+        for (const name of spec.names)
+            byName.set(name, spec);
+    const options = {};
+    const rest = [];
+    const typed = {};
+    const take = (spec, name, value) => {
+        const converted = convert(spec, name, value);
+        typed[spec.key] = name;
+        if (spec.kind === 'strings')
+            options[spec.key] = [...(options[spec.key] ?? []), value];
+        else
+            options[spec.key] = converted;
+    };
+    for (let i = 0; i < tokens.length; i++) {
+        const token = tokens[i];
+        if (token === '--') {
+            rest.push(...tokens.slice(i + 1));
+            break;
+        }
+        if (token.startsWith('--')) {
+            const eq = token.indexOf('=');
+            const name = eq === -1 ? token : token.slice(0, eq);
+            const spec = byName.get(name);
+            if (!spec) {
+                rest.push(token);
+                continue;
+            }
+            if (spec.kind === 'flag') {
+                if (eq !== -1)
+                    throw new UsageError(`Option '${name}' does not take a value.`);
+                options[spec.key] = true;
+                typed[spec.key] = name;
+                continue;
+            }
+            if (eq !== -1)
+                take(spec, name, token.slice(eq + 1));
+            else if (i + 1 < tokens.length)
+                take(spec, name, tokens[++i]);
+            else
+                throw new UsageError(`Option '${name}' requires an argument.`);
+            continue;
+        }
+        if (token.startsWith('-') && token.length > 1) {
+            // Short options, possibly combined (`-sn3`); an unknown one keeps the whole token as a user arg.
+            if (!byName.has(`-${token[1]}`)) {
+                rest.push(token);
+                continue;
+            }
+            for (let j = 1; j < token.length; j++) {
+                const name = `-${token[j]}`;
+                const spec = byName.get(name);
+                if (!spec) {
+                    rest.push(`-${token.slice(j)}`);
+                    break;
+                }
+                if (spec.kind === 'flag') {
+                    options[spec.key] = true;
+                    typed[spec.key] = name;
+                    continue;
+                }
+                const attached = token.slice(j + 1);
+                if (attached !== '')
+                    take(spec, name, attached);
+                else if (i + 1 < tokens.length)
+                    take(spec, name, tokens[++i]);
+                else
+                    throw new UsageError(`Option '${name}' requires an argument.`);
+                break;
+            }
+            continue;
+        }
+        rest.push(token);
+    }
+    return { options, rest, typed };
+}
+/** The options block of a help text. */
+function formatOptions(specs) {
+    const rows = specs.map(spec => {
+        const value = spec.kind === 'flag' ? '' : ` ${spec.metavar ?? spec.kind.toUpperCase().replace('STRINGS', 'TEXT')}`;
+        return [`${spec.names.join(', ')}${value}`, spec.help];
+    });
+    const width = Math.max(...rows.map(([left]) => left.length)) + 2;
+    return rows.map(([left, help]) => `  ${left.padEnd(width)}${help}`).join('\n');
+}
+/** The long option `token` (`--max-iteration`, `--max-iteration=2`) was probably meant to be, if one is close. */
+function closeOption(token, specs) {
+    return closest(token.split('=')[0], specs.flatMap(spec => spec.names.filter(n => n.startsWith('--'))));
+}
+
+;// CONCATENATED MODULE: ./src/cli/options.ts
+// The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
+
+
+
+
+/** `ralph run`'s own options, with its names and meanings. */
+const REFERENCE_OPTIONS = [
+    {
+        key: 'n',
+        names: ['-n', '--max-iterations'],
+        kind: 'int',
+        metavar: 'N',
+        help: 'Max number of iterations. Infinite if not set.'
+    },
+    {
+        key: 'stopOnError',
+        names: ['--stop-on-error', '-s'],
+        kind: 'flag',
+        help: 'Stop if the agent exits non-zero or times out.'
+    },
+    {
+        key: 'delay',
+        names: ['--delay', '-d'],
+        kind: 'float',
+        metavar: 'S',
+        help: 'Seconds to wait between iterations.'
+    },
+    {
+        key: 'logDir',
+        names: ['--log-dir', '-l'],
+        kind: 'string',
+        metavar: 'DIR',
+        help: "Also save each iteration's agent output to DIR (ralphify's log files)."
+    },
+    {
+        key: 'timeout',
+        names: ['--timeout', '-t'],
+        kind: 'float',
+        metavar: 'S',
+        help: 'Max seconds per agent run. Kill the agent if exceeded.'
+    }
+];
+/** Our additions: the reference runtime has none of these. */
+const LOOP_OPTIONS = [
+    {
+        key: 'check',
+        names: ['--check'],
+        kind: 'strings',
+        metavar: 'CMD',
+        help: 'A gate, run with bash after each iteration; repeatable. All must exit 0.'
+    },
+    {
+        key: 'noBaseline',
+        names: ['--no-baseline'],
+        kind: 'flag',
+        help: "Don't run the checks before iteration 1 (by default their failures fill its prompt)."
+    },
+    {
+        key: 'skipIfGreen',
+        names: ['--skip-if-green'],
+        kind: 'flag',
+        help: 'Stop at once (already_green, exit 0, no agent) when every check passes before iteration 1.'
+    },
+    {
+        key: 'parallelChecks',
+        names: ['--parallel-checks'],
+        kind: 'flag',
+        help: "Run the checks together (only when they don't share a build folder)."
+    },
+    {
+        key: 'maxCost',
+        names: ['--max-cost'],
+        kind: 'float',
+        metavar: 'USD',
+        help: 'Stop (killing the agent) when its cost reaches USD.'
+    },
+    {
+        key: 'maxTime',
+        names: ['--max-time'],
+        kind: 'duration',
+        metavar: 'TIME',
+        help: 'Stop (killing the agent) after TIME in all, checks included: seconds, or 90s, 2m, 1h.'
+    },
+    {
+        key: 'completionTag',
+        names: ['--completion-tag'],
+        kind: 'string',
+        metavar: 'TAG',
+        help: "The agent's done signal <promise>TAG</promise> (default COMPLETE; '' = gates alone decide)."
+    },
+    {
+        key: 'commit',
+        names: ['--commit'],
+        kind: 'flag',
+        help: 'Commit what the agent left after each iteration.'
+    },
+    {
+        key: 'recordDir',
+        names: ['--record-dir'],
+        kind: 'string',
+        metavar: 'DIR',
+        help: 'Where progress.md, status.json and logs/ go (default: under the system temp dir).'
+    },
+    {
+        key: 'outputCap',
+        names: ['--output-cap'],
+        kind: 'int',
+        metavar: 'BYTES',
+        help: "Most bytes of one command's output put in the prompt; the middle is cut (default 1048576)."
+    },
+    {
+        key: 'allowEnv',
+        names: ['--allow-env'],
+        kind: 'strings',
+        metavar: 'NAME',
+        help: 'Give the agent a credential variable it would not get (e.g. GH_TOKEN, or PREFIX*); repeatable.'
+    },
+    {
+        key: 'maxTurns',
+        names: ['--max-turns'],
+        kind: 'int',
+        metavar: 'N',
+        help: "Cap the agent's turns per run (Claude Code's --max-turns)."
+    },
+    {
+        key: 'costPattern',
+        names: ['--cost-pattern'],
+        kind: 'string',
+        metavar: 'REGEX',
+        help: 'How a generic agent reports cost: a regex with named groups usd, input, output… tried on each line.'
+    },
+    {
+        key: 'noPresets',
+        names: ['--no-presets'],
+        kind: 'flag',
+        help: 'Run the agent exactly as written (no preset flags).'
+    },
+    {
+        key: 'modelProxy',
+        names: ['--model-proxy'],
+        kind: 'flag',
+        help: 'Run the agent behind a loopback model proxy that holds its API key and meters every token.'
+    },
+    {
+        key: 'modelUpstream',
+        names: ['--model-upstream'],
+        kind: 'string',
+        metavar: 'URL',
+        help: "Where the model proxy forwards (a gateway); default: the CLI's base-URL variable, else the vendor's API."
+    },
+    {
+        key: 'modelCa',
+        names: ['--model-ca'],
+        kind: 'string',
+        metavar: 'FILE',
+        help: "Certificate authorities (PEM) the model proxy trusts for the upstream, besides the system's."
+    },
+    {
+        key: 'agentNetwork',
+        names: ['--agent-network'],
+        kind: 'string',
+        metavar: 'MODE',
+        help: 'What the agent may connect to behind the proxy: model-only (default), allow-list or open.'
+    },
+    {
+        key: 'allowedHosts',
+        names: ['--allowed-hosts'],
+        kind: 'strings',
+        metavar: 'HOST',
+        help: "A host the agent may reach through the proxy's CONNECT (e.g. registry.npmjs.org); repeatable."
+    },
+    {
+        key: 'isolation',
+        names: ['--isolation'],
+        kind: 'string',
+        metavar: 'MODE',
+        help: 'user: run the agent, commands and checks as their own user (needs root or passwordless sudo); none (default): as you.'
+    },
+    {
+        key: 'agentUser',
+        names: ['--agent-user'],
+        kind: 'string',
+        metavar: 'NAME',
+        help: 'The user --isolation user runs them as (created on first use; default ralph-agent).'
+    }
+];
+const options_positive = (v) => Number.isFinite(v) && v > 0;
+/**
+ * Checks the values with the reference's messages, cheap checks before any file is read. A bad value is a
+ * mistake on the command line like any other: a usage error (exit 2), named as it was typed.
+ */
+function loopSettings(options, typed = {}) {
+    const name = (key, fallback) => typed[key] ?? fallback;
+    const n = options.n;
+    const delay = options.delay ?? 0;
+    const timeout = options.timeout;
+    if (n !== undefined && n < 1)
+        throw new UsageError(`'${name('n', '-n')}' must be a positive integer, got ${n}.`);
+    if (!Number.isFinite(delay) || delay < 0)
+        throw new UsageError(`'--delay' must be non-negative, got ${pyFloatRepr(delay)}.`);
+    if (timeout !== undefined && !options_positive(timeout))
+        throw new UsageError(`'--timeout' must be a positive number, got ${pyFloatRepr(timeout)}.`);
+    const maxCost = options.maxCost;
+    if (maxCost !== undefined && !(Number.isFinite(maxCost) && maxCost >= 0))
+        throw new UsageError(`'--max-cost' must be a non-negative number of dollars, got ${pyFloatRepr(maxCost)}.`);
+    const maxTime = options.maxTime;
+    const outputCap = options.outputCap;
+    if (outputCap !== undefined && outputCap < 1024)
+        throw new UsageError(`'--output-cap' must be at least 1024 bytes, got ${outputCap}.`);
+    const maxTurns = options.maxTurns;
+    if (maxTurns !== undefined && maxTurns < 1)
+        throw new UsageError(`'--max-turns' must be a positive integer, got ${maxTurns}.`);
+    const costPattern = options.costPattern;
+    if (costPattern !== undefined) {
+        try {
+            new RegExp(costPattern);
+        }
+        catch (error) {
+            throw new UsageError(`'--cost-pattern' is not a valid regular expression: ${error.message}`);
+        }
+    }
+    let modelProxy;
+    try {
+        modelProxy = modelProxySettings({
+            on: options.modelProxy === true,
+            upstream: options.modelUpstream,
+            caFile: options.modelCa,
+            allowedHosts: options.allowedHosts ?? [],
+            network: options.agentNetwork
+        });
+    }
+    catch (error) {
+        if (error instanceof ModelProxyError)
+            throw new UsageError(error.message.replace(/^The setting '([^']+)'/, "'--$1'"));
+        throw error;
+    }
+    const isolation = options.isolation ?? 'none';
+    if (isolation !== 'user' && isolation !== 'none')
+        throw new UsageError(`'--isolation' must be user or none, got '${isolation}'.`);
+    return {
+        modelProxy,
+        isolation,
+        ...(options.agentUser !== undefined ? { agentUser: options.agentUser } : {}),
+        maxIterations: n,
+        stopOnError: options.stopOnError === true,
+        delaySeconds: delay,
+        agentTimeoutSeconds: timeout,
+        logDir: options.logDir,
+        checks: options.check ?? [],
+        baseline: options.noBaseline !== true,
+        skipIfGreen: options.skipIfGreen === true,
+        parallelChecks: options.parallelChecks === true,
+        maxCostUsd: maxCost,
+        maxTimeSeconds: maxTime,
+        completionTag: options.completionTag,
+        commit: options.commit === true,
+        recordDir: options.recordDir,
+        outputCap,
+        presets: options.noPresets !== true,
+        allowEnv: options.allowEnv ?? [],
+        maxTurns,
+        costPattern
+    };
+}
+/**
+ * The engine's settings that the options both loop commands share carry: budgets, the agent's, the gates'
+ * (a ralph's `checks_parallel:` unless given) and the record's. Paths are resolved against `cwd`.
+ */
+function engineSettings(settings, cwd) {
+    return {
+        // Only what was given: these are spread over loopConfig's defaults.
+        ...(settings.maxIterations !== undefined ? { maxIterations: settings.maxIterations } : {}),
+        stopOnError: settings.stopOnError,
+        delaySeconds: settings.delaySeconds,
+        ...(settings.agentTimeoutSeconds !== undefined
+            ? { agentTimeoutSeconds: settings.agentTimeoutSeconds }
+            : {}),
+        ...(settings.maxTimeSeconds !== undefined ? { maxTimeSeconds: settings.maxTimeSeconds } : {}),
+        ...(settings.maxCostUsd !== undefined ? { maxCostUsd: settings.maxCostUsd } : {}),
+        baseline: settings.baseline,
+        skipIfGreen: settings.skipIfGreen,
+        ...(settings.parallelChecks ? { parallelChecks: true } : {}),
+        ...(settings.modelProxy ? { modelProxy: settings.modelProxy } : {}),
+        ...(settings.allowEnv.length > 0 ? { agentEnv: { allow: settings.allowEnv } } : {}),
+        ...(settings.maxTurns !== undefined ? { agentMaxTurns: settings.maxTurns } : {}),
+        ...(settings.costPattern !== undefined ? { agentCost: { pattern: settings.costPattern } } : {}),
+        ...(settings.recordDir ? { recordDir: external_node_path_default().resolve(cwd, settings.recordDir) } : {}),
+        ...(settings.outputCap ? { outputCap: settings.outputCap } : {})
+    };
+}
+
+;// CONCATENATED MODULE: ./src/cli/console.ts
+// Renders the loop's events as the reference runtime's console does (plain text, no colour), plus our gates,
+// cost and stop reason.
+
+
+
+const RULE = '──────────────────────';
+/** Lines of a failing check's output shown under it (all of it is in the record). */
+const FAILING_CHECK_LINES = 5;
+const console_plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+const FAILURE_LABEL = {
+    api_error: 'API error',
+    usage_limit: 'usage limit',
+    max_turns: 'turn limit',
+    budget: "the agent's own budget cap",
+    input_error: 'input refused',
+    auth_error: 'authentication failed',
+    error: 'error'
+};
+const console_seconds = (ms) => formatDuration(ms / 1000);
+function verdictLine(record, tag) {
+    const n = record.iteration;
+    const took = console_seconds(record.durationMs);
+    const agent = record.agent;
+    switch (record.verdict) {
+        case 'passed':
+            return `✓ Iteration ${n} passed every check (${took})`;
+        case 'completed':
+            return `✓ Iteration ${n} completed: the agent said it is done (${took})`;
+        case 'ran':
+            return `✓ Iteration ${n} completed (${took})`;
+        case 'checks_failed':
+            return `✗ Iteration ${n} failed its checks (${took})`;
+        case 'checks_passed_no_tag':
+            return `◐ Iteration ${n}: the checks pass; the agent has not given the completion tag <promise>${tag}</promise> (${took})`;
+        case 'agent_timed_out':
+            return `⏱ Iteration ${n} timed out after ${took}`;
+        case 'agent_failed':
+            return agent?.isError && agent.exitCode === 0
+                ? `✗ Iteration ${n} failed: the agent reported an error (${took})`
+                : `✗ Iteration ${n} failed with exit code ${agent?.exitCode ?? agent?.signal ?? '?'} (${took})`;
+        case 'interrupted':
+            return `■ Iteration ${n} interrupted (${took})`;
+        case 'crashed':
+            return `✗ Iteration ${n} crashed (${took})`;
+    }
+}
+/** Why a check failed, and the last lines it printed (bash's "command not found" among them). */
+function console_checkLines(check) {
+    const how = check.passed
+        ? ''
+        : check.timedOut
+            ? ', timed out'
+            : `, ${ended(check)}`;
+    const head = `  ${check.passed ? '✓' : '✗'} check ${check.name} (${console_seconds(check.durationMs)}${how})\n`;
+    if (check.passed)
+        return head;
+    const tail = check.tail
+        .split('\n')
+        .filter(line => line.trim() !== '')
+        .slice(-FAILING_CHECK_LINES);
+    return head + tail.map(line => `      ${line}\n`).join('');
+}
+/** "2 iterations — 1 passed, 1 failed": what each iteration came to, in words. */
+function tallyLine(iterations) {
+    const count = (verdicts) => iterations.filter(it => verdicts.includes(it.verdict)).length;
+    const parts = [
+        [count(['passed', 'completed']), 'passed'],
+        [count(['ran']), 'ran'],
+        [count(['checks_passed_no_tag']), 'passed the checks without the completion tag'],
+        [count(['checks_failed', 'agent_failed', 'crashed']), 'failed'],
+        [count(['agent_timed_out']), 'timed out'],
+        [count(['interrupted']), 'interrupted']
+    ];
+    const said = parts.filter(([n]) => n > 0).map(([n, what]) => `${n} ${what}`);
+    return `${console_plural(iterations.length, 'iteration')}${said.length > 0 ? ` — ${said.join(', ')}` : ''}`;
+}
+/** A listener for runLoop's events that prints a readable console log through `out`. */
+function consoleRenderer(options) {
+    const { out } = options;
+    const tag = options.completionTag ?? 'COMPLETE';
+    let toldChecksAlone = false;
+    const live = options.showAgentOutput !== false;
+    let commandsRan = 0;
+    let transcript = false;
+    let atLineStart = true;
+    const agentText = (text) => {
+        if (text === '')
+            return;
+        out(text);
+        atLineStart = text.endsWith('\n');
+    };
+    const endAgentText = () => {
+        if (!atLineStart)
+            out('\n');
+        atLineStart = true;
+    };
+    return event => {
+        switch (event.type) {
+            case 'loop_started': {
+                const s = event.status;
+                out(`▶ Running: ${s.ralph.name}\n`);
+                const info = [];
+                if (options.agentTimeoutSeconds !== undefined)
+                    info.push(`timeout ${formatDuration(options.agentTimeoutSeconds)}`);
+                const checks = s.budgets;
+                // ralphify's run has no cap by default: say so, since the loop then runs until stopped.
+                info.push(checks.maxIterations !== undefined
+                    ? `max ${console_plural(checks.maxIterations, 'iteration')}`
+                    : 'no iteration cap (-n N sets one)');
+                if (checks.maxTimeSeconds !== undefined)
+                    info.push(`max time ${formatDuration(checks.maxTimeSeconds)}`);
+                if (checks.maxCostUsd !== undefined)
+                    info.push(`max cost $${checks.maxCostUsd.toFixed(2)}`);
+                if (info.length > 0)
+                    out(`  ${info.join(' · ')}\n`);
+                out(`  Record: ${s.recordDir}\n`);
+                break;
+            }
+            case 'baseline_started':
+                out(`\nBaseline ───────\n  Running the ${event.checks} check(s)${event.parallel ? ' together' : ''} before the first agent run\n`);
+                break;
+            case 'baseline_finished': {
+                const b = event.baseline;
+                const mark = b.verdict === 'green' ? '✓' : b.verdict === 'failing' ? '✗' : '■';
+                const next = b.verdict === 'failing' ? ': iteration 1 gets their output' : '';
+                out(`${mark} Baseline: ${baselineVerdict(b)}${next} (${console_seconds(b.durationMs)})\n`);
+                break;
+            }
+            case 'iteration_started':
+                commandsRan = 0;
+                out(`\nIteration ${event.iteration} ───────\n`);
+                break;
+            case 'command_finished':
+                commandsRan++;
+                if (event.command.timedOut)
+                    out(`  Command ${event.command.name} timed out\n`);
+                break;
+            case 'agent_started':
+                if (commandsRan > 0)
+                    out(`  Commands: ${commandsRan} ran\n`);
+                transcript = event.transcript === true;
+                break;
+            case 'agent_output':
+                if (live && !transcript)
+                    agentText(event.chunk.toString('utf8'));
+                break;
+            case 'agent_transcript':
+                if (live)
+                    agentText(event.line.endsWith('\n') ? event.line : `${event.line}\n`);
+                break;
+            case 'agent_finished': {
+                endAgentText();
+                const agent = event.agent;
+                if (agent.failure)
+                    out(`  ✗ ${FAILURE_LABEL[agent.failure.kind] ?? agent.failure.kind}: ${agent.failure.message}\n`);
+                if (agent.permissionDenials?.length)
+                    out(`  ! permission denied: ${agent.permissionDenials.map(d => (d.detail ? `${d.tool} (${d.detail})` : d.tool)).join(', ')}\n`);
+                for (const note of agent.notes)
+                    out(`  ${note}\n`);
+                break;
+            }
+            case 'check_finished':
+                out(console_checkLines(event.check));
+                break;
+            case 'verify_finished': {
+                const v = event.verification;
+                const short = v.commit.slice(0, 12);
+                if (v.verdict === 'passed')
+                    out(`  ✓ verified on a clean checkout of ${short}\n`);
+                else if (v.verdict === 'failed') {
+                    out(`  ✗ on a clean checkout of ${short} (tracked files only):\n`);
+                    for (const run of [...v.setup, ...v.checks].filter(r => !r.passed))
+                        out(console_checkLines(run));
+                }
+                break;
+            }
+            case 'iteration_finished': {
+                const r = event.record;
+                out(`${verdictLine(r, tag)}\n`);
+                if (r.verdict === 'checks_passed_no_tag' && !toldChecksAlone) {
+                    toldChecksAlone = true;
+                    out(`  To let the checks alone decide, run with --completion-tag ''.\n`);
+                }
+                break;
+            }
+            case 'waiting':
+                out(`Waiting ${formatDuration(event.seconds)}...\n`);
+                break;
+            case 'warning':
+                out(`  ! ${event.message}\n`);
+                break;
+            case 'cost_update':
+                break;
+            case 'stop': {
+                const r = event.result;
+                out(`\n${RULE}\n`);
+                out(`Done: ${tallyLine(r.iterations)}\n`);
+                // A crash's message follows on stderr ("Run crashed: …"): said once.
+                out(`Stopped: ${event.reason} — ${r.error !== undefined ? 'the run crashed' : event.detail}\n`);
+                out(`Cost: ${formatCost(r)} · Duration: ${console_seconds(r.durationMs)}\n`);
+                out(`Record: ${r.recordDir}\n`);
+                break;
+            }
+        }
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/cli/isolation.ts
 // `--isolation user`: the loop's processes (the agent, the ralph's commands, the checks) run as their own
 // unprivileged user, with the environment minus credentials; everything of that user is killed whenever none
@@ -21375,6 +22951,7 @@ async function isolateCli(config, settings, say = () => { }) {
             agentEnvironment: isolated.environment,
             uid: isolated.user.uid,
             privilege: privilege.privilege,
+            verify: { lend: dir => isolated.lend(dir) },
             release: async (warn) => {
                 for (const problem of await isolated.release())
                     warn(`The isolation could not be fully undone: ${problem}`);
@@ -21514,7 +23091,11 @@ async function runWithConsole(config, settings, io) {
                 logDir?.(event);
             },
             ...(isolation
-                ? { runProcess: isolation.runProcess, agentEnvironment: isolation.agentEnvironment }
+                ? {
+                    runProcess: isolation.runProcess,
+                    agentEnvironment: isolation.agentEnvironment,
+                    verify: isolation.verify
+                }
                 : {}),
             ...(io.stdoutRoom ? { outputRoom: io.stdoutRoom } : {})
         });

@@ -168,7 +168,13 @@ export async function runLoopContained(
               ...ports,
               workspace,
               runProcess: options => spawn({ ...options, env: options.env ?? env }),
-              ...(isolated ? { agentEnvironment: isolated.environment } : {})
+              ...(isolated ? { agentEnvironment: isolated.environment } : {}),
+              // The clean checkout (loop/verify.ts): made by the action's hermetic git, handed to the agent's user.
+              verify: {
+                gitEnv: hermeticGitEnvironment(),
+                tempDir: process.env.RUNNER_TEMP || tmpdir(),
+                ...(isolated ? { lend: (dir: string) => isolated.lend(dir) } : {})
+              }
             }),
           allow
         )

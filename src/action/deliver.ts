@@ -128,6 +128,14 @@ async function deliverWork(prepared: Prepared, result: LoopResult): Promise<Deli
     delivery.skipped = decision.skipped
     return delivery
   }
+  // Verified on a clean checkout (loop/verify.ts): exactly that commit is pushed, and only while HEAD is it.
+  const verified = result.verification?.verdict === 'passed' ? result.verification.commit : undefined
+  if (result.success && verified !== undefined && commit !== verified) {
+    delivery.problems.push(
+      `${branch.branch} is at ${commit?.slice(0, 12) ?? 'no commit'}, not at ${verified.slice(0, 12)}, the commit verified on a clean checkout: nothing was pushed`
+    )
+    return delivery
+  }
   if (!(await hasDiff(workTree, branch.baseSha))) {
     delivery.skipped = `the loop left no change against ${branch.base}, so there is nothing to push and no pull request`
     core.info(`Branch ${branch.branch} has no change against ${branch.base}: nothing to push.`)
@@ -149,6 +157,7 @@ async function deliverWork(prepared: Prepared, result: LoopResult): Promise<Deli
         serverUrl,
         repository,
         leaseSha: branch.remoteSha,
+        ...(result.success && verified !== undefined ? { ref: verified } : {}),
         stallSeconds: timing.pushStallSeconds,
         log: message => core.info(message)
       },

@@ -16,6 +16,7 @@ export type OutputName =
   | 'duration'
   | 'branch'
   | 'commit'
+  | 'verified'
   | 'pr-number'
   | 'pr-url'
   | 'pr-operation'

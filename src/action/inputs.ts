@@ -28,6 +28,10 @@ export interface ActionInputs {
   skipIfGreen: boolean | 'auto'
   /** Run the gates together; undefined: the ralph's `checks_parallel:`. */
   parallelChecks?: boolean
+  /** Commands run before the baseline and on the clean checkout; undefined: the ralph's `setup:`. */
+  setup?: string[]
+  /** clean or tree; undefined: the ralph's `verify:`, else clean. */
+  verify?: 'clean' | 'tree'
   /** `{{ args.name }}` values, in the order given. */
   args: [name: string, value: string][]
   maxIterations: number
@@ -349,6 +353,8 @@ export function readInputs(env: Env = process.env): ActionInputs {
     maxOpenPrs: read.positiveInteger('max-open-prs'),
     parallelChecks:
       read.text('parallel-checks') === undefined ? undefined : read.boolean('parallel-checks', false),
+    setup: read.lines('setup').length > 0 ? read.lines('setup') : undefined,
+    verify: verifyMode(read.text('verify')),
     maxTurns: read.positiveInteger('max-turns'),
     protectedPaths: protectedPathsInput(read.lines('protected-paths')),
     installAgent: installAgentInput(read.text('install-agent')),
@@ -416,6 +422,14 @@ function protectedPathsInput(lines: string[]): string[] | undefined {
   const parsed = parseProtectSetting(globs)
   if ('problem' in parsed) throw new InputError(`Input 'protected-paths': ${parsed.problem}.`)
   return parsed
+}
+
+/** `verify`: clean or tree; empty leaves it to the ralph's `verify:` (else clean). */
+function verifyMode(value: string | undefined): 'clean' | 'tree' | undefined {
+  if (value === undefined || value === 'clean' || value === 'tree') return value
+  throw new InputError(
+    `Input 'verify' must be clean or tree, got ${quote(value)} (clean: the gates pass again on a clean checkout of the commit before it is pushed).`
+  )
 }
 
 /** `skip-if-green`: auto (the default: on for a hunt's ralph), true or false. */

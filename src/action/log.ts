@@ -199,6 +199,28 @@ export function actionLogger(
         endGroup()
         break
       }
+      case 'setup_finished': {
+        const failed = event.setup.find(run => !run.passed)
+        info(
+          failed
+            ? `Setup: ${failed.run} failed (${failed.timedOut ? 'timed out' : `exit ${failed.exitCode}`}); its output is in ${record}: ${failed.log}`
+            : `Setup: ${event.setup.length} command${event.setup.length === 1 ? '' : 's'} ran.`
+        )
+        break
+      }
+      case 'verify_finished': {
+        const v = event.verification
+        const short = v.commit.slice(0, 12)
+        const failing = [...v.setup, ...v.checks].filter(run => !run.passed).map(run => run.name)
+        info(
+          v.verdict === 'passed'
+            ? `Verified on a clean checkout of ${short}: every gate passed again (${formatDuration(v.durationMs)}).`
+            : v.verdict === 'interrupted'
+              ? `The clean checkout of ${short} was stopped.`
+              : `The gates passed in the loop's tree but failed on a clean checkout of ${short} (${failing.join(', ')}): the next prompt gets their output; nothing is pushed unless they pass there.`
+        )
+        break
+      }
       case 'iteration_started':
         endGroup()
         core.startGroup(

@@ -5,7 +5,14 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { addedChecks, gateSettingsProblem, loopConfig, taskRalph, type LoopConfig } from '../loop/index.js'
+import {
+  addedChecks,
+  gateSettingsProblem,
+  loopConfig,
+  setupCommands,
+  taskRalph,
+  type LoopConfig
+} from '../loop/index.js'
 import {
   loadRalph,
   RalphError,
@@ -254,6 +261,14 @@ export function makePlan(
     if (missing) throw new InputError(`Input 'checks': ${missing}`)
   }
   const checks = [...ralph.checks, ...added]
+  // The input's setup replaces the ralph's; a program it starts must be there before any agent runs.
+  for (const command of setupCommands(inputs.setup ?? ralph.setup ?? [])) {
+    const missing = missingGateProgram(command, root, env.PATH)
+    if (missing)
+      throw new InputError(
+        `${inputs.setup ? "Input 'setup'" : `${relativeTo(workspace, ralph.file)}: setup`}: ${missing.replace(/^Check /, 'Setup command ').replace('fix the check', 'fix the command')}`
+      )
+  }
   // auto turns it on only where it can work: gates, and the baseline that runs them first.
   const skipIfGreen =
     inputs.skipIfGreen === 'auto'
@@ -310,6 +325,8 @@ export function makePlan(
     baseline: inputs.baseline,
     skipIfGreen,
     ...(inputs.parallelChecks !== undefined ? { parallelChecks: inputs.parallelChecks } : {}),
+    ...(inputs.setup !== undefined ? { setup: inputs.setup } : {}),
+    ...(inputs.verify !== undefined ? { verify: inputs.verify } : {}),
     ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
     ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
     ...(modelProxy ? { modelProxy } : {}),

@@ -27,6 +27,12 @@ function outputsOf(
     duration: String(Math.round(result.durationMs / 1000)),
     branch: delivery.branch ?? '',
     commit: delivery.commit ?? '',
+    // The branch's last commit passed every gate on a clean checkout of it (loop/verify.ts).
+    verified: String(
+      result.verification?.verdict === 'passed' &&
+        delivery.commit !== undefined &&
+        result.verification.commit === delivery.commit
+    ),
     'pr-number': delivery.pullRequest ? String(delivery.pullRequest.number) : '',
     'pr-url': delivery.pullRequest?.url ?? '',
     'pr-operation': delivery.pullRequest?.operation ?? 'none',

@@ -187,6 +187,16 @@ export function consoleRenderer(options: ConsoleOptions): (event: LoopEvent) => 
       case 'check_finished':
         out(checkLines(event.check))
         break
+      case 'verify_finished': {
+        const v = event.verification
+        const short = v.commit.slice(0, 12)
+        if (v.verdict === 'passed') out(`  ✓ verified on a clean checkout of ${short}\n`)
+        else if (v.verdict === 'failed') {
+          out(`  ✗ on a clean checkout of ${short} (tracked files only):\n`)
+          for (const run of [...v.setup, ...v.checks].filter(r => !r.passed)) out(checkLines(run))
+        }
+        break
+      }
       case 'iteration_finished': {
         const r = event.record
         out(`${verdictLine(r, tag)}\n`)

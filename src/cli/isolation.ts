@@ -23,6 +23,8 @@ export interface CliIsolation {
   /** The agent's uid and how root is reached: what the model proxy's egress rules need. */
   uid: number
   privilege: Privilege
+  /** How the clean checkout (loop/verify.ts) is handed to the agent's user, as the work tree was. */
+  verify: NonNullable<LoopPorts['verify']>
   /** Kills what is left, gives the work tree back; problems go to `warn`. */
   release(warn: (message: string) => void): Promise<void>
 }
@@ -61,6 +63,7 @@ export async function isolateCli(
       agentEnvironment: isolated.environment,
       uid: isolated.user.uid,
       privilege: privilege.privilege,
+      verify: { lend: dir => isolated.lend(dir) },
       release: async warn => {
         for (const problem of await isolated.release())
           warn(`The isolation could not be fully undone: ${problem}`)

@@ -106,7 +106,11 @@ export async function runWithConsole(config: LoopConfig, settings: LoopSettings,
         logDir?.(event)
       },
       ...(isolation
-        ? { runProcess: isolation.runProcess, agentEnvironment: isolation.agentEnvironment }
+        ? {
+            runProcess: isolation.runProcess,
+            agentEnvironment: isolation.agentEnvironment,
+            verify: isolation.verify
+          }
         : {}),
       ...(io.stdoutRoom ? { outputRoom: io.stdoutRoom } : {})
     })

@@ -25,6 +25,8 @@ export interface CheckContext {
   onCheck?: (check: CheckRun) => void
   /** Run the gates together rather than one after another. */
   parallel?: boolean
+  /** The logs' folder inside iterationDir. Default `checks`. */
+  folder?: string
   /** The test count of gate `index` and why it fails on it (loop/test-count.ts); `captured` when no log. */
   countTests?: (index: number, log: string, captured: string | undefined, passed: boolean) => CountVerdict
 }
@@ -133,7 +135,7 @@ async function runCheck(
 export async function runChecks(checks: RalphCheck[], ctx: CheckContext): Promise<ChecksOutcome> {
   const started = performance.now()
   const outcome: ChecksOutcome = { runs: [], failures: [], interrupted: false, wallMs: 0 }
-  const logs = logFiles(checks, path.join(ctx.iterationDir, 'checks'))
+  const logs = logFiles(checks, path.join(ctx.iterationDir, ctx.folder ?? 'checks'))
   const results: Awaited<ReturnType<typeof runCheck>>[] = []
   if (ctx.parallel && !ctx.signal.aborted) {
     // The guard's signal reaches every gate: a budget or a cancel kills all of their trees at once.

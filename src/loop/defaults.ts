@@ -46,6 +46,8 @@ export function loopConfig(
     presets: settings.ralph.presets ?? true,
     parallelChecks: settings.ralph.checksParallel ?? false,
     ...(settings.ralph.protected ? { protect: settings.ralph.protected } : {}),
+    ...(settings.ralph.setup ? { setup: settings.ralph.setup } : {}),
+    ...(settings.ralph.verify ? { verify: settings.ralph.verify } : {}),
     ...settings
   }
 }

@@ -32,6 +32,7 @@ export { systemClock, type EnforcedStop } from './guard.js'
 export { outputRoomOf } from './output-room.js'
 export { runCommands, capOutput, type CommandContext, type CommandsOutcome } from './commands.js'
 export { runChecks, CHECK_TAIL_CHARS, type CheckContext } from './checks.js'
+export { verifyCommit, verifyMode, runSetup, cleanFailures, setupCommands } from './verify.js'
 export {
   buildPrompt,
   loopPlaceholdersUsed,
@@ -52,6 +53,7 @@ export {
 export {
   charts,
   formatCost,
+  gateEvidence,
   formatDuration,
   iterationCost,
   iterationTable,

@@ -12,6 +12,7 @@ import { detectCompletion } from './completion.js'
 import type { CostMeter } from '../agents/cost-meter.js'
 import { failureFingerprint } from './fingerprint.js'
 import { ProtectedPathError, restore, revertsLine, type Protection } from './protected.js'
+import { cleanFailures, verifyCommit } from './verify.js'
 import type { LoopGuard } from './guard.js'
 import { testCounter, type Recognition } from './test-count.js'
 import {
@@ -29,7 +30,9 @@ import type {
   IterationRecord,
   IterationVerdict,
   LoopConfig,
-  LoopEvent
+  LoopEvent,
+  VerifyMode,
+  VerifyPorts
 } from './types.js'
 
 /** What the loop runs with: its settings and services, the same for every iteration. */
@@ -56,6 +59,9 @@ export interface LoopEnvironment {
   readonly onPhase: (phase: LoopPhase | undefined) => void
   /** Protected paths, put back from the start commit after each agent run (before its commit and gates). */
   readonly protection?: Protection
+  /** How a passing tree is verified (verify.ts); absent: nothing to verify (no gates, no commits). */
+  readonly verify?: VerifyMode
+  readonly verifyPorts?: VerifyPorts
 }
 
 export type LoopPhase = 'command' | 'agent' | 'check'
@@ -64,6 +70,8 @@ export type LoopPhase = 'command' | 'agent' | 'check'
 export interface IterationMemory {
   /** The work tree's hash when the loop started (git only). */
   readonly startTree?: string
+  /** The commit the loop started from: the base protected paths come from. */
+  readonly startCommit?: string
   /** The gates before iteration 1 (with gates and the baseline on). */
   readonly baseline?: BaselineRecord
   /** Each gate's test runner, recognised before iteration 1: its count may not shrink from the baseline's. */
@@ -465,7 +473,27 @@ export async function runIteration(
   if (checks.interrupted) return finish({ interrupted: true, success: false }, 'interrupted')
   next = { ...next, previousChecks: checks.runs }
 
-  // 6. The verdict.
+  // 6. The verdict: a passing tree passes once more on a clean checkout of its commit (verify.ts).
   const { verdict, success } = verdictOf(record, config.checks.length > 0, config.completionTag !== '')
-  return finish({ interrupted: false, success }, verdict)
+  if (!success || env.verify !== 'clean') return finish({ interrupted: false, success }, verdict)
+  const head = await env.workspace.headSha()
+  if (head === undefined)
+    return finish({ crash: 'there is no commit to verify', interrupted: false, success: false }, 'crashed')
+  let verified: Awaited<ReturnType<typeof verifyCommit>>
+  try {
+    verified = await verifyCommit(env, iteration, head, next.startCommit, env.verifyPorts, next)
+  } catch (error) {
+    const message = `the clean checkout of ${head.slice(0, 12)} could not be made: ${(error as Error).message}`
+    return finish({ crash: message, interrupted: false, success: false }, 'crashed')
+  }
+  const verification = verified.verification
+  record.verification = verification
+  emit({ type: 'verify_finished', verification })
+  if (verification.verdict === 'interrupted')
+    return finish({ interrupted: true, success: false }, 'interrupted')
+  if (verification.verdict === 'passed') return finish({ interrupted: false, success: true }, 'passed')
+  // As if the gates had failed: the clean checkout's output is what the next prompt shows.
+  record.failureFingerprint = failureFingerprint(verified.failures)
+  next = { ...next, previousChecks: cleanFailures(verification) }
+  return finish({ interrupted: false, success: false }, 'checks_failed')
 }

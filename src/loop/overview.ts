@@ -1,7 +1,7 @@
 // The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
 // cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
 // with them, and the job summary shows the same ones (src/report/summary.ts): one renderer for both.
-import { codeCell, fence } from '../text/markdown.js'
+import { cell, code, codeCell, fence } from '../text/markdown.js'
 import type { BaselineRecord, CheckRun, IterationRecord, IterationVerdict, LoopStatus } from './types.js'
 
 const VERDICT: Record<IterationVerdict, string> = {
@@ -151,4 +151,89 @@ export function charts(status: LoopStatus): string {
     )
   )
   return blocks.join('\n\n')
+}
+
+/** A check run's test count, where its runner's was read (an optional field of CheckRun, #27 part 2). */
+interface TestCount {
+  run: number
+  passed: number
+  failed?: number
+  skipped?: number
+}
+
+/** Lines of a failing gate's output that say why, first: errors and failures before anything else. */
+const WHY = /fail|error|✖|assert|expected|not ok|exception/i
+/** How much of a failing gate's output the gate table shows. */
+const WHY_LINES = 2
+const WHY_CHARS = 160
+
+/** `✗ exit 1: AssertionError…`: a gate's state in one table cell. */
+function gateState(check: CheckRun | undefined): string {
+  if (!check) return '–'
+  const tests = (check as CheckRun & { tests?: TestCount }).tests
+  if (check.passed) return tests ? `✓ ${tests.passed}/${tests.run} tests passed` : '✓ passed'
+  const how = check.timedOut
+    ? 'timed out'
+    : check.killedBy
+      ? `stopped (${check.killedBy})`
+      : check.exitCode === null
+        ? 'not started'
+        : `exit ${check.exitCode}`
+  const lines = check.tail
+    .split('\n')
+    .map(line => line.trim())
+    .filter(Boolean)
+  const why = [...lines.filter(line => WHY.test(line)), ...lines].slice(0, WHY_LINES).join(' · ')
+  return `✗ ${how}${why ? `: ${code(cell(why, WHY_CHARS))}` : ''}`
+}
+
+/** The clean verification's sentence (with its protected-path reverts), or why there was none. */
+function verificationSentence(status: LoopStatus): string | undefined {
+  const verification = status.verification
+  if (status.verify === 'tree')
+    return '_Not verified on a clean checkout (`verify: tree`): the gates ran in the loop’s own tree only._'
+  if (!verification) return undefined
+  const short = code(verification.commit.slice(0, 12))
+  const reverts = verification.protectedReverts?.length
+    ? ` Protected paths put back from the base before its gates ran: ${verification.protectedReverts.map(p => code(p)).join(', ')}.`
+    : ''
+  const setup = verification.setup.length > 0 ? ', after the setup commands' : ''
+  if (verification.verdict === 'passed')
+    return `**Verified on a clean checkout of ${short}**: every gate passed again on exactly that commit, with no ignored or untracked file of the loop’s tree${setup}.${reverts}`
+  if (verification.verdict === 'interrupted')
+    return `_The clean checkout of ${short} was stopped before its gates finished._`
+  return `**The gates failed on a clean checkout of ${short}** (they passed in the loop’s own tree)${setup}.${reverts}`
+}
+
+/**
+ * Each gate at the start (the baseline) and at the end (the clean checkout's run when there was one, else the
+ * last iteration's), with the first lines of why a failing one failed, then the clean verification's sentence.
+ */
+export function gateEvidence(status: LoopStatus): string {
+  const end = status.verification?.checks.length
+    ? status.verification.checks
+    : status.iterations.at(-1)?.checks
+  const names = gateNames(status)
+  for (const c of end ?? []) if (!names.includes(c.name)) names.push(c.name)
+  if (names.length === 0) return '_No gates: the agent’s completion signal decides._'
+  const find = (runs: CheckRun[] | undefined, name: string): CheckRun | undefined =>
+    runs?.find(c => c.name === name)
+  const commandOf = (name: string): string =>
+    find(end, name)?.run ??
+    find(status.baseline?.checks, name)?.run ??
+    status.iterations.flatMap(it => it.checks).find(c => c.name === name)?.run ??
+    ''
+  const rows = names.map(name => [
+    codeCell(name),
+    codeCell(commandOf(name), 60),
+    gateState(find(status.baseline?.checks, name)),
+    gateState(find(end, name))
+  ])
+  const lines = [
+    '| Gate | Command | At the start | At the end |',
+    '| --- | --- | --- | --- |',
+    ...rows.map(row => `| ${row.join(' | ')} |`)
+  ]
+  const sentence = verificationSentence(status)
+  return sentence ? `${lines.join('\n')}\n\n${sentence}` : lines.join('\n')
 }

@@ -17,10 +17,18 @@ import {
   writevSync
 } from 'node:fs'
 import path from 'node:path'
-import { charts, formatCost, iterationCost, iterationTable } from './overview.js'
+import { charts, formatCost, gateEvidence, iterationCost, iterationTable } from './overview.js'
 import { code, fence } from '../text/markdown.js'
 import { ended } from '../text/ended.js'
-import type { BaselineRecord, CheckRun, IterationRecord, KilledBy, LoopResult, LoopStatus } from './types.js'
+import type {
+  BaselineRecord,
+  CheckRun,
+  IterationRecord,
+  KilledBy,
+  LoopResult,
+  LoopStatus,
+  VerificationRecord
+} from './types.js'
 
 export const PROGRESS_FILE = 'progress.md'
 export const STATUS_FILE = 'status.json'
@@ -75,6 +83,35 @@ export function baselineSection(baseline: BaselineRecord): string {
     ...checkLines(baseline.checks, baseline.checksMs)
   ]
   return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`
+}
+
+/** The progress.md section of the setup commands, run before the baseline. */
+export function setupSection(runs: CheckRun[]): string {
+  const passing = runs.every(run => run.passed)
+  const lines = [
+    `## Setup: ${passing ? 'done' : 'failed'}`,
+    '',
+    '- The setup commands, before the first gate ran',
+    '',
+    ...runs.map(checkLine)
+  ]
+  return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`
+}
+
+/** The progress.md lines of a clean verification (verify.ts). */
+function verificationLines(verification: VerificationRecord): string[] {
+  const short = verification.commit.slice(0, 12)
+  const head =
+    verification.verdict === 'passed'
+      ? `- Verified on a clean checkout of ${short}: every gate passed (${seconds(verification.durationMs)})`
+      : verification.verdict === 'interrupted'
+        ? `- Clean checkout of ${short}: stopped`
+        : `- Clean checkout of ${short}: FAILED, so the iteration does not count as passing (${seconds(verification.durationMs)})`
+  const reverts = verification.protectedReverts?.length
+    ? [`- Protected paths put back from the base there: ${verification.protectedReverts.join(', ')}`]
+    : []
+  const runs = [...verification.setup, ...verification.checks].filter(run => !run.passed).map(checkLine)
+  return [head, ...reverts, ...(runs.length > 0 ? ['', ...runs] : [])]
 }
 
 /** The progress.md section of one iteration. */
@@ -157,6 +194,7 @@ export function progressSection(record: IterationRecord): string {
     )
   }
   if (record.commit?.sha) lines.push(`- Commit: ${record.commit.sha}`)
+  if (record.verification) lines.push(...verificationLines(record.verification))
   if (record.commit?.error) lines.push(`- Commit failed: ${record.commit.error}`)
   if (record.error) lines.push(`- Crashed: ${record.error}`)
   return `${lines.join('\n').replace(/\n{3,}/g, '\n\n')}\n\n`
@@ -194,7 +232,7 @@ const CROSSING: Record<KilledBy, string> = {
   cancelled: 'the cancel'
 }
 
-/** How the run ended, then the overview: the iteration table and the cost and duration charts. */
+/** How the run ended, then the overview (the iteration table, the cost and duration charts), then each gate start to end. */
 function outcome(result: LoopResult): string {
   const lines = [
     `## Stopped: ${result.stopReason}`,
@@ -211,7 +249,18 @@ function outcome(result: LoopResult): string {
     )
   for (const warning of result.warnings) lines.push(`- Warning: ${warning}`)
   if (result.iterations.length > 0 || result.baseline)
-    lines.push('', '## Overview', '', iterationTable(result, Infinity), '', charts(result))
+    lines.push(
+      '',
+      '## Overview',
+      '',
+      iterationTable(result, Infinity),
+      '',
+      charts(result),
+      '',
+      '## Gates',
+      '',
+      gateEvidence(result)
+    )
   return `${lines.join('\n')}\n\n`
 }
 
@@ -414,6 +463,10 @@ export class RunRecord {
     appendFileSync(path.join(this.dir, PROGRESS_FILE), baselineSection(baseline))
   }
 
+  appendSetup(runs: CheckRun[]): void {
+    appendFileSync(path.join(this.dir, PROGRESS_FILE), setupSection(runs))
+  }
+
   appendIteration(record: IterationRecord): void {
     appendFileSync(path.join(this.dir, PROGRESS_FILE), progressSection(record))
   }
@@ -451,8 +504,8 @@ function firstSection(file: string): number | undefined {
   try {
     const start = Buffer.alloc(64 * 1024)
     const read = readSync(fd, start, 0, start.length, 0)
-    // The baseline's section, when there is one, comes before the first iteration's.
-    const found = ['\n## Baseline (iteration 0)', '\n## Iteration ']
+    // The setup's and the baseline's sections, when there are, come before the first iteration's.
+    const found = ['\n## Setup: ', '\n## Baseline (iteration 0)', '\n## Iteration ']
       .map(heading => start.subarray(0, read).indexOf(heading))
       .filter(at => at !== -1)
     return found.length === 0 ? undefined : Math.min(...found) + 1

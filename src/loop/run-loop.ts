@@ -1,4 +1,5 @@
 // runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
+import { ended } from '../text/ended.js'
 import { priceFromTable } from '../agents/index.js'
 import { runProcess } from '../proc/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
@@ -25,6 +26,7 @@ import { agentPresetFor, openWorkTree } from './setup.js'
 import { startingStatus } from './status.js'
 import { recogniseGates, startPackageJson } from './test-count.js'
 import { usageLimitWait } from './usage-limit.js'
+import { runSetup, verifyMode } from './verify.js'
 import type { LoopConfig, LoopEvent, LoopPorts, LoopResult, LoopStatus, StopReason } from './types.js'
 
 /** An iteration still running after this long is named in status.json (`inFlight`). */
@@ -182,6 +184,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   }
 
   const gated = config.checks.length > 0
+  const verify = verifyMode(config, isRepo)
+  if (verify) status.verify = verify
   let phase: LoopPhase | undefined
   let env: LoopEnvironment = {
     config,
@@ -202,7 +206,9 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
     ...(ports.outputRoom ? { outputRoom: ports.outputRoom } : {}),
     killGraceMs: config.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
-    onPhase: now => (phase = now)
+    onPhase: now => (phase = now),
+    ...(verify ? { verify } : {}),
+    ...(ports.verify ? { verifyPorts: ports.verify } : {})
   }
   let memory: IterationMemory = { history: [], trackTree: gated }
   // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
@@ -256,7 +262,12 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       if (commit !== undefined) status.start.commit = commit
       status.start.tree = await workspace.treeHash()
       warnRefused()
-      memory = { ...memory, startTree: status.start.tree, previousTree: status.start.tree }
+      memory = {
+        ...memory,
+        startTree: status.start.tree,
+        previousTree: status.start.tree,
+        ...(commit !== undefined ? { startCommit: commit } : {})
+      }
       if (config.protect && commit !== undefined) {
         const protection = await protectionOf(config, workTree, commit)
         if (protection) {
@@ -281,7 +292,25 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       })
       if (uncounted.length > 0) status.uncounted = uncounted
     }
-    if (gated && config.baseline !== false) {
+    // What a fresh clone needs before its gates can pass (npm ci): before the baseline, as in the clean checkout.
+    if ((config.setup ?? []).length > 0) {
+      const setup = await runSetup(env, workTree, record.iterationDir(0))
+      status.setup = setup.runs
+      record.appendSetup(setup.runs)
+      record.writeStatus(status)
+      emit({ type: 'setup_finished', setup: setup.runs })
+      const failed = setup.runs.find(run => !run.passed)
+      if (setup.interrupted) {
+        if (guard.trip) noteEnforcement(guard.trip)
+      } else if (failed) {
+        status.error = `the setup command ${failed.run} failed`
+        stop = {
+          reason: 'agent_error',
+          detail: `the setup command \`${failed.run}\` failed (${failed.timedOut ? 'timed out' : ended(failed)}) before any agent ran: its output is in ${failed.log}`
+        }
+      }
+    }
+    if (!stop && gated && config.baseline !== false) {
       const gates = await runBaseline(env, memory)
       const baseline = gates.baseline
       memory = gates.memory
@@ -315,6 +344,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       if (outcome.interrupted && trip) noteEnforcement(trip)
 
       status.iterations.push(outcome.record)
+      if (outcome.record.verification) status.verification = outcome.record.verification
       warnRefused()
       delete status.inFlight
       updateCost(status, meter)

@@ -47,6 +47,12 @@ export const STOP_WORDS: Record<StopReason, StopWords> = {
     failure: 'The loop stopped on an error'
   },
   cancelled: { icon: '⏹️', headline: 'Cancelled', did: n => `was cancelled after ${n}` },
+  verify_failed: {
+    icon: '❌',
+    headline: 'The gates failed on a clean checkout',
+    did: n => `passed its gates in its own tree but not on a clean checkout of its commit after ${n}`,
+    failure: "The gates passed in the loop's tree but failed on a clean checkout of the commit to deliver"
+  },
   already_green: {
     icon: '✅',
     headline: 'Nothing to do: every gate already passed',

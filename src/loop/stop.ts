@@ -93,7 +93,12 @@ export function decideStop(
   if (stop) return stop
   const { maxIterations: max, trip } = budgets
   if (max !== undefined && budgets.ran >= max)
-    return { reason: 'max_iterations', detail: capReached(max, budgets.last) }
+    return budgets.last?.verification?.verdict === 'failed'
+      ? {
+          reason: 'verify_failed',
+          detail: `${capReached(max, undefined)}; the gates passed in the loop's tree but failed on a clean checkout of ${budgets.last.verification.commit.slice(0, 12)}`
+        }
+      : { reason: 'max_iterations', detail: capReached(max, budgets.last) }
   if (trip) return fromTrip(trip)
   if (budgets.finishAsked)
     return { reason: 'cancelled', detail: 'stopped after the iteration in flight, as asked' }

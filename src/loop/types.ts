@@ -20,6 +20,7 @@ export type StopReason =
   | 'agent_error'
   | 'cancelled'
   | 'already_green'
+  | 'verify_failed'
 
 export interface LoopConfig {
   /** A validated ralph; for ralph-less runs a synthetic one whose body comes from `promptText`. */
@@ -104,7 +105,21 @@ export interface LoopConfig {
    * or globs relative to the repository's top, `auto` possibly among them (see loop/protected.ts).
    */
   protect?: string[]
+  // Added with the clean verification (#27); optional, with defaults.
+  /**
+   * Commands run with bash in the project root before the baseline (before iteration 1 without one) and in
+   * the clean checkout before its gates (e.g. `npm ci`): what a fresh clone needs before its gates can pass.
+   */
+  setup?: string[]
+  /**
+   * `clean` (the default with gates and `commit`): when every gate passes, the gates run once more on a clean
+   * checkout of the commit made (src/loop/verify.ts) and only then is the iteration a success; `tree` trusts
+   * the loop's own tree.
+   */
+  verify?: VerifyMode
 }
+
+export type VerifyMode = 'clean' | 'tree'
 
 /** What runLoop needs from its surroundings; every port has a real default. */
 export interface LoopPorts {
@@ -135,6 +150,26 @@ export interface LoopPorts {
    * See {@link outputRoomOf}. Default: never full.
    */
   outputRoom?: () => Promise<void> | undefined
+  /** How the clean checkout is made and handed over (the action's hermetic git, the agent's user). */
+  verify?: VerifyPorts
+}
+
+/** What the clean verification needs from its surroundings; every port has a default. */
+export interface VerifyPorts {
+  /** Variables for the git that makes the clean checkout (the action's hermetic git environment). */
+  gitEnv?: NodeJS.ProcessEnv
+  /** Where the clean checkout's folder is made (outside every work tree). Default: the system temp dir. */
+  tempDir?: string
+  /**
+   * Hands the clean checkout to the user the gates run as (isolation); answers what gives it back, which
+   * answers its problems. Default: nothing to hand over.
+   */
+  lend?: (dir: string) => Promise<() => Promise<string[]>>
+  /**
+   * Puts protected paths back from the base commit in the clean checkout; answers the paths it reverted.
+   * Default: the run's own protection (loop/protected.ts restoreProtected), as the user the gates run as.
+   */
+  restoreProtected?: (checkout: string, baseCommit: string) => Promise<string[]>
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -291,6 +326,29 @@ export interface IterationRecord {
   error?: string
   /** Protected paths the agent had changed, put back from the start commit before the gates judged. */
   reverts?: Revert[]
+  /** Every gate passed in the work tree, so they ran once more on a clean checkout of its commit. */
+  verification?: VerificationRecord
+}
+
+/**
+ * The gates on a clean checkout of the commit to deliver: a fresh worktree of exactly that commit (no ignored
+ * or untracked file of the loop's tree), `setup` run first, as the user the gates run as.
+ */
+export interface VerificationRecord {
+  /** The commit checked out: the one delivered. */
+  commit: string
+  iteration: number
+  /** ISO 8601. */
+  startedAt: string
+  durationMs: number
+  /** failed: a setup command or a gate failed; interrupted: the run had to stop meanwhile. */
+  verdict: 'passed' | 'failed' | 'interrupted'
+  setup: CheckRun[]
+  checks: CheckRun[]
+  /** Wall time of the gates alone. */
+  checksMs: number
+  /** Protected paths put back from the base commit in the clean checkout before its gates ran. */
+  protectedReverts?: string[]
 }
 
 export interface CostSummary {
@@ -352,6 +410,12 @@ export interface LoopStatus {
   start: { commit?: string; tree?: string }
   /** The gates as they were before iteration 1 (absent without gates or with the baseline off). */
   baseline?: BaselineRecord
+  /** The setup commands' runs in the work tree, before the baseline (absent without setup). */
+  setup?: CheckRun[]
+  /** How a passing tree is verified (absent without gates or commits: nothing to verify). */
+  verify?: VerifyMode
+  /** The last clean verification (each is in its iteration's record too). */
+  verification?: VerificationRecord
   iterations: IterationRecord[]
   /** The iteration running now (its logs are being written). */
   inFlight?: number
@@ -400,6 +464,10 @@ export type LoopEvent =
   | { type: 'baseline_started'; checks: number; parallel: boolean }
   | { type: 'baseline_finished'; baseline: BaselineRecord }
   | { type: 'iteration_started'; iteration: number; maxIterations?: number }
+  /** The setup commands ran in the work tree, before the baseline. */
+  | { type: 'setup_finished'; setup: CheckRun[] }
+  /** The gates ran once more on a clean checkout of the iteration's commit. */
+  | { type: 'verify_finished'; verification: VerificationRecord }
   | { type: 'command_finished'; iteration: number; command: CommandRun }
   /** `transcript`: the agent's output is a JSON stream, shown as agent_transcript lines (raw chunks are not for people). */
   | {

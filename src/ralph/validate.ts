@@ -1,6 +1,6 @@
 // Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
 // order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
-// checks_parallel, completion_tag, guardrails, presets) are checked last: a ralph the reference accepts fails here only because of them.
+// checks_parallel, completion_tag, guardrails, presets, setup, verify) are checked last: a ralph the reference accepts fails here only because of them.
 import fs from 'node:fs'
 import path from 'node:path'
 import { NAME_RE, parseUserArgs, VALID_NAME_CHARS_MSG } from './args.js'
@@ -89,7 +89,9 @@ const KNOWN_KEYS = [
   'completion_tag',
   'guardrails',
   'presets',
-  'protected'
+  'protected',
+  'setup',
+  'verify'
 ]
 /** Args the action fills for a run on an issue, whether the ralph declares them or not. */
 const ACTION_ARGS = ['task', 'task_file']
@@ -361,6 +363,28 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
       )
     else protectedPaths = parsed
   }
+  // ours: setup (one command, or a list of them) and verify
+  const rawSetup = field(fm, 'setup')
+  let setup: string[] | undefined
+  if (rawSetup !== null) {
+    const list = typeof rawSetup === 'string' ? [rawSetup] : rawSetup
+    if (!Array.isArray(list) || list.length === 0 || !list.every(isNonEmptyString))
+      report(
+        `'setup' must be a command or a list of commands, got ${pyRepr(rawSetup)}. Example: setup: npm ci`,
+        where(fm, 'setup')
+      )
+    else setup = list as string[]
+  }
+  const rawVerify = field(fm, 'verify')
+  let verify: 'clean' | 'tree' | undefined
+  if (rawVerify !== null) {
+    if (rawVerify !== 'clean' && rawVerify !== 'tree')
+      report(
+        `'verify' must be clean or tree, got ${pyRepr(rawVerify)}. Example: verify: clean (the gates pass again on a clean checkout of the commit before it is delivered)`,
+        where(fm, 'verify')
+      )
+    else verify = rawVerify
+  }
 
   if (problems.length === 0 && opts.checkPrograms) {
     const env = opts.env ?? process.env
@@ -404,6 +428,8 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
   if (presets !== undefined) ralph.presets = presets
   if (protectedPaths !== undefined) ralph.protected = protectedPaths
   if (checksParallel !== undefined) ralph.checksParallel = checksParallel
+  if (setup !== undefined) ralph.setup = setup
+  if (verify !== undefined) ralph.verify = verify
   if (rawCredit !== null) ralph.creditWritten = true
   return { ralph, problems, warnings }
 }

@@ -5,7 +5,7 @@ import { codeCell } from '../text/markdown.js'
 import {
   formatCost,
   formatDuration,
-  gateList,
+  gateEvidence,
   iterationTable,
   REVERTS_HEADING,
   REVERTS_INTRO,
@@ -129,7 +129,7 @@ function render(report: RunReport, options: PrBodyOptions, taskLimit: number, ro
       '',
       `Cost ${formatCost(status)} · ${formatDuration(status.durationMs)} · ${n} iteration${n === 1 ? '' : 's'}`
     ].join('\n'),
-    ['### Gates', '', gateList(status)].join('\n'),
+    ['### Gates', '', gateEvidence(status)].join('\n'),
     ['### Iterations', '', iterationTable(status, rows)].join('\n'),
     ...(revertList(status) ? [[REVERTS_HEADING, '', REVERTS_INTRO, '', revertList(status)].join('\n')] : []),
     [

@@ -1,8 +1,7 @@
 // What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
 // iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
 import { codeCell } from '../text/markdown.js'
-import { ended } from '../text/ended.js'
-import { STOP_WORDS, type IterationRecord, type LoopStatus, type StopReason } from '../loop/index.js'
+import { STOP_WORDS, type LoopStatus, type StopReason } from '../loop/index.js'
 
 /** What the action did with the work after the loop. */
 export interface DeliveryReport {
@@ -36,28 +35,10 @@ export interface RunReport {
 }
 
 // The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
-export { formatCost, formatDuration, iterationTable, verdictLabel } from '../loop/index.js'
+// The gates' table, start to end, with the clean verification's sentence, is progress.md's too.
+export { formatCost, formatDuration, gateEvidence, iterationTable, verdictLabel } from '../loop/index.js'
 
 const pluralIterations = (n: number): string => `${n} iteration${n === 1 ? '' : 's'}`
-
-/** Each gate with its command and its result in the last iteration that ran it. */
-export function gateList(status: LoopStatus): string {
-  const last = new Map<string, IterationRecord['checks'][number]>()
-  for (const c of status.baseline?.checks ?? []) last.set(c.name, c)
-  for (const it of status.iterations) for (const c of it.checks) last.set(c.name, c)
-  if (last.size === 0) return '_No gates: the agent’s completion signal decides._'
-  return [...last.values()]
-    .map(
-      c => `- ${c.passed ? '✓' : '✗'} ${codeCell(c.name)}: ${codeCell(c.run)}${c.passed ? '' : failureHow(c)}`
-    )
-    .join('\n')
-}
-
-function failureHow(c: IterationRecord['checks'][number]): string {
-  if (c.timedOut) return ' (timed out)'
-  if (c.killedBy) return ` (stopped: ${c.killedBy})`
-  return ` (${ended(c)})`
-}
 
 /** The run in one sentence, starting with an emoji a reader can scan. */
 export function outcomeSentence(report: RunReport): string {

@@ -7,7 +7,7 @@ import { codeCell, fence } from '../text/markdown.js'
 import {
   formatCost,
   formatDuration,
-  gateList,
+  gateEvidence,
   iterationTable,
   outcomeSentence,
   REVERTS_HEADING,
@@ -47,7 +47,7 @@ export function renderSummary(report: RunReport): string {
   for (const note of delivery.notes) out.push(`> [!NOTE]\n> ${note.replace(/\n/g, '\n> ')}`, '')
   if (status.iterations.length > 0 || status.baseline) {
     out.push('### Iterations', '', iterationTable(status), '')
-    out.push('### Gates', '', gateList(status), '')
+    out.push('### Gates', '', gateEvidence(status), '')
   }
   const reverts = revertList(status)
   if (reverts) out.push(REVERTS_HEADING, '', REVERTS_INTRO, '', reverts, '')

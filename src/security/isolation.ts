@@ -104,6 +104,12 @@ export interface AgentIsolation {
   leftovers(): number[]
   /** Kills everything of the uid, gives the work tree back and undoes every change. Answers what failed. */
   release(): Promise<string[]>
+  /**
+   * Gives `dir` (a folder the action made, outside the work tree) to the agent's user, who may then pass
+   * through its parents; answers what takes it back (every process of the uid killed first), which answers
+   * what failed. Throws IsolationError when it cannot be given.
+   */
+  lend(dir: string): Promise<() => Promise<string[]>>
 }
 
 export interface IsolateOptions {
@@ -443,9 +449,45 @@ export function isolation(state: IsolationState, log?: (message: string) => void
     return problems
   }
 
+  const lend = async (dir: string): Promise<() => Promise<string[]>> => {
+    const target = path.resolve(dir)
+    if (/[\n\r]/.test(target))
+      throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.')
+    const { uid, gid, name } = state.user
+    const lines = await privileged(state.privilege, ['lend', String(uid), String(gid), target, name])
+    const opened = lines
+      .filter(line => line.startsWith('opened '))
+      .map(line => {
+        const [, mode, ...rest] = line.split(' ')
+        return { mode, path: rest.join(' ') }
+      })
+    return async () => {
+      try {
+        await killAll()
+      } catch (error) {
+        return [(error as Error).message]
+      }
+      try {
+        const back = await privileged(state.privilege, [
+          'reclaim',
+          String(uid),
+          target,
+          String(state.owner.uid),
+          String(state.owner.gid),
+          // The deepest first: a folder is closed again after those below it.
+          ...opened.reverse().flatMap(o => [o.mode, o.path])
+        ])
+        return back.filter(line => line.startsWith('problem ')).map(line => line.slice('problem '.length))
+      } catch (error) {
+        return [(error as Error).message]
+      }
+    }
+  }
+
   return {
     state,
     user: state.user,
+    lend,
     command,
     environment: env => agentUserEnvironment(env, state.user, state.repointed),
     signaller,

@@ -14,6 +14,11 @@
  * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
  * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
  *
+ * `bash -s -- lend UID GID DIR USER` gives DIR (a clean checkout the action made) to the agent's user, letting it
+ * pass through DIR's parents (`opened MODE PATH` each); `bash -s -- reclaim UID DIR OWNER_UID OWNER_GID
+ * [MODE PATH]...` takes DIR back (setuid and setgid bits cleared first) and restores those modes. Every process
+ * of UID must be dead by then.
+ *
  * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
  * holds it: post, after a killed main, holds the user before it kills what is left of it.
  *
@@ -31,6 +36,16 @@ as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs
 # The entries of the work tree, .git left out: it stays the owner's, readable only.
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
 holds=/run/ralph-action/agent-users
+# Lets the agent's user ($uid, $gid) pass through every folder down to $1 (o+x: no listing); prints each opened.
+pass() {
+  local dirs=() d=$1
+  while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
+  for d in "\${dirs[@]}"; do
+    as_agent test -x "$d" && continue
+    printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
+    chmod o+x -- "$d" || fail "could not let $user pass through $d"
+  done
+}
 # Whether PID:START names a process that is running (the start time tells a reused pid apart).
 alive() {
   local stat rest
@@ -90,15 +105,6 @@ if [ "$step" = prepare ]; then
   chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
   printf 'user %s %s\\n' "$uid" "$gid"
   # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
-  pass() {
-    local dirs=() d=$1
-    while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
-    for d in "\${dirs[@]}"; do
-      as_agent test -x "$d" && continue
-      printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
-      chmod o+x -- "$d" || fail "could not let $user pass through $d"
-    done
-  }
   pass "$(dirname -- "$tree")"
   for r in "$@"; do pass "$r"; done
   # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
@@ -127,6 +133,15 @@ elif [ "$step" = release ]; then
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
   rm -rf -- "$home" || problem "could not remove $home"
   [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
+elif [ "$step" = lend ]; then
+  uid=$1 gid=$2 dir=$3 user=$4
+  pass "$(dirname -- "$dir")"
+  chown -R -h "$uid:$gid" -- "$dir" || fail "could not lend $dir to $user"
+elif [ "$step" = reclaim ]; then
+  uid=$1 dir=$2 owner=$3 ownergroup=$4; shift 4
+  find "$dir" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $dir"
+  chown -R -h "$owner:$ownergroup" -- "$dir" || problem "could not take $dir back"
+  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
 else
   fail "unknown step $step"
 fi

@@ -1,0 +1,186 @@
+// The verdict is the action's: once every gate passes in the loop's tree, they run once more on a clean
+// checkout of exactly the commit to deliver — a fresh worktree (no ignored or untracked file of the loop's
+// tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
+// only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
+import { realpathSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { gitOrThrow, runGit } from '../git/git.js'
+import type { RalphCheck } from '../ralph/index.js'
+import { runChecks } from './checks.js'
+import { restoreProtected } from './protected.js'
+import { addedChecks } from './defaults.js'
+import type { IterationMemory, LoopEnvironment } from './iteration.js'
+import { testCounter } from './test-count.js'
+import type { CheckRun, LoopConfig, VerificationRecord, VerifyMode, VerifyPorts } from './types.js'
+
+const iso = (ms: number): string => new Date(ms).toISOString()
+
+/** How a passing tree is verified: `clean` by default where there is a commit to check out, else nothing. */
+export function verifyMode(config: LoopConfig, isRepo: boolean): VerifyMode | undefined {
+  if (config.checks.length === 0 || !config.commit || !isRepo) return undefined
+  return config.verify ?? 'clean'
+}
+
+/** The setup commands as gates are run (bash, in order), each named by its command. */
+export function setupCommands(commands: readonly string[]): RalphCheck[] {
+  return addedChecks([...commands], [])
+}
+
+/** What `runSetup` needs: where the commands run and log, and the run's services. */
+type SetupEnvironment = Pick<
+  LoopEnvironment,
+  'config' | 'record' | 'killGraceMs' | 'guard' | 'runProcess' | 'onPhase'
+>
+
+/**
+ * Runs the setup commands one after another in `cwd` (logs in `<iterationDir>/setup/`), stopping at the first
+ * that fails. Answers their runs, and whether the run had to stop meanwhile.
+ */
+export async function runSetup(
+  env: SetupEnvironment,
+  cwd: string,
+  iterationDir: string
+): Promise<{ runs: CheckRun[]; interrupted: boolean }> {
+  const runs: CheckRun[] = []
+  env.onPhase('check')
+  try {
+    for (const command of setupCommands(env.config.setup ?? [])) {
+      const outcome = await runChecks([command], {
+        workTree: cwd,
+        iterationDir,
+        folder: 'setup',
+        relative: file => env.record.relative(file),
+        killGraceMs: env.killGraceMs,
+        signal: env.guard.signal,
+        stopCause: () => env.guard.trip?.cause,
+        runProcess: env.runProcess
+      })
+      runs.push(...outcome.runs)
+      if (outcome.interrupted) return { runs, interrupted: true }
+      if (outcome.failures.length > 0) break
+    }
+    return { runs, interrupted: false }
+  } finally {
+    env.onPhase(undefined)
+  }
+}
+
+/** `tests (on a clean checkout)`: how a clean checkout's failure reaches the next prompt. */
+export function cleanFailures(verification: VerificationRecord): CheckRun[] {
+  const short = verification.commit.slice(0, 12)
+  const where =
+    `It passed in your work tree but failed on a clean checkout of commit ${short}: only what git tracks, ` +
+    'no ignored or untracked file of your tree' +
+    (verification.setup.length > 0 ? ', after the setup commands' : '') +
+    '. Make the committed files pass on their own.'
+  return [...verification.setup, ...verification.checks]
+    .filter(run => !run.passed)
+    .map(run => ({
+      ...run,
+      name: `${run.name} (on a clean checkout)`,
+      tail: `${where}\n\n${run.tail}`
+    }))
+}
+
+/** The project root's place inside a checkout of the repository at `repoRoot`. */
+function projectIn(checkout: string, repoRoot: string, projectRoot: string): string {
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p)
+    } catch {
+      return path.resolve(p)
+    }
+  }
+  const rel = path.relative(real(repoRoot), real(projectRoot))
+  return rel.startsWith('..') || path.isAbsolute(rel) ? checkout : path.join(checkout, rel)
+}
+
+/** The run's protected paths (none when it has no protection) put back in `checkout` from the base. */
+function fromBase(env: LoopEnvironment): (checkout: string, base: string) => Promise<string[]> {
+  const protection = env.protection
+  if (!protection) return () => Promise.resolve([])
+  return async (checkout, base) =>
+    (
+      await restoreProtected(checkout, base, protection.rules, {
+        runProcess: env.runProcess,
+        signal: env.guard.signal,
+        ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
+      })
+    ).map(revert => revert.path)
+}
+
+/**
+ * The gates on a clean checkout of `commit`: its record, and the failing runs (setup's or the gates') with
+ * the end of their output for the fingerprint. Throws when the checkout cannot be made (git failed).
+ */
+export async function verifyCommit(
+  env: LoopEnvironment,
+  iteration: number,
+  commit: string,
+  base: string | undefined,
+  ports: VerifyPorts = {},
+  counting: Pick<IterationMemory, 'testRunners' | 'baseline'> = {}
+): Promise<{ verification: VerificationRecord; failures: { name: string; output: string }[] }> {
+  const started = env.clock.now()
+  const repoRoot = env.workspace.root
+  const git = { cwd: repoRoot, env: ports.gitEnv }
+  const folder = await mkdtemp(path.join(ports.tempDir ?? tmpdir(), 'ralph-clean-'))
+  const checkout = path.join(folder, 'checkout')
+  let giveBack: (() => Promise<string[]>) | undefined
+  try {
+    await gitOrThrow(['worktree', 'add', '--detach', '--quiet', checkout, commit], git)
+    // Lent first: the protected paths are put back by the user the gates run as, as in the loop's own tree.
+    giveBack = await ports.lend?.(checkout)
+    const reverted = base !== undefined ? await (ports.restoreProtected ?? fromBase(env))(checkout, base) : []
+    const cwd = projectIn(checkout, repoRoot, env.workTree)
+    const dir = path.join(env.record.iterationDir(iteration), 'clean')
+    const setup = await runSetup(env, cwd, dir)
+    const verification: VerificationRecord = {
+      commit,
+      iteration,
+      startedAt: iso(started),
+      durationMs: 0,
+      verdict: 'passed',
+      setup: setup.runs,
+      checks: [],
+      checksMs: 0,
+      ...(reverted.length > 0 ? { protectedReverts: reverted } : {})
+    }
+    const failures: { name: string; output: string }[] = []
+    if (setup.interrupted) verification.verdict = 'interrupted'
+    else if (setup.runs.some(run => !run.passed)) {
+      verification.verdict = 'failed'
+      for (const run of setup.runs.filter(r => !r.passed)) failures.push({ name: run.name, output: run.tail })
+    } else {
+      env.onPhase('check')
+      // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
+      const runners = counting.testRunners
+      const commands = env.config.checks.map(check => check.run)
+      const gates = await runChecks(env.config.checks, {
+        ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, cwd) } : {}),
+        workTree: cwd,
+        iterationDir: dir,
+        relative: file => env.record.relative(file),
+        killGraceMs: env.killGraceMs,
+        signal: env.guard.signal,
+        stopCause: () => env.guard.trip?.cause,
+        runProcess: env.runProcess,
+        parallel: env.config.parallelChecks === true
+      }).finally(() => env.onPhase(undefined))
+      verification.checks = gates.runs
+      verification.checksMs = gates.wallMs
+      failures.push(...gates.failures)
+      verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed'
+    }
+    verification.durationMs = Math.round(env.clock.now() - started)
+    return { verification, failures }
+  } finally {
+    // Given back before it is removed: what the gates made there is the action's again.
+    const problems = (await giveBack?.().catch((error: Error) => [error.message])) ?? []
+    for (const problem of problems) env.emit({ type: 'warning', message: `the clean checkout: ${problem}` })
+    await rm(folder, { recursive: true, force: true }).catch(() => undefined)
+    await runGit(['worktree', 'prune'], git)
+  }
+}
