@@ -47883,7 +47883,9 @@ function parseUserArgs(tokens, declared) {
         if (declared.length === 0) {
             throw new RalphError(`Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
                 `Use --name value syntax or add 'args: [...]' to your RALPH.md.` +
-                (/^-[^-]/.test(token) ? ` '${token}' is not an option of run either: see 'ralph-action run --help'.` : ''), 2);
+                (/^-[^-]/.test(token)
+                    ? ` '${token}' is not an option of run either: see 'ralph-action run --help'.`
+                    : ''), 2);
         }
         while (positionalIndex < declared.length && Object.hasOwn(result, declared[positionalIndex])) {
             positionalIndex++;
@@ -48012,7 +48014,8 @@ function nearestRalph(typed, onDisk, opts) {
     const parent = parentPure(typed);
     let siblings = [];
     try {
-        siblings = external_node_fs_default().readdirSync(onDisk(parent)).filter(name => isFile(onDisk(joinPure(joinPure(parent, name), RALPH_MARKER))));
+        siblings = external_node_fs_default().readdirSync(onDisk(parent))
+            .filter(name => isFile(onDisk(joinPure(joinPure(parent, name), RALPH_MARKER))));
     }
     catch {
         // no such folder: only the installed ralphs are near
@@ -55256,7 +55259,13 @@ function taskHeadline(text) {
 /** The body's first Markdown heading (a ralph author's own title), plain; '' when it has none. */
 function firstHeading(text) {
     const match = /^#{1,3}[ \t]+(.+)$/m.exec(text.replace(/<!--[\s\S]*?-->/g, ''));
-    return match ? match[1].replace(/\{\{[^}]*\}\}/g, '').replace(/\s{2,}/g, ' ').replace(/#+$/, '').trim() : '';
+    return match
+        ? match[1]
+            .replace(/\{\{[^}]*\}\}/g, '')
+            .replace(/\s{2,}/g, ' ')
+            .replace(/#+$/, '')
+            .trim()
+        : '';
 }
 /** What the gates say, for a title: `tests, lint green after 3 iterations`. */
 function gatesHeadline(report) {
@@ -55278,7 +55287,12 @@ function pullRequestTitle(report, options = {}) {
         return options.title;
     const prefix = options.failing ? '[gates failing] ' : '';
     const own = report.task.file ? firstHeading(report.task.text) : taskHeadline(report.task.text);
-    const headline = own || (report.task.file ? (options.failing ? gatesHeadline(report).replace(/^.* (after)/, '$1') : gatesHeadline(report)) : '');
+    const headline = own ||
+        (report.task.file
+            ? options.failing
+                ? gatesHeadline(report).replace(/^.* (after)/, '$1')
+                : gatesHeadline(report)
+            : '');
     const short = headline.length > 72 ? `${headline.slice(0, 71)}…` : headline;
     return `${prefix}ralph ${report.task.name}${short ? `: ${short}` : ''}`;
 }
@@ -58916,11 +58930,7 @@ function actionLogger(config, out = stdoutWriter, options = {}) {
             case 'agent_finished': {
                 endAgentText();
                 const a = event.agent;
-                const end = a.killedBy
-                    ? `stopped (${a.killedBy})`
-                    : a.timedOut
-                        ? 'timed out'
-                        : ended(a);
+                const end = a.killedBy ? `stopped (${a.killedBy})` : a.timedOut ? 'timed out' : ended(a);
                 info(`agent: ${end} after ${overview_formatDuration(a.durationMs)}`);
                 for (const note of a.notes)
                     info(`  ${note}`);

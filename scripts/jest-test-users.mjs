@@ -16,7 +16,15 @@ function hold(letter, owner) {
     try {
       holder = spawn(
         'flock',
-        ['-n', '-E', '75', lock, 'sh', '-c', `echo held; while kill -0 ${owner} 2>/dev/null; do sleep 1; done`],
+        [
+          '-n',
+          '-E',
+          '75',
+          lock,
+          'sh',
+          '-c',
+          `echo held; while kill -0 ${owner} 2>/dev/null; do sleep 1; done`
+        ],
         { detached: true, stdio: ['ignore', 'pipe', 'ignore'] }
       )
     } catch {

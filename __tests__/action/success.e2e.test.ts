@@ -153,7 +153,11 @@ test('a local trial without a remote: open-pr false starts the branch from the l
 
   const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', 'open-pr': 'false' } })
   expect(run.main.exitCode).toBe(0)
-  expect(run.outputs).toMatchObject({ 'stop-reason': 'all_checks_passed', success: 'true', branch: 'ralph/fix-tests' })
+  expect(run.outputs).toMatchObject({
+    'stop-reason': 'all_checks_passed',
+    success: 'true',
+    branch: 'ralph/fix-tests'
+  })
   expect(run.main.stdout).toContain("There is no remote 'origin': a local trial, so nothing will be pushed.")
   expect(p.git('rev-parse', 'ralph/fix-tests').trim()).toBe(run.outputs.commit)
   expect(p.git('show', `${run.outputs.commit}:calc.js`)).toContain('a + b')

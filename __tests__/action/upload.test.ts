@@ -34,10 +34,13 @@ test('without the runtime token and results URL, one warning and no retry under 
   const upload = await uploadArtifact(dir, 'ralph-fix-tests-1')
   const text = printed.join('')
   expect(upload).toEqual({
-    failed: 'ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL are not set (a GitHub runner gives them to every step)'
+    failed:
+      'ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL are not set (a GitHub runner gives them to every step)'
   })
   expect(text.match(/::warning::/g)).toHaveLength(1)
-  expect(text).toContain(`::warning::The run record was not uploaded: ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL are not set`)
+  expect(text).toContain(
+    `::warning::The run record was not uploaded: ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL are not set`
+  )
   expect(text).toContain(`it is on the runner at ${dir}.`)
   expect(text).not.toContain('uploading it again')
 })

@@ -171,13 +171,29 @@ describe('the message nits: each mistake named as what it is, with the nearest r
     })
 
   test.each([
-    [['--bogus'], 2, "Error: No such option '--bogus': options come after a command (ralph-action run my-ralph --bogus)."],
+    [
+      ['--bogus'],
+      2,
+      "Error: No such option '--bogus': options come after a command (ralph-action run my-ralph --bogus)."
+    ],
     [['--versoin'], 2, "Error: No such option '--versoin'. Did you mean '--version'?"],
     [['rnu', 'fix'], 2, "Error: No such command 'rnu'. Did you mean 'run'?"],
     [['run', 'fix', '-x'], 2, "'-x' is not an option of run either: see 'ralph-action run --help'."],
-    [['run', 'fix', '--agent-network', 'foo'], 2, `'--agent-network' must be one of model-only, allow-list, open, got "foo".`],
-    [['run', 'fxi'], 1, "Error: 'fxi' is not a directory, RALPH.md file, or installed ralph. Did you mean 'fix'?"],
-    [['run', 'bare'], 1, "The file has no frontmatter: start it with a '---' line, then 'agent: <command>', then '---'."]
+    [
+      ['run', 'fix', '--agent-network', 'foo'],
+      2,
+      `'--agent-network' must be one of model-only, allow-list, open, got "foo".`
+    ],
+    [
+      ['run', 'fxi'],
+      1,
+      "Error: 'fxi' is not a directory, RALPH.md file, or installed ralph. Did you mean 'fix'?"
+    ],
+    [
+      ['run', 'bare'],
+      1,
+      "The file has no frontmatter: start it with a '---' line, then 'agent: <command>', then '---'."
+    ]
   ])('%j', (args, code, line) => {
     const r = cli(dir(), ...args)
     expect(r.stderr).toContain(line)

@@ -128,7 +128,5 @@ test('out of iterations after a failed clean checkout, the stop reason is verify
   }
   expect(decideStop(undefined, budgets)?.reason).toBe('verify_failed')
   const { verification: _, ...unverified } = last
-  expect(decideStop(undefined, { ...budgets, last: unverified })?.reason).toBe(
-    'max_iterations'
-  )
+  expect(decideStop(undefined, { ...budgets, last: unverified })?.reason).toBe('max_iterations')
 })

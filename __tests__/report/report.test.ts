@@ -330,7 +330,9 @@ test("a ralph's default title is its own first heading, else what its gates say,
     text: 'You are fixing the failing tests of this project, one test per iteration.\n\nRun {{ commands.tests }}.'
   }
   expect(pullRequestText(r).title).toBe('ralph fix-tests: tests, types green after 2 iterations')
-  expect(pullRequestText(r, { failing: true }).title).toBe('[gates failing] ralph fix-tests: after 2 iterations')
+  expect(pullRequestText(r, { failing: true }).title).toBe(
+    '[gates failing] ralph fix-tests: after 2 iterations'
+  )
   r.task.text = '<!-- # not this -->\nYou are fixing tests.\n\n## Make the {{ args.suite }} suite green\n'
   expect(pullRequestText(r).title).toBe('ralph fix-tests: Make the suite green')
 })

@@ -13106,7 +13106,9 @@ function parseUserArgs(tokens, declared) {
         if (declared.length === 0) {
             throw new RalphError(`Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
                 `Use --name value syntax or add 'args: [...]' to your RALPH.md.` +
-                (/^-[^-]/.test(token) ? ` '${token}' is not an option of run either: see 'ralph-action run --help'.` : ''), 2);
+                (/^-[^-]/.test(token)
+                    ? ` '${token}' is not an option of run either: see 'ralph-action run --help'.`
+                    : ''), 2);
         }
         while (positionalIndex < declared.length && Object.hasOwn(result, declared[positionalIndex])) {
             positionalIndex++;
@@ -13235,7 +13237,8 @@ function nearestRalph(typed, onDisk, opts) {
     const parent = parentPure(typed);
     let siblings = [];
     try {
-        siblings = external_node_fs_default().readdirSync(onDisk(parent)).filter(name => isFile(onDisk(joinPure(joinPure(parent, name), resolve_RALPH_MARKER))));
+        siblings = external_node_fs_default().readdirSync(onDisk(parent))
+            .filter(name => isFile(onDisk(joinPure(joinPure(parent, name), resolve_RALPH_MARKER))));
     }
     catch {
         // no such folder: only the installed ralphs are near
@@ -22751,11 +22754,7 @@ function verdictLine(record, tag) {
 }
 /** Why a check failed, and the last lines it printed (bash's "command not found" among them). */
 function console_checkLines(check) {
-    const how = check.passed
-        ? ''
-        : check.timedOut
-            ? ', timed out'
-            : `, ${ended(check)}`;
+    const how = check.passed ? '' : check.timedOut ? ', timed out' : `, ${ended(check)}`;
     const head = `  ${check.passed ? '✓' : '✗'} check ${check.name} (${console_seconds(check.durationMs)}${how})\n`;
     if (check.passed)
         return head;

@@ -252,11 +252,7 @@ export function actionLogger(
       case 'agent_finished': {
         endAgentText()
         const a = event.agent
-        const end = a.killedBy
-          ? `stopped (${a.killedBy})`
-          : a.timedOut
-            ? 'timed out'
-            : ended(a)
+        const end = a.killedBy ? `stopped (${a.killedBy})` : a.timedOut ? 'timed out' : ended(a)
         info(`agent: ${end} after ${formatDuration(a.durationMs)}`)
         for (const note of a.notes) info(`  ${note}`)
         break

@@ -50,7 +50,9 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
       : near
         ? `No such option '${name}'.`
         : `No such option '${name}': options come after a command (ralph-action run my-ralph ${name}).`
-    io.stderr(`Error: ${what}${near ? ` Did you mean '${near}'?` : ''}\nTry 'ralph-action --help' for help.\n`)
+    io.stderr(
+      `Error: ${what}${near ? ` Did you mean '${near}'?` : ''}\nTry 'ralph-action --help' for help.\n`
+    )
     return EXIT.usage
   }
   if (rest.includes('--help') || rest.includes('-h')) {

@@ -128,9 +128,7 @@ export function progressSection(record: IterationRecord): string {
   if (record.commands.length > 0)
     lines.push(
       `- Commands: ${record.commands
-        .map(
-          c => `\`${c.name}\` ${c.timedOut ? 'timed out' : ended(c)} (${seconds(c.durationMs)})`
-        )
+        .map(c => `\`${c.name}\` ${c.timedOut ? 'timed out' : ended(c)} (${seconds(c.durationMs)})`)
         .join(', ')}`
     )
   if (agent) {

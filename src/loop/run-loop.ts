@@ -284,7 +284,10 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     }
     if (gated) {
       const packageJson = await startPackageJson(workspace, workTree, status.start.commit)
-      const testRunners = recogniseGates(config.checks.map(check => check.run), packageJson)
+      const testRunners = recogniseGates(
+        config.checks.map(check => check.run),
+        packageJson
+      )
       memory = { ...memory, testRunners }
       const uncounted = config.checks.flatMap((check, i) => {
         const found = testRunners[i]

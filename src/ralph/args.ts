@@ -47,7 +47,9 @@ export function parseUserArgs(tokens: string[], declared: string[]): Record<stri
       throw new RalphError(
         `Positional argument '${token}' requires args declared in RALPH.md frontmatter. ` +
           `Use --name value syntax or add 'args: [...]' to your RALPH.md.` +
-          (/^-[^-]/.test(token) ? ` '${token}' is not an option of run either: see 'ralph-action run --help'.` : ''),
+          (/^-[^-]/.test(token)
+            ? ` '${token}' is not an option of run either: see 'ralph-action run --help'.`
+            : ''),
         2
       )
     }

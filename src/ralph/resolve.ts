@@ -67,7 +67,9 @@ function nearestRalph(
   const parent = parentPure(typed)
   let siblings: string[] = []
   try {
-    siblings = fs.readdirSync(onDisk(parent)).filter(name => isFile(onDisk(joinPure(joinPure(parent, name), RALPH_MARKER))))
+    siblings = fs
+      .readdirSync(onDisk(parent))
+      .filter(name => isFile(onDisk(joinPure(joinPure(parent, name), RALPH_MARKER))))
   } catch {
     // no such folder: only the installed ralphs are near
   }

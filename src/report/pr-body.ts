@@ -66,7 +66,13 @@ function taskHeadline(text: string): string {
 /** The body's first Markdown heading (a ralph author's own title), plain; '' when it has none. */
 function firstHeading(text: string): string {
   const match = /^#{1,3}[ \t]+(.+)$/m.exec(text.replace(/<!--[\s\S]*?-->/g, ''))
-  return match ? match[1].replace(/\{\{[^}]*\}\}/g, '').replace(/\s{2,}/g, ' ').replace(/#+$/, '').trim() : ''
+  return match
+    ? match[1]
+        .replace(/\{\{[^}]*\}\}/g, '')
+        .replace(/\s{2,}/g, ' ')
+        .replace(/#+$/, '')
+        .trim()
+    : ''
 }
 
 /** What the gates say, for a title: `tests, lint green after 3 iterations`. */
@@ -88,7 +94,13 @@ export function pullRequestTitle(report: RunReport, options: PrBodyOptions = {})
   if (options.title) return options.title
   const prefix = options.failing ? '[gates failing] ' : ''
   const own = report.task.file ? firstHeading(report.task.text) : taskHeadline(report.task.text)
-  const headline = own || (report.task.file ? (options.failing ? gatesHeadline(report).replace(/^.* (after)/, '$1') : gatesHeadline(report)) : '')
+  const headline =
+    own ||
+    (report.task.file
+      ? options.failing
+        ? gatesHeadline(report).replace(/^.* (after)/, '$1')
+        : gatesHeadline(report)
+      : '')
   const short = headline.length > 72 ? `${headline.slice(0, 71)}…` : headline
   return `${prefix}ralph ${report.task.name}${short ? `: ${short}` : ''}`
 }
