@@ -4,15 +4,7 @@
 // work tree given back afterwards with nothing setuid left behind; its processes capped (RLIMIT_NPROC), and
 // what it left in the shared temp folders removed by the release.
 import { execFileSync, spawn } from 'node:child_process'
-import {
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync
-} from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import type { RunOptions } from '../../src/proc/index.js'
