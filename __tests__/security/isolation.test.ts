@@ -12,6 +12,7 @@ import {
   isolateAgent,
   isolationPrivilege,
   processesOf,
+  zombiesOf,
   type AgentIsolation,
   type Privilege
 } from '../../src/security/index.js'
@@ -180,20 +181,24 @@ describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
       expect(processesOf(iso.user.uid)).toEqual([])
     })
 
-    test('a fork loop stops at its cap (RLIMIT_NPROC), which it cannot raise; all of it is dead when its program ends', async () => {
+    test('a fork loop stops at its cap (RLIMIT_NPROC), which it cannot raise; the next program has the whole cap again', async () => {
       // dash fails a fork at once (bash retries for 15 s); each sleep outlives the subshell that forked it.
+      const forks = (n: number): string =>
+        `sh -c 'i=0; while [ $i -lt ${n} ]; do (sleep 300 &) 2>/dev/null || break; i=$((i+1)); done; echo $i'`
       const result = await sh(
-        [
-          'ulimit -Su; ulimit -Hu',
-          `(ulimit -Su ${CAP * 2}) 2>/dev/null && echo raised`,
-          `sh -c 'i=0; while [ $i -lt ${CAP * 4} ]; do (sleep 300 &) 2>/dev/null || break; i=$((i+1)); done; echo $i'`
-        ].join('\n')
+        ['ulimit -Su; ulimit -Hu', `(ulimit -Su ${CAP * 2}) 2>/dev/null && echo raised`, forks(CAP * 4)].join(
+          '\n'
+        )
       )
       const [soft, hard, ...rest] = text(result.stdout).trim().split('\n')
       expect([soft, hard]).toEqual([String(CAP), String(CAP)])
       expect(rest).toHaveLength(1)
       expect(Number(rest[0])).toBeLessThan(CAP)
       expect(processesOf(iso.user.uid)).toEqual([])
+      // Killed and reaped: the dead no longer count against the cap when the next program starts.
+      expect(zombiesOf(iso.user.uid)).toEqual([])
+      const next = await sh(forks(CAP / 2))
+      expect(text(next.stdout).trim()).toBe(String(CAP / 2))
     })
 
     test('a timeout kills its tree; a program that is not installed does not start (ENOENT)', async () => {

@@ -24,6 +24,7 @@ export {
   isolation,
   isolationPrivilege,
   processesOf,
+  zombiesOf,
   type AgentCommand,
   type AgentIsolation,
   type AgentUser,

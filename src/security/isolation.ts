@@ -48,6 +48,8 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 const BASH = ['bash', '--norc', '--noprofile', '-c']
 /** Rounds of kill(-1) before a uid that keeps forking is reported. */
 const KILL_ROUNDS = 20
+/** Tenths of a second to wait for the uid's killed processes to be reaped (init may take a second). */
+const REAP_WAITS = 50
 /** The most processes (threads count: a node program has about ten) the agent's uid may have at once. */
 export const DEFAULT_AGENT_MAX_PROCESSES = 4096
 /** The lowest cap an agent can work under: its CLI, a shell and a test runner, with their threads. */
@@ -369,7 +371,7 @@ export function isolation(state: IsolationState, log?: (message: string) => void
     }
   }
 
-  const killAll = async (): Promise<number[]> => {
+  const killLive = async (): Promise<number[]> => {
     const found = new Set<number>()
     for (let round = 0; round < KILL_ROUNDS; round++) {
       const pids = processesOf(state.user.uid)
@@ -389,6 +391,13 @@ export function isolation(state: IsolationState, log?: (message: string) => void
         `processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`
       )
     return [...found]
+  }
+
+  const killAll = async (): Promise<number[]> => {
+    const found = await killLive()
+    // The dead count against the cap until reaped: the next program would find a fork loop's share still taken.
+    for (let wait = 0; wait < REAP_WAITS && zombiesOf(state.user.uid).length > 0; wait++) await sleep(100)
+    return found
   }
 
   const run = async (options: RunOptions): Promise<RunResult> => {
@@ -584,6 +593,15 @@ function statusHead(pid: string): string {
  * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
  */
 export function processesOf(uid: number): number[] {
+  return scanProcesses(uid, false)
+}
+
+/** Zombies of `uid`: dead, but counted against its RLIMIT_NPROC until their parent (often init) reaps them. */
+export function zombiesOf(uid: number): number[] {
+  return scanProcesses(uid, true)
+}
+
+function scanProcesses(uid: number, zombies: boolean): number[] {
   const pids: number[] = []
   let names: string[]
   try {
@@ -600,7 +618,7 @@ export function processesOf(uid: number): number[] {
       continue // exited meanwhile
     }
     const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status)
-    if (!uids || /^State:\s+[ZX]/m.test(status)) continue
+    if (!uids || /^State:\s+[ZX]/m.test(status) !== zombies) continue
     if (uids.slice(1).some(u => Number(u) === uid)) pids.push(Number(name))
   }
   return pids
