@@ -479,12 +479,12 @@ export function isolation(state: IsolationState, log?: (message: string) => void
       ])
       for (const line of lines) if (line.startsWith('problem ')) problems.push(line.slice('problem '.length))
       const swept = lines.find(line => line.startsWith('swept '))
-      if (swept) {
-        const n = Number(swept.slice('swept '.length))
+      const n = Number(swept?.slice('swept '.length) ?? 0)
+      // Said when there were any (none is the usual case, and the CLI keeps its stderr for what matters).
+      if (n > 0)
         log?.(
           `Removed ${n} file${n === 1 ? '' : 's'} the agent's user ${user.name} left outside the work tree (in ${SHARED_TEMP_FOLDERS.join(', ')}; its HOME is removed whole).`
         )
-      }
     } catch (error) {
       problems.push((error as Error).message)
     }
