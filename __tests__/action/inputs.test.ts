@@ -47,6 +47,7 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
     // The agent runs as its own user wherever the runner allows it.
     isolation: 'auto',
     agentUser: 'ralph-agent',
+    agentMaxProcesses: 4096,
     // The model proxy for a preset whose key the job holds (decided once the agent is known).
     modelProxy: { network: 'model-only', auto: true }
   })
@@ -62,6 +63,16 @@ test('isolation is auto, user or none, and the agent user a plain user name', ()
     `Input 'isolation' must be auto, user or none, got "sandbox".`
   )
   expect(problem({ ralph: 'r', 'agent-user': '../root' })).toMatch(/^Input 'agent-user' must be a user name/)
+})
+
+test("the agent's process cap is 4096 unless raised, and at least 32 (threads count)", () => {
+  expect(read({ ralph: 'r', 'agent-max-processes': '20000' }).agentMaxProcesses).toBe(20000)
+  expect(problem({ ralph: 'r', 'agent-max-processes': '10' })).toBe(
+    "Input 'agent-max-processes' must be at least 32 (threads count, and a node program alone has about ten), got 10."
+  )
+  expect(problem({ ralph: 'r', 'agent-max-processes': 'many' })).toMatch(
+    /^Input 'agent-max-processes' must be a whole number/
+  )
 })
 
 test('every input action.yml declares is read (none is ignored)', () => {

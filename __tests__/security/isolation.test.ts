@@ -1,9 +1,10 @@
 // The agent's own user, for real: a uid of its own with no groups and no way to gain privileges, a fresh HOME,
 // the work tree writable and .git readable only, nothing of the action's reachable (its /proc, its files), the
 // environment passed on stdin (never in argv), every process of the uid dead when its programs end, and the
-// work tree given back afterwards with nothing setuid left behind.
+// work tree given back afterwards with nothing setuid left behind; its processes capped (RLIMIT_NPROC), and
+// what it left in the shared temp folders removed by the release.
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import type { RunOptions } from '../../src/proc/index.js'
@@ -11,6 +12,7 @@ import {
   isolateAgent,
   isolationPrivilege,
   processesOf,
+  zombiesOf,
   type AgentIsolation,
   type Privilege
 } from '../../src/security/index.js'
@@ -18,6 +20,23 @@ import { tempRepo, type TempRepo } from '../git/temp-repo.js'
 import { TEST_AGENT_USER, describeIsolated, isolationStartPaths, sharedDir } from '../support/isolation.js'
 
 const text = (c: { head: Buffer; tail: Buffer }): string => Buffer.concat([c.head, c.tail]).toString('utf8')
+const readable = (file: string): string | undefined => {
+  try {
+    return readFileSync(file, 'utf8')
+  } catch {
+    return undefined
+  }
+}
+const linkExists = (file: string): boolean => {
+  try {
+    lstatSync(file)
+    return true
+  } catch {
+    return false
+  }
+}
+/** The agent's process cap in these tests: far below the default, far above what a test needs. */
+const CAP = 128
 
 describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
   'the agent as its own user, started with %s',
@@ -27,6 +46,7 @@ describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
     let iso: AgentIsolation
     const secret = 'owner-only-secret-4711'
     let secretFile: string
+    const logged: string[] = []
 
     beforeAll(async () => {
       repo = tempRepo()
@@ -37,7 +57,13 @@ describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
       secretFile = path.join(path.dirname(repo.dir), `owner-secret-${process.pid}`)
       writeFileSync(secretFile, secret, { mode: 0o600 })
       // Root may go through sudo as well: the launcher's path, the one GitHub-hosted runners take.
-      iso = await isolateAgent({ user: TEST_AGENT_USER, privilege: start, workTree: repo.dir })
+      iso = await isolateAgent({
+        user: TEST_AGENT_USER,
+        privilege: start,
+        workTree: repo.dir,
+        maxProcesses: CAP,
+        log: message => logged.push(message)
+      })
     }, 60_000)
 
     afterAll(async () => {
@@ -155,6 +181,26 @@ describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
       expect(processesOf(iso.user.uid)).toEqual([])
     })
 
+    test('a fork loop stops at its cap (RLIMIT_NPROC), which it cannot raise; the next program has the whole cap again', async () => {
+      // dash fails a fork at once (bash retries for 15 s); each sleep outlives the subshell that forked it.
+      const forks = (n: number): string =>
+        `sh -c 'i=0; while [ $i -lt ${n} ]; do (sleep 300 &) 2>/dev/null || break; i=$((i+1)); done; echo $i'`
+      const result = await sh(
+        ['ulimit -Su; ulimit -Hu', `(ulimit -Su ${CAP * 2}) 2>/dev/null && echo raised`, forks(CAP * 4)].join(
+          '\n'
+        )
+      )
+      const [soft, hard, ...rest] = text(result.stdout).trim().split('\n')
+      expect([soft, hard]).toEqual([String(CAP), String(CAP)])
+      expect(rest).toHaveLength(1)
+      expect(Number(rest[0])).toBeLessThan(CAP)
+      expect(processesOf(iso.user.uid)).toEqual([])
+      // Killed and reaped: the dead no longer count against the cap when the next program starts.
+      expect(zombiesOf(iso.user.uid)).toEqual([])
+      const next = await sh(forks(CAP / 2))
+      expect(text(next.stdout).trim()).toBe(String(CAP / 2))
+    })
+
     test('a timeout kills its tree; a program that is not installed does not start (ENOENT)', async () => {
       const result = await sh('sleep 30 & sleep 30', { timeoutMs: 500, killGraceMs: 500 })
       expect(result.timedOut).toBe(true)
@@ -173,12 +219,47 @@ describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
         'cp /bin/true planted-suid && chmod 4755 planted-suid && ls -l planted-suid && setsid -f sleep 400'
       )
       expect(statSync(path.join(repo.dir, 'planted-suid')).mode & 0o4000).toBe(0o4000)
+      // Left outside the work tree: files, a folder, a setuid shell, a link to a file of root's, and a
+      // folder every user may write, where root then puts a file.
+      const left = `ralph-left-${process.pid}`
+      const rootFile = `/tmp/${left}-root`
+      writeFileSync(rootFile, 'root')
+      const planted = [
+        `/tmp/${left}-file`,
+        `/tmp/${left}-dir/nested/deep`,
+        `/tmp/${left}-dir/nested`,
+        `/tmp/${left}-dir`,
+        `/tmp/${left}-suid-sh`,
+        `/var/tmp/${left}-file`,
+        `/var/tmp/${left}-link`,
+        `/dev/shm/${left}-file`
+      ]
+      await sh(
+        [
+          `touch /tmp/${left}-file /var/tmp/${left}-file /dev/shm/${left}-file`,
+          `mkdir -p /tmp/${left}-dir/nested && touch /tmp/${left}-dir/nested/deep`,
+          `cp /bin/bash /tmp/${left}-suid-sh && chmod 4755 /tmp/${left}-suid-sh`,
+          `ln -s ${rootFile} /var/tmp/${left}-link`,
+          `mkdir -m 1777 /tmp/${left}-open`
+        ].join('\n')
+      )
+      for (const file of planted) expect(lstatSync(file).uid).toBe(iso.user.uid)
+      expect(statSync(`/tmp/${left}-suid-sh`).mode & 0o4000).toBe(0o4000)
+      writeFileSync(`/tmp/${left}-open/roots`, 'root')
       const problems = await iso.release()
+      const others = [rootFile, `/tmp/${left}-open/roots`].map(file => readable(file))
+      rmSync(rootFile, { force: true })
+      rmSync(`/tmp/${left}-open`, { recursive: true, force: true })
       expect(problems).toEqual([])
+      // Every one of them gone, the link itself (not what it names); root's files where they were.
+      expect(planted.filter(linkExists)).toEqual([])
+      expect(others).toEqual(['root', 'root'])
+      const removed = logged.map(line => /^Removed (\d+) files? the agent's user /.exec(line)).find(Boolean)
+      expect(Number(removed?.[1])).toBeGreaterThanOrEqual(planted.length)
       expect(processesOf(iso.user.uid)).toEqual([])
-      const planted = statSync(path.join(repo.dir, 'planted-suid'))
-      expect(planted.uid).toBe(process.getuid?.())
-      expect(planted.mode & 0o6000).toBe(0)
+      const suid = statSync(path.join(repo.dir, 'planted-suid'))
+      expect(suid.uid).toBe(process.getuid?.())
+      expect(suid.mode & 0o6000).toBe(0)
       for (const file of ['README.md', 'new.txt', 'lib/y.js', 'lib'])
         expect(statSync(path.join(repo.dir, file)).uid).toBe(process.getuid?.())
       const top = statSync(repo.dir)

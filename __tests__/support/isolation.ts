@@ -2,7 +2,7 @@
 // name per jest worker (a whole-uid kill in one file must not hit another file's agent), a job user with
 // passwordless sudo like GitHub's `runner`, and folders an agent of another uid may write.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { describe } from '@jest/globals'
@@ -62,9 +62,20 @@ export function sudoRunner(): { name: string; uid: number; gid: number } {
   return { name, uid: id('-u'), gid: id('-g') }
 }
 
+/**
+ * Where shared folders are made: outside the temp folders the release sweeps (what the agent's uid leaves in
+ * /tmp is removed when its loop ends, and so would its markers be), as root; elsewhere (no isolation) tmpdir.
+ */
+const SHARED_BASE = '/var/lib/ralph-action-tests'
+
 /** A folder every user may write (sticky, like /tmp): where a test's agent of another uid leaves markers. */
 export function sharedDir(prefix: string): string {
-  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)))
+  let base = tmpdir()
+  if (process.getuid?.() === 0) {
+    mkdirSync(SHARED_BASE, { recursive: true, mode: 0o755 })
+    base = SHARED_BASE
+  }
+  const dir = realpathSync(mkdtempSync(path.join(base, prefix)))
   chmodSync(dir, 0o1777)
   return dir
 }

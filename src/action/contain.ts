@@ -88,6 +88,7 @@ export async function isolateLoop(plan: RunPlan, workTree: string): Promise<Agen
   try {
     const isolated = await isolateAgent({
       user: plan.inputs.agentUser,
+      maxProcesses: plan.inputs.agentMaxProcesses,
       privilege: privilege.privilege,
       workTree,
       reach: taskFile ? [path.dirname(taskFile)] : [],
@@ -99,7 +100,7 @@ export async function isolateLoop(plan: RunPlan, workTree: string): Promise<Agen
     saveState('isolation', JSON.stringify(isolated.state))
     const { name, uid } = isolated.user
     core.info(
-      `The agent, the ralph's commands and the checks run as ${name} (uid ${uid}, started with ${privilege.privilege === 'root' ? 'setpriv' : 'sudo'}): the work tree is theirs, .git is read-only to them, and everything of ${name} is killed whenever none of them runs.`
+      `The agent, the ralph's commands and the checks run as ${name} (uid ${uid}, started with ${privilege.privilege === 'root' ? 'setpriv' : 'sudo'}, at most ${plan.inputs.agentMaxProcesses} processes): the work tree is theirs, .git is read-only to them, and everything of ${name} is killed whenever none of them runs.`
     )
     for (const opened of isolated.state.opened)
       core.info(`${name} may pass through ${opened.path} (o+x, put back after the loop).`)
@@ -234,7 +235,7 @@ export async function endAfterKilledMain(state: SavedState): Promise<string[]> {
   let isolated: AgentIsolation | undefined
   if (state.isolation) {
     try {
-      isolated = isolation(JSON.parse(state.isolation) as IsolationState)
+      isolated = isolation(JSON.parse(state.isolation) as IsolationState, message => core.info(message))
     } catch {
       isolated = undefined
     }

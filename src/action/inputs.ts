@@ -9,7 +9,13 @@ import {
 } from '../proxy/agent.js'
 import { NAME_RE, parseDuration, parseProtectSetting } from '../ralph/index.js'
 import { GITHUB_ACTIONS_BOT } from '../github/own-work.js'
-import { AGENT_USER_NAME, DEFAULT_AGENT_USER, type IsolationSetting } from '../security/index.js'
+import {
+  AGENT_USER_NAME,
+  DEFAULT_AGENT_MAX_PROCESSES,
+  DEFAULT_AGENT_USER,
+  MIN_AGENT_MAX_PROCESSES,
+  type IsolationSetting
+} from '../security/index.js'
 
 export type OnFailure = 'none' | 'push' | 'draft-pr'
 
@@ -81,6 +87,8 @@ export interface ActionInputs {
   isolation: IsolationSetting
   /** The agent's user with isolation (created on first use). */
   agentUser: string
+  /** With isolation, the most processes (and threads) the agent's user may have at once (RLIMIT_NPROC). */
+  agentMaxProcesses: number
   /**
    * Install the agent CLI before the loop: `{}` for the agent command's own CLI at the tested version, or a
    * named CLI, at a version of the user's choosing.
@@ -305,6 +313,11 @@ export function readInputs(env: Env = process.env): ActionInputs {
     throw new InputError(
       `Input 'agent-user' must be a user name (lower-case letters, digits, - and _, starting with a letter), got ${quote(agentUser)}.`
     )
+  const agentMaxProcesses = read.positiveInteger('agent-max-processes') ?? DEFAULT_AGENT_MAX_PROCESSES
+  if (agentMaxProcesses < MIN_AGENT_MAX_PROCESSES)
+    throw new InputError(
+      `Input 'agent-max-processes' must be at least ${MIN_AGENT_MAX_PROCESSES} (threads count, and a node program alone has about ten), got ${agentMaxProcesses}.`
+    )
   const retentionDays = read.positiveInteger('retention-days')
   if (retentionDays !== undefined && retentionDays > 90)
     throw new InputError(`Input 'retention-days' must be between 1 and 90, got ${retentionDays}.`)
@@ -338,7 +351,8 @@ export function readInputs(env: Env = process.env): ActionInputs {
     presets: read.boolean('presets', true),
     allowEnv: read.list('allow-env'),
     isolation,
-    agentUser
+    agentUser,
+    agentMaxProcesses
   }
   const optional = {
     ralph,
@@ -411,7 +425,8 @@ function listInputs(read: InputReader): ActionInputs {
     presets: true,
     allowEnv: [],
     isolation: 'none',
-    agentUser: DEFAULT_AGENT_USER
+    agentUser: DEFAULT_AGENT_USER,
+    agentMaxProcesses: DEFAULT_AGENT_MAX_PROCESSES
   }
 }
 

@@ -50,6 +50,7 @@ export async function isolateCli(
   try {
     const isolated = await isolateAgent({
       ...(settings.agentUser !== undefined ? { user: settings.agentUser } : {}),
+      ...(settings.agentMaxProcesses !== undefined ? { maxProcesses: settings.agentMaxProcesses } : {}),
       privilege: privilege.privilege,
       workTree,
       ...(program ? { program: path.resolve(config.projectRoot, program) } : {}),

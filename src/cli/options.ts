@@ -3,6 +3,7 @@ import path from 'node:path'
 import { pyFloatRepr } from '../ralph/index.js'
 import type { LoopConfig } from '../loop/index.js'
 import { ModelProxyError, modelProxySettings, type ModelProxySettings } from '../proxy/agent.js'
+import { MIN_AGENT_MAX_PROCESSES } from '../security/index.js'
 import { UsageError, type OptionSpec, type ParsedArgs } from './argv.js'
 
 /** `ralph run`'s own options, with its names and meanings. */
@@ -185,6 +186,13 @@ export const LOOP_OPTIONS: OptionSpec[] = [
     kind: 'string',
     metavar: 'NAME',
     help: 'The user --isolation user runs them as (created on first use; default ralph-agent).'
+  },
+  {
+    key: 'agentMaxProcesses',
+    names: ['--agent-max-processes'],
+    kind: 'int',
+    metavar: 'N',
+    help: 'With --isolation user, the most processes (threads count) that user may have at once (default 4096).'
   }
 ]
 
@@ -215,6 +223,8 @@ export interface LoopSettings {
   /** `user`: the loop's processes run as their own user; `none`: as the person running the CLI. */
   isolation: 'user' | 'none'
   agentUser?: string
+  /** With isolation, RLIMIT_NPROC of the agent's user; undefined: the default. */
+  agentMaxProcesses?: number
 }
 
 const positive = (v: number): boolean => Number.isFinite(v) && v > 0
@@ -271,10 +281,16 @@ export function loopSettings(options: ParsedArgs['options'], typed: ParsedArgs['
   const isolation = (options.isolation as string | undefined) ?? 'none'
   if (isolation !== 'user' && isolation !== 'none')
     throw new UsageError(`'--isolation' must be user or none, got '${isolation}'.`)
+  const agentMaxProcesses = options.agentMaxProcesses as number | undefined
+  if (agentMaxProcesses !== undefined && agentMaxProcesses < MIN_AGENT_MAX_PROCESSES)
+    throw new UsageError(
+      `'--agent-max-processes' must be at least ${MIN_AGENT_MAX_PROCESSES} (threads count, and a node program alone has about ten), got ${agentMaxProcesses}.`
+    )
   return {
     modelProxy,
     isolation,
     ...(options.agentUser !== undefined ? { agentUser: options.agentUser as string } : {}),
+    ...(agentMaxProcesses !== undefined ? { agentMaxProcesses } : {}),
     maxIterations: n,
     stopOnError: options.stopOnError === true,
     delaySeconds: delay,

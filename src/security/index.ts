@@ -13,13 +13,18 @@ export {
 export { configEnv, hermeticGitEnvironment, type ConfigEntries } from './git-env.js'
 export {
   AGENT_USER_NAME,
+  DEFAULT_AGENT_MAX_PROCESSES,
   DEFAULT_AGENT_USER,
+  MIN_AGENT_MAX_PROCESSES,
+  SHARED_TEMP_FOLDERS,
   IsolationError,
   agentUserEnvironment,
+  asAgent,
   isolateAgent,
   isolation,
   isolationPrivilege,
   processesOf,
+  zombiesOf,
   type AgentCommand,
   type AgentIsolation,
   type AgentUser,

@@ -48,6 +48,16 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 const BASH = ['bash', '--norc', '--noprofile', '-c']
 /** Rounds of kill(-1) before a uid that keeps forking is reported. */
 const KILL_ROUNDS = 20
+/** Tenths of a second to wait for the uid's killed processes to be reaped (init may take a second). */
+const REAP_WAITS = 50
+/** The most processes (threads count: a node program has about ten) the agent's uid may have at once. */
+export const DEFAULT_AGENT_MAX_PROCESSES = 4096
+/** The lowest cap an agent can work under: its CLI, a shell and a test runner, with their threads. */
+export const MIN_AGENT_MAX_PROCESSES = 32
+/** Where every user may write outside the work tree: what the agent's uid leaves there is removed at the end. */
+export const SHARED_TEMP_FOLDERS = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock', '/dev/mqueue']
+/** The longest the removal of the agent's files from SHARED_TEMP_FOLDERS may take, in seconds. */
+const SWEEP_SECONDS = 120
 
 /** The user the agent runs as, for this run. */
 export interface AgentUser {
@@ -73,6 +83,8 @@ export interface IsolationState {
   opened: { path: string; mode: string }[]
   /** Variables that named the agent CLI's settings, pointed at their copies in the agent's HOME. */
   repointed?: Record<string, Repointed>
+  /** RLIMIT_NPROC of the agent's programs (undefined: DEFAULT_AGENT_MAX_PROCESSES). */
+  maxProcesses?: number
 }
 
 /** How to start one program as the agent's user: spawn `argv` with `env`, writing `stdin` first. */
@@ -102,7 +114,10 @@ export interface AgentIsolation {
   killAll(): Promise<number[]>
   /** The pids killed because they outlived their program, since the last call (what the loop left running). */
   leftovers(): number[]
-  /** Kills everything of the uid, gives the work tree back and undoes every change. Answers what failed. */
+  /**
+   * Kills everything of the uid, removes its files from the shared temp folders (how many is said through
+   * the isolation's log), gives the work tree back and undoes every change. Answers what failed.
+   */
   release(): Promise<string[]>
   /**
    * Gives `dir` (a folder the action made, outside the work tree) to the agent's user, who may then pass
@@ -131,6 +146,8 @@ export interface IsolateOptions {
    * links and special files left out. What was copied and left out is said through `log`.
    */
   settings?: readonly SettingsCopy[]
+  /** RLIMIT_NPROC for the agent's uid, counted per real uid over the whole machine. Default 4096. */
+  maxProcesses?: number
 }
 
 /** Another run on this machine holds the agent's user. */
@@ -158,8 +175,8 @@ export class IsolationError extends Error {
 export function isolationPrivilege(): { privilege: Privilege } | { why: string } {
   if (process.platform !== 'linux')
     return { why: `running the agent as its own user needs Linux (this is ${process.platform})` }
-  if (!which('setpriv', { cwd: '/', path: SYSTEM_PATH }))
-    return { why: 'setpriv (util-linux) is not installed' }
+  for (const tool of ['setpriv', 'prlimit'])
+    if (!which(tool, { cwd: '/', path: SYSTEM_PATH })) return { why: `${tool} (util-linux) is not installed` }
   if (process.getuid?.() === 0) return { privilege: 'root' }
   const me = `ralph-action runs as ${userInfo().username} (uid ${process.getuid?.()}), not as root`
   if (!which('sudo', { cwd: '/', path: SYSTEM_PATH })) return { why: `${me}, and sudo is not installed` }
@@ -172,10 +189,20 @@ export function isolationPrivilege(): { privilege: Privilege } | { why: string }
 const asRoot = (privilege: Privilege, argv: string[]): string[] =>
   privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv]
 
-/** argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). */
-function asAgent(state: Pick<IsolationState, 'privilege' | 'user'>, argv: string[]): string[] {
+/**
+ * argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). With
+ * `maxProcesses`, the uid's processes are capped (RLIMIT_NPROC, soft and hard, set by root before the switch):
+ * a fork loop fails at the cap instead of exhausting the machine. The kills go without it: at the cap, a
+ * capped exec as that uid would fail (EAGAIN).
+ */
+export function asAgent(
+  state: Pick<IsolationState, 'privilege' | 'user'>,
+  argv: string[],
+  maxProcesses?: number
+): string[] {
   const { uid, gid } = state.user
   return asRoot(state.privilege, [
+    ...(maxProcesses === undefined ? [] : ['prlimit', `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
     'setpriv',
     `--reuid=${uid}`,
     `--regid=${gid}`,
@@ -250,6 +277,9 @@ async function isolateAs(name: string, options: IsolateOptions): Promise<AgentIs
       `'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`
     )
   const workTree = path.resolve(options.workTree)
+  const maxProcesses = options.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES
+  if (!Number.isInteger(maxProcesses) || maxProcesses < 1)
+    throw new IsolationError(`The agent's process cap must be a positive whole number, got ${maxProcesses}.`)
   const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES]
   if (paths.some(p => /[\n\r]/.test(p)))
     throw new IsolationError('A path for the isolation holds a line break; move the work tree.')
@@ -307,7 +337,8 @@ async function isolateAs(name: string, options: IsolateOptions): Promise<AgentIs
     owner,
     top: { gid: Number(topGid), mode: topMode },
     opened,
-    repointed
+    repointed,
+    maxProcesses
   }
   if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
     throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`)
@@ -324,8 +355,9 @@ export function isolation(state: IsolationState, log?: (message: string) => void
   const command = (argv: string[], env: NodeJS.ProcessEnv): AgentCommand => {
     const agentEnv = agentUserEnvironment(env, state.user, state.repointed)
     // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
+    const cap = state.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES
     if (state.privilege === 'root')
-      return { argv: asAgent(state, argv), env: agentEnv, stdin: Buffer.alloc(0) }
+      return { argv: asAgent(state, argv, cap), env: agentEnv, stdin: Buffer.alloc(0) }
     // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
     const entries: string[] = []
     for (const [key, value] of Object.entries(agentEnv)) {
@@ -339,13 +371,13 @@ export function isolation(state: IsolationState, log?: (message: string) => void
       }
     }
     return {
-      argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv]),
+      argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv], cap),
       env: SYSTEM_ENV,
       stdin: Buffer.from(`${entries.join('')}\0`)
     }
   }
 
-  const killAll = async (): Promise<number[]> => {
+  const killLive = async (): Promise<number[]> => {
     const found = new Set<number>()
     for (let round = 0; round < KILL_ROUNDS; round++) {
       const pids = processesOf(state.user.uid)
@@ -365,6 +397,13 @@ export function isolation(state: IsolationState, log?: (message: string) => void
         `processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`
       )
     return [...found]
+  }
+
+  const killAll = async (): Promise<number[]> => {
+    const found = await killLive()
+    // The dead count against the cap until reaped: the next program would find a fork loop's share still taken.
+    for (let wait = 0; wait < REAP_WAITS && zombiesOf(state.user.uid).length > 0; wait++) await sleep(100)
+    return found
   }
 
   const run = async (options: RunOptions): Promise<RunResult> => {
@@ -440,9 +479,18 @@ export function isolation(state: IsolationState, log?: (message: string) => void
         top.mode,
         user.name,
         holder,
+        String(SWEEP_SECONDS),
+        SHARED_TEMP_FOLDERS.join(':'),
         ...state.opened.flatMap(o => [o.mode, o.path])
       ])
       for (const line of lines) if (line.startsWith('problem ')) problems.push(line.slice('problem '.length))
+      const swept = lines.find(line => line.startsWith('swept '))
+      const n = Number(swept?.slice('swept '.length) ?? 0)
+      // Said when there were any (none is the usual case, and the CLI keeps its stderr for what matters).
+      if (n > 0)
+        log?.(
+          `Removed ${n} file${n === 1 ? '' : 's'} the agent's user ${user.name} left outside the work tree (in ${SHARED_TEMP_FOLDERS.join(', ')}; its HOME is removed whole).`
+        )
     } catch (error) {
       problems.push((error as Error).message)
     }
@@ -587,6 +635,15 @@ function statusHead(pid: string): string {
  * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
  */
 export function processesOf(uid: number): number[] {
+  return scanProcesses(uid, false)
+}
+
+/** Zombies of `uid`: dead, but counted against its RLIMIT_NPROC until their parent (often init) reaps them. */
+export function zombiesOf(uid: number): number[] {
+  return scanProcesses(uid, true)
+}
+
+function scanProcesses(uid: number, zombies: boolean): number[] {
   const pids: number[] = []
   let names: string[]
   try {
@@ -603,7 +660,7 @@ export function processesOf(uid: number): number[] {
       continue // exited meanwhile
     }
     const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status)
-    if (!uids || /^State:\s+[ZX]/m.test(status)) continue
+    if (!uids || /^State:\s+[ZX]/m.test(status) !== zombies) continue
     if (uids.slice(1).some(u => Number(u) === uid)) pids.push(Number(name))
   }
   return pids

@@ -22,13 +22,35 @@
  * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
  * holds it: post, after a killed main, holds the user before it kills what is left of it.
  *
- * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER [MODE PATH]...` gives back
- * what the agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the
- * HOME and HOLDER's hold on USER, and prints `problem MESSAGE` for what it could not do. Every process of UID
- * must be dead by then.
+ * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER SECONDS PLACES [MODE PATH]...`
+ * gives back what the agent owns in the work tree (setuid and setgid bits cleared first), restores the modes,
+ * removes the HOME, UID's files in PLACES (SWEEP_FILES, within SECONDS) and HOLDER's hold on USER, and prints
+ * `swept N`, and `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
  */
+/**
+ * The bash function `sweep_files UID SECONDS PLACE...`: removes every file, link and (then empty) folder that
+ * UID owns under each PLACE (a folder, not a link), and prints `swept N` (how many it removed), and `problem
+ * MESSAGE` when it ran out of time. Links are removed, never followed, and nothing of another uid is touched:
+ * a folder of UID that holds another user's file stays, with that file. A setuid file of UID goes with its
+ * name; no other name of it is left (protected_hardlinks: UID could link it only where it could write). One
+ * file system each (-xdev): nothing mounted inside is walked. UID must have no process left: find is not
+ * safe against an owner that renames as it walks.
+ */
+export const SWEEP_FILES = `
+sweep_files() {
+  local uid=$1 seconds=$2 place found=() n
+  shift 2
+  for place in "$@"; do [ -d "$place" ] && [ ! -L "$place" ] && found+=("$place"); done
+  if [ \${#found[@]} -eq 0 ]; then printf 'swept 0\\n'; return 0; fi
+  n=$(set -o pipefail; timeout -s KILL "$seconds" find -P "\${found[@]}" -xdev -mindepth 1 -depth -uid "$uid" \\( ! -type d -o -empty \\) -delete -printf x 2>/dev/null | wc -c)
+  [ $? -eq 137 ] && problem "the removal of uid $uid's files from $* ran out of its $seconds s: some may be left"
+  printf 'swept %s\\n' "$n"
+}
+`
+
 export const PRIVILEGED = `
 set -u
+${SWEEP_FILES}
 shopt -s dotglob nullglob
 fail() { printf 'error %s\\n' "$*"; exit 1; }
 problem() { printf 'problem %s\\n' "$*"; }
@@ -122,7 +144,8 @@ if [ "$step" = prepare ]; then
 elif [ "$step" = claim ]; then
   take "$1" "$2" "$3"
 elif [ "$step" = release ]; then
-  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7 user=$8 holder=$9; shift 9
+  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7 user=$8 holder=$9 seconds=\${10} folders=\${11}
+  shift 11
   mapfile -d '' -t found < <(entries)
   if [ \${#found[@]} -gt 0 ]; then
     # A setuid file the agent made must not become one of the owner's.
@@ -132,6 +155,8 @@ elif [ "$step" = release ]; then
   chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
   rm -rf -- "$home" || problem "could not remove $home"
+  IFS=: read -r -a folders <<< "$folders"
+  sweep_files "$uid" "$seconds" "\${folders[@]}"
   [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
 elif [ "$step" = lend ]; then
   uid=$1 gid=$2 dir=$3 user=$4
