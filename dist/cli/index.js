@@ -16227,13 +16227,34 @@ function git_env_hermeticGitEnvironment(config = [], base = process.env) {
  * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
  * holds it: post, after a killed main, holds the user before it kills what is left of it.
  *
- * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER [MODE PATH]...` gives back
- * what the agent owns in the work tree (setuid and setgid bits cleared first), restores the modes, removes the
- * HOME and HOLDER's hold on USER, and prints `problem MESSAGE` for what it could not do. Every process of UID
- * must be dead by then.
+ * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER SECONDS PLACES [MODE PATH]...`
+ * gives back what the agent owns in the work tree (setuid and setgid bits cleared first), restores the modes,
+ * removes the HOME, UID's files in PLACES (SWEEP_FILES, within SECONDS) and HOLDER's hold on USER, and prints
+ * `swept N`, and `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
  */
+/**
+ * The bash function `sweep_files UID SECONDS PLACE...`: removes every file, link and (then empty) folder that
+ * UID owns under each PLACE (a folder, not a link), and prints `swept N` (how many it removed), and `problem
+ * MESSAGE` when it ran out of time. Links are removed, never followed, and nothing of another uid is touched:
+ * a folder of UID that holds another user's file stays, with that file. A setuid file of UID goes with its
+ * name; no other name of it is left (protected_hardlinks: UID could link it only where it could write). One
+ * file system each (-xdev): nothing mounted inside is walked. UID must have no process left: find is not
+ * safe against an owner that renames as it walks.
+ */
+const SWEEP_FILES = `
+sweep_files() {
+  local uid=$1 seconds=$2 place found=() n
+  shift 2
+  for place in "$@"; do [ -d "$place" ] && [ ! -L "$place" ] && found+=("$place"); done
+  if [ \${#found[@]} -eq 0 ]; then printf 'swept 0\\n'; return 0; fi
+  n=$(set -o pipefail; timeout -s KILL "$seconds" find -P "\${found[@]}" -xdev -mindepth 1 -depth -uid "$uid" \\( ! -type d -o -empty \\) -delete -printf x 2>/dev/null | wc -c)
+  [ $? -eq 137 ] && problem "the removal of uid $uid's files from $* ran out of its $seconds s: some may be left"
+  printf 'swept %s\\n' "$n"
+}
+`;
 const PRIVILEGED = `
 set -u
+${SWEEP_FILES}
 shopt -s dotglob nullglob
 fail() { printf 'error %s\\n' "$*"; exit 1; }
 problem() { printf 'problem %s\\n' "$*"; }
@@ -16327,7 +16348,8 @@ if [ "$step" = prepare ]; then
 elif [ "$step" = claim ]; then
   take "$1" "$2" "$3"
 elif [ "$step" = release ]; then
-  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7 user=$8 holder=$9; shift 9
+  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7 user=$8 holder=$9 seconds=\${10} folders=\${11}
+  shift 11
   mapfile -d '' -t found < <(entries)
   if [ \${#found[@]} -gt 0 ]; then
     # A setuid file the agent made must not become one of the owner's.
@@ -16337,6 +16359,8 @@ elif [ "$step" = release ]; then
   chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
   rm -rf -- "$home" || problem "could not remove $home"
+  IFS=: read -r -a folders <<< "$folders"
+  sweep_files "$uid" "$seconds" "\${folders[@]}"
   [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
 elif [ "$step" = lend ]; then
   uid=$1 gid=$2 dir=$3 user=$4
@@ -16467,6 +16491,16 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const BASH = ['bash', '--norc', '--noprofile', '-c'];
 /** Rounds of kill(-1) before a uid that keeps forking is reported. */
 const KILL_ROUNDS = 20;
+/** Tenths of a second to wait for the uid's killed processes to be reaped (init may take a second). */
+const REAP_WAITS = 50;
+/** The most processes (threads count: a node program has about ten) the agent's uid may have at once. */
+const DEFAULT_AGENT_MAX_PROCESSES = 4096;
+/** The lowest cap an agent can work under: its CLI, a shell and a test runner, with their threads. */
+const MIN_AGENT_MAX_PROCESSES = 32;
+/** Where every user may write outside the work tree: what the agent's uid leaves there is removed at the end. */
+const SHARED_TEMP_FOLDERS = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock', '/dev/mqueue'];
+/** The longest the removal of the agent's files from SHARED_TEMP_FOLDERS may take, in seconds. */
+const SWEEP_SECONDS = 120;
 /** Another run on this machine holds the agent's user. */
 class UserBusy extends Error {
     pid;
@@ -16490,8 +16524,9 @@ class IsolationError extends Error {
 function isolationPrivilege() {
     if (process.platform !== 'linux')
         return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
-    if (!which('setpriv', { cwd: '/', path: isolation_SYSTEM_PATH }))
-        return { why: 'setpriv (util-linux) is not installed' };
+    for (const tool of ['setpriv', 'prlimit'])
+        if (!which(tool, { cwd: '/', path: isolation_SYSTEM_PATH }))
+            return { why: `${tool} (util-linux) is not installed` };
     if (process.getuid?.() === 0)
         return { privilege: 'root' };
     const me = `ralph-action runs as ${(0,external_node_os_namespaceObject.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
@@ -16504,10 +16539,16 @@ function isolationPrivilege() {
 }
 /** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
 const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv];
-/** argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). */
-function asAgent(state, argv) {
+/**
+ * argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). With
+ * `maxProcesses`, the uid's processes are capped (RLIMIT_NPROC, soft and hard, set by root before the switch):
+ * a fork loop fails at the cap instead of exhausting the machine. The kills go without it: at the cap, a
+ * capped exec as that uid would fail (EAGAIN).
+ */
+function asAgent(state, argv, maxProcesses) {
     const { uid, gid } = state.user;
     return asRoot(state.privilege, [
+        ...(maxProcesses === undefined ? [] : ['prlimit', `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
         'setpriv',
         `--reuid=${uid}`,
         `--regid=${gid}`,
@@ -16575,6 +16616,9 @@ async function isolateAs(name, options) {
     if (!AGENT_USER_NAME.test(name))
         throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
     const workTree = external_node_path_default().resolve(options.workTree);
+    const maxProcesses = options.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES;
+    if (!Number.isInteger(maxProcesses) || maxProcesses < 1)
+        throw new IsolationError(`The agent's process cap must be a positive whole number, got ${maxProcesses}.`);
     const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES];
     if (paths.some(p => /[\n\r]/.test(p)))
         throw new IsolationError('A path for the isolation holds a line break; move the work tree.');
@@ -16634,7 +16678,8 @@ async function isolateAs(name, options) {
         owner,
         top: { gid: Number(topGid), mode: topMode },
         opened,
-        repointed
+        repointed,
+        maxProcesses
     };
     if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
         throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`);
@@ -16649,8 +16694,9 @@ function isolation(state, log) {
     const command = (argv, env) => {
         const agentEnv = agentUserEnvironment(env, state.user, state.repointed);
         // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
+        const cap = state.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES;
         if (state.privilege === 'root')
-            return { argv: asAgent(state, argv), env: agentEnv, stdin: Buffer.alloc(0) };
+            return { argv: asAgent(state, argv, cap), env: agentEnv, stdin: Buffer.alloc(0) };
         // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
         const entries = [];
         for (const [key, value] of Object.entries(agentEnv)) {
@@ -16664,12 +16710,12 @@ function isolation(state, log) {
             }
         }
         return {
-            argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv]),
+            argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv], cap),
             env: SYSTEM_ENV,
             stdin: Buffer.from(`${entries.join('')}\0`)
         };
     };
-    const killAll = async () => {
+    const killLive = async () => {
         const found = new Set();
         for (let round = 0; round < KILL_ROUNDS; round++) {
             const pids = processesOf(state.user.uid);
@@ -16690,6 +16736,13 @@ function isolation(state, log) {
         if (left.length > 0)
             throw new IsolationError(`processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`);
         return [...found];
+    };
+    const killAll = async () => {
+        const found = await killLive();
+        // The dead count against the cap until reaped: the next program would find a fork loop's share still taken.
+        for (let wait = 0; wait < REAP_WAITS && zombiesOf(state.user.uid).length > 0; wait++)
+            await (0,promises_namespaceObject.setTimeout)(100);
+        return found;
     };
     const run = async (options) => {
         const env = options.env ?? process.env;
@@ -16770,11 +16823,18 @@ function isolation(state, log) {
                 top.mode,
                 user.name,
                 holder,
+                String(SWEEP_SECONDS),
+                SHARED_TEMP_FOLDERS.join(':'),
                 ...state.opened.flatMap(o => [o.mode, o.path])
             ]);
             for (const line of lines)
                 if (line.startsWith('problem '))
                     problems.push(line.slice('problem '.length));
+            const swept = lines.find(line => line.startsWith('swept '));
+            const n = Number(swept?.slice('swept '.length) ?? 0);
+            // Said when there were any (none is the usual case, and the CLI keeps its stderr for what matters).
+            if (n > 0)
+                log?.(`Removed ${n} file${n === 1 ? '' : 's'} the agent's user ${user.name} left outside the work tree (in ${SHARED_TEMP_FOLDERS.join(', ')}; its HOME is removed whole).`);
         }
         catch (error) {
             problems.push(error.message);
@@ -16918,6 +16978,13 @@ function statusHead(pid) {
  * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
  */
 function processesOf(uid) {
+    return scanProcesses(uid, false);
+}
+/** Zombies of `uid`: dead, but counted against its RLIMIT_NPROC until their parent (often init) reaps them. */
+function zombiesOf(uid) {
+    return scanProcesses(uid, true);
+}
+function scanProcesses(uid, zombies) {
     const pids = [];
     let names;
     try {
@@ -16937,7 +17004,7 @@ function processesOf(uid) {
             continue; // exited meanwhile
         }
         const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
-        if (!uids || /^State:\s+[ZX]/m.test(status))
+        if (!uids || /^State:\s+[ZX]/m.test(status) !== zombies)
             continue;
         if (uids.slice(1).some(u => Number(u) === uid))
             pids.push(Number(name));
@@ -22419,6 +22486,7 @@ function closeOption(token, specs) {
 
 
 
+
 /** `ralph run`'s own options, with its names and meanings. */
 const REFERENCE_OPTIONS = [
     {
@@ -22598,6 +22666,13 @@ const LOOP_OPTIONS = [
         kind: 'string',
         metavar: 'NAME',
         help: 'The user --isolation user runs them as (created on first use; default ralph-agent).'
+    },
+    {
+        key: 'agentMaxProcesses',
+        names: ['--agent-max-processes'],
+        kind: 'int',
+        metavar: 'N',
+        help: 'With --isolation user, the most processes (threads count) that user may have at once (default 4096).'
     }
 ];
 const options_positive = (v) => Number.isFinite(v) && v > 0;
@@ -22653,10 +22728,14 @@ function loopSettings(options, typed = {}) {
     const isolation = options.isolation ?? 'none';
     if (isolation !== 'user' && isolation !== 'none')
         throw new UsageError(`'--isolation' must be user or none, got '${isolation}'.`);
+    const agentMaxProcesses = options.agentMaxProcesses;
+    if (agentMaxProcesses !== undefined && agentMaxProcesses < MIN_AGENT_MAX_PROCESSES)
+        throw new UsageError(`'--agent-max-processes' must be at least ${MIN_AGENT_MAX_PROCESSES} (threads count, and a node program alone has about ten), got ${agentMaxProcesses}.`);
     return {
         modelProxy,
         isolation,
         ...(options.agentUser !== undefined ? { agentUser: options.agentUser } : {}),
+        ...(agentMaxProcesses !== undefined ? { agentMaxProcesses } : {}),
         maxIterations: n,
         stopOnError: options.stopOnError === true,
         delaySeconds: delay,
@@ -22937,6 +23016,7 @@ async function isolateCli(config, settings, say = () => { }) {
     try {
         const isolated = await isolateAgent({
             ...(settings.agentUser !== undefined ? { user: settings.agentUser } : {}),
+            ...(settings.agentMaxProcesses !== undefined ? { maxProcesses: settings.agentMaxProcesses } : {}),
             privilege: privilege.privilege,
             workTree,
             ...(program ? { program: external_node_path_default().resolve(config.projectRoot, program) } : {}),
