@@ -140,6 +140,34 @@ function nestedRepositoryCase(as?: () => { uid: number; gid: number }) {
   }
 }
 
+/** A 60 MB file the agent leaves (GitHub refuses a push holding a file over 100 MB; max-file-size is 50 MB). */
+function largeFileCase(as?: () => { uid: number; gid: number }) {
+  return async () => {
+    const a = await attack(
+      newLoot(),
+      {
+        1: `fs.writeFileSync('dump.bin', Buffer.alloc(60 * 1024 * 1024, 7))\n${FIX}\n${DONE}`,
+        any: ''
+      },
+      as ? { as: as() } : {}
+    )
+    const { p, run } = a
+    expect(run.outputs['stop-reason']).toBe('all_checks_passed')
+    // Delivered: the fix, not the file.
+    expect(p.remoteGit('ls-tree', '-r', '--name-only', 'ralph/fix-tests')).not.toMatch(/dump\.bin/)
+    expect(p.remoteGit('show', 'ralph/fix-tests:calc.js')).toContain('a + b')
+    const line =
+      'dump.bin: 60 MB is over max-file-size (50 MB): it is not delivered; the run goes on without it'
+    expect(run.main.commands.filter(c => c.command === 'warning').map(c => c.message)).toContainEqual(line)
+    const status = JSON.parse((await e2e.recordOf(run)).get('status.json')?.toString() ?? '{}') as {
+      notDelivered?: string[]
+    }
+    expect(status.notDelivered).toEqual([line])
+    expect(p.api.state.pulls).toHaveLength(1)
+    expect(p.api.state.pulls[0].body).toContain(`### Not delivered\n\n- \`${line}\``)
+  }
+}
+
 /** The agent's first iteration swaps `file` (relative to the project) for a link or a FIFO. */
 function swap(file: string, kind: 'environ' | 'fifo'): string {
   const F = JSON.stringify(file)
@@ -192,6 +220,11 @@ describeIsolated(
   test(
     'a nested repository’s filter, smudge, fsmonitor and hooks never run as the action; it is not delivered',
     nestedRepositoryCase(),
+    240_000
+  )
+  test(
+    'a 60 MB file the agent leaves is not pushed; the log, the record and the pull request say why in one line',
+    largeFileCase(),
     240_000
   )
   test.each([

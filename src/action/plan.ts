@@ -305,6 +305,7 @@ export function makePlan(
     checks,
     completionTag: inputs.completionTag ?? ralph.completionTag ?? 'COMPLETE',
     commit: true,
+    ...(inputs.maxFileBytes !== undefined ? { maxFileBytes: inputs.maxFileBytes } : {}),
     recordDir,
     presets: inputs.presets && (ralph.presets ?? true),
     baseline: inputs.baseline,

@@ -48,6 +48,8 @@ export interface LoopConfig {
   completionTag: string
   /** Commit what the agent left after each iteration. */
   commit: boolean
+  /** A file of the work tree larger than this (bytes) is left out of every commit, with a warning. */
+  maxFileBytes?: number
   /** Where progress.md, status.json and logs/ go; never inside the work tree. */
   recordDir: string
   /** Bytes of one command's output put into the prompt; the middle of larger output is cut. Default 1 MiB. */
@@ -347,6 +349,8 @@ export interface LoopStatus {
   /** Set when the run crashed (stop reason agent_error): the one-line reason. */
   error?: string
   warnings: string[]
+  /** What the work tree held that was left out of the commits (a nested repository, a file over max-file-size), one line each (also among `warnings`). */
+  notDelivered?: string[]
   /** The agent ran behind the model proxy: where it forwarded, and the hosts it refused the agent. */
   modelProxy?: {
     upstream: string
