@@ -10,7 +10,7 @@
 //     would read its own environment (a model key, a step's secret) into the next prompt and the record, or
 //     block its event loop and every budget timer. It is refused with one line, and the run ends in time.
 import { execFileSync } from 'node:child_process'
-import { chownSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, copyFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, expect, test } from '@jest/globals'
 import { filesIn } from './attacks.js'
@@ -256,6 +256,24 @@ describeIsolated(
     (which, _, kind) => swappedFileCase(which === 'RALPH.md' ? 'RALPH.md' : 'guardrails', kind, sudoRunner)(),
     240_000
   )
+})
+
+describe('a ralph’s files are read at start without following a link (#25)', () => {
+  test('RALPH.md as a link to another file of the project: the step fails in one line, no agent runs', async () => {
+    const p = await e2e.project(projectFiles(agentScript({ any: DONE })))
+    const file = path.join(p.workspace, RALPH_DIR, 'RALPH.md')
+    // A valid ralph as far as its text goes: only the link is wrong.
+    copyFileSync(file, path.join(p.workspace, 'notes.md'))
+    rmSync(file)
+    symlinkSync('../../../notes.md', file)
+    const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', isolation: 'none' } })
+    expect(run.main.exitCode).not.toBe(0)
+    expect(run.main.errors.map(e => e.message)).toEqual([
+      `Input 'ralph' (fix-tests): ${RALPH_DIR}/RALPH.md is a link to notes.md: the action follows no link of the work tree, not even one inside the project; make it a regular file.`
+    ])
+    expect(run.outputs.iterations ?? '0').toBe('0')
+    expect(p.api.state.pulls).toEqual([])
+  }, 120_000)
 })
 
 describe('isolation none: the model key left the action’s initial environment', () => {
