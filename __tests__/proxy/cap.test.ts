@@ -5,6 +5,7 @@
 // a request in flight when the cap is crossed is cut, streamed or not.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { gzipSync } from 'node:zlib'
 import { priceFromTable } from '../../src/agents/prices.js'
 import { LoopGuard, systemClock } from '../../src/loop/guard.js'
 import { startAgentProxy, type AgentBehindProxy } from '../../src/proxy/agent.js'
@@ -296,7 +297,12 @@ async function answering(answer: unknown): Promise<{ url: string; bodies: unknow
     const chunks: Buffer[] = []
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => {
-      bodies.push(JSON.parse(Buffer.concat(chunks).toString() || 'null'))
+      const raw = Buffer.concat(chunks)
+      try {
+        bodies.push(JSON.parse(raw.toString() || 'null'))
+      } catch {
+        bodies.push({ unreadable: raw.length, encoding: request.headers['content-encoding'] })
+      }
       response.writeHead(200, { 'content-type': 'application/json' })
       response.end(JSON.stringify(answer))
     })
@@ -352,6 +358,22 @@ describe('a request that names no output limit (#25)', () => {
       expect({ argv, limit: limitOf(sent) }).toEqual({ argv, limit: expected })
       expect(proxied.proxy.requests[0].reservedUsd).toBeGreaterThan(0)
     }
+  })
+
+  it('goes up plain when the agent compressed it, its encoding dropped with the rewrite', async () => {
+    const upstream = await answering(responsesAnswer())
+    const proxied = await behind(['codex', 'exec', '-m', 'gpt-5.5', '-'], upstream.url, 100)
+    const response = await fetch(`${proxied.proxy.url}/v1/responses`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        authorization: `Bearer ${proxied.proxy.placeholderKey}`
+      },
+      body: gzipSync(JSON.stringify({ model: 'gpt-5.5', input: 'hi' }))
+    })
+    expect(response.status).toBe(200)
+    expect(upstream.bodies).toEqual([{ model: 'gpt-5.5', input: 'hi', max_output_tokens: 32_000 }])
   })
 
   it('goes up untouched when it names its own', async () => {
