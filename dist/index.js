@@ -40649,6 +40649,25 @@ const FILE_AT_BYTES = 1024 * 1024;
 const LIST_BYTES = 64 * 1024 * 1024;
 /** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
 const GITLINK_MODE = '160000';
+/** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
+const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
+const SIZE_UNITS = {
+    b: 1,
+    kb: 1024,
+    k: 1024,
+    mb: 1024 ** 2,
+    m: 1024 ** 2,
+    gb: 1024 ** 3,
+    g: 1024 ** 3
+};
+/** `50 MB`, `500KB`, `1g`, or a bare number of megabytes, in bytes (binary units); undefined when unreadable. */
+function parseFileSize(text) {
+    const m = /^(\d+(?:\.\d+)?)\s*([kmg]?b?)$/i.exec(text.trim());
+    if (!m)
+        return undefined;
+    const bytes = Math.floor(Number(m[1]) * (SIZE_UNITS[m[2].toLowerCase() || 'mb'] ?? 0));
+    return bytes >= 1 ? bytes : undefined;
+}
 /** Bytes kept for `git diff --stat` (a line per file). */
 const STAT_BYTES = 256 * 1024;
 // Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
@@ -40657,6 +40676,11 @@ const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.nor
 const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
 /** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
 const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
+/** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
+function megabytes(bytes) {
+    const mb = bytes / (1024 * 1024);
+    return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`;
+}
 /** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
 function gitBool(value) {
     if (value === undefined)
@@ -40671,6 +40695,7 @@ function gitBool(value) {
 class GitWorkspace {
     root;
     env;
+    maxFileBytes;
     scratch;
     /** The tree the scratch index held at its last write-tree. */
     scratchTree;
@@ -40680,16 +40705,21 @@ class GitWorkspace {
     /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
     scratchGitlinks;
     refusals = new Set();
+    /** Files refused for their size (each named once, whatever size it grows to). */
+    oversized = new Set();
     constructor(root, 
     /** Variables every git command of this workspace gets (the action's hermetic git environment). */
-    env = {}) {
+    env = {}, 
+    /** A file larger than this is left out of every tree and commit; undefined: no limit. */
+    maxFileBytes) {
         this.root = root;
         this.env = env;
+        this.maxFileBytes = maxFileBytes;
     }
     /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
     static async open(dir, options = {}) {
         const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
-        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env);
+        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env, options.maxFileBytes);
     }
     git(args, env, maxStdoutBytes) {
         return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
@@ -40736,8 +40766,9 @@ class GitWorkspace {
      * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
      * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
      * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
-     * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content; each
-     * refusal is noted once.
+     * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or
+     * changed file over the size limit keeps what the index holds (nothing, or the start's). Each refusal is
+     * noted once.
      */
     async deliverable(env, gitlinks) {
         // Untracked (`?`, a nested repository ends with '/') and changed (`C`) paths; git lists a nested
@@ -40747,6 +40778,7 @@ class GitWorkspace {
             throw new Error('the work tree lists more files than the action reads (64 MB of names)');
         const links = new Set(gitlinks);
         const nested = [];
+        const large = [];
         for (const entry of out.stdout.split('\0')) {
             const tag = entry.slice(0, 1);
             const name = entry.slice(2);
@@ -40758,11 +40790,22 @@ class GitWorkspace {
                 this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
             else if (tag === 'C' && links.has(name))
                 this.refusals.add(`${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
+            else if (name && this.maxFileBytes !== undefined) {
+                // lstat: a link is its own few bytes, never what it points at.
+                const size = (0,external_node_fs_.lstatSync)(external_node_path_default().join(this.root, name), { throwIfNoEntry: false })?.size ?? 0;
+                if (size <= this.maxFileBytes)
+                    continue;
+                large.push(name);
+                if (this.oversized.has(name))
+                    continue;
+                this.oversized.add(name);
+                this.refusals.add(`${name}: ${megabytes(size)} is over max-file-size (${megabytes(this.maxFileBytes)}): it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
+            }
         }
         return [
             '--',
             '.',
-            ...[...nested, ...gitlinks, '.gitmodules'].map(name => `:(exclude,literal,top)${name}`)
+            ...[...nested, ...gitlinks, '.gitmodules', ...large].map(name => `:(exclude,literal,top)${name}`)
         ];
     }
     async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
@@ -48353,10 +48396,132 @@ function parseProtectSetting(words) {
     return list;
 }
 
+;// CONCATENATED MODULE: ./src/ralph/tree-file.ts
+// A ralph's own files (RALPH.md, the guardrails file) live in the work tree, which is the agent's: between
+// two reads it may swap one for a link (to /proc/self/environ: the action's whole environment into the next
+// prompt and the record; to a root-only file) or a FIFO (whose read blocks the event loop and every budget
+// timer). So the path is pinned before any agent runs, and each read opens exactly that file: no link in any
+// of its folders, none as the file itself (O_NOFOLLOW), nothing but a regular file (fstat of the opened fd).
+
+
+/** Bytes read of a ralph's file at most: a prompt file larger than this is not a prompt. */
+const TREE_FILE_MAX_BYTES = 4 * 1024 * 1024;
+/** Why a file of the work tree was not read; `code` ENOENT when it is just not there. */
+class TreeFileError extends Error {
+    file;
+    reason;
+    code;
+    constructor(file, reason, code) {
+        super(`${file} ${reason}`);
+        this.file = file;
+        this.reason = reason;
+        this.code = code;
+        this.name = 'TreeFileError';
+    }
+}
+/**
+ * The real path of `file` as it is now (before any agent ran): the file's own when it exists, else its
+ * nearest existing folder's plus the rest. Read later with readTreeFile, it is that file or nothing.
+ * A file of the work tree `tree` must stay in it after its links, and out of its `.git`: a link committed by an
+ * earlier run's agent (on a branch this run continues) is the agent's as much as one it makes now.
+ */
+function pinTreeFile(file, tree) {
+    const pinned = realPathOf(external_node_path_default().resolve(file));
+    if (tree === undefined || !isInside(external_node_path_default().resolve(file), external_node_path_default().resolve(tree)))
+        return pinned;
+    const realTree = realPathOf(external_node_path_default().resolve(tree));
+    if (!isInside(pinned, realTree) || isInside(pinned, external_node_path_default().join(realTree, '.git')))
+        throw new TreeFileError(file, `leads through a link to ${pinned}, outside the work tree or inside its .git: the action follows no link of the work tree`);
+    return pinned;
+}
+function realPathOf(abs) {
+    try {
+        return (0,external_node_fs_.realpathSync)(abs);
+    }
+    catch {
+        const parent = external_node_path_default().dirname(abs);
+        return parent === abs ? abs : external_node_path_default().join(realPathOf(parent), external_node_path_default().basename(abs));
+    }
+}
+/** Whether the absolute path `child` is `parent` or below it. */
+const isInside = (child, parent) => {
+    const rel = external_node_path_default().relative(parent, child);
+    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
+};
+/** Throws unless every folder on the way to `file` is a folder and not a link (the file itself: O_NOFOLLOW). */
+function checkFolders(file) {
+    const parts = external_node_path_default().resolve(file).split((external_node_path_default()).sep).filter(Boolean);
+    let at = (external_node_path_default()).sep;
+    for (const part of parts.slice(0, -1)) {
+        at = external_node_path_default().join(at, part);
+        let stat;
+        try {
+            stat = (0,external_node_fs_.lstatSync)(at);
+        }
+        catch (error) {
+            const code = error.code;
+            throw new TreeFileError(file, code === 'ENOENT' ? 'does not exist' : `cannot be reached (${code})`, code);
+        }
+        if (stat.isSymbolicLink())
+            throw new TreeFileError(file, `is reached through a symbolic link (${at}): the action follows no link of the work tree`);
+        if (!stat.isDirectory())
+            throw new TreeFileError(file, `cannot be reached: ${at} is not a folder`, 'ENOTDIR');
+    }
+}
+/**
+ * The bytes of the regular file at `file` (a pinned path), opened without following a link anywhere on its
+ * way and without blocking (a FIFO is refused, not waited on). Throws TreeFileError naming why not.
+ */
+function readTreeFile(file, maxBytes = TREE_FILE_MAX_BYTES) {
+    checkFolders(file);
+    return readRegularFile(file, maxBytes);
+}
+/**
+ * The bytes of `file` if it is a regular file and not a link (O_NOFOLLOW: not even one that stays inside the
+ * project), opened without blocking. Its folders are followed (their containment is the caller's check).
+ * Throws TreeFileError naming why not.
+ */
+function readRegularFile(file, maxBytes = TREE_FILE_MAX_BYTES) {
+    let fd;
+    try {
+        fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK | external_node_fs_.constants.O_NOCTTY);
+    }
+    catch (error) {
+        const code = error.code;
+        if (code === 'ELOOP')
+            throw new TreeFileError(file, 'is a symbolic link: the action follows no link of the work tree', code);
+        if (code === 'ENOENT')
+            throw new TreeFileError(file, 'does not exist', code);
+        throw new TreeFileError(file, `cannot be opened (${code ?? error.message})`, code);
+    }
+    try {
+        const stat = (0,external_node_fs_.fstatSync)(fd);
+        if (!stat.isFile())
+            throw new TreeFileError(file, 'is not a regular file (a FIFO, a device, a socket or a folder): it is not read');
+        if (stat.size > maxBytes)
+            throw new TreeFileError(file, `is larger than ${maxBytes} bytes (${stat.size}): it is not read`);
+        const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
+        let length = 0;
+        for (;;) {
+            const n = (0,external_node_fs_.readSync)(fd, buffer, length, buffer.length - length, null);
+            if (n === 0)
+                break;
+            length += n;
+            if (length === buffer.length)
+                throw new TreeFileError(file, `grew while it was read (past ${stat.size} bytes): it is not read`);
+        }
+        return buffer.subarray(0, length);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/ralph/validate.ts
 // Validating a ralph's frontmatter with the reference's rules and messages (cli._build_run_config), in its
 // order, so that the first problem we report is the error ralphify would report. Our own keys (checks,
 // checks_parallel, completion_tag, guardrails, presets, setup, verify) are checked last: a ralph the reference accepts fails here only because of them.
+
 
 
 
@@ -48475,7 +48640,7 @@ function inspectRalph(fileArg, opts) {
     const absolute = external_node_path_default().resolve(opts.cwd, file);
     let text;
     try {
-        text = opts.text ?? readUtf8(absolute);
+        text = opts.text ?? readUtf8(absolute, opts.noLinks === true);
     }
     catch (error) {
         const fatal = error instanceof RalphError ? error : new RalphError(String(error));
@@ -48816,15 +48981,17 @@ function isValidTimeout(value) {
         return Number.isFinite(value) && value > 0;
     return false;
 }
-function readUtf8(file) {
+function readUtf8(file, noLinks) {
     let bytes;
     try {
-        bytes = external_node_fs_default().readFileSync(file);
+        bytes = noLinks ? readRegularFile(file) : external_node_fs_default().readFileSync(file);
     }
     catch (error) {
         const code = error.code;
         if (code === 'ENOENT')
             throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`);
+        if (error instanceof TreeFileError)
+            throw new RalphError(`${error.message}. Make it a regular file of the project.`);
         throw new RalphError(`Cannot read ${file}: ${fileProblem(error)}.`);
     }
     try {
@@ -48852,119 +49019,6 @@ function validate_realPath(p) {
     }
     catch {
         return p;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/ralph/tree-file.ts
-// A ralph's own files (RALPH.md, the guardrails file) live in the work tree, which is the agent's: between
-// two reads it may swap one for a link (to /proc/self/environ: the action's whole environment into the next
-// prompt and the record; to a root-only file) or a FIFO (whose read blocks the event loop and every budget
-// timer). So the path is pinned before any agent runs, and each read opens exactly that file: no link in any
-// of its folders, none as the file itself (O_NOFOLLOW), nothing but a regular file (fstat of the opened fd).
-
-
-/** Bytes read of a ralph's file at most: a prompt file larger than this is not a prompt. */
-const TREE_FILE_MAX_BYTES = 4 * 1024 * 1024;
-/** Why a file of the work tree was not read; `code` ENOENT when it is just not there. */
-class TreeFileError extends Error {
-    file;
-    reason;
-    code;
-    constructor(file, reason, code) {
-        super(`${file} ${reason}`);
-        this.file = file;
-        this.reason = reason;
-        this.code = code;
-        this.name = 'TreeFileError';
-    }
-}
-/**
- * The real path of `file` as it is now (before any agent ran): the file's own when it exists, else its
- * nearest existing folder's plus the rest. Read later with readTreeFile, it is that file or nothing.
- * A file of the work tree `tree` must stay in it after its links, and out of its `.git`: a link committed by an
- * earlier run's agent (on a branch this run continues) is the agent's as much as one it makes now.
- */
-function pinTreeFile(file, tree) {
-    const pinned = realPathOf(external_node_path_default().resolve(file));
-    if (tree === undefined || !isInside(external_node_path_default().resolve(file), external_node_path_default().resolve(tree)))
-        return pinned;
-    const realTree = realPathOf(external_node_path_default().resolve(tree));
-    if (!isInside(pinned, realTree) || isInside(pinned, external_node_path_default().join(realTree, '.git')))
-        throw new TreeFileError(file, `leads through a link to ${pinned}, outside the work tree or inside its .git: the action follows no link of the work tree`);
-    return pinned;
-}
-function realPathOf(abs) {
-    try {
-        return (0,external_node_fs_.realpathSync)(abs);
-    }
-    catch {
-        const parent = external_node_path_default().dirname(abs);
-        return parent === abs ? abs : external_node_path_default().join(realPathOf(parent), external_node_path_default().basename(abs));
-    }
-}
-/** Whether the absolute path `child` is `parent` or below it. */
-const isInside = (child, parent) => {
-    const rel = external_node_path_default().relative(parent, child);
-    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
-};
-/** Throws unless every folder on the way to `file` is a folder and not a link (the file itself: O_NOFOLLOW). */
-function checkFolders(file) {
-    const parts = external_node_path_default().resolve(file).split((external_node_path_default()).sep).filter(Boolean);
-    let at = (external_node_path_default()).sep;
-    for (const part of parts.slice(0, -1)) {
-        at = external_node_path_default().join(at, part);
-        let stat;
-        try {
-            stat = (0,external_node_fs_.lstatSync)(at);
-        }
-        catch (error) {
-            const code = error.code;
-            throw new TreeFileError(file, code === 'ENOENT' ? 'does not exist' : `cannot be reached (${code})`, code);
-        }
-        if (stat.isSymbolicLink())
-            throw new TreeFileError(file, `is reached through a symbolic link (${at}): the action follows no link of the work tree`);
-        if (!stat.isDirectory())
-            throw new TreeFileError(file, `cannot be reached: ${at} is not a folder`, 'ENOTDIR');
-    }
-}
-/**
- * The bytes of the regular file at `file` (a pinned path), opened without following a link anywhere on its
- * way and without blocking (a FIFO is refused, not waited on). Throws TreeFileError naming why not.
- */
-function readTreeFile(file, maxBytes = TREE_FILE_MAX_BYTES) {
-    checkFolders(file);
-    let fd;
-    try {
-        fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK | external_node_fs_.constants.O_NOCTTY);
-    }
-    catch (error) {
-        const code = error.code;
-        if (code === 'ELOOP')
-            throw new TreeFileError(file, 'is a symbolic link: the action follows no link of the work tree', code);
-        if (code === 'ENOENT')
-            throw new TreeFileError(file, 'does not exist', code);
-        throw new TreeFileError(file, `cannot be opened (${code ?? error.message})`, code);
-    }
-    try {
-        const stat = (0,external_node_fs_.fstatSync)(fd);
-        if (!stat.isFile())
-            throw new TreeFileError(file, 'is not a regular file (a FIFO, a device, a socket or a folder): it is not read');
-        if (stat.size > maxBytes)
-            throw new TreeFileError(file, `is larger than ${maxBytes} bytes (${stat.size}): it is not read`);
-        const buffer = Buffer.alloc(Math.min(stat.size, maxBytes) + 1);
-        let length = 0;
-        for (;;) {
-            const n = (0,external_node_fs_.readSync)(fd, buffer, length, buffer.length - length, null);
-            if (n === 0)
-                break;
-            length += n;
-            if (length === buffer.length)
-                throw new TreeFileError(file, `grew while it was read (past ${stat.size} bytes): it is not read`);
-        }
-        return buffer.subarray(0, length);
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
     }
 }
 
@@ -49145,8 +49199,10 @@ class WireUsage {
     usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
     /** The response carried usage (false: nothing to price yet). */
     seen = false;
-    /** Dollars billed per use beside the tokens (Anthropic's web searches), so far. */
+    /** Dollars billed per use beside the tokens (Anthropic's and OpenAI's web searches), so far. */
     perUseUsd = 0;
+    /** The Responses web search calls seen so far (by item id or output index). */
+    searchCalls = new Set();
     constructor(wire, model) {
         this.wire = wire;
         if (model)
@@ -49201,12 +49257,28 @@ class WireUsage {
         return changed || searched;
     }
     // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
+    // A web search call is billed per call: counted as each output item shows, and in the final output.
     responses(data) {
         const response = typeof data.type === 'string' && data.type.startsWith('response.') ? wire_obj(data.response) : data;
+        const searched = this.countSearches(Array.isArray(response?.output) ? response.output : wire_obj(data.item) ? [data.item] : [], data.output_index);
         const usage = wire_obj(response?.usage);
         if (!response || !usage)
+            return searched;
+        const changed = this.set(openAiUsage(usage, 'input_tokens', 'output_tokens', 'input_tokens_details'), response.model);
+        return changed || searched;
+    }
+    countSearches(items, index) {
+        const before = this.searchCalls.size;
+        items.forEach((item, at) => {
+            const call = wire_obj(item);
+            if (call?.type !== 'web_search_call')
+                return;
+            this.searchCalls.add(typeof call.id === 'string' ? call.id : `#${wire_num(index) || at}`);
+        });
+        if (this.searchCalls.size === before)
             return false;
-        return this.set(openAiUsage(usage, 'input_tokens', 'output_tokens', 'input_tokens_details'), response.model);
+        this.perUseUsd = Math.max(this.perUseUsd, this.searchCalls.size * OPENAI_WEB_SEARCH_USD);
+        return true;
     }
     // The usage chunk (stream_options.include_usage), or a whole body's usage.
     chat(data) {
@@ -49354,16 +49426,111 @@ function bodyRefusal(wire, body) {
             name: 'service_tier: priority',
             why: "priority processing is billed above the price table's standard rates"
         };
+    const json = wire_obj(body) ?? {};
+    if (wire === 'openai-responses') {
+        // A small body that names stored input: the whole stored conversation is billed as this request's input.
+        for (const field of ['previous_response_id', 'conversation', 'prompt'])
+            if (json[field] !== undefined && json[field] !== null && json[field] !== '')
+                return {
+                    name: field,
+                    why: `${field} bills stored input (${STORED_INPUT[field]}) the body does not hold, so its worst case cannot be read from it; send the whole input instead`
+                };
+        const fee = toolTypes(json.tools).find(type => PER_USE_TOOLS.includes(type));
+        if (fee)
+            return {
+                name: `tools: ${fee}`,
+                why: 'the hosted tool is billed per call or per session beside the tokens, at a price the meter does not know'
+            };
+    }
+    // Chat completions' search models bill a fee per search.
+    if (wire === 'openai-chat' && json.web_search_options !== undefined)
+        return {
+            name: 'web_search_options',
+            why: 'a web search is billed per call beside the tokens, at a price the meter does not know'
+        };
+    if (wire === 'gemini') {
+        const grounding = (Array.isArray(json.tools) ? json.tools : [])
+            .flatMap(tool => Object.keys(wire_obj(tool) ?? {}))
+            .find(key => GROUNDING_TOOLS.includes(key));
+        if (grounding)
+            return {
+                name: `tools: ${grounding}`,
+                why: 'grounding is billed per grounded prompt or per search query beside the tokens, at a price the meter does not know'
+            };
+    }
     return undefined;
+}
+const STORED_INPUT = {
+    previous_response_id: 'the earlier response and everything before it',
+    conversation: "the conversation's items",
+    prompt: 'the stored prompt'
+};
+/** Responses hosted tools with a fee per call or per container session (web search is priced instead). */
+const PER_USE_TOOLS = ['file_search', 'code_interpreter', 'image_generation'];
+/** Gemini's grounding tools, billed per grounded prompt (2.5) or per search query (3) beside the tokens. */
+const GROUNDING_TOOLS = [
+    'googleSearch',
+    'google_search',
+    'googleSearchRetrieval',
+    'google_search_retrieval',
+    'googleMaps',
+    'google_maps',
+    'enterpriseWebSearch',
+    'enterprise_web_search',
+    'retrieval'
+];
+function toolTypes(tools) {
+    return (Array.isArray(tools) ? tools : []).flatMap(tool => {
+        const type = wire_obj(tool)?.type;
+        return typeof type === 'string' ? [type] : [];
+    });
 }
 /**
  * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
  * a body holds beyond that (an image, a crafted string) is caught when the answer reports it.
  */
 const BYTES_PER_INPUT_TOKEN = 3;
-/** The output a request may ask for when it names no limit (the CLIs' own defaults are 8K to 32K). */
+/**
+ * The output a request is reserved at, and limited to, when it names no limit (the CLIs' own defaults are 8K to
+ * 32K; codex names none): the proxy writes it into the body (withOutputLimit).
+ */
 const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
 const positive = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined;
+/** Where a wire's request names its output limit (chat: the first one set, as worstCaseUsage reads it). */
+function outputLimit(wire, json) {
+    return wire === 'anthropic-messages'
+        ? json.max_tokens
+        : wire === 'openai-responses'
+            ? json.max_output_tokens
+            : wire === 'openai-chat'
+                ? (json.max_completion_tokens ?? json.max_tokens)
+                : wire_obj(json.generationConfig)?.maxOutputTokens;
+}
+/**
+ * The body with the output limit it was reserved at, when it names none the meter can read: without one the
+ * API allows the model's whole output (128K tokens for GPT-5), far past what was reserved. Undefined when the
+ * body names its own limit (then it goes up untouched).
+ */
+function withOutputLimit(wire, body) {
+    const json = wire_obj(body);
+    if (!json || positive(outputLimit(wire, json)) !== undefined)
+        return undefined;
+    const limit = DEFAULT_MAX_OUTPUT_TOKENS;
+    switch (wire) {
+        case 'anthropic-messages':
+            return { ...json, max_tokens: limit };
+        case 'openai-responses':
+            return { ...json, max_output_tokens: limit };
+        case 'openai-chat': {
+            // OpenAI's own models take only max_completion_tokens; other chat servers know max_tokens.
+            const { max_tokens: _, max_completion_tokens: __, ...rest } = json;
+            const openAi = typeof json.model === 'string' && /^(gpt-|o\d|chatgpt-)/.test(json.model);
+            return { ...rest, [openAi ? 'max_completion_tokens' : 'max_tokens']: limit };
+        }
+        case 'gemini':
+            return { ...json, generationConfig: { ...wire_obj(json.generationConfig), maxOutputTokens: limit } };
+    }
+}
 /**
  * The most a model call may use: its body's size as input (none of it cached) and its output limit (times the
  * choices asked for) as output; the model it names, else `pathModel` (Gemini's).
@@ -49371,13 +49538,7 @@ const positive = (value) => typeof value === 'number' && Number.isFinite(value) 
 function worstCaseUsage(wire, body, bytes, pathModel) {
     const json = wire_obj(body) ?? {};
     const config = wire_obj(json.generationConfig) ?? {};
-    const limit = wire === 'anthropic-messages'
-        ? json.max_tokens
-        : wire === 'openai-responses'
-            ? json.max_output_tokens
-            : wire === 'openai-chat'
-                ? (json.max_completion_tokens ?? json.max_tokens)
-                : config.maxOutputTokens;
+    const limit = outputLimit(wire, json);
     const choices = positive(wire === 'openai-chat' ? json.n : wire === 'gemini' ? config.candidateCount : 1);
     // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
     const model = wire === 'gemini' && pathModel
@@ -49397,8 +49558,22 @@ function worstCaseUsage(wire, body, bytes, pathModel) {
 const ANTHROPIC_WEB_SEARCH_USD = 0.01;
 /** Searches a web search tool that names no max_uses is reserved for (one request may search many times). */
 const DEFAULT_WEB_SEARCHES = 20;
-/** The most a model call may be billed per use beside its tokens: each web search tool's max_uses. */
+/**
+ * OpenAI's web search tool, per call: $25 per 1,000 for web_search_preview on non-reasoning models, $10 for the
+ * rest (developers.openai.com/api/docs/pricing, built-in tools); the higher price is kept.
+ */
+const OPENAI_WEB_SEARCH_USD = 0.025;
+/**
+ * The most a model call may be billed per use beside its tokens: each Anthropic web search tool's max_uses; for
+ * an OpenAI web search tool, the request's max_tool_calls (every hosted tool call a response may make).
+ */
 function worstPerUseUsd(wire, body) {
+    if (wire === 'openai-responses') {
+        const json = wire_obj(body) ?? {};
+        if (!toolTypes(json.tools).some(type => type.startsWith('web_search')))
+            return 0;
+        return (positive(json.max_tool_calls) ?? DEFAULT_WEB_SEARCHES) * OPENAI_WEB_SEARCH_USD;
+    }
     if (wire !== 'anthropic-messages')
         return 0;
     const tools = wire_obj(body)?.tools;
@@ -49648,10 +49823,13 @@ async function startModelProxy(options) {
             const refusal = bodyRefusal(options.wire, json);
             if (refusal)
                 return refuseRequest(response, `${name} (${refusal.name})`, refusal.why);
-            const worst = worstCaseUsage(options.wire, json, decoded.length, modelInPath(url.pathname));
+            // A body naming no output limit goes up with the one it is reserved at (decoded: its encoding is dropped).
+            const limited = withOutputLimit(options.wire, json);
+            const upBody = limited ? Buffer.from(JSON.stringify(limited)) : body;
+            const worst = worstCaseUsage(options.wire, limited ?? json, limited ? upBody.length : decoded.length, modelInPath(url.pathname));
             const pending = {
                 worstUsd: (options.price(worst) ?? 0) + worstPerUseUsd(options.wire, json),
-                start: () => send(request, response, url, body, pending.worstUsd, worst.model),
+                start: () => send(request, response, url, upBody, pending.worstUsd, worst.model, limited !== undefined),
                 refuse: () => refuseForBudget(response, url.pathname, pending.worstUsd, worst.model)
             };
             response.on('close', () => {
@@ -49724,7 +49902,9 @@ async function startModelProxy(options) {
         if ((inFlight.size > 0 || waiting.length > 0) && options.overBudget?.())
             cutAll();
     };
-    const send = (request, response, url, body, worstUsd, model) => {
+    const send = (request, response, url, body, worstUsd, model, 
+    /** The body was rewritten, so it goes up plain, whatever encoding the agent sent. */
+    plain = false) => {
         const record = {
             seq: requests.length + 1,
             method: request.method ?? 'GET',
@@ -49738,7 +49918,7 @@ async function startModelProxy(options) {
         const modelCall = endpointOf(options.wire, record.method, url.pathname).kind === 'model';
         const headers = {};
         for (const [name, value] of Object.entries(request.headers))
-            if (value !== undefined && !NOT_FORWARDED.has(name))
+            if (value !== undefined && !NOT_FORWARDED.has(name) && !(plain && name === 'content-encoding'))
                 headers[name] = value;
         Object.assign(headers, keyHeader(options.wire, options.apiKey), {
             'accept-encoding': 'identity',
@@ -52015,6 +52195,7 @@ async function protectedInCommit(dir, base, commit, rules, guardrails) {
 
 
 
+
 const DEFAULT_OUTPUT_CAP = 1024 * 1024;
 const DEFAULT_COMPLETION_TAG = 'COMPLETE';
 const defaults_DEFAULT_KILL_GRACE_MS = 3000;
@@ -52042,6 +52223,7 @@ function loopConfig(settings) {
         checks: settings.ralph.checks,
         completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
         commit: false,
+        maxFileBytes: DEFAULT_MAX_FILE_BYTES,
         recordDir: defaultRecordDir(settings.ralph.name),
         outputCap: DEFAULT_OUTPUT_CAP,
         breaker: { ...DEFAULT_BREAKER },
@@ -54014,7 +54196,8 @@ function agentPresetFor(config) {
  * worktree that cannot be created). The caller disposes of the answered workspace.
  */
 async function openWorkTree(config, ports, startedAt) {
-    let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot));
+    const limit = { maxFileBytes: config.maxFileBytes };
+    let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot, limit));
     const isRepo = await workspace.isRepo();
     checkConfig(config, workspace, isRepo);
     if (!config.worktree)
@@ -54025,7 +54208,7 @@ async function openWorkTree(config, ports, startedAt) {
         throw new RalphError(`The worktree for this run could not be created: ${error.message}`);
     });
     await workspace.dispose();
-    workspace = await GitWorkspace.open(worktree.dir);
+    workspace = await GitWorkspace.open(worktree.dir, limit);
     // The project root and the ralph's folder map to the same places inside the worktree (so `./` scripts
     // act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
     const inWorktree = (dir) => {
@@ -54235,10 +54418,14 @@ async function runLoop(config, ports = {}) {
         status.warnings.push(message);
         emit({ type: 'warning', message });
     };
-    // What the work tree held that is never delivered (a nested repository, .gitmodules): once each.
+    // What the work tree held that is never delivered (a nested repository, .gitmodules, a large file): once each.
     const warnRefused = () => {
-        for (const line of workspace.refused?.() ?? [])
+        for (const line of workspace.refused?.() ?? []) {
+            if (status.notDelivered?.includes(line))
+                continue;
+            (status.notDelivered ??= []).push(line);
             warn(line);
+        }
     };
     // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.
     let egress;
@@ -55107,6 +55294,13 @@ function ralphInProject(projectRoot, named) {
         return leaves(named, dir);
     if (!isInside(file, root))
         return leaves(external_node_path_default().join(named, RALPH_MARKER), file);
+    // Not even a link that stays inside: it could name any file of the project (a credentials file an earlier
+    // step left in the workspace) as the prompt.
+    const own = external_node_path_default().join(dir, RALPH_MARKER);
+    if (isLink(own))
+        return {
+            problem: `${shown(projectRoot, external_node_path_default().join(named, RALPH_MARKER))} is a link to ${shown(projectRoot, file)}: the action follows no link of the work tree, not even one inside the project; make it a regular file`
+        };
     const guardrails = guardrailsOf(file);
     if (guardrails !== undefined) {
         let real;
@@ -55120,8 +55314,24 @@ function ralphInProject(projectRoot, named) {
             return {
                 problem: `${shown(projectRoot, named)} reads its guardrails from ${guardrails}, which leads outside the project (a link to ${real})`
             };
+        if (real !== undefined && isLink(external_node_path_default().resolve(root, guardrails)))
+            return {
+                problem: `${shown(projectRoot, named)} reads its guardrails from ${guardrails}, a link to ${shown(projectRoot, real)}: the action follows no link of the work tree, not even one inside the project; make it a regular file`
+            };
     }
     return { dir, file };
+}
+function isLink(p) {
+    try {
+        return (0,external_node_fs_.lstatSync)(p).isSymbolicLink();
+    }
+    catch {
+        return false;
+    }
+}
+/** A ralph's file as text, read as the action reads the tree's files at start: no link, a regular file. */
+function readOwnFile(file) {
+    return readRegularFile(file).toString('utf8');
 }
 /** The installed ralph's real folder, or why the name does not name one a trigger may run. */
 function installedRalph(projectRoot, name) {
@@ -55165,7 +55375,7 @@ function availableRalphs(projectRoot) {
 function argsOf(ralph, projectRoot) {
     try {
         const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: (0,external_node_os_.homedir)() });
-        return argsRead(file, (0,external_node_fs_.readFileSync)(file, 'utf8'))?.filter(name => !RESERVED_ARGS.includes(name));
+        return argsRead(file, readOwnFile(file))?.filter(name => !RESERVED_ARGS.includes(name));
     }
     catch {
         return undefined;
@@ -55181,7 +55391,7 @@ function argsIn(template) {
 }
 function guardrailsOf(file) {
     try {
-        const value = readFrontmatter(file, (0,external_node_fs_.readFileSync)(file, 'utf8')).data.get('guardrails');
+        const value = readFrontmatter(file, readOwnFile(file)).data.get('guardrails');
         return typeof value === 'string' && value.trim() ? value : undefined;
     }
     catch {
@@ -55300,6 +55510,8 @@ const MAX_PR_BODY_CHARS = 65_536;
 /** Room kept under the limit for the marker and whatever delivery appends. */
 const BODY_BUDGET = MAX_PR_BODY_CHARS - 1_536;
 const TASK_CHARS = 6_000;
+/** Lines of what was left out shown in the body (the record keeps them all). */
+const NOT_DELIVERED_LINES = 20;
 /** In every pull request body the action writes: with its author, it tells the action's own apart. */
 const PULL_REQUEST_MARKER = '<!-- ralph-action:pull-request -->';
 function quoteBlock(text) {
@@ -55401,6 +55613,18 @@ function render(report, options, taskLimit, rows) {
         ['### Gates', '', gateEvidence(status)].join('\n'),
         ['### Iterations', '', iterationTable(status, rows)].join('\n'),
         ...(revertList(status) ? [[REVERTS_HEADING, '', REVERTS_INTRO, '', revertList(status)].join('\n')] : []),
+        ...(status.notDelivered?.length
+            ? [
+                [
+                    '### Not delivered',
+                    '',
+                    ...status.notDelivered.slice(0, NOT_DELIVERED_LINES).map(line => `- ${codeCell(line, 300)}`),
+                    ...(status.notDelivered.length > NOT_DELIVERED_LINES
+                        ? [`- … and ${status.notDelivered.length - NOT_DELIVERED_LINES} more, in the run record`]
+                        : [])
+                ].join('\n')
+            ]
+            : []),
         [
             '---',
             `Made by a ralph loop in [run ${links.run.split('/runs/')[1]?.split('/')[0] ?? ''}](${links.run}); ${record}.`,
@@ -56736,6 +56960,7 @@ async function listCommand(args, io) {
 
 
 
+
 /** Bad input: the message is one line, for `core.setFailed`. */
 class InputError extends Error {
     constructor(message) {
@@ -56801,6 +57026,16 @@ class InputReader {
         if (!m)
             throw new InputError(`Input '${name}' must be an amount in US dollars like 5 or 2.50, got ${inputs_quote(value)}.`);
         return Number(m[1]);
+    }
+    /** A file size (`50 MB`, `500 KB`, a bare number of megabytes), in bytes. */
+    fileSize(name, fallback) {
+        const value = this.text(name);
+        if (value === undefined)
+            return fallback;
+        const bytes = parseFileSize(value);
+        if (bytes === undefined)
+            throw new InputError(`Input '${name}' must be a size like 50 MB, 500 KB or 1 GB (a bare number is megabytes), got ${inputs_quote(value)}.`);
+        return bytes;
     }
     /** A duration: a number of minutes, or a number with a unit (s, m, h). Answers seconds. */
     duration(name) {
@@ -56931,6 +57166,7 @@ function readInputs(env = process.env) {
         // Read here, in the inputs' order, so the first bad one is the one named.
         ...given('maxCostUsd', read.dollars('max-cost')),
         ...given('maxTimeSeconds', read.duration('max-time')),
+        maxFileBytes: read.fileSize('max-file-size', DEFAULT_MAX_FILE_BYTES),
         ...given('agentTimeoutSeconds', read.duration('agent-timeout')),
         ...given('completionTag', completionTag),
         openPr: read.boolean('open-pr', true),
@@ -57139,7 +57375,7 @@ function checkAgent(agent, projectRoot, env, lookup) {
 /** The RALPH.md body without frontmatter and HTML comments: what the ralph asks, for people. */
 function ralphTask(file) {
     try {
-        return stripHtmlComments(splitFrontmatter((0,external_node_fs_.readFileSync)(file, 'utf8')).body).trim();
+        return stripHtmlComments(splitFrontmatter(readRegularFile(file).toString('utf8')).body).trim();
     }
     catch {
         return '';
@@ -57200,7 +57436,8 @@ function makePlan(inputs, context, env = process.env, trigger) {
                 env,
                 userArgs: tokens,
                 skipAgentLookup: inputs.agent !== undefined || !lookup,
-                checkPrograms: true
+                checkPrograms: true,
+                noLinks: true
             });
             userArgs = loaded.argValues;
             // ralphify's credit trailer asks the agent to credit ralphify in its commits: only when the ralph says so.
@@ -57238,7 +57475,7 @@ function makePlan(inputs, context, env = process.env, trigger) {
             warnings.push(problem.message);
         }
         // The task reaches the agent whatever the ralph's body says: appended as data when it does not place it.
-        if (delivered && !ralphReadsTask((0,external_node_fs_.readFileSync)(ralph.file, 'utf8')))
+        if (delivered && !ralphReadsTask(readRegularFile(ralph.file).toString('utf8')))
             promptAppendix = `\n\n${delivered.block}`;
     }
     else {
@@ -57329,6 +57566,7 @@ function makePlan(inputs, context, env = process.env, trigger) {
         checks,
         completionTag: inputs.completionTag ?? ralph.completionTag ?? 'COMPLETE',
         commit: true,
+        ...(inputs.maxFileBytes !== undefined ? { maxFileBytes: inputs.maxFileBytes } : {}),
         recordDir,
         presets: inputs.presets && (ralph.presets ?? true),
         baseline: inputs.baseline,
@@ -58118,7 +58356,10 @@ async function runLoopContained(plan, workTree, isolated, ports) {
         // Remembered last, after our own state lines: anything added to them from here on is the loop's.
         const files = guardRunnerFiles(process.env, { close: isolated !== undefined });
         try {
-            const workspace = await GitWorkspace.open(plan.projectRoot, { env: hermeticGitEnvironment() });
+            const workspace = await GitWorkspace.open(plan.projectRoot, {
+                env: hermeticGitEnvironment(),
+                maxFileBytes: config.maxFileBytes
+            });
             return await withoutSecretVariables(() => runLoop(config, {
                 ...ports,
                 workspace,

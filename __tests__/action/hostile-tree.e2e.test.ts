@@ -10,7 +10,7 @@
 //     would read its own environment (a model key, a step's secret) into the next prompt and the record, or
 //     block its event loop and every budget timer. It is refused with one line, and the run ends in time.
 import { execFileSync } from 'node:child_process'
-import { chownSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, copyFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, expect, test } from '@jest/globals'
 import { filesIn } from './attacks.js'
@@ -140,6 +140,34 @@ function nestedRepositoryCase(as?: () => { uid: number; gid: number }) {
   }
 }
 
+/** A 60 MB file the agent leaves (GitHub refuses a push holding a file over 100 MB; max-file-size is 50 MB). */
+function largeFileCase(as?: () => { uid: number; gid: number }) {
+  return async () => {
+    const a = await attack(
+      newLoot(),
+      {
+        1: `fs.writeFileSync('dump.bin', Buffer.alloc(60 * 1024 * 1024, 7))\n${FIX}\n${DONE}`,
+        any: ''
+      },
+      as ? { as: as() } : {}
+    )
+    const { p, run } = a
+    expect(run.outputs['stop-reason']).toBe('all_checks_passed')
+    // Delivered: the fix, not the file.
+    expect(p.remoteGit('ls-tree', '-r', '--name-only', 'ralph/fix-tests')).not.toMatch(/dump\.bin/)
+    expect(p.remoteGit('show', 'ralph/fix-tests:calc.js')).toContain('a + b')
+    const line =
+      'dump.bin: 60 MB is over max-file-size (50 MB): it is not delivered; the run goes on without it'
+    expect(run.main.commands.filter(c => c.command === 'warning').map(c => c.message)).toContainEqual(line)
+    const status = JSON.parse((await e2e.recordOf(run)).get('status.json')?.toString() ?? '{}') as {
+      notDelivered?: string[]
+    }
+    expect(status.notDelivered).toEqual([line])
+    expect(p.api.state.pulls).toHaveLength(1)
+    expect(p.api.state.pulls[0].body).toContain(`### Not delivered\n\n- \`${line}\``)
+  }
+}
+
 /** The agent's first iteration swaps `file` (relative to the project) for a link or a FIFO. */
 function swap(file: string, kind: 'environ' | 'fifo'): string {
   const F = JSON.stringify(file)
@@ -195,6 +223,11 @@ describeIsolated(
     nestedRepositoryCase(),
     240_000
   )
+  test(
+    'a 60 MB file the agent leaves is not pushed; the log, the record and the pull request say why in one line',
+    largeFileCase(),
+    240_000
+  )
   test.each([
     ['RALPH.md', 'a link to /proc/self/environ', 'environ'],
     ['the guardrails file', 'a link to /proc/self/environ', 'environ'],
@@ -224,6 +257,24 @@ describeIsolated(
     (which, _, kind) => swappedFileCase(which === 'RALPH.md' ? 'RALPH.md' : 'guardrails', kind, sudoRunner)(),
     240_000
   )
+})
+
+describe('a ralph’s files are read at start without following a link (#25)', () => {
+  test('RALPH.md as a link to another file of the project: the step fails in one line, no agent runs', async () => {
+    const p = await e2e.project(projectFiles(agentScript({ any: DONE })))
+    const file = path.join(p.workspace, RALPH_DIR, 'RALPH.md')
+    // A valid ralph as far as its text goes: only the link is wrong.
+    copyFileSync(file, path.join(p.workspace, 'notes.md'))
+    rmSync(file)
+    symlinkSync('../../../notes.md', file)
+    const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', isolation: 'none' } })
+    expect(run.main.exitCode).not.toBe(0)
+    expect(run.main.errors.map(e => e.message)).toEqual([
+      `Input 'ralph' (fix-tests): ${RALPH_DIR}/RALPH.md is a link to notes.md: the action follows no link of the work tree, not even one inside the project; make it a regular file.`
+    ])
+    expect(run.outputs.iterations ?? '0').toBe('0')
+    expect(p.api.state.pulls).toEqual([])
+  }, 120_000)
 })
 
 describe('isolation none: the model key left the action’s initial environment', () => {

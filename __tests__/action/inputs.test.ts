@@ -28,6 +28,8 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
     args: [],
     maxIterations: 10,
     maxTimeSeconds: 3600,
+    // GitHub warns at 50 MB and refuses 100 MB: a larger file is not delivered.
+    maxFileBytes: 50 * 1024 * 1024,
     openPr: true,
     draft: false,
     labels: [],
@@ -93,6 +95,7 @@ test('lists, lines, args, durations, dollars and booleans', () => {
     reviewers: 'octocat,org/team',
     'max-cost': '$2.50',
     'max-time': '90s',
+    'max-file-size': '500 KB',
     'agent-timeout': '1.5',
     'completion-tag': 'DONE',
     'on-failure': 'draft-pr',
@@ -109,6 +112,7 @@ test('lists, lines, args, durations, dollars and booleans', () => {
     reviewers: ['octocat', 'org/team'],
     maxCostUsd: 2.5,
     maxTimeSeconds: 90,
+    maxFileBytes: 500 * 1024,
     agentTimeoutSeconds: 90,
     completionTag: 'DONE',
     onFailure: 'draft-pr',
@@ -117,6 +121,8 @@ test('lists, lines, args, durations, dollars and booleans', () => {
   })
   expect(read({ ralph: 'r', 'completion-tag': 'none' }).completionTag).toBe('')
   expect(read({ ralph: 'r' }).completionTag).toBeUndefined()
+  expect(read({ ralph: 'r', 'max-file-size': '20' }).maxFileBytes).toBe(20 * 1024 * 1024)
+  expect(read({ ralph: 'r', 'max-file-size': '1GB' }).maxFileBytes).toBe(1024 ** 3)
 })
 
 test("the gates' inputs: baseline on unless false, skip-if-green auto unless true or false, parallel-checks left to the ralph unless given", () => {
@@ -169,6 +175,10 @@ describe('bad input is one line that names the input and the fix', () => {
     [{ ralph: 'r', 'agent-timeout': '-5' }, "Input 'agent-timeout' must be a number of minutes"],
     [{ ralph: 'r', 'max-cost': 'five' }, "Input 'max-cost' must be an amount in US dollars like 5 or 2.50"],
     [{ ralph: 'r', draft: 'yes' }, 'Input \'draft\' must be true or false, got "yes".'],
+    [
+      { ralph: 'r', 'max-file-size': 'big' },
+      'Input \'max-file-size\' must be a size like 50 MB, 500 KB or 1 GB (a bare number is megabytes), got "big".'
+    ],
     [
       { ralph: 'r', 'skip-if-green': 'yes' },
       'Input \'skip-if-green\' must be auto, true or false, got "yes".'

@@ -1,5 +1,5 @@
 // The run's plan, decided in-process from the inputs and the trigger (the end-to-end suites prove the wiring).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from '@jest/globals'
@@ -118,5 +118,38 @@ describe('a ralph whose frontmatter or placeholders silently change the run is n
       )
     ).not.toThrow()
     expect(planOf('---\nagent: cat\n---\n{{ args.anything }}\n')).not.toThrow()
+  })
+})
+
+describe('a ralph is read as the action reads the work tree: no link, not even one inside the project (#25)', () => {
+  /** A workspace whose ralph `r` is a link to `notes.md` (or whose guardrails are), with the ralph input `r`. */
+  function linked(which: 'RALPH.md' | 'guardrails'): () => unknown {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralph-plan-'))
+    dirs.push(dir)
+    mkdirSync(path.join(dir, 'r'))
+    // Any file of the project: a credentials file an earlier step left in the workspace reads the same.
+    writeFileSync(path.join(dir, 'notes.md'), '---\nagent: cat\n---\nsecret-ish notes\n')
+    if (which === 'RALPH.md') symlinkSync(path.join(dir, 'notes.md'), path.join(dir, 'r', 'RALPH.md'))
+    else {
+      writeFileSync(
+        path.join(dir, 'r', 'RALPH.md'),
+        '---\nagent: cat\nguardrails: GUARDRAILS.md\n---\nFix it.\n'
+      )
+      symlinkSync('notes.md', path.join(dir, 'GUARDRAILS.md'))
+    }
+    const env = { ...process.env, GITHUB_WORKSPACE: dir, RUNNER_TEMP: dir }
+    return () => makePlan(readInputs(inputEnv({ ralph: 'r' })), readContext(env), env, run('schedule'))
+  }
+
+  test('RALPH.md as a link to another file of the project is refused in one line naming the link', () => {
+    expect(linked('RALPH.md')).toThrow(
+      "Input 'ralph' (r): r/RALPH.md is a link to notes.md: the action follows no link of the work tree, not even one inside the project; make it a regular file."
+    )
+  })
+
+  test('the guardrails file as a link to another file of the project is refused in one line', () => {
+    expect(linked('guardrails')).toThrow(
+      "Input 'ralph' (r): r reads its guardrails from GUARDRAILS.md, a link to notes.md: the action follows no link of the work tree, not even one inside the project; make it a regular file."
+    )
   })
 })

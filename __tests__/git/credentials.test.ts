@@ -2,12 +2,13 @@
 // The "agent" here is a shell that looks everywhere an agent would: .git/config, every config git reads
 // (includes followed), the whole .git folder and RUNNER_TEMP, and a real fetch from a private repository.
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { hidePersistedCredentials, withoutPersistedCredentials } from '../../src/git/index.js'
 import { checkout, type Checkout } from './checkout.js'
 import { basicHeaderOf, startGitServer, WRITE_TOKEN, type GitServer } from '../support/git-server.js'
+import { gitArgvLog } from '../support/git-argv.js'
 
 const run = promisify(execFile)
 const BASE64 = Buffer.from(`x-access-token:${WRITE_TOKEN}`).toString('base64')
@@ -177,4 +178,40 @@ test('a checkout without persisted credentials is left untouched', async () => {
   expect(readFileSync(path.join(c.dir, '.git', 'config')).equals(before)).toBe(true)
   await hidden.restore()
   expect(readFileSync(path.join(c.dir, '.git', 'config')).equals(before)).toBe(true)
+})
+
+describe('the token never appears in an argv (#25)', () => {
+  test.each([
+    ['v4', 'discard'],
+    ['v6', 'discard'],
+    ['v4', 'keep'],
+    ['v6', 'keep']
+  ] as const)(
+    'actions/checkout %s, onConfigChange %s: every git the removal and the restore run is started without it',
+    async (version, onConfigChange) => {
+      const work = await checkoutOf(version)
+      const argv = gitArgvLog()
+      const path0 = process.env.PATH
+      process.env.PATH = `${argv.bin}:${path0 ?? ''}`
+      try {
+        await withoutPersistedCredentials(
+          work.dir,
+          // The agent changes the config, so a 'keep' restore writes the credential back into a changed file.
+          () => run('git', ['config', 'ralph.note', 'changed'], { cwd: work.dir, env: { ...process.env } }),
+          { onConfigChange }
+        )
+      } finally {
+        process.env.PATH = path0
+      }
+      const calls = argv.argvs()
+      rmSync(argv.bin, { recursive: true, force: true })
+      // The wrapper saw the removal (and, keeping the agent's change, the header put back through a placeholder).
+      expect(calls.some(a => a.includes('config') && a.includes('--unset-all'))).toBe(true)
+      if (onConfigChange === 'keep') expect(calls.some(a => a.includes('--add'))).toBe(true)
+      const all = calls.map(a => a.join(' ')).join('\n')
+      expect(all).not.toContain(WRITE_TOKEN)
+      expect(all).not.toContain(BASE64)
+      expect(await fetchWorks(work)).toBe(true)
+    }
+  )
 })

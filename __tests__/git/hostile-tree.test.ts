@@ -183,3 +183,38 @@ test('a nested repository made in iteration 1 never becomes a gitlink, so iterat
   ])
   await ws.dispose()
 })
+
+test('a file over max-file-size is left out of every tree and commit, named once with its size; the rest goes on', async () => {
+  repo.write('grown.bin', 'small at the start\n')
+  repo.git('add', '-A')
+  repo.git('commit', '--quiet', '-m', 'a small file')
+  const ws = await GitWorkspace.open(repo.dir, { env: hermetic(), maxFileBytes: 1024 * 1024 })
+  await ws.treeHash()
+  // The agent's iteration: a new file and a tracked one over 1 MB, an ordinary change, a file just at the limit.
+  writeFileSync(path.join(repo.dir, 'huge.bin'), Buffer.alloc(3 * 1024 * 1024 + 5, 1))
+  writeFileSync(path.join(repo.dir, 'grown.bin'), Buffer.alloc(2 * 1024 * 1024, 2))
+  writeFileSync(path.join(repo.dir, 'at-limit.bin'), Buffer.alloc(1024 * 1024, 3))
+  repo.write('work.txt', 'work\n')
+  const first = await ws.commitAll('iteration 1')
+  // Iteration 2: the large file grows again (not named twice); git's own path (a commit hook) leaves it out too.
+  writeFileSync(path.join(repo.dir, 'huge.bin'), Buffer.alloc(4 * 1024 * 1024, 1))
+  writeFileSync(path.join(repo.dir, '.git', 'hooks', 'post-commit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+  repo.write('work.txt', 'more work\n')
+  const second = await ws.commitAll('iteration 2')
+  await ws.dispose()
+
+  expect(first).toBeDefined()
+  expect(second).toBeDefined()
+  expect(repo.git('ls-tree', '-r', '--name-only', 'HEAD').split('\n').filter(Boolean).sort()).toEqual([
+    'README.md',
+    'at-limit.bin',
+    'grown.bin',
+    'work.txt'
+  ])
+  expect(repo.git('show', 'HEAD:grown.bin')).toBe('small at the start\n')
+  expect(repo.git('show', 'HEAD:work.txt')).toBe('more work\n')
+  expect([...ws.refused()].sort()).toEqual([
+    'grown.bin: 2.0 MB is over max-file-size (1.0 MB): it is not delivered; the run goes on without this change to it',
+    'huge.bin: 3.0 MB is over max-file-size (1.0 MB): it is not delivered; the run goes on without it'
+  ])
+})

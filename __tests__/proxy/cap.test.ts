@@ -5,6 +5,7 @@
 // a request in flight when the cap is crossed is cut, streamed or not.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { gzipSync } from 'node:zlib'
 import { priceFromTable } from '../../src/agents/prices.js'
 import { LoopGuard, systemClock } from '../../src/loop/guard.js'
 import { startAgentProxy, type AgentBehindProxy } from '../../src/proxy/agent.js'
@@ -287,4 +288,197 @@ describe('every request is pre-authorised at its worst case', () => {
     expect(cut.status).toBe(402)
     expect(proxied.proxy.requests[0]).toMatchObject({ cut: true })
   }, 30_000)
+})
+
+/** A model server answering every request with `answer` as JSON; what it was sent, parsed. */
+async function answering(answer: unknown): Promise<{ url: string; bodies: unknown[] }> {
+  const bodies: unknown[] = []
+  const upstream = http.createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      const raw = Buffer.concat(chunks)
+      try {
+        bodies.push(JSON.parse(raw.toString() || 'null'))
+      } catch {
+        bodies.push({ unreadable: raw.length, encoding: request.headers['content-encoding'] })
+      }
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(JSON.stringify(answer))
+    })
+  })
+  await new Promise<void>(resolve => upstream.listen(0, '127.0.0.1', resolve))
+  closers.push(() => new Promise(resolve => upstream.close(resolve)))
+  return { url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`, bodies }
+}
+
+const responsesAnswer = (output: unknown[] = []) => ({
+  object: 'response',
+  model: 'gpt-5.5',
+  output,
+  usage: { input_tokens: 1000, output_tokens: 100, input_tokens_details: { cached_tokens: 0 } }
+})
+
+describe('a request that names no output limit (#25)', () => {
+  it('goes up with the limit it was reserved at, on every wire (codex names none: the API would allow 128K)', async () => {
+    const cases: Array<
+      [string[], string, Record<string, unknown>, (body: Record<string, unknown>) => unknown]
+    > = [
+      [
+        ['codex', 'exec', '-m', 'gpt-5.5', '-'],
+        '/v1/responses',
+        { model: 'gpt-5.5', input: 'hi', store: false },
+        b => b.max_output_tokens
+      ],
+      [['claude', '-p'], '/v1/messages', { model: 'claude-sonnet-4-5', messages: [] }, b => b.max_tokens],
+      [
+        ['opencode', 'run', '-m', 'openai/gpt-5.5'],
+        '/v1/chat/completions',
+        { model: 'gpt-5.5', messages: [], max_tokens: 0 },
+        b => [b.max_completion_tokens, b.max_tokens]
+      ],
+      [
+        ['gemini', '-y'],
+        '/v1beta/models/gemini-2.5-pro:generateContent',
+        { contents: [], generationConfig: { temperature: 0 } },
+        b => b.generationConfig
+      ]
+    ]
+    for (const [argv, path, body, limitOf] of cases) {
+      const upstream = await answering({})
+      const proxied = await behind(argv, upstream.url, 100)
+      await ask(proxied, path, body)
+      const sent = upstream.bodies[0] as Record<string, unknown>
+      const expected =
+        argv[0] === 'opencode'
+          ? [32_000, undefined]
+          : argv[0] === 'gemini'
+            ? { temperature: 0, maxOutputTokens: 32_000 }
+            : 32_000
+      expect({ argv, limit: limitOf(sent) }).toEqual({ argv, limit: expected })
+      expect(proxied.proxy.requests[0].reservedUsd).toBeGreaterThan(0)
+    }
+  })
+
+  it('goes up plain when the agent compressed it, its encoding dropped with the rewrite', async () => {
+    const upstream = await answering(responsesAnswer())
+    const proxied = await behind(['codex', 'exec', '-m', 'gpt-5.5', '-'], upstream.url, 100)
+    const response = await fetch(`${proxied.proxy.url}/v1/responses`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        authorization: `Bearer ${proxied.proxy.placeholderKey}`
+      },
+      body: gzipSync(JSON.stringify({ model: 'gpt-5.5', input: 'hi' }))
+    })
+    expect(response.status).toBe(200)
+    expect(upstream.bodies).toEqual([{ model: 'gpt-5.5', input: 'hi', max_output_tokens: 32_000 }])
+  })
+
+  it('goes up untouched when it names its own', async () => {
+    const upstream = await answering(responsesAnswer())
+    const proxied = await behind(['codex', 'exec', '-m', 'gpt-5.5', '-'], upstream.url, 100)
+    await ask(proxied, '/v1/responses', { model: 'gpt-5.5', input: 'hi', max_output_tokens: 77 })
+    expect(upstream.bodies).toEqual([{ model: 'gpt-5.5', input: 'hi', max_output_tokens: 77 }])
+  })
+})
+
+describe('input the body only names (#25)', () => {
+  it('refuses previous_response_id, conversation and a stored prompt, and forwards what codex sends', async () => {
+    const upstream = await answering(responsesAnswer())
+    const proxied = await behind(['codex', 'exec', '-m', 'gpt-5.5', '-'], upstream.url, 100)
+    for (const extra of [
+      { previous_response_id: 'resp_123' },
+      { conversation: 'conv_123' },
+      { prompt: { id: 'pmpt_123' } }
+    ]) {
+      const answer = await ask(proxied, '/v1/responses', { model: 'gpt-5.5', input: 'go on', ...extra })
+      expect(answer.status).toBe(403)
+      expect(answer.text).toMatch(/bills stored input/)
+    }
+    expect(upstream.bodies).toEqual([])
+    expect(proxied.proxy.refusedRequests).toEqual([
+      'POST /v1/responses (previous_response_id)',
+      'POST /v1/responses (conversation)',
+      'POST /v1/responses (prompt)'
+    ])
+    // codex's own request (codex-rs ResponsesApiRequest): stateless, the whole input in the body.
+    const codex = {
+      model: 'gpt-5.5',
+      instructions: 'You are codex.',
+      input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] }],
+      tools: [{ type: 'function', name: 'exec_command', parameters: {} }],
+      tool_choice: 'auto',
+      parallel_tool_calls: false,
+      reasoning: { effort: 'medium' },
+      store: false,
+      stream: false,
+      include: ['reasoning.encrypted_content'],
+      prompt_cache_key: 'thread-1'
+    }
+    expect((await ask(proxied, '/v1/responses', codex)).status).toBe(200)
+    expect(upstream.bodies).toHaveLength(1)
+  })
+})
+
+describe('per-use tool fees outside Anthropic (#25)', () => {
+  it("charges OpenAI's web search calls beside the tokens, and reserves max_tool_calls of them", async () => {
+    const calls = [1, 2, 3].map(n => ({ type: 'web_search_call', id: `ws_${n}`, status: 'completed' }))
+    const upstream = await answering(responsesAnswer([...calls, { type: 'message', content: [] }]))
+    const proxied = await behind(['codex', 'exec', '-m', 'gpt-5.5', '-'], upstream.url, 100)
+    const body = { model: 'gpt-5.5', input: 'find it', tools: [{ type: 'web_search' }], max_tool_calls: 6 }
+    expect((await ask(proxied, '/v1/responses', body)).status).toBe(200)
+    const [request] = proxied.proxy.requests
+    const tokens = priceFromTable({
+      model: 'gpt-5.5',
+      input: 1000,
+      output: 100,
+      cache_read: 0,
+      cache_write: 0
+    })!
+    // $25 per 1,000 calls (the higher of OpenAI's two prices): three made, six reserved.
+    expect(request.costUsd).toBeCloseTo(tokens + 3 * 0.025, 10)
+    expect(request.reservedUsd).toBeGreaterThan(6 * 0.025)
+  })
+
+  it('refuses the hosted tools with a fee per call or session, Gemini grounding and chat web search', async () => {
+    const refusals: Array<[string[], string, Record<string, unknown>, string]> = [
+      [
+        ['codex', 'exec', '-m', 'gpt-5.5', '-'],
+        '/v1/responses',
+        { model: 'gpt-5.5', input: 'x', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }] },
+        'tools: file_search'
+      ],
+      [
+        ['codex', 'exec', '-m', 'gpt-5.5', '-'],
+        '/v1/responses',
+        { model: 'gpt-5.5', input: 'x', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] },
+        'tools: code_interpreter'
+      ],
+      [
+        ['gemini', '-y'],
+        '/v1beta/models/gemini-2.5-pro:generateContent',
+        { contents: [], tools: [{ googleSearch: {} }] },
+        'tools: googleSearch'
+      ],
+      [
+        ['opencode', 'run', '-m', 'openai/gpt-5.5'],
+        '/v1/chat/completions',
+        { model: 'gpt-4o-search-preview', messages: [], web_search_options: {} },
+        'web_search_options'
+      ]
+    ]
+    for (const [argv, path, body, name] of refusals) {
+      const upstream = await answering({})
+      const proxied = await behind(argv, upstream.url, 100)
+      const answer = await ask(proxied, path, body)
+      expect({ name, status: answer.status, sent: upstream.bodies.length }).toEqual({
+        name,
+        status: 403,
+        sent: 0
+      })
+      expect(proxied.proxy.refusedRequests).toEqual([`POST ${path} (${name})`])
+    }
+  })
 })

@@ -6,6 +6,7 @@ import {
   decodeBody,
   DEFAULT_MAX_OUTPUT_TOKENS,
   endpointOf,
+  withOutputLimit,
   worstCaseUsage,
   worstPerUseUsd,
   WireUsage,
@@ -123,4 +124,37 @@ it("prices Anthropic's web searches beside the tokens, and reserves each search 
   ]
   expect(worstPerUseUsd('anthropic-messages', { tools })).toBeCloseTo(0.05 + 0.2, 10)
   expect(worstPerUseUsd('anthropic-messages', {})).toBe(0)
+})
+
+it('counts a streamed Responses web search call once, from its output item events and the final output', () => {
+  const meter = new WireUsage('openai-responses')
+  const item = { type: 'web_search_call', id: 'ws_1', status: 'in_progress' }
+  expect(meter.read({ type: 'response.output_item.added', output_index: 0, item })).toBe(true)
+  expect(meter.read({ type: 'response.output_item.done', output_index: 0, item })).toBe(false)
+  expect(meter.perUseUsd).toBeCloseTo(0.025, 10)
+  meter.read({
+    type: 'response.completed',
+    response: { output: [item, { type: 'web_search_call', id: 'ws_2' }], usage: { input_tokens: 1 } }
+  })
+  expect(meter.perUseUsd).toBeCloseTo(0.05, 10)
+})
+
+it('gives a body without a usable output limit the default, in the field its wire reads, and leaves the rest', () => {
+  expect(withOutputLimit('openai-responses', { input: 'x', max_output_tokens: 10 })).toBeUndefined()
+  expect(withOutputLimit('openai-responses', { input: 'x', max_output_tokens: -1 })).toEqual({
+    input: 'x',
+    max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS
+  })
+  expect(withOutputLimit('openai-chat', { model: 'llama-3', max_tokens: 'lots' })).toEqual({
+    model: 'llama-3',
+    max_tokens: DEFAULT_MAX_OUTPUT_TOKENS
+  })
+  expect(withOutputLimit('openai-chat', { model: 'o3' })).toEqual({
+    model: 'o3',
+    max_completion_tokens: DEFAULT_MAX_OUTPUT_TOKENS
+  })
+  expect(withOutputLimit('gemini', {})).toEqual({
+    generationConfig: { maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS }
+  })
+  expect(withOutputLimit('anthropic-messages', 'not an object')).toBeUndefined()
 })

@@ -56,3 +56,20 @@ test('a comment or a label naming such a ralph gets the same line', () => {
     dir: path.join(realpathSync(repo.dir), '.agents/ralphs/ok')
   })
 })
+
+test('a RALPH.md that is a link staying inside the project is refused too (#25), for a comment as for the input', () => {
+  repo.write('notes.md', '---\nagent: cat\n---\nnot a ralph\n')
+  mkdirSync(path.join(repo.dir, '.agents/ralphs/inside'))
+  symlinkSync('../../../notes.md', path.join(repo.dir, '.agents/ralphs/inside/RALPH.md'))
+  const line =
+    '.agents/ralphs/inside/RALPH.md is a link to notes.md: the action follows no link of the work tree, not even one inside the project; make it a regular file'
+  expect(installedRalph(repo.dir, 'inside')).toEqual({
+    problem: `the ralph \`inside\` cannot be started: ${line}`
+  })
+  expect(inputRalph(repo.dir, '.agents/ralphs/inside/RALPH.md')).toEqual({ problem: line })
+  // A folder that is a link inside the project still names that folder's own RALPH.md.
+  symlinkSync('ok', path.join(repo.dir, '.agents/ralphs/alias'))
+  expect(installedRalph(repo.dir, 'alias')).toEqual({
+    dir: path.join(realpathSync(repo.dir), '.agents/ralphs/ok')
+  })
+})

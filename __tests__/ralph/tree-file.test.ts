@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { pinTreeFile, readTreeFile, TreeFileError } from '../../src/ralph/index.js'
+import { pinTreeFile, readRegularFile, readTreeFile, TreeFileError } from '../../src/ralph/index.js'
 
 let dir: string
 beforeEach(() => {
@@ -112,4 +112,13 @@ describe('pinned in the work tree: a link there (one an earlier run’s agent co
     expect(pinTreeFile(path.join(t, 'GUARDRAILS.md'), t)).toBe(path.join(t, 'GUARDRAILS.md'))
     expect(pinTreeFile(path.join(dir, 'ralph', 'RALPH.md'), t)).toBe(path.join(dir, 'ralph', 'RALPH.md'))
   })
+})
+
+test('readRegularFile reads a regular file and refuses a link to one beside it, and a FIFO, without blocking', () => {
+  writeFileSync(path.join(dir, 'real.md'), 'text\n')
+  symlinkSync('real.md', path.join(dir, 'link.md'))
+  execFileSync('mkfifo', [path.join(dir, 'fifo.md')])
+  expect(readRegularFile(path.join(dir, 'real.md')).toString()).toBe('text\n')
+  expect(() => readRegularFile(path.join(dir, 'link.md'))).toThrow(/is a symbolic link/)
+  expect(() => readRegularFile(path.join(dir, 'fifo.md'))).toThrow(/is not a regular file/)
 })

@@ -162,7 +162,10 @@ export async function runLoopContained(
       // Remembered last, after our own state lines: anything added to them from here on is the loop's.
       const files = guardRunnerFiles(process.env, { close: isolated !== undefined })
       try {
-        const workspace = await GitWorkspace.open(plan.projectRoot, { env: hermeticGitEnvironment() })
+        const workspace = await GitWorkspace.open(plan.projectRoot, {
+          env: hermeticGitEnvironment(),
+          maxFileBytes: config.maxFileBytes
+        })
         return await withoutSecretVariables(
           () =>
             runLoop(config, {

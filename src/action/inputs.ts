@@ -8,6 +8,7 @@ import {
   type ModelProxySettings
 } from '../proxy/agent.js'
 import { NAME_RE, parseDuration, parseProtectSetting } from '../ralph/index.js'
+import { DEFAULT_MAX_FILE_BYTES, parseFileSize } from '../git/index.js'
 import { GITHUB_ACTIONS_BOT } from '../github/own-work.js'
 import {
   AGENT_USER_NAME,
@@ -43,6 +44,8 @@ export interface ActionInputs {
   maxIterations: number
   maxCostUsd?: number
   maxTimeSeconds?: number
+  /** Files over this many bytes are not delivered (default 50 MB). */
+  maxFileBytes?: number
   agentTimeoutSeconds?: number
   /** undefined: the ralph's `completion_tag:`, else COMPLETE; '' : the gates alone decide. */
   completionTag?: string
@@ -171,6 +174,18 @@ class InputReader {
         `Input '${name}' must be an amount in US dollars like 5 or 2.50, got ${quote(value)}.`
       )
     return Number(m[1])
+  }
+
+  /** A file size (`50 MB`, `500 KB`, a bare number of megabytes), in bytes. */
+  fileSize(name: string, fallback: number): number {
+    const value = this.text(name)
+    if (value === undefined) return fallback
+    const bytes = parseFileSize(value)
+    if (bytes === undefined)
+      throw new InputError(
+        `Input '${name}' must be a size like 50 MB, 500 KB or 1 GB (a bare number is megabytes), got ${quote(value)}.`
+      )
+    return bytes
   }
 
   /** A duration: a number of minutes, or a number with a unit (s, m, h). Answers seconds. */
@@ -331,6 +346,7 @@ export function readInputs(env: Env = process.env): ActionInputs {
     // Read here, in the inputs' order, so the first bad one is the one named.
     ...given('maxCostUsd', read.dollars('max-cost')),
     ...given('maxTimeSeconds', read.duration('max-time')),
+    maxFileBytes: read.fileSize('max-file-size', DEFAULT_MAX_FILE_BYTES),
     ...given('agentTimeoutSeconds', read.duration('agent-timeout')),
     ...given('completionTag', completionTag),
     openPr: read.boolean('open-pr', true),

@@ -2,7 +2,7 @@
 // task), the LoopConfig, the branch, the artifact's name. Everything a user can get wrong fails here, as one
 // line naming the file and line or the input, before any agent runs.
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import {
@@ -23,7 +23,8 @@ import {
   which,
   type LoadedRalph,
   type Ralph,
-  type RalphProblem
+  type RalphProblem,
+  readRegularFile
 } from '../ralph/index.js'
 import { inputRalph } from '../ralph/installed.js'
 import type { RunContext } from '../trigger/context.js'
@@ -121,7 +122,7 @@ function checkAgent(agent: string, projectRoot: string, env: NodeJS.ProcessEnv, 
 /** The RALPH.md body without frontmatter and HTML comments: what the ralph asks, for people. */
 function ralphTask(file: string): string {
   try {
-    return stripHtmlComments(splitFrontmatter(readFileSync(file, 'utf8')).body).trim()
+    return stripHtmlComments(splitFrontmatter(readRegularFile(file).toString('utf8')).body).trim()
   } catch {
     return ''
   }
@@ -191,7 +192,8 @@ export function makePlan(
         env,
         userArgs: tokens,
         skipAgentLookup: inputs.agent !== undefined || !lookup,
-        checkPrograms: true
+        checkPrograms: true,
+        noLinks: true
       })
       userArgs = loaded.argValues
       // ralphify's credit trailer asks the agent to credit ralphify in its commits: only when the ralph says so.
@@ -229,7 +231,7 @@ export function makePlan(
       warnings.push(problem.message)
     }
     // The task reaches the agent whatever the ralph's body says: appended as data when it does not place it.
-    if (delivered && !ralphReadsTask(readFileSync(ralph.file, 'utf8')))
+    if (delivered && !ralphReadsTask(readRegularFile(ralph.file).toString('utf8')))
       promptAppendix = `\n\n${delivered.block}`
   } else {
     const agent = inputs.agent as string
@@ -320,6 +322,7 @@ export function makePlan(
     checks,
     completionTag: inputs.completionTag ?? ralph.completionTag ?? 'COMPLETE',
     commit: true,
+    ...(inputs.maxFileBytes !== undefined ? { maxFileBytes: inputs.maxFileBytes } : {}),
     recordDir,
     presets: inputs.presets && (ralph.presets ?? true),
     baseline: inputs.baseline,

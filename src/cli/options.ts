@@ -1,5 +1,6 @@
 // The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
 import path from 'node:path'
+import { parseFileSize } from '../git/index.js'
 import { pyFloatRepr } from '../ralph/index.js'
 import type { LoopConfig } from '../loop/index.js'
 import { ModelProxyError, modelProxySettings, type ModelProxySettings } from '../proxy/agent.js'
@@ -97,6 +98,13 @@ export const LOOP_OPTIONS: OptionSpec[] = [
     names: ['--commit'],
     kind: 'flag',
     help: 'Commit what the agent left after each iteration.'
+  },
+  {
+    key: 'maxFileSize',
+    names: ['--max-file-size'],
+    kind: 'string',
+    metavar: 'SIZE',
+    help: 'With --commit, leave out a file larger than SIZE (50 MB by default; 500KB, 1GB), with a warning.'
   },
   {
     key: 'recordDir',
@@ -212,6 +220,7 @@ export interface LoopSettings {
   maxTimeSeconds?: number | undefined
   completionTag?: string | undefined
   commit: boolean
+  maxFileBytes?: number | undefined
   recordDir?: string | undefined
   outputCap?: number | undefined
   presets: boolean
@@ -250,6 +259,12 @@ export function loopSettings(options: ParsedArgs['options'], typed: ParsedArgs['
       `'--max-cost' must be a non-negative number of dollars, got ${pyFloatRepr(maxCost)}.`
     )
   const maxTime = options.maxTime as number | undefined
+  const maxFileSize = options.maxFileSize as string | undefined
+  const maxFileBytes = maxFileSize === undefined ? undefined : parseFileSize(maxFileSize)
+  if (maxFileSize !== undefined && maxFileBytes === undefined)
+    throw new UsageError(
+      `'--max-file-size' must be a size like 50MB, 500KB or 1GB (a bare number is megabytes), got '${maxFileSize}'.`
+    )
   const outputCap = options.outputCap as number | undefined
   if (outputCap !== undefined && outputCap < 1024)
     throw new UsageError(`'--output-cap' must be at least 1024 bytes, got ${outputCap}.`)
@@ -304,6 +319,7 @@ export function loopSettings(options: ParsedArgs['options'], typed: ParsedArgs['
     maxTimeSeconds: maxTime,
     completionTag: options.completionTag as string | undefined,
     commit: options.commit === true,
+    maxFileBytes,
     recordDir: options.recordDir as string | undefined,
     outputCap,
     presets: options.noPresets !== true,
@@ -328,6 +344,7 @@ export function engineSettings(settings: LoopSettings, cwd: string): Partial<Loo
       : {}),
     ...(settings.maxTimeSeconds !== undefined ? { maxTimeSeconds: settings.maxTimeSeconds } : {}),
     ...(settings.maxCostUsd !== undefined ? { maxCostUsd: settings.maxCostUsd } : {}),
+    ...(settings.maxFileBytes !== undefined ? { maxFileBytes: settings.maxFileBytes } : {}),
     baseline: settings.baseline,
     skipIfGreen: settings.skipIfGreen,
     ...(settings.parallelChecks ? { parallelChecks: true } : {}),

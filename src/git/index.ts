@@ -3,6 +3,8 @@ export {
   GitWorkspace,
   createWorktree,
   DIFF_PATCH_CHARS,
+  DEFAULT_MAX_FILE_BYTES,
+  parseFileSize,
   type Workspace,
   type WorkspaceDiff,
   type Worktree

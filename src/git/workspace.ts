@@ -5,6 +5,7 @@ import {
   chmodSync,
   constants,
   copyFileSync,
+  lstatSync,
   renameSync,
   rmSync,
   statSync,
@@ -45,7 +46,7 @@ export interface Workspace {
   dispose(): Promise<void>
   /**
    * What of the work tree was left out of the trees and commits so far, one line each (a nested repository,
-   * a change to `.gitmodules` or to a submodule): the loop warns of each once.
+   * a change to `.gitmodules` or to a submodule, a file over the size limit): the loop warns of each once.
    */
   refused?(): readonly string[]
   /** `file` (relative to the top folder) as `commit` holds it, never the tree's; undefined when it has none. */
@@ -59,6 +60,26 @@ const FILE_AT_BYTES = 1024 * 1024
 const LIST_BYTES = 64 * 1024 * 1024
 /** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
 const GITLINK_MODE = '160000'
+/** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
+export const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
+const SIZE_UNITS: Record<string, number> = {
+  b: 1,
+  kb: 1024,
+  k: 1024,
+  mb: 1024 ** 2,
+  m: 1024 ** 2,
+  gb: 1024 ** 3,
+  g: 1024 ** 3
+}
+
+/** `50 MB`, `500KB`, `1g`, or a bare number of megabytes, in bytes (binary units); undefined when unreadable. */
+export function parseFileSize(text: string): number | undefined {
+  const m = /^(\d+(?:\.\d+)?)\s*([kmg]?b?)$/i.exec(text.trim())
+  if (!m) return undefined
+  const bytes = Math.floor(Number(m[1]) * (SIZE_UNITS[m[2].toLowerCase() || 'mb'] ?? 0))
+  return bytes >= 1 ? bytes : undefined
+}
+
 /** Bytes kept for `git diff --stat` (a line per file). */
 const STAT_BYTES = 256 * 1024
 
@@ -87,6 +108,12 @@ interface KnownHead {
   log: string | undefined
 }
 
+/** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
+function megabytes(bytes: number): string {
+  const mb = bytes / (1024 * 1024)
+  return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`
+}
+
 /** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
 function gitBool(value: string | undefined): boolean {
   if (value === undefined) return true
@@ -106,17 +133,24 @@ export class GitWorkspace implements Workspace {
   /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
   private scratchGitlinks: string[] | undefined
   private readonly refusals = new Set<string>()
+  /** Files refused for their size (each named once, whatever size it grows to). */
+  private readonly oversized = new Set<string>()
 
   private constructor(
     readonly root: string,
     /** Variables every git command of this workspace gets (the action's hermetic git environment). */
-    private readonly env: NodeJS.ProcessEnv = {}
+    private readonly env: NodeJS.ProcessEnv = {},
+    /** A file larger than this is left out of every tree and commit; undefined: no limit. */
+    private readonly maxFileBytes?: number
   ) {}
 
   /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
-  static async open(dir: string, options: { env?: NodeJS.ProcessEnv } = {}): Promise<GitWorkspace> {
+  static async open(
+    dir: string,
+    options: { env?: NodeJS.ProcessEnv; maxFileBytes?: number | undefined } = {}
+  ): Promise<GitWorkspace> {
     const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env })
-    return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env)
+    return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env, options.maxFileBytes)
   }
 
   git(args: string[], env?: NodeJS.ProcessEnv, maxStdoutBytes?: number): Promise<GitResult> {
@@ -172,8 +206,9 @@ export class GitWorkspace implements Workspace {
    * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
    * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
    * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
-   * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content; each
-   * refusal is noted once.
+   * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or
+   * changed file over the size limit keeps what the index holds (nothing, or the start's). Each refusal is
+   * noted once.
    */
   private async deliverable(
     env: NodeJS.ProcessEnv | undefined,
@@ -190,6 +225,7 @@ export class GitWorkspace implements Workspace {
       throw new Error('the work tree lists more files than the action reads (64 MB of names)')
     const links = new Set(gitlinks)
     const nested: string[] = []
+    const large: string[] = []
     for (const entry of out.stdout.split('\0')) {
       const tag = entry.slice(0, 1)
       const name = entry.slice(2)
@@ -206,11 +242,22 @@ export class GitWorkspace implements Workspace {
         this.refusals.add(
           `${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`
         )
+      else if (name && this.maxFileBytes !== undefined) {
+        // lstat: a link is its own few bytes, never what it points at.
+        const size = lstatSync(path.join(this.root, name), { throwIfNoEntry: false })?.size ?? 0
+        if (size <= this.maxFileBytes) continue
+        large.push(name)
+        if (this.oversized.has(name)) continue
+        this.oversized.add(name)
+        this.refusals.add(
+          `${name}: ${megabytes(size)} is over max-file-size (${megabytes(this.maxFileBytes)}): it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`
+        )
+      }
     }
     return [
       '--',
       '.',
-      ...[...nested, ...gitlinks, '.gitmodules'].map(name => `:(exclude,literal,top)${name}`)
+      ...[...nested, ...gitlinks, '.gitmodules', ...large].map(name => `:(exclude,literal,top)${name}`)
     ]
   }
 

@@ -1,6 +1,7 @@
 // LoopConfig defaults, so front-ends and the benchmark only say what differs.
 import { tmpdir } from 'node:os'
 import path from 'node:path'
+import { DEFAULT_MAX_FILE_BYTES } from '../git/workspace.js'
 import { DEFAULT_BREAKER } from './breaker.js'
 import { safeFileName } from './checks.js'
 import { DEFAULT_CHECK_TIMEOUT, type RalphCheck } from '../ralph/index.js'
@@ -40,6 +41,7 @@ export function loopConfig(
     checks: settings.ralph.checks,
     completionTag: settings.ralph.completionTag ?? DEFAULT_COMPLETION_TAG,
     commit: false,
+    maxFileBytes: DEFAULT_MAX_FILE_BYTES,
     recordDir: defaultRecordDir(settings.ralph.name),
     outputCap: DEFAULT_OUTPUT_CAP,
     breaker: { ...DEFAULT_BREAKER },

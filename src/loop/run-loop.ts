@@ -147,9 +147,13 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     status.warnings.push(message)
     emit({ type: 'warning', message })
   }
-  // What the work tree held that is never delivered (a nested repository, .gitmodules): once each.
+  // What the work tree held that is never delivered (a nested repository, .gitmodules, a large file): once each.
   const warnRefused = (): void => {
-    for (const line of workspace.refused?.() ?? []) warn(line)
+    for (const line of workspace.refused?.() ?? []) {
+      if (status.notDelivered?.includes(line)) continue
+      ;(status.notDelivered ??= []).push(line)
+      warn(line)
+    }
   }
 
   // The agent's uid may reach only the proxy (model-only, allow-list): iptables, where the agent is its own user.

@@ -68,7 +68,8 @@ export async function openWorkTree(
   ports: LoopPorts,
   startedAt: number
 ): Promise<WorkTree> {
-  let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot))
+  const limit = { maxFileBytes: config.maxFileBytes }
+  let workspace = ports.workspace ?? (await GitWorkspace.open(config.projectRoot, limit))
   const isRepo = await workspace.isRepo()
   checkConfig(config, workspace, isRepo)
   if (!config.worktree) return { workspace, isRepo, workTree: config.projectRoot, ralph: config.ralph }
@@ -80,7 +81,7 @@ export async function openWorkTree(
     }
   )
   await workspace.dispose()
-  workspace = await GitWorkspace.open(worktree.dir)
+  workspace = await GitWorkspace.open(worktree.dir, limit)
   // The project root and the ralph's folder map to the same places inside the worktree (so `./` scripts
   // act on the worktree too); a ralph folder outside the repository, or not committed, stays put.
   const inWorktree = (dir: string): string | undefined => {

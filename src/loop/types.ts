@@ -50,6 +50,8 @@ export interface LoopConfig {
   completionTag: string
   /** Commit what the agent left after each iteration. */
   commit: boolean
+  /** A file of the work tree larger than this (bytes) is left out of every commit, with a warning. */
+  maxFileBytes?: number
   /** Where progress.md, status.json and logs/ go; never inside the work tree. */
   recordDir: string
   /** Bytes of one command's output put into the prompt; the middle of larger output is cut. Default 1 MiB. */
@@ -438,6 +440,8 @@ export interface LoopStatus {
   warnings: string[]
   /** Gates whose test runner the action does not count, and why: their exit code alone decides. */
   uncounted?: { check: string; why: string }[]
+  /** What the work tree held that was left out of the commits (a nested repository, a file over max-file-size), one line each (also among `warnings`). */
+  notDelivered?: string[]
   /** The agent ran behind the model proxy: where it forwarded, and the hosts it refused the agent. */
   modelProxy?: {
     upstream: string

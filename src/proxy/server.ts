@@ -20,6 +20,7 @@ import {
   MAX_REQUEST_BODY,
   SseReader,
   WireUsage,
+  withOutputLimit,
   worstCaseUsage,
   worstPerUseUsd,
   type ModelWire
@@ -305,10 +306,19 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       }
       const refusal = bodyRefusal(options.wire, json)
       if (refusal) return refuseRequest(response, `${name} (${refusal.name})`, refusal.why)
-      const worst = worstCaseUsage(options.wire, json, decoded.length, modelInPath(url.pathname))
+      // A body naming no output limit goes up with the one it is reserved at (decoded: its encoding is dropped).
+      const limited = withOutputLimit(options.wire, json)
+      const upBody = limited ? Buffer.from(JSON.stringify(limited)) : body
+      const worst = worstCaseUsage(
+        options.wire,
+        limited ?? json,
+        limited ? upBody.length : decoded.length,
+        modelInPath(url.pathname)
+      )
       const pending: Pending = {
         worstUsd: (options.price(worst) ?? 0) + worstPerUseUsd(options.wire, json),
-        start: () => send(request, response, url, body, pending.worstUsd, worst.model),
+        start: () =>
+          send(request, response, url, upBody, pending.worstUsd, worst.model, limited !== undefined),
         refuse: () => refuseForBudget(response, url.pathname, pending.worstUsd, worst.model)
       }
       response.on('close', () => {
@@ -403,7 +413,9 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     url: URL,
     body: Buffer,
     worstUsd: number,
-    model: string | undefined
+    model: string | undefined,
+    /** The body was rewritten, so it goes up plain, whatever encoding the agent sent. */
+    plain = false
   ): void => {
     const record: MeteredRequest = {
       seq: requests.length + 1,
@@ -418,7 +430,8 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     const modelCall = endpointOf(options.wire, record.method, url.pathname).kind === 'model'
     const headers: Record<string, string | string[]> = {}
     for (const [name, value] of Object.entries(request.headers))
-      if (value !== undefined && !NOT_FORWARDED.has(name)) headers[name] = value
+      if (value !== undefined && !NOT_FORWARDED.has(name) && !(plain && name === 'content-encoding'))
+        headers[name] = value
     Object.assign(headers, keyHeader(options.wire, options.apiKey), {
       'accept-encoding': 'identity',
       'content-length': String(body.length)

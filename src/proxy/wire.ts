@@ -26,8 +26,10 @@ export class WireUsage {
   readonly usage: UsageReport = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
   /** The response carried usage (false: nothing to price yet). */
   seen = false
-  /** Dollars billed per use beside the tokens (Anthropic's web searches), so far. */
+  /** Dollars billed per use beside the tokens (Anthropic's and OpenAI's web searches), so far. */
   perUseUsd = 0
+  /** The Responses web search calls seen so far (by item id or output index). */
+  private readonly searchCalls = new Set<string>()
 
   constructor(
     private readonly wire: ModelWire,
@@ -90,15 +92,33 @@ export class WireUsage {
   }
 
   // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
+  // A web search call is billed per call: counted as each output item shows, and in the final output.
   private responses(data: Json): boolean {
     const response =
       typeof data.type === 'string' && data.type.startsWith('response.') ? obj(data.response) : data
+    const searched = this.countSearches(
+      Array.isArray(response?.output) ? response.output : obj(data.item) ? [data.item] : [],
+      data.output_index
+    )
     const usage = obj(response?.usage)
-    if (!response || !usage) return false
-    return this.set(
+    if (!response || !usage) return searched
+    const changed = this.set(
       openAiUsage(usage, 'input_tokens', 'output_tokens', 'input_tokens_details'),
       response.model
     )
+    return changed || searched
+  }
+
+  private countSearches(items: unknown[], index: unknown): boolean {
+    const before = this.searchCalls.size
+    items.forEach((item, at) => {
+      const call = obj(item)
+      if (call?.type !== 'web_search_call') return
+      this.searchCalls.add(typeof call.id === 'string' ? call.id : `#${num(index) || at}`)
+    })
+    if (this.searchCalls.size === before) return false
+    this.perUseUsd = Math.max(this.perUseUsd, this.searchCalls.size * OPENAI_WEB_SEARCH_USD)
+    return true
   }
 
   // The usage chunk (stream_options.include_usage), or a whole body's usage.
@@ -256,7 +276,66 @@ export function bodyRefusal(wire: ModelWire, body: unknown): { name: string; why
       name: 'service_tier: priority',
       why: "priority processing is billed above the price table's standard rates"
     }
+  const json = obj(body) ?? {}
+  if (wire === 'openai-responses') {
+    // A small body that names stored input: the whole stored conversation is billed as this request's input.
+    for (const field of ['previous_response_id', 'conversation', 'prompt'])
+      if (json[field] !== undefined && json[field] !== null && json[field] !== '')
+        return {
+          name: field,
+          why: `${field} bills stored input (${STORED_INPUT[field]}) the body does not hold, so its worst case cannot be read from it; send the whole input instead`
+        }
+    const fee = toolTypes(json.tools).find(type => PER_USE_TOOLS.includes(type))
+    if (fee)
+      return {
+        name: `tools: ${fee}`,
+        why: 'the hosted tool is billed per call or per session beside the tokens, at a price the meter does not know'
+      }
+  }
+  // Chat completions' search models bill a fee per search.
+  if (wire === 'openai-chat' && json.web_search_options !== undefined)
+    return {
+      name: 'web_search_options',
+      why: 'a web search is billed per call beside the tokens, at a price the meter does not know'
+    }
+  if (wire === 'gemini') {
+    const grounding = (Array.isArray(json.tools) ? json.tools : [])
+      .flatMap(tool => Object.keys(obj(tool) ?? {}))
+      .find(key => GROUNDING_TOOLS.includes(key))
+    if (grounding)
+      return {
+        name: `tools: ${grounding}`,
+        why: 'grounding is billed per grounded prompt or per search query beside the tokens, at a price the meter does not know'
+      }
+  }
   return undefined
+}
+
+const STORED_INPUT: Record<string, string> = {
+  previous_response_id: 'the earlier response and everything before it',
+  conversation: "the conversation's items",
+  prompt: 'the stored prompt'
+}
+/** Responses hosted tools with a fee per call or per container session (web search is priced instead). */
+const PER_USE_TOOLS = ['file_search', 'code_interpreter', 'image_generation']
+/** Gemini's grounding tools, billed per grounded prompt (2.5) or per search query (3) beside the tokens. */
+const GROUNDING_TOOLS = [
+  'googleSearch',
+  'google_search',
+  'googleSearchRetrieval',
+  'google_search_retrieval',
+  'googleMaps',
+  'google_maps',
+  'enterpriseWebSearch',
+  'enterprise_web_search',
+  'retrieval'
+]
+
+function toolTypes(tools: unknown): string[] {
+  return (Array.isArray(tools) ? tools : []).flatMap(tool => {
+    const type = obj(tool)?.type
+    return typeof type === 'string' ? [type] : []
+  })
 }
 
 /**
@@ -264,11 +343,50 @@ export function bodyRefusal(wire: ModelWire, body: unknown): { name: string; why
  * a body holds beyond that (an image, a crafted string) is caught when the answer reports it.
  */
 export const BYTES_PER_INPUT_TOKEN = 3
-/** The output a request may ask for when it names no limit (the CLIs' own defaults are 8K to 32K). */
+/**
+ * The output a request is reserved at, and limited to, when it names no limit (the CLIs' own defaults are 8K to
+ * 32K; codex names none): the proxy writes it into the body (withOutputLimit).
+ */
 export const DEFAULT_MAX_OUTPUT_TOKENS = 32_000
 
 const positive = (value: unknown): number | undefined =>
   typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined
+
+/** Where a wire's request names its output limit (chat: the first one set, as worstCaseUsage reads it). */
+function outputLimit(wire: ModelWire, json: Json): unknown {
+  return wire === 'anthropic-messages'
+    ? json.max_tokens
+    : wire === 'openai-responses'
+      ? json.max_output_tokens
+      : wire === 'openai-chat'
+        ? (json.max_completion_tokens ?? json.max_tokens)
+        : obj(json.generationConfig)?.maxOutputTokens
+}
+
+/**
+ * The body with the output limit it was reserved at, when it names none the meter can read: without one the
+ * API allows the model's whole output (128K tokens for GPT-5), far past what was reserved. Undefined when the
+ * body names its own limit (then it goes up untouched).
+ */
+export function withOutputLimit(wire: ModelWire, body: unknown): Json | undefined {
+  const json = obj(body)
+  if (!json || positive(outputLimit(wire, json)) !== undefined) return undefined
+  const limit = DEFAULT_MAX_OUTPUT_TOKENS
+  switch (wire) {
+    case 'anthropic-messages':
+      return { ...json, max_tokens: limit }
+    case 'openai-responses':
+      return { ...json, max_output_tokens: limit }
+    case 'openai-chat': {
+      // OpenAI's own models take only max_completion_tokens; other chat servers know max_tokens.
+      const { max_tokens: _, max_completion_tokens: __, ...rest } = json
+      const openAi = typeof json.model === 'string' && /^(gpt-|o\d|chatgpt-)/.test(json.model)
+      return { ...rest, [openAi ? 'max_completion_tokens' : 'max_tokens']: limit }
+    }
+    case 'gemini':
+      return { ...json, generationConfig: { ...obj(json.generationConfig), maxOutputTokens: limit } }
+  }
+}
 
 /**
  * The most a model call may use: its body's size as input (none of it cached) and its output limit (times the
@@ -282,14 +400,7 @@ export function worstCaseUsage(
 ): UsageReport {
   const json = obj(body) ?? {}
   const config = obj(json.generationConfig) ?? {}
-  const limit =
-    wire === 'anthropic-messages'
-      ? json.max_tokens
-      : wire === 'openai-responses'
-        ? json.max_output_tokens
-        : wire === 'openai-chat'
-          ? (json.max_completion_tokens ?? json.max_tokens)
-          : config.maxOutputTokens
+  const limit = outputLimit(wire, json)
   const choices = positive(wire === 'openai-chat' ? json.n : wire === 'gemini' ? config.candidateCount : 1)
   // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
   const model =
@@ -312,8 +423,22 @@ export const ANTHROPIC_WEB_SEARCH_USD = 0.01
 /** Searches a web search tool that names no max_uses is reserved for (one request may search many times). */
 export const DEFAULT_WEB_SEARCHES = 20
 
-/** The most a model call may be billed per use beside its tokens: each web search tool's max_uses. */
+/**
+ * OpenAI's web search tool, per call: $25 per 1,000 for web_search_preview on non-reasoning models, $10 for the
+ * rest (developers.openai.com/api/docs/pricing, built-in tools); the higher price is kept.
+ */
+export const OPENAI_WEB_SEARCH_USD = 0.025
+
+/**
+ * The most a model call may be billed per use beside its tokens: each Anthropic web search tool's max_uses; for
+ * an OpenAI web search tool, the request's max_tool_calls (every hosted tool call a response may make).
+ */
 export function worstPerUseUsd(wire: ModelWire, body: unknown): number {
+  if (wire === 'openai-responses') {
+    const json = obj(body) ?? {}
+    if (!toolTypes(json.tools).some(type => type.startsWith('web_search'))) return 0
+    return (positive(json.max_tool_calls) ?? DEFAULT_WEB_SEARCHES) * OPENAI_WEB_SEARCH_USD
+  }
   if (wire !== 'anthropic-messages') return 0
   const tools = obj(body)?.tools
   if (!Array.isArray(tools)) return 0

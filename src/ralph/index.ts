@@ -41,7 +41,13 @@ export {
 } from './validate.js'
 export type { LoadedRalph, LoadOptions } from './validate.js'
 export { which } from './which.js'
-export { pinTreeFile, readTreeFile, TREE_FILE_MAX_BYTES, TreeFileError } from './tree-file.js'
+export {
+  pinTreeFile,
+  readRegularFile,
+  readTreeFile,
+  TREE_FILE_MAX_BYTES,
+  TreeFileError
+} from './tree-file.js'
 export {
   commandNotFound,
   missingAgentProgram,

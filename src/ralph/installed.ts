@@ -2,10 +2,10 @@
 // Followed through symlinks, the folder, its RALPH.md and the guardrails file it reads must all stay inside
 // the project, so a name never reaches a file elsewhere on the runner (another ralph, a secret the prompt
 // would carry). What is refused is not listed either.
-import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs'
+import { lstatSync, realpathSync, statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import path from 'node:path'
-import { isInside } from './tree-file.js'
+import { isInside, readRegularFile } from './tree-file.js'
 import {
   argsRead,
   INSTALLED_RALPHS_DIR,
@@ -52,6 +52,13 @@ export function ralphInProject(
   }
   if (!isInside(dir, root)) return leaves(named, dir)
   if (!isInside(file, root)) return leaves(path.join(named, RALPH_MARKER), file)
+  // Not even a link that stays inside: it could name any file of the project (a credentials file an earlier
+  // step left in the workspace) as the prompt.
+  const own = path.join(dir, RALPH_MARKER)
+  if (isLink(own))
+    return {
+      problem: `${shown(projectRoot, path.join(named, RALPH_MARKER))} is a link to ${shown(projectRoot, file)}: the action follows no link of the work tree, not even one inside the project; make it a regular file`
+    }
   const guardrails = guardrailsOf(file)
   if (guardrails !== undefined) {
     let real: string | undefined
@@ -64,8 +71,25 @@ export function ralphInProject(
       return {
         problem: `${shown(projectRoot, named)} reads its guardrails from ${guardrails}, which leads outside the project (a link to ${real})`
       }
+    if (real !== undefined && isLink(path.resolve(root, guardrails)))
+      return {
+        problem: `${shown(projectRoot, named)} reads its guardrails from ${guardrails}, a link to ${shown(projectRoot, real)}: the action follows no link of the work tree, not even one inside the project; make it a regular file`
+      }
   }
   return { dir, file }
+}
+
+function isLink(p: string): boolean {
+  try {
+    return lstatSync(p).isSymbolicLink()
+  } catch {
+    return false
+  }
+}
+
+/** A ralph's file as text, read as the action reads the tree's files at start: no link, a regular file. */
+function readOwnFile(file: string): string {
+  return readRegularFile(file).toString('utf8')
 }
 
 /** The installed ralph's real folder, or why the name does not name one a trigger may run. */
@@ -114,7 +138,7 @@ export function availableRalphs(projectRoot: string): string[] {
 export function argsOf(ralph: string, projectRoot: string): string[] | undefined {
   try {
     const { file } = resolveRalphPath(ralph, { cwd: projectRoot, home: homedir() })
-    return argsRead(file, readFileSync(file, 'utf8'))?.filter(
+    return argsRead(file, readOwnFile(file))?.filter(
       name => !(RESERVED_ARGS as readonly string[]).includes(name)
     )
   } catch {
@@ -131,7 +155,7 @@ export function argsIn(template: string): string[] {
 
 function guardrailsOf(file: string): string | undefined {
   try {
-    const value = readFrontmatter(file, readFileSync(file, 'utf8')).data.get('guardrails')
+    const value = readFrontmatter(file, readOwnFile(file)).data.get('guardrails')
     return typeof value === 'string' && value.trim() ? value : undefined
   } catch {
     return undefined // a broken ralph: the plan reports it with its line

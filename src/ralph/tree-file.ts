@@ -87,6 +87,15 @@ function checkFolders(file: string): void {
  */
 export function readTreeFile(file: string, maxBytes = TREE_FILE_MAX_BYTES): Buffer {
   checkFolders(file)
+  return readRegularFile(file, maxBytes)
+}
+
+/**
+ * The bytes of `file` if it is a regular file and not a link (O_NOFOLLOW: not even one that stays inside the
+ * project), opened without blocking. Its folders are followed (their containment is the caller's check).
+ * Throws TreeFileError naming why not.
+ */
+export function readRegularFile(file: string, maxBytes = TREE_FILE_MAX_BYTES): Buffer {
   let fd: number
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY)

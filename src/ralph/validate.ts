@@ -16,6 +16,7 @@ import type { PyDict, PyValue } from './pyvalue.js'
 import { RALPH_MARKER } from './resolve.js'
 import { parseProtectSetting } from './protect.js'
 import { ShlexError, shlexSplit } from './shlex.js'
+import { readRegularFile, TreeFileError } from './tree-file.js'
 import { fileProblem, RalphError } from './types.js'
 import type { Ralph, RalphCommand, RalphProblem } from './types.js'
 
@@ -35,6 +36,8 @@ export interface LoadOptions {
   skipAgentLookup?: boolean
   /** The file's content when already read; otherwise it is read from `file`. */
   text?: string
+  /** Read RALPH.md only if it is a regular file and not a link, even one inside the project (the action's rule). */
+  noLinks?: boolean
   /**
    * Also find the programs its commands and checks start (the reference finds a command's only when it
    * runs it, after the loop has started): a missing one is a problem at its `run:` line.
@@ -170,7 +173,7 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
 
   let text: string
   try {
-    text = opts.text ?? readUtf8(absolute)
+    text = opts.text ?? readUtf8(absolute, opts.noLinks === true)
   } catch (error) {
     const fatal = error instanceof RalphError ? error : new RalphError(String(error))
     return { problems: fatal.problems.length ? fatal.problems : [problemOf(file, fatal)], fatal }
@@ -534,13 +537,15 @@ function isValidTimeout(value: PyValue): boolean {
   return false
 }
 
-function readUtf8(file: string): string {
+function readUtf8(file: string, noLinks: boolean): string {
   let bytes: Buffer
   try {
-    bytes = fs.readFileSync(file)
+    bytes = noLinks ? readRegularFile(file) : fs.readFileSync(file)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'ENOENT') throw new RalphError(`${RALPH_MARKER} not found at '${file}'.`)
+    if (error instanceof TreeFileError)
+      throw new RalphError(`${error.message}. Make it a regular file of the project.`)
     throw new RalphError(`Cannot read ${file}: ${fileProblem(error)}.`)
   }
   try {

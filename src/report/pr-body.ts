@@ -18,6 +18,8 @@ export const MAX_PR_BODY_CHARS = 65_536
 /** Room kept under the limit for the marker and whatever delivery appends. */
 const BODY_BUDGET = MAX_PR_BODY_CHARS - 1_536
 const TASK_CHARS = 6_000
+/** Lines of what was left out shown in the body (the record keeps them all). */
+const NOT_DELIVERED_LINES = 20
 
 /** In every pull request body the action writes: with its author, it tells the action's own apart. */
 export const PULL_REQUEST_MARKER = '<!-- ralph-action:pull-request -->'
@@ -144,6 +146,18 @@ function render(report: RunReport, options: PrBodyOptions, taskLimit: number, ro
     ['### Gates', '', gateEvidence(status)].join('\n'),
     ['### Iterations', '', iterationTable(status, rows)].join('\n'),
     ...(revertList(status) ? [[REVERTS_HEADING, '', REVERTS_INTRO, '', revertList(status)].join('\n')] : []),
+    ...(status.notDelivered?.length
+      ? [
+          [
+            '### Not delivered',
+            '',
+            ...status.notDelivered.slice(0, NOT_DELIVERED_LINES).map(line => `- ${codeCell(line, 300)}`),
+            ...(status.notDelivered.length > NOT_DELIVERED_LINES
+              ? [`- … and ${status.notDelivered.length - NOT_DELIVERED_LINES} more, in the run record`]
+              : [])
+          ].join('\n')
+        ]
+      : []),
     [
       '---',
       `Made by a ralph loop in [run ${links.run.split('/runs/')[1]?.split('/')[0] ?? ''}](${links.run}); ${record}.`,
