@@ -5,7 +5,7 @@
 # A test that fails before the fix for another reason (it imports what only the fix adds) gets through:
 # the reviewer still reads the pull request.
 set -uo pipefail
-start_file=$(git rev-parse --git-path ralph-hunt-start)
+start_file="$(git rev-parse --git-common-dir)/ralph-hunt-start"
 if [ ! -s "$start_file" ]; then
   echo "No start commit recorded: the 'start' command records it at the beginning of each iteration."
   exit 1

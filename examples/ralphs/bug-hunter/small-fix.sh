@@ -3,7 +3,7 @@
 # lockfiles), so a reviewer can read it in minutes. RALPH_HUNT_MAX_LINES changes the size limit.
 set -uo pipefail
 max_lines=${RALPH_HUNT_MAX_LINES:-300}
-start=$(cat "$(git rev-parse --git-path ralph-hunt-start)" 2>/dev/null) || { echo "No start commit recorded."; exit 1; }
+start=$(cat "$(git rev-parse --git-common-dir)/ralph-hunt-start" 2>/dev/null) || { echo "No start commit recorded."; exit 1; }
 untracked=$(git ls-files --others --exclude-standard)
 changed=$(printf '%s\n%s\n' "$(git diff --name-only "$start" --)" "$untracked" | grep -v '^$' | sort -u)
 forbidden=$(grep -E '^\.github/|(^|/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|package\.json)$' <<< "$changed")
