@@ -52839,13 +52839,12 @@ function projectIn(checkout, repoRoot, projectRoot) {
     const rel = external_node_path_default().relative(real(repoRoot), real(projectRoot));
     return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? checkout : external_node_path_default().join(checkout, rel);
 }
-/** The run's protected paths (none when it has no protection) put back in `checkout` from the base. */
+/** The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this process. */
 function fromBase(env) {
     const protection = env.protection;
     if (!protection)
         return () => Promise.resolve([]);
     return async (checkout, base) => (await restoreProtected(checkout, base, protection.rules, {
-        runProcess: env.runProcess,
         signal: env.guard.signal,
         ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
     })).map(revert => revert.path);
@@ -52863,9 +52862,10 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
     let giveBack;
     try {
         await gitOrThrow(['worktree', 'add', '--detach', '--quiet', checkout, commit], git);
-        // Lent first: the protected paths are put back by the user the gates run as, as in the loop's own tree.
-        giveBack = await ports.lend?.(checkout);
+        // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
+        // there), so its git may read it and no process can swap a path while it is put back.
         const reverted = base !== undefined ? await (ports.restoreProtected ?? fromBase(env))(checkout, base) : [];
+        giveBack = await ports.lend?.(checkout);
         const cwd = projectIn(checkout, repoRoot, env.workTree);
         const dir = external_node_path_default().join(env.record.iterationDir(iteration), 'clean');
         const setup = await runSetup(env, cwd, dir);

@@ -169,7 +169,7 @@ export interface VerifyPorts {
   lend?: (dir: string) => Promise<() => Promise<string[]>>
   /**
    * Puts protected paths back from the base commit in the clean checkout; answers the paths it reverted.
-   * Default: the run's own protection (loop/protected.ts restoreProtected), as the user the gates run as.
+   * Default: the run's own protection (loop/protected.ts restoreProtected), before the checkout is lent.
    */
   restoreProtected?: (checkout: string, baseCommit: string) => Promise<string[]>
 }

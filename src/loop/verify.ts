@@ -97,14 +97,13 @@ function projectIn(checkout: string, repoRoot: string, projectRoot: string): str
   return rel.startsWith('..') || path.isAbsolute(rel) ? checkout : path.join(checkout, rel)
 }
 
-/** The run's protected paths (none when it has no protection) put back in `checkout` from the base. */
+/** The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this process. */
 function fromBase(env: LoopEnvironment): (checkout: string, base: string) => Promise<string[]> {
   const protection = env.protection
   if (!protection) return () => Promise.resolve([])
   return async (checkout, base) =>
     (
       await restoreProtected(checkout, base, protection.rules, {
-        runProcess: env.runProcess,
         signal: env.guard.signal,
         ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
       })
@@ -131,9 +130,10 @@ export async function verifyCommit(
   let giveBack: (() => Promise<string[]>) | undefined
   try {
     await gitOrThrow(['worktree', 'add', '--detach', '--quiet', checkout, commit], git)
-    // Lent first: the protected paths are put back by the user the gates run as, as in the loop's own tree.
-    giveBack = await ports.lend?.(checkout)
+    // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
+    // there), so its git may read it and no process can swap a path while it is put back.
     const reverted = base !== undefined ? await (ports.restoreProtected ?? fromBase(env))(checkout, base) : []
+    giveBack = await ports.lend?.(checkout)
     const cwd = projectIn(checkout, repoRoot, env.workTree)
     const dir = path.join(env.record.iterationDir(iteration), 'clean')
     const setup = await runSetup(env, cwd, dir)
