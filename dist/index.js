@@ -51715,19 +51715,90 @@ function insideTop(top, file) {
 }
 /** The words of a gate that may name a path: its shell words, and the pieces of those split at shell syntax. */
 function gateWords(run) {
-    let words;
+    const pieces = shellWords(run).flatMap(word => [word, ...word.split(/[\s;&|()<>`"'=,]+/)]);
+    return [...new Set(pieces.filter(p => p !== '' && p !== '.' && p !== '..' && !p.startsWith('-')))];
+}
+function shellWords(run) {
     try {
-        words = shlex_shlexSplit(run);
+        return shlex_shlexSplit(run);
     }
     catch {
-        words = run.split(/\s+/);
+        return run.split(/\s+/);
     }
-    const pieces = words.flatMap(word => [word, ...word.split(/[\s;&|()<>`"'=,]+/)]);
-    return [...new Set(pieces.filter(p => p !== '' && p !== '.' && p !== '..' && !p.startsWith('-')))];
+}
+/** Programs whose first word that is not an option is the script they run. */
+const INTERPRETERS = new Set([
+    'bash',
+    'sh',
+    'dash',
+    'zsh',
+    'ksh',
+    'node',
+    'python',
+    'python3',
+    'ruby',
+    'perl',
+    'php',
+    'deno',
+    'bun'
+].concat(['tsx', 'ts-node', 'pwsh', 'source', '.']));
+/** Programs that run the command that follows them. */
+const WRAPPERS = new Set(['env', 'timeout', 'nice', 'nohup', 'time', 'exec', 'command', 'xargs', 'stdbuf']);
+/** Words that end one simple command and start another. */
+const SEPARATOR = /^(;|&&|\|\||\||&|\(|\)|\{|\}|!|if|then|else|elif|do|while|until)$/;
+/**
+ * The files a gate runs, not those it reads as data: each simple command's program, an interpreter's script
+ * (`bash check.sh`, `node scripts/verify.js`; `bash -c '…'` read again), and a runner's configuration
+ * (`--config x`). `grep -q 'a + b' calc.js` runs grep: calc.js is the code the agent is asked to change.
+ */
+function filesRun(run, depth = 0) {
+    const words = shellWords(run);
+    const out = [];
+    let start = true;
+    for (let i = 0; i < words.length; i++) {
+        const word = words[i].replace(/;+$/, '');
+        const ends = words[i] !== word;
+        if (SEPARATOR.test(word)) {
+            start = true;
+            continue;
+        }
+        const config = /^(-c|--?(config|config-file|rcfile|settings))(=(.*))?$/.exec(word);
+        if (config) {
+            const value = config[4] ?? words[i + 1];
+            if (value)
+                out.push(value);
+        }
+        else if (start && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) && !/^-|^\d+[smhd]?$/.test(word)) {
+            const name = external_node_path_default().posix.basename(word);
+            out.push(word);
+            start = WRAPPERS.has(name);
+            if (INTERPRETERS.has(name))
+                for (let j = i + 1; j < words.length; j++) {
+                    if (words[j] === '-c' && words[j + 1] !== undefined) {
+                        if (depth < 2)
+                            out.push(...filesRun(words[j + 1], depth + 1));
+                        i = j + 1;
+                        break;
+                    }
+                    if (words[j] === '-m')
+                        break;
+                    if (words[j].startsWith('-'))
+                        continue;
+                    out.push(words[j].replace(/;+$/, ''));
+                    if (words[j].endsWith(';'))
+                        start = true;
+                    i = j;
+                    break;
+                }
+        }
+        if (ends)
+            start = true;
+    }
+    return out;
 }
 /**
  * The rules `auto` stands for, given the start commit's files: the ralph's folder, .github/, every file a
- * gate names, package.json for JavaScript gates, runner configuration, and the tests that exist.
+ * gate runs (filesRun), package.json for JavaScript gates, runner configuration, and the tests that exist.
  */
 function autoRules(facts, baseFiles) {
     const rules = [];
@@ -51739,9 +51810,10 @@ function autoRules(facts, baseFiles) {
     rules.push({ glob: '.github/**', scope: 'all', why: 'auto: .github/ (workflows, actions)' });
     let javascript = false;
     for (const check of facts.checks) {
-        for (const word of gateWords(check.run)) {
+        for (const word of gateWords(check.run))
             if (PACKAGE_JSON_RUNNERS.has(external_node_path_default().posix.basename(word)))
                 javascript = true;
+        for (const word of filesRun(check.run)) {
             if (/[$*?[{]/.test(word))
                 continue;
             const rel = external_node_path_default().posix.normalize(external_node_path_default().posix.join(facts.projectDir, word.replace(/^\.\//, '')));
@@ -51749,7 +51821,7 @@ function autoRules(facts, baseFiles) {
                 continue;
             // A file, not a folder: `eslint src` names the code the agent is asked to change.
             if (baseFiles.has(rel))
-                rules.push({ glob: rel, scope: 'base', why: `auto: named by a gate (${check.run})` });
+                rules.push({ glob: rel, scope: 'base', why: `auto: run by a gate (${check.run})` });
         }
     }
     if (javascript)

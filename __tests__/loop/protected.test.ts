@@ -15,6 +15,7 @@ import {
 import path from 'node:path'
 import {
   autoRules,
+  filesRun,
   findChanges,
   globMatches,
   parseProtectSetting,
@@ -123,6 +124,27 @@ describe('auto', () => {
     expect(
       autoRules({ ...facts, checks: [{ run: 'pytest' }] }, base).some(r => r.glob === 'package.json')
     ).toBe(false)
+  })
+
+  test('a gate protects what it runs, never the data it reads: `grep -q x calc.js` leaves calc.js to the agent', () => {
+    expect(filesRun("grep -q 'a + b' calc.js")).toEqual(['grep'])
+    expect(filesRun('./check.sh --strict && node scripts/verify.js; timeout 60 bash -x ci/run.sh')).toEqual([
+      './check.sh',
+      'node',
+      'scripts/verify.js',
+      'timeout',
+      'bash',
+      'ci/run.sh'
+    ])
+    expect(filesRun('bash -c "eslint src && ./lint.sh"')).toEqual(['bash', 'eslint', './lint.sh'])
+    expect(filesRun('CI=1 env FOO=1 python3 -m pytest -c ci/pytest.ini')).toEqual([
+      'env',
+      'python3',
+      'ci/pytest.ini'
+    ])
+    expect(filesRun('npx vitest --config=vitest.ci.ts')).toEqual(['npx', 'vitest.ci.ts'])
+    const grep = autoRules({ ...facts, checks: [{ run: "grep -q 'a + b' src/calc.js" }] }, base)
+    expect(ruleFor(grep, 'src/calc.js', true)).toBeUndefined()
   })
 
   test('tests that exist are protected, new tests are the agent’s to add', () => {
