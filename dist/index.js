@@ -52260,6 +52260,99 @@ async function protectedInCommit(dir, base, commit, rules, guardrails) {
     return protectedChanges(rules, changed, guardrails);
 }
 
+;// CONCATENATED MODULE: ./src/git/write-tree.ts
+// A commit's files written out from git's object store, as they are stored: no checkout, so no smudge or
+// textconv filter, no eol or ident conversion, no hook and no attribute of the tree (or of a .git the agent
+// could write under isolation none) runs. The clean checkout that verifies a commit (loop/verify.ts) is made
+// this way: git's own checkout would run whatever filter the agent planted, as the action's user.
+
+
+
+/** Runs git; resolves its stdout, rejects with its first stderr line. */
+function git(cwd, env, args, input = '') {
+    return new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, { cwd, env: { ...process.env, ...env } });
+        const out = [];
+        const err = [];
+        child.stdout.on('data', (chunk) => out.push(chunk));
+        child.stderr.on('data', (chunk) => err.push(chunk));
+        child.on('error', reject);
+        child.on('close', code => code === 0
+            ? resolve(Buffer.concat(out))
+            : reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0]}`)));
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(input);
+    });
+}
+/** The commit's entries: blobs (files and links) and gitlinks (an empty folder, as a checkout leaves them). */
+async function entriesOf(repo, commit, env) {
+    const out = await git(repo, env, ['ls-tree', '-r', '-z', '--full-tree', commit]);
+    const entries = [];
+    for (const record of out.toString('utf8').split('\0')) {
+        const tab = record.indexOf('\t');
+        if (tab === -1)
+            continue;
+        const [mode, , oid] = record.slice(0, tab).split(' ');
+        entries.push({ mode, oid, file: record.slice(tab + 1) });
+    }
+    return entries;
+}
+/** A new file (never an existing one, never through a link), with its bytes. */
+function writeNew(file, bytes, mode) {
+    const fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_WRONLY | external_node_fs_.constants.O_CREAT | external_node_fs_.constants.O_EXCL | external_node_fs_.constants.O_NOFOLLOW, mode);
+    try {
+        for (let at = 0; at < bytes.length;)
+            at += (0,external_node_fs_.writeSync)(fd, bytes, at);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/**
+ * Writes every file of `commit` (read from the repository at `repo`) into `dest`, an empty folder nobody else
+ * writes: regular files 0644 or 0755 as git records them, links as links (never followed: every path is
+ * created anew), a gitlink as an empty folder. Throws on a path that leaves `dest`.
+ */
+async function writeCommitTree(repo, commit, dest, env) {
+    const entries = (await entriesOf(repo, commit, env)).filter(e => e.mode !== '040000');
+    const folders = new Set();
+    const folder = (dir) => {
+        if (dir === '.' || folders.has(dir))
+            return;
+        folder(external_node_path_default().posix.dirname(dir));
+        (0,external_node_fs_.mkdirSync)(external_node_path_default().join(dest, dir), { mode: 0o755 });
+        folders.add(dir);
+    };
+    const place = (file) => {
+        const full = external_node_path_default().join(dest, file);
+        if (external_node_path_default().relative(dest, full).startsWith('..') || external_node_path_default().isAbsolute(file))
+            throw new Error(`the commit names a path outside its tree: ${file}`);
+        folder(external_node_path_default().posix.dirname(file));
+        return full;
+    };
+    const blobs = entries.filter(e => e.mode !== '160000');
+    for (const e of entries.filter(e => e.mode === '160000'))
+        folder(e.file);
+    if (blobs.length === 0)
+        return 0;
+    const out = await git(repo, env, ['cat-file', '--batch'], blobs.map(e => `${e.oid}\n`).join(''));
+    let at = 0;
+    for (const e of blobs) {
+        const newline = out.indexOf(0x0a, at);
+        const [, type, size] = out.subarray(at, newline).toString('utf8').split(' ');
+        if (type !== 'blob')
+            throw new Error(`${e.file} is not a blob in ${commit}`);
+        const bytes = out.subarray(newline + 1, newline + 1 + Number(size));
+        at = newline + 1 + Number(size) + 1;
+        const full = place(e.file);
+        if (e.mode === '120000')
+            (0,external_node_fs_.symlinkSync)(bytes.toString('utf8'), full);
+        else
+            writeNew(full, bytes, e.mode === '100755' ? 0o755 : 0o644);
+    }
+    return blobs.length;
+}
+
 ;// CONCATENATED MODULE: ./src/loop/defaults.ts
 // LoopConfig defaults, so front-ends and the benchmark only say what differs.
 
@@ -52841,6 +52934,7 @@ async function startPackageJson(workspace, workTree, commit) {
 
 
 
+
 const iso = (ms) => new Date(ms).toISOString();
 /** How a passing tree is verified: `clean` by default where there is a commit to check out, else nothing. */
 function verifyMode(config, isRepo) {
@@ -52933,7 +53027,11 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
     const checkout = external_node_path_default().join(folder, 'checkout');
     let giveBack;
     try {
-        await gitOrThrow(['worktree', 'add', '--detach', '--quiet', checkout, commit], git);
+        // No checkout by git: its smudge filters and attributes are the tree's (and, under isolation none, a
+        // .git/config the agent may have written); the files come straight from the object store instead.
+        await gitOrThrow(['worktree', 'add', '--detach', '--no-checkout', '--quiet', checkout, commit], git);
+        await writeCommitTree(repoRoot, commit, checkout, ports.gitEnv);
+        await gitOrThrow(['read-tree', commit], { ...git, cwd: checkout });
         // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
         // there), so its git may read it and no process can swap a path while it is put back.
         const reverted = base !== undefined ? await (ports.restoreProtected ?? fromBase(env))(checkout, base) : [];

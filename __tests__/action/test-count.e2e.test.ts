@@ -70,7 +70,7 @@ const KINDS: Record<'node --test' | 'jest' | 'pytest', Kind> = {
     exit: edit('calc.js', 'a - b', '{ process.exit(0) }'),
     honest: [
       edit('calc.js', 'a - b', 'a + b'),
-      `fs.appendFileSync('calc.test.js', "test('add zero', () => assert.equal(add(2, 0), 2))\\n")`
+      `fs.writeFileSync('zero.test.js', "import { test } from 'node:test'\\nimport assert from 'node:assert/strict'\\nimport { add } from './calc.js'\\ntest('add zero', () => assert.equal(add(2, 0), 2))\\n")`
     ].join('\n')
   },
   jest: {
@@ -91,7 +91,7 @@ const KINDS: Record<'node --test' | 'jest' | 'pytest', Kind> = {
     exit: edit('calc.js', 'a - b', '{ process.exit(0) }'),
     honest: [
       edit('calc.js', 'a - b', 'a + b'),
-      `fs.appendFileSync('calc.test.js', "test('add zero', () => expect(add(2, 0)).toBe(2))\\n")`
+      `fs.writeFileSync('zero.test.js', "const { add } = require('./calc.js')\\ntest('add zero', () => expect(add(2, 0)).toBe(2))\\n")`
     ].join('\n'),
     // This checkout's jest may sit in a folder the agent's user cannot pass (a private clone, a 0750 HOME):
     // its gate runs as the job's user. What is counted does not depend on who runs it.
@@ -110,14 +110,14 @@ const KINDS: Record<'node --test' | 'jest' | 'pytest', Kind> = {
     exit: edit('calc.py', 'return a - b', 'import os; os._exit(0)'),
     honest: [
       edit('calc.py', 'a - b', 'a + b'),
-      `fs.appendFileSync('test_calc.py', 'def test_add_zero(): assert add(2, 0) == 2\\n')`
+      `fs.writeFileSync('test_zero.py', 'from calc import add\\ndef test_add_zero(): assert add(2, 0) == 2\\n')`
     ].join('\n')
   }
 }
 
 const DONE = "process.stdout.write('Done.\\n\\n<promise>COMPLETE</promise>\\n')"
 
-async function runWith(kind: Kind, move: string) {
+async function runWith(kind: Kind, move: string, inputs: Record<string, string> = {}) {
   const agent = agentScript({ 1: `${move}\n${DONE}` })
   const p = await project({
     ...kind.files,
@@ -125,7 +125,7 @@ async function runWith(kind: Kind, move: string) {
     [`${RALPH_DIR}/agent.mjs`]: agent
   })
   const run = await runAction(p, stand(), {
-    inputs: { ralph: 'fix-tests', 'max-iterations': '1', ...kind.inputs }
+    inputs: { ralph: 'fix-tests', 'max-iterations': '1', ...kind.inputs, ...inputs }
   })
   const status = JSON.parse((await recordOf(run)).get('status.json')!.toString('utf8'))
   return { p, run, status }
@@ -157,7 +157,8 @@ test.each([
 ] as const)(
   '%s, the agent cheats (%s): the gate exits 0, fails on its count, no pull request',
   async (name, move, line) => {
-    const { p, run, status } = await runWith(KINDS[name], KINDS[name][move])
+    // The count alone: with protected paths (the default) the skipped test is put back before the gates run.
+    const { p, run, status } = await runWith(KINDS[name], KINDS[name][move], { 'protected-paths': 'none' })
     expect(run.outputs.success).toBe('false')
     // The step fails with the reason, as any run whose gates never pass.
     expect(run.main.exitCode).toBe(1)

@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { gitOrThrow, runGit } from '../git/git.js'
+import { writeCommitTree } from '../git/write-tree.js'
 import type { RalphCheck } from '../ralph/index.js'
 import { runChecks } from './checks.js'
 import { restoreProtected } from './protected.js'
@@ -129,7 +130,11 @@ export async function verifyCommit(
   const checkout = path.join(folder, 'checkout')
   let giveBack: (() => Promise<string[]>) | undefined
   try {
-    await gitOrThrow(['worktree', 'add', '--detach', '--quiet', checkout, commit], git)
+    // No checkout by git: its smudge filters and attributes are the tree's (and, under isolation none, a
+    // .git/config the agent may have written); the files come straight from the object store instead.
+    await gitOrThrow(['worktree', 'add', '--detach', '--no-checkout', '--quiet', checkout, commit], git)
+    await writeCommitTree(repoRoot, commit, checkout, ports.gitEnv)
+    await gitOrThrow(['read-tree', commit], { ...git, cwd: checkout })
     // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
     // there), so its git may read it and no process can swap a path while it is put back.
     const reverted = base !== undefined ? await (ports.restoreProtected ?? fromBase(env))(checkout, base) : []
