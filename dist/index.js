@@ -40548,641 +40548,6 @@ var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: ./src/git/git.ts
-// Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
-// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
-
-const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
-const MAX_STDERR = 64 * 1024;
-function runGit(args, options) {
-    const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
-    return new Promise(resolve => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, {
-            cwd: options.cwd,
-            env: { ...process.env, ...options.env },
-            stdio: ['ignore', 'pipe', 'pipe']
-        });
-        const out = [];
-        const err = [];
-        let outBytes = 0;
-        let errBytes = 0;
-        let truncated = false;
-        let settled = false;
-        const finish = (result) => {
-            if (settled)
-                return;
-            settled = true;
-            resolve(result);
-        };
-        child.stdout.on('data', (chunk) => {
-            if (outBytes >= maxStdout) {
-                truncated = true;
-                return;
-            }
-            const room = maxStdout - outBytes;
-            if (chunk.length > room)
-                truncated = true;
-            const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-            out.push(kept);
-            outBytes += kept.length;
-        });
-        child.stderr.on('data', (chunk) => {
-            if (errBytes >= MAX_STDERR)
-                return;
-            err.push(chunk);
-            errBytes += chunk.length;
-        });
-        child.on('error', error => {
-            finish({
-                exitCode: 127,
-                stdout: '',
-                stderr: `git could not be started: ${error.message}`,
-                stdoutTruncated: false
-            });
-        });
-        child.on('close', code => {
-            finish({
-                exitCode: code ?? 128,
-                stdout: Buffer.concat(out).toString('utf8'),
-                stderr: Buffer.concat(err).toString('utf8'),
-                stdoutTruncated: truncated
-            });
-        });
-    });
-}
-/** Thrown when a git call that must succeed fails: names the command and git's own message. */
-class GitError extends Error {
-    args;
-    result;
-    constructor(args, result) {
-        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`);
-        this.args = args;
-        this.result = result;
-        this.name = 'GitError';
-    }
-}
-/** Runs git and throws GitError unless it exits 0. */
-async function gitOrThrow(args, options) {
-    const result = await runGit(args, options);
-    if (result.exitCode !== 0)
-        throw new GitError(args, result);
-    return result;
-}
-
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(51455);
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(48161);
-var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
-;// CONCATENATED MODULE: ./src/git/workspace.ts
-// The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
-// untracked changes), what changed since the loop started, and a commit of what the agent left.
-
-
-
-
-
-const DIFF_PATCH_CHARS = 5000;
-/** Bytes read of a file at a commit (package.json's scripts). */
-const FILE_AT_BYTES = 1024 * 1024;
-/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
-const LIST_BYTES = 64 * 1024 * 1024;
-/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
-const GITLINK_MODE = '160000';
-/** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
-const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
-const SIZE_UNITS = {
-    b: 1,
-    kb: 1024,
-    k: 1024,
-    mb: 1024 ** 2,
-    m: 1024 ** 2,
-    gb: 1024 ** 3,
-    g: 1024 ** 3
-};
-/** `50 MB`, `500KB`, `1g`, or a bare number of megabytes, in bytes (binary units); undefined when unreadable. */
-function parseFileSize(text) {
-    const m = /^(\d+(?:\.\d+)?)\s*([kmg]?b?)$/i.exec(text.trim());
-    if (!m)
-        return undefined;
-    const bytes = Math.floor(Number(m[1]) * (SIZE_UNITS[m[2].toLowerCase() || 'mb'] ?? 0));
-    return bytes >= 1 ? bytes : undefined;
-}
-/** Bytes kept for `git diff --stat` (a line per file). */
-const STAT_BYTES = 256 * 1024;
-// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
-const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
-/** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
-const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
-/** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
-const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
-/** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
-function megabytes(bytes) {
-    const mb = bytes / (1024 * 1024);
-    return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`;
-}
-/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
-function gitBool(value) {
-    if (value === undefined)
-        return true;
-    const v = value.trim().toLowerCase();
-    if (['true', 'yes', 'on'].includes(v))
-        return true;
-    if (['false', 'no', 'off', ''].includes(v))
-        return false;
-    return Number.parseInt(v, 10) !== 0;
-}
-class GitWorkspace {
-    root;
-    env;
-    maxFileBytes;
-    scratch;
-    /** The tree the scratch index held at its last write-tree. */
-    scratchTree;
-    paths;
-    settings;
-    head;
-    /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
-    scratchGitlinks;
-    refusals = new Set();
-    /** Files refused for their size (each named once, whatever size it grows to). */
-    oversized = new Set();
-    constructor(root, 
-    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
-    env = {}, 
-    /** A file larger than this is left out of every tree and commit; undefined: no limit. */
-    maxFileBytes) {
-        this.root = root;
-        this.env = env;
-        this.maxFileBytes = maxFileBytes;
-    }
-    /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
-    static async open(dir, options = {}) {
-        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
-        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env, options.maxFileBytes);
-    }
-    git(args, env, maxStdoutBytes) {
-        return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
-    }
-    /** git that must succeed (throws GitError). */
-    gitOrThrow(args, env, maxStdoutBytes) {
-        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
-    }
-    async fileAt(commit, file) {
-        const result = await this.git(['cat-file', 'blob', `${commit}:${file}`], undefined, FILE_AT_BYTES);
-        return result.exitCode === 0 && !result.stdoutTruncated ? result.stdout : undefined;
-    }
-    async isRepo() {
-        const result = await this.git(['rev-parse', '--is-inside-work-tree']);
-        return result.exitCode === 0 && result.stdout.trim() === 'true';
-    }
-    async headSha() {
-        const result = await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    // A scratch index outside the work tree, seeded from the real one so `add -A` only rehashes changed
-    // files; the user's staging area is never touched.
-    async treeHash() {
-        const env = { GIT_INDEX_FILE: await this.scratchIndex() };
-        this.scratchTree = undefined;
-        this.scratchGitlinks ??= await this.gitlinks(env);
-        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(env, this.scratchGitlinks))], env);
-        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
-        this.scratchTree = tree;
-        return tree;
-    }
-    refused() {
-        return [...this.refusals];
-    }
-    /** The index's gitlinks (the folders git would enter to ask their status). */
-    async gitlinks(env) {
-        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], env, LIST_BYTES);
-        return out.stdout
-            .split('\0')
-            .filter(line => line.startsWith(`${GITLINK_MODE} `))
-            .map(line => line.slice(line.indexOf('\t') + 1));
-    }
-    /**
-     * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
-     * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
-     * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
-     * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or
-     * changed file over the size limit keeps what the index holds (nothing, or the start's). Each refusal is
-     * noted once.
-     */
-    async deliverable(env, gitlinks) {
-        // Untracked (`?`, a nested repository ends with '/') and changed (`C`) paths; git lists a nested
-        // repository as one entry and never descends into it, nor into a gitlink.
-        const out = await this.gitOrThrow(['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'], env, LIST_BYTES);
-        if (out.stdoutTruncated)
-            throw new Error('the work tree lists more files than the action reads (64 MB of names)');
-        const links = new Set(gitlinks);
-        const nested = [];
-        const large = [];
-        for (const entry of out.stdout.split('\0')) {
-            const tag = entry.slice(0, 1);
-            const name = entry.slice(2);
-            if (tag === '?' && name.endsWith('/')) {
-                nested.push(name.slice(0, -1));
-                this.refusals.add(`${name}.git: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${name}`);
-            }
-            else if (name === '.gitmodules')
-                this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
-            else if (tag === 'C' && links.has(name))
-                this.refusals.add(`${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
-            else if (name && this.maxFileBytes !== undefined) {
-                // lstat: a link is its own few bytes, never what it points at.
-                const size = (0,external_node_fs_.lstatSync)(external_node_path_default().join(this.root, name), { throwIfNoEntry: false })?.size ?? 0;
-                if (size <= this.maxFileBytes)
-                    continue;
-                large.push(name);
-                if (this.oversized.has(name))
-                    continue;
-                this.oversized.add(name);
-                this.refusals.add(`${name}: ${megabytes(size)} is over max-file-size (${megabytes(this.maxFileBytes)}): it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
-            }
-        }
-        return [
-            '--',
-            '.',
-            ...[...nested, ...gitlinks, '.gitmodules', ...large].map(name => `:(exclude,literal,top)${name}`)
-        ];
-    }
-    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
-        const to = current ?? (await this.treeHash());
-        // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
-        // patch (four bytes a character at most); the rest of git's output is read and dropped.
-        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
-        const text = out.stdout;
-        const split = text.indexOf('\n\ndiff --git ');
-        const stat = split === -1 ? text : text.slice(0, split + 1);
-        const patch = split === -1 ? '' : text.slice(split + 2);
-        const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars;
-        return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
-    }
-    async commitAll(message, tree) {
-        const head = await this.knownHead();
-        if (tree !== undefined && tree === head.tree)
-            return undefined;
-        tree ??= await this.treeHash();
-        if (tree === head.tree)
-            return undefined;
-        const fast = await this.commitTree(message, tree, head);
-        if (fast !== undefined)
-            return fast;
-        // git's own path: stage everything in the real index, commit what differs from HEAD.
-        this.head = undefined;
-        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(undefined, await this.gitlinks()))]);
-        const staged = await this.git(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv']);
-        if (staged.exitCode === 0)
-            return undefined;
-        // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
-        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
-        return this.headSha();
-    }
-    /**
-     * The commit `git commit --no-verify` would make, in two processes instead of five: the scratch index
-     * already holds `tree`, so it is written as a commit on HEAD, HEAD is moved only if it is still where we
-     * saw it, and the scratch index becomes the real one under git's index.lock (as `git commit` leaves it:
-     * everything staged). Answers undefined, having changed nothing, whenever git's own path must decide:
-     * a hook that would run, signing, a merge in progress, a multi-line message, HEAD moved, a busy index.
-     */
-    async commitTree(message, tree, head) {
-        const paths = await this.gitPaths();
-        const settings = await this.commitSettings();
-        if (settings.sign || !this.scratch || this.scratchTree !== tree || !/^[^\s#](.*\S)?$/.test(message))
-            return undefined;
-        // Metadata calls, synchronous: a few microseconds each, where a promise round trip costs more.
-        const present = (file, mode) => {
-            try {
-                (0,external_node_fs_.accessSync)(file, mode);
-                return true;
-            }
-            catch {
-                return false;
-            }
-        };
-        if (COMMIT_HOOKS.some(hook => present(external_node_path_default().join(paths.hooks, hook), external_node_fs_.constants.X_OK)))
-            return undefined;
-        if (paths.states.some(state => present(state, external_node_fs_.constants.F_OK)))
-            return undefined;
-        const lock = `${paths.index}.lock`;
-        try {
-            (0,external_node_fs_.copyFileSync)(this.scratch.index, lock, external_node_fs_.constants.COPYFILE_EXCL);
-        }
-        catch {
-            return undefined;
-        }
-        let committed;
-        try {
-            const parent = head.commit ? ['-p', head.commit] : [];
-            const made = await this.git(['commit-tree', tree, ...parent, '-m', message], settings.env);
-            if (made.exitCode !== 0)
-                return undefined;
-            const sha = made.stdout.trim();
-            const reflog = `commit${head.commit ? '' : ' (initial)'}: ${message}`;
-            // The old value '' means "HEAD has no commit yet".
-            const moved = await this.git(['update-ref', '-m', reflog, 'HEAD', sha, head.commit]);
-            if (moved.exitCode !== 0)
-                return undefined;
-            committed = sha;
-            this.head = { commit: sha, tree, log: this.headLogMark(paths) };
-            await this.installIndex(paths.index, lock, this.scratch.index);
-            return sha;
-        }
-        finally {
-            if (committed === undefined)
-                (0,external_node_fs_.rmSync)(lock, { force: true });
-        }
-    }
-    /** Renames the locked copy of the scratch index over the real one, with the real one's mode. */
-    async installIndex(index, lock, scratch) {
-        try {
-            const made = (0,external_node_fs_.statSync)(scratch);
-            const real = (0,external_node_fs_.statSync)(index, { throwIfNoEntry: false });
-            if (real)
-                (0,external_node_fs_.chmodSync)(lock, real.mode & 0o7777);
-            // A hair older than the scratch index: git's racy-entry check then re-reads, rather than trusts, a file
-            // changed while the index was written (a plain copy would look newer than every entry in it).
-            (0,external_node_fs_.utimesSync)(lock, made.atime, new Date(made.mtime.getTime() - 1));
-            (0,external_node_fs_.renameSync)(lock, index);
-        }
-        catch {
-            (0,external_node_fs_.rmSync)(lock, { force: true });
-            // The commit is made: bring the index to it the slow way (or say why that failed too).
-            await this.gitOrThrow(['reset', '--quiet']);
-        }
-    }
-    /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
-    async knownHead() {
-        const paths = await this.gitPaths();
-        const log = this.headLogMark(paths);
-        if (this.head && log !== undefined && this.head.log === log)
-            return this.head;
-        // Both in one call; it fails only when HEAD has no commit yet.
-        const read = await this.git(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}']);
-        const [commit, tree] = read.exitCode === 0 ? read.stdout.trim().split('\n') : ['', ''];
-        this.head = { commit, tree, log };
-        return this.head;
-    }
-    /** Size and time of HEAD's reflog; undefined without one (then HEAD is re-read at every commit). */
-    headLogMark(paths) {
-        try {
-            const log = (0,external_node_fs_.statSync)(paths.headLog);
-            return `${log.size}:${log.mtimeMs}`;
-        }
-        catch {
-            return undefined;
-        }
-    }
-    async dispose() {
-        if (this.scratch)
-            await (0,promises_.rm)(this.scratch.dir, { recursive: true, force: true });
-        this.scratch = undefined;
-        this.scratchGitlinks = undefined;
-    }
-    async scratchIndex() {
-        if (this.scratch)
-            return this.scratch.index;
-        const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-index-'));
-        const index = external_node_path_default().join(dir, 'index');
-        const real = await this.gitPaths().catch(() => undefined);
-        if (real)
-            await (0,promises_.copyFile)(real.index, index).catch(() => undefined);
-        this.scratch = { dir, index };
-        return index;
-    }
-    /** Where git keeps the index, the hooks, HEAD's reflog and the merge/cherry-pick states (one call). */
-    async gitPaths() {
-        if (this.paths)
-            return this.paths;
-        const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
-        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
-        const [index, hooks, headLog, ...states] = out.stdout
-            .split('\n')
-            .slice(0, names.length)
-            .map(line => external_node_path_default().resolve(this.root, line));
-        this.paths = { index, hooks, headLog, states };
-        return this.paths;
-    }
-    /** The identity fallback and whether commits are signed, read from git's config once (one call). */
-    async commitSettings() {
-        if (this.settings)
-            return this.settings;
-        const out = await this.git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
-        const values = new Map();
-        for (const entry of out.stdout.split('\0')) {
-            if (!entry)
-                continue;
-            const newline = entry.indexOf('\n');
-            // The last one wins, as in git; a key without a value has none.
-            if (newline === -1)
-                values.set(entry.toLowerCase(), undefined);
-            else
-                values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
-        }
-        const env = {};
-        if (!values.get('user.name')?.trim()) {
-            env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
-            env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
-        }
-        if (!values.get('user.email')?.trim()) {
-            env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
-            env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
-        }
-        const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
-        this.settings = { env, sign };
-        return this.settings;
-    }
-}
-/**
- * Creates a git worktree of the repository containing `repoDir` on a new branch (from `base`, default HEAD).
- * `dir` defaults to a new folder under the system temp dir, outside the repository.
- */
-async function createWorktree(repoDir, options) {
-    const base = await gitOrThrow(['rev-parse', '--verify', `${options.base ?? 'HEAD'}^{commit}`], {
-        cwd: repoDir
-    }).catch(() => {
-        throw new Error(`--worktree needs a commit to start from: '${options.base ?? 'HEAD'}' is not one in ${repoDir}`);
-    });
-    const dir = options.dir ?? external_node_path_default().join(await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-worktree-')), 'work');
-    await gitOrThrow(['worktree', 'add', '--quiet', '-b', options.branch, dir, base.stdout.trim()], {
-        cwd: repoDir
-    });
-    return { dir, branch: options.branch, base: base.stdout.trim() };
-}
-
-;// CONCATENATED MODULE: ./src/security/env.ts
-// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
-// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
-// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
-/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
-const SECRET_VARIABLES = [
-    'GITHUB_TOKEN',
-    'GH_TOKEN',
-    'GH_ENTERPRISE_TOKEN',
-    'GITHUB_ENTERPRISE_TOKEN',
-    'ACTIONS_RUNTIME_TOKEN',
-    'ACTIONS_RUNTIME_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_*',
-    'ACTIONS_RESULTS_URL',
-    'ACTIONS_CACHE_URL',
-    // Every action input: `with: github-token: …` arrives as INPUT_GITHUB-TOKEN.
-    'INPUT_*',
-    // The action's saved state between its main and post steps.
-    'STATE_*'
-];
-/**
- * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
- * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
- * given to a process of the loop, whatever the allow-list says.
- */
-const RUNNER_FILE_COMMANDS = [
-    'GITHUB_ENV',
-    'GITHUB_PATH',
-    'GITHUB_OUTPUT',
-    'GITHUB_STATE',
-    'GITHUB_STEP_SUMMARY'
-];
-const matches = (name, pattern) => pattern.endsWith('*')
-    ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
-    : name.toUpperCase() === pattern.toUpperCase();
-/** True for a credential variable (ignoring any allow-list). */
-function isSecretVariable(name) {
-    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
-}
-const isFileCommand = (name) => RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
-/** Whether a process of the loop may keep `name`, given the user's allow-list. */
-function agentMayKeep(name, allow = []) {
-    if (isFileCommand(name))
-        return false;
-    return !isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
-}
-/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
-function agentEnvironment(base, options = {}) {
-    const env = {};
-    for (const [name, value] of Object.entries(base))
-        if (value !== undefined &&
-            agentMayKeep(name, options.allow) &&
-            !options.remove?.some(p => matches(name, p)))
-            env[name] = value;
-    return { ...env, ...options.set };
-}
-/** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
-function removedVariables(base, options = {}) {
-    const kept = agentEnvironment(base, options);
-    return Object.keys(base)
-        .filter(name => base[name] !== undefined && !(name in kept))
-        .sort();
-}
-/**
- * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
- * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
- * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
- */
-async function withoutSecretVariables(fn, allow = []) {
-    const saved = {};
-    for (const key of Object.keys(process.env))
-        if (isSecretVariable(key) && !agentMayKeep(key, allow)) {
-            saved[key] = process.env[key];
-            delete process.env[key];
-        }
-    try {
-        return await fn();
-    }
-    finally {
-        Object.assign(process.env, saved);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/security/git-env.ts
-// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
-// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
-// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
-// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
-
-
-
-
-
-// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
-// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
-// Nor does the work tree, the agent's: its .gitattributes can name a filter or a diff driver, which runs
-// only if config defines it, so no attributes file and no submodule recursion of git's own add to that.
-const HARDENING = [
-    ['core.hooksPath', '/dev/null'],
-    ['core.fsmonitor', 'false'],
-    ['core.attributesFile', '/dev/null'],
-    ['submodule.recurse', 'false'],
-    ['fetch.recurseSubmodules', 'false']
-];
-/** Environment variables that add `entries` as command-line-scope config, after any already set. */
-function configEnv(entries, base = {}) {
-    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
-    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
-    entries.forEach(([key, value], i) => {
-        env[`GIT_CONFIG_KEY_${start + i}`] = key;
-        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
-    });
-    return env;
-}
-let ownHome;
-let jobSafeDirectories;
-/** An empty HOME of the action's own (mode 0700), made once per process. */
-function gitHome() {
-    ownHome ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-home-'));
-    return ownHome;
-}
-/**
- * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
- * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
- */
-function safeDirectories() {
-    if (jobSafeDirectories)
-        return jobSafeDirectories;
-    try {
-        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['config', '--get-all', 'safe.directory'], {
-            cwd: '/',
-            encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'ignore'],
-            timeout: 10_000
-        });
-        jobSafeDirectories = out.split('\n').filter(Boolean);
-    }
-    catch {
-        jobSafeDirectories = [];
-    }
-    return jobSafeDirectories;
-}
-/**
- * The variables for one git command of the action, merged over `base` by the caller (an undefined value
- * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
- * no prompt; `config` is added as command-line config.
- */
-function hermeticGitEnvironment(config = [], base = process.env) {
-    const env = {};
-    for (const name of Object.keys(base))
-        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
-            env[name] = undefined;
-    const home = gitHome();
-    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
-    return {
-        ...env,
-        HOME: home,
-        XDG_CONFIG_HOME: external_node_path_default().join(home, '.config'),
-        GIT_CONFIG_NOSYSTEM: '1',
-        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        GIT_ATTR_NOSYSTEM: '1',
-        GIT_TERMINAL_PROMPT: '0',
-        GIT_ASKPASS: '',
-        SSH_ASKPASS: '',
-        ...configEnv([...HARDENING, ...trusted, ...config])
-    };
-}
-
-;// CONCATENATED MODULE: external "node:timers/promises"
-const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/proc/environ.ts
 // Linux lets any process of the same user read another's initial environment (/proc/<pid>/environ: the
 // strings the kernel put on the stack at exec, whatever the process did to its environment since). The
@@ -41360,6 +40725,8 @@ class BoundedCapture {
 
 // EXTERNAL MODULE: external "node:perf_hooks"
 var external_node_perf_hooks_ = __nccwpck_require__(643);
+;// CONCATENATED MODULE: external "node:timers/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/proc/tree.ts
 // Finding and killing a whole process tree. A process-group kill is not enough: a descendant that
 // called setsid() or setpgid() has left the group, and one whose parent died has been re-parented to
@@ -41411,7 +40778,7 @@ async function killProcessTree(pid, graceMs, options = {}) {
     signal([...targets.keys()].filter(p => !grouped || first.get(p)?.pgrp !== pid), 'SIGTERM');
     const deadline = Date.now() + Math.max(0, graceMs);
     while (Date.now() < deadline) {
-        await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+        await (0,promises_namespaceObject.setTimeout)(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
         targets = tree.collect(readProcessTable(), targets, false);
         if (targets.size === 0)
             return;
@@ -42162,6 +41529,29 @@ function isExecutableFile(file, cwd) {
         return false;
     }
 }
+/** The folders the system keeps its own programs in. */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const resolved = new Map();
+/**
+ * A program the action itself runs (git, and as root prlimit, setpriv, sudo, bash), by absolute path, found
+ * once, the first time (before the loop): `system` looks in SYSTEM_PATH alone, else the absolute folders of
+ * PATH. A relative PATH entry, or a folder the agent fills later (a work tree's node_modules/.bin), never
+ * chooses what the action runs.
+ */
+function trustedProgram(name, system = false) {
+    // Per PATH (the action never changes its own; a test may put a stand-in first), found once for each.
+    const key = `${system ? 's' : 'p'}:${name}:${system ? '' : (process.env.PATH ?? '')}`;
+    let found = resolved.get(key);
+    if (found === undefined) {
+        const absolute = (process.env.PATH ?? '')
+            .split(':')
+            .filter(dir => external_node_path_default().isAbsolute(dir))
+            .join(':');
+        found = which(name, { cwd: '/', path: system ? SYSTEM_PATH : absolute || SYSTEM_PATH }) ?? name;
+        resolved.set(key, found);
+    }
+    return found;
+}
 
 ;// CONCATENATED MODULE: ./src/proc/index.ts
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
@@ -42171,6 +41561,640 @@ function isExecutableFile(file, cwd) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/git/git.ts
+// Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
+// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
+
+
+const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
+const MAX_STDERR = 64 * 1024;
+function runGit(args, options) {
+    const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
+    return new Promise(resolve => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
+            cwd: options.cwd,
+            env: { ...process.env, ...options.env },
+            stdio: ['ignore', 'pipe', 'pipe']
+        });
+        const out = [];
+        const err = [];
+        let outBytes = 0;
+        let errBytes = 0;
+        let truncated = false;
+        let settled = false;
+        const finish = (result) => {
+            if (settled)
+                return;
+            settled = true;
+            resolve(result);
+        };
+        child.stdout.on('data', (chunk) => {
+            if (outBytes >= maxStdout) {
+                truncated = true;
+                return;
+            }
+            const room = maxStdout - outBytes;
+            if (chunk.length > room)
+                truncated = true;
+            const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+            out.push(kept);
+            outBytes += kept.length;
+        });
+        child.stderr.on('data', (chunk) => {
+            if (errBytes >= MAX_STDERR)
+                return;
+            err.push(chunk);
+            errBytes += chunk.length;
+        });
+        child.on('error', error => {
+            finish({
+                exitCode: 127,
+                stdout: '',
+                stderr: `git could not be started: ${error.message}`,
+                stdoutTruncated: false
+            });
+        });
+        child.on('close', code => {
+            finish({
+                exitCode: code ?? 128,
+                stdout: Buffer.concat(out).toString('utf8'),
+                stderr: Buffer.concat(err).toString('utf8'),
+                stdoutTruncated: truncated
+            });
+        });
+    });
+}
+/** Thrown when a git call that must succeed fails: names the command and git's own message. */
+class GitError extends Error {
+    args;
+    result;
+    constructor(args, result) {
+        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`);
+        this.args = args;
+        this.result = result;
+        this.name = 'GitError';
+    }
+}
+/** Runs git and throws GitError unless it exits 0. */
+async function gitOrThrow(args, options) {
+    const result = await runGit(args, options);
+    if (result.exitCode !== 0)
+        throw new GitError(args, result);
+    return result;
+}
+
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(51455);
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(48161);
+var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
+;// CONCATENATED MODULE: ./src/git/workspace.ts
+// The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
+// untracked changes), what changed since the loop started, and a commit of what the agent left.
+
+
+
+
+
+const DIFF_PATCH_CHARS = 5000;
+/** Bytes read of a file at a commit (package.json's scripts). */
+const FILE_AT_BYTES = 1024 * 1024;
+/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
+const LIST_BYTES = 64 * 1024 * 1024;
+/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
+const GITLINK_MODE = '160000';
+/** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
+const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
+const SIZE_UNITS = {
+    b: 1,
+    kb: 1024,
+    k: 1024,
+    mb: 1024 ** 2,
+    m: 1024 ** 2,
+    gb: 1024 ** 3,
+    g: 1024 ** 3
+};
+/** `50 MB`, `500KB`, `1g`, or a bare number of megabytes, in bytes (binary units); undefined when unreadable. */
+function parseFileSize(text) {
+    const m = /^(\d+(?:\.\d+)?)\s*([kmg]?b?)$/i.exec(text.trim());
+    if (!m)
+        return undefined;
+    const bytes = Math.floor(Number(m[1]) * (SIZE_UNITS[m[2].toLowerCase() || 'mb'] ?? 0));
+    return bytes >= 1 ? bytes : undefined;
+}
+/** Bytes kept for `git diff --stat` (a line per file). */
+const STAT_BYTES = 256 * 1024;
+// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
+const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
+/** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
+const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
+/** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
+const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
+/** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
+function megabytes(bytes) {
+    const mb = bytes / (1024 * 1024);
+    return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`;
+}
+/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
+function gitBool(value) {
+    if (value === undefined)
+        return true;
+    const v = value.trim().toLowerCase();
+    if (['true', 'yes', 'on'].includes(v))
+        return true;
+    if (['false', 'no', 'off', ''].includes(v))
+        return false;
+    return Number.parseInt(v, 10) !== 0;
+}
+class GitWorkspace {
+    root;
+    env;
+    maxFileBytes;
+    scratch;
+    /** The tree the scratch index held at its last write-tree. */
+    scratchTree;
+    paths;
+    settings;
+    head;
+    /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
+    scratchGitlinks;
+    refusals = new Set();
+    /** Files refused for their size (each named once, whatever size it grows to). */
+    oversized = new Set();
+    constructor(root, 
+    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
+    env = {}, 
+    /** A file larger than this is left out of every tree and commit; undefined: no limit. */
+    maxFileBytes) {
+        this.root = root;
+        this.env = env;
+        this.maxFileBytes = maxFileBytes;
+    }
+    /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
+    static async open(dir, options = {}) {
+        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
+        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env, options.maxFileBytes);
+    }
+    git(args, env, maxStdoutBytes) {
+        return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    /** git that must succeed (throws GitError). */
+    gitOrThrow(args, env, maxStdoutBytes) {
+        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    async fileAt(commit, file) {
+        const result = await this.git(['cat-file', 'blob', `${commit}:${file}`], undefined, FILE_AT_BYTES);
+        return result.exitCode === 0 && !result.stdoutTruncated ? result.stdout : undefined;
+    }
+    async isRepo() {
+        const result = await this.git(['rev-parse', '--is-inside-work-tree']);
+        return result.exitCode === 0 && result.stdout.trim() === 'true';
+    }
+    async headSha() {
+        const result = await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    // A scratch index outside the work tree, seeded from the real one so `add -A` only rehashes changed
+    // files; the user's staging area is never touched.
+    async treeHash() {
+        const env = { GIT_INDEX_FILE: await this.scratchIndex() };
+        this.scratchTree = undefined;
+        this.scratchGitlinks ??= await this.gitlinks(env);
+        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(env, this.scratchGitlinks))], env);
+        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
+        this.scratchTree = tree;
+        return tree;
+    }
+    refused() {
+        return [...this.refusals];
+    }
+    /** The index's gitlinks (the folders git would enter to ask their status). */
+    async gitlinks(env) {
+        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], env, LIST_BYTES);
+        return out.stdout
+            .split('\0')
+            .filter(line => line.startsWith(`${GITLINK_MODE} `))
+            .map(line => line.slice(line.indexOf('\t') + 1));
+    }
+    /**
+     * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
+     * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
+     * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
+     * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or
+     * changed file over the size limit keeps what the index holds (nothing, or the start's). Each refusal is
+     * noted once.
+     */
+    async deliverable(env, gitlinks) {
+        // Untracked (`?`, a nested repository ends with '/') and changed (`C`) paths; git lists a nested
+        // repository as one entry and never descends into it, nor into a gitlink.
+        const out = await this.gitOrThrow(['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'], env, LIST_BYTES);
+        if (out.stdoutTruncated)
+            throw new Error('the work tree lists more files than the action reads (64 MB of names)');
+        const links = new Set(gitlinks);
+        const nested = [];
+        const large = [];
+        for (const entry of out.stdout.split('\0')) {
+            const tag = entry.slice(0, 1);
+            const name = entry.slice(2);
+            if (tag === '?' && name.endsWith('/')) {
+                nested.push(name.slice(0, -1));
+                this.refusals.add(`${name}.git: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${name}`);
+            }
+            else if (name === '.gitmodules')
+                this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
+            else if (tag === 'C' && links.has(name))
+                this.refusals.add(`${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
+            else if (name && this.maxFileBytes !== undefined) {
+                // lstat: a link is its own few bytes, never what it points at.
+                const size = (0,external_node_fs_.lstatSync)(external_node_path_default().join(this.root, name), { throwIfNoEntry: false })?.size ?? 0;
+                if (size <= this.maxFileBytes)
+                    continue;
+                large.push(name);
+                if (this.oversized.has(name))
+                    continue;
+                this.oversized.add(name);
+                this.refusals.add(`${name}: ${megabytes(size)} is over max-file-size (${megabytes(this.maxFileBytes)}): it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
+            }
+        }
+        return [
+            '--',
+            '.',
+            ...[...nested, ...gitlinks, '.gitmodules', ...large].map(name => `:(exclude,literal,top)${name}`)
+        ];
+    }
+    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
+        const to = current ?? (await this.treeHash());
+        // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
+        // patch (four bytes a character at most); the rest of git's output is read and dropped.
+        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
+        const text = out.stdout;
+        const split = text.indexOf('\n\ndiff --git ');
+        const stat = split === -1 ? text : text.slice(0, split + 1);
+        const patch = split === -1 ? '' : text.slice(split + 2);
+        const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars;
+        return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
+    }
+    async commitAll(message, tree) {
+        const head = await this.knownHead();
+        if (tree !== undefined && tree === head.tree)
+            return undefined;
+        tree ??= await this.treeHash();
+        if (tree === head.tree)
+            return undefined;
+        const fast = await this.commitTree(message, tree, head);
+        if (fast !== undefined)
+            return fast;
+        // git's own path: stage everything in the real index, commit what differs from HEAD.
+        this.head = undefined;
+        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(undefined, await this.gitlinks()))]);
+        const staged = await this.git(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv']);
+        if (staged.exitCode === 0)
+            return undefined;
+        // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
+        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
+        return this.headSha();
+    }
+    /**
+     * The commit `git commit --no-verify` would make, in two processes instead of five: the scratch index
+     * already holds `tree`, so it is written as a commit on HEAD, HEAD is moved only if it is still where we
+     * saw it, and the scratch index becomes the real one under git's index.lock (as `git commit` leaves it:
+     * everything staged). Answers undefined, having changed nothing, whenever git's own path must decide:
+     * a hook that would run, signing, a merge in progress, a multi-line message, HEAD moved, a busy index.
+     */
+    async commitTree(message, tree, head) {
+        const paths = await this.gitPaths();
+        const settings = await this.commitSettings();
+        if (settings.sign || !this.scratch || this.scratchTree !== tree || !/^[^\s#](.*\S)?$/.test(message))
+            return undefined;
+        // Metadata calls, synchronous: a few microseconds each, where a promise round trip costs more.
+        const present = (file, mode) => {
+            try {
+                (0,external_node_fs_.accessSync)(file, mode);
+                return true;
+            }
+            catch {
+                return false;
+            }
+        };
+        if (COMMIT_HOOKS.some(hook => present(external_node_path_default().join(paths.hooks, hook), external_node_fs_.constants.X_OK)))
+            return undefined;
+        if (paths.states.some(state => present(state, external_node_fs_.constants.F_OK)))
+            return undefined;
+        const lock = `${paths.index}.lock`;
+        try {
+            (0,external_node_fs_.copyFileSync)(this.scratch.index, lock, external_node_fs_.constants.COPYFILE_EXCL);
+        }
+        catch {
+            return undefined;
+        }
+        let committed;
+        try {
+            const parent = head.commit ? ['-p', head.commit] : [];
+            const made = await this.git(['commit-tree', tree, ...parent, '-m', message], settings.env);
+            if (made.exitCode !== 0)
+                return undefined;
+            const sha = made.stdout.trim();
+            const reflog = `commit${head.commit ? '' : ' (initial)'}: ${message}`;
+            // The old value '' means "HEAD has no commit yet".
+            const moved = await this.git(['update-ref', '-m', reflog, 'HEAD', sha, head.commit]);
+            if (moved.exitCode !== 0)
+                return undefined;
+            committed = sha;
+            this.head = { commit: sha, tree, log: this.headLogMark(paths) };
+            await this.installIndex(paths.index, lock, this.scratch.index);
+            return sha;
+        }
+        finally {
+            if (committed === undefined)
+                (0,external_node_fs_.rmSync)(lock, { force: true });
+        }
+    }
+    /** Renames the locked copy of the scratch index over the real one, with the real one's mode. */
+    async installIndex(index, lock, scratch) {
+        try {
+            const made = (0,external_node_fs_.statSync)(scratch);
+            const real = (0,external_node_fs_.statSync)(index, { throwIfNoEntry: false });
+            if (real)
+                (0,external_node_fs_.chmodSync)(lock, real.mode & 0o7777);
+            // A hair older than the scratch index: git's racy-entry check then re-reads, rather than trusts, a file
+            // changed while the index was written (a plain copy would look newer than every entry in it).
+            (0,external_node_fs_.utimesSync)(lock, made.atime, new Date(made.mtime.getTime() - 1));
+            (0,external_node_fs_.renameSync)(lock, index);
+        }
+        catch {
+            (0,external_node_fs_.rmSync)(lock, { force: true });
+            // The commit is made: bring the index to it the slow way (or say why that failed too).
+            await this.gitOrThrow(['reset', '--quiet']);
+        }
+    }
+    /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
+    async knownHead() {
+        const paths = await this.gitPaths();
+        const log = this.headLogMark(paths);
+        if (this.head && log !== undefined && this.head.log === log)
+            return this.head;
+        // Both in one call; it fails only when HEAD has no commit yet.
+        const read = await this.git(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}']);
+        const [commit, tree] = read.exitCode === 0 ? read.stdout.trim().split('\n') : ['', ''];
+        this.head = { commit, tree, log };
+        return this.head;
+    }
+    /** Size and time of HEAD's reflog; undefined without one (then HEAD is re-read at every commit). */
+    headLogMark(paths) {
+        try {
+            const log = (0,external_node_fs_.statSync)(paths.headLog);
+            return `${log.size}:${log.mtimeMs}`;
+        }
+        catch {
+            return undefined;
+        }
+    }
+    async dispose() {
+        if (this.scratch)
+            await (0,promises_.rm)(this.scratch.dir, { recursive: true, force: true });
+        this.scratch = undefined;
+        this.scratchGitlinks = undefined;
+    }
+    async scratchIndex() {
+        if (this.scratch)
+            return this.scratch.index;
+        const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-index-'));
+        const index = external_node_path_default().join(dir, 'index');
+        const real = await this.gitPaths().catch(() => undefined);
+        if (real)
+            await (0,promises_.copyFile)(real.index, index).catch(() => undefined);
+        this.scratch = { dir, index };
+        return index;
+    }
+    /** Where git keeps the index, the hooks, HEAD's reflog and the merge/cherry-pick states (one call). */
+    async gitPaths() {
+        if (this.paths)
+            return this.paths;
+        const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
+        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
+        const [index, hooks, headLog, ...states] = out.stdout
+            .split('\n')
+            .slice(0, names.length)
+            .map(line => external_node_path_default().resolve(this.root, line));
+        this.paths = { index, hooks, headLog, states };
+        return this.paths;
+    }
+    /** The identity fallback and whether commits are signed, read from git's config once (one call). */
+    async commitSettings() {
+        if (this.settings)
+            return this.settings;
+        const out = await this.git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
+        const values = new Map();
+        for (const entry of out.stdout.split('\0')) {
+            if (!entry)
+                continue;
+            const newline = entry.indexOf('\n');
+            // The last one wins, as in git; a key without a value has none.
+            if (newline === -1)
+                values.set(entry.toLowerCase(), undefined);
+            else
+                values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
+        }
+        const env = {};
+        if (!values.get('user.name')?.trim()) {
+            env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
+            env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
+        }
+        if (!values.get('user.email')?.trim()) {
+            env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
+            env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
+        }
+        const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
+        this.settings = { env, sign };
+        return this.settings;
+    }
+}
+/**
+ * Creates a git worktree of the repository containing `repoDir` on a new branch (from `base`, default HEAD).
+ * `dir` defaults to a new folder under the system temp dir, outside the repository.
+ */
+async function createWorktree(repoDir, options) {
+    const base = await gitOrThrow(['rev-parse', '--verify', `${options.base ?? 'HEAD'}^{commit}`], {
+        cwd: repoDir
+    }).catch(() => {
+        throw new Error(`--worktree needs a commit to start from: '${options.base ?? 'HEAD'}' is not one in ${repoDir}`);
+    });
+    const dir = options.dir ?? external_node_path_default().join(await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-worktree-')), 'work');
+    await gitOrThrow(['worktree', 'add', '--quiet', '-b', options.branch, dir, base.stdout.trim()], {
+        cwd: repoDir
+    });
+    return { dir, branch: options.branch, base: base.stdout.trim() };
+}
+
+;// CONCATENATED MODULE: ./src/security/env.ts
+// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
+// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
+// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
+/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
+const SECRET_VARIABLES = [
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'GH_ENTERPRISE_TOKEN',
+    'GITHUB_ENTERPRISE_TOKEN',
+    'ACTIONS_RUNTIME_TOKEN',
+    'ACTIONS_RUNTIME_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_*',
+    'ACTIONS_RESULTS_URL',
+    'ACTIONS_CACHE_URL',
+    // Every action input: `with: github-token: …` arrives as INPUT_GITHUB-TOKEN.
+    'INPUT_*',
+    // The action's saved state between its main and post steps.
+    'STATE_*'
+];
+/**
+ * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
+ * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
+ * given to a process of the loop, whatever the allow-list says.
+ */
+const RUNNER_FILE_COMMANDS = [
+    'GITHUB_ENV',
+    'GITHUB_PATH',
+    'GITHUB_OUTPUT',
+    'GITHUB_STATE',
+    'GITHUB_STEP_SUMMARY'
+];
+const matches = (name, pattern) => pattern.endsWith('*')
+    ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
+    : name.toUpperCase() === pattern.toUpperCase();
+/** True for a credential variable (ignoring any allow-list). */
+function isSecretVariable(name) {
+    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
+}
+const isFileCommand = (name) => RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
+/** Whether a process of the loop may keep `name`, given the user's allow-list. */
+function agentMayKeep(name, allow = []) {
+    if (isFileCommand(name))
+        return false;
+    return !isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
+}
+/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
+function agentEnvironment(base, options = {}) {
+    const env = {};
+    for (const [name, value] of Object.entries(base))
+        if (value !== undefined &&
+            agentMayKeep(name, options.allow) &&
+            !options.remove?.some(p => matches(name, p)))
+            env[name] = value;
+    return { ...env, ...options.set };
+}
+/** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
+function removedVariables(base, options = {}) {
+    const kept = agentEnvironment(base, options);
+    return Object.keys(base)
+        .filter(name => base[name] !== undefined && !(name in kept))
+        .sort();
+}
+/**
+ * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
+ * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
+ * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
+ */
+async function withoutSecretVariables(fn, allow = []) {
+    const saved = {};
+    for (const key of Object.keys(process.env))
+        if (isSecretVariable(key) && !agentMayKeep(key, allow)) {
+            saved[key] = process.env[key];
+            delete process.env[key];
+        }
+    try {
+        return await fn();
+    }
+    finally {
+        Object.assign(process.env, saved);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/security/git-env.ts
+// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
+// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
+// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
+// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
+
+
+
+
+
+// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
+// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
+// Nor does the work tree, the agent's: its .gitattributes can name a filter or a diff driver, which runs
+// only if config defines it, so no attributes file and no submodule recursion of git's own add to that.
+const HARDENING = [
+    ['core.hooksPath', '/dev/null'],
+    ['core.fsmonitor', 'false'],
+    ['core.attributesFile', '/dev/null'],
+    ['submodule.recurse', 'false'],
+    ['fetch.recurseSubmodules', 'false']
+];
+/** Environment variables that add `entries` as command-line-scope config, after any already set. */
+function configEnv(entries, base = {}) {
+    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
+    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
+    entries.forEach(([key, value], i) => {
+        env[`GIT_CONFIG_KEY_${start + i}`] = key;
+        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
+    });
+    return env;
+}
+let ownHome;
+let jobSafeDirectories;
+/** An empty HOME of the action's own (mode 0700), made once per process. */
+function gitHome() {
+    ownHome ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-home-'));
+    return ownHome;
+}
+/**
+ * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
+ * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
+ */
+function safeDirectories() {
+    if (jobSafeDirectories)
+        return jobSafeDirectories;
+    try {
+        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['config', '--get-all', 'safe.directory'], {
+            cwd: '/',
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+            timeout: 10_000
+        });
+        jobSafeDirectories = out.split('\n').filter(Boolean);
+    }
+    catch {
+        jobSafeDirectories = [];
+    }
+    return jobSafeDirectories;
+}
+/**
+ * The variables for one git command of the action, merged over `base` by the caller (an undefined value
+ * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
+ * no prompt; `config` is added as command-line config.
+ */
+function hermeticGitEnvironment(config = [], base = process.env) {
+    const env = {};
+    for (const name of Object.keys(base))
+        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
+            env[name] = undefined;
+    const home = gitHome();
+    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
+    return {
+        ...env,
+        HOME: home,
+        XDG_CONFIG_HOME: external_node_path_default().join(home, '.config'),
+        GIT_CONFIG_NOSYSTEM: '1',
+        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_ATTR_NOSYSTEM: '1',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_ASKPASS: '',
+        SSH_ASKPASS: '',
+        ...configEnv([...HARDENING, ...trusted, ...config])
+    };
+}
 
 ;// CONCATENATED MODULE: ./src/security/scripts.ts
 // The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
@@ -42451,7 +42475,6 @@ const DEFAULT_AGENT_USER = 'ralph-agent';
 /** Where the agent's fresh HOME is made (wiped at every start and at the end). */
 const HOMES = '/var/lib/ralph-action';
 /** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' };
 /** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
 const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
@@ -42507,7 +42530,7 @@ function isolationPrivilege() {
     return { privilege: 'sudo' };
 }
 /** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
-const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv];
+const asRoot = (privilege, argv) => privilege === 'root' ? argv : [trustedProgram('sudo', true), '-n', '--', ...argv];
 /**
  * argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). With
  * `maxProcesses`, the uid's processes are capped (RLIMIT_NPROC, soft and hard, set by root before the switch):
@@ -42517,8 +42540,10 @@ const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n',
 function asAgent(state, argv, maxProcesses) {
     const { uid, gid } = state.user;
     return asRoot(state.privilege, [
-        ...(maxProcesses === undefined ? [] : ['prlimit', `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
-        'setpriv',
+        ...(maxProcesses === undefined
+            ? []
+            : [trustedProgram('prlimit', true), `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
+        trustedProgram('setpriv', true),
         `--reuid=${uid}`,
         `--regid=${gid}`,
         '--clear-groups',
@@ -42530,7 +42555,7 @@ function asAgent(state, argv, maxProcesses) {
 /** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
 async function privileged(privilege, args) {
     const result = await runProcess({
-        argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
+        argv: asRoot(privilege, [trustedProgram('bash', true), '-s', '--', ...args]),
         cwd: '/',
         env: SYSTEM_ENV,
         input: PRIVILEGED,
@@ -42699,7 +42724,7 @@ function isolation(state, log) {
             (0,external_node_child_process_namespaceObject.spawnSync)(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
             // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
             if (round > 0)
-                await (0,external_node_timers_promises_namespaceObject.setTimeout)(20);
+                await (0,promises_namespaceObject.setTimeout)(20);
         }
         const left = processesOf(state.user.uid);
         if (left.length > 0)
@@ -42710,7 +42735,7 @@ function isolation(state, log) {
         const found = await killLive();
         // The dead count against the cap until reaped: the next program would find a fork loop's share still taken.
         for (let wait = 0; wait < REAP_WAITS && zombiesOf(state.user.uid).length > 0; wait++)
-            await (0,external_node_timers_promises_namespaceObject.setTimeout)(100);
+            await (0,promises_namespaceObject.setTimeout)(100);
         return found;
     };
     const run = async (options) => {
@@ -51925,7 +51950,7 @@ function ruleFor(rules, file, base) {
 /** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
 function gitBytes(cwd, args, input) {
     return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, { cwd, env: { ...process.env, ...hermeticGitEnvironment() } });
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, { cwd, env: { ...process.env, ...hermeticGitEnvironment() } });
         const out = [];
         const err = [];
         child.stdout.on('data', (chunk) => out.push(chunk));
@@ -52268,10 +52293,11 @@ async function protectedInCommit(dir, base, commit, rules, guardrails) {
 
 
 
+
 /** Runs git; resolves its stdout, rejects with its first stderr line. */
 function git(cwd, env, args, input = '') {
     return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, { cwd, env: { ...process.env, ...env } });
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, { cwd, env: { ...process.env, ...env } });
         const out = [];
         const err = [];
         child.stdout.on('data', (chunk) => out.push(chunk));

@@ -12067,6 +12067,29 @@ function isExecutableFile(file, cwd) {
         return false;
     }
 }
+/** The folders the system keeps its own programs in. */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const resolved = new Map();
+/**
+ * A program the action itself runs (git, and as root prlimit, setpriv, sudo, bash), by absolute path, found
+ * once, the first time (before the loop): `system` looks in SYSTEM_PATH alone, else the absolute folders of
+ * PATH. A relative PATH entry, or a folder the agent fills later (a work tree's node_modules/.bin), never
+ * chooses what the action runs.
+ */
+function trustedProgram(name, system = false) {
+    // Per PATH (the action never changes its own; a test may put a stand-in first), found once for each.
+    const key = `${system ? 's' : 'p'}:${name}:${system ? '' : (process.env.PATH ?? '')}`;
+    let found = resolved.get(key);
+    if (found === undefined) {
+        const absolute = (process.env.PATH ?? '')
+            .split(':')
+            .filter(dir => external_node_path_default().isAbsolute(dir))
+            .join(':');
+        found = which(name, { cwd: '/', path: system ? SYSTEM_PATH : absolute || SYSTEM_PATH }) ?? name;
+        resolved.set(key, found);
+    }
+    return found;
+}
 
 ;// CONCATENATED MODULE: ./src/proc/index.ts
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
@@ -15666,7 +15689,7 @@ function modelProxySettings(given) {
 
 
 
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const egress_SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** The chain of a uid's rules (iptables allows 28 characters). */
 const egressChain = (uid) => `RALPH-AGENT-${uid}`;
 /** The iptables calls that restrict `uid` to the proxy, in order (ip6tables: the same, minus the proxy). */
@@ -15746,7 +15769,7 @@ async function iptables(program, args, prefix) {
     const result = await runProcess({
         argv: [...prefix, program, '-w', ...args],
         cwd: '/',
-        env: { PATH: SYSTEM_PATH, LANG: 'C' }
+        env: { PATH: egress_SYSTEM_PATH, LANG: 'C' }
     });
     const error = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0] ?? '';
     return { ok: result.exitCode === 0, error };
@@ -15759,7 +15782,7 @@ function egressUnavailable(uid, privilege = 'root') {
         return `egress rules need Linux (this is ${process.platform})`;
     if (privilege === 'root' && process.getuid?.() !== 0)
         return 'egress rules need root or sudo (iptables)';
-    if (!which('iptables', { cwd: '/', path: SYSTEM_PATH }))
+    if (!which('iptables', { cwd: '/', path: egress_SYSTEM_PATH }))
         return 'iptables is not installed';
     if (!Number.isInteger(uid) || uid <= 0 || uid === process.getuid?.())
         return "the agent does not run as its own user, so its connections cannot be told from the action's";
@@ -15784,7 +15807,7 @@ async function restrictEgress(options) {
     const remove = () => removeEgressRules(uid, prefix);
     await remove();
     const commands = egressRuleCommands(uid, options.proxyPort, options.refusalPort);
-    const have6 = which('ip6tables', { cwd: '/', path: SYSTEM_PATH }) !== null;
+    const have6 = which('ip6tables', { cwd: '/', path: egress_SYSTEM_PATH }) !== null;
     // Without ip6tables the agent's IPv6 (::1's services, an outside v6 address) would stay open: refuse it all.
     if (!have6 && ipv6On())
         throw new Error('ip6tables is not installed while IPv6 is on, so the IPv6 connections of the agent would be open');
@@ -15856,7 +15879,7 @@ async function originalDestination(protocol, clientPort, listenPort, prefix) {
         const read = await runProcess({
             argv: [...prefix, 'grep', '-F', `dport=${clientPort} `, file],
             cwd: '/',
-            env: { PATH: SYSTEM_PATH }
+            env: { PATH: egress_SYSTEM_PATH }
         });
         if (read.exitCode === 2 || read.spawnError)
             return `an unknown destination (${file} cannot be read)`;
@@ -16619,8 +16642,7 @@ const DEFAULT_AGENT_USER = 'ralph-agent';
 /** Where the agent's fresh HOME is made (wiped at every start and at the end). */
 const HOMES = '/var/lib/ralph-action';
 /** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
-const isolation_SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-const SYSTEM_ENV = { PATH: isolation_SYSTEM_PATH, LANG: 'C' };
+const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' };
 /** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
 const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -16662,12 +16684,12 @@ function isolationPrivilege() {
     if (process.platform !== 'linux')
         return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
     for (const tool of ['setpriv', 'prlimit'])
-        if (!which(tool, { cwd: '/', path: isolation_SYSTEM_PATH }))
+        if (!which(tool, { cwd: '/', path: SYSTEM_PATH }))
             return { why: `${tool} (util-linux) is not installed` };
     if (process.getuid?.() === 0)
         return { privilege: 'root' };
     const me = `ralph-action runs as ${(0,external_node_os_namespaceObject.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
-    if (!which('sudo', { cwd: '/', path: isolation_SYSTEM_PATH }))
+    if (!which('sudo', { cwd: '/', path: SYSTEM_PATH }))
         return { why: `${me}, and sudo is not installed` };
     const probe = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
     if (probe.status !== 0)
@@ -16675,7 +16697,7 @@ function isolationPrivilege() {
     return { privilege: 'sudo' };
 }
 /** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
-const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv];
+const asRoot = (privilege, argv) => privilege === 'root' ? argv : [trustedProgram('sudo', true), '-n', '--', ...argv];
 /**
  * argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). With
  * `maxProcesses`, the uid's processes are capped (RLIMIT_NPROC, soft and hard, set by root before the switch):
@@ -16685,8 +16707,10 @@ const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n',
 function asAgent(state, argv, maxProcesses) {
     const { uid, gid } = state.user;
     return asRoot(state.privilege, [
-        ...(maxProcesses === undefined ? [] : ['prlimit', `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
-        'setpriv',
+        ...(maxProcesses === undefined
+            ? []
+            : [trustedProgram('prlimit', true), `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
+        trustedProgram('setpriv', true),
         `--reuid=${uid}`,
         `--regid=${gid}`,
         '--clear-groups',
@@ -16698,7 +16722,7 @@ function asAgent(state, argv, maxProcesses) {
 /** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
 async function privileged(privilege, args) {
     const result = await runProcess({
-        argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
+        argv: asRoot(privilege, [trustedProgram('bash', true), '-s', '--', ...args]),
         cwd: '/',
         env: SYSTEM_ENV,
         input: PRIVILEGED,
@@ -17785,12 +17809,13 @@ function failureFingerprint(failures) {
 // Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
 // non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
 
+
 const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
 const MAX_STDERR = 64 * 1024;
 function git_runGit(args, options) {
     const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
     return new Promise(resolve => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
             cwd: options.cwd,
             env: { ...process.env, ...options.env },
             stdio: ['ignore', 'pipe', 'pipe']
@@ -19520,7 +19545,7 @@ function ruleFor(rules, file, base) {
 /** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
 function gitBytes(cwd, args, input) {
     return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, { cwd, env: { ...process.env, ...git_env_hermeticGitEnvironment() } });
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, { cwd, env: { ...process.env, ...git_env_hermeticGitEnvironment() } });
         const out = [];
         const err = [];
         child.stdout.on('data', (chunk) => out.push(chunk));
@@ -19863,10 +19888,11 @@ async function protectedInCommit(dir, base, commit, rules, guardrails) {
 
 
 
+
 /** Runs git; resolves its stdout, rejects with its first stderr line. */
 function git(cwd, env, args, input = '') {
     return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, { cwd, env: { ...process.env, ...env } });
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, { cwd, env: { ...process.env, ...env } });
         const out = [];
         const err = [];
         child.stdout.on('data', (chunk) => out.push(chunk));

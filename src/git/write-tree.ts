@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process'
 import { closeSync, constants, mkdirSync, openSync, symlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
+import { trustedProgram } from '../proc/index.js'
 
 interface Entry {
   mode: string
@@ -15,7 +16,7 @@ interface Entry {
 /** Runs git; resolves its stdout, rejects with its first stderr line. */
 function git(cwd: string, env: NodeJS.ProcessEnv | undefined, args: string[], input = ''): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd, env: { ...process.env, ...env } })
+    const child = spawn(trustedProgram('git'), args, { cwd, env: { ...process.env, ...env } })
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk))

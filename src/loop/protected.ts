@@ -16,7 +16,7 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import { GitRepo } from '../git/index.js'
-import { runProcess as defaultRunProcess } from '../proc/index.js'
+import { runProcess as defaultRunProcess, trustedProgram } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import { hermeticGitEnvironment } from '../security/index.js'
 import { shlexSplit, type RalphCheck } from '../ralph/index.js'
@@ -360,7 +360,7 @@ export function ruleFor(rules: readonly ProtectRule[], file: string, base: boole
 /** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
 function gitBytes(cwd: string, args: string[], input?: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd, env: { ...process.env, ...hermeticGitEnvironment() } })
+    const child = spawn(trustedProgram('git'), args, { cwd, env: { ...process.env, ...hermeticGitEnvironment() } })
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
