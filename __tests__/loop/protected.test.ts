@@ -7,9 +7,11 @@ import {
   lstatSync,
   mkdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   unlinkSync,
+  utimesSync,
   writeFileSync
 } from 'node:fs'
 import path from 'node:path'
@@ -223,7 +225,7 @@ describe('the restore', () => {
     const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
     expect(protection.paths.has('calc.test.js')).toBe(true)
     expect(protection.paths.has('calc.js')).toBe(false)
-    expect(findChanges(protection)).toEqual([])
+    expect(await findChanges(protection)).toEqual([])
     expect(await restore(protection)).toEqual([])
   })
 
@@ -273,7 +275,7 @@ describe('the restore', () => {
     expect(read('calc.js')).toContain('a + b')
     expect(read('calc.more.test.js')).toBe('more\n')
     expect(read('notes/guard.md')).toBe('learned something\n')
-    expect(findChanges(protection)).toEqual([])
+    expect(await findChanges(protection)).toEqual([])
   })
 
   test('a folder on the way replaced by a link is removed, never written through', async () => {
@@ -382,6 +384,60 @@ describe('the restore', () => {
       '.github/workflows/evil.yml',
       'calc.test.js'
     ])
+  })
+
+  describe('the stat cache', () => {
+    // Files this old count as settled (written well before the look): the cache keeps their stat keys.
+    const later = (): number => Date.now() + 60_000
+    const SECONDS = 1_000_000_000
+    /** Waits until a file written now gets a later ctime than `ctimeNs` (file times move by the clock's tick). */
+    async function tickPast(dir: string, ctimeNs: bigint): Promise<void> {
+      const probe = path.join(dir, 'probe.tmp')
+      for (let i = 0; i < 200; i++) {
+        writeFileSync(probe, '')
+        if (lstatSync(probe, { bigint: true }).ctimeNs > ctimeNs) break
+        await new Promise(resolve => setTimeout(resolve, 10))
+      }
+      rmSync(probe)
+    }
+
+    test('a same-size rewrite with its mtime put back is still found: the ctime moved', async () => {
+      const { repo, base } = project()
+      const file = path.join(repo.dir, 'calc.test.js')
+      utimesSync(file, SECONDS, SECONDS)
+      const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
+      expect(await findChanges(protection, { now: later })).toEqual([])
+      const cached = lstatSync(file, { bigint: true })
+      await tickPast(repo.dir, cached.ctimeNs)
+      // In place (the same inode), the same size, and the times set back.
+      writeFileSync(file, 'assert.equal(add(1, 2), 4)\n')
+      utimesSync(file, SECONDS, SECONDS)
+      const now = lstatSync(file, { bigint: true })
+      expect([now.ino, now.size, now.mtimeNs]).toEqual([cached.ino, cached.size, cached.mtimeNs])
+      expect(now.ctimeNs).not.toBe(cached.ctimeNs)
+      expect(await findChanges(protection, { now: later })).toEqual([
+        { path: 'calc.test.js', why: 'changed' }
+      ])
+    })
+
+    test('a file swapped by a rename of another of the same size and mtime is found: another inode', async () => {
+      const { repo, base } = project()
+      const file = path.join(repo.dir, 'calc.test.js')
+      utimesSync(file, SECONDS, SECONDS)
+      const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
+      expect(await findChanges(protection, { now: later })).toEqual([])
+      const cached = lstatSync(file, { bigint: true })
+      const swap = path.join(repo.dir, 'swap.tmp')
+      writeFileSync(swap, 'assert.equal(add(1, 2), 4)\n')
+      utimesSync(swap, SECONDS, SECONDS)
+      renameSync(swap, file)
+      const now = lstatSync(file, { bigint: true })
+      expect([now.size, now.mtimeNs]).toEqual([cached.size, cached.mtimeNs])
+      expect(now.ino).not.toBe(cached.ino)
+      expect(await findChanges(protection, { now: later })).toEqual([
+        { path: 'calc.test.js', why: 'changed' }
+      ])
+    })
   })
 
   test('the script quotes every path: a name with a quote and a space is data', () => {

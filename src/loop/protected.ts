@@ -12,9 +12,11 @@ import {
   openSync,
   readdirSync,
   readlinkSync,
-  readSync
+  readSync,
+  type BigIntStats
 } from 'node:fs'
 import path from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { GitRepo } from '../git/index.js'
 import { runProcess as defaultRunProcess, trustedProgram } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
@@ -409,49 +411,137 @@ export async function repositoryTop(dir: string): Promise<string> {
 }
 
 type Found =
-  | { kind: 'file'; mode: number; size: number }
+  | { kind: 'file'; stat: BigIntStats }
   | { kind: 'link'; target: string }
   | { kind: 'other'; why: string }
   | { kind: 'missing' }
 
-/** What is at `rel` under `top`, looking at every folder on the way without following one that is a link. */
-function inspect(top: string, rel: string): Found {
-  const parts = rel.split('/')
-  let at = top
-  for (let i = 0; i < parts.length; i++) {
-    at = path.join(at, parts[i])
+/** Work of a check in stretches of at most this long, then the event loop runs (budgets' timers, output). */
+const STRETCH_MS = 20
+
+/** One look at the tree: each folder on the way looked at once, and the event loop let run between stretches. */
+class Pass {
+  /** A folder's verdict (relative to the top): undefined when it is a folder, else what is there instead. */
+  private readonly folders = new Map<string, Found | undefined>()
+  private stretchStarted = performance.now()
+
+  /** When the pass began, in nanoseconds since the epoch: a file changed since then may change again unseen. */
+  readonly startedNs: bigint
+
+  constructor(
+    readonly top: string,
+    now: number
+  ) {
+    this.startedNs = BigInt(Math.floor(now)) * 1_000_000n
+  }
+
+  /** Whether the current stretch of work is long enough. */
+  due(): boolean {
+    return performance.now() - this.stretchStarted >= STRETCH_MS
+  }
+
+  /** Lets the event loop run, then starts a new stretch. */
+  async pause(): Promise<void> {
+    await new Promise(resolve => setImmediate(resolve))
+    this.stretchStarted = performance.now()
+  }
+
+  /** What is at `rel`, looking at every folder on the way (once a pass) without following one that is a link. */
+  inspect(rel: string): Found {
+    const slash = rel.lastIndexOf('/')
+    const folder = slash === -1 ? undefined : this.folder(rel.slice(0, slash))
+    if (folder) return folder
+    const at = path.join(this.top, rel)
     let stat
     try {
-      stat = lstatSync(at)
+      stat = lstatSync(at, { bigint: true })
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' }
       return { kind: 'other', why: 'made unreadable' }
     }
-    const last = i === parts.length - 1
-    if (!last) {
-      if (stat.isSymbolicLink())
-        return {
-          kind: 'other',
-          why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a link`
-        }
-      if (!stat.isDirectory())
-        return {
-          kind: 'other',
-          why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a file`
-        }
-      continue
-    }
     if (stat.isSymbolicLink()) return { kind: 'link', target: readlinkSync(at) }
     if (stat.isDirectory()) return { kind: 'other', why: 'replaced by a folder' }
     if (!stat.isFile()) return { kind: 'other', why: 'replaced by a special file' }
-    return { kind: 'file', mode: stat.mode, size: stat.size }
+    return { kind: 'file', stat }
   }
-  return { kind: 'missing' }
+
+  /** Undefined when `dir` and every folder above it are folders; else what the path below it finds. */
+  private folder(dir: string): Found | undefined {
+    if (this.folders.has(dir)) return this.folders.get(dir)
+    const slash = dir.lastIndexOf('/')
+    let found = slash === -1 ? undefined : this.folder(dir.slice(0, slash))
+    if (!found) {
+      let stat
+      try {
+        stat = lstatSync(path.join(this.top, dir))
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        stat = undefined
+        found =
+          code === 'ENOENT' || code === 'ENOTDIR'
+            ? { kind: 'missing' }
+            : { kind: 'other', why: 'made unreadable' }
+      }
+      if (stat?.isSymbolicLink())
+        found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a link` }
+      else if (stat && !stat.isDirectory())
+        found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a file` }
+    }
+    this.folders.set(dir, found)
+    return found
+  }
 }
 
-/** The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash. */
-function blobId(file: string, algorithm: 'sha1' | 'sha256'): string | undefined {
+/**
+ * What lstat said of a protected file last found as the start commit has it, as git's index keeps it: when
+ * all of it is the same, so is the file. A write changes the ctime, which no user process can set back; a
+ * file swapped for another (a rename, a copy) has another inode.
+ */
+interface StatKey {
+  dev: bigint
+  ino: bigint
+  size: bigint
+  mode: bigint
+  ctimeNs: bigint
+  mtimeNs: bigint
+}
+
+/** Per protection: the stat keys of its files found unchanged. */
+const verified = new WeakMap<Protection, Map<string, StatKey>>()
+
+const statKey = (stat: BigIntStats): StatKey => ({
+  dev: stat.dev,
+  ino: stat.ino,
+  size: stat.size,
+  mode: stat.mode,
+  ctimeNs: stat.ctimeNs,
+  mtimeNs: stat.mtimeNs
+})
+
+const sameStat = (key: StatKey, stat: BigIntStats): boolean =>
+  key.dev === stat.dev &&
+  key.ino === stat.ino &&
+  key.size === stat.size &&
+  key.mode === stat.mode &&
+  key.ctimeNs === stat.ctimeNs &&
+  key.mtimeNs === stat.mtimeNs
+
+/**
+ * A change this close to the look could share its ctime with a later one (file systems keep times to a tick,
+ * some to a second or two), so such a file is hashed again next time (git's "racily clean" entries).
+ */
+const RACY_NS = 2_000_000_000n
+
+/**
+ * The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash;
+ * with its stat key when the file did not change while it was read and did not change just before.
+ */
+async function blobId(
+  file: string,
+  algorithm: 'sha1' | 'sha256',
+  pass: Pass
+): Promise<{ oid: string; key?: StatKey } | undefined> {
   let fd: number
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
@@ -459,26 +549,38 @@ function blobId(file: string, algorithm: 'sha1' | 'sha256'): string | undefined 
     return undefined
   }
   try {
-    const stat = fstatSync(fd)
-    if (!stat.isFile()) return undefined
-    const hash = createHash(algorithm).update(`blob ${stat.size}\0`)
-    const buffer = Buffer.alloc(Math.min(1 << 20, Math.max(1, stat.size)))
-    let total = 0
+    const before = fstatSync(fd, { bigint: true })
+    if (!before.isFile()) return undefined
+    const hash = createHash(algorithm).update(`blob ${before.size}\0`)
+    const buffer = Buffer.alloc(
+      Number(before.size < 1n << 20n ? (before.size > 0n ? before.size : 1n) : 1n << 20n)
+    )
+    let total = 0n
     for (;;) {
       const n = readSync(fd, buffer, 0, buffer.length, null)
       if (n === 0) break
       hash.update(buffer.subarray(0, n))
-      total += n
+      total += BigInt(n)
+      if (pass.due()) await pass.pause()
     }
-    return total === stat.size ? hash.digest('hex') : undefined
+    if (total !== before.size) return undefined
+    const oid = hash.digest('hex')
+    const after = fstatSync(fd, { bigint: true })
+    const settled = sameStat(statKey(before), after) && before.ctimeNs < pass.startedNs - RACY_NS
+    return settled ? { oid, key: statKey(before) } : { oid }
   } finally {
     closeSync(fd)
   }
 }
 
 /** What differs at one protected path of the start commit, in words; undefined when it is as it was. */
-function differs(top: string, rel: string, entry: BaseEntry): string | undefined {
-  const found = inspect(top, rel)
+async function differs(
+  pass: Pass,
+  rel: string,
+  entry: BaseEntry,
+  known: Map<string, StatKey>
+): Promise<string | undefined> {
+  const found = pass.inspect(rel)
   if (found.kind === 'missing') return 'deleted'
   if (found.kind === 'other') return found.why
   if (entry.mode === '120000') {
@@ -489,22 +591,33 @@ function differs(top: string, rel: string, entry: BaseEntry): string | undefined
     return expected === entry.oid ? undefined : 'the link changed'
   }
   if (found.kind === 'link') return 'replaced by a link'
-  const oid = blobId(path.join(top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1')
-  if (oid === undefined) return 'made unreadable'
-  if (oid !== entry.oid) return 'changed'
-  const executable = (found.mode & 0o100) !== 0
+  const key = known.get(rel)
+  if (!key || !sameStat(key, found.stat)) {
+    known.delete(rel)
+    const blob = await blobId(path.join(pass.top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1', pass)
+    if (blob === undefined) return 'made unreadable'
+    if (blob.oid !== entry.oid) return 'changed'
+    // Kept only when it is the file lstat saw (not one swapped in meanwhile).
+    if (blob.key && blob.key.dev === found.stat.dev && blob.key.ino === found.stat.ino)
+      known.set(rel, blob.key)
+  }
+  const executable = (Number(found.stat.mode) & 0o100) !== 0
   if (executable !== (entry.mode === '100755'))
     return executable ? 'made executable' : 'its executable bit removed'
   return undefined
 }
 
 /** New paths where every path is protected (a rule of scope `all`), found without following links. */
-function added(protection: Protection): Revert[] {
+async function added(protection: Protection, pass: Pass): Promise<Revert[]> {
   const allRules = protection.rules.filter(rule => rule.scope === 'all')
   if (allRules.length === 0) return []
+  const patterns = allRules.map(rule => globRegExp(rule.glob))
+  // Most names match no rule: one test of them all rules them out.
+  const any = new RegExp(`^(?:${patterns.map(re => re.source.slice(1, -1)).join('|')})$`)
   const found: Revert[] = []
   let seen = 0
-  const walk = (dir: string): void => {
+  // `within[i]`: rule i names the folder or one above it (globMatches, decided once a folder).
+  const walk = async (dir: string, within: readonly boolean[]): Promise<void> => {
     let entries
     try {
       entries = readdirSync(path.join(protection.top, dir), { withFileTypes: true })
@@ -513,32 +626,53 @@ function added(protection: Protection): Revert[] {
     }
     for (const entry of entries) {
       if (++seen > MOST_SEARCHED) return
+      if (pass.due()) await pass.pause()
       const rel = dir === '' ? entry.name : `${dir}/${entry.name}`
       if (entry.isDirectory()) {
-        if (!NOT_SEARCHED.has(entry.name)) walk(rel)
+        if (!NOT_SEARCHED.has(entry.name))
+          await walk(
+            rel,
+            patterns.map((re, i) => within[i] || re.test(rel))
+          )
         continue
       }
       if (protection.paths.has(rel) || rel === protection.guardrails) continue
       // A link may stand for a folder: one where a protected folder would be is as new as a file in it.
-      const rule =
-        ruleFor(allRules, rel, false) ??
-        (entry.isSymbolicLink() ? ruleFor(allRules, `${rel}/-`, false) : undefined)
-      if (rule)
-        found.push({ path: rel, why: `added where paths are protected (${rule.why.replace(/^auto: /, '')})` })
+      let i = within.indexOf(true)
+      if (any.test(rel)) i = patterns.findIndex((re, j) => within[j] || re.test(rel))
+      if (i === -1 && entry.isSymbolicLink()) i = patterns.findIndex(re => re.test(`${rel}/-`))
+      if (i !== -1)
+        found.push({
+          path: rel,
+          why: `added where paths are protected (${allRules[i].why.replace(/^auto: /, '')})`
+        })
     }
   }
-  walk('')
+  await walk(
+    '',
+    patterns.map(() => false)
+  )
   return found
 }
 
-/** Every protected path the tree no longer has as the start commit had it, and every new one where none may be added. */
-export function findChanges(protection: Protection): Revert[] {
+/**
+ * Every protected path the tree no longer has as the start commit had it, and every new one where none may be
+ * added. A file found unchanged is hashed again only when its stat key changed (`now`: the wall clock, in ms).
+ */
+export async function findChanges(
+  protection: Protection,
+  options: { now?: () => number } = {}
+): Promise<Revert[]> {
+  const pass = new Pass(protection.top, (options.now ?? Date.now)())
+  let known = verified.get(protection)
+  if (!known) verified.set(protection, (known = new Map()))
   const changes: Revert[] = []
   for (const [rel, entry] of protection.paths) {
-    const why = differs(protection.top, rel, entry)
+    const why = await differs(pass, rel, entry, known)
     if (why) changes.push({ path: rel, why })
+    if (pass.due()) await pass.pause()
   }
-  return [...changes, ...added(protection)]
+  return [...changes, ...(await added(protection, pass))]
 }
 
 const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`
@@ -612,7 +746,7 @@ export interface RestoreOptions {
  * then looks again: answers what was put back, or throws ProtectedPathError when something could not be.
  */
 export async function restore(protection: Protection, options: RestoreOptions = {}): Promise<Revert[]> {
-  const reverts = findChanges(protection)
+  const reverts = await findChanges(protection)
   if (reverts.length === 0) return []
   const oids = reverts.flatMap(r => protection.paths.get(r.path)?.oid ?? [])
   const script = restoreScript(protection, reverts, await readBlobs(protection.top, oids))
@@ -625,7 +759,7 @@ export async function restore(protection: Protection, options: RestoreOptions = 
     timeoutMs: 120_000,
     ...(options.signal ? { signal: options.signal } : {})
   })
-  const left = findChanges(protection)
+  const left = await findChanges(protection)
   if (result.exitCode !== 0 || left.length > 0) {
     const said = Buffer.concat([result.stderr.head, result.stderr.tail])
       .toString('utf8')
