@@ -19256,6 +19256,7 @@ async function pushWithRetry(workTree, options, retry) {
 
 
 
+
 /** A protected path could not be put back: the gates must not judge this tree. */
 class ProtectedPathError extends Error {
     constructor(message) {
@@ -19545,7 +19546,10 @@ function ruleFor(rules, file, base) {
 /** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
 function gitBytes(cwd, args, input) {
     return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, { cwd, env: { ...process.env, ...git_env_hermeticGitEnvironment() } });
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
+            cwd,
+            env: { ...process.env, ...git_env_hermeticGitEnvironment() }
+        });
         const out = [];
         const err = [];
         child.stdout.on('data', (chunk) => out.push(chunk));
@@ -19588,15 +19592,39 @@ async function repositoryTop(dir) {
     const result = await new repo_GitRepo(dir).exec(['rev-parse', '--show-toplevel']);
     return result.stdout.trim();
 }
-/** What is at `rel` under `top`, looking at every folder on the way without following one that is a link. */
-function inspect(top, rel) {
-    const parts = rel.split('/');
-    let at = top;
-    for (let i = 0; i < parts.length; i++) {
-        at = external_node_path_default().join(at, parts[i]);
+/** Work of a check in stretches of at most this long, then the event loop runs (budgets' timers, output). */
+const STRETCH_MS = 20;
+/** One look at the tree: each folder on the way looked at once, and the event loop let run between stretches. */
+class Pass {
+    top;
+    /** A folder's verdict (relative to the top): undefined when it is a folder, else what is there instead. */
+    folders = new Map();
+    stretchStarted = external_node_perf_hooks_namespaceObject.performance.now();
+    /** When the pass began, in nanoseconds since the epoch: a file changed since then may change again unseen. */
+    startedNs;
+    constructor(top, now) {
+        this.top = top;
+        this.startedNs = BigInt(Math.floor(now)) * 1000000n;
+    }
+    /** Whether the current stretch of work is long enough. */
+    due() {
+        return external_node_perf_hooks_namespaceObject.performance.now() - this.stretchStarted >= STRETCH_MS;
+    }
+    /** Lets the event loop run, then starts a new stretch. */
+    async pause() {
+        await new Promise(resolve => setImmediate(resolve));
+        this.stretchStarted = external_node_perf_hooks_namespaceObject.performance.now();
+    }
+    /** What is at `rel`, looking at every folder on the way (once a pass) without following one that is a link. */
+    inspect(rel) {
+        const slash = rel.lastIndexOf('/');
+        const folder = slash === -1 ? undefined : this.folder(rel.slice(0, slash));
+        if (folder)
+            return folder;
+        const at = external_node_path_default().join(this.top, rel);
         let stat;
         try {
-            stat = (0,external_node_fs_namespaceObject.lstatSync)(at);
+            stat = (0,external_node_fs_namespaceObject.lstatSync)(at, { bigint: true });
         }
         catch (error) {
             const code = error.code;
@@ -19604,32 +19632,68 @@ function inspect(top, rel) {
                 return { kind: 'missing' };
             return { kind: 'other', why: 'made unreadable' };
         }
-        const last = i === parts.length - 1;
-        if (!last) {
-            if (stat.isSymbolicLink())
-                return {
-                    kind: 'other',
-                    why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a link`
-                };
-            if (!stat.isDirectory())
-                return {
-                    kind: 'other',
-                    why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a file`
-                };
-            continue;
-        }
         if (stat.isSymbolicLink())
             return { kind: 'link', target: (0,external_node_fs_namespaceObject.readlinkSync)(at) };
         if (stat.isDirectory())
             return { kind: 'other', why: 'replaced by a folder' };
         if (!stat.isFile())
             return { kind: 'other', why: 'replaced by a special file' };
-        return { kind: 'file', mode: stat.mode, size: stat.size };
+        return { kind: 'file', stat };
     }
-    return { kind: 'missing' };
+    /** Undefined when `dir` and every folder above it are folders; else what the path below it finds. */
+    folder(dir) {
+        if (this.folders.has(dir))
+            return this.folders.get(dir);
+        const slash = dir.lastIndexOf('/');
+        let found = slash === -1 ? undefined : this.folder(dir.slice(0, slash));
+        if (!found) {
+            let stat;
+            try {
+                stat = (0,external_node_fs_namespaceObject.lstatSync)(external_node_path_default().join(this.top, dir));
+            }
+            catch (error) {
+                const code = error.code;
+                stat = undefined;
+                found =
+                    code === 'ENOENT' || code === 'ENOTDIR'
+                        ? { kind: 'missing' }
+                        : { kind: 'other', why: 'made unreadable' };
+            }
+            if (stat?.isSymbolicLink())
+                found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a link` };
+            else if (stat && !stat.isDirectory())
+                found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a file` };
+        }
+        this.folders.set(dir, found);
+        return found;
+    }
 }
-/** The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash. */
-function blobId(file, algorithm) {
+/** Per protection: the stat keys of its files found unchanged. */
+const verified = new WeakMap();
+const statKey = (stat) => ({
+    dev: stat.dev,
+    ino: stat.ino,
+    size: stat.size,
+    mode: stat.mode,
+    ctimeNs: stat.ctimeNs,
+    mtimeNs: stat.mtimeNs
+});
+const sameStat = (key, stat) => key.dev === stat.dev &&
+    key.ino === stat.ino &&
+    key.size === stat.size &&
+    key.mode === stat.mode &&
+    key.ctimeNs === stat.ctimeNs &&
+    key.mtimeNs === stat.mtimeNs;
+/**
+ * A change this close to the look could share its ctime with a later one (file systems keep times to a tick,
+ * some to a second or two), so such a file is hashed again next time (git's "racily clean" entries).
+ */
+const RACY_NS = 2000000000n;
+/**
+ * The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash;
+ * with its stat key when the file did not change while it was read and did not change just before.
+ */
+async function blobId(file, algorithm, pass) {
     let fd;
     try {
         fd = (0,external_node_fs_namespaceObject.openSync)(file, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NOFOLLOW | external_node_fs_namespaceObject.constants.O_NONBLOCK);
@@ -19638,28 +19702,35 @@ function blobId(file, algorithm) {
         return undefined;
     }
     try {
-        const stat = (0,external_node_fs_namespaceObject.fstatSync)(fd);
-        if (!stat.isFile())
+        const before = (0,external_node_fs_namespaceObject.fstatSync)(fd, { bigint: true });
+        if (!before.isFile())
             return undefined;
-        const hash = (0,external_node_crypto_namespaceObject.createHash)(algorithm).update(`blob ${stat.size}\0`);
-        const buffer = Buffer.alloc(Math.min(1 << 20, Math.max(1, stat.size)));
-        let total = 0;
+        const hash = (0,external_node_crypto_namespaceObject.createHash)(algorithm).update(`blob ${before.size}\0`);
+        const buffer = Buffer.alloc(Number(before.size < 1n << 20n ? (before.size > 0n ? before.size : 1n) : 1n << 20n));
+        let total = 0n;
         for (;;) {
             const n = (0,external_node_fs_namespaceObject.readSync)(fd, buffer, 0, buffer.length, null);
             if (n === 0)
                 break;
             hash.update(buffer.subarray(0, n));
-            total += n;
+            total += BigInt(n);
+            if (pass.due())
+                await pass.pause();
         }
-        return total === stat.size ? hash.digest('hex') : undefined;
+        if (total !== before.size)
+            return undefined;
+        const oid = hash.digest('hex');
+        const after = (0,external_node_fs_namespaceObject.fstatSync)(fd, { bigint: true });
+        const settled = sameStat(statKey(before), after) && before.ctimeNs < pass.startedNs - RACY_NS;
+        return settled ? { oid, key: statKey(before) } : { oid };
     }
     finally {
         (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
 }
 /** What differs at one protected path of the start commit, in words; undefined when it is as it was. */
-function differs(top, rel, entry) {
-    const found = inspect(top, rel);
+async function differs(pass, rel, entry, known) {
+    const found = pass.inspect(rel);
     if (found.kind === 'missing')
         return 'deleted';
     if (found.kind === 'other')
@@ -19674,24 +19745,35 @@ function differs(top, rel, entry) {
     }
     if (found.kind === 'link')
         return 'replaced by a link';
-    const oid = blobId(external_node_path_default().join(top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1');
-    if (oid === undefined)
-        return 'made unreadable';
-    if (oid !== entry.oid)
-        return 'changed';
-    const executable = (found.mode & 0o100) !== 0;
+    const key = known.get(rel);
+    if (!key || !sameStat(key, found.stat)) {
+        known.delete(rel);
+        const blob = await blobId(external_node_path_default().join(pass.top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1', pass);
+        if (blob === undefined)
+            return 'made unreadable';
+        if (blob.oid !== entry.oid)
+            return 'changed';
+        // Kept only when it is the file lstat saw (not one swapped in meanwhile).
+        if (blob.key && blob.key.dev === found.stat.dev && blob.key.ino === found.stat.ino)
+            known.set(rel, blob.key);
+    }
+    const executable = (Number(found.stat.mode) & 0o100) !== 0;
     if (executable !== (entry.mode === '100755'))
         return executable ? 'made executable' : 'its executable bit removed';
     return undefined;
 }
 /** New paths where every path is protected (a rule of scope `all`), found without following links. */
-function added(protection) {
+async function added(protection, pass) {
     const allRules = protection.rules.filter(rule => rule.scope === 'all');
     if (allRules.length === 0)
         return [];
+    const patterns = allRules.map(rule => globRegExp(rule.glob));
+    // Most names match no rule: one test of them all rules them out.
+    const any = new RegExp(`^(?:${patterns.map(re => re.source.slice(1, -1)).join('|')})$`);
     const found = [];
     let seen = 0;
-    const walk = (dir) => {
+    // `within[i]`: rule i names the folder or one above it (globMatches, decided once a folder).
+    const walk = async (dir, within) => {
         let entries;
         try {
             entries = (0,external_node_fs_namespaceObject.readdirSync)(external_node_path_default().join(protection.top, dir), { withFileTypes: true });
@@ -19702,33 +19784,50 @@ function added(protection) {
         for (const entry of entries) {
             if (++seen > MOST_SEARCHED)
                 return;
+            if (pass.due())
+                await pass.pause();
             const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
             if (entry.isDirectory()) {
                 if (!NOT_SEARCHED.has(entry.name))
-                    walk(rel);
+                    await walk(rel, patterns.map((re, i) => within[i] || re.test(rel)));
                 continue;
             }
             if (protection.paths.has(rel) || rel === protection.guardrails)
                 continue;
             // A link may stand for a folder: one where a protected folder would be is as new as a file in it.
-            const rule = ruleFor(allRules, rel, false) ??
-                (entry.isSymbolicLink() ? ruleFor(allRules, `${rel}/-`, false) : undefined);
-            if (rule)
-                found.push({ path: rel, why: `added where paths are protected (${rule.why.replace(/^auto: /, '')})` });
+            let i = within.indexOf(true);
+            if (any.test(rel))
+                i = patterns.findIndex((re, j) => within[j] || re.test(rel));
+            if (i === -1 && entry.isSymbolicLink())
+                i = patterns.findIndex(re => re.test(`${rel}/-`));
+            if (i !== -1)
+                found.push({
+                    path: rel,
+                    why: `added where paths are protected (${allRules[i].why.replace(/^auto: /, '')})`
+                });
         }
     };
-    walk('');
+    await walk('', patterns.map(() => false));
     return found;
 }
-/** Every protected path the tree no longer has as the start commit had it, and every new one where none may be added. */
-function findChanges(protection) {
+/**
+ * Every protected path the tree no longer has as the start commit had it, and every new one where none may be
+ * added. A file found unchanged is hashed again only when its stat key changed (`now`: the wall clock, in ms).
+ */
+async function findChanges(protection, options = {}) {
+    const pass = new Pass(protection.top, (options.now ?? Date.now)());
+    let known = verified.get(protection);
+    if (!known)
+        verified.set(protection, (known = new Map()));
     const changes = [];
     for (const [rel, entry] of protection.paths) {
-        const why = differs(protection.top, rel, entry);
+        const why = await differs(pass, rel, entry, known);
         if (why)
             changes.push({ path: rel, why });
+        if (pass.due())
+            await pass.pause();
     }
-    return [...changes, ...added(protection)];
+    return [...changes, ...(await added(protection, pass))];
 }
 const quote = (text) => `'${text.replace(/'/g, `'\\''`)}'`;
 const HEREDOC_END = 'RALPH_PROTECTED_PATH_END';
@@ -19789,7 +19888,7 @@ async function readBlobs(top, oids) {
  * then looks again: answers what was put back, or throws ProtectedPathError when something could not be.
  */
 async function restore(protection, options = {}) {
-    const reverts = findChanges(protection);
+    const reverts = await findChanges(protection);
     if (reverts.length === 0)
         return [];
     const oids = reverts.flatMap(r => protection.paths.get(r.path)?.oid ?? []);
@@ -19803,7 +19902,7 @@ async function restore(protection, options = {}) {
         timeoutMs: 120_000,
         ...(options.signal ? { signal: options.signal } : {})
     });
-    const left = findChanges(protection);
+    const left = await findChanges(protection);
     if (result.exitCode !== 0 || left.length > 0) {
         const said = Buffer.concat([result.stderr.head, result.stderr.tail])
             .toString('utf8')

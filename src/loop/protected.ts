@@ -362,7 +362,10 @@ export function ruleFor(rules: readonly ProtectRule[], file: string, base: boole
 /** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
 function gitBytes(cwd: string, args: string[], input?: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn(trustedProgram('git'), args, { cwd, env: { ...process.env, ...hermeticGitEnvironment() } })
+    const child = spawn(trustedProgram('git'), args, {
+      cwd,
+      env: { ...process.env, ...hermeticGitEnvironment() }
+    })
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
