@@ -19978,6 +19978,24 @@ async function protectedInCommit(dir, base, commit, rules, guardrails) {
         changed.push({ path: fields[i + 1], inBase: fields[i] !== 'A' });
     return protectedChanges(rules, changed, guardrails);
 }
+/**
+ * The failing run that voids a round of gates during which protected paths changed: the code a gate runs
+ * (the agent's) could have rewritten a later gate's script or a test not yet loaded. They are put back before
+ * the next round.
+ */
+function changedDuringGates(changes) {
+    return {
+        name: 'protected paths',
+        run: '(the action: what judges the agent, unchanged while it judges)',
+        passed: false,
+        exitCode: null,
+        timedOut: false,
+        durationMs: 0,
+        outputBytes: 0,
+        tail: `While the gates ran, protected paths changed: ${revertsLine(changes)}. Gates that run code which rewrites what judges it do not count; leave those paths alone.`,
+        log: ''
+    };
+}
 
 ;// CONCATENATED MODULE: ./src/git/write-tree.ts
 // A commit's files written out from git's object store, as they are stored: no checkout, so no smudge or
@@ -20728,15 +20746,19 @@ function projectIn(checkout, repoRoot, projectRoot) {
     const rel = external_node_path_default().relative(real(repoRoot), real(projectRoot));
     return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? checkout : external_node_path_default().join(checkout, rel);
 }
-/** The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this process. */
-function fromBase(env) {
+/**
+ * The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this
+ * process; `keep` gets the checkout's protection, to look again once its gates have run.
+ */
+function fromBase(env, keep) {
     const protection = env.protection;
     if (!protection)
         return () => Promise.resolve([]);
-    return async (checkout, base) => (await restoreProtected(checkout, base, protection.rules, {
-        signal: env.guard.signal,
-        ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
-    })).map(revert => revert.path);
+    return async (checkout, base) => {
+        const here = await protectionFromRules(await repositoryTop(checkout), base, protection.rules, protection.guardrails);
+        keep(here);
+        return (await restore(here, { signal: env.guard.signal })).map(revert => revert.path);
+    };
 }
 /**
  * The gates on a clean checkout of `commit`: its record, and the failing runs (setup's or the gates') with
@@ -20757,7 +20779,10 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
         await gitOrThrow(['read-tree', commit], { ...git, cwd: checkout });
         // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
         // there), so its git may read it and no process can swap a path while it is put back.
-        const reverted = base !== undefined ? await (ports.restoreProtected ?? fromBase(env))(checkout, base) : [];
+        let guarded;
+        const reverted = base !== undefined
+            ? await (ports.restoreProtected ?? fromBase(env, p => (guarded = p)))(checkout, base)
+            : [];
         giveBack = await ports.lend?.(checkout);
         const cwd = projectIn(checkout, repoRoot, env.workTree);
         const dir = external_node_path_default().join(env.record.iterationDir(iteration), 'clean');
@@ -20800,6 +20825,13 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
             verification.checks = gates.runs;
             verification.checksMs = gates.wallMs;
             failures.push(...gates.failures);
+            // As in the loop's tree: what judges stays as it was while the gates run the agent's code.
+            const during = guarded && !gates.interrupted ? await findChanges(guarded) : [];
+            if (during.length > 0) {
+                const run = changedDuringGates(during);
+                verification.checks = [...verification.checks, run];
+                failures.push({ name: run.name, output: run.tail });
+            }
             verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed';
         }
         verification.durationMs = Math.round(env.clock.now() - started);
@@ -21318,7 +21350,20 @@ async function runIteration(env, memory, iteration) {
             success: false
         }, 'crashed');
     // 5. The gates.
-    const checks = await runGates(env, next, iteration, dir);
+    let checks = await runGates(env, next, iteration, dir);
+    // What judges the agent stays as it was while it judges: a gate runs the agent's code, which could rewrite
+    // a later gate's script or a test not yet loaded. Changed meanwhile, the round does not count.
+    if (env.protection && !checks.interrupted) {
+        const during = await findChanges(env.protection);
+        if (during.length > 0) {
+            const run = changedDuringGates(during);
+            checks = {
+                ...checks,
+                runs: [...checks.runs, run],
+                failures: [...checks.failures, { name: run.name, output: run.tail }]
+            };
+        }
+    }
     record.checks = checks.runs;
     record.checksMs = checks.wallMs;
     record.failureFingerprint = failureFingerprint(checks.failures);

@@ -11,7 +11,14 @@ import { runCommands } from './commands.js'
 import { detectCompletion } from './completion.js'
 import type { CostMeter } from '../agents/cost-meter.js'
 import { failureFingerprint } from './fingerprint.js'
-import { ProtectedPathError, restore, revertsLine, type Protection } from './protected.js'
+import {
+  changedDuringGates,
+  findChanges,
+  ProtectedPathError,
+  restore,
+  revertsLine,
+  type Protection
+} from './protected.js'
 import { cleanFailures, verifyCommit } from './verify.js'
 import type { LoopGuard } from './guard.js'
 import { testCounter, type Recognition } from './test-count.js'
@@ -465,7 +472,20 @@ export async function runIteration(
     )
 
   // 5. The gates.
-  const checks = await runGates(env, next, iteration, dir)
+  let checks = await runGates(env, next, iteration, dir)
+  // What judges the agent stays as it was while it judges: a gate runs the agent's code, which could rewrite
+  // a later gate's script or a test not yet loaded. Changed meanwhile, the round does not count.
+  if (env.protection && !checks.interrupted) {
+    const during = await findChanges(env.protection)
+    if (during.length > 0) {
+      const run = changedDuringGates(during)
+      checks = {
+        ...checks,
+        runs: [...checks.runs, run],
+        failures: [...checks.failures, { name: run.name, output: run.tail }]
+      }
+    }
+  }
   record.checks = checks.runs
   record.checksMs = checks.wallMs
   record.failureFingerprint = failureFingerprint(checks.failures)

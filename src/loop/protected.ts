@@ -20,6 +20,7 @@ import { performance } from 'node:perf_hooks'
 import { GitRepo } from '../git/index.js'
 import { runProcess as defaultRunProcess, trustedProgram } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
+import type { CheckRun } from './types.js'
 import { hermeticGitEnvironment } from '../security/index.js'
 import { shlexSplit, type RalphCheck } from '../ralph/index.js'
 export { parseProtectSetting } from '../ralph/protect.js'
@@ -870,4 +871,23 @@ export async function protectedInCommit(
   for (let i = 0; i + 1 < fields.length; i += 2)
     changed.push({ path: fields[i + 1], inBase: fields[i] !== 'A' })
   return protectedChanges(rules, changed, guardrails)
+}
+
+/**
+ * The failing run that voids a round of gates during which protected paths changed: the code a gate runs
+ * (the agent's) could have rewritten a later gate's script or a test not yet loaded. They are put back before
+ * the next round.
+ */
+export function changedDuringGates(changes: readonly Revert[]): CheckRun {
+  return {
+    name: 'protected paths',
+    run: '(the action: what judges the agent, unchanged while it judges)',
+    passed: false,
+    exitCode: null,
+    timedOut: false,
+    durationMs: 0,
+    outputBytes: 0,
+    tail: `While the gates ran, protected paths changed: ${revertsLine(changes)}. Gates that run code which rewrites what judges it do not count; leave those paths alone.`,
+    log: ''
+  }
 }

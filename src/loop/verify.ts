@@ -10,7 +10,14 @@ import { gitOrThrow, runGit } from '../git/git.js'
 import { writeCommitTree } from '../git/write-tree.js'
 import type { RalphCheck } from '../ralph/index.js'
 import { runChecks } from './checks.js'
-import { restoreProtected } from './protected.js'
+import {
+  changedDuringGates,
+  findChanges,
+  protectionFromRules,
+  repositoryTop,
+  restore,
+  type Protection
+} from './protected.js'
 import { addedChecks } from './defaults.js'
 import type { IterationMemory, LoopEnvironment } from './iteration.js'
 import { testCounter } from './test-count.js'
@@ -98,17 +105,26 @@ function projectIn(checkout: string, repoRoot: string, projectRoot: string): str
   return rel.startsWith('..') || path.isAbsolute(rel) ? checkout : path.join(checkout, rel)
 }
 
-/** The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this process. */
-function fromBase(env: LoopEnvironment): (checkout: string, base: string) => Promise<string[]> {
+/**
+ * The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this
+ * process; `keep` gets the checkout's protection, to look again once its gates have run.
+ */
+function fromBase(
+  env: LoopEnvironment,
+  keep: (protection: Protection) => void
+): (checkout: string, base: string) => Promise<string[]> {
   const protection = env.protection
   if (!protection) return () => Promise.resolve([])
-  return async (checkout, base) =>
-    (
-      await restoreProtected(checkout, base, protection.rules, {
-        signal: env.guard.signal,
-        ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
-      })
-    ).map(revert => revert.path)
+  return async (checkout, base) => {
+    const here = await protectionFromRules(
+      await repositoryTop(checkout),
+      base,
+      protection.rules,
+      protection.guardrails
+    )
+    keep(here)
+    return (await restore(here, { signal: env.guard.signal })).map(revert => revert.path)
+  }
 }
 
 /**
@@ -137,7 +153,11 @@ export async function verifyCommit(
     await gitOrThrow(['read-tree', commit], { ...git, cwd: checkout })
     // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
     // there), so its git may read it and no process can swap a path while it is put back.
-    const reverted = base !== undefined ? await (ports.restoreProtected ?? fromBase(env))(checkout, base) : []
+    let guarded: Protection | undefined
+    const reverted =
+      base !== undefined
+        ? await (ports.restoreProtected ?? fromBase(env, p => (guarded = p)))(checkout, base)
+        : []
     giveBack = await ports.lend?.(checkout)
     const cwd = projectIn(checkout, repoRoot, env.workTree)
     const dir = path.join(env.record.iterationDir(iteration), 'clean')
@@ -177,6 +197,13 @@ export async function verifyCommit(
       verification.checks = gates.runs
       verification.checksMs = gates.wallMs
       failures.push(...gates.failures)
+      // As in the loop's tree: what judges stays as it was while the gates run the agent's code.
+      const during = guarded && !gates.interrupted ? await findChanges(guarded) : []
+      if (during.length > 0) {
+        const run = changedDuringGates(during)
+        verification.checks = [...verification.checks, run]
+        failures.push({ name: run.name, output: run.tail })
+      }
       verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed'
     }
     verification.durationMs = Math.round(env.clock.now() - started)
