@@ -51253,10 +51253,22 @@ function readFileTail(file, bytes) {
 }
 /** Appended to a check's output (and log) when it ran out of time. */
 const checkTimeoutMarker = (name, seconds) => `\n\n[Check '${name}' timed out after ${formatDuration(seconds)} — output may be incomplete]\n`;
+/**
+ * Runs `$1` with bash in an empty HOME of its own (and no Python user site), removed afterwards; a gate killed
+ * by a signal ends by the same signal.
+ */
+const FRESH_HOME = [
+    'h=$(mktemp -d "${TMPDIR:-/tmp}/ralph-gate-home.XXXXXX") || exit 125',
+    'export HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" XDG_DATA_HOME="$h/.local/share" PYTHONNOUSERSITE=1',
+    'bash -c "$1"; s=$?',
+    'rm -rf -- "$h"',
+    'if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then trap - "$((s - 128))" 2>/dev/null; kill -s "$((s - 128))" $$; fi',
+    'exit "$s"'
+].join('\n');
 /** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
 async function runCheck(check, index, log, ctx) {
     const result = await ctx.runProcess({
-        argv: ['bash', '-c', check.run],
+        argv: ctx.freshHome ? ['bash', '-c', FRESH_HOME, 'ralph-gate', check.run] : ['bash', '-c', check.run],
         cwd: ctx.workTree,
         timeoutMs: check.timeout * 1000,
         killGraceMs: ctx.killGraceMs,
@@ -53102,6 +53114,7 @@ async function runSetup(env, cwd, iterationDir) {
     try {
         for (const command of setupCommands(env.config.setup ?? [])) {
             const outcome = await runChecks([command], {
+                ...(env.agentEnvironment ? { freshHome: true } : {}),
                 workTree: cwd,
                 iterationDir,
                 folder: 'setup',
@@ -53217,6 +53230,7 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
             const runners = counting.testRunners;
             const commands = env.config.checks.map(check => check.run);
             const gates = await runChecks(env.config.checks, {
+                ...(env.agentEnvironment ? { freshHome: true } : {}),
                 ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, cwd) } : {}),
                 workTree: cwd,
                 iterationDir: dir,
@@ -53567,6 +53581,7 @@ function runGates(env, memory, iteration, dir) {
     env.onPhase('check');
     const commands = env.config.checks.map(check => check.run);
     return runChecks(env.config.checks, {
+        ...(env.agentEnvironment ? { freshHome: true } : {}),
         ...(memory.testRunners
             ? { countTests: testCounter(commands, memory.testRunners, memory.baseline?.checks, env.workTree) }
             : {}),

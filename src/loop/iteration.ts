@@ -270,6 +270,7 @@ function runGates(
   env.onPhase('check')
   const commands = env.config.checks.map(check => check.run)
   return runChecks(env.config.checks, {
+    ...(env.agentEnvironment ? { freshHome: true } : {}),
     ...(memory.testRunners
       ? { countTests: testCounter(commands, memory.testRunners, memory.baseline?.checks, env.workTree) }
       : {}),

@@ -39,7 +39,7 @@ export function setupCommands(commands: readonly string[]): RalphCheck[] {
 /** What `runSetup` needs: where the commands run and log, and the run's services. */
 type SetupEnvironment = Pick<
   LoopEnvironment,
-  'config' | 'record' | 'killGraceMs' | 'guard' | 'runProcess' | 'onPhase'
+  'config' | 'record' | 'killGraceMs' | 'guard' | 'runProcess' | 'onPhase' | 'agentEnvironment'
 >
 
 /**
@@ -56,6 +56,7 @@ export async function runSetup(
   try {
     for (const command of setupCommands(env.config.setup ?? [])) {
       const outcome = await runChecks([command], {
+        ...(env.agentEnvironment ? { freshHome: true } : {}),
         workTree: cwd,
         iterationDir,
         folder: 'setup',
@@ -184,6 +185,7 @@ export async function verifyCommit(
       const runners = counting.testRunners
       const commands = env.config.checks.map(check => check.run)
       const gates = await runChecks(env.config.checks, {
+        ...(env.agentEnvironment ? { freshHome: true } : {}),
         ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, cwd) } : {}),
         workTree: cwd,
         iterationDir: dir,
