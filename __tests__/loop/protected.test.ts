@@ -163,7 +163,13 @@ describe('auto', () => {
       '.npmrc',
       '.mocharc.yml',
       'pytest.ini',
-      'GNUmakefile'
+      'GNUmakefile',
+      // Shadows that win over what judges: pytest's preferred ini, a module named as the runner, a manual mock.
+      'sub/.pytest.ini',
+      'pytest.py',
+      '__mocks__/assert.js',
+      'src/__mocks__/fs.js',
+      'go.mod'
     ])
       expect([file, protectedNew(file)]).toEqual([file, true])
   })

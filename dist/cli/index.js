@@ -17417,7 +17417,9 @@ const checkTimeoutMarker = (name, seconds) => `\n\n[Check '${name}' timed out af
  */
 const FRESH_HOME = [
     'h=$(mktemp -d "${TMPDIR:-/tmp}/ralph-gate-home.XXXXXX") || exit 125',
-    'export HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" XDG_DATA_HOME="$h/.local/share" PYTHONNOUSERSITE=1',
+    'export HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" XDG_DATA_HOME="$h/.local/share"',
+    // No user site, and Python's compiled files kept in the fresh HOME: a .pyc planted in __pycache__ is not read.
+    'export PYTHONNOUSERSITE=1 PYTHONPYCACHEPREFIX="$h/.pycache"',
     'bash -c "$1"; s=$?',
     'rm -rf -- "$h"',
     'if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then trap - "$((s - 128))" 2>/dev/null; kill -s "$((s - 128))" $$; fi',
@@ -19311,6 +19313,14 @@ const RUNNER_CONFIG_GLOBS = [
     '**/bunfig.toml',
     '**/.node-options',
     '**/pytest.ini',
+    '**/.pytest.ini',
+    // A module named as the runner wins over it (`python -m pytest` runs ./pytest.py); jest's manual mocks of
+    // a package replace it; Go's module files pick which code a path names.
+    'pytest.py',
+    'pytest/**',
+    '**/__mocks__/**',
+    '**/go.mod',
+    '**/go.work',
     '**/pyproject.toml',
     '**/setup.cfg',
     '**/tox.ini',

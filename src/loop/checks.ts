@@ -82,7 +82,9 @@ export const checkTimeoutMarker = (name: string, seconds: number): string =>
  */
 const FRESH_HOME = [
   'h=$(mktemp -d "${TMPDIR:-/tmp}/ralph-gate-home.XXXXXX") || exit 125',
-  'export HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" XDG_DATA_HOME="$h/.local/share" PYTHONNOUSERSITE=1',
+  'export HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" XDG_DATA_HOME="$h/.local/share"',
+  // No user site, and Python's compiled files kept in the fresh HOME: a .pyc planted in __pycache__ is not read.
+  'export PYTHONNOUSERSITE=1 PYTHONPYCACHEPREFIX="$h/.pycache"',
   'bash -c "$1"; s=$?',
   'rm -rf -- "$h"',
   'if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then trap - "$((s - 128))" 2>/dev/null; kill -s "$((s - 128))" $$; fi',

@@ -118,6 +118,14 @@ export const RUNNER_CONFIG_GLOBS = [
   '**/bunfig.toml',
   '**/.node-options',
   '**/pytest.ini',
+  '**/.pytest.ini',
+  // A module named as the runner wins over it (`python -m pytest` runs ./pytest.py); jest's manual mocks of
+  // a package replace it; Go's module files pick which code a path names.
+  'pytest.py',
+  'pytest/**',
+  '**/__mocks__/**',
+  '**/go.mod',
+  '**/go.work',
   '**/pyproject.toml',
   '**/setup.cfg',
   '**/tox.ini',
