@@ -51753,7 +51753,7 @@ const PACKAGE_JSON_RUNNERS = new Set([
 ]);
 /** Directories the search for new protected paths does not enter (dependencies, git's own). */
 const NOT_SEARCHED = new Set(['.git', 'node_modules']);
-/** Entries the search looks at, at most: a tree larger than that is searched only that far. */
+/** Entries the search looks at, at most: past that, the check fails (closed) rather than pass unlooked. */
 const MOST_SEARCHED = 200_000;
 const toPosix = (p) => p.split((external_node_path_default()).sep).join('/');
 /** `dir` relative to the top, or undefined when it is outside it. */
@@ -52210,7 +52210,7 @@ async function added(protection, pass) {
         }
         for (const entry of entries) {
             if (++seen > MOST_SEARCHED)
-                return;
+                throw new ProtectedPathError(`the work tree holds over ${MOST_SEARCHED.toLocaleString('en-US')} entries outside node_modules and .git, too many to look through for new files where none may be added: set protected-paths to none for this repository`);
             if (pass.due())
                 await pass.pause();
             const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
@@ -53784,7 +53784,13 @@ async function runIteration(env, memory, iteration) {
     // What judges the agent stays as it was while it judges: a gate runs the agent's code, which could rewrite
     // a later gate's script or a test not yet loaded. Changed meanwhile, the round does not count.
     if (env.protection && !checks.interrupted) {
-        const during = await findChanges(env.protection);
+        let during;
+        try {
+            during = await findChanges(env.protection);
+        }
+        catch (error) {
+            return finish({ crash: error.message, interrupted: false, success: false }, 'crashed');
+        }
         if (during.length > 0) {
             const run = changedDuringGates(during);
             checks = {

@@ -477,7 +477,12 @@ export async function runIteration(
   // What judges the agent stays as it was while it judges: a gate runs the agent's code, which could rewrite
   // a later gate's script or a test not yet loaded. Changed meanwhile, the round does not count.
   if (env.protection && !checks.interrupted) {
-    const during = await findChanges(env.protection)
+    let during: Awaited<ReturnType<typeof findChanges>>
+    try {
+      during = await findChanges(env.protection)
+    } catch (error) {
+      return finish({ crash: (error as Error).message, interrupted: false, success: false }, 'crashed')
+    }
     if (during.length > 0) {
       const run = changedDuringGates(during)
       checks = {

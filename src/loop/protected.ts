@@ -155,7 +155,7 @@ const PACKAGE_JSON_RUNNERS = new Set([
 
 /** Directories the search for new protected paths does not enter (dependencies, git's own). */
 const NOT_SEARCHED = new Set(['.git', 'node_modules'])
-/** Entries the search looks at, at most: a tree larger than that is searched only that far. */
+/** Entries the search looks at, at most: past that, the check fails (closed) rather than pass unlooked. */
 const MOST_SEARCHED = 200_000
 
 const toPosix = (p: string): string => p.split(path.sep).join('/')
@@ -637,7 +637,10 @@ async function added(protection: Protection, pass: Pass): Promise<Revert[]> {
       return
     }
     for (const entry of entries) {
-      if (++seen > MOST_SEARCHED) return
+      if (++seen > MOST_SEARCHED)
+        throw new ProtectedPathError(
+          `the work tree holds over ${MOST_SEARCHED.toLocaleString('en-US')} entries outside node_modules and .git, too many to look through for new files where none may be added: set protected-paths to none for this repository`
+        )
       if (pass.due()) await pass.pause()
       const rel = dir === '' ? entry.name : `${dir}/${entry.name}`
       if (entry.isDirectory()) {
