@@ -20794,6 +20794,21 @@ function fromBase(env, keep) {
     };
 }
 /**
+ * Where a clean checkout goes by default: under this user's ~/.cache, not the system's temp folder, whose
+ * parents every user may write (pytest looks up the tree for its ini and conftest files: a /tmp/pytest.ini
+ * planted by the agent would steer the clean run).
+ */
+async function privateBase() {
+    const base = external_node_path_default().join((0,external_node_os_namespaceObject.homedir)(), '.cache', 'ralph-action');
+    try {
+        await (0,external_node_fs_promises_namespaceObject.mkdir)(base, { recursive: true, mode: 0o700 });
+        return base;
+    }
+    catch {
+        return (0,external_node_os_namespaceObject.tmpdir)();
+    }
+}
+/**
  * The gates on a clean checkout of `commit`: its record, and the failing runs (setup's or the gates') with
  * the end of their output for the fingerprint. Throws when the checkout cannot be made (git failed).
  */
@@ -20801,7 +20816,7 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
     const started = env.clock.now();
     const repoRoot = env.workspace.root;
     const git = { cwd: repoRoot, env: ports.gitEnv };
-    const folder = await (0,external_node_fs_promises_namespaceObject.mkdtemp)(external_node_path_default().join(ports.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(), 'ralph-clean-'));
+    const folder = await (0,external_node_fs_promises_namespaceObject.mkdtemp)(external_node_path_default().join(ports.tempDir ?? (await privateBase()), 'ralph-clean-'));
     const checkout = external_node_path_default().join(folder, 'checkout');
     let giveBack;
     try {

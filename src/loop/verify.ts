@@ -3,8 +3,8 @@
 // tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
 // only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
 import { realpathSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { gitOrThrow, runGit } from '../git/git.js'
 import { writeCommitTree } from '../git/write-tree.js'
@@ -129,6 +129,21 @@ function fromBase(
 }
 
 /**
+ * Where a clean checkout goes by default: under this user's ~/.cache, not the system's temp folder, whose
+ * parents every user may write (pytest looks up the tree for its ini and conftest files: a /tmp/pytest.ini
+ * planted by the agent would steer the clean run).
+ */
+async function privateBase(): Promise<string> {
+  const base = path.join(homedir(), '.cache', 'ralph-action')
+  try {
+    await mkdir(base, { recursive: true, mode: 0o700 })
+    return base
+  } catch {
+    return tmpdir()
+  }
+}
+
+/**
  * The gates on a clean checkout of `commit`: its record, and the failing runs (setup's or the gates') with
  * the end of their output for the fingerprint. Throws when the checkout cannot be made (git failed).
  */
@@ -143,7 +158,7 @@ export async function verifyCommit(
   const started = env.clock.now()
   const repoRoot = env.workspace.root
   const git = { cwd: repoRoot, env: ports.gitEnv }
-  const folder = await mkdtemp(path.join(ports.tempDir ?? tmpdir(), 'ralph-clean-'))
+  const folder = await mkdtemp(path.join(ports.tempDir ?? (await privateBase()), 'ralph-clean-'))
   const checkout = path.join(folder, 'checkout')
   let giveBack: (() => Promise<string[]>) | undefined
   try {
