@@ -20211,6 +20211,196 @@ function addedChecks(commands, existing) {
     return checks;
 }
 
+;// CONCATENATED MODULE: ./src/loop/verify.ts
+// The verdict is the action's: once every gate passes in the loop's tree, they run once more on a clean
+// checkout of exactly the commit to deliver — a fresh worktree (no ignored or untracked file of the loop's
+// tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
+// only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
+
+
+
+
+
+
+
+
+
+
+const iso = (ms) => new Date(ms).toISOString();
+/** How a passing tree is verified: `clean` by default where there is a commit to check out, else nothing. */
+function verifyMode(config, isRepo) {
+    if (config.checks.length === 0 || !config.commit || !isRepo)
+        return undefined;
+    return config.verify ?? 'clean';
+}
+/** The setup commands as gates are run (bash, in order), each named by its command. */
+function setupCommands(commands) {
+    return addedChecks([...commands], []);
+}
+/**
+ * Runs the setup commands one after another in `cwd` (logs in `<iterationDir>/setup/`), stopping at the first
+ * that fails. Answers their runs, and whether the run had to stop meanwhile.
+ */
+async function runSetup(env, cwd, iterationDir) {
+    const runs = [];
+    env.onPhase('check');
+    try {
+        for (const command of setupCommands(env.config.setup ?? [])) {
+            const outcome = await runChecks([command], {
+                ...(env.agentEnvironment ? { freshHome: true } : {}),
+                workTree: cwd,
+                iterationDir,
+                folder: 'setup',
+                relative: file => env.record.relative(file),
+                killGraceMs: env.killGraceMs,
+                signal: env.guard.signal,
+                stopCause: () => env.guard.trip?.cause,
+                runProcess: env.runProcess
+            });
+            runs.push(...outcome.runs);
+            if (outcome.interrupted)
+                return { runs, interrupted: true };
+            if (outcome.failures.length > 0)
+                break;
+        }
+        return { runs, interrupted: false };
+    }
+    finally {
+        env.onPhase(undefined);
+    }
+}
+/** `tests (on a clean checkout)`: how a clean checkout's failure reaches the next prompt. */
+function cleanFailures(verification) {
+    const short = verification.commit.slice(0, 12);
+    const where = `It passed in your work tree but failed on a clean checkout of commit ${short}: only what git tracks, ` +
+        'no ignored or untracked file of your tree' +
+        (verification.setup.length > 0 ? ', after the setup commands' : '') +
+        '. Make the committed files pass on their own.';
+    return [...verification.setup, ...verification.checks]
+        .filter(run => !run.passed)
+        .map(run => ({
+        ...run,
+        name: `${run.name} (on a clean checkout)`,
+        tail: `${where}\n\n${run.tail}`
+    }));
+}
+/** The project root's place inside a checkout of the repository at `repoRoot`. */
+function projectIn(checkout, repoRoot, projectRoot) {
+    const real = (p) => {
+        try {
+            return (0,external_node_fs_namespaceObject.realpathSync)(p);
+        }
+        catch {
+            return external_node_path_default().resolve(p);
+        }
+    };
+    const rel = external_node_path_default().relative(real(repoRoot), real(projectRoot));
+    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? checkout : external_node_path_default().join(checkout, rel);
+}
+/**
+ * The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this
+ * process; `keep` gets the checkout's protection, to look again once its gates have run.
+ */
+function fromBase(env, keep) {
+    const protection = env.protection;
+    if (!protection)
+        return () => Promise.resolve([]);
+    return async (checkout, base) => {
+        const here = await protectionFromRules(await repositoryTop(checkout), base, protection.rules, protection.guardrails);
+        keep(here);
+        return (await restore(here, { signal: env.guard.signal })).map(revert => revert.path);
+    };
+}
+/**
+ * Where a clean checkout goes by default: under this user's ~/.cache, not the system's temp folder, whose
+ * parents every user may write (pytest looks up the tree for its ini and conftest files: a /tmp/pytest.ini
+ * planted by the agent would steer the clean run).
+ */
+async function privateBase() {
+    const base = external_node_path_default().join((0,external_node_os_namespaceObject.homedir)(), '.cache', 'ralph-action');
+    try {
+        await (0,external_node_fs_promises_namespaceObject.mkdir)(base, { recursive: true, mode: 0o700 });
+        return base;
+    }
+    catch {
+        return (0,external_node_os_namespaceObject.tmpdir)();
+    }
+}
+/**
+ * The gates on a clean checkout of `commit`: its record, and the failing runs (setup's or the gates') with
+ * the end of their output for the fingerprint. Throws when the checkout cannot be made (git failed).
+ */
+async function verifyCommit(env, iteration, commit, base, ports = {}, counting = {}) {
+    const started = env.clock.now();
+    const repoRoot = env.workspace.root;
+    const git = { cwd: repoRoot, env: ports.gitEnv };
+    const folder = await (0,external_node_fs_promises_namespaceObject.mkdtemp)(external_node_path_default().join(ports.tempDir ?? (await privateBase()), 'ralph-clean-'));
+    const checkout = external_node_path_default().join(folder, 'checkout');
+    let giveBack;
+    try {
+        // No checkout by git: its smudge filters and attributes are the tree's (and, under isolation none, a
+        // .git/config the agent may have written); the files come straight from the object store instead.
+        await gitOrThrow(['worktree', 'add', '--detach', '--no-checkout', '--quiet', checkout, commit], git);
+        await writeCommitTree(repoRoot, commit, checkout, ports.gitEnv);
+        await gitOrThrow(['read-tree', commit], { ...git, cwd: checkout });
+        // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
+        // there), so its git may read it and no process can swap a path while it is put back.
+        let guarded;
+        const reverted = base !== undefined
+            ? await (ports.restoreProtected ?? fromBase(env, p => (guarded = p)))(checkout, base)
+            : [];
+        giveBack = await ports.lend?.(checkout);
+        const cwd = projectIn(checkout, repoRoot, env.workTree);
+        const dir = external_node_path_default().join(env.record.iterationDir(iteration), 'clean');
+        const setup = await runSetup(env, cwd, dir);
+        const verification = {
+            commit,
+            iteration,
+            startedAt: iso(started),
+            durationMs: 0,
+            verdict: 'passed',
+            setup: setup.runs,
+            checks: [],
+            checksMs: 0,
+            ...(reverted.length > 0 ? { protectedReverts: reverted } : {})
+        };
+        const failures = [];
+        if (setup.interrupted)
+            verification.verdict = 'interrupted';
+        else if (setup.runs.some(run => !run.passed)) {
+            verification.verdict = 'failed';
+            for (const run of setup.runs.filter(r => !r.passed))
+                failures.push({ name: run.name, output: run.tail });
+        }
+        else {
+            env.onPhase('check');
+            // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
+            const gates = await runChecks(env.config.checks, gateContext(env, counting, cwd, dir)).finally(() => env.onPhase(undefined));
+            verification.checks = gates.runs;
+            verification.checksMs = gates.wallMs;
+            failures.push(...gates.failures);
+            // As in the loop's tree: what judges stays as it was while the gates run the agent's code.
+            const during = guarded && !gates.interrupted ? await findChanges(guarded) : [];
+            if (during.length > 0) {
+                const run = changedDuringGates(during);
+                verification.checks = [...verification.checks, run];
+                failures.push({ name: run.name, output: run.tail });
+            }
+            verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed';
+        }
+        verification.durationMs = Math.round(env.clock.now() - started);
+        return { verification, failures };
+    }
+    finally {
+        // Given back before it is removed: what the gates made there is the action's again.
+        const problems = (await giveBack?.().catch((error) => [error.message])) ?? [];
+        for (const problem of problems)
+            env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
+        await (0,external_node_fs_promises_namespaceObject.rm)(folder, { recursive: true, force: true }).catch(() => undefined);
+        await git_runGit(['worktree', 'prune'], git);
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
 // The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
 // fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
@@ -20703,209 +20893,6 @@ async function startPackageJson(workspace, workTree, commit) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/loop/verify.ts
-// The verdict is the action's: once every gate passes in the loop's tree, they run once more on a clean
-// checkout of exactly the commit to deliver — a fresh worktree (no ignored or untracked file of the loop's
-// tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
-// only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
-
-
-
-
-
-
-
-
-
-
-const iso = (ms) => new Date(ms).toISOString();
-/** How a passing tree is verified: `clean` by default where there is a commit to check out, else nothing. */
-function verifyMode(config, isRepo) {
-    if (config.checks.length === 0 || !config.commit || !isRepo)
-        return undefined;
-    return config.verify ?? 'clean';
-}
-/** The setup commands as gates are run (bash, in order), each named by its command. */
-function setupCommands(commands) {
-    return addedChecks([...commands], []);
-}
-/**
- * Runs the setup commands one after another in `cwd` (logs in `<iterationDir>/setup/`), stopping at the first
- * that fails. Answers their runs, and whether the run had to stop meanwhile.
- */
-async function runSetup(env, cwd, iterationDir) {
-    const runs = [];
-    env.onPhase('check');
-    try {
-        for (const command of setupCommands(env.config.setup ?? [])) {
-            const outcome = await runChecks([command], {
-                ...(env.agentEnvironment ? { freshHome: true } : {}),
-                workTree: cwd,
-                iterationDir,
-                folder: 'setup',
-                relative: file => env.record.relative(file),
-                killGraceMs: env.killGraceMs,
-                signal: env.guard.signal,
-                stopCause: () => env.guard.trip?.cause,
-                runProcess: env.runProcess
-            });
-            runs.push(...outcome.runs);
-            if (outcome.interrupted)
-                return { runs, interrupted: true };
-            if (outcome.failures.length > 0)
-                break;
-        }
-        return { runs, interrupted: false };
-    }
-    finally {
-        env.onPhase(undefined);
-    }
-}
-/** `tests (on a clean checkout)`: how a clean checkout's failure reaches the next prompt. */
-function cleanFailures(verification) {
-    const short = verification.commit.slice(0, 12);
-    const where = `It passed in your work tree but failed on a clean checkout of commit ${short}: only what git tracks, ` +
-        'no ignored or untracked file of your tree' +
-        (verification.setup.length > 0 ? ', after the setup commands' : '') +
-        '. Make the committed files pass on their own.';
-    return [...verification.setup, ...verification.checks]
-        .filter(run => !run.passed)
-        .map(run => ({
-        ...run,
-        name: `${run.name} (on a clean checkout)`,
-        tail: `${where}\n\n${run.tail}`
-    }));
-}
-/** The project root's place inside a checkout of the repository at `repoRoot`. */
-function projectIn(checkout, repoRoot, projectRoot) {
-    const real = (p) => {
-        try {
-            return (0,external_node_fs_namespaceObject.realpathSync)(p);
-        }
-        catch {
-            return external_node_path_default().resolve(p);
-        }
-    };
-    const rel = external_node_path_default().relative(real(repoRoot), real(projectRoot));
-    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? checkout : external_node_path_default().join(checkout, rel);
-}
-/**
- * The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this
- * process; `keep` gets the checkout's protection, to look again once its gates have run.
- */
-function fromBase(env, keep) {
-    const protection = env.protection;
-    if (!protection)
-        return () => Promise.resolve([]);
-    return async (checkout, base) => {
-        const here = await protectionFromRules(await repositoryTop(checkout), base, protection.rules, protection.guardrails);
-        keep(here);
-        return (await restore(here, { signal: env.guard.signal })).map(revert => revert.path);
-    };
-}
-/**
- * Where a clean checkout goes by default: under this user's ~/.cache, not the system's temp folder, whose
- * parents every user may write (pytest looks up the tree for its ini and conftest files: a /tmp/pytest.ini
- * planted by the agent would steer the clean run).
- */
-async function privateBase() {
-    const base = external_node_path_default().join((0,external_node_os_namespaceObject.homedir)(), '.cache', 'ralph-action');
-    try {
-        await (0,external_node_fs_promises_namespaceObject.mkdir)(base, { recursive: true, mode: 0o700 });
-        return base;
-    }
-    catch {
-        return (0,external_node_os_namespaceObject.tmpdir)();
-    }
-}
-/**
- * The gates on a clean checkout of `commit`: its record, and the failing runs (setup's or the gates') with
- * the end of their output for the fingerprint. Throws when the checkout cannot be made (git failed).
- */
-async function verifyCommit(env, iteration, commit, base, ports = {}, counting = {}) {
-    const started = env.clock.now();
-    const repoRoot = env.workspace.root;
-    const git = { cwd: repoRoot, env: ports.gitEnv };
-    const folder = await (0,external_node_fs_promises_namespaceObject.mkdtemp)(external_node_path_default().join(ports.tempDir ?? (await privateBase()), 'ralph-clean-'));
-    const checkout = external_node_path_default().join(folder, 'checkout');
-    let giveBack;
-    try {
-        // No checkout by git: its smudge filters and attributes are the tree's (and, under isolation none, a
-        // .git/config the agent may have written); the files come straight from the object store instead.
-        await gitOrThrow(['worktree', 'add', '--detach', '--no-checkout', '--quiet', checkout, commit], git);
-        await writeCommitTree(repoRoot, commit, checkout, ports.gitEnv);
-        await gitOrThrow(['read-tree', commit], { ...git, cwd: checkout });
-        // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
-        // there), so its git may read it and no process can swap a path while it is put back.
-        let guarded;
-        const reverted = base !== undefined
-            ? await (ports.restoreProtected ?? fromBase(env, p => (guarded = p)))(checkout, base)
-            : [];
-        giveBack = await ports.lend?.(checkout);
-        const cwd = projectIn(checkout, repoRoot, env.workTree);
-        const dir = external_node_path_default().join(env.record.iterationDir(iteration), 'clean');
-        const setup = await runSetup(env, cwd, dir);
-        const verification = {
-            commit,
-            iteration,
-            startedAt: iso(started),
-            durationMs: 0,
-            verdict: 'passed',
-            setup: setup.runs,
-            checks: [],
-            checksMs: 0,
-            ...(reverted.length > 0 ? { protectedReverts: reverted } : {})
-        };
-        const failures = [];
-        if (setup.interrupted)
-            verification.verdict = 'interrupted';
-        else if (setup.runs.some(run => !run.passed)) {
-            verification.verdict = 'failed';
-            for (const run of setup.runs.filter(r => !r.passed))
-                failures.push({ name: run.name, output: run.tail });
-        }
-        else {
-            env.onPhase('check');
-            // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
-            const runners = counting.testRunners;
-            const commands = env.config.checks.map(check => check.run);
-            const gates = await runChecks(env.config.checks, {
-                ...(env.agentEnvironment ? { freshHome: true } : {}),
-                ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, cwd) } : {}),
-                workTree: cwd,
-                iterationDir: dir,
-                relative: file => env.record.relative(file),
-                killGraceMs: env.killGraceMs,
-                signal: env.guard.signal,
-                stopCause: () => env.guard.trip?.cause,
-                runProcess: env.runProcess,
-                parallel: env.config.parallelChecks === true
-            }).finally(() => env.onPhase(undefined));
-            verification.checks = gates.runs;
-            verification.checksMs = gates.wallMs;
-            failures.push(...gates.failures);
-            // As in the loop's tree: what judges stays as it was while the gates run the agent's code.
-            const during = guarded && !gates.interrupted ? await findChanges(guarded) : [];
-            if (during.length > 0) {
-                const run = changedDuringGates(during);
-                verification.checks = [...verification.checks, run];
-                failures.push({ name: run.name, output: run.tail });
-            }
-            verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed';
-        }
-        verification.durationMs = Math.round(env.clock.now() - started);
-        return { verification, failures };
-    }
-    finally {
-        // Given back before it is removed: what the gates made there is the action's again.
-        const problems = (await giveBack?.().catch((error) => [error.message])) ?? [];
-        for (const problem of problems)
-            env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
-        await (0,external_node_fs_promises_namespaceObject.rm)(folder, { recursive: true, force: true }).catch(() => undefined);
-        await git_runGit(['worktree', 'prune'], git);
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/loop/prompt.ts
 // The prompt for one iteration. Without gates it is exactly the reference's (RALPH.md re-read, body
 // stripped, comments removed, placeholders filled in one pass, credit trailer). Our `ralph.*` values are
@@ -21219,22 +21206,30 @@ function agentCaps(config, meter) {
  */
 function runGates(env, memory, iteration, dir) {
     env.onPhase('check');
-    const commands = env.config.checks.map(check => check.run);
     return runChecks(env.config.checks, {
+        ...gateContext(env, memory, env.workTree, dir),
+        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
+    }).finally(() => env.onPhase(undefined));
+}
+/**
+ * How the gates run in `workTree` (the loop's, or a clean checkout): counted against the baseline where their
+ * runner is known, each in a HOME of its own under isolation, logs under `dir`.
+ */
+function gateContext(env, counting, workTree, dir) {
+    const runners = counting.testRunners;
+    const commands = env.config.checks.map(check => check.run);
+    return {
         ...(env.agentEnvironment ? { freshHome: true } : {}),
-        ...(memory.testRunners
-            ? { countTests: testCounter(commands, memory.testRunners, memory.baseline?.checks, env.workTree) }
-            : {}),
-        workTree: env.workTree,
+        ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, workTree) } : {}),
+        workTree,
         iterationDir: dir,
         relative: file => env.record.relative(file),
         killGraceMs: env.killGraceMs,
         signal: env.guard.signal,
         stopCause: () => env.guard.trip?.cause,
         runProcess: env.runProcess,
-        parallel: env.config.parallelChecks === true,
-        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
-    }).finally(() => env.onPhase(undefined));
+        parallel: env.config.parallelChecks === true
+    };
 }
 /**
  * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's

@@ -6,7 +6,7 @@ import type { Workspace, WorkspaceDiff } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import { pinTreeFile, RalphError, readTreeFile, TreeFileError, type Ralph } from '../ralph/index.js'
 import { agentLogFile, runAgent } from './agent.js'
-import { runChecks, type ChecksOutcome } from './checks.js'
+import { runChecks, type CheckContext, type ChecksOutcome } from './checks.js'
 import { runCommands } from './commands.js'
 import { detectCompletion } from './completion.js'
 import type { CostMeter } from '../agents/cost-meter.js'
@@ -268,22 +268,36 @@ function runGates(
   dir: string
 ): Promise<ChecksOutcome> {
   env.onPhase('check')
-  const commands = env.config.checks.map(check => check.run)
   return runChecks(env.config.checks, {
+    ...gateContext(env, memory, env.workTree, dir),
+    onCheck: check => env.emit({ type: 'check_finished', iteration, check })
+  }).finally(() => env.onPhase(undefined))
+}
+
+/**
+ * How the gates run in `workTree` (the loop's, or a clean checkout): counted against the baseline where their
+ * runner is known, each in a HOME of its own under isolation, logs under `dir`.
+ */
+export function gateContext(
+  env: LoopEnvironment,
+  counting: Pick<IterationMemory, 'testRunners' | 'baseline'>,
+  workTree: string,
+  dir: string
+): CheckContext {
+  const runners = counting.testRunners
+  const commands = env.config.checks.map(check => check.run)
+  return {
     ...(env.agentEnvironment ? { freshHome: true } : {}),
-    ...(memory.testRunners
-      ? { countTests: testCounter(commands, memory.testRunners, memory.baseline?.checks, env.workTree) }
-      : {}),
-    workTree: env.workTree,
+    ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, workTree) } : {}),
+    workTree,
     iterationDir: dir,
     relative: file => env.record.relative(file),
     killGraceMs: env.killGraceMs,
     signal: env.guard.signal,
     stopCause: () => env.guard.trip?.cause,
     runProcess: env.runProcess,
-    parallel: env.config.parallelChecks === true,
-    onCheck: check => env.emit({ type: 'check_finished', iteration, check })
-  }).finally(() => env.onPhase(undefined))
+    parallel: env.config.parallelChecks === true
+  }
 }
 
 /**

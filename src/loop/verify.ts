@@ -19,8 +19,7 @@ import {
   type Protection
 } from './protected.js'
 import { addedChecks } from './defaults.js'
-import type { IterationMemory, LoopEnvironment } from './iteration.js'
-import { testCounter } from './test-count.js'
+import { gateContext, type IterationMemory, type LoopEnvironment } from './iteration.js'
 import type { CheckRun, LoopConfig, VerificationRecord, VerifyMode, VerifyPorts } from './types.js'
 
 const iso = (ms: number): string => new Date(ms).toISOString()
@@ -197,20 +196,9 @@ export async function verifyCommit(
     } else {
       env.onPhase('check')
       // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
-      const runners = counting.testRunners
-      const commands = env.config.checks.map(check => check.run)
-      const gates = await runChecks(env.config.checks, {
-        ...(env.agentEnvironment ? { freshHome: true } : {}),
-        ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, cwd) } : {}),
-        workTree: cwd,
-        iterationDir: dir,
-        relative: file => env.record.relative(file),
-        killGraceMs: env.killGraceMs,
-        signal: env.guard.signal,
-        stopCause: () => env.guard.trip?.cause,
-        runProcess: env.runProcess,
-        parallel: env.config.parallelChecks === true
-      }).finally(() => env.onPhase(undefined))
+      const gates = await runChecks(env.config.checks, gateContext(env, counting, cwd, dir)).finally(() =>
+        env.onPhase(undefined)
+      )
       verification.checks = gates.runs
       verification.checksMs = gates.wallMs
       failures.push(...gates.failures)
