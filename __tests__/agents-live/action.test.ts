@@ -1,8 +1,8 @@
 // The action, started as the runner starts it (the __tests__/action harness), driving the real claude CLI
 // against the scripted Anthropic server: claude's transcript in the iteration groups, its reported cost in
 // the outputs, the summary's cost chart and the pull request, and no GitHub token in claude's environment.
+import { testTempBase } from '../support/isolation.js'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { agentBin, claudeEnv, CLAUDE_TEST_MODEL } from '../support/agents.js'
 import {
@@ -22,7 +22,7 @@ let home: string
 
 beforeAll(async () => {
   stand = await startStand()
-  home = mkdtempSync(path.join(tmpdir(), 'ralph-live-action-home-'))
+  home = mkdtempSync(path.join(testTempBase(), 'ralph-live-action-home-'))
 }, 120_000)
 
 afterAll(async () => {

@@ -1,7 +1,6 @@
 // Shared by the live agent tests: temp work dirs, skipping when the CLIs are absent, recorded stream fixtures,
 // and a timing table printed at the end of each file.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { execFileSync } from 'node:child_process'
@@ -22,7 +21,7 @@ import {
   type AgentRun,
   type LiveSetup
 } from '../support/agents.js'
-import { TEST_AGENT_USER } from '../support/isolation.js'
+import { TEST_AGENT_USER, testTempBase } from '../support/isolation.js'
 import type { AgentSettings } from '../../src/agents/index.js'
 import type { LoopPorts } from '../../src/loop/index.js'
 import type { Script, ScriptedServer } from '../support/model-server/index.js'
@@ -55,7 +54,7 @@ export interface Workspace {
 }
 
 export function makeWorkspace(prefix: string): Workspace {
-  const root = mkdtempSync(join(tmpdir(), `ralph-live-${prefix}-`))
+  const root = mkdtempSync(join(testTempBase(), `ralph-live-${prefix}-`))
   const cwd = join(root, 'work')
   const home = join(root, 'home')
   mkdirSync(cwd)

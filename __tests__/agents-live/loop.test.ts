@@ -2,8 +2,8 @@
 // scenarios: gates fixed in iteration 2, the strict completion tag, a dollar cap that kills a run mid-way, a
 // time cap that kills the tree while a tool runs; the transcript and the cost source along the way. Then what
 // only claude or codex has (claude's own budget flag and API errors, codex's turn.failed).
+import { testTempBase } from '../support/isolation.js'
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { LoopConfig, LoopPorts, LoopResult } from '../../src/loop/index.js'
 import { agentSettings } from '../../src/agents/index.js'
@@ -51,7 +51,7 @@ let isolated = false
 
 beforeEach(() => {
   h = harness('live')
-  home = mkdtempSync(join(tmpdir(), 'ralph-live-home-'))
+  home = mkdtempSync(join(testTempBase(), 'ralph-live-home-'))
   cancel = new AbortController()
   isolation = undefined
   isolated = false

@@ -2,8 +2,8 @@
 // five real CLIs behind the model proxy, the scripted model servers upstream (claude's over TLS with a test
 // CA): the agent's environment and files hold no model key, every request reached upstream with the real key,
 // the cost is metered at the wire, and a dollar budget crossed in a response stops the run.
+import { testTempBase } from '../support/isolation.js'
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { text, type ScriptedServer } from '../support/model-server/index.js'
 import { makeTestCa, startTlsFront, type TestCa } from '../support/tls-front.js'
@@ -34,7 +34,7 @@ let ca: TestCa
 beforeAll(async () => {
   stand = await startStand()
   ca = makeTestCa()
-  scratch = mkdtempSync(path.join(tmpdir(), 'ralph-live-proxy-'))
+  scratch = mkdtempSync(path.join(testTempBase(), 'ralph-live-proxy-'))
   // Anyone may write here: the agent leaves what it saw in its environment and files (as its own user too).
   chmodSync(scratch, 0o1777)
 }, 120_000)

@@ -68,14 +68,19 @@ export function sudoRunner(): { name: string; uid: number; gid: number } {
  */
 const SHARED_BASE = '/var/lib/ralph-action-tests'
 
+/**
+ * Where tests as root make what an agent's user will own: not /tmp, whose files of that uid the release
+ * sweeps (the test's own folders would go with them). Elsewhere the system's temp folder.
+ */
+export function testTempBase(): string {
+  if (process.getuid?.() !== 0) return tmpdir()
+  mkdirSync(SHARED_BASE, { recursive: true, mode: 0o755 })
+  return SHARED_BASE
+}
+
 /** A folder every user may write (sticky, like /tmp): where a test's agent of another uid leaves markers. */
 export function sharedDir(prefix: string): string {
-  let base = tmpdir()
-  if (process.getuid?.() === 0) {
-    mkdirSync(SHARED_BASE, { recursive: true, mode: 0o755 })
-    base = SHARED_BASE
-  }
-  const dir = realpathSync(mkdtempSync(path.join(base, prefix)))
+  const dir = realpathSync(mkdtempSync(path.join(testTempBase(), prefix)))
   chmodSync(dir, 0o1777)
   return dir
 }
