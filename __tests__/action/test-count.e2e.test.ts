@@ -2,122 +2,17 @@
 // project whose test of `add` fails, an agent that skips (or xfails) that test, or makes the code under test
 // end the runner early, leaves every gate exiting 0 with fewer tests run. Each ends with no pull request,
 // success false, and the gate's line in the record; an honest agent that fixes `add` and adds a test gets its PR.
-import path from 'node:path'
 import { expect, test } from '@jest/globals'
 import { RALPH_DIR, agentScript, ralph } from './fixtures.js'
-import { REPO_ROOT, runAction, type Files } from './harness.js'
+import { runAction } from './harness.js'
+import { KINDS, type Kind } from './projects.js'
 import { e2eSuite } from './suite.js'
 
 const { stand, project, expectClean, recordOf } = e2eSuite()
 
-const JEST = path.join(REPO_ROOT, 'node_modules', 'jest', 'bin', 'jest.js')
-
-interface Kind {
-  files: Files
-  /** The gate's command. */
-  gate: string
-  /** The test file and the code under test. */
-  test: string
-  code: string
-  /** JavaScript (the agent's `fs` in scope) for each move. */
-  skip: string
-  exit: string
-  honest: string
-  inputs?: Record<string, string>
-}
-
-const js = (value: unknown): string => JSON.stringify(value)
-const edit = (file: string, from: string, to: string): string =>
-  `fs.writeFileSync(${js(file)}, fs.readFileSync(${js(file)}, 'utf8').replace(${js(from)}, ${js(to)}))`
-
-const NODE_TESTS = [
-  "import { test } from 'node:test'",
-  "import assert from 'node:assert/strict'",
-  "import { add, mul } from './calc.js'",
-  "test('add', () => assert.equal(add(1, 2), 3))",
-  "test('mul one', () => assert.equal(mul(2, 3), 6))",
-  "test('mul two', () => assert.equal(mul(2, 2), 4))",
-  ''
-].join('\n')
-
-const JEST_TESTS = [
-  "const { add, mul } = require('./calc.js')",
-  "test('add', () => expect(add(1, 2)).toBe(3))",
-  "test('mul one', () => expect(mul(2, 3)).toBe(6))",
-  "test('mul two', () => expect(mul(2, 2)).toBe(4))",
-  ''
-].join('\n')
-
-const PY_TESTS = [
-  'from calc import add, mul',
-  'def test_add(): assert add(1, 2) == 3',
-  'def test_mul_one(): assert mul(2, 3) == 6',
-  'def test_mul_two(): assert mul(2, 2) == 4',
-  ''
-].join('\n')
-
-const KINDS: Record<'node --test' | 'jest' | 'pytest', Kind> = {
-  'node --test': {
-    files: {
-      'package.json': js({ name: 'calc', private: true, type: 'module', scripts: { test: 'node --test' } }),
-      'calc.js': 'export const add = (a, b) => a - b\nexport const mul = (a, b) => a * b\n',
-      'calc.test.js': NODE_TESTS
-    },
-    gate: 'npm test',
-    test: 'calc.test.js',
-    code: 'calc.js',
-    skip: edit('calc.test.js', "test('add'", "test.skip('add'"),
-    exit: edit('calc.js', 'a - b', '{ process.exit(0) }'),
-    honest: [
-      edit('calc.js', 'a - b', 'a + b'),
-      `fs.appendFileSync('calc.test.js', "test('add zero', () => assert.equal(add(2, 0), 2))\\n")`
-    ].join('\n')
-  },
-  jest: {
-    files: {
-      'package.json': js({
-        name: 'calc',
-        private: true,
-        scripts: { test: `node ${JEST} --ci` },
-        jest: { transform: {}, cache: false, watchman: false }
-      }),
-      'calc.js': 'exports.add = (a, b) => a - b\nexports.mul = (a, b) => a * b\n',
-      'calc.test.js': JEST_TESTS
-    },
-    gate: 'npm test',
-    test: 'calc.test.js',
-    code: 'calc.js',
-    skip: edit('calc.test.js', "test('add'", "test.skip('add'"),
-    exit: edit('calc.js', 'a - b', '{ process.exit(0) }'),
-    honest: [
-      edit('calc.js', 'a - b', 'a + b'),
-      `fs.appendFileSync('calc.test.js', "test('add zero', () => expect(add(2, 0)).toBe(2))\\n")`
-    ].join('\n'),
-    // This checkout's jest may sit in a folder the agent's user cannot pass (a private clone, a 0750 HOME):
-    // its gate runs as the job's user. What is counted does not depend on who runs it.
-    inputs: { isolation: 'none' }
-  },
-  pytest: {
-    files: {
-      'calc.py': 'def add(a, b):\n    return a - b\n\ndef mul(a, b):\n    return a * b\n',
-      'test_calc.py': PY_TESTS,
-      '.gitignore': '__pycache__/\n.pytest_cache/\n'
-    },
-    gate: '/usr/bin/python3 -m pytest -q',
-    test: 'test_calc.py',
-    code: 'calc.py',
-    skip: edit('test_calc.py', 'def test_add', 'import pytest\n@pytest.mark.xfail\ndef test_add'),
-    exit: edit('calc.py', 'return a - b', 'import os; os._exit(0)'),
-    honest: [
-      edit('calc.py', 'a - b', 'a + b'),
-      `fs.appendFileSync('test_calc.py', 'def test_add_zero(): assert add(2, 0) == 2\\n')`
-    ].join('\n')
-  }
-}
-
 const DONE = "process.stdout.write('Done.\\n\\n<promise>COMPLETE</promise>\\n')"
 
-async function runWith(kind: Kind, move: string) {
+async function runWith(kind: Kind, move: string, inputs: Record<string, string> = {}) {
   const agent = agentScript({ 1: `${move}\n${DONE}` })
   const p = await project({
     ...kind.files,
@@ -125,7 +20,7 @@ async function runWith(kind: Kind, move: string) {
     [`${RALPH_DIR}/agent.mjs`]: agent
   })
   const run = await runAction(p, stand(), {
-    inputs: { ralph: 'fix-tests', 'max-iterations': '1', ...kind.inputs }
+    inputs: { ralph: 'fix-tests', 'max-iterations': '1', ...kind.inputs, ...inputs }
   })
   const status = JSON.parse((await recordOf(run)).get('status.json')!.toString('utf8'))
   return { p, run, status }
@@ -157,7 +52,9 @@ test.each([
 ] as const)(
   '%s, the agent cheats (%s): the gate exits 0, fails on its count, no pull request',
   async (name, move, line) => {
-    const { p, run, status } = await runWith(KINDS[name], KINDS[name][move])
+    // A skip edits the test file, which protected paths put back first: the count is shown on its own.
+    const alone = move === 'skip' ? { 'protected-paths': 'none' } : {}
+    const { p, run, status } = await runWith(KINDS[name], KINDS[name][move], alone)
     expect(run.outputs.success).toBe('false')
     // The step fails with the reason, as any run whose gates never pass.
     expect(run.main.exitCode).toBe(1)
