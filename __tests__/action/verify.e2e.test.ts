@@ -92,7 +92,7 @@ test('setup runs before the baseline and in the clean checkout; the pull request
   // Start: failing, with why; end: passing on the clean checkout.
   expect(pr.body).toContain('| Gate | Command | At the start | At the end |')
   expect(pr.body).toMatch(
-    /\| `tests` \| `node --test --test-reporter=spec` \| ✗ exit 1: `[^`|]*(fail|Assert)[^|]*` \| ✓ passed \|/
+    /\| `tests` \| `node --test --test-reporter=spec` \| ✗ exit 1: `[^`|]*(fail|Assert)[^|]*` \| ✓ 1\/1 tests passed \|/
   )
   expect(pr.body).toContain(`Verified on a clean checkout of \`${pushed.slice(0, 12)}\``)
   expect(pr.body).toContain('after the setup commands')
