@@ -2,6 +2,7 @@
 // fails (add subtracts), each with its gates, and what an agent writes to cheat them or to fix `add` honestly.
 // Shared by the test count's and the protected paths' end-to-end tests.
 import path from 'node:path'
+import { RALPH_DIR, ralph } from './fixtures.js'
 import { REPO_ROOT, type Files } from './harness.js'
 
 const JEST = path.join(REPO_ROOT, 'node_modules', 'jest', 'bin', 'jest.js')
@@ -39,94 +40,82 @@ export const edit = (file: string, from: string, to: string): Move =>
   `fs.writeFileSync(${js(file)}, fs.readFileSync(${js(file)}, 'utf8').replace(${js(from)}, ${js(to)}))`
 const write = (file: string, content: string): Move => `fs.writeFileSync(${js(file)}, ${js(content)})`
 
-const NODE_TESTS = [
-  "import { test } from 'node:test'",
-  "import assert from 'node:assert/strict'",
-  "import { add, mul } from './calc.js'",
-  "test('add', () => assert.equal(add(1, 2), 3))",
-  "test('mul one', () => assert.equal(mul(2, 3), 6))",
-  "test('mul two', () => assert.equal(mul(2, 2), 4))",
-  ''
-].join('\n')
+// Two test files each: the failing one (add) and one that passes (mul), so a runner still finds tests when the
+// agent deletes the failing file or swaps it for a link (jest and pytest fail a run that finds none).
 
-const JEST_TESTS = [
-  "const { add, mul } = require('./calc.js')",
-  "test('add', () => expect(add(1, 2)).toBe(3))",
-  "test('mul one', () => expect(mul(2, 3)).toBe(6))",
-  "test('mul two', () => expect(mul(2, 2)).toBe(4))",
-  ''
-].join('\n')
+/** A JavaScript project whose `npm test` runs `script`; node --test and jest differ in their module syntax. */
+function npmKind(
+  script: string,
+  fields: Record<string, unknown>,
+  syntax: { head: string; import: (names: string) => string; export: (name: string, body: string) => string },
+  expectEqual: (actual: string, expected: number) => string
+): Kind {
+  const testFile = (names: string, ...tests: [string, string, number][]): string =>
+    [
+      `${syntax.head}${syntax.import(names)}`,
+      ...tests.map(([name, actual, expected]) => `test('${name}', () => ${expectEqual(actual, expected)})`),
+      ''
+    ].join('\n')
+  return {
+    files: {
+      'package.json': js({ name: 'calc', private: true, ...fields, scripts: { test: script } }),
+      'calc.js': `${syntax.export('add', 'a - b')}\n${syntax.export('mul', 'a * b')}\n`,
+      'calc.test.js': testFile('add', ['add', 'add(1, 2)', 3]),
+      'mul.test.js': testFile('mul', ['mul one', 'mul(2, 3)', 6], ['mul two', 'mul(2, 2)', 4]),
+      'check.sh': checkScript('npm test')
+    },
+    gate: 'npm test',
+    scriptGate: 'npm test',
+    script: 'package.json',
+    test: 'calc.test.js',
+    code: 'calc.js',
+    weaken: edit('calc.test.js', expectEqual('add(1, 2)', 3), expectEqual('add(1, 2)', -1)),
+    passScript: edit('package.json', js(script), '"echo ok"'),
+    // npm runs its scripts with the shell .npmrc names: /bin/true passes every one.
+    config: { file: '.npmrc', move: write('.npmrc', 'script-shell=/bin/true\n') },
+    always: { file: 'always.js', content: `${syntax.head}test('fine', () => {})\n` },
+    skip: edit('calc.test.js', "test('add'", "test.skip('add'"),
+    exit: edit('calc.js', 'a - b', '{ process.exit(0) }'),
+    honest: [
+      edit('calc.js', 'a - b', 'a + b'),
+      write('calc.more.test.js', testFile('add', ['add zero', 'add(2, 0)', 2]))
+    ].join('\n')
+  }
+}
 
-const PY_TESTS = [
-  'from calc import add, mul',
-  'def test_add(): assert add(1, 2) == 3',
+const PY_ADD = 'from calc import add\ndef test_add(): assert add(1, 2) == 3\n'
+const PY_MUL = [
+  'from calc import mul',
   'def test_mul_one(): assert mul(2, 3) == 6',
   'def test_mul_two(): assert mul(2, 2) == 4',
   ''
 ].join('\n')
 
 const checkScript = (gate: string) => ({ content: `#!/bin/sh\nexec ${gate}\n`, mode: 0o755 })
-/** npm runs its scripts with the shell .npmrc names: /bin/true passes every one. */
-const NPMRC = { file: '.npmrc', move: write('.npmrc', 'script-shell=/bin/true\n') }
 const PYTEST = '/usr/bin/python3 -m pytest -q'
 
 export const KINDS: Record<'node --test' | 'jest' | 'pytest', Kind> = {
-  'node --test': {
-    files: {
-      'package.json': js({ name: 'calc', private: true, type: 'module', scripts: { test: 'node --test' } }),
-      'calc.js': 'export const add = (a, b) => a - b\nexport const mul = (a, b) => a * b\n',
-      'calc.test.js': NODE_TESTS,
-      'check.sh': checkScript('npm test')
+  'node --test': npmKind(
+    'node --test',
+    { type: 'module' },
+    {
+      head: "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\n",
+      import: names => `import { ${names} } from './calc.js'`,
+      export: (name, body) => `export const ${name} = (a, b) => ${body}`
     },
-    gate: 'npm test',
-    scriptGate: 'npm test',
-    script: 'package.json',
-    test: 'calc.test.js',
-    code: 'calc.js',
-    weaken: edit('calc.test.js', 'add(1, 2), 3', 'add(1, 2), -1'),
-    passScript: edit('package.json', '"node --test"', '"echo ok"'),
-    config: NPMRC,
-    always: { file: 'always.js', content: "import { test } from 'node:test'\ntest('fine', () => {})\n" },
-    skip: edit('calc.test.js', "test('add'", "test.skip('add'"),
-    exit: edit('calc.js', 'a - b', '{ process.exit(0) }'),
-    honest: [
-      edit('calc.js', 'a - b', 'a + b'),
-      write(
-        'calc.more.test.js',
-        "import { test } from 'node:test'\nimport assert from 'node:assert/strict'\nimport { add } from './calc.js'\ntest('add zero', () => assert.equal(add(2, 0), 2))\n"
-      )
-    ].join('\n')
-  },
+    (actual, expected) => `assert.equal(${actual}, ${expected})`
+  ),
   jest: {
-    files: {
-      'package.json': js({
-        name: 'calc',
-        private: true,
-        scripts: { test: `node ${JEST} --ci` },
-        jest: { transform: {}, cache: false, watchman: false }
-      }),
-      'calc.js': 'exports.add = (a, b) => a - b\nexports.mul = (a, b) => a * b\n',
-      'calc.test.js': JEST_TESTS,
-      'check.sh': checkScript('npm test')
-    },
-    gate: 'npm test',
-    scriptGate: 'npm test',
-    script: 'package.json',
-    test: 'calc.test.js',
-    code: 'calc.js',
-    weaken: edit('calc.test.js', 'toBe(3)', 'toBe(-1)'),
-    passScript: edit('package.json', `"node ${JEST} --ci"`, '"echo ok"'),
-    config: NPMRC,
-    always: { file: 'always.js', content: "test('fine', () => {})\n" },
-    skip: edit('calc.test.js', "test('add'", "test.skip('add'"),
-    exit: edit('calc.js', 'a - b', '{ process.exit(0) }'),
-    honest: [
-      edit('calc.js', 'a - b', 'a + b'),
-      write(
-        'calc.more.test.js',
-        "const { add } = require('./calc.js')\ntest('add zero', () => expect(add(2, 0)).toBe(2))\n"
-      )
-    ].join('\n'),
+    ...npmKind(
+      `node ${JEST} --ci`,
+      { jest: { transform: {}, cache: false, watchman: false } },
+      {
+        head: '',
+        import: names => `const { ${names} } = require('./calc.js')`,
+        export: (name, body) => `exports.${name} = (a, b) => ${body}`
+      },
+      (actual, expected) => `expect(${actual}).toBe(${expected})`
+    ),
     // This checkout's jest may sit in a folder the agent's user cannot pass (a private clone, a 0750 HOME):
     // its gate runs as the job's user. What is counted does not depend on who runs it.
     inputs: { isolation: 'none' }
@@ -134,7 +123,8 @@ export const KINDS: Record<'node --test' | 'jest' | 'pytest', Kind> = {
   pytest: {
     files: {
       'calc.py': 'def add(a, b):\n    return a - b\n\ndef mul(a, b):\n    return a * b\n',
-      'test_calc.py': PY_TESTS,
+      'test_calc.py': PY_ADD,
+      'test_mul.py': PY_MUL,
       '.gitignore': '__pycache__/\n.pytest_cache/\n',
       Makefile: `test:\n\t${PYTEST}\n`,
       'check.sh': checkScript(PYTEST)
@@ -178,3 +168,10 @@ export const linkMove = (kind: Kind): Move =>
     `fs.rmSync(${js(kind.test)})`,
     `fs.symlinkSync(${js(kind.always.file)}, ${js(kind.test)})`
   ].join('\n')
+
+/** The kind's project with a ralph whose gates are `checks` (the kind's gate unless given), and its agent. */
+export const kindProject = (kind: Kind, agent: string, checks = [kind.gate], body?: string): Files => ({
+  ...kind.files,
+  [`${RALPH_DIR}/RALPH.md`]: ralph(body === undefined ? { checks } : { checks, body }),
+  [`${RALPH_DIR}/agent.mjs`]: agent
+})

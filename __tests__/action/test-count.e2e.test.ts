@@ -3,9 +3,9 @@
 // end the runner early, leaves every gate exiting 0 with fewer tests run. Each ends with no pull request,
 // success false, and the gate's line in the record; an honest agent that fixes `add` and adds a test gets its PR.
 import { expect, test } from '@jest/globals'
-import { RALPH_DIR, agentScript, ralph } from './fixtures.js'
+import { agentScript } from './fixtures.js'
 import { runAction } from './harness.js'
-import { KINDS, type Kind } from './projects.js'
+import { KINDS, kindProject, type Kind } from './projects.js'
 import { e2eSuite } from './suite.js'
 
 const { stand, project, expectClean, recordOf } = e2eSuite()
@@ -14,11 +14,7 @@ const DONE = "process.stdout.write('Done.\\n\\n<promise>COMPLETE</promise>\\n')"
 
 async function runWith(kind: Kind, move: string, inputs: Record<string, string> = {}) {
   const agent = agentScript({ 1: `${move}\n${DONE}` })
-  const p = await project({
-    ...kind.files,
-    [`${RALPH_DIR}/RALPH.md`]: ralph({ checks: [kind.gate], body: 'Make the tests pass.' }),
-    [`${RALPH_DIR}/agent.mjs`]: agent
-  })
+  const p = await project(kindProject(kind, agent, [kind.gate], 'Make the tests pass.'))
   const run = await runAction(p, stand(), {
     inputs: { ralph: 'fix-tests', 'max-iterations': '1', ...kind.inputs, ...inputs }
   })
@@ -32,7 +28,8 @@ test.each([
     'skip',
     '`npm test` ran 3 tests at the start and 2 now; `npm test` skipped 0 tests at the start and 1 now'
   ],
-  ['node --test', 'exit', '`npm test` ran 3 tests at the start and 1 now'],
+  // calc.test.js, ended early, passes as one test named by its path: counted as none; mul.test.js ran its two.
+  ['node --test', 'exit', '`npm test` ran 3 tests at the start and 2 now'],
   [
     'jest',
     'skip',
