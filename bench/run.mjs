@@ -22,6 +22,7 @@ const MEASUREMENTS = {
   proxy: './proxy.mjs',
   hunt: './hunt.mjs',
   verify: './verify.mjs',
+  protected: './protected.mjs',
   // Experiments: run only when named.
   spawner: './spawner.mjs'
 }

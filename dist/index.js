@@ -40548,641 +40548,6 @@ var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
 ;// CONCATENATED MODULE: external "node:child_process"
 const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
-;// CONCATENATED MODULE: ./src/git/git.ts
-// Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
-// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
-
-const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
-const MAX_STDERR = 64 * 1024;
-function runGit(args, options) {
-    const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
-    return new Promise(resolve => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, {
-            cwd: options.cwd,
-            env: { ...process.env, ...options.env },
-            stdio: ['ignore', 'pipe', 'pipe']
-        });
-        const out = [];
-        const err = [];
-        let outBytes = 0;
-        let errBytes = 0;
-        let truncated = false;
-        let settled = false;
-        const finish = (result) => {
-            if (settled)
-                return;
-            settled = true;
-            resolve(result);
-        };
-        child.stdout.on('data', (chunk) => {
-            if (outBytes >= maxStdout) {
-                truncated = true;
-                return;
-            }
-            const room = maxStdout - outBytes;
-            if (chunk.length > room)
-                truncated = true;
-            const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-            out.push(kept);
-            outBytes += kept.length;
-        });
-        child.stderr.on('data', (chunk) => {
-            if (errBytes >= MAX_STDERR)
-                return;
-            err.push(chunk);
-            errBytes += chunk.length;
-        });
-        child.on('error', error => {
-            finish({
-                exitCode: 127,
-                stdout: '',
-                stderr: `git could not be started: ${error.message}`,
-                stdoutTruncated: false
-            });
-        });
-        child.on('close', code => {
-            finish({
-                exitCode: code ?? 128,
-                stdout: Buffer.concat(out).toString('utf8'),
-                stderr: Buffer.concat(err).toString('utf8'),
-                stdoutTruncated: truncated
-            });
-        });
-    });
-}
-/** Thrown when a git call that must succeed fails: names the command and git's own message. */
-class GitError extends Error {
-    args;
-    result;
-    constructor(args, result) {
-        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`);
-        this.args = args;
-        this.result = result;
-        this.name = 'GitError';
-    }
-}
-/** Runs git and throws GitError unless it exits 0. */
-async function gitOrThrow(args, options) {
-    const result = await runGit(args, options);
-    if (result.exitCode !== 0)
-        throw new GitError(args, result);
-    return result;
-}
-
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(51455);
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(48161);
-var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
-;// CONCATENATED MODULE: ./src/git/workspace.ts
-// The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
-// untracked changes), what changed since the loop started, and a commit of what the agent left.
-
-
-
-
-
-const DIFF_PATCH_CHARS = 5000;
-/** Bytes read of a file at a commit (package.json's scripts). */
-const FILE_AT_BYTES = 1024 * 1024;
-/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
-const LIST_BYTES = 64 * 1024 * 1024;
-/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
-const GITLINK_MODE = '160000';
-/** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
-const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
-const SIZE_UNITS = {
-    b: 1,
-    kb: 1024,
-    k: 1024,
-    mb: 1024 ** 2,
-    m: 1024 ** 2,
-    gb: 1024 ** 3,
-    g: 1024 ** 3
-};
-/** `50 MB`, `500KB`, `1g`, or a bare number of megabytes, in bytes (binary units); undefined when unreadable. */
-function parseFileSize(text) {
-    const m = /^(\d+(?:\.\d+)?)\s*([kmg]?b?)$/i.exec(text.trim());
-    if (!m)
-        return undefined;
-    const bytes = Math.floor(Number(m[1]) * (SIZE_UNITS[m[2].toLowerCase() || 'mb'] ?? 0));
-    return bytes >= 1 ? bytes : undefined;
-}
-/** Bytes kept for `git diff --stat` (a line per file). */
-const STAT_BYTES = 256 * 1024;
-// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
-const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
-/** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
-const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
-/** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
-const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
-/** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
-function megabytes(bytes) {
-    const mb = bytes / (1024 * 1024);
-    return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`;
-}
-/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
-function gitBool(value) {
-    if (value === undefined)
-        return true;
-    const v = value.trim().toLowerCase();
-    if (['true', 'yes', 'on'].includes(v))
-        return true;
-    if (['false', 'no', 'off', ''].includes(v))
-        return false;
-    return Number.parseInt(v, 10) !== 0;
-}
-class GitWorkspace {
-    root;
-    env;
-    maxFileBytes;
-    scratch;
-    /** The tree the scratch index held at its last write-tree. */
-    scratchTree;
-    paths;
-    settings;
-    head;
-    /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
-    scratchGitlinks;
-    refusals = new Set();
-    /** Files refused for their size (each named once, whatever size it grows to). */
-    oversized = new Set();
-    constructor(root, 
-    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
-    env = {}, 
-    /** A file larger than this is left out of every tree and commit; undefined: no limit. */
-    maxFileBytes) {
-        this.root = root;
-        this.env = env;
-        this.maxFileBytes = maxFileBytes;
-    }
-    /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
-    static async open(dir, options = {}) {
-        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
-        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env, options.maxFileBytes);
-    }
-    git(args, env, maxStdoutBytes) {
-        return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
-    }
-    /** git that must succeed (throws GitError). */
-    gitOrThrow(args, env, maxStdoutBytes) {
-        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
-    }
-    async fileAt(commit, file) {
-        const result = await this.git(['cat-file', 'blob', `${commit}:${file}`], undefined, FILE_AT_BYTES);
-        return result.exitCode === 0 && !result.stdoutTruncated ? result.stdout : undefined;
-    }
-    async isRepo() {
-        const result = await this.git(['rev-parse', '--is-inside-work-tree']);
-        return result.exitCode === 0 && result.stdout.trim() === 'true';
-    }
-    async headSha() {
-        const result = await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    // A scratch index outside the work tree, seeded from the real one so `add -A` only rehashes changed
-    // files; the user's staging area is never touched.
-    async treeHash() {
-        const env = { GIT_INDEX_FILE: await this.scratchIndex() };
-        this.scratchTree = undefined;
-        this.scratchGitlinks ??= await this.gitlinks(env);
-        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(env, this.scratchGitlinks))], env);
-        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
-        this.scratchTree = tree;
-        return tree;
-    }
-    refused() {
-        return [...this.refusals];
-    }
-    /** The index's gitlinks (the folders git would enter to ask their status). */
-    async gitlinks(env) {
-        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], env, LIST_BYTES);
-        return out.stdout
-            .split('\0')
-            .filter(line => line.startsWith(`${GITLINK_MODE} `))
-            .map(line => line.slice(line.indexOf('\t') + 1));
-    }
-    /**
-     * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
-     * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
-     * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
-     * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or
-     * changed file over the size limit keeps what the index holds (nothing, or the start's). Each refusal is
-     * noted once.
-     */
-    async deliverable(env, gitlinks) {
-        // Untracked (`?`, a nested repository ends with '/') and changed (`C`) paths; git lists a nested
-        // repository as one entry and never descends into it, nor into a gitlink.
-        const out = await this.gitOrThrow(['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'], env, LIST_BYTES);
-        if (out.stdoutTruncated)
-            throw new Error('the work tree lists more files than the action reads (64 MB of names)');
-        const links = new Set(gitlinks);
-        const nested = [];
-        const large = [];
-        for (const entry of out.stdout.split('\0')) {
-            const tag = entry.slice(0, 1);
-            const name = entry.slice(2);
-            if (tag === '?' && name.endsWith('/')) {
-                nested.push(name.slice(0, -1));
-                this.refusals.add(`${name}.git: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${name}`);
-            }
-            else if (name === '.gitmodules')
-                this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
-            else if (tag === 'C' && links.has(name))
-                this.refusals.add(`${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
-            else if (name && this.maxFileBytes !== undefined) {
-                // lstat: a link is its own few bytes, never what it points at.
-                const size = (0,external_node_fs_.lstatSync)(external_node_path_default().join(this.root, name), { throwIfNoEntry: false })?.size ?? 0;
-                if (size <= this.maxFileBytes)
-                    continue;
-                large.push(name);
-                if (this.oversized.has(name))
-                    continue;
-                this.oversized.add(name);
-                this.refusals.add(`${name}: ${megabytes(size)} is over max-file-size (${megabytes(this.maxFileBytes)}): it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
-            }
-        }
-        return [
-            '--',
-            '.',
-            ...[...nested, ...gitlinks, '.gitmodules', ...large].map(name => `:(exclude,literal,top)${name}`)
-        ];
-    }
-    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
-        const to = current ?? (await this.treeHash());
-        // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
-        // patch (four bytes a character at most); the rest of git's output is read and dropped.
-        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
-        const text = out.stdout;
-        const split = text.indexOf('\n\ndiff --git ');
-        const stat = split === -1 ? text : text.slice(0, split + 1);
-        const patch = split === -1 ? '' : text.slice(split + 2);
-        const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars;
-        return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
-    }
-    async commitAll(message, tree) {
-        const head = await this.knownHead();
-        if (tree !== undefined && tree === head.tree)
-            return undefined;
-        tree ??= await this.treeHash();
-        if (tree === head.tree)
-            return undefined;
-        const fast = await this.commitTree(message, tree, head);
-        if (fast !== undefined)
-            return fast;
-        // git's own path: stage everything in the real index, commit what differs from HEAD.
-        this.head = undefined;
-        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(undefined, await this.gitlinks()))]);
-        const staged = await this.git(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv']);
-        if (staged.exitCode === 0)
-            return undefined;
-        // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
-        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
-        return this.headSha();
-    }
-    /**
-     * The commit `git commit --no-verify` would make, in two processes instead of five: the scratch index
-     * already holds `tree`, so it is written as a commit on HEAD, HEAD is moved only if it is still where we
-     * saw it, and the scratch index becomes the real one under git's index.lock (as `git commit` leaves it:
-     * everything staged). Answers undefined, having changed nothing, whenever git's own path must decide:
-     * a hook that would run, signing, a merge in progress, a multi-line message, HEAD moved, a busy index.
-     */
-    async commitTree(message, tree, head) {
-        const paths = await this.gitPaths();
-        const settings = await this.commitSettings();
-        if (settings.sign || !this.scratch || this.scratchTree !== tree || !/^[^\s#](.*\S)?$/.test(message))
-            return undefined;
-        // Metadata calls, synchronous: a few microseconds each, where a promise round trip costs more.
-        const present = (file, mode) => {
-            try {
-                (0,external_node_fs_.accessSync)(file, mode);
-                return true;
-            }
-            catch {
-                return false;
-            }
-        };
-        if (COMMIT_HOOKS.some(hook => present(external_node_path_default().join(paths.hooks, hook), external_node_fs_.constants.X_OK)))
-            return undefined;
-        if (paths.states.some(state => present(state, external_node_fs_.constants.F_OK)))
-            return undefined;
-        const lock = `${paths.index}.lock`;
-        try {
-            (0,external_node_fs_.copyFileSync)(this.scratch.index, lock, external_node_fs_.constants.COPYFILE_EXCL);
-        }
-        catch {
-            return undefined;
-        }
-        let committed;
-        try {
-            const parent = head.commit ? ['-p', head.commit] : [];
-            const made = await this.git(['commit-tree', tree, ...parent, '-m', message], settings.env);
-            if (made.exitCode !== 0)
-                return undefined;
-            const sha = made.stdout.trim();
-            const reflog = `commit${head.commit ? '' : ' (initial)'}: ${message}`;
-            // The old value '' means "HEAD has no commit yet".
-            const moved = await this.git(['update-ref', '-m', reflog, 'HEAD', sha, head.commit]);
-            if (moved.exitCode !== 0)
-                return undefined;
-            committed = sha;
-            this.head = { commit: sha, tree, log: this.headLogMark(paths) };
-            await this.installIndex(paths.index, lock, this.scratch.index);
-            return sha;
-        }
-        finally {
-            if (committed === undefined)
-                (0,external_node_fs_.rmSync)(lock, { force: true });
-        }
-    }
-    /** Renames the locked copy of the scratch index over the real one, with the real one's mode. */
-    async installIndex(index, lock, scratch) {
-        try {
-            const made = (0,external_node_fs_.statSync)(scratch);
-            const real = (0,external_node_fs_.statSync)(index, { throwIfNoEntry: false });
-            if (real)
-                (0,external_node_fs_.chmodSync)(lock, real.mode & 0o7777);
-            // A hair older than the scratch index: git's racy-entry check then re-reads, rather than trusts, a file
-            // changed while the index was written (a plain copy would look newer than every entry in it).
-            (0,external_node_fs_.utimesSync)(lock, made.atime, new Date(made.mtime.getTime() - 1));
-            (0,external_node_fs_.renameSync)(lock, index);
-        }
-        catch {
-            (0,external_node_fs_.rmSync)(lock, { force: true });
-            // The commit is made: bring the index to it the slow way (or say why that failed too).
-            await this.gitOrThrow(['reset', '--quiet']);
-        }
-    }
-    /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
-    async knownHead() {
-        const paths = await this.gitPaths();
-        const log = this.headLogMark(paths);
-        if (this.head && log !== undefined && this.head.log === log)
-            return this.head;
-        // Both in one call; it fails only when HEAD has no commit yet.
-        const read = await this.git(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}']);
-        const [commit, tree] = read.exitCode === 0 ? read.stdout.trim().split('\n') : ['', ''];
-        this.head = { commit, tree, log };
-        return this.head;
-    }
-    /** Size and time of HEAD's reflog; undefined without one (then HEAD is re-read at every commit). */
-    headLogMark(paths) {
-        try {
-            const log = (0,external_node_fs_.statSync)(paths.headLog);
-            return `${log.size}:${log.mtimeMs}`;
-        }
-        catch {
-            return undefined;
-        }
-    }
-    async dispose() {
-        if (this.scratch)
-            await (0,promises_.rm)(this.scratch.dir, { recursive: true, force: true });
-        this.scratch = undefined;
-        this.scratchGitlinks = undefined;
-    }
-    async scratchIndex() {
-        if (this.scratch)
-            return this.scratch.index;
-        const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-index-'));
-        const index = external_node_path_default().join(dir, 'index');
-        const real = await this.gitPaths().catch(() => undefined);
-        if (real)
-            await (0,promises_.copyFile)(real.index, index).catch(() => undefined);
-        this.scratch = { dir, index };
-        return index;
-    }
-    /** Where git keeps the index, the hooks, HEAD's reflog and the merge/cherry-pick states (one call). */
-    async gitPaths() {
-        if (this.paths)
-            return this.paths;
-        const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
-        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
-        const [index, hooks, headLog, ...states] = out.stdout
-            .split('\n')
-            .slice(0, names.length)
-            .map(line => external_node_path_default().resolve(this.root, line));
-        this.paths = { index, hooks, headLog, states };
-        return this.paths;
-    }
-    /** The identity fallback and whether commits are signed, read from git's config once (one call). */
-    async commitSettings() {
-        if (this.settings)
-            return this.settings;
-        const out = await this.git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
-        const values = new Map();
-        for (const entry of out.stdout.split('\0')) {
-            if (!entry)
-                continue;
-            const newline = entry.indexOf('\n');
-            // The last one wins, as in git; a key without a value has none.
-            if (newline === -1)
-                values.set(entry.toLowerCase(), undefined);
-            else
-                values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
-        }
-        const env = {};
-        if (!values.get('user.name')?.trim()) {
-            env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
-            env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
-        }
-        if (!values.get('user.email')?.trim()) {
-            env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
-            env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
-        }
-        const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
-        this.settings = { env, sign };
-        return this.settings;
-    }
-}
-/**
- * Creates a git worktree of the repository containing `repoDir` on a new branch (from `base`, default HEAD).
- * `dir` defaults to a new folder under the system temp dir, outside the repository.
- */
-async function createWorktree(repoDir, options) {
-    const base = await gitOrThrow(['rev-parse', '--verify', `${options.base ?? 'HEAD'}^{commit}`], {
-        cwd: repoDir
-    }).catch(() => {
-        throw new Error(`--worktree needs a commit to start from: '${options.base ?? 'HEAD'}' is not one in ${repoDir}`);
-    });
-    const dir = options.dir ?? external_node_path_default().join(await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-worktree-')), 'work');
-    await gitOrThrow(['worktree', 'add', '--quiet', '-b', options.branch, dir, base.stdout.trim()], {
-        cwd: repoDir
-    });
-    return { dir, branch: options.branch, base: base.stdout.trim() };
-}
-
-;// CONCATENATED MODULE: ./src/security/env.ts
-// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
-// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
-// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
-/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
-const SECRET_VARIABLES = [
-    'GITHUB_TOKEN',
-    'GH_TOKEN',
-    'GH_ENTERPRISE_TOKEN',
-    'GITHUB_ENTERPRISE_TOKEN',
-    'ACTIONS_RUNTIME_TOKEN',
-    'ACTIONS_RUNTIME_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_*',
-    'ACTIONS_RESULTS_URL',
-    'ACTIONS_CACHE_URL',
-    // Every action input: `with: github-token: …` arrives as INPUT_GITHUB-TOKEN.
-    'INPUT_*',
-    // The action's saved state between its main and post steps.
-    'STATE_*'
-];
-/**
- * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
- * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
- * given to a process of the loop, whatever the allow-list says.
- */
-const RUNNER_FILE_COMMANDS = [
-    'GITHUB_ENV',
-    'GITHUB_PATH',
-    'GITHUB_OUTPUT',
-    'GITHUB_STATE',
-    'GITHUB_STEP_SUMMARY'
-];
-const matches = (name, pattern) => pattern.endsWith('*')
-    ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
-    : name.toUpperCase() === pattern.toUpperCase();
-/** True for a credential variable (ignoring any allow-list). */
-function isSecretVariable(name) {
-    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
-}
-const isFileCommand = (name) => RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
-/** Whether a process of the loop may keep `name`, given the user's allow-list. */
-function agentMayKeep(name, allow = []) {
-    if (isFileCommand(name))
-        return false;
-    return !isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
-}
-/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
-function agentEnvironment(base, options = {}) {
-    const env = {};
-    for (const [name, value] of Object.entries(base))
-        if (value !== undefined &&
-            agentMayKeep(name, options.allow) &&
-            !options.remove?.some(p => matches(name, p)))
-            env[name] = value;
-    return { ...env, ...options.set };
-}
-/** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
-function removedVariables(base, options = {}) {
-    const kept = agentEnvironment(base, options);
-    return Object.keys(base)
-        .filter(name => base[name] !== undefined && !(name in kept))
-        .sort();
-}
-/**
- * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
- * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
- * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
- */
-async function withoutSecretVariables(fn, allow = []) {
-    const saved = {};
-    for (const key of Object.keys(process.env))
-        if (isSecretVariable(key) && !agentMayKeep(key, allow)) {
-            saved[key] = process.env[key];
-            delete process.env[key];
-        }
-    try {
-        return await fn();
-    }
-    finally {
-        Object.assign(process.env, saved);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/security/git-env.ts
-// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
-// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
-// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
-// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
-
-
-
-
-
-// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
-// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
-// Nor does the work tree, the agent's: its .gitattributes can name a filter or a diff driver, which runs
-// only if config defines it, so no attributes file and no submodule recursion of git's own add to that.
-const HARDENING = [
-    ['core.hooksPath', '/dev/null'],
-    ['core.fsmonitor', 'false'],
-    ['core.attributesFile', '/dev/null'],
-    ['submodule.recurse', 'false'],
-    ['fetch.recurseSubmodules', 'false']
-];
-/** Environment variables that add `entries` as command-line-scope config, after any already set. */
-function configEnv(entries, base = {}) {
-    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
-    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
-    entries.forEach(([key, value], i) => {
-        env[`GIT_CONFIG_KEY_${start + i}`] = key;
-        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
-    });
-    return env;
-}
-let ownHome;
-let jobSafeDirectories;
-/** An empty HOME of the action's own (mode 0700), made once per process. */
-function gitHome() {
-    ownHome ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-home-'));
-    return ownHome;
-}
-/**
- * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
- * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
- */
-function safeDirectories() {
-    if (jobSafeDirectories)
-        return jobSafeDirectories;
-    try {
-        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['config', '--get-all', 'safe.directory'], {
-            cwd: '/',
-            encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'ignore'],
-            timeout: 10_000
-        });
-        jobSafeDirectories = out.split('\n').filter(Boolean);
-    }
-    catch {
-        jobSafeDirectories = [];
-    }
-    return jobSafeDirectories;
-}
-/**
- * The variables for one git command of the action, merged over `base` by the caller (an undefined value
- * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
- * no prompt; `config` is added as command-line config.
- */
-function hermeticGitEnvironment(config = [], base = process.env) {
-    const env = {};
-    for (const name of Object.keys(base))
-        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
-            env[name] = undefined;
-    const home = gitHome();
-    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
-    return {
-        ...env,
-        HOME: home,
-        XDG_CONFIG_HOME: external_node_path_default().join(home, '.config'),
-        GIT_CONFIG_NOSYSTEM: '1',
-        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        GIT_ATTR_NOSYSTEM: '1',
-        GIT_TERMINAL_PROMPT: '0',
-        GIT_ASKPASS: '',
-        SSH_ASKPASS: '',
-        ...configEnv([...HARDENING, ...trusted, ...config])
-    };
-}
-
-;// CONCATENATED MODULE: external "node:timers/promises"
-const external_node_timers_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/proc/environ.ts
 // Linux lets any process of the same user read another's initial environment (/proc/<pid>/environ: the
 // strings the kernel put on the stack at exec, whatever the process did to its environment since). The
@@ -41360,6 +40725,8 @@ class BoundedCapture {
 
 // EXTERNAL MODULE: external "node:perf_hooks"
 var external_node_perf_hooks_ = __nccwpck_require__(643);
+;// CONCATENATED MODULE: external "node:timers/promises"
+const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:timers/promises");
 ;// CONCATENATED MODULE: ./src/proc/tree.ts
 // Finding and killing a whole process tree. A process-group kill is not enough: a descendant that
 // called setsid() or setpgid() has left the group, and one whose parent died has been re-parented to
@@ -41411,7 +40778,7 @@ async function killProcessTree(pid, graceMs, options = {}) {
     signal([...targets.keys()].filter(p => !grouped || first.get(p)?.pgrp !== pid), 'SIGTERM');
     const deadline = Date.now() + Math.max(0, graceMs);
     while (Date.now() < deadline) {
-        await (0,external_node_timers_promises_namespaceObject.setTimeout)(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+        await (0,promises_namespaceObject.setTimeout)(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
         targets = tree.collect(readProcessTable(), targets, false);
         if (targets.size === 0)
             return;
@@ -42162,6 +41529,29 @@ function isExecutableFile(file, cwd) {
         return false;
     }
 }
+/** The folders the system keeps its own programs in. */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const resolved = new Map();
+/**
+ * A program the action itself runs (git, and as root prlimit, setpriv, sudo, bash), by absolute path, found
+ * once, the first time (before the loop): `system` looks in SYSTEM_PATH alone, else the absolute folders of
+ * PATH. A relative PATH entry, or a folder the agent fills later (a work tree's node_modules/.bin), never
+ * chooses what the action runs.
+ */
+function trustedProgram(name, system = false) {
+    // Per PATH (the action never changes its own; a test may put a stand-in first), found once for each.
+    const key = `${system ? 's' : 'p'}:${name}:${system ? '' : (process.env.PATH ?? '')}`;
+    let found = resolved.get(key);
+    if (found === undefined) {
+        const absolute = (process.env.PATH ?? '')
+            .split(':')
+            .filter(dir => external_node_path_default().isAbsolute(dir))
+            .join(':');
+        found = which(name, { cwd: '/', path: system ? SYSTEM_PATH : absolute || SYSTEM_PATH }) ?? name;
+        resolved.set(key, found);
+    }
+    return found;
+}
 
 ;// CONCATENATED MODULE: ./src/proc/index.ts
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
@@ -42171,6 +41561,640 @@ function isExecutableFile(file, cwd) {
 
 
 
+
+;// CONCATENATED MODULE: ./src/git/git.ts
+// Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
+// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
+
+
+const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
+const MAX_STDERR = 64 * 1024;
+function runGit(args, options) {
+    const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
+    return new Promise(resolve => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
+            cwd: options.cwd,
+            env: { ...process.env, ...options.env },
+            stdio: ['ignore', 'pipe', 'pipe']
+        });
+        const out = [];
+        const err = [];
+        let outBytes = 0;
+        let errBytes = 0;
+        let truncated = false;
+        let settled = false;
+        const finish = (result) => {
+            if (settled)
+                return;
+            settled = true;
+            resolve(result);
+        };
+        child.stdout.on('data', (chunk) => {
+            if (outBytes >= maxStdout) {
+                truncated = true;
+                return;
+            }
+            const room = maxStdout - outBytes;
+            if (chunk.length > room)
+                truncated = true;
+            const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+            out.push(kept);
+            outBytes += kept.length;
+        });
+        child.stderr.on('data', (chunk) => {
+            if (errBytes >= MAX_STDERR)
+                return;
+            err.push(chunk);
+            errBytes += chunk.length;
+        });
+        child.on('error', error => {
+            finish({
+                exitCode: 127,
+                stdout: '',
+                stderr: `git could not be started: ${error.message}`,
+                stdoutTruncated: false
+            });
+        });
+        child.on('close', code => {
+            finish({
+                exitCode: code ?? 128,
+                stdout: Buffer.concat(out).toString('utf8'),
+                stderr: Buffer.concat(err).toString('utf8'),
+                stdoutTruncated: truncated
+            });
+        });
+    });
+}
+/** Thrown when a git call that must succeed fails: names the command and git's own message. */
+class GitError extends Error {
+    args;
+    result;
+    constructor(args, result) {
+        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`);
+        this.args = args;
+        this.result = result;
+        this.name = 'GitError';
+    }
+}
+/** Runs git and throws GitError unless it exits 0. */
+async function gitOrThrow(args, options) {
+    const result = await runGit(args, options);
+    if (result.exitCode !== 0)
+        throw new GitError(args, result);
+    return result;
+}
+
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(51455);
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(48161);
+var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
+;// CONCATENATED MODULE: ./src/git/workspace.ts
+// The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
+// untracked changes), what changed since the loop started, and a commit of what the agent left.
+
+
+
+
+
+const DIFF_PATCH_CHARS = 5000;
+/** Bytes read of a file at a commit (package.json's scripts). */
+const FILE_AT_BYTES = 1024 * 1024;
+/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
+const LIST_BYTES = 64 * 1024 * 1024;
+/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
+const GITLINK_MODE = '160000';
+/** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
+const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
+const SIZE_UNITS = {
+    b: 1,
+    kb: 1024,
+    k: 1024,
+    mb: 1024 ** 2,
+    m: 1024 ** 2,
+    gb: 1024 ** 3,
+    g: 1024 ** 3
+};
+/** `50 MB`, `500KB`, `1g`, or a bare number of megabytes, in bytes (binary units); undefined when unreadable. */
+function parseFileSize(text) {
+    const m = /^(\d+(?:\.\d+)?)\s*([kmg]?b?)$/i.exec(text.trim());
+    if (!m)
+        return undefined;
+    const bytes = Math.floor(Number(m[1]) * (SIZE_UNITS[m[2].toLowerCase() || 'mb'] ?? 0));
+    return bytes >= 1 ? bytes : undefined;
+}
+/** Bytes kept for `git diff --stat` (a line per file). */
+const STAT_BYTES = 256 * 1024;
+// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
+const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
+/** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
+const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
+/** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
+const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
+/** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
+function megabytes(bytes) {
+    const mb = bytes / (1024 * 1024);
+    return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`;
+}
+/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
+function gitBool(value) {
+    if (value === undefined)
+        return true;
+    const v = value.trim().toLowerCase();
+    if (['true', 'yes', 'on'].includes(v))
+        return true;
+    if (['false', 'no', 'off', ''].includes(v))
+        return false;
+    return Number.parseInt(v, 10) !== 0;
+}
+class GitWorkspace {
+    root;
+    env;
+    maxFileBytes;
+    scratch;
+    /** The tree the scratch index held at its last write-tree. */
+    scratchTree;
+    paths;
+    settings;
+    head;
+    /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
+    scratchGitlinks;
+    refusals = new Set();
+    /** Files refused for their size (each named once, whatever size it grows to). */
+    oversized = new Set();
+    constructor(root, 
+    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
+    env = {}, 
+    /** A file larger than this is left out of every tree and commit; undefined: no limit. */
+    maxFileBytes) {
+        this.root = root;
+        this.env = env;
+        this.maxFileBytes = maxFileBytes;
+    }
+    /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
+    static async open(dir, options = {}) {
+        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
+        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env, options.maxFileBytes);
+    }
+    git(args, env, maxStdoutBytes) {
+        return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    /** git that must succeed (throws GitError). */
+    gitOrThrow(args, env, maxStdoutBytes) {
+        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    async fileAt(commit, file) {
+        const result = await this.git(['cat-file', 'blob', `${commit}:${file}`], undefined, FILE_AT_BYTES);
+        return result.exitCode === 0 && !result.stdoutTruncated ? result.stdout : undefined;
+    }
+    async isRepo() {
+        const result = await this.git(['rev-parse', '--is-inside-work-tree']);
+        return result.exitCode === 0 && result.stdout.trim() === 'true';
+    }
+    async headSha() {
+        const result = await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    // A scratch index outside the work tree, seeded from the real one so `add -A` only rehashes changed
+    // files; the user's staging area is never touched.
+    async treeHash() {
+        const env = { GIT_INDEX_FILE: await this.scratchIndex() };
+        this.scratchTree = undefined;
+        this.scratchGitlinks ??= await this.gitlinks(env);
+        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(env, this.scratchGitlinks))], env);
+        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
+        this.scratchTree = tree;
+        return tree;
+    }
+    refused() {
+        return [...this.refusals];
+    }
+    /** The index's gitlinks (the folders git would enter to ask their status). */
+    async gitlinks(env) {
+        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], env, LIST_BYTES);
+        return out.stdout
+            .split('\0')
+            .filter(line => line.startsWith(`${GITLINK_MODE} `))
+            .map(line => line.slice(line.indexOf('\t') + 1));
+    }
+    /**
+     * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
+     * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
+     * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
+     * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or
+     * changed file over the size limit keeps what the index holds (nothing, or the start's). Each refusal is
+     * noted once.
+     */
+    async deliverable(env, gitlinks) {
+        // Untracked (`?`, a nested repository ends with '/') and changed (`C`) paths; git lists a nested
+        // repository as one entry and never descends into it, nor into a gitlink.
+        const out = await this.gitOrThrow(['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'], env, LIST_BYTES);
+        if (out.stdoutTruncated)
+            throw new Error('the work tree lists more files than the action reads (64 MB of names)');
+        const links = new Set(gitlinks);
+        const nested = [];
+        const large = [];
+        for (const entry of out.stdout.split('\0')) {
+            const tag = entry.slice(0, 1);
+            const name = entry.slice(2);
+            if (tag === '?' && name.endsWith('/')) {
+                nested.push(name.slice(0, -1));
+                this.refusals.add(`${name}.git: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${name}`);
+            }
+            else if (name === '.gitmodules')
+                this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
+            else if (tag === 'C' && links.has(name))
+                this.refusals.add(`${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
+            else if (name && this.maxFileBytes !== undefined) {
+                // lstat: a link is its own few bytes, never what it points at.
+                const size = (0,external_node_fs_.lstatSync)(external_node_path_default().join(this.root, name), { throwIfNoEntry: false })?.size ?? 0;
+                if (size <= this.maxFileBytes)
+                    continue;
+                large.push(name);
+                if (this.oversized.has(name))
+                    continue;
+                this.oversized.add(name);
+                this.refusals.add(`${name}: ${megabytes(size)} is over max-file-size (${megabytes(this.maxFileBytes)}): it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
+            }
+        }
+        return [
+            '--',
+            '.',
+            ...[...nested, ...gitlinks, '.gitmodules', ...large].map(name => `:(exclude,literal,top)${name}`)
+        ];
+    }
+    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
+        const to = current ?? (await this.treeHash());
+        // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
+        // patch (four bytes a character at most); the rest of git's output is read and dropped.
+        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
+        const text = out.stdout;
+        const split = text.indexOf('\n\ndiff --git ');
+        const stat = split === -1 ? text : text.slice(0, split + 1);
+        const patch = split === -1 ? '' : text.slice(split + 2);
+        const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars;
+        return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
+    }
+    async commitAll(message, tree) {
+        const head = await this.knownHead();
+        if (tree !== undefined && tree === head.tree)
+            return undefined;
+        tree ??= await this.treeHash();
+        if (tree === head.tree)
+            return undefined;
+        const fast = await this.commitTree(message, tree, head);
+        if (fast !== undefined)
+            return fast;
+        // git's own path: stage everything in the real index, commit what differs from HEAD.
+        this.head = undefined;
+        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(undefined, await this.gitlinks()))]);
+        const staged = await this.git(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv']);
+        if (staged.exitCode === 0)
+            return undefined;
+        // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
+        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
+        return this.headSha();
+    }
+    /**
+     * The commit `git commit --no-verify` would make, in two processes instead of five: the scratch index
+     * already holds `tree`, so it is written as a commit on HEAD, HEAD is moved only if it is still where we
+     * saw it, and the scratch index becomes the real one under git's index.lock (as `git commit` leaves it:
+     * everything staged). Answers undefined, having changed nothing, whenever git's own path must decide:
+     * a hook that would run, signing, a merge in progress, a multi-line message, HEAD moved, a busy index.
+     */
+    async commitTree(message, tree, head) {
+        const paths = await this.gitPaths();
+        const settings = await this.commitSettings();
+        if (settings.sign || !this.scratch || this.scratchTree !== tree || !/^[^\s#](.*\S)?$/.test(message))
+            return undefined;
+        // Metadata calls, synchronous: a few microseconds each, where a promise round trip costs more.
+        const present = (file, mode) => {
+            try {
+                (0,external_node_fs_.accessSync)(file, mode);
+                return true;
+            }
+            catch {
+                return false;
+            }
+        };
+        if (COMMIT_HOOKS.some(hook => present(external_node_path_default().join(paths.hooks, hook), external_node_fs_.constants.X_OK)))
+            return undefined;
+        if (paths.states.some(state => present(state, external_node_fs_.constants.F_OK)))
+            return undefined;
+        const lock = `${paths.index}.lock`;
+        try {
+            (0,external_node_fs_.copyFileSync)(this.scratch.index, lock, external_node_fs_.constants.COPYFILE_EXCL);
+        }
+        catch {
+            return undefined;
+        }
+        let committed;
+        try {
+            const parent = head.commit ? ['-p', head.commit] : [];
+            const made = await this.git(['commit-tree', tree, ...parent, '-m', message], settings.env);
+            if (made.exitCode !== 0)
+                return undefined;
+            const sha = made.stdout.trim();
+            const reflog = `commit${head.commit ? '' : ' (initial)'}: ${message}`;
+            // The old value '' means "HEAD has no commit yet".
+            const moved = await this.git(['update-ref', '-m', reflog, 'HEAD', sha, head.commit]);
+            if (moved.exitCode !== 0)
+                return undefined;
+            committed = sha;
+            this.head = { commit: sha, tree, log: this.headLogMark(paths) };
+            await this.installIndex(paths.index, lock, this.scratch.index);
+            return sha;
+        }
+        finally {
+            if (committed === undefined)
+                (0,external_node_fs_.rmSync)(lock, { force: true });
+        }
+    }
+    /** Renames the locked copy of the scratch index over the real one, with the real one's mode. */
+    async installIndex(index, lock, scratch) {
+        try {
+            const made = (0,external_node_fs_.statSync)(scratch);
+            const real = (0,external_node_fs_.statSync)(index, { throwIfNoEntry: false });
+            if (real)
+                (0,external_node_fs_.chmodSync)(lock, real.mode & 0o7777);
+            // A hair older than the scratch index: git's racy-entry check then re-reads, rather than trusts, a file
+            // changed while the index was written (a plain copy would look newer than every entry in it).
+            (0,external_node_fs_.utimesSync)(lock, made.atime, new Date(made.mtime.getTime() - 1));
+            (0,external_node_fs_.renameSync)(lock, index);
+        }
+        catch {
+            (0,external_node_fs_.rmSync)(lock, { force: true });
+            // The commit is made: bring the index to it the slow way (or say why that failed too).
+            await this.gitOrThrow(['reset', '--quiet']);
+        }
+    }
+    /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
+    async knownHead() {
+        const paths = await this.gitPaths();
+        const log = this.headLogMark(paths);
+        if (this.head && log !== undefined && this.head.log === log)
+            return this.head;
+        // Both in one call; it fails only when HEAD has no commit yet.
+        const read = await this.git(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}']);
+        const [commit, tree] = read.exitCode === 0 ? read.stdout.trim().split('\n') : ['', ''];
+        this.head = { commit, tree, log };
+        return this.head;
+    }
+    /** Size and time of HEAD's reflog; undefined without one (then HEAD is re-read at every commit). */
+    headLogMark(paths) {
+        try {
+            const log = (0,external_node_fs_.statSync)(paths.headLog);
+            return `${log.size}:${log.mtimeMs}`;
+        }
+        catch {
+            return undefined;
+        }
+    }
+    async dispose() {
+        if (this.scratch)
+            await (0,promises_.rm)(this.scratch.dir, { recursive: true, force: true });
+        this.scratch = undefined;
+        this.scratchGitlinks = undefined;
+    }
+    async scratchIndex() {
+        if (this.scratch)
+            return this.scratch.index;
+        const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-index-'));
+        const index = external_node_path_default().join(dir, 'index');
+        const real = await this.gitPaths().catch(() => undefined);
+        if (real)
+            await (0,promises_.copyFile)(real.index, index).catch(() => undefined);
+        this.scratch = { dir, index };
+        return index;
+    }
+    /** Where git keeps the index, the hooks, HEAD's reflog and the merge/cherry-pick states (one call). */
+    async gitPaths() {
+        if (this.paths)
+            return this.paths;
+        const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
+        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
+        const [index, hooks, headLog, ...states] = out.stdout
+            .split('\n')
+            .slice(0, names.length)
+            .map(line => external_node_path_default().resolve(this.root, line));
+        this.paths = { index, hooks, headLog, states };
+        return this.paths;
+    }
+    /** The identity fallback and whether commits are signed, read from git's config once (one call). */
+    async commitSettings() {
+        if (this.settings)
+            return this.settings;
+        const out = await this.git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
+        const values = new Map();
+        for (const entry of out.stdout.split('\0')) {
+            if (!entry)
+                continue;
+            const newline = entry.indexOf('\n');
+            // The last one wins, as in git; a key without a value has none.
+            if (newline === -1)
+                values.set(entry.toLowerCase(), undefined);
+            else
+                values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
+        }
+        const env = {};
+        if (!values.get('user.name')?.trim()) {
+            env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
+            env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
+        }
+        if (!values.get('user.email')?.trim()) {
+            env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
+            env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
+        }
+        const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
+        this.settings = { env, sign };
+        return this.settings;
+    }
+}
+/**
+ * Creates a git worktree of the repository containing `repoDir` on a new branch (from `base`, default HEAD).
+ * `dir` defaults to a new folder under the system temp dir, outside the repository.
+ */
+async function createWorktree(repoDir, options) {
+    const base = await gitOrThrow(['rev-parse', '--verify', `${options.base ?? 'HEAD'}^{commit}`], {
+        cwd: repoDir
+    }).catch(() => {
+        throw new Error(`--worktree needs a commit to start from: '${options.base ?? 'HEAD'}' is not one in ${repoDir}`);
+    });
+    const dir = options.dir ?? external_node_path_default().join(await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-worktree-')), 'work');
+    await gitOrThrow(['worktree', 'add', '--quiet', '-b', options.branch, dir, base.stdout.trim()], {
+        cwd: repoDir
+    });
+    return { dir, branch: options.branch, base: base.stdout.trim() };
+}
+
+;// CONCATENATED MODULE: ./src/security/env.ts
+// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
+// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
+// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
+/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
+const SECRET_VARIABLES = [
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'GH_ENTERPRISE_TOKEN',
+    'GITHUB_ENTERPRISE_TOKEN',
+    'ACTIONS_RUNTIME_TOKEN',
+    'ACTIONS_RUNTIME_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_*',
+    'ACTIONS_RESULTS_URL',
+    'ACTIONS_CACHE_URL',
+    // Every action input: `with: github-token: …` arrives as INPUT_GITHUB-TOKEN.
+    'INPUT_*',
+    // The action's saved state between its main and post steps.
+    'STATE_*'
+];
+/**
+ * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
+ * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
+ * given to a process of the loop, whatever the allow-list says.
+ */
+const RUNNER_FILE_COMMANDS = [
+    'GITHUB_ENV',
+    'GITHUB_PATH',
+    'GITHUB_OUTPUT',
+    'GITHUB_STATE',
+    'GITHUB_STEP_SUMMARY'
+];
+const matches = (name, pattern) => pattern.endsWith('*')
+    ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
+    : name.toUpperCase() === pattern.toUpperCase();
+/** True for a credential variable (ignoring any allow-list). */
+function isSecretVariable(name) {
+    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
+}
+const isFileCommand = (name) => RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
+/** Whether a process of the loop may keep `name`, given the user's allow-list. */
+function agentMayKeep(name, allow = []) {
+    if (isFileCommand(name))
+        return false;
+    return !isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
+}
+/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
+function agentEnvironment(base, options = {}) {
+    const env = {};
+    for (const [name, value] of Object.entries(base))
+        if (value !== undefined &&
+            agentMayKeep(name, options.allow) &&
+            !options.remove?.some(p => matches(name, p)))
+            env[name] = value;
+    return { ...env, ...options.set };
+}
+/** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
+function removedVariables(base, options = {}) {
+    const kept = agentEnvironment(base, options);
+    return Object.keys(base)
+        .filter(name => base[name] !== undefined && !(name in kept))
+        .sort();
+}
+/**
+ * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
+ * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
+ * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
+ */
+async function withoutSecretVariables(fn, allow = []) {
+    const saved = {};
+    for (const key of Object.keys(process.env))
+        if (isSecretVariable(key) && !agentMayKeep(key, allow)) {
+            saved[key] = process.env[key];
+            delete process.env[key];
+        }
+    try {
+        return await fn();
+    }
+    finally {
+        Object.assign(process.env, saved);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/security/git-env.ts
+// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
+// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
+// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
+// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
+
+
+
+
+
+// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
+// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
+// Nor does the work tree, the agent's: its .gitattributes can name a filter or a diff driver, which runs
+// only if config defines it, so no attributes file and no submodule recursion of git's own add to that.
+const HARDENING = [
+    ['core.hooksPath', '/dev/null'],
+    ['core.fsmonitor', 'false'],
+    ['core.attributesFile', '/dev/null'],
+    ['submodule.recurse', 'false'],
+    ['fetch.recurseSubmodules', 'false']
+];
+/** Environment variables that add `entries` as command-line-scope config, after any already set. */
+function configEnv(entries, base = {}) {
+    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
+    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
+    entries.forEach(([key, value], i) => {
+        env[`GIT_CONFIG_KEY_${start + i}`] = key;
+        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
+    });
+    return env;
+}
+let ownHome;
+let jobSafeDirectories;
+/** An empty HOME of the action's own (mode 0700), made once per process. */
+function gitHome() {
+    ownHome ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-home-'));
+    return ownHome;
+}
+/**
+ * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
+ * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
+ */
+function safeDirectories() {
+    if (jobSafeDirectories)
+        return jobSafeDirectories;
+    try {
+        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['config', '--get-all', 'safe.directory'], {
+            cwd: '/',
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+            timeout: 10_000
+        });
+        jobSafeDirectories = out.split('\n').filter(Boolean);
+    }
+    catch {
+        jobSafeDirectories = [];
+    }
+    return jobSafeDirectories;
+}
+/**
+ * The variables for one git command of the action, merged over `base` by the caller (an undefined value
+ * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
+ * no prompt; `config` is added as command-line config.
+ */
+function hermeticGitEnvironment(config = [], base = process.env) {
+    const env = {};
+    for (const name of Object.keys(base))
+        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
+            env[name] = undefined;
+    const home = gitHome();
+    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
+    return {
+        ...env,
+        HOME: home,
+        XDG_CONFIG_HOME: external_node_path_default().join(home, '.config'),
+        GIT_CONFIG_NOSYSTEM: '1',
+        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_ATTR_NOSYSTEM: '1',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_ASKPASS: '',
+        SSH_ASKPASS: '',
+        ...configEnv([...HARDENING, ...trusted, ...config])
+    };
+}
 
 ;// CONCATENATED MODULE: ./src/security/scripts.ts
 // The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
@@ -42227,6 +42251,14 @@ ${SWEEP_FILES}
 shopt -s dotglob nullglob
 fail() { printf 'error %s\\n' "$*"; exit 1; }
 problem() { printf 'problem %s\\n' "$*"; }
+# A file of the agent's with another name outside (a hard link into /tmp) gets a copy of its own before it is
+# given away: the chown would make the other name root's too, and the sweep would leave it, and its folder.
+unshare_links() {
+  local f t
+  while IFS= read -r -d '' f; do
+    t=$(mktemp -- "$f.XXXXXX") && cp -p -- "$f" "$t" && mv -f -- "$t" "$f" || problem "could not copy $f apart from its other names"
+  done < <(find "$@" -uid "$uid" -type f -links +1 -print0)
+}
 as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
 # The entries of the work tree, .git left out: it stays the owner's, readable only.
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
@@ -42323,6 +42355,7 @@ elif [ "$step" = release ]; then
   if [ \${#found[@]} -gt 0 ]; then
     # A setuid file the agent made must not become one of the owner's.
     find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
+    unshare_links "\${found[@]}"
     find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
   fi
   chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
@@ -42338,6 +42371,7 @@ elif [ "$step" = lend ]; then
 elif [ "$step" = reclaim ]; then
   uid=$1 dir=$2 owner=$3 ownergroup=$4; shift 4
   find "$dir" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $dir"
+  unshare_links "$dir"
   chown -R -h "$owner:$ownergroup" -- "$dir" || problem "could not take $dir back"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
 else
@@ -42451,7 +42485,6 @@ const DEFAULT_AGENT_USER = 'ralph-agent';
 /** Where the agent's fresh HOME is made (wiped at every start and at the end). */
 const HOMES = '/var/lib/ralph-action';
 /** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' };
 /** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
 const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
@@ -42507,7 +42540,7 @@ function isolationPrivilege() {
     return { privilege: 'sudo' };
 }
 /** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
-const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv];
+const asRoot = (privilege, argv) => privilege === 'root' ? argv : [trustedProgram('sudo', true), '-n', '--', ...argv];
 /**
  * argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). With
  * `maxProcesses`, the uid's processes are capped (RLIMIT_NPROC, soft and hard, set by root before the switch):
@@ -42517,8 +42550,10 @@ const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n',
 function asAgent(state, argv, maxProcesses) {
     const { uid, gid } = state.user;
     return asRoot(state.privilege, [
-        ...(maxProcesses === undefined ? [] : ['prlimit', `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
-        'setpriv',
+        ...(maxProcesses === undefined
+            ? []
+            : [trustedProgram('prlimit', true), `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
+        trustedProgram('setpriv', true),
         `--reuid=${uid}`,
         `--regid=${gid}`,
         '--clear-groups',
@@ -42530,7 +42565,7 @@ function asAgent(state, argv, maxProcesses) {
 /** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
 async function privileged(privilege, args) {
     const result = await runProcess({
-        argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
+        argv: asRoot(privilege, [trustedProgram('bash', true), '-s', '--', ...args]),
         cwd: '/',
         env: SYSTEM_ENV,
         input: PRIVILEGED,
@@ -42699,7 +42734,7 @@ function isolation(state, log) {
             (0,external_node_child_process_namespaceObject.spawnSync)(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
             // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
             if (round > 0)
-                await (0,external_node_timers_promises_namespaceObject.setTimeout)(20);
+                await (0,promises_namespaceObject.setTimeout)(20);
         }
         const left = processesOf(state.user.uid);
         if (left.length > 0)
@@ -42710,7 +42745,7 @@ function isolation(state, log) {
         const found = await killLive();
         // The dead count against the cap until reaped: the next program would find a fork loop's share still taken.
         for (let wait = 0; wait < REAP_WAITS && zombiesOf(state.user.uid).length > 0; wait++)
-            await (0,external_node_timers_promises_namespaceObject.setTimeout)(100);
+            await (0,promises_namespaceObject.setTimeout)(100);
         return found;
     };
     const run = async (options) => {
@@ -49442,6 +49477,16 @@ function bodyRefusal(wire, body) {
                 why: 'the hosted tool is billed per call or per session beside the tokens, at a price the meter does not know'
             };
     }
+    // Anthropic's code execution is billed per container-hour beside the tokens (web search is metered, its
+    // requests counted in the usage; web fetch costs tokens only).
+    if (wire === 'anthropic-messages') {
+        const container = toolTypes(json.tools).find(type => type.startsWith('code_execution'));
+        if (container)
+            return {
+                name: `tools: ${container}`,
+                why: 'code execution is billed per container-hour beside the tokens, at a price the meter does not know'
+            };
+    }
     // Chat completions' search models bill a fee per search.
     if (wire === 'openai-chat' && json.web_search_options !== undefined)
         return {
@@ -51228,10 +51273,24 @@ function readFileTail(file, bytes) {
 }
 /** Appended to a check's output (and log) when it ran out of time. */
 const checkTimeoutMarker = (name, seconds) => `\n\n[Check '${name}' timed out after ${formatDuration(seconds)} — output may be incomplete]\n`;
+/**
+ * Runs `$1` with bash in an empty HOME of its own (and no Python user site), removed afterwards; a gate killed
+ * by a signal ends by the same signal.
+ */
+const FRESH_HOME = [
+    'h=$(mktemp -d "${TMPDIR:-/tmp}/ralph-gate-home.XXXXXX") || exit 125',
+    'export HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" XDG_DATA_HOME="$h/.local/share"',
+    // No user site, and Python's compiled files kept in the fresh HOME: a .pyc planted in __pycache__ is not read.
+    'export PYTHONNOUSERSITE=1 PYTHONPYCACHEPREFIX="$h/.pycache"',
+    'bash -c "$1"; s=$?',
+    'rm -rf -- "$h"',
+    'if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then trap - "$((s - 128))" 2>/dev/null; kill -s "$((s - 128))" $$; fi',
+    'exit "$s"'
+].join('\n');
 /** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
 async function runCheck(check, index, log, ctx) {
     const result = await ctx.runProcess({
-        argv: ['bash', '-c', check.run],
+        argv: ctx.freshHome ? ['bash', '-c', FRESH_HOME, 'ralph-gate', check.run] : ['bash', '-c', check.run],
         cwd: ctx.workTree,
         timeoutMs: check.timeout * 1000,
         killGraceMs: ctx.killGraceMs,
@@ -51636,6 +51695,7 @@ function failureFingerprint(failures) {
 
 
 
+
 /** A protected path could not be put back: the gates must not judge this tree. */
 class ProtectedPathError extends Error {
     constructor(message) {
@@ -51678,6 +51738,14 @@ const RUNNER_CONFIG_GLOBS = [
     '**/bunfig.toml',
     '**/.node-options',
     '**/pytest.ini',
+    '**/.pytest.ini',
+    // A module named as the runner wins over it (`python -m pytest` runs ./pytest.py); jest's manual mocks of
+    // a package replace it; Go's module files pick which code a path names.
+    'pytest.py',
+    'pytest/**',
+    '**/__mocks__/**',
+    '**/go.mod',
+    '**/go.work',
     '**/pyproject.toml',
     '**/setup.cfg',
     '**/tox.ini',
@@ -51705,7 +51773,7 @@ const PACKAGE_JSON_RUNNERS = new Set([
 ]);
 /** Directories the search for new protected paths does not enter (dependencies, git's own). */
 const NOT_SEARCHED = new Set(['.git', 'node_modules']);
-/** Entries the search looks at, at most: a tree larger than that is searched only that far. */
+/** Entries the search looks at, at most: past that, the check fails (closed) rather than pass unlooked. */
 const MOST_SEARCHED = 200_000;
 const toPosix = (p) => p.split((external_node_path_default()).sep).join('/');
 /** `dir` relative to the top, or undefined when it is outside it. */
@@ -51715,19 +51783,90 @@ function insideTop(top, file) {
 }
 /** The words of a gate that may name a path: its shell words, and the pieces of those split at shell syntax. */
 function gateWords(run) {
-    let words;
+    const pieces = shellWords(run).flatMap(word => [word, ...word.split(/[\s;&|()<>`"'=,]+/)]);
+    return [...new Set(pieces.filter(p => p !== '' && p !== '.' && p !== '..' && !p.startsWith('-')))];
+}
+function shellWords(run) {
     try {
-        words = shlex_shlexSplit(run);
+        return shlex_shlexSplit(run);
     }
     catch {
-        words = run.split(/\s+/);
+        return run.split(/\s+/);
     }
-    const pieces = words.flatMap(word => [word, ...word.split(/[\s;&|()<>`"'=,]+/)]);
-    return [...new Set(pieces.filter(p => p !== '' && p !== '.' && p !== '..' && !p.startsWith('-')))];
+}
+/** Programs whose first word that is not an option is the script they run. */
+const INTERPRETERS = new Set([
+    'bash',
+    'sh',
+    'dash',
+    'zsh',
+    'ksh',
+    'node',
+    'python',
+    'python3',
+    'ruby',
+    'perl',
+    'php',
+    'deno',
+    'bun'
+].concat(['tsx', 'ts-node', 'pwsh', 'source', '.']));
+/** Programs that run the command that follows them. */
+const WRAPPERS = new Set(['env', 'timeout', 'nice', 'nohup', 'time', 'exec', 'command', 'xargs', 'stdbuf']);
+/** Words that end one simple command and start another. */
+const SEPARATOR = /^(;|&&|\|\||\||&|\(|\)|\{|\}|!|if|then|else|elif|do|while|until)$/;
+/**
+ * The files a gate runs, not those it reads as data: each simple command's program, an interpreter's script
+ * (`bash check.sh`, `node scripts/verify.js`; `bash -c '…'` read again), and a runner's configuration
+ * (`--config x`). `grep -q 'a + b' calc.js` runs grep: calc.js is the code the agent is asked to change.
+ */
+function filesRun(run, depth = 0) {
+    const words = shellWords(run);
+    const out = [];
+    let start = true;
+    for (let i = 0; i < words.length; i++) {
+        const word = words[i].replace(/;+$/, '');
+        const ends = words[i] !== word;
+        if (SEPARATOR.test(word)) {
+            start = true;
+            continue;
+        }
+        const config = /^(-c|--?(config|config-file|rcfile|settings))(=(.*))?$/.exec(word);
+        if (config) {
+            const value = config[4] ?? words[i + 1];
+            if (value)
+                out.push(value);
+        }
+        else if (start && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) && !/^-|^\d+[smhd]?$/.test(word)) {
+            const name = external_node_path_default().posix.basename(word);
+            out.push(word);
+            start = WRAPPERS.has(name);
+            if (INTERPRETERS.has(name))
+                for (let j = i + 1; j < words.length; j++) {
+                    if (words[j] === '-c' && words[j + 1] !== undefined) {
+                        if (depth < 2)
+                            out.push(...filesRun(words[j + 1], depth + 1));
+                        i = j + 1;
+                        break;
+                    }
+                    if (words[j] === '-m')
+                        break;
+                    if (words[j].startsWith('-'))
+                        continue;
+                    out.push(words[j].replace(/;+$/, ''));
+                    if (words[j].endsWith(';'))
+                        start = true;
+                    i = j;
+                    break;
+                }
+        }
+        if (ends)
+            start = true;
+    }
+    return out;
 }
 /**
  * The rules `auto` stands for, given the start commit's files: the ralph's folder, .github/, every file a
- * gate names, package.json for JavaScript gates, runner configuration, and the tests that exist.
+ * gate runs (filesRun), package.json for JavaScript gates, runner configuration, and the tests that exist.
  */
 function autoRules(facts, baseFiles) {
     const rules = [];
@@ -51739,9 +51878,10 @@ function autoRules(facts, baseFiles) {
     rules.push({ glob: '.github/**', scope: 'all', why: 'auto: .github/ (workflows, actions)' });
     let javascript = false;
     for (const check of facts.checks) {
-        for (const word of gateWords(check.run)) {
+        for (const word of gateWords(check.run))
             if (PACKAGE_JSON_RUNNERS.has(external_node_path_default().posix.basename(word)))
                 javascript = true;
+        for (const word of filesRun(check.run)) {
             if (/[$*?[{]/.test(word))
                 continue;
             const rel = external_node_path_default().posix.normalize(external_node_path_default().posix.join(facts.projectDir, word.replace(/^\.\//, '')));
@@ -51749,7 +51889,7 @@ function autoRules(facts, baseFiles) {
                 continue;
             // A file, not a folder: `eslint src` names the code the agent is asked to change.
             if (baseFiles.has(rel))
-                rules.push({ glob: rel, scope: 'base', why: `auto: named by a gate (${check.run})` });
+                rules.push({ glob: rel, scope: 'base', why: `auto: run by a gate (${check.run})` });
         }
     }
     if (javascript)
@@ -51853,7 +51993,10 @@ function ruleFor(rules, file, base) {
 /** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
 function gitBytes(cwd, args, input) {
     return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, { cwd, env: { ...process.env, ...hermeticGitEnvironment() } });
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
+            cwd,
+            env: { ...process.env, ...hermeticGitEnvironment() }
+        });
         const out = [];
         const err = [];
         child.stdout.on('data', (chunk) => out.push(chunk));
@@ -51896,15 +52039,39 @@ async function repositoryTop(dir) {
     const result = await new repo_GitRepo(dir).exec(['rev-parse', '--show-toplevel']);
     return result.stdout.trim();
 }
-/** What is at `rel` under `top`, looking at every folder on the way without following one that is a link. */
-function inspect(top, rel) {
-    const parts = rel.split('/');
-    let at = top;
-    for (let i = 0; i < parts.length; i++) {
-        at = external_node_path_default().join(at, parts[i]);
+/** Work of a check in stretches of at most this long, then the event loop runs (budgets' timers, output). */
+const STRETCH_MS = 20;
+/** One look at the tree: each folder on the way looked at once, and the event loop let run between stretches. */
+class Pass {
+    top;
+    /** A folder's verdict (relative to the top): undefined when it is a folder, else what is there instead. */
+    folders = new Map();
+    stretchStarted = external_node_perf_hooks_.performance.now();
+    /** When the pass began, in nanoseconds since the epoch: a file changed since then may change again unseen. */
+    startedNs;
+    constructor(top, now) {
+        this.top = top;
+        this.startedNs = BigInt(Math.floor(now)) * 1000000n;
+    }
+    /** Whether the current stretch of work is long enough. */
+    due() {
+        return external_node_perf_hooks_.performance.now() - this.stretchStarted >= STRETCH_MS;
+    }
+    /** Lets the event loop run, then starts a new stretch. */
+    async pause() {
+        await new Promise(resolve => setImmediate(resolve));
+        this.stretchStarted = external_node_perf_hooks_.performance.now();
+    }
+    /** What is at `rel`, looking at every folder on the way (once a pass) without following one that is a link. */
+    inspect(rel) {
+        const slash = rel.lastIndexOf('/');
+        const folder = slash === -1 ? undefined : this.folder(rel.slice(0, slash));
+        if (folder)
+            return folder;
+        const at = external_node_path_default().join(this.top, rel);
         let stat;
         try {
-            stat = (0,external_node_fs_.lstatSync)(at);
+            stat = (0,external_node_fs_.lstatSync)(at, { bigint: true });
         }
         catch (error) {
             const code = error.code;
@@ -51912,32 +52079,68 @@ function inspect(top, rel) {
                 return { kind: 'missing' };
             return { kind: 'other', why: 'made unreadable' };
         }
-        const last = i === parts.length - 1;
-        if (!last) {
-            if (stat.isSymbolicLink())
-                return {
-                    kind: 'other',
-                    why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a link`
-                };
-            if (!stat.isDirectory())
-                return {
-                    kind: 'other',
-                    why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a file`
-                };
-            continue;
-        }
         if (stat.isSymbolicLink())
             return { kind: 'link', target: (0,external_node_fs_.readlinkSync)(at) };
         if (stat.isDirectory())
             return { kind: 'other', why: 'replaced by a folder' };
         if (!stat.isFile())
             return { kind: 'other', why: 'replaced by a special file' };
-        return { kind: 'file', mode: stat.mode, size: stat.size };
+        return { kind: 'file', stat };
     }
-    return { kind: 'missing' };
+    /** Undefined when `dir` and every folder above it are folders; else what the path below it finds. */
+    folder(dir) {
+        if (this.folders.has(dir))
+            return this.folders.get(dir);
+        const slash = dir.lastIndexOf('/');
+        let found = slash === -1 ? undefined : this.folder(dir.slice(0, slash));
+        if (!found) {
+            let stat;
+            try {
+                stat = (0,external_node_fs_.lstatSync)(external_node_path_default().join(this.top, dir));
+            }
+            catch (error) {
+                const code = error.code;
+                stat = undefined;
+                found =
+                    code === 'ENOENT' || code === 'ENOTDIR'
+                        ? { kind: 'missing' }
+                        : { kind: 'other', why: 'made unreadable' };
+            }
+            if (stat?.isSymbolicLink())
+                found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a link` };
+            else if (stat && !stat.isDirectory())
+                found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a file` };
+        }
+        this.folders.set(dir, found);
+        return found;
+    }
 }
-/** The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash. */
-function blobId(file, algorithm) {
+/** Per protection: the stat keys of its files found unchanged. */
+const verified = new WeakMap();
+const statKey = (stat) => ({
+    dev: stat.dev,
+    ino: stat.ino,
+    size: stat.size,
+    mode: stat.mode,
+    ctimeNs: stat.ctimeNs,
+    mtimeNs: stat.mtimeNs
+});
+const sameStat = (key, stat) => key.dev === stat.dev &&
+    key.ino === stat.ino &&
+    key.size === stat.size &&
+    key.mode === stat.mode &&
+    key.ctimeNs === stat.ctimeNs &&
+    key.mtimeNs === stat.mtimeNs;
+/**
+ * A change this close to the look could share its ctime with a later one (file systems keep times to a tick,
+ * some to a second or two), so such a file is hashed again next time (git's "racily clean" entries).
+ */
+const RACY_NS = 2000000000n;
+/**
+ * The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash;
+ * with its stat key when the file did not change while it was read and did not change just before.
+ */
+async function blobId(file, algorithm, pass) {
     let fd;
     try {
         fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
@@ -51946,28 +52149,35 @@ function blobId(file, algorithm) {
         return undefined;
     }
     try {
-        const stat = (0,external_node_fs_.fstatSync)(fd);
-        if (!stat.isFile())
+        const before = (0,external_node_fs_.fstatSync)(fd, { bigint: true });
+        if (!before.isFile())
             return undefined;
-        const hash = (0,external_node_crypto_.createHash)(algorithm).update(`blob ${stat.size}\0`);
-        const buffer = Buffer.alloc(Math.min(1 << 20, Math.max(1, stat.size)));
-        let total = 0;
+        const hash = (0,external_node_crypto_.createHash)(algorithm).update(`blob ${before.size}\0`);
+        const buffer = Buffer.alloc(Number(before.size < 1n << 20n ? (before.size > 0n ? before.size : 1n) : 1n << 20n));
+        let total = 0n;
         for (;;) {
             const n = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, null);
             if (n === 0)
                 break;
             hash.update(buffer.subarray(0, n));
-            total += n;
+            total += BigInt(n);
+            if (pass.due())
+                await pass.pause();
         }
-        return total === stat.size ? hash.digest('hex') : undefined;
+        if (total !== before.size)
+            return undefined;
+        const oid = hash.digest('hex');
+        const after = (0,external_node_fs_.fstatSync)(fd, { bigint: true });
+        const settled = sameStat(statKey(before), after) && before.ctimeNs < pass.startedNs - RACY_NS;
+        return settled ? { oid, key: statKey(before) } : { oid };
     }
     finally {
         (0,external_node_fs_.closeSync)(fd);
     }
 }
 /** What differs at one protected path of the start commit, in words; undefined when it is as it was. */
-function differs(top, rel, entry) {
-    const found = inspect(top, rel);
+async function differs(pass, rel, entry, known) {
+    const found = pass.inspect(rel);
     if (found.kind === 'missing')
         return 'deleted';
     if (found.kind === 'other')
@@ -51982,24 +52192,35 @@ function differs(top, rel, entry) {
     }
     if (found.kind === 'link')
         return 'replaced by a link';
-    const oid = blobId(external_node_path_default().join(top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1');
-    if (oid === undefined)
-        return 'made unreadable';
-    if (oid !== entry.oid)
-        return 'changed';
-    const executable = (found.mode & 0o100) !== 0;
+    const key = known.get(rel);
+    if (!key || !sameStat(key, found.stat)) {
+        known.delete(rel);
+        const blob = await blobId(external_node_path_default().join(pass.top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1', pass);
+        if (blob === undefined)
+            return 'made unreadable';
+        if (blob.oid !== entry.oid)
+            return 'changed';
+        // Kept only when it is the file lstat saw (not one swapped in meanwhile).
+        if (blob.key && blob.key.dev === found.stat.dev && blob.key.ino === found.stat.ino)
+            known.set(rel, blob.key);
+    }
+    const executable = (Number(found.stat.mode) & 0o100) !== 0;
     if (executable !== (entry.mode === '100755'))
         return executable ? 'made executable' : 'its executable bit removed';
     return undefined;
 }
 /** New paths where every path is protected (a rule of scope `all`), found without following links. */
-function added(protection) {
+async function added(protection, pass) {
     const allRules = protection.rules.filter(rule => rule.scope === 'all');
     if (allRules.length === 0)
         return [];
+    const patterns = allRules.map(rule => globRegExp(rule.glob));
+    // Most names match no rule: one test of them all rules them out.
+    const any = new RegExp(`^(?:${patterns.map(re => re.source.slice(1, -1)).join('|')})$`);
     const found = [];
     let seen = 0;
-    const walk = (dir) => {
+    // `within[i]`: rule i names the folder or one above it (globMatches, decided once a folder).
+    const walk = async (dir, within) => {
         let entries;
         try {
             entries = (0,external_node_fs_.readdirSync)(external_node_path_default().join(protection.top, dir), { withFileTypes: true });
@@ -52009,34 +52230,51 @@ function added(protection) {
         }
         for (const entry of entries) {
             if (++seen > MOST_SEARCHED)
-                return;
+                throw new ProtectedPathError(`the work tree holds over ${MOST_SEARCHED.toLocaleString('en-US')} entries outside node_modules and .git, too many to look through for new files where none may be added: set protected-paths to none for this repository`);
+            if (pass.due())
+                await pass.pause();
             const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
             if (entry.isDirectory()) {
                 if (!NOT_SEARCHED.has(entry.name))
-                    walk(rel);
+                    await walk(rel, patterns.map((re, i) => within[i] || re.test(rel)));
                 continue;
             }
             if (protection.paths.has(rel) || rel === protection.guardrails)
                 continue;
             // A link may stand for a folder: one where a protected folder would be is as new as a file in it.
-            const rule = ruleFor(allRules, rel, false) ??
-                (entry.isSymbolicLink() ? ruleFor(allRules, `${rel}/-`, false) : undefined);
-            if (rule)
-                found.push({ path: rel, why: `added where paths are protected (${rule.why.replace(/^auto: /, '')})` });
+            let i = within.indexOf(true);
+            if (any.test(rel))
+                i = patterns.findIndex((re, j) => within[j] || re.test(rel));
+            if (i === -1 && entry.isSymbolicLink())
+                i = patterns.findIndex(re => re.test(`${rel}/-`));
+            if (i !== -1)
+                found.push({
+                    path: rel,
+                    why: `added where paths are protected (${allRules[i].why.replace(/^auto: /, '')})`
+                });
         }
     };
-    walk('');
+    await walk('', patterns.map(() => false));
     return found;
 }
-/** Every protected path the tree no longer has as the start commit had it, and every new one where none may be added. */
-function findChanges(protection) {
+/**
+ * Every protected path the tree no longer has as the start commit had it, and every new one where none may be
+ * added. A file found unchanged is hashed again only when its stat key changed (`now`: the wall clock, in ms).
+ */
+async function findChanges(protection, options = {}) {
+    const pass = new Pass(protection.top, (options.now ?? Date.now)());
+    let known = verified.get(protection);
+    if (!known)
+        verified.set(protection, (known = new Map()));
     const changes = [];
     for (const [rel, entry] of protection.paths) {
-        const why = differs(protection.top, rel, entry);
+        const why = await differs(pass, rel, entry, known);
         if (why)
             changes.push({ path: rel, why });
+        if (pass.due())
+            await pass.pause();
     }
-    return [...changes, ...added(protection)];
+    return [...changes, ...(await added(protection, pass))];
 }
 const quote = (text) => `'${text.replace(/'/g, `'\\''`)}'`;
 const HEREDOC_END = 'RALPH_PROTECTED_PATH_END';
@@ -52097,7 +52335,7 @@ async function readBlobs(top, oids) {
  * then looks again: answers what was put back, or throws ProtectedPathError when something could not be.
  */
 async function restore(protection, options = {}) {
-    const reverts = findChanges(protection);
+    const reverts = await findChanges(protection);
     if (reverts.length === 0)
         return [];
     const oids = reverts.flatMap(r => protection.paths.get(r.path)?.oid ?? []);
@@ -52111,7 +52349,7 @@ async function restore(protection, options = {}) {
         timeoutMs: 120_000,
         ...(options.signal ? { signal: options.signal } : {})
     });
-    const left = findChanges(protection);
+    const left = await findChanges(protection);
     if (result.exitCode !== 0 || left.length > 0) {
         const said = Buffer.concat([result.stderr.head, result.stderr.tail])
             .toString('utf8')
@@ -52186,6 +52424,118 @@ async function protectedInCommit(dir, base, commit, rules, guardrails) {
     for (let i = 0; i + 1 < fields.length; i += 2)
         changed.push({ path: fields[i + 1], inBase: fields[i] !== 'A' });
     return protectedChanges(rules, changed, guardrails);
+}
+/**
+ * The failing run that voids a round of gates during which protected paths changed: the code a gate runs
+ * (the agent's) could have rewritten a later gate's script or a test not yet loaded. They are put back before
+ * the next round.
+ */
+function changedDuringGates(changes) {
+    return {
+        name: 'protected paths',
+        run: '(the action: what judges the agent, unchanged while it judges)',
+        passed: false,
+        exitCode: null,
+        timedOut: false,
+        durationMs: 0,
+        outputBytes: 0,
+        tail: `While the gates ran, protected paths changed: ${revertsLine(changes)}. Gates that run code which rewrites what judges it do not count; leave those paths alone.`,
+        log: ''
+    };
+}
+
+;// CONCATENATED MODULE: ./src/git/write-tree.ts
+// A commit's files written out from git's object store, as they are stored: no checkout, so no smudge or
+// textconv filter, no eol or ident conversion, no hook and no attribute of the tree (or of a .git the agent
+// could write under isolation none) runs. The clean checkout that verifies a commit (loop/verify.ts) is made
+// this way: git's own checkout would run whatever filter the agent planted, as the action's user.
+
+
+
+
+/** Runs git; resolves its stdout, rejects with its first stderr line. */
+function git(cwd, env, args, input = '') {
+    return new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, { cwd, env: { ...process.env, ...env } });
+        const out = [];
+        const err = [];
+        child.stdout.on('data', (chunk) => out.push(chunk));
+        child.stderr.on('data', (chunk) => err.push(chunk));
+        child.on('error', reject);
+        child.on('close', code => code === 0
+            ? resolve(Buffer.concat(out))
+            : reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0]}`)));
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(input);
+    });
+}
+/** The commit's entries: blobs (files and links) and gitlinks (an empty folder, as a checkout leaves them). */
+async function entriesOf(repo, commit, env) {
+    const out = await git(repo, env, ['ls-tree', '-r', '-z', '--full-tree', commit]);
+    const entries = [];
+    for (const record of out.toString('utf8').split('\0')) {
+        const tab = record.indexOf('\t');
+        if (tab === -1)
+            continue;
+        const [mode, , oid] = record.slice(0, tab).split(' ');
+        entries.push({ mode, oid, file: record.slice(tab + 1) });
+    }
+    return entries;
+}
+/** A new file (never an existing one, never through a link), with its bytes. */
+function writeNew(file, bytes, mode) {
+    const fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_WRONLY | external_node_fs_.constants.O_CREAT | external_node_fs_.constants.O_EXCL | external_node_fs_.constants.O_NOFOLLOW, mode);
+    try {
+        for (let at = 0; at < bytes.length;)
+            at += (0,external_node_fs_.writeSync)(fd, bytes, at);
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/**
+ * Writes every file of `commit` (read from the repository at `repo`) into `dest`, an empty folder nobody else
+ * writes: regular files 0644 or 0755 as git records them, links as links (never followed: every path is
+ * created anew), a gitlink as an empty folder. Throws on a path that leaves `dest`.
+ */
+async function writeCommitTree(repo, commit, dest, env) {
+    const entries = (await entriesOf(repo, commit, env)).filter(e => e.mode !== '040000');
+    const folders = new Set();
+    const folder = (dir) => {
+        if (dir === '.' || folders.has(dir))
+            return;
+        folder(external_node_path_default().posix.dirname(dir));
+        (0,external_node_fs_.mkdirSync)(external_node_path_default().join(dest, dir), { mode: 0o755 });
+        folders.add(dir);
+    };
+    const place = (file) => {
+        const full = external_node_path_default().join(dest, file);
+        if (external_node_path_default().relative(dest, full).startsWith('..') || external_node_path_default().isAbsolute(file))
+            throw new Error(`the commit names a path outside its tree: ${file}`);
+        folder(external_node_path_default().posix.dirname(file));
+        return full;
+    };
+    const blobs = entries.filter(e => e.mode !== '160000');
+    for (const e of entries.filter(e => e.mode === '160000'))
+        folder(e.file);
+    if (blobs.length === 0)
+        return 0;
+    const out = await git(repo, env, ['cat-file', '--batch'], blobs.map(e => `${e.oid}\n`).join(''));
+    let at = 0;
+    for (const e of blobs) {
+        const newline = out.indexOf(0x0a, at);
+        const [, type, size] = out.subarray(at, newline).toString('utf8').split(' ');
+        if (type !== 'blob')
+            throw new Error(`${e.file} is not a blob in ${commit}`);
+        const bytes = out.subarray(newline + 1, newline + 1 + Number(size));
+        at = newline + 1 + Number(size) + 1;
+        const full = place(e.file);
+        if (e.mode === '120000')
+            (0,external_node_fs_.symlinkSync)(bytes.toString('utf8'), full);
+        else
+            writeNew(full, bytes, e.mode === '100755' ? 0o755 : 0o644);
+    }
+    return blobs.length;
 }
 
 ;// CONCATENATED MODULE: ./src/loop/defaults.ts
@@ -52264,6 +52614,196 @@ function addedChecks(commands, existing) {
         checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
     }
     return checks;
+}
+
+;// CONCATENATED MODULE: ./src/loop/verify.ts
+// The verdict is the action's: once every gate passes in the loop's tree, they run once more on a clean
+// checkout of exactly the commit to deliver — a fresh worktree (no ignored or untracked file of the loop's
+// tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
+// only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
+
+
+
+
+
+
+
+
+
+
+const iso = (ms) => new Date(ms).toISOString();
+/** How a passing tree is verified: `clean` by default where there is a commit to check out, else nothing. */
+function verifyMode(config, isRepo) {
+    if (config.checks.length === 0 || !config.commit || !isRepo)
+        return undefined;
+    return config.verify ?? 'clean';
+}
+/** The setup commands as gates are run (bash, in order), each named by its command. */
+function setupCommands(commands) {
+    return addedChecks([...commands], []);
+}
+/**
+ * Runs the setup commands one after another in `cwd` (logs in `<iterationDir>/setup/`), stopping at the first
+ * that fails. Answers their runs, and whether the run had to stop meanwhile.
+ */
+async function runSetup(env, cwd, iterationDir) {
+    const runs = [];
+    env.onPhase('check');
+    try {
+        for (const command of setupCommands(env.config.setup ?? [])) {
+            const outcome = await runChecks([command], {
+                ...(env.agentEnvironment ? { freshHome: true } : {}),
+                workTree: cwd,
+                iterationDir,
+                folder: 'setup',
+                relative: file => env.record.relative(file),
+                killGraceMs: env.killGraceMs,
+                signal: env.guard.signal,
+                stopCause: () => env.guard.trip?.cause,
+                runProcess: env.runProcess
+            });
+            runs.push(...outcome.runs);
+            if (outcome.interrupted)
+                return { runs, interrupted: true };
+            if (outcome.failures.length > 0)
+                break;
+        }
+        return { runs, interrupted: false };
+    }
+    finally {
+        env.onPhase(undefined);
+    }
+}
+/** `tests (on a clean checkout)`: how a clean checkout's failure reaches the next prompt. */
+function cleanFailures(verification) {
+    const short = verification.commit.slice(0, 12);
+    const where = `It passed in your work tree but failed on a clean checkout of commit ${short}: only what git tracks, ` +
+        'no ignored or untracked file of your tree' +
+        (verification.setup.length > 0 ? ', after the setup commands' : '') +
+        '. Make the committed files pass on their own.';
+    return [...verification.setup, ...verification.checks]
+        .filter(run => !run.passed)
+        .map(run => ({
+        ...run,
+        name: `${run.name} (on a clean checkout)`,
+        tail: `${where}\n\n${run.tail}`
+    }));
+}
+/** The project root's place inside a checkout of the repository at `repoRoot`. */
+function projectIn(checkout, repoRoot, projectRoot) {
+    const real = (p) => {
+        try {
+            return (0,external_node_fs_.realpathSync)(p);
+        }
+        catch {
+            return external_node_path_default().resolve(p);
+        }
+    };
+    const rel = external_node_path_default().relative(real(repoRoot), real(projectRoot));
+    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? checkout : external_node_path_default().join(checkout, rel);
+}
+/**
+ * The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this
+ * process; `keep` gets the checkout's protection, to look again once its gates have run.
+ */
+function fromBase(env, keep) {
+    const protection = env.protection;
+    if (!protection)
+        return () => Promise.resolve([]);
+    return async (checkout, base) => {
+        const here = await protectionFromRules(await repositoryTop(checkout), base, protection.rules, protection.guardrails);
+        keep(here);
+        return (await restore(here, { signal: env.guard.signal })).map(revert => revert.path);
+    };
+}
+/**
+ * Where a clean checkout goes by default: under this user's ~/.cache, not the system's temp folder, whose
+ * parents every user may write (pytest looks up the tree for its ini and conftest files: a /tmp/pytest.ini
+ * planted by the agent would steer the clean run).
+ */
+async function privateBase() {
+    const base = external_node_path_default().join((0,external_node_os_.homedir)(), '.cache', 'ralph-action');
+    try {
+        await (0,promises_.mkdir)(base, { recursive: true, mode: 0o700 });
+        return base;
+    }
+    catch {
+        return (0,external_node_os_.tmpdir)();
+    }
+}
+/**
+ * The gates on a clean checkout of `commit`: its record, and the failing runs (setup's or the gates') with
+ * the end of their output for the fingerprint. Throws when the checkout cannot be made (git failed).
+ */
+async function verifyCommit(env, iteration, commit, base, ports = {}, counting = {}) {
+    const started = env.clock.now();
+    const repoRoot = env.workspace.root;
+    const git = { cwd: repoRoot, env: ports.gitEnv };
+    const folder = await (0,promises_.mkdtemp)(external_node_path_default().join(ports.tempDir ?? (await privateBase()), 'ralph-clean-'));
+    const checkout = external_node_path_default().join(folder, 'checkout');
+    let giveBack;
+    try {
+        // No checkout by git: its smudge filters and attributes are the tree's (and, under isolation none, a
+        // .git/config the agent may have written); the files come straight from the object store instead.
+        await gitOrThrow(['worktree', 'add', '--detach', '--no-checkout', '--quiet', checkout, commit], git);
+        await writeCommitTree(repoRoot, commit, checkout, ports.gitEnv);
+        await gitOrThrow(['read-tree', commit], { ...git, cwd: checkout });
+        // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
+        // there), so its git may read it and no process can swap a path while it is put back.
+        let guarded;
+        const reverted = base !== undefined
+            ? await (ports.restoreProtected ?? fromBase(env, p => (guarded = p)))(checkout, base)
+            : [];
+        giveBack = await ports.lend?.(checkout);
+        const cwd = projectIn(checkout, repoRoot, env.workTree);
+        const dir = external_node_path_default().join(env.record.iterationDir(iteration), 'clean');
+        const setup = await runSetup(env, cwd, dir);
+        const verification = {
+            commit,
+            iteration,
+            startedAt: iso(started),
+            durationMs: 0,
+            verdict: 'passed',
+            setup: setup.runs,
+            checks: [],
+            checksMs: 0,
+            ...(reverted.length > 0 ? { protectedReverts: reverted } : {})
+        };
+        const failures = [];
+        if (setup.interrupted)
+            verification.verdict = 'interrupted';
+        else if (setup.runs.some(run => !run.passed)) {
+            verification.verdict = 'failed';
+            for (const run of setup.runs.filter(r => !r.passed))
+                failures.push({ name: run.name, output: run.tail });
+        }
+        else {
+            env.onPhase('check');
+            // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
+            const gates = await runChecks(env.config.checks, gateContext(env, counting, cwd, dir)).finally(() => env.onPhase(undefined));
+            verification.checks = gates.runs;
+            verification.checksMs = gates.wallMs;
+            failures.push(...gates.failures);
+            // As in the loop's tree: what judges stays as it was while the gates run the agent's code.
+            const during = guarded && !gates.interrupted ? await findChanges(guarded) : [];
+            if (during.length > 0) {
+                const run = changedDuringGates(during);
+                verification.checks = [...verification.checks, run];
+                failures.push({ name: run.name, output: run.tail });
+            }
+            verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed';
+        }
+        verification.durationMs = Math.round(env.clock.now() - started);
+        return { verification, failures };
+    }
+    finally {
+        // Given back before it is removed: what the gates made there is the action's again.
+        const problems = (await giveBack?.().catch((error) => [error.message])) ?? [];
+        for (const problem of problems)
+            env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
+        await (0,promises_.rm)(folder, { recursive: true, force: true }).catch(() => undefined);
+        await runGit(['worktree', 'prune'], git);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
@@ -52667,15 +53207,18 @@ function countFromLog(runner, log, captured) {
 const tests = (n) => `${n} test${n === 1 ? '' : 's'}`;
 /**
  * Why a gate whose runner is counted fails on its count, or undefined when it may pass: it reported no count,
- * ran fewer tests than at the baseline, or skipped more.
+ * a failing test (whatever its exit code), ran fewer tests than at the baseline, or skipped more.
  */
 function countProblem(command, runner, now, start) {
     const gate = codeCell(command);
     if (!now)
         return `${gate} reported no test count: ${runner}'s summary is not in its output`;
+    // A failing test fails the gate whatever the exit code says (the code under test can end its runner
+    // with 0 after the summary: pytest runs it in its own process, and atexit can os._exit(0)).
+    const failing = now.failed > 0 ? [`${gate} reported ${tests(now.failed)} failing`] : [];
     if (!start)
-        return undefined;
-    const problems = [];
+        return failing.length > 0 ? failing[0] : undefined;
+    const problems = [...failing];
     if (now.run < start.run)
         problems.push(`${gate} ran ${tests(start.run)} at the start and ${now.run} now`);
     if (now.skipped > start.skipped)
@@ -52752,173 +53295,6 @@ async function startPackageJson(workspace, workTree, commit) {
     }
     catch {
         return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/loop/verify.ts
-// The verdict is the action's: once every gate passes in the loop's tree, they run once more on a clean
-// checkout of exactly the commit to deliver — a fresh worktree (no ignored or untracked file of the loop's
-// tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
-// only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
-
-
-
-
-
-
-
-
-
-const iso = (ms) => new Date(ms).toISOString();
-/** How a passing tree is verified: `clean` by default where there is a commit to check out, else nothing. */
-function verifyMode(config, isRepo) {
-    if (config.checks.length === 0 || !config.commit || !isRepo)
-        return undefined;
-    return config.verify ?? 'clean';
-}
-/** The setup commands as gates are run (bash, in order), each named by its command. */
-function setupCommands(commands) {
-    return addedChecks([...commands], []);
-}
-/**
- * Runs the setup commands one after another in `cwd` (logs in `<iterationDir>/setup/`), stopping at the first
- * that fails. Answers their runs, and whether the run had to stop meanwhile.
- */
-async function runSetup(env, cwd, iterationDir) {
-    const runs = [];
-    env.onPhase('check');
-    try {
-        for (const command of setupCommands(env.config.setup ?? [])) {
-            const outcome = await runChecks([command], {
-                workTree: cwd,
-                iterationDir,
-                folder: 'setup',
-                relative: file => env.record.relative(file),
-                killGraceMs: env.killGraceMs,
-                signal: env.guard.signal,
-                stopCause: () => env.guard.trip?.cause,
-                runProcess: env.runProcess
-            });
-            runs.push(...outcome.runs);
-            if (outcome.interrupted)
-                return { runs, interrupted: true };
-            if (outcome.failures.length > 0)
-                break;
-        }
-        return { runs, interrupted: false };
-    }
-    finally {
-        env.onPhase(undefined);
-    }
-}
-/** `tests (on a clean checkout)`: how a clean checkout's failure reaches the next prompt. */
-function cleanFailures(verification) {
-    const short = verification.commit.slice(0, 12);
-    const where = `It passed in your work tree but failed on a clean checkout of commit ${short}: only what git tracks, ` +
-        'no ignored or untracked file of your tree' +
-        (verification.setup.length > 0 ? ', after the setup commands' : '') +
-        '. Make the committed files pass on their own.';
-    return [...verification.setup, ...verification.checks]
-        .filter(run => !run.passed)
-        .map(run => ({
-        ...run,
-        name: `${run.name} (on a clean checkout)`,
-        tail: `${where}\n\n${run.tail}`
-    }));
-}
-/** The project root's place inside a checkout of the repository at `repoRoot`. */
-function projectIn(checkout, repoRoot, projectRoot) {
-    const real = (p) => {
-        try {
-            return (0,external_node_fs_.realpathSync)(p);
-        }
-        catch {
-            return external_node_path_default().resolve(p);
-        }
-    };
-    const rel = external_node_path_default().relative(real(repoRoot), real(projectRoot));
-    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? checkout : external_node_path_default().join(checkout, rel);
-}
-/** The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this process. */
-function fromBase(env) {
-    const protection = env.protection;
-    if (!protection)
-        return () => Promise.resolve([]);
-    return async (checkout, base) => (await restoreProtected(checkout, base, protection.rules, {
-        signal: env.guard.signal,
-        ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
-    })).map(revert => revert.path);
-}
-/**
- * The gates on a clean checkout of `commit`: its record, and the failing runs (setup's or the gates') with
- * the end of their output for the fingerprint. Throws when the checkout cannot be made (git failed).
- */
-async function verifyCommit(env, iteration, commit, base, ports = {}, counting = {}) {
-    const started = env.clock.now();
-    const repoRoot = env.workspace.root;
-    const git = { cwd: repoRoot, env: ports.gitEnv };
-    const folder = await (0,promises_.mkdtemp)(external_node_path_default().join(ports.tempDir ?? (0,external_node_os_.tmpdir)(), 'ralph-clean-'));
-    const checkout = external_node_path_default().join(folder, 'checkout');
-    let giveBack;
-    try {
-        await gitOrThrow(['worktree', 'add', '--detach', '--quiet', checkout, commit], git);
-        // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
-        // there), so its git may read it and no process can swap a path while it is put back.
-        const reverted = base !== undefined ? await (ports.restoreProtected ?? fromBase(env))(checkout, base) : [];
-        giveBack = await ports.lend?.(checkout);
-        const cwd = projectIn(checkout, repoRoot, env.workTree);
-        const dir = external_node_path_default().join(env.record.iterationDir(iteration), 'clean');
-        const setup = await runSetup(env, cwd, dir);
-        const verification = {
-            commit,
-            iteration,
-            startedAt: iso(started),
-            durationMs: 0,
-            verdict: 'passed',
-            setup: setup.runs,
-            checks: [],
-            checksMs: 0,
-            ...(reverted.length > 0 ? { protectedReverts: reverted } : {})
-        };
-        const failures = [];
-        if (setup.interrupted)
-            verification.verdict = 'interrupted';
-        else if (setup.runs.some(run => !run.passed)) {
-            verification.verdict = 'failed';
-            for (const run of setup.runs.filter(r => !r.passed))
-                failures.push({ name: run.name, output: run.tail });
-        }
-        else {
-            env.onPhase('check');
-            // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
-            const runners = counting.testRunners;
-            const commands = env.config.checks.map(check => check.run);
-            const gates = await runChecks(env.config.checks, {
-                ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, cwd) } : {}),
-                workTree: cwd,
-                iterationDir: dir,
-                relative: file => env.record.relative(file),
-                killGraceMs: env.killGraceMs,
-                signal: env.guard.signal,
-                stopCause: () => env.guard.trip?.cause,
-                runProcess: env.runProcess,
-                parallel: env.config.parallelChecks === true
-            }).finally(() => env.onPhase(undefined));
-            verification.checks = gates.runs;
-            verification.checksMs = gates.wallMs;
-            failures.push(...gates.failures);
-            verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed';
-        }
-        verification.durationMs = Math.round(env.clock.now() - started);
-        return { verification, failures };
-    }
-    finally {
-        // Given back before it is removed: what the gates made there is the action's again.
-        const problems = (await giveBack?.().catch((error) => [error.message])) ?? [];
-        for (const problem of problems)
-            env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
-        await (0,promises_.rm)(folder, { recursive: true, force: true }).catch(() => undefined);
-        await runGit(['worktree', 'prune'], git);
     }
 }
 
@@ -53235,21 +53611,30 @@ function agentCaps(config, meter) {
  */
 function runGates(env, memory, iteration, dir) {
     env.onPhase('check');
-    const commands = env.config.checks.map(check => check.run);
     return runChecks(env.config.checks, {
-        ...(memory.testRunners
-            ? { countTests: testCounter(commands, memory.testRunners, memory.baseline?.checks, env.workTree) }
-            : {}),
-        workTree: env.workTree,
+        ...gateContext(env, memory, env.workTree, dir),
+        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
+    }).finally(() => env.onPhase(undefined));
+}
+/**
+ * How the gates run in `workTree` (the loop's, or a clean checkout): counted against the baseline where their
+ * runner is known, each in a HOME of its own under isolation, logs under `dir`.
+ */
+function gateContext(env, counting, workTree, dir) {
+    const runners = counting.testRunners;
+    const commands = env.config.checks.map(check => check.run);
+    return {
+        ...(env.agentEnvironment ? { freshHome: true } : {}),
+        ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, workTree) } : {}),
+        workTree,
         iterationDir: dir,
         relative: file => env.record.relative(file),
         killGraceMs: env.killGraceMs,
         signal: env.guard.signal,
         stopCause: () => env.guard.trip?.cause,
         runProcess: env.runProcess,
-        parallel: env.config.parallelChecks === true,
-        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
-    }).finally(() => env.onPhase(undefined));
+        parallel: env.config.parallelChecks === true
+    };
 }
 /**
  * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
@@ -53425,7 +53810,26 @@ async function runIteration(env, memory, iteration) {
             success: false
         }, 'crashed');
     // 5. The gates.
-    const checks = await runGates(env, next, iteration, dir);
+    let checks = await runGates(env, next, iteration, dir);
+    // What judges the agent stays as it was while it judges: a gate runs the agent's code, which could rewrite
+    // a later gate's script or a test not yet loaded. Changed meanwhile, the round does not count.
+    if (env.protection && !checks.interrupted) {
+        let during;
+        try {
+            during = await findChanges(env.protection);
+        }
+        catch (error) {
+            return finish({ crash: error.message, interrupted: false, success: false }, 'crashed');
+        }
+        if (during.length > 0) {
+            const run = changedDuringGates(during);
+            checks = {
+                ...checks,
+                runs: [...checks.runs, run],
+                failures: [...checks.failures, { name: run.name, output: run.tail }]
+            };
+        }
+    }
     record.checks = checks.runs;
     record.checksMs = checks.wallMs;
     record.failureFingerprint = failureFingerprint(checks.failures);

@@ -49,9 +49,8 @@ test.each([
 ] as const)(
   '%s, the agent cheats (%s): the gate exits 0, fails on its count, no pull request',
   async (name, move, line) => {
-    // A skip edits the test file, which protected paths put back first: the count is shown on its own.
-    const alone = move === 'skip' ? { 'protected-paths': 'none' } : {}
-    const { p, run, status } = await runWith(KINDS[name], KINDS[name][move], alone)
+    // The count alone: with protected paths (the default) the skipped test is put back before the gates run.
+    const { p, run, status } = await runWith(KINDS[name], KINDS[name][move], { 'protected-paths': 'none' })
     expect(run.outputs.success).toBe('false')
     // The step fails with the reason, as any run whose gates never pass.
     expect(run.main.exitCode).toBe(1)

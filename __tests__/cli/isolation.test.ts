@@ -2,7 +2,16 @@
 // the checks run as their own user (as root with setpriv, or through passwordless sudo), the work tree is the
 // person's again afterwards; where neither is possible it says so in one line and runs nothing.
 import { execFileSync, spawnSync } from 'node:child_process'
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, expect, test } from '@jest/globals'
@@ -99,7 +108,18 @@ function expectRanAsTheAgent(dir: string, owner: number): void {
   const [uid] = [...uids]
   expect(uid).not.toBe(owner)
   expect(uid).not.toBe(0)
-  expect(lines.every(l => l.endsWith(`/var/lib/ralph-action/${TEST_AGENT_USER}`))).toBe(true)
+  // The agent and its commands share the agent's HOME; each gate gets an empty one of its own (what the agent
+  // wrote in its HOME, a ~/.npmrc, never steers a gate).
+  const homes = lines.map(l => l.split(' ')[2])
+  expect(homes.filter((_, i) => !lines[i].startsWith('check'))).toEqual([
+    `/var/lib/ralph-action/${TEST_AGENT_USER}`,
+    `/var/lib/ralph-action/${TEST_AGENT_USER}`
+  ])
+  const gateHomes = homes.filter((_, i) => lines[i].startsWith('check'))
+  expect(gateHomes).toHaveLength(2)
+  for (const home of gateHomes) expect(home).toMatch(/\/ralph-gate-home\.\w{6}$/)
+  expect(new Set(gateHomes).size).toBe(2)
+  for (const home of gateHomes) expect(existsSync(home)).toBe(false)
   // Given back: the file the agent's user wrote is the person's now, and committed.
   expect(statSync(path.join(dir, 'who.txt')).uid).toBe(owner)
   expect(
@@ -120,6 +140,29 @@ describeIsolated(
     expect(r.stderr).toBe('')
     expect(r.status).toBe(0)
     expectRanAsTheAgent(dir, 0)
+  }, 60_000)
+
+  test('what the agent writes in its HOME never steers a gate: a ~/.npmrc with script-shell=/bin/true', () => {
+    const dir = project()
+    writeFileSync(
+      path.join(dir, 'RALPH.md'),
+      '---\nagent: ./agent.sh\nchecks:\n  - name: tests\n    run: npm test --silent\n---\nWork.\n'
+    )
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ scripts: { test: 'exit 1' } }))
+    writeFileSync(
+      path.join(dir, 'agent.sh'),
+      '#!/bin/sh\ncat >/dev/null\necho "script-shell=/bin/true" > "$HOME/.npmrc"\necho "<promise>COMPLETE</promise>"\n'
+    )
+    execFileSync('git', ['add', '-A'], { cwd: dir })
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@l', 'commit', '-qm', 'npm'], { cwd: dir })
+    const r = run(dir, undefined, '--agent-user', TEST_AGENT_USER)
+    expect(r.stderr).not.toMatch(/\n\s+at /)
+    const status = JSON.parse(readFileSync(path.join(lastRecord, 'status.json'), 'utf8'))
+    expect(status.iterations.map((it: { checks: { passed: boolean }[] }) => it.checks[0].passed)).toEqual([
+      false,
+      false
+    ])
+    expect(status.success).toBe(false)
   }, 60_000)
 })
 

@@ -7,14 +7,17 @@ import {
   lstatSync,
   mkdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   symlinkSync,
   unlinkSync,
+  utimesSync,
   writeFileSync
 } from 'node:fs'
 import path from 'node:path'
 import {
   autoRules,
+  filesRun,
   findChanges,
   globMatches,
   parseProtectSetting,
@@ -125,6 +128,27 @@ describe('auto', () => {
     ).toBe(false)
   })
 
+  test('a gate protects what it runs, never the data it reads: `grep -q x calc.js` leaves calc.js to the agent', () => {
+    expect(filesRun("grep -q 'a + b' calc.js")).toEqual(['grep'])
+    expect(filesRun('./check.sh --strict && node scripts/verify.js; timeout 60 bash -x ci/run.sh')).toEqual([
+      './check.sh',
+      'node',
+      'scripts/verify.js',
+      'timeout',
+      'bash',
+      'ci/run.sh'
+    ])
+    expect(filesRun('bash -c "eslint src && ./lint.sh"')).toEqual(['bash', 'eslint', './lint.sh'])
+    expect(filesRun('CI=1 env FOO=1 python3 -m pytest -c ci/pytest.ini')).toEqual([
+      'env',
+      'python3',
+      'ci/pytest.ini'
+    ])
+    expect(filesRun('npx vitest --config=vitest.ci.ts')).toEqual(['npx', 'vitest.ci.ts'])
+    const grep = autoRules({ ...facts, checks: [{ run: "grep -q 'a + b' src/calc.js" }] }, base)
+    expect(ruleFor(grep, 'src/calc.js', true)).toBeUndefined()
+  })
+
   test('tests that exist are protected, new tests are the agent’s to add', () => {
     expect(protectedInBase('src/calc.test.js')).toBe(true)
     expect(protectedInBase('lib/util_test.go')).toBe(true)
@@ -139,7 +163,13 @@ describe('auto', () => {
       '.npmrc',
       '.mocharc.yml',
       'pytest.ini',
-      'GNUmakefile'
+      'GNUmakefile',
+      // Shadows that win over what judges: pytest's preferred ini, a module named as the runner, a manual mock.
+      'sub/.pytest.ini',
+      'pytest.py',
+      '__mocks__/assert.js',
+      'src/__mocks__/fs.js',
+      'go.mod'
     ])
       expect([file, protectedNew(file)]).toEqual([file, true])
   })
@@ -201,7 +231,7 @@ describe('the restore', () => {
     const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
     expect(protection.paths.has('calc.test.js')).toBe(true)
     expect(protection.paths.has('calc.js')).toBe(false)
-    expect(findChanges(protection)).toEqual([])
+    expect(await findChanges(protection)).toEqual([])
     expect(await restore(protection)).toEqual([])
   })
 
@@ -251,7 +281,7 @@ describe('the restore', () => {
     expect(read('calc.js')).toContain('a + b')
     expect(read('calc.more.test.js')).toBe('more\n')
     expect(read('notes/guard.md')).toBe('learned something\n')
-    expect(findChanges(protection)).toEqual([])
+    expect(await findChanges(protection)).toEqual([])
   })
 
   test('a folder on the way replaced by a link is removed, never written through', async () => {
@@ -360,6 +390,60 @@ describe('the restore', () => {
       '.github/workflows/evil.yml',
       'calc.test.js'
     ])
+  })
+
+  describe('the stat cache', () => {
+    // Files this old count as settled (written well before the look): the cache keeps their stat keys.
+    const later = (): number => Date.now() + 60_000
+    const SECONDS = 1_000_000_000
+    /** Waits until a file written now gets a later ctime than `ctimeNs` (file times move by the clock's tick). */
+    async function tickPast(dir: string, ctimeNs: bigint): Promise<void> {
+      const probe = path.join(dir, 'probe.tmp')
+      for (let i = 0; i < 200; i++) {
+        writeFileSync(probe, '')
+        if (lstatSync(probe, { bigint: true }).ctimeNs > ctimeNs) break
+        await new Promise(resolve => setTimeout(resolve, 10))
+      }
+      rmSync(probe)
+    }
+
+    test('a same-size rewrite with its mtime put back is still found: the ctime moved', async () => {
+      const { repo, base } = project()
+      const file = path.join(repo.dir, 'calc.test.js')
+      utimesSync(file, SECONDS, SECONDS)
+      const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
+      expect(await findChanges(protection, { now: later })).toEqual([])
+      const cached = lstatSync(file, { bigint: true })
+      await tickPast(repo.dir, cached.ctimeNs)
+      // In place (the same inode), the same size, and the times set back.
+      writeFileSync(file, 'assert.equal(add(1, 2), 4)\n')
+      utimesSync(file, SECONDS, SECONDS)
+      const now = lstatSync(file, { bigint: true })
+      expect([now.ino, now.size, now.mtimeNs]).toEqual([cached.ino, cached.size, cached.mtimeNs])
+      expect(now.ctimeNs).not.toBe(cached.ctimeNs)
+      expect(await findChanges(protection, { now: later })).toEqual([
+        { path: 'calc.test.js', why: 'changed' }
+      ])
+    })
+
+    test('a file swapped by a rename of another of the same size and mtime is found: another inode', async () => {
+      const { repo, base } = project()
+      const file = path.join(repo.dir, 'calc.test.js')
+      utimesSync(file, SECONDS, SECONDS)
+      const protection = await resolveProtection(repo.dir, base, setting, projectFacts)
+      expect(await findChanges(protection, { now: later })).toEqual([])
+      const cached = lstatSync(file, { bigint: true })
+      const swap = path.join(repo.dir, 'swap.tmp')
+      writeFileSync(swap, 'assert.equal(add(1, 2), 4)\n')
+      utimesSync(swap, SECONDS, SECONDS)
+      renameSync(swap, file)
+      const now = lstatSync(file, { bigint: true })
+      expect([now.size, now.mtimeNs]).toEqual([cached.size, cached.mtimeNs])
+      expect(now.ino).not.toBe(cached.ino)
+      expect(await findChanges(protection, { now: later })).toEqual([
+        { path: 'calc.test.js', why: 'changed' }
+      ])
+    })
   })
 
   test('the script quotes every path: a name with a quote and a space is data', () => {

@@ -1,6 +1,7 @@
 // The test count in the loop (#27), with real `node --test` runs: a gate whose runner ran fewer tests than at
 // the baseline, or skipped more, fails with one line the next prompt and the record both have; npm's scripts
 // are the start commit's, whatever the agent makes of package.json; a count that grows passes.
+import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { countRuns, harness, type Harness } from './harness.js'
@@ -114,3 +115,36 @@ checks:
     /- PASS `tests` \(\d+\.\ds, 2 tests\)[\s\S]*- PASS `tests` \(\d+\.\ds, 3 tests\)/
   )
 })
+
+const pytest = ['/usr/bin/python3', '-c', 'import pytest'] as const
+const hasPytest = (() => {
+  try {
+    return execFileSync(pytest[0], pytest.slice(1), { stdio: 'ignore' }) !== undefined
+  } catch {
+    return false
+  }
+})()
+
+;(hasPytest || process.env.CI ? test : test.skip)(
+  'a failing test fails the gate whatever the exit code: code under test that ends pytest with 0 after its summary',
+  async () => {
+    h.repo.write('calc.py', 'def add(a, b):\n    return a - b\n')
+    h.repo.write(
+      'test_calc.py',
+      'from calc import add\ndef test_add(): assert add(1, 2) == 3\ndef test_ok(): assert True\n'
+    )
+    h.repo.write('.gitignore', '__pycache__/\n.pytest_cache/\n')
+    h.repo.git('add', '-A')
+    h.repo.git('commit', '--quiet', '-m', 'python')
+    const cheat = "printf 'import atexit, os\\natexit.register(lambda: os._exit(0))\\n' >> calc.py"
+    h.writeRalph(
+      `agent: ${agent(cheat)}\n${gate('/usr/bin/python3 -m pytest -q -p no:cacheprovider')}`,
+      'Work.'
+    )
+    const { result } = await h.run({ maxIterations: 1 })
+    const [first] = result.iterations
+    expect(first.checks[0]).toMatchObject({ exitCode: 0, passed: false, tests: { failed: 1 } })
+    expect(first.checks[0].tail).toContain('reported 1 test failing')
+    expect(result.success).toBe(false)
+  }
+)

@@ -130,3 +130,28 @@ test('out of iterations after a failed clean checkout, the stop reason is verify
   const { verification: _, ...unverified } = last
   expect(decideStop(undefined, { ...budgets, last: unverified })?.reason).toBe('max_iterations')
 })
+
+test('a round of gates during which a protected path changed does not count: gate 1 rewrites gate 2’s script', async () => {
+  // Gate 2 judges by check.sh (protected: a gate runs it); the agent's code, run by gate 1, makes it pass.
+  h.repo.write('check.sh', 'grep -q 42 committed\n')
+  h.repo.write('rewrite.sh', "printf 'exit 0\\n' > check.sh\n")
+  h.repo.git('add', '-A')
+  h.repo.git('commit', '-q', '-m', 'gates')
+  const agent = h.script('agent.sh', `${countRuns(h.tools)}\ncat >/dev/null\necho 41 > committed`)
+  h.writeRalph(
+    `agent: ${agent}\nchecks:\n  - name: first\n    run: sh rewrite.sh\n  - name: second\n    run: sh check.sh\nprotected: [auto]`,
+    'Make it 42.'
+  )
+  h.repo.git('add', '-A')
+  h.repo.git('commit', '-q', '-m', 'ralph')
+  const { result } = await h.run({ maxIterations: 1, commit: true, completionTag: '', protect: ['auto'] })
+  const [first] = result.iterations
+  expect(first.checks.map(c => [c.name, c.passed])).toEqual([
+    ['first', true],
+    ['second', true],
+    ['protected paths', false]
+  ])
+  expect(first.checks[2].tail).toContain('While the gates ran, protected paths changed: check.sh (changed)')
+  expect(result.success).toBe(false)
+  expect(result.verification).toBeUndefined()
+})

@@ -87,6 +87,15 @@ it('refuses a Responses background job and priority processing, and no other bod
   expect(bodyRefusal('openai-responses', { service_tier: 'flex' })).toBeUndefined()
 })
 
+it("refuses Anthropic's code execution tool (billed per container-hour), not its metered web search", () => {
+  const tools = (type: string) => ({ tools: [{ type, name: 'x' }] })
+  expect(bodyRefusal('anthropic-messages', tools('code_execution_20250825'))?.name).toBe(
+    'tools: code_execution_20250825'
+  )
+  expect(bodyRefusal('anthropic-messages', tools('web_search_20250305'))).toBeUndefined()
+  expect(bodyRefusal('anthropic-messages', tools('web_fetch_20250910'))).toBeUndefined()
+})
+
 it('decodes the request encodings it knows, and no other', () => {
   const body = Buffer.from('{"max_tokens":1}')
   expect(decodeBody(body, undefined)).toBe(body)

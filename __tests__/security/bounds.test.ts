@@ -21,16 +21,20 @@ import { describe, expect, test } from '@jest/globals'
 import { UsageError } from '../../src/cli/argv.js'
 import { loopSettings } from '../../src/cli/options.js'
 import { asAgent } from '../../src/security/index.js'
+import { SYSTEM_PATH, trustedProgram } from '../../src/proc/index.js'
 import { SWEEP_FILES } from '../../src/security/scripts.js'
 import { describeIsolated } from '../support/isolation.js'
 
 const user = { name: 'ralph-agent', uid: 1234, gid: 1235, home: '/var/lib/ralph-action/ralph-agent' }
-const SETPRIV = ['setpriv', '--reuid=1234', '--regid=1235', '--clear-groups', '--no-new-privs', '--']
+// By absolute path, from the system's folders: a PATH entry the agent can write never picks what root runs.
+const abs = (name: string): string =>
+  execFileSync('bash', ['-c', `PATH=${SYSTEM_PATH} command -v ${name}`], { encoding: 'utf8' }).trim()
+const SETPRIV = [abs('setpriv'), '--reuid=1234', '--regid=1235', '--clear-groups', '--no-new-privs', '--']
 
 describe("the agent's process cap", () => {
   test('root sets it (soft and hard) before setpriv switches to the uid; through sudo, root as well', () => {
     expect(asAgent({ privilege: 'root', user }, ['agent', '-p'], 200)).toEqual([
-      'prlimit',
+      abs('prlimit'),
       '--nproc=200:200',
       '--',
       ...SETPRIV,
@@ -38,15 +42,29 @@ describe("the agent's process cap", () => {
       '-p'
     ])
     expect(asAgent({ privilege: 'sudo', user }, ['agent'], 4096)).toEqual([
-      'sudo',
+      abs('sudo'),
       '-n',
       '--',
-      'prlimit',
+      abs('prlimit'),
       '--nproc=4096:4096',
       '--',
       ...SETPRIV,
       'agent'
     ])
+  })
+
+  test('root never finds them through the PATH: a prlimit planted first on it is not what runs', () => {
+    const planted = mkdtempSync(path.join(tmpdir(), 'ralph-planted-'))
+    writeFileSync(path.join(planted, 'prlimit'), '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+    const before = process.env.PATH
+    process.env.PATH = `${planted}:.:${before}`
+    try {
+      expect(asAgent({ privilege: 'root', user }, ['agent'], 64)[0]).toBe(abs('prlimit'))
+      expect(trustedProgram('prlimit', true)).not.toContain(planted)
+    } finally {
+      process.env.PATH = before
+      rmSync(planted, { recursive: true, force: true })
+    }
   })
 
   test('the kills go uncapped: a capped exec as a uid at its cap fails (EAGAIN)', () => {

@@ -232,7 +232,11 @@ describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
         `/tmp/${left}-suid-sh`,
         `/var/tmp/${left}-file`,
         `/var/tmp/${left}-link`,
-        `/dev/shm/${left}-file`
+        `/dev/shm/${left}-file`,
+        // A file of the work tree with a second name in a folder of the agent's: giving the tree back must not
+        // make that name root's (the sweep would leave it, and its folder, for a later job to trust).
+        `/tmp/${left}-squat/payload`,
+        `/tmp/${left}-squat`
       ]
       await sh(
         [
@@ -240,7 +244,8 @@ describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
           `mkdir -p /tmp/${left}-dir/nested && touch /tmp/${left}-dir/nested/deep`,
           `cp /bin/bash /tmp/${left}-suid-sh && chmod 4755 /tmp/${left}-suid-sh`,
           `ln -s ${rootFile} /var/tmp/${left}-link`,
-          `mkdir -m 1777 /tmp/${left}-open`
+          `mkdir -m 1777 /tmp/${left}-open`,
+          `echo kept > linked-file && mkdir /tmp/${left}-squat && ln linked-file /tmp/${left}-squat/payload`
         ].join('\n')
       )
       for (const file of planted) expect(lstatSync(file).uid).toBe(iso.user.uid)
@@ -257,6 +262,8 @@ describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
       const removed = logged.map(line => /^Removed (\d+) files? the agent's user /.exec(line)).find(Boolean)
       expect(Number(removed?.[1])).toBeGreaterThanOrEqual(planted.length)
       expect(processesOf(iso.user.uid)).toEqual([])
+      expect(readFileSync(path.join(repo.dir, 'linked-file'), 'utf8')).toBe('kept\n')
+      expect(statSync(path.join(repo.dir, 'linked-file')).uid).toBe(process.getuid?.())
       const suid = statSync(path.join(repo.dir, 'planted-suid'))
       expect(suid.uid).toBe(process.getuid?.())
       expect(suid.mode & 0o6000).toBe(0)

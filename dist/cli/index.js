@@ -12067,6 +12067,29 @@ function isExecutableFile(file, cwd) {
         return false;
     }
 }
+/** The folders the system keeps its own programs in. */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const resolved = new Map();
+/**
+ * A program the action itself runs (git, and as root prlimit, setpriv, sudo, bash), by absolute path, found
+ * once, the first time (before the loop): `system` looks in SYSTEM_PATH alone, else the absolute folders of
+ * PATH. A relative PATH entry, or a folder the agent fills later (a work tree's node_modules/.bin), never
+ * chooses what the action runs.
+ */
+function trustedProgram(name, system = false) {
+    // Per PATH (the action never changes its own; a test may put a stand-in first), found once for each.
+    const key = `${system ? 's' : 'p'}:${name}:${system ? '' : (process.env.PATH ?? '')}`;
+    let found = resolved.get(key);
+    if (found === undefined) {
+        const absolute = (process.env.PATH ?? '')
+            .split(':')
+            .filter(dir => external_node_path_default().isAbsolute(dir))
+            .join(':');
+        found = which(name, { cwd: '/', path: system ? SYSTEM_PATH : absolute || SYSTEM_PATH }) ?? name;
+        resolved.set(key, found);
+    }
+    return found;
+}
 
 ;// CONCATENATED MODULE: ./src/proc/index.ts
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
@@ -14557,6 +14580,16 @@ function bodyRefusal(wire, body) {
                 why: 'the hosted tool is billed per call or per session beside the tokens, at a price the meter does not know'
             };
     }
+    // Anthropic's code execution is billed per container-hour beside the tokens (web search is metered, its
+    // requests counted in the usage; web fetch costs tokens only).
+    if (wire === 'anthropic-messages') {
+        const container = toolTypes(json.tools).find(type => type.startsWith('code_execution'));
+        if (container)
+            return {
+                name: `tools: ${container}`,
+                why: 'code execution is billed per container-hour beside the tokens, at a price the meter does not know'
+            };
+    }
     // Chat completions' search models bill a fee per search.
     if (wire === 'openai-chat' && json.web_search_options !== undefined)
         return {
@@ -15666,7 +15699,7 @@ function modelProxySettings(given) {
 
 
 
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const egress_SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 /** The chain of a uid's rules (iptables allows 28 characters). */
 const egressChain = (uid) => `RALPH-AGENT-${uid}`;
 /** The iptables calls that restrict `uid` to the proxy, in order (ip6tables: the same, minus the proxy). */
@@ -15746,7 +15779,7 @@ async function iptables(program, args, prefix) {
     const result = await runProcess({
         argv: [...prefix, program, '-w', ...args],
         cwd: '/',
-        env: { PATH: SYSTEM_PATH, LANG: 'C' }
+        env: { PATH: egress_SYSTEM_PATH, LANG: 'C' }
     });
     const error = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0] ?? '';
     return { ok: result.exitCode === 0, error };
@@ -15759,7 +15792,7 @@ function egressUnavailable(uid, privilege = 'root') {
         return `egress rules need Linux (this is ${process.platform})`;
     if (privilege === 'root' && process.getuid?.() !== 0)
         return 'egress rules need root or sudo (iptables)';
-    if (!which('iptables', { cwd: '/', path: SYSTEM_PATH }))
+    if (!which('iptables', { cwd: '/', path: egress_SYSTEM_PATH }))
         return 'iptables is not installed';
     if (!Number.isInteger(uid) || uid <= 0 || uid === process.getuid?.())
         return "the agent does not run as its own user, so its connections cannot be told from the action's";
@@ -15784,7 +15817,7 @@ async function restrictEgress(options) {
     const remove = () => removeEgressRules(uid, prefix);
     await remove();
     const commands = egressRuleCommands(uid, options.proxyPort, options.refusalPort);
-    const have6 = which('ip6tables', { cwd: '/', path: SYSTEM_PATH }) !== null;
+    const have6 = which('ip6tables', { cwd: '/', path: egress_SYSTEM_PATH }) !== null;
     // Without ip6tables the agent's IPv6 (::1's services, an outside v6 address) would stay open: refuse it all.
     if (!have6 && ipv6On())
         throw new Error('ip6tables is not installed while IPv6 is on, so the IPv6 connections of the agent would be open');
@@ -15856,7 +15889,7 @@ async function originalDestination(protocol, clientPort, listenPort, prefix) {
         const read = await runProcess({
             argv: [...prefix, 'grep', '-F', `dport=${clientPort} `, file],
             cwd: '/',
-            env: { PATH: SYSTEM_PATH }
+            env: { PATH: egress_SYSTEM_PATH }
         });
         if (read.exitCode === 2 || read.spawnError)
             return `an unknown destination (${file} cannot be read)`;
@@ -16395,6 +16428,14 @@ ${SWEEP_FILES}
 shopt -s dotglob nullglob
 fail() { printf 'error %s\\n' "$*"; exit 1; }
 problem() { printf 'problem %s\\n' "$*"; }
+# A file of the agent's with another name outside (a hard link into /tmp) gets a copy of its own before it is
+# given away: the chown would make the other name root's too, and the sweep would leave it, and its folder.
+unshare_links() {
+  local f t
+  while IFS= read -r -d '' f; do
+    t=$(mktemp -- "$f.XXXXXX") && cp -p -- "$f" "$t" && mv -f -- "$t" "$f" || problem "could not copy $f apart from its other names"
+  done < <(find "$@" -uid "$uid" -type f -links +1 -print0)
+}
 as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
 # The entries of the work tree, .git left out: it stays the owner's, readable only.
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
@@ -16491,6 +16532,7 @@ elif [ "$step" = release ]; then
   if [ \${#found[@]} -gt 0 ]; then
     # A setuid file the agent made must not become one of the owner's.
     find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
+    unshare_links "\${found[@]}"
     find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
   fi
   chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
@@ -16506,6 +16548,7 @@ elif [ "$step" = lend ]; then
 elif [ "$step" = reclaim ]; then
   uid=$1 dir=$2 owner=$3 ownergroup=$4; shift 4
   find "$dir" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $dir"
+  unshare_links "$dir"
   chown -R -h "$owner:$ownergroup" -- "$dir" || problem "could not take $dir back"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
 else
@@ -16619,8 +16662,7 @@ const DEFAULT_AGENT_USER = 'ralph-agent';
 /** Where the agent's fresh HOME is made (wiped at every start and at the end). */
 const HOMES = '/var/lib/ralph-action';
 /** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
-const isolation_SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-const SYSTEM_ENV = { PATH: isolation_SYSTEM_PATH, LANG: 'C' };
+const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' };
 /** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
 const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -16662,12 +16704,12 @@ function isolationPrivilege() {
     if (process.platform !== 'linux')
         return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
     for (const tool of ['setpriv', 'prlimit'])
-        if (!which(tool, { cwd: '/', path: isolation_SYSTEM_PATH }))
+        if (!which(tool, { cwd: '/', path: SYSTEM_PATH }))
             return { why: `${tool} (util-linux) is not installed` };
     if (process.getuid?.() === 0)
         return { privilege: 'root' };
     const me = `ralph-action runs as ${(0,external_node_os_namespaceObject.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
-    if (!which('sudo', { cwd: '/', path: isolation_SYSTEM_PATH }))
+    if (!which('sudo', { cwd: '/', path: SYSTEM_PATH }))
         return { why: `${me}, and sudo is not installed` };
     const probe = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
     if (probe.status !== 0)
@@ -16675,7 +16717,7 @@ function isolationPrivilege() {
     return { privilege: 'sudo' };
 }
 /** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
-const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv];
+const asRoot = (privilege, argv) => privilege === 'root' ? argv : [trustedProgram('sudo', true), '-n', '--', ...argv];
 /**
  * argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). With
  * `maxProcesses`, the uid's processes are capped (RLIMIT_NPROC, soft and hard, set by root before the switch):
@@ -16685,8 +16727,10 @@ const asRoot = (privilege, argv) => privilege === 'root' ? argv : ['sudo', '-n',
 function asAgent(state, argv, maxProcesses) {
     const { uid, gid } = state.user;
     return asRoot(state.privilege, [
-        ...(maxProcesses === undefined ? [] : ['prlimit', `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
-        'setpriv',
+        ...(maxProcesses === undefined
+            ? []
+            : [trustedProgram('prlimit', true), `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
+        trustedProgram('setpriv', true),
         `--reuid=${uid}`,
         `--regid=${gid}`,
         '--clear-groups',
@@ -16698,7 +16742,7 @@ function asAgent(state, argv, maxProcesses) {
 /** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
 async function privileged(privilege, args) {
     const result = await runProcess({
-        argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
+        argv: asRoot(privilege, [trustedProgram('bash', true), '-s', '--', ...args]),
         cwd: '/',
         env: SYSTEM_ENV,
         input: PRIVILEGED,
@@ -17387,10 +17431,24 @@ function readFileTail(file, bytes) {
 }
 /** Appended to a check's output (and log) when it ran out of time. */
 const checkTimeoutMarker = (name, seconds) => `\n\n[Check '${name}' timed out after ${formatDuration(seconds)} — output may be incomplete]\n`;
+/**
+ * Runs `$1` with bash in an empty HOME of its own (and no Python user site), removed afterwards; a gate killed
+ * by a signal ends by the same signal.
+ */
+const FRESH_HOME = [
+    'h=$(mktemp -d "${TMPDIR:-/tmp}/ralph-gate-home.XXXXXX") || exit 125',
+    'export HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" XDG_DATA_HOME="$h/.local/share"',
+    // No user site, and Python's compiled files kept in the fresh HOME: a .pyc planted in __pycache__ is not read.
+    'export PYTHONNOUSERSITE=1 PYTHONPYCACHEPREFIX="$h/.pycache"',
+    'bash -c "$1"; s=$?',
+    'rm -rf -- "$h"',
+    'if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then trap - "$((s - 128))" 2>/dev/null; kill -s "$((s - 128))" $$; fi',
+    'exit "$s"'
+].join('\n');
 /** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
 async function runCheck(check, index, log, ctx) {
     const result = await ctx.runProcess({
-        argv: ['bash', '-c', check.run],
+        argv: ctx.freshHome ? ['bash', '-c', FRESH_HOME, 'ralph-gate', check.run] : ['bash', '-c', check.run],
         cwd: ctx.workTree,
         timeoutMs: check.timeout * 1000,
         killGraceMs: ctx.killGraceMs,
@@ -17785,12 +17843,13 @@ function failureFingerprint(failures) {
 // Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
 // non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
 
+
 const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
 const MAX_STDERR = 64 * 1024;
 function git_runGit(args, options) {
     const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
     return new Promise(resolve => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
             cwd: options.cwd,
             env: { ...process.env, ...options.env },
             stdio: ['ignore', 'pipe', 'pipe']
@@ -19231,6 +19290,7 @@ async function pushWithRetry(workTree, options, retry) {
 
 
 
+
 /** A protected path could not be put back: the gates must not judge this tree. */
 class ProtectedPathError extends Error {
     constructor(message) {
@@ -19273,6 +19333,14 @@ const RUNNER_CONFIG_GLOBS = [
     '**/bunfig.toml',
     '**/.node-options',
     '**/pytest.ini',
+    '**/.pytest.ini',
+    // A module named as the runner wins over it (`python -m pytest` runs ./pytest.py); jest's manual mocks of
+    // a package replace it; Go's module files pick which code a path names.
+    'pytest.py',
+    'pytest/**',
+    '**/__mocks__/**',
+    '**/go.mod',
+    '**/go.work',
     '**/pyproject.toml',
     '**/setup.cfg',
     '**/tox.ini',
@@ -19300,7 +19368,7 @@ const PACKAGE_JSON_RUNNERS = new Set([
 ]);
 /** Directories the search for new protected paths does not enter (dependencies, git's own). */
 const NOT_SEARCHED = new Set(['.git', 'node_modules']);
-/** Entries the search looks at, at most: a tree larger than that is searched only that far. */
+/** Entries the search looks at, at most: past that, the check fails (closed) rather than pass unlooked. */
 const MOST_SEARCHED = 200_000;
 const toPosix = (p) => p.split((external_node_path_default()).sep).join('/');
 /** `dir` relative to the top, or undefined when it is outside it. */
@@ -19310,19 +19378,90 @@ function insideTop(top, file) {
 }
 /** The words of a gate that may name a path: its shell words, and the pieces of those split at shell syntax. */
 function gateWords(run) {
-    let words;
+    const pieces = shellWords(run).flatMap(word => [word, ...word.split(/[\s;&|()<>`"'=,]+/)]);
+    return [...new Set(pieces.filter(p => p !== '' && p !== '.' && p !== '..' && !p.startsWith('-')))];
+}
+function shellWords(run) {
     try {
-        words = shlex_shlexSplit(run);
+        return shlex_shlexSplit(run);
     }
     catch {
-        words = run.split(/\s+/);
+        return run.split(/\s+/);
     }
-    const pieces = words.flatMap(word => [word, ...word.split(/[\s;&|()<>`"'=,]+/)]);
-    return [...new Set(pieces.filter(p => p !== '' && p !== '.' && p !== '..' && !p.startsWith('-')))];
+}
+/** Programs whose first word that is not an option is the script they run. */
+const INTERPRETERS = new Set([
+    'bash',
+    'sh',
+    'dash',
+    'zsh',
+    'ksh',
+    'node',
+    'python',
+    'python3',
+    'ruby',
+    'perl',
+    'php',
+    'deno',
+    'bun'
+].concat(['tsx', 'ts-node', 'pwsh', 'source', '.']));
+/** Programs that run the command that follows them. */
+const WRAPPERS = new Set(['env', 'timeout', 'nice', 'nohup', 'time', 'exec', 'command', 'xargs', 'stdbuf']);
+/** Words that end one simple command and start another. */
+const SEPARATOR = /^(;|&&|\|\||\||&|\(|\)|\{|\}|!|if|then|else|elif|do|while|until)$/;
+/**
+ * The files a gate runs, not those it reads as data: each simple command's program, an interpreter's script
+ * (`bash check.sh`, `node scripts/verify.js`; `bash -c '…'` read again), and a runner's configuration
+ * (`--config x`). `grep -q 'a + b' calc.js` runs grep: calc.js is the code the agent is asked to change.
+ */
+function filesRun(run, depth = 0) {
+    const words = shellWords(run);
+    const out = [];
+    let start = true;
+    for (let i = 0; i < words.length; i++) {
+        const word = words[i].replace(/;+$/, '');
+        const ends = words[i] !== word;
+        if (SEPARATOR.test(word)) {
+            start = true;
+            continue;
+        }
+        const config = /^(-c|--?(config|config-file|rcfile|settings))(=(.*))?$/.exec(word);
+        if (config) {
+            const value = config[4] ?? words[i + 1];
+            if (value)
+                out.push(value);
+        }
+        else if (start && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) && !/^-|^\d+[smhd]?$/.test(word)) {
+            const name = external_node_path_default().posix.basename(word);
+            out.push(word);
+            start = WRAPPERS.has(name);
+            if (INTERPRETERS.has(name))
+                for (let j = i + 1; j < words.length; j++) {
+                    if (words[j] === '-c' && words[j + 1] !== undefined) {
+                        if (depth < 2)
+                            out.push(...filesRun(words[j + 1], depth + 1));
+                        i = j + 1;
+                        break;
+                    }
+                    if (words[j] === '-m')
+                        break;
+                    if (words[j].startsWith('-'))
+                        continue;
+                    out.push(words[j].replace(/;+$/, ''));
+                    if (words[j].endsWith(';'))
+                        start = true;
+                    i = j;
+                    break;
+                }
+        }
+        if (ends)
+            start = true;
+    }
+    return out;
 }
 /**
  * The rules `auto` stands for, given the start commit's files: the ralph's folder, .github/, every file a
- * gate names, package.json for JavaScript gates, runner configuration, and the tests that exist.
+ * gate runs (filesRun), package.json for JavaScript gates, runner configuration, and the tests that exist.
  */
 function autoRules(facts, baseFiles) {
     const rules = [];
@@ -19334,9 +19473,10 @@ function autoRules(facts, baseFiles) {
     rules.push({ glob: '.github/**', scope: 'all', why: 'auto: .github/ (workflows, actions)' });
     let javascript = false;
     for (const check of facts.checks) {
-        for (const word of gateWords(check.run)) {
+        for (const word of gateWords(check.run))
             if (PACKAGE_JSON_RUNNERS.has(external_node_path_default().posix.basename(word)))
                 javascript = true;
+        for (const word of filesRun(check.run)) {
             if (/[$*?[{]/.test(word))
                 continue;
             const rel = external_node_path_default().posix.normalize(external_node_path_default().posix.join(facts.projectDir, word.replace(/^\.\//, '')));
@@ -19344,7 +19484,7 @@ function autoRules(facts, baseFiles) {
                 continue;
             // A file, not a folder: `eslint src` names the code the agent is asked to change.
             if (baseFiles.has(rel))
-                rules.push({ glob: rel, scope: 'base', why: `auto: named by a gate (${check.run})` });
+                rules.push({ glob: rel, scope: 'base', why: `auto: run by a gate (${check.run})` });
         }
     }
     if (javascript)
@@ -19448,7 +19588,10 @@ function ruleFor(rules, file, base) {
 /** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
 function gitBytes(cwd, args, input) {
     return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)('git', args, { cwd, env: { ...process.env, ...git_env_hermeticGitEnvironment() } });
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
+            cwd,
+            env: { ...process.env, ...git_env_hermeticGitEnvironment() }
+        });
         const out = [];
         const err = [];
         child.stdout.on('data', (chunk) => out.push(chunk));
@@ -19491,15 +19634,39 @@ async function repositoryTop(dir) {
     const result = await new repo_GitRepo(dir).exec(['rev-parse', '--show-toplevel']);
     return result.stdout.trim();
 }
-/** What is at `rel` under `top`, looking at every folder on the way without following one that is a link. */
-function inspect(top, rel) {
-    const parts = rel.split('/');
-    let at = top;
-    for (let i = 0; i < parts.length; i++) {
-        at = external_node_path_default().join(at, parts[i]);
+/** Work of a check in stretches of at most this long, then the event loop runs (budgets' timers, output). */
+const STRETCH_MS = 20;
+/** One look at the tree: each folder on the way looked at once, and the event loop let run between stretches. */
+class Pass {
+    top;
+    /** A folder's verdict (relative to the top): undefined when it is a folder, else what is there instead. */
+    folders = new Map();
+    stretchStarted = external_node_perf_hooks_namespaceObject.performance.now();
+    /** When the pass began, in nanoseconds since the epoch: a file changed since then may change again unseen. */
+    startedNs;
+    constructor(top, now) {
+        this.top = top;
+        this.startedNs = BigInt(Math.floor(now)) * 1000000n;
+    }
+    /** Whether the current stretch of work is long enough. */
+    due() {
+        return external_node_perf_hooks_namespaceObject.performance.now() - this.stretchStarted >= STRETCH_MS;
+    }
+    /** Lets the event loop run, then starts a new stretch. */
+    async pause() {
+        await new Promise(resolve => setImmediate(resolve));
+        this.stretchStarted = external_node_perf_hooks_namespaceObject.performance.now();
+    }
+    /** What is at `rel`, looking at every folder on the way (once a pass) without following one that is a link. */
+    inspect(rel) {
+        const slash = rel.lastIndexOf('/');
+        const folder = slash === -1 ? undefined : this.folder(rel.slice(0, slash));
+        if (folder)
+            return folder;
+        const at = external_node_path_default().join(this.top, rel);
         let stat;
         try {
-            stat = (0,external_node_fs_namespaceObject.lstatSync)(at);
+            stat = (0,external_node_fs_namespaceObject.lstatSync)(at, { bigint: true });
         }
         catch (error) {
             const code = error.code;
@@ -19507,32 +19674,68 @@ function inspect(top, rel) {
                 return { kind: 'missing' };
             return { kind: 'other', why: 'made unreadable' };
         }
-        const last = i === parts.length - 1;
-        if (!last) {
-            if (stat.isSymbolicLink())
-                return {
-                    kind: 'other',
-                    why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a link`
-                };
-            if (!stat.isDirectory())
-                return {
-                    kind: 'other',
-                    why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a file`
-                };
-            continue;
-        }
         if (stat.isSymbolicLink())
             return { kind: 'link', target: (0,external_node_fs_namespaceObject.readlinkSync)(at) };
         if (stat.isDirectory())
             return { kind: 'other', why: 'replaced by a folder' };
         if (!stat.isFile())
             return { kind: 'other', why: 'replaced by a special file' };
-        return { kind: 'file', mode: stat.mode, size: stat.size };
+        return { kind: 'file', stat };
     }
-    return { kind: 'missing' };
+    /** Undefined when `dir` and every folder above it are folders; else what the path below it finds. */
+    folder(dir) {
+        if (this.folders.has(dir))
+            return this.folders.get(dir);
+        const slash = dir.lastIndexOf('/');
+        let found = slash === -1 ? undefined : this.folder(dir.slice(0, slash));
+        if (!found) {
+            let stat;
+            try {
+                stat = (0,external_node_fs_namespaceObject.lstatSync)(external_node_path_default().join(this.top, dir));
+            }
+            catch (error) {
+                const code = error.code;
+                stat = undefined;
+                found =
+                    code === 'ENOENT' || code === 'ENOTDIR'
+                        ? { kind: 'missing' }
+                        : { kind: 'other', why: 'made unreadable' };
+            }
+            if (stat?.isSymbolicLink())
+                found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a link` };
+            else if (stat && !stat.isDirectory())
+                found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a file` };
+        }
+        this.folders.set(dir, found);
+        return found;
+    }
 }
-/** The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash. */
-function blobId(file, algorithm) {
+/** Per protection: the stat keys of its files found unchanged. */
+const verified = new WeakMap();
+const statKey = (stat) => ({
+    dev: stat.dev,
+    ino: stat.ino,
+    size: stat.size,
+    mode: stat.mode,
+    ctimeNs: stat.ctimeNs,
+    mtimeNs: stat.mtimeNs
+});
+const sameStat = (key, stat) => key.dev === stat.dev &&
+    key.ino === stat.ino &&
+    key.size === stat.size &&
+    key.mode === stat.mode &&
+    key.ctimeNs === stat.ctimeNs &&
+    key.mtimeNs === stat.mtimeNs;
+/**
+ * A change this close to the look could share its ctime with a later one (file systems keep times to a tick,
+ * some to a second or two), so such a file is hashed again next time (git's "racily clean" entries).
+ */
+const RACY_NS = 2000000000n;
+/**
+ * The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash;
+ * with its stat key when the file did not change while it was read and did not change just before.
+ */
+async function blobId(file, algorithm, pass) {
     let fd;
     try {
         fd = (0,external_node_fs_namespaceObject.openSync)(file, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NOFOLLOW | external_node_fs_namespaceObject.constants.O_NONBLOCK);
@@ -19541,28 +19744,35 @@ function blobId(file, algorithm) {
         return undefined;
     }
     try {
-        const stat = (0,external_node_fs_namespaceObject.fstatSync)(fd);
-        if (!stat.isFile())
+        const before = (0,external_node_fs_namespaceObject.fstatSync)(fd, { bigint: true });
+        if (!before.isFile())
             return undefined;
-        const hash = (0,external_node_crypto_namespaceObject.createHash)(algorithm).update(`blob ${stat.size}\0`);
-        const buffer = Buffer.alloc(Math.min(1 << 20, Math.max(1, stat.size)));
-        let total = 0;
+        const hash = (0,external_node_crypto_namespaceObject.createHash)(algorithm).update(`blob ${before.size}\0`);
+        const buffer = Buffer.alloc(Number(before.size < 1n << 20n ? (before.size > 0n ? before.size : 1n) : 1n << 20n));
+        let total = 0n;
         for (;;) {
             const n = (0,external_node_fs_namespaceObject.readSync)(fd, buffer, 0, buffer.length, null);
             if (n === 0)
                 break;
             hash.update(buffer.subarray(0, n));
-            total += n;
+            total += BigInt(n);
+            if (pass.due())
+                await pass.pause();
         }
-        return total === stat.size ? hash.digest('hex') : undefined;
+        if (total !== before.size)
+            return undefined;
+        const oid = hash.digest('hex');
+        const after = (0,external_node_fs_namespaceObject.fstatSync)(fd, { bigint: true });
+        const settled = sameStat(statKey(before), after) && before.ctimeNs < pass.startedNs - RACY_NS;
+        return settled ? { oid, key: statKey(before) } : { oid };
     }
     finally {
         (0,external_node_fs_namespaceObject.closeSync)(fd);
     }
 }
 /** What differs at one protected path of the start commit, in words; undefined when it is as it was. */
-function differs(top, rel, entry) {
-    const found = inspect(top, rel);
+async function differs(pass, rel, entry, known) {
+    const found = pass.inspect(rel);
     if (found.kind === 'missing')
         return 'deleted';
     if (found.kind === 'other')
@@ -19577,24 +19787,35 @@ function differs(top, rel, entry) {
     }
     if (found.kind === 'link')
         return 'replaced by a link';
-    const oid = blobId(external_node_path_default().join(top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1');
-    if (oid === undefined)
-        return 'made unreadable';
-    if (oid !== entry.oid)
-        return 'changed';
-    const executable = (found.mode & 0o100) !== 0;
+    const key = known.get(rel);
+    if (!key || !sameStat(key, found.stat)) {
+        known.delete(rel);
+        const blob = await blobId(external_node_path_default().join(pass.top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1', pass);
+        if (blob === undefined)
+            return 'made unreadable';
+        if (blob.oid !== entry.oid)
+            return 'changed';
+        // Kept only when it is the file lstat saw (not one swapped in meanwhile).
+        if (blob.key && blob.key.dev === found.stat.dev && blob.key.ino === found.stat.ino)
+            known.set(rel, blob.key);
+    }
+    const executable = (Number(found.stat.mode) & 0o100) !== 0;
     if (executable !== (entry.mode === '100755'))
         return executable ? 'made executable' : 'its executable bit removed';
     return undefined;
 }
 /** New paths where every path is protected (a rule of scope `all`), found without following links. */
-function added(protection) {
+async function added(protection, pass) {
     const allRules = protection.rules.filter(rule => rule.scope === 'all');
     if (allRules.length === 0)
         return [];
+    const patterns = allRules.map(rule => globRegExp(rule.glob));
+    // Most names match no rule: one test of them all rules them out.
+    const any = new RegExp(`^(?:${patterns.map(re => re.source.slice(1, -1)).join('|')})$`);
     const found = [];
     let seen = 0;
-    const walk = (dir) => {
+    // `within[i]`: rule i names the folder or one above it (globMatches, decided once a folder).
+    const walk = async (dir, within) => {
         let entries;
         try {
             entries = (0,external_node_fs_namespaceObject.readdirSync)(external_node_path_default().join(protection.top, dir), { withFileTypes: true });
@@ -19604,34 +19825,51 @@ function added(protection) {
         }
         for (const entry of entries) {
             if (++seen > MOST_SEARCHED)
-                return;
+                throw new ProtectedPathError(`the work tree holds over ${MOST_SEARCHED.toLocaleString('en-US')} entries outside node_modules and .git, too many to look through for new files where none may be added: set protected-paths to none for this repository`);
+            if (pass.due())
+                await pass.pause();
             const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
             if (entry.isDirectory()) {
                 if (!NOT_SEARCHED.has(entry.name))
-                    walk(rel);
+                    await walk(rel, patterns.map((re, i) => within[i] || re.test(rel)));
                 continue;
             }
             if (protection.paths.has(rel) || rel === protection.guardrails)
                 continue;
             // A link may stand for a folder: one where a protected folder would be is as new as a file in it.
-            const rule = ruleFor(allRules, rel, false) ??
-                (entry.isSymbolicLink() ? ruleFor(allRules, `${rel}/-`, false) : undefined);
-            if (rule)
-                found.push({ path: rel, why: `added where paths are protected (${rule.why.replace(/^auto: /, '')})` });
+            let i = within.indexOf(true);
+            if (any.test(rel))
+                i = patterns.findIndex((re, j) => within[j] || re.test(rel));
+            if (i === -1 && entry.isSymbolicLink())
+                i = patterns.findIndex(re => re.test(`${rel}/-`));
+            if (i !== -1)
+                found.push({
+                    path: rel,
+                    why: `added where paths are protected (${allRules[i].why.replace(/^auto: /, '')})`
+                });
         }
     };
-    walk('');
+    await walk('', patterns.map(() => false));
     return found;
 }
-/** Every protected path the tree no longer has as the start commit had it, and every new one where none may be added. */
-function findChanges(protection) {
+/**
+ * Every protected path the tree no longer has as the start commit had it, and every new one where none may be
+ * added. A file found unchanged is hashed again only when its stat key changed (`now`: the wall clock, in ms).
+ */
+async function findChanges(protection, options = {}) {
+    const pass = new Pass(protection.top, (options.now ?? Date.now)());
+    let known = verified.get(protection);
+    if (!known)
+        verified.set(protection, (known = new Map()));
     const changes = [];
     for (const [rel, entry] of protection.paths) {
-        const why = differs(protection.top, rel, entry);
+        const why = await differs(pass, rel, entry, known);
         if (why)
             changes.push({ path: rel, why });
+        if (pass.due())
+            await pass.pause();
     }
-    return [...changes, ...added(protection)];
+    return [...changes, ...(await added(protection, pass))];
 }
 const quote = (text) => `'${text.replace(/'/g, `'\\''`)}'`;
 const HEREDOC_END = 'RALPH_PROTECTED_PATH_END';
@@ -19692,7 +19930,7 @@ async function readBlobs(top, oids) {
  * then looks again: answers what was put back, or throws ProtectedPathError when something could not be.
  */
 async function restore(protection, options = {}) {
-    const reverts = findChanges(protection);
+    const reverts = await findChanges(protection);
     if (reverts.length === 0)
         return [];
     const oids = reverts.flatMap(r => protection.paths.get(r.path)?.oid ?? []);
@@ -19706,7 +19944,7 @@ async function restore(protection, options = {}) {
         timeoutMs: 120_000,
         ...(options.signal ? { signal: options.signal } : {})
     });
-    const left = findChanges(protection);
+    const left = await findChanges(protection);
     if (result.exitCode !== 0 || left.length > 0) {
         const said = Buffer.concat([result.stderr.head, result.stderr.tail])
             .toString('utf8')
@@ -19781,6 +20019,118 @@ async function protectedInCommit(dir, base, commit, rules, guardrails) {
     for (let i = 0; i + 1 < fields.length; i += 2)
         changed.push({ path: fields[i + 1], inBase: fields[i] !== 'A' });
     return protectedChanges(rules, changed, guardrails);
+}
+/**
+ * The failing run that voids a round of gates during which protected paths changed: the code a gate runs
+ * (the agent's) could have rewritten a later gate's script or a test not yet loaded. They are put back before
+ * the next round.
+ */
+function changedDuringGates(changes) {
+    return {
+        name: 'protected paths',
+        run: '(the action: what judges the agent, unchanged while it judges)',
+        passed: false,
+        exitCode: null,
+        timedOut: false,
+        durationMs: 0,
+        outputBytes: 0,
+        tail: `While the gates ran, protected paths changed: ${revertsLine(changes)}. Gates that run code which rewrites what judges it do not count; leave those paths alone.`,
+        log: ''
+    };
+}
+
+;// CONCATENATED MODULE: ./src/git/write-tree.ts
+// A commit's files written out from git's object store, as they are stored: no checkout, so no smudge or
+// textconv filter, no eol or ident conversion, no hook and no attribute of the tree (or of a .git the agent
+// could write under isolation none) runs. The clean checkout that verifies a commit (loop/verify.ts) is made
+// this way: git's own checkout would run whatever filter the agent planted, as the action's user.
+
+
+
+
+/** Runs git; resolves its stdout, rejects with its first stderr line. */
+function git(cwd, env, args, input = '') {
+    return new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, { cwd, env: { ...process.env, ...env } });
+        const out = [];
+        const err = [];
+        child.stdout.on('data', (chunk) => out.push(chunk));
+        child.stderr.on('data', (chunk) => err.push(chunk));
+        child.on('error', reject);
+        child.on('close', code => code === 0
+            ? resolve(Buffer.concat(out))
+            : reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0]}`)));
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(input);
+    });
+}
+/** The commit's entries: blobs (files and links) and gitlinks (an empty folder, as a checkout leaves them). */
+async function entriesOf(repo, commit, env) {
+    const out = await git(repo, env, ['ls-tree', '-r', '-z', '--full-tree', commit]);
+    const entries = [];
+    for (const record of out.toString('utf8').split('\0')) {
+        const tab = record.indexOf('\t');
+        if (tab === -1)
+            continue;
+        const [mode, , oid] = record.slice(0, tab).split(' ');
+        entries.push({ mode, oid, file: record.slice(tab + 1) });
+    }
+    return entries;
+}
+/** A new file (never an existing one, never through a link), with its bytes. */
+function writeNew(file, bytes, mode) {
+    const fd = (0,external_node_fs_namespaceObject.openSync)(file, external_node_fs_namespaceObject.constants.O_WRONLY | external_node_fs_namespaceObject.constants.O_CREAT | external_node_fs_namespaceObject.constants.O_EXCL | external_node_fs_namespaceObject.constants.O_NOFOLLOW, mode);
+    try {
+        for (let at = 0; at < bytes.length;)
+            at += (0,external_node_fs_namespaceObject.writeSync)(fd, bytes, at);
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+/**
+ * Writes every file of `commit` (read from the repository at `repo`) into `dest`, an empty folder nobody else
+ * writes: regular files 0644 or 0755 as git records them, links as links (never followed: every path is
+ * created anew), a gitlink as an empty folder. Throws on a path that leaves `dest`.
+ */
+async function writeCommitTree(repo, commit, dest, env) {
+    const entries = (await entriesOf(repo, commit, env)).filter(e => e.mode !== '040000');
+    const folders = new Set();
+    const folder = (dir) => {
+        if (dir === '.' || folders.has(dir))
+            return;
+        folder(external_node_path_default().posix.dirname(dir));
+        (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().join(dest, dir), { mode: 0o755 });
+        folders.add(dir);
+    };
+    const place = (file) => {
+        const full = external_node_path_default().join(dest, file);
+        if (external_node_path_default().relative(dest, full).startsWith('..') || external_node_path_default().isAbsolute(file))
+            throw new Error(`the commit names a path outside its tree: ${file}`);
+        folder(external_node_path_default().posix.dirname(file));
+        return full;
+    };
+    const blobs = entries.filter(e => e.mode !== '160000');
+    for (const e of entries.filter(e => e.mode === '160000'))
+        folder(e.file);
+    if (blobs.length === 0)
+        return 0;
+    const out = await git(repo, env, ['cat-file', '--batch'], blobs.map(e => `${e.oid}\n`).join(''));
+    let at = 0;
+    for (const e of blobs) {
+        const newline = out.indexOf(0x0a, at);
+        const [, type, size] = out.subarray(at, newline).toString('utf8').split(' ');
+        if (type !== 'blob')
+            throw new Error(`${e.file} is not a blob in ${commit}`);
+        const bytes = out.subarray(newline + 1, newline + 1 + Number(size));
+        at = newline + 1 + Number(size) + 1;
+        const full = place(e.file);
+        if (e.mode === '120000')
+            (0,external_node_fs_namespaceObject.symlinkSync)(bytes.toString('utf8'), full);
+        else
+            writeNew(full, bytes, e.mode === '100755' ? 0o755 : 0o644);
+    }
+    return blobs.length;
 }
 
 ;// CONCATENATED MODULE: ./src/loop/defaults.ts
@@ -19859,6 +20209,196 @@ function addedChecks(commands, existing) {
         checks.push({ name, run, timeout: DEFAULT_CHECK_TIMEOUT });
     }
     return checks;
+}
+
+;// CONCATENATED MODULE: ./src/loop/verify.ts
+// The verdict is the action's: once every gate passes in the loop's tree, they run once more on a clean
+// checkout of exactly the commit to deliver — a fresh worktree (no ignored or untracked file of the loop's
+// tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
+// only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
+
+
+
+
+
+
+
+
+
+
+const iso = (ms) => new Date(ms).toISOString();
+/** How a passing tree is verified: `clean` by default where there is a commit to check out, else nothing. */
+function verifyMode(config, isRepo) {
+    if (config.checks.length === 0 || !config.commit || !isRepo)
+        return undefined;
+    return config.verify ?? 'clean';
+}
+/** The setup commands as gates are run (bash, in order), each named by its command. */
+function setupCommands(commands) {
+    return addedChecks([...commands], []);
+}
+/**
+ * Runs the setup commands one after another in `cwd` (logs in `<iterationDir>/setup/`), stopping at the first
+ * that fails. Answers their runs, and whether the run had to stop meanwhile.
+ */
+async function runSetup(env, cwd, iterationDir) {
+    const runs = [];
+    env.onPhase('check');
+    try {
+        for (const command of setupCommands(env.config.setup ?? [])) {
+            const outcome = await runChecks([command], {
+                ...(env.agentEnvironment ? { freshHome: true } : {}),
+                workTree: cwd,
+                iterationDir,
+                folder: 'setup',
+                relative: file => env.record.relative(file),
+                killGraceMs: env.killGraceMs,
+                signal: env.guard.signal,
+                stopCause: () => env.guard.trip?.cause,
+                runProcess: env.runProcess
+            });
+            runs.push(...outcome.runs);
+            if (outcome.interrupted)
+                return { runs, interrupted: true };
+            if (outcome.failures.length > 0)
+                break;
+        }
+        return { runs, interrupted: false };
+    }
+    finally {
+        env.onPhase(undefined);
+    }
+}
+/** `tests (on a clean checkout)`: how a clean checkout's failure reaches the next prompt. */
+function cleanFailures(verification) {
+    const short = verification.commit.slice(0, 12);
+    const where = `It passed in your work tree but failed on a clean checkout of commit ${short}: only what git tracks, ` +
+        'no ignored or untracked file of your tree' +
+        (verification.setup.length > 0 ? ', after the setup commands' : '') +
+        '. Make the committed files pass on their own.';
+    return [...verification.setup, ...verification.checks]
+        .filter(run => !run.passed)
+        .map(run => ({
+        ...run,
+        name: `${run.name} (on a clean checkout)`,
+        tail: `${where}\n\n${run.tail}`
+    }));
+}
+/** The project root's place inside a checkout of the repository at `repoRoot`. */
+function projectIn(checkout, repoRoot, projectRoot) {
+    const real = (p) => {
+        try {
+            return (0,external_node_fs_namespaceObject.realpathSync)(p);
+        }
+        catch {
+            return external_node_path_default().resolve(p);
+        }
+    };
+    const rel = external_node_path_default().relative(real(repoRoot), real(projectRoot));
+    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? checkout : external_node_path_default().join(checkout, rel);
+}
+/**
+ * The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this
+ * process; `keep` gets the checkout's protection, to look again once its gates have run.
+ */
+function fromBase(env, keep) {
+    const protection = env.protection;
+    if (!protection)
+        return () => Promise.resolve([]);
+    return async (checkout, base) => {
+        const here = await protectionFromRules(await repositoryTop(checkout), base, protection.rules, protection.guardrails);
+        keep(here);
+        return (await restore(here, { signal: env.guard.signal })).map(revert => revert.path);
+    };
+}
+/**
+ * Where a clean checkout goes by default: under this user's ~/.cache, not the system's temp folder, whose
+ * parents every user may write (pytest looks up the tree for its ini and conftest files: a /tmp/pytest.ini
+ * planted by the agent would steer the clean run).
+ */
+async function privateBase() {
+    const base = external_node_path_default().join((0,external_node_os_namespaceObject.homedir)(), '.cache', 'ralph-action');
+    try {
+        await (0,external_node_fs_promises_namespaceObject.mkdir)(base, { recursive: true, mode: 0o700 });
+        return base;
+    }
+    catch {
+        return (0,external_node_os_namespaceObject.tmpdir)();
+    }
+}
+/**
+ * The gates on a clean checkout of `commit`: its record, and the failing runs (setup's or the gates') with
+ * the end of their output for the fingerprint. Throws when the checkout cannot be made (git failed).
+ */
+async function verifyCommit(env, iteration, commit, base, ports = {}, counting = {}) {
+    const started = env.clock.now();
+    const repoRoot = env.workspace.root;
+    const git = { cwd: repoRoot, env: ports.gitEnv };
+    const folder = await (0,external_node_fs_promises_namespaceObject.mkdtemp)(external_node_path_default().join(ports.tempDir ?? (await privateBase()), 'ralph-clean-'));
+    const checkout = external_node_path_default().join(folder, 'checkout');
+    let giveBack;
+    try {
+        // No checkout by git: its smudge filters and attributes are the tree's (and, under isolation none, a
+        // .git/config the agent may have written); the files come straight from the object store instead.
+        await gitOrThrow(['worktree', 'add', '--detach', '--no-checkout', '--quiet', checkout, commit], git);
+        await writeCommitTree(repoRoot, commit, checkout, ports.gitEnv);
+        await gitOrThrow(['read-tree', commit], { ...git, cwd: checkout });
+        // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
+        // there), so its git may read it and no process can swap a path while it is put back.
+        let guarded;
+        const reverted = base !== undefined
+            ? await (ports.restoreProtected ?? fromBase(env, p => (guarded = p)))(checkout, base)
+            : [];
+        giveBack = await ports.lend?.(checkout);
+        const cwd = projectIn(checkout, repoRoot, env.workTree);
+        const dir = external_node_path_default().join(env.record.iterationDir(iteration), 'clean');
+        const setup = await runSetup(env, cwd, dir);
+        const verification = {
+            commit,
+            iteration,
+            startedAt: iso(started),
+            durationMs: 0,
+            verdict: 'passed',
+            setup: setup.runs,
+            checks: [],
+            checksMs: 0,
+            ...(reverted.length > 0 ? { protectedReverts: reverted } : {})
+        };
+        const failures = [];
+        if (setup.interrupted)
+            verification.verdict = 'interrupted';
+        else if (setup.runs.some(run => !run.passed)) {
+            verification.verdict = 'failed';
+            for (const run of setup.runs.filter(r => !r.passed))
+                failures.push({ name: run.name, output: run.tail });
+        }
+        else {
+            env.onPhase('check');
+            // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
+            const gates = await runChecks(env.config.checks, gateContext(env, counting, cwd, dir)).finally(() => env.onPhase(undefined));
+            verification.checks = gates.runs;
+            verification.checksMs = gates.wallMs;
+            failures.push(...gates.failures);
+            // As in the loop's tree: what judges stays as it was while the gates run the agent's code.
+            const during = guarded && !gates.interrupted ? await findChanges(guarded) : [];
+            if (during.length > 0) {
+                const run = changedDuringGates(during);
+                verification.checks = [...verification.checks, run];
+                failures.push({ name: run.name, output: run.tail });
+            }
+            verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed';
+        }
+        verification.durationMs = Math.round(env.clock.now() - started);
+        return { verification, failures };
+    }
+    finally {
+        // Given back before it is removed: what the gates made there is the action's again.
+        const problems = (await giveBack?.().catch((error) => [error.message])) ?? [];
+        for (const problem of problems)
+            env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
+        await (0,external_node_fs_promises_namespaceObject.rm)(folder, { recursive: true, force: true }).catch(() => undefined);
+        await git_runGit(['worktree', 'prune'], git);
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
@@ -20262,15 +20802,18 @@ function countFromLog(runner, log, captured) {
 const tests = (n) => `${n} test${n === 1 ? '' : 's'}`;
 /**
  * Why a gate whose runner is counted fails on its count, or undefined when it may pass: it reported no count,
- * ran fewer tests than at the baseline, or skipped more.
+ * a failing test (whatever its exit code), ran fewer tests than at the baseline, or skipped more.
  */
 function countProblem(command, runner, now, start) {
     const gate = codeCell(command);
     if (!now)
         return `${gate} reported no test count: ${runner}'s summary is not in its output`;
+    // A failing test fails the gate whatever the exit code says (the code under test can end its runner
+    // with 0 after the summary: pytest runs it in its own process, and atexit can os._exit(0)).
+    const failing = now.failed > 0 ? [`${gate} reported ${tests(now.failed)} failing`] : [];
     if (!start)
-        return undefined;
-    const problems = [];
+        return failing.length > 0 ? failing[0] : undefined;
+    const problems = [...failing];
     if (now.run < start.run)
         problems.push(`${gate} ran ${tests(start.run)} at the start and ${now.run} now`);
     if (now.skipped > start.skipped)
@@ -20347,173 +20890,6 @@ async function startPackageJson(workspace, workTree, commit) {
     }
     catch {
         return undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/loop/verify.ts
-// The verdict is the action's: once every gate passes in the loop's tree, they run once more on a clean
-// checkout of exactly the commit to deliver — a fresh worktree (no ignored or untracked file of the loop's
-// tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
-// only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
-
-
-
-
-
-
-
-
-
-const iso = (ms) => new Date(ms).toISOString();
-/** How a passing tree is verified: `clean` by default where there is a commit to check out, else nothing. */
-function verifyMode(config, isRepo) {
-    if (config.checks.length === 0 || !config.commit || !isRepo)
-        return undefined;
-    return config.verify ?? 'clean';
-}
-/** The setup commands as gates are run (bash, in order), each named by its command. */
-function setupCommands(commands) {
-    return addedChecks([...commands], []);
-}
-/**
- * Runs the setup commands one after another in `cwd` (logs in `<iterationDir>/setup/`), stopping at the first
- * that fails. Answers their runs, and whether the run had to stop meanwhile.
- */
-async function runSetup(env, cwd, iterationDir) {
-    const runs = [];
-    env.onPhase('check');
-    try {
-        for (const command of setupCommands(env.config.setup ?? [])) {
-            const outcome = await runChecks([command], {
-                workTree: cwd,
-                iterationDir,
-                folder: 'setup',
-                relative: file => env.record.relative(file),
-                killGraceMs: env.killGraceMs,
-                signal: env.guard.signal,
-                stopCause: () => env.guard.trip?.cause,
-                runProcess: env.runProcess
-            });
-            runs.push(...outcome.runs);
-            if (outcome.interrupted)
-                return { runs, interrupted: true };
-            if (outcome.failures.length > 0)
-                break;
-        }
-        return { runs, interrupted: false };
-    }
-    finally {
-        env.onPhase(undefined);
-    }
-}
-/** `tests (on a clean checkout)`: how a clean checkout's failure reaches the next prompt. */
-function cleanFailures(verification) {
-    const short = verification.commit.slice(0, 12);
-    const where = `It passed in your work tree but failed on a clean checkout of commit ${short}: only what git tracks, ` +
-        'no ignored or untracked file of your tree' +
-        (verification.setup.length > 0 ? ', after the setup commands' : '') +
-        '. Make the committed files pass on their own.';
-    return [...verification.setup, ...verification.checks]
-        .filter(run => !run.passed)
-        .map(run => ({
-        ...run,
-        name: `${run.name} (on a clean checkout)`,
-        tail: `${where}\n\n${run.tail}`
-    }));
-}
-/** The project root's place inside a checkout of the repository at `repoRoot`. */
-function projectIn(checkout, repoRoot, projectRoot) {
-    const real = (p) => {
-        try {
-            return (0,external_node_fs_namespaceObject.realpathSync)(p);
-        }
-        catch {
-            return external_node_path_default().resolve(p);
-        }
-    };
-    const rel = external_node_path_default().relative(real(repoRoot), real(projectRoot));
-    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? checkout : external_node_path_default().join(checkout, rel);
-}
-/** The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this process. */
-function fromBase(env) {
-    const protection = env.protection;
-    if (!protection)
-        return () => Promise.resolve([]);
-    return async (checkout, base) => (await restoreProtected(checkout, base, protection.rules, {
-        signal: env.guard.signal,
-        ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
-    })).map(revert => revert.path);
-}
-/**
- * The gates on a clean checkout of `commit`: its record, and the failing runs (setup's or the gates') with
- * the end of their output for the fingerprint. Throws when the checkout cannot be made (git failed).
- */
-async function verifyCommit(env, iteration, commit, base, ports = {}, counting = {}) {
-    const started = env.clock.now();
-    const repoRoot = env.workspace.root;
-    const git = { cwd: repoRoot, env: ports.gitEnv };
-    const folder = await (0,external_node_fs_promises_namespaceObject.mkdtemp)(external_node_path_default().join(ports.tempDir ?? (0,external_node_os_namespaceObject.tmpdir)(), 'ralph-clean-'));
-    const checkout = external_node_path_default().join(folder, 'checkout');
-    let giveBack;
-    try {
-        await gitOrThrow(['worktree', 'add', '--detach', '--quiet', checkout, commit], git);
-        // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
-        // there), so its git may read it and no process can swap a path while it is put back.
-        const reverted = base !== undefined ? await (ports.restoreProtected ?? fromBase(env))(checkout, base) : [];
-        giveBack = await ports.lend?.(checkout);
-        const cwd = projectIn(checkout, repoRoot, env.workTree);
-        const dir = external_node_path_default().join(env.record.iterationDir(iteration), 'clean');
-        const setup = await runSetup(env, cwd, dir);
-        const verification = {
-            commit,
-            iteration,
-            startedAt: iso(started),
-            durationMs: 0,
-            verdict: 'passed',
-            setup: setup.runs,
-            checks: [],
-            checksMs: 0,
-            ...(reverted.length > 0 ? { protectedReverts: reverted } : {})
-        };
-        const failures = [];
-        if (setup.interrupted)
-            verification.verdict = 'interrupted';
-        else if (setup.runs.some(run => !run.passed)) {
-            verification.verdict = 'failed';
-            for (const run of setup.runs.filter(r => !r.passed))
-                failures.push({ name: run.name, output: run.tail });
-        }
-        else {
-            env.onPhase('check');
-            // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
-            const runners = counting.testRunners;
-            const commands = env.config.checks.map(check => check.run);
-            const gates = await runChecks(env.config.checks, {
-                ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, cwd) } : {}),
-                workTree: cwd,
-                iterationDir: dir,
-                relative: file => env.record.relative(file),
-                killGraceMs: env.killGraceMs,
-                signal: env.guard.signal,
-                stopCause: () => env.guard.trip?.cause,
-                runProcess: env.runProcess,
-                parallel: env.config.parallelChecks === true
-            }).finally(() => env.onPhase(undefined));
-            verification.checks = gates.runs;
-            verification.checksMs = gates.wallMs;
-            failures.push(...gates.failures);
-            verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed';
-        }
-        verification.durationMs = Math.round(env.clock.now() - started);
-        return { verification, failures };
-    }
-    finally {
-        // Given back before it is removed: what the gates made there is the action's again.
-        const problems = (await giveBack?.().catch((error) => [error.message])) ?? [];
-        for (const problem of problems)
-            env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
-        await (0,external_node_fs_promises_namespaceObject.rm)(folder, { recursive: true, force: true }).catch(() => undefined);
-        await git_runGit(['worktree', 'prune'], git);
     }
 }
 
@@ -20830,21 +21206,30 @@ function agentCaps(config, meter) {
  */
 function runGates(env, memory, iteration, dir) {
     env.onPhase('check');
-    const commands = env.config.checks.map(check => check.run);
     return runChecks(env.config.checks, {
-        ...(memory.testRunners
-            ? { countTests: testCounter(commands, memory.testRunners, memory.baseline?.checks, env.workTree) }
-            : {}),
-        workTree: env.workTree,
+        ...gateContext(env, memory, env.workTree, dir),
+        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
+    }).finally(() => env.onPhase(undefined));
+}
+/**
+ * How the gates run in `workTree` (the loop's, or a clean checkout): counted against the baseline where their
+ * runner is known, each in a HOME of its own under isolation, logs under `dir`.
+ */
+function gateContext(env, counting, workTree, dir) {
+    const runners = counting.testRunners;
+    const commands = env.config.checks.map(check => check.run);
+    return {
+        ...(env.agentEnvironment ? { freshHome: true } : {}),
+        ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, workTree) } : {}),
+        workTree,
         iterationDir: dir,
         relative: file => env.record.relative(file),
         killGraceMs: env.killGraceMs,
         signal: env.guard.signal,
         stopCause: () => env.guard.trip?.cause,
         runProcess: env.runProcess,
-        parallel: env.config.parallelChecks === true,
-        onCheck: check => env.emit({ type: 'check_finished', iteration, check })
-    }).finally(() => env.onPhase(undefined));
+        parallel: env.config.parallelChecks === true
+    };
 }
 /**
  * The gates once before iteration 1, recorded like an iteration 0: their failures fill iteration 1's
@@ -21020,7 +21405,26 @@ async function runIteration(env, memory, iteration) {
             success: false
         }, 'crashed');
     // 5. The gates.
-    const checks = await runGates(env, next, iteration, dir);
+    let checks = await runGates(env, next, iteration, dir);
+    // What judges the agent stays as it was while it judges: a gate runs the agent's code, which could rewrite
+    // a later gate's script or a test not yet loaded. Changed meanwhile, the round does not count.
+    if (env.protection && !checks.interrupted) {
+        let during;
+        try {
+            during = await findChanges(env.protection);
+        }
+        catch (error) {
+            return finish({ crash: error.message, interrupted: false, success: false }, 'crashed');
+        }
+        if (during.length > 0) {
+            const run = changedDuringGates(during);
+            checks = {
+                ...checks,
+                runs: [...checks.runs, run],
+                failures: [...checks.failures, { name: run.name, output: run.tail }]
+            };
+        }
+    }
     record.checks = checks.runs;
     record.checksMs = checks.wallMs;
     record.failureFingerprint = failureFingerprint(checks.failures);

@@ -1,6 +1,7 @@
 // Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
 // non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
 import { spawn } from 'node:child_process'
+import { trustedProgram } from '../proc/index.js'
 
 export interface GitResult {
   /** 127 when git itself could not be started. */
@@ -25,7 +26,7 @@ const MAX_STDERR = 64 * 1024
 export function runGit(args: string[], options: GitOptions): Promise<GitResult> {
   const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT
   return new Promise(resolve => {
-    const child = spawn('git', args, {
+    const child = spawn(trustedProgram('git'), args, {
       cwd: options.cwd,
       env: { ...process.env, ...options.env },
       stdio: ['ignore', 'pipe', 'pipe']

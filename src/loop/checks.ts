@@ -25,6 +25,11 @@ export interface CheckContext {
   onCheck?: (check: CheckRun) => void
   /** Run the gates together rather than one after another. */
   parallel?: boolean
+  /**
+   * Each gate gets a HOME of its own, made empty for it and removed after (isolation: the agent's HOME outlives
+   * its runs, and a ~/.npmrc, a user site-packages or a ~/.config it wrote there would steer the runner).
+   */
+  freshHome?: boolean
   /** The logs' folder inside iterationDir. Default `checks`. */
   folder?: string
   /** The test count of gate `index` and why it fails on it (loop/test-count.ts); `captured` when no log. */
@@ -71,6 +76,21 @@ export function readFileTail(file: string, bytes: number): string {
 export const checkTimeoutMarker = (name: string, seconds: number): string =>
   `\n\n[Check '${name}' timed out after ${formatDuration(seconds)} — output may be incomplete]\n`
 
+/**
+ * Runs `$1` with bash in an empty HOME of its own (and no Python user site), removed afterwards; a gate killed
+ * by a signal ends by the same signal.
+ */
+const FRESH_HOME = [
+  'h=$(mktemp -d "${TMPDIR:-/tmp}/ralph-gate-home.XXXXXX") || exit 125',
+  'export HOME="$h" XDG_CONFIG_HOME="$h/.config" XDG_CACHE_HOME="$h/.cache" XDG_DATA_HOME="$h/.local/share"',
+  // No user site, and Python's compiled files kept in the fresh HOME: a .pyc planted in __pycache__ is not read.
+  'export PYTHONNOUSERSITE=1 PYTHONPYCACHEPREFIX="$h/.pycache"',
+  'bash -c "$1"; s=$?',
+  'rm -rf -- "$h"',
+  'if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then trap - "$((s - 128))" 2>/dev/null; kill -s "$((s - 128))" $$; fi',
+  'exit "$s"'
+].join('\n')
+
 /** One gate, run to its end (or its kill): its record, and its output's end for the fingerprint. */
 async function runCheck(
   check: RalphCheck,
@@ -79,7 +99,7 @@ async function runCheck(
   ctx: CheckContext
 ): Promise<{ run: CheckRun; output: string; aborted: boolean }> {
   const result = await ctx.runProcess({
-    argv: ['bash', '-c', check.run],
+    argv: ctx.freshHome ? ['bash', '-c', FRESH_HOME, 'ralph-gate', check.run] : ['bash', '-c', check.run],
     cwd: ctx.workTree,
     timeoutMs: check.timeout * 1000,
     killGraceMs: ctx.killGraceMs,

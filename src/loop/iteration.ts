@@ -6,12 +6,19 @@ import type { Workspace, WorkspaceDiff } from '../git/workspace.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import { pinTreeFile, RalphError, readTreeFile, TreeFileError, type Ralph } from '../ralph/index.js'
 import { agentLogFile, runAgent } from './agent.js'
-import { runChecks, type ChecksOutcome } from './checks.js'
+import { runChecks, type CheckContext, type ChecksOutcome } from './checks.js'
 import { runCommands } from './commands.js'
 import { detectCompletion } from './completion.js'
 import type { CostMeter } from '../agents/cost-meter.js'
 import { failureFingerprint } from './fingerprint.js'
-import { ProtectedPathError, restore, revertsLine, type Protection } from './protected.js'
+import {
+  changedDuringGates,
+  findChanges,
+  ProtectedPathError,
+  restore,
+  revertsLine,
+  type Protection
+} from './protected.js'
 import { cleanFailures, verifyCommit } from './verify.js'
 import type { LoopGuard } from './guard.js'
 import { testCounter, type Recognition } from './test-count.js'
@@ -261,21 +268,36 @@ function runGates(
   dir: string
 ): Promise<ChecksOutcome> {
   env.onPhase('check')
-  const commands = env.config.checks.map(check => check.run)
   return runChecks(env.config.checks, {
-    ...(memory.testRunners
-      ? { countTests: testCounter(commands, memory.testRunners, memory.baseline?.checks, env.workTree) }
-      : {}),
-    workTree: env.workTree,
+    ...gateContext(env, memory, env.workTree, dir),
+    onCheck: check => env.emit({ type: 'check_finished', iteration, check })
+  }).finally(() => env.onPhase(undefined))
+}
+
+/**
+ * How the gates run in `workTree` (the loop's, or a clean checkout): counted against the baseline where their
+ * runner is known, each in a HOME of its own under isolation, logs under `dir`.
+ */
+export function gateContext(
+  env: LoopEnvironment,
+  counting: Pick<IterationMemory, 'testRunners' | 'baseline'>,
+  workTree: string,
+  dir: string
+): CheckContext {
+  const runners = counting.testRunners
+  const commands = env.config.checks.map(check => check.run)
+  return {
+    ...(env.agentEnvironment ? { freshHome: true } : {}),
+    ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, workTree) } : {}),
+    workTree,
     iterationDir: dir,
     relative: file => env.record.relative(file),
     killGraceMs: env.killGraceMs,
     signal: env.guard.signal,
     stopCause: () => env.guard.trip?.cause,
     runProcess: env.runProcess,
-    parallel: env.config.parallelChecks === true,
-    onCheck: check => env.emit({ type: 'check_finished', iteration, check })
-  }).finally(() => env.onPhase(undefined))
+    parallel: env.config.parallelChecks === true
+  }
 }
 
 /**
@@ -465,7 +487,25 @@ export async function runIteration(
     )
 
   // 5. The gates.
-  const checks = await runGates(env, next, iteration, dir)
+  let checks = await runGates(env, next, iteration, dir)
+  // What judges the agent stays as it was while it judges: a gate runs the agent's code, which could rewrite
+  // a later gate's script or a test not yet loaded. Changed meanwhile, the round does not count.
+  if (env.protection && !checks.interrupted) {
+    let during: Awaited<ReturnType<typeof findChanges>>
+    try {
+      during = await findChanges(env.protection)
+    } catch (error) {
+      return finish({ crash: (error as Error).message, interrupted: false, success: false }, 'crashed')
+    }
+    if (during.length > 0) {
+      const run = changedDuringGates(during)
+      checks = {
+        ...checks,
+        runs: [...checks.runs, run],
+        failures: [...checks.failures, { name: run.name, output: run.tail }]
+      }
+    }
+  }
   record.checks = checks.runs
   record.checksMs = checks.wallMs
   record.failureFingerprint = failureFingerprint(checks.failures)

@@ -12,12 +12,15 @@ import {
   openSync,
   readdirSync,
   readlinkSync,
-  readSync
+  readSync,
+  type BigIntStats
 } from 'node:fs'
 import path from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { GitRepo } from '../git/index.js'
-import { runProcess as defaultRunProcess } from '../proc/index.js'
+import { runProcess as defaultRunProcess, trustedProgram } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
+import type { CheckRun } from './types.js'
 import { hermeticGitEnvironment } from '../security/index.js'
 import { shlexSplit, type RalphCheck } from '../ralph/index.js'
 export { parseProtectSetting } from '../ralph/protect.js'
@@ -115,6 +118,14 @@ export const RUNNER_CONFIG_GLOBS = [
   '**/bunfig.toml',
   '**/.node-options',
   '**/pytest.ini',
+  '**/.pytest.ini',
+  // A module named as the runner wins over it (`python -m pytest` runs ./pytest.py); jest's manual mocks of
+  // a package replace it; Go's module files pick which code a path names.
+  'pytest.py',
+  'pytest/**',
+  '**/__mocks__/**',
+  '**/go.mod',
+  '**/go.work',
   '**/pyproject.toml',
   '**/setup.cfg',
   '**/tox.ini',
@@ -144,7 +155,7 @@ const PACKAGE_JSON_RUNNERS = new Set([
 
 /** Directories the search for new protected paths does not enter (dependencies, git's own). */
 const NOT_SEARCHED = new Set(['.git', 'node_modules'])
-/** Entries the search looks at, at most: a tree larger than that is searched only that far. */
+/** Entries the search looks at, at most: past that, the check fails (closed) rather than pass unlooked. */
 const MOST_SEARCHED = 200_000
 
 const toPosix = (p: string): string => p.split(path.sep).join('/')
@@ -157,19 +168,88 @@ export function insideTop(top: string, file: string): string | undefined {
 
 /** The words of a gate that may name a path: its shell words, and the pieces of those split at shell syntax. */
 function gateWords(run: string): string[] {
-  let words: string[]
-  try {
-    words = shlexSplit(run)
-  } catch {
-    words = run.split(/\s+/)
-  }
-  const pieces = words.flatMap(word => [word, ...word.split(/[\s;&|()<>`"'=,]+/)])
+  const pieces = shellWords(run).flatMap(word => [word, ...word.split(/[\s;&|()<>`"'=,]+/)])
   return [...new Set(pieces.filter(p => p !== '' && p !== '.' && p !== '..' && !p.startsWith('-')))]
+}
+
+function shellWords(run: string): string[] {
+  try {
+    return shlexSplit(run)
+  } catch {
+    return run.split(/\s+/)
+  }
+}
+
+/** Programs whose first word that is not an option is the script they run. */
+const INTERPRETERS = new Set(
+  [
+    'bash',
+    'sh',
+    'dash',
+    'zsh',
+    'ksh',
+    'node',
+    'python',
+    'python3',
+    'ruby',
+    'perl',
+    'php',
+    'deno',
+    'bun'
+  ].concat(['tsx', 'ts-node', 'pwsh', 'source', '.'])
+)
+/** Programs that run the command that follows them. */
+const WRAPPERS = new Set(['env', 'timeout', 'nice', 'nohup', 'time', 'exec', 'command', 'xargs', 'stdbuf'])
+/** Words that end one simple command and start another. */
+const SEPARATOR = /^(;|&&|\|\||\||&|\(|\)|\{|\}|!|if|then|else|elif|do|while|until)$/
+
+/**
+ * The files a gate runs, not those it reads as data: each simple command's program, an interpreter's script
+ * (`bash check.sh`, `node scripts/verify.js`; `bash -c '…'` read again), and a runner's configuration
+ * (`--config x`). `grep -q 'a + b' calc.js` runs grep: calc.js is the code the agent is asked to change.
+ */
+export function filesRun(run: string, depth = 0): string[] {
+  const words = shellWords(run)
+  const out: string[] = []
+  let start = true
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i].replace(/;+$/, '')
+    const ends = words[i] !== word
+    if (SEPARATOR.test(word)) {
+      start = true
+      continue
+    }
+    const config = /^(-c|--?(config|config-file|rcfile|settings))(=(.*))?$/.exec(word)
+    if (config) {
+      const value = config[4] ?? words[i + 1]
+      if (value) out.push(value)
+    } else if (start && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) && !/^-|^\d+[smhd]?$/.test(word)) {
+      const name = path.posix.basename(word)
+      out.push(word)
+      start = WRAPPERS.has(name)
+      if (INTERPRETERS.has(name))
+        for (let j = i + 1; j < words.length; j++) {
+          if (words[j] === '-c' && words[j + 1] !== undefined) {
+            if (depth < 2) out.push(...filesRun(words[j + 1], depth + 1))
+            i = j + 1
+            break
+          }
+          if (words[j] === '-m') break
+          if (words[j].startsWith('-')) continue
+          out.push(words[j].replace(/;+$/, ''))
+          if (words[j].endsWith(';')) start = true
+          i = j
+          break
+        }
+    }
+    if (ends) start = true
+  }
+  return out
 }
 
 /**
  * The rules `auto` stands for, given the start commit's files: the ralph's folder, .github/, every file a
- * gate names, package.json for JavaScript gates, runner configuration, and the tests that exist.
+ * gate runs (filesRun), package.json for JavaScript gates, runner configuration, and the tests that exist.
  */
 export function autoRules(facts: AutoFacts, baseFiles: ReadonlySet<string>): ProtectRule[] {
   const rules: ProtectRule[] = []
@@ -181,14 +261,15 @@ export function autoRules(facts: AutoFacts, baseFiles: ReadonlySet<string>): Pro
   rules.push({ glob: '.github/**', scope: 'all', why: 'auto: .github/ (workflows, actions)' })
   let javascript = false
   for (const check of facts.checks) {
-    for (const word of gateWords(check.run)) {
+    for (const word of gateWords(check.run))
       if (PACKAGE_JSON_RUNNERS.has(path.posix.basename(word))) javascript = true
+    for (const word of filesRun(check.run)) {
       if (/[$*?[{]/.test(word)) continue
       const rel = path.posix.normalize(path.posix.join(facts.projectDir, word.replace(/^\.\//, '')))
       if (rel.startsWith('..') || rel === '.' || path.posix.isAbsolute(word)) continue
       // A file, not a folder: `eslint src` names the code the agent is asked to change.
       if (baseFiles.has(rel))
-        rules.push({ glob: rel, scope: 'base', why: `auto: named by a gate (${check.run})` })
+        rules.push({ glob: rel, scope: 'base', why: `auto: run by a gate (${check.run})` })
     }
   }
   if (javascript)
@@ -290,7 +371,10 @@ export function ruleFor(rules: readonly ProtectRule[], file: string, base: boole
 /** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
 function gitBytes(cwd: string, args: string[], input?: string): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, { cwd, env: { ...process.env, ...hermeticGitEnvironment() } })
+    const child = spawn(trustedProgram('git'), args, {
+      cwd,
+      env: { ...process.env, ...hermeticGitEnvironment() }
+    })
     const out: Buffer[] = []
     const err: Buffer[] = []
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
@@ -339,49 +423,137 @@ export async function repositoryTop(dir: string): Promise<string> {
 }
 
 type Found =
-  | { kind: 'file'; mode: number; size: number }
+  | { kind: 'file'; stat: BigIntStats }
   | { kind: 'link'; target: string }
   | { kind: 'other'; why: string }
   | { kind: 'missing' }
 
-/** What is at `rel` under `top`, looking at every folder on the way without following one that is a link. */
-function inspect(top: string, rel: string): Found {
-  const parts = rel.split('/')
-  let at = top
-  for (let i = 0; i < parts.length; i++) {
-    at = path.join(at, parts[i])
+/** Work of a check in stretches of at most this long, then the event loop runs (budgets' timers, output). */
+const STRETCH_MS = 20
+
+/** One look at the tree: each folder on the way looked at once, and the event loop let run between stretches. */
+class Pass {
+  /** A folder's verdict (relative to the top): undefined when it is a folder, else what is there instead. */
+  private readonly folders = new Map<string, Found | undefined>()
+  private stretchStarted = performance.now()
+
+  /** When the pass began, in nanoseconds since the epoch: a file changed since then may change again unseen. */
+  readonly startedNs: bigint
+
+  constructor(
+    readonly top: string,
+    now: number
+  ) {
+    this.startedNs = BigInt(Math.floor(now)) * 1_000_000n
+  }
+
+  /** Whether the current stretch of work is long enough. */
+  due(): boolean {
+    return performance.now() - this.stretchStarted >= STRETCH_MS
+  }
+
+  /** Lets the event loop run, then starts a new stretch. */
+  async pause(): Promise<void> {
+    await new Promise(resolve => setImmediate(resolve))
+    this.stretchStarted = performance.now()
+  }
+
+  /** What is at `rel`, looking at every folder on the way (once a pass) without following one that is a link. */
+  inspect(rel: string): Found {
+    const slash = rel.lastIndexOf('/')
+    const folder = slash === -1 ? undefined : this.folder(rel.slice(0, slash))
+    if (folder) return folder
+    const at = path.join(this.top, rel)
     let stat
     try {
-      stat = lstatSync(at)
+      stat = lstatSync(at, { bigint: true })
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
       if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' }
       return { kind: 'other', why: 'made unreadable' }
     }
-    const last = i === parts.length - 1
-    if (!last) {
-      if (stat.isSymbolicLink())
-        return {
-          kind: 'other',
-          why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a link`
-        }
-      if (!stat.isDirectory())
-        return {
-          kind: 'other',
-          why: `a folder on its way (${parts.slice(0, i + 1).join('/')}) replaced by a file`
-        }
-      continue
-    }
     if (stat.isSymbolicLink()) return { kind: 'link', target: readlinkSync(at) }
     if (stat.isDirectory()) return { kind: 'other', why: 'replaced by a folder' }
     if (!stat.isFile()) return { kind: 'other', why: 'replaced by a special file' }
-    return { kind: 'file', mode: stat.mode, size: stat.size }
+    return { kind: 'file', stat }
   }
-  return { kind: 'missing' }
+
+  /** Undefined when `dir` and every folder above it are folders; else what the path below it finds. */
+  private folder(dir: string): Found | undefined {
+    if (this.folders.has(dir)) return this.folders.get(dir)
+    const slash = dir.lastIndexOf('/')
+    let found = slash === -1 ? undefined : this.folder(dir.slice(0, slash))
+    if (!found) {
+      let stat
+      try {
+        stat = lstatSync(path.join(this.top, dir))
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        stat = undefined
+        found =
+          code === 'ENOENT' || code === 'ENOTDIR'
+            ? { kind: 'missing' }
+            : { kind: 'other', why: 'made unreadable' }
+      }
+      if (stat?.isSymbolicLink())
+        found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a link` }
+      else if (stat && !stat.isDirectory())
+        found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a file` }
+    }
+    this.folders.set(dir, found)
+    return found
+  }
 }
 
-/** The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash. */
-function blobId(file: string, algorithm: 'sha1' | 'sha256'): string | undefined {
+/**
+ * What lstat said of a protected file last found as the start commit has it, as git's index keeps it: when
+ * all of it is the same, so is the file. A write changes the ctime, which no user process can set back; a
+ * file swapped for another (a rename, a copy) has another inode.
+ */
+interface StatKey {
+  dev: bigint
+  ino: bigint
+  size: bigint
+  mode: bigint
+  ctimeNs: bigint
+  mtimeNs: bigint
+}
+
+/** Per protection: the stat keys of its files found unchanged. */
+const verified = new WeakMap<Protection, Map<string, StatKey>>()
+
+const statKey = (stat: BigIntStats): StatKey => ({
+  dev: stat.dev,
+  ino: stat.ino,
+  size: stat.size,
+  mode: stat.mode,
+  ctimeNs: stat.ctimeNs,
+  mtimeNs: stat.mtimeNs
+})
+
+const sameStat = (key: StatKey, stat: BigIntStats): boolean =>
+  key.dev === stat.dev &&
+  key.ino === stat.ino &&
+  key.size === stat.size &&
+  key.mode === stat.mode &&
+  key.ctimeNs === stat.ctimeNs &&
+  key.mtimeNs === stat.mtimeNs
+
+/**
+ * A change this close to the look could share its ctime with a later one (file systems keep times to a tick,
+ * some to a second or two), so such a file is hashed again next time (git's "racily clean" entries).
+ */
+const RACY_NS = 2_000_000_000n
+
+/**
+ * The git blob id of a regular file, read without following a link (O_NOFOLLOW), in the repository's hash;
+ * with its stat key when the file did not change while it was read and did not change just before.
+ */
+async function blobId(
+  file: string,
+  algorithm: 'sha1' | 'sha256',
+  pass: Pass
+): Promise<{ oid: string; key?: StatKey } | undefined> {
   let fd: number
   try {
     fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
@@ -389,26 +561,38 @@ function blobId(file: string, algorithm: 'sha1' | 'sha256'): string | undefined 
     return undefined
   }
   try {
-    const stat = fstatSync(fd)
-    if (!stat.isFile()) return undefined
-    const hash = createHash(algorithm).update(`blob ${stat.size}\0`)
-    const buffer = Buffer.alloc(Math.min(1 << 20, Math.max(1, stat.size)))
-    let total = 0
+    const before = fstatSync(fd, { bigint: true })
+    if (!before.isFile()) return undefined
+    const hash = createHash(algorithm).update(`blob ${before.size}\0`)
+    const buffer = Buffer.alloc(
+      Number(before.size < 1n << 20n ? (before.size > 0n ? before.size : 1n) : 1n << 20n)
+    )
+    let total = 0n
     for (;;) {
       const n = readSync(fd, buffer, 0, buffer.length, null)
       if (n === 0) break
       hash.update(buffer.subarray(0, n))
-      total += n
+      total += BigInt(n)
+      if (pass.due()) await pass.pause()
     }
-    return total === stat.size ? hash.digest('hex') : undefined
+    if (total !== before.size) return undefined
+    const oid = hash.digest('hex')
+    const after = fstatSync(fd, { bigint: true })
+    const settled = sameStat(statKey(before), after) && before.ctimeNs < pass.startedNs - RACY_NS
+    return settled ? { oid, key: statKey(before) } : { oid }
   } finally {
     closeSync(fd)
   }
 }
 
 /** What differs at one protected path of the start commit, in words; undefined when it is as it was. */
-function differs(top: string, rel: string, entry: BaseEntry): string | undefined {
-  const found = inspect(top, rel)
+async function differs(
+  pass: Pass,
+  rel: string,
+  entry: BaseEntry,
+  known: Map<string, StatKey>
+): Promise<string | undefined> {
+  const found = pass.inspect(rel)
   if (found.kind === 'missing') return 'deleted'
   if (found.kind === 'other') return found.why
   if (entry.mode === '120000') {
@@ -419,22 +603,33 @@ function differs(top: string, rel: string, entry: BaseEntry): string | undefined
     return expected === entry.oid ? undefined : 'the link changed'
   }
   if (found.kind === 'link') return 'replaced by a link'
-  const oid = blobId(path.join(top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1')
-  if (oid === undefined) return 'made unreadable'
-  if (oid !== entry.oid) return 'changed'
-  const executable = (found.mode & 0o100) !== 0
+  const key = known.get(rel)
+  if (!key || !sameStat(key, found.stat)) {
+    known.delete(rel)
+    const blob = await blobId(path.join(pass.top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1', pass)
+    if (blob === undefined) return 'made unreadable'
+    if (blob.oid !== entry.oid) return 'changed'
+    // Kept only when it is the file lstat saw (not one swapped in meanwhile).
+    if (blob.key && blob.key.dev === found.stat.dev && blob.key.ino === found.stat.ino)
+      known.set(rel, blob.key)
+  }
+  const executable = (Number(found.stat.mode) & 0o100) !== 0
   if (executable !== (entry.mode === '100755'))
     return executable ? 'made executable' : 'its executable bit removed'
   return undefined
 }
 
 /** New paths where every path is protected (a rule of scope `all`), found without following links. */
-function added(protection: Protection): Revert[] {
+async function added(protection: Protection, pass: Pass): Promise<Revert[]> {
   const allRules = protection.rules.filter(rule => rule.scope === 'all')
   if (allRules.length === 0) return []
+  const patterns = allRules.map(rule => globRegExp(rule.glob))
+  // Most names match no rule: one test of them all rules them out.
+  const any = new RegExp(`^(?:${patterns.map(re => re.source.slice(1, -1)).join('|')})$`)
   const found: Revert[] = []
   let seen = 0
-  const walk = (dir: string): void => {
+  // `within[i]`: rule i names the folder or one above it (globMatches, decided once a folder).
+  const walk = async (dir: string, within: readonly boolean[]): Promise<void> => {
     let entries
     try {
       entries = readdirSync(path.join(protection.top, dir), { withFileTypes: true })
@@ -442,33 +637,57 @@ function added(protection: Protection): Revert[] {
       return
     }
     for (const entry of entries) {
-      if (++seen > MOST_SEARCHED) return
+      if (++seen > MOST_SEARCHED)
+        throw new ProtectedPathError(
+          `the work tree holds over ${MOST_SEARCHED.toLocaleString('en-US')} entries outside node_modules and .git, too many to look through for new files where none may be added: set protected-paths to none for this repository`
+        )
+      if (pass.due()) await pass.pause()
       const rel = dir === '' ? entry.name : `${dir}/${entry.name}`
       if (entry.isDirectory()) {
-        if (!NOT_SEARCHED.has(entry.name)) walk(rel)
+        if (!NOT_SEARCHED.has(entry.name))
+          await walk(
+            rel,
+            patterns.map((re, i) => within[i] || re.test(rel))
+          )
         continue
       }
       if (protection.paths.has(rel) || rel === protection.guardrails) continue
       // A link may stand for a folder: one where a protected folder would be is as new as a file in it.
-      const rule =
-        ruleFor(allRules, rel, false) ??
-        (entry.isSymbolicLink() ? ruleFor(allRules, `${rel}/-`, false) : undefined)
-      if (rule)
-        found.push({ path: rel, why: `added where paths are protected (${rule.why.replace(/^auto: /, '')})` })
+      let i = within.indexOf(true)
+      if (any.test(rel)) i = patterns.findIndex((re, j) => within[j] || re.test(rel))
+      if (i === -1 && entry.isSymbolicLink()) i = patterns.findIndex(re => re.test(`${rel}/-`))
+      if (i !== -1)
+        found.push({
+          path: rel,
+          why: `added where paths are protected (${allRules[i].why.replace(/^auto: /, '')})`
+        })
     }
   }
-  walk('')
+  await walk(
+    '',
+    patterns.map(() => false)
+  )
   return found
 }
 
-/** Every protected path the tree no longer has as the start commit had it, and every new one where none may be added. */
-export function findChanges(protection: Protection): Revert[] {
+/**
+ * Every protected path the tree no longer has as the start commit had it, and every new one where none may be
+ * added. A file found unchanged is hashed again only when its stat key changed (`now`: the wall clock, in ms).
+ */
+export async function findChanges(
+  protection: Protection,
+  options: { now?: () => number } = {}
+): Promise<Revert[]> {
+  const pass = new Pass(protection.top, (options.now ?? Date.now)())
+  let known = verified.get(protection)
+  if (!known) verified.set(protection, (known = new Map()))
   const changes: Revert[] = []
   for (const [rel, entry] of protection.paths) {
-    const why = differs(protection.top, rel, entry)
+    const why = await differs(pass, rel, entry, known)
     if (why) changes.push({ path: rel, why })
+    if (pass.due()) await pass.pause()
   }
-  return [...changes, ...added(protection)]
+  return [...changes, ...(await added(protection, pass))]
 }
 
 const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`
@@ -542,7 +761,7 @@ export interface RestoreOptions {
  * then looks again: answers what was put back, or throws ProtectedPathError when something could not be.
  */
 export async function restore(protection: Protection, options: RestoreOptions = {}): Promise<Revert[]> {
-  const reverts = findChanges(protection)
+  const reverts = await findChanges(protection)
   if (reverts.length === 0) return []
   const oids = reverts.flatMap(r => protection.paths.get(r.path)?.oid ?? [])
   const script = restoreScript(protection, reverts, await readBlobs(protection.top, oids))
@@ -555,7 +774,7 @@ export async function restore(protection: Protection, options: RestoreOptions = 
     timeoutMs: 120_000,
     ...(options.signal ? { signal: options.signal } : {})
   })
-  const left = findChanges(protection)
+  const left = await findChanges(protection)
   if (result.exitCode !== 0 || left.length > 0) {
     const said = Buffer.concat([result.stderr.head, result.stderr.tail])
       .toString('utf8')
@@ -663,4 +882,23 @@ export async function protectedInCommit(
   for (let i = 0; i + 1 < fields.length; i += 2)
     changed.push({ path: fields[i + 1], inBase: fields[i] !== 'A' })
   return protectedChanges(rules, changed, guardrails)
+}
+
+/**
+ * The failing run that voids a round of gates during which protected paths changed: the code a gate runs
+ * (the agent's) could have rewritten a later gate's script or a test not yet loaded. They are put back before
+ * the next round.
+ */
+export function changedDuringGates(changes: readonly Revert[]): CheckRun {
+  return {
+    name: 'protected paths',
+    run: '(the action: what judges the agent, unchanged while it judges)',
+    passed: false,
+    exitCode: null,
+    timedOut: false,
+    durationMs: 0,
+    outputBytes: 0,
+    tail: `While the gates ran, protected paths changed: ${revertsLine(changes)}. Gates that run code which rewrites what judges it do not count; leave those paths alone.`,
+    log: ''
+  }
 }

@@ -375,7 +375,7 @@ const tests = (n: number): string => `${n} test${n === 1 ? '' : 's'}`
 
 /**
  * Why a gate whose runner is counted fails on its count, or undefined when it may pass: it reported no count,
- * ran fewer tests than at the baseline, or skipped more.
+ * a failing test (whatever its exit code), ran fewer tests than at the baseline, or skipped more.
  */
 export function countProblem(
   command: string,
@@ -385,8 +385,11 @@ export function countProblem(
 ): string | undefined {
   const gate = codeCell(command)
   if (!now) return `${gate} reported no test count: ${runner}'s summary is not in its output`
-  if (!start) return undefined
-  const problems: string[] = []
+  // A failing test fails the gate whatever the exit code says (the code under test can end its runner
+  // with 0 after the summary: pytest runs it in its own process, and atexit can os._exit(0)).
+  const failing = now.failed > 0 ? [`${gate} reported ${tests(now.failed)} failing`] : []
+  if (!start) return failing.length > 0 ? failing[0] : undefined
+  const problems: string[] = [...failing]
   if (now.run < start.run) problems.push(`${gate} ran ${tests(start.run)} at the start and ${now.run} now`)
   if (now.skipped > start.skipped)
     problems.push(`${gate} skipped ${tests(start.skipped)} at the start and ${now.skipped} now`)

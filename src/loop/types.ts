@@ -160,7 +160,7 @@ export interface LoopPorts {
 export interface VerifyPorts {
   /** Variables for the git that makes the clean checkout (the action's hermetic git environment). */
   gitEnv?: NodeJS.ProcessEnv
-  /** Where the clean checkout's folder is made (outside every work tree). Default: the system temp dir. */
+  /** Where the clean checkout's folder is made (outside every work tree). Default: ~/.cache/ralph-action. */
   tempDir?: string
   /**
    * Hands the clean checkout to the user the gates run as (isolation); answers what gives it back, which

@@ -3,16 +3,23 @@
 // tree), protected paths put back from the base, `setup` first, as the user the gates run as. Work that passes
 // only thanks to what git never delivers (an ignored file, a build left behind) fails here, before any push.
 import { realpathSync } from 'node:fs'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { mkdir, mkdtemp, rm } from 'node:fs/promises'
+import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import { gitOrThrow, runGit } from '../git/git.js'
+import { writeCommitTree } from '../git/write-tree.js'
 import type { RalphCheck } from '../ralph/index.js'
 import { runChecks } from './checks.js'
-import { restoreProtected } from './protected.js'
+import {
+  changedDuringGates,
+  findChanges,
+  protectionFromRules,
+  repositoryTop,
+  restore,
+  type Protection
+} from './protected.js'
 import { addedChecks } from './defaults.js'
-import type { IterationMemory, LoopEnvironment } from './iteration.js'
-import { testCounter } from './test-count.js'
+import { gateContext, type IterationMemory, type LoopEnvironment } from './iteration.js'
 import type { CheckRun, LoopConfig, VerificationRecord, VerifyMode, VerifyPorts } from './types.js'
 
 const iso = (ms: number): string => new Date(ms).toISOString()
@@ -31,7 +38,7 @@ export function setupCommands(commands: readonly string[]): RalphCheck[] {
 /** What `runSetup` needs: where the commands run and log, and the run's services. */
 type SetupEnvironment = Pick<
   LoopEnvironment,
-  'config' | 'record' | 'killGraceMs' | 'guard' | 'runProcess' | 'onPhase'
+  'config' | 'record' | 'killGraceMs' | 'guard' | 'runProcess' | 'onPhase' | 'agentEnvironment'
 >
 
 /**
@@ -48,6 +55,7 @@ export async function runSetup(
   try {
     for (const command of setupCommands(env.config.setup ?? [])) {
       const outcome = await runChecks([command], {
+        ...(env.agentEnvironment ? { freshHome: true } : {}),
         workTree: cwd,
         iterationDir,
         folder: 'setup',
@@ -97,17 +105,41 @@ function projectIn(checkout: string, repoRoot: string, projectRoot: string): str
   return rel.startsWith('..') || path.isAbsolute(rel) ? checkout : path.join(checkout, rel)
 }
 
-/** The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this process. */
-function fromBase(env: LoopEnvironment): (checkout: string, base: string) => Promise<string[]> {
+/**
+ * The run's protected paths (none when it has no protection) put back in `checkout` from the base, as this
+ * process; `keep` gets the checkout's protection, to look again once its gates have run.
+ */
+function fromBase(
+  env: LoopEnvironment,
+  keep: (protection: Protection) => void
+): (checkout: string, base: string) => Promise<string[]> {
   const protection = env.protection
   if (!protection) return () => Promise.resolve([])
-  return async (checkout, base) =>
-    (
-      await restoreProtected(checkout, base, protection.rules, {
-        signal: env.guard.signal,
-        ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
-      })
-    ).map(revert => revert.path)
+  return async (checkout, base) => {
+    const here = await protectionFromRules(
+      await repositoryTop(checkout),
+      base,
+      protection.rules,
+      protection.guardrails
+    )
+    keep(here)
+    return (await restore(here, { signal: env.guard.signal })).map(revert => revert.path)
+  }
+}
+
+/**
+ * Where a clean checkout goes by default: under this user's ~/.cache, not the system's temp folder, whose
+ * parents every user may write (pytest looks up the tree for its ini and conftest files: a /tmp/pytest.ini
+ * planted by the agent would steer the clean run).
+ */
+async function privateBase(): Promise<string> {
+  const base = path.join(homedir(), '.cache', 'ralph-action')
+  try {
+    await mkdir(base, { recursive: true, mode: 0o700 })
+    return base
+  } catch {
+    return tmpdir()
+  }
 }
 
 /**
@@ -125,14 +157,22 @@ export async function verifyCommit(
   const started = env.clock.now()
   const repoRoot = env.workspace.root
   const git = { cwd: repoRoot, env: ports.gitEnv }
-  const folder = await mkdtemp(path.join(ports.tempDir ?? tmpdir(), 'ralph-clean-'))
+  const folder = await mkdtemp(path.join(ports.tempDir ?? (await privateBase()), 'ralph-clean-'))
   const checkout = path.join(folder, 'checkout')
   let giveBack: (() => Promise<string[]>) | undefined
   try {
-    await gitOrThrow(['worktree', 'add', '--detach', '--quiet', checkout, commit], git)
+    // No checkout by git: its smudge filters and attributes are the tree's (and, under isolation none, a
+    // .git/config the agent may have written); the files come straight from the object store instead.
+    await gitOrThrow(['worktree', 'add', '--detach', '--no-checkout', '--quiet', checkout, commit], git)
+    await writeCommitTree(repoRoot, commit, checkout, ports.gitEnv)
+    await gitOrThrow(['read-tree', commit], { ...git, cwd: checkout })
     // Before it is lent: the checkout is the action's own yet (made by its git, nothing of the agent's runs
     // there), so its git may read it and no process can swap a path while it is put back.
-    const reverted = base !== undefined ? await (ports.restoreProtected ?? fromBase(env))(checkout, base) : []
+    let guarded: Protection | undefined
+    const reverted =
+      base !== undefined
+        ? await (ports.restoreProtected ?? fromBase(env, p => (guarded = p)))(checkout, base)
+        : []
     giveBack = await ports.lend?.(checkout)
     const cwd = projectIn(checkout, repoRoot, env.workTree)
     const dir = path.join(env.record.iterationDir(iteration), 'clean')
@@ -156,22 +196,19 @@ export async function verifyCommit(
     } else {
       env.onPhase('check')
       // Counted as the loop's gates are: a clean run with fewer tests than the baseline's fails too.
-      const runners = counting.testRunners
-      const commands = env.config.checks.map(check => check.run)
-      const gates = await runChecks(env.config.checks, {
-        ...(runners ? { countTests: testCounter(commands, runners, counting.baseline?.checks, cwd) } : {}),
-        workTree: cwd,
-        iterationDir: dir,
-        relative: file => env.record.relative(file),
-        killGraceMs: env.killGraceMs,
-        signal: env.guard.signal,
-        stopCause: () => env.guard.trip?.cause,
-        runProcess: env.runProcess,
-        parallel: env.config.parallelChecks === true
-      }).finally(() => env.onPhase(undefined))
+      const gates = await runChecks(env.config.checks, gateContext(env, counting, cwd, dir)).finally(() =>
+        env.onPhase(undefined)
+      )
       verification.checks = gates.runs
       verification.checksMs = gates.wallMs
       failures.push(...gates.failures)
+      // As in the loop's tree: what judges stays as it was while the gates run the agent's code.
+      const during = guarded && !gates.interrupted ? await findChanges(guarded) : []
+      if (during.length > 0) {
+        const run = changedDuringGates(during)
+        verification.checks = [...verification.checks, run]
+        failures.push({ name: run.name, output: run.tail })
+      }
       verification.verdict = gates.interrupted ? 'interrupted' : failures.length > 0 ? 'failed' : 'passed'
     }
     verification.durationMs = Math.round(env.clock.now() - started)

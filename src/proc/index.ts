@@ -17,4 +17,4 @@ export {
   type DecodeOptions
 } from './text.js'
 export type { Captured, RunOptions, RunResult, Signaller } from './types.js'
-export { which } from './which.js'
+export { SYSTEM_PATH, trustedProgram, which } from './which.js'

@@ -36,3 +36,28 @@ function isExecutableFile(file: string, cwd: string): boolean {
     return false
   }
 }
+
+/** The folders the system keeps its own programs in. */
+export const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
+const resolved = new Map<string, string>()
+
+/**
+ * A program the action itself runs (git, and as root prlimit, setpriv, sudo, bash), by absolute path, found
+ * once, the first time (before the loop): `system` looks in SYSTEM_PATH alone, else the absolute folders of
+ * PATH. A relative PATH entry, or a folder the agent fills later (a work tree's node_modules/.bin), never
+ * chooses what the action runs.
+ */
+export function trustedProgram(name: string, system = false): string {
+  // Per PATH (the action never changes its own; a test may put a stand-in first), found once for each.
+  const key = `${system ? 's' : 'p'}:${name}:${system ? '' : (process.env.PATH ?? '')}`
+  let found = resolved.get(key)
+  if (found === undefined) {
+    const absolute = (process.env.PATH ?? '')
+      .split(':')
+      .filter(dir => path.isAbsolute(dir))
+      .join(':')
+    found = which(name, { cwd: '/', path: system ? SYSTEM_PATH : absolute || SYSTEM_PATH }) ?? name
+    resolved.set(key, found)
+  }
+  return found
+}

@@ -292,6 +292,16 @@ export function bodyRefusal(wire: ModelWire, body: unknown): { name: string; why
         why: 'the hosted tool is billed per call or per session beside the tokens, at a price the meter does not know'
       }
   }
+  // Anthropic's code execution is billed per container-hour beside the tokens (web search is metered, its
+  // requests counted in the usage; web fetch costs tokens only).
+  if (wire === 'anthropic-messages') {
+    const container = toolTypes(json.tools).find(type => type.startsWith('code_execution'))
+    if (container)
+      return {
+        name: `tools: ${container}`,
+        why: 'code execution is billed per container-hour beside the tokens, at a price the meter does not know'
+      }
+  }
   // Chat completions' search models bill a fee per search.
   if (wire === 'openai-chat' && json.web_search_options !== undefined)
     return {

@@ -13,6 +13,8 @@ import { rmSync } from 'node:fs'
 import {
   processIdentity,
   runProcess,
+  SYSTEM_PATH,
+  trustedProgram,
   which,
   type RunOptions,
   type RunResult,
@@ -39,7 +41,6 @@ export const DEFAULT_AGENT_USER = 'ralph-agent'
 /** Where the agent's fresh HOME is made (wiped at every start and at the end). */
 const HOMES = '/var/lib/ralph-action'
 /** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
-const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'
 const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' }
 /** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
 export const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/
@@ -187,7 +188,7 @@ export function isolationPrivilege(): { privilege: Privilege } | { why: string }
 
 /** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
 const asRoot = (privilege: Privilege, argv: string[]): string[] =>
-  privilege === 'root' ? argv : ['sudo', '-n', '--', ...argv]
+  privilege === 'root' ? argv : [trustedProgram('sudo', true), '-n', '--', ...argv]
 
 /**
  * argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). With
@@ -202,8 +203,10 @@ export function asAgent(
 ): string[] {
   const { uid, gid } = state.user
   return asRoot(state.privilege, [
-    ...(maxProcesses === undefined ? [] : ['prlimit', `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
-    'setpriv',
+    ...(maxProcesses === undefined
+      ? []
+      : [trustedProgram('prlimit', true), `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
+    trustedProgram('setpriv', true),
     `--reuid=${uid}`,
     `--regid=${gid}`,
     '--clear-groups',
@@ -216,7 +219,7 @@ export function asAgent(
 /** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
 async function privileged(privilege: Privilege, args: string[]): Promise<string[]> {
   const result = await runProcess({
-    argv: asRoot(privilege, ['bash', '-s', '--', ...args]),
+    argv: asRoot(privilege, [trustedProgram('bash', true), '-s', '--', ...args]),
     cwd: '/',
     env: SYSTEM_ENV,
     input: PRIVILEGED,

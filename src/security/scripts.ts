@@ -54,6 +54,14 @@ ${SWEEP_FILES}
 shopt -s dotglob nullglob
 fail() { printf 'error %s\\n' "$*"; exit 1; }
 problem() { printf 'problem %s\\n' "$*"; }
+# A file of the agent's with another name outside (a hard link into /tmp) gets a copy of its own before it is
+# given away: the chown would make the other name root's too, and the sweep would leave it, and its folder.
+unshare_links() {
+  local f t
+  while IFS= read -r -d '' f; do
+    t=$(mktemp -- "$f.XXXXXX") && cp -p -- "$f" "$t" && mv -f -- "$t" "$f" || problem "could not copy $f apart from its other names"
+  done < <(find "$@" -uid "$uid" -type f -links +1 -print0)
+}
 as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
 # The entries of the work tree, .git left out: it stays the owner's, readable only.
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
@@ -150,6 +158,7 @@ elif [ "$step" = release ]; then
   if [ \${#found[@]} -gt 0 ]; then
     # A setuid file the agent made must not become one of the owner's.
     find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
+    unshare_links "\${found[@]}"
     find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
   fi
   chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
@@ -165,6 +174,7 @@ elif [ "$step" = lend ]; then
 elif [ "$step" = reclaim ]; then
   uid=$1 dir=$2 owner=$3 ownergroup=$4; shift 4
   find "$dir" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $dir"
+  unshare_links "$dir"
   chown -R -h "$owner:$ownergroup" -- "$dir" || problem "could not take $dir back"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
 else

@@ -1,0 +1,106 @@
+// A commit's files written out from git's object store, as they are stored: no checkout, so no smudge or
+// textconv filter, no eol or ident conversion, no hook and no attribute of the tree (or of a .git the agent
+// could write under isolation none) runs. The clean checkout that verifies a commit (loop/verify.ts) is made
+// this way: git's own checkout would run whatever filter the agent planted, as the action's user.
+import { spawn } from 'node:child_process'
+import { closeSync, constants, mkdirSync, openSync, symlinkSync, writeSync } from 'node:fs'
+import path from 'node:path'
+import { trustedProgram } from '../proc/index.js'
+
+interface Entry {
+  mode: string
+  oid: string
+  file: string
+}
+
+/** Runs git; resolves its stdout, rejects with its first stderr line. */
+function git(cwd: string, env: NodeJS.ProcessEnv | undefined, args: string[], input = ''): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(trustedProgram('git'), args, { cwd, env: { ...process.env, ...env } })
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+    child.on('error', reject)
+    child.on('close', code =>
+      code === 0
+        ? resolve(Buffer.concat(out))
+        : reject(
+            new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0]}`)
+          )
+    )
+    child.stdin.on('error', () => undefined)
+    child.stdin.end(input)
+  })
+}
+
+/** The commit's entries: blobs (files and links) and gitlinks (an empty folder, as a checkout leaves them). */
+async function entriesOf(repo: string, commit: string, env?: NodeJS.ProcessEnv): Promise<Entry[]> {
+  const out = await git(repo, env, ['ls-tree', '-r', '-z', '--full-tree', commit])
+  const entries: Entry[] = []
+  for (const record of out.toString('utf8').split('\0')) {
+    const tab = record.indexOf('\t')
+    if (tab === -1) continue
+    const [mode, , oid] = record.slice(0, tab).split(' ')
+    entries.push({ mode, oid, file: record.slice(tab + 1) })
+  }
+  return entries
+}
+
+/** A new file (never an existing one, never through a link), with its bytes. */
+function writeNew(file: string, bytes: Buffer, mode: number): void {
+  const fd = openSync(
+    file,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    mode
+  )
+  try {
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at)
+  } finally {
+    closeSync(fd)
+  }
+}
+
+/**
+ * Writes every file of `commit` (read from the repository at `repo`) into `dest`, an empty folder nobody else
+ * writes: regular files 0644 or 0755 as git records them, links as links (never followed: every path is
+ * created anew), a gitlink as an empty folder. Throws on a path that leaves `dest`.
+ */
+export async function writeCommitTree(
+  repo: string,
+  commit: string,
+  dest: string,
+  env?: NodeJS.ProcessEnv
+): Promise<number> {
+  const entries = (await entriesOf(repo, commit, env)).filter(e => e.mode !== '040000')
+  const folders = new Set<string>()
+  const folder = (dir: string): void => {
+    if (dir === '.' || folders.has(dir)) return
+    folder(path.posix.dirname(dir))
+    mkdirSync(path.join(dest, dir), { mode: 0o755 })
+    folders.add(dir)
+  }
+  const place = (file: string): string => {
+    const full = path.join(dest, file)
+    if (path.relative(dest, full).startsWith('..') || path.isAbsolute(file))
+      throw new Error(`the commit names a path outside its tree: ${file}`)
+    folder(path.posix.dirname(file))
+    return full
+  }
+  const blobs = entries.filter(e => e.mode !== '160000')
+  for (const e of entries.filter(e => e.mode === '160000')) folder(e.file)
+  if (blobs.length === 0) return 0
+  const out = await git(repo, env, ['cat-file', '--batch'], blobs.map(e => `${e.oid}\n`).join(''))
+  let at = 0
+  for (const e of blobs) {
+    const newline = out.indexOf(0x0a, at)
+    const [, type, size] = out.subarray(at, newline).toString('utf8').split(' ')
+    if (type !== 'blob') throw new Error(`${e.file} is not a blob in ${commit}`)
+    const bytes = out.subarray(newline + 1, newline + 1 + Number(size))
+    at = newline + 1 + Number(size) + 1
+    const full = place(e.file)
+    if (e.mode === '120000') symlinkSync(bytes.toString('utf8'), full)
+    else writeNew(full, bytes, e.mode === '100755' ? 0o755 : 0o644)
+  }
+  return blobs.length
+}
