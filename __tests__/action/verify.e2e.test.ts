@@ -1,10 +1,12 @@
 // The verdict is the action's (#27, parts 3 and 4): before anything is pushed, the gates pass once more on a
 // clean checkout of exactly the commit delivered (no ignored or untracked file of the loop's tree, `setup`
-// first, as the agent's user). A tree that passes only because of a file git ignores gets no pull request.
+// first, as the agent's user). A tree that passes only because of a file git ignores gets no pull request, in
+// the `node --test`, jest and pytest projects too.
 import { expect, test } from '@jest/globals'
 import { DONE, FIX, agentScript, projectFiles, ralph } from './fixtures.js'
 import { runAction } from './harness.js'
 import { TEST_AGENT_USER } from '../support/agent-user.js'
+import { KINDS, kindProject } from './projects.js'
 import { e2eSuite } from './suite.js'
 
 const e2e = e2eSuite()
@@ -36,6 +38,23 @@ test('a tree that passes only thanks to a git-ignored file gets no pull request:
   expect(run.summary).toContain('verify_failed')
   expectClean(p)
 })
+
+test.each(Object.keys(KINDS) as (keyof typeof KINDS)[])(
+  '%s: an agent that takes add from a file it has git ignore gets no pull request: verify_failed',
+  async name => {
+    const kind = KINDS[name]
+    const p = await project(kindProject(kind, agentScript({ any: `${kind.ignored}\n${DONE}` })))
+    const run = await runAction(p, e2e.stand(), {
+      inputs: { ralph: 'fix-tests', 'max-iterations': '1', ...kind.inputs }
+    })
+    expect(run.outputs).toMatchObject({ 'stop-reason': 'verify_failed', success: 'false', verified: 'false' })
+    expect(p.api.state.pulls).toHaveLength(0)
+    const status = JSON.parse((await e2e.recordOf(run)).get('status.json')!.toString('utf8'))
+    expect(status.iterations[0].verification).toMatchObject({ verdict: 'failed' })
+    expect(status.iterations[0].verification.checks[0].tail).toMatch(/answer/)
+    expectClean(p)
+  }
+)
 
 test('the clean checkout’s failure is fed forward; the honest fix that follows is pushed, verified', async () => {
   const agent = agentScript({

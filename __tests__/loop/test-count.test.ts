@@ -137,7 +137,10 @@ test.each([
   ['node-test-tap.txt', 'node --test', MIXED],
   ['node-test-spec.txt', 'node --test', MIXED],
   ['node-test-node24.txt', 'node --test', MIXED],
-  ['node-test-exit.txt', 'node --test', { run: 1, passed: 1, failed: 0, skipped: 0 }],
+  // A file ended early passes as one test named by its path: it ran none.
+  ['node-test-exit.txt', 'node --test', { run: 0, passed: 0, failed: 0, skipped: 0 }],
+  ['node-test-exit-files.txt', 'node --test', { run: 2, passed: 2, failed: 0, skipped: 0 }],
+  ['node-test-exit-files-node24.txt', 'node --test', { run: 2, passed: 2, failed: 0, skipped: 0 }],
   ['jest.txt', 'jest', MIXED],
   ['vitest.txt', 'vitest', MIXED],
   // pytest: an xpass counts as passed, an xfail as skipped.
@@ -155,6 +158,17 @@ test('a runner ended early by the code under test (jest, process.exit) reports n
   expect(parseTestCount('jest', captured('jest-exit.txt'))).toBeUndefined()
   expect(parseTestCount('pytest', 'collected 3 items\n\ntest_calc.py .')).toBeUndefined()
   expect(parseTestCount('node --test', '✔ one (1ms)\n')).toBeUndefined()
+})
+
+test('node --test: only a top-level pass named by a script is a file that ran none', () => {
+  const summary = ['tests 3', 'pass 3', 'fail 0'].map(l => `ℹ ${l}`).join('\n')
+  const spec = (...names: string[]): string => `${names.map(n => `${n} (1.5ms)`).join('\n')}\n${summary}`
+  expect(parseTestCount('node --test', spec('✔ reads a.js', '✔ b.test.mjs', '  ✔ c.js'))).toMatchObject({
+    passed: 2
+  })
+  expect(parseTestCount('node --test', spec('✔ /w/my dir/a.test.ts', '✔ x', '✔ y'))).toMatchObject({
+    passed: 2
+  })
 })
 
 test("pytest's other summaries: errors, no tests, a long run's clock", () => {
