@@ -53092,6 +53092,8 @@ function parts(text) {
         found.set(m[2], (found.get(m[2]) ?? 0) + Number(m[1]));
     return found;
 }
+/** A top-level test that passed, named by a script's path: `ok 1 - /w/calc.test.js`, `✔ calc.test.js (9ms)`. */
+const NODE_FILE_PASSED = /^(?:ok \d+ - |✔ )(?:\/.*|\S+)\.[cm]?[jt]sx?(?: \([\d.]+m?s\))?$/;
 /** `# tests 5` / `ℹ tests 5` then pass, fail, cancelled, skipped, todo (tap or spec, Node 20 to 24). */
 function nodeCount(lines) {
     for (let i = lines.length - 1; i >= 0; i--) {
@@ -53107,7 +53109,10 @@ function nodeCount(lines) {
         const [pass, fail] = [get('pass'), get('fail')];
         if (pass === undefined || fail === undefined)
             return undefined;
-        return count(pass, fail + (get('cancelled') ?? 0), (get('skipped') ?? 0) + (get('todo') ?? 0));
+        // A file that ended with no test reported (process.exit from the code under test) passes as one test
+        // named by its path: it ran none, or a one-test file cut short would keep its count.
+        const filesPassed = lines.slice(0, i).filter(line => NODE_FILE_PASSED.test(line)).length;
+        return count(Math.max(0, pass - filesPassed), fail + (get('cancelled') ?? 0), (get('skipped') ?? 0) + (get('todo') ?? 0));
     }
     return undefined;
 }
@@ -53209,13 +53214,13 @@ const tests = (n) => `${n} test${n === 1 ? '' : 's'}`;
  * Why a gate whose runner is counted fails on its count, or undefined when it may pass: it reported no count,
  * a failing test (whatever its exit code), ran fewer tests than at the baseline, or skipped more.
  */
-function countProblem(command, runner, now, start) {
+function countProblem(command, runner, now, start, passed = true) {
     const gate = codeCell(command);
     if (!now)
         return `${gate} reported no test count: ${runner}'s summary is not in its output`;
     // A failing test fails the gate whatever the exit code says (the code under test can end its runner
     // with 0 after the summary: pytest runs it in its own process, and atexit can os._exit(0)).
-    const failing = now.failed > 0 ? [`${gate} reported ${tests(now.failed)} failing`] : [];
+    const failing = passed && now.failed > 0 ? [`${gate} reported ${tests(now.failed)} failing`] : [];
     if (!start)
         return failing.length > 0 ? failing[0] : undefined;
     const problems = [...failing];
@@ -53259,12 +53264,12 @@ function testCounter(commands, runners, start, workTree) {
         const tests = countFromLog(found.runner, log, captured);
         const before = start?.[index]?.run === commands[index] ? start[index].tests : undefined;
         const changed = found.scripts ? changedScript(found.scripts, workTree) : undefined;
-        // A gate that failed anyway needs no "no count" line: its own output says why.
+        // A gate that failed anyway needs no "no count" or "failing" line: its own output says why.
         const problem = changed
             ? `${codeCell(commands[index])} ran package.json's script \`${changed}\` as the tree has it, not as the start had it: its count is not believed`
             : !tests && !passed
                 ? undefined
-                : countProblem(commands[index], found.runner, tests, before);
+                : countProblem(commands[index], found.runner, tests, before, passed);
         return { ...(tests ? { tests } : {}), ...(problem ? { problem } : {}) };
     };
 }

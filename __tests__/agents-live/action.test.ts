@@ -72,7 +72,7 @@ describeWithAgent('claude')('the action on the real claude CLI', () => {
       // As the action runs agents by default (CI is root): claude ran as its own user.
       if (process.getuid?.() === 0) {
         expect(run.main.stdout).toContain(`run as ${TEST_AGENT_USER} (uid `)
-        expect(run.main.stdout).toMatch(/\(uid \d+, started with setpriv\)/)
+        expect(run.main.stdout).toMatch(/\(uid \d+, started with setpriv, at most \d+ processes\)/)
       }
       // The readable transcript, not the raw JSON stream, in the log.
       expect(run.main.stdout).toContain('→ Write')

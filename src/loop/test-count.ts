@@ -381,13 +381,14 @@ export function countProblem(
   command: string,
   runner: TestRunner,
   now: TestCount | undefined,
-  start: TestCount | undefined
+  start: TestCount | undefined,
+  passed = true
 ): string | undefined {
   const gate = codeCell(command)
   if (!now) return `${gate} reported no test count: ${runner}'s summary is not in its output`
   // A failing test fails the gate whatever the exit code says (the code under test can end its runner
   // with 0 after the summary: pytest runs it in its own process, and atexit can os._exit(0)).
-  const failing = now.failed > 0 ? [`${gate} reported ${tests(now.failed)} failing`] : []
+  const failing = passed && now.failed > 0 ? [`${gate} reported ${tests(now.failed)} failing`] : []
   if (!start) return failing.length > 0 ? failing[0] : undefined
   const problems: string[] = [...failing]
   if (now.run < start.run) problems.push(`${gate} ran ${tests(start.run)} at the start and ${now.run} now`)
@@ -436,12 +437,12 @@ export function testCounter(
     const tests = countFromLog(found.runner, log, captured)
     const before = start?.[index]?.run === commands[index] ? start[index].tests : undefined
     const changed = found.scripts ? changedScript(found.scripts, workTree) : undefined
-    // A gate that failed anyway needs no "no count" line: its own output says why.
+    // A gate that failed anyway needs no "no count" or "failing" line: its own output says why.
     const problem = changed
       ? `${codeCell(commands[index])} ran package.json's script \`${changed}\` as the tree has it, not as the start had it: its count is not believed`
       : !tests && !passed
         ? undefined
-        : countProblem(commands[index], found.runner, tests, before)
+        : countProblem(commands[index], found.runner, tests, before, passed)
     return { ...(tests ? { tests } : {}), ...(problem ? { problem } : {}) }
   }
 }
