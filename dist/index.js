@@ -41643,6 +41643,25 @@ async function gitOrThrow(args, options) {
         throw new GitError(args, result);
     return result;
 }
+/**
+ * git with `input` on stdin, answering its whole stdout as bytes (object contents, -z listings); a non-zero
+ * exit rejects with stderr's first line. For commands whose output the caller needs whole and exact.
+ */
+function gitBytes(cwd, args, options = {}) {
+    return new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, { cwd, env: { ...process.env, ...options.env } });
+        const out = [];
+        const err = [];
+        child.stdout.on('data', (chunk) => out.push(chunk));
+        child.stderr.on('data', (chunk) => err.push(chunk));
+        child.on('error', reject);
+        child.on('close', code => code === 0
+            ? resolve(Buffer.concat(out))
+            : reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0]}`)));
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(options.input ?? '');
+    });
+}
 
 // EXTERNAL MODULE: external "node:fs/promises"
 var promises_ = __nccwpck_require__(51455);
@@ -51695,7 +51714,6 @@ function failureFingerprint(failures) {
 
 
 
-
 /** A protected path could not be put back: the gates must not judge this tree. */
 class ProtectedPathError extends Error {
     constructor(message) {
@@ -51991,30 +52009,11 @@ function ruleFor(rules, file, base) {
     return rules.find(rule => (base || rule.scope === 'all') && globMatches(rule.glob, file));
 }
 /** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
-function gitBytes(cwd, args, input) {
-    return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
-            cwd,
-            env: { ...process.env, ...hermeticGitEnvironment() }
-        });
-        const out = [];
-        const err = [];
-        child.stdout.on('data', (chunk) => out.push(chunk));
-        child.stderr.on('data', (chunk) => err.push(chunk));
-        child.on('error', reject);
-        child.on('close', code => {
-            if (code === 0)
-                resolve(Buffer.concat(out));
-            else
-                reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim()}`));
-        });
-        child.stdin.on('error', () => undefined);
-        child.stdin.end(input ?? '');
-    });
-}
+/** git over the object store, hermetic: the agent's config, hooks and filters play no part. */
+const storeGit = (cwd, args, input) => gitBytes(cwd, args, { env: hermeticGitEnvironment(), ...(input !== undefined ? { input } : {}) });
 /** Every file (and link) of a commit, from git's object store: path → mode and blob. */
 async function baseEntries(top, base) {
-    const out = await gitBytes(top, ['ls-tree', '-r', '-z', '--full-tree', base]);
+    const out = await storeGit(top, ['ls-tree', '-r', '-z', '--full-tree', base]);
     const entries = new Map();
     for (const record of out.toString('utf8').split('\0')) {
         const tab = record.indexOf('\t');
@@ -52317,7 +52316,7 @@ async function readBlobs(top, oids) {
     const blobs = new Map();
     if (unique.length === 0)
         return blobs;
-    const out = await gitBytes(top, ['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''));
+    const out = await storeGit(top, ['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''));
     let at = 0;
     for (const oid of unique) {
         const newline = out.indexOf(10, at);
@@ -52418,7 +52417,7 @@ async function protectionOf(config, workTree, base) {
  * each gate run makes this empty). `rules` and `guardrails` as status.json's `protected` records them.
  */
 async function protectedInCommit(dir, base, commit, rules, guardrails) {
-    const out = await gitBytes(dir, ['diff', '--name-status', '-z', '--no-renames', base, commit, '--']);
+    const out = await storeGit(dir, ['diff', '--name-status', '-z', '--no-renames', base, commit, '--']);
     const fields = out.toString('utf8').split('\0');
     const changed = [];
     for (let i = 0; i + 1 < fields.length; i += 2)
@@ -52452,26 +52451,9 @@ function changedDuringGates(changes) {
 
 
 
-
-/** Runs git; resolves its stdout, rejects with its first stderr line. */
-function git(cwd, env, args, input = '') {
-    return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, { cwd, env: { ...process.env, ...env } });
-        const out = [];
-        const err = [];
-        child.stdout.on('data', (chunk) => out.push(chunk));
-        child.stderr.on('data', (chunk) => err.push(chunk));
-        child.on('error', reject);
-        child.on('close', code => code === 0
-            ? resolve(Buffer.concat(out))
-            : reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0]}`)));
-        child.stdin.on('error', () => undefined);
-        child.stdin.end(input);
-    });
-}
 /** The commit's entries: blobs (files and links) and gitlinks (an empty folder, as a checkout leaves them). */
 async function entriesOf(repo, commit, env) {
-    const out = await git(repo, env, ['ls-tree', '-r', '-z', '--full-tree', commit]);
+    const out = await gitBytes(repo, ['ls-tree', '-r', '-z', '--full-tree', commit], { env });
     const entries = [];
     for (const record of out.toString('utf8').split('\0')) {
         const tab = record.indexOf('\t');
@@ -52520,7 +52502,10 @@ async function writeCommitTree(repo, commit, dest, env) {
         folder(e.file);
     if (blobs.length === 0)
         return 0;
-    const out = await git(repo, env, ['cat-file', '--batch'], blobs.map(e => `${e.oid}\n`).join(''));
+    const out = await gitBytes(repo, ['cat-file', '--batch'], {
+        env,
+        input: blobs.map(e => `${e.oid}\n`).join('')
+    });
     let at = 0;
     for (const e of blobs) {
         const newline = out.indexOf(0x0a, at);

@@ -96,3 +96,31 @@ export async function gitOrThrow(args: string[], options: GitOptions): Promise<G
   if (result.exitCode !== 0) throw new GitError(args, result)
   return result
 }
+
+/**
+ * git with `input` on stdin, answering its whole stdout as bytes (object contents, -z listings); a non-zero
+ * exit rejects with stderr's first line. For commands whose output the caller needs whole and exact.
+ */
+export function gitBytes(
+  cwd: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv | undefined; input?: string } = {}
+): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(trustedProgram('git'), args, { cwd, env: { ...process.env, ...options.env } })
+    const out: Buffer[] = []
+    const err: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
+    child.on('error', reject)
+    child.on('close', code =>
+      code === 0
+        ? resolve(Buffer.concat(out))
+        : reject(
+            new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0]}`)
+          )
+    )
+    child.stdin.on('error', () => undefined)
+    child.stdin.end(options.input ?? '')
+  })
+}

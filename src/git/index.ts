@@ -1,4 +1,4 @@
-export { runGit, gitOrThrow, GitError, type GitResult, type GitOptions } from './git.js'
+export { runGit, gitBytes, gitOrThrow, GitError, type GitResult, type GitOptions } from './git.js'
 export {
   GitWorkspace,
   createWorktree,

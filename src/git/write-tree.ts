@@ -2,10 +2,9 @@
 // textconv filter, no eol or ident conversion, no hook and no attribute of the tree (or of a .git the agent
 // could write under isolation none) runs. The clean checkout that verifies a commit (loop/verify.ts) is made
 // this way: git's own checkout would run whatever filter the agent planted, as the action's user.
-import { spawn } from 'node:child_process'
 import { closeSync, constants, mkdirSync, openSync, symlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
-import { trustedProgram } from '../proc/index.js'
+import { gitBytes } from './git.js'
 
 interface Entry {
   mode: string
@@ -13,30 +12,9 @@ interface Entry {
   file: string
 }
 
-/** Runs git; resolves its stdout, rejects with its first stderr line. */
-function git(cwd: string, env: NodeJS.ProcessEnv | undefined, args: string[], input = ''): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(trustedProgram('git'), args, { cwd, env: { ...process.env, ...env } })
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
-    child.on('error', reject)
-    child.on('close', code =>
-      code === 0
-        ? resolve(Buffer.concat(out))
-        : reject(
-            new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0]}`)
-          )
-    )
-    child.stdin.on('error', () => undefined)
-    child.stdin.end(input)
-  })
-}
-
 /** The commit's entries: blobs (files and links) and gitlinks (an empty folder, as a checkout leaves them). */
 async function entriesOf(repo: string, commit: string, env?: NodeJS.ProcessEnv): Promise<Entry[]> {
-  const out = await git(repo, env, ['ls-tree', '-r', '-z', '--full-tree', commit])
+  const out = await gitBytes(repo, ['ls-tree', '-r', '-z', '--full-tree', commit], { env })
   const entries: Entry[] = []
   for (const record of out.toString('utf8').split('\0')) {
     const tab = record.indexOf('\t')
@@ -90,7 +68,10 @@ export async function writeCommitTree(
   const blobs = entries.filter(e => e.mode !== '160000')
   for (const e of entries.filter(e => e.mode === '160000')) folder(e.file)
   if (blobs.length === 0) return 0
-  const out = await git(repo, env, ['cat-file', '--batch'], blobs.map(e => `${e.oid}\n`).join(''))
+  const out = await gitBytes(repo, ['cat-file', '--batch'], {
+    env,
+    input: blobs.map(e => `${e.oid}\n`).join('')
+  })
   let at = 0
   for (const e of blobs) {
     const newline = out.indexOf(0x0a, at)

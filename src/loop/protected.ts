@@ -3,7 +3,6 @@
 // The decisions (which globs, does a path match) are pure; finding changes reads the tree as the action's
 // user without following a link; the writes run as the agent's user (its runProcess), so the tree stays its own.
 import { createHash } from 'node:crypto'
-import { spawn } from 'node:child_process'
 import {
   closeSync,
   constants,
@@ -17,8 +16,8 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { GitRepo } from '../git/index.js'
-import { runProcess as defaultRunProcess, trustedProgram } from '../proc/index.js'
+import { gitBytes, GitRepo } from '../git/index.js'
+import { runProcess as defaultRunProcess } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import type { CheckRun } from './types.js'
 import { hermeticGitEnvironment } from '../security/index.js'
@@ -369,29 +368,13 @@ export function ruleFor(rules: readonly ProtectRule[], file: string, base: boole
 }
 
 /** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
-function gitBytes(cwd: string, args: string[], input?: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(trustedProgram('git'), args, {
-      cwd,
-      env: { ...process.env, ...hermeticGitEnvironment() }
-    })
-    const out: Buffer[] = []
-    const err: Buffer[] = []
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk))
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk))
-    child.on('error', reject)
-    child.on('close', code => {
-      if (code === 0) resolve(Buffer.concat(out))
-      else reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim()}`))
-    })
-    child.stdin.on('error', () => undefined)
-    child.stdin.end(input ?? '')
-  })
-}
+/** git over the object store, hermetic: the agent's config, hooks and filters play no part. */
+const storeGit = (cwd: string, args: string[], input?: string): Promise<Buffer> =>
+  gitBytes(cwd, args, { env: hermeticGitEnvironment(), ...(input !== undefined ? { input } : {}) })
 
 /** Every file (and link) of a commit, from git's object store: path → mode and blob. */
 export async function baseEntries(top: string, base: string): Promise<Map<string, BaseEntry>> {
-  const out = await gitBytes(top, ['ls-tree', '-r', '-z', '--full-tree', base])
+  const out = await storeGit(top, ['ls-tree', '-r', '-z', '--full-tree', base])
   const entries = new Map<string, BaseEntry>()
   for (const record of out.toString('utf8').split('\0')) {
     const tab = record.indexOf('\t')
@@ -737,7 +720,7 @@ async function readBlobs(top: string, oids: readonly string[]): Promise<Map<stri
   const unique = [...new Set(oids)]
   const blobs = new Map<string, Buffer>()
   if (unique.length === 0) return blobs
-  const out = await gitBytes(top, ['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''))
+  const out = await storeGit(top, ['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''))
   let at = 0
   for (const oid of unique) {
     const newline = out.indexOf(10, at)
@@ -876,7 +859,7 @@ export async function protectedInCommit(
   rules: readonly ProtectRule[],
   guardrails?: string
 ): Promise<Revert[]> {
-  const out = await gitBytes(dir, ['diff', '--name-status', '-z', '--no-renames', base, commit, '--'])
+  const out = await storeGit(dir, ['diff', '--name-status', '-z', '--no-renames', base, commit, '--'])
   const fields = out.toString('utf8').split('\0')
   const changed: { path: string; inBase: boolean }[] = []
   for (let i = 0; i + 1 < fields.length; i += 2)
