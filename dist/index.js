@@ -44432,6 +44432,16 @@ function pacing(Limiter, msPerSecond) {
         };
     return paced;
 }
+/** A plugin that refuses every request but a read, before it leaves: `why` says whose rule that is. */
+function readsOnly(why) {
+    return (octokit) => {
+        octokit.hook.before('request', options => {
+            const method = (options.method ?? 'GET').toUpperCase();
+            if (method !== 'GET' && method !== 'HEAD')
+                throw new Error(`${method} ${String(options.url)} was not sent: ${why}`);
+        });
+    };
+}
 /**
  * An Octokit for `token` that retries as this module says. @actions/github and the throttling plugin are
  * imported here, on first use (cold start).
@@ -44471,7 +44481,7 @@ async function githubClient(token, options = {}) {
         }
     }, 
     // The throttling plugin wraps ours: a rate limit passes our hook and is waited out once, there.
-    transientRetries(timing, budget, log), throttling);
+    transientRetries(timing, budget, log), throttling, ...(options.readOnly !== undefined ? [readsOnly(options.readOnly)] : []));
 }
 /** The same, made on first use: a step that needs no API never loads @actions/github. */
 function lazyClient(token, options = {}) {
@@ -54958,7 +54968,7 @@ async function runLoop(config, ports = {}) {
                 status.uncounted = uncounted;
         }
         // What a fresh clone needs before its gates can pass (npm ci): before the baseline, as in the clean checkout.
-        if ((config.setup ?? []).length > 0) {
+        if ((config.setup ?? []).length > 0 && !ports.verifyOnly) {
             const setup = await runSetup(env, workTree, record.iterationDir(0));
             status.setup = setup.runs;
             record.appendSetup(setup.runs);
@@ -54977,6 +54987,8 @@ async function runLoop(config, ports = {}) {
                 };
             }
         }
+        if (!stop && ports.verifyOnly)
+            stop = await verifyAlone(env, memory, status, ports.verifyOnly, () => budgets(0));
         if (!stop && gated && config.baseline !== false) {
             const gates = await runBaseline(env, memory);
             const baseline = gates.baseline;
@@ -55126,6 +55138,24 @@ async function runLoop(config, ports = {}) {
     await record.finish(result);
     emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result });
     return result;
+}
+/** `verifyOnly`: the gates on a clean checkout of the commit, and the stop that verdict makes. */
+async function verifyAlone(env, memory, status, { commit, base }, budgets) {
+    const { verification, failures } = await verifyCommit(env, 1, commit, base, env.verifyPorts, memory);
+    status.verification = verification;
+    env.record.writeStatus(status);
+    const short = commit.slice(0, 12);
+    if (verification.verdict === 'passed')
+        return { reason: 'all_checks_passed', detail: `every gate passed on a clean checkout of ${short}` };
+    if (verification.verdict === 'interrupted')
+        return (decideStop(undefined, budgets()) ?? {
+            reason: 'cancelled',
+            detail: `the clean checkout of ${short} was interrupted`
+        });
+    return {
+        reason: 'verify_failed',
+        detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed`
+    };
 }
 function updateCost(status, meter) {
     status.cost.totalUsd = meter.spentUsd();
@@ -57483,8 +57513,8 @@ function installAgentInput(value) {
 function readInputs(env = process.env) {
     const read = new InputReader(env);
     const mode = read.text('mode') ?? 'run';
-    if (mode !== 'run' && mode !== 'list')
-        throw new InputError(`Input 'mode' must be run or list, got ${inputs_quote(mode)}.`);
+    if (mode !== 'run' && mode !== 'list' && mode !== 'agent' && mode !== 'deliver')
+        throw new InputError(`Input 'mode' must be run, agent, deliver or list, got ${inputs_quote(mode)}.`);
     if (mode === 'list')
         return listInputs(read);
     const ralph = read.text('ralph');
@@ -57573,7 +57603,7 @@ function readInputs(env = process.env) {
         uploadArtifacts: read.boolean('upload-artifacts', true),
         workingDirectory: read.text('working-directory') ?? '.',
         dryRun: read.boolean('dry-run', false),
-        mode: 'run',
+        mode,
         allowedBots,
         botLogin,
         reportIssue: read.boolean('report-issue', false),
@@ -57592,6 +57622,7 @@ function readInputs(env = process.env) {
         base,
         prTitle: read.text('pr-title'),
         pushToken: read.text('push-token'),
+        delivery: mode === 'deliver' ? read.text('delivery') : undefined,
         artifactName,
         retentionDays,
         maxOpenPrs: read.positiveInteger('max-open-prs'),
@@ -57931,7 +57962,8 @@ function makePlan(inputs, context, env = process.env, trigger) {
     (0,external_node_fs_.mkdirSync)(temp, { recursive: true });
     const recordDir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(temp, `ralph-record-${slug(ralph.name)}-`));
     // model-proxy auto: the proxy runs when the agent is a preset and the job holds its key; else one notice says why not.
-    let modelProxy = inputs.modelProxy;
+    // The deliver job of two-job mode runs no agent: it holds no model key, and needs none.
+    let modelProxy = inputs.mode === 'deliver' ? undefined : inputs.modelProxy;
     const notices = [];
     if (modelProxy?.auto) {
         const decided = autoModelProxy(ralph.agentArgv, env);
@@ -58116,10 +58148,14 @@ function projectRootOf(context, inputs) {
 }
 function clientsFor(inputs) {
     const budget = {};
-    const octokit = lazyClient(inputs.githubToken, { budget, log: m => core/* info */.pq(m) });
-    const delivery = inputs.pushToken
-        ? lazyClient(inputs.pushToken, { budget, log: m => core/* info */.pq(m) })
-        : octokit;
+    const mayWrite = inputs.mode !== 'agent';
+    const options = {
+        budget,
+        log: (m) => core/* info */.pq(m),
+        ...(mayWrite ? {} : { readOnly: 'mode: agent writes nothing to GitHub (the deliver job does)' })
+    };
+    const octokit = lazyClient(inputs.githubToken, options);
+    const delivery = inputs.pushToken ? lazyClient(inputs.pushToken, options) : octokit;
     let actor;
     let jobActor;
     const deliveryActor = () => (actor ??= delivery().then(client => tokenActor(client, inputs.botLogin)));
@@ -58131,7 +58167,8 @@ function clientsFor(inputs) {
         jobActor: inputs.pushToken
             ? () => (jobActor ??= octokit().then(client => tokenActor(client, GITHUB_ACTIONS_BOT)))
             : deliveryActor,
-        budget
+        budget,
+        mayWrite
     };
 }
 /** `mode: list`: the installed ralphs as matrix JSON; nothing runs. */
@@ -58173,6 +58210,10 @@ async function decide(inputs, context, clients) {
         if (admission.unchecked) {
             const line = `${admission.reason.charAt(0).toUpperCase()}${admission.reason.slice(1)}. No agent ran.`;
             return { end: { failure: { message: line }, summary: `❌ ${line}\n`, finished: true } };
+        }
+        if (admission.reply && admission.issueNumber !== undefined && !clients.mayWrite) {
+            core/* warning */.$e(`Refused: ${admission.reason}. No agent ran; the deliver job replies on #${admission.issueNumber}.`);
+            return { end: { finished: true } };
         }
         if (admission.reply && admission.issueNumber !== undefined) {
             const posted = await postRefusal(client, { owner, repo, issueNumber: admission.issueNumber }, admission.reply, m => core/* warning */.$e(m));
@@ -58621,11 +58662,12 @@ function truncateBody(body, max = MAX_PR_BODY_CHARS, note = `The description was
  * Tells whoever asked on an issue that the loop could not start, and that their request is not at fault.
  * Paths are shown relative to the workspace.
  */
-async function replyCannotStart(trigger, context, octokit, problem) {
-    if (trigger?.issueNumber === undefined)
+async function replyCannotStart(trigger, context, clients, problem) {
+    // In the agent's job of two-job mode the deliver job answers: it meets the same problem.
+    if (trigger?.issueNumber === undefined || !clients.mayWrite)
         return;
     const relative = problem.split(`${context.workspace}/`).join('').split(context.workspace).join('.');
-    await postRefusal(await octokit(), { ...context.repo, issueNumber: trigger.issueNumber }, startFailureReply(trigger.actor?.login, relative, context.runUrl), m => core/* warning */.$e(m));
+    await postRefusal(await clients.octokit(), { ...context.repo, issueNumber: trigger.issueNumber }, startFailureReply(trigger.actor?.login, relative, context.runUrl), m => core/* warning */.$e(m));
 }
 
 ;// CONCATENATED MODULE: ./src/action/contain.ts
@@ -58885,7 +58927,8 @@ async function restoreCheckout(workTree, prepared) {
 async function startTracking(planned, branch) {
     const { plan, clients } = planned;
     const issueNumber = plan.trigger?.issueNumber;
-    if (issueNumber === undefined)
+    // The agent's job of two-job mode writes nothing: the deliver job posts the comment, finished.
+    if (issueNumber === undefined || !clients.mayWrite)
         return undefined;
     const info = {
         ralphName: plan.ralph.name,
@@ -58908,7 +58951,7 @@ async function prepare(planned) {
     saveState('branch', plan.branch);
     const cannotStart = async (message) => {
         // 👀 is already on the request: say it will not run.
-        await replyCannotStart(plan.trigger, context, clients.octokit, message);
+        await replyCannotStart(plan.trigger, context, clients, message);
         return { end: { failure: { message }, finished: true } };
     };
     let workTree;
@@ -59021,8 +59064,11 @@ async function protectedPathsDelivered(workTree, result) {
         return undefined;
     return `the commit to deliver changes protected paths (${revertsLine(changed)}), so nothing was pushed`;
 }
-/** Push and open or update the pull request, as the inputs say for this outcome. */
-async function deliverWork(prepared, result) {
+/**
+ * Push and open or update the pull request, as the inputs say for this outcome. `head` is the commit to
+ * deliver when it is not the work tree's HEAD (the deliver job of two-job mode, whose tree stays on the base).
+ */
+async function deliverWork(prepared, result, head) {
     const { plan, workTree, branch, clients } = prepared;
     const { inputs } = plan;
     const delivery = {
@@ -59031,7 +59077,7 @@ async function deliverWork(prepared, result) {
         problems: [],
         notes: [...(plan.trigger?.notes ?? [])]
     };
-    const commit = await new repo_GitRepo(workTree).commitOf('HEAD');
+    const commit = head ?? (await new repo_GitRepo(workTree).commitOf('HEAD'));
     if (commit)
         delivery.commit = commit;
     const decision = decideDelivery({
@@ -59054,7 +59100,7 @@ async function deliverWork(prepared, result) {
         delivery.problems.push(`${branch.branch} is at ${commit?.slice(0, 12) ?? 'no commit'}, not at ${verified.slice(0, 12)}, the commit verified on a clean checkout: nothing was pushed`);
         return delivery;
     }
-    if (!(await hasDiff(workTree, branch.baseSha))) {
+    if (!(await hasDiff(workTree, branch.baseSha, commit))) {
         delivery.skipped = `the loop left no change against ${branch.base}, so there is nothing to push and no pull request`;
         core/* info */.pq(`Branch ${branch.branch} has no change against ${branch.base}: nothing to push.`);
         return delivery;
@@ -59072,7 +59118,7 @@ async function deliverWork(prepared, result) {
             serverUrl,
             repository,
             leaseSha: branch.remoteSha,
-            ...(result.success && verified !== undefined ? { ref: verified } : {}),
+            ...(result.success && verified !== undefined ? { ref: verified } : head ? { ref: head } : {}),
             stallSeconds: timing.pushStallSeconds,
             log: message => core/* info */.pq(message)
         }, {
@@ -59086,7 +59132,7 @@ async function deliverWork(prepared, result) {
             if (failure?.detail)
                 core/* info */.pq(failure.detail);
             if (failure?.kind === PUSH_FAILURE.workflowsPermission) {
-                const patch = await formatPatch(workTree, branch.baseSha);
+                const patch = await formatPatch(workTree, branch.baseSha, commit);
                 const file = external_node_path_default().join(plan.config.recordDir, 'ralph.patch');
                 (0,external_node_fs_.writeFileSync)(file, patch);
                 delivery.patch = { file: 'ralph.patch', text: patch };
@@ -59196,6 +59242,541 @@ async function deliver(prepared, result, cancelled) {
     await identity.restore().catch(() => undefined);
     await restoreCheckout(workTree, branch);
     return delivery;
+}
+
+;// CONCATENATED MODULE: ./src/git/bundle.ts
+// The loop's commits carried from the agent's job to the deliver job as a git bundle, and what the deliver job
+// asks of one before anything of it is pushed. A bundle is data from a job the agent ran in: its header is
+// parsed here (never trusted to git's own reading first), its objects are fetched with fsck on, and the range
+// it carries is read from the object store by the hermetic git (no checkout, no filter, no hook).
+
+
+
+
+/** The most commits one delivery may carry (a loop makes one an iteration). */
+const MOST_DELIVERED_COMMITS = 10_000;
+const MOST_HEADER_BYTES = 1024 * 1024;
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** Writes `branch` (which must be at `head`) as a bundle of the commits on top of `base`. */
+async function createBundle(workTree, file, branch, base, head) {
+    const repo = new repo_GitRepo(workTree);
+    const at = await repo.commitOf(`refs/heads/${branch}`);
+    if (at !== head)
+        throw new Error(`${branch} is at ${at ?? 'nothing'}, not at ${head}`);
+    await repo.exec(['bundle', 'create', '--quiet', file, `refs/heads/${branch}`, `^${base}`]);
+}
+/** Reads a bundle's header (v2 or v3) from its file; throws a one-line error for anything else. */
+function readBundleHeader(file) {
+    const fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW);
+    let text;
+    try {
+        if (!(0,external_node_fs_.fstatSync)(fd).isFile())
+            throw new Error('the bundle is not a regular file');
+        const buffer = Buffer.alloc(MOST_HEADER_BYTES);
+        const read = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0);
+        const end = buffer.subarray(0, read).indexOf('\n\n');
+        if (end < 0)
+            throw new Error('the bundle has no header git can read');
+        text = buffer.subarray(0, end).toString('utf8');
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+    const [signature, ...lines] = text.split('\n');
+    if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
+        throw new Error('the bundle is not a git bundle (v2 or v3)');
+    const header = { prerequisites: [], refs: [] };
+    for (const line of lines) {
+        if (line.startsWith('@')) {
+            // v3 capabilities: only the object format is one git knows.
+            if (!/^@object-format=sha(?:1|256)$/.test(line))
+                throw new Error(`the bundle asks for ${line.slice(1)}`);
+            continue;
+        }
+        const prerequisite = line.startsWith('-');
+        const [oid, ...rest] = (prerequisite ? line.slice(1) : line).split(' ');
+        if (!OID.test(oid))
+            throw new Error('the bundle has a malformed header line');
+        if (prerequisite)
+            header.prerequisites.push(oid);
+        else
+            header.refs.push({ oid, name: rest.join(' ') });
+    }
+    return header;
+}
+/** Fetches the bundle's one ref into `into`, with every object checked (fsck) on the way in. */
+async function fetchBundle(workTree, file, ref, into) {
+    await new repo_GitRepo(workTree).exec(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', file, `+${ref}:${into}`], {
+        config: [
+            ['fetch.fsckObjects', 'true'],
+            ['transfer.fsckObjects', 'true']
+        ]
+    });
+}
+const store = (workTree, args, input) => gitBytes(workTree, args, { env: hermeticGitEnvironment(), ...(input !== undefined ? { input } : {}) });
+/** The commits of `base..head`, oldest first, with their parents and changes (at most MOST_DELIVERED_COMMITS + 1). */
+async function rangeCommits(workTree, base, head) {
+    const listed = await store(workTree, [
+        'rev-list',
+        '--reverse',
+        '--parents',
+        `--max-count=${MOST_DELIVERED_COMMITS + 1}`,
+        head,
+        `^${base}`,
+        '--'
+    ]);
+    const commits = [];
+    for (const line of listed.toString('utf8').split('\n').filter(Boolean)) {
+        const [sha, ...parents] = line.split(' ');
+        commits.push({ sha, parents, changes: [] });
+    }
+    for (const commit of commits) {
+        const parent = commit.parents[0];
+        if (parent === undefined || commit.parents.length > 1)
+            continue;
+        // :<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0, one pair a changed file.
+        const raw = await store(workTree, ['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit.sha]);
+        const fields = raw.toString('utf8').split('\0');
+        for (let i = 0; i + 1 < fields.length; i += 2) {
+            const [, mode, , oid, status] = fields[i].replace(/^:/, '').split(' ');
+            commit.changes.push({ path: fields[i + 1], mode, oid, status });
+        }
+    }
+    return commits;
+}
+/** Each blob's size in bytes, by id (from the object store, without reading the blobs). */
+async function blobSizes(workTree, oids) {
+    const unique = [...new Set(oids)];
+    const sizes = new Map();
+    if (unique.length === 0)
+        return sizes;
+    const out = await store(workTree, ['cat-file', '--batch-check=%(objectname) %(objectsize)'], unique.join('\n') + '\n');
+    for (const line of out.toString('utf8').split('\n')) {
+        const [oid, size] = line.split(' ');
+        if (oid && size && /^\d+$/.test(size))
+            sizes.set(oid, Number(size));
+    }
+    return sizes;
+}
+/** Whether `ancestor` is `descendant` or one of its ancestors, in the object store as it is. */
+async function isAncestor(workTree, ancestor, descendant) {
+    const result = await new repo_GitRepo(workTree).exec(['merge-base', '--is-ancestor', ancestor, descendant], {
+        probe: true
+    });
+    return result.exitCode === 0;
+}
+
+;// CONCATENATED MODULE: ./src/github/artifacts.ts
+// Uploading the run record (progress.md, status.json, logs/) as one artifact. @actions/artifact is imported
+// only here and only when an upload happens: it is most of the bundle and ~250 ms of start-up.
+
+
+/** Every file under `dir`, absolute, skipping status.json's in-flight temp files. */
+function recordFiles(dir) {
+    const files = [];
+    const walk = (folder) => {
+        for (const entry of (0,external_node_fs_.readdirSync)(folder, { withFileTypes: true })) {
+            const full = external_node_path_default().join(folder, entry.name);
+            if (entry.isDirectory())
+                walk(full);
+            else if (entry.isFile() && !entry.name.endsWith('.tmp'))
+                files.push(full);
+        }
+    };
+    walk(dir);
+    return files.sort();
+}
+/** A name the artifact service accepts: no " : < > | * ? \ / or control characters. */
+function safeArtifactName(name) {
+    // eslint-disable-next-line no-control-regex
+    return name.replace(/["<>|*?:\\/\x00-\x1f]+/g, '-');
+}
+/**
+ * Uploads the record folder as artifact `name`. Throws when the service refuses it (the caller turns that
+ * into a warning: a lost upload must not fail a run that did its work).
+ */
+async function uploadRecord(dir, name, options = {}) {
+    (0,external_node_fs_.statSync)(dir);
+    const files = recordFiles(dir);
+    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
+    const client = new DefaultArtifactClient();
+    const uploaded = await client.uploadArtifact(safeArtifactName(name), files, dir, {
+        ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
+        // Logs compress well; the default level is a good trade for text.
+        compressionLevel: 6
+    });
+    return {
+        ...(uploaded.id !== undefined ? { id: uploaded.id } : {}),
+        ...(uploaded.size !== undefined ? { size: uploaded.size } : {}),
+        name: safeArtifactName(name),
+        files: files.length
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/upload.ts
+// The run record as an artifact, from main at the end of a run, or from post when main was cancelled.
+
+
+
+/** Rejects after `ms`; the upload it races is left to end on its own (the step exits soon after). */
+function timeLimit(work, ms) {
+    let timer;
+    const late = new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(ms / 1000)} s`)), ms);
+    });
+    work.catch(() => undefined);
+    return Promise.race([work, late]).finally(() => clearTimeout(timer));
+}
+/**
+ * Uploads the record as an artifact, and once more under a fresh name when that fails (a half-made artifact
+ * keeps its name taken); not at all, in one warning, where the job has no artifact service. A failure after that is a warning, never the step's: the loop did its work, and
+ * the record is still on the runner.
+ */
+async function uploadArtifact(recordDir, name, options = {}) {
+    // Without the runner's artifact service there is nothing to try, and nothing to try again.
+    const missing = ['ACTIONS_RUNTIME_TOKEN', 'ACTIONS_RESULTS_URL'].filter(v => !process.env[v]);
+    if (missing.length > 0) {
+        const message = `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set (a GitHub runner gives them to every step)`;
+        core/* warning */.$e(`The run record was not uploaded: ${message}; it is on the runner at ${recordDir}.`);
+        return { failed: message };
+    }
+    const timing = retryTiming();
+    let attemptName = name;
+    for (let attempt = 1;; attempt++) {
+        try {
+            const uploaded = await timeLimit(uploadRecord(recordDir, attemptName, { retentionDays: options.retentionDays }), timing.uploadTimeoutMs);
+            core/* info */.pq(`Uploaded the run record as artifact ${uploaded.name} (${uploaded.files} files, id ${uploaded.id}).`);
+            return { uploaded };
+        }
+        catch (error) {
+            const message = error.message.split('\n')[0];
+            const late = options.deadline !== undefined && Date.now() > options.deadline;
+            if (attempt >= 2 || late) {
+                core/* warning */.$e(`The run record could not be uploaded (${message}); it is still on the runner at ${recordDir}.`);
+                return { failed: message };
+            }
+            // A matrix or a re-run step can reuse a name within a run; a failed upload can leave it taken.
+            attemptName = `${name}-${Date.now().toString(36)}`;
+            core/* info */.pq(`The upload of ${name} failed (${message}); uploading it again as ${attemptName}.`);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/handover.ts
+// Two-job mode: the agent's job (`mode: agent`, read permissions only) hands its work over as a delivery
+// artifact, a git bundle of the loop's commits and the loop's result; the deliver job (`mode: deliver`, which
+// runs no agent) takes it over. Everything in the artifact is data from a job the agent ran in: the deliver job
+// decides the branch, the base, the trigger and what protects the repository itself, and checks the bundle
+// against them before anything of it is pushed.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+const HANDOVER_FILE = 'delivery.json';
+const BUNDLE_FILE = 'delivery.bundle';
+/** The most a manifest may weigh: the loop's result with its iterations, never its logs. */
+const MOST_HANDOVER_BYTES = 32 * 1024 * 1024;
+/** `ralph-delivery-<ralph>-<run id>-<attempt>`. */
+function deliveryArtifactName(plan) {
+    return safeArtifactName(`ralph-delivery-${plan.ralph.name}-${plan.context.runId}-${plan.context.runAttempt}`);
+}
+/** The work folder of a handover, under RUNNER_TEMP: the action's own, removed when the step is done. */
+function scratch(prefix) {
+    return (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), prefix));
+}
+async function packHandover(prepared, result) {
+    const { plan, workTree, branch } = prepared;
+    const delivery = {
+        branch: branch.branch,
+        pushed: false,
+        problems: [],
+        notes: [...(plan.trigger?.notes ?? [])]
+    };
+    const head = await new repo_GitRepo(workTree).commitOf('HEAD');
+    const start = result.start.commit ?? branch.startSha;
+    if (head)
+        delivery.commit = head;
+    const verified = result.verification?.verdict === 'passed' ? result.verification.commit : undefined;
+    const problem = (await branchMovedDuringLoop(workTree, branch.branch, result)) ??
+        (await protectedPathsDelivered(workTree, result)) ??
+        (result.success && verified !== undefined && head !== verified
+            ? `${branch.branch} is at ${head?.slice(0, 12) ?? 'no commit'}, not at ${verified.slice(0, 12)}, the commit verified on a clean checkout`
+            : undefined);
+    if (problem) {
+        delivery.problems.push(`nothing was handed over: ${problem}`);
+        return { delivery };
+    }
+    const carries = head !== undefined && head !== start;
+    const handover = {
+        version: 1,
+        repository: `${plan.context.repo.owner}/${plan.context.repo.repo}`,
+        runId: String(plan.context.runId),
+        runAttempt: String(plan.context.runAttempt),
+        ralph: plan.ralph.name,
+        branch: branch.branch,
+        base: branch.base,
+        start,
+        ...(carries ? { head } : {}),
+        result,
+        record: plan.artifactName,
+        ...(carries ? {} : { skipped: `the loop made no commit on top of ${start.slice(0, 12)}` }),
+        notes: delivery.notes
+    };
+    const dir = scratch('ralph-delivery-');
+    try {
+        if (carries)
+            await createBundle(workTree, external_node_path_default().join(dir, BUNDLE_FILE), branch.branch, start, head);
+        (0,external_node_fs_.writeFileSync)(external_node_path_default().join(dir, HANDOVER_FILE), JSON.stringify(handover, null, 2));
+        const upload = await uploadArtifact(dir, deliveryArtifactName(plan), {
+            retentionDays: plan.inputs.retentionDays ?? 1,
+            ...(prepared.clients.budget.deadline !== undefined
+                ? { deadline: prepared.clients.budget.deadline }
+                : {})
+        });
+        if ('failed' in upload) {
+            delivery.problems.push(`the delivery artifact could not be uploaded (${upload.failed})`);
+            return { delivery };
+        }
+        delivery.skipped = `this is the agent's job of two: the deliver job checks the work and delivers it (artifact ${upload.uploaded.name})`;
+        core/* info */.pq(`Handed over ${carries ? `${branch.branch} at ${head.slice(0, 12)}` : 'the run, with no commit,'} as artifact ${upload.uploaded.name}: the deliver job checks it and delivers it.`);
+        return { delivery, artifact: upload.uploaded.name };
+    }
+    finally {
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+    }
+}
+/** `mode: agent`'s delivery: the handover (nothing when the run was cancelled), then the checkout given back. */
+async function handOver(prepared, result, cancelled) {
+    const { workTree, branch, identity } = prepared;
+    let handed;
+    if (cancelled)
+        handed = {
+            delivery: {
+                branch: branch.branch,
+                pushed: false,
+                problems: [],
+                notes: [],
+                skipped: 'the run was cancelled, so nothing was handed over'
+            }
+        };
+    else
+        try {
+            handed = await packHandover(prepared, result);
+        }
+        catch (error) {
+            handed = {
+                delivery: {
+                    branch: branch.branch,
+                    pushed: false,
+                    problems: [`the handover failed: ${error.message}`],
+                    notes: []
+                }
+            };
+        }
+    await identity.restore().catch(() => undefined);
+    await restoreCheckout(workTree, branch);
+    return handed;
+}
+/** Fails the deliver step in one line (nothing was pushed). */
+const handover_refused = (line) => ({
+    end: { failure: { message: line }, summary: `❌ ${line}\n`, finished: true }
+});
+const isText = (value) => typeof value === 'string' && value.length > 0;
+const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** The manifest's shape, as far as the deliver job reads it: a one-line problem, or undefined. */
+function malformed(value) {
+    const h = value;
+    if (typeof h !== 'object' || h === null)
+        return 'it is not a JSON object';
+    if (h.version !== 1)
+        return `its version is ${JSON.stringify(h.version)}, not 1`;
+    for (const key of ['repository', 'runId', 'runAttempt', 'ralph', 'branch', 'base'])
+        if (!isText(h[key]))
+            return `${key} is missing`;
+    if (!isText(h.start) || !SHA.test(h.start))
+        return 'start is not a commit id';
+    if (h.head !== undefined && (!isText(h.head) || !SHA.test(h.head)))
+        return 'head is not a commit id';
+    const r = h.result;
+    if (typeof r !== 'object' || r === null)
+        return 'result is missing';
+    if (typeof r.success !== 'boolean' || !isText(r.stopReason) || !(r.stopReason in STOP_WORDS))
+        return 'result has no stop reason';
+    if (!Array.isArray(r.iterations) || typeof r.cost !== 'object' || r.cost === null)
+        return 'result has no iterations or cost';
+    if (!Array.isArray(h.notes))
+        return 'notes is missing';
+    return undefined;
+}
+/**
+ * Downloads the agent job's delivery artifact of this run and reads its manifest; ends the step (one line,
+ * nothing pushed) when there is none, it cannot be read, or it is another run's.
+ */
+async function receive(planned) {
+    const { inputs, context } = planned;
+    const name = inputs.delivery;
+    if (name === undefined)
+        return handover_refused('There is no delivery to deliver: the agent job set no delivery output (it ended before its loop did; its log says why). Nothing was pushed.');
+    const dir = scratch('ralph-received-');
+    try {
+        const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
+        const client = new DefaultArtifactClient();
+        const { artifact } = await client.getArtifact(name);
+        await client.downloadArtifact(artifact.id, { path: dir });
+    }
+    catch (error) {
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        return handover_refused(`The delivery artifact ${name} could not be downloaded from this workflow run (${error.message.split('\n')[0]}): pass delivery: \${{ needs.<agent job>.outputs.delivery }}. Nothing was pushed.`);
+    }
+    let handover;
+    try {
+        const parsed = JSON.parse(readRegularFile(external_node_path_default().join(dir, HANDOVER_FILE), MOST_HANDOVER_BYTES).toString('utf8'));
+        const problem = malformed(parsed);
+        if (problem)
+            throw new Error(problem);
+        handover = parsed;
+    }
+    catch (error) {
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        return handover_refused(`The delivery artifact ${name} holds no readable ${HANDOVER_FILE} (${error.message}). Nothing was pushed.`);
+    }
+    const repository = `${context.repo.owner}/${context.repo.repo}`;
+    const theirs = handover.repository !== repository
+        ? `repository ${handover.repository}`
+        : handover.runId !== String(context.runId) || handover.runAttempt !== String(context.runAttempt)
+            ? `run ${handover.runId} (attempt ${handover.runAttempt})`
+            : undefined;
+    if (theirs) {
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        return handover_refused(`The delivery ${name} was made by ${theirs}, not by this run (${repository}, run ${context.runId}, attempt ${context.runAttempt}): a deliver job delivers only its own run's agent job. Nothing was pushed.`);
+    }
+    core/* info */.pq(`Received ${name}: ${handover.ralph} on ${handover.branch}, ${handover.head ? `commit ${handover.head.slice(0, 12)} on top of ${handover.start.slice(0, 12)}` : 'no commit'}; the agent job's verdict: ${handover.result.stopReason}.`);
+    return { handover, dir };
+}
+/**
+ * The recorded start must be where this job's branch starts: on the base branch as it is now, or (a continued
+ * branch) the branch's own tip. A shallow checkout is deepened to find out.
+ */
+async function startIsHere(prepared, start) {
+    const { workTree, branch } = prepared;
+    if (start === branch.startSha || start === branch.remoteSha)
+        return true;
+    const repo = new repo_GitRepo(workTree);
+    if (await isAncestor(workTree, start, branch.baseSha))
+        return true;
+    if (!(await repo.isShallow()))
+        return false;
+    await repo.exec(['fetch', '--quiet', '--no-tags', '--unshallow', REMOTE, branch.base], { probe: true });
+    return isAncestor(workTree, start, branch.baseSha);
+}
+/**
+ * What the deliver job asks of a handover before anything of it is pushed: a problem in one line, or
+ * undefined. On success the bundle's commits are in the object store (the head is then a commit there).
+ */
+async function checkHandover(prepared, received) {
+    const { handover, dir } = received;
+    const { plan, workTree, branch } = prepared;
+    if (handover.branch !== branch.branch)
+        return `the delivery is for the branch ${handover.branch}, but this run's branch is ${branch.branch}`;
+    if (handover.base !== branch.base)
+        return `the delivery was made against ${handover.base}, but this run's base is ${branch.base}`;
+    const { start, head } = handover;
+    if (head === undefined)
+        return undefined;
+    const bundle = external_node_path_default().join(dir, BUNDLE_FILE);
+    let header;
+    try {
+        header = readBundleHeader(bundle);
+    }
+    catch (error) {
+        return `the delivery's bundle cannot be read: ${error.message}`;
+    }
+    const ref = `refs/heads/${branch.branch}`;
+    const other = header.refs.find(r => r.name !== ref);
+    if (other)
+        return `the delivery's bundle carries ${other.name}: a delivery holds the one branch ${ref}`;
+    if (header.refs.length !== 1 || header.refs[0].oid !== head)
+        return `the delivery's bundle does not hold ${ref} at ${head.slice(0, 12)}`;
+    if (header.prerequisites.length !== 1 || header.prerequisites[0] !== start)
+        return `the delivery's bundle is not built on ${start.slice(0, 12)}, the commit its loop started from`;
+    if (!(await startIsHere(prepared, start)))
+        return `the delivery is built on ${start.slice(0, 12)}, which is not on ${branch.base} (nor the tip of ${branch.branch})`;
+    const into = 'refs/ralph-action/delivery';
+    try {
+        await fetchBundle(workTree, bundle, ref, into);
+    }
+    catch (error) {
+        return `the delivery's bundle was refused by git: ${error.message.split('\n')[0]}`;
+    }
+    await new repo_GitRepo(workTree).exec(['update-ref', '-d', into], { probe: true });
+    const commits = await rangeCommits(workTree, start, head);
+    if (commits.length === 0)
+        return `the delivery's head ${head.slice(0, 12)} adds no commit to ${start.slice(0, 12)}`;
+    if (commits.length > MOST_DELIVERED_COMMITS)
+        return `the delivery carries more than ${MOST_DELIVERED_COMMITS} commits`;
+    let parent = start;
+    const blobs = [];
+    for (const commit of commits) {
+        const short = commit.sha.slice(0, 12);
+        if (commit.parents.length !== 1 || commit.parents[0] !== parent)
+            return commit.parents.length > 1
+                ? `the delivery's commit ${short} is a merge: a delivery is the loop's own commits, one on top of the other`
+                : `the delivery's commit ${short} is not on top of ${parent.slice(0, 12)}`;
+        parent = commit.sha;
+        for (const change of commit.changes) {
+            if (change.mode === '160000')
+                return `the delivery's commit ${short} adds a gitlink (a submodule) at ${change.path}: a delivery carries files only`;
+            if (change.path === '.github' || change.path.startsWith('.github/'))
+                return `the delivery's commit ${short} changes ${change.path}: .github/ is never delivered from an agent's job`;
+            if (change.status !== 'D' && /^10[0-7]{4}$|^120000$/.test(change.mode))
+                blobs.push({ path: change.path, oid: change.oid, commit: short });
+        }
+    }
+    const most = plan.inputs.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    const sizes = await blobSizes(workTree, blobs.map(b => b.oid));
+    const large = blobs.find(b => (sizes.get(b.oid) ?? 0) > most);
+    if (large)
+        return `the delivery's commit ${large.commit} holds ${large.path} (${megabytes(sizes.get(large.oid) ?? 0)}), over max-file-size (${megabytes(most)})`;
+    // What protects the repository is this job's to say: the ralph and the gates as its own checkout has them.
+    const protection = plan.config.protect ? await protectionOf(plan.config, workTree, start) : undefined;
+    if (protection) {
+        const changed = await protectedInCommit(workTree, start, head, protection.rules, protection.guardrails);
+        if (changed.length > 0)
+            return `the delivery changes protected paths (${revertsLine(changed)})`;
+    }
+    return undefined;
+}
+/** The deliver job's record folder, holding the manifest it received (whatever it then decides). */
+function keepHandover(plan, received) {
+    (0,external_node_fs_.mkdirSync)(plan.config.recordDir, { recursive: true });
+    (0,external_node_fs_.writeFileSync)(external_node_path_default().join(plan.config.recordDir, HANDOVER_FILE), JSON.stringify(received.handover, null, 2));
+}
+/**
+ * The result the deliver job reports: the agent job's loop, with this job's verdict on a clean checkout when
+ * it ran one (`own`): work that fails there is not delivered as passing.
+ */
+function deliveredResult(theirs, own) {
+    if (!own)
+        return theirs;
+    const merged = { ...theirs, ...(own.verification ? { verification: own.verification } : {}) };
+    if (own.success)
+        return merged;
+    return {
+        ...merged,
+        success: false,
+        stopReason: own.stopReason === 'all_checks_passed' ? 'verify_failed' : own.stopReason,
+        stopDetail: `the agent job's gates passed, but in the deliver job ${own.stopDetail}`
+    };
 }
 
 ;// CONCATENATED MODULE: ./src/report/annotations.ts
@@ -59731,7 +60312,8 @@ function annotateFailures(result, plan) {
             ...(a.column !== undefined ? { startColumn: a.column } : {})
         });
 }
-async function loop(prepared, signal) {
+/** Runs the loop; `verifyOnly` (the deliver job) runs no agent, only the gates on a clean checkout of a commit. */
+async function loop(prepared, signal, verifyOnly) {
     const { plan, workTree, isolated, tracking, clients } = prepared;
     const follow = tracking?.follow();
     const logger = actionLogger(plan.config, undefined, { artifactName: plan.artifactName });
@@ -59751,7 +60333,8 @@ async function loop(prepared, signal) {
     const { result, warnings } = await runLoopContained(plan, workTree, isolated, {
         signal,
         emit,
-        outputRoom
+        outputRoom,
+        ...(verifyOnly ? { verifyOnly } : {})
     }).finally(logger.close);
     for (const warning of warnings)
         core/* warning */.$e(warning);
@@ -60120,7 +60703,7 @@ async function planRun(admitted) {
     const { inputs, context, clients, trigger } = admitted;
     // Someone asked on an issue: tell them it will not start (and that it is not their mistake).
     const cannotStart = async (error) => {
-        await replyCannotStart(trigger, context, clients.octokit, error.message);
+        await replyCannotStart(trigger, context, clients, error.message);
         return { end: badInput(error) };
     };
     let plan;
@@ -60138,7 +60721,8 @@ async function planRun(admitted) {
         core/* notice */.lm(notice);
     if (plan.inputs.dryRun)
         return { end: await dryRun(plan) };
-    if (inputs.installAgent) {
+    // The deliver job of two-job mode runs no agent: nothing to install.
+    if (inputs.installAgent && inputs.mode !== 'deliver') {
         try {
             await prepareAgent(inputs.installAgent, plan);
         }
@@ -60148,7 +60732,7 @@ async function planRun(admitted) {
             return cannotStart(error);
         }
     }
-    if (trigger.issueNumber !== undefined)
+    if (trigger.issueNumber !== undefined && clients.mayWrite)
         await acknowledge(await clients.octokit(), {
             ...context.repo,
             issueNumber: trigger.issueNumber,
@@ -60227,102 +60811,6 @@ async function findFailureReport(octokit, target) {
     return undefined;
 }
 
-;// CONCATENATED MODULE: ./src/github/artifacts.ts
-// Uploading the run record (progress.md, status.json, logs/) as one artifact. @actions/artifact is imported
-// only here and only when an upload happens: it is most of the bundle and ~250 ms of start-up.
-
-
-/** Every file under `dir`, absolute, skipping status.json's in-flight temp files. */
-function recordFiles(dir) {
-    const files = [];
-    const walk = (folder) => {
-        for (const entry of (0,external_node_fs_.readdirSync)(folder, { withFileTypes: true })) {
-            const full = external_node_path_default().join(folder, entry.name);
-            if (entry.isDirectory())
-                walk(full);
-            else if (entry.isFile() && !entry.name.endsWith('.tmp'))
-                files.push(full);
-        }
-    };
-    walk(dir);
-    return files.sort();
-}
-/** A name the artifact service accepts: no " : < > | * ? \ / or control characters. */
-function safeArtifactName(name) {
-    // eslint-disable-next-line no-control-regex
-    return name.replace(/["<>|*?:\\/\x00-\x1f]+/g, '-');
-}
-/**
- * Uploads the record folder as artifact `name`. Throws when the service refuses it (the caller turns that
- * into a warning: a lost upload must not fail a run that did its work).
- */
-async function uploadRecord(dir, name, options = {}) {
-    (0,external_node_fs_.statSync)(dir);
-    const files = recordFiles(dir);
-    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
-    const client = new DefaultArtifactClient();
-    const uploaded = await client.uploadArtifact(safeArtifactName(name), files, dir, {
-        ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
-        // Logs compress well; the default level is a good trade for text.
-        compressionLevel: 6
-    });
-    return {
-        ...(uploaded.id !== undefined ? { id: uploaded.id } : {}),
-        ...(uploaded.size !== undefined ? { size: uploaded.size } : {}),
-        name: safeArtifactName(name),
-        files: files.length
-    };
-}
-
-;// CONCATENATED MODULE: ./src/action/upload.ts
-// The run record as an artifact, from main at the end of a run, or from post when main was cancelled.
-
-
-
-/** Rejects after `ms`; the upload it races is left to end on its own (the step exits soon after). */
-function timeLimit(work, ms) {
-    let timer;
-    const late = new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(ms / 1000)} s`)), ms);
-    });
-    work.catch(() => undefined);
-    return Promise.race([work, late]).finally(() => clearTimeout(timer));
-}
-/**
- * Uploads the record as an artifact, and once more under a fresh name when that fails (a half-made artifact
- * keeps its name taken); not at all, in one warning, where the job has no artifact service. A failure after that is a warning, never the step's: the loop did its work, and
- * the record is still on the runner.
- */
-async function uploadArtifact(recordDir, name, options = {}) {
-    // Without the runner's artifact service there is nothing to try, and nothing to try again.
-    const missing = ['ACTIONS_RUNTIME_TOKEN', 'ACTIONS_RESULTS_URL'].filter(v => !process.env[v]);
-    if (missing.length > 0) {
-        const message = `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set (a GitHub runner gives them to every step)`;
-        core/* warning */.$e(`The run record was not uploaded: ${message}; it is on the runner at ${recordDir}.`);
-        return { failed: message };
-    }
-    const timing = retryTiming();
-    let attemptName = name;
-    for (let attempt = 1;; attempt++) {
-        try {
-            const uploaded = await timeLimit(uploadRecord(recordDir, attemptName, { retentionDays: options.retentionDays }), timing.uploadTimeoutMs);
-            core/* info */.pq(`Uploaded the run record as artifact ${uploaded.name} (${uploaded.files} files, id ${uploaded.id}).`);
-            return { uploaded };
-        }
-        catch (error) {
-            const message = error.message.split('\n')[0];
-            const late = options.deadline !== undefined && Date.now() > options.deadline;
-            if (attempt >= 2 || late) {
-                core/* warning */.$e(`The run record could not be uploaded (${message}); it is still on the runner at ${recordDir}.`);
-                return { failed: message };
-            }
-            // A matrix or a re-run step can reuse a name within a run; a failed upload can leave it taken.
-            attemptName = `${name}-${Date.now().toString(36)}`;
-            core/* info */.pq(`The upload of ${name} failed (${message}); uploading it again as ${attemptName}.`);
-        }
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/action/report.ts
 // Step 6, report: the tracking comment's last word, a hunt's failure report, the record uploaded, the job
 // summary, and the step's outputs and verdict. A cancelled run leaves the upload and summary to post.
@@ -60333,7 +60821,7 @@ async function uploadArtifact(recordDir, name, options = {}) {
 
 
 
-function outputsOf(result, delivery, artifactId) {
+function outputsOf(result, delivery, artifactId, handedOver) {
     return {
         'stop-reason': result.stopReason,
         success: String(result.success),
@@ -60351,6 +60839,8 @@ function outputsOf(result, delivery, artifactId) {
         'pr-url': delivery.pullRequest?.url ?? '',
         'pr-operation': delivery.pullRequest?.operation ?? 'none',
         'artifact-id': artifactId !== undefined ? String(artifactId) : '',
+        // mode: agent's handover, for the deliver job's `delivery` input.
+        delivery: handedOver ?? '',
         // mode: list's outputs, empty in a run.
         matrix: '',
         count: ''
@@ -60402,14 +60892,14 @@ async function reportHunt({ plan }, result, delivery, clients) {
         core/* warning */.$e(`The hunt's failure report could not be written: ${error.message}`);
     }
 }
-async function report(prepared, looped, delivery, cancelled) {
+async function report(prepared, looped, delivery, cancelled, handedOver) {
     const { plan, tracking, clients, hunt } = prepared;
     const { result } = looped;
     if (cancelled) {
         // Post finalises the comment, uploads the record and writes the summary: main exits within the
         // runner's grace period.
         return {
-            outputs: outputsOf(result, delivery),
+            outputs: outputsOf(result, delivery, undefined, handedOver),
             failure: { message: failureLine(result, delivery) ?? 'The loop was cancelled.' },
             finished: false
         };
@@ -60424,7 +60914,7 @@ async function report(prepared, looped, delivery, cancelled) {
             ...(delivery.problems.length > 0 ? { undelivered: true } : {})
         });
     }
-    if (hunt && prepared.inputs.reportIssue)
+    if (hunt && prepared.inputs.reportIssue && clients.mayWrite)
         await reportHunt(prepared, result, delivery, clients);
     const links = { run: plan.context.runUrl, artifactName: plan.artifactName };
     let artifactId;
@@ -60458,15 +60948,19 @@ async function report(prepared, looped, delivery, cancelled) {
     if (!failure)
         core/* info */.pq(`Done: ${result.stopDetail}.`);
     return {
-        outputs: outputsOf(result, delivery, artifactId),
+        outputs: outputsOf(result, delivery, artifactId, handedOver),
         ...(failure ? { failure: { message: failure } } : {}),
         finished: true
     };
 }
 
 ;// CONCATENATED MODULE: ./src/action/main.ts
-// The main step, as its pipeline: admit → plan → prepare → loop → deliver → report. Each step answers its
+// The main step, as its pipeline: admit → plan → prepare → loop → deliver → report (two-job mode: the agent's
+// job hands over instead of delivering; the deliver job receives, checks, verifies again, delivers, reports). Each step answers its
 // typed result, or the Ending that stops the run there (bad input fails with one line before any agent runs).
+
+
+
 
 
 
@@ -60482,6 +60976,8 @@ async function pipeline(signal) {
     const planned = await planRun(admitted);
     if (ending_ended(planned))
         return planned.end;
+    if (planned.inputs.mode === 'deliver')
+        return deliverJob(planned, signal);
     const prepared = await prepare(planned);
     if (ending_ended(prepared))
         return prepared.end;
@@ -60489,8 +60985,81 @@ async function pipeline(signal) {
     // Cancellation is decided here alone, before the delivery (nothing is pushed) and after it: a SIGTERM during
     // the push or the pull request leaves the comment, the upload and the summary to post.
     const cancelled = () => signal.aborted || looped.result.stopReason === 'cancelled';
+    if (planned.inputs.mode === 'agent') {
+        // Two-job mode: the work goes to the deliver job as an artifact; this job writes nothing to GitHub.
+        const handed = await handOver(prepared, looped.result, cancelled());
+        return report(prepared, looped, handed.delivery, cancelled(), handed.artifact);
+    }
     const delivery = await deliver(prepared, looped.result, cancelled());
     return report(prepared, looped, delivery, cancelled());
+}
+/**
+ * `mode: deliver`, the second job of two: no agent runs. The agent job's handover is checked against what this
+ * job decides itself (its admission, its plan, its branch), its head verified again on a clean checkout when the
+ * ralph has gates, and only then delivered as a one-job run would deliver it.
+ */
+async function deliverJob(planned, signal) {
+    // This job's record is an artifact of its own beside the agent job's.
+    const plan = { ...planned.plan, artifactName: `${planned.plan.artifactName}-deliver` };
+    const { config } = plan;
+    const received = await receive({ ...planned, plan });
+    if (ending_ended(received))
+        return received.end;
+    try {
+        keepHandover(plan, received);
+        const prepared = await prepare({ ...planned, plan });
+        if (ending_ended(prepared))
+            return prepared.end;
+        const { handover } = received;
+        const problem = await checkHandover(prepared, received).catch((error) => `it could not be checked (${error.message.split('\n')[0]})`);
+        const reverify = !problem &&
+            handover.head !== undefined &&
+            handover.result.success &&
+            config.checks.length > 0 &&
+            (config.verify ?? 'clean') === 'clean';
+        let result = handover.result;
+        let own;
+        if (reverify && handover.head !== undefined && !signal.aborted) {
+            core/* info */.pq(`Verifying ${handover.head.slice(0, 12)} again, on a clean checkout in this job.`);
+            own = (await loop(prepared, signal, { commit: handover.head, base: handover.start })).result;
+            result = deliveredResult(result, own);
+        }
+        else if (prepared.isolated) {
+            // No gate runs here: the agent's user is given up at once (runLoopContained would have, after them).
+            await prepared.isolated.release();
+            saveState('isolation', '');
+        }
+        const cancelled = signal.aborted || own?.stopReason === 'cancelled';
+        let delivery;
+        if (problem)
+            delivery = {
+                branch: prepared.branch.branch,
+                pushed: false,
+                problems: [`the delivery was refused: ${problem}; nothing was pushed`],
+                notes: []
+            };
+        else if (cancelled)
+            delivery = {
+                branch: prepared.branch.branch,
+                pushed: false,
+                problems: [],
+                notes: [],
+                skipped: 'the run was cancelled, so nothing was pushed'
+            };
+        else
+            delivery = await deliverWork(prepared, result, handover.head).catch((error) => ({
+                branch: prepared.branch.branch,
+                pushed: false,
+                problems: [`delivery failed: ${error.message}`],
+                notes: []
+            }));
+        await prepared.identity.restore().catch(() => undefined);
+        await restoreCheckout(prepared.workTree, prepared.branch);
+        return report(prepared, { result, followed: () => Promise.resolve() }, delivery, cancelled);
+    }
+    finally {
+        (0,external_node_fs_.rmSync)(received.dir, { recursive: true, force: true });
+    }
 }
 /** The runner sends SIGINT, then SIGTERM ~7.5 s later: either one cancels the loop (the agent's tree is killed). */
 function cancellation() {

@@ -22553,7 +22553,7 @@ async function runLoop(config, ports = {}) {
                 status.uncounted = uncounted;
         }
         // What a fresh clone needs before its gates can pass (npm ci): before the baseline, as in the clean checkout.
-        if ((config.setup ?? []).length > 0) {
+        if ((config.setup ?? []).length > 0 && !ports.verifyOnly) {
             const setup = await runSetup(env, workTree, record.iterationDir(0));
             status.setup = setup.runs;
             record.appendSetup(setup.runs);
@@ -22572,6 +22572,8 @@ async function runLoop(config, ports = {}) {
                 };
             }
         }
+        if (!stop && ports.verifyOnly)
+            stop = await verifyAlone(env, memory, status, ports.verifyOnly, () => budgets(0));
         if (!stop && gated && config.baseline !== false) {
             const gates = await runBaseline(env, memory);
             const baseline = gates.baseline;
@@ -22721,6 +22723,24 @@ async function runLoop(config, ports = {}) {
     await record.finish(result);
     emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result });
     return result;
+}
+/** `verifyOnly`: the gates on a clean checkout of the commit, and the stop that verdict makes. */
+async function verifyAlone(env, memory, status, { commit, base }, budgets) {
+    const { verification, failures } = await verifyCommit(env, 1, commit, base, env.verifyPorts, memory);
+    status.verification = verification;
+    env.record.writeStatus(status);
+    const short = commit.slice(0, 12);
+    if (verification.verdict === 'passed')
+        return { reason: 'all_checks_passed', detail: `every gate passed on a clean checkout of ${short}` };
+    if (verification.verdict === 'interrupted')
+        return (decideStop(undefined, budgets()) ?? {
+            reason: 'cancelled',
+            detail: `the clean checkout of ${short} was interrupted`
+        });
+    return {
+        reason: 'verify_failed',
+        detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed`
+    };
 }
 function updateCost(status, meter) {
     status.cost.totalUsd = meter.spentUsd();

@@ -30,6 +30,11 @@ export interface Clients {
   jobActor: () => Promise<TokenActor>
   /** Their retries end at its deadline, which the loop step sets from max-time. */
   budget: RetryBudget
+  /**
+   * Whether this job writes to GitHub (replies, 👀, the tracking comment, the hunt's report): not the agent's
+   * job of two-job mode (`mode: agent`), whose deliver job does. Its clients refuse any write besides.
+   */
+  mayWrite: boolean
 }
 
 export interface Admitted {
@@ -52,10 +57,14 @@ function projectRootOf(context: RunContext, inputs: ActionInputs): string {
 
 function clientsFor(inputs: ActionInputs): Clients {
   const budget: RetryBudget = {}
-  const octokit = lazyClient(inputs.githubToken, { budget, log: m => core.info(m) })
-  const delivery = inputs.pushToken
-    ? lazyClient(inputs.pushToken, { budget, log: m => core.info(m) })
-    : octokit
+  const mayWrite = inputs.mode !== 'agent'
+  const options = {
+    budget,
+    log: (m: string) => core.info(m),
+    ...(mayWrite ? {} : { readOnly: 'mode: agent writes nothing to GitHub (the deliver job does)' })
+  }
+  const octokit = lazyClient(inputs.githubToken, options)
+  const delivery = inputs.pushToken ? lazyClient(inputs.pushToken, options) : octokit
   let actor: Promise<TokenActor> | undefined
   let jobActor: Promise<TokenActor> | undefined
   const deliveryActor = () => (actor ??= delivery().then(client => tokenActor(client, inputs.botLogin)))
@@ -67,7 +76,8 @@ function clientsFor(inputs: ActionInputs): Clients {
     jobActor: inputs.pushToken
       ? () => (jobActor ??= octokit().then(client => tokenActor(client, GITHUB_ACTIONS_BOT)))
       : deliveryActor,
-    budget
+    budget,
+    mayWrite
   }
 }
 
@@ -114,6 +124,12 @@ async function decide(inputs: ActionInputs, context: RunContext, clients: Client
     if (admission.unchecked) {
       const line = `${admission.reason.charAt(0).toUpperCase()}${admission.reason.slice(1)}. No agent ran.`
       return { end: { failure: { message: line }, summary: `❌ ${line}\n`, finished: true } }
+    }
+    if (admission.reply && admission.issueNumber !== undefined && !clients.mayWrite) {
+      core.warning(
+        `Refused: ${admission.reason}. No agent ran; the deliver job replies on #${admission.issueNumber}.`
+      )
+      return { end: { finished: true } }
     }
     if (admission.reply && admission.issueNumber !== undefined) {
       const posted = await postRefusal(

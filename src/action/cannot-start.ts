@@ -1,6 +1,6 @@
 // The reply on the issue when a requested loop cannot start: the problem is the workflow's or the ralph's.
 import * as core from '@actions/core'
-import type { Octokit } from '../github/client.js'
+import type { Clients } from './admit.js'
 import type { RunContext } from '../trigger/context.js'
 import { postRefusal } from '../github/tracking.js'
 import type { Run } from '../trigger/types.js'
@@ -13,13 +13,14 @@ import { startFailureReply } from '../trigger/replies.js'
 export async function replyCannotStart(
   trigger: Run | undefined,
   context: RunContext,
-  octokit: () => Promise<Octokit>,
+  clients: Pick<Clients, 'octokit' | 'mayWrite'>,
   problem: string
 ): Promise<void> {
-  if (trigger?.issueNumber === undefined) return
+  // In the agent's job of two-job mode the deliver job answers: it meets the same problem.
+  if (trigger?.issueNumber === undefined || !clients.mayWrite) return
   const relative = problem.split(`${context.workspace}/`).join('').split(context.workspace).join('.')
   await postRefusal(
-    await octokit(),
+    await clients.octokit(),
     { ...context.repo, issueNumber: trigger.issueNumber },
     startFailureReply(trigger.actor?.login, relative, context.runUrl),
     m => core.warning(m)

@@ -133,7 +133,7 @@ export async function runLoopContained(
   plan: RunPlan,
   workTree: string,
   isolated: AgentIsolation | undefined,
-  ports: Pick<LoopPorts, 'signal' | 'emit' | 'outputRoom'>
+  ports: Pick<LoopPorts, 'signal' | 'emit' | 'outputRoom' | 'verifyOnly'>
 ): Promise<ContainedLoop> {
   // Every process of the loop carries a mark, so what it leaves running can be found afterwards (with
   // isolation none; the agent's uid is the boundary otherwise). Every environment built from ours has it.

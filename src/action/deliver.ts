@@ -70,7 +70,7 @@ export function decideDelivery(facts: DeliveryFacts): DeliveryDecision {
  * The branch must hold what the loop verified: the tree its last iteration left (a process of the loop that
  * moved the branch, possible only as the job's own user, delivers nothing). Answers the problem, if any.
  */
-async function branchMovedDuringLoop(
+export async function branchMovedDuringLoop(
   workTree: string,
   branch: string,
   result: LoopResult
@@ -86,7 +86,7 @@ async function branchMovedDuringLoop(
 }
 
 /** The delivered commit may change no protected path (the restore before each gate run guarantees it): the problem, if any. */
-async function protectedPathsDelivered(workTree: string, result: LoopResult): Promise<string | undefined> {
+export async function protectedPathsDelivered(workTree: string, result: LoopResult): Promise<string | undefined> {
   const base = result.start.commit
   if (!result.protected || !base) return undefined
   const head = await new GitRepo(workTree).commitOf('HEAD')
@@ -102,8 +102,15 @@ async function protectedPathsDelivered(workTree: string, result: LoopResult): Pr
   return `the commit to deliver changes protected paths (${revertsLine(changed)}), so nothing was pushed`
 }
 
-/** Push and open or update the pull request, as the inputs say for this outcome. */
-async function deliverWork(prepared: Prepared, result: LoopResult): Promise<DeliveryReport> {
+/**
+ * Push and open or update the pull request, as the inputs say for this outcome. `head` is the commit to
+ * deliver when it is not the work tree's HEAD (the deliver job of two-job mode, whose tree stays on the base).
+ */
+export async function deliverWork(
+  prepared: Prepared,
+  result: LoopResult,
+  head?: string
+): Promise<DeliveryReport> {
   const { plan, workTree, branch, clients } = prepared
   const { inputs } = plan
   const delivery: DeliveryReport = {
@@ -112,7 +119,7 @@ async function deliverWork(prepared: Prepared, result: LoopResult): Promise<Deli
     problems: [],
     notes: [...(plan.trigger?.notes ?? [])]
   }
-  const commit = await new GitRepo(workTree).commitOf('HEAD')
+  const commit = head ?? (await new GitRepo(workTree).commitOf('HEAD'))
   if (commit) delivery.commit = commit
   const decision = decideDelivery({
     stopReason: result.stopReason,
@@ -136,7 +143,7 @@ async function deliverWork(prepared: Prepared, result: LoopResult): Promise<Deli
     )
     return delivery
   }
-  if (!(await hasDiff(workTree, branch.baseSha))) {
+  if (!(await hasDiff(workTree, branch.baseSha, commit))) {
     delivery.skipped = `the loop left no change against ${branch.base}, so there is nothing to push and no pull request`
     core.info(`Branch ${branch.branch} has no change against ${branch.base}: nothing to push.`)
     return delivery
@@ -157,7 +164,7 @@ async function deliverWork(prepared: Prepared, result: LoopResult): Promise<Deli
         serverUrl,
         repository,
         leaseSha: branch.remoteSha,
-        ...(result.success && verified !== undefined ? { ref: verified } : {}),
+        ...(result.success && verified !== undefined ? { ref: verified } : head ? { ref: head } : {}),
         stallSeconds: timing.pushStallSeconds,
         log: message => core.info(message)
       },
@@ -172,7 +179,7 @@ async function deliverWork(prepared: Prepared, result: LoopResult): Promise<Deli
       delivery.problems.push(failure?.message ?? `the push of ${branch.branch} failed`)
       if (failure?.detail) core.info(failure.detail)
       if (failure?.kind === PUSH_FAILURE.workflowsPermission) {
-        const patch = await formatPatch(workTree, branch.baseSha)
+        const patch = await formatPatch(workTree, branch.baseSha, commit)
         const file = path.join(plan.config.recordDir, 'ralph.patch')
         writeFileSync(file, patch)
         delivery.patch = { file: 'ralph.patch', text: patch }

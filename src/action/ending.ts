@@ -21,6 +21,7 @@ export type OutputName =
   | 'pr-url'
   | 'pr-operation'
   | 'artifact-id'
+  | 'delivery'
   | 'matrix'
   | 'count'
 

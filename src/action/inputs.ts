@@ -66,8 +66,14 @@ export interface ActionInputs {
   retentionDays?: number
   workingDirectory: string
   dryRun: boolean
-  /** `run` (a loop) or `list` (the installed ralphs as matrix JSON; nothing runs). */
-  mode: 'run' | 'list'
+  /**
+   * `run` (a loop and its delivery, in one job), `list` (the installed ralphs as matrix JSON; nothing runs),
+   * `agent` (the loop in a read-only job, its work uploaded as a delivery artifact) or `deliver` (a later job,
+   * which runs no agent: it checks that artifact and delivers it).
+   */
+  mode: 'run' | 'list' | 'agent' | 'deliver'
+  /** deliver: the agent job's delivery artifact (its `delivery` output); undefined: it made none. */
+  delivery?: string
   /** Bot logins (`name[bot]`) that may start a loop with a comment or a label. */
   allowedBots: string[]
   /** The bot an installation token (GITHUB_TOKEN, an App's) delivers as: its marked work is the action's own. */
@@ -243,8 +249,8 @@ function installAgentInput(value: string | undefined): ActionInputs['installAgen
 export function readInputs(env: Env = process.env): ActionInputs {
   const read = new InputReader(env)
   const mode = read.text('mode') ?? 'run'
-  if (mode !== 'run' && mode !== 'list')
-    throw new InputError(`Input 'mode' must be run or list, got ${quote(mode)}.`)
+  if (mode !== 'run' && mode !== 'list' && mode !== 'agent' && mode !== 'deliver')
+    throw new InputError(`Input 'mode' must be run, agent, deliver or list, got ${quote(mode)}.`)
   if (mode === 'list') return listInputs(read)
   const ralph = read.text('ralph')
   const prompt = read.text('prompt')
@@ -359,7 +365,7 @@ export function readInputs(env: Env = process.env): ActionInputs {
     uploadArtifacts: read.boolean('upload-artifacts', true),
     workingDirectory: read.text('working-directory') ?? '.',
     dryRun: read.boolean('dry-run', false),
-    mode: 'run',
+    mode,
     allowedBots,
     botLogin,
     reportIssue: read.boolean('report-issue', false),
@@ -378,6 +384,7 @@ export function readInputs(env: Env = process.env): ActionInputs {
     base,
     prTitle: read.text('pr-title'),
     pushToken: read.text('push-token'),
+    delivery: mode === 'deliver' ? read.text('delivery') : undefined,
     artifactName,
     retentionDays,
     maxOpenPrs: read.positiveInteger('max-open-prs'),

@@ -3,7 +3,7 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { outputRoomOf, type LoopResult } from '../loop/index.js'
+import { outputRoomOf, type LoopPorts, type LoopResult } from '../loop/index.js'
 import { annotationsFor, type CheckOutput } from '../report/annotations.js'
 import { formatDuration } from '../report/run-report.js'
 import { runLoopContained } from './contain.js'
@@ -56,7 +56,12 @@ function annotateFailures(result: LoopResult, plan: RunPlan): void {
     })
 }
 
-export async function loop(prepared: Prepared, signal: AbortSignal): Promise<Looped> {
+/** Runs the loop; `verifyOnly` (the deliver job) runs no agent, only the gates on a clean checkout of a commit. */
+export async function loop(
+  prepared: Prepared,
+  signal: AbortSignal,
+  verifyOnly?: LoopPorts['verifyOnly']
+): Promise<Looped> {
   const { plan, workTree, isolated, tracking, clients } = prepared
   const follow = tracking?.follow()
   const logger = actionLogger(plan.config, undefined, { artifactName: plan.artifactName })
@@ -78,7 +83,8 @@ export async function loop(prepared: Prepared, signal: AbortSignal): Promise<Loo
   const { result, warnings } = await runLoopContained(plan, workTree, isolated, {
     signal,
     emit,
-    outputRoom
+    outputRoom,
+    ...(verifyOnly ? { verifyOnly } : {})
   }).finally(logger.close)
   for (const warning of warnings) core.warning(warning)
   if (!result.success && result.stopReason !== 'cancelled') annotateFailures(result, plan)

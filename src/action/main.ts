@@ -1,27 +1,107 @@
-// The main step, as its pipeline: admit → plan → prepare → loop → deliver → report. Each step answers its
+// The main step, as its pipeline: admit → plan → prepare → loop → deliver → report (two-job mode: the agent's
+// job hands over instead of delivering; the deliver job receives, checks, verifies again, delivers, reports). Each step answers its
 // typed result, or the Ending that stops the run there (bad input fails with one line before any agent runs).
+import { rmSync } from 'node:fs'
 import * as core from '@actions/core'
+import type { LoopResult } from '../loop/index.js'
+import type { DeliveryReport } from '../report/run-report.js'
 import { admit } from './admit.js'
-import { deliver } from './deliver.js'
+import { deliver, deliverWork } from './deliver.js'
 import { ended, writeEnding, type Ending } from './ending.js'
+import { checkHandover, deliveredResult, handOver, keepHandover, receive } from './handover.js'
 import { loop } from './loop.js'
-import { planRun } from './plan-run.js'
-import { prepare } from './prepare.js'
+import { planRun, type Planned } from './plan-run.js'
+import { prepare, restoreCheckout } from './prepare.js'
 import { report } from './report.js'
+import { saveState } from './state.js'
 
 async function pipeline(signal: AbortSignal): Promise<Ending> {
   const admitted = await admit()
   if (ended(admitted)) return admitted.end
   const planned = await planRun(admitted)
   if (ended(planned)) return planned.end
+  if (planned.inputs.mode === 'deliver') return deliverJob(planned, signal)
   const prepared = await prepare(planned)
   if (ended(prepared)) return prepared.end
   const looped = await loop(prepared, signal)
   // Cancellation is decided here alone, before the delivery (nothing is pushed) and after it: a SIGTERM during
   // the push or the pull request leaves the comment, the upload and the summary to post.
   const cancelled = (): boolean => signal.aborted || looped.result.stopReason === 'cancelled'
+  if (planned.inputs.mode === 'agent') {
+    // Two-job mode: the work goes to the deliver job as an artifact; this job writes nothing to GitHub.
+    const handed = await handOver(prepared, looped.result, cancelled())
+    return report(prepared, looped, handed.delivery, cancelled(), handed.artifact)
+  }
   const delivery = await deliver(prepared, looped.result, cancelled())
   return report(prepared, looped, delivery, cancelled())
+}
+
+/**
+ * `mode: deliver`, the second job of two: no agent runs. The agent job's handover is checked against what this
+ * job decides itself (its admission, its plan, its branch), its head verified again on a clean checkout when the
+ * ralph has gates, and only then delivered as a one-job run would deliver it.
+ */
+async function deliverJob(planned: Planned, signal: AbortSignal): Promise<Ending> {
+  // This job's record is an artifact of its own beside the agent job's.
+  const plan = { ...planned.plan, artifactName: `${planned.plan.artifactName}-deliver` }
+  const { config } = plan
+  const received = await receive({ ...planned, plan })
+  if (ended(received)) return received.end
+  try {
+    keepHandover(plan, received)
+    const prepared = await prepare({ ...planned, plan })
+    if (ended(prepared)) return prepared.end
+    const { handover } = received
+    const problem = await checkHandover(prepared, received).catch(
+      (error: Error) => `it could not be checked (${error.message.split('\n')[0]})`
+    )
+    const reverify =
+      !problem &&
+      handover.head !== undefined &&
+      handover.result.success &&
+      config.checks.length > 0 &&
+      (config.verify ?? 'clean') === 'clean'
+    let result = handover.result
+    let own: LoopResult | undefined
+    if (reverify && handover.head !== undefined && !signal.aborted) {
+      core.info(`Verifying ${handover.head.slice(0, 12)} again, on a clean checkout in this job.`)
+      own = (await loop(prepared, signal, { commit: handover.head, base: handover.start })).result
+      result = deliveredResult(result, own)
+    } else if (prepared.isolated) {
+      // No gate runs here: the agent's user is given up at once (runLoopContained would have, after them).
+      await prepared.isolated.release()
+      saveState('isolation', '')
+    }
+    const cancelled = signal.aborted || own?.stopReason === 'cancelled'
+    let delivery: DeliveryReport
+    if (problem)
+      delivery = {
+        branch: prepared.branch.branch,
+        pushed: false,
+        problems: [`the delivery was refused: ${problem}; nothing was pushed`],
+        notes: []
+      }
+    else if (cancelled)
+      delivery = {
+        branch: prepared.branch.branch,
+        pushed: false,
+        problems: [],
+        notes: [],
+        skipped: 'the run was cancelled, so nothing was pushed'
+      }
+    else
+      delivery = await deliverWork(prepared, result, handover.head).catch((error: Error) => ({
+        branch: prepared.branch.branch,
+        pushed: false,
+        problems: [`delivery failed: ${error.message}`],
+        notes: []
+      }))
+    await prepared.identity.restore().catch(() => undefined)
+    await restoreCheckout(prepared.workTree, prepared.branch)
+    return report(prepared, { result, followed: () => Promise.resolve() }, delivery, cancelled)
+  } finally {
+    rmSync(received.dir, { recursive: true, force: true })
+  }
 }
 
 /** The runner sends SIGINT, then SIGTERM ~7.5 s later: either one cancels the loop (the agent's tree is killed). */

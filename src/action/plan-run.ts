@@ -75,7 +75,7 @@ export async function planRun(admitted: Admitted): Promise<Step<Planned>> {
   const { inputs, context, clients, trigger } = admitted
   // Someone asked on an issue: tell them it will not start (and that it is not their mistake).
   const cannotStart = async (error: InputError | PlanError | InstallError): Promise<{ end: Ending }> => {
-    await replyCannotStart(trigger, context, clients.octokit, error.message)
+    await replyCannotStart(trigger, context, clients, error.message)
     return { end: badInput(error) }
   }
   let plan: RunPlan
@@ -88,7 +88,8 @@ export async function planRun(admitted: Admitted): Promise<Step<Planned>> {
   for (const warning of plan.warnings) core.warning(warning)
   for (const notice of plan.notices) core.notice(notice)
   if (plan.inputs.dryRun) return { end: await dryRun(plan) }
-  if (inputs.installAgent) {
+  // The deliver job of two-job mode runs no agent: nothing to install.
+  if (inputs.installAgent && inputs.mode !== 'deliver') {
     try {
       await prepareAgent(inputs.installAgent, plan)
     } catch (error) {
@@ -96,7 +97,7 @@ export async function planRun(admitted: Admitted): Promise<Step<Planned>> {
       return cannotStart(error)
     }
   }
-  if (trigger.issueNumber !== undefined)
+  if (trigger.issueNumber !== undefined && clients.mayWrite)
     await acknowledge(
       await clients.octokit(),
       {

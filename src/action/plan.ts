@@ -296,7 +296,8 @@ export function makePlan(
   const recordDir = mkdtempSync(path.join(temp, `ralph-record-${slug(ralph.name)}-`))
 
   // model-proxy auto: the proxy runs when the agent is a preset and the job holds its key; else one notice says why not.
-  let modelProxy = inputs.modelProxy
+  // The deliver job of two-job mode runs no agent: it holds no model key, and needs none.
+  let modelProxy = inputs.mode === 'deliver' ? undefined : inputs.modelProxy
   const notices: string[] = []
   if (modelProxy?.auto) {
     const decided = autoModelProxy(ralph.agentArgv, env)

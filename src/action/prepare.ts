@@ -74,7 +74,8 @@ export async function restoreCheckout(workTree: string, prepared: PreparedBranch
 async function startTracking(planned: Planned, branch: string): Promise<TrackingComment | undefined> {
   const { plan, clients } = planned
   const issueNumber = plan.trigger?.issueNumber
-  if (issueNumber === undefined) return undefined
+  // The agent's job of two-job mode writes nothing: the deliver job posts the comment, finished.
+  if (issueNumber === undefined || !clients.mayWrite) return undefined
   const info = {
     ralphName: plan.ralph.name,
     runId: plan.context.runId,
@@ -103,7 +104,7 @@ export async function prepare(planned: Planned): Promise<Step<Prepared>> {
     message: string
   ): Promise<{ end: { failure: { message: string }; finished: true } }> => {
     // 👀 is already on the request: say it will not run.
-    await replyCannotStart(plan.trigger, context, clients.octokit, message)
+    await replyCannotStart(plan.trigger, context, clients, message)
     return { end: { failure: { message }, finished: true } }
   }
 

@@ -16,7 +16,8 @@ import { uploadArtifact } from './upload.js'
 function outputsOf(
   result: LoopResult,
   delivery: DeliveryReport,
-  artifactId?: number
+  artifactId?: number,
+  handedOver?: string
 ): Partial<Record<OutputName, string>> {
   return {
     'stop-reason': result.stopReason,
@@ -37,6 +38,8 @@ function outputsOf(
     'pr-url': delivery.pullRequest?.url ?? '',
     'pr-operation': delivery.pullRequest?.operation ?? 'none',
     'artifact-id': artifactId !== undefined ? String(artifactId) : '',
+    // mode: agent's handover, for the deliver job's `delivery` input.
+    delivery: handedOver ?? '',
     // mode: list's outputs, empty in a run.
     matrix: '',
     count: ''
@@ -102,7 +105,8 @@ export async function report(
   prepared: Prepared,
   looped: Looped,
   delivery: DeliveryReport,
-  cancelled: boolean
+  cancelled: boolean,
+  handedOver?: string
 ): Promise<Ending> {
   const { plan, tracking, clients, hunt } = prepared
   const { result } = looped
@@ -110,7 +114,7 @@ export async function report(
     // Post finalises the comment, uploads the record and writes the summary: main exits within the
     // runner's grace period.
     return {
-      outputs: outputsOf(result, delivery),
+      outputs: outputsOf(result, delivery, undefined, handedOver),
       failure: { message: failureLine(result, delivery) ?? 'The loop was cancelled.' },
       finished: false
     }
@@ -125,7 +129,7 @@ export async function report(
       ...(delivery.problems.length > 0 ? { undelivered: true } : {})
     })
   }
-  if (hunt && prepared.inputs.reportIssue) await reportHunt(prepared, result, delivery, clients)
+  if (hunt && prepared.inputs.reportIssue && clients.mayWrite) await reportHunt(prepared, result, delivery, clients)
 
   const links: RunReport['links'] = { run: plan.context.runUrl, artifactName: plan.artifactName }
   let artifactId: number | undefined
@@ -154,7 +158,7 @@ export async function report(
   const failure = failureLine(result, delivery, links.artifact ? links.artifactName : undefined)
   if (!failure) core.info(`Done: ${result.stopDetail}.`)
   return {
-    outputs: outputsOf(result, delivery, artifactId),
+    outputs: outputsOf(result, delivery, artifactId, handedOver),
     ...(failure ? { failure: { message: failure } } : {}),
     finished: true
   }

@@ -109,7 +109,7 @@ interface KnownHead {
 }
 
 /** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
-function megabytes(bytes: number): string {
+export function megabytes(bytes: number): string {
   const mb = bytes / (1024 * 1024)
   return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`
 }

@@ -30,6 +30,11 @@ export interface ClientOptions {
   timing?: RetryTiming
   /** Default GITHUB_API_URL. */
   baseUrl?: string
+  /**
+   * Refuse every request but a read (GET, HEAD) before it is sent, naming why: the agent's job of two-job
+   * mode writes nothing to GitHub, and a write attempted there is our bug, not a request to make.
+   */
+  readOnly?: string
 }
 
 /**
@@ -169,6 +174,17 @@ function pacing(
   return paced
 }
 
+/** A plugin that refuses every request but a read, before it leaves: `why` says whose rule that is. */
+function readsOnly(why: string) {
+  return (octokit: { hook: Octokit['hook'] }): void => {
+    octokit.hook.before('request', options => {
+      const method = (options.method ?? 'GET').toUpperCase()
+      if (method !== 'GET' && method !== 'HEAD')
+        throw new Error(`${method} ${String(options.url)} was not sent: ${why}`)
+    })
+  }
+}
+
 /**
  * An Octokit for `token` that retries as this module says. @actions/github and the throttling plugin are
  * imported here, on first use (cold start).
@@ -220,7 +236,8 @@ export async function githubClient(token: string, options: ClientOptions = {}): 
     },
     // The throttling plugin wraps ours: a rate limit passes our hook and is waited out once, there.
     transientRetries(timing, budget, log),
-    throttling
+    throttling,
+    ...(options.readOnly !== undefined ? [readsOnly(options.readOnly)] : [])
   ) as Octokit
 }
 

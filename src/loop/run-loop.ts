@@ -26,7 +26,7 @@ import { agentPresetFor, openWorkTree } from './setup.js'
 import { startingStatus } from './status.js'
 import { recogniseGates, startPackageJson } from './test-count.js'
 import { usageLimitWait } from './usage-limit.js'
-import { runSetup, verifyMode } from './verify.js'
+import { runSetup, verifyCommit, verifyMode } from './verify.js'
 import type { LoopConfig, LoopEvent, LoopPorts, LoopResult, LoopStatus, StopReason } from './types.js'
 
 /** An iteration still running after this long is named in status.json (`inFlight`). */
@@ -300,7 +300,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       if (uncounted.length > 0) status.uncounted = uncounted
     }
     // What a fresh clone needs before its gates can pass (npm ci): before the baseline, as in the clean checkout.
-    if ((config.setup ?? []).length > 0) {
+    if ((config.setup ?? []).length > 0 && !ports.verifyOnly) {
       const setup = await runSetup(env, workTree, record.iterationDir(0))
       status.setup = setup.runs
       record.appendSetup(setup.runs)
@@ -317,6 +317,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
         }
       }
     }
+    if (!stop && ports.verifyOnly) stop = await verifyAlone(env, memory, status, ports.verifyOnly, () => budgets(0))
     if (!stop && gated && config.baseline !== false) {
       const gates = await runBaseline(env, memory)
       const baseline = gates.baseline
@@ -460,6 +461,33 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   await record.finish(result)
   emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result })
   return result
+}
+
+/** `verifyOnly`: the gates on a clean checkout of the commit, and the stop that verdict makes. */
+async function verifyAlone(
+  env: LoopEnvironment,
+  memory: IterationMemory,
+  status: LoopStatus,
+  { commit, base }: { commit: string; base: string },
+  budgets: () => Budgets
+): Promise<Stop> {
+  const { verification, failures } = await verifyCommit(env, 1, commit, base, env.verifyPorts, memory)
+  status.verification = verification
+  env.record.writeStatus(status)
+  const short = commit.slice(0, 12)
+  if (verification.verdict === 'passed')
+    return { reason: 'all_checks_passed', detail: `every gate passed on a clean checkout of ${short}` }
+  if (verification.verdict === 'interrupted')
+    return (
+      decideStop(undefined, budgets()) ?? {
+        reason: 'cancelled',
+        detail: `the clean checkout of ${short} was interrupted`
+      }
+    )
+  return {
+    reason: 'verify_failed',
+    detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed`
+  }
 }
 
 function updateCost(status: LoopStatus, meter: ReturnType<typeof createCostMeter>): void {

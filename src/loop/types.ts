@@ -154,6 +154,12 @@ export interface LoopPorts {
   outputRoom?: () => Promise<void> | undefined
   /** How the clean checkout is made and handed over (the action's hermetic git, the agent's user). */
   verify?: VerifyPorts
+  /**
+   * No agent runs: once the start is recorded, the gates run on a clean checkout of `commit` alone (setup
+   * first), its protected paths put back from `base`, and the loop stops: all_checks_passed or verify_failed.
+   * The deliver job's own verdict on what an agent's job delivers.
+   */
+  verifyOnly?: { commit: string; base: string }
 }
 
 /** What the clean verification needs from its surroundings; every port has a default. */

@@ -435,9 +435,13 @@ export async function startArtifactService(
         return refuse(new TwirpError(400, 'malformed', `field ${field} of ${method} is not a valid ${type}`))
     }
     const forArtifacts = service.endsWith('.ArtifactService')
+    // An artifact is the run's: another job of it reads one by the ids ListArtifacts gave (download-artifact
+    // across jobs), so GetSignedArtifactURL names the uploading job, not the caller's.
+    const crossJob = method === 'GetSignedArtifactURL'
     if (
       forArtifacts &&
-      (body.workflow_run_backend_id !== scope.run || body.workflow_job_run_backend_id !== scope.job)
+      (body.workflow_run_backend_id !== scope.run ||
+        (!crossJob && body.workflow_job_run_backend_id !== scope.job))
     ) {
       return refuse(new TwirpError(403, 'permission_denied', 'backend ids do not match the runtime token'))
     }

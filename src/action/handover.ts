@@ -1,0 +1,383 @@
+// Two-job mode: the agent's job (`mode: agent`, read permissions only) hands its work over as a delivery
+// artifact, a git bundle of the loop's commits and the loop's result; the deliver job (`mode: deliver`, which
+// runs no agent) takes it over. Everything in the artifact is data from a job the agent ran in: the deliver job
+// decides the branch, the base, the trigger and what protects the repository itself, and checks the bundle
+// against them before anything of it is pushed.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import * as core from '@actions/core'
+import {
+  blobSizes,
+  createBundle,
+  fetchBundle,
+  isAncestor,
+  MOST_DELIVERED_COMMITS,
+  rangeCommits,
+  readBundleHeader
+} from '../git/bundle.js'
+import { GitRepo } from '../git/index.js'
+import { safeArtifactName } from '../github/artifacts.js'
+import { STOP_WORDS, type LoopResult } from '../loop/index.js'
+import { protectedInCommit, protectionOf, revertsLine } from '../loop/protected.js'
+import { readRegularFile } from '../ralph/tree-file.js'
+import type { DeliveryReport } from '../report/run-report.js'
+import { DEFAULT_MAX_FILE_BYTES, megabytes } from '../git/workspace.js'
+import { branchMovedDuringLoop, protectedPathsDelivered } from './deliver.js'
+import type { Ending, Step } from './ending.js'
+import type { Planned } from './plan-run.js'
+import type { RunPlan } from './plan.js'
+import { REMOTE, restoreCheckout, type Prepared } from './prepare.js'
+import { uploadArtifact } from './upload.js'
+
+export const HANDOVER_FILE = 'delivery.json'
+export const BUNDLE_FILE = 'delivery.bundle'
+/** The most a manifest may weigh: the loop's result with its iterations, never its logs. */
+const MOST_HANDOVER_BYTES = 32 * 1024 * 1024
+
+/** delivery.json: what the agent's job did, and the commits it made (in the bundle beside it). */
+export interface Handover {
+  version: 1
+  /** owner/repo, and the run and attempt that made it: the deliver job takes only its own run's. */
+  repository: string
+  runId: string
+  runAttempt: string
+  ralph: string
+  branch: string
+  base: string
+  /** The loop's start commit: the bundle's one prerequisite. */
+  start: string
+  /** The commit to deliver (the bundle's one ref); absent when the loop made none. */
+  head?: string
+  /** The loop's result: stop reason, iterations, cost, the gates' verdict on a clean checkout. */
+  result: LoopResult
+  /** The run record's artifact, for the pull request's links. */
+  record?: string
+  /** Why the agent's job found nothing to hand over, in a sentence. */
+  skipped?: string
+  notes: string[]
+}
+
+/** `ralph-delivery-<ralph>-<run id>-<attempt>`. */
+export function deliveryArtifactName(plan: RunPlan): string {
+  return safeArtifactName(
+    `ralph-delivery-${plan.ralph.name}-${plan.context.runId}-${plan.context.runAttempt}`
+  )
+}
+
+/** The work folder of a handover, under RUNNER_TEMP: the action's own, removed when the step is done. */
+function scratch(prefix: string): string {
+  return mkdtempSync(path.join(process.env.RUNNER_TEMP || tmpdir(), prefix))
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The agent's job
+
+/** What the agent's job hands over instead of delivering: the delivery report, and the artifact's name. */
+export interface HandedOver {
+  delivery: DeliveryReport
+  artifact?: string
+}
+
+async function packHandover(prepared: Prepared, result: LoopResult): Promise<HandedOver> {
+  const { plan, workTree, branch } = prepared
+  const delivery: DeliveryReport = {
+    branch: branch.branch,
+    pushed: false,
+    problems: [],
+    notes: [...(plan.trigger?.notes ?? [])]
+  }
+  const head = await new GitRepo(workTree).commitOf('HEAD')
+  const start = result.start.commit ?? branch.startSha
+  if (head) delivery.commit = head
+  const verified = result.verification?.verdict === 'passed' ? result.verification.commit : undefined
+  const problem =
+    (await branchMovedDuringLoop(workTree, branch.branch, result)) ??
+    (await protectedPathsDelivered(workTree, result)) ??
+    (result.success && verified !== undefined && head !== verified
+      ? `${branch.branch} is at ${head?.slice(0, 12) ?? 'no commit'}, not at ${verified.slice(0, 12)}, the commit verified on a clean checkout`
+      : undefined)
+  if (problem) {
+    delivery.problems.push(`nothing was handed over: ${problem}`)
+    return { delivery }
+  }
+  const carries = head !== undefined && head !== start
+  const handover: Handover = {
+    version: 1,
+    repository: `${plan.context.repo.owner}/${plan.context.repo.repo}`,
+    runId: String(plan.context.runId),
+    runAttempt: String(plan.context.runAttempt),
+    ralph: plan.ralph.name,
+    branch: branch.branch,
+    base: branch.base,
+    start,
+    ...(carries ? { head } : {}),
+    result,
+    record: plan.artifactName,
+    ...(carries ? {} : { skipped: `the loop made no commit on top of ${start.slice(0, 12)}` }),
+    notes: delivery.notes
+  }
+  const dir = scratch('ralph-delivery-')
+  try {
+    if (carries) await createBundle(workTree, path.join(dir, BUNDLE_FILE), branch.branch, start, head)
+    writeFileSync(path.join(dir, HANDOVER_FILE), JSON.stringify(handover, null, 2))
+    const upload = await uploadArtifact(dir, deliveryArtifactName(plan), {
+      retentionDays: plan.inputs.retentionDays ?? 1,
+      ...(prepared.clients.budget.deadline !== undefined
+        ? { deadline: prepared.clients.budget.deadline }
+        : {})
+    })
+    if ('failed' in upload) {
+      delivery.problems.push(`the delivery artifact could not be uploaded (${upload.failed})`)
+      return { delivery }
+    }
+    delivery.skipped = `this is the agent's job of two: the deliver job checks the work and delivers it (artifact ${upload.uploaded.name})`
+    core.info(
+      `Handed over ${carries ? `${branch.branch} at ${head.slice(0, 12)}` : 'the run, with no commit,'} as artifact ${upload.uploaded.name}: the deliver job checks it and delivers it.`
+    )
+    return { delivery, artifact: upload.uploaded.name }
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** `mode: agent`'s delivery: the handover (nothing when the run was cancelled), then the checkout given back. */
+export async function handOver(
+  prepared: Prepared,
+  result: LoopResult,
+  cancelled: boolean
+): Promise<HandedOver> {
+  const { workTree, branch, identity } = prepared
+  let handed: HandedOver
+  if (cancelled)
+    handed = {
+      delivery: {
+        branch: branch.branch,
+        pushed: false,
+        problems: [],
+        notes: [],
+        skipped: 'the run was cancelled, so nothing was handed over'
+      }
+    }
+  else
+    try {
+      handed = await packHandover(prepared, result)
+    } catch (error) {
+      handed = {
+        delivery: {
+          branch: branch.branch,
+          pushed: false,
+          problems: [`the handover failed: ${(error as Error).message}`],
+          notes: []
+        }
+      }
+    }
+  await identity.restore().catch(() => undefined)
+  await restoreCheckout(workTree, branch)
+  return handed
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The deliver job
+
+/** A handover as the deliver job received it: the manifest, and the folder holding the bundle. */
+export interface Received {
+  handover: Handover
+  dir: string
+}
+
+/** Fails the deliver step in one line (nothing was pushed). */
+const refused = (line: string): { end: Ending } => ({
+  end: { failure: { message: line }, summary: `❌ ${line}\n`, finished: true }
+})
+
+const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0
+const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
+
+/** The manifest's shape, as far as the deliver job reads it: a one-line problem, or undefined. */
+function malformed(value: unknown): string | undefined {
+  const h = value as Partial<Handover> | null
+  if (typeof h !== 'object' || h === null) return 'it is not a JSON object'
+  if (h.version !== 1) return `its version is ${JSON.stringify(h.version)}, not 1`
+  for (const key of ['repository', 'runId', 'runAttempt', 'ralph', 'branch', 'base'] as const)
+    if (!isText(h[key])) return `${key} is missing`
+  if (!isText(h.start) || !SHA.test(h.start)) return 'start is not a commit id'
+  if (h.head !== undefined && (!isText(h.head) || !SHA.test(h.head))) return 'head is not a commit id'
+  const r = h.result as Partial<LoopResult> | undefined
+  if (typeof r !== 'object' || r === null) return 'result is missing'
+  if (typeof r.success !== 'boolean' || !isText(r.stopReason) || !(r.stopReason in STOP_WORDS))
+    return 'result has no stop reason'
+  if (!Array.isArray(r.iterations) || typeof r.cost !== 'object' || r.cost === null)
+    return 'result has no iterations or cost'
+  if (!Array.isArray(h.notes)) return 'notes is missing'
+  return undefined
+}
+
+/**
+ * Downloads the agent job's delivery artifact of this run and reads its manifest; ends the step (one line,
+ * nothing pushed) when there is none, it cannot be read, or it is another run's.
+ */
+export async function receive(planned: Planned): Promise<Step<Received>> {
+  const { inputs, context } = planned
+  const name = inputs.delivery
+  if (name === undefined)
+    return refused(
+      'There is no delivery to deliver: the agent job set no delivery output (it ended before its loop did; its log says why). Nothing was pushed.'
+    )
+  const dir = scratch('ralph-received-')
+  try {
+    const { DefaultArtifactClient } = await import('@actions/artifact')
+    const client = new DefaultArtifactClient()
+    const { artifact } = await client.getArtifact(name)
+    await client.downloadArtifact(artifact.id, { path: dir })
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true })
+    return refused(
+      `The delivery artifact ${name} could not be downloaded from this workflow run (${(error as Error).message.split('\n')[0]}): pass delivery: \${{ needs.<agent job>.outputs.delivery }}. Nothing was pushed.`
+    )
+  }
+  let handover: Handover
+  try {
+    const parsed: unknown = JSON.parse(
+      readRegularFile(path.join(dir, HANDOVER_FILE), MOST_HANDOVER_BYTES).toString('utf8')
+    )
+    const problem = malformed(parsed)
+    if (problem) throw new Error(problem)
+    handover = parsed as Handover
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true })
+    return refused(
+      `The delivery artifact ${name} holds no readable ${HANDOVER_FILE} (${(error as Error).message}). Nothing was pushed.`
+    )
+  }
+  const repository = `${context.repo.owner}/${context.repo.repo}`
+  const theirs =
+    handover.repository !== repository
+      ? `repository ${handover.repository}`
+      : handover.runId !== String(context.runId) || handover.runAttempt !== String(context.runAttempt)
+        ? `run ${handover.runId} (attempt ${handover.runAttempt})`
+        : undefined
+  if (theirs) {
+    rmSync(dir, { recursive: true, force: true })
+    return refused(
+      `The delivery ${name} was made by ${theirs}, not by this run (${repository}, run ${context.runId}, attempt ${context.runAttempt}): a deliver job delivers only its own run's agent job. Nothing was pushed.`
+    )
+  }
+  core.info(
+    `Received ${name}: ${handover.ralph} on ${handover.branch}, ${handover.head ? `commit ${handover.head.slice(0, 12)} on top of ${handover.start.slice(0, 12)}` : 'no commit'}; the agent job's verdict: ${handover.result.stopReason}.`
+  )
+  return { handover, dir }
+}
+
+/**
+ * The recorded start must be where this job's branch starts: on the base branch as it is now, or (a continued
+ * branch) the branch's own tip. A shallow checkout is deepened to find out.
+ */
+async function startIsHere(prepared: Prepared, start: string): Promise<boolean> {
+  const { workTree, branch } = prepared
+  if (start === branch.startSha || start === branch.remoteSha) return true
+  const repo = new GitRepo(workTree)
+  if (await isAncestor(workTree, start, branch.baseSha)) return true
+  if (!(await repo.isShallow())) return false
+  await repo.exec(['fetch', '--quiet', '--no-tags', '--unshallow', REMOTE, branch.base], { probe: true })
+  return isAncestor(workTree, start, branch.baseSha)
+}
+
+/**
+ * What the deliver job asks of a handover before anything of it is pushed: a problem in one line, or
+ * undefined. On success the bundle's commits are in the object store (the head is then a commit there).
+ */
+export async function checkHandover(prepared: Prepared, received: Received): Promise<string | undefined> {
+  const { handover, dir } = received
+  const { plan, workTree, branch } = prepared
+  if (handover.branch !== branch.branch)
+    return `the delivery is for the branch ${handover.branch}, but this run's branch is ${branch.branch}`
+  if (handover.base !== branch.base)
+    return `the delivery was made against ${handover.base}, but this run's base is ${branch.base}`
+  const { start, head } = handover
+  if (head === undefined) return undefined
+  const bundle = path.join(dir, BUNDLE_FILE)
+  let header: ReturnType<typeof readBundleHeader>
+  try {
+    header = readBundleHeader(bundle)
+  } catch (error) {
+    return `the delivery's bundle cannot be read: ${(error as Error).message}`
+  }
+  const ref = `refs/heads/${branch.branch}`
+  const other = header.refs.find(r => r.name !== ref)
+  if (other) return `the delivery's bundle carries ${other.name}: a delivery holds the one branch ${ref}`
+  if (header.refs.length !== 1 || header.refs[0].oid !== head)
+    return `the delivery's bundle does not hold ${ref} at ${head.slice(0, 12)}`
+  if (header.prerequisites.length !== 1 || header.prerequisites[0] !== start)
+    return `the delivery's bundle is not built on ${start.slice(0, 12)}, the commit its loop started from`
+  if (!(await startIsHere(prepared, start)))
+    return `the delivery is built on ${start.slice(0, 12)}, which is not on ${branch.base} (nor the tip of ${branch.branch})`
+  const into = 'refs/ralph-action/delivery'
+  try {
+    await fetchBundle(workTree, bundle, ref, into)
+  } catch (error) {
+    return `the delivery's bundle was refused by git: ${(error as Error).message.split('\n')[0]}`
+  }
+  await new GitRepo(workTree).exec(['update-ref', '-d', into], { probe: true })
+
+  const commits = await rangeCommits(workTree, start, head)
+  if (commits.length === 0)
+    return `the delivery's head ${head.slice(0, 12)} adds no commit to ${start.slice(0, 12)}`
+  if (commits.length > MOST_DELIVERED_COMMITS)
+    return `the delivery carries more than ${MOST_DELIVERED_COMMITS} commits`
+  let parent = start
+  const blobs: { path: string; oid: string; commit: string }[] = []
+  for (const commit of commits) {
+    const short = commit.sha.slice(0, 12)
+    if (commit.parents.length !== 1 || commit.parents[0] !== parent)
+      return commit.parents.length > 1
+        ? `the delivery's commit ${short} is a merge: a delivery is the loop's own commits, one on top of the other`
+        : `the delivery's commit ${short} is not on top of ${parent.slice(0, 12)}`
+    parent = commit.sha
+    for (const change of commit.changes) {
+      if (change.mode === '160000')
+        return `the delivery's commit ${short} adds a gitlink (a submodule) at ${change.path}: a delivery carries files only`
+      if (change.path === '.github' || change.path.startsWith('.github/'))
+        return `the delivery's commit ${short} changes ${change.path}: .github/ is never delivered from an agent's job`
+      if (change.status !== 'D' && /^10[0-7]{4}$|^120000$/.test(change.mode))
+        blobs.push({ path: change.path, oid: change.oid, commit: short })
+    }
+  }
+  const most = plan.inputs.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES
+  const sizes = await blobSizes(
+    workTree,
+    blobs.map(b => b.oid)
+  )
+  const large = blobs.find(b => (sizes.get(b.oid) ?? 0) > most)
+  if (large)
+    return `the delivery's commit ${large.commit} holds ${large.path} (${megabytes(sizes.get(large.oid) ?? 0)}), over max-file-size (${megabytes(most)})`
+  // What protects the repository is this job's to say: the ralph and the gates as its own checkout has them.
+  const protection = plan.config.protect ? await protectionOf(plan.config, workTree, start) : undefined
+  if (protection) {
+    const changed = await protectedInCommit(workTree, start, head, protection.rules, protection.guardrails)
+    if (changed.length > 0) return `the delivery changes protected paths (${revertsLine(changed)})`
+  }
+  return undefined
+}
+
+/** The deliver job's record folder, holding the manifest it received (whatever it then decides). */
+export function keepHandover(plan: RunPlan, received: Received): void {
+  mkdirSync(plan.config.recordDir, { recursive: true })
+  writeFileSync(path.join(plan.config.recordDir, HANDOVER_FILE), JSON.stringify(received.handover, null, 2))
+}
+
+/**
+ * The result the deliver job reports: the agent job's loop, with this job's verdict on a clean checkout when
+ * it ran one (`own`): work that fails there is not delivered as passing.
+ */
+export function deliveredResult(theirs: LoopResult, own: LoopResult | undefined): LoopResult {
+  if (!own) return theirs
+  const merged: LoopResult = { ...theirs, ...(own.verification ? { verification: own.verification } : {}) }
+  if (own.success) return merged
+  return {
+    ...merged,
+    success: false,
+    stopReason: own.stopReason === 'all_checks_passed' ? 'verify_failed' : own.stopReason,
+    stopDetail: `the agent job's gates passed, but in the deliver job ${own.stopDetail}`
+  }
+}
