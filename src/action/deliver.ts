@@ -86,7 +86,10 @@ export async function branchMovedDuringLoop(
 }
 
 /** The delivered commit may change no protected path (the restore before each gate run guarantees it): the problem, if any. */
-export async function protectedPathsDelivered(workTree: string, result: LoopResult): Promise<string | undefined> {
+export async function protectedPathsDelivered(
+  workTree: string,
+  result: LoopResult
+): Promise<string | undefined> {
   const base = result.start.commit
   if (!result.protected || !base) return undefined
   const head = await new GitRepo(workTree).commitOf('HEAD')

@@ -129,7 +129,8 @@ export async function report(
       ...(delivery.problems.length > 0 ? { undelivered: true } : {})
     })
   }
-  if (hunt && prepared.inputs.reportIssue && clients.mayWrite) await reportHunt(prepared, result, delivery, clients)
+  if (hunt && prepared.inputs.reportIssue && clients.mayWrite)
+    await reportHunt(prepared, result, delivery, clients)
 
   const links: RunReport['links'] = { run: plan.context.runUrl, artifactName: plan.artifactName }
   let artifactId: number | undefined

@@ -317,7 +317,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
         }
       }
     }
-    if (!stop && ports.verifyOnly) stop = await verifyAlone(env, memory, status, ports.verifyOnly, () => budgets(0))
+    if (!stop && ports.verifyOnly)
+      stop = await verifyAlone(env, memory, status, ports.verifyOnly, () => budgets(0))
     if (!stop && gated && config.baseline !== false) {
       const gates = await runBaseline(env, memory)
       const baseline = gates.baseline
