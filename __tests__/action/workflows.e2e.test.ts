@@ -1,6 +1,7 @@
 // The workflows that use the action: CI's self-test (run here through the harness with the very inputs
 // ci.yml gives it) and the example workflows (inputs the action knows, least permissions, no token left for
-// the agent, no expression pasted into a shell script).
+// the agent, no expression pasted into a shell script; in two-job form, no write token beside the agent and
+// no model key beside the write token).
 import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals'
@@ -54,6 +55,100 @@ describe.each(EXAMPLES)('%s', file => {
   })
 })
 
+// Two-job mode: the agent job runs the loop with a read-only token, the deliver job delivers with no model key.
+const TWO_JOB_EXAMPLES = [
+  'examples/workflows/manual-claude-two-jobs.yml',
+  'examples/workflows/ralph-on-comment-two-jobs.yml',
+  'examples/workflows/nightly-bug-hunt-two-jobs.yml'
+]
+const actionStep = (job: Json): Json =>
+  stepsOf(job).find(s => s.uses === 'org/ralph-action@v1') ?? { with: {} }
+const without = (inputs: Json, ...names: string[]): Json =>
+  Object.fromEntries(Object.entries(inputs).filter(([name]) => !names.includes(name)))
+
+describe.each(TWO_JOB_EXAMPLES)('%s', file => {
+  const wf = load(file)
+  const jobs = wf.jobs as Record<string, Json>
+  const [agentName, agent] = jobsOf(wf).find(([, job]) => (actionStep(job).with as Json).mode === 'agent')!
+  const [, deliver] = jobsOf(wf).find(([, job]) => (actionStep(job).with as Json).mode === 'deliver')!
+  const agentWith = actionStep(agent).with as Json
+  const deliverWith = actionStep(deliver).with as Json
+
+  test('has two jobs, each using the action once, with inputs action.yml declares', () => {
+    expect(Object.keys(jobs)).toHaveLength(2)
+    for (const [, job] of jobsOf(wf))
+      expect(stepsOf(job).filter(s => s.uses === 'org/ralph-action@v1')).toHaveLength(1)
+    const known = Object.keys(actionYaml().inputs)
+    for (const input of [...Object.keys(agentWith), ...Object.keys(deliverWith)])
+      expect(known).toContain(input)
+  })
+
+  test("the agent job's token is read-only: no scope of it is write, at the job or the workflow", () => {
+    expect(wf.permissions).toEqual({})
+    const permissions = agent.permissions as Json
+    expect(permissions.contents).toBe('read')
+    for (const [scope, level] of Object.entries(permissions)) {
+      expect(['contents', 'issues', 'pull-requests']).toContain(scope)
+      expect(level).toBe('read')
+    }
+    expect(agentWith['push-token']).toBeUndefined()
+    expect(agentWith['github-token']).toBeUndefined()
+  })
+
+  test('the deliver job asks for no more than contents, pull-requests and issues, and holds no model key', () => {
+    for (const [scope, level] of Object.entries(deliver.permissions as Json)) {
+      expect(['contents', 'pull-requests', 'issues']).toContain(scope)
+      expect(level).toBe('write')
+    }
+    expect((deliver.permissions as Json).contents).toBe('write')
+    const envs = [wf.env, deliver.env, ...stepsOf(deliver).map(s => s.env)] as (Json | undefined)[]
+    for (const env of envs) for (const name of Object.keys(env ?? {})) expect(name).not.toMatch(/KEY|TOKEN/)
+    expect(JSON.stringify(deliver)).not.toMatch(/API_KEY/)
+    // The agent job's key is where the agent runs, and nowhere else in the file.
+    expect(actionStep(agent).env).toHaveProperty('ANTHROPIC_API_KEY')
+    expect(deliverWith['install-agent']).toBeUndefined()
+  })
+
+  test('the deliver job needs the agent job, runs after its failure too, and delivers its output', () => {
+    expect(deliver.needs).toBe(agentName)
+    expect(String(deliver.if)).toMatch(/^\$\{\{ !cancelled\(\)/)
+    expect(String(deliver.if)).not.toMatch(/always\(\)/)
+    const step = stepsOf(agent).find(s => s.uses === 'org/ralph-action@v1')!
+    expect(agent.outputs).toEqual({ delivery: `\${{ steps.${String(step.id)}.outputs.delivery }}` })
+    expect(deliverWith.delivery).toBe(`\${{ needs.${agentName}.outputs.delivery }}`)
+  })
+
+  test('both jobs give the action the same inputs, but for mode, delivery and who installs or pushes', () => {
+    expect(without(deliverWith, 'mode', 'delivery', 'push-token')).toEqual(
+      without(agentWith, 'mode', 'install-agent')
+    )
+  })
+
+  test('checks out without a token, pastes no expression into a script, and holds both jobs in one group', () => {
+    for (const [, job] of jobsOf(wf)) {
+      for (const step of stepsOf(job).filter(s => String(s.uses).startsWith('actions/checkout@')))
+        expect(step.with).toMatchObject({ 'persist-credentials': false })
+      for (const step of stepsOf(job)) if (typeof step.run === 'string') expect(step.run).not.toContain('${{')
+      expect(job.concurrency).toBeUndefined()
+    }
+    expect(wf.concurrency).toMatchObject({ 'cancel-in-progress': false })
+  })
+})
+
+test('a two-job example for each trigger of the one-job ones: a manual run, a comment, a nightly hunt', () => {
+  const triggers = TWO_JOB_EXAMPLES.map(file => Object.keys(load(file).on as Json).sort())
+  expect(triggers).toEqual([
+    ['workflow_dispatch'],
+    ['issue_comment', 'issues'],
+    ['schedule', 'workflow_dispatch']
+  ])
+  // The comment example's deliver job runs only for a request: an ordinary comment skips the agent job, and
+  // `!cancelled()` alone would still start the deliver job for it.
+  const comment = load('examples/workflows/ralph-on-comment-two-jobs.yml').jobs as Record<string, Json>
+  expect(comment.deliver.if).toBe("${{ !cancelled() && needs.agent.result != 'skipped' }}")
+  expect(String(comment.agent.if)).toContain("startsWith(github.event.comment.body, '/ralph')")
+})
+
 test('the on-push example costs nothing on a green push: skip-if-green, with the tests as its gate', () => {
   const [step] = jobsOf(load('examples/workflows/fix-failing-tests.yml')).flatMap(([, job]) =>
     stepsOf(job).filter(s => s.uses === 'org/ralph-action@v1')
@@ -70,7 +165,9 @@ test('every example installs its agent with install-agent, not with a step of it
       const steps = stepsOf(job)
       for (const step of steps) expect(String(step.run ?? '')).not.toMatch(/npm (i|install) -g/)
       for (const step of steps.filter(s => s.uses === 'org/ralph-action@v1'))
-        if ((step.with as Json).mode !== 'list') expect((step.with as Json)['install-agent']).toBe(true)
+        // list and deliver run no agent.
+        if (!['list', 'deliver'].includes(String((step.with as Json).mode)))
+          expect((step.with as Json)['install-agent']).toBe(true)
     }
   }
 })

@@ -6,7 +6,13 @@ import { parse } from 'yaml'
 
 type Json = Record<string, unknown>
 const DIR = path.resolve('examples/workflows')
-const FILES = ['ralph-on-comment.yml', 'nightly-bug-hunt.yml', 'matrix-fan-out.yml']
+const FILES = [
+  'ralph-on-comment.yml',
+  'nightly-bug-hunt.yml',
+  'matrix-fan-out.yml',
+  'ralph-on-comment-two-jobs.yml',
+  'nightly-bug-hunt-two-jobs.yml'
+]
 const load = (file: string): Json => parse(readFileSync(path.join(DIR, file), 'utf8')) as Json
 const jobs = (wf: Json) => Object.entries(wf.jobs as Record<string, Json>)
 const steps = (job: Json) => (job.steps as Json[] | undefined) ?? []
@@ -53,8 +59,9 @@ describe.each(FILES)('%s', file => {
       /\$\{\{[^}]*github\.event\.(comment|issue|pull_request)\.(body|title)[^}]*\}\}/g
     )) {
       const line = raw.slice(raw.lastIndexOf('\n', m.index) + 1, raw.indexOf('\n', m.index))
-      // Only as an env value, or inside an `if:` expression (not a shell).
-      expect(line).toMatch(/^\s+[A-Z_]+: \$\{\{|^\s+\(github\.event_name/)
+      // Only as an env value, or inside an expression guarded by the event's name (an `if:`, a concurrency
+      // group; not a shell).
+      expect(line).toMatch(/^\s+[A-Z_]+: \$\{\{|^\s+(\$\{\{ \()?\(github\.event_name/)
     }
   })
 
@@ -122,4 +129,19 @@ test('the comment workflow queues only requests: its concurrency group is on the
     expect(String(job.if)).toContain("startsWith(github.event.comment.body, '/ralph')")
     expect(job.concurrency).toMatchObject({ group: 'ralph-issue-${{ github.event.issue.number }}' })
   }
+})
+
+test('the two-job comment workflow queues only requests, both jobs of each: other comments get a group of their own', () => {
+  const wf = load('ralph-on-comment-two-jobs.yml')
+  for (const [, job] of jobs(wf)) expect(job.concurrency).toBeUndefined()
+  const group = String((wf.concurrency as Json).group)
+  expect(group).toMatch(
+    /^\$\{\{ \(\(github\.event_name == 'issue_comment' && startsWith\(github\.event\.comment\.body, '\/ralph'\)\) \|\|/
+  )
+  expect(group).toMatch(
+    /&& format\('ralph-issue-\{0\}', github\.event\.issue\.number\) \|\| format\('[a-z-]+-\{0\}', github\.run_id\) \}\}$/
+  )
+  // The same filter as the agent job's `if:`, so a request and its group agree.
+  const agentIf = String((wf.jobs as Record<string, Json>).agent.if)
+  expect(group.replace(/\s+/g, ' ')).toContain(`\${{ (${agentIf.replace(/\s+/g, ' ')}) &&`)
 })
