@@ -4,6 +4,7 @@
 // post. Around it: a work tree checked out from a bare git remote as actions/checkout leaves it (persisted
 // credential included), the OpenAPI-checked GitHub stand-in, and the artifact service in front of azurite.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process'
+import { createHash } from 'node:crypto'
 import { promisify } from 'node:util'
 import {
   chmodSync,
@@ -49,6 +50,12 @@ export const ACTION_NODE =
   process.execPath
 /** What `${{ github.token }}` is in these runs: the stand-in answers it as github-actions[bot]. */
 export const GITHUB_TOKEN = 'ghs_StandInJobToken0123456789abcdefABCD'
+/**
+ * The job token of a job with `permissions: contents: read` (two-job mode's agent job): github-actions[bot]
+ * too, but the API stand-in answers each of its writes 403 and the git server refuses its pushes 403. Check
+ * it out with `createProject(files, { token: AGENT_JOB_TOKEN })` or `checkoutAgain(p, { token: … })`.
+ */
+export const AGENT_JOB_TOKEN = 'ghs_StandInAgentJobToken0123456789abcdef'
 export const OWNER = 'octo-org'
 export const REPO = 'octo-repo'
 
@@ -119,6 +126,8 @@ export interface CheckoutOptions {
   detached?: boolean
   /** v6 keeps the credential in a file under RUNNER_TEMP, included from .git/config; v5 writes it there. */
   credentials?: 'v6' | 'v5'
+  /** The job's token (`${{ github.token }}`): checkout persists it, and runAction uses it. Default GITHUB_TOKEN. */
+  token?: string
 }
 
 export interface Project {
@@ -129,6 +138,10 @@ export interface Project {
   workspace: string
   runnerTemp: string
   home: string
+  /** The job's token: the checkout's persisted credential, and `${{ github.token }}` in runAction. */
+  token: string
+  /** The commit checked out (GITHUB_SHA of the run: a later job's checkout makes the same one). */
+  sha: string
   /** git in the work tree. */
   git(...args: string[]): string
   /** git in the bare remote. */
@@ -138,6 +151,7 @@ export interface Project {
   api: GitHubApi
   /** GITHUB_SERVER_URL: smart HTTP git in front of `remote`. */
   gitServer: GitServer
+  /** Removes the project; the first checkout's also stops the API stand-in and the git server. */
   cleanup(): Promise<void>
 }
 
@@ -179,11 +193,8 @@ export async function createProject(
   const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'ralph-action-e2e-')))
   const remote = path.join(dir, 'remote.git')
   const seed = path.join(dir, 'seed')
-  const workspace = path.join(dir, 'runner', 'work', REPO, REPO)
-  const runnerTemp = path.join(dir, 'runner', 'temp')
-  const home = path.join(dir, 'home')
-  for (const d of [seed, workspace, runnerTemp, home]) mkdirSync(d, { recursive: true })
-  const env = { ...process.env, ...GIT_ENV, HOME: home }
+  mkdirSync(seed, { recursive: true })
+  const env = { ...process.env, ...GIT_ENV, HOME: path.join(dir, 'home') }
   const gitIn =
     (cwd: string) =>
     (...args: string[]) =>
@@ -205,39 +216,9 @@ export async function createProject(
 
   const gitServer = await startGitServer({ owner: OWNER, repo: REPO, bareDir: remote })
   gitServer.tokens.set(GITHUB_TOKEN, 'write')
-
-  // actions/checkout: init, remote, persisted credential, fetch (depth 1 by default), checkout.
-  const git = gitIn(workspace)
-  git('init', '--quiet')
-  git('remote', 'add', 'origin', `${gitServer.url}/${OWNER}/${REPO}`)
-  const header = `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${GITHUB_TOKEN}`).toString('base64')}`
-  const key = `http.${gitServer.url}/.extraheader`
-  if ((options.credentials ?? 'v6') === 'v6') {
-    const file = path.join(runnerTemp, 'git-credentials-7f3c1a52-9b1e-4c8e-a0f3-2d6a1b9c4e77.config')
-    execFileSync('git', ['config', '--file', file, key, header], { env })
-    git('config', `includeIf.gitdir:${workspace}/.git.path`, file)
-    git('config', `includeIf.gitdir:${workspace}/.git/worktrees/*.path`, file)
-  } else {
-    git('config', '--local', key, header)
-  }
-  const depth = options.depth ?? 1
+  gitServer.tokens.set(AGENT_JOB_TOKEN, 'read')
   const sha = gitIn(remote)('rev-parse', 'refs/heads/main').trim()
-  // Asynchronously: the git server answering this fetch runs in this process.
-  await gitAsync(
-    workspace,
-    env,
-    '-c',
-    'protocol.version=2',
-    'fetch',
-    '--no-tags',
-    '--prune',
-    '--no-recurse-submodules',
-    ...(depth > 0 ? [`--depth=${depth}`] : []),
-    'origin',
-    options.detached ? sha : '+refs/heads/main:refs/remotes/origin/main'
-  )
-  if (options.detached) git('checkout', '--quiet', '--detach', sha)
-  else git('checkout', '--quiet', '--force', '-B', 'main', 'refs/remotes/origin/main')
+  const checkout = await checkOut(dir, gitServer, { ...options, sha })
 
   const api = await startGitHubApi({
     owner: OWNER,
@@ -246,6 +227,7 @@ export async function createProject(
     serverUrl: gitServer.url,
     ...options.api
   })
+  api.state.readOnlyTokens.add(AGENT_JOB_TOKEN)
   const pushToRemote = (branch: string, more: Files, message: string): string => {
     const other = path.join(dir, `other-${Date.now()}`)
     gitIn(dir)('clone', '--quiet', '--branch', branch, remote, other)
@@ -258,10 +240,7 @@ export async function createProject(
   return {
     dir,
     remote,
-    workspace,
-    runnerTemp,
-    home,
-    git,
+    ...checkout,
     remoteGit: gitIn(remote),
     pushToRemote,
     api,
@@ -272,6 +251,73 @@ export async function createProject(
       rmSync(dir, { recursive: true, force: true })
     }
   }
+}
+
+/**
+ * A later job of the run (`needs:`) on a new runner: actions/checkout of the same remote into a fresh workspace,
+ * RUNNER_TEMP and HOME, with the job's own token; at `project.sha` (the run's GITHUB_SHA) unless `sha` says
+ * otherwise. It shares the remote, the API stand-in and the git server; its cleanup removes only its folders.
+ */
+export async function checkoutAgain(
+  project: Project,
+  options: CheckoutOptions & { sha?: string } = {}
+): Promise<Project> {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'ralph-action-e2e-job-')))
+  const checkout = await checkOut(dir, project.gitServer, { ...options, sha: options.sha ?? project.sha })
+  return {
+    ...project,
+    dir,
+    ...checkout,
+    cleanup: async () => rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** actions/checkout on the runner whose folders are under `dir`: init, remote, persisted credential, fetch, checkout. */
+async function checkOut(
+  dir: string,
+  gitServer: GitServer,
+  options: CheckoutOptions & { sha: string }
+): Promise<Pick<Project, 'workspace' | 'runnerTemp' | 'home' | 'token' | 'sha' | 'git'>> {
+  const workspace = path.join(dir, 'runner', 'work', REPO, REPO)
+  const runnerTemp = path.join(dir, 'runner', 'temp')
+  const home = path.join(dir, 'home')
+  for (const d of [workspace, runnerTemp, home]) mkdirSync(d, { recursive: true })
+  const env = { ...process.env, ...GIT_ENV, HOME: home }
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: workspace, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  const token = options.token ?? GITHUB_TOKEN
+  const { sha } = options
+
+  git('init', '--quiet')
+  git('remote', 'add', 'origin', `${gitServer.url}/${OWNER}/${REPO}`)
+  const header = `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`).toString('base64')}`
+  const key = `http.${gitServer.url}/.extraheader`
+  if ((options.credentials ?? 'v6') === 'v6') {
+    const file = path.join(runnerTemp, 'git-credentials-7f3c1a52-9b1e-4c8e-a0f3-2d6a1b9c4e77.config')
+    execFileSync('git', ['config', '--file', file, key, header], { env })
+    git('config', `includeIf.gitdir:${workspace}/.git.path`, file)
+    git('config', `includeIf.gitdir:${workspace}/.git/worktrees/*.path`, file)
+  } else {
+    git('config', '--local', key, header)
+  }
+  const depth = options.depth ?? 1
+  // Asynchronously: the git server answering this fetch runs in this process.
+  await gitAsync(
+    workspace,
+    env,
+    '-c',
+    'protocol.version=2',
+    'fetch',
+    '--no-tags',
+    '--prune',
+    '--no-recurse-submodules',
+    ...(depth > 0 ? [`--depth=${depth}`] : []),
+    'origin',
+    options.detached ? sha : `+${sha}:refs/remotes/origin/main`
+  )
+  if (options.detached) git('checkout', '--quiet', '--detach', sha)
+  else git('checkout', '--quiet', '--force', '-B', 'main', 'refs/remotes/origin/main')
+  return { workspace, runnerTemp, home, token, sha, git }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -349,8 +395,16 @@ export interface RunOptions {
   event?: Record<string, unknown>
   /** Added to (or, with undefined, removed from) the job's environment. */
   env?: Record<string, string | undefined>
+  /** GITHUB_RUN_ID: give a later job of the run its first job's (and attempt); default a new run. */
   runId?: string
   runAttempt?: string
+  /**
+   * GITHUB_JOB (default `ralph`). Given, the step runs in a job of its own: ACTIONS_RUNTIME_TOKEN for the job
+   * backend id `jobBackendId(job)`. Artifacts are the run's, so it sees those its run's other jobs uploaded.
+   */
+  job?: string
+  /** `${{ github.token }}` (github-token's default): default the checkout's, `project.token`. */
+  token?: string
   /** Called once main has started, to signal it (cancellation tests). */
   duringMain?: (child: ChildProcess) => Promise<void> | void
   /** Skip the post step. */
@@ -376,6 +430,13 @@ export interface ActionRun {
 }
 
 let runCounter = 0
+/** GITHUB_RUN_NUMBER by GITHUB_RUN_ID: every job of a run has the same. */
+const runNumbers = new Map<string, string>()
+
+/** The workflow_job_run_backend_id of the job named `job` in the artifact service's tokens and records. */
+export function jobBackendId(job: string): string {
+  return `c0ffee00-0000-4000-8000-${createHash('sha256').update(job).digest('hex').slice(0, 12)}`
+}
 
 function spawnStep(
   env: Record<string, string>,
@@ -455,6 +516,7 @@ export async function runAction(
   const eventFile = path.join(stepDir, 'event.json')
   writeFileSync(eventFile, JSON.stringify(options.event ?? project.api.events.workflowDispatch()))
   const runId = options.runId ?? String(7_000_000_000 + n * 1000 + Math.floor(Math.random() * 1000))
+  if (!runNumbers.has(runId)) runNumbers.set(runId, String(n))
   const sha = project.git('rev-parse', 'HEAD').trim()
   const job: Record<string, string> = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -486,9 +548,9 @@ export async function runAction(
     GITHUB_ACTOR_ID: '583231',
     GITHUB_TRIGGERING_ACTOR: 'octocat',
     GITHUB_RUN_ID: runId,
-    GITHUB_RUN_NUMBER: String(n),
+    GITHUB_RUN_NUMBER: runNumbers.get(runId) as string,
     GITHUB_RUN_ATTEMPT: options.runAttempt ?? '1',
-    GITHUB_JOB: 'ralph',
+    GITHUB_JOB: options.job ?? 'ralph',
     GITHUB_WORKFLOW: 'Ralph',
     GITHUB_WORKFLOW_REF: `${OWNER}/${REPO}/.github/workflows/ralph.yml@refs/heads/main`,
     GITHUB_ACTION: '__self',
@@ -496,6 +558,9 @@ export async function runAction(
     GITHUB_RETENTION_DAYS: '90',
     ...project.api.env,
     ...stand.artifacts.env,
+    ...(options.job === undefined
+      ? {}
+      : { ACTIONS_RUNTIME_TOKEN: stand.artifacts.tokenForJob(jobBackendId(options.job)) }),
     // After the artifact service's: git is served here, and @actions/artifact accepts a *.localhost server.
     GITHUB_SERVER_URL: project.gitServer.url,
     ...files
@@ -505,7 +570,10 @@ export async function runAction(
     else job[key] = value
   }
   // One agent user per jest worker: a whole-uid kill in one test file must not hit another file's agent.
-  const inputs = inputEnv({ 'agent-user': TEST_AGENT_USER, ...options.inputs })
+  const inputs = inputEnv(
+    { 'agent-user': TEST_AGENT_USER, ...options.inputs },
+    options.token ?? project.token
+  )
   const read = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8') : '')
   const step = async (
     summaryFile: string,

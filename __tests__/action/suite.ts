@@ -5,7 +5,14 @@ import { rmSync } from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, expect } from '@jest/globals'
 import { DONE, FIX, agentScript } from './fixtures.js'
-import { createProject, startStand, type ActionRun, type Project, type Stand } from './harness.js'
+import {
+  checkoutAgain,
+  createProject,
+  startStand,
+  type ActionRun,
+  type Project,
+  type Stand
+} from './harness.js'
 import { sharedDir } from '../support/isolation.js'
 
 export interface E2eSuite {
@@ -15,6 +22,8 @@ export interface E2eSuite {
   scratch(): string
   /** A project, removed after the file's last test. */
   project(...args: Parameters<typeof createProject>): Promise<Project>
+  /** A later job's checkout of a project (checkoutAgain), removed after the file's last test. */
+  checkoutAgain(...args: Parameters<typeof checkoutAgain>): Promise<Project>
   /** Nothing GitHub or the artifact service would refuse (or does not implement) was asked. */
   expectClean(p: Project): void
   /** The run record main uploaded, file by file. */
@@ -46,6 +55,11 @@ export function e2eSuite(): E2eSuite {
     scratch: () => scratch as string,
     async project(...args) {
       const p = await createProject(...args)
+      projects.push(p)
+      return p
+    },
+    async checkoutAgain(...args) {
+      const p = await checkoutAgain(...args)
       projects.push(p)
       return p
     },

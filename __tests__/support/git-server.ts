@@ -1,8 +1,9 @@
 // The git server of every test: smart HTTP on loopback in front of one bare repository, answering as
 // github.com does for `<server>/<owner>/<repo>`: `git http-backend` (part of git) as a CGI behind node:http,
 // with GitHub's auth rules (basic auth as x-access-token; anonymous fetch of a public repository; 401 for a
-// missing or unknown token, 403 "Permission to … denied" for a token without write access). Every request's
-// Authorization header is recorded, so a test can prove what reached the server — and what did not.
+// missing or unknown token, 403 "Permission to … denied to github-actions[bot]." for a token without write
+// access, as GitHub answers a job token with `contents: read`). Every request's Authorization header is
+// recorded, so a test can prove what reached the server — and what did not.
 // Served as http://github.localhost:<port>: libcurl (so git) resolves *.localhost to loopback, and
 // @actions/artifact accepts a *.localhost GITHUB_SERVER_URL as github.com.
 // Rejections GitHub makes on push are reproduced with a proc-receive hook, which lets the server answer each
@@ -59,6 +60,11 @@ export interface GitServer {
   acceptPushes(): void
   /** Faults by route: `receive-pack-refs`, `receive-pack`, `upload-pack-refs`, `upload-pack`. */
   faults: FaultSchedule
+  /**
+   * The push requests (receive-pack, refused or not) made with `token`: a test asks whether a job with that
+   * token tried to push at all. A token without write access is refused at the first, as GitHub does.
+   */
+  pushAttemptsBy(token: string): GitRequest[]
   /** Called, synchronously, when a push arrives (its first request), before it is answered. */
   onPush?: () => void
   close(): Promise<void>
@@ -140,6 +146,7 @@ export async function startGitServer(
       bare('config', '--unset-all', 'receive.procReceiveRefs')
     },
     faults: new FaultSchedule(),
+    pushAttemptsBy: token => requests.filter(r => r.service === 'receive-pack' && r.token === token),
     close: () =>
       new Promise<void>(resolve => {
         http.close(() => {

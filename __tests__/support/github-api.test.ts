@@ -521,6 +521,60 @@ describe('who is asking: permissions and account types', () => {
     expect(await type('acme')).toBe('Organization')
     expect((await failure(octokit.rest.users.getByUsername({ username: 'nobody' }))).status).toBe(404)
   })
+  test('a read-only job token reads as github-actions[bot]; each write it tries is refused 403 and listed', async () => {
+    const { api, octokit } = await start()
+    const READ_ONLY = 'ghs_readOnlyJobToken'
+    api.state.readOnlyTokens.add(READ_ONLY)
+    const readOnly = getOctokit(READ_ONLY, { baseUrl: api.url })
+    const repo = { owner: 'acme', repo: 'widgets' }
+    const issue = api.state.addIssue({ title: 'Flaky test', user: 'acme' })
+    const trigger = api.state.addComment(issue.number, { body: '/ralph', user: 'acme' })
+
+    expect((await readOnly.rest.repos.get(repo)).status).toBe(200)
+    expect((await readOnly.rest.issues.get({ ...repo, issue_number: issue.number })).data.title).toBe(
+      'Flaky test'
+    )
+    const refused = await Promise.all([
+      failure(
+        readOnly.rest.reactions.createForIssueComment({ ...repo, comment_id: trigger.id, content: 'eyes' })
+      ),
+      failure(readOnly.rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'Working…' })),
+      failure(readOnly.rest.issues.updateComment({ ...repo, comment_id: trigger.id, body: 'changed' })),
+      failure(readOnly.rest.issues.addLabels({ ...repo, issue_number: issue.number, labels: ['ralph'] })),
+      failure(readOnly.rest.pulls.create({ ...repo, title: 'x', head: 'ralph/x', base: 'main' }))
+    ])
+    for (const answer of refused) {
+      expect(answer.status).toBe(403)
+      expect(answer.data).toEqual({
+        message: 'Resource not accessible by integration',
+        documentation_url: expect.stringMatching(/^https:\/\/docs\.github\.com\/rest\//),
+        status: '403'
+      })
+    }
+    // Nothing changed; the refusals are GitHub's answer, not a request GitHub would reject.
+    expect(api.state.reactions).toEqual([])
+    expect(api.state.comments.map(c => c.body)).toEqual(['/ralph'])
+    expect(issue.labels).toEqual([])
+    expect(api.state.pulls).toEqual([])
+    expect(api.violations).toEqual([])
+    expect(new Set(api.requests.filter(r => r.token === READ_ONLY).map(r => r.actor))).toEqual(
+      new Set(['github-actions[bot]'])
+    )
+
+    // writesBy lists the attempts of one token, refused or not; reads are not writes.
+    await octokit.rest.issues.createComment({ ...repo, issue_number: issue.number, body: 'Working…' })
+    expect([...api.writesBy(READ_ONLY)].sort()).toEqual(
+      [
+        `POST /repos/acme/widgets/issues/comments/${trigger.id}/reactions`,
+        `POST /repos/acme/widgets/issues/${issue.number}/comments`,
+        `PATCH /repos/acme/widgets/issues/comments/${trigger.id}`,
+        `POST /repos/acme/widgets/issues/${issue.number}/labels`,
+        'POST /repos/acme/widgets/pulls'
+      ].sort()
+    )
+    expect(api.writesBy(TOKEN)).toEqual([`POST /repos/acme/widgets/issues/${issue.number}/comments`])
+    expect(api.state.comments.map(c => c.body)).toEqual(['/ralph', 'Working…'])
+  })
 })
 
 describe('issues, comments and reactions', () => {

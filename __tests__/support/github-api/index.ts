@@ -4,12 +4,14 @@
 //   const api = await startGitHubApi({ owner: 'acme', repo: 'widgets', gitDir: bareRemote })
 //   api.state.addUser('alice', { role: 'maintain' })          // role_name maintain, legacy permission write
 //   api.state.failures.unresolvedNodeAfterCreate.labels = 1   // first addLabels after pulls.create: 422
+//   api.state.readOnlyTokens.add(token)                       // a `contents: read` job token: writes get 403
 //   const comment = api.state.addComment(api.state.addIssue({ title: 'Bug' }).number, { body: '/ralph', user: 'alice' })
 //   writeFileSync(eventPath, JSON.stringify(api.events.issueComment(comment.id)))
 //   // run the action with { ...api.env, GITHUB_TOKEN… }, or getOctokit(token, { baseUrl: api.url })
 //   expect(api.violations).toEqual([])     // nothing the real API would have refused (or silently ignored)
 //   expect(api.unimplemented).toEqual([])  // nothing answered 501
 //   expect(api.responseProblems).toEqual([])  // the stand-in itself answered within the description
+//   expect(api.writesBy(token)).toEqual([])    // that token tried to change nothing (`POST /repos/…` each)
 //   expect(api.state.pulls[0]).toMatchObject({ head: 'ralph/issue-1', labels: ['ralph'] })
 //   await api.close()
 export { checkEventPayload, startGitHubApi } from './server.js'

@@ -82,6 +82,11 @@ export interface GitHubApi {
   state: GitHubState
   /** Every request, in order. */
   requests: RecordedRequest[]
+  /**
+   * `METHOD /path` of every request but GET and HEAD made with `token`, in order, whether it was answered or
+   * refused (a read-only token's are refused): what a job with that token tried to change.
+   */
+  writesBy(token: string): string[]
   /** Requests the real API would have rejected, or fields it would have ignored. Expect `[]`. */
   violations: Violation[]
   /** Valid requests for operations the stand-in does not implement (answered 501). Expect `[]`. */
@@ -231,6 +236,13 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
         return reject('auth', 401, 'Requires authentication')
       }
 
+      // A job token without the write permission is refused before the request is looked at; GitHub answers
+      // this 403 on every operation, listed or not, so the response is not checked against the operation.
+      if (token !== undefined && state.readOnlyTokens.has(token) && !isRead(entry.method)) {
+        const message = 'Resource not accessible by integration'
+        return send({ status: 403, body: errorBody(403, message, operation.docs) })
+      }
+
       // Path parameters: a value of the wrong type means no such resource.
       const params: Record<string, unknown> = { ...match.pathParams }
       const pathProblems = checkParams(validators, operation, 'path', params)
@@ -358,6 +370,8 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
     url,
     state,
     requests,
+    writesBy: token =>
+      requests.filter(r => r.token === token && !isRead(r.method)).map(r => `${r.method} ${r.path}`),
     violations,
     unimplemented,
     responseProblems,
@@ -377,6 +391,8 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
       })
   }
 }
+
+const isRead = (method: string): boolean => method === 'GET' || method === 'HEAD'
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise(resolve => {

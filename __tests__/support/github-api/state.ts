@@ -157,6 +157,11 @@ export class GitHubState {
   /** Token → login it acts as. Tokens not listed act as `defaultActor` (what GITHUB_TOKEN is). */
   readonly tokens = new Map<string, string>()
   defaultActor = GITHUB_ACTIONS_BOT
+  /**
+   * Tokens of a job whose `permissions:` grant only read (`contents: read`…): every request but GET and HEAD
+   * made with one is answered 403 "Resource not accessible by integration", as GitHub answers GITHUB_TOKEN.
+   */
+  readonly readOnlyTokens = new Set<string>()
   /** Team slugs of the organisation that can be requested as reviewers. */
   readonly teams = new Set<string>()
   /** Branch → sha, used when there is no gitDir. Unknown branches get a made-up sha unless strictBranches. */
