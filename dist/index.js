@@ -59632,7 +59632,15 @@ async function receive(planned) {
         const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
         const client = new DefaultArtifactClient();
         const { artifact } = await client.getArtifact(name);
-        await client.downloadArtifact(artifact.id, { path: dir });
+        // Its unzip calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
+        const warned = process.noDeprecation;
+        process.noDeprecation = true;
+        try {
+            await client.downloadArtifact(artifact.id, { path: dir });
+        }
+        finally {
+            process.noDeprecation = warned === true;
+        }
     }
     catch (error) {
         (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });

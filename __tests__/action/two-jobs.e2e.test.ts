@@ -1,31 +1,352 @@
-// Two-job mode (mode: agent, then mode: deliver) run as a workflow runs it: two jobs of one run, the agent's
-// with a read-only token, the deliver job with the write token and no agent.
-import { expect, test } from '@jest/globals'
-import { DONE, FIX, WRONG_FIX, agentScript, projectFiles } from './fixtures.js'
-import { runAction } from './harness.js'
+// Two-job mode as a workflow runs it (issue #28): job `agent` (mode: agent) with the read-only job token and
+// the agent, then job `deliver` (mode: deliver) of the same run on a fresh checkout with the write token and no
+// agent. The agent job makes no write request; the deliver job checks what it is handed, verifies it again on a
+// clean checkout, and delivers it. Each tampered delivery is refused in one line and nothing is pushed.
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { beforeAll, expect, jest, test } from '@jest/globals'
+import { DefaultArtifactClient } from '@actions/artifact'
+import { agentScript, DONE, FIX, projectFiles } from './fixtures.js'
+import { AGENT_JOB_TOKEN, GITHUB_TOKEN, runAction, type ActionRun, type Project } from './harness.js'
 import { e2eSuite } from './suite.js'
 
 const e2e = e2eSuite()
-const { project } = e2e
+const { project, checkoutAgain, expectClean } = e2e
 
-const fixInTwo = agentScript({ 1: `${WRONG_FIX}\nsay('Tried multiplying.')`, 2: `${FIX}\n${DONE}` })
+let runs = 0
+const newRunId = (): string => String(7_200_000_000 + process.pid * 100 + ++runs)
 
-test('smoke: the agent job hands over, the deliver job pushes and opens the pull request', async () => {
-  const p = await project(projectFiles(fixInTwo))
-  const runId = String(7_100_000_000 + Math.floor(Math.random() * 1000))
-  const agent = await runAction(p, e2e.stand(), { runId, inputs: { ralph: 'fix-tests', mode: 'agent' } })
-  expect(agent.main.exitCode).toBe(0)
-  expect(agent.outputs.delivery).toMatch(/^ralph-delivery-fix-tests-\d+-1$/)
-  expect(p.api.state.pulls).toHaveLength(0)
-  expect(p.remoteGit('branch', '--list', 'ralph/*').trim()).toBe('')
-  const runtime = e2e.stand().artifacts.tokenForJob('c0ffee00-0000-4000-8000-000000000009')
-  const deliver = await runAction(p, e2e.stand(), {
+/** Job 1: the loop, as the agent's job of the run, with the read-only token. */
+async function agentJob(
+  p: Project,
+  runId: string,
+  extra: Parameters<typeof runAction>[2] = {}
+): Promise<ActionRun> {
+  return runAction(p, e2e.stand(), {
+    ...extra,
     runId,
-    env: { ACTIONS_RUNTIME_TOKEN: runtime, GITHUB_JOB: 'deliver' },
-    inputs: { ralph: 'fix-tests', mode: 'deliver', delivery: agent.outputs.delivery }
+    job: 'agent',
+    token: AGENT_JOB_TOKEN,
+    inputs: { ralph: 'fix-tests', mode: 'agent', ...extra.inputs }
   })
-  process.stderr.write(deliver.main.stdout)
+}
+
+/** Job 2: a fresh checkout of the run's commit, with the write token; no agent runs. */
+async function deliverJob(
+  p: Project,
+  runId: string,
+  delivery: string,
+  extra: Parameters<typeof runAction>[2] = {}
+): Promise<{ run: ActionRun; job: Project }> {
+  const job = await checkoutAgain(p)
+  const run = await runAction(job, e2e.stand(), {
+    ...extra,
+    runId,
+    job: 'deliver',
+    token: GITHUB_TOKEN,
+    inputs: { ralph: 'fix-tests', mode: 'deliver', delivery, ...extra.inputs }
+  })
+  return { run, job }
+}
+
+/** The agent writes its marker on every run of it: the deliver job must never add one. */
+function markedAgent(marker: string): string {
+  return agentScript({ any: `fs.appendFileSync(${JSON.stringify(marker)}, 'ran\\n')`, 1: `${FIX}\n${DONE}` })
+}
+
+test('the agent job writes nothing to GitHub; the deliver job runs no agent, pushes exactly its commits and answers the issue', async () => {
+  const marker = path.join(e2e.scratch(), `two-jobs-agent-${process.pid}`)
+  const p = await project(projectFiles(markedAgent(marker)), { token: AGENT_JOB_TOKEN })
+  p.api.state.addUser('maintainer', { role: 'write' })
+  const issue = p.api.state.addIssue({ title: 'add() subtracts', body: 'It should add.', user: 'maintainer' })
+  const comment = p.api.state.addComment(issue.number, { body: '/ralph fix-tests', user: 'maintainer' })
+  const trigger = { eventName: 'issue_comment', event: p.api.events.issueComment(comment.id) }
+  const runId = newRunId()
+
+  const agent = await agentJob(p, runId, trigger)
+  expect(agent.main.exitCode).toBe(0)
+  expect(agent.outputs).toMatchObject({
+    'stop-reason': 'all_checks_passed',
+    success: 'true',
+    'pr-operation': 'none'
+  })
+  expect(agent.outputs.delivery).toBe(`ralph-delivery-fix-tests-${runId}-1`)
+  // No write was even attempted with the agent job's token: no 👀, no comment, no push.
+  expect(p.api.writesBy(AGENT_JOB_TOKEN)).toEqual([])
+  expect(p.gitServer.pushAttemptsBy(AGENT_JOB_TOKEN)).toEqual([])
+  expect(p.api.requests.filter(r => r.token !== AGENT_JOB_TOKEN)).toEqual([])
+  expect(p.remoteGit('for-each-ref', 'refs/heads/ralph/').trim()).toBe('')
+  expect(readFileSync(marker, 'utf8')).toBe('ran\n')
+
+  const { run: deliver } = await deliverJob(p, runId, agent.outputs.delivery, trigger)
+  expect(deliver.main.stderr).toBe('')
   expect(deliver.main.exitCode).toBe(0)
-  expect(deliver.outputs).toMatchObject({ success: 'true', 'pr-operation': 'created', verified: 'true' })
-  expect(p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()).toBe(agent.outputs.commit)
+  // No agent ran in the deliver job.
+  expect(readFileSync(marker, 'utf8')).toBe('ran\n')
+  expect(deliver.outputs).toMatchObject({
+    'stop-reason': 'all_checks_passed',
+    success: 'true',
+    iterations: '1',
+    branch: `ralph/issue-${issue.number}`,
+    verified: 'true',
+    'pr-operation': 'created',
+    delivery: ''
+  })
+  // The branch holds exactly the agent job's commits, on the run's commit.
+  const tip = p.remoteGit('rev-parse', `refs/heads/ralph/issue-${issue.number}`).trim()
+  expect(tip).toBe(agent.outputs.commit)
+  expect(deliver.outputs.commit).toBe(tip)
+  expect(p.remoteGit('rev-parse', `${tip}~1`).trim()).toBe(p.sha)
+  // The deliver job answered the request: 👀, the finished tracking comment, the pull request closing the issue.
+  expect(p.api.writesBy(GITHUB_TOKEN).length).toBeGreaterThan(0)
+  expect(p.api.state.reactions.map(r => r.content)).toContain('eyes')
+  const [pr] = p.api.state.pulls
+  expect(pr).toMatchObject({ head: `ralph/issue-${issue.number}`, base: 'main' })
+  expect(pr.body).toContain(`Closes #${issue.number}`)
+  const tracking = p.api.state.comments.filter(c => c.id !== comment.id)
+  expect(tracking).toHaveLength(1)
+  expect(tracking[0].body).toContain(`#${pr.number}`)
+  expect(deliver.summary).toContain('Verified on a clean checkout')
+  // Each job's record is its own artifact.
+  const names = e2e
+    .stand()
+    .artifacts.listArtifacts()
+    .map(a => a.name)
+  expect(names).toEqual(
+    expect.arrayContaining([
+      `ralph-fix-tests-${runId}-1`,
+      `ralph-fix-tests-${runId}-1-deliver`,
+      agent.outputs.delivery
+    ])
+  )
+  expectClean(p)
+})
+
+// ---------------------------------------------------------------------------------------------------
+// Tampered deliveries: one honest agent job, then a delivery rebuilt from its artifact and changed.
+
+let honest: { p: Project; runId: string; agent: ActionRun } | undefined
+beforeAll(async () => {
+  const p = await project(
+    projectFiles(markedAgent(path.join(e2e.scratch(), `tamper-agent-${process.pid}`))),
+    {
+      token: AGENT_JOB_TOKEN
+    }
+  )
+  const runId = newRunId()
+  const agent = await agentJob(p, runId)
+  if (agent.main.exitCode !== 0 || !agent.outputs.delivery)
+    throw new Error(
+      `the honest agent job failed (exit ${agent.main.exitCode}):\n${agent.main.stdout}\n${agent.main.stderr}`
+    )
+  honest = { p, runId, agent }
+}, 120_000)
+
+const BRANCH = 'ralph/fix-tests'
+
+interface Tamper {
+  /** git in a clone holding the delivered branch, checked out. */
+  git: (...args: string[]) => string
+  dir: string
+  manifest: Record<string, unknown>
+  /** Extra refs for the bundle (a tag). */
+  refs: string[]
+}
+
+let tampered = 0
+
+/** Uploads files as an artifact of the run (job 1's runtime token), or of another run. */
+async function upload(
+  name: string,
+  dir: string,
+  files: string[],
+  env: Record<string, string>
+): Promise<void> {
+  const saved = { ...process.env }
+  Object.assign(process.env, e2e.stand().artifacts.env, env)
+  const quiet = jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
+  try {
+    await new DefaultArtifactClient().uploadArtifact(
+      name,
+      files.map(f => path.join(dir, f)),
+      dir
+    )
+  } finally {
+    quiet.mockRestore()
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
+    Object.assign(process.env, saved)
+  }
+}
+
+/**
+ * The honest delivery, rebuilt after `edit` (commits, refs, manifest fields) and uploaded under a new name in
+ * the same run; answers that name.
+ */
+async function tamper(edit: (t: Tamper) => void, env: Record<string, string> = {}): Promise<string> {
+  if (!honest) throw new Error('the honest agent job did not run')
+  const files = await e2e.stand().artifacts.downloadArtifact(honest.agent.outputs.delivery)
+  const work = mkdtempSync(path.join(tmpdir(), 'ralph-tamper-'))
+  try {
+    const out = path.join(work, 'out')
+    const clone = path.join(work, 'clone')
+    execFileSync('mkdir', ['-p', out])
+    writeFileSync(path.join(work, 'in.bundle'), files.get('delivery.bundle') as Buffer)
+    const gitEnv = {
+      ...process.env,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_AUTHOR_NAME: 'Mallory',
+      GIT_AUTHOR_EMAIL: 'mallory@example.com',
+      GIT_COMMITTER_NAME: 'Mallory',
+      GIT_COMMITTER_EMAIL: 'mallory@example.com'
+    }
+    const git = (...args: string[]): string =>
+      execFileSync('git', args, {
+        cwd: clone,
+        env: gitEnv,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe']
+      })
+    execFileSync('git', ['clone', '--quiet', honest.p.remote, clone], { env: gitEnv })
+    git('fetch', '--quiet', path.join(work, 'in.bundle'), `${BRANCH}:${BRANCH}`)
+    git('checkout', '--quiet', BRANCH)
+    const manifest = JSON.parse((files.get('delivery.json') as Buffer).toString('utf8')) as Record<
+      string,
+      unknown
+    >
+    const t: Tamper = { git, dir: clone, manifest, refs: [] }
+    edit(t)
+    const head = git('rev-parse', 'HEAD').trim()
+    git('update-ref', `refs/heads/${BRANCH}`, head)
+    manifest.head = head
+    git(
+      'bundle',
+      'create',
+      '--quiet',
+      path.join(out, 'delivery.bundle'),
+      BRANCH,
+      ...t.refs,
+      `^${String(manifest.start)}`
+    )
+    writeFileSync(path.join(out, 'delivery.json'), JSON.stringify(manifest))
+    const name = `tampered-${++tampered}`
+    await upload(name, out, ['delivery.json', 'delivery.bundle'], env)
+    return name
+  } finally {
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+/** The deliver job refuses `name` in one line matching `why`: the step fails, nothing is pushed or opened. */
+async function expectRefused(name: string, why: RegExp): Promise<ActionRun> {
+  if (!honest) throw new Error('the honest agent job did not run')
+  const { p, runId } = honest
+  const { run } = await deliverJob(p, runId, name)
+  expect(run.main.stderr).toBe('')
+  expect(run.main.exitCode).toBe(1)
+  const errors = run.main.errors.map(e => e.message)
+  expect(errors).toHaveLength(1)
+  expect(errors[0]).toMatch(why)
+  expect(errors[0]).not.toContain('\n')
+  expect(p.remoteGit('for-each-ref', 'refs/heads/ralph/').trim()).toBe('')
+  expect(p.api.state.pulls).toEqual([])
+  return run
+}
+
+const commitFile = (t: Tamper, file: string, content: string, message = 'tamper'): void => {
+  execFileSync('mkdir', ['-p', path.dirname(path.join(t.dir, file))])
+  writeFileSync(path.join(t.dir, file), content)
+  t.git('add', '--', file)
+  t.git('commit', '--quiet', '-m', message)
+}
+
+test('a bundle built on a commit that is not on the base is refused', async () => {
+  const name = await tamper(t => {
+    // The same work, rebuilt on a side commit the base never had.
+    const start = String(t.manifest.start)
+    t.git('checkout', '--quiet', '-b', 'side', start)
+    commitFile(t, 'side.txt', 'a commit main never had\n')
+    t.git('cherry-pick', '--quiet', `${start}..${BRANCH}`)
+    t.manifest.start = t.git('rev-parse', 'side~1').trim()
+  })
+  await expectRefused(
+    name,
+    /delivery was refused: the delivery is built on [0-9a-f]{12}, which is not on main/
+  )
+})
+
+test('a bundle that changes .github/workflows is refused', async () => {
+  const name = await tamper(t => commitFile(t, '.github/workflows/evil.yml', 'on: push\n'))
+  await expectRefused(name, /changes \.github\/workflows\/evil\.yml: \.github\/ is never delivered/)
+})
+
+test('a bundle that changes a protected path (a test file of the start commit) is refused', async () => {
+  const name = await tamper(t =>
+    commitFile(t, 'calc.test.js', "import test from 'node:test'\ntest('ok', () => {})\n")
+  )
+  await expectRefused(name, /changes protected paths \(.*calc\.test\.js/)
+})
+
+test('a bundle that carries a tag is refused', async () => {
+  const name = await tamper(t => {
+    t.git('tag', 'v9.9.9')
+    t.refs.push('refs/tags/v9.9.9')
+  })
+  await expectRefused(name, /bundle carries refs\/tags\/v9\.9\.9: a delivery holds the one branch/)
+})
+
+test('a bundle that adds a gitlink is refused', async () => {
+  const name = await tamper(t => {
+    t.git('update-index', '--add', '--cacheinfo', `160000,${String(t.manifest.start)},vendor/lib`)
+    t.git('commit', '--quiet', '-m', 'a submodule')
+  })
+  await expectRefused(name, /adds a gitlink \(a submodule\) at vendor\/lib/)
+})
+
+test('a bundle holding a 60 MB file is refused (max-file-size 50 MB)', async () => {
+  const name = await tamper(t => {
+    writeFileSync(path.join(t.dir, 'big.bin'), Buffer.alloc(60 * 1024 * 1024))
+    t.git('add', 'big.bin')
+    t.git('commit', '--quiet', '-m', 'large')
+    // A later commit removing it does not make the pushed history smaller.
+    t.git('rm', '--quiet', 'big.bin')
+    t.git('commit', '--quiet', '-m', 'gone again')
+  })
+  await expectRefused(name, /holds big\.bin \(60 MB\), over max-file-size \(50 MB\)/)
+})
+
+test("a manifest of another run is refused, and another run's artifact is not found", async () => {
+  const other = await tamper(t => (t.manifest.runId = '1234'))
+  await expectRefused(other, /was made by run 1234 \(attempt 1\), not by this run/)
+  const elsewhere = await tamper(() => undefined, {
+    ACTIONS_RUNTIME_TOKEN: e2e
+      .stand()
+      .artifacts.tokenForRun('c0ffee00-0000-4000-8000-0000000000ff', 'c0ffee00-0000-4000-8000-0000000000fe')
+  })
+  await expectRefused(elsewhere, /could not be downloaded from this workflow run/)
+})
+
+test('a verdict that says the gates passed is checked: the clean re-run in the deliver job fails, nothing is pushed', async () => {
+  if (!honest) throw new Error('the honest agent job did not run')
+  const name = await tamper(t => commitFile(t, 'calc.js', 'export function add(a, b) {\n  return a * b\n}\n'))
+  const { run } = await deliverJob(honest.p, honest.runId, name)
+  expect(run.main.exitCode).toBe(1)
+  expect(run.outputs).toMatchObject({ 'stop-reason': 'verify_failed', success: 'false', verified: 'false' })
+  expect(run.main.errors.map(e => e.message).join('\n')).toMatch(
+    /in the deliver job on a clean checkout of [0-9a-f]{12}, tests failed/
+  )
+  expect(honest.p.remoteGit('for-each-ref', 'refs/heads/ralph/').trim()).toBe('')
+  expect(honest.p.api.state.pulls).toEqual([])
+})
+
+test('without a delivery the deliver job pushes nothing and says why', async () => {
+  if (!honest) throw new Error('the honest agent job did not run')
+  const { run } = await deliverJob(honest.p, honest.runId, '')
+  expect(run.main.exitCode).toBe(1)
+  expect(run.main.errors.map(e => e.message)).toEqual([
+    expect.stringMatching(/^There is no delivery to deliver: the agent job set no delivery output/)
+  ])
+  expect(existsSync(honest.p.remote)).toBe(true)
+  expect(honest.p.remoteGit('for-each-ref', 'refs/heads/ralph/').trim()).toBe('')
 })

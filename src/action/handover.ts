@@ -229,7 +229,14 @@ export async function receive(planned: Planned): Promise<Step<Received>> {
     const { DefaultArtifactClient } = await import('@actions/artifact')
     const client = new DefaultArtifactClient()
     const { artifact } = await client.getArtifact(name)
-    await client.downloadArtifact(artifact.id, { path: dir })
+    // Its unzip calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
+    const warned = process.noDeprecation
+    process.noDeprecation = true
+    try {
+      await client.downloadArtifact(artifact.id, { path: dir })
+    } finally {
+      process.noDeprecation = warned === true
+    }
   } catch (error) {
     rmSync(dir, { recursive: true, force: true })
     return refused(

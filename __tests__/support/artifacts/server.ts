@@ -106,6 +106,8 @@ export interface ArtifactService {
   downloadArtifact(name: string): Promise<Map<string, Buffer>>
   /** A runtime token for another job of the same run (artifacts are shared across a run's jobs). */
   tokenForJob(workflowJobRunBackendId: string): string
+  /** A runtime token for a job of ANOTHER workflow run (whose artifacts this run's jobs cannot see). */
+  tokenForRun(workflowRunBackendId: string, workflowJobRunBackendId: string): string
   close(): Promise<void>
 }
 
@@ -198,12 +200,13 @@ export async function startArtifactService(
 
   const runId = options.workflowRunBackendId ?? 'c0ffee00-0000-4000-8000-000000000001'
   const jobId = options.workflowJobRunBackendId ?? 'c0ffee00-0000-4000-8000-000000000002'
-  const tokenForJob = (job: string) =>
+  const tokenForRun = (run: string, job: string) =>
     unsignedJwt({
-      scp: `Actions.ExampleScope Actions.Results:${runId}:${job}`,
+      scp: `Actions.ExampleScope Actions.Results:${run}:${job}`,
       iss: 'vstoken.actions.githubusercontent.com',
       exp: Math.floor(Date.now() / 1000) + 6 * 3600
     })
+  const tokenForJob = (job: string) => tokenForRun(runId, job)
   const runtimeToken = tokenForJob(jobId)
   const artifacts: StoredArtifact[] = []
   const cacheEntries: StoredCacheEntry[] = []
@@ -530,6 +533,7 @@ export async function startArtifactService(
     downloadZip,
     downloadArtifact: async name => readZip(await downloadZip(name)),
     tokenForJob,
+    tokenForRun,
     close: async () => {
       await new Promise<void>(resolve => {
         server.close(() => resolve())
