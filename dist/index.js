@@ -59486,6 +59486,25 @@ const HANDOVER_FILE = 'delivery.json';
 const BUNDLE_FILE = 'delivery.bundle';
 /** The most a manifest may weigh: the loop's result with its iterations, never its logs. */
 const MOST_HANDOVER_BYTES = 32 * 1024 * 1024;
+function triggerFacts(planned) {
+    const trigger = planned.plan.trigger;
+    return {
+        event: planned.context.eventName,
+        ...(trigger?.issueNumber !== undefined ? { issue: trigger.issueNumber } : {}),
+        ...(trigger?.commentId !== undefined ? { comment: trigger.commentId } : {}),
+        ...(planned.plan.pr ? { pullRequest: planned.plan.pr.number } : {}),
+        hunt: planned.hunt
+    };
+}
+const factsLine = (f) => [
+    f.event,
+    f.issue !== undefined ? `#${f.issue}` : undefined,
+    f.comment !== undefined ? `comment ${f.comment}` : undefined,
+    f.pullRequest !== undefined ? `pull request #${f.pullRequest}` : undefined,
+    f.hunt ? 'a hunt' : undefined
+]
+    .filter(Boolean)
+    .join(', ');
 /** `ralph-delivery-<ralph>-<run id>-<attempt>`. */
 function deliveryArtifactName(plan) {
     return safeArtifactName(`ralph-delivery-${plan.ralph.name}-${plan.context.runId}-${plan.context.runAttempt}`);
@@ -59530,7 +59549,8 @@ async function packHandover(prepared, result) {
         result,
         record: plan.artifactName,
         ...(carries ? {} : { skipped: `the loop made no commit on top of ${start.slice(0, 12)}` }),
-        notes: delivery.notes
+        notes: delivery.notes,
+        trigger: triggerFacts(prepared)
     };
     const dir = scratch('ralph-delivery-');
     try {
@@ -59616,6 +59636,12 @@ function malformed(value) {
         return 'result has no iterations or cost';
     if (!Array.isArray(h.notes))
         return 'notes is missing';
+    const t = h.trigger;
+    if (typeof t !== 'object' || t === null || !isText(t.event) || typeof t.hunt !== 'boolean')
+        return 'trigger is missing';
+    for (const key of ['issue', 'comment', 'pullRequest'])
+        if (t[key] !== undefined && !Number.isSafeInteger(t[key]))
+            return `trigger.${key} is not a number`;
     return undefined;
 }
 /**
@@ -59661,9 +59687,12 @@ async function receive(planned) {
     const repository = `${context.repo.owner}/${context.repo.repo}`;
     const theirs = handover.repository !== repository
         ? `repository ${handover.repository}`
-        : handover.runId !== String(context.runId) || handover.runAttempt !== String(context.runAttempt)
-            ? `run ${handover.runId} (attempt ${handover.runAttempt})`
-            : undefined;
+        : handover.runId !== String(context.runId)
+            ? `run ${handover.runId}`
+            : // An earlier attempt's is this run's (a re-run of the deliver job alone); a later one's cannot be.
+                !(Number(handover.runAttempt) >= 1 && Number(handover.runAttempt) <= Number(context.runAttempt))
+                    ? `attempt ${handover.runAttempt} of this run`
+                    : undefined;
     if (theirs) {
         (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
         return handover_refused(`The delivery ${name} was made by ${theirs}, not by this run (${repository}, run ${context.runId}, attempt ${context.runAttempt}): a deliver job delivers only its own run's agent job. Nothing was pushed.`);
@@ -59694,6 +59723,9 @@ async function startIsHere(prepared, start) {
 async function checkHandover(prepared, received) {
     const { handover, dir } = received;
     const { plan, workTree, branch } = prepared;
+    const ours = factsLine(triggerFacts(prepared));
+    if (factsLine(handover.trigger) !== ours)
+        return `the delivery was made for ${factsLine(handover.trigger)}, but this run is for ${ours}`;
     if (handover.branch !== branch.branch)
         return `the delivery is for the branch ${handover.branch}, but this run's branch is ${branch.branch}`;
     if (handover.base !== branch.base)
@@ -60155,6 +60187,10 @@ function actionLogger(config, out = stdoutWriter, options = {}) {
     const emit = (event) => {
         switch (event.type) {
             case 'loop_started': {
+                if (options.verifyOnly !== undefined) {
+                    info(`Running the gates of ${event.status.ralph.name} on a clean checkout of ${options.verifyOnly.slice(0, 12)} (no agent runs). Record: ${event.status.recordDir}`);
+                    break;
+                }
                 const b = event.status.budgets;
                 const limits = [
                     b.maxIterations !== undefined
@@ -60324,7 +60360,10 @@ function annotateFailures(result, plan) {
 async function loop(prepared, signal, verifyOnly) {
     const { plan, workTree, isolated, tracking, clients } = prepared;
     const follow = tracking?.follow();
-    const logger = actionLogger(plan.config, undefined, { artifactName: plan.artifactName });
+    const logger = actionLogger(plan.config, undefined, {
+        artifactName: plan.artifactName,
+        ...(verifyOnly ? { verifyOnly: verifyOnly.commit } : {})
+    });
     const emit = event => {
         follow?.emit(event);
         logger.emit(event);

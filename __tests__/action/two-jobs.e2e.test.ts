@@ -318,13 +318,25 @@ test('a bundle holding a 60 MB file is refused (max-file-size 50 MB)', async () 
 
 test("a manifest of another run is refused, and another run's artifact is not found", async () => {
   const other = await tamper(t => (t.manifest.runId = '1234'))
-  await expectRefused(other, /was made by run 1234 \(attempt 1\), not by this run/)
+  await expectRefused(other, /was made by run 1234, not by this run/)
+  const later = await tamper(t => (t.manifest.runAttempt = '2'))
+  await expectRefused(later, /was made by attempt 2 of this run, not by this run/)
   const elsewhere = await tamper(() => undefined, {
     ACTIONS_RUNTIME_TOKEN: e2e
       .stand()
       .artifacts.tokenForRun('c0ffee00-0000-4000-8000-0000000000ff', 'c0ffee00-0000-4000-8000-0000000000fe')
   })
   await expectRefused(elsewhere, /could not be downloaded from this workflow run/)
+})
+
+test('a delivery made for another trigger (an issue this run is not about) is refused', async () => {
+  const name = await tamper(
+    t => (t.manifest.trigger = { event: 'issue_comment', issue: 99, comment: 7, hunt: false })
+  )
+  await expectRefused(
+    name,
+    /the delivery was made for issue_comment, #99, comment 7, but this run is for workflow_dispatch, a hunt/
+  )
 })
 
 test('a verdict that says the gates passed is checked: the clean re-run in the deliver job fails, nothing is pushed', async () => {

@@ -56,7 +56,40 @@ export interface Handover {
   /** Why the agent's job found nothing to hand over, in a sentence. */
   skipped?: string
   notes: string[]
+  /** What started the run, as the agent's job saw it: the deliver job works it out again and compares. */
+  trigger: TriggerFacts
 }
+
+/** The facts of a run's trigger that decide where its work goes. */
+export interface TriggerFacts {
+  event: string
+  issue?: number
+  comment?: number
+  pullRequest?: number
+  hunt: boolean
+}
+
+export function triggerFacts(planned: Pick<Planned, 'plan' | 'hunt' | 'context'>): TriggerFacts {
+  const trigger = planned.plan.trigger
+  return {
+    event: planned.context.eventName,
+    ...(trigger?.issueNumber !== undefined ? { issue: trigger.issueNumber } : {}),
+    ...(trigger?.commentId !== undefined ? { comment: trigger.commentId } : {}),
+    ...(planned.plan.pr ? { pullRequest: planned.plan.pr.number } : {}),
+    hunt: planned.hunt
+  }
+}
+
+const factsLine = (f: TriggerFacts): string =>
+  [
+    f.event,
+    f.issue !== undefined ? `#${f.issue}` : undefined,
+    f.comment !== undefined ? `comment ${f.comment}` : undefined,
+    f.pullRequest !== undefined ? `pull request #${f.pullRequest}` : undefined,
+    f.hunt ? 'a hunt' : undefined
+  ]
+    .filter(Boolean)
+    .join(', ')
 
 /** `ralph-delivery-<ralph>-<run id>-<attempt>`. */
 export function deliveryArtifactName(plan: RunPlan): string {
@@ -115,7 +148,8 @@ async function packHandover(prepared: Prepared, result: LoopResult): Promise<Han
     result,
     record: plan.artifactName,
     ...(carries ? {} : { skipped: `the loop made no commit on top of ${start.slice(0, 12)}` }),
-    notes: delivery.notes
+    notes: delivery.notes,
+    trigger: triggerFacts(prepared)
   }
   const dir = scratch('ralph-delivery-')
   try {
@@ -210,6 +244,11 @@ function malformed(value: unknown): string | undefined {
   if (!Array.isArray(r.iterations) || typeof r.cost !== 'object' || r.cost === null)
     return 'result has no iterations or cost'
   if (!Array.isArray(h.notes)) return 'notes is missing'
+  const t = h.trigger as Partial<TriggerFacts> | undefined
+  if (typeof t !== 'object' || t === null || !isText(t.event) || typeof t.hunt !== 'boolean')
+    return 'trigger is missing'
+  for (const key of ['issue', 'comment', 'pullRequest'] as const)
+    if (t[key] !== undefined && !Number.isSafeInteger(t[key])) return `trigger.${key} is not a number`
   return undefined
 }
 
@@ -261,9 +300,12 @@ export async function receive(planned: Planned): Promise<Step<Received>> {
   const theirs =
     handover.repository !== repository
       ? `repository ${handover.repository}`
-      : handover.runId !== String(context.runId) || handover.runAttempt !== String(context.runAttempt)
-        ? `run ${handover.runId} (attempt ${handover.runAttempt})`
-        : undefined
+      : handover.runId !== String(context.runId)
+        ? `run ${handover.runId}`
+        : // An earlier attempt's is this run's (a re-run of the deliver job alone); a later one's cannot be.
+          !(Number(handover.runAttempt) >= 1 && Number(handover.runAttempt) <= Number(context.runAttempt))
+          ? `attempt ${handover.runAttempt} of this run`
+          : undefined
   if (theirs) {
     rmSync(dir, { recursive: true, force: true })
     return refused(
@@ -297,6 +339,9 @@ async function startIsHere(prepared: Prepared, start: string): Promise<boolean> 
 export async function checkHandover(prepared: Prepared, received: Received): Promise<string | undefined> {
   const { handover, dir } = received
   const { plan, workTree, branch } = prepared
+  const ours = factsLine(triggerFacts(prepared))
+  if (factsLine(handover.trigger) !== ours)
+    return `the delivery was made for ${factsLine(handover.trigger)}, but this run is for ${ours}`
   if (handover.branch !== branch.branch)
     return `the delivery is for the branch ${handover.branch}, but this run's branch is ${branch.branch}`
   if (handover.base !== branch.base)

@@ -79,6 +79,8 @@ export interface ActionLoggerOptions {
   agentEchoShareBytes?: number
   /** The artifact the record is uploaded as, named where the log points to it. */
   artifactName?: string
+  /** The deliver job's clean re-run of this commit: no agent runs, so no agent's budget is announced. */
+  verifyOnly?: string
 }
 
 export interface LogWriter {
@@ -169,6 +171,12 @@ export function actionLogger(
   const emit = (event: LoopEvent): void => {
     switch (event.type) {
       case 'loop_started': {
+        if (options.verifyOnly !== undefined) {
+          info(
+            `Running the gates of ${event.status.ralph.name} on a clean checkout of ${options.verifyOnly.slice(0, 12)} (no agent runs). Record: ${event.status.recordDir}`
+          )
+          break
+        }
         const b = event.status.budgets
         const limits = [
           b.maxIterations !== undefined

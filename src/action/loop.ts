@@ -64,7 +64,10 @@ export async function loop(
 ): Promise<Looped> {
   const { plan, workTree, isolated, tracking, clients } = prepared
   const follow = tracking?.follow()
-  const logger = actionLogger(plan.config, undefined, { artifactName: plan.artifactName })
+  const logger = actionLogger(plan.config, undefined, {
+    artifactName: plan.artifactName,
+    ...(verifyOnly ? { verifyOnly: verifyOnly.commit } : {})
+  })
   const emit: typeof logger.emit = event => {
     follow?.emit(event)
     logger.emit(event)
