@@ -188,3 +188,23 @@ test('cancelling the deliver job during its clean re-run pushes nothing and leav
   expect([...files.keys()]).toEqual(expect.arrayContaining(['delivery.json', 'status.json']))
   writeFileSync(reached, '')
 })
+
+test('a label on an issue in two jobs: the deliver job opens the pull request that closes it', async () => {
+  const agent = e2e.fixingAgent()
+  const p = await project(projectFiles(agent.script), { token: AGENT_JOB_TOKEN })
+  p.api.state.addUser('maintainer', { role: 'write' })
+  const issue = p.api.state.addIssue({ title: 'add() subtracts', body: 'It should add.', user: 'maintainer' })
+  const trigger = {
+    eventName: 'issues',
+    event: p.api.events.issues(issue.number, 'labeled', { label: 'ralph', sender: 'maintainer' })
+  }
+  const runId = newRunId()
+  const first = await agentJob(p, runId, trigger)
+  expect(first.main.exitCode).toBe(0)
+  expect(p.api.writesBy(AGENT_JOB_TOKEN)).toEqual([])
+  const second = await deliverJob(p, runId, first.outputs.delivery, trigger)
+  expect(second.main.exitCode).toBe(0)
+  expect(second.outputs).toMatchObject({ 'pr-operation': 'created', branch: `ralph/issue-${issue.number}` })
+  expect(p.api.state.pulls[0].body).toContain(`Closes #${issue.number}`)
+  expectClean(p)
+})
