@@ -9,7 +9,7 @@ import { ACTION_NODE, ROOT, runTimed, tempDir } from './lib.mjs'
  * after run.mjs removed the temp folders between two measurements.
  */
 let actionBundle
-function snapshotAction() {
+export function snapshotAction() {
   if (actionBundle && existsSync(actionBundle)) return actionBundle
   const dir = tempDir('action-bundle')
   const from = path.join(ROOT, 'dist')

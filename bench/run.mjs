@@ -23,6 +23,7 @@ const MEASUREMENTS = {
   hunt: './hunt.mjs',
   verify: './verify.mjs',
   protected: './protected.mjs',
+  'two-jobs': './two-jobs.mjs',
   // Experiments: run only when named.
   spawner: './spawner.mjs'
 }
