@@ -59253,6 +59253,8 @@ async function deliver(prepared, result, cancelled) {
 
 
 
+
+
 /** The most commits one delivery may carry (a loop makes one an iteration). */
 const MOST_DELIVERED_COMMITS = 10_000;
 const MOST_HEADER_BYTES = 1024 * 1024;
@@ -59269,6 +59271,7 @@ async function createBundle(workTree, file, branch, base, head) {
 function readBundleHeader(file) {
     const fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW);
     let text;
+    let packOffset;
     try {
         if (!(0,external_node_fs_.fstatSync)(fd).isFile())
             throw new Error('the bundle is not a regular file');
@@ -59278,6 +59281,7 @@ function readBundleHeader(file) {
         if (end < 0)
             throw new Error('the bundle has no header git can read');
         text = buffer.subarray(0, end).toString('utf8');
+        packOffset = end + 2;
     }
     finally {
         (0,external_node_fs_.closeSync)(fd);
@@ -59285,7 +59289,7 @@ function readBundleHeader(file) {
     const [signature, ...lines] = text.split('\n');
     if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
         throw new Error('the bundle is not a git bundle (v2 or v3)');
-    const header = { prerequisites: [], refs: [] };
+    const header = { prerequisites: [], refs: [], packOffset };
     for (const line of lines) {
         if (line.startsWith('@')) {
             // v3 capabilities: only the object format is one git knows.
@@ -59304,14 +59308,30 @@ function readBundleHeader(file) {
     }
     return header;
 }
-/** Fetches the bundle's one ref into `into`, with every object checked (fsck) on the way in. */
-async function fetchBundle(workTree, file, ref, into) {
-    await new repo_GitRepo(workTree).exec(['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', file, `+${ref}:${into}`], {
-        config: [
-            ['fetch.fsckObjects', 'true'],
-            ['transfer.fsckObjects', 'true']
-        ]
+/**
+ * Takes the bundle's pack into the object store through `index-pack --strict`: every object is checked as fsck
+ * checks it (a tree naming `..` or `.git`, a malformed commit) before it is kept, which `git fetch` of a bundle
+ * does not do whatever fsckObjects says. Then `head` must be a commit there.
+ */
+async function unbundleStrict(workTree, file, header, head) {
+    await new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), ['index-pack', '--strict', '--fix-thin', '--stdin'], {
+            cwd: workTree,
+            env: { ...process.env, ...hermeticGitEnvironment() },
+            stdio: ['pipe', 'ignore', 'pipe']
+        });
+        let stderr = '';
+        child.stderr.on('data', (chunk) => (stderr = (stderr + chunk.toString('utf8')).slice(-4096)));
+        child.on('error', reject);
+        child.on('close', code => code === 0
+            ? resolve()
+            : reject(new Error(stderr.trim().split('\n').at(-1) ?? `index-pack exited ${code}`)));
+        child.stdin.on('error', () => undefined);
+        (0,external_node_fs_.createReadStream)(file, { start: header.packOffset }).on('error', reject).pipe(child.stdin);
     });
+    const made = await new repo_GitRepo(workTree).exec(['cat-file', '-t', head], { probe: true });
+    if (made.stdout.trim() !== 'commit')
+        throw new Error(`the bundle holds no commit ${head}`);
 }
 const store = (workTree, args, input) => gitBytes(workTree, args, { env: hermeticGitEnvironment(), ...(input !== undefined ? { input } : {}) });
 /** The commits of `base..head`, oldest first, with their parents and changes (at most MOST_DELIVERED_COMMITS + 1). */
@@ -59482,6 +59502,7 @@ async function uploadArtifact(recordDir, name, options = {}) {
 
 
 
+
 const HANDOVER_FILE = 'delivery.json';
 const BUNDLE_FILE = 'delivery.bundle';
 /** The most a manifest may weigh: the loop's result with its iterations, never its logs. */
@@ -59613,6 +59634,8 @@ const handover_refused = (line) => ({
 });
 const isText = (value) => typeof value === 'string' && value.length > 0;
 const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** A ralph, branch, repository or run as the manifest names it: nothing a log line or markdown could read as more. */
+const handover_NAME = /^[A-Za-z0-9._/-]{1,200}$/;
 /** The manifest's shape, as far as the deliver job reads it: a one-line problem, or undefined. */
 function malformed(value) {
     const h = value;
@@ -59621,8 +59644,8 @@ function malformed(value) {
     if (h.version !== 1)
         return `its version is ${JSON.stringify(h.version)}, not 1`;
     for (const key of ['repository', 'runId', 'runAttempt', 'ralph', 'branch', 'base'])
-        if (!isText(h[key]))
-            return `${key} is missing`;
+        if (!isText(h[key]) || !handover_NAME.test(h[key]))
+            return `${key} is missing or not a name`;
     if (!isText(h.start) || !SHA.test(h.start))
         return 'start is not a commit id';
     if (h.head !== undefined && (!isText(h.head) || !SHA.test(h.head)))
@@ -59634,6 +59657,14 @@ function malformed(value) {
         return 'result has no stop reason';
     if (!Array.isArray(r.iterations) || typeof r.cost !== 'object' || r.cost === null)
         return 'result has no iterations or cost';
+    if (!Number.isFinite(r.cost.totalUsd) || !Number.isFinite(r.durationMs))
+        return 'result has no cost or duration in numbers';
+    if (!r.iterations.every(it => typeof it === 'object' &&
+        it !== null &&
+        Number.isSafeInteger(it.iteration) &&
+        Number.isFinite(it.durationMs) &&
+        Array.isArray(it.checks)))
+        return 'result has an iteration that is not one';
     if (!Array.isArray(h.notes))
         return 'notes is missing';
     const t = h.trigger;
@@ -59697,7 +59728,7 @@ async function receive(planned) {
         (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
         return handover_refused(`The delivery ${name} was made by ${theirs}, not by this run (${repository}, run ${context.runId}, attempt ${context.runAttempt}): a deliver job delivers only its own run's agent job. Nothing was pushed.`);
     }
-    core/* info */.pq(`Received ${name}: ${handover.ralph} on ${handover.branch}, ${handover.head ? `commit ${handover.head.slice(0, 12)} on top of ${handover.start.slice(0, 12)}` : 'no commit'}; the agent job's verdict: ${handover.result.stopReason}.`);
+    core/* info */.pq(neutralizeWorkflowCommands(`Received ${name}: ${handover.ralph} on ${handover.branch}, ${handover.head ? `commit ${handover.head.slice(0, 12)} on top of ${handover.start.slice(0, 12)}` : 'no commit'}; the agent job's verdict: ${handover.result.stopReason}.`));
     return { handover, dir };
 }
 /**
@@ -59706,8 +59737,12 @@ async function receive(planned) {
  */
 async function startIsHere(prepared, start) {
     const { workTree, branch } = prepared;
-    if (start === branch.startSha || start === branch.remoteSha)
+    if (start === branch.startSha)
         return true;
+    // A continued branch (a hunt's, a person's pull request's) goes on from its tip alone: a delivery built on
+    // an older commit of it would drop what others pushed there since.
+    if (branch.continued)
+        return false;
     const repo = new repo_GitRepo(workTree);
     if (await isAncestor(workTree, start, branch.baseSha))
         return true;
@@ -59750,15 +59785,15 @@ async function checkHandover(prepared, received) {
     if (header.prerequisites.length !== 1 || header.prerequisites[0] !== start)
         return `the delivery's bundle is not built on ${start.slice(0, 12)}, the commit its loop started from`;
     if (!(await startIsHere(prepared, start)))
-        return `the delivery is built on ${start.slice(0, 12)}, which is not on ${branch.base} (nor the tip of ${branch.branch})`;
-    const into = 'refs/ralph-action/delivery';
+        return branch.continued
+            ? `the delivery is built on ${start.slice(0, 12)}, not on ${branch.startSha.slice(0, 12)}, the tip of ${branch.branch} it continues`
+            : `the delivery is built on ${start.slice(0, 12)}, which is not on ${branch.base}`;
     try {
-        await fetchBundle(workTree, bundle, ref, into);
+        await unbundleStrict(workTree, bundle, header, head);
     }
     catch (error) {
         return `the delivery's bundle was refused by git: ${error.message.split('\n')[0]}`;
     }
-    await new repo_GitRepo(workTree).exec(['update-ref', '-d', into], { probe: true });
     const commits = await rangeCommits(workTree, start, head);
     if (commits.length === 0)
         return `the delivery's head ${head.slice(0, 12)} adds no commit to ${start.slice(0, 12)}`;
@@ -59776,7 +59811,9 @@ async function checkHandover(prepared, received) {
         for (const change of commit.changes) {
             if (change.mode === '160000')
                 return `the delivery's commit ${short} adds a gitlink (a submodule) at ${change.path}: a delivery carries files only`;
-            if (change.path === '.github' || change.path.startsWith('.github/'))
+            // In any case: a checkout on a case-insensitive file system makes .GitHub/ the workflows' folder.
+            const lower = change.path.toLowerCase();
+            if (lower === '.github' || lower.startsWith('.github/'))
                 return `the delivery's commit ${short} changes ${change.path}: .github/ is never delivered from an agent's job`;
             if (change.status !== 'D' && /^10[0-7]{4}$|^120000$/.test(change.mode))
                 blobs.push({ path: change.path, oid: change.oid, commit: short });
@@ -59787,8 +59824,11 @@ async function checkHandover(prepared, received) {
     const large = blobs.find(b => (sizes.get(b.oid) ?? 0) > most);
     if (large)
         return `the delivery's commit ${large.commit} holds ${large.path} (${megabytes(sizes.get(large.oid) ?? 0)}), over max-file-size (${megabytes(most)})`;
-    // What protects the repository is this job's to say: the ralph and the gates as its own checkout has them.
-    const protection = plan.config.protect ? await protectionOf(plan.config, workTree, start) : undefined;
+    // What protects the repository is this job's to say: the ralph and the gates at the commit its branch starts
+    // from, whatever older commit of the base the delivery was built on.
+    const protection = plan.config.protect
+        ? await protectionOf(plan.config, workTree, branch.startSha)
+        : undefined;
     if (protection) {
         const changed = await protectedInCommit(workTree, start, head, protection.rules, protection.guardrails);
         if (changed.length > 0)
@@ -59801,16 +59841,37 @@ function keepHandover(plan, received) {
     (0,external_node_fs_.mkdirSync)(plan.config.recordDir, { recursive: true });
     (0,external_node_fs_.writeFileSync)(external_node_path_default().join(plan.config.recordDir, HANDOVER_FILE), JSON.stringify(received.handover, null, 2));
 }
+/** A revert's reason as the deliver job shows it: one of the loop's own few words, or just `protected`. */
+const REVERT_WHY = /^[a-z ,()-]{1,60}$/;
 /**
- * The result the deliver job reports: the agent job's loop, with this job's verdict on a clean checkout when
- * it ran one (`own`): work that fails there is not delivered as passing.
+ * The result the deliver job reports, from the agent job's loop and this job's own verdict. Of the handover it
+ * keeps what it could check the form of (the stop reason, the iterations and their numbers); its stop detail,
+ * its verification and its reverts' words are this job's: free text from the agent's job reaches no log line,
+ * summary or pull request. `own`: the clean re-run here; `unverified`: why none could run.
  */
-function deliveredResult(theirs, own) {
+function deliveredResult(theirs, own, unverified) {
+    const { verification: _claimed, ...rest } = theirs;
+    const iterations = theirs.iterations.map(it => ({
+        ...it,
+        ...(it.reverts
+            ? {
+                reverts: it.reverts.map(r => ({
+                    path: String(r.path),
+                    why: REVERT_WHY.test(r.why) ? r.why : 'protected'
+                }))
+            }
+            : {})
+    }));
+    const n = iterations.length;
+    const ran = `the agent job stopped (${theirs.stopReason}) after ${n} iteration${n === 1 ? '' : 's'}`;
+    const base = { ...rest, iterations, stopDetail: ran };
+    if (unverified !== undefined)
+        return { ...base, success: false, stopReason: 'verify_failed', stopDetail: `${ran}; ${unverified}` };
     if (!own)
-        return theirs;
-    const merged = { ...theirs, ...(own.verification ? { verification: own.verification } : {}) };
+        return base;
+    const merged = { ...base, ...(own.verification ? { verification: own.verification } : {}) };
     if (own.success)
-        return merged;
+        return { ...merged, stopDetail: `${own.stopDetail} in the deliver job; ${ran}` };
     return {
         ...merged,
         success: false,
@@ -61059,19 +61120,21 @@ async function deliverJob(planned, signal) {
             return prepared.end;
         const { handover } = received;
         const problem = await checkHandover(prepared, received).catch((error) => `it could not be checked (${error.message.split('\n')[0]})`);
-        const reverify = !problem &&
-            handover.head !== undefined &&
-            handover.result.success &&
-            config.checks.length > 0 &&
-            (config.verify ?? 'clean') === 'clean';
-        let result = handover.result;
+        // The agent job's verdict is a claim: with gates, they run here again on a clean checkout (`verify: tree`
+        // has no loop's tree to trust in this job), as a user apart from this job's token, or not at all.
+        const reverify = !problem && handover.head !== undefined && handover.result.success && config.checks.length > 0;
         let own;
-        if (reverify && handover.head !== undefined && !signal.aborted) {
+        let unverified;
+        if (reverify && !prepared.isolated)
+            unverified =
+                "the deliver job ran no gate: it has no user of the agent's apart from its write token here (isolation), and the agent job's verdict alone is only a claim";
+        else if (reverify && handover.head !== undefined && !signal.aborted) {
             core/* info */.pq(`Verifying ${handover.head.slice(0, 12)} again, on a clean checkout in this job.`);
-            own = (await loop(prepared, signal, { commit: handover.head, base: handover.start })).result;
-            result = deliveredResult(result, own);
+            // Protected paths come back from where this job's branch starts: what judges is this job's.
+            own = (await loop(prepared, signal, { commit: handover.head, base: prepared.branch.startSha })).result;
         }
-        else if (prepared.isolated) {
+        const result = deliveredResult(handover.result, own, unverified);
+        if (!own && prepared.isolated) {
             // No gate runs here: the agent's user is given up at once (runLoopContained would have, after them).
             await prepared.isolated.release();
             saveState('isolation', '');

@@ -128,7 +128,9 @@ test('gates that never pass: the agent job hands over its failure, the deliver j
   expect(none.outputs).toMatchObject({ 'stop-reason': 'max_iterations', 'pr-operation': 'none' })
   expect(p.remoteGit('for-each-ref', 'refs/heads/ralph/').trim()).toBe('')
 
+  // The deliver job re-run alone (attempt 2), told to open a draft: it takes attempt 1's delivery.
   const draft = await deliverJob(p, runId, failing.outputs.delivery, {
+    runAttempt: '2',
     inputs: { 'max-iterations': '1', 'on-failure': 'draft-pr' }
   })
   expect(draft.outputs).toMatchObject({ 'pr-operation': 'created', verified: 'false' })

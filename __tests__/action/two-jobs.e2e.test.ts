@@ -352,6 +352,25 @@ test('a verdict that says the gates passed is checked: the clean re-run in the d
   expect(honest.p.api.state.pulls).toEqual([])
 })
 
+test('without isolation the deliver job runs none of the delivered code: the work is unverified, nothing is pushed', async () => {
+  if (!honest) throw new Error('the honest agent job did not run')
+  const ran = path.join(e2e.scratch(), `two-jobs-ran-as-token-user-${process.pid}`)
+  // A new test file (new tests are the agent's to add): run by the gates, it would run as this job's user.
+  const name = await tamper(t =>
+    commitFile(
+      t,
+      'steal.test.js',
+      `import { writeFileSync } from 'node:fs'\nwriteFileSync(${JSON.stringify(ran)}, String(process.getuid()))\n`
+    )
+  )
+  const { run } = await deliverJob(honest.p, honest.runId, name, { inputs: { isolation: 'none' } })
+  expect(existsSync(ran)).toBe(false)
+  expect(run.main.exitCode).toBe(1)
+  expect(run.outputs).toMatchObject({ 'stop-reason': 'verify_failed', success: 'false', verified: 'false' })
+  expect(run.main.errors.map(e => e.message).join('\n')).toMatch(/the deliver job ran no gate/)
+  expect(honest.p.remoteGit('for-each-ref', 'refs/heads/ralph/').trim()).toBe('')
+})
+
 test('without a delivery the deliver job pushes nothing and says why', async () => {
   if (!honest) throw new Error('the honest agent job did not run')
   const { run } = await deliverJob(honest.p, honest.runId, '')

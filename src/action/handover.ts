@@ -10,12 +10,13 @@ import * as core from '@actions/core'
 import {
   blobSizes,
   createBundle,
-  fetchBundle,
   isAncestor,
   MOST_DELIVERED_COMMITS,
   rangeCommits,
-  readBundleHeader
+  readBundleHeader,
+  unbundleStrict
 } from '../git/bundle.js'
+import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 import { GitRepo } from '../git/index.js'
 import { safeArtifactName } from '../github/artifacts.js'
 import { STOP_WORDS, type LoopResult } from '../loop/index.js'
@@ -227,6 +228,8 @@ const refused = (line: string): { end: Ending } => ({
 
 const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0
 const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
+/** A ralph, branch, repository or run as the manifest names it: nothing a log line or markdown could read as more. */
+const NAME = /^[A-Za-z0-9._/-]{1,200}$/
 
 /** The manifest's shape, as far as the deliver job reads it: a one-line problem, or undefined. */
 function malformed(value: unknown): string | undefined {
@@ -234,7 +237,7 @@ function malformed(value: unknown): string | undefined {
   if (typeof h !== 'object' || h === null) return 'it is not a JSON object'
   if (h.version !== 1) return `its version is ${JSON.stringify(h.version)}, not 1`
   for (const key of ['repository', 'runId', 'runAttempt', 'ralph', 'branch', 'base'] as const)
-    if (!isText(h[key])) return `${key} is missing`
+    if (!isText(h[key]) || !NAME.test(h[key])) return `${key} is missing or not a name`
   if (!isText(h.start) || !SHA.test(h.start)) return 'start is not a commit id'
   if (h.head !== undefined && (!isText(h.head) || !SHA.test(h.head))) return 'head is not a commit id'
   const r = h.result as Partial<LoopResult> | undefined
@@ -243,6 +246,19 @@ function malformed(value: unknown): string | undefined {
     return 'result has no stop reason'
   if (!Array.isArray(r.iterations) || typeof r.cost !== 'object' || r.cost === null)
     return 'result has no iterations or cost'
+  if (!Number.isFinite(r.cost.totalUsd) || !Number.isFinite(r.durationMs))
+    return 'result has no cost or duration in numbers'
+  if (
+    !r.iterations.every(
+      it =>
+        typeof it === 'object' &&
+        it !== null &&
+        Number.isSafeInteger(it.iteration) &&
+        Number.isFinite(it.durationMs) &&
+        Array.isArray(it.checks)
+    )
+  )
+    return 'result has an iteration that is not one'
   if (!Array.isArray(h.notes)) return 'notes is missing'
   const t = h.trigger as Partial<TriggerFacts> | undefined
   if (typeof t !== 'object' || t === null || !isText(t.event) || typeof t.hunt !== 'boolean')
@@ -313,7 +329,9 @@ export async function receive(planned: Planned): Promise<Step<Received>> {
     )
   }
   core.info(
-    `Received ${name}: ${handover.ralph} on ${handover.branch}, ${handover.head ? `commit ${handover.head.slice(0, 12)} on top of ${handover.start.slice(0, 12)}` : 'no commit'}; the agent job's verdict: ${handover.result.stopReason}.`
+    neutralizeWorkflowCommands(
+      `Received ${name}: ${handover.ralph} on ${handover.branch}, ${handover.head ? `commit ${handover.head.slice(0, 12)} on top of ${handover.start.slice(0, 12)}` : 'no commit'}; the agent job's verdict: ${handover.result.stopReason}.`
+    )
   )
   return { handover, dir }
 }
@@ -324,7 +342,10 @@ export async function receive(planned: Planned): Promise<Step<Received>> {
  */
 async function startIsHere(prepared: Prepared, start: string): Promise<boolean> {
   const { workTree, branch } = prepared
-  if (start === branch.startSha || start === branch.remoteSha) return true
+  if (start === branch.startSha) return true
+  // A continued branch (a hunt's, a person's pull request's) goes on from its tip alone: a delivery built on
+  // an older commit of it would drop what others pushed there since.
+  if (branch.continued) return false
   const repo = new GitRepo(workTree)
   if (await isAncestor(workTree, start, branch.baseSha)) return true
   if (!(await repo.isShallow())) return false
@@ -363,14 +384,14 @@ export async function checkHandover(prepared: Prepared, received: Received): Pro
   if (header.prerequisites.length !== 1 || header.prerequisites[0] !== start)
     return `the delivery's bundle is not built on ${start.slice(0, 12)}, the commit its loop started from`
   if (!(await startIsHere(prepared, start)))
-    return `the delivery is built on ${start.slice(0, 12)}, which is not on ${branch.base} (nor the tip of ${branch.branch})`
-  const into = 'refs/ralph-action/delivery'
+    return branch.continued
+      ? `the delivery is built on ${start.slice(0, 12)}, not on ${branch.startSha.slice(0, 12)}, the tip of ${branch.branch} it continues`
+      : `the delivery is built on ${start.slice(0, 12)}, which is not on ${branch.base}`
   try {
-    await fetchBundle(workTree, bundle, ref, into)
+    await unbundleStrict(workTree, bundle, header, head)
   } catch (error) {
     return `the delivery's bundle was refused by git: ${(error as Error).message.split('\n')[0]}`
   }
-  await new GitRepo(workTree).exec(['update-ref', '-d', into], { probe: true })
 
   const commits = await rangeCommits(workTree, start, head)
   if (commits.length === 0)
@@ -389,7 +410,9 @@ export async function checkHandover(prepared: Prepared, received: Received): Pro
     for (const change of commit.changes) {
       if (change.mode === '160000')
         return `the delivery's commit ${short} adds a gitlink (a submodule) at ${change.path}: a delivery carries files only`
-      if (change.path === '.github' || change.path.startsWith('.github/'))
+      // In any case: a checkout on a case-insensitive file system makes .GitHub/ the workflows' folder.
+      const lower = change.path.toLowerCase()
+      if (lower === '.github' || lower.startsWith('.github/'))
         return `the delivery's commit ${short} changes ${change.path}: .github/ is never delivered from an agent's job`
       if (change.status !== 'D' && /^10[0-7]{4}$|^120000$/.test(change.mode))
         blobs.push({ path: change.path, oid: change.oid, commit: short })
@@ -403,8 +426,11 @@ export async function checkHandover(prepared: Prepared, received: Received): Pro
   const large = blobs.find(b => (sizes.get(b.oid) ?? 0) > most)
   if (large)
     return `the delivery's commit ${large.commit} holds ${large.path} (${megabytes(sizes.get(large.oid) ?? 0)}), over max-file-size (${megabytes(most)})`
-  // What protects the repository is this job's to say: the ralph and the gates as its own checkout has them.
-  const protection = plan.config.protect ? await protectionOf(plan.config, workTree, start) : undefined
+  // What protects the repository is this job's to say: the ralph and the gates at the commit its branch starts
+  // from, whatever older commit of the base the delivery was built on.
+  const protection = plan.config.protect
+    ? await protectionOf(plan.config, workTree, branch.startSha)
+    : undefined
   if (protection) {
     const changed = await protectedInCommit(workTree, start, head, protection.rules, protection.guardrails)
     if (changed.length > 0) return `the delivery changes protected paths (${revertsLine(changed)})`
@@ -418,14 +444,40 @@ export function keepHandover(plan: RunPlan, received: Received): void {
   writeFileSync(path.join(plan.config.recordDir, HANDOVER_FILE), JSON.stringify(received.handover, null, 2))
 }
 
+/** A revert's reason as the deliver job shows it: one of the loop's own few words, or just `protected`. */
+const REVERT_WHY = /^[a-z ,()-]{1,60}$/
+
 /**
- * The result the deliver job reports: the agent job's loop, with this job's verdict on a clean checkout when
- * it ran one (`own`): work that fails there is not delivered as passing.
+ * The result the deliver job reports, from the agent job's loop and this job's own verdict. Of the handover it
+ * keeps what it could check the form of (the stop reason, the iterations and their numbers); its stop detail,
+ * its verification and its reverts' words are this job's: free text from the agent's job reaches no log line,
+ * summary or pull request. `own`: the clean re-run here; `unverified`: why none could run.
  */
-export function deliveredResult(theirs: LoopResult, own: LoopResult | undefined): LoopResult {
-  if (!own) return theirs
-  const merged: LoopResult = { ...theirs, ...(own.verification ? { verification: own.verification } : {}) }
-  if (own.success) return merged
+export function deliveredResult(
+  theirs: LoopResult,
+  own: LoopResult | undefined,
+  unverified?: string
+): LoopResult {
+  const { verification: _claimed, ...rest } = theirs
+  const iterations = theirs.iterations.map(it => ({
+    ...it,
+    ...(it.reverts
+      ? {
+          reverts: it.reverts.map(r => ({
+            path: String(r.path),
+            why: REVERT_WHY.test(r.why) ? r.why : 'protected'
+          }))
+        }
+      : {})
+  }))
+  const n = iterations.length
+  const ran = `the agent job stopped (${theirs.stopReason}) after ${n} iteration${n === 1 ? '' : 's'}`
+  const base: LoopResult = { ...rest, iterations, stopDetail: ran }
+  if (unverified !== undefined)
+    return { ...base, success: false, stopReason: 'verify_failed', stopDetail: `${ran}; ${unverified}` }
+  if (!own) return base
+  const merged: LoopResult = { ...base, ...(own.verification ? { verification: own.verification } : {}) }
+  if (own.success) return { ...merged, stopDetail: `${own.stopDetail} in the deliver job; ${ran}` }
   return {
     ...merged,
     success: false,

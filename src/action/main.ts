@@ -55,19 +55,22 @@ async function deliverJob(planned: Planned, signal: AbortSignal): Promise<Ending
     const problem = await checkHandover(prepared, received).catch(
       (error: Error) => `it could not be checked (${error.message.split('\n')[0]})`
     )
+    // The agent job's verdict is a claim: with gates, they run here again on a clean checkout (`verify: tree`
+    // has no loop's tree to trust in this job), as a user apart from this job's token, or not at all.
     const reverify =
-      !problem &&
-      handover.head !== undefined &&
-      handover.result.success &&
-      config.checks.length > 0 &&
-      (config.verify ?? 'clean') === 'clean'
-    let result = handover.result
+      !problem && handover.head !== undefined && handover.result.success && config.checks.length > 0
     let own: LoopResult | undefined
-    if (reverify && handover.head !== undefined && !signal.aborted) {
+    let unverified: string | undefined
+    if (reverify && !prepared.isolated)
+      unverified =
+        "the deliver job ran no gate: it has no user of the agent's apart from its write token here (isolation), and the agent job's verdict alone is only a claim"
+    else if (reverify && handover.head !== undefined && !signal.aborted) {
       core.info(`Verifying ${handover.head.slice(0, 12)} again, on a clean checkout in this job.`)
-      own = (await loop(prepared, signal, { commit: handover.head, base: handover.start })).result
-      result = deliveredResult(result, own)
-    } else if (prepared.isolated) {
+      // Protected paths come back from where this job's branch starts: what judges is this job's.
+      own = (await loop(prepared, signal, { commit: handover.head, base: prepared.branch.startSha })).result
+    }
+    const result = deliveredResult(handover.result, own, unverified)
+    if (!own && prepared.isolated) {
       // No gate runs here: the agent's user is given up at once (runLoopContained would have, after them).
       await prepared.isolated.release()
       saveState('isolation', '')

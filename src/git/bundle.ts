@@ -2,7 +2,9 @@
 // asks of one before anything of it is pushed. A bundle is data from a job the agent ran in: its header is
 // parsed here (never trusted to git's own reading first), its objects are fetched with fsck on, and the range
 // it carries is read from the object store by the hermetic git (no checkout, no filter, no hook).
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs'
+import { spawn } from 'node:child_process'
+import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs'
+import { trustedProgram } from '../proc/index.js'
 import { gitBytes } from './git.js'
 import { GitRepo } from './repo.js'
 import { hermeticGitEnvironment } from '../security/index.js'
@@ -16,6 +18,8 @@ export interface BundleHeader {
   /** The commits the bundle needs the receiver to have already (its boundary). */
   prerequisites: string[]
   refs: { oid: string; name: string }[]
+  /** Where the pack begins in the file, after the header's blank line. */
+  packOffset: number
 }
 
 /** Writes `branch` (which must be at `head`) as a bundle of the commits on top of `base`. */
@@ -36,6 +40,7 @@ export async function createBundle(
 export function readBundleHeader(file: string): BundleHeader {
   const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW)
   let text: string
+  let packOffset: number
   try {
     if (!fstatSync(fd).isFile()) throw new Error('the bundle is not a regular file')
     const buffer = Buffer.alloc(MOST_HEADER_BYTES)
@@ -43,13 +48,14 @@ export function readBundleHeader(file: string): BundleHeader {
     const end = buffer.subarray(0, read).indexOf('\n\n')
     if (end < 0) throw new Error('the bundle has no header git can read')
     text = buffer.subarray(0, end).toString('utf8')
+    packOffset = end + 2
   } finally {
     closeSync(fd)
   }
   const [signature, ...lines] = text.split('\n')
   if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
     throw new Error('the bundle is not a git bundle (v2 or v3)')
-  const header: BundleHeader = { prerequisites: [], refs: [] }
+  const header: BundleHeader = { prerequisites: [], refs: [], packOffset }
   for (const line of lines) {
     if (line.startsWith('@')) {
       // v3 capabilities: only the object format is one git knows.
@@ -65,17 +71,36 @@ export function readBundleHeader(file: string): BundleHeader {
   return header
 }
 
-/** Fetches the bundle's one ref into `into`, with every object checked (fsck) on the way in. */
-export async function fetchBundle(workTree: string, file: string, ref: string, into: string): Promise<void> {
-  await new GitRepo(workTree).exec(
-    ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', file, `+${ref}:${into}`],
-    {
-      config: [
-        ['fetch.fsckObjects', 'true'],
-        ['transfer.fsckObjects', 'true']
-      ]
-    }
-  )
+/**
+ * Takes the bundle's pack into the object store through `index-pack --strict`: every object is checked as fsck
+ * checks it (a tree naming `..` or `.git`, a malformed commit) before it is kept, which `git fetch` of a bundle
+ * does not do whatever fsckObjects says. Then `head` must be a commit there.
+ */
+export async function unbundleStrict(
+  workTree: string,
+  file: string,
+  header: BundleHeader,
+  head: string
+): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn(trustedProgram('git'), ['index-pack', '--strict', '--fix-thin', '--stdin'], {
+      cwd: workTree,
+      env: { ...process.env, ...hermeticGitEnvironment() },
+      stdio: ['pipe', 'ignore', 'pipe']
+    })
+    let stderr = ''
+    child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4096)))
+    child.on('error', reject)
+    child.on('close', code =>
+      code === 0
+        ? resolve()
+        : reject(new Error(stderr.trim().split('\n').at(-1) ?? `index-pack exited ${code}`))
+    )
+    child.stdin.on('error', () => undefined)
+    createReadStream(file, { start: header.packOffset }).on('error', reject).pipe(child.stdin)
+  })
+  const made = await new GitRepo(workTree).exec(['cat-file', '-t', head], { probe: true })
+  if (made.stdout.trim() !== 'commit') throw new Error(`the bundle holds no commit ${head}`)
 }
 
 /** One commit of the range with each file it changes: the raw diff against its parent. */
