@@ -43,7 +43,7 @@ function received(from: string, start: string, head: string): Received {
   git(from, 'update-ref', 'refs/heads/ralph/x', head)
   git(from, 'bundle', 'create', '-q', path.join(out, 'delivery.bundle'), 'refs/heads/ralph/x', `^${start}`)
   const handover = {
-    version: 1,
+    version: 1 as const,
     repository: 'o/r',
     runId: '1',
     runAttempt: '1',
