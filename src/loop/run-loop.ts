@@ -205,7 +205,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     clock,
     emit,
     runProcess: proxied
-      ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey)
+      ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey, proxied.proxyEnv)
       : (ports.runProcess ?? runProcess),
     ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
     ...(ports.outputRoom ? { outputRoom: ports.outputRoom } : {}),
