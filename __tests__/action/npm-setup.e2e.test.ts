@@ -62,7 +62,7 @@ async function npmProject() {
   return p
 }
 
-test('npm ci before the action and no setup: the gates pass in the loop’s tree, fail on the clean checkout (verify_failed)', async () => {
+test('npm ci before the action and no setup: the gates pass in the loop’s tree, fail on the clean checkout (verify_failed), and the failure says to give setup npm ci', async () => {
   const p = await npmProject()
   const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', 'max-iterations': '1' } })
   expect(run.outputs).toMatchObject({ 'stop-reason': 'verify_failed', success: 'false', verified: 'false' })
@@ -74,6 +74,10 @@ test('npm ci before the action and no setup: the gates pass in the loop’s tree
   expect(iteration.checks).toEqual([expect.objectContaining({ name: 'tests', passed: true })])
   expect(iteration.verification).toMatchObject({ verdict: 'failed', setup: [] })
   expect(iteration.verification.checks[0].tail).toMatch(/Cannot find package 'sum'/)
+  // The step's failure names the fix.
+  expect(run.main.errors.map(e => e.message)).toEqual([
+    expect.stringMatching(/no setup ran: .*node_modules.*\(a JavaScript project's: setup: npm ci\)/)
+  ])
   expectClean(p)
 })
 

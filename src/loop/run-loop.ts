@@ -10,7 +10,7 @@ import { startRefusalListener, type RefusalListener } from '../proxy/refusals.js
 import { HOST_PORT, hostAllowed, MOST_REFUSALS_NAMED } from '../proxy/server.js'
 import { createCostMeter } from '../agents/cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
-import { decideStop, type Budgets, type IterationEnd, type Stop } from './stop.js'
+import { decideStop, missingSetupHint, type Budgets, type IterationEnd, type Stop } from './stop.js'
 import {
   runBaseline,
   runIteration,
@@ -487,7 +487,7 @@ async function verifyAlone(
     )
   return {
     reason: 'verify_failed',
-    detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed`
+    detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed${missingSetupHint(verification)}`
   }
 }
 
