@@ -118,9 +118,10 @@ describe.each(TWO_JOB_EXAMPLES)('%s', file => {
     expect(deliverWith.delivery).toBe(`\${{ needs.${agentName}.outputs.delivery }}`)
   })
 
-  test('both jobs give the action the same inputs, but for mode, delivery and who installs or pushes', () => {
+  test('both jobs give the action the same inputs, but for mode, delivery, who installs or pushes, and the agent’s egress', () => {
+    // The deliver job has no model proxy (no key): egress settings would ask for one there.
     expect(without(deliverWith, 'mode', 'delivery', 'push-token')).toEqual(
-      without(agentWith, 'mode', 'install-agent')
+      without(agentWith, 'mode', 'install-agent', 'agent-network', 'allowed-hosts')
     )
   })
 
@@ -170,6 +171,33 @@ test('every example installs its agent with install-agent, not with a step of it
           expect((step.with as Json)['install-agent']).toBe(true)
     }
   }
+})
+
+test('every example that runs npm ci before the action also gives setup: npm ci, and behind the model proxy lets it reach the registry', () => {
+  // The clean checkout the gates are verified on never has node_modules: without setup, verify_failed each run.
+  const dir = path.join(REPO_ROOT, 'examples', 'workflows')
+  let checked = 0
+  for (const file of readdirSync(dir).filter(name => name.endsWith('.yml'))) {
+    const wf = load(path.join('examples', 'workflows', file))
+    for (const [, job] of jobsOf(wf)) {
+      const steps = stepsOf(job)
+      const installs = steps.some(s => s.run === 'npm ci')
+      for (const step of steps.filter(s => s.uses === 'org/ralph-action@v1')) {
+        const given = step.with as Json
+        if (given.mode === 'list' || !(installs || given.mode === 'deliver')) continue
+        checked++
+        expect([file, given.setup]).toEqual([file, 'npm ci'])
+        // The model key (model-proxy auto) is where the agent runs: its user reaches only the proxy and these.
+        if (step.env && 'ANTHROPIC_API_KEY' in (step.env as Json))
+          expect([file, given['agent-network'], given['allowed-hosts']]).toEqual([
+            file,
+            'allow-list',
+            'registry.npmjs.org'
+          ])
+      }
+    }
+  }
+  expect(checked).toBe(11)
 })
 
 test('action.yml runs the one bundle on node24 as main and as a post step that always runs', () => {

@@ -3,8 +3,8 @@
 import { existsSync, readdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { tempDir } from '../git/temp-repo.js'
-import { decideStop } from '../../src/loop/stop.js'
-import type { IterationRecord } from '../../src/loop/index.js'
+import { decideStop, missingSetupHint } from '../../src/loop/stop.js'
+import type { CheckRun, IterationRecord, VerificationRecord } from '../../src/loop/index.js'
 import { countRuns, harness, type Harness } from './harness.js'
 
 let h: Harness
@@ -114,7 +114,7 @@ test('the clean checkout gets protected paths from the base through the hook', a
 test('out of iterations after a failed clean checkout, the stop reason is verify_failed', () => {
   const last = {
     iteration: 3,
-    verification: { verdict: 'failed', commit: 'abcdef0123456789' }
+    verification: { verdict: 'failed', commit: 'abcdef0123456789', setup: [], checks: [] }
   } as unknown as IterationRecord
   const budgets = {
     maxIterations: 3,
@@ -129,6 +129,36 @@ test('out of iterations after a failed clean checkout, the stop reason is verify
   expect(decideStop(undefined, budgets)?.reason).toBe('verify_failed')
   const { verification: _, ...unverified } = last
   expect(decideStop(undefined, { ...budgets, last: unverified })?.reason).toBe('max_iterations')
+})
+
+test.each([
+  ["Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'sum' imported from /t/calc.test.js", 'node, ESM'],
+  ["Error: Cannot find module 'sum'\nRequire stack:\n- /t/calc.test.js", 'node, CommonJS'],
+  ["Cannot find module 'lodash' from 'calc.test.js'", 'jest'],
+  ['> calc@1.0.0 test\n> jest\n\nsh: 1: jest: not found', 'an npm script'],
+  ['bash: line 1: vitest: command not found', 'bash'],
+  ["ModuleNotFoundError: No module named 'requests'", 'python']
+])(
+  'a clean checkout whose gate misses %j (%s) and ran no setup: the stop says to give setup the install',
+  tail => {
+    const gate = { name: 'tests', passed: false, tail } as CheckRun
+    const verification = { verdict: 'failed', commit: 'abcdef0123456789', setup: [], checks: [gate] }
+    expect(missingSetupHint(verification as unknown as VerificationRecord)).toContain('setup: npm ci')
+    const last = { iteration: 1, verification } as unknown as IterationRecord
+    const budgets = { maxIterations: 1, ran: 1, last, timeSpent: false, costSpent: false, finishAsked: false }
+    expect(decideStop(undefined, { ...budgets, gated: true, stopOnError: false })?.detail).toMatch(
+      /no setup ran: .*node_modules.*install command \(a JavaScript project's: setup: npm ci\)$/
+    )
+  }
+)
+
+test('no hint where it would mislead: a gate that fails on its own, or a setup that ran', () => {
+  const failing = (tail: string) => ({ name: 'tests', passed: false, tail }) as CheckRun
+  const record = (setup: CheckRun[], tail: string) =>
+    ({ verdict: 'failed', commit: 'abc', setup, checks: [failing(tail)] }) as unknown as VerificationRecord
+  expect(missingSetupHint(record([], 'AssertionError: 3 !== -1'))).toBe('')
+  const ranSetup = { name: 'npm ci', passed: true, tail: '' } as CheckRun
+  expect(missingSetupHint(record([ranSetup], "Cannot find module 'sum'"))).toBe('')
 })
 
 test('a round of gates during which a protected path changed does not count: gate 1 rewrites gate 2’s script', async () => {

@@ -51,6 +51,18 @@ const TUNNEL_AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'", {
   direct: { allowed: [ALLOWED, OTHER_PORT] }
 })
 const PLAIN_AGENT = egressProbeAgent(OTHER_PORT, "'egress.json'")
+// A setup command (npm ci's place): through the HTTPS_PROXY it was given, a CONNECT to the allowed host.
+const SETUP_PROBE = `#!${process.execPath}
+const proxy = process.env.HTTPS_PROXY
+if (!proxy) { console.log('no HTTPS_PROXY'); process.exit(1) }
+const url = new URL(proxy)
+const s = require('node:net').connect(Number(url.port), url.hostname, () => s.write('CONNECT ${ALLOWED}:${OTHER_PORT} HTTP/1.1\\r\\n\\r\\n'))
+let got = ''
+s.on('data', d => { got += d; if (got.includes('answered')) s.destroy() })
+s.on('close', () => { console.log(got.includes('answered') ? 'setup reached the allowed host: answered' : 'no answer: ' + got); process.exitCode = got.includes('answered') ? 0 : 1 })
+s.on('error', e => console.log(e.code))
+s.setTimeout(10000, () => s.destroy())
+`
 
 // An attack: a DNS query whose name carries a newline and a workflow command, sent before the probes.
 const INJECT = `#!${process.execPath}
@@ -115,14 +127,17 @@ ip6tables -t nat -S >> "$OUT/rules"
 kill $server
 `
 
-function project(owner?: { uid: number; gid: number }, agent = AGENT): string {
+function project(owner?: { uid: number; gid: number }, agent = AGENT, setup = false): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'ralph-egress-run-'))
   dirs.push(dir)
-  writeFileSync(path.join(dir, 'RALPH.md'), '---\nagent: ./claude\n---\nWork.\n')
+  const frontmatter = setup ? 'agent: ./claude\nsetup: ./setup-probe\n' : 'agent: ./claude\n'
+  writeFileSync(path.join(dir, 'RALPH.md'), `---\n${frontmatter}---\nWork.\n`)
   writeFileSync(path.join(dir, 'probe'), agent)
   writeFileSync(path.join(dir, 'inject'), INJECT)
   writeFileSync(path.join(dir, 'claude'), '#!/bin/sh\n./inject\nexec ./probe\n')
-  for (const program of ['probe', 'inject', 'claude']) chmodSync(path.join(dir, program), 0o755)
+  writeFileSync(path.join(dir, 'setup-probe'), SETUP_PROBE)
+  for (const program of ['probe', 'inject', 'claude', 'setup-probe'])
+    chmodSync(path.join(dir, program), 0o755)
   const env = { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@l' }
   for (const args of [
     ['init', '-q', '-b', 'main'],
@@ -152,10 +167,16 @@ for (const [type, host] of [['udp4', '127.0.0.1'], ['udp6', '::1']]) {
 function runIn(
   network: string,
   start: Privilege = 'root',
-  options: { noV6Nat?: boolean; noIptables?: boolean; allowedHosts?: string[]; agent?: string } = {}
+  options: {
+    noV6Nat?: boolean
+    noIptables?: boolean
+    allowedHosts?: string[]
+    agent?: string
+    setup?: boolean
+  } = {}
 ) {
   const runner = start === 'sudo' ? sudoRunner() : undefined
-  const dir = project(runner, options.agent)
+  const dir = project(runner, options.agent, options.setup)
   const out = mkdtempSync(path.join(tmpdir(), 'ralph-egress-run-out-'))
   dirs.push(out)
   if (runner) chmodSync(out, 0o777)
@@ -191,6 +212,7 @@ function runIn(
   const status = JSON.parse(readFileSync(path.join(out, 'record', 'status.json'), 'utf8')) as {
     warnings: string[]
     modelProxy: { refused: string[]; refusedUnnamed?: number }
+    setup?: { passed: boolean; tail: string }[]
   }
   let reached: Record<string, string>
   try {
@@ -212,6 +234,7 @@ function runIn(
     reached,
     warnings: status.warnings,
     modelProxy: status.modelProxy,
+    setup: status.setup,
     rules: readFileSync(path.join(out, 'rules'), 'utf8'),
     log: log()
   }
@@ -356,6 +379,18 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
         ].sort()
       )
       expect(run.rules).toContain('-P OUTPUT ACCEPT')
+      expect(run.rules).not.toContain('RALPH-AGENT')
+    }, 240_000)
+
+    test("allow-list: a setup command (npm ci's place) shares the agent's rules and its way out: HTTPS_PROXY, through which it reaches the allowed host", () => {
+      const run = runIn('allow-list', 'root', { allowedHosts: [ALLOWED], agent: PLAIN_AGENT, setup: true })
+      expect(run.setup).toEqual([
+        expect.objectContaining({
+          passed: true,
+          tail: expect.stringContaining('setup reached the allowed host: answered')
+        })
+      ])
+      expect(run.exit).toBe(0)
       expect(run.rules).not.toContain('RALPH-AGENT')
     }, 240_000)
 

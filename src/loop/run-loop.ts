@@ -10,7 +10,7 @@ import { startRefusalListener, type RefusalListener } from '../proxy/refusals.js
 import { HOST_PORT, hostAllowed, MOST_REFUSALS_NAMED } from '../proxy/server.js'
 import { createCostMeter } from '../agents/cost-meter.js'
 import { LoopGuard, systemClock, type Trip } from './guard.js'
-import { decideStop, type Budgets, type IterationEnd, type Stop } from './stop.js'
+import { decideStop, missingSetupHint, type Budgets, type IterationEnd, type Stop } from './stop.js'
 import {
   runBaseline,
   runIteration,
@@ -205,7 +205,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     clock,
     emit,
     runProcess: proxied
-      ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey)
+      ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey, proxied.proxyEnv)
       : (ports.runProcess ?? runProcess),
     ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
     ...(ports.outputRoom ? { outputRoom: ports.outputRoom } : {}),
@@ -487,7 +487,7 @@ async function verifyAlone(
     )
   return {
     reason: 'verify_failed',
-    detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed`
+    detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed${missingSetupHint(verification)}`
   }
 }
 

@@ -2,7 +2,7 @@
 // it then) and after each one (its outcome first, most decisive first, then the same budget checks).
 import type { BreakerTrip } from './breaker.js'
 import type { Trip } from './guard.js'
-import type { IterationRecord, StopReason } from './types.js'
+import type { IterationRecord, StopReason, VerificationRecord } from './types.js'
 
 export interface Stop {
   reason: StopReason
@@ -80,6 +80,20 @@ function outcomeStop(
   return undefined
 }
 
+/** A gate's output when a module or a program that an install puts in place is missing (node, sh, bash, python). */
+const MISSING_INSTALL =
+  /Cannot find (module|package) |MODULE_NOT_FOUND|: command not found|^(\/bin\/)?sh: \d+: .*: not found|No module named /m
+
+/**
+ * The fix, when a clean checkout's gate missed a module or a command and no setup ran there: what an install
+ * left in the loop's tree (node_modules) is never in a clean checkout. Empty otherwise.
+ */
+export function missingSetupHint(verification: VerificationRecord): string {
+  if (verification.setup.length > 0) return ''
+  if (!verification.checks.some(run => !run.passed && MISSING_INSTALL.test(run.tail))) return ''
+  return "; a gate there could not find a module or a command and no setup ran: what an install left in the loop's tree (node_modules) is never in a clean checkout, so give setup the project's install command (a JavaScript project's: setup: npm ci)"
+}
+
 /**
  * Whether the loop stops now, and why. `end` is the iteration just run (undefined before the first);
  * `breaker` is what the stagnation breaker made of it. Undefined: the loop goes on.
@@ -96,7 +110,7 @@ export function decideStop(
     return budgets.last?.verification?.verdict === 'failed'
       ? {
           reason: 'verify_failed',
-          detail: `${capReached(max, undefined)}; the gates passed in the loop's tree but failed on a clean checkout of ${budgets.last.verification.commit.slice(0, 12)}`
+          detail: `${capReached(max, undefined)}; the gates passed in the loop's tree but failed on a clean checkout of ${budgets.last.verification.commit.slice(0, 12)}${missingSetupHint(budgets.last.verification)}`
         }
       : { reason: 'max_iterations', detail: capReached(max, budgets.last) }
   if (trip) return fromTrip(trip)

@@ -42,14 +42,16 @@ export const MODEL_KEY_VARIABLES = [
 
 /**
  * A process runner whose programs get no model key: behind the proxy the ralph's commands and checks run
- * code the agent wrote (a test file, a package script), so they must not hold the key either.
+ * code the agent wrote (a test file, a package script), so they must not hold the key either. They share the
+ * agent's egress rules, so they get its way out too: `proxyEnv`, the proxy variables allowed-hosts sets.
  */
 export function withoutModelKeys(
   run: (options: RunOptions) => Promise<RunResult>,
-  placeholderKey: string
+  placeholderKey: string,
+  proxyEnv: Record<string, string> = {}
 ): (options: RunOptions) => Promise<RunResult> {
   return options => {
-    const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env) }
+    const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env), ...proxyEnv }
     // The agent's own placeholder stays: it opens the proxy and nothing else.
     for (const name of MODEL_KEY_VARIABLES) if (env[name] !== placeholderKey) delete env[name]
     return run({ ...options, env })
@@ -103,6 +105,8 @@ export interface AgentBehindProxy {
   upstream: string
   /** The loop's agent environment: the proxy's settings on top, every model key removed. */
   agentEnv: AgentEnvOptions
+  /** HTTPS_PROXY and its kin when allowed-hosts names any (else none): the way to the allowed hosts. */
+  proxyEnv: Record<string, string>
   /** The loop's cost meter: dollars as metered at the wire. */
   meter: CostMeter
   /** What the run must say about the cap so far (refused requests, unpriced models), each line once. */
@@ -258,11 +262,16 @@ export async function startAgentProxy(
     if (settings.agentUid !== undefined) chmodSync(path.dirname(file), 0o1777)
   }
   // gemini reads its settings from $GEMINI_CLI_HOME/.gemini (else HOME's, which an isolated agent gets fresh).
-  const set: Record<string, string> = { ...setup.env, ...(cli === 'gemini' ? { GEMINI_CLI_HOME: dir } : {}) }
+  // Tools that honour the proxy variables (npm, pip, curl, git) reach the allowed hosts through CONNECT.
+  const proxyEnv: Record<string, string> = {}
   if ((settings.allowedHosts ?? []).length > 0) {
-    // Tools that honour the proxy variables (npm, pip, curl, git) reach the allowed hosts through CONNECT.
-    for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) set[name] = proxy.url
-    set.NO_PROXY = set.no_proxy = '127.0.0.1,localhost'
+    for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) proxyEnv[name] = proxy.url
+    proxyEnv.NO_PROXY = proxyEnv.no_proxy = '127.0.0.1,localhost'
+  }
+  const set: Record<string, string> = {
+    ...setup.env,
+    ...(cli === 'gemini' ? { GEMINI_CLI_HOME: dir } : {}),
+    ...proxyEnv
   }
   return {
     proxy,
@@ -270,6 +279,7 @@ export async function startAgentProxy(
     wire,
     upstream,
     agentEnv: { set, remove: MODEL_KEY_VARIABLES.filter(name => !(name in set)) },
+    proxyEnv,
     meter,
     warnings: () => [
       ...proxy.refusedRequests
