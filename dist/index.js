@@ -50235,11 +50235,12 @@ const MODEL_KEY_VARIABLES = [
 ];
 /**
  * A process runner whose programs get no model key: behind the proxy the ralph's commands and checks run
- * code the agent wrote (a test file, a package script), so they must not hold the key either.
+ * code the agent wrote (a test file, a package script), so they must not hold the key either. They share the
+ * agent's egress rules, so they get its way out too: `proxyEnv`, the proxy variables allowed-hosts sets.
  */
-function withoutModelKeys(run, placeholderKey) {
+function withoutModelKeys(run, placeholderKey, proxyEnv = {}) {
     return options => {
-        const env = { ...(options.env ?? process.env) };
+        const env = { ...(options.env ?? process.env), ...proxyEnv };
         // The agent's own placeholder stays: it opens the proxy and nothing else.
         for (const name of MODEL_KEY_VARIABLES)
             if (env[name] !== placeholderKey)
@@ -50397,19 +50398,25 @@ async function startAgentProxy(argv, env, settings, budget = {}) {
             (0,external_node_fs_.chmodSync)(external_node_path_default().dirname(file), 0o1777);
     }
     // gemini reads its settings from $GEMINI_CLI_HOME/.gemini (else HOME's, which an isolated agent gets fresh).
-    const set = { ...setup.env, ...(cli === 'gemini' ? { GEMINI_CLI_HOME: dir } : {}) };
+    // Tools that honour the proxy variables (npm, pip, curl, git) reach the allowed hosts through CONNECT.
+    const proxyEnv = {};
     if ((settings.allowedHosts ?? []).length > 0) {
-        // Tools that honour the proxy variables (npm, pip, curl, git) reach the allowed hosts through CONNECT.
         for (const name of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'])
-            set[name] = proxy.url;
-        set.NO_PROXY = set.no_proxy = '127.0.0.1,localhost';
+            proxyEnv[name] = proxy.url;
+        proxyEnv.NO_PROXY = proxyEnv.no_proxy = '127.0.0.1,localhost';
     }
+    const set = {
+        ...setup.env,
+        ...(cli === 'gemini' ? { GEMINI_CLI_HOME: dir } : {}),
+        ...proxyEnv
+    };
     return {
         proxy,
         cli,
         wire,
         upstream,
         agentEnv: { set, remove: MODEL_KEY_VARIABLES.filter(name => !(name in set)) },
+        proxyEnv,
         meter,
         warnings: () => [
             ...proxy.refusedRequests
@@ -51101,6 +51108,19 @@ function outcomeStop(end, budgets, breaker) {
         return { reason: 'circuit_open', detail: `circuit open (${breaker.rule}): ${breaker.message}` };
     return undefined;
 }
+/** A gate's output when a module or a program that an install puts in place is missing (node, sh, bash, python). */
+const MISSING_INSTALL = /Cannot find (module|package) |MODULE_NOT_FOUND|: command not found|^(\/bin\/)?sh: \d+: .*: not found|No module named /m;
+/**
+ * The fix, when a clean checkout's gate missed a module or a command and no setup ran there: what an install
+ * left in the loop's tree (node_modules) is never in a clean checkout. Empty otherwise.
+ */
+function missingSetupHint(verification) {
+    if (verification.setup.length > 0)
+        return '';
+    if (!verification.checks.some(run => !run.passed && MISSING_INSTALL.test(run.tail)))
+        return '';
+    return "; a gate there could not find a module or a command and no setup ran: what an install left in the loop's tree (node_modules) is never in a clean checkout, so give setup the project's install command (a JavaScript project's: setup: npm ci)";
+}
 /**
  * Whether the loop stops now, and why. `end` is the iteration just run (undefined before the first);
  * `breaker` is what the stagnation breaker made of it. Undefined: the loop goes on.
@@ -51114,7 +51134,7 @@ function decideStop(end, budgets, breaker) {
         return budgets.last?.verification?.verdict === 'failed'
             ? {
                 reason: 'verify_failed',
-                detail: `${capReached(max, undefined)}; the gates passed in the loop's tree but failed on a clean checkout of ${budgets.last.verification.commit.slice(0, 12)}`
+                detail: `${capReached(max, undefined)}; the gates passed in the loop's tree but failed on a clean checkout of ${budgets.last.verification.commit.slice(0, 12)}${missingSetupHint(budgets.last.verification)}`
             }
             : { reason: 'max_iterations', detail: capReached(max, budgets.last) };
     if (trip)
@@ -54877,7 +54897,7 @@ async function runLoop(config, ports = {}) {
         clock,
         emit,
         runProcess: proxied
-            ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey)
+            ? withoutModelKeys(ports.runProcess ?? runProcess, proxied.proxy.placeholderKey, proxied.proxyEnv)
             : (ports.runProcess ?? runProcess),
         ...(ports.agentEnvironment ? { agentEnvironment: ports.agentEnvironment } : {}),
         ...(ports.outputRoom ? { outputRoom: ports.outputRoom } : {}),
@@ -55154,7 +55174,7 @@ async function verifyAlone(env, memory, status, { commit, base }, budgets) {
         });
     return {
         reason: 'verify_failed',
-        detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed`
+        detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed${missingSetupHint(verification)}`
     };
 }
 function updateCost(status, meter) {
