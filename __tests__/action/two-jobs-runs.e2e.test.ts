@@ -5,47 +5,14 @@ import { existsSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect, test } from '@jest/globals'
 import { agentScript, DONE, FIX, projectFiles, WRONG_FIX } from './fixtures.js'
-import {
-  AGENT_JOB_TOKEN,
-  GITHUB_TOKEN,
-  runAction,
-  waitForFile,
-  type ActionRun,
-  type Project,
-  type RunOptions
-} from './harness.js'
+import { AGENT_JOB_TOKEN, waitForFile } from './harness.js'
 import { e2eSuite } from './suite.js'
+import { twoJobs } from './two-jobs.js'
 
 const e2e = e2eSuite()
-const { project, checkoutAgain, expectClean } = e2e
+const { project, expectClean } = e2e
 
-let runs = 0
-const newRunId = (): string => String(7_300_000_000 + process.pid * 100 + ++runs)
-
-const agentJob = (p: Project, runId: string, extra: RunOptions = {}): Promise<ActionRun> =>
-  runAction(p, e2e.stand(), {
-    ...extra,
-    runId,
-    job: 'agent',
-    token: AGENT_JOB_TOKEN,
-    inputs: { ralph: 'fix-tests', mode: 'agent', ...extra.inputs }
-  })
-
-async function deliverJob(
-  p: Project,
-  runId: string,
-  delivery: string,
-  extra: RunOptions = {}
-): Promise<ActionRun> {
-  const job = await checkoutAgain(p)
-  return runAction(job, e2e.stand(), {
-    ...extra,
-    runId,
-    job: 'deliver',
-    token: GITHUB_TOKEN,
-    inputs: { ralph: 'fix-tests', mode: 'deliver', delivery, ...extra.inputs }
-  })
-}
+const { newRunId, agentJob, deliverJob } = twoJobs(e2e, 7_300_000_000)
 
 const artifactNamed = (name: string) =>
   e2e

@@ -9,47 +9,14 @@ import path from 'node:path'
 import { beforeAll, expect, jest, test } from '@jest/globals'
 import { DefaultArtifactClient } from '@actions/artifact'
 import { agentScript, DONE, FIX, projectFiles } from './fixtures.js'
-import { AGENT_JOB_TOKEN, GITHUB_TOKEN, runAction, type ActionRun, type Project } from './harness.js'
+import { AGENT_JOB_TOKEN, GITHUB_TOKEN, type ActionRun, type Project } from './harness.js'
 import { e2eSuite } from './suite.js'
+import { twoJobs } from './two-jobs.js'
 
 const e2e = e2eSuite()
-const { project, checkoutAgain, expectClean } = e2e
+const { project, expectClean } = e2e
 
-let runs = 0
-const newRunId = (): string => String(7_200_000_000 + process.pid * 100 + ++runs)
-
-/** Job 1: the loop, as the agent's job of the run, with the read-only token. */
-async function agentJob(
-  p: Project,
-  runId: string,
-  extra: Parameters<typeof runAction>[2] = {}
-): Promise<ActionRun> {
-  return runAction(p, e2e.stand(), {
-    ...extra,
-    runId,
-    job: 'agent',
-    token: AGENT_JOB_TOKEN,
-    inputs: { ralph: 'fix-tests', mode: 'agent', ...extra.inputs }
-  })
-}
-
-/** Job 2: a fresh checkout of the run's commit, with the write token; no agent runs. */
-async function deliverJob(
-  p: Project,
-  runId: string,
-  delivery: string,
-  extra: Parameters<typeof runAction>[2] = {}
-): Promise<{ run: ActionRun; job: Project }> {
-  const job = await checkoutAgain(p)
-  const run = await runAction(job, e2e.stand(), {
-    ...extra,
-    runId,
-    job: 'deliver',
-    token: GITHUB_TOKEN,
-    inputs: { ralph: 'fix-tests', mode: 'deliver', delivery, ...extra.inputs }
-  })
-  return { run, job }
-}
+const { newRunId, agentJob, deliverJob } = twoJobs(e2e, 7_200_000_000)
 
 /** The agent writes its marker on every run of it: the deliver job must never add one. */
 function markedAgent(marker: string): string {
@@ -80,7 +47,7 @@ test('the agent job writes nothing to GitHub; the deliver job runs no agent, pus
   expect(p.remoteGit('for-each-ref', 'refs/heads/ralph/').trim()).toBe('')
   expect(readFileSync(marker, 'utf8')).toBe('ran\n')
 
-  const { run: deliver } = await deliverJob(p, runId, agent.outputs.delivery, trigger)
+  const deliver = await deliverJob(p, runId, agent.outputs.delivery, trigger)
   expect(deliver.main.stderr).toBe('')
   expect(deliver.main.exitCode).toBe(0)
   // No agent ran in the deliver job.
@@ -242,7 +209,7 @@ async function tamper(edit: (t: Tamper) => void, env: Record<string, string> = {
 async function expectRefused(name: string, why: RegExp): Promise<ActionRun> {
   if (!honest) throw new Error('the honest agent job did not run')
   const { p, runId } = honest
-  const { run } = await deliverJob(p, runId, name)
+  const run = await deliverJob(p, runId, name)
   expect(run.main.stderr).toBe('')
   expect(run.main.exitCode).toBe(1)
   const errors = run.main.errors.map(e => e.message)
@@ -342,7 +309,7 @@ test('a delivery made for another trigger (an issue this run is not about) is re
 test('a verdict that says the gates passed is checked: the clean re-run in the deliver job fails, nothing is pushed', async () => {
   if (!honest) throw new Error('the honest agent job did not run')
   const name = await tamper(t => commitFile(t, 'calc.js', 'export function add(a, b) {\n  return a * b\n}\n'))
-  const { run } = await deliverJob(honest.p, honest.runId, name)
+  const run = await deliverJob(honest.p, honest.runId, name)
   expect(run.main.exitCode).toBe(1)
   expect(run.outputs).toMatchObject({ 'stop-reason': 'verify_failed', success: 'false', verified: 'false' })
   expect(run.main.errors.map(e => e.message).join('\n')).toMatch(
@@ -363,7 +330,7 @@ test('without isolation the deliver job runs none of the delivered code: the wor
       `import { writeFileSync } from 'node:fs'\nwriteFileSync(${JSON.stringify(ran)}, String(process.getuid()))\n`
     )
   )
-  const { run } = await deliverJob(honest.p, honest.runId, name, { inputs: { isolation: 'none' } })
+  const run = await deliverJob(honest.p, honest.runId, name, { inputs: { isolation: 'none' } })
   expect(existsSync(ran)).toBe(false)
   expect(run.main.exitCode).toBe(1)
   expect(run.outputs).toMatchObject({ 'stop-reason': 'verify_failed', success: 'false', verified: 'false' })
@@ -373,7 +340,7 @@ test('without isolation the deliver job runs none of the delivered code: the wor
 
 test('without a delivery the deliver job pushes nothing and says why', async () => {
   if (!honest) throw new Error('the honest agent job did not run')
-  const { run } = await deliverJob(honest.p, honest.runId, '')
+  const run = await deliverJob(honest.p, honest.runId, '')
   expect(run.main.exitCode).toBe(1)
   expect(run.main.errors.map(e => e.message)).toEqual([
     expect.stringMatching(/^There is no delivery to deliver: the agent job set no delivery output/)
