@@ -638,9 +638,14 @@ describe('/ralph without a ralph (issue 10, section 5)', () => {
     const s = await scene()
     const where = commentOn(s, { user: 'alice', body: '/ralph --focus adder -- add() subtracts' })
     const run = await onComment(s, where.comment, {
-      // install-agent installs claude; the scripted agent stands in for it here.
+      // install-agent installs claude; the scripted agent stands in for it here. The egress settings are for
+      // claude behind the model proxy (a scripted node agent is no proxy's), and setup's npm ci needs a lockfile
+      // this scene has not: npm-setup.e2e.test.ts runs those.
       inputs: {
         ...inputs,
+        'agent-network': '',
+        'allowed-hosts': '',
+        setup: '',
         'install-agent': 'false',
         ralph: '',
         agent,
