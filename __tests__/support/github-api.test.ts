@@ -577,6 +577,229 @@ describe('who is asking: permissions and account types', () => {
   })
 })
 
+describe('workflows, their runs and dispatches', () => {
+  const WORKFLOW = '.github/workflows/ralph.yml'
+  const repo = { owner: 'acme', repo: 'widgets' }
+
+  /** A bare remote with main and one more branch (so refs are real: "No ref found" is GitHub's, not made up). */
+  function bareRemote(dir: string): { gitDir: string; main: string; branch: string } {
+    const git = (...args: string[]) =>
+      execFileSync('git', args, { cwd: join(dir, 'work'), encoding: 'utf8' }).trim()
+    execFileSync('git', ['init', '-q', '--bare', '-b', 'main', join(dir, 'remote.git')])
+    execFileSync('git', ['init', '-q', '-b', 'main', join(dir, 'work')])
+    git('config', 'user.email', 'ann@example.com')
+    git('config', 'user.name', 'Ann')
+    writeFileSync(join(dir, 'work', 'a.txt'), 'a\n')
+    git('add', '.')
+    git('commit', '-q', '-m', 'base')
+    const main = git('rev-parse', 'HEAD')
+    git('push', '-q', join(dir, 'remote.git'), 'main')
+    git('commit', '-q', '--allow-empty', '-m', 'iteration 3')
+    git('push', '-q', join(dir, 'remote.git'), 'HEAD:refs/heads/ralph/issue-7')
+    return { gitDir: join(dir, 'remote.git'), main, branch: git('rev-parse', 'HEAD') }
+  }
+
+  test('a run reads as GitHub renders it: workflow, event, head branch and commit, head repository (fork or not)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gh-standin-runs-'))
+    try {
+      const remote = bareRemote(dir)
+      const { api, octokit } = await start({ gitDir: remote.gitDir })
+      const ours = api.state.addRun({
+        id: 9_100_000_001,
+        workflowPath: WORKFLOW,
+        headBranch: 'ralph/issue-7',
+        status: 'completed',
+        conclusion: 'success'
+      })
+      const fromFork = api.state.addRun({
+        workflowPath: WORKFLOW,
+        event: 'pull_request',
+        headBranch: 'patch-1',
+        headSha: remote.main,
+        headRepository: 'mallory/widgets'
+      })
+
+      const { data: run } = await octokit.rest.actions.getWorkflowRun({ ...repo, run_id: ours.id })
+      const workflow = api.state.workflow('ralph.yml')
+      expect(run).toMatchObject({
+        id: 9_100_000_001,
+        workflow_id: workflow?.id,
+        path: WORKFLOW,
+        event: 'workflow_dispatch',
+        head_branch: 'ralph/issue-7',
+        head_sha: remote.branch,
+        status: 'completed',
+        conclusion: 'success',
+        run_number: 1,
+        run_attempt: 1,
+        head_commit: { id: remote.branch, message: 'iteration 3', author: { name: 'Ann' } },
+        repository: { full_name: 'acme/widgets', fork: false },
+        head_repository: { full_name: 'acme/widgets', fork: false },
+        workflow_url: `${api.url}/repos/acme/widgets/actions/workflows/${String(workflow?.id)}`
+      })
+      const { data: fork } = await octokit.rest.actions.getWorkflowRun({ ...repo, run_id: fromFork.id })
+      expect(fork).toMatchObject({
+        event: 'pull_request',
+        run_number: 2,
+        head_sha: remote.main,
+        status: 'in_progress',
+        conclusion: null,
+        repository: { full_name: 'acme/widgets', fork: false },
+        head_repository: { full_name: 'mallory/widgets', fork: true, owner: { login: 'mallory' } }
+      })
+      expect(fork.head_repository_id).not.toBe(fork.repository.id)
+
+      const unknown = await failure(octokit.rest.actions.getWorkflowRun({ ...repo, run_id: 404 }))
+      expect(unknown).toMatchObject({ status: 404, data: { message: 'Not Found', status: '404' } })
+      const other = await failure(
+        octokit.rest.actions.getWorkflowRun({ ...repo, repo: 'other', run_id: ours.id })
+      )
+      expect(other.status).toBe(404)
+      expect(api.violations).toEqual([])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a workflow is found by id or by file name', async () => {
+    const { api, octokit } = await start()
+    const workflow = api.state.addWorkflow({ path: WORKFLOW, name: 'Ralph', dispatchInputs: { resume: {} } })
+    for (const workflow_id of [workflow.id, 'ralph.yml']) {
+      const { data } = await octokit.rest.actions.getWorkflow({ ...repo, workflow_id })
+      expect(data).toMatchObject({ id: workflow.id, name: 'Ralph', path: WORKFLOW, state: 'active' })
+    }
+    const missing = await failure(octokit.rest.actions.getWorkflow({ ...repo, workflow_id: 'other.yml' }))
+    expect(missing.status).toBe(404)
+    expect(api.violations).toEqual([])
+  })
+
+  test('a dispatch queues a run of the workflow on the ref with its inputs, and is recorded', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gh-standin-dispatch-'))
+    try {
+      const remote = bareRemote(dir)
+      const { api, octokit } = await start({ gitDir: remote.gitDir })
+      const workflow = api.state.addWorkflow({
+        path: WORKFLOW,
+        dispatchInputs: { resume: { required: false, default: '' } }
+      })
+      const answer = await octokit.rest.actions.createWorkflowDispatch({
+        ...repo,
+        workflow_id: 'ralph.yml',
+        ref: 'ralph/issue-7',
+        inputs: { resume: '9100000001' }
+      })
+      expect(answer.status).toBe(204)
+      expect(api.state.dispatches).toEqual([
+        {
+          workflowId: workflow.id,
+          ref: 'ralph/issue-7',
+          inputs: { resume: '9100000001' },
+          actor: 'github-actions[bot]',
+          token: TOKEN,
+          runId: expect.any(Number)
+        }
+      ])
+      const queued = api.state.run(api.state.dispatches[0].runId)
+      expect(queued).toMatchObject({
+        workflowId: workflow.id,
+        event: 'workflow_dispatch',
+        headBranch: 'ralph/issue-7',
+        headSha: remote.branch,
+        status: 'queued',
+        conclusion: null
+      })
+
+      // With return_run_details GitHub answers 200 and names the run it queued.
+      const detailed = await octokit.rest.actions.createWorkflowDispatch({
+        ...repo,
+        workflow_id: workflow.id,
+        ref: 'main',
+        return_run_details: true
+      } as Parameters<typeof octokit.rest.actions.createWorkflowDispatch>[0])
+      const runId = api.state.dispatches[1].runId
+      expect(detailed.status).toBe(200)
+      expect(detailed.data).toEqual({
+        workflow_run_id: runId,
+        run_url: `${api.url}/repos/acme/widgets/actions/runs/${runId}`,
+        html_url: `https://github.com/acme/widgets/actions/runs/${runId}`
+      })
+      expect(api.state.run(runId)).toMatchObject({ headBranch: 'main', headSha: remote.main })
+      expect(api.writesBy(TOKEN)).toEqual([
+        'POST /repos/acme/widgets/actions/workflows/ralph.yml/dispatches',
+        `POST /repos/acme/widgets/actions/workflows/${workflow.id}/dispatches`
+      ])
+      expect(api.violations).toEqual([])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a dispatch is refused as GitHub refuses it: unknown input, missing ref, no trigger, missing required input', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gh-standin-dispatch-'))
+    try {
+      const { api, octokit } = await start({ gitDir: bareRemote(dir).gitDir })
+      api.state.addWorkflow({ path: WORKFLOW, dispatchInputs: { resume: {} } })
+      api.state.addWorkflow({
+        path: '.github/workflows/nightly.yml',
+        dispatchInputs: { day: { required: true } }
+      })
+      api.state.addWorkflow({ path: '.github/workflows/push-only.yml' })
+      const dispatch = (workflow_id: string, ref: string, inputs?: Record<string, string>) =>
+        failure(
+          octokit.rest.actions.createWorkflowDispatch({
+            ...repo,
+            workflow_id,
+            ref,
+            ...(inputs ? { inputs } : {})
+          })
+        )
+
+      const refusals = [
+        await dispatch('ralph.yml', 'main', { resume: '1', restart: 'yes', depth: '2' }),
+        await dispatch('ralph.yml', 'never-pushed', { resume: '1' }),
+        await dispatch('push-only.yml', 'main'),
+        await dispatch('nightly.yml', 'main')
+      ]
+      expect(refusals.map(r => [r.status, r.data.message])).toEqual([
+        [422, 'Unexpected inputs provided: ["restart","depth"]'],
+        [422, 'No ref found for: never-pushed'],
+        [422, "Workflow does not have 'workflow_dispatch' trigger"],
+        [422, "Required input 'day' not provided"]
+      ])
+      expect(refusals[0].data.documentation_url).toMatch(/create-a-workflow-dispatch-event$/)
+      expect((await dispatch('missing.yml', 'main')).status).toBe(404)
+      expect(api.state.dispatches).toEqual([])
+      expect(api.violations).toEqual([])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a dispatch needs `actions: write`: a read-only token and an `actions: read` token get 403', async () => {
+    const { api } = await start()
+    api.state.addWorkflow({ path: WORKFLOW, dispatchInputs: { resume: {} } })
+    const run = api.state.addRun({ workflowPath: WORKFLOW })
+    const [readOnly, actionsRead, actionsNone] = ['ghs_readOnly', 'ghs_actionsRead', 'ghs_actionsNone']
+    api.state.readOnlyTokens.add(readOnly)
+    api.state.actionsPermission.set(actionsRead, 'read')
+    api.state.actionsPermission.set(actionsNone, 'none')
+    const as = (token: string) => getOctokit(token, { baseUrl: api.url })
+    const dispatch = { ...repo, workflow_id: 'ralph.yml', ref: 'main', inputs: { resume: String(run.id) } }
+
+    for (const token of [readOnly, actionsRead, actionsNone]) {
+      const refused = await failure(as(token).rest.actions.createWorkflowDispatch(dispatch))
+      expect([refused.status, refused.data.message]).toEqual([403, 'Resource not accessible by integration'])
+    }
+    // Reading a run needs `actions: read` only.
+    expect((await as(readOnly).rest.actions.getWorkflowRun({ ...repo, run_id: run.id })).status).toBe(200)
+    expect((await as(actionsRead).rest.actions.getWorkflowRun({ ...repo, run_id: run.id })).status).toBe(200)
+    const unread = await failure(as(actionsNone).rest.actions.getWorkflowRun({ ...repo, run_id: run.id }))
+    expect(unread.status).toBe(403)
+    expect(api.state.dispatches).toEqual([])
+    expect(api.violations).toEqual([])
+  })
+})
+
 describe('issues, comments and reactions', () => {
   test('a tracking comment lives its life: created, edited, listed page by page, reacted to', async () => {
     const { api, octokit } = await start()

@@ -104,6 +104,11 @@ export interface ArtifactService {
   downloadZip(name: string): Promise<Buffer>
   /** The artifact's files by their path inside the zip. */
   downloadArtifact(name: string): Promise<Map<string, Buffer>>
+  /**
+   * A read-only URL of a finalized artifact's zip in the blob store, by its id: where GitHub's REST download
+   * (GET …/actions/artifacts/{id}/zip) redirects. Undefined for an unknown id.
+   */
+  signedDownloadUrl(id: number): string | undefined
   /** A runtime token for another job of the same run (artifacts are shared across a run's jobs). */
   tokenForJob(workflowJobRunBackendId: string): string
   /** A runtime token for a job of ANOTHER workflow run (whose artifacts this run's jobs cannot see). */
@@ -216,7 +221,7 @@ export async function startArtifactService(
   const faults = new FaultSchedule()
   let nextId = 8_000_000_001
 
-  const sas = (blobName: string, permissions: string, minutes: number) => {
+  const sas = (blobName: string, permissions: string, minutes: number, contentDisposition?: string) => {
     const query = generateBlobSASQueryParameters(
       {
         containerName: CONTAINER,
@@ -224,7 +229,8 @@ export async function startArtifactService(
         permissions: BlobSASPermissions.parse(permissions),
         startsOn: new Date(Date.now() - 60_000),
         expiresOn: new Date(Date.now() + minutes * 60_000),
-        protocol: SASProtocol.HttpsAndHttp
+        protocol: SASProtocol.HttpsAndHttp,
+        ...(contentDisposition === undefined ? {} : { contentDisposition })
       },
       credential
     ).toString()
@@ -532,6 +538,11 @@ export async function startArtifactService(
     listCacheEntries: () => cacheEntries.filter(e => e.finalized),
     downloadZip,
     downloadArtifact: async name => readZip(await downloadZip(name)),
+    signedDownloadUrl: id => {
+      const artifact = artifacts.find(a => a.finalized && a.id === id)
+      // GitHub's redirect names the file as a browser would save it (rscd in the blob URL's query).
+      return artifact && sas(artifact.blobName, 'r', 1, `attachment; filename="${artifact.name}.zip"`)
+    },
     tokenForJob,
     tokenForRun,
     close: async () => {

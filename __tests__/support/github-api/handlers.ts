@@ -8,7 +8,9 @@ import {
   type GitHubState,
   type IssueRecord,
   type PullRecord,
-  type ReactionContent
+  type ReactionContent,
+  type WorkflowRecord,
+  type WorkflowRunRecord
 } from './state.js'
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- request values are checked against the schema first */
@@ -18,6 +20,8 @@ export interface HandlerContext {
   render: Renderer
   /** Login the request's token acts as. */
   actor: string
+  /** The request's token, if any. */
+  token: string | undefined
   /** Path and query parameters, coerced to their schema types. */
   params: Record<string, any>
   body: any
@@ -30,6 +34,8 @@ export interface HandlerResult {
   status: number
   body?: unknown
   headers?: Record<string, string> | undefined
+  /** GitHub answers this error though the description does not list it for the operation: a basic-error. */
+  unlisted?: boolean
 }
 
 export type Handler = (ctx: HandlerContext) => HandlerResult
@@ -38,7 +44,8 @@ export type Handler = (ctx: HandlerContext) => HandlerResult
 export class GitHubError extends Error {
   constructor(
     readonly status: number,
-    readonly body: Record<string, unknown>
+    readonly body: Record<string, unknown>,
+    readonly unlisted = false
   ) {
     super(String(body.message))
   }
@@ -56,6 +63,9 @@ export function errorBody(
 const fail = (ctx: HandlerContext, status: number, message: string, errors?: unknown[]) =>
   new GitHubError(status, errorBody(status, message, ctx.operation.docs, errors))
 const notFound = (ctx: HandlerContext) => fail(ctx, 404, 'Not Found')
+/** An error GitHub answers that the description does not list for the operation (e.g. a dispatch's 422s). */
+const failUnlisted = (ctx: HandlerContext, status: number, message: string) =>
+  new GitHubError(status, errorBody(status, message, ctx.operation.docs), true)
 const validationFailed = (ctx: HandlerContext, ...errors: unknown[]) =>
   fail(ctx, 422, 'Validation Failed', errors)
 
@@ -600,7 +610,127 @@ const getAuthenticatedUser: Handler = ctx => {
   return { status: 200, body: ctx.render.publicUser(ctx.actor) }
 }
 
+// --- actions: workflows, runs, dispatches, artifacts ---
+
+/** The job token's `actions` permission: reads need read, a dispatch needs write (GitHub's 403 otherwise). */
+function requireActions(ctx: HandlerContext, level: 'read' | 'write'): void {
+  const granted = ctx.token === undefined ? undefined : ctx.state.actionsPermission.get(ctx.token)
+  if (granted === 'none' || (granted === 'read' && level === 'write'))
+    throw failUnlisted(ctx, 403, 'Resource not accessible by integration')
+}
+
+function workflowOr404(ctx: HandlerContext): WorkflowRecord {
+  const raw = String(ctx.params.workflow_id)
+  const workflow = ctx.state.workflow(/^\d+$/.test(raw) ? Number(raw) : raw)
+  if (!workflow) throw notFound(ctx)
+  return workflow
+}
+
+function runOr404(ctx: HandlerContext): WorkflowRunRecord {
+  const run = ctx.state.run(Number(ctx.params.run_id))
+  if (!run) throw notFound(ctx)
+  return run
+}
+
+const getWorkflow: Handler = ctx => {
+  requireRepo(ctx)
+  requireActions(ctx, 'read')
+  return { status: 200, body: ctx.render.workflow(workflowOr404(ctx)) }
+}
+
+const getWorkflowRun: Handler = ctx => {
+  requireRepo(ctx)
+  requireActions(ctx, 'read')
+  return { status: 200, body: ctx.render.workflowRun(runOr404(ctx)) }
+}
+
+/** Queues a run of the workflow on the ref, with the inputs its `workflow_dispatch` trigger declares. */
+const createWorkflowDispatch: Handler = ctx => {
+  requireRepo(ctx)
+  requireActions(ctx, 'write')
+  if (ctx.actor !== GITHUB_ACTIONS_BOT && !ctx.state.hasRole(ctx.actor, 'write'))
+    throw failUnlisted(ctx, 403, 'Resource not accessible by personal access token')
+  const { state } = ctx
+  const workflow = workflowOr404(ctx)
+  const declared = workflow.dispatchInputs
+  if (!declared) throw failUnlisted(ctx, 422, "Workflow does not have 'workflow_dispatch' trigger")
+  const ref = String(ctx.body.ref)
+  const sha = state.refSha(ref)
+  if (!sha) throw failUnlisted(ctx, 422, `No ref found for: ${ref}`)
+  const inputs = (ctx.body.inputs ?? {}) as Record<string, unknown>
+  const unexpected = Object.keys(inputs).filter(name => !(name in declared))
+  if (unexpected.length > 0)
+    throw failUnlisted(ctx, 422, `Unexpected inputs provided: ${JSON.stringify(unexpected)}`)
+  const missing = Object.keys(declared).find(
+    name => declared[name].required && declared[name].default === undefined && inputs[name] === undefined
+  )
+  if (missing !== undefined) throw failUnlisted(ctx, 422, `Required input '${missing}' not provided`)
+  const isTag = ref.startsWith('refs/tags/') || (!ref.startsWith('refs/heads/') && !state.branchSha(ref))
+  const run = state.addRun({
+    workflowPath: workflow.path,
+    event: 'workflow_dispatch',
+    headBranch: isTag ? null : ref.replace(/^refs\/heads\//, ''),
+    headSha: sha,
+    status: 'queued',
+    actor: ctx.actor,
+    triggeringActor: ctx.actor
+  })
+  state.dispatches.push({
+    workflowId: workflow.id,
+    ref,
+    inputs,
+    actor: ctx.actor,
+    token: ctx.token,
+    runId: run.id
+  })
+  if (ctx.body.return_run_details !== true) return { status: 204 }
+  const runUrl = `${ctx.url.origin}/repos/${state.fullName}/actions/runs/${run.id}`
+  const htmlUrl = `${state.serverUrl}/${state.fullName}/actions/runs/${run.id}`
+  return { status: 200, body: { workflow_run_id: run.id, run_url: runUrl, html_url: htmlUrl } }
+}
+
+/** A run's artifacts: the artifact service's finalized uploads under the run's workflowRunBackendId. */
+function artifactsOf(ctx: HandlerContext, run: WorkflowRunRecord) {
+  const stored = ctx.state.artifacts?.listArtifacts() ?? []
+  return stored.filter(a => a.workflowRunBackendId === run.workflowRunBackendId)
+}
+
+const listWorkflowRunArtifacts: Handler = ctx => {
+  requireRepo(ctx)
+  requireActions(ctx, 'read')
+  const run = runOr404(ctx)
+  let artifacts = artifactsOf(ctx, run)
+  if (ctx.params.name !== undefined) artifacts = artifacts.filter(a => a.name === String(ctx.params.name))
+  const sorted = [...artifacts].sort((a, b) => a.id - b.id)
+  if (String(ctx.params.direction ?? 'desc') === 'desc') sorted.reverse()
+  const { items, headers } = paginate(ctx, sorted)
+  return {
+    status: 200,
+    body: { total_count: artifacts.length, artifacts: items.map(a => ctx.render.artifact(a, run)) },
+    headers
+  }
+}
+
+/** 302 to a short-lived URL of the zip in the blob store; 410 once the artifact expired. */
+const downloadArtifact: Handler = ctx => {
+  requireRepo(ctx)
+  requireActions(ctx, 'read')
+  const id = Number(ctx.params.artifact_id)
+  const run = ctx.state.runs.find(r => artifactsOf(ctx, r).some(a => a.id === id))
+  const artifact = run && artifactsOf(ctx, run).find(a => a.id === id)
+  if (!run || !artifact || ctx.params.archive_format !== 'zip') throw notFound(ctx)
+  if (ctx.render.artifact(artifact, run).expired) throw fail(ctx, 410, 'Artifact has expired')
+  const location = ctx.state.artifacts?.signedDownloadUrl(id)
+  if (!location) throw notFound(ctx)
+  return { status: 302, headers: { location } }
+}
+
 export const handlers: Record<string, Handler> = {
+  'actions/get-workflow': getWorkflow,
+  'actions/get-workflow-run': getWorkflowRun,
+  'actions/create-workflow-dispatch': createWorkflowDispatch,
+  'actions/list-workflow-run-artifacts': listWorkflowRunArtifacts,
+  'actions/download-artifact': downloadArtifact,
   'repos/get': getRepo,
   'repos/get-branch': getBranch,
   'repos/get-collaborator-permission-level': getCollaboratorPermission,

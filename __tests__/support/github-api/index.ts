@@ -13,6 +13,13 @@
 //   expect(api.responseProblems).toEqual([])  // the stand-in itself answered within the description
 //   expect(api.writesBy(token)).toEqual([])    // that token tried to change nothing (`POST /repos/…` each)
 //   expect(api.state.pulls[0]).toMatchObject({ head: 'ralph/issue-1', labels: ['ralph'] })
+//
+//   // Workflow runs, dispatches, and another run's artifacts (startGitHubApi({ …, artifacts: artifactService })):
+//   const run = api.state.addRun({ id: 4001, workflowPath: '.github/workflows/ralph.yml', headBranch: 'ralph/x',
+//     workflowRunBackendId: artifacts.workflowRunBackendId })  // its artifacts: the uploads under that backend id
+//   api.state.workflow('ralph.yml')!.dispatchInputs = { resume: {} }  // on: workflow_dispatch: inputs: resume
+//   expect(api.state.dispatches).toMatchObject([{ ref: 'main', inputs: { resume: '4001' } }])  // each queued a run
+//   api.state.actionsPermission.set(token, 'read')            // `actions: read`: a dispatch with it gets 403
 //   await api.close()
 export { checkEventPayload, startGitHubApi } from './server.js'
 export type {
@@ -30,12 +37,16 @@ export type {
   AccountType,
   CommentRecord,
   CustomRole,
+  DispatchRecord,
   Failures,
   InjectedFailure,
   IssueRecord,
   LabelRecord,
   PullRecord,
   ReactionRecord,
-  RepoRole
+  RepoRole,
+  WorkflowInput,
+  WorkflowRecord,
+  WorkflowRunRecord
 } from './state.js'
 export { MAX_BODY_LENGTH } from './handlers.js'

@@ -1,5 +1,6 @@
 // REST response bodies built from the stand-in's state, in the shapes GitHub's description requires
 // (the stand-in's own tests check them against the response schemas).
+import type { StoredArtifact } from '../artifacts/index.js'
 import type {
   Account,
   CommentRecord,
@@ -7,7 +8,9 @@ import type {
   IssueRecord,
   LabelRecord,
   PullRecord,
-  ReactionRecord
+  ReactionRecord,
+  WorkflowRecord,
+  WorkflowRunRecord
 } from './state.js'
 
 type Json = Record<string, unknown>
@@ -306,22 +309,25 @@ export class Renderer {
     const live = fork ? undefined : this.state.branchSha(ref)
     if (side === 'head' && live && pull.state === 'open') pull.headSha = live
     const sha = side === 'head' ? pull.headSha : (live ?? '0'.repeat(40))
-    let repo = this.repository()
-    if (fork) {
-      const forkName = `${pull.headOwner}/${pull.headRepo}`
-      repo = {
-        ...repo,
-        id: Number(repo.id) + 1,
-        name: pull.headRepo,
-        full_name: forkName,
-        fork: true,
-        owner: this.user(pull.headOwner),
-        html_url: `${this.state.serverUrl}/${forkName}`,
-        url: `${this.apiUrl}/repos/${forkName}`,
-        clone_url: `${this.state.serverUrl}/${forkName}.git`
-      }
-    }
+    const repo = fork ? this.forkRepository(pull.headOwner, pull.headRepo) : this.repository()
     return { label: `${owner}:${ref}`, ref, sha, user: this.user(owner), repo }
+  }
+
+  /** A fork of the repository, as a pull request's or a workflow run's head repository. */
+  private forkRepository(owner: string, name: string): Json {
+    const repo = this.repository()
+    const forkName = `${owner}/${name}`
+    return {
+      ...repo,
+      id: Number(repo.id) + 1,
+      name,
+      full_name: forkName,
+      fork: true,
+      owner: this.user(owner),
+      html_url: `${this.state.serverUrl}/${forkName}`,
+      url: `${this.apiUrl}/repos/${forkName}`,
+      clone_url: `${this.state.serverUrl}/${forkName}.git`
+    }
   }
 
   /** A pull request: the full form (GET/POST/PATCH one) or the simple form (lists, review requests). */
@@ -499,6 +505,105 @@ export class Renderer {
       user: this.user(reaction.user),
       content: reaction.content,
       created_at: reaction.createdAt
+    }
+  }
+
+  workflow(workflow: WorkflowRecord): Json {
+    const file = workflow.path.replace(/^.*\//, '')
+    return {
+      id: workflow.id,
+      node_id: workflow.nodeId,
+      name: workflow.name,
+      path: workflow.path,
+      state: workflow.state,
+      created_at: workflow.createdAt,
+      updated_at: workflow.updatedAt,
+      url: `${this.repoApi}/actions/workflows/${workflow.id}`,
+      html_url: `${this.repoHtml}/blob/${this.state.repo.defaultBranch}/${workflow.path}`,
+      badge_url: `${this.repoHtml}/workflows/${encodeURIComponent(file)}/badge.svg`
+    }
+  }
+
+  /** GET …/actions/runs/{run_id}: a run with its workflow, head commit and head repository (a fork's, or ours). */
+  workflowRun(run: WorkflowRunRecord): Json {
+    const api = `${this.repoApi}/actions/runs/${run.id}`
+    const workflow = this.state.workflow(run.workflowId)
+    const commit = this.state.commitOf(run.headSha)
+    const [forkOwner, forkName] = run.headRepository?.split('/') ?? []
+    const headRepository = forkOwner ? this.forkRepository(forkOwner, forkName) : this.repository()
+    const checkSuiteId = run.id + 1_000_000
+    return {
+      id: run.id,
+      name: workflow?.name ?? null,
+      node_id: run.nodeId,
+      check_suite_id: checkSuiteId,
+      check_suite_node_id: this.state.nodeId('CS', checkSuiteId),
+      head_branch: run.headBranch,
+      head_sha: run.headSha,
+      path: workflow?.path ?? '',
+      run_number: run.runNumber,
+      run_attempt: run.runAttempt,
+      referenced_workflows: [],
+      event: run.event,
+      status: run.status,
+      conclusion: run.conclusion,
+      workflow_id: run.workflowId,
+      url: api,
+      html_url: `${this.repoHtml}/actions/runs/${run.id}`,
+      pull_requests: [],
+      created_at: run.createdAt,
+      updated_at: run.updatedAt,
+      actor: this.user(run.actor),
+      triggering_actor: this.user(run.triggeringActor),
+      run_started_at: run.createdAt,
+      jobs_url: `${api}/jobs`,
+      logs_url: `${api}/logs`,
+      check_suite_url: `${this.repoApi}/check-suites/${checkSuiteId}`,
+      artifacts_url: `${api}/artifacts`,
+      cancel_url: `${api}/cancel`,
+      rerun_url: `${api}/rerun`,
+      previous_attempt_url: run.runAttempt > 1 ? `${api}/attempts/${run.runAttempt - 1}` : null,
+      workflow_url: `${this.repoApi}/actions/workflows/${run.workflowId}`,
+      head_commit: {
+        id: run.headSha,
+        tree_id: commit.tree,
+        message: commit.message,
+        timestamp: commit.committer.date,
+        author: { name: commit.author.name, email: commit.author.email },
+        committer: { name: commit.committer.name, email: commit.committer.email }
+      },
+      repository: this.repository(),
+      head_repository: headRepository,
+      head_repository_id: headRepository.id,
+      display_title: run.displayTitle
+    }
+  }
+
+  /** An artifact of a run, as the REST API lists it (stored in the artifact service). */
+  artifact(artifact: StoredArtifact, run: WorkflowRunRecord): Json {
+    const url = `${this.repoApi}/actions/artifacts/${artifact.id}`
+    const createdAt = artifact.createdAt.replace(/\.\d{3}Z$/, 'Z')
+    const expiresAt = artifact.expiresAt?.replace(/\.\d+Z$/, 'Z') ?? null
+    const headRepositoryId = run.headRepository ? this.state.repo.id + 1 : this.state.repo.id
+    return {
+      id: artifact.id,
+      node_id: this.state.nodeId('MA', artifact.id),
+      name: artifact.name,
+      size_in_bytes: artifact.size ?? 0,
+      url,
+      archive_download_url: `${url}/zip`,
+      expired: expiresAt !== null && expiresAt < this.state.now(),
+      created_at: createdAt,
+      expires_at: expiresAt,
+      updated_at: createdAt,
+      digest: artifact.digest ?? null,
+      workflow_run: {
+        id: run.id,
+        repository_id: this.state.repo.id,
+        head_repository_id: headRepositoryId,
+        head_branch: run.headBranch ?? '',
+        head_sha: run.headSha
+      }
     }
   }
 }

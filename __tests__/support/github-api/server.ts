@@ -184,6 +184,17 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
         const status = String(result.status)
         const documented =
           status in operation.responses ? operation.responses[status] : operation.responses.default
+        // Any operation answers 404 for a resource (or repository) that does not exist, listed or not; a
+        // handler marks the other errors GitHub gives beyond the description (a dispatch's 422s). Both: basic-error.
+        if (documented === undefined && (result.status === 404 || result.unlisted)) {
+          const key = 'basic-error response'
+          const schema = { $ref: `${SCHEMA_BASE}basic-error` }
+          for (const problem of validators.check(key, schema, result.body)) {
+            const message = `${problem.pointer || '/'}: ${problem.message}`
+            responseProblems.push({ operationId: operation.operationId, status: result.status, message })
+          }
+          return
+        }
         if (documented === undefined) {
           const message = `status ${result.status} is not documented for ${operation.operationId}`
           responseProblems.push({ operationId: operation.operationId, status: result.status, message })
@@ -325,12 +336,12 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
             body: { message: `The GitHub stand-in does not implement ${operation.operationId} yet.` }
           })
         }
-        const ctx: HandlerContext = { state, render, actor, params, body, operation, url }
+        const ctx: HandlerContext = { state, render, actor, token, params, body, operation, url }
         try {
           return answer(handler(ctx), operation)
         } catch (error) {
           if (error instanceof GitHubError)
-            return answer({ status: error.status, body: error.body }, operation)
+            return answer({ status: error.status, body: error.body, unlisted: error.unlisted }, operation)
           const message = error instanceof Error ? (error.stack ?? error.message) : String(error)
           responseProblems.push({
             operationId: operation.operationId,
@@ -444,7 +455,7 @@ function checkParams(
   if (params.length === 0) return []
   const schema: JsonSchema = {
     type: 'object',
-    properties: Object.fromEntries(params.map(p => [p.name, p.schema])),
+    properties: Object.fromEntries(params.map(p => [p.name, anyOfForText(p.schema)])),
     required: params.filter(p => p.required).map(p => p.name)
   }
   // Coercion turns "42" into 42 inside `values`, so handlers see typed values.
@@ -453,6 +464,16 @@ function checkParams(
     const name = p.pointer.split('/')[1]
     return name ? `Parameter '${name}': ${p.message}` : p.message
   })
+}
+
+/**
+ * A parameter arrives as text, so `oneOf: [integer, string]` (a workflow's id or file name) matches "42" twice
+ * once coerced: for parameters, one match is enough.
+ */
+function anyOfForText(schema: JsonSchema): JsonSchema {
+  if (typeof schema !== 'object' || !Array.isArray(schema.oneOf)) return schema
+  const { oneOf, ...rest } = schema
+  return { ...rest, anyOf: oneOf }
 }
 
 function jsonBodySchema(operation: Operation): JsonSchema | null | undefined {

@@ -3,6 +3,7 @@
 // read it afterwards; the handlers change it the way GitHub would.
 import { createHash } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
+import type { ArtifactService } from '../artifacts/index.js'
 
 export type AccountType = 'User' | 'Bot' | 'Organization'
 
@@ -107,6 +108,59 @@ export interface LabelRecord {
   default: boolean
 }
 
+/** A `workflow_dispatch` input as the workflow file declares it (`on.workflow_dispatch.inputs.<name>`). */
+export interface WorkflowInput {
+  required?: boolean
+  default?: string
+}
+
+export interface WorkflowRecord {
+  id: number
+  nodeId: string
+  name: string
+  /** `.github/workflows/<file>`: GET …/workflows/{workflow_id} takes the id or the file's name. */
+  path: string
+  state: 'active' | 'disabled_manually'
+  /** Its `workflow_dispatch` inputs; undefined when the workflow has no `workflow_dispatch` trigger. */
+  dispatchInputs: Record<string, WorkflowInput> | undefined
+  createdAt: string
+  updatedAt: string
+}
+
+export interface WorkflowRunRecord {
+  /** GITHUB_RUN_ID. */
+  id: number
+  nodeId: string
+  workflowId: number
+  runNumber: number
+  runAttempt: number
+  event: string
+  displayTitle: string
+  headBranch: string | null
+  headSha: string
+  /** The head repository, when it is a fork (`owner/name`); undefined for the repository itself. */
+  headRepository: string | undefined
+  status: 'queued' | 'in_progress' | 'completed' | 'waiting' | 'requested' | 'pending'
+  conclusion: 'success' | 'failure' | 'cancelled' | 'timed_out' | 'skipped' | 'neutral' | null
+  actor: string
+  triggeringActor: string
+  createdAt: string
+  updatedAt: string
+  /** The artifact service's id of this run: its artifacts are the ones uploaded under this id. */
+  workflowRunBackendId: string
+}
+
+/** A `workflow_dispatch` the API accepted, and the run it queued. */
+export interface DispatchRecord {
+  workflowId: number
+  ref: string
+  /** The inputs as sent (strings, numbers and booleans as JSON has them). */
+  inputs: Record<string, unknown>
+  actor: string
+  token: string | undefined
+  runId: number
+}
+
 /** Make the next matching request(s) fail with this response, whatever the request was. */
 export interface InjectedFailure {
   operationId: string
@@ -145,6 +199,8 @@ export interface GitHubStateOptions {
   /** What the html_url fields start with. */
   serverUrl?: string
   clock?: () => Date
+  /** The artifact service whose uploads the workflow runs' artifacts are (by each run's workflowRunBackendId). */
+  artifacts?: ArtifactService
 }
 
 const ROLE_RANK: Record<RepoRole, number> = { none: 0, read: 1, triage: 2, write: 3, maintain: 4, admin: 5 }
@@ -162,6 +218,11 @@ export class GitHubState {
    * made with one is answered 403 "Resource not accessible by integration", as GitHub answers GITHUB_TOKEN.
    */
   readonly readOnlyTokens = new Set<string>()
+  /**
+   * Tokens of a job whose `permissions:` give `actions: read` (dispatching a workflow is refused 403) or no
+   * `actions` at all (every Actions API request is refused 403). Tokens not listed have `actions: write`.
+   */
+  readonly actionsPermission = new Map<string, 'read' | 'none'>()
   /** Team slugs of the organisation that can be requested as reviewers. */
   readonly teams = new Set<string>()
   /** Branch → sha, used when there is no gitDir. Unknown branches get a made-up sha unless strictBranches. */
@@ -186,6 +247,11 @@ export class GitHubState {
   }
   /** Remaining "Could not resolve to a node" failures per `labels:<n>` / `reviewers:<n>`. */
   readonly pendingUnresolved = new Map<string, number>()
+  readonly workflows: WorkflowRecord[] = []
+  readonly runs: WorkflowRunRecord[] = []
+  /** Accepted workflow dispatches, in order. */
+  readonly dispatches: DispatchRecord[] = []
+  artifacts: ArtifactService | undefined
 
   private nextNumber = 1
   private nextId = 1000
@@ -194,6 +260,7 @@ export class GitHubState {
     this.serverUrl = options.serverUrl ?? 'https://github.com'
     this.clock = options.clock ?? (() => new Date())
     this.gitDir = options.gitDir
+    this.artifacts = options.artifacts
     const owner = options.owner ?? 'octo-org'
     this.repo = {
       owner,
@@ -488,6 +555,91 @@ export class GitHubState {
     }
     this.labels.set(name, label)
     return label
+  }
+
+  // --- workflows and their runs ---
+
+  /** Registers a workflow file, e.g. `addWorkflow({ path: '.github/workflows/ralph.yml', dispatchInputs: { resume: {} } })`. */
+  addWorkflow(fields: Partial<Omit<WorkflowRecord, 'path'>> & { path: string }): WorkflowRecord {
+    const id = fields.id ?? this.newId()
+    const now = this.now()
+    const workflow: WorkflowRecord = {
+      nodeId: this.nodeId('W', id),
+      name: fields.path.replace(/^.*\//, ''),
+      state: 'active',
+      dispatchInputs: undefined,
+      createdAt: now,
+      updatedAt: now,
+      ...fields,
+      id
+    }
+    this.workflows.push(workflow)
+    return workflow
+  }
+
+  /** A workflow by id, or by its file's name (`ralph.yml`), as the API's `workflow_id` takes it. */
+  workflow(idOrFile: number | string): WorkflowRecord | undefined {
+    return typeof idOrFile === 'number'
+      ? this.workflows.find(w => w.id === idOrFile)
+      : this.workflows.find(w => w.path.replace(/^.*\//, '') === idOrFile)
+  }
+
+  /**
+   * Registers a run of a workflow (by path; registered if new): `id` is its GITHUB_RUN_ID, `headRepository`
+   * an `owner/name` makes it a fork's run, and `workflowRunBackendId` ties it to the artifact service's uploads.
+   */
+  addRun(
+    fields: Partial<Omit<WorkflowRunRecord, 'workflowId'>> & { workflowPath: string }
+  ): WorkflowRunRecord {
+    const { workflowPath, ...rest } = fields
+    const workflow =
+      this.workflows.find(w => w.path === workflowPath) ?? this.addWorkflow({ path: workflowPath })
+    const id = rest.id ?? this.newId()
+    const now = this.now()
+    const headBranch = rest.headBranch === undefined ? this.repo.defaultBranch : rest.headBranch
+    const run: WorkflowRunRecord = {
+      nodeId: this.nodeId('WFR', id),
+      runNumber: this.runs.filter(r => r.workflowId === workflow.id).length + 1,
+      runAttempt: 1,
+      event: 'workflow_dispatch',
+      displayTitle: workflow.name,
+      headBranch,
+      headSha: (headBranch === null ? undefined : this.branchSha(headBranch)) ?? '0'.repeat(40),
+      headRepository: undefined,
+      status: 'in_progress',
+      conclusion: null,
+      actor: this.defaultActor,
+      triggeringActor: rest.actor ?? this.defaultActor,
+      createdAt: now,
+      updatedAt: now,
+      workflowRunBackendId: `c0ffee00-0000-4000-8000-${String(id).padStart(12, '0')}`,
+      ...rest,
+      id,
+      workflowId: workflow.id
+    }
+    this.runs.push(run)
+    return run
+  }
+
+  run(id: number): WorkflowRunRecord | undefined {
+    return this.runs.find(r => r.id === id)
+  }
+
+  /** The commit a branch or tag name (or `refs/heads/…`, `refs/tags/…`) names; undefined when none exists. */
+  refSha(ref: string): string | undefined {
+    if (ref.startsWith('refs/tags/')) return this.tagSha(ref)
+    const sha = this.branchSha(ref.replace(/^refs\/heads\//, ''))
+    return sha ?? (ref.startsWith('refs/heads/') ? undefined : this.tagSha(`refs/tags/${ref}`))
+  }
+
+  private tagSha(ref: string): string | undefined {
+    if (!this.gitDir) return undefined
+    try {
+      const args = ['--git-dir', this.gitDir, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`]
+      return execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim()
+    } catch {
+      return undefined
+    }
   }
 
   /** Reactions on an issue/PR (by number) or on a comment (by id). */
