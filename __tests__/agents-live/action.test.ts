@@ -13,7 +13,15 @@ import {
   text
 } from '../support/model-server/index.js'
 import { projectFiles, ralph } from '../action/fixtures.js'
-import { GITHUB_TOKEN, createProject, runAction, startStand, type Stand } from '../action/harness.js'
+import {
+  AGENT_JOB_TOKEN,
+  GITHUB_TOKEN,
+  checkoutAgain,
+  createProject,
+  runAction,
+  startStand,
+  type Stand
+} from '../action/harness.js'
 import { TEST_AGENT_USER } from '../support/agent-user.js'
 import { describeWithAgent } from './live.js'
 
@@ -83,6 +91,67 @@ describeWithAgent('claude')('the action on the real claude CLI', () => {
       for (const request of server.requests) expect(JSON.stringify(request)).not.toContain(GITHUB_TOKEN)
       expect(p.api.violations).toEqual([])
       expect(stand.artifacts.violations).toEqual([])
+    } finally {
+      await server.close()
+      await p.cleanup()
+    }
+  })
+
+  it('in two jobs: claude runs in the agent job (read-only token), the deliver job (no key, no claude) opens the pull request', async () => {
+    const fixed = 'export function add(a, b) {\n  return a + b\n}\n'
+    const server = await startAnthropicServer({
+      script: byPrompt([
+        [
+          /This is iteration 1\./,
+          [
+            claudeRead('calc.js'),
+            claudeWrite('calc.js', fixed),
+            text('Fixed add.\n\n<promise>COMPLETE</promise>')
+          ]
+        ]
+      ])
+    })
+    const agent = `${agentBin('claude')} -p --model ${CLAUDE_TEST_MODEL} --permission-mode acceptEdits`
+    const p = await createProject(projectFiles('', ralph({ agent })), { token: AGENT_JOB_TOKEN })
+    const runId = String(7_400_000_000 + process.pid)
+    try {
+      const first = await runAction(p, stand, {
+        runId,
+        job: 'agent',
+        inputs: { ralph: 'fix-tests', mode: 'agent', 'max-cost': '1', 'model-proxy': 'false' },
+        env: claudeEnv(server.url, home) as Record<string, string>
+      })
+      expect(server.problems).toEqual([])
+      expect(first.main.exitCode).toBe(0)
+      expect(first.outputs).toMatchObject({ 'stop-reason': 'all_checks_passed', 'cost-source': 'reported' })
+      expect(p.api.writesBy(AGENT_JOB_TOKEN)).toEqual([])
+      expect(p.gitServer.pushAttemptsBy(AGENT_JOB_TOKEN)).toEqual([])
+      const asked = server.requests.length
+      expect(asked).toBeGreaterThan(0)
+      // The deliver job: a fresh checkout, the write token, no model key, no claude on its way.
+      const job = await checkoutAgain(p)
+      try {
+        const second = await runAction(job, stand, {
+          runId,
+          job: 'deliver',
+          token: GITHUB_TOKEN,
+          inputs: { ralph: 'fix-tests', mode: 'deliver', delivery: first.outputs.delivery, 'max-cost': '1' }
+        })
+        expect(second.main.exitCode).toBe(0)
+        expect(second.outputs).toMatchObject({
+          'stop-reason': 'all_checks_passed',
+          verified: 'true',
+          'pr-operation': 'created',
+          cost: first.outputs.cost,
+          'cost-source': 'reported'
+        })
+        // No model request from the deliver job.
+        expect(server.requests.length).toBe(asked)
+        expect(p.remoteGit('show', `${second.outputs.commit}:calc.js`)).toBe(fixed)
+        expect(p.api.violations).toEqual([])
+      } finally {
+        await job.cleanup()
+      }
     } finally {
       await server.close()
       await p.cleanup()
