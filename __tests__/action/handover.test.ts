@@ -136,6 +136,18 @@ test("the reported result keeps none of the handover's free text: its stop detai
   expect(plain.stopDetail).toBe('the agent job stopped (all_checks_passed) after 1 iteration')
   expect(plain.verification).toBeUndefined()
   expect(plain.iterations[0].reverts).toEqual([{ path: 'x', why: 'protected' }])
+  const named = deliveredResult(
+    {
+      ...theirs,
+      warnings: ['see [this](https://evil.example) @everyone\n::error::x'],
+      iterations: [
+        { iteration: 1, durationMs: 1, checks: [{ name: 'tests Closes #3 `x`', tail: '# kept\n@a' }] }
+      ]
+    } as unknown as LoopResult,
+    undefined
+  )
+  expect(named.warnings).toEqual(['see this(https evil.example) everyone :error:x'])
+  expect(named.iterations[0].checks[0]).toEqual({ name: 'tests Closes 3 x', tail: '# kept\n@a' })
   const unverified = deliveredResult(theirs, undefined, 'no gate ran here')
   expect(unverified).toMatchObject({ success: false, stopReason: 'verify_failed' })
   expect(JSON.stringify(unverified)).not.toContain('injected')

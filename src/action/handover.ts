@@ -447,19 +447,42 @@ export function keepHandover(plan: RunPlan, received: Received): void {
 /** A revert's reason as the deliver job shows it: one of the loop's own few words, or just `protected`. */
 const REVERT_WHY = /^[a-z ,()-]{1,60}$/
 
+/** Fields whose text the reports only ever show fenced or in a code cell (a gate's or an agent's output). */
+const FENCED = new Set(['tail'])
+
+/**
+ * Every other string of the handed-over result made inert for a log line, a summary or a pull request: one line,
+ * no workflow command (`::`), no mention, issue reference, link (nor an address GitHub would link), image, HTML
+ * or code span (`@ # [ ] ! < > \`` and `://` go).
+ * Gate names, warnings and the breaker's words are the agent job's to write; here they are only shown.
+ */
+export function defang(value: unknown, key?: string): unknown {
+  if (typeof value === 'string')
+    return key !== undefined && FENCED.has(key)
+      ? value
+      : value
+          .replace(/[\r\n]+/g, ' ')
+          .replace(/:{2,}/g, ':')
+          .replace(/:\/\//g, ' ')
+          .replace(/[@#[\]!<>`|]/g, '')
+  if (Array.isArray(value)) return value.map(item => defang(item))
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, defang(v, k)]))
+  return value
+}
+
 /**
  * The result the deliver job reports, from the agent job's loop and this job's own verdict. Of the handover it
- * keeps what it could check the form of (the stop reason, the iterations and their numbers); its stop detail,
- * its verification and its reverts' words are this job's: free text from the agent's job reaches no log line,
- * summary or pull request. `own`: the clean re-run here; `unverified`: why none could run.
+ * keeps what it could check the form of (the stop reason, the iterations and their numbers), its other text made
+ * inert (`defang`); its stop detail, its verification and its reverts' words are this job's. `own`: the clean re-run here; `unverified`: why none could run.
  */
 export function deliveredResult(
   theirs: LoopResult,
   own: LoopResult | undefined,
   unverified?: string
 ): LoopResult {
-  const { verification: _claimed, ...rest } = theirs
-  const iterations = theirs.iterations.map(it => ({
+  const { verification: _claimed, ...rest } = defang(theirs) as LoopResult
+  const iterations = rest.iterations.map(it => ({
     ...it,
     ...(it.reverts
       ? {
