@@ -308,10 +308,14 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
         expect(run.warnings.filter(w => /refused the agent a (connection|datagram) to/.test(w))).toHaveLength(
           10
         )
+        // The flood's refusals are named while the lookups keep up (16 at once, 100 in all), else counted: how
+        // many of each depends on the machine's load (a loaded CI named fewer than 100), never their sum.
+        const named = run.modelProxy.refused.length
+        expect(named).toBeGreaterThan(10)
+        expect(named).toBeLessThanOrEqual(100)
         expect(run.warnings).toContain(
-          `agent-network model-only refused the agent 90 more destination(s), named in status.json (modelProxy.refused) and ${probes + FLOOD - 100} connection(s) or datagram(s) past the first 100 named, counted only (modelProxy.refusedUnnamed)`
+          `agent-network model-only refused the agent ${named - 10} more destination(s), named in status.json (modelProxy.refused) and ${probes + FLOOD - named} connection(s) or datagram(s) counted only, not named (past the first 100, or more at once than the lookups kept up with) (modelProxy.refusedUnnamed)`
         )
-        expect(run.modelProxy.refused).toHaveLength(100)
         // The probes first, then the flood's ports (in the order their lookups ended); nothing else.
         expect(
           run.modelProxy.refused.filter(
@@ -319,7 +323,7 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
           )
         ).toEqual([])
         // Each refusal once: named or counted.
-        expect(run.modelProxy.refusedUnnamed).toBe(probes + FLOOD - 100)
+        expect(run.modelProxy.refusedUnnamed).toBe(probes + FLOOD - named)
         expect(run.rules).toContain('-P OUTPUT ACCEPT')
         expect(run.rules).not.toContain('RALPH-AGENT')
       },

@@ -438,7 +438,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
           : []),
         ...(proxied.proxy.refusedUnnamed > 0
           ? [
-              `${proxied.proxy.refusedUnnamed} connection(s) or datagram(s) past the first ${MOST_REFUSALS_NAMED} named, counted only (modelProxy.refusedUnnamed)`
+              `${proxied.proxy.refusedUnnamed} connection(s) or datagram(s) counted only, not named (past the first ${MOST_REFUSALS_NAMED}, or more at once than the lookups kept up with) (modelProxy.refusedUnnamed)`
             ]
           : [])
       ]
