@@ -22,7 +22,7 @@ import { safeArtifactName } from '../github/artifacts.js'
 import { STOP_WORDS, type LoopResult } from '../loop/index.js'
 import { protectedInCommit, protectionOf, revertsLine } from '../loop/protected.js'
 import { readRegularFile } from '../ralph/tree-file.js'
-import type { DeliveryReport } from '../report/run-report.js'
+import { undelivered, type DeliveryReport } from '../report/run-report.js'
 import { DEFAULT_MAX_FILE_BYTES, megabytes } from '../git/workspace.js'
 import { branchMovedDuringLoop, protectedPathsDelivered } from './deliver.js'
 import type { Ending, Step } from './ending.js'
@@ -186,25 +186,14 @@ export async function handOver(
   let handed: HandedOver
   if (cancelled)
     handed = {
-      delivery: {
-        branch: branch.branch,
-        pushed: false,
-        problems: [],
-        notes: [],
-        skipped: 'the run was cancelled, so nothing was handed over'
-      }
+      delivery: undelivered(branch.branch, { skipped: 'the run was cancelled, so nothing was handed over' })
     }
   else
     try {
       handed = await packHandover(prepared, result)
     } catch (error) {
       handed = {
-        delivery: {
-          branch: branch.branch,
-          pushed: false,
-          problems: [`the handover failed: ${(error as Error).message}`],
-          notes: []
-        }
+        delivery: undelivered(branch.branch, { problem: `the handover failed: ${(error as Error).message}` })
       }
     }
   await identity.restore().catch(() => undefined)

@@ -20,6 +20,12 @@ export interface DeliveryReport {
   patch?: { file: string; text: string }
 }
 
+/** A delivery that delivered nothing: skipped (a cancelled run), or failed with one problem. */
+export function undelivered(branch: string, why: { skipped: string } | { problem: string }): DeliveryReport {
+  if ('skipped' in why) return { branch, pushed: false, problems: [], notes: [], skipped: why.skipped }
+  return { branch, pushed: false, problems: [why.problem], notes: [] }
+}
+
 /** Everything the summary and the pull request body are written from. */
 export interface RunReport {
   /** The finished result, or the status of a run that was killed before it finished. */
