@@ -52,10 +52,13 @@ export interface Handover {
   head?: string
   /** The loop's result: stop reason, iterations, cost, the gates' verdict on a clean checkout. */
   result: LoopResult
-  /** The run record's artifact, for the pull request's links. */
+  // The deliver job acts on none of the next three (notes is only checked to be a list): they are there for its
+  // record, which keeps a copy of the manifest (keepHandover).
+  /** The name of the agent job's run record artifact. */
   record?: string
   /** Why the agent's job found nothing to hand over, in a sentence. */
   skipped?: string
+  /** The agent job's notes on its delivery (the trigger's). */
   notes: string[]
   /** What started the run, as the agent's job saw it: the deliver job works it out again and compares. */
   trigger: TriggerFacts
