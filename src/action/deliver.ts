@@ -9,7 +9,7 @@ import { GITHUB_TOKEN_TRIGGERS_NO_CI } from '../github/errors.js'
 import { openOrUpdatePullRequest } from '../github/pulls.js'
 import type { LoopResult } from '../loop/index.js'
 import { protectedInCommit, revertsLine } from '../loop/protected.js'
-import type { DeliveryReport } from '../report/run-report.js'
+import { undelivered, type DeliveryReport } from '../report/run-report.js'
 import { pullRequestText } from '../report/pr-body.js'
 import { backoffMs, retryTiming } from '../github/retry.js'
 import type { OnFailure } from './inputs.js'
@@ -277,13 +277,7 @@ export async function deliver(
   const { workTree, branch, identity } = prepared
   let delivery: DeliveryReport
   if (cancelled)
-    delivery = {
-      branch: branch.branch,
-      pushed: false,
-      problems: [],
-      notes: [],
-      skipped: 'the run was cancelled, so nothing was pushed'
-    }
+    delivery = undelivered(branch.branch, { skipped: 'the run was cancelled, so nothing was pushed' })
   else {
     const moved = await branchMovedDuringLoop(workTree, branch.branch, result)
     try {
@@ -292,12 +286,7 @@ export async function deliver(
       if (touched) throw new Error(touched)
       delivery = await deliverWork(prepared, result, undefined, decided)
     } catch (error) {
-      delivery = {
-        branch: branch.branch,
-        pushed: false,
-        problems: [`delivery failed: ${(error as Error).message}`],
-        notes: []
-      }
+      delivery = undelivered(branch.branch, { problem: `delivery failed: ${(error as Error).message}` })
     }
   }
   await identity.restore().catch(() => undefined)

@@ -4,7 +4,7 @@
 import { rmSync } from 'node:fs'
 import * as core from '@actions/core'
 import type { LoopResult } from '../loop/index.js'
-import type { DeliveryReport } from '../report/run-report.js'
+import { undelivered, type DeliveryReport } from '../report/run-report.js'
 import { admit } from './admit.js'
 import { deliver, deliverWork } from './deliver.js'
 import { ended, writeEnding, type Ending } from './ending.js'
@@ -199,27 +199,17 @@ async function deliverJob(planned: Planned, signal: AbortSignal): Promise<Ending
     const cancelled = signal.aborted || own?.stopReason === 'cancelled'
     let delivery: DeliveryReport
     if (problem)
-      delivery = {
-        branch: prepared.branch.branch,
-        pushed: false,
-        problems: [`the delivery was refused: ${problem}; nothing was pushed`],
-        notes: []
-      }
+      delivery = undelivered(prepared.branch.branch, {
+        problem: `the delivery was refused: ${problem}; nothing was pushed`
+      })
     else if (cancelled)
-      delivery = {
-        branch: prepared.branch.branch,
-        pushed: false,
-        problems: [],
-        notes: [],
+      delivery = undelivered(prepared.branch.branch, {
         skipped: 'the run was cancelled, so nothing was pushed'
-      }
+      })
     else
-      delivery = await deliverWork(prepared, result, handover.head).catch((error: Error) => ({
-        branch: prepared.branch.branch,
-        pushed: false,
-        problems: [`delivery failed: ${error.message}`],
-        notes: []
-      }))
+      delivery = await deliverWork(prepared, result, handover.head).catch((error: Error) =>
+        undelivered(prepared.branch.branch, { problem: `delivery failed: ${error.message}` })
+      )
     await prepared.identity.restore().catch(() => undefined)
     await restoreCheckout(prepared.workTree, prepared.branch)
     return report(prepared, { result, followed: () => Promise.resolve() }, delivery, cancelled)

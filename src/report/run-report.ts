@@ -30,6 +30,12 @@ export function nextRunWords(continued: NonNullable<DeliveryReport['continued']>
   return continued.url !== undefined ? `[${name}](${continued.url})` : name
 }
 
+/** A delivery that delivered nothing: skipped (a cancelled run), or failed with one problem. */
+export function undelivered(branch: string, why: { skipped: string } | { problem: string }): DeliveryReport {
+  if ('skipped' in why) return { branch, pushed: false, problems: [], notes: [], skipped: why.skipped }
+  return { branch, pushed: false, problems: [why.problem], notes: [] }
+}
+
 /** Everything the summary and the pull request body are written from. */
 export interface RunReport {
   /** The finished result, or the status of a run that was killed before it finished. */
