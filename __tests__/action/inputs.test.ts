@@ -21,6 +21,7 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
   expect(read({ ralph: 'fix-tests' })).toEqual({
     ralph: 'fix-tests',
     checks: [],
+    continueJobs: 1,
     baseline: true,
     botLogin: 'github-actions[bot]',
     // On for a hunt's ralph, off for a comment's task (decided once the trigger is known).
@@ -203,7 +204,18 @@ describe('bad input is one line that names the input and the fix', () => {
     [{ ralph: 'r', 'artifact-name': 'a/b' }, "Input 'artifact-name' may not hold any of"],
     [{ ralph: 'r', 'retention-days': '365' }, "Input 'retention-days' must be between 1 and 90, got 365."],
     [{ ralph: 'r', 'completion-tag': '<promise>' }, "Input 'completion-tag' must be one word"],
-    [{ ralph: 'r', 'github-token': '' }, "Input 'github-token' is empty"]
+    [{ ralph: 'r', 'github-token': '' }, "Input 'github-token' is empty"],
+    [{ ralph: 'r', 'continue-jobs': '0' }, "Input 'continue-jobs' must be a whole number of at least 1"],
+    [{ ralph: 'r', resume: '12; rm -rf /' }, "Input 'resume' must be the run id of the chain's previous run"],
+    [{ ralph: 'r', resume: '0' }, "Input 'resume' must be the run id"],
+    [
+      { ralph: 'r', mode: 'agent', 'continue-jobs': '3' },
+      "Inputs 'continue-jobs' and 'resume' work in mode: run only"
+    ],
+    [
+      { ralph: 'r', 'continue-jobs': '3', 'upload-artifacts': 'false' },
+      "Inputs 'continue-jobs' and 'resume' need upload-artifacts: true"
+    ]
   ])('%j', (given, message) => {
     const text = problem(given as Record<string, string>)
     expect(text.startsWith(message)).toBe(true)
