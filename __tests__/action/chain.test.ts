@@ -57,17 +57,18 @@ test.each([
     false,
     false
   ],
-  ["a person's pull request branch", inputs, result(), 1, true, false]
+  ["a person's pull request branch", inputs, result(), 1, 'pr', false],
+  ['a branch that was there before the chain', inputs, result(), 1, 'existing', false]
 ] as const)('%s', (_, given, loop, jobs, onPr, continues) => {
-  expect(continuesIn(given, loop, jobs, onPr).continues).toBe(continues)
+  expect(continuesIn(given, loop, jobs, onPr || undefined).continues).toBe(continues)
 })
 
 test('each cap that ends a chain says which', () => {
-  expect(continuesIn(inputs, result(), 3, false)).toEqual({
+  expect(continuesIn(inputs, result(), 3)).toEqual({
     continues: false,
     why: 'the chain has run its 3 jobs (continue-jobs)'
   })
-  expect(continuesIn(inputs, result({ cost: { ...result().cost, totalUsd: 7 } }), 1, false)).toEqual({
+  expect(continuesIn(inputs, result({ cost: { ...result().cost, totalUsd: 7 } }), 1)).toEqual({
     continues: false,
     why: 'the chain has spent its $5 (max-cost)'
   })

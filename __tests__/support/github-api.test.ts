@@ -599,6 +599,30 @@ describe('workflows, their runs and dispatches', () => {
     return { gitDir: join(dir, 'remote.git'), main, branch: git('rev-parse', 'HEAD') }
   }
 
+  test("a ref made through the API (a chain's claim) is made once, in the bare repository; the second is GitHub's 422", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gh-standin-refs-'))
+    try {
+      const remote = bareRemote(dir)
+      const { octokit } = await start({ gitDir: remote.gitDir })
+      const ref = 'refs/ralph-chain/4001/fix-tests'
+      const made = await octokit.rest.git.createRef({ ...repo, ref, sha: remote.branch })
+      expect(made.status).toBe(201)
+      expect(made.data).toMatchObject({ ref, object: { sha: remote.branch, type: 'commit' } })
+      expect(
+        execFileSync('git', ['--git-dir', remote.gitDir, 'rev-parse', ref], { encoding: 'utf8' }).trim()
+      ).toBe(remote.branch)
+      const again = await failure(octokit.rest.git.createRef({ ...repo, ref, sha: remote.main }))
+      expect(again.status).toBe(422)
+      expect(again.message).toContain('Reference already exists')
+      const missing = await failure(
+        octokit.rest.git.createRef({ ...repo, ref: 'refs/ralph-chain/1/x', sha: 'f'.repeat(40) })
+      )
+      expect(missing.status).toBe(422)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
   test('a run reads as GitHub renders it: workflow, event, head branch and commit, head repository (fork or not)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gh-standin-runs-'))
     try {

@@ -12,7 +12,8 @@ import { readRegularFile } from '../ralph/index.js'
 import type { Run } from '../trigger/types.js'
 import type { RunContext } from '../trigger/context.js'
 import type { Octokit } from '../github/client.js'
-import type { ActionInputs } from './inputs.js'
+import { branchNameProblem, type ActionInputs } from './inputs.js'
+import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 import type { Clients } from './admit.js'
 
 export const CONTINUATION_FILE = 'continuation.json'
@@ -93,9 +94,22 @@ function malformedContinuation(value: unknown): string | undefined {
 function malformedStatus(value: unknown): string | undefined {
   if (!isRecord(value) || value.state !== 'finished') return 'it is not a finished loop'
   if (!Array.isArray(value.iterations)) return 'it has no iterations'
+  for (const it of value.iterations as unknown[])
+    if (!isRecord(it) || !isCount(it.iteration) || !Array.isArray(it.checks)) return 'an iteration is not one'
   const cost = value.cost
   if (!isRecord(cost) || !isDollars(cost.totalUsd)) return 'its cost is not a number'
   if (!isRecord(value.start) || !isSha(value.start.commit)) return 'it has no start commit'
+  return undefined
+}
+
+/** Where the chain's jobs and the last record's totals do not add up (iterations, dollars), or undefined. */
+function disagree(c: Continuation, status: LoopResult): string | undefined {
+  const iterations = c.jobs.reduce((sum, job) => sum + job.iterations, 0)
+  const usd = c.jobs.reduce((sum, job) => sum + job.costUsd, 0)
+  if (iterations !== status.iterations.length)
+    return `its jobs ran ${iterations} iteration(s) and its record holds ${status.iterations.length}`
+  if (Math.abs(usd - status.cost.totalUsd) > 0.0001 * Math.max(1, usd))
+    return `its jobs spent $${usd.toFixed(4)} and its record says $${status.cost.totalUsd.toFixed(4)}`
   return undefined
 }
 
@@ -107,7 +121,8 @@ export function continuesIn(
   inputs: Pick<ActionInputs, 'continueJobs' | 'maxIterations' | 'maxCostUsd'>,
   result: Pick<LoopResult, 'stopReason' | 'success' | 'iterations' | 'cost'>,
   jobsSoFar: number,
-  onPersonsPr: boolean
+  /** The loop's branch was there before it: a person's pull request's, or one the action had pushed. */
+  branchWas?: 'pr' | 'existing'
 ): { continues: true } | { continues: false; why?: string } {
   if (inputs.continueJobs <= 1 || result.success || result.stopReason !== 'timeout')
     return { continues: false }
@@ -120,10 +135,16 @@ export function continuesIn(
     }
   if (inputs.maxCostUsd !== undefined && result.cost.totalUsd >= inputs.maxCostUsd)
     return { continues: false, why: `the chain has spent its $${inputs.maxCostUsd} (max-cost)` }
-  if (onPersonsPr)
+  if (branchWas === 'pr')
     return {
       continues: false,
       why: "a loop on a person's pull request branch does not go on in another run (unverified work is never pushed there)"
+    }
+  // Its pull request, if it has one, shows what is there: unverified work is not pushed under it between jobs.
+  if (branchWas === 'existing')
+    return {
+      continues: false,
+      why: 'a chain starts on a branch of its own, and this loop went on from one that was already there (its pull request, if any, would show unverified work)'
     }
   return { continues: true }
 }
@@ -197,12 +218,14 @@ export async function dispatchNext(
   try {
     // return_run_details (2025): GitHub answers 200 with the new run's id and address instead of 204.
     const request = octokit.request as (route: string, parameters: object) => Promise<{ data: unknown }>
+    // Sent once: a dispatch GitHub carried out but did not answer must not start a second successor.
     const response = await request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
       ...context.repo,
       workflow_id: workflowId,
       ref: context.ref,
       inputs,
-      return_run_details: true
+      return_run_details: true,
+      request: { retries: 0 }
     })
     const data = (response.data ?? {}) as { workflow_run_id?: number; html_url?: string }
     return {
@@ -230,10 +253,47 @@ function scratch(prefix: string): string {
   return mkdtempSync(path.join(process.env.RUNNER_TEMP || tmpdir(), prefix))
 }
 
-/** The run record artifacts of `runId`: the usual name (any attempt), or artifact-name's. */
+/** The run record artifacts of `runId`, by their exact names: the usual one (any attempt), or artifact-name. */
 function recordArtifact(name: string, runId: string, artifactName: string | undefined): boolean {
-  if (artifactName !== undefined) return name === artifactName || name.startsWith(`${artifactName}-`)
-  return name.startsWith('ralph-') && new RegExp(`-${runId}-[0-9]+$`).test(name)
+  if (artifactName !== undefined) return name === artifactName
+  return new RegExp(`^ralph-[A-Za-z0-9._-]+-${runId}-[0-9]+$`).test(name)
+}
+
+/** A ralph's name as the action writes it (its folder's, or its frontmatter's): no path, no line break. */
+const RALPH_NAME = /^[A-Za-z0-9._-][A-Za-z0-9 ._-]{0,199}$/
+
+/** The ralph input's name (its folder, or the folder of its RALPH.md), to pick one loop of several. */
+function inputRalphName(ralph: string): string {
+  const parts = ralph.replace(/\/+$/, '').split('/')
+  return parts.at(-1) === 'RALPH.md' ? (parts.at(-2) ?? '') : (parts.at(-1) ?? '')
+}
+
+/**
+ * A chain never forks: the first job to go on from run `id` claims it, with a ref only it can create
+ * (`refs/ralph-chain/<id>/<ralph>`, at the commit handed over); a second successor (a retried dispatch, a
+ * matrix's other run, a re-run) is refused. Answers why it could not claim it, or undefined.
+ */
+export async function claimResume(
+  octokit: Octokit,
+  context: RunContext,
+  c: Pick<Continuation, 'runId' | 'ralph' | 'head'>
+): Promise<string | undefined> {
+  const ref = `refs/ralph-chain/${c.runId}/${c.ralph.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+|\.+$/g, '') || 'loop'}`
+  try {
+    await octokit.request('POST /repos/{owner}/{repo}/git/refs', {
+      ...context.repo,
+      ref,
+      sha: c.head,
+      request: { retries: 0 }
+    })
+    return undefined
+  } catch (error) {
+    const status = (error as { status?: number }).status
+    const said = (error as Error).message.split('\n')[0]
+    if (status === 422)
+      return `another run has already gone on from it (${ref} exists: a chain never forks; to start over, run the workflow without resume)`
+    return `it could not be claimed for this run (${ref}: ${said}; the job needs contents: write)`
+  }
 }
 
 /**
@@ -265,6 +325,10 @@ export async function resumeFrom(
   if (earlier.headRepository !== repository)
     return refused(
       `it ran on a fork's code (${earlier.headRepository || 'an unknown repository'}), not ${repository}'s`
+    )
+  if (earlier.headBranch !== own.headBranch)
+    return refused(
+      `it ran on ${earlier.headBranch || 'no branch'}, and this run on ${own.headBranch || 'no branch'}: a chain's runs are dispatched on one ref`
     )
   if (earlier.workflowId !== own.workflowId)
     return refused(
@@ -311,10 +375,19 @@ export async function resumeFrom(
     rmSync(dir, { recursive: true, force: true })
     return refused((error as Error).message.split('\n')[0])
   }
+  // A re-run of that run hands over again: its latest attempt's is the loop's (the branch holds its push).
+  const latest = found.filter(
+    f =>
+      !found.some(
+        other =>
+          other.continuation.ralph === f.continuation.ralph &&
+          Number(other.continuation.runAttempt) > Number(f.continuation.runAttempt)
+      )
+  )
   const mine =
-    inputs.ralph !== undefined && found.length > 1
-      ? found.filter(f => inputs.ralph?.includes(f.continuation.ralph))
-      : found
+    inputs.ralph !== undefined && latest.length > 1
+      ? latest.filter(f => f.continuation.ralph === inputRalphName(inputs.ralph as string))
+      : latest
   if (mine.length !== 1) {
     rmSync(dir, { recursive: true, force: true })
     return refused(
@@ -332,17 +405,23 @@ export async function resumeFrom(
         ? `its continuation was made by run ${c.runId}`
         : c.workflowId !== own.workflowId
           ? "its continuation is another workflow's"
-          : c.jobs.length >= inputs.continueJobs
-            ? `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)`
-            : resumed.status.start.commit !== c.start
-              ? 'its record and its continuation disagree on where the loop started'
-              : undefined
+          : !RALPH_NAME.test(c.ralph) ||
+              branchNameProblem(c.branch) !== undefined ||
+              branchNameProblem(c.base) !== undefined
+            ? 'its continuation names no ralph or branch this action would'
+            : c.jobs.length >= inputs.continueJobs
+              ? `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)`
+              : resumed.status.start.commit !== c.start
+                ? 'its record and its continuation disagree on where the loop started'
+                : disagree(c, resumed.status)
   if (theirs) {
     rmSync(dir, { recursive: true, force: true })
     return refused(theirs)
   }
   core.info(
-    `Resuming run ${id}: ${c.ralph} on ${c.branch} at ${c.head.slice(0, 12)}, job ${c.jobs.length + 1} of at most ${inputs.continueJobs}, after ${resumed.status.iterations.length} iteration(s) and $${resumed.status.cost.totalUsd.toFixed(4)}.`
+    neutralizeWorkflowCommands(
+      `Resuming run ${id}: ${c.ralph} on ${c.branch} at ${c.head.slice(0, 12)}, job ${c.jobs.length + 1} of at most ${inputs.continueJobs}, after ${resumed.status.iterations.length} iteration(s) and $${resumed.status.cost.totalUsd.toFixed(4)}.`
+    )
   )
   return resumed
 }

@@ -426,6 +426,10 @@ export function readInputs(env: Env = process.env): ActionInputs {
     throw new InputError(
       "Inputs 'continue-jobs' and 'resume' need upload-artifacts: true: the next run goes on from this run's record artifact."
     )
+  if (inputs.continueJobs > 1 && !inputs.githubToken)
+    throw new InputError(
+      "Input 'continue-jobs' needs 'github-token' (its default): the job dispatches the next run and pushes the branch between jobs."
+    )
   const delivers = inputs.openPr || inputs.onFailure !== 'none'
   if (!inputs.dryRun && delivers && !inputs.githubToken && !inputs.pushToken)
     throw new InputError(

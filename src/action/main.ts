@@ -15,6 +15,7 @@ import { prepare, restoreCheckout } from './prepare.js'
 import { report } from './report.js'
 import {
   chainRun,
+  claimResume,
   continuation,
   continuesIn,
   dispatchNext,
@@ -33,7 +34,7 @@ async function pipeline(signal: AbortSignal): Promise<Ending> {
   if (ended(planned)) return planned.end
   if (planned.inputs.mode === 'deliver') return deliverJob(planned, signal)
   if (planned.resumed) {
-    const refused = carryOn(planned, planned.resumed)
+    const refused = await carryOn(planned, planned.resumed)
     if (refused) return refused
   }
   const prepared = await prepare(planned)
@@ -56,6 +57,10 @@ async function pipeline(signal: AbortSignal): Promise<Ending> {
         looped.result,
         (planned.resumed?.continuation.jobs.length ?? 0) + 1,
         planned.plan.pr !== undefined
+          ? 'pr'
+          : !planned.resumed && prepared.branch.continued
+            ? 'existing'
+            : undefined
       )
   if (!next.continues && 'why' in next && next.why !== undefined && !looped.result.success)
     core.info(`The loop does not go on in another run: ${next.why}.`)
@@ -68,8 +73,8 @@ async function pipeline(signal: AbortSignal): Promise<Ending> {
  * `resume`: the plan goes on with the loop the previous run handed over (the same ralph on the same branch),
  * its state carried into this job's loop. Ends the step in one line when it is another loop.
  */
-function carryOn(planned: Planned, resumed: Resumed): Ending | undefined {
-  const { plan, context } = planned
+async function carryOn(planned: Planned, resumed: Resumed): Promise<Ending | undefined> {
+  const { plan, context, clients } = planned
   const { continuation: c, status } = resumed
   const other =
     plan.ralph.name !== c.ralph
@@ -77,8 +82,9 @@ function carryOn(planned: Planned, resumed: Resumed): Ending | undefined {
       : plan.branch !== c.branch
         ? `it handed over the branch ${c.branch}, and this run's is ${plan.branch}`
         : undefined
-  if (other)
-    return { failure: { message: `Cannot resume run ${c.runId}: ${other}. No agent ran.` }, finished: true }
+  const refused = other ?? (await claimResume(await clients.octokit(), context, c))
+  if (refused)
+    return { failure: { message: `Cannot resume run ${c.runId}: ${refused}. No agent ran.` }, finished: true }
   plan.config.carry = { status, jobs: c.jobs, run: chainRun(context), recordDir: resumed.dir }
   plan.resume = { runId: c.runId, head: c.head, ...(c.tracking ? { tracking: c.tracking } : {}) }
   return undefined

@@ -87,21 +87,12 @@ async function startTracking(planned: Planned, branch: string): Promise<Tracking
   }
   // A chain keeps one comment: a resumed run edits the one its first run posted.
   const chained = plan.resume?.tracking
+  const target = { ...plan.context.repo, issueNumber }
+  const warn = (m: string): void => core.warning(m)
   const tracking =
-    chained && chained.issueNumber === issueNumber
-      ? TrackingComment.attach(
-          await clients.octokit(),
-          { ...plan.context.repo, issueNumber },
-          info,
-          chained.commentId,
-          m => core.warning(m)
-        )
-      : await TrackingComment.create(
-          await clients.octokit(),
-          { ...plan.context.repo, issueNumber },
-          info,
-          m => core.warning(m)
-        )
+    (chained && chained.issueNumber === issueNumber
+      ? await TrackingComment.resume(await clients.octokit(), target, info, chained.commentId, warn)
+      : undefined) ?? (await TrackingComment.create(await clients.octokit(), target, info, warn))
   if (tracking && chained) await tracking.update(startingStatus())
   if (tracking) saveState('tracking', JSON.stringify({ issueNumber, commentId: tracking.id, ...info }))
   return tracking

@@ -96,6 +96,32 @@ export class TrackingComment {
     }
   }
 
+  /**
+   * A chain's comment, posted by its first run, from the id its continuation names: only a tracking comment
+   * of this action on that issue is taken (undefined otherwise, and a new one is posted).
+   */
+  static async resume(
+    octokit: Octokit,
+    target: IssueTarget,
+    info: TrackingInfo,
+    id: number,
+    warn: Warn = () => {}
+  ): Promise<TrackingComment | undefined> {
+    try {
+      const { data } = await octokit.rest.issues.getComment({
+        owner: target.owner,
+        repo: target.repo,
+        comment_id: id
+      })
+      const onIssue = data.issue_url.endsWith(`/issues/${target.issueNumber}`)
+      if (!onIssue || !MARKER_RE.test(data.body ?? '')) return undefined
+      return new TrackingComment(octokit, target, info, id, data.html_url, warn)
+    } catch (error) {
+      warn(`The chain's tracking comment ${id} could not be read (${messageOf(error)}): posting a new one.`)
+      return undefined
+    }
+  }
+
   /** The comment again, from an id saved in the step state (the post step). */
   static attach(
     octokit: Octokit,

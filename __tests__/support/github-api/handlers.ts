@@ -689,6 +689,27 @@ const createWorkflowDispatch: Handler = ctx => {
   return { status: 200, body: { workflow_run_id: run.id, run_url: runUrl, html_url: htmlUrl } }
 }
 
+/** A ref of the repository's own (a chain's claim, refs/ralph-chain/…): made once, 422 when it exists. */
+const createRef: Handler = ctx => {
+  requireRepo(ctx)
+  const ref = String(ctx.body.ref ?? '')
+  const sha = String(ctx.body.sha ?? '')
+  if (!/^refs\/[^/]+\/./.test(ref)) throw fail(ctx, 422, 'Reference name is invalid')
+  const made = ctx.state.createRef(ref, sha)
+  if (made === 'exists') throw fail(ctx, 422, 'Reference already exists')
+  if (made === 'no-object') throw fail(ctx, 422, 'Object does not exist')
+  const api = `${ctx.url.origin}/repos/${ctx.state.fullName}`
+  return {
+    status: 201,
+    body: {
+      ref,
+      node_id: `REF_${Buffer.from(ref).toString('base64url')}`,
+      url: `${api}/git/${ref}`,
+      object: { type: 'commit', sha, url: `${api}/git/commits/${sha}` }
+    }
+  }
+}
+
 /** A run's artifacts: the artifact service's finalized uploads under the run's workflowRunBackendId. */
 function artifactsOf(ctx: HandlerContext, run: WorkflowRunRecord) {
   const stored = ctx.state.artifacts?.listArtifacts() ?? []
@@ -731,6 +752,7 @@ export const handlers: Record<string, Handler> = {
   'actions/create-workflow-dispatch': createWorkflowDispatch,
   'actions/list-workflow-run-artifacts': listWorkflowRunArtifacts,
   'actions/download-artifact': downloadArtifact,
+  'git/create-ref': createRef,
   'repos/get': getRepo,
   'repos/get-branch': getBranch,
   'repos/get-collaborator-permission-level': getCollaboratorPermission,

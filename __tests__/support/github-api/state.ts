@@ -389,6 +389,31 @@ export class GitHubState {
     return made
   }
 
+  /** Refs made through the API (POST …/git/refs) without a gitDir, by name. */
+  readonly refs = new Map<string, string>()
+
+  /**
+   * Makes `ref` at `sha` only if it does not exist yet (in gitDir, atomically: `update-ref <ref> <sha> ''`):
+   * 'exists' when it does, 'no-object' when the commit is not in the repository.
+   */
+  createRef(ref: string, sha: string): 'made' | 'exists' | 'no-object' {
+    if (!this.gitDir) {
+      if (this.refs.has(ref)) return 'exists'
+      this.refs.set(ref, sha)
+      return 'made'
+    }
+    const git = (args: string[]): boolean => {
+      try {
+        execFileSync('git', ['--git-dir', this.gitDir as string, ...args], { stdio: 'ignore' })
+        return true
+      } catch {
+        return false
+      }
+    }
+    if (!git(['cat-file', '-e', `${sha}^{commit}`])) return 'no-object'
+    return git(['update-ref', ref, sha, '']) ? 'made' : 'exists'
+  }
+
   /** A commit's git fields (from gitDir; made up without one), as GET …/branches/{branch} shows them. */
   commitOf(sha: string): GitCommit {
     if (this.gitDir) {
