@@ -270,15 +270,15 @@ function inputRalphName(ralph: string): string {
 
 /**
  * A chain never forks: the first job to go on from run `id` claims it, with a ref only it can create
- * (`refs/ralph-chain/<id>/<ralph>`, at the commit handed over); a second successor (a retried dispatch, a
+ * (`refs/ralph-chain/<id>/<attempt>/<ralph>`, at the commit handed over); a second successor (a retried dispatch, a
  * matrix's other run, a re-run) is refused. Answers why it could not claim it, or undefined.
  */
 export async function claimResume(
   octokit: Octokit,
   context: RunContext,
-  c: Pick<Continuation, 'runId' | 'ralph' | 'head'>
+  c: Pick<Continuation, 'runId' | 'runAttempt' | 'ralph' | 'head'>
 ): Promise<string | undefined> {
-  const ref = `refs/ralph-chain/${c.runId}/${c.ralph.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+|\.+$/g, '') || 'loop'}`
+  const ref = `refs/ralph-chain/${c.runId}/${c.runAttempt}/${c.ralph.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+|\.+$/g, '') || 'loop'}`
   try {
     await octokit.request('POST /repos/{owner}/{repo}/git/refs', {
       ...context.repo,
