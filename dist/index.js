@@ -55777,6 +55777,27 @@ class TrackingComment {
             return undefined;
         }
     }
+    /**
+     * A chain's comment, posted by its first run, from the id its continuation names: only a tracking comment
+     * of this action on that issue is taken (undefined otherwise, and a new one is posted).
+     */
+    static async resume(octokit, target, info, id, warn = () => { }) {
+        try {
+            const { data } = await octokit.rest.issues.getComment({
+                owner: target.owner,
+                repo: target.repo,
+                comment_id: id
+            });
+            const onIssue = data.issue_url.endsWith(`/issues/${target.issueNumber}`);
+            if (!onIssue || !MARKER_RE.test(data.body ?? ''))
+                return undefined;
+            return new TrackingComment(octokit, target, info, id, data.html_url, warn);
+        }
+        catch (error) {
+            warn(`The chain's tracking comment ${id} could not be read (${messageOf(error)}): posting a new one.`);
+            return undefined;
+        }
+    }
     /** The comment again, from an id saved in the step state (the post step). */
     static attach(octokit, target, info, id, warn = () => { }) {
         return new TrackingComment(octokit, target, info, id, '', warn);
@@ -57812,6 +57833,8 @@ function readInputs(env = process.env) {
         throw new InputError(`Inputs 'continue-jobs' and 'resume' work in mode: run only (a loop in two-job mode, mode: ${mode}, is one job long).`);
     if (chained && !inputs.uploadArtifacts)
         throw new InputError("Inputs 'continue-jobs' and 'resume' need upload-artifacts: true: the next run goes on from this run's record artifact.");
+    if (inputs.continueJobs > 1 && !inputs.githubToken)
+        throw new InputError("Input 'continue-jobs' needs 'github-token' (its default): the job dispatches the next run and pushes the branch between jobs.");
     const delivers = inputs.openPr || inputs.onFailure !== 'none';
     if (!inputs.dryRun && delivers && !inputs.githubToken && !inputs.pushToken)
         throw new InputError("Input 'github-token' is empty: leave it at its default (${{ github.token }}) or pass a token, or set open-pr: false and on-failure: none.");
@@ -57912,6 +57935,8 @@ function modelProxyInputs(given) {
 
 
 
+
+
 const CONTINUATION_FILE = 'continuation.json';
 /** The most bytes of continuation.json and of the earlier status.json read. */
 const MOST_RECORD_BYTES = 64 * 1024 * 1024;
@@ -57961,6 +57986,9 @@ function malformedStatus(value) {
         return 'it is not a finished loop';
     if (!Array.isArray(value.iterations))
         return 'it has no iterations';
+    for (const it of value.iterations)
+        if (!isRecord(it) || !isCount(it.iteration) || !Array.isArray(it.checks))
+            return 'an iteration is not one';
     const cost = value.cost;
     if (!isRecord(cost) || !isDollars(cost.totalUsd))
         return 'its cost is not a number';
@@ -57968,11 +57996,23 @@ function malformedStatus(value) {
         return 'it has no start commit';
     return undefined;
 }
+/** Where the chain's jobs and the last record's totals do not add up (iterations, dollars), or undefined. */
+function disagree(c, status) {
+    const iterations = c.jobs.reduce((sum, job) => sum + job.iterations, 0);
+    const usd = c.jobs.reduce((sum, job) => sum + job.costUsd, 0);
+    if (iterations !== status.iterations.length)
+        return `its jobs ran ${iterations} iteration(s) and its record holds ${status.iterations.length}`;
+    if (Math.abs(usd - status.cost.totalUsd) > 0.0001 * Math.max(1, usd))
+        return `its jobs spent $${usd.toFixed(4)} and its record says $${status.cost.totalUsd.toFixed(4)}`;
+    return undefined;
+}
 /**
  * Whether this job hands its loop on: it stopped on max-time with gates failing, and the chain has jobs,
  * iterations and dollars left. Answers why not, for the log, when it could have.
  */
-function continuesIn(inputs, result, jobsSoFar, onPersonsPr) {
+function continuesIn(inputs, result, jobsSoFar, 
+/** The loop's branch was there before it: a person's pull request's, or one the action had pushed. */
+branchWas) {
     if (inputs.continueJobs <= 1 || result.success || result.stopReason !== 'timeout')
         return { continues: false };
     if (jobsSoFar >= inputs.continueJobs)
@@ -57984,10 +58024,16 @@ function continuesIn(inputs, result, jobsSoFar, onPersonsPr) {
         };
     if (inputs.maxCostUsd !== undefined && result.cost.totalUsd >= inputs.maxCostUsd)
         return { continues: false, why: `the chain has spent its $${inputs.maxCostUsd} (max-cost)` };
-    if (onPersonsPr)
+    if (branchWas === 'pr')
         return {
             continues: false,
             why: "a loop on a person's pull request branch does not go on in another run (unverified work is never pushed there)"
+        };
+    // Its pull request, if it has one, shows what is there: unverified work is not pushed under it between jobs.
+    if (branchWas === 'existing')
+        return {
+            continues: false,
+            why: 'a chain starts on a branch of its own, and this loop went on from one that was already there (its pull request, if any, would show unverified work)'
         };
     return { continues: true };
 }
@@ -58041,12 +58087,14 @@ async function dispatchNext(octokit, context, workflowId) {
     try {
         // return_run_details (2025): GitHub answers 200 with the new run's id and address instead of 204.
         const request = octokit.request;
+        // Sent once: a dispatch GitHub carried out but did not answer must not start a second successor.
         const response = await request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
             ...context.repo,
             workflow_id: workflowId,
             ref: context.ref,
             inputs,
-            return_run_details: true
+            return_run_details: true,
+            request: { retries: 0 }
         });
         const data = (response.data ?? {});
         return {
@@ -58067,11 +58115,42 @@ async function dispatchNext(octokit, context, workflowId) {
 function scratch(prefix) {
     return (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), prefix));
 }
-/** The run record artifacts of `runId`: the usual name (any attempt), or artifact-name's. */
+/** The run record artifacts of `runId`, by their exact names: the usual one (any attempt), or artifact-name. */
 function recordArtifact(name, runId, artifactName) {
     if (artifactName !== undefined)
-        return name === artifactName || name.startsWith(`${artifactName}-`);
-    return name.startsWith('ralph-') && new RegExp(`-${runId}-[0-9]+$`).test(name);
+        return name === artifactName;
+    return new RegExp(`^ralph-[A-Za-z0-9._-]+-${runId}-[0-9]+$`).test(name);
+}
+/** A ralph's name as the action writes it (its folder's, or its frontmatter's): no path, no line break. */
+const RALPH_NAME = /^[A-Za-z0-9._-][A-Za-z0-9 ._-]{0,199}$/;
+/** The ralph input's name (its folder, or the folder of its RALPH.md), to pick one loop of several. */
+function inputRalphName(ralph) {
+    const parts = ralph.replace(/\/+$/, '').split('/');
+    return parts.at(-1) === 'RALPH.md' ? (parts.at(-2) ?? '') : (parts.at(-1) ?? '');
+}
+/**
+ * A chain never forks: the first job to go on from run `id` claims it, with a ref only it can create
+ * (`refs/ralph-chain/<id>/<attempt>/<ralph>`, at the commit handed over); a second successor (a retried dispatch, a
+ * matrix's other run, a re-run) is refused. Answers why it could not claim it, or undefined.
+ */
+async function claimResume(octokit, context, c) {
+    const ref = `refs/ralph-chain/${c.runId}/${c.runAttempt}/${c.ralph.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+|\.+$/g, '') || 'loop'}`;
+    try {
+        await octokit.request('POST /repos/{owner}/{repo}/git/refs', {
+            ...context.repo,
+            ref,
+            sha: c.head,
+            request: { retries: 0 }
+        });
+        return undefined;
+    }
+    catch (error) {
+        const status = error.status;
+        const said = error.message.split('\n')[0];
+        if (status === 422)
+            return `another run has already gone on from it (${ref} exists: a chain never forks; to start over, run the workflow without resume)`;
+        return `it could not be claimed for this run (${ref}: ${said}; the job needs contents: write)`;
+    }
 }
 /**
  * The run `resume` names, checked and read: answers what it handed over, or one line saying why this job
@@ -58098,6 +58177,8 @@ async function resumeFrom(inputs, context, clients) {
         return refused(`it is a run of ${earlier.repository}, not of ${repository}`);
     if (earlier.headRepository !== repository)
         return refused(`it ran on a fork's code (${earlier.headRepository || 'an unknown repository'}), not ${repository}'s`);
+    if (earlier.headBranch !== own.headBranch)
+        return refused(`it ran on ${earlier.headBranch || 'no branch'}, and this run on ${own.headBranch || 'no branch'}: a chain's runs are dispatched on one ref`);
     if (earlier.workflowId !== own.workflowId)
         return refused(`it is a run of another workflow (${earlier.path || earlier.workflowId}), not of ${own.path || own.workflowId}`);
     const dir = scratch('ralph-resumed-');
@@ -58141,9 +58222,12 @@ async function resumeFrom(inputs, context, clients) {
         (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
         return refused(error.message.split('\n')[0]);
     }
-    const mine = inputs.ralph !== undefined && found.length > 1
-        ? found.filter(f => inputs.ralph?.includes(f.continuation.ralph))
-        : found;
+    // A re-run of that run hands over again: its latest attempt's is the loop's (the branch holds its push).
+    const latest = found.filter(f => !found.some(other => other.continuation.ralph === f.continuation.ralph &&
+        Number(other.continuation.runAttempt) > Number(f.continuation.runAttempt)));
+    const mine = inputs.ralph !== undefined && latest.length > 1
+        ? latest.filter(f => f.continuation.ralph === inputRalphName(inputs.ralph))
+        : latest;
     if (mine.length !== 1) {
         (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
         return refused(mine.length === 0
@@ -58158,16 +58242,20 @@ async function resumeFrom(inputs, context, clients) {
             ? `its continuation was made by run ${c.runId}`
             : c.workflowId !== own.workflowId
                 ? "its continuation is another workflow's"
-                : c.jobs.length >= inputs.continueJobs
-                    ? `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)`
-                    : resumed.status.start.commit !== c.start
-                        ? 'its record and its continuation disagree on where the loop started'
-                        : undefined;
+                : !RALPH_NAME.test(c.ralph) ||
+                    branchNameProblem(c.branch) !== undefined ||
+                    branchNameProblem(c.base) !== undefined
+                    ? 'its continuation names no ralph or branch this action would'
+                    : c.jobs.length >= inputs.continueJobs
+                        ? `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)`
+                        : resumed.status.start.commit !== c.start
+                            ? 'its record and its continuation disagree on where the loop started'
+                            : disagree(c, resumed.status);
     if (theirs) {
         (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
         return refused(theirs);
     }
-    core/* info */.pq(`Resuming run ${id}: ${c.ralph} on ${c.branch} at ${c.head.slice(0, 12)}, job ${c.jobs.length + 1} of at most ${inputs.continueJobs}, after ${resumed.status.iterations.length} iteration(s) and $${resumed.status.cost.totalUsd.toFixed(4)}.`);
+    core/* info */.pq(neutralizeWorkflowCommands(`Resuming run ${id}: ${c.ralph} on ${c.branch} at ${c.head.slice(0, 12)}, job ${c.jobs.length + 1} of at most ${inputs.continueJobs}, after ${resumed.status.iterations.length} iteration(s) and $${resumed.status.cost.totalUsd.toFixed(4)}.`));
     return resumed;
 }
 
@@ -59397,9 +59485,11 @@ async function startTracking(planned, branch) {
     };
     // A chain keeps one comment: a resumed run edits the one its first run posted.
     const chained = plan.resume?.tracking;
-    const tracking = chained && chained.issueNumber === issueNumber
-        ? TrackingComment.attach(await clients.octokit(), { ...plan.context.repo, issueNumber }, info, chained.commentId, m => core/* warning */.$e(m))
-        : await TrackingComment.create(await clients.octokit(), { ...plan.context.repo, issueNumber }, info, m => core/* warning */.$e(m));
+    const target = { ...plan.context.repo, issueNumber };
+    const warn = (m) => core/* warning */.$e(m);
+    const tracking = (chained && chained.issueNumber === issueNumber
+        ? await TrackingComment.resume(await clients.octokit(), target, info, chained.commentId, warn)
+        : undefined) ?? (await TrackingComment.create(await clients.octokit(), target, info, warn));
     if (tracking && chained)
         await tracking.update(startingStatus());
     if (tracking)
@@ -61577,7 +61667,7 @@ async function pipeline(signal) {
     if (planned.inputs.mode === 'deliver')
         return deliverJob(planned, signal);
     if (planned.resumed) {
-        const refused = carryOn(planned, planned.resumed);
+        const refused = await carryOn(planned, planned.resumed);
         if (refused)
             return refused;
     }
@@ -61598,7 +61688,11 @@ async function pipeline(signal) {
     }
     const next = cancelled()
         ? { continues: false }
-        : continuesIn(planned.inputs, looped.result, (planned.resumed?.continuation.jobs.length ?? 0) + 1, planned.plan.pr !== undefined);
+        : continuesIn(planned.inputs, looped.result, (planned.resumed?.continuation.jobs.length ?? 0) + 1, planned.plan.pr !== undefined
+            ? 'pr'
+            : !planned.resumed && prepared.branch.continued
+                ? 'existing'
+                : undefined);
     if (!next.continues && 'why' in next && next.why !== undefined && !looped.result.success)
         core/* info */.pq(`The loop does not go on in another run: ${next.why}.`);
     if (next.continues)
@@ -61610,16 +61704,17 @@ async function pipeline(signal) {
  * `resume`: the plan goes on with the loop the previous run handed over (the same ralph on the same branch),
  * its state carried into this job's loop. Ends the step in one line when it is another loop.
  */
-function carryOn(planned, resumed) {
-    const { plan, context } = planned;
+async function carryOn(planned, resumed) {
+    const { plan, context, clients } = planned;
     const { continuation: c, status } = resumed;
     const other = plan.ralph.name !== c.ralph
         ? `it handed over the ralph ${c.ralph}, and this run runs ${plan.ralph.name}`
         : plan.branch !== c.branch
             ? `it handed over the branch ${c.branch}, and this run's is ${plan.branch}`
             : undefined;
-    if (other)
-        return { failure: { message: `Cannot resume run ${c.runId}: ${other}. No agent ran.` }, finished: true };
+    const refused = other ?? (await claimResume(await clients.octokit(), context, c));
+    if (refused)
+        return { failure: { message: `Cannot resume run ${c.runId}: ${refused}. No agent ran.` }, finished: true };
     plan.config.carry = { status, jobs: c.jobs, run: chainRun(context), recordDir: resumed.dir };
     plan.resume = { runId: c.runId, head: c.head, ...(c.tracking ? { tracking: c.tracking } : {}) };
     return undefined;
