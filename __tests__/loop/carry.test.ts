@@ -72,6 +72,9 @@ test('job 2 numbers its iterations after job 1, runs no baseline again, counts t
   expect(job2).toBeGreaterThan(job1)
   expect(progress.indexOf('## Iteration 1')).toBeGreaterThan(job1)
   expect(progress.indexOf('## Iteration 3')).toBeGreaterThan(job2)
+  // Job 1's sections come without its outcome: one outcome, the chain's, at the top.
+  expect(progress.match(/^## Stopped: /gm)).toHaveLength(1)
+  expect(first.result.progressSectionsAt).toBeGreaterThan(0)
   const status = JSON.parse(readFileSync(path.join(record, 'status.json'), 'utf8')) as LoopResult
   expect(status.iterations).toHaveLength(3)
   expect(status.chain?.jobs).toHaveLength(2)

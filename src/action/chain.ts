@@ -99,6 +99,8 @@ function malformedStatus(value: unknown): string | undefined {
   const cost = value.cost
   if (!isRecord(cost) || !isDollars(cost.totalUsd)) return 'its cost is not a number'
   if (!isRecord(value.start) || !isSha(value.start.commit)) return 'it has no start commit'
+  if (value.progressSectionsAt !== undefined && !isCount(value.progressSectionsAt))
+    return 'its progress.md offset is not a number'
   return undefined
 }
 

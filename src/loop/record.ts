@@ -374,7 +374,7 @@ export class RunRecord {
   static create(
     dir: string,
     status: LoopStatus,
-    earlier?: { dir: string; jobs: ChainJob[]; run: ChainRun }
+    earlier?: { dir: string; jobs: ChainJob[]; run: ChainRun; sectionsAt?: number | undefined }
   ): RunRecord {
     makeFolder(path.join(dir, 'logs'))
     const record = new RunRecord(dir)
@@ -388,7 +388,7 @@ export class RunRecord {
       try {
         // The first job's sections get their heading here; a later job's record has them already.
         if (earlier.jobs.length === 1) writeSync(out, jobHeading(1, earlier.jobs[0].run))
-        if (existsSync(before)) copyFrom(before, firstSection(before), out)
+        if (existsSync(before)) copyFrom(before, earlier.sectionsAt ?? firstSection(before), out)
         writeSync(out, jobHeading(earlier.jobs.length + 1, earlier.run))
       } finally {
         closeSync(out)
@@ -518,7 +518,10 @@ export class RunRecord {
     const temp = `${file}.${process.pid}.tmp`
     const out = openSync(temp, 'w')
     try {
-      writeSync(out, header(result) + outcome(result))
+      const head = header(result) + outcome(result)
+      writeSync(out, head)
+      // Where the sections start, for a later job of a chain to copy them without the outcome before them.
+      result.progressSectionsAt = Buffer.byteLength(head)
       copyFrom(file, firstSection(file), out)
     } finally {
       closeSync(out)

@@ -166,7 +166,14 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     record = RunRecord.create(
       config.recordDir,
       status,
-      carry?.recordDir !== undefined ? { dir: carry.recordDir, jobs: carry.jobs, run: carry.run } : undefined
+      carry?.recordDir !== undefined
+        ? {
+            dir: carry.recordDir,
+            jobs: carry.jobs,
+            run: carry.run,
+            sectionsAt: carry.status.progressSectionsAt
+          }
+        : undefined
     )
   } catch (error) {
     guard.dispose()

@@ -481,6 +481,8 @@ export interface LoopStatus {
    * are the chain's totals; `startedAt`, `durationMs` and `budgets.maxTimeSeconds` are this job's.
    */
   chain?: { jobs: ChainJob[] }
+  /** Finished: where progress.md's sections (setup, baseline, iterations) start, after the outcome, in bytes. */
+  progressSectionsAt?: number
   /** Protected paths: the setting, its rules, and how many paths of the start commit they protect. */
   protected?: { setting: string[]; rules: ProtectRule[]; paths: number; guardrails?: string }
   warnings: string[]
