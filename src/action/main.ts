@@ -2,6 +2,7 @@
 // job hands over instead of delivering; the deliver job receives, checks, verifies again, delivers, reports). Each step answers its
 // typed result, or the Ending that stops the run there (bad input fails with one line before any agent runs).
 import { rmSync } from 'node:fs'
+import path from 'node:path'
 import * as core from '@actions/core'
 import type { LoopResult } from '../loop/index.js'
 import { undelivered, type DeliveryReport } from '../report/run-report.js'
@@ -24,6 +25,7 @@ import {
   type Resumed
 } from './chain.js'
 import type { Looped } from './loop.js'
+import type { Run } from '../trigger/types.js'
 import type { Prepared } from './prepare.js'
 import { saveState } from './state.js'
 
@@ -90,6 +92,12 @@ async function carryOn(planned: Planned, resumed: Resumed): Promise<Ending | und
   return undefined
 }
 
+/** The trigger as the next run reads it: a ralph's folder relative to the project (another runner's may differ). */
+function portable(trigger: Run, projectRoot: string): Run {
+  if (trigger.ralph === undefined || !path.isAbsolute(trigger.ralph)) return trigger
+  return { ...trigger, ralph: path.relative(projectRoot, trigger.ralph).split(path.sep).join('/') || '.' }
+}
+
 /**
  * continue-jobs: the loop ran out of this job's time with jobs, iterations and dollars left. Its work is
  * pushed to the branch (no pull request yet), continuation.json goes into the record, and once the record
@@ -137,7 +145,7 @@ async function handOn(prepared: Prepared, looped: Looped): Promise<Ending> {
       base: prepared.branch.base,
       start: result.start.commit ?? prepared.branch.startSha,
       head: own.head,
-      trigger: prepared.trigger,
+      trigger: portable(prepared.trigger, plan.projectRoot),
       hunt: prepared.hunt,
       ...(prepared.tracking
         ? { tracking: { issueNumber: prepared.tracking.target.issueNumber, commentId: prepared.tracking.id } }
