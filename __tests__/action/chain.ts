@@ -4,9 +4,11 @@
 // workflow_dispatch. Each job uploads its record under its own run's artifact backend id (a runtime token of
 // that run), so job 2 can read run A's record only through the REST API, as on GitHub.
 //
-// The project's gate needs `fixes` fixes (files fixed-1, fixed-2, …); the scripted agent makes one fix per
-// iteration, logs what it saw, reports a cent, then sleeps past max-time (once in the chain, or every time):
-// max-time is enforced by force, so the sleeping agent is killed and the job stops `timeout`, gates failing.
+// The project's gate needs `fixes` fixes (files fixed-1, fixed-2, …). The scripted agent makes one fix an
+// agent run, and the run after a fix sleeps past max-time instead (once in the chain, or after every fix):
+// max-time is enforced by force, so the sleeping agent is killed and the job stops `timeout` with the gate
+// failing, the fixes of its finished iterations committed (a run cut short commits nothing). Every run logs
+// what it saw and reports a cent.
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { projectFiles, ralph } from './fixtures.js'
@@ -27,38 +29,40 @@ export const WORKFLOW = '.github/workflows/ralph.yml'
 /** What the agent costs per iteration (a `ralph-cost:` line). */
 export const COST_PER_ITERATION = 0.01
 
-/** A line of the agent's log: the iteration its prompt named, the fixes it found, the one it made. */
+/** A line of the agent's log: the iteration its prompt named, the fixes it found, what it did. */
 export interface AgentSaw {
   iteration: number
   seen: string[]
-  fixed: string
+  /** The fix it made (`fixed-N`), or `slept`. */
+  did: string
 }
 
 export interface SlowAgent {
   script: string
-  /** What the agent saw and did, a line per agent run (JSON). */
+  /** What the agent saw and did, one per agent run. */
   saw(): AgentSaw[]
   /** Written each time the agent starts sleeping (to cancel a job during its loop). */
   sleeping: string
 }
 
-/** The agent: one fix an iteration, then a sleep past max-time, `once` in the chain or `always`. */
+/** The agent: one fix a run; the run after a fix sleeps past max-time, `once` in the chain or `always`. */
 export function slowAgent(scratch: string, name: string, sleep: 'once' | 'always'): SlowAgent {
   const log = path.join(scratch, `${name}-${process.pid}.log`)
-  const slept = path.join(scratch, `${name}-${process.pid}.slept`)
   const sleeping = path.join(scratch, `${name}-${process.pid}.sleeping`)
   const script = [
     "import fs from 'node:fs'",
     "const prompt = fs.readFileSync(0, 'utf8')",
     'const iteration = Number(/iteration (\\d+)/.exec(prompt)?.[1] ?? 0)',
     "const seen = fs.readdirSync('.').filter(name => /^fixed-\\d+$/.test(name)).sort()",
-    'const fixed = `fixed-${seen.length + 1}`',
-    'fs.writeFileSync(fixed, `made in iteration ${iteration}\\n`)',
-    `fs.appendFileSync(${JSON.stringify(log)}, JSON.stringify({ iteration, seen, fixed }) + '\\n')`,
-    "process.stdout.write('Made ' + fixed + '.\\n')",
-    `process.stdout.write('ralph-cost: usd=${COST_PER_ITERATION}\\n')`,
-    `if (${sleep === 'always'} || !fs.existsSync(${JSON.stringify(slept)})) {`,
-    `  fs.writeFileSync(${JSON.stringify(slept)}, '')`,
+    `const log = ${JSON.stringify(log)}`,
+    "const before = fs.existsSync(log) ? fs.readFileSync(log, 'utf8').split('\\n').filter(Boolean).map(l => JSON.parse(l)) : []",
+    "const sleepNow = before.at(-1)?.did.startsWith('fixed-') &&",
+    `  (${sleep === 'always'} || !before.some(run => run.did === 'slept'))`,
+    "const did = sleepNow ? 'slept' : `fixed-${seen.length + 1}`",
+    'if (!sleepNow) fs.writeFileSync(did, `made in iteration ${iteration}\\n`)',
+    "fs.appendFileSync(log, JSON.stringify({ iteration, seen, did }) + '\\n')",
+    `process.stdout.write(did + '\\nralph-cost: usd=${COST_PER_ITERATION}\\n')`,
+    'if (sleepNow) {',
     `  fs.writeFileSync(${JSON.stringify(sleeping)}, String(iteration))`,
     '  await new Promise(resolve => setTimeout(resolve, 300_000))',
     '}',

@@ -73,12 +73,12 @@ test("the handover: job 1 runs out of time and dispatches its successor; job 2 g
   expect(first.main.exitCode).toBe(0)
   expect(first.outputs).toMatchObject({
     'stop-reason': 'timeout',
-    iterations: '1',
+    iterations: '2',
     continued: 'true',
     'pr-operation': 'none',
     branch: 'ralph/fix-tests'
   })
-  expect(Number(first.outputs.cost)).toBeCloseTo(COST_PER_ITERATION, 6)
+  expect(Number(first.outputs.cost)).toBeCloseTo(2 * COST_PER_ITERATION, 6)
   expect(p.api.state.pulls).toEqual([])
   const handedOver = p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()
   expect(p.remoteGit('show', `${handedOver}:fixed-1`)).toBe('made in iteration 1\n')
@@ -111,15 +111,16 @@ test("the handover: job 1 runs out of time and dispatches its successor; job 2 g
     'pr-operation': 'created',
     branch: 'ralph/fix-tests',
     // The whole chain's.
-    iterations: '2'
+    iterations: '3'
   })
-  expect(Number(second.outputs.cost)).toBeCloseTo(2 * COST_PER_ITERATION, 6)
+  expect(Number(second.outputs.cost)).toBeCloseTo(3 * COST_PER_ITERATION, 6)
   expect(p.api.state.dispatches).toHaveLength(1)
 
   // Its first iteration is numbered after job 1's last, and it found job 1's fix rather than redoing it.
   expect(agent.saw()).toEqual([
-    { iteration: 1, seen: [], fixed: 'fixed-1' },
-    { iteration: 2, seen: ['fixed-1'], fixed: 'fixed-2' }
+    { iteration: 1, seen: [], did: 'fixed-1' },
+    { iteration: 2, seen: ['fixed-1'], did: 'slept' },
+    { iteration: 3, seen: ['fixed-1'], did: 'fixed-2' }
   ])
 
   // The pull request holds both jobs' fixes, on top of what job 1 pushed.
@@ -129,7 +130,7 @@ test("the handover: job 1 runs out of time and dispatches its successor; job 2 g
   expect(second.outputs.commit).toBe(tip)
   p.remoteGit('merge-base', '--is-ancestor', handedOver, tip)
   expect(p.remoteGit('show', `${tip}:fixed-1`)).toBe('made in iteration 1\n')
-  expect(p.remoteGit('show', `${tip}:fixed-2`)).toBe('made in iteration 2\n')
+  expect(p.remoteGit('show', `${tip}:fixed-2`)).toBe('made in iteration 3\n')
 
   // The last record describes the whole chain: both jobs, both iterations, both logs, a section per job.
   const record = await recordOf(second)
@@ -138,16 +139,20 @@ test("the handover: job 1 runs out of time and dispatches its successor; job 2 g
     String(a.id),
     String(b.id)
   ])
-  expect(status.chain.jobs[0]).toMatchObject({ iterations: 1, stopReason: 'timeout', head: handedOver })
+  expect(status.chain.jobs[0]).toMatchObject({ iterations: 2, stopReason: 'timeout', head: handedOver })
   expect(status.chain.jobs[1]).toMatchObject({ iterations: 1, stopReason: 'all_checks_passed' })
-  expect(status.iterations.map((i: { iteration: number }) => i.iteration)).toEqual([1, 2])
+  expect(status.iterations.map((i: { iteration: number }) => i.iteration)).toEqual([1, 2, 3])
   expect(status.stopReason).toBe('all_checks_passed')
   const progress = text(record, 'progress.md')
   expect(progress).toMatch(new RegExp(`^## Job 1: run ${a.id}\\b`, 'm'))
   expect(progress).toMatch(new RegExp(`^## Job 2: run ${b.id}\\b`, 'm'))
   expect(progress.indexOf(`## Job 1: run ${a.id}`)).toBeLessThan(progress.indexOf(`## Job 2: run ${b.id}`))
   expect([...record.keys()]).toEqual(
-    expect.arrayContaining(['logs/iteration-001/agent.log', 'logs/iteration-002/agent.log'])
+    expect.arrayContaining([
+      'logs/iteration-001/agent.log',
+      'logs/iteration-002/agent.log',
+      'logs/iteration-003/agent.log'
+    ])
   )
   expectClean(p)
 })
@@ -155,22 +160,22 @@ test("the handover: job 1 runs out of time and dispatches its successor; job 2 g
 test('a chain that reaches max-iterations in job 2 stops there, whatever continue-jobs says', async () => {
   const agent = slowAgent(e2e.scratch(), 'max-iterations', 'once')
   const p = await project(agent.script, 9)
-  const inputs = { ...CHAINED, 'continue-jobs': '5', 'max-iterations': '3' }
+  const inputs = { ...CHAINED, 'continue-jobs': '5', 'max-iterations': '4' }
   const { job: first } = await firstJob(p, { inputs })
-  expect(first.outputs).toMatchObject({ 'stop-reason': 'timeout', continued: 'true', iterations: '1' })
+  expect(first.outputs).toMatchObject({ 'stop-reason': 'timeout', continued: 'true', iterations: '2' })
   const { dispatch, run: b } = dispatched(p)
 
   const { job: second } = await resumedJob(p, b, dispatch.inputs, { inputs: { ...inputs, ...UNHURRIED } })
-  // Iterations 2 and 3 make max-iterations over the chain: on-failure (none) applies, no third job.
+  // Iterations 3 and 4 make max-iterations over the chain: on-failure (none) applies, no third job.
   expect(second.main.exitCode).toBe(1)
   expect(second.outputs).toMatchObject({
     'stop-reason': 'max_iterations',
-    iterations: '3',
+    iterations: '4',
     continued: 'false',
     'continued-run': '',
     'pr-operation': 'none'
   })
-  expect(agent.saw().map(s => s.iteration)).toEqual([1, 2, 3])
+  expect(agent.saw().map(s => s.iteration)).toEqual([1, 2, 3, 4])
   expect(p.api.state.dispatches).toHaveLength(1)
   expect(p.api.state.pulls).toEqual([])
   expectClean(p)
@@ -189,17 +194,22 @@ test('continue-jobs: 2 never starts a third job: job 2 runs out of time too, dis
   const { job: second } = await resumedJob(p, b, dispatch.inputs, { inputs })
   expect(second.outputs).toMatchObject({
     'stop-reason': 'timeout',
-    iterations: '2',
+    iterations: '4',
     continued: 'false',
     'continued-run': '',
     'pr-operation': 'created'
   })
-  expect(agent.saw().map(s => s.iteration)).toEqual([1, 2])
+  expect(agent.saw().map(s => [s.iteration, s.did])).toEqual([
+    [1, 'fixed-1'],
+    [2, 'slept'],
+    [3, 'fixed-2'],
+    [4, 'slept']
+  ])
   expect(p.api.state.dispatches).toHaveLength(1)
   // on-failure: draft-pr, with both jobs' work.
   expect(p.api.state.pulls).toMatchObject([{ head: 'ralph/fix-tests', draft: true }])
   const tip = p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()
-  expect(p.remoteGit('show', `${tip}:fixed-2`)).toBe('made in iteration 2\n')
+  expect(p.remoteGit('show', `${tip}:fixed-2`)).toBe('made in iteration 3\n')
   expectClean(p)
 })
 
@@ -322,7 +332,7 @@ test('a chain started by /ralph on an issue keeps one tracking comment, edited b
     'stop-reason': 'all_checks_passed',
     'pr-operation': 'created',
     branch: `ralph/issue-${issue.number}`,
-    iterations: '2'
+    iterations: '3'
   })
   // The same comment, edited by job 2 and finalised with the pull request; no second comment, no second 👀.
   const later = p.api.requests.slice(asked)
