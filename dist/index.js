@@ -40543,11 +40543,2479 @@ var core = __nccwpck_require__(33838);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(73024);
 var external_node_fs_default = /*#__PURE__*/__nccwpck_require__.n(external_node_fs_);
+;// CONCATENATED MODULE: ./src/text/markdown.ts
+// The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
+// fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
+// the job summary, the PR body, the tracking comment, the hunt's issue, the replies and the prompt's blocks.
+/** Cuts `text` to `max` characters, the last one an ellipsis. */
+function cut(text, max) {
+    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+/** One line for a table or a sentence: no pipes, no newlines (nor the spaces around them), cut to `max`. */
+function cell(text, max = 80) {
+    return cut(text
+        .replace(/[ \t]*\r?\n\s*/g, ' ')
+        .replace(/\|/g, '\\|')
+        .trim(), max);
+}
+const longestRun = (text, char) => Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
+/**
+ * An inline code span that no run of backticks inside `text` can close: its delimiter is longer than the
+ * longest run, padded with a space where the text holds or touches a backtick.
+ */
+function code(text) {
+    const ticks = '`'.repeat(longestRun(text, '`') + 1);
+    return ticks.length > 1 || text.startsWith('`') || text.endsWith('`')
+        ? `${ticks} ${text} ${ticks}`
+        : `${ticks}${text}${ticks}`;
+}
+/** A name or a command inside a table or a sentence: one line, cut to `max`, as code. */
+const codeCell = (text, max = 120) => code(cell(text, max));
+/** A fenced block (of backticks, or tildes) longer than any run of the same mark inside `text`. */
+function fence(text, lang = '', mark = '`') {
+    const marks = mark.repeat(Math.max(3, longestRun(text, mark) + 1));
+    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
+}
+/** Keeps a body under `max` characters by cutting its middle (its first line, a marker, stays whole). */
+function fit(body, max, what = 'GitHub’s comment limit') {
+    if (body.length <= max)
+        return body;
+    const note = `\n\n_[… cut to fit ${what}]_\n\n`;
+    const head = Math.floor((max - note.length) * 0.6);
+    const tail = max - note.length - head;
+    return body.slice(0, head) + note + body.slice(body.length - tail);
+}
+
+;// CONCATENATED MODULE: ./src/text/ended.ts
+// How a program ended, in words: `exit 1`, or `killed by SIGKILL` (never `exit null`).
+/** `exit N`, `killed by SIGX`, or `did not start` when it has neither. */
+function ended(run) {
+    if (run.exitCode !== null)
+        return `exit ${run.exitCode}`;
+    return run.signal ? `killed by ${run.signal}` : 'did not start';
+}
+
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
-;// CONCATENATED MODULE: external "node:child_process"
-const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
+;// CONCATENATED MODULE: ./src/agents/argv.ts
+// Reading and extending an agent's command line without ever duplicating what the user wrote.
+
+/** Python's Path(argv0).stem: `/usr/bin/claude`, `claude.exe` and `claude.cmd` all give `claude`. */
+function programStem(argv0) {
+    if (!argv0)
+        return '';
+    const base = external_node_path_default().basename(argv0.replace(/\\/g, '/'));
+    const dot = base.lastIndexOf('.');
+    return dot > 0 ? base.slice(0, dot) : base;
+}
+/** Tokens before a lone `--` (after it everything is a positional argument). */
+function optionsPart(argv) {
+    const end = argv.indexOf('--');
+    return end === -1 ? argv : argv.slice(0, end);
+}
+/** The user gave one of these options, as `--name`, `--name=value` or a short `-x` / `-xVALUE`. */
+function hasOption(argv, names) {
+    return optionsPart(argv.slice(1)).some(token => names.some(name => name.startsWith('--')
+        ? token === name || token.startsWith(`${name}=`)
+        : token === name || (token.startsWith(name) && !token.startsWith('--'))));
+}
+/** The value of `--name value`, `--name=value` or `-x value` (the last one wins, as CLIs read them). */
+function optionValue(argv, names) {
+    let value;
+    const tokens = optionsPart(argv.slice(1));
+    tokens.forEach((token, i) => {
+        for (const name of names) {
+            if (token === name && i + 1 < tokens.length)
+                value = tokens[i + 1];
+            else if (name.startsWith('--') && token.startsWith(`${name}=`))
+                value = token.slice(name.length + 1);
+        }
+    });
+    return value;
+}
+/** Index of the first token equal to one of `words` (a subcommand), before any `--`; -1 when absent. */
+function subcommandIndex(argv, words) {
+    const tokens = optionsPart(argv);
+    for (let i = 1; i < tokens.length; i++)
+        if (words.includes(tokens[i]))
+            return i;
+    return -1;
+}
+/** `tokens` inserted right after position `index`. */
+function insertAfter(argv, index, tokens) {
+    return [...argv.slice(0, index + 1), ...tokens, ...argv.slice(index + 1)];
+}
+const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash']);
+/**
+ * The program a `bash -c 'SCRIPT'` wrapper runs first (aider takes its prompt with --message, so it runs as
+ * `bash -c 'aider … --message "$(cat -)"'`), skipping `VAR=value` assignments and `exec`/`env`.
+ */
+function wrappedProgram(argv) {
+    if (!SHELLS.has(programStem(argv[0])))
+        return undefined;
+    const c = argv.indexOf('-c');
+    const script = c === -1 ? undefined : argv[c + 1];
+    if (script === undefined)
+        return undefined;
+    for (const word of script.trim().split(/\s+/)) {
+        if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) || word === 'exec' || word === 'env')
+            continue;
+        return word.replace(/^['"]|['"]$/g, '');
+    }
+    return undefined;
+}
+
+;// CONCATENATED MODULE: ./src/agents/lines.ts
+// Splits a byte stream into lines as it arrives, with a bound on what a single line may hold in memory.
+/** Bytes one line may hold; a longer line is dropped (reported as oversized), never buffered whole. */
+const MAX_LINE_BYTES = 8 * 1024 * 1024;
+class LineSplitter {
+    onLine;
+    onOversized;
+    maxLineBytes;
+    parts = [];
+    size = 0;
+    oversized = false;
+    constructor(onLine, onOversized = () => undefined, maxLineBytes = MAX_LINE_BYTES) {
+        this.onLine = onLine;
+        this.onOversized = onOversized;
+        this.maxLineBytes = maxLineBytes;
+    }
+    push(chunk) {
+        let start = 0;
+        for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
+            this.take(chunk.subarray(start, nl));
+            this.emit();
+            start = nl + 1;
+        }
+        if (start < chunk.length)
+            this.take(chunk.subarray(start));
+    }
+    /** The stream ended: a last line without a newline still counts. */
+    end() {
+        if (this.size > 0 || this.oversized)
+            this.emit();
+    }
+    take(piece) {
+        if (piece.length === 0)
+            return;
+        this.size += piece.length;
+        if (this.oversized)
+            return;
+        if (this.size > this.maxLineBytes) {
+            this.oversized = true;
+            this.parts = [];
+            return;
+        }
+        // Copy: the chunk's buffer may be reused by the stream.
+        this.parts.push(Buffer.from(piece));
+    }
+    emit() {
+        if (this.oversized)
+            this.onOversized(this.size);
+        else
+            this.onLine(Buffer.concat(this.parts).toString('utf8').replace(/\r$/, ''));
+        this.parts = [];
+        this.size = 0;
+        this.oversized = false;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agents/stream.ts
+// What every JSON-stream preset shares: lines read as they arrive, normalised events, a readable
+// transcript, and an outcome assembled from what the events said.
+
+const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+const num = (value) => typeof value === 'number' && Number.isFinite(value) ? value : 0;
+const str = (value) => (typeof value === 'string' ? value : undefined);
+/** Text on one line, at most `max` characters. */
+function oneLine(text, max = 160) {
+    const flat = text.replace(/\s+/g, ' ').trim();
+    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+/** The part of a tool's input worth a transcript line: the command, the path, the pattern… */
+function describeToolInput(input) {
+    if (typeof input === 'string')
+        return oneLine(input);
+    if (!isObject(input))
+        return '';
+    for (const key of ['command', 'cmd', 'file_path', 'filePath', 'path', 'pattern', 'url', 'description']) {
+        const value = input[key];
+        if (typeof value === 'string')
+            return oneLine(value);
+        if (Array.isArray(value) && value.every(v => typeof v === 'string'))
+            return oneLine(value.join(' '));
+    }
+    return oneLine(JSON.stringify(input));
+}
+/** The readable transcript line of an event; undefined for events that have none (usage). */
+function transcriptLine(event) {
+    switch (event.kind) {
+        case 'text':
+            return event.text;
+        case 'tool_call':
+            return `→ ${event.name}${event.detail ? ` ${event.detail}` : ''}`;
+        case 'tool_result':
+            return `← ${event.ok ? 'result' : 'error'}: ${event.detail}`;
+        case 'usage':
+            return undefined;
+        case 'result':
+            return event.summary;
+        case 'error':
+            return `[error] ${event.message}`;
+        case 'notice':
+            return event.message;
+    }
+}
+const UNITS = { d: 86400, h: 3600, m: 60, min: 60, s: 1, sec: 1, ms: 0.001 };
+/** Seconds in a duration like `1h2m3s`, `27.4s`, `90 seconds`, `2 hours`; undefined when there is none. */
+function stream_parseDuration(text) {
+    const compact = /(\d+(?:\.\d+)?)(ms|[dhms])(?![a-z])/gi;
+    let total = 0;
+    let found = false;
+    for (const match of text.matchAll(compact)) {
+        total += Number(match[1]) * UNITS[match[2].toLowerCase()];
+        found = true;
+    }
+    if (found)
+        return total;
+    const words = /(\d+(?:\.\d+)?)\s*(day|hour|minute|min|second|sec)s?\b/gi;
+    for (const match of text.matchAll(words)) {
+        const unit = match[2].toLowerCase();
+        total +=
+            Number(match[1]) * (unit === 'day' ? 86400 : unit === 'hour' ? 3600 : unit.startsWith('min') ? 60 : 1);
+        found = true;
+    }
+    return found ? total : undefined;
+}
+/** When a usage-limit message says the limit lifts: "resets after 1h2m", "try again in 27s", an ISO date. */
+function resetFromMessage(message, now = Date.now()) {
+    const relative = /(?:resets?(?: after| in)?|retry (?:in|after)|try again in)\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(message);
+    if (relative) {
+        const seconds = stream_parseDuration(relative[1]);
+        if (seconds !== undefined)
+            return now + seconds * 1000;
+    }
+    // Claude's older "Claude AI usage limit reached|1760000000" (epoch seconds).
+    const epoch = /limit reached\|(\d{10})\b/i.exec(message);
+    if (epoch)
+        return Number(epoch[1]) * 1000;
+    // "resets 3pm (UTC)" (claude), "try again at 3:45 PM" (codex): the next such time of day (local unless UTC).
+    const clock = /(?:resets?(?: at)?|try again at) (\d{1,2})(?::(\d{2}))?\s*(am|pm)\b/i.exec(message);
+    if (clock) {
+        const hour = (Number(clock[1]) % 12) + (clock[3].toLowerCase() === 'pm' ? 12 : 0);
+        const minute = Number(clock[2] ?? 0);
+        const at = new Date(now);
+        const utc = /\bUTC\b/.test(message);
+        if (utc)
+            at.setUTCHours(hour, minute, 0, 0);
+        else
+            at.setHours(hour, minute, 0, 0);
+        if (at.getTime() <= now)
+            at.setTime(at.getTime() + 24 * 3600 * 1000);
+        return at.getTime();
+    }
+    const iso = /\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))\b/.exec(message);
+    if (iso) {
+        const at = Date.parse(iso[1]);
+        if (Number.isFinite(at))
+            return at;
+    }
+    return undefined;
+}
+/** Messages that mean a usage or quota limit rather than a passing API failure. */
+const USAGE_LIMIT = /usage limit|hit your (?:(?:usage|session|weekly|daily|monthly) )?limit|quota (?:exceeded|exhausted)|exceeded your (?:current )?quota|exhausted your (?:daily )?(?:quota|capacity)|RESOURCE_EXHAUSTED|TerminalQuotaError|usage_limit_reached|insufficient_quota/i;
+/** Retries reported in one run from which the record calls it an API-retry storm. */
+const RETRY_STORM = 3;
+/**
+ * The shared reader of a JSON-lines stream. Subclasses handle parsed objects (`onJson`) and emit
+ * normalised events; the outcome is assembled from what they recorded.
+ */
+class JsonLinesReader {
+    hooks;
+    notes = [];
+    usage;
+    finalMessage;
+    isError;
+    failure;
+    denials = [];
+    retries = 0;
+    /** The last API error seen in a retry, for the storm's note. */
+    lastRetryError;
+    stderrTail = '';
+    lines;
+    constructor(hooks) {
+        this.hooks = hooks;
+        this.lines = new LineSplitter(line => this.onLine(line), bytes => this.notes.push(`a stream line of ${bytes} bytes was too long to read and was skipped`));
+    }
+    stdout(chunk) {
+        this.lines.push(chunk);
+    }
+    stderr(chunk) {
+        // Kept for the failure message of an agent that dies without saying why on stdout.
+        this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-2000);
+    }
+    finish(_stdoutText, exit) {
+        this.lines.end();
+        this.end(exit);
+        if (this.retries >= RETRY_STORM)
+            this.notes.push(`API-retry storm: the agent retried the model API ${this.retries} times` +
+                (this.lastRetryError ? ` (last error: ${this.lastRetryError})` : ''));
+        if (!this.failure && exit && !exit.killed && exit.code !== null && exit.code !== 0) {
+            const said = oneLine(this.stderrTail.trim().split('\n').slice(-3).join(' '), 300);
+            this.failure = this.exitFailure(exit.code, said);
+        }
+        const outcome = { notes: this.notes };
+        if (this.finalMessage !== undefined)
+            outcome.finalMessage = this.finalMessage;
+        if (this.usage)
+            outcome.usage = this.usage;
+        if (this.isError !== undefined)
+            outcome.isError = this.isError;
+        if (this.failure)
+            outcome.failure = this.failure;
+        if (this.denials.length > 0)
+            outcome.permissionDenials = this.denials;
+        if (this.retries > 0)
+            outcome.apiRetries = this.retries;
+        return outcome;
+    }
+    /** The failure of a non-zero exit that the stream did not explain. */
+    exitFailure(code, stderr) {
+        return { kind: 'error', message: `the agent exited with ${code}${stderr ? `: ${stderr}` : ''}` };
+    }
+    /** Called once the stream has ended, before the outcome is assembled. */
+    end(_exit) { }
+    /** A line that is not JSON (a warning printed on stdout): kept in the transcript as is. */
+    onPlainLine(line) {
+        this.emit({ kind: 'text', text: line });
+    }
+    emit(event) {
+        if (event.kind === 'usage') {
+            this.usage = event.usage;
+            this.hooks.onUsage(event.usage);
+        }
+        this.hooks.onEvent?.(event);
+        const line = transcriptLine(event);
+        if (line !== undefined)
+            this.hooks.onTranscript(line);
+    }
+    deny(denial) {
+        const same = this.denials.some(d => d.tool === denial.tool && d.detail === denial.detail);
+        if (!same)
+            this.denials.push(denial);
+    }
+    onLine(line) {
+        if (line.trim() === '')
+            return;
+        let event;
+        try {
+            event = JSON.parse(line);
+        }
+        catch {
+            this.onPlainLine(line);
+            return;
+        }
+        if (isObject(event))
+            this.onJson(event);
+    }
+}
+
+// EXTERNAL MODULE: external "node:os"
+var external_node_os_ = __nccwpck_require__(48161);
+var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
+;// CONCATENATED MODULE: ./src/agents/watched-file.ts
+// A file an agent writes beside its output (a generic agent's cost report, gemini's telemetry log, codex's
+// session log), read while the agent runs: live enforcement of the dollar budget. A file we name lives in a
+// private temp folder removed afterwards; a file the agent names itself is found once it exists, and left.
+
+
+
+/** Bytes read at most per poll of an appended file (the rest waits for the next poll). */
+const READ_CHUNK = 4 * 1024 * 1024;
+/** A rewritten file larger than this is no report: it is not read. */
+const REWRITTEN_MAX = 1024 * 1024;
+// The agent may be another user who made the file: a symlink (to a file only we may read) is not followed, and
+// a FIFO or device is not opened for real (O_NONBLOCK, then only a regular file is read), so it cannot block us.
+const OPEN_FLAGS = external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK;
+class WatchedFile {
+    options;
+    /** The file's path; for a file the agent names, undefined until it is found. */
+    path;
+    dir;
+    timer;
+    last;
+    offset = 0;
+    constructor(options) {
+        this.options = options;
+        if ('name' in options) {
+            this.dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-agent-'));
+            // The agent may run as a user of its own (isolation): it may create the file there, but list nothing.
+            (0,external_node_fs_.chmodSync)(this.dir, 0o1733);
+            this.path = external_node_path_default().join(this.dir, options.name);
+        }
+        this.timer = setInterval(() => this.read(false), options.pollMs);
+        this.timer.unref();
+    }
+    /** A file we name (the agent gets its path in a variable): its path is known from the start. */
+    static named(options) {
+        return new WatchedFile(options);
+    }
+    /** The agent is done: a last read, then our own folder is removed. */
+    close() {
+        clearInterval(this.timer);
+        this.read(true);
+        if (this.dir)
+            (0,external_node_fs_.rmSync)(this.dir, { recursive: true, force: true });
+    }
+    read(final) {
+        if (this.path === undefined && 'find' in this.options)
+            this.path = this.options.find();
+        if (this.path === undefined)
+            return;
+        let fd;
+        try {
+            fd = (0,external_node_fs_.openSync)(this.path, OPEN_FLAGS);
+        }
+        catch {
+            return; // not there yet, or not a file we read
+        }
+        try {
+            const stat = (0,external_node_fs_.fstatSync)(fd);
+            if (!stat.isFile())
+                return;
+            if (this.options.mode === 'rewritten') {
+                if (stat.size > REWRITTEN_MAX)
+                    return;
+                const buffer = Buffer.alloc(stat.size);
+                const text = buffer.toString('utf8', 0, (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0));
+                if (text === this.last || text.trim() === '')
+                    return;
+                if (this.options.onChange(text, final))
+                    this.last = text;
+                return;
+            }
+            while (this.offset < stat.size) {
+                const buffer = Buffer.alloc(Math.min(READ_CHUNK, stat.size - this.offset));
+                const bytes = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, this.offset);
+                if (bytes === 0)
+                    break;
+                this.offset += bytes;
+                this.options.onData(buffer.subarray(0, bytes));
+                if (!final)
+                    break;
+            }
+        }
+        finally {
+            (0,external_node_fs_.closeSync)(fd);
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agents/generic.ts
+// Any program that reads the prompt on stdin. Its output is plain text; the final message is its end.
+// It may report its cost two ways (README, "Cost of your own agent"): a line on stdout or stderr
+// (`ralph-cost: usd=0.0123 input=1200 output=340`, or any line matching a configured pattern with named
+// groups), or a JSON file at the path in $RALPH_COST_FILE. Each report is the run's total so far.
+
+
+
+/** Characters of the prompt's end looked for in the output to recognise an echo of the prompt. */
+const ECHO_PROBE_CHARS = 200;
+/**
+ * The final message of a plain-text agent, precisely:
+ * 1. stdout only (stderr is logs and tool noise), with CRLF/CR read as LF;
+ * 2. when the output contains the end of the prompt (the last 200 characters of the trimmed prompt),
+ *    only what follows its last occurrence counts: an agent that echoes the prompt (`cat`, a CLI that
+ *    prints the user turn) never answers with the prompt's own words;
+ * 3. of that, the last paragraph: the lines after the last blank line, trailing blank lines ignored;
+ *    when that paragraph closes a `---RALPH_STATUS---` block that began earlier, the whole block.
+ * Undefined when nothing is left.
+ */
+function finalMessageFromOutput(stdout, prompt) {
+    let text = stdout.replace(/\r\n?/g, '\n');
+    const probe = prompt.replace(/\r\n?/g, '\n').trimEnd().slice(-ECHO_PROBE_CHARS);
+    if (probe.trim() !== '') {
+        const echoed = text.lastIndexOf(probe);
+        if (echoed !== -1)
+            text = text.slice(echoed + probe.length);
+    }
+    text = text.trimEnd();
+    if (text.trim() === '')
+        return undefined;
+    const lines = text.split('\n');
+    let start = lines.length - 1;
+    while (start > 0 && lines[start - 1].trim() !== '')
+        start--;
+    const paragraph = lines.slice(start);
+    const closesBlock = paragraph.some(line => line.trim() === '---END_RALPH_STATUS---');
+    const opensBlock = paragraph.some(line => line.trim() === '---RALPH_STATUS---');
+    if (closesBlock && !opensBlock) {
+        for (let i = start - 1; i >= 0; i--) {
+            if (lines[i].trim() === '---RALPH_STATUS---') {
+                start = i;
+                break;
+            }
+        }
+    }
+    return lines.slice(start).join('\n');
+}
+const COST_FILE_ENV = 'RALPH_COST_FILE';
+/** How often the cost file is read while the agent runs (live enforcement of the dollar budget). */
+const COST_FILE_POLL_MS = 250;
+const COST_LINE = /^\s*ralph-cost:\s*(.*)$/i;
+const FIELDS = ['usd', 'input', 'output', 'cache_read', 'cache_write'];
+/** A cost report's fields from JSON or `key=value` pairs; undefined when it holds nothing usable. */
+function parseCostReport(text) {
+    const values = {};
+    const trimmed = text.trim();
+    if (trimmed.startsWith('{')) {
+        try {
+            const json = JSON.parse(trimmed);
+            for (const [key, value] of Object.entries(json))
+                if (typeof value === 'number' || typeof value === 'string')
+                    values[key] = String(value);
+        }
+        catch {
+            return undefined;
+        }
+    }
+    else {
+        for (const match of trimmed.matchAll(/([A-Za-z_]+)\s*=\s*("[^"]*"|\S+)/g))
+            values[match[1].toLowerCase()] = match[2].replace(/^"|"$/g, '');
+        const bare = /^\$?(\d+(?:\.\d+)?)\s*(?:usd)?$/i.exec(trimmed);
+        if (bare)
+            values.usd = bare[1];
+    }
+    return costFromValues(values);
+}
+function costFromValues(values) {
+    const usdText = values.usd ?? values.cost_usd ?? values.total_cost_usd;
+    const number = (key) => {
+        const n = Number((values[key] ?? '').replace(/[$,_]/g, ''));
+        return Number.isFinite(n) && n >= 0 ? n : 0;
+    };
+    const report = {
+        input: number('input'),
+        output: number('output'),
+        cache_read: number('cache_read'),
+        cache_write: number('cache_write')
+    };
+    if (usdText !== undefined) {
+        const usd = Number(usdText.replace(/[$,_]/g, ''));
+        if (Number.isFinite(usd) && usd >= 0)
+            report.reportedUsd = usd;
+    }
+    if (values.model)
+        report.model = values.model;
+    const anything = report.reportedUsd !== undefined || FIELDS.some(f => values[f] !== undefined);
+    return anything ? report : undefined;
+}
+/** The cost line pattern, compiled once: one that does not compile is a configuration error. */
+function compileCostPattern(pattern) {
+    try {
+        return new RegExp(pattern);
+    }
+    catch (error) {
+        throw new Error(`The cost pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${error.message}`, { cause: error });
+    }
+}
+class PlainReader {
+    prompt;
+    hooks;
+    options;
+    env;
+    out;
+    err;
+    pattern;
+    usage;
+    failure;
+    retries = 0;
+    notes = [];
+    sink = {
+        report: usage => this.report(usage),
+        fail: failure => (this.failure = failure),
+        retried: () => this.retries++
+    };
+    costFile;
+    constructor(prompt, hooks, options = {}) {
+        this.prompt = prompt;
+        this.hooks = hooks;
+        this.options = options;
+        const onLine = (line) => this.onLine(line);
+        this.out = new LineSplitter(onLine);
+        this.err = new LineSplitter(onLine);
+        if (options.cost?.pattern)
+            this.pattern = compileCostPattern(options.cost.pattern);
+        const fileEnv = options.cost?.fileEnv ?? COST_FILE_ENV;
+        if (hooks && options.cost && fileEnv !== '') {
+            const costFile = WatchedFile.named({
+                name: 'cost.json',
+                pollMs: COST_FILE_POLL_MS,
+                mode: 'rewritten',
+                onChange: (text, final) => this.onCostFile(text, final, fileEnv)
+            });
+            this.costFile = costFile;
+            this.env = { [fileEnv]: costFile.path };
+        }
+    }
+    stdout(chunk) {
+        this.out.push(chunk);
+    }
+    stderr(chunk) {
+        this.err.push(chunk);
+    }
+    finish(stdoutText, exit) {
+        this.out.end();
+        this.err.end();
+        this.costFile?.close();
+        const text = this.options.clean ? this.options.clean(stdoutText) : stdoutText;
+        const finalMessage = finalMessageFromOutput(text, this.prompt);
+        const outcome = {
+            ...(finalMessage !== undefined ? { finalMessage } : {}),
+            notes: this.notes
+        };
+        if (this.usage)
+            outcome.usage = this.usage;
+        const byExit = exit && !exit.killed && exit.code !== null ? this.options.exitFailures?.[exit.code] : undefined;
+        const failure = this.failure ?? byExit;
+        if (failure)
+            outcome.failure = failure;
+        if (this.retries > 0)
+            outcome.apiRetries = this.retries;
+        if (this.retries >= RETRY_STORM)
+            this.notes.push(`API-retry storm: the agent retried the model API ${this.retries} times`);
+        return outcome;
+    }
+    report(usage) {
+        this.usage = usage;
+        this.hooks?.onUsage(usage);
+        this.hooks?.onEvent?.({ kind: 'usage', usage });
+    }
+    onLine(line) {
+        if (!this.hooks)
+            return;
+        const builtIn = this.options.cost ? COST_LINE.exec(line) : null;
+        if (builtIn) {
+            const usage = parseCostReport(builtIn[1]);
+            if (usage)
+                this.report(usage);
+            return;
+        }
+        if (this.pattern) {
+            const match = this.pattern.exec(line);
+            if (match?.groups) {
+                const usage = costFromValues(match.groups);
+                if (usage)
+                    this.report(usage);
+                return;
+            }
+        }
+        this.options.onLine?.(line, this.sink);
+    }
+    /** A new version of the cost file; `final` (the run is over) notes a file that holds no report. */
+    onCostFile(text, final, variable) {
+        const usage = parseCostReport(text);
+        if (usage)
+            this.report(usage);
+        // While the agent runs, a half-written file is read again at the next poll.
+        else if (final)
+            this.notes.push(`the cost file ($${variable}) held no cost report: ${text.trim().slice(0, 120)}`);
+        return usage !== undefined;
+    }
+}
+/** A reader of plain-text output (the generic final message; cost lines and the cost file when hooked). */
+function genericReader(prompt, hooks, options = {}) {
+    return new PlainReader(prompt, hooks, options);
+}
+
+/** The generic preset, reading cost reports as `cost` says. */
+function genericPresetWith(cost = {}) {
+    if (cost.pattern)
+        compileCostPattern(cost.pattern);
+    return {
+        name: 'generic',
+        jsonStream: false,
+        argv: userArgv => [...userArgv],
+        read: (prompt, hooks) => genericReader(prompt, hooks, { cost })
+    };
+}
+const genericPreset = genericPresetWith();
+
+;// CONCATENATED MODULE: ./src/agents/aider.ts
+// Aider has no JSON mode. After each model reply it prints (Aider-AI/aider aider/coders/base_coder.py,
+// calculate_and_show_tokens_and_cost):
+//   Tokens: 12k sent, 1.2k cache write, 10k cache hit, 133 received. Cost: $0.04 message, $0.10 session.
+// with the Cost part on its own line when both cache figures are shown, and no Cost part at all for a model
+// it has no price for. Counts above 999 are abbreviated (`format_tokens`: 2.5k, 12k). The session cost is
+// the run's total (one aider process per iteration); token counts are summed over replies. Aider takes
+// its prompt with --message, so it usually runs as `bash -c 'aider … --message "$(cat -)"'`; no flag is added.
+
+
+
+/** `aider …`, or a shell wrapper whose script starts with aider. */
+function isAiderCommand(argv) {
+    if (programStem(argv[0]) === 'aider')
+        return true;
+    const wrapped = wrappedProgram(argv);
+    return wrapped !== undefined && programStem(wrapped) === 'aider';
+}
+/** `12k` → 12000, `2.5k` → 2500, `1.2M` → 1200000, `133` → 133. */
+function parseTokenCount(text) {
+    const match = /^([\d.,]+)\s*([kKmM]?)$/.exec(text.trim());
+    if (!match)
+        return 0;
+    const value = Number(match[1].replace(/,/g, ''));
+    const scale = match[2].toLowerCase() === 'k' ? 1e3 : match[2].toLowerCase() === 'm' ? 1e6 : 1;
+    return Number.isFinite(value) ? Math.round(value * scale) : 0;
+}
+const TOKENS = /^Tokens:\s*(.+?)\.?(?:\s+Cost:.*)?$/;
+const COST = /Cost:\s*\$([\d.]+)\s*message,\s*\$([\d.]+)\s*session/;
+const RETRY = /Retrying in [\d.]+ seconds/i;
+/** Parses aider's usage lines as they come; the totals are the run's so far. */
+class AiderUsage {
+    totals = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    seen = false;
+    /** Reads one line; answers the new totals when it was a usage line. */
+    line(line) {
+        const text = line.trim();
+        let changed = false;
+        const tokens = TOKENS.exec(text);
+        if (tokens) {
+            let sent = 0;
+            let cacheWrite = 0;
+            for (const part of tokens[1].split(/[,;]/)) {
+                const m = /^\s*([\d.,]+\s*[kKmM]?)\s+(sent|received|Total|cache write|cache hit|cache read)\b/.exec(part);
+                if (!m)
+                    continue;
+                const n = parseTokenCount(m[1]);
+                if (m[2] === 'sent')
+                    sent = n;
+                else if (m[2] === 'received' || m[2] === 'Total')
+                    this.totals.output += n;
+                else if (m[2] === 'cache write')
+                    cacheWrite = n;
+                else
+                    this.totals.cache_read += n;
+            }
+            // "sent" counts the cache writes too.
+            this.totals.input += Math.max(0, sent - cacheWrite);
+            this.totals.cache_write += cacheWrite;
+            changed = true;
+        }
+        const cost = COST.exec(text);
+        if (cost) {
+            this.totals.reportedUsd = Number(cost[2]);
+            changed = true;
+        }
+        if (!changed)
+            return undefined;
+        this.seen = true;
+        return { ...this.totals };
+    }
+    get any() {
+        return this.seen;
+    }
+}
+/** Aider's status lines are not part of its answer. */
+function withoutAiderStatus(stdout) {
+    return stdout
+        .split('\n')
+        .filter(line => !/^\s*(Tokens:|Cost: \$|Applied edit to |Commit [0-9a-f]{7,} )/.test(line))
+        .join('\n');
+}
+function aiderReader(prompt, hooks) {
+    const usage = new AiderUsage();
+    return genericReader(prompt, hooks, {
+        clean: withoutAiderStatus,
+        onLine: (line, sink) => {
+            const totals = usage.line(line);
+            if (totals)
+                return sink.report(totals);
+            if (RETRY.test(line))
+                sink.retried();
+            if (USAGE_LIMIT.test(line)) {
+                const message = oneLine(line, 300);
+                const resetsAt = resetFromMessage(message);
+                sink.fail({ kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) });
+            }
+        }
+    });
+}
+const aiderPreset = {
+    name: 'aider',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: (prompt, hooks) => aiderReader(prompt, hooks)
+};
+
+;// CONCATENATED MODULE: ./src/agents/claude.ts
+// Claude Code in print mode. Like the reference runtime, `--output-format stream-json --verbose` is
+// appended (even when the user's command already has --output-format: argv parity with ralphify), and the
+// final message is the `result` event's text. Our own flags come only with our own settings: the loop's
+// remaining dollar budget as `--max-budget-usd` and its turn cap as `--max-turns`, unless already given.
+// Per-turn usage feeds the cost meter live; the readable transcript goes to agent.log.
+
+
+/** Appended verbatim, even when the user's command already has --output-format (the reference does). */
+const CLAUDE_STREAM_FLAGS = ['--output-format', 'stream-json', '--verbose'];
+/** Python's Path(argv0).stem == 'claude': `/usr/bin/claude`, `claude.exe` and `claude.cmd` all match. */
+function isClaudeCommand(argv0) {
+    return programStem(argv0) === 'claude';
+}
+/** Dollars as claude's --max-budget-usd reads them: never rounded up past what is left. */
+function formatBudget(usd) {
+    return (Math.floor(Math.max(0, usd) * 1e6) / 1e6).toString();
+}
+/** The command line: the reference's flags, then the caps the loop can hand to claude itself. */
+function claudeArgv(userArgv, caps = {}) {
+    const argv = [...userArgv, ...CLAUDE_STREAM_FLAGS];
+    if (caps.remainingUsd !== undefined && !hasOption(userArgv, ['--max-budget-usd']))
+        argv.push('--max-budget-usd', formatBudget(caps.remainingUsd));
+    if (caps.maxTurns !== undefined && !hasOption(userArgv, ['--max-turns']))
+        argv.push('--max-turns', String(caps.maxTurns));
+    return argv;
+}
+function toReport(usage, model) {
+    const report = {
+        input: num(usage.input_tokens),
+        output: num(usage.output_tokens),
+        cache_read: num(usage.cache_read_input_tokens),
+        cache_write: num(usage.cache_creation_input_tokens)
+    };
+    if (model)
+        report.model = model;
+    return report;
+}
+/** `modelUsage` sums (every model the run used, subagents and broken streams included), or undefined. */
+function modelUsageReport(modelUsage, model) {
+    if (!isObject(modelUsage))
+        return undefined;
+    const entries = Object.entries(modelUsage).filter(([, v]) => isObject(v));
+    if (entries.length === 0)
+        return undefined;
+    const report = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    for (const [, m] of entries) {
+        report.input += num(m.inputTokens);
+        report.output += num(m.outputTokens);
+        report.cache_read += num(m.cacheReadInputTokens);
+        report.cache_write += num(m.cacheCreationInputTokens);
+    }
+    // The model that did most of the work names the run.
+    const main = entries.reduce((a, b) => (num(b[1].outputTokens) > num(a[1].outputTokens) ? b : a))[0];
+    const named = main || model;
+    if (named !== undefined)
+        report.model = named;
+    return report;
+}
+/** Claude Code's stream-json, also spoken by qwen-code (which prints no dollars: its tokens are priced). */
+class ClaudeStreamReader extends JsonLinesReader {
+    agent;
+    // One assistant message arrives as several events (one per content block) with the same id and usage.
+    turns = new Map();
+    model;
+    sawResult = false;
+    constructor(hooks, 
+    /** The agent's name in messages. */
+    agent = 'claude') {
+        super(hooks);
+        this.agent = agent;
+    }
+    end(exit) {
+        if (this.sawResult)
+            return;
+        if (this.turns.size > 0)
+            this.usage = this.cumulative();
+        this.notes.push('the stream ended without a result event');
+        if (exit && !exit.killed && exit.code !== 0 && !this.failure)
+            this.failure = {
+                kind: 'error',
+                message: `${this.agent} exited with ${exit.code ?? exit.signal} without a result`
+            };
+    }
+    cumulative() {
+        const sum = {};
+        for (const usage of this.turns.values()) {
+            sum.input_tokens = num(sum.input_tokens) + num(usage.input_tokens);
+            sum.output_tokens = num(sum.output_tokens) + num(usage.output_tokens);
+            sum.cache_read_input_tokens = num(sum.cache_read_input_tokens) + num(usage.cache_read_input_tokens);
+            sum.cache_creation_input_tokens =
+                num(sum.cache_creation_input_tokens) + num(usage.cache_creation_input_tokens);
+        }
+        return toReport(sum, this.model);
+    }
+    onJson(event) {
+        switch (event.type) {
+            case 'system':
+                this.onSystem(event);
+                break;
+            case 'assistant':
+                this.onAssistant(event);
+                break;
+            case 'user':
+                this.onUser(event);
+                break;
+            case 'result':
+                this.onResult(event);
+                break;
+            case 'rate_limit_event':
+                this.onRateLimit(event);
+                break;
+        }
+    }
+    onSystem(event) {
+        if (event.subtype === 'init') {
+            if (typeof event.model === 'string')
+                this.model = event.model;
+            this.emit({
+                kind: 'notice',
+                message: `[session ${String(event.session_id ?? '?')}] model ${String(event.model ?? '?')}`
+            });
+        }
+        else if (event.subtype === 'api_retry') {
+            this.retries++;
+            const status = event.error_status ?? event.error ?? '?';
+            this.lastRetryError = String(event.error_status ?? event.error ?? 'unknown');
+            this.emit({
+                kind: 'notice',
+                message: `[api retry ${String(event.attempt ?? '?')}/${String(event.max_retries ?? '?')}] status ${String(status)}`
+            });
+        }
+        else if (event.subtype === 'permission_denied') {
+            const tool = str(event.tool_name) ?? '?';
+            const reason = str(event.decision_reason) ?? str(event.message) ?? '';
+            this.emit({
+                kind: 'notice',
+                message: `[permission denied] ${tool}${reason ? `: ${oneLine(reason)}` : ''}`
+            });
+        }
+    }
+    onAssistant(event) {
+        const message = isObject(event.message) ? event.message : {};
+        if (typeof message.model === 'string' && message.model !== '<synthetic>')
+            this.model = message.model;
+        for (const block of Array.isArray(message.content) ? message.content : []) {
+            if (!isObject(block))
+                continue;
+            if (block.type === 'text' && typeof block.text === 'string')
+                this.emit({ kind: 'text', text: block.text });
+            else if (block.type === 'tool_use')
+                this.emit({ kind: 'tool_call', name: String(block.name), detail: describeToolInput(block.input) });
+        }
+        // A synthetic message (an API error said as text) carries no real usage.
+        if (isObject(message.usage) && message.model !== '<synthetic>') {
+            const id = typeof message.id === 'string' ? message.id : `turn-${this.turns.size}`;
+            this.turns.set(id, message.usage);
+            this.emit({ kind: 'usage', usage: this.cumulative() });
+        }
+    }
+    onUser(event) {
+        const message = isObject(event.message) ? event.message : {};
+        for (const block of Array.isArray(message.content) ? message.content : []) {
+            if (!isObject(block) || block.type !== 'tool_result')
+                continue;
+            const content = typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? '');
+            this.emit({ kind: 'tool_result', ok: block.is_error !== true, detail: oneLine(content, 120) });
+        }
+    }
+    /** `rate_limit_event`: status "rejected" means a usage limit was hit (subscription logins only). */
+    onRateLimit(event) {
+        const info = isObject(event.rate_limit_info) ? event.rate_limit_info : {};
+        const status = str(info.status) ?? '?';
+        const resetsAt = typeof info.resetsAt === 'number' ? info.resetsAt * 1000 : undefined;
+        const kind = str(info.rateLimitType);
+        const when = resetsAt !== undefined ? `, resets at ${new Date(resetsAt).toISOString()}` : '';
+        this.emit({ kind: 'notice', message: `[rate limit] ${status}${kind ? ` (${kind})` : ''}${when}` });
+        if (status === 'rejected') {
+            this.failure = {
+                kind: 'usage_limit',
+                message: `claude's ${kind ? `${kind} ` : ''}usage limit was reached${when}`,
+                ...(resetsAt !== undefined ? { resetsAt } : {})
+            };
+        }
+    }
+    onResult(event) {
+        this.sawResult = true;
+        const fromModels = modelUsageReport(event.modelUsage, this.model);
+        const usage = fromModels ?? toReport(isObject(event.usage) ? event.usage : {}, this.model);
+        if (typeof event.total_cost_usd === 'number')
+            usage.reportedUsd = event.total_cost_usd;
+        else if (typeof event.cost_usd === 'number')
+            usage.reportedUsd = event.cost_usd;
+        const text = typeof event.result === 'string' ? event.result : undefined;
+        const isError = event.is_error === true;
+        this.finalMessage = text;
+        this.isError = isError;
+        this.emit({ kind: 'usage', usage });
+        for (const denial of Array.isArray(event.permission_denials) ? event.permission_denials : []) {
+            if (!isObject(denial))
+                continue;
+            const detail = describeToolInput(denial.tool_input);
+            this.deny({ tool: str(denial.tool_name) ?? '?', ...(detail ? { detail } : {}) });
+        }
+        if (isError)
+            this.failure = this.resultFailure(event, text);
+        const cost = usage.reportedUsd !== undefined ? ` · $${usage.reportedUsd.toFixed(4)}` : '';
+        const turns = event.num_turns !== undefined ? ` · ${String(event.num_turns)} turns` : '';
+        this.emit({
+            kind: 'result',
+            isError,
+            summary: `[result] ${String(event.subtype ?? '?')}${isError ? ' (error)' : ''}${cost}${turns}`,
+            ...(text !== undefined ? { text } : {})
+        });
+        if (text)
+            this.emit({ kind: 'text', text });
+    }
+    resultFailure(event, text) {
+        const errors = Array.isArray(event.errors) ? event.errors.filter(e => typeof e === 'string') : [];
+        // qwen says it in `error.message` instead.
+        const said = isObject(event.error) ? str(event.error.message) : undefined;
+        const message = oneLine(text || errors.join('; ') || said || String(event.subtype ?? 'error'), 300);
+        // A rejected rate_limit_event said more (the reset time) than the result will.
+        if (this.failure?.kind === 'usage_limit')
+            return this.failure;
+        switch (event.subtype) {
+            case 'error_max_budget_usd':
+                return { kind: 'budget', message };
+            case 'error_max_turns':
+                return { kind: 'max_turns', message };
+        }
+        // A 429 alone is a rate limit claude already retried: an API error, the loop goes on.
+        if (USAGE_LIMIT.test(message)) {
+            const resetsAt = resetFromMessage(message);
+            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
+        }
+        if (event.terminal_reason === 'api_error' ||
+            event.api_error_status != null ||
+            /^\[?API Error/.test(message))
+            return { kind: 'api_error', message };
+        return { kind: 'error', message };
+    }
+}
+const claudePreset = {
+    name: 'claude',
+    jsonStream: true,
+    argv: (userArgv, caps) => claudeArgv(userArgv, caps),
+    read: (_prompt, hooks) => new ClaudeStreamReader(hooks)
+};
+
+;// CONCATENATED MODULE: ./src/agents/codex.ts
+// Codex (`codex exec`). With `--json` it prints JSONL: thread.started, turn.started, item.started/updated/
+// completed (agent_message, reasoning, command_execution, file_change, mcp_tool_call, web_search, todo_list,
+// error), turn.completed{usage}, turn.failed{error}, and top-level `error` (also "Reconnecting... n/N").
+// It names no model and no dollars: the model comes from the command line or $CODEX_HOME/config.toml,
+// and the cost is estimated from the price table. The stream says the usage only in turn.completed, at the
+// end; turn by turn it comes from codex's own session log, $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-
+// <thread id>.jsonl, whose `token_count` events (total_token_usage) codex 0.169 writes after each model
+// response: so a dollar budget can stop a codex run mid-way.
+
+
+
+
+
+
+
+
+const EXEC = ['exec', 'e'];
+const JSON_FLAGS = ['--json', '--experimental-json'];
+/** How often the session log is read while codex runs. */
+const SESSION_POLL_MS = 250;
+/** `codex exec …` (or its alias `codex e …`): the only codex command a loop can run headless. */
+function isCodexExec(argv) {
+    return programStem(argv[0]) === 'codex' && subcommandIndex(argv, EXEC) !== -1;
+}
+/** The user's argv with `--json` right after `exec`, unless it is there already. */
+function codexArgv(userArgv) {
+    if (hasOption(userArgv, JSON_FLAGS))
+        return [...userArgv];
+    return insertAfter(userArgv, subcommandIndex(userArgv, EXEC), ['--json']);
+}
+const unquote = (value) => value.trim().replace(/^["']|["']$/g, '');
+/** The top-level `model = "…"` of a config.toml (before its first [table]). */
+function modelInConfigToml(text) {
+    for (const line of text.split('\n')) {
+        if (/^\s*\[/.test(line))
+            return undefined;
+        const match = /^\s*model\s*=\s*(["'])([^"']+)\1/.exec(line);
+        if (match)
+            return match[2];
+    }
+    return undefined;
+}
+/** $CODEX_HOME, or ~/.codex. */
+const codexHomeOf = (env) => env.CODEX_HOME || external_node_path_default().join(env.HOME || external_node_os_default().homedir(), '.codex');
+const pad = (n) => String(n).padStart(2, '0');
+/**
+ * The session log of thread `threadId`, once codex has made it. Its folder is named after the date codex
+ * saw (local time); a run near midnight, or a clock in another zone, is found a day apart too.
+ */
+function codexSessionLog(codexHome, threadId, now = Date.now()) {
+    const days = new Set();
+    for (const offset of [0, -1, 1]) {
+        const day = new Date(now + offset * 86400000);
+        days.add(external_node_path_default().join(String(day.getFullYear()), pad(day.getMonth() + 1), pad(day.getDate())));
+        days.add(external_node_path_default().join(String(day.getUTCFullYear()), pad(day.getUTCMonth() + 1), pad(day.getUTCDate())));
+    }
+    for (const day of days) {
+        const dir = external_node_path_default().join(codexHome, 'sessions', day);
+        let names;
+        try {
+            names = (0,external_node_fs_.readdirSync)(dir);
+        }
+        catch {
+            continue;
+        }
+        const name = names.find(file => file.startsWith('rollout-') && file.endsWith(`-${threadId}.jsonl`));
+        if (name)
+            return external_node_path_default().join(dir, name);
+    }
+    return undefined;
+}
+/** The model codex will use: `-m`/`--model`, `-c model=…`, then $CODEX_HOME/config.toml (~/.codex). */
+function codexModel(argv, env) {
+    const flag = optionValue(argv, ['-m', '--model']);
+    if (flag)
+        return flag;
+    let fromConfig;
+    const tokens = argv.slice(1);
+    tokens.forEach((token, i) => {
+        const setting = token === '-c' || token === '--config'
+            ? tokens[i + 1]
+            : token.startsWith('--config=')
+                ? token.slice(9)
+                : undefined;
+        const match = setting ? /^model\s*=\s*(.+)$/.exec(setting) : null;
+        if (match)
+            fromConfig = unquote(match[1]);
+    });
+    if (fromConfig)
+        return fromConfig;
+    try {
+        return modelInConfigToml((0,external_node_fs_.readFileSync)(external_node_path_default().join(codexHomeOf(env), 'config.toml'), 'utf8'));
+    }
+    catch {
+        return undefined;
+    }
+}
+class CodexStreamReader extends JsonLinesReader {
+    model;
+    codexHome;
+    totals = { input: 0, cached: 0, cacheWrite: 0, output: 0 };
+    sawUsage = false;
+    lastError;
+    /** The session log, read while codex runs: usage after each model response. */
+    session;
+    liveTokens = 0;
+    constructor(hooks, model, codexHome) {
+        super(hooks);
+        this.model = model;
+        this.codexHome = codexHome;
+    }
+    finish(stdoutText, exit) {
+        this.session?.close();
+        return super.finish(stdoutText, exit);
+    }
+    /** Follows the thread's session log from the moment the stream names the thread. */
+    followSession(threadId) {
+        const home = this.codexHome;
+        if (!home || this.session || !/^[\w-]+$/.test(threadId))
+            return;
+        const lines = new LineSplitter(line => this.onSessionLine(line));
+        this.session = new WatchedFile({
+            find: () => codexSessionLog(home, threadId),
+            pollMs: SESSION_POLL_MS,
+            mode: 'appended',
+            onData: chunk => lines.push(chunk)
+        });
+    }
+    onSessionLine(line) {
+        if (!line.includes('"token_count"'))
+            return;
+        let event;
+        try {
+            event = JSON.parse(line);
+        }
+        catch {
+            return;
+        }
+        const payload = isObject(event) && isObject(event.payload) ? event.payload : {};
+        const info = isObject(payload.info) ? payload.info : {};
+        const total = isObject(info.total_token_usage) ? info.total_token_usage : undefined;
+        if (payload.type !== 'token_count' || !total)
+            return;
+        const tokens = num(total.input_tokens) + num(total.output_tokens);
+        // turn.completed already said as much (or more): the stream is the final word.
+        if (tokens <= this.liveTokens)
+            return;
+        this.liveTokens = tokens;
+        this.emit({
+            kind: 'usage',
+            usage: this.report({
+                input: num(total.input_tokens),
+                cached: num(total.cached_input_tokens),
+                cacheWrite: num(total.cache_write_input_tokens),
+                output: num(total.output_tokens)
+            })
+        });
+    }
+    /** input_tokens counts the cached ones too (as the Responses API does): priced apart. */
+    report(totals) {
+        const report = {
+            input: Math.max(0, totals.input - totals.cached - totals.cacheWrite),
+            output: totals.output,
+            cache_read: totals.cached,
+            cache_write: totals.cacheWrite
+        };
+        if (this.model)
+            report.model = this.model;
+        return report;
+    }
+    end(exit) {
+        if (!this.sawUsage && !exit?.killed)
+            this.notes.push('codex reported no usage (no turn.completed)');
+        if (exit?.killed && !this.sawUsage)
+            this.notes.push(this.liveTokens > 0
+                ? 'codex was stopped before turn.completed: its usage is what its session log said so far'
+                : 'codex was stopped before turn.completed: its usage is unknown');
+        if (!this.model)
+            this.notes.push('codex did not say its model (set -m or model in config.toml) so its tokens cannot be priced');
+        if (this.session && this.session.path === undefined)
+            this.notes.push(`codex's session log (${this.codexHome}/sessions/…) was not found: its usage was known only at the end`);
+    }
+    onJson(event) {
+        switch (event.type) {
+            case 'thread.started':
+                if (typeof event.thread_id === 'string')
+                    this.followSession(event.thread_id);
+                this.emit({
+                    kind: 'notice',
+                    message: `[thread ${String(event.thread_id ?? '?')}] model ${this.model ?? '?'}`
+                });
+                break;
+            case 'item.started':
+                if (isObject(event.item))
+                    this.onItemStarted(event.item);
+                break;
+            case 'item.completed':
+                if (isObject(event.item))
+                    this.onItemCompleted(event.item);
+                break;
+            case 'turn.completed':
+                this.onUsage(isObject(event.usage) ? event.usage : {});
+                break;
+            case 'turn.failed':
+                this.onTurnFailed(isObject(event.error) ? str(event.error.message) : undefined);
+                break;
+            case 'error':
+                this.onError(str(event.message) ?? JSON.stringify(event));
+                break;
+        }
+    }
+    onItemStarted(item) {
+        if (item.type === 'command_execution')
+            this.emit({ kind: 'tool_call', name: 'exec', detail: oneLine(str(item.command) ?? '') });
+        else if (item.type === 'mcp_tool_call')
+            this.emit({
+                kind: 'tool_call',
+                name: `${String(item.server ?? 'mcp')}.${String(item.tool ?? '?')}`,
+                detail: describeToolInput(item.arguments)
+            });
+    }
+    onItemCompleted(item) {
+        switch (item.type) {
+            case 'agent_message': {
+                const text = str(item.text) ?? '';
+                this.finalMessage = text;
+                this.emit({ kind: 'text', text });
+                break;
+            }
+            case 'command_execution': {
+                const output = oneLine(str(item.aggregated_output) ?? '', 120);
+                const code = item.exit_code;
+                this.emit({
+                    kind: 'tool_result',
+                    ok: code === 0,
+                    detail: `exit ${code === null || code === undefined ? '?' : String(code)}${output ? ` ${output}` : ''}`
+                });
+                break;
+            }
+            case 'file_change': {
+                const changes = Array.isArray(item.changes) ? item.changes.filter(isObject) : [];
+                const detail = changes.map(c => `${String(c.kind ?? '?')} ${String(c.path ?? '?')}`).join(', ');
+                this.emit({ kind: 'tool_call', name: 'apply_patch', detail: oneLine(detail) });
+                if (item.status === 'failed')
+                    this.emit({ kind: 'tool_result', ok: false, detail: 'the patch failed' });
+                break;
+            }
+            case 'mcp_tool_call':
+                this.emit({
+                    kind: 'tool_result',
+                    ok: item.status !== 'failed',
+                    detail: oneLine(JSON.stringify(item.result ?? item.error ?? ''), 120)
+                });
+                break;
+            case 'web_search':
+                this.emit({ kind: 'tool_call', name: 'web_search', detail: oneLine(str(item.query) ?? '') });
+                break;
+            case 'error':
+                this.emit({ kind: 'error', message: oneLine(str(item.message) ?? '', 300) });
+                break;
+        }
+    }
+    onUsage(usage) {
+        this.sawUsage = true;
+        this.totals.input += num(usage.input_tokens);
+        this.totals.cached += num(usage.cached_input_tokens);
+        this.totals.cacheWrite += num(usage.cache_write_input_tokens);
+        this.totals.output += num(usage.output_tokens);
+        this.liveTokens = Math.max(this.liveTokens, this.totals.input + this.totals.output);
+        const report = this.report(this.totals);
+        this.emit({ kind: 'usage', usage: report });
+        const cached = report.cache_read > 0 ? ` · ${report.cache_read} cached` : '';
+        this.emit({
+            kind: 'result',
+            isError: false,
+            summary: `[turn completed] ${report.input} input${cached} · ${report.output} output tokens`
+        });
+    }
+    onError(message) {
+        if (/^Reconnecting\.\.\./.test(message)) {
+            this.retries++;
+            this.lastRetryError = oneLine(message.replace(/^Reconnecting\.\.\.\s*\S+\s*/, ''), 160);
+            this.emit({ kind: 'notice', message: `[api retry] ${oneLine(message, 200)}` });
+            return;
+        }
+        this.lastError = message;
+        this.emit({ kind: 'error', message: oneLine(message, 300) });
+    }
+    onTurnFailed(message) {
+        const said = oneLine(message ?? this.lastError ?? 'turn failed', 300);
+        this.isError = true;
+        this.failure = this.failureOf(said);
+        this.emit({ kind: 'result', isError: true, summary: `[turn failed] ${said}` });
+    }
+    failureOf(message) {
+        if (USAGE_LIMIT.test(message)) {
+            const resetsAt = resetFromMessage(message);
+            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
+        }
+        return { kind: 'api_error', message };
+    }
+}
+/** codex exec with --json (added unless the user gave it): the JSONL reader. */
+const codexPreset = {
+    name: 'codex',
+    jsonStream: true,
+    argv: userArgv => codexArgv(userArgv),
+    read: (_prompt, hooks, context) => new CodexStreamReader(hooks, context ? codexModel(context.argv, context.env) : undefined, context ? codexHomeOf(context.env) : undefined)
+};
+/** codex exec run exactly as written, without --json (ralphify's argv): read as plain text. */
+const codexPlainPreset = {
+    name: 'codex',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: prompt => genericReader(prompt)
+};
+/** Whether the user already asked codex for JSON output. */
+const codexAskedForJson = (argv) => hasOption(argv, JSON_FLAGS);
+
+;// CONCATENATED MODULE: ./src/agents/gemini-telemetry.ts
+// Gemini CLI's usage turn by turn. Its stream-json says what a run used only in its last `result` event, so
+// alone it cannot be held to a dollar budget mid-run. Its local telemetry can: with GEMINI_TELEMETRY_TARGET=local
+// and an outfile, gemini 0.61 appends a `gemini_cli.api_response` log record for every model response
+// (input_token_count, cached_content_token_count, output_token_count, thoughts_token_count, tool_token_count,
+// model), exported in batches every 5 seconds (the OpenTelemetry BatchLogRecordProcessor's default). The file
+// holds pretty-printed JSON values one after another (packages/core/src/telemetry/file-exporters.ts); the
+// records' attributes are read line by line, never the whole (large) values.
+
+
+/** Variables the user may have set for gemini's telemetry: then theirs stays, and no file is read. */
+const GEMINI_TELEMETRY_PREFIX = 'GEMINI_TELEMETRY_';
+/** How often the telemetry file is read (it is written every 5 s). */
+const POLL_MS = 500;
+const ATTRIBUTE = /^ {4}"(event\.name|model|input_token_count|output_token_count|cached_content_token_count|thoughts_token_count|tool_token_count)": (.*?),?$/;
+/** Reads gemini's telemetry file as it grows; `onUsage` gets the run's totals after each model response. */
+class GeminiTelemetry {
+    onUsage;
+    file;
+    lines;
+    totals = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    /** Attributes of the top-level value being read. */
+    record = new Map();
+    responses = 0;
+    constructor(onUsage) {
+        this.onUsage = onUsage;
+        this.lines = new LineSplitter(line => this.onLine(line));
+        this.file = WatchedFile.named({
+            name: 'telemetry.json',
+            pollMs: POLL_MS,
+            mode: 'appended',
+            onData: chunk => this.lines.push(chunk)
+        });
+    }
+    /** The variables that make gemini write the file: local target, no prompts logged. */
+    get env() {
+        return {
+            GEMINI_TELEMETRY_ENABLED: 'true',
+            GEMINI_TELEMETRY_TARGET: 'local',
+            GEMINI_TELEMETRY_OUTFILE: this.file.path,
+            GEMINI_TELEMETRY_LOG_PROMPTS: 'false'
+        };
+    }
+    close() {
+        this.file.close();
+        this.lines.end();
+    }
+    onLine(line) {
+        if (line === '{')
+            this.record = new Map();
+        else if (line === '}')
+            this.endRecord();
+        else {
+            const match = ATTRIBUTE.exec(line);
+            if (match)
+                this.record.set(match[1], match[2]);
+        }
+    }
+    endRecord() {
+        const record = this.record;
+        this.record = new Map();
+        if (record.get('event.name') !== '"gemini_cli.api_response"')
+            return;
+        const count = (name) => {
+            const value = Number(record.get(name) ?? 0);
+            return Number.isFinite(value) && value > 0 ? value : 0;
+        };
+        // As the final stats count them: the prompt includes the cached tokens; thoughts and tool tokens are output.
+        const cached = count('cached_content_token_count');
+        this.totals.input += Math.max(0, count('input_token_count') - cached);
+        this.totals.cache_read += cached;
+        this.totals.output +=
+            count('output_token_count') + count('thoughts_token_count') + count('tool_token_count');
+        try {
+            const model = JSON.parse(record.get('model') ?? 'null');
+            if (typeof model === 'string' && model)
+                this.totals.model = model;
+        }
+        catch {
+            // a model we cannot read leaves the last one
+        }
+        this.responses++;
+        this.onUsage({ ...this.totals });
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agents/gemini.ts
+// Gemini CLI with `--output-format stream-json` (added unless the user chose a format). Events, as
+// google-gemini/gemini-cli prints them (packages/core/src/output/types.ts): init{session_id, model},
+// message{role, content, delta}, tool_use{tool_name, tool_id, parameters}, tool_result{tool_id, status,
+// output, error}, error{severity, message}, result{status, error, stats{total_tokens, input_tokens,
+// output_tokens, cached, input, duration_ms, tool_calls}}. Tokens only: the cost is estimated. The stream says
+// the usage only at the end; turn by turn it comes from gemini's local telemetry file (gemini-telemetry.ts),
+// so a dollar budget can stop a run mid-way, a few seconds after the response that crossed it. Fatal errors
+// end with a `result` whose status is "error" and an exit code (packages/core/src/utils/errors.ts): 41 auth,
+// 42 input, 44 sandbox, 52 config, 53 turn limit, 54 tool, 130 cancelled.
+
+
+
+
+const FORMAT = ['--output-format', '-o'];
+const isGeminiCommand = (argv) => programStem(argv[0]) === 'gemini';
+/** The output format the user chose, if any. */
+const geminiFormat = (argv) => optionValue(argv, FORMAT);
+function geminiArgv(userArgv) {
+    return hasOption(userArgv, FORMAT) ? [...userArgv] : [...userArgv, '--output-format', 'stream-json'];
+}
+/** Exit codes of gemini's FatalError classes. */
+const GEMINI_EXIT_FAILURES = {
+    41: { kind: 'auth_error', message: 'gemini could not authenticate (exit 41)' },
+    42: { kind: 'input_error', message: 'gemini refused its input (exit 42)' },
+    44: { kind: 'error', message: 'gemini could not set up its sandbox (exit 44)' },
+    52: { kind: 'error', message: 'gemini found its configuration invalid (exit 52)' },
+    53: { kind: 'max_turns', message: 'gemini reached its session turn limit (exit 53)' },
+    54: { kind: 'error', message: 'a gemini tool failed fatally (exit 54)' },
+    130: { kind: 'error', message: 'gemini was cancelled (exit 130)' }
+};
+function failureOf(type, message) {
+    if (USAGE_LIMIT.test(`${type ?? ''} ${message}`)) {
+        const resetsAt = resetFromMessage(message);
+        return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
+    }
+    switch (type) {
+        case 'FatalTurnLimitedError':
+            return { kind: 'max_turns', message };
+        case 'FatalInputError':
+            return { kind: 'input_error', message };
+        case 'FatalAuthenticationError':
+            return { kind: 'auth_error', message };
+    }
+    return { kind: /api error/i.test(message) ? 'api_error' : 'error', message };
+}
+class GeminiStreamReader extends JsonLinesReader {
+    model;
+    /** Assistant text of the current turn, sent as deltas. */
+    pending = '';
+    sawEvent = false;
+    sawResult = false;
+    tools = new Map();
+    /** Usage turn by turn, from gemini's local telemetry (see gemini-telemetry.ts). */
+    telemetry;
+    env;
+    constructor(hooks, agentEnv = {}) {
+        super(hooks);
+        const ownTelemetry = Object.keys(agentEnv).filter(name => name.startsWith(GEMINI_TELEMETRY_PREFIX));
+        if (ownTelemetry.length > 0) {
+            this.notes.push(`gemini's own telemetry settings are in its environment (${ownTelemetry.join(', ')}): its usage is known only when a run ends`);
+            return;
+        }
+        this.telemetry = new GeminiTelemetry(usage => {
+            // The result's stats are the final word; what the telemetry adds afterwards was already counted.
+            if (!this.sawResult)
+                this.emit({ kind: 'usage', usage: { ...usage, ...(this.model ? { model: this.model } : {}) } });
+        });
+        this.env = this.telemetry.env;
+    }
+    onJson(event) {
+        if (typeof event.type !== 'string')
+            return;
+        this.sawEvent = true;
+        if (event.type !== 'message')
+            this.flush();
+        switch (event.type) {
+            case 'init':
+                if (typeof event.model === 'string')
+                    this.model = event.model;
+                this.emit({
+                    kind: 'notice',
+                    message: `[session ${String(event.session_id ?? '?')}] model ${String(event.model ?? '?')}`
+                });
+                break;
+            case 'message':
+                if (event.role === 'assistant')
+                    this.onAssistant(str(event.content) ?? '', event.delta === true);
+                break;
+            case 'tool_use': {
+                const name = str(event.tool_name) ?? '?';
+                this.tools.set(String(event.tool_id ?? ''), name);
+                // A tool call ends the turn's text: the final message is what comes after the last one.
+                this.finalMessage = undefined;
+                this.emit({ kind: 'tool_call', name, detail: describeToolInput(event.parameters) });
+                break;
+            }
+            case 'tool_result': {
+                const ok = event.status !== 'error';
+                const error = isObject(event.error) ? str(event.error.message) : undefined;
+                this.emit({ kind: 'tool_result', ok, detail: oneLine(error ?? str(event.output) ?? '', 120) });
+                break;
+            }
+            case 'error': {
+                const message = oneLine(str(event.message) ?? '', 300);
+                if (event.severity === 'warning')
+                    this.emit({ kind: 'notice', message: `[warning] ${message}` });
+                else
+                    this.emit({ kind: 'error', message });
+                break;
+            }
+            case 'result':
+                this.onResult(event);
+                break;
+        }
+    }
+    onAssistant(content, delta) {
+        if (!delta)
+            this.flush();
+        this.pending += content;
+        this.finalMessage = (this.finalMessage ?? '') + content;
+        if (!delta)
+            this.flush();
+    }
+    /** The turn's text so far becomes one transcript entry. */
+    flush() {
+        if (this.pending === '')
+            return;
+        this.emit({ kind: 'text', text: this.pending });
+        this.pending = '';
+    }
+    onResult(event) {
+        this.sawResult = true;
+        if (isObject(event.stats))
+            this.emit({ kind: 'usage', usage: this.usageOf(event.stats) });
+        const isError = event.status === 'error';
+        this.isError = isError;
+        const error = isObject(event.error) ? event.error : undefined;
+        if (isError) {
+            const message = oneLine(str(error?.message) ?? 'gemini reported an error', 300);
+            this.failure = failureOf(str(error?.type), message);
+        }
+        const calls = isObject(event.stats) && event.stats.tool_calls !== undefined
+            ? ` · ${String(event.stats.tool_calls)} tool calls`
+            : '';
+        this.emit({
+            kind: 'result',
+            isError,
+            summary: `[result] ${String(event.status ?? '?')}${error ? `: ${oneLine(str(error.message) ?? '', 200)}` : ''}${calls}`
+        });
+    }
+    /** input_tokens counts the cached ones; total_tokens also counts thinking and tool tokens (billed as output). */
+    usageOf(stats) {
+        const prompt = num(stats.input_tokens);
+        const cached = num(stats.cached);
+        const output = num(stats.output_tokens);
+        const extra = Math.max(0, num(stats.total_tokens) - prompt - output);
+        const report = {
+            input: stats.input !== undefined ? num(stats.input) : Math.max(0, prompt - cached),
+            output: output + extra,
+            cache_read: cached,
+            cache_write: 0
+        };
+        if (this.model)
+            report.model = this.model;
+        return report;
+    }
+    end() {
+        this.flush();
+    }
+    finish(stdoutText, exit) {
+        // A last read first: a killed run's usage is what its telemetry said so far.
+        this.telemetry?.close();
+        // `--output-format json` prints one (pretty-printed) object at the end instead of a stream.
+        if (!this.sawEvent)
+            this.readJsonOutput(stdoutText);
+        if (!this.sawResult && this.sawEvent && !exit?.killed)
+            this.notes.push('the stream ended without a result event');
+        return super.finish(stdoutText, exit);
+    }
+    exitFailure(code, stderr) {
+        const known = GEMINI_EXIT_FAILURES[code];
+        if (known)
+            return { kind: known.kind, message: `${known.message}${stderr ? `: ${stderr}` : ''}` };
+        return super.exitFailure(code, stderr);
+    }
+    readJsonOutput(text) {
+        let json;
+        try {
+            json = JSON.parse(text.trim());
+        }
+        catch {
+            return;
+        }
+        if (!isObject(json))
+            return;
+        if (typeof json.response === 'string')
+            this.finalMessage = json.response;
+        const stats = isObject(json.stats) && isObject(json.stats.models) ? json.stats.models : undefined;
+        if (stats) {
+            const usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+            let main = ['', -1];
+            for (const [model, metrics] of Object.entries(stats)) {
+                const tokens = isObject(metrics) && isObject(metrics.tokens) ? metrics.tokens : {};
+                const cached = num(tokens.cached);
+                usage.input += Math.max(0, num(tokens.prompt) - cached);
+                usage.cache_read += cached;
+                usage.output += num(tokens.candidates) + num(tokens.thoughts) + num(tokens.tool);
+                if (num(tokens.candidates) > main[1])
+                    main = [model, num(tokens.candidates)];
+            }
+            if (main[0])
+                usage.model = main[0];
+            this.emit({ kind: 'usage', usage });
+        }
+        if (isObject(json.error)) {
+            this.isError = true;
+            this.failure = failureOf(str(json.error.type), oneLine(str(json.error.message) ?? 'error', 300));
+            this.emit({ kind: 'error', message: this.failure.message });
+        }
+    }
+}
+/** gemini with a JSON output format (stream-json added unless the user chose one). */
+const geminiPreset = {
+    name: 'gemini',
+    jsonStream: true,
+    argv: userArgv => geminiArgv(userArgv),
+    read: (_prompt, hooks, context) => new GeminiStreamReader(hooks, context?.env)
+};
+/** gemini run exactly as written with text output: read as plain text. */
+const geminiPlainPreset = {
+    name: 'gemini',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: (prompt, hooks) => genericReader(prompt, hooks, { exitFailures: GEMINI_EXIT_FAILURES })
+};
+
+;// CONCATENATED MODULE: ./src/agents/opencode.ts
+// opencode (`opencode run`) with `--format json` (added unless the user gave a format). Each line is
+// `{type, timestamp, sessionID, …}` as anomalyco/opencode prints it (packages/opencode/src/cli/cmd/run.ts):
+// step_start, text, reasoning, tool_use and step_finish carry a `part`; `error` carries `error{name, data}`;
+// newer builds end with `done{reason, rejected}` (permissions it auto-rejected). step_finish's part has the
+// step's `cost` in dollars and `tokens{input, output, reasoning, cache{read, write}}` (message-v2.ts
+// StepFinishPart): the cost is reported, summed over steps (tokens.total, when present, is cumulative and
+// is not summed).
+
+
+
+const isOpencodeRun = (argv) => programStem(argv[0]) === 'opencode' && subcommandIndex(argv, ['run']) !== -1;
+/** The output format the user chose, if any. */
+const opencodeFormat = (argv) => optionValue(argv, ['--format']);
+function opencodeArgv(userArgv) {
+    if (hasOption(userArgv, ['--format']))
+        return [...userArgv];
+    return insertAfter(userArgv, subcommandIndex(userArgv, ['run']), ['--format', 'json']);
+}
+class OpencodeStreamReader extends JsonLinesReader {
+    totals = {
+        input: 0,
+        output: 0,
+        cache_read: 0,
+        cache_write: 0,
+        reportedUsd: 0
+    };
+    steps = 0;
+    /** Text parts since the last tool call: the final message. */
+    tail = [];
+    constructor(hooks) {
+        super(hooks);
+    }
+    onJson(event) {
+        const part = isObject(event.part) ? event.part : {};
+        switch (event.type) {
+            case 'text': {
+                const text = str(part.text) ?? '';
+                this.tail.push(text);
+                this.finalMessage = this.tail.join('\n\n');
+                this.emit({ kind: 'text', text });
+                break;
+            }
+            case 'tool_use':
+                this.onTool(part);
+                break;
+            case 'step_finish':
+                this.onStep(part);
+                break;
+            case 'error':
+                this.onError(isObject(event.error) ? event.error : {});
+                break;
+            case 'done':
+                for (const permission of Array.isArray(event.rejected) ? event.rejected : [])
+                    if (typeof permission === 'string')
+                        this.deny({ tool: permission });
+                if (this.denials.length > 0)
+                    this.emit({
+                        kind: 'notice',
+                        message: `[permission denied] ${this.denials.map(d => d.tool).join(', ')}`
+                    });
+                break;
+        }
+    }
+    onTool(part) {
+        const state = isObject(part.state) ? part.state : {};
+        const name = str(part.tool) ?? '?';
+        this.tail = [];
+        this.finalMessage = undefined;
+        this.emit({
+            kind: 'tool_call',
+            name,
+            detail: describeToolInput(state.input) || oneLine(str(state.title) ?? '')
+        });
+        const ok = state.status !== 'error';
+        const detail = ok ? str(state.output) || str(state.title) || '' : str(state.error) || 'failed';
+        this.emit({ kind: 'tool_result', ok, detail: oneLine(detail, 120) });
+    }
+    onStep(part) {
+        this.steps++;
+        const tokens = isObject(part.tokens) ? part.tokens : {};
+        const cache = isObject(tokens.cache) ? tokens.cache : {};
+        this.totals.input += num(tokens.input);
+        // Reasoning tokens are billed as output.
+        this.totals.output += num(tokens.output) + num(tokens.reasoning);
+        this.totals.cache_read += num(cache.read);
+        this.totals.cache_write += num(cache.write);
+        this.totals.reportedUsd = (this.totals.reportedUsd ?? 0) + num(part.cost);
+        const model = isObject(part.model) ? str(part.model.modelID) : undefined;
+        if (model)
+            this.totals.model = model;
+        this.emit({ kind: 'usage', usage: { ...this.totals } });
+    }
+    onError(error) {
+        const data = isObject(error.data) ? error.data : {};
+        const name = str(error.name) ?? 'Error';
+        const message = oneLine(str(data.message) ?? name, 300);
+        this.isError = true;
+        this.failure = this.failureOf(name, message, data.statusCode);
+        this.emit({ kind: 'error', message: `${name}: ${message}` });
+    }
+    failureOf(name, message, status) {
+        // A 429 is a usage limit only when it says quota; a per-minute rate limit is an API error.
+        if (USAGE_LIMIT.test(message) || (status === 429 && /quota/i.test(message))) {
+            const resetsAt = resetFromMessage(message);
+            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
+        }
+        if (name === 'ProviderAuthError')
+            return { kind: 'auth_error', message };
+        if (name === 'APIError')
+            return { kind: 'api_error', message };
+        return { kind: 'error', message };
+    }
+    end(exit) {
+        if (this.steps === 0 && !exit?.killed)
+            this.notes.push('opencode reported no step_finish: its cost is unknown');
+        const summary = `[done] ${this.steps} steps · $${(this.totals.reportedUsd ?? 0).toFixed(4)}`;
+        if (this.steps > 0)
+            this.emit({ kind: 'result', isError: this.isError === true, summary });
+    }
+}
+const opencodePreset = {
+    name: 'opencode',
+    jsonStream: true,
+    argv: userArgv => opencodeArgv(userArgv),
+    read: (_prompt, hooks) => new OpencodeStreamReader(hooks)
+};
+const opencodePlainPreset = {
+    name: 'opencode',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: prompt => genericReader(prompt)
+};
+
+;// CONCATENATED MODULE: ./src/agents/qwen.ts
+// qwen-code (`qwen`) with `--output-format stream-json` (added unless the user chose a format). Its stream has
+// Claude Code's shape (system/init, assistant with per-turn usage, user tool results, a last `result`), as
+// qwen 0.24.4 prints it against a Chat Completions server, but no dollars: the tokens are priced from the
+// table, turn by turn, so a dollar cap can stop a run mid-way. The loop's turn cap goes in as
+// `--max-session-turns`.
+
+
+
+const qwen_FORMAT = ['--output-format', '-o'];
+const isQwenCommand = (argv) => programStem(argv[0]) === 'qwen';
+/** The output format the user chose, if any. */
+const qwenFormat = (argv) => optionValue(argv, qwen_FORMAT);
+function qwenArgv(userArgv, caps = {}) {
+    const argv = hasOption(userArgv, qwen_FORMAT) ? [...userArgv] : [...userArgv, '--output-format', 'stream-json'];
+    if (caps.maxTurns !== undefined && !hasOption(userArgv, ['--max-session-turns']))
+        argv.push('--max-session-turns', String(caps.maxTurns));
+    return argv;
+}
+/** qwen with its stream-json (added unless the user chose a format). */
+const qwenPreset = {
+    name: 'qwen',
+    jsonStream: true,
+    argv: (userArgv, caps) => qwenArgv(userArgv, caps),
+    read: (_prompt, hooks) => new ClaudeStreamReader(hooks, 'qwen')
+};
+/** qwen run exactly as written with text output: read as plain text. */
+const qwenPlainPreset = {
+    name: 'qwen',
+    jsonStream: false,
+    argv: userArgv => [...userArgv],
+    read: prompt => genericReader(prompt)
+};
+
+;// CONCATENATED MODULE: ./scripts/install-agent-clis.json
+const install_agent_clis_namespaceObject = /*#__PURE__*/JSON.parse('{"X":{"claude":{"package":"@anthropic-ai/claude-code","version":"2.1.332","postinstall":"install.cjs"},"codex":{"package":"@openai/codex","version":"0.169.0"},"gemini":{"package":"@google/gemini-cli","version":"0.61.0"},"opencode":{"package":"opencode-ai","version":"1.18.33","postinstall":"postinstall.mjs"},"qwen":{"package":"@qwen-code/qwen-code","version":"0.24.4","executables":["vendor/ripgrep/x64-linux/rg","vendor/ripgrep/arm64-linux/rg","vendor/ripgrep/x64-darwin/rg","vendor/ripgrep/arm64-darwin/rg"]}}}');
+;// CONCATENATED MODULE: ./src/agents/clis.ts
+// The agent CLIs ralph-action can install and has proven live: each one's npm package at the version the
+// live tier tests (scripts/install-agent-clis.json, the one place to bump them), and the preset that reads it.
+
+
+
+const PINS = install_agent_clis_namespaceObject.X;
+const AGENT_CLIS = Object.keys(PINS).map(name => ({
+    name,
+    bin: name,
+    ...PINS[name]
+}));
+/** The CLI called `name`, or undefined when ralph-action does not know it. */
+function agentCli(name) {
+    return AGENT_CLIS.find(cli => cli.name === name);
+}
+/** The known CLI an agent command line runs (`claude -p …` → claude), or undefined. */
+function agentCliOf(agentArgv) {
+    return agentCli(programStem(agentArgv[0]));
+}
+/** What each CLI reads at start-up besides its environment (the agent's user gets a copy of these only). */
+const SETTINGS = {
+    claude: [{ home: '.claude', variable: 'CLAUDE_CONFIG_DIR' }, { home: '.claude.json' }],
+    codex: [{ home: '.codex', variable: 'CODEX_HOME' }],
+    gemini: [{ home: '.gemini' }],
+    opencode: [
+        { home: '.config/opencode', config: true },
+        { home: '.config/opencode-config/opencode.json', variable: 'OPENCODE_CONFIG', onlyVariable: true }
+    ],
+    qwen: [{ home: '.qwen' }]
+};
+/**
+ * The settings the CLI an agent command runs reads, as the runner's user has them (`env` is the environment
+ * the agent would get as that user: its HOME, XDG_CONFIG_HOME, CODEX_HOME…). Empty for a CLI we do not know.
+ */
+function agentSettings(agentArgv, env) {
+    const cli = agentCliOf(agentArgv);
+    const home = env.HOME;
+    if (!cli || !home)
+        return [];
+    const found = [];
+    for (const place of SETTINGS[cli.name]) {
+        const moved = place.variable ? env[place.variable] : undefined;
+        if (moved)
+            found.push({ from: external_node_path_default().resolve(moved), to: place.home, variable: place.variable });
+        else if (place.onlyVariable)
+            continue;
+        else if (place.config && env.XDG_CONFIG_HOME)
+            found.push({
+                from: external_node_path_default().join(env.XDG_CONFIG_HOME, external_node_path_default().relative('.config', place.home)),
+                to: place.home
+            });
+        else
+            found.push({ from: external_node_path_default().join(home, place.home), to: place.home });
+    }
+    return found;
+}
+
+;// CONCATENATED MODULE: ./src/agents/prices.ts
+const PRICE_TABLE_VERSION = '2026-11-26';
+const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing';
+const ANTHROPIC_PRICING_ZH = 'https://platform.claude.com/docs/zh-CN/about-claude/pricing';
+const OPENAI_QUOTED = 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (quoting developers.openai.com/api/docs/pricing)';
+const GEMINI_QUOTED = 'https://deploybase.ai/articles/gemini-api-pricing (quoting ai.google.dev/gemini-api/docs/pricing)';
+const PRICE_TABLE = [
+    // Anthropic. Cache write = the 5-minute write (claude's default); 1-hour writes cost more.
+    {
+        models: ['claude-fable-5-1', 'claude-mythos-5-1'],
+        input: 10,
+        output: 50,
+        cache_read: 0.25,
+        cache_write: 12.5,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING,
+        verified: 'official'
+    },
+    {
+        models: ['claude-fable-5', 'claude-mythos-5'],
+        input: 10,
+        output: 50,
+        cache_read: 1,
+        cache_write: 12.5,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING,
+        verified: 'official'
+    },
+    {
+        models: ['claude-opus-5-5'],
+        input: 4,
+        output: 20,
+        cache_read: 0.2,
+        cache_write: 5,
+        date: '2026-11-26',
+        source: 'https://platform.claude.com/docs/zh-CN/models/opus-5-5/overview',
+        verified: 'official'
+    },
+    {
+        models: ['claude-opus-5', 'claude-opus-4-8', 'claude-opus-4-7', 'claude-opus-4-6', 'claude-opus-4-5'],
+        input: 5,
+        output: 25,
+        cache_read: 0.5,
+        cache_write: 6.25,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING,
+        verified: 'official'
+    },
+    {
+        models: ['claude-opus-4-1', 'claude-opus-4', 'claude-opus-4-0', 'claude-3-opus'],
+        input: 15,
+        output: 75,
+        cache_read: 1.5,
+        cache_write: 18.75,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING,
+        verified: 'official'
+    },
+    {
+        models: ['claude-sonnet-5-5'],
+        input: 2,
+        output: 10,
+        cache_read: 0.2,
+        cache_write: 2.5,
+        date: '2026-11-26',
+        source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5-5/overview',
+        verified: 'official',
+        note: 'Third parties (github.com/kurofune/claudit v1.9.2, github.com/TheKrush/PromptFuel v1.0.23) report a cache-read cut ' +
+            'to $0.10 on 2026-10-07, not seen on the official page we read: the higher price is kept.'
+    },
+    {
+        models: ['claude-sonnet-5'],
+        input: 2,
+        output: 10,
+        cache_read: 0.2,
+        cache_write: 2.5,
+        date: '2026-11-26',
+        source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5/overview',
+        verified: 'official'
+    },
+    {
+        models: [
+            'claude-sonnet-4-6',
+            'claude-sonnet-4-5',
+            'claude-sonnet-4',
+            'claude-sonnet-4-0',
+            'claude-3-7-sonnet'
+        ],
+        input: 3,
+        output: 15,
+        cache_read: 0.3,
+        cache_write: 3.75,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING_ZH,
+        verified: 'official',
+        note: 'Prompts over 200K input tokens (1M-context beta) cost $6 / $22.50 on Sonnet 4 and 4.5; this table prices ' +
+            'every request at the base rate. Claude Code 2.1.332 prices claude-sonnet-4-5 at exactly these rates ' +
+            '(checked against its total_cost_usd in the live tests).'
+    },
+    {
+        models: ['claude-haiku-5-5'],
+        input: 0.1,
+        output: 0.5,
+        cache_read: 0.01,
+        cache_write: 0.125,
+        date: '2026-11-26',
+        source: 'https://platform.claude.com/docs/about-claude/models/whats-new-opus-5 ("From $0.10 / $0.50")',
+        verified: 'third-party',
+        note: 'Prompts over 100K tokens cost $0.50 / $2.50 (cache $0.05 read, $0.625 write) per github.com/kurofune/claudit ' +
+            'v1.9.2; the cache rates are third-party only. This table prices every request at the lower band.'
+    },
+    {
+        models: ['claude-haiku-4-5'],
+        input: 1,
+        output: 5,
+        cache_read: 0.1,
+        cache_write: 1.25,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING_ZH,
+        verified: 'official'
+    },
+    {
+        models: ['claude-3-5-haiku'],
+        input: 0.8,
+        output: 4,
+        cache_read: 0.08,
+        cache_write: 1,
+        date: '2026-11-26',
+        source: ANTHROPIC_PRICING_ZH,
+        verified: 'official'
+    },
+    // OpenAI: no charge for cache writes. Standard tier, context under 270K tokens.
+    {
+        models: ['gpt-5.5'],
+        input: 5,
+        output: 30,
+        cache_read: 0.5,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party',
+        note: 'The same in https://www.morphllm.com/openai-api-pricing (June 2026); the official page itself was not in reach.'
+    },
+    {
+        models: ['gpt-5.5-pro', 'gpt-5.4-pro'],
+        input: 30,
+        output: 180,
+        cache_read: 30,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party',
+        note: 'No cached-input discount is listed: cached tokens are priced as input.'
+    },
+    {
+        models: ['gpt-5.4'],
+        input: 2.5,
+        output: 15,
+        cache_read: 0.25,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party'
+    },
+    {
+        models: ['gpt-5.4-mini'],
+        input: 0.75,
+        output: 4.5,
+        cache_read: 0.075,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party'
+    },
+    {
+        models: ['gpt-5.4-nano'],
+        input: 0.2,
+        output: 1.25,
+        cache_read: 0.02,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: OPENAI_QUOTED,
+        verified: 'third-party'
+    },
+    {
+        models: ['gpt-5', 'gpt-5-codex', 'gpt-5.1', 'gpt-5.1-codex'],
+        input: 1.25,
+        output: 10,
+        cache_read: 0.125,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: 'https://docs.rs/crate/openai-cost/latest/source/src/pricing.rs ("openai.com/api/pricing as of 2026-Q2")',
+        verified: 'third-party',
+        note: 'gpt-5.1 and the -codex variants are priced as gpt-5 without a source of their own: unverified.'
+    },
+    {
+        models: ['gpt-5-mini'],
+        input: 0.25,
+        output: 2,
+        cache_read: 0.025,
+        cache_write: 0,
+        date: '2026-11-26',
+        source: 'none found in reach; the launch price as remembered',
+        verified: 'unverified'
+    },
+    // Google: input_tokens include cached ones; thinking tokens are billed as output. Prompts up to 200K.
+    {
+        models: ['gemini-3-pro-preview', 'gemini-3-pro', 'gemini-3.1-pro-preview'],
+        input: 2,
+        output: 12,
+        cache_read: 0.2,
+        cache_write: 2,
+        date: '2026-11-26',
+        source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
+        verified: 'third-party',
+        note: 'gemini-3.1-pro-preview is priced as 3 Pro without a source of its own: unverified.'
+    },
+    {
+        models: ['gemini-2.5-pro'],
+        input: 1.25,
+        output: 10,
+        cache_read: 0.125,
+        cache_write: 1.25,
+        date: '2026-11-26',
+        source: GEMINI_QUOTED,
+        verified: 'third-party',
+        note: 'Prompts over 200K tokens cost $2.50 / $15; priced here at the base rate.'
+    },
+    {
+        models: ['gemini-2.5-flash'],
+        input: 0.3,
+        output: 2.5,
+        cache_read: 0.03,
+        cache_write: 0.3,
+        date: '2026-11-26',
+        source: GEMINI_QUOTED,
+        verified: 'third-party'
+    },
+    {
+        models: ['gemini-2.5-flash-lite'],
+        input: 0.1,
+        output: 0.4,
+        cache_read: 0.01,
+        cache_write: 0.1,
+        date: '2026-11-26',
+        source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
+        verified: 'third-party'
+    },
+    // Alibaba Cloud (qwen-code's default models): priced per request by its input size.
+    {
+        models: ['qwen3-coder-plus'],
+        input: 1,
+        output: 5,
+        cache_read: 0.2,
+        cache_write: 1,
+        date: '2026-11-26',
+        source: 'https://docs.cline.bot/provider-config/qwen ("qwen3-coder-plus … $1.00/$5.00 per 1M tokens", international region)',
+        verified: 'third-party',
+        note: 'The lowest band (prompts up to 32K tokens): Alibaba Cloud prices each request by its input size, and larger ' +
+            'prompts cost more (the official mainland-China page, https://help.aliyun.com/zh/model-studio/user-guide/qwen-coder, ' +
+            'lists four bands from ¥4/¥16 to ¥20/¥200 per million). Cached input at 20% of the input price (the same page: ' +
+            'implicit cache hits); cache writes are priced as input, without a source.'
+    }
+];
+/**
+ * The id the table is keyed by: lower case, without a provider prefix (`anthropic/`, `openai/`, `models/`,
+ * Bedrock's `us.anthropic.`), a date or version suffix (`-20250929`, `-2026-04-23`, `-v1:0`), `-latest`
+ * or claude's `[1m]`; claude ids with dots (`claude-sonnet-4.5`) get dashes.
+ */
+function normaliseModelId(model) {
+    let id = model.trim().toLowerCase();
+    id = id.replace(/\[[^\]]*\]$/, '');
+    id = id.slice(id.lastIndexOf('/') + 1);
+    id = id.replace(/^(?:[a-z]{2,4}\.)?anthropic\./, '');
+    id = id.replace(/-v\d+(?::\d+)?$/, '');
+    id = id.replace(/-latest$/, '');
+    id = id.replace(/-(?:\d{8}|\d{4}-\d{2}-\d{2})$/, '');
+    if (id.startsWith('claude-'))
+        id = id.replace(/\./g, '-');
+    return id;
+}
+const BY_MODEL = new Map();
+for (const row of PRICE_TABLE)
+    for (const model of row.models)
+        BY_MODEL.set(model, row);
+/** The price of a model, or undefined when the table does not know it (never a guess from a look-alike). */
+function lookupPrice(model) {
+    return model ? BY_MODEL.get(normaliseModelId(model)) : undefined;
+}
+/** Dollars for a run's tokens at list price, or undefined when its model is unknown or unnamed. */
+function priceFromTable(usage) {
+    const price = lookupPrice(usage.model);
+    return price ? costAt(price, usage) : undefined;
+}
+/** The vendor a model id belongs to, by its family's prefix; undefined when no family matches. */
+function vendorOfModel(model) {
+    const id = model ? normaliseModelId(model) : '';
+    if (id.startsWith('claude-'))
+        return 'Anthropic';
+    if (/^(?:gpt-|o\d|codex-|chatgpt-)/.test(id))
+        return 'OpenAI';
+    if (/^(?:gemini-|gemma-)/.test(id))
+        return 'Google';
+    if (/^(?:qwen|qwq-)/.test(id))
+        return 'Alibaba';
+    return undefined;
+}
+/** Each rate at the highest any of the vendor's rows has: an unlisted model never costs less than it could. */
+function topPriceOf(vendor) {
+    const rows = PRICE_TABLE.filter(row => vendorOfModel(row.models[0]) === vendor);
+    const top = (rate) => Math.max(...rows.map(row => row[rate]));
+    return {
+        models: [],
+        input: top('input'),
+        output: top('output'),
+        cache_read: top('cache_read'),
+        cache_write: top('cache_write'),
+        date: PRICE_TABLE_VERSION,
+        source: `the highest ${vendor} rates in this table`,
+        verified: 'unverified'
+    };
+}
+/** Dollars for tokens at `price`'s rates (USD per million). */
+function costAt(price, usage) {
+    return ((usage.input * price.input +
+        usage.output * price.output +
+        usage.cache_read * price.cache_read +
+        usage.cache_write * price.cache_write) /
+        1e6);
+}
+
+;// CONCATENATED MODULE: ./src/agents/endpoints.ts
+// How to point each agent CLI at a model server of your choosing (a local fake, a proxy, a gateway) and at
+// nothing else: the variables to set and the files to write under its HOME. The one place that knows each
+// CLI's base-URL setting; the live tier (__tests__/agents-live) proves every recipe against the real CLIs.
+
+
+/** The wire protocol each CLI speaks to its model. */
+const AGENT_WIRE = {
+    claude: 'anthropic-messages',
+    codex: 'openai-responses',
+    gemini: 'gemini',
+    // opencode speaks many; ralph-action points it at an OpenAI-compatible endpoint.
+    opencode: 'openai-chat',
+    qwen: 'openai-chat'
+};
+/** Settings gemini and qwen share (qwen-code is a fork of gemini-cli): no telemetry, no update checks. */
+function quietSettings(selectedType) {
+    return {
+        security: { auth: { selectedType }, folderTrust: { enabled: false } },
+        privacy: { usageStatisticsEnabled: false },
+        telemetry: { enabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true }
+    };
+}
+const json = (value) => `${JSON.stringify(value, null, 2)}\n`;
+/** Per million tokens for opencode's model entry: its own dollar figure is then the price table's. */
+function opencodeCost(model) {
+    const price = lookupPrice(model);
+    return price
+        ? {
+            input: price.input,
+            output: price.output,
+            cache_read: price.cache_read,
+            cache_write: price.cache_write
+        }
+        : undefined;
+}
+/**
+ * What pointing `cli` at `endpoint` takes, for a CLI whose HOME is `home`. Everything else the CLI would
+ * reach at start-up (update checks, telemetry, model catalogues, plugins) is turned off.
+ */
+function endpointSetup(cli, endpoint, home) {
+    const { url, apiKey, model, maxRetries } = endpoint;
+    switch (cli) {
+        case 'claude':
+            return {
+                env: {
+                    ANTHROPIC_BASE_URL: url,
+                    ANTHROPIC_API_KEY: apiKey,
+                    ...(model ? { ANTHROPIC_MODEL: model } : {}),
+                    // Without it claude also calls its vendor's host for non-essential traffic.
+                    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+                    DISABLE_AUTOUPDATER: '1',
+                    DISABLE_TELEMETRY: '1',
+                    DISABLE_ERROR_REPORTING: '1',
+                    ...(maxRetries !== undefined ? { CLAUDE_CODE_MAX_RETRIES: String(maxRetries) } : {})
+                },
+                files: {},
+                args: []
+            };
+        case 'codex': {
+            // codex ignores OPENAI_BASE_URL: a custom provider in $CODEX_HOME/config.toml names the server.
+            const codexHome = external_node_path_default().join(home, '.codex');
+            const retries = maxRetries === undefined
+                ? []
+                : [`request_max_retries = ${maxRetries}`, `stream_max_retries = ${maxRetries}`];
+            const config = [
+                '# Written by ralph-action: codex against one model server, nothing else.',
+                ...(model ? [`model = ${JSON.stringify(model)}`] : []),
+                'model_provider = "ralph-endpoint"',
+                'check_for_update_on_startup = false',
+                '',
+                '[analytics]',
+                'enabled = false',
+                '',
+                '[feedback]',
+                'enabled = false',
+                '',
+                '[model_providers.ralph-endpoint]',
+                'name = "ralph-action model endpoint"',
+                `base_url = ${JSON.stringify(`${url}/v1`)}`,
+                'env_key = "OPENAI_API_KEY"',
+                'wire_api = "responses"',
+                ...retries,
+                ''
+            ].join('\n');
+            return {
+                env: { CODEX_HOME: codexHome, OPENAI_API_KEY: apiKey },
+                files: { [external_node_path_default().join(codexHome, 'config.toml')]: config },
+                args: []
+            };
+        }
+        case 'gemini':
+            // The variables alone fail with exit 41: the settings must select API-key authentication.
+            return {
+                env: {
+                    GEMINI_API_KEY: apiKey,
+                    GOOGLE_GEMINI_BASE_URL: url,
+                    ...(model ? { GEMINI_MODEL: model } : {})
+                },
+                files: { [external_node_path_default().join(home, '.gemini', 'settings.json')]: json(quietSettings('gemini-api-key')) },
+                args: []
+            };
+        case 'qwen':
+            return {
+                env: {
+                    OPENAI_API_KEY: apiKey,
+                    OPENAI_BASE_URL: `${url}/v1`,
+                    ...(model ? { OPENAI_MODEL: model } : {}),
+                    QWEN_CODE_SUPPRESS_YOLO_WARNING: '1'
+                },
+                files: { [external_node_path_default().join(home, '.qwen', 'settings.json')]: json(quietSettings('openai')) },
+                args: []
+            };
+        case 'opencode': {
+            // opencode picks a provider's model by name: without one it would not use this endpoint at all.
+            if (!model)
+                throw new Error('opencode needs a model to be pointed at a model endpoint');
+            const cost = opencodeCost(model);
+            const config = {
+                $schema: 'https://opencode.ai/config.json',
+                model: `ralph/${model}`,
+                small_model: `ralph/${model}`,
+                autoupdate: false,
+                share: 'disabled',
+                // `opencode run` rejects what would ask: edits and commands are the agent's job; the web is not.
+                permission: { edit: 'allow', bash: 'allow', webfetch: 'deny' },
+                provider: {
+                    ralph: {
+                        npm: '@ai-sdk/openai-compatible',
+                        name: 'ralph-action model endpoint',
+                        options: { baseURL: `${url}/v1`, apiKey, includeUsage: true },
+                        models: {
+                            [model]: {
+                                tool_call: true,
+                                ...(cost ? { cost } : {}),
+                                limit: { context: 200000, output: 8192 }
+                            }
+                        }
+                    }
+                }
+            };
+            const file = external_node_path_default().join(home, '.config', 'opencode', 'ralph-endpoint.json');
+            return {
+                env: {
+                    OPENCODE_CONFIG: file,
+                    OPENCODE_DISABLE_MODELS_FETCH: '1',
+                    OPENCODE_DISABLE_AUTOUPDATE: '1',
+                    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
+                    OPENCODE_DISABLE_SHARE: '1',
+                    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1'
+                },
+                files: { [file]: json(config) },
+                args: ['--pure']
+            };
+        }
+    }
+}
+
+;// CONCATENATED MODULE: ./src/agents/index.ts
+// Agent presets: recognised by the agent command's program name; anything else is generic.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+/** The preset for an agent command line. */
+function presetFor(agentArgv, options) {
+    const generic = genericPresetWith(options.cost);
+    if (!options.presets)
+        return generic;
+    const all = (options.flags ?? 'all') === 'all';
+    if (isClaudeCommand(agentArgv[0]))
+        return claudePreset;
+    if (isCodexExec(agentArgv))
+        return all || codexAskedForJson(agentArgv) ? codexPreset : codexPlainPreset;
+    if (isGeminiCommand(agentArgv)) {
+        const format = geminiFormat(agentArgv);
+        if (format === 'text')
+            return geminiPlainPreset;
+        return all || format !== undefined ? geminiPreset : geminiPlainPreset;
+    }
+    if (isQwenCommand(agentArgv)) {
+        // Only stream-json is read as a stream (`-o json` prints one document at the end).
+        const format = qwenFormat(agentArgv);
+        if (format !== undefined)
+            return format === 'stream-json' ? qwenPreset : qwenPlainPreset;
+        return all ? qwenPreset : qwenPlainPreset;
+    }
+    if (isOpencodeRun(agentArgv)) {
+        const format = opencodeFormat(agentArgv);
+        if (format !== undefined)
+            return format === 'json' ? opencodePreset : opencodePlainPreset;
+        return all ? opencodePreset : opencodePlainPreset;
+    }
+    if (isAiderCommand(agentArgv))
+        return aiderPreset;
+    return generic;
+}
+
 ;// CONCATENATED MODULE: ./src/proc/environ.ts
 // Linux lets any process of the same user read another's initial environment (/proc/<pid>/environ: the
 // strings the kernel put on the stack at exec, whatever the process did to its environment since). The
@@ -40723,6 +43191,8 @@ class BoundedCapture {
     }
 }
 
+;// CONCATENATED MODULE: external "node:child_process"
+const external_node_child_process_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:child_process");
 // EXTERNAL MODULE: external "node:perf_hooks"
 var external_node_perf_hooks_ = __nccwpck_require__(643);
 ;// CONCATENATED MODULE: external "node:timers/promises"
@@ -40735,7 +43205,7 @@ const promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.ur
 
 
 
-const POLL_MS = 50;
+const tree_POLL_MS = 50;
 /** Rounds of "collect, SIGSTOP the new ones" before SIGKILL, so a fork loop cannot outrun the kill. */
 const FREEZE_ROUNDS = 10;
 /** Live descendants of `pid` (children, grandchildren…, found through their parent pid), nearest first. */
@@ -40778,7 +43248,7 @@ async function killProcessTree(pid, graceMs, options = {}) {
     signal([...targets.keys()].filter(p => !grouped || first.get(p)?.pgrp !== pid), 'SIGTERM');
     const deadline = Date.now() + Math.max(0, graceMs);
     while (Date.now() < deadline) {
-        await (0,promises_namespaceObject.setTimeout)(Math.min(POLL_MS, Math.max(1, deadline - Date.now())));
+        await (0,promises_namespaceObject.setTimeout)(Math.min(tree_POLL_MS, Math.max(1, deadline - Date.now())));
         targets = tree.collect(readProcessTable(), targets, false);
         if (targets.size === 0)
             return;
@@ -41561,5472 +44031,6 @@ function trustedProgram(name, system = false) {
 
 
 
-
-;// CONCATENATED MODULE: ./src/git/git.ts
-// Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
-// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
-
-
-const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
-const MAX_STDERR = 64 * 1024;
-function runGit(args, options) {
-    const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
-    return new Promise(resolve => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
-            cwd: options.cwd,
-            env: { ...process.env, ...options.env },
-            stdio: ['ignore', 'pipe', 'pipe']
-        });
-        const out = [];
-        const err = [];
-        let outBytes = 0;
-        let errBytes = 0;
-        let truncated = false;
-        let settled = false;
-        const finish = (result) => {
-            if (settled)
-                return;
-            settled = true;
-            resolve(result);
-        };
-        child.stdout.on('data', (chunk) => {
-            if (outBytes >= maxStdout) {
-                truncated = true;
-                return;
-            }
-            const room = maxStdout - outBytes;
-            if (chunk.length > room)
-                truncated = true;
-            const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
-            out.push(kept);
-            outBytes += kept.length;
-        });
-        child.stderr.on('data', (chunk) => {
-            if (errBytes >= MAX_STDERR)
-                return;
-            err.push(chunk);
-            errBytes += chunk.length;
-        });
-        child.on('error', error => {
-            finish({
-                exitCode: 127,
-                stdout: '',
-                stderr: `git could not be started: ${error.message}`,
-                stdoutTruncated: false
-            });
-        });
-        child.on('close', code => {
-            finish({
-                exitCode: code ?? 128,
-                stdout: Buffer.concat(out).toString('utf8'),
-                stderr: Buffer.concat(err).toString('utf8'),
-                stdoutTruncated: truncated
-            });
-        });
-    });
-}
-/** Thrown when a git call that must succeed fails: names the command and git's own message. */
-class GitError extends Error {
-    args;
-    result;
-    constructor(args, result) {
-        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`);
-        this.args = args;
-        this.result = result;
-        this.name = 'GitError';
-    }
-}
-/** Runs git and throws GitError unless it exits 0. */
-async function gitOrThrow(args, options) {
-    const result = await runGit(args, options);
-    if (result.exitCode !== 0)
-        throw new GitError(args, result);
-    return result;
-}
-/**
- * git with `input` on stdin, answering its whole stdout as bytes (object contents, -z listings); a non-zero
- * exit rejects with stderr's first line. For commands whose output the caller needs whole and exact.
- */
-function gitBytes(cwd, args, options = {}) {
-    return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, { cwd, env: { ...process.env, ...options.env } });
-        const out = [];
-        const err = [];
-        child.stdout.on('data', (chunk) => out.push(chunk));
-        child.stderr.on('data', (chunk) => err.push(chunk));
-        child.on('error', reject);
-        child.on('close', code => code === 0
-            ? resolve(Buffer.concat(out))
-            : reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0]}`)));
-        child.stdin.on('error', () => undefined);
-        child.stdin.end(options.input ?? '');
-    });
-}
-
-// EXTERNAL MODULE: external "node:fs/promises"
-var promises_ = __nccwpck_require__(51455);
-// EXTERNAL MODULE: external "node:os"
-var external_node_os_ = __nccwpck_require__(48161);
-var external_node_os_default = /*#__PURE__*/__nccwpck_require__.n(external_node_os_);
-;// CONCATENATED MODULE: ./src/git/workspace.ts
-// The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
-// untracked changes), what changed since the loop started, and a commit of what the agent left.
-
-
-
-
-
-const DIFF_PATCH_CHARS = 5000;
-/** Bytes read of a file at a commit (package.json's scripts). */
-const FILE_AT_BYTES = 1024 * 1024;
-/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
-const LIST_BYTES = 64 * 1024 * 1024;
-/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
-const GITLINK_MODE = '160000';
-/** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
-const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
-const SIZE_UNITS = {
-    b: 1,
-    kb: 1024,
-    k: 1024,
-    mb: 1024 ** 2,
-    m: 1024 ** 2,
-    gb: 1024 ** 3,
-    g: 1024 ** 3
-};
-/** `50 MB`, `500KB`, `1g`, or a bare number of megabytes, in bytes (binary units); undefined when unreadable. */
-function parseFileSize(text) {
-    const m = /^(\d+(?:\.\d+)?)\s*([kmg]?b?)$/i.exec(text.trim());
-    if (!m)
-        return undefined;
-    const bytes = Math.floor(Number(m[1]) * (SIZE_UNITS[m[2].toLowerCase() || 'mb'] ?? 0));
-    return bytes >= 1 ? bytes : undefined;
-}
-/** Bytes kept for `git diff --stat` (a line per file). */
-const STAT_BYTES = 256 * 1024;
-// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
-const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
-/** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
-const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
-/** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
-const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
-/** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
-function megabytes(bytes) {
-    const mb = bytes / (1024 * 1024);
-    return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`;
-}
-/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
-function gitBool(value) {
-    if (value === undefined)
-        return true;
-    const v = value.trim().toLowerCase();
-    if (['true', 'yes', 'on'].includes(v))
-        return true;
-    if (['false', 'no', 'off', ''].includes(v))
-        return false;
-    return Number.parseInt(v, 10) !== 0;
-}
-class GitWorkspace {
-    root;
-    env;
-    maxFileBytes;
-    scratch;
-    /** The tree the scratch index held at its last write-tree. */
-    scratchTree;
-    paths;
-    settings;
-    head;
-    /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
-    scratchGitlinks;
-    refusals = new Set();
-    /** Files refused for their size (each named once, whatever size it grows to). */
-    oversized = new Set();
-    constructor(root, 
-    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
-    env = {}, 
-    /** A file larger than this is left out of every tree and commit; undefined: no limit. */
-    maxFileBytes) {
-        this.root = root;
-        this.env = env;
-        this.maxFileBytes = maxFileBytes;
-    }
-    /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
-    static async open(dir, options = {}) {
-        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
-        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env, options.maxFileBytes);
-    }
-    git(args, env, maxStdoutBytes) {
-        return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
-    }
-    /** git that must succeed (throws GitError). */
-    gitOrThrow(args, env, maxStdoutBytes) {
-        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
-    }
-    async fileAt(commit, file) {
-        const result = await this.git(['cat-file', 'blob', `${commit}:${file}`], undefined, FILE_AT_BYTES);
-        return result.exitCode === 0 && !result.stdoutTruncated ? result.stdout : undefined;
-    }
-    async isRepo() {
-        const result = await this.git(['rev-parse', '--is-inside-work-tree']);
-        return result.exitCode === 0 && result.stdout.trim() === 'true';
-    }
-    async headSha() {
-        const result = await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    // A scratch index outside the work tree, seeded from the real one so `add -A` only rehashes changed
-    // files; the user's staging area is never touched.
-    async treeHash() {
-        const env = { GIT_INDEX_FILE: await this.scratchIndex() };
-        this.scratchTree = undefined;
-        this.scratchGitlinks ??= await this.gitlinks(env);
-        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(env, this.scratchGitlinks))], env);
-        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
-        this.scratchTree = tree;
-        return tree;
-    }
-    refused() {
-        return [...this.refusals];
-    }
-    /** The index's gitlinks (the folders git would enter to ask their status). */
-    async gitlinks(env) {
-        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], env, LIST_BYTES);
-        return out.stdout
-            .split('\0')
-            .filter(line => line.startsWith(`${GITLINK_MODE} `))
-            .map(line => line.slice(line.indexOf('\t') + 1));
-    }
-    /**
-     * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
-     * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
-     * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
-     * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or
-     * changed file over the size limit keeps what the index holds (nothing, or the start's). Each refusal is
-     * noted once.
-     */
-    async deliverable(env, gitlinks) {
-        // Untracked (`?`, a nested repository ends with '/') and changed (`C`) paths; git lists a nested
-        // repository as one entry and never descends into it, nor into a gitlink.
-        const out = await this.gitOrThrow(['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'], env, LIST_BYTES);
-        if (out.stdoutTruncated)
-            throw new Error('the work tree lists more files than the action reads (64 MB of names)');
-        const links = new Set(gitlinks);
-        const nested = [];
-        const large = [];
-        for (const entry of out.stdout.split('\0')) {
-            const tag = entry.slice(0, 1);
-            const name = entry.slice(2);
-            if (tag === '?' && name.endsWith('/')) {
-                nested.push(name.slice(0, -1));
-                this.refusals.add(`${name}.git: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${name}`);
-            }
-            else if (name === '.gitmodules')
-                this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
-            else if (tag === 'C' && links.has(name))
-                this.refusals.add(`${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
-            else if (name && this.maxFileBytes !== undefined) {
-                // lstat: a link is its own few bytes, never what it points at.
-                const size = (0,external_node_fs_.lstatSync)(external_node_path_default().join(this.root, name), { throwIfNoEntry: false })?.size ?? 0;
-                if (size <= this.maxFileBytes)
-                    continue;
-                large.push(name);
-                if (this.oversized.has(name))
-                    continue;
-                this.oversized.add(name);
-                this.refusals.add(`${name}: ${megabytes(size)} is over max-file-size (${megabytes(this.maxFileBytes)}): it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
-            }
-        }
-        return [
-            '--',
-            '.',
-            ...[...nested, ...gitlinks, '.gitmodules', ...large].map(name => `:(exclude,literal,top)${name}`)
-        ];
-    }
-    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
-        const to = current ?? (await this.treeHash());
-        // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
-        // patch (four bytes a character at most); the rest of git's output is read and dropped.
-        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
-        const text = out.stdout;
-        const split = text.indexOf('\n\ndiff --git ');
-        const stat = split === -1 ? text : text.slice(0, split + 1);
-        const patch = split === -1 ? '' : text.slice(split + 2);
-        const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars;
-        return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
-    }
-    async commitAll(message, tree) {
-        const head = await this.knownHead();
-        if (tree !== undefined && tree === head.tree)
-            return undefined;
-        tree ??= await this.treeHash();
-        if (tree === head.tree)
-            return undefined;
-        const fast = await this.commitTree(message, tree, head);
-        if (fast !== undefined)
-            return fast;
-        // git's own path: stage everything in the real index, commit what differs from HEAD.
-        this.head = undefined;
-        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(undefined, await this.gitlinks()))]);
-        const staged = await this.git(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv']);
-        if (staged.exitCode === 0)
-            return undefined;
-        // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
-        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
-        return this.headSha();
-    }
-    /**
-     * The commit `git commit --no-verify` would make, in two processes instead of five: the scratch index
-     * already holds `tree`, so it is written as a commit on HEAD, HEAD is moved only if it is still where we
-     * saw it, and the scratch index becomes the real one under git's index.lock (as `git commit` leaves it:
-     * everything staged). Answers undefined, having changed nothing, whenever git's own path must decide:
-     * a hook that would run, signing, a merge in progress, a multi-line message, HEAD moved, a busy index.
-     */
-    async commitTree(message, tree, head) {
-        const paths = await this.gitPaths();
-        const settings = await this.commitSettings();
-        if (settings.sign || !this.scratch || this.scratchTree !== tree || !/^[^\s#](.*\S)?$/.test(message))
-            return undefined;
-        // Metadata calls, synchronous: a few microseconds each, where a promise round trip costs more.
-        const present = (file, mode) => {
-            try {
-                (0,external_node_fs_.accessSync)(file, mode);
-                return true;
-            }
-            catch {
-                return false;
-            }
-        };
-        if (COMMIT_HOOKS.some(hook => present(external_node_path_default().join(paths.hooks, hook), external_node_fs_.constants.X_OK)))
-            return undefined;
-        if (paths.states.some(state => present(state, external_node_fs_.constants.F_OK)))
-            return undefined;
-        const lock = `${paths.index}.lock`;
-        try {
-            (0,external_node_fs_.copyFileSync)(this.scratch.index, lock, external_node_fs_.constants.COPYFILE_EXCL);
-        }
-        catch {
-            return undefined;
-        }
-        let committed;
-        try {
-            const parent = head.commit ? ['-p', head.commit] : [];
-            const made = await this.git(['commit-tree', tree, ...parent, '-m', message], settings.env);
-            if (made.exitCode !== 0)
-                return undefined;
-            const sha = made.stdout.trim();
-            const reflog = `commit${head.commit ? '' : ' (initial)'}: ${message}`;
-            // The old value '' means "HEAD has no commit yet".
-            const moved = await this.git(['update-ref', '-m', reflog, 'HEAD', sha, head.commit]);
-            if (moved.exitCode !== 0)
-                return undefined;
-            committed = sha;
-            this.head = { commit: sha, tree, log: this.headLogMark(paths) };
-            await this.installIndex(paths.index, lock, this.scratch.index);
-            return sha;
-        }
-        finally {
-            if (committed === undefined)
-                (0,external_node_fs_.rmSync)(lock, { force: true });
-        }
-    }
-    /** Renames the locked copy of the scratch index over the real one, with the real one's mode. */
-    async installIndex(index, lock, scratch) {
-        try {
-            const made = (0,external_node_fs_.statSync)(scratch);
-            const real = (0,external_node_fs_.statSync)(index, { throwIfNoEntry: false });
-            if (real)
-                (0,external_node_fs_.chmodSync)(lock, real.mode & 0o7777);
-            // A hair older than the scratch index: git's racy-entry check then re-reads, rather than trusts, a file
-            // changed while the index was written (a plain copy would look newer than every entry in it).
-            (0,external_node_fs_.utimesSync)(lock, made.atime, new Date(made.mtime.getTime() - 1));
-            (0,external_node_fs_.renameSync)(lock, index);
-        }
-        catch {
-            (0,external_node_fs_.rmSync)(lock, { force: true });
-            // The commit is made: bring the index to it the slow way (or say why that failed too).
-            await this.gitOrThrow(['reset', '--quiet']);
-        }
-    }
-    /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
-    async knownHead() {
-        const paths = await this.gitPaths();
-        const log = this.headLogMark(paths);
-        if (this.head && log !== undefined && this.head.log === log)
-            return this.head;
-        // Both in one call; it fails only when HEAD has no commit yet.
-        const read = await this.git(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}']);
-        const [commit, tree] = read.exitCode === 0 ? read.stdout.trim().split('\n') : ['', ''];
-        this.head = { commit, tree, log };
-        return this.head;
-    }
-    /** Size and time of HEAD's reflog; undefined without one (then HEAD is re-read at every commit). */
-    headLogMark(paths) {
-        try {
-            const log = (0,external_node_fs_.statSync)(paths.headLog);
-            return `${log.size}:${log.mtimeMs}`;
-        }
-        catch {
-            return undefined;
-        }
-    }
-    async dispose() {
-        if (this.scratch)
-            await (0,promises_.rm)(this.scratch.dir, { recursive: true, force: true });
-        this.scratch = undefined;
-        this.scratchGitlinks = undefined;
-    }
-    async scratchIndex() {
-        if (this.scratch)
-            return this.scratch.index;
-        const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-index-'));
-        const index = external_node_path_default().join(dir, 'index');
-        const real = await this.gitPaths().catch(() => undefined);
-        if (real)
-            await (0,promises_.copyFile)(real.index, index).catch(() => undefined);
-        this.scratch = { dir, index };
-        return index;
-    }
-    /** Where git keeps the index, the hooks, HEAD's reflog and the merge/cherry-pick states (one call). */
-    async gitPaths() {
-        if (this.paths)
-            return this.paths;
-        const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
-        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
-        const [index, hooks, headLog, ...states] = out.stdout
-            .split('\n')
-            .slice(0, names.length)
-            .map(line => external_node_path_default().resolve(this.root, line));
-        this.paths = { index, hooks, headLog, states };
-        return this.paths;
-    }
-    /** The identity fallback and whether commits are signed, read from git's config once (one call). */
-    async commitSettings() {
-        if (this.settings)
-            return this.settings;
-        const out = await this.git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
-        const values = new Map();
-        for (const entry of out.stdout.split('\0')) {
-            if (!entry)
-                continue;
-            const newline = entry.indexOf('\n');
-            // The last one wins, as in git; a key without a value has none.
-            if (newline === -1)
-                values.set(entry.toLowerCase(), undefined);
-            else
-                values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
-        }
-        const env = {};
-        if (!values.get('user.name')?.trim()) {
-            env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
-            env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
-        }
-        if (!values.get('user.email')?.trim()) {
-            env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
-            env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
-        }
-        const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
-        this.settings = { env, sign };
-        return this.settings;
-    }
-}
-/**
- * Creates a git worktree of the repository containing `repoDir` on a new branch (from `base`, default HEAD).
- * `dir` defaults to a new folder under the system temp dir, outside the repository.
- */
-async function createWorktree(repoDir, options) {
-    const base = await gitOrThrow(['rev-parse', '--verify', `${options.base ?? 'HEAD'}^{commit}`], {
-        cwd: repoDir
-    }).catch(() => {
-        throw new Error(`--worktree needs a commit to start from: '${options.base ?? 'HEAD'}' is not one in ${repoDir}`);
-    });
-    const dir = options.dir ?? external_node_path_default().join(await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-worktree-')), 'work');
-    await gitOrThrow(['worktree', 'add', '--quiet', '-b', options.branch, dir, base.stdout.trim()], {
-        cwd: repoDir
-    });
-    return { dir, branch: options.branch, base: base.stdout.trim() };
-}
-
-;// CONCATENATED MODULE: ./src/security/env.ts
-// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
-// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
-// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
-/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
-const SECRET_VARIABLES = [
-    'GITHUB_TOKEN',
-    'GH_TOKEN',
-    'GH_ENTERPRISE_TOKEN',
-    'GITHUB_ENTERPRISE_TOKEN',
-    'ACTIONS_RUNTIME_TOKEN',
-    'ACTIONS_RUNTIME_URL',
-    'ACTIONS_ID_TOKEN_REQUEST_*',
-    'ACTIONS_RESULTS_URL',
-    'ACTIONS_CACHE_URL',
-    // Every action input: `with: github-token: …` arrives as INPUT_GITHUB-TOKEN.
-    'INPUT_*',
-    // The action's saved state between its main and post steps.
-    'STATE_*'
-];
-/**
- * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
- * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
- * given to a process of the loop, whatever the allow-list says.
- */
-const RUNNER_FILE_COMMANDS = [
-    'GITHUB_ENV',
-    'GITHUB_PATH',
-    'GITHUB_OUTPUT',
-    'GITHUB_STATE',
-    'GITHUB_STEP_SUMMARY'
-];
-const matches = (name, pattern) => pattern.endsWith('*')
-    ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
-    : name.toUpperCase() === pattern.toUpperCase();
-/** True for a credential variable (ignoring any allow-list). */
-function isSecretVariable(name) {
-    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
-}
-const isFileCommand = (name) => RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
-/** Whether a process of the loop may keep `name`, given the user's allow-list. */
-function agentMayKeep(name, allow = []) {
-    if (isFileCommand(name))
-        return false;
-    return !isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
-}
-/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
-function agentEnvironment(base, options = {}) {
-    const env = {};
-    for (const [name, value] of Object.entries(base))
-        if (value !== undefined &&
-            agentMayKeep(name, options.allow) &&
-            !options.remove?.some(p => matches(name, p)))
-            env[name] = value;
-    return { ...env, ...options.set };
-}
-/** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
-function removedVariables(base, options = {}) {
-    const kept = agentEnvironment(base, options);
-    return Object.keys(base)
-        .filter(name => base[name] !== undefined && !(name in kept))
-        .sort();
-}
-/**
- * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
- * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
- * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
- */
-async function withoutSecretVariables(fn, allow = []) {
-    const saved = {};
-    for (const key of Object.keys(process.env))
-        if (isSecretVariable(key) && !agentMayKeep(key, allow)) {
-            saved[key] = process.env[key];
-            delete process.env[key];
-        }
-    try {
-        return await fn();
-    }
-    finally {
-        Object.assign(process.env, saved);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/security/git-env.ts
-// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
-// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
-// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
-// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
-
-
-
-
-
-// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
-// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
-// Nor does the work tree, the agent's: its .gitattributes can name a filter or a diff driver, which runs
-// only if config defines it, so no attributes file and no submodule recursion of git's own add to that.
-const HARDENING = [
-    ['core.hooksPath', '/dev/null'],
-    ['core.fsmonitor', 'false'],
-    ['core.attributesFile', '/dev/null'],
-    ['submodule.recurse', 'false'],
-    ['fetch.recurseSubmodules', 'false']
-];
-/** Environment variables that add `entries` as command-line-scope config, after any already set. */
-function configEnv(entries, base = {}) {
-    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
-    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
-    entries.forEach(([key, value], i) => {
-        env[`GIT_CONFIG_KEY_${start + i}`] = key;
-        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
-    });
-    return env;
-}
-let ownHome;
-let jobSafeDirectories;
-/** An empty HOME of the action's own (mode 0700), made once per process. */
-function gitHome() {
-    ownHome ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-home-'));
-    return ownHome;
-}
-/**
- * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
- * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
- */
-function safeDirectories() {
-    if (jobSafeDirectories)
-        return jobSafeDirectories;
-    try {
-        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['config', '--get-all', 'safe.directory'], {
-            cwd: '/',
-            encoding: 'utf8',
-            stdio: ['ignore', 'pipe', 'ignore'],
-            timeout: 10_000
-        });
-        jobSafeDirectories = out.split('\n').filter(Boolean);
-    }
-    catch {
-        jobSafeDirectories = [];
-    }
-    return jobSafeDirectories;
-}
-/**
- * The variables for one git command of the action, merged over `base` by the caller (an undefined value
- * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
- * no prompt; `config` is added as command-line config.
- */
-function hermeticGitEnvironment(config = [], base = process.env) {
-    const env = {};
-    for (const name of Object.keys(base))
-        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
-            env[name] = undefined;
-    const home = gitHome();
-    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
-    return {
-        ...env,
-        HOME: home,
-        XDG_CONFIG_HOME: external_node_path_default().join(home, '.config'),
-        GIT_CONFIG_NOSYSTEM: '1',
-        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
-        GIT_CONFIG_GLOBAL: '/dev/null',
-        GIT_ATTR_NOSYSTEM: '1',
-        GIT_TERMINAL_PROMPT: '0',
-        GIT_ASKPASS: '',
-        SSH_ASKPASS: '',
-        ...configEnv([...HARDENING, ...trusted, ...config])
-    };
-}
-
-;// CONCATENATED MODULE: ./src/security/scripts.ts
-// The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
-// agent's user, gives it a fresh HOME and the work tree, and takes all of that back. LAUNCHER runs as the
-// agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
-// secure_path and deny-lists change nothing about what the agent gets.
-/**
- * A run holds its agent's user for its whole length: HOLDER (`PID:START` of the action's process) is written
- * to /run/ralph-action/agent-users/USER. A live other holder makes prepare and claim print `busy PID` and exit
- * 1, so two runs on one machine never share a uid (each kills every process of its uid).
- *
- * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS HOLDER [REACH...]` takes USER for
- * HOLDER and prints `user UID GID`,
- * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
- * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
- * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
- *
- * `bash -s -- lend UID GID DIR USER` gives DIR (a clean checkout the action made) to the agent's user, letting it
- * pass through DIR's parents (`opened MODE PATH` each); `bash -s -- reclaim UID DIR OWNER_UID OWNER_GID
- * [MODE PATH]...` takes DIR back (setuid and setgid bits cleared first) and restores those modes. Every process
- * of UID must be dead by then.
- *
- * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
- * holds it: post, after a killed main, holds the user before it kills what is left of it.
- *
- * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER SECONDS PLACES [MODE PATH]...`
- * gives back what the agent owns in the work tree (setuid and setgid bits cleared first), restores the modes,
- * removes the HOME, UID's files in PLACES (SWEEP_FILES, within SECONDS) and HOLDER's hold on USER, and prints
- * `swept N`, and `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
- */
-/**
- * The bash function `sweep_files UID SECONDS PLACE...`: removes every file, link and (then empty) folder that
- * UID owns under each PLACE (a folder, not a link), and prints `swept N` (how many it removed), and `problem
- * MESSAGE` when it ran out of time. Links are removed, never followed, and nothing of another uid is touched:
- * a folder of UID that holds another user's file stays, with that file. A setuid file of UID goes with its
- * name; no other name of it is left (protected_hardlinks: UID could link it only where it could write). One
- * file system each (-xdev): nothing mounted inside is walked. UID must have no process left: find is not
- * safe against an owner that renames as it walks.
- */
-const SWEEP_FILES = `
-sweep_files() {
-  local uid=$1 seconds=$2 place found=() n
-  shift 2
-  for place in "$@"; do [ -d "$place" ] && [ ! -L "$place" ] && found+=("$place"); done
-  if [ \${#found[@]} -eq 0 ]; then printf 'swept 0\\n'; return 0; fi
-  n=$(set -o pipefail; timeout -s KILL "$seconds" find -P "\${found[@]}" -xdev -mindepth 1 -depth -uid "$uid" \\( ! -type d -o -empty \\) -delete -printf x 2>/dev/null | wc -c)
-  [ $? -eq 137 ] && problem "the removal of uid $uid's files from $* ran out of its $seconds s: some may be left"
-  printf 'swept %s\\n' "$n"
-}
-`;
-const PRIVILEGED = `
-set -u
-${SWEEP_FILES}
-shopt -s dotglob nullglob
-fail() { printf 'error %s\\n' "$*"; exit 1; }
-problem() { printf 'problem %s\\n' "$*"; }
-# A file of the agent's with another name outside (a hard link into /tmp) gets a copy of its own before it is
-# given away: the chown would make the other name root's too, and the sweep would leave it, and its folder.
-unshare_links() {
-  local f t
-  while IFS= read -r -d '' f; do
-    t=$(mktemp -- "$f.XXXXXX") && cp -p -- "$f" "$t" && mv -f -- "$t" "$f" || problem "could not copy $f apart from its other names"
-  done < <(find "$@" -uid "$uid" -type f -links +1 -print0)
-}
-as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
-# The entries of the work tree, .git left out: it stays the owner's, readable only.
-entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
-holds=/run/ralph-action/agent-users
-# Lets the agent's user ($uid, $gid) pass through every folder down to $1 (o+x: no listing); prints each opened.
-pass() {
-  local dirs=() d=$1
-  while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
-  for d in "\${dirs[@]}"; do
-    as_agent test -x "$d" && continue
-    printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
-    chmod o+x -- "$d" || fail "could not let $user pass through $d"
-  done
-}
-# Whether PID:START names a process that is running (the start time tells a reused pid apart).
-alive() {
-  local stat rest
-  stat=$(cat "/proc/\${1%%:*}/stat" 2>/dev/null) || return 1
-  rest=\${stat##*) }
-  set -- "\${1#*:}" $rest
-  [ "$1" = "\${21}" ]
-}
-# Every process of USER is killed (kill -1 as that user), in rounds, so a fork loop cannot outrun it.
-sweep() {
-  local u g round
-  u=$(id -u "$1" 2>/dev/null) || return 0
-  g=$(id -g "$1")
-  for round in 1 2 3 4 5 6 7 8 9 10; do
-    setpriv --reuid="$u" --regid="$g" --clear-groups -- bash -c 'kill -s KILL -1' 2>/dev/null
-    sleep 0.05
-  done
-}
-# take USER HOLDER [WAS]: one taker at a time on this machine (flock), the hold kept while its holder lives.
-# The folder is root's alone: no other user may open the lock file, and hold it to stall every run (flock).
-take() {
-  local file="$holds/$1" held
-  mkdir -p "$holds" && chmod 0700 "$(dirname "$holds")" "$holds" && exec 9>>"$holds/.lock" &&
-    flock -w 30 9 || fail "could not hold the user $1 in $holds"
-  held=$(cat -- "$file" 2>/dev/null)
-  if [ -n "$held" ] && [ "$held" != "$2" ] && [ "$held" != "\${3:-}" ]; then
-    if alive "$held"; then
-      printf 'busy %s\\n' "\${held%%:*}"
-      exit 1
-    fi
-    # A dead run's leftovers die before its user is another run's.
-    sweep "$1"
-  fi
-  printf '%s\\n' "$2" > "$file" || fail "could not hold the user $1 in $holds"
-  exec 9>&-
-}
-step=$1; shift
-if [ "$step" = prepare ]; then
-  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7 holder=$8; shift 8
-  take "$user" "$holder"
-  if ! id -u "$user" >/dev/null 2>&1; then
-    out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
-      fail "useradd could not create the user $user: $out"
-  fi
-  uid=$(id -u "$user") gid=$(id -g "$user")
-  [ "$uid" != 0 ] && [ "$gid" != 0 ] || fail "the user $user is root or in the root group"
-  [ "$uid" != "$owner" ] || fail "the user $user is the user the action runs as"
-  [ "$(id -G "$user")" = "$gid" ] || fail "the user $user is in other groups ($(id -Gn "$user")), which may give it rights: the agent's user must be in its own group only"
-  case ",$ownergroups," in *",$gid,"*) fail "the group of $user ($gid) is one of the action's own groups" ;; esac
-  mkdir -p -m 0755 "$(dirname "$home")" && rm -rf -- "$home" && mkdir -m 0700 -- "$home" &&
-    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" || fail "could not make a fresh HOME for $user at $home"
-  # The staged settings: links and special files never (staging copied none; this is the boundary's own check).
-  if [ -n "$settings" ]; then
-    cp -R -P --preserve=mode -- "$settings/." "$home/" && find "$home" -mindepth 1 ! -type f ! -type d -delete ||
-      fail "could not copy the agent's settings into $home"
-  fi
-  chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
-  printf 'user %s %s\\n' "$uid" "$gid"
-  # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
-  pass "$(dirname -- "$tree")"
-  for r in "$@"; do pass "$r"; done
-  # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
-  # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
-  # never rename or remove .git.
-  mapfile -d '' -t found < <(entries)
-  if [ \${#found[@]} -gt 0 ]; then
-    find "\${found[@]}" -uid "$owner" -exec chown -h "$uid:$gid" -- {} + || fail "could not give the work tree $tree to $user"
-  fi
-  printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
-  chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
-  if [ -n "$program" ] && ! as_agent test -x "$program"; then
-    fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
-  fi
-elif [ "$step" = claim ]; then
-  take "$1" "$2" "$3"
-elif [ "$step" = release ]; then
-  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7 user=$8 holder=$9 seconds=\${10} folders=\${11}
-  shift 11
-  mapfile -d '' -t found < <(entries)
-  if [ \${#found[@]} -gt 0 ]; then
-    # A setuid file the agent made must not become one of the owner's.
-    find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
-    unshare_links "\${found[@]}"
-    find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
-  fi
-  chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
-  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
-  rm -rf -- "$home" || problem "could not remove $home"
-  IFS=: read -r -a folders <<< "$folders"
-  sweep_files "$uid" "$seconds" "\${folders[@]}"
-  [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
-elif [ "$step" = lend ]; then
-  uid=$1 gid=$2 dir=$3 user=$4
-  pass "$(dirname -- "$dir")"
-  chown -R -h "$uid:$gid" -- "$dir" || fail "could not lend $dir to $user"
-elif [ "$step" = reclaim ]; then
-  uid=$1 dir=$2 owner=$3 ownergroup=$4; shift 4
-  find "$dir" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $dir"
-  unshare_links "$dir"
-  chown -R -h "$owner:$ownergroup" -- "$dir" || problem "could not take $dir back"
-  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
-else
-  fail "unknown step $step"
-fi
-`;
-/** `bash -c LAUNCHER ralph-agent PROGRAM ARGS...`, stdin: `NAME=value\0`… then an empty entry, then the program's input. */
-const LAUNCHER = `
-for name in $(compgen -e); do unset -v "$name"; done 2>/dev/null
-while IFS= read -r -d '' entry && [ -n "$entry" ]; do export "$entry" 2>/dev/null; done
-exec "$@"
-`;
-/** Every process of the user running this is killed (kill(-1) spares only the caller). */
-const KILL_ALL = 'kill -s KILL -1 2>/dev/null; exit 0';
-/** `bash -c SIGNAL SIG PID...`: the signal to each pid (negative: a group) this user may signal. */
-const SIGNAL = 'kill -s "$0" -- "$@" 2>/dev/null; exit 0';
-
-;// CONCATENATED MODULE: ./src/security/settings.ts
-// The agent CLI's own settings, for an agent that runs as its own user with a fresh HOME: a copy of the files
-// and folders its preset names (never the runner's whole HOME), staged by the action's own user in a folder of
-// its own, then put into the agent's HOME by the isolation's prepare step while that HOME is still root's. No
-// symbolic link is followed or copied (one could point out of the settings into the runner's secrets), nothing
-// but regular files and folders is copied, and the originals are never the agent's: it cannot write back.
-
-
-
-/** A copy larger than this in all is cut short (a ~/.claude can hold gigabytes of old transcripts). */
-const MAX_BYTES = 64 * 1024 * 1024;
-/**
- * Copies each existing `from` into a fresh staging folder at `to`, without following a symbolic link anywhere
- * (the place itself included). Answers what it copied and what it left out, and why.
- */
-function stageSettings(copies, parent = (0,external_node_os_.tmpdir)()) {
-    const staged = { copied: [], skipped: [] };
-    let bytes = 0;
-    let dir;
-    const skip = (file, why) => {
-        staged.skipped.push(`${file} (${why})`);
-    };
-    const copy = (from, to) => {
-        const stat = (0,external_node_fs_.lstatSync)(from);
-        if (stat.isSymbolicLink())
-            return (skip(from, 'a symbolic link'), 0);
-        if (stat.isDirectory()) {
-            (0,external_node_fs_.mkdirSync)(to, { recursive: true, mode: 0o700 });
-            let files = 0;
-            for (const entry of (0,external_node_fs_.readdirSync)(from).sort())
-                files += copy(external_node_path_default().join(from, entry), external_node_path_default().join(to, entry));
-            return files;
-        }
-        if (!stat.isFile())
-            return (skip(from, 'not a regular file'), 0);
-        if (bytes + stat.size > MAX_BYTES)
-            return (skip(from, `over the ${MAX_BYTES >> 20} MB the copy may take`), 0);
-        // O_NOFOLLOW: a link swapped in since the lstat is refused, not read; O_NONBLOCK: a FIFO is not waited on.
-        const fd = (0,external_node_fs_.openSync)(from, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
-        try {
-            if (!(0,external_node_fs_.fstatSync)(fd).isFile())
-                return (skip(from, 'not a regular file'), 0);
-            const content = (0,external_node_fs_.readFileSync)(fd);
-            bytes += content.length;
-            (0,external_node_fs_.writeFileSync)(to, content, { mode: stat.mode & 0o700 });
-        }
-        finally {
-            (0,external_node_fs_.closeSync)(fd);
-        }
-        return 1;
-    };
-    for (const { from, to } of copies) {
-        try {
-            (0,external_node_fs_.lstatSync)(from);
-        }
-        catch {
-            continue; // the CLI has no settings there: nothing to copy
-        }
-        dir ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(parent, 'ralph-agent-settings-'));
-        const target = external_node_path_default().join(dir, to);
-        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(target), { recursive: true, mode: 0o700 });
-        try {
-            const files = copy(from, target);
-            if (files > 0)
-                staged.copied.push(`${from} → ~/${to} (${files} file${files === 1 ? '' : 's'})`);
-        }
-        catch (error) {
-            skip(from, error.code ?? error.message);
-        }
-    }
-    if (dir)
-        staged.dir = dir;
-    return staged;
-}
-
-;// CONCATENATED MODULE: ./src/security/isolation.ts
-// The agent as its own unprivileged user. A deny-list of variables is no boundary while the agent is the
-// user that holds the tokens: it can read /proc/<pid>/environ and mem of the action, write ~/.gitconfig that
-// the action's git obeys, append to the runner's GITHUB_ENV, and (on hosted runners) sudo. Another uid with no
-// group, no sudo and no_new_privs can do none of that. The agent, the ralph's commands and the checks all run
-// as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
-// passwordless sudo; whenever none of them is running, every process of that uid is killed.
-
-
-
-
-
-
-
-
-
-
-const DEFAULT_AGENT_USER = 'ralph-agent';
-/** Where the agent's fresh HOME is made (wiped at every start and at the end). */
-const HOMES = '/var/lib/ralph-action';
-/** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
-const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' };
-/** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
-const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-// A socket on stdin (Node's pipes are socketpairs) makes bash read ~/.bashrc, as if run by rshd: never.
-const BASH = ['bash', '--norc', '--noprofile', '-c'];
-/** Rounds of kill(-1) before a uid that keeps forking is reported. */
-const KILL_ROUNDS = 20;
-/** Tenths of a second to wait for the uid's killed processes to be reaped (init may take a second). */
-const REAP_WAITS = 50;
-/** The most processes (threads count: a node program has about ten) the agent's uid may have at once. */
-const DEFAULT_AGENT_MAX_PROCESSES = 4096;
-/** The lowest cap an agent can work under: its CLI, a shell and a test runner, with their threads. */
-const MIN_AGENT_MAX_PROCESSES = 32;
-/** Where every user may write outside the work tree: what the agent's uid leaves there is removed at the end. */
-const SHARED_TEMP_FOLDERS = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock', '/dev/mqueue'];
-/** The longest the removal of the agent's files from SHARED_TEMP_FOLDERS may take, in seconds. */
-const SWEEP_SECONDS = 120;
-/** Another run on this machine holds the agent's user. */
-class UserBusy extends Error {
-    pid;
-    constructor(pid) {
-        super(`held by pid ${pid}`);
-        this.pid = pid;
-    }
-}
-/** Users the default name may take when another run holds it: ralph-agent, ralph-agent-2, … */
-const DEFAULT_USERS = 8;
-/** This process as a holder of the agent's user: its pid and start time (a reused pid is not it). */
-const thisHolder = () => `${process.pid}:${processIdentity(process.pid) ?? ''}`;
-/** Isolation could not be set up: the message is one line that says why and what to do. */
-class IsolationError extends Error {
-    constructor(message) {
-        super(message);
-        this.name = 'IsolationError';
-    }
-}
-/** Whether this process can start programs as another user: as root, or with passwordless sudo. */
-function isolationPrivilege() {
-    if (process.platform !== 'linux')
-        return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
-    for (const tool of ['setpriv', 'prlimit'])
-        if (!which(tool, { cwd: '/', path: SYSTEM_PATH }))
-            return { why: `${tool} (util-linux) is not installed` };
-    if (process.getuid?.() === 0)
-        return { privilege: 'root' };
-    const me = `ralph-action runs as ${(0,external_node_os_.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
-    if (!which('sudo', { cwd: '/', path: SYSTEM_PATH }))
-        return { why: `${me}, and sudo is not installed` };
-    const probe = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
-    if (probe.status !== 0)
-        return { why: `${me}, and without passwordless sudo` };
-    return { privilege: 'sudo' };
-}
-/** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
-const asRoot = (privilege, argv) => privilege === 'root' ? argv : [trustedProgram('sudo', true), '-n', '--', ...argv];
-/**
- * argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). With
- * `maxProcesses`, the uid's processes are capped (RLIMIT_NPROC, soft and hard, set by root before the switch):
- * a fork loop fails at the cap instead of exhausting the machine. The kills go without it: at the cap, a
- * capped exec as that uid would fail (EAGAIN).
- */
-function asAgent(state, argv, maxProcesses) {
-    const { uid, gid } = state.user;
-    return asRoot(state.privilege, [
-        ...(maxProcesses === undefined
-            ? []
-            : [trustedProgram('prlimit', true), `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
-        trustedProgram('setpriv', true),
-        `--reuid=${uid}`,
-        `--regid=${gid}`,
-        '--clear-groups',
-        '--no-new-privs',
-        '--',
-        ...argv
-    ]);
-}
-/** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
-async function privileged(privilege, args) {
-    const result = await runProcess({
-        argv: asRoot(privilege, [trustedProgram('bash', true), '-s', '--', ...args]),
-        cwd: '/',
-        env: SYSTEM_ENV,
-        input: PRIVILEGED,
-        // A step never waits forever (a chown of a large work tree takes a while; a stalled one is cut).
-        timeoutMs: 600_000
-    });
-    const out = result.stdout.head.toString('utf8') + result.stdout.tail.toString('utf8');
-    const lines = out.split('\n').filter(Boolean);
-    const error = lines.find(line => line.startsWith('error '));
-    if (error)
-        throw new IsolationError(error.slice('error '.length));
-    const busy = lines.find(line => line.startsWith('busy '));
-    if (busy)
-        throw new UserBusy(Number(busy.slice('busy '.length)));
-    if (result.exitCode !== 0) {
-        const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0];
-        throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`);
-    }
-    return lines;
-}
-const inside = (child, parent) => {
-    const rel = external_node_path_default().relative(parent, child);
-    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
-};
-/**
- * Creates the agent's user (first use), gives it a fresh HOME and the work tree, and answers the isolation.
- * Throws IsolationError (one line) when the user or the work tree cannot be set up.
- */
-async function isolateAgent(options) {
-    const name = options.user ?? DEFAULT_AGENT_USER;
-    // The default name stands for any of ours: a run that finds it held takes the next one.
-    const names = name === DEFAULT_AGENT_USER
-        ? Array.from({ length: DEFAULT_USERS }, (_, i) => (i === 0 ? name : `${name}-${i + 1}`))
-        : [name];
-    for (const [i, candidate] of names.entries()) {
-        try {
-            return await isolateAs(candidate, options);
-        }
-        catch (error) {
-            if (!(error instanceof UserBusy))
-                throw error;
-            if (i === names.length - 1)
-                throw new IsolationError(names.length > 1
-                    ? `The agent's users ${name} to ${candidate} are all held by other runs on this machine (the last by pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`
-                    : `The agent's user ${name} is held by another run on this machine (pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`);
-            options.log?.(`The agent's user ${candidate} is held by another run (pid ${error.pid}): trying ${names[i + 1]}.`);
-        }
-    }
-    throw new IsolationError('no agent user was tried');
-}
-async function isolateAs(name, options) {
-    if (!AGENT_USER_NAME.test(name))
-        throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
-    const workTree = external_node_path_default().resolve(options.workTree);
-    const maxProcesses = options.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES;
-    if (!Number.isInteger(maxProcesses) || maxProcesses < 1)
-        throw new IsolationError(`The agent's process cap must be a positive whole number, got ${maxProcesses}.`);
-    const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES];
-    if (paths.some(p => /[\n\r]/.test(p)))
-        throw new IsolationError('A path for the isolation holds a line break; move the work tree.');
-    if (workTree === '/')
-        throw new IsolationError('The work tree is /: the agent cannot be given all of it.');
-    for (const other of options.outside ?? [])
-        if (other && inside(external_node_path_default().resolve(other), workTree))
-            throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
-    const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
-    const home = `${HOMES}/${name}`;
-    const holder = thisHolder();
-    // Staged by the action's own user (it reads its own files as itself), copied in by prepare as root.
-    const staged = stageSettings(options.settings ?? []);
-    if (staged.dir && /[\n\r]/.test(staged.dir))
-        throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.');
-    let lines;
-    try {
-        lines = await privileged(options.privilege, [
-            'prepare',
-            name,
-            home,
-            workTree,
-            String(owner.uid),
-            (process.getgroups?.() ?? [owner.gid]).join(','),
-            options.program ?? '',
-            staged.dir ?? '',
-            holder,
-            ...(options.reach ?? [])
-        ]);
-    }
-    finally {
-        if (staged.dir)
-            (0,external_node_fs_.rmSync)(staged.dir, { recursive: true, force: true });
-    }
-    for (const copied of staged.copied)
-        options.log?.(`The agent's user gets a copy of ${copied}.`);
-    for (const skipped of staged.skipped)
-        options.log?.(`Left out of the copy of the agent's settings: ${skipped}.`);
-    const repointed = {};
-    for (const { variable, from, to } of options.settings ?? [])
-        if (variable)
-            repointed[variable] = { from, to: external_node_path_default().join(home, to) };
-    const field = (key) => (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1);
-    const [uid, gid] = field('user').map(Number);
-    const [topGid, topMode] = field('top');
-    const opened = lines
-        .filter(line => line.startsWith('opened '))
-        .map(line => {
-        const [, mode, ...rest] = line.split(' ');
-        return { mode, path: rest.join(' ') };
-    });
-    const state = {
-        user: { name, uid, gid, home },
-        holder,
-        privilege: options.privilege,
-        workTree,
-        owner,
-        top: { gid: Number(topGid), mode: topMode },
-        opened,
-        repointed,
-        maxProcesses
-    };
-    if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
-        throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`);
-    return isolation(state, options.log);
-}
-/** The isolation a saved state describes (post, after main was killed, releases it with this). */
-function isolation(state, log) {
-    const said = new Set();
-    const signaller = agentSignaller(state);
-    let running = 0;
-    let reaped = [];
-    const command = (argv, env) => {
-        const agentEnv = agentUserEnvironment(env, state.user, state.repointed);
-        // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
-        const cap = state.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES;
-        if (state.privilege === 'root')
-            return { argv: asAgent(state, argv, cap), env: agentEnv, stdin: Buffer.alloc(0) };
-        // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
-        const entries = [];
-        for (const [key, value] of Object.entries(agentEnv)) {
-            if (value === undefined)
-                continue;
-            if (IDENTIFIER.test(key))
-                entries.push(`${key}=${value}\0`);
-            else if (!said.has(key)) {
-                said.add(key);
-                log?.(`The variable ${key} cannot be passed to the agent's user through sudo (not a shell name); it is left out.`);
-            }
-        }
-        return {
-            argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv], cap),
-            env: SYSTEM_ENV,
-            stdin: Buffer.from(`${entries.join('')}\0`)
-        };
-    };
-    const killLive = async () => {
-        const found = new Set();
-        for (let round = 0; round < KILL_ROUNDS; round++) {
-            const pids = processesOf(state.user.uid);
-            if (pids.length === 0)
-                return [...found];
-            for (const pid of pids) {
-                if (!found.has(pid))
-                    reaped.push(pid);
-                found.add(pid);
-            }
-            const [program, ...args] = asAgent(state, [...BASH, KILL_ALL]);
-            (0,external_node_child_process_namespaceObject.spawnSync)(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
-            // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
-            if (round > 0)
-                await (0,promises_namespaceObject.setTimeout)(20);
-        }
-        const left = processesOf(state.user.uid);
-        if (left.length > 0)
-            throw new IsolationError(`processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`);
-        return [...found];
-    };
-    const killAll = async () => {
-        const found = await killLive();
-        // The dead count against the cap until reaped: the next program would find a fork loop's share still taken.
-        for (let wait = 0; wait < REAP_WAITS && zombiesOf(state.user.uid).length > 0; wait++)
-            await (0,promises_namespaceObject.setTimeout)(100);
-        return found;
-    };
-    const run = async (options) => {
-        const env = options.env ?? process.env;
-        // As run directly: a program that is not there is not started (the loop says which one is missing).
-        if (!which(options.argv[0] ?? '', { cwd: options.cwd, path: env.PATH }))
-            return notFound(options);
-        const agent = command(options.argv, env);
-        const input = agent.stdin.length === 0
-            ? options.input
-            : Buffer.concat([
-                agent.stdin,
-                options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input)
-            ]);
-        running++;
-        let exited = false;
-        let killing;
-        // Once the last program has exited, what it left (holding its output open, or not) is killed at once.
-        const ended = () => {
-            if (exited)
-                return;
-            exited = true;
-            if (--running === 0)
-                killing = killAll();
-        };
-        try {
-            return await runProcess({
-                ...options,
-                argv: agent.argv,
-                env: agent.env,
-                ...(input !== undefined ? { input } : {}),
-                signaller,
-                onExit: () => {
-                    ended();
-                    options.onExit?.();
-                }
-            });
-        }
-        finally {
-            ended();
-            // Nothing of the uid survives the program's end (a kill started at its exit is waited for).
-            if (killing)
-                await killing;
-            else if (running === 0)
-                await killAll();
-        }
-    };
-    const release = async () => {
-        const problems = [];
-        // Held first (post takes over from a killed main): a run that took the user since is left alone.
-        const holder = thisHolder();
-        try {
-            await privileged(state.privilege, ['claim', state.user.name, holder, state.holder]);
-        }
-        catch (error) {
-            if (error instanceof UserBusy)
-                return [
-                    `the agent's user ${state.user.name} is held by another run (pid ${error.pid}) since this one ended: its processes and HOME are that run's, left alone`
-                ];
-            return [error.message];
-        }
-        try {
-            await killAll();
-        }
-        catch (error) {
-            // The work tree is not handed back while a process of the agent's user could still race the chown.
-            return [error.message];
-        }
-        const { user, owner, top, workTree } = state;
-        try {
-            const lines = await privileged(state.privilege, [
-                'release',
-                String(user.uid),
-                user.home,
-                workTree,
-                String(owner.uid),
-                String(owner.gid),
-                String(top.gid),
-                top.mode,
-                user.name,
-                holder,
-                String(SWEEP_SECONDS),
-                SHARED_TEMP_FOLDERS.join(':'),
-                ...state.opened.flatMap(o => [o.mode, o.path])
-            ]);
-            for (const line of lines)
-                if (line.startsWith('problem '))
-                    problems.push(line.slice('problem '.length));
-            const swept = lines.find(line => line.startsWith('swept '));
-            const n = Number(swept?.slice('swept '.length) ?? 0);
-            // Said when there were any (none is the usual case, and the CLI keeps its stderr for what matters).
-            if (n > 0)
-                log?.(`Removed ${n} file${n === 1 ? '' : 's'} the agent's user ${user.name} left outside the work tree (in ${SHARED_TEMP_FOLDERS.join(', ')}; its HOME is removed whole).`);
-        }
-        catch (error) {
-            problems.push(error.message);
-        }
-        return problems;
-    };
-    const lend = async (dir) => {
-        const target = external_node_path_default().resolve(dir);
-        if (/[\n\r]/.test(target))
-            throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.');
-        const { uid, gid, name } = state.user;
-        const lines = await privileged(state.privilege, ['lend', String(uid), String(gid), target, name]);
-        const opened = lines
-            .filter(line => line.startsWith('opened '))
-            .map(line => {
-            const [, mode, ...rest] = line.split(' ');
-            return { mode, path: rest.join(' ') };
-        });
-        return async () => {
-            try {
-                await killAll();
-            }
-            catch (error) {
-                return [error.message];
-            }
-            try {
-                const back = await privileged(state.privilege, [
-                    'reclaim',
-                    String(uid),
-                    target,
-                    String(state.owner.uid),
-                    String(state.owner.gid),
-                    // The deepest first: a folder is closed again after those below it.
-                    ...opened.reverse().flatMap(o => [o.mode, o.path])
-                ]);
-                return back.filter(line => line.startsWith('problem ')).map(line => line.slice('problem '.length));
-            }
-            catch (error) {
-                return [error.message];
-            }
-        };
-    };
-    return {
-        state,
-        user: state.user,
-        lend,
-        command,
-        environment: env => agentUserEnvironment(env, state.user, state.repointed),
-        signaller,
-        runProcess: run,
-        killAll,
-        leftovers: () => {
-            const pids = reaped;
-            reaped = [];
-            return pids;
-        },
-        release
-    };
-}
-/** The result of a program that could not be found: nothing started (as proc answers ENOENT). */
-function notFound(options) {
-    const program = options.argv[0] ?? '';
-    if (options.logFile) {
-        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(options.logFile), { recursive: true });
-        (0,external_node_fs_.appendFileSync)(options.logFile, '');
-    }
-    const none = { head: Buffer.alloc(0), tail: Buffer.alloc(0), totalBytes: 0, truncated: false };
-    const spawnError = Object.assign(new Error(`spawn ${program} ENOENT`), {
-        code: 'ENOENT',
-        errno: -2,
-        syscall: `spawn ${program}`,
-        path: program
-    });
-    return {
-        exitCode: null,
-        signal: null,
-        timedOut: false,
-        aborted: false,
-        spawnError,
-        stdout: none,
-        stderr: none,
-        durationMs: 0
-    };
-}
-/**
- * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
- * runner's HOME (XDG_*, a global git config) or at the runner's file commands; a variable that named the CLI's
- * settings (`repointed`) names their copy.
- */
-function agentUserEnvironment(env, user, repointed = {}) {
-    const out = {};
-    for (const [key, value] of Object.entries(env)) {
-        if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
-            continue;
-        if (RUNNER_FILE_COMMANDS.includes(key))
-            continue;
-        // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
-        if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key))
-            continue;
-        out[key] = value;
-    }
-    // Only while it still names what was copied: a folder of the run's own (the model proxy's) stays as it is.
-    for (const [key, { from, to }] of Object.entries(repointed))
-        if (out[key] !== undefined && external_node_path_default().resolve(out[key]) === from)
-            out[key] = to;
-    return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
-}
-/** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
-function agentSignaller(state) {
-    return (pids, sig) => {
-        const denied = [];
-        for (const pid of pids) {
-            try {
-                process.kill(pid, sig);
-            }
-            catch (error) {
-                if (error.code === 'EPERM')
-                    denied.push(pid);
-            }
-        }
-        if (denied.length === 0)
-            return;
-        const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)]);
-        (0,external_node_child_process_namespaceObject.spawnSync)(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
-    };
-}
-/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
-const statusBuffer = Buffer.alloc(1024);
-/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
-function statusHead(pid) {
-    const fd = (0,external_node_fs_.openSync)(`/proc/${pid}/status`, 'r');
-    try {
-        return statusBuffer.toString('latin1', 0, (0,external_node_fs_.readSync)(fd, statusBuffer, 0, statusBuffer.length, null));
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-}
-/**
- * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
- * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
- */
-function processesOf(uid) {
-    return scanProcesses(uid, false);
-}
-/** Zombies of `uid`: dead, but counted against its RLIMIT_NPROC until their parent (often init) reaps them. */
-function zombiesOf(uid) {
-    return scanProcesses(uid, true);
-}
-function scanProcesses(uid, zombies) {
-    const pids = [];
-    let names;
-    try {
-        names = (0,external_node_fs_.readdirSync)('/proc');
-    }
-    catch {
-        return pids;
-    }
-    for (const name of names) {
-        if (!/^\d+$/.test(name))
-            continue;
-        let status;
-        try {
-            status = statusHead(name);
-        }
-        catch {
-            continue; // exited meanwhile
-        }
-        const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
-        if (!uids || /^State:\s+[ZX]/m.test(status) !== zombies)
-            continue;
-        if (uids.slice(1).some(u => Number(u) === uid))
-            pids.push(Number(name));
-    }
-    return pids;
-}
-
-;// CONCATENATED MODULE: ./src/security/runner-files.ts
-// The runner's file commands (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY):
-// whoever appends to them steers every later step, this action's post step included (an LD_PRELOAD in
-// GITHUB_ENV runs in a process that holds the tokens). Their variables never reach the loop's processes;
-// meanwhile the files are closed to other users (the agent's, with isolation), and what a process of our own
-// user wrote into them during the loop is cut back afterwards.
-
-
-/** Remembers the files named by the job's GITHUB_ENV & co.; with `close`, no other user may read them meanwhile. */
-function guardRunnerFiles(env, options) {
-    const saved = [];
-    for (const name of RUNNER_FILE_COMMANDS) {
-        const file = env[name];
-        if (!file)
-            continue;
-        try {
-            const mode = (0,external_node_fs_.statSync)(file).mode & 0o7777;
-            saved.push({ name, file, content: (0,external_node_fs_.readFileSync)(file), mode });
-            if (options.close)
-                (0,external_node_fs_.chmodSync)(file, mode & 0o700);
-        }
-        catch {
-            // Not there (a runner that does not set it, or a local run): nothing to guard.
-        }
-    }
-    return {
-        restore: () => {
-            const changed = [];
-            for (const { name, file, content, mode } of saved) {
-                let now;
-                try {
-                    now = (0,external_node_fs_.readFileSync)(file);
-                }
-                catch {
-                    now = undefined;
-                }
-                if (!now || !now.equals(content)) {
-                    (0,external_node_fs_.writeFileSync)(file, content);
-                    const added = now && now.subarray(0, content.length).equals(content) ? now.length - content.length : 0;
-                    changed.push(added > 0
-                        ? `${added} bytes appended to ${name} during the loop were cut back`
-                        : `${name} was changed during the loop and was put back as it was`);
-                }
-                try {
-                    (0,external_node_fs_.chmodSync)(file, mode);
-                }
-                catch {
-                    // Gone meanwhile: written again above.
-                }
-            }
-            return changed;
-        }
-    };
-}
-
-;// CONCATENATED MODULE: ./src/security/index.ts
-// One security policy: which variables are secret, the agent's environment, the hermetic git environment,
-// the agent's own user (its spawn, and killing everything it left), and the workflow commands it may not print.
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/git/repo.ts
-// Intent-named git commands for delivery (branch, fetch, push), over runGit. Every call answers
-// {exitCode, stdout, stderr}; `probe` calls allow any exit code, the rest throw GitError.
-
-
-
-
-class repo_GitRepo {
-    dir;
-    constructor(dir) {
-        this.dir = dir;
-    }
-    /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
-    async exec(args, options = {}) {
-        const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
-        const result = await runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes });
-        if (!options.probe && result.exitCode !== 0)
-            throw new GitError(args, result);
-        return result;
-    }
-    /** The branch HEAD is on, or undefined when HEAD is detached (actions/checkout of a SHA or a PR merge). */
-    async currentBranch() {
-        const result = await this.exec(['symbolic-ref', '--quiet', '--short', 'HEAD'], { probe: true });
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    /** The commit a ref names, or undefined when it names none. */
-    async commitOf(ref) {
-        const result = await this.exec(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
-            probe: true
-        });
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    async headSha() {
-        const sha = await this.commitOf('HEAD');
-        if (!sha)
-            throw new Error(`${this.dir} has no commit checked out`);
-        return sha;
-    }
-    async isShallow() {
-        const result = await this.exec(['rev-parse', '--is-shallow-repository']);
-        return result.stdout.trim() === 'true';
-    }
-    /** An absolute path inside the git directory (`config`, `objects`, `shallow`), worktrees included. */
-    async gitPath(name) {
-        const result = await this.exec(['rev-parse', '--git-path', name]);
-        return external_node_path_default().resolve(this.dir, result.stdout.trim());
-    }
-    /** The git directory shared by all worktrees (where `config` and `modules/` live). */
-    async commonDir() {
-        const result = await this.exec(['rev-parse', '--git-common-dir']);
-        return external_node_path_default().resolve(this.dir, result.stdout.trim());
-    }
-    async objectFormat() {
-        const result = await this.exec(['rev-parse', '--show-object-format'], { probe: true });
-        return result.exitCode === 0 && result.stdout.trim() ? result.stdout.trim() : 'sha1';
-    }
-    /** The branch's commit on the remote (asked over the network), or null when the remote has no such branch. */
-    async remoteBranchSha(remote, branch, config) {
-        const ref = `refs/heads/${branch}`;
-        const result = await this.exec(['ls-remote', '--heads', '--end-of-options', remote, ref], { config });
-        for (const line of result.stdout.split('\n')) {
-            const [sha, name] = line.split('\t');
-            if (name === ref)
-                return sha;
-        }
-        return null;
-    }
-    /** The remote's default branch (its HEAD), or undefined when it cannot be learnt. */
-    async remoteDefaultBranch(remote, config) {
-        const result = await this.exec(['ls-remote', '--symref', '--end-of-options', remote, 'HEAD'], {
-            probe: true,
-            config
-        });
-        const m = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(result.stdout);
-        if (m)
-            return m[1];
-        const local = await this.exec(['symbolic-ref', '--quiet', '--short', `refs/remotes/${remote}/HEAD`], {
-            probe: true
-        });
-        return local.exitCode === 0 ? local.stdout.trim().replace(`${remote}/`, '') : undefined;
-    }
-    /**
-     * Fetches branches into their remote-tracking refs (`+refs/heads/B:refs/remotes/<remote>/B`).
-     * `depth`/`deepen`/`unshallow` only make sense in a shallow repository.
-     */
-    async fetchBranches(remote, branches, options = {}) {
-        const args = ['fetch', '--no-tags', '--quiet', '--no-recurse-submodules'];
-        if (options.depth !== undefined)
-            args.push(`--depth=${options.depth}`);
-        if (options.deepen !== undefined)
-            args.push(`--deepen=${options.deepen}`);
-        if (options.unshallow)
-            args.push('--unshallow');
-        args.push('--end-of-options', remote, ...branches.map(b => `+refs/heads/${b}:refs/remotes/${remote}/${b}`));
-        return this.exec(args, { probe: true, config: options.config });
-    }
-    async mergeBase(a, b) {
-        const result = await this.exec(['merge-base', '--end-of-options', a, b], { probe: true });
-        return result.exitCode === 0 ? result.stdout.trim() : undefined;
-    }
-    /** Whether the trees of two commits differ (what a pull request would show). */
-    async hasDiff(from, to) {
-        const result = await this.exec(['diff', '--quiet', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { probe: true });
-        if (result.exitCode === 0)
-            return false;
-        if (result.exitCode === 1)
-            return true;
-        throw new GitError(['diff', '--quiet', from, to], result);
-    }
-    /** Commits reachable from `to` but not from `from`. */
-    async countCommits(from, to) {
-        const result = await this.exec(['rev-list', '--count', `${from}..${to}`, '--']);
-        return Number(result.stdout.trim());
-    }
-    /** Paths that differ between two commits. */
-    async changedPaths(from, to) {
-        const result = await this.exec([
-            'diff',
-            '--name-only',
-            '-z',
-            '--no-ext-diff',
-            '--no-renames',
-            '--end-of-options',
-            from,
-            to
-        ]);
-        return result.stdout.split('\0').filter(Boolean);
-    }
-    /** One local config value, or undefined when unset. */
-    async localConfig(key) {
-        const result = await this.exec(['config', '--local', '--get', key], { probe: true });
-        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : undefined;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/auth.ts
-/** `http.<origin>/.extraheader`, the key actions/checkout uses (and persists). */
-function extraHeaderKey(serverUrl) {
-    return `http.${new URL(serverUrl).origin}/.extraheader`;
-}
-function basicAuthHeader(token) {
-    return `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64')}`;
-}
-/**
- * Config for one authenticated command: the empty value first clears any header inherited from other config
- * (a persisted checkout credential would otherwise be sent too), and no credential helper is asked.
- */
-function authConfig(auth) {
-    const key = extraHeaderKey(auth.serverUrl);
-    return [
-        [key, ''],
-        [key, basicAuthHeader(auth.token)],
-        ['credential.helper', '']
-    ];
-}
-/** The clone URL of `owner/repo` on the server, as actions/checkout builds it (no credentials in it). */
-function repositoryUrl(serverUrl, repository) {
-    if (!/^[\w.-]+\/[\w.-]+$/.test(repository))
-        throw new Error(`'${repository}' is not a repository name of the form owner/repo`);
-    return `${new URL(serverUrl).origin}/${repository}`;
-}
-
-;// CONCATENATED MODULE: ./src/git/branch.ts
-// The loop's branch: created fresh from the latest base (or continued from the remote), the way
-// actions/checkout leaves a repository: possibly shallow (fetch-depth 1), possibly on a detached HEAD (a
-// SHA, a pull request's merge commit), possibly behind a base that moved on since the job started.
-
-
-
-// Depths tried before --unshallow when a continued branch's fork point is not in a shallow clone.
-const DEEPEN_STEPS = [50, 500];
-/** Creates (or continues) the loop's branch and checks it out. Throws an Error that says what to fix. */
-async function prepareBranch(workTree, options) {
-    const git = new repo_GitRepo(workTree);
-    const log = options.log ?? (() => undefined);
-    const remote = options.remote ?? 'origin';
-    const branch = await validBranchName(git, options.branch, 'branch');
-    const config = options.auth ? authConfig(options.auth) : undefined;
-    const previous = { branch: await git.currentBranch(), sha: await git.commitOf('HEAD') };
-    const { base, source } = await resolveBase(git, remote, previous.branch, options, config);
-    await validBranchName(git, base, 'base');
-    log(`The base is '${base}' (${describeSource(source, previous)}).`);
-    if (base === branch) {
-        throw new Error(`The loop's branch and the base are both '${base}': the loop needs a branch of its own to push and open a pull request from. Give a different branch.`);
-    }
-    const hasRemote = await git.exec(['config', '--get', `remote.${remote}.url`], { probe: true });
-    if (hasRemote.exitCode !== 0)
-        return startLocally(git, branch, base, source, previous, remote, options);
-    let shallow = await git.isShallow();
-    // The latest base, whatever the checkout had: a base that moved on since the job started is caught up here.
-    const baseFetch = await git.fetchBranches(remote, [base], { ...(shallow ? { depth: 1 } : {}), config });
-    if (baseFetch.exitCode !== 0) {
-        if (/couldn't find remote ref/i.test(baseFetch.stderr))
-            throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`);
-        throw new Error(`Could not fetch the base branch '${base}' from '${remote}': ${baseFetch.stderr.trim()}`);
-    }
-    const baseRef = `refs/remotes/${remote}/${base}`;
-    const baseTip = await git.commitOf(baseRef);
-    if (!baseTip)
-        throw new Error(`The base branch '${base}' was fetched but ${baseRef} names no commit.`);
-    if (previous.sha && previous.sha !== baseTip && previous.branch === base)
-        log(`'${base}' moved on since the checkout (${branch_short(previous.sha)} → ${branch_short(baseTip)}); starting from ${branch_short(baseTip)}.`);
-    const remoteSha = await git.remoteBranchSha(remote, branch, config);
-    if (options.continueExisting && remoteSha) {
-        const branchRef = `refs/remotes/${remote}/${branch}`;
-        const fetched = await git.fetchBranches(remote, [branch], {
-            ...(shallow ? { depth: DEEPEN_STEPS[0] } : {}),
-            config
-        });
-        if (fetched.exitCode !== 0)
-            throw new Error(`Could not fetch the branch '${branch}' from '${remote}': ${fetched.stderr.trim()}`);
-        await switchTo(git, branch, branchRef);
-        const forkPoint = await findForkPoint(git, remote, base, branch, shallow, config, log);
-        shallow = await git.isShallow();
-        log(`Continuing '${branch}' from ${remote} at ${branch_short(remoteSha)} (forked from '${base}' at ${branch_short(forkPoint)}).`);
-        return {
-            branch,
-            base,
-            baseSource: source,
-            baseSha: forkPoint,
-            startSha: await git.headSha(),
-            continued: true,
-            remoteSha,
-            shallow,
-            previous
-        };
-    }
-    if (options.continueExisting)
-        log(`'${branch}' does not exist on ${remote} yet; starting it from '${base}'.`);
-    else if (remoteSha)
-        log(`'${branch}' exists on ${remote} (${branch_short(remoteSha)}); starting it afresh from '${base}' (it will be replaced on push).`);
-    await switchTo(git, branch, baseRef);
-    log(`Created '${branch}' from '${base}' at ${branch_short(baseTip)}.`);
-    return {
-        branch,
-        base,
-        baseSource: source,
-        baseSha: baseTip,
-        startSha: baseTip,
-        continued: false,
-        remoteSha,
-        shallow,
-        previous
-    };
-}
-async function resolveBase(git, remote, checkedOut, options, config) {
-    const env = options.env ?? process.env;
-    const given = options.base?.trim();
-    if (given)
-        return { base: given.replace(/^refs\/heads\//, ''), source: 'input' };
-    if (checkedOut)
-        return { base: checkedOut, source: 'checkout' };
-    // Detached HEAD: a pull request's merge commit (its base is GITHUB_BASE_REF), or a SHA checked out.
-    if (env.GITHUB_BASE_REF)
-        return { base: env.GITHUB_BASE_REF, source: 'pull-request' };
-    if (env.GITHUB_REF?.startsWith('refs/heads/'))
-        return { base: env.GITHUB_REF.slice('refs/heads/'.length), source: 'github-ref' };
-    const fallback = await git.remoteDefaultBranch(remote, config);
-    if (fallback)
-        return { base: fallback, source: 'remote-default' };
-    throw new Error(`HEAD is detached and the base branch cannot be worked out (no GITHUB_BASE_REF, GITHUB_REF is '${env.GITHUB_REF ?? ''}', and ${remote} did not say its default branch): give the base branch.`);
-}
-function describeSource(source, previous) {
-    switch (source) {
-        case 'input':
-            return 'given';
-        case 'checkout':
-            return 'the branch checked out';
-        case 'pull-request':
-            return `HEAD is detached at ${branch_short(previous.sha)}; the pull request's base, GITHUB_BASE_REF`;
-        case 'github-ref':
-            return `HEAD is detached at ${branch_short(previous.sha)}; from GITHUB_REF`;
-        case 'remote-default':
-            return `HEAD is detached at ${branch_short(previous.sha)}; the remote's default branch`;
-    }
-}
-async function validBranchName(git, name, what) {
-    const trimmed = name.trim();
-    // Names reach git as arguments: refuse what could read as an option or hide in a log.
-    const check = await git.exec(['check-ref-format', '--branch', trimmed], { probe: true });
-    if (!trimmed ||
-        trimmed.startsWith('-') ||
-        [...trimmed].some(c => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) ||
-        check.exitCode !== 0)
-        throw new Error(`'${name}' is not a valid ${what} name.`);
-    return trimmed;
-}
-/** A repository without the remote: a local trial starts from the local base; anything else is told how. */
-async function startLocally(git, branch, base, source, previous, remote, options) {
-    if (!options.localOnly)
-        throw new Error(`This repository has no remote '${remote}' to push '${branch}' to: add one, or for a local trial set open-pr: false (and on-failure: none), which starts the branch from the local '${base}'.`);
-    const baseTip = await git.commitOf(`refs/heads/${base}`);
-    if (!baseTip)
-        throw new Error(`There is no remote '${remote}' and no local branch '${base}' to start from: commit on '${base}' first, or give the base.`);
-    await switchTo(git, branch, `refs/heads/${base}`);
-    options.log?.(`There is no remote '${remote}': a local trial, so nothing will be pushed. Created '${branch}' from the local '${base}' at ${branch_short(baseTip)}.`);
-    return {
-        branch,
-        base,
-        baseSource: source,
-        baseSha: baseTip,
-        startSha: baseTip,
-        continued: false,
-        remoteSha: null,
-        shallow: await git.isShallow(),
-        previous
-    };
-}
-async function switchTo(git, branch, start) {
-    const result = await git.exec(['checkout', '--quiet', '--no-track', '-B', branch, start, '--'], {
-        probe: true
-    });
-    if (result.exitCode === 0)
-        return;
-    if (/would be overwritten/.test(result.stderr)) {
-        throw new Error(`Cannot switch to '${branch}' (${start}): local changes in the work tree would be overwritten. The loop must start from a clean checkout.\n${result.stderr.trim()}`);
-    }
-    throw new GitError(['checkout', '-B', branch, start], result);
-}
-/**
- * The commit where a continued branch left the base. In a shallow clone the histories are deepened step by
- * step until it is found, and unshallowed only when that was not enough.
- */
-async function findForkPoint(git, remote, base, branch, shallow, config, log) {
-    const baseRef = `refs/remotes/${remote}/${base}`;
-    const branchRef = `refs/remotes/${remote}/${branch}`;
-    let found = await git.mergeBase(baseRef, branchRef);
-    if (found || !shallow) {
-        if (found)
-            return found;
-        throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
-    }
-    const attempts = [
-        ...DEEPEN_STEPS.map(depth => ({ depth })),
-        { unshallow: true }
-    ];
-    for (const attempt of attempts) {
-        if (attempt.unshallow && !(await git.isShallow()))
-            break;
-        log(attempt.unshallow
-            ? `The fork point of '${branch}' and '${base}' is not in this shallow clone; fetching their whole history.`
-            : `Fetching '${base}' and '${branch}' to depth ${attempt.depth} to find where they forked.`);
-        const result = await git.fetchBranches(remote, [base, branch], { ...attempt, config });
-        if (result.exitCode !== 0)
-            throw new Error(`Could not deepen the shallow clone: ${result.stderr.trim()}`);
-        found = await git.mergeBase(baseRef, branchRef);
-        if (found)
-            return found;
-    }
-    throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
-}
-function branch_short(sha) {
-    return sha ? sha.slice(0, 7) : '(none)';
-}
-/** The identity the loop's commits are made with unless told otherwise. */
-const GITHUB_ACTIONS_IDENTITY = {
-    name: 'github-actions[bot]',
-    email: '41898282+github-actions[bot]@users.noreply.github.com'
-};
-/** Sets the commit identity in the repository's local config, restorably. */
-async function configureIdentity(workTree, identity = {}) {
-    const git = new repo_GitRepo(workTree);
-    const name = identity.name?.trim() || GITHUB_ACTIONS_IDENTITY.name;
-    const email = identity.email?.trim() || GITHUB_ACTIONS_IDENTITY.email;
-    const before = { name: await git.localConfig('user.name'), email: await git.localConfig('user.email') };
-    await git.exec(['config', '--local', '--replace-all', 'user.name', name]);
-    await git.exec(['config', '--local', '--replace-all', 'user.email', email]);
-    let restored = false;
-    return {
-        name,
-        email,
-        async restore() {
-            if (restored)
-                return;
-            restored = true;
-            for (const [key, value] of [
-                ['user.name', before.name],
-                ['user.email', before.email]
-            ]) {
-                if (value === undefined)
-                    await git.exec(['config', '--local', '--unset-all', key], { probe: true });
-                else
-                    await git.exec(['config', '--local', '--replace-all', key, value]);
-            }
-        }
-    };
-}
-// --- what the branch holds ---
-/** Whether HEAD (or `head`) differs from `baseSha`: false means no diff, so no pull request. */
-function hasDiff(workTree, baseSha, head = 'HEAD') {
-    return new repo_GitRepo(workTree).hasDiff(baseSha, head);
-}
-/** How many commits `head` has that `sinceSha` has not (0: this run committed nothing to push). */
-function commitsSince(workTree, sinceSha, head = 'HEAD') {
-    return new GitRepo(workTree).countCommits(sinceSha, head);
-}
-/** The paths that differ between `baseSha` and `head`. */
-function changedFiles(workTree, baseSha, head = 'HEAD') {
-    return new GitRepo(workTree).changedPaths(baseSha, head);
-}
-/** Changed paths under .github/workflows/: a push of them needs a token with the `workflows` permission. */
-async function changedWorkflowFiles(workTree, baseSha, head = 'HEAD') {
-    return (await changedFiles(workTree, baseSha, head)).filter(p => p.startsWith('.github/workflows/'));
-}
-const MAX_PATCH_BYTES = 64 * 1024 * 1024;
-/**
- * The commits from `baseSha` to `head` as an mbox patch (`git format-patch --stdout --binary`), for when the
- * push is refused: `git am < patch` on `baseSha` re-creates them. Pass `prepared.baseSha` for the whole
- * branch, or `prepared.remoteSha ?? prepared.baseSha` for exactly what the remote lacks.
- */
-async function formatPatch(workTree, baseSha, head = 'HEAD') {
-    const result = await new repo_GitRepo(workTree).exec(['format-patch', '--stdout', '--binary', '--no-color', '--find-renames', `${baseSha}..${head}`, '--'], { maxStdoutBytes: MAX_PATCH_BYTES });
-    if (result.stdoutTruncated)
-        throw new Error(`The patch from ${branch_short(baseSha)} to ${head} is larger than ${MAX_PATCH_BYTES} bytes.`);
-    return result.stdout;
-}
-
-// EXTERNAL MODULE: external "node:crypto"
-var external_node_crypto_ = __nccwpck_require__(77598);
-;// CONCATENATED MODULE: ./src/git/credentials.ts
-// actions/checkout leaves its token where any process in the job can read it: v4/v5 as
-// `http.<server>/.extraheader = AUTHORIZATION: basic …` in .git/config, v6+ in $RUNNER_TEMP/git-credentials-<uuid>.config
-// pulled in by `includeIf.gitdir:<repo>/.git.path` (and `…/.git/worktrees/*`, and `/github/…` paths for
-// containers). For the agent's run both are taken away, and put back byte for byte afterwards.
-
-
-
-
-
-/** The credentials file actions/checkout v6+ writes (its own pattern, from git-auth-helper.ts). */
-const CHECKOUT_CREDENTIALS_FILE = /git-credentials-[0-9a-f-]+\.config$/i;
-const EXTRA_HEADER_KEY = /^http\.(.*\.)?extraheader$/;
-const INCLUDE_KEY = /^include(if\..*)?\.path$/;
-const AUTH_VALUE = /^\s*authorization\s*:/i;
-// A value pattern for `git config --unset-all` that matches the header without the token in argv.
-const AUTH_VALUE_PATTERN = '^ *[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn] *:';
-/** Removes the persisted credentials now; `restore()` puts them back. Prefer withoutPersistedCredentials. */
-async function hidePersistedCredentials(workTree, options = {}) {
-    const git = new repo_GitRepo(workTree);
-    const changes = [];
-    const hiddenFiles = [];
-    const removed = [];
-    let restored;
-    const restore = async () => {
-        if (restored)
-            return restored;
-        const report = { changedConfigFiles: [], problems: [] };
-        for (const hidden of hiddenFiles) {
-            try {
-                await (0,promises_.mkdir)(external_node_path_default().dirname(hidden.file), { recursive: true });
-                await (0,promises_.writeFile)(hidden.file, hidden.content, { mode: hidden.mode });
-                await (0,promises_.chmod)(hidden.file, hidden.mode);
-            }
-            catch (error) {
-                report.problems.push(`could not put back ${hidden.file}: ${error.message}`);
-            }
-        }
-        for (const change of [...changes].reverse()) {
-            try {
-                await restoreConfigFile(git, change, options.onConfigChange ?? 'discard', report);
-            }
-            catch (error) {
-                report.problems.push(`could not restore ${change.file}: ${error.message}`);
-            }
-        }
-        restored = report;
-        return report;
-    };
-    try {
-        const seen = new Set();
-        for (const file of await configFiles(git)) {
-            const entries = await listConfig(git, file);
-            const found = [];
-            for (const entry of entries) {
-                if (EXTRA_HEADER_KEY.test(entry.key) && AUTH_VALUE.test(entry.value)) {
-                    found.push(entry);
-                }
-                else if (INCLUDE_KEY.test(entry.key)) {
-                    const target = resolveInclude(file, entry.value);
-                    const isCheckoutFile = CHECKOUT_CREDENTIALS_FILE.test(entry.value);
-                    if (!isCheckoutFile && !(await holdsAuthHeader(git, target)))
-                        continue;
-                    found.push(entry);
-                    if (seen.has(target))
-                        continue;
-                    seen.add(target);
-                    const content = await (0,promises_.readFile)(target).catch(() => undefined);
-                    // Only checkout's own files are moved away; someone else's file stays, unreferenced, where it is.
-                    if (content && isCheckoutFile) {
-                        hiddenFiles.push({ file: target, content, mode: (await (0,promises_.stat)(target)).mode & 0o7777 });
-                        await (0,promises_.unlink)(target);
-                        removed.push(`credentials file ${target}`);
-                    }
-                }
-            }
-            if (found.length === 0)
-                continue;
-            const original = await (0,promises_.readFile)(file);
-            const mode = (await (0,promises_.stat)(file)).mode & 0o7777;
-            const change = { file, original, mode, redacted: original, entries: found };
-            changes.push(change);
-            for (const entry of dedupeKeys(found)) {
-                if (EXTRA_HEADER_KEY.test(entry.key)) {
-                    await git.exec(['config', '--file', file, '--unset-all', entry.key, AUTH_VALUE_PATTERN]);
-                }
-                else {
-                    await git.exec(['config', '--file', file, '--fixed-value', '--unset-all', entry.key, entry.value]);
-                }
-                removed.push(`${entry.key} in ${file}`);
-            }
-            change.redacted = await (0,promises_.readFile)(file);
-        }
-    }
-    catch (error) {
-        await restore();
-        throw error;
-    }
-    if (removed.length > 0)
-        options.log?.(`Removed the persisted credentials for the agent's run: ${removed.join('; ')}.`);
-    return { removed, restore };
-}
-/**
- * Runs `fn` (the agent's run) with the checkout's persisted credentials removed, and restores them in
- * `finally`, also when `fn` throws. A restore problem fails the call only when `fn` itself succeeded.
- */
-async function withoutPersistedCredentials(workTree, fn, options = {}) {
-    const hidden = await hidePersistedCredentials(workTree, options);
-    let result;
-    try {
-        result = await fn();
-    }
-    catch (error) {
-        await restoreAndReport(hidden, options, true);
-        throw error;
-    }
-    await restoreAndReport(hidden, options, false);
-    return result;
-}
-async function restoreAndReport(hidden, options, runFailed) {
-    const report = await hidden.restore();
-    if (report.changedConfigFiles.length > 0) {
-        options.log?.(`The git config changed during the run (${report.changedConfigFiles.join(', ')}): ${(options.onConfigChange ?? 'discard') === 'discard'
-            ? 'put back as it was before the run'
-            : 'kept, with the credentials added back'}.`);
-    }
-    if (report.problems.length === 0)
-        return;
-    const message = `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`;
-    if (runFailed)
-        options.log?.(message);
-    else
-        throw new Error(message);
-}
-async function restoreConfigFile(git, change, onChange, report) {
-    const now = await (0,promises_.readFile)(change.file).catch(() => undefined);
-    const untouched = now !== undefined && now.equals(change.redacted);
-    if (!untouched)
-        report.changedConfigFiles.push(change.file);
-    if (untouched || now === undefined || onChange === 'discard') {
-        await writeAtomically(change.file, change.original, change.mode);
-        return;
-    }
-    for (const entry of change.entries) {
-        if (!EXTRA_HEADER_KEY.test(entry.key)) {
-            await git.exec(['config', '--file', change.file, '--add', entry.key, entry.value]);
-            continue;
-        }
-        // Like actions/checkout: a placeholder through argv, the secret written straight into the file.
-        const placeholder = `ralph-placeholder-${(0,external_node_crypto_.randomUUID)()}`;
-        await git.exec(['config', '--file', change.file, '--add', entry.key, placeholder]);
-        const text = await (0,promises_.readFile)(change.file, 'utf8');
-        if (text.indexOf(placeholder) < 0 || text.indexOf(placeholder) !== text.lastIndexOf(placeholder))
-            throw new Error(`the placeholder for ${entry.key} was not found once in ${change.file}`);
-        await writeAtomically(change.file, Buffer.from(text.replace(placeholder, quoteConfigValue(entry.value))), change.mode);
-    }
-}
-/** The local config, the worktree's config, and every submodule's config under modules/. */
-async function configFiles(git) {
-    const common = await git.commonDir();
-    const files = [external_node_path_default().join(common, 'config'), await git.gitPath('config.worktree')];
-    const walk = async (dir) => {
-        const names = await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => []);
-        for (const entry of names) {
-            if (!entry.isDirectory())
-                continue;
-            const sub = external_node_path_default().join(dir, entry.name);
-            files.push(external_node_path_default().join(sub, 'config'));
-            await walk(external_node_path_default().join(sub, 'modules'));
-        }
-    };
-    await walk(external_node_path_default().join(common, 'modules'));
-    const existing = [];
-    for (const file of new Set(files)) {
-        if (await (0,promises_.stat)(file).then(s => s.isFile(), () => false))
-            existing.push(file);
-    }
-    return existing;
-}
-async function listConfig(git, file) {
-    const result = await git.exec(['config', '--file', file, '--null', '--list']);
-    return result.stdout
-        .split('\0')
-        .filter(Boolean)
-        .map(record => {
-        const newline = record.indexOf('\n');
-        return newline < 0
-            ? { key: record, value: '' }
-            : { key: record.slice(0, newline), value: record.slice(newline + 1) };
-    });
-}
-async function holdsAuthHeader(git, file) {
-    if (!(await (0,promises_.stat)(file).then(s => s.isFile(), () => false)))
-        return false;
-    const entries = await listConfig(git, file).catch(() => []);
-    return entries.some(e => EXTRA_HEADER_KEY.test(e.key) && AUTH_VALUE.test(e.value));
-}
-function resolveInclude(configFile, value) {
-    if (value.startsWith('~/'))
-        return external_node_path_default().join(external_node_os_default().homedir(), value.slice(2));
-    return external_node_path_default().resolve(external_node_path_default().dirname(configFile), value);
-}
-function dedupeKeys(entries) {
-    const seen = new Set();
-    return entries.filter(e => {
-        const id = EXTRA_HEADER_KEY.test(e.key) ? e.key : `${e.key}\0${e.value}`;
-        if (seen.has(id))
-            return false;
-        seen.add(id);
-        return true;
-    });
-}
-/** A value as git writes it into a config file. */
-function quoteConfigValue(value) {
-    if (!/^\s|\s$|[#;"\\\n]/.test(value))
-        return value;
-    return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
-}
-async function writeAtomically(file, content, mode) {
-    const temp = `${file}.ralph-${(0,external_node_crypto_.randomUUID)()}`;
-    try {
-        await (0,promises_.writeFile)(temp, content, { mode });
-        await (0,promises_.chmod)(temp, mode);
-        await (0,promises_.rename)(temp, file);
-    }
-    catch (error) {
-        await (0,promises_.rm)(temp, { force: true });
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/snapshot.ts
-// What of .git can make the action's own git (or a later step's) run code or go elsewhere: the config files
-// (core.fsmonitor, core.hooksPath, filter.*.smudge, url.*.insteadOf, remote.origin.url, http.proxy), info/
-// (attributes that wire a filter, excludes, grafts) and hooks/. Snapshotted before the loop and put back,
-// byte for byte and mode for mode, after it: whatever the agent (or a check) wrote there does not outlive
-// the loop. Kept in a file too, so the post step can put it back when main was killed.
-
-
-
-
-async function kind(file) {
-    try {
-        const s = await (0,promises_.lstat)(file);
-        return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
-    }
-    catch {
-        return undefined;
-    }
-}
-async function walk(dir, found) {
-    for (const entry of await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => [])) {
-        const full = external_node_path_default().join(dir, entry.name);
-        if (entry.isDirectory())
-            await walk(full, found);
-        else
-            found.push(full);
-    }
-}
-async function save(file) {
-    const s = await (0,promises_.lstat)(file).catch(() => undefined);
-    if (!s?.isFile())
-        return undefined;
-    return { path: file, mode: s.mode & 0o7777, content: (await (0,promises_.readFile)(file)).toString('base64') };
-}
-/** The config files, info/ and hooks/ of the work tree's repository, as they are now. */
-async function snapshotGitDir(workTree) {
-    const git = new repo_GitRepo(workTree);
-    const common = await git.commonDir();
-    const folders = [external_node_path_default().join(common, 'info'), external_node_path_default().join(common, 'hooks')];
-    const configs = [...new Set([...(await configFiles(git)), await git.gitPath('config.worktree')])];
-    const snapshot = { folders, files: [], absent: [] };
-    for (const file of configs) {
-        const saved = await save(file);
-        if (saved)
-            snapshot.files.push(saved);
-        else
-            snapshot.absent.push(file);
-    }
-    for (const folder of folders) {
-        const found = [];
-        await walk(folder, found);
-        for (const file of found) {
-            const saved = await save(file);
-            if (saved)
-                snapshot.files.push(saved);
-        }
-    }
-    return snapshot;
-}
-/**
- * Puts back everything the snapshot holds, removing what was added since (never following a symlink).
- * Answers the paths that had changed; throws only when one cannot be put back.
- */
-async function restoreGitDir(snapshot) {
-    const changed = new Set();
-    const wanted = new Map(snapshot.files.map(f => [f.path, f]));
-    for (const folder of snapshot.folders) {
-        if ((await kind(folder)) === 'other') {
-            await (0,promises_.rm)(folder, { force: true });
-            changed.add(folder);
-        }
-        const now = [];
-        await walk(folder, now);
-        for (const file of now)
-            if (!wanted.has(file)) {
-                await (0,promises_.rm)(file, { recursive: true, force: true });
-                changed.add(file);
-            }
-    }
-    for (const file of snapshot.absent)
-        if ((await kind(file)) !== undefined) {
-            await (0,promises_.rm)(file, { recursive: true, force: true });
-            changed.add(file);
-        }
-    for (const saved of snapshot.files) {
-        const content = Buffer.from(saved.content, 'base64');
-        const now = await (0,promises_.lstat)(saved.path).catch(() => undefined);
-        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await (0,promises_.readFile)(saved.path)).equals(content))
-            continue;
-        if (now)
-            await (0,promises_.rm)(saved.path, { recursive: true, force: true });
-        await (0,promises_.mkdir)(external_node_path_default().dirname(saved.path), { recursive: true });
-        await (0,promises_.writeFile)(saved.path, content, { mode: saved.mode });
-        await (0,promises_.chmod)(saved.path, saved.mode);
-        changed.add(saved.path);
-    }
-    return [...changed];
-}
-
-;// CONCATENATED MODULE: ./src/git/push.ts
-// Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
-// the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
-// hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
-// only to the GitHub server, for this one command.
-
-
-
-
-
-
-
-/** Branches under this prefix belong to the action: it may replace them (with a lease). */
-const OWNED_BRANCH_PREFIX = 'ralph/';
-/** Known reasons a push fails, each with the fix in `PUSH_FAILURE_FIXES`. */
-const PUSH_FAILURE = {
-    /** A change under .github/workflows/ pushed with a token lacking the `workflows` permission. */
-    workflowsPermission: 'workflows_permission',
-    /** Branch protection or a ruleset refused the update. */
-    protectedBranch: 'protected_branch',
-    /** The remote branch has commits this run does not have (a plain push). */
-    nonFastForward: 'non_fast_forward',
-    /** The remote branch moved since the run started (a `--force-with-lease` push). */
-    staleLease: 'stale_lease',
-    /** The token was refused: missing, invalid or expired. */
-    authFailed: 'auth_failed',
-    /** The token is valid but may not write to the repository. */
-    permissionDenied: 'permission_denied',
-    unknown: 'unknown'
-};
-/** GitHub's own words, as they appear in git's output (matched as substrings or patterns). */
-const GITHUB_PUSH_ERRORS = {
-    workflows: /refusing to allow an? (GitHub App|OAuth App|Personal Access Token) to create or update workflow `([^`]+)` without `(workflows?)` (permission|scope)/,
-    protectedBranch: /GH006: Protected branch update failed|protected branch hook declined|GH013: Repository rule violations found|push declined due to repository rule violations/,
-    staleLease: /\(stale info\)|\[rejected\] \(stale info\)/,
-    nonFastForward: /\((non-fast-forward|fetch first)\)|Updates were rejected because/,
-    permissionDenied: /Permission to \S+ denied to|Write access to repository not granted|The requested URL returned error: 403/,
-    authFailed: /Authentication failed for|Invalid username or (password|token)|could not read (Username|Password) for|The requested URL returned error: 401/
-};
-async function pushBranch(workTree, options) {
-    const repo = new repo_GitRepo(workTree);
-    const log = options.log ?? (() => undefined);
-    const remote = options.remote ?? 'origin';
-    const { branch } = options;
-    const target = `refs/heads/${branch}`;
-    const sha = (await repo.commitOf(options.ref ?? `refs/heads/${branch}`)) ??
-        (options.ref ? undefined : await repo.commitOf('HEAD'));
-    if (!sha)
-        throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`);
-    const url = repositoryUrl(options.serverUrl, options.repository);
-    const owned = branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null;
-    const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined;
-    const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules'];
-    if (lease !== undefined)
-        args.push(`--force-with-lease=${target}:${lease ?? ''}`);
-    else if (options.leaseSha && !owned)
-        log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`);
-    args.push('--end-of-options', url, `${sha}:${target}`);
-    const scratch = await scratchGitDir(repo);
-    try {
-        const auth = { token: options.token, serverUrl: options.serverUrl };
-        const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
-            cwd: scratch.gitDir,
-            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
-            env: hermeticGitEnvironment([
-                ['core.hooksPath', scratch.hooks],
-                // Belt and braces: no rewrite of our URL, wherever one might come from.
-                [`url.${url}.insteadOf`, url],
-                [`url.${url}.pushInsteadOf`, url],
-                // A stalled transport is cut off, so the push can be tried again (push-retry.ts).
-                ['http.lowSpeedLimit', '1'],
-                ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
-                ...authConfig(auth)
-            ])
-        });
-        const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
-        const status = porcelainStatus(result.stdout, target);
-        if (result.exitCode === 0 && status !== '!') {
-            await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true });
-            const forced = status === '+';
-            log(status === '='
-                ? `'${branch}' on ${options.repository} is already at ${sha.slice(0, 7)}.`
-                : `Pushed ${sha.slice(0, 7)} to '${branch}' on ${options.repository}${forced ? ' (replacing its previous history, with a lease)' : ''}.`);
-            return { pushed: true, sha, forced, output };
-        }
-        const error = classifyPushFailure(output, { branch, repository: options.repository, lease });
-        log(error.message);
-        return { pushed: false, sha, forced: false, error, output };
-    }
-    finally {
-        await (0,promises_.rm)(scratch.root, { recursive: true, force: true });
-    }
-}
-/** Turns git's push output into a known failure with its fix. */
-function classifyPushFailure(output, context) {
-    const { branch, repository } = context;
-    const detail = output
-        .split('\n')
-        .filter(line => /^(remote:|!|\s*!|error:|fatal:|hint:)/.test(line) && !/^remote:\s*$/.test(line))
-        .join('\n');
-    const workflow = GITHUB_PUSH_ERRORS.workflows.exec(output);
-    if (workflow) {
-        const [, actor, file, permission] = workflow;
-        return {
-            kind: PUSH_FAILURE.workflowsPermission,
-            workflowFile: file,
-            detail,
-            message: `GitHub refused the push because it changes the workflow file ${file}, and the token lacks the ` +
-                `\`${permission}\` ${permission === 'workflows' ? 'permission' : 'scope'} (it acts as ${actor === 'GitHub App' ? 'a GitHub App — GITHUB_TOKEN can never have it' : `a ${actor}`}). ` +
-                `Push with a fine-grained PAT or GitHub App token that has "Workflows: read and write" (a classic PAT needs the \`workflow\` scope), ` +
-                `or keep the loop away from .github/workflows/. The change is kept as a patch with the run's record.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.protectedBranch.test(output)) {
-        return {
-            kind: PUSH_FAILURE.protectedBranch,
-            detail,
-            message: `GitHub refused the push to '${branch}': the branch is protected (a branch protection rule or ruleset). ` +
-                `Let the loop push to a branch of its own (the default ralph/…) and merge through the pull request, ` +
-                `or allow this token's actor to bypass the rule in Settings → Rules (or Branches).`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.staleLease.test(output)) {
-        return {
-            kind: PUSH_FAILURE.staleLease,
-            detail,
-            message: `'${branch}' changed on ${repository} while the loop ran (it was expected at ${context.lease ? context.lease.slice(0, 7) : 'nothing: not to exist'}): ` +
-                `the action does not overwrite commits it has not seen. Re-run to start again from the branch as it is now.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.nonFastForward.test(output)) {
-        return {
-            kind: PUSH_FAILURE.nonFastForward,
-            detail,
-            message: `'${branch}' on ${repository} has commits this run does not have (pushed while the loop ran), and the action ` +
-                `force-pushes only onto branches it owns (${OWNED_BRANCH_PREFIX}…). Re-run to continue from the new tip.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.permissionDenied.test(output)) {
-        return {
-            kind: PUSH_FAILURE.permissionDenied,
-            detail,
-            message: `The token may not push to ${repository}. For GITHUB_TOKEN give the job \`permissions: contents: write\` ` +
-                `(and check Settings → Actions → General → Workflow permissions); for a PAT or App token, grant it ` +
-                `"Contents: read and write" on ${repository}.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.authFailed.test(output)) {
-        return {
-            kind: PUSH_FAILURE.authFailed,
-            detail,
-            message: `GitHub did not accept the token for ${repository} (missing, invalid or expired). Check the token given to the action.`
-        };
-    }
-    return {
-        kind: PUSH_FAILURE.unknown,
-        detail,
-        message: `The push of '${branch}' to ${repository} failed: ${detail || output || 'git gave no reason'}`
-    };
-}
-/** The porcelain status flag of one ref (` ` fast-forward, `+` forced, `-` deleted, `*` new, `!` rejected, `=` up to date). */
-function porcelainStatus(stdout, target) {
-    for (const line of stdout.split('\n')) {
-        const [flag, refs] = line.split('\t');
-        if (refs?.endsWith(`:${target}`))
-            return flag;
-    }
-    return undefined;
-}
-/**
- * A bare git directory with no config, hooks or templates of its own that sees the work tree's objects
- * (and its shallow boundary, so a shallow clone can push).
- */
-async function scratchGitDir(repo) {
-    const root = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-push-'));
-    try {
-        const gitDir = external_node_path_default().join(root, 'git');
-        const hooks = external_node_path_default().join(root, 'no-hooks');
-        await (0,promises_.mkdir)(hooks);
-        await repo.exec(['init', '--quiet', '--bare', '--template=', `--object-format=${await repo.objectFormat()}`, gitDir], {
-            env: { GIT_DIR: undefined, GIT_WORK_TREE: undefined }
-        });
-        await (0,promises_.mkdir)(external_node_path_default().join(gitDir, 'objects', 'info'), { recursive: true });
-        await (0,promises_.writeFile)(external_node_path_default().join(gitDir, 'objects', 'info', 'alternates'), `${await repo.gitPath('objects')}\n`);
-        const shallow = await repo.gitPath('shallow');
-        await (0,promises_.copyFile)(shallow, external_node_path_default().join(gitDir, 'shallow')).catch(() => undefined);
-        return { root, gitDir, hooks };
-    }
-    catch (error) {
-        await (0,promises_.rm)(root, { recursive: true, force: true });
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/push-retry.ts
-// A push that failed in transit (a reset connection, a 5xx, a stall) is tried again, a few times with a
-// backoff; a push GitHub refused (a protected branch, the workflow permission, a lease, the token) is not, and
-// keeps its message. Trying again is safe: the lease on the action's own branch and fast-forward-only on a
-// person's still hold, and a push whose first try landed unanswered finds the branch up to date: a success.
-// A refusal that may be such a landing (the branch moved, a lease) is pushed once more to tell which.
-
-/** git's words for a push that never got the server's verdict. */
-const TRANSIENT_PUSH_ERRORS = /The requested URL returned error: (5\d\d|429)|RPC failed|Empty reply from server|Connection reset|Recv failure|Send failure|Operation too slow|Operation timed out|Failed to connect|Could not resolve host|Connection refused|remote end hung up unexpectedly|unexpected disconnect|early EOF|transfer closed|was not closed cleanly/i;
-/**
- * A refusal that may only mean an earlier try landed without its answer: curl sends a POST again by itself
- * when its connection was reset, and that second one finds the branch already moved.
- */
-const MAYBE_LANDED = /failed to update ref|cannot lock ref/;
-function maybeLanded(result) {
-    const kind = result.error?.kind;
-    return (!result.pushed &&
-        (kind === PUSH_FAILURE.staleLease ||
-            kind === PUSH_FAILURE.nonFastForward ||
-            (kind === PUSH_FAILURE.unknown && MAYBE_LANDED.test(result.output))));
-}
-/** Whether a failed push failed in transit, not by a refusal. */
-function failedInTransit(result) {
-    return (!result.pushed && result.error?.kind === PUSH_FAILURE.unknown && TRANSIENT_PUSH_ERRORS.test(result.output));
-}
-/** pushBranch, tried again while it fails in transit. */
-async function pushWithRetry(workTree, options, retry) {
-    const log = options.log ?? (() => undefined);
-    let looked = false;
-    for (let attempt = 1;; attempt++) {
-        const result = await pushBranch(workTree, options);
-        if (maybeLanded(result) && !looked) {
-            // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
-            looked = true;
-            log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.');
-            attempt--;
-            continue;
-        }
-        if (!failedInTransit(result))
-            return result;
-        const wait = retry.waitMs(attempt);
-        const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
-        if (attempt >= retry.attempts || late)
-            return result;
-        log(`The push did not get through (${result.output
-            .split('\n')
-            .find(line => TRANSIENT_PUSH_ERRORS.test(line))
-            ?.trim()}); trying again in ${Math.round(wait)} ms (push ${attempt + 1} of ${retry.attempts}).`);
-        await new Promise(resolve => setTimeout(resolve, wait));
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/index.ts
-
-
-
-
-
-
-
-
-
-
-;// CONCATENATED MODULE: ./src/trigger/event.ts
-// What started the run, as a discriminated union with type guards: the one parse of GITHUB_EVENT_NAME and
-// its payload, used by the run's context (context.ts) and by the admission (admission.ts). Nothing here
-// trusts the payload's text: it is only typed, never fetched again nor run.
-const isIssueCommentTrigger = (e) => e.name === 'issue_comment';
-const isIssuesTrigger = (e) => e.name === 'issues';
-const isPullRequestTrigger = (e) => e.name === 'pull_request' || e.name === 'pull_request_target';
-const isPushTrigger = (e) => e.name === 'push';
-const isScheduleTrigger = (e) => e.name === 'schedule';
-const isDispatchTrigger = (e) => e.name === 'workflow_dispatch';
-const obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
-const str = (v) => (typeof v === 'string' ? v : '');
-const login = (v) => str(obj(v).login);
-function issueOf(value) {
-    const issue = obj(value);
-    return {
-        number: Number(issue.number),
-        title: str(issue.title),
-        body: str(issue.body),
-        author: login(issue.user),
-        authorType: str(obj(issue.user).type),
-        isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
-    };
-}
-/** GITHUB_EVENT_NAME and the payload as a typed trigger; payloads missing what a kind needs are unsupported. */
-function parseTriggerEvent(eventName, payloadValue) {
-    const payload = obj(payloadValue);
-    const action = str(payload.action);
-    const sender = login(payload.sender);
-    switch (eventName) {
-        case 'issue_comment': {
-            const comment = obj(payload.comment);
-            if (!payload.issue || !payload.comment)
-                break;
-            return {
-                name: 'issue_comment',
-                action,
-                issue: issueOf(payload.issue),
-                comment: {
-                    id: Number(comment.id),
-                    body: str(comment.body),
-                    author: login(comment.user),
-                    authorType: str(obj(comment.user).type),
-                    createdAt: str(comment.created_at),
-                    updatedAt: str(comment.updated_at)
-                }
-            };
-        }
-        case 'issues':
-            if (!payload.issue)
-                break;
-            return {
-                name: 'issues',
-                action,
-                issue: issueOf(payload.issue),
-                ...(payload.label ? { label: str(obj(payload.label).name) } : {}),
-                sender
-            };
-        case 'pull_request':
-        case 'pull_request_target': {
-            const pull = obj(payload.pull_request);
-            if (!payload.pull_request)
-                break;
-            const head = obj(pull.head);
-            const repo = str(obj(head.repo).full_name);
-            const baseRef = str(obj(pull.base).ref);
-            return {
-                name: eventName,
-                action,
-                number: Number(payload.number ?? pull.number),
-                title: str(pull.title),
-                body: str(pull.body),
-                author: login(pull.user),
-                authorType: str(obj(pull.user).type),
-                head: { ref: str(head.ref), sha: str(head.sha), ...(repo ? { repo } : {}) },
-                base: { ref: baseRef },
-                ...(payload.label ? { label: str(obj(payload.label).name) } : {}),
-                sender
-            };
-        }
-        case 'pull_request_review_comment':
-            return { name: 'pull_request_review_comment', action };
-        case 'push':
-            return { name: 'push', ref: str(payload.ref), deleted: payload.deleted === true, sender };
-        case 'schedule':
-            return { name: 'schedule', ...(payload.schedule ? { schedule: str(payload.schedule) } : {}) };
-        case 'workflow_dispatch':
-            return { name: 'workflow_dispatch', sender, inputs: obj(payload.inputs) };
-    }
-    return { name: 'unsupported', eventName };
-}
-
-;// CONCATENATED MODULE: ./src/trigger/context.ts
-// The run's GitHub context, read once from the runner's environment: where the run is (repository, run id,
-// server), and what started it (the payload, and its typed form from event.ts). Nothing here trusts the
-// payload's text.
-
-
-const context_obj = (value) => value && typeof value === 'object' && !Array.isArray(value) ? value : {};
-const context_str = (value) => (typeof value === 'string' ? value : '');
-function readPayload(file) {
-    if (!file || !(0,external_node_fs_.existsSync)(file))
-        return {};
-    try {
-        return context_obj(JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8')));
-    }
-    catch {
-        // A broken event file is the runner's problem, not a reason to fail a loop that does not need it.
-        return {};
-    }
-}
-/** Reads the run's context from the runner's environment (GITHUB_* and the event payload file). */
-function readContext(env = process.env) {
-    const eventName = env.GITHUB_EVENT_NAME ?? '';
-    const payload = readPayload(env.GITHUB_EVENT_PATH);
-    const repository = context_obj(payload.repository);
-    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? context_str(repository.full_name)).split('/');
-    const serverUrl = (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
-    const runId = env.GITHUB_RUN_ID ?? '';
-    const runAttempt = env.GITHUB_RUN_ATTEMPT ?? '1';
-    const runUrl = `${serverUrl}/${owner}/${repo}/actions/runs/${runId}` +
-        (runAttempt && runAttempt !== '1' ? `/attempts/${runAttempt}` : '');
-    const defaultBranch = context_str(repository.default_branch);
-    return {
-        eventName,
-        event: parseTriggerEvent(eventName, payload),
-        payload,
-        repo: { owner, repo },
-        serverUrl,
-        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
-        runId,
-        runAttempt,
-        runNumber: env.GITHUB_RUN_NUMBER ?? '',
-        job: env.GITHUB_JOB ?? '',
-        workflow: env.GITHUB_WORKFLOW ?? '',
-        sha: env.GITHUB_SHA ?? '',
-        ref: env.GITHUB_REF ?? '',
-        refName: env.GITHUB_REF_NAME ?? '',
-        headRef: env.GITHUB_HEAD_REF ?? '',
-        baseRef: env.GITHUB_BASE_REF ?? '',
-        actor: env.GITHUB_ACTOR ?? '',
-        workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
-        ...(defaultBranch ? { defaultBranch } : {}),
-        runUrl
-    };
-}
-/** The page of one artifact of this run. */
-function artifactUrl(context, artifactId) {
-    return `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}/artifacts/${artifactId}`;
-}
-
-;// CONCATENATED MODULE: ./src/github/retry.ts
-// How long delivery may keep trying when GitHub has a bad minute: one set of timings for the API, the push
-// and the artifact upload, a jittered exponential backoff, and a deadline (max-time, during delivery) that no
-// retry starts past. The fault-injection tests shrink every wait with a test-only variable.
-/** Test-only: multiplies every wait (backoffs, retry-after, rate-limit resets), e.g. 0.01. */
-const TEST_WAIT_SCALE = 'RALPH_ACTION_TEST_WAIT_SCALE';
-/** Test-only: one attempt's timeout in ms (API request, artifact upload, a stalled push). */
-const TEST_TIMEOUT_MS = 'RALPH_ACTION_TEST_TIMEOUT_MS';
-function positiveNumber(value) {
-    const n = value === undefined || value.trim() === '' ? NaN : Number(value);
-    return Number.isFinite(n) && n > 0 ? n : undefined;
-}
-/** The production timings, with the test-only variables applied when they are set. */
-function retryTiming(env = process.env) {
-    const scale = Math.min(1, positiveNumber(env[TEST_WAIT_SCALE]) ?? 1);
-    const timeout = positiveNumber(env[TEST_TIMEOUT_MS]);
-    return {
-        attempts: 4,
-        baseDelayMs: 1000 * scale,
-        maxDelayMs: 15_000 * scale,
-        msPerSecond: 1000 * scale,
-        requestTimeoutMs: timeout ?? 20_000,
-        // @actions/artifact retries a 5xx itself, after 3 s and more: an upload gets several request timeouts.
-        uploadTimeoutMs: timeout !== undefined ? timeout * 4 : 5 * 60_000,
-        pushStallSeconds: timeout !== undefined ? Math.max(1, Math.ceil(timeout / 1000)) : 60,
-        boundMs: 2 * 60_000
-    };
-}
-/**
- * The wait after failed attempt `attempt` (1 = the first): exponential, half of it random, so the jobs of a
- * matrix that failed together do not retry together.
- */
-function backoffMs(timing, attempt, random = Math.random) {
-    const exponential = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** (attempt - 1));
-    return Math.round(exponential * (0.5 + random() / 2));
-}
-/**
- * Whether attempt `attempt + 1` may start after waiting `waitMs`: attempts are left and it starts before the
- * deadline. A server's wait (retry-after, a rate limit's reset) is honoured however long, within the deadline.
- */
-function mayRetry(timing, retry, now = Date.now()) {
-    return retry.attempt < timing.attempts && now + retry.waitMs <= retry.deadline;
-}
-/** The wait a `retry-after` header asks for (seconds, or an HTTP date), in ms; undefined without one. */
-function retryAfterMs(timing, value, now = Date.now()) {
-    if (value === undefined || value.trim() === '')
-        return undefined;
-    const seconds = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : (Date.parse(value) - now) / 1000;
-    return Number.isFinite(seconds) ? Math.max(0, Math.round(seconds * timing.msPerSecond)) : undefined;
-}
-const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
-/** "1.2 s" or "350 ms", for the log. */
-function formatWait(ms) {
-    return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
-}
-
-;// CONCATENATED MODULE: ./src/github/client.ts
-
-/**
- * A request that creates something (a comment, an issue, a pull request) may be carried out by GitHub even
- * when its answer is lost. Before such a POST is made again, `recover` looks for what it made; when found,
- * that is the answer, so a retry never makes a second one. Pass as the request's `request` option.
- */
-function recoverBy(find) {
-    return { recover: find };
-}
-/** A rate limit, which the throttling plugin waits out (and our hook must not retry a second time). */
-function isRateLimit(error) {
-    const headers = error.response?.headers ?? {};
-    return ((error.status === 403 || error.status === 429) &&
-        (/\bsecondary rate\b/i.test(error.message ?? '') || headers['x-ratelimit-remaining'] === '0'));
-}
-/** The wait before retrying after `error`, or undefined when it is not worth another try. */
-function transientWait(error, timing, attempt) {
-    const e = error;
-    if (typeof e?.status !== 'number' || isRateLimit(e))
-        return undefined;
-    // 500 is also what a reset connection or a request without an answer becomes.
-    if (e.status < 500 && e.status !== 429)
-        return undefined;
-    return retryAfterMs(timing, e.response?.headers?.['retry-after']) ?? backoffMs(timing, attempt);
-}
-function describe(error) {
-    const e = error;
-    const said = (e?.message ?? String(error))
-        .split('\n')[0]
-        .replace(/ - https:\/\/\S+$/, '')
-        .slice(0, 160);
-    // A reset connection is fetch's "fetch failed", with the socket's code underneath.
-    const code = e?.cause?.cause?.code ?? e?.cause?.code;
-    if (code && !said.includes(code))
-        return `${said}: ${code}`;
-    return e?.status !== undefined && e.status !== 500 ? `${e.status} ${said}` : said;
-}
-/** `POST /repos/{owner}/{repo}/pulls`, for the log: no host, no query. */
-function requestName(request) {
-    return `${request.method} ${request.url.replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, '')}`;
-}
-class NoAnswer extends Error {
-    name = 'NoAnswerError';
-}
-/** Our hook: a timeout on each attempt, then jittered retries of what is transient, within the budget. */
-function transientRetries(timing, budget, log) {
-    return (octokit) => {
-        octokit.hook.wrap('request', async (request, options) => {
-            const what = requestName(options);
-            const deadline = budget.deadline ?? Date.now() + timing.boundMs;
-            const recover = options.request?.recover;
-            // `request: { retries: 0 }` (plugin-retry's spelling): one try, for what the next call supersedes.
-            const attempts = options.request?.retries === 0 ? 1 : timing.attempts;
-            const fetch = options.request?.fetch ?? globalThis.fetch;
-            // Until the answer's headers: a slow body is not a stall.
-            const timed = async (url, init) => {
-                const controller = new AbortController();
-                const timer = setTimeout(() => controller.abort(new NoAnswer(`no answer within ${formatWait(timing.requestTimeoutMs)}`)), timing.requestTimeoutMs);
-                try {
-                    return await fetch(url, { ...init, signal: controller.signal });
-                }
-                finally {
-                    clearTimeout(timer);
-                }
-            };
-            // In place: the token's hook, inside this one, reads the options it was first given.
-            options.request = { ...options.request, fetch: timed };
-            for (let attempt = 1;; attempt++) {
-                try {
-                    return await request(options);
-                }
-                catch (error) {
-                    const wait = transientWait(error, timing, attempt);
-                    if (wait === undefined)
-                        throw error;
-                    const retry = attempt < attempts && mayRetry(timing, { attempt, waitMs: wait, deadline });
-                    if (recover) {
-                        // It may have been made: look before making it again (after a pause, so it shows up in lists).
-                        await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
-                        // A failed look is no proof that it was not made: no second POST then.
-                        const found = await recover().catch(() => {
-                            throw error;
-                        });
-                        if (found !== undefined) {
-                            log(`${what} failed (${describe(error)}), but GitHub had carried it out: reusing what it made.`);
-                            return { status: 201, url: options.url, headers: {}, data: found };
-                        }
-                        if (!retry)
-                            throw error;
-                        log(`${what} failed (${describe(error)}); it was not carried out, so it is made again (attempt ${attempt + 1} of ${timing.attempts}).`);
-                        continue;
-                    }
-                    if (!retry)
-                        throw error;
-                    log(`${what} failed (${describe(error)}); retrying in ${formatWait(wait)} (attempt ${attempt + 1} of ${timing.attempts}).`);
-                    await sleep(wait);
-                }
-            }
-        });
-    };
-}
-let paced;
-/**
- * GitHub's guidance against secondary rate limits, as the throttling plugin keeps it: one write a second,
- * one that notifies people (a comment, an issue, a pull request) every three. Shared by every client.
- */
-function pacing(Limiter, msPerSecond) {
-    if (paced?.msPerSecond !== msPerSecond)
-        paced = {
-            msPerSecond,
-            write: new Limiter.Group({ id: 'ralph-action-write', maxConcurrent: 1, minTime: msPerSecond }),
-            notifications: new Limiter.Group({
-                id: 'ralph-action-notifications',
-                maxConcurrent: 1,
-                minTime: 3 * msPerSecond
-            })
-        };
-    return paced;
-}
-/** A plugin that refuses every request but a read, before it leaves: `why` says whose rule that is. */
-function readsOnly(why) {
-    return (octokit) => {
-        octokit.hook.before('request', options => {
-            const method = (options.method ?? 'GET').toUpperCase();
-            if (method !== 'GET' && method !== 'HEAD')
-                throw new Error(`${method} ${String(options.url)} was not sent: ${why}`);
-        });
-    };
-}
-/**
- * An Octokit for `token` that retries as this module says. @actions/github and the throttling plugin are
- * imported here, on first use (cold start).
- */
-async function githubClient(token, options = {}) {
-    const [{ getOctokit }, { throttling }, { default: Bottleneck }] = await Promise.all([
-        __nccwpck_require__.e(/* import() */ 351).then(__nccwpck_require__.bind(__nccwpck_require__, 61351)),
-        Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(856)]).then(__nccwpck_require__.bind(__nccwpck_require__, 86856)),
-        __nccwpck_require__.e(/* import() */ 251).then(__nccwpck_require__.t.bind(__nccwpck_require__, 63251, 23))
-    ]);
-    const timing = options.timing ?? retryTiming();
-    const budget = options.budget ?? {};
-    const log = options.log ?? (() => undefined);
-    const rateLimited = (kind) => (retryAfter, request, _octokit, retryCount) => {
-        const what = `GitHub's ${kind} on ${requestName(request)}`;
-        // One try (a tracking comment's progress edit): the next call carries its content; waiting would
-        // only hold up the edits behind it.
-        if (request.request?.retries === 0) {
-            log(`${what} asks for ${retryAfter} s; not waiting, as the next call supersedes this one.`);
-            return false;
-        }
-        const waitMs = retryAfter * timing.msPerSecond;
-        const deadline = budget.deadline ?? Date.now() + timing.boundMs;
-        const wait = retryCount < timing.attempts - 1 && mayRetry(timing, { attempt: 1, waitMs, deadline });
-        log(wait
-            ? `${what}: waiting ${retryAfter} s, as it asks.`
-            : `${what} asks for ${retryAfter} s, more than the time left: not waiting.`);
-        return wait;
-    };
-    return getOctokit(token, {
-        ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
-        throttle: {
-            onRateLimit: rateLimited('rate limit'),
-            onSecondaryRateLimit: rateLimited('secondary rate limit'),
-            retryAfterBaseValue: timing.msPerSecond,
-            ...pacing(Bottleneck, timing.msPerSecond)
-        }
-    }, 
-    // The throttling plugin wraps ours: a rate limit passes our hook and is waited out once, there.
-    transientRetries(timing, budget, log), throttling, ...(options.readOnly !== undefined ? [readsOnly(options.readOnly)] : []));
-}
-/** The same, made on first use: a step that needs no API never loads @actions/github. */
-function lazyClient(token, options = {}) {
-    let made;
-    return () => (made ??= githubClient(token, options));
-}
-
-;// CONCATENATED MODULE: ./src/github/own-work.ts
-/** The account GITHUB_TOKEN acts as. */
-const GITHUB_ACTIONS_BOT = 'github-actions[bot]';
-/**
- * Asks GitHub who `octokit`'s token acts as; an installation token, which may not ask, acts as `botLogin`.
- * Throws when the token is refused altogether (401).
- */
-async function tokenActor(octokit, botLogin = GITHUB_ACTIONS_BOT) {
-    try {
-        const { data } = await octokit.rest.users.getAuthenticated();
-        return data.type === 'Bot' ? { kind: 'app', login: data.login } : { kind: 'user', login: data.login };
-    }
-    catch (error) {
-        if (error.status === 403)
-            return { kind: 'app', login: botLogin };
-        throw error;
-    }
-}
-/** Whether `author` is exactly the account the token acts as (an App's bot must also be a bot account). */
-function isTokenActor(author, actor) {
-    if (!author?.login || author.login.toLowerCase() !== actor.login.toLowerCase())
-        return false;
-    return actor.kind === 'user' || author.type === 'Bot';
-}
-/** The action's own work: opened by the token's actor, and its body carries the action's marker. */
-function isOwnWork(item, actor, marker) {
-    return isTokenActor(item.user, actor) && (item.body ?? '').includes(marker);
-}
-/** `GET /repos/{owner}/{repo}/branches/{branch}` (read access is enough); undefined when it does not exist. */
-async function branchTip(octokit, repo, branch) {
-    try {
-        const { data } = await octokit.rest.repos.getBranch({ ...repo, branch });
-        return {
-            sha: data.commit.sha,
-            committerEmail: data.commit.commit.committer?.email ?? '',
-            protected: data.protected
-        };
-    }
-    catch (error) {
-        if (error.status === 404)
-            return undefined;
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/security/workflow-commands.ts
-// The Actions runner acts on two forms of workflow command in a step's stdout (actions/runner,
-// ActionCommand.cs): `::name …::data` at the start of a line after leading white space, and the legacy
-// `##[name …]data` anywhere in a line. It splits lines at \r as well as \n. Text the agent, a check or an issue
-// wrote is not ours to turn into commands, with or without a stolen ::stop-commands:: token, so every such
-// text passes through here before it reaches the log: each command form gets a zero-width space inside it.
-const ZWSP = '\u200b';
-// .NET's TrimStart removes every Char.IsWhiteSpace character: JavaScript's \s plus U+0085 (U+FEFF, which \s
-// also holds, is not one of them, so this errs on the safe side).
-const COMMAND_AT_LINE_START = /(^|[\r\n])([\s\u0085]*):(?=:)/g;
-const LEGACY_COMMAND = /##\[/g;
-/**
- * The text with every workflow command defused, and nothing else changed: a line that would start with
- * `::` becomes `:\u200b:…`, and every `##[` becomes `##\u200b[`. Feed it whole lines (or whole texts): a
- * command split across two calls is not seen.
- */
-function neutralizeWorkflowCommands(text) {
-    return text.replace(COMMAND_AT_LINE_START, `$1$2:${ZWSP}`).replace(LEGACY_COMMAND, `##${ZWSP}[`);
-}
-/** Characters of one line held back at most before they are let out (a line may never end). */
-const MAX_HELD = 64 * 1024;
-/**
- * neutralizeWorkflowCommands for a stream of chunks: a command split across chunks is caught too. Complete
- * lines go out at once; the start of a line waits for its end (or for `flush()`, or MAX_HELD characters).
- */
-class WorkflowCommandFilter {
-    held = '';
-    /** Whether what was let out of the current line so far is white space only (a `::` there would count). */
-    lineBlank = true;
-    /** The text of `chunk` that can go out now, neutralized. */
-    push(chunk) {
-        this.held += chunk;
-        const end = Math.max(this.held.lastIndexOf('\n'), this.held.lastIndexOf('\r'));
-        if (end >= 0) {
-            const out = this.release(this.held.slice(0, end + 1));
-            this.held = this.held.slice(end + 1);
-            this.lineBlank = true;
-            return out;
-        }
-        // A line that does not end: let out all but its last two characters (they may start `##[` or `::`).
-        if (this.held.length <= MAX_HELD)
-            return '';
-        const out = this.release(this.held.slice(0, -2));
-        this.held = this.held.slice(-2);
-        return out;
-    }
-    /**
-     * Everything held back, neutralized: call before writing anything else to the log, and at the end. The
-     * caller ends the line if it was not ended: what is pushed next starts a new one.
-     */
-    flush() {
-        const out = this.release(this.held);
-        this.held = '';
-        this.lineBlank = true;
-        return out;
-    }
-    release(text) {
-        if (text === '')
-            return '';
-        // The middle of a line that already has text: a `::` in it is not at the line's start.
-        const out = this.lineBlank
-            ? neutralizeWorkflowCommands(text)
-            : neutralizeWorkflowCommands(`x${text}`).slice(1);
-        const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
-        const tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : text;
-        this.lineBlank = (lastBreak >= 0 || this.lineBlank) && /^[\s\u0085]*$/.test(tail);
-        return out;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/text/ended.ts
-// How a program ended, in words: `exit 1`, or `killed by SIGKILL` (never `exit null`).
-/** `exit N`, `killed by SIGX`, or `did not start` when it has neither. */
-function ended(run) {
-    if (run.exitCode !== null)
-        return `exit ${run.exitCode}`;
-    return run.signal ? `killed by ${run.signal}` : 'did not start';
-}
-
-;// CONCATENATED MODULE: ./src/agents/argv.ts
-// Reading and extending an agent's command line without ever duplicating what the user wrote.
-
-/** Python's Path(argv0).stem: `/usr/bin/claude`, `claude.exe` and `claude.cmd` all give `claude`. */
-function programStem(argv0) {
-    if (!argv0)
-        return '';
-    const base = external_node_path_default().basename(argv0.replace(/\\/g, '/'));
-    const dot = base.lastIndexOf('.');
-    return dot > 0 ? base.slice(0, dot) : base;
-}
-/** Tokens before a lone `--` (after it everything is a positional argument). */
-function optionsPart(argv) {
-    const end = argv.indexOf('--');
-    return end === -1 ? argv : argv.slice(0, end);
-}
-/** The user gave one of these options, as `--name`, `--name=value` or a short `-x` / `-xVALUE`. */
-function hasOption(argv, names) {
-    return optionsPart(argv.slice(1)).some(token => names.some(name => name.startsWith('--')
-        ? token === name || token.startsWith(`${name}=`)
-        : token === name || (token.startsWith(name) && !token.startsWith('--'))));
-}
-/** The value of `--name value`, `--name=value` or `-x value` (the last one wins, as CLIs read them). */
-function optionValue(argv, names) {
-    let value;
-    const tokens = optionsPart(argv.slice(1));
-    tokens.forEach((token, i) => {
-        for (const name of names) {
-            if (token === name && i + 1 < tokens.length)
-                value = tokens[i + 1];
-            else if (name.startsWith('--') && token.startsWith(`${name}=`))
-                value = token.slice(name.length + 1);
-        }
-    });
-    return value;
-}
-/** Index of the first token equal to one of `words` (a subcommand), before any `--`; -1 when absent. */
-function subcommandIndex(argv, words) {
-    const tokens = optionsPart(argv);
-    for (let i = 1; i < tokens.length; i++)
-        if (words.includes(tokens[i]))
-            return i;
-    return -1;
-}
-/** `tokens` inserted right after position `index`. */
-function insertAfter(argv, index, tokens) {
-    return [...argv.slice(0, index + 1), ...tokens, ...argv.slice(index + 1)];
-}
-const SHELLS = new Set(['bash', 'sh', 'zsh', 'dash']);
-/**
- * The program a `bash -c 'SCRIPT'` wrapper runs first (aider takes its prompt with --message, so it runs as
- * `bash -c 'aider … --message "$(cat -)"'`), skipping `VAR=value` assignments and `exec`/`env`.
- */
-function wrappedProgram(argv) {
-    if (!SHELLS.has(programStem(argv[0])))
-        return undefined;
-    const c = argv.indexOf('-c');
-    const script = c === -1 ? undefined : argv[c + 1];
-    if (script === undefined)
-        return undefined;
-    for (const word of script.trim().split(/\s+/)) {
-        if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word) || word === 'exec' || word === 'env')
-            continue;
-        return word.replace(/^['"]|['"]$/g, '');
-    }
-    return undefined;
-}
-
-;// CONCATENATED MODULE: ./src/agents/lines.ts
-// Splits a byte stream into lines as it arrives, with a bound on what a single line may hold in memory.
-/** Bytes one line may hold; a longer line is dropped (reported as oversized), never buffered whole. */
-const MAX_LINE_BYTES = 8 * 1024 * 1024;
-class LineSplitter {
-    onLine;
-    onOversized;
-    maxLineBytes;
-    parts = [];
-    size = 0;
-    oversized = false;
-    constructor(onLine, onOversized = () => undefined, maxLineBytes = MAX_LINE_BYTES) {
-        this.onLine = onLine;
-        this.onOversized = onOversized;
-        this.maxLineBytes = maxLineBytes;
-    }
-    push(chunk) {
-        let start = 0;
-        for (let nl = chunk.indexOf(10, start); nl !== -1; nl = chunk.indexOf(10, start)) {
-            this.take(chunk.subarray(start, nl));
-            this.emit();
-            start = nl + 1;
-        }
-        if (start < chunk.length)
-            this.take(chunk.subarray(start));
-    }
-    /** The stream ended: a last line without a newline still counts. */
-    end() {
-        if (this.size > 0 || this.oversized)
-            this.emit();
-    }
-    take(piece) {
-        if (piece.length === 0)
-            return;
-        this.size += piece.length;
-        if (this.oversized)
-            return;
-        if (this.size > this.maxLineBytes) {
-            this.oversized = true;
-            this.parts = [];
-            return;
-        }
-        // Copy: the chunk's buffer may be reused by the stream.
-        this.parts.push(Buffer.from(piece));
-    }
-    emit() {
-        if (this.oversized)
-            this.onOversized(this.size);
-        else
-            this.onLine(Buffer.concat(this.parts).toString('utf8').replace(/\r$/, ''));
-        this.parts = [];
-        this.size = 0;
-        this.oversized = false;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/agents/stream.ts
-// What every JSON-stream preset shares: lines read as they arrive, normalised events, a readable
-// transcript, and an outcome assembled from what the events said.
-
-const isObject = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
-const num = (value) => typeof value === 'number' && Number.isFinite(value) ? value : 0;
-const stream_str = (value) => (typeof value === 'string' ? value : undefined);
-/** Text on one line, at most `max` characters. */
-function oneLine(text, max = 160) {
-    const flat = text.replace(/\s+/g, ' ').trim();
-    return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-/** The part of a tool's input worth a transcript line: the command, the path, the pattern… */
-function describeToolInput(input) {
-    if (typeof input === 'string')
-        return oneLine(input);
-    if (!isObject(input))
-        return '';
-    for (const key of ['command', 'cmd', 'file_path', 'filePath', 'path', 'pattern', 'url', 'description']) {
-        const value = input[key];
-        if (typeof value === 'string')
-            return oneLine(value);
-        if (Array.isArray(value) && value.every(v => typeof v === 'string'))
-            return oneLine(value.join(' '));
-    }
-    return oneLine(JSON.stringify(input));
-}
-/** The readable transcript line of an event; undefined for events that have none (usage). */
-function transcriptLine(event) {
-    switch (event.kind) {
-        case 'text':
-            return event.text;
-        case 'tool_call':
-            return `→ ${event.name}${event.detail ? ` ${event.detail}` : ''}`;
-        case 'tool_result':
-            return `← ${event.ok ? 'result' : 'error'}: ${event.detail}`;
-        case 'usage':
-            return undefined;
-        case 'result':
-            return event.summary;
-        case 'error':
-            return `[error] ${event.message}`;
-        case 'notice':
-            return event.message;
-    }
-}
-const UNITS = { d: 86400, h: 3600, m: 60, min: 60, s: 1, sec: 1, ms: 0.001 };
-/** Seconds in a duration like `1h2m3s`, `27.4s`, `90 seconds`, `2 hours`; undefined when there is none. */
-function stream_parseDuration(text) {
-    const compact = /(\d+(?:\.\d+)?)(ms|[dhms])(?![a-z])/gi;
-    let total = 0;
-    let found = false;
-    for (const match of text.matchAll(compact)) {
-        total += Number(match[1]) * UNITS[match[2].toLowerCase()];
-        found = true;
-    }
-    if (found)
-        return total;
-    const words = /(\d+(?:\.\d+)?)\s*(day|hour|minute|min|second|sec)s?\b/gi;
-    for (const match of text.matchAll(words)) {
-        const unit = match[2].toLowerCase();
-        total +=
-            Number(match[1]) * (unit === 'day' ? 86400 : unit === 'hour' ? 3600 : unit.startsWith('min') ? 60 : 1);
-        found = true;
-    }
-    return found ? total : undefined;
-}
-/** When a usage-limit message says the limit lifts: "resets after 1h2m", "try again in 27s", an ISO date. */
-function resetFromMessage(message, now = Date.now()) {
-    const relative = /(?:resets?(?: after| in)?|retry (?:in|after)|try again in)\s+((?:\d+(?:\.\d+)?\s*[a-z]+[\s,]*(?:and\s+)?)+)/i.exec(message);
-    if (relative) {
-        const seconds = stream_parseDuration(relative[1]);
-        if (seconds !== undefined)
-            return now + seconds * 1000;
-    }
-    // Claude's older "Claude AI usage limit reached|1760000000" (epoch seconds).
-    const epoch = /limit reached\|(\d{10})\b/i.exec(message);
-    if (epoch)
-        return Number(epoch[1]) * 1000;
-    // "resets 3pm (UTC)" (claude), "try again at 3:45 PM" (codex): the next such time of day (local unless UTC).
-    const clock = /(?:resets?(?: at)?|try again at) (\d{1,2})(?::(\d{2}))?\s*(am|pm)\b/i.exec(message);
-    if (clock) {
-        const hour = (Number(clock[1]) % 12) + (clock[3].toLowerCase() === 'pm' ? 12 : 0);
-        const minute = Number(clock[2] ?? 0);
-        const at = new Date(now);
-        const utc = /\bUTC\b/.test(message);
-        if (utc)
-            at.setUTCHours(hour, minute, 0, 0);
-        else
-            at.setHours(hour, minute, 0, 0);
-        if (at.getTime() <= now)
-            at.setTime(at.getTime() + 24 * 3600 * 1000);
-        return at.getTime();
-    }
-    const iso = /\b(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2}))\b/.exec(message);
-    if (iso) {
-        const at = Date.parse(iso[1]);
-        if (Number.isFinite(at))
-            return at;
-    }
-    return undefined;
-}
-/** Messages that mean a usage or quota limit rather than a passing API failure. */
-const USAGE_LIMIT = /usage limit|hit your (?:(?:usage|session|weekly|daily|monthly) )?limit|quota (?:exceeded|exhausted)|exceeded your (?:current )?quota|exhausted your (?:daily )?(?:quota|capacity)|RESOURCE_EXHAUSTED|TerminalQuotaError|usage_limit_reached|insufficient_quota/i;
-/** Retries reported in one run from which the record calls it an API-retry storm. */
-const RETRY_STORM = 3;
-/**
- * The shared reader of a JSON-lines stream. Subclasses handle parsed objects (`onJson`) and emit
- * normalised events; the outcome is assembled from what they recorded.
- */
-class JsonLinesReader {
-    hooks;
-    notes = [];
-    usage;
-    finalMessage;
-    isError;
-    failure;
-    denials = [];
-    retries = 0;
-    /** The last API error seen in a retry, for the storm's note. */
-    lastRetryError;
-    stderrTail = '';
-    lines;
-    constructor(hooks) {
-        this.hooks = hooks;
-        this.lines = new LineSplitter(line => this.onLine(line), bytes => this.notes.push(`a stream line of ${bytes} bytes was too long to read and was skipped`));
-    }
-    stdout(chunk) {
-        this.lines.push(chunk);
-    }
-    stderr(chunk) {
-        // Kept for the failure message of an agent that dies without saying why on stdout.
-        this.stderrTail = (this.stderrTail + chunk.toString('utf8')).slice(-2000);
-    }
-    finish(_stdoutText, exit) {
-        this.lines.end();
-        this.end(exit);
-        if (this.retries >= RETRY_STORM)
-            this.notes.push(`API-retry storm: the agent retried the model API ${this.retries} times` +
-                (this.lastRetryError ? ` (last error: ${this.lastRetryError})` : ''));
-        if (!this.failure && exit && !exit.killed && exit.code !== null && exit.code !== 0) {
-            const said = oneLine(this.stderrTail.trim().split('\n').slice(-3).join(' '), 300);
-            this.failure = this.exitFailure(exit.code, said);
-        }
-        const outcome = { notes: this.notes };
-        if (this.finalMessage !== undefined)
-            outcome.finalMessage = this.finalMessage;
-        if (this.usage)
-            outcome.usage = this.usage;
-        if (this.isError !== undefined)
-            outcome.isError = this.isError;
-        if (this.failure)
-            outcome.failure = this.failure;
-        if (this.denials.length > 0)
-            outcome.permissionDenials = this.denials;
-        if (this.retries > 0)
-            outcome.apiRetries = this.retries;
-        return outcome;
-    }
-    /** The failure of a non-zero exit that the stream did not explain. */
-    exitFailure(code, stderr) {
-        return { kind: 'error', message: `the agent exited with ${code}${stderr ? `: ${stderr}` : ''}` };
-    }
-    /** Called once the stream has ended, before the outcome is assembled. */
-    end(_exit) { }
-    /** A line that is not JSON (a warning printed on stdout): kept in the transcript as is. */
-    onPlainLine(line) {
-        this.emit({ kind: 'text', text: line });
-    }
-    emit(event) {
-        if (event.kind === 'usage') {
-            this.usage = event.usage;
-            this.hooks.onUsage(event.usage);
-        }
-        this.hooks.onEvent?.(event);
-        const line = transcriptLine(event);
-        if (line !== undefined)
-            this.hooks.onTranscript(line);
-    }
-    deny(denial) {
-        const same = this.denials.some(d => d.tool === denial.tool && d.detail === denial.detail);
-        if (!same)
-            this.denials.push(denial);
-    }
-    onLine(line) {
-        if (line.trim() === '')
-            return;
-        let event;
-        try {
-            event = JSON.parse(line);
-        }
-        catch {
-            this.onPlainLine(line);
-            return;
-        }
-        if (isObject(event))
-            this.onJson(event);
-    }
-}
-
-;// CONCATENATED MODULE: ./src/agents/watched-file.ts
-// A file an agent writes beside its output (a generic agent's cost report, gemini's telemetry log, codex's
-// session log), read while the agent runs: live enforcement of the dollar budget. A file we name lives in a
-// private temp folder removed afterwards; a file the agent names itself is found once it exists, and left.
-
-
-
-/** Bytes read at most per poll of an appended file (the rest waits for the next poll). */
-const READ_CHUNK = 4 * 1024 * 1024;
-/** A rewritten file larger than this is no report: it is not read. */
-const REWRITTEN_MAX = 1024 * 1024;
-// The agent may be another user who made the file: a symlink (to a file only we may read) is not followed, and
-// a FIFO or device is not opened for real (O_NONBLOCK, then only a regular file is read), so it cannot block us.
-const OPEN_FLAGS = external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK;
-class WatchedFile {
-    options;
-    /** The file's path; for a file the agent names, undefined until it is found. */
-    path;
-    dir;
-    timer;
-    last;
-    offset = 0;
-    constructor(options) {
-        this.options = options;
-        if ('name' in options) {
-            this.dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(external_node_os_default().tmpdir(), 'ralph-agent-'));
-            // The agent may run as a user of its own (isolation): it may create the file there, but list nothing.
-            (0,external_node_fs_.chmodSync)(this.dir, 0o1733);
-            this.path = external_node_path_default().join(this.dir, options.name);
-        }
-        this.timer = setInterval(() => this.read(false), options.pollMs);
-        this.timer.unref();
-    }
-    /** A file we name (the agent gets its path in a variable): its path is known from the start. */
-    static named(options) {
-        return new WatchedFile(options);
-    }
-    /** The agent is done: a last read, then our own folder is removed. */
-    close() {
-        clearInterval(this.timer);
-        this.read(true);
-        if (this.dir)
-            (0,external_node_fs_.rmSync)(this.dir, { recursive: true, force: true });
-    }
-    read(final) {
-        if (this.path === undefined && 'find' in this.options)
-            this.path = this.options.find();
-        if (this.path === undefined)
-            return;
-        let fd;
-        try {
-            fd = (0,external_node_fs_.openSync)(this.path, OPEN_FLAGS);
-        }
-        catch {
-            return; // not there yet, or not a file we read
-        }
-        try {
-            const stat = (0,external_node_fs_.fstatSync)(fd);
-            if (!stat.isFile())
-                return;
-            if (this.options.mode === 'rewritten') {
-                if (stat.size > REWRITTEN_MAX)
-                    return;
-                const buffer = Buffer.alloc(stat.size);
-                const text = buffer.toString('utf8', 0, (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0));
-                if (text === this.last || text.trim() === '')
-                    return;
-                if (this.options.onChange(text, final))
-                    this.last = text;
-                return;
-            }
-            while (this.offset < stat.size) {
-                const buffer = Buffer.alloc(Math.min(READ_CHUNK, stat.size - this.offset));
-                const bytes = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, this.offset);
-                if (bytes === 0)
-                    break;
-                this.offset += bytes;
-                this.options.onData(buffer.subarray(0, bytes));
-                if (!final)
-                    break;
-            }
-        }
-        finally {
-            (0,external_node_fs_.closeSync)(fd);
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/agents/generic.ts
-// Any program that reads the prompt on stdin. Its output is plain text; the final message is its end.
-// It may report its cost two ways (README, "Cost of your own agent"): a line on stdout or stderr
-// (`ralph-cost: usd=0.0123 input=1200 output=340`, or any line matching a configured pattern with named
-// groups), or a JSON file at the path in $RALPH_COST_FILE. Each report is the run's total so far.
-
-
-
-/** Characters of the prompt's end looked for in the output to recognise an echo of the prompt. */
-const ECHO_PROBE_CHARS = 200;
-/**
- * The final message of a plain-text agent, precisely:
- * 1. stdout only (stderr is logs and tool noise), with CRLF/CR read as LF;
- * 2. when the output contains the end of the prompt (the last 200 characters of the trimmed prompt),
- *    only what follows its last occurrence counts: an agent that echoes the prompt (`cat`, a CLI that
- *    prints the user turn) never answers with the prompt's own words;
- * 3. of that, the last paragraph: the lines after the last blank line, trailing blank lines ignored;
- *    when that paragraph closes a `---RALPH_STATUS---` block that began earlier, the whole block.
- * Undefined when nothing is left.
- */
-function finalMessageFromOutput(stdout, prompt) {
-    let text = stdout.replace(/\r\n?/g, '\n');
-    const probe = prompt.replace(/\r\n?/g, '\n').trimEnd().slice(-ECHO_PROBE_CHARS);
-    if (probe.trim() !== '') {
-        const echoed = text.lastIndexOf(probe);
-        if (echoed !== -1)
-            text = text.slice(echoed + probe.length);
-    }
-    text = text.trimEnd();
-    if (text.trim() === '')
-        return undefined;
-    const lines = text.split('\n');
-    let start = lines.length - 1;
-    while (start > 0 && lines[start - 1].trim() !== '')
-        start--;
-    const paragraph = lines.slice(start);
-    const closesBlock = paragraph.some(line => line.trim() === '---END_RALPH_STATUS---');
-    const opensBlock = paragraph.some(line => line.trim() === '---RALPH_STATUS---');
-    if (closesBlock && !opensBlock) {
-        for (let i = start - 1; i >= 0; i--) {
-            if (lines[i].trim() === '---RALPH_STATUS---') {
-                start = i;
-                break;
-            }
-        }
-    }
-    return lines.slice(start).join('\n');
-}
-const COST_FILE_ENV = 'RALPH_COST_FILE';
-/** How often the cost file is read while the agent runs (live enforcement of the dollar budget). */
-const COST_FILE_POLL_MS = 250;
-const COST_LINE = /^\s*ralph-cost:\s*(.*)$/i;
-const FIELDS = ['usd', 'input', 'output', 'cache_read', 'cache_write'];
-/** A cost report's fields from JSON or `key=value` pairs; undefined when it holds nothing usable. */
-function parseCostReport(text) {
-    const values = {};
-    const trimmed = text.trim();
-    if (trimmed.startsWith('{')) {
-        try {
-            const json = JSON.parse(trimmed);
-            for (const [key, value] of Object.entries(json))
-                if (typeof value === 'number' || typeof value === 'string')
-                    values[key] = String(value);
-        }
-        catch {
-            return undefined;
-        }
-    }
-    else {
-        for (const match of trimmed.matchAll(/([A-Za-z_]+)\s*=\s*("[^"]*"|\S+)/g))
-            values[match[1].toLowerCase()] = match[2].replace(/^"|"$/g, '');
-        const bare = /^\$?(\d+(?:\.\d+)?)\s*(?:usd)?$/i.exec(trimmed);
-        if (bare)
-            values.usd = bare[1];
-    }
-    return costFromValues(values);
-}
-function costFromValues(values) {
-    const usdText = values.usd ?? values.cost_usd ?? values.total_cost_usd;
-    const number = (key) => {
-        const n = Number((values[key] ?? '').replace(/[$,_]/g, ''));
-        return Number.isFinite(n) && n >= 0 ? n : 0;
-    };
-    const report = {
-        input: number('input'),
-        output: number('output'),
-        cache_read: number('cache_read'),
-        cache_write: number('cache_write')
-    };
-    if (usdText !== undefined) {
-        const usd = Number(usdText.replace(/[$,_]/g, ''));
-        if (Number.isFinite(usd) && usd >= 0)
-            report.reportedUsd = usd;
-    }
-    if (values.model)
-        report.model = values.model;
-    const anything = report.reportedUsd !== undefined || FIELDS.some(f => values[f] !== undefined);
-    return anything ? report : undefined;
-}
-/** The cost line pattern, compiled once: one that does not compile is a configuration error. */
-function compileCostPattern(pattern) {
-    try {
-        return new RegExp(pattern);
-    }
-    catch (error) {
-        throw new Error(`The cost pattern ${JSON.stringify(pattern)} is not a valid regular expression: ${error.message}`, { cause: error });
-    }
-}
-class PlainReader {
-    prompt;
-    hooks;
-    options;
-    env;
-    out;
-    err;
-    pattern;
-    usage;
-    failure;
-    retries = 0;
-    notes = [];
-    sink = {
-        report: usage => this.report(usage),
-        fail: failure => (this.failure = failure),
-        retried: () => this.retries++
-    };
-    costFile;
-    constructor(prompt, hooks, options = {}) {
-        this.prompt = prompt;
-        this.hooks = hooks;
-        this.options = options;
-        const onLine = (line) => this.onLine(line);
-        this.out = new LineSplitter(onLine);
-        this.err = new LineSplitter(onLine);
-        if (options.cost?.pattern)
-            this.pattern = compileCostPattern(options.cost.pattern);
-        const fileEnv = options.cost?.fileEnv ?? COST_FILE_ENV;
-        if (hooks && options.cost && fileEnv !== '') {
-            const costFile = WatchedFile.named({
-                name: 'cost.json',
-                pollMs: COST_FILE_POLL_MS,
-                mode: 'rewritten',
-                onChange: (text, final) => this.onCostFile(text, final, fileEnv)
-            });
-            this.costFile = costFile;
-            this.env = { [fileEnv]: costFile.path };
-        }
-    }
-    stdout(chunk) {
-        this.out.push(chunk);
-    }
-    stderr(chunk) {
-        this.err.push(chunk);
-    }
-    finish(stdoutText, exit) {
-        this.out.end();
-        this.err.end();
-        this.costFile?.close();
-        const text = this.options.clean ? this.options.clean(stdoutText) : stdoutText;
-        const finalMessage = finalMessageFromOutput(text, this.prompt);
-        const outcome = {
-            ...(finalMessage !== undefined ? { finalMessage } : {}),
-            notes: this.notes
-        };
-        if (this.usage)
-            outcome.usage = this.usage;
-        const byExit = exit && !exit.killed && exit.code !== null ? this.options.exitFailures?.[exit.code] : undefined;
-        const failure = this.failure ?? byExit;
-        if (failure)
-            outcome.failure = failure;
-        if (this.retries > 0)
-            outcome.apiRetries = this.retries;
-        if (this.retries >= RETRY_STORM)
-            this.notes.push(`API-retry storm: the agent retried the model API ${this.retries} times`);
-        return outcome;
-    }
-    report(usage) {
-        this.usage = usage;
-        this.hooks?.onUsage(usage);
-        this.hooks?.onEvent?.({ kind: 'usage', usage });
-    }
-    onLine(line) {
-        if (!this.hooks)
-            return;
-        const builtIn = this.options.cost ? COST_LINE.exec(line) : null;
-        if (builtIn) {
-            const usage = parseCostReport(builtIn[1]);
-            if (usage)
-                this.report(usage);
-            return;
-        }
-        if (this.pattern) {
-            const match = this.pattern.exec(line);
-            if (match?.groups) {
-                const usage = costFromValues(match.groups);
-                if (usage)
-                    this.report(usage);
-                return;
-            }
-        }
-        this.options.onLine?.(line, this.sink);
-    }
-    /** A new version of the cost file; `final` (the run is over) notes a file that holds no report. */
-    onCostFile(text, final, variable) {
-        const usage = parseCostReport(text);
-        if (usage)
-            this.report(usage);
-        // While the agent runs, a half-written file is read again at the next poll.
-        else if (final)
-            this.notes.push(`the cost file ($${variable}) held no cost report: ${text.trim().slice(0, 120)}`);
-        return usage !== undefined;
-    }
-}
-/** A reader of plain-text output (the generic final message; cost lines and the cost file when hooked). */
-function genericReader(prompt, hooks, options = {}) {
-    return new PlainReader(prompt, hooks, options);
-}
-
-/** The generic preset, reading cost reports as `cost` says. */
-function genericPresetWith(cost = {}) {
-    if (cost.pattern)
-        compileCostPattern(cost.pattern);
-    return {
-        name: 'generic',
-        jsonStream: false,
-        argv: userArgv => [...userArgv],
-        read: (prompt, hooks) => genericReader(prompt, hooks, { cost })
-    };
-}
-const genericPreset = genericPresetWith();
-
-;// CONCATENATED MODULE: ./src/agents/aider.ts
-// Aider has no JSON mode. After each model reply it prints (Aider-AI/aider aider/coders/base_coder.py,
-// calculate_and_show_tokens_and_cost):
-//   Tokens: 12k sent, 1.2k cache write, 10k cache hit, 133 received. Cost: $0.04 message, $0.10 session.
-// with the Cost part on its own line when both cache figures are shown, and no Cost part at all for a model
-// it has no price for. Counts above 999 are abbreviated (`format_tokens`: 2.5k, 12k). The session cost is
-// the run's total (one aider process per iteration); token counts are summed over replies. Aider takes
-// its prompt with --message, so it usually runs as `bash -c 'aider … --message "$(cat -)"'`; no flag is added.
-
-
-
-/** `aider …`, or a shell wrapper whose script starts with aider. */
-function isAiderCommand(argv) {
-    if (programStem(argv[0]) === 'aider')
-        return true;
-    const wrapped = wrappedProgram(argv);
-    return wrapped !== undefined && programStem(wrapped) === 'aider';
-}
-/** `12k` → 12000, `2.5k` → 2500, `1.2M` → 1200000, `133` → 133. */
-function parseTokenCount(text) {
-    const match = /^([\d.,]+)\s*([kKmM]?)$/.exec(text.trim());
-    if (!match)
-        return 0;
-    const value = Number(match[1].replace(/,/g, ''));
-    const scale = match[2].toLowerCase() === 'k' ? 1e3 : match[2].toLowerCase() === 'm' ? 1e6 : 1;
-    return Number.isFinite(value) ? Math.round(value * scale) : 0;
-}
-const TOKENS = /^Tokens:\s*(.+?)\.?(?:\s+Cost:.*)?$/;
-const COST = /Cost:\s*\$([\d.]+)\s*message,\s*\$([\d.]+)\s*session/;
-const RETRY = /Retrying in [\d.]+ seconds/i;
-/** Parses aider's usage lines as they come; the totals are the run's so far. */
-class AiderUsage {
-    totals = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-    seen = false;
-    /** Reads one line; answers the new totals when it was a usage line. */
-    line(line) {
-        const text = line.trim();
-        let changed = false;
-        const tokens = TOKENS.exec(text);
-        if (tokens) {
-            let sent = 0;
-            let cacheWrite = 0;
-            for (const part of tokens[1].split(/[,;]/)) {
-                const m = /^\s*([\d.,]+\s*[kKmM]?)\s+(sent|received|Total|cache write|cache hit|cache read)\b/.exec(part);
-                if (!m)
-                    continue;
-                const n = parseTokenCount(m[1]);
-                if (m[2] === 'sent')
-                    sent = n;
-                else if (m[2] === 'received' || m[2] === 'Total')
-                    this.totals.output += n;
-                else if (m[2] === 'cache write')
-                    cacheWrite = n;
-                else
-                    this.totals.cache_read += n;
-            }
-            // "sent" counts the cache writes too.
-            this.totals.input += Math.max(0, sent - cacheWrite);
-            this.totals.cache_write += cacheWrite;
-            changed = true;
-        }
-        const cost = COST.exec(text);
-        if (cost) {
-            this.totals.reportedUsd = Number(cost[2]);
-            changed = true;
-        }
-        if (!changed)
-            return undefined;
-        this.seen = true;
-        return { ...this.totals };
-    }
-    get any() {
-        return this.seen;
-    }
-}
-/** Aider's status lines are not part of its answer. */
-function withoutAiderStatus(stdout) {
-    return stdout
-        .split('\n')
-        .filter(line => !/^\s*(Tokens:|Cost: \$|Applied edit to |Commit [0-9a-f]{7,} )/.test(line))
-        .join('\n');
-}
-function aiderReader(prompt, hooks) {
-    const usage = new AiderUsage();
-    return genericReader(prompt, hooks, {
-        clean: withoutAiderStatus,
-        onLine: (line, sink) => {
-            const totals = usage.line(line);
-            if (totals)
-                return sink.report(totals);
-            if (RETRY.test(line))
-                sink.retried();
-            if (USAGE_LIMIT.test(line)) {
-                const message = oneLine(line, 300);
-                const resetsAt = resetFromMessage(message);
-                sink.fail({ kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) });
-            }
-        }
-    });
-}
-const aiderPreset = {
-    name: 'aider',
-    jsonStream: false,
-    argv: userArgv => [...userArgv],
-    read: (prompt, hooks) => aiderReader(prompt, hooks)
-};
-
-;// CONCATENATED MODULE: ./src/agents/claude.ts
-// Claude Code in print mode. Like the reference runtime, `--output-format stream-json --verbose` is
-// appended (even when the user's command already has --output-format: argv parity with ralphify), and the
-// final message is the `result` event's text. Our own flags come only with our own settings: the loop's
-// remaining dollar budget as `--max-budget-usd` and its turn cap as `--max-turns`, unless already given.
-// Per-turn usage feeds the cost meter live; the readable transcript goes to agent.log.
-
-
-/** Appended verbatim, even when the user's command already has --output-format (the reference does). */
-const CLAUDE_STREAM_FLAGS = ['--output-format', 'stream-json', '--verbose'];
-/** Python's Path(argv0).stem == 'claude': `/usr/bin/claude`, `claude.exe` and `claude.cmd` all match. */
-function isClaudeCommand(argv0) {
-    return programStem(argv0) === 'claude';
-}
-/** Dollars as claude's --max-budget-usd reads them: never rounded up past what is left. */
-function formatBudget(usd) {
-    return (Math.floor(Math.max(0, usd) * 1e6) / 1e6).toString();
-}
-/** The command line: the reference's flags, then the caps the loop can hand to claude itself. */
-function claudeArgv(userArgv, caps = {}) {
-    const argv = [...userArgv, ...CLAUDE_STREAM_FLAGS];
-    if (caps.remainingUsd !== undefined && !hasOption(userArgv, ['--max-budget-usd']))
-        argv.push('--max-budget-usd', formatBudget(caps.remainingUsd));
-    if (caps.maxTurns !== undefined && !hasOption(userArgv, ['--max-turns']))
-        argv.push('--max-turns', String(caps.maxTurns));
-    return argv;
-}
-function toReport(usage, model) {
-    const report = {
-        input: num(usage.input_tokens),
-        output: num(usage.output_tokens),
-        cache_read: num(usage.cache_read_input_tokens),
-        cache_write: num(usage.cache_creation_input_tokens)
-    };
-    if (model)
-        report.model = model;
-    return report;
-}
-/** `modelUsage` sums (every model the run used, subagents and broken streams included), or undefined. */
-function modelUsageReport(modelUsage, model) {
-    if (!isObject(modelUsage))
-        return undefined;
-    const entries = Object.entries(modelUsage).filter(([, v]) => isObject(v));
-    if (entries.length === 0)
-        return undefined;
-    const report = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-    for (const [, m] of entries) {
-        report.input += num(m.inputTokens);
-        report.output += num(m.outputTokens);
-        report.cache_read += num(m.cacheReadInputTokens);
-        report.cache_write += num(m.cacheCreationInputTokens);
-    }
-    // The model that did most of the work names the run.
-    const main = entries.reduce((a, b) => (num(b[1].outputTokens) > num(a[1].outputTokens) ? b : a))[0];
-    const named = main || model;
-    if (named !== undefined)
-        report.model = named;
-    return report;
-}
-/** Claude Code's stream-json, also spoken by qwen-code (which prints no dollars: its tokens are priced). */
-class ClaudeStreamReader extends JsonLinesReader {
-    agent;
-    // One assistant message arrives as several events (one per content block) with the same id and usage.
-    turns = new Map();
-    model;
-    sawResult = false;
-    constructor(hooks, 
-    /** The agent's name in messages. */
-    agent = 'claude') {
-        super(hooks);
-        this.agent = agent;
-    }
-    end(exit) {
-        if (this.sawResult)
-            return;
-        if (this.turns.size > 0)
-            this.usage = this.cumulative();
-        this.notes.push('the stream ended without a result event');
-        if (exit && !exit.killed && exit.code !== 0 && !this.failure)
-            this.failure = {
-                kind: 'error',
-                message: `${this.agent} exited with ${exit.code ?? exit.signal} without a result`
-            };
-    }
-    cumulative() {
-        const sum = {};
-        for (const usage of this.turns.values()) {
-            sum.input_tokens = num(sum.input_tokens) + num(usage.input_tokens);
-            sum.output_tokens = num(sum.output_tokens) + num(usage.output_tokens);
-            sum.cache_read_input_tokens = num(sum.cache_read_input_tokens) + num(usage.cache_read_input_tokens);
-            sum.cache_creation_input_tokens =
-                num(sum.cache_creation_input_tokens) + num(usage.cache_creation_input_tokens);
-        }
-        return toReport(sum, this.model);
-    }
-    onJson(event) {
-        switch (event.type) {
-            case 'system':
-                this.onSystem(event);
-                break;
-            case 'assistant':
-                this.onAssistant(event);
-                break;
-            case 'user':
-                this.onUser(event);
-                break;
-            case 'result':
-                this.onResult(event);
-                break;
-            case 'rate_limit_event':
-                this.onRateLimit(event);
-                break;
-        }
-    }
-    onSystem(event) {
-        if (event.subtype === 'init') {
-            if (typeof event.model === 'string')
-                this.model = event.model;
-            this.emit({
-                kind: 'notice',
-                message: `[session ${String(event.session_id ?? '?')}] model ${String(event.model ?? '?')}`
-            });
-        }
-        else if (event.subtype === 'api_retry') {
-            this.retries++;
-            const status = event.error_status ?? event.error ?? '?';
-            this.lastRetryError = String(event.error_status ?? event.error ?? 'unknown');
-            this.emit({
-                kind: 'notice',
-                message: `[api retry ${String(event.attempt ?? '?')}/${String(event.max_retries ?? '?')}] status ${String(status)}`
-            });
-        }
-        else if (event.subtype === 'permission_denied') {
-            const tool = stream_str(event.tool_name) ?? '?';
-            const reason = stream_str(event.decision_reason) ?? stream_str(event.message) ?? '';
-            this.emit({
-                kind: 'notice',
-                message: `[permission denied] ${tool}${reason ? `: ${oneLine(reason)}` : ''}`
-            });
-        }
-    }
-    onAssistant(event) {
-        const message = isObject(event.message) ? event.message : {};
-        if (typeof message.model === 'string' && message.model !== '<synthetic>')
-            this.model = message.model;
-        for (const block of Array.isArray(message.content) ? message.content : []) {
-            if (!isObject(block))
-                continue;
-            if (block.type === 'text' && typeof block.text === 'string')
-                this.emit({ kind: 'text', text: block.text });
-            else if (block.type === 'tool_use')
-                this.emit({ kind: 'tool_call', name: String(block.name), detail: describeToolInput(block.input) });
-        }
-        // A synthetic message (an API error said as text) carries no real usage.
-        if (isObject(message.usage) && message.model !== '<synthetic>') {
-            const id = typeof message.id === 'string' ? message.id : `turn-${this.turns.size}`;
-            this.turns.set(id, message.usage);
-            this.emit({ kind: 'usage', usage: this.cumulative() });
-        }
-    }
-    onUser(event) {
-        const message = isObject(event.message) ? event.message : {};
-        for (const block of Array.isArray(message.content) ? message.content : []) {
-            if (!isObject(block) || block.type !== 'tool_result')
-                continue;
-            const content = typeof block.content === 'string' ? block.content : JSON.stringify(block.content ?? '');
-            this.emit({ kind: 'tool_result', ok: block.is_error !== true, detail: oneLine(content, 120) });
-        }
-    }
-    /** `rate_limit_event`: status "rejected" means a usage limit was hit (subscription logins only). */
-    onRateLimit(event) {
-        const info = isObject(event.rate_limit_info) ? event.rate_limit_info : {};
-        const status = stream_str(info.status) ?? '?';
-        const resetsAt = typeof info.resetsAt === 'number' ? info.resetsAt * 1000 : undefined;
-        const kind = stream_str(info.rateLimitType);
-        const when = resetsAt !== undefined ? `, resets at ${new Date(resetsAt).toISOString()}` : '';
-        this.emit({ kind: 'notice', message: `[rate limit] ${status}${kind ? ` (${kind})` : ''}${when}` });
-        if (status === 'rejected') {
-            this.failure = {
-                kind: 'usage_limit',
-                message: `claude's ${kind ? `${kind} ` : ''}usage limit was reached${when}`,
-                ...(resetsAt !== undefined ? { resetsAt } : {})
-            };
-        }
-    }
-    onResult(event) {
-        this.sawResult = true;
-        const fromModels = modelUsageReport(event.modelUsage, this.model);
-        const usage = fromModels ?? toReport(isObject(event.usage) ? event.usage : {}, this.model);
-        if (typeof event.total_cost_usd === 'number')
-            usage.reportedUsd = event.total_cost_usd;
-        else if (typeof event.cost_usd === 'number')
-            usage.reportedUsd = event.cost_usd;
-        const text = typeof event.result === 'string' ? event.result : undefined;
-        const isError = event.is_error === true;
-        this.finalMessage = text;
-        this.isError = isError;
-        this.emit({ kind: 'usage', usage });
-        for (const denial of Array.isArray(event.permission_denials) ? event.permission_denials : []) {
-            if (!isObject(denial))
-                continue;
-            const detail = describeToolInput(denial.tool_input);
-            this.deny({ tool: stream_str(denial.tool_name) ?? '?', ...(detail ? { detail } : {}) });
-        }
-        if (isError)
-            this.failure = this.resultFailure(event, text);
-        const cost = usage.reportedUsd !== undefined ? ` · $${usage.reportedUsd.toFixed(4)}` : '';
-        const turns = event.num_turns !== undefined ? ` · ${String(event.num_turns)} turns` : '';
-        this.emit({
-            kind: 'result',
-            isError,
-            summary: `[result] ${String(event.subtype ?? '?')}${isError ? ' (error)' : ''}${cost}${turns}`,
-            ...(text !== undefined ? { text } : {})
-        });
-        if (text)
-            this.emit({ kind: 'text', text });
-    }
-    resultFailure(event, text) {
-        const errors = Array.isArray(event.errors) ? event.errors.filter(e => typeof e === 'string') : [];
-        // qwen says it in `error.message` instead.
-        const said = isObject(event.error) ? stream_str(event.error.message) : undefined;
-        const message = oneLine(text || errors.join('; ') || said || String(event.subtype ?? 'error'), 300);
-        // A rejected rate_limit_event said more (the reset time) than the result will.
-        if (this.failure?.kind === 'usage_limit')
-            return this.failure;
-        switch (event.subtype) {
-            case 'error_max_budget_usd':
-                return { kind: 'budget', message };
-            case 'error_max_turns':
-                return { kind: 'max_turns', message };
-        }
-        // A 429 alone is a rate limit claude already retried: an API error, the loop goes on.
-        if (USAGE_LIMIT.test(message)) {
-            const resetsAt = resetFromMessage(message);
-            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
-        }
-        if (event.terminal_reason === 'api_error' ||
-            event.api_error_status != null ||
-            /^\[?API Error/.test(message))
-            return { kind: 'api_error', message };
-        return { kind: 'error', message };
-    }
-}
-const claudePreset = {
-    name: 'claude',
-    jsonStream: true,
-    argv: (userArgv, caps) => claudeArgv(userArgv, caps),
-    read: (_prompt, hooks) => new ClaudeStreamReader(hooks)
-};
-
-;// CONCATENATED MODULE: ./src/agents/codex.ts
-// Codex (`codex exec`). With `--json` it prints JSONL: thread.started, turn.started, item.started/updated/
-// completed (agent_message, reasoning, command_execution, file_change, mcp_tool_call, web_search, todo_list,
-// error), turn.completed{usage}, turn.failed{error}, and top-level `error` (also "Reconnecting... n/N").
-// It names no model and no dollars: the model comes from the command line or $CODEX_HOME/config.toml,
-// and the cost is estimated from the price table. The stream says the usage only in turn.completed, at the
-// end; turn by turn it comes from codex's own session log, $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-
-// <thread id>.jsonl, whose `token_count` events (total_token_usage) codex 0.169 writes after each model
-// response: so a dollar budget can stop a codex run mid-way.
-
-
-
-
-
-
-
-
-const EXEC = ['exec', 'e'];
-const JSON_FLAGS = ['--json', '--experimental-json'];
-/** How often the session log is read while codex runs. */
-const SESSION_POLL_MS = 250;
-/** `codex exec …` (or its alias `codex e …`): the only codex command a loop can run headless. */
-function isCodexExec(argv) {
-    return programStem(argv[0]) === 'codex' && subcommandIndex(argv, EXEC) !== -1;
-}
-/** The user's argv with `--json` right after `exec`, unless it is there already. */
-function codexArgv(userArgv) {
-    if (hasOption(userArgv, JSON_FLAGS))
-        return [...userArgv];
-    return insertAfter(userArgv, subcommandIndex(userArgv, EXEC), ['--json']);
-}
-const unquote = (value) => value.trim().replace(/^["']|["']$/g, '');
-/** The top-level `model = "…"` of a config.toml (before its first [table]). */
-function modelInConfigToml(text) {
-    for (const line of text.split('\n')) {
-        if (/^\s*\[/.test(line))
-            return undefined;
-        const match = /^\s*model\s*=\s*(["'])([^"']+)\1/.exec(line);
-        if (match)
-            return match[2];
-    }
-    return undefined;
-}
-/** $CODEX_HOME, or ~/.codex. */
-const codexHomeOf = (env) => env.CODEX_HOME || external_node_path_default().join(env.HOME || external_node_os_default().homedir(), '.codex');
-const pad = (n) => String(n).padStart(2, '0');
-/**
- * The session log of thread `threadId`, once codex has made it. Its folder is named after the date codex
- * saw (local time); a run near midnight, or a clock in another zone, is found a day apart too.
- */
-function codexSessionLog(codexHome, threadId, now = Date.now()) {
-    const days = new Set();
-    for (const offset of [0, -1, 1]) {
-        const day = new Date(now + offset * 86400000);
-        days.add(external_node_path_default().join(String(day.getFullYear()), pad(day.getMonth() + 1), pad(day.getDate())));
-        days.add(external_node_path_default().join(String(day.getUTCFullYear()), pad(day.getUTCMonth() + 1), pad(day.getUTCDate())));
-    }
-    for (const day of days) {
-        const dir = external_node_path_default().join(codexHome, 'sessions', day);
-        let names;
-        try {
-            names = (0,external_node_fs_.readdirSync)(dir);
-        }
-        catch {
-            continue;
-        }
-        const name = names.find(file => file.startsWith('rollout-') && file.endsWith(`-${threadId}.jsonl`));
-        if (name)
-            return external_node_path_default().join(dir, name);
-    }
-    return undefined;
-}
-/** The model codex will use: `-m`/`--model`, `-c model=…`, then $CODEX_HOME/config.toml (~/.codex). */
-function codexModel(argv, env) {
-    const flag = optionValue(argv, ['-m', '--model']);
-    if (flag)
-        return flag;
-    let fromConfig;
-    const tokens = argv.slice(1);
-    tokens.forEach((token, i) => {
-        const setting = token === '-c' || token === '--config'
-            ? tokens[i + 1]
-            : token.startsWith('--config=')
-                ? token.slice(9)
-                : undefined;
-        const match = setting ? /^model\s*=\s*(.+)$/.exec(setting) : null;
-        if (match)
-            fromConfig = unquote(match[1]);
-    });
-    if (fromConfig)
-        return fromConfig;
-    try {
-        return modelInConfigToml((0,external_node_fs_.readFileSync)(external_node_path_default().join(codexHomeOf(env), 'config.toml'), 'utf8'));
-    }
-    catch {
-        return undefined;
-    }
-}
-class CodexStreamReader extends JsonLinesReader {
-    model;
-    codexHome;
-    totals = { input: 0, cached: 0, cacheWrite: 0, output: 0 };
-    sawUsage = false;
-    lastError;
-    /** The session log, read while codex runs: usage after each model response. */
-    session;
-    liveTokens = 0;
-    constructor(hooks, model, codexHome) {
-        super(hooks);
-        this.model = model;
-        this.codexHome = codexHome;
-    }
-    finish(stdoutText, exit) {
-        this.session?.close();
-        return super.finish(stdoutText, exit);
-    }
-    /** Follows the thread's session log from the moment the stream names the thread. */
-    followSession(threadId) {
-        const home = this.codexHome;
-        if (!home || this.session || !/^[\w-]+$/.test(threadId))
-            return;
-        const lines = new LineSplitter(line => this.onSessionLine(line));
-        this.session = new WatchedFile({
-            find: () => codexSessionLog(home, threadId),
-            pollMs: SESSION_POLL_MS,
-            mode: 'appended',
-            onData: chunk => lines.push(chunk)
-        });
-    }
-    onSessionLine(line) {
-        if (!line.includes('"token_count"'))
-            return;
-        let event;
-        try {
-            event = JSON.parse(line);
-        }
-        catch {
-            return;
-        }
-        const payload = isObject(event) && isObject(event.payload) ? event.payload : {};
-        const info = isObject(payload.info) ? payload.info : {};
-        const total = isObject(info.total_token_usage) ? info.total_token_usage : undefined;
-        if (payload.type !== 'token_count' || !total)
-            return;
-        const tokens = num(total.input_tokens) + num(total.output_tokens);
-        // turn.completed already said as much (or more): the stream is the final word.
-        if (tokens <= this.liveTokens)
-            return;
-        this.liveTokens = tokens;
-        this.emit({
-            kind: 'usage',
-            usage: this.report({
-                input: num(total.input_tokens),
-                cached: num(total.cached_input_tokens),
-                cacheWrite: num(total.cache_write_input_tokens),
-                output: num(total.output_tokens)
-            })
-        });
-    }
-    /** input_tokens counts the cached ones too (as the Responses API does): priced apart. */
-    report(totals) {
-        const report = {
-            input: Math.max(0, totals.input - totals.cached - totals.cacheWrite),
-            output: totals.output,
-            cache_read: totals.cached,
-            cache_write: totals.cacheWrite
-        };
-        if (this.model)
-            report.model = this.model;
-        return report;
-    }
-    end(exit) {
-        if (!this.sawUsage && !exit?.killed)
-            this.notes.push('codex reported no usage (no turn.completed)');
-        if (exit?.killed && !this.sawUsage)
-            this.notes.push(this.liveTokens > 0
-                ? 'codex was stopped before turn.completed: its usage is what its session log said so far'
-                : 'codex was stopped before turn.completed: its usage is unknown');
-        if (!this.model)
-            this.notes.push('codex did not say its model (set -m or model in config.toml) so its tokens cannot be priced');
-        if (this.session && this.session.path === undefined)
-            this.notes.push(`codex's session log (${this.codexHome}/sessions/…) was not found: its usage was known only at the end`);
-    }
-    onJson(event) {
-        switch (event.type) {
-            case 'thread.started':
-                if (typeof event.thread_id === 'string')
-                    this.followSession(event.thread_id);
-                this.emit({
-                    kind: 'notice',
-                    message: `[thread ${String(event.thread_id ?? '?')}] model ${this.model ?? '?'}`
-                });
-                break;
-            case 'item.started':
-                if (isObject(event.item))
-                    this.onItemStarted(event.item);
-                break;
-            case 'item.completed':
-                if (isObject(event.item))
-                    this.onItemCompleted(event.item);
-                break;
-            case 'turn.completed':
-                this.onUsage(isObject(event.usage) ? event.usage : {});
-                break;
-            case 'turn.failed':
-                this.onTurnFailed(isObject(event.error) ? stream_str(event.error.message) : undefined);
-                break;
-            case 'error':
-                this.onError(stream_str(event.message) ?? JSON.stringify(event));
-                break;
-        }
-    }
-    onItemStarted(item) {
-        if (item.type === 'command_execution')
-            this.emit({ kind: 'tool_call', name: 'exec', detail: oneLine(stream_str(item.command) ?? '') });
-        else if (item.type === 'mcp_tool_call')
-            this.emit({
-                kind: 'tool_call',
-                name: `${String(item.server ?? 'mcp')}.${String(item.tool ?? '?')}`,
-                detail: describeToolInput(item.arguments)
-            });
-    }
-    onItemCompleted(item) {
-        switch (item.type) {
-            case 'agent_message': {
-                const text = stream_str(item.text) ?? '';
-                this.finalMessage = text;
-                this.emit({ kind: 'text', text });
-                break;
-            }
-            case 'command_execution': {
-                const output = oneLine(stream_str(item.aggregated_output) ?? '', 120);
-                const code = item.exit_code;
-                this.emit({
-                    kind: 'tool_result',
-                    ok: code === 0,
-                    detail: `exit ${code === null || code === undefined ? '?' : String(code)}${output ? ` ${output}` : ''}`
-                });
-                break;
-            }
-            case 'file_change': {
-                const changes = Array.isArray(item.changes) ? item.changes.filter(isObject) : [];
-                const detail = changes.map(c => `${String(c.kind ?? '?')} ${String(c.path ?? '?')}`).join(', ');
-                this.emit({ kind: 'tool_call', name: 'apply_patch', detail: oneLine(detail) });
-                if (item.status === 'failed')
-                    this.emit({ kind: 'tool_result', ok: false, detail: 'the patch failed' });
-                break;
-            }
-            case 'mcp_tool_call':
-                this.emit({
-                    kind: 'tool_result',
-                    ok: item.status !== 'failed',
-                    detail: oneLine(JSON.stringify(item.result ?? item.error ?? ''), 120)
-                });
-                break;
-            case 'web_search':
-                this.emit({ kind: 'tool_call', name: 'web_search', detail: oneLine(stream_str(item.query) ?? '') });
-                break;
-            case 'error':
-                this.emit({ kind: 'error', message: oneLine(stream_str(item.message) ?? '', 300) });
-                break;
-        }
-    }
-    onUsage(usage) {
-        this.sawUsage = true;
-        this.totals.input += num(usage.input_tokens);
-        this.totals.cached += num(usage.cached_input_tokens);
-        this.totals.cacheWrite += num(usage.cache_write_input_tokens);
-        this.totals.output += num(usage.output_tokens);
-        this.liveTokens = Math.max(this.liveTokens, this.totals.input + this.totals.output);
-        const report = this.report(this.totals);
-        this.emit({ kind: 'usage', usage: report });
-        const cached = report.cache_read > 0 ? ` · ${report.cache_read} cached` : '';
-        this.emit({
-            kind: 'result',
-            isError: false,
-            summary: `[turn completed] ${report.input} input${cached} · ${report.output} output tokens`
-        });
-    }
-    onError(message) {
-        if (/^Reconnecting\.\.\./.test(message)) {
-            this.retries++;
-            this.lastRetryError = oneLine(message.replace(/^Reconnecting\.\.\.\s*\S+\s*/, ''), 160);
-            this.emit({ kind: 'notice', message: `[api retry] ${oneLine(message, 200)}` });
-            return;
-        }
-        this.lastError = message;
-        this.emit({ kind: 'error', message: oneLine(message, 300) });
-    }
-    onTurnFailed(message) {
-        const said = oneLine(message ?? this.lastError ?? 'turn failed', 300);
-        this.isError = true;
-        this.failure = this.failureOf(said);
-        this.emit({ kind: 'result', isError: true, summary: `[turn failed] ${said}` });
-    }
-    failureOf(message) {
-        if (USAGE_LIMIT.test(message)) {
-            const resetsAt = resetFromMessage(message);
-            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
-        }
-        return { kind: 'api_error', message };
-    }
-}
-/** codex exec with --json (added unless the user gave it): the JSONL reader. */
-const codexPreset = {
-    name: 'codex',
-    jsonStream: true,
-    argv: userArgv => codexArgv(userArgv),
-    read: (_prompt, hooks, context) => new CodexStreamReader(hooks, context ? codexModel(context.argv, context.env) : undefined, context ? codexHomeOf(context.env) : undefined)
-};
-/** codex exec run exactly as written, without --json (ralphify's argv): read as plain text. */
-const codexPlainPreset = {
-    name: 'codex',
-    jsonStream: false,
-    argv: userArgv => [...userArgv],
-    read: prompt => genericReader(prompt)
-};
-/** Whether the user already asked codex for JSON output. */
-const codexAskedForJson = (argv) => hasOption(argv, JSON_FLAGS);
-
-;// CONCATENATED MODULE: ./src/agents/gemini-telemetry.ts
-// Gemini CLI's usage turn by turn. Its stream-json says what a run used only in its last `result` event, so
-// alone it cannot be held to a dollar budget mid-run. Its local telemetry can: with GEMINI_TELEMETRY_TARGET=local
-// and an outfile, gemini 0.61 appends a `gemini_cli.api_response` log record for every model response
-// (input_token_count, cached_content_token_count, output_token_count, thoughts_token_count, tool_token_count,
-// model), exported in batches every 5 seconds (the OpenTelemetry BatchLogRecordProcessor's default). The file
-// holds pretty-printed JSON values one after another (packages/core/src/telemetry/file-exporters.ts); the
-// records' attributes are read line by line, never the whole (large) values.
-
-
-/** Variables the user may have set for gemini's telemetry: then theirs stays, and no file is read. */
-const GEMINI_TELEMETRY_PREFIX = 'GEMINI_TELEMETRY_';
-/** How often the telemetry file is read (it is written every 5 s). */
-const gemini_telemetry_POLL_MS = 500;
-const ATTRIBUTE = /^ {4}"(event\.name|model|input_token_count|output_token_count|cached_content_token_count|thoughts_token_count|tool_token_count)": (.*?),?$/;
-/** Reads gemini's telemetry file as it grows; `onUsage` gets the run's totals after each model response. */
-class GeminiTelemetry {
-    onUsage;
-    file;
-    lines;
-    totals = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-    /** Attributes of the top-level value being read. */
-    record = new Map();
-    responses = 0;
-    constructor(onUsage) {
-        this.onUsage = onUsage;
-        this.lines = new LineSplitter(line => this.onLine(line));
-        this.file = WatchedFile.named({
-            name: 'telemetry.json',
-            pollMs: gemini_telemetry_POLL_MS,
-            mode: 'appended',
-            onData: chunk => this.lines.push(chunk)
-        });
-    }
-    /** The variables that make gemini write the file: local target, no prompts logged. */
-    get env() {
-        return {
-            GEMINI_TELEMETRY_ENABLED: 'true',
-            GEMINI_TELEMETRY_TARGET: 'local',
-            GEMINI_TELEMETRY_OUTFILE: this.file.path,
-            GEMINI_TELEMETRY_LOG_PROMPTS: 'false'
-        };
-    }
-    close() {
-        this.file.close();
-        this.lines.end();
-    }
-    onLine(line) {
-        if (line === '{')
-            this.record = new Map();
-        else if (line === '}')
-            this.endRecord();
-        else {
-            const match = ATTRIBUTE.exec(line);
-            if (match)
-                this.record.set(match[1], match[2]);
-        }
-    }
-    endRecord() {
-        const record = this.record;
-        this.record = new Map();
-        if (record.get('event.name') !== '"gemini_cli.api_response"')
-            return;
-        const count = (name) => {
-            const value = Number(record.get(name) ?? 0);
-            return Number.isFinite(value) && value > 0 ? value : 0;
-        };
-        // As the final stats count them: the prompt includes the cached tokens; thoughts and tool tokens are output.
-        const cached = count('cached_content_token_count');
-        this.totals.input += Math.max(0, count('input_token_count') - cached);
-        this.totals.cache_read += cached;
-        this.totals.output +=
-            count('output_token_count') + count('thoughts_token_count') + count('tool_token_count');
-        try {
-            const model = JSON.parse(record.get('model') ?? 'null');
-            if (typeof model === 'string' && model)
-                this.totals.model = model;
-        }
-        catch {
-            // a model we cannot read leaves the last one
-        }
-        this.responses++;
-        this.onUsage({ ...this.totals });
-    }
-}
-
-;// CONCATENATED MODULE: ./src/agents/gemini.ts
-// Gemini CLI with `--output-format stream-json` (added unless the user chose a format). Events, as
-// google-gemini/gemini-cli prints them (packages/core/src/output/types.ts): init{session_id, model},
-// message{role, content, delta}, tool_use{tool_name, tool_id, parameters}, tool_result{tool_id, status,
-// output, error}, error{severity, message}, result{status, error, stats{total_tokens, input_tokens,
-// output_tokens, cached, input, duration_ms, tool_calls}}. Tokens only: the cost is estimated. The stream says
-// the usage only at the end; turn by turn it comes from gemini's local telemetry file (gemini-telemetry.ts),
-// so a dollar budget can stop a run mid-way, a few seconds after the response that crossed it. Fatal errors
-// end with a `result` whose status is "error" and an exit code (packages/core/src/utils/errors.ts): 41 auth,
-// 42 input, 44 sandbox, 52 config, 53 turn limit, 54 tool, 130 cancelled.
-
-
-
-
-const FORMAT = ['--output-format', '-o'];
-const isGeminiCommand = (argv) => programStem(argv[0]) === 'gemini';
-/** The output format the user chose, if any. */
-const geminiFormat = (argv) => optionValue(argv, FORMAT);
-function geminiArgv(userArgv) {
-    return hasOption(userArgv, FORMAT) ? [...userArgv] : [...userArgv, '--output-format', 'stream-json'];
-}
-/** Exit codes of gemini's FatalError classes. */
-const GEMINI_EXIT_FAILURES = {
-    41: { kind: 'auth_error', message: 'gemini could not authenticate (exit 41)' },
-    42: { kind: 'input_error', message: 'gemini refused its input (exit 42)' },
-    44: { kind: 'error', message: 'gemini could not set up its sandbox (exit 44)' },
-    52: { kind: 'error', message: 'gemini found its configuration invalid (exit 52)' },
-    53: { kind: 'max_turns', message: 'gemini reached its session turn limit (exit 53)' },
-    54: { kind: 'error', message: 'a gemini tool failed fatally (exit 54)' },
-    130: { kind: 'error', message: 'gemini was cancelled (exit 130)' }
-};
-function failureOf(type, message) {
-    if (USAGE_LIMIT.test(`${type ?? ''} ${message}`)) {
-        const resetsAt = resetFromMessage(message);
-        return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
-    }
-    switch (type) {
-        case 'FatalTurnLimitedError':
-            return { kind: 'max_turns', message };
-        case 'FatalInputError':
-            return { kind: 'input_error', message };
-        case 'FatalAuthenticationError':
-            return { kind: 'auth_error', message };
-    }
-    return { kind: /api error/i.test(message) ? 'api_error' : 'error', message };
-}
-class GeminiStreamReader extends JsonLinesReader {
-    model;
-    /** Assistant text of the current turn, sent as deltas. */
-    pending = '';
-    sawEvent = false;
-    sawResult = false;
-    tools = new Map();
-    /** Usage turn by turn, from gemini's local telemetry (see gemini-telemetry.ts). */
-    telemetry;
-    env;
-    constructor(hooks, agentEnv = {}) {
-        super(hooks);
-        const ownTelemetry = Object.keys(agentEnv).filter(name => name.startsWith(GEMINI_TELEMETRY_PREFIX));
-        if (ownTelemetry.length > 0) {
-            this.notes.push(`gemini's own telemetry settings are in its environment (${ownTelemetry.join(', ')}): its usage is known only when a run ends`);
-            return;
-        }
-        this.telemetry = new GeminiTelemetry(usage => {
-            // The result's stats are the final word; what the telemetry adds afterwards was already counted.
-            if (!this.sawResult)
-                this.emit({ kind: 'usage', usage: { ...usage, ...(this.model ? { model: this.model } : {}) } });
-        });
-        this.env = this.telemetry.env;
-    }
-    onJson(event) {
-        if (typeof event.type !== 'string')
-            return;
-        this.sawEvent = true;
-        if (event.type !== 'message')
-            this.flush();
-        switch (event.type) {
-            case 'init':
-                if (typeof event.model === 'string')
-                    this.model = event.model;
-                this.emit({
-                    kind: 'notice',
-                    message: `[session ${String(event.session_id ?? '?')}] model ${String(event.model ?? '?')}`
-                });
-                break;
-            case 'message':
-                if (event.role === 'assistant')
-                    this.onAssistant(stream_str(event.content) ?? '', event.delta === true);
-                break;
-            case 'tool_use': {
-                const name = stream_str(event.tool_name) ?? '?';
-                this.tools.set(String(event.tool_id ?? ''), name);
-                // A tool call ends the turn's text: the final message is what comes after the last one.
-                this.finalMessage = undefined;
-                this.emit({ kind: 'tool_call', name, detail: describeToolInput(event.parameters) });
-                break;
-            }
-            case 'tool_result': {
-                const ok = event.status !== 'error';
-                const error = isObject(event.error) ? stream_str(event.error.message) : undefined;
-                this.emit({ kind: 'tool_result', ok, detail: oneLine(error ?? stream_str(event.output) ?? '', 120) });
-                break;
-            }
-            case 'error': {
-                const message = oneLine(stream_str(event.message) ?? '', 300);
-                if (event.severity === 'warning')
-                    this.emit({ kind: 'notice', message: `[warning] ${message}` });
-                else
-                    this.emit({ kind: 'error', message });
-                break;
-            }
-            case 'result':
-                this.onResult(event);
-                break;
-        }
-    }
-    onAssistant(content, delta) {
-        if (!delta)
-            this.flush();
-        this.pending += content;
-        this.finalMessage = (this.finalMessage ?? '') + content;
-        if (!delta)
-            this.flush();
-    }
-    /** The turn's text so far becomes one transcript entry. */
-    flush() {
-        if (this.pending === '')
-            return;
-        this.emit({ kind: 'text', text: this.pending });
-        this.pending = '';
-    }
-    onResult(event) {
-        this.sawResult = true;
-        if (isObject(event.stats))
-            this.emit({ kind: 'usage', usage: this.usageOf(event.stats) });
-        const isError = event.status === 'error';
-        this.isError = isError;
-        const error = isObject(event.error) ? event.error : undefined;
-        if (isError) {
-            const message = oneLine(stream_str(error?.message) ?? 'gemini reported an error', 300);
-            this.failure = failureOf(stream_str(error?.type), message);
-        }
-        const calls = isObject(event.stats) && event.stats.tool_calls !== undefined
-            ? ` · ${String(event.stats.tool_calls)} tool calls`
-            : '';
-        this.emit({
-            kind: 'result',
-            isError,
-            summary: `[result] ${String(event.status ?? '?')}${error ? `: ${oneLine(stream_str(error.message) ?? '', 200)}` : ''}${calls}`
-        });
-    }
-    /** input_tokens counts the cached ones; total_tokens also counts thinking and tool tokens (billed as output). */
-    usageOf(stats) {
-        const prompt = num(stats.input_tokens);
-        const cached = num(stats.cached);
-        const output = num(stats.output_tokens);
-        const extra = Math.max(0, num(stats.total_tokens) - prompt - output);
-        const report = {
-            input: stats.input !== undefined ? num(stats.input) : Math.max(0, prompt - cached),
-            output: output + extra,
-            cache_read: cached,
-            cache_write: 0
-        };
-        if (this.model)
-            report.model = this.model;
-        return report;
-    }
-    end() {
-        this.flush();
-    }
-    finish(stdoutText, exit) {
-        // A last read first: a killed run's usage is what its telemetry said so far.
-        this.telemetry?.close();
-        // `--output-format json` prints one (pretty-printed) object at the end instead of a stream.
-        if (!this.sawEvent)
-            this.readJsonOutput(stdoutText);
-        if (!this.sawResult && this.sawEvent && !exit?.killed)
-            this.notes.push('the stream ended without a result event');
-        return super.finish(stdoutText, exit);
-    }
-    exitFailure(code, stderr) {
-        const known = GEMINI_EXIT_FAILURES[code];
-        if (known)
-            return { kind: known.kind, message: `${known.message}${stderr ? `: ${stderr}` : ''}` };
-        return super.exitFailure(code, stderr);
-    }
-    readJsonOutput(text) {
-        let json;
-        try {
-            json = JSON.parse(text.trim());
-        }
-        catch {
-            return;
-        }
-        if (!isObject(json))
-            return;
-        if (typeof json.response === 'string')
-            this.finalMessage = json.response;
-        const stats = isObject(json.stats) && isObject(json.stats.models) ? json.stats.models : undefined;
-        if (stats) {
-            const usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-            let main = ['', -1];
-            for (const [model, metrics] of Object.entries(stats)) {
-                const tokens = isObject(metrics) && isObject(metrics.tokens) ? metrics.tokens : {};
-                const cached = num(tokens.cached);
-                usage.input += Math.max(0, num(tokens.prompt) - cached);
-                usage.cache_read += cached;
-                usage.output += num(tokens.candidates) + num(tokens.thoughts) + num(tokens.tool);
-                if (num(tokens.candidates) > main[1])
-                    main = [model, num(tokens.candidates)];
-            }
-            if (main[0])
-                usage.model = main[0];
-            this.emit({ kind: 'usage', usage });
-        }
-        if (isObject(json.error)) {
-            this.isError = true;
-            this.failure = failureOf(stream_str(json.error.type), oneLine(stream_str(json.error.message) ?? 'error', 300));
-            this.emit({ kind: 'error', message: this.failure.message });
-        }
-    }
-}
-/** gemini with a JSON output format (stream-json added unless the user chose one). */
-const geminiPreset = {
-    name: 'gemini',
-    jsonStream: true,
-    argv: userArgv => geminiArgv(userArgv),
-    read: (_prompt, hooks, context) => new GeminiStreamReader(hooks, context?.env)
-};
-/** gemini run exactly as written with text output: read as plain text. */
-const geminiPlainPreset = {
-    name: 'gemini',
-    jsonStream: false,
-    argv: userArgv => [...userArgv],
-    read: (prompt, hooks) => genericReader(prompt, hooks, { exitFailures: GEMINI_EXIT_FAILURES })
-};
-
-;// CONCATENATED MODULE: ./src/agents/opencode.ts
-// opencode (`opencode run`) with `--format json` (added unless the user gave a format). Each line is
-// `{type, timestamp, sessionID, …}` as anomalyco/opencode prints it (packages/opencode/src/cli/cmd/run.ts):
-// step_start, text, reasoning, tool_use and step_finish carry a `part`; `error` carries `error{name, data}`;
-// newer builds end with `done{reason, rejected}` (permissions it auto-rejected). step_finish's part has the
-// step's `cost` in dollars and `tokens{input, output, reasoning, cache{read, write}}` (message-v2.ts
-// StepFinishPart): the cost is reported, summed over steps (tokens.total, when present, is cumulative and
-// is not summed).
-
-
-
-const isOpencodeRun = (argv) => programStem(argv[0]) === 'opencode' && subcommandIndex(argv, ['run']) !== -1;
-/** The output format the user chose, if any. */
-const opencodeFormat = (argv) => optionValue(argv, ['--format']);
-function opencodeArgv(userArgv) {
-    if (hasOption(userArgv, ['--format']))
-        return [...userArgv];
-    return insertAfter(userArgv, subcommandIndex(userArgv, ['run']), ['--format', 'json']);
-}
-class OpencodeStreamReader extends JsonLinesReader {
-    totals = {
-        input: 0,
-        output: 0,
-        cache_read: 0,
-        cache_write: 0,
-        reportedUsd: 0
-    };
-    steps = 0;
-    /** Text parts since the last tool call: the final message. */
-    tail = [];
-    constructor(hooks) {
-        super(hooks);
-    }
-    onJson(event) {
-        const part = isObject(event.part) ? event.part : {};
-        switch (event.type) {
-            case 'text': {
-                const text = stream_str(part.text) ?? '';
-                this.tail.push(text);
-                this.finalMessage = this.tail.join('\n\n');
-                this.emit({ kind: 'text', text });
-                break;
-            }
-            case 'tool_use':
-                this.onTool(part);
-                break;
-            case 'step_finish':
-                this.onStep(part);
-                break;
-            case 'error':
-                this.onError(isObject(event.error) ? event.error : {});
-                break;
-            case 'done':
-                for (const permission of Array.isArray(event.rejected) ? event.rejected : [])
-                    if (typeof permission === 'string')
-                        this.deny({ tool: permission });
-                if (this.denials.length > 0)
-                    this.emit({
-                        kind: 'notice',
-                        message: `[permission denied] ${this.denials.map(d => d.tool).join(', ')}`
-                    });
-                break;
-        }
-    }
-    onTool(part) {
-        const state = isObject(part.state) ? part.state : {};
-        const name = stream_str(part.tool) ?? '?';
-        this.tail = [];
-        this.finalMessage = undefined;
-        this.emit({
-            kind: 'tool_call',
-            name,
-            detail: describeToolInput(state.input) || oneLine(stream_str(state.title) ?? '')
-        });
-        const ok = state.status !== 'error';
-        const detail = ok ? stream_str(state.output) || stream_str(state.title) || '' : stream_str(state.error) || 'failed';
-        this.emit({ kind: 'tool_result', ok, detail: oneLine(detail, 120) });
-    }
-    onStep(part) {
-        this.steps++;
-        const tokens = isObject(part.tokens) ? part.tokens : {};
-        const cache = isObject(tokens.cache) ? tokens.cache : {};
-        this.totals.input += num(tokens.input);
-        // Reasoning tokens are billed as output.
-        this.totals.output += num(tokens.output) + num(tokens.reasoning);
-        this.totals.cache_read += num(cache.read);
-        this.totals.cache_write += num(cache.write);
-        this.totals.reportedUsd = (this.totals.reportedUsd ?? 0) + num(part.cost);
-        const model = isObject(part.model) ? stream_str(part.model.modelID) : undefined;
-        if (model)
-            this.totals.model = model;
-        this.emit({ kind: 'usage', usage: { ...this.totals } });
-    }
-    onError(error) {
-        const data = isObject(error.data) ? error.data : {};
-        const name = stream_str(error.name) ?? 'Error';
-        const message = oneLine(stream_str(data.message) ?? name, 300);
-        this.isError = true;
-        this.failure = this.failureOf(name, message, data.statusCode);
-        this.emit({ kind: 'error', message: `${name}: ${message}` });
-    }
-    failureOf(name, message, status) {
-        // A 429 is a usage limit only when it says quota; a per-minute rate limit is an API error.
-        if (USAGE_LIMIT.test(message) || (status === 429 && /quota/i.test(message))) {
-            const resetsAt = resetFromMessage(message);
-            return { kind: 'usage_limit', message, ...(resetsAt !== undefined ? { resetsAt } : {}) };
-        }
-        if (name === 'ProviderAuthError')
-            return { kind: 'auth_error', message };
-        if (name === 'APIError')
-            return { kind: 'api_error', message };
-        return { kind: 'error', message };
-    }
-    end(exit) {
-        if (this.steps === 0 && !exit?.killed)
-            this.notes.push('opencode reported no step_finish: its cost is unknown');
-        const summary = `[done] ${this.steps} steps · $${(this.totals.reportedUsd ?? 0).toFixed(4)}`;
-        if (this.steps > 0)
-            this.emit({ kind: 'result', isError: this.isError === true, summary });
-    }
-}
-const opencodePreset = {
-    name: 'opencode',
-    jsonStream: true,
-    argv: userArgv => opencodeArgv(userArgv),
-    read: (_prompt, hooks) => new OpencodeStreamReader(hooks)
-};
-const opencodePlainPreset = {
-    name: 'opencode',
-    jsonStream: false,
-    argv: userArgv => [...userArgv],
-    read: prompt => genericReader(prompt)
-};
-
-;// CONCATENATED MODULE: ./src/agents/qwen.ts
-// qwen-code (`qwen`) with `--output-format stream-json` (added unless the user chose a format). Its stream has
-// Claude Code's shape (system/init, assistant with per-turn usage, user tool results, a last `result`), as
-// qwen 0.24.4 prints it against a Chat Completions server, but no dollars: the tokens are priced from the
-// table, turn by turn, so a dollar cap can stop a run mid-way. The loop's turn cap goes in as
-// `--max-session-turns`.
-
-
-
-const qwen_FORMAT = ['--output-format', '-o'];
-const isQwenCommand = (argv) => programStem(argv[0]) === 'qwen';
-/** The output format the user chose, if any. */
-const qwenFormat = (argv) => optionValue(argv, qwen_FORMAT);
-function qwenArgv(userArgv, caps = {}) {
-    const argv = hasOption(userArgv, qwen_FORMAT) ? [...userArgv] : [...userArgv, '--output-format', 'stream-json'];
-    if (caps.maxTurns !== undefined && !hasOption(userArgv, ['--max-session-turns']))
-        argv.push('--max-session-turns', String(caps.maxTurns));
-    return argv;
-}
-/** qwen with its stream-json (added unless the user chose a format). */
-const qwenPreset = {
-    name: 'qwen',
-    jsonStream: true,
-    argv: (userArgv, caps) => qwenArgv(userArgv, caps),
-    read: (_prompt, hooks) => new ClaudeStreamReader(hooks, 'qwen')
-};
-/** qwen run exactly as written with text output: read as plain text. */
-const qwenPlainPreset = {
-    name: 'qwen',
-    jsonStream: false,
-    argv: userArgv => [...userArgv],
-    read: prompt => genericReader(prompt)
-};
-
-;// CONCATENATED MODULE: ./scripts/install-agent-clis.json
-const install_agent_clis_namespaceObject = /*#__PURE__*/JSON.parse('{"X":{"claude":{"package":"@anthropic-ai/claude-code","version":"2.1.332","postinstall":"install.cjs"},"codex":{"package":"@openai/codex","version":"0.169.0"},"gemini":{"package":"@google/gemini-cli","version":"0.61.0"},"opencode":{"package":"opencode-ai","version":"1.18.33","postinstall":"postinstall.mjs"},"qwen":{"package":"@qwen-code/qwen-code","version":"0.24.4","executables":["vendor/ripgrep/x64-linux/rg","vendor/ripgrep/arm64-linux/rg","vendor/ripgrep/x64-darwin/rg","vendor/ripgrep/arm64-darwin/rg"]}}}');
-;// CONCATENATED MODULE: ./src/agents/clis.ts
-// The agent CLIs ralph-action can install and has proven live: each one's npm package at the version the
-// live tier tests (scripts/install-agent-clis.json, the one place to bump them), and the preset that reads it.
-
-
-
-const PINS = install_agent_clis_namespaceObject.X;
-const AGENT_CLIS = Object.keys(PINS).map(name => ({
-    name,
-    bin: name,
-    ...PINS[name]
-}));
-/** The CLI called `name`, or undefined when ralph-action does not know it. */
-function agentCli(name) {
-    return AGENT_CLIS.find(cli => cli.name === name);
-}
-/** The known CLI an agent command line runs (`claude -p …` → claude), or undefined. */
-function agentCliOf(agentArgv) {
-    return agentCli(programStem(agentArgv[0]));
-}
-/** What each CLI reads at start-up besides its environment (the agent's user gets a copy of these only). */
-const SETTINGS = {
-    claude: [{ home: '.claude', variable: 'CLAUDE_CONFIG_DIR' }, { home: '.claude.json' }],
-    codex: [{ home: '.codex', variable: 'CODEX_HOME' }],
-    gemini: [{ home: '.gemini' }],
-    opencode: [
-        { home: '.config/opencode', config: true },
-        { home: '.config/opencode-config/opencode.json', variable: 'OPENCODE_CONFIG', onlyVariable: true }
-    ],
-    qwen: [{ home: '.qwen' }]
-};
-/**
- * The settings the CLI an agent command runs reads, as the runner's user has them (`env` is the environment
- * the agent would get as that user: its HOME, XDG_CONFIG_HOME, CODEX_HOME…). Empty for a CLI we do not know.
- */
-function agentSettings(agentArgv, env) {
-    const cli = agentCliOf(agentArgv);
-    const home = env.HOME;
-    if (!cli || !home)
-        return [];
-    const found = [];
-    for (const place of SETTINGS[cli.name]) {
-        const moved = place.variable ? env[place.variable] : undefined;
-        if (moved)
-            found.push({ from: external_node_path_default().resolve(moved), to: place.home, variable: place.variable });
-        else if (place.onlyVariable)
-            continue;
-        else if (place.config && env.XDG_CONFIG_HOME)
-            found.push({
-                from: external_node_path_default().join(env.XDG_CONFIG_HOME, external_node_path_default().relative('.config', place.home)),
-                to: place.home
-            });
-        else
-            found.push({ from: external_node_path_default().join(home, place.home), to: place.home });
-    }
-    return found;
-}
-
-;// CONCATENATED MODULE: ./src/agents/prices.ts
-const PRICE_TABLE_VERSION = '2026-11-26';
-const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing';
-const ANTHROPIC_PRICING_ZH = 'https://platform.claude.com/docs/zh-CN/about-claude/pricing';
-const OPENAI_QUOTED = 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (quoting developers.openai.com/api/docs/pricing)';
-const GEMINI_QUOTED = 'https://deploybase.ai/articles/gemini-api-pricing (quoting ai.google.dev/gemini-api/docs/pricing)';
-const PRICE_TABLE = [
-    // Anthropic. Cache write = the 5-minute write (claude's default); 1-hour writes cost more.
-    {
-        models: ['claude-fable-5-1', 'claude-mythos-5-1'],
-        input: 10,
-        output: 50,
-        cache_read: 0.25,
-        cache_write: 12.5,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING,
-        verified: 'official'
-    },
-    {
-        models: ['claude-fable-5', 'claude-mythos-5'],
-        input: 10,
-        output: 50,
-        cache_read: 1,
-        cache_write: 12.5,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING,
-        verified: 'official'
-    },
-    {
-        models: ['claude-opus-5-5'],
-        input: 4,
-        output: 20,
-        cache_read: 0.2,
-        cache_write: 5,
-        date: '2026-11-26',
-        source: 'https://platform.claude.com/docs/zh-CN/models/opus-5-5/overview',
-        verified: 'official'
-    },
-    {
-        models: ['claude-opus-5', 'claude-opus-4-8', 'claude-opus-4-7', 'claude-opus-4-6', 'claude-opus-4-5'],
-        input: 5,
-        output: 25,
-        cache_read: 0.5,
-        cache_write: 6.25,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING,
-        verified: 'official'
-    },
-    {
-        models: ['claude-opus-4-1', 'claude-opus-4', 'claude-opus-4-0', 'claude-3-opus'],
-        input: 15,
-        output: 75,
-        cache_read: 1.5,
-        cache_write: 18.75,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING,
-        verified: 'official'
-    },
-    {
-        models: ['claude-sonnet-5-5'],
-        input: 2,
-        output: 10,
-        cache_read: 0.2,
-        cache_write: 2.5,
-        date: '2026-11-26',
-        source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5-5/overview',
-        verified: 'official',
-        note: 'Third parties (github.com/kurofune/claudit v1.9.2, github.com/TheKrush/PromptFuel v1.0.23) report a cache-read cut ' +
-            'to $0.10 on 2026-10-07, not seen on the official page we read: the higher price is kept.'
-    },
-    {
-        models: ['claude-sonnet-5'],
-        input: 2,
-        output: 10,
-        cache_read: 0.2,
-        cache_write: 2.5,
-        date: '2026-11-26',
-        source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5/overview',
-        verified: 'official'
-    },
-    {
-        models: [
-            'claude-sonnet-4-6',
-            'claude-sonnet-4-5',
-            'claude-sonnet-4',
-            'claude-sonnet-4-0',
-            'claude-3-7-sonnet'
-        ],
-        input: 3,
-        output: 15,
-        cache_read: 0.3,
-        cache_write: 3.75,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING_ZH,
-        verified: 'official',
-        note: 'Prompts over 200K input tokens (1M-context beta) cost $6 / $22.50 on Sonnet 4 and 4.5; this table prices ' +
-            'every request at the base rate. Claude Code 2.1.332 prices claude-sonnet-4-5 at exactly these rates ' +
-            '(checked against its total_cost_usd in the live tests).'
-    },
-    {
-        models: ['claude-haiku-5-5'],
-        input: 0.1,
-        output: 0.5,
-        cache_read: 0.01,
-        cache_write: 0.125,
-        date: '2026-11-26',
-        source: 'https://platform.claude.com/docs/about-claude/models/whats-new-opus-5 ("From $0.10 / $0.50")',
-        verified: 'third-party',
-        note: 'Prompts over 100K tokens cost $0.50 / $2.50 (cache $0.05 read, $0.625 write) per github.com/kurofune/claudit ' +
-            'v1.9.2; the cache rates are third-party only. This table prices every request at the lower band.'
-    },
-    {
-        models: ['claude-haiku-4-5'],
-        input: 1,
-        output: 5,
-        cache_read: 0.1,
-        cache_write: 1.25,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING_ZH,
-        verified: 'official'
-    },
-    {
-        models: ['claude-3-5-haiku'],
-        input: 0.8,
-        output: 4,
-        cache_read: 0.08,
-        cache_write: 1,
-        date: '2026-11-26',
-        source: ANTHROPIC_PRICING_ZH,
-        verified: 'official'
-    },
-    // OpenAI: no charge for cache writes. Standard tier, context under 270K tokens.
-    {
-        models: ['gpt-5.5'],
-        input: 5,
-        output: 30,
-        cache_read: 0.5,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: OPENAI_QUOTED,
-        verified: 'third-party',
-        note: 'The same in https://www.morphllm.com/openai-api-pricing (June 2026); the official page itself was not in reach.'
-    },
-    {
-        models: ['gpt-5.5-pro', 'gpt-5.4-pro'],
-        input: 30,
-        output: 180,
-        cache_read: 30,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: OPENAI_QUOTED,
-        verified: 'third-party',
-        note: 'No cached-input discount is listed: cached tokens are priced as input.'
-    },
-    {
-        models: ['gpt-5.4'],
-        input: 2.5,
-        output: 15,
-        cache_read: 0.25,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: OPENAI_QUOTED,
-        verified: 'third-party'
-    },
-    {
-        models: ['gpt-5.4-mini'],
-        input: 0.75,
-        output: 4.5,
-        cache_read: 0.075,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: OPENAI_QUOTED,
-        verified: 'third-party'
-    },
-    {
-        models: ['gpt-5.4-nano'],
-        input: 0.2,
-        output: 1.25,
-        cache_read: 0.02,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: OPENAI_QUOTED,
-        verified: 'third-party'
-    },
-    {
-        models: ['gpt-5', 'gpt-5-codex', 'gpt-5.1', 'gpt-5.1-codex'],
-        input: 1.25,
-        output: 10,
-        cache_read: 0.125,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: 'https://docs.rs/crate/openai-cost/latest/source/src/pricing.rs ("openai.com/api/pricing as of 2026-Q2")',
-        verified: 'third-party',
-        note: 'gpt-5.1 and the -codex variants are priced as gpt-5 without a source of their own: unverified.'
-    },
-    {
-        models: ['gpt-5-mini'],
-        input: 0.25,
-        output: 2,
-        cache_read: 0.025,
-        cache_write: 0,
-        date: '2026-11-26',
-        source: 'none found in reach; the launch price as remembered',
-        verified: 'unverified'
-    },
-    // Google: input_tokens include cached ones; thinking tokens are billed as output. Prompts up to 200K.
-    {
-        models: ['gemini-3-pro-preview', 'gemini-3-pro', 'gemini-3.1-pro-preview'],
-        input: 2,
-        output: 12,
-        cache_read: 0.2,
-        cache_write: 2,
-        date: '2026-11-26',
-        source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
-        verified: 'third-party',
-        note: 'gemini-3.1-pro-preview is priced as 3 Pro without a source of its own: unverified.'
-    },
-    {
-        models: ['gemini-2.5-pro'],
-        input: 1.25,
-        output: 10,
-        cache_read: 0.125,
-        cache_write: 1.25,
-        date: '2026-11-26',
-        source: GEMINI_QUOTED,
-        verified: 'third-party',
-        note: 'Prompts over 200K tokens cost $2.50 / $15; priced here at the base rate.'
-    },
-    {
-        models: ['gemini-2.5-flash'],
-        input: 0.3,
-        output: 2.5,
-        cache_read: 0.03,
-        cache_write: 0.3,
-        date: '2026-11-26',
-        source: GEMINI_QUOTED,
-        verified: 'third-party'
-    },
-    {
-        models: ['gemini-2.5-flash-lite'],
-        input: 0.1,
-        output: 0.4,
-        cache_read: 0.01,
-        cache_write: 0.1,
-        date: '2026-11-26',
-        source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
-        verified: 'third-party'
-    },
-    // Alibaba Cloud (qwen-code's default models): priced per request by its input size.
-    {
-        models: ['qwen3-coder-plus'],
-        input: 1,
-        output: 5,
-        cache_read: 0.2,
-        cache_write: 1,
-        date: '2026-11-26',
-        source: 'https://docs.cline.bot/provider-config/qwen ("qwen3-coder-plus … $1.00/$5.00 per 1M tokens", international region)',
-        verified: 'third-party',
-        note: 'The lowest band (prompts up to 32K tokens): Alibaba Cloud prices each request by its input size, and larger ' +
-            'prompts cost more (the official mainland-China page, https://help.aliyun.com/zh/model-studio/user-guide/qwen-coder, ' +
-            'lists four bands from ¥4/¥16 to ¥20/¥200 per million). Cached input at 20% of the input price (the same page: ' +
-            'implicit cache hits); cache writes are priced as input, without a source.'
-    }
-];
-/**
- * The id the table is keyed by: lower case, without a provider prefix (`anthropic/`, `openai/`, `models/`,
- * Bedrock's `us.anthropic.`), a date or version suffix (`-20250929`, `-2026-04-23`, `-v1:0`), `-latest`
- * or claude's `[1m]`; claude ids with dots (`claude-sonnet-4.5`) get dashes.
- */
-function normaliseModelId(model) {
-    let id = model.trim().toLowerCase();
-    id = id.replace(/\[[^\]]*\]$/, '');
-    id = id.slice(id.lastIndexOf('/') + 1);
-    id = id.replace(/^(?:[a-z]{2,4}\.)?anthropic\./, '');
-    id = id.replace(/-v\d+(?::\d+)?$/, '');
-    id = id.replace(/-latest$/, '');
-    id = id.replace(/-(?:\d{8}|\d{4}-\d{2}-\d{2})$/, '');
-    if (id.startsWith('claude-'))
-        id = id.replace(/\./g, '-');
-    return id;
-}
-const BY_MODEL = new Map();
-for (const row of PRICE_TABLE)
-    for (const model of row.models)
-        BY_MODEL.set(model, row);
-/** The price of a model, or undefined when the table does not know it (never a guess from a look-alike). */
-function lookupPrice(model) {
-    return model ? BY_MODEL.get(normaliseModelId(model)) : undefined;
-}
-/** Dollars for a run's tokens at list price, or undefined when its model is unknown or unnamed. */
-function priceFromTable(usage) {
-    const price = lookupPrice(usage.model);
-    return price ? costAt(price, usage) : undefined;
-}
-/** The vendor a model id belongs to, by its family's prefix; undefined when no family matches. */
-function vendorOfModel(model) {
-    const id = model ? normaliseModelId(model) : '';
-    if (id.startsWith('claude-'))
-        return 'Anthropic';
-    if (/^(?:gpt-|o\d|codex-|chatgpt-)/.test(id))
-        return 'OpenAI';
-    if (/^(?:gemini-|gemma-)/.test(id))
-        return 'Google';
-    if (/^(?:qwen|qwq-)/.test(id))
-        return 'Alibaba';
-    return undefined;
-}
-/** Each rate at the highest any of the vendor's rows has: an unlisted model never costs less than it could. */
-function topPriceOf(vendor) {
-    const rows = PRICE_TABLE.filter(row => vendorOfModel(row.models[0]) === vendor);
-    const top = (rate) => Math.max(...rows.map(row => row[rate]));
-    return {
-        models: [],
-        input: top('input'),
-        output: top('output'),
-        cache_read: top('cache_read'),
-        cache_write: top('cache_write'),
-        date: PRICE_TABLE_VERSION,
-        source: `the highest ${vendor} rates in this table`,
-        verified: 'unverified'
-    };
-}
-/** Dollars for tokens at `price`'s rates (USD per million). */
-function costAt(price, usage) {
-    return ((usage.input * price.input +
-        usage.output * price.output +
-        usage.cache_read * price.cache_read +
-        usage.cache_write * price.cache_write) /
-        1e6);
-}
-
-;// CONCATENATED MODULE: ./src/agents/endpoints.ts
-// How to point each agent CLI at a model server of your choosing (a local fake, a proxy, a gateway) and at
-// nothing else: the variables to set and the files to write under its HOME. The one place that knows each
-// CLI's base-URL setting; the live tier (__tests__/agents-live) proves every recipe against the real CLIs.
-
-
-/** The wire protocol each CLI speaks to its model. */
-const AGENT_WIRE = {
-    claude: 'anthropic-messages',
-    codex: 'openai-responses',
-    gemini: 'gemini',
-    // opencode speaks many; ralph-action points it at an OpenAI-compatible endpoint.
-    opencode: 'openai-chat',
-    qwen: 'openai-chat'
-};
-/** Settings gemini and qwen share (qwen-code is a fork of gemini-cli): no telemetry, no update checks. */
-function quietSettings(selectedType) {
-    return {
-        security: { auth: { selectedType }, folderTrust: { enabled: false } },
-        privacy: { usageStatisticsEnabled: false },
-        telemetry: { enabled: false },
-        general: { disableAutoUpdate: true, disableUpdateNag: true }
-    };
-}
-const json = (value) => `${JSON.stringify(value, null, 2)}\n`;
-/** Per million tokens for opencode's model entry: its own dollar figure is then the price table's. */
-function opencodeCost(model) {
-    const price = lookupPrice(model);
-    return price
-        ? {
-            input: price.input,
-            output: price.output,
-            cache_read: price.cache_read,
-            cache_write: price.cache_write
-        }
-        : undefined;
-}
-/**
- * What pointing `cli` at `endpoint` takes, for a CLI whose HOME is `home`. Everything else the CLI would
- * reach at start-up (update checks, telemetry, model catalogues, plugins) is turned off.
- */
-function endpointSetup(cli, endpoint, home) {
-    const { url, apiKey, model, maxRetries } = endpoint;
-    switch (cli) {
-        case 'claude':
-            return {
-                env: {
-                    ANTHROPIC_BASE_URL: url,
-                    ANTHROPIC_API_KEY: apiKey,
-                    ...(model ? { ANTHROPIC_MODEL: model } : {}),
-                    // Without it claude also calls its vendor's host for non-essential traffic.
-                    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-                    DISABLE_AUTOUPDATER: '1',
-                    DISABLE_TELEMETRY: '1',
-                    DISABLE_ERROR_REPORTING: '1',
-                    ...(maxRetries !== undefined ? { CLAUDE_CODE_MAX_RETRIES: String(maxRetries) } : {})
-                },
-                files: {},
-                args: []
-            };
-        case 'codex': {
-            // codex ignores OPENAI_BASE_URL: a custom provider in $CODEX_HOME/config.toml names the server.
-            const codexHome = external_node_path_default().join(home, '.codex');
-            const retries = maxRetries === undefined
-                ? []
-                : [`request_max_retries = ${maxRetries}`, `stream_max_retries = ${maxRetries}`];
-            const config = [
-                '# Written by ralph-action: codex against one model server, nothing else.',
-                ...(model ? [`model = ${JSON.stringify(model)}`] : []),
-                'model_provider = "ralph-endpoint"',
-                'check_for_update_on_startup = false',
-                '',
-                '[analytics]',
-                'enabled = false',
-                '',
-                '[feedback]',
-                'enabled = false',
-                '',
-                '[model_providers.ralph-endpoint]',
-                'name = "ralph-action model endpoint"',
-                `base_url = ${JSON.stringify(`${url}/v1`)}`,
-                'env_key = "OPENAI_API_KEY"',
-                'wire_api = "responses"',
-                ...retries,
-                ''
-            ].join('\n');
-            return {
-                env: { CODEX_HOME: codexHome, OPENAI_API_KEY: apiKey },
-                files: { [external_node_path_default().join(codexHome, 'config.toml')]: config },
-                args: []
-            };
-        }
-        case 'gemini':
-            // The variables alone fail with exit 41: the settings must select API-key authentication.
-            return {
-                env: {
-                    GEMINI_API_KEY: apiKey,
-                    GOOGLE_GEMINI_BASE_URL: url,
-                    ...(model ? { GEMINI_MODEL: model } : {})
-                },
-                files: { [external_node_path_default().join(home, '.gemini', 'settings.json')]: json(quietSettings('gemini-api-key')) },
-                args: []
-            };
-        case 'qwen':
-            return {
-                env: {
-                    OPENAI_API_KEY: apiKey,
-                    OPENAI_BASE_URL: `${url}/v1`,
-                    ...(model ? { OPENAI_MODEL: model } : {}),
-                    QWEN_CODE_SUPPRESS_YOLO_WARNING: '1'
-                },
-                files: { [external_node_path_default().join(home, '.qwen', 'settings.json')]: json(quietSettings('openai')) },
-                args: []
-            };
-        case 'opencode': {
-            // opencode picks a provider's model by name: without one it would not use this endpoint at all.
-            if (!model)
-                throw new Error('opencode needs a model to be pointed at a model endpoint');
-            const cost = opencodeCost(model);
-            const config = {
-                $schema: 'https://opencode.ai/config.json',
-                model: `ralph/${model}`,
-                small_model: `ralph/${model}`,
-                autoupdate: false,
-                share: 'disabled',
-                // `opencode run` rejects what would ask: edits and commands are the agent's job; the web is not.
-                permission: { edit: 'allow', bash: 'allow', webfetch: 'deny' },
-                provider: {
-                    ralph: {
-                        npm: '@ai-sdk/openai-compatible',
-                        name: 'ralph-action model endpoint',
-                        options: { baseURL: `${url}/v1`, apiKey, includeUsage: true },
-                        models: {
-                            [model]: {
-                                tool_call: true,
-                                ...(cost ? { cost } : {}),
-                                limit: { context: 200000, output: 8192 }
-                            }
-                        }
-                    }
-                }
-            };
-            const file = external_node_path_default().join(home, '.config', 'opencode', 'ralph-endpoint.json');
-            return {
-                env: {
-                    OPENCODE_CONFIG: file,
-                    OPENCODE_DISABLE_MODELS_FETCH: '1',
-                    OPENCODE_DISABLE_AUTOUPDATE: '1',
-                    OPENCODE_DISABLE_LSP_DOWNLOAD: '1',
-                    OPENCODE_DISABLE_SHARE: '1',
-                    OPENCODE_DISABLE_DEFAULT_PLUGINS: '1'
-                },
-                files: { [file]: json(config) },
-                args: ['--pure']
-            };
-        }
-    }
-}
-
-;// CONCATENATED MODULE: ./src/agents/index.ts
-// Agent presets: recognised by the agent command's program name; anything else is generic.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-/** The preset for an agent command line. */
-function presetFor(agentArgv, options) {
-    const generic = genericPresetWith(options.cost);
-    if (!options.presets)
-        return generic;
-    const all = (options.flags ?? 'all') === 'all';
-    if (isClaudeCommand(agentArgv[0]))
-        return claudePreset;
-    if (isCodexExec(agentArgv))
-        return all || codexAskedForJson(agentArgv) ? codexPreset : codexPlainPreset;
-    if (isGeminiCommand(agentArgv)) {
-        const format = geminiFormat(agentArgv);
-        if (format === 'text')
-            return geminiPlainPreset;
-        return all || format !== undefined ? geminiPreset : geminiPlainPreset;
-    }
-    if (isQwenCommand(agentArgv)) {
-        // Only stream-json is read as a stream (`-o json` prints one document at the end).
-        const format = qwenFormat(agentArgv);
-        if (format !== undefined)
-            return format === 'stream-json' ? qwenPreset : qwenPlainPreset;
-        return all ? qwenPreset : qwenPlainPreset;
-    }
-    if (isOpencodeRun(agentArgv)) {
-        const format = opencodeFormat(agentArgv);
-        if (format !== undefined)
-            return format === 'json' ? opencodePreset : opencodePlainPreset;
-        return all ? opencodePreset : opencodePlainPreset;
-    }
-    if (isAiderCommand(agentArgv))
-        return aiderPreset;
-    return generic;
-}
 
 ;// CONCATENATED MODULE: ./src/ralph/types.ts
 // The RALPH.md contract: what a validated ralph is, what a problem with one looks like.
@@ -49228,6 +46232,8 @@ function createCostMeter(price) {
     };
 }
 
+// EXTERNAL MODULE: external "node:crypto"
+var external_node_crypto_ = __nccwpck_require__(77598);
 // EXTERNAL MODULE: external "node:http"
 var external_node_http_ = __nccwpck_require__(37067);
 var external_node_http_default = /*#__PURE__*/__nccwpck_require__.n(external_node_http_);
@@ -49250,11 +46256,11 @@ var external_node_zlib_default = /*#__PURE__*/__nccwpck_require__.n(external_nod
 // wire, which endpoints the proxy forwards at all and what a request may cost at worst, read from its body.
 
 const wire_num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
-const wire_obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
+const obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 /** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
 function openAiUsage(usage, input, output, details) {
     // A UsageReport's input is the uncached part.
-    const cached = wire_num(wire_obj(usage[details])?.cached_tokens);
+    const cached = wire_num(obj(usage[details])?.cached_tokens);
     return { input: wire_num(usage[input]) - cached, output: wire_num(usage[output]), cache_read: cached, cache_write: 0 };
 }
 /** One request's usage as its response revealed it so far (cumulative). */
@@ -49277,7 +46283,7 @@ class WireUsage {
         // A whole body may be a JSON array of chunks (Gemini's streamGenerateContent without alt=sse).
         if (Array.isArray(event))
             return event.reduce((changed, item) => this.read(item) || changed, false);
-        const data = wire_obj(event);
+        const data = obj(event);
         if (!data)
             return false;
         switch (this.wire) {
@@ -49302,13 +46308,13 @@ class WireUsage {
     // message_start carries the input (and a first output count); message_delta the output so far.
     // A whole (non-streamed) body is a message with its usage.
     anthropic(data) {
-        const message = data.type === 'message_start' ? wire_obj(data.message) : data.type === 'message' ? data : undefined;
-        const usage = wire_obj(message ? message.usage : data.type === 'message_delta' ? data.usage : undefined);
+        const message = data.type === 'message_start' ? obj(data.message) : data.type === 'message' ? data : undefined;
+        const usage = obj(message ? message.usage : data.type === 'message_delta' ? data.usage : undefined);
         if (!usage)
             return false;
         const u = this.usage;
         // The web search server tool is billed per search, not in tokens.
-        const searches = wire_num(wire_obj(usage.server_tool_use)?.web_search_requests);
+        const searches = wire_num(obj(usage.server_tool_use)?.web_search_requests);
         const perUse = Math.max(this.perUseUsd, searches * ANTHROPIC_WEB_SEARCH_USD);
         const searched = perUse !== this.perUseUsd;
         this.perUseUsd = perUse;
@@ -49323,9 +46329,9 @@ class WireUsage {
     // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
     // A web search call is billed per call: counted as each output item shows, and in the final output.
     responses(data) {
-        const response = typeof data.type === 'string' && data.type.startsWith('response.') ? wire_obj(data.response) : data;
-        const searched = this.countSearches(Array.isArray(response?.output) ? response.output : wire_obj(data.item) ? [data.item] : [], data.output_index);
-        const usage = wire_obj(response?.usage);
+        const response = typeof data.type === 'string' && data.type.startsWith('response.') ? obj(data.response) : data;
+        const searched = this.countSearches(Array.isArray(response?.output) ? response.output : obj(data.item) ? [data.item] : [], data.output_index);
+        const usage = obj(response?.usage);
         if (!response || !usage)
             return searched;
         const changed = this.set(openAiUsage(usage, 'input_tokens', 'output_tokens', 'input_tokens_details'), response.model);
@@ -49334,7 +46340,7 @@ class WireUsage {
     countSearches(items, index) {
         const before = this.searchCalls.size;
         items.forEach((item, at) => {
-            const call = wire_obj(item);
+            const call = obj(item);
             if (call?.type !== 'web_search_call')
                 return;
             this.searchCalls.add(typeof call.id === 'string' ? call.id : `#${wire_num(index) || at}`);
@@ -49346,14 +46352,14 @@ class WireUsage {
     }
     // The usage chunk (stream_options.include_usage), or a whole body's usage.
     chat(data) {
-        const usage = wire_obj(data.usage);
+        const usage = obj(data.usage);
         if (!usage)
             return false;
         return this.set(openAiUsage(usage, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details'), data.model);
     }
     // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output.
     gemini(data) {
-        const usage = wire_obj(data.usageMetadata);
+        const usage = obj(data.usageMetadata);
         if (!usage)
             return false;
         const cached = wire_num(usage.cachedContentTokenCount);
@@ -49479,18 +46485,18 @@ const MODEL_CALLS = {
 /** A model call the meter could not price though its endpoint is one: its name in the record and why. */
 function bodyRefusal(wire, body) {
     // A background response runs on after the request returns, billed where the meter never looks.
-    if (wire === 'openai-responses' && wire_obj(body)?.background === true)
+    if (wire === 'openai-responses' && obj(body)?.background === true)
         return {
             name: 'background: true',
             why: 'a background response is billed when it finishes, after the answer the meter reads'
         };
     // OpenAI's priority processing costs more than the table's standard rates: the meter would price it low.
-    if ((wire === 'openai-responses' || wire === 'openai-chat') && wire_obj(body)?.service_tier === 'priority')
+    if ((wire === 'openai-responses' || wire === 'openai-chat') && obj(body)?.service_tier === 'priority')
         return {
             name: 'service_tier: priority',
             why: "priority processing is billed above the price table's standard rates"
         };
-    const json = wire_obj(body) ?? {};
+    const json = obj(body) ?? {};
     if (wire === 'openai-responses') {
         // A small body that names stored input: the whole stored conversation is billed as this request's input.
         for (const field of ['previous_response_id', 'conversation', 'prompt'])
@@ -49524,7 +46530,7 @@ function bodyRefusal(wire, body) {
         };
     if (wire === 'gemini') {
         const grounding = (Array.isArray(json.tools) ? json.tools : [])
-            .flatMap(tool => Object.keys(wire_obj(tool) ?? {}))
+            .flatMap(tool => Object.keys(obj(tool) ?? {}))
             .find(key => GROUNDING_TOOLS.includes(key));
         if (grounding)
             return {
@@ -49555,7 +46561,7 @@ const GROUNDING_TOOLS = [
 ];
 function toolTypes(tools) {
     return (Array.isArray(tools) ? tools : []).flatMap(tool => {
-        const type = wire_obj(tool)?.type;
+        const type = obj(tool)?.type;
         return typeof type === 'string' ? [type] : [];
     });
 }
@@ -49578,7 +46584,7 @@ function outputLimit(wire, json) {
             ? json.max_output_tokens
             : wire === 'openai-chat'
                 ? (json.max_completion_tokens ?? json.max_tokens)
-                : wire_obj(json.generationConfig)?.maxOutputTokens;
+                : obj(json.generationConfig)?.maxOutputTokens;
 }
 /**
  * The body with the output limit it was reserved at, when it names none the meter can read: without one the
@@ -49586,7 +46592,7 @@ function outputLimit(wire, json) {
  * body names its own limit (then it goes up untouched).
  */
 function withOutputLimit(wire, body) {
-    const json = wire_obj(body);
+    const json = obj(body);
     if (!json || positive(outputLimit(wire, json)) !== undefined)
         return undefined;
     const limit = DEFAULT_MAX_OUTPUT_TOKENS;
@@ -49602,7 +46608,7 @@ function withOutputLimit(wire, body) {
             return { ...rest, [openAi ? 'max_completion_tokens' : 'max_tokens']: limit };
         }
         case 'gemini':
-            return { ...json, generationConfig: { ...wire_obj(json.generationConfig), maxOutputTokens: limit } };
+            return { ...json, generationConfig: { ...obj(json.generationConfig), maxOutputTokens: limit } };
     }
 }
 /**
@@ -49610,8 +46616,8 @@ function withOutputLimit(wire, body) {
  * choices asked for) as output; the model it names, else `pathModel` (Gemini's).
  */
 function worstCaseUsage(wire, body, bytes, pathModel) {
-    const json = wire_obj(body) ?? {};
-    const config = wire_obj(json.generationConfig) ?? {};
+    const json = obj(body) ?? {};
+    const config = obj(json.generationConfig) ?? {};
     const limit = outputLimit(wire, json);
     const choices = positive(wire === 'openai-chat' ? json.n : wire === 'gemini' ? config.candidateCount : 1);
     // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
@@ -49643,18 +46649,18 @@ const OPENAI_WEB_SEARCH_USD = 0.025;
  */
 function worstPerUseUsd(wire, body) {
     if (wire === 'openai-responses') {
-        const json = wire_obj(body) ?? {};
+        const json = obj(body) ?? {};
         if (!toolTypes(json.tools).some(type => type.startsWith('web_search')))
             return 0;
         return (positive(json.max_tool_calls) ?? DEFAULT_WEB_SEARCHES) * OPENAI_WEB_SEARCH_USD;
     }
     if (wire !== 'anthropic-messages')
         return 0;
-    const tools = wire_obj(body)?.tools;
+    const tools = obj(body)?.tools;
     if (!Array.isArray(tools))
         return 0;
     return tools
-        .map(wire_obj)
+        .map(obj)
         .filter(tool => typeof tool?.type === 'string' && tool.type.startsWith('web_search'))
         .reduce((sum, tool) => sum + (positive(tool?.max_uses) ?? DEFAULT_WEB_SEARCHES) * ANTHROPIC_WEB_SEARCH_USD, 0);
 }
@@ -50793,6 +47799,8 @@ async function removeEgressRules(uid, prefix = []) {
     return problems;
 }
 
+// EXTERNAL MODULE: external "node:fs/promises"
+var promises_ = __nccwpck_require__(51455);
 ;// CONCATENATED MODULE: external "node:dgram"
 const external_node_dgram_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:dgram");
 var external_node_dgram_default = /*#__PURE__*/__nccwpck_require__.n(external_node_dgram_namespaceObject);
@@ -51147,6 +48155,1059 @@ function decideStop(end, budgets, breaker) {
         return { reason: 'budget_exhausted', detail: `the cost budget ($${budgets.maxCostUsd}) is spent` };
     return undefined;
 }
+
+;// CONCATENATED MODULE: ./src/security/env.ts
+// Which variables are secret, and the environment the agent (and every process of the loop) gets: the
+// job's, minus GitHub and Actions credentials and the runner's file commands, plus what the user allows back.
+// One list for the agent, the action's own git, and the scrub of the action's /proc/<pid>/environ.
+/** Credentials a process of the loop never gets unless the user allows them (a `*` ends a prefix). */
+const SECRET_VARIABLES = [
+    'GITHUB_TOKEN',
+    'GH_TOKEN',
+    'GH_ENTERPRISE_TOKEN',
+    'GITHUB_ENTERPRISE_TOKEN',
+    'ACTIONS_RUNTIME_TOKEN',
+    'ACTIONS_RUNTIME_URL',
+    'ACTIONS_ID_TOKEN_REQUEST_*',
+    'ACTIONS_RESULTS_URL',
+    'ACTIONS_CACHE_URL',
+    // Every action input: `with: github-token: …` arrives as INPUT_GITHUB-TOKEN.
+    'INPUT_*',
+    // The action's saved state between its main and post steps.
+    'STATE_*'
+];
+/**
+ * The files the runner reads back after the step: whoever can append to them sets the environment (LD_PRELOAD)
+ * and PATH of every later step, this action's post step included, and its outputs, state and summary. Never
+ * given to a process of the loop, whatever the allow-list says.
+ */
+const RUNNER_FILE_COMMANDS = [
+    'GITHUB_ENV',
+    'GITHUB_PATH',
+    'GITHUB_OUTPUT',
+    'GITHUB_STATE',
+    'GITHUB_STEP_SUMMARY'
+];
+const matches = (name, pattern) => pattern.endsWith('*')
+    ? name.toUpperCase().startsWith(pattern.slice(0, -1).toUpperCase())
+    : name.toUpperCase() === pattern.toUpperCase();
+/** True for a credential variable (ignoring any allow-list). */
+function isSecretVariable(name) {
+    return SECRET_VARIABLES.some(pattern => matches(name, pattern));
+}
+const isFileCommand = (name) => RUNNER_FILE_COMMANDS.includes(name.toUpperCase());
+/** Whether a process of the loop may keep `name`, given the user's allow-list. */
+function agentMayKeep(name, allow = []) {
+    if (isFileCommand(name))
+        return false;
+    return !isSecretVariable(name) || allow.some(pattern => matches(name, pattern));
+}
+/** The agent's environment: `base` (the job's) without credentials except those `allow` names, plus `set`. */
+function agentEnvironment(base, options = {}) {
+    const env = {};
+    for (const [name, value] of Object.entries(base))
+        if (value !== undefined &&
+            agentMayKeep(name, options.allow) &&
+            !options.remove?.some(p => matches(name, p)))
+            env[name] = value;
+    return { ...env, ...options.set };
+}
+/** Names of the variables `agentEnvironment` removed from `base`, for the record (values never). */
+function removedVariables(base, options = {}) {
+    const kept = agentEnvironment(base, options);
+    return Object.keys(base)
+        .filter(name => base[name] !== undefined && !(name in kept))
+        .sort();
+}
+/**
+ * Runs `fn` with the secret variables (but those `allow` names) taken out of this process's environment, so
+ * that nothing started meanwhile inherits them: not the agent, and not a git hook or filter the loop's own git
+ * commands might run. They are put back afterwards (the artifact upload needs ACTIONS_RUNTIME_TOKEN).
+ */
+async function withoutSecretVariables(fn, allow = []) {
+    const saved = {};
+    for (const key of Object.keys(process.env))
+        if (isSecretVariable(key) && !agentMayKeep(key, allow)) {
+            saved[key] = process.env[key];
+            delete process.env[key];
+        }
+    try {
+        return await fn();
+    }
+    finally {
+        Object.assign(process.env, saved);
+    }
+}
+
+;// CONCATENATED MODULE: ./src/security/git-env.ts
+// The action's own git is hermetic. git reads ~/.gitconfig and the system config before any `-c`: a
+// trace2.eventTarget there records the push's auth header, and an insteadOf rewrite there wins the tie with
+// ours and sends the push (and its header) to a program of the agent's. So every git command the action runs
+// reads no system or global config, has a HOME of its own, inherits no GIT_* variable and runs no hook.
+
+
+
+
+
+// Whatever the agent left in .git/config must not run code while the action (and its tokens) is alive: no
+// hooks (post-checkout, reference-transaction, husky's core.hooksPath), no fsmonitor daemon.
+// Nor does the work tree, the agent's: its .gitattributes can name a filter or a diff driver, which runs
+// only if config defines it, so no attributes file and no submodule recursion of git's own add to that.
+const HARDENING = [
+    ['core.hooksPath', '/dev/null'],
+    ['core.fsmonitor', 'false'],
+    ['core.attributesFile', '/dev/null'],
+    ['submodule.recurse', 'false'],
+    ['fetch.recurseSubmodules', 'false']
+];
+/** Environment variables that add `entries` as command-line-scope config, after any already set. */
+function configEnv(entries, base = {}) {
+    const start = Number(base.GIT_CONFIG_COUNT ?? 0) || 0;
+    const env = { GIT_CONFIG_COUNT: String(start + entries.length) };
+    entries.forEach(([key, value], i) => {
+        env[`GIT_CONFIG_KEY_${start + i}`] = key;
+        env[`GIT_CONFIG_VALUE_${start + i}`] = value;
+    });
+    return env;
+}
+let ownHome;
+let jobSafeDirectories;
+/** An empty HOME of the action's own (mode 0700), made once per process. */
+function gitHome() {
+    ownHome ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-home-'));
+    return ownHome;
+}
+/**
+ * The job's own `safe.directory` settings (a container job's checkout is owned by another user, and
+ * actions/checkout trusts it in the global config), read once, the first time git runs: before the loop.
+ */
+function safeDirectories() {
+    if (jobSafeDirectories)
+        return jobSafeDirectories;
+    try {
+        const out = (0,external_node_child_process_namespaceObject.execFileSync)('git', ['config', '--get-all', 'safe.directory'], {
+            cwd: '/',
+            encoding: 'utf8',
+            stdio: ['ignore', 'pipe', 'ignore'],
+            timeout: 10_000
+        });
+        jobSafeDirectories = out.split('\n').filter(Boolean);
+    }
+    catch {
+        jobSafeDirectories = [];
+    }
+    return jobSafeDirectories;
+}
+/**
+ * The variables for one git command of the action, merged over `base` by the caller (an undefined value
+ * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
+ * no prompt; `config` is added as command-line config.
+ */
+function hermeticGitEnvironment(config = [], base = process.env) {
+    const env = {};
+    for (const name of Object.keys(base))
+        if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
+            env[name] = undefined;
+    const home = gitHome();
+    const trusted = safeDirectories().map(dir => ['safe.directory', dir]);
+    return {
+        ...env,
+        HOME: home,
+        XDG_CONFIG_HOME: external_node_path_default().join(home, '.config'),
+        GIT_CONFIG_NOSYSTEM: '1',
+        // Not a file of ours: under isolation none the agent is our user and could write one; /dev/null stays empty.
+        GIT_CONFIG_GLOBAL: '/dev/null',
+        GIT_ATTR_NOSYSTEM: '1',
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_ASKPASS: '',
+        SSH_ASKPASS: '',
+        ...configEnv([...HARDENING, ...trusted, ...config])
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/scripts.ts
+// The shell the isolation runs. PRIVILEGED runs as root (directly, or through `sudo -n`): it creates the
+// agent's user, gives it a fresh HOME and the work tree, and takes all of that back. LAUNCHER runs as the
+// agent's user: it takes its environment from stdin, so no value shows in an argv and sudo's env_reset,
+// secure_path and deny-lists change nothing about what the agent gets.
+/**
+ * A run holds its agent's user for its whole length: HOLDER (`PID:START` of the action's process) is written
+ * to /run/ralph-action/agent-users/USER. A live other holder makes prepare and claim print `busy PID` and exit
+ * 1, so two runs on one machine never share a uid (each kills every process of its uid).
+ *
+ * `bash -s -- prepare USER HOME TREE OWNER_UID OWNER_GROUPS PROGRAM SETTINGS HOLDER [REACH...]` takes USER for
+ * HOLDER and prints `user UID GID`,
+ * `top GID MODE` (the work tree's top folder before), `opened MODE PATH` for each folder it let the agent
+ * pass through, or `error MESSAGE` and exits 1. SETTINGS (or '') is the staged copy of the agent CLI's settings:
+ * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
+ *
+ * `bash -s -- lend UID GID DIR USER` gives DIR (a clean checkout the action made) to the agent's user, letting it
+ * pass through DIR's parents (`opened MODE PATH` each); `bash -s -- reclaim UID DIR OWNER_UID OWNER_GID
+ * [MODE PATH]...` takes DIR back (setuid and setgid bits cleared first) and restores those modes. Every process
+ * of UID must be dead by then.
+ *
+ * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
+ * holds it: post, after a killed main, holds the user before it kills what is left of it.
+ *
+ * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER SECONDS PLACES [MODE PATH]...`
+ * gives back what the agent owns in the work tree (setuid and setgid bits cleared first), restores the modes,
+ * removes the HOME, UID's files in PLACES (SWEEP_FILES, within SECONDS) and HOLDER's hold on USER, and prints
+ * `swept N`, and `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ */
+/**
+ * The bash function `sweep_files UID SECONDS PLACE...`: removes every file, link and (then empty) folder that
+ * UID owns under each PLACE (a folder, not a link), and prints `swept N` (how many it removed), and `problem
+ * MESSAGE` when it ran out of time. Links are removed, never followed, and nothing of another uid is touched:
+ * a folder of UID that holds another user's file stays, with that file. A setuid file of UID goes with its
+ * name; no other name of it is left (protected_hardlinks: UID could link it only where it could write). One
+ * file system each (-xdev): nothing mounted inside is walked. UID must have no process left: find is not
+ * safe against an owner that renames as it walks.
+ */
+const SWEEP_FILES = `
+sweep_files() {
+  local uid=$1 seconds=$2 place found=() n
+  shift 2
+  for place in "$@"; do [ -d "$place" ] && [ ! -L "$place" ] && found+=("$place"); done
+  if [ \${#found[@]} -eq 0 ]; then printf 'swept 0\\n'; return 0; fi
+  n=$(set -o pipefail; timeout -s KILL "$seconds" find -P "\${found[@]}" -xdev -mindepth 1 -depth -uid "$uid" \\( ! -type d -o -empty \\) -delete -printf x 2>/dev/null | wc -c)
+  [ $? -eq 137 ] && problem "the removal of uid $uid's files from $* ran out of its $seconds s: some may be left"
+  printf 'swept %s\\n' "$n"
+}
+`;
+const PRIVILEGED = `
+set -u
+${SWEEP_FILES}
+shopt -s dotglob nullglob
+fail() { printf 'error %s\\n' "$*"; exit 1; }
+problem() { printf 'problem %s\\n' "$*"; }
+# A file of the agent's with another name outside (a hard link into /tmp) gets a copy of its own before it is
+# given away: the chown would make the other name root's too, and the sweep would leave it, and its folder.
+unshare_links() {
+  local f t
+  while IFS= read -r -d '' f; do
+    t=$(mktemp -- "$f.XXXXXX") && cp -p -- "$f" "$t" && mv -f -- "$t" "$f" || problem "could not copy $f apart from its other names"
+  done < <(find "$@" -uid "$uid" -type f -links +1 -print0)
+}
+as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
+# The entries of the work tree, .git left out: it stays the owner's, readable only.
+entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
+holds=/run/ralph-action/agent-users
+# Lets the agent's user ($uid, $gid) pass through every folder down to $1 (o+x: no listing); prints each opened.
+pass() {
+  local dirs=() d=$1
+  while [ "$d" != / ] && [ -n "$d" ]; do dirs=("$d" "\${dirs[@]}"); d=$(dirname -- "$d"); done
+  for d in "\${dirs[@]}"; do
+    as_agent test -x "$d" && continue
+    printf 'opened %s %s\\n' "$(stat -c %a -- "$d")" "$d"
+    chmod o+x -- "$d" || fail "could not let $user pass through $d"
+  done
+}
+# Whether PID:START names a process that is running (the start time tells a reused pid apart).
+alive() {
+  local stat rest
+  stat=$(cat "/proc/\${1%%:*}/stat" 2>/dev/null) || return 1
+  rest=\${stat##*) }
+  set -- "\${1#*:}" $rest
+  [ "$1" = "\${21}" ]
+}
+# Every process of USER is killed (kill -1 as that user), in rounds, so a fork loop cannot outrun it.
+sweep() {
+  local u g round
+  u=$(id -u "$1" 2>/dev/null) || return 0
+  g=$(id -g "$1")
+  for round in 1 2 3 4 5 6 7 8 9 10; do
+    setpriv --reuid="$u" --regid="$g" --clear-groups -- bash -c 'kill -s KILL -1' 2>/dev/null
+    sleep 0.05
+  done
+}
+# take USER HOLDER [WAS]: one taker at a time on this machine (flock), the hold kept while its holder lives.
+# The folder is root's alone: no other user may open the lock file, and hold it to stall every run (flock).
+take() {
+  local file="$holds/$1" held
+  mkdir -p "$holds" && chmod 0700 "$(dirname "$holds")" "$holds" && exec 9>>"$holds/.lock" &&
+    flock -w 30 9 || fail "could not hold the user $1 in $holds"
+  held=$(cat -- "$file" 2>/dev/null)
+  if [ -n "$held" ] && [ "$held" != "$2" ] && [ "$held" != "\${3:-}" ]; then
+    if alive "$held"; then
+      printf 'busy %s\\n' "\${held%%:*}"
+      exit 1
+    fi
+    # A dead run's leftovers die before its user is another run's.
+    sweep "$1"
+  fi
+  printf '%s\\n' "$2" > "$file" || fail "could not hold the user $1 in $holds"
+  exec 9>&-
+}
+step=$1; shift
+if [ "$step" = prepare ]; then
+  user=$1 home=$2 tree=$3 owner=$4 ownergroups=$5 program=$6 settings=$7 holder=$8; shift 8
+  take "$user" "$holder"
+  if ! id -u "$user" >/dev/null 2>&1; then
+    out=$(useradd --system --user-group --no-create-home --home-dir "$home" --shell /usr/sbin/nologin "$user" 2>&1) ||
+      fail "useradd could not create the user $user: $out"
+  fi
+  uid=$(id -u "$user") gid=$(id -g "$user")
+  [ "$uid" != 0 ] && [ "$gid" != 0 ] || fail "the user $user is root or in the root group"
+  [ "$uid" != "$owner" ] || fail "the user $user is the user the action runs as"
+  [ "$(id -G "$user")" = "$gid" ] || fail "the user $user is in other groups ($(id -Gn "$user")), which may give it rights: the agent's user must be in its own group only"
+  case ",$ownergroups," in *",$gid,"*) fail "the group of $user ($gid) is one of the action's own groups" ;; esac
+  mkdir -p -m 0755 "$(dirname "$home")" && rm -rf -- "$home" && mkdir -m 0700 -- "$home" &&
+    printf '[safe]\\n\\tdirectory = %s\\n' "$tree" > "$home/.gitconfig" || fail "could not make a fresh HOME for $user at $home"
+  # The staged settings: links and special files never (staging copied none; this is the boundary's own check).
+  if [ -n "$settings" ]; then
+    cp -R -P --preserve=mode -- "$settings/." "$home/" && find "$home" -mindepth 1 ! -type f ! -type d -delete ||
+      fail "could not copy the agent's settings into $home"
+  fi
+  chown -R "$uid:$gid" -- "$home" || fail "could not make a fresh HOME for $user at $home"
+  printf 'user %s %s\\n' "$uid" "$gid"
+  # Let the agent pass through every folder above the work tree and the files it must read (o+x: no listing).
+  pass "$(dirname -- "$tree")"
+  for r in "$@"; do pass "$r"; done
+  # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
+  # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
+  # never rename or remove .git.
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    find "\${found[@]}" -uid "$owner" -exec chown -h "$uid:$gid" -- {} + || fail "could not give the work tree $tree to $user"
+  fi
+  printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
+  chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
+  if [ -n "$program" ] && ! as_agent test -x "$program"; then
+    fail "the user $user cannot run the agent $program: install it where every user can run it (e.g. npm install -g, or the tool cache), or set isolation: none"
+  fi
+elif [ "$step" = claim ]; then
+  take "$1" "$2" "$3"
+elif [ "$step" = release ]; then
+  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7 user=$8 holder=$9 seconds=\${10} folders=\${11}
+  shift 11
+  mapfile -d '' -t found < <(entries)
+  if [ \${#found[@]} -gt 0 ]; then
+    # A setuid file the agent made must not become one of the owner's.
+    find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
+    unshare_links "\${found[@]}"
+    find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
+  fi
+  chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
+  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
+  rm -rf -- "$home" || problem "could not remove $home"
+  IFS=: read -r -a folders <<< "$folders"
+  sweep_files "$uid" "$seconds" "\${folders[@]}"
+  [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
+elif [ "$step" = lend ]; then
+  uid=$1 gid=$2 dir=$3 user=$4
+  pass "$(dirname -- "$dir")"
+  chown -R -h "$uid:$gid" -- "$dir" || fail "could not lend $dir to $user"
+elif [ "$step" = reclaim ]; then
+  uid=$1 dir=$2 owner=$3 ownergroup=$4; shift 4
+  find "$dir" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $dir"
+  unshare_links "$dir"
+  chown -R -h "$owner:$ownergroup" -- "$dir" || problem "could not take $dir back"
+  while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
+else
+  fail "unknown step $step"
+fi
+`;
+/** `bash -c LAUNCHER ralph-agent PROGRAM ARGS...`, stdin: `NAME=value\0`… then an empty entry, then the program's input. */
+const LAUNCHER = `
+for name in $(compgen -e); do unset -v "$name"; done 2>/dev/null
+while IFS= read -r -d '' entry && [ -n "$entry" ]; do export "$entry" 2>/dev/null; done
+exec "$@"
+`;
+/** Every process of the user running this is killed (kill(-1) spares only the caller). */
+const KILL_ALL = 'kill -s KILL -1 2>/dev/null; exit 0';
+/** `bash -c SIGNAL SIG PID...`: the signal to each pid (negative: a group) this user may signal. */
+const SIGNAL = 'kill -s "$0" -- "$@" 2>/dev/null; exit 0';
+
+;// CONCATENATED MODULE: ./src/security/settings.ts
+// The agent CLI's own settings, for an agent that runs as its own user with a fresh HOME: a copy of the files
+// and folders its preset names (never the runner's whole HOME), staged by the action's own user in a folder of
+// its own, then put into the agent's HOME by the isolation's prepare step while that HOME is still root's. No
+// symbolic link is followed or copied (one could point out of the settings into the runner's secrets), nothing
+// but regular files and folders is copied, and the originals are never the agent's: it cannot write back.
+
+
+
+/** A copy larger than this in all is cut short (a ~/.claude can hold gigabytes of old transcripts). */
+const MAX_BYTES = 64 * 1024 * 1024;
+/**
+ * Copies each existing `from` into a fresh staging folder at `to`, without following a symbolic link anywhere
+ * (the place itself included). Answers what it copied and what it left out, and why.
+ */
+function stageSettings(copies, parent = (0,external_node_os_.tmpdir)()) {
+    const staged = { copied: [], skipped: [] };
+    let bytes = 0;
+    let dir;
+    const skip = (file, why) => {
+        staged.skipped.push(`${file} (${why})`);
+    };
+    const copy = (from, to) => {
+        const stat = (0,external_node_fs_.lstatSync)(from);
+        if (stat.isSymbolicLink())
+            return (skip(from, 'a symbolic link'), 0);
+        if (stat.isDirectory()) {
+            (0,external_node_fs_.mkdirSync)(to, { recursive: true, mode: 0o700 });
+            let files = 0;
+            for (const entry of (0,external_node_fs_.readdirSync)(from).sort())
+                files += copy(external_node_path_default().join(from, entry), external_node_path_default().join(to, entry));
+            return files;
+        }
+        if (!stat.isFile())
+            return (skip(from, 'not a regular file'), 0);
+        if (bytes + stat.size > MAX_BYTES)
+            return (skip(from, `over the ${MAX_BYTES >> 20} MB the copy may take`), 0);
+        // O_NOFOLLOW: a link swapped in since the lstat is refused, not read; O_NONBLOCK: a FIFO is not waited on.
+        const fd = (0,external_node_fs_.openSync)(from, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
+        try {
+            if (!(0,external_node_fs_.fstatSync)(fd).isFile())
+                return (skip(from, 'not a regular file'), 0);
+            const content = (0,external_node_fs_.readFileSync)(fd);
+            bytes += content.length;
+            (0,external_node_fs_.writeFileSync)(to, content, { mode: stat.mode & 0o700 });
+        }
+        finally {
+            (0,external_node_fs_.closeSync)(fd);
+        }
+        return 1;
+    };
+    for (const { from, to } of copies) {
+        try {
+            (0,external_node_fs_.lstatSync)(from);
+        }
+        catch {
+            continue; // the CLI has no settings there: nothing to copy
+        }
+        dir ??= (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(parent, 'ralph-agent-settings-'));
+        const target = external_node_path_default().join(dir, to);
+        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(target), { recursive: true, mode: 0o700 });
+        try {
+            const files = copy(from, target);
+            if (files > 0)
+                staged.copied.push(`${from} → ~/${to} (${files} file${files === 1 ? '' : 's'})`);
+        }
+        catch (error) {
+            skip(from, error.code ?? error.message);
+        }
+    }
+    if (dir)
+        staged.dir = dir;
+    return staged;
+}
+
+;// CONCATENATED MODULE: ./src/security/isolation.ts
+// The agent as its own unprivileged user. A deny-list of variables is no boundary while the agent is the
+// user that holds the tokens: it can read /proc/<pid>/environ and mem of the action, write ~/.gitconfig that
+// the action's git obeys, append to the runner's GITHUB_ENV, and (on hosted runners) sudo. Another uid with no
+// group, no sudo and no_new_privs can do none of that. The agent, the ralph's commands and the checks all run
+// as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
+// passwordless sudo; whenever none of them is running, every process of that uid is killed.
+
+
+
+
+
+
+
+
+
+
+const DEFAULT_AGENT_USER = 'ralph-agent';
+/** Where the agent's fresh HOME is made (wiped at every start and at the end). */
+const HOMES = '/var/lib/ralph-action';
+/** PATH for the tools the isolation itself runs (setpriv, sudo, bash, useradd). */
+const SYSTEM_ENV = { PATH: SYSTEM_PATH, LANG: 'C' };
+/** useradd's default NAME_REGEX: a name that cannot read as an option or a path. */
+const AGENT_USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+// A socket on stdin (Node's pipes are socketpairs) makes bash read ~/.bashrc, as if run by rshd: never.
+const BASH = ['bash', '--norc', '--noprofile', '-c'];
+/** Rounds of kill(-1) before a uid that keeps forking is reported. */
+const KILL_ROUNDS = 20;
+/** Tenths of a second to wait for the uid's killed processes to be reaped (init may take a second). */
+const REAP_WAITS = 50;
+/** The most processes (threads count: a node program has about ten) the agent's uid may have at once. */
+const DEFAULT_AGENT_MAX_PROCESSES = 4096;
+/** The lowest cap an agent can work under: its CLI, a shell and a test runner, with their threads. */
+const MIN_AGENT_MAX_PROCESSES = 32;
+/** Where every user may write outside the work tree: what the agent's uid leaves there is removed at the end. */
+const SHARED_TEMP_FOLDERS = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock', '/dev/mqueue'];
+/** The longest the removal of the agent's files from SHARED_TEMP_FOLDERS may take, in seconds. */
+const SWEEP_SECONDS = 120;
+/** Another run on this machine holds the agent's user. */
+class UserBusy extends Error {
+    pid;
+    constructor(pid) {
+        super(`held by pid ${pid}`);
+        this.pid = pid;
+    }
+}
+/** Users the default name may take when another run holds it: ralph-agent, ralph-agent-2, … */
+const DEFAULT_USERS = 8;
+/** This process as a holder of the agent's user: its pid and start time (a reused pid is not it). */
+const thisHolder = () => `${process.pid}:${processIdentity(process.pid) ?? ''}`;
+/** Isolation could not be set up: the message is one line that says why and what to do. */
+class IsolationError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'IsolationError';
+    }
+}
+/** Whether this process can start programs as another user: as root, or with passwordless sudo. */
+function isolationPrivilege() {
+    if (process.platform !== 'linux')
+        return { why: `running the agent as its own user needs Linux (this is ${process.platform})` };
+    for (const tool of ['setpriv', 'prlimit'])
+        if (!which(tool, { cwd: '/', path: SYSTEM_PATH }))
+            return { why: `${tool} (util-linux) is not installed` };
+    if (process.getuid?.() === 0)
+        return { privilege: 'root' };
+    const me = `ralph-action runs as ${(0,external_node_os_.userInfo)().username} (uid ${process.getuid?.()}), not as root`;
+    if (!which('sudo', { cwd: '/', path: SYSTEM_PATH }))
+        return { why: `${me}, and sudo is not installed` };
+    const probe = (0,external_node_child_process_namespaceObject.spawnSync)('sudo', ['-n', 'true'], { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    if (probe.status !== 0)
+        return { why: `${me}, and without passwordless sudo` };
+    return { privilege: 'sudo' };
+}
+/** argv that runs `argv` as root: itself when we are root, else through `sudo -n`. */
+const asRoot = (privilege, argv) => privilege === 'root' ? argv : [trustedProgram('sudo', true), '-n', '--', ...argv];
+/**
+ * argv that runs `argv` as the agent's user, with no groups and no way to gain privileges (setuid, sudo). With
+ * `maxProcesses`, the uid's processes are capped (RLIMIT_NPROC, soft and hard, set by root before the switch):
+ * a fork loop fails at the cap instead of exhausting the machine. The kills go without it: at the cap, a
+ * capped exec as that uid would fail (EAGAIN).
+ */
+function asAgent(state, argv, maxProcesses) {
+    const { uid, gid } = state.user;
+    return asRoot(state.privilege, [
+        ...(maxProcesses === undefined
+            ? []
+            : [trustedProgram('prlimit', true), `--nproc=${maxProcesses}:${maxProcesses}`, '--']),
+        trustedProgram('setpriv', true),
+        `--reuid=${uid}`,
+        `--regid=${gid}`,
+        '--clear-groups',
+        '--no-new-privs',
+        '--',
+        ...argv
+    ]);
+}
+/** Runs the privileged script (as root); answers its output lines, or throws IsolationError with its error. */
+async function privileged(privilege, args) {
+    const result = await runProcess({
+        argv: asRoot(privilege, [trustedProgram('bash', true), '-s', '--', ...args]),
+        cwd: '/',
+        env: SYSTEM_ENV,
+        input: PRIVILEGED,
+        // A step never waits forever (a chown of a large work tree takes a while; a stalled one is cut).
+        timeoutMs: 600_000
+    });
+    const out = result.stdout.head.toString('utf8') + result.stdout.tail.toString('utf8');
+    const lines = out.split('\n').filter(Boolean);
+    const error = lines.find(line => line.startsWith('error '));
+    if (error)
+        throw new IsolationError(error.slice('error '.length));
+    const busy = lines.find(line => line.startsWith('busy '));
+    if (busy)
+        throw new UserBusy(Number(busy.slice('busy '.length)));
+    if (result.exitCode !== 0) {
+        const why = result.spawnError?.message ?? result.stderr.head.toString('utf8').trim().split('\n')[0];
+        throw new IsolationError(`the isolation's ${args[0]} step failed (exit ${result.exitCode}): ${why}`);
+    }
+    return lines;
+}
+const inside = (child, parent) => {
+    const rel = external_node_path_default().relative(parent, child);
+    return rel === '' || (!rel.startsWith('..') && !external_node_path_default().isAbsolute(rel));
+};
+/**
+ * Creates the agent's user (first use), gives it a fresh HOME and the work tree, and answers the isolation.
+ * Throws IsolationError (one line) when the user or the work tree cannot be set up.
+ */
+async function isolateAgent(options) {
+    const name = options.user ?? DEFAULT_AGENT_USER;
+    // The default name stands for any of ours: a run that finds it held takes the next one.
+    const names = name === DEFAULT_AGENT_USER
+        ? Array.from({ length: DEFAULT_USERS }, (_, i) => (i === 0 ? name : `${name}-${i + 1}`))
+        : [name];
+    for (const [i, candidate] of names.entries()) {
+        try {
+            return await isolateAs(candidate, options);
+        }
+        catch (error) {
+            if (!(error instanceof UserBusy))
+                throw error;
+            if (i === names.length - 1)
+                throw new IsolationError(names.length > 1
+                    ? `The agent's users ${name} to ${candidate} are all held by other runs on this machine (the last by pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`
+                    : `The agent's user ${name} is held by another run on this machine (pid ${error.pid}): give this run a user of its own with agent-user (the action) or --agent-user (the CLI).`);
+            options.log?.(`The agent's user ${candidate} is held by another run (pid ${error.pid}): trying ${names[i + 1]}.`);
+        }
+    }
+    throw new IsolationError('no agent user was tried');
+}
+async function isolateAs(name, options) {
+    if (!AGENT_USER_NAME.test(name))
+        throw new IsolationError(`'${name}' cannot be the agent's user: use lower-case letters, digits, - and _, starting with a letter.`);
+    const workTree = external_node_path_default().resolve(options.workTree);
+    const maxProcesses = options.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES;
+    if (!Number.isInteger(maxProcesses) || maxProcesses < 1)
+        throw new IsolationError(`The agent's process cap must be a positive whole number, got ${maxProcesses}.`);
+    const paths = [workTree, ...(options.reach ?? []), options.program ?? '', HOMES];
+    if (paths.some(p => /[\n\r]/.test(p)))
+        throw new IsolationError('A path for the isolation holds a line break; move the work tree.');
+    if (workTree === '/')
+        throw new IsolationError('The work tree is /: the agent cannot be given all of it.');
+    for (const other of options.outside ?? [])
+        if (other && inside(external_node_path_default().resolve(other), workTree))
+            throw new IsolationError(`${other} is inside the work tree ${workTree}: the agent's user would be given it. Check out the repository in a folder of its own.`);
+    const owner = { uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 };
+    const home = `${HOMES}/${name}`;
+    const holder = thisHolder();
+    // Staged by the action's own user (it reads its own files as itself), copied in by prepare as root.
+    const staged = stageSettings(options.settings ?? []);
+    if (staged.dir && /[\n\r]/.test(staged.dir))
+        throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.');
+    let lines;
+    try {
+        lines = await privileged(options.privilege, [
+            'prepare',
+            name,
+            home,
+            workTree,
+            String(owner.uid),
+            (process.getgroups?.() ?? [owner.gid]).join(','),
+            options.program ?? '',
+            staged.dir ?? '',
+            holder,
+            ...(options.reach ?? [])
+        ]);
+    }
+    finally {
+        if (staged.dir)
+            (0,external_node_fs_.rmSync)(staged.dir, { recursive: true, force: true });
+    }
+    for (const copied of staged.copied)
+        options.log?.(`The agent's user gets a copy of ${copied}.`);
+    for (const skipped of staged.skipped)
+        options.log?.(`Left out of the copy of the agent's settings: ${skipped}.`);
+    const repointed = {};
+    for (const { variable, from, to } of options.settings ?? [])
+        if (variable)
+            repointed[variable] = { from, to: external_node_path_default().join(home, to) };
+    const field = (key) => (lines.find(line => line.startsWith(`${key} `)) ?? '').split(' ').slice(1);
+    const [uid, gid] = field('user').map(Number);
+    const [topGid, topMode] = field('top');
+    const opened = lines
+        .filter(line => line.startsWith('opened '))
+        .map(line => {
+        const [, mode, ...rest] = line.split(' ');
+        return { mode, path: rest.join(' ') };
+    });
+    const state = {
+        user: { name, uid, gid, home },
+        holder,
+        privilege: options.privilege,
+        workTree,
+        owner,
+        top: { gid: Number(topGid), mode: topMode },
+        opened,
+        repointed,
+        maxProcesses
+    };
+    if (!Number.isInteger(uid) || uid <= 0 || topMode === undefined)
+        throw new IsolationError(`the isolation's prepare step gave no user: ${lines.join('; ')}`);
+    return isolation(state, options.log);
+}
+/** The isolation a saved state describes (post, after main was killed, releases it with this). */
+function isolation(state, log) {
+    const said = new Set();
+    const signaller = agentSignaller(state);
+    let running = 0;
+    let reaped = [];
+    const command = (argv, env) => {
+        const agentEnv = agentUserEnvironment(env, state.user, state.repointed);
+        // As root, setpriv hands the environment on as it is: no launcher, no copy in an argv.
+        const cap = state.maxProcesses ?? DEFAULT_AGENT_MAX_PROCESSES;
+        if (state.privilege === 'root')
+            return { argv: asAgent(state, argv, cap), env: agentEnv, stdin: Buffer.alloc(0) };
+        // sudo resets the environment (env_reset, secure_path): it travels on stdin, to the launcher.
+        const entries = [];
+        for (const [key, value] of Object.entries(agentEnv)) {
+            if (value === undefined)
+                continue;
+            if (IDENTIFIER.test(key))
+                entries.push(`${key}=${value}\0`);
+            else if (!said.has(key)) {
+                said.add(key);
+                log?.(`The variable ${key} cannot be passed to the agent's user through sudo (not a shell name); it is left out.`);
+            }
+        }
+        return {
+            argv: asAgent(state, [...BASH, LAUNCHER, 'ralph-agent', ...argv], cap),
+            env: SYSTEM_ENV,
+            stdin: Buffer.from(`${entries.join('')}\0`)
+        };
+    };
+    const killLive = async () => {
+        const found = new Set();
+        for (let round = 0; round < KILL_ROUNDS; round++) {
+            const pids = processesOf(state.user.uid);
+            if (pids.length === 0)
+                return [...found];
+            for (const pid of pids) {
+                if (!found.has(pid))
+                    reaped.push(pid);
+                found.add(pid);
+            }
+            const [program, ...args] = asAgent(state, [...BASH, KILL_ALL]);
+            (0,external_node_child_process_namespaceObject.spawnSync)(program, args, { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+            // SIGKILL lands at once, but a process leaves /proc only once it is reaped.
+            if (round > 0)
+                await (0,promises_namespaceObject.setTimeout)(20);
+        }
+        const left = processesOf(state.user.uid);
+        if (left.length > 0)
+            throw new IsolationError(`processes of ${state.user.name} survived ${KILL_ROUNDS} rounds of SIGKILL (pid ${left.join(', ')})`);
+        return [...found];
+    };
+    const killAll = async () => {
+        const found = await killLive();
+        // The dead count against the cap until reaped: the next program would find a fork loop's share still taken.
+        for (let wait = 0; wait < REAP_WAITS && zombiesOf(state.user.uid).length > 0; wait++)
+            await (0,promises_namespaceObject.setTimeout)(100);
+        return found;
+    };
+    const run = async (options) => {
+        const env = options.env ?? process.env;
+        // As run directly: a program that is not there is not started (the loop says which one is missing).
+        if (!which(options.argv[0] ?? '', { cwd: options.cwd, path: env.PATH }))
+            return notFound(options);
+        const agent = command(options.argv, env);
+        const input = agent.stdin.length === 0
+            ? options.input
+            : Buffer.concat([
+                agent.stdin,
+                options.input === undefined ? Buffer.alloc(0) : Buffer.from(options.input)
+            ]);
+        running++;
+        let exited = false;
+        let killing;
+        // Once the last program has exited, what it left (holding its output open, or not) is killed at once.
+        const ended = () => {
+            if (exited)
+                return;
+            exited = true;
+            if (--running === 0)
+                killing = killAll();
+        };
+        try {
+            return await runProcess({
+                ...options,
+                argv: agent.argv,
+                env: agent.env,
+                ...(input !== undefined ? { input } : {}),
+                signaller,
+                onExit: () => {
+                    ended();
+                    options.onExit?.();
+                }
+            });
+        }
+        finally {
+            ended();
+            // Nothing of the uid survives the program's end (a kill started at its exit is waited for).
+            if (killing)
+                await killing;
+            else if (running === 0)
+                await killAll();
+        }
+    };
+    const release = async () => {
+        const problems = [];
+        // Held first (post takes over from a killed main): a run that took the user since is left alone.
+        const holder = thisHolder();
+        try {
+            await privileged(state.privilege, ['claim', state.user.name, holder, state.holder]);
+        }
+        catch (error) {
+            if (error instanceof UserBusy)
+                return [
+                    `the agent's user ${state.user.name} is held by another run (pid ${error.pid}) since this one ended: its processes and HOME are that run's, left alone`
+                ];
+            return [error.message];
+        }
+        try {
+            await killAll();
+        }
+        catch (error) {
+            // The work tree is not handed back while a process of the agent's user could still race the chown.
+            return [error.message];
+        }
+        const { user, owner, top, workTree } = state;
+        try {
+            const lines = await privileged(state.privilege, [
+                'release',
+                String(user.uid),
+                user.home,
+                workTree,
+                String(owner.uid),
+                String(owner.gid),
+                String(top.gid),
+                top.mode,
+                user.name,
+                holder,
+                String(SWEEP_SECONDS),
+                SHARED_TEMP_FOLDERS.join(':'),
+                ...state.opened.flatMap(o => [o.mode, o.path])
+            ]);
+            for (const line of lines)
+                if (line.startsWith('problem '))
+                    problems.push(line.slice('problem '.length));
+            const swept = lines.find(line => line.startsWith('swept '));
+            const n = Number(swept?.slice('swept '.length) ?? 0);
+            // Said when there were any (none is the usual case, and the CLI keeps its stderr for what matters).
+            if (n > 0)
+                log?.(`Removed ${n} file${n === 1 ? '' : 's'} the agent's user ${user.name} left outside the work tree (in ${SHARED_TEMP_FOLDERS.join(', ')}; its HOME is removed whole).`);
+        }
+        catch (error) {
+            problems.push(error.message);
+        }
+        return problems;
+    };
+    const lend = async (dir) => {
+        const target = external_node_path_default().resolve(dir);
+        if (/[\n\r]/.test(target))
+            throw new IsolationError('A path for the isolation holds a line break; set TMPDIR elsewhere.');
+        const { uid, gid, name } = state.user;
+        const lines = await privileged(state.privilege, ['lend', String(uid), String(gid), target, name]);
+        const opened = lines
+            .filter(line => line.startsWith('opened '))
+            .map(line => {
+            const [, mode, ...rest] = line.split(' ');
+            return { mode, path: rest.join(' ') };
+        });
+        return async () => {
+            try {
+                await killAll();
+            }
+            catch (error) {
+                return [error.message];
+            }
+            try {
+                const back = await privileged(state.privilege, [
+                    'reclaim',
+                    String(uid),
+                    target,
+                    String(state.owner.uid),
+                    String(state.owner.gid),
+                    // The deepest first: a folder is closed again after those below it.
+                    ...opened.reverse().flatMap(o => [o.mode, o.path])
+                ]);
+                return back.filter(line => line.startsWith('problem ')).map(line => line.slice('problem '.length));
+            }
+            catch (error) {
+                return [error.message];
+            }
+        };
+    };
+    return {
+        state,
+        user: state.user,
+        lend,
+        command,
+        environment: env => agentUserEnvironment(env, state.user, state.repointed),
+        signaller,
+        runProcess: run,
+        killAll,
+        leftovers: () => {
+            const pids = reaped;
+            reaped = [];
+            return pids;
+        },
+        release
+    };
+}
+/** The result of a program that could not be found: nothing started (as proc answers ENOENT). */
+function notFound(options) {
+    const program = options.argv[0] ?? '';
+    if (options.logFile) {
+        (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(options.logFile), { recursive: true });
+        (0,external_node_fs_.appendFileSync)(options.logFile, '');
+    }
+    const none = { head: Buffer.alloc(0), tail: Buffer.alloc(0), totalBytes: 0, truncated: false };
+    const spawnError = Object.assign(new Error(`spawn ${program} ENOENT`), {
+        code: 'ENOENT',
+        errno: -2,
+        syscall: `spawn ${program}`,
+        path: program
+    });
+    return {
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        aborted: false,
+        spawnError,
+        stdout: none,
+        stderr: none,
+        durationMs: 0
+    };
+}
+/**
+ * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
+ * runner's HOME (XDG_*, a global git config) or at the runner's file commands; a variable that named the CLI's
+ * settings (`repointed`) names their copy.
+ */
+function agentUserEnvironment(env, user, repointed = {}) {
+    const out = {};
+    for (const [key, value] of Object.entries(env)) {
+        if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_'))
+            continue;
+        if (RUNNER_FILE_COMMANDS.includes(key))
+            continue;
+        // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
+        if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key))
+            continue;
+        out[key] = value;
+    }
+    // Only while it still names what was copied: a folder of the run's own (the model proxy's) stays as it is.
+    for (const [key, { from, to }] of Object.entries(repointed))
+        if (out[key] !== undefined && external_node_path_default().resolve(out[key]) === from)
+            out[key] = to;
+    return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name };
+}
+/** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
+function agentSignaller(state) {
+    return (pids, sig) => {
+        const denied = [];
+        for (const pid of pids) {
+            try {
+                process.kill(pid, sig);
+            }
+            catch (error) {
+                if (error.code === 'EPERM')
+                    denied.push(pid);
+            }
+        }
+        if (denied.length === 0)
+            return;
+        const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)]);
+        (0,external_node_child_process_namespaceObject.spawnSync)(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 });
+    };
+}
+/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
+const statusBuffer = Buffer.alloc(1024);
+/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
+function statusHead(pid) {
+    const fd = (0,external_node_fs_.openSync)(`/proc/${pid}/status`, 'r');
+    try {
+        return statusBuffer.toString('latin1', 0, (0,external_node_fs_.readSync)(fd, statusBuffer, 0, statusBuffer.length, null));
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+/**
+ * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
+ * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
+ */
+function processesOf(uid) {
+    return scanProcesses(uid, false);
+}
+/** Zombies of `uid`: dead, but counted against its RLIMIT_NPROC until their parent (often init) reaps them. */
+function zombiesOf(uid) {
+    return scanProcesses(uid, true);
+}
+function scanProcesses(uid, zombies) {
+    const pids = [];
+    let names;
+    try {
+        names = (0,external_node_fs_.readdirSync)('/proc');
+    }
+    catch {
+        return pids;
+    }
+    for (const name of names) {
+        if (!/^\d+$/.test(name))
+            continue;
+        let status;
+        try {
+            status = statusHead(name);
+        }
+        catch {
+            continue; // exited meanwhile
+        }
+        const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status);
+        if (!uids || /^State:\s+[ZX]/m.test(status) !== zombies)
+            continue;
+        if (uids.slice(1).some(u => Number(u) === uid))
+            pids.push(Number(name));
+    }
+    return pids;
+}
+
+;// CONCATENATED MODULE: ./src/security/runner-files.ts
+// The runner's file commands (GITHUB_ENV, GITHUB_PATH, GITHUB_OUTPUT, GITHUB_STATE, GITHUB_STEP_SUMMARY):
+// whoever appends to them steers every later step, this action's post step included (an LD_PRELOAD in
+// GITHUB_ENV runs in a process that holds the tokens). Their variables never reach the loop's processes;
+// meanwhile the files are closed to other users (the agent's, with isolation), and what a process of our own
+// user wrote into them during the loop is cut back afterwards.
+
+
+/** Remembers the files named by the job's GITHUB_ENV & co.; with `close`, no other user may read them meanwhile. */
+function guardRunnerFiles(env, options) {
+    const saved = [];
+    for (const name of RUNNER_FILE_COMMANDS) {
+        const file = env[name];
+        if (!file)
+            continue;
+        try {
+            const mode = (0,external_node_fs_.statSync)(file).mode & 0o7777;
+            saved.push({ name, file, content: (0,external_node_fs_.readFileSync)(file), mode });
+            if (options.close)
+                (0,external_node_fs_.chmodSync)(file, mode & 0o700);
+        }
+        catch {
+            // Not there (a runner that does not set it, or a local run): nothing to guard.
+        }
+    }
+    return {
+        restore: () => {
+            const changed = [];
+            for (const { name, file, content, mode } of saved) {
+                let now;
+                try {
+                    now = (0,external_node_fs_.readFileSync)(file);
+                }
+                catch {
+                    now = undefined;
+                }
+                if (!now || !now.equals(content)) {
+                    (0,external_node_fs_.writeFileSync)(file, content);
+                    const added = now && now.subarray(0, content.length).equals(content) ? now.length - content.length : 0;
+                    changed.push(added > 0
+                        ? `${added} bytes appended to ${name} during the loop were cut back`
+                        : `${name} was changed during the loop and was put back as it was`);
+                }
+                try {
+                    (0,external_node_fs_.chmodSync)(file, mode);
+                }
+                catch {
+                    // Gone meanwhile: written again above.
+                }
+            }
+            return changed;
+        }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/security/index.ts
+// One security policy: which variables are secret, the agent's environment, the hermetic git environment,
+// the agent's own user (its spawn, and killing everything it left), and the workflow commands it may not print.
+
+
+
+
+
 
 ;// CONCATENATED MODULE: ./src/loop/agent.ts
 // One agent run: the prompt on stdin, cwd = the work tree, the preset reading its output as it arrives
@@ -51730,12 +49791,1501 @@ function failureFingerprint(failures) {
     return hash.digest('hex').slice(0, 16);
 }
 
+;// CONCATENATED MODULE: ./src/git/git.ts
+// Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
+// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
+
+
+const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
+const MAX_STDERR = 64 * 1024;
+function runGit(args, options) {
+    const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
+    return new Promise(resolve => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
+            cwd: options.cwd,
+            env: { ...process.env, ...options.env },
+            stdio: ['ignore', 'pipe', 'pipe']
+        });
+        const out = [];
+        const err = [];
+        let outBytes = 0;
+        let errBytes = 0;
+        let truncated = false;
+        let settled = false;
+        const finish = (result) => {
+            if (settled)
+                return;
+            settled = true;
+            resolve(result);
+        };
+        child.stdout.on('data', (chunk) => {
+            if (outBytes >= maxStdout) {
+                truncated = true;
+                return;
+            }
+            const room = maxStdout - outBytes;
+            if (chunk.length > room)
+                truncated = true;
+            const kept = chunk.length > room ? chunk.subarray(0, room) : chunk;
+            out.push(kept);
+            outBytes += kept.length;
+        });
+        child.stderr.on('data', (chunk) => {
+            if (errBytes >= MAX_STDERR)
+                return;
+            err.push(chunk);
+            errBytes += chunk.length;
+        });
+        child.on('error', error => {
+            finish({
+                exitCode: 127,
+                stdout: '',
+                stderr: `git could not be started: ${error.message}`,
+                stdoutTruncated: false
+            });
+        });
+        child.on('close', code => {
+            finish({
+                exitCode: code ?? 128,
+                stdout: Buffer.concat(out).toString('utf8'),
+                stderr: Buffer.concat(err).toString('utf8'),
+                stdoutTruncated: truncated
+            });
+        });
+    });
+}
+/** Thrown when a git call that must succeed fails: names the command and git's own message. */
+class GitError extends Error {
+    args;
+    result;
+    constructor(args, result) {
+        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`);
+        this.args = args;
+        this.result = result;
+        this.name = 'GitError';
+    }
+}
+/** Runs git and throws GitError unless it exits 0. */
+async function gitOrThrow(args, options) {
+    const result = await runGit(args, options);
+    if (result.exitCode !== 0)
+        throw new GitError(args, result);
+    return result;
+}
+/**
+ * git with `input` on stdin, answering its whole stdout as bytes (object contents, -z listings); a non-zero
+ * exit rejects with stderr's first line. For commands whose output the caller needs whole and exact.
+ */
+function gitBytes(cwd, args, options = {}) {
+    return new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, { cwd, env: { ...process.env, ...options.env } });
+        const out = [];
+        const err = [];
+        child.stdout.on('data', (chunk) => out.push(chunk));
+        child.stderr.on('data', (chunk) => err.push(chunk));
+        child.on('error', reject);
+        child.on('close', code => code === 0
+            ? resolve(Buffer.concat(out))
+            : reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0]}`)));
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(options.input ?? '');
+    });
+}
+
+;// CONCATENATED MODULE: ./src/git/workspace.ts
+// The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
+// untracked changes), what changed since the loop started, and a commit of what the agent left.
+
+
+
+
+
+const DIFF_PATCH_CHARS = 5000;
+/** Bytes read of a file at a commit (package.json's scripts). */
+const FILE_AT_BYTES = 1024 * 1024;
+/** Bytes kept of `git ls-files` (a line per untracked or modified file, a line per index entry). */
+const LIST_BYTES = 64 * 1024 * 1024;
+/** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
+const GITLINK_MODE = '160000';
+/** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
+const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
+const SIZE_UNITS = {
+    b: 1,
+    kb: 1024,
+    k: 1024,
+    mb: 1024 ** 2,
+    m: 1024 ** 2,
+    gb: 1024 ** 3,
+    g: 1024 ** 3
+};
+/** `50 MB`, `500KB`, `1g`, or a bare number of megabytes, in bytes (binary units); undefined when unreadable. */
+function parseFileSize(text) {
+    const m = /^(\d+(?:\.\d+)?)\s*([kmg]?b?)$/i.exec(text.trim());
+    if (!m)
+        return undefined;
+    const bytes = Math.floor(Number(m[1]) * (SIZE_UNITS[m[2].toLowerCase() || 'mb'] ?? 0));
+    return bytes >= 1 ? bytes : undefined;
+}
+/** Bytes kept for `git diff --stat` (a line per file). */
+const STAT_BYTES = 256 * 1024;
+// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
+const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' };
+/** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
+const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit'];
+/** A merge, cherry-pick or revert in progress: `git commit` would finish it, so it gets to. */
+const SEQUENCER_STATES = ['MERGE_HEAD', 'CHERRY_PICK_HEAD', 'REVERT_HEAD'];
+/** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
+function megabytes(bytes) {
+    const mb = bytes / (1024 * 1024);
+    return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`;
+}
+/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
+function gitBool(value) {
+    if (value === undefined)
+        return true;
+    const v = value.trim().toLowerCase();
+    if (['true', 'yes', 'on'].includes(v))
+        return true;
+    if (['false', 'no', 'off', ''].includes(v))
+        return false;
+    return Number.parseInt(v, 10) !== 0;
+}
+class GitWorkspace {
+    root;
+    env;
+    maxFileBytes;
+    scratch;
+    /** The tree the scratch index held at its last write-tree. */
+    scratchTree;
+    paths;
+    settings;
+    head;
+    /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
+    scratchGitlinks;
+    refusals = new Set();
+    /** Files refused for their size (each named once, whatever size it grows to). */
+    oversized = new Set();
+    constructor(root, 
+    /** Variables every git command of this workspace gets (the action's hermetic git environment). */
+    env = {}, 
+    /** A file larger than this is left out of every tree and commit; undefined: no limit. */
+    maxFileBytes) {
+        this.root = root;
+        this.env = env;
+        this.maxFileBytes = maxFileBytes;
+    }
+    /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
+    static async open(dir, options = {}) {
+        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
+        return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env, options.maxFileBytes);
+    }
+    git(args, env, maxStdoutBytes) {
+        return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    /** git that must succeed (throws GitError). */
+    gitOrThrow(args, env, maxStdoutBytes) {
+        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    }
+    async fileAt(commit, file) {
+        const result = await this.git(['cat-file', 'blob', `${commit}:${file}`], undefined, FILE_AT_BYTES);
+        return result.exitCode === 0 && !result.stdoutTruncated ? result.stdout : undefined;
+    }
+    async isRepo() {
+        const result = await this.git(['rev-parse', '--is-inside-work-tree']);
+        return result.exitCode === 0 && result.stdout.trim() === 'true';
+    }
+    async headSha() {
+        const result = await this.git(['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    // A scratch index outside the work tree, seeded from the real one so `add -A` only rehashes changed
+    // files; the user's staging area is never touched.
+    async treeHash() {
+        const env = { GIT_INDEX_FILE: await this.scratchIndex() };
+        this.scratchTree = undefined;
+        this.scratchGitlinks ??= await this.gitlinks(env);
+        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(env, this.scratchGitlinks))], env);
+        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
+        this.scratchTree = tree;
+        return tree;
+    }
+    refused() {
+        return [...this.refusals];
+    }
+    /** The index's gitlinks (the folders git would enter to ask their status). */
+    async gitlinks(env) {
+        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], env, LIST_BYTES);
+        return out.stdout
+            .split('\0')
+            .filter(line => line.startsWith(`${GITLINK_MODE} `))
+            .map(line => line.slice(line.indexOf('\t') + 1));
+    }
+    /**
+     * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
+     * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
+     * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
+     * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or
+     * changed file over the size limit keeps what the index holds (nothing, or the start's). Each refusal is
+     * noted once.
+     */
+    async deliverable(env, gitlinks) {
+        // Untracked (`?`, a nested repository ends with '/') and changed (`C`) paths; git lists a nested
+        // repository as one entry and never descends into it, nor into a gitlink.
+        const out = await this.gitOrThrow(['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'], env, LIST_BYTES);
+        if (out.stdoutTruncated)
+            throw new Error('the work tree lists more files than the action reads (64 MB of names)');
+        const links = new Set(gitlinks);
+        const nested = [];
+        const large = [];
+        for (const entry of out.stdout.split('\0')) {
+            const tag = entry.slice(0, 1);
+            const name = entry.slice(2);
+            if (tag === '?' && name.endsWith('/')) {
+                nested.push(name.slice(0, -1));
+                this.refusals.add(`${name}.git: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${name}`);
+            }
+            else if (name === '.gitmodules')
+                this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
+            else if (tag === 'C' && links.has(name))
+                this.refusals.add(`${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
+            else if (name && this.maxFileBytes !== undefined) {
+                // lstat: a link is its own few bytes, never what it points at.
+                const size = (0,external_node_fs_.lstatSync)(external_node_path_default().join(this.root, name), { throwIfNoEntry: false })?.size ?? 0;
+                if (size <= this.maxFileBytes)
+                    continue;
+                large.push(name);
+                if (this.oversized.has(name))
+                    continue;
+                this.oversized.add(name);
+                this.refusals.add(`${name}: ${megabytes(size)} is over max-file-size (${megabytes(this.maxFileBytes)}): it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
+            }
+        }
+        return [
+            '--',
+            '.',
+            ...[...nested, ...gitlinks, '.gitmodules', ...large].map(name => `:(exclude,literal,top)${name}`)
+        ];
+    }
+    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
+        const to = current ?? (await this.treeHash());
+        // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
+        // patch (four bytes a character at most); the rest of git's output is read and dropped.
+        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
+        const text = out.stdout;
+        const split = text.indexOf('\n\ndiff --git ');
+        const stat = split === -1 ? text : text.slice(0, split + 1);
+        const patch = split === -1 ? '' : text.slice(split + 2);
+        const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars;
+        return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
+    }
+    async commitAll(message, tree) {
+        const head = await this.knownHead();
+        if (tree !== undefined && tree === head.tree)
+            return undefined;
+        tree ??= await this.treeHash();
+        if (tree === head.tree)
+            return undefined;
+        const fast = await this.commitTree(message, tree, head);
+        if (fast !== undefined)
+            return fast;
+        // git's own path: stage everything in the real index, commit what differs from HEAD.
+        this.head = undefined;
+        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(undefined, await this.gitlinks()))]);
+        const staged = await this.git(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv']);
+        if (staged.exitCode === 0)
+            return undefined;
+        // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
+        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
+        return this.headSha();
+    }
+    /**
+     * The commit `git commit --no-verify` would make, in two processes instead of five: the scratch index
+     * already holds `tree`, so it is written as a commit on HEAD, HEAD is moved only if it is still where we
+     * saw it, and the scratch index becomes the real one under git's index.lock (as `git commit` leaves it:
+     * everything staged). Answers undefined, having changed nothing, whenever git's own path must decide:
+     * a hook that would run, signing, a merge in progress, a multi-line message, HEAD moved, a busy index.
+     */
+    async commitTree(message, tree, head) {
+        const paths = await this.gitPaths();
+        const settings = await this.commitSettings();
+        if (settings.sign || !this.scratch || this.scratchTree !== tree || !/^[^\s#](.*\S)?$/.test(message))
+            return undefined;
+        // Metadata calls, synchronous: a few microseconds each, where a promise round trip costs more.
+        const present = (file, mode) => {
+            try {
+                (0,external_node_fs_.accessSync)(file, mode);
+                return true;
+            }
+            catch {
+                return false;
+            }
+        };
+        if (COMMIT_HOOKS.some(hook => present(external_node_path_default().join(paths.hooks, hook), external_node_fs_.constants.X_OK)))
+            return undefined;
+        if (paths.states.some(state => present(state, external_node_fs_.constants.F_OK)))
+            return undefined;
+        const lock = `${paths.index}.lock`;
+        try {
+            (0,external_node_fs_.copyFileSync)(this.scratch.index, lock, external_node_fs_.constants.COPYFILE_EXCL);
+        }
+        catch {
+            return undefined;
+        }
+        let committed;
+        try {
+            const parent = head.commit ? ['-p', head.commit] : [];
+            const made = await this.git(['commit-tree', tree, ...parent, '-m', message], settings.env);
+            if (made.exitCode !== 0)
+                return undefined;
+            const sha = made.stdout.trim();
+            const reflog = `commit${head.commit ? '' : ' (initial)'}: ${message}`;
+            // The old value '' means "HEAD has no commit yet".
+            const moved = await this.git(['update-ref', '-m', reflog, 'HEAD', sha, head.commit]);
+            if (moved.exitCode !== 0)
+                return undefined;
+            committed = sha;
+            this.head = { commit: sha, tree, log: this.headLogMark(paths) };
+            await this.installIndex(paths.index, lock, this.scratch.index);
+            return sha;
+        }
+        finally {
+            if (committed === undefined)
+                (0,external_node_fs_.rmSync)(lock, { force: true });
+        }
+    }
+    /** Renames the locked copy of the scratch index over the real one, with the real one's mode. */
+    async installIndex(index, lock, scratch) {
+        try {
+            const made = (0,external_node_fs_.statSync)(scratch);
+            const real = (0,external_node_fs_.statSync)(index, { throwIfNoEntry: false });
+            if (real)
+                (0,external_node_fs_.chmodSync)(lock, real.mode & 0o7777);
+            // A hair older than the scratch index: git's racy-entry check then re-reads, rather than trusts, a file
+            // changed while the index was written (a plain copy would look newer than every entry in it).
+            (0,external_node_fs_.utimesSync)(lock, made.atime, new Date(made.mtime.getTime() - 1));
+            (0,external_node_fs_.renameSync)(lock, index);
+        }
+        catch {
+            (0,external_node_fs_.rmSync)(lock, { force: true });
+            // The commit is made: bring the index to it the slow way (or say why that failed too).
+            await this.gitOrThrow(['reset', '--quiet']);
+        }
+    }
+    /** HEAD and its tree, re-read only when HEAD's reflog shows that someone (an agent) moved it. */
+    async knownHead() {
+        const paths = await this.gitPaths();
+        const log = this.headLogMark(paths);
+        if (this.head && log !== undefined && this.head.log === log)
+            return this.head;
+        // Both in one call; it fails only when HEAD has no commit yet.
+        const read = await this.git(['rev-parse', 'HEAD^{commit}', 'HEAD^{tree}']);
+        const [commit, tree] = read.exitCode === 0 ? read.stdout.trim().split('\n') : ['', ''];
+        this.head = { commit, tree, log };
+        return this.head;
+    }
+    /** Size and time of HEAD's reflog; undefined without one (then HEAD is re-read at every commit). */
+    headLogMark(paths) {
+        try {
+            const log = (0,external_node_fs_.statSync)(paths.headLog);
+            return `${log.size}:${log.mtimeMs}`;
+        }
+        catch {
+            return undefined;
+        }
+    }
+    async dispose() {
+        if (this.scratch)
+            await (0,promises_.rm)(this.scratch.dir, { recursive: true, force: true });
+        this.scratch = undefined;
+        this.scratchGitlinks = undefined;
+    }
+    async scratchIndex() {
+        if (this.scratch)
+            return this.scratch.index;
+        const dir = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-index-'));
+        const index = external_node_path_default().join(dir, 'index');
+        const real = await this.gitPaths().catch(() => undefined);
+        if (real)
+            await (0,promises_.copyFile)(real.index, index).catch(() => undefined);
+        this.scratch = { dir, index };
+        return index;
+    }
+    /** Where git keeps the index, the hooks, HEAD's reflog and the merge/cherry-pick states (one call). */
+    async gitPaths() {
+        if (this.paths)
+            return this.paths;
+        const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
+        const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
+        const [index, hooks, headLog, ...states] = out.stdout
+            .split('\n')
+            .slice(0, names.length)
+            .map(line => external_node_path_default().resolve(this.root, line));
+        this.paths = { index, hooks, headLog, states };
+        return this.paths;
+    }
+    /** The identity fallback and whether commits are signed, read from git's config once (one call). */
+    async commitSettings() {
+        if (this.settings)
+            return this.settings;
+        const out = await this.git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$']);
+        const values = new Map();
+        for (const entry of out.stdout.split('\0')) {
+            if (!entry)
+                continue;
+            const newline = entry.indexOf('\n');
+            // The last one wins, as in git; a key without a value has none.
+            if (newline === -1)
+                values.set(entry.toLowerCase(), undefined);
+            else
+                values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1));
+        }
+        const env = {};
+        if (!values.get('user.name')?.trim()) {
+            env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name;
+            env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name;
+        }
+        if (!values.get('user.email')?.trim()) {
+            env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email;
+            env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email;
+        }
+        const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'));
+        this.settings = { env, sign };
+        return this.settings;
+    }
+}
+/**
+ * Creates a git worktree of the repository containing `repoDir` on a new branch (from `base`, default HEAD).
+ * `dir` defaults to a new folder under the system temp dir, outside the repository.
+ */
+async function createWorktree(repoDir, options) {
+    const base = await gitOrThrow(['rev-parse', '--verify', `${options.base ?? 'HEAD'}^{commit}`], {
+        cwd: repoDir
+    }).catch(() => {
+        throw new Error(`--worktree needs a commit to start from: '${options.base ?? 'HEAD'}' is not one in ${repoDir}`);
+    });
+    const dir = options.dir ?? external_node_path_default().join(await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-worktree-')), 'work');
+    await gitOrThrow(['worktree', 'add', '--quiet', '-b', options.branch, dir, base.stdout.trim()], {
+        cwd: repoDir
+    });
+    return { dir, branch: options.branch, base: base.stdout.trim() };
+}
+
+;// CONCATENATED MODULE: ./src/git/repo.ts
+// Intent-named git commands for delivery (branch, fetch, push), over runGit. Every call answers
+// {exitCode, stdout, stderr}; `probe` calls allow any exit code, the rest throw GitError.
+
+
+
+
+class repo_GitRepo {
+    dir;
+    constructor(dir) {
+        this.dir = dir;
+    }
+    /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
+    async exec(args, options = {}) {
+        const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
+        const result = await runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes });
+        if (!options.probe && result.exitCode !== 0)
+            throw new GitError(args, result);
+        return result;
+    }
+    /** Hermetic, like exec: stdout whole as bytes (blobs, -z listings), `input` on stdin; a failure rejects. */
+    bytes(args, input) {
+        return gitBytes(this.dir, args, {
+            env: hermeticGitEnvironment(),
+            ...(input !== undefined ? { input } : {})
+        });
+    }
+    /** The branch HEAD is on, or undefined when HEAD is detached (actions/checkout of a SHA or a PR merge). */
+    async currentBranch() {
+        const result = await this.exec(['symbolic-ref', '--quiet', '--short', 'HEAD'], { probe: true });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    /** The commit a ref names, or undefined when it names none. */
+    async commitOf(ref) {
+        const result = await this.exec(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
+            probe: true
+        });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    async headSha() {
+        const sha = await this.commitOf('HEAD');
+        if (!sha)
+            throw new Error(`${this.dir} has no commit checked out`);
+        return sha;
+    }
+    async isShallow() {
+        const result = await this.exec(['rev-parse', '--is-shallow-repository']);
+        return result.stdout.trim() === 'true';
+    }
+    /** An absolute path inside the git directory (`config`, `objects`, `shallow`), worktrees included. */
+    async gitPath(name) {
+        const result = await this.exec(['rev-parse', '--git-path', name]);
+        return external_node_path_default().resolve(this.dir, result.stdout.trim());
+    }
+    /** The git directory shared by all worktrees (where `config` and `modules/` live). */
+    async commonDir() {
+        const result = await this.exec(['rev-parse', '--git-common-dir']);
+        return external_node_path_default().resolve(this.dir, result.stdout.trim());
+    }
+    async objectFormat() {
+        const result = await this.exec(['rev-parse', '--show-object-format'], { probe: true });
+        return result.exitCode === 0 && result.stdout.trim() ? result.stdout.trim() : 'sha1';
+    }
+    /** The branch's commit on the remote (asked over the network), or null when the remote has no such branch. */
+    async remoteBranchSha(remote, branch, config) {
+        const ref = `refs/heads/${branch}`;
+        const result = await this.exec(['ls-remote', '--heads', '--end-of-options', remote, ref], { config });
+        for (const line of result.stdout.split('\n')) {
+            const [sha, name] = line.split('\t');
+            if (name === ref)
+                return sha;
+        }
+        return null;
+    }
+    /** The remote's default branch (its HEAD), or undefined when it cannot be learnt. */
+    async remoteDefaultBranch(remote, config) {
+        const result = await this.exec(['ls-remote', '--symref', '--end-of-options', remote, 'HEAD'], {
+            probe: true,
+            config
+        });
+        const m = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(result.stdout);
+        if (m)
+            return m[1];
+        const local = await this.exec(['symbolic-ref', '--quiet', '--short', `refs/remotes/${remote}/HEAD`], {
+            probe: true
+        });
+        return local.exitCode === 0 ? local.stdout.trim().replace(`${remote}/`, '') : undefined;
+    }
+    /**
+     * Fetches branches into their remote-tracking refs (`+refs/heads/B:refs/remotes/<remote>/B`).
+     * `depth`/`deepen`/`unshallow` only make sense in a shallow repository.
+     */
+    async fetchBranches(remote, branches, options = {}) {
+        const args = ['fetch', '--no-tags', '--quiet', '--no-recurse-submodules'];
+        if (options.depth !== undefined)
+            args.push(`--depth=${options.depth}`);
+        if (options.deepen !== undefined)
+            args.push(`--deepen=${options.deepen}`);
+        if (options.unshallow)
+            args.push('--unshallow');
+        args.push('--end-of-options', remote, ...branches.map(b => `+refs/heads/${b}:refs/remotes/${remote}/${b}`));
+        return this.exec(args, { probe: true, config: options.config });
+    }
+    async mergeBase(a, b) {
+        const result = await this.exec(['merge-base', '--end-of-options', a, b], { probe: true });
+        return result.exitCode === 0 ? result.stdout.trim() : undefined;
+    }
+    /** Whether the trees of two commits differ (what a pull request would show). */
+    async hasDiff(from, to) {
+        const result = await this.exec(['diff', '--quiet', '--no-ext-diff', '--no-textconv', '--end-of-options', from, to], { probe: true });
+        if (result.exitCode === 0)
+            return false;
+        if (result.exitCode === 1)
+            return true;
+        throw new GitError(['diff', '--quiet', from, to], result);
+    }
+    /** Commits reachable from `to` but not from `from`. */
+    async countCommits(from, to) {
+        const result = await this.exec(['rev-list', '--count', `${from}..${to}`, '--']);
+        return Number(result.stdout.trim());
+    }
+    /** Paths that differ between two commits. */
+    async changedPaths(from, to) {
+        const result = await this.exec([
+            'diff',
+            '--name-only',
+            '-z',
+            '--no-ext-diff',
+            '--no-renames',
+            '--end-of-options',
+            from,
+            to
+        ]);
+        return result.stdout.split('\0').filter(Boolean);
+    }
+    /** One local config value, or undefined when unset. */
+    async localConfig(key) {
+        const result = await this.exec(['config', '--local', '--get', key], { probe: true });
+        return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : undefined;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/auth.ts
+/** `http.<origin>/.extraheader`, the key actions/checkout uses (and persists). */
+function extraHeaderKey(serverUrl) {
+    return `http.${new URL(serverUrl).origin}/.extraheader`;
+}
+function basicAuthHeader(token) {
+    return `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64')}`;
+}
+/**
+ * Config for one authenticated command: the empty value first clears any header inherited from other config
+ * (a persisted checkout credential would otherwise be sent too), and no credential helper is asked.
+ */
+function authConfig(auth) {
+    const key = extraHeaderKey(auth.serverUrl);
+    return [
+        [key, ''],
+        [key, basicAuthHeader(auth.token)],
+        ['credential.helper', '']
+    ];
+}
+/** The clone URL of `owner/repo` on the server, as actions/checkout builds it (no credentials in it). */
+function repositoryUrl(serverUrl, repository) {
+    if (!/^[\w.-]+\/[\w.-]+$/.test(repository))
+        throw new Error(`'${repository}' is not a repository name of the form owner/repo`);
+    return `${new URL(serverUrl).origin}/${repository}`;
+}
+
+;// CONCATENATED MODULE: ./src/git/branch.ts
+// The loop's branch: created fresh from the latest base (or continued from the remote), the way
+// actions/checkout leaves a repository: possibly shallow (fetch-depth 1), possibly on a detached HEAD (a
+// SHA, a pull request's merge commit), possibly behind a base that moved on since the job started.
+
+
+
+// Depths tried before --unshallow when a continued branch's fork point is not in a shallow clone.
+const DEEPEN_STEPS = [50, 500];
+/** Creates (or continues) the loop's branch and checks it out. Throws an Error that says what to fix. */
+async function prepareBranch(workTree, options) {
+    const git = new repo_GitRepo(workTree);
+    const log = options.log ?? (() => undefined);
+    const remote = options.remote ?? 'origin';
+    const branch = await validBranchName(git, options.branch, 'branch');
+    const config = options.auth ? authConfig(options.auth) : undefined;
+    const previous = { branch: await git.currentBranch(), sha: await git.commitOf('HEAD') };
+    const { base, source } = await resolveBase(git, remote, previous.branch, options, config);
+    await validBranchName(git, base, 'base');
+    log(`The base is '${base}' (${describeSource(source, previous)}).`);
+    if (base === branch) {
+        throw new Error(`The loop's branch and the base are both '${base}': the loop needs a branch of its own to push and open a pull request from. Give a different branch.`);
+    }
+    const hasRemote = await git.exec(['config', '--get', `remote.${remote}.url`], { probe: true });
+    if (hasRemote.exitCode !== 0)
+        return startLocally(git, branch, base, source, previous, remote, options);
+    let shallow = await git.isShallow();
+    // The latest base, whatever the checkout had: a base that moved on since the job started is caught up here.
+    const baseFetch = await git.fetchBranches(remote, [base], { ...(shallow ? { depth: 1 } : {}), config });
+    if (baseFetch.exitCode !== 0) {
+        if (/couldn't find remote ref/i.test(baseFetch.stderr))
+            throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`);
+        throw new Error(`Could not fetch the base branch '${base}' from '${remote}': ${baseFetch.stderr.trim()}`);
+    }
+    const baseRef = `refs/remotes/${remote}/${base}`;
+    const baseTip = await git.commitOf(baseRef);
+    if (!baseTip)
+        throw new Error(`The base branch '${base}' was fetched but ${baseRef} names no commit.`);
+    if (previous.sha && previous.sha !== baseTip && previous.branch === base)
+        log(`'${base}' moved on since the checkout (${branch_short(previous.sha)} → ${branch_short(baseTip)}); starting from ${branch_short(baseTip)}.`);
+    const remoteSha = await git.remoteBranchSha(remote, branch, config);
+    if (options.continueExisting && remoteSha) {
+        const branchRef = `refs/remotes/${remote}/${branch}`;
+        const fetched = await git.fetchBranches(remote, [branch], {
+            ...(shallow ? { depth: DEEPEN_STEPS[0] } : {}),
+            config
+        });
+        if (fetched.exitCode !== 0)
+            throw new Error(`Could not fetch the branch '${branch}' from '${remote}': ${fetched.stderr.trim()}`);
+        await switchTo(git, branch, branchRef);
+        const forkPoint = await findForkPoint(git, remote, base, branch, shallow, config, log);
+        shallow = await git.isShallow();
+        log(`Continuing '${branch}' from ${remote} at ${branch_short(remoteSha)} (forked from '${base}' at ${branch_short(forkPoint)}).`);
+        return {
+            branch,
+            base,
+            baseSource: source,
+            baseSha: forkPoint,
+            startSha: await git.headSha(),
+            continued: true,
+            remoteSha,
+            shallow,
+            previous
+        };
+    }
+    if (options.continueExisting)
+        log(`'${branch}' does not exist on ${remote} yet; starting it from '${base}'.`);
+    else if (remoteSha)
+        log(`'${branch}' exists on ${remote} (${branch_short(remoteSha)}); starting it afresh from '${base}' (it will be replaced on push).`);
+    await switchTo(git, branch, baseRef);
+    log(`Created '${branch}' from '${base}' at ${branch_short(baseTip)}.`);
+    return {
+        branch,
+        base,
+        baseSource: source,
+        baseSha: baseTip,
+        startSha: baseTip,
+        continued: false,
+        remoteSha,
+        shallow,
+        previous
+    };
+}
+async function resolveBase(git, remote, checkedOut, options, config) {
+    const env = options.env ?? process.env;
+    const given = options.base?.trim();
+    if (given)
+        return { base: given.replace(/^refs\/heads\//, ''), source: 'input' };
+    if (checkedOut)
+        return { base: checkedOut, source: 'checkout' };
+    // Detached HEAD: a pull request's merge commit (its base is GITHUB_BASE_REF), or a SHA checked out.
+    if (env.GITHUB_BASE_REF)
+        return { base: env.GITHUB_BASE_REF, source: 'pull-request' };
+    if (env.GITHUB_REF?.startsWith('refs/heads/'))
+        return { base: env.GITHUB_REF.slice('refs/heads/'.length), source: 'github-ref' };
+    const fallback = await git.remoteDefaultBranch(remote, config);
+    if (fallback)
+        return { base: fallback, source: 'remote-default' };
+    throw new Error(`HEAD is detached and the base branch cannot be worked out (no GITHUB_BASE_REF, GITHUB_REF is '${env.GITHUB_REF ?? ''}', and ${remote} did not say its default branch): give the base branch.`);
+}
+function describeSource(source, previous) {
+    switch (source) {
+        case 'input':
+            return 'given';
+        case 'checkout':
+            return 'the branch checked out';
+        case 'pull-request':
+            return `HEAD is detached at ${branch_short(previous.sha)}; the pull request's base, GITHUB_BASE_REF`;
+        case 'github-ref':
+            return `HEAD is detached at ${branch_short(previous.sha)}; from GITHUB_REF`;
+        case 'remote-default':
+            return `HEAD is detached at ${branch_short(previous.sha)}; the remote's default branch`;
+    }
+}
+async function validBranchName(git, name, what) {
+    const trimmed = name.trim();
+    // Names reach git as arguments: refuse what could read as an option or hide in a log.
+    const check = await git.exec(['check-ref-format', '--branch', trimmed], { probe: true });
+    if (!trimmed ||
+        trimmed.startsWith('-') ||
+        [...trimmed].some(c => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f) ||
+        check.exitCode !== 0)
+        throw new Error(`'${name}' is not a valid ${what} name.`);
+    return trimmed;
+}
+/** A repository without the remote: a local trial starts from the local base; anything else is told how. */
+async function startLocally(git, branch, base, source, previous, remote, options) {
+    if (!options.localOnly)
+        throw new Error(`This repository has no remote '${remote}' to push '${branch}' to: add one, or for a local trial set open-pr: false (and on-failure: none), which starts the branch from the local '${base}'.`);
+    const baseTip = await git.commitOf(`refs/heads/${base}`);
+    if (!baseTip)
+        throw new Error(`There is no remote '${remote}' and no local branch '${base}' to start from: commit on '${base}' first, or give the base.`);
+    await switchTo(git, branch, `refs/heads/${base}`);
+    options.log?.(`There is no remote '${remote}': a local trial, so nothing will be pushed. Created '${branch}' from the local '${base}' at ${branch_short(baseTip)}.`);
+    return {
+        branch,
+        base,
+        baseSource: source,
+        baseSha: baseTip,
+        startSha: baseTip,
+        continued: false,
+        remoteSha: null,
+        shallow: await git.isShallow(),
+        previous
+    };
+}
+async function switchTo(git, branch, start) {
+    const result = await git.exec(['checkout', '--quiet', '--no-track', '-B', branch, start, '--'], {
+        probe: true
+    });
+    if (result.exitCode === 0)
+        return;
+    if (/would be overwritten/.test(result.stderr)) {
+        throw new Error(`Cannot switch to '${branch}' (${start}): local changes in the work tree would be overwritten. The loop must start from a clean checkout.\n${result.stderr.trim()}`);
+    }
+    throw new GitError(['checkout', '-B', branch, start], result);
+}
+/**
+ * The commit where a continued branch left the base. In a shallow clone the histories are deepened step by
+ * step until it is found, and unshallowed only when that was not enough.
+ */
+async function findForkPoint(git, remote, base, branch, shallow, config, log) {
+    const baseRef = `refs/remotes/${remote}/${base}`;
+    const branchRef = `refs/remotes/${remote}/${branch}`;
+    let found = await git.mergeBase(baseRef, branchRef);
+    if (found || !shallow) {
+        if (found)
+            return found;
+        throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
+    }
+    const attempts = [
+        ...DEEPEN_STEPS.map(depth => ({ depth })),
+        { unshallow: true }
+    ];
+    for (const attempt of attempts) {
+        if (attempt.unshallow && !(await git.isShallow()))
+            break;
+        log(attempt.unshallow
+            ? `The fork point of '${branch}' and '${base}' is not in this shallow clone; fetching their whole history.`
+            : `Fetching '${base}' and '${branch}' to depth ${attempt.depth} to find where they forked.`);
+        const result = await git.fetchBranches(remote, [base, branch], { ...attempt, config });
+        if (result.exitCode !== 0)
+            throw new Error(`Could not deepen the shallow clone: ${result.stderr.trim()}`);
+        found = await git.mergeBase(baseRef, branchRef);
+        if (found)
+            return found;
+    }
+    throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
+}
+function branch_short(sha) {
+    return sha ? sha.slice(0, 7) : '(none)';
+}
+/** The identity the loop's commits are made with unless told otherwise. */
+const GITHUB_ACTIONS_IDENTITY = {
+    name: 'github-actions[bot]',
+    email: '41898282+github-actions[bot]@users.noreply.github.com'
+};
+/** Sets the commit identity in the repository's local config, restorably. */
+async function configureIdentity(workTree, identity = {}) {
+    const git = new repo_GitRepo(workTree);
+    const name = identity.name?.trim() || GITHUB_ACTIONS_IDENTITY.name;
+    const email = identity.email?.trim() || GITHUB_ACTIONS_IDENTITY.email;
+    const before = { name: await git.localConfig('user.name'), email: await git.localConfig('user.email') };
+    await git.exec(['config', '--local', '--replace-all', 'user.name', name]);
+    await git.exec(['config', '--local', '--replace-all', 'user.email', email]);
+    let restored = false;
+    return {
+        name,
+        email,
+        async restore() {
+            if (restored)
+                return;
+            restored = true;
+            for (const [key, value] of [
+                ['user.name', before.name],
+                ['user.email', before.email]
+            ]) {
+                if (value === undefined)
+                    await git.exec(['config', '--local', '--unset-all', key], { probe: true });
+                else
+                    await git.exec(['config', '--local', '--replace-all', key, value]);
+            }
+        }
+    };
+}
+// --- what the branch holds ---
+/** Whether HEAD (or `head`) differs from `baseSha`: false means no diff, so no pull request. */
+function hasDiff(workTree, baseSha, head = 'HEAD') {
+    return new repo_GitRepo(workTree).hasDiff(baseSha, head);
+}
+/** How many commits `head` has that `sinceSha` has not (0: this run committed nothing to push). */
+function commitsSince(workTree, sinceSha, head = 'HEAD') {
+    return new GitRepo(workTree).countCommits(sinceSha, head);
+}
+/** The paths that differ between `baseSha` and `head`. */
+function changedFiles(workTree, baseSha, head = 'HEAD') {
+    return new GitRepo(workTree).changedPaths(baseSha, head);
+}
+/** Changed paths under .github/workflows/: a push of them needs a token with the `workflows` permission. */
+async function changedWorkflowFiles(workTree, baseSha, head = 'HEAD') {
+    return (await changedFiles(workTree, baseSha, head)).filter(p => p.startsWith('.github/workflows/'));
+}
+const MAX_PATCH_BYTES = 64 * 1024 * 1024;
+/**
+ * The commits from `baseSha` to `head` as an mbox patch (`git format-patch --stdout --binary`), for when the
+ * push is refused: `git am < patch` on `baseSha` re-creates them. Pass `prepared.baseSha` for the whole
+ * branch, or `prepared.remoteSha ?? prepared.baseSha` for exactly what the remote lacks.
+ */
+async function formatPatch(workTree, baseSha, head = 'HEAD') {
+    const result = await new repo_GitRepo(workTree).exec(['format-patch', '--stdout', '--binary', '--no-color', '--find-renames', `${baseSha}..${head}`, '--'], { maxStdoutBytes: MAX_PATCH_BYTES });
+    if (result.stdoutTruncated)
+        throw new Error(`The patch from ${branch_short(baseSha)} to ${head} is larger than ${MAX_PATCH_BYTES} bytes.`);
+    return result.stdout;
+}
+
+;// CONCATENATED MODULE: ./src/git/credentials.ts
+// actions/checkout leaves its token where any process in the job can read it: v4/v5 as
+// `http.<server>/.extraheader = AUTHORIZATION: basic …` in .git/config, v6+ in $RUNNER_TEMP/git-credentials-<uuid>.config
+// pulled in by `includeIf.gitdir:<repo>/.git.path` (and `…/.git/worktrees/*`, and `/github/…` paths for
+// containers). For the agent's run both are taken away, and put back byte for byte afterwards.
+
+
+
+
+
+/** The credentials file actions/checkout v6+ writes (its own pattern, from git-auth-helper.ts). */
+const CHECKOUT_CREDENTIALS_FILE = /git-credentials-[0-9a-f-]+\.config$/i;
+const EXTRA_HEADER_KEY = /^http\.(.*\.)?extraheader$/;
+const INCLUDE_KEY = /^include(if\..*)?\.path$/;
+const AUTH_VALUE = /^\s*authorization\s*:/i;
+// A value pattern for `git config --unset-all` that matches the header without the token in argv.
+const AUTH_VALUE_PATTERN = '^ *[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn] *:';
+/** Removes the persisted credentials now; `restore()` puts them back. Prefer withoutPersistedCredentials. */
+async function hidePersistedCredentials(workTree, options = {}) {
+    const git = new repo_GitRepo(workTree);
+    const changes = [];
+    const hiddenFiles = [];
+    const removed = [];
+    let restored;
+    const restore = async () => {
+        if (restored)
+            return restored;
+        const report = { changedConfigFiles: [], problems: [] };
+        for (const hidden of hiddenFiles) {
+            try {
+                await (0,promises_.mkdir)(external_node_path_default().dirname(hidden.file), { recursive: true });
+                await (0,promises_.writeFile)(hidden.file, hidden.content, { mode: hidden.mode });
+                await (0,promises_.chmod)(hidden.file, hidden.mode);
+            }
+            catch (error) {
+                report.problems.push(`could not put back ${hidden.file}: ${error.message}`);
+            }
+        }
+        for (const change of [...changes].reverse()) {
+            try {
+                await restoreConfigFile(git, change, options.onConfigChange ?? 'discard', report);
+            }
+            catch (error) {
+                report.problems.push(`could not restore ${change.file}: ${error.message}`);
+            }
+        }
+        restored = report;
+        return report;
+    };
+    try {
+        const seen = new Set();
+        for (const file of await configFiles(git)) {
+            const entries = await listConfig(git, file);
+            const found = [];
+            for (const entry of entries) {
+                if (EXTRA_HEADER_KEY.test(entry.key) && AUTH_VALUE.test(entry.value)) {
+                    found.push(entry);
+                }
+                else if (INCLUDE_KEY.test(entry.key)) {
+                    const target = resolveInclude(file, entry.value);
+                    const isCheckoutFile = CHECKOUT_CREDENTIALS_FILE.test(entry.value);
+                    if (!isCheckoutFile && !(await holdsAuthHeader(git, target)))
+                        continue;
+                    found.push(entry);
+                    if (seen.has(target))
+                        continue;
+                    seen.add(target);
+                    const content = await (0,promises_.readFile)(target).catch(() => undefined);
+                    // Only checkout's own files are moved away; someone else's file stays, unreferenced, where it is.
+                    if (content && isCheckoutFile) {
+                        hiddenFiles.push({ file: target, content, mode: (await (0,promises_.stat)(target)).mode & 0o7777 });
+                        await (0,promises_.unlink)(target);
+                        removed.push(`credentials file ${target}`);
+                    }
+                }
+            }
+            if (found.length === 0)
+                continue;
+            const original = await (0,promises_.readFile)(file);
+            const mode = (await (0,promises_.stat)(file)).mode & 0o7777;
+            const change = { file, original, mode, redacted: original, entries: found };
+            changes.push(change);
+            for (const entry of dedupeKeys(found)) {
+                if (EXTRA_HEADER_KEY.test(entry.key)) {
+                    await git.exec(['config', '--file', file, '--unset-all', entry.key, AUTH_VALUE_PATTERN]);
+                }
+                else {
+                    await git.exec(['config', '--file', file, '--fixed-value', '--unset-all', entry.key, entry.value]);
+                }
+                removed.push(`${entry.key} in ${file}`);
+            }
+            change.redacted = await (0,promises_.readFile)(file);
+        }
+    }
+    catch (error) {
+        await restore();
+        throw error;
+    }
+    if (removed.length > 0)
+        options.log?.(`Removed the persisted credentials for the agent's run: ${removed.join('; ')}.`);
+    return { removed, restore };
+}
+/**
+ * Runs `fn` (the agent's run) with the checkout's persisted credentials removed, and restores them in
+ * `finally`, also when `fn` throws. A restore problem fails the call only when `fn` itself succeeded.
+ */
+async function withoutPersistedCredentials(workTree, fn, options = {}) {
+    const hidden = await hidePersistedCredentials(workTree, options);
+    let result;
+    try {
+        result = await fn();
+    }
+    catch (error) {
+        await restoreAndReport(hidden, options, true);
+        throw error;
+    }
+    await restoreAndReport(hidden, options, false);
+    return result;
+}
+async function restoreAndReport(hidden, options, runFailed) {
+    const report = await hidden.restore();
+    if (report.changedConfigFiles.length > 0) {
+        options.log?.(`The git config changed during the run (${report.changedConfigFiles.join(', ')}): ${(options.onConfigChange ?? 'discard') === 'discard'
+            ? 'put back as it was before the run'
+            : 'kept, with the credentials added back'}.`);
+    }
+    if (report.problems.length === 0)
+        return;
+    const message = `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`;
+    if (runFailed)
+        options.log?.(message);
+    else
+        throw new Error(message);
+}
+async function restoreConfigFile(git, change, onChange, report) {
+    const now = await (0,promises_.readFile)(change.file).catch(() => undefined);
+    const untouched = now !== undefined && now.equals(change.redacted);
+    if (!untouched)
+        report.changedConfigFiles.push(change.file);
+    if (untouched || now === undefined || onChange === 'discard') {
+        await writeAtomically(change.file, change.original, change.mode);
+        return;
+    }
+    for (const entry of change.entries) {
+        if (!EXTRA_HEADER_KEY.test(entry.key)) {
+            await git.exec(['config', '--file', change.file, '--add', entry.key, entry.value]);
+            continue;
+        }
+        // Like actions/checkout: a placeholder through argv, the secret written straight into the file.
+        const placeholder = `ralph-placeholder-${(0,external_node_crypto_.randomUUID)()}`;
+        await git.exec(['config', '--file', change.file, '--add', entry.key, placeholder]);
+        const text = await (0,promises_.readFile)(change.file, 'utf8');
+        if (text.indexOf(placeholder) < 0 || text.indexOf(placeholder) !== text.lastIndexOf(placeholder))
+            throw new Error(`the placeholder for ${entry.key} was not found once in ${change.file}`);
+        await writeAtomically(change.file, Buffer.from(text.replace(placeholder, quoteConfigValue(entry.value))), change.mode);
+    }
+}
+/** The local config, the worktree's config, and every submodule's config under modules/. */
+async function configFiles(git) {
+    const common = await git.commonDir();
+    const files = [external_node_path_default().join(common, 'config'), await git.gitPath('config.worktree')];
+    const walk = async (dir) => {
+        const names = await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => []);
+        for (const entry of names) {
+            if (!entry.isDirectory())
+                continue;
+            const sub = external_node_path_default().join(dir, entry.name);
+            files.push(external_node_path_default().join(sub, 'config'));
+            await walk(external_node_path_default().join(sub, 'modules'));
+        }
+    };
+    await walk(external_node_path_default().join(common, 'modules'));
+    const existing = [];
+    for (const file of new Set(files)) {
+        if (await (0,promises_.stat)(file).then(s => s.isFile(), () => false))
+            existing.push(file);
+    }
+    return existing;
+}
+async function listConfig(git, file) {
+    const result = await git.exec(['config', '--file', file, '--null', '--list']);
+    return result.stdout
+        .split('\0')
+        .filter(Boolean)
+        .map(record => {
+        const newline = record.indexOf('\n');
+        return newline < 0
+            ? { key: record, value: '' }
+            : { key: record.slice(0, newline), value: record.slice(newline + 1) };
+    });
+}
+async function holdsAuthHeader(git, file) {
+    if (!(await (0,promises_.stat)(file).then(s => s.isFile(), () => false)))
+        return false;
+    const entries = await listConfig(git, file).catch(() => []);
+    return entries.some(e => EXTRA_HEADER_KEY.test(e.key) && AUTH_VALUE.test(e.value));
+}
+function resolveInclude(configFile, value) {
+    if (value.startsWith('~/'))
+        return external_node_path_default().join(external_node_os_default().homedir(), value.slice(2));
+    return external_node_path_default().resolve(external_node_path_default().dirname(configFile), value);
+}
+function dedupeKeys(entries) {
+    const seen = new Set();
+    return entries.filter(e => {
+        const id = EXTRA_HEADER_KEY.test(e.key) ? e.key : `${e.key}\0${e.value}`;
+        if (seen.has(id))
+            return false;
+        seen.add(id);
+        return true;
+    });
+}
+/** A value as git writes it into a config file. */
+function quoteConfigValue(value) {
+    if (!/^\s|\s$|[#;"\\\n]/.test(value))
+        return value;
+    return `"${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
+}
+async function writeAtomically(file, content, mode) {
+    const temp = `${file}.ralph-${(0,external_node_crypto_.randomUUID)()}`;
+    try {
+        await (0,promises_.writeFile)(temp, content, { mode });
+        await (0,promises_.chmod)(temp, mode);
+        await (0,promises_.rename)(temp, file);
+    }
+    catch (error) {
+        await (0,promises_.rm)(temp, { force: true });
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/snapshot.ts
+// What of .git can make the action's own git (or a later step's) run code or go elsewhere: the config files
+// (core.fsmonitor, core.hooksPath, filter.*.smudge, url.*.insteadOf, remote.origin.url, http.proxy), info/
+// (attributes that wire a filter, excludes, grafts) and hooks/. Snapshotted before the loop and put back,
+// byte for byte and mode for mode, after it: whatever the agent (or a check) wrote there does not outlive
+// the loop. Kept in a file too, so the post step can put it back when main was killed.
+
+
+
+
+async function kind(file) {
+    try {
+        const s = await (0,promises_.lstat)(file);
+        return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
+    }
+    catch {
+        return undefined;
+    }
+}
+async function walk(dir, found) {
+    for (const entry of await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => [])) {
+        const full = external_node_path_default().join(dir, entry.name);
+        if (entry.isDirectory())
+            await walk(full, found);
+        else
+            found.push(full);
+    }
+}
+async function save(file) {
+    const s = await (0,promises_.lstat)(file).catch(() => undefined);
+    if (!s?.isFile())
+        return undefined;
+    return { path: file, mode: s.mode & 0o7777, content: (await (0,promises_.readFile)(file)).toString('base64') };
+}
+/** The config files, info/ and hooks/ of the work tree's repository, as they are now. */
+async function snapshotGitDir(workTree) {
+    const git = new repo_GitRepo(workTree);
+    const common = await git.commonDir();
+    const folders = [external_node_path_default().join(common, 'info'), external_node_path_default().join(common, 'hooks')];
+    const configs = [...new Set([...(await configFiles(git)), await git.gitPath('config.worktree')])];
+    const snapshot = { folders, files: [], absent: [] };
+    for (const file of configs) {
+        const saved = await save(file);
+        if (saved)
+            snapshot.files.push(saved);
+        else
+            snapshot.absent.push(file);
+    }
+    for (const folder of folders) {
+        const found = [];
+        await walk(folder, found);
+        for (const file of found) {
+            const saved = await save(file);
+            if (saved)
+                snapshot.files.push(saved);
+        }
+    }
+    return snapshot;
+}
+/**
+ * Puts back everything the snapshot holds, removing what was added since (never following a symlink).
+ * Answers the paths that had changed; throws only when one cannot be put back.
+ */
+async function restoreGitDir(snapshot) {
+    const changed = new Set();
+    const wanted = new Map(snapshot.files.map(f => [f.path, f]));
+    for (const folder of snapshot.folders) {
+        if ((await kind(folder)) === 'other') {
+            await (0,promises_.rm)(folder, { force: true });
+            changed.add(folder);
+        }
+        const now = [];
+        await walk(folder, now);
+        for (const file of now)
+            if (!wanted.has(file)) {
+                await (0,promises_.rm)(file, { recursive: true, force: true });
+                changed.add(file);
+            }
+    }
+    for (const file of snapshot.absent)
+        if ((await kind(file)) !== undefined) {
+            await (0,promises_.rm)(file, { recursive: true, force: true });
+            changed.add(file);
+        }
+    for (const saved of snapshot.files) {
+        const content = Buffer.from(saved.content, 'base64');
+        const now = await (0,promises_.lstat)(saved.path).catch(() => undefined);
+        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await (0,promises_.readFile)(saved.path)).equals(content))
+            continue;
+        if (now)
+            await (0,promises_.rm)(saved.path, { recursive: true, force: true });
+        await (0,promises_.mkdir)(external_node_path_default().dirname(saved.path), { recursive: true });
+        await (0,promises_.writeFile)(saved.path, content, { mode: saved.mode });
+        await (0,promises_.chmod)(saved.path, saved.mode);
+        changed.add(saved.path);
+    }
+    return [...changed];
+}
+
+;// CONCATENATED MODULE: ./src/git/push.ts
+// Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
+// the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
+// hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
+// only to the GitHub server, for this one command.
+
+
+
+
+
+
+
+/** Branches under this prefix belong to the action: it may replace them (with a lease). */
+const OWNED_BRANCH_PREFIX = 'ralph/';
+/** Known reasons a push fails, each with the fix in `PUSH_FAILURE_FIXES`. */
+const PUSH_FAILURE = {
+    /** A change under .github/workflows/ pushed with a token lacking the `workflows` permission. */
+    workflowsPermission: 'workflows_permission',
+    /** Branch protection or a ruleset refused the update. */
+    protectedBranch: 'protected_branch',
+    /** The remote branch has commits this run does not have (a plain push). */
+    nonFastForward: 'non_fast_forward',
+    /** The remote branch moved since the run started (a `--force-with-lease` push). */
+    staleLease: 'stale_lease',
+    /** The token was refused: missing, invalid or expired. */
+    authFailed: 'auth_failed',
+    /** The token is valid but may not write to the repository. */
+    permissionDenied: 'permission_denied',
+    unknown: 'unknown'
+};
+/** GitHub's own words, as they appear in git's output (matched as substrings or patterns). */
+const GITHUB_PUSH_ERRORS = {
+    workflows: /refusing to allow an? (GitHub App|OAuth App|Personal Access Token) to create or update workflow `([^`]+)` without `(workflows?)` (permission|scope)/,
+    protectedBranch: /GH006: Protected branch update failed|protected branch hook declined|GH013: Repository rule violations found|push declined due to repository rule violations/,
+    staleLease: /\(stale info\)|\[rejected\] \(stale info\)/,
+    nonFastForward: /\((non-fast-forward|fetch first)\)|Updates were rejected because/,
+    permissionDenied: /Permission to \S+ denied to|Write access to repository not granted|The requested URL returned error: 403/,
+    authFailed: /Authentication failed for|Invalid username or (password|token)|could not read (Username|Password) for|The requested URL returned error: 401/
+};
+async function pushBranch(workTree, options) {
+    const repo = new repo_GitRepo(workTree);
+    const log = options.log ?? (() => undefined);
+    const remote = options.remote ?? 'origin';
+    const { branch } = options;
+    const target = `refs/heads/${branch}`;
+    const sha = (await repo.commitOf(options.ref ?? `refs/heads/${branch}`)) ??
+        (options.ref ? undefined : await repo.commitOf('HEAD'));
+    if (!sha)
+        throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`);
+    const url = repositoryUrl(options.serverUrl, options.repository);
+    const owned = branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null;
+    const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined;
+    const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules'];
+    if (lease !== undefined)
+        args.push(`--force-with-lease=${target}:${lease ?? ''}`);
+    else if (options.leaseSha && !owned)
+        log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`);
+    args.push('--end-of-options', url, `${sha}:${target}`);
+    const scratch = await scratchGitDir(repo);
+    try {
+        const auth = { token: options.token, serverUrl: options.serverUrl };
+        const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
+            cwd: scratch.gitDir,
+            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
+            env: hermeticGitEnvironment([
+                ['core.hooksPath', scratch.hooks],
+                // Belt and braces: no rewrite of our URL, wherever one might come from.
+                [`url.${url}.insteadOf`, url],
+                [`url.${url}.pushInsteadOf`, url],
+                // A stalled transport is cut off, so the push can be tried again (push-retry.ts).
+                ['http.lowSpeedLimit', '1'],
+                ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
+                ...authConfig(auth)
+            ])
+        });
+        const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
+        const status = porcelainStatus(result.stdout, target);
+        if (result.exitCode === 0 && status !== '!') {
+            await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true });
+            const forced = status === '+';
+            log(status === '='
+                ? `'${branch}' on ${options.repository} is already at ${sha.slice(0, 7)}.`
+                : `Pushed ${sha.slice(0, 7)} to '${branch}' on ${options.repository}${forced ? ' (replacing its previous history, with a lease)' : ''}.`);
+            return { pushed: true, sha, forced, output };
+        }
+        const error = classifyPushFailure(output, { branch, repository: options.repository, lease });
+        log(error.message);
+        return { pushed: false, sha, forced: false, error, output };
+    }
+    finally {
+        await (0,promises_.rm)(scratch.root, { recursive: true, force: true });
+    }
+}
+/** Turns git's push output into a known failure with its fix. */
+function classifyPushFailure(output, context) {
+    const { branch, repository } = context;
+    const detail = output
+        .split('\n')
+        .filter(line => /^(remote:|!|\s*!|error:|fatal:|hint:)/.test(line) && !/^remote:\s*$/.test(line))
+        .join('\n');
+    const workflow = GITHUB_PUSH_ERRORS.workflows.exec(output);
+    if (workflow) {
+        const [, actor, file, permission] = workflow;
+        return {
+            kind: PUSH_FAILURE.workflowsPermission,
+            workflowFile: file,
+            detail,
+            message: `GitHub refused the push because it changes the workflow file ${file}, and the token lacks the ` +
+                `\`${permission}\` ${permission === 'workflows' ? 'permission' : 'scope'} (it acts as ${actor === 'GitHub App' ? 'a GitHub App — GITHUB_TOKEN can never have it' : `a ${actor}`}). ` +
+                `Push with a fine-grained PAT or GitHub App token that has "Workflows: read and write" (a classic PAT needs the \`workflow\` scope), ` +
+                `or keep the loop away from .github/workflows/. The change is kept as a patch with the run's record.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.protectedBranch.test(output)) {
+        return {
+            kind: PUSH_FAILURE.protectedBranch,
+            detail,
+            message: `GitHub refused the push to '${branch}': the branch is protected (a branch protection rule or ruleset). ` +
+                `Let the loop push to a branch of its own (the default ralph/…) and merge through the pull request, ` +
+                `or allow this token's actor to bypass the rule in Settings → Rules (or Branches).`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.staleLease.test(output)) {
+        return {
+            kind: PUSH_FAILURE.staleLease,
+            detail,
+            message: `'${branch}' changed on ${repository} while the loop ran (it was expected at ${context.lease ? context.lease.slice(0, 7) : 'nothing: not to exist'}): ` +
+                `the action does not overwrite commits it has not seen. Re-run to start again from the branch as it is now.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.nonFastForward.test(output)) {
+        return {
+            kind: PUSH_FAILURE.nonFastForward,
+            detail,
+            message: `'${branch}' on ${repository} has commits this run does not have (pushed while the loop ran), and the action ` +
+                `force-pushes only onto branches it owns (${OWNED_BRANCH_PREFIX}…). Re-run to continue from the new tip.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.permissionDenied.test(output)) {
+        return {
+            kind: PUSH_FAILURE.permissionDenied,
+            detail,
+            message: `The token may not push to ${repository}. For GITHUB_TOKEN give the job \`permissions: contents: write\` ` +
+                `(and check Settings → Actions → General → Workflow permissions); for a PAT or App token, grant it ` +
+                `"Contents: read and write" on ${repository}.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.authFailed.test(output)) {
+        return {
+            kind: PUSH_FAILURE.authFailed,
+            detail,
+            message: `GitHub did not accept the token for ${repository} (missing, invalid or expired). Check the token given to the action.`
+        };
+    }
+    return {
+        kind: PUSH_FAILURE.unknown,
+        detail,
+        message: `The push of '${branch}' to ${repository} failed: ${detail || output || 'git gave no reason'}`
+    };
+}
+/** The porcelain status flag of one ref (` ` fast-forward, `+` forced, `-` deleted, `*` new, `!` rejected, `=` up to date). */
+function porcelainStatus(stdout, target) {
+    for (const line of stdout.split('\n')) {
+        const [flag, refs] = line.split('\t');
+        if (refs?.endsWith(`:${target}`))
+            return flag;
+    }
+    return undefined;
+}
+/**
+ * A bare git directory with no config, hooks or templates of its own that sees the work tree's objects
+ * (and its shallow boundary, so a shallow clone can push).
+ */
+async function scratchGitDir(repo) {
+    const root = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-push-'));
+    try {
+        const gitDir = external_node_path_default().join(root, 'git');
+        const hooks = external_node_path_default().join(root, 'no-hooks');
+        await (0,promises_.mkdir)(hooks);
+        await repo.exec(['init', '--quiet', '--bare', '--template=', `--object-format=${await repo.objectFormat()}`, gitDir], {
+            env: { GIT_DIR: undefined, GIT_WORK_TREE: undefined }
+        });
+        await (0,promises_.mkdir)(external_node_path_default().join(gitDir, 'objects', 'info'), { recursive: true });
+        await (0,promises_.writeFile)(external_node_path_default().join(gitDir, 'objects', 'info', 'alternates'), `${await repo.gitPath('objects')}\n`);
+        const shallow = await repo.gitPath('shallow');
+        await (0,promises_.copyFile)(shallow, external_node_path_default().join(gitDir, 'shallow')).catch(() => undefined);
+        return { root, gitDir, hooks };
+    }
+    catch (error) {
+        await (0,promises_.rm)(root, { recursive: true, force: true });
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/push-retry.ts
+// A push that failed in transit (a reset connection, a 5xx, a stall) is tried again, a few times with a
+// backoff; a push GitHub refused (a protected branch, the workflow permission, a lease, the token) is not, and
+// keeps its message. Trying again is safe: the lease on the action's own branch and fast-forward-only on a
+// person's still hold, and a push whose first try landed unanswered finds the branch up to date: a success.
+// A refusal that may be such a landing (the branch moved, a lease) is pushed once more to tell which.
+
+/** git's words for a push that never got the server's verdict. */
+const TRANSIENT_PUSH_ERRORS = /The requested URL returned error: (5\d\d|429)|RPC failed|Empty reply from server|Connection reset|Recv failure|Send failure|Operation too slow|Operation timed out|Failed to connect|Could not resolve host|Connection refused|remote end hung up unexpectedly|unexpected disconnect|early EOF|transfer closed|was not closed cleanly/i;
+/**
+ * A refusal that may only mean an earlier try landed without its answer: curl sends a POST again by itself
+ * when its connection was reset, and that second one finds the branch already moved.
+ */
+const MAYBE_LANDED = /failed to update ref|cannot lock ref/;
+function maybeLanded(result) {
+    const kind = result.error?.kind;
+    return (!result.pushed &&
+        (kind === PUSH_FAILURE.staleLease ||
+            kind === PUSH_FAILURE.nonFastForward ||
+            (kind === PUSH_FAILURE.unknown && MAYBE_LANDED.test(result.output))));
+}
+/** Whether a failed push failed in transit, not by a refusal. */
+function failedInTransit(result) {
+    return (!result.pushed && result.error?.kind === PUSH_FAILURE.unknown && TRANSIENT_PUSH_ERRORS.test(result.output));
+}
+/** pushBranch, tried again while it fails in transit. */
+async function pushWithRetry(workTree, options, retry) {
+    const log = options.log ?? (() => undefined);
+    let looked = false;
+    for (let attempt = 1;; attempt++) {
+        const result = await pushBranch(workTree, options);
+        if (maybeLanded(result) && !looked) {
+            // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
+            looked = true;
+            log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.');
+            attempt--;
+            continue;
+        }
+        if (!failedInTransit(result))
+            return result;
+        const wait = retry.waitMs(attempt);
+        const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
+        if (attempt >= retry.attempts || late)
+            return result;
+        log(`The push did not get through (${result.output
+            .split('\n')
+            .find(line => TRANSIENT_PUSH_ERRORS.test(line))
+            ?.trim()}); trying again in ${Math.round(wait)} ms (push ${attempt + 1} of ${retry.attempts}).`);
+        await new Promise(resolve => setTimeout(resolve, wait));
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/index.ts
+
+
+
+
+
+
+
+
+
+
 ;// CONCATENATED MODULE: ./src/loop/protected.ts
 // Protected paths: what judges the agent (tests that existed, check scripts, runner configuration, the ralph's
 // folder, .github/) is put back from the start commit before every gate run, so the verdict is the action's.
 // The decisions (which globs, does a path match) are pure; finding changes reads the tree as the action's
 // user without following a link; the writes run as the agent's user (its runProcess), so the tree stays its own.
-
 
 
 
@@ -52038,12 +51588,9 @@ function globMatches(glob, file) {
 function ruleFor(rules, file, base) {
     return rules.find(rule => (base || rule.scope === 'all') && globMatches(rule.glob, file));
 }
-/** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
-/** git over the object store, hermetic: the agent's config, hooks and filters play no part. */
-const storeGit = (cwd, args, input) => gitBytes(cwd, args, { env: hermeticGitEnvironment(), ...(input !== undefined ? { input } : {}) });
 /** Every file (and link) of a commit, from git's object store: path → mode and blob. */
 async function baseEntries(top, base) {
-    const out = await storeGit(top, ['ls-tree', '-r', '-z', '--full-tree', base]);
+    const out = await new repo_GitRepo(top).bytes(['ls-tree', '-r', '-z', '--full-tree', base]);
     const entries = new Map();
     for (const record of out.toString('utf8').split('\0')) {
         const tab = record.indexOf('\t');
@@ -52346,7 +51893,7 @@ async function readBlobs(top, oids) {
     const blobs = new Map();
     if (unique.length === 0)
         return blobs;
-    const out = await storeGit(top, ['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''));
+    const out = await new repo_GitRepo(top).bytes(['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''));
     let at = 0;
     for (const oid of unique) {
         const newline = out.indexOf(10, at);
@@ -52447,7 +51994,15 @@ async function protectionOf(config, workTree, base) {
  * each gate run makes this empty). `rules` and `guardrails` as status.json's `protected` records them.
  */
 async function protectedInCommit(dir, base, commit, rules, guardrails) {
-    const out = await storeGit(dir, ['diff', '--name-status', '-z', '--no-renames', base, commit, '--']);
+    const out = await new repo_GitRepo(dir).bytes([
+        'diff',
+        '--name-status',
+        '-z',
+        '--no-renames',
+        base,
+        commit,
+        '--'
+    ]);
     const fields = out.toString('utf8').split('\0');
     const changed = [];
     for (let i = 0; i + 1 < fields.length; i += 2)
@@ -52819,49 +52374,6 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
         await (0,promises_.rm)(folder, { recursive: true, force: true }).catch(() => undefined);
         await runGit(['worktree', 'prune'], git);
     }
-}
-
-;// CONCATENATED MODULE: ./src/text/markdown.ts
-// The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
-// fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
-// the job summary, the PR body, the tracking comment, the hunt's issue, the replies and the prompt's blocks.
-/** Cuts `text` to `max` characters, the last one an ellipsis. */
-function cut(text, max) {
-    return text.length > max ? `${text.slice(0, max - 1)}…` : text;
-}
-/** One line for a table or a sentence: no pipes, no newlines (nor the spaces around them), cut to `max`. */
-function cell(text, max = 80) {
-    return cut(text
-        .replace(/[ \t]*\r?\n\s*/g, ' ')
-        .replace(/\|/g, '\\|')
-        .trim(), max);
-}
-const longestRun = (text, char) => Math.max(0, ...[...text.matchAll(char === '`' ? /`+/g : /~+/g)].map(m => m[0].length));
-/**
- * An inline code span that no run of backticks inside `text` can close: its delimiter is longer than the
- * longest run, padded with a space where the text holds or touches a backtick.
- */
-function code(text) {
-    const ticks = '`'.repeat(longestRun(text, '`') + 1);
-    return ticks.length > 1 || text.startsWith('`') || text.endsWith('`')
-        ? `${ticks} ${text} ${ticks}`
-        : `${ticks}${text}${ticks}`;
-}
-/** A name or a command inside a table or a sentence: one line, cut to `max`, as code. */
-const codeCell = (text, max = 120) => code(cell(text, max));
-/** A fenced block (of backticks, or tildes) longer than any run of the same mark inside `text`. */
-function fence(text, lang = '', mark = '`') {
-    const marks = mark.repeat(Math.max(3, longestRun(text, mark) + 1));
-    return `${marks}${lang}\n${text.replace(/\n+$/, '')}\n${marks}`;
-}
-/** Keeps a body under `max` characters by cutting its middle (its first line, a marker, stays whole). */
-function fit(body, max, what = 'GitHub’s comment limit') {
-    if (body.length <= max)
-        return body;
-    const note = `\n\n_[… cut to fit ${what}]_\n\n`;
-    const head = Math.floor((max - note.length) * 0.6);
-    const tail = max - note.length - head;
-    return body.slice(0, head) + note + body.slice(body.length - tail);
 }
 
 ;// CONCATENATED MODULE: ./src/loop/test-count.ts
@@ -54298,6 +53810,9 @@ function outcome(result) {
     const enforced = result.enforcement;
     if (enforced)
         lines.push(`- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`);
+    const jobs = result.chain?.jobs ?? [];
+    if (jobs.length > 0)
+        lines.push(`- Jobs: ${jobs.length}, this one last: ${jobs.map((job, i) => `${i + 1}. run ${job.run.id} (${plural(job.iterations, 'iteration')}, ${dollars(job.costUsd)}, ${record_seconds(job.durationMs)}, ${job.stopReason})`).join('; ')}`);
     for (const warning of result.warnings)
         lines.push(`- Warning: ${warning}`);
     if (result.iterations.length > 0 || result.baseline)
@@ -54404,11 +53919,33 @@ class RunRecord {
     constructor(dir) {
         this.dir = dir;
     }
-    /** Creates the record folder (and logs/) and starts progress.md. */
-    static create(dir, status) {
+    /**
+     * Creates the record folder (and logs/) and starts progress.md. A loop that goes on from an earlier job's
+     * (`earlier`) starts with that record's logs and, in progress.md, a section per earlier job.
+     */
+    static create(dir, status, earlier) {
         makeFolder(external_node_path_default().join(dir, 'logs'));
         const record = new RunRecord(dir);
-        (0,external_node_fs_.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), record_header(status));
+        const progress = external_node_path_default().join(dir, PROGRESS_FILE);
+        (0,external_node_fs_.writeFileSync)(progress, record_header(status));
+        if (earlier) {
+            const logs = external_node_path_default().join(earlier.dir, 'logs');
+            if ((0,external_node_fs_.existsSync)(logs))
+                (0,external_node_fs_.cpSync)(logs, external_node_path_default().join(dir, 'logs'), { recursive: true, verbatimSymlinks: true });
+            const before = external_node_path_default().join(earlier.dir, PROGRESS_FILE);
+            const out = (0,external_node_fs_.openSync)(progress, 'a');
+            try {
+                // The first job's sections get their heading here; a later job's record has them already.
+                if (earlier.jobs.length === 1)
+                    (0,external_node_fs_.writeSync)(out, jobHeading(1, earlier.jobs[0].run));
+                if ((0,external_node_fs_.existsSync)(before))
+                    copyFrom(before, firstSection(before), out);
+                (0,external_node_fs_.writeSync)(out, jobHeading(earlier.jobs.length + 1, earlier.run));
+            }
+            finally {
+                (0,external_node_fs_.closeSync)(out);
+            }
+        }
         // The first status.json is there at once: a post step after an early kill reads it.
         record.writeStatusNow(status);
         return record;
@@ -54416,6 +53953,12 @@ class RunRecord {
     /** A record written earlier, e.g. to finish one whose loop was killed (the action's post step). */
     static open(dir) {
         return new RunRecord(dir);
+    }
+    /** `logs/<name>`, created. */
+    logsDir(name) {
+        const dir = external_node_path_default().join(this.dir, 'logs', name);
+        (0,external_node_fs_.mkdirSync)(dir, { recursive: true });
+        return dir;
     }
     /** `logs/iteration-NNN`, created. */
     iterationDir(iteration) {
@@ -54528,6 +54071,10 @@ class RunRecord {
         this.writeStatusNow(result);
     }
 }
+/** The heading of one job's sections in a chain's progress.md. */
+function jobHeading(n, run) {
+    return `## Job ${n}: run ${run.id}${run.attempt !== '1' ? ` (attempt ${run.attempt})` : ''}${run.url ? ` (${run.url})` : ''}\n\n`;
+}
 /** Where progress.md's first section starts: the baseline's, else the first iteration's. */
 function firstSection(file) {
     let fd;
@@ -54541,7 +54088,7 @@ function firstSection(file) {
         const start = Buffer.alloc(64 * 1024);
         const read = (0,external_node_fs_.readSync)(fd, start, 0, start.length, 0);
         // The setup's and the baseline's sections, when there are, come before the first iteration's.
-        const found = ['\n## Setup: ', '\n## Baseline (iteration 0)', '\n## Iteration ']
+        const found = ['\n## Job ', '\n## Setup: ', '\n## Baseline (iteration 0)', '\n## Iteration ']
             .map(heading => start.subarray(0, read).indexOf(heading))
             .filter(at => at !== -1);
         return found.length === 0 ? undefined : Math.min(...found) + 1;
@@ -54763,6 +54310,10 @@ async function runLoop(config, ports = {}) {
         }
     };
     const startedAt = clock.now();
+    // A loop that goes on from an earlier job: what it did counts here (iterations, dollars, the breaker).
+    const carry = config.carry;
+    const carried = carry?.status;
+    const carriedUsd = carried?.cost.totalUsd ?? 0;
     const preset = agentPresetFor(config);
     const { workspace, isRepo, workTree, ralph, worktree } = await openWorkTree(config, ports, startedAt);
     // Pinned before anything else starts: a ralph file that leads out of the work tree ends the run here.
@@ -54779,7 +54330,8 @@ async function runLoop(config, ports = {}) {
     if (config.modelProxy) {
         try {
             proxied = await startAgentProxy(config.ralph.agentArgv, process.env, config.modelProxy, {
-                maxCostUsd: config.maxCostUsd
+                // The proxy's own cap is what the chain has left.
+                maxCostUsd: config.maxCostUsd === undefined ? undefined : Math.max(0, config.maxCostUsd - carriedUsd)
             });
         }
         catch (error) {
@@ -54798,7 +54350,7 @@ async function runLoop(config, ports = {}) {
             }
         };
     }
-    const meter = proxied?.meter ?? ports.costMeter ?? createCostMeter(priceFromTable);
+    const meter = withCarriedCost(proxied?.meter ?? ports.costMeter ?? createCostMeter(priceFromTable), carriedUsd, carried?.cost.source);
     const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined;
     const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd });
     const stopWatchingCost = meter.onChange(() => emit({
@@ -54823,11 +54375,23 @@ async function runLoop(config, ports = {}) {
     });
     if (worktree)
         status.worktree = worktree;
+    if (carry && carried) {
+        status.iterations = [...carried.iterations];
+        if (carried.baseline)
+            status.baseline = carried.baseline;
+        status.chain = { jobs: carry.jobs };
+        status.cost = {
+            ...carried.cost,
+            ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
+        };
+        if (!carried.cost.enforced)
+            status.cost.enforced = false;
+    }
     if (proxied)
         status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] };
     let record;
     try {
-        record = RunRecord.create(config.recordDir, status);
+        record = RunRecord.create(config.recordDir, status, carry?.recordDir !== undefined ? { dir: carry.recordDir, jobs: carry.jobs, run: carry.run } : undefined);
     }
     catch (error) {
         guard.dispose();
@@ -54906,7 +54470,7 @@ async function runLoop(config, ports = {}) {
         ...(verify ? { verify } : {}),
         ...(ports.verify ? { verifyPorts: ports.verify } : {})
     };
-    let memory = { history: [], trackTree: gated };
+    let memory = { history: carried?.iterations ?? [], trackTree: gated };
     // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
     // permissions (a loop whose agent may not use its tools can only burn money).
     const breaker = new StagnationBreaker(gated
@@ -54919,6 +54483,12 @@ async function runLoop(config, ports = {}) {
                 ? { permissionDenials: config.breaker.permissionDenials }
                 : {})
         });
+    // The breaker's counts carry over: the earlier iterations are told to it again, as the loop told them.
+    for (const earlier of carried?.iterations ?? []) {
+        const signals = breakerSignals(earlier);
+        if (signals)
+            breaker.record(signals);
+    }
     if (!isRepo && gated)
         warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off');
     let stop;
@@ -54951,15 +54521,19 @@ async function runLoop(config, ports = {}) {
     emit({ type: 'loop_started', status });
     try {
         if (isRepo) {
-            const commit = await workspace.headSha();
+            const head = await workspace.headSha();
+            const tree = await workspace.treeHash();
+            // A continued loop starts where the chain started: the change, the protected paths and the clean
+            // checkout's base are the chain's, and its progress is measured from the tree it was handed.
+            const commit = carried ? carried.start.commit : head;
+            status.start.tree = carried?.start.tree ?? tree;
             if (commit !== undefined)
                 status.start.commit = commit;
-            status.start.tree = await workspace.treeHash();
             warnRefused();
             memory = {
                 ...memory,
                 startTree: status.start.tree,
-                previousTree: status.start.tree,
+                previousTree: tree,
                 ...(commit !== undefined ? { startCommit: commit } : {})
             };
             if (config.protect && commit !== undefined) {
@@ -54989,7 +54563,11 @@ async function runLoop(config, ports = {}) {
         }
         // What a fresh clone needs before its gates can pass (npm ci): before the baseline, as in the clean checkout.
         if ((config.setup ?? []).length > 0 && !ports.verifyOnly) {
-            const setup = await runSetup(env, workTree, record.iterationDir(0));
+            // A continued loop's checkout is fresh: setup runs again, its logs beside the earlier job's.
+            const setupDir = carry
+                ? record.logsDir(`job-${String(carry.jobs.length + 1).padStart(3, '0')}`)
+                : record.iterationDir(0);
+            const setup = await runSetup(env, workTree, setupDir);
             status.setup = setup.runs;
             record.appendSetup(setup.runs);
             record.writeStatus(status);
@@ -55009,7 +54587,14 @@ async function runLoop(config, ports = {}) {
         }
         if (!stop && ports.verifyOnly)
             stop = await verifyAlone(env, memory, status, ports.verifyOnly, () => budgets(0));
-        if (!stop && gated && config.baseline !== false) {
+        if (carried?.baseline) {
+            // The baseline is the chain's: not run again; the last gates the agent saw are the earlier job's.
+            const lastChecks = carried.iterations.at(-1)?.checks ?? carried.baseline.checks;
+            memory = { ...memory, baseline: carried.baseline, previousChecks: lastChecks };
+        }
+        else if (carried && carried.iterations.length > 0)
+            memory = { ...memory, previousChecks: carried.iterations.at(-1)?.checks ?? [] };
+        if (!stop && gated && config.baseline !== false && !carried) {
             const gates = await runBaseline(env, memory);
             const baseline = gates.baseline;
             memory = gates.memory;
@@ -55026,7 +54611,7 @@ async function runLoop(config, ports = {}) {
                     detail: 'every check passed before any agent ran (skip-if-green), so no agent ran'
                 };
         }
-        for (let iteration = 1; !stop; iteration++) {
+        for (let iteration = (carried?.iterations.length ?? 0) + 1; !stop; iteration++) {
             stop = decideStop(undefined, budgets(iteration - 1));
             if (stop)
                 break;
@@ -55073,14 +54658,8 @@ async function runLoop(config, ports = {}) {
                 ...(limitWait && 'stop' in limitWait ? { limitStop: limitWait.stop } : {}),
                 limitWaited: limitWait !== undefined && 'waitMs' in limitWait
             };
-            const tripped = limitWait || outcome.crash !== undefined || outcome.success
-                ? undefined
-                : breaker.record({
-                    progressed: outcome.record.progressed,
-                    failureFingerprint: outcome.record.failureFingerprint,
-                    agentFailed: agent !== undefined && !agent.success,
-                    deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
-                });
+            const signals = limitWait || outcome.success ? undefined : breakerSignals(outcome.record);
+            const tripped = signals ? breaker.record(signals) : undefined;
             stop = decideStop(end, budgets(iteration), tripped);
             if (outcome.crash !== undefined)
                 status.error = outcome.crash;
@@ -55155,6 +54734,16 @@ async function runLoop(config, ports = {}) {
     };
     delete result.inFlight;
     updateCost(result, meter);
+    if (carry) {
+        const own = {
+            run: carry.run,
+            iterations: result.iterations.length - (carried?.iterations.length ?? 0),
+            costUsd: Math.max(0, result.cost.totalUsd - carriedUsd),
+            durationMs: result.durationMs,
+            stopReason: result.stopReason
+        };
+        result.chain = { jobs: [...carry.jobs, own] };
+    }
     await record.finish(result);
     emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result });
     return result;
@@ -55175,6 +54764,42 @@ async function verifyAlone(env, memory, status, { commit, base }, budgets) {
     return {
         reason: 'verify_failed',
         detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed${missingSetupHint(verification)}`
+    };
+}
+/**
+ * What an iteration tells the breaker; undefined for one it skips: a crash, or a usage limit (which says
+ * nothing about the agent or the work). The loop and a continued loop's replay read records the same way.
+ */
+function breakerSignals(record) {
+    const agent = record.agent;
+    if (record.error !== undefined)
+        return undefined;
+    if (agent?.failure?.kind === 'usage_limit' && !agent.killedBy)
+        return undefined;
+    return {
+        progressed: record.progressed,
+        failureFingerprint: record.failureFingerprint,
+        agentFailed: agent !== undefined && !agent.success,
+        deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
+    };
+}
+const SOURCE_RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
+/** The meter with an earlier job's dollars already spent: the caps and the totals count the whole chain. */
+function withCarriedCost(meter, usd, source) {
+    if (usd <= 0 && source === undefined)
+        return meter;
+    return {
+        spentUsd: () => usd + meter.spentUsd(),
+        runningUsd: () => meter.runningUsd(),
+        source: () => {
+            const own = meter.source();
+            return source !== undefined && SOURCE_RANK[source] > SOURCE_RANK[own] ? source : own;
+        },
+        beginRun: () => meter.beginRun(),
+        observe: usage => meter.observe(usage),
+        endRun: final => meter.endRun(final),
+        onChange: listener => meter.onChange(listener),
+        ...(meter.budgetRefusal ? { budgetRefusal: () => meter.budgetRefusal?.() } : {})
     };
 }
 function updateCost(status, meter) {
@@ -55385,6 +55010,587 @@ function outputRoomOf(stream) {
 
 
 
+;// CONCATENATED MODULE: ./src/report/run-report.ts
+// What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
+// iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
+
+
+/** Where a continued loop goes on, in words: the next run, linked when its address is known. */
+function nextRunWords(continued) {
+    const name = continued.runId !== undefined ? `run ${continued.runId}` : 'the next run of this workflow';
+    return continued.url !== undefined ? `[${name}](${continued.url})` : name;
+}
+/** A delivery that delivered nothing: skipped (a cancelled run), or failed with one problem. */
+function undelivered(branch, why) {
+    if ('skipped' in why)
+        return { branch, pushed: false, problems: [], notes: [], skipped: why.skipped };
+    return { branch, pushed: false, problems: [why.problem], notes: [] };
+}
+// The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
+// The gates' table, start to end, with the clean verification's sentence, is progress.md's too.
+
+const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
+/** The run in one sentence, starting with an emoji a reader can scan. */
+function outcomeSentence(report) {
+    const { status, delivery, task } = report;
+    const name = `**${task.name}**`;
+    const n = status.iterations.length;
+    const reason = status.stopReason;
+    if (report.dryRun)
+        return `🔎 Dry run of ${name}: the inputs and the ralph are valid; no agent ran.`;
+    if (reason === undefined || status.state !== 'finished')
+        return `⏹️ ${name} did not finish (the job was cancelled or killed) after ${pluralIterations(n)}; the record of what ran is in the artifact.`;
+    const pr = delivery.pullRequest;
+    const delivered = pr
+        ? ` and ${pr.operation === 'created' ? 'opened' : 'updated'} pull request [#${pr.number}](${pr.url})`
+        : delivery.pushed && delivery.branch
+            ? ` and pushed branch ${codeCell(delivery.branch)}`
+            : '';
+    const problem = delivery.problems[0];
+    if (delivery.continued && !problem)
+        return `⏩ ${name} ran out of this job's time after ${pluralIterations(n)} with gates still failing; the work is on branch ${codeCell(delivery.branch ?? '')}, and the loop goes on in ${nextRunWords(delivery.continued)}.`;
+    if (reason === 'already_green')
+        return `✅ ${name}: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.`;
+    if (status.success) {
+        const what = reason === 'completed'
+            ? `finished in iteration ${n} (the agent said it was done)`
+            : `passed every gate in iteration ${n}`;
+        if (problem)
+            return `⚠️ ${name} ${what}, but the work was not delivered: ${problem}`;
+        if (delivery.skipped)
+            return `✅ ${name} ${what}; ${delivery.skipped}.`;
+        return `✅ ${name} ${what}${delivered}.`;
+    }
+    // The gates pass but the tag never came: say so, and how to let the gates alone decide (said once here).
+    const noTag = reason === 'max_iterations' && status.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
+    const words = STOP_WORDS[reason];
+    const why = noTag
+        ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${codeCell('completion-tag: none')} lets the gates alone decide)`
+        : words.did(pluralIterations(n));
+    const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
+    const tail = problem
+        ? `; the work was not delivered: ${problem}`
+        : delivered
+            ? `;${delivered.replace(/^ and/, '')}`
+            : '';
+    return `${words.icon} ${name} ${why}${detail}${tail}.`.replace(/\.\.$/, '.');
+}
+/** Protected paths put back before the gates, by iteration; '' when none was. (At most `most` paths each.) */
+function revertList(status, most = 20) {
+    const lines = [];
+    for (const it of status.iterations) {
+        const reverts = it.reverts ?? [];
+        if (reverts.length === 0)
+            continue;
+        const shown = reverts.slice(0, most).map(r => `${codeCell(r.path)} (${r.why})`);
+        const more = reverts.length > most ? `, and ${reverts.length - most} more (in status.json)` : '';
+        lines.push(`- Iteration ${it.iteration}: ${shown.join(', ')}${more}`);
+    }
+    return lines.join('\n');
+}
+/** The heading and the words over revertList, for the summary and the pull request body. */
+const REVERTS_HEADING = '### Protected paths put back';
+const REVERTS_INTRO = 'The agent changed paths that judge its work; the action put them back from the start commit before the gates ran, so none of these changes is delivered.';
+
+;// CONCATENATED MODULE: ./src/trigger/event.ts
+// What started the run, as a discriminated union with type guards: the one parse of GITHUB_EVENT_NAME and
+// its payload, used by the run's context (context.ts) and by the admission (admission.ts). Nothing here
+// trusts the payload's text: it is only typed, never fetched again nor run.
+const isIssueCommentTrigger = (e) => e.name === 'issue_comment';
+const isIssuesTrigger = (e) => e.name === 'issues';
+const isPullRequestTrigger = (e) => e.name === 'pull_request' || e.name === 'pull_request_target';
+const isPushTrigger = (e) => e.name === 'push';
+const isScheduleTrigger = (e) => e.name === 'schedule';
+const isDispatchTrigger = (e) => e.name === 'workflow_dispatch';
+const event_obj = (v) => (v && typeof v === 'object' && !Array.isArray(v) ? v : {});
+const event_str = (v) => (typeof v === 'string' ? v : '');
+const login = (v) => event_str(event_obj(v).login);
+function issueOf(value) {
+    const issue = event_obj(value);
+    return {
+        number: Number(issue.number),
+        title: event_str(issue.title),
+        body: event_str(issue.body),
+        author: login(issue.user),
+        authorType: event_str(event_obj(issue.user).type),
+        isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
+    };
+}
+/** GITHUB_EVENT_NAME and the payload as a typed trigger; payloads missing what a kind needs are unsupported. */
+function parseTriggerEvent(eventName, payloadValue) {
+    const payload = event_obj(payloadValue);
+    const action = event_str(payload.action);
+    const sender = login(payload.sender);
+    switch (eventName) {
+        case 'issue_comment': {
+            const comment = event_obj(payload.comment);
+            if (!payload.issue || !payload.comment)
+                break;
+            return {
+                name: 'issue_comment',
+                action,
+                issue: issueOf(payload.issue),
+                comment: {
+                    id: Number(comment.id),
+                    body: event_str(comment.body),
+                    author: login(comment.user),
+                    authorType: event_str(event_obj(comment.user).type),
+                    createdAt: event_str(comment.created_at),
+                    updatedAt: event_str(comment.updated_at)
+                }
+            };
+        }
+        case 'issues':
+            if (!payload.issue)
+                break;
+            return {
+                name: 'issues',
+                action,
+                issue: issueOf(payload.issue),
+                ...(payload.label ? { label: event_str(event_obj(payload.label).name) } : {}),
+                sender
+            };
+        case 'pull_request':
+        case 'pull_request_target': {
+            const pull = event_obj(payload.pull_request);
+            if (!payload.pull_request)
+                break;
+            const head = event_obj(pull.head);
+            const repo = event_str(event_obj(head.repo).full_name);
+            const baseRef = event_str(event_obj(pull.base).ref);
+            return {
+                name: eventName,
+                action,
+                number: Number(payload.number ?? pull.number),
+                title: event_str(pull.title),
+                body: event_str(pull.body),
+                author: login(pull.user),
+                authorType: event_str(event_obj(pull.user).type),
+                head: { ref: event_str(head.ref), sha: event_str(head.sha), ...(repo ? { repo } : {}) },
+                base: { ref: baseRef },
+                ...(payload.label ? { label: event_str(event_obj(payload.label).name) } : {}),
+                sender
+            };
+        }
+        case 'pull_request_review_comment':
+            return { name: 'pull_request_review_comment', action };
+        case 'push':
+            return { name: 'push', ref: event_str(payload.ref), deleted: payload.deleted === true, sender };
+        case 'schedule':
+            return { name: 'schedule', ...(payload.schedule ? { schedule: event_str(payload.schedule) } : {}) };
+        case 'workflow_dispatch':
+            return { name: 'workflow_dispatch', sender, inputs: event_obj(payload.inputs) };
+    }
+    return { name: 'unsupported', eventName };
+}
+
+;// CONCATENATED MODULE: ./src/trigger/context.ts
+// The run's GitHub context, read once from the runner's environment: where the run is (repository, run id,
+// server), and what started it (the payload, and its typed form from event.ts). Nothing here trusts the
+// payload's text.
+
+
+const context_obj = (value) => value && typeof value === 'object' && !Array.isArray(value) ? value : {};
+const context_str = (value) => (typeof value === 'string' ? value : '');
+function readPayload(file) {
+    if (!file || !(0,external_node_fs_.existsSync)(file))
+        return {};
+    try {
+        return context_obj(JSON.parse((0,external_node_fs_.readFileSync)(file, 'utf8')));
+    }
+    catch {
+        // A broken event file is the runner's problem, not a reason to fail a loop that does not need it.
+        return {};
+    }
+}
+/** Reads the run's context from the runner's environment (GITHUB_* and the event payload file). */
+function readContext(env = process.env) {
+    const eventName = env.GITHUB_EVENT_NAME ?? '';
+    const payload = readPayload(env.GITHUB_EVENT_PATH);
+    const repository = context_obj(payload.repository);
+    const [owner = '', repo = ''] = (env.GITHUB_REPOSITORY ?? context_str(repository.full_name)).split('/');
+    const serverUrl = (env.GITHUB_SERVER_URL || 'https://github.com').replace(/\/+$/, '');
+    const runId = env.GITHUB_RUN_ID ?? '';
+    const runAttempt = env.GITHUB_RUN_ATTEMPT ?? '1';
+    const runUrl = `${serverUrl}/${owner}/${repo}/actions/runs/${runId}` +
+        (runAttempt && runAttempt !== '1' ? `/attempts/${runAttempt}` : '');
+    const defaultBranch = context_str(repository.default_branch);
+    return {
+        eventName,
+        event: parseTriggerEvent(eventName, payload),
+        payload,
+        repo: { owner, repo },
+        serverUrl,
+        apiUrl: (env.GITHUB_API_URL || 'https://api.github.com').replace(/\/+$/, ''),
+        runId,
+        runAttempt,
+        runNumber: env.GITHUB_RUN_NUMBER ?? '',
+        job: env.GITHUB_JOB ?? '',
+        workflow: env.GITHUB_WORKFLOW ?? '',
+        sha: env.GITHUB_SHA ?? '',
+        ref: env.GITHUB_REF ?? '',
+        refName: env.GITHUB_REF_NAME ?? '',
+        headRef: env.GITHUB_HEAD_REF ?? '',
+        baseRef: env.GITHUB_BASE_REF ?? '',
+        actor: env.GITHUB_ACTOR ?? '',
+        workspace: env.GITHUB_WORKSPACE ?? process.cwd(),
+        ...(defaultBranch ? { defaultBranch } : {}),
+        runUrl
+    };
+}
+/** The page of one artifact of this run. */
+function artifactUrl(context, artifactId) {
+    return `${context.serverUrl}/${context.repo.owner}/${context.repo.repo}/actions/runs/${context.runId}/artifacts/${artifactId}`;
+}
+
+;// CONCATENATED MODULE: ./src/github/retry.ts
+// How long delivery may keep trying when GitHub has a bad minute: one set of timings for the API, the push
+// and the artifact upload, a jittered exponential backoff, and a deadline (max-time, during delivery) that no
+// retry starts past. The fault-injection tests shrink every wait with a test-only variable.
+/** Test-only: multiplies every wait (backoffs, retry-after, rate-limit resets), e.g. 0.01. */
+const TEST_WAIT_SCALE = 'RALPH_ACTION_TEST_WAIT_SCALE';
+/** Test-only: one attempt's timeout in ms (API request, artifact upload, a stalled push). */
+const TEST_TIMEOUT_MS = 'RALPH_ACTION_TEST_TIMEOUT_MS';
+function positiveNumber(value) {
+    const n = value === undefined || value.trim() === '' ? NaN : Number(value);
+    return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+/** The production timings, with the test-only variables applied when they are set. */
+function retryTiming(env = process.env) {
+    const scale = Math.min(1, positiveNumber(env[TEST_WAIT_SCALE]) ?? 1);
+    const timeout = positiveNumber(env[TEST_TIMEOUT_MS]);
+    return {
+        attempts: 4,
+        baseDelayMs: 1000 * scale,
+        maxDelayMs: 15_000 * scale,
+        msPerSecond: 1000 * scale,
+        requestTimeoutMs: timeout ?? 20_000,
+        // @actions/artifact retries a 5xx itself, after 3 s and more: an upload gets several request timeouts.
+        uploadTimeoutMs: timeout !== undefined ? timeout * 4 : 5 * 60_000,
+        pushStallSeconds: timeout !== undefined ? Math.max(1, Math.ceil(timeout / 1000)) : 60,
+        boundMs: 2 * 60_000
+    };
+}
+/**
+ * The wait after failed attempt `attempt` (1 = the first): exponential, half of it random, so the jobs of a
+ * matrix that failed together do not retry together.
+ */
+function backoffMs(timing, attempt, random = Math.random) {
+    const exponential = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** (attempt - 1));
+    return Math.round(exponential * (0.5 + random() / 2));
+}
+/**
+ * Whether attempt `attempt + 1` may start after waiting `waitMs`: attempts are left and it starts before the
+ * deadline. A server's wait (retry-after, a rate limit's reset) is honoured however long, within the deadline.
+ */
+function mayRetry(timing, retry, now = Date.now()) {
+    return retry.attempt < timing.attempts && now + retry.waitMs <= retry.deadline;
+}
+/** The wait a `retry-after` header asks for (seconds, or an HTTP date), in ms; undefined without one. */
+function retryAfterMs(timing, value, now = Date.now()) {
+    if (value === undefined || value.trim() === '')
+        return undefined;
+    const seconds = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : (Date.parse(value) - now) / 1000;
+    return Number.isFinite(seconds) ? Math.max(0, Math.round(seconds * timing.msPerSecond)) : undefined;
+}
+const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
+/** "1.2 s" or "350 ms", for the log. */
+function formatWait(ms) {
+    return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+;// CONCATENATED MODULE: ./src/github/client.ts
+
+/**
+ * A request that creates something (a comment, an issue, a pull request) may be carried out by GitHub even
+ * when its answer is lost. Before such a POST is made again, `recover` looks for what it made; when found,
+ * that is the answer, so a retry never makes a second one. Pass as the request's `request` option.
+ */
+function recoverBy(find) {
+    return { recover: find };
+}
+/** A rate limit, which the throttling plugin waits out (and our hook must not retry a second time). */
+function isRateLimit(error) {
+    const headers = error.response?.headers ?? {};
+    return ((error.status === 403 || error.status === 429) &&
+        (/\bsecondary rate\b/i.test(error.message ?? '') || headers['x-ratelimit-remaining'] === '0'));
+}
+/** The wait before retrying after `error`, or undefined when it is not worth another try. */
+function transientWait(error, timing, attempt) {
+    const e = error;
+    if (typeof e?.status !== 'number' || isRateLimit(e))
+        return undefined;
+    // 500 is also what a reset connection or a request without an answer becomes.
+    if (e.status < 500 && e.status !== 429)
+        return undefined;
+    return retryAfterMs(timing, e.response?.headers?.['retry-after']) ?? backoffMs(timing, attempt);
+}
+function describe(error) {
+    const e = error;
+    const said = (e?.message ?? String(error))
+        .split('\n')[0]
+        .replace(/ - https:\/\/\S+$/, '')
+        .slice(0, 160);
+    // A reset connection is fetch's "fetch failed", with the socket's code underneath.
+    const code = e?.cause?.cause?.code ?? e?.cause?.code;
+    if (code && !said.includes(code))
+        return `${said}: ${code}`;
+    return e?.status !== undefined && e.status !== 500 ? `${e.status} ${said}` : said;
+}
+/** `POST /repos/{owner}/{repo}/pulls`, for the log: no host, no query. */
+function requestName(request) {
+    return `${request.method} ${request.url.replace(/^https?:\/\/[^/]+/, '').replace(/\?.*$/, '')}`;
+}
+class NoAnswer extends Error {
+    name = 'NoAnswerError';
+}
+/** Our hook: a timeout on each attempt, then jittered retries of what is transient, within the budget. */
+function transientRetries(timing, budget, log) {
+    return (octokit) => {
+        octokit.hook.wrap('request', async (request, options) => {
+            const what = requestName(options);
+            const deadline = budget.deadline ?? Date.now() + timing.boundMs;
+            const recover = options.request?.recover;
+            // `request: { retries: 0 }` (plugin-retry's spelling): one try, for what the next call supersedes.
+            const attempts = options.request?.retries === 0 ? 1 : timing.attempts;
+            const fetch = options.request?.fetch ?? globalThis.fetch;
+            // Until the answer's headers: a slow body is not a stall.
+            const timed = async (url, init) => {
+                const controller = new AbortController();
+                const timer = setTimeout(() => controller.abort(new NoAnswer(`no answer within ${formatWait(timing.requestTimeoutMs)}`)), timing.requestTimeoutMs);
+                try {
+                    return await fetch(url, { ...init, signal: controller.signal });
+                }
+                finally {
+                    clearTimeout(timer);
+                }
+            };
+            // In place: the token's hook, inside this one, reads the options it was first given.
+            options.request = { ...options.request, fetch: timed };
+            for (let attempt = 1;; attempt++) {
+                try {
+                    return await request(options);
+                }
+                catch (error) {
+                    const wait = transientWait(error, timing, attempt);
+                    if (wait === undefined)
+                        throw error;
+                    const retry = attempt < attempts && mayRetry(timing, { attempt, waitMs: wait, deadline });
+                    if (recover) {
+                        // It may have been made: look before making it again (after a pause, so it shows up in lists).
+                        await sleep(Math.min(wait, Math.max(0, deadline - Date.now())));
+                        // A failed look is no proof that it was not made: no second POST then.
+                        const found = await recover().catch(() => {
+                            throw error;
+                        });
+                        if (found !== undefined) {
+                            log(`${what} failed (${describe(error)}), but GitHub had carried it out: reusing what it made.`);
+                            return { status: 201, url: options.url, headers: {}, data: found };
+                        }
+                        if (!retry)
+                            throw error;
+                        log(`${what} failed (${describe(error)}); it was not carried out, so it is made again (attempt ${attempt + 1} of ${timing.attempts}).`);
+                        continue;
+                    }
+                    if (!retry)
+                        throw error;
+                    log(`${what} failed (${describe(error)}); retrying in ${formatWait(wait)} (attempt ${attempt + 1} of ${timing.attempts}).`);
+                    await sleep(wait);
+                }
+            }
+        });
+    };
+}
+let paced;
+/**
+ * GitHub's guidance against secondary rate limits, as the throttling plugin keeps it: one write a second,
+ * one that notifies people (a comment, an issue, a pull request) every three. Shared by every client.
+ */
+function pacing(Limiter, msPerSecond) {
+    if (paced?.msPerSecond !== msPerSecond)
+        paced = {
+            msPerSecond,
+            write: new Limiter.Group({ id: 'ralph-action-write', maxConcurrent: 1, minTime: msPerSecond }),
+            notifications: new Limiter.Group({
+                id: 'ralph-action-notifications',
+                maxConcurrent: 1,
+                minTime: 3 * msPerSecond
+            })
+        };
+    return paced;
+}
+/** A plugin that refuses every request but a read, before it leaves: `why` says whose rule that is. */
+function readsOnly(why) {
+    return (octokit) => {
+        octokit.hook.before('request', options => {
+            const method = (options.method ?? 'GET').toUpperCase();
+            if (method !== 'GET' && method !== 'HEAD')
+                throw new Error(`${method} ${String(options.url)} was not sent: ${why}`);
+        });
+    };
+}
+/**
+ * An Octokit for `token` that retries as this module says. @actions/github and the throttling plugin are
+ * imported here, on first use (cold start).
+ */
+async function githubClient(token, options = {}) {
+    const [{ getOctokit }, { throttling }, { default: Bottleneck }] = await Promise.all([
+        __nccwpck_require__.e(/* import() */ 351).then(__nccwpck_require__.bind(__nccwpck_require__, 61351)),
+        Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(856)]).then(__nccwpck_require__.bind(__nccwpck_require__, 86856)),
+        __nccwpck_require__.e(/* import() */ 251).then(__nccwpck_require__.t.bind(__nccwpck_require__, 63251, 23))
+    ]);
+    const timing = options.timing ?? retryTiming();
+    const budget = options.budget ?? {};
+    const log = options.log ?? (() => undefined);
+    const rateLimited = (kind) => (retryAfter, request, _octokit, retryCount) => {
+        const what = `GitHub's ${kind} on ${requestName(request)}`;
+        // One try (a tracking comment's progress edit): the next call carries its content; waiting would
+        // only hold up the edits behind it.
+        if (request.request?.retries === 0) {
+            log(`${what} asks for ${retryAfter} s; not waiting, as the next call supersedes this one.`);
+            return false;
+        }
+        const waitMs = retryAfter * timing.msPerSecond;
+        const deadline = budget.deadline ?? Date.now() + timing.boundMs;
+        const wait = retryCount < timing.attempts - 1 && mayRetry(timing, { attempt: 1, waitMs, deadline });
+        log(wait
+            ? `${what}: waiting ${retryAfter} s, as it asks.`
+            : `${what} asks for ${retryAfter} s, more than the time left: not waiting.`);
+        return wait;
+    };
+    return getOctokit(token, {
+        ...(options.baseUrl !== undefined ? { baseUrl: options.baseUrl } : {}),
+        throttle: {
+            onRateLimit: rateLimited('rate limit'),
+            onSecondaryRateLimit: rateLimited('secondary rate limit'),
+            retryAfterBaseValue: timing.msPerSecond,
+            ...pacing(Bottleneck, timing.msPerSecond)
+        }
+    }, 
+    // The throttling plugin wraps ours: a rate limit passes our hook and is waited out once, there.
+    transientRetries(timing, budget, log), throttling, ...(options.readOnly !== undefined ? [readsOnly(options.readOnly)] : []));
+}
+/** The same, made on first use: a step that needs no API never loads @actions/github. */
+function lazyClient(token, options = {}) {
+    let made;
+    return () => (made ??= githubClient(token, options));
+}
+
+;// CONCATENATED MODULE: ./src/github/own-work.ts
+/** The account GITHUB_TOKEN acts as. */
+const GITHUB_ACTIONS_BOT = 'github-actions[bot]';
+/**
+ * Asks GitHub who `octokit`'s token acts as; an installation token, which may not ask, acts as `botLogin`.
+ * Throws when the token is refused altogether (401).
+ */
+async function tokenActor(octokit, botLogin = GITHUB_ACTIONS_BOT) {
+    try {
+        const { data } = await octokit.rest.users.getAuthenticated();
+        return data.type === 'Bot' ? { kind: 'app', login: data.login } : { kind: 'user', login: data.login };
+    }
+    catch (error) {
+        if (error.status === 403)
+            return { kind: 'app', login: botLogin };
+        throw error;
+    }
+}
+/** Whether `author` is exactly the account the token acts as (an App's bot must also be a bot account). */
+function isTokenActor(author, actor) {
+    if (!author?.login || author.login.toLowerCase() !== actor.login.toLowerCase())
+        return false;
+    return actor.kind === 'user' || author.type === 'Bot';
+}
+/** The action's own work: opened by the token's actor, and its body carries the action's marker. */
+function isOwnWork(item, actor, marker) {
+    return isTokenActor(item.user, actor) && (item.body ?? '').includes(marker);
+}
+/** `GET /repos/{owner}/{repo}/branches/{branch}` (read access is enough); undefined when it does not exist. */
+async function branchTip(octokit, repo, branch) {
+    try {
+        const { data } = await octokit.rest.repos.getBranch({ ...repo, branch });
+        return {
+            sha: data.commit.sha,
+            committerEmail: data.commit.commit.committer?.email ?? '',
+            protected: data.protected
+        };
+    }
+    catch (error) {
+        if (error.status === 404)
+            return undefined;
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/security/workflow-commands.ts
+// The Actions runner acts on two forms of workflow command in a step's stdout (actions/runner,
+// ActionCommand.cs): `::name …::data` at the start of a line after leading white space, and the legacy
+// `##[name …]data` anywhere in a line. It splits lines at \r as well as \n. Text the agent, a check or an issue
+// wrote is not ours to turn into commands, with or without a stolen ::stop-commands:: token, so every such
+// text passes through here before it reaches the log: each command form gets a zero-width space inside it.
+const ZWSP = '\u200b';
+// .NET's TrimStart removes every Char.IsWhiteSpace character: JavaScript's \s plus U+0085 (U+FEFF, which \s
+// also holds, is not one of them, so this errs on the safe side).
+const COMMAND_AT_LINE_START = /(^|[\r\n])([\s\u0085]*):(?=:)/g;
+const LEGACY_COMMAND = /##\[/g;
+/**
+ * The text with every workflow command defused, and nothing else changed: a line that would start with
+ * `::` becomes `:\u200b:…`, and every `##[` becomes `##\u200b[`. Feed it whole lines (or whole texts): a
+ * command split across two calls is not seen.
+ */
+function neutralizeWorkflowCommands(text) {
+    return text.replace(COMMAND_AT_LINE_START, `$1$2:${ZWSP}`).replace(LEGACY_COMMAND, `##${ZWSP}[`);
+}
+/** Characters of one line held back at most before they are let out (a line may never end). */
+const MAX_HELD = 64 * 1024;
+/**
+ * neutralizeWorkflowCommands for a stream of chunks: a command split across chunks is caught too. Complete
+ * lines go out at once; the start of a line waits for its end (or for `flush()`, or MAX_HELD characters).
+ */
+class WorkflowCommandFilter {
+    held = '';
+    /** Whether what was let out of the current line so far is white space only (a `::` there would count). */
+    lineBlank = true;
+    /** The text of `chunk` that can go out now, neutralized. */
+    push(chunk) {
+        this.held += chunk;
+        const end = Math.max(this.held.lastIndexOf('\n'), this.held.lastIndexOf('\r'));
+        if (end >= 0) {
+            const out = this.release(this.held.slice(0, end + 1));
+            this.held = this.held.slice(end + 1);
+            this.lineBlank = true;
+            return out;
+        }
+        // A line that does not end: let out all but its last two characters (they may start `##[` or `::`).
+        if (this.held.length <= MAX_HELD)
+            return '';
+        const out = this.release(this.held.slice(0, -2));
+        this.held = this.held.slice(-2);
+        return out;
+    }
+    /**
+     * Everything held back, neutralized: call before writing anything else to the log, and at the end. The
+     * caller ends the line if it was not ended: what is pushed next starts a new one.
+     */
+    flush() {
+        const out = this.release(this.held);
+        this.held = '';
+        this.lineBlank = true;
+        return out;
+    }
+    release(text) {
+        if (text === '')
+            return '';
+        // The middle of a line that already has text: a `::` in it is not at the line's start.
+        const out = this.lineBlank
+            ? neutralizeWorkflowCommands(text)
+            : neutralizeWorkflowCommands(`x${text}`).slice(1);
+        const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+        const tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : text;
+        this.lineBlank = (lastBreak >= 0 || this.lineBlank) && /^[\s\u0085]*$/.test(tail);
+        return out;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/github/comments.ts
 // Every comment the action posts carries a hidden line with a key of its own, so a POST whose answer was
 // lost (a reset, a timeout, a 5xx after the work was done) is found among the issue's comments and reused,
@@ -55442,13 +55648,15 @@ function renderWorking(info, status) {
 function renderFinal(info, outcome) {
     const { status, pullRequest } = outcome;
     const n = status.iterations.length;
-    const headline = outcome.undelivered && status.success
-        ? '⚠️ Every gate passed, but the work was not delivered'
-        : status.stopReason !== undefined
-            ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`
-            : status.state === 'finished'
-                ? '⏹️ Finished'
-                : '⏹️ Cancelled';
+    const headline = outcome.continued
+        ? "⏩ Out of this job's time: the loop goes on in the next run"
+        : outcome.undelivered && status.success
+            ? '⚠️ Every gate passed, but the work was not delivered'
+            : status.stopReason !== undefined
+                ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`
+                : status.state === 'finished'
+                    ? '⏹️ Finished'
+                    : '⏹️ Cancelled';
     const after = status.stopReason === 'already_green' ? '(no agent ran)' : `after ${n} iteration${n === 1 ? '' : 's'}`;
     const pr = pullRequest
         ? ` — pull request #${pullRequest.number} ${pullRequest.operation === 'created' ? 'opened' : 'updated'}: ${pullRequest.url}`
@@ -55873,75 +56081,6 @@ function isFileThrough(p) {
         return false;
     }
 }
-
-;// CONCATENATED MODULE: ./src/report/run-report.ts
-// What a run did, in the words the job summary and the pull request body share: the outcome sentence, the
-// iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
-
-
-// The table, the charts and their small helpers are the run record's too (progress.md): one copy, in loop/.
-// The gates' table, start to end, with the clean verification's sentence, is progress.md's too.
-
-const pluralIterations = (n) => `${n} iteration${n === 1 ? '' : 's'}`;
-/** The run in one sentence, starting with an emoji a reader can scan. */
-function outcomeSentence(report) {
-    const { status, delivery, task } = report;
-    const name = `**${task.name}**`;
-    const n = status.iterations.length;
-    const reason = status.stopReason;
-    if (report.dryRun)
-        return `🔎 Dry run of ${name}: the inputs and the ralph are valid; no agent ran.`;
-    if (reason === undefined || status.state !== 'finished')
-        return `⏹️ ${name} did not finish (the job was cancelled or killed) after ${pluralIterations(n)}; the record of what ran is in the artifact.`;
-    const pr = delivery.pullRequest;
-    const delivered = pr
-        ? ` and ${pr.operation === 'created' ? 'opened' : 'updated'} pull request [#${pr.number}](${pr.url})`
-        : delivery.pushed && delivery.branch
-            ? ` and pushed branch ${codeCell(delivery.branch)}`
-            : '';
-    const problem = delivery.problems[0];
-    if (reason === 'already_green')
-        return `✅ ${name}: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.`;
-    if (status.success) {
-        const what = reason === 'completed'
-            ? `finished in iteration ${n} (the agent said it was done)`
-            : `passed every gate in iteration ${n}`;
-        if (problem)
-            return `⚠️ ${name} ${what}, but the work was not delivered: ${problem}`;
-        if (delivery.skipped)
-            return `✅ ${name} ${what}; ${delivery.skipped}.`;
-        return `✅ ${name} ${what}${delivered}.`;
-    }
-    // The gates pass but the tag never came: say so, and how to let the gates alone decide (said once here).
-    const noTag = reason === 'max_iterations' && status.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
-    const words = STOP_WORDS[reason];
-    const why = noTag
-        ? `used all ${pluralIterations(n)}: its gates pass, but the agent never gave the completion tag (the input ${codeCell('completion-tag: none')} lets the gates alone decide)`
-        : words.did(pluralIterations(n));
-    const detail = status.stopDetail && !noTag ? ` (${status.stopDetail.replace(/\.$/, '')})` : '';
-    const tail = problem
-        ? `; the work was not delivered: ${problem}`
-        : delivered
-            ? `;${delivered.replace(/^ and/, '')}`
-            : '';
-    return `${words.icon} ${name} ${why}${detail}${tail}.`.replace(/\.\.$/, '.');
-}
-/** Protected paths put back before the gates, by iteration; '' when none was. (At most `most` paths each.) */
-function revertList(status, most = 20) {
-    const lines = [];
-    for (const it of status.iterations) {
-        const reverts = it.reverts ?? [];
-        if (reverts.length === 0)
-            continue;
-        const shown = reverts.slice(0, most).map(r => `${codeCell(r.path)} (${r.why})`);
-        const more = reverts.length > most ? `, and ${reverts.length - most} more (in status.json)` : '';
-        lines.push(`- Iteration ${it.iteration}: ${shown.join(', ')}${more}`);
-    }
-    return lines.join('\n');
-}
-/** The heading and the words over revertList, for the summary and the pull request body. */
-const REVERTS_HEADING = '### Protected paths put back';
-const REVERTS_INTRO = 'The agent changed paths that judge its work; the action put them back from the start commit before the gates ran, so none of these changes is delivered.';
 
 ;// CONCATENATED MODULE: ./src/report/pr-body.ts
 // The pull request's title and body: what was asked, the iteration table, the gates, the cost, links to the
@@ -57632,9 +57771,14 @@ function readInputs(env = process.env) {
         allowEnv: read.list('allow-env'),
         isolation,
         agentUser,
-        agentMaxProcesses
+        agentMaxProcesses,
+        continueJobs: read.positiveInteger('continue-jobs') ?? 1
     };
+    const resume = read.text('resume');
+    if (resume !== undefined && !/^[1-9][0-9]{0,19}$/.test(resume))
+        throw new InputError(`Input 'resume' must be the run id of the chain's previous run (digits, as \${{ github.run_id }} gives it), got ${inputs_quote(resume)}.`);
     const optional = {
+        resume,
         ralph,
         prompt,
         agent,
@@ -57663,6 +57807,11 @@ function readInputs(env = process.env) {
     for (const [key, value] of Object.entries(optional))
         if (value !== undefined)
             inputs[key] = value;
+    const chained = inputs.continueJobs > 1 || inputs.resume !== undefined;
+    if (chained && mode !== 'run')
+        throw new InputError(`Inputs 'continue-jobs' and 'resume' work in mode: run only (a loop in two-job mode, mode: ${mode}, is one job long).`);
+    if (chained && !inputs.uploadArtifacts)
+        throw new InputError("Inputs 'continue-jobs' and 'resume' need upload-artifacts: true: the next run goes on from this run's record artifact.");
     const delivers = inputs.openPr || inputs.onFailure !== 'none';
     if (!inputs.dryRun && delivers && !inputs.githubToken && !inputs.pushToken)
         throw new InputError("Input 'github-token' is empty: leave it at its default (${{ github.token }}) or pass a token, or set open-pr: false and on-failure: none.");
@@ -57699,7 +57848,8 @@ function listInputs(read) {
         allowEnv: [],
         isolation: 'none',
         agentUser: DEFAULT_AGENT_USER,
-        agentMaxProcesses: DEFAULT_AGENT_MAX_PROCESSES
+        agentMaxProcesses: DEFAULT_AGENT_MAX_PROCESSES,
+        continueJobs: 1
     };
 }
 /** `protected-paths`: globs one a line or comma separated (a comma inside `{a,b}` is the glob's); undefined when empty. */
@@ -57748,6 +57898,277 @@ function modelProxyInputs(given) {
             throw new InputError(error.message.replace(/^The setting/, 'Input'));
         throw error;
     }
+}
+
+;// CONCATENATED MODULE: ./src/action/chain.ts
+// Continuation across jobs (`continue-jobs`, `resume`): a loop that runs out of max-time with its gates still
+// failing goes on in another run of the same workflow. This job pushes its work to the loop's branch, writes
+// `continuation.json` into its record, uploads the record and dispatches the next run with `resume` = its
+// run id. The next run checks that run before any agent runs (same workflow, same repository, not a fork,
+// the branch's tip the one handed over, jobs left), takes the record's state, and goes on.
+
+
+
+
+
+
+const CONTINUATION_FILE = 'continuation.json';
+/** The most bytes of continuation.json and of the earlier status.json read. */
+const MOST_RECORD_BYTES = 64 * 1024 * 1024;
+const isRecord = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isSha = (value) => typeof value === 'string' && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(value);
+const isCount = (value) => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+const isDollars = (value) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+/** This run as a chain names it. */
+function chainRun(context) {
+    return { id: String(context.runId), attempt: String(context.runAttempt || '1'), url: context.runUrl };
+}
+/** Why continuation.json cannot be what a run of this action wrote, or undefined. */
+function malformedContinuation(value) {
+    if (!isRecord(value))
+        return 'it is not a JSON object';
+    if (value.version !== 1)
+        return `version ${JSON.stringify(value.version)} is not 1`;
+    for (const key of ['repository', 'runId', 'runAttempt', 'ralph', 'branch', 'base'])
+        if (typeof value[key] !== 'string' || value[key] === '')
+            return `${key} is not a name`;
+    if (!isCount(value.workflowId))
+        return 'workflowId is not a number';
+    if (!isSha(value.start) || !isSha(value.head))
+        return 'start or head is not a commit';
+    if (!isRecord(value.trigger) || value.trigger.kind !== 'run')
+        return 'trigger is not a run';
+    if (typeof value.hunt !== 'boolean')
+        return 'hunt is not true or false';
+    if (value.tracking !== undefined) {
+        const t = value.tracking;
+        if (!isRecord(t) || !isCount(t.issueNumber) || !isCount(t.commentId))
+            return 'tracking is not a comment';
+    }
+    if (!Array.isArray(value.jobs) || value.jobs.length === 0)
+        return 'jobs is empty';
+    for (const job of value.jobs) {
+        if (!isRecord(job) || !isRecord(job.run) || typeof job.run.id !== 'string')
+            return 'a job has no run';
+        if (!isCount(job.iterations) || !isDollars(job.costUsd) || !isCount(job.durationMs))
+            return `job ${String(job.run.id)}'s figures are not numbers`;
+    }
+    return undefined;
+}
+/** Why the earlier status.json cannot carry a loop on, or undefined. */
+function malformedStatus(value) {
+    if (!isRecord(value) || value.state !== 'finished')
+        return 'it is not a finished loop';
+    if (!Array.isArray(value.iterations))
+        return 'it has no iterations';
+    const cost = value.cost;
+    if (!isRecord(cost) || !isDollars(cost.totalUsd))
+        return 'its cost is not a number';
+    if (!isRecord(value.start) || !isSha(value.start.commit))
+        return 'it has no start commit';
+    return undefined;
+}
+/**
+ * Whether this job hands its loop on: it stopped on max-time with gates failing, and the chain has jobs,
+ * iterations and dollars left. Answers why not, for the log, when it could have.
+ */
+function continuesIn(inputs, result, jobsSoFar, onPersonsPr) {
+    if (inputs.continueJobs <= 1 || result.success || result.stopReason !== 'timeout')
+        return { continues: false };
+    if (jobsSoFar >= inputs.continueJobs)
+        return { continues: false, why: `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)` };
+    if (result.iterations.length >= inputs.maxIterations)
+        return {
+            continues: false,
+            why: `the chain has run its ${inputs.maxIterations} iterations (max-iterations)`
+        };
+    if (inputs.maxCostUsd !== undefined && result.cost.totalUsd >= inputs.maxCostUsd)
+        return { continues: false, why: `the chain has spent its $${inputs.maxCostUsd} (max-cost)` };
+    if (onPersonsPr)
+        return {
+            continues: false,
+            why: "a loop on a person's pull request branch does not go on in another run (unverified work is never pushed there)"
+        };
+    return { continues: true };
+}
+/** The workflow this run belongs to, as GitHub numbers it. */
+async function workflowOf(octokit, context, runId) {
+    try {
+        const { data } = await octokit.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}', {
+            ...context.repo,
+            run_id: Number(runId)
+        });
+        return {
+            workflowId: data.workflow_id,
+            path: data.path ?? '',
+            repository: data.repository.full_name,
+            headRepository: data.head_repository?.full_name ?? '',
+            headBranch: data.head_branch ?? ''
+        };
+    }
+    catch (error) {
+        if (error.status === 404)
+            return undefined;
+        throw error;
+    }
+}
+/** continuation.json for this job, which hands its loop on. */
+function continuation(facts) {
+    return { version: 1, ...facts };
+}
+/** Writes continuation.json into the record, before it is uploaded. */
+function writeContinuation(recordDir, value) {
+    (0,external_node_fs_.writeFileSync)(external_node_path_default().join(recordDir, CONTINUATION_FILE), `${JSON.stringify(value, null, 2)}\n`);
+}
+/** This run's workflow id (the next run is dispatched on it). */
+async function ownWorkflow(octokit, context) {
+    const own = await workflowOf(octokit, context, context.runId);
+    if (!own)
+        throw new Error(`GitHub does not know this run (${context.runId}) in ${context.repo.owner}/${context.repo.repo}`);
+    return own.workflowId;
+}
+/**
+ * Dispatches the next run of this workflow on this run's ref, with `resume` = this run's id and the dispatch
+ * inputs this run had. Answers its id and address when GitHub says them.
+ */
+async function dispatchNext(octokit, context, workflowId) {
+    const given = isRecord(context.payload.inputs) ? context.payload.inputs : {};
+    const inputs = {};
+    for (const [name, value] of Object.entries(given))
+        if (name !== 'resume' && value !== null && value !== undefined)
+            inputs[name] = String(value);
+    inputs.resume = String(context.runId);
+    try {
+        // return_run_details (2025): GitHub answers 200 with the new run's id and address instead of 204.
+        const request = octokit.request;
+        const response = await request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
+            ...context.repo,
+            workflow_id: workflowId,
+            ref: context.ref,
+            inputs,
+            return_run_details: true
+        });
+        const data = (response.data ?? {});
+        return {
+            ...(data.workflow_run_id !== undefined ? { runId: String(data.workflow_run_id) } : {}),
+            ...(data.html_url !== undefined ? { url: data.html_url } : {})
+        };
+    }
+    catch (error) {
+        const status = error.status;
+        const said = error.message.split('\n')[0];
+        if (status === 403)
+            throw new Error(`the job token may not start workflows (${said}): give the job permissions: actions: write`, { cause: error });
+        if (status === 422)
+            throw new Error(`GitHub refused to dispatch the workflow on ${context.ref} (${said}): it needs on: workflow_dispatch with an input named resume (see examples/workflows/long-loop.yml)`, { cause: error });
+        throw new Error(`the next run could not be dispatched: ${said}`, { cause: error });
+    }
+}
+function scratch(prefix) {
+    return (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), prefix));
+}
+/** The run record artifacts of `runId`: the usual name (any attempt), or artifact-name's. */
+function recordArtifact(name, runId, artifactName) {
+    if (artifactName !== undefined)
+        return name === artifactName || name.startsWith(`${artifactName}-`);
+    return name.startsWith('ralph-') && new RegExp(`-${runId}-[0-9]+$`).test(name);
+}
+/**
+ * The run `resume` names, checked and read: answers what it handed over, or one line saying why this job
+ * cannot go on from it (nothing has run then).
+ */
+async function resumeFrom(inputs, context, clients) {
+    const id = inputs.resume;
+    const repository = `${context.repo.owner}/${context.repo.repo}`;
+    const refused = (why) => ({
+        refused: `Cannot resume run ${id}: ${why}. No agent ran.`
+    });
+    if (context.eventName !== 'workflow_dispatch')
+        return refused(`resume is set on a ${context.eventName} run; only a workflow_dispatch run (the one the chain's previous job dispatches) resumes a loop`);
+    if (id === String(context.runId))
+        return refused('it is this run');
+    const octokit = await clients.octokit();
+    const earlier = await workflowOf(octokit, context, id);
+    if (!earlier)
+        return refused(`${repository} has no such run`);
+    const own = await workflowOf(octokit, context, context.runId);
+    if (!own)
+        return refused(`GitHub does not know this run (${context.runId})`);
+    if (earlier.repository !== repository)
+        return refused(`it is a run of ${earlier.repository}, not of ${repository}`);
+    if (earlier.headRepository !== repository)
+        return refused(`it ran on a fork's code (${earlier.headRepository || 'an unknown repository'}), not ${repository}'s`);
+    if (earlier.workflowId !== own.workflowId)
+        return refused(`it is a run of another workflow (${earlier.path || earlier.workflowId}), not of ${own.path || own.workflowId}`);
+    const dir = scratch('ralph-resumed-');
+    const found = [];
+    try {
+        const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
+        const client = new DefaultArtifactClient();
+        const findBy = {
+            token: inputs.githubToken,
+            workflowRunId: Number(id),
+            repositoryOwner: context.repo.owner,
+            repositoryName: context.repo.repo
+        };
+        const { artifacts } = await client.listArtifacts({ findBy });
+        const records = artifacts.filter(a => recordArtifact(a.name, id, inputs.artifactName));
+        for (const artifact of records) {
+            const into = external_node_path_default().join(dir, String(artifact.id));
+            // Its unzip calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
+            const warned = process.noDeprecation;
+            process.noDeprecation = true;
+            try {
+                await client.downloadArtifact(artifact.id, { path: into, findBy });
+            }
+            finally {
+                process.noDeprecation = warned === true;
+            }
+            if (!(0,external_node_fs_.readdirSync)(into).includes(CONTINUATION_FILE))
+                continue;
+            const parsed = JSON.parse(readRegularFile(external_node_path_default().join(into, CONTINUATION_FILE), MOST_RECORD_BYTES).toString('utf8'));
+            const problem = malformedContinuation(parsed);
+            if (problem)
+                throw new Error(`its ${CONTINUATION_FILE} cannot be read (${problem})`);
+            const status = JSON.parse(readRegularFile(external_node_path_default().join(into, STATUS_FILE), MOST_RECORD_BYTES).toString('utf8'));
+            const bad = malformedStatus(status);
+            if (bad)
+                throw new Error(`its ${STATUS_FILE} cannot carry the loop on (${bad})`);
+            found.push({ continuation: parsed, status: status, dir: into });
+        }
+    }
+    catch (error) {
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        return refused(error.message.split('\n')[0]);
+    }
+    const mine = inputs.ralph !== undefined && found.length > 1
+        ? found.filter(f => inputs.ralph?.includes(f.continuation.ralph))
+        : found;
+    if (mine.length !== 1) {
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        return refused(mine.length === 0
+            ? 'its record holds no continuation (it did not hand its loop on: it finished, failed, was cancelled, or its record was not uploaded)'
+            : `it handed on ${mine.length} loops, and a run goes on with one`);
+    }
+    const resumed = mine[0];
+    const { continuation: c } = resumed;
+    const theirs = c.repository !== repository
+        ? `its continuation is ${c.repository}'s`
+        : c.runId !== id
+            ? `its continuation was made by run ${c.runId}`
+            : c.workflowId !== own.workflowId
+                ? "its continuation is another workflow's"
+                : c.jobs.length >= inputs.continueJobs
+                    ? `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)`
+                    : resumed.status.start.commit !== c.start
+                        ? 'its record and its continuation disagree on where the loop started'
+                        : undefined;
+    if (theirs) {
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        return refused(theirs);
+    }
+    core/* info */.pq(`Resuming run ${id}: ${c.ralph} on ${c.branch} at ${c.head.slice(0, 12)}, job ${c.jobs.length + 1} of at most ${inputs.continueJobs}, after ${resumed.status.iterations.length} iteration(s) and $${resumed.status.cost.totalUsd.toFixed(4)}.`);
+    return resumed;
 }
 
 ;// CONCATENATED MODULE: ./src/action/plan.ts
@@ -58157,6 +58578,7 @@ function scrubOwnEnvironment() {
 
 
 
+
 function projectRootOf(context, inputs) {
     const root = external_node_path_default().resolve(context.workspace, inputs.workingDirectory);
     try {
@@ -58309,6 +58731,20 @@ async function admit() {
     if (inputs.mode === 'list')
         return { end: listMode(inputs, context) };
     const clients = clientsFor(inputs);
+    if (inputs.resume !== undefined) {
+        // A chain's next run: what started the chain was admitted by its first run; this one checks that run.
+        const resumed = await resumeFrom(inputs, context, clients);
+        if ('refused' in resumed)
+            return { end: { failure: { message: resumed.refused }, finished: true } };
+        const { continuation } = resumed;
+        const trigger = {
+            ...continuation.trigger,
+            branch: continuation.branch,
+            base: continuation.base,
+            continueBranch: true
+        };
+        return { inputs, context, clients, trigger, hunt: continuation.hunt, resumed };
+    }
     const decided = await decide(inputs, context, clients);
     if (ending_ended(decided))
         return decided;
@@ -58909,6 +59345,7 @@ async function endAfterKilledMain(state) {
 
 
 
+
 const REMOTE = 'origin';
 /** The repository's top folder for the project root; throws a one-line error outside a repository. */
 async function workTreeOf(projectRoot) {
@@ -58958,7 +59395,13 @@ async function startTracking(planned, branch) {
         ...(plan.trigger?.actor ? { actor: plan.trigger.actor.login } : {}),
         maxIterations: plan.inputs.maxIterations
     };
-    const tracking = await TrackingComment.create(await clients.octokit(), { ...plan.context.repo, issueNumber }, info, m => core/* warning */.$e(m));
+    // A chain keeps one comment: a resumed run edits the one its first run posted.
+    const chained = plan.resume?.tracking;
+    const tracking = chained && chained.issueNumber === issueNumber
+        ? TrackingComment.attach(await clients.octokit(), { ...plan.context.repo, issueNumber }, info, chained.commentId, m => core/* warning */.$e(m))
+        : await TrackingComment.create(await clients.octokit(), { ...plan.context.repo, issueNumber }, info, m => core/* warning */.$e(m));
+    if (tracking && chained)
+        await tracking.update(startingStatus());
     if (tracking)
         saveState('tracking', JSON.stringify({ issueNumber, commentId: tracking.id, ...info }));
     return tracking;
@@ -58989,6 +59432,12 @@ async function prepare(planned) {
             ...baseOf(plan),
             log: message => core/* info */.pq(message)
         });
+        // A chain goes on from exactly the commit its previous run pushed: anything else is someone else's.
+        const handed = plan.resume;
+        if (handed && branch.remoteSha !== handed.head) {
+            await restoreCheckout(workTree, branch);
+            throw new Error(`${branch.branch} moved since run ${handed.runId} handed it over: its tip is ${branch.remoteSha?.slice(0, 12) ?? 'gone'}, not ${handed.head.slice(0, 12)}, so the chain stops here (no agent ran)`);
+        }
         // The identity GitHub shows for commits made by GITHUB_TOKEN; create-pull-request uses it too.
         identity = await configureIdentity(workTree, GITHUB_ACTIONS_IDENTITY);
         core/* info */.pq(`${branch.continued ? 'Continuing' : 'Created'} branch ${branch.branch} from ${branch.base} (${branch.baseSha.slice(0, 12)}).`);
@@ -59017,6 +59466,7 @@ async function prepare(planned) {
 // Step 5, deliver: what the inputs say to do with the work for this outcome (a pure decision, tested with a
 // table), then the push and the pull request. Known failures come back as sentences with their fix (for
 // setFailed and the summary), never as stack traces. The checkout is given back whatever happened.
+
 
 
 
@@ -59088,7 +59538,7 @@ async function protectedPathsDelivered(workTree, result) {
  * Push and open or update the pull request, as the inputs say for this outcome. `head` is the commit to
  * deliver when it is not the work tree's HEAD (the deliver job of two-job mode, whose tree stays on the base).
  */
-async function deliverWork(prepared, result, head) {
+async function deliverWork(prepared, result, head, decided) {
     const { plan, workTree, branch, clients } = prepared;
     const { inputs } = plan;
     const delivery = {
@@ -59100,16 +59550,17 @@ async function deliverWork(prepared, result, head) {
     const commit = head ?? (await new repo_GitRepo(workTree).commitOf('HEAD'));
     if (commit)
         delivery.commit = commit;
-    const decision = decideDelivery({
-        stopReason: result.stopReason,
-        success: result.success,
-        ...(plan.pr ? { pr: plan.pr.number } : {}),
-        addedNoCommits: commit !== undefined && commit === branch.remoteSha,
-        openPr: inputs.openPr,
-        onFailure: inputs.onFailure,
-        draft: inputs.draft,
-        branch: branch.branch
-    });
+    const decision = decided ??
+        decideDelivery({
+            stopReason: result.stopReason,
+            success: result.success,
+            ...(plan.pr ? { pr: plan.pr.number } : {}),
+            addedNoCommits: commit !== undefined && commit === branch.remoteSha,
+            openPr: inputs.openPr,
+            onFailure: inputs.onFailure,
+            draft: inputs.draft,
+            branch: branch.branch
+        });
     if (!decision.push) {
         delivery.skipped = decision.skipped;
         return delivery;
@@ -59228,18 +59679,15 @@ async function deliverWork(prepared, result, head) {
     }
     return delivery;
 }
-/** Delivers the loop's work (nothing when the run was cancelled), then gives the checkout back. */
-async function deliver(prepared, result, cancelled) {
+/**
+ * Delivers the loop's work (nothing when the run was cancelled), then gives the checkout back. `decided`
+ * overrides what the inputs would decide (a loop that goes on in another run pushes, and opens no PR).
+ */
+async function deliver(prepared, result, cancelled, decided) {
     const { workTree, branch, identity } = prepared;
     let delivery;
     if (cancelled)
-        delivery = {
-            branch: branch.branch,
-            pushed: false,
-            problems: [],
-            notes: [],
-            skipped: 'the run was cancelled, so nothing was pushed'
-        };
+        delivery = undelivered(branch.branch, { skipped: 'the run was cancelled, so nothing was pushed' });
     else {
         const moved = await branchMovedDuringLoop(workTree, branch.branch, result);
         try {
@@ -59248,15 +59696,10 @@ async function deliver(prepared, result, cancelled) {
             const touched = await protectedPathsDelivered(workTree, result);
             if (touched)
                 throw new Error(touched);
-            delivery = await deliverWork(prepared, result);
+            delivery = await deliverWork(prepared, result, undefined, decided);
         }
         catch (error) {
-            delivery = {
-                branch: branch.branch,
-                pushed: false,
-                problems: [`delivery failed: ${error.message}`],
-                notes: []
-            };
+            delivery = undelivered(branch.branch, { problem: `delivery failed: ${error.message}` });
         }
     }
     await identity.restore().catch(() => undefined);
@@ -59269,7 +59712,6 @@ async function deliver(prepared, result, cancelled) {
 // asks of one before anything of it is pushed. A bundle is data from a job the agent ran in: its header is
 // parsed here (never trusted to git's own reading first), its objects are fetched with fsck on, and the range
 // it carries is read from the object store by the hermetic git (no checkout, no filter, no hook).
-
 
 
 
@@ -59353,10 +59795,10 @@ async function unbundleStrict(workTree, file, header, head) {
     if (made.stdout.trim() !== 'commit')
         throw new Error(`the bundle holds no commit ${head}`);
 }
-const store = (workTree, args, input) => gitBytes(workTree, args, { env: hermeticGitEnvironment(), ...(input !== undefined ? { input } : {}) });
 /** The commits of `base..head`, oldest first, with their parents and changes (at most MOST_DELIVERED_COMMITS + 1). */
 async function rangeCommits(workTree, base, head) {
-    const listed = await store(workTree, [
+    const repo = new repo_GitRepo(workTree);
+    const listed = await repo.bytes([
         'rev-list',
         '--reverse',
         '--parents',
@@ -59375,7 +59817,7 @@ async function rangeCommits(workTree, base, head) {
         if (parent === undefined || commit.parents.length > 1)
             continue;
         // :<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0, one pair a changed file.
-        const raw = await store(workTree, ['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit.sha]);
+        const raw = await repo.bytes(['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit.sha]);
         const fields = raw.toString('utf8').split('\0');
         for (let i = 0; i + 1 < fields.length; i += 2) {
             const [, mode, , oid, status] = fields[i].replace(/^:/, '').split(' ');
@@ -59390,7 +59832,7 @@ async function blobSizes(workTree, oids) {
     const sizes = new Map();
     if (unique.length === 0)
         return sizes;
-    const out = await store(workTree, ['cat-file', '--batch-check=%(objectname) %(objectsize)'], unique.join('\n') + '\n');
+    const out = await new repo_GitRepo(workTree).bytes(['cat-file', '--batch-check=%(objectname) %(objectsize)'], unique.join('\n') + '\n');
     for (const line of out.toString('utf8').split('\n')) {
         const [oid, size] = line.split(' ');
         if (oid && size && /^\d+$/.test(size))
@@ -59523,6 +59965,7 @@ async function uploadArtifact(recordDir, name, options = {}) {
 
 
 
+
 const HANDOVER_FILE = 'delivery.json';
 const BUNDLE_FILE = 'delivery.bundle';
 /** The most a manifest may weigh: the loop's result with its iterations, never its logs. */
@@ -59551,7 +59994,7 @@ function deliveryArtifactName(plan) {
     return safeArtifactName(`ralph-delivery-${plan.ralph.name}-${plan.context.runId}-${plan.context.runAttempt}`);
 }
 /** The work folder of a handover, under RUNNER_TEMP: the action's own, removed when the step is done. */
-function scratch(prefix) {
+function handover_scratch(prefix) {
     return (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), prefix));
 }
 async function packHandover(prepared, result) {
@@ -59593,7 +60036,7 @@ async function packHandover(prepared, result) {
         notes: delivery.notes,
         trigger: triggerFacts(prepared)
     };
-    const dir = scratch('ralph-delivery-');
+    const dir = handover_scratch('ralph-delivery-');
     try {
         if (carries)
             await createBundle(workTree, external_node_path_default().join(dir, BUNDLE_FILE), branch.branch, start, head);
@@ -59622,13 +60065,7 @@ async function handOver(prepared, result, cancelled) {
     let handed;
     if (cancelled)
         handed = {
-            delivery: {
-                branch: branch.branch,
-                pushed: false,
-                problems: [],
-                notes: [],
-                skipped: 'the run was cancelled, so nothing was handed over'
-            }
+            delivery: undelivered(branch.branch, { skipped: 'the run was cancelled, so nothing was handed over' })
         };
     else
         try {
@@ -59636,12 +60073,7 @@ async function handOver(prepared, result, cancelled) {
         }
         catch (error) {
             handed = {
-                delivery: {
-                    branch: branch.branch,
-                    pushed: false,
-                    problems: [`the handover failed: ${error.message}`],
-                    notes: []
-                }
+                delivery: undelivered(branch.branch, { problem: `the handover failed: ${error.message}` })
             };
         }
     await identity.restore().catch(() => undefined);
@@ -59704,7 +60136,7 @@ async function receive(planned) {
     const name = inputs.delivery;
     if (name === undefined)
         return handover_refused('There is no delivery to deliver: the agent job set no delivery output (it ended before its loop did; its log says why). Nothing was pushed.');
-    const dir = scratch('ralph-received-');
+    const dir = handover_scratch('ralph-received-');
     try {
         const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
         const client = new DefaultArtifactClient();
@@ -60519,6 +60951,7 @@ function renderSummary(report) {
             ? `[Pull request #${delivery.pullRequest.number}](${delivery.pullRequest.url})`
             : undefined,
         delivery.branch && delivery.pushed ? `branch ${codeCell(delivery.branch)}` : undefined,
+        delivery.continued ? `the loop goes on in ${nextRunWords(delivery.continued)}` : undefined,
         links.artifact
             ? `[Run record${links.artifactName ? ` (${codeCell(links.artifactName)})` : ''}](${links.artifact})`
             : undefined,
@@ -60971,6 +61404,7 @@ async function findFailureReport(octokit, target) {
 
 
 
+
 function outputsOf(result, delivery, artifactId, handedOver) {
     return {
         'stop-reason': result.stopReason,
@@ -60991,6 +61425,9 @@ function outputsOf(result, delivery, artifactId, handedOver) {
         'artifact-id': artifactId !== undefined ? String(artifactId) : '',
         // mode: agent's handover, for the deliver job's `delivery` input.
         delivery: handedOver ?? '',
+        // continue-jobs: the loop goes on in another run.
+        continued: String(delivery.continued !== undefined),
+        'continued-run': delivery.continued?.runId ?? '',
         // mode: list's outputs, empty in a run.
         matrix: '',
         count: ''
@@ -61000,7 +61437,9 @@ function outputsOf(result, delivery, artifactId, handedOver) {
 function failureLine(result, delivery, artifactName) {
     if (result.stopReason === 'cancelled')
         return `The loop was cancelled: ${result.stopDetail}.`;
-    if (!result.success) {
+    if (delivery.continuationFailed)
+        return `The loop ran out of this job's time and could not go on in another run: ${delivery.continuationFailed}.${delivery.pushed && delivery.branch ? ` The work is on branch ${delivery.branch}.` : ''}`;
+    if (!result.success && !(delivery.continued && delivery.problems.length === 0)) {
         const record = artifactName ? ` The run record is the artifact ${artifactName}.` : '';
         const noTag = result.iterations.at(-1)?.verdict === 'checks_passed_no_tag';
         const why = noTag
@@ -61008,6 +61447,8 @@ function failureLine(result, delivery, artifactName) {
             : (STOP_WORDS[result.stopReason].failure ?? 'The loop did not succeed');
         return `${why} (${result.stopReason}): ${result.stopDetail.replace(/\.$/, '')}.${record}`;
     }
+    if (delivery.continued && delivery.problems.length === 0)
+        return undefined;
     if (delivery.problems.length > 0)
         return `Every gate passed, but the work was not delivered: ${delivery.problems[0]}`;
     return undefined;
@@ -61042,7 +61483,7 @@ async function reportHunt({ plan }, result, delivery, clients) {
         core/* warning */.$e(`The hunt's failure report could not be written: ${error.message}`);
     }
 }
-async function report(prepared, looped, delivery, cancelled, handedOver) {
+async function report(prepared, looped, delivery, cancelled, handedOver, afterUpload) {
     const { plan, tracking, clients, hunt } = prepared;
     const { result } = looped;
     if (cancelled) {
@@ -61054,18 +61495,6 @@ async function report(prepared, looped, delivery, cancelled, handedOver) {
             finished: false
         };
     }
-    if (tracking) {
-        await looped.followed();
-        const note = delivery.problems[0] ?? delivery.skipped;
-        await tracking.finalise({
-            status: result,
-            ...(delivery.pullRequest ? { pullRequest: delivery.pullRequest } : {}),
-            ...(note ? { note } : {}),
-            ...(delivery.problems.length > 0 ? { undelivered: true } : {})
-        });
-    }
-    if (hunt && prepared.inputs.reportIssue && clients.mayWrite)
-        await reportHunt(prepared, result, delivery, clients);
     const links = { run: plan.context.runUrl, artifactName: plan.artifactName };
     let artifactId;
     if (plan.inputs.uploadArtifacts) {
@@ -61085,6 +61514,23 @@ async function report(prepared, looped, delivery, cancelled, handedOver) {
             links.recordNotUploaded = `${upload.failed}; it stays on the runner at ${plan.config.recordDir} until the job ends`;
         }
     }
+    if (afterUpload)
+        delivery = await afterUpload(delivery, links.artifactName !== undefined && !links.recordNotUploaded);
+    if (tracking) {
+        await looped.followed();
+        const note = delivery.problems[0] ??
+            (delivery.continued ? `The loop goes on in ${nextRunWords(delivery.continued)}.` : delivery.skipped);
+        await tracking.finalise({
+            status: result,
+            ...(delivery.pullRequest ? { pullRequest: delivery.pullRequest } : {}),
+            ...(note ? { note } : {}),
+            ...(delivery.problems.length > 0 ? { undelivered: true } : {}),
+            ...(delivery.continued && delivery.problems.length === 0 ? { continued: true } : {})
+        });
+    }
+    // A chain that goes on is not over: its last job reports the hunt.
+    if (hunt && prepared.inputs.reportIssue && clients.mayWrite && !delivery.continued)
+        await reportHunt(prepared, result, delivery, clients);
     try {
         await writeSummary({ status: result, task: plan.task, links, base: prepared.branch.base, delivery });
         saveState('summaryWritten', true);
@@ -61119,6 +61565,8 @@ async function report(prepared, looped, delivery, cancelled, handedOver) {
 
 
 
+
+
 async function pipeline(signal) {
     const admitted = await admit();
     if (ending_ended(admitted))
@@ -61128,10 +61576,18 @@ async function pipeline(signal) {
         return planned.end;
     if (planned.inputs.mode === 'deliver')
         return deliverJob(planned, signal);
+    if (planned.resumed) {
+        const refused = carryOn(planned, planned.resumed);
+        if (refused)
+            return refused;
+    }
     const prepared = await prepare(planned);
     if (ending_ended(prepared))
         return prepared.end;
-    const looped = await loop(prepared, signal);
+    const looped = await loop(prepared, signal).finally(() => {
+        if (planned.resumed)
+            (0,external_node_fs_.rmSync)(planned.resumed.dir, { recursive: true, force: true });
+    });
     // Cancellation is decided here alone, before the delivery (nothing is pushed) and after it: a SIGTERM during
     // the push or the pull request leaves the comment, the upload and the summary to post.
     const cancelled = () => signal.aborted || looped.result.stopReason === 'cancelled';
@@ -61140,8 +61596,97 @@ async function pipeline(signal) {
         const handed = await handOver(prepared, looped.result, cancelled());
         return report(prepared, looped, handed.delivery, cancelled(), handed.artifact);
     }
+    const next = cancelled()
+        ? { continues: false }
+        : continuesIn(planned.inputs, looped.result, (planned.resumed?.continuation.jobs.length ?? 0) + 1, planned.plan.pr !== undefined);
+    if (!next.continues && 'why' in next && next.why !== undefined && !looped.result.success)
+        core/* info */.pq(`The loop does not go on in another run: ${next.why}.`);
+    if (next.continues)
+        return handOn(prepared, looped);
     const delivery = await deliver(prepared, looped.result, cancelled());
     return report(prepared, looped, delivery, cancelled());
+}
+/**
+ * `resume`: the plan goes on with the loop the previous run handed over (the same ralph on the same branch),
+ * its state carried into this job's loop. Ends the step in one line when it is another loop.
+ */
+function carryOn(planned, resumed) {
+    const { plan, context } = planned;
+    const { continuation: c, status } = resumed;
+    const other = plan.ralph.name !== c.ralph
+        ? `it handed over the ralph ${c.ralph}, and this run runs ${plan.ralph.name}`
+        : plan.branch !== c.branch
+            ? `it handed over the branch ${c.branch}, and this run's is ${plan.branch}`
+            : undefined;
+    if (other)
+        return { failure: { message: `Cannot resume run ${c.runId}: ${other}. No agent ran.` }, finished: true };
+    plan.config.carry = { status, jobs: c.jobs, run: chainRun(context), recordDir: resumed.dir };
+    plan.resume = { runId: c.runId, head: c.head, ...(c.tracking ? { tracking: c.tracking } : {}) };
+    return undefined;
+}
+/**
+ * continue-jobs: the loop ran out of this job's time with jobs, iterations and dollars left. Its work is
+ * pushed to the branch (no pull request yet), continuation.json goes into the record, and once the record
+ * is an artifact the next run is dispatched with `resume` = this run's id.
+ */
+async function handOn(prepared, looped) {
+    const { plan, clients, context } = prepared;
+    const { result } = looped;
+    const delivery = await deliver(prepared, result, false, { push: true, pullRequest: 'none', draft: false });
+    const failed = (why) => ({ ...delivery, continuationFailed: why });
+    if (!delivery.pushed || delivery.commit === undefined)
+        return report(prepared, looped, failed(delivery.problems[0] ?? delivery.skipped ?? `${delivery.branch ?? 'the branch'} was not pushed`), false);
+    let workflowId;
+    try {
+        workflowId = await ownWorkflow(await clients.octokit(), context);
+    }
+    catch (error) {
+        return report(prepared, looped, failed(error.message.split('\n')[0]), false);
+    }
+    const own = { run: chainRun(context), head: delivery.commit };
+    const jobs = result.chain
+        ? result.chain.jobs.map((job, i, all) => (i === all.length - 1 ? { ...job, head: own.head } : job))
+        : [
+            {
+                ...own,
+                iterations: result.iterations.length,
+                costUsd: result.cost.totalUsd,
+                durationMs: result.durationMs,
+                stopReason: result.stopReason
+            }
+        ];
+    writeContinuation(plan.config.recordDir, continuation({
+        repository: `${context.repo.owner}/${context.repo.repo}`,
+        workflowId,
+        runId: own.run.id,
+        runAttempt: own.run.attempt,
+        ralph: plan.ralph.name,
+        branch: prepared.branch.branch,
+        base: prepared.branch.base,
+        start: result.start.commit ?? prepared.branch.startSha,
+        head: own.head,
+        trigger: prepared.trigger,
+        hunt: prepared.hunt,
+        ...(prepared.tracking
+            ? { tracking: { issueNumber: prepared.tracking.target.issueNumber, commentId: prepared.tracking.id } }
+            : {}),
+        jobs
+    }));
+    return report(prepared, looped, delivery, false, undefined, async (pushed, uploaded) => {
+        if (!uploaded)
+            return {
+                ...pushed,
+                continuationFailed: 'the run record, which the next run goes on from, was not uploaded'
+            };
+        try {
+            const next = await dispatchNext(await clients.octokit(), context, workflowId);
+            core/* info */.pq(`The loop goes on in ${next.url ?? (next.runId ? `run ${next.runId}` : 'the next run of this workflow')}.`);
+            return { ...pushed, continued: next };
+        }
+        catch (error) {
+            return { ...pushed, continuationFailed: error.message.split('\n')[0] };
+        }
+    });
 }
 /**
  * `mode: deliver`, the second job of two: no agent runs. The agent job's handover is checked against what this
@@ -61184,27 +61729,15 @@ async function deliverJob(planned, signal) {
         const cancelled = signal.aborted || own?.stopReason === 'cancelled';
         let delivery;
         if (problem)
-            delivery = {
-                branch: prepared.branch.branch,
-                pushed: false,
-                problems: [`the delivery was refused: ${problem}; nothing was pushed`],
-                notes: []
-            };
+            delivery = undelivered(prepared.branch.branch, {
+                problem: `the delivery was refused: ${problem}; nothing was pushed`
+            });
         else if (cancelled)
-            delivery = {
-                branch: prepared.branch.branch,
-                pushed: false,
-                problems: [],
-                notes: [],
+            delivery = undelivered(prepared.branch.branch, {
                 skipped: 'the run was cancelled, so nothing was pushed'
-            };
+            });
         else
-            delivery = await deliverWork(prepared, result, handover.head).catch((error) => ({
-                branch: prepared.branch.branch,
-                pushed: false,
-                problems: [`delivery failed: ${error.message}`],
-                notes: []
-            }));
+            delivery = await deliverWork(prepared, result, handover.head).catch((error) => undelivered(prepared.branch.branch, { problem: `delivery failed: ${error.message}` }));
         await prepared.identity.restore().catch(() => undefined);
         await restoreCheckout(prepared.workTree, prepared.branch);
         return report(prepared, { result, followed: () => Promise.resolve() }, delivery, cancelled);

@@ -21,7 +21,20 @@ const load = (file: string): Json => parse(readFileSync(path.join(REPO_ROOT, fil
 const jobsOf = (wf: Json) => Object.entries(wf.jobs as Record<string, Json>)
 const stepsOf = (job: Json) => (job.steps as Json[] | undefined) ?? []
 
-const EXAMPLES = ['examples/workflows/manual-claude.yml', 'examples/workflows/fix-failing-tests.yml']
+/** The most jobs a job's ralph-action step lets its loop span (continue-jobs; 1 when not given). */
+const continueJobs = (job: Json): number =>
+  Math.max(
+    1,
+    ...stepsOf(job)
+      .filter(s => s.uses === 'org/ralph-action@v1')
+      .map(s => Number((s.with as Json | undefined)?.['continue-jobs'] ?? 1))
+  )
+
+const EXAMPLES = [
+  'examples/workflows/manual-claude.yml',
+  'examples/workflows/fix-failing-tests.yml',
+  'examples/workflows/long-loop.yml'
+]
 
 describe.each(EXAMPLES)('%s', file => {
   const wf = load(file)
@@ -34,13 +47,13 @@ describe.each(EXAMPLES)('%s', file => {
       for (const input of Object.keys(step.with as Json)) expect(known).toContain(input)
   })
 
-  test('checks out without persisting a token, and asks for no more than contents and pull-requests', () => {
+  test('checks out without persisting a token, and asks for no more than contents and pull-requests (and actions: write to continue a loop)', () => {
     for (const [, job] of jobsOf(wf)) {
       for (const step of stepsOf(job).filter(s => String(s.uses).startsWith('actions/checkout@')))
         expect(step.with).toMatchObject({ 'persist-credentials': false })
       const permissions = (job.permissions ?? wf.permissions) as Json
       for (const [scope, level] of Object.entries(permissions)) {
-        expect(['contents', 'pull-requests']).toContain(scope)
+        expect(['contents', 'pull-requests', ...(continueJobs(job) > 1 ? ['actions'] : [])]).toContain(scope)
         expect(['read', 'write']).toContain(level)
       }
     }
@@ -197,7 +210,29 @@ test('every example that runs npm ci before the action also gives setup: npm ci,
       }
     }
   }
-  expect(checked).toBe(11)
+  expect(checked).toBe(12)
+})
+
+test('an example asks for actions: write only to dispatch the next run of a loop that continues, and then must', () => {
+  const dir = path.join(REPO_ROOT, 'examples', 'workflows')
+  const found: string[] = []
+  for (const file of readdirSync(dir).filter(name => name.endsWith('.yml'))) {
+    const wf = load(path.join('examples', 'workflows', file))
+    for (const [, job] of jobsOf(wf)) {
+      const permissions = (job.permissions ?? wf.permissions ?? {}) as Json
+      const continues = continueJobs(job) > 1
+      expect([file, permissions.actions]).toEqual([file, continues ? 'write' : undefined])
+      if (!continues) continue
+      found.push(file)
+      // Continuation is one job's, hands over through the record, and needs the dispatch input it resumes from.
+      const given = stepsOf(job).find(s => s.uses === 'org/ralph-action@v1')!.with as Json
+      expect(given.mode ?? 'run').toBe('run')
+      expect(given['upload-artifacts'] ?? true).not.toBe(false)
+      expect(given.resume).toBe('${{ inputs.resume }}')
+      expect((wf.on as Json).workflow_dispatch).toMatchObject({ inputs: { resume: { default: '' } } })
+    }
+  }
+  expect(found).toEqual(['long-loop.yml'])
 })
 
 test('action.yml runs the one bundle on node24 as main and as a post step that always runs', () => {

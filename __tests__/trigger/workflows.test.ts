@@ -1,5 +1,5 @@
 // The example workflows hold to the rules they teach: minimal permissions, untrusted text through env:
-// only, concurrency keyed on ralph and issue (never github.ref), no token left for the agent.
+// only, concurrency keyed on ralph, issue or branch (never github.ref), no token left for the agent.
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parse } from 'yaml'
@@ -11,11 +11,21 @@ const FILES = [
   'nightly-bug-hunt.yml',
   'matrix-fan-out.yml',
   'ralph-on-comment-two-jobs.yml',
-  'nightly-bug-hunt-two-jobs.yml'
+  'nightly-bug-hunt-two-jobs.yml',
+  'long-loop.yml'
 ]
 const load = (file: string): Json => parse(readFileSync(path.join(DIR, file), 'utf8')) as Json
 const jobs = (wf: Json) => Object.entries(wf.jobs as Record<string, Json>)
 const steps = (job: Json) => (job.steps as Json[] | undefined) ?? []
+
+/** The most jobs a job's ralph-action step lets its loop span (continue-jobs; 1 when not given). */
+const continueJobs = (job: Json): number =>
+  Math.max(
+    1,
+    ...steps(job)
+      .filter(s => s.uses === 'org/ralph-action@v1')
+      .map(s => Number((s.with as Json | undefined)?.['continue-jobs'] ?? 1))
+  )
 
 // Inputs issue 6 adds to action.yml (the trigger and hunt settings), besides those it declares today.
 const TRIGGER_INPUTS = ['mode', 'allowed-bots', 'max-open-prs', 'report-issue']
@@ -39,11 +49,17 @@ describe.each(FILES)('%s', file => {
       for (const input of Object.keys((step.with as Json) ?? {})) expect(known).toContain(input)
   })
 
-  test('asks for the least permissions: only contents, pull-requests and issues; nothing for a list', () => {
+  test('asks for the least permissions: contents, pull-requests and issues (actions: write only to continue a loop); nothing for a list', () => {
     for (const [name, job] of jobs(wf)) {
       const permissions = (job.permissions ?? wf.permissions) as Json | string | undefined
       expect(typeof permissions).toBe('object')
       for (const [scope, level] of Object.entries(permissions as Json)) {
+        // actions: write dispatches the next run of a loop that continues, and is for nothing else.
+        if (scope === 'actions') {
+          expect(level).toBe('write')
+          expect(continueJobs(job)).toBeGreaterThan(1)
+          continue
+        }
         expect(['contents', 'pull-requests', 'issues']).toContain(scope)
         expect(['read', 'write']).toContain(level)
       }
@@ -65,12 +81,12 @@ describe.each(FILES)('%s', file => {
     }
   })
 
-  test('concurrency is keyed on the ralph or the issue, never on github.ref, and never cancels a loop', () => {
+  test('concurrency is keyed on the ralph, the issue or the branch, never on github.ref, and never cancels a loop', () => {
     const groups = [wf.concurrency, ...jobs(wf).map(([, job]) => job.concurrency)].filter(Boolean) as Json[]
     expect(groups.length).toBeGreaterThan(0)
     for (const group of groups) {
       expect(String(group.group)).not.toMatch(/github\.ref|head_ref/)
-      expect(String(group.group)).toMatch(/issue\.number|matrix\.ralph|ralph-bug-hunter/)
+      expect(String(group.group)).toMatch(/issue\.number|matrix\.ralph|ralph-bug-hunter|ralph-branch-/)
       expect(group['cancel-in-progress']).toBe(false)
     }
   })
@@ -144,4 +160,38 @@ test('the two-job comment workflow queues only requests, both jobs of each: othe
   // The same filter as the agent job's `if:`, so a request and its group agree.
   const agentIf = String((wf.jobs as Record<string, Json>).agent.if)
   expect(group.replace(/\s+/g, ' ')).toContain(`\${{ (${agentIf.replace(/\s+/g, ' ')}) &&`)
+})
+
+test('the long loop goes on in runs of its own: resume from its dispatch input, one group per branch, a job for max-time', () => {
+  const wf = load('long-loop.yml')
+  expect(wf.on).toEqual({
+    workflow_dispatch: {
+      inputs: { resume: { description: expect.any(String), required: false, default: '' } }
+    }
+  })
+  expect(wf.permissions).toEqual({ contents: 'write', 'pull-requests': 'write', actions: 'write' })
+  const job = (wf.jobs as Record<string, Json>).ralph
+  const step = steps(job).find(s => s.uses === 'org/ralph-action@v1')
+  const given = step?.with as Json
+  expect(given).toMatchObject({ 'continue-jobs': 4, resume: '${{ inputs.resume }}' })
+  for (const cap of ['max-time', 'max-iterations', 'max-cost']) expect(given).toHaveProperty(cap)
+  // Continuation is one job's (mode run) and hands over through the record.
+  expect(given.mode ?? 'run').toBe('run')
+  expect(given['upload-artifacts'] ?? true).not.toBe(false)
+  // The group is the loop's branch, so the run it dispatches waits for it instead of racing it.
+  expect((wf.concurrency as Json).group).toBe(`ralph-branch-${String(given.branch)}`)
+  // The job outlives max-time (its delivery and hand-over are inside it) by the steps before the action.
+  expect(given['max-time']).toBe('5h')
+  expect(job['timeout-minutes']).toBeGreaterThan(5 * 60)
+  expect(job['timeout-minutes']).toBeLessThanOrEqual(360)
+})
+
+test('only the long loop asks for actions: write, the one example whose loop continues', () => {
+  const continuing = FILES.filter(file => jobs(load(file)).some(([, job]) => continueJobs(job) > 1))
+  const dispatching = FILES.filter(file => {
+    const wf = load(file)
+    return jobs(wf).some(([, job]) => 'actions' in ((job.permissions ?? wf.permissions) as Json))
+  })
+  expect(continuing).toEqual(['long-loop.yml'])
+  expect(dispatching).toEqual(['long-loop.yml'])
 })

@@ -18358,6 +18358,13 @@ class repo_GitRepo {
             throw new git_GitError(args, result);
         return result;
     }
+    /** Hermetic, like exec: stdout whole as bytes (blobs, -z listings), `input` on stdin; a failure rejects. */
+    bytes(args, input) {
+        return gitBytes(this.dir, args, {
+            env: git_env_hermeticGitEnvironment(),
+            ...(input !== undefined ? { input } : {})
+        });
+    }
     /** The branch HEAD is on, or undefined when HEAD is detached (actions/checkout of a SHA or a PR merge). */
     async currentBranch() {
         const result = await this.exec(['symbolic-ref', '--quiet', '--short', 'HEAD'], { probe: true });
@@ -19328,7 +19335,6 @@ async function pushWithRetry(workTree, options, retry) {
 
 
 
-
 /** A protected path could not be put back: the gates must not judge this tree. */
 class ProtectedPathError extends Error {
     constructor(message) {
@@ -19623,12 +19629,9 @@ function globMatches(glob, file) {
 function ruleFor(rules, file, base) {
     return rules.find(rule => (base || rule.scope === 'all') && globMatches(rule.glob, file));
 }
-/** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
-/** git over the object store, hermetic: the agent's config, hooks and filters play no part. */
-const storeGit = (cwd, args, input) => gitBytes(cwd, args, { env: git_env_hermeticGitEnvironment(), ...(input !== undefined ? { input } : {}) });
 /** Every file (and link) of a commit, from git's object store: path → mode and blob. */
 async function baseEntries(top, base) {
-    const out = await storeGit(top, ['ls-tree', '-r', '-z', '--full-tree', base]);
+    const out = await new repo_GitRepo(top).bytes(['ls-tree', '-r', '-z', '--full-tree', base]);
     const entries = new Map();
     for (const record of out.toString('utf8').split('\0')) {
         const tab = record.indexOf('\t');
@@ -19931,7 +19934,7 @@ async function readBlobs(top, oids) {
     const blobs = new Map();
     if (unique.length === 0)
         return blobs;
-    const out = await storeGit(top, ['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''));
+    const out = await new repo_GitRepo(top).bytes(['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''));
     let at = 0;
     for (const oid of unique) {
         const newline = out.indexOf(10, at);
@@ -20032,7 +20035,15 @@ async function protectionOf(config, workTree, base) {
  * each gate run makes this empty). `rules` and `guardrails` as status.json's `protected` records them.
  */
 async function protectedInCommit(dir, base, commit, rules, guardrails) {
-    const out = await storeGit(dir, ['diff', '--name-status', '-z', '--no-renames', base, commit, '--']);
+    const out = await new GitRepo(dir).bytes([
+        'diff',
+        '--name-status',
+        '-z',
+        '--no-renames',
+        base,
+        commit,
+        '--'
+    ]);
     const fields = out.toString('utf8').split('\0');
     const changed = [];
     for (let i = 0; i + 1 < fields.length; i += 2)
@@ -21883,6 +21894,9 @@ function outcome(result) {
     const enforced = result.enforcement;
     if (enforced)
         lines.push(`- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`);
+    const jobs = result.chain?.jobs ?? [];
+    if (jobs.length > 0)
+        lines.push(`- Jobs: ${jobs.length}, this one last: ${jobs.map((job, i) => `${i + 1}. run ${job.run.id} (${plural(job.iterations, 'iteration')}, ${dollars(job.costUsd)}, ${record_seconds(job.durationMs)}, ${job.stopReason})`).join('; ')}`);
     for (const warning of result.warnings)
         lines.push(`- Warning: ${warning}`);
     if (result.iterations.length > 0 || result.baseline)
@@ -21989,11 +22003,33 @@ class RunRecord {
     constructor(dir) {
         this.dir = dir;
     }
-    /** Creates the record folder (and logs/) and starts progress.md. */
-    static create(dir, status) {
+    /**
+     * Creates the record folder (and logs/) and starts progress.md. A loop that goes on from an earlier job's
+     * (`earlier`) starts with that record's logs and, in progress.md, a section per earlier job.
+     */
+    static create(dir, status, earlier) {
         makeFolder(external_node_path_default().join(dir, 'logs'));
         const record = new RunRecord(dir);
-        (0,external_node_fs_namespaceObject.writeFileSync)(external_node_path_default().join(dir, PROGRESS_FILE), record_header(status));
+        const progress = external_node_path_default().join(dir, PROGRESS_FILE);
+        (0,external_node_fs_namespaceObject.writeFileSync)(progress, record_header(status));
+        if (earlier) {
+            const logs = external_node_path_default().join(earlier.dir, 'logs');
+            if ((0,external_node_fs_namespaceObject.existsSync)(logs))
+                (0,external_node_fs_namespaceObject.cpSync)(logs, external_node_path_default().join(dir, 'logs'), { recursive: true, verbatimSymlinks: true });
+            const before = external_node_path_default().join(earlier.dir, PROGRESS_FILE);
+            const out = (0,external_node_fs_namespaceObject.openSync)(progress, 'a');
+            try {
+                // The first job's sections get their heading here; a later job's record has them already.
+                if (earlier.jobs.length === 1)
+                    (0,external_node_fs_namespaceObject.writeSync)(out, jobHeading(1, earlier.jobs[0].run));
+                if ((0,external_node_fs_namespaceObject.existsSync)(before))
+                    copyFrom(before, firstSection(before), out);
+                (0,external_node_fs_namespaceObject.writeSync)(out, jobHeading(earlier.jobs.length + 1, earlier.run));
+            }
+            finally {
+                (0,external_node_fs_namespaceObject.closeSync)(out);
+            }
+        }
         // The first status.json is there at once: a post step after an early kill reads it.
         record.writeStatusNow(status);
         return record;
@@ -22001,6 +22037,12 @@ class RunRecord {
     /** A record written earlier, e.g. to finish one whose loop was killed (the action's post step). */
     static open(dir) {
         return new RunRecord(dir);
+    }
+    /** `logs/<name>`, created. */
+    logsDir(name) {
+        const dir = external_node_path_default().join(this.dir, 'logs', name);
+        (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
+        return dir;
     }
     /** `logs/iteration-NNN`, created. */
     iterationDir(iteration) {
@@ -22113,6 +22155,10 @@ class RunRecord {
         this.writeStatusNow(result);
     }
 }
+/** The heading of one job's sections in a chain's progress.md. */
+function jobHeading(n, run) {
+    return `## Job ${n}: run ${run.id}${run.attempt !== '1' ? ` (attempt ${run.attempt})` : ''}${run.url ? ` (${run.url})` : ''}\n\n`;
+}
 /** Where progress.md's first section starts: the baseline's, else the first iteration's. */
 function firstSection(file) {
     let fd;
@@ -22126,7 +22172,7 @@ function firstSection(file) {
         const start = Buffer.alloc(64 * 1024);
         const read = (0,external_node_fs_namespaceObject.readSync)(fd, start, 0, start.length, 0);
         // The setup's and the baseline's sections, when there are, come before the first iteration's.
-        const found = ['\n## Setup: ', '\n## Baseline (iteration 0)', '\n## Iteration ']
+        const found = ['\n## Job ', '\n## Setup: ', '\n## Baseline (iteration 0)', '\n## Iteration ']
             .map(heading => start.subarray(0, read).indexOf(heading))
             .filter(at => at !== -1);
         return found.length === 0 ? undefined : Math.min(...found) + 1;
@@ -22348,6 +22394,10 @@ async function runLoop(config, ports = {}) {
         }
     };
     const startedAt = clock.now();
+    // A loop that goes on from an earlier job: what it did counts here (iterations, dollars, the breaker).
+    const carry = config.carry;
+    const carried = carry?.status;
+    const carriedUsd = carried?.cost.totalUsd ?? 0;
     const preset = agentPresetFor(config);
     const { workspace, isRepo, workTree, ralph, worktree } = await openWorkTree(config, ports, startedAt);
     // Pinned before anything else starts: a ralph file that leads out of the work tree ends the run here.
@@ -22364,7 +22414,8 @@ async function runLoop(config, ports = {}) {
     if (config.modelProxy) {
         try {
             proxied = await startAgentProxy(config.ralph.agentArgv, process.env, config.modelProxy, {
-                maxCostUsd: config.maxCostUsd
+                // The proxy's own cap is what the chain has left.
+                maxCostUsd: config.maxCostUsd === undefined ? undefined : Math.max(0, config.maxCostUsd - carriedUsd)
             });
         }
         catch (error) {
@@ -22383,7 +22434,7 @@ async function runLoop(config, ports = {}) {
             }
         };
     }
-    const meter = proxied?.meter ?? ports.costMeter ?? createCostMeter(priceFromTable);
+    const meter = withCarriedCost(proxied?.meter ?? ports.costMeter ?? createCostMeter(priceFromTable), carriedUsd, carried?.cost.source);
     const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined;
     const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd });
     const stopWatchingCost = meter.onChange(() => emit({
@@ -22408,11 +22459,23 @@ async function runLoop(config, ports = {}) {
     });
     if (worktree)
         status.worktree = worktree;
+    if (carry && carried) {
+        status.iterations = [...carried.iterations];
+        if (carried.baseline)
+            status.baseline = carried.baseline;
+        status.chain = { jobs: carry.jobs };
+        status.cost = {
+            ...carried.cost,
+            ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
+        };
+        if (!carried.cost.enforced)
+            status.cost.enforced = false;
+    }
     if (proxied)
         status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] };
     let record;
     try {
-        record = RunRecord.create(config.recordDir, status);
+        record = RunRecord.create(config.recordDir, status, carry?.recordDir !== undefined ? { dir: carry.recordDir, jobs: carry.jobs, run: carry.run } : undefined);
     }
     catch (error) {
         guard.dispose();
@@ -22491,7 +22554,7 @@ async function runLoop(config, ports = {}) {
         ...(verify ? { verify } : {}),
         ...(ports.verify ? { verifyPorts: ports.verify } : {})
     };
-    let memory = { history: [], trackTree: gated };
+    let memory = { history: carried?.iterations ?? [], trackTree: gated };
     // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
     // permissions (a loop whose agent may not use its tools can only burn money).
     const breaker = new StagnationBreaker(gated
@@ -22504,6 +22567,12 @@ async function runLoop(config, ports = {}) {
                 ? { permissionDenials: config.breaker.permissionDenials }
                 : {})
         });
+    // The breaker's counts carry over: the earlier iterations are told to it again, as the loop told them.
+    for (const earlier of carried?.iterations ?? []) {
+        const signals = breakerSignals(earlier);
+        if (signals)
+            breaker.record(signals);
+    }
     if (!isRepo && gated)
         warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off');
     let stop;
@@ -22536,15 +22605,19 @@ async function runLoop(config, ports = {}) {
     emit({ type: 'loop_started', status });
     try {
         if (isRepo) {
-            const commit = await workspace.headSha();
+            const head = await workspace.headSha();
+            const tree = await workspace.treeHash();
+            // A continued loop starts where the chain started: the change, the protected paths and the clean
+            // checkout's base are the chain's, and its progress is measured from the tree it was handed.
+            const commit = carried ? carried.start.commit : head;
+            status.start.tree = carried?.start.tree ?? tree;
             if (commit !== undefined)
                 status.start.commit = commit;
-            status.start.tree = await workspace.treeHash();
             warnRefused();
             memory = {
                 ...memory,
                 startTree: status.start.tree,
-                previousTree: status.start.tree,
+                previousTree: tree,
                 ...(commit !== undefined ? { startCommit: commit } : {})
             };
             if (config.protect && commit !== undefined) {
@@ -22574,7 +22647,11 @@ async function runLoop(config, ports = {}) {
         }
         // What a fresh clone needs before its gates can pass (npm ci): before the baseline, as in the clean checkout.
         if ((config.setup ?? []).length > 0 && !ports.verifyOnly) {
-            const setup = await runSetup(env, workTree, record.iterationDir(0));
+            // A continued loop's checkout is fresh: setup runs again, its logs beside the earlier job's.
+            const setupDir = carry
+                ? record.logsDir(`job-${String(carry.jobs.length + 1).padStart(3, '0')}`)
+                : record.iterationDir(0);
+            const setup = await runSetup(env, workTree, setupDir);
             status.setup = setup.runs;
             record.appendSetup(setup.runs);
             record.writeStatus(status);
@@ -22594,7 +22671,14 @@ async function runLoop(config, ports = {}) {
         }
         if (!stop && ports.verifyOnly)
             stop = await verifyAlone(env, memory, status, ports.verifyOnly, () => budgets(0));
-        if (!stop && gated && config.baseline !== false) {
+        if (carried?.baseline) {
+            // The baseline is the chain's: not run again; the last gates the agent saw are the earlier job's.
+            const lastChecks = carried.iterations.at(-1)?.checks ?? carried.baseline.checks;
+            memory = { ...memory, baseline: carried.baseline, previousChecks: lastChecks };
+        }
+        else if (carried && carried.iterations.length > 0)
+            memory = { ...memory, previousChecks: carried.iterations.at(-1)?.checks ?? [] };
+        if (!stop && gated && config.baseline !== false && !carried) {
             const gates = await runBaseline(env, memory);
             const baseline = gates.baseline;
             memory = gates.memory;
@@ -22611,7 +22695,7 @@ async function runLoop(config, ports = {}) {
                     detail: 'every check passed before any agent ran (skip-if-green), so no agent ran'
                 };
         }
-        for (let iteration = 1; !stop; iteration++) {
+        for (let iteration = (carried?.iterations.length ?? 0) + 1; !stop; iteration++) {
             stop = decideStop(undefined, budgets(iteration - 1));
             if (stop)
                 break;
@@ -22658,14 +22742,8 @@ async function runLoop(config, ports = {}) {
                 ...(limitWait && 'stop' in limitWait ? { limitStop: limitWait.stop } : {}),
                 limitWaited: limitWait !== undefined && 'waitMs' in limitWait
             };
-            const tripped = limitWait || outcome.crash !== undefined || outcome.success
-                ? undefined
-                : breaker.record({
-                    progressed: outcome.record.progressed,
-                    failureFingerprint: outcome.record.failureFingerprint,
-                    agentFailed: agent !== undefined && !agent.success,
-                    deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
-                });
+            const signals = limitWait || outcome.success ? undefined : breakerSignals(outcome.record);
+            const tripped = signals ? breaker.record(signals) : undefined;
             stop = decideStop(end, budgets(iteration), tripped);
             if (outcome.crash !== undefined)
                 status.error = outcome.crash;
@@ -22740,6 +22818,16 @@ async function runLoop(config, ports = {}) {
     };
     delete result.inFlight;
     updateCost(result, meter);
+    if (carry) {
+        const own = {
+            run: carry.run,
+            iterations: result.iterations.length - (carried?.iterations.length ?? 0),
+            costUsd: Math.max(0, result.cost.totalUsd - carriedUsd),
+            durationMs: result.durationMs,
+            stopReason: result.stopReason
+        };
+        result.chain = { jobs: [...carry.jobs, own] };
+    }
     await record.finish(result);
     emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result });
     return result;
@@ -22760,6 +22848,42 @@ async function verifyAlone(env, memory, status, { commit, base }, budgets) {
     return {
         reason: 'verify_failed',
         detail: `on a clean checkout of ${short}, ${failures.map(f => f.name).join(', ')} failed${missingSetupHint(verification)}`
+    };
+}
+/**
+ * What an iteration tells the breaker; undefined for one it skips: a crash, or a usage limit (which says
+ * nothing about the agent or the work). The loop and a continued loop's replay read records the same way.
+ */
+function breakerSignals(record) {
+    const agent = record.agent;
+    if (record.error !== undefined)
+        return undefined;
+    if (agent?.failure?.kind === 'usage_limit' && !agent.killedBy)
+        return undefined;
+    return {
+        progressed: record.progressed,
+        failureFingerprint: record.failureFingerprint,
+        agentFailed: agent !== undefined && !agent.success,
+        deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
+    };
+}
+const SOURCE_RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 };
+/** The meter with an earlier job's dollars already spent: the caps and the totals count the whole chain. */
+function withCarriedCost(meter, usd, source) {
+    if (usd <= 0 && source === undefined)
+        return meter;
+    return {
+        spentUsd: () => usd + meter.spentUsd(),
+        runningUsd: () => meter.runningUsd(),
+        source: () => {
+            const own = meter.source();
+            return source !== undefined && SOURCE_RANK[source] > SOURCE_RANK[own] ? source : own;
+        },
+        beginRun: () => meter.beginRun(),
+        observe: usage => meter.observe(usage),
+        endRun: final => meter.endRun(final),
+        onChange: listener => meter.onChange(listener),
+        ...(meter.budgetRefusal ? { budgetRefusal: () => meter.budgetRefusal?.() } : {})
     };
 }
 function updateCost(status, meter) {

@@ -15,6 +15,7 @@ import type { Run } from '../trigger/types.js'
 import { huntBranch as huntBranchOf, isHunt, ownBranch, planHunt, strangersNote } from '../trigger/hunt.js'
 import { ralphMatrix } from '../cli/list.js'
 import { InputError, readInputs, type ActionInputs } from './inputs.js'
+import { resumeFrom, type Resumed } from './chain.js'
 import { badInput, ended, type Ending, type Step } from './ending.js'
 import { scrubOwnEnvironment } from './own-environment.js'
 
@@ -44,6 +45,8 @@ export interface Admitted {
   trigger: Run
   /** A run no issue or pull request asked for: on the ralph's own branch, with at most one open PR. */
   hunt: boolean
+  /** `resume`: the loop this run goes on with, checked (chain.ts). */
+  resumed?: Resumed
 }
 
 function projectRootOf(context: RunContext, inputs: ActionInputs): string {
@@ -211,6 +214,19 @@ export async function admit(): Promise<Step<Admitted>> {
   }
   if (inputs.mode === 'list') return { end: listMode(inputs, context) }
   const clients = clientsFor(inputs)
+  if (inputs.resume !== undefined) {
+    // A chain's next run: what started the chain was admitted by its first run; this one checks that run.
+    const resumed = await resumeFrom(inputs, context, clients)
+    if ('refused' in resumed) return { end: { failure: { message: resumed.refused }, finished: true } }
+    const { continuation } = resumed
+    const trigger: Run = {
+      ...continuation.trigger,
+      branch: continuation.branch,
+      base: continuation.base,
+      continueBranch: true
+    }
+    return { inputs, context, clients, trigger, hunt: continuation.hunt, resumed }
+  }
   const decided = await decide(inputs, context, clients)
   if (ended(decided)) return decided
   if (decided.proposeTo) core.info(`${decided.proposeTo.reason}.`)

@@ -9,7 +9,7 @@ import { GITHUB_TOKEN_TRIGGERS_NO_CI } from '../github/errors.js'
 import { openOrUpdatePullRequest } from '../github/pulls.js'
 import type { LoopResult } from '../loop/index.js'
 import { protectedInCommit, revertsLine } from '../loop/protected.js'
-import type { DeliveryReport } from '../report/run-report.js'
+import { undelivered, type DeliveryReport } from '../report/run-report.js'
 import { pullRequestText } from '../report/pr-body.js'
 import { backoffMs, retryTiming } from '../github/retry.js'
 import type { OnFailure } from './inputs.js'
@@ -112,7 +112,8 @@ export async function protectedPathsDelivered(
 export async function deliverWork(
   prepared: Prepared,
   result: LoopResult,
-  head?: string
+  head?: string,
+  decided?: DeliveryDecision
 ): Promise<DeliveryReport> {
   const { plan, workTree, branch, clients } = prepared
   const { inputs } = plan
@@ -124,16 +125,18 @@ export async function deliverWork(
   }
   const commit = head ?? (await new GitRepo(workTree).commitOf('HEAD'))
   if (commit) delivery.commit = commit
-  const decision = decideDelivery({
-    stopReason: result.stopReason,
-    success: result.success,
-    ...(plan.pr ? { pr: plan.pr.number } : {}),
-    addedNoCommits: commit !== undefined && commit === branch.remoteSha,
-    openPr: inputs.openPr,
-    onFailure: inputs.onFailure,
-    draft: inputs.draft,
-    branch: branch.branch
-  })
+  const decision =
+    decided ??
+    decideDelivery({
+      stopReason: result.stopReason,
+      success: result.success,
+      ...(plan.pr ? { pr: plan.pr.number } : {}),
+      addedNoCommits: commit !== undefined && commit === branch.remoteSha,
+      openPr: inputs.openPr,
+      onFailure: inputs.onFailure,
+      draft: inputs.draft,
+      branch: branch.branch
+    })
   if (!decision.push) {
     delivery.skipped = decision.skipped
     return delivery
@@ -261,36 +264,29 @@ export async function deliverWork(
   return delivery
 }
 
-/** Delivers the loop's work (nothing when the run was cancelled), then gives the checkout back. */
+/**
+ * Delivers the loop's work (nothing when the run was cancelled), then gives the checkout back. `decided`
+ * overrides what the inputs would decide (a loop that goes on in another run pushes, and opens no PR).
+ */
 export async function deliver(
   prepared: Prepared,
   result: LoopResult,
-  cancelled: boolean
+  cancelled: boolean,
+  decided?: DeliveryDecision
 ): Promise<DeliveryReport> {
   const { workTree, branch, identity } = prepared
   let delivery: DeliveryReport
   if (cancelled)
-    delivery = {
-      branch: branch.branch,
-      pushed: false,
-      problems: [],
-      notes: [],
-      skipped: 'the run was cancelled, so nothing was pushed'
-    }
+    delivery = undelivered(branch.branch, { skipped: 'the run was cancelled, so nothing was pushed' })
   else {
     const moved = await branchMovedDuringLoop(workTree, branch.branch, result)
     try {
       if (moved) throw new Error(moved)
       const touched = await protectedPathsDelivered(workTree, result)
       if (touched) throw new Error(touched)
-      delivery = await deliverWork(prepared, result)
+      delivery = await deliverWork(prepared, result, undefined, decided)
     } catch (error) {
-      delivery = {
-        branch: branch.branch,
-        pushed: false,
-        problems: [`delivery failed: ${(error as Error).message}`],
-        notes: []
-      }
+      delivery = undelivered(branch.branch, { problem: `delivery failed: ${(error as Error).message}` })
     }
   }
   await identity.restore().catch(() => undefined)

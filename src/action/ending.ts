@@ -22,6 +22,8 @@ export type OutputName =
   | 'pr-operation'
   | 'artifact-id'
   | 'delivery'
+  | 'continued'
+  | 'continued-run'
   | 'matrix'
   | 'count'
 

@@ -22,7 +22,7 @@ import { safeArtifactName } from '../github/artifacts.js'
 import { STOP_WORDS, type LoopResult } from '../loop/index.js'
 import { protectedInCommit, protectionOf, revertsLine } from '../loop/protected.js'
 import { readRegularFile } from '../ralph/tree-file.js'
-import type { DeliveryReport } from '../report/run-report.js'
+import { undelivered, type DeliveryReport } from '../report/run-report.js'
 import { DEFAULT_MAX_FILE_BYTES, megabytes } from '../git/workspace.js'
 import { branchMovedDuringLoop, protectedPathsDelivered } from './deliver.js'
 import type { Ending, Step } from './ending.js'
@@ -52,10 +52,13 @@ export interface Handover {
   head?: string
   /** The loop's result: stop reason, iterations, cost, the gates' verdict on a clean checkout. */
   result: LoopResult
-  /** The run record's artifact, for the pull request's links. */
+  // The deliver job acts on none of the next three (notes is only checked to be a list): they are there for its
+  // record, which keeps a copy of the manifest (keepHandover).
+  /** The name of the agent job's run record artifact. */
   record?: string
   /** Why the agent's job found nothing to hand over, in a sentence. */
   skipped?: string
+  /** The agent job's notes on its delivery (the trigger's). */
   notes: string[]
   /** What started the run, as the agent's job saw it: the deliver job works it out again and compares. */
   trigger: TriggerFacts
@@ -186,25 +189,14 @@ export async function handOver(
   let handed: HandedOver
   if (cancelled)
     handed = {
-      delivery: {
-        branch: branch.branch,
-        pushed: false,
-        problems: [],
-        notes: [],
-        skipped: 'the run was cancelled, so nothing was handed over'
-      }
+      delivery: undelivered(branch.branch, { skipped: 'the run was cancelled, so nothing was handed over' })
     }
   else
     try {
       handed = await packHandover(prepared, result)
     } catch (error) {
       handed = {
-        delivery: {
-          branch: branch.branch,
-          pushed: false,
-          problems: [`the handover failed: ${(error as Error).message}`],
-          notes: []
-        }
+        delivery: undelivered(branch.branch, { problem: `the handover failed: ${(error as Error).message}` })
       }
     }
   await identity.restore().catch(() => undefined)

@@ -74,6 +74,10 @@ export interface ActionInputs {
   mode: 'run' | 'list' | 'agent' | 'deliver'
   /** deliver: the agent job's delivery artifact (its `delivery` output); undefined: it made none. */
   delivery?: string
+  /** The most jobs (workflow runs) one loop may span: 1, no continuation. */
+  continueJobs: number
+  /** The run id of the chain's previous run, whose loop this job goes on with (a `workflow_dispatch` run). */
+  resume?: string
   /** Bot logins (`name[bot]`) that may start a loop with a comment or a label. */
   allowedBots: string[]
   /** The bot an installation token (GITHUB_TOKEN, an App's) delivers as: its marked work is the action's own. */
@@ -374,9 +378,16 @@ export function readInputs(env: Env = process.env): ActionInputs {
     allowEnv: read.list('allow-env'),
     isolation,
     agentUser,
-    agentMaxProcesses
+    agentMaxProcesses,
+    continueJobs: read.positiveInteger('continue-jobs') ?? 1
   }
+  const resume = read.text('resume')
+  if (resume !== undefined && !/^[1-9][0-9]{0,19}$/.test(resume))
+    throw new InputError(
+      `Input 'resume' must be the run id of the chain's previous run (digits, as \${{ github.run_id }} gives it), got ${quote(resume)}.`
+    )
   const optional = {
+    resume,
     ralph,
     prompt,
     agent,
@@ -406,6 +417,15 @@ export function readInputs(env: Env = process.env): ActionInputs {
   for (const [key, value] of Object.entries(optional))
     if (value !== undefined) (inputs as unknown as Record<string, unknown>)[key] = value
 
+  const chained = inputs.continueJobs > 1 || inputs.resume !== undefined
+  if (chained && mode !== 'run')
+    throw new InputError(
+      `Inputs 'continue-jobs' and 'resume' work in mode: run only (a loop in two-job mode, mode: ${mode}, is one job long).`
+    )
+  if (chained && !inputs.uploadArtifacts)
+    throw new InputError(
+      "Inputs 'continue-jobs' and 'resume' need upload-artifacts: true: the next run goes on from this run's record artifact."
+    )
   const delivers = inputs.openPr || inputs.onFailure !== 'none'
   if (!inputs.dryRun && delivers && !inputs.githubToken && !inputs.pushToken)
     throw new InputError(
@@ -449,7 +469,8 @@ function listInputs(read: InputReader): ActionInputs {
     allowEnv: [],
     isolation: 'none',
     agentUser: DEFAULT_AGENT_USER,
-    agentMaxProcesses: DEFAULT_AGENT_MAX_PROCESSES
+    agentMaxProcesses: DEFAULT_AGENT_MAX_PROCESSES,
+    continueJobs: 1
   }
 }
 

@@ -4,7 +4,7 @@
 import { rmSync } from 'node:fs'
 import * as core from '@actions/core'
 import type { LoopResult } from '../loop/index.js'
-import type { DeliveryReport } from '../report/run-report.js'
+import { undelivered, type DeliveryReport } from '../report/run-report.js'
 import { admit } from './admit.js'
 import { deliver, deliverWork } from './deliver.js'
 import { ended, writeEnding, type Ending } from './ending.js'
@@ -13,6 +13,17 @@ import { loop } from './loop.js'
 import { planRun, type Planned } from './plan-run.js'
 import { prepare, restoreCheckout } from './prepare.js'
 import { report } from './report.js'
+import {
+  chainRun,
+  continuation,
+  continuesIn,
+  dispatchNext,
+  ownWorkflow,
+  writeContinuation,
+  type Resumed
+} from './chain.js'
+import type { Looped } from './loop.js'
+import type { Prepared } from './prepare.js'
 import { saveState } from './state.js'
 
 async function pipeline(signal: AbortSignal): Promise<Ending> {
@@ -21,9 +32,15 @@ async function pipeline(signal: AbortSignal): Promise<Ending> {
   const planned = await planRun(admitted)
   if (ended(planned)) return planned.end
   if (planned.inputs.mode === 'deliver') return deliverJob(planned, signal)
+  if (planned.resumed) {
+    const refused = carryOn(planned, planned.resumed)
+    if (refused) return refused
+  }
   const prepared = await prepare(planned)
   if (ended(prepared)) return prepared.end
-  const looped = await loop(prepared, signal)
+  const looped = await loop(prepared, signal).finally(() => {
+    if (planned.resumed) rmSync(planned.resumed.dir, { recursive: true, force: true })
+  })
   // Cancellation is decided here alone, before the delivery (nothing is pushed) and after it: a SIGTERM during
   // the push or the pull request leaves the comment, the upload and the summary to post.
   const cancelled = (): boolean => signal.aborted || looped.result.stopReason === 'cancelled'
@@ -32,8 +49,112 @@ async function pipeline(signal: AbortSignal): Promise<Ending> {
     const handed = await handOver(prepared, looped.result, cancelled())
     return report(prepared, looped, handed.delivery, cancelled(), handed.artifact)
   }
+  const next = cancelled()
+    ? { continues: false as const }
+    : continuesIn(
+        planned.inputs,
+        looped.result,
+        (planned.resumed?.continuation.jobs.length ?? 0) + 1,
+        planned.plan.pr !== undefined
+      )
+  if (!next.continues && 'why' in next && next.why !== undefined && !looped.result.success)
+    core.info(`The loop does not go on in another run: ${next.why}.`)
+  if (next.continues) return handOn(prepared, looped)
   const delivery = await deliver(prepared, looped.result, cancelled())
   return report(prepared, looped, delivery, cancelled())
+}
+
+/**
+ * `resume`: the plan goes on with the loop the previous run handed over (the same ralph on the same branch),
+ * its state carried into this job's loop. Ends the step in one line when it is another loop.
+ */
+function carryOn(planned: Planned, resumed: Resumed): Ending | undefined {
+  const { plan, context } = planned
+  const { continuation: c, status } = resumed
+  const other =
+    plan.ralph.name !== c.ralph
+      ? `it handed over the ralph ${c.ralph}, and this run runs ${plan.ralph.name}`
+      : plan.branch !== c.branch
+        ? `it handed over the branch ${c.branch}, and this run's is ${plan.branch}`
+        : undefined
+  if (other)
+    return { failure: { message: `Cannot resume run ${c.runId}: ${other}. No agent ran.` }, finished: true }
+  plan.config.carry = { status, jobs: c.jobs, run: chainRun(context), recordDir: resumed.dir }
+  plan.resume = { runId: c.runId, head: c.head, ...(c.tracking ? { tracking: c.tracking } : {}) }
+  return undefined
+}
+
+/**
+ * continue-jobs: the loop ran out of this job's time with jobs, iterations and dollars left. Its work is
+ * pushed to the branch (no pull request yet), continuation.json goes into the record, and once the record
+ * is an artifact the next run is dispatched with `resume` = this run's id.
+ */
+async function handOn(prepared: Prepared, looped: Looped): Promise<Ending> {
+  const { plan, clients, context } = prepared
+  const { result } = looped
+  const delivery = await deliver(prepared, result, false, { push: true, pullRequest: 'none', draft: false })
+  const failed = (why: string): DeliveryReport => ({ ...delivery, continuationFailed: why })
+  if (!delivery.pushed || delivery.commit === undefined)
+    return report(
+      prepared,
+      looped,
+      failed(delivery.problems[0] ?? delivery.skipped ?? `${delivery.branch ?? 'the branch'} was not pushed`),
+      false
+    )
+  let workflowId: number
+  try {
+    workflowId = await ownWorkflow(await clients.octokit(), context)
+  } catch (error) {
+    return report(prepared, looped, failed((error as Error).message.split('\n')[0]), false)
+  }
+  const own = { run: chainRun(context), head: delivery.commit }
+  const jobs = result.chain
+    ? result.chain.jobs.map((job, i, all) => (i === all.length - 1 ? { ...job, head: own.head } : job))
+    : [
+        {
+          ...own,
+          iterations: result.iterations.length,
+          costUsd: result.cost.totalUsd,
+          durationMs: result.durationMs,
+          stopReason: result.stopReason
+        }
+      ]
+  writeContinuation(
+    plan.config.recordDir,
+    continuation({
+      repository: `${context.repo.owner}/${context.repo.repo}`,
+      workflowId,
+      runId: own.run.id,
+      runAttempt: own.run.attempt,
+      ralph: plan.ralph.name,
+      branch: prepared.branch.branch,
+      base: prepared.branch.base,
+      start: result.start.commit ?? prepared.branch.startSha,
+      head: own.head,
+      trigger: prepared.trigger,
+      hunt: prepared.hunt,
+      ...(prepared.tracking
+        ? { tracking: { issueNumber: prepared.tracking.target.issueNumber, commentId: prepared.tracking.id } }
+        : {}),
+      jobs
+    })
+  )
+  return report(prepared, looped, delivery, false, undefined, async (pushed, uploaded) => {
+    if (!uploaded)
+      return {
+        ...pushed,
+        continuationFailed: 'the run record, which the next run goes on from, was not uploaded'
+      }
+    try {
+      const next = await dispatchNext(await clients.octokit(), context, workflowId)
+      core.info(
+        `The loop goes on in ${next.url ?? (next.runId ? `run ${next.runId}` : 'the next run of this workflow')}.`
+      )
+      return { ...pushed, continued: next }
+    } catch (error) {
+      return { ...pushed, continuationFailed: (error as Error).message.split('\n')[0] }
+    }
+  })
 }
 
 /**
@@ -78,27 +199,17 @@ async function deliverJob(planned: Planned, signal: AbortSignal): Promise<Ending
     const cancelled = signal.aborted || own?.stopReason === 'cancelled'
     let delivery: DeliveryReport
     if (problem)
-      delivery = {
-        branch: prepared.branch.branch,
-        pushed: false,
-        problems: [`the delivery was refused: ${problem}; nothing was pushed`],
-        notes: []
-      }
+      delivery = undelivered(prepared.branch.branch, {
+        problem: `the delivery was refused: ${problem}; nothing was pushed`
+      })
     else if (cancelled)
-      delivery = {
-        branch: prepared.branch.branch,
-        pushed: false,
-        problems: [],
-        notes: [],
+      delivery = undelivered(prepared.branch.branch, {
         skipped: 'the run was cancelled, so nothing was pushed'
-      }
+      })
     else
-      delivery = await deliverWork(prepared, result, handover.head).catch((error: Error) => ({
-        branch: prepared.branch.branch,
-        pushed: false,
-        problems: [`delivery failed: ${error.message}`],
-        notes: []
-      }))
+      delivery = await deliverWork(prepared, result, handover.head).catch((error: Error) =>
+        undelivered(prepared.branch.branch, { problem: `delivery failed: ${error.message}` })
+      )
     await prepared.identity.restore().catch(() => undefined)
     await restoreCheckout(prepared.workTree, prepared.branch)
     return report(prepared, { result, followed: () => Promise.resolve() }, delivery, cancelled)

@@ -17,6 +17,7 @@ import type { Step } from './ending.js'
 import type { Planned } from './plan-run.js'
 import type { RunPlan } from './plan.js'
 import { saveState } from './state.js'
+import { startingStatus } from '../loop/index.js'
 
 export const REMOTE = 'origin'
 
@@ -84,12 +85,24 @@ async function startTracking(planned: Planned, branch: string): Promise<Tracking
     ...(plan.trigger?.actor ? { actor: plan.trigger.actor.login } : {}),
     maxIterations: plan.inputs.maxIterations
   }
-  const tracking = await TrackingComment.create(
-    await clients.octokit(),
-    { ...plan.context.repo, issueNumber },
-    info,
-    m => core.warning(m)
-  )
+  // A chain keeps one comment: a resumed run edits the one its first run posted.
+  const chained = plan.resume?.tracking
+  const tracking =
+    chained && chained.issueNumber === issueNumber
+      ? TrackingComment.attach(
+          await clients.octokit(),
+          { ...plan.context.repo, issueNumber },
+          info,
+          chained.commentId,
+          m => core.warning(m)
+        )
+      : await TrackingComment.create(
+          await clients.octokit(),
+          { ...plan.context.repo, issueNumber },
+          info,
+          m => core.warning(m)
+        )
+  if (tracking && chained) await tracking.update(startingStatus())
   if (tracking) saveState('tracking', JSON.stringify({ issueNumber, commentId: tracking.id, ...info }))
   return tracking
 }
@@ -123,6 +136,14 @@ export async function prepare(planned: Planned): Promise<Step<Prepared>> {
       ...baseOf(plan),
       log: message => core.info(message)
     })
+    // A chain goes on from exactly the commit its previous run pushed: anything else is someone else's.
+    const handed = plan.resume
+    if (handed && branch.remoteSha !== handed.head) {
+      await restoreCheckout(workTree, branch)
+      throw new Error(
+        `${branch.branch} moved since run ${handed.runId} handed it over: its tip is ${branch.remoteSha?.slice(0, 12) ?? 'gone'}, not ${handed.head.slice(0, 12)}, so the chain stops here (no agent ran)`
+      )
+    }
     // The identity GitHub shows for commits made by GITHUB_TOKEN; create-pull-request uses it too.
     identity = await configureIdentity(workTree, GITHUB_ACTIONS_IDENTITY)
     core.info(

@@ -4,7 +4,7 @@ import * as core from '@actions/core'
 import { STOP_WORDS, type LoopResult } from '../loop/index.js'
 import { artifactUrl } from '../trigger/context.js'
 import type { Clients } from './admit.js'
-import type { DeliveryReport, RunReport } from '../report/run-report.js'
+import { nextRunWords, type DeliveryReport, type RunReport } from '../report/run-report.js'
 import { writeSummary } from '../report/summary.js'
 import { closeFailureReport, reportFailure } from '../github/hunt-report.js'
 import type { Ending, OutputName } from './ending.js'
@@ -40,6 +40,9 @@ function outputsOf(
     'artifact-id': artifactId !== undefined ? String(artifactId) : '',
     // mode: agent's handover, for the deliver job's `delivery` input.
     delivery: handedOver ?? '',
+    // continue-jobs: the loop goes on in another run.
+    continued: String(delivery.continued !== undefined),
+    'continued-run': delivery.continued?.runId ?? '',
     // mode: list's outputs, empty in a run.
     matrix: '',
     count: ''
@@ -53,7 +56,9 @@ function failureLine(
   artifactName?: string
 ): string | undefined {
   if (result.stopReason === 'cancelled') return `The loop was cancelled: ${result.stopDetail}.`
-  if (!result.success) {
+  if (delivery.continuationFailed)
+    return `The loop ran out of this job's time and could not go on in another run: ${delivery.continuationFailed}.${delivery.pushed && delivery.branch ? ` The work is on branch ${delivery.branch}.` : ''}`
+  if (!result.success && !(delivery.continued && delivery.problems.length === 0)) {
     const record = artifactName ? ` The run record is the artifact ${artifactName}.` : ''
     const noTag = result.iterations.at(-1)?.verdict === 'checks_passed_no_tag'
     const why = noTag
@@ -61,6 +66,7 @@ function failureLine(
       : (STOP_WORDS[result.stopReason].failure ?? 'The loop did not succeed')
     return `${why} (${result.stopReason}): ${result.stopDetail.replace(/\.$/, '')}.${record}`
   }
+  if (delivery.continued && delivery.problems.length === 0) return undefined
   if (delivery.problems.length > 0)
     return `Every gate passed, but the work was not delivered: ${delivery.problems[0]}`
   return undefined
@@ -101,12 +107,19 @@ async function reportHunt(
   }
 }
 
+/**
+ * `uploaded`: continue-jobs, once the record is an artifact (the next run reads it): dispatches the next
+ * run, and answers the delivery as it then stands.
+ */
+export type AfterUpload = (delivery: DeliveryReport, uploaded: boolean) => Promise<DeliveryReport>
+
 export async function report(
   prepared: Prepared,
   looped: Looped,
   delivery: DeliveryReport,
   cancelled: boolean,
-  handedOver?: string
+  handedOver?: string,
+  afterUpload?: AfterUpload
 ): Promise<Ending> {
   const { plan, tracking, clients, hunt } = prepared
   const { result } = looped
@@ -119,19 +132,6 @@ export async function report(
       finished: false
     }
   }
-  if (tracking) {
-    await looped.followed()
-    const note = delivery.problems[0] ?? delivery.skipped
-    await tracking.finalise({
-      status: result,
-      ...(delivery.pullRequest ? { pullRequest: delivery.pullRequest } : {}),
-      ...(note ? { note } : {}),
-      ...(delivery.problems.length > 0 ? { undelivered: true } : {})
-    })
-  }
-  if (hunt && prepared.inputs.reportIssue && clients.mayWrite)
-    await reportHunt(prepared, result, delivery, clients)
-
   const links: RunReport['links'] = { run: plan.context.runUrl, artifactName: plan.artifactName }
   let artifactId: number | undefined
   if (plan.inputs.uploadArtifacts) {
@@ -149,6 +149,25 @@ export async function report(
       links.recordNotUploaded = `${upload.failed}; it stays on the runner at ${plan.config.recordDir} until the job ends`
     }
   }
+  if (afterUpload)
+    delivery = await afterUpload(delivery, links.artifactName !== undefined && !links.recordNotUploaded)
+  if (tracking) {
+    await looped.followed()
+    const note =
+      delivery.problems[0] ??
+      (delivery.continued ? `The loop goes on in ${nextRunWords(delivery.continued)}.` : delivery.skipped)
+    await tracking.finalise({
+      status: result,
+      ...(delivery.pullRequest ? { pullRequest: delivery.pullRequest } : {}),
+      ...(note ? { note } : {}),
+      ...(delivery.problems.length > 0 ? { undelivered: true } : {}),
+      ...(delivery.continued && delivery.problems.length === 0 ? { continued: true } : {})
+    })
+  }
+  // A chain that goes on is not over: its last job reports the hunt.
+  if (hunt && prepared.inputs.reportIssue && clients.mayWrite && !delivery.continued)
+    await reportHunt(prepared, result, delivery, clients)
+
   try {
     await writeSummary({ status: result, task: plan.task, links, base: prepared.branch.base, delivery })
     saveState('summaryWritten', true)

@@ -5,7 +5,6 @@
 import { spawn } from 'node:child_process'
 import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs'
 import { trustedProgram } from '../proc/index.js'
-import { gitBytes } from './git.js'
 import { GitRepo } from './repo.js'
 import { hermeticGitEnvironment } from '../security/index.js'
 
@@ -110,12 +109,10 @@ export interface RangeCommit {
   changes: { path: string; mode: string; oid: string; status: string }[]
 }
 
-const store = (workTree: string, args: string[], input?: string): Promise<Buffer> =>
-  gitBytes(workTree, args, { env: hermeticGitEnvironment(), ...(input !== undefined ? { input } : {}) })
-
 /** The commits of `base..head`, oldest first, with their parents and changes (at most MOST_DELIVERED_COMMITS + 1). */
 export async function rangeCommits(workTree: string, base: string, head: string): Promise<RangeCommit[]> {
-  const listed = await store(workTree, [
+  const repo = new GitRepo(workTree)
+  const listed = await repo.bytes([
     'rev-list',
     '--reverse',
     '--parents',
@@ -133,7 +130,7 @@ export async function rangeCommits(workTree: string, base: string, head: string)
     const parent = commit.parents[0]
     if (parent === undefined || commit.parents.length > 1) continue
     // :<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0, one pair a changed file.
-    const raw = await store(workTree, ['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit.sha])
+    const raw = await repo.bytes(['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit.sha])
     const fields = raw.toString('utf8').split('\0')
     for (let i = 0; i + 1 < fields.length; i += 2) {
       const [, mode, , oid, status] = fields[i].replace(/^:/, '').split(' ')
@@ -148,8 +145,7 @@ export async function blobSizes(workTree: string, oids: string[]): Promise<Map<s
   const unique = [...new Set(oids)]
   const sizes = new Map<string, number>()
   if (unique.length === 0) return sizes
-  const out = await store(
-    workTree,
+  const out = await new GitRepo(workTree).bytes(
     ['cat-file', '--batch-check=%(objectname) %(objectsize)'],
     unique.join('\n') + '\n'
   )

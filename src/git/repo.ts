@@ -2,7 +2,7 @@
 // {exitCode, stdout, stderr}; `probe` calls allow any exit code, the rest throw GitError.
 import path from 'node:path'
 import { hermeticGitEnvironment, type ConfigEntries } from '../security/index.js'
-import { GitError, runGit, type GitResult } from './git.js'
+import { GitError, gitBytes, runGit, type GitResult } from './git.js'
 
 export { configEnv, type ConfigEntries } from '../security/index.js'
 
@@ -24,6 +24,14 @@ export class GitRepo {
     const result = await runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes })
     if (!options.probe && result.exitCode !== 0) throw new GitError(args, result)
     return result
+  }
+
+  /** Hermetic, like exec: stdout whole as bytes (blobs, -z listings), `input` on stdin; a failure rejects. */
+  bytes(args: string[], input?: string): Promise<Buffer> {
+    return gitBytes(this.dir, args, {
+      env: hermeticGitEnvironment(),
+      ...(input !== undefined ? { input } : {})
+    })
   }
 
   /** The branch HEAD is on, or undefined when HEAD is detached (actions/checkout of a SHA or a PR merge). */

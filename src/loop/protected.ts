@@ -16,11 +16,10 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { gitBytes, GitRepo } from '../git/index.js'
+import { GitRepo } from '../git/index.js'
 import { runProcess as defaultRunProcess } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import type { CheckRun } from './types.js'
-import { hermeticGitEnvironment } from '../security/index.js'
 import { shlexSplit, type RalphCheck } from '../ralph/index.js'
 export { parseProtectSetting } from '../ralph/protect.js'
 
@@ -367,14 +366,9 @@ export function ruleFor(rules: readonly ProtectRule[], file: string, base: boole
   return rules.find(rule => (base || rule.scope === 'all') && globMatches(rule.glob, file))
 }
 
-/** git, hermetic, in `cwd`: stdout as bytes (blobs are binary). */
-/** git over the object store, hermetic: the agent's config, hooks and filters play no part. */
-const storeGit = (cwd: string, args: string[], input?: string): Promise<Buffer> =>
-  gitBytes(cwd, args, { env: hermeticGitEnvironment(), ...(input !== undefined ? { input } : {}) })
-
 /** Every file (and link) of a commit, from git's object store: path → mode and blob. */
 export async function baseEntries(top: string, base: string): Promise<Map<string, BaseEntry>> {
-  const out = await storeGit(top, ['ls-tree', '-r', '-z', '--full-tree', base])
+  const out = await new GitRepo(top).bytes(['ls-tree', '-r', '-z', '--full-tree', base])
   const entries = new Map<string, BaseEntry>()
   for (const record of out.toString('utf8').split('\0')) {
     const tab = record.indexOf('\t')
@@ -720,7 +714,7 @@ async function readBlobs(top: string, oids: readonly string[]): Promise<Map<stri
   const unique = [...new Set(oids)]
   const blobs = new Map<string, Buffer>()
   if (unique.length === 0) return blobs
-  const out = await storeGit(top, ['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''))
+  const out = await new GitRepo(top).bytes(['cat-file', '--batch'], unique.map(oid => `${oid}\n`).join(''))
   let at = 0
   for (const oid of unique) {
     const newline = out.indexOf(10, at)
@@ -859,7 +853,15 @@ export async function protectedInCommit(
   rules: readonly ProtectRule[],
   guardrails?: string
 ): Promise<Revert[]> {
-  const out = await storeGit(dir, ['diff', '--name-status', '-z', '--no-renames', base, commit, '--'])
+  const out = await new GitRepo(dir).bytes([
+    'diff',
+    '--name-status',
+    '-z',
+    '--no-renames',
+    base,
+    commit,
+    '--'
+  ])
   const fields = out.toString('utf8').split('\0')
   const changed: { path: string; inBase: boolean }[] = []
   for (let i = 0; i + 1 < fields.length; i += 2)

@@ -7,6 +7,7 @@ import { open, rename } from 'node:fs/promises'
 import {
   appendFileSync,
   closeSync,
+  cpSync,
   existsSync,
   mkdirSync,
   openSync,
@@ -22,6 +23,8 @@ import { code, fence } from '../text/markdown.js'
 import { ended } from '../text/ended.js'
 import type {
   BaselineRecord,
+  ChainJob,
+  ChainRun,
   CheckRun,
   IterationRecord,
   KilledBy,
@@ -245,6 +248,11 @@ function outcome(result: LoopResult): string {
     lines.push(
       `- Enforcement: ${enforced.killed ? `the ${enforced.killed} was stopped` : 'nothing was running; the loop stopped'} ${enforced.latencyMs} ms after ${CROSSING[enforced.cause]}`
     )
+  const jobs = result.chain?.jobs ?? []
+  if (jobs.length > 0)
+    lines.push(
+      `- Jobs: ${jobs.length}, this one last: ${jobs.map((job, i) => `${i + 1}. run ${job.run.id} (${plural(job.iterations, 'iteration')}, ${dollars(job.costUsd)}, ${seconds(job.durationMs)}, ${job.stopReason})`).join('; ')}`
+    )
   for (const warning of result.warnings) lines.push(`- Warning: ${warning}`)
   if (result.iterations.length > 0 || result.baseline)
     lines.push(
@@ -359,11 +367,33 @@ export class RunRecord {
 
   private constructor(readonly dir: string) {}
 
-  /** Creates the record folder (and logs/) and starts progress.md. */
-  static create(dir: string, status: LoopStatus): RunRecord {
+  /**
+   * Creates the record folder (and logs/) and starts progress.md. A loop that goes on from an earlier job's
+   * (`earlier`) starts with that record's logs and, in progress.md, a section per earlier job.
+   */
+  static create(
+    dir: string,
+    status: LoopStatus,
+    earlier?: { dir: string; jobs: ChainJob[]; run: ChainRun }
+  ): RunRecord {
     makeFolder(path.join(dir, 'logs'))
     const record = new RunRecord(dir)
-    writeFileSync(path.join(dir, PROGRESS_FILE), header(status))
+    const progress = path.join(dir, PROGRESS_FILE)
+    writeFileSync(progress, header(status))
+    if (earlier) {
+      const logs = path.join(earlier.dir, 'logs')
+      if (existsSync(logs)) cpSync(logs, path.join(dir, 'logs'), { recursive: true, verbatimSymlinks: true })
+      const before = path.join(earlier.dir, PROGRESS_FILE)
+      const out = openSync(progress, 'a')
+      try {
+        // The first job's sections get their heading here; a later job's record has them already.
+        if (earlier.jobs.length === 1) writeSync(out, jobHeading(1, earlier.jobs[0].run))
+        if (existsSync(before)) copyFrom(before, firstSection(before), out)
+        writeSync(out, jobHeading(earlier.jobs.length + 1, earlier.run))
+      } finally {
+        closeSync(out)
+      }
+    }
     // The first status.json is there at once: a post step after an early kill reads it.
     record.writeStatusNow(status)
     return record
@@ -372,6 +402,13 @@ export class RunRecord {
   /** A record written earlier, e.g. to finish one whose loop was killed (the action's post step). */
   static open(dir: string): RunRecord {
     return new RunRecord(dir)
+  }
+
+  /** `logs/<name>`, created. */
+  logsDir(name: string): string {
+    const dir = path.join(this.dir, 'logs', name)
+    mkdirSync(dir, { recursive: true })
+    return dir
   }
 
   /** `logs/iteration-NNN`, created. */
@@ -491,6 +528,11 @@ export class RunRecord {
   }
 }
 
+/** The heading of one job's sections in a chain's progress.md. */
+function jobHeading(n: number, run: ChainRun): string {
+  return `## Job ${n}: run ${run.id}${run.attempt !== '1' ? ` (attempt ${run.attempt})` : ''}${run.url ? ` (${run.url})` : ''}\n\n`
+}
+
 /** Where progress.md's first section starts: the baseline's, else the first iteration's. */
 function firstSection(file: string): number | undefined {
   let fd: number
@@ -503,7 +545,7 @@ function firstSection(file: string): number | undefined {
     const start = Buffer.alloc(64 * 1024)
     const read = readSync(fd, start, 0, start.length, 0)
     // The setup's and the baseline's sections, when there are, come before the first iteration's.
-    const found = ['\n## Setup: ', '\n## Baseline (iteration 0)', '\n## Iteration ']
+    const found = ['\n## Job ', '\n## Setup: ', '\n## Baseline (iteration 0)', '\n## Iteration ']
       .map(heading => start.subarray(0, read).indexOf(heading))
       .filter(at => at !== -1)
     return found.length === 0 ? undefined : Math.min(...found) + 1

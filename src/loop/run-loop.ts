@@ -27,7 +27,18 @@ import { startingStatus } from './status.js'
 import { recogniseGates, startPackageJson } from './test-count.js'
 import { usageLimitWait } from './usage-limit.js'
 import { runSetup, verifyCommit, verifyMode } from './verify.js'
-import type { LoopConfig, LoopEvent, LoopPorts, LoopResult, LoopStatus, StopReason } from './types.js'
+import type { CostMeter } from '../agents/cost-meter.js'
+import type {
+  ChainJob,
+  CostSource,
+  IterationRecord,
+  LoopConfig,
+  LoopEvent,
+  LoopPorts,
+  LoopResult,
+  LoopStatus,
+  StopReason
+} from './types.js'
 
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200
@@ -69,6 +80,10 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     }
   }
   const startedAt = clock.now()
+  // A loop that goes on from an earlier job: what it did counts here (iterations, dollars, the breaker).
+  const carry = config.carry
+  const carried = carry?.status
+  const carriedUsd = carried?.cost.totalUsd ?? 0
 
   const preset = agentPresetFor(config)
   const { workspace, isRepo, workTree, ralph, worktree } = await openWorkTree(config, ports, startedAt)
@@ -86,7 +101,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   if (config.modelProxy) {
     try {
       proxied = await startAgentProxy(config.ralph.agentArgv, process.env, config.modelProxy, {
-        maxCostUsd: config.maxCostUsd
+        // The proxy's own cap is what the chain has left.
+        maxCostUsd: config.maxCostUsd === undefined ? undefined : Math.max(0, config.maxCostUsd - carriedUsd)
       })
     } catch (error) {
       await workspace.dispose().catch(() => undefined)
@@ -103,7 +119,11 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       }
     }
   }
-  const meter = proxied?.meter ?? ports.costMeter ?? createCostMeter(priceFromTable)
+  const meter = withCarriedCost(
+    proxied?.meter ?? ports.costMeter ?? createCostMeter(priceFromTable),
+    carriedUsd,
+    carried?.cost.source
+  )
   const deadline = config.maxTimeSeconds !== undefined ? startedAt + config.maxTimeSeconds * 1000 : undefined
   const guard = new LoopGuard({ clock, signal: ports.signal, deadline, meter, maxCostUsd: config.maxCostUsd })
   const stopWatchingCost = meter.onChange(() =>
@@ -130,10 +150,24 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     }
   })
   if (worktree) status.worktree = worktree
+  if (carry && carried) {
+    status.iterations = [...carried.iterations]
+    if (carried.baseline) status.baseline = carried.baseline
+    status.chain = { jobs: carry.jobs }
+    status.cost = {
+      ...carried.cost,
+      ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
+    }
+    if (!carried.cost.enforced) status.cost.enforced = false
+  }
   if (proxied) status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] }
   let record: RunRecord
   try {
-    record = RunRecord.create(config.recordDir, status)
+    record = RunRecord.create(
+      config.recordDir,
+      status,
+      carry?.recordDir !== undefined ? { dir: carry.recordDir, jobs: carry.jobs, run: carry.run } : undefined
+    )
   } catch (error) {
     guard.dispose()
     stopWatchingCost()
@@ -214,7 +248,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     ...(verify ? { verify } : {}),
     ...(ports.verify ? { verifyPorts: ports.verify } : {})
   }
-  let memory: IterationMemory = { history: [], trackTree: gated }
+  let memory: IterationMemory = { history: carried?.iterations ?? [], trackTree: gated }
   // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
   // permissions (a loop whose agent may not use its tools can only burn money).
   const breaker = new StagnationBreaker(
@@ -229,6 +263,11 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
             : {})
         }
   )
+  // The breaker's counts carry over: the earlier iterations are told to it again, as the loop told them.
+  for (const earlier of carried?.iterations ?? []) {
+    const signals = breakerSignals(earlier)
+    if (signals) breaker.record(signals)
+  }
   if (!isRepo && gated)
     warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off')
 
@@ -262,14 +301,18 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   emit({ type: 'loop_started', status })
   try {
     if (isRepo) {
-      const commit = await workspace.headSha()
+      const head = await workspace.headSha()
+      const tree = await workspace.treeHash()
+      // A continued loop starts where the chain started: the change, the protected paths and the clean
+      // checkout's base are the chain's, and its progress is measured from the tree it was handed.
+      const commit = carried ? carried.start.commit : head
+      status.start.tree = carried?.start.tree ?? tree
       if (commit !== undefined) status.start.commit = commit
-      status.start.tree = await workspace.treeHash()
       warnRefused()
       memory = {
         ...memory,
         startTree: status.start.tree,
-        previousTree: status.start.tree,
+        previousTree: tree,
         ...(commit !== undefined ? { startCommit: commit } : {})
       }
       if (config.protect && commit !== undefined) {
@@ -301,7 +344,11 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     }
     // What a fresh clone needs before its gates can pass (npm ci): before the baseline, as in the clean checkout.
     if ((config.setup ?? []).length > 0 && !ports.verifyOnly) {
-      const setup = await runSetup(env, workTree, record.iterationDir(0))
+      // A continued loop's checkout is fresh: setup runs again, its logs beside the earlier job's.
+      const setupDir = carry
+        ? record.logsDir(`job-${String(carry.jobs.length + 1).padStart(3, '0')}`)
+        : record.iterationDir(0)
+      const setup = await runSetup(env, workTree, setupDir)
       status.setup = setup.runs
       record.appendSetup(setup.runs)
       record.writeStatus(status)
@@ -319,7 +366,13 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     }
     if (!stop && ports.verifyOnly)
       stop = await verifyAlone(env, memory, status, ports.verifyOnly, () => budgets(0))
-    if (!stop && gated && config.baseline !== false) {
+    if (carried?.baseline) {
+      // The baseline is the chain's: not run again; the last gates the agent saw are the earlier job's.
+      const lastChecks = carried.iterations.at(-1)?.checks ?? carried.baseline.checks
+      memory = { ...memory, baseline: carried.baseline, previousChecks: lastChecks }
+    } else if (carried && carried.iterations.length > 0)
+      memory = { ...memory, previousChecks: carried.iterations.at(-1)?.checks ?? [] }
+    if (!stop && gated && config.baseline !== false && !carried) {
       const gates = await runBaseline(env, memory)
       const baseline = gates.baseline
       memory = gates.memory
@@ -335,7 +388,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
           detail: 'every check passed before any agent ran (skip-if-green), so no agent ran'
         }
     }
-    for (let iteration = 1; !stop; iteration++) {
+    for (let iteration = (carried?.iterations.length ?? 0) + 1; !stop; iteration++) {
       stop = decideStop(undefined, budgets(iteration - 1))
       if (stop) break
 
@@ -383,15 +436,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
         ...(limitWait && 'stop' in limitWait ? { limitStop: limitWait.stop } : {}),
         limitWaited: limitWait !== undefined && 'waitMs' in limitWait
       }
-      const tripped =
-        limitWait || outcome.crash !== undefined || outcome.success
-          ? undefined
-          : breaker.record({
-              progressed: outcome.record.progressed,
-              failureFingerprint: outcome.record.failureFingerprint,
-              agentFailed: agent !== undefined && !agent.success,
-              deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
-            })
+      const signals = limitWait || outcome.success ? undefined : breakerSignals(outcome.record)
+      const tripped = signals ? breaker.record(signals) : undefined
       stop = decideStop(end, budgets(iteration), tripped)
       if (outcome.crash !== undefined) status.error = outcome.crash
       if (stop?.reason === 'circuit_open' && tripped) status.breaker = tripped
@@ -459,6 +505,16 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   }
   delete result.inFlight
   updateCost(result, meter)
+  if (carry) {
+    const own: ChainJob = {
+      run: carry.run,
+      iterations: result.iterations.length - (carried?.iterations.length ?? 0),
+      costUsd: Math.max(0, result.cost.totalUsd - carriedUsd),
+      durationMs: result.durationMs,
+      stopReason: result.stopReason
+    }
+    result.chain = { jobs: [...carry.jobs, own] }
+  }
   await record.finish(result)
   emit({ type: 'stop', reason: result.stopReason, detail: result.stopDetail, result })
   return result
@@ -491,7 +547,43 @@ async function verifyAlone(
   }
 }
 
-function updateCost(status: LoopStatus, meter: ReturnType<typeof createCostMeter>): void {
+/**
+ * What an iteration tells the breaker; undefined for one it skips: a crash, or a usage limit (which says
+ * nothing about the agent or the work). The loop and a continued loop's replay read records the same way.
+ */
+function breakerSignals(record: IterationRecord): Parameters<StagnationBreaker['record']>[0] | undefined {
+  const agent = record.agent
+  if (record.error !== undefined) return undefined
+  if (agent?.failure?.kind === 'usage_limit' && !agent.killedBy) return undefined
+  return {
+    progressed: record.progressed,
+    failureFingerprint: record.failureFingerprint,
+    agentFailed: agent !== undefined && !agent.success,
+    deniedTools: agent?.permissionDenials?.map(denial => denial.tool) ?? []
+  }
+}
+
+const SOURCE_RANK = { metered: 0, reported: 1, estimated: 2, unknown: 3 } as const
+
+/** The meter with an earlier job's dollars already spent: the caps and the totals count the whole chain. */
+function withCarriedCost(meter: CostMeter, usd: number, source: CostSource | undefined): CostMeter {
+  if (usd <= 0 && source === undefined) return meter
+  return {
+    spentUsd: () => usd + meter.spentUsd(),
+    runningUsd: () => meter.runningUsd(),
+    source: () => {
+      const own = meter.source()
+      return source !== undefined && SOURCE_RANK[source] > SOURCE_RANK[own] ? source : own
+    },
+    beginRun: () => meter.beginRun(),
+    observe: usage => meter.observe(usage),
+    endRun: final => meter.endRun(final),
+    onChange: listener => meter.onChange(listener),
+    ...(meter.budgetRefusal ? { budgetRefusal: () => meter.budgetRefusal?.() } : {})
+  }
+}
+
+function updateCost(status: LoopStatus, meter: CostMeter): void {
   status.cost.totalUsd = meter.spentUsd()
   status.cost.source = status.iterations.some(it => it.agent) ? meter.source() : 'unknown'
   const tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0 }

@@ -119,9 +119,44 @@ export interface LoopConfig {
    * the loop's own tree.
    */
   verify?: VerifyMode
+  // Added with continuation across jobs (#30); optional.
+  /** The loop goes on from an earlier job's: its iterations, cost, breaker state and baseline carry over. */
+  carry?: Carry
 }
 
 export type VerifyMode = 'clean' | 'tree'
+
+/** A job of a chain, as its runner names it (a workflow run). */
+export interface ChainRun {
+  id: string
+  attempt: string
+  url?: string
+}
+
+/** One job of a loop that spans several (continuation across jobs): what it did. */
+export interface ChainJob {
+  run: ChainRun
+  /** Iterations this job ran. */
+  iterations: number
+  /** Dollars this job spent. */
+  costUsd: number
+  durationMs: number
+  stopReason: StopReason
+  /** The commit it left the branch at (pushed), when it handed the loop on. */
+  head?: string
+}
+
+/**
+ * Where an earlier job of the chain left the loop: its final status (iterations, cost, baseline, start
+ * commit), the chain's jobs so far, and this job's run. The earlier logs are copied into this record.
+ */
+export interface Carry {
+  status: LoopResult
+  jobs: ChainJob[]
+  run: ChainRun
+  /** The earlier record's folder: its logs/ and progress.md's sections are copied into this one. */
+  recordDir?: string
+}
 
 /** What runLoop needs from its surroundings; every port has a real default. */
 export interface LoopPorts {
@@ -441,6 +476,11 @@ export interface LoopStatus {
   }
   /** Set when the run crashed (stop reason agent_error): the one-line reason. */
   error?: string
+  /**
+   * A loop that spans jobs: every job so far, this one last once it has finished. `iterations` and `cost`
+   * are the chain's totals; `startedAt`, `durationMs` and `budgets.maxTimeSeconds` are this job's.
+   */
+  chain?: { jobs: ChainJob[] }
   /** Protected paths: the setting, its rules, and how many paths of the start commit they protect. */
   protected?: { setting: string[]; rules: ProtectRule[]; paths: number; guardrails?: string }
   warnings: string[]

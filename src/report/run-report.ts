@@ -18,6 +18,22 @@ export interface DeliveryReport {
   notes: string[]
   /** The work as a patch, when it could not be pushed (also in the artifact). */
   patch?: { file: string; text: string }
+  /** The loop goes on in another run (continue-jobs): its id and address when GitHub said them. */
+  continued?: { runId?: string; url?: string }
+  /** The loop should have gone on in another run and could not: why, in one line. */
+  continuationFailed?: string
+}
+
+/** Where a continued loop goes on, in words: the next run, linked when its address is known. */
+export function nextRunWords(continued: NonNullable<DeliveryReport['continued']>): string {
+  const name = continued.runId !== undefined ? `run ${continued.runId}` : 'the next run of this workflow'
+  return continued.url !== undefined ? `[${name}](${continued.url})` : name
+}
+
+/** A delivery that delivered nothing: skipped (a cancelled run), or failed with one problem. */
+export function undelivered(branch: string, why: { skipped: string } | { problem: string }): DeliveryReport {
+  if ('skipped' in why) return { branch, pushed: false, problems: [], notes: [], skipped: why.skipped }
+  return { branch, pushed: false, problems: [why.problem], notes: [] }
 }
 
 /** Everything the summary and the pull request body are written from. */
@@ -56,6 +72,8 @@ export function outcomeSentence(report: RunReport): string {
       ? ` and pushed branch ${codeCell(delivery.branch)}`
       : ''
   const problem = delivery.problems[0]
+  if (delivery.continued && !problem)
+    return `⏩ ${name} ran out of this job's time after ${pluralIterations(n)} with gates still failing; the work is on branch ${codeCell(delivery.branch ?? '')}, and the loop goes on in ${nextRunWords(delivery.continued)}.`
   if (reason === 'already_green')
     return `✅ ${name}: every gate already passed before any agent ran (skip-if-green), so no agent ran and nothing was spent.`
   if (status.success) {

@@ -9,6 +9,7 @@ import {
   formatDuration,
   gateEvidence,
   iterationTable,
+  nextRunWords,
   outcomeSentence,
   REVERTS_HEADING,
   REVERTS_INTRO,
@@ -34,6 +35,7 @@ export function renderSummary(report: RunReport): string {
       ? `[Pull request #${delivery.pullRequest.number}](${delivery.pullRequest.url})`
       : undefined,
     delivery.branch && delivery.pushed ? `branch ${codeCell(delivery.branch)}` : undefined,
+    delivery.continued ? `the loop goes on in ${nextRunWords(delivery.continued)}` : undefined,
     links.artifact
       ? `[Run record${links.artifactName ? ` (${codeCell(links.artifactName)})` : ''}](${links.artifact})`
       : undefined,

@@ -34,6 +34,8 @@ export interface TrackingOutcome {
   note?: string
   /** The work should have been delivered and was not (a push refused): the headline must not say ✅. */
   undelivered?: boolean
+  /** The loop goes on in another run (continue-jobs), which edits this comment again. */
+  continued?: boolean
 }
 
 /** The hidden first line of a tracking comment; `state` says whether a step still has to finalise it. */
@@ -57,8 +59,9 @@ export function renderWorking(info: TrackingInfo, status?: LoopStatus): string {
 export function renderFinal(info: TrackingInfo, outcome: TrackingOutcome): string {
   const { status, pullRequest } = outcome
   const n = status.iterations.length
-  const headline =
-    outcome.undelivered && status.success
+  const headline = outcome.continued
+    ? "⏩ Out of this job's time: the loop goes on in the next run"
+    : outcome.undelivered && status.success
       ? '⚠️ Every gate passed, but the work was not delivered'
       : status.stopReason !== undefined
         ? `${STOP_WORDS[status.stopReason].icon} ${STOP_WORDS[status.stopReason].headline}`

@@ -1,0 +1,348 @@
+// Continuation across jobs (`continue-jobs`, `resume`): a loop that runs out of max-time with its gates still
+// failing goes on in another run of the same workflow. This job pushes its work to the loop's branch, writes
+// `continuation.json` into its record, uploads the record and dispatches the next run with `resume` = its
+// run id. The next run checks that run before any agent runs (same workflow, same repository, not a fork,
+// the branch's tip the one handed over, jobs left), takes the record's state, and goes on.
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import * as core from '@actions/core'
+import { STATUS_FILE, type ChainJob, type ChainRun, type LoopResult } from '../loop/index.js'
+import { readRegularFile } from '../ralph/index.js'
+import type { Run } from '../trigger/types.js'
+import type { RunContext } from '../trigger/context.js'
+import type { Octokit } from '../github/client.js'
+import type { ActionInputs } from './inputs.js'
+import type { Clients } from './admit.js'
+
+export const CONTINUATION_FILE = 'continuation.json'
+/** The most bytes of continuation.json and of the earlier status.json read. */
+const MOST_RECORD_BYTES = 64 * 1024 * 1024
+
+/** continuation.json: what a job that hands its loop on leaves for the next run. */
+export interface Continuation {
+  version: 1
+  /** owner/repo, the workflow, and the run that handed over. */
+  repository: string
+  workflowId: number
+  runId: string
+  runAttempt: string
+  ralph: string
+  branch: string
+  base: string
+  /** The commit the chain's loop started from: its change, its protected paths and its clean checkout's base. */
+  start: string
+  /** The branch's tip as this run pushed it: the next run goes on from exactly that. */
+  head: string
+  /** What started the chain (the first run's trigger): the same task, args, issue and branch in every job. */
+  trigger: Run
+  hunt: boolean
+  /** The chain's tracking comment, edited by every job. */
+  tracking?: { issueNumber: number; commentId: number }
+  /** Every job so far, this one last. */
+  jobs: ChainJob[]
+}
+
+/** What a resumed job takes from the run it goes on from. */
+export interface Resumed {
+  continuation: Continuation
+  /** The earlier job's final status (its iterations, cost, baseline, start). */
+  status: LoopResult
+  /** Where its record was downloaded: its logs are copied into this job's record. */
+  dir: string
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+const isSha = (value: unknown): boolean =>
+  typeof value === 'string' && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(value)
+const isCount = (value: unknown): boolean =>
+  typeof value === 'number' && Number.isInteger(value) && value >= 0
+const isDollars = (value: unknown): boolean =>
+  typeof value === 'number' && Number.isFinite(value) && value >= 0
+
+/** This run as a chain names it. */
+export function chainRun(context: RunContext): ChainRun {
+  return { id: String(context.runId), attempt: String(context.runAttempt || '1'), url: context.runUrl }
+}
+
+/** Why continuation.json cannot be what a run of this action wrote, or undefined. */
+function malformedContinuation(value: unknown): string | undefined {
+  if (!isRecord(value)) return 'it is not a JSON object'
+  if (value.version !== 1) return `version ${JSON.stringify(value.version)} is not 1`
+  for (const key of ['repository', 'runId', 'runAttempt', 'ralph', 'branch', 'base'] as const)
+    if (typeof value[key] !== 'string' || value[key] === '') return `${key} is not a name`
+  if (!isCount(value.workflowId)) return 'workflowId is not a number'
+  if (!isSha(value.start) || !isSha(value.head)) return 'start or head is not a commit'
+  if (!isRecord(value.trigger) || value.trigger.kind !== 'run') return 'trigger is not a run'
+  if (typeof value.hunt !== 'boolean') return 'hunt is not true or false'
+  if (value.tracking !== undefined) {
+    const t = value.tracking
+    if (!isRecord(t) || !isCount(t.issueNumber) || !isCount(t.commentId)) return 'tracking is not a comment'
+  }
+  if (!Array.isArray(value.jobs) || value.jobs.length === 0) return 'jobs is empty'
+  for (const job of value.jobs as unknown[]) {
+    if (!isRecord(job) || !isRecord(job.run) || typeof job.run.id !== 'string') return 'a job has no run'
+    if (!isCount(job.iterations) || !isDollars(job.costUsd) || !isCount(job.durationMs))
+      return `job ${String(job.run.id)}'s figures are not numbers`
+  }
+  return undefined
+}
+
+/** Why the earlier status.json cannot carry a loop on, or undefined. */
+function malformedStatus(value: unknown): string | undefined {
+  if (!isRecord(value) || value.state !== 'finished') return 'it is not a finished loop'
+  if (!Array.isArray(value.iterations)) return 'it has no iterations'
+  const cost = value.cost
+  if (!isRecord(cost) || !isDollars(cost.totalUsd)) return 'its cost is not a number'
+  if (!isRecord(value.start) || !isSha(value.start.commit)) return 'it has no start commit'
+  return undefined
+}
+
+/**
+ * Whether this job hands its loop on: it stopped on max-time with gates failing, and the chain has jobs,
+ * iterations and dollars left. Answers why not, for the log, when it could have.
+ */
+export function continuesIn(
+  inputs: Pick<ActionInputs, 'continueJobs' | 'maxIterations' | 'maxCostUsd'>,
+  result: Pick<LoopResult, 'stopReason' | 'success' | 'iterations' | 'cost'>,
+  jobsSoFar: number,
+  onPersonsPr: boolean
+): { continues: true } | { continues: false; why?: string } {
+  if (inputs.continueJobs <= 1 || result.success || result.stopReason !== 'timeout')
+    return { continues: false }
+  if (jobsSoFar >= inputs.continueJobs)
+    return { continues: false, why: `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)` }
+  if (result.iterations.length >= inputs.maxIterations)
+    return {
+      continues: false,
+      why: `the chain has run its ${inputs.maxIterations} iterations (max-iterations)`
+    }
+  if (inputs.maxCostUsd !== undefined && result.cost.totalUsd >= inputs.maxCostUsd)
+    return { continues: false, why: `the chain has spent its $${inputs.maxCostUsd} (max-cost)` }
+  if (onPersonsPr)
+    return {
+      continues: false,
+      why: "a loop on a person's pull request branch does not go on in another run (unverified work is never pushed there)"
+    }
+  return { continues: true }
+}
+
+/** The workflow this run belongs to, as GitHub numbers it. */
+async function workflowOf(
+  octokit: Octokit,
+  context: RunContext,
+  runId: string
+): Promise<RunFacts | undefined> {
+  try {
+    const { data } = await octokit.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}', {
+      ...context.repo,
+      run_id: Number(runId)
+    })
+    return {
+      workflowId: data.workflow_id,
+      path: data.path ?? '',
+      repository: data.repository.full_name,
+      headRepository: data.head_repository?.full_name ?? '',
+      headBranch: data.head_branch ?? ''
+    }
+  } catch (error) {
+    if ((error as { status?: number }).status === 404) return undefined
+    throw error
+  }
+}
+
+interface RunFacts {
+  workflowId: number
+  path: string
+  repository: string
+  headRepository: string
+  headBranch: string
+}
+
+/** continuation.json for this job, which hands its loop on. */
+export function continuation(facts: Omit<Continuation, 'version'>): Continuation {
+  return { version: 1, ...facts }
+}
+
+/** Writes continuation.json into the record, before it is uploaded. */
+export function writeContinuation(recordDir: string, value: Continuation): void {
+  writeFileSync(path.join(recordDir, CONTINUATION_FILE), `${JSON.stringify(value, null, 2)}\n`)
+}
+
+/** This run's workflow id (the next run is dispatched on it). */
+export async function ownWorkflow(octokit: Octokit, context: RunContext): Promise<number> {
+  const own = await workflowOf(octokit, context, context.runId)
+  if (!own)
+    throw new Error(
+      `GitHub does not know this run (${context.runId}) in ${context.repo.owner}/${context.repo.repo}`
+    )
+  return own.workflowId
+}
+
+/**
+ * Dispatches the next run of this workflow on this run's ref, with `resume` = this run's id and the dispatch
+ * inputs this run had. Answers its id and address when GitHub says them.
+ */
+export async function dispatchNext(
+  octokit: Octokit,
+  context: RunContext,
+  workflowId: number
+): Promise<{ runId?: string; url?: string }> {
+  const given = isRecord(context.payload.inputs) ? context.payload.inputs : {}
+  const inputs: Record<string, string> = {}
+  for (const [name, value] of Object.entries(given))
+    if (name !== 'resume' && value !== null && value !== undefined) inputs[name] = String(value)
+  inputs.resume = String(context.runId)
+  try {
+    // return_run_details (2025): GitHub answers 200 with the new run's id and address instead of 204.
+    const request = octokit.request as (route: string, parameters: object) => Promise<{ data: unknown }>
+    const response = await request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
+      ...context.repo,
+      workflow_id: workflowId,
+      ref: context.ref,
+      inputs,
+      return_run_details: true
+    })
+    const data = (response.data ?? {}) as { workflow_run_id?: number; html_url?: string }
+    return {
+      ...(data.workflow_run_id !== undefined ? { runId: String(data.workflow_run_id) } : {}),
+      ...(data.html_url !== undefined ? { url: data.html_url } : {})
+    }
+  } catch (error) {
+    const status = (error as { status?: number }).status
+    const said = (error as Error).message.split('\n')[0]
+    if (status === 403)
+      throw new Error(
+        `the job token may not start workflows (${said}): give the job permissions: actions: write`,
+        { cause: error }
+      )
+    if (status === 422)
+      throw new Error(
+        `GitHub refused to dispatch the workflow on ${context.ref} (${said}): it needs on: workflow_dispatch with an input named resume (see examples/workflows/long-loop.yml)`,
+        { cause: error }
+      )
+    throw new Error(`the next run could not be dispatched: ${said}`, { cause: error })
+  }
+}
+
+function scratch(prefix: string): string {
+  return mkdtempSync(path.join(process.env.RUNNER_TEMP || tmpdir(), prefix))
+}
+
+/** The run record artifacts of `runId`: the usual name (any attempt), or artifact-name's. */
+function recordArtifact(name: string, runId: string, artifactName: string | undefined): boolean {
+  if (artifactName !== undefined) return name === artifactName || name.startsWith(`${artifactName}-`)
+  return name.startsWith('ralph-') && new RegExp(`-${runId}-[0-9]+$`).test(name)
+}
+
+/**
+ * The run `resume` names, checked and read: answers what it handed over, or one line saying why this job
+ * cannot go on from it (nothing has run then).
+ */
+export async function resumeFrom(
+  inputs: ActionInputs,
+  context: RunContext,
+  clients: Pick<Clients, 'octokit'>
+): Promise<Resumed | { refused: string }> {
+  const id = inputs.resume as string
+  const repository = `${context.repo.owner}/${context.repo.repo}`
+  const refused = (why: string): { refused: string } => ({
+    refused: `Cannot resume run ${id}: ${why}. No agent ran.`
+  })
+  if (context.eventName !== 'workflow_dispatch')
+    return refused(
+      `resume is set on a ${context.eventName} run; only a workflow_dispatch run (the one the chain's previous job dispatches) resumes a loop`
+    )
+  if (id === String(context.runId)) return refused('it is this run')
+  const octokit = await clients.octokit()
+  const earlier = await workflowOf(octokit, context, id)
+  if (!earlier) return refused(`${repository} has no such run`)
+  const own = await workflowOf(octokit, context, context.runId)
+  if (!own) return refused(`GitHub does not know this run (${context.runId})`)
+  if (earlier.repository !== repository)
+    return refused(`it is a run of ${earlier.repository}, not of ${repository}`)
+  if (earlier.headRepository !== repository)
+    return refused(
+      `it ran on a fork's code (${earlier.headRepository || 'an unknown repository'}), not ${repository}'s`
+    )
+  if (earlier.workflowId !== own.workflowId)
+    return refused(
+      `it is a run of another workflow (${earlier.path || earlier.workflowId}), not of ${own.path || own.workflowId}`
+    )
+
+  const dir = scratch('ralph-resumed-')
+  const found: Resumed[] = []
+  try {
+    const { DefaultArtifactClient } = await import('@actions/artifact')
+    const client = new DefaultArtifactClient()
+    const findBy = {
+      token: inputs.githubToken,
+      workflowRunId: Number(id),
+      repositoryOwner: context.repo.owner,
+      repositoryName: context.repo.repo
+    }
+    const { artifacts } = await client.listArtifacts({ findBy })
+    const records = artifacts.filter(a => recordArtifact(a.name, id, inputs.artifactName))
+    for (const artifact of records) {
+      const into = path.join(dir, String(artifact.id))
+      // Its unzip calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
+      const warned = process.noDeprecation
+      process.noDeprecation = true
+      try {
+        await client.downloadArtifact(artifact.id, { path: into, findBy })
+      } finally {
+        process.noDeprecation = warned === true
+      }
+      if (!readdirSync(into).includes(CONTINUATION_FILE)) continue
+      const parsed: unknown = JSON.parse(
+        readRegularFile(path.join(into, CONTINUATION_FILE), MOST_RECORD_BYTES).toString('utf8')
+      )
+      const problem = malformedContinuation(parsed)
+      if (problem) throw new Error(`its ${CONTINUATION_FILE} cannot be read (${problem})`)
+      const status: unknown = JSON.parse(
+        readRegularFile(path.join(into, STATUS_FILE), MOST_RECORD_BYTES).toString('utf8')
+      )
+      const bad = malformedStatus(status)
+      if (bad) throw new Error(`its ${STATUS_FILE} cannot carry the loop on (${bad})`)
+      found.push({ continuation: parsed as Continuation, status: status as LoopResult, dir: into })
+    }
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true })
+    return refused((error as Error).message.split('\n')[0])
+  }
+  const mine =
+    inputs.ralph !== undefined && found.length > 1
+      ? found.filter(f => inputs.ralph?.includes(f.continuation.ralph))
+      : found
+  if (mine.length !== 1) {
+    rmSync(dir, { recursive: true, force: true })
+    return refused(
+      mine.length === 0
+        ? 'its record holds no continuation (it did not hand its loop on: it finished, failed, was cancelled, or its record was not uploaded)'
+        : `it handed on ${mine.length} loops, and a run goes on with one`
+    )
+  }
+  const resumed = mine[0]
+  const { continuation: c } = resumed
+  const theirs =
+    c.repository !== repository
+      ? `its continuation is ${c.repository}'s`
+      : c.runId !== id
+        ? `its continuation was made by run ${c.runId}`
+        : c.workflowId !== own.workflowId
+          ? "its continuation is another workflow's"
+          : c.jobs.length >= inputs.continueJobs
+            ? `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)`
+            : resumed.status.start.commit !== c.start
+              ? 'its record and its continuation disagree on where the loop started'
+              : undefined
+  if (theirs) {
+    rmSync(dir, { recursive: true, force: true })
+    return refused(theirs)
+  }
+  core.info(
+    `Resuming run ${id}: ${c.ralph} on ${c.branch} at ${c.head.slice(0, 12)}, job ${c.jobs.length + 1} of at most ${inputs.continueJobs}, after ${resumed.status.iterations.length} iteration(s) and $${resumed.status.cost.totalUsd.toFixed(4)}.`
+  )
+  return resumed
+}
