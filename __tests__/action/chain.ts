@@ -171,6 +171,9 @@ export function chain(e2e: E2eSuite, firstRunId: number): Chain {
       if (made.length !== 1) throw new Error(`expected one dispatch, the job made ${made.length}`)
       const run = p.api.state.run(made[0].runId)
       if (!run) throw new Error(`the stand-in queued no run ${made[0].runId}`)
+      // Each project's stand-in numbers its runs alike, but the file's projects share one artifact service:
+      // a backend id of the file's own keeps their runs' artifacts apart, as two repositories' runs are.
+      run.workflowRunBackendId = `c0ffee00-0000-4000-8000-${String(newRunId()).padStart(12, '0')}`
       return { dispatch: made[0], run }
     },
     async resumedJob(p, run, inputs, extra = {}) {
