@@ -277,7 +277,13 @@ describe('a resume that cannot go on is refused in one line, before any agent ru
     const { dispatch, run: b } = dispatched(p)
     const was = before(p, agent)
     const { job } = await resumedJob(p, b, dispatch.inputs, { inputs: CHAINED })
-    expectRefused(job, p, agent, was, /^ralph\/fix-tests moved since run \d+ handed it over: .*no agent ran/)
+    expectRefused(
+      job,
+      p,
+      agent,
+      was,
+      /^Preparing the branch failed: ralph\/fix-tests moved since run \d+ handed it over: its tip is [0-9a-f]+, not [0-9a-f]+, so the chain stops here \(no agent ran\)$/
+    )
     expect(p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()).toBe(moved)
     expectClean(p)
   })
