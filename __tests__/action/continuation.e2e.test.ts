@@ -1,0 +1,361 @@
+// A loop that runs out of max-time goes on in another workflow run (issue #30), through dist as the workflow
+// runs it: job 1 pushes its branch, opens no pull request and dispatches the workflow with `resume: <its run>`;
+// job 2, on a fresh runner in that run, goes on from the branch and the record (iterations, cost, the record
+// of the whole chain). The caps (max-iterations over the chain, continue-jobs), the resumes refused before any
+// agent runs, and the one tracking comment of a chain started by `/ralph`.
+import { expect, test, beforeAll, describe } from '@jest/globals'
+import { chain, chainFiles, COST_PER_ITERATION, slowAgent, WORKFLOW, type SlowAgent } from './chain.js'
+import { GITHUB_TOKEN, waitForFile, type ActionRun, type Project } from './harness.js'
+import { e2eSuite } from './suite.js'
+import type { WorkflowRunRecord } from '../support/github-api/index.js'
+
+const e2e = e2eSuite()
+const { expectClean, recordOf } = e2e
+const { addRun, firstJob, dispatched, resumedJob } = chain(e2e, 7_400_000_000)
+
+/**
+ * Seconds: a loaded machine starts the agent well inside them, and the agent sleeps minutes. Job 2 gets
+ * minutes where it must not run out (max-time is per job), so load cannot make it. The gates alone decide
+ * (the agent never says it is done).
+ */
+const CHAINED = { 'continue-jobs': '3', 'max-time': '20s', 'completion-tag': 'none' }
+const UNHURRIED = { 'max-time': '3m' }
+
+/** A project whose GitHub stand-in serves the runs' artifacts from the artifact service. */
+const project = (agent: string, fixes: number) =>
+  e2e.project(chainFiles(agent, fixes), { api: { artifacts: e2e.stand().artifacts } })
+
+const text = (files: Map<string, Buffer>, name: string): string => {
+  const file = files.get(name)
+  if (!file) throw new Error(`the record holds no ${name}: ${[...files.keys()].join(', ')}`)
+  return file.toString('utf8')
+}
+
+/** The record a run's job uploaded, found by its name (a cancelled job's main sets no artifact-id). */
+const recordOfRun = (run: WorkflowRunRecord) =>
+  e2e.stand().artifacts.downloadArtifact(`ralph-fix-tests-${run.id}-${run.runAttempt}`)
+
+/** What a refused job must leave as it was. */
+const before = (p: Project, agent: SlowAgent) => ({
+  saw: agent.saw().length,
+  pushes: p.gitServer.pushAttemptsBy(GITHUB_TOKEN).length,
+  dispatches: p.api.state.dispatches.length
+})
+
+/** The step failed in one line naming why, before any agent ran, any push or any dispatch. */
+function expectRefused(
+  job: ActionRun,
+  p: Project,
+  agent: SlowAgent,
+  was: ReturnType<typeof before>,
+  why: RegExp
+): void {
+  expect(job.main.exitCode).toBe(1)
+  const errors = job.main.errors.map(e => e.message)
+  expect(errors).toEqual([expect.stringMatching(why)])
+  expect(errors[0]).not.toContain('\n')
+  expect(agent.saw()).toHaveLength(was.saw)
+  expect(p.gitServer.pushAttemptsBy(GITHUB_TOKEN)).toHaveLength(was.pushes)
+  expect(p.api.state.dispatches).toHaveLength(was.dispatches)
+  expect(job.outputs.continued ?? 'false').toBe('false')
+}
+
+test("the handover: job 1 runs out of time and dispatches its successor; job 2 goes on from job 1's branch to the pull request", async () => {
+  const agent = slowAgent(e2e.scratch(), 'handover', 'once')
+  const p = await project(agent.script, 2)
+  // The workflow has a dispatch input of its own besides resume: the successor gets it as this run had it.
+  const workflow = p.api.state.addWorkflow({ path: WORKFLOW, dispatchInputs: { resume: {}, note: {} } })
+  const { job: first, run: a } = await firstJob(p, {
+    inputs: CHAINED,
+    event: p.api.events.workflowDispatch({ resume: '', note: 'keep me' })
+  })
+
+  // Job 1: out of time with the gate failing; it ends green, having handed the loop on.
+  expect(first.main.exitCode).toBe(0)
+  expect(first.outputs).toMatchObject({
+    'stop-reason': 'timeout',
+    iterations: '2',
+    continued: 'true',
+    'pr-operation': 'none',
+    branch: 'ralph/fix-tests'
+  })
+  expect(Number(first.outputs.cost)).toBeCloseTo(2 * COST_PER_ITERATION, 6)
+  expect(p.api.state.pulls).toEqual([])
+  const handedOver = p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()
+  expect(p.remoteGit('show', `${handedOver}:fixed-1`)).toBe('made in iteration 1\n')
+  expect(() => p.remoteGit('show', `${handedOver}:fixed-2`)).toThrow()
+
+  // Exactly one dispatch: the same workflow, on the same ref, with this run's inputs and resume = run A.
+  const { dispatch, run: b } = dispatched(p)
+  expect(dispatch).toMatchObject({
+    workflowId: workflow.id,
+    ref: expect.stringMatching(/^(refs\/heads\/)?main$/),
+    inputs: { resume: String(a.id), note: 'keep me' },
+    token: GITHUB_TOKEN
+  })
+  expect(b.id).not.toBe(a.id)
+  expect(first.outputs['continued-run']).toBe(String(b.id))
+  expect(first.summary).toContain(String(b.id))
+  const handover = await recordOf(first)
+  const continuation = JSON.parse(text(handover, 'continuation.json'))
+  expect(continuation.jobs).toHaveLength(1)
+  expect(JSON.stringify(continuation)).toContain(handedOver)
+
+  // Job 2: a fresh runner, run B, dispatched with resume = A.
+  const { job: second } = await resumedJob(p, b, dispatch.inputs, { inputs: { ...CHAINED, ...UNHURRIED } })
+  expect(second.main.exitCode).toBe(0)
+  expect(second.outputs).toMatchObject({
+    'stop-reason': 'all_checks_passed',
+    success: 'true',
+    continued: 'false',
+    'continued-run': '',
+    'pr-operation': 'created',
+    branch: 'ralph/fix-tests',
+    // The whole chain's.
+    iterations: '3'
+  })
+  expect(Number(second.outputs.cost)).toBeCloseTo(3 * COST_PER_ITERATION, 6)
+  expect(p.api.state.dispatches).toHaveLength(1)
+
+  // Its first iteration is numbered after job 1's last, and it found job 1's fix rather than redoing it.
+  expect(agent.saw()).toEqual([
+    { iteration: 1, seen: [], did: 'fixed-1' },
+    { iteration: 2, seen: ['fixed-1'], did: 'slept' },
+    { iteration: 3, seen: ['fixed-1'], did: 'fixed-2' }
+  ])
+
+  // The pull request holds both jobs' fixes, on top of what job 1 pushed.
+  expect(p.api.state.pulls).toHaveLength(1)
+  expect(p.api.state.pulls[0]).toMatchObject({ head: 'ralph/fix-tests', base: 'main', draft: false })
+  const tip = p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()
+  expect(second.outputs.commit).toBe(tip)
+  p.remoteGit('merge-base', '--is-ancestor', handedOver, tip)
+  expect(p.remoteGit('show', `${tip}:fixed-1`)).toBe('made in iteration 1\n')
+  expect(p.remoteGit('show', `${tip}:fixed-2`)).toBe('made in iteration 3\n')
+
+  // The last record describes the whole chain: both jobs, both iterations, both logs, a section per job.
+  const record = await recordOf(second)
+  const status = JSON.parse(text(record, 'status.json'))
+  expect(status.chain.jobs.map((job: { run: { id: string } }) => String(job.run.id))).toEqual([
+    String(a.id),
+    String(b.id)
+  ])
+  expect(status.chain.jobs[0]).toMatchObject({ iterations: 2, stopReason: 'timeout', head: handedOver })
+  expect(status.chain.jobs[1]).toMatchObject({ iterations: 1, stopReason: 'all_checks_passed' })
+  expect(status.iterations.map((i: { iteration: number }) => i.iteration)).toEqual([1, 2, 3])
+  expect(status.stopReason).toBe('all_checks_passed')
+  const progress = text(record, 'progress.md')
+  expect(progress).toMatch(new RegExp(`^## Job 1: run ${a.id}\\b`, 'm'))
+  expect(progress).toMatch(new RegExp(`^## Job 2: run ${b.id}\\b`, 'm'))
+  expect(progress.indexOf(`## Job 1: run ${a.id}`)).toBeLessThan(progress.indexOf(`## Job 2: run ${b.id}`))
+  expect([...record.keys()]).toEqual(
+    expect.arrayContaining([
+      'logs/iteration-001/agent.log',
+      'logs/iteration-002/agent.log',
+      'logs/iteration-003/agent.log'
+    ])
+  )
+  expectClean(p)
+})
+
+test('a chain that reaches max-iterations in job 2 stops there, whatever continue-jobs says', async () => {
+  const agent = slowAgent(e2e.scratch(), 'max-iterations', 'once')
+  const p = await project(agent.script, 9)
+  const inputs = { ...CHAINED, 'continue-jobs': '5', 'max-iterations': '4' }
+  const { job: first } = await firstJob(p, { inputs })
+  expect(first.outputs).toMatchObject({ 'stop-reason': 'timeout', continued: 'true', iterations: '2' })
+  const { dispatch, run: b } = dispatched(p)
+
+  const { job: second } = await resumedJob(p, b, dispatch.inputs, { inputs: { ...inputs, ...UNHURRIED } })
+  // Iterations 3 and 4 make max-iterations over the chain: on-failure (none) applies, no third job.
+  expect(second.main.exitCode).toBe(1)
+  expect(second.outputs).toMatchObject({
+    'stop-reason': 'max_iterations',
+    iterations: '4',
+    continued: 'false',
+    'continued-run': '',
+    'pr-operation': 'none'
+  })
+  expect(agent.saw().map(s => s.iteration)).toEqual([1, 2, 3, 4])
+  expect(p.api.state.dispatches).toHaveLength(1)
+  expect(p.api.state.pulls).toEqual([])
+  expectClean(p)
+})
+
+test('continue-jobs: 2 never starts a third job: job 2 runs out of time too, dispatches nothing, and on-failure applies', async () => {
+  const agent = slowAgent(e2e.scratch(), 'two-jobs', 'always')
+  const p = await project(agent.script, 9)
+  const inputs = { ...CHAINED, 'continue-jobs': '2', 'on-failure': 'draft-pr' }
+  const { job: first } = await firstJob(p, { inputs })
+  // Job 1 hands on instead of on-failure: no draft yet.
+  expect(first.outputs).toMatchObject({ 'stop-reason': 'timeout', continued: 'true', 'pr-operation': 'none' })
+  expect(p.api.state.pulls).toEqual([])
+  const { dispatch, run: b } = dispatched(p)
+
+  const { job: second } = await resumedJob(p, b, dispatch.inputs, { inputs })
+  expect(second.outputs).toMatchObject({
+    'stop-reason': 'timeout',
+    iterations: '4',
+    continued: 'false',
+    'continued-run': '',
+    'pr-operation': 'created'
+  })
+  expect(agent.saw().map(s => [s.iteration, s.did])).toEqual([
+    [1, 'fixed-1'],
+    [2, 'slept'],
+    [3, 'fixed-2'],
+    [4, 'slept']
+  ])
+  expect(p.api.state.dispatches).toHaveLength(1)
+  // on-failure: draft-pr, with both jobs' work.
+  expect(p.api.state.pulls).toMatchObject([{ head: 'ralph/fix-tests', draft: true }])
+  const tip = p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()
+  expect(p.remoteGit('show', `${tip}:fixed-2`)).toBe('made in iteration 3\n')
+  expectClean(p)
+})
+
+// One job 1 that handed on (run A), resumed in ways that must be refused; the branch moved last, for good.
+describe('a resume that cannot go on is refused in one line, before any agent runs or anything is pushed', () => {
+  let p: Project
+  let agent: SlowAgent
+  let a: WorkflowRunRecord
+  beforeAll(async () => {
+    agent = slowAgent(e2e.scratch(), 'refused', 'once')
+    p = await project(agent.script, 2)
+    const first = await firstJob(p, { inputs: CHAINED })
+    expect(first.job.outputs.continued).toBe('true')
+    a = first.run
+  }, 300_000)
+
+  test('resume of a run of another workflow', async () => {
+    // Run A as another workflow's run would be: its record is there, GitHub's facts refuse it.
+    const other = p.api.state.addWorkflow({
+      path: '.github/workflows/other.yml',
+      dispatchInputs: { resume: {} }
+    })
+    const own = a.workflowId
+    a.workflowId = other.id
+    try {
+      const was = before(p, agent)
+      const { job } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED })
+      expectRefused(job, p, agent, was, /^Cannot resume run \d+: it is a run of another workflow \(/)
+    } finally {
+      a.workflowId = own
+    }
+    expectClean(p)
+  })
+
+  test('resume of a run whose head repository is a fork', async () => {
+    // Run A as a fork's run would be: its record is there, GitHub's facts refuse it.
+    a.headRepository = 'forker/octo-repo'
+    try {
+      const was = before(p, agent)
+      const { job } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED })
+      expectRefused(
+        job,
+        p,
+        agent,
+        was,
+        /^Cannot resume run \d+: it ran on a fork's code \(forker\/octo-repo\)/
+      )
+    } finally {
+      a.headRepository = undefined
+    }
+    expectClean(p)
+  })
+
+  test('resume of a run whose record is missing (a run with no artifacts)', async () => {
+    const bare = addRun(p, { status: 'completed', conclusion: 'success' })
+    const was = before(p, agent)
+    const { job } = await resumedJob(p, addRun(p), { resume: bare.id }, { inputs: CHAINED })
+    expectRefused(job, p, agent, was, /^Cannot resume run \d+: its record holds no continuation /)
+    expectClean(p)
+  })
+
+  test('resume of a run whose branch someone else moved since', async () => {
+    const moved = p.pushToRemote('ralph/fix-tests', { 'OTHER.md': 'not the loop\n' }, 'Someone else')
+    const { dispatch, run: b } = dispatched(p)
+    const was = before(p, agent)
+    const { job } = await resumedJob(p, b, dispatch.inputs, { inputs: CHAINED })
+    expectRefused(
+      job,
+      p,
+      agent,
+      was,
+      /^Preparing the branch failed: ralph\/fix-tests moved since run \d+ handed it over: its tip is [0-9a-f]+, not [0-9a-f]+, so the chain stops here \(no agent ran\)$/
+    )
+    expect(p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()).toBe(moved)
+    expectClean(p)
+  })
+})
+
+test('a cancelled job 1 hands nothing on: resuming its run is refused, it cannot resume', async () => {
+  const agent = slowAgent(e2e.scratch(), 'cancelled', 'once')
+  const p = await project(agent.script, 2)
+  const { job: first, run: a } = await firstJob(p, {
+    inputs: { ...CHAINED, ...UNHURRIED },
+    duringMain: async child => {
+      await waitForFile(agent.sleeping, 60_000)
+      child.kill('SIGINT')
+    }
+  })
+  a.conclusion = 'cancelled'
+  expect(first.outputs).toMatchObject({ 'stop-reason': 'cancelled', continued: 'false' })
+  expect(p.api.state.dispatches).toEqual([])
+  // Its record is whole, and holds no continuation.
+  const record = await recordOfRun(a)
+  expect(JSON.parse(text(record, 'status.json'))).toMatchObject({ stopReason: 'cancelled' })
+  expect(record.has('continuation.json')).toBe(false)
+
+  // Someone dispatches the workflow by hand with resume = A.
+  const was = before(p, agent)
+  const { job } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED })
+  expectRefused(job, p, agent, was, /^Cannot resume run \d+: its record holds no continuation \(.*cancelled/)
+  expectClean(p)
+})
+
+test('a chain started by /ralph on an issue keeps one tracking comment, edited by both jobs', async () => {
+  const agent = slowAgent(e2e.scratch(), 'tracking', 'once')
+  const p = await project(agent.script, 2)
+  p.api.state.addUser('maintainer', { role: 'write' })
+  const issue = p.api.state.addIssue({ title: 'Two things to fix', body: 'Both.', user: 'maintainer' })
+  const comment = p.api.state.addComment(issue.number, { body: '/ralph fix-tests', user: 'maintainer' })
+  const tracking = () =>
+    p.api.state.comments.filter(c => c.issueNumber === issue.number && c.id !== comment.id)
+
+  const { job: first, run: a } = await firstJob(p, {
+    inputs: CHAINED,
+    eventName: 'issue_comment',
+    event: p.api.events.issueComment(comment.id)
+  })
+  expect(first.main.exitCode).toBe(0)
+  expect(first.outputs).toMatchObject({ continued: 'true', branch: `ralph/issue-${issue.number}` })
+  const { dispatch, run: b } = dispatched(p)
+  // An issue_comment run had no dispatch inputs: the successor gets resume alone.
+  expect(dispatch.inputs).toEqual({ resume: String(a.id) })
+  expect(tracking()).toHaveLength(1)
+  const [{ id: trackingId, body: handedOn }] = tracking()
+  expect(handedOn).toContain(String(b.id))
+
+  const asked = p.api.requests.length
+  const { job: second } = await resumedJob(p, b, dispatch.inputs, { inputs: { ...CHAINED, ...UNHURRIED } })
+  expect(second.main.exitCode).toBe(0)
+  expect(second.outputs).toMatchObject({
+    'stop-reason': 'all_checks_passed',
+    'pr-operation': 'created',
+    branch: `ralph/issue-${issue.number}`,
+    iterations: '3'
+  })
+  // The same comment, edited by job 2 and finalised with the pull request; no second comment, no second 👀.
+  const later = p.api.requests.slice(asked)
+  expect(later.filter(r => r.operationId === 'issues/create-comment')).toEqual([])
+  expect(
+    later.filter(r => r.method === 'PATCH' && r.path.endsWith(`/comments/${trackingId}`)).length
+  ).toBeGreaterThan(0)
+  expect(tracking().map(c => c.id)).toEqual([trackingId])
+  expect(tracking()[0].body).toContain('state=final')
+  expect(tracking()[0].body).toContain(second.outputs['pr-url'])
+  expect(p.api.state.reactionsOn('comment', comment.id).map(r => r.content)).toEqual(['eyes'])
+  expect(p.api.state.pulls[0].body).toContain(`Closes #${issue.number}`)
+  expectClean(p)
+})
