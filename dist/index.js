@@ -40543,6 +40543,9 @@ var core = __nccwpck_require__(33838);
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(73024);
 var external_node_fs_default = /*#__PURE__*/__nccwpck_require__.n(external_node_fs_);
+// EXTERNAL MODULE: external "node:path"
+var external_node_path_ = __nccwpck_require__(76760);
+var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
 ;// CONCATENATED MODULE: ./src/text/markdown.ts
 // The one set of Markdown helpers, below the engine (which writes progress.md with them): a code span and a
 // fence no text can break out of, a table cell, and cutting to a length. Every renderer uses them: progress.md,
@@ -40595,9 +40598,6 @@ function ended(run) {
     return run.signal ? `killed by ${run.signal}` : 'did not start';
 }
 
-// EXTERNAL MODULE: external "node:path"
-var external_node_path_ = __nccwpck_require__(76760);
-var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
 ;// CONCATENATED MODULE: ./src/agents/argv.ts
 // Reading and extending an agent's command line without ever duplicating what the user wrote.
 
@@ -53939,7 +53939,7 @@ class RunRecord {
                 if (earlier.jobs.length === 1)
                     (0,external_node_fs_.writeSync)(out, jobHeading(1, earlier.jobs[0].run));
                 if ((0,external_node_fs_.existsSync)(before))
-                    copyFrom(before, firstSection(before), out);
+                    copyFrom(before, earlier.sectionsAt ?? firstSection(before), out);
                 (0,external_node_fs_.writeSync)(out, jobHeading(earlier.jobs.length + 1, earlier.run));
             }
             finally {
@@ -54061,7 +54061,10 @@ class RunRecord {
         const temp = `${file}.${process.pid}.tmp`;
         const out = (0,external_node_fs_.openSync)(temp, 'w');
         try {
-            (0,external_node_fs_.writeSync)(out, record_header(result) + outcome(result));
+            const head = record_header(result) + outcome(result);
+            (0,external_node_fs_.writeSync)(out, head);
+            // Where the sections start, for a later job of a chain to copy them without the outcome before them.
+            result.progressSectionsAt = Buffer.byteLength(head);
             copyFrom(file, firstSection(file), out);
         }
         finally {
@@ -54391,7 +54394,14 @@ async function runLoop(config, ports = {}) {
         status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] };
     let record;
     try {
-        record = RunRecord.create(config.recordDir, status, carry?.recordDir !== undefined ? { dir: carry.recordDir, jobs: carry.jobs, run: carry.run } : undefined);
+        record = RunRecord.create(config.recordDir, status, carry?.recordDir !== undefined
+            ? {
+                dir: carry.recordDir,
+                jobs: carry.jobs,
+                run: carry.run,
+                sectionsAt: carry.status.progressSectionsAt
+            }
+            : undefined);
     }
     catch (error) {
         guard.dispose();
@@ -57994,6 +58004,8 @@ function malformedStatus(value) {
         return 'its cost is not a number';
     if (!isRecord(value.start) || !isSha(value.start.commit))
         return 'it has no start commit';
+    if (value.progressSectionsAt !== undefined && !isCount(value.progressSectionsAt))
+        return 'its progress.md offset is not a number';
     return undefined;
 }
 /** Where the chain's jobs and the last record's totals do not add up (iterations, dollars), or undefined. */
@@ -61657,6 +61669,7 @@ async function report(prepared, looped, delivery, cancelled, handedOver, afterUp
 
 
 
+
 async function pipeline(signal) {
     const admitted = await admit();
     if (ending_ended(admitted))
@@ -61719,6 +61732,12 @@ async function carryOn(planned, resumed) {
     plan.resume = { runId: c.runId, head: c.head, ...(c.tracking ? { tracking: c.tracking } : {}) };
     return undefined;
 }
+/** The trigger as the next run reads it: a ralph's folder relative to the project (another runner's may differ). */
+function portable(trigger, projectRoot) {
+    if (trigger.ralph === undefined || !external_node_path_default().isAbsolute(trigger.ralph))
+        return trigger;
+    return { ...trigger, ralph: external_node_path_default().relative(projectRoot, trigger.ralph).split((external_node_path_default()).sep).join('/') || '.' };
+}
 /**
  * continue-jobs: the loop ran out of this job's time with jobs, iterations and dollars left. Its work is
  * pushed to the branch (no pull request yet), continuation.json goes into the record, and once the record
@@ -61760,7 +61779,7 @@ async function handOn(prepared, looped) {
         base: prepared.branch.base,
         start: result.start.commit ?? prepared.branch.startSha,
         head: own.head,
-        trigger: prepared.trigger,
+        trigger: portable(prepared.trigger, plan.projectRoot),
         hunt: prepared.hunt,
         ...(prepared.tracking
             ? { tracking: { issueNumber: prepared.tracking.target.issueNumber, commentId: prepared.tracking.id } }

@@ -22023,7 +22023,7 @@ class RunRecord {
                 if (earlier.jobs.length === 1)
                     (0,external_node_fs_namespaceObject.writeSync)(out, jobHeading(1, earlier.jobs[0].run));
                 if ((0,external_node_fs_namespaceObject.existsSync)(before))
-                    copyFrom(before, firstSection(before), out);
+                    copyFrom(before, earlier.sectionsAt ?? firstSection(before), out);
                 (0,external_node_fs_namespaceObject.writeSync)(out, jobHeading(earlier.jobs.length + 1, earlier.run));
             }
             finally {
@@ -22145,7 +22145,10 @@ class RunRecord {
         const temp = `${file}.${process.pid}.tmp`;
         const out = (0,external_node_fs_namespaceObject.openSync)(temp, 'w');
         try {
-            (0,external_node_fs_namespaceObject.writeSync)(out, record_header(result) + outcome(result));
+            const head = record_header(result) + outcome(result);
+            (0,external_node_fs_namespaceObject.writeSync)(out, head);
+            // Where the sections start, for a later job of a chain to copy them without the outcome before them.
+            result.progressSectionsAt = Buffer.byteLength(head);
             copyFrom(file, firstSection(file), out);
         }
         finally {
@@ -22475,7 +22478,14 @@ async function runLoop(config, ports = {}) {
         status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] };
     let record;
     try {
-        record = RunRecord.create(config.recordDir, status, carry?.recordDir !== undefined ? { dir: carry.recordDir, jobs: carry.jobs, run: carry.run } : undefined);
+        record = RunRecord.create(config.recordDir, status, carry?.recordDir !== undefined
+            ? {
+                dir: carry.recordDir,
+                jobs: carry.jobs,
+                run: carry.run,
+                sectionsAt: carry.status.progressSectionsAt
+            }
+            : undefined);
     }
     catch (error) {
         guard.dispose();
