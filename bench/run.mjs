@@ -24,6 +24,7 @@ const MEASUREMENTS = {
   verify: './verify.mjs',
   protected: './protected.mjs',
   'two-jobs': './two-jobs.mjs',
+  chain: './chain.mjs',
   // Experiments: run only when named.
   spawner: './spawner.mjs'
 }

@@ -22,7 +22,7 @@ const EXAMPLE = path.join(ROOT, 'examples', 'fix-failing-test')
 const OWNER = 'octo-org'
 const REPO = 'octo-repo'
 /** `${{ github.token }}` of a job with write permissions, and of the agent job (contents: read). */
-const WRITE_TOKEN = 'ghs_BenchWriteJobToken0123456789abcdefAB'
+export const WRITE_TOKEN = 'ghs_BenchWriteJobToken0123456789abcdefAB'
 const READ_TOKEN = 'ghs_BenchReadJobToken0123456789abcdefABC'
 /** The agent's own user (isolation: auto, as on a GitHub-hosted runner); created by the warm-up run. */
 const AGENT_USER = `${process.env.RALPH_TEST_AGENT_PREFIX ?? 'ralph-agent-bench-'}two-jobs`
@@ -44,12 +44,13 @@ async function git(cwd, env, ...args) {
   return result.stdout
 }
 
-/** A bare remote holding the example on `main`, served with its own git server and API stand-in. */
-async function project({ startGitServer, startGitHubApi }) {
+/** A bare remote holding the example (with `files` written over it) on `main`, served with its own git server and API stand-in. */
+export async function project({ startGitServer, startGitHubApi }, files = {}) {
   const dir = tempDir('two-jobs')
   const remote = path.join(dir, 'remote.git')
   const seed = path.join(dir, 'seed')
   cpSync(EXAMPLE, seed, { recursive: true })
+  for (const [name, text] of Object.entries(files)) writeFileSync(path.join(seed, name), text)
   await git(dir, {}, 'init', '--quiet', '--bare', '--initial-branch=main', remote)
   await git(seed, {}, 'init', '--quiet', '--initial-branch=main')
   await git(seed, {}, 'add', '-A')
@@ -84,7 +85,7 @@ async function project({ startGitServer, startGitHubApi }) {
 }
 
 /** actions/checkout on a new runner: init, origin, the persisted credential (v6: a file), fetch --depth=1, checkout. */
-async function checkout(p, token) {
+export async function checkout(p, token) {
   const runner = p.nextRunner()
   const job = {
     runner,
@@ -178,12 +179,15 @@ function stampedStep(env, cwd) {
 const jobBackendId = name =>
   `c0ffee00-0000-4000-8000-${createHash('sha256').update(name).digest('hex').slice(0, 12)}`
 
-/** One job's use of the action (`uses: ./`): main, then post with main's state, as the runner runs them. */
-async function runJob(p, job, artifacts, { name, runId, inputs }) {
+/**
+ * One job's use of the action (`uses: ./`): main, then post with main's state, as the runner runs them.
+ * `event`: the workflow_dispatch payload; `backendId`: the run's artifact backend id; `codes`: main's accepted exits.
+ */
+export async function runJob(p, job, artifacts, { name, runId, inputs, event, backendId, codes = [0] }) {
   const files = path.join(job.temp, '_runner_file_commands')
   mkdirSync(files, { recursive: true })
   const eventFile = path.join(files, 'event.json')
-  writeFileSync(eventFile, JSON.stringify(p.api.events.workflowDispatch()))
+  writeFileSync(eventFile, JSON.stringify(event ?? p.api.events.workflowDispatch()))
   const env = {
     PATH: process.env.PATH,
     HOME: job.home,
@@ -218,7 +222,9 @@ async function runJob(p, job, artifacts, { name, runId, inputs }) {
     GITHUB_RETENTION_DAYS: '90',
     ...p.api.env,
     ...artifacts.env,
-    ACTIONS_RUNTIME_TOKEN: artifacts.tokenForJob(jobBackendId(name)),
+    ACTIONS_RUNTIME_TOKEN: backendId
+      ? artifacts.tokenForRun(backendId, jobBackendId(name))
+      : artifacts.tokenForJob(jobBackendId(name)),
     // After the artifact service's: git is served here (@actions/artifact accepts a *.localhost server).
     GITHUB_SERVER_URL: p.gitServer.url,
     ...inputEnv({ 'agent-user': AGENT_USER, ...inputs }, job.token)
@@ -259,12 +265,13 @@ async function runJob(p, job, artifacts, { name, runId, inputs }) {
       process.stderr.write(
         `--- ${name} ${label} (exit ${s.code})\n${s.lines.map(l => `${Math.round(l.at)}\t${l.text}`).join('\n')}\n${s.stderr}`
       )
-  if (main.code !== 0 || post.code !== 0) throw new Error(`the ${name} job failed:\n${log().slice(-4000)}`)
+  if (!codes.includes(main.code) || post.code !== 0)
+    throw new Error(`the ${name} job failed:\n${log().slice(-4000)}`)
   return { main, post, wallMs: main.wallMs + post.wallMs, outputs: main.outputs, log }
 }
 
 /** When the first line matching `pattern` arrived (ms since the step's spawn). */
-function marker(step, pattern, what, log) {
+export function marker(step, pattern, what, log) {
   const line = step.lines.find(l => pattern.test(l.text))
   if (!line) throw new Error(`no log line for ${what} (${pattern}) in:\n${log().slice(-4000)}`)
   return line.at
