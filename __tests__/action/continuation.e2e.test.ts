@@ -155,6 +155,50 @@ test("the handover: job 1 runs out of time and dispatches its successor; job 2 g
       'logs/iteration-003/agent.log'
     ])
   )
+
+  // A chain never forks: another run dispatched by hand with resume = A is refused, whatever it holds.
+  const was = before(p, agent)
+  const { job: third } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED })
+  expectRefused(
+    third,
+    p,
+    agent,
+    was,
+    new RegExp(
+      `^Cannot resume run ${a.id}: another run has already gone on from it \\(refs/ralph-chain/${a.id}/1/fix-tests exists`
+    )
+  )
+  expect(p.remoteGit('rev-parse', `refs/ralph-chain/${a.id}/1/fix-tests`).trim()).toBe(handedOver)
+  expectClean(p)
+})
+
+test("a chain starts on a branch of its own: a loop under the hunt's open pull request does not go on in another run", async () => {
+  const agent = slowAgent(e2e.scratch(), 'under-a-pr', 'always')
+  const p = await project(agent.script, 9)
+  // The first night: out of time, no continuation (continue-jobs 1), a draft pull request (on-failure).
+  const { job: first } = await firstJob(p, {
+    inputs: { ...CHAINED, 'continue-jobs': '1', 'on-failure': 'draft-pr' }
+  })
+  expect(first.outputs).toMatchObject({
+    'stop-reason': 'timeout',
+    continued: 'false',
+    'pr-operation': 'created'
+  })
+  // The next night asks for a chain: it continues the pull request's branch, so it must not push unverified
+  // work under it between jobs; on-failure applies (the draft is updated), and nothing is dispatched.
+  const { job: second } = await firstJob(p, { inputs: { ...CHAINED, 'on-failure': 'draft-pr' } })
+  expect(second.main.stdout).toContain('Continuing ralph/fix-tests')
+  expect(second.outputs).toMatchObject({
+    'stop-reason': 'timeout',
+    continued: 'false',
+    'pr-operation': 'updated'
+  })
+  expect(second.main.stdout).toContain(
+    'The loop does not go on in another run: a chain starts on a branch of its own'
+  )
+  expect(p.api.state.dispatches).toEqual([])
+  expect(p.api.state.pulls).toHaveLength(1)
+  expect(p.api.state.pulls[0].draft).toBe(true)
   expectClean(p)
 })
 
@@ -241,6 +285,19 @@ describe('a resume that cannot go on is refused in one line, before any agent ru
       expectRefused(job, p, agent, was, /^Cannot resume run \d+: it is a run of another workflow \(/)
     } finally {
       a.workflowId = own
+    }
+    expectClean(p)
+  })
+
+  test('resume of a run on another ref', async () => {
+    const own = a.headBranch
+    a.headBranch = 'release'
+    try {
+      const was = before(p, agent)
+      const { job } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED })
+      expectRefused(job, p, agent, was, /^Cannot resume run \d+: it ran on release, and this run on main: /)
+    } finally {
+      a.headBranch = own
     }
     expectClean(p)
   })
