@@ -57933,935 +57933,205 @@ function modelProxyInputs(given) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/action/chain.ts
-// Continuation across jobs (`continue-jobs`, `resume`): a loop that runs out of max-time with its gates still
-// failing goes on in another run of the same workflow. This job pushes its work to the loop's branch, writes
-// `continuation.json` into its record, uploads the record and dispatches the next run with `resume` = its
-// run id. The next run checks that run before any agent runs (same workflow, same repository, not a fork,
-// the branch's tip the one handed over, jobs left), takes the record's state, and goes on.
+;// CONCATENATED MODULE: ./src/git/bundle.ts
+// The loop's commits carried from the agent's job to the deliver job as a git bundle, and what the deliver job
+// asks of one before anything of it is pushed. A bundle is data from a job the agent ran in: its header is
+// parsed here (never trusted to git's own reading first), its objects are fetched with fsck on, and the range
+// it carries is read from the object store by the hermetic git (no checkout, no filter, no hook).
 
 
 
 
 
-
-
-
-const CONTINUATION_FILE = 'continuation.json';
-/** The most bytes of continuation.json and of the earlier status.json read. */
-const MOST_RECORD_BYTES = 64 * 1024 * 1024;
-const isRecord = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isSha = (value) => typeof value === 'string' && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(value);
-const isCount = (value) => typeof value === 'number' && Number.isInteger(value) && value >= 0;
-const isDollars = (value) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
-/** This run as a chain names it. */
-function chainRun(context) {
-    return { id: String(context.runId), attempt: String(context.runAttempt || '1'), url: context.runUrl };
+/** The most commits one delivery may carry (a loop makes one an iteration). */
+const MOST_DELIVERED_COMMITS = 10_000;
+const MOST_HEADER_BYTES = 1024 * 1024;
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/** Writes `branch` (which must be at `head`) as a bundle of the commits on top of `base`. */
+async function createBundle(workTree, file, branch, base, head) {
+    const repo = new repo_GitRepo(workTree);
+    const at = await repo.commitOf(`refs/heads/${branch}`);
+    if (at !== head)
+        throw new Error(`${branch} is at ${at ?? 'nothing'}, not at ${head}`);
+    await repo.exec(['bundle', 'create', '--quiet', file, `refs/heads/${branch}`, `^${base}`]);
 }
-/** Why continuation.json cannot be what a run of this action wrote, or undefined. */
-function malformedContinuation(value) {
-    if (!isRecord(value))
-        return 'it is not a JSON object';
-    if (value.version !== 1)
-        return `version ${JSON.stringify(value.version)} is not 1`;
-    for (const key of ['repository', 'runId', 'runAttempt', 'ralph', 'branch', 'base'])
-        if (typeof value[key] !== 'string' || value[key] === '')
-            return `${key} is not a name`;
-    if (!isCount(value.workflowId))
-        return 'workflowId is not a number';
-    if (!isSha(value.start) || !isSha(value.head))
-        return 'start or head is not a commit';
-    if (!isRecord(value.trigger) || value.trigger.kind !== 'run')
-        return 'trigger is not a run';
-    if (typeof value.hunt !== 'boolean')
-        return 'hunt is not true or false';
-    if (value.tracking !== undefined) {
-        const t = value.tracking;
-        if (!isRecord(t) || !isCount(t.issueNumber) || !isCount(t.commentId))
-            return 'tracking is not a comment';
+/** Reads a bundle's header (v2 or v3) from its file; throws a one-line error for anything else. */
+function readBundleHeader(file) {
+    const fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW);
+    let text;
+    let packOffset;
+    try {
+        if (!(0,external_node_fs_.fstatSync)(fd).isFile())
+            throw new Error('the bundle is not a regular file');
+        const buffer = Buffer.alloc(MOST_HEADER_BYTES);
+        const read = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0);
+        const end = buffer.subarray(0, read).indexOf('\n\n');
+        if (end < 0)
+            throw new Error('the bundle has no header git can read');
+        text = buffer.subarray(0, end).toString('utf8');
+        packOffset = end + 2;
     }
-    if (!Array.isArray(value.jobs) || value.jobs.length === 0)
-        return 'jobs is empty';
-    for (const job of value.jobs) {
-        if (!isRecord(job) || !isRecord(job.run) || typeof job.run.id !== 'string')
-            return 'a job has no run';
-        if (!isCount(job.iterations) || !isDollars(job.costUsd) || !isCount(job.durationMs))
-            return `job ${String(job.run.id)}'s figures are not numbers`;
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
     }
-    return undefined;
-}
-/** Why the earlier status.json cannot carry a loop on, or undefined. */
-function malformedStatus(value) {
-    if (!isRecord(value) || value.state !== 'finished')
-        return 'it is not a finished loop';
-    if (!Array.isArray(value.iterations))
-        return 'it has no iterations';
-    for (const it of value.iterations)
-        if (!isRecord(it) || !isCount(it.iteration) || !Array.isArray(it.checks))
-            return 'an iteration is not one';
-    const cost = value.cost;
-    if (!isRecord(cost) || !isDollars(cost.totalUsd))
-        return 'its cost is not a number';
-    if (!isRecord(value.start) || !isSha(value.start.commit))
-        return 'it has no start commit';
-    if (value.progressSectionsAt !== undefined && !isCount(value.progressSectionsAt))
-        return 'its progress.md offset is not a number';
-    return undefined;
-}
-/** Where the chain's jobs and the last record's totals do not add up (iterations, dollars), or undefined. */
-function disagree(c, status) {
-    const iterations = c.jobs.reduce((sum, job) => sum + job.iterations, 0);
-    const usd = c.jobs.reduce((sum, job) => sum + job.costUsd, 0);
-    if (iterations !== status.iterations.length)
-        return `its jobs ran ${iterations} iteration(s) and its record holds ${status.iterations.length}`;
-    if (Math.abs(usd - status.cost.totalUsd) > 0.0001 * Math.max(1, usd))
-        return `its jobs spent $${usd.toFixed(4)} and its record says $${status.cost.totalUsd.toFixed(4)}`;
-    return undefined;
+    const [signature, ...lines] = text.split('\n');
+    if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
+        throw new Error('the bundle is not a git bundle (v2 or v3)');
+    const header = { prerequisites: [], refs: [], packOffset };
+    for (const line of lines) {
+        if (line.startsWith('@')) {
+            // v3 capabilities: only the object format is one git knows.
+            if (!/^@object-format=sha(?:1|256)$/.test(line))
+                throw new Error(`the bundle asks for ${line.slice(1)}`);
+            continue;
+        }
+        const prerequisite = line.startsWith('-');
+        const [oid, ...rest] = (prerequisite ? line.slice(1) : line).split(' ');
+        if (!OID.test(oid))
+            throw new Error('the bundle has a malformed header line');
+        if (prerequisite)
+            header.prerequisites.push(oid);
+        else
+            header.refs.push({ oid, name: rest.join(' ') });
+    }
+    return header;
 }
 /**
- * Whether this job hands its loop on: it stopped on max-time with gates failing, and the chain has jobs,
- * iterations and dollars left. Answers why not, for the log, when it could have.
+ * Takes the bundle's pack into the object store through `index-pack --strict`: every object is checked as fsck
+ * checks it (a tree naming `..` or `.git`, a malformed commit) before it is kept, which `git fetch` of a bundle
+ * does not do whatever fsckObjects says. Then `head` must be a commit there.
  */
-function continuesIn(inputs, result, jobsSoFar, 
-/** The loop's branch was there before it: a person's pull request's, or one the action had pushed. */
-branchWas) {
-    if (inputs.continueJobs <= 1 || result.success || result.stopReason !== 'timeout')
-        return { continues: false };
-    if (jobsSoFar >= inputs.continueJobs)
-        return { continues: false, why: `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)` };
-    if (result.iterations.length >= inputs.maxIterations)
-        return {
-            continues: false,
-            why: `the chain has run its ${inputs.maxIterations} iterations (max-iterations)`
-        };
-    if (inputs.maxCostUsd !== undefined && result.cost.totalUsd >= inputs.maxCostUsd)
-        return { continues: false, why: `the chain has spent its $${inputs.maxCostUsd} (max-cost)` };
-    if (branchWas === 'pr')
-        return {
-            continues: false,
-            why: "a loop on a person's pull request branch does not go on in another run (unverified work is never pushed there)"
-        };
-    // Its pull request, if it has one, shows what is there: unverified work is not pushed under it between jobs.
-    if (branchWas === 'existing')
-        return {
-            continues: false,
-            why: 'a chain starts on a branch of its own, and this loop went on from one that was already there (its pull request, if any, would show unverified work)'
-        };
-    return { continues: true };
-}
-/** The workflow this run belongs to, as GitHub numbers it. */
-async function workflowOf(octokit, context, runId) {
-    try {
-        const { data } = await octokit.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}', {
-            ...context.repo,
-            run_id: Number(runId)
+async function unbundleStrict(workTree, file, header, head) {
+    await new Promise((resolve, reject) => {
+        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), ['index-pack', '--strict', '--fix-thin', '--stdin'], {
+            cwd: workTree,
+            env: { ...process.env, ...hermeticGitEnvironment() },
+            stdio: ['pipe', 'ignore', 'pipe']
         });
-        return {
-            workflowId: data.workflow_id,
-            path: data.path ?? '',
-            repository: data.repository.full_name,
-            headRepository: data.head_repository?.full_name ?? '',
-            headBranch: data.head_branch ?? ''
-        };
-    }
-    catch (error) {
-        if (error.status === 404)
-            return undefined;
-        throw error;
-    }
-}
-/** continuation.json for this job, which hands its loop on. */
-function continuation(facts) {
-    return { version: 1, ...facts };
-}
-/** Writes continuation.json into the record, before it is uploaded. */
-function writeContinuation(recordDir, value) {
-    (0,external_node_fs_.writeFileSync)(external_node_path_default().join(recordDir, CONTINUATION_FILE), `${JSON.stringify(value, null, 2)}\n`);
-}
-/** This run's workflow id (the next run is dispatched on it). */
-async function ownWorkflow(octokit, context) {
-    const own = await workflowOf(octokit, context, context.runId);
-    if (!own)
-        throw new Error(`GitHub does not know this run (${context.runId}) in ${context.repo.owner}/${context.repo.repo}`);
-    return own.workflowId;
-}
-/**
- * Dispatches the next run of this workflow on this run's ref, with `resume` = this run's id and the dispatch
- * inputs this run had. Answers its id and address when GitHub says them.
- */
-async function dispatchNext(octokit, context, workflowId) {
-    const given = isRecord(context.payload.inputs) ? context.payload.inputs : {};
-    const inputs = {};
-    for (const [name, value] of Object.entries(given))
-        if (name !== 'resume' && value !== null && value !== undefined)
-            inputs[name] = String(value);
-    inputs.resume = String(context.runId);
-    try {
-        // return_run_details (2025): GitHub answers 200 with the new run's id and address instead of 204.
-        const request = octokit.request;
-        // Sent once: a dispatch GitHub carried out but did not answer must not start a second successor.
-        const response = await request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
-            ...context.repo,
-            workflow_id: workflowId,
-            ref: context.ref,
-            inputs,
-            return_run_details: true,
-            request: { retries: 0 }
-        });
-        const data = (response.data ?? {});
-        return {
-            ...(data.workflow_run_id !== undefined ? { runId: String(data.workflow_run_id) } : {}),
-            ...(data.html_url !== undefined ? { url: data.html_url } : {})
-        };
-    }
-    catch (error) {
-        const status = error.status;
-        const said = error.message.split('\n')[0];
-        if (status === 403)
-            throw new Error(`the job token may not start workflows (${said}): give the job permissions: actions: write`, { cause: error });
-        if (status === 422)
-            throw new Error(`GitHub refused to dispatch the workflow on ${context.ref} (${said}): it needs on: workflow_dispatch with an input named resume (see examples/workflows/long-loop.yml)`, { cause: error });
-        throw new Error(`the next run could not be dispatched: ${said}`, { cause: error });
-    }
-}
-function scratch(prefix) {
-    return (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), prefix));
-}
-/** The run record artifacts of `runId`, by their exact names: the usual one (any attempt), or artifact-name. */
-function recordArtifact(name, runId, artifactName) {
-    if (artifactName !== undefined)
-        return name === artifactName;
-    return new RegExp(`^ralph-[A-Za-z0-9._-]+-${runId}-[0-9]+$`).test(name);
-}
-/** A ralph's name as the action writes it (its folder's, or its frontmatter's): no path, no line break. */
-const RALPH_NAME = /^[A-Za-z0-9._-][A-Za-z0-9 ._-]{0,199}$/;
-/** The ralph input's name (its folder, or the folder of its RALPH.md), to pick one loop of several. */
-function inputRalphName(ralph) {
-    const parts = ralph.replace(/\/+$/, '').split('/');
-    return parts.at(-1) === 'RALPH.md' ? (parts.at(-2) ?? '') : (parts.at(-1) ?? '');
-}
-/**
- * A chain never forks: the first job to go on from run `id` claims it, with a ref only it can create
- * (`refs/ralph-chain/<id>/<attempt>/<ralph>`, at the commit handed over); a second successor (a retried dispatch, a
- * matrix's other run, a re-run) is refused. Answers why it could not claim it, or undefined.
- */
-async function claimResume(octokit, context, c) {
-    const ref = `refs/ralph-chain/${c.runId}/${c.runAttempt}/${c.ralph.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+|\.+$/g, '') || 'loop'}`;
-    try {
-        await octokit.request('POST /repos/{owner}/{repo}/git/refs', {
-            ...context.repo,
-            ref,
-            sha: c.head,
-            request: { retries: 0 }
-        });
-        return undefined;
-    }
-    catch (error) {
-        const status = error.status;
-        const said = error.message.split('\n')[0];
-        if (status === 422)
-            return `another run has already gone on from it (${ref} exists: a chain never forks; to start over, run the workflow without resume)`;
-        return `it could not be claimed for this run (${ref}: ${said}; the job needs contents: write)`;
-    }
-}
-/**
- * The run `resume` names, checked and read: answers what it handed over, or one line saying why this job
- * cannot go on from it (nothing has run then).
- */
-async function resumeFrom(inputs, context, clients) {
-    const id = inputs.resume;
-    const repository = `${context.repo.owner}/${context.repo.repo}`;
-    const refused = (why) => ({
-        refused: `Cannot resume run ${id}: ${why}. No agent ran.`
+        let stderr = '';
+        child.stderr.on('data', (chunk) => (stderr = (stderr + chunk.toString('utf8')).slice(-4096)));
+        child.on('error', reject);
+        child.on('close', code => code === 0
+            ? resolve()
+            : reject(new Error(stderr.trim().split('\n').at(-1) ?? `index-pack exited ${code}`)));
+        child.stdin.on('error', () => undefined);
+        (0,external_node_fs_.createReadStream)(file, { start: header.packOffset }).on('error', reject).pipe(child.stdin);
     });
-    if (context.eventName !== 'workflow_dispatch')
-        return refused(`resume is set on a ${context.eventName} run; only a workflow_dispatch run (the one the chain's previous job dispatches) resumes a loop`);
-    if (id === String(context.runId))
-        return refused('it is this run');
-    const octokit = await clients.octokit();
-    const earlier = await workflowOf(octokit, context, id);
-    if (!earlier)
-        return refused(`${repository} has no such run`);
-    const own = await workflowOf(octokit, context, context.runId);
-    if (!own)
-        return refused(`GitHub does not know this run (${context.runId})`);
-    if (earlier.repository !== repository)
-        return refused(`it is a run of ${earlier.repository}, not of ${repository}`);
-    if (earlier.headRepository !== repository)
-        return refused(`it ran on a fork's code (${earlier.headRepository || 'an unknown repository'}), not ${repository}'s`);
-    if (earlier.headBranch !== own.headBranch)
-        return refused(`it ran on ${earlier.headBranch || 'no branch'}, and this run on ${own.headBranch || 'no branch'}: a chain's runs are dispatched on one ref`);
-    if (earlier.workflowId !== own.workflowId)
-        return refused(`it is a run of another workflow (${earlier.path || earlier.workflowId}), not of ${own.path || own.workflowId}`);
-    const dir = scratch('ralph-resumed-');
-    const found = [];
-    try {
-        const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
-        const client = new DefaultArtifactClient();
-        const findBy = {
-            token: inputs.githubToken,
-            workflowRunId: Number(id),
-            repositoryOwner: context.repo.owner,
-            repositoryName: context.repo.repo
-        };
-        const { artifacts } = await client.listArtifacts({ findBy });
-        const records = artifacts.filter(a => recordArtifact(a.name, id, inputs.artifactName));
-        for (const artifact of records) {
-            const into = external_node_path_default().join(dir, String(artifact.id));
-            // Its unzip calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
-            const warned = process.noDeprecation;
-            process.noDeprecation = true;
-            try {
-                await client.downloadArtifact(artifact.id, { path: into, findBy });
-            }
-            finally {
-                process.noDeprecation = warned === true;
-            }
-            if (!(0,external_node_fs_.readdirSync)(into).includes(CONTINUATION_FILE))
-                continue;
-            const parsed = JSON.parse(readRegularFile(external_node_path_default().join(into, CONTINUATION_FILE), MOST_RECORD_BYTES).toString('utf8'));
-            const problem = malformedContinuation(parsed);
-            if (problem)
-                throw new Error(`its ${CONTINUATION_FILE} cannot be read (${problem})`);
-            const status = JSON.parse(readRegularFile(external_node_path_default().join(into, STATUS_FILE), MOST_RECORD_BYTES).toString('utf8'));
-            const bad = malformedStatus(status);
-            if (bad)
-                throw new Error(`its ${STATUS_FILE} cannot carry the loop on (${bad})`);
-            found.push({ continuation: parsed, status: status, dir: into });
+    const made = await new repo_GitRepo(workTree).exec(['cat-file', '-t', head], { probe: true });
+    if (made.stdout.trim() !== 'commit')
+        throw new Error(`the bundle holds no commit ${head}`);
+}
+/** The commits of `base..head`, oldest first, with their parents and changes (at most MOST_DELIVERED_COMMITS + 1). */
+async function rangeCommits(workTree, base, head) {
+    const repo = new repo_GitRepo(workTree);
+    const listed = await repo.bytes([
+        'rev-list',
+        '--reverse',
+        '--parents',
+        `--max-count=${MOST_DELIVERED_COMMITS + 1}`,
+        head,
+        `^${base}`,
+        '--'
+    ]);
+    const commits = [];
+    for (const line of listed.toString('utf8').split('\n').filter(Boolean)) {
+        const [sha, ...parents] = line.split(' ');
+        commits.push({ sha, parents, changes: [] });
+    }
+    for (const commit of commits) {
+        const parent = commit.parents[0];
+        if (parent === undefined || commit.parents.length > 1)
+            continue;
+        // :<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0, one pair a changed file.
+        const raw = await repo.bytes(['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit.sha]);
+        const fields = raw.toString('utf8').split('\0');
+        for (let i = 0; i + 1 < fields.length; i += 2) {
+            const [, mode, , oid, status] = fields[i].replace(/^:/, '').split(' ');
+            commit.changes.push({ path: fields[i + 1], mode, oid, status });
         }
     }
-    catch (error) {
-        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
-        return refused(error.message.split('\n')[0]);
-    }
-    // A re-run of that run hands over again: its latest attempt's is the loop's (the branch holds its push).
-    const latest = found.filter(f => !found.some(other => other.continuation.ralph === f.continuation.ralph &&
-        Number(other.continuation.runAttempt) > Number(f.continuation.runAttempt)));
-    const mine = inputs.ralph !== undefined && latest.length > 1
-        ? latest.filter(f => f.continuation.ralph === inputRalphName(inputs.ralph))
-        : latest;
-    if (mine.length !== 1) {
-        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
-        return refused(mine.length === 0
-            ? 'its record holds no continuation (it did not hand its loop on: it finished, failed, was cancelled, or its record was not uploaded)'
-            : `it handed on ${mine.length} loops, and a run goes on with one`);
-    }
-    const resumed = mine[0];
-    const { continuation: c } = resumed;
-    const theirs = c.repository !== repository
-        ? `its continuation is ${c.repository}'s`
-        : c.runId !== id
-            ? `its continuation was made by run ${c.runId}`
-            : c.workflowId !== own.workflowId
-                ? "its continuation is another workflow's"
-                : !RALPH_NAME.test(c.ralph) ||
-                    branchNameProblem(c.branch) !== undefined ||
-                    branchNameProblem(c.base) !== undefined
-                    ? 'its continuation names no ralph or branch this action would'
-                    : c.jobs.length >= inputs.continueJobs
-                        ? `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)`
-                        : resumed.status.start.commit !== c.start
-                            ? 'its record and its continuation disagree on where the loop started'
-                            : disagree(c, resumed.status);
-    if (theirs) {
-        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
-        return refused(theirs);
-    }
-    core/* info */.pq(neutralizeWorkflowCommands(`Resuming run ${id}: ${c.ralph} on ${c.branch} at ${c.head.slice(0, 12)}, job ${c.jobs.length + 1} of at most ${inputs.continueJobs}, after ${resumed.status.iterations.length} iteration(s) and $${resumed.status.cost.totalUsd.toFixed(4)}.`));
-    return resumed;
+    return commits;
 }
-
-;// CONCATENATED MODULE: ./src/action/plan.ts
-// From the inputs and the run's context to a plan: the project root, the validated ralph (or the inline
-// task), the LoopConfig, the branch, the artifact's name. Everything a user can get wrong fails here, as one
-// line naming the file and line or the input, before any agent runs.
-
-
-
-
-
-
-
-
-
-
-
-/** A problem with the ralph, with where it is: `file:line:col: message` and an annotation's position. */
-class PlanError extends Error {
-    where;
-    constructor(message, where) {
-        super(message);
-        this.where = where;
-        this.name = 'PlanError';
+/** Each blob's size in bytes, by id (from the object store, without reading the blobs). */
+async function blobSizes(workTree, oids) {
+    const unique = [...new Set(oids)];
+    const sizes = new Map();
+    if (unique.length === 0)
+        return sizes;
+    const out = await new repo_GitRepo(workTree).bytes(['cat-file', '--batch-check=%(objectname) %(objectsize)'], unique.join('\n') + '\n');
+    for (const line of out.toString('utf8').split('\n')) {
+        const [oid, size] = line.split(' ');
+        if (oid && size && /^\d+$/.test(size))
+            sizes.set(oid, Number(size));
     }
+    return sizes;
 }
-const slug = (text) => text
-    .replace(/[^A-Za-z0-9._-]+/g, '-')
-    .replace(/^[-.]+|[-.]+$/g, '')
-    .replace(/\.{2,}/g, '.')
-    .slice(0, 60) || 'loop';
-function relativeTo(root, file) {
-    const rel = external_node_path_default().relative(root, file);
-    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? file : rel.split((external_node_path_default()).sep).join('/');
-}
-/** The ralph's problem as one line, `file:line:col: message`, with the file relative to the workspace. */
-function ralphProblem(error, workspace, projectRoot) {
-    const problem = error.problems[0];
-    if (!problem)
-        return new PlanError(error.message);
-    const file = relativeTo(workspace, external_node_path_default().resolve(projectRoot, problem.file));
-    const at = [file, problem.line, problem.line !== undefined ? problem.column : undefined]
-        .filter(x => x !== undefined)
-        .join(':');
-    return new PlanError(`${at}: ${problem.message}`, {
-        file,
-        ...(problem.line !== undefined ? { line: problem.line } : {}),
-        ...(problem.column !== undefined ? { column: problem.column } : {})
+/** Whether `ancestor` is `descendant` or one of its ancestors, in the object store as it is. */
+async function isAncestor(workTree, ancestor, descendant) {
+    const result = await new repo_GitRepo(workTree).exec(['merge-base', '--is-ancestor', ancestor, descendant], {
+        probe: true
     });
+    return result.exitCode === 0;
 }
-/** The agent's program must be on PATH: the one check install-agent defers until after its install. */
-function checkAgentFound(agentArgv, projectRoot, env) {
-    if (!which(agentArgv[0], { cwd: projectRoot, path: env.PATH }))
-        throw new InputError(`The agent '${agentArgv[0]}' was not found on PATH: set install-agent: true, or install it in an earlier step (e.g. npm install -g @anthropic-ai/claude-code).`);
+
+;// CONCATENATED MODULE: ./src/github/artifacts.ts
+// Uploading the run record (progress.md, status.json, logs/) as one artifact. @actions/artifact is imported
+// only here and only when an upload happens: it is most of the bundle and ~250 ms of start-up.
+
+
+/** Every file under `dir`, absolute, skipping status.json's in-flight temp files. */
+function recordFiles(dir) {
+    const files = [];
+    const walk = (folder) => {
+        for (const entry of (0,external_node_fs_.readdirSync)(folder, { withFileTypes: true })) {
+            const full = external_node_path_default().join(folder, entry.name);
+            if (entry.isDirectory())
+                walk(full);
+            else if (entry.isFile() && !entry.name.endsWith('.tmp'))
+                files.push(full);
+        }
+    };
+    walk(dir);
+    return files.sort();
 }
-function checkAgent(agent, projectRoot, env, lookup) {
-    let argv;
-    try {
-        argv = shlex_shlexSplit(agent);
-    }
-    catch (error) {
-        throw new InputError(`Input 'agent' cannot be split into words: ${error.message}.`);
-    }
-    if (argv.length === 0)
-        throw new InputError("Input 'agent' is empty: give the agent's command line.");
-    if (lookup)
-        checkAgentFound(argv, projectRoot, env);
-    return argv;
-}
-/** The RALPH.md body without frontmatter and HTML comments: what the ralph asks, for people. */
-function ralphTask(file) {
-    try {
-        return stripHtmlComments(splitFrontmatter(readRegularFile(file).toString('utf8')).body).trim();
-    }
-    catch {
-        return '';
-    }
+/** A name the artifact service accepts: no " : < > | * ? \ / or control characters. */
+function safeArtifactName(name) {
+    // eslint-disable-next-line no-control-regex
+    return name.replace(/["<>|*?:\\/\x00-\x1f]+/g, '-');
 }
 /**
- * The end of max-time kept for delivery (push, pull request, record upload, with their retries): a tenth of
- * it, at most five minutes. The loop stops that much earlier; delivery's retries stop at max-time.
+ * Uploads the record folder as artifact `name`. Throws when the service refuses it (the caller turns that
+ * into a warning: a lost upload must not fail a run that did its work).
  */
-function deliveryMarginSeconds(maxTimeSeconds) {
-    return Math.min(5 * 60, maxTimeSeconds / 10);
-}
-/**
- * skip-if-green auto: a hunt's ralph is a "make the gates green" task, so a green start has nothing to do; a
- * comment's, a label's or a pull request's task, and a prompt, may be more than its gates.
- */
-function greenIsDone(trigger, inputs) {
-    return trigger !== undefined && isHunt(trigger) && inputs.prompt === undefined;
-}
-/** Builds the plan; throws InputError or PlanError with a one-line message. */
-function makePlan(inputs, context, env = process.env, trigger) {
-    const workspace = (0,external_node_fs_.realpathSync)(context.workspace);
-    const projectRoot = external_node_path_default().resolve(workspace, inputs.workingDirectory);
-    if (!(0,external_node_fs_.existsSync)(projectRoot) || !(0,external_node_fs_.statSync)(projectRoot).isDirectory())
-        throw new InputError(`Input 'working-directory' (${inputs.workingDirectory}) is not a folder in the workspace ${workspace}: check the path, and that actions/checkout ran first.`);
-    const root = (0,external_node_fs_.realpathSync)(projectRoot);
-    let ralph;
-    let loadedRalph;
-    let userArgs = {};
-    let promptText;
-    let promptAppendix;
-    let task;
-    const warnings = [];
-    // The comment's args over the input's (the comment wins); the task is data, delivered as a file and an arg.
-    const givenArgs = Object.entries({
-        ...Object.fromEntries(inputs.args),
-        ...(trigger?.args ?? {})
-    });
-    const temp = env.RUNNER_TEMP || (0,external_node_os_.tmpdir)();
-    const delivered = trigger?.task
-        ? deliverTask(trigger.task, {
-            file: external_node_path_default().join(temp, 'ralph', 'task.md'),
-            ...(trigger.taskSource !== undefined ? { source: trigger.taskSource } : {})
-        })
-        : undefined;
-    const ralphInput = trigger?.ralph ?? inputs.ralph;
-    // With install-agent the agent is on PATH only once it is installed: the lookup waits until then.
-    const lookup = inputs.installAgent === undefined;
-    if (ralphInput !== undefined) {
-        const tokens = givenArgs.map(([name, value]) => `--${name}=${value}`);
-        try {
-            // The same containment rule as comments, labels and mode: list (ralph/installed.ts).
-            const resolved = inputRalph(root, ralphInput);
-            if ('problem' in resolved)
-                throw new PlanError(`Input 'ralph' (${ralphInput}): ${resolved.problem}.`);
-            const loaded = loadRalph(resolved.file, {
-                cwd: root,
-                env,
-                userArgs: tokens,
-                skipAgentLookup: inputs.agent !== undefined || !lookup,
-                checkPrograms: true,
-                noLinks: true
-            });
-            userArgs = loaded.argValues;
-            // ralphify's credit trailer asks the agent to credit ralphify in its commits: only when the ralph says so.
-            ralph = { ...loaded, credit: loaded.creditWritten === true && loaded.credit };
-            loadedRalph = loaded;
-        }
-        catch (error) {
-            if (!(error instanceof RalphError))
-                throw error;
-            if (error.problems.length > 0)
-                throw ralphProblem(error, workspace, root);
-            throw new PlanError(`Input 'ralph' (${ralphInput}): ${error.message}`);
-        }
-        if (inputs.agent !== undefined) {
-            ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env, lookup) };
-        }
-        task = { name: ralph.name, file: relativeTo(workspace, ralph.file), text: ralphTask(ralph.file) };
-        // A key no runtime reads, or a placeholder that names nothing, silently changes what runs (`chek:` leaves
-        // the loop without gates): the action does not run such a ralph (the CLI's run, like ralphify, warns).
-        const silent = loadedRalph?.warnings.find(w => w.rule === 'unknown-key' || w.rule === 'names-nothing');
-        if (silent)
-            throw ralphProblem(new RalphError(silent.message, 1, [silent]), workspace, root);
-        // Values from people (a comment's args, an issue's text) must never reach a command inside a word.
-        const unsafe = loadedRalph?.warnings.find(w => w.rule === 'arg-in-word');
-        if (unsafe) {
-            const fromPeople = trigger !== undefined && (trigger.task !== '' || Object.keys(trigger.args).length > 0);
-            const problem = ralphProblem(new RalphError(unsafe.message, 1, [
-                {
-                    ...unsafe,
-                    message: `${unsafe.message} The action does not start such a ralph from a comment, a label or a pull request.`
-                }
-            ]), workspace, root);
-            if (fromPeople)
-                throw problem;
-            warnings.push(problem.message);
-        }
-        // The task reaches the agent whatever the ralph's body says: appended as data when it does not place it.
-        if (delivered && !ralphReadsTask(readRegularFile(ralph.file).toString('utf8')))
-            promptAppendix = `\n\n${delivered.block}`;
-    }
-    else {
-        const agent = inputs.agent;
-        checkAgent(agent, root, env, lookup);
-        const prompt = inputs.prompt;
-        if (prompt === undefined && !delivered)
-            throw new InputError(`Input 'ralph' or 'prompt' is required: ${trigger ? `a ${trigger.event} run` : 'this run'} has no issue to take its task from (with 'agent' alone, only a /ralph comment, a label or a pull request starts a loop).`);
-        const template = prompt === undefined ? '' : prompt;
-        const name = `task-${(0,external_node_crypto_.createHash)('sha256')
-            .update(prompt ?? trigger?.taskSource ?? '')
-            .digest('hex')
-            .slice(0, 8)}`;
-        try {
-            ralph = taskRalph({ agent, name, dir: root });
-        }
-        catch (error) {
-            throw new InputError(`Input 'agent': ${error.message}`);
-        }
-        if (givenArgs.length > 0)
-            userArgs = Object.fromEntries(givenArgs);
-        // The prompt input is the preamble; the issue's text follows it, filled in as data.
-        promptText = delivered ? promptWithTask(template) : template;
-        task = { name, text: prompt ?? `${trigger?.taskSource ?? 'The issue'}, as asked on GitHub` };
-    }
-    const added = addedChecks(inputs.checks, ralph.checks);
-    for (const check of added) {
-        const missing = programs_missingGateProgram(check, root, env.PATH);
-        if (missing)
-            throw new InputError(`Input 'checks': ${missing}`);
-    }
-    const checks = [...ralph.checks, ...added];
-    // The input's setup replaces the ralph's; a program it starts must be there before any agent runs.
-    for (const command of setupCommands(inputs.setup ?? ralph.setup ?? [])) {
-        const missing = programs_missingGateProgram(command, root, env.PATH);
-        if (missing)
-            throw new InputError(`${inputs.setup ? "Input 'setup'" : `${relativeTo(workspace, ralph.file)}: setup`}: ${missing.replace(/^Check /, 'Setup command ').replace('fix the check', 'fix the command')}`);
-    }
-    // auto turns it on only where it can work: gates, and the baseline that runs them first.
-    const skipIfGreen = inputs.skipIfGreen === 'auto'
-        ? greenIsDone(trigger, inputs) && checks.length > 0 && inputs.baseline
-        : inputs.skipIfGreen;
-    const problem = gateSettingsProblem({ checks, baseline: inputs.baseline, skipIfGreen });
-    if (problem)
-        throw new InputError(problem);
-    if (delivered)
-        userArgs = { ...userArgs, ...delivered.args };
-    // A pull request's own branch is pushed onto (updating it), or a proposal goes into it: it closes nothing.
-    const pr = trigger?.pr;
-    const closes = pr || trigger?.proposeTo ? undefined : trigger?.issueNumber;
-    const branch = pr
-        ? pr.headRef
-        : (inputs.branch ??
-            trigger?.branch ??
-            (closes !== undefined ? `ralph/issue-${closes}` : `ralph/${slug(ralph.name)}`));
-    const artifactName = inputs.artifactName ??
-        `ralph-${slug(ralph.name)}-${context.runId || 'local'}-${context.runAttempt || '1'}`;
-    // The record lives outside the work tree (never committed, never seen by the agent), in RUNNER_TEMP.
-    (0,external_node_fs_.mkdirSync)(temp, { recursive: true });
-    const recordDir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(temp, `ralph-record-${slug(ralph.name)}-`));
-    // model-proxy auto: the proxy runs when the agent is a preset and the job holds its key; else one notice says why not.
-    // The deliver job of two-job mode runs no agent: it holds no model key, and needs none.
-    let modelProxy = inputs.mode === 'deliver' ? undefined : inputs.modelProxy;
-    const notices = [];
-    if (modelProxy?.auto) {
-        const decided = autoModelProxy(ralph.agentArgv, env);
-        if (!decided.on) {
-            modelProxy = undefined;
-            if (decided.why)
-                notices.push(`model-proxy auto: ${decided.why}`);
-        }
-    }
-    else if (modelProxy) {
-        // Asked for: what it cannot do fails here, before a branch is made or an agent runs.
-        const problem = modelProxyProblem(ralph.agentArgv, env);
-        if (problem)
-            throw new InputError(problem);
-    }
-    const config = loopConfig({
-        ralph,
-        projectRoot: root,
-        userArgs,
-        maxIterations: inputs.maxIterations,
-        ...(inputs.maxTimeSeconds !== undefined
-            ? { maxTimeSeconds: inputs.maxTimeSeconds - deliveryMarginSeconds(inputs.maxTimeSeconds) }
-            : {}),
-        ...(inputs.maxCostUsd !== undefined ? { maxCostUsd: inputs.maxCostUsd } : {}),
-        ...(inputs.agentTimeoutSeconds !== undefined ? { agentTimeoutSeconds: inputs.agentTimeoutSeconds } : {}),
-        checks,
-        completionTag: inputs.completionTag ?? ralph.completionTag ?? 'COMPLETE',
-        commit: true,
-        ...(inputs.maxFileBytes !== undefined ? { maxFileBytes: inputs.maxFileBytes } : {}),
-        recordDir,
-        presets: inputs.presets && (ralph.presets ?? true),
-        baseline: inputs.baseline,
-        skipIfGreen,
-        ...(inputs.parallelChecks !== undefined ? { parallelChecks: inputs.parallelChecks } : {}),
-        ...(inputs.setup !== undefined ? { setup: inputs.setup } : {}),
-        ...(inputs.verify !== undefined ? { verify: inputs.verify } : {}),
-        ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
-        ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
-        ...(modelProxy ? { modelProxy } : {}),
-        // The verdict is the action's: what judges the agent is put back before every gate run (auto by default).
-        protect: inputs.protectedPaths ?? ralph.protected ?? ['auto'],
-        ...(promptText !== undefined ? { promptText } : {}),
-        ...(promptAppendix !== undefined ? { promptAppendix } : {})
+async function uploadRecord(dir, name, options = {}) {
+    (0,external_node_fs_.statSync)(dir);
+    const files = recordFiles(dir);
+    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
+    const client = new DefaultArtifactClient();
+    const uploaded = await client.uploadArtifact(safeArtifactName(name), files, dir, {
+        ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
+        // Logs compress well; the default level is a good trade for text.
+        compressionLevel: 6
     });
     return {
-        inputs,
-        context,
-        workspace,
-        projectRoot: root,
-        ralph,
-        config,
-        task,
-        branch,
-        artifactName,
-        ...(closes !== undefined ? { closes } : {}),
-        continueBranch: trigger?.continueBranch ?? false,
-        ...(trigger ? { trigger } : {}),
-        ...(pr ? { pr } : {}),
-        warnings,
-        notices
+        ...(uploaded.id !== undefined ? { id: uploaded.id } : {}),
+        ...(uploaded.size !== undefined ? { size: uploaded.size } : {}),
+        name: safeArtifactName(name),
+        files: files.length
     };
 }
-
-;// CONCATENATED MODULE: ./src/action/state.ts
-// What main tells post (core.saveState → GITHUB_STATE → STATE_* in post). Written as main goes, so a main
-// step that is killed still leaves post enough to finish the record, upload it and write the summary.
-
-function readState() {
-    const text = (name) => core/* getState */.Gu(name) || undefined;
-    return {
-        isPost: core/* getState */.Gu('isPost') === 'true',
-        recordDir: text('recordDir'),
-        artifactName: text('artifactName'),
-        ralphName: text('ralphName'),
-        branch: text('branch'),
-        uploaded: core/* getState */.Gu('uploaded') === 'true',
-        summaryWritten: core/* getState */.Gu('summaryWritten') === 'true',
-        finished: core/* getState */.Gu('finished') === 'true',
-        tracking: text('tracking'),
-        runMark: text('runMark'),
-        isolation: text('isolation'),
-        gitSnapshot: text('gitSnapshot'),
-        egress: text('egress')
-    };
-}
-function saveState(key, value) {
-    core/* saveState */.LZ(key, String(value));
-}
-
-;// CONCATENATED MODULE: ./src/action/ending.ts
-// How the main step ends, written in one place: its outputs, its failure and the `finished` state that tells
-// post whether anything is left to do. Every step of main answers an Ending or its own typed result.
-
-
-
-const ending_ended = (step) => 'end' in step;
-async function writeEnding(ending) {
-    if (ending.summary !== undefined)
-        try {
-            await core/* summary */.z.addRaw(ending.summary).write();
-        }
-        catch (error) {
-            core/* warning */.$e(`The job summary could not be written: ${error.message}`);
-        }
-    for (const [name, value] of Object.entries(ending.outputs ?? {}))
-        core/* setOutput */.uH(name, value);
-    const failure = ending.failure;
-    if (failure?.annotation) {
-        // The annotation is the one line: at the file and line, so a second, unplaced copy would only repeat it.
-        const { message, title, file, line, column } = failure.annotation;
-        core/* error */.z3(message, {
-            title,
-            file,
-            ...(line !== undefined ? { startLine: line } : {}),
-            ...(column !== undefined ? { startColumn: column } : {})
-        });
-        process.exitCode = core/* ExitCode */.yU.Failure;
-    }
-    else if (failure)
-        core/* setFailed */.C1(failure.message);
-    saveState('finished', ending.finished);
-}
-/** Bad input ends the step with one line (a ralph problem also as an annotation at its file and line). */
-function badInput(error) {
-    const where = error instanceof PlanError ? error.where : undefined;
-    // The message keeps its file:line:col: the annotation is the step's one line, read in the log as well.
-    const annotation = where && { message: error.message, title: 'RALPH.md', ...where };
-    return { failure: { message: error.message, ...(annotation ? { annotation } : {}) }, finished: true };
-}
-
-;// CONCATENATED MODULE: ./src/action/own-environment.ts
-// The action's own process environment, scrubbed at the start of main and of post.
-
-
-
-
-// The model keys too: the proxy exists to keep them from the agent, and a read of environ (a link the action
-// followed, a survivor under isolation none) would hand them over with the tokens.
-const MODEL_KEYS = new Set(MODEL_KEY_VARIABLES.map(name => name.toUpperCase()));
-/** Whether the action keeps `name` off its initial environment block (its value lives on the heap only). */
-function scrubbedFromEnviron(name) {
-    return isSecretVariable(name) || MODEL_KEYS.has(name.toUpperCase());
-}
-/**
- * Keeps the tokens and model keys this process was started with out of /proc/<pid>/environ, which any process of the same
- * user can read: the agent is our child, and one that outlived its loop may be watching for post.
- */
-function scrubOwnEnvironment() {
-    const scrub = scrubInitialEnvironment(scrubbedFromEnviron);
-    if (scrub.skipped && process.platform === 'linux')
-        core/* warning */.$e(`The tokens could not be removed from /proc/${process.pid}/environ (${scrub.skipped}): processes of this user, the agent's included, can read them there.`);
-    else
-        core/* debug */.Yz(`Scrubbed from the initial environment: ${scrub.scrubbed.join(', ') || 'nothing'}.`);
-}
-
-;// CONCATENATED MODULE: ./src/action/admit.ts
-// Step 1, admit: the inputs, the clients, and whether what started the run may start a loop (a skip ends
-// the step quietly, a refusal replies on the issue or fails the step). A hunt finds its branch here.
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-function projectRootOf(context, inputs) {
-    const root = external_node_path_default().resolve(context.workspace, inputs.workingDirectory);
+/** Downloads artifact `id` into `dir` (of this run, or `findBy`'s). */
+async function downloadInto(id, dir, findBy) {
+    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
+    // Its unzip calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
+    const warned = process.noDeprecation;
+    process.noDeprecation = true;
     try {
-        return (0,external_node_fs_.realpathSync)(root);
+        await new DefaultArtifactClient().downloadArtifact(id, { path: dir, ...(findBy ? { findBy } : {}) });
     }
-    catch {
-        return root;
+    finally {
+        process.noDeprecation = warned === true;
     }
-}
-function clientsFor(inputs) {
-    const budget = {};
-    const mayWrite = inputs.mode !== 'agent';
-    const options = {
-        budget,
-        log: (m) => core/* info */.pq(m),
-        ...(mayWrite ? {} : { readOnly: 'mode: agent writes nothing to GitHub (the deliver job does)' })
-    };
-    const octokit = lazyClient(inputs.githubToken, options);
-    const delivery = inputs.pushToken ? lazyClient(inputs.pushToken, options) : octokit;
-    let actor;
-    let jobActor;
-    const deliveryActor = () => (actor ??= delivery().then(client => tokenActor(client, inputs.botLogin)));
-    return {
-        octokit,
-        delivery,
-        deliveryActor,
-        // bot-login names the delivering token's bot; a separate job token is the job's GITHUB_TOKEN.
-        jobActor: inputs.pushToken
-            ? () => (jobActor ??= octokit().then(client => tokenActor(client, GITHUB_ACTIONS_BOT)))
-            : deliveryActor,
-        budget,
-        mayWrite
-    };
-}
-/** `mode: list`: the installed ralphs as matrix JSON; nothing runs. */
-function listMode(inputs, context) {
-    const m = ralphMatrix(projectRootOf(context, inputs));
-    for (const why of m.skipped)
-        core/* warning */.$e(`Left out of the matrix: ${why}`);
-    core/* info */.pq(`${m.count} ralph${m.count === 1 ? '' : 's'} for the matrix: ${JSON.stringify(m.matrix)}`);
-    return { outputs: { matrix: JSON.stringify(m.matrix), count: String(m.count) }, finished: true };
-}
-/**
- * What started the run decides whether a loop runs. Answers the trigger's run, or why the step is over
- * (no agent runs either way).
- */
-async function decide(inputs, context, clients) {
-    const { owner, repo } = context.repo;
-    // Events that carry no one to check, no text and no push need no API: schedule and workflow_dispatch.
-    const needsApi = ['issue_comment', 'issues', 'pull_request', 'push'].includes(context.eventName);
-    const client = needsApi ? await clients.octokit() : undefined;
-    const admission = await admitEvent(context.event, {
-        owner,
-        repo,
-        projectRoot: projectRootOf(context, inputs),
-        ...(inputs.ralph !== undefined ? { defaultRalph: inputs.ralph } : {}),
-        ...(inputs.ralph === undefined && inputs.agent !== undefined
-            ? { ralphLess: inputs.prompt !== undefined ? { prompt: inputs.prompt } : {} }
-            : {}),
-        delivery: { actor: clients.deliveryActor, committerEmail: GITHUB_ACTIONS_IDENTITY.email },
-        reporter: clients.jobActor,
-        allowedBots: inputs.allowedBots,
-        label: inputs.triggerLabel
-    }, client);
-    if (admission.kind === 'skip') {
-        core/* info */.pq(neutralizeWorkflowCommands(`Nothing to do: ${admission.reason}.`));
-        return { end: { finished: true } };
-    }
-    if (admission.kind === 'refuse') {
-        // Not a no: nobody knows. The step fails (a broken token or an outage is noticed), and says so in the summary.
-        if (admission.unchecked) {
-            const line = `${admission.reason.charAt(0).toUpperCase()}${admission.reason.slice(1)}. No agent ran.`;
-            return { end: { failure: { message: line }, summary: `❌ ${line}\n`, finished: true } };
-        }
-        if (admission.reply && admission.issueNumber !== undefined && !clients.mayWrite) {
-            core/* warning */.$e(`Refused: ${admission.reason}. No agent ran; the deliver job replies on #${admission.issueNumber}.`);
-            return { end: { finished: true } };
-        }
-        if (admission.reply && admission.issueNumber !== undefined) {
-            const posted = await postRefusal(client, { owner, repo, issueNumber: admission.issueNumber }, admission.reply, m => core/* warning */.$e(m));
-            core/* warning */.$e(`Refused: ${admission.reason}. No agent ran; ${posted ? `the reply on #${admission.issueNumber} says why` : 'no reply could be posted'}.`);
-            return { end: { finished: true } };
-        }
-        return { end: { failure: { message: `Refused: ${admission.reason}.` }, finished: true } };
-    }
-    return admission;
-}
-/**
- * A hunt continues its open pull request's branch (updating the PR, never opening a second), or starts its
- * branch fresh; at `max-open-prs` with nothing to continue it ends without running.
- */
-async function admit_huntBranch(admitted) {
-    const { inputs, context, clients, trigger } = admitted;
-    const ralphName = trigger.ralphName ?? ralphNameOf(inputs.ralph);
-    if (!ralphName || (!inputs.openPr && inputs.maxOpenPrs === undefined))
-        return trigger;
-    const hunt = await planHunt(await clients.octokit(), {
-        ...context.repo,
-        ralphName,
-        actor: await clients.deliveryActor(),
-        ...(inputs.branch !== undefined ? { branch: inputs.branch } : {}),
-        ...(inputs.maxOpenPrs !== undefined ? { maxOpenPrs: inputs.maxOpenPrs } : {})
-    });
-    if (hunt.kind === 'capped') {
-        core/* notice */.lm(`The hunt ${ralphName} did not run: ${hunt.reason}.`);
-        return { end: { finished: true } };
-    }
-    const wanted = inputs.branch ?? huntBranch(ralphName);
-    const note = strangersNote(wanted, hunt.branch, hunt.strangers);
-    if (note)
-        core/* warning */.$e(`${note}.`);
-    const notes = note ? { notes: [...(trigger.notes ?? []), note] } : {};
-    if (hunt.kind === 'new')
-        return { ...trigger, ...notes, branch: hunt.branch };
-    core/* info */.pq(`Continuing ${hunt.branch}: its pull request #${hunt.pull.number} is still open and will be updated.`);
-    // Its pull request's base, whatever ref this run was started on: the same PR is found and updated.
-    return { ...trigger, ...notes, branch: hunt.branch, continueBranch: true, base: hunt.pull.baseRef };
-}
-/**
- * A run on a branch the action names (`ralph/issue-<N>`, `ralph/pr-<N>`) moves to a suffixed branch of its
- * own when a stranger's pull request is open on it: that pull request is never updated nor pushed onto.
- */
-async function claimBranch(admitted) {
-    const { context, clients, trigger } = admitted;
-    if (trigger.branch === undefined || trigger.pr !== undefined)
-        return trigger;
-    const claimed = await ownBranch(await clients.octokit(), { ...context.repo, actor: await clients.deliveryActor() }, trigger.branch);
-    const note = strangersNote(trigger.branch, claimed.branch, claimed.strangers);
-    if (!note)
-        return trigger;
-    core/* warning */.$e(`${note}.`);
-    return { ...trigger, branch: claimed.branch, notes: [...(trigger.notes ?? []), note] };
-}
-async function admit() {
-    let inputs;
-    let context;
-    try {
-        inputs = readInputs();
-        for (const token of [inputs.githubToken, inputs.pushToken])
-            if (token)
-                core/* setSecret */.Pq(token);
-        context = readContext();
-        scrubOwnEnvironment();
-    }
-    catch (error) {
-        if (error instanceof InputError)
-            return { end: badInput(error) };
-        throw error;
-    }
-    if (inputs.mode === 'list')
-        return { end: listMode(inputs, context) };
-    const clients = clientsFor(inputs);
-    if (inputs.resume !== undefined) {
-        // A chain's next run: what started the chain was admitted by its first run; this one checks that run.
-        const resumed = await resumeFrom(inputs, context, clients);
-        if ('refused' in resumed)
-            return { end: { failure: { message: resumed.refused }, finished: true } };
-        const { continuation } = resumed;
-        const trigger = {
-            ...continuation.trigger,
-            branch: continuation.branch,
-            base: continuation.base,
-            continueBranch: true
-        };
-        return { inputs, context, clients, trigger, hunt: continuation.hunt, resumed };
-    }
-    const decided = await decide(inputs, context, clients);
-    if (ending_ended(decided))
-        return decided;
-    if (decided.proposeTo)
-        core/* info */.pq(`${decided.proposeTo.reason}.`);
-    if (!isHunt(decided))
-        return {
-            inputs,
-            context,
-            clients,
-            trigger: await claimBranch({ inputs, context, clients, trigger: decided }),
-            hunt: false
-        };
-    const trigger = await admit_huntBranch({ inputs, context, clients, trigger: decided });
-    if (ending_ended(trigger))
-        return trigger;
-    return { inputs, context, clients, trigger, hunt: true };
 }
 
 ;// CONCATENATED MODULE: ./src/github/errors.ts
@@ -59224,6 +58494,32 @@ async function replyCannotStart(trigger, context, clients, problem) {
         return;
     const relative = problem.split(`${context.workspace}/`).join('').split(context.workspace).join('.');
     await postRefusal(await clients.octokit(), { ...context.repo, issueNumber: trigger.issueNumber }, startFailureReply(trigger.actor?.login, relative, context.runUrl), m => core/* warning */.$e(m));
+}
+
+;// CONCATENATED MODULE: ./src/action/state.ts
+// What main tells post (core.saveState → GITHUB_STATE → STATE_* in post). Written as main goes, so a main
+// step that is killed still leaves post enough to finish the record, upload it and write the summary.
+
+function readState() {
+    const text = (name) => core/* getState */.Gu(name) || undefined;
+    return {
+        isPost: core/* getState */.Gu('isPost') === 'true',
+        recordDir: text('recordDir'),
+        artifactName: text('artifactName'),
+        ralphName: text('ralphName'),
+        branch: text('branch'),
+        uploaded: core/* getState */.Gu('uploaded') === 'true',
+        summaryWritten: core/* getState */.Gu('summaryWritten') === 'true',
+        finished: core/* getState */.Gu('finished') === 'true',
+        tracking: text('tracking'),
+        runMark: text('runMark'),
+        isolation: text('isolation'),
+        gitSnapshot: text('gitSnapshot'),
+        egress: text('egress')
+    };
+}
+function saveState(key, value) {
+    core/* saveState */.LZ(key, String(value));
 }
 
 ;// CONCATENATED MODULE: ./src/action/contain.ts
@@ -59809,194 +59105,6 @@ async function deliver(prepared, result, cancelled, decided) {
     return delivery;
 }
 
-;// CONCATENATED MODULE: ./src/git/bundle.ts
-// The loop's commits carried from the agent's job to the deliver job as a git bundle, and what the deliver job
-// asks of one before anything of it is pushed. A bundle is data from a job the agent ran in: its header is
-// parsed here (never trusted to git's own reading first), its objects are fetched with fsck on, and the range
-// it carries is read from the object store by the hermetic git (no checkout, no filter, no hook).
-
-
-
-
-
-/** The most commits one delivery may carry (a loop makes one an iteration). */
-const MOST_DELIVERED_COMMITS = 10_000;
-const MOST_HEADER_BYTES = 1024 * 1024;
-const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
-/** Writes `branch` (which must be at `head`) as a bundle of the commits on top of `base`. */
-async function createBundle(workTree, file, branch, base, head) {
-    const repo = new repo_GitRepo(workTree);
-    const at = await repo.commitOf(`refs/heads/${branch}`);
-    if (at !== head)
-        throw new Error(`${branch} is at ${at ?? 'nothing'}, not at ${head}`);
-    await repo.exec(['bundle', 'create', '--quiet', file, `refs/heads/${branch}`, `^${base}`]);
-}
-/** Reads a bundle's header (v2 or v3) from its file; throws a one-line error for anything else. */
-function readBundleHeader(file) {
-    const fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW);
-    let text;
-    let packOffset;
-    try {
-        if (!(0,external_node_fs_.fstatSync)(fd).isFile())
-            throw new Error('the bundle is not a regular file');
-        const buffer = Buffer.alloc(MOST_HEADER_BYTES);
-        const read = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0);
-        const end = buffer.subarray(0, read).indexOf('\n\n');
-        if (end < 0)
-            throw new Error('the bundle has no header git can read');
-        text = buffer.subarray(0, end).toString('utf8');
-        packOffset = end + 2;
-    }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-    const [signature, ...lines] = text.split('\n');
-    if (signature !== '# v2 git bundle' && signature !== '# v3 git bundle')
-        throw new Error('the bundle is not a git bundle (v2 or v3)');
-    const header = { prerequisites: [], refs: [], packOffset };
-    for (const line of lines) {
-        if (line.startsWith('@')) {
-            // v3 capabilities: only the object format is one git knows.
-            if (!/^@object-format=sha(?:1|256)$/.test(line))
-                throw new Error(`the bundle asks for ${line.slice(1)}`);
-            continue;
-        }
-        const prerequisite = line.startsWith('-');
-        const [oid, ...rest] = (prerequisite ? line.slice(1) : line).split(' ');
-        if (!OID.test(oid))
-            throw new Error('the bundle has a malformed header line');
-        if (prerequisite)
-            header.prerequisites.push(oid);
-        else
-            header.refs.push({ oid, name: rest.join(' ') });
-    }
-    return header;
-}
-/**
- * Takes the bundle's pack into the object store through `index-pack --strict`: every object is checked as fsck
- * checks it (a tree naming `..` or `.git`, a malformed commit) before it is kept, which `git fetch` of a bundle
- * does not do whatever fsckObjects says. Then `head` must be a commit there.
- */
-async function unbundleStrict(workTree, file, header, head) {
-    await new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), ['index-pack', '--strict', '--fix-thin', '--stdin'], {
-            cwd: workTree,
-            env: { ...process.env, ...hermeticGitEnvironment() },
-            stdio: ['pipe', 'ignore', 'pipe']
-        });
-        let stderr = '';
-        child.stderr.on('data', (chunk) => (stderr = (stderr + chunk.toString('utf8')).slice(-4096)));
-        child.on('error', reject);
-        child.on('close', code => code === 0
-            ? resolve()
-            : reject(new Error(stderr.trim().split('\n').at(-1) ?? `index-pack exited ${code}`)));
-        child.stdin.on('error', () => undefined);
-        (0,external_node_fs_.createReadStream)(file, { start: header.packOffset }).on('error', reject).pipe(child.stdin);
-    });
-    const made = await new repo_GitRepo(workTree).exec(['cat-file', '-t', head], { probe: true });
-    if (made.stdout.trim() !== 'commit')
-        throw new Error(`the bundle holds no commit ${head}`);
-}
-/** The commits of `base..head`, oldest first, with their parents and changes (at most MOST_DELIVERED_COMMITS + 1). */
-async function rangeCommits(workTree, base, head) {
-    const repo = new repo_GitRepo(workTree);
-    const listed = await repo.bytes([
-        'rev-list',
-        '--reverse',
-        '--parents',
-        `--max-count=${MOST_DELIVERED_COMMITS + 1}`,
-        head,
-        `^${base}`,
-        '--'
-    ]);
-    const commits = [];
-    for (const line of listed.toString('utf8').split('\n').filter(Boolean)) {
-        const [sha, ...parents] = line.split(' ');
-        commits.push({ sha, parents, changes: [] });
-    }
-    for (const commit of commits) {
-        const parent = commit.parents[0];
-        if (parent === undefined || commit.parents.length > 1)
-            continue;
-        // :<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0, one pair a changed file.
-        const raw = await repo.bytes(['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit.sha]);
-        const fields = raw.toString('utf8').split('\0');
-        for (let i = 0; i + 1 < fields.length; i += 2) {
-            const [, mode, , oid, status] = fields[i].replace(/^:/, '').split(' ');
-            commit.changes.push({ path: fields[i + 1], mode, oid, status });
-        }
-    }
-    return commits;
-}
-/** Each blob's size in bytes, by id (from the object store, without reading the blobs). */
-async function blobSizes(workTree, oids) {
-    const unique = [...new Set(oids)];
-    const sizes = new Map();
-    if (unique.length === 0)
-        return sizes;
-    const out = await new repo_GitRepo(workTree).bytes(['cat-file', '--batch-check=%(objectname) %(objectsize)'], unique.join('\n') + '\n');
-    for (const line of out.toString('utf8').split('\n')) {
-        const [oid, size] = line.split(' ');
-        if (oid && size && /^\d+$/.test(size))
-            sizes.set(oid, Number(size));
-    }
-    return sizes;
-}
-/** Whether `ancestor` is `descendant` or one of its ancestors, in the object store as it is. */
-async function isAncestor(workTree, ancestor, descendant) {
-    const result = await new repo_GitRepo(workTree).exec(['merge-base', '--is-ancestor', ancestor, descendant], {
-        probe: true
-    });
-    return result.exitCode === 0;
-}
-
-;// CONCATENATED MODULE: ./src/github/artifacts.ts
-// Uploading the run record (progress.md, status.json, logs/) as one artifact. @actions/artifact is imported
-// only here and only when an upload happens: it is most of the bundle and ~250 ms of start-up.
-
-
-/** Every file under `dir`, absolute, skipping status.json's in-flight temp files. */
-function recordFiles(dir) {
-    const files = [];
-    const walk = (folder) => {
-        for (const entry of (0,external_node_fs_.readdirSync)(folder, { withFileTypes: true })) {
-            const full = external_node_path_default().join(folder, entry.name);
-            if (entry.isDirectory())
-                walk(full);
-            else if (entry.isFile() && !entry.name.endsWith('.tmp'))
-                files.push(full);
-        }
-    };
-    walk(dir);
-    return files.sort();
-}
-/** A name the artifact service accepts: no " : < > | * ? \ / or control characters. */
-function safeArtifactName(name) {
-    // eslint-disable-next-line no-control-regex
-    return name.replace(/["<>|*?:\\/\x00-\x1f]+/g, '-');
-}
-/**
- * Uploads the record folder as artifact `name`. Throws when the service refuses it (the caller turns that
- * into a warning: a lost upload must not fail a run that did its work).
- */
-async function uploadRecord(dir, name, options = {}) {
-    (0,external_node_fs_.statSync)(dir);
-    const files = recordFiles(dir);
-    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
-    const client = new DefaultArtifactClient();
-    const uploaded = await client.uploadArtifact(safeArtifactName(name), files, dir, {
-        ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
-        // Logs compress well; the default level is a good trade for text.
-        compressionLevel: 6
-    });
-    return {
-        ...(uploaded.id !== undefined ? { id: uploaded.id } : {}),
-        ...(uploaded.size !== undefined ? { size: uploaded.size } : {}),
-        name: safeArtifactName(name),
-        files: files.length
-    };
-}
-
 ;// CONCATENATED MODULE: ./src/action/upload.ts
 // The run record as an artifact, from main at the end of a run, or from post when main was cancelled.
 
@@ -60096,7 +59204,8 @@ function deliveryArtifactName(plan) {
     return safeArtifactName(`ralph-delivery-${plan.ralph.name}-${plan.context.runId}-${plan.context.runAttempt}`);
 }
 /** The work folder of a handover, under RUNNER_TEMP: the action's own, removed when the step is done. */
-function handover_scratch(prefix) {
+/** A new folder in RUNNER_TEMP for what is downloaded. */
+function scratch(prefix) {
     return (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), prefix));
 }
 async function packHandover(prepared, result) {
@@ -60138,7 +59247,7 @@ async function packHandover(prepared, result) {
         notes: delivery.notes,
         trigger: triggerFacts(prepared)
     };
-    const dir = handover_scratch('ralph-delivery-');
+    const dir = scratch('ralph-delivery-');
     try {
         if (carries)
             await createBundle(workTree, external_node_path_default().join(dir, BUNDLE_FILE), branch.branch, start, head);
@@ -60238,20 +59347,11 @@ async function receive(planned) {
     const name = inputs.delivery;
     if (name === undefined)
         return handover_refused('There is no delivery to deliver: the agent job set no delivery output (it ended before its loop did; its log says why). Nothing was pushed.');
-    const dir = handover_scratch('ralph-received-');
+    const dir = scratch('ralph-received-');
     try {
         const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
-        const client = new DefaultArtifactClient();
-        const { artifact } = await client.getArtifact(name);
-        // Its unzip calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
-        const warned = process.noDeprecation;
-        process.noDeprecation = true;
-        try {
-            await client.downloadArtifact(artifact.id, { path: dir });
-        }
-        finally {
-            process.noDeprecation = warned === true;
-        }
+        const { artifact } = await new DefaultArtifactClient().getArtifact(name);
+        await downloadInto(artifact.id, dir);
     }
     catch (error) {
         (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
@@ -60454,6 +59554,901 @@ function deliveredResult(theirs, own, unverified) {
         stopReason: own.stopReason === 'all_checks_passed' ? 'verify_failed' : own.stopReason,
         stopDetail: `the agent job's gates passed, but in the deliver job ${own.stopDetail}`
     };
+}
+
+;// CONCATENATED MODULE: ./src/action/chain.ts
+// Continuation across jobs (`continue-jobs`, `resume`): a loop that runs out of max-time with its gates still
+// failing goes on in another run of the same workflow. This job pushes its work to the loop's branch, writes
+// `continuation.json` into its record, uploads the record and dispatches the next run with `resume` = its
+// run id. The next run checks that run before any agent runs (same workflow, same repository, not a fork,
+// the branch's tip the one handed over, jobs left), takes the record's state, and goes on.
+
+
+
+
+
+
+
+
+
+const CONTINUATION_FILE = 'continuation.json';
+/** The most bytes of continuation.json and of the earlier status.json read. */
+const MOST_RECORD_BYTES = 64 * 1024 * 1024;
+const isRecord = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isSha = (value) => typeof value === 'string' && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(value);
+const isCount = (value) => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+const isDollars = (value) => typeof value === 'number' && Number.isFinite(value) && value >= 0;
+/** This run as a chain names it. */
+function chainRun(context) {
+    return { id: String(context.runId), attempt: String(context.runAttempt || '1'), url: context.runUrl };
+}
+/** Why continuation.json cannot be what a run of this action wrote, or undefined. */
+function malformedContinuation(value) {
+    if (!isRecord(value))
+        return 'it is not a JSON object';
+    if (value.version !== 1)
+        return `version ${JSON.stringify(value.version)} is not 1`;
+    for (const key of ['repository', 'runId', 'runAttempt', 'ralph', 'branch', 'base'])
+        if (typeof value[key] !== 'string' || value[key] === '')
+            return `${key} is not a name`;
+    if (!isCount(value.workflowId))
+        return 'workflowId is not a number';
+    if (!isSha(value.start) || !isSha(value.head))
+        return 'start or head is not a commit';
+    if (!isRecord(value.trigger) || value.trigger.kind !== 'run')
+        return 'trigger is not a run';
+    if (typeof value.hunt !== 'boolean')
+        return 'hunt is not true or false';
+    if (value.tracking !== undefined) {
+        const t = value.tracking;
+        if (!isRecord(t) || !isCount(t.issueNumber) || !isCount(t.commentId))
+            return 'tracking is not a comment';
+    }
+    if (!Array.isArray(value.jobs) || value.jobs.length === 0)
+        return 'jobs is empty';
+    for (const job of value.jobs) {
+        if (!isRecord(job) || !isRecord(job.run) || typeof job.run.id !== 'string')
+            return 'a job has no run';
+        if (!isCount(job.iterations) || !isDollars(job.costUsd) || !isCount(job.durationMs))
+            return `job ${String(job.run.id)}'s figures are not numbers`;
+    }
+    return undefined;
+}
+/** Why the earlier status.json cannot carry a loop on, or undefined. */
+function malformedStatus(value) {
+    if (!isRecord(value) || value.state !== 'finished')
+        return 'it is not a finished loop';
+    if (!Array.isArray(value.iterations))
+        return 'it has no iterations';
+    for (const it of value.iterations)
+        if (!isRecord(it) || !isCount(it.iteration) || !Array.isArray(it.checks))
+            return 'an iteration is not one';
+    const cost = value.cost;
+    if (!isRecord(cost) || !isDollars(cost.totalUsd))
+        return 'its cost is not a number';
+    if (!isRecord(value.start) || !isSha(value.start.commit))
+        return 'it has no start commit';
+    if (value.progressSectionsAt !== undefined && !isCount(value.progressSectionsAt))
+        return 'its progress.md offset is not a number';
+    return undefined;
+}
+/** Where the chain's jobs and the last record's totals do not add up (iterations, dollars), or undefined. */
+function disagree(c, status) {
+    const iterations = c.jobs.reduce((sum, job) => sum + job.iterations, 0);
+    const usd = c.jobs.reduce((sum, job) => sum + job.costUsd, 0);
+    if (iterations !== status.iterations.length)
+        return `its jobs ran ${iterations} iteration(s) and its record holds ${status.iterations.length}`;
+    if (Math.abs(usd - status.cost.totalUsd) > 0.0001 * Math.max(1, usd))
+        return `its jobs spent $${usd.toFixed(4)} and its record says $${status.cost.totalUsd.toFixed(4)}`;
+    return undefined;
+}
+/**
+ * Whether this job hands its loop on: it stopped on max-time with gates failing, and the chain has jobs,
+ * iterations and dollars left. Answers why not, for the log, when it could have.
+ */
+function continuesIn(inputs, result, jobsSoFar, 
+/** The loop's branch was there before it: a person's pull request's, or one the action had pushed. */
+branchWas) {
+    if (inputs.continueJobs <= 1 || result.success || result.stopReason !== 'timeout')
+        return { continues: false };
+    if (jobsSoFar >= inputs.continueJobs)
+        return { continues: false, why: `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)` };
+    if (result.iterations.length >= inputs.maxIterations)
+        return {
+            continues: false,
+            why: `the chain has run its ${inputs.maxIterations} iterations (max-iterations)`
+        };
+    if (inputs.maxCostUsd !== undefined && result.cost.totalUsd >= inputs.maxCostUsd)
+        return { continues: false, why: `the chain has spent its $${inputs.maxCostUsd} (max-cost)` };
+    if (branchWas === 'pr')
+        return {
+            continues: false,
+            why: "a loop on a person's pull request branch does not go on in another run (unverified work is never pushed there)"
+        };
+    // Its pull request, if it has one, shows what is there: unverified work is not pushed under it between jobs.
+    if (branchWas === 'existing')
+        return {
+            continues: false,
+            why: 'a chain starts on a branch of its own, and this loop went on from one that was already there (its pull request, if any, would show unverified work)'
+        };
+    return { continues: true };
+}
+/** The workflow this run belongs to, as GitHub numbers it. */
+async function workflowOf(octokit, context, runId) {
+    try {
+        const { data } = await octokit.request('GET /repos/{owner}/{repo}/actions/runs/{run_id}', {
+            ...context.repo,
+            run_id: Number(runId)
+        });
+        return {
+            workflowId: data.workflow_id,
+            path: data.path ?? '',
+            repository: data.repository.full_name,
+            headRepository: data.head_repository?.full_name ?? '',
+            headBranch: data.head_branch ?? ''
+        };
+    }
+    catch (error) {
+        if (error.status === 404)
+            return undefined;
+        throw error;
+    }
+}
+/** continuation.json for this job, which hands its loop on. */
+function continuation(facts) {
+    return { version: 1, ...facts };
+}
+/** Writes continuation.json into the record, before it is uploaded. */
+function writeContinuation(recordDir, value) {
+    (0,external_node_fs_.writeFileSync)(external_node_path_default().join(recordDir, CONTINUATION_FILE), `${JSON.stringify(value, null, 2)}\n`);
+}
+/** This run's workflow id (the next run is dispatched on it). */
+async function ownWorkflow(octokit, context) {
+    const own = await workflowOf(octokit, context, context.runId);
+    if (!own)
+        throw new Error(`GitHub does not know this run (${context.runId}) in ${context.repo.owner}/${context.repo.repo}`);
+    return own.workflowId;
+}
+/**
+ * Dispatches the next run of this workflow on this run's ref, with `resume` = this run's id and the dispatch
+ * inputs this run had. Answers its id and address when GitHub says them.
+ */
+async function dispatchNext(octokit, context, workflowId) {
+    const given = isRecord(context.payload.inputs) ? context.payload.inputs : {};
+    const inputs = {};
+    for (const [name, value] of Object.entries(given))
+        if (name !== 'resume' && value !== null && value !== undefined)
+            inputs[name] = String(value);
+    inputs.resume = String(context.runId);
+    try {
+        // return_run_details (2025): GitHub answers 200 with the new run's id and address instead of 204.
+        const request = octokit.request;
+        // Sent once: a dispatch GitHub carried out but did not answer must not start a second successor.
+        const response = await request('POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches', {
+            ...context.repo,
+            workflow_id: workflowId,
+            ref: context.ref,
+            inputs,
+            return_run_details: true,
+            request: { retries: 0 }
+        });
+        const data = (response.data ?? {});
+        return {
+            ...(data.workflow_run_id !== undefined ? { runId: String(data.workflow_run_id) } : {}),
+            ...(data.html_url !== undefined ? { url: data.html_url } : {})
+        };
+    }
+    catch (error) {
+        const status = error.status;
+        const said = error.message.split('\n')[0];
+        if (status === 403)
+            throw new Error(`the job token may not start workflows (${said}): give the job permissions: actions: write`, { cause: error });
+        if (status === 422)
+            throw new Error(`GitHub refused to dispatch the workflow on ${context.ref} (${said}): it needs on: workflow_dispatch with an input named resume (see examples/workflows/long-loop.yml)`, { cause: error });
+        throw new Error(`the next run could not be dispatched: ${said}`, { cause: error });
+    }
+}
+/** The run record artifacts of `runId`, by their exact names: the usual one (any attempt), or artifact-name. */
+function recordArtifact(name, runId, artifactName) {
+    if (artifactName !== undefined)
+        return name === artifactName;
+    return new RegExp(`^ralph-[A-Za-z0-9._-]+-${runId}-[0-9]+$`).test(name);
+}
+/** A ralph's name as the action writes it (its folder's, or its frontmatter's): no path, no line break. */
+const RALPH_NAME = /^[A-Za-z0-9._-][A-Za-z0-9 ._-]{0,199}$/;
+/** The ralph input's name (its folder, or the folder of its RALPH.md), to pick one loop of several. */
+function inputRalphName(ralph) {
+    const parts = ralph.replace(/\/+$/, '').split('/');
+    return parts.at(-1) === 'RALPH.md' ? (parts.at(-2) ?? '') : (parts.at(-1) ?? '');
+}
+/**
+ * A chain never forks: the first job to go on from run `id` claims it, with a ref only it can create
+ * (`refs/ralph-chain/<id>/<attempt>/<ralph>`, at the commit handed over); a second successor (a retried dispatch, a
+ * matrix's other run, a re-run) is refused. Answers why it could not claim it, or undefined.
+ */
+async function claimResume(octokit, context, c) {
+    const ref = `refs/ralph-chain/${c.runId}/${c.runAttempt}/${c.ralph.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+|\.+$/g, '') || 'loop'}`;
+    try {
+        await octokit.request('POST /repos/{owner}/{repo}/git/refs', {
+            ...context.repo,
+            ref,
+            sha: c.head,
+            request: { retries: 0 }
+        });
+        return undefined;
+    }
+    catch (error) {
+        const status = error.status;
+        const said = error.message.split('\n')[0];
+        if (status === 422)
+            return `another run has already gone on from it (${ref} exists: a chain never forks; to start over, run the workflow without resume)`;
+        return `it could not be claimed for this run (${ref}: ${said}; the job needs contents: write)`;
+    }
+}
+/**
+ * The run `resume` names, checked and read: answers what it handed over, or one line saying why this job
+ * cannot go on from it (nothing has run then).
+ */
+async function resumeFrom(inputs, context, clients) {
+    const id = inputs.resume;
+    const repository = `${context.repo.owner}/${context.repo.repo}`;
+    const refused = (why) => ({
+        refused: `Cannot resume run ${id}: ${why}. No agent ran.`
+    });
+    if (context.eventName !== 'workflow_dispatch')
+        return refused(`resume is set on a ${context.eventName} run; only a workflow_dispatch run (the one the chain's previous job dispatches) resumes a loop`);
+    if (id === String(context.runId))
+        return refused('it is this run');
+    const octokit = await clients.octokit();
+    const earlier = await workflowOf(octokit, context, id);
+    if (!earlier)
+        return refused(`${repository} has no such run`);
+    const own = await workflowOf(octokit, context, context.runId);
+    if (!own)
+        return refused(`GitHub does not know this run (${context.runId})`);
+    if (earlier.repository !== repository)
+        return refused(`it is a run of ${earlier.repository}, not of ${repository}`);
+    if (earlier.headRepository !== repository)
+        return refused(`it ran on a fork's code (${earlier.headRepository || 'an unknown repository'}), not ${repository}'s`);
+    if (earlier.headBranch !== own.headBranch)
+        return refused(`it ran on ${earlier.headBranch || 'no branch'}, and this run on ${own.headBranch || 'no branch'}: a chain's runs are dispatched on one ref`);
+    if (earlier.workflowId !== own.workflowId)
+        return refused(`it is a run of another workflow (${earlier.path || earlier.workflowId}), not of ${own.path || own.workflowId}`);
+    const dir = scratch('ralph-resumed-');
+    const found = [];
+    try {
+        const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
+        const client = new DefaultArtifactClient();
+        const findBy = {
+            token: inputs.githubToken,
+            workflowRunId: Number(id),
+            repositoryOwner: context.repo.owner,
+            repositoryName: context.repo.repo
+        };
+        const { artifacts } = await client.listArtifacts({ findBy });
+        const records = artifacts.filter(a => recordArtifact(a.name, id, inputs.artifactName));
+        for (const artifact of records) {
+            const into = external_node_path_default().join(dir, String(artifact.id));
+            await downloadInto(artifact.id, into, findBy);
+            if (!(0,external_node_fs_.readdirSync)(into).includes(CONTINUATION_FILE))
+                continue;
+            const parsed = JSON.parse(readRegularFile(external_node_path_default().join(into, CONTINUATION_FILE), MOST_RECORD_BYTES).toString('utf8'));
+            const problem = malformedContinuation(parsed);
+            if (problem)
+                throw new Error(`its ${CONTINUATION_FILE} cannot be read (${problem})`);
+            const status = JSON.parse(readRegularFile(external_node_path_default().join(into, STATUS_FILE), MOST_RECORD_BYTES).toString('utf8'));
+            const bad = malformedStatus(status);
+            if (bad)
+                throw new Error(`its ${STATUS_FILE} cannot carry the loop on (${bad})`);
+            found.push({ continuation: parsed, status: status, dir: into });
+        }
+    }
+    catch (error) {
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        return refused(error.message.split('\n')[0]);
+    }
+    // A re-run of that run hands over again: its latest attempt's is the loop's (the branch holds its push).
+    const latest = found.filter(f => !found.some(other => other.continuation.ralph === f.continuation.ralph &&
+        Number(other.continuation.runAttempt) > Number(f.continuation.runAttempt)));
+    const mine = inputs.ralph !== undefined && latest.length > 1
+        ? latest.filter(f => f.continuation.ralph === inputRalphName(inputs.ralph))
+        : latest;
+    if (mine.length !== 1) {
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        return refused(mine.length === 0
+            ? 'its record holds no continuation (it did not hand its loop on: it finished, failed, was cancelled, or its record was not uploaded)'
+            : `it handed on ${mine.length} loops, and a run goes on with one`);
+    }
+    const resumed = mine[0];
+    const { continuation: c } = resumed;
+    const theirs = c.repository !== repository
+        ? `its continuation is ${c.repository}'s`
+        : c.runId !== id
+            ? `its continuation was made by run ${c.runId}`
+            : c.workflowId !== own.workflowId
+                ? "its continuation is another workflow's"
+                : !RALPH_NAME.test(c.ralph) ||
+                    branchNameProblem(c.branch) !== undefined ||
+                    branchNameProblem(c.base) !== undefined
+                    ? 'its continuation names no ralph or branch this action would'
+                    : c.jobs.length >= inputs.continueJobs
+                        ? `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)`
+                        : resumed.status.start.commit !== c.start
+                            ? 'its record and its continuation disagree on where the loop started'
+                            : disagree(c, resumed.status);
+    if (theirs) {
+        (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        return refused(theirs);
+    }
+    core/* info */.pq(neutralizeWorkflowCommands(`Resuming run ${id}: ${c.ralph} on ${c.branch} at ${c.head.slice(0, 12)}, job ${c.jobs.length + 1} of at most ${inputs.continueJobs}, after ${resumed.status.iterations.length} iteration(s) and $${resumed.status.cost.totalUsd.toFixed(4)}.`));
+    return resumed;
+}
+
+;// CONCATENATED MODULE: ./src/action/plan.ts
+// From the inputs and the run's context to a plan: the project root, the validated ralph (or the inline
+// task), the LoopConfig, the branch, the artifact's name. Everything a user can get wrong fails here, as one
+// line naming the file and line or the input, before any agent runs.
+
+
+
+
+
+
+
+
+
+
+
+/** A problem with the ralph, with where it is: `file:line:col: message` and an annotation's position. */
+class PlanError extends Error {
+    where;
+    constructor(message, where) {
+        super(message);
+        this.where = where;
+        this.name = 'PlanError';
+    }
+}
+const slug = (text) => text
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .replace(/\.{2,}/g, '.')
+    .slice(0, 60) || 'loop';
+function relativeTo(root, file) {
+    const rel = external_node_path_default().relative(root, file);
+    return rel.startsWith('..') || external_node_path_default().isAbsolute(rel) ? file : rel.split((external_node_path_default()).sep).join('/');
+}
+/** The ralph's problem as one line, `file:line:col: message`, with the file relative to the workspace. */
+function ralphProblem(error, workspace, projectRoot) {
+    const problem = error.problems[0];
+    if (!problem)
+        return new PlanError(error.message);
+    const file = relativeTo(workspace, external_node_path_default().resolve(projectRoot, problem.file));
+    const at = [file, problem.line, problem.line !== undefined ? problem.column : undefined]
+        .filter(x => x !== undefined)
+        .join(':');
+    return new PlanError(`${at}: ${problem.message}`, {
+        file,
+        ...(problem.line !== undefined ? { line: problem.line } : {}),
+        ...(problem.column !== undefined ? { column: problem.column } : {})
+    });
+}
+/** The agent's program must be on PATH: the one check install-agent defers until after its install. */
+function checkAgentFound(agentArgv, projectRoot, env) {
+    if (!which(agentArgv[0], { cwd: projectRoot, path: env.PATH }))
+        throw new InputError(`The agent '${agentArgv[0]}' was not found on PATH: set install-agent: true, or install it in an earlier step (e.g. npm install -g @anthropic-ai/claude-code).`);
+}
+function checkAgent(agent, projectRoot, env, lookup) {
+    let argv;
+    try {
+        argv = shlex_shlexSplit(agent);
+    }
+    catch (error) {
+        throw new InputError(`Input 'agent' cannot be split into words: ${error.message}.`);
+    }
+    if (argv.length === 0)
+        throw new InputError("Input 'agent' is empty: give the agent's command line.");
+    if (lookup)
+        checkAgentFound(argv, projectRoot, env);
+    return argv;
+}
+/** The RALPH.md body without frontmatter and HTML comments: what the ralph asks, for people. */
+function ralphTask(file) {
+    try {
+        return stripHtmlComments(splitFrontmatter(readRegularFile(file).toString('utf8')).body).trim();
+    }
+    catch {
+        return '';
+    }
+}
+/**
+ * The end of max-time kept for delivery (push, pull request, record upload, with their retries): a tenth of
+ * it, at most five minutes. The loop stops that much earlier; delivery's retries stop at max-time.
+ */
+function deliveryMarginSeconds(maxTimeSeconds) {
+    return Math.min(5 * 60, maxTimeSeconds / 10);
+}
+/**
+ * skip-if-green auto: a hunt's ralph is a "make the gates green" task, so a green start has nothing to do; a
+ * comment's, a label's or a pull request's task, and a prompt, may be more than its gates.
+ */
+function greenIsDone(trigger, inputs) {
+    return trigger !== undefined && isHunt(trigger) && inputs.prompt === undefined;
+}
+/** Builds the plan; throws InputError or PlanError with a one-line message. */
+function makePlan(inputs, context, env = process.env, trigger) {
+    const workspace = (0,external_node_fs_.realpathSync)(context.workspace);
+    const projectRoot = external_node_path_default().resolve(workspace, inputs.workingDirectory);
+    if (!(0,external_node_fs_.existsSync)(projectRoot) || !(0,external_node_fs_.statSync)(projectRoot).isDirectory())
+        throw new InputError(`Input 'working-directory' (${inputs.workingDirectory}) is not a folder in the workspace ${workspace}: check the path, and that actions/checkout ran first.`);
+    const root = (0,external_node_fs_.realpathSync)(projectRoot);
+    let ralph;
+    let loadedRalph;
+    let userArgs = {};
+    let promptText;
+    let promptAppendix;
+    let task;
+    const warnings = [];
+    // The comment's args over the input's (the comment wins); the task is data, delivered as a file and an arg.
+    const givenArgs = Object.entries({
+        ...Object.fromEntries(inputs.args),
+        ...(trigger?.args ?? {})
+    });
+    const temp = env.RUNNER_TEMP || (0,external_node_os_.tmpdir)();
+    const delivered = trigger?.task
+        ? deliverTask(trigger.task, {
+            file: external_node_path_default().join(temp, 'ralph', 'task.md'),
+            ...(trigger.taskSource !== undefined ? { source: trigger.taskSource } : {})
+        })
+        : undefined;
+    const ralphInput = trigger?.ralph ?? inputs.ralph;
+    // With install-agent the agent is on PATH only once it is installed: the lookup waits until then.
+    const lookup = inputs.installAgent === undefined;
+    if (ralphInput !== undefined) {
+        const tokens = givenArgs.map(([name, value]) => `--${name}=${value}`);
+        try {
+            // The same containment rule as comments, labels and mode: list (ralph/installed.ts).
+            const resolved = inputRalph(root, ralphInput);
+            if ('problem' in resolved)
+                throw new PlanError(`Input 'ralph' (${ralphInput}): ${resolved.problem}.`);
+            const loaded = loadRalph(resolved.file, {
+                cwd: root,
+                env,
+                userArgs: tokens,
+                skipAgentLookup: inputs.agent !== undefined || !lookup,
+                checkPrograms: true,
+                noLinks: true
+            });
+            userArgs = loaded.argValues;
+            // ralphify's credit trailer asks the agent to credit ralphify in its commits: only when the ralph says so.
+            ralph = { ...loaded, credit: loaded.creditWritten === true && loaded.credit };
+            loadedRalph = loaded;
+        }
+        catch (error) {
+            if (!(error instanceof RalphError))
+                throw error;
+            if (error.problems.length > 0)
+                throw ralphProblem(error, workspace, root);
+            throw new PlanError(`Input 'ralph' (${ralphInput}): ${error.message}`);
+        }
+        if (inputs.agent !== undefined) {
+            ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env, lookup) };
+        }
+        task = { name: ralph.name, file: relativeTo(workspace, ralph.file), text: ralphTask(ralph.file) };
+        // A key no runtime reads, or a placeholder that names nothing, silently changes what runs (`chek:` leaves
+        // the loop without gates): the action does not run such a ralph (the CLI's run, like ralphify, warns).
+        const silent = loadedRalph?.warnings.find(w => w.rule === 'unknown-key' || w.rule === 'names-nothing');
+        if (silent)
+            throw ralphProblem(new RalphError(silent.message, 1, [silent]), workspace, root);
+        // Values from people (a comment's args, an issue's text) must never reach a command inside a word.
+        const unsafe = loadedRalph?.warnings.find(w => w.rule === 'arg-in-word');
+        if (unsafe) {
+            const fromPeople = trigger !== undefined && (trigger.task !== '' || Object.keys(trigger.args).length > 0);
+            const problem = ralphProblem(new RalphError(unsafe.message, 1, [
+                {
+                    ...unsafe,
+                    message: `${unsafe.message} The action does not start such a ralph from a comment, a label or a pull request.`
+                }
+            ]), workspace, root);
+            if (fromPeople)
+                throw problem;
+            warnings.push(problem.message);
+        }
+        // The task reaches the agent whatever the ralph's body says: appended as data when it does not place it.
+        if (delivered && !ralphReadsTask(readRegularFile(ralph.file).toString('utf8')))
+            promptAppendix = `\n\n${delivered.block}`;
+    }
+    else {
+        const agent = inputs.agent;
+        checkAgent(agent, root, env, lookup);
+        const prompt = inputs.prompt;
+        if (prompt === undefined && !delivered)
+            throw new InputError(`Input 'ralph' or 'prompt' is required: ${trigger ? `a ${trigger.event} run` : 'this run'} has no issue to take its task from (with 'agent' alone, only a /ralph comment, a label or a pull request starts a loop).`);
+        const template = prompt === undefined ? '' : prompt;
+        const name = `task-${(0,external_node_crypto_.createHash)('sha256')
+            .update(prompt ?? trigger?.taskSource ?? '')
+            .digest('hex')
+            .slice(0, 8)}`;
+        try {
+            ralph = taskRalph({ agent, name, dir: root });
+        }
+        catch (error) {
+            throw new InputError(`Input 'agent': ${error.message}`);
+        }
+        if (givenArgs.length > 0)
+            userArgs = Object.fromEntries(givenArgs);
+        // The prompt input is the preamble; the issue's text follows it, filled in as data.
+        promptText = delivered ? promptWithTask(template) : template;
+        task = { name, text: prompt ?? `${trigger?.taskSource ?? 'The issue'}, as asked on GitHub` };
+    }
+    const added = addedChecks(inputs.checks, ralph.checks);
+    for (const check of added) {
+        const missing = programs_missingGateProgram(check, root, env.PATH);
+        if (missing)
+            throw new InputError(`Input 'checks': ${missing}`);
+    }
+    const checks = [...ralph.checks, ...added];
+    // The input's setup replaces the ralph's; a program it starts must be there before any agent runs.
+    for (const command of setupCommands(inputs.setup ?? ralph.setup ?? [])) {
+        const missing = programs_missingGateProgram(command, root, env.PATH);
+        if (missing)
+            throw new InputError(`${inputs.setup ? "Input 'setup'" : `${relativeTo(workspace, ralph.file)}: setup`}: ${missing.replace(/^Check /, 'Setup command ').replace('fix the check', 'fix the command')}`);
+    }
+    // auto turns it on only where it can work: gates, and the baseline that runs them first.
+    const skipIfGreen = inputs.skipIfGreen === 'auto'
+        ? greenIsDone(trigger, inputs) && checks.length > 0 && inputs.baseline
+        : inputs.skipIfGreen;
+    const problem = gateSettingsProblem({ checks, baseline: inputs.baseline, skipIfGreen });
+    if (problem)
+        throw new InputError(problem);
+    if (delivered)
+        userArgs = { ...userArgs, ...delivered.args };
+    // A pull request's own branch is pushed onto (updating it), or a proposal goes into it: it closes nothing.
+    const pr = trigger?.pr;
+    const closes = pr || trigger?.proposeTo ? undefined : trigger?.issueNumber;
+    const branch = pr
+        ? pr.headRef
+        : (inputs.branch ??
+            trigger?.branch ??
+            (closes !== undefined ? `ralph/issue-${closes}` : `ralph/${slug(ralph.name)}`));
+    const artifactName = inputs.artifactName ??
+        `ralph-${slug(ralph.name)}-${context.runId || 'local'}-${context.runAttempt || '1'}`;
+    // The record lives outside the work tree (never committed, never seen by the agent), in RUNNER_TEMP.
+    (0,external_node_fs_.mkdirSync)(temp, { recursive: true });
+    const recordDir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(temp, `ralph-record-${slug(ralph.name)}-`));
+    // model-proxy auto: the proxy runs when the agent is a preset and the job holds its key; else one notice says why not.
+    // The deliver job of two-job mode runs no agent: it holds no model key, and needs none.
+    let modelProxy = inputs.mode === 'deliver' ? undefined : inputs.modelProxy;
+    const notices = [];
+    if (modelProxy?.auto) {
+        const decided = autoModelProxy(ralph.agentArgv, env);
+        if (!decided.on) {
+            modelProxy = undefined;
+            if (decided.why)
+                notices.push(`model-proxy auto: ${decided.why}`);
+        }
+    }
+    else if (modelProxy) {
+        // Asked for: what it cannot do fails here, before a branch is made or an agent runs.
+        const problem = modelProxyProblem(ralph.agentArgv, env);
+        if (problem)
+            throw new InputError(problem);
+    }
+    const config = loopConfig({
+        ralph,
+        projectRoot: root,
+        userArgs,
+        maxIterations: inputs.maxIterations,
+        ...(inputs.maxTimeSeconds !== undefined
+            ? { maxTimeSeconds: inputs.maxTimeSeconds - deliveryMarginSeconds(inputs.maxTimeSeconds) }
+            : {}),
+        ...(inputs.maxCostUsd !== undefined ? { maxCostUsd: inputs.maxCostUsd } : {}),
+        ...(inputs.agentTimeoutSeconds !== undefined ? { agentTimeoutSeconds: inputs.agentTimeoutSeconds } : {}),
+        checks,
+        completionTag: inputs.completionTag ?? ralph.completionTag ?? 'COMPLETE',
+        commit: true,
+        ...(inputs.maxFileBytes !== undefined ? { maxFileBytes: inputs.maxFileBytes } : {}),
+        recordDir,
+        presets: inputs.presets && (ralph.presets ?? true),
+        baseline: inputs.baseline,
+        skipIfGreen,
+        ...(inputs.parallelChecks !== undefined ? { parallelChecks: inputs.parallelChecks } : {}),
+        ...(inputs.setup !== undefined ? { setup: inputs.setup } : {}),
+        ...(inputs.verify !== undefined ? { verify: inputs.verify } : {}),
+        ...(inputs.allowEnv.length > 0 ? { agentEnv: { allow: inputs.allowEnv } } : {}),
+        ...(inputs.maxTurns !== undefined ? { agentMaxTurns: inputs.maxTurns } : {}),
+        ...(modelProxy ? { modelProxy } : {}),
+        // The verdict is the action's: what judges the agent is put back before every gate run (auto by default).
+        protect: inputs.protectedPaths ?? ralph.protected ?? ['auto'],
+        ...(promptText !== undefined ? { promptText } : {}),
+        ...(promptAppendix !== undefined ? { promptAppendix } : {})
+    });
+    return {
+        inputs,
+        context,
+        workspace,
+        projectRoot: root,
+        ralph,
+        config,
+        task,
+        branch,
+        artifactName,
+        ...(closes !== undefined ? { closes } : {}),
+        continueBranch: trigger?.continueBranch ?? false,
+        ...(trigger ? { trigger } : {}),
+        ...(pr ? { pr } : {}),
+        warnings,
+        notices
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/ending.ts
+// How the main step ends, written in one place: its outputs, its failure and the `finished` state that tells
+// post whether anything is left to do. Every step of main answers an Ending or its own typed result.
+
+
+
+const ending_ended = (step) => 'end' in step;
+async function writeEnding(ending) {
+    if (ending.summary !== undefined)
+        try {
+            await core/* summary */.z.addRaw(ending.summary).write();
+        }
+        catch (error) {
+            core/* warning */.$e(`The job summary could not be written: ${error.message}`);
+        }
+    for (const [name, value] of Object.entries(ending.outputs ?? {}))
+        core/* setOutput */.uH(name, value);
+    const failure = ending.failure;
+    if (failure?.annotation) {
+        // The annotation is the one line: at the file and line, so a second, unplaced copy would only repeat it.
+        const { message, title, file, line, column } = failure.annotation;
+        core/* error */.z3(message, {
+            title,
+            file,
+            ...(line !== undefined ? { startLine: line } : {}),
+            ...(column !== undefined ? { startColumn: column } : {})
+        });
+        process.exitCode = core/* ExitCode */.yU.Failure;
+    }
+    else if (failure)
+        core/* setFailed */.C1(failure.message);
+    saveState('finished', ending.finished);
+}
+/** Bad input ends the step with one line (a ralph problem also as an annotation at its file and line). */
+function badInput(error) {
+    const where = error instanceof PlanError ? error.where : undefined;
+    // The message keeps its file:line:col: the annotation is the step's one line, read in the log as well.
+    const annotation = where && { message: error.message, title: 'RALPH.md', ...where };
+    return { failure: { message: error.message, ...(annotation ? { annotation } : {}) }, finished: true };
+}
+
+;// CONCATENATED MODULE: ./src/action/own-environment.ts
+// The action's own process environment, scrubbed at the start of main and of post.
+
+
+
+
+// The model keys too: the proxy exists to keep them from the agent, and a read of environ (a link the action
+// followed, a survivor under isolation none) would hand them over with the tokens.
+const MODEL_KEYS = new Set(MODEL_KEY_VARIABLES.map(name => name.toUpperCase()));
+/** Whether the action keeps `name` off its initial environment block (its value lives on the heap only). */
+function scrubbedFromEnviron(name) {
+    return isSecretVariable(name) || MODEL_KEYS.has(name.toUpperCase());
+}
+/**
+ * Keeps the tokens and model keys this process was started with out of /proc/<pid>/environ, which any process of the same
+ * user can read: the agent is our child, and one that outlived its loop may be watching for post.
+ */
+function scrubOwnEnvironment() {
+    const scrub = scrubInitialEnvironment(scrubbedFromEnviron);
+    if (scrub.skipped && process.platform === 'linux')
+        core/* warning */.$e(`The tokens could not be removed from /proc/${process.pid}/environ (${scrub.skipped}): processes of this user, the agent's included, can read them there.`);
+    else
+        core/* debug */.Yz(`Scrubbed from the initial environment: ${scrub.scrubbed.join(', ') || 'nothing'}.`);
+}
+
+;// CONCATENATED MODULE: ./src/action/admit.ts
+// Step 1, admit: the inputs, the clients, and whether what started the run may start a loop (a skip ends
+// the step quietly, a refusal replies on the issue or fails the step). A hunt finds its branch here.
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+
+function projectRootOf(context, inputs) {
+    const root = external_node_path_default().resolve(context.workspace, inputs.workingDirectory);
+    try {
+        return (0,external_node_fs_.realpathSync)(root);
+    }
+    catch {
+        return root;
+    }
+}
+function clientsFor(inputs) {
+    const budget = {};
+    const mayWrite = inputs.mode !== 'agent';
+    const options = {
+        budget,
+        log: (m) => core/* info */.pq(m),
+        ...(mayWrite ? {} : { readOnly: 'mode: agent writes nothing to GitHub (the deliver job does)' })
+    };
+    const octokit = lazyClient(inputs.githubToken, options);
+    const delivery = inputs.pushToken ? lazyClient(inputs.pushToken, options) : octokit;
+    let actor;
+    let jobActor;
+    const deliveryActor = () => (actor ??= delivery().then(client => tokenActor(client, inputs.botLogin)));
+    return {
+        octokit,
+        delivery,
+        deliveryActor,
+        // bot-login names the delivering token's bot; a separate job token is the job's GITHUB_TOKEN.
+        jobActor: inputs.pushToken
+            ? () => (jobActor ??= octokit().then(client => tokenActor(client, GITHUB_ACTIONS_BOT)))
+            : deliveryActor,
+        budget,
+        mayWrite
+    };
+}
+/** `mode: list`: the installed ralphs as matrix JSON; nothing runs. */
+function listMode(inputs, context) {
+    const m = ralphMatrix(projectRootOf(context, inputs));
+    for (const why of m.skipped)
+        core/* warning */.$e(`Left out of the matrix: ${why}`);
+    core/* info */.pq(`${m.count} ralph${m.count === 1 ? '' : 's'} for the matrix: ${JSON.stringify(m.matrix)}`);
+    return { outputs: { matrix: JSON.stringify(m.matrix), count: String(m.count) }, finished: true };
+}
+/**
+ * What started the run decides whether a loop runs. Answers the trigger's run, or why the step is over
+ * (no agent runs either way).
+ */
+async function decide(inputs, context, clients) {
+    const { owner, repo } = context.repo;
+    // Events that carry no one to check, no text and no push need no API: schedule and workflow_dispatch.
+    const needsApi = ['issue_comment', 'issues', 'pull_request', 'push'].includes(context.eventName);
+    const client = needsApi ? await clients.octokit() : undefined;
+    const admission = await admitEvent(context.event, {
+        owner,
+        repo,
+        projectRoot: projectRootOf(context, inputs),
+        ...(inputs.ralph !== undefined ? { defaultRalph: inputs.ralph } : {}),
+        ...(inputs.ralph === undefined && inputs.agent !== undefined
+            ? { ralphLess: inputs.prompt !== undefined ? { prompt: inputs.prompt } : {} }
+            : {}),
+        delivery: { actor: clients.deliveryActor, committerEmail: GITHUB_ACTIONS_IDENTITY.email },
+        reporter: clients.jobActor,
+        allowedBots: inputs.allowedBots,
+        label: inputs.triggerLabel
+    }, client);
+    if (admission.kind === 'skip') {
+        core/* info */.pq(neutralizeWorkflowCommands(`Nothing to do: ${admission.reason}.`));
+        return { end: { finished: true } };
+    }
+    if (admission.kind === 'refuse') {
+        // Not a no: nobody knows. The step fails (a broken token or an outage is noticed), and says so in the summary.
+        if (admission.unchecked) {
+            const line = `${admission.reason.charAt(0).toUpperCase()}${admission.reason.slice(1)}. No agent ran.`;
+            return { end: { failure: { message: line }, summary: `❌ ${line}\n`, finished: true } };
+        }
+        if (admission.reply && admission.issueNumber !== undefined && !clients.mayWrite) {
+            core/* warning */.$e(`Refused: ${admission.reason}. No agent ran; the deliver job replies on #${admission.issueNumber}.`);
+            return { end: { finished: true } };
+        }
+        if (admission.reply && admission.issueNumber !== undefined) {
+            const posted = await postRefusal(client, { owner, repo, issueNumber: admission.issueNumber }, admission.reply, m => core/* warning */.$e(m));
+            core/* warning */.$e(`Refused: ${admission.reason}. No agent ran; ${posted ? `the reply on #${admission.issueNumber} says why` : 'no reply could be posted'}.`);
+            return { end: { finished: true } };
+        }
+        return { end: { failure: { message: `Refused: ${admission.reason}.` }, finished: true } };
+    }
+    return admission;
+}
+/**
+ * A hunt continues its open pull request's branch (updating the PR, never opening a second), or starts its
+ * branch fresh; at `max-open-prs` with nothing to continue it ends without running.
+ */
+async function admit_huntBranch(admitted) {
+    const { inputs, context, clients, trigger } = admitted;
+    const ralphName = trigger.ralphName ?? ralphNameOf(inputs.ralph);
+    if (!ralphName || (!inputs.openPr && inputs.maxOpenPrs === undefined))
+        return trigger;
+    const hunt = await planHunt(await clients.octokit(), {
+        ...context.repo,
+        ralphName,
+        actor: await clients.deliveryActor(),
+        ...(inputs.branch !== undefined ? { branch: inputs.branch } : {}),
+        ...(inputs.maxOpenPrs !== undefined ? { maxOpenPrs: inputs.maxOpenPrs } : {})
+    });
+    if (hunt.kind === 'capped') {
+        core/* notice */.lm(`The hunt ${ralphName} did not run: ${hunt.reason}.`);
+        return { end: { finished: true } };
+    }
+    const wanted = inputs.branch ?? huntBranch(ralphName);
+    const note = strangersNote(wanted, hunt.branch, hunt.strangers);
+    if (note)
+        core/* warning */.$e(`${note}.`);
+    const notes = note ? { notes: [...(trigger.notes ?? []), note] } : {};
+    if (hunt.kind === 'new')
+        return { ...trigger, ...notes, branch: hunt.branch };
+    core/* info */.pq(`Continuing ${hunt.branch}: its pull request #${hunt.pull.number} is still open and will be updated.`);
+    // Its pull request's base, whatever ref this run was started on: the same PR is found and updated.
+    return { ...trigger, ...notes, branch: hunt.branch, continueBranch: true, base: hunt.pull.baseRef };
+}
+/**
+ * A run on a branch the action names (`ralph/issue-<N>`, `ralph/pr-<N>`) moves to a suffixed branch of its
+ * own when a stranger's pull request is open on it: that pull request is never updated nor pushed onto.
+ */
+async function claimBranch(admitted) {
+    const { context, clients, trigger } = admitted;
+    if (trigger.branch === undefined || trigger.pr !== undefined)
+        return trigger;
+    const claimed = await ownBranch(await clients.octokit(), { ...context.repo, actor: await clients.deliveryActor() }, trigger.branch);
+    const note = strangersNote(trigger.branch, claimed.branch, claimed.strangers);
+    if (!note)
+        return trigger;
+    core/* warning */.$e(`${note}.`);
+    return { ...trigger, branch: claimed.branch, notes: [...(trigger.notes ?? []), note] };
+}
+async function admit() {
+    let inputs;
+    let context;
+    try {
+        inputs = readInputs();
+        for (const token of [inputs.githubToken, inputs.pushToken])
+            if (token)
+                core/* setSecret */.Pq(token);
+        context = readContext();
+        scrubOwnEnvironment();
+    }
+    catch (error) {
+        if (error instanceof InputError)
+            return { end: badInput(error) };
+        throw error;
+    }
+    if (inputs.mode === 'list')
+        return { end: listMode(inputs, context) };
+    const clients = clientsFor(inputs);
+    if (inputs.resume !== undefined) {
+        // A chain's next run: what started the chain was admitted by its first run; this one checks that run.
+        const resumed = await resumeFrom(inputs, context, clients);
+        if ('refused' in resumed)
+            return { end: { failure: { message: resumed.refused }, finished: true } };
+        const { continuation } = resumed;
+        const trigger = {
+            ...continuation.trigger,
+            branch: continuation.branch,
+            base: continuation.base,
+            continueBranch: true
+        };
+        return { inputs, context, clients, trigger, hunt: continuation.hunt, resumed };
+    }
+    const decided = await decide(inputs, context, clients);
+    if (ending_ended(decided))
+        return decided;
+    if (decided.proposeTo)
+        core/* info */.pq(`${decided.proposeTo.reason}.`);
+    if (!isHunt(decided))
+        return {
+            inputs,
+            context,
+            clients,
+            trigger: await claimBranch({ inputs, context, clients, trigger: decided }),
+            hunt: false
+        };
+    const trigger = await admit_huntBranch({ inputs, context, clients, trigger: decided });
+    if (ending_ended(trigger))
+        return trigger;
+    return { inputs, context, clients, trigger, hunt: true };
 }
 
 ;// CONCATENATED MODULE: ./src/report/annotations.ts

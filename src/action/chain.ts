@@ -3,8 +3,7 @@
 // `continuation.json` into its record, uploads the record and dispatches the next run with `resume` = its
 // run id. The next run checks that run before any agent runs (same workflow, same repository, not a fork,
 // the branch's tip the one handed over, jobs left), takes the record's state, and goes on.
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
 import { STATUS_FILE, type ChainJob, type ChainRun, type LoopResult } from '../loop/index.js'
@@ -15,6 +14,8 @@ import type { Octokit } from '../github/client.js'
 import { branchNameProblem, type ActionInputs } from './inputs.js'
 import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 import type { Clients } from './admit.js'
+import { scratch } from './handover.js'
+import { downloadInto } from '../github/artifacts.js'
 
 export const CONTINUATION_FILE = 'continuation.json'
 /** The most bytes of continuation.json and of the earlier status.json read. */
@@ -251,10 +252,6 @@ export async function dispatchNext(
   }
 }
 
-function scratch(prefix: string): string {
-  return mkdtempSync(path.join(process.env.RUNNER_TEMP || tmpdir(), prefix))
-}
-
 /** The run record artifacts of `runId`, by their exact names: the usual one (any attempt), or artifact-name. */
 function recordArtifact(name: string, runId: string, artifactName: string | undefined): boolean {
   if (artifactName !== undefined) return name === artifactName
@@ -352,14 +349,7 @@ export async function resumeFrom(
     const records = artifacts.filter(a => recordArtifact(a.name, id, inputs.artifactName))
     for (const artifact of records) {
       const into = path.join(dir, String(artifact.id))
-      // Its unzip calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
-      const warned = process.noDeprecation
-      process.noDeprecation = true
-      try {
-        await client.downloadArtifact(artifact.id, { path: into, findBy })
-      } finally {
-        process.noDeprecation = warned === true
-      }
+      await downloadInto(artifact.id, into, findBy)
       if (!readdirSync(into).includes(CONTINUATION_FILE)) continue
       const parsed: unknown = JSON.parse(
         readRegularFile(path.join(into, CONTINUATION_FILE), MOST_RECORD_BYTES).toString('utf8')

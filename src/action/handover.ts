@@ -18,7 +18,7 @@ import {
 } from '../git/bundle.js'
 import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 import { GitRepo } from '../git/index.js'
-import { safeArtifactName } from '../github/artifacts.js'
+import { downloadInto, safeArtifactName } from '../github/artifacts.js'
 import { STOP_WORDS, type LoopResult } from '../loop/index.js'
 import { protectedInCommit, protectionOf, revertsLine } from '../loop/protected.js'
 import { readRegularFile } from '../ralph/tree-file.js'
@@ -103,7 +103,8 @@ export function deliveryArtifactName(plan: RunPlan): string {
 }
 
 /** The work folder of a handover, under RUNNER_TEMP: the action's own, removed when the step is done. */
-function scratch(prefix: string): string {
+/** A new folder in RUNNER_TEMP for what is downloaded. */
+export function scratch(prefix: string): string {
   return mkdtempSync(path.join(process.env.RUNNER_TEMP || tmpdir(), prefix))
 }
 
@@ -274,16 +275,8 @@ export async function receive(planned: Planned): Promise<Step<Received>> {
   const dir = scratch('ralph-received-')
   try {
     const { DefaultArtifactClient } = await import('@actions/artifact')
-    const client = new DefaultArtifactClient()
-    const { artifact } = await client.getArtifact(name)
-    // Its unzip calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
-    const warned = process.noDeprecation
-    process.noDeprecation = true
-    try {
-      await client.downloadArtifact(artifact.id, { path: dir })
-    } finally {
-      process.noDeprecation = warned === true
-    }
+    const { artifact } = await new DefaultArtifactClient().getArtifact(name)
+    await downloadInto(artifact.id, dir)
   } catch (error) {
     rmSync(dir, { recursive: true, force: true })
     return refused(

@@ -55,3 +55,24 @@ export async function uploadRecord(
     files: files.length
   }
 }
+
+/** Where another run's artifacts are (the job token needs `actions: read`); absent: this run's. */
+export interface FindBy {
+  token: string
+  workflowRunId: number
+  repositoryOwner: string
+  repositoryName: string
+}
+
+/** Downloads artifact `id` into `dir` (of this run, or `findBy`'s). */
+export async function downloadInto(id: number, dir: string, findBy?: FindBy): Promise<void> {
+  const { DefaultArtifactClient } = await import('@actions/artifact')
+  // Its unzip calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
+  const warned = process.noDeprecation
+  process.noDeprecation = true
+  try {
+    await new DefaultArtifactClient().downloadArtifact(id, { path: dir, ...(findBy ? { findBy } : {}) })
+  } finally {
+    process.noDeprecation = warned === true
+  }
+}
