@@ -54383,10 +54383,8 @@ async function runLoop(config, ports = {}) {
         if (carried.baseline)
             status.baseline = carried.baseline;
         status.chain = { jobs: carry.jobs };
-        status.cost = {
-            ...carried.cost,
-            ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
-        };
+        const { maxUsd: _earlierCap, ...cost } = carried.cost;
+        status.cost = { ...cost, ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {}) };
         if (!carried.cost.enforced)
             status.cost.enforced = false;
     }
@@ -58845,6 +58843,13 @@ async function prepare(planned) {
         return cannotStart(`Preparing the branch failed: ${error.message}`);
     }
     core/* endGroup */.N4();
+    // A chain never forks: the run it goes on from is claimed now, once its branch is checked, before the loop.
+    const refused = await plan.resume?.claim();
+    if (refused) {
+        await identity.restore().catch(() => undefined);
+        await restoreCheckout(workTree, branch);
+        return cannotStart(`Cannot resume run ${plan.resume?.runId}: ${refused}. No agent ran.`);
+    }
     let isolated;
     try {
         isolated = await isolateLoop(plan, workTree);
@@ -59571,6 +59576,7 @@ function deliveredResult(theirs, own, unverified) {
 
 
 
+
 const CONTINUATION_FILE = 'continuation.json';
 /** The most bytes of continuation.json and of the earlier status.json read. */
 const MOST_RECORD_BYTES = 64 * 1024 * 1024;
@@ -59660,6 +59666,11 @@ branchWas) {
         };
     if (inputs.maxCostUsd !== undefined && result.cost.totalUsd >= inputs.maxCostUsd)
         return { continues: false, why: `the chain has spent its $${inputs.maxCostUsd} (max-cost)` };
+    if (inputs.ralphName !== undefined && !RALPH_NAME.test(inputs.ralphName))
+        return {
+            continues: false,
+            why: `the ralph's name ${JSON.stringify(inputs.ralphName)} is not one a chain carries (letters, digits, spaces, . _ -)`
+        };
     if (branchWas === 'pr')
         return {
             continues: false,
@@ -59685,7 +59696,8 @@ async function workflowOf(octokit, context, runId) {
             path: data.path ?? '',
             repository: data.repository.full_name,
             headRepository: data.head_repository?.full_name ?? '',
-            headBranch: data.head_branch ?? ''
+            headBranch: data.head_branch ?? '',
+            runAttempt: data.run_attempt ?? 1
         };
     }
     catch (error) {
@@ -59761,13 +59773,23 @@ function inputRalphName(ralph) {
     const parts = ralph.replace(/\/+$/, '').split('/');
     return parts.at(-1) === 'RALPH.md' ? (parts.at(-2) ?? '') : (parts.at(-1) ?? '');
 }
+/** The claim's ref: the run, its attempt, and the ralph's name made a ref's, with a hash of it (no two alike). */
+function claimRef(c) {
+    const readable = c.ralph
+        .replace(/[^A-Za-z0-9_-]+/g, '-')
+        .replace(/^-+|-+$/g, '')
+        .slice(0, 60) || 'loop';
+    const hash = (0,external_node_crypto_.createHash)('sha256').update(c.ralph).digest('hex').slice(0, 8);
+    return `refs/ralph-chain/${c.runId}/${c.runAttempt}/${readable}-${hash}`;
+}
 /**
  * A chain never forks: the first job to go on from run `id` claims it, with a ref only it can create
  * (`refs/ralph-chain/<id>/<attempt>/<ralph>`, at the commit handed over); a second successor (a retried dispatch, a
  * matrix's other run, a re-run) is refused. Answers why it could not claim it, or undefined.
  */
-async function claimResume(octokit, context, c) {
-    const ref = `refs/ralph-chain/${c.runId}/${c.runAttempt}/${c.ralph.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+|\.+$/g, '') || 'loop'}`;
+async function claimResume(client, context, c) {
+    const ref = claimRef(c);
+    const octokit = await client();
     try {
         await octokit.request('POST /repos/{owner}/{repo}/git/refs', {
             ...context.repo,
@@ -59780,8 +59802,16 @@ async function claimResume(octokit, context, c) {
     catch (error) {
         const status = error.status;
         const said = error.message.split('\n')[0];
-        if (status === 422)
-            return `another run has already gone on from it (${ref} exists: a chain never forks; to start over, run the workflow without resume)`;
+        // GitHub answers 422 for a ref that exists, and for other things: only a ref that is there is a claim.
+        const exists = status === 422 &&
+            (await octokit
+                .request('GET /repos/{owner}/{repo}/git/ref/{ref}', {
+                ...context.repo,
+                ref: ref.replace(/^refs\//, '')
+            })
+                .then(() => true, () => false));
+        if (exists)
+            return `another run has already gone on from it (${ref} exists: a chain never forks; if that run spent nothing, delete the ref with git push origin :${ref} and run this one again)`;
         return `it could not be claimed for this run (${ref}: ${said}; the job needs contents: write)`;
     }
 }
@@ -59840,6 +59870,12 @@ async function resumeFrom(inputs, context, clients) {
             const bad = malformedStatus(status);
             if (bad)
                 throw new Error(`its ${STATUS_FILE} cannot carry the loop on (${bad})`);
+            // The attempt is the artifact's (its name's, by the usual naming) and one GitHub has run.
+            const named = /-([0-9]+)$/.exec(artifact.name)?.[1];
+            const attempt = Number(parsed.runAttempt);
+            if ((named !== undefined && named !== String(attempt)) ||
+                !(attempt >= 1 && attempt <= earlier.runAttempt))
+                throw new Error(`its record ${artifact.name} names attempt ${String(parsed.runAttempt)}, which it is not`);
             found.push({ continuation: parsed, status: status, dir: into });
         }
     }
@@ -59850,14 +59886,17 @@ async function resumeFrom(inputs, context, clients) {
     // A re-run of that run hands over again: its latest attempt's is the loop's (the branch holds its push).
     const latest = found.filter(f => !found.some(other => other.continuation.ralph === f.continuation.ralph &&
         Number(other.continuation.runAttempt) > Number(f.continuation.runAttempt)));
-    const mine = inputs.ralph !== undefined && latest.length > 1
-        ? latest.filter(f => f.continuation.ralph === inputRalphName(inputs.ralph))
-        : latest;
+    // A hunt's ralph is the ralph input's (a matrix's entry): only its continuation is taken, whatever else the
+    // run handed on. A chain a comment or a label started runs the ralph they named.
+    const byInput = inputs.ralph !== undefined ? inputRalphName(inputs.ralph) : undefined;
+    const mine = latest.filter(f => byInput === undefined || !f.continuation.hunt || f.continuation.ralph === byInput);
     if (mine.length !== 1) {
         (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
-        return refused(mine.length === 0
-            ? 'its record holds no continuation (it did not hand its loop on: it finished, failed, was cancelled, or its record was not uploaded)'
-            : `it handed on ${mine.length} loops, and a run goes on with one`);
+        return refused(mine.length === 0 && latest.length > 0
+            ? `it handed on no loop of the ralph ${byInput ?? ''} (${latest.map(f => f.continuation.ralph).join(', ')})`
+            : mine.length === 0
+                ? 'its record holds no continuation (it did not hand its loop on: it finished, failed, was cancelled, or its record was not uploaded)'
+                : `it handed on ${mine.length} loops, and a run goes on with one`);
     }
     const resumed = mine[0];
     const { continuation: c } = resumed;
@@ -61675,7 +61714,7 @@ async function pipeline(signal) {
     if (planned.inputs.mode === 'deliver')
         return deliverJob(planned, signal);
     if (planned.resumed) {
-        const refused = await carryOn(planned, planned.resumed);
+        const refused = carryOn(planned, planned.resumed);
         if (refused)
             return refused;
     }
@@ -61696,9 +61735,9 @@ async function pipeline(signal) {
     }
     const next = cancelled()
         ? { continues: false }
-        : continuesIn(planned.inputs, looped.result, (planned.resumed?.continuation.jobs.length ?? 0) + 1, planned.plan.pr !== undefined
+        : continuesIn({ ...planned.inputs, ralphName: planned.plan.ralph.name }, looped.result, (planned.resumed?.continuation.jobs.length ?? 0) + 1, planned.plan.pr !== undefined
             ? 'pr'
-            : !planned.resumed && prepared.branch.continued
+            : !planned.resumed && (prepared.branch.continued || prepared.branch.remoteSha !== null)
                 ? 'existing'
                 : undefined);
     if (!next.continues && 'why' in next && next.why !== undefined && !looped.result.success)
@@ -61712,7 +61751,7 @@ async function pipeline(signal) {
  * `resume`: the plan goes on with the loop the previous run handed over (the same ralph on the same branch),
  * its state carried into this job's loop. Ends the step in one line when it is another loop.
  */
-async function carryOn(planned, resumed) {
+function carryOn(planned, resumed) {
     const { plan, context, clients } = planned;
     const { continuation: c, status } = resumed;
     const other = plan.ralph.name !== c.ralph
@@ -61720,11 +61759,16 @@ async function carryOn(planned, resumed) {
         : plan.branch !== c.branch
             ? `it handed over the branch ${c.branch}, and this run's is ${plan.branch}`
             : undefined;
-    const refused = other ?? (await claimResume(await clients.octokit(), context, c));
-    if (refused)
-        return { failure: { message: `Cannot resume run ${c.runId}: ${refused}. No agent ran.` }, finished: true };
+    if (other)
+        return { failure: { message: `Cannot resume run ${c.runId}: ${other}. No agent ran.` }, finished: true };
     plan.config.carry = { status, jobs: c.jobs, run: chainRun(context), recordDir: resumed.dir };
-    plan.resume = { runId: c.runId, head: c.head, ...(c.tracking ? { tracking: c.tracking } : {}) };
+    // The claim is made once the branch is checked (prepare), just before the loop.
+    plan.resume = {
+        runId: c.runId,
+        head: c.head,
+        claim: () => claimResume(clients.octokit, context, c),
+        ...(c.tracking ? { tracking: c.tracking } : {})
+    };
     return undefined;
 }
 /** The trigger as the next run reads it: a ralph's folder relative to the project (another runner's may differ). */

@@ -1,5 +1,6 @@
 // When a job hands its loop on (continue-jobs): a pure decision, tested with a table.
-import { continuesIn } from '../../src/action/chain.js'
+import { execFileSync } from 'node:child_process'
+import { claimRef, continuesIn } from '../../src/action/chain.js'
 import type { LoopResult } from '../../src/loop/index.js'
 
 const result = (
@@ -72,4 +73,19 @@ test('each cap that ends a chain says which', () => {
     continues: false,
     why: 'the chain has spent its $5 (max-cost)'
   })
+})
+
+test("a ralph's name a chain cannot carry ends the chain at its first job, not at a refusal in the next", () => {
+  expect(continuesIn({ ...inputs, ralphName: 'tâche\nnext' }, result(), 1)).toMatchObject({
+    continues: false
+  })
+  expect(continuesIn({ ...inputs, ralphName: 'fix-tests' }, result(), 1)).toEqual({ continues: true })
+})
+
+test("the claim's ref is a valid ref for any name, and two names never share one", () => {
+  const names = ['fix-tests', 'fix tests', 'v1..2', 'fix.lock', '.hidden', '-', 'a'.repeat(200)]
+  const refs = names.map(ralph => claimRef({ runId: '42', runAttempt: '1', ralph }))
+  for (const ref of refs) expect(() => execFileSync('git', ['check-ref-format', ref])).not.toThrow()
+  expect(new Set(refs).size).toBe(names.length)
+  expect(refs[0]).toMatch(/^refs\/ralph-chain\/42\/1\/fix-tests-[0-9a-f]{8}$/)
 })

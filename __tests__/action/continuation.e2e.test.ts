@@ -156,19 +156,6 @@ test("the handover: job 1 runs out of time and dispatches its successor; job 2 g
     ])
   )
 
-  // A chain never forks: another run dispatched by hand with resume = A is refused, whatever it holds.
-  const was = before(p, agent)
-  const { job: third } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED })
-  expectRefused(
-    third,
-    p,
-    agent,
-    was,
-    new RegExp(
-      `^Cannot resume run ${a.id}: another run has already gone on from it \\(refs/ralph-chain/${a.id}/1/fix-tests exists`
-    )
-  )
-  expect(p.remoteGit('rev-parse', `refs/ralph-chain/${a.id}/1/fix-tests`).trim()).toBe(handedOver)
   expectClean(p)
 })
 
@@ -289,6 +276,24 @@ describe('a resume that cannot go on is refused in one line, before any agent ru
     expectClean(p)
   })
 
+  test("resume by a matrix entry of another ralph: it takes no other loop's continuation", async () => {
+    const was = before(p, agent)
+    const { job } = await resumedJob(
+      p,
+      addRun(p),
+      { resume: a.id },
+      { inputs: { ...CHAINED, ralph: 'fix-docs' } }
+    )
+    expectRefused(
+      job,
+      p,
+      agent,
+      was,
+      /^Cannot resume run \d+: it handed on no loop of the ralph fix-docs \(fix-tests\)/
+    )
+    expectClean(p)
+  })
+
   test('resume of a run on another ref', async () => {
     const own = a.headBranch
     a.headBranch = 'release'
@@ -326,6 +331,32 @@ describe('a resume that cannot go on is refused in one line, before any agent ru
     const was = before(p, agent)
     const { job } = await resumedJob(p, addRun(p), { resume: bare.id }, { inputs: CHAINED })
     expectRefused(job, p, agent, was, /^Cannot resume run \d+: its record holds no continuation /)
+    expectClean(p)
+  })
+
+  test("a chain never forks: a second run going on from the same run is refused by the first one's claim", async () => {
+    // A first successor claims run A and spends nothing: max-iterations is already reached over the chain.
+    const claimer = await resumedJob(
+      p,
+      addRun(p),
+      { resume: a.id },
+      { inputs: { ...CHAINED, 'max-iterations': '2' } }
+    )
+    expect(claimer.job.outputs).toMatchObject({
+      'stop-reason': 'max_iterations',
+      iterations: '2',
+      continued: 'false'
+    })
+    const handedOver = p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()
+    // The second, on the branch just as run A left it, is refused: the claim holds the handed-over commit.
+    const was = before(p, agent)
+    const { job } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED })
+    const claim = new RegExp(
+      `^Cannot resume run ${a.id}: another run has already gone on from it \\((refs/ralph-chain/${a.id}/1/fix-tests-[0-9a-f]{8}) exists.*git push origin :refs/ralph-chain/`
+    )
+    expectRefused(job, p, agent, was, claim)
+    const claimed = claim.exec(job.main.errors[0].message)?.[1] as string
+    expect(p.remoteGit('rev-parse', claimed).trim()).toBe(handedOver)
     expectClean(p)
   })
 

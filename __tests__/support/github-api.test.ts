@@ -611,6 +611,11 @@ describe('workflows, their runs and dispatches', () => {
       expect(
         execFileSync('git', ['--git-dir', remote.gitDir, 'rev-parse', ref], { encoding: 'utf8' }).trim()
       ).toBe(remote.branch)
+      const read = await octokit.rest.git.getRef({ ...repo, ref: ref.slice('refs/'.length) })
+      expect(read.data.object.sha).toBe(remote.branch)
+      expect((await failure(octokit.rest.git.getRef({ ...repo, ref: 'ralph-chain/1/none' }))).status).toBe(
+        404
+      )
       const again = await failure(octokit.rest.git.createRef({ ...repo, ref, sha: remote.main }))
       expect(again.status).toBe(422)
       expect(again.message).toContain('Reference already exists')

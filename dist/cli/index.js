@@ -22467,10 +22467,8 @@ async function runLoop(config, ports = {}) {
         if (carried.baseline)
             status.baseline = carried.baseline;
         status.chain = { jobs: carry.jobs };
-        status.cost = {
-            ...carried.cost,
-            ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
-        };
+        const { maxUsd: _earlierCap, ...cost } = carried.cost;
+        status.cost = { ...cost, ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {}) };
         if (!carried.cost.enforced)
             status.cost.enforced = false;
     }

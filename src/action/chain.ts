@@ -4,6 +4,7 @@
 // run id. The next run checks that run before any agent runs (same workflow, same repository, not a fork,
 // the branch's tip the one handed over, jobs left), takes the record's state, and goes on.
 import { readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
 import path from 'node:path'
 import * as core from '@actions/core'
 import { STATUS_FILE, type ChainJob, type ChainRun, type LoopResult } from '../loop/index.js'
@@ -121,7 +122,7 @@ function disagree(c: Continuation, status: LoopResult): string | undefined {
  * iterations and dollars left. Answers why not, for the log, when it could have.
  */
 export function continuesIn(
-  inputs: Pick<ActionInputs, 'continueJobs' | 'maxIterations' | 'maxCostUsd'>,
+  inputs: Pick<ActionInputs, 'continueJobs' | 'maxIterations' | 'maxCostUsd'> & { ralphName?: string },
   result: Pick<LoopResult, 'stopReason' | 'success' | 'iterations' | 'cost'>,
   jobsSoFar: number,
   /** The loop's branch was there before it: a person's pull request's, or one the action had pushed. */
@@ -138,6 +139,11 @@ export function continuesIn(
     }
   if (inputs.maxCostUsd !== undefined && result.cost.totalUsd >= inputs.maxCostUsd)
     return { continues: false, why: `the chain has spent its $${inputs.maxCostUsd} (max-cost)` }
+  if (inputs.ralphName !== undefined && !RALPH_NAME.test(inputs.ralphName))
+    return {
+      continues: false,
+      why: `the ralph's name ${JSON.stringify(inputs.ralphName)} is not one a chain carries (letters, digits, spaces, . _ -)`
+    }
   if (branchWas === 'pr')
     return {
       continues: false,
@@ -168,7 +174,8 @@ async function workflowOf(
       path: data.path ?? '',
       repository: data.repository.full_name,
       headRepository: data.head_repository?.full_name ?? '',
-      headBranch: data.head_branch ?? ''
+      headBranch: data.head_branch ?? '',
+      runAttempt: data.run_attempt ?? 1
     }
   } catch (error) {
     if ((error as { status?: number }).status === 404) return undefined
@@ -182,6 +189,7 @@ interface RunFacts {
   repository: string
   headRepository: string
   headBranch: string
+  runAttempt: number
 }
 
 /** continuation.json for this job, which hands its loop on. */
@@ -267,17 +275,29 @@ function inputRalphName(ralph: string): string {
   return parts.at(-1) === 'RALPH.md' ? (parts.at(-2) ?? '') : (parts.at(-1) ?? '')
 }
 
+/** The claim's ref: the run, its attempt, and the ralph's name made a ref's, with a hash of it (no two alike). */
+export function claimRef(c: Pick<Continuation, 'runId' | 'runAttempt' | 'ralph'>): string {
+  const readable =
+    c.ralph
+      .replace(/[^A-Za-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 60) || 'loop'
+  const hash = createHash('sha256').update(c.ralph).digest('hex').slice(0, 8)
+  return `refs/ralph-chain/${c.runId}/${c.runAttempt}/${readable}-${hash}`
+}
+
 /**
  * A chain never forks: the first job to go on from run `id` claims it, with a ref only it can create
  * (`refs/ralph-chain/<id>/<attempt>/<ralph>`, at the commit handed over); a second successor (a retried dispatch, a
  * matrix's other run, a re-run) is refused. Answers why it could not claim it, or undefined.
  */
 export async function claimResume(
-  octokit: Octokit,
+  client: () => Promise<Octokit>,
   context: RunContext,
   c: Pick<Continuation, 'runId' | 'runAttempt' | 'ralph' | 'head'>
 ): Promise<string | undefined> {
-  const ref = `refs/ralph-chain/${c.runId}/${c.runAttempt}/${c.ralph.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[.-]+|\.+$/g, '') || 'loop'}`
+  const ref = claimRef(c)
+  const octokit = await client()
   try {
     await octokit.request('POST /repos/{owner}/{repo}/git/refs', {
       ...context.repo,
@@ -289,8 +309,20 @@ export async function claimResume(
   } catch (error) {
     const status = (error as { status?: number }).status
     const said = (error as Error).message.split('\n')[0]
-    if (status === 422)
-      return `another run has already gone on from it (${ref} exists: a chain never forks; to start over, run the workflow without resume)`
+    // GitHub answers 422 for a ref that exists, and for other things: only a ref that is there is a claim.
+    const exists =
+      status === 422 &&
+      (await octokit
+        .request('GET /repos/{owner}/{repo}/git/ref/{ref}', {
+          ...context.repo,
+          ref: ref.replace(/^refs\//, '')
+        })
+        .then(
+          () => true,
+          () => false
+        ))
+    if (exists)
+      return `another run has already gone on from it (${ref} exists: a chain never forks; if that run spent nothing, delete the ref with git push origin :${ref} and run this one again)`
     return `it could not be claimed for this run (${ref}: ${said}; the job needs contents: write)`
   }
 }
@@ -361,6 +393,16 @@ export async function resumeFrom(
       )
       const bad = malformedStatus(status)
       if (bad) throw new Error(`its ${STATUS_FILE} cannot carry the loop on (${bad})`)
+      // The attempt is the artifact's (its name's, by the usual naming) and one GitHub has run.
+      const named = /-([0-9]+)$/.exec(artifact.name)?.[1]
+      const attempt = Number((parsed as Continuation).runAttempt)
+      if (
+        (named !== undefined && named !== String(attempt)) ||
+        !(attempt >= 1 && attempt <= earlier.runAttempt)
+      )
+        throw new Error(
+          `its record ${artifact.name} names attempt ${String((parsed as Continuation).runAttempt)}, which it is not`
+        )
       found.push({ continuation: parsed as Continuation, status: status as LoopResult, dir: into })
     }
   } catch (error) {
@@ -376,16 +418,20 @@ export async function resumeFrom(
           Number(other.continuation.runAttempt) > Number(f.continuation.runAttempt)
       )
   )
-  const mine =
-    inputs.ralph !== undefined && latest.length > 1
-      ? latest.filter(f => f.continuation.ralph === inputRalphName(inputs.ralph as string))
-      : latest
+  // A hunt's ralph is the ralph input's (a matrix's entry): only its continuation is taken, whatever else the
+  // run handed on. A chain a comment or a label started runs the ralph they named.
+  const byInput = inputs.ralph !== undefined ? inputRalphName(inputs.ralph) : undefined
+  const mine = latest.filter(
+    f => byInput === undefined || !f.continuation.hunt || f.continuation.ralph === byInput
+  )
   if (mine.length !== 1) {
     rmSync(dir, { recursive: true, force: true })
     return refused(
-      mine.length === 0
-        ? 'its record holds no continuation (it did not hand its loop on: it finished, failed, was cancelled, or its record was not uploaded)'
-        : `it handed on ${mine.length} loops, and a run goes on with one`
+      mine.length === 0 && latest.length > 0
+        ? `it handed on no loop of the ralph ${byInput ?? ''} (${latest.map(f => f.continuation.ralph).join(', ')})`
+        : mine.length === 0
+          ? 'its record holds no continuation (it did not hand its loop on: it finished, failed, was cancelled, or its record was not uploaded)'
+          : `it handed on ${mine.length} loops, and a run goes on with one`
     )
   }
   const resumed = mine[0]

@@ -36,7 +36,7 @@ async function pipeline(signal: AbortSignal): Promise<Ending> {
   if (ended(planned)) return planned.end
   if (planned.inputs.mode === 'deliver') return deliverJob(planned, signal)
   if (planned.resumed) {
-    const refused = await carryOn(planned, planned.resumed)
+    const refused = carryOn(planned, planned.resumed)
     if (refused) return refused
   }
   const prepared = await prepare(planned)
@@ -55,12 +55,12 @@ async function pipeline(signal: AbortSignal): Promise<Ending> {
   const next = cancelled()
     ? { continues: false as const }
     : continuesIn(
-        planned.inputs,
+        { ...planned.inputs, ralphName: planned.plan.ralph.name },
         looped.result,
         (planned.resumed?.continuation.jobs.length ?? 0) + 1,
         planned.plan.pr !== undefined
           ? 'pr'
-          : !planned.resumed && prepared.branch.continued
+          : !planned.resumed && (prepared.branch.continued || prepared.branch.remoteSha !== null)
             ? 'existing'
             : undefined
       )
@@ -75,7 +75,7 @@ async function pipeline(signal: AbortSignal): Promise<Ending> {
  * `resume`: the plan goes on with the loop the previous run handed over (the same ralph on the same branch),
  * its state carried into this job's loop. Ends the step in one line when it is another loop.
  */
-async function carryOn(planned: Planned, resumed: Resumed): Promise<Ending | undefined> {
+function carryOn(planned: Planned, resumed: Resumed): Ending | undefined {
   const { plan, context, clients } = planned
   const { continuation: c, status } = resumed
   const other =
@@ -84,11 +84,16 @@ async function carryOn(planned: Planned, resumed: Resumed): Promise<Ending | und
       : plan.branch !== c.branch
         ? `it handed over the branch ${c.branch}, and this run's is ${plan.branch}`
         : undefined
-  const refused = other ?? (await claimResume(await clients.octokit(), context, c))
-  if (refused)
-    return { failure: { message: `Cannot resume run ${c.runId}: ${refused}. No agent ran.` }, finished: true }
+  if (other)
+    return { failure: { message: `Cannot resume run ${c.runId}: ${other}. No agent ran.` }, finished: true }
   plan.config.carry = { status, jobs: c.jobs, run: chainRun(context), recordDir: resumed.dir }
-  plan.resume = { runId: c.runId, head: c.head, ...(c.tracking ? { tracking: c.tracking } : {}) }
+  // The claim is made once the branch is checked (prepare), just before the loop.
+  plan.resume = {
+    runId: c.runId,
+    head: c.head,
+    claim: () => claimResume(clients.octokit, context, c),
+    ...(c.tracking ? { tracking: c.tracking } : {})
+  }
   return undefined
 }
 

@@ -60,7 +60,13 @@ export interface RunPlan {
   /** Things the user should know about how the loop runs (a notice each), e.g. why the model proxy is off. */
   notices: string[]
   /** `resume`: where the run it goes on from left the branch, and the chain's tracking comment. */
-  resume?: { runId: string; head: string; tracking?: { issueNumber: number; commentId: number } }
+  resume?: {
+    runId: string
+    head: string
+    /** Claims the run for this one (a chain never forks): why it could not, or undefined. */
+    claim: () => Promise<string | undefined>
+    tracking?: { issueNumber: number; commentId: number }
+  }
 }
 
 /** A problem with the ralph, with where it is: `file:line:col: message` and an annotation's position. */

@@ -146,6 +146,14 @@ export async function prepare(planned: Planned): Promise<Step<Prepared>> {
   }
   core.endGroup()
 
+  // A chain never forks: the run it goes on from is claimed now, once its branch is checked, before the loop.
+  const refused = await plan.resume?.claim()
+  if (refused) {
+    await identity.restore().catch(() => undefined)
+    await restoreCheckout(workTree, branch)
+    return cannotStart(`Cannot resume run ${plan.resume?.runId}: ${refused}. No agent ran.`)
+  }
+
   let isolated: AgentIsolation | undefined
   try {
     isolated = await isolateLoop(plan, workTree)

@@ -154,10 +154,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     status.iterations = [...carried.iterations]
     if (carried.baseline) status.baseline = carried.baseline
     status.chain = { jobs: carry.jobs }
-    status.cost = {
-      ...carried.cost,
-      ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {})
-    }
+    const { maxUsd: _earlierCap, ...cost } = carried.cost
+    status.cost = { ...cost, ...(config.maxCostUsd !== undefined ? { maxUsd: config.maxCostUsd } : {}) }
     if (!carried.cost.enforced) status.cost.enforced = false
   }
   if (proxied) status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] }

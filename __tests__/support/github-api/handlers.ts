@@ -710,6 +710,24 @@ const createRef: Handler = ctx => {
   }
 }
 
+/** One ref (the path names it without `refs/`); 404 when there is none. */
+const getRef: Handler = ctx => {
+  requireRepo(ctx)
+  const ref = `refs/${String(ctx.params.ref)}`
+  const sha = ctx.state.refCommit(ref)
+  if (!sha) throw notFound(ctx)
+  const api = `${ctx.url.origin}/repos/${ctx.state.fullName}`
+  return {
+    status: 200,
+    body: {
+      ref,
+      node_id: `REF_${Buffer.from(ref).toString('base64url')}`,
+      url: `${api}/git/${ref}`,
+      object: { type: 'commit', sha, url: `${api}/git/commits/${sha}` }
+    }
+  }
+}
+
 /** A run's artifacts: the artifact service's finalized uploads under the run's workflowRunBackendId. */
 function artifactsOf(ctx: HandlerContext, run: WorkflowRunRecord) {
   const stored = ctx.state.artifacts?.listArtifacts() ?? []
@@ -753,6 +771,7 @@ export const handlers: Record<string, Handler> = {
   'actions/list-workflow-run-artifacts': listWorkflowRunArtifacts,
   'actions/download-artifact': downloadArtifact,
   'git/create-ref': createRef,
+  'git/get-ref': getRef,
   'repos/get': getRepo,
   'repos/get-branch': getBranch,
   'repos/get-collaborator-permission-level': getCollaboratorPermission,

@@ -392,6 +392,23 @@ export class GitHubState {
   /** Refs made through the API (POST …/git/refs) without a gitDir, by name. */
   readonly refs = new Map<string, string>()
 
+  /** The commit a full ref names (refs/…), or undefined. */
+  refCommit(ref: string): string | undefined {
+    if (!this.gitDir) return this.refs.get(ref)
+    try {
+      return execFileSync(
+        'git',
+        ['--git-dir', this.gitDir, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`],
+        {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore']
+        }
+      ).trim()
+    } catch {
+      return undefined
+    }
+  }
+
   /**
    * Makes `ref` at `sha` only if it does not exist yet (in gitDir, atomically: `update-ref <ref> <sha> ''`):
    * 'exists' when it does, 'no-object' when the commit is not in the repository.
