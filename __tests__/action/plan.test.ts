@@ -153,3 +153,15 @@ describe('a ralph is read as the action reads the work tree: no link, not even o
     )
   })
 })
+
+describe('continue-jobs on a schedule: a chain that could outlast a day is warned about', () => {
+  test('4 jobs of 6 hours reach a day: warned', () => {
+    const warnings = plan({ ralph: 'r', 'continue-jobs': '4', 'max-time': '6h' }, run('schedule')).warnings
+    expect(warnings).toEqual([expect.stringMatching(/^continue-jobs 4 × max-time 360 min reach a day: /)])
+  })
+
+  test('3 jobs of 5 hours, or a chain a person dispatched, are not', () => {
+    expect(plan({ ralph: 'r', 'continue-jobs': '3', 'max-time': '5h' }, run('schedule')).warnings).toEqual([])
+    expect(plan({ ralph: 'r', 'continue-jobs': '9' }, run('workflow_dispatch')).warnings).toEqual([])
+  })
+})

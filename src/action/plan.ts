@@ -152,6 +152,10 @@ function greenIsDone(trigger: Run | undefined, inputs: ActionInputs): boolean {
   return trigger !== undefined && isHunt(trigger) && inputs.prompt === undefined
 }
 
+/** A day, and the longest job a GitHub-hosted runner runs (its max-time when none is given). */
+const DAY_SECONDS = 24 * 60 * 60
+const HOSTED_JOB_SECONDS = 6 * 60 * 60
+
 /** Builds the plan; throws InputError or PlanError with a one-line message. */
 export function makePlan(
   inputs: ActionInputs,
@@ -265,6 +269,14 @@ export function makePlan(
     task = { name, text: prompt ?? `${trigger?.taskSource ?? 'The issue'}, as asked on GitHub` }
   }
 
+  // A scheduled chain must end before the next night: the next night's run would replace its waiting run.
+  if (trigger?.event === 'schedule' && inputs.continueJobs > 1) {
+    const perJob = inputs.maxTimeSeconds ?? HOSTED_JOB_SECONDS
+    if (perJob * inputs.continueJobs >= DAY_SECONDS)
+      warnings.push(
+        `continue-jobs ${inputs.continueJobs} × max-time ${Math.round(perJob / 60)} min reach a day: a scheduled chain can still run when the next night's run starts, which replaces its waiting run and its branch; keep continue-jobs × max-time under the schedule's interval`
+      )
+  }
   const added = addedChecks(inputs.checks, ralph.checks)
   for (const check of added) {
     const missing = missingGateProgram(check, root, env.PATH)
