@@ -698,15 +698,17 @@ const createRef: Handler = ctx => {
   const made = ctx.state.createRef(ref, sha)
   if (made === 'exists') throw fail(ctx, 422, 'Reference already exists')
   if (made === 'no-object') throw fail(ctx, 422, 'Object does not exist')
+  return { status: 201, body: gitRef(ctx, ref, sha) }
+}
+
+/** A ref as GitHub renders it (a commit's). */
+function gitRef(ctx: HandlerContext, ref: string, sha: string) {
   const api = `${ctx.url.origin}/repos/${ctx.state.fullName}`
   return {
-    status: 201,
-    body: {
-      ref,
-      node_id: `REF_${Buffer.from(ref).toString('base64url')}`,
-      url: `${api}/git/${ref}`,
-      object: { type: 'commit', sha, url: `${api}/git/commits/${sha}` }
-    }
+    ref,
+    node_id: `REF_${Buffer.from(ref).toString('base64url')}`,
+    url: `${api}/git/${ref}`,
+    object: { type: 'commit', sha, url: `${api}/git/commits/${sha}` }
   }
 }
 
@@ -716,16 +718,7 @@ const getRef: Handler = ctx => {
   const ref = `refs/${String(ctx.params.ref)}`
   const sha = ctx.state.refCommit(ref)
   if (!sha) throw notFound(ctx)
-  const api = `${ctx.url.origin}/repos/${ctx.state.fullName}`
-  return {
-    status: 200,
-    body: {
-      ref,
-      node_id: `REF_${Buffer.from(ref).toString('base64url')}`,
-      url: `${api}/git/${ref}`,
-      object: { type: 'commit', sha, url: `${api}/git/commits/${sha}` }
-    }
-  }
+  return { status: 200, body: gitRef(ctx, ref, sha) }
 }
 
 /** A run's artifacts: the artifact service's finalized uploads under the run's workflowRunBackendId. */
