@@ -59706,12 +59706,9 @@ async function workflowOf(octokit, context, runId) {
         throw error;
     }
 }
-/** continuation.json for this job, which hands its loop on. */
-function continuation(facts) {
-    return { version: 1, ...facts };
-}
-/** Writes continuation.json into the record, before it is uploaded. */
-function writeContinuation(recordDir, value) {
+/** Writes this job's continuation.json into the record, before it is uploaded. */
+function writeContinuation(recordDir, facts) {
+    const value = { version: 1, ...facts };
     (0,external_node_fs_.writeFileSync)(external_node_path_default().join(recordDir, CONTINUATION_FILE), `${JSON.stringify(value, null, 2)}\n`);
 }
 /** This run's workflow id (the next run is dispatched on it). */
@@ -61717,6 +61714,16 @@ async function pipeline(signal) {
     const admitted = await admit();
     if (ending_ended(admitted))
         return admitted.end;
+    try {
+        return await afterAdmission(admitted, signal);
+    }
+    finally {
+        // The resumed run's record, downloaded at admission: copied into this job's record by the loop, if it ran.
+        if (admitted.resumed)
+            (0,external_node_fs_.rmSync)(admitted.resumed.dir, { recursive: true, force: true });
+    }
+}
+async function afterAdmission(admitted, signal) {
     const planned = await planRun(admitted);
     if (ending_ended(planned))
         return planned.end;
@@ -61730,10 +61737,7 @@ async function pipeline(signal) {
     const prepared = await prepare(planned);
     if (ending_ended(prepared))
         return prepared.end;
-    const looped = await loop(prepared, signal).finally(() => {
-        if (planned.resumed)
-            (0,external_node_fs_.rmSync)(planned.resumed.dir, { recursive: true, force: true });
-    });
+    const looped = await loop(prepared, signal);
     // Cancellation is decided here alone, before the delivery (nothing is pushed) and after it: a SIGTERM during
     // the push or the pull request leaves the comment, the upload and the summary to post.
     const cancelled = () => signal.aborted || looped.result.stopReason === 'cancelled';
@@ -61817,7 +61821,7 @@ async function handOn(prepared, looped) {
                 stopReason: result.stopReason
             }
         ];
-    writeContinuation(plan.config.recordDir, continuation({
+    writeContinuation(plan.config.recordDir, {
         repository: `${context.repo.owner}/${context.repo.repo}`,
         workflowId,
         runId: own.run.id,
@@ -61833,7 +61837,7 @@ async function handOn(prepared, looped) {
             ? { tracking: { issueNumber: prepared.tracking.target.issueNumber, commentId: prepared.tracking.id } }
             : {}),
         jobs
-    }));
+    });
     return report(prepared, looped, delivery, false, undefined, async (pushed, uploaded) => {
         if (!uploaded)
             return {

@@ -192,13 +192,9 @@ interface RunFacts {
   runAttempt: number
 }
 
-/** continuation.json for this job, which hands its loop on. */
-export function continuation(facts: Omit<Continuation, 'version'>): Continuation {
-  return { version: 1, ...facts }
-}
-
-/** Writes continuation.json into the record, before it is uploaded. */
-export function writeContinuation(recordDir: string, value: Continuation): void {
+/** Writes this job's continuation.json into the record, before it is uploaded. */
+export function writeContinuation(recordDir: string, facts: Omit<Continuation, 'version'>): void {
+  const value: Continuation = { version: 1, ...facts }
   writeFileSync(path.join(recordDir, CONTINUATION_FILE), `${JSON.stringify(value, null, 2)}\n`)
 }
 

@@ -6,7 +6,7 @@ import path from 'node:path'
 import * as core from '@actions/core'
 import type { LoopResult } from '../loop/index.js'
 import { undelivered, type DeliveryReport } from '../report/run-report.js'
-import { admit } from './admit.js'
+import { admit, type Admitted } from './admit.js'
 import { deliver, deliverWork } from './deliver.js'
 import { ended, writeEnding, type Ending } from './ending.js'
 import { checkHandover, deliveredResult, handOver, keepHandover, receive } from './handover.js'
@@ -17,7 +17,6 @@ import { report } from './report.js'
 import {
   chainRun,
   claimResume,
-  continuation,
   continuesIn,
   dispatchNext,
   ownWorkflow,
@@ -32,6 +31,15 @@ import { saveState } from './state.js'
 async function pipeline(signal: AbortSignal): Promise<Ending> {
   const admitted = await admit()
   if (ended(admitted)) return admitted.end
+  try {
+    return await afterAdmission(admitted, signal)
+  } finally {
+    // The resumed run's record, downloaded at admission: copied into this job's record by the loop, if it ran.
+    if (admitted.resumed) rmSync(admitted.resumed.dir, { recursive: true, force: true })
+  }
+}
+
+async function afterAdmission(admitted: Admitted, signal: AbortSignal): Promise<Ending> {
   const planned = await planRun(admitted)
   if (ended(planned)) return planned.end
   if (planned.inputs.mode === 'deliver') return deliverJob(planned, signal)
@@ -41,9 +49,7 @@ async function pipeline(signal: AbortSignal): Promise<Ending> {
   }
   const prepared = await prepare(planned)
   if (ended(prepared)) return prepared.end
-  const looped = await loop(prepared, signal).finally(() => {
-    if (planned.resumed) rmSync(planned.resumed.dir, { recursive: true, force: true })
-  })
+  const looped = await loop(prepared, signal)
   // Cancellation is decided here alone, before the delivery (nothing is pushed) and after it: a SIGTERM during
   // the push or the pull request leaves the comment, the upload and the summary to post.
   const cancelled = (): boolean => signal.aborted || looped.result.stopReason === 'cancelled'
@@ -138,26 +144,23 @@ async function handOn(prepared: Prepared, looped: Looped): Promise<Ending> {
           stopReason: result.stopReason
         }
       ]
-  writeContinuation(
-    plan.config.recordDir,
-    continuation({
-      repository: `${context.repo.owner}/${context.repo.repo}`,
-      workflowId,
-      runId: own.run.id,
-      runAttempt: own.run.attempt,
-      ralph: plan.ralph.name,
-      branch: prepared.branch.branch,
-      base: prepared.branch.base,
-      start: result.start.commit ?? prepared.branch.startSha,
-      head: own.head,
-      trigger: portable(prepared.trigger, plan.projectRoot),
-      hunt: prepared.hunt,
-      ...(prepared.tracking
-        ? { tracking: { issueNumber: prepared.tracking.target.issueNumber, commentId: prepared.tracking.id } }
-        : {}),
-      jobs
-    })
-  )
+  writeContinuation(plan.config.recordDir, {
+    repository: `${context.repo.owner}/${context.repo.repo}`,
+    workflowId,
+    runId: own.run.id,
+    runAttempt: own.run.attempt,
+    ralph: plan.ralph.name,
+    branch: prepared.branch.branch,
+    base: prepared.branch.base,
+    start: result.start.commit ?? prepared.branch.startSha,
+    head: own.head,
+    trigger: portable(prepared.trigger, plan.projectRoot),
+    hunt: prepared.hunt,
+    ...(prepared.tracking
+      ? { tracking: { issueNumber: prepared.tracking.target.issueNumber, commentId: prepared.tracking.id } }
+      : {}),
+    jobs
+  })
   return report(prepared, looped, delivery, false, undefined, async (pushed, uploaded) => {
     if (!uploaded)
       return {
