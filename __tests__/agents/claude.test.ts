@@ -63,6 +63,26 @@ test('per-turn usage is reported live, once per message id, summed over turns', 
   expect(usage.at(-1)).toMatchObject({ input: 200, cache_read: 10, model: 'claude-sonnet-4-5' })
 })
 
+test('per-turn usage keeps the 1-hour cache writes apart, so they are priced at 2× input (#35)', () => {
+  const hour = (id: string) =>
+    JSON.stringify({
+      type: 'assistant',
+      message: {
+        id,
+        model: 'claude-sonnet-4-5',
+        content: [{ type: 'text', text: 'a' }],
+        usage: {
+          input_tokens: 10,
+          output_tokens: 5,
+          cache_creation_input_tokens: 3000,
+          cache_creation: { ephemeral_5m_input_tokens: 1000, ephemeral_1h_input_tokens: 2000 }
+        }
+      }
+    })
+  const { usage } = run([init, hour('m1'), hour('m2')])
+  expect(usage.at(-1)).toMatchObject({ cache_write: 6000, cache_write_1h: 4000 })
+})
+
 test('a stream cut off before its result gives no final message but keeps the usage seen so far', () => {
   const { outcome } = run([init, turn('m1', 'a', 20)])
   expect(outcome.finalMessage).toBeUndefined()

@@ -15,7 +15,7 @@ test('every row says when and where its price was read, and how far it is verifi
     expect(row.source).toMatch(/https?:\/\/|none found/)
     expect(['official', 'third-party', 'unverified']).toContain(row.verified)
     if (row.verified === 'unverified') expect(row.source).not.toBe('')
-    for (const price of [row.input, row.output, row.cache_read, row.cache_write])
+    for (const price of [row.input, row.output, row.cache_read, row.cache_write, row.cache_write_1h ?? 0])
       expect(price).toBeGreaterThanOrEqual(0)
     for (const model of row.models) expect(normaliseModelId(model)).toBe(model)
   }
@@ -83,4 +83,33 @@ test("every row belongs to a vendor, and a vendor's top price is each of its hig
   expect(vendorOfModel('qwen4-max')).toBe('Alibaba')
   expect(vendorOfModel('deepseek-v4')).toBeUndefined()
   expect(vendorOfModel(undefined)).toBeUndefined()
+})
+
+test('an Anthropic row prices the 1-hour cache write at 2× its input, the 5-minute one at 1.25× (#35)', () => {
+  for (const row of PRICE_TABLE.filter(row => vendorOfModel(row.models[0]) === 'Anthropic')) {
+    expect({ models: row.models, hour: row.cache_write_1h }).toEqual({
+      models: row.models,
+      hour: 2 * row.input
+    })
+    expect({ models: row.models, five: row.cache_write }).toEqual({
+      models: row.models,
+      five: expect.closeTo(1.25 * row.input, 10)
+    })
+  }
+  expect(topPriceOf('Anthropic').cache_write_1h).toBe(30)
+})
+
+test('the 1-hour writes of a run are priced at their own rate, the rest of its writes at the 5-minute one (#35)', () => {
+  const usage = {
+    input: 0,
+    output: 0,
+    cache_read: 0,
+    cache_write: 1_000_000,
+    cache_write_1h: 400_000,
+    model: 'claude-sonnet-4-5'
+  }
+  // $3.75 a million 5-minute writes, $6 a million 1-hour ones.
+  expect(priceFromTable(usage)).toBeCloseTo(0.6 * 3.75 + 0.4 * 6, 12)
+  // A vendor without an hour's cache is charged 2× its input for one: never less than its own write.
+  expect(priceFromTable({ ...usage, model: 'gpt-5.5' })).toBeCloseTo(0.4 * 10, 12)
 })

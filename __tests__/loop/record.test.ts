@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { RunRecord, STATUS_FILE } from '../../src/loop/record.js'
+import { progressSection, RunRecord, STATUS_FILE } from '../../src/loop/record.js'
 import type { IterationRecord, LoopResult, LoopStatus } from '../../src/loop/types.js'
 
 let dir: string
@@ -120,4 +120,42 @@ test('a status.json write that fails is reported by the next write, not lost', a
   record.writeStatus(s)
   await record.flush()
   expect(written()).toBe(`${JSON.stringify(s)}\n`)
+})
+
+test('progress.md tells a request with usage that cannot be true from one with no usage seen (#35)', () => {
+  const request = (seq: number, extra: Record<string, unknown>) => ({
+    seq,
+    path: '/v1/messages',
+    status: 200,
+    input: 0,
+    output: 0,
+    cache_read: 0,
+    cache_write: 0,
+    cost_usd: 0.5,
+    worst_case: true,
+    ...extra
+  })
+  const agent = {
+    preset: 'claude',
+    argv: ['claude'],
+    exitCode: 0,
+    signal: null,
+    timedOut: false,
+    success: true,
+    durationMs: 1,
+    usage: {
+      input: 0,
+      output: 0,
+      cache_read: 0,
+      cache_write: 0,
+      cost_usd: 1,
+      cost_source: 'unknown' as const,
+      requests: [request(1, {}), request(2, { impossible_usage: 'input_tokens -5' })]
+    },
+    log: '',
+    notes: []
+  }
+  expect(progressSection(iteration(1, { agent }))).toContain(
+    "- Model requests metered at the wire: 2, 1 with no usage seen (charged their worst case), 1 with usage that cannot be true (the upstream's fault; charged their worst case)"
+  )
 })

@@ -1,8 +1,9 @@
-// The dollar cap fails closed (#25, attack 3), against the real proxy and the scripted model servers: what the
-// meter cannot price (a message batch, a Responses background job, an upload) is refused and named, never sent
-// up with the real key; an unlisted model is charged at its vendor's top price, said once; every request is
-// pre-authorised at its worst case, so eight at once cannot take a $1 cap past one request's worst case; and
-// a request in flight when the cap is crossed is cut, streamed or not.
+// The dollar cap fails closed (#25, attack 3; #35), against the real proxy and the scripted model servers:
+// what the meter cannot price (a message batch, a Responses background job, an upload, a document by URL, a
+// server-run tool) is refused and named, never sent up with the real key; an unlisted model is charged at its
+// vendor's top price, said once; every request is pre-authorised at its worst case (a 1-hour cache write at its
+// own price), so eight at once cannot take a $1 cap past what the upstream bills; a request in flight when the
+// cap is crossed is cut, streamed or not; and usage that cannot be true is charged its worst case.
 import http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { gzipSync } from 'node:zlib'
@@ -166,39 +167,6 @@ describe('the proxy forwards only what its meter can price', () => {
     // $0.30 and $2.50 a million.
     expect(run.cost_usd).toBeCloseTo((100_000 * 0.3 + 2000 * 2.5) / 1e6, 10)
     expect(run.cost_source).toBe('metered')
-  })
-})
-
-describe('what a request is billed beside its tokens', () => {
-  it("charges Anthropic's web searches ($10 per 1,000), and reserves them before the request goes up", async () => {
-    const upstream = http.createServer((request, response) =>
-      request.resume().on('end', () => {
-        response.writeHead(200, { 'content-type': 'application/json' })
-        response.end(
-          JSON.stringify({
-            type: 'message',
-            model: 'claude-sonnet-4-5',
-            content: [{ type: 'text', text: 'Searched.' }],
-            usage: { input_tokens: 1000, output_tokens: 100, server_tool_use: { web_search_requests: 4 } }
-          })
-        )
-      })
-    )
-    await new Promise<void>(resolve => upstream.listen(0, '127.0.0.1', resolve))
-    closers.push(() => new Promise(resolve => upstream.close(resolve)))
-    const proxied = await behind(
-      ['claude', '-p'],
-      `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
-      1
-    )
-    const search = { type: 'web_search_20250305', name: 'web_search', max_uses: 5 }
-    expect(
-      (await ask(proxied, '/v1/messages', message('claude-sonnet-4-5', 100, { tools: [search] }))).status
-    ).toBe(200)
-    const [request] = proxied.proxy.requests
-    expect(request.costUsd).toBeCloseTo((1000 * 3 + 100 * 15) / 1e6 + 0.04, 10)
-    // Five searches at most: $0.05 reserved beside the tokens' worst case.
-    expect(request.reservedUsd).toBeGreaterThan(0.05)
   })
 })
 
@@ -384,7 +352,7 @@ describe('a request that names no output limit (#25)', () => {
   })
 })
 
-describe('input the body only names (#25)', () => {
+describe('input the body only names (#25, #35)', () => {
   it('refuses previous_response_id, conversation and a stored prompt, and forwards what codex sends', async () => {
     const upstream = await answering(responsesAnswer())
     const proxied = await behind(['codex', 'exec', '-m', 'gpt-5.5', '-'], upstream.url, 100)
@@ -395,7 +363,7 @@ describe('input the body only names (#25)', () => {
     ]) {
       const answer = await ask(proxied, '/v1/responses', { model: 'gpt-5.5', input: 'go on', ...extra })
       expect(answer.status).toBe(403)
-      expect(answer.text).toMatch(/bills stored input/)
+      expect(answer.text).toMatch(/input the body does not hold/)
     }
     expect(upstream.bodies).toEqual([])
     expect(proxied.proxy.refusedRequests).toEqual([
@@ -420,65 +388,150 @@ describe('input the body only names (#25)', () => {
     expect((await ask(proxied, '/v1/responses', codex)).status).toBe(200)
     expect(upstream.bodies).toHaveLength(1)
   })
-})
 
-describe('per-use tool fees outside Anthropic (#25)', () => {
-  it("charges OpenAI's web search calls beside the tokens, and reserves max_tool_calls of them", async () => {
-    const calls = [1, 2, 3].map(n => ({ type: 'web_search_call', id: `ws_${n}`, status: 'completed' }))
-    const upstream = await answering(responsesAnswer([...calls, { type: 'message', content: [] }]))
-    const proxied = await behind(['codex', 'exec', '-m', 'gpt-5.5', '-'], upstream.url, 100)
-    const body = { model: 'gpt-5.5', input: 'find it', tools: [{ type: 'web_search' }], max_tool_calls: 6 }
-    expect((await ask(proxied, '/v1/responses', body)).status).toBe(200)
-    const [request] = proxied.proxy.requests
-    const tokens = priceFromTable({
-      model: 'gpt-5.5',
-      input: 1000,
-      output: 100,
-      cache_read: 0,
-      cache_write: 0
-    })!
-    // $25 per 1,000 calls (the higher of OpenAI's two prices): three made, six reserved.
-    expect(request.costUsd).toBeCloseTo(tokens + 3 * 0.025, 10)
-    expect(request.reservedUsd).toBeGreaterThan(6 * 0.025)
+  it('refuses a document by URL: eight at once against a $1 cap all stay home, though each would bill $0.90', async () => {
+    const documents = await serving('x'.repeat(1_200_000))
+    const server = await served(
+      startAnthropicServer({ script: () => text('Read.', { billAsVendor: true, usage: { output: 100 } }) })
+    )
+    const body = message('claude-sonnet-4-5', 100, {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'document', source: { type: 'url', url: `${documents}/report.pdf` } },
+            { type: 'text', text: 'Summarise it.' }
+          ]
+        }
+      ]
+    })
+    // What the vendor bills it, asked directly: the 1.2 MB fetched is 300,000 tokens of input.
+    await fetch(`${server.url}/v1/messages`, { method: 'POST', body: JSON.stringify(body) })
+    expect(server.requests[0].billed?.input).toBeGreaterThan(300_000)
+    const proxied = await behind(['claude', '-p'], server.url, 1)
+    const answers = await Promise.all(Array.from({ length: 8 }, () => ask(proxied, '/v1/messages', body)))
+    expect(answers.map(a => a.status)).toEqual(Array(8).fill(403))
+    expect(answers[0].text).toMatch(/document source: url.*input the body does not hold/)
+    expect(server.requests).toHaveLength(1)
+    expect(proxied.proxy.refusedRequests).toEqual(['POST /v1/messages (document source: url)'])
+    expect(proxied.warnings()).toEqual([
+      expect.stringMatching(
+        /^the model proxy refused the agent POST \/v1\/messages \(document source: url\): /
+      )
+    ])
   })
 
-  it('refuses the hosted tools with a fee per call or session, Gemini grounding and chat web search', async () => {
-    const refusals: Array<[string[], string, Record<string, unknown>, string]> = [
-      [
-        ['codex', 'exec', '-m', 'gpt-5.5', '-'],
-        '/v1/responses',
-        { model: 'gpt-5.5', input: 'x', tools: [{ type: 'file_search', vector_store_ids: ['vs_1'] }] },
-        'tools: file_search'
-      ],
-      [
-        ['codex', 'exec', '-m', 'gpt-5.5', '-'],
-        '/v1/responses',
-        { model: 'gpt-5.5', input: 'x', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] },
-        'tools: code_interpreter'
-      ],
-      [
-        ['gemini', '-y'],
-        '/v1beta/models/gemini-2.5-pro:generateContent',
-        { contents: [], tools: [{ googleSearch: {} }] },
-        'tools: googleSearch'
-      ],
-      [
-        ['opencode', 'run', '-m', 'openai/gpt-5.5'],
-        '/v1/chat/completions',
-        { model: 'gpt-4o-search-preview', messages: [], web_search_options: {} },
-        'web_search_options'
-      ]
-    ]
-    for (const [argv, path, body, name] of refusals) {
-      const upstream = await answering({})
-      const proxied = await behind(argv, upstream.url, 100)
-      const answer = await ask(proxied, path, body)
-      expect({ name, status: answer.status, sent: upstream.bodies.length }).toEqual({
-        name,
-        status: 403,
-        sent: 0
+  it('refuses the server-run tools whose results the vendor bills as input: web search, web fetch', async () => {
+    const upstream = await answering({})
+    const claude = await behind(['claude', '-p'], upstream.url, 100)
+    for (const tool of [
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 5 },
+      { type: 'web_fetch_20250910', name: 'web_fetch', max_uses: 5 }
+    ])
+      expect(
+        (await ask(claude, '/v1/messages', message('claude-sonnet-4-5', 100, { tools: [tool] }))).status
+      ).toBe(403)
+    const codex = await behind(['codex', 'exec', '-m', 'gpt-5.5', '-'], upstream.url, 100)
+    const search = { model: 'gpt-5.5', input: 'find it', tools: [{ type: 'web_search' }], max_tool_calls: 6 }
+    expect((await ask(codex, '/v1/responses', search)).status).toBe(403)
+    expect(upstream.bodies).toEqual([])
+    expect([...claude.proxy.refusedRequests, ...codex.proxy.refusedRequests]).toEqual([
+      'POST /v1/messages (tools: web_search_20250305)',
+      'POST /v1/messages (tools: web_fetch_20250910)',
+      'POST /v1/responses (tools: web_search)'
+    ])
+  })
+})
+
+/** A loopback server answering every GET with `content` (a document the vendor would fetch); its URL. */
+async function serving(content: string): Promise<string> {
+  const server = http.createServer((request, response) => {
+    response.writeHead(200, { 'content-type': 'application/pdf' })
+    response.end(content)
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  closers.push(() => new Promise(resolve => server.close(resolve)))
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+}
+
+/** What the vendor bills at claude-sonnet-4-5's list prices, per million: written here, not read from the table. */
+const SONNET_BILL = { input: 3, cacheWrite: 3.75, cacheWrite1h: 6, cacheRead: 0.3, output: 15 }
+const billedUsd = (server: ScriptedServer): number =>
+  server.requests.reduce((sum, { billed }) => {
+    if (!billed) return sum
+    const { input, cacheWrite, cacheWrite1h, cacheRead, output } = SONNET_BILL
+    return (
+      sum +
+      (billed.input * input +
+        billed.cacheWrite * cacheWrite +
+        billed.cacheWrite1h * cacheWrite1h +
+        billed.cacheRead * cacheRead +
+        billed.output * output) /
+        1e6
+    )
+  }, 0)
+
+describe('1-hour cache writes (#35)', () => {
+  it('eight at once, each writing 44,000 tokens for an hour, against a $1 cap: the upstream bills under the cap', async () => {
+    // The stand-in bills as the vendor does: the 177 KB system prompt is written to the 1-hour cache, $0.27.
+    // Reserved at a 5-minute write ($0.24) four would go up at once and bill $1.07; at an hour's, $0.38 each.
+    const server = await served(
+      startAnthropicServer({
+        script: () => text('ok', { billAsVendor: true, usage: { output: 100 }, delayMs: 300 })
       })
-      expect(proxied.proxy.refusedRequests).toEqual([`POST ${path} (${name})`])
-    }
+    )
+    const proxied = await behind(['claude', '-p'], server.url, 1)
+    const guard = new LoopGuard({ clock: systemClock, meter: proxied.meter, maxCostUsd: 1 })
+    closers.push(async () => guard.dispose())
+    guard.watchCost(true)
+    proxied.meter.beginRun()
+    const body = message('claude-sonnet-4-5', 1000, {
+      system: [{ type: 'text', text: 'x'.repeat(177_000), cache_control: { type: 'ephemeral', ttl: '1h' } }]
+    })
+    const answers = await Promise.all(Array.from({ length: 8 }, () => ask(proxied, '/v1/messages', body)))
+    const forwarded = server.requests.filter(r => r.billed)
+    expect(forwarded.length).toBeGreaterThan(1)
+    expect(forwarded[0].billed).toMatchObject({ cacheWrite: 0, cacheWrite1h: expect.any(Number) })
+    expect(forwarded[0].billed!.cacheWrite1h).toBeGreaterThan(44_000)
+    expect(billedUsd(server)).toBeLessThanOrEqual(1)
+    expect(answers.filter(a => a.status === 402).length).toBeGreaterThan(0)
+    expect(guard.trip?.cause).toBe('budget_exhausted')
+    // Each answer is metered as the upstream billed it: the hour's writes at 2× input.
+    const metered = proxied.meter.endRun()
+    expect(metered.cost_usd).toBeCloseTo(billedUsd(server), 10)
+    expect(metered.requests?.find(r => r.status === 200)).toMatchObject({
+      cache_write: forwarded[0].billed!.cacheWrite1h,
+      cache_write_1h: forwarded[0].billed!.cacheWrite1h
+    })
+  }, 30_000)
+})
+
+describe('usage that cannot be true (#35)', () => {
+  it("is the upstream's fault: the request is charged its worst case and said, never paid back", async () => {
+    const upstream = await answering({
+      type: 'message',
+      model: 'claude-sonnet-4-5',
+      content: [{ type: 'text', text: 'ok' }],
+      usage: { input_tokens: -400_000, output_tokens: 10 }
+    })
+    const proxied = await behind(['claude', '-p'], upstream.url, 5)
+    proxied.meter.beginRun()
+    expect((await ask(proxied, '/v1/messages', message('claude-sonnet-4-5', 100))).status).toBe(200)
+    const [request] = proxied.proxy.requests
+    expect(request).toMatchObject({
+      worstCase: true,
+      impossibleUsage: 'input_tokens -400000',
+      error: 'the upstream reported usage that cannot be true (input_tokens -400000)'
+    })
+    expect(request.costUsd).toBe(request.reservedUsd)
+    expect(request.costUsd).toBeGreaterThan(0)
+    expect(proxied.warnings()).toEqual([
+      expect.stringMatching(/^the model upstream reported usage that cannot be true \(input_tokens -400000\)/)
+    ])
+    expect(proxied.meter.endRun()).toMatchObject({
+      cost_source: 'unknown',
+      cost_usd: request.costUsd,
+      requests: [expect.objectContaining({ worst_case: true, impossible_usage: 'input_tokens -400000' })]
+    })
   })
 })

@@ -1,17 +1,8 @@
-// The proxy's decisions before anything goes up (#25): which endpoints each wire forwards, what a request may
-// cost at worst as read from its body, and which bodies it cannot read.
+// The proxy's wire (#25): which endpoints each wire forwards, which bodies it can decode, and the usage it
+// reads from each wire's answers, refusing figures that cannot be true (#35). What a request may cost before it
+// goes up is preauth.test.ts's.
 import { gzipSync } from 'node:zlib'
-import {
-  bodyRefusal,
-  decodeBody,
-  DEFAULT_MAX_OUTPUT_TOKENS,
-  endpointOf,
-  withOutputLimit,
-  worstCaseUsage,
-  worstPerUseUsd,
-  WireUsage,
-  type ModelWire
-} from '../../src/proxy/wire.js'
+import { decodeBody, endpointOf, WireUsage, type ModelWire } from '../../src/proxy/wire.js'
 
 const cases: [ModelWire, string, string, 'model' | 'free' | 'refused'][] = [
   ['anthropic-messages', 'POST', '/v1/messages', 'model'],
@@ -59,43 +50,6 @@ it('says why a batch is refused', () => {
   expect(batch).toEqual({ kind: 'refused', why: expect.stringMatching(/billed later, out of band/) })
 })
 
-it("reads each wire's output limit, times the choices asked for, and a default when none is named", () => {
-  const worst = (wire: ModelWire, body: unknown) => worstCaseUsage(wire, body, 3000, 'gemini-2.5-flash')
-  expect(worst('anthropic-messages', { model: 'claude-sonnet-4-5', max_tokens: 32_000 })).toEqual({
-    input: 1000,
-    output: 32_000,
-    cache_read: 0,
-    cache_write: 0,
-    model: 'claude-sonnet-4-5'
-  })
-  expect(worst('openai-responses', { model: 'gpt-5.5', max_output_tokens: 500 }).output).toBe(500)
-  expect(worst('openai-chat', { max_completion_tokens: 100, max_tokens: 9, n: 3 }).output).toBe(300)
-  expect(worst('openai-chat', { max_tokens: 9 }).output).toBe(9)
-  expect(worst('gemini', { generationConfig: { maxOutputTokens: 50, candidateCount: 2 } })).toMatchObject({
-    output: 100,
-    model: 'gemini-2.5-flash'
-  })
-  for (const body of [{}, { max_tokens: -1 }, { max_tokens: 'lots' }, undefined])
-    expect(worst('anthropic-messages', body).output).toBe(DEFAULT_MAX_OUTPUT_TOKENS)
-})
-
-it('refuses a Responses background job and priority processing, and no other body', () => {
-  expect(bodyRefusal('openai-responses', { background: true })?.name).toBe('background: true')
-  expect(bodyRefusal('openai-responses', { background: false })).toBeUndefined()
-  expect(bodyRefusal('anthropic-messages', { background: true })).toBeUndefined()
-  expect(bodyRefusal('openai-chat', { service_tier: 'priority' })?.name).toBe('service_tier: priority')
-  expect(bodyRefusal('openai-responses', { service_tier: 'flex' })).toBeUndefined()
-})
-
-it("refuses Anthropic's code execution tool (billed per container-hour), not its metered web search", () => {
-  const tools = (type: string) => ({ tools: [{ type, name: 'x' }] })
-  expect(bodyRefusal('anthropic-messages', tools('code_execution_20250825'))?.name).toBe(
-    'tools: code_execution_20250825'
-  )
-  expect(bodyRefusal('anthropic-messages', tools('web_search_20250305'))).toBeUndefined()
-  expect(bodyRefusal('anthropic-messages', tools('web_fetch_20250910'))).toBeUndefined()
-})
-
 it('decodes the request encodings it knows, and no other', () => {
   const body = Buffer.from('{"max_tokens":1}')
   expect(decodeBody(body, undefined)).toBe(body)
@@ -115,26 +69,6 @@ it("reads a whole body that is a JSON array of chunks (Gemini's stream without a
   expect(meter.usage).toMatchObject({ input: 10, output: 5, model: 'gemini-2.5-flash' })
 })
 
-it("prices Anthropic's web searches beside the tokens, and reserves each search tool's max_uses", () => {
-  const meter = new WireUsage('anthropic-messages')
-  meter.read({ type: 'message_start', message: { usage: { input_tokens: 10, output_tokens: 1 } } })
-  expect(meter.perUseUsd).toBe(0)
-  expect(
-    meter.read({
-      type: 'message_delta',
-      usage: { output_tokens: 5, server_tool_use: { web_search_requests: 3 } }
-    })
-  ).toBe(true)
-  expect(meter.perUseUsd).toBeCloseTo(0.03, 10)
-  const tools = [
-    { type: 'web_search_20250305', name: 'web_search', max_uses: 5 },
-    { type: 'web_search_20250305', name: 'web_search' },
-    { name: 'Bash', input_schema: {} }
-  ]
-  expect(worstPerUseUsd('anthropic-messages', { tools })).toBeCloseTo(0.05 + 0.2, 10)
-  expect(worstPerUseUsd('anthropic-messages', {})).toBe(0)
-})
-
 it('counts a streamed Responses web search call once, from its output item events and the final output', () => {
   const meter = new WireUsage('openai-responses')
   const item = { type: 'web_search_call', id: 'ws_1', status: 'in_progress' }
@@ -148,22 +82,138 @@ it('counts a streamed Responses web search call once, from its output item event
   expect(meter.perUseUsd).toBeCloseTo(0.05, 10)
 })
 
-it('gives a body without a usable output limit the default, in the field its wire reads, and leaves the rest', () => {
-  expect(withOutputLimit('openai-responses', { input: 'x', max_output_tokens: 10 })).toBeUndefined()
-  expect(withOutputLimit('openai-responses', { input: 'x', max_output_tokens: -1 })).toEqual({
-    input: 'x',
-    max_output_tokens: DEFAULT_MAX_OUTPUT_TOKENS
+it("prices Anthropic's web searches beside the tokens, as the usage counts them", () => {
+  const meter = new WireUsage('anthropic-messages')
+  meter.read({ type: 'message_start', message: { usage: { input_tokens: 10, output_tokens: 1 } } })
+  expect(meter.perUseUsd).toBe(0)
+  expect(
+    meter.read({
+      type: 'message_delta',
+      usage: { output_tokens: 5, server_tool_use: { web_search_requests: 3 } }
+    })
+  ).toBe(true)
+  expect(meter.perUseUsd).toBeCloseTo(0.03, 10)
+})
+
+describe("Anthropic's cache writes by time to live (#35)", () => {
+  it('reads the 1-hour writes from cache_creation, beside the total', () => {
+    const meter = new WireUsage('anthropic-messages')
+    meter.read({
+      type: 'message_start',
+      message: {
+        model: 'claude-sonnet-4-5',
+        usage: {
+          input_tokens: 10,
+          cache_creation_input_tokens: 5000,
+          cache_creation: { ephemeral_5m_input_tokens: 1000, ephemeral_1h_input_tokens: 4000 },
+          cache_read_input_tokens: 0,
+          output_tokens: 1
+        }
+      }
+    })
+    // A message_delta that leaves the cache out (or gives it null) changes nothing of it.
+    meter.read({
+      type: 'message_delta',
+      usage: { output_tokens: 50, cache_creation_input_tokens: null, cache_creation: null }
+    })
+    expect(meter.usage).toEqual({
+      model: 'claude-sonnet-4-5',
+      input: 10,
+      output: 50,
+      cache_read: 0,
+      cache_write: 5000,
+      cache_write_1h: 4000
+    })
+    expect(meter.impossible).toBeUndefined()
   })
-  expect(withOutputLimit('openai-chat', { model: 'llama-3', max_tokens: 'lots' })).toEqual({
-    model: 'llama-3',
-    max_tokens: DEFAULT_MAX_OUTPUT_TOKENS
+
+  it('counts writes the answer does not attribute at the longest TTL the request asked for', () => {
+    const usage = { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 3000 }
+    const asked = new WireUsage('anthropic-messages', undefined, true)
+    asked.read({ type: 'message', usage })
+    expect(asked.usage).toMatchObject({ cache_write: 3000, cache_write_1h: 3000 })
+    const partly = new WireUsage('anthropic-messages', undefined, true)
+    partly.read({
+      type: 'message',
+      usage: { ...usage, cache_creation: { ephemeral_5m_input_tokens: 1000 } }
+    })
+    expect(partly.usage).toMatchObject({ cache_write: 3000, cache_write_1h: 2000 })
+    const notAsked = new WireUsage('anthropic-messages')
+    notAsked.read({ type: 'message', usage })
+    expect(notAsked.usage.cache_write_1h).toBeUndefined()
   })
-  expect(withOutputLimit('openai-chat', { model: 'o3' })).toEqual({
-    model: 'o3',
-    max_completion_tokens: DEFAULT_MAX_OUTPUT_TOKENS
+})
+
+describe("usage figures that cannot be true are the upstream's fault, never money back (#35)", () => {
+  const impossible: Array<[ModelWire, unknown, string]> = [
+    [
+      'anthropic-messages',
+      { type: 'message', usage: { input_tokens: -5000, output_tokens: 10 } },
+      'input_tokens -5000'
+    ],
+    ['anthropic-messages', { type: 'message', usage: { input_tokens: 10.5 } }, 'input_tokens 10.5'],
+    ['anthropic-messages', { type: 'message', usage: { input_tokens: '900' } }, 'input_tokens is a string'],
+    [
+      'anthropic-messages',
+      { type: 'message', usage: { output_tokens: 1, cache_creation: { ephemeral_1h_input_tokens: -1 } } },
+      'ephemeral_1h_input_tokens -1'
+    ],
+    [
+      'anthropic-messages',
+      {
+        type: 'message',
+        usage: { cache_creation_input_tokens: 10, cache_creation: { ephemeral_1h_input_tokens: 500 } }
+      },
+      'cache_creation (500) more than cache_creation_input_tokens (10)'
+    ],
+    [
+      'anthropic-messages',
+      { type: 'message', usage: { output_tokens: 1, server_tool_use: { web_search_requests: -3 } } },
+      'web_search_requests -3'
+    ],
+    [
+      'openai-responses',
+      // As JSON.parse reads an overflowing figure.
+      JSON.parse(
+        '{"type":"response.completed","response":{"usage":{"input_tokens":1e400,"output_tokens":1}}}'
+      ),
+      'input_tokens Infinity'
+    ],
+    [
+      'openai-responses',
+      {
+        type: 'response.completed',
+        response: {
+          usage: { input_tokens: 10, output_tokens: 1, input_tokens_details: { cached_tokens: 90 } }
+        }
+      },
+      'cached_tokens (90) more than input_tokens (10)'
+    ],
+    ['openai-chat', { usage: { prompt_tokens: 10, completion_tokens: -1 } }, 'completion_tokens -1'],
+    [
+      'gemini',
+      { usageMetadata: { promptTokenCount: 10, cachedContentTokenCount: 20, candidatesTokenCount: 1 } },
+      'cachedContentTokenCount (20) more than promptTokenCount (10)'
+    ],
+    [
+      'gemini',
+      { usageMetadata: { promptTokenCount: 10, thoughtsTokenCount: true } },
+      'thoughtsTokenCount is a boolean'
+    ]
+  ]
+  it.each(impossible)('%s: %j is refused (%s)', (wire, event, said) => {
+    const meter = new WireUsage(wire)
+    expect(meter.read(event)).toBe(false)
+    expect(meter.impossible).toBe(said)
+    expect(meter.usage).toMatchObject({ input: 0, output: 0, cache_read: 0, cache_write: 0 })
+    expect(meter.perUseUsd).toBe(0)
   })
-  expect(withOutputLimit('gemini', {})).toEqual({
-    generationConfig: { maxOutputTokens: DEFAULT_MAX_OUTPUT_TOKENS }
+
+  it('keeps each figure at its highest: a later, smaller one gives nothing back', () => {
+    const meter = new WireUsage('anthropic-messages')
+    meter.read({ type: 'message_start', message: { usage: { input_tokens: 900, output_tokens: 40 } } })
+    meter.read({ type: 'message_delta', usage: { input_tokens: 0, output_tokens: 2 } })
+    expect(meter.usage).toMatchObject({ input: 900, output: 40 })
+    expect(meter.impossible).toBeUndefined()
   })
-  expect(withOutputLimit('anthropic-messages', 'not an object')).toBeUndefined()
 })

@@ -45,6 +45,8 @@ interface ApiUsage {
   output_tokens?: number
   cache_read_input_tokens?: number
   cache_creation_input_tokens?: number
+  /** The writes by time to live: the 1-hour ones cost 2× input, not 1.25×. */
+  cache_creation?: { ephemeral_1h_input_tokens?: number }
 }
 
 function toReport(usage: ApiUsage, model?: string): UsageReport {
@@ -54,6 +56,8 @@ function toReport(usage: ApiUsage, model?: string): UsageReport {
     cache_read: num(usage.cache_read_input_tokens),
     cache_write: num(usage.cache_creation_input_tokens)
   }
+  const hour = num(usage.cache_creation?.ephemeral_1h_input_tokens)
+  if (hour > 0) report.cache_write_1h = hour
   if (model) report.model = model
   return report
 }
@@ -111,6 +115,11 @@ export class ClaudeStreamReader extends JsonLinesReader {
       sum.cache_read_input_tokens = num(sum.cache_read_input_tokens) + num(usage.cache_read_input_tokens)
       sum.cache_creation_input_tokens =
         num(sum.cache_creation_input_tokens) + num(usage.cache_creation_input_tokens)
+      sum.cache_creation = {
+        ephemeral_1h_input_tokens:
+          num(sum.cache_creation?.ephemeral_1h_input_tokens) +
+          num(usage.cache_creation?.ephemeral_1h_input_tokens)
+      }
     }
     return toReport(sum, this.model)
   }

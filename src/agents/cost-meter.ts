@@ -16,6 +16,8 @@ export interface MeteredRequestUsage {
   output: number
   cache_read: number
   cache_write: number
+  /** Of cache_write, the tokens written to the 1-hour cache (left out when none). */
+  cache_write_1h?: number
   /** Undefined when the model has no price in the table. */
   cost_usd?: number
   /** The proxy ended this stream: the dollar budget was crossed. */
@@ -25,6 +27,8 @@ export interface MeteredRequestUsage {
   unread?: boolean
   /** No usage was seen of an answer the upstream may have billed: charged its pre-authorised worst case. */
   worst_case?: boolean
+  /** The answer's usage held a figure that cannot be true (the upstream's fault): charged its worst case. */
+  impossible_usage?: string
   /** Never forwarded: its worst case did not fit in what was left of the dollar budget. */
   refused?: 'budget'
 }

@@ -8,7 +8,7 @@
 // Update: add or change rows, bump PRICE_TABLE_VERSION, and run `npm test -- __tests__/agents/prices`.
 import type { UsageReport } from './types.js'
 
-export const PRICE_TABLE_VERSION = '2026-11-26'
+export const PRICE_TABLE_VERSION = '2026-11-28'
 
 export interface ModelPrice {
   /** Model ids after normalisation (see normaliseModelId): no provider prefix, date suffix or `[1m]`. */
@@ -19,6 +19,11 @@ export interface ModelPrice {
   cache_read: number
   /** Writing the prompt cache (Anthropic's 5-minute write; 0 where the vendor does not charge it). */
   cache_write: number
+  /**
+   * Writing Anthropic's 1-hour prompt cache (2× input). A row without it is charged 2× its input for an hour's
+   * write (no other vendor bills one): never less than its own write.
+   */
+  cache_write_1h?: number
   /** When the price was read (YYYY-MM-DD). */
   date: string
   source: string
@@ -34,13 +39,15 @@ const GEMINI_QUOTED =
   'https://deploybase.ai/articles/gemini-api-pricing (quoting ai.google.dev/gemini-api/docs/pricing)'
 
 export const PRICE_TABLE: ModelPrice[] = [
-  // Anthropic. Cache write = the 5-minute write (claude's default); 1-hour writes cost more.
+  // Anthropic. Cache write = the 5-minute write (claude's default, 1.25× input); cache_write_1h = the 1-hour
+  // write, 2× input on every model (the pricing page's prompt-caching multipliers, read 2026-11-28).
   {
     models: ['claude-fable-5-1', 'claude-mythos-5-1'],
     input: 10,
     output: 50,
     cache_read: 0.25,
     cache_write: 12.5,
+    cache_write_1h: 20,
     date: '2026-11-26',
     source: ANTHROPIC_PRICING,
     verified: 'official'
@@ -51,6 +58,7 @@ export const PRICE_TABLE: ModelPrice[] = [
     output: 50,
     cache_read: 1,
     cache_write: 12.5,
+    cache_write_1h: 20,
     date: '2026-11-26',
     source: ANTHROPIC_PRICING,
     verified: 'official'
@@ -61,6 +69,7 @@ export const PRICE_TABLE: ModelPrice[] = [
     output: 20,
     cache_read: 0.2,
     cache_write: 5,
+    cache_write_1h: 8,
     date: '2026-11-26',
     source: 'https://platform.claude.com/docs/zh-CN/models/opus-5-5/overview',
     verified: 'official'
@@ -71,6 +80,7 @@ export const PRICE_TABLE: ModelPrice[] = [
     output: 25,
     cache_read: 0.5,
     cache_write: 6.25,
+    cache_write_1h: 10,
     date: '2026-11-26',
     source: ANTHROPIC_PRICING,
     verified: 'official'
@@ -81,6 +91,7 @@ export const PRICE_TABLE: ModelPrice[] = [
     output: 75,
     cache_read: 1.5,
     cache_write: 18.75,
+    cache_write_1h: 30,
     date: '2026-11-26',
     source: ANTHROPIC_PRICING,
     verified: 'official'
@@ -91,6 +102,7 @@ export const PRICE_TABLE: ModelPrice[] = [
     output: 10,
     cache_read: 0.2,
     cache_write: 2.5,
+    cache_write_1h: 4,
     date: '2026-11-26',
     source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5-5/overview',
     verified: 'official',
@@ -104,6 +116,7 @@ export const PRICE_TABLE: ModelPrice[] = [
     output: 10,
     cache_read: 0.2,
     cache_write: 2.5,
+    cache_write_1h: 4,
     date: '2026-11-26',
     source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5/overview',
     verified: 'official'
@@ -120,6 +133,7 @@ export const PRICE_TABLE: ModelPrice[] = [
     output: 15,
     cache_read: 0.3,
     cache_write: 3.75,
+    cache_write_1h: 6,
     date: '2026-11-26',
     source: ANTHROPIC_PRICING_ZH,
     verified: 'official',
@@ -134,6 +148,7 @@ export const PRICE_TABLE: ModelPrice[] = [
     output: 0.5,
     cache_read: 0.01,
     cache_write: 0.125,
+    cache_write_1h: 0.2,
     date: '2026-11-26',
     source: 'https://platform.claude.com/docs/about-claude/models/whats-new-opus-5 ("From $0.10 / $0.50")',
     verified: 'third-party',
@@ -147,6 +162,7 @@ export const PRICE_TABLE: ModelPrice[] = [
     output: 5,
     cache_read: 0.1,
     cache_write: 1.25,
+    cache_write_1h: 2,
     date: '2026-11-26',
     source: ANTHROPIC_PRICING_ZH,
     verified: 'official'
@@ -157,6 +173,7 @@ export const PRICE_TABLE: ModelPrice[] = [
     output: 4,
     cache_read: 0.08,
     cache_write: 1,
+    cache_write_1h: 1.6,
     date: '2026-11-26',
     source: ANTHROPIC_PRICING_ZH,
     verified: 'official'
@@ -342,30 +359,35 @@ export function vendorOfModel(model: string | undefined): ModelVendor | undefine
   return undefined
 }
 
+/** USD per million tokens written to the 1-hour cache. */
+const hourWriteRate = (price: ModelPrice): number => price.cache_write_1h ?? 2 * price.input
+
 /** Each rate at the highest any of the vendor's rows has: an unlisted model never costs less than it could. */
 export function topPriceOf(vendor: ModelVendor): ModelPrice {
   const rows = PRICE_TABLE.filter(row => vendorOfModel(row.models[0]) === vendor)
-  const top = (rate: 'input' | 'output' | 'cache_read' | 'cache_write'): number =>
-    Math.max(...rows.map(row => row[rate]))
+  const top = (rate: (row: ModelPrice) => number): number => Math.max(...rows.map(rate))
   return {
     models: [],
-    input: top('input'),
-    output: top('output'),
-    cache_read: top('cache_read'),
-    cache_write: top('cache_write'),
+    input: top(row => row.input),
+    output: top(row => row.output),
+    cache_read: top(row => row.cache_read),
+    cache_write: top(row => row.cache_write),
+    cache_write_1h: top(hourWriteRate),
     date: PRICE_TABLE_VERSION,
     source: `the highest ${vendor} rates in this table`,
     verified: 'unverified'
   }
 }
 
-/** Dollars for tokens at `price`'s rates (USD per million). */
+/** Dollars for tokens at `price`'s rates (USD per million); the 1-hour writes at their own rate. */
 export function costAt(price: ModelPrice, usage: UsageReport): number {
+  const hour = usage.cache_write_1h ?? 0
   return (
     (usage.input * price.input +
       usage.output * price.output +
       usage.cache_read * price.cache_read +
-      usage.cache_write * price.cache_write) /
+      Math.max(0, usage.cache_write - hour) * price.cache_write +
+      hour * hourWriteRate(price)) /
     1e6
   )
 }

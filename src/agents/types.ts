@@ -7,6 +7,8 @@ export interface UsageReport {
   output: number
   cache_read: number
   cache_write: number
+  /** Of cache_write, the tokens written to Anthropic's 1-hour cache (billed 2× input, not 1.25×). */
+  cache_write_1h?: number
   /** The model named in the stream (or the agent's configuration), for the price table. */
   model?: string
   /** Dollars the agent itself reported for the run; undefined = it gave tokens only (or nothing). */

@@ -164,8 +164,12 @@ export function progressSection(record: IterationRecord): string {
           ) +
           count(unread, 'unreadable (their cost is unknown; charged their worst case)') +
           count(
-            requests.filter(r => r.worst_case && !r.unread).length,
+            requests.filter(r => r.worst_case && !r.unread && !r.impossible_usage).length,
             'with no usage seen (charged their worst case)'
+          ) +
+          count(
+            requests.filter(r => r.impossible_usage).length,
+            "with usage that cannot be true (the upstream's fault; charged their worst case)"
           )
       )
     }

@@ -291,9 +291,14 @@ export async function startAgentProxy(
           ]
         : []),
       ...pricing.warnings(),
-      ...(proxy.requests.some(r => r.worstCase)
+      ...(proxy.requests.some(r => r.worstCase && r.impossibleUsage === undefined)
         ? [
             'the model proxy saw no usage in an answer the upstream may have billed (compressed, not JSON, a stream without usage, or cut): it was charged its pre-authorised worst case, so the budget still holds'
+          ]
+        : []),
+      ...(proxy.requests.some(r => r.impossibleUsage !== undefined)
+        ? [
+            `the model upstream reported usage that cannot be true (${proxy.requests.find(r => r.impossibleUsage)?.impossibleUsage ?? ''}): a fault of the upstream's, so the request was charged its pre-authorised worst case and the run's cost is unknown`
           ]
         : [])
     ],
@@ -418,7 +423,10 @@ class MeteredCostMeter implements CostMeter {
     const cost = requests.reduce((sum, r) => sum + (r.costUsd ?? 0), 0)
     // A request with tokens but no price, or an answer the proxy could not read, makes the run's cost unknown.
     const unpriced = requests.some(
-      r => r.unread === true || (r.costUsd === undefined && r.usage.input + r.usage.output > 0)
+      r =>
+        r.unread === true ||
+        r.impossibleUsage !== undefined ||
+        (r.costUsd === undefined && r.usage.input + r.usage.output > 0)
     )
     const source: CostSource = unpriced ? 'unknown' : 'metered'
     const agentSaid = priceUsage(final ?? this.agentSaid, priceFromTable)
@@ -438,10 +446,12 @@ class MeteredCostMeter implements CostMeter {
         output: r.usage.output,
         cache_read: r.usage.cache_read,
         cache_write: r.usage.cache_write,
+        ...(r.usage.cache_write_1h ? { cache_write_1h: r.usage.cache_write_1h } : {}),
         ...(r.costUsd !== undefined ? { cost_usd: r.costUsd } : {}),
         ...(r.cut ? { cut: true } : {}),
         ...(r.unread ? { unread: true } : {}),
         ...(r.worstCase ? { worst_case: true } : {}),
+        ...(r.impossibleUsage ? { impossible_usage: r.impossibleUsage } : {}),
         ...(r.refused ? { refused: r.refused } : {}),
         ...(r.error ? { error: r.error } : {})
       }))

@@ -12,17 +12,14 @@ import net, { type AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import tls from 'node:tls'
 import type { UsageReport } from '../agents/types.js'
+import { preauthorize } from './preauth.js'
 import {
   apiError,
-  bodyRefusal,
   decodeBody,
   endpointOf,
   MAX_REQUEST_BODY,
   SseReader,
   WireUsage,
-  withOutputLimit,
-  worstCaseUsage,
-  worstPerUseUsd,
   type ModelWire
 } from './wire.js'
 
@@ -48,6 +45,8 @@ export interface MeteredRequest {
   reservedUsd?: number
   /** No usage was seen of an answer the upstream may have billed: it was charged its worst case. */
   worstCase?: true
+  /** The answer's usage held a figure that cannot be true (the upstream's fault): charged its worst case. */
+  impossibleUsage?: string
   /** Never forwarded: its worst case did not fit in what was left of the budget (`error` says by how much). */
   refused?: 'budget'
 }
@@ -173,6 +172,14 @@ interface InFlight {
   cut(): void
 }
 
+/** What the proxy read of a call before it went up: its worst case, model, and the cache it asks for. */
+interface ModelCall {
+  worstUsd: number
+  model: string | undefined
+  hourCache: boolean
+}
+const FREE_CALL: ModelCall = { worstUsd: 0, model: undefined, hourCache: false }
+
 /** A model call read and priced at its worst case, not yet forwarded. */
 interface Pending {
   worstUsd: number
@@ -288,7 +295,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       if (size > MAX_REQUEST_BODY) return refuseRequest(response, name, 'its body is over 64 MB', 413)
       if (overflow)
         return refuseRequest(response, name, 'the proxy holds at most 256 MB of request bodies at once', 413)
-      if (endpoint.kind === 'free') return send(request, response, url, body, 0, undefined)
+      if (endpoint.kind === 'free') return send(request, response, url, body, FREE_CALL)
       const encoding = header(request, 'content-encoding')
       const decoded = decodeBody(body, encoding)
       if (!decoded)
@@ -304,22 +311,14 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
         // What the proxy cannot read it cannot check (a background flag, the output limit): never forwarded.
         return refuseRequest(response, name, 'its body is not JSON the meter can read')
       }
-      const refusal = bodyRefusal(options.wire, json)
-      if (refusal) return refuseRequest(response, `${name} (${refusal.name})`, refusal.why)
-      // A body naming no output limit goes up with the one it is reserved at (decoded: its encoding is dropped).
-      const limited = withOutputLimit(options.wire, json)
-      const upBody = limited ? Buffer.from(JSON.stringify(limited)) : body
-      const worst = worstCaseUsage(
-        options.wire,
-        limited ?? json,
-        limited ? upBody.length : decoded.length,
-        modelInPath(url.pathname)
-      )
+      const pre = preauthorize(options.wire, json, decoded.length, modelInPath(url.pathname), options.price)
+      if (pre.kind === 'refused') return refuseRequest(response, `${name} (${pre.name})`, pre.why)
+      const call: ModelCall = { worstUsd: pre.worstUsd, model: pre.worst.model, hourCache: pre.hourCache }
       const pending: Pending = {
-        worstUsd: (options.price(worst) ?? 0) + worstPerUseUsd(options.wire, json),
-        start: () =>
-          send(request, response, url, upBody, pending.worstUsd, worst.model, limited !== undefined),
-        refuse: () => refuseForBudget(response, url.pathname, pending.worstUsd, worst.model)
+        worstUsd: pre.worstUsd,
+        // A body that named no output limit goes up with the one it was reserved at (plain: its encoding dropped).
+        start: () => send(request, response, url, pre.body ?? body, call, pre.body !== undefined),
+        refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model)
       }
       response.on('close', () => {
         // The agent hung up while its request was held: it is no longer waiting.
@@ -412,11 +411,11 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     response: ServerResponse,
     url: URL,
     body: Buffer,
-    worstUsd: number,
-    model: string | undefined,
+    call: ModelCall,
     /** The body was rewritten, so it goes up plain, whatever encoding the agent sent. */
     plain = false
   ): void => {
+    const { worstUsd } = call
     const record: MeteredRequest = {
       seq: requests.length + 1,
       method: request.method ?? 'GET',
@@ -426,7 +425,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       ...(worstUsd > 0 ? { reservedUsd: worstUsd } : {})
     }
     requests.push(record)
-    const meter = new WireUsage(options.wire, modelInPath(url.pathname) ?? model)
+    const meter = new WireUsage(options.wire, modelInPath(url.pathname) ?? call.model, call.hourCache)
     const modelCall = endpointOf(options.wire, record.method, url.pathname).kind === 'model'
     const headers: Record<string, string | string[]> = {}
     for (const [name, value] of Object.entries(request.headers))
@@ -468,8 +467,14 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       inFlight.delete(flight)
       settle()
       const ok = record.status >= 200 && record.status < 300
+      // Usage that cannot be true is the upstream's fault, never money back: charged its worst case.
+      if (meter.impossible !== undefined) {
+        record.impossibleUsage = meter.impossible
+        record.error ??= `the upstream reported usage that cannot be true (${meter.impossible})`
+      }
       // No usage seen of an answer that may be billed: charged its worst case, so the cap still holds.
-      if (modelCall && (record.unread || !meter.seen) && (ok || (stopped && record.status === 0))) {
+      const unseen = (record.unread || !meter.seen) && (ok || (stopped && record.status === 0))
+      if (modelCall && (unseen || meter.impossible !== undefined)) {
         record.costUsd = Math.max(record.costUsd ?? 0, worstUsd)
         record.worstCase = true
         options.onRequest?.(record)

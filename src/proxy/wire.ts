@@ -1,25 +1,23 @@
 // Reading token usage from a model API's response as it streams by, for the four wires the agent CLIs speak.
 // Each reader is fed the JSON of one server-sent event (or a whole JSON body) and keeps the request's
 // cumulative usage; the proxy prices it after every event, so a budget can be crossed mid-stream. Also, per
-// wire, which endpoints the proxy forwards at all and what a request may cost at worst, read from its body.
+// wire, which endpoints the proxy forwards at all (what a model call may cost is preauth.ts's).
 import zlib from 'node:zlib'
 import type { UsageReport } from '../agents/types.js'
 
 /** The wire protocol between an agent CLI and its model. */
 export type ModelWire = 'anthropic-messages' | 'openai-responses' | 'openai-chat' | 'gemini'
 
-type Json = Record<string, unknown>
+export type Json = Record<string, unknown>
 
-const num = (value: unknown): number => (typeof value === 'number' && Number.isFinite(value) ? value : 0)
-const obj = (value: unknown): Json | undefined =>
+export const obj = (value: unknown): Json | undefined =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined
 
-/** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
-function openAiUsage(usage: Json, input: string, output: string, details: string): UsageReport {
-  // A UsageReport's input is the uncached part.
-  const cached = num(obj(usage[details])?.cached_tokens)
-  return { input: num(usage[input]) - cached, output: num(usage[output]), cache_read: cached, cache_write: 0 }
-}
+/** Token counts as an answer gives them: each a count, or undefined when the answer leaves it out (or null). */
+type Figures = Record<string, number | undefined>
+
+/** The token kinds of a UsageReport, each of which only grows over one answer. */
+const KINDS = ['input', 'output', 'cache_read', 'cache_write', 'cache_write_1h'] as const
 
 /** One request's usage as its response revealed it so far (cumulative). */
 export class WireUsage {
@@ -28,12 +26,19 @@ export class WireUsage {
   seen = false
   /** Dollars billed per use beside the tokens (Anthropic's and OpenAI's web searches), so far. */
   perUseUsd = 0
+  /**
+   * A figure of the answer's that cannot be true (negative, fractional, not a number; cached tokens more than
+   * the input): the upstream's fault, never money back. Said once; the request is charged its worst case.
+   */
+  impossible: string | undefined
   /** The Responses web search calls seen so far (by item id or output index). */
   private readonly searchCalls = new Set<string>()
 
   constructor(
     private readonly wire: ModelWire,
-    model?: string
+    model?: string,
+    /** The request asked for a 1-hour cache: writes the answer does not attribute are counted as 1-hour ones. */
+    private readonly hourCache = false
   ) {
     if (model) this.usage.model = model
   }
@@ -57,10 +62,36 @@ export class WireUsage {
     }
   }
 
-  private set(next: Omit<UsageReport, 'model'>, model: unknown): boolean {
+  /** `names` of `source` as counts; undefined (the figure named in `impossible`) when one cannot be true. */
+  private figures(source: Json | undefined, names: string[]): Figures | undefined {
+    const read: Figures = {}
+    for (const name of names) {
+      const value = source?.[name]
+      if (value === undefined || value === null) continue
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+        this.impossible ??= `${name} ${typeof value === 'number' ? String(value) : `is a ${typeof value}`}`
+        return undefined
+      }
+      read[name] = value
+    }
+    return read
+  }
+
+  private cannotBe(why: string): false {
+    this.impossible ??= why
+    return false
+  }
+
+  // A figure left out keeps its value; one that shrinks is kept at its highest (cumulative: never money back).
+  private set(next: Partial<Record<(typeof KINDS)[number], number | undefined>>, model: unknown): boolean {
     if (typeof model === 'string' && model) this.usage.model = model
     const before = JSON.stringify(this.usage)
-    Object.assign(this.usage, next)
+    for (const kind of KINDS) {
+      const value = next[kind]
+      // An hour's writes are named only once there are any (the other wires never have them).
+      if (value !== undefined && (value > 0 || this.usage[kind] !== undefined))
+        this.usage[kind] = Math.max(this.usage[kind] ?? 0, value)
+    }
     this.seen = true
     return JSON.stringify(this.usage) !== before
   }
@@ -72,23 +103,61 @@ export class WireUsage {
       data.type === 'message_start' ? obj(data.message) : data.type === 'message' ? data : undefined
     const usage = obj(message ? message.usage : data.type === 'message_delta' ? data.usage : undefined)
     if (!usage) return false
-    const u = this.usage
+    const read = this.figures(usage, [
+      'input_tokens',
+      'output_tokens',
+      'cache_read_input_tokens',
+      'cache_creation_input_tokens'
+    ])
+    const creation = obj(usage.cache_creation)
+    const split = this.figures(creation, ['ephemeral_5m_input_tokens', 'ephemeral_1h_input_tokens'])
+    const server = this.figures(obj(usage.server_tool_use), ['web_search_requests'])
+    if (!read || !split || !server) return false
+    // The writes by time to live; what the answer leaves unattributed is counted at the TTL the request asked.
+    const attributed = (split.ephemeral_5m_input_tokens ?? 0) + (split.ephemeral_1h_input_tokens ?? 0)
+    const writes = read.cache_creation_input_tokens ?? (creation ? attributed : undefined)
+    if (writes !== undefined && attributed > writes)
+      return this.cannotBe(`cache_creation (${attributed}) more than cache_creation_input_tokens (${writes})`)
+    const hour =
+      writes === undefined
+        ? undefined
+        : (split.ephemeral_1h_input_tokens ?? 0) + (this.hourCache ? writes - attributed : 0)
     // The web search server tool is billed per search, not in tokens.
-    const searches = num(obj(usage.server_tool_use)?.web_search_requests)
-    const perUse = Math.max(this.perUseUsd, searches * ANTHROPIC_WEB_SEARCH_USD)
+    const perUse = Math.max(this.perUseUsd, (server.web_search_requests ?? 0) * ANTHROPIC_WEB_SEARCH_USD)
     const searched = perUse !== this.perUseUsd
     this.perUseUsd = perUse
     const changed = this.set(
       {
-        input: 'input_tokens' in usage ? num(usage.input_tokens) : u.input,
-        output: 'output_tokens' in usage ? num(usage.output_tokens) : u.output,
-        cache_read: 'cache_read_input_tokens' in usage ? num(usage.cache_read_input_tokens) : u.cache_read,
-        cache_write:
-          'cache_creation_input_tokens' in usage ? num(usage.cache_creation_input_tokens) : u.cache_write
+        input: read.input_tokens,
+        output: read.output_tokens,
+        cache_read: read.cache_read_input_tokens,
+        cache_write: writes,
+        cache_write_1h: hour
       },
       message?.model
     )
     return changed || searched
+  }
+
+  /** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
+  private openAi(usage: Json, model: unknown, input: string, output: string, details: string): boolean {
+    const read = this.figures(usage, [input, output])
+    const cached = this.figures(obj(usage[details]), ['cached_tokens'])
+    if (!read || !cached) return false
+    const hit = cached.cached_tokens ?? 0
+    if (hit > (read[input] ?? 0))
+      return this.cannotBe(`cached_tokens (${hit}) more than ${input} (${read[input] ?? 0})`)
+    // A UsageReport's input is the uncached part.
+    const whole = read[input]
+    return this.set(
+      {
+        input: whole === undefined ? undefined : whole - hit,
+        output: read[output],
+        cache_read: hit,
+        cache_write: 0
+      },
+      model
+    )
   }
 
   // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
@@ -102,9 +171,12 @@ export class WireUsage {
     )
     const usage = obj(response?.usage)
     if (!response || !usage) return searched
-    const changed = this.set(
-      openAiUsage(usage, 'input_tokens', 'output_tokens', 'input_tokens_details'),
-      response.model
+    const changed = this.openAi(
+      usage,
+      response.model,
+      'input_tokens',
+      'output_tokens',
+      'input_tokens_details'
     )
     return changed || searched
   }
@@ -114,7 +186,9 @@ export class WireUsage {
     items.forEach((item, at) => {
       const call = obj(item)
       if (call?.type !== 'web_search_call') return
-      this.searchCalls.add(typeof call.id === 'string' ? call.id : `#${num(index) || at}`)
+      this.searchCalls.add(
+        typeof call.id === 'string' ? call.id : `#${typeof index === 'number' ? index : at}`
+      )
     })
     if (this.searchCalls.size === before) return false
     this.perUseUsd = Math.max(this.perUseUsd, this.searchCalls.size * OPENAI_WEB_SEARCH_USD)
@@ -125,21 +199,31 @@ export class WireUsage {
   private chat(data: Json): boolean {
     const usage = obj(data.usage)
     if (!usage) return false
-    return this.set(
-      openAiUsage(usage, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details'),
-      data.model
-    )
+    return this.openAi(usage, data.model, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details')
   }
 
   // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output.
   private gemini(data: Json): boolean {
-    const usage = obj(data.usageMetadata)
-    if (!usage) return false
-    const cached = num(usage.cachedContentTokenCount)
+    const read = this.figures(obj(data.usageMetadata), [
+      'promptTokenCount',
+      'cachedContentTokenCount',
+      'candidatesTokenCount',
+      'thoughtsTokenCount'
+    ])
+    if (!read || !obj(data.usageMetadata)) return false
+    const prompt = read.promptTokenCount
+    const cached = read.cachedContentTokenCount ?? 0
+    if (cached > (prompt ?? 0))
+      return this.cannotBe(`cachedContentTokenCount (${cached}) more than promptTokenCount (${prompt ?? 0})`)
+    const candidates = read.candidatesTokenCount
+    const thoughts = read.thoughtsTokenCount
     return this.set(
       {
-        input: num(usage.promptTokenCount) - cached,
-        output: num(usage.candidatesTokenCount) + num(usage.thoughtsTokenCount),
+        input: prompt === undefined ? undefined : prompt - cached,
+        output:
+          candidates === undefined && thoughts === undefined
+            ? undefined
+            : (candidates ?? 0) + (thoughts ?? 0),
         cache_read: cached,
         cache_write: 0
       },
@@ -147,6 +231,15 @@ export class WireUsage {
     )
   }
 }
+
+/** Anthropic's web search server tool: $10 per 1,000 searches (platform.claude.com pricing, 2026-11). */
+export const ANTHROPIC_WEB_SEARCH_USD = 0.01
+
+/**
+ * OpenAI's web search tool, per call: $25 per 1,000 for web_search_preview on non-reasoning models, $10 for the
+ * rest (developers.openai.com/api/docs/pricing, built-in tools); the higher price is kept.
+ */
+export const OPENAI_WEB_SEARCH_USD = 0.025
 
 /**
  * Splits a server-sent event stream into the JSON of its `data:` fields, across chunk boundaries. Bytes are
@@ -260,205 +353,6 @@ const MODEL_CALLS: Record<ModelWire, string> = {
   'openai-responses': 'POST /v1/responses',
   'openai-chat': 'POST /v1/chat/completions',
   gemini: 'generateContent and streamGenerateContent'
-}
-
-/** A model call the meter could not price though its endpoint is one: its name in the record and why. */
-export function bodyRefusal(wire: ModelWire, body: unknown): { name: string; why: string } | undefined {
-  // A background response runs on after the request returns, billed where the meter never looks.
-  if (wire === 'openai-responses' && obj(body)?.background === true)
-    return {
-      name: 'background: true',
-      why: 'a background response is billed when it finishes, after the answer the meter reads'
-    }
-  // OpenAI's priority processing costs more than the table's standard rates: the meter would price it low.
-  if ((wire === 'openai-responses' || wire === 'openai-chat') && obj(body)?.service_tier === 'priority')
-    return {
-      name: 'service_tier: priority',
-      why: "priority processing is billed above the price table's standard rates"
-    }
-  const json = obj(body) ?? {}
-  if (wire === 'openai-responses') {
-    // A small body that names stored input: the whole stored conversation is billed as this request's input.
-    for (const field of ['previous_response_id', 'conversation', 'prompt'])
-      if (json[field] !== undefined && json[field] !== null && json[field] !== '')
-        return {
-          name: field,
-          why: `${field} bills stored input (${STORED_INPUT[field]}) the body does not hold, so its worst case cannot be read from it; send the whole input instead`
-        }
-    const fee = toolTypes(json.tools).find(type => PER_USE_TOOLS.includes(type))
-    if (fee)
-      return {
-        name: `tools: ${fee}`,
-        why: 'the hosted tool is billed per call or per session beside the tokens, at a price the meter does not know'
-      }
-  }
-  // Anthropic's code execution is billed per container-hour beside the tokens (web search is metered, its
-  // requests counted in the usage; web fetch costs tokens only).
-  if (wire === 'anthropic-messages') {
-    const container = toolTypes(json.tools).find(type => type.startsWith('code_execution'))
-    if (container)
-      return {
-        name: `tools: ${container}`,
-        why: 'code execution is billed per container-hour beside the tokens, at a price the meter does not know'
-      }
-  }
-  // Chat completions' search models bill a fee per search.
-  if (wire === 'openai-chat' && json.web_search_options !== undefined)
-    return {
-      name: 'web_search_options',
-      why: 'a web search is billed per call beside the tokens, at a price the meter does not know'
-    }
-  if (wire === 'gemini') {
-    const grounding = (Array.isArray(json.tools) ? json.tools : [])
-      .flatMap(tool => Object.keys(obj(tool) ?? {}))
-      .find(key => GROUNDING_TOOLS.includes(key))
-    if (grounding)
-      return {
-        name: `tools: ${grounding}`,
-        why: 'grounding is billed per grounded prompt or per search query beside the tokens, at a price the meter does not know'
-      }
-  }
-  return undefined
-}
-
-const STORED_INPUT: Record<string, string> = {
-  previous_response_id: 'the earlier response and everything before it',
-  conversation: "the conversation's items",
-  prompt: 'the stored prompt'
-}
-/** Responses hosted tools with a fee per call or per container session (web search is priced instead). */
-const PER_USE_TOOLS = ['file_search', 'code_interpreter', 'image_generation']
-/** Gemini's grounding tools, billed per grounded prompt (2.5) or per search query (3) beside the tokens. */
-const GROUNDING_TOOLS = [
-  'googleSearch',
-  'google_search',
-  'googleSearchRetrieval',
-  'google_search_retrieval',
-  'googleMaps',
-  'google_maps',
-  'enterpriseWebSearch',
-  'enterprise_web_search',
-  'retrieval'
-]
-
-function toolTypes(tools: unknown): string[] {
-  return (Array.isArray(tools) ? tools : []).flatMap(tool => {
-    const type = obj(tool)?.type
-    return typeof type === 'string' ? [type] : []
-  })
-}
-
-/**
- * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
- * a body holds beyond that (an image, a crafted string) is caught when the answer reports it.
- */
-export const BYTES_PER_INPUT_TOKEN = 3
-/**
- * The output a request is reserved at, and limited to, when it names no limit (the CLIs' own defaults are 8K to
- * 32K; codex names none): the proxy writes it into the body (withOutputLimit).
- */
-export const DEFAULT_MAX_OUTPUT_TOKENS = 32_000
-
-const positive = (value: unknown): number | undefined =>
-  typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined
-
-/** Where a wire's request names its output limit (chat: the first one set, as worstCaseUsage reads it). */
-function outputLimit(wire: ModelWire, json: Json): unknown {
-  return wire === 'anthropic-messages'
-    ? json.max_tokens
-    : wire === 'openai-responses'
-      ? json.max_output_tokens
-      : wire === 'openai-chat'
-        ? (json.max_completion_tokens ?? json.max_tokens)
-        : obj(json.generationConfig)?.maxOutputTokens
-}
-
-/**
- * The body with the output limit it was reserved at, when it names none the meter can read: without one the
- * API allows the model's whole output (128K tokens for GPT-5), far past what was reserved. Undefined when the
- * body names its own limit (then it goes up untouched).
- */
-export function withOutputLimit(wire: ModelWire, body: unknown): Json | undefined {
-  const json = obj(body)
-  if (!json || positive(outputLimit(wire, json)) !== undefined) return undefined
-  const limit = DEFAULT_MAX_OUTPUT_TOKENS
-  switch (wire) {
-    case 'anthropic-messages':
-      return { ...json, max_tokens: limit }
-    case 'openai-responses':
-      return { ...json, max_output_tokens: limit }
-    case 'openai-chat': {
-      // OpenAI's own models take only max_completion_tokens; other chat servers know max_tokens.
-      const { max_tokens: _, max_completion_tokens: __, ...rest } = json
-      const openAi = typeof json.model === 'string' && /^(gpt-|o\d|chatgpt-)/.test(json.model)
-      return { ...rest, [openAi ? 'max_completion_tokens' : 'max_tokens']: limit }
-    }
-    case 'gemini':
-      return { ...json, generationConfig: { ...obj(json.generationConfig), maxOutputTokens: limit } }
-  }
-}
-
-/**
- * The most a model call may use: its body's size as input (none of it cached) and its output limit (times the
- * choices asked for) as output; the model it names, else `pathModel` (Gemini's).
- */
-export function worstCaseUsage(
-  wire: ModelWire,
-  body: unknown,
-  bytes: number,
-  pathModel?: string
-): UsageReport {
-  const json = obj(body) ?? {}
-  const config = obj(json.generationConfig) ?? {}
-  const limit = outputLimit(wire, json)
-  const choices = positive(wire === 'openai-chat' ? json.n : wire === 'gemini' ? config.candidateCount : 1)
-  // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
-  const model =
-    wire === 'gemini' && pathModel
-      ? pathModel
-      : typeof json.model === 'string' && json.model
-        ? json.model
-        : pathModel
-  return {
-    input: Math.ceil(bytes / BYTES_PER_INPUT_TOKEN),
-    output: (positive(limit) ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
-    cache_read: 0,
-    cache_write: 0,
-    ...(model ? { model } : {})
-  }
-}
-
-/** Anthropic's web search server tool: $10 per 1,000 searches (platform.claude.com pricing, 2026-11). */
-export const ANTHROPIC_WEB_SEARCH_USD = 0.01
-/** Searches a web search tool that names no max_uses is reserved for (one request may search many times). */
-export const DEFAULT_WEB_SEARCHES = 20
-
-/**
- * OpenAI's web search tool, per call: $25 per 1,000 for web_search_preview on non-reasoning models, $10 for the
- * rest (developers.openai.com/api/docs/pricing, built-in tools); the higher price is kept.
- */
-export const OPENAI_WEB_SEARCH_USD = 0.025
-
-/**
- * The most a model call may be billed per use beside its tokens: each Anthropic web search tool's max_uses; for
- * an OpenAI web search tool, the request's max_tool_calls (every hosted tool call a response may make).
- */
-export function worstPerUseUsd(wire: ModelWire, body: unknown): number {
-  if (wire === 'openai-responses') {
-    const json = obj(body) ?? {}
-    if (!toolTypes(json.tools).some(type => type.startsWith('web_search'))) return 0
-    return (positive(json.max_tool_calls) ?? DEFAULT_WEB_SEARCHES) * OPENAI_WEB_SEARCH_USD
-  }
-  if (wire !== 'anthropic-messages') return 0
-  const tools = obj(body)?.tools
-  if (!Array.isArray(tools)) return 0
-  return tools
-    .map(obj)
-    .filter(tool => typeof tool?.type === 'string' && tool.type.startsWith('web_search'))
-    .reduce(
-      (sum, tool) => sum + (positive(tool?.max_uses) ?? DEFAULT_WEB_SEARCHES) * ANTHROPIC_WEB_SEARCH_USD,
-      0
-    )
 }
 
 /** The most a request body may grow to once decoded: more is refused, never read on trust. */

@@ -14,7 +14,7 @@ import {
   type StreamedTurn
 } from './api.js'
 import { chunks, header, sendJson, sse, startSse, type RecordedRequest, type ScriptedServer } from './http.js'
-import { usageOf, type ModelRequest, type ToolResult, type Turn } from './script.js'
+import { usageOf, type ModelRequest, type ToolResult, type Turn, type Usage } from './script.js'
 
 export type AnthropicServerOptions = ModelServerOptions
 
@@ -127,14 +127,68 @@ function textOf(content: unknown): string {
   return ''
 }
 
-function wireUsage(turn: Turn): Record<string, number> {
-  const usage = usageOf(turn)
+/** The usage object as the Messages API writes it: the cache writes in total and by time to live. */
+function wireUsage(usage: Required<Usage>): Record<string, unknown> {
   return {
     input_tokens: usage.input,
-    cache_creation_input_tokens: usage.cacheWrite,
+    cache_creation_input_tokens: usage.cacheWrite + usage.cacheWrite1h,
+    cache_creation: {
+      ephemeral_5m_input_tokens: usage.cacheWrite,
+      ephemeral_1h_input_tokens: usage.cacheWrite1h
+    },
     cache_read_input_tokens: usage.cacheRead,
     output_tokens: usage.output
   }
+}
+
+/** Tokens of text as the stand-in counts them: 4 bytes a token. */
+const tokensOf = (bytes: number): number => Math.ceil(bytes / 4)
+
+/**
+ * What the vendor bills for `request`'s input. The prompt is read in the order the cache reads it (tools,
+ * system, messages), each part with its bytes (a document or image by URL: the bytes fetched from it) and
+ * its breakpoint's TTL. The prefix up to the last 1-hour breakpoint is written for an hour, the rest up to the
+ * last breakpoint for five minutes, and the rest is input; every write is fresh (no reads): the dearest bill.
+ */
+async function vendorUsage(request: ModelRequest, turn: Turn): Promise<Required<Usage>> {
+  const body = request.body
+  const parts: Array<{ bytes: number; ttl: string | undefined }> = []
+  const add = async (part: unknown): Promise<void> => {
+    const block = (part ?? {}) as { cache_control?: { ttl?: string } }
+    let bytes = Buffer.byteLength(JSON.stringify(part))
+    for (const url of urlSources(part)) bytes += (await (await fetch(url)).arrayBuffer()).byteLength
+    parts.push({ bytes, ttl: block.cache_control ? (block.cache_control.ttl ?? '5m') : undefined })
+  }
+  const blocks = (content: unknown): unknown[] => (Array.isArray(content) ? content : [content])
+  for (const tool of (body.tools ?? []) as unknown[]) await add(tool)
+  if (body.system !== undefined) for (const block of blocks(body.system)) await add(block)
+  for (const message of (body.messages ?? []) as Message[])
+    for (const block of blocks(message.content)) await add(block)
+  const upTo = (last: number): number => parts.slice(0, last + 1).reduce((sum, p) => sum + p.bytes, 0)
+  const lastOf = (match: (ttl: string | undefined) => boolean): number =>
+    parts.reduce((last, part, at) => (match(part.ttl) ? at : last), -1)
+  const hour = tokensOf(upTo(lastOf(ttl => ttl === '1h')))
+  const cached = tokensOf(upTo(lastOf(ttl => ttl !== undefined)))
+  return {
+    ...usageOf(turn),
+    input: tokensOf(upTo(parts.length - 1)) - cached,
+    cacheRead: 0,
+    cacheWrite: cached - hour,
+    cacheWrite1h: hour
+  }
+}
+
+/** The URLs a block's sources (its own, and its content's) name. */
+function urlSources(part: unknown): string[] {
+  const block = (part ?? {}) as {
+    source?: { type?: string; url?: string; content?: unknown }
+    content?: unknown
+  }
+  const own = block.source?.type === 'url' && block.source.url ? [block.source.url] : []
+  const inner = [block.content, block.source?.content].flatMap(content =>
+    Array.isArray(content) ? content.flatMap(urlSources) : []
+  )
+  return [...own, ...inner]
 }
 
 /** The content blocks a turn produces, in the final (non-streamed) shape. */
@@ -155,13 +209,16 @@ async function answer({
   requestId,
   stall,
   breakOff,
-  failInBand
+  failInBand,
+  bill
 }: Answer): Promise<void> {
   const id = `msg_scripted_${String(n).padStart(4, '0')}`
-  if (!request.stream) return answerWhole(response, request, turn, id, requestId, stall)
+  const billed = turn.billAsVendor ? await vendorUsage(request, turn) : usageOf(turn)
+  bill(billed)
+  const usage = wireUsage(billed)
+  if (!request.stream) return answerWhole(response, request, turn, id, requestId, stall, usage)
 
   startSse(response, { 'request-id': requestId, ...turn.headers })
-  const usage = wireUsage(turn)
   sse(response, 'message_start', {
     message: {
       id,
@@ -221,7 +278,8 @@ async function answerWhole(
   turn: StreamedTurn,
   id: string,
   requestId: string,
-  stall: () => Promise<boolean>
+  stall: () => Promise<boolean>,
+  usage: Record<string, unknown>
 ): Promise<void> {
   if (turn.kind === 'stream-error') {
     const body = {
@@ -240,7 +298,7 @@ async function answerWhole(
     content: turn.kind === 'abrupt-end' ? [{ type: 'text', text: turn.partialText }] : contentOf(turn, id),
     stop_reason: turn.kind === 'tool' ? 'tool_use' : 'end_turn',
     stop_sequence: null,
-    usage: wireUsage(turn)
+    usage
   }
   const bytes = Buffer.from(JSON.stringify(message))
   if (turn.kind !== 'abrupt-end') {

@@ -17,10 +17,12 @@ import {
   AttemptCounter,
   checkTurn,
   pickTurn,
+  usageOf,
   type HttpErrorTurn,
   type ModelRequest,
   type Script,
-  type Turn
+  type Turn,
+  type Usage
 } from './script.js'
 
 export interface ModelServerOptions extends ServerOptions {
@@ -48,6 +50,8 @@ export interface Answer {
   breakOff(): Promise<void>
   /** A stream-error turn: waits the stall, writes the API's in-band error (`write`), ends the response. */
   failInBand(write: () => void): Promise<void>
+  /** Says what the answer bills, when not the turn's usage (RecordedRequest.billed). */
+  bill(usage: Required<Usage>): void
 }
 
 /** Text of OpenAI-style content: a string, or parts with `text`. */
@@ -169,6 +173,10 @@ export async function startModelServer(api: ModelApi, options: ModelServerOption
       write()
       response.end()
     }
-    await api.answer({ response, request, turn, n: answered, requestId, stall, breakOff, failInBand })
+    recorded.billed = usageOf(turn)
+    const bill = (usage: Required<Usage>): void => {
+      recorded.billed = usage
+    }
+    await api.answer({ response, request, turn, n: answered, requestId, stall, breakOff, failInBand, bill })
   })
 }

@@ -4,6 +4,7 @@ import { appendFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
+import type { Usage } from './script.js'
 
 /** One request as the server saw it, kept for assertions and for discovering what a CLI calls. */
 export interface RecordedRequest {
@@ -15,6 +16,8 @@ export interface RecordedRequest {
   body: unknown
   /** How the server answered, e.g. `tool Write`, `text`, `http-error 529`, `404`. */
   answer: string
+  /** The usage a model call's answer reported: what the upstream billed it. */
+  billed?: Required<Usage>
   at: Date
 }
 

@@ -11,7 +11,10 @@ export interface Usage {
   input?: number
   output?: number
   cacheRead?: number
+  /** Cache writes (Anthropic: the 5-minute ones). */
   cacheWrite?: number
+  /** Anthropic only: writes to the 1-hour cache (cache_creation.ephemeral_1h_input_tokens). */
+  cacheWrite1h?: number
   /** Responses API only: output_tokens_details.reasoning_tokens (part of `output`). */
   reasoning?: number
 }
@@ -21,6 +24,7 @@ export const DEFAULT_USAGE: Required<Usage> = {
   output: 20,
   cacheRead: 0,
   cacheWrite: 0,
+  cacheWrite1h: 0,
   reasoning: 0
 }
 
@@ -31,6 +35,11 @@ export interface TurnOptions {
   stallMs?: number
   /** Extra response headers, e.g. anthropic-ratelimit-unified-* or retry-after. */
   headers?: Record<string, string>
+  /**
+   * Anthropic only: bill the request as the vendor does, its input counted from what it sends (a document or
+   * image by URL fetched and counted), its cache writes by their breakpoints' TTL; `usage` gives the output.
+   */
+  billAsVendor?: true
 }
 
 /**
