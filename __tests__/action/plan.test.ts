@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { readInputs } from '../../src/action/inputs.js'
-import { makePlan } from '../../src/action/plan.js'
+import { installHint, makePlan } from '../../src/action/plan.js'
 import { readContext } from '../../src/trigger/context.js'
 import type { Run } from '../../src/trigger/types.js'
 import { inputEnv } from './harness.js'
@@ -163,5 +163,34 @@ describe('continue-jobs on a schedule: a chain that could outlast a day is warne
   test('3 jobs of 5 hours, or a chain a person dispatched, are not', () => {
     expect(plan({ ralph: 'r', 'continue-jobs': '3', 'max-time': '5h' }, run('schedule')).warnings).toEqual([])
     expect(plan({ ralph: 'r', 'continue-jobs': '9' }, run('workflow_dispatch')).warnings).toEqual([])
+  })
+})
+
+describe('an agent not on PATH: the hint names how to get that agent, not Claude for every agent', () => {
+  test.each([
+    ['claude -p', /npm install -g @anthropic-ai\/claude-code@/],
+    ['codex exec', /npm install -g @openai\/codex@/],
+    ['gemini -p', /npm install -g @google\/gemini-cli@/],
+    ['opencode run', /npm install -g opencode-ai@/],
+    ['qwen -p', /npm install -g @qwen-code\/qwen-code@/]
+  ])('%s: install-agent, or the npm package it installs', (agent, hint) => {
+    const message = installHint(agent.split(' '))
+    expect(message).toMatch(/^set install-agent: true/)
+    expect(message).toMatch(hint)
+  })
+
+  test.each(['aider --yes', './my-agent.sh', '/usr/local/bin/ollama run'])(
+    '%s: an earlier step, never another CLI’s package',
+    agent => {
+      const message = installHint(agent.split(' '))
+      expect(message).toMatch(/^install it in an earlier step/)
+      expect(message).not.toMatch(/npm install|install-agent: true/)
+    }
+  )
+
+  test('the plan refuses an agent not on PATH in one line naming its own fix', () => {
+    expect(() =>
+      plan({ ralph: 'r', agent: 'aider --yes --message-file' }, run('workflow_dispatch'))
+    ).toThrow(/^The agent 'aider' was not found on PATH: install it in an earlier step of the job/)
   })
 })

@@ -33,6 +33,7 @@ import type { PullRef, Run } from '../trigger/types.js'
 import { isHunt } from '../trigger/hunt.js'
 import { autoModelProxy, modelProxyProblem } from '../proxy/agent.js'
 import { InputError, type ActionInputs } from './inputs.js'
+import { agentCliOf, AGENT_CLIS } from '../agents/clis.js'
 
 export interface RunPlan {
   inputs: ActionInputs
@@ -110,9 +111,15 @@ function ralphProblem(error: RalphError, workspace: string, projectRoot: string)
 /** The agent's program must be on PATH: the one check install-agent defers until after its install. */
 export function checkAgentFound(agentArgv: string[], projectRoot: string, env: NodeJS.ProcessEnv): void {
   if (!which(agentArgv[0], { cwd: projectRoot, path: env.PATH }))
-    throw new InputError(
-      `The agent '${agentArgv[0]}' was not found on PATH: set install-agent: true, or install it in an earlier step (e.g. npm install -g @anthropic-ai/claude-code).`
-    )
+    throw new InputError(`The agent '${agentArgv[0]}' was not found on PATH: ${installHint(agentArgv)}.`)
+}
+
+/** How to get an agent that is not on PATH: install-agent for the CLIs it installs, else an earlier step. */
+export function installHint(agentArgv: string[]): string {
+  const cli = agentCliOf(agentArgv)
+  return cli
+    ? `set install-agent: true, or install it in an earlier step (npm install -g ${cli.package}@${cli.version})`
+    : `install it in an earlier step of the job (install-agent installs only ${AGENT_CLIS.map(c => c.name).join(', ')})`
 }
 
 function checkAgent(agent: string, projectRoot: string, env: NodeJS.ProcessEnv, lookup: boolean): string[] {
