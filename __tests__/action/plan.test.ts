@@ -97,7 +97,7 @@ describe('a ralph whose frontmatter or placeholders silently change the run is n
 
   test("'chek:' for 'checks:' fails in one line naming the file, the line and the key meant", () => {
     expect(planOf('---\nagent: cat\nchek:\n  - name: tests\n    run: "true"\n---\nFix it.\n')).toThrow(
-      "r/RALPH.md:3:1: Unknown frontmatter key 'chek': did you mean 'checks'? No runtime reads it, so it changes nothing."
+      "r/RALPH.md:3:1: Unknown frontmatter key 'chek': did you mean 'checks'? Without it this ralph has no gates, and would loop with nothing to judge its work: fix the key."
     )
   })
 

@@ -74,10 +74,23 @@ describe('ralph-action validate', () => {
     )
   })
 
+  test('a ralph without gates whose unknown key was meant as checks is an error: validate and run exit 1', () => {
+    const dir = project({
+      'r/RALPH.md': '---\nagent: cat\nchek:\n  - name: tests\n    run: "true"\n---\nFix it.\n'
+    })
+    const line =
+      "r/RALPH.md:3:1: Unknown frontmatter key 'chek': did you mean 'checks'? Without it this ralph has no gates, and would loop with nothing to judge its work: fix the key.\n"
+    expect(cli(dir, 'validate', 'r')).toMatchObject({ code: 1, stderr: `${line}1 problem in r/RALPH.md.\n` })
+    const ran = cli(dir, 'run', 'r', '-n', '1', '--record-dir', recordOf(dir))
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toContain(line.trim())
+    expect(existsSync(recordOf(dir))).toBe(false)
+  })
+
   test('what silently changes a run is warned with the fix: a key no runtime reads, a placeholder naming nothing', () => {
     const dir = project({
       'r/RALPH.md':
-        '---\nagent: cat\nchek:\n  - name: tests\n    run: "true"\nargs: [focus]\ncommands:\n  - name: test\n    run: echo hi\n---\n' +
+        '---\nagent: cat\ncredits: false\nargs: [focus]\ncommands:\n  - name: test\n    run: echo hi\n---\n' +
         '{{ commands.tset }} {{ args.foo }} {{ args.task }} {{ args.focus }} <!-- {{ commands.gone }} -->\n'
     })
     const r = cli(dir, 'validate', 'r')
@@ -85,9 +98,9 @@ describe('ralph-action validate', () => {
     expect(r.stdout).toBe('r/RALPH.md: OK, with 3 warnings\n')
     expect(r.stderr).toBe(
       [
-        "r/RALPH.md:3:1: warning: Unknown frontmatter key 'chek': did you mean 'checks'? No runtime reads it, so it changes nothing.",
-        'r/RALPH.md:11:1: warning: {{ commands.tset }} names no command (did you mean commands.test?), so it renders as nothing.',
-        'r/RALPH.md:11:21: warning: {{ args.foo }} names no declared arg, so it renders as nothing.',
+        "r/RALPH.md:3:1: warning: Unknown frontmatter key 'credits': did you mean 'credit'? No runtime reads it, so it changes nothing.",
+        'r/RALPH.md:9:1: warning: {{ commands.tset }} names no command (did you mean commands.test?), so it renders as nothing.',
+        'r/RALPH.md:9:21: warning: {{ args.foo }} names no declared arg, so it renders as nothing.',
         ''
       ].join('\n')
     )

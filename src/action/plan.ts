@@ -227,8 +227,8 @@ export function makePlan(
       ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env, lookup) }
     }
     task = { name: ralph.name, file: relativeTo(workspace, ralph.file), text: ralphTask(ralph.file) }
-    // A key no runtime reads, or a placeholder that names nothing, silently changes what runs (`chek:` leaves
-    // the loop without gates): the action does not run such a ralph (the CLI's run, like ralphify, warns).
+    // A key no runtime reads, or a placeholder that names nothing, silently changes what runs: the action does
+    // not run such a ralph (the CLI's run, like ralphify, warns; both refuse a `chek:` that leaves no gates).
     const silent = loadedRalph?.warnings.find(w => w.rule === 'unknown-key' || w.rule === 'names-nothing')
     if (silent) throw ralphProblem(new RalphError(silent.message, 1, [silent]), workspace, root)
     // Values from people (a comment's args, an issue's text) must never reach a command inside a word.
