@@ -189,8 +189,8 @@ describe('an agent not on PATH: the hint names how to get that agent, not Claude
   )
 
   test('the plan refuses an agent not on PATH in one line naming its own fix', () => {
-    expect(() =>
-      plan({ ralph: 'r', agent: 'aider --yes --message-file' }, run('workflow_dispatch'))
-    ).toThrow(/^The agent 'aider' was not found on PATH: install it in an earlier step of the job/)
+    expect(() => plan({ ralph: 'r', agent: 'aider --yes --message-file' }, run('workflow_dispatch'))).toThrow(
+      /^The agent 'aider' was not found on PATH: install it in an earlier step of the job/
+    )
   })
 })

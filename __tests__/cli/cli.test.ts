@@ -1,6 +1,6 @@
 // The CLI as a user runs it: the built dist/cli/index.js in real projects (temp folders, real git, scripted
 // agents). Prompt bytes and errors shared with ralphify are pinned by the conformance suite; these pin ours.
-import { spawn, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { CLI, alive, cli, gitEnv, project, recordOf, type Ran } from './helpers.js'
@@ -133,16 +133,52 @@ describe('ralph-action validate', () => {
 })
 
 describe('ralph-action scaffold', () => {
-  test('writes a starter ralph that validates once its agent exists, and refuses to overwrite it', () => {
+  /** The CLI with PATH holding only the system's programs and, when given, a folder of fake agents. */
+  const onPath = (dir: string, agents: string | undefined, ...args: string[]): Ran => {
+    const PATH = [agents, '/usr/local/bin', '/usr/bin', '/bin'].filter(Boolean).join(':')
+    const r = spawnSync(process.execPath, [CLI, ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...gitEnv(), PATH }
+    })
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+  }
+  const scaffold = (dir: string, agents?: string, ...args: string[]): Ran =>
+    onPath(dir, agents, 'scaffold', ...args)
+
+  test('a bare name goes where list and run NAME find it, and is not written twice', () => {
     const dir = project({})
-    const first = cli(dir, 'scaffold', 'mine')
+    const first = scaffold(dir, undefined, 'mine')
     expect(first.code).toBe(0)
-    expect(first.stdout).toContain('Created mine/RALPH.md')
-    const text = readFileSync(path.join(dir, 'mine/RALPH.md'), 'utf8')
-    expect(text).toContain('checks:')
-    const again = cli(dir, 'scaffold', 'mine')
+    expect(first.stdout).toContain('Created .agents/ralphs/mine/RALPH.md')
+    expect(readFileSync(path.join(dir, '.agents/ralphs/mine/RALPH.md'), 'utf8')).toContain('checks:')
+    expect(cli(dir, 'list')).toMatchObject({ code: 0, stdout: '{"ralph":["mine"]}\n' })
+    const again = scaffold(dir, undefined, 'mine')
     expect(again.code).toBe(1)
-    expect(again.stderr).toContain(`RALPH.md already exists at '${path.join(dir, 'mine', 'RALPH.md')}'.`)
+    expect(again.stderr).toContain(
+      `RALPH.md already exists at '${path.join(dir, '.agents', 'ralphs', 'mine', 'RALPH.md')}'.`
+    )
+  })
+
+  test('a path goes where it says', () => {
+    const dir = project({})
+    expect(scaffold(dir, undefined, './here').stdout).toContain('Created here/RALPH.md')
+    expect(existsSync(path.join(dir, 'here', 'RALPH.md'))).toBe(true)
+  })
+
+  test('without claude on PATH it says what to install, and validate then passes once the agent exists', () => {
+    const dir = project({})
+    const made = scaffold(dir, undefined, 'mine')
+    expect(made.stdout).toMatch(
+      /Its agent, claude, is not on PATH here: npm install -g @anthropic-ai\/claude-code@[\d.]+, or set agent: to your agent's command\./
+    )
+    const agents = project({ 'claude.sh': '#!/bin/sh\ncat\n', 'npm.sh': '#!/bin/sh\nexit 0\n' })
+    execFileSync('mv', [path.join(agents, 'claude.sh'), path.join(agents, 'claude')])
+    execFileSync('mv', [path.join(agents, 'npm.sh'), path.join(agents, 'npm')])
+    const other = project({})
+    expect(scaffold(other, agents, 'other').stdout).not.toContain('not on PATH')
+    expect(onPath(other, agents, 'validate', 'other')).toMatchObject({ code: 0 })
+    expect(onPath(other, undefined, 'validate', 'other').code).toBe(1)
   })
 })
 

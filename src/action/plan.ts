@@ -33,7 +33,7 @@ import type { PullRef, Run } from '../trigger/types.js'
 import { isHunt } from '../trigger/hunt.js'
 import { autoModelProxy, modelProxyProblem } from '../proxy/agent.js'
 import { InputError, type ActionInputs } from './inputs.js'
-import { agentCliOf, AGENT_CLIS } from '../agents/clis.js'
+import { AGENT_CLIS, npmInstallOf } from '../agents/clis.js'
 
 export interface RunPlan {
   inputs: ActionInputs
@@ -116,9 +116,9 @@ export function checkAgentFound(agentArgv: string[], projectRoot: string, env: N
 
 /** How to get an agent that is not on PATH: install-agent for the CLIs it installs, else an earlier step. */
 export function installHint(agentArgv: string[]): string {
-  const cli = agentCliOf(agentArgv)
-  return cli
-    ? `set install-agent: true, or install it in an earlier step (npm install -g ${cli.package}@${cli.version})`
+  const npm = npmInstallOf(agentArgv)
+  return npm
+    ? `set install-agent: true, or install it in an earlier step (${npm})`
     : `install it in an earlier step of the job (install-agent installs only ${AGENT_CLIS.map(c => c.name).join(', ')})`
 }
 
