@@ -194,3 +194,25 @@ describe('an agent not on PATH: the hint names how to get that agent, not Claude
     )
   })
 })
+
+describe('a ralph not found where nothing is checked out names the missing actions/checkout step', () => {
+  test('an empty workspace: the one line says to add actions/checkout', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralph-plan-empty-'))
+    dirs.push(dir)
+    const env = { ...process.env, GITHUB_WORKSPACE: dir, RUNNER_TEMP: dir }
+    expect(() =>
+      makePlan(readInputs(inputEnv({ ralph: '.agents/ralphs/fix' })), readContext(env), env, run('schedule'))
+    ).toThrow(
+      /^Input 'ralph' \(\.agents\/ralphs\/fix\): .*\(no repository is checked out at .*: add the step - uses: actions\/checkout@v5 before ralph-action\)\.$/
+    )
+  })
+
+  test('in a checked-out repository the line stays about the ralph', () => {
+    const dir = workspace()
+    mkdirSync(path.join(dir, '.git'))
+    const env = { ...process.env, GITHUB_WORKSPACE: dir, RUNNER_TEMP: dir }
+    expect(() =>
+      makePlan(readInputs(inputEnv({ ralph: 'nope' })), readContext(env), env, run('schedule'))
+    ).toThrow(/^Input 'ralph' \(nope\): (?!.*actions\/checkout).*$/)
+  })
+})

@@ -134,6 +134,16 @@ function checkAgent(agent: string, projectRoot: string, env: NodeJS.ProcessEnv, 
   return argv
 }
 
+/** A ralph not found where no repository is checked out: the step the workflow lacks. */
+function noCheckout(root: string, ralphInput: string): string {
+  if (existsSync(path.resolve(root, ralphInput))) return ''
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, '.git'))) return ''
+    if (path.dirname(dir) === dir) break
+  }
+  return ` (no repository is checked out at ${root}: add the step - uses: actions/checkout@v5 before ralph-action)`
+}
+
 /** The RALPH.md body without frontmatter and HTML comments: what the ralph asks, for people. */
 function ralphTask(file: string): string {
   try {
@@ -205,7 +215,8 @@ export function makePlan(
     try {
       // The same containment rule as comments, labels and mode: list (ralph/installed.ts).
       const resolved = inputRalph(root, ralphInput)
-      if ('problem' in resolved) throw new PlanError(`Input 'ralph' (${ralphInput}): ${resolved.problem}.`)
+      if ('problem' in resolved)
+        throw new PlanError(`Input 'ralph' (${ralphInput}): ${resolved.problem}${noCheckout(root, ralphInput)}.`)
       const loaded = loadRalph(resolved.file, {
         cwd: root,
         env,
@@ -221,7 +232,9 @@ export function makePlan(
     } catch (error) {
       if (!(error instanceof RalphError)) throw error
       if (error.problems.length > 0) throw ralphProblem(error, workspace, root)
-      throw new PlanError(`Input 'ralph' (${ralphInput}): ${error.message}`)
+      throw new PlanError(
+        `Input 'ralph' (${ralphInput}): ${error.message.replace(/\.$/, '')}${noCheckout(root, ralphInput)}.`
+      )
     }
     if (inputs.agent !== undefined) {
       ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env, lookup) }
