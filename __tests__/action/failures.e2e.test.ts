@@ -319,6 +319,8 @@ test('bad input fails the step with one line before any agent runs: a ralph prob
   for (const run of [badRalph, badInput, badCheck, badCommand, missing]) {
     expect(run.post?.exitCode).toBe(0)
     expect(run.outputs).toEqual({})
+    // The job summary says it too: the one line, not an empty page under a red step.
+    expect(run.main.summary).toBe(`❌ ${run.main.errors[0]?.message}\n`)
   }
   expect(
     e2e

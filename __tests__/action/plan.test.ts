@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, describe, expect, test } from '@jest/globals'
 import { readInputs } from '../../src/action/inputs.js'
-import { makePlan } from '../../src/action/plan.js'
+import { installHint, makePlan } from '../../src/action/plan.js'
 import { readContext } from '../../src/trigger/context.js'
 import type { Run } from '../../src/trigger/types.js'
 import { inputEnv } from './harness.js'
@@ -97,7 +97,7 @@ describe('a ralph whose frontmatter or placeholders silently change the run is n
 
   test("'chek:' for 'checks:' fails in one line naming the file, the line and the key meant", () => {
     expect(planOf('---\nagent: cat\nchek:\n  - name: tests\n    run: "true"\n---\nFix it.\n')).toThrow(
-      "r/RALPH.md:3:1: Unknown frontmatter key 'chek': did you mean 'checks'? No runtime reads it, so it changes nothing."
+      "r/RALPH.md:3:1: Unknown frontmatter key 'chek': did you mean 'checks'? Without it this ralph has no gates, and would loop with nothing to judge its work: fix the key."
     )
   })
 
@@ -163,5 +163,56 @@ describe('continue-jobs on a schedule: a chain that could outlast a day is warne
   test('3 jobs of 5 hours, or a chain a person dispatched, are not', () => {
     expect(plan({ ralph: 'r', 'continue-jobs': '3', 'max-time': '5h' }, run('schedule')).warnings).toEqual([])
     expect(plan({ ralph: 'r', 'continue-jobs': '9' }, run('workflow_dispatch')).warnings).toEqual([])
+  })
+})
+
+describe('an agent not on PATH: the hint names how to get that agent, not Claude for every agent', () => {
+  test.each([
+    ['claude -p', /npm install -g @anthropic-ai\/claude-code@/],
+    ['codex exec', /npm install -g @openai\/codex@/],
+    ['gemini -p', /npm install -g @google\/gemini-cli@/],
+    ['opencode run', /npm install -g opencode-ai@/],
+    ['qwen -p', /npm install -g @qwen-code\/qwen-code@/]
+  ])('%s: install-agent, or the npm package it installs', (agent, hint) => {
+    const message = installHint(agent.split(' '))
+    expect(message).toMatch(/^set install-agent: true/)
+    expect(message).toMatch(hint)
+  })
+
+  test.each(['aider --yes', './my-agent.sh', '/usr/local/bin/ollama run'])(
+    '%s: an earlier step, never another CLI’s package',
+    agent => {
+      const message = installHint(agent.split(' '))
+      expect(message).toMatch(/^install it in an earlier step/)
+      expect(message).not.toMatch(/npm install|install-agent: true/)
+    }
+  )
+
+  test('the plan refuses an agent not on PATH in one line naming its own fix', () => {
+    expect(() => plan({ ralph: 'r', agent: 'aider --yes --message-file' }, run('workflow_dispatch'))).toThrow(
+      /^The agent 'aider' was not found on PATH: install it in an earlier step of the job/
+    )
+  })
+})
+
+describe('a ralph not found where nothing is checked out names the missing actions/checkout step', () => {
+  test('an empty workspace: the one line says to add actions/checkout', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ralph-plan-empty-'))
+    dirs.push(dir)
+    const env = { ...process.env, GITHUB_WORKSPACE: dir, RUNNER_TEMP: dir }
+    expect(() =>
+      makePlan(readInputs(inputEnv({ ralph: '.agents/ralphs/fix' })), readContext(env), env, run('schedule'))
+    ).toThrow(
+      /^Input 'ralph' \(\.agents\/ralphs\/fix\): .*\(no repository is checked out at .*: add the step - uses: actions\/checkout@v5 before ralph-action\)\.$/
+    )
+  })
+
+  test('in a checked-out repository the line stays about the ralph', () => {
+    const dir = workspace()
+    mkdirSync(path.join(dir, '.git'))
+    const env = { ...process.env, GITHUB_WORKSPACE: dir, RUNNER_TEMP: dir }
+    expect(() =>
+      makePlan(readInputs(inputEnv({ ralph: 'nope' })), readContext(env), env, run('schedule'))
+    ).toThrow(/^Input 'ralph' \(nope\): (?!.*actions\/checkout).*$/)
   })
 })

@@ -1,6 +1,6 @@
 // The CLI as a user runs it: the built dist/cli/index.js in real projects (temp folders, real git, scripted
 // agents). Prompt bytes and errors shared with ralphify are pinned by the conformance suite; these pin ours.
-import { spawn, spawnSync } from 'node:child_process'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
 import { chmodSync, existsSync, readFileSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { CLI, alive, cli, gitEnv, project, recordOf, type Ran } from './helpers.js'
@@ -74,10 +74,23 @@ describe('ralph-action validate', () => {
     )
   })
 
+  test('a ralph without gates whose unknown key was meant as checks is an error: validate and run exit 1', () => {
+    const dir = project({
+      'r/RALPH.md': '---\nagent: cat\nchek:\n  - name: tests\n    run: "true"\n---\nFix it.\n'
+    })
+    const line =
+      "r/RALPH.md:3:1: Unknown frontmatter key 'chek': did you mean 'checks'? Without it this ralph has no gates, and would loop with nothing to judge its work: fix the key.\n"
+    expect(cli(dir, 'validate', 'r')).toMatchObject({ code: 1, stderr: `${line}1 problem in r/RALPH.md.\n` })
+    const ran = cli(dir, 'run', 'r', '-n', '1', '--record-dir', recordOf(dir))
+    expect(ran.code).toBe(1)
+    expect(ran.stderr).toContain(line.trim())
+    expect(existsSync(recordOf(dir))).toBe(false)
+  })
+
   test('what silently changes a run is warned with the fix: a key no runtime reads, a placeholder naming nothing', () => {
     const dir = project({
       'r/RALPH.md':
-        '---\nagent: cat\nchek:\n  - name: tests\n    run: "true"\nargs: [focus]\ncommands:\n  - name: test\n    run: echo hi\n---\n' +
+        '---\nagent: cat\ncredits: false\nargs: [focus]\ncommands:\n  - name: test\n    run: echo hi\n---\n' +
         '{{ commands.tset }} {{ args.foo }} {{ args.task }} {{ args.focus }} <!-- {{ commands.gone }} -->\n'
     })
     const r = cli(dir, 'validate', 'r')
@@ -85,9 +98,9 @@ describe('ralph-action validate', () => {
     expect(r.stdout).toBe('r/RALPH.md: OK, with 3 warnings\n')
     expect(r.stderr).toBe(
       [
-        "r/RALPH.md:3:1: warning: Unknown frontmatter key 'chek': did you mean 'checks'? No runtime reads it, so it changes nothing.",
-        'r/RALPH.md:11:1: warning: {{ commands.tset }} names no command (did you mean commands.test?), so it renders as nothing.',
-        'r/RALPH.md:11:21: warning: {{ args.foo }} names no declared arg, so it renders as nothing.',
+        "r/RALPH.md:3:1: warning: Unknown frontmatter key 'credits': did you mean 'credit'? No runtime reads it, so it changes nothing.",
+        'r/RALPH.md:9:1: warning: {{ commands.tset }} names no command (did you mean commands.test?), so it renders as nothing.',
+        'r/RALPH.md:9:21: warning: {{ args.foo }} names no declared arg, so it renders as nothing.',
         ''
       ].join('\n')
     )
@@ -120,16 +133,52 @@ describe('ralph-action validate', () => {
 })
 
 describe('ralph-action scaffold', () => {
-  test('writes a starter ralph that validates once its agent exists, and refuses to overwrite it', () => {
+  /** The CLI with PATH holding only the system's programs and, when given, a folder of fake agents. */
+  const onPath = (dir: string, agents: string | undefined, ...args: string[]): Ran => {
+    const PATH = [agents, '/usr/local/bin', '/usr/bin', '/bin'].filter(Boolean).join(':')
+    const r = spawnSync(process.execPath, [CLI, ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...gitEnv(), PATH }
+    })
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr }
+  }
+  const scaffold = (dir: string, agents?: string, ...args: string[]): Ran =>
+    onPath(dir, agents, 'scaffold', ...args)
+
+  test('a bare name goes where list and run NAME find it, and is not written twice', () => {
     const dir = project({})
-    const first = cli(dir, 'scaffold', 'mine')
+    const first = scaffold(dir, undefined, 'mine')
     expect(first.code).toBe(0)
-    expect(first.stdout).toContain('Created mine/RALPH.md')
-    const text = readFileSync(path.join(dir, 'mine/RALPH.md'), 'utf8')
-    expect(text).toContain('checks:')
-    const again = cli(dir, 'scaffold', 'mine')
+    expect(first.stdout).toContain('Created .agents/ralphs/mine/RALPH.md')
+    expect(readFileSync(path.join(dir, '.agents/ralphs/mine/RALPH.md'), 'utf8')).toContain('checks:')
+    expect(cli(dir, 'list')).toMatchObject({ code: 0, stdout: '{"ralph":["mine"]}\n' })
+    const again = scaffold(dir, undefined, 'mine')
     expect(again.code).toBe(1)
-    expect(again.stderr).toContain(`RALPH.md already exists at '${path.join(dir, 'mine', 'RALPH.md')}'.`)
+    expect(again.stderr).toContain(
+      `RALPH.md already exists at '${path.join(dir, '.agents', 'ralphs', 'mine', 'RALPH.md')}'.`
+    )
+  })
+
+  test('a path goes where it says', () => {
+    const dir = project({})
+    expect(scaffold(dir, undefined, './here').stdout).toContain('Created here/RALPH.md')
+    expect(existsSync(path.join(dir, 'here', 'RALPH.md'))).toBe(true)
+  })
+
+  test('without claude on PATH it says what to install, and validate then passes once the agent exists', () => {
+    const dir = project({})
+    const made = scaffold(dir, undefined, 'mine')
+    expect(made.stdout).toMatch(
+      /Its agent, claude, is not on PATH here: npm install -g @anthropic-ai\/claude-code@[\d.]+, or set agent: to your agent's command\./
+    )
+    const agents = project({ 'claude.sh': '#!/bin/sh\ncat\n', 'npm.sh': '#!/bin/sh\nexit 0\n' })
+    execFileSync('mv', [path.join(agents, 'claude.sh'), path.join(agents, 'claude')])
+    execFileSync('mv', [path.join(agents, 'npm.sh'), path.join(agents, 'npm')])
+    const other = project({})
+    expect(scaffold(other, agents, 'other').stdout).not.toContain('not on PATH')
+    expect(onPath(other, agents, 'validate', 'other')).toMatchObject({ code: 0 })
+    expect(onPath(other, undefined, 'validate', 'other').code).toBe(1)
   })
 })
 

@@ -2,7 +2,7 @@
 // means as "try again" is retried (with the wait it asks for), what means no fails at once with no retry,
 // and a POST whose answer was lost is found, not made twice.
 import { afterAll, beforeAll, beforeEach, expect, test } from '@jest/globals'
-import { githubClient, recoverBy, type ClientOptions } from '../../src/github/client.js'
+import { githubClient, lazyClient, recoverBy, type ClientOptions } from '../../src/github/client.js'
 import { retryTiming } from '../../src/github/retry.js'
 import { postComment } from '../../src/github/comments.js'
 import { RETRY_AFTER_SECONDS, type FaultKind } from '../support/faults.js'
@@ -177,4 +177,10 @@ test('a secondary rate limit answered 429 is waited out once, as GitHub asks, no
   expect(logs).toEqual([
     expect.stringMatching(/^GitHub's secondary rate limit on GET \S+: waiting 30 s, as it asks\.$/)
   ])
+})
+
+test('a client without a token says which input is empty, instead of an Octokit stack', async () => {
+  await expect(lazyClient('')()).rejects.toThrow(
+    "Input 'github-token' is empty, and this step needs GitHub's API: leave it at its default (${{ github.token }}) or pass a token"
+  )
 })

@@ -1,7 +1,7 @@
 // The job summary, the pull request's text and the event context, from results built by hand.
 import { describe, expect, test } from '@jest/globals'
 import type { IterationRecord, LoopResult } from '../../src/loop/index.js'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { readContext } from '../../src/trigger/context.js'
@@ -335,6 +335,20 @@ test("a ralph's default title is its own first heading, else what its gates say,
   )
   r.task.text = '<!-- # not this -->\nYou are fixing tests.\n\n## Make the {{ args.suite }} suite green\n'
   expect(pullRequestText(r).title).toBe('ralph fix-tests: Make the suite green')
+})
+
+test('the default title documented for pr-title is the one these tests pin', () => {
+  const description = /^ {2}pr-title:\n {4}description: "(.*)"$/m.exec(
+    readFileSync('action.yml', 'utf8')
+  )?.[1]
+  expect(description).toBe(
+    "The pull request's title. Default `ralph <name>: <headline>`: a ralph's first heading (else what its gates say, `tests green after 2 iterations`), an inline task's first line; `[gates failing] ` first on a draft of failing work; cut at 72 characters."
+  )
+  const r = report(result([iteration(1, false), iteration(2, true)]))
+  r.task = { name: 'fix-tests', file: 'fix-tests/RALPH.md', text: 'No heading.' }
+  expect(pullRequestText(r).title).toMatch(/^ralph fix-tests: tests, types green after 2 iterations$/)
+  r.task = { name: 't', text: `${'x'.repeat(100)}\n` }
+  expect(pullRequestText(r).title).toBe(`ralph t: ${'x'.repeat(71)}…`)
 })
 
 describe('the event context', () => {

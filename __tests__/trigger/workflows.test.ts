@@ -1,19 +1,15 @@
 // The example workflows hold to the rules they teach: minimal permissions, untrusted text through env:
 // only, concurrency keyed on ralph, issue or branch (never github.ref), no token left for the agent.
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { parse } from 'yaml'
 
 type Json = Record<string, unknown>
 const DIR = path.resolve('examples/workflows')
-const FILES = [
-  'ralph-on-comment.yml',
-  'nightly-bug-hunt.yml',
-  'matrix-fan-out.yml',
-  'ralph-on-comment-two-jobs.yml',
-  'nightly-bug-hunt-two-jobs.yml',
-  'long-loop.yml'
-]
+// Every example: one added later is held to the same rules.
+const FILES = readdirSync(DIR)
+  .filter(f => f.endsWith('.yml'))
+  .sort()
 const load = (file: string): Json => parse(readFileSync(path.join(DIR, file), 'utf8')) as Json
 const jobs = (wf: Json) => Object.entries(wf.jobs as Record<string, Json>)
 const steps = (job: Json) => (job.steps as Json[] | undefined) ?? []
@@ -67,6 +63,18 @@ describe.each(FILES)('%s', file => {
     }
   })
 
+  test('a job that sets labels or assignees may write issues (GitHub sets both through the Issues API)', () => {
+    for (const [, job] of jobs(wf)) {
+      const permissions = (job.permissions ?? wf.permissions) as Json
+      for (const step of steps(job).filter(s => s.uses === 'org/ralph-action@v1')) {
+        const given = (step.with as Json) ?? {}
+        // mode: agent writes nothing to GitHub: its deliver job sets them.
+        if (given.mode !== 'agent' && ('labels' in given || 'assignees' in given))
+          expect(permissions.issues).toBe('write')
+      }
+    }
+  })
+
   test('untrusted text reaches steps through env: only, never pasted into a run: script', () => {
     for (const [, job] of jobs(wf))
       for (const step of steps(job)) if (typeof step.run === 'string') expect(step.run).not.toContain('${{')
@@ -84,9 +92,13 @@ describe.each(FILES)('%s', file => {
   test('concurrency is keyed on the ralph, the issue or the branch, never on github.ref, and never cancels a loop', () => {
     const groups = [wf.concurrency, ...jobs(wf).map(([, job]) => job.concurrency)].filter(Boolean) as Json[]
     expect(groups.length).toBeGreaterThan(0)
+    // On push alone the pushed branch is the work's own (one fix per branch); on any other event github.ref is
+    // the default branch, which every loop would share.
+    const pushOnly = Object.keys(wf.on as Json).join() === 'push'
     for (const group of groups) {
-      expect(String(group.group)).not.toMatch(/github\.ref|head_ref/)
-      expect(String(group.group)).toMatch(/issue\.number|matrix\.ralph|ralph-bug-hunter|ralph-branch-/)
+      const key = String(group.group).replace(pushOnly ? /\$\{\{ github\.ref_name \}\}/ : /^$/, 'BRANCH')
+      expect(key).not.toMatch(/github\.ref|head_ref/)
+      expect(key).toMatch(/issue\.number|matrix\.ralph|inputs\.ralph|ralph-bug-hunter|ralph-branch-|BRANCH/)
       expect(group['cancel-in-progress']).toBe(false)
     }
   })

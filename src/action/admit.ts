@@ -158,7 +158,8 @@ async function decide(inputs: ActionInputs, context: RunContext, clients: Client
 async function huntBranch(admitted: Omit<Admitted, 'hunt'>): Promise<Step<Run>> {
   const { inputs, context, clients, trigger } = admitted
   const ralphName = trigger.ralphName ?? ralphNameOf(inputs.ralph)
-  if (!ralphName || (!inputs.openPr && inputs.maxOpenPrs === undefined)) return trigger
+  // Without a token nothing is pushed (inputs.ts): a dry run or a local trial has no pull request to find.
+  if (!ralphName || (!inputs.openPr && inputs.maxOpenPrs === undefined) || !inputs.githubToken) return trigger
   const hunt = await planHunt(await clients.octokit(), {
     ...context.repo,
     ralphName,
@@ -187,8 +188,8 @@ async function huntBranch(admitted: Omit<Admitted, 'hunt'>): Promise<Step<Run>> 
  * own when a stranger's pull request is open on it: that pull request is never updated nor pushed onto.
  */
 async function claimBranch(admitted: Omit<Admitted, 'hunt'>): Promise<Run> {
-  const { context, clients, trigger } = admitted
-  if (trigger.branch === undefined || trigger.pr !== undefined) return trigger
+  const { inputs, context, clients, trigger } = admitted
+  if (trigger.branch === undefined || trigger.pr !== undefined || !inputs.githubToken) return trigger
   const claimed = await ownBranch(
     await clients.octokit(),
     { ...context.repo, actor: await clients.deliveryActor() },

@@ -4,7 +4,7 @@ import * as core from '@actions/core'
 import type { InstallError } from '../agents/install.js'
 import type { InputError } from './inputs.js'
 import { PlanError } from './plan.js'
-import { saveState } from './state.js'
+import { savedHere, saveState } from './state.js'
 
 /** The action's outputs (action.yml), in the order they are written. */
 export type OutputName =
@@ -52,9 +52,15 @@ export type Step<T> = T | { end: Ending }
 export const ended = <T extends object>(step: Step<T>): step is { end: Ending } => 'end' in step
 
 export async function writeEnding(ending: Ending): Promise<void> {
-  if (ending.summary !== undefined)
+  // A step that fails before a run's summary was written says in the summary too what failed.
+  const summary =
+    ending.summary ??
+    (ending.failure && ending.finished && !savedHere('summaryWritten')
+      ? `❌ ${ending.failure.message}\n`
+      : undefined)
+  if (summary !== undefined)
     try {
-      await core.summary.addRaw(ending.summary).write()
+      await core.summary.addRaw(summary).write()
     } catch (error) {
       core.warning(`The job summary could not be written: ${(error as Error).message}`)
     }

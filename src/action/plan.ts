@@ -33,6 +33,7 @@ import type { PullRef, Run } from '../trigger/types.js'
 import { isHunt } from '../trigger/hunt.js'
 import { autoModelProxy, modelProxyProblem } from '../proxy/agent.js'
 import { InputError, type ActionInputs } from './inputs.js'
+import { AGENT_CLIS, npmInstallOf } from '../agents/clis.js'
 
 export interface RunPlan {
   inputs: ActionInputs
@@ -110,9 +111,15 @@ function ralphProblem(error: RalphError, workspace: string, projectRoot: string)
 /** The agent's program must be on PATH: the one check install-agent defers until after its install. */
 export function checkAgentFound(agentArgv: string[], projectRoot: string, env: NodeJS.ProcessEnv): void {
   if (!which(agentArgv[0], { cwd: projectRoot, path: env.PATH }))
-    throw new InputError(
-      `The agent '${agentArgv[0]}' was not found on PATH: set install-agent: true, or install it in an earlier step (e.g. npm install -g @anthropic-ai/claude-code).`
-    )
+    throw new InputError(`The agent '${agentArgv[0]}' was not found on PATH: ${installHint(agentArgv)}.`)
+}
+
+/** How to get an agent that is not on PATH: install-agent for the CLIs it installs, else an earlier step. */
+export function installHint(agentArgv: string[]): string {
+  const npm = npmInstallOf(agentArgv)
+  return npm
+    ? `set install-agent: true, or install it in an earlier step (${npm})`
+    : `install it in an earlier step of the job (install-agent installs only ${AGENT_CLIS.map(c => c.name).join(', ')})`
 }
 
 function checkAgent(agent: string, projectRoot: string, env: NodeJS.ProcessEnv, lookup: boolean): string[] {
@@ -125,6 +132,16 @@ function checkAgent(agent: string, projectRoot: string, env: NodeJS.ProcessEnv, 
   if (argv.length === 0) throw new InputError("Input 'agent' is empty: give the agent's command line.")
   if (lookup) checkAgentFound(argv, projectRoot, env)
   return argv
+}
+
+/** A ralph not found where no repository is checked out: the step the workflow lacks. */
+function noCheckout(root: string, ralphInput: string): string {
+  if (existsSync(path.resolve(root, ralphInput))) return ''
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, '.git'))) return ''
+    if (path.dirname(dir) === dir) break
+  }
+  return ` (no repository is checked out at ${root}: add the step - uses: actions/checkout@v5 before ralph-action)`
 }
 
 /** The RALPH.md body without frontmatter and HTML comments: what the ralph asks, for people. */
@@ -198,7 +215,8 @@ export function makePlan(
     try {
       // The same containment rule as comments, labels and mode: list (ralph/installed.ts).
       const resolved = inputRalph(root, ralphInput)
-      if ('problem' in resolved) throw new PlanError(`Input 'ralph' (${ralphInput}): ${resolved.problem}.`)
+      if ('problem' in resolved)
+        throw new PlanError(`Input 'ralph' (${ralphInput}): ${resolved.problem}${noCheckout(root, ralphInput)}.`)
       const loaded = loadRalph(resolved.file, {
         cwd: root,
         env,
@@ -214,14 +232,16 @@ export function makePlan(
     } catch (error) {
       if (!(error instanceof RalphError)) throw error
       if (error.problems.length > 0) throw ralphProblem(error, workspace, root)
-      throw new PlanError(`Input 'ralph' (${ralphInput}): ${error.message}`)
+      throw new PlanError(
+        `Input 'ralph' (${ralphInput}): ${error.message.replace(/\.$/, '')}${noCheckout(root, ralphInput)}.`
+      )
     }
     if (inputs.agent !== undefined) {
       ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env, lookup) }
     }
     task = { name: ralph.name, file: relativeTo(workspace, ralph.file), text: ralphTask(ralph.file) }
-    // A key no runtime reads, or a placeholder that names nothing, silently changes what runs (`chek:` leaves
-    // the loop without gates): the action does not run such a ralph (the CLI's run, like ralphify, warns).
+    // A key no runtime reads, or a placeholder that names nothing, silently changes what runs: the action does
+    // not run such a ralph (the CLI's run, like ralphify, warns; both refuse a `chek:` that leaves no gates).
     const silent = loadedRalph?.warnings.find(w => w.rule === 'unknown-key' || w.rule === 'names-nothing')
     if (silent) throw ralphProblem(new RalphError(silent.message, 1, [silent]), workspace, root)
     // Values from people (a comment's args, an issue's text) must never reach a command inside a word.

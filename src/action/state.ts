@@ -51,6 +51,13 @@ export function readState(): SavedState {
   }
 }
 
+/** What this process saved (post reads it from the environment; main's later steps from here). */
+const saved = new Map<string, string>()
+
 export function saveState(key: Key | 'isPost', value: string | boolean): void {
+  saved.set(key, String(value))
   core.saveState(key, String(value))
 }
+
+/** Whether this process has saved `key` as true: main's later steps asking what its earlier ones did. */
+export const savedHere = (key: Key): boolean => saved.get(key) === 'true'

@@ -41,6 +41,12 @@ export function agentCliOf(agentArgv: string[]): AgentCli | undefined {
   return agentCli(programStem(agentArgv[0]))
 }
 
+/** The command that installs the known CLI an agent command line runs, at its tested version, or undefined. */
+export function npmInstallOf(agentArgv: string[]): string | undefined {
+  const cli = agentCliOf(agentArgv)
+  return cli && `npm install -g ${cli.package}@${cli.version}`
+}
+
 /**
  * Where a CLI reads its own settings: `home`, a path under HOME (and the copy's); `variable`, a variable that
  * moves it (its value is the place), read only where it is set when `onlyVariable`; `config`, the place lies

@@ -93,7 +93,8 @@ Example:
 `,
   scaffold: `Usage: ralph-action scaffold [NAME]
 
-Write a starter RALPH.md into NAME/ (created), or into the current folder.
+Write a starter RALPH.md into .agents/ralphs/NAME/ (created; where list, run NAME and /ralph NAME
+find it), into the folder a path names (./NAME, dir/NAME), or into the current folder.
 
 Example:
   ralph-action scaffold my-ralph && ralph-action run my-ralph -n 1

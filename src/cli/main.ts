@@ -9,7 +9,7 @@ import { listCommand } from './list.js'
 import { loopCommand } from './loop-command.js'
 import { promptCommand } from './prompt-command.js'
 import { runCommand } from './run-command.js'
-import { scaffoldRalph } from './scaffold.js'
+import { scaffoldRalph, starterAgentHint } from './scaffold.js'
 import { validateCommand } from './validate-command.js'
 import type { CliIO } from './io.js'
 
@@ -27,7 +27,10 @@ const COMMANDS: Record<string, Command> = {
   scaffold: async (args, io) => {
     const name = args.find(a => !a.startsWith('-'))
     const file = scaffoldRalph(io.cwd, name)
-    io.stdout(`Created ${file}\nEdit the file, then run: ralph-action run ${name ?? '.'} -n 5 --commit\n`)
+    const hint = starterAgentHint(io.env, io.cwd)
+    io.stdout(
+      `Created ${file}\n${hint ? `${hint}\n` : ''}Edit the file, then run: ralph-action run ${name ?? '.'} -n 5 --commit\n`
+    )
     return EXIT.ok
   }
 }

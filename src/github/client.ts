@@ -244,5 +244,12 @@ export async function githubClient(token: string, options: ClientOptions = {}): 
 /** The same, made on first use: a step that needs no API never loads @actions/github. */
 export function lazyClient(token: string, options: ClientOptions = {}): () => Promise<Octokit> {
   let made: Promise<Octokit> | undefined
-  return () => (made ??= githubClient(token, options))
+  return () =>
+    (made ??= token
+      ? githubClient(token, options)
+      : Promise.reject(
+          new Error(
+            "Input 'github-token' is empty, and this step needs GitHub's API: leave it at its default (${{ github.token }}) or pass a token"
+          )
+        ))
 }

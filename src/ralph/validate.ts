@@ -408,7 +408,15 @@ function inspectRalph(fileArg: string, opts: LoadOptions): Inspection {
       if (missing) report(missing, runPosition('checks', index))
     })
   }
-  warnings.push(...unknownKeys(file, fm, positions), ...namingNothing(file, split, commands, declared))
+  // A ralph without gates whose unknown key was meant as `checks` would loop with nothing to judge its work.
+  for (const unknown of unknownKeys(file, fm, positions))
+    if (!fm.has('checks') && unknown.message.includes("did you mean 'checks'?"))
+      problems.push({
+        ...unknown,
+        message: `${unknown.message.replace(/ No runtime reads it.*$/, '')} Without it this ralph has no gates, and would loop with nothing to judge its work: fix the key.`
+      })
+    else warnings.push(unknown)
+  warnings.push(...namingNothing(file, split, commands, declared))
   if (problems.length > 0) return { problems, warnings }
 
   // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
