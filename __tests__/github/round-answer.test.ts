@@ -1,40 +1,28 @@
 // What a round says when done, posted against the GitHub stand-in (REST and GraphQL checked): a reply naming
 // the commit in each open thread of the review, the threads resolved only when asked, one summary comment
 // whose marker then counts the round and answers the review; what cannot be posted is said, never thrown.
-import { afterEach, beforeEach, expect, test } from '@jest/globals'
-import { githubClient, type Octokit } from '../../src/github/client.js'
+import { expect, test } from '@jest/globals'
 import { conversationComments, listReviewComments, reviewThreads } from '../../src/github/reviews.js'
-import { retryTiming } from '../../src/github/retry.js'
 import { answerRound } from '../../src/github/round-answer.js'
 import { readRounds } from '../../src/trigger/fix-rounds.js'
 import { reviewThreadRefs } from '../../src/trigger/review-task.js'
 import { planRoundAnswer, type RoundOutcome } from '../../src/trigger/round-replies.js'
 import type { ReviewRound } from '../../src/trigger/types.js'
-import { startGitHubApi, type GitHubApi } from '../support/github-api/index.js'
+import { useStandIn } from './stand-in.js'
 
-const TOKEN = 'ghs_actions_token'
-const timing = retryTiming({ RALPH_ACTION_TEST_WAIT_SCALE: '0.001', RALPH_ACTION_TEST_TIMEOUT_MS: '2000' })
 const repo = { serverUrl: 'https://github.com', owner: 'acme', repo: 'widgets' }
 const SHA = '0123456789abcdef0123456789abcdef01234567'
-let api: GitHubApi
-let octokit: Octokit
 
-beforeEach(async () => {
-  api = await startGitHubApi({ owner: 'acme', repo: 'widgets' })
-  api.state.addUser('alice', { role: 'write' })
-  octokit = await githubClient(TOKEN, { baseUrl: api.url, timing })
-})
-afterEach(async () => {
-  await api.close()
-  expect(api.violations).toEqual([])
-  expect(api.unimplemented).toEqual([])
-  expect(api.responseProblems).toEqual([])
-})
+const stand = useStandIn()
 
 /** A review of three threads (the second resolved already), and its round as admitReview makes it. */
 async function round(): Promise<{ round: ReviewRound; pullNumber: number }> {
-  const pull = api.state.addPull({ title: 'ralph: fix', head: 'ralph/issue-1', user: 'github-actions[bot]' })
-  const review = api.state.addReview(pull.number, {
+  const pull = stand.api.state.addPull({
+    title: 'ralph: fix',
+    head: 'ralph/issue-1',
+    user: 'github-actions[bot]'
+  })
+  const review = stand.api.state.addReview(pull.number, {
     user: 'alice',
     state: 'CHANGES_REQUESTED',
     comments: [
@@ -43,9 +31,9 @@ async function round(): Promise<{ round: ReviewRound; pullNumber: number }> {
       { path: 'c.js', line: 3, body: 'three' }
     ]
   })
-  api.state.reviewThreads[1].resolved = true
+  stand.api.state.reviewThreads[1].resolved = true
   const target = { owner: 'acme', repo: 'widgets', pullNumber: pull.number }
-  const threads = await reviewThreads(octokit, target)
+  const threads = await reviewThreads(stand.octokit, target)
   return {
     pullNumber: pull.number,
     round: {
@@ -57,7 +45,7 @@ async function round(): Promise<{ round: ReviewRound; pullNumber: number }> {
       reviewId: review.id,
       reviewer: 'alice',
       reviewUrl: `https://github.com/acme/widgets/pull/${pull.number}#pullrequestreview-${review.id}`,
-      threads: reviewThreadRefs(await listReviewComments(octokit, target, review.id), threads)
+      threads: reviewThreadRefs(await listReviewComments(stand.octokit, target, review.id), threads)
     }
   }
 }
@@ -75,7 +63,7 @@ const pushed: RoundOutcome = {
 test('pushed: two replies name the commit (none in the resolved thread), nothing resolved, one summary that answers the review', async () => {
   const { round: r, pullNumber } = await round()
   const answer = await answerRound(
-    octokit,
+    stand.octokit,
     { owner: 'acme', repo: 'widgets', pullNumber },
     planRoundAnswer(r, pushed, { resolveThreads: false, repo })
   )
@@ -85,12 +73,19 @@ test('pushed: two replies name the commit (none in the resolved thread), nothing
     resolved: 0,
     problems: []
   })
-  const replies = api.state.reviewComments.filter(c => c.inReplyToId !== undefined)
-  expect(replies.map(c => api.state.reviewComment(c.inReplyToId as number)?.path)).toEqual(['a.js', 'c.js'])
+  const replies = stand.api.state.reviewComments.filter(c => c.inReplyToId !== undefined)
+  expect(replies.map(c => stand.api.state.reviewComment(c.inReplyToId as number)?.path)).toEqual([
+    'a.js',
+    'c.js'
+  ])
   for (const reply of replies)
     expect(reply.body).toContain(`[\`0123456789ab\`](https://github.com/acme/widgets/commit/${SHA})`)
-  expect(api.state.reviewThreads.map(t => t.resolved)).toEqual([false, true, false])
-  const conversation = await conversationComments(octokit, { owner: 'acme', repo: 'widgets', pullNumber })
+  expect(stand.api.state.reviewThreads.map(t => t.resolved)).toEqual([false, true, false])
+  const conversation = await conversationComments(stand.octokit, {
+    owner: 'acme',
+    repo: 'widgets',
+    pullNumber
+  })
   expect(conversation).toHaveLength(1)
   expect(readRounds(conversation, { kind: 'app', login: 'github-actions[bot]' }).answered).toEqual(
     new Set([r.key])
@@ -100,12 +95,12 @@ test('pushed: two replies name the commit (none in the resolved thread), nothing
 test('with resolve-threads, the open threads are resolved too (GraphQL resolveReviewThread)', async () => {
   const { round: r, pullNumber } = await round()
   const answer = await answerRound(
-    octokit,
+    stand.octokit,
     { owner: 'acme', repo: 'widgets', pullNumber },
     planRoundAnswer(r, pushed, { resolveThreads: true, repo })
   )
   expect(answer).toMatchObject({ replied: 2, resolved: 2, problems: [] })
-  expect(api.state.reviewThreads.map(t => [t.resolved, t.resolvedBy])).toEqual([
+  expect(stand.api.state.reviewThreads.map(t => [t.resolved, t.resolvedBy])).toEqual([
     [true, 'github-actions[bot]'],
     [true, null],
     [true, 'github-actions[bot]']
@@ -121,31 +116,34 @@ test('nothing pushed: no reply, nothing resolved; the summary says why and still
     runUrl: 'https://x'
   }
   const answer = await answerRound(
-    octokit,
+    stand.octokit,
     { owner: 'acme', repo: 'widgets', pullNumber },
     planRoundAnswer(r, failed, { resolveThreads: true, repo })
   )
   expect(answer).toMatchObject({ replied: 0, resolved: 0, problems: [] })
-  expect(api.state.reviewComments.filter(c => c.inReplyToId !== undefined)).toEqual([])
-  expect(api.state.comments[0].body).toContain('❌ Nothing was pushed')
+  expect(stand.api.state.reviewComments.filter(c => c.inReplyToId !== undefined)).toEqual([])
+  expect(stand.api.state.comments[0].body).toContain('❌ Nothing was pushed')
   expect(
-    readRounds([{ user: { login: 'github-actions[bot]', type: 'Bot' }, body: api.state.comments[0].body }], {
-      kind: 'app',
-      login: 'github-actions[bot]'
-    }).answered.size
+    readRounds(
+      [{ user: { login: 'github-actions[bot]', type: 'Bot' }, body: stand.api.state.comments[0].body }],
+      {
+        kind: 'app',
+        login: 'github-actions[bot]'
+      }
+    ).answered.size
   ).toBe(1)
 })
 
 test('what cannot be posted is said in the summary and returned, never thrown', async () => {
   const { round: r, pullNumber } = await round()
-  api.state.failures.next.push({
+  stand.api.state.failures.next.push({
     operationId: 'pulls/create-reply-for-review-comment',
     status: 403,
     body: { message: 'Resource not accessible by integration' }
   })
-  api.state.failures.next.push({ operationId: 'graphql', status: 502, times: 4 })
+  stand.api.state.failures.next.push({ operationId: 'graphql', status: 502, times: 4 })
   const answer = await answerRound(
-    octokit,
+    stand.octokit,
     { owner: 'acme', repo: 'widgets', pullNumber },
     planRoundAnswer(r, pushed, { resolveThreads: true, repo })
   )
@@ -157,14 +155,14 @@ test('what cannot be posted is said in the summary and returned, never thrown', 
     ),
     expect.stringMatching(/^review thread PRRT_\S+ could not be resolved \(HTTP 502/)
   ])
-  expect(api.state.comments[0].body).toMatch(/> \[!WARNING\]\n> - the reply to line comment/)
-  api.state.failures.next.push({
+  expect(stand.api.state.comments[0].body).toMatch(/> \[!WARNING\]\n> - the reply to line comment/)
+  stand.api.state.failures.next.push({
     operationId: 'issues/create-comment',
     status: 403,
     body: { message: 'Resource not accessible by integration' }
   })
   const lost = await answerRound(
-    octokit,
+    stand.octokit,
     { owner: 'acme', repo: 'widgets', pullNumber },
     { summary: 'x', replies: [], resolve: [] }
   )

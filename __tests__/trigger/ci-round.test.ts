@@ -2,22 +2,12 @@
 // where it is made, then admitCiFailure against the OpenAPI-checked stand-in (jobs, and logs from the blob
 // store the API redirects to), and the real loop given the task as the action gives it.
 import path from 'node:path'
-import { loadRalph } from '../../src/ralph/index.js'
-import { loopConfig, runLoop } from '../../src/loop/index.js'
 import type { TokenActor } from '../../src/github/own-work.js'
 import type { OpenPullRequest } from '../../src/github/pulls.js'
-import { postRefusal } from '../../src/github/tracking.js'
 import { PULL_REQUEST_MARKER } from '../../src/report/pr-body.js'
 import { admitCiFailure, ciAsks, pullVerdict, watches } from '../../src/trigger/ci-round.js'
 import { parseTriggerEvent, type WorkflowRunTrigger } from '../../src/trigger/event.js'
-import {
-  capNotice,
-  ciKey,
-  roundMarker,
-  taskArgNames,
-  type FixRoundSettings
-} from '../../src/trigger/fix-rounds.js'
-import { deliverTask } from '../../src/trigger/sanitize.js'
+import { capNotice, ciKey, roundMarker, type FixRoundSettings } from '../../src/trigger/fix-rounds.js'
 import type { Admission, Run } from '../../src/trigger/types.js'
 import type { WorkflowRunRecord } from '../support/github-api/index.js'
 import { world, type World } from './world.js'
@@ -215,29 +205,6 @@ const admit = (runId: number, overrides: Partial<FixRoundSettings> = {}): Promis
     w.octokit
   )
 
-async function execute(plan: Admission): Promise<string[]> {
-  if (plan.kind === 'refuse' && plan.reply && plan.issueNumber !== undefined)
-    await postRefusal(
-      w.octokit,
-      { owner: 'acme', repo: 'widgets', issueNumber: plan.issueNumber },
-      plan.reply
-    )
-  if (plan.kind !== 'run') return []
-  const delivered = deliverTask(plan.task, { file: path.join(w.tools, 'task.md'), source: plan.taskSource })
-  const names = taskArgNames(plan)
-  await runLoop(
-    loopConfig({
-      ralph: loadRalph(path.join(plan.ralph ?? '', 'RALPH.md'), { cwd: w.repo.dir, skipAgentLookup: true }),
-      projectRoot: w.repo.dir,
-      recordDir: path.join(w.tools, 'record'),
-      userArgs: { ...plan.args, [names.text]: delivered.block, [names.file]: delivered.file ?? '' },
-      maxIterations: 1,
-      killGraceMs: 300
-    })
-  )
-  return w.prompts()
-}
-
 const comments = (number: number) => w.api.state.comments.filter(c => c.issueNumber === number)
 
 test("a failing run on the action's pull request: a round on its branch; the failing job's log tail is in the prompt", async () => {
@@ -268,7 +235,8 @@ test("a failing run on the action's pull request: a round on its branch; the fai
     }
   })
   expect(plan).not.toHaveProperty('actor')
-  const [prompt] = await execute(plan)
+  await w.execute(plan)
+  const [prompt] = w.prompts()
   expect(prompt).toContain('Fix the tests.')
   expect(prompt).toContain('## CI failed on pull request #')
   expect(prompt).toContain(
@@ -352,10 +320,10 @@ test('the fourth CI round on one pull request: refused, with one comment; the fi
     w.api.state.addComment(pull.number, { body: roundMarker({ key }), user: 'github-actions[bot]' })
   const fourth = await admit(failedRun().id)
   expect(fourth).toMatchObject({ kind: 'refuse', issueNumber: pull.number, reply: capNotice(3, 3) })
-  await execute(fourth)
+  await w.execute(fourth)
   const fifth = await admit(failedRun().id)
   expect(fifth).toMatchObject({ kind: 'skip' })
-  await execute(fifth)
+  await w.execute(fifth)
   expect(
     comments(pull.number).filter(c => c.body.includes('<!-- ralph-action:fix-rounds-cap -->'))
   ).toHaveLength(1)

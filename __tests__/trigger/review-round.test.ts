@@ -3,15 +3,12 @@
 // project of installed ralphs in a real git repo, and the real loop given the task as the action gives it.
 import path from 'node:path'
 import { loadRalph } from '../../src/ralph/index.js'
-import { loopConfig, runLoop } from '../../src/loop/index.js'
 import { parseTriggerEvent, type PullRequestReviewTrigger } from '../../src/trigger/event.js'
 import type { ActorCheck } from '../../src/trigger/permissions.js'
 import type { TokenActor } from '../../src/github/own-work.js'
-import { postRefusal } from '../../src/github/tracking.js'
 import { PULL_REQUEST_MARKER } from '../../src/report/pr-body.js'
-import { capNotice, roundMarker, taskArgNames, type FixRoundSettings } from '../../src/trigger/fix-rounds.js'
+import { capNotice, roundMarker, type FixRoundSettings } from '../../src/trigger/fix-rounds.js'
 import { admitReview, pullVerdict, refuseReviewer, reviewAsks } from '../../src/trigger/review-round.js'
-import { deliverTask } from '../../src/trigger/sanitize.js'
 import type { Admission, Run } from '../../src/trigger/types.js'
 import type { ReviewCommentSeed, ReviewState } from '../support/github-api/index.js'
 import { world, type World } from './world.js'
@@ -296,41 +293,15 @@ const admit = (reviewId: number, overrides: Partial<FixRoundSettings> = {}): Pro
     w.octokit
   )
 
-/** What the action does with an admission: post the refusal, or run the loop with the task as its args. */
-async function execute(plan: Admission): Promise<string[]> {
-  if (plan.kind === 'refuse' && plan.reply && plan.issueNumber !== undefined)
-    await postRefusal(
-      w.octokit,
-      { owner: 'acme', repo: 'widgets', issueNumber: plan.issueNumber },
-      plan.reply
-    )
-  if (plan.kind !== 'run') return []
-  const delivered = deliverTask(plan.task, { file: path.join(w.tools, 'review.md'), source: plan.taskSource })
-  const names = taskArgNames(plan)
-  const ralph = loadRalph(path.join(plan.ralph ?? '', 'RALPH.md'), {
-    cwd: w.repo.dir,
-    skipAgentLookup: true,
-    userArgs: ['--focus=the parser']
-  })
-  await runLoop(
-    loopConfig({
-      ralph,
-      projectRoot: w.repo.dir,
-      recordDir: path.join(w.tools, 'record'),
-      userArgs: {
-        ...ralph.argValues,
-        ...plan.args,
-        [names.text]: delivered.block,
-        [names.file]: delivered.file ?? ''
-      },
-      maxIterations: 1,
-      killGraceMs: 300
-    })
-  )
-  return w.prompts()
-}
-
 const comments = (number: number) => w.api.state.comments.filter(c => c.issueNumber === number)
+
+test('a ralph that declares its args may place the review without declaring it: the action sets it, as it sets the task', () => {
+  const answer = loadRalph(path.join(w.repo.dir, '.agents/ralphs/answer/RALPH.md'), {
+    cwd: w.repo.dir,
+    skipAgentLookup: true
+  })
+  expect(answer.warnings).toEqual([])
+})
 
 test("a writer's review with two line comments on the action's pull request: a round on its branch, the prompt holds both with file and line", async () => {
   const pull = pullRequest()
@@ -361,8 +332,9 @@ test("a writer's review with two line comments on the action's pull request: a r
     }
   })
   expect((plan as Run).pr).not.toHaveProperty('author')
-  const [prompt] = await execute(plan)
-  expect(prompt).toContain('Answer the review. the parser')
+  await w.execute(plan)
+  const [prompt] = w.prompts()
+  expect(prompt).toContain('Answer the review.')
   expect(prompt).toMatch(
     /<<<TASK [0-9a-f]{16}>>>\n## Review by @alice on pull request #\d+: changes requested\n\nTwo things before this can go in\./
   )
@@ -403,7 +375,8 @@ test.each([
   const pull = pullRequest()
   const plan = await admit(review(pull.number, fields).id)
   expect(plan.kind).toBe('skip')
-  expect(await execute(plan)).toEqual([])
+  await w.execute(plan)
+  expect(w.prompts()).toEqual([])
   expect(comments(pull.number)).toEqual([])
   expect(w.agentRan()).toBe(false)
 })
@@ -420,7 +393,7 @@ test("a reader's /ralph review gets the reply a /ralph comment would, and runs n
     review(pull.number, { user: 'rob', state: 'COMMENTED', body: '/ralph -- do it' }).id
   )
   expect(plan).toMatchObject({ kind: 'refuse', issueNumber: pull.number })
-  await execute(plan)
+  await w.execute(plan)
   expect(comments(pull.number)).toEqual([
     expect.objectContaining({
       body: expect.stringMatching(
@@ -477,14 +450,14 @@ test('the fourth round on one pull request is refused with one comment; the fift
     w.api.state.addComment(pull.number, { body: roundMarker({ key }), user: 'github-actions[bot]' })
   const fourth = await admit(review(pull.number).id)
   expect(fourth).toMatchObject({ kind: 'refuse', reply: capNotice(3, 3), issueNumber: pull.number })
-  await execute(fourth)
+  await w.execute(fourth)
   expect(comments(pull.number).filter(c => c.body.includes('fix-rounds-cap'))).toHaveLength(1)
   const fifth = await admit(review(pull.number).id)
   expect(fifth).toMatchObject({
     kind: 'skip',
     reason: expect.stringMatching(/said on the pull request already/)
   })
-  await execute(fifth)
+  await w.execute(fifth)
   expect(comments(pull.number).filter(c => c.body.includes('fix-rounds-cap'))).toHaveLength(1)
   expect(w.agentRan()).toBe(false)
 })

@@ -97,7 +97,12 @@ test('resolved and outdated threads are marked; without the threads nothing is m
   expect(text).toMatch(/#### 2\. .* — outdated: it was left on an earlier commit \(`bbbbbbbbbbbb`\)/)
   expect(text).toMatch(/#### 3\. .* — outdated/)
   expect(text).not.toContain('could not be read')
-  const unknown = renderReviewTask({ pullNumber: 7, review, comments: [resolved, outdated], threads: undefined })
+  const unknown = renderReviewTask({
+    pullNumber: 7,
+    review,
+    comments: [resolved, outdated],
+    threads: undefined
+  })
   expect(unknown).toContain(
     '(Whether its threads are resolved or outdated could not be read, so none is marked.)'
   )

@@ -9,12 +9,10 @@ import { failedJobs, jobLogTail, type FailedJob, type LogTail } from '../github/
 import type { Octokit } from '../github/client.js'
 import { isOwnWork } from '../github/own-work.js'
 import { findOpenPullRequest, type OpenPullRequest } from '../github/pulls.js'
-import { conversationComments } from '../github/reviews.js'
 import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
 import { renderCiTask } from './ci-task.js'
 import type { WorkflowRunTrigger } from './event.js'
-import { branchVerdict, ciKey, readRounds, roundAllowed, type FixRoundSettings } from './fix-rounds.js'
-import { workBranchFor } from './pull-branch.js'
+import { ciKey, nextRound, roundBranch, type FixRoundSettings } from './fix-rounds.js'
 import { resolveRalph } from './ralph-choice.js'
 import type { Admission, Refuse, Skip } from './types.js'
 
@@ -130,39 +128,22 @@ export async function admitCiFailure(
   const pull = pullVerdict(found, { ours, headBranch: run.headBranch, headSha: run.headSha })
   if ('kind' in pull) return pull
 
-  const target = { ...repo, pullNumber: pull.number }
   const key = ciKey(run.headSha)
-  let ledger
-  try {
-    ledger = readRounds(await conversationComments(octokit, target), await settings.commenter())
-  } catch (error) {
-    const status = (error as { status?: number }).status
-    return unchecked(
-      `pull request #${pull.number}'s comments could not be read${status ? ` (HTTP ${status})` : ''}, so its rounds cannot be counted`
-    )
-  }
-  const allowed = roundAllowed(ledger, {
+  const allowed = await nextRound(octokit, settings, {
     key,
     pullNumber: pull.number,
-    max: settings.maxFixRounds,
     what: `the CI failure on commit ${run.headSha.slice(0, 12)}`
   })
   if ('kind' in allowed) return allowed
-
   const choice = resolveRalph(undefined, settings)
   if ('problem' in choice) return { kind: 'refuse', reason: choice.problem }
-  const branch = await workBranchFor(
-    octokit,
-    {
-      ...repo,
-      number: pull.number,
-      headRef: pull.head,
-      author: { login: pull.user?.login ?? '', ...(pull.user?.type ? { type: pull.user.type } : {}) },
-      body: pull.body ?? ''
-    },
-    { marker: PULL_REQUEST_MARKER, ...(settings.delivery ? { actor: settings.delivery.actor } : {}) }
-  )
-  const placed = branchVerdict(branch, pull.number)
+  const author = { login: pull.user?.login ?? '', ...(pull.user?.type ? { type: pull.user.type } : {}) }
+  const placed = await roundBranch(octokit, settings, {
+    number: pull.number,
+    headRef: pull.head,
+    author,
+    body: pull.body ?? ''
+  })
   if (placed) return placed
 
   let jobs

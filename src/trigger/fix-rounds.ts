@@ -3,9 +3,12 @@
 // count read back from those markers (max-fix-rounds), and the refusal at the cap. A marker is text anyone can
 // write, so only the comments of the account the action comments with count.
 import { PLACEHOLDER_RE, promptTemplate } from '../ralph/index.js'
+import type { Octokit } from '../github/client.js'
 import { isTokenActor, type Author, type TokenActor } from '../github/own-work.js'
+import { conversationComments } from '../github/reviews.js'
+import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
 import { REFUSAL_MARKER } from './replies.js'
-import type { WorkBranch } from './pull-branch.js'
+import { workBranchFor, type PullToWorkOn, type WorkBranch } from './pull-branch.js'
 import type { FixRound, Refuse, Run, Skip, TriggerSettings } from './types.js'
 
 /** max-fix-rounds when the workflow gives none. */
@@ -90,6 +93,41 @@ export function branchVerdict(branch: WorkBranch, pullNumber: number): Refuse | 
     kind: 'refuse',
     reason: `${branch.reason}; a round updates the action's pull request and never opens a second one, so none runs on #${pullNumber}`
   }
+}
+
+/** The round a request would be, from the pull request's conversation as it is now (roundAllowed decides). */
+export async function nextRound(
+  octokit: Octokit,
+  settings: FixRoundSettings,
+  request: { key: string; pullNumber: number; what: string }
+): Promise<ReturnType<typeof roundAllowed>> {
+  let ledger: RoundLedger
+  try {
+    const target = { owner: settings.owner, repo: settings.repo, pullNumber: request.pullNumber }
+    ledger = readRounds(await conversationComments(octokit, target), await settings.commenter())
+  } catch (error) {
+    const status = (error as { status?: number }).status
+    return {
+      kind: 'refuse',
+      reason: `pull request #${request.pullNumber}'s comments could not be read${status ? ` (HTTP ${status})` : ''}, so its rounds cannot be counted`,
+      unchecked: true
+    }
+  }
+  return roundAllowed(ledger, { ...request, max: settings.maxFixRounds })
+}
+
+/** Whether the round may go onto the pull request's own branch (workBranchFor, then branchVerdict). */
+export async function roundBranch(
+  octokit: Octokit,
+  settings: FixRoundSettings,
+  pull: Pick<PullToWorkOn, 'number' | 'headRef' | 'author' | 'body'>
+): Promise<Refuse | undefined> {
+  const branch = await workBranchFor(
+    octokit,
+    { owner: settings.owner, repo: settings.repo, ...pull },
+    { marker: PULL_REQUEST_MARKER, ...(settings.delivery ? { actor: settings.delivery.actor } : {}) }
+  )
+  return branchVerdict(branch, pull.number)
 }
 
 /** The one comment at the cap: why nothing more runs, and how to go on. */

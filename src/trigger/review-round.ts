@@ -6,7 +6,6 @@
 import type { Octokit } from '../github/client.js'
 import { isOwnWork, isTokenActor } from '../github/own-work.js'
 import {
-  conversationComments,
   getReview,
   listReviewComments,
   reviewThreads,
@@ -17,10 +16,10 @@ import {
 import { availableRalphs } from '../ralph/installed.js'
 import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
 import type { PullRequestReviewTrigger } from './event.js'
-import { branchVerdict, readRounds, reviewKey, roundAllowed, type FixRoundSettings } from './fix-rounds.js'
+import { nextRound, reviewKey, roundBranch, type FixRoundSettings } from './fix-rounds.js'
 import { parseRalphCommand, type RalphCommand } from './grammar.js'
 import { checkActor, type ActorCheck } from './permissions.js'
-import { sameRepoPull, workBranchFor, type OpenPull } from './pull-branch.js'
+import { sameRepoPull, type OpenPull } from './pull-branch.js'
 import { refusalReply, usage } from './replies.js'
 import { commandRalph, resolveRalph, type RalphChoice } from './ralph-choice.js'
 import { renderReviewTask, reviewThreadRefs } from './review-task.js'
@@ -190,40 +189,22 @@ export async function admitReview(
   const open = pullVerdict(asked, { fork, pull, ours }, { ...where, repository })
   if ('kind' in open) return open
 
-  const target = { owner: settings.owner, repo: settings.repo, pullNumber: number }
   const key = reviewKey(trigger.review.id)
-  let ledger
-  try {
-    ledger = readRounds(await conversationComments(octokit, target), await settings.commenter())
-  } catch (error) {
-    const status = (error as { status?: number }).status
-    return unchecked(
-      `pull request #${number}'s comments could not be read${status ? ` (HTTP ${status})` : ''}, so its rounds cannot be counted`
-    )
-  }
-  const allowed = roundAllowed(ledger, {
+  const allowed = await nextRound(octokit, settings, {
     key,
     pullNumber: number,
-    max: settings.maxFixRounds,
     what: `review ${trigger.review.id}`
   })
   if ('kind' in allowed) return allowed
-
-  const branch = await workBranchFor(
-    octokit,
-    {
-      owner: settings.owner,
-      repo: settings.repo,
-      number,
-      headRef: open.headRef,
-      author: open.author,
-      body: open.body
-    },
-    { marker: PULL_REQUEST_MARKER, ...(settings.delivery ? { actor: settings.delivery.actor } : {}) }
-  )
-  const placed = branchVerdict(branch, number)
+  const placed = await roundBranch(octokit, settings, {
+    number,
+    headRef: open.headRef,
+    author: open.author,
+    body: open.body
+  })
   if (placed) return placed
 
+  const target = { owner: settings.owner, repo: settings.repo, pullNumber: number }
   const read = await readReview(octokit, target, trigger)
   if ('kind' in read) return read
   const { author: _author, body: _body, ...pr } = open
