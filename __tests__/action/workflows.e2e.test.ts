@@ -213,7 +213,7 @@ test('every example that runs npm ci before the action also gives setup: npm ci,
   expect(checked).toBe(12)
 })
 
-test('an example asks for actions: write only to dispatch the next run of a loop that continues, and then must', () => {
+test("an example asks for actions: write only to dispatch the next run of a loop that continues, and then must; actions: read only to read a failing CI run's logs", () => {
   const dir = path.join(REPO_ROOT, 'examples', 'workflows')
   const found: string[] = []
   for (const file of readdirSync(dir).filter(name => name.endsWith('.yml'))) {
@@ -221,7 +221,12 @@ test('an example asks for actions: write only to dispatch the next run of a loop
     for (const [, job] of jobsOf(wf)) {
       const permissions = (job.permissions ?? wf.permissions ?? {}) as Json
       const continues = continueJobs(job) > 1
-      expect([file, permissions.actions]).toEqual([file, continues ? 'write' : undefined])
+      // A CI round reads the failing run's jobs and logs (GET …/actions/jobs/{id}/logs): read, never write.
+      const readsLogs = 'workflow_run' in ((wf.on ?? {}) as Json)
+      expect([file, permissions.actions]).toEqual([
+        file,
+        continues ? 'write' : readsLogs ? 'read' : undefined
+      ])
       if (!continues) continue
       found.push(file)
       // Continuation is one job's, hands over through the record, and needs the dispatch input it resumes from.

@@ -6,9 +6,10 @@ import path from 'node:path'
 import { getOctokit } from '@actions/github'
 import { loadRalph } from '../../src/ralph/index.js'
 import { loopConfig, runLoop, type LoopResult } from '../../src/loop/index.js'
-import { deliverTask } from '../../src/trigger/sanitize.js'
+import { deliverTask, type TaskDelivery } from '../../src/trigger/sanitize.js'
+import { taskArgNames } from '../../src/trigger/fix-rounds.js'
 import { admitEvent } from '../../src/trigger/admission.js'
-import type { Admission, TriggerSettings } from '../../src/trigger/types.js'
+import type { Admission, Run, TriggerSettings } from '../../src/trigger/types.js'
 import { acknowledge, postRefusal } from '../../src/github/tracking.js'
 import type { Octokit } from '../../src/github/client.js'
 import { startGitHubApi, type GitHubApi } from '../support/github-api/index.js'
@@ -133,8 +134,9 @@ export async function world(): Promise<World> {
           ralph,
           projectRoot: repo.dir,
           recordDir: path.join(tools, `record-${++runs}`),
-          // The comment's args, then the action's own (the grammar refuses a comment that sets them).
-          userArgs: { ...plan.args, ...delivery.args },
+          // The comment's args, then the action's own (the grammar refuses a comment that sets them): the task,
+          // or a review round's review, under the names the ralph places it with.
+          userArgs: { ...plan.args, ...taskArgs(plan, delivery) },
           maxIterations: 1,
           killGraceMs: 300
         })
@@ -169,6 +171,12 @@ export async function world(): Promise<World> {
     }
   }
   return w
+}
+
+/** The delivered task as the args its run gives it (`task`, or a review round's `review`). */
+function taskArgs(plan: Run, delivery: TaskDelivery): Record<string, string> {
+  const names = taskArgNames(plan)
+  return { [names.text]: delivery.args.task, [names.file]: delivery.args.task_file }
 }
 
 /** Shell that would create `<dir>/pwned-<n>` if anything ever ran it. */

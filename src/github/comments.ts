@@ -16,7 +16,8 @@ export interface PostedComment {
   body?: string
 }
 
-const onceMarker = (key: string): string => `<!-- ralph-action:once ${key} -->`
+/** The hidden line that makes a comment findable after a lost answer: one key per post. */
+export const onceMarker = (key: string): string => `<!-- ralph-action:once ${key} -->`
 
 /** GitHub's clock may differ from the runner's: look back this far for a comment just posted. */
 const CLOCK_SKEW_MS = 10 * 60_000

@@ -19,7 +19,7 @@ import {
 } from './index.js'
 
 /** Arg names the action fills itself; a `/ralph` comment may not set them. */
-export const RESERVED_ARGS = ['task', 'task_file'] as const
+export const RESERVED_ARGS = ['task', 'task_file', 'review', 'review_file'] as const
 
 /**
  * The one containment rule for every ralph the action loads (a comment's or a label's name, `mode: list`, the

@@ -96,8 +96,8 @@ const KNOWN_KEYS = [
   'setup',
   'verify'
 ]
-/** Args the action fills for a run on an issue, whether the ralph declares them or not. */
-const ACTION_ARGS = ['task', 'task_file']
+/** Args the action fills for a run on an issue (or a review), whether the ralph declares them or not. */
+const ACTION_ARGS = ['task', 'task_file', 'review', 'review_file']
 
 /** Keys no runtime reads (`chek:` leaves a ralph without gates): one warning each, with the key meant. */
 function unknownKeys(file: string, fm: PyDict, positions: FrontmatterPositions): RalphProblem[] {

@@ -1,8 +1,7 @@
 // Whether what started this run (event.ts) may run a loop, and what: Run, Skip or Refuse. Nothing here runs
 // anything or trusts text: the comment is parsed by grammar.ts, the task is sanitised data, and the comment
 // is read from the payload as it was when the run was triggered, never fetched again.
-import path from 'node:path'
-import { NAME_RE, RALPH_MARKER } from '../ralph/index.js'
+import { NAME_RE } from '../ralph/index.js'
 import {
   isDispatchTrigger,
   isIssueCommentTrigger,
@@ -16,7 +15,7 @@ import {
   type PullRequestTrigger,
   type TriggerEvent
 } from './event.js'
-import { argsIn, argsOf, availableRalphs, installedRalph } from '../ralph/installed.js'
+import { availableRalphs } from '../ralph/installed.js'
 import { branchTip, isOwnWork, isTokenActor } from '../github/own-work.js'
 import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
 import type { Octokit } from '../github/client.js'
@@ -27,6 +26,7 @@ import { parseRalphCommand } from './grammar.js'
 import { quote as code } from './quote.js'
 import { refusalReply, usage } from './replies.js'
 import { composeTask } from './sanitize.js'
+import { commandRalph, ralphNameOf, resolveRalph } from './ralph-choice.js'
 import type { Admission, Refuse, Run, Skip, TriggerSettings } from './types.js'
 
 /**
@@ -60,7 +60,7 @@ export async function admitEvent(
   return {
     kind: 'refuse',
     reason:
-      `ralph-action does not run on '${trigger.eventName}' events: use issue_comment, issues (labeled), ` +
+      `ralph-action does not run on '${trigger.name === 'unsupported' ? trigger.eventName : trigger.name}' events: use issue_comment, issues (labeled), ` +
       `pull_request, push, schedule or workflow_dispatch`
   }
 }
@@ -146,20 +146,8 @@ async function planComment(
   const help = usage(available)
   if (command.kind === 'invalid') return refuse(command.problem, help)
 
-  const resolved = resolveRalph(command.name, settings)
+  const resolved = commandRalph(command, settings)
   if ('problem' in resolved) return refuse(resolved.problem, help)
-  // An arg the ralph never reads is a typo, or a request it cannot honour: say so rather than ignore it.
-  const takes =
-    resolved.ralph !== undefined
-      ? argsOf(resolved.ralph, settings.projectRoot)
-      : argsIn(settings.ralphLess?.prompt ?? '')
-  const unknown = takes ? Object.keys(command.args).filter(name => !takes.includes(name)) : []
-  if (takes && unknown.length > 0)
-    return refuse(
-      `${resolved.ralph !== undefined ? `the ralph ${code(resolved.ralphName ?? resolved.ralph)}` : 'a run without a ralph'} takes no ${unknown.map(n => code(`--${n}`)).join(', ')} ` +
-        `arg (${takes.length ? `it takes ${takes.map(n => code(`--${n}`)).join(', ')}` : 'it takes none'})`,
-      help
-    )
 
   let work: Pick<Run, 'pr' | 'proposeTo' | 'branch' | 'base'> = { branch: `ralph/issue-${issue.number}` }
   if (issue.isPullRequest) {
@@ -345,33 +333,5 @@ async function pullAuthorMayAsk(
     : { skip: `${trigger.author || 'an unknown account'} (${author.reason})` }
 }
 
-// --- ralphs ----------------------------------------------------------------------------------------
-
-/**
- * A named ralph must be installed in the project (ralph/installed.ts); no name means the action's `ralph`
- * input, or a ralph-less run when the workflow gives `agent` without one.
- */
-function resolveRalph(
-  name: string | undefined,
-  settings: TriggerSettings
-): { ralph?: string; ralphName?: string } | { problem: string } {
-  if (name === undefined) {
-    if (settings.defaultRalph === undefined)
-      return settings.ralphLess
-        ? {}
-        : { problem: 'no ralph was named, and the workflow sets no default (the ralph input)' }
-    const ralphName = ralphNameOf(settings.defaultRalph)
-    return { ralph: settings.defaultRalph, ...(ralphName ? { ralphName } : {}) }
-  }
-  const installed = installedRalph(settings.projectRoot, name)
-  return 'problem' in installed ? installed : { ralph: installed.dir, ralphName: name }
-}
-
-/** The name of the ralph an input names: an installed name, or the folder of a path. */
-export function ralphNameOf(input: string | undefined): string | undefined {
-  if (!input) return undefined
-  const trimmed = input.trim().replace(/\/+$/, '')
-  const folder = path.basename(trimmed) === RALPH_MARKER ? path.dirname(trimmed) : trimmed
-  const name = path.basename(folder)
-  return name && name !== '.' && name !== '..' ? name : undefined
-}
+// Where the admission's plans come from: `ralphNameOf` is the action's too.
+export { ralphNameOf }

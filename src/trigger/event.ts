@@ -34,9 +34,8 @@ export interface IssuesTrigger {
   label?: string
   sender: string
 }
-export interface PullRequestTrigger {
-  name: 'pull_request' | 'pull_request_target'
-  action: string
+/** A pull request as an event carries it. */
+export interface PullPayload {
   number: number
   title: string
   body: string
@@ -44,8 +43,50 @@ export interface PullRequestTrigger {
   authorType: string
   head: { ref: string; sha: string; repo?: string }
   base: { ref: string }
+}
+export interface PullRequestTrigger extends PullPayload {
+  name: 'pull_request' | 'pull_request_target'
+  action: string
   /** The label applied, on `labeled`. */
   label?: string
+  sender: string
+}
+/** A review submitted (or edited, dismissed) on a pull request. */
+export interface PullRequestReviewTrigger {
+  name: 'pull_request_review'
+  action: string
+  review: {
+    id: number
+    /** '' when the review has no body (only line comments). */
+    body: string
+    /** As the webhook writes it: `changes_requested`, `commented`, `approved`, `dismissed`. */
+    state: string
+    author: string
+    authorType: string
+    commitId: string
+  }
+  pull: PullPayload
+  sender: string
+}
+/** A workflow run that was requested, is in progress, or completed. */
+export interface WorkflowRunTrigger {
+  name: 'workflow_run'
+  action: string
+  run: {
+    id: number
+    /** The workflow's name, and its file (`.github/workflows/ci.yml`). */
+    workflow: string
+    path: string
+    event: string
+    conclusion: string
+    headBranch: string
+    headSha: string
+    /** `owner/name` of the repository the run's commit comes from (a fork's for a fork's pull request). */
+    headRepo: string
+    runNumber: number
+    runAttempt: number
+    url: string
+  }
   sender: string
 }
 export interface ReviewCommentTrigger {
@@ -76,16 +117,21 @@ export type TriggerEvent =
   | IssueCommentTrigger
   | IssuesTrigger
   | PullRequestTrigger
+  | PullRequestReviewTrigger
   | ReviewCommentTrigger
   | PushTrigger
   | ScheduleTrigger
   | DispatchTrigger
+  | WorkflowRunTrigger
   | UnsupportedTrigger
 
 export const isIssueCommentTrigger = (e: TriggerEvent): e is IssueCommentTrigger => e.name === 'issue_comment'
 export const isIssuesTrigger = (e: TriggerEvent): e is IssuesTrigger => e.name === 'issues'
 export const isPullRequestTrigger = (e: TriggerEvent): e is PullRequestTrigger =>
   e.name === 'pull_request' || e.name === 'pull_request_target'
+export const isPullRequestReviewTrigger = (e: TriggerEvent): e is PullRequestReviewTrigger =>
+  e.name === 'pull_request_review'
+export const isWorkflowRunTrigger = (e: TriggerEvent): e is WorkflowRunTrigger => e.name === 'workflow_run'
 export const isPushTrigger = (e: TriggerEvent): e is PushTrigger => e.name === 'push'
 export const isScheduleTrigger = (e: TriggerEvent): e is ScheduleTrigger => e.name === 'schedule'
 export const isDispatchTrigger = (e: TriggerEvent): e is DispatchTrigger => e.name === 'workflow_dispatch'
@@ -104,6 +150,21 @@ function issueOf(value: unknown): IssuePayload {
     author: login(issue.user),
     authorType: str(obj(issue.user).type),
     isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
+  }
+}
+
+function pullOf(value: unknown, number?: unknown): PullPayload {
+  const pull = obj(value)
+  const head = obj(pull.head)
+  const repo = str(obj(head.repo).full_name)
+  return {
+    number: Number(number ?? pull.number),
+    title: str(pull.title),
+    body: str(pull.body),
+    author: login(pull.user),
+    authorType: str(obj(pull.user).type),
+    head: { ref: str(head.ref), sha: str(head.sha), ...(repo ? { repo } : {}) },
+    base: { ref: str(obj(pull.base).ref) }
   }
 }
 
@@ -140,23 +201,52 @@ export function parseTriggerEvent(eventName: string, payloadValue: unknown): Tri
         sender
       }
     case 'pull_request':
-    case 'pull_request_target': {
-      const pull = obj(payload.pull_request)
+    case 'pull_request_target':
       if (!payload.pull_request) break
-      const head = obj(pull.head)
-      const repo = str(obj(head.repo).full_name)
-      const baseRef = str(obj(pull.base).ref)
       return {
         name: eventName,
         action,
-        number: Number(payload.number ?? pull.number),
-        title: str(pull.title),
-        body: str(pull.body),
-        author: login(pull.user),
-        authorType: str(obj(pull.user).type),
-        head: { ref: str(head.ref), sha: str(head.sha), ...(repo ? { repo } : {}) },
-        base: { ref: baseRef },
+        ...pullOf(payload.pull_request, payload.number),
         ...(payload.label ? { label: str(obj(payload.label).name) } : {}),
+        sender
+      }
+    case 'pull_request_review': {
+      const review = obj(payload.review)
+      if (!payload.review || !payload.pull_request) break
+      return {
+        name: 'pull_request_review',
+        action,
+        review: {
+          id: Number(review.id),
+          body: str(review.body),
+          state: str(review.state),
+          author: login(review.user),
+          authorType: str(obj(review.user).type),
+          commitId: str(review.commit_id)
+        },
+        pull: pullOf(payload.pull_request),
+        sender
+      }
+    }
+    case 'workflow_run': {
+      const run = obj(payload.workflow_run)
+      if (!payload.workflow_run) break
+      return {
+        name: 'workflow_run',
+        action,
+        run: {
+          id: Number(run.id),
+          workflow: str(run.name),
+          path: str(run.path),
+          event: str(run.event),
+          conclusion: str(run.conclusion),
+          headBranch: str(run.head_branch),
+          headSha: str(run.head_sha),
+          headRepo: str(obj(run.head_repository).full_name),
+          runNumber: Number(run.run_number),
+          runAttempt: Number(run.run_attempt),
+          url: str(run.html_url)
+        },
         sender
       }
     }

@@ -72,7 +72,52 @@ export interface Run {
   notes?: string[]
   /** Who started it and their role; undefined for schedule, push and workflow_dispatch without a sender. */
   actor?: { login: string; role?: string }
+  /** A round on the action's own pull request (a review, a CI failure): what to answer once it is done. */
+  round?: FixRound
 }
+
+/** One line comment's thread of a review, as the round answers it. */
+export interface ReviewThreadRef {
+  /** The thread's first comment: replies go to it (GitHub takes no reply to a reply). */
+  replyTo: number
+  /** The GraphQL id resolveReviewThread takes; undefined when the threads could not be read. */
+  threadId?: string
+  /** Resolved before the round: it gets no reply and is not resolved again. */
+  resolved: boolean
+}
+
+interface RoundBase {
+  /** The marker's key, unique per request: `review-<id>`, `ci-<head sha>`. */
+  key: string
+  /** This round's number on the pull request (1 = the first), counted from its markers. */
+  number: number
+  /** max-fix-rounds. */
+  max: number
+  pullNumber: number
+}
+
+/** A writer's review on the action's own pull request. */
+export interface ReviewRound extends RoundBase {
+  kind: 'review'
+  reviewId: number
+  reviewer: string
+  reviewUrl: string
+  threads: ReviewThreadRef[]
+}
+
+/** A failing CI run on the action's own pull request. */
+export interface CiRound extends RoundBase {
+  kind: 'ci'
+  runId: number
+  runUrl: string
+  workflow: string
+  conclusion: string
+  headSha: string
+  /** The failing jobs the task shows, for the run record. */
+  failedJobs: { id: number; name: string; url: string }[]
+}
+
+export type FixRound = ReviewRound | CiRound
 
 export interface Skip {
   kind: 'skip'

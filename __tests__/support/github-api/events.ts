@@ -96,6 +96,47 @@ export class EventPayloads {
     }
   }
 
+  /**
+   * `pull_request_review` for a review in state: the review as the webhook writes it (its state in lower case,
+   * a null body when it has none), its pull request, and its author as the sender.
+   */
+  pullRequestReview(reviewId: number, action: 'submitted' | 'edited' | 'dismissed' = 'submitted'): Json {
+    const review = this.state.review(reviewId)
+    if (!review) throw new Error(`no review ${reviewId} in the GitHub stand-in`)
+    const pull = this.state.pull(review.pullNumber)
+    if (!pull) throw new Error(`review ${reviewId} is on #${review.pullNumber}, which does not exist`)
+    const r = this.renderer
+    const rendered = r.review(review)
+    return {
+      action,
+      review: {
+        ...rendered,
+        body: review.body === '' ? null : review.body,
+        state: review.state.toLowerCase(),
+        updated_at: review.submittedAt
+      },
+      pull_request: r.pull(pull, { full: false }),
+      repository: r.repository(),
+      sender: r.user(review.user)
+    }
+  }
+
+  /** `workflow_run` for a run in state (`completed` by default): the run as the API renders it, and its workflow. */
+  workflowRun(runId: number, action: 'requested' | 'in_progress' | 'completed' = 'completed'): Json {
+    const run = this.state.run(runId)
+    if (!run) throw new Error(`no workflow run ${runId} in the GitHub stand-in`)
+    const workflow = this.state.workflow(run.workflowId)
+    if (!workflow) throw new Error(`run ${runId} has no workflow`)
+    const r = this.renderer
+    return {
+      action,
+      workflow: r.workflow(workflow),
+      workflow_run: r.workflowRun(run),
+      repository: r.repository(),
+      sender: r.user(run.triggeringActor)
+    }
+  }
+
   /** `schedule` carries only the repository; `workflow_dispatch` the inputs, ref and workflow file too. */
   schedule(cron = '0 3 * * *'): Json {
     return { schedule: cron, repository: this.renderer.repository() }

@@ -3,6 +3,7 @@
 // passed the OpenAPI checks, so handlers check meaning (exists? allowed? duplicate?) rather than shape.
 import type { Operation } from './openapi.js'
 import type { Renderer } from './render.js'
+import { createHmac } from 'node:crypto'
 import {
   GITHUB_ACTIONS_BOT,
   type GitHubState,
@@ -757,12 +758,140 @@ const downloadArtifact: Handler = ctx => {
   return { status: 302, headers: { location } }
 }
 
+// --- reviews and their line comments ---
+
+function reviewOr404(ctx: HandlerContext, pull: PullRecord) {
+  const review = ctx.state.review(Number(ctx.params.review_id))
+  if (!review || review.pullNumber !== pull.number) throw notFound(ctx)
+  return review
+}
+
+const getReview: Handler = ctx => {
+  requireRepo(ctx)
+  const pull = pullOr404(ctx, Number(ctx.params.pull_number))
+  return { status: 200, body: ctx.render.review(reviewOr404(ctx, pull)) }
+}
+
+const listReviews: Handler = ctx => {
+  requireRepo(ctx)
+  const pull = pullOr404(ctx, Number(ctx.params.pull_number))
+  const { items, headers } = paginate(
+    ctx,
+    ctx.state.reviews.filter(r => r.pullNumber === pull.number)
+  )
+  return { status: 200, body: items.map(r => ctx.render.review(r)), headers }
+}
+
+const listCommentsForReview: Handler = ctx => {
+  requireRepo(ctx)
+  const pull = pullOr404(ctx, Number(ctx.params.pull_number))
+  const review = reviewOr404(ctx, pull)
+  const { items, headers } = paginate(
+    ctx,
+    ctx.state.reviewComments.filter(c => c.reviewId === review.id)
+  )
+  return { status: 200, body: items.map(c => ctx.render.reviewComment(c, 'in-review')), headers }
+}
+
+const listReviewComments: Handler = ctx => {
+  requireRepo(ctx)
+  const pull = pullOr404(ctx, Number(ctx.params.pull_number))
+  let comments = ctx.state.reviewComments.filter(c => c.pullNumber === pull.number)
+  if (ctx.params.since !== undefined) comments = comments.filter(c => c.updatedAt >= String(ctx.params.since))
+  const { items, headers } = paginate(ctx, byCreated(ctx, comments))
+  return { status: 200, body: items.map(c => ctx.render.reviewComment(c)), headers }
+}
+
+/**
+ * A reply in a line comment's thread: GitHub makes it a review of its own (COMMENTED, no body) by whoever
+ * replies. The docs say replies to replies are not supported: `comment_id` must be a thread's first
+ * comment, so a reply's id is refused (modelled as GitHub's 422 Validation Failed).
+ */
+const createReplyForReviewComment: Handler = ctx => {
+  requireRepo(ctx)
+  const pull = pullOr404(ctx, Number(ctx.params.pull_number))
+  const root = ctx.state.reviewComment(Number(ctx.params.comment_id))
+  if (!root || root.pullNumber !== pull.number) throw notFound(ctx)
+  if (root.inReplyToId !== undefined)
+    throw new GitHubError(
+      422,
+      errorBody(422, 'Validation Failed', ctx.operation.docs, [
+        {
+          resource: 'PullRequestReviewComment',
+          code: 'invalid',
+          field: 'in_reply_to_id',
+          message: 'replies to replies are not supported'
+        }
+      ]),
+      true
+    )
+  checkBodyLength(ctx, ctx.body.body, 'IssueComment')
+  const review = ctx.state.addReview(pull.number, { user: ctx.actor, state: 'COMMENTED' })
+  const comment = ctx.state.addReviewComment(review, {
+    path: root.path,
+    body: String(ctx.body.body),
+    inReplyTo: root.id
+  })
+  return { status: 201, body: ctx.render.reviewComment(comment) }
+}
+
+// --- jobs of workflow runs, and their logs ---
+
+const listJobsForWorkflowRun: Handler = ctx => {
+  requireRepo(ctx)
+  requireActions(ctx, 'read')
+  const run = runOr404(ctx)
+  let jobs = ctx.state.jobs.filter(j => j.runId === run.id)
+  // latest (the default): the jobs of the run's last attempt only.
+  if (String(ctx.params.filter ?? 'latest') === 'latest') {
+    const last = Math.max(0, ...jobs.map(j => j.runAttempt))
+    jobs = jobs.filter(j => j.runAttempt === last)
+  }
+  const { items, headers } = paginate(ctx, jobs)
+  return {
+    status: 200,
+    body: { total_count: jobs.length, jobs: items.map(j => ctx.render.job(j)) },
+    headers
+  }
+}
+
+const getJobForWorkflowRun: Handler = ctx => {
+  requireRepo(ctx)
+  requireActions(ctx, 'read')
+  const job = ctx.state.job(Number(ctx.params.job_id))
+  if (!job) throw notFound(ctx)
+  return { status: 200, body: ctx.render.job(job) }
+}
+
+/** Where a job's log is served (not the API: the token must not be sent there), valid for a minute. */
+export const JOB_LOG_PATH = '/_blob/job-logs/'
+
+/** The signature of a job log's download URL, for `expires` (epoch seconds). */
+export function jobLogSignature(state: GitHubState, jobId: number, expires: number): string {
+  return createHmac('sha256', state.blobKey).update(`${jobId}:${expires}`).digest('base64url')
+}
+
+/** 302 to the log's short-lived URL, as GitHub redirects to its blob store. */
+const downloadJobLogs: Handler = ctx => {
+  requireRepo(ctx)
+  requireActions(ctx, 'read')
+  const job = ctx.state.job(Number(ctx.params.job_id))
+  if (!job || job.log === undefined) throw notFound(ctx)
+  const expires = Math.floor(ctx.state.clock().getTime() / 1000) + 60
+  const signature = jobLogSignature(ctx.state, job.id, expires)
+  const location = `${ctx.url.origin}${JOB_LOG_PATH}${job.id}?se=${expires}&sig=${signature}`
+  return { status: 302, headers: { location } }
+}
+
 export const handlers: Record<string, Handler> = {
   'actions/get-workflow': getWorkflow,
   'actions/get-workflow-run': getWorkflowRun,
   'actions/create-workflow-dispatch': createWorkflowDispatch,
   'actions/list-workflow-run-artifacts': listWorkflowRunArtifacts,
   'actions/download-artifact': downloadArtifact,
+  'actions/list-jobs-for-workflow-run': listJobsForWorkflowRun,
+  'actions/get-job-for-workflow-run': getJobForWorkflowRun,
+  'actions/download-job-logs-for-workflow-run': downloadJobLogs,
   'git/create-ref': createRef,
   'git/get-ref': getRef,
   'repos/get': getRepo,
@@ -776,6 +905,11 @@ export const handlers: Record<string, Handler> = {
   'pulls/update': updatePull,
   'pulls/request-reviewers': requestReviewers,
   'pulls/list-requested-reviewers': listRequestedReviewers,
+  'pulls/get-review': getReview,
+  'pulls/list-reviews': listReviews,
+  'pulls/list-comments-for-review': listCommentsForReview,
+  'pulls/list-review-comments': listReviewComments,
+  'pulls/create-reply-for-review-comment': createReplyForReviewComment,
   'issues/create': createIssue,
   'issues/get': getIssue,
   'issues/update': updateIssue,

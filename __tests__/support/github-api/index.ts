@@ -45,6 +45,12 @@ export type {
   PullRecord,
   ReactionRecord,
   RepoRole,
+  ReviewCommentRecord,
+  ReviewCommentSeed,
+  ReviewRecord,
+  ReviewState,
+  ReviewThreadRecord,
+  JobRecord,
   WorkflowInput,
   WorkflowRecord,
   WorkflowRunRecord

@@ -6,9 +6,12 @@ import type {
   CommentRecord,
   GitHubState,
   IssueRecord,
+  JobRecord,
   LabelRecord,
   PullRecord,
   ReactionRecord,
+  ReviewCommentRecord,
+  ReviewRecord,
   WorkflowRecord,
   WorkflowRunRecord
 } from './state.js'
@@ -576,6 +579,110 @@ export class Renderer {
       head_repository: headRepository,
       head_repository_id: headRepository.id,
       display_title: run.displayTitle
+    }
+  }
+
+  /** A submitted review (GET …/pulls/{n}/reviews/{id}). */
+  review(review: ReviewRecord): Json {
+    const pullUrl = `${this.repoApi}/pulls/${review.pullNumber}`
+    const html = `${this.repoHtml}/pull/${review.pullNumber}#pullrequestreview-${review.id}`
+    return {
+      id: review.id,
+      node_id: review.nodeId,
+      user: this.user(review.user),
+      body: review.body,
+      state: review.state,
+      html_url: html,
+      pull_request_url: pullUrl,
+      _links: { html: { href: html }, pull_request: { href: pullUrl } },
+      submitted_at: review.submittedAt,
+      commit_id: review.commitId,
+      author_association: this.authorAssociation(review.user)
+    }
+  }
+
+  /**
+   * A line comment, as a review's comments list it (`in-review`: the review-comment schema) and as the pull
+   * request's comments and a reply do (`on-pull`). An outdated comment has no line and no position: GitHub
+   * sends null, which the description allows only for a review's `position`, so elsewhere they are left out
+   * (the description does not require them there).
+   */
+  reviewComment(comment: ReviewCommentRecord, form: 'in-review' | 'on-pull' = 'on-pull'): Json {
+    const url = `${this.repoApi}/pulls/comments/${comment.id}`
+    const pullUrl = `${this.repoApi}/pulls/${comment.pullNumber}`
+    const html = `${this.repoHtml}/pull/${comment.pullNumber}#discussion_r${comment.id}`
+    const position = comment.originalLine ?? 1
+    return {
+      url,
+      pull_request_review_id: comment.reviewId,
+      id: comment.id,
+      node_id: comment.nodeId,
+      diff_hunk: comment.diffHunk,
+      path: comment.path,
+      ...(comment.line !== null || comment.subjectType === 'file'
+        ? { position }
+        : form === 'in-review'
+          ? { position: null }
+          : {}),
+      original_position: position,
+      commit_id: comment.commitId,
+      original_commit_id: comment.originalCommitId,
+      ...(comment.inReplyToId !== undefined ? { in_reply_to_id: comment.inReplyToId } : {}),
+      user: this.user(comment.user),
+      body: comment.body,
+      created_at: comment.createdAt,
+      updated_at: comment.updatedAt,
+      html_url: html,
+      pull_request_url: pullUrl,
+      author_association: this.authorAssociation(comment.user),
+      _links: { self: { href: url }, html: { href: html }, pull_request: { href: pullUrl } },
+      start_line: comment.startLine,
+      original_start_line: comment.originalStartLine,
+      start_side: comment.startSide,
+      ...(comment.line !== null ? { line: comment.line } : {}),
+      ...(comment.originalLine !== null ? { original_line: comment.originalLine } : {}),
+      side: comment.side,
+      subject_type: comment.subjectType,
+      reactions: this.reactionRollup('comment', comment.id, url)
+    }
+  }
+
+  /** A job of a workflow run (GET …/actions/runs/{run_id}/jobs). */
+  job(job: JobRecord): Json {
+    const run = this.state.run(job.runId)
+    const workflow = run ? this.state.workflow(run.workflowId) : undefined
+    const url = `${this.repoApi}/actions/jobs/${job.id}`
+    return {
+      id: job.id,
+      run_id: job.runId,
+      run_url: `${this.repoApi}/actions/runs/${job.runId}`,
+      run_attempt: job.runAttempt,
+      node_id: job.nodeId,
+      head_sha: run?.headSha ?? '0'.repeat(40),
+      url,
+      html_url: `${this.repoHtml}/actions/runs/${job.runId}/job/${job.id}`,
+      status: job.status,
+      conclusion: job.conclusion,
+      created_at: job.startedAt,
+      started_at: job.startedAt,
+      completed_at: job.completedAt,
+      name: job.name,
+      steps: job.steps.map(step => ({
+        status: step.conclusion === null ? 'in_progress' : 'completed',
+        conclusion: step.conclusion,
+        name: step.name,
+        number: step.number,
+        started_at: job.startedAt,
+        completed_at: step.conclusion === null ? null : job.completedAt
+      })),
+      check_run_url: `${this.repoApi}/check-runs/${job.id}`,
+      labels: ['ubuntu-latest'],
+      runner_id: 1,
+      runner_name: 'GitHub Actions 1',
+      runner_group_id: 2,
+      runner_group_name: 'GitHub Actions',
+      workflow_name: workflow?.name ?? null,
+      head_branch: run?.headBranch ?? null
     }
   }
 

@@ -5,7 +5,16 @@ import { createServer, type IncomingMessage } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { applyFault, FaultSchedule, resetConnection, type FaultKind } from '../faults.js'
 import { EventPayloads } from './events.js'
-import { errorBody, GitHubError, handlers, type HandlerContext, type HandlerResult } from './handlers.js'
+import { answerGraphql } from './graphql.js'
+import {
+  errorBody,
+  GitHubError,
+  handlers,
+  JOB_LOG_PATH,
+  jobLogSignature,
+  type HandlerContext,
+  type HandlerResult
+} from './handlers.js'
 import {
   loadDescription,
   OperationValidators,
@@ -55,6 +64,10 @@ export type ViolationKind =
   | 'auth'
   | 'user-agent'
   | 'api-version'
+  /** A GraphQL document GitHub would refuse, or a deprecated field the action must not rely on. */
+  | 'graphql'
+  /** A request to the blob store (a job log's download URL) that it refuses: unsigned, expired, with a token. */
+  | 'blob'
 
 export interface Violation {
   method: string
@@ -225,6 +238,84 @@ export async function startGitHubApi(options: GitHubApiOptions = {}): Promise<Gi
           status: 400,
           body: errorBody(400, message, 'https://docs.github.com/rest/about-the-rest-api/api-versions')
         })
+      }
+
+      // Not REST: GitHub's GraphQL endpoint, and the blob store a job log's URL points to.
+      if (url.pathname === '/graphql' && entry.method === 'POST') {
+        if (!token) {
+          violation('auth', 'GraphQL request without a token')
+          return send({
+            status: 401,
+            body: {
+              message: 'This endpoint requires you to be authenticated.',
+              documentation_url:
+                'https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql'
+            }
+          })
+        }
+        let body: unknown
+        try {
+          body = JSON.parse(raw.toString('utf8'))
+        } catch {
+          violation('json', 'GraphQL body is not JSON')
+          return send({ status: 400, body: { message: 'Problems parsing JSON' } })
+        }
+        entry.body = body
+        const injected = state.failures.next.findIndex(f => f.operationId === 'graphql')
+        if (injected >= 0) {
+          const failure = state.failures.next[injected]
+          failure.times = (failure.times ?? 1) - 1
+          if (failure.times <= 0) state.failures.next.splice(injected, 1)
+          entry.operationId = 'graphql'
+          return send({ status: failure.status, body: failure.body ?? { message: 'Injected failure' } })
+        }
+        const answer = answerGraphql(state, {
+          body,
+          actor,
+          readOnly: token !== undefined && state.readOnlyTokens.has(token)
+        })
+        entry.operationId = `graphql:${answer.operation}`
+        for (const problem of answer.problems) violation('graphql', problem, entry.operationId)
+        return send({ status: answer.status, body: answer.body })
+      }
+      if (url.pathname.startsWith(JOB_LOG_PATH) && entry.method === 'GET') {
+        const jobId = Number(url.pathname.slice(JOB_LOG_PATH.length))
+        const job = state.job(jobId)
+        const expires = Number(url.searchParams.get('se'))
+        const signed =
+          job?.log !== undefined &&
+          url.searchParams.get('sig') === jobLogSignature(state, jobId, expires) &&
+          expires * 1000 >= state.clock().getTime()
+        const authorization = req.headers.authorization !== undefined
+        const range = req.headers.range
+        const answerBlob = (status: number, text: string | Buffer, headers: Record<string, string> = {}) => {
+          const bytes = Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8')
+          entry.status = status
+          state.logDownloads.push({ jobId, authorization, range, status, bytes: bytes.length })
+          res.writeHead(status, { 'content-length': String(bytes.length), ...headers }).end(bytes)
+        }
+        // Azure's blob store authenticates by the URL's signature and refuses a second mechanism.
+        if (authorization) {
+          violation('blob', 'the job log download URL was sent an Authorization header (the API token)')
+          return answerBlob(400, 'InvalidAuthenticationInfo: only one authentication mechanism is allowed')
+        }
+        if (!signed) {
+          violation('blob', 'the job log download URL is not signed, or has expired')
+          return answerBlob(403, 'AuthenticationFailed: signature not valid or expired')
+        }
+        const log = Buffer.from(job.log as string, 'utf8')
+        const wanted = /^bytes=(\d+)-(\d*)$/.exec(String(range ?? ''))
+        if (wanted) {
+          const start = Number(wanted[1])
+          const end = Math.min(log.length - 1, wanted[2] ? Number(wanted[2]) : log.length - 1)
+          if (start >= log.length) return answerBlob(416, '', { 'content-range': `bytes */${log.length}` })
+          return answerBlob(206, log.subarray(start, end + 1), {
+            'content-type': 'text/plain; charset=utf-8',
+            'content-range': `bytes ${start}-${end}/${log.length}`,
+            'accept-ranges': 'bytes'
+          })
+        }
+        return answerBlob(200, log, { 'content-type': 'text/plain; charset=utf-8', 'accept-ranges': 'bytes' })
       }
 
       const match = router.match(entry.method, url.pathname)

@@ -1,7 +1,7 @@
 // What the GitHub stand-in knows: one repository, its accounts and roles, issues, pull requests, comments,
 // reactions and labels, plus the failures a test wants GitHub to produce. Tests seed it before a run and
 // read it afterwards; the handlers change it the way GitHub would.
-import { createHash } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import { execFileSync } from 'node:child_process'
 import type { ArtifactService } from '../artifacts/index.js'
 
@@ -106,6 +106,110 @@ export interface LabelRecord {
   color: string
   description: string | null
   default: boolean
+}
+
+export type ReviewState = 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED' | 'PENDING'
+
+export interface ReviewRecord {
+  id: number
+  nodeId: string
+  pullNumber: number
+  user: string
+  body: string
+  state: ReviewState
+  /** The pull request's head when the review was submitted. */
+  commitId: string
+  submittedAt: string
+}
+
+export type DiffSide = 'LEFT' | 'RIGHT'
+
+/** A comment on a pull request's diff (a line comment), part of one review and of one thread. */
+export interface ReviewCommentRecord {
+  id: number
+  nodeId: string
+  pullNumber: number
+  reviewId: number
+  user: string
+  body: string
+  path: string
+  diffHunk: string
+  /** null once outdated (the code it was left on changed): GitHub keeps only the original_ fields then. */
+  line: number | null
+  startLine: number | null
+  originalLine: number | null
+  originalStartLine: number | null
+  side: DiffSide
+  startSide: DiffSide | null
+  subjectType: 'line' | 'file'
+  commitId: string
+  originalCommitId: string
+  /** The thread's first comment, for a reply. */
+  inReplyToId: number | undefined
+  createdAt: string
+  updatedAt: string
+}
+
+/** A review thread: its first comment and the replies to it, resolved or not (GraphQL only). */
+export interface ReviewThreadRecord {
+  /** The GraphQL node id (`PRRT_…`). */
+  id: string
+  pullNumber: number
+  rootCommentId: number
+  resolved: boolean
+  resolvedBy: string | null
+}
+
+/** What a test seeds as one line comment of a review. */
+export interface ReviewCommentSeed {
+  path: string
+  body: string
+  /** The (last) line; absent for a comment on the whole file. */
+  line?: number
+  /** A range's first line. */
+  startLine?: number
+  side?: DiffSide
+  startSide?: DiffSide
+  diffHunk?: string
+  /** The code it was left on changed since: line and position become null. */
+  outdated?: boolean
+  /** A reply to this comment's thread (its first comment's id). */
+  inReplyTo?: number
+}
+
+export type JobConclusion = 'success' | 'failure' | 'neutral' | 'cancelled' | 'skipped' | 'timed_out'
+
+export interface JobStepRecord {
+  number: number
+  name: string
+  conclusion: JobConclusion | null
+}
+
+/** A job of a workflow run, with its log as the runner wrote it (timestamps, `##[group]`…). */
+export interface JobRecord {
+  id: number
+  nodeId: string
+  runId: number
+  runAttempt: number
+  name: string
+  status: 'queued' | 'in_progress' | 'completed'
+  conclusion: JobConclusion | null
+  steps: JobStepRecord[]
+  /** undefined: GitHub has no log for it (404). */
+  log: string | undefined
+  startedAt: string
+  completedAt: string | null
+}
+
+/** One request for a job's log at the URL the API redirected to (the blob store, not the API). */
+export interface LogDownloadRecord {
+  jobId: number
+  /** Whether the request carried an Authorization header (the blob store refuses it). */
+  authorization: boolean
+  range: string | undefined
+  status: number
+  /** Bytes sent in the answer's body. */
+  bytes: number
 }
 
 /** A `workflow_dispatch` input as the workflow file declares it (`on.workflow_dispatch.inputs.<name>`). */
@@ -252,6 +356,14 @@ export class GitHubState {
   /** Accepted workflow dispatches, in order. */
   readonly dispatches: DispatchRecord[] = []
   artifacts: ArtifactService | undefined
+  readonly reviews: ReviewRecord[] = []
+  readonly reviewComments: ReviewCommentRecord[] = []
+  readonly reviewThreads: ReviewThreadRecord[] = []
+  readonly jobs: JobRecord[] = []
+  /** Requests for job logs at the download URL, in order. */
+  readonly logDownloads: LogDownloadRecord[] = []
+  /** Signs the blob store's short-lived URLs (job logs). */
+  readonly blobKey = randomBytes(16)
 
   private nextNumber = 1
   private nextId = 1000
@@ -665,6 +777,154 @@ export class GitHubState {
 
   run(id: number): WorkflowRunRecord | undefined {
     return this.runs.find(r => r.id === id)
+  }
+
+  // --- reviews, their line comments and threads ---
+
+  /**
+   * Seeds a submitted review of pull request `pullNumber` with its line comments (each a thread of its own,
+   * or a reply to `inReplyTo`'s thread), e.g.
+   * `addReview(7, { user: 'alice', state: 'CHANGES_REQUESTED', body: 'Two things', comments: [{ path: 'a.js', line: 3, body: '…' }] })`.
+   */
+  addReview(
+    pullNumber: number,
+    fields: { user: string; state: ReviewState; body?: string; comments?: ReviewCommentSeed[] }
+  ): ReviewRecord & { comments: ReviewCommentRecord[] } {
+    const pull = this.pull(pullNumber)
+    if (!pull) throw new Error(`no pull request #${pullNumber} in the GitHub stand-in`)
+    const id = this.newId()
+    const head = this.branchSha(pull.head) ?? pull.headSha
+    const review: ReviewRecord = {
+      id,
+      nodeId: this.nodeId('PRR', id),
+      pullNumber,
+      user: fields.user,
+      body: fields.body ?? '',
+      state: fields.state,
+      commitId: head,
+      submittedAt: this.now()
+    }
+    this.reviews.push(review)
+    const comments = (fields.comments ?? []).map(seed => this.addReviewComment(review, seed))
+    return { ...review, comments }
+  }
+
+  /** A line comment of `review`; a new thread unless it replies to one. */
+  addReviewComment(review: ReviewRecord, seed: ReviewCommentSeed): ReviewCommentRecord {
+    const id = this.newId()
+    const now = this.now()
+    const root = seed.inReplyTo === undefined ? undefined : this.reviewComment(seed.inReplyTo)
+    if (seed.inReplyTo !== undefined && !root) throw new Error(`no review comment ${seed.inReplyTo}`)
+    const line = seed.line ?? null
+    const startLine = seed.startLine ?? null
+    // A reply sits where its thread does.
+    const where = root
+      ? {
+          path: root.path,
+          diffHunk: root.diffHunk,
+          line: root.line,
+          startLine: root.startLine,
+          originalLine: root.originalLine,
+          originalStartLine: root.originalStartLine,
+          side: root.side,
+          startSide: root.startSide,
+          subjectType: root.subjectType,
+          originalCommitId: root.originalCommitId
+        }
+      : {
+          path: seed.path,
+          diffHunk: seed.diffHunk ?? `@@ -1,3 +1,3 @@\n context\n-old\n+new`,
+          line: seed.outdated ? null : line,
+          startLine: seed.outdated ? null : startLine,
+          originalLine: line,
+          originalStartLine: startLine,
+          side: seed.side ?? 'RIGHT',
+          startSide: startLine === null ? null : (seed.startSide ?? seed.side ?? 'RIGHT'),
+          subjectType: line === null ? ('file' as const) : ('line' as const),
+          originalCommitId: seed.outdated
+            ? createHash('sha1').update(`before:${review.commitId}`).digest('hex')
+            : review.commitId
+        }
+    const comment: ReviewCommentRecord = {
+      id,
+      nodeId: this.nodeId('PRRC', id),
+      pullNumber: review.pullNumber,
+      reviewId: review.id,
+      user: review.user,
+      body: seed.body,
+      ...where,
+      commitId: review.commitId,
+      inReplyToId: root ? (root.inReplyToId ?? root.id) : undefined,
+      createdAt: now,
+      updatedAt: now
+    }
+    this.reviewComments.push(comment)
+    if (!root)
+      this.reviewThreads.push({
+        id: this.nodeId('PRRT', id),
+        pullNumber: review.pullNumber,
+        rootCommentId: id,
+        resolved: false,
+        resolvedBy: null
+      })
+    return comment
+  }
+
+  review(id: number): ReviewRecord | undefined {
+    return this.reviews.find(r => r.id === id)
+  }
+
+  reviewComment(id: number): ReviewCommentRecord | undefined {
+    return this.reviewComments.find(c => c.id === id)
+  }
+
+  /** The thread a line comment is in. */
+  threadOf(comment: ReviewCommentRecord): ReviewThreadRecord | undefined {
+    const root = comment.inReplyToId ?? comment.id
+    return this.reviewThreads.find(t => t.rootCommentId === root)
+  }
+
+  /** A thread's comments, first to last. */
+  threadComments(thread: ReviewThreadRecord): ReviewCommentRecord[] {
+    return this.reviewComments.filter(
+      c => c.id === thread.rootCommentId || c.inReplyToId === thread.rootCommentId
+    )
+  }
+
+  // --- jobs of workflow runs ---
+
+  /** Seeds a job of run `runId` (completed, by default a failure) with its log. */
+  addJob(
+    runId: number,
+    fields: Partial<Omit<JobRecord, 'runId' | 'steps'>> & {
+      name: string
+      steps?: { name: string; conclusion: JobConclusion | null }[]
+    }
+  ): JobRecord {
+    const run = this.run(runId)
+    if (!run) throw new Error(`no workflow run ${runId} in the GitHub stand-in`)
+    const id = fields.id ?? this.newId()
+    const now = this.now()
+    const { steps = [], ...rest } = fields
+    const job: JobRecord = {
+      nodeId: this.nodeId('CR', id),
+      runAttempt: run.runAttempt,
+      status: 'completed',
+      conclusion: 'failure',
+      log: undefined,
+      startedAt: now,
+      completedAt: now,
+      ...rest,
+      id,
+      runId,
+      steps: steps.map((step, i) => ({ number: i + 1, ...step }))
+    }
+    this.jobs.push(job)
+    return job
+  }
+
+  job(id: number): JobRecord | undefined {
+    return this.jobs.find(j => j.id === id)
   }
 
   /** The commit a branch or tag name (or `refs/heads/…`, `refs/tags/…`) names; undefined when none exists. */
