@@ -192,9 +192,13 @@ export class LedgerStore {
       }
       const line = firstLine(said)
       if (TRANSIENT_PUSH_ERRORS.test(said)) return { transient: line }
-      if (GITHUB_PUSH_ERRORS.permissionDenied.test(said) || GITHUB_PUSH_ERRORS.authFailed.test(said))
+      if (GITHUB_PUSH_ERRORS.authFailed.test(said))
         throw new LedgerError(
-          `${this.where} could not be read: GitHub refused the token (${line}). The job that keeps the ledger needs \`permissions: contents: write\`.`
+          `${this.where} could not be read: GitHub did not accept the token (missing, invalid or expired). Check the token given to the action.`
+        )
+      if (GITHUB_PUSH_ERRORS.permissionDenied.test(said))
+        throw new LedgerError(
+          `${this.where} could not be read: the token may not read ${this.options.repository}. Give the job that keeps the ledger \`permissions: contents: write\`.`
         )
       throw new LedgerError(`${this.where} could not be read: ${line}`)
     }
