@@ -12,6 +12,7 @@ import {
   GITHUB_PUSH_ERRORS,
   gitBytes,
   GitRepo,
+  maybeLanded,
   PUSH_FAILURE,
   pushWithRetry,
   repositoryUrl,
@@ -72,7 +73,7 @@ export interface LedgerStoreOptions {
   warn?: (message: string) => void
   /** Races lost in a row before giving up (default MOST_LOST_RACES). */
   attempts?: number
-  /** The wait after lost race `n` (default: jittered, 20 ms doubling up to 1 s). */
+  /** The wait after lost race `n` (default: jittered, 20 ms doubling up to 300 ms). */
   raceWaitMs?: (lost: number) => number
   /** Transient failures (5xx, resets): the action's delivery timings (github/retry.ts) by default. */
   timing?: RetryTiming
@@ -101,7 +102,7 @@ const LOCAL_TIP = 'refs/ledger/tip'
 
 /** The jittered wait after a lost race: short, since the winner's commit is already there to read. */
 export function raceWaitMs(lost: number, random: () => number = Math.random): number {
-  return backoffMs({ ...retryTiming(), baseDelayMs: 20, maxDelayMs: 1000 }, lost, random)
+  return backoffMs({ ...retryTiming(), baseDelayMs: 20, maxDelayMs: 300 }, lost, random)
 }
 
 export class LedgerStore {
@@ -306,11 +307,13 @@ export class LedgerStore {
         stallSeconds: timing.pushStallSeconds,
         ...(this.options.log ? { log: this.options.log } : {})
       },
-      { attempts: timing.attempts, waitMs: attempt => backoffMs(timing, attempt) }
+      // A refusal that may be a landing is told apart here, by the history (landed), not by pushing again.
+      { attempts: timing.attempts, waitMs: attempt => backoffMs(timing, attempt), lookAfterRefusal: false }
     )
     if (result.pushed) return 'pushed'
+    // The ref moved: another run's write, or this one's landing unanswered (the history tells which).
+    if (maybeLanded(result)) return 'lost'
     const kind = result.error?.kind
-    if (kind === PUSH_FAILURE.staleLease || kind === PUSH_FAILURE.nonFastForward) return 'lost'
     if (kind === PUSH_FAILURE.permissionDenied)
       throw new LedgerError(
         `${this.where} cannot be written: the token may not push to ${this.options.repository}. Give the job that keeps the ledger \`permissions: contents: write\` (a PAT or App token needs "Contents: read and write").`
