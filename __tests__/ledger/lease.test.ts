@@ -175,3 +175,10 @@ test('the chunk: a tenth of the tightest limit, at least two requests, at most $
   expect(chunkFor({ repository: { month: 1_000_000_000 }, perRequester: { day: 100_000_000 } }, 0.1)).toBe(5)
   expect(chunkFor({ repository: {}, perRequester: {} }, 0.1)).toBe(5)
 })
+
+test("a meter's impossible figure fails closed: a NaN or infinite total is refused, such a spend settles in full", async () => {
+  const l = await lease({ chunkUsd: 0.1 })
+  expect(await l.cover(Number.NaN)).toBe(false)
+  expect(await l.cover(Infinity)).toBe(false)
+  expect(await l.settle(Number.NaN)).toMatchObject({ spentUsd: 0.1, returnedUsd: 0 })
+})

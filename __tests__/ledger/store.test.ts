@@ -3,6 +3,7 @@
 // A lost race, a lost answer, a 5xx, a 403, a deleted ref, a malformed commit and a killed run, each as the
 // store meets it.
 import { execFileSync } from 'node:child_process'
+import { statSync } from 'node:fs'
 import { afterEach, beforeEach, expect, test } from '@jest/globals'
 import {
   LedgerError,
@@ -158,6 +159,8 @@ test('a first reservation starts the ledger in its own ref (no branch, no tag), 
     byRalph: { hunt: 310_000 },
     byRequester: { octocat: 310_000 }
   })
+  // The ledger's objects on the runner are in a folder of the action's user alone (the agent runs as another).
+  expect(statSync(s.folder).mode & 0o777).toBe(0o700)
   // The commits are the action's: github-actions[bot].
   expect(server.git('log', '-1', '--format=%an <%ae>', REF).trim()).toBe(
     'github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>'

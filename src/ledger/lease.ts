@@ -241,6 +241,7 @@ class LedgerLease implements Lease {
   }
 
   cover(totalUsd: number): Promise<boolean> {
+    // NaN or infinite (a meter's bug) rounds up to more than any budget: refused, never waved through.
     const total = microsOf(totalUsd, 'up')
     if (total <= granted(this.record)) return Promise.resolve(true)
     return this.serial(async () => {
@@ -288,7 +289,8 @@ class LedgerLease implements Lease {
   settleAs(spentUsd: number, source: SettleRequest['source']): Promise<Settled> {
     return this.serial(async () => {
       if (this.settled) return this.settled
-      const spent = microsOf(spentUsd, 'up')
+      // A spend no meter could give (NaN, infinite) settles the lease in full.
+      const spent = Number.isFinite(spentUsd) ? microsOf(spentUsd, 'up') : granted(this.record)
       const applied = await this.store.apply((ledger, now) =>
         settle(ledger, { id: this.id, spent, known: this.record, source }, now)
       )

@@ -12,7 +12,9 @@ export const MAX_MICROS = 1e9 * MICROS_PER_USD
 
 /** Dollars to micro-dollars; spend rounds up (fail closed), a limit or a grant rounds down. */
 export function microsOf(usd: number, round: 'up' | 'down'): Micros {
-  if (!Number.isFinite(usd) || usd <= 0) return 0
+  // An amount no meter could give (NaN, infinite) is the most there is when rounding up, nothing when down.
+  if (Number.isNaN(usd) || usd === Infinity) return round === 'up' ? MAX_MICROS : 0
+  if (usd <= 0) return 0
   const scaled = usd * MICROS_PER_USD
   // 0.29 * 1e6 is 289999.99999999994: a float a hair off a whole number is that number.
   const near = Math.round(scaled)

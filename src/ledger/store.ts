@@ -111,7 +111,8 @@ export class LedgerStore {
   private warnedEmpty = false
 
   private constructor(
-    private readonly root: string,
+    /** The store's scratch folder (mode 0700: no other user, the agent's included, reads the ledger here). */
+    readonly folder: string,
     private readonly repo: GitRepo,
     private readonly options: LedgerStoreOptions
   ) {
@@ -335,7 +336,7 @@ export class LedgerStore {
   }
 
   async close(): Promise<void> {
-    await rm(this.root, { recursive: true, force: true })
+    await rm(this.folder, { recursive: true, force: true })
   }
 }
 
