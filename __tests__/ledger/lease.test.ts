@@ -1,7 +1,7 @@
 // The interface the action and the model proxy call: a lease is written a few times a run (a chunk at a
 // time), its top-ups are one write at a time however many requests ask at once, it fails closed when the
 // ledger cannot be written, and it moves between steps and jobs as JSON.
-import { afterEach, beforeEach, expect, test } from '@jest/globals'
+import { beforeEach, expect, test } from '@jest/globals'
 import {
   chunkFor,
   fixedCap,
@@ -13,30 +13,16 @@ import {
   type Lease,
   type LeaseRequest
 } from '../../src/ledger/index.js'
-import { retryTiming } from '../../src/github/retry.js'
-import { startGitServer, WRITE_TOKEN, type GitServer } from '../support/git-server.js'
+import { WRITE_TOKEN, type GitServer } from '../support/git-server.js'
+import { ledgerRemote } from './remote.js'
 
+const remote = ledgerRemote()
 let server: GitServer
-const stores: LedgerStore[] = []
-beforeEach(async () => {
-  server = await startGitServer()
-  server.commitOnRemote('main', { 'README.md': 'hello\n' }, 'start')
-})
-afterEach(async () => {
-  for (const s of stores.splice(0)) await s.close()
-  await server.close()
+beforeEach(() => {
+  server = remote.server()
 })
 
-async function store(token = WRITE_TOKEN): Promise<LedgerStore> {
-  const s = await LedgerStore.open({
-    serverUrl: server.url,
-    repository: server.repository,
-    token,
-    timing: { ...retryTiming(), baseDelayMs: 5, maxDelayMs: 10 }
-  })
-  stores.push(s)
-  return s
-}
+const store = (token = WRITE_TOKEN): Promise<LedgerStore> => remote.store({ token })
 
 const commits = (): number => Number(server.git('rev-list', '--count', 'refs/ralph/ledger').trim())
 
@@ -126,13 +112,7 @@ test('a lease resumed by a later step tops up and settles the same lease', async
 
 test('a lease of another ledger ref is not resumed: one line', async () => {
   const l = await lease()
-  const other = await LedgerStore.open({
-    serverUrl: server.url,
-    repository: server.repository,
-    token: WRITE_TOKEN,
-    ref: 'refs/ralph/other'
-  })
-  stores.push(other)
+  const other = await remote.store({ ref: 'refs/ralph/other' })
   expect(() => resumeLease(other, l.state())).toThrow(
     new LedgerError(
       `The lease ${l.id} is in refs/ralph/ledger, not in refs/ralph/other: give the same ledger-ref to every job.`

@@ -4,10 +4,9 @@
 // store meets it.
 import { execFileSync } from 'node:child_process'
 import { statSync } from 'node:fs'
-import { afterEach, beforeEach, expect, test } from '@jest/globals'
+import { beforeEach, expect, test } from '@jest/globals'
 import {
   LedgerError,
-  LedgerStore,
   openLease,
   reserve,
   resumeLease,
@@ -15,41 +14,18 @@ import {
   settleLease,
   emptyLedger,
   parseLedger,
-  type LeaseRequest,
-  type LedgerStoreOptions
+  type LeaseRequest
 } from '../../src/ledger/index.js'
-import { retryTiming } from '../../src/github/retry.js'
-import { startGitServer, WRITE_TOKEN, type GitServer } from '../support/git-server.js'
+import type { GitServer } from '../support/git-server.js'
+import { ledgerRemote } from './remote.js'
 
 const REF = 'refs/ralph/ledger'
+const remote = ledgerRemote()
 let server: GitServer
-const stores: LedgerStore[] = []
-
-beforeEach(async () => {
-  server = await startGitServer()
-  server.commitOnRemote('main', { 'README.md': 'hello\n' }, 'start')
+beforeEach(() => {
+  server = remote.server()
 })
-afterEach(async () => {
-  for (const store of stores.splice(0)) await store.close()
-  await server.close()
-})
-
-const FAST = { ...retryTiming(), baseDelayMs: 10, maxDelayMs: 40, pushStallSeconds: 2 }
-
-async function store(over: Partial<LedgerStoreOptions> = {}): Promise<LedgerStore & { warnings: string[] }> {
-  const warnings: string[] = []
-  const s = await LedgerStore.open({
-    serverUrl: server.url,
-    repository: server.repository,
-    token: WRITE_TOKEN,
-    timing: FAST,
-    raceWaitMs: () => 5,
-    warn: w => warnings.push(w),
-    ...over
-  })
-  stores.push(s)
-  return Object.assign(s, { warnings })
-}
+const store = remote.store
 
 const ONE_A_DAY: LeaseRequest['limits'] = { repository: { day: 1_000_000 }, perRequester: {} }
 
