@@ -16,6 +16,7 @@ import {
   parseLedger,
   type LeaseRequest
 } from '../../src/ledger/index.js'
+import { raceWaitMs } from '../../src/ledger/store.js'
 import type { GitServer } from '../support/git-server.js'
 import { ledgerRemote } from './remote.js'
 
@@ -386,4 +387,14 @@ test('settled by the main step, then again by the post step: the second changes 
   expect(again.note).toMatch(/^lease 1001\.1-[0-9a-f]{6} was already settled at /)
   expect(again.spentUsd).toBe(0.2)
   expect(settledInHistory()).toBe(200_000)
+})
+
+test('after a lost race a run waits anywhere in a window of rounds that doubles with each loss, up to 16 rounds', () => {
+  expect(raceWaitMs(1, 100, () => 1)).toBe(100)
+  expect(raceWaitMs(3, 100, () => 0.5)).toBe(200)
+  expect(raceWaitMs(9, 100, () => 1)).toBe(1600)
+  expect(raceWaitMs(2, 100, () => 0)).toBe(0)
+  // A round is counted as 20 ms to 2 s, whatever a stalled one took.
+  expect(raceWaitMs(1, 60_000, () => 1)).toBe(2000)
+  expect(raceWaitMs(1, 1, () => 1)).toBe(20)
 })

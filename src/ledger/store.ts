@@ -73,8 +73,8 @@ export interface LedgerStoreOptions {
   warn?: (message: string) => void
   /** Races lost in a row before giving up (default MOST_LOST_RACES). */
   attempts?: number
-  /** The wait after lost race `n` (default: jittered, 20 ms doubling up to 300 ms). */
-  raceWaitMs?: (lost: number) => number
+  /** The wait after lost race `lost` (default: raceWaitMs, from how long the last round took). */
+  raceWaitMs?: (lost: number, roundMs: number) => number
   /** Transient failures (5xx, resets): the action's delivery timings (github/retry.ts) by default. */
   timing?: RetryTiming
   clock?: () => Date
@@ -100,9 +100,14 @@ export interface Applied<T> {
 
 const LOCAL_TIP = 'refs/ledger/tip'
 
-/** The jittered wait after a lost race: short, since the winner's commit is already there to read. */
-export function raceWaitMs(lost: number, random: () => number = Math.random): number {
-  return backoffMs({ ...retryTiming(), baseDelayMs: 20, maxDelayMs: 300 }, lost, random)
+/**
+ * The wait after lost race `lost`, a round (read, commit, push) having taken `roundMs`: anywhere in a window
+ * of rounds that doubles with each loss (up to 16 rounds), so runs that lost together spread out and mostly
+ * find the ref free instead of colliding again.
+ */
+export function raceWaitMs(lost: number, roundMs: number, random: () => number = Math.random): number {
+  const round = Math.min(Math.max(roundMs, 20), 2000)
+  return Math.round(random() * round * Math.min(2 ** (lost - 1), 16))
 }
 
 export class LedgerStore {
@@ -219,6 +224,7 @@ export class LedgerStore {
     const attempts = this.options.attempts ?? MOST_LOST_RACES
     const wait = this.options.raceWaitMs ?? raceWaitMs
     let fresh = this.tip === undefined
+    let roundStarted = Date.now()
     let tip = this.tip ?? (await this.read())
     for (let lost = 0; ;) {
       const outcome = operation(tip.ledger, this.now())
@@ -240,6 +246,7 @@ export class LedgerStore {
       }
       const commit = await this.commit(outcome.ledger, outcome.changes, tip.sha)
       const pushed = await this.push(commit, tip.sha)
+      const roundMs = Date.now() - roundStarted
       if (pushed === 'pushed') {
         this.tip = { sha: commit, ledger: outcome.ledger }
         return { result: outcome.result, ledger: outcome.ledger, sha: commit, lostRaces: lost, wrote: true }
@@ -252,7 +259,8 @@ export class LedgerStore {
           `${this.where} could not be changed: ${lost} runs wrote it first, one after another (too many runs at once); the run gives up rather than wait.`
         )
       }
-      if (pushed === 'lost') await sleep(wait(lost))
+      if (pushed === 'lost') await sleep(wait(lost, roundMs))
+      roundStarted = Date.now()
       tip = await this.read()
       fresh = true
       if (tip.sha !== null && (await this.landed(commit, tip.sha))) {
