@@ -146,7 +146,7 @@ export async function openLease(store: LedgerStore, request: LeaseRequest): Prom
       now
     )
   )
-  const status = statusOf(applied.ledger, request.limits, request.requester, new Date())
+  const status = statusOf(applied.ledger, request.limits, request.requester, store.now())
   if ('refusal' in applied.result) return { refused: applied.result.refusal, status }
   const state: LeaseState = {
     version: 1,
@@ -265,7 +265,7 @@ class LedgerLease implements Lease {
             now
           )
         )
-        this.current = statusOf(applied.ledger, this.initial.limits, this.record.requester, new Date())
+        this.current = statusOf(applied.ledger, this.initial.limits, this.record.requester, this.store.now())
         const result = applied.result
         if ('lease' in result) {
           this.record = result.lease
@@ -294,7 +294,7 @@ class LedgerLease implements Lease {
       const applied = await this.store.apply((ledger, now) =>
         settle(ledger, { id: this.id, spent, known: this.record, source }, now)
       )
-      this.current = statusOf(applied.ledger, this.initial.limits, this.record.requester, new Date())
+      this.current = statusOf(applied.ledger, this.initial.limits, this.record.requester, this.store.now())
       const result = applied.result
       const total = granted(this.record)
       const settled: Settled =

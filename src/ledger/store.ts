@@ -148,7 +148,8 @@ export class LedgerStore {
     return this.options.timing ?? retryTiming()
   }
 
-  private now(): Date {
+  /** The time every change is dated with (the clock given, else now). */
+  now(): Date {
     return (this.options.clock ?? (() => new Date()))()
   }
 
