@@ -10,6 +10,7 @@ import { main } from '../../src/cli/main.js'
 import { githubRemote, renderLedger } from '../../src/cli/budget-command.js'
 import { emptyLedger, LedgerStore, openLease, parseLedger, type Lease } from '../../src/ledger/index.js'
 import { tempDir } from '../git/temp-repo.js'
+import { CLI } from './helpers.js'
 import { startGitServer, WRITE_TOKEN, type GitServer } from '../support/git-server.js'
 
 const run = promisify(execFile)
@@ -105,6 +106,13 @@ describe('in a clone of a repository on the git server', () => {
     const given = await budget(['--budget', '4/day', '--no-fetch'])
     expect(given.stdout).toContain('; $0.00 left of $4.00.')
     expect(given.stdout).toContain('The budget, as given: $4/day for the repository.')
+  })
+
+  test('the built CLI (dist/cli/index.js) prints the same ledger', async () => {
+    await aRun('hunt', undefined, 1.5)
+    const { stdout } = await run(process.execPath, [CLI, 'budget', '--budget', '20/day'], { cwd: clone })
+    expect(stdout).toMatch(/^The budget ledger refs\/ralph\/ledger of acme\/widgets, at [0-9a-f]{7}\.\n/)
+    expect(stdout).toContain(': $1.50 spent; $18.50 left of $20.00.')
   })
 
   test('release: a lease whose run never settled is settled by hand, with what its record says it spent', async () => {
