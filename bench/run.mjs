@@ -25,6 +25,7 @@ const MEASUREMENTS = {
   protected: './protected.mjs',
   'two-jobs': './two-jobs.mjs',
   chain: './chain.mjs',
+  ledger: './ledger.mjs',
   // Experiments: run only when named.
   spawner: './spawner.mjs'
 }

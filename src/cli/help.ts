@@ -1,5 +1,6 @@
 // Help texts, with examples. The option tables come from the same specs the parser uses.
 import { formatOptions } from './argv.js'
+import { BUDGET_OPTIONS } from './budget-command.js'
 import { TASK_OPTIONS } from './loop-command.js'
 import { PROMPT_OPTIONS } from './prompt-command.js'
 import { RUN_OPTIONS } from './run-command.js'
@@ -19,6 +20,7 @@ Commands:
   scaffold [NAME]
                  Write a starter RALPH.md (into NAME/ when given).
   list           Print the project's installed ralphs (.agents/ralphs/) as JSON for a CI matrix.
+  budget         Print the repository's budget ledger (refs/ralph/ledger): what is spent, held and left.
 
 Options:
   -h, --help     Show help (also after a command).
@@ -106,6 +108,22 @@ Print the project's installed ralphs (folders under .agents/ralphs/ holding a RA
 
 Example:
   ralph-action list   # {"ralph":["bug-hunter","docs"]}
+`,
+  budget: `Usage: ralph-action budget [OPTIONS]
+       ralph-action budget release LEASE --spent USD
+
+Print the repository's budget ledger, fetched from its remote (into the same ref here): this UTC day and
+month, spent and held, what is left of the budget, spend by ralph and by requester, and the leases of runs
+that have not settled. \`release\` settles a lease by hand, for a run whose runner was lost: its spend (the
+cost in its run record) is kept and the rest goes back; it needs GITHUB_TOKEN or GH_TOKEN (contents: write).
+
+Options:
+${formatOptions(BUDGET_OPTIONS)}
+
+Examples:
+  ralph-action budget
+  ralph-action budget --budget 20/day,300/month
+  GH_TOKEN=$(gh auth token) ralph-action budget release 9182736455.1-a1b2c3 --spent 0.42
 `
 }
 

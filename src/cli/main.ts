@@ -1,9 +1,10 @@
-// The CLI front-end: `ralph-action run|prompt|validate|scaffold|loop|list`. Bad input gets one line and a
+// The CLI front-end: `ralph-action run|prompt|validate|scaffold|loop|list|budget`. Bad input gets one line and a
 // non-zero exit; a stack trace means a bug of ours.
 import path from 'node:path'
 import { RalphError } from '../ralph/index.js'
 import { closest } from '../text/closest.js'
 import { UsageError } from './argv.js'
+import { budgetCommand } from './budget-command.js'
 import { HELP, VERSION, helpFor } from './help.js'
 import { listCommand } from './list.js'
 import { loopCommand } from './loop-command.js'
@@ -24,6 +25,7 @@ const COMMANDS: Record<string, Command> = {
   validate: validateCommand,
   loop: loopCommand,
   list: listCommand,
+  budget: budgetCommand,
   scaffold: async (args, io) => {
     const name = args.find(a => !a.startsWith('-'))
     const file = scaffoldRalph(io.cwd, name)

@@ -45,4 +45,10 @@ export {
   type PushOptions,
   type PushResult
 } from './push.js'
-export { pushWithRetry, failedInTransit, TRANSIENT_PUSH_ERRORS, type PushRetry } from './push-retry.js'
+export {
+  pushWithRetry,
+  failedInTransit,
+  maybeLanded,
+  TRANSIENT_PUSH_ERRORS,
+  type PushRetry
+} from './push-retry.js'

@@ -16,6 +16,11 @@ export interface PushRetry {
   waitMs: (attempt: number) => number
   /** No retry starts past this (epoch ms). */
   deadline?: number
+  /**
+   * Push once more after a refusal that may be an earlier try landing unanswered (default true). False when
+   * the caller tells them apart itself (the ledger finds its commit in the new tip's history).
+   */
+  lookAfterRefusal?: boolean
 }
 
 /**
@@ -24,7 +29,7 @@ export interface PushRetry {
  */
 const MAYBE_LANDED = /failed to update ref|cannot lock ref/
 
-function maybeLanded(result: PushResult): boolean {
+export function maybeLanded(result: PushResult): boolean {
   const kind = result.error?.kind
   return (
     !result.pushed &&
@@ -51,7 +56,7 @@ export async function pushWithRetry(
   let looked = false
   for (let attempt = 1; ; attempt++) {
     const result = await pushBranch(workTree, options)
-    if (maybeLanded(result) && !looked) {
+    if (maybeLanded(result) && !looked && retry.lookAfterRefusal !== false) {
       // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
       looked = true
       log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.')

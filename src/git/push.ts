@@ -73,6 +73,11 @@ export interface PushOptions {
   leaseSha?: string | null
   /** The local ref to push (default: the local branch `branch`, else HEAD). */
   ref?: string
+  /**
+   * A ref of the action's own outside branches (`refs/ralph/ledger`) to update instead of the branch:
+   * `branch` then only names it in messages, the lease always applies, and no remote-tracking ref is kept.
+   */
+  target?: string
   /** A push moving less than a byte a second for this long is cut off, not left hanging (default 60). */
   stallSeconds?: number
   log?: (message: string) => void
@@ -94,14 +99,15 @@ export async function pushBranch(workTree: string, options: PushOptions): Promis
   const log = options.log ?? (() => undefined)
   const remote = options.remote ?? 'origin'
   const { branch } = options
-  const target = `refs/heads/${branch}`
+  const target = options.target ?? `refs/heads/${branch}`
   const sha =
     (await repo.commitOf(options.ref ?? `refs/heads/${branch}`)) ??
     (options.ref ? undefined : await repo.commitOf('HEAD'))
   if (!sha) throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`)
   const url = repositoryUrl(options.serverUrl, options.repository)
 
-  const owned = branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null
+  const owned =
+    options.target !== undefined || branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null
   const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined
   const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules']
   if (lease !== undefined) args.push(`--force-with-lease=${target}:${lease ?? ''}`)
@@ -129,7 +135,8 @@ export async function pushBranch(workTree: string, options: PushOptions): Promis
     const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n')
     const status = porcelainStatus(result.stdout, target)
     if (result.exitCode === 0 && status !== '!') {
-      await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true })
+      if (options.target === undefined)
+        await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true })
       const forced = status === '+'
       log(
         status === '='
