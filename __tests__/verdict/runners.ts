@@ -46,7 +46,7 @@ function folder(prefix: string): string {
 }
 
 /** An agent's move (the corpus's JavaScript, `fs` in scope) made in `dir`. */
-function applyMove(dir: string, move: string): void {
+export function applyMove(dir: string, move: string): void {
   const cwd = process.cwd()
   process.chdir(dir)
   try {
