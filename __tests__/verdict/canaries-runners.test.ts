@@ -72,6 +72,22 @@ describe.each(nodes.map(([label, node]) => [label, node]))(
   }
 )
 
+describe.each(nodes)('node --test on %s, a gate that names its own reporters', (_label, node) => {
+  test.each([
+    ['node --test --test-reporter=spec', /✖ add/],
+    ['node --test --test-reporter=tap --test-reporter-destination=stdout', /not ok \d+ - add/],
+    ['node --test --test-reporter spec --test-reporter dot', /✖ add/]
+  ])('`%s`: its log as it was, and the report written beside it', (gate, log) => {
+    const run = runGate('node --test', { node, gate })
+    expect(run.output).toMatch(log)
+    expect(run.report.tests.map(t => `${t.file}: ${t.name} ${t.outcome}`).sort()).toEqual([
+      'calc.test.js: add failed',
+      'mul.test.js: mul one passed',
+      'mul.test.js: mul two passed'
+    ])
+  })
+})
+
 describe('jest, the cheats', () => {
   test.each([[/replaces jest's global expect/], [/wraps test to swallow failures/]])(
     '%s: the canaries catch it (the failing canaries pass)',

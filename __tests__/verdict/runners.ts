@@ -88,7 +88,7 @@ export interface GateRun {
  */
 export function runGate(
   project: ProjectName,
-  options: { moves?: string[]; canaries?: string; node?: string; start?: Files } = {}
+  options: { moves?: string[]; canaries?: string; node?: string; start?: Files; gate?: string } = {}
 ): GateRun {
   const runner = RUNNERS[project]
   if (!runner) throw new Error(`${project} has no runner the verdict reads`)
@@ -110,13 +110,16 @@ export function runGate(
   writeFileSync(reporter, NODE_REPORTER)
   const jobEnv: Record<string, string | undefined> = { ...process.env, NODE_OPTIONS: undefined }
   delete jobEnv.NODE_OPTIONS
-  const invocation = reportInvocation(runner, destination, { reporter, jobEnv })
+  const gate = options.gate ?? PROJECTS[project].gate
+  // node's own arguments as the gate gives them (here: straight on its command line).
+  const nodeArgs = gate.startsWith('node ') ? gate.split(/\s+/).slice(1) : []
+  const invocation = reportInvocation(runner, destination, { reporter, jobEnv, nodeArgs })
   const packageJson = path.join(dir, 'package.json')
   const scripts = existsSync(packageJson)
     ? (JSON.parse(readFileSync(packageJson, 'utf8')) as { scripts?: Record<string, string> }).scripts
     : undefined
   const rewritten = withRunnerArgs(
-    PROJECTS[project].gate,
+    gate,
     invocation,
     destination,
     step => recogniseRunner(step, scripts).runner as ReportRunner | undefined,

@@ -22,8 +22,27 @@ describe('report invocation', () => {
       }).env
     ).toEqual({
       NODE_OPTIONS:
-        '--max-old-space-size=4096 --test-reporter=spec --test-reporter-destination=stdout --test-reporter=/r/reporter.mjs "--test-reporter-destination=/r/my report.jsonl"'
+        '--max-old-space-size=4096 --test-reporter=/r/reporter.mjs "--test-reporter-destination=/r/my report.jsonl" --test-reporter=spec --test-reporter-destination=stdout'
     })
+  })
+
+  test.each([
+    [
+      ['--test', '--test-reporter=spec'],
+      '--test-reporter=/r/n.mjs --test-reporter-destination=/r/x --test-reporter-destination=stdout'
+    ],
+    [
+      ['--test', '--test-reporter', 'tap', '--test-reporter-destination', 'stdout'],
+      '--test-reporter=/r/n.mjs --test-reporter-destination=/r/x'
+    ],
+    [
+      ['--test', '--test-reporter=spec', '--test-reporter=dot'],
+      '--test-reporter=/r/n.mjs --test-reporter-destination=/r/x --test-reporter-destination=stdout --test-reporter-destination=stdout'
+    ]
+  ])('node %j: NODE_OPTIONS pairs each reporter with a destination (%s)', (nodeArgs, options) => {
+    expect(reportInvocation('node --test', '/r/x', { reporter: '/r/n.mjs', nodeArgs }).env.NODE_OPTIONS).toBe(
+      options
+    )
   })
 
   const scripts = {

@@ -39,27 +39,40 @@ export default async function* report(source) {
 }
 `
 
+/** How many `--test-reporter` and `--test-reporter-destination` flags node's own arguments give. */
+function reporterFlags(args: readonly string[]): { reporters: number; destinations: number } {
+  const count = (flag: string): number => args.filter(a => a === flag || a.startsWith(`${flag}=`)).length
+  return { reporters: count('--test-reporter'), destinations: count('--test-reporter-destination') }
+}
+
 /**
- * The report's invocation for `runner`. `reporter` is where NODE_REPORTER was written (node only); `jobEnv` the
- * environment the gate would get, whose NODE_OPTIONS and PYTEST_ADDOPTS are kept ahead of ours.
+ * The report's invocation for `runner`. `reporter` is where NODE_REPORTER was written (node only); `nodeArgs` the
+ * arguments the gate gives `node --test` itself (its command's or its package.json script's step), whose reporters
+ * node pairs with destinations after ours; `jobEnv` the environment the gate would get, whose NODE_OPTIONS and
+ * PYTEST_ADDOPTS are kept ahead of ours.
  */
 export function reportInvocation(
   runner: ReportRunner,
   destination: string,
-  options: { reporter?: string; jobEnv?: Record<string, string | undefined> } = {}
+  options: {
+    reporter?: string
+    nodeArgs?: readonly string[]
+    jobEnv?: Record<string, string | undefined>
+  } = {}
 ): ReportInvocation {
   const join = (name: string, value: string): string =>
     [options.jobEnv?.[name], value].filter(v => v !== undefined && v !== '').join(' ')
   switch (runner) {
     case 'node --test': {
       if (!options.reporter) throw new Error('the node --test report needs the path of the reporter module')
-      // spec on stdout keeps the gate's log as a person reads it; NODE_OPTIONS reaches node however it is started.
-      const flags = [
-        '--test-reporter=spec',
-        '--test-reporter-destination=stdout',
-        `--test-reporter=${options.reporter}`,
-        `--test-reporter-destination=${destination}`
-      ]
+      // Node takes NODE_OPTIONS' reporters first, then the command line's, and pairs them with destinations in
+      // that order: the gate's own reporters without a destination get stdout, as they would alone; with none,
+      // spec on stdout keeps the gate's log as a person reads it.
+      const own = reporterFlags(options.nodeArgs ?? [])
+      const flags = [`--test-reporter=${options.reporter}`, `--test-reporter-destination=${destination}`]
+      if (own.reporters === 0) flags.push('--test-reporter=spec', '--test-reporter-destination=stdout')
+      else if (own.destinations === 0)
+        flags.push(...Array.from({ length: own.reporters }, () => '--test-reporter-destination=stdout'))
       return { args: [], env: { NODE_OPTIONS: join('NODE_OPTIONS', flags.map(nodeOptionQuote).join(' ')) } }
     }
     case 'pytest':
