@@ -167,7 +167,7 @@ const GIT_ENV = {
   GIT_COMMITTER_EMAIL: 'octocat@example.com'
 }
 
-function writeFiles(dir: string, files: Files): void {
+export function writeFiles(dir: string, files: Files): void {
   for (const [name, spec] of Object.entries(files)) {
     const file = path.join(dir, name)
     mkdirSync(path.dirname(file), { recursive: true })
