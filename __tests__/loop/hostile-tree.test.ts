@@ -190,3 +190,25 @@ test.each(['.gitignore', 'sub/.gitattributes'])(
   },
   90_000
 )
+
+test('a git of the action held by the tree anyway is stopped a grace after max-time: the run ends as a timeout (#35)', async () => {
+  // A submodule, and a commit hook that sends commits down git's own path, whose `git commit` looks into every
+  // gitlink: the agent makes the submodule's HEAD a FIFO, which that git would wait on for ever.
+  execFileSync('sh', ['-c', 'mkdir sub && cd sub && git init -q && git commit -q --allow-empty -m sub'], {
+    cwd: h.repo.dir
+  })
+  const hook = path.join(h.repo.dir, '.git', 'hooks', 'post-commit')
+  writeFileSync(hook, '#!/bin/sh\nexit 0\n', { mode: 0o755 })
+  const agent = swappingAgent(
+    `rm '${h.repo.dir}/sub/.git/HEAD' && mkfifo '${h.repo.dir}/sub/.git/HEAD' && echo work > '${h.repo.dir}/work.txt'`
+  )
+  h.writeRalph(`agent: ${agent}\n${GATE}`, 'Work.')
+  h.repo.git('add', '-A')
+  h.repo.git('commit', '-q', '-m', 'the ralph and a submodule')
+  const started = Date.now()
+  const { result } = await h.run({ maxIterations: 3, maxTimeSeconds: 4, commit: true })
+  expect(result.stopReason).toBe('timeout')
+  // max-time, then STOP_GRACE_MS (20 s) for a git that is only busy, then it is stopped.
+  expect(Date.now() - started).toBeLessThan(60_000)
+  expect(result.iterations).toHaveLength(1)
+}, 120_000)
