@@ -7,9 +7,8 @@
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
-import { ROOT, initRepo, median, ms, progress, tempDir } from './lib.mjs'
+import { ROOT, initRepo, median, ms, progress, tempDir, timed } from './lib.mjs'
 
 export const title =
   'The look at the work tree before git reads it, on 10,000 files and a 40,000-entry node_modules'
@@ -40,22 +39,6 @@ async function repository() {
     put(`src/m${i % 20}/d${Math.floor(i / 20) % 25}/file${i}.js`, `export const v = ${i}\n`)
   for (let i = 0; i < MODULES; i++) put(`node_modules/p${i % 400}/lib/f${i}.js`, '')
   return initRepo(dir)
-}
-
-/** `work()` timed, and the event loop's longest stall meanwhile (a timer every 5 ms fires that late). */
-async function timed(work) {
-  let last = performance.now()
-  let stall = 0
-  const timer = setInterval(() => {
-    const now = performance.now()
-    stall = Math.max(stall, now - last)
-    last = now
-  }, 5)
-  const started = performance.now()
-  const value = await work()
-  const took = performance.now() - started
-  clearInterval(timer)
-  return { took, stall, value }
 }
 
 export async function run() {

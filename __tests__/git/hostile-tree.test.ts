@@ -468,3 +468,20 @@ test('a folder git ignores is not looked into, as git does not: what it holds st
   expect(filesOf('HEAD')).toEqual(['.gitignore', 'README.md', 'work.txt'])
   expect(ws.refused()).toEqual([])
 }, 30_000)
+
+test('a folder git ignores but that holds tracked files is looked into, as git reads those: a FIFO there stops the commit', async () => {
+  repo.write('build/kept.txt', 'tracked\n')
+  repo.git('add', '-A')
+  repo.write('.gitignore', 'build/\n')
+  repo.git('add', '-A')
+  repo.git('commit', '--quiet', '-m', 'a tracked file in an ignored folder')
+  const ws = await GitWorkspace.open(repo.dir, { env: hermetic() })
+  await ws.treeHash()
+  // git compares build/kept.txt when its stat changes, and reads build/.gitattributes to do it.
+  repo.write('build/kept.txt', 'changed\n')
+  execFileSync('mkfifo', [path.join(repo.dir, 'build', '.gitattributes')])
+  await expect(ws.commitAll('iteration 1')).rejects.toThrow(
+    'build/.gitattributes is a FIFO, where git reads a file'
+  )
+  await ws.dispose()
+}, 30_000)

@@ -45,7 +45,6 @@ const shortly = (shown: string): string =>
  * (node_modules, .venv, target) sit near the top, and each question costs git a walk of the path's folders.
  */
 const MOST_ASKED_DEPTH = 8
-const depth = (dir: string): number => (dir === '' ? 0 : dir.split('/').length)
 
 /** Work in stretches of at most this long, then the event loop runs (budgets' timers, output). */
 const STRETCH_MS = 20
@@ -63,10 +62,11 @@ export type IgnoredBy = (paths: readonly string[]) => Promise<boolean[]>
 export interface ScanOptions {
   /** Folders not looked into: the gitlinks (git never enters them either). */
   skip?: ReadonlySet<string>
-  /** When given, a folder git ignores is not looked into, as git does not, unless `tracked` holds it. */
+  /**
+   * When given, a folder git ignores is not looked into, as git does not (git answers that a folder holding
+   * tracked files is not ignored: it reads those, and their attributes).
+   */
   ignored?: IgnoredBy
-  /** Folders that hold tracked files: git reads those (and their attributes) even where it ignores the rest. */
-  tracked?: ReadonlySet<string>
 }
 
 /**
@@ -76,56 +76,56 @@ export interface ScanOptions {
  * if it holds any, git still reads, with their attributes.
  */
 export async function scanTree(top: string, options: ScanOptions = {}): Promise<KeptOut[]> {
-  const { skip = new Set<string>(), ignored, tracked = new Set<string>() } = options
+  const { skip = new Set<string>(), ignored } = options
   const kept: KeptOut[] = []
-  // Each folder, and whether it is inside one kept out already (then only its hazards count).
-  const folders: [string, boolean][] = [['', false]]
+  // Level by level (git's questions then come one a level): each folder, and whether it is inside one kept
+  // out already (then only its hazards count).
+  let level: [string, boolean][] = [['', false]]
   let stretch = performance.now()
-  for (let next = folders.pop(); next !== undefined; next = folders.pop()) {
-    const [dir, inside] = next
-    if (performance.now() - stretch >= STRETCH_MS) {
-      await new Promise(resolve => setImmediate(resolve))
-      stretch = performance.now()
-    }
-    let entries: Dirent<Buffer>[]
-    try {
-      entries = readdirSync(onDisk(top, dir), { withFileTypes: true, encoding: 'buffer' })
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code
-      if (code === 'ENOENT' || code === 'ENOTDIR' || inside) continue
-      const why =
-        code === 'ENAMETOOLONG'
-          ? `its path (${pathBytes(path.join(top, dir)).length.toLocaleString('en-US')} bytes with the work tree's) is too long for the action to look into`
-          : `the action may not read it (${code ?? 'error'})`
-      kept.push({
-        path: dir,
-        line: `${shortly(showPath(`${dir}/`))}: ${why}, so it is not delivered; the run goes on without it`
+  for (let depth = 0; level.length > 0; depth++) {
+    const below: [string, boolean][] = []
+    for (const [dir, inside] of level) {
+      if (performance.now() - stretch >= STRETCH_MS) {
+        await new Promise(resolve => setImmediate(resolve))
+        stretch = performance.now()
+      }
+      let entries: Dirent<Buffer>[]
+      try {
+        entries = readdirSync(onDisk(top, dir), { withFileTypes: true, encoding: 'buffer' })
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code
+        if (code === 'ENOENT' || code === 'ENOTDIR' || inside) continue
+        const why =
+          code === 'ENAMETOOLONG'
+            ? `its path (${pathBytes(path.join(top, dir)).length.toLocaleString('en-US')} bytes with the work tree's) is too long for the action to look into`
+            : `the action may not read it (${code ?? 'error'})`
+        kept.push({
+          path: dir,
+          line: `${shortly(showPath(`${dir}/`))}: ${why}, so it is not delivered; the run goes on without it`
+        })
+        continue
+      }
+      const names = entries.map(entry => pathFromBytes(entry.name))
+      const nested = dir !== '' && names.includes('.git')
+      if (nested && !inside)
+        kept.push({
+          path: dir,
+          line: `${showPath(`${dir}/.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(`${dir}/`)}`
+        })
+      entries.forEach((entry, i) => {
+        const rel = dir === '' ? names[i] : `${dir}/${names[i]}`
+        if (entry.isDirectory()) {
+          if (names[i] !== '.git' && !skip.has(rel)) below.push([rel, inside || nested])
+        } else if (READ_BY_GIT.has(names[i]) && !entry.isFile() && !entry.isSymbolicLink())
+          throw new TreeHazardError(
+            `${showPath(rel)} is ${kindOf(entry)}, where git reads a file: the action opens no special file of the work tree (git would wait on it), so the work cannot be committed; make it a regular file or remove it`
+          )
       })
-      continue
     }
-    const names = entries.map(entry => pathFromBytes(entry.name))
-    const nested = dir !== '' && names.includes('.git')
-    if (nested && !inside)
-      kept.push({
-        path: dir,
-        line: `${showPath(`${dir}/.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(`${dir}/`)}`
-      })
-    const below: string[] = []
-    entries.forEach((entry, i) => {
-      const rel = dir === '' ? names[i] : `${dir}/${names[i]}`
-      if (entry.isDirectory()) {
-        if (names[i] !== '.git' && !skip.has(rel)) below.push(rel)
-      } else if (READ_BY_GIT.has(names[i]) && !entry.isFile() && !entry.isSymbolicLink())
-        throw new TreeHazardError(
-          `${showPath(rel)} is ${kindOf(entry)}, where git reads a file: the action opens no special file of the work tree (git would wait on it), so the work cannot be committed; make it a regular file or remove it`
-        )
-    })
-    // Asked only now: git reads this folder's .gitignore to answer, and it is known to be a file.
-    const ask = ignored && below.length > 0 && depth(dir) < MOST_ASKED_DEPTH
-    const leftOut = ask ? await ignored(below) : []
-    below.forEach((rel, i) => {
-      if (!leftOut[i] || tracked.has(rel)) folders.push([rel, inside || nested])
-    })
+    // Asked only now: git reads the .gitignore of each folder of this level to answer, all known to be files.
+    const ask = ignored !== undefined && below.length > 0 && depth < MOST_ASKED_DEPTH
+    const leftOut = ask ? await ignored(below.map(([rel]) => rel)) : []
+    level = below.filter((_, i) => !leftOut[i])
   }
   return kept
 }

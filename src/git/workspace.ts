@@ -118,12 +118,6 @@ interface Gitlink {
   oid: string
 }
 
-/** What the look at the tree needs of an index: its gitlinks, and the folders that hold tracked files. */
-interface IndexFacts {
-  gitlinks: Gitlink[]
-  tracked: Set<string>
-}
-
 /** One git call of the workspace: what it gets besides its arguments. */
 interface Call {
   env?: NodeJS.ProcessEnv | undefined
@@ -138,12 +132,6 @@ interface KnownHead {
   tree: string
   /** HEAD's reflog mark when read (undefined without a reflog: then HEAD is re-read every time). */
   log: string | undefined
-}
-
-/** Adds the folders holding `file` (a path from the top) to `folders`. */
-function addFolders(folders: Set<string>, file: string): void {
-  for (let dir = path.posix.dirname(file); dir !== '.' && !folders.has(dir); dir = path.posix.dirname(dir))
-    folders.add(dir)
 }
 
 /** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
@@ -168,8 +156,8 @@ export class GitWorkspace implements Workspace {
   private paths?: GitPaths
   private settings?: { env: NodeJS.ProcessEnv; sign: boolean }
   private head: KnownHead | undefined
-  /** The scratch index's facts: its gitlinks are the start's (no new one ever enters it); `tracked` grows. */
-  private scratchFacts: IndexFacts | undefined
+  /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
+  private scratchGitlinks: Gitlink[] | undefined
   private readonly refusals = new Set<string>()
   /** Files refused for their size or kind (each named once, whatever size it grows to). */
   private readonly leftOut = new Set<string>()
@@ -236,8 +224,8 @@ export class GitWorkspace implements Workspace {
   async treeHash(signal?: AbortSignal): Promise<string> {
     const env = { GIT_INDEX_FILE: await this.scratchIndex() }
     this.scratchTree = undefined
-    this.scratchFacts ??= await this.indexFacts(env)
-    await this.addAll(env, this.scratchFacts, signal)
+    this.scratchGitlinks ??= await this.gitlinks(env)
+    await this.addAll(env, this.scratchGitlinks, signal)
     const tree = (await this.gitOrThrow(['write-tree'], { env, signal })).stdout.toString('utf8').trim()
     this.scratchTree = tree
     return tree
@@ -247,26 +235,22 @@ export class GitWorkspace implements Workspace {
     return [...this.refusals]
   }
 
-  /** The index's gitlinks (the folders git would enter to ask their status) and its folders. */
-  private async indexFacts(env?: NodeJS.ProcessEnv): Promise<IndexFacts> {
+  /** The index's gitlinks (the folders git would enter to ask their status). */
+  private async gitlinks(env?: NodeJS.ProcessEnv): Promise<Gitlink[]> {
     const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], { env, maxStdoutBytes: LIST_BYTES })
-    const facts: IndexFacts = { gitlinks: [], tracked: new Set() }
     // `<mode> <oid> <stage>\t<path>`
-    for (const line of splitNul(out.stdout)) {
-      const file = line.slice(line.indexOf('\t') + 1)
-      if (line.startsWith(`${GITLINK_MODE} `)) facts.gitlinks.push({ path: file, oid: line.split(' ')[1] })
-      addFolders(facts.tracked, file)
-    }
-    return facts
+    return splitNul(out.stdout)
+      .filter(line => line.startsWith(`${GITLINK_MODE} `))
+      .map(line => ({ path: line.slice(line.indexOf('\t') + 1), oid: line.split(' ')[1] }))
   }
 
   /** `git add -A` of what may be delivered (see deliverable), its pathspec given on stdin as bytes. */
   private async addAll(
     env: NodeJS.ProcessEnv | undefined,
-    facts: IndexFacts,
+    gitlinks: readonly Gitlink[],
     signal: AbortSignal | undefined
   ): Promise<void> {
-    const pathspec = await this.deliverable(env, facts, signal)
+    const pathspec = await this.deliverable(env, gitlinks, signal)
     await this.gitOrThrow(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
       env,
       signal,
@@ -281,20 +265,18 @@ export class GitWorkspace implements Workspace {
    * (found by the action's own look at the tree, scanTree, before git reads any of it) and the index's
    * gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or changed file over
    * the size limit, or one now a special file, keeps what the index holds (nothing, or the start's). Each
-   * refusal is noted once; `tracked` grows by the folders of what is added. Paths are path strings
-   * (text/tree-path.ts): a name need not be UTF-8.
+   * refusal is noted once. Paths are path strings (text/tree-path.ts): a name need not be UTF-8.
    */
   private async deliverable(
     env: NodeJS.ProcessEnv | undefined,
-    { gitlinks, tracked }: IndexFacts,
+    gitlinks: readonly Gitlink[],
     signal: AbortSignal | undefined
   ): Promise<string[]> {
     const links = new Set(gitlinks.map(link => link.path))
-    // Folders git ignores are not looked into either (node_modules): git never reads them.
-    const oracle = ignoreOracle(this.root, this.env)
-    const kept = await scanTree(this.root, { skip: links, ignored: oracle.ask, tracked }).finally(
-      oracle.close
-    )
+    // Folders git ignores are not looked into either (node_modules): git never reads them. Asked of the index
+    // being added to, so a folder holding tracked files counts as not ignored, and is looked into.
+    const oracle = ignoreOracle(this.root, { ...this.env, ...env })
+    const kept = await scanTree(this.root, { skip: links, ignored: oracle.ask }).finally(oracle.close)
     const outside = new Set([...kept.map(k => k.path), ...links])
     const under = (name: string): boolean => {
       for (let dir = name; dir !== '.' && dir !== ''; dir = path.posix.dirname(dir))
@@ -335,8 +317,6 @@ export class GitWorkspace implements Workspace {
         )
       else {
         const why = this.notDelivered(name)
-        // Added now, so tracked from here on: git reads it even if an ignore rule comes to cover it.
-        if (why === undefined && tag === '?') addFolders(tracked, name)
         if (why === undefined) continue
         left.push(name)
         if (this.leftOut.has(name)) continue
@@ -434,7 +414,7 @@ export class GitWorkspace implements Workspace {
     if (fast !== undefined) return fast
     // git's own path: stage everything in the real index, commit what differs from HEAD.
     this.head = undefined
-    await this.addAll(undefined, await this.indexFacts(), signal)
+    await this.addAll(undefined, await this.gitlinks(), signal)
     const staged = await this.call(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv'], {
       signal
     })
@@ -538,7 +518,7 @@ export class GitWorkspace implements Workspace {
   async dispose(): Promise<void> {
     if (this.scratch) await rm(this.scratch.dir, { recursive: true, force: true })
     this.scratch = undefined
-    this.scratchFacts = undefined
+    this.scratchGitlinks = undefined
   }
 
   /** The workspace's own folder outside the tree (its scratch index, the listing's files). */
