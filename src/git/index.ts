@@ -35,7 +35,7 @@ export {
   type RestoreReport
 } from './credentials.js'
 export { snapshotGitDir, restoreGitDir, type GitDirSnapshot } from './snapshot.js'
-export { treeHazard } from './tree-scan.js'
+export { openInTree, treeHazard } from './tree-scan.js'
 export {
   pushBranch,
   classifyPushFailure,

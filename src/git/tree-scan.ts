@@ -211,14 +211,22 @@ export function excludePattern(rel: string): string | undefined {
   return `/${rel.replace(PATTERN_SPECIAL, '\\$&')}`
 }
 
-/** A small regular file of the tree, read without following a link or waiting on a FIFO; undefined otherwise. */
-function readSmall(file: Buffer): string | undefined {
-  let fd: number
+/**
+ * A file of the tree opened to read, never through a link (its last step) and never waiting (a FIFO opens at
+ * once): its descriptor, or undefined when it cannot be opened. The caller checks with fstat what it opened.
+ */
+export function openInTree(file: Buffer): number | undefined {
   try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
+    return openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
   } catch {
     return undefined
   }
+}
+
+/** A small regular file of the tree, read without following a link or waiting on a FIFO; undefined otherwise. */
+function readSmall(file: Buffer): string | undefined {
+  const fd = openInTree(file)
+  if (fd === undefined) return undefined
   try {
     const stat = fstatSync(fd)
     if (!stat.isFile() || stat.size > 64 * 1024) return undefined

@@ -5,10 +5,8 @@
 import { createHash } from 'node:crypto'
 import {
   closeSync,
-  constants,
   fstatSync,
   lstatSync,
-  openSync,
   readdirSync,
   readlinkSync,
   readSync,
@@ -16,7 +14,7 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { GitRepo } from '../git/index.js'
+import { GitRepo, openInTree } from '../git/index.js'
 import { onDisk, pathBytes, pathFromBytes, showPath, splitNul } from '../text/tree-path.js'
 import { runProcess as defaultRunProcess } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
@@ -533,12 +531,8 @@ async function blobId(
   algorithm: 'sha1' | 'sha256',
   pass: Pass
 ): Promise<{ oid: string; key?: StatKey } | undefined> {
-  let fd: number
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-  } catch {
-    return undefined
-  }
+  const fd = openInTree(file)
+  if (fd === undefined) return undefined
   try {
     const before = fstatSync(fd, { bigint: true })
     if (!before.isFile()) return undefined
