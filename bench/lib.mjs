@@ -188,3 +188,21 @@ export function expectExit(result, codes, what) {
 
 /** One line of progress on stderr, so the table on stdout stays clean. */
 export const progress = text => process.stderr.write(`  … ${text}\n`)
+
+/** `work()` timed, and the event loop's longest stall meanwhile (a timer every 5 ms fires that late). */
+export async function timed(work) {
+  let last = performance.now()
+  let stall = 0
+  const timer = setInterval(() => {
+    const now = performance.now()
+    stall = Math.max(stall, now - last)
+    last = now
+  }, 5)
+  const started = performance.now()
+  const value = await work()
+  const took = performance.now() - started
+  // A timer due while the work held the event loop fires now: its lateness counts.
+  await new Promise(resolve => setImmediate(resolve))
+  clearInterval(timer)
+  return { took, stall, value }
+}

@@ -6,7 +6,6 @@
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { performance } from 'node:perf_hooks'
 import { pathToFileURL } from 'node:url'
 import {
   ROOT,
@@ -18,7 +17,8 @@ import {
   readStatus,
   runCli,
   runTimed,
-  tempDir
+  tempDir,
+  timed
 } from './lib.mjs'
 
 export const title = 'Protected paths: the check before each gate run, on a repository of 10,000 files'
@@ -119,18 +119,10 @@ async function directPasses(module) {
   let stall = 0
   for (let i = 0; i < PASSES; i++) {
     writeFileSync(path.join(dir, EDITED), `export const edited = ${i}\n`)
-    // A timer every 5 ms: how late it fires is how long the check held the event loop.
-    let last = performance.now()
-    const timer = setInterval(() => {
-      const now = performance.now()
-      stall = Math.max(stall, now - last)
-      last = now
-    }, 5)
-    const started = performance.now()
-    const changes = await module.findChanges(protection)
-    passes.push(performance.now() - started)
-    await new Promise(resolve => setImmediate(resolve))
-    clearInterval(timer)
+    const pass = await timed(() => module.findChanges(protection))
+    passes.push(pass.took)
+    stall = Math.max(stall, pass.stall)
+    const changes = pass.value
     if (changes.length > 0)
       throw new Error(`findChanges found ${changes.length} changes in an untouched tree`)
   }

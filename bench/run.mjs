@@ -23,6 +23,7 @@ const MEASUREMENTS = {
   hunt: './hunt.mjs',
   verify: './verify.mjs',
   protected: './protected.mjs',
+  'tree-scan': './tree-scan.mjs',
   'two-jobs': './two-jobs.mjs',
   chain: './chain.mjs',
   ledger: './ledger.mjs',

@@ -27,6 +27,7 @@ import { startGitHubApi, type GitHubApi, type GitHubApiOptions } from '../suppor
 import { TEST_AGENT_USER } from '../support/agent-user.js'
 import { copyForAnyUser } from '../support/any-user.js'
 import { closest } from '../../src/text/closest.js'
+import { pathBytes } from '../../src/text/tree-path.js'
 import { startGitServer, type GitServer } from '../support/git-server.js'
 
 /** The nearest folder above this file holding action.yml (also when `npm run local` compiled it elsewhere). */
@@ -167,13 +168,14 @@ const GIT_ENV = {
   GIT_COMMITTER_EMAIL: 'octocat@example.com'
 }
 
+/** Writes `files`; a name is a path string (src/text/tree-path.ts), so a test may give one that is not UTF-8. */
 export function writeFiles(dir: string, files: Files): void {
   for (const [name, spec] of Object.entries(files)) {
     const file = path.join(dir, name)
-    mkdirSync(path.dirname(file), { recursive: true })
+    mkdirSync(pathBytes(path.dirname(file)), { recursive: true })
     const { content, mode } = typeof spec === 'string' ? { content: spec, mode: 0o644 } : spec
-    writeFileSync(file, content)
-    chmodSync(file, mode)
+    writeFileSync(pathBytes(file), content)
+    chmodSync(pathBytes(file), mode)
   }
 }
 

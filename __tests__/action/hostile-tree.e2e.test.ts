@@ -16,6 +16,7 @@ import { afterAll, expect, test } from '@jest/globals'
 import { filesIn } from './attacks.js'
 import { agentScript, DONE, FIX, projectFiles, ralph, RALPH_DIR } from './fixtures.js'
 import { runAction, type ActionRun, type Project } from './harness.js'
+import { pathBytes, pathFromBytes } from '../../src/text/tree-path.js'
 import { e2eSuite } from './suite.js'
 import {
   describeIsolated,
@@ -43,25 +44,31 @@ function handTo(p: Project, user: { uid: number; gid: number }): void {
     execFileSync('chown', ['-R', `${user.uid}:${user.gid}`, dir])
 }
 
-/** A nested repository armed after its first commit: the payload leaves `ran-<what>-<uid>` in the loot. */
-function nestedRepository(loot: string): string {
+/**
+ * A nested repository armed after its first commit: the payload leaves `ran-<what>-<uid>` in the loot. Made in
+ * `staging`, then moved to `name` (latin1 text of its bytes: 'caf\xe9' is not UTF-8); `sub` is also named
+ * in a .gitmodules.
+ */
+function nestedRepository(loot: string, name = 'sub'): string {
   const L = JSON.stringify(loot)
+  const N = JSON.stringify(name)
   return String.raw`
 const { execFileSync } = await import('node:child_process')
 const path = await import('node:path')
 const payload = path.join(${L}, 'payload.sh')
 fs.writeFileSync(payload, '#!/bin/sh\ntouch ' + ${L} + '/ran-"$1"-$(id -u)\ncase "$1" in clean|smudge) exec cat ;; esac\nexit 0\n', { mode: 0o755 })
-fs.mkdirSync('sub')
-const git = (...args) => execFileSync('git', args, { cwd: 'sub', stdio: 'pipe' })
+fs.mkdirSync('staging')
+const git = (...args) => execFileSync('git', args, { cwd: 'staging', stdio: 'pipe' })
 git('init', '--quiet')
-fs.writeFileSync('sub/f', 'one\n')
+fs.writeFileSync('staging/f', 'one\n')
 git('add', '-A')
 git('-c', 'user.name=agent', '-c', 'user.email=agent@example.com', 'commit', '--quiet', '-m', 'nested')
 for (const [k, v] of [['filter.x.clean', payload + ' clean'], ['filter.x.smudge', payload + ' smudge'], ['filter.x.required', 'true'], ['core.fsmonitor', payload + ' fsmonitor'], ['core.hooksPath', ${L}]])
   git('config', k, v)
 for (const hook of ['post-index-change', 'reference-transaction', 'post-checkout']) fs.writeFileSync(path.join(${L}, hook), '#!/bin/sh\n' + payload + ' hook-' + hook + '\n', { mode: 0o755 })
-fs.writeFileSync('sub/.gitattributes', '* filter=x\n')
-fs.writeFileSync('.gitmodules', '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n')
+fs.writeFileSync('staging/.gitattributes', '* filter=x\n')
+fs.renameSync('staging', Buffer.from(${N}, 'latin1'))
+if (${N} === 'sub') fs.writeFileSync('.gitmodules', '[submodule "sub"]\n\tpath = sub\n\turl = ./sub\n')
 `
 }
 
@@ -297,5 +304,192 @@ for (let pid = process.ppid, n = 0; pid > 1 && n < 8; pid = parentOf(pid), n++) 
     // The action itself is among them (the agent is its child), and the job's other variables are still there.
     expect(read_.some(([, text]) => text.includes('RALPH_STEP_SECRET='))).toBe(true)
     expect(read_.filter(([, text]) => text.includes(MODEL_KEY)).map(([name]) => name)).toEqual([])
+  }, 240_000)
+})
+
+// Issue #35: paths are bytes, and git of the action's never waits on the tree. A name that is not UTF-8
+// (`caf\xe9`) is the name on disk in every rule (nested repository, max-file-size, protected paths,
+// delivery), shown escaped in the log; a FIFO where git reads a file ends the run in one line, in time.
+
+/** A path string for bytes given as latin1 text ('caf\xe9'): a name that is not UTF-8. */
+const named = (latin1: string): string => pathFromBytes(Buffer.from(latin1, 'latin1'))
+
+/** The pushed branch's files in the bare remote: each name as latin1 text of its exact bytes, with its bytes. */
+function pushedFiles(p: Project, branch = 'ralph/fix-tests'): Map<string, Buffer> {
+  const git = (...args: string[]): Buffer => execFileSync('git', args, { cwd: p.remote })
+  const files = new Map<string, Buffer>()
+  for (const record of git('ls-tree', '-r', '-z', branch).toString('latin1').split('\0').filter(Boolean)) {
+    const tab = record.indexOf('\t')
+    const [mode, , oid] = record.slice(0, tab).split(' ')
+    files.set(
+      record.slice(tab + 1),
+      mode === '160000' ? Buffer.from('gitlink') : git('cat-file', 'blob', oid)
+    )
+  }
+  return files
+}
+
+/** The gate names its test file: node's own runner, left to find tests itself, cannot read a name that is not UTF-8. */
+const NAMED_GATE = ralph({ checks: ['node --test --test-reporter=spec calc.test.js'] })
+
+const warningsOf = (run: ActionRun): string[] =>
+  run.main.commands.filter(c => c.command === 'warning').map(c => c.message)
+
+describeIsolated(
+  'a work tree whose names are bytes, and FIFOs where git reads (isolation: user, the action as root)',
+  process.getuid?.() === 0 ? whyNoIsolation() : 'the action-as-root path needs the tests to run as root'
+)('#35: names that are not UTF-8, FIFOs where git reads a file', () => {
+  test('a nested repository named caf\\xe9 with a clean filter: the filter never runs, nothing of it is delivered, the log names it escaped', async () => {
+    const loot = newLoot()
+    const a = await attack(
+      loot,
+      {
+        1: nestedRepository(loot, 'caf\xe9'),
+        2: `fs.writeFileSync(Buffer.from('caf\\xe9/f', 'latin1'), 'two\\n')\n${FIX}\n${DONE}`,
+        any: ''
+      },
+      { ralphText: NAMED_GATE }
+    )
+    const { p, run } = a
+    // The filter writes ran-clean-<its uid> whenever a git runs it: none did.
+    expect(ran(loot)).toEqual([])
+    expect(run.outputs['stop-reason']).toBe('all_checks_passed')
+    expect(run.outputs.iterations).toBe('2')
+    const pushed = pushedFiles(p)
+    expect([...pushed.keys()].filter(name => name.startsWith('caf'))).toEqual([])
+    expect([...pushed.values()].map(String)).not.toContain('gitlink')
+    expect(pushed.get('calc.js')?.toString()).toContain('a + b')
+    expect(warningsOf(run)).toContainEqual(
+      '"caf\\xe9/.git": a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without "caf\\xe9/"'
+    )
+    expect(run.main.stdout).not.toContain('caf\ufffd')
+    // The control: the same change, seen by a git that honours the nested repository's config, runs its filter.
+    execFileSync('sh', ['-c', 'cd "$(printf "caf\\351")" && git -c safe.directory="*" add -A'], {
+      cwd: p.workspace,
+      stdio: 'ignore'
+    })
+    expect(ran(loot)).toContain(`ran-clean-${process.getuid?.()}`)
+  }, 240_000)
+
+  test('a 4 KB file named big\\xff.bin is refused by max-file-size 1KB, as its ASCII twin is', async () => {
+    const a = await attack(
+      newLoot(),
+      {
+        1: `fs.writeFileSync(Buffer.from('big\\xff.bin', 'latin1'), Buffer.alloc(4096, 1))\nfs.writeFileSync('big.bin', Buffer.alloc(4096, 2))\n${FIX}\n${DONE}`,
+        any: ''
+      },
+      { inputs: { 'max-file-size': '1KB' }, ralphText: NAMED_GATE }
+    )
+    const { p, run } = a
+    expect(run.outputs['stop-reason']).toBe('all_checks_passed')
+    const pushed = pushedFiles(p)
+    expect([...pushed.keys()].filter(name => name.startsWith('big'))).toEqual([])
+    expect(pushed.get('calc.js')?.toString()).toContain('a + b')
+    const warnings = warningsOf(run)
+    expect(warnings).toContainEqual(
+      '"big\\xff.bin": 4096 bytes is over max-file-size (1024 bytes): it is not delivered; the run goes on without it'
+    )
+    expect(warnings).toContainEqual(
+      'big.bin: 4096 bytes is over max-file-size (1024 bytes): it is not delivered; the run goes on without it'
+    )
+  }, 240_000)
+
+  test.each(['.gitignore', 'sub/.gitignore', '.gitattributes', 'sub/.gitattributes'])(
+    'the agent makes %s a FIFO: the run ends in one line naming it, within max-time; nothing waits on it',
+    async file => {
+      const F = JSON.stringify(file)
+      const started = Date.now()
+      const a = await attack(
+        newLoot(),
+        {
+          1: `fs.mkdirSync('sub', { recursive: true }); fs.writeFileSync('sub/x', 'x\\n'); (await import('node:child_process')).execFileSync('mkfifo', [${F}])`,
+          2: `${FIX}\n${DONE}`,
+          any: ''
+        },
+        { inputs: { 'max-time': '3m' } }
+      )
+      const { run, p } = a
+      // The step itself ended, by max-time at the latest: the action, its clean-up and its post step.
+      expect(Date.now() - started).toBeLessThan(180_000)
+      expect(run.outputs['stop-reason']).toBe('agent_error')
+      expect(run.main.stdout).toContain(
+        `${file} is a FIFO, where git reads a file: the action opens no special file of the work tree (git would wait on it), so the work cannot be committed; make it a regular file or remove it`
+      )
+      expect(p.api.state.pulls).toEqual([])
+      rmSync(path.join(p.workspace, file), { force: true })
+    },
+    240_000
+  )
+
+  test.each([
+    ['an honest fix', '', []],
+    [
+      'a fix that also weakens and deletes tests named caf\\xe9 and caf\\xe8',
+      "fs.writeFileSync(Buffer.from('test/caf\\xe9.txt', 'latin1'), 'weak\\n')\nfs.rmSync(Buffer.from('test/caf\\xe8.txt', 'latin1'))",
+      [
+        'iteration 1: protected paths put back from the start commit before the checks: "test/caf\\xe8.txt" (deleted), "test/caf\\xe9.txt" (changed)'
+      ]
+    ]
+  ])(
+    '%s in a repository with names that are not UTF-8, under a protected test folder too: put back, verified and delivered byte for byte',
+    async (_, tamper, putBack) => {
+      const base = {
+        [named('test/caf\xe9.txt')]: 'first\n',
+        [named('test/caf\xe8.txt')]: 'second\n',
+        'test/café.txt': 'third\n',
+        [named('data/na\xefve.txt')]: 'fourth\n'
+      }
+      const p = await e2e.project({
+        ...projectFiles(
+          agentScript({
+            1: `${FIX}\n${tamper}\nfs.mkdirSync('notes')\nfs.writeFileSync(Buffer.from('notes/r\\xe9sum\\xe9.txt', 'latin1'), 'new\\n')\n${DONE}`
+          }),
+          NAMED_GATE
+        ),
+        ...base
+      })
+      const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', isolation: 'user' } })
+      expect(run.outputs['stop-reason']).toBe('all_checks_passed')
+      expect(warningsOf(run).filter(w => /protected paths|not delivered/.test(w))).toEqual(putBack)
+      const status = JSON.parse((await e2e.recordOf(run)).get('status.json')?.toString() ?? '{}') as {
+        verification?: { verdict: string }
+      }
+      expect(status.verification?.verdict).toBe('passed')
+      // Every name and content as its bytes in the pushed branch: the base's, the fix and the agent's new file.
+      const pushed = pushedFiles(p)
+      const latin1 = (name: string): string => pathBytes(name).toString('latin1')
+      for (const [name, content] of Object.entries(base))
+        expect(pushed.get(latin1(name))?.toString()).toBe(content)
+      expect(pushed.get('notes/r\xe9sum\xe9.txt')?.toString()).toBe('new\n')
+      expect(pushed.get('calc.js')?.toString()).toContain('a + b')
+      expect([...pushed.keys()].filter(name => name.includes('\xef\xbf\xbd'))).toEqual([])
+      expect(p.api.state.pulls).toHaveLength(1)
+    },
+    240_000
+  )
+
+  test('a file 2,500 folders deep: not delivered, and one line in the log says which folder and why', async () => {
+    const a = await attack(
+      newLoot(),
+      {
+        1: `const start = process.cwd()\nfs.mkdirSync('deep')\nprocess.chdir('deep')\nfor (let i = 0; i < 2500; i++) { fs.mkdirSync('a'); process.chdir('a') }\nfs.writeFileSync('file.txt', 'deep\\n')\nprocess.chdir(start)\n${FIX}\n${DONE}`,
+        any: ''
+      },
+      { ralphText: NAMED_GATE }
+    )
+    const { p, run } = a
+    try {
+      expect(run.outputs['stop-reason']).toBe('all_checks_passed')
+      const pushed = pushedFiles(p)
+      expect([...pushed.keys()].filter(name => name.startsWith('deep'))).toEqual([])
+      expect(pushed.get('calc.js')?.toString()).toContain('a + b')
+      expect(warningsOf(run).filter(w => w.startsWith('deep/'))).toEqual([
+        expect.stringMatching(
+          /^deep\/a\/a\/.+….+\/a\/: its path \(4,0\d\d bytes with the work tree's\) is too long for the action to look into, so it is not delivered; the run goes on without it$/
+        )
+      ])
+    } finally {
+      execFileSync('rm', ['-rf', path.join(p.workspace, 'deep')])
+    }
   }, 240_000)
 })

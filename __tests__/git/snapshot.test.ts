@@ -69,3 +69,19 @@ test('planted keys, attributes, hooks, a hooks folder turned symlink and a remov
   expect(await restoreGitDir(snapshot)).toEqual([])
   rmSync(elsewhere, { recursive: true, force: true })
 })
+
+test('a hook planted under a name that is not UTF-8 goes too, and a saved one comes back by its bytes (#35)', async () => {
+  const hooks = path.join(repo.dir, '.git', 'hooks')
+  const named = (name: string): Buffer =>
+    Buffer.concat([Buffer.from(`${hooks}/`), Buffer.from(name, 'latin1')])
+  writeFileSync(named('kept-caf\xe9'), 'saved\n')
+  const snapshot = await snapshotGitDir(repo.dir)
+  writeFileSync(named('planted-caf\xe9'), '#!/bin/sh\n')
+  // A UTF-8 decoder reads this one the same as the saved one (kept-caf\ufffd): it is another file.
+  writeFileSync(named('kept-caf\xe8'), 'planted\n')
+  rmSync(named('kept-caf\xe9'))
+  await restoreGitDir(snapshot)
+  const names = readdirSync(hooks, { encoding: 'buffer' }).map(n => n.toString('latin1'))
+  expect(names.filter(n => n.includes('caf'))).toEqual(['kept-caf\xe9'])
+  expect(readFileSync(named('kept-caf\xe9'), 'utf8')).toBe('saved\n')
+})

@@ -29,10 +29,12 @@ import {
   restore,
   restoreProtected,
   restoreScript,
+  revertsLine,
   ruleFor,
   type AutoFacts
 } from '../../src/loop/protected.js'
 import { runProcess } from '../../src/proc/index.js'
+import { pathBytes } from '../../src/text/tree-path.js'
 import { tempRepo, type TempRepo } from '../git/temp-repo.js'
 
 const facts: AutoFacts = {
@@ -390,6 +392,29 @@ describe('the restore', () => {
       '.github/workflows/evil.yml',
       'calc.test.js'
     ])
+  })
+
+  test('the delivery check reads names as bytes: a test named caf\\xe9 changed is named by its bytes, not as caf\\xe8', async () => {
+    const { repo } = project()
+    const file = (name: string): Buffer =>
+      Buffer.concat([Buffer.from(`${repo.dir}/`), Buffer.from(name, 'latin1')])
+    mkdirSync(path.join(repo.dir, 'test'), { recursive: true })
+    writeFileSync(file('test/caf\xe9.js'), 'test\n')
+    repo.git('add', '-A')
+    repo.git('commit', '--quiet', '-m', 'a test whose name is not UTF-8')
+    const start = repo.git('rev-parse', 'HEAD').trim()
+    const { rules } = await resolveProtection(repo.dir, start, setting, projectFacts)
+    // A new test beside it (the agent's to add) whose name a UTF-8 decoder reads the same: caf\ufffd.js.
+    writeFileSync(file('test/caf\xe8.js'), 'new\n')
+    repo.git('add', '-A')
+    repo.git('commit', '--quiet', '-m', 'a new test')
+    expect(await protectedInCommit(repo.dir, start, repo.git('rev-parse', 'HEAD').trim(), rules)).toEqual([])
+    writeFileSync(file('test/caf\xe9.js'), 'weak\n')
+    repo.git('add', '-A')
+    repo.git('commit', '--quiet', '-m', 'weakened')
+    const changed = await protectedInCommit(repo.dir, start, repo.git('rev-parse', 'HEAD').trim(), rules)
+    expect(changed.map(r => [...pathBytes(r.path)])).toEqual([[...Buffer.from('test/caf\xe9.js', 'latin1')]])
+    expect(revertsLine(changed)).toBe('"test/caf\\xe9.js" (auto: a test file of the start commit)')
   })
 
   describe('the stat cache', () => {

@@ -30,6 +30,7 @@ import type { Planned } from './plan-run.js'
 import type { RunPlan } from './plan.js'
 import { REMOTE, restoreCheckout, type Prepared } from './prepare.js'
 import { uploadArtifact } from './upload.js'
+import { showPath } from '../text/tree-path.js'
 
 export const HANDOVER_FILE = 'delivery.json'
 export const BUNDLE_FILE = 'delivery.bundle'
@@ -394,11 +395,11 @@ export async function checkHandover(prepared: Prepared, received: Received): Pro
     parent = commit.sha
     for (const change of commit.changes) {
       if (change.mode === '160000')
-        return `the delivery's commit ${short} adds a gitlink (a submodule) at ${change.path}: a delivery carries files only`
+        return `the delivery's commit ${short} adds a gitlink (a submodule) at ${showPath(change.path)}: a delivery carries files only`
       // In any case: a checkout on a case-insensitive file system makes .GitHub/ the workflows' folder.
       const lower = change.path.toLowerCase()
       if (lower === '.github' || lower.startsWith('.github/'))
-        return `the delivery's commit ${short} changes ${change.path}: .github/ is never delivered from an agent's job`
+        return `the delivery's commit ${short} changes ${showPath(change.path)}: .github/ is never delivered from an agent's job`
       if (change.status !== 'D' && /^10[0-7]{4}$|^120000$/.test(change.mode))
         blobs.push({ path: change.path, oid: change.oid, commit: short })
     }
@@ -410,7 +411,7 @@ export async function checkHandover(prepared: Prepared, received: Received): Pro
   )
   const large = blobs.find(b => (sizes.get(b.oid) ?? 0) > most)
   if (large)
-    return `the delivery's commit ${large.commit} holds ${large.path} (${megabytes(sizes.get(large.oid) ?? 0)}), over max-file-size (${megabytes(most)})`
+    return `the delivery's commit ${large.commit} holds ${showPath(large.path)} (${megabytes(sizes.get(large.oid) ?? 0)}), over max-file-size (${megabytes(most)})`
   // What protects the repository is this job's to say: the ralph and the gates at the commit its branch starts
   // from, whatever older commit of the base the delivery was built on.
   const protection = plan.config.protect

@@ -6,6 +6,8 @@ import {
   GITHUB_ACTIONS_IDENTITY,
   GitRepo,
   prepareBranch,
+  TREE_GIT_MS,
+  treeHazard,
   type CommitIdentity,
   type PreparedBranch
 } from '../git/index.js'
@@ -63,8 +65,12 @@ export async function restoreCheckout(workTree: string, prepared: PreparedBranch
       ? ['checkout', '--quiet', '--detach', sha]
       : undefined
   if (!args) return
+  // The tree is the agent's: a FIFO where git reads a file would hold the checkout, and the job, forever.
+  const hazard = await treeHazard(workTree)
   // Hardened (no hooks, no secrets in the environment): the agent may have planted a post-checkout hook.
-  const result = await new GitRepo(workTree).exec(args, { probe: true })
+  const result = hazard
+    ? { stderr: hazard, exitCode: 1 }
+    : await new GitRepo(workTree).exec(args, { probe: true, timeoutMs: TREE_GIT_MS })
   if (result.exitCode !== 0)
     core.warning(
       `Could not check out ${branch ?? sha} again after the run (${result.stderr.trim()}); the work tree is left on ${prepared.branch}.`

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process'
 import { closeSync, constants, createReadStream, fstatSync, openSync, readSync } from 'node:fs'
 import { trustedProgram } from '../proc/index.js'
 import { GitRepo } from './repo.js'
+import { splitNul } from '../text/tree-path.js'
 import { hermeticGitEnvironment } from '../security/index.js'
 
 /** The most commits one delivery may carry (a loop makes one an iteration). */
@@ -106,6 +107,7 @@ export async function unbundleStrict(
 export interface RangeCommit {
   sha: string
   parents: string[]
+  /** `path` is a path string (text/tree-path.ts): a name need not be UTF-8; show it with showPath. */
   changes: { path: string; mode: string; oid: string; status: string }[]
 }
 
@@ -131,7 +133,7 @@ export async function rangeCommits(workTree: string, base: string, head: string)
     if (parent === undefined || commit.parents.length > 1) continue
     // :<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0, one pair a changed file.
     const raw = await repo.bytes(['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit.sha])
-    const fields = raw.toString('utf8').split('\0')
+    const fields = splitNul(raw)
     for (let i = 0; i + 1 < fields.length; i += 2) {
       const [, mode, , oid, status] = fields[i].replace(/^:/, '').split(' ')
       commit.changes.push({ path: fields[i + 1], mode, oid, status })

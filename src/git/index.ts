@@ -4,6 +4,7 @@ export {
   createWorktree,
   DIFF_PATCH_CHARS,
   DEFAULT_MAX_FILE_BYTES,
+  TREE_GIT_MS,
   parseFileSize,
   type Workspace,
   type WorkspaceDiff,
@@ -34,6 +35,7 @@ export {
   type RestoreReport
 } from './credentials.js'
 export { snapshotGitDir, restoreGitDir, type GitDirSnapshot } from './snapshot.js'
+export { openInTree, treeHazard } from './tree-scan.js'
 export {
   pushBranch,
   classifyPushFailure,

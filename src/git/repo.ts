@@ -3,6 +3,7 @@
 import path from 'node:path'
 import { hermeticGitEnvironment, type ConfigEntries } from '../security/index.js'
 import { GitError, gitBytes, runGit, type GitResult } from './git.js'
+import { splitNul } from '../text/tree-path.js'
 
 export { configEnv, type ConfigEntries } from '../security/index.js'
 
@@ -13,6 +14,8 @@ export interface ExecOptions {
   config?: ConfigEntries | undefined
   env?: NodeJS.ProcessEnv
   maxStdoutBytes?: number | undefined
+  /** Stopped after this long: for a command that reads the work tree (see GitOptions.timeoutMs). */
+  timeoutMs?: number | undefined
 }
 
 export class GitRepo {
@@ -21,13 +24,18 @@ export class GitRepo {
   /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
   async exec(args: string[], options: ExecOptions = {}): Promise<GitResult> {
     const env = { ...options.env, ...hermeticGitEnvironment(options.config) }
-    const result = await runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes })
+    const result = await runGit(args, {
+      cwd: this.dir,
+      env,
+      maxStdoutBytes: options.maxStdoutBytes,
+      timeoutMs: options.timeoutMs
+    })
     if (!options.probe && result.exitCode !== 0) throw new GitError(args, result)
     return result
   }
 
   /** Hermetic, like exec: stdout whole as bytes (blobs, -z listings), `input` on stdin; a failure rejects. */
-  bytes(args: string[], input?: string): Promise<Buffer> {
+  bytes(args: string[], input?: string | Buffer): Promise<Buffer> {
     return gitBytes(this.dir, args, {
       env: hermeticGitEnvironment(),
       ...(input !== undefined ? { input } : {})
@@ -147,9 +155,9 @@ export class GitRepo {
     return Number(result.stdout.trim())
   }
 
-  /** Paths that differ between two commits. */
+  /** Paths that differ between two commits (path strings: see text/tree-path.ts). */
   async changedPaths(from: string, to: string): Promise<string[]> {
-    const result = await this.exec([
+    const out = await this.bytes([
       'diff',
       '--name-only',
       '-z',
@@ -159,7 +167,7 @@ export class GitRepo {
       from,
       to
     ])
-    return result.stdout.split('\0').filter(Boolean)
+    return splitNul(out).filter(Boolean)
   }
 
   /** One local config value, or undefined when unset. */

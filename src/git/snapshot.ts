@@ -7,8 +7,10 @@ import { lstat, mkdir, readdir, readFile, rm, writeFile, chmod } from 'node:fs/p
 import path from 'node:path'
 import { configFiles } from './credentials.js'
 import { GitRepo } from './repo.js'
+import { pathBytes, pathFromBytes } from '../text/tree-path.js'
 
 interface SavedFile {
+  /** A path string (text/tree-path.ts): the agent may name a file there in bytes that are not UTF-8. */
   path: string
   mode: number
   /** base64 */
@@ -26,7 +28,7 @@ export interface GitDirSnapshot {
 
 async function kind(file: string): Promise<'file' | 'dir' | 'other' | undefined> {
   try {
-    const s = await lstat(file)
+    const s = await lstat(pathBytes(file))
     return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other'
   } catch {
     return undefined
@@ -34,17 +36,19 @@ async function kind(file: string): Promise<'file' | 'dir' | 'other' | undefined>
 }
 
 async function walk(dir: string, found: string[]): Promise<void> {
-  for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-    const full = path.join(dir, entry.name)
+  for (const entry of await readdir(pathBytes(dir), { withFileTypes: true, encoding: 'buffer' }).catch(
+    () => []
+  )) {
+    const full = path.join(dir, pathFromBytes(entry.name))
     if (entry.isDirectory()) await walk(full, found)
     else found.push(full)
   }
 }
 
 async function save(file: string): Promise<SavedFile | undefined> {
-  const s = await lstat(file).catch(() => undefined)
+  const s = await lstat(pathBytes(file)).catch(() => undefined)
   if (!s?.isFile()) return undefined
-  return { path: file, mode: s.mode & 0o7777, content: (await readFile(file)).toString('base64') }
+  return { path: file, mode: s.mode & 0o7777, content: (await readFile(pathBytes(file))).toString('base64') }
 }
 
 /** The config files, info/ and hooks/ of the work tree's repository, as they are now. */
@@ -79,31 +83,32 @@ export async function restoreGitDir(snapshot: GitDirSnapshot): Promise<string[]>
   const wanted = new Map(snapshot.files.map(f => [f.path, f]))
   for (const folder of snapshot.folders) {
     if ((await kind(folder)) === 'other') {
-      await rm(folder, { force: true })
+      await rm(pathBytes(folder), { force: true })
       changed.add(folder)
     }
     const now: string[] = []
     await walk(folder, now)
     for (const file of now)
       if (!wanted.has(file)) {
-        await rm(file, { recursive: true, force: true })
+        await rm(pathBytes(file), { recursive: true, force: true })
         changed.add(file)
       }
   }
   for (const file of snapshot.absent)
     if ((await kind(file)) !== undefined) {
-      await rm(file, { recursive: true, force: true })
+      await rm(pathBytes(file), { recursive: true, force: true })
       changed.add(file)
     }
   for (const saved of snapshot.files) {
     const content = Buffer.from(saved.content, 'base64')
-    const now = await lstat(saved.path).catch(() => undefined)
-    if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await readFile(saved.path)).equals(content))
+    const file = pathBytes(saved.path)
+    const now = await lstat(file).catch(() => undefined)
+    if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await readFile(file)).equals(content))
       continue
-    if (now) await rm(saved.path, { recursive: true, force: true })
-    await mkdir(path.dirname(saved.path), { recursive: true })
-    await writeFile(saved.path, content, { mode: saved.mode })
-    await chmod(saved.path, saved.mode)
+    if (now) await rm(file, { recursive: true, force: true })
+    await mkdir(pathBytes(path.dirname(saved.path)), { recursive: true })
+    await writeFile(file, content, { mode: saved.mode })
+    await chmod(file, saved.mode)
     changed.add(saved.path)
   }
   return [...changed]

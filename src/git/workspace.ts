@@ -11,10 +11,12 @@ import {
   statSync,
   utimesSync
 } from 'node:fs'
-import { copyFile, mkdtemp, rm } from 'node:fs/promises'
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { gitOrThrow, runGit, type GitResult } from './git.js'
+import { GitError, gitOrThrow, gitOutput, runGit, type GitOutput, type GitResult } from './git.js'
+import { onDisk, pathBytes, showPath, splitNul } from '../text/tree-path.js'
+import { excludePattern, gitlinkMoved, ignoreOracle, scanTree, TreeHazardError } from './tree-scan.js'
 
 /** The change since a starting tree, ready for `{{ ralph.diff }}`. */
 export interface WorkspaceDiff {
@@ -33,15 +35,23 @@ export interface Workspace {
   isRepo(): Promise<boolean>
   /** The commit HEAD points at; undefined in a repository without commits. */
   headSha(): Promise<string | undefined>
-  /** A hash of the work tree as it is on disk (tracked, modified and untracked files; .gitignore respected). */
-  treeHash(): Promise<string>
+  /**
+   * A hash of the work tree as it is on disk (tracked, modified and untracked files; .gitignore respected).
+   * `signal`: the run's time is over (a git still running then is stopped, after a grace).
+   */
+  treeHash(signal?: AbortSignal): Promise<string>
   /** The change from `start` (a commit or tree) to `current` (default: the work tree now). */
-  diffSinceStart(start: string, current?: string, maxPatchChars?: number): Promise<WorkspaceDiff>
+  diffSinceStart(
+    start: string,
+    current?: string,
+    maxPatchChars?: number,
+    signal?: AbortSignal
+  ): Promise<WorkspaceDiff>
   /**
    * Commits everything in the work tree; answers the new commit, or undefined when nothing changed.
    * `tree`, the work tree's hash when known, lets an unchanged tree skip git altogether.
    */
-  commitAll(message: string, tree?: string): Promise<string | undefined>
+  commitAll(message: string, tree?: string, signal?: AbortSignal): Promise<string | undefined>
   /** Removes the temporary files the workspace made (its scratch index). */
   dispose(): Promise<void>
   /**
@@ -60,6 +70,8 @@ const FILE_AT_BYTES = 1024 * 1024
 const LIST_BYTES = 64 * 1024 * 1024
 /** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
 const GITLINK_MODE = '160000'
+/** The longest a git of the workspace may run (it reads the tree: see GitOptions.timeoutMs). */
+export const TREE_GIT_MS = 10 * 60 * 1000
 /** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
 export const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
 const SIZE_UNITS: Record<string, number> = {
@@ -100,6 +112,20 @@ interface GitPaths {
   states: string[]
 }
 
+/** A gitlink of the index: its folder and the commit it records. */
+interface Gitlink {
+  path: string
+  oid: string
+}
+
+/** One git call of the workspace: what it gets besides its arguments. */
+interface Call {
+  env?: NodeJS.ProcessEnv | undefined
+  maxStdoutBytes?: number
+  input?: Buffer
+  signal?: AbortSignal | undefined
+}
+
 /** HEAD as this workspace last saw it ('' commit: no commit yet), and what its reflog looked like then. */
 interface KnownHead {
   commit: string
@@ -131,10 +157,10 @@ export class GitWorkspace implements Workspace {
   private settings?: { env: NodeJS.ProcessEnv; sign: boolean }
   private head: KnownHead | undefined
   /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
-  private scratchGitlinks: string[] | undefined
+  private scratchGitlinks: Gitlink[] | undefined
   private readonly refusals = new Set<string>()
-  /** Files refused for their size (each named once, whatever size it grows to). */
-  private readonly oversized = new Set<string>()
+  /** Files refused for their size or kind (each named once, whatever size it grows to). */
+  private readonly leftOut = new Set<string>()
 
   private constructor(
     readonly root: string,
@@ -154,12 +180,28 @@ export class GitWorkspace implements Workspace {
   }
 
   git(args: string[], env?: NodeJS.ProcessEnv, maxStdoutBytes?: number): Promise<GitResult> {
-    return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes })
+    return this.call(args, { env, ...(maxStdoutBytes !== undefined ? { maxStdoutBytes } : {}) }).then(
+      result => ({ ...result, stdout: result.stdout.toString('utf8') })
+    )
+  }
+
+  /** git in the work tree, bounded in time; stdout as bytes. */
+  private call(args: string[], call: Call = {}): Promise<GitOutput> {
+    return gitOutput(args, {
+      cwd: this.root,
+      env: { ...this.env, ...call.env },
+      maxStdoutBytes: call.maxStdoutBytes,
+      input: call.input,
+      timeoutMs: TREE_GIT_MS,
+      signal: call.signal
+    })
   }
 
   /** git that must succeed (throws GitError). */
-  private gitOrThrow(args: string[], env?: NodeJS.ProcessEnv, maxStdoutBytes?: number): Promise<GitResult> {
-    return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes })
+  private async gitOrThrow(args: string[], call: Call = {}): Promise<GitOutput> {
+    const result = await this.call(args, call)
+    if (result.exitCode !== 0) throw new GitError(args, result)
+    return result
   }
 
   async fileAt(commit: string, file: string): Promise<string | undefined> {
@@ -179,12 +221,12 @@ export class GitWorkspace implements Workspace {
 
   // A scratch index outside the work tree, seeded from the real one so `add -A` only rehashes changed
   // files; the user's staging area is never touched.
-  async treeHash(): Promise<string> {
+  async treeHash(signal?: AbortSignal): Promise<string> {
     const env = { GIT_INDEX_FILE: await this.scratchIndex() }
     this.scratchTree = undefined
     this.scratchGitlinks ??= await this.gitlinks(env)
-    await this.gitOrThrow(['add', '-A', ...(await this.deliverable(env, this.scratchGitlinks))], env)
-    const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim()
+    await this.addAll(env, this.scratchGitlinks, signal)
+    const tree = (await this.gitOrThrow(['write-tree'], { env, signal })).stdout.toString('utf8').trim()
     this.scratchTree = tree
     return tree
   }
@@ -194,87 +236,168 @@ export class GitWorkspace implements Workspace {
   }
 
   /** The index's gitlinks (the folders git would enter to ask their status). */
-  private async gitlinks(env?: NodeJS.ProcessEnv): Promise<string[]> {
-    const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], env, LIST_BYTES)
-    return out.stdout
-      .split('\0')
+  private async gitlinks(env?: NodeJS.ProcessEnv): Promise<Gitlink[]> {
+    const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], { env, maxStdoutBytes: LIST_BYTES })
+    // `<mode> <oid> <stage>\t<path>`
+    return splitNul(out.stdout)
       .filter(line => line.startsWith(`${GITLINK_MODE} `))
-      .map(line => line.slice(line.indexOf('\t') + 1))
+      .map(line => ({ path: line.slice(line.indexOf('\t') + 1), oid: line.split(' ')[1] }))
+  }
+
+  /** `git add -A` of what may be delivered (see deliverable), its pathspec given on stdin as bytes. */
+  private async addAll(
+    env: NodeJS.ProcessEnv | undefined,
+    gitlinks: readonly Gitlink[],
+    signal: AbortSignal | undefined
+  ): Promise<void> {
+    const pathspec = await this.deliverable(env, gitlinks, signal)
+    await this.gitOrThrow(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+      env,
+      signal,
+      input: Buffer.concat(pathspec.map(p => Buffer.concat([pathBytes(p), Buffer.of(0)])))
+    })
   }
 
   /**
    * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
    * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
    * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
-   * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or
-   * changed file over the size limit keeps what the index holds (nothing, or the start's). Each refusal is
-   * noted once.
+   * (found by the action's own look at the tree, scanTree, before git reads any of it) and the index's
+   * gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or changed file over
+   * the size limit, or one now a special file, keeps what the index holds (nothing, or the start's). Each
+   * refusal is noted once. Paths are path strings (text/tree-path.ts): a name need not be UTF-8.
    */
   private async deliverable(
     env: NodeJS.ProcessEnv | undefined,
-    gitlinks: readonly string[]
+    gitlinks: readonly Gitlink[],
+    signal: AbortSignal | undefined
   ): Promise<string[]> {
-    // Untracked (`?`, a nested repository ends with '/') and changed (`C`) paths; git lists a nested
-    // repository as one entry and never descends into it, nor into a gitlink.
+    const links = new Set(gitlinks.map(link => link.path))
+    // Folders git ignores are not looked into either (node_modules): git never reads them. Asked of the index
+    // being added to, so a folder holding tracked files counts as not ignored, and is looked into.
+    const oracle = ignoreOracle(this.root, { ...this.env, ...env })
+    const kept = await scanTree(this.root, { skip: links, ignored: oracle.ask }).finally(oracle.close)
+    const outside = new Set([...kept.map(k => k.path), ...links])
+    const under = (name: string): boolean => {
+      for (let dir = name; dir !== '.' && dir !== ''; dir = path.posix.dirname(dir))
+        if (outside.has(dir)) return true
+      return false
+    }
+    // Untracked (`?`) and changed (`C`) paths; git is kept out of the folders above (an exclude file) and
+    // out of the gitlinks (an index without them), so it neither enters nor lists them.
     const out = await this.gitOrThrow(
-      ['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'],
-      env,
-      LIST_BYTES
+      [
+        'ls-files',
+        '-z',
+        '-t',
+        '--others',
+        '--modified',
+        '--exclude-standard',
+        ...(await this.keptOut(outside))
+      ],
+      { env: await this.listingIndex(env, gitlinks), maxStdoutBytes: LIST_BYTES, signal }
     )
     if (out.stdoutTruncated)
       throw new Error('the work tree lists more files than the action reads (64 MB of names)')
-    const links = new Set(gitlinks)
     const nested: string[] = []
-    const large: string[] = []
-    for (const entry of out.stdout.split('\0')) {
+    const left: string[] = []
+    for (const entry of splitNul(out.stdout)) {
       const tag = entry.slice(0, 1)
       const name = entry.slice(2)
+      if (!name || under(name.replace(/\/$/, ''))) continue
       if (tag === '?' && name.endsWith('/')) {
+        // A repository the look at the tree did not see (made since): git lists it as one entry.
         nested.push(name.slice(0, -1))
         this.refusals.add(
-          `${name}.git: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${name}`
+          `${showPath(`${name}.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(name)}`
         )
       } else if (name === '.gitmodules')
         this.refusals.add(
           '.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with'
         )
-      else if (tag === 'C' && links.has(name))
+      else {
+        const why = this.notDelivered(name)
+        if (why === undefined) continue
+        left.push(name)
+        if (this.leftOut.has(name)) continue
+        this.leftOut.add(name)
         this.refusals.add(
-          `${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`
-        )
-      else if (name && this.maxFileBytes !== undefined) {
-        // lstat: a link is its own few bytes, never what it points at.
-        const size = lstatSync(path.join(this.root, name), { throwIfNoEntry: false })?.size ?? 0
-        if (size <= this.maxFileBytes) continue
-        large.push(name)
-        if (this.oversized.has(name)) continue
-        this.oversized.add(name)
-        this.refusals.add(
-          `${name}: ${megabytes(size)} is over max-file-size (${megabytes(this.maxFileBytes)}): it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`
+          `${showPath(name)}: ${why}: it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`
         )
       }
     }
+    for (const link of gitlinks)
+      if (gitlinkMoved(this.root, link.path, link.oid))
+        this.refusals.add(
+          `${showPath(link.path)}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`
+        )
+    for (const k of kept) this.refusals.add(k.line)
     return [
-      '--',
       '.',
-      ...[...nested, ...gitlinks, '.gitmodules', ...large].map(name => `:(exclude,literal,top)${name}`)
+      ...[...outside, ...nested, '.gitmodules', ...left].map(name => `:(exclude,literal,top)${name}`)
     ]
+  }
+
+  /** Why a listed file is not delivered (over max-file-size, a special file), or undefined. */
+  private notDelivered(name: string): string | undefined {
+    // lstat: a link is its own few bytes, never what it points at.
+    const stat = lstatSync(onDisk(this.root, name), { throwIfNoEntry: false })
+    if (!stat || stat.isFile() || stat.isSymbolicLink() || stat.isDirectory())
+      return this.maxFileBytes !== undefined && (stat?.size ?? 0) > this.maxFileBytes
+        ? `${megabytes(stat?.size ?? 0)} is over max-file-size (${megabytes(this.maxFileBytes)})`
+        : undefined
+    return `a ${stat.isFIFO() ? 'FIFO' : stat.isSocket() ? 'socket' : 'device'} is not a file git keeps`
+  }
+
+  /** `--exclude-from` a file naming `folders` (bytes: a name need not be UTF-8); none when there are none. */
+  private async keptOut(folders: ReadonlySet<string>): Promise<string[]> {
+    if (folders.size === 0) return []
+    const patterns = [...folders].map(dir => {
+      const pattern = excludePattern(dir)
+      if (pattern === undefined)
+        throw new TreeHazardError(
+          `${showPath(dir)}: git must be kept out of this folder, and its name holds a line break, which no exclude pattern can name; rename it`
+        )
+      return pathBytes(`${pattern}\n`)
+    })
+    const file = path.join(await this.scratchDir(), 'kept-out')
+    await writeFile(file, Buffer.concat(patterns))
+    return [`--exclude-from=${file}`]
+  }
+
+  /**
+   * The environment of the listing: an index without the gitlinks, so `ls-files --modified` never enters one
+   * to read its HEAD (a FIFO there would hold it). `env` unchanged when there are none.
+   */
+  private async listingIndex(
+    env: NodeJS.ProcessEnv | undefined,
+    gitlinks: readonly Gitlink[]
+  ): Promise<NodeJS.ProcessEnv | undefined> {
+    if (gitlinks.length === 0) return env
+    const listing = path.join(await this.scratchDir(), 'listing-index')
+    await copyFile(env?.GIT_INDEX_FILE ?? (await this.gitPaths()).index, listing)
+    const listed = { ...env, GIT_INDEX_FILE: listing }
+    await this.gitOrThrow(['update-index', '--force-remove', '-z', '--stdin'], {
+      env: listed,
+      input: Buffer.concat(gitlinks.map(link => Buffer.concat([pathBytes(link.path), Buffer.of(0)])))
+    })
+    return listed
   }
 
   async diffSinceStart(
     start: string,
     current?: string,
-    maxPatchChars = DIFF_PATCH_CHARS
+    maxPatchChars = DIFF_PATCH_CHARS,
+    signal?: AbortSignal
   ): Promise<WorkspaceDiff> {
-    const to = current ?? (await this.treeHash())
+    const to = current ?? (await this.treeHash(signal))
     // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
     // patch (four bytes a character at most); the rest of git's output is read and dropped.
     const out = await this.gitOrThrow(
       ['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to],
-      undefined,
-      STAT_BYTES + maxPatchChars * 4 + 4
+      { maxStdoutBytes: STAT_BYTES + maxPatchChars * 4 + 4, signal }
     )
-    const text = out.stdout
+    const text = out.stdout.toString('utf8')
     const split = text.indexOf('\n\ndiff --git ')
     const stat = split === -1 ? text : text.slice(0, split + 1)
     const patch = split === -1 ? '' : text.slice(split + 2)
@@ -282,23 +405,25 @@ export class GitWorkspace implements Workspace {
     return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated }
   }
 
-  async commitAll(message: string, tree?: string): Promise<string | undefined> {
+  async commitAll(message: string, tree?: string, signal?: AbortSignal): Promise<string | undefined> {
     const head = await this.knownHead()
     if (tree !== undefined && tree === head.tree) return undefined
-    tree ??= await this.treeHash()
+    tree ??= await this.treeHash(signal)
     if (tree === head.tree) return undefined
     const fast = await this.commitTree(message, tree, head)
     if (fast !== undefined) return fast
     // git's own path: stage everything in the real index, commit what differs from HEAD.
     this.head = undefined
-    await this.gitOrThrow(['add', '-A', ...(await this.deliverable(undefined, await this.gitlinks()))])
-    const staged = await this.git(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv'])
+    await this.addAll(undefined, await this.gitlinks(), signal)
+    const staged = await this.call(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv'], {
+      signal
+    })
     if (staged.exitCode === 0) return undefined
     // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
-    await this.gitOrThrow(
-      ['commit', '--quiet', '--no-verify', '-m', message],
-      (await this.commitSettings()).env
-    )
+    await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], {
+      env: (await this.commitSettings()).env,
+      signal
+    })
     return this.headSha()
   }
 
@@ -396,6 +521,11 @@ export class GitWorkspace implements Workspace {
     this.scratchGitlinks = undefined
   }
 
+  /** The workspace's own folder outside the tree (its scratch index, the listing's files). */
+  private async scratchDir(): Promise<string> {
+    return path.dirname(await this.scratchIndex())
+  }
+
   private async scratchIndex(): Promise<string> {
     if (this.scratch) return this.scratch.index
     const dir = await mkdtemp(path.join(tmpdir(), 'ralph-index-'))
@@ -412,6 +542,7 @@ export class GitWorkspace implements Workspace {
     const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES]
     const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])])
     const [index, hooks, headLog, ...states] = out.stdout
+      .toString('utf8')
       .split('\n')
       .slice(0, names.length)
       .map(line => path.resolve(this.root, line))

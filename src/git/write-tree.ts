@@ -5,10 +5,12 @@
 import { closeSync, constants, mkdirSync, openSync, symlinkSync, writeSync } from 'node:fs'
 import path from 'node:path'
 import { gitBytes } from './git.js'
+import { onDisk, showPath, splitNul } from '../text/tree-path.js'
 
 interface Entry {
   mode: string
   oid: string
+  /** A path string (text/tree-path.ts): a name need not be UTF-8, and is written byte for byte. */
   file: string
 }
 
@@ -16,7 +18,7 @@ interface Entry {
 async function entriesOf(repo: string, commit: string, env?: NodeJS.ProcessEnv): Promise<Entry[]> {
   const out = await gitBytes(repo, ['ls-tree', '-r', '-z', '--full-tree', commit], { env })
   const entries: Entry[] = []
-  for (const record of out.toString('utf8').split('\0')) {
+  for (const record of splitNul(out)) {
     const tab = record.indexOf('\t')
     if (tab === -1) continue
     const [mode, , oid] = record.slice(0, tab).split(' ')
@@ -26,7 +28,7 @@ async function entriesOf(repo: string, commit: string, env?: NodeJS.ProcessEnv):
 }
 
 /** A new file (never an existing one, never through a link), with its bytes. */
-function writeNew(file: string, bytes: Buffer, mode: number): void {
+function writeNew(file: Buffer, bytes: Buffer, mode: number): void {
   const fd = openSync(
     file,
     constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
@@ -55,15 +57,14 @@ export async function writeCommitTree(
   const folder = (dir: string): void => {
     if (dir === '.' || folders.has(dir)) return
     folder(path.posix.dirname(dir))
-    mkdirSync(path.join(dest, dir), { mode: 0o755 })
+    mkdirSync(onDisk(dest, dir), { mode: 0o755 })
     folders.add(dir)
   }
-  const place = (file: string): string => {
-    const full = path.join(dest, file)
-    if (path.relative(dest, full).startsWith('..') || path.isAbsolute(file))
-      throw new Error(`the commit names a path outside its tree: ${file}`)
+  const place = (file: string): Buffer => {
+    if (path.relative(dest, path.join(dest, file)).startsWith('..') || path.isAbsolute(file))
+      throw new Error(`the commit names a path outside its tree: ${showPath(file)}`)
     folder(path.posix.dirname(file))
-    return full
+    return onDisk(dest, file)
   }
   const blobs = entries.filter(e => e.mode !== '160000')
   for (const e of entries.filter(e => e.mode === '160000')) folder(e.file)
@@ -76,11 +77,12 @@ export async function writeCommitTree(
   for (const e of blobs) {
     const newline = out.indexOf(0x0a, at)
     const [, type, size] = out.subarray(at, newline).toString('utf8').split(' ')
-    if (type !== 'blob') throw new Error(`${e.file} is not a blob in ${commit}`)
+    if (type !== 'blob') throw new Error(`${showPath(e.file)} is not a blob in ${commit}`)
     const bytes = out.subarray(newline + 1, newline + 1 + Number(size))
     at = newline + 1 + Number(size) + 1
     const full = place(e.file)
-    if (e.mode === '120000') symlinkSync(bytes.toString('utf8'), full)
+    // A link's target is bytes too.
+    if (e.mode === '120000') symlinkSync(bytes, full)
     else writeNew(full, bytes, e.mode === '100755' ? 0o755 : 0o644)
   }
   return blobs.length

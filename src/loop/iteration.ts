@@ -242,7 +242,11 @@ async function commitIteration(
   tree: string | undefined
 ): Promise<IterationRecord['commit']> {
   try {
-    const sha = await env.workspace.commitAll(`ralph ${env.ralph.name}: iteration ${iteration}`, tree)
+    const sha = await env.workspace.commitAll(
+      `ralph ${env.ralph.name}: iteration ${iteration}`,
+      tree,
+      env.guard.signal
+    )
     return sha ? { sha } : {}
   } catch (error) {
     return { error: (error as Error).message }
@@ -459,23 +463,31 @@ export async function runIteration(
 
   // 4. What the agent left: progress, the diff for the next prompt, the commit.
   if (env.isRepo && (next.trackTree || config.commit)) {
-    const tree = await env.workspace.treeHash()
-    record.treeHash = tree
-    record.progressed = tree !== next.previousTree
-    next = { ...next, previousTree: tree }
-    if (next.startTree) {
-      // The same tree as last time has the same diff: one git process fewer on an idle iteration.
-      const lastDiff =
-        record.progressed || next.lastDiff === undefined
-          ? await env.workspace.diffSinceStart(next.startTree, tree)
-          : next.lastDiff
-      next = { ...next, lastDiff }
-      record.diffStat = lastDiff.stat
+    try {
+      const tree = await env.workspace.treeHash(guard.signal)
+      record.treeHash = tree
+      record.progressed = tree !== next.previousTree
+      next = { ...next, previousTree: tree }
+      if (next.startTree) {
+        // The same tree as last time has the same diff: one git process fewer on an idle iteration.
+        const lastDiff =
+          record.progressed || next.lastDiff === undefined
+            ? await env.workspace.diffSinceStart(next.startTree, tree, undefined, guard.signal)
+            : next.lastDiff
+        next = { ...next, lastDiff }
+        record.diffStat = lastDiff.stat
+      }
+    } catch (error) {
+      // A git stopped because the run's time was over (it waited on the tree): the budget, not a crash.
+      if (guard.signal.aborted) return finish({ interrupted: true, success: false }, 'interrupted')
+      throw error
     }
   }
   const commit = config.commit ? await commitIteration(env, iteration, record.treeHash) : undefined
   if (commit) record.commit = commit
   // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
+  if (record.commit?.error && guard.signal.aborted)
+    return finish({ interrupted: true, success: false }, 'interrupted')
   if (record.commit?.error)
     return finish(
       {

@@ -3,6 +3,7 @@
 // with them, and the job summary shows the same ones (src/report/summary.ts): one renderer for both.
 import { cell, code, codeCell, fence } from '../text/markdown.js'
 import type { BaselineRecord, CheckRun, IterationRecord, IterationVerdict, LoopStatus } from './types.js'
+import { showPath } from '../text/tree-path.js'
 
 const VERDICT: Record<IterationVerdict, string> = {
   passed: '✅ passed',
@@ -195,7 +196,7 @@ function verificationSentence(status: LoopStatus): string | undefined {
   if (!verification) return undefined
   const short = code(verification.commit.slice(0, 12))
   const reverts = verification.protectedReverts?.length
-    ? ` Protected paths put back from the base before its gates ran: ${verification.protectedReverts.map(p => code(p)).join(', ')}.`
+    ? ` Protected paths put back from the base before its gates ran: ${verification.protectedReverts.map(p => code(showPath(p))).join(', ')}.`
     : ''
   const setup = verification.setup.length > 0 ? ', after the setup commands' : ''
   if (verification.verdict === 'passed')

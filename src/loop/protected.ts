@@ -5,10 +5,8 @@
 import { createHash } from 'node:crypto'
 import {
   closeSync,
-  constants,
   fstatSync,
   lstatSync,
-  openSync,
   readdirSync,
   readlinkSync,
   readSync,
@@ -16,7 +14,8 @@ import {
 } from 'node:fs'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { GitRepo } from '../git/index.js'
+import { GitRepo, openInTree } from '../git/index.js'
+import { onDisk, pathBytes, pathFromBytes, showPath, splitNul } from '../text/tree-path.js'
 import { runProcess as defaultRunProcess } from '../proc/index.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
 import type { CheckRun } from './types.js'
@@ -41,6 +40,7 @@ export interface BaseEntry {
 
 /** A protected path put back: what the agent had done to it. */
 export interface Revert {
+  /** A path string (see text/tree-path.ts): a name need not be UTF-8; a log shows it with showPath. */
   path: string
   /** changed, deleted, replaced by a link, replaced by a folder, its mode changed, added (new in a protected place)… */
   why: string
@@ -48,7 +48,7 @@ export interface Revert {
 
 /** The protections of one run: its rules, resolved against the start commit. */
 export interface Protection {
-  /** The repository's top folder (real path); every path here is relative to it, with `/`. */
+  /** The repository's top folder (real path); every path here is relative to it, with `/` (path strings). */
   top: string
   /** The start commit: what protected paths are put back to. */
   base: string
@@ -370,7 +370,7 @@ export function ruleFor(rules: readonly ProtectRule[], file: string, base: boole
 export async function baseEntries(top: string, base: string): Promise<Map<string, BaseEntry>> {
   const out = await new GitRepo(top).bytes(['ls-tree', '-r', '-z', '--full-tree', base])
   const entries = new Map<string, BaseEntry>()
-  for (const record of out.toString('utf8').split('\0')) {
+  for (const record of splitNul(out)) {
     const tab = record.indexOf('\t')
     if (tab === -1) continue
     const [mode, type, oid] = record.slice(0, tab).split(' ')
@@ -401,7 +401,7 @@ export async function repositoryTop(dir: string): Promise<string> {
 
 type Found =
   | { kind: 'file'; stat: BigIntStats }
-  | { kind: 'link'; target: string }
+  | { kind: 'link'; target: Buffer }
   | { kind: 'other'; why: string }
   | { kind: 'missing' }
 
@@ -440,7 +440,7 @@ class Pass {
     const slash = rel.lastIndexOf('/')
     const folder = slash === -1 ? undefined : this.folder(rel.slice(0, slash))
     if (folder) return folder
-    const at = path.join(this.top, rel)
+    const at = onDisk(this.top, rel)
     let stat
     try {
       stat = lstatSync(at, { bigint: true })
@@ -449,7 +449,7 @@ class Pass {
       if (code === 'ENOENT' || code === 'ENOTDIR') return { kind: 'missing' }
       return { kind: 'other', why: 'made unreadable' }
     }
-    if (stat.isSymbolicLink()) return { kind: 'link', target: readlinkSync(at) }
+    if (stat.isSymbolicLink()) return { kind: 'link', target: readlinkSync(at, { encoding: 'buffer' }) }
     if (stat.isDirectory()) return { kind: 'other', why: 'replaced by a folder' }
     if (!stat.isFile()) return { kind: 'other', why: 'replaced by a special file' }
     return { kind: 'file', stat }
@@ -463,7 +463,7 @@ class Pass {
     if (!found) {
       let stat
       try {
-        stat = lstatSync(path.join(this.top, dir))
+        stat = lstatSync(onDisk(this.top, dir))
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code
         stat = undefined
@@ -473,9 +473,9 @@ class Pass {
             : { kind: 'other', why: 'made unreadable' }
       }
       if (stat?.isSymbolicLink())
-        found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a link` }
+        found = { kind: 'other', why: `a folder on its way (${showPath(dir)}) replaced by a link` }
       else if (stat && !stat.isDirectory())
-        found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a file` }
+        found = { kind: 'other', why: `a folder on its way (${showPath(dir)}) replaced by a file` }
     }
     this.folders.set(dir, found)
     return found
@@ -527,16 +527,12 @@ const RACY_NS = 2_000_000_000n
  * with its stat key when the file did not change while it was read and did not change just before.
  */
 async function blobId(
-  file: string,
+  file: Buffer,
   algorithm: 'sha1' | 'sha256',
   pass: Pass
 ): Promise<{ oid: string; key?: StatKey } | undefined> {
-  let fd: number
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK)
-  } catch {
-    return undefined
-  }
+  const fd = openInTree(file)
+  if (fd === undefined) return undefined
   try {
     const before = fstatSync(fd, { bigint: true })
     if (!before.isFile()) return undefined
@@ -575,7 +571,8 @@ async function differs(
   if (entry.mode === '120000') {
     if (found.kind !== 'link') return 'a link replaced by a file'
     const expected = createHash(entry.oid.length === 64 ? 'sha256' : 'sha1')
-      .update(`blob ${Buffer.byteLength(found.target)}\0${found.target}`)
+      .update(`blob ${found.target.length}\0`)
+      .update(found.target)
       .digest('hex')
     return expected === entry.oid ? undefined : 'the link changed'
   }
@@ -583,7 +580,7 @@ async function differs(
   const key = known.get(rel)
   if (!key || !sameStat(key, found.stat)) {
     known.delete(rel)
-    const blob = await blobId(path.join(pass.top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1', pass)
+    const blob = await blobId(onDisk(pass.top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1', pass)
     if (blob === undefined) return 'made unreadable'
     if (blob.oid !== entry.oid) return 'changed'
     // Kept only when it is the file lstat saw (not one swapped in meanwhile).
@@ -609,19 +606,20 @@ async function added(protection: Protection, pass: Pass): Promise<Revert[]> {
   const walk = async (dir: string, within: readonly boolean[]): Promise<void> => {
     let entries
     try {
-      entries = readdirSync(path.join(protection.top, dir), { withFileTypes: true })
+      entries = readdirSync(onDisk(protection.top, dir), { withFileTypes: true, encoding: 'buffer' })
     } catch {
       return
     }
     for (const entry of entries) {
+      const name = pathFromBytes(entry.name)
       if (++seen > MOST_SEARCHED)
         throw new ProtectedPathError(
           `the work tree holds over ${MOST_SEARCHED.toLocaleString('en-US')} entries outside node_modules and .git, too many to look through for new files where none may be added: set protected-paths to none for this repository`
         )
       if (pass.due()) await pass.pause()
-      const rel = dir === '' ? entry.name : `${dir}/${entry.name}`
+      const rel = dir === '' ? name : `${dir}/${name}`
       if (entry.isDirectory()) {
-        if (!NOT_SEARCHED.has(entry.name))
+        if (!NOT_SEARCHED.has(name))
           await walk(
             rel,
             patterns.map((re, i) => within[i] || re.test(rel))
@@ -673,6 +671,7 @@ const HEREDOC_END = 'RALPH_PROTECTED_PATH_END'
 /**
  * The shell script that puts `reverts` back (POSIX sh and coreutils, so the agent's own user can run it): what
  * is in the way is removed (a link is removed, never followed), folders made, each file written from its blob.
+ * Its paths are path strings: the shell is given `pathBytes(script)`, each name byte for byte.
  */
 export function restoreScript(
   protection: Protection,
@@ -699,7 +698,7 @@ export function restoreScript(
     if (!entry) continue
     const content = blobs.get(entry.oid) ?? Buffer.alloc(0)
     if (entry.mode === '120000') {
-      lines.push(`ln -s -- ${quote(content.toString('utf8'))} ${quote(revert.path)}`)
+      lines.push(`ln -s -- ${quote(pathFromBytes(content))} ${quote(revert.path)}`)
       continue
     }
     const encoded = content.toString('base64').replace(/.{1,76}/g, '$&\n')
@@ -747,7 +746,7 @@ export async function restore(protection: Protection, options: RestoreOptions = 
     argv: ['/bin/sh', '-s'],
     cwd: protection.top,
     env: { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' },
-    input: script,
+    input: pathBytes(script),
     timeoutMs: 120_000,
     ...(options.signal ? { signal: options.signal } : {})
   })
@@ -757,7 +756,7 @@ export async function restore(protection: Protection, options: RestoreOptions = 
       .toString('utf8')
       .trim()
       .split('\n')[0]
-    const still = left.map(r => `${r.path} (${r.why})`).join(', ')
+    const still = revertsLine(left)
     throw new ProtectedPathError(
       `protected paths could not be put back before the gates${still ? `: ${still}` : ''}${said ? ` (${said})` : ''}`
     )
@@ -809,7 +808,7 @@ export function protectedChanges(
 
 /** One line for the prompt, the log and the record: each path and why. */
 export function revertsLine(reverts: readonly Revert[]): string {
-  return reverts.map(r => `${r.path} (${r.why})`).join(', ')
+  return reverts.map(r => `${showPath(r.path)} (${r.why})`).join(', ')
 }
 
 /**
@@ -862,7 +861,7 @@ export async function protectedInCommit(
     commit,
     '--'
   ])
-  const fields = out.toString('utf8').split('\0')
+  const fields = splitNul(out)
   const changed: { path: string; inBase: boolean }[] = []
   for (let i = 0; i + 1 < fields.length; i += 2)
     changed.push({ path: fields[i + 1], inBase: fields[i] !== 'A' })

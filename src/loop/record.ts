@@ -32,6 +32,7 @@ import type {
   LoopStatus,
   VerificationRecord
 } from './types.js'
+import { showPath } from '../text/tree-path.js'
 
 export const PROGRESS_FILE = 'progress.md'
 export const STATUS_FILE = 'status.json'
@@ -111,7 +112,9 @@ function verificationLines(verification: VerificationRecord): string[] {
         ? `- Clean checkout of ${short}: stopped`
         : `- Clean checkout of ${short}: FAILED, so the iteration does not count as passing (${seconds(verification.durationMs)})`
   const reverts = verification.protectedReverts?.length
-    ? [`- Protected paths put back from the base there: ${verification.protectedReverts.join(', ')}`]
+    ? [
+        `- Protected paths put back from the base there: ${verification.protectedReverts.map(showPath).join(', ')}`
+      ]
     : []
   const runs = [...verification.setup, ...verification.checks].filter(run => !run.passed).map(checkLine)
   return [head, ...reverts, ...(runs.length > 0 ? ['', ...runs] : [])]
@@ -189,7 +192,7 @@ export function progressSection(record: IterationRecord): string {
   if (agent) lines.push(`- Completion signal: ${signal}`)
   if (record.reverts?.length)
     lines.push(
-      `- Protected paths put back from the start commit before the checks: ${record.reverts.map(r => `${code(r.path)} (${r.why})`).join(', ')}`
+      `- Protected paths put back from the start commit before the checks: ${record.reverts.map(r => `${code(showPath(r.path))} (${r.why})`).join(', ')}`
     )
   if (record.checks.length > 0) lines.push(...checkLines(record.checks, record.checksMs))
   if (record.diffStat !== undefined) {

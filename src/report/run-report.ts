@@ -2,6 +2,7 @@
 // iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
 import { codeCell } from '../text/markdown.js'
 import { STOP_WORDS, type LoopStatus, type StopReason } from '../loop/index.js'
+import { showPath } from '../text/tree-path.js'
 
 /** What the action did with the work after the loop. */
 export interface DeliveryReport {
@@ -106,7 +107,7 @@ export function revertList(status: LoopStatus, most = 20): string {
   for (const it of status.iterations) {
     const reverts = it.reverts ?? []
     if (reverts.length === 0) continue
-    const shown = reverts.slice(0, most).map(r => `${codeCell(r.path)} (${r.why})`)
+    const shown = reverts.slice(0, most).map(r => `${codeCell(showPath(r.path))} (${r.why})`)
     const more = reverts.length > most ? `, and ${reverts.length - most} more (in status.json)` : ''
     lines.push(`- Iteration ${it.iteration}: ${shown.join(', ')}${more}`)
   }
