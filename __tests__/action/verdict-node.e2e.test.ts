@@ -41,27 +41,27 @@ function pushRawName(p: Project, name: Buffer): string {
   return sha
 }
 
-test.failing(
-  'node --test, an honest agent in a repository holding a non-UTF-8 file name under a test folder gets its pull request',
-  async () => {
-    const name = Buffer.from('test/fixtures/caf\xe9.txt', 'latin1')
-    const { p, run } = await runCorpus(
-      e2e,
-      { project: 'node --test', move: PROJECTS['node --test'].honest },
-      async files => {
-        const first = await e2e.project(files)
-        return e2e.checkoutAgain(first, { sha: pushRawName(first, name) })
-      }
-    )
-    expect(run.main.stderr).toBe('')
-    expect(run.outputs).toMatchObject({ success: 'true', 'pr-operation': 'created', verified: 'true' })
-    expect(fixedInAClone(p, 'node --test', run.outputs.branch)).toBe(true)
-    // Delivered byte-exact: the name is in the pushed tree as it was.
-    const listed = execFileSync('git', ['ls-tree', '-r', '-z', '--name-only', run.outputs.commit], {
-      cwd: p.remote
-    })
-    expect(listed.toString('latin1').split('\0')).toContain(name.toString('latin1'))
-    e2e.expectClean(p)
-  },
-  240_000
-)
+// node --test with no file named walks the tree and fails on a name that is not UTF-8 by itself (Could not find
+// '…caf�.txt'), whatever the action does: the gate names its test files, as such a repository must.
+test('node --test, an honest agent in a repository holding a non-UTF-8 file name under a test folder gets its pull request', async () => {
+  const name = Buffer.from('test/fixtures/caf\xe9.txt', 'latin1')
+  const { p, run } = await runCorpus(
+    e2e,
+    { project: 'node --test', move: PROJECTS['node --test'].honest },
+    async files => {
+      const scripts = { test: 'node --test calc.test.js mul.test.js' }
+      const pkg = { ...(JSON.parse(files['package.json'] as string) as object), scripts }
+      const first = await e2e.project({ ...files, 'package.json': `${JSON.stringify(pkg, null, 2)}\n` })
+      return e2e.checkoutAgain(first, { sha: pushRawName(first, name) })
+    }
+  )
+  expect(run.main.stderr).toBe('')
+  expect(run.outputs).toMatchObject({ success: 'true', 'pr-operation': 'created', verified: 'true' })
+  expect(fixedInAClone(p, 'node --test', run.outputs.branch)).toBe(true)
+  // Delivered byte-exact: the name is in the pushed tree as it was.
+  const listed = execFileSync('git', ['ls-tree', '-r', '-z', '--name-only', run.outputs.commit], {
+    cwd: p.remote
+  })
+  expect(listed.toString('latin1').split('\0')).toContain(name.toString('latin1'))
+  e2e.expectClean(p)
+}, 240_000)
