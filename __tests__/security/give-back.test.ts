@@ -2,7 +2,7 @@
 // script's give_back and left, run here as root on real files carrying a uid no user has: a tree deeper than
 // PATH_MAX, a file with a 250-byte name hard-linked outside, in-tree hard links, links never followed, setuid
 // bits, a full file system (a real tmpfs filled up: the copy apart fails) and an immutable file (chown fails).
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import {
   chmodSync,
   linkSync,
@@ -19,6 +19,7 @@ import {
 import path from 'node:path'
 import { afterEach, expect, test } from '@jest/globals'
 import { GIVE_BACK } from '../../src/security/scripts.js'
+import { fillUp, smallFileSystem } from '../support/full-disk.js'
 import { DEEP_TREE, describeIsolated, testTempBase } from '../support/isolation.js'
 
 /** The agent's uid and gid: numbers no user has (the functions need only files that carry them). */
@@ -41,18 +42,11 @@ function folder(base = testTempBase()): string {
   return dir
 }
 
-/** A tmpfs of `size` mounted on a folder of its own: a file system that can be filled up for real. */
-function smallFileSystem(size: string): string {
-  const dir = folder()
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir])
-  cleanups.push(() => execFileSync('umount', ['-l', dir]))
-  return dir
-}
-
-/** Writes zeros into `dir` until its file system has no byte left. */
-function fill(dir: string): void {
-  spawnSync('dd', ['if=/dev/zero', `of=${path.join(dir, 'filler')}`, 'bs=64k'], { stdio: 'ignore' })
-  expect(spawnSync('bash', ['-c', `echo x > ${path.join(dir, 'probe')}`]).status).not.toBe(0)
+/** A tmpfs of `size`: a file system that can be filled up for real. */
+function smallDisk(size: string): string {
+  const disk = smallFileSystem(testTempBase(), size)
+  cleanups.push(disk.remove)
+  return disk.dir
 }
 
 /** give_back then left, as the release runs them on `tree`'s entries; answers the output lines. */
@@ -166,7 +160,7 @@ describeIsolated(
   })
 
   test('on a full file system a file with other names cannot be copied apart: it stays the agent’s, named in one line', () => {
-    const disk = smallFileSystem('4m')
+    const disk = smallDisk('4m')
     const tree = path.join(disk, 'tree')
     const outside = path.join(disk, 'outside')
     mkdirSync(path.join(tree, 'lib'), { recursive: true })
@@ -176,7 +170,7 @@ describeIsolated(
     writeFileSync(path.join(tree, 'small.txt'), 'small\n')
     toAgent(tree, 'lib', 'small.txt')
     lchownSync(path.join(outside, 'big.bin'), UID, UID)
-    fill(disk)
+    fillUp(disk)
 
     expect(giveBack(tree)).toEqual([
       "problem 1 entry of the work tree could not be given back and stays uid 64997's: lib/big.bin (it has 2 names: not copied apart)"
