@@ -1,12 +1,14 @@
 // The action run as the runner runs it, when the loop does not end well: gates that never pass, no change,
 // a time budget spent mid-agent, the runner cancelling (SIGINT then SIGTERM) or killing main, bad input and
 // a dry run. In every case the record is uploaded and read back, and the step says why in one line.
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { expect, test } from '@jest/globals'
 import { DONE, FIX, RALPH_DIR, WRONG_FIX, agentScript, projectFiles, ralph } from './fixtures.js'
 import { alive, runAction, waitFor, waitForFile, inFlight, type ActionRun } from './harness.js'
 import { e2eSuite } from './suite.js'
+import { smallFileSystem, whyNoSmallFileSystem } from '../support/full-disk.js'
 
 const e2e = e2eSuite()
 const { project, expectClean } = e2e
@@ -227,9 +229,17 @@ test('cancelled during the push (SIGTERM): the push ends, then main leaves the c
   expectClean(p)
 })
 
-test('main killed outright mid-agent (a job timeout): post finishes the record as cancelled and uploads it', async () => {
+test('main killed outright mid-agent (a job timeout): post finishes the record as cancelled, uploads it and puts the checkout’s credential back', async () => {
   const marker = path.join(e2e.scratch(), 'killed.json')
   const p = await project(projectFiles(sleepingAgent(marker)))
+  const config = path.join(p.workspace, '.git', 'config')
+  // actions/checkout v6's lines: the includes of its credentials file.
+  const credentialLines = (): string[] =>
+    readFileSync(config, 'utf8')
+      .split('\n')
+      .filter(line => /includeIf|git-credentials-/.test(line))
+  const linesBefore = credentialLines()
+  const credentials = readdirSync(p.runnerTemp).filter(name => name.startsWith('git-credentials-'))
   try {
     const run = await runAction(p, e2e.stand(), {
       inputs: { ralph: 'fix-tests' },
@@ -255,6 +265,19 @@ test('main killed outright mid-agent (a job timeout): post finishes the record a
     expect([agent.pid, agent.child].filter(alive)).toEqual([])
     expect(run.post?.stdout).toMatch(/Killed what the loop left running: pid \d+/)
     expect(statSync(path.join(p.workspace, 'calc.js')).uid).toBe(statSync(p.workspace).uid)
+    // The credential main took away for the agent's run: back from what main kept for post (kept only where
+    // the agent runs as a user of its own: under isolation none it could read that file).
+    if (/started with (setpriv|sudo)/.test(run.main.stdout)) {
+      expect(linesBefore).toHaveLength(4)
+      expect(credentialLines()).toEqual(linesBefore)
+      expect(readdirSync(p.runnerTemp).filter(name => name.startsWith('git-credentials-'))).toEqual(
+        credentials
+      )
+      expect(run.post?.stdout).toMatch(/Put back the checkout's credential, which main could not: /)
+      expect(
+        readdirSync(p.runnerTemp).filter(name => /^ralph-credentials-|^\.ralph-credentials-/.test(name))
+      ).toEqual([])
+    }
     expectClean(p)
   } finally {
     // With isolation none nothing would kill the orphaned agent: the runner does that at the end of a real job.
@@ -266,6 +289,46 @@ test('main killed outright mid-agent (a job timeout): post finishes the record a
     }
   }
 })
+
+const onSmallDisk = whyNoSmallFileSystem() ? test.skip : test
+if (whyNoSmallFileSystem()) process.stderr.write(`SKIPPED the full-disk run: ${whyNoSmallFileSystem()}\n`)
+
+onSmallDisk(
+  'a disk the agent fills up (a real tmpfs, written until ENOSPC): main still puts the checkout’s credential back',
+  async () => {
+    // What fills it: the fix first, then zeros until the disk takes no byte more.
+    const filler = agentScript({
+      1: [
+        FIX,
+        'const block = Buffer.alloc(1 << 16, 7)',
+        "try { for (;;) fs.appendFileSync('filler.bin', block) } catch (e) { say('the disk is full: ' + e.code) }",
+        DONE
+      ].join('\n')
+    })
+    const p = await project(projectFiles(filler))
+    // The work tree on a tmpfs of its own: what checkout made, copied onto it at the same path.
+    const work = path.join(p.dir, 'runner', 'work')
+    const disk = smallFileSystem(p.dir, '24m')
+    execFileSync('cp', ['-a', `${work}/.`, disk.dir])
+    execFileSync('mount', ['--move', disk.dir, work])
+    const config = path.join(p.workspace, '.git', 'config')
+    const before = readFileSync(config, 'utf8')
+    try {
+      const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', 'max-iterations': '1' } })
+      expect(run.main.stdout).toContain('the disk is full: ENOSPC')
+      // Whatever became of the run on a full disk, the credential is in .git/config again, and no room kept
+      // for it is left.
+      expect(readFileSync(config, 'utf8')).toContain(before.slice(before.indexOf('[includeIf')))
+      expect(
+        readdirSync(path.dirname(config)).filter(name => name.startsWith('.ralph-credentials-'))
+      ).toEqual([])
+      expect(run.main.stdout).not.toMatch(/credentials were not fully restored/)
+    } finally {
+      execFileSync('umount', ['-l', work])
+    }
+  },
+  240_000
+)
 
 test('bad input fails the step with one line before any agent runs: a ralph problem at its file and line, a bad input by name', async () => {
   const marker = path.join(e2e.scratch(), 'bad-input.json')

@@ -37,12 +37,14 @@ export interface CheckoutOptions {
   branch?: string
   /** Check out this commit, detached (a SHA `ref:`, or a pull request's merge commit). */
   sha?: string
+  /** Where the work tree and RUNNER_TEMP are made (default the system's temp folder). */
+  base?: string
 }
 
 // Async: the git server runs in this process, so git talking to it must not block the event loop.
 export async function checkout(server: GitServer, options: CheckoutOptions = {}): Promise<Checkout> {
-  const dir = tempDir('ralph-workspace-')
-  const runnerTemp = tempDir('ralph-runner-temp-')
+  const dir = tempDir('ralph-workspace-', options.base)
+  const runnerTemp = tempDir('ralph-runner-temp-', options.base)
   const env: NodeJS.ProcessEnv = { ...process.env, GIT_TERMINAL_PROMPT: '0' }
   for (const key of Object.keys(env))
     if (key.startsWith('GIT_') && key !== 'GIT_TERMINAL_PROMPT') delete env[key]

@@ -2,13 +2,25 @@
 // The "agent" here is a shell that looks everywhere an agent would: .git/config, every config git reads
 // (includes followed), the whole .git folder and RUNNER_TEMP, and a real fetch from a private repository.
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync
+} from 'node:fs'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { hidePersistedCredentials, withoutPersistedCredentials } from '../../src/git/index.js'
+import { hidePersistedCredentials, putBackHeld, withoutPersistedCredentials } from '../../src/git/index.js'
 import { checkout, type Checkout } from './checkout.js'
 import { basicHeaderOf, startGitServer, WRITE_TOKEN, type GitServer } from '../support/git-server.js'
 import { gitArgvLog } from '../support/git-argv.js'
+import { fillUp, smallFileSystem, whyNoSmallFileSystem } from '../support/full-disk.js'
+import { testTempBase } from '../support/isolation.js'
 
 const run = promisify(execFile)
 const BASE64 = Buffer.from(`x-access-token:${WRITE_TOKEN}`).toString('base64')
@@ -214,4 +226,95 @@ describe('the token never appears in an argv (#25)', () => {
       expect(await fetchWorks(work)).toBe(true)
     }
   )
+})
+
+/** Every name in `dirs` that starts as the room kept for a credential does. */
+const reserves = (...dirs: string[]): string[] =>
+  dirs.flatMap(dir => readdirSync(dir).filter(name => name.startsWith('.ralph-credentials-')))
+
+const onSmallDisk = whyNoSmallFileSystem() ? describe.skip : describe
+if (whyNoSmallFileSystem()) process.stderr.write(`SKIPPED the full-disk cases: ${whyNoSmallFileSystem()}\n`)
+
+onSmallDisk('a disk the run fills up (a real tmpfs, written until ENOSPC)', () => {
+  const disks: (() => void)[] = []
+  afterEach(() => {
+    for (const remove of disks.splice(0)) remove()
+  })
+  async function checkoutOnSmallDisk(version: 'v4' | 'v6'): Promise<{ work: Checkout; disk: string }> {
+    const disk = smallFileSystem(testTempBase(), '8m')
+    disks.push(disk.remove)
+    const work = await checkout(server, { token: WRITE_TOKEN, version, base: disk.dir })
+    checkouts.push(work)
+    return { work, disk: disk.dir }
+  }
+
+  test.each(['v4', 'v6'] as const)(
+    'actions/checkout %s: the credential is put back byte for byte though no byte is left; no room kept stays behind',
+    async version => {
+      const { work, disk } = await checkoutOnSmallDisk(version)
+      const configPath = path.join(work.dir, '.git', 'config')
+      const before = readFileSync(configPath)
+      const credentialsBefore = work.credentialsFile ? readFileSync(work.credentialsFile) : undefined
+      let filler = ''
+      await withoutPersistedCredentials(work.dir, async () => {
+        filler = fillUp(disk)
+      })
+      expect(readFileSync(configPath).equals(before)).toBe(true)
+      if (work.credentialsFile && credentialsBefore) {
+        expect(readFileSync(work.credentialsFile).equals(credentialsBefore)).toBe(true)
+        expect(statSync(work.credentialsFile).mode & 0o777).toBe(0o600)
+      }
+      expect(reserves(path.join(work.dir, '.git'), work.runnerTemp)).toEqual([])
+      rmSync(filler)
+      expect(await fetchWorks(work)).toBe(true)
+    }
+  )
+
+  test('post puts back what main held when main was killed mid-run, on the full disk; then what main put back is left alone', async () => {
+    const { work, disk } = await checkoutOnSmallDisk('v6')
+    const configPath = path.join(work.dir, '.git', 'config')
+    const before = readFileSync(configPath)
+    const credentialsBefore = readFileSync(work.credentialsFile as string)
+    const hidden = await hidePersistedCredentials(work.dir)
+    // What main keeps for post: the originals, held; while the run runs the room kept holds no token.
+    expect(hidden.held.map(h => h.file).sort()).toEqual([configPath, work.credentialsFile].sort())
+    expect(reserves(path.join(work.dir, '.git'), work.runnerTemp)).toHaveLength(2)
+    expectNoToken(
+      reserves(path.join(work.dir, '.git'))
+        .map(name => readFileSync(path.join(work.dir, '.git', name), 'latin1'))
+        .join('')
+    )
+    const filler = fillUp(disk)
+    // Main is killed here: nothing of it runs again. Post, with what main held:
+    expect(await putBackHeld(hidden.held)).toEqual({
+      putBack: expect.arrayContaining([configPath, work.credentialsFile]),
+      problems: []
+    })
+    expect(readFileSync(configPath).equals(before)).toBe(true)
+    expect(readFileSync(work.credentialsFile as string).equals(credentialsBefore)).toBe(true)
+    expect(reserves(path.join(work.dir, '.git'), work.runnerTemp)).toEqual([])
+    // Run again (post after a main that did put everything back): nothing to do, nothing changed.
+    writeFileSync(configPath, 'changed since\n')
+    expect(await putBackHeld(hidden.held)).toEqual({ putBack: [], problems: [] })
+    expect(readFileSync(configPath, 'utf8')).toBe('changed since\n')
+    rmSync(filler)
+  })
+})
+
+test('a room kept that was swapped for a link (an agent of the same user) is not written through: the file is written anew', async () => {
+  const work = await checkoutOf('v4')
+  const configPath = path.join(work.dir, '.git', 'config')
+  const before = readFileSync(configPath)
+  const hidden = await hidePersistedCredentials(work.dir)
+  const [reserve] = reserves(path.join(work.dir, '.git'))
+  // The same size as the room it replaces: nothing but the link itself tells them apart.
+  const loot = path.join(work.runnerTemp, 'loot')
+  writeFileSync(loot, Buffer.alloc(statSync(path.join(work.dir, '.git', reserve)).size))
+  rmSync(path.join(work.dir, '.git', reserve))
+  symlinkSync(loot, path.join(work.dir, '.git', reserve))
+  expect(await hidden.restore()).toEqual({ changedConfigFiles: [], problems: [] })
+  expect(readFileSync(configPath).equals(before)).toBe(true)
+  expect(lstatSync(configPath).isFile()).toBe(true)
+  expectNoToken(readFileSync(loot, 'latin1'))
+  expect(reserves(path.join(work.dir, '.git'))).toEqual([])
 })

@@ -11,8 +11,8 @@ export interface TempRepo {
   cleanup(): void
 }
 
-export function tempDir(prefix = 'ralph-test-'): string {
-  return realpathSync(mkdtempSync(path.join(tmpdir(), prefix)))
+export function tempDir(prefix = 'ralph-test-', base = tmpdir()): string {
+  return realpathSync(mkdtempSync(path.join(base, prefix)))
 }
 
 export function tempRepo(options: { commit?: boolean } = {}): TempRepo {

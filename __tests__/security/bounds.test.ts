@@ -91,10 +91,14 @@ describe("the agent's process cap", () => {
 const UID = 64_999
 const OTHER = 64_998
 
-/** Runs the sweep as this (root) process; answers its output lines. */
+/** Runs the sweep as this (root) process, leaving `keep` alone; answers its output lines. */
 function sweep(seconds: string, ...places: string[]): string[] {
-  const script = `problem() { printf 'problem %s\\n' "$*"; }\n${SWEEP_FILES}\nsweep_files "$@"`
-  const out = execFileSync('bash', ['-c', script, 'sweep', String(UID), seconds, ...places], {
+  return sweepBut('', seconds, ...places)
+}
+
+function sweepBut(keep: string, seconds: string, ...places: string[]): string[] {
+  const script = `set -u\nproblem() { printf 'problem %s\\n' "$*"; }\n${SWEEP_FILES}\nsweep_files "$@"`
+  const out = execFileSync('bash', ['-c', script, 'sweep', String(UID), seconds, keep, ...places], {
     encoding: 'utf8'
   })
   return out.split('\n').filter(Boolean)
@@ -152,6 +156,40 @@ describeIsolated(
       expect(readFileSync(at('agent-open/others'), 'utf8')).toBe('other')
       expect(readFileSync(at('others'), 'utf8')).toBe('other')
       expect(existsSync(top)).toBe(true)
+    } finally {
+      rmSync(top, { recursive: true, force: true })
+    }
+  })
+
+  test('what lies in the work tree it is told to keep is left, named by any path, glob characters and all', () => {
+    const top = mkdtempSync(path.join(tmpdir(), 'ralph-sweep-'))
+    try {
+      const tree = path.join(top, 'work [*?] tree')
+      mkdirSync(path.join(tree, 'deep'), { recursive: true })
+      writeFileSync(path.join(tree, 'deep', 'kept'), '')
+      // A folder beside it whose name the tree's path, read as a glob, would match.
+      mkdirSync(path.join(top, 'work x tree'))
+      writeFileSync(path.join(top, 'work x tree', 'gone'), '')
+      writeFileSync(path.join(top, 'gone'), '')
+      for (const name of [
+        'work [*?] tree/deep/kept',
+        'work [*?] tree/deep',
+        'work x tree/gone',
+        'work x tree',
+        'gone'
+      ])
+        lchownSync(path.join(top, name), UID, UID)
+      // Named through a link, as a work tree may be: still the same folder.
+      const link = path.join(tmpdir(), `ralph-sweep-tree-${process.pid}`)
+      symlinkSync(tree, link)
+      try {
+        expect(sweepBut(link, '60', top)).toEqual(['swept 3'])
+      } finally {
+        rmSync(link, { force: true })
+      }
+      expect(readFileSync(path.join(tree, 'deep', 'kept'), 'utf8')).toBe('')
+      expect(existsSync(path.join(top, 'work x tree'))).toBe(false)
+      expect(existsSync(path.join(top, 'gone'))).toBe(false)
     } finally {
       rmSync(top, { recursive: true, force: true })
     }

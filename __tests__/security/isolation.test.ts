@@ -4,7 +4,17 @@
 // work tree given back afterwards with nothing setuid left behind; its processes capped (RLIMIT_NPROC), and
 // what it left in the shared temp folders removed by the release.
 import { execFileSync, spawn } from 'node:child_process'
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync
+} from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, expect, test } from '@jest/globals'
 import type { RunOptions } from '../../src/proc/index.js'
@@ -17,7 +27,13 @@ import {
   type Privilege
 } from '../../src/security/index.js'
 import { tempRepo, type TempRepo } from '../git/temp-repo.js'
-import { TEST_AGENT_USER, describeIsolated, isolationStartPaths, sharedDir } from '../support/isolation.js'
+import {
+  DEEP_TREE,
+  TEST_AGENT_USER,
+  describeIsolated,
+  isolationStartPaths,
+  sharedDir
+} from '../support/isolation.js'
 
 const text = (c: { head: Buffer; tail: Buffer }): string => Buffer.concat([c.head, c.tail]).toString('utf8')
 const readable = (file: string): string | undefined => {
@@ -46,6 +62,7 @@ describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
     let iso: AgentIsolation
     const secret = 'owner-only-secret-4711'
     let secretFile: string
+    let store: string
     const logged: string[] = []
 
     beforeAll(async () => {
@@ -56,6 +73,11 @@ describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
       shared = sharedDir('ralph-iso-shared-')
       secretFile = path.join(path.dirname(repo.dir), `owner-secret-${process.pid}`)
       writeFileSync(secretFile, secret, { mode: 0o600 })
+      // A package store of the owner's outside the work tree, hard-linked into it (as pnpm installs).
+      store = mkdtempSync(path.join(path.dirname(repo.dir), 'ralph-store-'))
+      writeFileSync(path.join(store, 'index.js'), 'export const pkg = 1\n')
+      mkdirSync(path.join(repo.dir, 'node_modules', 'pkg'), { recursive: true })
+      linkSync(path.join(store, 'index.js'), path.join(repo.dir, 'node_modules', 'pkg', 'index.js'))
       // Root may go through sudo as well: the launcher's path, the one GitHub-hosted runners take.
       iso = await isolateAgent({
         user: TEST_AGENT_USER,
@@ -71,6 +93,7 @@ describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
       repo?.cleanup()
       rmSync(shared, { recursive: true, force: true })
       rmSync(secretFile, { force: true })
+      rmSync(store, { recursive: true, force: true })
     })
 
     const sh = (script: string, options: Partial<RunOptions> = {}) =>
@@ -114,6 +137,19 @@ describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
       expect(out).toContain('GIT-STILL-THERE')
       expect(readFileSync(path.join(repo.dir, 'README.md'), 'utf8')).toBe('changed\n')
       expect(readFileSync(path.join(repo.dir, '.git', 'config'), 'utf8')).not.toContain('evil')
+    })
+
+    test('a file of the checkout with other names outside (a package store’s hard link) is not given: the agent cannot write it', async () => {
+      const linked = path.join(repo.dir, 'node_modules', 'pkg', 'index.js')
+      const result = await sh(
+        'echo poisoned >> node_modules/pkg/index.js 2>/dev/null && echo WROTE; ls -ld node_modules/pkg | cut -c1-10'
+      )
+      expect(text(result.stdout)).not.toContain('WROTE')
+      expect(statSync(linked).uid).toBe(process.getuid?.())
+      expect(statSync(path.join(store, 'index.js')).uid).toBe(process.getuid?.())
+      expect(readFileSync(path.join(store, 'index.js'), 'utf8')).toBe('export const pkg = 1\n')
+      // Its folder is the agent's as the rest of the tree is.
+      expect(statSync(path.dirname(linked)).uid).toBe(iso.user.uid)
     })
 
     test("nothing of the action's is in reach: its /proc environ, mem and fds, its files, sudo", async () => {
@@ -273,11 +309,61 @@ describeIsolated('the agent-user isolation tests').each(isolationStartPaths())(
       expect(top.mode).not.toBe(topBefore.mode) // it was shared (g+rwx, sticky) while the agent ran…
       expect(top.mode & 0o7777).toBe(0o700) // …and is as mkdtemp made it again
       expect(existsSync(iso.user.home)).toBe(false)
+      // The package store's file was never the agent's: the owner's still, with its names.
+      expect(statSync(path.join(store, 'index.js'))).toMatchObject({ uid: process.getuid?.(), nlink: 2 })
       // Our git works on it as before.
       expect(execFileSync('git', ['status', '--porcelain'], { cwd: repo.dir, encoding: 'utf8' })).toContain(
         'planted-suid'
       )
     }, 30_000)
+  }
+)
+
+describeIsolated('the give-back of deep trees').each(isolationStartPaths())(
+  'what the agent leaves in the work tree, given back by the release (started with %s)',
+  start => {
+    test('a tree 2,500 folders deep and a 250-byte name hard-linked into /tmp and elsewhere: all of the tree is the owner’s again', async () => {
+      const repo = tempRepo()
+      const shared = sharedDir('ralph-iso-squat-')
+      const long = 'n'.repeat(250)
+      const squat = `/tmp/ralph-squat-${process.pid}-${start}`
+      try {
+        const iso = await isolateAgent({
+          user: TEST_AGENT_USER,
+          privilege: start,
+          workTree: repo.dir,
+          maxProcesses: CAP
+        })
+        const made = await iso.runProcess({
+          argv: [
+            'bash',
+            '-c',
+            [
+              `mkdir top && (cd top && perl -e '${DEEP_TREE}')`,
+              `echo kept > ${long} && mkdir ${squat} && ln ${long} ${squat}/payload && ln ${long} ${shared}/payload`,
+              'find . -path ./.git -prune -o -uid "$(id -u)" -print | wc -l'
+            ].join(' && ')
+          ],
+          cwd: repo.dir,
+          env: { PATH: process.env.PATH, LANG: 'C' }
+        })
+        expect(text(made.stdout).trim()).toBe('5003')
+        const problems = await iso.release()
+        expect(problems).toEqual([])
+        // Counted by find, which walks any depth: every entry of the agent's, none left of its uid.
+        const count = (dir: string, uid: number | undefined): number =>
+          execFileSync('find', [dir, '-uid', String(uid), '-printf', 'x'], { encoding: 'utf8' }).length
+        expect(count(repo.dir, iso.user.uid)).toBe(0)
+        expect(count(path.join(repo.dir, 'top'), process.getuid?.())).toBe(5001)
+        expect(statSync(path.join(repo.dir, long))).toMatchObject({ uid: process.getuid?.(), nlink: 1 })
+        expect(readFileSync(path.join(repo.dir, long), 'utf8')).toBe('kept\n')
+        // The name in /tmp went with the sweep; the one elsewhere is still the agent's, not the owner's.
+        expect(existsSync(squat)).toBe(false)
+        expect(statSync(path.join(shared, 'payload'))).toMatchObject({ uid: iso.user.uid, nlink: 1 })
+      } finally {
+        execFileSync('rm', ['-rf', '--', repo.dir, shared, squat])
+      }
+    }, 180_000)
   }
 )
 

@@ -1,4 +1,10 @@
-import { WorkflowCommandFilter, neutralizeWorkflowCommands } from '../../src/security/workflow-commands.js'
+import { Writable } from 'node:stream'
+import {
+  WorkflowCommandFilter,
+  guardJobLog,
+  neutralizeTerminalControls,
+  neutralizeWorkflowCommands
+} from '../../src/security/workflow-commands.js'
 
 /** What the runner would act on, per its ActionCommand.TryParseV2 / TryParse, line by line. */
 function runnerCommands(text: string): string[] {
@@ -85,5 +91,89 @@ describe('WorkflowCommandFilter: the same, over a stream of chunks', () => {
       expect(runnerCommands(out)).toEqual([])
       expect(out.replace(/\u200b/g, '')).toBe(`${line}::error::after a long line\n##[group]g\n`)
     }
+  })
+})
+
+/** Every control character (Unicode's Cc) but tab and the line breaks: what may start or end a sequence. */
+const CONTROLS = /(?![\t\n\r])\p{Cc}/u
+
+describe('terminal controls: shown, never acted on', () => {
+  const painted = '\u001b[32m✓ gate passed\u001b[0m'
+  const links = [
+    '\u001b]8;;https://evil.example/\u001b\\the gate log\u001b]8;;\u001b\\',
+    '\u001b]8;;https://evil.example/\u0007the gate log\u001b]8;;\u0007',
+    '\u009d8;;https://evil.example/\u009cthe gate log\u009d8;;\u009c'
+  ]
+
+  test('a green “✓ gate passed”, an OSC 8 link (ESC, BEL and 8-bit forms), a title and a cursor move lose every control', () => {
+    for (const text of [painted, ...links, '\u001b]0;title\u0007', '\u009b2J\u001b[1A\u001bc']) {
+      expect(text).toMatch(CONTROLS)
+      const out = neutralizeWorkflowCommands(text)
+      expect(out).not.toMatch(CONTROLS)
+      expect(neutralizeTerminalControls(text)).toBe(out)
+    }
+    expect(neutralizeWorkflowCommands(painted)).toBe('␛[32m✓ gate passed␛[0m')
+    expect(neutralizeWorkflowCommands(links[1])).toBe('␛]8;;https://evil.example/␇the gate log␛]8;;␇')
+  })
+
+  test('every control character is replaced, one for one; tab, \\n and \\r and the rest of Unicode stay as they are', () => {
+    const wrong: number[] = []
+    let replaced = 0
+    for (let code = 0; code < 0x110000; code++) {
+      if (code >= 0xd800 && code < 0xe000) continue
+      const c = String.fromCodePoint(code)
+      const out = neutralizeTerminalControls(`a${c}b`)
+      if (!CONTROLS.test(c)) {
+        if (out !== `a${c}b`) wrong.push(code)
+      } else if (out.length !== 3 || CONTROLS.test(out)) wrong.push(code)
+      else replaced++
+    }
+    expect(wrong).toEqual([])
+    expect(replaced).toBe(65 - 3)
+  })
+
+  test('a command hidden behind a control is still no command: U+0085, a vertical tab, a form feed', () => {
+    for (const text of [
+      '\u0085::add-mask::x',
+      '\u000b::error::x',
+      '\u000c##[group]x',
+      'ok\u001b::warning::x'
+    ])
+      expect(runnerCommands(neutralizeWorkflowCommands(text))).toEqual([])
+  })
+
+  test('over a stream of chunks, an escape sequence split at any place loses its controls', () => {
+    const log = `building\n${painted}\n${links[0]} and more\n`
+    for (let at = 0; at <= log.length; at++) {
+      const out = streamed([log.slice(0, at), log.slice(at)])
+      expect(out).not.toMatch(CONTROLS)
+      expect(out).toBe(neutralizeWorkflowCommands(log))
+    }
+  })
+})
+
+describe('guardJobLog: every write to the log, whoever makes it', () => {
+  function guarded(): { stream: NodeJS.WriteStream; written: () => string } {
+    const chunks: Buffer[] = []
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        chunks.push(chunk)
+        callback()
+      }
+    })
+    const stream = sink as unknown as NodeJS.WriteStream
+    guardJobLog(stream)
+    return { stream, written: () => Buffer.concat(chunks).toString('utf8') }
+  }
+
+  test('strings, buffers and other encodings are written with their controls shown; callbacks still run', async () => {
+    const { stream, written } = guarded()
+    stream.write('::warning::\u001b[32m✓ gate passed\u001b[0m\n')
+    stream.write(Buffer.from('\u001b]8;;https://evil.example/\u0007link\n'))
+    stream.write(Buffer.from('\u009b31m red\n').toString('hex'), 'hex')
+    await new Promise<void>(resolve => stream.write('done\n', () => resolve()))
+    expect(written()).toBe(
+      '::warning::␛[32m✓ gate passed␛[0m\n␛]8;;https://evil.example/␇link\n\ufffd31m red\ndone\n'
+    )
   })
 })

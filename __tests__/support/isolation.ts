@@ -84,3 +84,9 @@ export function sharedDir(prefix: string): string {
   chmodSync(dir, 0o1777)
   return dir
 }
+
+/**
+ * A perl program that makes 2,500 folders, each inside the last, with a file in each: by folder-relative steps,
+ * as an agent would (no path this long can be named whole). Perl, as bash's cd takes minutes that deep.
+ */
+export const DEEP_TREE = 'for (1..2500) { mkdir "d" or die; chdir "d" or die; open(F, ">f") or die; close F }'

@@ -3,23 +3,26 @@
 // they could change that outlives them is put back when the loop ends. In this order, because nothing may be
 // given back while one of them still runs:
 //   1. the agent's user: created on first use, given a fresh HOME and the work tree (isolation);
-//   2. the checkout's credential removed; .git's config, info/ and hooks/ snapshotted; the runner's file
-//      commands remembered (and closed to other users);
+//   2. the checkout's credential removed (kept for post, where only another user runs the loop); .git's config,
+//      info/ and hooks/ snapshotted; the runner's file commands remembered (and closed to other users);
 //   3. the loop;
 //   4. every process of the loop killed: those carrying the run's mark, and every process of the agent's uid;
 //   5. the work tree given back, .git put back, the runner's files cut back, and the credential returned.
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir, tmpdir } from 'node:os'
 import path from 'node:path'
 import * as core from '@actions/core'
 import { agentSettings } from '../agents/index.js'
 import {
   GitWorkspace,
+  hidePersistedCredentials,
+  putBackHeld,
+  restoreCredentials,
   restoreGitDir,
   snapshotGitDir,
-  withoutPersistedCredentials,
-  type GitDirSnapshot
+  type GitDirSnapshot,
+  type HeldCredential
 } from '../git/index.js'
 import { runLoop, type LoopPorts, type LoopResult } from '../loop/index.js'
 import { killMarked, runProcess, which } from '../proc/index.js'
@@ -111,12 +114,16 @@ export async function isolateLoop(plan: RunPlan, workTree: string): Promise<Agen
   }
 }
 
-/** The snapshot in a file of the action's own, for post when main is killed mid-loop. */
-function keepSnapshot(snapshot: GitDirSnapshot): void {
-  const dir = mkdtempSync(path.join(process.env.RUNNER_TEMP || tmpdir(), 'ralph-git-snapshot-'))
-  const file = path.join(dir, 'snapshot.json')
-  writeFileSync(file, JSON.stringify(snapshot), { mode: 0o600 })
-  saveState('gitSnapshot', file)
+/**
+ * `data` in a file of the action's own (0600, in a folder of its own: 0700), named in the state under `key` for
+ * post, when main is killed mid-loop. Answers the folder.
+ */
+function keepForPost(key: 'gitSnapshot' | 'credentials', data: unknown): string {
+  const dir = mkdtempSync(path.join(process.env.RUNNER_TEMP || tmpdir(), `ralph-${key}-`))
+  const file = path.join(dir, `${key}.json`)
+  writeFileSync(file, JSON.stringify(data), { mode: 0o600 })
+  saveState(key, file)
+  return dir
 }
 
 export interface ContainedLoop {
@@ -154,52 +161,69 @@ export async function runLoopContained(
     }
     saveState('egress', JSON.stringify(egress))
   }
-  const result = await withoutPersistedCredentials(
-    workTree,
-    async () => {
-      const snapshot = await snapshotGitDir(workTree)
-      keepSnapshot(snapshot)
-      // Remembered last, after our own state lines: anything added to them from here on is the loop's.
-      const files = guardRunnerFiles(process.env, { close: isolated !== undefined })
-      try {
-        const workspace = await GitWorkspace.open(plan.projectRoot, {
-          env: hermeticGitEnvironment(),
-          maxFileBytes: config.maxFileBytes
-        })
-        return await withoutSecretVariables(
-          () =>
-            runLoop(config, {
-              ...ports,
-              workspace,
-              runProcess: options => spawn({ ...options, env: options.env ?? env }),
-              ...(isolated ? { agentEnvironment: isolated.environment } : {}),
-              // The clean checkout (loop/verify.ts): made by the action's hermetic git, handed to the agent's user.
-              verify: {
-                gitEnv: hermeticGitEnvironment(),
-                tempDir: process.env.RUNNER_TEMP || tmpdir(),
-                ...(isolated ? { lend: (dir: string) => isolated.lend(dir) } : {})
-              }
-            }),
-          allow
-        )
-      } finally {
-        // Before the credential is back, before the push, before later steps.
-        warnings.push(...(await endLoop(mark, isolated, snapshot)))
-        warnings.push(
-          ...files
-            .restore()
-            .map(
-              line =>
-                `${line}: a process of the loop wrote to the runner's files (it ran as the job's user: isolation none).`
-            )
-        )
-        saveState('isolation', '')
-        saveState('gitSnapshot', '')
-        saveState('egress', '')
-      }
-    },
-    { log: message => core.info(message) }
-  )
+  const log = (message: string): void => core.info(message)
+  const hidden = await hidePersistedCredentials(workTree, { log })
+  let kept: string | undefined
+  let result: LoopResult
+  try {
+    // Kept in a file only where another user runs the loop: under isolation none the agent could read it.
+    if (isolated && hidden.held.length > 0) kept = keepForPost('credentials', hidden.held)
+    const snapshot = await snapshotGitDir(workTree)
+    keepForPost('gitSnapshot', snapshot)
+    // Remembered last, after our own state lines: anything added to them from here on is the loop's.
+    const files = guardRunnerFiles(process.env, { close: isolated !== undefined })
+    try {
+      const workspace = await GitWorkspace.open(plan.projectRoot, {
+        env: hermeticGitEnvironment(),
+        maxFileBytes: config.maxFileBytes
+      })
+      result = await withoutSecretVariables(
+        () =>
+          runLoop(config, {
+            ...ports,
+            workspace,
+            runProcess: options => spawn({ ...options, env: options.env ?? env }),
+            ...(isolated ? { agentEnvironment: isolated.environment } : {}),
+            // The clean checkout (loop/verify.ts): made by the action's hermetic git, handed to the agent's user.
+            verify: {
+              gitEnv: hermeticGitEnvironment(),
+              tempDir: process.env.RUNNER_TEMP || tmpdir(),
+              ...(isolated ? { lend: (dir: string) => isolated.lend(dir) } : {})
+            }
+          }),
+        allow
+      )
+    } finally {
+      // Before the credential is back, before the push, before later steps.
+      warnings.push(...(await endLoop(mark, isolated, snapshot)))
+      warnings.push(
+        ...files
+          .restore()
+          .map(
+            line =>
+              `${line}: a process of the loop wrote to the runner's files (it ran as the job's user: isolation none).`
+          )
+      )
+      saveState('isolation', '')
+      saveState('gitSnapshot', '')
+      saveState('egress', '')
+    }
+  } finally {
+    // After .git is put back (its snapshot holds the config without the credential), as the last change undone;
+    // said at once, as the loop may have thrown.
+    const problem = await restoreCredentials(hidden, { log })
+    if (problem)
+      core.warning(
+        kept
+          ? `${problem}. The post step tries again.`
+          : `${problem}. Later steps of this job have no git credential from actions/checkout.`
+      )
+    else if (kept) {
+      // The file holds the token: gone first, then its name (post finds no file: nothing left to do).
+      rmSync(kept, { recursive: true, force: true })
+      saveState('credentials', '')
+    }
+  }
   return { result, warnings }
 }
 
@@ -233,29 +257,40 @@ async function endLoop(
   return warnings
 }
 
-/** Post, when main did not finish: kill what the loop left, give the work tree back, put .git back. */
+/**
+ * Post, when main did not finish: kill what the loop left, give the work tree back, put .git back and then the
+ * checkout's credential. Answers warnings, one a line; what main saved that cannot be read is one of them.
+ */
 export async function endAfterKilledMain(state: SavedState): Promise<string[]> {
+  const unread: string[] = []
   let isolated: AgentIsolation | undefined
   if (state.isolation) {
     try {
       isolated = isolation(JSON.parse(state.isolation) as IsolationState, message => core.info(message))
-    } catch {
-      isolated = undefined
+    } catch (error) {
+      unread.push(
+        `What main saved about the agent's user cannot be read (${(error as Error).message}): its processes are not killed, the work tree is not given back and the user is not released. Kill every process of the agent's user and give the work tree back before a later step trusts it.`
+      )
     }
   }
   let snapshot: GitDirSnapshot | undefined
   if (state.gitSnapshot) {
     try {
       snapshot = JSON.parse(readFileSync(state.gitSnapshot, 'utf8')) as GitDirSnapshot
-    } catch {
-      snapshot = undefined
+    } catch (error) {
+      unread.push(
+        `.git's snapshot from before the loop cannot be read (${(error as Error).message}): .git/config, .git/info and .git/hooks are left as the loop left them.`
+      )
     }
   }
-  const warnings = await endLoop(
-    state.runMark ?? '',
-    isolated,
-    snapshot,
-    pids => `Killed what the loop left running: pid ${pids.join(', ')}.`
+  const warnings = [...unread]
+  warnings.push(
+    ...(await endLoop(
+      state.runMark ?? '',
+      isolated,
+      snapshot,
+      pids => `Killed what the loop left running: pid ${pids.join(', ')}.`
+    ))
   )
   if (state.egress) {
     try {
@@ -266,5 +301,30 @@ export async function endAfterKilledMain(state: SavedState): Promise<string[]> {
       warnings.push(`The agent's egress rules could not be removed: ${(error as Error).message}.`)
     }
   }
-  return warnings
+  return [...warnings, ...(await credentialsAfterMain(state))]
+}
+
+/**
+ * Post: the checkout's credential, put back from what main kept when main could not put it back (killed, or
+ * failed). Answers warnings. No kept file is the usual case: main put it back and removed the file.
+ */
+export async function credentialsAfterMain(state: SavedState): Promise<string[]> {
+  if (!state.credentials) return []
+  let held: HeldCredential[]
+  try {
+    held = JSON.parse(readFileSync(state.credentials, 'utf8')) as HeldCredential[]
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return []
+    return [
+      `The checkout's credential main kept cannot be read (${(error as Error).message}): later steps of this job have no git credential from actions/checkout.`
+    ]
+  }
+  const { putBack, problems } = await putBackHeld(held)
+  // It holds the token: removed whatever happened.
+  rmSync(path.dirname(state.credentials), { recursive: true, force: true })
+  if (putBack.length > 0)
+    core.info(`Put back the checkout's credential, which main could not: ${putBack.join(', ')}.`)
+  return problems.length === 0
+    ? []
+    : [`The persisted git credentials were not fully restored: ${problems.join('; ')}.`]
 }

@@ -4,14 +4,22 @@
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import * as core from '@actions/core'
+import { guardJobLog } from '../security/workflow-commands.js'
 import { run as main } from './main.js'
 import { post } from './post.js'
 import { saveState } from './state.js'
 
 let mainRan = false
+let guarded = false
 
 /** The first call is the main step, the next the post step: as the runner's two starts of this file are. */
 export async function run(): Promise<void> {
+  if (!guarded) {
+    // Before anything is written: no line of the job log, whatever text it carries, holds a terminal control.
+    guardJobLog(process.stdout)
+    guardJobLog(process.stderr)
+    guarded = true
+  }
   const isPost = mainRan || core.getState('isPost') === 'true'
   if (!isPost) {
     saveState('isPost', true)

@@ -10,7 +10,7 @@ import { writeSummary } from '../report/summary.js'
 import type { RunReport } from '../report/run-report.js'
 import { readInputs } from './inputs.js'
 import { scrubOwnEnvironment } from './own-environment.js'
-import { endAfterKilledMain } from './contain.js'
+import { credentialsAfterMain, endAfterKilledMain } from './contain.js'
 import { uploadArtifact } from './upload.js'
 import { readState, type SavedState } from './state.js'
 import { finaliseCancelled } from '../github/tracking.js'
@@ -86,10 +86,13 @@ export async function post(): Promise<void> {
   scrubOwnEnvironment()
   const state = readState()
   if (state.finished) {
+    // Main's end may still have left the checkout's credential out (a restore that failed): it goes back here.
+    for (const warning of await credentialsAfterMain(state)) core.warning(warning)
     core.info('The main step finished; nothing left to do.')
     return
   }
   if (!state.recordDir || !existsSync(state.recordDir)) {
+    for (const warning of await credentialsAfterMain(state)) core.warning(warning)
     await finaliseTracking(state, undefined)
     core.info('The main step did not start a loop; nothing to upload.')
     return

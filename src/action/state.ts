@@ -26,6 +26,8 @@ export interface SavedState {
   isolation?: string | undefined
   /** While the loop runs: the file holding .git's snapshot, for post to put back if main cannot. */
   gitSnapshot?: string | undefined
+  /** Until main has put the checkout's credential back: the file holding it (isolation only), for post. */
+  credentials?: string | undefined
   /** While the loop runs behind the model proxy as the agent's user: `{ uid, privilege }` of its egress rules. */
   egress?: string | undefined
 }
@@ -47,6 +49,7 @@ export function readState(): SavedState {
     runMark: text('runMark'),
     isolation: text('isolation'),
     gitSnapshot: text('gitSnapshot'),
+    credentials: text('credentials'),
     egress: text('egress')
   }
 }

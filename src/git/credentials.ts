@@ -1,9 +1,13 @@
 // actions/checkout leaves its token where any process in the job can read it: v4/v5 as
 // `http.<server>/.extraheader = AUTHORIZATION: basic …` in .git/config, v6+ in $RUNNER_TEMP/git-credentials-<uuid>.config
 // pulled in by `includeIf.gitdir:<repo>/.git.path` (and `…/.git/worktrees/*`, and `/github/…` paths for
-// containers). For the agent's run both are taken away, and put back byte for byte afterwards.
+// containers). For the agent's run both are taken away, and put back byte for byte afterwards. Room for what is
+// put back is kept before the run: a file of as many zero bytes beside each one (0600), written over and renamed
+// into place afterwards, so a disk the agent filled cannot keep the credential out. The token itself stays in
+// memory, and in a file only for post when the caller keeps one (HiddenCredentials.held).
 import { randomUUID } from 'node:crypto'
-import { chmod, mkdir, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises'
+import { constants } from 'node:fs'
+import { chmod, mkdir, open, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { GitRepo } from './repo.js'
@@ -34,9 +38,20 @@ export interface RestoreReport {
   problems: string[]
 }
 
+/** A file to put back: what `file` held (`content`, base64) with its `mode`, and its `reserve` beside it. */
+export interface HeldCredential {
+  file: string
+  /** A file of as many zero bytes in `file`'s folder: the room to put `content` back in, with a rename. */
+  reserve: string
+  mode: number
+  content: string
+}
+
 export interface HiddenCredentials {
   /** What was taken away, for the log (names and paths, never values). Empty when nothing was persisted. */
   removed: string[]
+  /** What restore() puts back, for a caller that keeps it for post (it holds the token: keep it private). */
+  held: HeldCredential[]
   /** Puts everything back. Safe to call more than once; never throws (problems are reported). */
   restore(): Promise<RestoreReport>
 }
@@ -46,19 +61,29 @@ interface ConfigEntry {
   value: string
 }
 
-interface ConfigFileChange {
+/** Where a file goes back, and the room kept for it. */
+interface Place {
   file: string
-  original: Buffer
+  reserve: string
   mode: number
+}
+
+interface ConfigFileChange extends Place {
+  original: Buffer
   /** The file as this module left it: if it still reads so at restore time, nobody else touched it. */
   redacted: Buffer
   entries: ConfigEntry[]
 }
 
-interface HiddenFile {
-  file: string
+interface HiddenFile extends Place {
   content: Buffer
-  mode: number
+}
+
+/** Room for `content` beside `file` (zero bytes, 0600): putting it back needs no new space. */
+async function reserveFor(file: string, content: Buffer): Promise<string> {
+  const reserve = path.join(path.dirname(file), `.ralph-credentials-${randomUUID()}`)
+  await writeFile(reserve, Buffer.alloc(content.length), { mode: 0o600, flag: 'wx' })
+  return reserve
 }
 
 /** Removes the persisted credentials now; `restore()` puts them back. Prefer withoutPersistedCredentials. */
@@ -77,9 +102,7 @@ export async function hidePersistedCredentials(
     const report: RestoreReport = { changedConfigFiles: [], problems: [] }
     for (const hidden of hiddenFiles) {
       try {
-        await mkdir(path.dirname(hidden.file), { recursive: true })
-        await writeFile(hidden.file, hidden.content, { mode: hidden.mode })
-        await chmod(hidden.file, hidden.mode)
+        await putBack(hidden, hidden.content)
       } catch (error) {
         report.problems.push(`could not put back ${hidden.file}: ${(error as Error).message}`)
       }
@@ -113,7 +136,8 @@ export async function hidePersistedCredentials(
           const content = await readFile(target).catch(() => undefined)
           // Only checkout's own files are moved away; someone else's file stays, unreferenced, where it is.
           if (content && isCheckoutFile) {
-            hiddenFiles.push({ file: target, content, mode: (await stat(target)).mode & 0o7777 })
+            const mode = (await stat(target)).mode & 0o7777
+            hiddenFiles.push({ file: target, reserve: await reserveFor(target, content), mode, content })
             await unlink(target)
             removed.push(`credentials file ${target}`)
           }
@@ -122,7 +146,8 @@ export async function hidePersistedCredentials(
       if (found.length === 0) continue
       const original = await readFile(file)
       const mode = (await stat(file)).mode & 0o7777
-      const change: ConfigFileChange = { file, original, mode, redacted: original, entries: found }
+      const reserve = await reserveFor(file, original)
+      const change: ConfigFileChange = { file, reserve, original, mode, redacted: original, entries: found }
       changes.push(change)
       for (const entry of dedupeKeys(found)) {
         if (EXTRA_HEADER_KEY.test(entry.key)) {
@@ -140,7 +165,69 @@ export async function hidePersistedCredentials(
   }
   if (removed.length > 0)
     options.log?.(`Removed the persisted credentials for the agent's run: ${removed.join('; ')}.`)
-  return { removed, restore }
+  const held = [
+    ...hiddenFiles.map(({ content, ...place }) => ({ ...place, content: content.toString('base64') })),
+    ...changes.map(({ file, reserve, mode, original }) => ({
+      file,
+      reserve,
+      mode,
+      content: original.toString('base64')
+    }))
+  ]
+  return { removed, held, restore }
+}
+
+/**
+ * `content` put back in `place.file`, with its mode: written over its reserve, which is then renamed into place
+ * (no new space needed). A reserve that is gone, or is not the plain file it was made as (a link, another
+ * size), is not written: the file is written anew instead.
+ */
+async function putBack(place: Place, content: Buffer): Promise<void> {
+  const reserve = await open(place.reserve, constants.O_RDWR | constants.O_NOFOLLOW).catch(() => undefined)
+  if (reserve) {
+    let ready = false
+    try {
+      const s = await reserve.stat()
+      if (s.isFile() && s.nlink === 1 && s.size === content.length) {
+        await reserve.write(content, 0, content.length, 0)
+        await reserve.chmod(place.mode)
+        ready = true
+      }
+    } finally {
+      await reserve.close()
+    }
+    if (ready) return rename(place.reserve, place.file)
+  }
+  await rm(place.reserve, { force: true })
+  await mkdir(path.dirname(place.file), { recursive: true })
+  await writeAtomically(place.file, content, place.mode)
+}
+
+/**
+ * Puts back what main held and could not put back (post, after a main that was killed or failed): answers the
+ * files put back and what could not be. One whose reserve is gone was put back already, and is left as it is.
+ */
+export async function putBackHeld(
+  held: readonly HeldCredential[]
+): Promise<{ putBack: string[]; problems: string[] }> {
+  const done: string[] = []
+  const problems: string[] = []
+  for (const one of held) {
+    try {
+      if (
+        !(await stat(one.reserve).then(
+          () => true,
+          () => false
+        ))
+      )
+        continue
+      await putBack(one, Buffer.from(one.content, 'base64'))
+      done.push(one.file)
+    } catch (error) {
+      problems.push(`could not put back ${one.file}: ${(error as Error).message}`)
+    }
+  }
+  return { putBack: done, problems }
 }
 
 /**
@@ -157,18 +244,23 @@ export async function withoutPersistedCredentials<T>(
   try {
     result = await fn()
   } catch (error) {
-    await restoreAndReport(hidden, options, true)
+    const problem = await restoreCredentials(hidden, options)
+    if (problem) options.log?.(problem)
     throw error
   }
-  await restoreAndReport(hidden, options, false)
+  const problem = await restoreCredentials(hidden, options)
+  if (problem) throw new Error(problem)
   return result
 }
 
-async function restoreAndReport(
+/**
+ * Puts the credentials back (`hidden.restore()`), saying through `log` when a config file had changed; answers
+ * what could not be put back, in one line, or undefined.
+ */
+export async function restoreCredentials(
   hidden: HiddenCredentials,
-  options: CredentialOptions,
-  runFailed: boolean
-): Promise<void> {
+  options: CredentialOptions = {}
+): Promise<string | undefined> {
   const report = await hidden.restore()
   if (report.changedConfigFiles.length > 0) {
     options.log?.(
@@ -179,10 +271,8 @@ async function restoreAndReport(
       }.`
     )
   }
-  if (report.problems.length === 0) return
-  const message = `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`
-  if (runFailed) options.log?.(message)
-  else throw new Error(message)
+  if (report.problems.length === 0) return undefined
+  return `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`
 }
 
 async function restoreConfigFile(
@@ -195,7 +285,7 @@ async function restoreConfigFile(
   const untouched = now !== undefined && now.equals(change.redacted)
   if (!untouched) report.changedConfigFiles.push(change.file)
   if (untouched || now === undefined || onChange === 'discard') {
-    await writeAtomically(change.file, change.original, change.mode)
+    await putBack(change, change.original)
     return
   }
   for (const entry of change.entries) {
@@ -215,6 +305,8 @@ async function restoreConfigFile(
       change.mode
     )
   }
+  // Kept with the credential added back: its room is not needed.
+  await rm(change.reserve, { force: true })
 }
 
 /** The local config, the worktree's config, and every submodule's config under modules/. */

@@ -30,8 +30,11 @@ export {
 export {
   withoutPersistedCredentials,
   hidePersistedCredentials,
+  putBackHeld,
+  restoreCredentials,
   type CredentialOptions,
   type HiddenCredentials,
+  type HeldCredential,
   type RestoreReport
 } from './credentials.js'
 export { snapshotGitDir, restoreGitDir, type GitDirSnapshot } from './snapshot.js'

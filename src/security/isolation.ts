@@ -474,6 +474,7 @@ export function isolation(state: IsolationState, log?: (message: string) => void
       const lines = await privileged(state.privilege, [
         'release',
         String(user.uid),
+        String(user.gid),
         user.home,
         workTree,
         String(owner.uid),
@@ -522,6 +523,7 @@ export function isolation(state: IsolationState, log?: (message: string) => void
         const back = await privileged(state.privilege, [
           'reclaim',
           String(uid),
+          String(gid),
           target,
           String(state.owner.uid),
           String(state.owner.gid),

@@ -15,53 +15,99 @@
  * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
  *
  * `bash -s -- lend UID GID DIR USER` gives DIR (a clean checkout the action made) to the agent's user, letting it
- * pass through DIR's parents (`opened MODE PATH` each); `bash -s -- reclaim UID DIR OWNER_UID OWNER_GID
- * [MODE PATH]...` takes DIR back (setuid and setgid bits cleared first) and restores those modes. Every process
- * of UID must be dead by then.
+ * pass through DIR's parents (`opened MODE PATH` each); `bash -s -- reclaim UID GID DIR OWNER_UID OWNER_GID
+ * [MODE PATH]...` takes DIR back (GIVE_BACK) and restores those modes. Every process of UID must be dead by then.
  *
  * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
  * holds it: post, after a killed main, holds the user before it kills what is left of it.
  *
- * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER SECONDS PLACES [MODE PATH]...`
- * gives back what the agent owns in the work tree (setuid and setgid bits cleared first), restores the modes,
- * removes the HOME, UID's files in PLACES (SWEEP_FILES, within SECONDS) and HOLDER's hold on USER, and prints
- * `swept N`, and `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ * `bash -s -- release UID GID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER SECONDS PLACES [MODE PATH]...`
+ * gives back what the agent owns in the work tree (GIVE_BACK), restores the modes, removes the HOME, UID's files
+ * in PLACES (SWEEP_FILES, within SECONDS) and HOLDER's hold on USER, and prints `swept N`, and `problem MESSAGE`
+ * for what it could not do (one names what stays UID's). Every process of UID must be dead by then.
  */
 /**
- * The bash function `sweep_files UID SECONDS PLACE...`: removes every file, link and (then empty) folder that
- * UID owns under each PLACE (a folder, not a link), and prints `swept N` (how many it removed), and `problem
- * MESSAGE` when it ran out of time. Links are removed, never followed, and nothing of another uid is touched:
- * a folder of UID that holds another user's file stays, with that file. A setuid file of UID goes with its
- * name; no other name of it is left (protected_hardlinks: UID could link it only where it could write). One
- * file system each (-xdev): nothing mounted inside is walked. UID must have no process left: find is not
- * safe against an owner that renames as it walks.
+ * The bash function `sweep_files UID SECONDS KEEP PLACE...`: removes every file, link and (then empty) folder
+ * that UID owns under each PLACE (a folder, not a link), but what is in the folder KEEP (the work tree, when it
+ * lies in a PLACE; '' for none), and prints `swept N` (how many it removed), and `problem MESSAGE` when it ran out
+ * of time. Links are removed, never followed, and nothing of another uid is touched: a folder of UID that holds
+ * another user's file stays, with that file. A setuid file of UID goes with its name; no other name of it is
+ * left (protected_hardlinks: UID could link it only where it could write). One file system each (-xdev):
+ * nothing mounted inside is walked. UID must have no process left: find is not safe against an owner that
+ * renames as it walks.
  */
 export const SWEEP_FILES = `
 sweep_files() {
-  local uid=$1 seconds=$2 place found=() n
-  shift 2
-  for place in "$@"; do [ -d "$place" ] && [ ! -L "$place" ] && found+=("$place"); done
+  local uid=$1 seconds=$2 keep=$3 place found=() skip=() n
+  shift 3
+  for place in "$@"; do [ -d "$place" ] && [ ! -L "$place" ] && found+=("$(realpath -e -- "$place")"); done
   if [ \${#found[@]} -eq 0 ]; then printf 'swept 0\\n'; return 0; fi
-  n=$(set -o pipefail; timeout -s KILL "$seconds" find -P "\${found[@]}" -xdev -mindepth 1 -depth -uid "$uid" \\( ! -type d -o -empty \\) -delete -printf x 2>/dev/null | wc -c)
+  # As find names it (real paths both), its glob characters escaped.
+  if [ -n "$keep" ] && keep=$(realpath -e -- "$keep" 2>/dev/null); then
+    keep=$(printf '%s' "$keep" | sed 's/[][*?\\\\]/\\\\&/g')
+    skip=(! -path "$keep" ! -path "$keep/*")
+  fi
+  n=$(set -o pipefail; timeout -s KILL "$seconds" find -P "\${found[@]}" -xdev -mindepth 1 -depth -uid "$uid" \${skip[@]+"\${skip[@]}"} \\( ! -type d -o -empty \\) -delete -printf x 2>/dev/null | wc -c)
   [ $? -eq 137 ] && problem "the removal of uid $uid's files from $* ran out of its $seconds s: some may be left"
   printf 'swept %s\\n' "$n"
+}
+`
+
+/**
+ * The bash functions `give_back UID GID OWNER GROUP LABEL PATH...` and `left UID TOP LABEL PATH...`.
+ * give_back makes what UID owns under each PATH, at any depth, OWNER:GROUP's, setuid and setgid bits cleared
+ * first. chown -R and find -execdir walk folder by folder, so neither depth nor a path longer than PATH_MAX stops
+ * them, and they follow no link. A file of UID's with other names (a hard link into /tmp) is first copied apart
+ * under a short name (a name of 250 bytes has no room for a suffix): the chown would make those other names
+ * OWNER's too, and the sweep would pass them by. One that cannot be copied (no space left) stays UID's, with its
+ * other names. left prints one `problem` line naming (the first ten, relative to TOP, shell-quoted) what UID
+ * still owns under the PATHs. LABEL names the PATHs in a problem line (it never holds a name of the agent's).
+ */
+export const GIVE_BACK = `
+copy_apart='for f; do
+  [ "$(stat -c %h -- "$f")" -gt 1 ] || continue
+  t=$(mktemp -- ./.ralph-apart.XXXXXX) && { cp -p -- "$f" "$t" && mv -f -- "$t" "$f" && continue; rm -f -- "$t"; }
+  stat -c %d:%i -- "$f"
+done'
+keep_uncopied='to=$1; shift
+set -f; all=" $(printf "%s " $UNCOPIED)"
+for f; do
+  case "$all" in *" $(stat -c %d:%i -- "$f") "*) chown -h -- "$to" "$f" ;; esac
+done'
+give_back() {
+  local uid=$1 gid=$2 owner=$3 group=$4 label=$5 uncopied
+  shift 5
+  find "$@" -uid "$uid" ! -type l -perm /6000 -execdir chmod ug-s -- {} + 2>/dev/null || problem "could not clear setuid bits in $label"
+  uncopied=$(find "$@" -uid "$uid" -type f -links +1 -execdir bash -c "$copy_apart" copy-apart {} + 2>/dev/null)
+  chown -R -h --from="$uid" -- "$owner:$group" "$@" 2>/dev/null
+  [ -z "$uncopied" ] || UNCOPIED=$uncopied find "$@" -uid "$owner" -type f -links +1 -execdir bash -c "$keep_uncopied" keep "$uid:$gid" {} + 2>/dev/null
+  return 0
+}
+left() {
+  local uid=$1 top=$2 label=$3 n=0 entry kind links p names='' more=''
+  shift 3
+  while IFS= read -r -d '' entry; do
+    n=$((n + 1))
+    [ "$n" -le 10 ] || continue
+    kind=\${entry%% *} entry=\${entry#* } links=\${entry%% *} p=\${entry#* }
+    p=\${p#"$top"/}
+    [ "\${#p}" -le 160 ] || p="\${p:0:70}...\${p: -70}"
+    names+=" $(printf '%q' "$p")"
+    [ "$kind" != f ] || [ "$links" -le 1 ] || names+=" (it has $links names: not copied apart)"
+  done < <(find "$@" -uid "$uid" -printf '%y %n %p\\0' 2>/dev/null)
+  [ "$n" -le 10 ] || more=" and $((n - 10)) more"
+  [ "$n" -ne 1 ] || problem "1 entry of $label could not be given back and stays uid $uid's:$names"
+  [ "$n" -le 1 ] || problem "$n entries of $label could not be given back and stay uid $uid's:$names$more"
 }
 `
 
 export const PRIVILEGED = `
 set -u
 ${SWEEP_FILES}
+${GIVE_BACK}
 shopt -s dotglob nullglob
 fail() { printf 'error %s\\n' "$*"; exit 1; }
 problem() { printf 'problem %s\\n' "$*"; }
-# A file of the agent's with another name outside (a hard link into /tmp) gets a copy of its own before it is
-# given away: the chown would make the other name root's too, and the sweep would leave it, and its folder.
-unshare_links() {
-  local f t
-  while IFS= read -r -d '' f; do
-    t=$(mktemp -- "$f.XXXXXX") && cp -p -- "$f" "$t" && mv -f -- "$t" "$f" || problem "could not copy $f apart from its other names"
-  done < <(find "$@" -uid "$uid" -type f -links +1 -print0)
-}
 as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
 # The entries of the work tree, .git left out: it stays the owner's, readable only.
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
@@ -139,10 +185,14 @@ if [ "$step" = prepare ]; then
   for r in "$@"; do pass "$r"; done
   # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
   # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
-  # never rename or remove .git.
+  # never rename or remove .git. A file with other names (a hard link into a package store outside) stays the
+  # owner's: giving it would give those names too, for the agent to write. By full path first (fast), then what
+  # is left from its own folder (a path longer than PATH_MAX).
   mapfile -d '' -t found < <(entries)
   if [ \${#found[@]} -gt 0 ]; then
-    find "\${found[@]}" -uid "$owner" -exec chown -h "$uid:$gid" -- {} + || fail "could not give the work tree $tree to $user"
+    find "\${found[@]}" -uid "$owner" ! \\( -type f -links +1 \\) -exec chown -h "$uid:$gid" -- {} + 2>/dev/null
+    find "\${found[@]}" -uid "$owner" ! \\( -type f -links +1 \\) -execdir chown -h "$uid:$gid" -- {} + ||
+      fail "could not give the work tree $tree to $user"
   fi
   printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
   chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
@@ -152,30 +202,29 @@ if [ "$step" = prepare ]; then
 elif [ "$step" = claim ]; then
   take "$1" "$2" "$3"
 elif [ "$step" = release ]; then
-  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7 user=$8 holder=$9 seconds=\${10} folders=\${11}
-  shift 11
+  uid=$1 gid=$2 home=$3 tree=$4 owner=$5 ownergroup=$6 topgid=$7 topmode=$8 user=$9 holder=\${10} seconds=\${11} folders=\${12}
+  shift 12
   mapfile -d '' -t found < <(entries)
-  if [ \${#found[@]} -gt 0 ]; then
-    # A setuid file the agent made must not become one of the owner's.
-    find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
-    unshare_links "\${found[@]}"
-    find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
-  fi
+  [ \${#found[@]} -eq 0 ] || give_back "$uid" "$gid" "$owner" "$ownergroup" "the work tree $tree" "\${found[@]}"
   chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
   rm -rf -- "$home" || problem "could not remove $home"
   IFS=: read -r -a folders <<< "$folders"
-  sweep_files "$uid" "$seconds" "\${folders[@]}"
+  sweep_files "$uid" "$seconds" "$tree" "\${folders[@]}"
+  if [ \${#found[@]} -gt 0 ]; then
+    # A file kept for its other names, which went with the HOME or the sweep, has no other name now.
+    find "\${found[@]}" -uid "$uid" ! \\( -type f -links +1 \\) -execdir chown -h "$owner:$ownergroup" -- {} + 2>/dev/null
+    left "$uid" "$tree" "the work tree $tree" "\${found[@]}"
+  fi
   [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
 elif [ "$step" = lend ]; then
   uid=$1 gid=$2 dir=$3 user=$4
   pass "$(dirname -- "$dir")"
   chown -R -h "$uid:$gid" -- "$dir" || fail "could not lend $dir to $user"
 elif [ "$step" = reclaim ]; then
-  uid=$1 dir=$2 owner=$3 ownergroup=$4; shift 4
-  find "$dir" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $dir"
-  unshare_links "$dir"
-  chown -R -h "$owner:$ownergroup" -- "$dir" || problem "could not take $dir back"
+  uid=$1 gid=$2 dir=$3 owner=$4 ownergroup=$5; shift 5
+  give_back "$uid" "$gid" "$owner" "$ownergroup" "$dir" "$dir"
+  left "$uid" "$dir" "$dir" "$dir"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
 else
   fail "unknown step $step"

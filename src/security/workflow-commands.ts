@@ -1,8 +1,11 @@
 // The Actions runner acts on two forms of workflow command in a step's stdout (actions/runner,
 // ActionCommand.cs): `::name …::data` at the start of a line after leading white space, and the legacy
-// `##[name …]data` anywhere in a line. It splits lines at \r as well as \n. Text the agent, a check or an issue
-// wrote is not ours to turn into commands, with or without a stolen ::stop-commands:: token, so every such
-// text passes through here before it reaches the log: each command form gets a zero-width space inside it.
+// `##[name …]data` anywhere in a line. It splits lines at \r as well as \n. Its log viewer acts on terminal
+// escape sequences too: ANSI colours (a green "✓ gate passed" painted by the agent) and OSC 8 hyperlinks (a
+// link whose target is not the text shown). Text the agent, a check or an issue wrote is not ours to turn into
+// commands or paint, with or without a stolen ::stop-commands:: token, so every such text passes through here
+// before it reaches the log: each command form gets a zero-width space inside it, and each control character
+// is shown as a visible one.
 
 const ZWSP = '\u200b'
 
@@ -10,14 +13,30 @@ const ZWSP = '\u200b'
 // also holds, is not one of them, so this errs on the safe side).
 const COMMAND_AT_LINE_START = /(^|[\r\n])([\s\u0085]*):(?=:)/g
 const LEGACY_COMMAND = /##\[/g
+// Every control character (Unicode's Cc: C0, DEL and C1) but tab and the line breaks: ESC and CSI start every
+// ANSI and OSC sequence, BEL and ST end one, and a terminal view reads the rest as controls too.
+const CONTROL = /(?![\t\n\r])\p{Cc}/gu
+
+/** A control as a visible character: its Unicode control picture (ESC is ␛), or � for a C1 control (none has one). */
+const picture = (control: string): string => {
+  const code = control.charCodeAt(0)
+  return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd'
+}
+
+/** The text with every control character but tab, \n and \r shown as a visible one: no escape sequence is left. */
+export function neutralizeTerminalControls(text: string): string {
+  return text.replace(CONTROL, picture)
+}
 
 /**
- * The text with every workflow command defused, and nothing else changed: a line that would start with
- * `::` becomes `:\u200b:…`, and every `##[` becomes `##\u200b[`. Feed it whole lines (or whole texts): a
- * command split across two calls is not seen.
+ * The text with every workflow command defused and every terminal control made visible, and nothing else
+ * changed: a line that would start with `::` becomes `:\u200b:…`, every `##[` becomes `##\u200b[`, and ESC
+ * becomes ␛. Feed it whole lines (or whole texts): a command split across two calls is not seen.
  */
 export function neutralizeWorkflowCommands(text: string): string {
-  return text.replace(COMMAND_AT_LINE_START, `$1$2:${ZWSP}`).replace(LEGACY_COMMAND, `##${ZWSP}[`)
+  return neutralizeTerminalControls(text)
+    .replace(COMMAND_AT_LINE_START, `$1$2:${ZWSP}`)
+    .replace(LEGACY_COMMAND, `##${ZWSP}[`)
 }
 
 /** Characters of one line held back at most before they are let out (a line may never end). */
@@ -71,4 +90,27 @@ export class WorkflowCommandFilter {
     this.lineBlank = (lastBreak >= 0 || this.lineBlank) && /^[\s\u0085]*$/.test(tail)
     return out
   }
+}
+
+/** What a write of `chunk` in `encoding` puts in the log, as text. */
+const logText = (chunk: string | Uint8Array, encoding: unknown): string =>
+  typeof chunk !== 'string'
+    ? Buffer.from(chunk).toString('utf8')
+    : typeof encoding === 'string' && !/^utf-?8$/i.test(encoding)
+      ? Buffer.from(chunk, encoding as BufferEncoding).toString('utf8')
+      : chunk
+
+/**
+ * Makes every write to `stream` (the step's stdout or stderr: the job log) go through
+ * neutralizeTerminalControls, whoever writes it: a file name in a warning, an error's message or a check's
+ * output in an annotation can carry the agent's text into any line, and no line of ours needs a control.
+ */
+export function guardJobLog(stream: NodeJS.WriteStream): void {
+  const write = stream.write.bind(stream) as (chunk: string, encoding: 'utf8', callback?: unknown) => boolean
+  stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean =>
+    write(
+      neutralizeTerminalControls(logText(chunk, rest[0])),
+      'utf8',
+      rest.find(arg => typeof arg === 'function')
+    )) as typeof stream.write
 }
