@@ -17,7 +17,7 @@ import {
   unbundleStrict
 } from '../git/bundle.js'
 import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
-import { GitRepo } from '../git/index.js'
+import { GitRepo, RemoteRetryingRepo } from '../git/index.js'
 import { downloadInto, safeArtifactName } from '../github/artifacts.js'
 import { STOP_WORDS, type LoopResult } from '../loop/index.js'
 import { protectedInCommit, protectionOf, revertsLine } from '../loop/protected.js'
@@ -30,6 +30,7 @@ import type { Planned } from './plan-run.js'
 import type { RunPlan } from './plan.js'
 import { REMOTE, restoreCheckout, type Prepared } from './prepare.js'
 import { uploadArtifact } from './upload.js'
+import { remoteGitRetry, retryTiming } from '../github/retry.js'
 
 export const HANDOVER_FILE = 'delivery.json'
 export const BUNDLE_FILE = 'delivery.bundle'
@@ -331,10 +332,16 @@ async function startIsHere(prepared: Prepared, start: string): Promise<boolean> 
   // A continued branch (a hunt's, a person's pull request's) goes on from its tip alone: a delivery built on
   // an older commit of it would drop what others pushed there since.
   if (branch.continued) return false
-  const repo = new GitRepo(workTree)
+  const timing = retryTiming()
+  const repo = new RemoteRetryingRepo(workTree, {
+    retry: remoteGitRetry(timing, prepared.clients.budget),
+    stallSeconds: timing.pushStallSeconds,
+    log: message => core.info(message)
+  })
   if (await isAncestor(workTree, start, branch.baseSha)) return true
   if (!(await repo.isShallow())) return false
-  await repo.exec(['fetch', '--quiet', '--no-tags', '--unshallow', REMOTE, branch.base], { probe: true })
+  // A fetch that fails (after its retries) says so, rather than "not on the base".
+  await repo.exec(['fetch', '--quiet', '--no-tags', '--unshallow', REMOTE, branch.base])
   return isAncestor(workTree, start, branch.baseSha)
 }
 

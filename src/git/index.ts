@@ -45,4 +45,17 @@ export {
   type PushOptions,
   type PushResult
 } from './push.js'
-export { pushWithRetry, failedInTransit, TRANSIENT_PUSH_ERRORS, type PushRetry } from './push-retry.js'
+export {
+  pushWithRetry,
+  failedInTransit,
+  inTransit,
+  gitSaid,
+  retryInTransit,
+  resultInTransit,
+  RemoteRetryingRepo,
+  TRANSIENT_GIT_ERRORS,
+  TRANSIENT_PUSH_ERRORS,
+  type PushRetry,
+  type RemoteCalls,
+  type RemoteRetry
+} from './remote-retry.js'
