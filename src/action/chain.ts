@@ -7,7 +7,7 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { STATUS_FILE, type ChainJob, type ChainRun, type LoopResult } from '../loop/index.js'
+import { PROGRESS_FILE, STATUS_FILE, type ChainJob, type ChainRun, type LoopResult } from '../loop/index.js'
 import { readRegularFile } from '../ralph/index.js'
 import type { Run } from '../trigger/types.js'
 import type { RunContext } from '../trigger/context.js'
@@ -16,11 +16,34 @@ import { branchNameProblem, type ActionInputs } from './inputs.js'
 import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 import type { Clients } from './admit.js'
 import { scratch } from './handover.js'
-import { downloadInto } from '../github/artifacts.js'
+import { downloadInto, UnpackRefused, type UnpackRules } from '../github/artifacts.js'
+import { parseBoundedJson } from '../text/json.js'
 
 export const CONTINUATION_FILE = 'continuation.json'
 /** The most bytes of continuation.json and of the earlier status.json read. */
 const MOST_RECORD_BYTES = 64 * 1024 * 1024
+
+/** The most one log of the earlier record may weigh, and the whole record. */
+const MOST_LOG_BYTES = 512 * 1024 * 1024
+const MOST_RECORD_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
+
+/** A log of the record as the loop names them: `logs/` and a few safe names (no `..`, no hidden file). */
+const RECORD_LOG = /^logs(\/[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}){1,5}$/
+
+/**
+ * What the earlier run's record may hold for this job: its continuation, status and progress, and its logs, each
+ * bounded; anything else is read past, never written.
+ */
+export const RECORD_RULES: UnpackRules = {
+  most: name =>
+    name === CONTINUATION_FILE || name === STATUS_FILE || name === PROGRESS_FILE
+      ? MOST_RECORD_BYTES
+      : RECORD_LOG.test(name)
+        ? MOST_LOG_BYTES
+        : undefined,
+  total: MOST_RECORD_TOTAL_BYTES,
+  entries: 100_000
+}
 
 /** continuation.json: what a job that hands its loop on leaves for the next run. */
 export interface Continuation {
@@ -377,14 +400,18 @@ export async function resumeFrom(
     const records = artifacts.filter(a => recordArtifact(a.name, id, inputs.artifactName))
     for (const artifact of records) {
       const into = path.join(dir, String(artifact.id))
-      await downloadInto(artifact.id, into, findBy)
+      await downloadInto(artifact.id, into, RECORD_RULES, { octokit, findBy }).catch((error: Error) => {
+        throw error instanceof UnpackRefused
+          ? new Error(`its record ${artifact.name} was refused: ${error.message}`)
+          : error
+      })
       if (!readdirSync(into).includes(CONTINUATION_FILE)) continue
-      const parsed: unknown = JSON.parse(
+      const parsed = parseBoundedJson(
         readRegularFile(path.join(into, CONTINUATION_FILE), MOST_RECORD_BYTES).toString('utf8')
       )
       const problem = malformedContinuation(parsed)
       if (problem) throw new Error(`its ${CONTINUATION_FILE} cannot be read (${problem})`)
-      const status: unknown = JSON.parse(
+      const status = parseBoundedJson(
         readRegularFile(path.join(into, STATUS_FILE), MOST_RECORD_BYTES).toString('utf8')
       )
       const bad = malformedStatus(status)
