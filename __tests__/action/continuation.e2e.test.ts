@@ -5,8 +5,12 @@
 // agent runs, and the one tracking comment of a chain started by `/ralph`.
 import { expect, test, beforeAll, describe } from '@jest/globals'
 import { chain, chainFiles, COST_PER_ITERATION, slowAgent, WORKFLOW, type SlowAgent } from './chain.js'
-import { FAULT_TIMING } from './fixtures.js'
-import { GITHUB_TOKEN, waitFor, waitForFile, type ActionRun, type Project } from './harness.js'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { FAULT_TIMING, writesOf } from './fixtures.js'
+import { GITHUB_TOKEN, jobBackendId, waitFor, waitForFile, type ActionRun, type Project } from './harness.js'
+import { writeZip } from '../support/artifacts/index.js'
 import { e2eSuite } from './suite.js'
 import type { WorkflowRunRecord } from '../support/github-api/index.js'
 
@@ -454,6 +458,52 @@ test("a job cancelled while it hands on (during its record's upload retries) dis
     was,
     /^Cannot resume run \d+: it was cancelled: its chain ends there\. No agent ran\.$/
   )
+  expectClean(p)
+})
+
+test("a resumed run's record that unpacks past its bounds (a 1 GiB log in a 1 MiB zip) is refused in one line, having written at most the bound", async () => {
+  const MiB = 1024 * 1024
+  const agent = slowAgent(e2e.scratch(), 'record-bomb', 'once')
+  const p = await project(agent.script, 2)
+  // Run A's record, as a job of run A would upload it (its runtime token): a zip made by hand.
+  const a = addRun(p, { status: 'completed', conclusion: 'success' })
+  const name = `ralph-fix-tests-${a.id}-1`
+  const dir = mkdtempSync(path.join(tmpdir(), 'ralph-record-bomb-'))
+  try {
+    writeFileSync(
+      path.join(dir, name),
+      await writeZip([
+        { path: 'logs/iteration-001/agent.log', data: { zeros: 1024 * MiB }, descriptor: true }
+      ])
+    )
+    await e2e.uploadArtifact(name, dir, [name], {
+      raw: true,
+      env: {
+        ACTIONS_RUNTIME_TOKEN: e2e
+          .stand()
+          .artifacts.tokenForRun(a.workflowRunBackendId, jobBackendId('ralph'))
+      }
+    })
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const writes = writesOf(path.join(e2e.scratch(), `record-bomb-writes-${process.pid}`))
+  const was = before(p, agent)
+  const { job } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED, wrap: writes.wrap })
+  expectRefused(
+    job,
+    p,
+    agent,
+    was,
+    new RegExp(
+      `^Cannot resume run ${a.id}: its record ${name} was refused: "logs/iteration-001/agent\\.log" unpacks to more than 512 MB\\. No agent ran\\.$`
+    )
+  )
+  const wrote = writes.main()
+  process.stdout.write(
+    `\nThe resumed job refused a 1 GiB record bomb having written ${(wrote / MiB).toFixed(1)} MiB in all.\n`
+  )
+  expect(wrote).toBeLessThan(512 * MiB + 32 * MiB)
   expectClean(p)
 })
 
