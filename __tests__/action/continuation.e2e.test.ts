@@ -65,6 +65,20 @@ function expectRefused(
   expect(job.outputs.continued ?? 'false').toBe('false')
 }
 
+/** Someone dispatches the workflow by hand with resume = `a`, a run GitHub reports cancelled: refused. */
+async function expectCancelledRunRefused(p: Project, agent: SlowAgent, a: WorkflowRunRecord): Promise<void> {
+  const was = before(p, agent)
+  const { job } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED })
+  expectRefused(
+    job,
+    p,
+    agent,
+    was,
+    /^Cannot resume run \d+: it was cancelled: its chain ends there\. No agent ran\.$/
+  )
+  expectClean(p)
+}
+
 test("the handover: job 1 runs out of time and dispatches its successor; job 2 goes on from job 1's branch to the pull request", async () => {
   const agent = slowAgent(e2e.scratch(), 'handover', 'once')
   const p = await project(agent.script, 2)
@@ -400,17 +414,7 @@ test('a cancelled job 1 hands nothing on: resuming its run is refused, it cannot
   expect(JSON.parse(text(record, 'status.json'))).toMatchObject({ stopReason: 'cancelled' })
   expect(record.has('continuation.json')).toBe(false)
 
-  // Someone dispatches the workflow by hand with resume = A.
-  const was = before(p, agent)
-  const { job } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED })
-  expectRefused(
-    job,
-    p,
-    agent,
-    was,
-    /^Cannot resume run \d+: it was cancelled: its chain ends there\. No agent ran\.$/
-  )
-  expectClean(p)
+  await expectCancelledRunRefused(p, agent, a)
 })
 
 test("a job cancelled while it hands on (during its record's upload retries) dispatches nothing and says so; its run is refused as a resume", async () => {
@@ -449,16 +453,7 @@ test("a job cancelled while it hands on (during its record's upload retries) dis
   // cancelled is what ends the chain there.
   const record = await recordOf(first)
   expect(record.has('continuation.json')).toBe(true)
-  const was = before(p, agent)
-  const { job } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED })
-  expectRefused(
-    job,
-    p,
-    agent,
-    was,
-    /^Cannot resume run \d+: it was cancelled: its chain ends there\. No agent ran\.$/
-  )
-  expectClean(p)
+  await expectCancelledRunRefused(p, agent, a)
 })
 
 test("a resumed run's record that unpacks past its bounds (a 1 GiB log in a 1 MiB zip) is refused in one line, having written at most the bound", async () => {
