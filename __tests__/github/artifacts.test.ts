@@ -180,6 +180,13 @@ const refusals: Array<[string, ZipSpec[], UnpackRules, UnpackRefused['why'], Reg
     /^it holds "\.\/delivery\.json", which it never holds$/
   ],
   [
+    'a name that would be a line of its own in the log (a newline, a workflow command)',
+    [{ path: 'x\n::error::forged\u202e', data: text('{}') }],
+    DELIVERY,
+    'unexpected',
+    /^it holds "x\?::error::forged\?", which it never holds$/
+  ],
+  [
     'an entry twice',
     [
       { path: 'delivery.json', data: text('{}') },

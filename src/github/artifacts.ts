@@ -86,6 +86,9 @@ export interface UnpackRules {
 }
 
 const inMegabytes = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MB`
+/** An entry's name as a log line may show it: the zip's, so printable ASCII only, and short. */
+const shown = (name: string | undefined): string =>
+  JSON.stringify((name ?? '').slice(0, 100).replace(/[^\x20-\x7e]/g, '?'))
 
 /** An artifact refused by its rules: nothing of it is left written. */
 export class UnpackRefused extends Error {
@@ -99,13 +102,13 @@ export class UnpackRefused extends Error {
   ) {
     super(
       why === 'unexpected'
-        ? `it holds ${JSON.stringify(entry)}, which it never holds`
+        ? `it holds ${shown(entry)}, which it never holds`
         : why === 'twice'
-          ? `it holds ${JSON.stringify(entry)} twice`
+          ? `it holds ${shown(entry)} twice`
           : why === 'entries'
             ? `it holds more than ${limit} entries`
             : why === 'entry'
-              ? `${JSON.stringify(entry)} unpacks to more than ${inMegabytes(limit)}`
+              ? `${shown(entry)} unpacks to more than ${inMegabytes(limit)}`
               : `it unpacks to more than ${inMegabytes(limit)}`
     )
   }
