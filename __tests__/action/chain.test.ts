@@ -1,14 +1,24 @@
-// When a job hands its loop on (continue-jobs): a pure decision, tested with a table.
+// When a job hands its loop on (continue-jobs): a pure decision, tested with a table (caps, cancel, progress).
 import { execFileSync } from 'node:child_process'
-import { claimRef, continuesIn } from '../../src/action/chain.js'
+import { claimRef, continuesIn, type ChainJobFacts } from '../../src/action/chain.js'
 import type { LoopResult } from '../../src/loop/index.js'
+
+type Iteration = LoopResult['iterations'][number]
+/** An iteration whose agent ran to its end and committed (progress), or `as` says otherwise. */
+const iteration = (as: 'committed' | 'no-commit' | 'killed' | 'no-agent' = 'committed'): Iteration =>
+  ({
+    ...(as === 'no-agent' ? {} : { agent: as === 'killed' ? { killedBy: 'timeout' } : {} }),
+    ...(as === 'committed' ? { commit: { sha: 'c0ffee' } } : {})
+  }) as Iteration
+const iterations = (n: number, as?: Parameters<typeof iteration>[0]): Iteration[] =>
+  Array.from({ length: n }, () => iteration(as))
 
 const result = (
   over: Partial<LoopResult> = {}
 ): Pick<LoopResult, 'stopReason' | 'success' | 'iterations' | 'cost'> => ({
   stopReason: 'timeout',
   success: false,
-  iterations: new Array(3).fill({}) as LoopResult['iterations'],
+  iterations: iterations(3),
   cost: {
     totalUsd: 1,
     source: 'reported',
@@ -18,68 +28,120 @@ const result = (
   ...over
 })
 const inputs = { continueJobs: 3, maxIterations: 10, maxCostUsd: 5 }
+/** Job 1 of the chain, not cancelled, on a branch of its own. */
+const job = (over: Partial<ChainJobFacts> = {}): ChainJobFacts => ({
+  jobsSoFar: 1,
+  carried: 0,
+  cancelled: false,
+  ...over
+})
 
 test.each([
-  ['out of time, with jobs, iterations and dollars left', inputs, result(), 1, false, true],
+  ['out of time, with jobs, iterations and dollars left', inputs, result(), job(), true],
+  ['continue-jobs 1 (the default) never continues', { ...inputs, continueJobs: 1 }, result(), job(), false],
+  ['a loop that succeeded', inputs, result({ success: true, stopReason: 'all_checks_passed' }), job(), false],
+  ['a loop stopped by its iterations', inputs, result({ stopReason: 'max_iterations' }), job(), false],
+  ['a loop stopped by its dollars', inputs, result({ stopReason: 'budget_exhausted' }), job(), false],
+  ['a cancelled loop', inputs, result({ stopReason: 'cancelled' }), job(), false],
   [
-    'continue-jobs 1 (the default) never continues',
-    { ...inputs, continueJobs: 1 },
-    result(),
-    1,
-    false,
-    false
-  ],
-  [
-    'a loop that succeeded',
+    'out of time, then the job cancelled (a signal after the loop)',
     inputs,
-    result({ success: true, stopReason: 'all_checks_passed' }),
-    1,
-    false,
+    result(),
+    job({ cancelled: true }),
     false
   ],
-  ['a loop stopped by its iterations', inputs, result({ stopReason: 'max_iterations' }), 1, false, false],
-  ['a loop stopped by its dollars', inputs, result({ stopReason: 'budget_exhausted' }), 1, false, false],
-  ['a cancelled loop', inputs, result({ stopReason: 'cancelled' }), 1, false, false],
-  ['the breaker', inputs, result({ stopReason: 'circuit_open' }), 1, false, false],
-  ['the last job the chain may run', inputs, result(), 3, false, false],
+  ['the breaker', inputs, result({ stopReason: 'circuit_open' }), job(), false],
+  ['the last job the chain may run', inputs, result(), job({ jobsSoFar: 3 }), false],
   [
     'every iteration spent over the chain',
     inputs,
-    result({ iterations: new Array(10).fill({}) as LoopResult['iterations'] }),
-    2,
-    false,
+    result({ iterations: iterations(10) }),
+    job({ jobsSoFar: 2 }),
     false
   ],
   [
     'every dollar spent over the chain',
     inputs,
     result({ cost: { ...result().cost, totalUsd: 5 } }),
-    2,
-    false,
+    job({ jobsSoFar: 2 }),
     false
   ],
-  ["a person's pull request branch", inputs, result(), 1, 'pr', false],
-  ['a branch that was there before the chain', inputs, result(), 1, 'existing', false]
-] as const)('%s', (_, given, loop, jobs, onPr, continues) => {
-  expect(continuesIn(given, loop, jobs, onPr || undefined).continues).toBe(continues)
+  ["a person's pull request branch", inputs, result(), job({ branchWas: 'pr' }), false],
+  ['a branch that was there before the chain', inputs, result(), job({ branchWas: 'existing' }), false],
+  [
+    'no agent run at all in this job (setup took its max-time)',
+    inputs,
+    result({ iterations: [] }),
+    job(),
+    false
+  ],
+  [
+    'agent runs that never finished (killed at max-time)',
+    inputs,
+    result({ iterations: iterations(2, 'killed') }),
+    job(),
+    false
+  ],
+  [
+    'agent runs that finished and committed nothing',
+    inputs,
+    result({ iterations: iterations(2, 'no-commit') }),
+    job(),
+    false
+  ],
+  [
+    "job 2 that only carried job 1's commits: no progress of its own",
+    inputs,
+    result({ iterations: [...iterations(3), iteration('killed')] }),
+    job({ jobsSoFar: 2, carried: 3 }),
+    false
+  ],
+  [
+    "job 2 with a commit of its own after job 1's",
+    inputs,
+    result({ iterations: [...iterations(3, 'no-commit'), iteration('committed'), iteration('killed')] }),
+    job({ jobsSoFar: 2, carried: 3 }),
+    true
+  ],
+  [
+    'an iteration that committed, then was cut short in its gates: progress',
+    inputs,
+    result({ iterations: [{ ...iteration('killed'), commit: { sha: 'c0ffee' } }] }),
+    job(),
+    true
+  ]
+] as const)('%s', (_, given, loop, facts, continues) => {
+  expect(continuesIn(given, loop, facts).continues).toBe(continues)
 })
 
-test('each cap that ends a chain says which', () => {
-  expect(continuesIn(inputs, result(), 3)).toEqual({
-    continues: false,
-    why: 'the chain has run its 3 jobs (continue-jobs)'
-  })
-  expect(continuesIn(inputs, result({ cost: { ...result().cost, totalUsd: 7 } }), 1)).toEqual({
-    continues: false,
-    why: 'the chain has spent its $5 (max-cost)'
-  })
+test('each thing that ends a chain says which', () => {
+  const why = (...args: Parameters<typeof continuesIn>) => {
+    const next = continuesIn(...args)
+    return next.continues ? undefined : next.why
+  }
+  expect(why(inputs, result(), job({ jobsSoFar: 3 }))).toBe('the chain has run its 3 jobs (continue-jobs)')
+  expect(why(inputs, result({ cost: { ...result().cost, totalUsd: 7 } }), job())).toBe(
+    'the chain has spent its $5 (max-cost)'
+  )
+  expect(why(inputs, result(), job({ cancelled: true }))).toBe(
+    'the job was cancelled, so it hands nothing on (no next run is dispatched)'
+  )
+  expect(why(inputs, result({ stopReason: 'cancelled' }), job({ cancelled: true }))).toMatch(
+    /^the job was cancelled/
+  )
+  expect(why(inputs, result({ iterations: [] }), job())).toMatch(/^no agent run finished in this job \(setup/)
+  expect(why(inputs, result({ iterations: iterations(1, 'no-commit') }), job())).toMatch(
+    /^no agent run of this job left a commit/
+  )
+  // Without a chain there is nothing to say.
+  expect(why({ ...inputs, continueJobs: 1 }, result(), job({ cancelled: true }))).toBeUndefined()
 })
 
 test("a ralph's name a chain cannot carry ends the chain at its first job, not at a refusal in the next", () => {
-  expect(continuesIn({ ...inputs, ralphName: 'tâche\nnext' }, result(), 1)).toMatchObject({
+  expect(continuesIn({ ...inputs, ralphName: 'tâche\nnext' }, result(), job())).toMatchObject({
     continues: false
   })
-  expect(continuesIn({ ...inputs, ralphName: 'fix-tests' }, result(), 1)).toEqual({ continues: true })
+  expect(continuesIn({ ...inputs, ralphName: 'fix-tests' }, result(), job())).toEqual({ continues: true })
 })
 
 test("the claim's ref is a valid ref for any name, and two names never share one", () => {

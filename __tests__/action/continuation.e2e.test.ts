@@ -5,7 +5,12 @@
 // agent runs, and the one tracking comment of a chain started by `/ralph`.
 import { expect, test, beforeAll, describe } from '@jest/globals'
 import { chain, chainFiles, COST_PER_ITERATION, slowAgent, WORKFLOW, type SlowAgent } from './chain.js'
-import { GITHUB_TOKEN, waitForFile, type ActionRun, type Project } from './harness.js'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { FAULT_TIMING, writesOf } from './fixtures.js'
+import { GITHUB_TOKEN, jobBackendId, waitFor, waitForFile, type ActionRun, type Project } from './harness.js'
+import { writeZip } from '../support/artifacts/index.js'
 import { e2eSuite } from './suite.js'
 import type { WorkflowRunRecord } from '../support/github-api/index.js'
 
@@ -58,6 +63,20 @@ function expectRefused(
   expect(p.gitServer.pushAttemptsBy(GITHUB_TOKEN)).toHaveLength(was.pushes)
   expect(p.api.state.dispatches).toHaveLength(was.dispatches)
   expect(job.outputs.continued ?? 'false').toBe('false')
+}
+
+/** Someone dispatches the workflow by hand with resume = `a`, a run GitHub reports cancelled: refused. */
+async function expectCancelledRunRefused(p: Project, agent: SlowAgent, a: WorkflowRunRecord): Promise<void> {
+  const was = before(p, agent)
+  const { job } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED })
+  expectRefused(
+    job,
+    p,
+    agent,
+    was,
+    /^Cannot resume run \d+: it was cancelled: its chain ends there\. No agent ran\.$/
+  )
+  expectClean(p)
 }
 
 test("the handover: job 1 runs out of time and dispatches its successor; job 2 goes on from job 1's branch to the pull request", async () => {
@@ -395,10 +414,110 @@ test('a cancelled job 1 hands nothing on: resuming its run is refused, it cannot
   expect(JSON.parse(text(record, 'status.json'))).toMatchObject({ stopReason: 'cancelled' })
   expect(record.has('continuation.json')).toBe(false)
 
-  // Someone dispatches the workflow by hand with resume = A.
+  await expectCancelledRunRefused(p, agent, a)
+})
+
+test("a job cancelled while it hands on (during its record's upload retries) dispatches nothing and says so; its run is refused as a resume", async () => {
+  const agent = slowAgent(e2e.scratch(), 'cancelled-hand-on', 'once')
+  const p = await project(agent.script, 2)
+  const { artifacts } = e2e.stand()
+  artifacts.faults.clear()
+  // The record's upload meets a 503: @actions/artifact waits 3 s before it asks again, and the signal comes then.
+  artifacts.faults.add('CreateArtifact', 1, '503')
+  const { job: first, run: a } = await firstJob(p, {
+    inputs: CHAINED,
+    env: FAULT_TIMING,
+    duringMain: async child => {
+      await waitFor(() => artifacts.faults.injected.length > 0, "the upload's 503", 120_000)
+      child.kill('SIGINT')
+    }
+  })
+  artifacts.faults.clear()
+  a.conclusion = 'cancelled'
+  const log = first.main.stdout
+  // The loop had run out of time and pushed its work; the signal came during the upload, before the dispatch.
+  expect(log).toContain('Received SIGINT')
+  expect(log.indexOf('Received SIGINT')).toBeLessThan(
+    log.indexOf('The job was cancelled: it hands nothing on (no next run is dispatched).')
+  )
+  expect(log).not.toMatch(/The loop goes on in/)
+  expect(p.api.state.dispatches).toEqual([])
+  expect(first.outputs).toMatchObject({ 'stop-reason': 'timeout', continued: 'false', 'continued-run': '' })
+  expect(first.main.errors.map(e => e.message)).toEqual([
+    expect.stringMatching(
+      /^The loop ran out of this job's time and could not go on in another run: the job was cancelled, so it hands nothing on \(no next run is dispatched\)\. The work is on branch ralph\/fix-tests\.$/
+    )
+  ])
+  expect(p.remoteGit('rev-parse', 'refs/heads/ralph/fix-tests').trim()).toBe(first.outputs.commit)
+  // Its record went up with its continuation (written before the upload): GitHub's word that the run was
+  // cancelled is what ends the chain there.
+  const record = await recordOf(first)
+  expect(record.has('continuation.json')).toBe(true)
+  await expectCancelledRunRefused(p, agent, a)
+})
+
+test("a resumed run's record that unpacks past its bounds (a 1 GiB log in a 1 MiB zip) is refused in one line, having written at most the bound", async () => {
+  const MiB = 1024 * 1024
+  const agent = slowAgent(e2e.scratch(), 'record-bomb', 'once')
+  const p = await project(agent.script, 2)
+  // Run A's record, as a job of run A would upload it (its runtime token): a zip made by hand.
+  const a = addRun(p, { status: 'completed', conclusion: 'success' })
+  const name = `ralph-fix-tests-${a.id}-1`
+  const dir = mkdtempSync(path.join(tmpdir(), 'ralph-record-bomb-'))
+  try {
+    writeFileSync(
+      path.join(dir, name),
+      await writeZip([
+        { path: 'logs/iteration-001/agent.log', data: { zeros: 1024 * MiB }, descriptor: true }
+      ])
+    )
+    await e2e.uploadArtifact(name, dir, [name], {
+      raw: true,
+      env: {
+        ACTIONS_RUNTIME_TOKEN: e2e
+          .stand()
+          .artifacts.tokenForRun(a.workflowRunBackendId, jobBackendId('ralph'))
+      }
+    })
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const writes = writesOf(path.join(e2e.scratch(), `record-bomb-writes-${process.pid}`))
   const was = before(p, agent)
-  const { job } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED })
-  expectRefused(job, p, agent, was, /^Cannot resume run \d+: its record holds no continuation \(.*cancelled/)
+  const { job } = await resumedJob(p, addRun(p), { resume: a.id }, { inputs: CHAINED, wrap: writes.wrap })
+  expectRefused(
+    job,
+    p,
+    agent,
+    was,
+    new RegExp(
+      `^Cannot resume run ${a.id}: its record ${name} was refused: "logs/iteration-001/agent\\.log" unpacks to more than 512 MB\\. No agent ran\\.$`
+    )
+  )
+  const wrote = writes.main()
+  process.stdout.write(
+    `\nThe resumed job refused a 1 GiB record bomb having written ${(wrote / MiB).toFixed(1)} MiB in all.\n`
+  )
+  expect(wrote).toBeLessThan(512 * MiB + 32 * MiB)
+  expectClean(p)
+})
+
+test('a job in which no agent run finished (setup took all of max-time) ends the chain: nothing is dispatched, on-failure applies', async () => {
+  const agent = slowAgent(e2e.scratch(), 'no-progress', 'once')
+  const p = await project(agent.script, 2)
+  const { job } = await firstJob(p, {
+    inputs: { ...CHAINED, setup: 'sleep 120', 'on-failure': 'draft-pr' }
+  })
+  expect(agent.saw()).toEqual([])
+  expect(job.outputs).toMatchObject({ 'stop-reason': 'timeout', continued: 'false', iterations: '0' })
+  expect(job.main.stdout).toContain(
+    'The loop does not go on in another run: no agent run finished in this job (setup, the baseline or the agent took its max-time), so another job would do the same.'
+  )
+  expect(p.api.state.dispatches).toEqual([])
+  // on-failure (draft-pr) applied, and had nothing to push: the loop changed nothing.
+  expect(job.main.exitCode).toBe(1)
+  expect(p.api.state.pulls).toEqual([])
+  expect(p.remoteGit('for-each-ref', 'refs/heads/ralph/').trim()).toBe('')
   expectClean(p)
 })
 

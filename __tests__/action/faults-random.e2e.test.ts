@@ -1,5 +1,5 @@
 // The randomised run: seeded runs of the action (dist/index.js, a /ralph comment, a cheap agent), 10 by default
-// and 50 in .ci/run (RALPH_FAULT_RUNS), each with 1–5 faults drawn from the seed over the requests a fault-free run makes (API, push, artifact upload).
+// and 50 in .ci/run (RALPH_FAULT_RUNS), each with 1–5 faults drawn from the seed over the requests a fault-free run makes (API, fetch, push, artifact upload).
 // Every run must deliver exactly once: one pull request, one tracking comment, one 👀, the branch on the
 // remote, the record uploaded or its absence stated. It prints how many delivered, the duplicates (0), the
 // p50 and max time the faults added, and each failure with its seed.
@@ -54,7 +54,7 @@ const schedules = (): Record<Server, FaultSchedule> => ({
 /** The kinds each server can meaningfully produce (git and the artifact service have no GitHub rate limits). */
 const KINDS: Record<Server, readonly FaultKind[]> = {
   api: FAULT_KINDS,
-  git: ['502', '503', '429', 'reset', 'stall', 'drop-response'],
+  git: ['502', '503', '429', 'reset', 'empty-reply', 'stall', 'drop-response'],
   artifacts: ['502', '503', '429', 'reset', 'stall', 'drop-response']
 }
 
@@ -82,13 +82,12 @@ async function ralphRun(
   return { run, issue: issue.number, commentId: comment.id }
 }
 
-/** The requests a fault-free run makes, as slots a fault can take (git's fetches come before any work). */
+/** The requests a fault-free run makes, as slots a fault can take. */
 function slotsOf(): Slot[] {
   const slots: Slot[] = []
   for (const [server, schedule] of Object.entries(schedules()) as [Server, FaultSchedule][])
     for (const [route, calls] of schedule.calls)
-      if (!route.startsWith('upload-pack'))
-        for (let call = 1; call <= calls; call++) slots.push({ server, route, call })
+      for (let call = 1; call <= calls; call++) slots.push({ server, route, call })
   return slots
 }
 

@@ -1,9 +1,9 @@
 // GitHub's bad minutes never cost a finished loop. The action runs as the runner runs it (dist/index.js)
 // while the GitHub stand-in, the git server and the artifact service fail on schedule: 5xx, 429 with
-// retry-after, secondary and primary rate limits, reset connections, 30 s stalls, and work done whose answer
-// is dropped. In every scenario the pull request exists exactly once, the branch is on the remote, the
-// record is uploaded or its absence stated, the outputs are right and the exit code is the loop's verdict.
-// Answers that mean no fail at once with today's message, and are asked once.
+// retry-after, secondary and primary rate limits, reset connections, connections closed with no answer, 30 s
+// stalls, and work done whose answer is dropped. In every scenario the pull request exists exactly once, the
+// branch is on the remote, the record is uploaded or its absence stated, the outputs are right and the exit
+// code is the loop's verdict. Answers that mean no fail at once with today's message, and are asked once.
 import { expect, test } from '@jest/globals'
 import type { FaultKind, FaultSchedule } from '../support/faults.js'
 import { DONE, FAULT_TIMING, FIX, WRONG_FIX, agentScript, projectFiles, ralph } from './fixtures.js'
@@ -47,6 +47,8 @@ async function play(s: Scenario): Promise<{ p: Project; run: ActionRun }> {
   const p = await e2e.project(projectFiles(s.fails ? worsens : fixes, cheapRalph))
   const servers = schedules(p)
   servers.artifacts.clear()
+  // The checkout's own fetch was counted: calls are numbered from the action's first.
+  servers.git.clear()
   for (const [server, route, call, kind] of s.faults) servers[server].add(route, call, kind)
   let event: { eventName: string; event: Record<string, unknown> } | undefined
   if (s.comment) {
@@ -256,6 +258,52 @@ const scenarios: Scenario[] = [
 test.each(scenarios.map(s => [s.name, s] as const))('%s', async (_name, s) => {
   const { p, run } = await play(s)
   await expectDelivered(s, p, run)
+})
+
+// Every git command that reaches the remote before the work (the base's fetch, the ls-remote of the loop's
+// branch): the ref listing (GET info/refs) and the POSTs after it, their first and their second call, answered
+// 502 or 503, reset, or closed with no answer. Each is tried again, and each run delivers one pull request.
+const READ_FAULTS: FaultKind[] = ['reset', '502', '503', 'empty-reply']
+test.each(
+  (['upload-pack-refs', 'upload-pack'] as const).flatMap(route =>
+    [1, 2].flatMap(call => READ_FAULTS.map(kind => [route, call, kind] as const))
+  )
+)(
+  'a read of the remote (%s, call %i) answered %s: tried again, and one pull request',
+  async (route, call, kind) => {
+    // curl itself sends a POST again whose connection was reset or closed unanswered: no retry of ours to log.
+    const ours = route === 'upload-pack-refs' || kind === '502' || kind === '503'
+    const s: Scenario = {
+      name: `${route} ${call} ${kind}`,
+      faults: [['git', route, call, kind]],
+      pr: 'created',
+      says: ours
+        ? [/git (fetch|ls-remote) did not get through \(.+\); trying again in \d+ ms \(try 2 of 4\)\./]
+        : []
+    }
+    const { p, run } = await play(s)
+    await expectDelivered(s, p, run)
+  }
+)
+
+test('a token the remote refuses (401) fails the fetch at once: one line with the fix, no retry, no agent run', async () => {
+  const p = await e2e.project(projectFiles(fixes, cheapRalph))
+  p.gitServer.private = true
+  p.gitServer.tokens.delete(p.token)
+  p.gitServer.requests.length = 0
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' }, env: FAULT_TIMING })
+  expect(run.main.exitCode).toBe(1)
+  const errors = run.main.errors.map(e => e.message)
+  expect(errors).toEqual([
+    expect.stringMatching(
+      /^Preparing the branch failed: Could not fetch the base branch 'main' from 'origin': .*(could not read Username|Authentication failed).* \(the remote refused the token: /
+    )
+  ])
+  expect(errors[0]).not.toContain('\n')
+  expect(p.gitServer.requests.filter(r => r.service === 'upload-pack').map(r => r.status)).toEqual([401])
+  expect(run.main.stdout).not.toMatch(/did not get through/)
+  expect(run.outputs.iterations ?? '0').toBe('0')
+  expect(p.api.state.pulls).toEqual([])
 })
 
 test.each([

@@ -1,5 +1,6 @@
 // Projects for the end-to-end scenarios: a tiny package with a failing node:test, a ralph, and scripted
 // agents (node scripts that read the prompt on stdin and do one scripted thing per iteration).
+import { readFileSync } from 'node:fs'
 import type { Files } from './harness.js'
 
 export const RALPH_DIR = '.agents/ralphs/fix-tests'
@@ -77,3 +78,24 @@ export function projectFiles(agent: string, ralphText = ralph()): Files {
  * resets), and a request with no answer in 3 s is a stall (the servers stall 30 s).
  */
 export const FAULT_TIMING = { RALPH_ACTION_TEST_WAIT_SCALE: '0.01', RALPH_ACTION_TEST_TIMEOUT_MS: '3000' }
+
+/**
+ * The bytes a step passed to write() (Linux /proc io accounting: a node process that runs the step and, once it
+ * has reaped it, reads its own counters, which then hold its children's): what the step can have put on disk,
+ * in RUNNER_TEMP or anywhere. `wrap` goes to RunOptions.wrap (not a shell: it would drop the INPUT_* variables
+ * whose names hold a dash); `main()` reads main's figure (post's comes after).
+ */
+export function writesOf(file: string): { wrap: string[]; main: () => number } {
+  const script = [
+    "const { spawnSync } = require('node:child_process')",
+    "const fs = require('node:fs')",
+    'const [program, ...args] = process.argv.slice(1)',
+    "const ran = spawnSync(program, args, { stdio: 'inherit' })",
+    `fs.appendFileSync(${JSON.stringify(file)}, /^wchar: \\d+$/m.exec(fs.readFileSync('/proc/self/io', 'utf8'))[0] + '\\n')`,
+    'process.exit(ran.status ?? 1)'
+  ].join('\n')
+  return {
+    wrap: [process.execPath, '-e', script],
+    main: () => Number(/^wchar: (\d+)$/m.exec(readFileSync(file, 'utf8'))?.[1])
+  }
+}

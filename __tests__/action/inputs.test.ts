@@ -56,6 +56,12 @@ test('the defaults from action.yml give a safe run: 10 iterations, 60 minutes, P
   })
 })
 
+test('continue-jobs is 1 (no chain) unless given, and at most 20', () => {
+  expect(read({ ralph: 'r' }).continueJobs).toBe(1)
+  expect(read({ ralph: 'r', 'continue-jobs': '20' }).continueJobs).toBe(20)
+  expect(() => read({ ralph: 'r', 'continue-jobs': '21' })).toThrow(InputError)
+})
+
 test('isolation is auto, user or none, and the agent user a plain user name', () => {
   expect(read({ ralph: 'r', isolation: 'user', 'agent-user': 'agent-2' })).toMatchObject({
     isolation: 'user',
@@ -206,6 +212,11 @@ describe('bad input is one line that names the input and the fix', () => {
     [{ ralph: 'r', 'completion-tag': '<promise>' }, "Input 'completion-tag' must be one word"],
     [{ ralph: 'r', 'github-token': '' }, "Input 'github-token' is empty"],
     [{ ralph: 'r', 'continue-jobs': '0' }, "Input 'continue-jobs' must be a whole number of at least 1"],
+    [{ ralph: 'r', 'continue-jobs': '21' }, 'Input \'continue-jobs\' must be between 1 and 20, got "21".'],
+    [
+      { ralph: 'r', 'continue-jobs': '99999999999999999999' },
+      'Input \'continue-jobs\' must be between 1 and 20, got "99999999999999999999".'
+    ],
     [{ ralph: 'r', resume: '12; rm -rf /' }, "Input 'resume' must be the run id of the chain's previous run"],
     [{ ralph: 'r', resume: '0' }, "Input 'resume' must be the run id"],
     [

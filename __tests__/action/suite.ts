@@ -3,7 +3,7 @@
 // and the uploaded record of a run. Call e2eSuite() at the top of the file.
 import { rmSync } from 'node:fs'
 import path from 'node:path'
-import { afterAll, beforeAll, expect } from '@jest/globals'
+import { afterAll, beforeAll, expect, jest } from '@jest/globals'
 import { DONE, FIX, agentScript } from './fixtures.js'
 import {
   checkoutAgain,
@@ -30,6 +30,16 @@ export interface E2eSuite {
   recordOf(run: ActionRun): Promise<Map<string, Buffer>>
   /** An agent that fixes the tests at once and leaves a marker file (`ran`, in the scratch folder) saying it ran. */
   fixingAgent(): { script: string; ran: string }
+  /**
+   * Uploads `files` of `dir` as artifact `name` with @actions/artifact, as a job of the stand's run (or, with
+   * `env`'s runtime token, of another); with `raw`, the one file as it is (a zip made by hand), named after it.
+   */
+  uploadArtifact(
+    name: string,
+    dir: string,
+    files: string[],
+    options?: { env?: Record<string, string>; raw?: boolean }
+  ): Promise<void>
 }
 
 export function e2eSuite(): E2eSuite {
@@ -74,6 +84,25 @@ export function e2eSuite(): E2eSuite {
       return {
         script: agentScript({ any: `fs.writeFileSync(${JSON.stringify(ran)}, 'ran')`, 1: `${FIX}\n${DONE}` }),
         ran
+      }
+    },
+    async uploadArtifact(name, dir, files, options = {}) {
+      const saved = { ...process.env }
+      Object.assign(process.env, started().artifacts.env, options.env)
+      // @actions/core writes ::debug:: workflow commands to stdout; the runner hides them, jest would not.
+      const quiet = jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
+      try {
+        const { DefaultArtifactClient } = await import('@actions/artifact')
+        await new DefaultArtifactClient().uploadArtifact(
+          name,
+          files.map(f => path.join(dir, f)),
+          dir,
+          { skipArchive: options.raw === true }
+        )
+      } finally {
+        quiet.mockRestore()
+        for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
+        Object.assign(process.env, saved)
       }
     },
     async recordOf(run) {

@@ -6,10 +6,10 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { beforeAll, expect, jest, test } from '@jest/globals'
-import { DefaultArtifactClient } from '@actions/artifact'
-import { agentScript, DONE, FIX, projectFiles } from './fixtures.js'
-import { AGENT_JOB_TOKEN, GITHUB_TOKEN, type ActionRun, type Project } from './harness.js'
+import { beforeAll, expect, test } from '@jest/globals'
+import { agentScript, DONE, FIX, projectFiles, writesOf } from './fixtures.js'
+import { AGENT_JOB_TOKEN, GITHUB_TOKEN, type ActionRun, type Project, type RunOptions } from './harness.js'
+import { writeZip } from '../support/artifacts/index.js'
 import { e2eSuite } from './suite.js'
 import { twoJobs } from './two-jobs.js'
 
@@ -124,28 +124,9 @@ interface Tamper {
 
 let tampered = 0
 
-/** Uploads files as an artifact of the run (job 1's runtime token), or of another run. */
-async function upload(
-  name: string,
-  dir: string,
-  files: string[],
-  env: Record<string, string>
-): Promise<void> {
-  const saved = { ...process.env }
-  Object.assign(process.env, e2e.stand().artifacts.env, env)
-  const quiet = jest.spyOn(process.stdout, 'write').mockImplementation(() => true)
-  try {
-    await new DefaultArtifactClient().uploadArtifact(
-      name,
-      files.map(f => path.join(dir, f)),
-      dir
-    )
-  } finally {
-    quiet.mockRestore()
-    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
-    Object.assign(process.env, saved)
-  }
-}
+/** Uploads files as an artifact of the run (job 1's runtime token), or of another run; `raw`: a zip made by hand. */
+const upload = (name: string, dir: string, files: string[], env: Record<string, string>, raw = false) =>
+  e2e.uploadArtifact(name, dir, files, { env, raw })
 
 /**
  * The honest delivery, rebuilt after `edit` (commits, refs, manifest fields) and uploaded under a new name in
@@ -206,10 +187,10 @@ async function tamper(edit: (t: Tamper) => void, env: Record<string, string> = {
 }
 
 /** The deliver job refuses `name` in one line matching `why`: the step fails, nothing is pushed or opened. */
-async function expectRefused(name: string, why: RegExp): Promise<ActionRun> {
+async function expectRefused(name: string, why: RegExp, extra: RunOptions = {}): Promise<ActionRun> {
   if (!honest) throw new Error('the honest agent job did not run')
   const { p, runId } = honest
-  const run = await deliverJob(p, runId, name)
+  const run = await deliverJob(p, runId, name, extra)
   expect(run.main.stderr).toBe('')
   expect(run.main.exitCode).toBe(1)
   const errors = run.main.errors.map(e => e.message)
@@ -336,6 +317,66 @@ test('without isolation the deliver job runs none of the delivered code: the wor
   expect(run.outputs).toMatchObject({ 'stop-reason': 'verify_failed', success: 'false', verified: 'false' })
   expect(run.main.errors.map(e => e.message).join('\n')).toMatch(/the deliver job ran no gate/)
   expect(honest.p.remoteGit('for-each-ref', 'refs/heads/ralph/').trim()).toBe('')
+})
+
+/** The honest delivery's manifest, as its text. */
+async function honestManifest(): Promise<string> {
+  if (!honest) throw new Error('the honest agent job did not run')
+  const files = await e2e.stand().artifacts.downloadArtifact(honest.agent.outputs.delivery)
+  return (files.get('delivery.json') as Buffer).toString('utf8')
+}
+
+const MiB = 1024 * 1024
+
+test('a 1 MiB delivery zip holding a 1 GiB bundle is refused in one line, having written at most its bound', async () => {
+  // The honest manifest, and a bundle of a gibibyte of zeros whose sizes hide in a data descriptor.
+  const zip = await writeZip([
+    { path: 'delivery.json', data: Buffer.from(await honestManifest()) },
+    { path: 'delivery.bundle', data: { zeros: 1024 * MiB }, descriptor: true }
+  ])
+  expect(zip.length).toBeLessThan(1.5 * MiB)
+  const dir = mkdtempSync(path.join(tmpdir(), 'ralph-bomb-'))
+  try {
+    writeFileSync(path.join(dir, 'zip-bomb'), zip)
+    await upload('zip-bomb', dir, ['zip-bomb'], {}, true)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const writes = writesOf(path.join(e2e.scratch(), `bomb-writes-${process.pid}`))
+  await expectRefused(
+    'zip-bomb',
+    /^The delivery artifact zip-bomb was refused: "delivery\.bundle" unpacks to more than 256 MB\. Nothing was pushed\.$/,
+    { wrap: writes.wrap }
+  )
+  // The bound (256 MiB), and the step's own writes besides: never the gibibyte.
+  const wrote = writes.main()
+  process.stdout.write(
+    `\nThe deliver job refused a 1 GiB zip bomb having written ${(wrote / MiB).toFixed(1)} MiB in all.\n`
+  )
+  expect(wrote).toBeGreaterThan(0)
+  expect(wrote).toBeLessThan(256 * MiB + 32 * MiB)
+})
+
+test('a manifest nested 200,000 levels deep is refused in one line, no stack overflow', async () => {
+  if (!honest) throw new Error('the honest agent job did not run')
+  const files = await e2e.stand().artifacts.downloadArtifact(honest.agent.outputs.delivery)
+  const manifest = JSON.parse(await honestManifest()) as Record<string, unknown>
+  const deep = JSON.stringify({ ...manifest, notes: 'DEEP' }).replace(
+    '"DEEP"',
+    `${'['.repeat(200_000)}${']'.repeat(200_000)}`
+  )
+  const dir = mkdtempSync(path.join(tmpdir(), 'ralph-deep-'))
+  try {
+    writeFileSync(path.join(dir, 'delivery.json'), deep)
+    writeFileSync(path.join(dir, 'delivery.bundle'), files.get('delivery.bundle') as Buffer)
+    await upload('deep-manifest', dir, ['delivery.json', 'delivery.bundle'], {})
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+  await expectRefused(
+    'deep-manifest',
+    /^The delivery artifact deep-manifest holds no readable delivery\.json \(it is nested deeper than 64 levels\)\. Nothing was pushed\.$/
+  )
 })
 
 test('without a delivery the deliver job pushes nothing and says why', async () => {

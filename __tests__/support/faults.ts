@@ -1,8 +1,8 @@
 // GitHub's bad minutes, on schedule: the GitHub stand-in, the git servers and the artifact service each take a
 // FaultSchedule and consult it on every request, by route (an operationId, a git service, a Twirp method).
 // The Nth call of a route can answer 502, 503 (retry-after), 429 (retry-after), a secondary rate limit (403),
-// a primary rate limit (403, x-ratelimit-reset), reset the connection, stall, or do its work and then drop
-// the answer. Each server renders the status faults in its own protocol; the socket faults are shared here.
+// a primary rate limit (403, x-ratelimit-reset), reset the connection, close it with no answer (curl's "Empty
+// reply from server"), stall, or do its work and then drop the answer. Each server renders the status faults in its own protocol; the socket faults are shared here.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 
 export const FAULT_KINDS = [
@@ -12,6 +12,7 @@ export const FAULT_KINDS = [
   'secondary-rate-limit',
   'rate-limit',
   'reset',
+  'empty-reply',
   'stall',
   'drop-response'
 ] as const
@@ -127,6 +128,12 @@ export function resetConnection(req: IncomingMessage, res: ServerResponse): void
   res.destroy()
 }
 
+/** Closes the connection cleanly (a FIN, not a reset) before any answer: curl's "Empty reply from server". */
+export function emptyReply(req: IncomingMessage, res: ServerResponse): void {
+  req.socket.end()
+  res.destroy()
+}
+
 /**
  * Holds the request unanswered for STALL_MS, then calls `then` (to answer it) if the client is still there.
  * A client that gave up first is gone, and its request is never carried out (a gateway that timed out).
@@ -156,6 +163,7 @@ export function applyFault(
   const status = faultStatus(kind)
   if (status) return how.answer(status.status, status.headers, FAULT_MESSAGES[kind] ?? 'Injected fault')
   if (kind === 'reset') return resetConnection(req, res)
+  if (kind === 'empty-reply') return emptyReply(req, res)
   if (kind === 'stall') return stall(req, res, () => how.proceed(false))
   how.proceed(true)
 }

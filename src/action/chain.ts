@@ -7,7 +7,7 @@ import { readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { STATUS_FILE, type ChainJob, type ChainRun, type LoopResult } from '../loop/index.js'
+import { PROGRESS_FILE, STATUS_FILE, type ChainJob, type ChainRun, type LoopResult } from '../loop/index.js'
 import { readRegularFile } from '../ralph/index.js'
 import type { Run } from '../trigger/types.js'
 import type { RunContext } from '../trigger/context.js'
@@ -16,11 +16,34 @@ import { branchNameProblem, type ActionInputs } from './inputs.js'
 import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 import type { Clients } from './admit.js'
 import { scratch } from './handover.js'
-import { downloadInto } from '../github/artifacts.js'
+import { downloadInto, UnpackRefused, type UnpackRules } from '../github/artifacts.js'
+import { parseBoundedJson } from '../text/json.js'
 
 export const CONTINUATION_FILE = 'continuation.json'
 /** The most bytes of continuation.json and of the earlier status.json read. */
 const MOST_RECORD_BYTES = 64 * 1024 * 1024
+
+/** The most one log of the earlier record may weigh, and the whole record. */
+const MOST_LOG_BYTES = 512 * 1024 * 1024
+const MOST_RECORD_TOTAL_BYTES = 2 * 1024 * 1024 * 1024
+
+/** A log of the record as the loop names them: `logs/` and a few safe names (no `..`, no hidden file). */
+const RECORD_LOG = /^logs(\/[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}){1,5}$/
+
+/**
+ * What the earlier run's record may hold for this job: its continuation, status and progress, and its logs, each
+ * bounded; anything else is read past, never written.
+ */
+export const RECORD_RULES: UnpackRules = {
+  most: name =>
+    name === CONTINUATION_FILE || name === STATUS_FILE || name === PROGRESS_FILE
+      ? MOST_RECORD_BYTES
+      : RECORD_LOG.test(name)
+        ? MOST_LOG_BYTES
+        : undefined,
+  total: MOST_RECORD_TOTAL_BYTES,
+  entries: 100_000
+}
 
 /** continuation.json: what a job that hands its loop on leaves for the next run. */
 export interface Continuation {
@@ -117,20 +140,44 @@ function disagree(c: Continuation, status: LoopResult): string | undefined {
   return undefined
 }
 
+/** What a job cancelled before its successor is dispatched does, in the log's words. */
+export const HANDS_NOTHING_ON = 'it hands nothing on (no next run is dispatched)'
+
+/** This job, as the chain decision sees it. */
+export interface ChainJobFacts {
+  /** The chain's jobs so far, this one included. */
+  jobsSoFar: number
+  /** The iterations earlier jobs ran: this job's are the ones after them. */
+  carried: number
+  /** The job was cancelled (a signal, or the loop stopped `cancelled`). */
+  cancelled: boolean
+  /** The loop's branch was there before it: a person's pull request's, or one the action had pushed. */
+  branchWas?: 'pr' | 'existing' | undefined
+}
+
+/** Why this job made no progress another job could go on from (no agent run of it left a commit), or undefined. */
+function noProgress(iterations: LoopResult['iterations']): string | undefined {
+  if (iterations.some(it => it.commit?.sha !== undefined)) return undefined
+  const finished = iterations.some(it => it.agent !== undefined && it.agent.killedBy === undefined)
+  return finished
+    ? 'no agent run of this job left a commit, so another job would start where this one did'
+    : 'no agent run finished in this job (setup, the baseline or the agent took its max-time), so another job would do the same'
+}
+
 /**
- * Whether this job hands its loop on: it stopped on max-time with gates failing, and the chain has jobs,
- * iterations and dollars left. Answers why not, for the log, when it could have.
+ * Whether this job hands its loop on: it stopped on max-time with gates failing, made progress (a commit), was
+ * not cancelled, and the chain has jobs, iterations and dollars left. Answers why not, for the log, when it
+ * could have.
  */
 export function continuesIn(
   inputs: Pick<ActionInputs, 'continueJobs' | 'maxIterations' | 'maxCostUsd'> & { ralphName?: string },
   result: Pick<LoopResult, 'stopReason' | 'success' | 'iterations' | 'cost'>,
-  jobsSoFar: number,
-  /** The loop's branch was there before it: a person's pull request's, or one the action had pushed. */
-  branchWas?: 'pr' | 'existing'
+  job: ChainJobFacts
 ): { continues: true } | { continues: false; why?: string } {
-  if (inputs.continueJobs <= 1 || result.success || result.stopReason !== 'timeout')
-    return { continues: false }
-  if (jobsSoFar >= inputs.continueJobs)
+  if (inputs.continueJobs <= 1 || result.success) return { continues: false }
+  if (job.cancelled) return { continues: false, why: `the job was cancelled, so ${HANDS_NOTHING_ON}` }
+  if (result.stopReason !== 'timeout') return { continues: false }
+  if (job.jobsSoFar >= inputs.continueJobs)
     return { continues: false, why: `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)` }
   if (result.iterations.length >= inputs.maxIterations)
     return {
@@ -139,18 +186,20 @@ export function continuesIn(
     }
   if (inputs.maxCostUsd !== undefined && result.cost.totalUsd >= inputs.maxCostUsd)
     return { continues: false, why: `the chain has spent its $${inputs.maxCostUsd} (max-cost)` }
+  const stalled = noProgress(result.iterations.slice(job.carried))
+  if (stalled) return { continues: false, why: stalled }
   if (inputs.ralphName !== undefined && !RALPH_NAME.test(inputs.ralphName))
     return {
       continues: false,
       why: `the ralph's name ${JSON.stringify(inputs.ralphName)} is not one a chain carries (letters, digits, spaces, . _ -)`
     }
-  if (branchWas === 'pr')
+  if (job.branchWas === 'pr')
     return {
       continues: false,
       why: "a loop on a person's pull request branch does not go on in another run (unverified work is never pushed there)"
     }
   // Its pull request, if it has one, shows what is there: unverified work is not pushed under it between jobs.
-  if (branchWas === 'existing')
+  if (job.branchWas === 'existing')
     return {
       continues: false,
       why: 'a chain starts on a branch of its own, and this loop went on from one that was already there (its pull request, if any, would show unverified work)'
@@ -175,7 +224,8 @@ async function workflowOf(
       repository: data.repository.full_name,
       headRepository: data.head_repository?.full_name ?? '',
       headBranch: data.head_branch ?? '',
-      runAttempt: data.run_attempt ?? 1
+      runAttempt: data.run_attempt ?? 1,
+      conclusion: data.conclusion ?? null
     }
   } catch (error) {
     if ((error as { status?: number }).status === 404) return undefined
@@ -190,6 +240,8 @@ interface RunFacts {
   headRepository: string
   headBranch: string
   runAttempt: number
+  /** `cancelled`, `success`, …; null while it runs. */
+  conclusion: string | null
 }
 
 /** Writes this job's continuation.json into the record, before it is uploaded. */
@@ -345,6 +397,8 @@ export async function resumeFrom(
   const octokit = await clients.octokit()
   const earlier = await workflowOf(octokit, context, id)
   if (!earlier) return refused(`${repository} has no such run`)
+  // A cancelled job hands nothing on; a record it uploaded before the signal is no chain to go on with.
+  if (earlier.conclusion === 'cancelled') return refused('it was cancelled: its chain ends there')
   const own = await workflowOf(octokit, context, context.runId)
   if (!own) return refused(`GitHub does not know this run (${context.runId})`)
   if (earlier.repository !== repository)
@@ -377,14 +431,18 @@ export async function resumeFrom(
     const records = artifacts.filter(a => recordArtifact(a.name, id, inputs.artifactName))
     for (const artifact of records) {
       const into = path.join(dir, String(artifact.id))
-      await downloadInto(artifact.id, into, findBy)
+      await downloadInto(artifact.id, into, RECORD_RULES, { octokit, findBy }).catch((error: Error) => {
+        throw error instanceof UnpackRefused
+          ? new Error(`its record ${artifact.name} was refused: ${error.message}`)
+          : error
+      })
       if (!readdirSync(into).includes(CONTINUATION_FILE)) continue
-      const parsed: unknown = JSON.parse(
+      const parsed = parseBoundedJson(
         readRegularFile(path.join(into, CONTINUATION_FILE), MOST_RECORD_BYTES).toString('utf8')
       )
       const problem = malformedContinuation(parsed)
       if (problem) throw new Error(`its ${CONTINUATION_FILE} cannot be read (${problem})`)
-      const status: unknown = JSON.parse(
+      const status = parseBoundedJson(
         readRegularFile(path.join(into, STATUS_FILE), MOST_RECORD_BYTES).toString('utf8')
       )
       const bad = malformedStatus(status)

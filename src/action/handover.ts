@@ -17,8 +17,9 @@ import {
   unbundleStrict
 } from '../git/bundle.js'
 import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
-import { GitRepo } from '../git/index.js'
-import { downloadInto, safeArtifactName } from '../github/artifacts.js'
+import { GitRepo, RemoteRetryingRepo } from '../git/index.js'
+import { downloadInto, safeArtifactName, UnpackRefused, type UnpackRules } from '../github/artifacts.js'
+import { parseBoundedJson } from '../text/json.js'
 import { STOP_WORDS, type LoopResult } from '../loop/index.js'
 import { protectedInCommit, protectionOf, revertsLine } from '../loop/protected.js'
 import { readRegularFile } from '../ralph/tree-file.js'
@@ -31,11 +32,25 @@ import type { RunPlan } from './plan.js'
 import { REMOTE, restoreCheckout, type Prepared } from './prepare.js'
 import { uploadArtifact } from './upload.js'
 import { showPath } from '../text/tree-path.js'
+import { remoteGitRetry, retryTiming } from '../github/retry.js'
 
 export const HANDOVER_FILE = 'delivery.json'
 export const BUNDLE_FILE = 'delivery.bundle'
 /** The most a manifest may weigh: the loop's result with its iterations, never its logs. */
 const MOST_HANDOVER_BYTES = 32 * 1024 * 1024
+/** The most a delivery's bundle may weigh (or twice max-file-size, when more): the loop's new objects only. */
+const MOST_BUNDLE_BYTES = 256 * 1024 * 1024
+
+/** What a delivery artifact may hold: its manifest and its bundle, each bounded, and nothing else. */
+export function deliveryRules(maxFileBytes: number): UnpackRules {
+  const bundle = Math.max(MOST_BUNDLE_BYTES, 2 * maxFileBytes)
+  return {
+    most: name => (name === HANDOVER_FILE ? MOST_HANDOVER_BYTES : name === BUNDLE_FILE ? bundle : undefined),
+    total: MOST_HANDOVER_BYTES + bundle,
+    entries: 2,
+    strict: true
+  }
+}
 
 /** delivery.json: what the agent's job did, and the commits it made (in the bundle beside it). */
 export interface Handover {
@@ -277,16 +292,18 @@ export async function receive(planned: Planned): Promise<Step<Received>> {
   try {
     const { DefaultArtifactClient } = await import('@actions/artifact')
     const { artifact } = await new DefaultArtifactClient().getArtifact(name)
-    await downloadInto(artifact.id, dir)
+    await downloadInto(artifact.id, dir, deliveryRules(inputs.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES))
   } catch (error) {
     rmSync(dir, { recursive: true, force: true })
+    if (error instanceof UnpackRefused)
+      return refused(`The delivery artifact ${name} was refused: ${error.message}. Nothing was pushed.`)
     return refused(
       `The delivery artifact ${name} could not be downloaded from this workflow run (${(error as Error).message.split('\n')[0]}): pass delivery: \${{ needs.<agent job>.outputs.delivery }}. Nothing was pushed.`
     )
   }
   let handover: Handover
   try {
-    const parsed: unknown = JSON.parse(
+    const parsed = parseBoundedJson(
       readRegularFile(path.join(dir, HANDOVER_FILE), MOST_HANDOVER_BYTES).toString('utf8')
     )
     const problem = malformed(parsed)
@@ -332,10 +349,16 @@ async function startIsHere(prepared: Prepared, start: string): Promise<boolean> 
   // A continued branch (a hunt's, a person's pull request's) goes on from its tip alone: a delivery built on
   // an older commit of it would drop what others pushed there since.
   if (branch.continued) return false
-  const repo = new GitRepo(workTree)
+  const timing = retryTiming()
+  const repo = new RemoteRetryingRepo(workTree, {
+    retry: remoteGitRetry(timing, prepared.clients.budget),
+    stallSeconds: timing.pushStallSeconds,
+    log: message => core.info(message)
+  })
   if (await isAncestor(workTree, start, branch.baseSha)) return true
   if (!(await repo.isShallow())) return false
-  await repo.exec(['fetch', '--quiet', '--no-tags', '--unshallow', REMOTE, branch.base], { probe: true })
+  // A fetch that fails (after its retries) says so, rather than "not on the base".
+  await repo.exec(['fetch', '--quiet', '--no-tags', '--unshallow', REMOTE, branch.base])
   return isAncestor(workTree, start, branch.baseSha)
 }
 

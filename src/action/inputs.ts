@@ -124,6 +124,9 @@ export const inputVariable = (name: string): string => `INPUT_${name.replace(/ /
 
 type Env = Record<string, string | undefined>
 
+/** The most jobs a chain may span: each job is a workflow run that may spend up to max-time. */
+export const MOST_CONTINUE_JOBS = 20
+
 const quote = (value: string): string =>
   JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value)
 
@@ -343,6 +346,11 @@ export function readInputs(env: Env = process.env): ActionInputs {
     throw new InputError(
       `Input 'agent-max-processes' must be at least ${MIN_AGENT_MAX_PROCESSES} (threads count, and a node program alone has about ten), got ${agentMaxProcesses}.`
     )
+  const continueJobs = read.positiveInteger('continue-jobs') ?? 1
+  if (continueJobs > MOST_CONTINUE_JOBS)
+    throw new InputError(
+      `Input 'continue-jobs' must be between 1 and ${MOST_CONTINUE_JOBS}, got ${quote(read.text('continue-jobs') ?? '')}.`
+    )
   const retentionDays = read.positiveInteger('retention-days')
   if (retentionDays !== undefined && retentionDays > 90)
     throw new InputError(`Input 'retention-days' must be between 1 and 90, got ${retentionDays}.`)
@@ -379,7 +387,7 @@ export function readInputs(env: Env = process.env): ActionInputs {
     isolation,
     agentUser,
     agentMaxProcesses,
-    continueJobs: read.positiveInteger('continue-jobs') ?? 1
+    continueJobs
   }
   const resume = read.text('resume')
   if (resume !== undefined && !/^[1-9][0-9]{0,19}$/.test(resume))

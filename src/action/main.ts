@@ -19,6 +19,7 @@ import {
   claimResume,
   continuesIn,
   dispatchNext,
+  HANDS_NOTHING_ON,
   ownWorkflow,
   writeContinuation,
   type Resumed
@@ -58,21 +59,20 @@ async function afterAdmission(admitted: Admitted, signal: AbortSignal): Promise<
     const handed = await handOver(prepared, looped.result, cancelled())
     return report(prepared, looped, handed.delivery, cancelled(), handed.artifact)
   }
-  const next = cancelled()
-    ? { continues: false as const }
-    : continuesIn(
-        { ...planned.inputs, ralphName: planned.plan.ralph.name },
-        looped.result,
-        (planned.resumed?.continuation.jobs.length ?? 0) + 1,
-        planned.plan.pr !== undefined
-          ? 'pr'
-          : !planned.resumed && (prepared.branch.continued || prepared.branch.remoteSha !== null)
-            ? 'existing'
-            : undefined
-      )
+  const next = continuesIn({ ...planned.inputs, ralphName: planned.plan.ralph.name }, looped.result, {
+    jobsSoFar: (planned.resumed?.continuation.jobs.length ?? 0) + 1,
+    carried: planned.resumed?.status.iterations.length ?? 0,
+    cancelled: cancelled(),
+    branchWas:
+      planned.plan.pr !== undefined
+        ? 'pr'
+        : !planned.resumed && (prepared.branch.continued || prepared.branch.remoteSha !== null)
+          ? 'existing'
+          : undefined
+  })
   if (!next.continues && 'why' in next && next.why !== undefined && !looped.result.success)
     core.info(`The loop does not go on in another run: ${next.why}.`)
-  if (next.continues) return handOn(prepared, looped)
+  if (next.continues) return handOn(prepared, looped, signal)
   const delivery = await deliver(prepared, looped.result, cancelled())
   return report(prepared, looped, delivery, cancelled())
 }
@@ -114,11 +114,19 @@ function portable(trigger: Run, projectRoot: string): Run {
  * pushed to the branch (no pull request yet), continuation.json goes into the record, and once the record
  * is an artifact the next run is dispatched with `resume` = this run's id.
  */
-async function handOn(prepared: Prepared, looped: Looped): Promise<Ending> {
+async function handOn(prepared: Prepared, looped: Looped, signal: AbortSignal): Promise<Ending> {
   const { plan, clients, context } = prepared
   const { result } = looped
   const delivery = await deliver(prepared, result, false, { push: true, pullRequest: 'none', draft: false })
   const failed = (why: string): DeliveryReport => ({ ...delivery, continuationFailed: why })
+  // The signal is asked after each step that can take long (the push, the upload's retries), before the next.
+  const cancelled = (): string | undefined => {
+    if (!signal.aborted) return undefined
+    core.info(`The job was cancelled: ${HANDS_NOTHING_ON}.`)
+    return `the job was cancelled, so ${HANDS_NOTHING_ON}`
+  }
+  const cancelledAfterPush = cancelled()
+  if (cancelledAfterPush) return report(prepared, looped, failed(cancelledAfterPush), true)
   if (!delivery.pushed || delivery.commit === undefined)
     return report(
       prepared,
@@ -132,6 +140,8 @@ async function handOn(prepared: Prepared, looped: Looped): Promise<Ending> {
   } catch (error) {
     return report(prepared, looped, failed((error as Error).message.split('\n')[0]), false)
   }
+  const cancelledBeforeRecord = cancelled()
+  if (cancelledBeforeRecord) return report(prepared, looped, failed(cancelledBeforeRecord), true)
   const own = { run: chainRun(context), head: delivery.commit }
   const jobs = result.chain
     ? result.chain.jobs.map((job, i, all) => (i === all.length - 1 ? { ...job, head: own.head } : job))
@@ -162,6 +172,8 @@ async function handOn(prepared: Prepared, looped: Looped): Promise<Ending> {
     jobs
   })
   return report(prepared, looped, delivery, false, undefined, async (pushed, uploaded) => {
+    const cancelledAfterUpload = cancelled()
+    if (cancelledAfterUpload) return { ...pushed, continuationFailed: cancelledAfterUpload }
     if (!uploaded)
       return {
         ...pushed,

@@ -20,6 +20,7 @@ import type { Planned } from './plan-run.js'
 import type { RunPlan } from './plan.js'
 import { saveState } from './state.js'
 import { startingStatus } from '../loop/index.js'
+import { remoteGitRetry, retryTiming } from '../github/retry.js'
 
 export const REMOTE = 'origin'
 
@@ -124,6 +125,7 @@ export async function prepare(planned: Planned): Promise<Step<Prepared>> {
   core.startGroup(`Preparing branch ${plan.branch}`)
   try {
     workTree = await workTreeOf(plan.projectRoot)
+    const timing = retryTiming()
     branch = await prepareBranch(workTree, {
       branch: plan.branch,
       remote: REMOTE,
@@ -131,6 +133,8 @@ export async function prepare(planned: Planned): Promise<Step<Prepared>> {
       // Nothing is pushed whatever the gates say: a repository without the remote is a local trial.
       ...(!plan.inputs.openPr && plan.inputs.onFailure === 'none' ? { localOnly: true } : {}),
       ...baseOf(plan),
+      retry: remoteGitRetry(timing, clients.budget),
+      stallSeconds: timing.pushStallSeconds,
       log: message => core.info(message)
     })
     // A chain goes on from exactly the commit its previous run pushed: anything else is someone else's.

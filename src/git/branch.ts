@@ -3,6 +3,7 @@
 // SHA, a pull request's merge commit), possibly behind a base that moved on since the job started.
 import { authConfig, type GitAuth } from './auth.js'
 import { GitError } from './git.js'
+import { gitSaid, RemoteRetryingRepo, type RemoteRetry } from './remote-retry.js'
 import { GitRepo, type ConfigEntries } from './repo.js'
 
 export interface PrepareBranchOptions {
@@ -24,6 +25,10 @@ export interface PrepareBranchOptions {
    * instead of failing on the fetch.
    */
   localOnly?: boolean
+  /** Its fetches and ls-remotes are tried again when they fail in transit (default: one try). */
+  retry?: RemoteRetry
+  /** A fetch moving less than a byte a second this long is cut off, to be tried again (default 60). */
+  stallSeconds?: number
 }
 
 /** Where the base came from: the input, the branch checked out, the pull request's base, GITHUB_REF, the remote's default. */
@@ -66,8 +71,12 @@ export async function prepareBranch(
   workTree: string,
   options: PrepareBranchOptions
 ): Promise<PreparedBranch> {
-  const git = new GitRepo(workTree)
   const log = options.log ?? (() => undefined)
+  const git = new RemoteRetryingRepo(workTree, {
+    ...(options.retry ? { retry: options.retry } : {}),
+    ...(options.stallSeconds !== undefined ? { stallSeconds: options.stallSeconds } : {}),
+    log
+  })
   const remote = options.remote ?? 'origin'
   const branch = await validBranchName(git, options.branch, 'branch')
   const config = options.auth ? authConfig(options.auth) : undefined
@@ -91,7 +100,9 @@ export async function prepareBranch(
   if (baseFetch.exitCode !== 0) {
     if (/couldn't find remote ref/i.test(baseFetch.stderr))
       throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`)
-    throw new Error(`Could not fetch the base branch '${base}' from '${remote}': ${baseFetch.stderr.trim()}`)
+    throw new Error(
+      `Could not fetch the base branch '${base}' from '${remote}': ${remoteSaid(baseFetch.stderr)}`
+    )
   }
   const baseRef = `refs/remotes/${remote}/${base}`
   const baseTip = await git.commitOf(baseRef)
@@ -101,7 +112,12 @@ export async function prepareBranch(
       `'${base}' moved on since the checkout (${short(previous.sha)} → ${short(baseTip)}); starting from ${short(baseTip)}.`
     )
 
-  const remoteSha = await git.remoteBranchSha(remote, branch, config)
+  const remoteSha = await git.remoteBranchSha(remote, branch, config).catch((error: unknown) => {
+    if (!(error instanceof GitError)) throw error
+    throw new Error(
+      `Could not ask '${remote}' for the branch '${branch}': ${remoteSaid(error.result.stderr)}`
+    )
+  })
   if (options.continueExisting && remoteSha) {
     const branchRef = `refs/remotes/${remote}/${branch}`
     const fetched = await git.fetchBranches(remote, [branch], {
@@ -109,7 +125,9 @@ export async function prepareBranch(
       config
     })
     if (fetched.exitCode !== 0)
-      throw new Error(`Could not fetch the branch '${branch}' from '${remote}': ${fetched.stderr.trim()}`)
+      throw new Error(
+        `Could not fetch the branch '${branch}' from '${remote}': ${remoteSaid(fetched.stderr)}`
+      )
     await switchTo(git, branch, branchRef)
     const forkPoint = await findForkPoint(git, remote, base, branch, shallow, config, log)
     shallow = await git.isShallow()
@@ -284,13 +302,22 @@ async function findForkPoint(
         : `Fetching '${base}' and '${branch}' to depth ${attempt.depth} to find where they forked.`
     )
     const result = await git.fetchBranches(remote, [base, branch], { ...attempt, config })
-    if (result.exitCode !== 0) throw new Error(`Could not deepen the shallow clone: ${result.stderr.trim()}`)
+    if (result.exitCode !== 0)
+      throw new Error(`Could not deepen the shallow clone: ${remoteSaid(result.stderr)}`)
     found = await git.mergeBase(baseRef, branchRef)
     if (found) return found
   }
   throw new Error(
     `'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`
   )
+}
+
+/** What the remote said, in one line, with the fix when the token was refused. */
+function remoteSaid(stderr: string): string {
+  const said = gitSaid(stderr)
+  return /could not read (Username|Password)|Authentication failed|returned error: 40[13]\b/.test(said)
+    ? `${said} (the remote refused the token: check the credential actions/checkout persisted, or the token given to it, and that it may read the repository)`
+    : said
 }
 
 function short(sha: string | undefined): string {

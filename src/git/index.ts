@@ -53,7 +53,15 @@ export {
 export {
   pushWithRetry,
   failedInTransit,
+  inTransit,
   maybeLanded,
+  gitSaid,
+  retryInTransit,
+  resultInTransit,
+  RemoteRetryingRepo,
+  TRANSIENT_GIT_ERRORS,
   TRANSIENT_PUSH_ERRORS,
-  type PushRetry
-} from './push-retry.js'
+  type PushRetry,
+  type RemoteCalls,
+  type RemoteRetry
+} from './remote-retry.js'

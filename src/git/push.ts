@@ -126,7 +126,7 @@ export async function pushBranch(workTree: string, options: PushOptions): Promis
         // Belt and braces: no rewrite of our URL, wherever one might come from.
         [`url.${url}.insteadOf`, url],
         [`url.${url}.pushInsteadOf`, url],
-        // A stalled transport is cut off, so the push can be tried again (push-retry.ts).
+        // A stalled transport is cut off, so the push can be tried again (remote-retry.ts).
         ['http.lowSpeedLimit', '1'],
         ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
         ...authConfig(auth)

@@ -1,7 +1,13 @@
-// Uploading the run record (progress.md, status.json, logs/) as one artifact. @actions/artifact is imported
-// only here and only when an upload happens: it is most of the bundle and ~250 ms of start-up.
-import { readdirSync, statSync } from 'node:fs'
+// The run record (progress.md, status.json, logs/) uploaded as one artifact, and artifacts downloaded and
+// unpacked with bounds. @actions/artifact is imported only here and only when an upload happens: it is most of
+// the bundle and ~250 ms of start-up. A download is ours (the signed URL, then a streaming unzip), not the
+// library's: the library unpacks whatever the zip holds, however large, before any check.
+import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import path from 'node:path'
+import { Readable, Transform, Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
+import type { Octokit } from './client.js'
+import { backoffMs, mayRetry, retryTiming, sleep, type RetryTiming } from './retry.js'
 
 export interface UploadedArtifact {
   id?: number
@@ -64,15 +70,281 @@ export interface FindBy {
   repositoryName: string
 }
 
-/** Downloads artifact `id` into `dir` (of this run, or `findBy`'s). */
-export async function downloadInto(id: number, dir: string, findBy?: FindBy): Promise<void> {
-  const { DefaultArtifactClient } = await import('@actions/artifact')
-  // Its unzip calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
+/**
+ * What may be unpacked from an artifact: everything is data from another job (one an agent ran in), so it is
+ * bounded while it streams, before anything of it is trusted.
+ */
+export interface UnpackRules {
+  /** The most bytes the entry `name` may unpack to; undefined: not expected, never written. */
+  most: (name: string) => number | undefined
+  /** The most bytes all entries may unpack to, written or not (the zip itself is held to it too). */
+  total: number
+  /** The most entries. */
+  entries: number
+  /** An unexpected entry refuses the artifact (else it is read past, never written). */
+  strict?: boolean
+}
+
+const inMegabytes = (bytes: number): string => `${Math.round(bytes / (1024 * 1024))} MB`
+/** An entry's name as a log line may show it: the zip's, so printable ASCII only, and short. */
+const shown = (name: string | undefined): string =>
+  JSON.stringify((name ?? '').slice(0, 100).replace(/[^\x20-\x7e]/g, '?'))
+
+/** An artifact refused by its rules: nothing of it is left written. */
+export class UnpackRefused extends Error {
+  override name = 'UnpackRefused'
+  constructor(
+    readonly why: 'entry' | 'total' | 'unexpected' | 'entries' | 'twice',
+    /** The entry that broke the rule (for `total`, the one being unpacked then). */
+    readonly entry: string | undefined,
+    /** The bound broken, in bytes (entries, for `entries`). */
+    readonly limit: number
+  ) {
+    super(
+      why === 'unexpected'
+        ? `it holds ${shown(entry)}, which it never holds`
+        : why === 'twice'
+          ? `it holds ${shown(entry)} twice`
+          : why === 'entries'
+            ? `it holds more than ${limit} entries`
+            : why === 'entry'
+              ? `${shown(entry)} unpacks to more than ${inMegabytes(limit)}`
+              : `it unpacks to more than ${inMegabytes(limit)}`
+    )
+  }
+}
+
+/** A download that failed on the way (the connection, a 5xx, a stall): worth another try. */
+class InTransit extends Error {
+  override name = 'InTransit'
+}
+
+/** An HTTP answer that is not the one asked for: in transit when a 5xx or a 429. */
+function httpStatus(status: number, what: string): Error {
+  const message = `${what} answered HTTP ${status}`
+  return status >= 500 || status === 429 ? new InTransit(message) : new Error(message)
+}
+
+const TWIRP = 'twirp/github.actions.results.api.v1.ArtifactService'
+
+/** The run and job this job's runtime token names (its `Actions.Results:<run>:<job>` scope). */
+function backendIds(token: string): { run: string; job: string } {
+  const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+    scp?: unknown
+  }
+  for (const scope of String(payload.scp ?? '').split(' ')) {
+    const [name, run, job] = scope.split(':')
+    if (name === 'Actions.Results' && run && job) return { run, job }
+  }
+  throw new Error('the runtime token names no workflow run')
+}
+
+/** fetch, its failures to get an answer made InTransit. */
+async function reach(url: string | URL, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init)
+  } catch (error) {
+    throw new InTransit((error as Error).message, { cause: error })
+  }
+}
+
+/** One call of the artifact service (Twirp JSON, as @actions/artifact makes it), with this job's runtime token. */
+async function twirp(method: string, body: object, timing: RetryTiming): Promise<Record<string, unknown>> {
+  const token = process.env.ACTIONS_RUNTIME_TOKEN ?? ''
+  const base = process.env.ACTIONS_RESULTS_URL
+  if (!token || !base) throw new Error('ACTIONS_RUNTIME_TOKEN or ACTIONS_RESULTS_URL is not set')
+  const response = await reach(new URL(`/${TWIRP}/${method}`, base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(timing.requestTimeoutMs)
+  })
+  const text = await response.text().catch((error: Error) => {
+    throw new InTransit(error.message)
+  })
+  if (!response.ok) throw httpStatus(response.status, `the artifact service's ${method}`)
+  return JSON.parse(text) as Record<string, unknown>
+}
+
+/** A signed URL of this run's artifact `id`, from the artifact service. */
+async function signedUrlOfThisRun(id: number, timing: RetryTiming): Promise<string> {
+  const own = backendIds(process.env.ACTIONS_RUNTIME_TOKEN ?? '')
+  const listed = await twirp(
+    'ListArtifacts',
+    { workflow_run_backend_id: own.run, workflow_job_run_backend_id: own.job, id_filter: String(id) },
+    timing
+  )
+  const artifact = (Array.isArray(listed.artifacts) ? listed.artifacts : [])[0] as
+    Record<string, unknown> | undefined
+  if (!artifact) throw new Error(`this run has no artifact ${id}`)
+  const signed = await twirp(
+    'GetSignedArtifactURL',
+    {
+      workflow_run_backend_id: String(artifact.workflow_run_backend_id),
+      workflow_job_run_backend_id: String(artifact.workflow_job_run_backend_id),
+      name: String(artifact.name)
+    },
+    timing
+  )
+  if (typeof signed.signed_url !== 'string') throw new Error('the artifact service gave no download URL')
+  return signed.signed_url
+}
+
+/** Where GitHub redirects the download of another run's artifact `id` (GET …/artifacts/{id}/zip). */
+async function signedUrlOfOtherRun(octokit: Octokit, findBy: FindBy, id: number): Promise<string> {
+  const { status, headers } = await octokit.request(
+    'GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}',
+    {
+      owner: findBy.repositoryOwner,
+      repo: findBy.repositoryName,
+      artifact_id: id,
+      archive_format: 'zip',
+      request: { redirect: 'manual' }
+    }
+  )
+  const location = (headers as Record<string, string | undefined>).location
+  if (Number(status) !== 302 || !location) throw httpStatus(Number(status), `the download of artifact ${id}`)
+  return location
+}
+
+/** Bytes through, refused past `limit`: the check runs on every chunk, before it goes on to be written. */
+function counted(limit: number, over: () => Error, seen: { bytes: number }): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen.bytes += chunk.length
+      if (seen.bytes > limit) done(over())
+      else done(null, chunk)
+    }
+  })
+}
+
+/** Reads what it is given and keeps none of it. */
+const nowhere = (): Writable => new Writable({ write: (_chunk, _encoding, done) => done() })
+
+/** A new file for entry `name` inside `dir` (never an existing one, nor anything a link points to). */
+function fileFor(dir: string, name: string): Writable {
+  const file = path.join(dir, name)
+  if (path.relative(dir, file).startsWith('..')) throw new UnpackRefused('unexpected', name, 0)
+  mkdirSync(path.dirname(file), { recursive: true })
+  return createWriteStream(file, { flags: 'wx', mode: 0o600 })
+}
+
+/** Streams the zip at `url` into `dir` by `rules`; on a refusal or a failure, what was written is left to the caller. */
+async function unpack(url: string, dir: string, rules: UnpackRules, timing: RetryTiming): Promise<void> {
+  const { default: UnzipStream } = await import('unzip-stream/lib/unzip-stream.js')
+  const controller = new AbortController()
+  // A body that stops moving is cut off, as a request with no answer is.
+  const idle = setTimeout(
+    () => controller.abort(new InTransit('the download stalled')),
+    timing.requestTimeoutMs
+  )
+  try {
+    const response = await reach(url, { signal: controller.signal })
+    if (!response.ok || !response.body) throw httpStatus(response.status, 'the artifact store')
+    const source = Readable.fromWeb(response.body as Parameters<typeof Readable.fromWeb>[0])
+    const zip = new UnzipStream()
+    // Which failed first, the download or the zip (each then fails the other with the same error).
+    let first: 'download' | 'zip' | undefined
+    source.on('data', () => idle.refresh())
+    source.on('error', () => (first ??= 'download'))
+    zip.on('error', () => (first ??= 'zip'))
+    let refused: Error | undefined
+    const refuse = (error: Error): void => {
+      refused ??= error
+      zip.destroy(error)
+    }
+    const seen = new Set<string>()
+    // Every entry's bytes, written or not, against the bound of all (one count: entries may overlap in flight).
+    const unpacked = { bytes: 0 }
+    const entries: Promise<void>[] = []
+    zip.on('entry', entry => {
+      const name = entry.path
+      const most = entry.type === 'File' ? rules.most(name) : undefined
+      const problem =
+        seen.size >= rules.entries
+          ? new UnpackRefused('entries', name, rules.entries)
+          : seen.has(name)
+            ? new UnpackRefused('twice', name, 0)
+            : most === undefined && entry.type === 'File' && rules.strict
+              ? new UnpackRefused('unexpected', name, 0)
+              : // A header that says it is too big is believed; one that says it is small is not.
+                most !== undefined && entry.size !== undefined && entry.size > most
+                ? new UnpackRefused('entry', name, most)
+                : undefined
+      seen.add(name)
+      if (problem) return refuse(problem)
+      const total = counted(rules.total, () => new UnpackRefused('total', name, rules.total), unpacked)
+      const done =
+        most === undefined
+          ? pipeline(entry, total, nowhere())
+          : pipeline(
+              entry,
+              total,
+              counted(most, () => new UnpackRefused('entry', name, most), { bytes: 0 }),
+              fileFor(dir, name)
+            )
+      entries.push(done.catch((error: Error) => refuse(error)))
+    })
+    // The zip is held to the bound too: a stored (uncompressed) entry weighs its bytes either way.
+    const zipped = counted(
+      rules.total + 1024 * 1024,
+      () => new UnpackRefused('total', undefined, rules.total),
+      { bytes: 0 }
+    )
+    try {
+      await pipeline(source, zipped, zip)
+      await Promise.all(entries)
+      if (refused) throw refused
+    } catch (error) {
+      source.destroy()
+      const failure = refused ?? (error as Error)
+      if (failure instanceof UnpackRefused) throw failure
+      if (first === 'download') throw new InTransit(failure.message, { cause: error })
+      throw new Error(`it is not a zip that can be read (${failure.message})`, { cause: error })
+    }
+  } finally {
+    clearTimeout(idle)
+  }
+}
+
+/**
+ * Downloads artifact `id` (this run's, or another run's through the REST API with `from`) and unpacks it into
+ * `dir` by `rules`, streaming: nothing it may not hold is written, and it stops at the first bound broken
+ * (UnpackRefused). A download that fails on the way is tried again from the start.
+ */
+export async function downloadInto(
+  id: number,
+  dir: string,
+  rules: UnpackRules,
+  from?: { octokit: Octokit; findBy: FindBy }
+): Promise<void> {
+  const timing = retryTiming()
+  const deadline = Date.now() + timing.boundMs
+  mkdirSync(dir, { recursive: true })
+  // unzip-stream calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
   const warned = process.noDeprecation
   process.noDeprecation = true
   try {
-    await new DefaultArtifactClient().downloadArtifact(id, { path: dir, ...(findBy ? { findBy } : {}) })
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const url = from
+          ? await signedUrlOfOtherRun(from.octokit, from.findBy, id)
+          : await signedUrlOfThisRun(id, timing)
+        return await unpack(url, dir, rules, timing)
+      } catch (error) {
+        emptied(dir)
+        const wait = backoffMs(timing, attempt)
+        if (!(error instanceof InTransit) || !mayRetry(timing, { attempt, waitMs: wait, deadline }))
+          throw error
+        await sleep(wait)
+      }
+    }
   } finally {
     process.noDeprecation = warned === true
   }
+}
+
+/** `dir`, made empty again. */
+function emptied(dir: string): void {
+  for (const name of readdirSync(dir)) rmSync(path.join(dir, name), { recursive: true, force: true })
 }

@@ -85,6 +85,21 @@ export function retryAfterMs(
   return Number.isFinite(seconds) ? Math.max(0, Math.round(seconds * timing.msPerSecond)) : undefined
 }
 
+/**
+ * The tries of a git command that reaches the remote (a fetch, an ls-remote): the API's attempts and backoff,
+ * none starting past the budget's deadline.
+ */
+export function remoteGitRetry(
+  timing: RetryTiming,
+  budget: RetryBudget = {}
+): { attempts: number; waitMs: (attempt: number) => number; deadline?: number } {
+  return {
+    attempts: timing.attempts,
+    waitMs: attempt => backoffMs(timing, attempt),
+    ...(budget.deadline !== undefined ? { deadline: budget.deadline } : {})
+  }
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise(resolve => setTimeout(resolve, ms))
 
 /** "1.2 s" or "350 ms", for the log. */

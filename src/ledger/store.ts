@@ -2,7 +2,7 @@
 // ledger.json. Read with a fetch, changed by a new commit pushed with a lease (compare-and-swap): a run
 // that loses the race reads the new tip, applies its change again and retries, after a jittered wait, a
 // bounded number of times. Every git command is the action's hermetic git with the token in the
-// environment (git/auth.ts); the push is the action's one push (git/push.ts, git/push-retry.ts).
+// environment (git/auth.ts); the push is the action's one push (git/push.ts, git/remote-retry.ts).
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'

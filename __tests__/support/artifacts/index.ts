@@ -19,5 +19,5 @@ export type {
 } from './server.js'
 export { startAzurite, DEV_ACCOUNT, DEV_ACCOUNT_KEY } from './azurite.js'
 export type { Azurite } from './azurite.js'
-export { readZip, readZipEntries } from './zip.js'
-export type { ZipEntry } from './zip.js'
+export { readZip, readZipEntries, writeZip } from './zip.js'
+export type { ZipEntry, ZipSpec } from './zip.js'

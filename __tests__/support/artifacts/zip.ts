@@ -96,3 +96,107 @@ function findEndOfCentralDirectory(zip: Buffer): number {
   }
   throw new Error('zip: end of central directory not found (not a zip archive?)')
 }
+
+/** One entry of a zip to write. */
+export interface ZipSpec {
+  path: string
+  /** Its bytes, or a count of zero bytes (a bomb's filler, deflated as it streams: 1 GiB makes ~1 MiB). */
+  data: Buffer | { zeros: number }
+  /** deflate (default) or store. */
+  method?: 'deflate' | 'store'
+  /** The sizes and CRC in a data descriptor after the bytes (as a streaming writer puts them), none in the header. */
+  descriptor?: boolean
+}
+
+/** A zip archive of `entries`, hand-made: what an attacker would upload as an artifact (no zip64). */
+export async function writeZip(entries: ZipSpec[]): Promise<Buffer> {
+  const crc32 = (zlib as unknown as { crc32: (data: Buffer, value?: number) => number }).crc32
+  const parts: Buffer[] = []
+  const central: Buffer[] = []
+  let offset = 0
+  const push = (buffer: Buffer) => {
+    parts.push(buffer)
+    offset += buffer.length
+  }
+  for (const spec of entries) {
+    const name = Buffer.from(spec.path, 'utf8')
+    const deflate = (spec.method ?? 'deflate') === 'deflate'
+    // The bytes, in 1 MiB chunks: the CRC and the size as they stream.
+    const chunks: Buffer[] = 'zeros' in spec.data ? [] : [spec.data]
+    let crc = 0
+    let size = 0
+    const compressed: Buffer[] = []
+    const sink = deflate ? zlib.createDeflateRaw({ level: 9 }) : undefined
+    const done = sink
+      ? new Promise<void>((resolve, reject) => {
+          sink.on('data', (chunk: Buffer) => compressed.push(chunk))
+          sink.on('end', resolve)
+          sink.on('error', reject)
+        })
+      : Promise.resolve()
+    const feed = async (chunk: Buffer) => {
+      crc = crc32(chunk, crc)
+      size += chunk.length
+      if (!sink) return void compressed.push(chunk)
+      if (!sink.write(chunk)) await new Promise(resolve => sink.once('drain', resolve))
+    }
+    if ('zeros' in spec.data) {
+      const zero = Buffer.alloc(1024 * 1024)
+      for (let left = spec.data.zeros; left > 0; left -= zero.length)
+        await feed(left >= zero.length ? zero : zero.subarray(0, left))
+    } else for (const chunk of chunks) await feed(chunk)
+    sink?.end()
+    await done
+    const data = Buffer.concat(compressed)
+    const flags = 0x0800 | (spec.descriptor ? 0x0008 : 0)
+    const method = deflate ? 8 : 0
+    const header = Buffer.alloc(30)
+    header.writeUInt32LE(LOCAL, 0)
+    header.writeUInt16LE(20, 4)
+    header.writeUInt16LE(flags, 6)
+    header.writeUInt16LE(method, 8)
+    header.writeUInt16LE(0, 10)
+    header.writeUInt16LE(0x21, 12)
+    header.writeUInt32LE(spec.descriptor ? 0 : crc >>> 0, 14)
+    header.writeUInt32LE(spec.descriptor ? 0 : data.length, 18)
+    header.writeUInt32LE(spec.descriptor ? 0 : size, 22)
+    header.writeUInt16LE(name.length, 26)
+    header.writeUInt16LE(0, 28)
+    const at = offset
+    push(header)
+    push(name)
+    push(data)
+    if (spec.descriptor) {
+      const descriptor = Buffer.alloc(16)
+      descriptor.writeUInt32LE(0x08074b50, 0)
+      descriptor.writeUInt32LE(crc >>> 0, 4)
+      descriptor.writeUInt32LE(data.length, 8)
+      descriptor.writeUInt32LE(size, 12)
+      push(descriptor)
+    }
+    const record = Buffer.alloc(46)
+    record.writeUInt32LE(CENTRAL, 0)
+    record.writeUInt16LE(0x031e, 4)
+    record.writeUInt16LE(20, 6)
+    record.writeUInt16LE(flags, 8)
+    record.writeUInt16LE(method, 10)
+    record.writeUInt16LE(0, 12)
+    record.writeUInt16LE(0x21, 14)
+    record.writeUInt32LE(crc >>> 0, 16)
+    record.writeUInt32LE(data.length, 20)
+    record.writeUInt32LE(size, 24)
+    record.writeUInt16LE(name.length, 28)
+    record.writeUInt32LE((0o100644 << 16) >>> 0, 38)
+    record.writeUInt32LE(at, 42)
+    central.push(record, name)
+  }
+  const start = offset
+  const directory = Buffer.concat(central)
+  const end = Buffer.alloc(22)
+  end.writeUInt32LE(EOCD, 0)
+  end.writeUInt16LE(entries.length, 8)
+  end.writeUInt16LE(entries.length, 10)
+  end.writeUInt32LE(directory.length, 12)
+  end.writeUInt32LE(start, 16)
+  return Buffer.concat([...parts, directory, end])
+}
