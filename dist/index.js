@@ -40538,11 +40538,120 @@ function copyFile(srcFile, destFile, force) {
 /************************************************************************/
 var __webpack_exports__ = {};
 
-// EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 7 modules
-var core = __nccwpck_require__(33838);
+// EXPORTS
+__nccwpck_require__.d(__webpack_exports__, {
+  e: () => (/* binding */ action_run)
+});
+
 // EXTERNAL MODULE: external "node:fs"
 var external_node_fs_ = __nccwpck_require__(73024);
 var external_node_fs_default = /*#__PURE__*/__nccwpck_require__.n(external_node_fs_);
+// EXTERNAL MODULE: external "node:url"
+var external_node_url_ = __nccwpck_require__(73136);
+// EXTERNAL MODULE: ./node_modules/@actions/core/lib/core.js + 7 modules
+var core = __nccwpck_require__(33838);
+;// CONCATENATED MODULE: ./src/security/workflow-commands.ts
+// The Actions runner acts on two forms of workflow command in a step's stdout (actions/runner,
+// ActionCommand.cs): `::name …::data` at the start of a line after leading white space, and the legacy
+// `##[name …]data` anywhere in a line. It splits lines at \r as well as \n. Its log viewer acts on terminal
+// escape sequences too: ANSI colours (a green "✓ gate passed" painted by the agent) and OSC 8 hyperlinks (a
+// link whose target is not the text shown). Text the agent, a check or an issue wrote is not ours to turn into
+// commands or paint, with or without a stolen ::stop-commands:: token, so every such text passes through here
+// before it reaches the log: each command form gets a zero-width space inside it, and each control character
+// is shown as a visible one.
+const ZWSP = '\u200b';
+// .NET's TrimStart removes every Char.IsWhiteSpace character: JavaScript's \s plus U+0085 (U+FEFF, which \s
+// also holds, is not one of them, so this errs on the safe side).
+const COMMAND_AT_LINE_START = /(^|[\r\n])([\s\u0085]*):(?=:)/g;
+const LEGACY_COMMAND = /##\[/g;
+// Every control character (Unicode's Cc: C0, DEL and C1) but tab and the line breaks: ESC and CSI start every
+// ANSI and OSC sequence, BEL and ST end one, and a terminal view reads the rest as controls too.
+const CONTROL = /(?![\t\n\r])\p{Cc}/gu;
+/** A control as a visible character: its Unicode control picture (ESC is ␛), or � for a C1 control (none has one). */
+const picture = (control) => {
+    const code = control.charCodeAt(0);
+    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? '\u2421' : '\ufffd';
+};
+/** The text with every control character but tab, \n and \r shown as a visible one: no escape sequence is left. */
+function neutralizeTerminalControls(text) {
+    return text.replace(CONTROL, picture);
+}
+/**
+ * The text with every workflow command defused and every terminal control made visible, and nothing else
+ * changed: a line that would start with `::` becomes `:\u200b:…`, every `##[` becomes `##\u200b[`, and ESC
+ * becomes ␛. Feed it whole lines (or whole texts): a command split across two calls is not seen.
+ */
+function neutralizeWorkflowCommands(text) {
+    return neutralizeTerminalControls(text)
+        .replace(COMMAND_AT_LINE_START, `$1$2:${ZWSP}`)
+        .replace(LEGACY_COMMAND, `##${ZWSP}[`);
+}
+/** Characters of one line held back at most before they are let out (a line may never end). */
+const MAX_HELD = 64 * 1024;
+/**
+ * neutralizeWorkflowCommands for a stream of chunks: a command split across chunks is caught too. Complete
+ * lines go out at once; the start of a line waits for its end (or for `flush()`, or MAX_HELD characters).
+ */
+class WorkflowCommandFilter {
+    held = '';
+    /** Whether what was let out of the current line so far is white space only (a `::` there would count). */
+    lineBlank = true;
+    /** The text of `chunk` that can go out now, neutralized. */
+    push(chunk) {
+        this.held += chunk;
+        const end = Math.max(this.held.lastIndexOf('\n'), this.held.lastIndexOf('\r'));
+        if (end >= 0) {
+            const out = this.release(this.held.slice(0, end + 1));
+            this.held = this.held.slice(end + 1);
+            this.lineBlank = true;
+            return out;
+        }
+        // A line that does not end: let out all but its last two characters (they may start `##[` or `::`).
+        if (this.held.length <= MAX_HELD)
+            return '';
+        const out = this.release(this.held.slice(0, -2));
+        this.held = this.held.slice(-2);
+        return out;
+    }
+    /**
+     * Everything held back, neutralized: call before writing anything else to the log, and at the end. The
+     * caller ends the line if it was not ended: what is pushed next starts a new one.
+     */
+    flush() {
+        const out = this.release(this.held);
+        this.held = '';
+        this.lineBlank = true;
+        return out;
+    }
+    release(text) {
+        if (text === '')
+            return '';
+        // The middle of a line that already has text: a `::` in it is not at the line's start.
+        const out = this.lineBlank
+            ? neutralizeWorkflowCommands(text)
+            : neutralizeWorkflowCommands(`x${text}`).slice(1);
+        const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+        const tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : text;
+        this.lineBlank = (lastBreak >= 0 || this.lineBlank) && /^[\s\u0085]*$/.test(tail);
+        return out;
+    }
+}
+/** What a write of `chunk` in `encoding` puts in the log, as text. */
+const logText = (chunk, encoding) => typeof chunk !== 'string'
+    ? Buffer.from(chunk).toString('utf8')
+    : typeof encoding === 'string' && !/^utf-?8$/i.test(encoding)
+        ? Buffer.from(chunk, encoding).toString('utf8')
+        : chunk;
+/**
+ * Makes every write to `stream` (the step's stdout or stderr: the job log) go through
+ * neutralizeTerminalControls, whoever writes it: a file name in a warning, an error's message or a check's
+ * output in an annotation can carry the agent's text into any line, and no line of ours needs a control.
+ */
+function guardJobLog(stream) {
+    const write = stream.write.bind(stream);
+    stream.write = ((chunk, ...rest) => write(neutralizeTerminalControls(logText(chunk, rest[0])), 'utf8', rest.find(arg => typeof arg === 'function')));
+}
+
 // EXTERNAL MODULE: external "node:path"
 var external_node_path_ = __nccwpck_require__(76760);
 var external_node_path_default = /*#__PURE__*/__nccwpck_require__.n(external_node_path_);
@@ -41384,6 +41493,9 @@ function toReport(usage, model) {
         cache_read: num(usage.cache_read_input_tokens),
         cache_write: num(usage.cache_creation_input_tokens)
     };
+    const hour = num(usage.cache_creation?.ephemeral_1h_input_tokens);
+    if (hour > 0)
+        report.cache_write_1h = hour;
     if (model)
         report.model = model;
     return report;
@@ -41442,6 +41554,10 @@ class ClaudeStreamReader extends JsonLinesReader {
             sum.cache_read_input_tokens = num(sum.cache_read_input_tokens) + num(usage.cache_read_input_tokens);
             sum.cache_creation_input_tokens =
                 num(sum.cache_creation_input_tokens) + num(usage.cache_creation_input_tokens);
+            sum.cache_creation = {
+                ephemeral_1h_input_tokens: num(sum.cache_creation?.ephemeral_1h_input_tokens) +
+                    num(usage.cache_creation?.ephemeral_1h_input_tokens)
+            };
         }
         return toReport(sum, this.model);
     }
@@ -42433,6 +42549,11 @@ function agentCli(name) {
 function agentCliOf(agentArgv) {
     return agentCli(programStem(agentArgv[0]));
 }
+/** The command that installs the known CLI an agent command line runs, at its tested version, or undefined. */
+function npmInstallOf(agentArgv) {
+    const cli = agentCliOf(agentArgv);
+    return cli && `npm install -g ${cli.package}@${cli.version}`;
+}
 /** What each CLI reads at start-up besides its environment (the agent's user gets a copy of these only). */
 const SETTINGS = {
     claude: [{ home: '.claude', variable: 'CLAUDE_CONFIG_DIR' }, { home: '.claude.json' }],
@@ -42472,19 +42593,21 @@ function agentSettings(agentArgv, env) {
 }
 
 ;// CONCATENATED MODULE: ./src/agents/prices.ts
-const PRICE_TABLE_VERSION = '2026-11-26';
+const PRICE_TABLE_VERSION = '2026-11-28';
 const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing';
 const ANTHROPIC_PRICING_ZH = 'https://platform.claude.com/docs/zh-CN/about-claude/pricing';
 const OPENAI_QUOTED = 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (quoting developers.openai.com/api/docs/pricing)';
 const GEMINI_QUOTED = 'https://deploybase.ai/articles/gemini-api-pricing (quoting ai.google.dev/gemini-api/docs/pricing)';
 const PRICE_TABLE = [
-    // Anthropic. Cache write = the 5-minute write (claude's default); 1-hour writes cost more.
+    // Anthropic. Cache write = the 5-minute write (claude's default, 1.25× input); cache_write_1h = the 1-hour
+    // write, 2× input on every model (the pricing page's prompt-caching multipliers, read 2026-11-28).
     {
         models: ['claude-fable-5-1', 'claude-mythos-5-1'],
         input: 10,
         output: 50,
         cache_read: 0.25,
         cache_write: 12.5,
+        cache_write_1h: 20,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING,
         verified: 'official'
@@ -42495,6 +42618,7 @@ const PRICE_TABLE = [
         output: 50,
         cache_read: 1,
         cache_write: 12.5,
+        cache_write_1h: 20,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING,
         verified: 'official'
@@ -42505,6 +42629,7 @@ const PRICE_TABLE = [
         output: 20,
         cache_read: 0.2,
         cache_write: 5,
+        cache_write_1h: 8,
         date: '2026-11-26',
         source: 'https://platform.claude.com/docs/zh-CN/models/opus-5-5/overview',
         verified: 'official'
@@ -42515,6 +42640,7 @@ const PRICE_TABLE = [
         output: 25,
         cache_read: 0.5,
         cache_write: 6.25,
+        cache_write_1h: 10,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING,
         verified: 'official'
@@ -42525,6 +42651,7 @@ const PRICE_TABLE = [
         output: 75,
         cache_read: 1.5,
         cache_write: 18.75,
+        cache_write_1h: 30,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING,
         verified: 'official'
@@ -42535,6 +42662,7 @@ const PRICE_TABLE = [
         output: 10,
         cache_read: 0.2,
         cache_write: 2.5,
+        cache_write_1h: 4,
         date: '2026-11-26',
         source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5-5/overview',
         verified: 'official',
@@ -42547,6 +42675,7 @@ const PRICE_TABLE = [
         output: 10,
         cache_read: 0.2,
         cache_write: 2.5,
+        cache_write_1h: 4,
         date: '2026-11-26',
         source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5/overview',
         verified: 'official'
@@ -42563,6 +42692,7 @@ const PRICE_TABLE = [
         output: 15,
         cache_read: 0.3,
         cache_write: 3.75,
+        cache_write_1h: 6,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING_ZH,
         verified: 'official',
@@ -42576,6 +42706,7 @@ const PRICE_TABLE = [
         output: 0.5,
         cache_read: 0.01,
         cache_write: 0.125,
+        cache_write_1h: 0.2,
         date: '2026-11-26',
         source: 'https://platform.claude.com/docs/about-claude/models/whats-new-opus-5 ("From $0.10 / $0.50")',
         verified: 'third-party',
@@ -42588,6 +42719,7 @@ const PRICE_TABLE = [
         output: 5,
         cache_read: 0.1,
         cache_write: 1.25,
+        cache_write_1h: 2,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING_ZH,
         verified: 'official'
@@ -42598,6 +42730,7 @@ const PRICE_TABLE = [
         output: 4,
         cache_read: 0.08,
         cache_write: 1,
+        cache_write_1h: 1.6,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING_ZH,
         verified: 'official'
@@ -42778,27 +42911,32 @@ function vendorOfModel(model) {
         return 'Alibaba';
     return undefined;
 }
+/** USD per million tokens written to the 1-hour cache. */
+const hourWriteRate = (price) => price.cache_write_1h ?? 2 * price.input;
 /** Each rate at the highest any of the vendor's rows has: an unlisted model never costs less than it could. */
 function topPriceOf(vendor) {
     const rows = PRICE_TABLE.filter(row => vendorOfModel(row.models[0]) === vendor);
-    const top = (rate) => Math.max(...rows.map(row => row[rate]));
+    const top = (rate) => Math.max(...rows.map(rate));
     return {
         models: [],
-        input: top('input'),
-        output: top('output'),
-        cache_read: top('cache_read'),
-        cache_write: top('cache_write'),
+        input: top(row => row.input),
+        output: top(row => row.output),
+        cache_read: top(row => row.cache_read),
+        cache_write: top(row => row.cache_write),
+        cache_write_1h: top(hourWriteRate),
         date: PRICE_TABLE_VERSION,
         source: `the highest ${vendor} rates in this table`,
         verified: 'unverified'
     };
 }
-/** Dollars for tokens at `price`'s rates (USD per million). */
+/** Dollars for tokens at `price`'s rates (USD per million); the 1-hour writes at their own rate. */
 function costAt(price, usage) {
+    const hour = usage.cache_write_1h ?? 0;
     return ((usage.input * price.input +
         usage.output * price.output +
         usage.cache_read * price.cache_read +
-        usage.cache_write * price.cache_write) /
+        Math.max(0, usage.cache_write - hour) * price.cache_write +
+        hour * hourWriteRate(price)) /
         1e6);
 }
 
@@ -45646,8 +45784,8 @@ const KNOWN_KEYS = [
     'setup',
     'verify'
 ];
-/** Args the action fills for a run on an issue, whether the ralph declares them or not. */
-const ACTION_ARGS = ['task', 'task_file'];
+/** Args the action fills for a run on an issue (or a review), whether the ralph declares them or not. */
+const ACTION_ARGS = ['task', 'task_file', 'review', 'review_file'];
 /** Keys no runtime reads (`chek:` leaves a ralph without gates): one warning each, with the key meant. */
 function unknownKeys(file, fm, positions) {
     const found = [];
@@ -45926,7 +46064,16 @@ function inspectRalph(fileArg, opts) {
                 report(missing, runPosition('checks', index));
         });
     }
-    warnings.push(...unknownKeys(file, fm, positions), ...namingNothing(file, split, commands, declared));
+    // A ralph without gates whose unknown key was meant as `checks` would loop with nothing to judge its work.
+    for (const unknown of unknownKeys(file, fm, positions))
+        if (!fm.has('checks') && unknown.message.includes("did you mean 'checks'?"))
+            problems.push({
+                ...unknown,
+                message: `${unknown.message.replace(/ No runtime reads it.*$/, '')} Without it this ralph has no gates, and would loop with nothing to judge its work: fix the key.`
+            });
+        else
+            warnings.push(unknown);
+    warnings.push(...namingNothing(file, split, commands, declared));
     if (problems.length > 0)
         return { problems, warnings };
     // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
@@ -46253,28 +46400,32 @@ var external_node_zlib_default = /*#__PURE__*/__nccwpck_require__.n(external_nod
 // Reading token usage from a model API's response as it streams by, for the four wires the agent CLIs speak.
 // Each reader is fed the JSON of one server-sent event (or a whole JSON body) and keeps the request's
 // cumulative usage; the proxy prices it after every event, so a budget can be crossed mid-stream. Also, per
-// wire, which endpoints the proxy forwards at all and what a request may cost at worst, read from its body.
+// wire, which endpoints the proxy forwards at all (what a model call may cost is preauth.ts's).
 
-const wire_num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 const obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
-/** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
-function openAiUsage(usage, input, output, details) {
-    // A UsageReport's input is the uncached part.
-    const cached = wire_num(obj(usage[details])?.cached_tokens);
-    return { input: wire_num(usage[input]) - cached, output: wire_num(usage[output]), cache_read: cached, cache_write: 0 };
-}
+/** The token kinds of a UsageReport, each of which only grows over one answer. */
+const KINDS = ['input', 'output', 'cache_read', 'cache_write', 'cache_write_1h'];
 /** One request's usage as its response revealed it so far (cumulative). */
 class WireUsage {
     wire;
+    hourCache;
     usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
     /** The response carried usage (false: nothing to price yet). */
     seen = false;
     /** Dollars billed per use beside the tokens (Anthropic's and OpenAI's web searches), so far. */
     perUseUsd = 0;
+    /**
+     * A figure of the answer's that cannot be true (negative, fractional, not a number; cached tokens more than
+     * the input): the upstream's fault, never money back. Said once; the request is charged its worst case.
+     */
+    impossible;
     /** The Responses web search calls seen so far (by item id or output index). */
     searchCalls = new Set();
-    constructor(wire, model) {
+    constructor(wire, model, 
+    /** The request asked for a 1-hour cache: writes the answer does not attribute are counted as 1-hour ones. */
+    hourCache = false) {
         this.wire = wire;
+        this.hourCache = hourCache;
         if (model)
             this.usage.model = model;
     }
@@ -46297,11 +46448,36 @@ class WireUsage {
                 return this.gemini(data);
         }
     }
+    /** `names` of `source` as counts; undefined (the figure named in `impossible`) when one cannot be true. */
+    figures(source, names) {
+        const read = {};
+        for (const name of names) {
+            const value = source?.[name];
+            if (value === undefined || value === null)
+                continue;
+            if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+                this.impossible ??= `${name} ${typeof value === 'number' ? String(value) : `is a ${typeof value}`}`;
+                return undefined;
+            }
+            read[name] = value;
+        }
+        return read;
+    }
+    cannotBe(why) {
+        this.impossible ??= why;
+        return false;
+    }
+    // A figure left out keeps its value; one that shrinks is kept at its highest (cumulative: never money back).
     set(next, model) {
         if (typeof model === 'string' && model)
             this.usage.model = model;
         const before = JSON.stringify(this.usage);
-        Object.assign(this.usage, next);
+        for (const kind of KINDS) {
+            const value = next[kind];
+            // An hour's writes are named only once there are any (the other wires never have them).
+            if (value !== undefined && (value > 0 || this.usage[kind] !== undefined))
+                this.usage[kind] = Math.max(this.usage[kind] ?? 0, value);
+        }
         this.seen = true;
         return JSON.stringify(this.usage) !== before;
     }
@@ -46312,19 +46488,55 @@ class WireUsage {
         const usage = obj(message ? message.usage : data.type === 'message_delta' ? data.usage : undefined);
         if (!usage)
             return false;
-        const u = this.usage;
+        const read = this.figures(usage, [
+            'input_tokens',
+            'output_tokens',
+            'cache_read_input_tokens',
+            'cache_creation_input_tokens'
+        ]);
+        const creation = obj(usage.cache_creation);
+        const split = this.figures(creation, ['ephemeral_5m_input_tokens', 'ephemeral_1h_input_tokens']);
+        const server = this.figures(obj(usage.server_tool_use), ['web_search_requests']);
+        if (!read || !split || !server)
+            return false;
+        // The writes by time to live; what the answer leaves unattributed is counted at the TTL the request asked.
+        const attributed = (split.ephemeral_5m_input_tokens ?? 0) + (split.ephemeral_1h_input_tokens ?? 0);
+        const writes = read.cache_creation_input_tokens ?? (creation ? attributed : undefined);
+        if (writes !== undefined && attributed > writes)
+            return this.cannotBe(`cache_creation (${attributed}) more than cache_creation_input_tokens (${writes})`);
+        const hour = writes === undefined
+            ? undefined
+            : (split.ephemeral_1h_input_tokens ?? 0) + (this.hourCache ? writes - attributed : 0);
         // The web search server tool is billed per search, not in tokens.
-        const searches = wire_num(obj(usage.server_tool_use)?.web_search_requests);
-        const perUse = Math.max(this.perUseUsd, searches * ANTHROPIC_WEB_SEARCH_USD);
+        const perUse = Math.max(this.perUseUsd, (server.web_search_requests ?? 0) * ANTHROPIC_WEB_SEARCH_USD);
         const searched = perUse !== this.perUseUsd;
         this.perUseUsd = perUse;
         const changed = this.set({
-            input: 'input_tokens' in usage ? wire_num(usage.input_tokens) : u.input,
-            output: 'output_tokens' in usage ? wire_num(usage.output_tokens) : u.output,
-            cache_read: 'cache_read_input_tokens' in usage ? wire_num(usage.cache_read_input_tokens) : u.cache_read,
-            cache_write: 'cache_creation_input_tokens' in usage ? wire_num(usage.cache_creation_input_tokens) : u.cache_write
+            input: read.input_tokens,
+            output: read.output_tokens,
+            cache_read: read.cache_read_input_tokens,
+            cache_write: writes,
+            cache_write_1h: hour
         }, message?.model);
         return changed || searched;
+    }
+    /** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
+    openAi(usage, model, input, output, details) {
+        const read = this.figures(usage, [input, output]);
+        const cached = this.figures(obj(usage[details]), ['cached_tokens']);
+        if (!read || !cached)
+            return false;
+        const hit = cached.cached_tokens ?? 0;
+        if (hit > (read[input] ?? 0))
+            return this.cannotBe(`cached_tokens (${hit}) more than ${input} (${read[input] ?? 0})`);
+        // A UsageReport's input is the uncached part.
+        const whole = read[input];
+        return this.set({
+            input: whole === undefined ? undefined : whole - hit,
+            output: read[output],
+            cache_read: hit,
+            cache_write: 0
+        }, model);
     }
     // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
     // A web search call is billed per call: counted as each output item shows, and in the final output.
@@ -46334,7 +46546,7 @@ class WireUsage {
         const usage = obj(response?.usage);
         if (!response || !usage)
             return searched;
-        const changed = this.set(openAiUsage(usage, 'input_tokens', 'output_tokens', 'input_tokens_details'), response.model);
+        const changed = this.openAi(usage, response.model, 'input_tokens', 'output_tokens', 'input_tokens_details');
         return changed || searched;
     }
     countSearches(items, index) {
@@ -46343,7 +46555,7 @@ class WireUsage {
             const call = obj(item);
             if (call?.type !== 'web_search_call')
                 return;
-            this.searchCalls.add(typeof call.id === 'string' ? call.id : `#${wire_num(index) || at}`);
+            this.searchCalls.add(typeof call.id === 'string' ? call.id : `#${typeof index === 'number' ? index : at}`);
         });
         if (this.searchCalls.size === before)
             return false;
@@ -46355,22 +46567,41 @@ class WireUsage {
         const usage = obj(data.usage);
         if (!usage)
             return false;
-        return this.set(openAiUsage(usage, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details'), data.model);
+        return this.openAi(usage, data.model, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details');
     }
     // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output.
     gemini(data) {
-        const usage = obj(data.usageMetadata);
-        if (!usage)
+        const read = this.figures(obj(data.usageMetadata), [
+            'promptTokenCount',
+            'cachedContentTokenCount',
+            'candidatesTokenCount',
+            'thoughtsTokenCount'
+        ]);
+        if (!read || !obj(data.usageMetadata))
             return false;
-        const cached = wire_num(usage.cachedContentTokenCount);
+        const prompt = read.promptTokenCount;
+        const cached = read.cachedContentTokenCount ?? 0;
+        if (cached > (prompt ?? 0))
+            return this.cannotBe(`cachedContentTokenCount (${cached}) more than promptTokenCount (${prompt ?? 0})`);
+        const candidates = read.candidatesTokenCount;
+        const thoughts = read.thoughtsTokenCount;
         return this.set({
-            input: wire_num(usage.promptTokenCount) - cached,
-            output: wire_num(usage.candidatesTokenCount) + wire_num(usage.thoughtsTokenCount),
+            input: prompt === undefined ? undefined : prompt - cached,
+            output: candidates === undefined && thoughts === undefined
+                ? undefined
+                : (candidates ?? 0) + (thoughts ?? 0),
             cache_read: cached,
             cache_write: 0
         }, data.modelVersion);
     }
 }
+/** Anthropic's web search server tool: $10 per 1,000 searches (platform.claude.com pricing, 2026-11). */
+const ANTHROPIC_WEB_SEARCH_USD = 0.01;
+/**
+ * OpenAI's web search tool, per call: $25 per 1,000 for web_search_preview on non-reasoning models, $10 for the
+ * rest (developers.openai.com/api/docs/pricing, built-in tools); the higher price is kept.
+ */
+const OPENAI_WEB_SEARCH_USD = 0.025;
 /**
  * Splits a server-sent event stream into the JSON of its `data:` fields, across chunk boundaries. Bytes are
  * only read here: the proxy forwards them untouched.
@@ -46482,188 +46713,6 @@ const MODEL_CALLS = {
     'openai-chat': 'POST /v1/chat/completions',
     gemini: 'generateContent and streamGenerateContent'
 };
-/** A model call the meter could not price though its endpoint is one: its name in the record and why. */
-function bodyRefusal(wire, body) {
-    // A background response runs on after the request returns, billed where the meter never looks.
-    if (wire === 'openai-responses' && obj(body)?.background === true)
-        return {
-            name: 'background: true',
-            why: 'a background response is billed when it finishes, after the answer the meter reads'
-        };
-    // OpenAI's priority processing costs more than the table's standard rates: the meter would price it low.
-    if ((wire === 'openai-responses' || wire === 'openai-chat') && obj(body)?.service_tier === 'priority')
-        return {
-            name: 'service_tier: priority',
-            why: "priority processing is billed above the price table's standard rates"
-        };
-    const json = obj(body) ?? {};
-    if (wire === 'openai-responses') {
-        // A small body that names stored input: the whole stored conversation is billed as this request's input.
-        for (const field of ['previous_response_id', 'conversation', 'prompt'])
-            if (json[field] !== undefined && json[field] !== null && json[field] !== '')
-                return {
-                    name: field,
-                    why: `${field} bills stored input (${STORED_INPUT[field]}) the body does not hold, so its worst case cannot be read from it; send the whole input instead`
-                };
-        const fee = toolTypes(json.tools).find(type => PER_USE_TOOLS.includes(type));
-        if (fee)
-            return {
-                name: `tools: ${fee}`,
-                why: 'the hosted tool is billed per call or per session beside the tokens, at a price the meter does not know'
-            };
-    }
-    // Anthropic's code execution is billed per container-hour beside the tokens (web search is metered, its
-    // requests counted in the usage; web fetch costs tokens only).
-    if (wire === 'anthropic-messages') {
-        const container = toolTypes(json.tools).find(type => type.startsWith('code_execution'));
-        if (container)
-            return {
-                name: `tools: ${container}`,
-                why: 'code execution is billed per container-hour beside the tokens, at a price the meter does not know'
-            };
-    }
-    // Chat completions' search models bill a fee per search.
-    if (wire === 'openai-chat' && json.web_search_options !== undefined)
-        return {
-            name: 'web_search_options',
-            why: 'a web search is billed per call beside the tokens, at a price the meter does not know'
-        };
-    if (wire === 'gemini') {
-        const grounding = (Array.isArray(json.tools) ? json.tools : [])
-            .flatMap(tool => Object.keys(obj(tool) ?? {}))
-            .find(key => GROUNDING_TOOLS.includes(key));
-        if (grounding)
-            return {
-                name: `tools: ${grounding}`,
-                why: 'grounding is billed per grounded prompt or per search query beside the tokens, at a price the meter does not know'
-            };
-    }
-    return undefined;
-}
-const STORED_INPUT = {
-    previous_response_id: 'the earlier response and everything before it',
-    conversation: "the conversation's items",
-    prompt: 'the stored prompt'
-};
-/** Responses hosted tools with a fee per call or per container session (web search is priced instead). */
-const PER_USE_TOOLS = ['file_search', 'code_interpreter', 'image_generation'];
-/** Gemini's grounding tools, billed per grounded prompt (2.5) or per search query (3) beside the tokens. */
-const GROUNDING_TOOLS = [
-    'googleSearch',
-    'google_search',
-    'googleSearchRetrieval',
-    'google_search_retrieval',
-    'googleMaps',
-    'google_maps',
-    'enterpriseWebSearch',
-    'enterprise_web_search',
-    'retrieval'
-];
-function toolTypes(tools) {
-    return (Array.isArray(tools) ? tools : []).flatMap(tool => {
-        const type = obj(tool)?.type;
-        return typeof type === 'string' ? [type] : [];
-    });
-}
-/**
- * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
- * a body holds beyond that (an image, a crafted string) is caught when the answer reports it.
- */
-const BYTES_PER_INPUT_TOKEN = 3;
-/**
- * The output a request is reserved at, and limited to, when it names no limit (the CLIs' own defaults are 8K to
- * 32K; codex names none): the proxy writes it into the body (withOutputLimit).
- */
-const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
-const positive = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined;
-/** Where a wire's request names its output limit (chat: the first one set, as worstCaseUsage reads it). */
-function outputLimit(wire, json) {
-    return wire === 'anthropic-messages'
-        ? json.max_tokens
-        : wire === 'openai-responses'
-            ? json.max_output_tokens
-            : wire === 'openai-chat'
-                ? (json.max_completion_tokens ?? json.max_tokens)
-                : obj(json.generationConfig)?.maxOutputTokens;
-}
-/**
- * The body with the output limit it was reserved at, when it names none the meter can read: without one the
- * API allows the model's whole output (128K tokens for GPT-5), far past what was reserved. Undefined when the
- * body names its own limit (then it goes up untouched).
- */
-function withOutputLimit(wire, body) {
-    const json = obj(body);
-    if (!json || positive(outputLimit(wire, json)) !== undefined)
-        return undefined;
-    const limit = DEFAULT_MAX_OUTPUT_TOKENS;
-    switch (wire) {
-        case 'anthropic-messages':
-            return { ...json, max_tokens: limit };
-        case 'openai-responses':
-            return { ...json, max_output_tokens: limit };
-        case 'openai-chat': {
-            // OpenAI's own models take only max_completion_tokens; other chat servers know max_tokens.
-            const { max_tokens: _, max_completion_tokens: __, ...rest } = json;
-            const openAi = typeof json.model === 'string' && /^(gpt-|o\d|chatgpt-)/.test(json.model);
-            return { ...rest, [openAi ? 'max_completion_tokens' : 'max_tokens']: limit };
-        }
-        case 'gemini':
-            return { ...json, generationConfig: { ...obj(json.generationConfig), maxOutputTokens: limit } };
-    }
-}
-/**
- * The most a model call may use: its body's size as input (none of it cached) and its output limit (times the
- * choices asked for) as output; the model it names, else `pathModel` (Gemini's).
- */
-function worstCaseUsage(wire, body, bytes, pathModel) {
-    const json = obj(body) ?? {};
-    const config = obj(json.generationConfig) ?? {};
-    const limit = outputLimit(wire, json);
-    const choices = positive(wire === 'openai-chat' ? json.n : wire === 'gemini' ? config.candidateCount : 1);
-    // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
-    const model = wire === 'gemini' && pathModel
-        ? pathModel
-        : typeof json.model === 'string' && json.model
-            ? json.model
-            : pathModel;
-    return {
-        input: Math.ceil(bytes / BYTES_PER_INPUT_TOKEN),
-        output: (positive(limit) ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
-        cache_read: 0,
-        cache_write: 0,
-        ...(model ? { model } : {})
-    };
-}
-/** Anthropic's web search server tool: $10 per 1,000 searches (platform.claude.com pricing, 2026-11). */
-const ANTHROPIC_WEB_SEARCH_USD = 0.01;
-/** Searches a web search tool that names no max_uses is reserved for (one request may search many times). */
-const DEFAULT_WEB_SEARCHES = 20;
-/**
- * OpenAI's web search tool, per call: $25 per 1,000 for web_search_preview on non-reasoning models, $10 for the
- * rest (developers.openai.com/api/docs/pricing, built-in tools); the higher price is kept.
- */
-const OPENAI_WEB_SEARCH_USD = 0.025;
-/**
- * The most a model call may be billed per use beside its tokens: each Anthropic web search tool's max_uses; for
- * an OpenAI web search tool, the request's max_tool_calls (every hosted tool call a response may make).
- */
-function worstPerUseUsd(wire, body) {
-    if (wire === 'openai-responses') {
-        const json = obj(body) ?? {};
-        if (!toolTypes(json.tools).some(type => type.startsWith('web_search')))
-            return 0;
-        return (positive(json.max_tool_calls) ?? DEFAULT_WEB_SEARCHES) * OPENAI_WEB_SEARCH_USD;
-    }
-    if (wire !== 'anthropic-messages')
-        return 0;
-    const tools = obj(body)?.tools;
-    if (!Array.isArray(tools))
-        return 0;
-    return tools
-        .map(obj)
-        .filter(tool => typeof tool?.type === 'string' && tool.type.startsWith('web_search'))
-        .reduce((sum, tool) => sum + (positive(tool?.max_uses) ?? DEFAULT_WEB_SEARCHES) * ANTHROPIC_WEB_SEARCH_USD, 0);
-}
 /** The most a request body may grow to once decoded: more is refused, never read on trust. */
 const MAX_REQUEST_BODY = 64 * 1024 * 1024;
 /** A request body as the upstream will read it, or undefined when its encoding is one the proxy cannot read. */
@@ -46706,6 +46755,413 @@ function apiError(wire, status, message) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/proxy/preauth.ts
+
+/**
+ * The pre-authorisation of one model call of `wire`: its body parsed (`body`), its decoded size (`bytes`) and
+ * the model its path names (Gemini's). Refused when a part of it bills what its bytes do not bound.
+ */
+function preauthorize(wire, body, bytes, pathModel, price) {
+    const json = obj(body) ?? {};
+    const { tooDeep, ttls } = scan(body);
+    if (tooDeep)
+        return preauth_refused('deep nesting', `its body is nested deeper than ${MAX_DEPTH} levels, which the meter does not read`);
+    const refusal = rateOrTimeRefusal(wire, json) ?? unsizedRefusal(wire, json);
+    if (refusal)
+        return { kind: 'refused', ...refusal };
+    const unknownTtl = [...ttls].find(ttl => ttl !== '5m' && ttl !== '1h');
+    if (unknownTtl !== undefined)
+        return preauth_refused(`cache_control ttl: ${named(unknownTtl)}`, 'the meter prices the 5-minute and the 1-hour cache writes only');
+    const limited = withOutputLimit(wire, json);
+    const sent = limited ? Buffer.from(JSON.stringify(limited)) : undefined;
+    const tokens = worstCaseUsage(wire, limited ?? json, sent?.length ?? bytes, pathModel);
+    // Each input token is billed as one kind: plain input, or a cache write of a TTL the request asks for.
+    const { input, ...rest } = tokens;
+    const kinds = [
+        tokens,
+        ...(ttls.has('5m') ? [{ ...rest, input: 0, cache_write: input }] : []),
+        ...(ttls.has('1h') ? [{ ...rest, input: 0, cache_write: input, cache_write_1h: input }] : [])
+    ];
+    const priced = kinds.map(usage => ({ usage, usd: price(usage) ?? 0 }));
+    const dearest = priced.reduce((a, b) => (b.usd > a.usd ? b : a));
+    return {
+        kind: 'authorised',
+        worstUsd: dearest.usd,
+        worst: dearest.usage,
+        ...(sent ? { body: sent } : {}),
+        hourCache: ttls.has('1h')
+    };
+}
+const preauth_refused = (name, why) => ({ kind: 'refused', name, why });
+/** Deeper bodies are refused: no CLI nests so far, and reading them must not exhaust the stack. */
+const MAX_DEPTH = 256;
+/** A value of the agent's, kept only in the characters of API names: it goes into the log and the record. */
+const named = (value) => typeof value === 'string' && /^[A-Za-z0-9_.:/-]{1,60}$/.test(value)
+    ? value
+    : value === undefined || value === null
+        ? 'none'
+        : 'a name with other characters';
+const given = (value) => value !== undefined &&
+    value !== null &&
+    value !== false &&
+    value !== '' &&
+    !(Array.isArray(value) && value.length === 0);
+const list = (value) => (Array.isArray(value) ? value : []);
+/** The fields that set the rate a call is billed at, and their values the price table's rates are for. */
+const STANDARD_RATES = {
+    // Fast mode is billed at 6× (platform.claude.com, fast mode); US-only inference at 1.1× (data residency).
+    'anthropic-messages': { speed: ['standard'], inference_geo: ['global'] },
+    // Priority processing is billed above the standard rates; flex below them.
+    'openai-responses': { service_tier: ['auto', 'default', 'flex'] },
+    'openai-chat': { service_tier: ['auto', 'default', 'flex'] },
+    gemini: {}
+};
+/** A call billed at another rate than the table's, or later than its answer: never forwarded. */
+function rateOrTimeRefusal(wire, json) {
+    // A background response runs on after the request returns, billed where the meter never looks.
+    if (wire === 'openai-responses' && json.background === true)
+        return {
+            name: 'background: true',
+            why: 'a background response is billed when it finishes, after the answer the meter reads'
+        };
+    for (const [field, standard] of Object.entries(STANDARD_RATES[wire])) {
+        const value = json[field];
+        if (value !== undefined && value !== null && !standard.includes(value))
+            return {
+                name: `${field}: ${named(value)}`,
+                why: `it is billed above the price table's standard rates (the meter prices ${field} ${standard.join(', ')} only)`
+            };
+    }
+    return undefined;
+}
+const UNSIZED_WHY = "the vendor bills it as input the body does not hold (a document fetched by URL, a stored file or response, a server-run tool's results or prompt), so no worst case can be read from the body; send the content inline, and only tools the agent runs itself";
+function unsizedRefusal(wire, json) {
+    const name = UNSIZED[wire](json);
+    return name === undefined ? undefined : { name, why: UNSIZED_WHY };
+}
+/** Top-level fields by which a body names input it does not hold. */
+const NAMES_OUTSIDE_INPUT = {
+    // A remote MCP server's tools and results; a container's files and skills.
+    'anthropic-messages': ['mcp_servers', 'container'],
+    // The stored conversation, its items, a stored prompt.
+    'openai-responses': ['previous_response_id', 'conversation', 'prompt'],
+    // A search model's search results (and its fee per search).
+    'openai-chat': ['web_search_options'],
+    // Stored context, billed as cached input and by the hour.
+    gemini: ['cachedContent']
+};
+/** The first part of a body of each wire outside the allow-lists, named; undefined when it is all sized. */
+const UNSIZED = {
+    'anthropic-messages': json => outsideInput('anthropic-messages', json) ??
+        firstOf(list(obj(json.context_management)?.edits), edit => {
+            // Clearing old content only shrinks the input; a compaction is another model call inside this one.
+            const type = obj(edit)?.type;
+            return typeof type === 'string' && type.startsWith('clear_')
+                ? undefined
+                : `context_management: ${named(type)}`;
+        }) ??
+        firstOf(list(json.tools), tool => {
+            // A typed tool is the vendor's: a server-run one, or a client one with a prompt the body does not hold.
+            const type = obj(tool)?.type;
+            return type === undefined || type === null || type === 'custom' ? undefined : `tools: ${named(type)}`;
+        }) ??
+        anthropicBlocks(json.system) ??
+        firstOf(list(json.messages), message => anthropicBlocks(obj(message)?.content)),
+    'openai-responses': json => outsideInput('openai-responses', json) ??
+        openAiTools(json.tools, RESPONSES_TOOLS) ??
+        (Array.isArray(json.input) ? firstOf(json.input, responsesItem) : undefined),
+    'openai-chat': json => outsideInput('openai-chat', json) ??
+        openAiTools(json.tools, CHAT_TOOLS) ??
+        firstOf(list(json.messages), message => openAiParts(obj(message)?.content)),
+    gemini: json => outsideInput('gemini', json) ??
+        firstOf(list(json.tools), tool => firstOf(Object.keys(obj(tool) ?? {}), key => GEMINI_TOOLS.has(camel(key)) ? undefined : `tools: ${named(key)}`)) ??
+        firstOf(geminiFields(json, 'systemInstruction'), system => geminiParts(obj(system)?.parts)) ??
+        firstOf(list(json.contents), content => geminiParts(obj(content)?.parts))
+};
+function outsideInput(wire, json) {
+    const values = (name) => (wire === 'gemini' ? geminiFields(json, name) : [json[name]]);
+    return NAMES_OUTSIDE_INPUT[wire].find(name => values(name).some(given));
+}
+function firstOf(items, find) {
+    for (const item of items) {
+        const found = find(item);
+        if (found !== undefined)
+            return found;
+    }
+    return undefined;
+}
+/** Anthropic's content blocks the body holds whole (a source must be inline too). */
+const ANTHROPIC_BLOCKS = new Set([
+    'text',
+    'image',
+    'document',
+    'search_result',
+    'tool_use',
+    'tool_result',
+    'thinking',
+    'redacted_thinking'
+]);
+/** Sources whose content is in the body: base64 data, plain text, content blocks. */
+const INLINE_SOURCES = new Set(['base64', 'text', 'content']);
+/** Content: a string, or blocks (a tool result's and a document's own content read the same way). */
+function anthropicBlocks(content) {
+    return firstOf(list(content), item => {
+        const block = obj(item);
+        if (!block)
+            return undefined;
+        const type = block.type;
+        if (typeof type !== 'string' || !ANTHROPIC_BLOCKS.has(type))
+            return `${named(type)} content`;
+        // Citations add a prompt and a chunking of the document the body does not show.
+        if (obj(block.citations)?.enabled === true)
+            return `${type} citations`;
+        const source = obj(block.source);
+        if (source && !INLINE_SOURCES.has(source.type))
+            return `${type} source: ${named(source.type)}`;
+        return anthropicBlocks(source?.content) ?? anthropicBlocks(block.content);
+    });
+}
+/** Tools the agent defines in full and runs itself (codex groups its MCP tools in namespaces). */
+const RESPONSES_TOOLS = new Set(['function', 'custom', 'namespace']);
+const CHAT_TOOLS = new Set(['function', 'custom']);
+function openAiTools(tools, allowed) {
+    return firstOf(list(tools), tool => {
+        const type = obj(tool)?.type;
+        if (typeof type !== 'string' || !allowed.has(type))
+            return `tools: ${named(type)}`;
+        return type === 'namespace' ? openAiTools(obj(tool)?.tools, CHAT_TOOLS) : undefined;
+    });
+}
+/** Responses input items the body holds whole: messages, the agent's own tool calls and their outputs. */
+const RESPONSES_ITEMS = new Set([
+    'message',
+    'function_call',
+    'function_call_output',
+    'custom_tool_call',
+    'custom_tool_call_output',
+    'reasoning'
+]);
+function responsesItem(value) {
+    const item = obj(value);
+    if (!item)
+        return undefined;
+    // A message may leave its type out.
+    const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
+    if (typeof type !== 'string' || !RESPONSES_ITEMS.has(type))
+        return `${named(type)} input`;
+    return openAiParts(item.content) ?? openAiParts(item.output);
+}
+/** OpenAI content parts (both wires) the body holds whole: text, and images, files and audio given inline. */
+const OPENAI_PARTS = new Set([
+    'text',
+    'input_text',
+    'output_text',
+    'refusal',
+    'image_url',
+    'input_image',
+    'file',
+    'input_file',
+    'input_audio'
+]);
+function openAiParts(content) {
+    return firstOf(list(content), value => {
+        const part = obj(value);
+        if (!part)
+            return undefined;
+        const type = part.type;
+        if (typeof type !== 'string' || !OPENAI_PARTS.has(type))
+            return `${named(type)} content`;
+        const file = obj(part.file) ?? part;
+        if (given(file.file_id))
+            return `${type}: file_id`;
+        if (given(file.file_url))
+            return `${type}: file_url`;
+        // An image is inline only as a data: URL (Responses: a string; chat: { url }).
+        const url = typeof part.image_url === 'string' ? part.image_url : obj(part.image_url)?.url;
+        if (part.image_url !== undefined && !(typeof url === 'string' && url.startsWith('data:')))
+            return `${type}: image_url`;
+        return undefined;
+    });
+}
+/** Gemini's field names in the one spelling: its API reads both `file_data` and `fileData`. */
+const camel = (key) => key.replace(/_([a-z])/g, (_, letter) => letter.toUpperCase());
+/** A Gemini field in both spellings its API reads: `fileData` and `file_data`. */
+const spellings = (name) => [
+    name,
+    name.replace(/[A-Z]/g, letter => `_${letter.toLowerCase()}`)
+];
+/** A Gemini field's values, in either spelling (both, when a body gives both). */
+const geminiFields = (json, name) => spellings(name)
+    .map(key => json?.[key])
+    .filter(value => value !== undefined);
+/** Gemini's tools the agent declares and runs itself; every other (search, URL context, code execution) is Google's. */
+const GEMINI_TOOLS = new Set(['functionDeclarations']);
+/** The fields of a Gemini part the body holds whole (fileData names a stored or fetched file). */
+const GEMINI_PART_FIELDS = new Set([
+    'text',
+    'inlineData',
+    'functionCall',
+    'functionResponse',
+    'executableCode',
+    'codeExecutionResult',
+    'thought',
+    'thoughtSignature',
+    'videoMetadata',
+    'mediaResolution',
+    'partMetadata'
+]);
+function geminiParts(parts) {
+    return firstOf(list(parts), value => {
+        const part = obj(value) ?? {};
+        const field = Object.keys(part).find(key => !GEMINI_PART_FIELDS.has(camel(key)));
+        if (field !== undefined)
+            return `${named(field)} part`;
+        // A function's response may carry parts of its own.
+        return firstOf(geminiFields(part, 'functionResponse'), response => geminiParts(obj(response)?.parts));
+    });
+}
+/**
+ * One walk of the whole body (without recursion): whether it nests deeper than MAX_DEPTH, and the cache TTLs
+ * it asks for, read from every `cache_control` in it (the Messages API's, and a gateway's that passes it on;
+ * none named is '5m'). Anywhere, so that content of the agent's naming one errs high.
+ */
+function scan(body) {
+    const ttls = new Set();
+    const values = [body];
+    const depths = [0];
+    while (values.length > 0) {
+        const value = values.pop();
+        const depth = depths.pop() ?? 0;
+        if (value === null || typeof value !== 'object')
+            continue;
+        if (depth >= MAX_DEPTH)
+            return { tooDeep: true, ttls };
+        if (Array.isArray(value)) {
+            for (const item of value) {
+                values.push(item);
+                depths.push(depth + 1);
+            }
+            continue;
+        }
+        for (const key in value) {
+            const child = value[key];
+            if (key === 'cache_control') {
+                const ttl = obj(child)?.ttl;
+                if (obj(child))
+                    ttls.add(ttl === undefined || ttl === null ? '5m' : String(ttl));
+            }
+            values.push(child);
+            depths.push(depth + 1);
+        }
+    }
+    return { tooDeep: false, ttls };
+}
+/**
+ * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
+ * a body holds beyond that (an image, a crafted string) is caught when the answer reports it.
+ */
+const BYTES_PER_INPUT_TOKEN = 3;
+/**
+ * Input the vendor adds of its own beside the body: Anthropic's tool-use system prompt is 346 tokens at most
+ * (platform.claude.com, tool use pricing); 1,000 errs high.
+ */
+const VENDOR_PROMPT_TOKENS = 1_000;
+/**
+ * The output a request is reserved at, and limited to, when it names no limit (the CLIs' own defaults are 8K to
+ * 32K; codex names none): the proxy writes it into the body (withOutputLimit).
+ */
+const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
+const positive = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined;
+/**
+ * The output limit a request names, or undefined when it names none the meter can read. A limit named more
+ * than once (chat's two fields, Gemini's two spellings) is read at its highest: whichever the API obeys.
+ */
+function outputLimit(wire, json) {
+    const limitOf = (...values) => highest(values.filter(value => value !== undefined && value !== null));
+    switch (wire) {
+        case 'anthropic-messages':
+            return limitOf(json.max_tokens);
+        case 'openai-responses':
+            return limitOf(json.max_output_tokens);
+        case 'openai-chat':
+            return limitOf(json.max_completion_tokens, json.max_tokens);
+        case 'gemini':
+            return limitOf(...geminiSettings(json, 'maxOutputTokens'));
+    }
+}
+/** A Gemini generation setting in every spelling its API takes (`generationConfig.maxOutputTokens`, `generation_config.max_output_tokens`, mixed). */
+function geminiSettings(json, name) {
+    return geminiFields(json, 'generationConfig').flatMap(config => geminiFields(obj(config), name));
+}
+/** The highest of `values` when each is a positive number, else undefined. */
+function highest(values) {
+    const counts = values.map(positive);
+    return counts.length > 0 && counts.every(count => count !== undefined)
+        ? Math.max(...counts)
+        : undefined;
+}
+/**
+ * The body with the output limit it was reserved at, when it names none the meter can read: without one the
+ * API allows the model's whole output (128K tokens for GPT-5), far past what was reserved. Undefined when the
+ * body names its own limit (then it goes up untouched).
+ */
+function withOutputLimit(wire, body) {
+    const json = obj(body);
+    if (!json || outputLimit(wire, json) !== undefined)
+        return undefined;
+    const limit = DEFAULT_MAX_OUTPUT_TOKENS;
+    switch (wire) {
+        case 'anthropic-messages':
+            return { ...json, max_tokens: limit };
+        case 'openai-responses':
+            return { ...json, max_output_tokens: limit };
+        case 'openai-chat': {
+            // OpenAI's own models take only max_completion_tokens; other chat servers know max_tokens.
+            const { max_tokens: _, max_completion_tokens: __, ...rest } = json;
+            const openAi = typeof json.model === 'string' && /^(gpt-|o\d|chatgpt-)/.test(json.model);
+            return { ...rest, [openAi ? 'max_completion_tokens' : 'max_tokens']: limit };
+        }
+        case 'gemini': {
+            // The limit in every spelling the body uses, so that whichever the API reads, it reads this one.
+            const { max_output_tokens: _, ...config } = obj(json.generationConfig) ?? {};
+            const snake = obj(json.generation_config);
+            return {
+                ...json,
+                generationConfig: { ...config, maxOutputTokens: limit },
+                ...(snake
+                    ? { generation_config: { ...snake, maxOutputTokens: limit, max_output_tokens: limit } }
+                    : {})
+            };
+        }
+    }
+}
+/**
+ * The most a model call may use: its body's size as input (none of it cached) with the vendor's own prompt,
+ * and its output limit (times the choices asked for) as output; the model it names, else `pathModel` (Gemini's).
+ */
+function worstCaseUsage(wire, body, bytes, pathModel) {
+    const json = obj(body) ?? {};
+    const limit = outputLimit(wire, json);
+    const choices = wire === 'openai-chat'
+        ? positive(json.n)
+        : wire === 'gemini'
+            ? highest(geminiSettings(json, 'candidateCount').filter(count => positive(count)))
+            : 1;
+    // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
+    const model = wire === 'gemini' && pathModel
+        ? pathModel
+        : typeof json.model === 'string' && json.model
+            ? json.model
+            : pathModel;
+    return {
+        input: Math.ceil(bytes / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS,
+        output: (limit ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
+        cache_read: 0,
+        cache_write: 0,
+        ...(model ? { model } : {})
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/proxy/server.ts
 // The model proxy: a loopback HTTP server the agent CLI takes for its model API. It holds the real API key
 // (the agent has only a per-run placeholder), forwards each request over HTTPS to the upstream, passes the
@@ -46714,6 +47170,7 @@ function apiError(wire, status, message) {
 // endpoints the meter can price are forwarded, each model call is pre-authorised at its worst case against
 // what is left, and every request in flight is cut once the cap is crossed. It also serves CONNECT for the
 // hosts a workflow allows, and names every host and request it refuses.
+
 
 
 
@@ -46780,6 +47237,7 @@ function hostAllowed(host, allowed) {
         return p.startsWith('*.') ? name.endsWith(p.slice(1)) : name === p;
     });
 }
+const FREE_CALL = { worstUsd: 0, model: undefined, hourCache: false };
 const header = (request, name) => {
     const value = request.headers[name];
     return Array.isArray(value) ? value[0] : value;
@@ -46887,7 +47345,7 @@ async function startModelProxy(options) {
             if (overflow)
                 return refuseRequest(response, name, 'the proxy holds at most 256 MB of request bodies at once', 413);
             if (endpoint.kind === 'free')
-                return send(request, response, url, body, 0, undefined);
+                return send(request, response, url, body, FREE_CALL);
             const encoding = header(request, 'content-encoding');
             const decoded = decodeBody(body, encoding);
             if (!decoded)
@@ -46900,17 +47358,15 @@ async function startModelProxy(options) {
                 // What the proxy cannot read it cannot check (a background flag, the output limit): never forwarded.
                 return refuseRequest(response, name, 'its body is not JSON the meter can read');
             }
-            const refusal = bodyRefusal(options.wire, json);
-            if (refusal)
-                return refuseRequest(response, `${name} (${refusal.name})`, refusal.why);
-            // A body naming no output limit goes up with the one it is reserved at (decoded: its encoding is dropped).
-            const limited = withOutputLimit(options.wire, json);
-            const upBody = limited ? Buffer.from(JSON.stringify(limited)) : body;
-            const worst = worstCaseUsage(options.wire, limited ?? json, limited ? upBody.length : decoded.length, modelInPath(url.pathname));
+            const pre = preauthorize(options.wire, json, decoded.length, modelInPath(url.pathname), options.price);
+            if (pre.kind === 'refused')
+                return refuseRequest(response, `${name} (${pre.name})`, pre.why);
+            const call = { worstUsd: pre.worstUsd, model: pre.worst.model, hourCache: pre.hourCache };
             const pending = {
-                worstUsd: (options.price(worst) ?? 0) + worstPerUseUsd(options.wire, json),
-                start: () => send(request, response, url, upBody, pending.worstUsd, worst.model, limited !== undefined),
-                refuse: () => refuseForBudget(response, url.pathname, pending.worstUsd, worst.model)
+                worstUsd: pre.worstUsd,
+                // A body that named no output limit goes up with the one it was reserved at (plain: its encoding dropped).
+                start: () => send(request, response, url, pre.body ?? body, call, pre.body !== undefined),
+                refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model)
             };
             response.on('close', () => {
                 // The agent hung up while its request was held: it is no longer waiting.
@@ -46982,9 +47438,10 @@ async function startModelProxy(options) {
         if ((inFlight.size > 0 || waiting.length > 0) && options.overBudget?.())
             cutAll();
     };
-    const send = (request, response, url, body, worstUsd, model, 
+    const send = (request, response, url, body, call, 
     /** The body was rewritten, so it goes up plain, whatever encoding the agent sent. */
     plain = false) => {
+        const { worstUsd } = call;
         const record = {
             seq: requests.length + 1,
             method: request.method ?? 'GET',
@@ -46994,7 +47451,7 @@ async function startModelProxy(options) {
             ...(worstUsd > 0 ? { reservedUsd: worstUsd } : {})
         };
         requests.push(record);
-        const meter = new WireUsage(options.wire, modelInPath(url.pathname) ?? model);
+        const meter = new WireUsage(options.wire, modelInPath(url.pathname) ?? call.model, call.hourCache);
         const modelCall = endpointOf(options.wire, record.method, url.pathname).kind === 'model';
         const headers = {};
         for (const [name, value] of Object.entries(request.headers))
@@ -47037,8 +47494,14 @@ async function startModelProxy(options) {
             inFlight.delete(flight);
             settle();
             const ok = record.status >= 200 && record.status < 300;
+            // Usage that cannot be true is the upstream's fault, never money back: charged its worst case.
+            if (meter.impossible !== undefined) {
+                record.impossibleUsage = meter.impossible;
+                record.error ??= `the upstream reported usage that cannot be true (${meter.impossible})`;
+            }
             // No usage seen of an answer that may be billed: charged its worst case, so the cap still holds.
-            if (modelCall && (record.unread || !meter.seen) && (ok || (stopped && record.status === 0))) {
+            const unseen = (record.unread || !meter.seen) && (ok || (stopped && record.status === 0));
+            if (modelCall && (unseen || meter.impossible !== undefined)) {
                 record.costUsd = Math.max(record.costUsd ?? 0, worstUsd);
                 record.worstCase = true;
                 options.onRequest?.(record);
@@ -47434,9 +47897,14 @@ async function startAgentProxy(argv, env, settings, budget = {}) {
                 ]
                 : []),
             ...pricing.warnings(),
-            ...(proxy.requests.some(r => r.worstCase)
+            ...(proxy.requests.some(r => r.worstCase && r.impossibleUsage === undefined)
                 ? [
                     'the model proxy saw no usage in an answer the upstream may have billed (compressed, not JSON, a stream without usage, or cut): it was charged its pre-authorised worst case, so the budget still holds'
+                ]
+                : []),
+            ...(proxy.requests.some(r => r.impossibleUsage !== undefined)
+                ? [
+                    `the model upstream reported usage that cannot be true (${proxy.requests.find(r => r.impossibleUsage)?.impossibleUsage ?? ''}): a fault of the upstream's, so the request was charged its pre-authorised worst case and the run's cost is unknown`
                 ]
                 : [])
         ],
@@ -47554,7 +48022,9 @@ class MeteredCostMeter {
         const tokens = sumTokens(requests);
         const cost = requests.reduce((sum, r) => sum + (r.costUsd ?? 0), 0);
         // A request with tokens but no price, or an answer the proxy could not read, makes the run's cost unknown.
-        const unpriced = requests.some(r => r.unread === true || (r.costUsd === undefined && r.usage.input + r.usage.output > 0));
+        const unpriced = requests.some(r => r.unread === true ||
+            r.impossibleUsage !== undefined ||
+            (r.costUsd === undefined && r.usage.input + r.usage.output > 0));
         const source = unpriced ? 'unknown' : 'metered';
         const agentSaid = priceUsage(final ?? this.agentSaid, priceFromTable);
         const usage = {
@@ -47573,10 +48043,12 @@ class MeteredCostMeter {
                 output: r.usage.output,
                 cache_read: r.usage.cache_read,
                 cache_write: r.usage.cache_write,
+                ...(r.usage.cache_write_1h ? { cache_write_1h: r.usage.cache_write_1h } : {}),
                 ...(r.costUsd !== undefined ? { cost_usd: r.costUsd } : {}),
                 ...(r.cut ? { cut: true } : {}),
                 ...(r.unread ? { unread: true } : {}),
                 ...(r.worstCase ? { worst_case: true } : {}),
+                ...(r.impossibleUsage ? { impossible_usage: r.impossibleUsage } : {}),
                 ...(r.refused ? { refused: r.refused } : {}),
                 ...(r.error ? { error: r.error } : {})
             }))
@@ -48342,52 +48814,97 @@ function hermeticGitEnvironment(config = [], base = process.env) {
  * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
  *
  * `bash -s -- lend UID GID DIR USER` gives DIR (a clean checkout the action made) to the agent's user, letting it
- * pass through DIR's parents (`opened MODE PATH` each); `bash -s -- reclaim UID DIR OWNER_UID OWNER_GID
- * [MODE PATH]...` takes DIR back (setuid and setgid bits cleared first) and restores those modes. Every process
- * of UID must be dead by then.
+ * pass through DIR's parents (`opened MODE PATH` each); `bash -s -- reclaim UID GID DIR OWNER_UID OWNER_GID
+ * [MODE PATH]...` takes DIR back (GIVE_BACK) and restores those modes. Every process of UID must be dead by then.
  *
  * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
  * holds it: post, after a killed main, holds the user before it kills what is left of it.
  *
- * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER SECONDS PLACES [MODE PATH]...`
- * gives back what the agent owns in the work tree (setuid and setgid bits cleared first), restores the modes,
- * removes the HOME, UID's files in PLACES (SWEEP_FILES, within SECONDS) and HOLDER's hold on USER, and prints
- * `swept N`, and `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ * `bash -s -- release UID GID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER SECONDS PLACES [MODE PATH]...`
+ * gives back what the agent owns in the work tree (GIVE_BACK), restores the modes, removes the HOME, UID's files
+ * in PLACES (SWEEP_FILES, within SECONDS) and HOLDER's hold on USER, and prints `swept N`, and `problem MESSAGE`
+ * for what it could not do (one names what stays UID's). Every process of UID must be dead by then.
  */
 /**
- * The bash function `sweep_files UID SECONDS PLACE...`: removes every file, link and (then empty) folder that
- * UID owns under each PLACE (a folder, not a link), and prints `swept N` (how many it removed), and `problem
- * MESSAGE` when it ran out of time. Links are removed, never followed, and nothing of another uid is touched:
- * a folder of UID that holds another user's file stays, with that file. A setuid file of UID goes with its
- * name; no other name of it is left (protected_hardlinks: UID could link it only where it could write). One
- * file system each (-xdev): nothing mounted inside is walked. UID must have no process left: find is not
- * safe against an owner that renames as it walks.
+ * The bash function `sweep_files UID SECONDS KEEP PLACE...`: removes every file, link and (then empty) folder
+ * that UID owns under each PLACE (a folder, not a link), but what is in the folder KEEP (the work tree, when it
+ * lies in a PLACE; '' for none), and prints `swept N` (how many it removed), and `problem MESSAGE` when it ran out
+ * of time. Links are removed, never followed, and nothing of another uid is touched: a folder of UID that holds
+ * another user's file stays, with that file. A setuid file of UID goes with its name; no other name of it is
+ * left (protected_hardlinks: UID could link it only where it could write). One file system each (-xdev):
+ * nothing mounted inside is walked. UID must have no process left: find is not safe against an owner that
+ * renames as it walks.
  */
 const SWEEP_FILES = `
 sweep_files() {
-  local uid=$1 seconds=$2 place found=() n
-  shift 2
-  for place in "$@"; do [ -d "$place" ] && [ ! -L "$place" ] && found+=("$place"); done
+  local uid=$1 seconds=$2 keep=$3 place found=() skip=() n
+  shift 3
+  for place in "$@"; do [ -d "$place" ] && [ ! -L "$place" ] && found+=("$(realpath -e -- "$place")"); done
   if [ \${#found[@]} -eq 0 ]; then printf 'swept 0\\n'; return 0; fi
-  n=$(set -o pipefail; timeout -s KILL "$seconds" find -P "\${found[@]}" -xdev -mindepth 1 -depth -uid "$uid" \\( ! -type d -o -empty \\) -delete -printf x 2>/dev/null | wc -c)
+  # As find names it (real paths both), its glob characters escaped.
+  if [ -n "$keep" ] && keep=$(realpath -e -- "$keep" 2>/dev/null); then
+    keep=$(printf '%s' "$keep" | sed 's/[][*?\\\\]/\\\\&/g')
+    skip=(! -path "$keep" ! -path "$keep/*")
+  fi
+  n=$(set -o pipefail; timeout -s KILL "$seconds" find -P "\${found[@]}" -xdev -mindepth 1 -depth -uid "$uid" \${skip[@]+"\${skip[@]}"} \\( ! -type d -o -empty \\) -delete -printf x 2>/dev/null | wc -c)
   [ $? -eq 137 ] && problem "the removal of uid $uid's files from $* ran out of its $seconds s: some may be left"
   printf 'swept %s\\n' "$n"
+}
+`;
+/**
+ * The bash functions `give_back UID GID OWNER GROUP LABEL PATH...` and `left UID TOP LABEL PATH...`.
+ * give_back makes what UID owns under each PATH, at any depth, OWNER:GROUP's, setuid and setgid bits cleared
+ * first. chown -R and find -execdir walk folder by folder, so neither depth nor a path longer than PATH_MAX stops
+ * them, and they follow no link. A file of UID's with other names (a hard link into /tmp) is first copied apart
+ * under a short name (a name of 250 bytes has no room for a suffix): the chown would make those other names
+ * OWNER's too, and the sweep would pass them by. One that cannot be copied (no space left) stays UID's, with its
+ * other names. left prints one `problem` line naming (the first ten, relative to TOP, shell-quoted) what UID
+ * still owns under the PATHs. LABEL names the PATHs in a problem line (it never holds a name of the agent's).
+ */
+const GIVE_BACK = `
+copy_apart='for f; do
+  [ "$(stat -c %h -- "$f")" -gt 1 ] || continue
+  t=$(mktemp -- ./.ralph-apart.XXXXXX) && { cp -p -- "$f" "$t" && mv -f -- "$t" "$f" && continue; rm -f -- "$t"; }
+  stat -c %d:%i -- "$f"
+done'
+keep_uncopied='to=$1; shift
+set -f; all=" $(printf "%s " $UNCOPIED)"
+for f; do
+  case "$all" in *" $(stat -c %d:%i -- "$f") "*) chown -h -- "$to" "$f" ;; esac
+done'
+give_back() {
+  local uid=$1 gid=$2 owner=$3 group=$4 label=$5 uncopied
+  shift 5
+  find "$@" -uid "$uid" ! -type l -perm /6000 -execdir chmod ug-s -- {} + 2>/dev/null || problem "could not clear setuid bits in $label"
+  uncopied=$(find "$@" -uid "$uid" -type f -links +1 -execdir bash -c "$copy_apart" copy-apart {} + 2>/dev/null)
+  chown -R -h --from="$uid" -- "$owner:$group" "$@" 2>/dev/null
+  [ -z "$uncopied" ] || UNCOPIED=$uncopied find "$@" -uid "$owner" -type f -links +1 -execdir bash -c "$keep_uncopied" keep "$uid:$gid" {} + 2>/dev/null
+  return 0
+}
+left() {
+  local uid=$1 top=$2 label=$3 n=0 entry kind links p names='' more=''
+  shift 3
+  while IFS= read -r -d '' entry; do
+    n=$((n + 1))
+    [ "$n" -le 10 ] || continue
+    kind=\${entry%% *} entry=\${entry#* } links=\${entry%% *} p=\${entry#* }
+    p=\${p#"$top"/}
+    [ "\${#p}" -le 160 ] || p="\${p:0:70}...\${p: -70}"
+    names+=" $(printf '%q' "$p")"
+    [ "$kind" != f ] || [ "$links" -le 1 ] || names+=" (it has $links names: not copied apart)"
+  done < <(find "$@" -uid "$uid" -printf '%y %n %p\\0' 2>/dev/null)
+  [ "$n" -le 10 ] || more=" and $((n - 10)) more"
+  [ "$n" -ne 1 ] || problem "1 entry of $label could not be given back and stays uid $uid's:$names"
+  [ "$n" -le 1 ] || problem "$n entries of $label could not be given back and stay uid $uid's:$names$more"
 }
 `;
 const PRIVILEGED = `
 set -u
 ${SWEEP_FILES}
+${GIVE_BACK}
 shopt -s dotglob nullglob
 fail() { printf 'error %s\\n' "$*"; exit 1; }
 problem() { printf 'problem %s\\n' "$*"; }
-# A file of the agent's with another name outside (a hard link into /tmp) gets a copy of its own before it is
-# given away: the chown would make the other name root's too, and the sweep would leave it, and its folder.
-unshare_links() {
-  local f t
-  while IFS= read -r -d '' f; do
-    t=$(mktemp -- "$f.XXXXXX") && cp -p -- "$f" "$t" && mv -f -- "$t" "$f" || problem "could not copy $f apart from its other names"
-  done < <(find "$@" -uid "$uid" -type f -links +1 -print0)
-}
 as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
 # The entries of the work tree, .git left out: it stays the owner's, readable only.
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
@@ -48465,10 +48982,14 @@ if [ "$step" = prepare ]; then
   for r in "$@"; do pass "$r"; done
   # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
   # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
-  # never rename or remove .git.
+  # never rename or remove .git. A file with other names (a hard link into a package store outside) stays the
+  # owner's: giving it would give those names too, for the agent to write. By full path first (fast), then what
+  # is left from its own folder (a path longer than PATH_MAX).
   mapfile -d '' -t found < <(entries)
   if [ \${#found[@]} -gt 0 ]; then
-    find "\${found[@]}" -uid "$owner" -exec chown -h "$uid:$gid" -- {} + || fail "could not give the work tree $tree to $user"
+    find "\${found[@]}" -uid "$owner" ! \\( -type f -links +1 \\) -exec chown -h "$uid:$gid" -- {} + 2>/dev/null
+    find "\${found[@]}" -uid "$owner" ! \\( -type f -links +1 \\) -execdir chown -h "$uid:$gid" -- {} + ||
+      fail "could not give the work tree $tree to $user"
   fi
   printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
   chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
@@ -48478,30 +48999,29 @@ if [ "$step" = prepare ]; then
 elif [ "$step" = claim ]; then
   take "$1" "$2" "$3"
 elif [ "$step" = release ]; then
-  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7 user=$8 holder=$9 seconds=\${10} folders=\${11}
-  shift 11
+  uid=$1 gid=$2 home=$3 tree=$4 owner=$5 ownergroup=$6 topgid=$7 topmode=$8 user=$9 holder=\${10} seconds=\${11} folders=\${12}
+  shift 12
   mapfile -d '' -t found < <(entries)
-  if [ \${#found[@]} -gt 0 ]; then
-    # A setuid file the agent made must not become one of the owner's.
-    find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
-    unshare_links "\${found[@]}"
-    find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
-  fi
+  [ \${#found[@]} -eq 0 ] || give_back "$uid" "$gid" "$owner" "$ownergroup" "the work tree $tree" "\${found[@]}"
   chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
   rm -rf -- "$home" || problem "could not remove $home"
   IFS=: read -r -a folders <<< "$folders"
-  sweep_files "$uid" "$seconds" "\${folders[@]}"
+  sweep_files "$uid" "$seconds" "$tree" "\${folders[@]}"
+  if [ \${#found[@]} -gt 0 ]; then
+    # A file kept for its other names, which went with the HOME or the sweep, has no other name now.
+    find "\${found[@]}" -uid "$uid" ! \\( -type f -links +1 \\) -execdir chown -h "$owner:$ownergroup" -- {} + 2>/dev/null
+    left "$uid" "$tree" "the work tree $tree" "\${found[@]}"
+  fi
   [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
 elif [ "$step" = lend ]; then
   uid=$1 gid=$2 dir=$3 user=$4
   pass "$(dirname -- "$dir")"
   chown -R -h "$uid:$gid" -- "$dir" || fail "could not lend $dir to $user"
 elif [ "$step" = reclaim ]; then
-  uid=$1 dir=$2 owner=$3 ownergroup=$4; shift 4
-  find "$dir" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $dir"
-  unshare_links "$dir"
-  chown -R -h "$owner:$ownergroup" -- "$dir" || problem "could not take $dir back"
+  uid=$1 gid=$2 dir=$3 owner=$4 ownergroup=$5; shift 5
+  give_back "$uid" "$gid" "$owner" "$ownergroup" "$dir" "$dir"
+  left "$uid" "$dir" "$dir" "$dir"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
 else
   fail "unknown step $step"
@@ -48948,6 +49468,7 @@ function isolation(state, log) {
             const lines = await privileged(state.privilege, [
                 'release',
                 String(user.uid),
+                String(user.gid),
                 user.home,
                 workTree,
                 String(owner.uid),
@@ -48997,6 +49518,7 @@ function isolation(state, log) {
                 const back = await privileged(state.privilege, [
                     'reclaim',
                     String(uid),
+                    String(gid),
                     target,
                     String(state.owner.uid),
                     String(state.owner.gid),
@@ -49793,29 +50315,56 @@ function failureFingerprint(failures) {
 
 ;// CONCATENATED MODULE: ./src/git/git.ts
 // Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
-// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
+// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures). A call may be bounded: a git
+// that reads the work tree can wait forever on what the agent left there (a FIFO where it opens a file).
 
 
 const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
 const MAX_STDERR = 64 * 1024;
-function runGit(args, options) {
+/** After a stop signal: time for a git that is only busy to finish (its commit is the iteration's work). */
+const STOP_GRACE_MS = 20_000;
+/** After SIGTERM (git removes its lock files on it), before SIGKILL. */
+const KILL_GRACE_MS = 2_000;
+/** Runs git; stdout as bytes. */
+function gitOutput(args, options) {
     const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
     return new Promise(resolve => {
         const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
             cwd: options.cwd,
             env: { ...process.env, ...options.env },
-            stdio: ['ignore', 'pipe', 'pipe']
+            stdio: ['pipe', 'pipe', 'pipe']
         });
         const out = [];
         const err = [];
         let outBytes = 0;
         let errBytes = 0;
         let truncated = false;
+        let stopped;
+        const timers = [];
+        const stop = (why) => {
+            if (stopped !== undefined || child.exitCode !== null || child.signalCode !== null)
+                return;
+            stopped = why;
+            child.kill('SIGTERM');
+            timers.push(setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS));
+        };
+        if (options.timeoutMs !== undefined)
+            timers.push(setTimeout(() => stop(`it ran for over ${Math.round((options.timeoutMs ?? 0) / 1000)} s`), options.timeoutMs));
+        const onAbort = () => {
+            timers.push(setTimeout(() => stop("it was still running when the run's time was over"), options.stopGraceMs ?? STOP_GRACE_MS));
+        };
+        if (options.signal?.aborted)
+            onAbort();
+        else
+            options.signal?.addEventListener('abort', onAbort, { once: true });
         let settled = false;
         const finish = (result) => {
             if (settled)
                 return;
             settled = true;
+            for (const timer of timers)
+                clearTimeout(timer);
+            options.signal?.removeEventListener('abort', onAbort);
             resolve(result);
         };
         child.stdout.on('data', (chunk) => {
@@ -49839,27 +50388,37 @@ function runGit(args, options) {
         child.on('error', error => {
             finish({
                 exitCode: 127,
-                stdout: '',
+                stdout: Buffer.alloc(0),
                 stderr: `git could not be started: ${error.message}`,
                 stdoutTruncated: false
             });
         });
         child.on('close', code => {
+            const stderr = Buffer.concat(err).toString('utf8');
             finish({
-                exitCode: code ?? 128,
-                stdout: Buffer.concat(out).toString('utf8'),
-                stderr: Buffer.concat(err).toString('utf8'),
+                exitCode: stopped !== undefined ? 124 : (code ?? 128),
+                stdout: Buffer.concat(out),
+                stderr: stopped !== undefined
+                    ? `git was stopped: ${stopped} (a git that reads the work tree waits on nothing of it for long; was a special file in its way?)${stderr.trim() ? `; it said: ${stderr.trim().split('\n')[0]}` : ''}`
+                    : stderr,
                 stdoutTruncated: truncated
             });
         });
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(options.input ?? '');
     });
+}
+/** Runs git; stdout decoded as UTF-8 text (for output that is not paths of the tree). */
+async function runGit(args, options) {
+    const result = await gitOutput(args, options);
+    return { ...result, stdout: result.stdout.toString('utf8') };
 }
 /** Thrown when a git call that must succeed fails: names the command and git's own message. */
 class GitError extends Error {
     args;
     result;
     constructor(args, result) {
-        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`);
+        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.toString().trim()}`);
         this.args = args;
         this.result = result;
         this.name = 'GitError';
@@ -49876,25 +50435,387 @@ async function gitOrThrow(args, options) {
  * git with `input` on stdin, answering its whole stdout as bytes (object contents, -z listings); a non-zero
  * exit rejects with stderr's first line. For commands whose output the caller needs whole and exact.
  */
-function gitBytes(cwd, args, options = {}) {
-    return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, { cwd, env: { ...process.env, ...options.env } });
-        const out = [];
-        const err = [];
-        child.stdout.on('data', (chunk) => out.push(chunk));
-        child.stderr.on('data', (chunk) => err.push(chunk));
-        child.on('error', reject);
-        child.on('close', code => code === 0
-            ? resolve(Buffer.concat(out))
-            : reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0]}`)));
-        child.stdin.on('error', () => undefined);
-        child.stdin.end(options.input ?? '');
+async function gitBytes(cwd, args, options = {}) {
+    const result = await gitOutput(args, { cwd, ...options, maxStdoutBytes: Number.POSITIVE_INFINITY });
+    if (result.exitCode !== 0)
+        throw new Error(`git ${args[0]} failed: ${result.stderr.trim().split('\n')[0]}`);
+    return result.stdout;
+}
+
+// EXTERNAL MODULE: external "node:buffer"
+var external_node_buffer_ = __nccwpck_require__(4573);
+;// CONCATENATED MODULE: ./src/text/tree-path.ts
+// A path of the work tree is bytes (git's and the file system's), not text: a name need not be UTF-8. Here a
+// path is a string that holds UTF-8 as its characters and every other byte as a lone surrogate U+DC80–U+DCFF
+// (Python's surrogateescape), so it compares, keys a map and matches a glob exactly, and turns back into the
+// same bytes for the file system and git. A log line names one with `showPath`.
+
+
+/** A byte that is not part of UTF-8, kept in a path string. */
+const ESCAPED_BYTE = /[\u{dc80}-\u{dcff}]/u;
+/** The path string of `bytes` (a name as git or the file system gives it). */
+function pathFromBytes(bytes) {
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if ((0,external_node_buffer_.isUtf8)(buffer))
+        return buffer.toString('utf8');
+    let out = '';
+    let start = 0;
+    for (let i = 0; i < buffer.length;) {
+        if (buffer[i] < 0x80) {
+            i++;
+            continue;
+        }
+        // UTF-8 is prefix-free: at most one of these lengths is a whole valid character.
+        const length = [2, 3, 4].find(n => i + n <= buffer.length && (0,external_node_buffer_.isUtf8)(buffer.subarray(i, i + n)));
+        if (length !== undefined) {
+            i += length;
+            continue;
+        }
+        out += buffer.toString('utf8', start, i) + String.fromCharCode(0xdc00 + buffer[i]);
+        start = ++i;
+    }
+    return out + buffer.toString('utf8', start);
+}
+/** The bytes a path string stands for (what git and the file system are given). */
+function pathBytes(p) {
+    if (!ESCAPED_BYTE.test(p))
+        return Buffer.from(p, 'utf8');
+    const parts = [];
+    let start = 0;
+    for (const m of p.matchAll(new RegExp(ESCAPED_BYTE, 'gu'))) {
+        parts.push(Buffer.from(p.slice(start, m.index), 'utf8'), Buffer.of(m[0].charCodeAt(0) - 0xdc00));
+        start = m.index + 1;
+    }
+    parts.push(Buffer.from(p.slice(start), 'utf8'));
+    return Buffer.concat(parts);
+}
+/** The records of git's `-z` output as path strings (the empty one after the last NUL left out). */
+function splitNul(out) {
+    const records = [];
+    if ((0,external_node_buffer_.isUtf8)(out))
+        records.push(...out.toString('utf8').split('\0'));
+    else
+        for (let at = 0; at <= out.length;) {
+            const end = out.indexOf(0, at);
+            const stop = end === -1 ? out.length : end;
+            records.push(pathFromBytes(out.subarray(at, stop)));
+            at = stop + 1;
+        }
+    if (records.at(-1) === '')
+        records.pop();
+    return records;
+}
+/** `rel` (relative to `top`) as the file system's bytes: what fs calls on a path of the tree are given. */
+function onDisk(top, rel) {
+    return pathBytes(rel === '' ? top : external_node_path_default().join(top, rel));
+}
+/** Characters a name is never shown with as they are: controls, format characters (bidi, zero-width), line breaks. */
+const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"\\\u{dc80}-\u{dcff}]/u;
+/**
+ * A path for a log line: as it is when it holds only printable UTF-8, else in double quotes with C escapes, as
+ * git quotes one (`"caf\xe9/.git"`): a byte that is not UTF-8 as `\xNN`, a control or format character as
+ * `\t`, `\n`, `\r` or `\u{NNNN}`, `"` and `\` escaped.
+ */
+function showPath(p) {
+    if (!UNSHOWN.test(p))
+        return p;
+    let out = '"';
+    for (const ch of p) {
+        const code = ch.codePointAt(0);
+        if (ch === '"' || ch === '\\')
+            out += `\\${ch}`;
+        else if (ch === '\t')
+            out += '\\t';
+        else if (ch === '\n')
+            out += '\\n';
+        else if (ch === '\r')
+            out += '\\r';
+        else if (code >= 0xdc80 && code <= 0xdcff)
+            out += `\\x${(code - 0xdc00).toString(16).padStart(2, '0')}`;
+        else if (UNSHOWN.test(ch))
+            out += `\\u{${code.toString(16).padStart(4, '0')}}`;
+        else
+            out += ch;
+    }
+    return `${out}"`;
+}
+
+;// CONCATENATED MODULE: ./src/git/tree-scan.ts
+// What of the work tree the action's git must never read, found before any git of the action's runs on it.
+// git opens `.gitignore` and `.gitattributes` in every folder it looks at, and a nested repository's HEAD and
+// commondir to tell it is one: a FIFO there would hold the action's git (and the job) forever. So the tree is
+// walked first, by names and types only (readdir: no file of it is opened, no link followed), as git would walk
+// it: a special file where git reads one stops the run in one line; a folder git must be kept out of (a nested
+// repository, one too deep or closed to the action) is named, and the caller keeps git out of it.
+
+
+
+
+
+
+/** A special file where git would read one: the tree cannot be taken stock of until it is gone. */
+class TreeHazardError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'TreeHazardError';
+    }
+}
+/** Files git opens in any folder it looks at (and `.gitmodules`, read at the top). */
+const READ_BY_GIT = new Set(['.gitignore', '.gitattributes', '.gitmodules']);
+/** A name of thousands of characters (a folder too deep) cut in its middle for a log line. */
+const shortly = (shown) => shown.length > 160 ? `${shown.slice(0, 90)}…${shown.slice(-60)}` : shown;
+/**
+ * Folders this deep or deeper are looked into whether git ignores them or not: the large ignored ones
+ * (node_modules, .venv, target) sit near the top, and each question costs git a walk of the path's folders.
+ */
+const MOST_ASKED_DEPTH = 8;
+/** Work in stretches of at most this long, then the event loop runs (budgets' timers, output). */
+const STRETCH_MS = 20;
+function kindOf(entry) {
+    if (entry.isFIFO())
+        return 'a FIFO';
+    if (entry.isSocket())
+        return 'a socket';
+    if (entry.isCharacterDevice() || entry.isBlockDevice())
+        return 'a device';
+    return 'a special file';
+}
+/**
+ * Walks the tree below `top` as git would (its own `.git`, the folders in `skip` and, with `ignored`, those git
+ * ignores left out). Answers the folders git must be kept out of; throws TreeHazardError for a special file
+ * where git reads one. A nested repository's folder is looked through too (not its .git): its tracked files,
+ * if it holds any, git still reads, with their attributes.
+ */
+async function scanTree(top, options = {}) {
+    const { skip = new Set(), ignored } = options;
+    const kept = [];
+    // Level by level (git's questions then come one a level): each folder, and whether it is inside one kept
+    // out already (then only its hazards count).
+    let level = [['', false]];
+    let stretch = external_node_perf_hooks_.performance.now();
+    for (let depth = 0; level.length > 0; depth++) {
+        const below = [];
+        for (const [dir, inside] of level) {
+            if (external_node_perf_hooks_.performance.now() - stretch >= STRETCH_MS) {
+                await new Promise(resolve => setImmediate(resolve));
+                stretch = external_node_perf_hooks_.performance.now();
+            }
+            let entries;
+            try {
+                entries = (0,external_node_fs_.readdirSync)(onDisk(top, dir), { withFileTypes: true, encoding: 'buffer' });
+            }
+            catch (error) {
+                const code = error.code;
+                if (code === 'ENOENT' || code === 'ENOTDIR' || inside)
+                    continue;
+                const why = code === 'ENAMETOOLONG'
+                    ? `its path (${pathBytes(external_node_path_default().join(top, dir)).length.toLocaleString('en-US')} bytes with the work tree's) is too long for the action to look into`
+                    : `the action may not read it (${code ?? 'error'})`;
+                kept.push({
+                    path: dir,
+                    line: `${shortly(showPath(`${dir}/`))}: ${why}, so it is not delivered; the run goes on without it`
+                });
+                continue;
+            }
+            const names = entries.map(entry => pathFromBytes(entry.name));
+            const nested = dir !== '' && names.includes('.git');
+            if (nested && !inside)
+                kept.push({
+                    path: dir,
+                    line: `${showPath(`${dir}/.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(`${dir}/`)}`
+                });
+            entries.forEach((entry, i) => {
+                const rel = dir === '' ? names[i] : `${dir}/${names[i]}`;
+                if (entry.isDirectory()) {
+                    if (names[i] !== '.git' && !skip.has(rel))
+                        below.push([rel, inside || nested]);
+                }
+                else if (READ_BY_GIT.has(names[i]) && !entry.isFile() && !entry.isSymbolicLink())
+                    throw new TreeHazardError(`${showPath(rel)} is ${kindOf(entry)}, where git reads a file: the action opens no special file of the work tree (git would wait on it), so the work cannot be committed; make it a regular file or remove it`);
+            });
+        }
+        // Asked only now: git reads the .gitignore of each folder of this level to answer, all known to be files.
+        const ask = ignored !== undefined && below.length > 0 && depth < MOST_ASKED_DEPTH;
+        const leftOut = ask ? await ignored(below.map(([rel]) => rel)) : [];
+        level = below.filter((_, i) => !leftOut[i]);
+    }
+    return kept;
+}
+/** The longest one question may take: past it the oracle stops, and everything is looked into. */
+const ORACLE_MS = 60_000;
+/**
+ * One `git check-ignore --stdin` for a whole look (it answers path by path; `-v -n` says for each whether a
+ * pattern matched, `!` ones not ignoring). A path below a folder makes it read that folder's .gitignore, so ask
+ * about a folder's subfolders only once the folder is looked at. When git fails, nothing is ignored.
+ */
+function ignoreOracle(top, env) {
+    const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), ['check-ignore', '--stdin', '-z', '-v', '-n'], {
+        cwd: top,
+        env: { ...process.env, ...env },
+        stdio: ['pipe', 'pipe', 'ignore']
     });
+    let dead = false;
+    let rest = Buffer.alloc(0);
+    const fields = [];
+    const waiting = [];
+    const settle = () => {
+        while (waiting.length > 0 && (dead || fields.length >= waiting[0].count * 4)) {
+            const { count, answer } = waiting.shift();
+            const mine = dead ? [] : fields.splice(0, count * 4);
+            // <source> <line> <pattern> <path>: ignored when a pattern matched and it is not a negation.
+            answer(Array.from({ length: count }, (_, i) => (mine[i * 4 + 2]?.[0] ?? 0x21) !== 0x21));
+        }
+    };
+    const stop = () => {
+        dead = true;
+        child.kill('SIGKILL');
+        settle();
+    };
+    child.stdout.on('data', (chunk) => {
+        rest = Buffer.concat([rest, chunk]);
+        for (let end = rest.indexOf(0); end !== -1; end = rest.indexOf(0)) {
+            fields.push(rest.subarray(0, end));
+            rest = rest.subarray(end + 1);
+        }
+        settle();
+    });
+    child.on('error', stop);
+    child.on('close', stop);
+    child.stdin.on('error', stop);
+    return {
+        ask: paths => new Promise(resolve => {
+            if (dead)
+                return resolve(paths.map(() => false));
+            const timer = setTimeout(stop, ORACLE_MS);
+            waiting.push({
+                count: paths.length,
+                answer: ignored => {
+                    clearTimeout(timer);
+                    resolve(dead ? paths.map(() => false) : ignored);
+                }
+            });
+            child.stdin.write(Buffer.concat(paths.map(p => Buffer.concat([pathBytes(p), Buffer.of(0)]))));
+        }),
+        close: () => {
+            child.stdin.end();
+            if (!dead)
+                setTimeout(stop, 5_000).unref();
+        }
+    };
+}
+/** Escapes a gitignore pattern's special characters (`\ * ? [` and spaces, which git would trim). */
+const PATTERN_SPECIAL = /[\\*?[ ]/g;
+/**
+ * An exclude pattern (`--exclude-from`) for exactly `rel` from the top, a file or a folder; undefined for a
+ * name a pattern cannot hold (a line break).
+ */
+function excludePattern(rel) {
+    if (/[\n\r]/.test(rel))
+        return undefined;
+    return `/${rel.replace(PATTERN_SPECIAL, '\\$&')}`;
+}
+/**
+ * A file of the tree opened to read, never through a link (its last step) and never waiting (a FIFO opens at
+ * once): its descriptor, or undefined when it cannot be opened. The caller checks with fstat what it opened.
+ */
+function openInTree(file) {
+    try {
+        return (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
+    }
+    catch {
+        return undefined;
+    }
+}
+/** A small regular file of the tree, read without following a link or waiting on a FIFO; undefined otherwise. */
+function readSmall(file) {
+    const fd = openInTree(file);
+    if (fd === undefined)
+        return undefined;
+    try {
+        const stat = (0,external_node_fs_.fstatSync)(fd);
+        if (!stat.isFile() || stat.size > 64 * 1024)
+            return undefined;
+        const buffer = Buffer.alloc(stat.size);
+        const read = (0,external_node_fs_.readSync)(fd, buffer, 0, buffer.length, 0);
+        return pathFromBytes(buffer.subarray(0, read));
+    }
+    catch {
+        return undefined;
+    }
+    finally {
+        (0,external_node_fs_.closeSync)(fd);
+    }
+}
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/**
+ * Whether a gitlink's checkout (`rel`, a submodule) moved from `recorded`, told as git tells it (its folder
+ * replaced; else the commit its HEAD names, read through its .git, the ref, packed-refs) but by the action
+ * itself: no git runs the submodule's config or waits on a file of it. One it cannot tell (not checked out)
+ * is unmoved, as git takes it.
+ */
+function gitlinkMoved(top, rel, recorded) {
+    const folder = external_node_path_default().join(top, rel);
+    // Never through a link: a gitlink whose folder is gone, or is now a link or a file, changed as git sees it.
+    const stat = (0,external_node_fs_.lstatSync)(pathBytes(folder), { throwIfNoEntry: false });
+    if (!stat?.isDirectory())
+        return true;
+    const head = checkoutHead(folder);
+    return head !== undefined && head !== recorded;
+}
+/** The commit the repository checked out in `folder` is at, from its files; undefined when it cannot be told. */
+function checkoutHead(folder) {
+    const dotGit = external_node_path_default().join(folder, '.git');
+    const found = (0,external_node_fs_.lstatSync)(pathBytes(dotGit), { throwIfNoEntry: false });
+    let gitDir = dotGit;
+    if (found?.isFile()) {
+        const target = /^gitdir: (.+)$/m.exec(readSmall(pathBytes(dotGit)) ?? '')?.[1];
+        if (target === undefined)
+            return undefined;
+        gitDir = external_node_path_default().resolve(folder, target);
+    }
+    else if (!found?.isDirectory())
+        return undefined;
+    const head = readSmall(pathBytes(external_node_path_default().join(gitDir, 'HEAD')))?.trim();
+    if (head === undefined)
+        return undefined;
+    if (OID.test(head))
+        return head;
+    const ref = /^ref: (refs\/\S+)$/.exec(head)?.[1];
+    if (ref === undefined)
+        return undefined;
+    const commonRel = readSmall(pathBytes(external_node_path_default().join(gitDir, 'commondir')))?.trim();
+    const common = commonRel ? external_node_path_default().resolve(gitDir, commonRel) : gitDir;
+    for (const dir of new Set([gitDir, common])) {
+        const loose = readSmall(pathBytes(external_node_path_default().join(dir, ref)))?.trim();
+        if (loose !== undefined && OID.test(loose))
+            return loose;
+    }
+    const packed = readSmall(pathBytes(external_node_path_default().join(common, 'packed-refs'))) ?? '';
+    for (const line of packed.split('\n')) {
+        const [oid, name] = line.split(' ');
+        if (name === ref && OID.test(oid))
+            return oid;
+    }
+    return undefined;
+}
+/** Why no git of the action's may read the tree below `top` now (a special file where git reads one), or undefined. */
+async function treeHazard(top) {
+    try {
+        await scanTree(top);
+        return undefined;
+    }
+    catch (error) {
+        if (error instanceof TreeHazardError)
+            return error.message;
+        throw error;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/git/workspace.ts
 // The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
 // untracked changes), what changed since the loop started, and a commit of what the agent left.
+
+
 
 
 
@@ -49907,6 +50828,8 @@ const FILE_AT_BYTES = 1024 * 1024;
 const LIST_BYTES = 64 * 1024 * 1024;
 /** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
 const GITLINK_MODE = '160000';
+/** The longest a git of the workspace may run (it reads the tree: see GitOptions.timeoutMs). */
+const TREE_GIT_MS = 10 * 60 * 1000;
 /** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
 const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
 const SIZE_UNITS = {
@@ -49963,8 +50886,8 @@ class GitWorkspace {
     /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
     scratchGitlinks;
     refusals = new Set();
-    /** Files refused for their size (each named once, whatever size it grows to). */
-    oversized = new Set();
+    /** Files refused for their size or kind (each named once, whatever size it grows to). */
+    leftOut = new Set();
     constructor(root, 
     /** Variables every git command of this workspace gets (the action's hermetic git environment). */
     env = {}, 
@@ -49980,11 +50903,25 @@ class GitWorkspace {
         return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env, options.maxFileBytes);
     }
     git(args, env, maxStdoutBytes) {
-        return runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+        return this.call(args, { env, ...(maxStdoutBytes !== undefined ? { maxStdoutBytes } : {}) }).then(result => ({ ...result, stdout: result.stdout.toString('utf8') }));
+    }
+    /** git in the work tree, bounded in time; stdout as bytes. */
+    call(args, call = {}) {
+        return gitOutput(args, {
+            cwd: this.root,
+            env: { ...this.env, ...call.env },
+            maxStdoutBytes: call.maxStdoutBytes,
+            input: call.input,
+            timeoutMs: TREE_GIT_MS,
+            signal: call.signal
+        });
     }
     /** git that must succeed (throws GitError). */
-    gitOrThrow(args, env, maxStdoutBytes) {
-        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    async gitOrThrow(args, call = {}) {
+        const result = await this.call(args, call);
+        if (result.exitCode !== 0)
+            throw new GitError(args, result);
+        return result;
     }
     async fileAt(commit, file) {
         const result = await this.git(['cat-file', 'blob', `${commit}:${file}`], undefined, FILE_AT_BYTES);
@@ -50000,12 +50937,12 @@ class GitWorkspace {
     }
     // A scratch index outside the work tree, seeded from the real one so `add -A` only rehashes changed
     // files; the user's staging area is never touched.
-    async treeHash() {
+    async treeHash(signal) {
         const env = { GIT_INDEX_FILE: await this.scratchIndex() };
         this.scratchTree = undefined;
         this.scratchGitlinks ??= await this.gitlinks(env);
-        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(env, this.scratchGitlinks))], env);
-        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
+        await this.addAll(env, this.scratchGitlinks, signal);
+        const tree = (await this.gitOrThrow(['write-tree'], { env, signal })).stdout.toString('utf8').trim();
         this.scratchTree = tree;
         return tree;
     }
@@ -50014,75 +50951,148 @@ class GitWorkspace {
     }
     /** The index's gitlinks (the folders git would enter to ask their status). */
     async gitlinks(env) {
-        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], env, LIST_BYTES);
-        return out.stdout
-            .split('\0')
+        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], { env, maxStdoutBytes: LIST_BYTES });
+        // `<mode> <oid> <stage>\t<path>`
+        return splitNul(out.stdout)
             .filter(line => line.startsWith(`${GITLINK_MODE} `))
-            .map(line => line.slice(line.indexOf('\t') + 1));
+            .map(line => ({ path: line.slice(line.indexOf('\t') + 1), oid: line.split(' ')[1] }));
+    }
+    /** `git add -A` of what may be delivered (see deliverable), its pathspec given on stdin as bytes. */
+    async addAll(env, gitlinks, signal) {
+        const pathspec = await this.deliverable(env, gitlinks, signal);
+        await this.gitOrThrow(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+            env,
+            signal,
+            input: Buffer.concat(pathspec.map(p => Buffer.concat([pathBytes(p), Buffer.of(0)])))
+        });
     }
     /**
      * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
      * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
      * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
-     * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or
-     * changed file over the size limit keeps what the index holds (nothing, or the start's). Each refusal is
-     * noted once.
+     * (found by the action's own look at the tree, scanTree, before git reads any of it) and the index's
+     * gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or changed file over
+     * the size limit, or one now a special file, keeps what the index holds (nothing, or the start's). Each
+     * refusal is noted once. Paths are path strings (text/tree-path.ts): a name need not be UTF-8.
      */
-    async deliverable(env, gitlinks) {
-        // Untracked (`?`, a nested repository ends with '/') and changed (`C`) paths; git lists a nested
-        // repository as one entry and never descends into it, nor into a gitlink.
-        const out = await this.gitOrThrow(['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'], env, LIST_BYTES);
+    async deliverable(env, gitlinks, signal) {
+        const links = new Set(gitlinks.map(link => link.path));
+        // Folders git ignores are not looked into either (node_modules): git never reads them. Asked of the index
+        // being added to, so a folder holding tracked files counts as not ignored, and is looked into.
+        const oracle = ignoreOracle(this.root, { ...this.env, ...env });
+        const kept = await scanTree(this.root, { skip: links, ignored: oracle.ask }).finally(oracle.close);
+        const outside = new Set([...kept.map(k => k.path), ...links]);
+        const under = (name) => {
+            for (let dir = name; dir !== '.' && dir !== ''; dir = external_node_path_default().posix.dirname(dir))
+                if (outside.has(dir))
+                    return true;
+            return false;
+        };
+        // Untracked (`?`) and changed (`C`) paths; git is kept out of the folders above (an exclude file) and
+        // out of the gitlinks (an index without them), so it neither enters nor lists them.
+        const out = await this.gitOrThrow([
+            'ls-files',
+            '-z',
+            '-t',
+            '--others',
+            '--modified',
+            '--exclude-standard',
+            ...(await this.keptOut(outside))
+        ], { env: await this.listingIndex(env, gitlinks), maxStdoutBytes: LIST_BYTES, signal });
         if (out.stdoutTruncated)
             throw new Error('the work tree lists more files than the action reads (64 MB of names)');
-        const links = new Set(gitlinks);
         const nested = [];
-        const large = [];
-        for (const entry of out.stdout.split('\0')) {
+        const left = [];
+        for (const entry of splitNul(out.stdout)) {
             const tag = entry.slice(0, 1);
             const name = entry.slice(2);
+            if (!name || under(name.replace(/\/$/, '')))
+                continue;
             if (tag === '?' && name.endsWith('/')) {
+                // A repository the look at the tree did not see (made since): git lists it as one entry.
                 nested.push(name.slice(0, -1));
-                this.refusals.add(`${name}.git: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${name}`);
+                this.refusals.add(`${showPath(`${name}.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(name)}`);
             }
             else if (name === '.gitmodules')
                 this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
-            else if (tag === 'C' && links.has(name))
-                this.refusals.add(`${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
-            else if (name && this.maxFileBytes !== undefined) {
-                // lstat: a link is its own few bytes, never what it points at.
-                const size = (0,external_node_fs_.lstatSync)(external_node_path_default().join(this.root, name), { throwIfNoEntry: false })?.size ?? 0;
-                if (size <= this.maxFileBytes)
+            else {
+                const why = this.notDelivered(name);
+                if (why === undefined)
                     continue;
-                large.push(name);
-                if (this.oversized.has(name))
+                left.push(name);
+                if (this.leftOut.has(name))
                     continue;
-                this.oversized.add(name);
-                this.refusals.add(`${name}: ${megabytes(size)} is over max-file-size (${megabytes(this.maxFileBytes)}): it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
+                this.leftOut.add(name);
+                this.refusals.add(`${showPath(name)}: ${why}: it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
             }
         }
+        for (const link of gitlinks)
+            if (gitlinkMoved(this.root, link.path, link.oid))
+                this.refusals.add(`${showPath(link.path)}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
+        for (const k of kept)
+            this.refusals.add(k.line);
         return [
-            '--',
             '.',
-            ...[...nested, ...gitlinks, '.gitmodules', ...large].map(name => `:(exclude,literal,top)${name}`)
+            ...[...outside, ...nested, '.gitmodules', ...left].map(name => `:(exclude,literal,top)${name}`)
         ];
     }
-    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
-        const to = current ?? (await this.treeHash());
+    /** Why a listed file is not delivered (over max-file-size, a special file), or undefined. */
+    notDelivered(name) {
+        // lstat: a link is its own few bytes, never what it points at.
+        const stat = (0,external_node_fs_.lstatSync)(onDisk(this.root, name), { throwIfNoEntry: false });
+        if (!stat || stat.isFile() || stat.isSymbolicLink() || stat.isDirectory())
+            return this.maxFileBytes !== undefined && (stat?.size ?? 0) > this.maxFileBytes
+                ? `${megabytes(stat?.size ?? 0)} is over max-file-size (${megabytes(this.maxFileBytes)})`
+                : undefined;
+        return `a ${stat.isFIFO() ? 'FIFO' : stat.isSocket() ? 'socket' : 'device'} is not a file git keeps`;
+    }
+    /** `--exclude-from` a file naming `folders` (bytes: a name need not be UTF-8); none when there are none. */
+    async keptOut(folders) {
+        if (folders.size === 0)
+            return [];
+        const patterns = [...folders].map(dir => {
+            const pattern = excludePattern(dir);
+            if (pattern === undefined)
+                throw new TreeHazardError(`${showPath(dir)}: git must be kept out of this folder, and its name holds a line break, which no exclude pattern can name; rename it`);
+            return pathBytes(`${pattern}\n`);
+        });
+        const file = external_node_path_default().join(await this.scratchDir(), 'kept-out');
+        await (0,promises_.writeFile)(file, Buffer.concat(patterns));
+        return [`--exclude-from=${file}`];
+    }
+    /**
+     * The environment of the listing: an index without the gitlinks, so `ls-files --modified` never enters one
+     * to read its HEAD (a FIFO there would hold it). `env` unchanged when there are none.
+     */
+    async listingIndex(env, gitlinks) {
+        if (gitlinks.length === 0)
+            return env;
+        const listing = external_node_path_default().join(await this.scratchDir(), 'listing-index');
+        await (0,promises_.copyFile)(env?.GIT_INDEX_FILE ?? (await this.gitPaths()).index, listing);
+        const listed = { ...env, GIT_INDEX_FILE: listing };
+        await this.gitOrThrow(['update-index', '--force-remove', '-z', '--stdin'], {
+            env: listed,
+            input: Buffer.concat(gitlinks.map(link => Buffer.concat([pathBytes(link.path), Buffer.of(0)])))
+        });
+        return listed;
+    }
+    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS, signal) {
+        const to = current ?? (await this.treeHash(signal));
         // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
         // patch (four bytes a character at most); the rest of git's output is read and dropped.
-        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
-        const text = out.stdout;
+        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], { maxStdoutBytes: STAT_BYTES + maxPatchChars * 4 + 4, signal });
+        const text = out.stdout.toString('utf8');
         const split = text.indexOf('\n\ndiff --git ');
         const stat = split === -1 ? text : text.slice(0, split + 1);
         const patch = split === -1 ? '' : text.slice(split + 2);
         const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars;
         return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
     }
-    async commitAll(message, tree) {
+    async commitAll(message, tree, signal) {
         const head = await this.knownHead();
         if (tree !== undefined && tree === head.tree)
             return undefined;
-        tree ??= await this.treeHash();
+        tree ??= await this.treeHash(signal);
         if (tree === head.tree)
             return undefined;
         const fast = await this.commitTree(message, tree, head);
@@ -50090,12 +51100,17 @@ class GitWorkspace {
             return fast;
         // git's own path: stage everything in the real index, commit what differs from HEAD.
         this.head = undefined;
-        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(undefined, await this.gitlinks()))]);
-        const staged = await this.git(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv']);
+        await this.addAll(undefined, await this.gitlinks(), signal);
+        const staged = await this.call(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv'], {
+            signal
+        });
         if (staged.exitCode === 0)
             return undefined;
         // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
-        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
+        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], {
+            env: (await this.commitSettings()).env,
+            signal
+        });
         return this.headSha();
     }
     /**
@@ -50199,6 +51214,10 @@ class GitWorkspace {
         this.scratch = undefined;
         this.scratchGitlinks = undefined;
     }
+    /** The workspace's own folder outside the tree (its scratch index, the listing's files). */
+    async scratchDir() {
+        return external_node_path_default().dirname(await this.scratchIndex());
+    }
     async scratchIndex() {
         if (this.scratch)
             return this.scratch.index;
@@ -50217,6 +51236,7 @@ class GitWorkspace {
         const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
         const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
         const [index, hooks, headLog, ...states] = out.stdout
+            .toString('utf8')
             .split('\n')
             .slice(0, names.length)
             .map(line => external_node_path_default().resolve(this.root, line));
@@ -50277,6 +51297,7 @@ async function createWorktree(repoDir, options) {
 
 
 
+
 class repo_GitRepo {
     dir;
     constructor(dir) {
@@ -50285,7 +51306,12 @@ class repo_GitRepo {
     /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
     async exec(args, options = {}) {
         const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
-        const result = await runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes });
+        const result = await runGit(args, {
+            cwd: this.dir,
+            env,
+            maxStdoutBytes: options.maxStdoutBytes,
+            timeoutMs: options.timeoutMs
+        });
         if (!options.probe && result.exitCode !== 0)
             throw new GitError(args, result);
         return result;
@@ -50391,9 +51417,9 @@ class repo_GitRepo {
         const result = await this.exec(['rev-list', '--count', `${from}..${to}`, '--']);
         return Number(result.stdout.trim());
     }
-    /** Paths that differ between two commits. */
+    /** Paths that differ between two commits (path strings: see text/tree-path.ts). */
     async changedPaths(from, to) {
-        const result = await this.exec([
+        const out = await this.bytes([
             'diff',
             '--name-only',
             '-z',
@@ -50403,7 +51429,7 @@ class repo_GitRepo {
             from,
             to
         ]);
-        return result.stdout.split('\0').filter(Boolean);
+        return splitNul(out).filter(Boolean);
     }
     /** One local config value, or undefined when unset. */
     async localConfig(key) {
@@ -50439,6 +51465,331 @@ function repositoryUrl(serverUrl, repository) {
     return `${new URL(serverUrl).origin}/${repository}`;
 }
 
+;// CONCATENATED MODULE: ./src/git/push.ts
+// Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
+// the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
+// hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
+// only to the GitHub server, for this one command.
+
+
+
+
+
+
+
+/** Branches under this prefix belong to the action: it may replace them (with a lease). */
+const OWNED_BRANCH_PREFIX = 'ralph/';
+/** Known reasons a push fails, each with the fix in `PUSH_FAILURE_FIXES`. */
+const PUSH_FAILURE = {
+    /** A change under .github/workflows/ pushed with a token lacking the `workflows` permission. */
+    workflowsPermission: 'workflows_permission',
+    /** Branch protection or a ruleset refused the update. */
+    protectedBranch: 'protected_branch',
+    /** The remote branch has commits this run does not have (a plain push). */
+    nonFastForward: 'non_fast_forward',
+    /** The remote branch moved since the run started (a `--force-with-lease` push). */
+    staleLease: 'stale_lease',
+    /** The token was refused: missing, invalid or expired. */
+    authFailed: 'auth_failed',
+    /** The token is valid but may not write to the repository. */
+    permissionDenied: 'permission_denied',
+    unknown: 'unknown'
+};
+/** GitHub's own words, as they appear in git's output (matched as substrings or patterns). */
+const GITHUB_PUSH_ERRORS = {
+    workflows: /refusing to allow an? (GitHub App|OAuth App|Personal Access Token) to create or update workflow `([^`]+)` without `(workflows?)` (permission|scope)/,
+    protectedBranch: /GH006: Protected branch update failed|protected branch hook declined|GH013: Repository rule violations found|push declined due to repository rule violations/,
+    staleLease: /\(stale info\)|\[rejected\] \(stale info\)/,
+    nonFastForward: /\((non-fast-forward|fetch first)\)|Updates were rejected because/,
+    permissionDenied: /Permission to \S+ denied to|Write access to repository not granted|The requested URL returned error: 403/,
+    authFailed: /Authentication failed for|Invalid username or (password|token)|could not read (Username|Password) for|The requested URL returned error: 401/
+};
+async function pushBranch(workTree, options) {
+    const repo = new repo_GitRepo(workTree);
+    const log = options.log ?? (() => undefined);
+    const remote = options.remote ?? 'origin';
+    const { branch } = options;
+    const target = options.target ?? `refs/heads/${branch}`;
+    const sha = (await repo.commitOf(options.ref ?? `refs/heads/${branch}`)) ??
+        (options.ref ? undefined : await repo.commitOf('HEAD'));
+    if (!sha)
+        throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`);
+    const url = repositoryUrl(options.serverUrl, options.repository);
+    const owned = options.target !== undefined || branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null;
+    const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined;
+    const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules'];
+    if (lease !== undefined)
+        args.push(`--force-with-lease=${target}:${lease ?? ''}`);
+    else if (options.leaseSha && !owned)
+        log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`);
+    args.push('--end-of-options', url, `${sha}:${target}`);
+    const scratch = await scratchGitDir(repo);
+    try {
+        const auth = { token: options.token, serverUrl: options.serverUrl };
+        const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
+            cwd: scratch.gitDir,
+            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
+            env: hermeticGitEnvironment([
+                ['core.hooksPath', scratch.hooks],
+                // Belt and braces: no rewrite of our URL, wherever one might come from.
+                [`url.${url}.insteadOf`, url],
+                [`url.${url}.pushInsteadOf`, url],
+                // A stalled transport is cut off, so the push can be tried again (remote-retry.ts).
+                ['http.lowSpeedLimit', '1'],
+                ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
+                ...authConfig(auth)
+            ])
+        });
+        const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
+        const status = porcelainStatus(result.stdout, target);
+        if (result.exitCode === 0 && status !== '!') {
+            if (options.target === undefined)
+                await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true });
+            const forced = status === '+';
+            log(status === '='
+                ? `'${branch}' on ${options.repository} is already at ${sha.slice(0, 7)}.`
+                : `Pushed ${sha.slice(0, 7)} to '${branch}' on ${options.repository}${forced ? ' (replacing its previous history, with a lease)' : ''}.`);
+            return { pushed: true, sha, forced, output };
+        }
+        const error = classifyPushFailure(output, { branch, repository: options.repository, lease });
+        log(error.message);
+        return { pushed: false, sha, forced: false, error, output };
+    }
+    finally {
+        await (0,promises_.rm)(scratch.root, { recursive: true, force: true });
+    }
+}
+/** Turns git's push output into a known failure with its fix. */
+function classifyPushFailure(output, context) {
+    const { branch, repository } = context;
+    const detail = output
+        .split('\n')
+        .filter(line => /^(remote:|!|\s*!|error:|fatal:|hint:)/.test(line) && !/^remote:\s*$/.test(line))
+        .join('\n');
+    const workflow = GITHUB_PUSH_ERRORS.workflows.exec(output);
+    if (workflow) {
+        const [, actor, file, permission] = workflow;
+        return {
+            kind: PUSH_FAILURE.workflowsPermission,
+            workflowFile: file,
+            detail,
+            message: `GitHub refused the push because it changes the workflow file ${file}, and the token lacks the ` +
+                `\`${permission}\` ${permission === 'workflows' ? 'permission' : 'scope'} (it acts as ${actor === 'GitHub App' ? 'a GitHub App — GITHUB_TOKEN can never have it' : `a ${actor}`}). ` +
+                `Push with a fine-grained PAT or GitHub App token that has "Workflows: read and write" (a classic PAT needs the \`workflow\` scope), ` +
+                `or keep the loop away from .github/workflows/. The change is kept as a patch with the run's record.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.protectedBranch.test(output)) {
+        return {
+            kind: PUSH_FAILURE.protectedBranch,
+            detail,
+            message: `GitHub refused the push to '${branch}': the branch is protected (a branch protection rule or ruleset). ` +
+                `Let the loop push to a branch of its own (the default ralph/…) and merge through the pull request, ` +
+                `or allow this token's actor to bypass the rule in Settings → Rules (or Branches).`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.staleLease.test(output)) {
+        return {
+            kind: PUSH_FAILURE.staleLease,
+            detail,
+            message: `'${branch}' changed on ${repository} while the loop ran (it was expected at ${context.lease ? context.lease.slice(0, 7) : 'nothing: not to exist'}): ` +
+                `the action does not overwrite commits it has not seen. Re-run to start again from the branch as it is now.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.nonFastForward.test(output)) {
+        return {
+            kind: PUSH_FAILURE.nonFastForward,
+            detail,
+            message: `'${branch}' on ${repository} has commits this run does not have (pushed while the loop ran), and the action ` +
+                `force-pushes only onto branches it owns (${OWNED_BRANCH_PREFIX}…). Re-run to continue from the new tip.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.permissionDenied.test(output)) {
+        return {
+            kind: PUSH_FAILURE.permissionDenied,
+            detail,
+            message: `The token may not push to ${repository}. For GITHUB_TOKEN give the job \`permissions: contents: write\` ` +
+                `(and check Settings → Actions → General → Workflow permissions); for a PAT or App token, grant it ` +
+                `"Contents: read and write" on ${repository}.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.authFailed.test(output)) {
+        return {
+            kind: PUSH_FAILURE.authFailed,
+            detail,
+            message: `GitHub did not accept the token for ${repository} (missing, invalid or expired). Check the token given to the action.`
+        };
+    }
+    return {
+        kind: PUSH_FAILURE.unknown,
+        detail,
+        message: `The push of '${branch}' to ${repository} failed: ${detail || output || 'git gave no reason'}`
+    };
+}
+/** The porcelain status flag of one ref (` ` fast-forward, `+` forced, `-` deleted, `*` new, `!` rejected, `=` up to date). */
+function porcelainStatus(stdout, target) {
+    for (const line of stdout.split('\n')) {
+        const [flag, refs] = line.split('\t');
+        if (refs?.endsWith(`:${target}`))
+            return flag;
+    }
+    return undefined;
+}
+/**
+ * A bare git directory with no config, hooks or templates of its own that sees the work tree's objects
+ * (and its shallow boundary, so a shallow clone can push).
+ */
+async function scratchGitDir(repo) {
+    const root = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-push-'));
+    try {
+        const gitDir = external_node_path_default().join(root, 'git');
+        const hooks = external_node_path_default().join(root, 'no-hooks');
+        await (0,promises_.mkdir)(hooks);
+        await repo.exec(['init', '--quiet', '--bare', '--template=', `--object-format=${await repo.objectFormat()}`, gitDir], {
+            env: { GIT_DIR: undefined, GIT_WORK_TREE: undefined }
+        });
+        await (0,promises_.mkdir)(external_node_path_default().join(gitDir, 'objects', 'info'), { recursive: true });
+        await (0,promises_.writeFile)(external_node_path_default().join(gitDir, 'objects', 'info', 'alternates'), `${await repo.gitPath('objects')}\n`);
+        const shallow = await repo.gitPath('shallow');
+        await (0,promises_.copyFile)(shallow, external_node_path_default().join(gitDir, 'shallow')).catch(() => undefined);
+        return { root, gitDir, hooks };
+    }
+    catch (error) {
+        await (0,promises_.rm)(root, { recursive: true, force: true });
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/remote-retry.ts
+// Every git command that reaches the remote (fetch, ls-remote, push) is tried again, a few times with a
+// backoff, when it failed in transit: a reset or closed connection, a 5xx, a 429, GitHub's secondary rate limit,
+// a stall. One the server refused (401, 403, 404, a protected branch, a lease) is not, and keeps its message.
+// Trying again is safe: a fetch or ls-remote changes nothing, the lease on the action's own branch and
+// fast-forward-only on a person's still hold, and a push whose first try landed unanswered finds the branch up
+// to date: a success. A refusal that may be such a landing (the branch moved, a lease) is pushed once more to
+// tell which.
+
+
+
+/** git's (curl's) words for a request that never got the server's verdict. */
+const TRANSIENT_GIT_ERRORS = /The requested URL returned error: (5\d\d|429)|RPC failed; HTTP (5\d\d|429)|Empty reply from server|Connection reset|Recv failure|Send failure|Operation too slow|Operation timed out|Failed to connect|Could not resolve host|Connection refused|remote end hung up unexpectedly|unexpected disconnect|early EOF|transfer closed|was not closed cleanly/i;
+/** Kept for the callers that test git's output themselves: the same words. */
+const TRANSIENT_PUSH_ERRORS = (/* unused pure expression or super */ null && (TRANSIENT_GIT_ERRORS));
+/** GitHub's secondary rate limit: a 403 that asks to wait, not a refusal (its words come as `remote:` lines). */
+const SECONDARY_RATE_LIMIT = /secondary rate limit/i;
+/** A status the server answered with its verdict (401, 403, 404, …): never tried again. */
+const REFUSED_STATUS = /returned error: 4(?!29)\d\d\b|RPC failed; HTTP 4(?!29)\d\d\b/;
+/** The line of git's output that says it failed in transit, or undefined when the server refused (or it said nothing of the kind). */
+function inTransit(output) {
+    const lines = output.split('\n').map(line => line.trim());
+    const limited = lines.find(line => SECONDARY_RATE_LIMIT.test(line));
+    if (limited)
+        return limited;
+    if (REFUSED_STATUS.test(output))
+        return undefined;
+    return lines.find(line => TRANSIENT_GIT_ERRORS.test(line));
+}
+/** git's message in one line (its lines joined), for an error a person reads. */
+function gitSaid(output) {
+    return (output
+        .split('\n')
+        .map(line => line.trim())
+        .filter(Boolean)
+        .join(' ') || 'git gave no reason');
+}
+/**
+ * `run` (one git command that reaches the remote), tried again while it fails in transit, one log line per
+ * retry. Answers its last answer, or throws its last error.
+ */
+async function retryInTransit(run, options) {
+    const { retry } = options;
+    for (let attempt = 1;; attempt++) {
+        let line;
+        let thrown;
+        let value;
+        try {
+            value = await run();
+            line = options.failed?.(value);
+        }
+        catch (error) {
+            if (!(error instanceof GitError))
+                throw error;
+            thrown = error;
+            line = inTransit(error.result.stderr);
+        }
+        const wait = line === undefined ? 0 : retry.waitMs(attempt);
+        const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
+        if (line === undefined || attempt >= retry.attempts || late) {
+            if (thrown !== undefined)
+                throw thrown;
+            return value;
+        }
+        options.log?.(`${options.what} did not get through (${line}); trying again in ${Math.round(wait)} ms (${options.counted ?? 'try'} ${attempt + 1} of ${retry.attempts}).`);
+        await new Promise(resolve => setTimeout(resolve, wait));
+    }
+}
+/** A failed git command's answer ({exitCode, stderr}): the line saying it failed in transit, or undefined. */
+const resultInTransit = (result) => result.exitCode === 0 ? undefined : inTransit(result.stderr);
+/** The git commands of a GitRepo that reach the remote (a push goes through pushWithRetry). */
+const REACHES_REMOTE = new Set(['fetch', 'ls-remote']);
+/** A GitRepo whose fetches and ls-remotes are tried again when they fail in transit (a stall cut off). */
+class RemoteRetryingRepo extends repo_GitRepo {
+    calls;
+    constructor(dir, calls) {
+        super(dir);
+        this.calls = calls;
+    }
+    exec(args, options = {}) {
+        if (!REACHES_REMOTE.has(args[0]))
+            return super.exec(args, options);
+        const config = [
+            ...(options.config ?? []),
+            ['http.lowSpeedLimit', '1'],
+            ['http.lowSpeedTime', String(this.calls.stallSeconds ?? 60)]
+        ];
+        return retryInTransit(() => super.exec(args, { ...options, config }), {
+            what: `git ${args[0]}`,
+            retry: this.calls.retry ?? { attempts: 1, waitMs: () => 0 },
+            failed: resultInTransit,
+            ...(this.calls.log ? { log: this.calls.log } : {})
+        });
+    }
+}
+/**
+ * A refusal that may only mean an earlier try landed without its answer: curl sends a POST again by itself
+ * when its connection was reset, and that second one finds the branch already moved.
+ */
+const MAYBE_LANDED = /failed to update ref|cannot lock ref/;
+function maybeLanded(result) {
+    const kind = result.error?.kind;
+    return (!result.pushed &&
+        (kind === PUSH_FAILURE.staleLease ||
+            kind === PUSH_FAILURE.nonFastForward ||
+            (kind === PUSH_FAILURE.unknown && MAYBE_LANDED.test(result.output))));
+}
+/** Whether a failed push failed in transit, not by a refusal. */
+function failedInTransit(result) {
+    return pushInTransit(result) !== undefined;
+}
+function pushInTransit(result) {
+    return !result.pushed && result.error?.kind === PUSH_FAILURE.unknown ? inTransit(result.output) : undefined;
+}
+/** pushBranch, tried again while it fails in transit. */
+function pushWithRetry(workTree, options, retry) {
+    const log = options.log ?? (() => undefined);
+    let looked = false;
+    const push = async () => {
+        const result = await pushBranch(workTree, options);
+        if (!maybeLanded(result) || looked || retry.lookAfterRefusal === false)
+            return result;
+        // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
+        looked = true;
+        log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.');
+        return pushBranch(workTree, options);
+    };
+    return retryInTransit(push, { what: 'The push', counted: 'push', retry, failed: pushInTransit, log });
+}
+
 ;// CONCATENATED MODULE: ./src/git/branch.ts
 // The loop's branch: created fresh from the latest base (or continued from the remote), the way
 // actions/checkout leaves a repository: possibly shallow (fetch-depth 1), possibly on a detached HEAD (a
@@ -50446,12 +51797,17 @@ function repositoryUrl(serverUrl, repository) {
 
 
 
+
 // Depths tried before --unshallow when a continued branch's fork point is not in a shallow clone.
 const DEEPEN_STEPS = [50, 500];
 /** Creates (or continues) the loop's branch and checks it out. Throws an Error that says what to fix. */
 async function prepareBranch(workTree, options) {
-    const git = new repo_GitRepo(workTree);
     const log = options.log ?? (() => undefined);
+    const git = new RemoteRetryingRepo(workTree, {
+        ...(options.retry ? { retry: options.retry } : {}),
+        ...(options.stallSeconds !== undefined ? { stallSeconds: options.stallSeconds } : {}),
+        log
+    });
     const remote = options.remote ?? 'origin';
     const branch = await validBranchName(git, options.branch, 'branch');
     const config = options.auth ? authConfig(options.auth) : undefined;
@@ -50471,7 +51827,7 @@ async function prepareBranch(workTree, options) {
     if (baseFetch.exitCode !== 0) {
         if (/couldn't find remote ref/i.test(baseFetch.stderr))
             throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`);
-        throw new Error(`Could not fetch the base branch '${base}' from '${remote}': ${baseFetch.stderr.trim()}`);
+        throw new Error(`Could not fetch the base branch '${base}' from '${remote}': ${remoteSaid(baseFetch.stderr)}`);
     }
     const baseRef = `refs/remotes/${remote}/${base}`;
     const baseTip = await git.commitOf(baseRef);
@@ -50479,7 +51835,11 @@ async function prepareBranch(workTree, options) {
         throw new Error(`The base branch '${base}' was fetched but ${baseRef} names no commit.`);
     if (previous.sha && previous.sha !== baseTip && previous.branch === base)
         log(`'${base}' moved on since the checkout (${branch_short(previous.sha)} → ${branch_short(baseTip)}); starting from ${branch_short(baseTip)}.`);
-    const remoteSha = await git.remoteBranchSha(remote, branch, config);
+    const remoteSha = await git.remoteBranchSha(remote, branch, config).catch((error) => {
+        if (!(error instanceof GitError))
+            throw error;
+        throw new Error(`Could not ask '${remote}' for the branch '${branch}': ${remoteSaid(error.result.stderr)}`);
+    });
     if (options.continueExisting && remoteSha) {
         const branchRef = `refs/remotes/${remote}/${branch}`;
         const fetched = await git.fetchBranches(remote, [branch], {
@@ -50487,7 +51847,7 @@ async function prepareBranch(workTree, options) {
             config
         });
         if (fetched.exitCode !== 0)
-            throw new Error(`Could not fetch the branch '${branch}' from '${remote}': ${fetched.stderr.trim()}`);
+            throw new Error(`Could not fetch the branch '${branch}' from '${remote}': ${remoteSaid(fetched.stderr)}`);
         await switchTo(git, branch, branchRef);
         const forkPoint = await findForkPoint(git, remote, base, branch, shallow, config, log);
         shallow = await git.isShallow();
@@ -50621,12 +51981,19 @@ async function findForkPoint(git, remote, base, branch, shallow, config, log) {
             : `Fetching '${base}' and '${branch}' to depth ${attempt.depth} to find where they forked.`);
         const result = await git.fetchBranches(remote, [base, branch], { ...attempt, config });
         if (result.exitCode !== 0)
-            throw new Error(`Could not deepen the shallow clone: ${result.stderr.trim()}`);
+            throw new Error(`Could not deepen the shallow clone: ${remoteSaid(result.stderr)}`);
         found = await git.mergeBase(baseRef, branchRef);
         if (found)
             return found;
     }
     throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
+}
+/** What the remote said, in one line, with the fix when the token was refused. */
+function remoteSaid(stderr) {
+    const said = gitSaid(stderr);
+    return /could not read (Username|Password)|Authentication failed|returned error: 40[13]\b/.test(said)
+        ? `${said} (the remote refused the token: check the credential actions/checkout persisted, or the token given to it, and that it may read the repository)`
+        : said;
 }
 function branch_short(sha) {
     return sha ? sha.slice(0, 7) : '(none)';
@@ -50698,7 +52065,11 @@ async function formatPatch(workTree, baseSha, head = 'HEAD') {
 // actions/checkout leaves its token where any process in the job can read it: v4/v5 as
 // `http.<server>/.extraheader = AUTHORIZATION: basic …` in .git/config, v6+ in $RUNNER_TEMP/git-credentials-<uuid>.config
 // pulled in by `includeIf.gitdir:<repo>/.git.path` (and `…/.git/worktrees/*`, and `/github/…` paths for
-// containers). For the agent's run both are taken away, and put back byte for byte afterwards.
+// containers). For the agent's run both are taken away, and put back byte for byte afterwards. Room for what is
+// put back is kept before the run: a file of as many zero bytes beside each one (0600), written over and renamed
+// into place afterwards, so a disk the agent filled cannot keep the credential out. The token itself stays in
+// memory, and in a file only for post when the caller keeps one (HiddenCredentials.held).
+
 
 
 
@@ -50711,6 +52082,12 @@ const INCLUDE_KEY = /^include(if\..*)?\.path$/;
 const AUTH_VALUE = /^\s*authorization\s*:/i;
 // A value pattern for `git config --unset-all` that matches the header without the token in argv.
 const AUTH_VALUE_PATTERN = '^ *[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn] *:';
+/** Room for `content` beside `file` (zero bytes, 0600): putting it back needs no new space. */
+async function reserveFor(file, content) {
+    const reserve = external_node_path_default().join(external_node_path_default().dirname(file), `.ralph-credentials-${(0,external_node_crypto_.randomUUID)()}`);
+    await (0,promises_.writeFile)(reserve, Buffer.alloc(content.length), { mode: 0o600, flag: 'wx' });
+    return reserve;
+}
 /** Removes the persisted credentials now; `restore()` puts them back. Prefer withoutPersistedCredentials. */
 async function hidePersistedCredentials(workTree, options = {}) {
     const git = new repo_GitRepo(workTree);
@@ -50724,9 +52101,7 @@ async function hidePersistedCredentials(workTree, options = {}) {
         const report = { changedConfigFiles: [], problems: [] };
         for (const hidden of hiddenFiles) {
             try {
-                await (0,promises_.mkdir)(external_node_path_default().dirname(hidden.file), { recursive: true });
-                await (0,promises_.writeFile)(hidden.file, hidden.content, { mode: hidden.mode });
-                await (0,promises_.chmod)(hidden.file, hidden.mode);
+                await putBack(hidden, hidden.content);
             }
             catch (error) {
                 report.problems.push(`could not put back ${hidden.file}: ${error.message}`);
@@ -50764,7 +52139,8 @@ async function hidePersistedCredentials(workTree, options = {}) {
                     const content = await (0,promises_.readFile)(target).catch(() => undefined);
                     // Only checkout's own files are moved away; someone else's file stays, unreferenced, where it is.
                     if (content && isCheckoutFile) {
-                        hiddenFiles.push({ file: target, content, mode: (await (0,promises_.stat)(target)).mode & 0o7777 });
+                        const mode = (await (0,promises_.stat)(target)).mode & 0o7777;
+                        hiddenFiles.push({ file: target, reserve: await reserveFor(target, content), mode, content });
                         await (0,promises_.unlink)(target);
                         removed.push(`credentials file ${target}`);
                     }
@@ -50774,7 +52150,8 @@ async function hidePersistedCredentials(workTree, options = {}) {
                 continue;
             const original = await (0,promises_.readFile)(file);
             const mode = (await (0,promises_.stat)(file)).mode & 0o7777;
-            const change = { file, original, mode, redacted: original, entries: found };
+            const reserve = await reserveFor(file, original);
+            const change = { file, reserve, original, mode, redacted: original, entries: found };
             changes.push(change);
             for (const entry of dedupeKeys(found)) {
                 if (EXTRA_HEADER_KEY.test(entry.key)) {
@@ -50794,7 +52171,63 @@ async function hidePersistedCredentials(workTree, options = {}) {
     }
     if (removed.length > 0)
         options.log?.(`Removed the persisted credentials for the agent's run: ${removed.join('; ')}.`);
-    return { removed, restore };
+    const held = [
+        ...hiddenFiles.map(({ content, ...place }) => ({ ...place, content: content.toString('base64') })),
+        ...changes.map(({ file, reserve, mode, original }) => ({
+            file,
+            reserve,
+            mode,
+            content: original.toString('base64')
+        }))
+    ];
+    return { removed, held, restore };
+}
+/**
+ * `content` put back in `place.file`, with its mode: written over its reserve, which is then renamed into place
+ * (no new space needed). A reserve that is gone, or is not the plain file it was made as (a link, another
+ * size), is not written: the file is written anew instead.
+ */
+async function putBack(place, content) {
+    const reserve = await (0,promises_.open)(place.reserve, external_node_fs_.constants.O_RDWR | external_node_fs_.constants.O_NOFOLLOW).catch(() => undefined);
+    if (reserve) {
+        let ready = false;
+        try {
+            const s = await reserve.stat();
+            if (s.isFile() && s.nlink === 1 && s.size === content.length) {
+                await reserve.write(content, 0, content.length, 0);
+                await reserve.chmod(place.mode);
+                ready = true;
+            }
+        }
+        finally {
+            await reserve.close();
+        }
+        if (ready)
+            return (0,promises_.rename)(place.reserve, place.file);
+    }
+    await (0,promises_.rm)(place.reserve, { force: true });
+    await (0,promises_.mkdir)(external_node_path_default().dirname(place.file), { recursive: true });
+    await writeAtomically(place.file, content, place.mode);
+}
+/**
+ * Puts back what main held and could not put back (post, after a main that was killed or failed): answers the
+ * files put back and what could not be. One whose reserve is gone was put back already, and is left as it is.
+ */
+async function putBackHeld(held) {
+    const done = [];
+    const problems = [];
+    for (const one of held) {
+        try {
+            if (!(await (0,promises_.stat)(one.reserve).then(() => true, () => false)))
+                continue;
+            await putBack(one, Buffer.from(one.content, 'base64'));
+            done.push(one.file);
+        }
+        catch (error) {
+            problems.push(`could not put back ${one.file}: ${error.message}`);
+        }
+    }
+    return { putBack: done, problems };
 }
 /**
  * Runs `fn` (the agent's run) with the checkout's persisted credentials removed, and restores them in
@@ -50807,13 +52240,21 @@ async function withoutPersistedCredentials(workTree, fn, options = {}) {
         result = await fn();
     }
     catch (error) {
-        await restoreAndReport(hidden, options, true);
+        const problem = await restoreCredentials(hidden, options);
+        if (problem)
+            options.log?.(problem);
         throw error;
     }
-    await restoreAndReport(hidden, options, false);
+    const problem = await restoreCredentials(hidden, options);
+    if (problem)
+        throw new Error(problem);
     return result;
 }
-async function restoreAndReport(hidden, options, runFailed) {
+/**
+ * Puts the credentials back (`hidden.restore()`), saying through `log` when a config file had changed; answers
+ * what could not be put back, in one line, or undefined.
+ */
+async function restoreCredentials(hidden, options = {}) {
     const report = await hidden.restore();
     if (report.changedConfigFiles.length > 0) {
         options.log?.(`The git config changed during the run (${report.changedConfigFiles.join(', ')}): ${(options.onConfigChange ?? 'discard') === 'discard'
@@ -50821,12 +52262,8 @@ async function restoreAndReport(hidden, options, runFailed) {
             : 'kept, with the credentials added back'}.`);
     }
     if (report.problems.length === 0)
-        return;
-    const message = `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`;
-    if (runFailed)
-        options.log?.(message);
-    else
-        throw new Error(message);
+        return undefined;
+    return `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`;
 }
 async function restoreConfigFile(git, change, onChange, report) {
     const now = await (0,promises_.readFile)(change.file).catch(() => undefined);
@@ -50834,7 +52271,7 @@ async function restoreConfigFile(git, change, onChange, report) {
     if (!untouched)
         report.changedConfigFiles.push(change.file);
     if (untouched || now === undefined || onChange === 'discard') {
-        await writeAtomically(change.file, change.original, change.mode);
+        await putBack(change, change.original);
         return;
     }
     for (const entry of change.entries) {
@@ -50850,6 +52287,8 @@ async function restoreConfigFile(git, change, onChange, report) {
             throw new Error(`the placeholder for ${entry.key} was not found once in ${change.file}`);
         await writeAtomically(change.file, Buffer.from(text.replace(placeholder, quoteConfigValue(entry.value))), change.mode);
     }
+    // Kept with the credential added back: its room is not needed.
+    await (0,promises_.rm)(change.reserve, { force: true });
 }
 /** The local config, the worktree's config, and every submodule's config under modules/. */
 async function configFiles(git) {
@@ -50935,9 +52374,10 @@ async function writeAtomically(file, content, mode) {
 
 
 
+
 async function kind(file) {
     try {
-        const s = await (0,promises_.lstat)(file);
+        const s = await (0,promises_.lstat)(pathBytes(file));
         return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
     }
     catch {
@@ -50945,8 +52385,8 @@ async function kind(file) {
     }
 }
 async function walk(dir, found) {
-    for (const entry of await (0,promises_.readdir)(dir, { withFileTypes: true }).catch(() => [])) {
-        const full = external_node_path_default().join(dir, entry.name);
+    for (const entry of await (0,promises_.readdir)(pathBytes(dir), { withFileTypes: true, encoding: 'buffer' }).catch(() => [])) {
+        const full = external_node_path_default().join(dir, pathFromBytes(entry.name));
         if (entry.isDirectory())
             await walk(full, found);
         else
@@ -50954,10 +52394,10 @@ async function walk(dir, found) {
     }
 }
 async function save(file) {
-    const s = await (0,promises_.lstat)(file).catch(() => undefined);
+    const s = await (0,promises_.lstat)(pathBytes(file)).catch(() => undefined);
     if (!s?.isFile())
         return undefined;
-    return { path: file, mode: s.mode & 0o7777, content: (await (0,promises_.readFile)(file)).toString('base64') };
+    return { path: file, mode: s.mode & 0o7777, content: (await (0,promises_.readFile)(pathBytes(file))).toString('base64') };
 }
 /** The config files, info/ and hooks/ of the work tree's repository, as they are now. */
 async function snapshotGitDir(workTree) {
@@ -50993,284 +52433,40 @@ async function restoreGitDir(snapshot) {
     const wanted = new Map(snapshot.files.map(f => [f.path, f]));
     for (const folder of snapshot.folders) {
         if ((await kind(folder)) === 'other') {
-            await (0,promises_.rm)(folder, { force: true });
+            await (0,promises_.rm)(pathBytes(folder), { force: true });
             changed.add(folder);
         }
         const now = [];
         await walk(folder, now);
         for (const file of now)
             if (!wanted.has(file)) {
-                await (0,promises_.rm)(file, { recursive: true, force: true });
+                await (0,promises_.rm)(pathBytes(file), { recursive: true, force: true });
                 changed.add(file);
             }
     }
     for (const file of snapshot.absent)
         if ((await kind(file)) !== undefined) {
-            await (0,promises_.rm)(file, { recursive: true, force: true });
+            await (0,promises_.rm)(pathBytes(file), { recursive: true, force: true });
             changed.add(file);
         }
     for (const saved of snapshot.files) {
         const content = Buffer.from(saved.content, 'base64');
-        const now = await (0,promises_.lstat)(saved.path).catch(() => undefined);
-        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await (0,promises_.readFile)(saved.path)).equals(content))
+        const file = pathBytes(saved.path);
+        const now = await (0,promises_.lstat)(file).catch(() => undefined);
+        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await (0,promises_.readFile)(file)).equals(content))
             continue;
         if (now)
-            await (0,promises_.rm)(saved.path, { recursive: true, force: true });
-        await (0,promises_.mkdir)(external_node_path_default().dirname(saved.path), { recursive: true });
-        await (0,promises_.writeFile)(saved.path, content, { mode: saved.mode });
-        await (0,promises_.chmod)(saved.path, saved.mode);
+            await (0,promises_.rm)(file, { recursive: true, force: true });
+        await (0,promises_.mkdir)(pathBytes(external_node_path_default().dirname(saved.path)), { recursive: true });
+        await (0,promises_.writeFile)(file, content, { mode: saved.mode });
+        await (0,promises_.chmod)(file, saved.mode);
         changed.add(saved.path);
     }
     return [...changed];
 }
 
-;// CONCATENATED MODULE: ./src/git/push.ts
-// Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
-// the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
-// hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
-// only to the GitHub server, for this one command.
-
-
-
-
-
-
-
-/** Branches under this prefix belong to the action: it may replace them (with a lease). */
-const OWNED_BRANCH_PREFIX = 'ralph/';
-/** Known reasons a push fails, each with the fix in `PUSH_FAILURE_FIXES`. */
-const PUSH_FAILURE = {
-    /** A change under .github/workflows/ pushed with a token lacking the `workflows` permission. */
-    workflowsPermission: 'workflows_permission',
-    /** Branch protection or a ruleset refused the update. */
-    protectedBranch: 'protected_branch',
-    /** The remote branch has commits this run does not have (a plain push). */
-    nonFastForward: 'non_fast_forward',
-    /** The remote branch moved since the run started (a `--force-with-lease` push). */
-    staleLease: 'stale_lease',
-    /** The token was refused: missing, invalid or expired. */
-    authFailed: 'auth_failed',
-    /** The token is valid but may not write to the repository. */
-    permissionDenied: 'permission_denied',
-    unknown: 'unknown'
-};
-/** GitHub's own words, as they appear in git's output (matched as substrings or patterns). */
-const GITHUB_PUSH_ERRORS = {
-    workflows: /refusing to allow an? (GitHub App|OAuth App|Personal Access Token) to create or update workflow `([^`]+)` without `(workflows?)` (permission|scope)/,
-    protectedBranch: /GH006: Protected branch update failed|protected branch hook declined|GH013: Repository rule violations found|push declined due to repository rule violations/,
-    staleLease: /\(stale info\)|\[rejected\] \(stale info\)/,
-    nonFastForward: /\((non-fast-forward|fetch first)\)|Updates were rejected because/,
-    permissionDenied: /Permission to \S+ denied to|Write access to repository not granted|The requested URL returned error: 403/,
-    authFailed: /Authentication failed for|Invalid username or (password|token)|could not read (Username|Password) for|The requested URL returned error: 401/
-};
-async function pushBranch(workTree, options) {
-    const repo = new repo_GitRepo(workTree);
-    const log = options.log ?? (() => undefined);
-    const remote = options.remote ?? 'origin';
-    const { branch } = options;
-    const target = `refs/heads/${branch}`;
-    const sha = (await repo.commitOf(options.ref ?? `refs/heads/${branch}`)) ??
-        (options.ref ? undefined : await repo.commitOf('HEAD'));
-    if (!sha)
-        throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`);
-    const url = repositoryUrl(options.serverUrl, options.repository);
-    const owned = branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null;
-    const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined;
-    const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules'];
-    if (lease !== undefined)
-        args.push(`--force-with-lease=${target}:${lease ?? ''}`);
-    else if (options.leaseSha && !owned)
-        log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`);
-    args.push('--end-of-options', url, `${sha}:${target}`);
-    const scratch = await scratchGitDir(repo);
-    try {
-        const auth = { token: options.token, serverUrl: options.serverUrl };
-        const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
-            cwd: scratch.gitDir,
-            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
-            env: hermeticGitEnvironment([
-                ['core.hooksPath', scratch.hooks],
-                // Belt and braces: no rewrite of our URL, wherever one might come from.
-                [`url.${url}.insteadOf`, url],
-                [`url.${url}.pushInsteadOf`, url],
-                // A stalled transport is cut off, so the push can be tried again (push-retry.ts).
-                ['http.lowSpeedLimit', '1'],
-                ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
-                ...authConfig(auth)
-            ])
-        });
-        const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
-        const status = porcelainStatus(result.stdout, target);
-        if (result.exitCode === 0 && status !== '!') {
-            await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true });
-            const forced = status === '+';
-            log(status === '='
-                ? `'${branch}' on ${options.repository} is already at ${sha.slice(0, 7)}.`
-                : `Pushed ${sha.slice(0, 7)} to '${branch}' on ${options.repository}${forced ? ' (replacing its previous history, with a lease)' : ''}.`);
-            return { pushed: true, sha, forced, output };
-        }
-        const error = classifyPushFailure(output, { branch, repository: options.repository, lease });
-        log(error.message);
-        return { pushed: false, sha, forced: false, error, output };
-    }
-    finally {
-        await (0,promises_.rm)(scratch.root, { recursive: true, force: true });
-    }
-}
-/** Turns git's push output into a known failure with its fix. */
-function classifyPushFailure(output, context) {
-    const { branch, repository } = context;
-    const detail = output
-        .split('\n')
-        .filter(line => /^(remote:|!|\s*!|error:|fatal:|hint:)/.test(line) && !/^remote:\s*$/.test(line))
-        .join('\n');
-    const workflow = GITHUB_PUSH_ERRORS.workflows.exec(output);
-    if (workflow) {
-        const [, actor, file, permission] = workflow;
-        return {
-            kind: PUSH_FAILURE.workflowsPermission,
-            workflowFile: file,
-            detail,
-            message: `GitHub refused the push because it changes the workflow file ${file}, and the token lacks the ` +
-                `\`${permission}\` ${permission === 'workflows' ? 'permission' : 'scope'} (it acts as ${actor === 'GitHub App' ? 'a GitHub App — GITHUB_TOKEN can never have it' : `a ${actor}`}). ` +
-                `Push with a fine-grained PAT or GitHub App token that has "Workflows: read and write" (a classic PAT needs the \`workflow\` scope), ` +
-                `or keep the loop away from .github/workflows/. The change is kept as a patch with the run's record.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.protectedBranch.test(output)) {
-        return {
-            kind: PUSH_FAILURE.protectedBranch,
-            detail,
-            message: `GitHub refused the push to '${branch}': the branch is protected (a branch protection rule or ruleset). ` +
-                `Let the loop push to a branch of its own (the default ralph/…) and merge through the pull request, ` +
-                `or allow this token's actor to bypass the rule in Settings → Rules (or Branches).`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.staleLease.test(output)) {
-        return {
-            kind: PUSH_FAILURE.staleLease,
-            detail,
-            message: `'${branch}' changed on ${repository} while the loop ran (it was expected at ${context.lease ? context.lease.slice(0, 7) : 'nothing: not to exist'}): ` +
-                `the action does not overwrite commits it has not seen. Re-run to start again from the branch as it is now.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.nonFastForward.test(output)) {
-        return {
-            kind: PUSH_FAILURE.nonFastForward,
-            detail,
-            message: `'${branch}' on ${repository} has commits this run does not have (pushed while the loop ran), and the action ` +
-                `force-pushes only onto branches it owns (${OWNED_BRANCH_PREFIX}…). Re-run to continue from the new tip.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.permissionDenied.test(output)) {
-        return {
-            kind: PUSH_FAILURE.permissionDenied,
-            detail,
-            message: `The token may not push to ${repository}. For GITHUB_TOKEN give the job \`permissions: contents: write\` ` +
-                `(and check Settings → Actions → General → Workflow permissions); for a PAT or App token, grant it ` +
-                `"Contents: read and write" on ${repository}.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.authFailed.test(output)) {
-        return {
-            kind: PUSH_FAILURE.authFailed,
-            detail,
-            message: `GitHub did not accept the token for ${repository} (missing, invalid or expired). Check the token given to the action.`
-        };
-    }
-    return {
-        kind: PUSH_FAILURE.unknown,
-        detail,
-        message: `The push of '${branch}' to ${repository} failed: ${detail || output || 'git gave no reason'}`
-    };
-}
-/** The porcelain status flag of one ref (` ` fast-forward, `+` forced, `-` deleted, `*` new, `!` rejected, `=` up to date). */
-function porcelainStatus(stdout, target) {
-    for (const line of stdout.split('\n')) {
-        const [flag, refs] = line.split('\t');
-        if (refs?.endsWith(`:${target}`))
-            return flag;
-    }
-    return undefined;
-}
-/**
- * A bare git directory with no config, hooks or templates of its own that sees the work tree's objects
- * (and its shallow boundary, so a shallow clone can push).
- */
-async function scratchGitDir(repo) {
-    const root = await (0,promises_.mkdtemp)(external_node_path_default().join((0,external_node_os_.tmpdir)(), 'ralph-push-'));
-    try {
-        const gitDir = external_node_path_default().join(root, 'git');
-        const hooks = external_node_path_default().join(root, 'no-hooks');
-        await (0,promises_.mkdir)(hooks);
-        await repo.exec(['init', '--quiet', '--bare', '--template=', `--object-format=${await repo.objectFormat()}`, gitDir], {
-            env: { GIT_DIR: undefined, GIT_WORK_TREE: undefined }
-        });
-        await (0,promises_.mkdir)(external_node_path_default().join(gitDir, 'objects', 'info'), { recursive: true });
-        await (0,promises_.writeFile)(external_node_path_default().join(gitDir, 'objects', 'info', 'alternates'), `${await repo.gitPath('objects')}\n`);
-        const shallow = await repo.gitPath('shallow');
-        await (0,promises_.copyFile)(shallow, external_node_path_default().join(gitDir, 'shallow')).catch(() => undefined);
-        return { root, gitDir, hooks };
-    }
-    catch (error) {
-        await (0,promises_.rm)(root, { recursive: true, force: true });
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/push-retry.ts
-// A push that failed in transit (a reset connection, a 5xx, a stall) is tried again, a few times with a
-// backoff; a push GitHub refused (a protected branch, the workflow permission, a lease, the token) is not, and
-// keeps its message. Trying again is safe: the lease on the action's own branch and fast-forward-only on a
-// person's still hold, and a push whose first try landed unanswered finds the branch up to date: a success.
-// A refusal that may be such a landing (the branch moved, a lease) is pushed once more to tell which.
-
-/** git's words for a push that never got the server's verdict. */
-const TRANSIENT_PUSH_ERRORS = /The requested URL returned error: (5\d\d|429)|RPC failed|Empty reply from server|Connection reset|Recv failure|Send failure|Operation too slow|Operation timed out|Failed to connect|Could not resolve host|Connection refused|remote end hung up unexpectedly|unexpected disconnect|early EOF|transfer closed|was not closed cleanly/i;
-/**
- * A refusal that may only mean an earlier try landed without its answer: curl sends a POST again by itself
- * when its connection was reset, and that second one finds the branch already moved.
- */
-const MAYBE_LANDED = /failed to update ref|cannot lock ref/;
-function maybeLanded(result) {
-    const kind = result.error?.kind;
-    return (!result.pushed &&
-        (kind === PUSH_FAILURE.staleLease ||
-            kind === PUSH_FAILURE.nonFastForward ||
-            (kind === PUSH_FAILURE.unknown && MAYBE_LANDED.test(result.output))));
-}
-/** Whether a failed push failed in transit, not by a refusal. */
-function failedInTransit(result) {
-    return (!result.pushed && result.error?.kind === PUSH_FAILURE.unknown && TRANSIENT_PUSH_ERRORS.test(result.output));
-}
-/** pushBranch, tried again while it fails in transit. */
-async function pushWithRetry(workTree, options, retry) {
-    const log = options.log ?? (() => undefined);
-    let looked = false;
-    for (let attempt = 1;; attempt++) {
-        const result = await pushBranch(workTree, options);
-        if (maybeLanded(result) && !looked) {
-            // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
-            looked = true;
-            log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.');
-            attempt--;
-            continue;
-        }
-        if (!failedInTransit(result))
-            return result;
-        const wait = retry.waitMs(attempt);
-        const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
-        if (attempt >= retry.attempts || late)
-            return result;
-        log(`The push did not get through (${result.output
-            .split('\n')
-            .find(line => TRANSIENT_PUSH_ERRORS.test(line))
-            ?.trim()}); trying again in ${Math.round(wait)} ms (push ${attempt + 1} of ${retry.attempts}).`);
-        await new Promise(resolve => setTimeout(resolve, wait));
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/git/index.ts
+
 
 
 
@@ -51286,6 +52482,7 @@ async function pushWithRetry(workTree, options, retry) {
 // folder, .github/) is put back from the start commit before every gate run, so the verdict is the action's.
 // The decisions (which globs, does a path match) are pure; finding changes reads the tree as the action's
 // user without following a link; the writes run as the agent's user (its runProcess), so the tree stays its own.
+
 
 
 
@@ -51592,7 +52789,7 @@ function ruleFor(rules, file, base) {
 async function baseEntries(top, base) {
     const out = await new repo_GitRepo(top).bytes(['ls-tree', '-r', '-z', '--full-tree', base]);
     const entries = new Map();
-    for (const record of out.toString('utf8').split('\0')) {
+    for (const record of splitNul(out)) {
         const tab = record.indexOf('\t');
         if (tab === -1)
             continue;
@@ -51616,7 +52813,7 @@ async function repositoryTop(dir) {
     return result.stdout.trim();
 }
 /** Work of a check in stretches of at most this long, then the event loop runs (budgets' timers, output). */
-const STRETCH_MS = 20;
+const protected_STRETCH_MS = 20;
 /** One look at the tree: each folder on the way looked at once, and the event loop let run between stretches. */
 class Pass {
     top;
@@ -51631,7 +52828,7 @@ class Pass {
     }
     /** Whether the current stretch of work is long enough. */
     due() {
-        return external_node_perf_hooks_.performance.now() - this.stretchStarted >= STRETCH_MS;
+        return external_node_perf_hooks_.performance.now() - this.stretchStarted >= protected_STRETCH_MS;
     }
     /** Lets the event loop run, then starts a new stretch. */
     async pause() {
@@ -51644,7 +52841,7 @@ class Pass {
         const folder = slash === -1 ? undefined : this.folder(rel.slice(0, slash));
         if (folder)
             return folder;
-        const at = external_node_path_default().join(this.top, rel);
+        const at = onDisk(this.top, rel);
         let stat;
         try {
             stat = (0,external_node_fs_.lstatSync)(at, { bigint: true });
@@ -51656,7 +52853,7 @@ class Pass {
             return { kind: 'other', why: 'made unreadable' };
         }
         if (stat.isSymbolicLink())
-            return { kind: 'link', target: (0,external_node_fs_.readlinkSync)(at) };
+            return { kind: 'link', target: (0,external_node_fs_.readlinkSync)(at, { encoding: 'buffer' }) };
         if (stat.isDirectory())
             return { kind: 'other', why: 'replaced by a folder' };
         if (!stat.isFile())
@@ -51672,7 +52869,7 @@ class Pass {
         if (!found) {
             let stat;
             try {
-                stat = (0,external_node_fs_.lstatSync)(external_node_path_default().join(this.top, dir));
+                stat = (0,external_node_fs_.lstatSync)(onDisk(this.top, dir));
             }
             catch (error) {
                 const code = error.code;
@@ -51683,9 +52880,9 @@ class Pass {
                         : { kind: 'other', why: 'made unreadable' };
             }
             if (stat?.isSymbolicLink())
-                found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a link` };
+                found = { kind: 'other', why: `a folder on its way (${showPath(dir)}) replaced by a link` };
             else if (stat && !stat.isDirectory())
-                found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a file` };
+                found = { kind: 'other', why: `a folder on its way (${showPath(dir)}) replaced by a file` };
         }
         this.folders.set(dir, found);
         return found;
@@ -51717,13 +52914,9 @@ const RACY_NS = 2000000000n;
  * with its stat key when the file did not change while it was read and did not change just before.
  */
 async function blobId(file, algorithm, pass) {
-    let fd;
-    try {
-        fd = (0,external_node_fs_.openSync)(file, external_node_fs_.constants.O_RDONLY | external_node_fs_.constants.O_NOFOLLOW | external_node_fs_.constants.O_NONBLOCK);
-    }
-    catch {
+    const fd = openInTree(file);
+    if (fd === undefined)
         return undefined;
-    }
     try {
         const before = (0,external_node_fs_.fstatSync)(fd, { bigint: true });
         if (!before.isFile())
@@ -51762,7 +52955,8 @@ async function differs(pass, rel, entry, known) {
         if (found.kind !== 'link')
             return 'a link replaced by a file';
         const expected = (0,external_node_crypto_.createHash)(entry.oid.length === 64 ? 'sha256' : 'sha1')
-            .update(`blob ${Buffer.byteLength(found.target)}\0${found.target}`)
+            .update(`blob ${found.target.length}\0`)
+            .update(found.target)
             .digest('hex');
         return expected === entry.oid ? undefined : 'the link changed';
     }
@@ -51771,7 +52965,7 @@ async function differs(pass, rel, entry, known) {
     const key = known.get(rel);
     if (!key || !sameStat(key, found.stat)) {
         known.delete(rel);
-        const blob = await blobId(external_node_path_default().join(pass.top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1', pass);
+        const blob = await blobId(onDisk(pass.top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1', pass);
         if (blob === undefined)
             return 'made unreadable';
         if (blob.oid !== entry.oid)
@@ -51799,19 +52993,20 @@ async function added(protection, pass) {
     const walk = async (dir, within) => {
         let entries;
         try {
-            entries = (0,external_node_fs_.readdirSync)(external_node_path_default().join(protection.top, dir), { withFileTypes: true });
+            entries = (0,external_node_fs_.readdirSync)(onDisk(protection.top, dir), { withFileTypes: true, encoding: 'buffer' });
         }
         catch {
             return;
         }
         for (const entry of entries) {
+            const name = pathFromBytes(entry.name);
             if (++seen > MOST_SEARCHED)
                 throw new ProtectedPathError(`the work tree holds over ${MOST_SEARCHED.toLocaleString('en-US')} entries outside node_modules and .git, too many to look through for new files where none may be added: set protected-paths to none for this repository`);
             if (pass.due())
                 await pass.pause();
-            const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
+            const rel = dir === '' ? name : `${dir}/${name}`;
             if (entry.isDirectory()) {
-                if (!NOT_SEARCHED.has(entry.name))
+                if (!NOT_SEARCHED.has(name))
                     await walk(rel, patterns.map((re, i) => within[i] || re.test(rel)));
                 continue;
             }
@@ -51857,6 +53052,7 @@ const HEREDOC_END = 'RALPH_PROTECTED_PATH_END';
 /**
  * The shell script that puts `reverts` back (POSIX sh and coreutils, so the agent's own user can run it): what
  * is in the way is removed (a link is removed, never followed), folders made, each file written from its blob.
+ * Its paths are path strings: the shell is given `pathBytes(script)`, each name byte for byte.
  */
 function restoreScript(protection, reverts, blobs) {
     const lines = ['set -e', 'umask 022', `cd -- ${quote(protection.top)}`];
@@ -51878,7 +53074,7 @@ function restoreScript(protection, reverts, blobs) {
             continue;
         const content = blobs.get(entry.oid) ?? Buffer.alloc(0);
         if (entry.mode === '120000') {
-            lines.push(`ln -s -- ${quote(content.toString('utf8'))} ${quote(revert.path)}`);
+            lines.push(`ln -s -- ${quote(pathFromBytes(content))} ${quote(revert.path)}`);
             continue;
         }
         const encoded = content.toString('base64').replace(/.{1,76}/g, '$&\n');
@@ -51921,7 +53117,7 @@ async function restore(protection, options = {}) {
         argv: ['/bin/sh', '-s'],
         cwd: protection.top,
         env: { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' },
-        input: script,
+        input: pathBytes(script),
         timeoutMs: 120_000,
         ...(options.signal ? { signal: options.signal } : {})
     });
@@ -51931,7 +53127,7 @@ async function restore(protection, options = {}) {
             .toString('utf8')
             .trim()
             .split('\n')[0];
-        const still = left.map(r => `${r.path} (${r.why})`).join(', ');
+        const still = revertsLine(left);
         throw new ProtectedPathError(`protected paths could not be put back before the gates${still ? `: ${still}` : ''}${said ? ` (${said})` : ''}`);
     }
     return reverts;
@@ -51965,7 +53161,7 @@ function protectedChanges(rules, changed, guardrails) {
 }
 /** One line for the prompt, the log and the record: each path and why. */
 function revertsLine(reverts) {
-    return reverts.map(r => `${r.path} (${r.why})`).join(', ');
+    return reverts.map(r => `${showPath(r.path)} (${r.why})`).join(', ');
 }
 /**
  * The loop's protections (undefined when off): `setting` against the start commit, with what `auto` needs from
@@ -52003,7 +53199,7 @@ async function protectedInCommit(dir, base, commit, rules, guardrails) {
         commit,
         '--'
     ]);
-    const fields = out.toString('utf8').split('\0');
+    const fields = splitNul(out);
     const changed = [];
     for (let i = 0; i + 1 < fields.length; i += 2)
         changed.push({ path: fields[i + 1], inBase: fields[i] !== 'A' });
@@ -52036,11 +53232,12 @@ function changedDuringGates(changes) {
 
 
 
+
 /** The commit's entries: blobs (files and links) and gitlinks (an empty folder, as a checkout leaves them). */
 async function entriesOf(repo, commit, env) {
     const out = await gitBytes(repo, ['ls-tree', '-r', '-z', '--full-tree', commit], { env });
     const entries = [];
-    for (const record of out.toString('utf8').split('\0')) {
+    for (const record of splitNul(out)) {
         const tab = record.indexOf('\t');
         if (tab === -1)
             continue;
@@ -52072,15 +53269,14 @@ async function writeCommitTree(repo, commit, dest, env) {
         if (dir === '.' || folders.has(dir))
             return;
         folder(external_node_path_default().posix.dirname(dir));
-        (0,external_node_fs_.mkdirSync)(external_node_path_default().join(dest, dir), { mode: 0o755 });
+        (0,external_node_fs_.mkdirSync)(onDisk(dest, dir), { mode: 0o755 });
         folders.add(dir);
     };
     const place = (file) => {
-        const full = external_node_path_default().join(dest, file);
-        if (external_node_path_default().relative(dest, full).startsWith('..') || external_node_path_default().isAbsolute(file))
-            throw new Error(`the commit names a path outside its tree: ${file}`);
+        if (external_node_path_default().relative(dest, external_node_path_default().join(dest, file)).startsWith('..') || external_node_path_default().isAbsolute(file))
+            throw new Error(`the commit names a path outside its tree: ${showPath(file)}`);
         folder(external_node_path_default().posix.dirname(file));
-        return full;
+        return onDisk(dest, file);
     };
     const blobs = entries.filter(e => e.mode !== '160000');
     for (const e of entries.filter(e => e.mode === '160000'))
@@ -52096,12 +53292,13 @@ async function writeCommitTree(repo, commit, dest, env) {
         const newline = out.indexOf(0x0a, at);
         const [, type, size] = out.subarray(at, newline).toString('utf8').split(' ');
         if (type !== 'blob')
-            throw new Error(`${e.file} is not a blob in ${commit}`);
+            throw new Error(`${showPath(e.file)} is not a blob in ${commit}`);
         const bytes = out.subarray(newline + 1, newline + 1 + Number(size));
         at = newline + 1 + Number(size) + 1;
         const full = place(e.file);
+        // A link's target is bytes too.
         if (e.mode === '120000')
-            (0,external_node_fs_.symlinkSync)(bytes.toString('utf8'), full);
+            (0,external_node_fs_.symlinkSync)(bytes, full);
         else
             writeNew(full, bytes, e.mode === '100755' ? 0o755 : 0o644);
     }
@@ -53121,7 +54318,7 @@ function verdictOf(record, gated, tagRequired) {
 }
 async function commitIteration(env, iteration, tree) {
     try {
-        const sha = await env.workspace.commitAll(`ralph ${env.ralph.name}: iteration ${iteration}`, tree);
+        const sha = await env.workspace.commitAll(`ralph ${env.ralph.name}: iteration ${iteration}`, tree, env.guard.signal);
         return sha ? { sha } : {};
     }
     catch (error) {
@@ -53318,23 +54515,33 @@ async function runIteration(env, memory, iteration) {
     }
     // 4. What the agent left: progress, the diff for the next prompt, the commit.
     if (env.isRepo && (next.trackTree || config.commit)) {
-        const tree = await env.workspace.treeHash();
-        record.treeHash = tree;
-        record.progressed = tree !== next.previousTree;
-        next = { ...next, previousTree: tree };
-        if (next.startTree) {
-            // The same tree as last time has the same diff: one git process fewer on an idle iteration.
-            const lastDiff = record.progressed || next.lastDiff === undefined
-                ? await env.workspace.diffSinceStart(next.startTree, tree)
-                : next.lastDiff;
-            next = { ...next, lastDiff };
-            record.diffStat = lastDiff.stat;
+        try {
+            const tree = await env.workspace.treeHash(guard.signal);
+            record.treeHash = tree;
+            record.progressed = tree !== next.previousTree;
+            next = { ...next, previousTree: tree };
+            if (next.startTree) {
+                // The same tree as last time has the same diff: one git process fewer on an idle iteration.
+                const lastDiff = record.progressed || next.lastDiff === undefined
+                    ? await env.workspace.diffSinceStart(next.startTree, tree, undefined, guard.signal)
+                    : next.lastDiff;
+                next = { ...next, lastDiff };
+                record.diffStat = lastDiff.stat;
+            }
+        }
+        catch (error) {
+            // A git stopped because the run's time was over (it waited on the tree): the budget, not a crash.
+            if (guard.signal.aborted)
+                return finish({ interrupted: true, success: false }, 'interrupted');
+            throw error;
         }
     }
     const commit = config.commit ? await commitIteration(env, iteration, record.treeHash) : undefined;
     if (commit)
         record.commit = commit;
     // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
+    if (record.commit?.error && guard.signal.aborted)
+        return finish({ interrupted: true, success: false }, 'interrupted');
     if (record.commit?.error)
         return finish({
             crash: `the commit of iteration ${iteration} failed: ${record.commit.error}`,
@@ -53401,6 +54608,7 @@ async function runIteration(env, memory, iteration) {
 // The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
 // cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
 // with them, and the job summary shows the same ones (src/report/summary.ts): one renderer for both.
+
 
 const VERDICT = {
     passed: '✅ passed',
@@ -53569,7 +54777,7 @@ function verificationSentence(status) {
         return undefined;
     const short = code(verification.commit.slice(0, 12));
     const reverts = verification.protectedReverts?.length
-        ? ` Protected paths put back from the base before its gates ran: ${verification.protectedReverts.map(p => code(p)).join(', ')}.`
+        ? ` Protected paths put back from the base before its gates ran: ${verification.protectedReverts.map(p => code(showPath(p))).join(', ')}.`
         : '';
     const setup = verification.setup.length > 0 ? ', after the setup commands' : '';
     if (verification.verdict === 'passed')
@@ -53618,6 +54826,7 @@ function gateEvidence(status) {
 // logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
 // Writes are synchronous, but for status.json while the loop runs: it is replaced off the main thread, one
 // write at a time, later ones coalesced; the last one is awaited before the record is finished.
+
 
 
 
@@ -53694,7 +54903,9 @@ function verificationLines(verification) {
             ? `- Clean checkout of ${short}: stopped`
             : `- Clean checkout of ${short}: FAILED, so the iteration does not count as passing (${record_seconds(verification.durationMs)})`;
     const reverts = verification.protectedReverts?.length
-        ? [`- Protected paths put back from the base there: ${verification.protectedReverts.join(', ')}`]
+        ? [
+            `- Protected paths put back from the base there: ${verification.protectedReverts.map(showPath).join(', ')}`
+        ]
         : [];
     const runs = [...verification.setup, ...verification.checks].filter(run => !run.passed).map(checkLine);
     return [head, ...reverts, ...(runs.length > 0 ? ['', ...runs] : [])];
@@ -53735,7 +54946,8 @@ function progressSection(record) {
                 count(requests.filter(r => r.cut).length, 'cut at the budget') +
                 count(requests.filter(r => r.refused).length, 'refused (their worst case did not fit in the budget)') +
                 count(unread, 'unreadable (their cost is unknown; charged their worst case)') +
-                count(requests.filter(r => r.worst_case && !r.unread).length, 'with no usage seen (charged their worst case)'));
+                count(requests.filter(r => r.worst_case && !r.unread && !r.impossible_usage).length, 'with no usage seen (charged their worst case)') +
+                count(requests.filter(r => r.impossible_usage).length, "with usage that cannot be true (the upstream's fault; charged their worst case)"));
         }
         const said = agent.usage.agent_said;
         if (said) {
@@ -53751,7 +54963,7 @@ function progressSection(record) {
     if (agent)
         lines.push(`- Completion signal: ${signal}`);
     if (record.reverts?.length)
-        lines.push(`- Protected paths put back from the start commit before the checks: ${record.reverts.map(r => `${code(r.path)} (${r.why})`).join(', ')}`);
+        lines.push(`- Protected paths put back from the start commit before the checks: ${record.reverts.map(r => `${code(showPath(r.path))} (${r.why})`).join(', ')}`);
     if (record.checks.length > 0)
         lines.push(...checkLines(record.checks, record.checksMs));
     if (record.diffStat !== undefined) {
@@ -55023,6 +56235,7 @@ function outputRoomOf(stream) {
 // iteration table with each gate's ✓/✗, the gates, the cost and the duration. Pure functions of the result.
 
 
+
 /** Where a continued loop goes on, in words: the next run, linked when its address is known. */
 function nextRunWords(continued) {
     const name = continued.runId !== undefined ? `run ${continued.runId}` : 'the next run of this workflow';
@@ -55090,7 +56303,7 @@ function revertList(status, most = 20) {
         const reverts = it.reverts ?? [];
         if (reverts.length === 0)
             continue;
-        const shown = reverts.slice(0, most).map(r => `${codeCell(r.path)} (${r.why})`);
+        const shown = reverts.slice(0, most).map(r => `${codeCell(showPath(r.path))} (${r.why})`);
         const more = reverts.length > most ? `, and ${reverts.length - most} more (in status.json)` : '';
         lines.push(`- Iteration ${it.iteration}: ${shown.join(', ')}${more}`);
     }
@@ -55107,6 +56320,8 @@ const REVERTS_INTRO = 'The agent changed paths that judge its work; the action p
 const isIssueCommentTrigger = (e) => e.name === 'issue_comment';
 const isIssuesTrigger = (e) => e.name === 'issues';
 const isPullRequestTrigger = (e) => e.name === 'pull_request' || e.name === 'pull_request_target';
+const isPullRequestReviewTrigger = (e) => e.name === 'pull_request_review';
+const isWorkflowRunTrigger = (e) => e.name === 'workflow_run';
 const isPushTrigger = (e) => e.name === 'push';
 const isScheduleTrigger = (e) => e.name === 'schedule';
 const isDispatchTrigger = (e) => e.name === 'workflow_dispatch';
@@ -55122,6 +56337,20 @@ function issueOf(value) {
         author: login(issue.user),
         authorType: event_str(event_obj(issue.user).type),
         isPullRequest: issue.pull_request !== undefined && issue.pull_request !== null
+    };
+}
+function pullOf(value, number) {
+    const pull = event_obj(value);
+    const head = event_obj(pull.head);
+    const repo = event_str(event_obj(head.repo).full_name);
+    return {
+        number: Number(number ?? pull.number),
+        title: event_str(pull.title),
+        body: event_str(pull.body),
+        author: login(pull.user),
+        authorType: event_str(event_obj(pull.user).type),
+        head: { ref: event_str(head.ref), sha: event_str(head.sha), ...(repo ? { repo } : {}) },
+        base: { ref: event_str(event_obj(pull.base).ref) }
     };
 }
 /** GITHUB_EVENT_NAME and the payload as a typed trigger; payloads missing what a kind needs are unsupported. */
@@ -55159,24 +56388,55 @@ function parseTriggerEvent(eventName, payloadValue) {
                 sender
             };
         case 'pull_request':
-        case 'pull_request_target': {
-            const pull = event_obj(payload.pull_request);
+        case 'pull_request_target':
             if (!payload.pull_request)
                 break;
-            const head = event_obj(pull.head);
-            const repo = event_str(event_obj(head.repo).full_name);
-            const baseRef = event_str(event_obj(pull.base).ref);
             return {
                 name: eventName,
                 action,
-                number: Number(payload.number ?? pull.number),
-                title: event_str(pull.title),
-                body: event_str(pull.body),
-                author: login(pull.user),
-                authorType: event_str(event_obj(pull.user).type),
-                head: { ref: event_str(head.ref), sha: event_str(head.sha), ...(repo ? { repo } : {}) },
-                base: { ref: baseRef },
+                ...pullOf(payload.pull_request, payload.number),
                 ...(payload.label ? { label: event_str(event_obj(payload.label).name) } : {}),
+                sender
+            };
+        case 'pull_request_review': {
+            const review = event_obj(payload.review);
+            if (!payload.review || !payload.pull_request)
+                break;
+            return {
+                name: 'pull_request_review',
+                action,
+                review: {
+                    id: Number(review.id),
+                    body: event_str(review.body),
+                    state: event_str(review.state),
+                    author: login(review.user),
+                    authorType: event_str(event_obj(review.user).type),
+                    commitId: event_str(review.commit_id)
+                },
+                pull: pullOf(payload.pull_request),
+                sender
+            };
+        }
+        case 'workflow_run': {
+            const run = event_obj(payload.workflow_run);
+            if (!payload.workflow_run)
+                break;
+            return {
+                name: 'workflow_run',
+                action,
+                run: {
+                    id: Number(run.id),
+                    workflow: event_str(run.name),
+                    path: event_str(run.path),
+                    event: event_str(run.event),
+                    conclusion: event_str(run.conclusion),
+                    headBranch: event_str(run.head_branch),
+                    headSha: event_str(run.head_sha),
+                    headRepo: event_str(event_obj(run.head_repository).full_name),
+                    runNumber: Number(run.run_number),
+                    runAttempt: Number(run.run_attempt),
+                    url: event_str(run.html_url)
+                },
                 sender
             };
         }
@@ -55300,6 +56560,17 @@ function retryAfterMs(timing, value, now = Date.now()) {
         return undefined;
     const seconds = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : (Date.parse(value) - now) / 1000;
     return Number.isFinite(seconds) ? Math.max(0, Math.round(seconds * timing.msPerSecond)) : undefined;
+}
+/**
+ * The tries of a git command that reaches the remote (a fetch, an ls-remote): the API's attempts and backoff,
+ * none starting past the budget's deadline.
+ */
+function remoteGitRetry(timing, budget = {}) {
+    return {
+        attempts: timing.attempts,
+        waitMs: attempt => backoffMs(timing, attempt),
+        ...(budget.deadline !== undefined ? { deadline: budget.deadline } : {})
+    };
 }
 const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
 /** "1.2 s" or "350 ms", for the log. */
@@ -55481,7 +56752,9 @@ async function githubClient(token, options = {}) {
 /** The same, made on first use: a step that needs no API never loads @actions/github. */
 function lazyClient(token, options = {}) {
     let made;
-    return () => (made ??= githubClient(token, options));
+    return () => (made ??= token
+        ? githubClient(token, options)
+        : Promise.reject(new Error("Input 'github-token' is empty, and this step needs GitHub's API: leave it at its default (${{ github.token }}) or pass a token")));
 }
 
 ;// CONCATENATED MODULE: ./src/github/own-work.ts
@@ -55529,82 +56802,13 @@ async function branchTip(octokit, repo, branch) {
     }
 }
 
-;// CONCATENATED MODULE: ./src/security/workflow-commands.ts
-// The Actions runner acts on two forms of workflow command in a step's stdout (actions/runner,
-// ActionCommand.cs): `::name …::data` at the start of a line after leading white space, and the legacy
-// `##[name …]data` anywhere in a line. It splits lines at \r as well as \n. Text the agent, a check or an issue
-// wrote is not ours to turn into commands, with or without a stolen ::stop-commands:: token, so every such
-// text passes through here before it reaches the log: each command form gets a zero-width space inside it.
-const ZWSP = '\u200b';
-// .NET's TrimStart removes every Char.IsWhiteSpace character: JavaScript's \s plus U+0085 (U+FEFF, which \s
-// also holds, is not one of them, so this errs on the safe side).
-const COMMAND_AT_LINE_START = /(^|[\r\n])([\s\u0085]*):(?=:)/g;
-const LEGACY_COMMAND = /##\[/g;
-/**
- * The text with every workflow command defused, and nothing else changed: a line that would start with
- * `::` becomes `:\u200b:…`, and every `##[` becomes `##\u200b[`. Feed it whole lines (or whole texts): a
- * command split across two calls is not seen.
- */
-function neutralizeWorkflowCommands(text) {
-    return text.replace(COMMAND_AT_LINE_START, `$1$2:${ZWSP}`).replace(LEGACY_COMMAND, `##${ZWSP}[`);
-}
-/** Characters of one line held back at most before they are let out (a line may never end). */
-const MAX_HELD = 64 * 1024;
-/**
- * neutralizeWorkflowCommands for a stream of chunks: a command split across chunks is caught too. Complete
- * lines go out at once; the start of a line waits for its end (or for `flush()`, or MAX_HELD characters).
- */
-class WorkflowCommandFilter {
-    held = '';
-    /** Whether what was let out of the current line so far is white space only (a `::` there would count). */
-    lineBlank = true;
-    /** The text of `chunk` that can go out now, neutralized. */
-    push(chunk) {
-        this.held += chunk;
-        const end = Math.max(this.held.lastIndexOf('\n'), this.held.lastIndexOf('\r'));
-        if (end >= 0) {
-            const out = this.release(this.held.slice(0, end + 1));
-            this.held = this.held.slice(end + 1);
-            this.lineBlank = true;
-            return out;
-        }
-        // A line that does not end: let out all but its last two characters (they may start `##[` or `::`).
-        if (this.held.length <= MAX_HELD)
-            return '';
-        const out = this.release(this.held.slice(0, -2));
-        this.held = this.held.slice(-2);
-        return out;
-    }
-    /**
-     * Everything held back, neutralized: call before writing anything else to the log, and at the end. The
-     * caller ends the line if it was not ended: what is pushed next starts a new one.
-     */
-    flush() {
-        const out = this.release(this.held);
-        this.held = '';
-        this.lineBlank = true;
-        return out;
-    }
-    release(text) {
-        if (text === '')
-            return '';
-        // The middle of a line that already has text: a `::` in it is not at the line's start.
-        const out = this.lineBlank
-            ? neutralizeWorkflowCommands(text)
-            : neutralizeWorkflowCommands(`x${text}`).slice(1);
-        const lastBreak = Math.max(text.lastIndexOf('\n'), text.lastIndexOf('\r'));
-        const tail = lastBreak >= 0 ? text.slice(lastBreak + 1) : text;
-        this.lineBlank = (lastBreak >= 0 || this.lineBlank) && /^[\s\u0085]*$/.test(tail);
-        return out;
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/github/comments.ts
 // Every comment the action posts carries a hidden line with a key of its own, so a POST whose answer was
 // lost (a reset, a timeout, a 5xx after the work was done) is found among the issue's comments and reused,
 // instead of being posted a second time.
 
 
+/** The hidden line that makes a comment findable after a lost answer: one key per post. */
 const onceMarker = (key) => `<!-- ralph-action:once ${key} -->`;
 /** GitHub's clock may differ from the runner's: look back this far for a comment just posted. */
 const CLOCK_SKEW_MS = 10 * 60_000;
@@ -55942,7 +57146,7 @@ function messageOf(error) {
 
 
 /** Arg names the action fills itself; a `/ralph` comment may not set them. */
-const RESERVED_ARGS = ['task', 'task_file'];
+const RESERVED_ARGS = ['task', 'task_file', 'review', 'review_file'];
 /**
  * The one containment rule for every ralph the action loads (a comment's or a label's name, `mode: list`, the
  * `ralph` input, a hunt): followed through links, its folder, its RALPH.md and the guardrails file it reads
@@ -56955,6 +58159,59 @@ function usage(available) {
     return `Usage, on the first line of a new comment: \`${COMMAND_USAGE}\`\n\n${list}`;
 }
 
+;// CONCATENATED MODULE: ./src/trigger/ralph-choice.ts
+// Which ralph a request runs, for every trigger that may name one (a `/ralph` comment, a label, a review's
+// `/ralph` line, a CI round): an installed ralph by name, else the action's `ralph` input, else a ralph-less
+// loop when the workflow gives `agent` alone. And whether the args a command gives are ones that ralph reads.
+
+
+
+
+/**
+ * A named ralph must be installed in the project (ralph/installed.ts); no name means the action's `ralph`
+ * input, or a ralph-less run when the workflow gives `agent` without one.
+ */
+function resolveRalph(name, settings) {
+    if (name === undefined) {
+        if (settings.defaultRalph === undefined)
+            return settings.ralphLess
+                ? {}
+                : { problem: 'no ralph was named, and the workflow sets no default (the ralph input)' };
+        const ralphName = ralphNameOf(settings.defaultRalph);
+        return { ralph: settings.defaultRalph, ...(ralphName ? { ralphName } : {}) };
+    }
+    const installed = installedRalph(settings.projectRoot, name);
+    return 'problem' in installed ? installed : { ralph: installed.dir, ralphName: name };
+}
+/**
+ * The ralph a parsed `/ralph` command runs, when every arg it gives is one that ralph reads: an arg it never
+ * reads is a typo, or a request it cannot honour, so it is refused rather than ignored.
+ */
+function commandRalph(command, settings) {
+    const resolved = resolveRalph(command.name, settings);
+    if ('problem' in resolved)
+        return resolved;
+    const takes = resolved.ralph !== undefined
+        ? argsOf(resolved.ralph, settings.projectRoot)
+        : argsIn(settings.ralphLess?.prompt ?? '');
+    const unknown = takes ? Object.keys(command.args).filter(name => !takes.includes(name)) : [];
+    if (!takes || unknown.length === 0)
+        return resolved;
+    return {
+        problem: `${resolved.ralph !== undefined ? `the ralph ${quote_quote(resolved.ralphName ?? resolved.ralph)}` : 'a run without a ralph'} takes no ${unknown.map(n => quote_quote(`--${n}`)).join(', ')} ` +
+            `arg (${takes.length ? `it takes ${takes.map(n => quote_quote(`--${n}`)).join(', ')}` : 'it takes none'})`
+    };
+}
+/** The name of the ralph an input names: an installed name, or the folder of a path. */
+function ralphNameOf(input) {
+    if (!input)
+        return undefined;
+    const trimmed = input.trim().replace(/\/+$/, '');
+    const folder = external_node_path_default().basename(trimmed) === RALPH_MARKER ? external_node_path_default().dirname(trimmed) : trimmed;
+    const name = external_node_path_default().basename(folder);
+    return name && name !== '.' && name !== '..' ? name : undefined;
+}
+
 ;// CONCATENATED MODULE: ./src/trigger/admission.ts
 // Whether what started this run (event.ts) may run a loop, and what: Run, Skip or Refuse. Nothing here runs
 // anything or trusts text: the comment is parsed by grammar.ts, the task is sanitised data, and the comment
@@ -57004,7 +58261,7 @@ async function admitEvent(event, settings, octokit) {
         return skip('review comments on a diff do not start loops: write /ralph in the conversation');
     return {
         kind: 'refuse',
-        reason: `ralph-action does not run on '${trigger.eventName}' events: use issue_comment, issues (labeled), ` +
+        reason: `ralph-action does not run on '${trigger.name === 'unsupported' ? trigger.eventName : trigger.name}' events: use issue_comment, issues (labeled), ` +
             `pull_request, push, schedule or workflow_dispatch`
     };
 }
@@ -57073,17 +58330,9 @@ async function planComment(trigger, settings, octokit) {
     const help = usage(available);
     if (command.kind === 'invalid')
         return refuse(command.problem, help);
-    const resolved = resolveRalph(command.name, settings);
+    const resolved = commandRalph(command, settings);
     if ('problem' in resolved)
         return refuse(resolved.problem, help);
-    // An arg the ralph never reads is a typo, or a request it cannot honour: say so rather than ignore it.
-    const takes = resolved.ralph !== undefined
-        ? argsOf(resolved.ralph, settings.projectRoot)
-        : argsIn(settings.ralphLess?.prompt ?? '');
-    const unknown = takes ? Object.keys(command.args).filter(name => !takes.includes(name)) : [];
-    if (takes && unknown.length > 0)
-        return refuse(`${resolved.ralph !== undefined ? `the ralph ${quote_quote(resolved.ralphName ?? resolved.ralph)}` : 'a run without a ralph'} takes no ${unknown.map(n => quote_quote(`--${n}`)).join(', ')} ` +
-            `arg (${takes.length ? `it takes ${takes.map(n => quote_quote(`--${n}`)).join(', ')}` : 'it takes none'})`, help);
     let work = { branch: `ralph/issue-${issue.number}` };
     if (issue.isPullRequest) {
         const found = await sameRepoPull(octokit, settings, issue.number);
@@ -57250,32 +58499,8 @@ async function pullAuthorMayAsk(octokit, settings, trigger) {
         ? { refuse: author.reason }
         : { skip: `${trigger.author || 'an unknown account'} (${author.reason})` };
 }
-// --- ralphs ----------------------------------------------------------------------------------------
-/**
- * A named ralph must be installed in the project (ralph/installed.ts); no name means the action's `ralph`
- * input, or a ralph-less run when the workflow gives `agent` without one.
- */
-function resolveRalph(name, settings) {
-    if (name === undefined) {
-        if (settings.defaultRalph === undefined)
-            return settings.ralphLess
-                ? {}
-                : { problem: 'no ralph was named, and the workflow sets no default (the ralph input)' };
-        const ralphName = ralphNameOf(settings.defaultRalph);
-        return { ralph: settings.defaultRalph, ...(ralphName ? { ralphName } : {}) };
-    }
-    const installed = installedRalph(settings.projectRoot, name);
-    return 'problem' in installed ? installed : { ralph: installed.dir, ralphName: name };
-}
-/** The name of the ralph an input names: an installed name, or the folder of a path. */
-function ralphNameOf(input) {
-    if (!input)
-        return undefined;
-    const trimmed = input.trim().replace(/\/+$/, '');
-    const folder = external_node_path_default().basename(trimmed) === RALPH_MARKER ? external_node_path_default().dirname(trimmed) : trimmed;
-    const name = external_node_path_default().basename(folder);
-    return name && name !== '.' && name !== '..' ? name : undefined;
-}
+// Where the admission's plans come from: `ralphNameOf` is the action's too.
+
 
 ;// CONCATENATED MODULE: ./src/trigger/hunt.ts
 
@@ -57582,6 +58807,8 @@ class InputError extends Error {
 }
 /** What the runner names the variable of an input: upper case, spaces to `_`, hyphens kept. */
 const inputVariable = (name) => `INPUT_${name.replace(/ /g, '_').toUpperCase()}`;
+/** The most jobs a chain may span: each job is a workflow run that may spend up to max-time. */
+const MOST_CONTINUE_JOBS = 20;
 const inputs_quote = (value) => JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
 class InputReader {
     env;
@@ -57766,6 +58993,9 @@ function readInputs(env = process.env) {
     const agentMaxProcesses = read.positiveInteger('agent-max-processes') ?? DEFAULT_AGENT_MAX_PROCESSES;
     if (agentMaxProcesses < MIN_AGENT_MAX_PROCESSES)
         throw new InputError(`Input 'agent-max-processes' must be at least ${MIN_AGENT_MAX_PROCESSES} (threads count, and a node program alone has about ten), got ${agentMaxProcesses}.`);
+    const continueJobs = read.positiveInteger('continue-jobs') ?? 1;
+    if (continueJobs > MOST_CONTINUE_JOBS)
+        throw new InputError(`Input 'continue-jobs' must be between 1 and ${MOST_CONTINUE_JOBS}, got ${inputs_quote(read.text('continue-jobs') ?? '')}.`);
     const retentionDays = read.positiveInteger('retention-days');
     if (retentionDays !== undefined && retentionDays > 90)
         throw new InputError(`Input 'retention-days' must be between 1 and 90, got ${retentionDays}.`);
@@ -57776,11 +59006,11 @@ function readInputs(env = process.env) {
         args,
         maxIterations: read.positiveInteger('max-iterations') ?? 10,
         // Read here, in the inputs' order, so the first bad one is the one named.
-        ...given('maxCostUsd', read.dollars('max-cost')),
-        ...given('maxTimeSeconds', read.duration('max-time')),
+        ...inputs_given('maxCostUsd', read.dollars('max-cost')),
+        ...inputs_given('maxTimeSeconds', read.duration('max-time')),
         maxFileBytes: read.fileSize('max-file-size', DEFAULT_MAX_FILE_BYTES),
-        ...given('agentTimeoutSeconds', read.duration('agent-timeout')),
-        ...given('completionTag', completionTag),
+        ...inputs_given('agentTimeoutSeconds', read.duration('agent-timeout')),
+        ...inputs_given('completionTag', completionTag),
         openPr: read.boolean('open-pr', true),
         draft: read.boolean('draft', false),
         labels: read.list('labels'),
@@ -57801,7 +59031,7 @@ function readInputs(env = process.env) {
         isolation,
         agentUser,
         agentMaxProcesses,
-        continueJobs: read.positiveInteger('continue-jobs') ?? 1
+        continueJobs
     };
     const resume = read.text('resume');
     if (resume !== undefined && !/^[1-9][0-9]{0,19}$/.test(resume))
@@ -57849,7 +59079,7 @@ function readInputs(env = process.env) {
     return inputs;
 }
 /** The input as given, or no key at all when it was not: ActionInputs never holds an undefined. */
-function given(key, value) {
+function inputs_given(key, value) {
     return value === undefined ? {} : { [key]: value };
 }
 /** `mode: list` reads only what it needs: nothing runs, so no ralph, prompt or token is required. */
@@ -57941,10 +59171,11 @@ function modelProxyInputs(given) {
 
 
 
+
 /** The most commits one delivery may carry (a loop makes one an iteration). */
 const MOST_DELIVERED_COMMITS = 10_000;
 const MOST_HEADER_BYTES = 1024 * 1024;
-const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+const bundle_OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
 /** Writes `branch` (which must be at `head`) as a bundle of the commits on top of `base`. */
 async function createBundle(workTree, file, branch, base, head) {
     const repo = new repo_GitRepo(workTree);
@@ -57985,7 +59216,7 @@ function readBundleHeader(file) {
         }
         const prerequisite = line.startsWith('-');
         const [oid, ...rest] = (prerequisite ? line.slice(1) : line).split(' ');
-        if (!OID.test(oid))
+        if (!bundle_OID.test(oid))
             throw new Error('the bundle has a malformed header line');
         if (prerequisite)
             header.prerequisites.push(oid);
@@ -58042,7 +59273,7 @@ async function rangeCommits(workTree, base, head) {
             continue;
         // :<old mode> <new mode> <old oid> <new oid> <status>\0<path>\0, one pair a changed file.
         const raw = await repo.bytes(['diff-tree', '-r', '-z', '--no-renames', '--raw', parent, commit.sha]);
-        const fields = raw.toString('utf8').split('\0');
+        const fields = splitNul(raw);
         for (let i = 0; i + 1 < fields.length; i += 2) {
             const [, mode, , oid, status] = fields[i].replace(/^:/, '').split(' ');
             commit.changes.push({ path: fields[i + 1], mode, oid, status });
@@ -58072,9 +59303,18 @@ async function isAncestor(workTree, ancestor, descendant) {
     return result.exitCode === 0;
 }
 
+// EXTERNAL MODULE: external "node:stream"
+var external_node_stream_ = __nccwpck_require__(57075);
+;// CONCATENATED MODULE: external "node:stream/promises"
+const external_node_stream_promises_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:stream/promises");
 ;// CONCATENATED MODULE: ./src/github/artifacts.ts
-// Uploading the run record (progress.md, status.json, logs/) as one artifact. @actions/artifact is imported
-// only here and only when an upload happens: it is most of the bundle and ~250 ms of start-up.
+// The run record (progress.md, status.json, logs/) uploaded as one artifact, and artifacts downloaded and
+// unpacked with bounds. @actions/artifact is imported only here and only when an upload happens: it is most of
+// the bundle and ~250 ms of start-up. A download is ours (the signed URL, then a streaming unzip), not the
+// library's: the library unpacks whatever the zip holds, however large, before any check.
+
+
+
 
 
 /** Every file under `dir`, absolute, skipping status.json's in-flight temp files. */
@@ -58104,7 +59344,7 @@ function safeArtifactName(name) {
 async function uploadRecord(dir, name, options = {}) {
     (0,external_node_fs_.statSync)(dir);
     const files = recordFiles(dir);
-    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
+    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(580), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
     const client = new DefaultArtifactClient();
     const uploaded = await client.uploadArtifact(safeArtifactName(name), files, dir, {
         ...(options.retentionDays !== undefined ? { retentionDays: options.retentionDays } : {}),
@@ -58118,18 +59358,270 @@ async function uploadRecord(dir, name, options = {}) {
         files: files.length
     };
 }
-/** Downloads artifact `id` into `dir` (of this run, or `findBy`'s). */
-async function downloadInto(id, dir, findBy) {
-    const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
-    // Its unzip calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
+const inMegabytes = (bytes) => `${Math.round(bytes / (1024 * 1024))} MB`;
+/** An entry's name as a log line may show it: the zip's, so printable ASCII only, and short. */
+const artifacts_shown = (name) => JSON.stringify((name ?? '').slice(0, 100).replace(/[^\x20-\x7e]/g, '?'));
+/** An artifact refused by its rules: nothing of it is left written. */
+class UnpackRefused extends Error {
+    why;
+    entry;
+    limit;
+    name = 'UnpackRefused';
+    constructor(why, 
+    /** The entry that broke the rule (for `total`, the one being unpacked then). */
+    entry, 
+    /** The bound broken, in bytes (entries, for `entries`). */
+    limit) {
+        super(why === 'unexpected'
+            ? `it holds ${artifacts_shown(entry)}, which it never holds`
+            : why === 'twice'
+                ? `it holds ${artifacts_shown(entry)} twice`
+                : why === 'entries'
+                    ? `it holds more than ${limit} entries`
+                    : why === 'entry'
+                        ? `${artifacts_shown(entry)} unpacks to more than ${inMegabytes(limit)}`
+                        : `it unpacks to more than ${inMegabytes(limit)}`);
+        this.why = why;
+        this.entry = entry;
+        this.limit = limit;
+    }
+}
+/** A download that failed on the way (the connection, a 5xx, a stall): worth another try. */
+class InTransit extends Error {
+    name = 'InTransit';
+}
+/** An HTTP answer that is not the one asked for: in transit when a 5xx or a 429. */
+function httpStatus(status, what) {
+    const message = `${what} answered HTTP ${status}`;
+    return status >= 500 || status === 429 ? new InTransit(message) : new Error(message);
+}
+const TWIRP = 'twirp/github.actions.results.api.v1.ArtifactService';
+/** The run and job this job's runtime token names (its `Actions.Results:<run>:<job>` scope). */
+function backendIds(token) {
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));
+    for (const scope of String(payload.scp ?? '').split(' ')) {
+        const [name, run, job] = scope.split(':');
+        if (name === 'Actions.Results' && run && job)
+            return { run, job };
+    }
+    throw new Error('the runtime token names no workflow run');
+}
+/** fetch, its failures to get an answer made InTransit. */
+async function reach(url, init) {
+    try {
+        return await fetch(url, init);
+    }
+    catch (error) {
+        throw new InTransit(error.message, { cause: error });
+    }
+}
+/** One call of the artifact service (Twirp JSON, as @actions/artifact makes it), with this job's runtime token. */
+async function twirp(method, body, timing) {
+    const token = process.env.ACTIONS_RUNTIME_TOKEN ?? '';
+    const base = process.env.ACTIONS_RESULTS_URL;
+    if (!token || !base)
+        throw new Error('ACTIONS_RUNTIME_TOKEN or ACTIONS_RESULTS_URL is not set');
+    const response = await reach(new URL(`/${TWIRP}/${method}`, base), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(timing.requestTimeoutMs)
+    });
+    const text = await response.text().catch((error) => {
+        throw new InTransit(error.message);
+    });
+    if (!response.ok)
+        throw httpStatus(response.status, `the artifact service's ${method}`);
+    return JSON.parse(text);
+}
+/** A signed URL of this run's artifact `id`, from the artifact service. */
+async function signedUrlOfThisRun(id, timing) {
+    const own = backendIds(process.env.ACTIONS_RUNTIME_TOKEN ?? '');
+    const listed = await twirp('ListArtifacts', { workflow_run_backend_id: own.run, workflow_job_run_backend_id: own.job, id_filter: String(id) }, timing);
+    const artifact = (Array.isArray(listed.artifacts) ? listed.artifacts : [])[0];
+    if (!artifact)
+        throw new Error(`this run has no artifact ${id}`);
+    const signed = await twirp('GetSignedArtifactURL', {
+        workflow_run_backend_id: String(artifact.workflow_run_backend_id),
+        workflow_job_run_backend_id: String(artifact.workflow_job_run_backend_id),
+        name: String(artifact.name)
+    }, timing);
+    if (typeof signed.signed_url !== 'string')
+        throw new Error('the artifact service gave no download URL');
+    return signed.signed_url;
+}
+/** Where GitHub redirects the download of another run's artifact `id` (GET …/artifacts/{id}/zip). */
+async function signedUrlOfOtherRun(octokit, findBy, id) {
+    const { status, headers } = await octokit.request('GET /repos/{owner}/{repo}/actions/artifacts/{artifact_id}/{archive_format}', {
+        owner: findBy.repositoryOwner,
+        repo: findBy.repositoryName,
+        artifact_id: id,
+        archive_format: 'zip',
+        request: { redirect: 'manual' }
+    });
+    const location = headers.location;
+    if (Number(status) !== 302 || !location)
+        throw httpStatus(Number(status), `the download of artifact ${id}`);
+    return location;
+}
+/** Bytes through, refused past `limit`: the check runs on every chunk, before it goes on to be written. */
+function counted(limit, over, seen) {
+    return new external_node_stream_.Transform({
+        transform(chunk, _encoding, done) {
+            seen.bytes += chunk.length;
+            if (seen.bytes > limit)
+                done(over());
+            else
+                done(null, chunk);
+        }
+    });
+}
+/** Reads what it is given and keeps none of it. */
+const nowhere = () => new external_node_stream_.Writable({ write: (_chunk, _encoding, done) => done() });
+/** A new file for entry `name` inside `dir` (never an existing one, nor anything a link points to). */
+function fileFor(dir, name) {
+    const file = external_node_path_default().join(dir, name);
+    if (external_node_path_default().relative(dir, file).startsWith('..'))
+        throw new UnpackRefused('unexpected', name, 0);
+    (0,external_node_fs_.mkdirSync)(external_node_path_default().dirname(file), { recursive: true });
+    return (0,external_node_fs_.createWriteStream)(file, { flags: 'wx', mode: 0o600 });
+}
+/** Streams the zip at `url` into `dir` by `rules`; on a refusal or a failure, what was written is left to the caller. */
+async function unpack(url, dir, rules, timing) {
+    const { default: UnzipStream } = await __nccwpck_require__.e(/* import() */ 580).then(__nccwpck_require__.t.bind(__nccwpck_require__, 85580, 23));
+    const controller = new AbortController();
+    // A body that stops moving is cut off, as a request with no answer is.
+    const idle = setTimeout(() => controller.abort(new InTransit('the download stalled')), timing.requestTimeoutMs);
+    try {
+        const response = await reach(url, { signal: controller.signal });
+        if (!response.ok || !response.body)
+            throw httpStatus(response.status, 'the artifact store');
+        const source = external_node_stream_.Readable.fromWeb(response.body);
+        const zip = new UnzipStream();
+        // Which failed first, the download or the zip (each then fails the other with the same error).
+        let first;
+        source.on('data', () => idle.refresh());
+        source.on('error', () => (first ??= 'download'));
+        zip.on('error', () => (first ??= 'zip'));
+        let refused;
+        const refuse = (error) => {
+            refused ??= error;
+            zip.destroy(error);
+        };
+        const seen = new Set();
+        // Every entry's bytes, written or not, against the bound of all (one count: entries may overlap in flight).
+        const unpacked = { bytes: 0 };
+        const entries = [];
+        zip.on('entry', entry => {
+            const name = entry.path;
+            const most = entry.type === 'File' ? rules.most(name) : undefined;
+            const problem = seen.size >= rules.entries
+                ? new UnpackRefused('entries', name, rules.entries)
+                : seen.has(name)
+                    ? new UnpackRefused('twice', name, 0)
+                    : most === undefined && entry.type === 'File' && rules.strict
+                        ? new UnpackRefused('unexpected', name, 0)
+                        : // A header that says it is too big is believed; one that says it is small is not.
+                            most !== undefined && entry.size !== undefined && entry.size > most
+                                ? new UnpackRefused('entry', name, most)
+                                : undefined;
+            seen.add(name);
+            if (problem)
+                return refuse(problem);
+            const total = counted(rules.total, () => new UnpackRefused('total', name, rules.total), unpacked);
+            const done = most === undefined
+                ? (0,external_node_stream_promises_namespaceObject.pipeline)(entry, total, nowhere())
+                : (0,external_node_stream_promises_namespaceObject.pipeline)(entry, total, counted(most, () => new UnpackRefused('entry', name, most), { bytes: 0 }), fileFor(dir, name));
+            entries.push(done.catch((error) => refuse(error)));
+        });
+        // The zip is held to the bound too: a stored (uncompressed) entry weighs its bytes either way.
+        const zipped = counted(rules.total + 1024 * 1024, () => new UnpackRefused('total', undefined, rules.total), { bytes: 0 });
+        try {
+            await (0,external_node_stream_promises_namespaceObject.pipeline)(source, zipped, zip);
+            await Promise.all(entries);
+            if (refused)
+                throw refused;
+        }
+        catch (error) {
+            source.destroy();
+            const failure = refused ?? error;
+            if (failure instanceof UnpackRefused)
+                throw failure;
+            if (first === 'download')
+                throw new InTransit(failure.message, { cause: error });
+            throw new Error(`it is not a zip that can be read (${failure.message})`, { cause: error });
+        }
+    }
+    finally {
+        clearTimeout(idle);
+    }
+}
+/**
+ * Downloads artifact `id` (this run's, or another run's through the REST API with `from`) and unpacks it into
+ * `dir` by `rules`, streaming: nothing it may not hold is written, and it stops at the first bound broken
+ * (UnpackRefused). A download that fails on the way is tried again from the start.
+ */
+async function downloadInto(id, dir, rules, from) {
+    const timing = retryTiming();
+    const deadline = Date.now() + timing.boundMs;
+    (0,external_node_fs_.mkdirSync)(dir, { recursive: true });
+    // unzip-stream calls Buffer() (DEP0005): from the bundle, Node cannot tell that from our code, and warns.
     const warned = process.noDeprecation;
     process.noDeprecation = true;
     try {
-        await new DefaultArtifactClient().downloadArtifact(id, { path: dir, ...(findBy ? { findBy } : {}) });
+        for (let attempt = 1;; attempt++) {
+            try {
+                const url = from
+                    ? await signedUrlOfOtherRun(from.octokit, from.findBy, id)
+                    : await signedUrlOfThisRun(id, timing);
+                return await unpack(url, dir, rules, timing);
+            }
+            catch (error) {
+                emptied(dir);
+                const wait = backoffMs(timing, attempt);
+                if (!(error instanceof InTransit) || !mayRetry(timing, { attempt, waitMs: wait, deadline }))
+                    throw error;
+                await sleep(wait);
+            }
+        }
     }
     finally {
         process.noDeprecation = warned === true;
     }
+}
+/** `dir`, made empty again. */
+function emptied(dir) {
+    for (const name of (0,external_node_fs_.readdirSync)(dir))
+        (0,external_node_fs_.rmSync)(external_node_path_default().join(dir, name), { recursive: true, force: true });
+}
+
+;// CONCATENATED MODULE: ./src/text/json.ts
+// JSON another job wrote (a delivery's manifest, a chain's record) read with its nesting bounded: JSON.parse
+// itself goes deep, but what walks the value after it (JSON.stringify, a recursive check) runs out of stack.
+/** The deepest nesting of arrays and objects read from another job: ours never pass a dozen. */
+const MOST_JSON_DEPTH = 64;
+/** JSON.parse, refusing first (a scan outside strings, no recursion) text nested deeper than `most` levels. */
+function parseBoundedJson(text, most = MOST_JSON_DEPTH) {
+    let depth = 0;
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+        const c = text.charCodeAt(i);
+        if (inString) {
+            if (c === 0x5c)
+                i++;
+            else if (c === 0x22)
+                inString = false;
+        }
+        else if (c === 0x22)
+            inString = true;
+        else if (c === 0x5b || c === 0x7b) {
+            if (++depth > most)
+                throw new Error(`it is nested deeper than ${most} levels`);
+        }
+        else if (c === 0x5d || c === 0x7d)
+            depth--;
+    }
+    return JSON.parse(text);
 }
 
 ;// CONCATENATED MODULE: ./src/github/errors.ts
@@ -58513,12 +60005,18 @@ function readState() {
         runMark: text('runMark'),
         isolation: text('isolation'),
         gitSnapshot: text('gitSnapshot'),
+        credentials: text('credentials'),
         egress: text('egress')
     };
 }
+/** What this process saved (post reads it from the environment; main's later steps from here). */
+const saved = new Map();
 function saveState(key, value) {
+    saved.set(key, String(value));
     core/* saveState */.LZ(key, String(value));
 }
+/** Whether this process has saved `key` as true: main's later steps asking what its earlier ones did. */
+const savedHere = (key) => saved.get(key) === 'true';
 
 ;// CONCATENATED MODULE: ./src/action/contain.ts
 // The loop, contained. Its processes (the agent, the ralph's commands, the checks) run as the agent's own user
@@ -58526,8 +60024,8 @@ function saveState(key, value) {
 // they could change that outlives them is put back when the loop ends. In this order, because nothing may be
 // given back while one of them still runs:
 //   1. the agent's user: created on first use, given a fresh HOME and the work tree (isolation);
-//   2. the checkout's credential removed; .git's config, info/ and hooks/ snapshotted; the runner's file
-//      commands remembered (and closed to other users);
+//   2. the checkout's credential removed (kept for post, where only another user runs the loop); .git's config,
+//      info/ and hooks/ snapshotted; the runner's file commands remembered (and closed to other users);
 //   3. the loop;
 //   4. every process of the loop killed: those carrying the run's mark, and every process of the agent's uid;
 //   5. the work tree given back, .git put back, the runner's files cut back, and the credential returned.
@@ -58605,12 +60103,16 @@ async function isolateLoop(plan, workTree) {
         return fallBack(error.message);
     }
 }
-/** The snapshot in a file of the action's own, for post when main is killed mid-loop. */
-function keepSnapshot(snapshot) {
-    const dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), 'ralph-git-snapshot-'));
-    const file = external_node_path_default().join(dir, 'snapshot.json');
-    (0,external_node_fs_.writeFileSync)(file, JSON.stringify(snapshot), { mode: 0o600 });
-    saveState('gitSnapshot', file);
+/**
+ * `data` in a file of the action's own (0600, in a folder of its own: 0700), named in the state under `key` for
+ * post, when main is killed mid-loop. Answers the folder.
+ */
+function keepForPost(key, data) {
+    const dir = (0,external_node_fs_.mkdtempSync)(external_node_path_default().join(process.env.RUNNER_TEMP || (0,external_node_os_.tmpdir)(), `ralph-${key}-`));
+    const file = external_node_path_default().join(dir, `${key}.json`);
+    (0,external_node_fs_.writeFileSync)(file, JSON.stringify(data), { mode: 0o600 });
+    saveState(key, file);
+    return dir;
 }
 /**
  * Runs the loop contained (see the top of this file). `isolated` is isolateLoop's answer. The ports are the
@@ -58636,9 +60138,16 @@ async function runLoopContained(plan, workTree, isolated, ports) {
         };
         saveState('egress', JSON.stringify(egress));
     }
-    const result = await withoutPersistedCredentials(workTree, async () => {
+    const log = (message) => core/* info */.pq(message);
+    const hidden = await hidePersistedCredentials(workTree, { log });
+    let kept;
+    let result;
+    try {
+        // Kept in a file only where another user runs the loop: under isolation none the agent could read it.
+        if (isolated && hidden.held.length > 0)
+            kept = keepForPost('credentials', hidden.held);
         const snapshot = await snapshotGitDir(workTree);
-        keepSnapshot(snapshot);
+        keepForPost('gitSnapshot', snapshot);
         // Remembered last, after our own state lines: anything added to them from here on is the loop's.
         const files = guardRunnerFiles(process.env, { close: isolated !== undefined });
         try {
@@ -58646,7 +60155,7 @@ async function runLoopContained(plan, workTree, isolated, ports) {
                 env: hermeticGitEnvironment(),
                 maxFileBytes: config.maxFileBytes
             });
-            return await withoutSecretVariables(() => runLoop(config, {
+            result = await withoutSecretVariables(() => runLoop(config, {
                 ...ports,
                 workspace,
                 runProcess: options => spawn({ ...options, env: options.env ?? env }),
@@ -58669,7 +60178,21 @@ async function runLoopContained(plan, workTree, isolated, ports) {
             saveState('gitSnapshot', '');
             saveState('egress', '');
         }
-    }, { log: message => core/* info */.pq(message) });
+    }
+    finally {
+        // After .git is put back (its snapshot holds the config without the credential), as the last change undone;
+        // said at once, as the loop may have thrown.
+        const problem = await restoreCredentials(hidden, { log });
+        if (problem)
+            core/* warning */.$e(kept
+                ? `${problem}. The post step tries again.`
+                : `${problem}. Later steps of this job have no git credential from actions/checkout.`);
+        else if (kept) {
+            // The file holds the token: gone first, then its name (post finds no file: nothing left to do).
+            (0,external_node_fs_.rmSync)(kept, { recursive: true, force: true });
+            saveState('credentials', '');
+        }
+    }
     return { result, warnings };
 }
 /** Kills what the loop left, gives the work tree back and puts .git back; answers what it found. */
@@ -58695,15 +60218,19 @@ async function endLoop(mark, isolated, snapshot, killed = pids => `Killed ${pids
     }
     return warnings;
 }
-/** Post, when main did not finish: kill what the loop left, give the work tree back, put .git back. */
+/**
+ * Post, when main did not finish: kill what the loop left, give the work tree back, put .git back and then the
+ * checkout's credential. Answers warnings, one a line; what main saved that cannot be read is one of them.
+ */
 async function endAfterKilledMain(state) {
+    const unread = [];
     let isolated;
     if (state.isolation) {
         try {
             isolated = isolation(JSON.parse(state.isolation), message => core/* info */.pq(message));
         }
-        catch {
-            isolated = undefined;
+        catch (error) {
+            unread.push(`What main saved about the agent's user cannot be read (${error.message}): its processes are not killed, the work tree is not given back and the user is not released. Kill every process of the agent's user and give the work tree back before a later step trusts it.`);
         }
     }
     let snapshot;
@@ -58711,11 +60238,12 @@ async function endAfterKilledMain(state) {
         try {
             snapshot = JSON.parse((0,external_node_fs_.readFileSync)(state.gitSnapshot, 'utf8'));
         }
-        catch {
-            snapshot = undefined;
+        catch (error) {
+            unread.push(`.git's snapshot from before the loop cannot be read (${error.message}): .git/config, .git/info and .git/hooks are left as the loop left them.`);
         }
     }
-    const warnings = await endLoop(state.runMark ?? '', isolated, snapshot, pids => `Killed what the loop left running: pid ${pids.join(', ')}.`);
+    const warnings = [...unread];
+    warnings.push(...(await endLoop(state.runMark ?? '', isolated, snapshot, pids => `Killed what the loop left running: pid ${pids.join(', ')}.`)));
     if (state.egress) {
         try {
             const { uid, privilege } = JSON.parse(state.egress);
@@ -58726,12 +60254,40 @@ async function endAfterKilledMain(state) {
             warnings.push(`The agent's egress rules could not be removed: ${error.message}.`);
         }
     }
-    return warnings;
+    return [...warnings, ...(await credentialsAfterMain(state))];
+}
+/**
+ * Post: the checkout's credential, put back from what main kept when main could not put it back (killed, or
+ * failed). Answers warnings. No kept file is the usual case: main put it back and removed the file.
+ */
+async function credentialsAfterMain(state) {
+    if (!state.credentials)
+        return [];
+    let held;
+    try {
+        held = JSON.parse((0,external_node_fs_.readFileSync)(state.credentials, 'utf8'));
+    }
+    catch (error) {
+        if (error.code === 'ENOENT')
+            return [];
+        return [
+            `The checkout's credential main kept cannot be read (${error.message}): later steps of this job have no git credential from actions/checkout.`
+        ];
+    }
+    const { putBack, problems } = await putBackHeld(held);
+    // It holds the token: removed whatever happened.
+    (0,external_node_fs_.rmSync)(external_node_path_default().dirname(state.credentials), { recursive: true, force: true });
+    if (putBack.length > 0)
+        core/* info */.pq(`Put back the checkout's credential, which main could not: ${putBack.join(', ')}.`);
+    return problems.length === 0
+        ? []
+        : [`The persisted git credentials were not fully restored: ${problems.join('; ')}.`];
 }
 
 ;// CONCATENATED MODULE: ./src/action/prepare.ts
 // Step 3, prepare: the loop's fresh branch from its base, the commit identity, who the loop's processes run
 // as, and the issue's tracking comment. A failure here replies on the issue and ends the step.
+
 
 
 
@@ -58769,8 +60325,12 @@ async function restoreCheckout(workTree, prepared) {
             : undefined;
     if (!args)
         return;
+    // The tree is the agent's: a FIFO where git reads a file would hold the checkout, and the job, forever.
+    const hazard = await treeHazard(workTree);
     // Hardened (no hooks, no secrets in the environment): the agent may have planted a post-checkout hook.
-    const result = await new repo_GitRepo(workTree).exec(args, { probe: true });
+    const result = hazard
+        ? { stderr: hazard, exitCode: 1 }
+        : await new repo_GitRepo(workTree).exec(args, { probe: true, timeoutMs: TREE_GIT_MS });
     if (result.exitCode !== 0)
         core/* warning */.$e(`Could not check out ${branch ?? sha} again after the run (${result.stderr.trim()}); the work tree is left on ${prepared.branch}.`);
 }
@@ -58819,6 +60379,7 @@ async function prepare(planned) {
     core/* startGroup */.Oh(`Preparing branch ${plan.branch}`);
     try {
         workTree = await workTreeOf(plan.projectRoot);
+        const timing = retryTiming();
         branch = await prepareBranch(workTree, {
             branch: plan.branch,
             remote: REMOTE,
@@ -58826,6 +60387,8 @@ async function prepare(planned) {
             // Nothing is pushed whatever the gates say: a repository without the remote is a local trial.
             ...(!plan.inputs.openPr && plan.inputs.onFailure === 'none' ? { localOnly: true } : {}),
             ...baseOf(plan),
+            retry: remoteGitRetry(timing, clients.budget),
+            stallSeconds: timing.pushStallSeconds,
             log: message => core/* info */.pq(message)
         });
         // A chain goes on from exactly the commit its previous run pushed: anything else is someone else's.
@@ -59181,10 +60744,25 @@ async function uploadArtifact(recordDir, name, options = {}) {
 
 
 
+
+
+
 const HANDOVER_FILE = 'delivery.json';
 const BUNDLE_FILE = 'delivery.bundle';
 /** The most a manifest may weigh: the loop's result with its iterations, never its logs. */
 const MOST_HANDOVER_BYTES = 32 * 1024 * 1024;
+/** The most a delivery's bundle may weigh (or twice max-file-size, when more): the loop's new objects only. */
+const MOST_BUNDLE_BYTES = 256 * 1024 * 1024;
+/** What a delivery artifact may hold: its manifest and its bundle, each bounded, and nothing else. */
+function deliveryRules(maxFileBytes) {
+    const bundle = Math.max(MOST_BUNDLE_BYTES, 2 * maxFileBytes);
+    return {
+        most: name => (name === HANDOVER_FILE ? MOST_HANDOVER_BYTES : name === BUNDLE_FILE ? bundle : undefined),
+        total: MOST_HANDOVER_BYTES + bundle,
+        entries: 2,
+        strict: true
+    };
+}
 function triggerFacts(planned) {
     const trigger = planned.plan.trigger;
     return {
@@ -59354,17 +60932,19 @@ async function receive(planned) {
         return handover_refused('There is no delivery to deliver: the agent job set no delivery output (it ended before its loop did; its log says why). Nothing was pushed.');
     const dir = scratch('ralph-received-');
     try {
-        const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
+        const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(580), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
         const { artifact } = await new DefaultArtifactClient().getArtifact(name);
-        await downloadInto(artifact.id, dir);
+        await downloadInto(artifact.id, dir, deliveryRules(inputs.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES));
     }
     catch (error) {
         (0,external_node_fs_.rmSync)(dir, { recursive: true, force: true });
+        if (error instanceof UnpackRefused)
+            return handover_refused(`The delivery artifact ${name} was refused: ${error.message}. Nothing was pushed.`);
         return handover_refused(`The delivery artifact ${name} could not be downloaded from this workflow run (${error.message.split('\n')[0]}): pass delivery: \${{ needs.<agent job>.outputs.delivery }}. Nothing was pushed.`);
     }
     let handover;
     try {
-        const parsed = JSON.parse(readRegularFile(external_node_path_default().join(dir, HANDOVER_FILE), MOST_HANDOVER_BYTES).toString('utf8'));
+        const parsed = parseBoundedJson(readRegularFile(external_node_path_default().join(dir, HANDOVER_FILE), MOST_HANDOVER_BYTES).toString('utf8'));
         const problem = malformed(parsed);
         if (problem)
             throw new Error(problem);
@@ -59402,12 +60982,18 @@ async function startIsHere(prepared, start) {
     // an older commit of it would drop what others pushed there since.
     if (branch.continued)
         return false;
-    const repo = new repo_GitRepo(workTree);
+    const timing = retryTiming();
+    const repo = new RemoteRetryingRepo(workTree, {
+        retry: remoteGitRetry(timing, prepared.clients.budget),
+        stallSeconds: timing.pushStallSeconds,
+        log: message => core/* info */.pq(message)
+    });
     if (await isAncestor(workTree, start, branch.baseSha))
         return true;
     if (!(await repo.isShallow()))
         return false;
-    await repo.exec(['fetch', '--quiet', '--no-tags', '--unshallow', REMOTE, branch.base], { probe: true });
+    // A fetch that fails (after its retries) says so, rather than "not on the base".
+    await repo.exec(['fetch', '--quiet', '--no-tags', '--unshallow', REMOTE, branch.base]);
     return isAncestor(workTree, start, branch.baseSha);
 }
 /**
@@ -59469,11 +61055,11 @@ async function checkHandover(prepared, received) {
         parent = commit.sha;
         for (const change of commit.changes) {
             if (change.mode === '160000')
-                return `the delivery's commit ${short} adds a gitlink (a submodule) at ${change.path}: a delivery carries files only`;
+                return `the delivery's commit ${short} adds a gitlink (a submodule) at ${showPath(change.path)}: a delivery carries files only`;
             // In any case: a checkout on a case-insensitive file system makes .GitHub/ the workflows' folder.
             const lower = change.path.toLowerCase();
             if (lower === '.github' || lower.startsWith('.github/'))
-                return `the delivery's commit ${short} changes ${change.path}: .github/ is never delivered from an agent's job`;
+                return `the delivery's commit ${short} changes ${showPath(change.path)}: .github/ is never delivered from an agent's job`;
             if (change.status !== 'D' && /^10[0-7]{4}$|^120000$/.test(change.mode))
                 blobs.push({ path: change.path, oid: change.oid, commit: short });
         }
@@ -59482,7 +61068,7 @@ async function checkHandover(prepared, received) {
     const sizes = await blobSizes(workTree, blobs.map(b => b.oid));
     const large = blobs.find(b => (sizes.get(b.oid) ?? 0) > most);
     if (large)
-        return `the delivery's commit ${large.commit} holds ${large.path} (${megabytes(sizes.get(large.oid) ?? 0)}), over max-file-size (${megabytes(most)})`;
+        return `the delivery's commit ${large.commit} holds ${showPath(large.path)} (${megabytes(sizes.get(large.oid) ?? 0)}), over max-file-size (${megabytes(most)})`;
     // What protects the repository is this job's to say: the ralph and the gates at the commit its branch starts
     // from, whatever older commit of the base the delivery was built on.
     const protection = plan.config.protect
@@ -59577,9 +61163,28 @@ function deliveredResult(theirs, own, unverified) {
 
 
 
+
 const CONTINUATION_FILE = 'continuation.json';
 /** The most bytes of continuation.json and of the earlier status.json read. */
 const MOST_RECORD_BYTES = 64 * 1024 * 1024;
+/** The most one log of the earlier record may weigh, and the whole record. */
+const MOST_LOG_BYTES = 512 * 1024 * 1024;
+const MOST_RECORD_TOTAL_BYTES = 2 * 1024 * 1024 * 1024;
+/** A log of the record as the loop names them: `logs/` and a few safe names (no `..`, no hidden file). */
+const RECORD_LOG = /^logs(\/[A-Za-z0-9_-][A-Za-z0-9._-]{0,199}){1,5}$/;
+/**
+ * What the earlier run's record may hold for this job: its continuation, status and progress, and its logs, each
+ * bounded; anything else is read past, never written.
+ */
+const RECORD_RULES = {
+    most: name => name === CONTINUATION_FILE || name === STATUS_FILE || name === PROGRESS_FILE
+        ? MOST_RECORD_BYTES
+        : RECORD_LOG.test(name)
+            ? MOST_LOG_BYTES
+            : undefined,
+    total: MOST_RECORD_TOTAL_BYTES,
+    entries: 100_000
+};
 const isRecord = (value) => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isSha = (value) => typeof value === 'string' && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(value);
 const isCount = (value) => typeof value === 'number' && Number.isInteger(value) && value >= 0;
@@ -59648,16 +61253,30 @@ function disagree(c, status) {
         return `its jobs spent $${usd.toFixed(4)} and its record says $${status.cost.totalUsd.toFixed(4)}`;
     return undefined;
 }
+/** What a job cancelled before its successor is dispatched does, in the log's words. */
+const HANDS_NOTHING_ON = 'it hands nothing on (no next run is dispatched)';
+/** Why this job made no progress another job could go on from (no agent run of it left a commit), or undefined. */
+function noProgress(iterations) {
+    if (iterations.some(it => it.commit?.sha !== undefined))
+        return undefined;
+    const finished = iterations.some(it => it.agent !== undefined && it.agent.killedBy === undefined);
+    return finished
+        ? 'no agent run of this job left a commit, so another job would start where this one did'
+        : 'no agent run finished in this job (setup, the baseline or the agent took its max-time), so another job would do the same';
+}
 /**
- * Whether this job hands its loop on: it stopped on max-time with gates failing, and the chain has jobs,
- * iterations and dollars left. Answers why not, for the log, when it could have.
+ * Whether this job hands its loop on: it stopped on max-time with gates failing, made progress (a commit), was
+ * not cancelled, and the chain has jobs, iterations and dollars left. Answers why not, for the log, when it
+ * could have.
  */
-function continuesIn(inputs, result, jobsSoFar, 
-/** The loop's branch was there before it: a person's pull request's, or one the action had pushed. */
-branchWas) {
-    if (inputs.continueJobs <= 1 || result.success || result.stopReason !== 'timeout')
+function continuesIn(inputs, result, job) {
+    if (inputs.continueJobs <= 1 || result.success)
         return { continues: false };
-    if (jobsSoFar >= inputs.continueJobs)
+    if (job.cancelled)
+        return { continues: false, why: `the job was cancelled, so ${HANDS_NOTHING_ON}` };
+    if (result.stopReason !== 'timeout')
+        return { continues: false };
+    if (job.jobsSoFar >= inputs.continueJobs)
         return { continues: false, why: `the chain has run its ${inputs.continueJobs} jobs (continue-jobs)` };
     if (result.iterations.length >= inputs.maxIterations)
         return {
@@ -59666,18 +61285,21 @@ branchWas) {
         };
     if (inputs.maxCostUsd !== undefined && result.cost.totalUsd >= inputs.maxCostUsd)
         return { continues: false, why: `the chain has spent its $${inputs.maxCostUsd} (max-cost)` };
+    const stalled = noProgress(result.iterations.slice(job.carried));
+    if (stalled)
+        return { continues: false, why: stalled };
     if (inputs.ralphName !== undefined && !RALPH_NAME.test(inputs.ralphName))
         return {
             continues: false,
             why: `the ralph's name ${JSON.stringify(inputs.ralphName)} is not one a chain carries (letters, digits, spaces, . _ -)`
         };
-    if (branchWas === 'pr')
+    if (job.branchWas === 'pr')
         return {
             continues: false,
             why: "a loop on a person's pull request branch does not go on in another run (unverified work is never pushed there)"
         };
     // Its pull request, if it has one, shows what is there: unverified work is not pushed under it between jobs.
-    if (branchWas === 'existing')
+    if (job.branchWas === 'existing')
         return {
             continues: false,
             why: 'a chain starts on a branch of its own, and this loop went on from one that was already there (its pull request, if any, would show unverified work)'
@@ -59697,7 +61319,8 @@ async function workflowOf(octokit, context, runId) {
             repository: data.repository.full_name,
             headRepository: data.head_repository?.full_name ?? '',
             headBranch: data.head_branch ?? '',
-            runAttempt: data.run_attempt ?? 1
+            runAttempt: data.run_attempt ?? 1,
+            conclusion: data.conclusion ?? null
         };
     }
     catch (error) {
@@ -59830,6 +61453,9 @@ async function resumeFrom(inputs, context, clients) {
     const earlier = await workflowOf(octokit, context, id);
     if (!earlier)
         return refused(`${repository} has no such run`);
+    // A cancelled job hands nothing on; a record it uploaded before the signal is no chain to go on with.
+    if (earlier.conclusion === 'cancelled')
+        return refused('it was cancelled: its chain ends there');
     const own = await workflowOf(octokit, context, context.runId);
     if (!own)
         return refused(`GitHub does not know this run (${context.runId})`);
@@ -59844,7 +61470,7 @@ async function resumeFrom(inputs, context, clients) {
     const dir = scratch('ralph-resumed-');
     const found = [];
     try {
-        const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
+        const { DefaultArtifactClient } = await Promise.all(/* import() */[__nccwpck_require__.e(251), __nccwpck_require__.e(30), __nccwpck_require__.e(580), __nccwpck_require__.e(351), __nccwpck_require__.e(935)]).then(__nccwpck_require__.bind(__nccwpck_require__, 77935));
         const client = new DefaultArtifactClient();
         const findBy = {
             token: inputs.githubToken,
@@ -59856,14 +61482,18 @@ async function resumeFrom(inputs, context, clients) {
         const records = artifacts.filter(a => recordArtifact(a.name, id, inputs.artifactName));
         for (const artifact of records) {
             const into = external_node_path_default().join(dir, String(artifact.id));
-            await downloadInto(artifact.id, into, findBy);
+            await downloadInto(artifact.id, into, RECORD_RULES, { octokit, findBy }).catch((error) => {
+                throw error instanceof UnpackRefused
+                    ? new Error(`its record ${artifact.name} was refused: ${error.message}`)
+                    : error;
+            });
             if (!(0,external_node_fs_.readdirSync)(into).includes(CONTINUATION_FILE))
                 continue;
-            const parsed = JSON.parse(readRegularFile(external_node_path_default().join(into, CONTINUATION_FILE), MOST_RECORD_BYTES).toString('utf8'));
+            const parsed = parseBoundedJson(readRegularFile(external_node_path_default().join(into, CONTINUATION_FILE), MOST_RECORD_BYTES).toString('utf8'));
             const problem = malformedContinuation(parsed);
             if (problem)
                 throw new Error(`its ${CONTINUATION_FILE} cannot be read (${problem})`);
-            const status = JSON.parse(readRegularFile(external_node_path_default().join(into, STATUS_FILE), MOST_RECORD_BYTES).toString('utf8'));
+            const status = parseBoundedJson(readRegularFile(external_node_path_default().join(into, STATUS_FILE), MOST_RECORD_BYTES).toString('utf8'));
             const bad = malformedStatus(status);
             if (bad)
                 throw new Error(`its ${STATUS_FILE} cannot carry the loop on (${bad})`);
@@ -59935,6 +61565,7 @@ async function resumeFrom(inputs, context, clients) {
 
 
 
+
 /** A problem with the ralph, with where it is: `file:line:col: message` and an annotation's position. */
 class PlanError extends Error {
     where;
@@ -59971,7 +61602,14 @@ function ralphProblem(error, workspace, projectRoot) {
 /** The agent's program must be on PATH: the one check install-agent defers until after its install. */
 function checkAgentFound(agentArgv, projectRoot, env) {
     if (!which(agentArgv[0], { cwd: projectRoot, path: env.PATH }))
-        throw new InputError(`The agent '${agentArgv[0]}' was not found on PATH: set install-agent: true, or install it in an earlier step (e.g. npm install -g @anthropic-ai/claude-code).`);
+        throw new InputError(`The agent '${agentArgv[0]}' was not found on PATH: ${installHint(agentArgv)}.`);
+}
+/** How to get an agent that is not on PATH: install-agent for the CLIs it installs, else an earlier step. */
+function installHint(agentArgv) {
+    const npm = npmInstallOf(agentArgv);
+    return npm
+        ? `set install-agent: true, or install it in an earlier step (${npm})`
+        : `install it in an earlier step of the job (install-agent installs only ${AGENT_CLIS.map(c => c.name).join(', ')})`;
 }
 function checkAgent(agent, projectRoot, env, lookup) {
     let argv;
@@ -59986,6 +61624,18 @@ function checkAgent(agent, projectRoot, env, lookup) {
     if (lookup)
         checkAgentFound(argv, projectRoot, env);
     return argv;
+}
+/** A ralph not found where no repository is checked out: the step the workflow lacks. */
+function noCheckout(root, ralphInput) {
+    if ((0,external_node_fs_.existsSync)(external_node_path_default().resolve(root, ralphInput)))
+        return '';
+    for (let dir = root;; dir = external_node_path_default().dirname(dir)) {
+        if ((0,external_node_fs_.existsSync)(external_node_path_default().join(dir, '.git')))
+            return '';
+        if (external_node_path_default().dirname(dir) === dir)
+            break;
+    }
+    return ` (no repository is checked out at ${root}: add the step - uses: actions/checkout@v5 before ralph-action)`;
 }
 /** The RALPH.md body without frontmatter and HTML comments: what the ralph asks, for people. */
 function ralphTask(file) {
@@ -60048,7 +61698,7 @@ function makePlan(inputs, context, env = process.env, trigger) {
             // The same containment rule as comments, labels and mode: list (ralph/installed.ts).
             const resolved = inputRalph(root, ralphInput);
             if ('problem' in resolved)
-                throw new PlanError(`Input 'ralph' (${ralphInput}): ${resolved.problem}.`);
+                throw new PlanError(`Input 'ralph' (${ralphInput}): ${resolved.problem}${noCheckout(root, ralphInput)}.`);
             const loaded = loadRalph(resolved.file, {
                 cwd: root,
                 env,
@@ -60067,14 +61717,14 @@ function makePlan(inputs, context, env = process.env, trigger) {
                 throw error;
             if (error.problems.length > 0)
                 throw ralphProblem(error, workspace, root);
-            throw new PlanError(`Input 'ralph' (${ralphInput}): ${error.message}`);
+            throw new PlanError(`Input 'ralph' (${ralphInput}): ${error.message.replace(/\.$/, '')}${noCheckout(root, ralphInput)}.`);
         }
         if (inputs.agent !== undefined) {
             ralph = { ...ralph, agent: inputs.agent, agentArgv: checkAgent(inputs.agent, root, env, lookup) };
         }
         task = { name: ralph.name, file: relativeTo(workspace, ralph.file), text: ralphTask(ralph.file) };
-        // A key no runtime reads, or a placeholder that names nothing, silently changes what runs (`chek:` leaves
-        // the loop without gates): the action does not run such a ralph (the CLI's run, like ralphify, warns).
+        // A key no runtime reads, or a placeholder that names nothing, silently changes what runs: the action does
+        // not run such a ralph (the CLI's run, like ralphify, warns; both refuse a `chek:` that leaves no gates).
         const silent = loadedRalph?.warnings.find(w => w.rule === 'unknown-key' || w.rule === 'names-nothing');
         if (silent)
             throw ralphProblem(new RalphError(silent.message, 1, [silent]), workspace, root);
@@ -60234,9 +61884,14 @@ function makePlan(inputs, context, env = process.env, trigger) {
 
 const ending_ended = (step) => 'end' in step;
 async function writeEnding(ending) {
-    if (ending.summary !== undefined)
+    // A step that fails before a run's summary was written says in the summary too what failed.
+    const summary = ending.summary ??
+        (ending.failure && ending.finished && !savedHere('summaryWritten')
+            ? `❌ ${ending.failure.message}\n`
+            : undefined);
+    if (summary !== undefined)
         try {
-            await core/* summary */.z.addRaw(ending.summary).write();
+            await core/* summary */.z.addRaw(summary).write();
         }
         catch (error) {
             core/* warning */.$e(`The job summary could not be written: ${error.message}`);
@@ -60405,7 +62060,8 @@ async function decide(inputs, context, clients) {
 async function admit_huntBranch(admitted) {
     const { inputs, context, clients, trigger } = admitted;
     const ralphName = trigger.ralphName ?? ralphNameOf(inputs.ralph);
-    if (!ralphName || (!inputs.openPr && inputs.maxOpenPrs === undefined))
+    // Without a token nothing is pushed (inputs.ts): a dry run or a local trial has no pull request to find.
+    if (!ralphName || (!inputs.openPr && inputs.maxOpenPrs === undefined) || !inputs.githubToken)
         return trigger;
     const hunt = await planHunt(await clients.octokit(), {
         ...context.repo,
@@ -60434,8 +62090,8 @@ async function admit_huntBranch(admitted) {
  * own when a stranger's pull request is open on it: that pull request is never updated nor pushed onto.
  */
 async function claimBranch(admitted) {
-    const { context, clients, trigger } = admitted;
-    if (trigger.branch === undefined || trigger.pr !== undefined)
+    const { inputs, context, clients, trigger } = admitted;
+    if (trigger.branch === undefined || trigger.pr !== undefined || !inputs.githubToken)
         return trigger;
     const claimed = await ownBranch(await clients.octokit(), { ...context.repo, actor: await clients.deliveryActor() }, trigger.branch);
     const note = strangersNote(trigger.branch, claimed.branch, claimed.strangers);
@@ -61746,17 +63402,20 @@ async function afterAdmission(admitted, signal) {
         const handed = await handOver(prepared, looped.result, cancelled());
         return report(prepared, looped, handed.delivery, cancelled(), handed.artifact);
     }
-    const next = cancelled()
-        ? { continues: false }
-        : continuesIn({ ...planned.inputs, ralphName: planned.plan.ralph.name }, looped.result, (planned.resumed?.continuation.jobs.length ?? 0) + 1, planned.plan.pr !== undefined
+    const next = continuesIn({ ...planned.inputs, ralphName: planned.plan.ralph.name }, looped.result, {
+        jobsSoFar: (planned.resumed?.continuation.jobs.length ?? 0) + 1,
+        carried: planned.resumed?.status.iterations.length ?? 0,
+        cancelled: cancelled(),
+        branchWas: planned.plan.pr !== undefined
             ? 'pr'
             : !planned.resumed && (prepared.branch.continued || prepared.branch.remoteSha !== null)
                 ? 'existing'
-                : undefined);
+                : undefined
+    });
     if (!next.continues && 'why' in next && next.why !== undefined && !looped.result.success)
         core/* info */.pq(`The loop does not go on in another run: ${next.why}.`);
     if (next.continues)
-        return handOn(prepared, looped);
+        return handOn(prepared, looped, signal);
     const delivery = await deliver(prepared, looped.result, cancelled());
     return report(prepared, looped, delivery, cancelled());
 }
@@ -61795,11 +63454,21 @@ function portable(trigger, projectRoot) {
  * pushed to the branch (no pull request yet), continuation.json goes into the record, and once the record
  * is an artifact the next run is dispatched with `resume` = this run's id.
  */
-async function handOn(prepared, looped) {
+async function handOn(prepared, looped, signal) {
     const { plan, clients, context } = prepared;
     const { result } = looped;
     const delivery = await deliver(prepared, result, false, { push: true, pullRequest: 'none', draft: false });
     const failed = (why) => ({ ...delivery, continuationFailed: why });
+    // The signal is asked after each step that can take long (the push, the upload's retries), before the next.
+    const cancelled = () => {
+        if (!signal.aborted)
+            return undefined;
+        core/* info */.pq(`The job was cancelled: ${HANDS_NOTHING_ON}.`);
+        return `the job was cancelled, so ${HANDS_NOTHING_ON}`;
+    };
+    const cancelledAfterPush = cancelled();
+    if (cancelledAfterPush)
+        return report(prepared, looped, failed(cancelledAfterPush), true);
     if (!delivery.pushed || delivery.commit === undefined)
         return report(prepared, looped, failed(delivery.problems[0] ?? delivery.skipped ?? `${delivery.branch ?? 'the branch'} was not pushed`), false);
     let workflowId;
@@ -61809,6 +63478,9 @@ async function handOn(prepared, looped) {
     catch (error) {
         return report(prepared, looped, failed(error.message.split('\n')[0]), false);
     }
+    const cancelledBeforeRecord = cancelled();
+    if (cancelledBeforeRecord)
+        return report(prepared, looped, failed(cancelledBeforeRecord), true);
     const own = { run: chainRun(context), head: delivery.commit };
     const jobs = result.chain
         ? result.chain.jobs.map((job, i, all) => (i === all.length - 1 ? { ...job, head: own.head } : job))
@@ -61839,6 +63511,9 @@ async function handOn(prepared, looped) {
         jobs
     });
     return report(prepared, looped, delivery, false, undefined, async (pushed, uploaded) => {
+        const cancelledAfterUpload = cancelled();
+        if (cancelledAfterUpload)
+            return { ...pushed, continuationFailed: cancelledAfterUpload };
         if (!uploaded)
             return {
                 ...pushed,
@@ -62024,10 +63699,15 @@ async function post() {
     scrubOwnEnvironment();
     const state = readState();
     if (state.finished) {
+        // Main's end may still have left the checkout's credential out (a restore that failed): it goes back here.
+        for (const warning of await credentialsAfterMain(state))
+            core/* warning */.$e(warning);
         core/* info */.pq('The main step finished; nothing left to do.');
         return;
     }
     if (!state.recordDir || !(0,external_node_fs_.existsSync)(state.recordDir)) {
+        for (const warning of await credentialsAfterMain(state))
+            core/* warning */.$e(warning);
         await finaliseTracking(state, undefined);
         core/* info */.pq('The main step did not start a loop; nothing to upload.');
         return;
@@ -62082,17 +63762,47 @@ async function post() {
 
 ;// CONCATENATED MODULE: ./src/action/index.ts
 // The one bundle for both steps: main on the first run, post when main's state says so (actions/checkout's way).
+// Started by the runner (`node dist/index.js`) it runs at once; imported by a host that calls run() itself
+// (@github/local-action), it only exports run().
 
 
 
 
-const isPost = core/* getState */.Gu('isPost') === 'true';
-if (!isPost)
-    saveState('isPost', true);
-(isPost ? post() : run()).then(
-// Exit now: idle HTTP keep-alive sockets must not hold the step open.
-() => process.exit(), error => {
-    core/* setFailed */.C1(`ralph-action: internal error (please report it): ${error?.stack ?? error}`);
-    process.exit();
-});
 
+
+
+let mainRan = false;
+let guarded = false;
+/** The first call is the main step, the next the post step: as the runner's two starts of this file are. */
+async function action_run() {
+    if (!guarded) {
+        // Before anything is written: no line of the job log, whatever text it carries, holds a terminal control.
+        guardJobLog(process.stdout);
+        guardJobLog(process.stderr);
+        guarded = true;
+    }
+    const isPost = mainRan || core/* getState */.Gu('isPost') === 'true';
+    if (!isPost) {
+        saveState('isPost', true);
+        mainRan = true;
+    }
+    await (isPost ? post() : run());
+}
+const started = () => {
+    try {
+        return (0,external_node_fs_.realpathSync)(process.argv[1] ?? '') === (0,external_node_fs_.realpathSync)((0,external_node_url_.fileURLToPath)(import.meta.url));
+    }
+    catch {
+        return false;
+    }
+};
+if (started())
+    action_run().then(
+    // Exit now: idle HTTP keep-alive sockets must not hold the step open.
+    () => process.exit(), error => {
+        core/* setFailed */.C1(`ralph-action: internal error (please report it): ${error?.stack ?? error}`);
+        process.exit();
+    });
+
+var __webpack_exports__run = __webpack_exports__.e;
+export { __webpack_exports__run as run };

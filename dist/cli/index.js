@@ -9452,6 +9452,9 @@ function toReport(usage, model) {
         cache_read: num(usage.cache_read_input_tokens),
         cache_write: num(usage.cache_creation_input_tokens)
     };
+    const hour = num(usage.cache_creation?.ephemeral_1h_input_tokens);
+    if (hour > 0)
+        report.cache_write_1h = hour;
     if (model)
         report.model = model;
     return report;
@@ -9510,6 +9513,10 @@ class ClaudeStreamReader extends JsonLinesReader {
             sum.cache_read_input_tokens = num(sum.cache_read_input_tokens) + num(usage.cache_read_input_tokens);
             sum.cache_creation_input_tokens =
                 num(sum.cache_creation_input_tokens) + num(usage.cache_creation_input_tokens);
+            sum.cache_creation = {
+                ephemeral_1h_input_tokens: num(sum.cache_creation?.ephemeral_1h_input_tokens) +
+                    num(usage.cache_creation?.ephemeral_1h_input_tokens)
+            };
         }
         return toReport(sum, this.model);
     }
@@ -10501,6 +10508,11 @@ function agentCli(name) {
 function agentCliOf(agentArgv) {
     return agentCli(programStem(agentArgv[0]));
 }
+/** The command that installs the known CLI an agent command line runs, at its tested version, or undefined. */
+function npmInstallOf(agentArgv) {
+    const cli = agentCliOf(agentArgv);
+    return cli && `npm install -g ${cli.package}@${cli.version}`;
+}
 /** What each CLI reads at start-up besides its environment (the agent's user gets a copy of these only). */
 const SETTINGS = {
     claude: [{ home: '.claude', variable: 'CLAUDE_CONFIG_DIR' }, { home: '.claude.json' }],
@@ -10540,19 +10552,21 @@ function agentSettings(agentArgv, env) {
 }
 
 ;// CONCATENATED MODULE: ./src/agents/prices.ts
-const PRICE_TABLE_VERSION = '2026-11-26';
+const PRICE_TABLE_VERSION = '2026-11-28';
 const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing';
 const ANTHROPIC_PRICING_ZH = 'https://platform.claude.com/docs/zh-CN/about-claude/pricing';
 const OPENAI_QUOTED = 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (quoting developers.openai.com/api/docs/pricing)';
 const GEMINI_QUOTED = 'https://deploybase.ai/articles/gemini-api-pricing (quoting ai.google.dev/gemini-api/docs/pricing)';
 const PRICE_TABLE = [
-    // Anthropic. Cache write = the 5-minute write (claude's default); 1-hour writes cost more.
+    // Anthropic. Cache write = the 5-minute write (claude's default, 1.25× input); cache_write_1h = the 1-hour
+    // write, 2× input on every model (the pricing page's prompt-caching multipliers, read 2026-11-28).
     {
         models: ['claude-fable-5-1', 'claude-mythos-5-1'],
         input: 10,
         output: 50,
         cache_read: 0.25,
         cache_write: 12.5,
+        cache_write_1h: 20,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING,
         verified: 'official'
@@ -10563,6 +10577,7 @@ const PRICE_TABLE = [
         output: 50,
         cache_read: 1,
         cache_write: 12.5,
+        cache_write_1h: 20,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING,
         verified: 'official'
@@ -10573,6 +10588,7 @@ const PRICE_TABLE = [
         output: 20,
         cache_read: 0.2,
         cache_write: 5,
+        cache_write_1h: 8,
         date: '2026-11-26',
         source: 'https://platform.claude.com/docs/zh-CN/models/opus-5-5/overview',
         verified: 'official'
@@ -10583,6 +10599,7 @@ const PRICE_TABLE = [
         output: 25,
         cache_read: 0.5,
         cache_write: 6.25,
+        cache_write_1h: 10,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING,
         verified: 'official'
@@ -10593,6 +10610,7 @@ const PRICE_TABLE = [
         output: 75,
         cache_read: 1.5,
         cache_write: 18.75,
+        cache_write_1h: 30,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING,
         verified: 'official'
@@ -10603,6 +10621,7 @@ const PRICE_TABLE = [
         output: 10,
         cache_read: 0.2,
         cache_write: 2.5,
+        cache_write_1h: 4,
         date: '2026-11-26',
         source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5-5/overview',
         verified: 'official',
@@ -10615,6 +10634,7 @@ const PRICE_TABLE = [
         output: 10,
         cache_read: 0.2,
         cache_write: 2.5,
+        cache_write_1h: 4,
         date: '2026-11-26',
         source: 'https://platform.claude.com/docs/zh-CN/models/sonnet-5/overview',
         verified: 'official'
@@ -10631,6 +10651,7 @@ const PRICE_TABLE = [
         output: 15,
         cache_read: 0.3,
         cache_write: 3.75,
+        cache_write_1h: 6,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING_ZH,
         verified: 'official',
@@ -10644,6 +10665,7 @@ const PRICE_TABLE = [
         output: 0.5,
         cache_read: 0.01,
         cache_write: 0.125,
+        cache_write_1h: 0.2,
         date: '2026-11-26',
         source: 'https://platform.claude.com/docs/about-claude/models/whats-new-opus-5 ("From $0.10 / $0.50")',
         verified: 'third-party',
@@ -10656,6 +10678,7 @@ const PRICE_TABLE = [
         output: 5,
         cache_read: 0.1,
         cache_write: 1.25,
+        cache_write_1h: 2,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING_ZH,
         verified: 'official'
@@ -10666,6 +10689,7 @@ const PRICE_TABLE = [
         output: 4,
         cache_read: 0.08,
         cache_write: 1,
+        cache_write_1h: 1.6,
         date: '2026-11-26',
         source: ANTHROPIC_PRICING_ZH,
         verified: 'official'
@@ -10846,27 +10870,32 @@ function vendorOfModel(model) {
         return 'Alibaba';
     return undefined;
 }
+/** USD per million tokens written to the 1-hour cache. */
+const hourWriteRate = (price) => price.cache_write_1h ?? 2 * price.input;
 /** Each rate at the highest any of the vendor's rows has: an unlisted model never costs less than it could. */
 function topPriceOf(vendor) {
     const rows = PRICE_TABLE.filter(row => vendorOfModel(row.models[0]) === vendor);
-    const top = (rate) => Math.max(...rows.map(row => row[rate]));
+    const top = (rate) => Math.max(...rows.map(rate));
     return {
         models: [],
-        input: top('input'),
-        output: top('output'),
-        cache_read: top('cache_read'),
-        cache_write: top('cache_write'),
+        input: top(row => row.input),
+        output: top(row => row.output),
+        cache_read: top(row => row.cache_read),
+        cache_write: top(row => row.cache_write),
+        cache_write_1h: top(hourWriteRate),
         date: PRICE_TABLE_VERSION,
         source: `the highest ${vendor} rates in this table`,
         verified: 'unverified'
     };
 }
-/** Dollars for tokens at `price`'s rates (USD per million). */
+/** Dollars for tokens at `price`'s rates (USD per million); the 1-hour writes at their own rate. */
 function costAt(price, usage) {
+    const hour = usage.cache_write_1h ?? 0;
     return ((usage.input * price.input +
         usage.output * price.output +
         usage.cache_read * price.cache_read +
-        usage.cache_write * price.cache_write) /
+        Math.max(0, usage.cache_write - hour) * price.cache_write +
+        hour * hourWriteRate(price)) /
         1e6);
 }
 
@@ -13714,8 +13743,8 @@ const KNOWN_KEYS = [
     'setup',
     'verify'
 ];
-/** Args the action fills for a run on an issue, whether the ralph declares them or not. */
-const ACTION_ARGS = ['task', 'task_file'];
+/** Args the action fills for a run on an issue (or a review), whether the ralph declares them or not. */
+const ACTION_ARGS = ['task', 'task_file', 'review', 'review_file'];
 /** Keys no runtime reads (`chek:` leaves a ralph without gates): one warning each, with the key meant. */
 function unknownKeys(file, fm, positions) {
     const found = [];
@@ -13994,7 +14023,16 @@ function inspectRalph(fileArg, opts) {
                 report(missing, runPosition('checks', index));
         });
     }
-    warnings.push(...unknownKeys(file, fm, positions), ...namingNothing(file, split, commands, declared));
+    // A ralph without gates whose unknown key was meant as `checks` would loop with nothing to judge its work.
+    for (const unknown of unknownKeys(file, fm, positions))
+        if (!fm.has('checks') && unknown.message.includes("did you mean 'checks'?"))
+            problems.push({
+                ...unknown,
+                message: `${unknown.message.replace(/ No runtime reads it.*$/, '')} Without it this ralph has no gates, and would loop with nothing to judge its work: fix the key.`
+            });
+        else
+            warnings.push(unknown);
+    warnings.push(...namingNothing(file, split, commands, declared));
     if (problems.length > 0)
         return { problems, warnings };
     // The reference resolves the folder and the file separately: a symlinked RALPH.md keeps its folder's name.
@@ -14321,28 +14359,32 @@ var external_node_zlib_default = /*#__PURE__*/__nccwpck_require__.n(external_nod
 // Reading token usage from a model API's response as it streams by, for the four wires the agent CLIs speak.
 // Each reader is fed the JSON of one server-sent event (or a whole JSON body) and keeps the request's
 // cumulative usage; the proxy prices it after every event, so a budget can be crossed mid-stream. Also, per
-// wire, which endpoints the proxy forwards at all and what a request may cost at worst, read from its body.
+// wire, which endpoints the proxy forwards at all (what a model call may cost is preauth.ts's).
 
-const wire_num = (value) => (typeof value === 'number' && Number.isFinite(value) ? value : 0);
 const obj = (value) => value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
-/** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
-function openAiUsage(usage, input, output, details) {
-    // A UsageReport's input is the uncached part.
-    const cached = wire_num(obj(usage[details])?.cached_tokens);
-    return { input: wire_num(usage[input]) - cached, output: wire_num(usage[output]), cache_read: cached, cache_write: 0 };
-}
+/** The token kinds of a UsageReport, each of which only grows over one answer. */
+const KINDS = ['input', 'output', 'cache_read', 'cache_write', 'cache_write_1h'];
 /** One request's usage as its response revealed it so far (cumulative). */
 class WireUsage {
     wire;
+    hourCache;
     usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
     /** The response carried usage (false: nothing to price yet). */
     seen = false;
     /** Dollars billed per use beside the tokens (Anthropic's and OpenAI's web searches), so far. */
     perUseUsd = 0;
+    /**
+     * A figure of the answer's that cannot be true (negative, fractional, not a number; cached tokens more than
+     * the input): the upstream's fault, never money back. Said once; the request is charged its worst case.
+     */
+    impossible;
     /** The Responses web search calls seen so far (by item id or output index). */
     searchCalls = new Set();
-    constructor(wire, model) {
+    constructor(wire, model, 
+    /** The request asked for a 1-hour cache: writes the answer does not attribute are counted as 1-hour ones. */
+    hourCache = false) {
         this.wire = wire;
+        this.hourCache = hourCache;
         if (model)
             this.usage.model = model;
     }
@@ -14365,11 +14407,36 @@ class WireUsage {
                 return this.gemini(data);
         }
     }
+    /** `names` of `source` as counts; undefined (the figure named in `impossible`) when one cannot be true. */
+    figures(source, names) {
+        const read = {};
+        for (const name of names) {
+            const value = source?.[name];
+            if (value === undefined || value === null)
+                continue;
+            if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+                this.impossible ??= `${name} ${typeof value === 'number' ? String(value) : `is a ${typeof value}`}`;
+                return undefined;
+            }
+            read[name] = value;
+        }
+        return read;
+    }
+    cannotBe(why) {
+        this.impossible ??= why;
+        return false;
+    }
+    // A figure left out keeps its value; one that shrinks is kept at its highest (cumulative: never money back).
     set(next, model) {
         if (typeof model === 'string' && model)
             this.usage.model = model;
         const before = JSON.stringify(this.usage);
-        Object.assign(this.usage, next);
+        for (const kind of KINDS) {
+            const value = next[kind];
+            // An hour's writes are named only once there are any (the other wires never have them).
+            if (value !== undefined && (value > 0 || this.usage[kind] !== undefined))
+                this.usage[kind] = Math.max(this.usage[kind] ?? 0, value);
+        }
         this.seen = true;
         return JSON.stringify(this.usage) !== before;
     }
@@ -14380,19 +14447,55 @@ class WireUsage {
         const usage = obj(message ? message.usage : data.type === 'message_delta' ? data.usage : undefined);
         if (!usage)
             return false;
-        const u = this.usage;
+        const read = this.figures(usage, [
+            'input_tokens',
+            'output_tokens',
+            'cache_read_input_tokens',
+            'cache_creation_input_tokens'
+        ]);
+        const creation = obj(usage.cache_creation);
+        const split = this.figures(creation, ['ephemeral_5m_input_tokens', 'ephemeral_1h_input_tokens']);
+        const server = this.figures(obj(usage.server_tool_use), ['web_search_requests']);
+        if (!read || !split || !server)
+            return false;
+        // The writes by time to live; what the answer leaves unattributed is counted at the TTL the request asked.
+        const attributed = (split.ephemeral_5m_input_tokens ?? 0) + (split.ephemeral_1h_input_tokens ?? 0);
+        const writes = read.cache_creation_input_tokens ?? (creation ? attributed : undefined);
+        if (writes !== undefined && attributed > writes)
+            return this.cannotBe(`cache_creation (${attributed}) more than cache_creation_input_tokens (${writes})`);
+        const hour = writes === undefined
+            ? undefined
+            : (split.ephemeral_1h_input_tokens ?? 0) + (this.hourCache ? writes - attributed : 0);
         // The web search server tool is billed per search, not in tokens.
-        const searches = wire_num(obj(usage.server_tool_use)?.web_search_requests);
-        const perUse = Math.max(this.perUseUsd, searches * ANTHROPIC_WEB_SEARCH_USD);
+        const perUse = Math.max(this.perUseUsd, (server.web_search_requests ?? 0) * ANTHROPIC_WEB_SEARCH_USD);
         const searched = perUse !== this.perUseUsd;
         this.perUseUsd = perUse;
         const changed = this.set({
-            input: 'input_tokens' in usage ? wire_num(usage.input_tokens) : u.input,
-            output: 'output_tokens' in usage ? wire_num(usage.output_tokens) : u.output,
-            cache_read: 'cache_read_input_tokens' in usage ? wire_num(usage.cache_read_input_tokens) : u.cache_read,
-            cache_write: 'cache_creation_input_tokens' in usage ? wire_num(usage.cache_creation_input_tokens) : u.cache_write
+            input: read.input_tokens,
+            output: read.output_tokens,
+            cache_read: read.cache_read_input_tokens,
+            cache_write: writes,
+            cache_write_1h: hour
         }, message?.model);
         return changed || searched;
+    }
+    /** OpenAI's usage (both its wires, under their own names): cached tokens are counted inside the input. */
+    openAi(usage, model, input, output, details) {
+        const read = this.figures(usage, [input, output]);
+        const cached = this.figures(obj(usage[details]), ['cached_tokens']);
+        if (!read || !cached)
+            return false;
+        const hit = cached.cached_tokens ?? 0;
+        if (hit > (read[input] ?? 0))
+            return this.cannotBe(`cached_tokens (${hit}) more than ${input} (${read[input] ?? 0})`);
+        // A UsageReport's input is the uncached part.
+        const whole = read[input];
+        return this.set({
+            input: whole === undefined ? undefined : whole - hit,
+            output: read[output],
+            cache_read: hit,
+            cache_write: 0
+        }, model);
     }
     // response.completed (and .incomplete / .failed) carry the response with its usage; a whole body is it.
     // A web search call is billed per call: counted as each output item shows, and in the final output.
@@ -14402,7 +14505,7 @@ class WireUsage {
         const usage = obj(response?.usage);
         if (!response || !usage)
             return searched;
-        const changed = this.set(openAiUsage(usage, 'input_tokens', 'output_tokens', 'input_tokens_details'), response.model);
+        const changed = this.openAi(usage, response.model, 'input_tokens', 'output_tokens', 'input_tokens_details');
         return changed || searched;
     }
     countSearches(items, index) {
@@ -14411,7 +14514,7 @@ class WireUsage {
             const call = obj(item);
             if (call?.type !== 'web_search_call')
                 return;
-            this.searchCalls.add(typeof call.id === 'string' ? call.id : `#${wire_num(index) || at}`);
+            this.searchCalls.add(typeof call.id === 'string' ? call.id : `#${typeof index === 'number' ? index : at}`);
         });
         if (this.searchCalls.size === before)
             return false;
@@ -14423,22 +14526,41 @@ class WireUsage {
         const usage = obj(data.usage);
         if (!usage)
             return false;
-        return this.set(openAiUsage(usage, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details'), data.model);
+        return this.openAi(usage, data.model, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details');
     }
     // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output.
     gemini(data) {
-        const usage = obj(data.usageMetadata);
-        if (!usage)
+        const read = this.figures(obj(data.usageMetadata), [
+            'promptTokenCount',
+            'cachedContentTokenCount',
+            'candidatesTokenCount',
+            'thoughtsTokenCount'
+        ]);
+        if (!read || !obj(data.usageMetadata))
             return false;
-        const cached = wire_num(usage.cachedContentTokenCount);
+        const prompt = read.promptTokenCount;
+        const cached = read.cachedContentTokenCount ?? 0;
+        if (cached > (prompt ?? 0))
+            return this.cannotBe(`cachedContentTokenCount (${cached}) more than promptTokenCount (${prompt ?? 0})`);
+        const candidates = read.candidatesTokenCount;
+        const thoughts = read.thoughtsTokenCount;
         return this.set({
-            input: wire_num(usage.promptTokenCount) - cached,
-            output: wire_num(usage.candidatesTokenCount) + wire_num(usage.thoughtsTokenCount),
+            input: prompt === undefined ? undefined : prompt - cached,
+            output: candidates === undefined && thoughts === undefined
+                ? undefined
+                : (candidates ?? 0) + (thoughts ?? 0),
             cache_read: cached,
             cache_write: 0
         }, data.modelVersion);
     }
 }
+/** Anthropic's web search server tool: $10 per 1,000 searches (platform.claude.com pricing, 2026-11). */
+const ANTHROPIC_WEB_SEARCH_USD = 0.01;
+/**
+ * OpenAI's web search tool, per call: $25 per 1,000 for web_search_preview on non-reasoning models, $10 for the
+ * rest (developers.openai.com/api/docs/pricing, built-in tools); the higher price is kept.
+ */
+const OPENAI_WEB_SEARCH_USD = 0.025;
 /**
  * Splits a server-sent event stream into the JSON of its `data:` fields, across chunk boundaries. Bytes are
  * only read here: the proxy forwards them untouched.
@@ -14550,188 +14672,6 @@ const MODEL_CALLS = {
     'openai-chat': 'POST /v1/chat/completions',
     gemini: 'generateContent and streamGenerateContent'
 };
-/** A model call the meter could not price though its endpoint is one: its name in the record and why. */
-function bodyRefusal(wire, body) {
-    // A background response runs on after the request returns, billed where the meter never looks.
-    if (wire === 'openai-responses' && obj(body)?.background === true)
-        return {
-            name: 'background: true',
-            why: 'a background response is billed when it finishes, after the answer the meter reads'
-        };
-    // OpenAI's priority processing costs more than the table's standard rates: the meter would price it low.
-    if ((wire === 'openai-responses' || wire === 'openai-chat') && obj(body)?.service_tier === 'priority')
-        return {
-            name: 'service_tier: priority',
-            why: "priority processing is billed above the price table's standard rates"
-        };
-    const json = obj(body) ?? {};
-    if (wire === 'openai-responses') {
-        // A small body that names stored input: the whole stored conversation is billed as this request's input.
-        for (const field of ['previous_response_id', 'conversation', 'prompt'])
-            if (json[field] !== undefined && json[field] !== null && json[field] !== '')
-                return {
-                    name: field,
-                    why: `${field} bills stored input (${STORED_INPUT[field]}) the body does not hold, so its worst case cannot be read from it; send the whole input instead`
-                };
-        const fee = toolTypes(json.tools).find(type => PER_USE_TOOLS.includes(type));
-        if (fee)
-            return {
-                name: `tools: ${fee}`,
-                why: 'the hosted tool is billed per call or per session beside the tokens, at a price the meter does not know'
-            };
-    }
-    // Anthropic's code execution is billed per container-hour beside the tokens (web search is metered, its
-    // requests counted in the usage; web fetch costs tokens only).
-    if (wire === 'anthropic-messages') {
-        const container = toolTypes(json.tools).find(type => type.startsWith('code_execution'));
-        if (container)
-            return {
-                name: `tools: ${container}`,
-                why: 'code execution is billed per container-hour beside the tokens, at a price the meter does not know'
-            };
-    }
-    // Chat completions' search models bill a fee per search.
-    if (wire === 'openai-chat' && json.web_search_options !== undefined)
-        return {
-            name: 'web_search_options',
-            why: 'a web search is billed per call beside the tokens, at a price the meter does not know'
-        };
-    if (wire === 'gemini') {
-        const grounding = (Array.isArray(json.tools) ? json.tools : [])
-            .flatMap(tool => Object.keys(obj(tool) ?? {}))
-            .find(key => GROUNDING_TOOLS.includes(key));
-        if (grounding)
-            return {
-                name: `tools: ${grounding}`,
-                why: 'grounding is billed per grounded prompt or per search query beside the tokens, at a price the meter does not know'
-            };
-    }
-    return undefined;
-}
-const STORED_INPUT = {
-    previous_response_id: 'the earlier response and everything before it',
-    conversation: "the conversation's items",
-    prompt: 'the stored prompt'
-};
-/** Responses hosted tools with a fee per call or per container session (web search is priced instead). */
-const PER_USE_TOOLS = ['file_search', 'code_interpreter', 'image_generation'];
-/** Gemini's grounding tools, billed per grounded prompt (2.5) or per search query (3) beside the tokens. */
-const GROUNDING_TOOLS = [
-    'googleSearch',
-    'google_search',
-    'googleSearchRetrieval',
-    'google_search_retrieval',
-    'googleMaps',
-    'google_maps',
-    'enterpriseWebSearch',
-    'enterprise_web_search',
-    'retrieval'
-];
-function toolTypes(tools) {
-    return (Array.isArray(tools) ? tools : []).flatMap(tool => {
-        const type = obj(tool)?.type;
-        return typeof type === 'string' ? [type] : [];
-    });
-}
-/**
- * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
- * a body holds beyond that (an image, a crafted string) is caught when the answer reports it.
- */
-const BYTES_PER_INPUT_TOKEN = 3;
-/**
- * The output a request is reserved at, and limited to, when it names no limit (the CLIs' own defaults are 8K to
- * 32K; codex names none): the proxy writes it into the body (withOutputLimit).
- */
-const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
-const positive = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined;
-/** Where a wire's request names its output limit (chat: the first one set, as worstCaseUsage reads it). */
-function outputLimit(wire, json) {
-    return wire === 'anthropic-messages'
-        ? json.max_tokens
-        : wire === 'openai-responses'
-            ? json.max_output_tokens
-            : wire === 'openai-chat'
-                ? (json.max_completion_tokens ?? json.max_tokens)
-                : obj(json.generationConfig)?.maxOutputTokens;
-}
-/**
- * The body with the output limit it was reserved at, when it names none the meter can read: without one the
- * API allows the model's whole output (128K tokens for GPT-5), far past what was reserved. Undefined when the
- * body names its own limit (then it goes up untouched).
- */
-function withOutputLimit(wire, body) {
-    const json = obj(body);
-    if (!json || positive(outputLimit(wire, json)) !== undefined)
-        return undefined;
-    const limit = DEFAULT_MAX_OUTPUT_TOKENS;
-    switch (wire) {
-        case 'anthropic-messages':
-            return { ...json, max_tokens: limit };
-        case 'openai-responses':
-            return { ...json, max_output_tokens: limit };
-        case 'openai-chat': {
-            // OpenAI's own models take only max_completion_tokens; other chat servers know max_tokens.
-            const { max_tokens: _, max_completion_tokens: __, ...rest } = json;
-            const openAi = typeof json.model === 'string' && /^(gpt-|o\d|chatgpt-)/.test(json.model);
-            return { ...rest, [openAi ? 'max_completion_tokens' : 'max_tokens']: limit };
-        }
-        case 'gemini':
-            return { ...json, generationConfig: { ...obj(json.generationConfig), maxOutputTokens: limit } };
-    }
-}
-/**
- * The most a model call may use: its body's size as input (none of it cached) and its output limit (times the
- * choices asked for) as output; the model it names, else `pathModel` (Gemini's).
- */
-function worstCaseUsage(wire, body, bytes, pathModel) {
-    const json = obj(body) ?? {};
-    const config = obj(json.generationConfig) ?? {};
-    const limit = outputLimit(wire, json);
-    const choices = positive(wire === 'openai-chat' ? json.n : wire === 'gemini' ? config.candidateCount : 1);
-    // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
-    const model = wire === 'gemini' && pathModel
-        ? pathModel
-        : typeof json.model === 'string' && json.model
-            ? json.model
-            : pathModel;
-    return {
-        input: Math.ceil(bytes / BYTES_PER_INPUT_TOKEN),
-        output: (positive(limit) ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
-        cache_read: 0,
-        cache_write: 0,
-        ...(model ? { model } : {})
-    };
-}
-/** Anthropic's web search server tool: $10 per 1,000 searches (platform.claude.com pricing, 2026-11). */
-const ANTHROPIC_WEB_SEARCH_USD = 0.01;
-/** Searches a web search tool that names no max_uses is reserved for (one request may search many times). */
-const DEFAULT_WEB_SEARCHES = 20;
-/**
- * OpenAI's web search tool, per call: $25 per 1,000 for web_search_preview on non-reasoning models, $10 for the
- * rest (developers.openai.com/api/docs/pricing, built-in tools); the higher price is kept.
- */
-const OPENAI_WEB_SEARCH_USD = 0.025;
-/**
- * The most a model call may be billed per use beside its tokens: each Anthropic web search tool's max_uses; for
- * an OpenAI web search tool, the request's max_tool_calls (every hosted tool call a response may make).
- */
-function worstPerUseUsd(wire, body) {
-    if (wire === 'openai-responses') {
-        const json = obj(body) ?? {};
-        if (!toolTypes(json.tools).some(type => type.startsWith('web_search')))
-            return 0;
-        return (positive(json.max_tool_calls) ?? DEFAULT_WEB_SEARCHES) * OPENAI_WEB_SEARCH_USD;
-    }
-    if (wire !== 'anthropic-messages')
-        return 0;
-    const tools = obj(body)?.tools;
-    if (!Array.isArray(tools))
-        return 0;
-    return tools
-        .map(obj)
-        .filter(tool => typeof tool?.type === 'string' && tool.type.startsWith('web_search'))
-        .reduce((sum, tool) => sum + (positive(tool?.max_uses) ?? DEFAULT_WEB_SEARCHES) * ANTHROPIC_WEB_SEARCH_USD, 0);
-}
 /** The most a request body may grow to once decoded: more is refused, never read on trust. */
 const MAX_REQUEST_BODY = 64 * 1024 * 1024;
 /** A request body as the upstream will read it, or undefined when its encoding is one the proxy cannot read. */
@@ -14774,6 +14714,413 @@ function apiError(wire, status, message) {
     };
 }
 
+;// CONCATENATED MODULE: ./src/proxy/preauth.ts
+
+/**
+ * The pre-authorisation of one model call of `wire`: its body parsed (`body`), its decoded size (`bytes`) and
+ * the model its path names (Gemini's). Refused when a part of it bills what its bytes do not bound.
+ */
+function preauthorize(wire, body, bytes, pathModel, price) {
+    const json = obj(body) ?? {};
+    const { tooDeep, ttls } = scan(body);
+    if (tooDeep)
+        return preauth_refused('deep nesting', `its body is nested deeper than ${MAX_DEPTH} levels, which the meter does not read`);
+    const refusal = rateOrTimeRefusal(wire, json) ?? unsizedRefusal(wire, json);
+    if (refusal)
+        return { kind: 'refused', ...refusal };
+    const unknownTtl = [...ttls].find(ttl => ttl !== '5m' && ttl !== '1h');
+    if (unknownTtl !== undefined)
+        return preauth_refused(`cache_control ttl: ${named(unknownTtl)}`, 'the meter prices the 5-minute and the 1-hour cache writes only');
+    const limited = withOutputLimit(wire, json);
+    const sent = limited ? Buffer.from(JSON.stringify(limited)) : undefined;
+    const tokens = worstCaseUsage(wire, limited ?? json, sent?.length ?? bytes, pathModel);
+    // Each input token is billed as one kind: plain input, or a cache write of a TTL the request asks for.
+    const { input, ...rest } = tokens;
+    const kinds = [
+        tokens,
+        ...(ttls.has('5m') ? [{ ...rest, input: 0, cache_write: input }] : []),
+        ...(ttls.has('1h') ? [{ ...rest, input: 0, cache_write: input, cache_write_1h: input }] : [])
+    ];
+    const priced = kinds.map(usage => ({ usage, usd: price(usage) ?? 0 }));
+    const dearest = priced.reduce((a, b) => (b.usd > a.usd ? b : a));
+    return {
+        kind: 'authorised',
+        worstUsd: dearest.usd,
+        worst: dearest.usage,
+        ...(sent ? { body: sent } : {}),
+        hourCache: ttls.has('1h')
+    };
+}
+const preauth_refused = (name, why) => ({ kind: 'refused', name, why });
+/** Deeper bodies are refused: no CLI nests so far, and reading them must not exhaust the stack. */
+const MAX_DEPTH = 256;
+/** A value of the agent's, kept only in the characters of API names: it goes into the log and the record. */
+const named = (value) => typeof value === 'string' && /^[A-Za-z0-9_.:/-]{1,60}$/.test(value)
+    ? value
+    : value === undefined || value === null
+        ? 'none'
+        : 'a name with other characters';
+const given = (value) => value !== undefined &&
+    value !== null &&
+    value !== false &&
+    value !== '' &&
+    !(Array.isArray(value) && value.length === 0);
+const list = (value) => (Array.isArray(value) ? value : []);
+/** The fields that set the rate a call is billed at, and their values the price table's rates are for. */
+const STANDARD_RATES = {
+    // Fast mode is billed at 6× (platform.claude.com, fast mode); US-only inference at 1.1× (data residency).
+    'anthropic-messages': { speed: ['standard'], inference_geo: ['global'] },
+    // Priority processing is billed above the standard rates; flex below them.
+    'openai-responses': { service_tier: ['auto', 'default', 'flex'] },
+    'openai-chat': { service_tier: ['auto', 'default', 'flex'] },
+    gemini: {}
+};
+/** A call billed at another rate than the table's, or later than its answer: never forwarded. */
+function rateOrTimeRefusal(wire, json) {
+    // A background response runs on after the request returns, billed where the meter never looks.
+    if (wire === 'openai-responses' && json.background === true)
+        return {
+            name: 'background: true',
+            why: 'a background response is billed when it finishes, after the answer the meter reads'
+        };
+    for (const [field, standard] of Object.entries(STANDARD_RATES[wire])) {
+        const value = json[field];
+        if (value !== undefined && value !== null && !standard.includes(value))
+            return {
+                name: `${field}: ${named(value)}`,
+                why: `it is billed above the price table's standard rates (the meter prices ${field} ${standard.join(', ')} only)`
+            };
+    }
+    return undefined;
+}
+const UNSIZED_WHY = "the vendor bills it as input the body does not hold (a document fetched by URL, a stored file or response, a server-run tool's results or prompt), so no worst case can be read from the body; send the content inline, and only tools the agent runs itself";
+function unsizedRefusal(wire, json) {
+    const name = UNSIZED[wire](json);
+    return name === undefined ? undefined : { name, why: UNSIZED_WHY };
+}
+/** Top-level fields by which a body names input it does not hold. */
+const NAMES_OUTSIDE_INPUT = {
+    // A remote MCP server's tools and results; a container's files and skills.
+    'anthropic-messages': ['mcp_servers', 'container'],
+    // The stored conversation, its items, a stored prompt.
+    'openai-responses': ['previous_response_id', 'conversation', 'prompt'],
+    // A search model's search results (and its fee per search).
+    'openai-chat': ['web_search_options'],
+    // Stored context, billed as cached input and by the hour.
+    gemini: ['cachedContent']
+};
+/** The first part of a body of each wire outside the allow-lists, named; undefined when it is all sized. */
+const UNSIZED = {
+    'anthropic-messages': json => outsideInput('anthropic-messages', json) ??
+        firstOf(list(obj(json.context_management)?.edits), edit => {
+            // Clearing old content only shrinks the input; a compaction is another model call inside this one.
+            const type = obj(edit)?.type;
+            return typeof type === 'string' && type.startsWith('clear_')
+                ? undefined
+                : `context_management: ${named(type)}`;
+        }) ??
+        firstOf(list(json.tools), tool => {
+            // A typed tool is the vendor's: a server-run one, or a client one with a prompt the body does not hold.
+            const type = obj(tool)?.type;
+            return type === undefined || type === null || type === 'custom' ? undefined : `tools: ${named(type)}`;
+        }) ??
+        anthropicBlocks(json.system) ??
+        firstOf(list(json.messages), message => anthropicBlocks(obj(message)?.content)),
+    'openai-responses': json => outsideInput('openai-responses', json) ??
+        openAiTools(json.tools, RESPONSES_TOOLS) ??
+        (Array.isArray(json.input) ? firstOf(json.input, responsesItem) : undefined),
+    'openai-chat': json => outsideInput('openai-chat', json) ??
+        openAiTools(json.tools, CHAT_TOOLS) ??
+        firstOf(list(json.messages), message => openAiParts(obj(message)?.content)),
+    gemini: json => outsideInput('gemini', json) ??
+        firstOf(list(json.tools), tool => firstOf(Object.keys(obj(tool) ?? {}), key => GEMINI_TOOLS.has(camel(key)) ? undefined : `tools: ${named(key)}`)) ??
+        firstOf(geminiFields(json, 'systemInstruction'), system => geminiParts(obj(system)?.parts)) ??
+        firstOf(list(json.contents), content => geminiParts(obj(content)?.parts))
+};
+function outsideInput(wire, json) {
+    const values = (name) => (wire === 'gemini' ? geminiFields(json, name) : [json[name]]);
+    return NAMES_OUTSIDE_INPUT[wire].find(name => values(name).some(given));
+}
+function firstOf(items, find) {
+    for (const item of items) {
+        const found = find(item);
+        if (found !== undefined)
+            return found;
+    }
+    return undefined;
+}
+/** Anthropic's content blocks the body holds whole (a source must be inline too). */
+const ANTHROPIC_BLOCKS = new Set([
+    'text',
+    'image',
+    'document',
+    'search_result',
+    'tool_use',
+    'tool_result',
+    'thinking',
+    'redacted_thinking'
+]);
+/** Sources whose content is in the body: base64 data, plain text, content blocks. */
+const INLINE_SOURCES = new Set(['base64', 'text', 'content']);
+/** Content: a string, or blocks (a tool result's and a document's own content read the same way). */
+function anthropicBlocks(content) {
+    return firstOf(list(content), item => {
+        const block = obj(item);
+        if (!block)
+            return undefined;
+        const type = block.type;
+        if (typeof type !== 'string' || !ANTHROPIC_BLOCKS.has(type))
+            return `${named(type)} content`;
+        // Citations add a prompt and a chunking of the document the body does not show.
+        if (obj(block.citations)?.enabled === true)
+            return `${type} citations`;
+        const source = obj(block.source);
+        if (source && !INLINE_SOURCES.has(source.type))
+            return `${type} source: ${named(source.type)}`;
+        return anthropicBlocks(source?.content) ?? anthropicBlocks(block.content);
+    });
+}
+/** Tools the agent defines in full and runs itself (codex groups its MCP tools in namespaces). */
+const RESPONSES_TOOLS = new Set(['function', 'custom', 'namespace']);
+const CHAT_TOOLS = new Set(['function', 'custom']);
+function openAiTools(tools, allowed) {
+    return firstOf(list(tools), tool => {
+        const type = obj(tool)?.type;
+        if (typeof type !== 'string' || !allowed.has(type))
+            return `tools: ${named(type)}`;
+        return type === 'namespace' ? openAiTools(obj(tool)?.tools, CHAT_TOOLS) : undefined;
+    });
+}
+/** Responses input items the body holds whole: messages, the agent's own tool calls and their outputs. */
+const RESPONSES_ITEMS = new Set([
+    'message',
+    'function_call',
+    'function_call_output',
+    'custom_tool_call',
+    'custom_tool_call_output',
+    'reasoning'
+]);
+function responsesItem(value) {
+    const item = obj(value);
+    if (!item)
+        return undefined;
+    // A message may leave its type out.
+    const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
+    if (typeof type !== 'string' || !RESPONSES_ITEMS.has(type))
+        return `${named(type)} input`;
+    return openAiParts(item.content) ?? openAiParts(item.output);
+}
+/** OpenAI content parts (both wires) the body holds whole: text, and images, files and audio given inline. */
+const OPENAI_PARTS = new Set([
+    'text',
+    'input_text',
+    'output_text',
+    'refusal',
+    'image_url',
+    'input_image',
+    'file',
+    'input_file',
+    'input_audio'
+]);
+function openAiParts(content) {
+    return firstOf(list(content), value => {
+        const part = obj(value);
+        if (!part)
+            return undefined;
+        const type = part.type;
+        if (typeof type !== 'string' || !OPENAI_PARTS.has(type))
+            return `${named(type)} content`;
+        const file = obj(part.file) ?? part;
+        if (given(file.file_id))
+            return `${type}: file_id`;
+        if (given(file.file_url))
+            return `${type}: file_url`;
+        // An image is inline only as a data: URL (Responses: a string; chat: { url }).
+        const url = typeof part.image_url === 'string' ? part.image_url : obj(part.image_url)?.url;
+        if (part.image_url !== undefined && !(typeof url === 'string' && url.startsWith('data:')))
+            return `${type}: image_url`;
+        return undefined;
+    });
+}
+/** Gemini's field names in the one spelling: its API reads both `file_data` and `fileData`. */
+const camel = (key) => key.replace(/_([a-z])/g, (_, letter) => letter.toUpperCase());
+/** A Gemini field in both spellings its API reads: `fileData` and `file_data`. */
+const spellings = (name) => [
+    name,
+    name.replace(/[A-Z]/g, letter => `_${letter.toLowerCase()}`)
+];
+/** A Gemini field's values, in either spelling (both, when a body gives both). */
+const geminiFields = (json, name) => spellings(name)
+    .map(key => json?.[key])
+    .filter(value => value !== undefined);
+/** Gemini's tools the agent declares and runs itself; every other (search, URL context, code execution) is Google's. */
+const GEMINI_TOOLS = new Set(['functionDeclarations']);
+/** The fields of a Gemini part the body holds whole (fileData names a stored or fetched file). */
+const GEMINI_PART_FIELDS = new Set([
+    'text',
+    'inlineData',
+    'functionCall',
+    'functionResponse',
+    'executableCode',
+    'codeExecutionResult',
+    'thought',
+    'thoughtSignature',
+    'videoMetadata',
+    'mediaResolution',
+    'partMetadata'
+]);
+function geminiParts(parts) {
+    return firstOf(list(parts), value => {
+        const part = obj(value) ?? {};
+        const field = Object.keys(part).find(key => !GEMINI_PART_FIELDS.has(camel(key)));
+        if (field !== undefined)
+            return `${named(field)} part`;
+        // A function's response may carry parts of its own.
+        return firstOf(geminiFields(part, 'functionResponse'), response => geminiParts(obj(response)?.parts));
+    });
+}
+/**
+ * One walk of the whole body (without recursion): whether it nests deeper than MAX_DEPTH, and the cache TTLs
+ * it asks for, read from every `cache_control` in it (the Messages API's, and a gateway's that passes it on;
+ * none named is '5m'). Anywhere, so that content of the agent's naming one errs high.
+ */
+function scan(body) {
+    const ttls = new Set();
+    const values = [body];
+    const depths = [0];
+    while (values.length > 0) {
+        const value = values.pop();
+        const depth = depths.pop() ?? 0;
+        if (value === null || typeof value !== 'object')
+            continue;
+        if (depth >= MAX_DEPTH)
+            return { tooDeep: true, ttls };
+        if (Array.isArray(value)) {
+            for (const item of value) {
+                values.push(item);
+                depths.push(depth + 1);
+            }
+            continue;
+        }
+        for (const key in value) {
+            const child = value[key];
+            if (key === 'cache_control') {
+                const ttl = obj(child)?.ttl;
+                if (obj(child))
+                    ttls.add(ttl === undefined || ttl === null ? '5m' : String(ttl));
+            }
+            values.push(child);
+            depths.push(depth + 1);
+        }
+    }
+    return { tooDeep: false, ttls };
+}
+/**
+ * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
+ * a body holds beyond that (an image, a crafted string) is caught when the answer reports it.
+ */
+const BYTES_PER_INPUT_TOKEN = 3;
+/**
+ * Input the vendor adds of its own beside the body: Anthropic's tool-use system prompt is 346 tokens at most
+ * (platform.claude.com, tool use pricing); 1,000 errs high.
+ */
+const VENDOR_PROMPT_TOKENS = 1_000;
+/**
+ * The output a request is reserved at, and limited to, when it names no limit (the CLIs' own defaults are 8K to
+ * 32K; codex names none): the proxy writes it into the body (withOutputLimit).
+ */
+const DEFAULT_MAX_OUTPUT_TOKENS = 32_000;
+const positive = (value) => typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.ceil(value) : undefined;
+/**
+ * The output limit a request names, or undefined when it names none the meter can read. A limit named more
+ * than once (chat's two fields, Gemini's two spellings) is read at its highest: whichever the API obeys.
+ */
+function outputLimit(wire, json) {
+    const limitOf = (...values) => highest(values.filter(value => value !== undefined && value !== null));
+    switch (wire) {
+        case 'anthropic-messages':
+            return limitOf(json.max_tokens);
+        case 'openai-responses':
+            return limitOf(json.max_output_tokens);
+        case 'openai-chat':
+            return limitOf(json.max_completion_tokens, json.max_tokens);
+        case 'gemini':
+            return limitOf(...geminiSettings(json, 'maxOutputTokens'));
+    }
+}
+/** A Gemini generation setting in every spelling its API takes (`generationConfig.maxOutputTokens`, `generation_config.max_output_tokens`, mixed). */
+function geminiSettings(json, name) {
+    return geminiFields(json, 'generationConfig').flatMap(config => geminiFields(obj(config), name));
+}
+/** The highest of `values` when each is a positive number, else undefined. */
+function highest(values) {
+    const counts = values.map(positive);
+    return counts.length > 0 && counts.every(count => count !== undefined)
+        ? Math.max(...counts)
+        : undefined;
+}
+/**
+ * The body with the output limit it was reserved at, when it names none the meter can read: without one the
+ * API allows the model's whole output (128K tokens for GPT-5), far past what was reserved. Undefined when the
+ * body names its own limit (then it goes up untouched).
+ */
+function withOutputLimit(wire, body) {
+    const json = obj(body);
+    if (!json || outputLimit(wire, json) !== undefined)
+        return undefined;
+    const limit = DEFAULT_MAX_OUTPUT_TOKENS;
+    switch (wire) {
+        case 'anthropic-messages':
+            return { ...json, max_tokens: limit };
+        case 'openai-responses':
+            return { ...json, max_output_tokens: limit };
+        case 'openai-chat': {
+            // OpenAI's own models take only max_completion_tokens; other chat servers know max_tokens.
+            const { max_tokens: _, max_completion_tokens: __, ...rest } = json;
+            const openAi = typeof json.model === 'string' && /^(gpt-|o\d|chatgpt-)/.test(json.model);
+            return { ...rest, [openAi ? 'max_completion_tokens' : 'max_tokens']: limit };
+        }
+        case 'gemini': {
+            // The limit in every spelling the body uses, so that whichever the API reads, it reads this one.
+            const { max_output_tokens: _, ...config } = obj(json.generationConfig) ?? {};
+            const snake = obj(json.generation_config);
+            return {
+                ...json,
+                generationConfig: { ...config, maxOutputTokens: limit },
+                ...(snake
+                    ? { generation_config: { ...snake, maxOutputTokens: limit, max_output_tokens: limit } }
+                    : {})
+            };
+        }
+    }
+}
+/**
+ * The most a model call may use: its body's size as input (none of it cached) with the vendor's own prompt,
+ * and its output limit (times the choices asked for) as output; the model it names, else `pathModel` (Gemini's).
+ */
+function worstCaseUsage(wire, body, bytes, pathModel) {
+    const json = obj(body) ?? {};
+    const limit = outputLimit(wire, json);
+    const choices = wire === 'openai-chat'
+        ? positive(json.n)
+        : wire === 'gemini'
+            ? highest(geminiSettings(json, 'candidateCount').filter(count => positive(count)))
+            : 1;
+    // Gemini bills the model its path names (as the meter reads it); a body's `model` must not price it lower.
+    const model = wire === 'gemini' && pathModel
+        ? pathModel
+        : typeof json.model === 'string' && json.model
+            ? json.model
+            : pathModel;
+    return {
+        input: Math.ceil(bytes / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS,
+        output: (limit ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
+        cache_read: 0,
+        cache_write: 0,
+        ...(model ? { model } : {})
+    };
+}
+
 ;// CONCATENATED MODULE: ./src/proxy/server.ts
 // The model proxy: a loopback HTTP server the agent CLI takes for its model API. It holds the real API key
 // (the agent has only a per-run placeholder), forwards each request over HTTPS to the upstream, passes the
@@ -14782,6 +15129,7 @@ function apiError(wire, status, message) {
 // endpoints the meter can price are forwarded, each model call is pre-authorised at its worst case against
 // what is left, and every request in flight is cut once the cap is crossed. It also serves CONNECT for the
 // hosts a workflow allows, and names every host and request it refuses.
+
 
 
 
@@ -14848,6 +15196,7 @@ function hostAllowed(host, allowed) {
         return p.startsWith('*.') ? name.endsWith(p.slice(1)) : name === p;
     });
 }
+const FREE_CALL = { worstUsd: 0, model: undefined, hourCache: false };
 const header = (request, name) => {
     const value = request.headers[name];
     return Array.isArray(value) ? value[0] : value;
@@ -14955,7 +15304,7 @@ async function startModelProxy(options) {
             if (overflow)
                 return refuseRequest(response, name, 'the proxy holds at most 256 MB of request bodies at once', 413);
             if (endpoint.kind === 'free')
-                return send(request, response, url, body, 0, undefined);
+                return send(request, response, url, body, FREE_CALL);
             const encoding = header(request, 'content-encoding');
             const decoded = decodeBody(body, encoding);
             if (!decoded)
@@ -14968,17 +15317,15 @@ async function startModelProxy(options) {
                 // What the proxy cannot read it cannot check (a background flag, the output limit): never forwarded.
                 return refuseRequest(response, name, 'its body is not JSON the meter can read');
             }
-            const refusal = bodyRefusal(options.wire, json);
-            if (refusal)
-                return refuseRequest(response, `${name} (${refusal.name})`, refusal.why);
-            // A body naming no output limit goes up with the one it is reserved at (decoded: its encoding is dropped).
-            const limited = withOutputLimit(options.wire, json);
-            const upBody = limited ? Buffer.from(JSON.stringify(limited)) : body;
-            const worst = worstCaseUsage(options.wire, limited ?? json, limited ? upBody.length : decoded.length, modelInPath(url.pathname));
+            const pre = preauthorize(options.wire, json, decoded.length, modelInPath(url.pathname), options.price);
+            if (pre.kind === 'refused')
+                return refuseRequest(response, `${name} (${pre.name})`, pre.why);
+            const call = { worstUsd: pre.worstUsd, model: pre.worst.model, hourCache: pre.hourCache };
             const pending = {
-                worstUsd: (options.price(worst) ?? 0) + worstPerUseUsd(options.wire, json),
-                start: () => send(request, response, url, upBody, pending.worstUsd, worst.model, limited !== undefined),
-                refuse: () => refuseForBudget(response, url.pathname, pending.worstUsd, worst.model)
+                worstUsd: pre.worstUsd,
+                // A body that named no output limit goes up with the one it was reserved at (plain: its encoding dropped).
+                start: () => send(request, response, url, pre.body ?? body, call, pre.body !== undefined),
+                refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model)
             };
             response.on('close', () => {
                 // The agent hung up while its request was held: it is no longer waiting.
@@ -15050,9 +15397,10 @@ async function startModelProxy(options) {
         if ((inFlight.size > 0 || waiting.length > 0) && options.overBudget?.())
             cutAll();
     };
-    const send = (request, response, url, body, worstUsd, model, 
+    const send = (request, response, url, body, call, 
     /** The body was rewritten, so it goes up plain, whatever encoding the agent sent. */
     plain = false) => {
+        const { worstUsd } = call;
         const record = {
             seq: requests.length + 1,
             method: request.method ?? 'GET',
@@ -15062,7 +15410,7 @@ async function startModelProxy(options) {
             ...(worstUsd > 0 ? { reservedUsd: worstUsd } : {})
         };
         requests.push(record);
-        const meter = new WireUsage(options.wire, modelInPath(url.pathname) ?? model);
+        const meter = new WireUsage(options.wire, modelInPath(url.pathname) ?? call.model, call.hourCache);
         const modelCall = endpointOf(options.wire, record.method, url.pathname).kind === 'model';
         const headers = {};
         for (const [name, value] of Object.entries(request.headers))
@@ -15105,8 +15453,14 @@ async function startModelProxy(options) {
             inFlight.delete(flight);
             settle();
             const ok = record.status >= 200 && record.status < 300;
+            // Usage that cannot be true is the upstream's fault, never money back: charged its worst case.
+            if (meter.impossible !== undefined) {
+                record.impossibleUsage = meter.impossible;
+                record.error ??= `the upstream reported usage that cannot be true (${meter.impossible})`;
+            }
             // No usage seen of an answer that may be billed: charged its worst case, so the cap still holds.
-            if (modelCall && (record.unread || !meter.seen) && (ok || (stopped && record.status === 0))) {
+            const unseen = (record.unread || !meter.seen) && (ok || (stopped && record.status === 0));
+            if (modelCall && (unseen || meter.impossible !== undefined)) {
                 record.costUsd = Math.max(record.costUsd ?? 0, worstUsd);
                 record.worstCase = true;
                 options.onRequest?.(record);
@@ -15502,9 +15856,14 @@ async function startAgentProxy(argv, env, settings, budget = {}) {
                 ]
                 : []),
             ...pricing.warnings(),
-            ...(proxy.requests.some(r => r.worstCase)
+            ...(proxy.requests.some(r => r.worstCase && r.impossibleUsage === undefined)
                 ? [
                     'the model proxy saw no usage in an answer the upstream may have billed (compressed, not JSON, a stream without usage, or cut): it was charged its pre-authorised worst case, so the budget still holds'
+                ]
+                : []),
+            ...(proxy.requests.some(r => r.impossibleUsage !== undefined)
+                ? [
+                    `the model upstream reported usage that cannot be true (${proxy.requests.find(r => r.impossibleUsage)?.impossibleUsage ?? ''}): a fault of the upstream's, so the request was charged its pre-authorised worst case and the run's cost is unknown`
                 ]
                 : [])
         ],
@@ -15622,7 +15981,9 @@ class MeteredCostMeter {
         const tokens = sumTokens(requests);
         const cost = requests.reduce((sum, r) => sum + (r.costUsd ?? 0), 0);
         // A request with tokens but no price, or an answer the proxy could not read, makes the run's cost unknown.
-        const unpriced = requests.some(r => r.unread === true || (r.costUsd === undefined && r.usage.input + r.usage.output > 0));
+        const unpriced = requests.some(r => r.unread === true ||
+            r.impossibleUsage !== undefined ||
+            (r.costUsd === undefined && r.usage.input + r.usage.output > 0));
         const source = unpriced ? 'unknown' : 'metered';
         const agentSaid = priceUsage(final ?? this.agentSaid, priceFromTable);
         const usage = {
@@ -15641,10 +16002,12 @@ class MeteredCostMeter {
                 output: r.usage.output,
                 cache_read: r.usage.cache_read,
                 cache_write: r.usage.cache_write,
+                ...(r.usage.cache_write_1h ? { cache_write_1h: r.usage.cache_write_1h } : {}),
                 ...(r.costUsd !== undefined ? { cost_usd: r.costUsd } : {}),
                 ...(r.cut ? { cut: true } : {}),
                 ...(r.unread ? { unread: true } : {}),
                 ...(r.worstCase ? { worst_case: true } : {}),
+                ...(r.impossibleUsage ? { impossible_usage: r.impossibleUsage } : {}),
                 ...(r.refused ? { refused: r.refused } : {}),
                 ...(r.error ? { error: r.error } : {})
             }))
@@ -16371,7 +16734,7 @@ function safeDirectories() {
  * removes a variable): no secret, no GIT_* of the job's, no system or global config, an own HOME, no hooks,
  * no prompt; `config` is added as command-line config.
  */
-function git_env_hermeticGitEnvironment(config = [], base = process.env) {
+function hermeticGitEnvironment(config = [], base = process.env) {
     const env = {};
     for (const name of Object.keys(base))
         if (name.startsWith('GIT_') || isSecretVariable(name) || name.startsWith('XDG_'))
@@ -16410,52 +16773,97 @@ function git_env_hermeticGitEnvironment(config = [], base = process.env) {
  * its content goes into the fresh HOME while that is still root's, so nothing of the agent's user can race it.
  *
  * `bash -s -- lend UID GID DIR USER` gives DIR (a clean checkout the action made) to the agent's user, letting it
- * pass through DIR's parents (`opened MODE PATH` each); `bash -s -- reclaim UID DIR OWNER_UID OWNER_GID
- * [MODE PATH]...` takes DIR back (setuid and setgid bits cleared first) and restores those modes. Every process
- * of UID must be dead by then.
+ * pass through DIR's parents (`opened MODE PATH` each); `bash -s -- reclaim UID GID DIR OWNER_UID OWNER_GID
+ * [MODE PATH]...` takes DIR back (GIVE_BACK) and restores those modes. Every process of UID must be dead by then.
  *
  * `bash -s -- claim USER HOLDER WAS` takes USER for HOLDER when WAS (the run it releases for) or no live run
  * holds it: post, after a killed main, holds the user before it kills what is left of it.
  *
- * `bash -s -- release UID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER SECONDS PLACES [MODE PATH]...`
- * gives back what the agent owns in the work tree (setuid and setgid bits cleared first), restores the modes,
- * removes the HOME, UID's files in PLACES (SWEEP_FILES, within SECONDS) and HOLDER's hold on USER, and prints
- * `swept N`, and `problem MESSAGE` for what it could not do. Every process of UID must be dead by then.
+ * `bash -s -- release UID GID HOME TREE OWNER_UID OWNER_GID TOP_GID TOP_MODE USER HOLDER SECONDS PLACES [MODE PATH]...`
+ * gives back what the agent owns in the work tree (GIVE_BACK), restores the modes, removes the HOME, UID's files
+ * in PLACES (SWEEP_FILES, within SECONDS) and HOLDER's hold on USER, and prints `swept N`, and `problem MESSAGE`
+ * for what it could not do (one names what stays UID's). Every process of UID must be dead by then.
  */
 /**
- * The bash function `sweep_files UID SECONDS PLACE...`: removes every file, link and (then empty) folder that
- * UID owns under each PLACE (a folder, not a link), and prints `swept N` (how many it removed), and `problem
- * MESSAGE` when it ran out of time. Links are removed, never followed, and nothing of another uid is touched:
- * a folder of UID that holds another user's file stays, with that file. A setuid file of UID goes with its
- * name; no other name of it is left (protected_hardlinks: UID could link it only where it could write). One
- * file system each (-xdev): nothing mounted inside is walked. UID must have no process left: find is not
- * safe against an owner that renames as it walks.
+ * The bash function `sweep_files UID SECONDS KEEP PLACE...`: removes every file, link and (then empty) folder
+ * that UID owns under each PLACE (a folder, not a link), but what is in the folder KEEP (the work tree, when it
+ * lies in a PLACE; '' for none), and prints `swept N` (how many it removed), and `problem MESSAGE` when it ran out
+ * of time. Links are removed, never followed, and nothing of another uid is touched: a folder of UID that holds
+ * another user's file stays, with that file. A setuid file of UID goes with its name; no other name of it is
+ * left (protected_hardlinks: UID could link it only where it could write). One file system each (-xdev):
+ * nothing mounted inside is walked. UID must have no process left: find is not safe against an owner that
+ * renames as it walks.
  */
 const SWEEP_FILES = `
 sweep_files() {
-  local uid=$1 seconds=$2 place found=() n
-  shift 2
-  for place in "$@"; do [ -d "$place" ] && [ ! -L "$place" ] && found+=("$place"); done
+  local uid=$1 seconds=$2 keep=$3 place found=() skip=() n
+  shift 3
+  for place in "$@"; do [ -d "$place" ] && [ ! -L "$place" ] && found+=("$(realpath -e -- "$place")"); done
   if [ \${#found[@]} -eq 0 ]; then printf 'swept 0\\n'; return 0; fi
-  n=$(set -o pipefail; timeout -s KILL "$seconds" find -P "\${found[@]}" -xdev -mindepth 1 -depth -uid "$uid" \\( ! -type d -o -empty \\) -delete -printf x 2>/dev/null | wc -c)
+  # As find names it (real paths both), its glob characters escaped.
+  if [ -n "$keep" ] && keep=$(realpath -e -- "$keep" 2>/dev/null); then
+    keep=$(printf '%s' "$keep" | sed 's/[][*?\\\\]/\\\\&/g')
+    skip=(! -path "$keep" ! -path "$keep/*")
+  fi
+  n=$(set -o pipefail; timeout -s KILL "$seconds" find -P "\${found[@]}" -xdev -mindepth 1 -depth -uid "$uid" \${skip[@]+"\${skip[@]}"} \\( ! -type d -o -empty \\) -delete -printf x 2>/dev/null | wc -c)
   [ $? -eq 137 ] && problem "the removal of uid $uid's files from $* ran out of its $seconds s: some may be left"
   printf 'swept %s\\n' "$n"
+}
+`;
+/**
+ * The bash functions `give_back UID GID OWNER GROUP LABEL PATH...` and `left UID TOP LABEL PATH...`.
+ * give_back makes what UID owns under each PATH, at any depth, OWNER:GROUP's, setuid and setgid bits cleared
+ * first. chown -R and find -execdir walk folder by folder, so neither depth nor a path longer than PATH_MAX stops
+ * them, and they follow no link. A file of UID's with other names (a hard link into /tmp) is first copied apart
+ * under a short name (a name of 250 bytes has no room for a suffix): the chown would make those other names
+ * OWNER's too, and the sweep would pass them by. One that cannot be copied (no space left) stays UID's, with its
+ * other names. left prints one `problem` line naming (the first ten, relative to TOP, shell-quoted) what UID
+ * still owns under the PATHs. LABEL names the PATHs in a problem line (it never holds a name of the agent's).
+ */
+const GIVE_BACK = `
+copy_apart='for f; do
+  [ "$(stat -c %h -- "$f")" -gt 1 ] || continue
+  t=$(mktemp -- ./.ralph-apart.XXXXXX) && { cp -p -- "$f" "$t" && mv -f -- "$t" "$f" && continue; rm -f -- "$t"; }
+  stat -c %d:%i -- "$f"
+done'
+keep_uncopied='to=$1; shift
+set -f; all=" $(printf "%s " $UNCOPIED)"
+for f; do
+  case "$all" in *" $(stat -c %d:%i -- "$f") "*) chown -h -- "$to" "$f" ;; esac
+done'
+give_back() {
+  local uid=$1 gid=$2 owner=$3 group=$4 label=$5 uncopied
+  shift 5
+  find "$@" -uid "$uid" ! -type l -perm /6000 -execdir chmod ug-s -- {} + 2>/dev/null || problem "could not clear setuid bits in $label"
+  uncopied=$(find "$@" -uid "$uid" -type f -links +1 -execdir bash -c "$copy_apart" copy-apart {} + 2>/dev/null)
+  chown -R -h --from="$uid" -- "$owner:$group" "$@" 2>/dev/null
+  [ -z "$uncopied" ] || UNCOPIED=$uncopied find "$@" -uid "$owner" -type f -links +1 -execdir bash -c "$keep_uncopied" keep "$uid:$gid" {} + 2>/dev/null
+  return 0
+}
+left() {
+  local uid=$1 top=$2 label=$3 n=0 entry kind links p names='' more=''
+  shift 3
+  while IFS= read -r -d '' entry; do
+    n=$((n + 1))
+    [ "$n" -le 10 ] || continue
+    kind=\${entry%% *} entry=\${entry#* } links=\${entry%% *} p=\${entry#* }
+    p=\${p#"$top"/}
+    [ "\${#p}" -le 160 ] || p="\${p:0:70}...\${p: -70}"
+    names+=" $(printf '%q' "$p")"
+    [ "$kind" != f ] || [ "$links" -le 1 ] || names+=" (it has $links names: not copied apart)"
+  done < <(find "$@" -uid "$uid" -printf '%y %n %p\\0' 2>/dev/null)
+  [ "$n" -le 10 ] || more=" and $((n - 10)) more"
+  [ "$n" -ne 1 ] || problem "1 entry of $label could not be given back and stays uid $uid's:$names"
+  [ "$n" -le 1 ] || problem "$n entries of $label could not be given back and stay uid $uid's:$names$more"
 }
 `;
 const PRIVILEGED = `
 set -u
 ${SWEEP_FILES}
+${GIVE_BACK}
 shopt -s dotglob nullglob
 fail() { printf 'error %s\\n' "$*"; exit 1; }
 problem() { printf 'problem %s\\n' "$*"; }
-# A file of the agent's with another name outside (a hard link into /tmp) gets a copy of its own before it is
-# given away: the chown would make the other name root's too, and the sweep would leave it, and its folder.
-unshare_links() {
-  local f t
-  while IFS= read -r -d '' f; do
-    t=$(mktemp -- "$f.XXXXXX") && cp -p -- "$f" "$t" && mv -f -- "$t" "$f" || problem "could not copy $f apart from its other names"
-  done < <(find "$@" -uid "$uid" -type f -links +1 -print0)
-}
 as_agent() { setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$@"; }
 # The entries of the work tree, .git left out: it stays the owner's, readable only.
 entries() { local e; for e in "$tree"/*; do [ "$e" = "$tree/.git" ] || printf '%s\\0' "$e"; done; }
@@ -16533,10 +16941,14 @@ if [ "$step" = prepare ]; then
   for r in "$@"; do pass "$r"; done
   # The work tree's content (what the action's user owns of it) becomes the agent's; the top folder stays the
   # owner's, shared with the agent's group and sticky, so the agent can add and remove its own entries but
-  # never rename or remove .git.
+  # never rename or remove .git. A file with other names (a hard link into a package store outside) stays the
+  # owner's: giving it would give those names too, for the agent to write. By full path first (fast), then what
+  # is left from its own folder (a path longer than PATH_MAX).
   mapfile -d '' -t found < <(entries)
   if [ \${#found[@]} -gt 0 ]; then
-    find "\${found[@]}" -uid "$owner" -exec chown -h "$uid:$gid" -- {} + || fail "could not give the work tree $tree to $user"
+    find "\${found[@]}" -uid "$owner" ! \\( -type f -links +1 \\) -exec chown -h "$uid:$gid" -- {} + 2>/dev/null
+    find "\${found[@]}" -uid "$owner" ! \\( -type f -links +1 \\) -execdir chown -h "$uid:$gid" -- {} + ||
+      fail "could not give the work tree $tree to $user"
   fi
   printf 'top %s %s\\n' "$(stat -c %g -- "$tree")" "$(stat -c %a -- "$tree")"
   chgrp -- "$gid" "$tree" && chmod g+rwx,+t -- "$tree" || fail "could not share the work tree $tree with $user"
@@ -16546,30 +16958,29 @@ if [ "$step" = prepare ]; then
 elif [ "$step" = claim ]; then
   take "$1" "$2" "$3"
 elif [ "$step" = release ]; then
-  uid=$1 home=$2 tree=$3 owner=$4 ownergroup=$5 topgid=$6 topmode=$7 user=$8 holder=$9 seconds=\${10} folders=\${11}
-  shift 11
+  uid=$1 gid=$2 home=$3 tree=$4 owner=$5 ownergroup=$6 topgid=$7 topmode=$8 user=$9 holder=\${10} seconds=\${11} folders=\${12}
+  shift 12
   mapfile -d '' -t found < <(entries)
-  if [ \${#found[@]} -gt 0 ]; then
-    # A setuid file the agent made must not become one of the owner's.
-    find "\${found[@]}" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $tree"
-    unshare_links "\${found[@]}"
-    find "\${found[@]}" -uid "$uid" -exec chown -h "$owner:$ownergroup" -- {} + || problem "could not give the work tree $tree back to uid $owner"
-  fi
+  [ \${#found[@]} -eq 0 ] || give_back "$uid" "$gid" "$owner" "$ownergroup" "the work tree $tree" "\${found[@]}"
   chgrp -- "$topgid" "$tree" && chmod -- "0$topmode" "$tree" || problem "could not restore the mode of $tree"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
   rm -rf -- "$home" || problem "could not remove $home"
   IFS=: read -r -a folders <<< "$folders"
-  sweep_files "$uid" "$seconds" "\${folders[@]}"
+  sweep_files "$uid" "$seconds" "$tree" "\${folders[@]}"
+  if [ \${#found[@]} -gt 0 ]; then
+    # A file kept for its other names, which went with the HOME or the sweep, has no other name now.
+    find "\${found[@]}" -uid "$uid" ! \\( -type f -links +1 \\) -execdir chown -h "$owner:$ownergroup" -- {} + 2>/dev/null
+    left "$uid" "$tree" "the work tree $tree" "\${found[@]}"
+  fi
   [ "$(cat -- "$holds/$user" 2>/dev/null)" != "$holder" ] || rm -f -- "$holds/$user" || problem "could not let go of the user $user"
 elif [ "$step" = lend ]; then
   uid=$1 gid=$2 dir=$3 user=$4
   pass "$(dirname -- "$dir")"
   chown -R -h "$uid:$gid" -- "$dir" || fail "could not lend $dir to $user"
 elif [ "$step" = reclaim ]; then
-  uid=$1 dir=$2 owner=$3 ownergroup=$4; shift 4
-  find "$dir" -uid "$uid" ! -type l -perm /6000 -exec chmod ug-s -- {} + || problem "could not clear setuid bits in $dir"
-  unshare_links "$dir"
-  chown -R -h "$owner:$ownergroup" -- "$dir" || problem "could not take $dir back"
+  uid=$1 gid=$2 dir=$3 owner=$4 ownergroup=$5; shift 5
+  give_back "$uid" "$gid" "$owner" "$ownergroup" "$dir" "$dir"
+  left "$uid" "$dir" "$dir" "$dir"
   while [ $# -ge 2 ]; do chmod -- "0$1" "$2" || problem "could not restore the mode of $2"; shift 2; done
 else
   fail "unknown step $step"
@@ -17016,6 +17427,7 @@ function isolation(state, log) {
             const lines = await privileged(state.privilege, [
                 'release',
                 String(user.uid),
+                String(user.gid),
                 user.home,
                 workTree,
                 String(owner.uid),
@@ -17065,6 +17477,7 @@ function isolation(state, log) {
                 const back = await privileged(state.privilege, [
                     'reclaim',
                     String(uid),
+                    String(gid),
                     target,
                     String(state.owner.uid),
                     String(state.owner.gid),
@@ -17861,29 +18274,56 @@ function failureFingerprint(failures) {
 
 ;// CONCATENATED MODULE: ./src/git/git.ts
 // Runs the git CLI without a shell. Every call answers {exitCode, stdout, stderr}; callers decide what a
-// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures).
+// non-zero exit means (probes such as `rev-parse --verify HEAD` expect failures). A call may be bounded: a git
+// that reads the work tree can wait forever on what the agent left there (a FIFO where it opens a file).
 
 
 const DEFAULT_MAX_STDOUT = 8 * 1024 * 1024;
 const MAX_STDERR = 64 * 1024;
-function git_runGit(args, options) {
+/** After a stop signal: time for a git that is only busy to finish (its commit is the iteration's work). */
+const STOP_GRACE_MS = 20_000;
+/** After SIGTERM (git removes its lock files on it), before SIGKILL. */
+const KILL_GRACE_MS = 2_000;
+/** Runs git; stdout as bytes. */
+function gitOutput(args, options) {
     const maxStdout = options.maxStdoutBytes ?? DEFAULT_MAX_STDOUT;
     return new Promise(resolve => {
         const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, {
             cwd: options.cwd,
             env: { ...process.env, ...options.env },
-            stdio: ['ignore', 'pipe', 'pipe']
+            stdio: ['pipe', 'pipe', 'pipe']
         });
         const out = [];
         const err = [];
         let outBytes = 0;
         let errBytes = 0;
         let truncated = false;
+        let stopped;
+        const timers = [];
+        const stop = (why) => {
+            if (stopped !== undefined || child.exitCode !== null || child.signalCode !== null)
+                return;
+            stopped = why;
+            child.kill('SIGTERM');
+            timers.push(setTimeout(() => child.kill('SIGKILL'), KILL_GRACE_MS));
+        };
+        if (options.timeoutMs !== undefined)
+            timers.push(setTimeout(() => stop(`it ran for over ${Math.round((options.timeoutMs ?? 0) / 1000)} s`), options.timeoutMs));
+        const onAbort = () => {
+            timers.push(setTimeout(() => stop("it was still running when the run's time was over"), options.stopGraceMs ?? STOP_GRACE_MS));
+        };
+        if (options.signal?.aborted)
+            onAbort();
+        else
+            options.signal?.addEventListener('abort', onAbort, { once: true });
         let settled = false;
         const finish = (result) => {
             if (settled)
                 return;
             settled = true;
+            for (const timer of timers)
+                clearTimeout(timer);
+            options.signal?.removeEventListener('abort', onAbort);
             resolve(result);
         };
         child.stdout.on('data', (chunk) => {
@@ -17907,27 +18347,37 @@ function git_runGit(args, options) {
         child.on('error', error => {
             finish({
                 exitCode: 127,
-                stdout: '',
+                stdout: Buffer.alloc(0),
                 stderr: `git could not be started: ${error.message}`,
                 stdoutTruncated: false
             });
         });
         child.on('close', code => {
+            const stderr = Buffer.concat(err).toString('utf8');
             finish({
-                exitCode: code ?? 128,
-                stdout: Buffer.concat(out).toString('utf8'),
-                stderr: Buffer.concat(err).toString('utf8'),
+                exitCode: stopped !== undefined ? 124 : (code ?? 128),
+                stdout: Buffer.concat(out),
+                stderr: stopped !== undefined
+                    ? `git was stopped: ${stopped} (a git that reads the work tree waits on nothing of it for long; was a special file in its way?)${stderr.trim() ? `; it said: ${stderr.trim().split('\n')[0]}` : ''}`
+                    : stderr,
                 stdoutTruncated: truncated
             });
         });
+        child.stdin.on('error', () => undefined);
+        child.stdin.end(options.input ?? '');
     });
+}
+/** Runs git; stdout decoded as UTF-8 text (for output that is not paths of the tree). */
+async function runGit(args, options) {
+    const result = await gitOutput(args, options);
+    return { ...result, stdout: result.stdout.toString('utf8') };
 }
 /** Thrown when a git call that must succeed fails: names the command and git's own message. */
 class git_GitError extends Error {
     args;
     result;
     constructor(args, result) {
-        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.trim()}`);
+        super(`git ${args.join(' ')} failed (exit ${result.exitCode}): ${result.stderr.trim() || result.stdout.toString().trim()}`);
         this.args = args;
         this.result = result;
         this.name = 'GitError';
@@ -17935,7 +18385,7 @@ class git_GitError extends Error {
 }
 /** Runs git and throws GitError unless it exits 0. */
 async function gitOrThrow(args, options) {
-    const result = await git_runGit(args, options);
+    const result = await runGit(args, options);
     if (result.exitCode !== 0)
         throw new git_GitError(args, result);
     return result;
@@ -17944,25 +18394,387 @@ async function gitOrThrow(args, options) {
  * git with `input` on stdin, answering its whole stdout as bytes (object contents, -z listings); a non-zero
  * exit rejects with stderr's first line. For commands whose output the caller needs whole and exact.
  */
-function gitBytes(cwd, args, options = {}) {
-    return new Promise((resolve, reject) => {
-        const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), args, { cwd, env: { ...process.env, ...options.env } });
-        const out = [];
-        const err = [];
-        child.stdout.on('data', (chunk) => out.push(chunk));
-        child.stderr.on('data', (chunk) => err.push(chunk));
-        child.on('error', reject);
-        child.on('close', code => code === 0
-            ? resolve(Buffer.concat(out))
-            : reject(new Error(`git ${args[0]} failed: ${Buffer.concat(err).toString('utf8').trim().split('\n')[0]}`)));
-        child.stdin.on('error', () => undefined);
-        child.stdin.end(options.input ?? '');
+async function gitBytes(cwd, args, options = {}) {
+    const result = await gitOutput(args, { cwd, ...options, maxStdoutBytes: Number.POSITIVE_INFINITY });
+    if (result.exitCode !== 0)
+        throw new Error(`git ${args[0]} failed: ${result.stderr.trim().split('\n')[0]}`);
+    return result.stdout;
+}
+
+;// CONCATENATED MODULE: external "node:buffer"
+const external_node_buffer_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:buffer");
+;// CONCATENATED MODULE: ./src/text/tree-path.ts
+// A path of the work tree is bytes (git's and the file system's), not text: a name need not be UTF-8. Here a
+// path is a string that holds UTF-8 as its characters and every other byte as a lone surrogate U+DC80–U+DCFF
+// (Python's surrogateescape), so it compares, keys a map and matches a glob exactly, and turns back into the
+// same bytes for the file system and git. A log line names one with `showPath`.
+
+
+/** A byte that is not part of UTF-8, kept in a path string. */
+const ESCAPED_BYTE = /[\u{dc80}-\u{dcff}]/u;
+/** The path string of `bytes` (a name as git or the file system gives it). */
+function tree_path_pathFromBytes(bytes) {
+    const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if ((0,external_node_buffer_namespaceObject.isUtf8)(buffer))
+        return buffer.toString('utf8');
+    let out = '';
+    let start = 0;
+    for (let i = 0; i < buffer.length;) {
+        if (buffer[i] < 0x80) {
+            i++;
+            continue;
+        }
+        // UTF-8 is prefix-free: at most one of these lengths is a whole valid character.
+        const length = [2, 3, 4].find(n => i + n <= buffer.length && (0,external_node_buffer_namespaceObject.isUtf8)(buffer.subarray(i, i + n)));
+        if (length !== undefined) {
+            i += length;
+            continue;
+        }
+        out += buffer.toString('utf8', start, i) + String.fromCharCode(0xdc00 + buffer[i]);
+        start = ++i;
+    }
+    return out + buffer.toString('utf8', start);
+}
+/** The bytes a path string stands for (what git and the file system are given). */
+function tree_path_pathBytes(p) {
+    if (!ESCAPED_BYTE.test(p))
+        return Buffer.from(p, 'utf8');
+    const parts = [];
+    let start = 0;
+    for (const m of p.matchAll(new RegExp(ESCAPED_BYTE, 'gu'))) {
+        parts.push(Buffer.from(p.slice(start, m.index), 'utf8'), Buffer.of(m[0].charCodeAt(0) - 0xdc00));
+        start = m.index + 1;
+    }
+    parts.push(Buffer.from(p.slice(start), 'utf8'));
+    return Buffer.concat(parts);
+}
+/** The records of git's `-z` output as path strings (the empty one after the last NUL left out). */
+function tree_path_splitNul(out) {
+    const records = [];
+    if ((0,external_node_buffer_namespaceObject.isUtf8)(out))
+        records.push(...out.toString('utf8').split('\0'));
+    else
+        for (let at = 0; at <= out.length;) {
+            const end = out.indexOf(0, at);
+            const stop = end === -1 ? out.length : end;
+            records.push(tree_path_pathFromBytes(out.subarray(at, stop)));
+            at = stop + 1;
+        }
+    if (records.at(-1) === '')
+        records.pop();
+    return records;
+}
+/** `rel` (relative to `top`) as the file system's bytes: what fs calls on a path of the tree are given. */
+function onDisk(top, rel) {
+    return tree_path_pathBytes(rel === '' ? top : external_node_path_default().join(top, rel));
+}
+/** Characters a name is never shown with as they are: controls, format characters (bidi, zero-width), line breaks. */
+const UNSHOWN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}"\\\u{dc80}-\u{dcff}]/u;
+/**
+ * A path for a log line: as it is when it holds only printable UTF-8, else in double quotes with C escapes, as
+ * git quotes one (`"caf\xe9/.git"`): a byte that is not UTF-8 as `\xNN`, a control or format character as
+ * `\t`, `\n`, `\r` or `\u{NNNN}`, `"` and `\` escaped.
+ */
+function showPath(p) {
+    if (!UNSHOWN.test(p))
+        return p;
+    let out = '"';
+    for (const ch of p) {
+        const code = ch.codePointAt(0);
+        if (ch === '"' || ch === '\\')
+            out += `\\${ch}`;
+        else if (ch === '\t')
+            out += '\\t';
+        else if (ch === '\n')
+            out += '\\n';
+        else if (ch === '\r')
+            out += '\\r';
+        else if (code >= 0xdc80 && code <= 0xdcff)
+            out += `\\x${(code - 0xdc00).toString(16).padStart(2, '0')}`;
+        else if (UNSHOWN.test(ch))
+            out += `\\u{${code.toString(16).padStart(4, '0')}}`;
+        else
+            out += ch;
+    }
+    return `${out}"`;
+}
+
+;// CONCATENATED MODULE: ./src/git/tree-scan.ts
+// What of the work tree the action's git must never read, found before any git of the action's runs on it.
+// git opens `.gitignore` and `.gitattributes` in every folder it looks at, and a nested repository's HEAD and
+// commondir to tell it is one: a FIFO there would hold the action's git (and the job) forever. So the tree is
+// walked first, by names and types only (readdir: no file of it is opened, no link followed), as git would walk
+// it: a special file where git reads one stops the run in one line; a folder git must be kept out of (a nested
+// repository, one too deep or closed to the action) is named, and the caller keeps git out of it.
+
+
+
+
+
+
+/** A special file where git would read one: the tree cannot be taken stock of until it is gone. */
+class TreeHazardError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'TreeHazardError';
+    }
+}
+/** Files git opens in any folder it looks at (and `.gitmodules`, read at the top). */
+const READ_BY_GIT = new Set(['.gitignore', '.gitattributes', '.gitmodules']);
+/** A name of thousands of characters (a folder too deep) cut in its middle for a log line. */
+const shortly = (shown) => shown.length > 160 ? `${shown.slice(0, 90)}…${shown.slice(-60)}` : shown;
+/**
+ * Folders this deep or deeper are looked into whether git ignores them or not: the large ignored ones
+ * (node_modules, .venv, target) sit near the top, and each question costs git a walk of the path's folders.
+ */
+const MOST_ASKED_DEPTH = 8;
+/** Work in stretches of at most this long, then the event loop runs (budgets' timers, output). */
+const STRETCH_MS = 20;
+function kindOf(entry) {
+    if (entry.isFIFO())
+        return 'a FIFO';
+    if (entry.isSocket())
+        return 'a socket';
+    if (entry.isCharacterDevice() || entry.isBlockDevice())
+        return 'a device';
+    return 'a special file';
+}
+/**
+ * Walks the tree below `top` as git would (its own `.git`, the folders in `skip` and, with `ignored`, those git
+ * ignores left out). Answers the folders git must be kept out of; throws TreeHazardError for a special file
+ * where git reads one. A nested repository's folder is looked through too (not its .git): its tracked files,
+ * if it holds any, git still reads, with their attributes.
+ */
+async function scanTree(top, options = {}) {
+    const { skip = new Set(), ignored } = options;
+    const kept = [];
+    // Level by level (git's questions then come one a level): each folder, and whether it is inside one kept
+    // out already (then only its hazards count).
+    let level = [['', false]];
+    let stretch = external_node_perf_hooks_namespaceObject.performance.now();
+    for (let depth = 0; level.length > 0; depth++) {
+        const below = [];
+        for (const [dir, inside] of level) {
+            if (external_node_perf_hooks_namespaceObject.performance.now() - stretch >= STRETCH_MS) {
+                await new Promise(resolve => setImmediate(resolve));
+                stretch = external_node_perf_hooks_namespaceObject.performance.now();
+            }
+            let entries;
+            try {
+                entries = (0,external_node_fs_namespaceObject.readdirSync)(onDisk(top, dir), { withFileTypes: true, encoding: 'buffer' });
+            }
+            catch (error) {
+                const code = error.code;
+                if (code === 'ENOENT' || code === 'ENOTDIR' || inside)
+                    continue;
+                const why = code === 'ENAMETOOLONG'
+                    ? `its path (${tree_path_pathBytes(external_node_path_default().join(top, dir)).length.toLocaleString('en-US')} bytes with the work tree's) is too long for the action to look into`
+                    : `the action may not read it (${code ?? 'error'})`;
+                kept.push({
+                    path: dir,
+                    line: `${shortly(showPath(`${dir}/`))}: ${why}, so it is not delivered; the run goes on without it`
+                });
+                continue;
+            }
+            const names = entries.map(entry => tree_path_pathFromBytes(entry.name));
+            const nested = dir !== '' && names.includes('.git');
+            if (nested && !inside)
+                kept.push({
+                    path: dir,
+                    line: `${showPath(`${dir}/.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(`${dir}/`)}`
+                });
+            entries.forEach((entry, i) => {
+                const rel = dir === '' ? names[i] : `${dir}/${names[i]}`;
+                if (entry.isDirectory()) {
+                    if (names[i] !== '.git' && !skip.has(rel))
+                        below.push([rel, inside || nested]);
+                }
+                else if (READ_BY_GIT.has(names[i]) && !entry.isFile() && !entry.isSymbolicLink())
+                    throw new TreeHazardError(`${showPath(rel)} is ${kindOf(entry)}, where git reads a file: the action opens no special file of the work tree (git would wait on it), so the work cannot be committed; make it a regular file or remove it`);
+            });
+        }
+        // Asked only now: git reads the .gitignore of each folder of this level to answer, all known to be files.
+        const ask = ignored !== undefined && below.length > 0 && depth < MOST_ASKED_DEPTH;
+        const leftOut = ask ? await ignored(below.map(([rel]) => rel)) : [];
+        level = below.filter((_, i) => !leftOut[i]);
+    }
+    return kept;
+}
+/** The longest one question may take: past it the oracle stops, and everything is looked into. */
+const ORACLE_MS = 60_000;
+/**
+ * One `git check-ignore --stdin` for a whole look (it answers path by path; `-v -n` says for each whether a
+ * pattern matched, `!` ones not ignoring). A path below a folder makes it read that folder's .gitignore, so ask
+ * about a folder's subfolders only once the folder is looked at. When git fails, nothing is ignored.
+ */
+function ignoreOracle(top, env) {
+    const child = (0,external_node_child_process_namespaceObject.spawn)(trustedProgram('git'), ['check-ignore', '--stdin', '-z', '-v', '-n'], {
+        cwd: top,
+        env: { ...process.env, ...env },
+        stdio: ['pipe', 'pipe', 'ignore']
     });
+    let dead = false;
+    let rest = Buffer.alloc(0);
+    const fields = [];
+    const waiting = [];
+    const settle = () => {
+        while (waiting.length > 0 && (dead || fields.length >= waiting[0].count * 4)) {
+            const { count, answer } = waiting.shift();
+            const mine = dead ? [] : fields.splice(0, count * 4);
+            // <source> <line> <pattern> <path>: ignored when a pattern matched and it is not a negation.
+            answer(Array.from({ length: count }, (_, i) => (mine[i * 4 + 2]?.[0] ?? 0x21) !== 0x21));
+        }
+    };
+    const stop = () => {
+        dead = true;
+        child.kill('SIGKILL');
+        settle();
+    };
+    child.stdout.on('data', (chunk) => {
+        rest = Buffer.concat([rest, chunk]);
+        for (let end = rest.indexOf(0); end !== -1; end = rest.indexOf(0)) {
+            fields.push(rest.subarray(0, end));
+            rest = rest.subarray(end + 1);
+        }
+        settle();
+    });
+    child.on('error', stop);
+    child.on('close', stop);
+    child.stdin.on('error', stop);
+    return {
+        ask: paths => new Promise(resolve => {
+            if (dead)
+                return resolve(paths.map(() => false));
+            const timer = setTimeout(stop, ORACLE_MS);
+            waiting.push({
+                count: paths.length,
+                answer: ignored => {
+                    clearTimeout(timer);
+                    resolve(dead ? paths.map(() => false) : ignored);
+                }
+            });
+            child.stdin.write(Buffer.concat(paths.map(p => Buffer.concat([tree_path_pathBytes(p), Buffer.of(0)]))));
+        }),
+        close: () => {
+            child.stdin.end();
+            if (!dead)
+                setTimeout(stop, 5_000).unref();
+        }
+    };
+}
+/** Escapes a gitignore pattern's special characters (`\ * ? [` and spaces, which git would trim). */
+const PATTERN_SPECIAL = /[\\*?[ ]/g;
+/**
+ * An exclude pattern (`--exclude-from`) for exactly `rel` from the top, a file or a folder; undefined for a
+ * name a pattern cannot hold (a line break).
+ */
+function excludePattern(rel) {
+    if (/[\n\r]/.test(rel))
+        return undefined;
+    return `/${rel.replace(PATTERN_SPECIAL, '\\$&')}`;
+}
+/**
+ * A file of the tree opened to read, never through a link (its last step) and never waiting (a FIFO opens at
+ * once): its descriptor, or undefined when it cannot be opened. The caller checks with fstat what it opened.
+ */
+function openInTree(file) {
+    try {
+        return (0,external_node_fs_namespaceObject.openSync)(file, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NOFOLLOW | external_node_fs_namespaceObject.constants.O_NONBLOCK);
+    }
+    catch {
+        return undefined;
+    }
+}
+/** A small regular file of the tree, read without following a link or waiting on a FIFO; undefined otherwise. */
+function readSmall(file) {
+    const fd = openInTree(file);
+    if (fd === undefined)
+        return undefined;
+    try {
+        const stat = (0,external_node_fs_namespaceObject.fstatSync)(fd);
+        if (!stat.isFile() || stat.size > 64 * 1024)
+            return undefined;
+        const buffer = Buffer.alloc(stat.size);
+        const read = (0,external_node_fs_namespaceObject.readSync)(fd, buffer, 0, buffer.length, 0);
+        return tree_path_pathFromBytes(buffer.subarray(0, read));
+    }
+    catch {
+        return undefined;
+    }
+    finally {
+        (0,external_node_fs_namespaceObject.closeSync)(fd);
+    }
+}
+const OID = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+/**
+ * Whether a gitlink's checkout (`rel`, a submodule) moved from `recorded`, told as git tells it (its folder
+ * replaced; else the commit its HEAD names, read through its .git, the ref, packed-refs) but by the action
+ * itself: no git runs the submodule's config or waits on a file of it. One it cannot tell (not checked out)
+ * is unmoved, as git takes it.
+ */
+function gitlinkMoved(top, rel, recorded) {
+    const folder = external_node_path_default().join(top, rel);
+    // Never through a link: a gitlink whose folder is gone, or is now a link or a file, changed as git sees it.
+    const stat = (0,external_node_fs_namespaceObject.lstatSync)(tree_path_pathBytes(folder), { throwIfNoEntry: false });
+    if (!stat?.isDirectory())
+        return true;
+    const head = checkoutHead(folder);
+    return head !== undefined && head !== recorded;
+}
+/** The commit the repository checked out in `folder` is at, from its files; undefined when it cannot be told. */
+function checkoutHead(folder) {
+    const dotGit = external_node_path_default().join(folder, '.git');
+    const found = (0,external_node_fs_namespaceObject.lstatSync)(tree_path_pathBytes(dotGit), { throwIfNoEntry: false });
+    let gitDir = dotGit;
+    if (found?.isFile()) {
+        const target = /^gitdir: (.+)$/m.exec(readSmall(tree_path_pathBytes(dotGit)) ?? '')?.[1];
+        if (target === undefined)
+            return undefined;
+        gitDir = external_node_path_default().resolve(folder, target);
+    }
+    else if (!found?.isDirectory())
+        return undefined;
+    const head = readSmall(tree_path_pathBytes(external_node_path_default().join(gitDir, 'HEAD')))?.trim();
+    if (head === undefined)
+        return undefined;
+    if (OID.test(head))
+        return head;
+    const ref = /^ref: (refs\/\S+)$/.exec(head)?.[1];
+    if (ref === undefined)
+        return undefined;
+    const commonRel = readSmall(tree_path_pathBytes(external_node_path_default().join(gitDir, 'commondir')))?.trim();
+    const common = commonRel ? external_node_path_default().resolve(gitDir, commonRel) : gitDir;
+    for (const dir of new Set([gitDir, common])) {
+        const loose = readSmall(tree_path_pathBytes(external_node_path_default().join(dir, ref)))?.trim();
+        if (loose !== undefined && OID.test(loose))
+            return loose;
+    }
+    const packed = readSmall(tree_path_pathBytes(external_node_path_default().join(common, 'packed-refs'))) ?? '';
+    for (const line of packed.split('\n')) {
+        const [oid, name] = line.split(' ');
+        if (name === ref && OID.test(oid))
+            return oid;
+    }
+    return undefined;
+}
+/** Why no git of the action's may read the tree below `top` now (a special file where git reads one), or undefined. */
+async function treeHazard(top) {
+    try {
+        await scanTree(top);
+        return undefined;
+    }
+    catch (error) {
+        if (error instanceof TreeHazardError)
+            return error.message;
+        throw error;
+    }
 }
 
 ;// CONCATENATED MODULE: ./src/git/workspace.ts
 // The loop's work tree as git sees it: what it looks like now (a tree hash that includes uncommitted and
 // untracked changes), what changed since the loop started, and a commit of what the agent left.
+
+
 
 
 
@@ -17975,6 +18787,8 @@ const FILE_AT_BYTES = 1024 * 1024;
 const LIST_BYTES = 64 * 1024 * 1024;
 /** A gitlink's mode in the index: git enters such a folder (`git status` in it, with its own config). */
 const GITLINK_MODE = '160000';
+/** The longest a git of the workspace may run (it reads the tree: see GitOptions.timeoutMs). */
+const TREE_GIT_MS = 10 * 60 * 1000;
 /** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
 const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024;
 const SIZE_UNITS = {
@@ -18031,8 +18845,8 @@ class GitWorkspace {
     /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
     scratchGitlinks;
     refusals = new Set();
-    /** Files refused for their size (each named once, whatever size it grows to). */
-    oversized = new Set();
+    /** Files refused for their size or kind (each named once, whatever size it grows to). */
+    leftOut = new Set();
     constructor(root, 
     /** Variables every git command of this workspace gets (the action's hermetic git environment). */
     env = {}, 
@@ -18044,15 +18858,29 @@ class GitWorkspace {
     }
     /** Opens the work tree that contains `dir` (or `dir` itself when it is not inside a repository). */
     static async open(dir, options = {}) {
-        const top = await git_runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
+        const top = await runGit(['rev-parse', '--show-toplevel'], { cwd: dir, env: options.env });
         return new GitWorkspace(top.exitCode === 0 ? top.stdout.trim() : dir, options.env, options.maxFileBytes);
     }
     git(args, env, maxStdoutBytes) {
-        return git_runGit(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+        return this.call(args, { env, ...(maxStdoutBytes !== undefined ? { maxStdoutBytes } : {}) }).then(result => ({ ...result, stdout: result.stdout.toString('utf8') }));
+    }
+    /** git in the work tree, bounded in time; stdout as bytes. */
+    call(args, call = {}) {
+        return gitOutput(args, {
+            cwd: this.root,
+            env: { ...this.env, ...call.env },
+            maxStdoutBytes: call.maxStdoutBytes,
+            input: call.input,
+            timeoutMs: TREE_GIT_MS,
+            signal: call.signal
+        });
     }
     /** git that must succeed (throws GitError). */
-    gitOrThrow(args, env, maxStdoutBytes) {
-        return gitOrThrow(args, { cwd: this.root, env: { ...this.env, ...env }, maxStdoutBytes });
+    async gitOrThrow(args, call = {}) {
+        const result = await this.call(args, call);
+        if (result.exitCode !== 0)
+            throw new git_GitError(args, result);
+        return result;
     }
     async fileAt(commit, file) {
         const result = await this.git(['cat-file', 'blob', `${commit}:${file}`], undefined, FILE_AT_BYTES);
@@ -18068,12 +18896,12 @@ class GitWorkspace {
     }
     // A scratch index outside the work tree, seeded from the real one so `add -A` only rehashes changed
     // files; the user's staging area is never touched.
-    async treeHash() {
+    async treeHash(signal) {
         const env = { GIT_INDEX_FILE: await this.scratchIndex() };
         this.scratchTree = undefined;
         this.scratchGitlinks ??= await this.gitlinks(env);
-        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(env, this.scratchGitlinks))], env);
-        const tree = (await this.gitOrThrow(['write-tree'], env)).stdout.trim();
+        await this.addAll(env, this.scratchGitlinks, signal);
+        const tree = (await this.gitOrThrow(['write-tree'], { env, signal })).stdout.toString('utf8').trim();
         this.scratchTree = tree;
         return tree;
     }
@@ -18082,75 +18910,148 @@ class GitWorkspace {
     }
     /** The index's gitlinks (the folders git would enter to ask their status). */
     async gitlinks(env) {
-        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], env, LIST_BYTES);
-        return out.stdout
-            .split('\0')
+        const out = await this.gitOrThrow(['ls-files', '-z', '--stage'], { env, maxStdoutBytes: LIST_BYTES });
+        // `<mode> <oid> <stage>\t<path>`
+        return tree_path_splitNul(out.stdout)
             .filter(line => line.startsWith(`${GITLINK_MODE} `))
-            .map(line => line.slice(line.indexOf('\t') + 1));
+            .map(line => ({ path: line.slice(line.indexOf('\t') + 1), oid: line.split(' ')[1] }));
+    }
+    /** `git add -A` of what may be delivered (see deliverable), its pathspec given on stdin as bytes. */
+    async addAll(env, gitlinks, signal) {
+        const pathspec = await this.deliverable(env, gitlinks, signal);
+        await this.gitOrThrow(['add', '-A', '--pathspec-from-file=-', '--pathspec-file-nul'], {
+            env,
+            signal,
+            input: Buffer.concat(pathspec.map(p => Buffer.concat([tree_path_pathBytes(p), Buffer.of(0)])))
+        });
     }
     /**
      * The pathspec for `git add -A`: the whole tree but what git would enter or what would wire a submodule.
      * A nested repository becomes a gitlink, and git then runs `git status` inside it, as the action, with
      * that repository's own config: its filters, fsmonitor and hooks, the agent's. So nested repositories
-     * and the index's gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or
-     * changed file over the size limit keeps what the index holds (nothing, or the start's). Each refusal is
-     * noted once.
+     * (found by the action's own look at the tree, scanTree, before git reads any of it) and the index's
+     * gitlinks are never looked into, and `.gitmodules` keeps the start's content. A new or changed file over
+     * the size limit, or one now a special file, keeps what the index holds (nothing, or the start's). Each
+     * refusal is noted once. Paths are path strings (text/tree-path.ts): a name need not be UTF-8.
      */
-    async deliverable(env, gitlinks) {
-        // Untracked (`?`, a nested repository ends with '/') and changed (`C`) paths; git lists a nested
-        // repository as one entry and never descends into it, nor into a gitlink.
-        const out = await this.gitOrThrow(['ls-files', '-z', '-t', '--others', '--modified', '--exclude-standard'], env, LIST_BYTES);
+    async deliverable(env, gitlinks, signal) {
+        const links = new Set(gitlinks.map(link => link.path));
+        // Folders git ignores are not looked into either (node_modules): git never reads them. Asked of the index
+        // being added to, so a folder holding tracked files counts as not ignored, and is looked into.
+        const oracle = ignoreOracle(this.root, { ...this.env, ...env });
+        const kept = await scanTree(this.root, { skip: links, ignored: oracle.ask }).finally(oracle.close);
+        const outside = new Set([...kept.map(k => k.path), ...links]);
+        const under = (name) => {
+            for (let dir = name; dir !== '.' && dir !== ''; dir = external_node_path_default().posix.dirname(dir))
+                if (outside.has(dir))
+                    return true;
+            return false;
+        };
+        // Untracked (`?`) and changed (`C`) paths; git is kept out of the folders above (an exclude file) and
+        // out of the gitlinks (an index without them), so it neither enters nor lists them.
+        const out = await this.gitOrThrow([
+            'ls-files',
+            '-z',
+            '-t',
+            '--others',
+            '--modified',
+            '--exclude-standard',
+            ...(await this.keptOut(outside))
+        ], { env: await this.listingIndex(env, gitlinks), maxStdoutBytes: LIST_BYTES, signal });
         if (out.stdoutTruncated)
             throw new Error('the work tree lists more files than the action reads (64 MB of names)');
-        const links = new Set(gitlinks);
         const nested = [];
-        const large = [];
-        for (const entry of out.stdout.split('\0')) {
+        const left = [];
+        for (const entry of tree_path_splitNul(out.stdout)) {
             const tag = entry.slice(0, 1);
             const name = entry.slice(2);
+            if (!name || under(name.replace(/\/$/, '')))
+                continue;
             if (tag === '?' && name.endsWith('/')) {
+                // A repository the look at the tree did not see (made since): git lists it as one entry.
                 nested.push(name.slice(0, -1));
-                this.refusals.add(`${name}.git: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${name}`);
+                this.refusals.add(`${showPath(`${name}.git`)}: a git repository inside the work tree is not delivered (git would run its filters and hooks as the action); the run goes on without ${showPath(name)}`);
             }
             else if (name === '.gitmodules')
                 this.refusals.add('.gitmodules: a change to it is not delivered (submodules are never entered); the run goes on with the one it started with');
-            else if (tag === 'C' && links.has(name))
-                this.refusals.add(`${name}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
-            else if (name && this.maxFileBytes !== undefined) {
-                // lstat: a link is its own few bytes, never what it points at.
-                const size = (0,external_node_fs_namespaceObject.lstatSync)(external_node_path_default().join(this.root, name), { throwIfNoEntry: false })?.size ?? 0;
-                if (size <= this.maxFileBytes)
+            else {
+                const why = this.notDelivered(name);
+                if (why === undefined)
                     continue;
-                large.push(name);
-                if (this.oversized.has(name))
+                left.push(name);
+                if (this.leftOut.has(name))
                     continue;
-                this.oversized.add(name);
-                this.refusals.add(`${name}: ${megabytes(size)} is over max-file-size (${megabytes(this.maxFileBytes)}): it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
+                this.leftOut.add(name);
+                this.refusals.add(`${showPath(name)}: ${why}: it is not delivered; the run goes on without ${tag === 'C' ? 'this change to it' : 'it'}`);
             }
         }
+        for (const link of gitlinks)
+            if (gitlinkMoved(this.root, link.path, link.oid))
+                this.refusals.add(`${showPath(link.path)}: a change to a submodule (a gitlink) is not delivered; the run goes on with the commit it started with`);
+        for (const k of kept)
+            this.refusals.add(k.line);
         return [
-            '--',
             '.',
-            ...[...nested, ...gitlinks, '.gitmodules', ...large].map(name => `:(exclude,literal,top)${name}`)
+            ...[...outside, ...nested, '.gitmodules', ...left].map(name => `:(exclude,literal,top)${name}`)
         ];
     }
-    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS) {
-        const to = current ?? (await this.treeHash());
+    /** Why a listed file is not delivered (over max-file-size, a special file), or undefined. */
+    notDelivered(name) {
+        // lstat: a link is its own few bytes, never what it points at.
+        const stat = (0,external_node_fs_namespaceObject.lstatSync)(onDisk(this.root, name), { throwIfNoEntry: false });
+        if (!stat || stat.isFile() || stat.isSymbolicLink() || stat.isDirectory())
+            return this.maxFileBytes !== undefined && (stat?.size ?? 0) > this.maxFileBytes
+                ? `${megabytes(stat?.size ?? 0)} is over max-file-size (${megabytes(this.maxFileBytes)})`
+                : undefined;
+        return `a ${stat.isFIFO() ? 'FIFO' : stat.isSocket() ? 'socket' : 'device'} is not a file git keeps`;
+    }
+    /** `--exclude-from` a file naming `folders` (bytes: a name need not be UTF-8); none when there are none. */
+    async keptOut(folders) {
+        if (folders.size === 0)
+            return [];
+        const patterns = [...folders].map(dir => {
+            const pattern = excludePattern(dir);
+            if (pattern === undefined)
+                throw new TreeHazardError(`${showPath(dir)}: git must be kept out of this folder, and its name holds a line break, which no exclude pattern can name; rename it`);
+            return tree_path_pathBytes(`${pattern}\n`);
+        });
+        const file = external_node_path_default().join(await this.scratchDir(), 'kept-out');
+        await (0,external_node_fs_promises_namespaceObject.writeFile)(file, Buffer.concat(patterns));
+        return [`--exclude-from=${file}`];
+    }
+    /**
+     * The environment of the listing: an index without the gitlinks, so `ls-files --modified` never enters one
+     * to read its HEAD (a FIFO there would hold it). `env` unchanged when there are none.
+     */
+    async listingIndex(env, gitlinks) {
+        if (gitlinks.length === 0)
+            return env;
+        const listing = external_node_path_default().join(await this.scratchDir(), 'listing-index');
+        await (0,external_node_fs_promises_namespaceObject.copyFile)(env?.GIT_INDEX_FILE ?? (await this.gitPaths()).index, listing);
+        const listed = { ...env, GIT_INDEX_FILE: listing };
+        await this.gitOrThrow(['update-index', '--force-remove', '-z', '--stdin'], {
+            env: listed,
+            input: Buffer.concat(gitlinks.map(link => Buffer.concat([tree_path_pathBytes(link.path), Buffer.of(0)])))
+        });
+        return listed;
+    }
+    async diffSinceStart(start, current, maxPatchChars = DIFF_PATCH_CHARS, signal) {
+        const to = current ?? (await this.treeHash(signal));
         // One call: the stat, a blank line, then the patch. Enough bytes for a long stat and maxPatchChars of
         // patch (four bytes a character at most); the rest of git's output is read and dropped.
-        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], undefined, STAT_BYTES + maxPatchChars * 4 + 4);
-        const text = out.stdout;
+        const out = await this.gitOrThrow(['diff', '--no-color', '--no-ext-diff', '--no-textconv', '--patch-with-stat', start, to], { maxStdoutBytes: STAT_BYTES + maxPatchChars * 4 + 4, signal });
+        const text = out.stdout.toString('utf8');
         const split = text.indexOf('\n\ndiff --git ');
         const stat = split === -1 ? text : text.slice(0, split + 1);
         const patch = split === -1 ? '' : text.slice(split + 2);
         const truncated = (out.stdoutTruncated && split !== -1) || patch.length > maxPatchChars;
         return { stat, patch: patch.slice(0, maxPatchChars), patchTruncated: truncated };
     }
-    async commitAll(message, tree) {
+    async commitAll(message, tree, signal) {
         const head = await this.knownHead();
         if (tree !== undefined && tree === head.tree)
             return undefined;
-        tree ??= await this.treeHash();
+        tree ??= await this.treeHash(signal);
         if (tree === head.tree)
             return undefined;
         const fast = await this.commitTree(message, tree, head);
@@ -18158,12 +19059,17 @@ class GitWorkspace {
             return fast;
         // git's own path: stage everything in the real index, commit what differs from HEAD.
         this.head = undefined;
-        await this.gitOrThrow(['add', '-A', ...(await this.deliverable(undefined, await this.gitlinks()))]);
-        const staged = await this.git(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv']);
+        await this.addAll(undefined, await this.gitlinks(), signal);
+        const staged = await this.call(['diff', '--cached', '--quiet', '--no-ext-diff', '--no-textconv'], {
+            signal
+        });
         if (staged.exitCode === 0)
             return undefined;
         // --no-verify: the gates are the loop's verification; a hook must not stall the loop.
-        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], (await this.commitSettings()).env);
+        await this.gitOrThrow(['commit', '--quiet', '--no-verify', '-m', message], {
+            env: (await this.commitSettings()).env,
+            signal
+        });
         return this.headSha();
     }
     /**
@@ -18267,6 +19173,10 @@ class GitWorkspace {
         this.scratch = undefined;
         this.scratchGitlinks = undefined;
     }
+    /** The workspace's own folder outside the tree (its scratch index, the listing's files). */
+    async scratchDir() {
+        return external_node_path_default().dirname(await this.scratchIndex());
+    }
     async scratchIndex() {
         if (this.scratch)
             return this.scratch.index;
@@ -18285,6 +19195,7 @@ class GitWorkspace {
         const names = ['index', 'hooks', 'logs/HEAD', ...SEQUENCER_STATES];
         const out = await this.gitOrThrow(['rev-parse', ...names.flatMap(name => ['--git-path', name])]);
         const [index, hooks, headLog, ...states] = out.stdout
+            .toString('utf8')
             .split('\n')
             .slice(0, names.length)
             .map(line => external_node_path_default().resolve(this.root, line));
@@ -18345,6 +19256,7 @@ async function createWorktree(repoDir, options) {
 
 
 
+
 class repo_GitRepo {
     dir;
     constructor(dir) {
@@ -18352,8 +19264,13 @@ class repo_GitRepo {
     }
     /** Hermetic (no system or global config, no hooks, no secret, no prompt): see hermeticGitEnvironment. */
     async exec(args, options = {}) {
-        const env = { ...options.env, ...git_env_hermeticGitEnvironment(options.config) };
-        const result = await git_runGit(args, { cwd: this.dir, env, maxStdoutBytes: options.maxStdoutBytes });
+        const env = { ...options.env, ...hermeticGitEnvironment(options.config) };
+        const result = await runGit(args, {
+            cwd: this.dir,
+            env,
+            maxStdoutBytes: options.maxStdoutBytes,
+            timeoutMs: options.timeoutMs
+        });
         if (!options.probe && result.exitCode !== 0)
             throw new git_GitError(args, result);
         return result;
@@ -18361,7 +19278,7 @@ class repo_GitRepo {
     /** Hermetic, like exec: stdout whole as bytes (blobs, -z listings), `input` on stdin; a failure rejects. */
     bytes(args, input) {
         return gitBytes(this.dir, args, {
-            env: git_env_hermeticGitEnvironment(),
+            env: hermeticGitEnvironment(),
             ...(input !== undefined ? { input } : {})
         });
     }
@@ -18459,9 +19376,9 @@ class repo_GitRepo {
         const result = await this.exec(['rev-list', '--count', `${from}..${to}`, '--']);
         return Number(result.stdout.trim());
     }
-    /** Paths that differ between two commits. */
+    /** Paths that differ between two commits (path strings: see text/tree-path.ts). */
     async changedPaths(from, to) {
-        const result = await this.exec([
+        const out = await this.bytes([
             'diff',
             '--name-only',
             '-z',
@@ -18471,13 +19388,365 @@ class repo_GitRepo {
             from,
             to
         ]);
-        return result.stdout.split('\0').filter(Boolean);
+        return tree_path_splitNul(out).filter(Boolean);
     }
     /** One local config value, or undefined when unset. */
     async localConfig(key) {
         const result = await this.exec(['config', '--local', '--get', key], { probe: true });
         return result.exitCode === 0 ? result.stdout.replace(/\n$/, '') : undefined;
     }
+}
+
+;// CONCATENATED MODULE: ./src/git/auth.ts
+/** `http.<origin>/.extraheader`, the key actions/checkout uses (and persists). */
+function extraHeaderKey(serverUrl) {
+    return `http.${new URL(serverUrl).origin}/.extraheader`;
+}
+function basicAuthHeader(token) {
+    return `AUTHORIZATION: basic ${Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64')}`;
+}
+/**
+ * Config for one authenticated command: the empty value first clears any header inherited from other config
+ * (a persisted checkout credential would otherwise be sent too), and no credential helper is asked.
+ */
+function auth_authConfig(auth) {
+    const key = extraHeaderKey(auth.serverUrl);
+    return [
+        [key, ''],
+        [key, basicAuthHeader(auth.token)],
+        ['credential.helper', '']
+    ];
+}
+/** The clone URL of `owner/repo` on the server, as actions/checkout builds it (no credentials in it). */
+function repositoryUrl(serverUrl, repository) {
+    if (!/^[\w.-]+\/[\w.-]+$/.test(repository))
+        throw new Error(`'${repository}' is not a repository name of the form owner/repo`);
+    return `${new URL(serverUrl).origin}/${repository}`;
+}
+
+;// CONCATENATED MODULE: ./src/git/push.ts
+// Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
+// the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
+// hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
+// only to the GitHub server, for this one command.
+
+
+
+
+
+
+
+/** Branches under this prefix belong to the action: it may replace them (with a lease). */
+const OWNED_BRANCH_PREFIX = 'ralph/';
+/** Known reasons a push fails, each with the fix in `PUSH_FAILURE_FIXES`. */
+const PUSH_FAILURE = {
+    /** A change under .github/workflows/ pushed with a token lacking the `workflows` permission. */
+    workflowsPermission: 'workflows_permission',
+    /** Branch protection or a ruleset refused the update. */
+    protectedBranch: 'protected_branch',
+    /** The remote branch has commits this run does not have (a plain push). */
+    nonFastForward: 'non_fast_forward',
+    /** The remote branch moved since the run started (a `--force-with-lease` push). */
+    staleLease: 'stale_lease',
+    /** The token was refused: missing, invalid or expired. */
+    authFailed: 'auth_failed',
+    /** The token is valid but may not write to the repository. */
+    permissionDenied: 'permission_denied',
+    unknown: 'unknown'
+};
+/** GitHub's own words, as they appear in git's output (matched as substrings or patterns). */
+const GITHUB_PUSH_ERRORS = {
+    workflows: /refusing to allow an? (GitHub App|OAuth App|Personal Access Token) to create or update workflow `([^`]+)` without `(workflows?)` (permission|scope)/,
+    protectedBranch: /GH006: Protected branch update failed|protected branch hook declined|GH013: Repository rule violations found|push declined due to repository rule violations/,
+    staleLease: /\(stale info\)|\[rejected\] \(stale info\)/,
+    nonFastForward: /\((non-fast-forward|fetch first)\)|Updates were rejected because/,
+    permissionDenied: /Permission to \S+ denied to|Write access to repository not granted|The requested URL returned error: 403/,
+    authFailed: /Authentication failed for|Invalid username or (password|token)|could not read (Username|Password) for|The requested URL returned error: 401/
+};
+async function pushBranch(workTree, options) {
+    const repo = new repo_GitRepo(workTree);
+    const log = options.log ?? (() => undefined);
+    const remote = options.remote ?? 'origin';
+    const { branch } = options;
+    const target = options.target ?? `refs/heads/${branch}`;
+    const sha = (await repo.commitOf(options.ref ?? `refs/heads/${branch}`)) ??
+        (options.ref ? undefined : await repo.commitOf('HEAD'));
+    if (!sha)
+        throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`);
+    const url = repositoryUrl(options.serverUrl, options.repository);
+    const owned = options.target !== undefined || branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null;
+    const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined;
+    const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules'];
+    if (lease !== undefined)
+        args.push(`--force-with-lease=${target}:${lease ?? ''}`);
+    else if (options.leaseSha && !owned)
+        log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`);
+    args.push('--end-of-options', url, `${sha}:${target}`);
+    const scratch = await scratchGitDir(repo);
+    try {
+        const auth = { token: options.token, serverUrl: options.serverUrl };
+        const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
+            cwd: scratch.gitDir,
+            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
+            env: hermeticGitEnvironment([
+                ['core.hooksPath', scratch.hooks],
+                // Belt and braces: no rewrite of our URL, wherever one might come from.
+                [`url.${url}.insteadOf`, url],
+                [`url.${url}.pushInsteadOf`, url],
+                // A stalled transport is cut off, so the push can be tried again (remote-retry.ts).
+                ['http.lowSpeedLimit', '1'],
+                ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
+                ...auth_authConfig(auth)
+            ])
+        });
+        const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
+        const status = porcelainStatus(result.stdout, target);
+        if (result.exitCode === 0 && status !== '!') {
+            if (options.target === undefined)
+                await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true });
+            const forced = status === '+';
+            log(status === '='
+                ? `'${branch}' on ${options.repository} is already at ${sha.slice(0, 7)}.`
+                : `Pushed ${sha.slice(0, 7)} to '${branch}' on ${options.repository}${forced ? ' (replacing its previous history, with a lease)' : ''}.`);
+            return { pushed: true, sha, forced, output };
+        }
+        const error = classifyPushFailure(output, { branch, repository: options.repository, lease });
+        log(error.message);
+        return { pushed: false, sha, forced: false, error, output };
+    }
+    finally {
+        await (0,external_node_fs_promises_namespaceObject.rm)(scratch.root, { recursive: true, force: true });
+    }
+}
+/** Turns git's push output into a known failure with its fix. */
+function classifyPushFailure(output, context) {
+    const { branch, repository } = context;
+    const detail = output
+        .split('\n')
+        .filter(line => /^(remote:|!|\s*!|error:|fatal:|hint:)/.test(line) && !/^remote:\s*$/.test(line))
+        .join('\n');
+    const workflow = GITHUB_PUSH_ERRORS.workflows.exec(output);
+    if (workflow) {
+        const [, actor, file, permission] = workflow;
+        return {
+            kind: PUSH_FAILURE.workflowsPermission,
+            workflowFile: file,
+            detail,
+            message: `GitHub refused the push because it changes the workflow file ${file}, and the token lacks the ` +
+                `\`${permission}\` ${permission === 'workflows' ? 'permission' : 'scope'} (it acts as ${actor === 'GitHub App' ? 'a GitHub App — GITHUB_TOKEN can never have it' : `a ${actor}`}). ` +
+                `Push with a fine-grained PAT or GitHub App token that has "Workflows: read and write" (a classic PAT needs the \`workflow\` scope), ` +
+                `or keep the loop away from .github/workflows/. The change is kept as a patch with the run's record.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.protectedBranch.test(output)) {
+        return {
+            kind: PUSH_FAILURE.protectedBranch,
+            detail,
+            message: `GitHub refused the push to '${branch}': the branch is protected (a branch protection rule or ruleset). ` +
+                `Let the loop push to a branch of its own (the default ralph/…) and merge through the pull request, ` +
+                `or allow this token's actor to bypass the rule in Settings → Rules (or Branches).`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.staleLease.test(output)) {
+        return {
+            kind: PUSH_FAILURE.staleLease,
+            detail,
+            message: `'${branch}' changed on ${repository} while the loop ran (it was expected at ${context.lease ? context.lease.slice(0, 7) : 'nothing: not to exist'}): ` +
+                `the action does not overwrite commits it has not seen. Re-run to start again from the branch as it is now.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.nonFastForward.test(output)) {
+        return {
+            kind: PUSH_FAILURE.nonFastForward,
+            detail,
+            message: `'${branch}' on ${repository} has commits this run does not have (pushed while the loop ran), and the action ` +
+                `force-pushes only onto branches it owns (${OWNED_BRANCH_PREFIX}…). Re-run to continue from the new tip.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.permissionDenied.test(output)) {
+        return {
+            kind: PUSH_FAILURE.permissionDenied,
+            detail,
+            message: `The token may not push to ${repository}. For GITHUB_TOKEN give the job \`permissions: contents: write\` ` +
+                `(and check Settings → Actions → General → Workflow permissions); for a PAT or App token, grant it ` +
+                `"Contents: read and write" on ${repository}.`
+        };
+    }
+    if (GITHUB_PUSH_ERRORS.authFailed.test(output)) {
+        return {
+            kind: PUSH_FAILURE.authFailed,
+            detail,
+            message: `GitHub did not accept the token for ${repository} (missing, invalid or expired). Check the token given to the action.`
+        };
+    }
+    return {
+        kind: PUSH_FAILURE.unknown,
+        detail,
+        message: `The push of '${branch}' to ${repository} failed: ${detail || output || 'git gave no reason'}`
+    };
+}
+/** The porcelain status flag of one ref (` ` fast-forward, `+` forced, `-` deleted, `*` new, `!` rejected, `=` up to date). */
+function porcelainStatus(stdout, target) {
+    for (const line of stdout.split('\n')) {
+        const [flag, refs] = line.split('\t');
+        if (refs?.endsWith(`:${target}`))
+            return flag;
+    }
+    return undefined;
+}
+/**
+ * A bare git directory with no config, hooks or templates of its own that sees the work tree's objects
+ * (and its shallow boundary, so a shallow clone can push).
+ */
+async function scratchGitDir(repo) {
+    const root = await (0,external_node_fs_promises_namespaceObject.mkdtemp)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-push-'));
+    try {
+        const gitDir = external_node_path_default().join(root, 'git');
+        const hooks = external_node_path_default().join(root, 'no-hooks');
+        await (0,external_node_fs_promises_namespaceObject.mkdir)(hooks);
+        await repo.exec(['init', '--quiet', '--bare', '--template=', `--object-format=${await repo.objectFormat()}`, gitDir], {
+            env: { GIT_DIR: undefined, GIT_WORK_TREE: undefined }
+        });
+        await (0,external_node_fs_promises_namespaceObject.mkdir)(external_node_path_default().join(gitDir, 'objects', 'info'), { recursive: true });
+        await (0,external_node_fs_promises_namespaceObject.writeFile)(external_node_path_default().join(gitDir, 'objects', 'info', 'alternates'), `${await repo.gitPath('objects')}\n`);
+        const shallow = await repo.gitPath('shallow');
+        await (0,external_node_fs_promises_namespaceObject.copyFile)(shallow, external_node_path_default().join(gitDir, 'shallow')).catch(() => undefined);
+        return { root, gitDir, hooks };
+    }
+    catch (error) {
+        await (0,external_node_fs_promises_namespaceObject.rm)(root, { recursive: true, force: true });
+        throw error;
+    }
+}
+
+;// CONCATENATED MODULE: ./src/git/remote-retry.ts
+// Every git command that reaches the remote (fetch, ls-remote, push) is tried again, a few times with a
+// backoff, when it failed in transit: a reset or closed connection, a 5xx, a 429, GitHub's secondary rate limit,
+// a stall. One the server refused (401, 403, 404, a protected branch, a lease) is not, and keeps its message.
+// Trying again is safe: a fetch or ls-remote changes nothing, the lease on the action's own branch and
+// fast-forward-only on a person's still hold, and a push whose first try landed unanswered finds the branch up
+// to date: a success. A refusal that may be such a landing (the branch moved, a lease) is pushed once more to
+// tell which.
+
+
+
+/** git's (curl's) words for a request that never got the server's verdict. */
+const TRANSIENT_GIT_ERRORS = /The requested URL returned error: (5\d\d|429)|RPC failed; HTTP (5\d\d|429)|Empty reply from server|Connection reset|Recv failure|Send failure|Operation too slow|Operation timed out|Failed to connect|Could not resolve host|Connection refused|remote end hung up unexpectedly|unexpected disconnect|early EOF|transfer closed|was not closed cleanly/i;
+/** Kept for the callers that test git's output themselves: the same words. */
+const TRANSIENT_PUSH_ERRORS = TRANSIENT_GIT_ERRORS;
+/** GitHub's secondary rate limit: a 403 that asks to wait, not a refusal (its words come as `remote:` lines). */
+const SECONDARY_RATE_LIMIT = /secondary rate limit/i;
+/** A status the server answered with its verdict (401, 403, 404, …): never tried again. */
+const REFUSED_STATUS = /returned error: 4(?!29)\d\d\b|RPC failed; HTTP 4(?!29)\d\d\b/;
+/** The line of git's output that says it failed in transit, or undefined when the server refused (or it said nothing of the kind). */
+function inTransit(output) {
+    const lines = output.split('\n').map(line => line.trim());
+    const limited = lines.find(line => SECONDARY_RATE_LIMIT.test(line));
+    if (limited)
+        return limited;
+    if (REFUSED_STATUS.test(output))
+        return undefined;
+    return lines.find(line => TRANSIENT_GIT_ERRORS.test(line));
+}
+/** git's message in one line (its lines joined), for an error a person reads. */
+function remote_retry_gitSaid(output) {
+    return (output
+        .split('\n')
+        .map(line => line.trim())
+        .filter(Boolean)
+        .join(' ') || 'git gave no reason');
+}
+/**
+ * `run` (one git command that reaches the remote), tried again while it fails in transit, one log line per
+ * retry. Answers its last answer, or throws its last error.
+ */
+async function retryInTransit(run, options) {
+    const { retry } = options;
+    for (let attempt = 1;; attempt++) {
+        let line;
+        let thrown;
+        let value;
+        try {
+            value = await run();
+            line = options.failed?.(value);
+        }
+        catch (error) {
+            if (!(error instanceof git_GitError))
+                throw error;
+            thrown = error;
+            line = inTransit(error.result.stderr);
+        }
+        const wait = line === undefined ? 0 : retry.waitMs(attempt);
+        const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
+        if (line === undefined || attempt >= retry.attempts || late) {
+            if (thrown !== undefined)
+                throw thrown;
+            return value;
+        }
+        options.log?.(`${options.what} did not get through (${line}); trying again in ${Math.round(wait)} ms (${options.counted ?? 'try'} ${attempt + 1} of ${retry.attempts}).`);
+        await new Promise(resolve => setTimeout(resolve, wait));
+    }
+}
+/** A failed git command's answer ({exitCode, stderr}): the line saying it failed in transit, or undefined. */
+const resultInTransit = (result) => result.exitCode === 0 ? undefined : inTransit(result.stderr);
+/** The git commands of a GitRepo that reach the remote (a push goes through pushWithRetry). */
+const REACHES_REMOTE = new Set(['fetch', 'ls-remote']);
+/** A GitRepo whose fetches and ls-remotes are tried again when they fail in transit (a stall cut off). */
+class remote_retry_RemoteRetryingRepo extends repo_GitRepo {
+    calls;
+    constructor(dir, calls) {
+        super(dir);
+        this.calls = calls;
+    }
+    exec(args, options = {}) {
+        if (!REACHES_REMOTE.has(args[0]))
+            return super.exec(args, options);
+        const config = [
+            ...(options.config ?? []),
+            ['http.lowSpeedLimit', '1'],
+            ['http.lowSpeedTime', String(this.calls.stallSeconds ?? 60)]
+        ];
+        return retryInTransit(() => super.exec(args, { ...options, config }), {
+            what: `git ${args[0]}`,
+            retry: this.calls.retry ?? { attempts: 1, waitMs: () => 0 },
+            failed: resultInTransit,
+            ...(this.calls.log ? { log: this.calls.log } : {})
+        });
+    }
+}
+/**
+ * A refusal that may only mean an earlier try landed without its answer: curl sends a POST again by itself
+ * when its connection was reset, and that second one finds the branch already moved.
+ */
+const MAYBE_LANDED = /failed to update ref|cannot lock ref/;
+function maybeLanded(result) {
+    const kind = result.error?.kind;
+    return (!result.pushed &&
+        (kind === PUSH_FAILURE.staleLease ||
+            kind === PUSH_FAILURE.nonFastForward ||
+            (kind === PUSH_FAILURE.unknown && MAYBE_LANDED.test(result.output))));
+}
+/** Whether a failed push failed in transit, not by a refusal. */
+function failedInTransit(result) {
+    return pushInTransit(result) !== undefined;
+}
+function pushInTransit(result) {
+    return !result.pushed && result.error?.kind === PUSH_FAILURE.unknown ? inTransit(result.output) : undefined;
+}
+/** pushBranch, tried again while it fails in transit. */
+function pushWithRetry(workTree, options, retry) {
+    const log = options.log ?? (() => undefined);
+    let looked = false;
+    const push = async () => {
+        const result = await pushBranch(workTree, options);
+        if (!maybeLanded(result) || looked || retry.lookAfterRefusal === false)
+            return result;
+        // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
+        looked = true;
+        log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.');
+        return pushBranch(workTree, options);
+    };
+    return retryInTransit(push, { what: 'The push', counted: 'push', retry, failed: pushInTransit, log });
 }
 
 ;// CONCATENATED MODULE: ./src/git/branch.ts
@@ -18487,12 +19756,17 @@ class repo_GitRepo {
 
 
 
+
 // Depths tried before --unshallow when a continued branch's fork point is not in a shallow clone.
 const DEEPEN_STEPS = (/* unused pure expression or super */ null && ([50, 500]));
 /** Creates (or continues) the loop's branch and checks it out. Throws an Error that says what to fix. */
 async function prepareBranch(workTree, options) {
-    const git = new GitRepo(workTree);
     const log = options.log ?? (() => undefined);
+    const git = new RemoteRetryingRepo(workTree, {
+        ...(options.retry ? { retry: options.retry } : {}),
+        ...(options.stallSeconds !== undefined ? { stallSeconds: options.stallSeconds } : {}),
+        log
+    });
     const remote = options.remote ?? 'origin';
     const branch = await validBranchName(git, options.branch, 'branch');
     const config = options.auth ? authConfig(options.auth) : undefined;
@@ -18512,7 +19786,7 @@ async function prepareBranch(workTree, options) {
     if (baseFetch.exitCode !== 0) {
         if (/couldn't find remote ref/i.test(baseFetch.stderr))
             throw new Error(`The base branch '${base}' does not exist on the remote '${remote}'.`);
-        throw new Error(`Could not fetch the base branch '${base}' from '${remote}': ${baseFetch.stderr.trim()}`);
+        throw new Error(`Could not fetch the base branch '${base}' from '${remote}': ${remoteSaid(baseFetch.stderr)}`);
     }
     const baseRef = `refs/remotes/${remote}/${base}`;
     const baseTip = await git.commitOf(baseRef);
@@ -18520,7 +19794,11 @@ async function prepareBranch(workTree, options) {
         throw new Error(`The base branch '${base}' was fetched but ${baseRef} names no commit.`);
     if (previous.sha && previous.sha !== baseTip && previous.branch === base)
         log(`'${base}' moved on since the checkout (${branch_short(previous.sha)} → ${branch_short(baseTip)}); starting from ${branch_short(baseTip)}.`);
-    const remoteSha = await git.remoteBranchSha(remote, branch, config);
+    const remoteSha = await git.remoteBranchSha(remote, branch, config).catch((error) => {
+        if (!(error instanceof GitError))
+            throw error;
+        throw new Error(`Could not ask '${remote}' for the branch '${branch}': ${remoteSaid(error.result.stderr)}`);
+    });
     if (options.continueExisting && remoteSha) {
         const branchRef = `refs/remotes/${remote}/${branch}`;
         const fetched = await git.fetchBranches(remote, [branch], {
@@ -18528,7 +19806,7 @@ async function prepareBranch(workTree, options) {
             config
         });
         if (fetched.exitCode !== 0)
-            throw new Error(`Could not fetch the branch '${branch}' from '${remote}': ${fetched.stderr.trim()}`);
+            throw new Error(`Could not fetch the branch '${branch}' from '${remote}': ${remoteSaid(fetched.stderr)}`);
         await switchTo(git, branch, branchRef);
         const forkPoint = await findForkPoint(git, remote, base, branch, shallow, config, log);
         shallow = await git.isShallow();
@@ -18662,12 +19940,19 @@ async function findForkPoint(git, remote, base, branch, shallow, config, log) {
             : `Fetching '${base}' and '${branch}' to depth ${attempt.depth} to find where they forked.`);
         const result = await git.fetchBranches(remote, [base, branch], { ...attempt, config });
         if (result.exitCode !== 0)
-            throw new Error(`Could not deepen the shallow clone: ${result.stderr.trim()}`);
+            throw new Error(`Could not deepen the shallow clone: ${remoteSaid(result.stderr)}`);
         found = await git.mergeBase(baseRef, branchRef);
         if (found)
             return found;
     }
     throw new Error(`'${branch}' shares no history with '${base}': it cannot be continued as a pull request to it.`);
+}
+/** What the remote said, in one line, with the fix when the token was refused. */
+function remoteSaid(stderr) {
+    const said = gitSaid(stderr);
+    return /could not read (Username|Password)|Authentication failed|returned error: 40[13]\b/.test(said)
+        ? `${said} (the remote refused the token: check the credential actions/checkout persisted, or the token given to it, and that it may read the repository)`
+        : said;
 }
 function branch_short(sha) {
     return sha ? sha.slice(0, 7) : '(none)';
@@ -18739,7 +20024,11 @@ async function formatPatch(workTree, baseSha, head = 'HEAD') {
 // actions/checkout leaves its token where any process in the job can read it: v4/v5 as
 // `http.<server>/.extraheader = AUTHORIZATION: basic …` in .git/config, v6+ in $RUNNER_TEMP/git-credentials-<uuid>.config
 // pulled in by `includeIf.gitdir:<repo>/.git.path` (and `…/.git/worktrees/*`, and `/github/…` paths for
-// containers). For the agent's run both are taken away, and put back byte for byte afterwards.
+// containers). For the agent's run both are taken away, and put back byte for byte afterwards. Room for what is
+// put back is kept before the run: a file of as many zero bytes beside each one (0600), written over and renamed
+// into place afterwards, so a disk the agent filled cannot keep the credential out. The token itself stays in
+// memory, and in a file only for post when the caller keeps one (HiddenCredentials.held).
+
 
 
 
@@ -18752,6 +20041,12 @@ const INCLUDE_KEY = /^include(if\..*)?\.path$/;
 const AUTH_VALUE = /^\s*authorization\s*:/i;
 // A value pattern for `git config --unset-all` that matches the header without the token in argv.
 const AUTH_VALUE_PATTERN = '^ *[Aa][Uu][Tt][Hh][Oo][Rr][Ii][Zz][Aa][Tt][Ii][Oo][Nn] *:';
+/** Room for `content` beside `file` (zero bytes, 0600): putting it back needs no new space. */
+async function reserveFor(file, content) {
+    const reserve = path.join(path.dirname(file), `.ralph-credentials-${randomUUID()}`);
+    await writeFile(reserve, Buffer.alloc(content.length), { mode: 0o600, flag: 'wx' });
+    return reserve;
+}
 /** Removes the persisted credentials now; `restore()` puts them back. Prefer withoutPersistedCredentials. */
 async function hidePersistedCredentials(workTree, options = {}) {
     const git = new GitRepo(workTree);
@@ -18765,9 +20060,7 @@ async function hidePersistedCredentials(workTree, options = {}) {
         const report = { changedConfigFiles: [], problems: [] };
         for (const hidden of hiddenFiles) {
             try {
-                await mkdir(path.dirname(hidden.file), { recursive: true });
-                await writeFile(hidden.file, hidden.content, { mode: hidden.mode });
-                await chmod(hidden.file, hidden.mode);
+                await putBack(hidden, hidden.content);
             }
             catch (error) {
                 report.problems.push(`could not put back ${hidden.file}: ${error.message}`);
@@ -18805,7 +20098,8 @@ async function hidePersistedCredentials(workTree, options = {}) {
                     const content = await readFile(target).catch(() => undefined);
                     // Only checkout's own files are moved away; someone else's file stays, unreferenced, where it is.
                     if (content && isCheckoutFile) {
-                        hiddenFiles.push({ file: target, content, mode: (await stat(target)).mode & 0o7777 });
+                        const mode = (await stat(target)).mode & 0o7777;
+                        hiddenFiles.push({ file: target, reserve: await reserveFor(target, content), mode, content });
                         await unlink(target);
                         removed.push(`credentials file ${target}`);
                     }
@@ -18815,7 +20109,8 @@ async function hidePersistedCredentials(workTree, options = {}) {
                 continue;
             const original = await readFile(file);
             const mode = (await stat(file)).mode & 0o7777;
-            const change = { file, original, mode, redacted: original, entries: found };
+            const reserve = await reserveFor(file, original);
+            const change = { file, reserve, original, mode, redacted: original, entries: found };
             changes.push(change);
             for (const entry of dedupeKeys(found)) {
                 if (EXTRA_HEADER_KEY.test(entry.key)) {
@@ -18835,7 +20130,63 @@ async function hidePersistedCredentials(workTree, options = {}) {
     }
     if (removed.length > 0)
         options.log?.(`Removed the persisted credentials for the agent's run: ${removed.join('; ')}.`);
-    return { removed, restore };
+    const held = [
+        ...hiddenFiles.map(({ content, ...place }) => ({ ...place, content: content.toString('base64') })),
+        ...changes.map(({ file, reserve, mode, original }) => ({
+            file,
+            reserve,
+            mode,
+            content: original.toString('base64')
+        }))
+    ];
+    return { removed, held, restore };
+}
+/**
+ * `content` put back in `place.file`, with its mode: written over its reserve, which is then renamed into place
+ * (no new space needed). A reserve that is gone, or is not the plain file it was made as (a link, another
+ * size), is not written: the file is written anew instead.
+ */
+async function putBack(place, content) {
+    const reserve = await open(place.reserve, constants.O_RDWR | constants.O_NOFOLLOW).catch(() => undefined);
+    if (reserve) {
+        let ready = false;
+        try {
+            const s = await reserve.stat();
+            if (s.isFile() && s.nlink === 1 && s.size === content.length) {
+                await reserve.write(content, 0, content.length, 0);
+                await reserve.chmod(place.mode);
+                ready = true;
+            }
+        }
+        finally {
+            await reserve.close();
+        }
+        if (ready)
+            return rename(place.reserve, place.file);
+    }
+    await rm(place.reserve, { force: true });
+    await mkdir(path.dirname(place.file), { recursive: true });
+    await writeAtomically(place.file, content, place.mode);
+}
+/**
+ * Puts back what main held and could not put back (post, after a main that was killed or failed): answers the
+ * files put back and what could not be. One whose reserve is gone was put back already, and is left as it is.
+ */
+async function putBackHeld(held) {
+    const done = [];
+    const problems = [];
+    for (const one of held) {
+        try {
+            if (!(await stat(one.reserve).then(() => true, () => false)))
+                continue;
+            await putBack(one, Buffer.from(one.content, 'base64'));
+            done.push(one.file);
+        }
+        catch (error) {
+            problems.push(`could not put back ${one.file}: ${error.message}`);
+        }
+    }
+    return { putBack: done, problems };
 }
 /**
  * Runs `fn` (the agent's run) with the checkout's persisted credentials removed, and restores them in
@@ -18848,13 +20199,21 @@ async function withoutPersistedCredentials(workTree, fn, options = {}) {
         result = await fn();
     }
     catch (error) {
-        await restoreAndReport(hidden, options, true);
+        const problem = await restoreCredentials(hidden, options);
+        if (problem)
+            options.log?.(problem);
         throw error;
     }
-    await restoreAndReport(hidden, options, false);
+    const problem = await restoreCredentials(hidden, options);
+    if (problem)
+        throw new Error(problem);
     return result;
 }
-async function restoreAndReport(hidden, options, runFailed) {
+/**
+ * Puts the credentials back (`hidden.restore()`), saying through `log` when a config file had changed; answers
+ * what could not be put back, in one line, or undefined.
+ */
+async function restoreCredentials(hidden, options = {}) {
     const report = await hidden.restore();
     if (report.changedConfigFiles.length > 0) {
         options.log?.(`The git config changed during the run (${report.changedConfigFiles.join(', ')}): ${(options.onConfigChange ?? 'discard') === 'discard'
@@ -18862,12 +20221,8 @@ async function restoreAndReport(hidden, options, runFailed) {
             : 'kept, with the credentials added back'}.`);
     }
     if (report.problems.length === 0)
-        return;
-    const message = `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`;
-    if (runFailed)
-        options.log?.(message);
-    else
-        throw new Error(message);
+        return undefined;
+    return `The persisted git credentials were not fully restored: ${report.problems.join('; ')}`;
 }
 async function restoreConfigFile(git, change, onChange, report) {
     const now = await readFile(change.file).catch(() => undefined);
@@ -18875,7 +20230,7 @@ async function restoreConfigFile(git, change, onChange, report) {
     if (!untouched)
         report.changedConfigFiles.push(change.file);
     if (untouched || now === undefined || onChange === 'discard') {
-        await writeAtomically(change.file, change.original, change.mode);
+        await putBack(change, change.original);
         return;
     }
     for (const entry of change.entries) {
@@ -18891,6 +20246,8 @@ async function restoreConfigFile(git, change, onChange, report) {
             throw new Error(`the placeholder for ${entry.key} was not found once in ${change.file}`);
         await writeAtomically(change.file, Buffer.from(text.replace(placeholder, quoteConfigValue(entry.value))), change.mode);
     }
+    // Kept with the credential added back: its room is not needed.
+    await rm(change.reserve, { force: true });
 }
 /** The local config, the worktree's config, and every submodule's config under modules/. */
 async function credentials_configFiles(git) {
@@ -18976,9 +20333,10 @@ async function writeAtomically(file, content, mode) {
 
 
 
+
 async function kind(file) {
     try {
-        const s = await lstat(file);
+        const s = await lstat(pathBytes(file));
         return s.isFile() ? 'file' : s.isDirectory() ? 'dir' : 'other';
     }
     catch {
@@ -18986,8 +20344,8 @@ async function kind(file) {
     }
 }
 async function walk(dir, found) {
-    for (const entry of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
-        const full = path.join(dir, entry.name);
+    for (const entry of await readdir(pathBytes(dir), { withFileTypes: true, encoding: 'buffer' }).catch(() => [])) {
+        const full = path.join(dir, pathFromBytes(entry.name));
         if (entry.isDirectory())
             await walk(full, found);
         else
@@ -18995,10 +20353,10 @@ async function walk(dir, found) {
     }
 }
 async function save(file) {
-    const s = await lstat(file).catch(() => undefined);
+    const s = await lstat(pathBytes(file)).catch(() => undefined);
     if (!s?.isFile())
         return undefined;
-    return { path: file, mode: s.mode & 0o7777, content: (await readFile(file)).toString('base64') };
+    return { path: file, mode: s.mode & 0o7777, content: (await readFile(pathBytes(file))).toString('base64') };
 }
 /** The config files, info/ and hooks/ of the work tree's repository, as they are now. */
 async function snapshotGitDir(workTree) {
@@ -19034,284 +20392,40 @@ async function restoreGitDir(snapshot) {
     const wanted = new Map(snapshot.files.map(f => [f.path, f]));
     for (const folder of snapshot.folders) {
         if ((await kind(folder)) === 'other') {
-            await rm(folder, { force: true });
+            await rm(pathBytes(folder), { force: true });
             changed.add(folder);
         }
         const now = [];
         await walk(folder, now);
         for (const file of now)
             if (!wanted.has(file)) {
-                await rm(file, { recursive: true, force: true });
+                await rm(pathBytes(file), { recursive: true, force: true });
                 changed.add(file);
             }
     }
     for (const file of snapshot.absent)
         if ((await kind(file)) !== undefined) {
-            await rm(file, { recursive: true, force: true });
+            await rm(pathBytes(file), { recursive: true, force: true });
             changed.add(file);
         }
     for (const saved of snapshot.files) {
         const content = Buffer.from(saved.content, 'base64');
-        const now = await lstat(saved.path).catch(() => undefined);
-        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await readFile(saved.path)).equals(content))
+        const file = pathBytes(saved.path);
+        const now = await lstat(file).catch(() => undefined);
+        if (now?.isFile() && (now.mode & 0o7777) === saved.mode && (await readFile(file)).equals(content))
             continue;
         if (now)
-            await rm(saved.path, { recursive: true, force: true });
-        await mkdir(path.dirname(saved.path), { recursive: true });
-        await writeFile(saved.path, content, { mode: saved.mode });
-        await chmod(saved.path, saved.mode);
+            await rm(file, { recursive: true, force: true });
+        await mkdir(pathBytes(path.dirname(saved.path)), { recursive: true });
+        await writeFile(file, content, { mode: saved.mode });
+        await chmod(file, saved.mode);
         changed.add(saved.path);
     }
     return [...changed];
 }
 
-;// CONCATENATED MODULE: ./src/git/push.ts
-// Pushes the loop's branch with the action's token. The push runs from a scratch git directory that borrows
-// the work tree's objects (alternates): whatever the agent wrote into .git/config or .git/hooks (a pre-push
-// hook, a remote URL pointing elsewhere, an insteadOf rewrite, a proxy) plays no part, and the token goes
-// only to the GitHub server, for this one command.
-
-
-
-
-
-
-
-/** Branches under this prefix belong to the action: it may replace them (with a lease). */
-const OWNED_BRANCH_PREFIX = 'ralph/';
-/** Known reasons a push fails, each with the fix in `PUSH_FAILURE_FIXES`. */
-const push_PUSH_FAILURE = {
-    /** A change under .github/workflows/ pushed with a token lacking the `workflows` permission. */
-    workflowsPermission: 'workflows_permission',
-    /** Branch protection or a ruleset refused the update. */
-    protectedBranch: 'protected_branch',
-    /** The remote branch has commits this run does not have (a plain push). */
-    nonFastForward: 'non_fast_forward',
-    /** The remote branch moved since the run started (a `--force-with-lease` push). */
-    staleLease: 'stale_lease',
-    /** The token was refused: missing, invalid or expired. */
-    authFailed: 'auth_failed',
-    /** The token is valid but may not write to the repository. */
-    permissionDenied: 'permission_denied',
-    unknown: 'unknown'
-};
-/** GitHub's own words, as they appear in git's output (matched as substrings or patterns). */
-const GITHUB_PUSH_ERRORS = {
-    workflows: /refusing to allow an? (GitHub App|OAuth App|Personal Access Token) to create or update workflow `([^`]+)` without `(workflows?)` (permission|scope)/,
-    protectedBranch: /GH006: Protected branch update failed|protected branch hook declined|GH013: Repository rule violations found|push declined due to repository rule violations/,
-    staleLease: /\(stale info\)|\[rejected\] \(stale info\)/,
-    nonFastForward: /\((non-fast-forward|fetch first)\)|Updates were rejected because/,
-    permissionDenied: /Permission to \S+ denied to|Write access to repository not granted|The requested URL returned error: 403/,
-    authFailed: /Authentication failed for|Invalid username or (password|token)|could not read (Username|Password) for|The requested URL returned error: 401/
-};
-async function push_pushBranch(workTree, options) {
-    const repo = new GitRepo(workTree);
-    const log = options.log ?? (() => undefined);
-    const remote = options.remote ?? 'origin';
-    const { branch } = options;
-    const target = `refs/heads/${branch}`;
-    const sha = (await repo.commitOf(options.ref ?? `refs/heads/${branch}`)) ??
-        (options.ref ? undefined : await repo.commitOf('HEAD'));
-    if (!sha)
-        throw new Error(`There is nothing to push: '${options.ref ?? branch}' names no commit.`);
-    const url = repositoryUrl(options.serverUrl, options.repository);
-    const owned = branch.startsWith(OWNED_BRANCH_PREFIX) || options.leaseSha === null;
-    const lease = owned && options.leaseSha !== undefined ? options.leaseSha : undefined;
-    const args = ['push', '--porcelain', '--no-verify', '--no-recurse-submodules'];
-    if (lease !== undefined)
-        args.push(`--force-with-lease=${target}:${lease ?? ''}`);
-    else if (options.leaseSha && !owned)
-        log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`);
-    args.push('--end-of-options', url, `${sha}:${target}`);
-    const scratch = await scratchGitDir(repo);
-    try {
-        const auth = { token: options.token, serverUrl: options.serverUrl };
-        const result = await runGit(['--git-dir', scratch.gitDir, ...args], {
-            cwd: scratch.gitDir,
-            // Hermetic: no global config (its trace2 target, its insteadOf rewrites), no hooks, no secret but ours.
-            env: hermeticGitEnvironment([
-                ['core.hooksPath', scratch.hooks],
-                // Belt and braces: no rewrite of our URL, wherever one might come from.
-                [`url.${url}.insteadOf`, url],
-                [`url.${url}.pushInsteadOf`, url],
-                // A stalled transport is cut off, so the push can be tried again (push-retry.ts).
-                ['http.lowSpeedLimit', '1'],
-                ['http.lowSpeedTime', String(options.stallSeconds ?? 60)],
-                ...authConfig(auth)
-            ])
-        });
-        const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
-        const status = porcelainStatus(result.stdout, target);
-        if (result.exitCode === 0 && status !== '!') {
-            await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true });
-            const forced = status === '+';
-            log(status === '='
-                ? `'${branch}' on ${options.repository} is already at ${sha.slice(0, 7)}.`
-                : `Pushed ${sha.slice(0, 7)} to '${branch}' on ${options.repository}${forced ? ' (replacing its previous history, with a lease)' : ''}.`);
-            return { pushed: true, sha, forced, output };
-        }
-        const error = classifyPushFailure(output, { branch, repository: options.repository, lease });
-        log(error.message);
-        return { pushed: false, sha, forced: false, error, output };
-    }
-    finally {
-        await rm(scratch.root, { recursive: true, force: true });
-    }
-}
-/** Turns git's push output into a known failure with its fix. */
-function classifyPushFailure(output, context) {
-    const { branch, repository } = context;
-    const detail = output
-        .split('\n')
-        .filter(line => /^(remote:|!|\s*!|error:|fatal:|hint:)/.test(line) && !/^remote:\s*$/.test(line))
-        .join('\n');
-    const workflow = GITHUB_PUSH_ERRORS.workflows.exec(output);
-    if (workflow) {
-        const [, actor, file, permission] = workflow;
-        return {
-            kind: push_PUSH_FAILURE.workflowsPermission,
-            workflowFile: file,
-            detail,
-            message: `GitHub refused the push because it changes the workflow file ${file}, and the token lacks the ` +
-                `\`${permission}\` ${permission === 'workflows' ? 'permission' : 'scope'} (it acts as ${actor === 'GitHub App' ? 'a GitHub App — GITHUB_TOKEN can never have it' : `a ${actor}`}). ` +
-                `Push with a fine-grained PAT or GitHub App token that has "Workflows: read and write" (a classic PAT needs the \`workflow\` scope), ` +
-                `or keep the loop away from .github/workflows/. The change is kept as a patch with the run's record.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.protectedBranch.test(output)) {
-        return {
-            kind: push_PUSH_FAILURE.protectedBranch,
-            detail,
-            message: `GitHub refused the push to '${branch}': the branch is protected (a branch protection rule or ruleset). ` +
-                `Let the loop push to a branch of its own (the default ralph/…) and merge through the pull request, ` +
-                `or allow this token's actor to bypass the rule in Settings → Rules (or Branches).`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.staleLease.test(output)) {
-        return {
-            kind: push_PUSH_FAILURE.staleLease,
-            detail,
-            message: `'${branch}' changed on ${repository} while the loop ran (it was expected at ${context.lease ? context.lease.slice(0, 7) : 'nothing: not to exist'}): ` +
-                `the action does not overwrite commits it has not seen. Re-run to start again from the branch as it is now.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.nonFastForward.test(output)) {
-        return {
-            kind: push_PUSH_FAILURE.nonFastForward,
-            detail,
-            message: `'${branch}' on ${repository} has commits this run does not have (pushed while the loop ran), and the action ` +
-                `force-pushes only onto branches it owns (${OWNED_BRANCH_PREFIX}…). Re-run to continue from the new tip.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.permissionDenied.test(output)) {
-        return {
-            kind: push_PUSH_FAILURE.permissionDenied,
-            detail,
-            message: `The token may not push to ${repository}. For GITHUB_TOKEN give the job \`permissions: contents: write\` ` +
-                `(and check Settings → Actions → General → Workflow permissions); for a PAT or App token, grant it ` +
-                `"Contents: read and write" on ${repository}.`
-        };
-    }
-    if (GITHUB_PUSH_ERRORS.authFailed.test(output)) {
-        return {
-            kind: push_PUSH_FAILURE.authFailed,
-            detail,
-            message: `GitHub did not accept the token for ${repository} (missing, invalid or expired). Check the token given to the action.`
-        };
-    }
-    return {
-        kind: push_PUSH_FAILURE.unknown,
-        detail,
-        message: `The push of '${branch}' to ${repository} failed: ${detail || output || 'git gave no reason'}`
-    };
-}
-/** The porcelain status flag of one ref (` ` fast-forward, `+` forced, `-` deleted, `*` new, `!` rejected, `=` up to date). */
-function porcelainStatus(stdout, target) {
-    for (const line of stdout.split('\n')) {
-        const [flag, refs] = line.split('\t');
-        if (refs?.endsWith(`:${target}`))
-            return flag;
-    }
-    return undefined;
-}
-/**
- * A bare git directory with no config, hooks or templates of its own that sees the work tree's objects
- * (and its shallow boundary, so a shallow clone can push).
- */
-async function scratchGitDir(repo) {
-    const root = await mkdtemp(path.join(tmpdir(), 'ralph-push-'));
-    try {
-        const gitDir = path.join(root, 'git');
-        const hooks = path.join(root, 'no-hooks');
-        await mkdir(hooks);
-        await repo.exec(['init', '--quiet', '--bare', '--template=', `--object-format=${await repo.objectFormat()}`, gitDir], {
-            env: { GIT_DIR: undefined, GIT_WORK_TREE: undefined }
-        });
-        await mkdir(path.join(gitDir, 'objects', 'info'), { recursive: true });
-        await writeFile(path.join(gitDir, 'objects', 'info', 'alternates'), `${await repo.gitPath('objects')}\n`);
-        const shallow = await repo.gitPath('shallow');
-        await copyFile(shallow, path.join(gitDir, 'shallow')).catch(() => undefined);
-        return { root, gitDir, hooks };
-    }
-    catch (error) {
-        await rm(root, { recursive: true, force: true });
-        throw error;
-    }
-}
-
-;// CONCATENATED MODULE: ./src/git/push-retry.ts
-// A push that failed in transit (a reset connection, a 5xx, a stall) is tried again, a few times with a
-// backoff; a push GitHub refused (a protected branch, the workflow permission, a lease, the token) is not, and
-// keeps its message. Trying again is safe: the lease on the action's own branch and fast-forward-only on a
-// person's still hold, and a push whose first try landed unanswered finds the branch up to date: a success.
-// A refusal that may be such a landing (the branch moved, a lease) is pushed once more to tell which.
-
-/** git's words for a push that never got the server's verdict. */
-const TRANSIENT_PUSH_ERRORS = /The requested URL returned error: (5\d\d|429)|RPC failed|Empty reply from server|Connection reset|Recv failure|Send failure|Operation too slow|Operation timed out|Failed to connect|Could not resolve host|Connection refused|remote end hung up unexpectedly|unexpected disconnect|early EOF|transfer closed|was not closed cleanly/i;
-/**
- * A refusal that may only mean an earlier try landed without its answer: curl sends a POST again by itself
- * when its connection was reset, and that second one finds the branch already moved.
- */
-const MAYBE_LANDED = /failed to update ref|cannot lock ref/;
-function maybeLanded(result) {
-    const kind = result.error?.kind;
-    return (!result.pushed &&
-        (kind === PUSH_FAILURE.staleLease ||
-            kind === PUSH_FAILURE.nonFastForward ||
-            (kind === PUSH_FAILURE.unknown && MAYBE_LANDED.test(result.output))));
-}
-/** Whether a failed push failed in transit, not by a refusal. */
-function failedInTransit(result) {
-    return (!result.pushed && result.error?.kind === PUSH_FAILURE.unknown && TRANSIENT_PUSH_ERRORS.test(result.output));
-}
-/** pushBranch, tried again while it fails in transit. */
-async function pushWithRetry(workTree, options, retry) {
-    const log = options.log ?? (() => undefined);
-    let looked = false;
-    for (let attempt = 1;; attempt++) {
-        const result = await pushBranch(workTree, options);
-        if (maybeLanded(result) && !looked) {
-            // Pushed again, the same commit finds the branch up to date if it landed; else the same refusal.
-            looked = true;
-            log('Pushing once more, to tell a refusal from an earlier try that landed unanswered.');
-            attempt--;
-            continue;
-        }
-        if (!failedInTransit(result))
-            return result;
-        const wait = retry.waitMs(attempt);
-        const late = retry.deadline !== undefined && Date.now() + wait > retry.deadline;
-        if (attempt >= retry.attempts || late)
-            return result;
-        log(`The push did not get through (${result.output
-            .split('\n')
-            .find(line => TRANSIENT_PUSH_ERRORS.test(line))
-            ?.trim()}); trying again in ${Math.round(wait)} ms (push ${attempt + 1} of ${retry.attempts}).`);
-        await new Promise(resolve => setTimeout(resolve, wait));
-    }
-}
-
 ;// CONCATENATED MODULE: ./src/git/index.ts
+
 
 
 
@@ -19327,6 +20441,7 @@ async function pushWithRetry(workTree, options, retry) {
 // folder, .github/) is put back from the start commit before every gate run, so the verdict is the action's.
 // The decisions (which globs, does a path match) are pure; finding changes reads the tree as the action's
 // user without following a link; the writes run as the agent's user (its runProcess), so the tree stays its own.
+
 
 
 
@@ -19633,7 +20748,7 @@ function ruleFor(rules, file, base) {
 async function baseEntries(top, base) {
     const out = await new repo_GitRepo(top).bytes(['ls-tree', '-r', '-z', '--full-tree', base]);
     const entries = new Map();
-    for (const record of out.toString('utf8').split('\0')) {
+    for (const record of tree_path_splitNul(out)) {
         const tab = record.indexOf('\t');
         if (tab === -1)
             continue;
@@ -19657,7 +20772,7 @@ async function repositoryTop(dir) {
     return result.stdout.trim();
 }
 /** Work of a check in stretches of at most this long, then the event loop runs (budgets' timers, output). */
-const STRETCH_MS = 20;
+const protected_STRETCH_MS = 20;
 /** One look at the tree: each folder on the way looked at once, and the event loop let run between stretches. */
 class Pass {
     top;
@@ -19672,7 +20787,7 @@ class Pass {
     }
     /** Whether the current stretch of work is long enough. */
     due() {
-        return external_node_perf_hooks_namespaceObject.performance.now() - this.stretchStarted >= STRETCH_MS;
+        return external_node_perf_hooks_namespaceObject.performance.now() - this.stretchStarted >= protected_STRETCH_MS;
     }
     /** Lets the event loop run, then starts a new stretch. */
     async pause() {
@@ -19685,7 +20800,7 @@ class Pass {
         const folder = slash === -1 ? undefined : this.folder(rel.slice(0, slash));
         if (folder)
             return folder;
-        const at = external_node_path_default().join(this.top, rel);
+        const at = onDisk(this.top, rel);
         let stat;
         try {
             stat = (0,external_node_fs_namespaceObject.lstatSync)(at, { bigint: true });
@@ -19697,7 +20812,7 @@ class Pass {
             return { kind: 'other', why: 'made unreadable' };
         }
         if (stat.isSymbolicLink())
-            return { kind: 'link', target: (0,external_node_fs_namespaceObject.readlinkSync)(at) };
+            return { kind: 'link', target: (0,external_node_fs_namespaceObject.readlinkSync)(at, { encoding: 'buffer' }) };
         if (stat.isDirectory())
             return { kind: 'other', why: 'replaced by a folder' };
         if (!stat.isFile())
@@ -19713,7 +20828,7 @@ class Pass {
         if (!found) {
             let stat;
             try {
-                stat = (0,external_node_fs_namespaceObject.lstatSync)(external_node_path_default().join(this.top, dir));
+                stat = (0,external_node_fs_namespaceObject.lstatSync)(onDisk(this.top, dir));
             }
             catch (error) {
                 const code = error.code;
@@ -19724,9 +20839,9 @@ class Pass {
                         : { kind: 'other', why: 'made unreadable' };
             }
             if (stat?.isSymbolicLink())
-                found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a link` };
+                found = { kind: 'other', why: `a folder on its way (${showPath(dir)}) replaced by a link` };
             else if (stat && !stat.isDirectory())
-                found = { kind: 'other', why: `a folder on its way (${dir}) replaced by a file` };
+                found = { kind: 'other', why: `a folder on its way (${showPath(dir)}) replaced by a file` };
         }
         this.folders.set(dir, found);
         return found;
@@ -19758,13 +20873,9 @@ const RACY_NS = 2000000000n;
  * with its stat key when the file did not change while it was read and did not change just before.
  */
 async function blobId(file, algorithm, pass) {
-    let fd;
-    try {
-        fd = (0,external_node_fs_namespaceObject.openSync)(file, external_node_fs_namespaceObject.constants.O_RDONLY | external_node_fs_namespaceObject.constants.O_NOFOLLOW | external_node_fs_namespaceObject.constants.O_NONBLOCK);
-    }
-    catch {
+    const fd = openInTree(file);
+    if (fd === undefined)
         return undefined;
-    }
     try {
         const before = (0,external_node_fs_namespaceObject.fstatSync)(fd, { bigint: true });
         if (!before.isFile())
@@ -19803,7 +20914,8 @@ async function differs(pass, rel, entry, known) {
         if (found.kind !== 'link')
             return 'a link replaced by a file';
         const expected = (0,external_node_crypto_namespaceObject.createHash)(entry.oid.length === 64 ? 'sha256' : 'sha1')
-            .update(`blob ${Buffer.byteLength(found.target)}\0${found.target}`)
+            .update(`blob ${found.target.length}\0`)
+            .update(found.target)
             .digest('hex');
         return expected === entry.oid ? undefined : 'the link changed';
     }
@@ -19812,7 +20924,7 @@ async function differs(pass, rel, entry, known) {
     const key = known.get(rel);
     if (!key || !sameStat(key, found.stat)) {
         known.delete(rel);
-        const blob = await blobId(external_node_path_default().join(pass.top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1', pass);
+        const blob = await blobId(onDisk(pass.top, rel), entry.oid.length === 64 ? 'sha256' : 'sha1', pass);
         if (blob === undefined)
             return 'made unreadable';
         if (blob.oid !== entry.oid)
@@ -19840,19 +20952,20 @@ async function added(protection, pass) {
     const walk = async (dir, within) => {
         let entries;
         try {
-            entries = (0,external_node_fs_namespaceObject.readdirSync)(external_node_path_default().join(protection.top, dir), { withFileTypes: true });
+            entries = (0,external_node_fs_namespaceObject.readdirSync)(onDisk(protection.top, dir), { withFileTypes: true, encoding: 'buffer' });
         }
         catch {
             return;
         }
         for (const entry of entries) {
+            const name = tree_path_pathFromBytes(entry.name);
             if (++seen > MOST_SEARCHED)
                 throw new ProtectedPathError(`the work tree holds over ${MOST_SEARCHED.toLocaleString('en-US')} entries outside node_modules and .git, too many to look through for new files where none may be added: set protected-paths to none for this repository`);
             if (pass.due())
                 await pass.pause();
-            const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
+            const rel = dir === '' ? name : `${dir}/${name}`;
             if (entry.isDirectory()) {
-                if (!NOT_SEARCHED.has(entry.name))
+                if (!NOT_SEARCHED.has(name))
                     await walk(rel, patterns.map((re, i) => within[i] || re.test(rel)));
                 continue;
             }
@@ -19898,6 +21011,7 @@ const HEREDOC_END = 'RALPH_PROTECTED_PATH_END';
 /**
  * The shell script that puts `reverts` back (POSIX sh and coreutils, so the agent's own user can run it): what
  * is in the way is removed (a link is removed, never followed), folders made, each file written from its blob.
+ * Its paths are path strings: the shell is given `pathBytes(script)`, each name byte for byte.
  */
 function restoreScript(protection, reverts, blobs) {
     const lines = ['set -e', 'umask 022', `cd -- ${quote(protection.top)}`];
@@ -19919,7 +21033,7 @@ function restoreScript(protection, reverts, blobs) {
             continue;
         const content = blobs.get(entry.oid) ?? Buffer.alloc(0);
         if (entry.mode === '120000') {
-            lines.push(`ln -s -- ${quote(content.toString('utf8'))} ${quote(revert.path)}`);
+            lines.push(`ln -s -- ${quote(tree_path_pathFromBytes(content))} ${quote(revert.path)}`);
             continue;
         }
         const encoded = content.toString('base64').replace(/.{1,76}/g, '$&\n');
@@ -19962,7 +21076,7 @@ async function restore(protection, options = {}) {
         argv: ['/bin/sh', '-s'],
         cwd: protection.top,
         env: { PATH: '/usr/local/bin:/usr/bin:/bin', LC_ALL: 'C' },
-        input: script,
+        input: tree_path_pathBytes(script),
         timeoutMs: 120_000,
         ...(options.signal ? { signal: options.signal } : {})
     });
@@ -19972,7 +21086,7 @@ async function restore(protection, options = {}) {
             .toString('utf8')
             .trim()
             .split('\n')[0];
-        const still = left.map(r => `${r.path} (${r.why})`).join(', ');
+        const still = revertsLine(left);
         throw new ProtectedPathError(`protected paths could not be put back before the gates${still ? `: ${still}` : ''}${said ? ` (${said})` : ''}`);
     }
     return reverts;
@@ -20006,7 +21120,7 @@ function protectedChanges(rules, changed, guardrails) {
 }
 /** One line for the prompt, the log and the record: each path and why. */
 function revertsLine(reverts) {
-    return reverts.map(r => `${r.path} (${r.why})`).join(', ');
+    return reverts.map(r => `${showPath(r.path)} (${r.why})`).join(', ');
 }
 /**
  * The loop's protections (undefined when off): `setting` against the start commit, with what `auto` needs from
@@ -20044,7 +21158,7 @@ async function protectedInCommit(dir, base, commit, rules, guardrails) {
         commit,
         '--'
     ]);
-    const fields = out.toString('utf8').split('\0');
+    const fields = splitNul(out);
     const changed = [];
     for (let i = 0; i + 1 < fields.length; i += 2)
         changed.push({ path: fields[i + 1], inBase: fields[i] !== 'A' });
@@ -20077,11 +21191,12 @@ function changedDuringGates(changes) {
 
 
 
+
 /** The commit's entries: blobs (files and links) and gitlinks (an empty folder, as a checkout leaves them). */
 async function entriesOf(repo, commit, env) {
     const out = await gitBytes(repo, ['ls-tree', '-r', '-z', '--full-tree', commit], { env });
     const entries = [];
-    for (const record of out.toString('utf8').split('\0')) {
+    for (const record of tree_path_splitNul(out)) {
         const tab = record.indexOf('\t');
         if (tab === -1)
             continue;
@@ -20113,15 +21228,14 @@ async function writeCommitTree(repo, commit, dest, env) {
         if (dir === '.' || folders.has(dir))
             return;
         folder(external_node_path_default().posix.dirname(dir));
-        (0,external_node_fs_namespaceObject.mkdirSync)(external_node_path_default().join(dest, dir), { mode: 0o755 });
+        (0,external_node_fs_namespaceObject.mkdirSync)(onDisk(dest, dir), { mode: 0o755 });
         folders.add(dir);
     };
     const place = (file) => {
-        const full = external_node_path_default().join(dest, file);
-        if (external_node_path_default().relative(dest, full).startsWith('..') || external_node_path_default().isAbsolute(file))
-            throw new Error(`the commit names a path outside its tree: ${file}`);
+        if (external_node_path_default().relative(dest, external_node_path_default().join(dest, file)).startsWith('..') || external_node_path_default().isAbsolute(file))
+            throw new Error(`the commit names a path outside its tree: ${showPath(file)}`);
         folder(external_node_path_default().posix.dirname(file));
-        return full;
+        return onDisk(dest, file);
     };
     const blobs = entries.filter(e => e.mode !== '160000');
     for (const e of entries.filter(e => e.mode === '160000'))
@@ -20137,12 +21251,13 @@ async function writeCommitTree(repo, commit, dest, env) {
         const newline = out.indexOf(0x0a, at);
         const [, type, size] = out.subarray(at, newline).toString('utf8').split(' ');
         if (type !== 'blob')
-            throw new Error(`${e.file} is not a blob in ${commit}`);
+            throw new Error(`${showPath(e.file)} is not a blob in ${commit}`);
         const bytes = out.subarray(newline + 1, newline + 1 + Number(size));
         at = newline + 1 + Number(size) + 1;
         const full = place(e.file);
+        // A link's target is bytes too.
         if (e.mode === '120000')
-            (0,external_node_fs_namespaceObject.symlinkSync)(bytes.toString('utf8'), full);
+            (0,external_node_fs_namespaceObject.symlinkSync)(bytes, full);
         else
             writeNew(full, bytes, e.mode === '100755' ? 0o755 : 0o644);
     }
@@ -20413,7 +21528,7 @@ async function verifyCommit(env, iteration, commit, base, ports = {}, counting =
         for (const problem of problems)
             env.emit({ type: 'warning', message: `the clean checkout: ${problem}` });
         await (0,external_node_fs_promises_namespaceObject.rm)(folder, { recursive: true, force: true }).catch(() => undefined);
-        await git_runGit(['worktree', 'prune'], git);
+        await runGit(['worktree', 'prune'], git);
     }
 }
 
@@ -21205,7 +22320,7 @@ function verdictOf(record, gated, tagRequired) {
 }
 async function commitIteration(env, iteration, tree) {
     try {
-        const sha = await env.workspace.commitAll(`ralph ${env.ralph.name}: iteration ${iteration}`, tree);
+        const sha = await env.workspace.commitAll(`ralph ${env.ralph.name}: iteration ${iteration}`, tree, env.guard.signal);
         return sha ? { sha } : {};
     }
     catch (error) {
@@ -21402,23 +22517,33 @@ async function runIteration(env, memory, iteration) {
     }
     // 4. What the agent left: progress, the diff for the next prompt, the commit.
     if (env.isRepo && (next.trackTree || config.commit)) {
-        const tree = await env.workspace.treeHash();
-        record.treeHash = tree;
-        record.progressed = tree !== next.previousTree;
-        next = { ...next, previousTree: tree };
-        if (next.startTree) {
-            // The same tree as last time has the same diff: one git process fewer on an idle iteration.
-            const lastDiff = record.progressed || next.lastDiff === undefined
-                ? await env.workspace.diffSinceStart(next.startTree, tree)
-                : next.lastDiff;
-            next = { ...next, lastDiff };
-            record.diffStat = lastDiff.stat;
+        try {
+            const tree = await env.workspace.treeHash(guard.signal);
+            record.treeHash = tree;
+            record.progressed = tree !== next.previousTree;
+            next = { ...next, previousTree: tree };
+            if (next.startTree) {
+                // The same tree as last time has the same diff: one git process fewer on an idle iteration.
+                const lastDiff = record.progressed || next.lastDiff === undefined
+                    ? await env.workspace.diffSinceStart(next.startTree, tree, undefined, guard.signal)
+                    : next.lastDiff;
+                next = { ...next, lastDiff };
+                record.diffStat = lastDiff.stat;
+            }
+        }
+        catch (error) {
+            // A git stopped because the run's time was over (it waited on the tree): the budget, not a crash.
+            if (guard.signal.aborted)
+                return finish({ interrupted: true, success: false }, 'interrupted');
+            throw error;
         }
     }
     const commit = config.commit ? await commitIteration(env, iteration, record.treeHash) : undefined;
     if (commit)
         record.commit = commit;
     // A commit that failed is not "nothing changed": the work would be lost, or delivered without it.
+    if (record.commit?.error && guard.signal.aborted)
+        return finish({ interrupted: true, success: false }, 'interrupted');
     if (record.commit?.error)
         return finish({
             crash: `the commit of iteration ${iteration} failed: ${record.commit.error}`,
@@ -21485,6 +22610,7 @@ async function runIteration(env, memory, iteration) {
 // The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
 // cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
 // with them, and the job summary shows the same ones (src/report/summary.ts): one renderer for both.
+
 
 const VERDICT = {
     passed: '✅ passed',
@@ -21653,7 +22779,7 @@ function verificationSentence(status) {
         return undefined;
     const short = code(verification.commit.slice(0, 12));
     const reverts = verification.protectedReverts?.length
-        ? ` Protected paths put back from the base before its gates ran: ${verification.protectedReverts.map(p => code(p)).join(', ')}.`
+        ? ` Protected paths put back from the base before its gates ran: ${verification.protectedReverts.map(p => code(showPath(p))).join(', ')}.`
         : '';
     const setup = verification.setup.length > 0 ? ', after the setup commands' : '';
     if (verification.verdict === 'passed')
@@ -21702,6 +22828,7 @@ function gateEvidence(status) {
 // logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
 // Writes are synchronous, but for status.json while the loop runs: it is replaced off the main thread, one
 // write at a time, later ones coalesced; the last one is awaited before the record is finished.
+
 
 
 
@@ -21778,7 +22905,9 @@ function verificationLines(verification) {
             ? `- Clean checkout of ${short}: stopped`
             : `- Clean checkout of ${short}: FAILED, so the iteration does not count as passing (${record_seconds(verification.durationMs)})`;
     const reverts = verification.protectedReverts?.length
-        ? [`- Protected paths put back from the base there: ${verification.protectedReverts.join(', ')}`]
+        ? [
+            `- Protected paths put back from the base there: ${verification.protectedReverts.map(showPath).join(', ')}`
+        ]
         : [];
     const runs = [...verification.setup, ...verification.checks].filter(run => !run.passed).map(checkLine);
     return [head, ...reverts, ...(runs.length > 0 ? ['', ...runs] : [])];
@@ -21819,7 +22948,8 @@ function progressSection(record) {
                 count(requests.filter(r => r.cut).length, 'cut at the budget') +
                 count(requests.filter(r => r.refused).length, 'refused (their worst case did not fit in the budget)') +
                 count(unread, 'unreadable (their cost is unknown; charged their worst case)') +
-                count(requests.filter(r => r.worst_case && !r.unread).length, 'with no usage seen (charged their worst case)'));
+                count(requests.filter(r => r.worst_case && !r.unread && !r.impossible_usage).length, 'with no usage seen (charged their worst case)') +
+                count(requests.filter(r => r.impossible_usage).length, "with usage that cannot be true (the upstream's fault; charged their worst case)"));
         }
         const said = agent.usage.agent_said;
         if (said) {
@@ -21835,7 +22965,7 @@ function progressSection(record) {
     if (agent)
         lines.push(`- Completion signal: ${signal}`);
     if (record.reverts?.length)
-        lines.push(`- Protected paths put back from the start commit before the checks: ${record.reverts.map(r => `${code(r.path)} (${r.why})`).join(', ')}`);
+        lines.push(`- Protected paths put back from the start commit before the checks: ${record.reverts.map(r => `${code(showPath(r.path))} (${r.why})`).join(', ')}`);
     if (record.checks.length > 0)
         lines.push(...checkLines(record.checks, record.checksMs));
     if (record.diffStat !== undefined) {
@@ -23233,6 +24363,1584 @@ function closeOption(token, specs) {
     return closest(token.split('=')[0], specs.flatMap(spec => spec.names.filter(n => n.startsWith('--'))));
 }
 
+;// CONCATENATED MODULE: ./src/ledger/money.ts
+// Amounts in the ledger are whole micro-dollars: sums of many runs' spend stay exact, so a window's limit is
+// never crossed by a rounding error. A cost metered as a float is rounded up (what was spent is never made
+// smaller); a limit or a grant is exact.
+const MICROS_PER_USD = 1_000_000;
+/** The most any amount in the ledger may be: a billion dollars, well inside exact integers. */
+const MAX_MICROS = 1e9 * MICROS_PER_USD;
+/** Dollars to micro-dollars; spend rounds up (fail closed), a limit or a grant rounds down. */
+function money_microsOf(usd, round) {
+    // An amount no meter could give (NaN, infinite) is the most there is when rounding up, nothing when down.
+    if (Number.isNaN(usd) || usd === Infinity)
+        return round === 'up' ? MAX_MICROS : 0;
+    if (usd <= 0)
+        return 0;
+    const scaled = usd * MICROS_PER_USD;
+    // 0.29 * 1e6 is 289999.99999999994: a float a hair off a whole number is that number.
+    const near = Math.round(scaled);
+    const whole = Math.abs(scaled - near) < 1e-6 ? near : round === 'up' ? Math.ceil(scaled) : Math.floor(scaled);
+    return Math.min(MAX_MICROS, whole);
+}
+function money_usdOf(micros) {
+    return micros / MICROS_PER_USD;
+}
+/** `$1.25`; under a cent (but not nothing), four places: `$0.0040`. */
+function money_formatUsd(micros) {
+    const usd = money_usdOf(micros);
+    return micros > 0 && micros < 10_000 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+/** A limit as people write it: `$20`, `$2.50`, `$0.125` (no trailing zeros past the cents). */
+function formatLimit(micros) {
+    const usd = money_usdOf(micros);
+    if (micros % MICROS_PER_USD === 0)
+        return `$${usd}`;
+    const cents = usd.toFixed(2);
+    return Number(cents) === usd ? `$${cents}` : `$${Number(usd.toFixed(6))}`;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/windows.ts
+// The budget's windows: UTC calendar days and months, named by their keys (`2026-12-01`, `2026-12`).
+const windows_WINDOW_KINDS = ['day', 'month'];
+const DAY_KEY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const MONTH_KEY = /^(\d{4})-(\d{2})$/;
+/** `YYYY-MM-DD` of the UTC day `at` falls in. */
+function dayKey(at) {
+    return at.toISOString().slice(0, 10);
+}
+/** `YYYY-MM` of the UTC month `at` falls in. */
+function monthKey(at) {
+    return at.toISOString().slice(0, 7);
+}
+function windowKey(kind, at) {
+    return kind === 'day' ? dayKey(at) : monthKey(at);
+}
+/** When the window `at` falls in ends (the next one starts). */
+function resetsAt(kind, at) {
+    const y = at.getUTCFullYear();
+    const m = at.getUTCMonth();
+    return kind === 'day' ? new Date(Date.UTC(y, m, at.getUTCDate() + 1)) : new Date(Date.UTC(y, m + 1, 1));
+}
+/** When the window `at` falls in started. */
+function startOf(kind, at) {
+    const y = at.getUTCFullYear();
+    const m = at.getUTCMonth();
+    return kind === 'day' ? new Date(Date.UTC(y, m, at.getUTCDate())) : new Date(Date.UTC(y, m, 1));
+}
+/** `at 00:00 UTC` (a day's, tomorrow) or `on 2027-01-01 at 00:00 UTC` (a month's). */
+function windows_resetPhrase(kind, at) {
+    return kind === 'day' ? 'at 00:00 UTC' : `on ${dayKey(resetsAt('month', at))} at 00:00 UTC`;
+}
+/** Whether `key` names a real day or month (not 2026-02-30). */
+function validWindowKey(kind, key) {
+    const m = (kind === 'day' ? DAY_KEY : MONTH_KEY).exec(key);
+    if (!m)
+        return false;
+    const date = new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, kind === 'day' ? Number(m[3]) : 1));
+    return windowKey(kind, date) === key;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/budget.ts
+// The `budget` and `budget-per-requester` inputs: `<dollars>/day` and/or `<dollars>/month`, comma-separated
+// (`20/day, 300/month`). A problem is one line naming the input and the fix, for the action's input errors,
+// `validate` and the CLI alike.
+
+
+const BUDGET_INPUTS = { repository: 'budget', perRequester: 'budget-per-requester' };
+const ITEM = /^\$?\s*(\d+(?:\.\d+)?|\.\d+)\s*\/\s*([A-Za-z]+)$/;
+const EXAMPLE = 'like 20/day, 300/month';
+const budget_quote = (value) => JSON.stringify(value.length > 40 ? `${value.slice(0, 37)}...` : value);
+/** Parses one budget input (`name` is the input, for the message); empty or absent is no limit. */
+function parseBudget(text, name) {
+    const limits = {};
+    const given = {};
+    const items = (text ?? '')
+        .split(/[,\n]/)
+        .map(item => item.trim())
+        .filter(item => item !== '');
+    for (const item of items) {
+        const m = ITEM.exec(item);
+        const kind = m ? windowOf(m[2]) : undefined;
+        if (!m && item.split('/').length > 2)
+            return { problem: `Input '${name}' has ${budget_quote(item)}: separate the windows with commas, ${EXAMPLE}.` };
+        if (!m || !kind) {
+            const unit = m ? ` (${budget_quote(m[2])} is not a window: budgets are per day or per month, UTC)` : '';
+            return {
+                problem: `Input '${name}' has ${budget_quote(item)}${unit}: give dollars per day and/or per month, comma-separated, ${EXAMPLE}.`
+            };
+        }
+        const micros = money_microsOf(Number(m[1]), 'down');
+        if (micros <= 0)
+            return {
+                problem: `Input '${name}' has ${budget_quote(item)}: a budget must be more than $0 (to stop every run, disable the workflow).`
+            };
+        if (micros >= MAX_MICROS)
+            return {
+                problem: `Input '${name}' has ${budget_quote(item)}: a budget must be under ${formatLimit(MAX_MICROS)}.`
+            };
+        if (given[kind] !== undefined)
+            return {
+                problem: `Input '${name}' gives a ${kind === 'day' ? 'daily' : 'monthly'} budget twice (${budget_quote(given[kind])} and ${budget_quote(item)}): give each window once, ${EXAMPLE}.`
+            };
+        given[kind] = item;
+        limits[kind] = micros;
+    }
+    return { limits };
+}
+/** `day`, `daily`, `d`, `month`, `monthly`, `mo` (any case); anything else is not a window. */
+function windowOf(word) {
+    const w = word.toLowerCase();
+    if (['day', 'daily', 'd'].includes(w))
+        return 'day';
+    if (['month', 'monthly', 'mo'].includes(w))
+        return 'month';
+    return undefined;
+}
+/** Both inputs at once: the first problem, or the limits. */
+function parseBudgets(inputs) {
+    const repository = parseBudget(inputs.budget, BUDGET_INPUTS.repository);
+    if ('problem' in repository)
+        return repository;
+    const perRequester = parseBudget(inputs.perRequester, BUDGET_INPUTS.perRequester);
+    if ('problem' in perRequester)
+        return perRequester;
+    return { limits: { repository: repository.limits, perRequester: perRequester.limits } };
+}
+/** Whether any window is capped: without one, a run needs no ledger. */
+function hasBudget(limits) {
+    return WINDOW_KINDS.some(k => limits.repository[k] !== undefined || limits.perRequester[k] !== undefined);
+}
+/** `$20/day` */
+function budget_describeLimit(kind, micros) {
+    return `${formatLimit(micros)}/${kind}`;
+}
+/** `$20/day, $300/month`, as the input would give it (for the log and the ledger's record of it). */
+function describeLimits(limits) {
+    return windows_WINDOW_KINDS.filter(k => limits[k] !== undefined)
+        .map(k => budget_describeLimit(k, limits[k]))
+        .join(', ');
+}
+
+;// CONCATENATED MODULE: ./src/ledger/format.ts
+// The ledger's file, ledger.json: versioned JSON, read strictly (a field out of place is a malformed ledger,
+// never a guess) and bounded in size. Amounts are whole micro-dollars (money.ts); times are ISO 8601 UTC.
+
+
+const LEDGER_VERSION = 1;
+/** The one file in a ledger commit's tree. */
+const LEDGER_FILE = 'ledger.json';
+/** A ledger larger than this is refused unread (compaction keeps a busy repository's under 64 KB). */
+const MAX_LEDGER_BYTES = 1024 * 1024;
+const UNIT = 'micro-usd';
+function emptyLedger(now) {
+    return {
+        version: LEDGER_VERSION,
+        unit: UNIT,
+        since: now.toISOString(),
+        days: {},
+        months: {},
+        leases: [],
+        settled: []
+    };
+}
+function emptyTotals() {
+    return { spent: 0, byRalph: nameMap(), byRequester: nameMap() };
+}
+/**
+ * A map keyed by names (ralphs, logins) with no prototype: a ralph called `__proto__` or `constructor` is a
+ * key like any other, never the object's prototype or a function found through it.
+ */
+function nameMap(from = {}) {
+    return Object.assign(Object.create(null), from);
+}
+/**
+ * The file's text: one line a window, a lease or a settlement, so `git diff` between two commits shows
+ * what changed line by line, and the file stays small.
+ */
+function serializeLedger(ledger) {
+    const block = (entries, open, close) => entries.length === 0 ? `${open}${close}` : `${open}\n${entries.map(e => `  ${e}`).join(',\n')}\n ${close}`;
+    const map = (m) => block(Object.entries(m).map(([k, v]) => `${JSON.stringify(k)}: ${JSON.stringify(v)}`), '{', '}');
+    const fields = [
+        ['version', JSON.stringify(ledger.version)],
+        ['unit', JSON.stringify(ledger.unit)],
+        ['since', JSON.stringify(ledger.since)],
+        ...(ledger.limits ? [['limits', JSON.stringify(ledger.limits)]] : []),
+        ['days', map(ledger.days)],
+        ['months', map(ledger.months)],
+        [
+            'leases',
+            block(ledger.leases.map(l => JSON.stringify(l)), '[', ']')
+        ],
+        [
+            'settled',
+            block(ledger.settled.map(l => JSON.stringify(l)), '[', ']')
+        ]
+    ];
+    return `{\n${fields.map(([k, v]) => ` ${JSON.stringify(k)}: ${v}`).join(',\n')}\n}\n`;
+}
+/** Malformed ledger.json: `message` is one line naming the field. */
+class LedgerFormatError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'LedgerFormatError';
+    }
+}
+/** Names (ralphs, logins, lease ids, jobs) are printed in logs and summaries: only these characters. */
+const format_LEDGER_NAME = /^[A-Za-z0-9_.[\]-]{1,100}$/;
+const MAX_ENTRIES = 10_000;
+/** Reads ledger.json's text; throws LedgerFormatError with one line for anything out of place. */
+function parseLedger(text) {
+    if (Buffer.byteLength(text, 'utf8') > MAX_LEDGER_BYTES)
+        throw new LedgerFormatError(`${LEDGER_FILE} is over ${MAX_LEDGER_BYTES / 1024} KB`);
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch (error) {
+        throw new LedgerFormatError(`${LEDGER_FILE} is not JSON (${error.message.split('\n')[0]})`);
+    }
+    try {
+        return readLedgerJson(json);
+    }
+    catch (error) {
+        if (error instanceof LedgerFormatError)
+            throw new LedgerFormatError(`${LEDGER_FILE}: ${error.message}`);
+        throw error;
+    }
+}
+function readLedgerJson(json) {
+    const top = record(json, 'the file');
+    if (top.version !== LEDGER_VERSION)
+        throw new LedgerFormatError(typeof top.version === 'number' && top.version > LEDGER_VERSION
+            ? `it is version ${top.version}, newer than this ralph-action reads (${LEDGER_VERSION}): use the newer ralph-action in every workflow of the repository`
+            : `version must be ${LEDGER_VERSION}, got ${format_short(top.version)}`);
+    keys(top, 'the file', ['version', 'unit', 'since', 'days', 'months', 'leases', 'settled'], ['limits']);
+    if (top.unit !== UNIT)
+        throw new LedgerFormatError(`unit must be "${UNIT}", got ${format_short(top.unit)}`);
+    const ledger = {
+        version: LEDGER_VERSION,
+        unit: UNIT,
+        since: time(top.since, 'since'),
+        days: windows(top.days, 'day', 'days'),
+        months: windows(top.months, 'month', 'months'),
+        leases: format_list(top.leases, 'leases').map((v, i) => format_readLease(v, `leases[${i}]`)),
+        settled: format_list(top.settled, 'settled').map((v, i) => settlement(v, `settled[${i}]`))
+    };
+    if (top.limits !== undefined) {
+        const l = record(top.limits, 'limits');
+        keys(l, 'limits', ['repository', 'perRequester', 'at']);
+        ledger.limits = {
+            ...format_readBudgetLimits({ repository: l.repository, perRequester: l.perRequester }, 'limits'),
+            at: time(l.at, 'limits.at')
+        };
+    }
+    const ids = new Set();
+    for (const l of ledger.leases) {
+        if (ids.has(l.id))
+            throw new LedgerFormatError(`lease ${l.id} is there twice`);
+        ids.add(l.id);
+    }
+    return ledger;
+}
+function fail(path, what, value) {
+    throw new LedgerFormatError(`${path} must be ${what}, got ${format_short(value)}`);
+}
+function format_short(value) {
+    const text = value === undefined ? 'nothing' : (JSON.stringify(value) ?? String(value));
+    return text.length > 40 ? `${text.slice(0, 37)}...` : text;
+}
+function record(value, path) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+        fail(path, 'an object', value);
+    return value;
+}
+function keys(value, path, required, optional = []) {
+    for (const key of required)
+        if (!(key in value))
+            throw new LedgerFormatError(`${path} has no ${key}`);
+    for (const key of Object.keys(value))
+        if (!required.includes(key) && !optional.includes(key))
+            throw new LedgerFormatError(`${path} has an unknown field ${format_short(key)}`);
+}
+function format_list(value, path) {
+    if (!Array.isArray(value))
+        fail(path, 'a list', value);
+    if (value.length > MAX_ENTRIES)
+        fail(path, `a list of at most ${MAX_ENTRIES}`, `${value.length} entries`);
+    return value;
+}
+function amount(value, path) {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0 || value > MAX_MICROS)
+        fail(path, 'a whole number of micro-dollars, 0 or more', value);
+    return value;
+}
+function format_name(value, path) {
+    if (typeof value !== 'string' || !format_LEDGER_NAME.test(value))
+        fail(path, 'a name of letters, digits and _.-[] (at most 100)', value);
+    return value;
+}
+function time(value, path) {
+    if (typeof value !== 'string' ||
+        !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value) ||
+        Number.isNaN(Date.parse(value)))
+        fail(path, 'a UTC time like 2026-12-01T10:00:00.000Z', value);
+    return value;
+}
+function amounts(value, path) {
+    const map = record(value, path);
+    const out = nameMap();
+    const entries = Object.entries(map);
+    if (entries.length > MAX_ENTRIES)
+        fail(path, `at most ${MAX_ENTRIES} entries`, `${entries.length}`);
+    for (const [key, v] of entries)
+        out[format_name(key, `${path} key`)] = amount(v, `${path}.${key}`);
+    return out;
+}
+function windows(value, kind, path) {
+    const map = record(value, path);
+    const out = {};
+    for (const [key, v] of Object.entries(map)) {
+        if (!validWindowKey(kind, key))
+            fail(`${path} key`, kind === 'day' ? 'a day like 2026-12-01' : 'a month like 2026-12', key);
+        const t = record(v, `${path}.${key}`);
+        keys(t, `${path}.${key}`, ['spent', 'byRalph', 'byRequester']);
+        out[key] = {
+            spent: amount(t.spent, `${path}.${key}.spent`),
+            byRalph: amounts(t.byRalph, `${path}.${key}.byRalph`),
+            byRequester: amounts(t.byRequester, `${path}.${key}.byRequester`)
+        };
+    }
+    return out;
+}
+/** A run's limits (the repository's and per requester), strictly. */
+function format_readBudgetLimits(value, path) {
+    const map = record(value, path);
+    keys(map, path, ['repository', 'perRequester']);
+    return {
+        repository: limits(map.repository, `${path}.repository`),
+        perRequester: limits(map.perRequester, `${path}.perRequester`)
+    };
+}
+function limits(value, path) {
+    const map = record(value, path);
+    keys(map, path, [], [...windows_WINDOW_KINDS]);
+    const out = {};
+    for (const kind of windows_WINDOW_KINDS)
+        if (map[kind] !== undefined)
+            out[kind] = amount(map[kind], `${path}.${kind}`);
+    return out;
+}
+/** One lease, strictly (also a lease handed from one job to another): `path` names it in the message. */
+function format_readLease(value, path) {
+    const l = record(value, path);
+    keys(l, path, ['id', 'state', 'run', 'opened', 'deadline', 'draws'], ['ralph', 'requester', 'maxCost']);
+    if (l.state !== 'open' && l.state !== 'expired')
+        fail(`${path}.state`, '"open" or "expired"', l.state);
+    const run = record(l.run, `${path}.run`);
+    keys(run, `${path}.run`, ['id', 'attempt'], ['job', 'workflow']);
+    const attempt = run.attempt;
+    if (typeof attempt !== 'number' || !Number.isSafeInteger(attempt) || attempt < 1)
+        fail(`${path}.run.attempt`, 'a whole number of at least 1', attempt);
+    const out = {
+        id: format_name(l.id, `${path}.id`),
+        state: l.state,
+        run: {
+            id: format_name(run.id, `${path}.run.id`),
+            attempt,
+            ...(run.job !== undefined ? { job: format_text(run.job, `${path}.run.job`) } : {}),
+            ...(run.workflow !== undefined ? { workflow: format_text(run.workflow, `${path}.run.workflow`) } : {})
+        },
+        opened: time(l.opened, `${path}.opened`),
+        deadline: time(l.deadline, `${path}.deadline`),
+        draws: format_list(l.draws, `${path}.draws`).map((d, i) => draw(d, `${path}.draws[${i}]`))
+    };
+    if (l.ralph !== undefined)
+        out.ralph = format_name(l.ralph, `${path}.ralph`);
+    if (l.requester !== undefined)
+        out.requester = format_name(l.requester, `${path}.requester`);
+    if (l.maxCost !== undefined)
+        out.maxCost = amount(l.maxCost, `${path}.maxCost`);
+    if (out.draws.length === 0)
+        fail(`${path}.draws`, 'a list of at least one draw', []);
+    return out;
+}
+/** A job's or a workflow's name: printable (no control or format character), one line, bounded. */
+function format_text(value, path) {
+    if (typeof value !== 'string' ||
+        value.length === 0 ||
+        value.length > 200 ||
+        /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(value))
+        fail(path, 'a name of one line (at most 200 characters)', value);
+    return value;
+}
+function draw(value, path) {
+    const d = record(value, path);
+    keys(d, path, ['at', 'usd']);
+    return { at: time(d.at, `${path}.at`), usd: amount(d.usd, `${path}.usd`) };
+}
+function settlement(value, path) {
+    const s = record(value, path);
+    keys(s, path, ['id', 'at', 'spent']);
+    return {
+        id: format_name(s.id, `${path}.id`),
+        at: time(s.at, `${path}.at`),
+        spent: amount(s.spent, `${path}.spent`)
+    };
+}
+
+;// CONCATENATED MODULE: ./src/ledger/operations.ts
+// The ledger's operations, pure: each takes the ledger as read and answers the ledger to write, the lines
+// that say what changed (the commit's message) and the result. A window's limit is the one the run is
+// given; what counts against it is everything in the ledger: spend settled in the window, and every lease
+// not settled (open, or expired: a run that never settled is counted in full) for what it drew in the window.
+
+
+
+
+/** How long a settlement is remembered, so settling twice (main, then post) changes nothing. */
+const SETTLED_KEPT_MS = 2 * 24 * 3600 * 1000;
+const MOST_SETTLED_KEPT = 2000;
+/** Days kept, for people reading the ledger (a day's limit needs only today). */
+const DAYS_KEPT = 31;
+const usd = (m) => (m / 1e6).toFixed(6);
+const operations_granted = (lease) => lease.draws.reduce((sum, d) => sum + d.usd, 0);
+function who(lease) {
+    const parts = [`lease=${lease.id}`, `run=${lease.run.id}`, `attempt=${lease.run.attempt}`];
+    if (lease.run.job)
+        parts.push(`job=${JSON.stringify(lease.run.job)}`);
+    if (lease.ralph)
+        parts.push(`ralph=${lease.ralph}`);
+    if (lease.requester)
+        parts.push(`requester=${lease.requester}`);
+    return parts.join(' ');
+}
+const inScope = (lease, scope) => scope.kind === 'repository' || lease.requester === scope.login;
+/** The window of `kind` that `now` falls in, for `scope`, measured against `limit`. */
+function windowState(ledger, scope, kind, now, limit) {
+    const key = windowKey(kind, now);
+    const totals = (kind === 'day' ? ledger.days : ledger.months)[key];
+    const spent = !totals
+        ? 0
+        : scope.kind === 'repository'
+            ? totals.spent
+            : (totals.byRequester[scope.login] ?? 0);
+    let held = 0;
+    let holders = 0;
+    for (const lease of ledger.leases) {
+        if (!inScope(lease, scope))
+            continue;
+        const here = lease.draws
+            .filter(d => windowKey(kind, new Date(d.at)) === key)
+            .reduce((s, d) => s + d.usd, 0);
+        if (here > 0) {
+            held += here;
+            holders++;
+        }
+    }
+    const state = { scope, kind, key, spent, held, holders, resets: resetsAt(kind, now) };
+    if (limit !== undefined) {
+        state.limit = limit;
+        state.left = Math.max(0, limit - spent - held);
+    }
+    return state;
+}
+/** Every window with a limit that applies to a run of `requester` (the per-requester ones only with one). */
+function operations_limitedWindows(ledger, limits, requester, now) {
+    const out = [];
+    const add = (scope, given) => {
+        for (const kind of WINDOW_KINDS)
+            if (given[kind] !== undefined)
+                out.push(windowState(ledger, scope, kind, now, given[kind]));
+    };
+    add({ kind: 'repository' }, limits.repository);
+    if (requester !== undefined)
+        add({ kind: 'requester', login: requester }, limits.perRequester);
+    return out;
+}
+/** What the ledger can still grant across `windows`: the least left; Infinity when none is limited. */
+function operations_leftOf(windows) {
+    return windows.reduce((least, w) => Math.min(least, w.left ?? Infinity), Infinity);
+}
+/**
+ * The refusal for `needed` when some window has less left: the window named is the one that frees up last
+ * (a spent month outlasts a spent day), the repository's before a requester's.
+ */
+function refusalFor(windows, needed) {
+    const short = windows.filter(w => (w.left ?? Infinity) < needed);
+    if (short.length === 0)
+        return undefined;
+    const rank = (w) => w.resets.getTime() * 2 + (w.scope.kind === 'repository' ? 1 : 0);
+    const window = short.reduce((a, b) => (rank(b) > rank(a) ? b : a));
+    return { line: refusalLine(window, needed), window, needed };
+}
+/**
+ * `the repository's budget of $20/day is spent ($20.00 of $20.00); it resets at 00:00 UTC`, and so on for
+ * a requester's, a month's, what runs not settled hold, and what is left when it is less than a request.
+ */
+function refusalLine(w, needed) {
+    const limit = w.limit ?? 0;
+    const whose = w.scope.kind === 'repository' ? "the repository's" : `${w.scope.login}'s`;
+    const used = w.held > 0
+        ? `${formatUsd(w.spent)} spent and ${formatUsd(w.held)} held by ${w.holders} unsettled run${w.holders === 1 ? '' : 's'}, of ${formatUsd(limit)}`
+        : `${formatUsd(w.spent)} of ${formatUsd(limit)}`;
+    const tail = (w.left ?? 0) > 0 ? `; a request may cost up to ${formatUsd(needed)}` : '';
+    return `${whose} budget of ${describeLimit(w.kind, limit)} is ${w.held > 0 ? 'spent or held' : 'spent'} (${used}${tail}); it resets ${resetPhrase(w.kind, new Date(w.resets.getTime() - 1))}`;
+}
+/** Expires the open leases whose deadline has passed: their runs are over and never settled. */
+function expire(ledger, now) {
+    const changes = [];
+    const expired = [];
+    const leases = ledger.leases.map(lease => {
+        if (lease.state !== 'open' || Date.parse(lease.deadline) > now.getTime())
+            return lease;
+        expired.push(lease.id);
+        changes.push(`expire ${who(lease)} held=${usd(operations_granted(lease))} (its run never settled: counted in full)`);
+        return { ...lease, state: 'expired' };
+    });
+    return { ledger: expired.length ? { ...ledger, leases } : ledger, changes, result: expired };
+}
+/**
+ * Keeps the file small: the last 31 days, the months of the last year, the settlements of the last two days;
+ * an expired lease that drew only in months gone by is folded into their totals, in full.
+ */
+function compact(ledger, now) {
+    const thisMonth = monthKey(now);
+    const firstDay = windowKey('day', new Date(startOf('day', now).getTime() - (DAYS_KEPT - 1) * 24 * 3600 * 1000));
+    const firstMonth = monthKey(new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - 12, 1)));
+    let next = ledger;
+    const folded = ledger.leases.filter(l => l.state === 'expired' && l.draws.every(d => monthKey(new Date(d.at)) < thisMonth));
+    if (folded.length > 0) {
+        next = {
+            ...next,
+            days: { ...next.days },
+            months: { ...next.months },
+            leases: next.leases.filter(l => !folded.includes(l))
+        };
+        for (const lease of folded)
+            addSpend(next, lease, lease.draws.map(d => ({ draw: d, spent: d.usd })));
+    }
+    const days = Object.keys(next.days).filter(k => k < firstDay);
+    const months = Object.keys(next.months).filter(k => k < firstMonth);
+    const keptSince = now.getTime() - SETTLED_KEPT_MS;
+    const settled = next.settled.filter(s => Date.parse(s.at) >= keptSince).slice(-MOST_SETTLED_KEPT);
+    if (days.length === 0 &&
+        months.length === 0 &&
+        folded.length === 0 &&
+        settled.length === next.settled.length)
+        return { ledger, changes: [], result: undefined };
+    const drop = (map, keys) => Object.fromEntries(Object.entries(map).filter(([k]) => !keys.includes(k)));
+    next = { ...next, days: drop(next.days, days), months: drop(next.months, months), settled };
+    const parts = ['compact'];
+    if (days.length)
+        parts.push(`days-before=${firstDay}`);
+    if (months.length)
+        parts.push(`months-before=${firstMonth}`);
+    if (folded.length)
+        parts.push(`folded=${folded.map(l => l.id).join(',')} (expired in months gone by: counted in full)`);
+    if (settled.length !== ledger.settled.length)
+        parts.push(`forgot-settlements=${ledger.settled.length - settled.length}`);
+    return { ledger: next, changes: [parts.join(' ')], result: undefined };
+}
+/** Adds spend to the totals of the windows of each draw (mutates `ledger`'s maps, which the caller copied). */
+function addSpend(ledger, lease, parts) {
+    for (const { draw, spent } of parts) {
+        if (spent <= 0)
+            continue;
+        const at = new Date(draw.at);
+        for (const [map, key] of [
+            [ledger.days, windowKey('day', at)],
+            [ledger.months, windowKey('month', at)]
+        ]) {
+            const was = map[key];
+            const t = was
+                ? { spent: was.spent, byRalph: nameMap(was.byRalph), byRequester: nameMap(was.byRequester) }
+                : emptyTotals();
+            t.spent += spent;
+            if (lease.ralph)
+                t.byRalph[lease.ralph] = (t.byRalph[lease.ralph] ?? 0) + spent;
+            if (lease.requester)
+                t.byRequester[lease.requester] = (t.byRequester[lease.requester] ?? 0) + spent;
+            map[key] = t;
+        }
+    }
+}
+/** Expire, then compact: done before every change that is written. */
+function housekeep(ledger, now) {
+    const expired = expire(ledger, now);
+    const compacted = compact(expired.ledger, now);
+    return { ledger: compacted.ledger, changes: [...expired.changes, ...compacted.changes] };
+}
+/** Opens a lease: the least of what every window has left, the run's max-cost and the chunk. */
+function operations_reserve(ledger, request, now) {
+    const existing = ledger.leases.find(l => l.id === request.id);
+    if (existing)
+        return { ledger, changes: [], result: { lease: existing, granted: operations_granted(existing) } };
+    const kept = housekeep(ledger, now);
+    const windows = operations_limitedWindows(kept.ledger, request.limits, request.requester, now);
+    const refusal = refusalFor(windows, request.minimum);
+    if (refusal)
+        return { ledger, changes: [], result: { refusal } };
+    const amount = Math.min(operations_leftOf(windows), request.chunk, request.maxCost ?? Infinity);
+    const lease = {
+        id: request.id,
+        state: 'open',
+        run: request.run,
+        ...(request.ralph !== undefined ? { ralph: request.ralph } : {}),
+        ...(request.requester !== undefined ? { requester: request.requester } : {}),
+        opened: now.toISOString(),
+        deadline: request.deadline.toISOString(),
+        ...(request.maxCost !== undefined ? { maxCost: request.maxCost } : {}),
+        draws: [{ at: now.toISOString(), usd: amount }]
+    };
+    const next = { ...kept.ledger, leases: [...kept.ledger.leases, lease] };
+    const limits = { repository: request.limits.repository, perRequester: request.limits.perRequester };
+    if (JSON.stringify(limits) !==
+        JSON.stringify({ repository: next.limits?.repository, perRequester: next.limits?.perRequester }))
+        next.limits = { ...limits, at: now.toISOString() };
+    return {
+        ledger: next,
+        changes: [`reserve ${who(lease)} usd=${usd(amount)}`, ...kept.changes],
+        result: { lease, granted: amount }
+    };
+}
+/** Grows an open lease by at least `need` (a chunk when there is room), or grants nothing. */
+function operations_topUp(ledger, request, now) {
+    const kept = housekeep(ledger, now);
+    let base = kept.ledger;
+    const changes = [];
+    let lease = base.leases.find(l => l.id === request.id);
+    if (!lease) {
+        const reason = missing(ledger, request.id, request.known);
+        if (reason)
+            return { ledger, changes: [], result: { closed: reason } };
+        // The ledger was deleted and started again while this run held a lease: it is counted again.
+        lease = { ...request.known, state: 'open' };
+        base = { ...base, leases: [...base.leases, lease] };
+        changes.push(`restore ${who(lease)} held=${usd(operations_granted(lease))} (opened before this ledger started)`);
+    }
+    if (lease.state !== 'open')
+        return {
+            ledger,
+            changes: [],
+            result: { closed: `lease ${lease.id} expired at ${lease.deadline} (its deadline passed)` }
+        };
+    const windows = operations_limitedWindows(base, request.limits, lease.requester, now);
+    const room = Math.min(operations_leftOf(windows), (lease.maxCost ?? Infinity) - operations_granted(lease));
+    const refusal = refusalFor(windows, request.need) ??
+        (room < request.need
+            ? {
+                line: `this run's max-cost of ${formatUsd(lease.maxCost ?? 0)} is granted in full`,
+                needed: request.need
+            }
+            : undefined);
+    if (refusal)
+        return { ledger, changes: [], result: { refusal } };
+    const added = Math.min(Math.max(request.need, request.chunk), room);
+    const grown = { ...lease, draws: [...lease.draws, { at: now.toISOString(), usd: added }] };
+    return {
+        ledger: { ...base, leases: base.leases.map(l => (l.id === grown.id ? grown : l)) },
+        changes: [
+            `top-up ${who(grown)} usd=${usd(added)} granted=${usd(operations_granted(grown))}`,
+            ...changes,
+            ...kept.changes
+        ],
+        result: { lease: grown, added }
+    };
+}
+/**
+ * Why a lease is not in the ledger, or undefined when it should be put back: it was opened before this
+ * ledger started (the ref was deleted and begun again), so its money was never counted here.
+ */
+function missing(ledger, id, known) {
+    const settled = ledger.settled.find(s => s.id === id);
+    if (settled)
+        return `lease ${id} was settled at ${settled.at}`;
+    if (known && Date.parse(known.opened) < Date.parse(ledger.since))
+        return undefined;
+    return `lease ${id} is not in the ledger (released by hand, or settled long ago)`;
+}
+/** Turns a lease into its spend: each draw keeps what was spent of it, the rest goes back. */
+function operations_settle(ledger, request, now) {
+    const already = ledger.settled.find(s => s.id === request.id);
+    if (already)
+        return { ledger, changes: [], result: { already } };
+    const kept = housekeep(ledger, now);
+    const found = kept.ledger.leases.find(l => l.id === request.id);
+    const lease = found ?? (missing(ledger, request.id, request.known) === undefined ? request.known : undefined);
+    if (!lease)
+        return { ledger, changes: [], result: { unknown: missing(ledger, request.id, request.known) } };
+    const total = operations_granted(lease);
+    // Spend past the lease (a meter that cannot pre-authorise) is recorded too, in the last draw's windows.
+    let rest = request.spent;
+    const parts = lease.draws.map((draw, i) => {
+        const spent = i === lease.draws.length - 1 ? rest : Math.min(draw.usd, rest);
+        rest -= spent;
+        return { draw, spent };
+    });
+    const next = {
+        ...kept.ledger,
+        days: { ...kept.ledger.days },
+        months: { ...kept.ledger.months },
+        leases: kept.ledger.leases.filter(l => l.id !== request.id),
+        settled: [...kept.ledger.settled, { id: request.id, at: now.toISOString(), spent: request.spent }]
+    };
+    addSpend(next, lease, parts);
+    const returned = Math.max(0, total - request.spent);
+    const note = found ? '' : ' (opened before this ledger started)';
+    const source = request.source === 'run' ? '' : ` source=${request.source}`;
+    return {
+        ledger: next,
+        changes: [
+            `settle ${who(lease)} spent=${usd(request.spent)} granted=${usd(total)} returned=${usd(returned)}${source}${note}`,
+            ...kept.changes
+        ],
+        result: { settled: request.spent, granted: total, returned }
+    };
+}
+
+;// CONCATENATED MODULE: ./src/github/retry.ts
+// How long delivery may keep trying when GitHub has a bad minute: one set of timings for the API, the push
+// and the artifact upload, a jittered exponential backoff, and a deadline (max-time, during delivery) that no
+// retry starts past. The fault-injection tests shrink every wait with a test-only variable.
+/** Test-only: multiplies every wait (backoffs, retry-after, rate-limit resets), e.g. 0.01. */
+const TEST_WAIT_SCALE = 'RALPH_ACTION_TEST_WAIT_SCALE';
+/** Test-only: one attempt's timeout in ms (API request, artifact upload, a stalled push). */
+const TEST_TIMEOUT_MS = 'RALPH_ACTION_TEST_TIMEOUT_MS';
+function positiveNumber(value) {
+    const n = value === undefined || value.trim() === '' ? NaN : Number(value);
+    return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+/** The production timings, with the test-only variables applied when they are set. */
+function retryTiming(env = process.env) {
+    const scale = Math.min(1, positiveNumber(env[TEST_WAIT_SCALE]) ?? 1);
+    const timeout = positiveNumber(env[TEST_TIMEOUT_MS]);
+    return {
+        attempts: 4,
+        baseDelayMs: 1000 * scale,
+        maxDelayMs: 15_000 * scale,
+        msPerSecond: 1000 * scale,
+        requestTimeoutMs: timeout ?? 20_000,
+        // @actions/artifact retries a 5xx itself, after 3 s and more: an upload gets several request timeouts.
+        uploadTimeoutMs: timeout !== undefined ? timeout * 4 : 5 * 60_000,
+        pushStallSeconds: timeout !== undefined ? Math.max(1, Math.ceil(timeout / 1000)) : 60,
+        boundMs: 2 * 60_000
+    };
+}
+/**
+ * The wait after failed attempt `attempt` (1 = the first): exponential, half of it random, so the jobs of a
+ * matrix that failed together do not retry together.
+ */
+function backoffMs(timing, attempt, random = Math.random) {
+    const exponential = Math.min(timing.maxDelayMs, timing.baseDelayMs * 2 ** (attempt - 1));
+    return Math.round(exponential * (0.5 + random() / 2));
+}
+/**
+ * Whether attempt `attempt + 1` may start after waiting `waitMs`: attempts are left and it starts before the
+ * deadline. A server's wait (retry-after, a rate limit's reset) is honoured however long, within the deadline.
+ */
+function mayRetry(timing, retry, now = Date.now()) {
+    return retry.attempt < timing.attempts && now + retry.waitMs <= retry.deadline;
+}
+/** The wait a `retry-after` header asks for (seconds, or an HTTP date), in ms; undefined without one. */
+function retryAfterMs(timing, value, now = Date.now()) {
+    if (value === undefined || value.trim() === '')
+        return undefined;
+    const seconds = /^\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : (Date.parse(value) - now) / 1000;
+    return Number.isFinite(seconds) ? Math.max(0, Math.round(seconds * timing.msPerSecond)) : undefined;
+}
+/**
+ * The tries of a git command that reaches the remote (a fetch, an ls-remote): the API's attempts and backoff,
+ * none starting past the budget's deadline.
+ */
+function remoteGitRetry(timing, budget = {}) {
+    return {
+        attempts: timing.attempts,
+        waitMs: attempt => backoffMs(timing, attempt),
+        ...(budget.deadline !== undefined ? { deadline: budget.deadline } : {})
+    };
+}
+const sleep = (ms) => new Promise(resolve => setTimeout(resolve, ms));
+/** "1.2 s" or "350 ms", for the log. */
+function formatWait(ms) {
+    return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;
+}
+
+;// CONCATENATED MODULE: ./src/ledger/store.ts
+// The ledger in the repository: a ref outside branches and tags (refs/ralph/ledger) whose tip commit holds
+// ledger.json. Read with a fetch, changed by a new commit pushed with a lease (compare-and-swap): a run
+// that loses the race reads the new tip, applies its change again and retries, after a jittered wait, a
+// bounded number of times. Every git command is the action's hermetic git with the token in the
+// environment (git/auth.ts); the push is the action's one push (git/push.ts, git/remote-retry.ts).
+
+
+
+
+
+
+
+const DEFAULT_LEDGER_REF = 'refs/ralph/ledger';
+/** The most races a change may lose in a row before the run gives up (and runs no agent). */
+const MOST_LOST_RACES = 40;
+/** A ledger problem for the user: one line that says what to do. */
+class store_LedgerError extends Error {
+    constructor(message) {
+        super(message);
+        this.name = 'LedgerError';
+    }
+}
+/** Why `ref` cannot hold the ledger, or undefined: a full ref outside branches, tags and pull requests. */
+function ledgerRefProblem(ref) {
+    if (!ref.startsWith('refs/') || ref.split('/').length < 3)
+        return 'give a full ref outside branches and tags, like refs/ralph/ledger';
+    if (/^refs\/(heads|tags|remotes|pull)\//.test(ref))
+        return 'a branch, tag or pull request ref would start workflows and show in the repository: use one outside them, like refs/ralph/ledger';
+    // git check-ref-format's rules, checked without git (an input is checked before anything runs).
+    // eslint-disable-next-line no-control-regex
+    if (/[\x00-\x20\x7f~^:?*[\\]|\.\.|@\{|\/\/|\/$|\.lock(\/|$)|\/\./.test(ref) || ref.endsWith('.'))
+        return 'it is not a valid ref name';
+    return undefined;
+}
+const LOCAL_TIP = 'refs/ledger/tip';
+/**
+ * The wait after lost race `lost`, a round (read, commit, push) having taken `roundMs`: anywhere in a window
+ * of rounds that doubles with each loss (up to 16 rounds), so runs that lost together spread out and mostly
+ * find the ref free instead of colliding again.
+ */
+function raceWaitMs(lost, roundMs, random = Math.random) {
+    const round = Math.min(Math.max(roundMs, 20), 2000);
+    return Math.round(random() * round * Math.min(2 ** (lost - 1), 16));
+}
+class LedgerStore {
+    folder;
+    repo;
+    options;
+    ref;
+    tip;
+    warnedEmpty = false;
+    constructor(
+    /** The store's scratch folder (mode 0700: no other user, the agent's included, reads the ledger here). */
+    folder, repo, options) {
+        this.folder = folder;
+        this.repo = repo;
+        this.options = options;
+        this.ref = options.ref ?? DEFAULT_LEDGER_REF;
+    }
+    /** A store with a scratch git directory of its own (nothing of the work tree's is read). */
+    static async open(options) {
+        const problem = ledgerRefProblem(options.ref ?? DEFAULT_LEDGER_REF);
+        if (problem)
+            throw new store_LedgerError(`The ledger ref '${options.ref}' cannot be used: ${problem}.`);
+        repositoryUrl(options.serverUrl, options.repository);
+        const root = await (0,external_node_fs_promises_namespaceObject.mkdtemp)(external_node_path_default().join((0,external_node_os_namespaceObject.tmpdir)(), 'ralph-ledger-'));
+        const dir = external_node_path_default().join(root, 'git');
+        const repo = new repo_GitRepo(root);
+        await repo.exec(['init', '--quiet', '--bare', '--template=', dir]);
+        return new LedgerStore(root, new repo_GitRepo(dir), options);
+    }
+    get where() {
+        return `The budget ledger ${this.ref} on ${this.options.repository}`;
+    }
+    get auth() {
+        return { token: this.options.token, serverUrl: this.options.serverUrl };
+    }
+    get timing() {
+        return this.options.timing ?? retryTiming();
+    }
+    /** The time every change is dated with (the clock given, else now). */
+    now() {
+        return (this.options.clock ?? (() => new Date()))();
+    }
+    /** The ledger as the remote has it now (an empty one when there is none yet). */
+    async read() {
+        const timing = this.timing;
+        for (let attempt = 1;; attempt++) {
+            const fetched = await this.fetchTip();
+            if (!('transient' in fetched))
+                return fetched;
+            if (attempt >= timing.attempts)
+                throw new store_LedgerError(`${this.where} could not be read: ${fetched.transient} (tried ${attempt} times).`);
+            const wait = backoffMs(timing, attempt);
+            this.options.log?.(`Reading the ledger failed in transit (${fetched.transient}); trying again in ${wait} ms.`);
+            await sleep(wait);
+        }
+    }
+    async fetchTip() {
+        const url = repositoryUrl(this.options.serverUrl, this.options.repository);
+        const result = await this.repo.exec([
+            'fetch',
+            '--quiet',
+            '--no-tags',
+            '--no-write-fetch-head',
+            '--end-of-options',
+            url,
+            `+${this.ref}:${LOCAL_TIP}`
+        ], {
+            probe: true,
+            config: [
+                ...auth_authConfig(this.auth),
+                ['http.lowSpeedLimit', '1'],
+                ['http.lowSpeedTime', String(this.timing.pushStallSeconds)]
+            ]
+        });
+        const said = `${result.stderr}\n${result.stdout}`;
+        if (result.exitCode !== 0) {
+            if (/couldn't find remote ref/i.test(said)) {
+                await this.repo.exec(['update-ref', '-d', LOCAL_TIP], { probe: true });
+                return { sha: null, ledger: emptyLedger(this.now()) };
+            }
+            const line = firstLine(said);
+            if (TRANSIENT_PUSH_ERRORS.test(said))
+                return { transient: line };
+            if (GITHUB_PUSH_ERRORS.authFailed.test(said))
+                throw new store_LedgerError(`${this.where} could not be read: GitHub did not accept the token (missing, invalid or expired). Check the token given to the action.`);
+            if (GITHUB_PUSH_ERRORS.permissionDenied.test(said))
+                throw new store_LedgerError(`${this.where} could not be read: the token may not read ${this.options.repository}. Give the job that keeps the ledger \`permissions: contents: write\`.`);
+            throw new store_LedgerError(`${this.where} could not be read: ${line}`);
+        }
+        const sha = (await this.repo.commitOf(LOCAL_TIP));
+        return {
+            sha,
+            ledger: await readLedgerCommit(this.repo, sha, { ref: this.ref, repository: this.options.repository })
+        };
+    }
+    /**
+     * Applies `operation` to the ledger and writes the result, retrying on a lost race with the new tip.
+     * An operation that changes nothing writes nothing (a refusal is decided on a fresh read).
+     */
+    async apply(operation) {
+        const attempts = this.options.attempts ?? MOST_LOST_RACES;
+        const wait = this.options.raceWaitMs ?? raceWaitMs;
+        let fresh = this.tip === undefined;
+        let roundStarted = Date.now();
+        let tip = this.tip ?? (await this.read());
+        for (let lost = 0;;) {
+            const outcome = operation(tip.ledger, this.now());
+            if (outcome.changes.length === 0) {
+                // Decided on what this store last wrote: others may have settled since. Decide again on the remote's.
+                if (!fresh) {
+                    tip = await this.read();
+                    fresh = true;
+                    continue;
+                }
+                this.tip = tip;
+                return { result: outcome.result, ledger: tip.ledger, sha: tip.sha, lostRaces: lost, wrote: false };
+            }
+            if (tip.sha === null && !this.warnedEmpty) {
+                this.warnedEmpty = true;
+                this.options.warn?.(`${this.where} was not there: starting it empty. If runs spent before (the ref was deleted), that spend is no longer counted.`);
+            }
+            const commit = await this.commit(outcome.ledger, outcome.changes, tip.sha);
+            const pushed = await this.push(commit, tip.sha);
+            const roundMs = Date.now() - roundStarted;
+            if (pushed === 'pushed') {
+                this.tip = { sha: commit, ledger: outcome.ledger };
+                return { result: outcome.result, ledger: outcome.ledger, sha: commit, lostRaces: lost, wrote: true };
+            }
+            // Lost the race, or the answer: the new tip says which.
+            lost++;
+            if (pushed === 'lost' && lost >= attempts) {
+                this.tip = undefined;
+                throw new store_LedgerError(`${this.where} could not be changed: ${lost} runs wrote it first, one after another (too many runs at once); the run gives up rather than wait.`);
+            }
+            if (pushed === 'lost')
+                await sleep(wait(lost, roundMs));
+            roundStarted = Date.now();
+            tip = await this.read();
+            fresh = true;
+            if (tip.sha !== null && (await this.landed(commit, tip.sha))) {
+                this.tip = tip;
+                return { result: outcome.result, ledger: tip.ledger, sha: tip.sha, lostRaces: lost - 1, wrote: true };
+            }
+            if (pushed !== 'lost')
+                throw new store_LedgerError(`${this.where} could not be written: ${pushed.failed}`);
+        }
+    }
+    /** A commit of `ledger` on `parent` (none for the first), its message the changes, one a line. */
+    async commit(ledger, changes, parent) {
+        const text = serializeLedger(ledger);
+        if (Buffer.byteLength(text) > MAX_LEDGER_BYTES)
+            throw new store_LedgerError(`${this.where} would grow over ${MAX_LEDGER_BYTES / 1024} KB: it is not written.`);
+        const blob = (await this.repo.bytes(['hash-object', '-w', '--stdin'], text)).toString('utf8').trim();
+        const tree = (await this.repo.bytes(['mktree'], `100644 blob ${blob}\t${LEDGER_FILE}\n`))
+            .toString('utf8')
+            .trim();
+        const ops = [...new Set(changes.map(c => c.split(' ')[0]))].join(', ');
+        const message = `ledger: ${ops}\n\n${changes.join('\n')}\n`;
+        const identity = [
+            ['user.name', GITHUB_ACTIONS_IDENTITY.name],
+            ['user.email', GITHUB_ACTIONS_IDENTITY.email]
+        ];
+        const out = await gitBytes(this.repo.dir, ['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-F', '-'], {
+            env: hermeticGitEnvironment(identity),
+            input: message
+        });
+        return out.toString('utf8').trim();
+    }
+    /** Pushes `commit` to the ref if it is still at `expected`: pushed, lost (the ref moved), or failed. */
+    async push(commit, expected) {
+        const timing = this.timing;
+        const result = await pushWithRetry(this.repo.dir, {
+            branch: this.ref,
+            target: this.ref,
+            ref: commit,
+            leaseSha: expected,
+            token: this.options.token,
+            serverUrl: this.options.serverUrl,
+            repository: this.options.repository,
+            stallSeconds: timing.pushStallSeconds,
+            ...(this.options.log ? { log: this.options.log } : {})
+        }, 
+        // A refusal that may be a landing is told apart here, by the history (landed), not by pushing again.
+        { attempts: timing.attempts, waitMs: attempt => backoffMs(timing, attempt), lookAfterRefusal: false });
+        if (result.pushed)
+            return 'pushed';
+        // The ref moved: another run's write, or this one's landing unanswered (the history tells which).
+        if (maybeLanded(result))
+            return 'lost';
+        const kind = result.error?.kind;
+        if (kind === PUSH_FAILURE.permissionDenied)
+            throw new store_LedgerError(`${this.where} cannot be written: the token may not push to ${this.options.repository}. Give the job that keeps the ledger \`permissions: contents: write\` (a PAT or App token needs "Contents: read and write").`);
+        if (kind === PUSH_FAILURE.unknown && TRANSIENT_PUSH_ERRORS.test(result.output))
+            return {
+                failed: `${firstLine(result.error?.detail || result.output)} (tried ${timing.attempts} times)`
+            };
+        throw new store_LedgerError(`${this.where} cannot be written: ${result.error?.message ?? firstLine(result.output)}`);
+    }
+    /** Whether `commit` is in the history of `tip`: an earlier try landed without its answer. */
+    async landed(commit, tip) {
+        if (commit === tip)
+            return true;
+        const result = await this.repo.exec(['merge-base', '--is-ancestor', commit, tip], { probe: true });
+        return result.exitCode === 0;
+    }
+    async close() {
+        await (0,external_node_fs_promises_namespaceObject.rm)(this.folder, { recursive: true, force: true });
+    }
+}
+/**
+ * ledger.json from `sha`, strictly: the commit's tree is that one file and nothing else. A malformed ledger is
+ * a LedgerError naming the last commit in its history that reads well, to put back.
+ */
+async function readLedgerCommit(repo, sha, at) {
+    const problem = await problemAt(repo, sha);
+    if (typeof problem !== 'string')
+        return problem.ledger;
+    const good = await lastGoodCommit(repo, sha);
+    const restart = `delete the ref to start again empty (git push origin :${at.ref})`;
+    const fix = good
+        ? `put back the last good commit (git push --force origin ${good.slice(0, 12)}:${at.ref}) or ${restart}`
+        : restart;
+    throw new store_LedgerError(`The budget ledger ${at.ref} on ${at.repository} is malformed at ${sha.slice(0, 7)} (${problem}): no agent runs until it is fixed; ${fix}.`);
+}
+async function problemAt(repo, sha) {
+    const listing = await repo.exec(['ls-tree', '-l', '-z', '--end-of-options', sha], { probe: true });
+    if (listing.exitCode !== 0)
+        return 'it is not a commit';
+    const entries = listing.stdout.split('\0').filter(Boolean);
+    const m = entries.length === 1 ? /^100644 blob ([0-9a-f]+)\s+(\d+)\t(.*)$/s.exec(entries[0]) : null;
+    if (!m || m[3] !== LEDGER_FILE)
+        return `its tree must hold ${LEDGER_FILE} alone`;
+    if (Number(m[2]) > MAX_LEDGER_BYTES)
+        return `${LEDGER_FILE} is over ${MAX_LEDGER_BYTES / 1024} KB`;
+    const text = (await repo.bytes(['cat-file', 'blob', m[1]])).toString('utf8');
+    try {
+        return { ledger: parseLedger(text) };
+    }
+    catch (error) {
+        if (error instanceof LedgerFormatError)
+            return error.message;
+        throw error;
+    }
+}
+/** The newest commit before `sha` (first parents, at most 50 back) whose ledger reads well. */
+async function lastGoodCommit(repo, sha) {
+    const list = await repo.exec(['rev-list', '--first-parent', '--max-count=50', '--end-of-options', sha], {
+        probe: true
+    });
+    for (const commit of list.stdout.split('\n').filter(Boolean).slice(1))
+        if (typeof (await problemAt(repo, commit)) !== 'string')
+            return commit;
+    return undefined;
+}
+/** git's reason: its first fatal: or error: line, else its first line. */
+function firstLine(text) {
+    const lines = text
+        .split('\n')
+        .map(l => l.trim())
+        .filter(Boolean);
+    const line = lines.find(l => /^(fatal|error):/.test(l)) ?? lines[0] ?? 'git gave no reason';
+    return line.replace(/^(fatal|error):\s*/, '');
+}
+
+;// CONCATENATED MODULE: ./src/ledger/lease.ts
+// What the action and the model proxy call: a run opens a lease before its first agent run, the proxy spends
+// against it (topping it up a chunk at a time, so the ledger is written a few times a run, not once a
+// request), and the run settles it at the end: the lease becomes the metered spend, the rest goes back.
+
+
+
+
+
+/** The chunk: a tenth of the tightest limit, at least two requests' worth, at most $5. */
+function chunkFor(limits, minimumUsd) {
+    const all = [...Object.values(limits.repository), ...Object.values(limits.perRequester)];
+    const tightest = Math.min(...all.map(usdOf), Infinity);
+    return Math.max(minimumUsd * 2, Math.min(tightest / 10, 5));
+}
+/** A lease's id: the run, its attempt and a random part (a matrix's jobs share the run and the attempt). */
+function leaseId(run) {
+    const id = `${run.id}.${run.attempt}-${randomBytes(3).toString('hex')}`;
+    if (!LEDGER_NAME.test(id))
+        throw new Error(`a run id of letters, digits and _.- is needed, got ${JSON.stringify(run.id)}`);
+    return id;
+}
+function statusOf(ledger, limits, requester, now) {
+    const windows = limitedWindows(ledger, limits, requester, now);
+    const left = leftOf(windows);
+    return { windows, ...(Number.isFinite(left) ? { leftUsd: usdOf(left) } : {}) };
+}
+/**
+ * Reserves the run's lease before its first agent run: the least of what every window has left, its
+ * max-cost and a chunk. Refused (no agent runs) when that is less than one request's worth.
+ */
+async function openLease(store, request) {
+    const minimum = microsOf(request.minimumUsd, 'up');
+    const chunk = Math.max(minimum, microsOf(request.chunkUsd ?? chunkFor(request.limits, request.minimumUsd), 'down'));
+    const applied = await store.apply((ledger, now) => reserve(ledger, {
+        id: leaseId(request.run),
+        run: request.run,
+        ...(request.ralph !== undefined ? { ralph: request.ralph } : {}),
+        ...(request.requester !== undefined ? { requester: request.requester } : {}),
+        deadline: request.deadline,
+        limits: request.limits,
+        ...(request.maxCostUsd !== undefined ? { maxCost: microsOf(request.maxCostUsd, 'down') } : {}),
+        chunk,
+        minimum
+    }, now));
+    const status = statusOf(applied.ledger, request.limits, request.requester, store.now());
+    if ('refusal' in applied.result)
+        return { refused: applied.result.refusal, status };
+    const state = {
+        version: 1,
+        ref: store.ref,
+        lease: applied.result.lease,
+        limits: request.limits,
+        chunk
+    };
+    return { lease: new LedgerLease(store, state, status) };
+}
+/** A lease opened earlier (by the main step, or by another job), to top up or settle. */
+function resumeLease(store, state) {
+    if (state.ref !== store.ref)
+        throw new LedgerError(`The lease ${state.lease.id} is in ${state.ref}, not in ${store.ref}: give the same ledger-ref to every job.`);
+    return new LedgerLease(store, state, { windows: [] });
+}
+/**
+ * A lease another job reserved, as a fixed cap: a two-job workflow's agent job has no token to write the
+ * ledger, so it spends what the reserve job granted and no more.
+ */
+function fixedCap(state) {
+    const cap = granted(state.lease);
+    let last;
+    return {
+        grantedUsd: () => usdOf(cap),
+        cover: async (totalUsd) => {
+            const total = microsOf(totalUsd, 'up');
+            if (total <= cap)
+                return true;
+            last = {
+                line: `the lease the reserve job took (${formatUsd(cap)}, lease ${state.lease.id}) is spent: this job cannot top it up`,
+                needed: total - cap
+            };
+            return false;
+        },
+        refusal: () => last
+    };
+}
+/** Settles a lease from its state alone (the deliver job, the post step, or by hand from the run's record). */
+async function settleLease(store, state, spentUsd, source = 'run') {
+    return new LedgerLease(store, state, { windows: [] }).settleAs(spentUsd, source);
+}
+class LedgerLease {
+    store;
+    initial;
+    current;
+    record;
+    last;
+    settled;
+    queue = Promise.resolve();
+    constructor(store, initial, current) {
+        this.store = store;
+        this.initial = initial;
+        this.current = current;
+        this.record = initial.lease;
+    }
+    get id() {
+        return this.record.id;
+    }
+    grantedUsd() {
+        return usdOf(granted(this.record));
+    }
+    refusal() {
+        return this.last;
+    }
+    status() {
+        return this.current;
+    }
+    state() {
+        return { ...this.initial, lease: this.record };
+    }
+    /** One ledger write at a time: a second request waiting on a top-up finds it done. */
+    serial(step) {
+        const next = this.queue.then(step, step);
+        this.queue = next.catch(() => undefined);
+        return next;
+    }
+    cover(totalUsd) {
+        // NaN or infinite (a meter's bug) rounds up to more than any budget: refused, never waved through.
+        const total = microsOf(totalUsd, 'up');
+        if (total <= granted(this.record))
+            return Promise.resolve(true);
+        return this.serial(async () => {
+            const have = granted(this.record);
+            if (total <= have)
+                return true;
+            if (this.settled) {
+                this.last = { line: `lease ${this.id} is settled`, needed: total - have };
+                return false;
+            }
+            try {
+                const applied = await this.store.apply((ledger, now) => topUp(ledger, {
+                    id: this.id,
+                    need: total - have,
+                    chunk: this.initial.chunk,
+                    limits: this.initial.limits,
+                    known: this.record
+                }, now));
+                this.current = statusOf(applied.ledger, this.initial.limits, this.record.requester, this.store.now());
+                const result = applied.result;
+                if ('lease' in result) {
+                    this.record = result.lease;
+                    this.last = undefined;
+                    return true;
+                }
+                this.last = 'refusal' in result ? result.refusal : { line: result.closed, needed: total - have };
+            }
+            catch (error) {
+                // Fail closed: what the ledger cannot grant is not spent.
+                if (!(error instanceof LedgerError))
+                    throw error;
+                this.last = { line: error.message, needed: total - have };
+            }
+            return false;
+        });
+    }
+    settle(spentUsd) {
+        return this.settleAs(spentUsd, 'run');
+    }
+    settleAs(spentUsd, source) {
+        return this.serial(async () => {
+            if (this.settled)
+                return this.settled;
+            // A spend no meter could give (NaN, infinite) settles the lease in full.
+            const spent = Number.isFinite(spentUsd) ? microsOf(spentUsd, 'up') : granted(this.record);
+            const applied = await this.store.apply((ledger, now) => settle(ledger, { id: this.id, spent, known: this.record, source }, now));
+            this.current = statusOf(applied.ledger, this.initial.limits, this.record.requester, this.store.now());
+            const result = applied.result;
+            const total = granted(this.record);
+            const settled = 'settled' in result
+                ? {
+                    spentUsd: usdOf(result.settled),
+                    grantedUsd: usdOf(result.granted),
+                    returnedUsd: usdOf(result.returned),
+                    status: this.current
+                }
+                : {
+                    spentUsd: usdOf('already' in result ? result.already.spent : spent),
+                    grantedUsd: usdOf(total),
+                    returnedUsd: 0,
+                    status: this.current,
+                    note: 'already' in result
+                        ? `lease ${this.id} was already settled at ${result.already.at}`
+                        : result.unknown
+                };
+            this.settled = settled;
+            return settled;
+        });
+    }
+}
+/** A lease handed from one job to another, as a job output: JSON, read strictly, one line when it is wrong. */
+function parseLeaseState(text, input = 'lease') {
+    let json;
+    try {
+        json = JSON.parse(text);
+    }
+    catch {
+        return { problem: `Input '${input}' is not a lease: give the reserve job's output \`lease\` as it is.` };
+    }
+    const value = json;
+    try {
+        if (typeof value !== 'object' || value === null || value.version !== 1 || typeof value.ref !== 'string')
+            throw new Error('it is not a lease of version 1');
+        const chunk = value.chunk;
+        if (typeof chunk !== 'number' || !Number.isSafeInteger(chunk) || chunk <= 0)
+            throw new Error('its chunk is not an amount');
+        const limits = readBudgetLimits(value.limits, 'limits');
+        return { version: 1, ref: value.ref, lease: readLease(value.lease, 'lease'), limits, chunk };
+    }
+    catch (error) {
+        return {
+            problem: `Input '${input}' is not a lease (${error.message}): give the reserve job's output \`lease\` as it is.`
+        };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/ledger/index.ts
+// The repository's dollar budget: a ledger in a ref of the repository that every run reserves from before it
+// spends and settles after (see docs/budget.md). The action and the model proxy call openLease/Lease;
+// the CLI reads the ledger to print it.
+
+
+
+
+
+
+
+
+;// CONCATENATED MODULE: ./src/cli/budget-command.ts
+// `ralph-action budget`: the repository's budget ledger (refs/ralph/ledger), fetched from a remote with the
+// user's own git and printed: this UTC day and month, spend by ralph and by requester, the leases not settled.
+// `ralph-action budget release LEASE --spent USD` settles a lease by hand (a run whose runner was lost),
+// through the same store the action writes with, with a token from GITHUB_TOKEN or GH_TOKEN.
+
+
+
+const BUDGET_OPTIONS = [
+    {
+        key: 'ref',
+        names: ['--ref'],
+        kind: 'string',
+        metavar: 'REF',
+        help: `The ledger's ref (default ${DEFAULT_LEDGER_REF}).`
+    },
+    {
+        key: 'remote',
+        names: ['--remote'],
+        kind: 'string',
+        metavar: 'NAME',
+        help: 'The remote to read it from (default origin).'
+    },
+    {
+        key: 'noFetch',
+        names: ['--no-fetch'],
+        kind: 'flag',
+        help: 'Read the ref as last fetched, without asking the remote.'
+    },
+    {
+        key: 'budget',
+        names: ['--budget'],
+        kind: 'string',
+        metavar: 'SPEC',
+        help: 'Show what is left against this budget (like 20/day,300/month; default: the last one a run was given).'
+    },
+    {
+        key: 'perRequester',
+        names: ['--budget-per-requester'],
+        kind: 'string',
+        metavar: 'SPEC',
+        help: 'The same, per requester.'
+    },
+    { key: 'json', names: ['--json'], kind: 'flag', help: 'Print ledger.json as it is.' },
+    {
+        key: 'spent',
+        names: ['--spent'],
+        kind: 'float',
+        metavar: 'USD',
+        help: "release: what the lease's run spent (its record's cost; 0 if none)."
+    }
+];
+async function budgetCommand(args, io) {
+    const { options, rest } = parseArgs(args, BUDGET_OPTIONS);
+    const unknown = rest.find(a => a.startsWith('-'));
+    if (unknown) {
+        const meant = closeOption(unknown, BUDGET_OPTIONS);
+        throw new UsageError(`No such option '${unknown}'.${meant ? ` Did you mean '${meant}'?` : ''}`);
+    }
+    const ref = options.ref ?? DEFAULT_LEDGER_REF;
+    const problem = ledgerRefProblem(ref);
+    if (problem)
+        throw new UsageError(`Invalid value for '--ref': '${ref}': ${problem}.`);
+    const remote = options.remote ?? 'origin';
+    if (!/^[A-Za-z0-9_.-]+$/.test(remote))
+        throw new UsageError(`Invalid value for '--remote': '${remote}' is not a remote's name.`);
+    const [verb, ...more] = rest;
+    try {
+        if (verb === 'release') {
+            const [id, ...extra] = more;
+            if (id === undefined)
+                throw new UsageError("Missing argument 'LEASE' (the lease's id, as `ralph-action budget` prints it).");
+            if (extra.length > 0)
+                throw new UsageError(`Got unexpected extra argument (${extra[0]}).`);
+            if (options.spent === undefined)
+                throw new UsageError("Missing option '--spent': give what the lease's run spent (the cost in its record), or 0.");
+            return await release(io, { ref, remote, id, spentUsd: options.spent });
+        }
+        if (verb !== undefined)
+            throw new UsageError(`No such subcommand '${verb}' (budget prints the ledger; budget release LEASE settles one).`);
+        if (options.spent !== undefined)
+            throw new UsageError("Option '--spent' is for `budget release LEASE`.");
+        const limits = parseBudgets({
+            budget: options.budget,
+            perRequester: options.perRequester
+        });
+        if ('problem' in limits)
+            throw new UsageError(limits.problem.replace(/^Input '([^']+)'/, "Option '--$1'"));
+        const given = options.budget !== undefined || options.perRequester !== undefined ? limits.limits : undefined;
+        const read = await readFromRemote(io, { ref, remote, fetch: options.noFetch !== true });
+        if (!read) {
+            io.stdout(`There is no budget ledger at ${ref} on ${remote}: no run with a budget has reserved from it yet.\n`);
+            return 0;
+        }
+        if (options.json === true)
+            io.stdout(read.text);
+        else
+            io.stdout(renderLedger(read.ledger, { ref, where: read.where, sha: read.sha, limits: given, now: new Date() }));
+        return 0;
+    }
+    catch (error) {
+        if (!(error instanceof store_LedgerError))
+            throw error;
+        io.stderr(`Error: ${error.message}\n`);
+        return 1;
+    }
+}
+/** Fetches the ref into the same ref of the local repository (as `git fetch origin REF:REF`), then reads it. */
+async function readFromRemote(io, o) {
+    const url = await remoteUrl(io.cwd, o.remote);
+    if (o.fetch) {
+        // The user's own git (their credentials), as they would type it.
+        const fetched = await runGit(['fetch', '--quiet', '--no-tags', '--end-of-options', o.remote, `+${o.ref}:${o.ref}`], { cwd: io.cwd });
+        if (fetched.exitCode !== 0) {
+            if (/couldn't find remote ref/i.test(fetched.stderr))
+                return undefined;
+            throw new store_LedgerError(`Could not fetch ${o.ref} from ${o.remote}: ${fetched.stderr.trim().split('\n')[0] || `git exited ${fetched.exitCode}`}`);
+        }
+    }
+    const repo = new repo_GitRepo(io.cwd);
+    const sha = await repo.commitOf(o.ref);
+    if (!sha)
+        return undefined;
+    const at = { ref: o.ref, repository: repositoryOf(url) ?? o.remote };
+    const ledger = await readLedgerCommit(repo, sha, at);
+    const text = (await repo.bytes(['cat-file', 'blob', `${sha}:ledger.json`])).toString('utf8');
+    return { ledger, text, sha, where: at.repository };
+}
+async function remoteUrl(cwd, remote) {
+    const result = await runGit(['remote', 'get-url', '--end-of-options', remote], { cwd });
+    if (result.exitCode !== 0)
+        throw new store_LedgerError(/not a git repository/i.test(result.stderr)
+            ? 'Run ralph-action budget inside a clone of the repository (it reads the ledger from its remote).'
+            : `There is no remote '${remote}' here: give --remote NAME.`);
+    return result.stdout.trim();
+}
+/** `owner/repo` and the server of a GitHub remote URL (https, http or ssh forms), or undefined. */
+function githubRemote(url) {
+    const ssh = /^(?:ssh:\/\/)?[^@/]+@([^:/]+)[:/]([\w.-]+\/[\w.-]+?)(?:\.git)?\/?$/.exec(url);
+    if (ssh)
+        return { serverUrl: `https://${ssh[1]}`, repository: ssh[2] };
+    try {
+        const parsed = new URL(url);
+        const m = /^\/([\w.-]+\/[\w.-]+?)(?:\.git)?\/?$/.exec(parsed.pathname);
+        if (!m || !/^https?:$/.test(parsed.protocol))
+            return undefined;
+        return { serverUrl: parsed.origin, repository: m[1] };
+    }
+    catch {
+        return undefined;
+    }
+}
+const repositoryOf = (url) => githubRemote(url)?.repository;
+async function release(io, o) {
+    if (!Number.isFinite(o.spentUsd) || o.spentUsd < 0)
+        throw new UsageError(`Invalid value for '--spent': ${o.spentUsd} is not an amount of dollars of 0 or more.`);
+    const url = await remoteUrl(io.cwd, o.remote);
+    const github = githubRemote(url);
+    if (!github)
+        throw new store_LedgerError(`The remote '${o.remote}' (${url}) is not a GitHub repository's URL: give --remote NAME of one.`);
+    const token = io.env.GITHUB_TOKEN || io.env.GH_TOKEN;
+    if (!token)
+        throw new store_LedgerError(`Releasing a lease writes the ledger: set GITHUB_TOKEN or GH_TOKEN to a token that may push to ${github.repository} (contents: write), e.g. GH_TOKEN=$(gh auth token).`);
+    const store = await LedgerStore.open({ ...github, token, ref: o.ref });
+    try {
+        const spent = money_microsOf(o.spentUsd, 'up');
+        const applied = await store.apply((ledger, now) => operations_settle(ledger, { id: o.id, spent, source: 'hand' }, now));
+        const result = applied.result;
+        if ('already' in result) {
+            io.stdout(`Lease ${o.id} was already settled at ${result.already.at} (${money_formatUsd(result.already.spent)} spent): nothing changed.\n`);
+            return 0;
+        }
+        if ('unknown' in result) {
+            io.stderr(`Error: ${result.unknown[0].toUpperCase()}${result.unknown.slice(1)}: nothing changed. \`ralph-action budget\` lists the leases.\n`);
+            return 1;
+        }
+        io.stdout(`Released lease ${o.id} on ${github.repository}: ${money_formatUsd(result.settled)} spent of the ${money_formatUsd(result.granted)} it held; ${money_formatUsd(result.returned)} is back in the budget.\n`);
+        return 0;
+    }
+    finally {
+        await store.close();
+    }
+}
+const hhmm = (iso) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+/** The ledger in words: windows, spend by ralph and requester, the leases not settled. */
+function renderLedger(ledger, o) {
+    const lines = [`The budget ledger ${o.ref} of ${o.where}, at ${o.sha.slice(0, 7)}.`, ''];
+    const limits = o.limits ??
+        (ledger.limits
+            ? { repository: ledger.limits.repository, perRequester: ledger.limits.perRequester }
+            : undefined);
+    const repository = { kind: 'repository' };
+    for (const kind of ['day', 'month']) {
+        const w = windowState(ledger, repository, kind, o.now, limits?.repository[kind]);
+        const title = kind === 'day' ? `Today (${w.key}, UTC)` : `This month (${w.key})`;
+        const held = w.held > 0
+            ? `, ${money_formatUsd(w.held)} held by ${w.holders} unsettled run${w.holders === 1 ? '' : 's'}`
+            : '';
+        const left = w.limit !== undefined ? `; ${money_formatUsd(w.left ?? 0)} left of ${money_formatUsd(w.limit)}` : '';
+        lines.push(`${title}: ${money_formatUsd(w.spent)} spent${held}${left}.`);
+    }
+    if (limits) {
+        const given = [
+            describeLimits(limits.repository) && `${describeLimits(limits.repository)} for the repository`,
+            describeLimits(limits.perRequester) && `${describeLimits(limits.perRequester)} per requester`
+        ].filter(Boolean);
+        const whose = o.limits
+            ? 'as given'
+            : `as the last run was given it${ledger.limits ? ` (${hhmm(ledger.limits.at)})` : ''}`;
+        lines.push(`The budget, ${whose}: ${given.join('; ') || 'none'}.`);
+    }
+    else
+        lines.push('No budget known: give --budget to see what is left.');
+    const month = ledger.months[o.now.toISOString().slice(0, 7)];
+    const by = (map) => Object.entries(map ?? {})
+        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+        .map(([name, micros]) => `${name} ${money_formatUsd(micros)}`)
+        .join(', ') || 'none';
+    lines.push('', `Spent this month by ralph: ${by(month?.byRalph)}.`, `Spent this month by requester: ${by(month?.byRequester)}.`);
+    const describe = (l) => {
+        const who = [l.ralph, l.requester && `requested by ${l.requester}`].filter(Boolean).join(', ');
+        return `  ${l.id}  run ${l.run.id} attempt ${l.run.attempt}${l.run.job ? ` (${l.run.job})` : ''}${who ? `, ${who}` : ''}: ${money_formatUsd(operations_granted(l))} held since ${hhmm(l.opened)}, deadline ${hhmm(l.deadline)}`;
+    };
+    const open = ledger.leases.filter(l => l.state === 'open');
+    const expired = ledger.leases.filter(l => l.state === 'expired');
+    lines.push('', open.length ? 'Open leases (runs in progress, counted in full until they settle):' : 'No open lease.');
+    lines.push(...open.map(describe));
+    if (expired.length) {
+        lines.push('', 'Expired leases (their runs never settled: counted in full; release one with `ralph-action budget release LEASE --spent USD`):', ...expired.map(describe));
+    }
+    return `${lines.join('\n')}\n`;
+}
+
 ;// CONCATENATED MODULE: ./src/cli/options.ts
 // The options `run` and `loop` share: the reference runtime's, then ours (gates, budgets, record).
 
@@ -24151,6 +26859,7 @@ async function promptCommand(args, io) {
 
 
 
+
 const VERSION = '0.1.0';
 const HELP = `Usage: ralph-action COMMAND [ARGS]...
 
@@ -24165,6 +26874,7 @@ Commands:
   scaffold [NAME]
                  Write a starter RALPH.md (into NAME/ when given).
   list           Print the project's installed ralphs (.agents/ralphs/) as JSON for a CI matrix.
+  budget         Print the repository's budget ledger (refs/ralph/ledger): what is spent, held and left.
 
 Options:
   -h, --help     Show help (also after a command).
@@ -24235,7 +26945,8 @@ Example:
 `,
     scaffold: `Usage: ralph-action scaffold [NAME]
 
-Write a starter RALPH.md into NAME/ (created), or into the current folder.
+Write a starter RALPH.md into .agents/ralphs/NAME/ (created; where list, run NAME and /ralph NAME
+find it), into the folder a path names (./NAME, dir/NAME), or into the current folder.
 
 Example:
   ralph-action scaffold my-ralph && ralph-action run my-ralph -n 1
@@ -24247,6 +26958,22 @@ Print the project's installed ralphs (folders under .agents/ralphs/ holding a RA
 
 Example:
   ralph-action list   # {"ralph":["bug-hunter","docs"]}
+`,
+    budget: `Usage: ralph-action budget [OPTIONS]
+       ralph-action budget release LEASE --spent USD
+
+Print the repository's budget ledger, fetched from its remote (into the same ref here): this UTC day and
+month, spent and held, what is left of the budget, spend by ralph and by requester, and the leases of runs
+that have not settled. \`release\` settles a lease by hand, for a run whose runner was lost: its spend (the
+cost in its run record) is kept and the rest goes back; it needs GITHUB_TOKEN or GH_TOKEN (contents: write).
+
+Options:
+${formatOptions(BUDGET_OPTIONS)}
+
+Examples:
+  ralph-action budget
+  ralph-action budget --budget 20/day,300/month
+  GH_TOKEN=$(gh auth token) ralph-action budget release 9182736455.1-a1b2c3 --spent 0.42
 `
 };
 function helpFor(command) {
@@ -24264,7 +26991,7 @@ function helpFor(command) {
 
 
 /** Arg names the action fills itself; a `/ralph` comment may not set them. */
-const RESERVED_ARGS = (/* unused pure expression or super */ null && (['task', 'task_file']));
+const RESERVED_ARGS = (/* unused pure expression or super */ null && (['task', 'task_file', 'review', 'review_file']));
 /**
  * The one containment rule for every ralph the action loads (a comment's or a label's name, `mode: list`, the
  * `ralph` input, a hunt): followed through links, its folder, its RALPH.md and the guardrails file it reads
@@ -24480,6 +27207,9 @@ async function listCommand(args, io) {
 
 
 
+
+
+
 // The reference runtime's starter (portable: ralphify ignores checks and reads credit), with our defaults:
 // an agent line that works as root, a gate, no ralphify credit trailer, and no commits by the agent (run
 // it with --commit: the loop commits what each iteration leaves).
@@ -24516,10 +27246,14 @@ starts with a fresh context. Your progress lives in the code and git.
 - The loop runs the checks after each iteration and shows you what failed
 - Leave your changes in the work tree: the loop commits them after each iteration
 `;
-/** Writes a starter RALPH.md into NAME/ (created) or the current folder; returns the file written. */
+/**
+ * Writes a starter RALPH.md and returns the file written: a bare NAME goes where `list`, `run NAME` and
+ * `/ralph NAME` find it (`.agents/ralphs/NAME/`), a path (`./NAME`, `dir/NAME`) where it says, no NAME into the
+ * current folder.
+ */
 function scaffoldRalph(cwd, name) {
-    const dir = name ? (0,external_node_path_namespaceObject.join)(cwd, name) : cwd;
-    if (name)
+    const dir = name === undefined ? cwd : NAME_RE.test(name) ? (0,external_node_path_namespaceObject.join)(cwd, resolve_INSTALLED_RALPHS_DIR, name) : (0,external_node_path_namespaceObject.join)(cwd, name);
+    if (name !== undefined)
         (0,external_node_fs_namespaceObject.mkdirSync)(dir, { recursive: true });
     const file = (0,external_node_path_namespaceObject.join)(dir, 'RALPH.md');
     if ((0,external_node_fs_namespaceObject.existsSync)(file))
@@ -24527,10 +27261,18 @@ function scaffoldRalph(cwd, name) {
     (0,external_node_fs_namespaceObject.writeFileSync)(file, STARTER_RALPH);
     return (0,external_node_path_namespaceObject.relative)(cwd, file);
 }
+/** The starter's agent, when this machine lacks it: what to install, or to change. */
+function starterAgentHint(env, cwd) {
+    const argv = ['claude'];
+    if (which(argv[0], { cwd, path: env.PATH }))
+        return undefined;
+    return `Its agent, claude, is not on PATH here: ${npmInstallOf(argv)}, or set agent: to your agent's command.`;
+}
 
 ;// CONCATENATED MODULE: ./src/cli/main.ts
-// The CLI front-end: `ralph-action run|prompt|validate|scaffold|loop|list`. Bad input gets one line and a
+// The CLI front-end: `ralph-action run|prompt|validate|scaffold|loop|list|budget`. Bad input gets one line and a
 // non-zero exit; a stack trace means a bug of ours.
+
 
 
 
@@ -24550,10 +27292,12 @@ const COMMANDS = {
     validate: validateCommand,
     loop: loopCommand,
     list: listCommand,
+    budget: budgetCommand,
     scaffold: async (args, io) => {
         const name = args.find(a => !a.startsWith('-'));
         const file = scaffoldRalph(io.cwd, name);
-        io.stdout(`Created ${file}\nEdit the file, then run: ralph-action run ${name ?? '.'} -n 5 --commit\n`);
+        const hint = starterAgentHint(io.env, io.cwd);
+        io.stdout(`Created ${file}\n${hint ? `${hint}\n` : ''}Edit the file, then run: ralph-action run ${name ?? '.'} -n 5 --commit\n`);
         return EXIT.ok;
     }
 };
