@@ -155,7 +155,7 @@ describe('scaffold', () => {
     const dir = project({})
     const r = cli(dir, 'scaffold', 'mine')
     expect(r.stdout).toContain('then run: ralph-action run mine -n 5 --commit')
-    const text = readFileSync(path.join(dir, 'mine/RALPH.md'), 'utf8')
+    const text = readFileSync(path.join(dir, '.agents/ralphs/mine/RALPH.md'), 'utf8')
     expect(text).toContain('agent: claude -p --permission-mode acceptEdits\n')
     expect(text).not.toContain('--dangerously-skip-permissions')
     expect(text).toContain('credit: false\n')
