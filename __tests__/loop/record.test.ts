@@ -75,6 +75,33 @@ test('status.json is the status serialised, whatever iterations were added, repl
   expect(JSON.parse(written())).toEqual(s)
 })
 
+test('status.json stays the status serialised when its iterations span many blocks and are cut inside one', async () => {
+  const s = status()
+  const record = RunRecord.create(dir, s)
+  // Records of ~9 KiB, with multi-byte characters, so several cross the 64 KiB blocks the bytes are kept in.
+  const big = (n: number) => iteration(n, { error: `é${'x'.repeat(9000 + n)}€` })
+  for (let n = 1; n <= 30; n++) {
+    s.iterations.push(big(n))
+    record.writeStatus(s)
+  }
+  await record.flush()
+  expect(written()).toBe(`${JSON.stringify(s)}\n`)
+  // Cut back to a point inside a block, then grown again: the stale bytes past the cut are overwritten.
+  s.iterations.splice(9)
+  s.iterations[8] = iteration(9, { verdict: 'crashed' })
+  record.writeStatus(s)
+  await record.flush()
+  expect(written()).toBe(`${JSON.stringify(s)}\n`)
+  for (let n = 10; n <= 20; n++) s.iterations.push(big(n * 3))
+  record.writeStatus(s)
+  await record.flush()
+  expect(written()).toBe(`${JSON.stringify(s)}\n`)
+  s.iterations.splice(0)
+  record.writeStatus(s)
+  await record.flush()
+  expect(written()).toBe(`${JSON.stringify(s)}\n`)
+})
+
 test('writes made while one is in flight become one write of the latest status, never a torn or stale file', async () => {
   const s = status()
   const record = RunRecord.create(dir, s)

@@ -273,41 +273,52 @@ function outcome(result: LoopResult): string {
 /** Where the iterations go in the compact status.json (only the top level has an `iterations` key). */
 const ITERATIONS_SLOT = '"iterations":[]'
 
+/** The iterations' bytes are kept in blocks of this size: growing one buffer by doubling left up to half of it unused. */
+const BLOCK_BYTES = 64 * 1024
+
 /**
  * The finished iterations as the bytes of a JSON array's contents (`{…},{…}`), each serialised once:
  * status.json is rewritten after every iteration; serialising them all each time made long runs quadratic.
  */
 class IterationsJson {
-  private bytes = Buffer.alloc(0)
+  private readonly blocks: Buffer[] = []
   private length = 0
   /** The records serialised, and where each one's bytes end. */
   private readonly records: IterationRecord[] = []
   private readonly ends: number[] = []
 
   /** Brings the bytes up to `iterations`: records are final once listed; one replaced is serialised again. */
-  update(iterations: IterationRecord[]): Buffer {
+  update(iterations: IterationRecord[]): Buffer[] {
     let same = 0
     while (same < this.records.length && same < iterations.length && this.records[same] === iterations[same])
       same++
     this.records.length = same
     this.ends.length = same
-    this.length = same > 0 ? this.ends[same - 1] : 0
+    this.truncate(same > 0 ? this.ends[same - 1] : 0)
     for (let i = same; i < iterations.length; i++) {
-      this.append(`${i > 0 ? ',' : ''}${JSON.stringify(iterations[i])}`)
+      this.append(Buffer.from(`${i > 0 ? ',' : ''}${JSON.stringify(iterations[i])}`))
       this.records.push(iterations[i])
       this.ends.push(this.length)
     }
-    return this.bytes.subarray(0, this.length)
+    return this.blocks.map((block, i) =>
+      block.subarray(0, Math.min(BLOCK_BYTES, this.length - i * BLOCK_BYTES))
+    )
   }
 
-  private append(text: string): void {
-    const needed = this.length + Buffer.byteLength(text)
-    if (needed > this.bytes.length) {
-      const grown = Buffer.alloc(Math.max(needed, this.bytes.length * 2, 64 * 1024))
-      this.bytes.copy(grown, 0, 0, this.length)
-      this.bytes = grown
+  private truncate(length: number): void {
+    this.length = length
+    this.blocks.length = Math.ceil(length / BLOCK_BYTES)
+  }
+
+  private append(bytes: Buffer): void {
+    for (let copied = 0; copied < bytes.length;) {
+      const at = this.length % BLOCK_BYTES
+      if (at === 0 && this.blocks.length * BLOCK_BYTES === this.length)
+        this.blocks.push(Buffer.alloc(BLOCK_BYTES))
+      const n = bytes.copy(this.blocks[this.blocks.length - 1], at, copied)
+      copied += n
+      this.length += n
     }
-    this.length += this.bytes.write(text, this.length)
   }
 }
 
@@ -489,7 +500,7 @@ export class RunRecord {
     const at = slot + ITERATIONS_SLOT.length - 1
     return [
       Buffer.from(shell.slice(0, at)),
-      this.iterations.update(status.iterations),
+      ...this.iterations.update(status.iterations),
       Buffer.from(`${shell.slice(at)}\n`)
     ]
   }
