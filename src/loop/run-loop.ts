@@ -281,12 +281,14 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off')
 
   let stop: Stop | undefined
+  // The iterations themselves are the record's (a file): the loop keeps the last one.
+  let last = carried?.iterations.at(-1)
   /** Where the budgets stand now, after `ran` iterations. */
   const budgets = (ran: number): Budgets => ({
     maxIterations: config.maxIterations,
     maxCostUsd: config.maxCostUsd,
     ran,
-    last: status.iterations.at(-1),
+    last,
     trip: guard.trip,
     timeSpent: guard.timeSpent(),
     costSpent: guard.costSpent(),
@@ -414,7 +416,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       const trip = guard.trip
       if (outcome.interrupted && trip) noteEnforcement(trip)
 
-      status.iterations.push(outcome.record)
+      last = outcome.record
       tally.add(outcome.record)
       if (outcome.record.verification) status.verification = outcome.record.verification
       warnRefused()
@@ -506,6 +508,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   const final: Stop = stop ?? { reason: 'agent_error', detail: 'the loop ended without a stop reason' }
   const result: LoopResult = {
     ...status,
+    iterations: record.iterations(),
     state: 'finished',
     stopReason: final.reason,
     stopDetail: final.detail,
