@@ -3,6 +3,7 @@ import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'nod
 import path from 'node:path'
 import { listCommand, MAX_MATRIX_JOBS, ralphMatrix } from '../../src/cli/list.js'
 import type { CliIO } from '../../src/cli/io.js'
+import { availableRalphs, installedRalph } from '../../src/ralph/installed.js'
 import { tempDir, tempRepo, type TempRepo } from '../git/temp-repo.js'
 
 let repo: TempRepo
@@ -69,6 +70,20 @@ test('names a matrix value, a branch or a concurrency group cannot carry safely 
   expect(JSON.parse(stdout)).toEqual({ ralph: ['ok'] })
   expect(stderr).toContain('Skipped "$(touch pwned)": a ralph\'s name may only hold letters, digits, - and _')
   expect(stderr).toContain('Skipped "has space"')
+})
+
+test('folders named like options (-rf, --help) are left out, with a note, and no door runs them', async () => {
+  install('ok', '-rf', '--help', '-')
+  const { code, stdout, stderr } = await list()
+  expect(code).toBe(0)
+  expect(JSON.parse(stdout)).toEqual({ ralph: ['ok'] })
+  for (const name of ['-rf', '--help', '-'])
+    expect(stderr).toContain(
+      `Skipped ${name}: a ralph's name may not start with - (a command could read it as an option): rename its folder`
+    )
+  // The same rule for a comment's or a label's name (`ralph:-rf`): it names no ralph that can run.
+  expect(availableRalphs(repo.dir)).toEqual(['ok'])
+  expect(installedRalph(repo.dir, '-rf')).toEqual({ problem: expect.stringMatching(/may not start with -/) })
 })
 
 test('no ralphs: an empty vector and count 0, which a workflow must guard (GitHub rejects an empty vector)', async () => {

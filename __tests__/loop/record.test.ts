@@ -1,6 +1,6 @@
-// The run record's status.json: rewritten after every iteration from cached iteration JSON, it must stay
-// exactly the status, serialised.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+// The run record's status.json: rewritten after every iteration from the iterations' JSON (serialised once,
+// kept in a file while the loop runs), it must stay exactly the status, serialised.
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { progressSection, RunRecord, STATUS_FILE } from '../../src/loop/record.js'
@@ -48,55 +48,105 @@ const iteration = (n: number, extra: Partial<IterationRecord> = {}): IterationRe
 
 const written = (): string => readFileSync(path.join(dir, STATUS_FILE), 'utf8')
 
-test('status.json is the status serialised, whatever iterations were added, replaced or dropped', async () => {
+/** status.json as it must be: the status, with every iteration the record was given. */
+const expected = (s: LoopStatus, iterations: IterationRecord[]): string =>
+  `${JSON.stringify({ ...s, iterations })}\n`
+
+test('status.json is the status serialised, with each iteration the record was given', async () => {
   const s = status()
   const record = RunRecord.create(dir, s)
   expect(written()).toBe(`${JSON.stringify(s)}\n`)
-  s.iterations.push(iteration(1, { error: 'a "crash"\nwith a newline' }))
+  const given = [iteration(1, { error: 'a "crash"\nwith a newline' })]
+  record.appendIteration(given[0])
   record.writeStatus(s)
   await record.flush()
-  expect(written()).toBe(`${JSON.stringify(s)}\n`)
-  s.iterations.push(iteration(2), iteration(3, { diffStat: ' a | 1 +\n' }))
+  expect(written()).toBe(expected(s, given))
+  given.push(iteration(2), iteration(3, { diffStat: ' a | 1 +\n' }))
+  record.appendIteration(given[1])
+  record.appendIteration(given[2])
   s.inFlight = 4
   s.warnings.push('another')
   record.writeStatus(s)
   await record.flush()
-  expect(written()).toBe(`${JSON.stringify(s)}\n`)
-  // A record replaced by another object is serialised again; a shorter list is followed.
-  s.iterations[1] = iteration(2, { verdict: 'crashed' })
-  record.writeStatus(s)
-  await record.flush()
-  expect(written()).toBe(`${JSON.stringify(s)}\n`)
-  s.iterations.splice(1)
-  delete s.inFlight
-  record.writeStatus(s)
-  await record.flush()
-  expect(written()).toBe(`${JSON.stringify(s)}\n`)
+  expect(written()).toBe(expected(s, given))
+  expect(JSON.parse(written())).toEqual({ ...s, iterations: given })
+  expect(record.iterations()).toEqual(given)
+})
+
+test('the iterations wait in a file, not in memory, however many and however long, and leave no trace', async () => {
+  const s = status()
+  // A chain's earlier iterations are the record's first.
+  s.iterations = [iteration(1), iteration(2)]
+  const record = RunRecord.create(dir, s)
   expect(JSON.parse(written())).toEqual(s)
+  const given = [...s.iterations]
+  // Records of ~9 KiB, multi-byte characters among them, so status.json is copied in several chunks.
+  for (let n = 3; n <= 60; n++) {
+    given.push(iteration(n, { error: `é${'x'.repeat(9000 + n)}€` }))
+    record.appendIteration(given.at(-1) as IterationRecord)
+    record.writeStatus(s)
+  }
+  await record.flush()
+  expect(written()).toBe(expected(s, given))
+  expect(readdirSync(dir).sort()).toEqual(['logs', 'progress.md', 'status.iterations.tmp', 'status.json'])
+  const result: LoopResult = {
+    ...s,
+    iterations: record.iterations(),
+    state: 'finished',
+    stopReason: 'max_iterations',
+    stopDetail: 'reached the cap',
+    finishedAt: '2026-01-01T00:00:02.000Z'
+  }
+  expect(result.iterations).toEqual(given)
+  await record.finish(result)
+  expect(JSON.parse(written())).toEqual(result)
+  expect(readdirSync(dir).sort()).toEqual(['logs', 'progress.md', 'status.json'])
+})
+
+test("a killed loop's status.json holds every iteration, and finishing it removes what the loop left", async () => {
+  const s = status()
+  const record = RunRecord.create(dir, s)
+  record.appendIteration(iteration(1))
+  record.writeStatus(s)
+  await record.flush()
+  // The loop is gone: the post step finishes the record from status.json alone.
+  const left = JSON.parse(written()) as LoopStatus
+  expect(left.iterations).toEqual([iteration(1)])
+  await RunRecord.open(dir).finish({
+    ...left,
+    state: 'finished',
+    stopReason: 'cancelled',
+    stopDetail: 'the job was cancelled',
+    finishedAt: '2026-01-01T00:00:02.000Z'
+  })
+  expect(readdirSync(dir).sort()).toEqual(['logs', 'progress.md', 'status.json'])
+  expect((JSON.parse(written()) as LoopResult).iterations).toEqual([iteration(1)])
 })
 
 test('writes made while one is in flight become one write of the latest status, never a torn or stale file', async () => {
   const s = status()
   const record = RunRecord.create(dir, s)
+  const given: IterationRecord[] = []
   for (let n = 1; n <= 50; n++) {
-    s.iterations.push(iteration(n))
-    // A replaced record while a write may be in flight: its bytes are rebuilt only when the next write starts.
-    if (n % 7 === 0) s.iterations[n - 2] = iteration(n - 1, { verdict: 'crashed' })
+    given.push(iteration(n))
+    record.appendIteration(given[n - 1])
+    s.inFlight = n + 1
     record.writeStatus(s)
     // Whatever a reader sees meanwhile is a whole status.json (the rename is atomic).
     expect(() => JSON.parse(written()) as unknown).not.toThrow()
   }
   await record.flush()
-  expect(written()).toBe(`${JSON.stringify(s)}\n`)
+  expect(written()).toBe(expected(s, given))
 })
 
 test('the finished status.json is indented, and written after a write still in flight', async () => {
   const s = status()
   const record = RunRecord.create(dir, s)
-  s.iterations.push(iteration(1))
+  record.appendIteration(iteration(1))
   record.writeStatus(s)
   const result: LoopResult = {
     ...s,
+    iterations: [iteration(1)],
     state: 'finished',
     stopReason: 'max_iterations',
     stopDetail: 'reached the cap',
@@ -112,14 +162,15 @@ test('the finished status.json is indented, and written after a write still in f
 test('a status.json write that fails is reported by the next write, not lost', async () => {
   const s = status()
   const record = RunRecord.create(dir, s)
+  record.appendIteration(iteration(1))
   rmSync(dir, { recursive: true, force: true })
   record.writeStatus(s)
   await expect(record.flush()).rejects.toThrow(/ENOENT/)
-  // Reported once; the record folder back, writes go on.
+  // Reported once; the record folder back, writes go on, and the iterations were not lost with the folder.
   mkdirSync(dir)
   record.writeStatus(s)
   await record.flush()
-  expect(written()).toBe(`${JSON.stringify(s)}\n`)
+  expect(written()).toBe(expected(s, [iteration(1)]))
 })
 
 test('progress.md tells a request with usage that cannot be true from one with no usage seen (#35)', () => {

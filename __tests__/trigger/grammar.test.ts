@@ -106,7 +106,7 @@ test('splitAtDoubleDash finds the first stand-alone -- outside quotes', () => {
 })
 
 describe('parseTriggerEvent', () => {
-  test('payloads become typed triggers; what lacks its parts is unsupported', () => {
+  test('payloads become typed triggers, with the sender the payload names; what lacks its parts is unsupported', () => {
     expect(parseTriggerEvent('schedule', { schedule: '0 3 * * *' })).toEqual({
       name: 'schedule',
       schedule: '0 3 * * *'
@@ -115,7 +115,13 @@ describe('parseTriggerEvent', () => {
       name: 'push',
       ref: 'refs/heads/main',
       deleted: false,
-      sender: 'a'
+      sender: 'a',
+      from: { login: 'a', type: '' }
+    })
+    expect(parseTriggerEvent('workflow_run', { sender: { login: 'renovate[bot]', type: 'Bot' } })).toEqual({
+      name: 'unsupported',
+      eventName: 'workflow_run',
+      from: { login: 'renovate[bot]', type: 'Bot' }
     })
     expect(parseTriggerEvent('issue_comment', {})).toEqual({
       name: 'unsupported',

@@ -27,6 +27,7 @@ import {
   loopPlaceholdersUsed,
   loopStatusSection,
   loopValues,
+  PROGRESS_ENTRIES,
   type LoopContext
 } from './prompt.js'
 import type { RunRecord } from './record.js'
@@ -83,12 +84,21 @@ export interface IterationMemory {
   readonly baseline?: BaselineRecord
   /** Each gate's test runner, recognised before iteration 1: its count may not shrink from the baseline's. */
   readonly testRunners?: readonly Recognition[]
+  /** The last PROGRESS_ENTRIES iterations (what a prompt shows): a long loop keeps no more of them here. */
   readonly history: readonly IterationRecord[]
   readonly previousTree?: string
   readonly previousChecks?: CheckRun[]
   readonly lastDiff?: WorkspaceDiff
   /** Whether the tree is hashed after each agent run (gates, commits or a ralph that shows the diff). */
   readonly trackTree: boolean
+}
+
+/** The history a next prompt needs: the last PROGRESS_ENTRIES of `earlier` and `records`. */
+export function recentHistory(
+  earlier: readonly IterationRecord[],
+  ...records: IterationRecord[]
+): readonly IterationRecord[] {
+  return [...earlier.slice(-PROGRESS_ENTRIES), ...records].slice(-PROGRESS_ENTRIES)
 }
 
 export interface IterationOutcome {

@@ -40,7 +40,7 @@ export interface LoopContext {
   baseline?: BaselineRecord
   /** The work tree's change since the start; undefined before it is known. */
   diff?: WorkspaceDiff | undefined
-  /** The iterations so far (the last PROGRESS_ENTRIES are shown). */
+  /** The last iterations (at most PROGRESS_ENTRIES are shown). */
   history: readonly IterationRecord[]
   guardrails?: { file: string; content: string } | undefined
 }
@@ -141,7 +141,10 @@ export function baselineEntry(baseline: BaselineRecord): string {
 
 /** `{{ ralph.progress }}`: the last few iterations (the baseline first), one line each. */
 export function renderProgress(history: readonly IterationRecord[], baseline?: BaselineRecord): string {
-  const entries = [...(baseline ? [baselineEntry(baseline)] : []), ...history.map(progressEntry)]
+  const entries = [
+    ...(baseline ? [baselineEntry(baseline)] : []),
+    ...history.slice(-PROGRESS_ENTRIES).map(progressEntry)
+  ]
   return entries.slice(-PROGRESS_ENTRIES).join('\n')
 }
 

@@ -2,8 +2,9 @@
 // progress.md (for people), status.json (the whole typed status, replaced atomically), and
 // logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
 // Writes are synchronous, but for status.json while the loop runs: it is replaced off the main thread, one
-// write at a time, later ones coalesced; the last one is awaited before the record is finished.
-import { open, rename } from 'node:fs/promises'
+// write at a time, later ones coalesced; the last one is awaited before the record is finished. While the
+// loop runs, the iterations wait in a file beside it, not in memory: a long loop's memory does not grow.
+import { open, rename, type FileHandle } from 'node:fs/promises'
 import {
   appendFileSync,
   closeSync,
@@ -11,11 +12,12 @@ import {
   existsSync,
   mkdirSync,
   openSync,
+  read,
   readSync,
   renameSync,
+  rmSync,
   writeFileSync,
-  writeSync,
-  writevSync
+  writeSync
 } from 'node:fs'
 import path from 'node:path'
 import { charts, formatCost, gateEvidence, iterationCost, iterationTable } from './overview.js'
@@ -279,74 +281,84 @@ function outcome(result: LoopResult): string {
 
 /** Where the iterations go in the compact status.json (only the top level has an `iterations` key). */
 const ITERATIONS_SLOT = '"iterations":[]'
+/** The iterations' file beside status.json while the loop runs (`.tmp`: never uploaded; removed at the end). */
+export const ITERATIONS_SPOOL = 'status.iterations.tmp'
+/** status.json is rewritten from the spool this many bytes at a time, through one buffer. */
+const COPY_CHUNK = 256 * 1024
+
+/** `fs.read` at a position, awaited: the spool is read off the main thread as status.json is. */
+const readAt = (fd: number, buffer: Buffer, length: number, position: number): Promise<number> =>
+  new Promise((resolve, reject) =>
+    read(fd, buffer, 0, length, position, (error, bytes) => (error ? reject(error) : resolve(bytes)))
+  )
+
+/** Writes all of `bytes` to the open `fd` (a short write carries on). */
+function writeFully(fd: number, bytes: Buffer, position?: number): void {
+  for (let at = 0; at < bytes.length;)
+    at += writeSync(fd, bytes, at, bytes.length - at, position === undefined ? null : position + at)
+}
+
+async function writeFullyAsync(handle: FileHandle, bytes: Buffer): Promise<void> {
+  for (let at = 0; at < bytes.length;) at += (await handle.write(bytes, at, bytes.length - at)).bytesWritten
+}
 
 /**
- * The finished iterations as the bytes of a JSON array's contents (`{…},{…}`), each serialised once:
- * status.json is rewritten after every iteration; serialising them all each time made long runs quadratic.
+ * The finished iterations as the bytes of a JSON array's contents (`{…},{…}`), each serialised once, in a
+ * file: status.json is rewritten after every iteration from these bytes (serialising all of them each time
+ * made long runs quadratic), and memory holds none of them (a long loop's records grew its memory).
  */
-class IterationsJson {
-  private bytes = Buffer.alloc(0)
-  private length = 0
-  /** The records serialised, and where each one's bytes end. */
-  private readonly records: IterationRecord[] = []
-  private readonly ends: number[] = []
+class IterationSpool {
+  private readonly fd: number
+  private readonly chunk = Buffer.allocUnsafe(COPY_CHUNK)
+  /** Bytes appended so far. */
+  bytes = 0
+  private count = 0
 
-  /** Brings the bytes up to `iterations`: records are final once listed; one replaced is serialised again. */
-  update(iterations: IterationRecord[]): Buffer {
-    let same = 0
-    while (same < this.records.length && same < iterations.length && this.records[same] === iterations[same])
-      same++
-    this.records.length = same
-    this.ends.length = same
-    this.length = same > 0 ? this.ends[same - 1] : 0
-    for (let i = same; i < iterations.length; i++) {
-      this.append(`${i > 0 ? ',' : ''}${JSON.stringify(iterations[i])}`)
-      this.records.push(iterations[i])
-      this.ends.push(this.length)
-    }
-    return this.bytes.subarray(0, this.length)
+  constructor(readonly file: string) {
+    this.fd = openSync(file, 'w+')
   }
 
-  private append(text: string): void {
-    const needed = this.length + Buffer.byteLength(text)
-    if (needed > this.bytes.length) {
-      const grown = Buffer.alloc(Math.max(needed, this.bytes.length * 2, 64 * 1024))
-      this.bytes.copy(grown, 0, 0, this.length)
-      this.bytes = grown
-    }
-    this.length += this.bytes.write(text, this.length)
+  append(record: IterationRecord): void {
+    const bytes = Buffer.from(`${this.count > 0 ? ',' : ''}${JSON.stringify(record)}`)
+    writeFully(this.fd, bytes, this.bytes)
+    this.bytes += bytes.length
+    this.count++
   }
-}
 
-/** Writes `pieces` to a new `file` (writev: the iterations' bytes are never copied into one string). */
-function writeAllSync(file: string, pieces: Buffer[]): void {
-  const fd = openSync(file, 'w')
-  try {
-    const rest = pieces.filter(piece => piece.length > 0)
-    while (rest.length > 0) {
-      let written = writevSync(fd, rest)
-      // A short write (rare for files): carry on from where it stopped.
-      while (rest.length > 0 && written >= rest[0].length) written -= (rest.shift() as Buffer).length
-      if (rest.length > 0 && written > 0) rest[0] = rest[0].subarray(written)
+  /** The first `length` bytes, appended to the open `out`. */
+  copyToSync(out: number, length: number): void {
+    for (let at = 0; at < length;) {
+      const n = readSync(this.fd, this.chunk, 0, Math.min(COPY_CHUNK, length - at), at)
+      if (n === 0) throw new Error(`${this.file} is shorter than what was written to it`)
+      writeFully(out, this.chunk.subarray(0, n))
+      at += n
     }
-  } finally {
-    closeSync(fd)
   }
-}
 
-/** The same, without blocking the event loop. */
-async function writeAll(file: string, pieces: Buffer[]): Promise<void> {
-  const handle = await open(file, 'w')
-  try {
-    let rest = pieces.filter(piece => piece.length > 0)
-    while (rest.length > 0) {
-      let { bytesWritten: written } = await handle.writev(rest)
-      rest = [...rest]
-      while (rest.length > 0 && written >= rest[0].length) written -= (rest.shift() as Buffer).length
-      if (rest.length > 0 && written > 0) rest[0] = rest[0].subarray(written)
+  /** The same, without blocking the event loop. */
+  async copyTo(out: FileHandle, length: number): Promise<void> {
+    for (let at = 0; at < length;) {
+      const n = await readAt(this.fd, this.chunk, Math.min(COPY_CHUNK, length - at), at)
+      if (n === 0) throw new Error(`${this.file} is shorter than what was written to it`)
+      await writeFullyAsync(out, this.chunk.subarray(0, n))
+      at += n
     }
-  } finally {
-    await handle.close()
+  }
+
+  /** Every record, read back (once, for the loop's result). */
+  records(): IterationRecord[] {
+    const all = Buffer.allocUnsafe(this.bytes)
+    for (let at = 0; at < this.bytes;) {
+      const n = readSync(this.fd, all, at, this.bytes - at, at)
+      if (n === 0) throw new Error(`${this.file} is shorter than what was written to it`)
+      at += n
+    }
+    return JSON.parse(`[${all.toString('utf8')}]`) as IterationRecord[]
+  }
+
+  close(): void {
+    closeSync(this.fd)
+    rmSync(this.file, { force: true })
   }
 }
 
@@ -366,17 +378,21 @@ export function makeFolder(dir: string): void {
 }
 
 export class RunRecord {
-  private readonly iterations = new IterationsJson()
   /** The status.json write in flight, the status to write after it, and a failure not yet reported. */
   private writing: Promise<void> | undefined
   private next: LoopStatus | undefined
   private failed: unknown
 
-  private constructor(readonly dir: string) {}
+  /** `spool`: the iterations of a loop that runs; none for a record opened to be finished. */
+  private constructor(
+    readonly dir: string,
+    private readonly spool?: IterationSpool
+  ) {}
 
   /**
    * Creates the record folder (and logs/) and starts progress.md. A loop that goes on from an earlier job's
-   * (`earlier`) starts with that record's logs and, in progress.md, a section per earlier job.
+   * (`earlier`) starts with that record's logs and, in progress.md, a section per earlier job; its iterations
+   * (`status.iterations`, the earlier job's) are the record's first.
    */
   static create(
     dir: string,
@@ -384,7 +400,8 @@ export class RunRecord {
     earlier?: { dir: string; jobs: ChainJob[]; run: ChainRun; sectionsAt?: number | undefined }
   ): RunRecord {
     makeFolder(path.join(dir, 'logs'))
-    const record = new RunRecord(dir)
+    const record = new RunRecord(dir, new IterationSpool(path.join(dir, ITERATIONS_SPOOL)))
+    for (const iteration of status.iterations) record.spool?.append(iteration)
     const progress = path.join(dir, PROGRESS_FILE)
     writeFileSync(progress, header(status))
     if (earlier) {
@@ -439,7 +456,7 @@ export class RunRecord {
   /**
    * Replaces status.json atomically (write, then rename), so readers never see half a file. It is
    * rewritten after every iteration, so it is compact while the loop runs and indented once finished.
-   * Iteration records are final once they are in `status.iterations`: each is serialised only once.
+   * While it runs, its iterations are the record's (appendIteration), whatever `status.iterations` holds.
    * The write happens off the main thread: one at a time, and calls made meanwhile become one write of the
    * status as it is when that write starts. A failure is thrown by the next call, or by flush().
    */
@@ -461,8 +478,16 @@ export class RunRecord {
     try {
       for (let status = this.next; status; status = this.next) {
         this.next = undefined
-        // Serialised when the write starts (the iterations' bytes are reused, so never during one).
-        await writeAll(temp, this.statusJson(status))
+        // Serialised when the write starts, with the iterations appended by then.
+        const { head, iterations, tail } = this.statusJson(status)
+        const out = await open(temp, 'w')
+        try {
+          await writeFullyAsync(out, head)
+          if (iterations > 0) await this.spool?.copyTo(out, iterations)
+          await writeFullyAsync(out, tail)
+        } finally {
+          await out.close()
+        }
         await rename(temp, file)
       }
     } catch (error) {
@@ -483,22 +508,32 @@ export class RunRecord {
   private writeStatusNow(status: LoopStatus): void {
     const file = path.join(this.dir, STATUS_FILE)
     const temp = `${file}.${process.pid}.tmp`
-    writeAllSync(temp, this.statusJson(status))
+    const { head, iterations, tail } = this.statusJson(status)
+    const out = openSync(temp, 'w')
+    try {
+      writeFully(out, head)
+      if (iterations > 0) this.spool?.copyToSync(out, iterations)
+      writeFully(out, tail)
+    } finally {
+      closeSync(out)
+    }
     renameSync(temp, file)
   }
 
-  /** The pieces of `JSON.stringify(status)` (indented once finished) and a final newline. */
-  private statusJson(status: LoopStatus): Buffer[] {
-    if (status.state === 'finished') return [Buffer.from(`${JSON.stringify(status, null, 2)}\n`)]
+  /**
+   * `JSON.stringify(status)` and a final newline, as the bytes before the iterations, how many of the spool's
+   * bytes go in their place, and the bytes after them. Finished, the status is whole and indented.
+   */
+  private statusJson(status: LoopStatus): { head: Buffer; iterations: number; tail: Buffer } {
+    const whole = (text: string) => ({ head: Buffer.from(`${text}\n`), iterations: 0, tail: Buffer.alloc(0) })
+    if (status.state === 'finished' || !this.spool) return whole(JSON.stringify(status, null, 2))
     const shell = JSON.stringify({ ...status, iterations: [] })
-    const slot = shell.indexOf(ITERATIONS_SLOT)
-    if (slot === -1) return [Buffer.from(`${JSON.stringify(status)}\n`)]
-    const at = slot + ITERATIONS_SLOT.length - 1
-    return [
-      Buffer.from(shell.slice(0, at)),
-      this.iterations.update(status.iterations),
-      Buffer.from(`${shell.slice(at)}\n`)
-    ]
+    const at = shell.indexOf(ITERATIONS_SLOT) + ITERATIONS_SLOT.length - 1
+    return {
+      head: Buffer.from(shell.slice(0, at)),
+      iterations: this.spool.bytes,
+      tail: Buffer.from(`${shell.slice(at)}\n`)
+    }
   }
 
   appendBaseline(baseline: BaselineRecord): void {
@@ -509,8 +544,15 @@ export class RunRecord {
     appendFileSync(path.join(this.dir, PROGRESS_FILE), setupSection(runs))
   }
 
+  /** An iteration that ended: its section in progress.md, and its record for status.json. */
   appendIteration(record: IterationRecord): void {
     appendFileSync(path.join(this.dir, PROGRESS_FILE), progressSection(record))
+    this.spool?.append(record)
+  }
+
+  /** Every iteration the record holds (the loop's result takes them at its end). */
+  iterations(): IterationRecord[] {
+    return this.spool?.records() ?? []
   }
 
   /**
@@ -535,6 +577,9 @@ export class RunRecord {
     }
     renameSync(temp, file)
     this.writeStatusNow(result)
+    // The iterations are in status.json now; a killed loop's spool is left for the post step to remove.
+    if (this.spool) this.spool.close()
+    else rmSync(path.join(this.dir, ITERATIONS_SPOOL), { force: true })
   }
 }
 

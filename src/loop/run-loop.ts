@@ -1,7 +1,7 @@
 // runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
 import { ended } from '../text/ended.js'
 import { priceFromTable } from '../agents/index.js'
-import { runProcess } from '../proc/index.js'
+import { keepHeapSmall, runProcess } from '../proc/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
 import { StagnationBreaker } from './breaker.js'
 import { ModelProxyError, startAgentProxy, withoutModelKeys, type AgentBehindProxy } from '../proxy/agent.js'
@@ -17,7 +17,8 @@ import {
   type IterationMemory,
   type LoopEnvironment,
   type LoopPhase,
-  pinRalphFiles
+  pinRalphFiles,
+  recentHistory
 } from './iteration.js'
 import { DEFAULT_KILL_GRACE_MS } from './defaults.js'
 import { protectionOf } from './protected.js'
@@ -80,6 +81,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     }
   }
   const startedAt = clock.now()
+  // Each iteration forks programs: a heap that grew with the loop made its RSS, and every fork, grow too.
+  keepHeapSmall()
   // A loop that goes on from an earlier job: what it did counts here (iterations, dollars, the breaker).
   const carry = config.carry
   const carried = carry?.status
@@ -159,6 +162,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     if (!carried.cost.enforced) status.cost.enforced = false
   }
   if (proxied) status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] }
+  const tally = new TokenTally(carried?.iterations)
   let record: RunRecord
   try {
     record = RunRecord.create(
@@ -253,7 +257,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     ...(verify ? { verify } : {}),
     ...(ports.verify ? { verifyPorts: ports.verify } : {})
   }
-  let memory: IterationMemory = { history: carried?.iterations ?? [], trackTree: gated }
+  let memory: IterationMemory = { history: recentHistory(carried?.iterations ?? []), trackTree: gated }
   // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
   // permissions (a loop whose agent may not use its tools can only burn money).
   const breaker = new StagnationBreaker(
@@ -277,12 +281,14 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off')
 
   let stop: Stop | undefined
+  // The iterations themselves are the record's (a file): the loop keeps the last one.
+  let last = carried?.iterations.at(-1)
   /** Where the budgets stand now, after `ran` iterations. */
   const budgets = (ran: number): Budgets => ({
     maxIterations: config.maxIterations,
     maxCostUsd: config.maxCostUsd,
     ran,
-    last: status.iterations.at(-1),
+    last,
     trip: guard.trip,
     timeSpent: guard.timeSpent(),
     costSpent: guard.costSpent(),
@@ -406,15 +412,16 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
         ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {})
       })
       const outcome = await runIteration(env, memory, iteration).finally(cancelInFlight)
-      memory = { ...outcome.memory, history: [...outcome.memory.history, outcome.record] }
+      memory = { ...outcome.memory, history: recentHistory(outcome.memory.history, outcome.record) }
       const trip = guard.trip
       if (outcome.interrupted && trip) noteEnforcement(trip)
 
-      status.iterations.push(outcome.record)
+      last = outcome.record
+      tally.add(outcome.record)
       if (outcome.record.verification) status.verification = outcome.record.verification
       warnRefused()
       delete status.inFlight
-      updateCost(status, meter)
+      updateCost(status, meter, tally)
       const agent = outcome.record.agent
       const limit = agent?.failure?.kind === 'usage_limit' && !agent.killedBy ? agent.failure : undefined
       const limitWait = limit ? usageLimitWait(limit, clock.now(), deadline) : undefined
@@ -501,6 +508,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   const final: Stop = stop ?? { reason: 'agent_error', detail: 'the loop ended without a stop reason' }
   const result: LoopResult = {
     ...status,
+    iterations: record.iterations(),
     state: 'finished',
     stopReason: final.reason,
     stopDetail: final.detail,
@@ -509,7 +517,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
     success: SUCCESS.includes(final.reason)
   }
   delete result.inFlight
-  updateCost(result, meter)
+  updateCost(result, meter, tally)
   if (carry) {
     const own: ChainJob = {
       run: carry.run,
@@ -588,16 +596,28 @@ function withCarriedCost(meter: CostMeter, usd: number, source: CostSource | und
   }
 }
 
-function updateCost(status: LoopStatus, meter: CostMeter): void {
-  status.cost.totalUsd = meter.spentUsd()
-  status.cost.source = status.iterations.some(it => it.agent) ? meter.source() : 'unknown'
-  const tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
-  for (const it of status.iterations) {
-    if (!it.agent) continue
-    tokens.input += it.agent.usage.input
-    tokens.output += it.agent.usage.output
-    tokens.cache_read += it.agent.usage.cache_read
-    tokens.cache_write += it.agent.usage.cache_write
+/** The iterations' tokens, added up as each finishes: summing them all after every iteration grew with the loop. */
+class TokenTally {
+  readonly tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
+  agentRan = false
+
+  constructor(earlier: readonly IterationRecord[] = []) {
+    for (const record of earlier) this.add(record)
   }
-  status.cost.tokens = tokens
+
+  add(record: IterationRecord): void {
+    const usage = record.agent?.usage
+    if (!usage) return
+    this.agentRan = true
+    this.tokens.input += usage.input
+    this.tokens.output += usage.output
+    this.tokens.cache_read += usage.cache_read
+    this.tokens.cache_write += usage.cache_write
+  }
+}
+
+function updateCost(status: LoopStatus, meter: CostMeter, tally: TokenTally): void {
+  status.cost.totalUsd = meter.spentUsd()
+  status.cost.source = tally.agentRan ? meter.source() : 'unknown'
+  status.cost.tokens = { ...tally.tokens }
 }

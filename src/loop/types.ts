@@ -459,6 +459,10 @@ export interface LoopStatus {
   verify?: VerifyMode
   /** The last clean verification (each is in its iteration's record too). */
   verification?: VerificationRecord
+  /**
+   * Every iteration (a chain's earlier ones first). While the loop runs they are in the record (record.ts),
+   * not here: this holds only the earlier jobs' then; the result and status.json hold them all.
+   */
   iterations: IterationRecord[]
   /** The iteration running now (its logs are being written). */
   inFlight?: number

@@ -18,3 +18,4 @@ export {
 } from './text.js'
 export type { Captured, RunOptions, RunResult, Signaller } from './types.js'
 export { SYSTEM_PATH, trustedProgram, which } from './which.js'
+export { keepHeapSmall } from './small-heap.js'

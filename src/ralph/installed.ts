@@ -96,6 +96,11 @@ function readOwnFile(file: string): string {
 export function installedRalph(projectRoot: string, name: string): { dir: string } | { problem: string } {
   const missing = { problem: `there is no ralph called ${'`'}${name}${'`'} in ${INSTALLED_RALPHS_DIR}/` }
   if (!NAME_RE.test(name)) return missing
+  // A name goes into branches, matrix values and commands' args, where `-rf` or `--help` reads as an option.
+  if (name.startsWith('-'))
+    return {
+      problem: "a ralph's name may not start with - (a command could read it as an option): rename its folder"
+    }
   const named = path.join(projectRoot, INSTALLED_RALPHS_DIR, name)
   const contained = ralphInProject(projectRoot, named)
   if (!('problem' in contained)) return { dir: contained.dir }

@@ -13,13 +13,14 @@ import {
   type IssueCommentTrigger,
   type IssuesTrigger,
   type PullRequestTrigger,
+  type SentTrigger,
   type TriggerEvent
 } from './event.js'
 import { availableRalphs } from '../ralph/installed.js'
 import { branchTip, isOwnWork, isTokenActor } from '../github/own-work.js'
 import { PULL_REQUEST_MARKER } from '../report/pr-body.js'
 import type { Octokit } from '../github/client.js'
-import { checkActor } from './permissions.js'
+import { checkActor, unnamedBotSender } from './permissions.js'
 import { HUNT_REPORT_MARKER } from '../report/hunt.js'
 import { placeWork, sameRepoPull } from './pull-branch.js'
 import { parseRalphCommand } from './grammar.js'
@@ -35,7 +36,7 @@ import type { Admission, Refuse, Run, Skip, TriggerSettings } from './types.js'
  * no one without write access learns more than "you may not".
  */
 export async function admitEvent(
-  event: TriggerEvent | { eventName: string; payload: unknown },
+  event: SentTrigger | { eventName: string; payload: unknown },
   settings: TriggerSettings,
   octokit: Octokit
 ): Promise<Admission> {
@@ -43,6 +44,11 @@ export async function admitEvent(
   if (isIssueCommentTrigger(trigger)) return planComment(trigger, settings, octokit)
   if (isIssuesTrigger(trigger)) return planLabel(trigger, settings, octokit)
   if (isPullRequestTrigger(trigger)) return planPullRequestEvent(trigger, settings, octokit)
+  // The events above check who asked through the API (a bot among them). Any other starts a loop unasked, so
+  // a bot that sent it (renovate's push, an App's dispatch) is refused here, quietly: one log line.
+  const kind = trigger.name === 'unsupported' ? trigger.eventName : trigger.name
+  const bot = unnamedBotSender(`this ${kind} event`, trigger.from, settings.allowedBots)
+  if (bot) return skip(bot)
   if (isPushTrigger(trigger)) {
     if (trigger.deleted)
       return skip(`the push deleted ${trigger.ref.startsWith('refs/tags/') ? 'a tag' : 'a branch'}`)

@@ -2,13 +2,13 @@
 // server), and what started it (the payload, and its typed form from event.ts). Nothing here trusts the
 // payload's text.
 import { existsSync, readFileSync } from 'node:fs'
-import { parseTriggerEvent, type TriggerEvent } from './event.js'
+import { parseTriggerEvent, type SentTrigger } from './event.js'
 
 export interface RunContext {
   /** GITHUB_EVENT_NAME as the runner gave it. */
   eventName: string
-  /** What started the run, typed (event.ts). */
-  event: TriggerEvent
+  /** What started the run, typed, with its sender (event.ts). */
+  event: SentTrigger
   /** The event's payload as the runner wrote it (GITHUB_EVENT_PATH), read once. */
   payload: Record<string, unknown>
   repo: { owner: string; repo: string }

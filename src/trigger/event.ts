@@ -125,6 +125,15 @@ export type TriggerEvent =
   | WorkflowRunTrigger
   | UnsupportedTrigger
 
+/** The account that sent an event, as its payload names it: the login and the account type (`User`, `Bot`). */
+export interface EventSender {
+  login: string
+  type: string
+}
+
+/** What started the run, with the account that sent it when the payload names one (any kind may). */
+export type SentTrigger = TriggerEvent & { from?: EventSender }
+
 export const isIssueCommentTrigger = (e: TriggerEvent): e is IssueCommentTrigger => e.name === 'issue_comment'
 export const isIssuesTrigger = (e: TriggerEvent): e is IssuesTrigger => e.name === 'issues'
 export const isPullRequestTrigger = (e: TriggerEvent): e is PullRequestTrigger =>
@@ -168,8 +177,18 @@ function pullOf(value: unknown, number?: unknown): PullPayload {
   }
 }
 
-/** GITHUB_EVENT_NAME and the payload as a typed trigger; payloads missing what a kind needs are unsupported. */
-export function parseTriggerEvent(eventName: string, payloadValue: unknown): TriggerEvent {
+/**
+ * GITHUB_EVENT_NAME and the payload as a typed trigger, with its sender; payloads missing what a kind needs are
+ * unsupported.
+ */
+export function parseTriggerEvent(eventName: string, payloadValue: unknown): SentTrigger {
+  const trigger = parseKind(eventName, payloadValue)
+  const sender = obj(obj(payloadValue).sender)
+  const senderLogin = str(sender.login)
+  return senderLogin ? { ...trigger, from: { login: senderLogin, type: str(sender.type) } } : trigger
+}
+
+function parseKind(eventName: string, payloadValue: unknown): TriggerEvent {
   const payload = obj(payloadValue)
   const action = str(payload.action)
   const sender = login(payload.sender)

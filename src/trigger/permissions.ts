@@ -105,6 +105,22 @@ export function isAllowedBot(login: string, allowedBots: string[]): boolean {
   return wanted !== '' && allowedBots.some(name => bare(name) === wanted)
 }
 
+/**
+ * Why an event's sender may not start a loop because it is a bot the workflow does not name in allowed-bots,
+ * or undefined. Read from the payload (GitHub writes `sender`), for the events that start a loop with no
+ * permission check (push, workflow_dispatch, schedule, …): bots never drive the action unless named.
+ */
+export function unnamedBotSender(
+  what: string,
+  sender: { login: string; type: string } | undefined,
+  allowedBots: string[] = []
+): string | undefined {
+  if (!sender) return undefined
+  const bot = sender.type.toLowerCase() === 'bot' || /\[bot\]$/i.test(sender.login)
+  if (!bot || isAllowedBot(sender.login, allowedBots)) return undefined
+  return `${what} was sent by ${describe(sender.login)}, a bot (a GitHub App), and bots may start a loop only when the workflow names them in the allowed-bots input`
+}
+
 /** A login for a message: in code, cut, one line (it may come from a payload we do not trust yet). */
 function describe(login: string): string {
   const clean = login.replace(/[^\x20-\x7e]/g, '?').slice(0, 60)

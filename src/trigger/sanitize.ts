@@ -26,30 +26,44 @@ const TAG_WITH_ATTRIBUTES =
   /<([A-Za-z][A-Za-z0-9-]*)((?:\s+[^\s"'<>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'<>=`]+))?)+)\s*(\/?)>/g
 // A link reference definition (`[//]: # (note)`, `[x]: url "title"`) renders as nothing.
 const LINK_DEFINITION = /^ {0,3}\[[^\]\n]+\]:[ \t]*\S[^\n]*$/gm
-// Invisible: format characters (zero-width, bidi controls and isolates, word joiner, soft hyphen, BOM,
-// Unicode tag characters that smuggle ASCII), the combining grapheme joiner, Hangul fillers, controls
-// other than tab and newline, and variation selectors (runs of them encode bytes).
+// Invisible: what Unicode lets a renderer draw as nothing (Default_Ignorable_Code_Point: zero-width and bidi
+// controls, the word joiner, the soft hyphen, Hangul fillers, tag characters that smuggle ASCII, the Khmer and
+// Mongolian ones…), other format characters (Cf), code points not assigned yet (Cn, noncharacters among
+// them), every variation selector (runs of them encode bytes), and controls other than tab and newline. By
+// property, from the tables of the Unicode version this Node ships, so no character is missed for not being
+// listed. One emoji or text presentation selector straight after an assigned pictograph is drawn (❤️ is red,
+// ❤ is not), so it is kept (the first group).
 const INVISIBLE =
-  // eslint-disable-next-line no-control-regex, no-misleading-character-class
-  /[\p{Cf}\u034F\u115F\u1160\u3164\uFFA0\u0000-\u0008\u000B-\u001F\u007F-\u009F\uFE00-\uFE0D\u{E0100}-\u{E01EF}\uFFFE\uFFFF]/gu
-// Text presentation selectors are fine alone (❤️) but a run of them can carry data.
-const PRESENTATION_RUN = /[\uFE0E\uFE0F]{2,}/g
+  // eslint-disable-next-line no-control-regex
+  /((?!\p{Cn})\p{Extended_Pictographic}[\uFE0E\uFE0F])|[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cn}\p{Variation_Selector}\u0000-\u0008\u000B-\u001F\u007F-\u009F]/gu
 const ODD_SPACE = /[\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/g
 // Character references GitHub renders as invisible characters: numeric ones (checked once decoded; the `;`
 // is optional to a browser), and the named ones for invisible characters. Others stay as written.
 const NUMERIC_REFERENCE = /&#(?:[xX]0*([0-9a-fA-F]{1,6})|0*([0-9]{1,7}));?/g
 const INVISIBLE_NAMED_REFERENCE =
   /&(?:ZeroWidthSpace|NegativeVeryThinSpace|NegativeThinSpace|NegativeMediumSpace|NegativeThickSpace|zwj|zwnj|lrm|rlm|NoBreak|InvisibleTimes|InvisibleComma|ApplyFunction|it|ic|af);|&shy;?/g
-// An image's alt text is shown only when the image fails to load (the brackets may nest once).
-const IMAGE_ALT = /!\[(?:[^[\]\\]|\\.|\[(?:[^[\]\\]|\\.)*\])+\]/g
+// A link's or an image's destination (`<with spaces>`, or one level of balanced parentheses) and title.
+const DESTINATION = String.raw`[ \t\n]*(?:<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)`
+const TITLE = String.raw`[ \t\n]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))`
+// An image: a reader sees a picture, never its URL, its title, nor its alt text (shown only when the picture
+// fails to load). Inline (`![alt](url "title")`), by reference (`![alt][ref]`, `![alt][]`) or shortcut (`![alt]`);
+// the alt text's brackets may nest once.
+const IMAGE = new RegExp(
+  String.raw`!\[(?:[^[\]\\]|\\.|\[(?:[^[\]\\]|\\.)*\])*\]` +
+    String.raw`(?:\(${DESTINATION}(?:${TITLE})?[ \t\n]*\)|\[[^[\]\n]*\])?`,
+  'g'
+)
+const IMAGE_SHOWN = '[image]'
 // A link's title (`[text](url "title")`) is shown only on hover.
-const LINK_TITLE =
-  /(\]\([ \t\n]*(?:<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*))[ \t\n]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))[ \t\n]*\)/g
-// Math (`$…$`, `$$…$$`, `` $`…`$ ``) that can hide text: \phantom, colours (white on white), styles,
-// boxes, and moves (a kern or a lap can push text out of sight).
+const LINK_TITLE = new RegExp(String.raw`(\]\(${DESTINATION})${TITLE}[ \t\n]*\)`, 'g')
+// Math (`$…$`, `$$…$$`, `` $`…`$ ``) that can hide text: \phantom, colours (white on white), styles, boxes,
+// and moves (a kern or a lap can push text out of sight); and what draws nothing where it stands: definitions
+// (\def, \newcommand…: their body is drawn only where used, if ever), \mathchoice (one branch of four is
+// drawn), MathJax's tooltips and toggles (shown on hover or click), labels, \unicode and \char (any code
+// point, invisible ones too), and `%` comments (to the end of the line).
 const MATH = /\$\$[\s\S]*?\$\$|\$`[^`\n]*`\$|\$[^$\n]+\$/g
 const HIDING_MATH =
-  /\\(?:[hv]?phantom|color|textcolor|colorbox|fcolorbox|pagecolor|mathcolor|bbox|style|class|cssId|[hvm]?kern|[hvm]?skip|[hvm]?space|mspace|[lrc]lap|math[lrc]lap|smash|raise|lower|move(?:left|right))(?![A-Za-z])/
+  /\\(?:[hv]?phantom|color|textcolor|colorbox|fcolorbox|pagecolor|mathcolor|bbox|style|class|cssId|[hvm]?kern|[hvm]?skip|[hvm]?space|mspace|[lrc]lap|math[lrc]lap|smash|raise|lower|move(?:left|right)|[gex]?def|let|futurelet|(?:re)?newcommand|providecommand|(?:re)?newenvironment|DeclareMathOperator|mathchoice|texttip|mathtip|toggle|require|label|unicode|char)(?![A-Za-z])|(?:^|[^\\])(?:\\\\)*%/
 const MATH_REMOVED = '[math removed: it can hide text from a reader]'
 
 /**
@@ -67,10 +81,10 @@ export function sanitizeText(text: string, options: SanitizeOptions = {}): strin
   // Invisible characters first (written as themselves or as references), so none of them can break up
   // `<!--` and keep a comment in.
   out = out.replace(NUMERIC_REFERENCE, invisibleReference).replace(INVISIBLE_NAMED_REFERENCE, '')
-  out = out.replace(INVISIBLE, '').replace(PRESENTATION_RUN, m => m[0])
+  out = out.replace(INVISIBLE, (_hidden, drawn?: string) => drawn ?? '')
   out = stripHtmlComments(out)
   out = stripNeverShown(out)
-  out = removeHidingMath(out)
+  out = removeUndrawn(out)
   out = stripAttributesOutsideCode(out)
   out = out.replace(LINK_DEFINITION, '')
   out = out.replace(ODD_SPACE, ' ')
@@ -142,9 +156,9 @@ function stripNeverShown(text: string): string {
  * on the line (it would join hidden lines onto the command).
  */
 export function hiddenOnCommandLine(line: string): string | undefined {
-  const invisible = new RegExp(INVISIBLE.source, 'u').exec(line)
-  if (invisible)
-    return `an invisible or bidi character (U+${(invisible[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')})`
+  const invisible = firstInvisible(line)
+  if (invisible !== undefined)
+    return `an invisible or bidi character (U+${(invisible.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')})`
   if (
     line.replace(NUMERIC_REFERENCE, invisibleReference) !== line ||
     new RegExp(INVISIBLE_NAMED_REFERENCE.source).test(line)
@@ -156,34 +170,48 @@ export function hiddenOnCommandLine(line: string): string | undefined {
   return undefined
 }
 
+/** The first character of `text` that sanitizeText removes as invisible, or undefined. */
+function firstInvisible(text: string): string | undefined {
+  for (const m of text.matchAll(INVISIBLE)) if (m[1] === undefined) return m[0]
+  return undefined
+}
+
 /** A numeric character reference: removed when it stands for an invisible character, else kept as written. */
 function invisibleReference(reference: string, hex?: string, decimal?: string): string {
   const point = hex !== undefined ? Number.parseInt(hex, 16) : Number(decimal)
   if (point === 0 || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff)) return reference
-  INVISIBLE.lastIndex = 0
-  return INVISIBLE.test(String.fromCodePoint(point)) ? '' : reference
+  return firstInvisible(String.fromCodePoint(point)) === undefined ? reference : ''
 }
 
+// In a ```mermaid block, what github.com does not draw: `%%` comments and `%%{…}%%` directives (to the end of
+// the line), and the accessible title and description (`accTitle: …`, `accDescr: …`, `accDescr { … }`).
+const MERMAID_UNDRAWN = /%%[^\n]*|^[ \t]*acc(?:Title|Descr)[ \t]*:[^\n]*|^[ \t]*accDescr[ \t]*\{[^}]*\}?/gm
+
 /**
- * Math that can hide text is replaced by a visible note, in prose (`$…$`, `$$…$$`, `` $`…`$ ``) and in
- * ```math blocks: the agent may see less than a reader, never more.
+ * What github.com draws as nothing goes: math that can hide text is replaced by a visible note, in prose
+ * (`$…$`, `$$…$$`, `` $`…`$ ``) and in ```math blocks, and a ```mermaid block loses what the diagram does not
+ * show. The agent may see less than a reader, never more.
  */
-function removeHidingMath(text: string): string {
+function removeUndrawn(text: string): string {
   return mapFences(
     text,
     prose => prose.replace(MATH, math => (HIDING_MATH.test(math) ? MATH_REMOVED : math)),
-    (info, body) => (/^math\b/i.test(info) && HIDING_MATH.test(body) ? MATH_REMOVED : body)
+    (info, body) => {
+      if (/^math\b/i.test(info)) return HIDING_MATH.test(body) ? MATH_REMOVED : body
+      if (/^mermaid\b/i.test(info)) return body.replace(MERMAID_UNDRAWN, '')
+      return body
+    }
   )
 }
 
 /**
  * Outside fenced code and inline code: attributes of HTML tags are removed (`<img alt="…">` becomes
- * `<img>`), and so are images' alt text and links' titles. Inside code a reader sees them, and code samples
- * in issues need them.
+ * `<img>`), images become `[image]` (no URL, title or alt text), and links lose their titles. Inside code a
+ * reader sees all of them, and code samples in issues need them.
  */
 function stripAttributesOutsideCode(text: string): string {
   return mapOutsideCode(text, prose =>
-    prose.replace(TAG_WITH_ATTRIBUTES, '<$1$3>').replace(IMAGE_ALT, '![]').replace(LINK_TITLE, '$1)')
+    prose.replace(TAG_WITH_ATTRIBUTES, '<$1$3>').replace(IMAGE, IMAGE_SHOWN).replace(LINK_TITLE, '$1)')
   )
 }
 
