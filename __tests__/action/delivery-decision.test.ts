@@ -1,6 +1,6 @@
 // The delivery decision alone: what the inputs say to do with the work for each outcome. The push and the
 // pull request themselves are proved end to end in delivery.e2e.test.ts.
-import { decideDelivery, type DeliveryFacts } from '../../src/action/deliver.js'
+import { decideDelivery, type DeliveryFacts } from '../../src/action/delivery-decision.js'
 
 const facts = (over: Partial<DeliveryFacts>): DeliveryFacts => ({
   stopReason: 'all_checks_passed',

@@ -113,10 +113,15 @@ test('a workflow-file change GitHub refuses to push: the step fails with the fix
   expectClean(p)
 })
 
-test('Actions may not open pull requests here: the branch is pushed, the step fails and says which setting to change', async () => {
+test('Actions may not open pull requests here, and the token may not read that setting: the branch is pushed, the step fails and says which setting to change', async () => {
   const p = await project(projectFiles(fixAtOnce))
   p.api.state.failures.actionsCannotCreatePullRequests = true
+  // Before any agent ran the setting could not be read (a fine-grained token without Administration: read).
+  p.api.state.settingsUnreadable.add(GITHUB_TOKEN)
   const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests' } })
+  expect(run.main.stdout).toContain(
+    'Whether GitHub Actions may create pull requests in octo-org/octo-repo is not known (HTTP 403: the token may not read'
+  )
   expect(run.main.exitCode).toBe(1)
   const failure = run.main.errors.at(-1)?.message ?? ''
   expect(failure).toContain('GitHub Actions is not permitted to create pull requests in octo-org/octo-repo')

@@ -166,7 +166,8 @@ const scenarios: Scenario[] = [
   {
     name: 'the push: its first connection is reset, then a 503: pushed on the third try',
     faults: [
-      ['git', 'receive-pack-refs', 1, 'reset'],
+      // (the first receive-pack-refs is the push dry run before any agent runs)
+      ['git', 'receive-pack-refs', 2, 'reset'],
       ['git', 'receive-pack', 1, '503']
     ],
     pr: 'created',
@@ -236,7 +237,7 @@ const scenarios: Scenario[] = [
     fails: true,
     inputs: { 'on-failure': 'draft-pr' },
     faults: [
-      ['git', 'receive-pack-refs', 1, '502'],
+      ['git', 'receive-pack-refs', 2, '502'], // the push's, after the dry run's
       ['api', 'pulls/create', 1, 'drop-response']
     ],
     pr: 'created',

@@ -62,10 +62,16 @@ async function npmProject() {
   return p
 }
 
-test('npm ci before the action and no setup: the gates pass in the loop’s tree, fail on the clean checkout (verify_failed), and the failure says to give setup npm ci', async () => {
+test('npm ci before the action and no setup: the gates pass in the loop’s tree, fail on the clean checkout, and the loop stops there (verify_failed), its failure saying to give setup npm ci', async () => {
   const p = await npmProject()
-  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', 'max-iterations': '1' } })
-  expect(run.outputs).toMatchObject({ 'stop-reason': 'verify_failed', success: 'false', verified: 'false' })
+  const run = await runAction(p, e2e.stand(), { inputs: { ralph: 'fix-tests', 'max-iterations': '5' } })
+  // No agent can mend a missing install: one iteration paid, not five.
+  expect(run.outputs).toMatchObject({
+    'stop-reason': 'verify_failed',
+    success: 'false',
+    verified: 'false',
+    iterations: '1'
+  })
   expect(p.api.state.pulls).toHaveLength(0)
   expect(p.remoteGit('branch', '--list', 'ralph/fix-tests').trim()).toBe('')
   const status = JSON.parse((await e2e.recordOf(run)).get('status.json')!.toString('utf8'))
@@ -76,7 +82,9 @@ test('npm ci before the action and no setup: the gates pass in the loop’s tree
   expect(iteration.verification.checks[0].tail).toMatch(/Cannot find package 'sum'/)
   // The step's failure names the fix.
   expect(run.main.errors.map(e => e.message)).toEqual([
-    expect.stringMatching(/no setup ran: .*node_modules.*\(a JavaScript project's: setup: npm ci\)/)
+    expect.stringMatching(
+      /no setup ran: .*node_modules.*\(a JavaScript project's: setup: npm ci\); no agent can fix that, so the loop stopped there/
+    )
   ])
   expectClean(p)
 })

@@ -69,3 +69,37 @@ describe('README action tables', () => {
     })
   })
 })
+
+// The README's first workflow is what a newcomer copies: on a JavaScript project it must work as it stands.
+describe("README's quick start workflow", () => {
+  type Json = Record<string, unknown>
+  const block = /^## GitHub Action\n[\s\S]*?```yaml\n([\s\S]*?)```/m.exec(readme)
+  const workflow = parse(block?.[1] ?? '') as Json
+  const job = Object.values(workflow.jobs as Record<string, Json>)[0]
+  const steps = job.steps as Json[]
+  const step = steps.find(s => String(s.uses).includes('ralph'))!
+  const given = step.with as Record<string, string>
+
+  test('is the first yaml block of the GitHub Action section, with inputs action.yml declares', () => {
+    expect(block).not.toBeNull()
+    for (const input of Object.keys(given)) expect(Object.keys(action.inputs)).toContain(input)
+  })
+
+  test('gives setup npm ci for its npm gate: a clean checkout never has node_modules', () => {
+    expect(given.checks).toMatch(/^npm (test|run )/)
+    expect(given.setup).toBe('npm ci')
+  })
+
+  test('behind the model proxy (the key in its env), lets setup reach the npm registry', () => {
+    expect(Object.keys(step.env as Json)).toContain('ANTHROPIC_API_KEY')
+    expect(given['model-proxy'] ?? action.inputs['model-proxy'].default).not.toBe('false')
+    expect(given['agent-network']).toBe('allow-list')
+    expect(given['allowed-hosts'].split(/[\s,]+/)).toContain('registry.npmjs.org')
+  })
+
+  test('checks out without a token, and may push and open the pull request', () => {
+    expect(steps[0]).toMatchObject({ uses: expect.stringMatching(/^actions\/checkout@/) })
+    expect(steps[0].with).toMatchObject({ 'persist-credentials': false })
+    expect(job.permissions).toEqual({ contents: 'write', 'pull-requests': 'write' })
+  })
+})

@@ -322,6 +322,39 @@ test('a token without write access, and an unknown token, fail with what to do',
   expect(server.git('for-each-ref', 'refs/heads/ralph/').trim()).toBe('')
 })
 
+describe('a dry run asks the server as the push would, and sends nothing', () => {
+  test('a write token: it would go through; no pack is sent, no ref made, the remote-tracking ref untouched', async () => {
+    const { work, prepared, sha } = await loopBranch()
+    const result = await push(work, prepared, { dryRun: true })
+    expect(result).toMatchObject({ pushed: false, sha })
+    expect(result.error).toBeUndefined()
+    expect(result.logs).toEqual(["'ralph/fix' on acme/widgets can be pushed (a dry run: nothing was sent)."])
+    expect(server.git('for-each-ref', 'refs/heads/ralph/').trim()).toBe('')
+    expect(work.git('for-each-ref', 'refs/remotes/origin/ralph/').trim()).toBe('')
+    // Only the ref advertisement, with the token: the pack itself (the POST) never left.
+    expect(server.pushAttemptsBy(WRITE_TOKEN).map(r => [r.method, r.status])).toEqual([['GET', 200]])
+  })
+
+  test('a token without write access is refused as the push would be; an unknown token too', async () => {
+    server.tokens.set('ghs_readOnly', 'read')
+    const { work, prepared } = await loopBranch()
+    const denied = await push(work, prepared, { token: 'ghs_readOnly', dryRun: true })
+    expect(denied.error?.kind).toBe(PUSH_FAILURE.permissionDenied)
+    expect(denied.error?.message).toMatch(/permissions: contents: write/)
+    const unknown = await push(work, prepared, { token: 'ghs_revoked', dryRun: true })
+    expect(unknown.error?.kind).toBe(PUSH_FAILURE.authFailed)
+    expect(server.git('for-each-ref', 'refs/heads/ralph/').trim()).toBe('')
+  })
+
+  test('with the lease: a branch someone else made meanwhile is a stale lease, and stays theirs', async () => {
+    const { work, prepared } = await loopBranch()
+    const theirs = server.commitOnRemote('ralph/fix', { 'theirs.txt': 'x\n' }, 'someone else')
+    const result = await push(work, prepared, { dryRun: true })
+    expect(result.error?.kind).toBe(PUSH_FAILURE.staleLease)
+    expect(remoteSha('ralph/fix')).toBe(theirs)
+  })
+})
+
 test("GitHub's other rejection texts are classified", () => {
   const context = { branch: 'ralph/x', repository: 'acme/widgets' }
   const pat = classifyPushFailure(

@@ -152,10 +152,37 @@ test('a dollar budget with an agent that reports no cost is said to be unenforce
   const { result, events } = await h.run({ maxIterations: 2, maxCostUsd: 1 })
   expect(result.stopReason).toBe('max_iterations')
   expect(result.cost).toMatchObject({ source: 'unknown', enforced: false, totalUsd: 0 })
-  expect(result.warnings).toHaveLength(1)
-  expect(result.warnings[0]).toMatch(/cost is unknown.*cannot be enforced/)
-  expect(events.filter(e => e.type === 'warning')).toHaveLength(1)
+  // Said before the agent first runs (it may report its cost), then once it did not, each with the fix.
+  const warnings = events.flatMap((e, i) => (e.type === 'warning' ? [{ at: i, message: e.message }] : []))
+  const firstRun = events.findIndex(e => e.type === 'iteration_started')
+  expect(warnings).toHaveLength(2)
+  expect(warnings[0].at).toBeLessThan(firstRun)
+  expect(warnings[0].message).toMatch(
+    /^the \$1 budget \(max-cost\) holds only if the agent reports its cost.*--cost-pattern/
+  )
+  expect(warnings[1].at).toBeGreaterThan(firstRun)
+  expect(warnings[1].message).toMatch(/cost is unknown.*cannot be enforced.*ralph-cost: usd=.*--cost-pattern/)
+  expect(result.warnings).toEqual(warnings.map(w => w.message))
   expect(h.readRecord('progress.md')).toContain('could not be enforced')
+})
+
+test('a dollar budget with codex naming no model is said to be unenforceable before codex runs, naming the model proxy', async () => {
+  // A stand-in codex (its config.toml, in an empty CODEX_HOME, names no model either).
+  const codex = h.script('codex', 'cat >/dev/null')
+  h.writeRalph(`agent: ${codex} exec -`, 'Work.')
+  const { result, events } = await h.run({
+    maxIterations: 1,
+    maxCostUsd: 3,
+    agentEnv: { set: { CODEX_HOME: h.tools } }
+  })
+  const firstRun = events.findIndex(e => e.type === 'iteration_started')
+  const early = events.slice(0, firstRun).flatMap(e => (e.type === 'warning' ? [e.message] : []))
+  expect(early).toEqual([
+    expect.stringMatching(
+      /^the agent's cost cannot be known \(codex names no model .*\$3 budget.*model-proxy: true; the CLI: --model-proxy/
+    )
+  ])
+  expect(result.warnings[0]).toBe(early[0])
 })
 
 test('a run cancelled mid-agent kills the tree and leaves a complete record saying cancelled', async () => {

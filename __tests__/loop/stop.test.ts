@@ -1,7 +1,7 @@
 // The stop decision alone, as a table: what ends the loop before an iteration and after one, most decisive
 // first. The loop tests (budgets, breaker, completion) prove the same rules through runLoop.
 import { decideStop, type Budgets, type IterationEnd } from '../../src/loop/stop.js'
-import type { IterationRecord } from '../../src/loop/index.js'
+import type { CheckRun, IterationRecord, VerificationRecord } from '../../src/loop/index.js'
 import type { BreakerTrip } from '../../src/loop/breaker.js'
 
 const record = (over: Partial<IterationRecord> = {}): IterationRecord => ({
@@ -38,6 +38,32 @@ const end = (over: Partial<IterationEnd> = {}): IterationEnd => ({
   interrupted: false,
   ...over
 })
+
+/** A clean checkout whose gate failed with `tail`, after the setup commands `setup` (none: no setup ran). */
+const gate = (run: string, passed: boolean, tail = ''): CheckRun => ({
+  name: run,
+  run,
+  passed,
+  exitCode: passed ? 0 : 1,
+  timedOut: false,
+  durationMs: 1,
+  outputBytes: tail.length,
+  tail,
+  log: 'x'
+})
+const verified = (tail: string, setup: string[] = []): VerificationRecord => ({
+  commit: 'abcdef0123456789',
+  iteration: 2,
+  startedAt: '2026-01-01T00:00:00.000Z',
+  durationMs: 10,
+  verdict: 'failed',
+  setup: setup.map(run => gate(run, true)),
+  checks: [gate('npm test', false, tail)],
+  checksMs: 1
+})
+const noSum = "Error [ERR_MODULE_NOT_FOUND]: Cannot find package 'sum' imported from /w/calc.test.js"
+const missingSetup =
+  "verify_failed: the gates passed in the loop's tree in iteration 2 but failed on a clean checkout of abcdef012345; a gate there could not find a module or a command and no setup ran: what an install left in the loop's tree (node_modules) is never in a clean checkout, so give setup the project's install command (a JavaScript project's: setup: npm ci); no agent can fix that, so the loop stopped there"
 
 const timeTrip = { cause: 'timeout' as const, at: 5, detail: 'the total time budget ran out' }
 const noProgress: BreakerTrip = { rule: 'no_progress', count: 3, message: 'no change in 3 iterations' }
@@ -136,6 +162,66 @@ test.each<[string, IterationEnd | undefined, Partial<Budgets>, BreakerTrip | und
     { stopOnError: true },
     undefined,
     undefined
+  ],
+  [
+    'after: a clean checkout missed a module and no setup ran: no agent can fix it, so the first stops the loop, naming setup',
+    end({ record: record({ verification: verified(noSum) }) }),
+    {},
+    undefined,
+    missingSetup
+  ],
+  [
+    'after: a clean checkout missed a command and no setup ran, before the breaker',
+    end({ record: record({ verification: verified('sh: 1: jest: not found') }) }),
+    {},
+    noProgress,
+    missingSetup
+  ],
+  ...[
+    "Error: Cannot find module 'sum'\nRequire stack:\n- /w/calc.test.js",
+    "Cannot find module 'lodash' from 'calc.test.js'",
+    "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/w/node_modules/sum/index.js' imported from /w/calc.js",
+    'bash: line 1: vitest: command not found'
+  ].map((tail): [string, IterationEnd, Partial<Budgets>, undefined, string] => [
+    `after: a clean checkout missed what an install puts there (${tail.split('\n')[0]}) and no setup ran: the loop stops`,
+    end({ record: record({ verification: verified(tail) }) }),
+    {},
+    undefined,
+    missingSetup
+  ]),
+  // What the agent itself left out of its commit (a file git ignores), it can commit: the loop goes on.
+  ...[
+    "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/w/answer.js' imported from /w/calc.js",
+    "Cannot find module './answer' from 'calc.test.js'",
+    'sh: 1: ./answer.sh: not found',
+    "ModuleNotFoundError: No module named 'answer'"
+  ].map((tail): [string, IterationEnd, Partial<Budgets>, undefined, undefined] => [
+    `after: a clean checkout missed what may be the agent's own ignored file (${tail}): the loop goes on`,
+    end({ record: record({ verification: verified(tail) }) }),
+    {},
+    undefined,
+    undefined
+  ]),
+  [
+    'after: a clean checkout missed a module although setup ran: the agent may fix it, the loop goes on',
+    end({ record: record({ verification: verified(noSum, ['npm ci']) }) }),
+    {},
+    undefined,
+    undefined
+  ],
+  [
+    'after: a clean checkout failed otherwise (an assertion): the loop goes on',
+    end({ record: record({ verification: verified('AssertionError: 3 !== -1') }) }),
+    {},
+    undefined,
+    undefined
+  ],
+  [
+    'after: the guard fired, before a missing setup',
+    end({ interrupted: true, record: record({ verification: verified(noSum) }) }),
+    { trip: timeTrip },
+    undefined,
+    'timeout: the total time budget ran out'
   ],
   [
     'after: the breaker opened, before the cap',

@@ -1,6 +1,6 @@
 // The verdict is the action's (#27): a passing tree passes once more on a clean checkout of its commit before
 // the loop calls it a success; setup runs before the baseline and in that checkout; verify: tree skips it.
-import { existsSync, readdirSync, rmSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { tempDir } from '../git/temp-repo.js'
 import { decideStop, missingSetupHint } from '../../src/loop/stop.js'
@@ -52,6 +52,27 @@ test('a tree that passes only thanks to an ignored file fails on the clean check
   expect(h.repo.git('worktree', 'list').trim().split('\n')).toHaveLength(1)
   expect(readdirSync(clean)).toEqual([])
   rmSync(clean, { recursive: true, force: true })
+})
+
+test('a clean checkout missing what an install left (node_modules) with no setup stops the loop at the first, naming setup: no agent can fix it', async () => {
+  // node_modules is ignored, as a step's npm ci before the action leaves it: only the loop's tree has it.
+  h.repo.write('node_modules/dep/index.js', 'module.exports = 42\n')
+  h.repo.write('uses-dep.js', "process.exit(require('dep') === 42 ? 0 : 1)\n")
+  const agent = h.script('agent.sh', `${countRuns(h.tools)}\ncat >/dev/null\necho work >> work.txt`)
+  h.writeRalph(`agent: ${agent}\nchecks:\n  - name: uses-dep\n    run: node uses-dep.js`, 'Work.')
+  h.repo.write('.gitignore', 'node_modules/\n')
+  h.repo.git('add', '-A')
+  h.repo.git('commit', '-q', '-m', 'the project')
+  const { result } = await h.run({ maxIterations: 5, commit: true, completionTag: '', baseline: false })
+  expect(result.stopReason).toBe('verify_failed')
+  expect(result.iterations).toHaveLength(1)
+  expect(result.iterations[0].checks.every(c => c.passed)).toBe(true)
+  expect(result.verification?.checks[0].tail).toContain("Cannot find module 'dep'")
+  expect(result.stopDetail).toMatch(
+    /^the gates passed in the loop's tree in iteration 1 but failed on a clean checkout of [0-9a-f]{12}; .*no setup ran: .*\(a JavaScript project's: setup: npm ci\); no agent can fix that, so the loop stopped there$/
+  )
+  // The agent ran once, not five times.
+  expect(readFileSync(path.join(h.tools, 'count'), 'utf8').trim()).toBe('1')
 })
 
 test('committed work passes on the clean checkout: success, verified on HEAD', async () => {

@@ -65,7 +65,7 @@ export interface GitServer {
    * token tried to push at all. A token without write access is refused at the first, as GitHub does.
    */
   pushAttemptsBy(token: string): GitRequest[]
-  /** Called, synchronously, when a push arrives (its first request), before it is answered. */
+  /** Called, synchronously, when a push's pack arrives (a dry run sends none), before it is answered. */
   onPush?: () => void
   close(): Promise<void>
 }
@@ -194,7 +194,7 @@ function handle(server: GitServer, req: IncomingMessage, res: ServerResponse): v
   // `/<owner>/<repo>[.git]/<rest>`: any other repository is not found.
   const route = /^\/([^/]+\/[^/]+?)(?:\.git)?(\/.*)$/.exec(url.pathname)
   if (!route || route[1] !== server.repository) return answer(404, 'Repository not found.\n')
-  if (url.searchParams.get('service') === 'git-receive-pack') server.onPush?.()
+  if (req.method === 'POST' && service === 'receive-pack') server.onPush?.()
   const access = token === undefined ? undefined : server.tokens.get(token)
   const needsAuth = service === 'receive-pack' || server.private
   if (needsAuth && authorization === undefined)

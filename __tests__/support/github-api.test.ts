@@ -156,6 +156,24 @@ describe('pull requests', () => {
     expect(api.requests.at(-1)).toMatchObject({ token: 'ghp_personal', actor: 'maintainer', status: 201 })
   })
 
+  test('the workflow permissions say whether Actions may create pull requests; a token that may not read them gets 403', async () => {
+    const { api, octokit } = await start()
+    const repo = { owner: 'acme', repo: 'widgets' }
+    const read = () => octokit.rest.actions.getGithubActionsDefaultWorkflowPermissionsRepository(repo)
+    expect((await read()).data).toEqual({
+      default_workflow_permissions: 'read',
+      can_approve_pull_request_reviews: true
+    })
+    api.state.failures.actionsCannotCreatePullRequests = true
+    expect((await read()).data.can_approve_pull_request_reviews).toBe(false)
+    api.state.settingsUnreadable.add(TOKEN)
+    const refused = await failure(read())
+    expect(refused.status).toBe(403)
+    expect(refused.data.message).toBe('Resource not accessible by personal access token')
+    expect(api.violations).toEqual([])
+    expect(api.unimplemented).toEqual([])
+  })
+
   test('labels and reviewers fail once with "Could not resolve to a node" right after creation, then succeed', async () => {
     const { api, octokit } = await start()
     api.state.failures.unresolvedNodeAfterCreate = { labels: 1, reviewers: 1 }

@@ -1,5 +1,6 @@
-// Step 3, prepare: the loop's fresh branch from its base, the commit identity, who the loop's processes run
-// as, and the issue's tracking comment. A failure here replies on the issue and ends the step.
+// Step 3, prepare: the loop's fresh branch from its base, the commit identity, whether its delivery can
+// succeed (can-deliver.ts), who the loop's processes run as, and the issue's tracking comment. A failure here
+// replies on the issue and ends the step.
 import * as core from '@actions/core'
 import {
   configureIdentity,
@@ -13,6 +14,7 @@ import {
 } from '../git/index.js'
 import { IsolationError, type AgentIsolation } from '../security/index.js'
 import { TrackingComment } from '../github/tracking.js'
+import { deliveryRefusal } from './can-deliver.js'
 import { replyCannotStart } from './cannot-start.js'
 import { isolateLoop } from './contain.js'
 import type { Step } from './ending.js'
@@ -162,6 +164,14 @@ export async function prepare(planned: Planned): Promise<Step<Prepared>> {
     await identity.restore().catch(() => undefined)
     await restoreCheckout(workTree, branch)
     return cannotStart(`Cannot resume run ${plan.resume?.runId}: ${refused}. No agent ran.`)
+  }
+
+  // What delivery will need is asked now, while a refusal costs no agent's run.
+  const undeliverable = await deliveryRefusal(plan, workTree, branch, clients)
+  if (undeliverable) {
+    await identity.restore().catch(() => undefined)
+    await restoreCheckout(workTree, branch)
+    return cannotStart(undeliverable)
   }
 
   let isolated: AgentIsolation | undefined

@@ -23,6 +23,7 @@ export {
   type AgentCliName,
   type AgentSettings
 } from './clis.js'
+export { costFix, costReading, costWarning, modelNamed, type CostReading } from './cost-reading.js'
 export { endpointSetup, AGENT_WIRE, type EndpointSetup, type ModelEndpoint } from './endpoints.js'
 export {
   genericPreset,

@@ -80,6 +80,11 @@ export interface PushOptions {
   target?: string
   /** A push moving less than a byte a second for this long is cut off, not left hanging (default 60). */
   stallSeconds?: number
+  /**
+   * Asks the server as the push would (its token, the lease) but sends nothing: no ref is made or moved. A push
+   * that would go through answers `pushed: false` and no `error`.
+   */
+  dryRun?: boolean
   log?: (message: string) => void
 }
 
@@ -113,6 +118,7 @@ export async function pushBranch(workTree: string, options: PushOptions): Promis
   if (lease !== undefined) args.push(`--force-with-lease=${target}:${lease ?? ''}`)
   else if (options.leaseSha && !owned)
     log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`)
+  if (options.dryRun) args.push('--dry-run')
   args.push('--end-of-options', url, `${sha}:${target}`)
 
   const scratch = await scratchGitDir(repo)
@@ -134,6 +140,10 @@ export async function pushBranch(workTree: string, options: PushOptions): Promis
     })
     const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n')
     const status = porcelainStatus(result.stdout, target)
+    if (result.exitCode === 0 && status !== '!' && options.dryRun) {
+      log(`'${branch}' on ${options.repository} can be pushed (a dry run: nothing was sent).`)
+      return { pushed: false, sha, forced: status === '+', output }
+    }
     if (result.exitCode === 0 && status !== '!') {
       if (options.target === undefined)
         await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true })

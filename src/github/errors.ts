@@ -14,6 +14,11 @@ export const GITHUB_API_ERRORS = {
   reviewersNotCollaborators: 'Reviews may only be requested from collaborators'
 } as const
 
+/** Where the setting that lets GITHUB_TOKEN open pull requests is (off by default), for every line naming it. */
+export const ACTIONS_PULL_REQUEST_SETTING =
+  `Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests" ` +
+  `(in an organisation, the same setting must first be allowed in the organisation's Settings → Actions → General)`
+
 /** Why delivery of a pull request failed, each with its fix in the error's message. */
 export const PULL_REQUEST_FAILURE = {
   /** The repository (or organisation) setting forbids GITHUB_TOKEN to create pull requests. */
@@ -99,9 +104,7 @@ export function pullRequestFailure(
     return new PullRequestError(
       PULL_REQUEST_FAILURE.actionsNotPermitted,
       `GitHub Actions is not permitted to create pull requests in ${repository}. Allow it in the repository's ` +
-        `Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests" ` +
-        `(in an organisation, the same setting must first be allowed in the organisation's Settings → Actions → General), ` +
-        `or give the action a PAT or GitHub App token. The branch '${context.head}' was pushed: a pull request can be opened from it by hand.`,
+        `${ACTIONS_PULL_REQUEST_SETTING}, or give the action a PAT or GitHub App token. The branch '${context.head}' was pushed: a pull request can be opened from it by hand.`,
       status,
       { cause: error }
     )

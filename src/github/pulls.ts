@@ -362,3 +362,21 @@ export function truncateBody(
   const fences = cut.match(/^\s*(```|~~~)/gm)?.length ?? 0
   return cut + (fences % 2 === 1 ? fence : '') + suffix
 }
+
+/**
+ * Whether GitHub Actions may create pull requests in the repository (ACTIONS_PULL_REQUEST_SETTING), or why that
+ * cannot be known: a token that may not read the setting (403, 404: a fine-grained token without
+ * Administration: read) or no answer from GitHub.
+ */
+export async function actionsMayCreatePullRequests(
+  octokit: Octokit,
+  repo: { owner: string; repo: string }
+): Promise<{ allowed: boolean } | { unknown: string }> {
+  try {
+    const { data } = await octokit.rest.actions.getGithubActionsDefaultWorkflowPermissionsRepository(repo)
+    return { allowed: data.can_approve_pull_request_reviews }
+  } catch (error) {
+    const status = statusOf(error)
+    return { unknown: status !== undefined ? `HTTP ${status}` : errorText(error).split('\n')[0] }
+  }
+}

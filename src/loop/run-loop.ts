@@ -1,6 +1,6 @@
 // runLoop: iterations until a stop reason, with budgets enforced by force and the record written as it goes.
 import { ended } from '../text/ended.js'
-import { priceFromTable } from '../agents/index.js'
+import { costFix, priceFromTable } from '../agents/index.js'
 import { keepHeapSmall, runProcess } from '../proc/index.js'
 import { fileProblem, RalphError } from '../ralph/index.js'
 import { StagnationBreaker } from './breaker.js'
@@ -23,7 +23,7 @@ import {
 import { DEFAULT_KILL_GRACE_MS } from './defaults.js'
 import { protectionOf } from './protected.js'
 import { RunRecord } from './record.js'
-import { agentPresetFor, openWorkTree } from './setup.js'
+import { agentPresetFor, costWarningBefore, openWorkTree } from './setup.js'
 import { startingStatus } from './status.js'
 import { recogniseGates, startPackageJson } from './test-count.js'
 import { usageLimitWait } from './usage-limit.js'
@@ -279,6 +279,8 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
   }
   if (!isRepo && gated)
     warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off')
+  const costUnknown = costWarningBefore(config, preset, proxied !== undefined)
+  if (costUnknown) warn(costUnknown)
 
   let stop: Stop | undefined
   // The iterations themselves are the record's (a file): the loop keeps the last one.
@@ -431,7 +433,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
         status.cost.enforced = false
         warn(
           `the agent's cost is unknown (preset ${agent.preset} saw no cost in its output): ` +
-            `the $${config.maxCostUsd} budget cannot be enforced; time and iteration limits still apply`
+            `the $${config.maxCostUsd} budget cannot be enforced; time and iteration limits still apply; to enforce it, ${costFix(agent.preset)}`
         )
       }
       record.appendIteration(outcome.record)

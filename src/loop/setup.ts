@@ -2,7 +2,7 @@
 // (a git worktree when asked, with the project root and the ralph's folder mapped into it).
 import { existsSync, realpathSync } from 'node:fs'
 import path from 'node:path'
-import { presetFor, type AgentPreset } from '../agents/index.js'
+import { costReading, costWarning, modelNamed, presetFor, type AgentPreset } from '../agents/index.js'
 import { GitWorkspace, createWorktree, type Workspace } from '../git/workspace.js'
 import { RalphError, type Ralph } from '../ralph/index.js'
 import { defaultBranch, gateSettingsProblem } from './defaults.js'
@@ -47,6 +47,17 @@ export function agentPresetFor(config: LoopConfig): AgentPreset {
   } catch (error) {
     throw new RalphError((error as Error).message)
   }
+}
+
+/** What to warn before iteration 1 when the dollar budget may not hold (the agent's cost cannot be known). */
+export function costWarningBefore(
+  config: LoopConfig,
+  preset: AgentPreset,
+  proxied: boolean
+): string | undefined {
+  if (config.maxCostUsd === undefined) return undefined
+  const model = modelNamed(preset.name, config.ralph.agentArgv, { ...process.env, ...config.agentEnv?.set })
+  return costWarning(costReading({ preset, model, proxied, cost: config.agentCost }), config.maxCostUsd)
 }
 
 /** Where the loop works: the workspace, and the ralph as seen from inside it. */

@@ -76,6 +76,8 @@ function outcomeStop(
       detail: `the agent ${how} in iteration ${end.iteration}; stopping due to --stop-on-error`
     }
   }
+  const unfixable = setupMissing(end)
+  if (unfixable) return unfixable
   if (breaker) return { reason: 'circuit_open', detail: `circuit open (${breaker.rule}): ${breaker.message}` }
   return undefined
 }
@@ -85,6 +87,19 @@ const MISSING_INSTALL =
   /Cannot find (module|package) |MODULE_NOT_FOUND|: command not found|^(\/bin\/)?sh: \d+: .*: not found|No module named /m
 
 /**
+ * What only an install puts in place, missing: a package (a bare name, or a path into node_modules) or a program
+ * named without a path. A file of the agent's that git ignores (`Cannot find module '/w/answer.js'`, `./x.sh: not
+ * found`) is not one: the agent can commit it. Python's `No module named` cannot tell the two apart.
+ */
+const ONLY_AN_INSTALL = [
+  /Cannot find package '[^']+'/,
+  /Cannot find module '(?![./])[^']+'/,
+  /Cannot find module '[^']*\/node_modules\//,
+  /^(?:\/bin\/)?sh: \d+: [^\s/]+: not found$/m,
+  /(?:^|: )[^\s/:]+: command not found$/m
+]
+
+/**
  * The fix, when a clean checkout's gate missed a module or a command and no setup ran there: what an install
  * left in the loop's tree (node_modules) is never in a clean checkout. Empty otherwise.
  */
@@ -92,6 +107,21 @@ export function missingSetupHint(verification: VerificationRecord): string {
   if (verification.setup.length > 0) return ''
   if (!verification.checks.some(run => !run.passed && MISSING_INSTALL.test(run.tail))) return ''
   return "; a gate there could not find a module or a command and no setup ran: what an install left in the loop's tree (node_modules) is never in a clean checkout, so give setup the project's install command (a JavaScript project's: setup: npm ci)"
+}
+
+/**
+ * A clean checkout whose gate missed a module or a command while no setup ran: no agent can fix that (the
+ * install is the workflow's setting), so the loop stops at the first, naming the fix, instead of paying on.
+ */
+function setupMissing(end: IterationEnd): Stop | undefined {
+  const verification = end.record.verification
+  if (verification?.verdict !== 'failed' || verification.setup.length > 0) return undefined
+  const missed = (tail: string): boolean => ONLY_AN_INSTALL.some(pattern => pattern.test(tail))
+  if (!verification.checks.some(run => !run.passed && missed(run.tail))) return undefined
+  return {
+    reason: 'verify_failed',
+    detail: `the gates passed in the loop's tree in iteration ${end.iteration} but failed on a clean checkout of ${verification.commit.slice(0, 12)}${missingSetupHint(verification)}; no agent can fix that, so the loop stopped there`
+  }
 }
 
 /**

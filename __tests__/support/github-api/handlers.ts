@@ -722,6 +722,20 @@ const getRef: Handler = ctx => {
   return { status: 200, body: gitRef(ctx, ref, sha) }
 }
 
+/** The workflow permissions: can_approve_pull_request_reviews is the setting Failures.actionsCannotCreatePullRequests turns off. */
+const getWorkflowPermissions: Handler = ctx => {
+  requireRepo(ctx)
+  if (ctx.token !== undefined && ctx.state.settingsUnreadable.has(ctx.token))
+    throw failUnlisted(ctx, 403, 'Resource not accessible by personal access token')
+  return {
+    status: 200,
+    body: {
+      default_workflow_permissions: 'read',
+      can_approve_pull_request_reviews: !ctx.state.failures.actionsCannotCreatePullRequests
+    }
+  }
+}
+
 /** A run's artifacts: the artifact service's finalized uploads under the run's workflowRunBackendId. */
 function artifactsOf(ctx: HandlerContext, run: WorkflowRunRecord) {
   const stored = ctx.state.artifacts?.listArtifacts() ?? []
@@ -892,6 +906,7 @@ export const handlers: Record<string, Handler> = {
   'actions/list-jobs-for-workflow-run': listJobsForWorkflowRun,
   'actions/get-job-for-workflow-run': getJobForWorkflowRun,
   'actions/download-job-logs-for-workflow-run': downloadJobLogs,
+  'actions/get-github-actions-default-workflow-permissions-repository': getWorkflowPermissions,
   'git/create-ref': createRef,
   'git/get-ref': getRef,
   'repos/get': getRepo,

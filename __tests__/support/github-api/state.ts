@@ -327,6 +327,11 @@ export class GitHubState {
    * `actions` at all (every Actions API request is refused 403). Tokens not listed have `actions: write`.
    */
   readonly actionsPermission = new Map<string, 'read' | 'none'>()
+  /**
+   * Tokens that may not read the repository's Actions settings (a fine-grained token without Administration:
+   * read): GET …/actions/permissions/workflow answers them 403 "Resource not accessible by personal access token".
+   */
+  readonly settingsUnreadable = new Set<string>()
   /** Team slugs of the organisation that can be requested as reviewers. */
   readonly teams = new Set<string>()
   /** Branch → sha, used when there is no gitDir. Unknown branches get a made-up sha unless strictBranches. */
