@@ -42940,6 +42940,81 @@ function costAt(price, usage) {
         1e6);
 }
 
+;// CONCATENATED MODULE: ./src/agents/cost-reading.ts
+// How the agent's dollars will be known, decided from its command line before it runs: metered by the model
+// proxy, read from its output, read only if a generic agent reports them, or not at all. A dollar budget the
+// run cannot know is said before iteration 1, with its fix, instead of after an unmetered iteration.
+
+
+
+/** The presets the model proxy can run (the five CLIs it holds a key for). */
+const PROXIED_PRESETS = ['claude', 'codex', 'gemini', 'opencode', 'qwen'];
+/** Presets whose JSON output carries dollars, whatever the model. */
+const SAYS_DOLLARS = ['claude', 'opencode'];
+const PROXY_FIX = 'run it behind the model proxy (model-proxy: true; the CLI: --model-proxy), which meters every request';
+const GENERIC_FIX = 'make it print a `ralph-cost: usd=…` line or write the JSON file at $RALPH_COST_FILE, or match its own cost line with a cost pattern (the CLI: --cost-pattern)';
+/** What would make a preset's cost known, in one clause. */
+function costFix(preset) {
+    if (PROXIED_PRESETS.includes(preset))
+        return PROXY_FIX;
+    if (preset === 'aider')
+        return 'use a model aider knows the price of (it prints no cost for others)';
+    return GENERIC_FIX;
+}
+/** How the agent's cost will be known (see CostReading); pure, from the preset, the model and the settings. */
+function costReading(of) {
+    const { preset, model } = of;
+    if (of.proxied)
+        return { how: 'metered' };
+    if (preset.name === 'generic')
+        return of.cost?.pattern || of.cost?.fileEnv
+            ? { how: 'reported' }
+            : { how: 'if_reported', fix: GENERIC_FIX };
+    if (preset.name === 'aider')
+        return { how: 'reported' };
+    const fix = costFix(preset.name);
+    if (!preset.jsonStream)
+        return { how: 'unknown', why: `${preset.name} runs with text output, which says nothing of cost`, fix };
+    if (SAYS_DOLLARS.includes(preset.name))
+        return { how: 'reported' };
+    // codex, gemini, qwen: tokens only, priced by the table. gemini and qwen name their model in the stream.
+    if (model === undefined)
+        return preset.name === 'codex'
+            ? {
+                how: 'unknown',
+                why: 'codex names no model (-m, or model in config.toml), so its tokens cannot be priced',
+                fix: `${fix}, or name a model the price table holds (-m gpt-5)`
+            }
+            : { how: 'reported' };
+    return lookupPrice(model)
+        ? { how: 'reported' }
+        : {
+            how: 'unknown',
+            why: `${preset.name}'s model ${model} is not in the price table, so its tokens cannot be priced`,
+            fix
+        };
+}
+/** The model an agent's command line names (codex: or its config.toml), for costReading. */
+function modelNamed(preset, argv, env) {
+    if (preset === 'codex')
+        return codexModel(argv, env);
+    if (preset === 'gemini' || preset === 'qwen')
+        return optionValue(argv, ['-m', '--model']);
+    return undefined;
+}
+/** The warning a dollar budget of `maxUsd` needs before iteration 1, or undefined when it holds. */
+function costWarning(reading, maxUsd) {
+    switch (reading.how) {
+        case 'metered':
+        case 'reported':
+            return undefined;
+        case 'if_reported':
+            return `the $${maxUsd} budget (max-cost) holds only if the agent reports its cost, as ralph-action cannot read it from this agent: ${reading.fix}; otherwise only time and iteration limits apply`;
+        case 'unknown':
+            return `the agent's cost cannot be known (${reading.why}): the $${maxUsd} budget (max-cost) cannot be enforced, only time and iteration limits; to enforce it, ${reading.fix}`;
+    }
+}
+
 ;// CONCATENATED MODULE: ./src/agents/endpoints.ts
 // How to point each agent CLI at a model server of your choosing (a local fake, a proxy, a gateway) and at
 // nothing else: the variables to set and the files to write under its HOME. The one place that knows each
@@ -43101,6 +43176,7 @@ function endpointSetup(cli, endpoint, home) {
 
 ;// CONCATENATED MODULE: ./src/agents/index.ts
 // Agent presets: recognised by the agent command's program name; anything else is generic.
+
 
 
 
@@ -44161,8 +44237,33 @@ function trustedProgram(name, system = false) {
     return found;
 }
 
+;// CONCATENATED MODULE: external "node:v8"
+const external_node_v8_namespaceObject = __WEBPACK_EXTERNAL_createRequire(import.meta.url)("node:v8");
+;// CONCATENATED MODULE: ./src/proc/small-heap.ts
+// A process that starts programs one after another should stay small: Node starts each one with fork(), which
+// copies the page tables of our anonymous memory, and the child's exec then tears that copy down.
+
+let set = false;
+/**
+ * Keeps V8's heap near what the process holds, for a loop that allocates fast and never idles:
+ * - the young generation stays at its size (V8 doubles it, up to 16 MiB a half on Node 20 and 32 on Node 24,
+ *   whenever objects keep surviving its scavenges, as a fast loop's in-flight processes do, and a busy process
+ *   never shrinks it back);
+ * - the old generation grows in small steps past what is live (V8's limits for saving memory), not up to 4×.
+ * Both flags are read each time V8 sizes a space, so setting them at run time takes effect; measured with
+ * `npm run bench -- memory` (RSS of 1,000 plain iterations, CPU unchanged).
+ */
+function keepHeapSmall() {
+    if (set)
+        return;
+    set = true;
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--semi-space-growth-factor=1');
+    (0,external_node_v8_namespaceObject.setFlagsFromString)('--optimize-for-size');
+}
+
 ;// CONCATENATED MODULE: ./src/proc/index.ts
 // Running one program: bounded capture, a log of every byte, and the whole tree killed on timeout or abort.
+
 
 
 
@@ -48584,12 +48685,27 @@ function outcomeStop(end, budgets, breaker) {
             detail: `the agent ${how} in iteration ${end.iteration}; stopping due to --stop-on-error`
         };
     }
+    const unfixable = setupMissing(end);
+    if (unfixable)
+        return unfixable;
     if (breaker)
         return { reason: 'circuit_open', detail: `circuit open (${breaker.rule}): ${breaker.message}` };
     return undefined;
 }
 /** A gate's output when a module or a program that an install puts in place is missing (node, sh, bash, python). */
 const MISSING_INSTALL = /Cannot find (module|package) |MODULE_NOT_FOUND|: command not found|^(\/bin\/)?sh: \d+: .*: not found|No module named /m;
+/**
+ * What only an install puts in place, missing: a package (a bare name, or a path into node_modules) or a program
+ * named without a path. A file of the agent's that git ignores (`Cannot find module '/w/answer.js'`, `./x.sh: not
+ * found`) is not one: the agent can commit it. Python's `No module named` cannot tell the two apart.
+ */
+const ONLY_AN_INSTALL = [
+    /Cannot find package '[^']+'/,
+    /Cannot find module '(?![./])[^']+'/,
+    /Cannot find module '[^']*\/node_modules\//,
+    /^(?:\/bin\/)?sh: \d+: [^\s/]+: not found$/m,
+    /(?:^|: )[^\s/:]+: command not found$/m
+];
 /**
  * The fix, when a clean checkout's gate missed a module or a command and no setup ran there: what an install
  * left in the loop's tree (node_modules) is never in a clean checkout. Empty otherwise.
@@ -48600,6 +48716,22 @@ function missingSetupHint(verification) {
     if (!verification.checks.some(run => !run.passed && MISSING_INSTALL.test(run.tail)))
         return '';
     return "; a gate there could not find a module or a command and no setup ran: what an install left in the loop's tree (node_modules) is never in a clean checkout, so give setup the project's install command (a JavaScript project's: setup: npm ci)";
+}
+/**
+ * A clean checkout whose gate missed a module or a command while no setup ran: no agent can fix that (the
+ * install is the workflow's setting), so the loop stops at the first, naming the fix, instead of paying on.
+ */
+function setupMissing(end) {
+    const verification = end.record.verification;
+    if (verification?.verdict !== 'failed' || verification.setup.length > 0)
+        return undefined;
+    const missed = (tail) => ONLY_AN_INSTALL.some(pattern => pattern.test(tail));
+    if (!verification.checks.some(run => !run.passed && missed(run.tail)))
+        return undefined;
+    return {
+        reason: 'verify_failed',
+        detail: `the gates passed in the loop's tree in iteration ${end.iteration} but failed on a clean checkout of ${verification.commit.slice(0, 12)}${missingSetupHint(verification)}; no agent can fix that, so the loop stopped there`
+    };
 }
 /**
  * Whether the loop stops now, and why. `end` is the iteration just run (undefined before the first);
@@ -51522,6 +51654,8 @@ async function pushBranch(workTree, options) {
         args.push(`--force-with-lease=${target}:${lease ?? ''}`);
     else if (options.leaseSha && !owned)
         log(`'${branch}' is not a branch the action owns: pushing without force (a fast-forward only).`);
+    if (options.dryRun)
+        args.push('--dry-run');
     args.push('--end-of-options', url, `${sha}:${target}`);
     const scratch = await scratchGitDir(repo);
     try {
@@ -51542,6 +51676,10 @@ async function pushBranch(workTree, options) {
         });
         const output = [result.stdout.trim(), result.stderr.trim()].filter(Boolean).join('\n');
         const status = porcelainStatus(result.stdout, target);
+        if (result.exitCode === 0 && status !== '!' && options.dryRun) {
+            log(`'${branch}' on ${options.repository} can be pushed (a dry run: nothing was sent).`);
+            return { pushed: false, sha, forced: status === '+', output };
+        }
         if (result.exitCode === 0 && status !== '!') {
             if (options.target === undefined)
                 await repo.exec(['update-ref', `refs/remotes/${remote}/${branch}`, sha], { probe: true });
@@ -54120,7 +54258,10 @@ function baselineEntry(baseline) {
 }
 /** `{{ ralph.progress }}`: the last few iterations (the baseline first), one line each. */
 function renderProgress(history, baseline) {
-    const entries = [...(baseline ? [baselineEntry(baseline)] : []), ...history.map(progressEntry)];
+    const entries = [
+        ...(baseline ? [baselineEntry(baseline)] : []),
+        ...history.slice(-PROGRESS_ENTRIES).map(progressEntry)
+    ];
     return entries.slice(-PROGRESS_ENTRIES).join('\n');
 }
 /** The values of our `ralph.*` placeholders for this iteration. */
@@ -54210,6 +54351,10 @@ function buildPrompt(inputs, loop) {
 
 
 
+/** The history a next prompt needs: the last PROGRESS_ENTRIES of `earlier` and `records`. */
+function recentHistory(earlier, ...records) {
+    return [...earlier.slice(-PROGRESS_ENTRIES), ...records].slice(-PROGRESS_ENTRIES);
+}
 const iteration_iso = (ms) => new Date(ms).toISOString();
 function pinRalphFiles(ralph, workTree) {
     const pin = (what, file) => {
@@ -54825,7 +54970,8 @@ function gateEvidence(status) {
 // progress.md (for people), status.json (the whole typed status, replaced atomically), and
 // logs/iteration-NNN/{prompt.md, agent.log, agent.jsonl, commands/<name>.log, checks/<name>.log}.
 // Writes are synchronous, but for status.json while the loop runs: it is replaced off the main thread, one
-// write at a time, later ones coalesced; the last one is awaited before the record is finished.
+// write at a time, later ones coalesced; the last one is awaited before the record is finished. While the
+// loop runs, the iterations wait in a file beside it, not in memory: a long loop's memory does not grow.
 
 
 
@@ -55033,75 +55179,77 @@ function outcome(result) {
 }
 /** Where the iterations go in the compact status.json (only the top level has an `iterations` key). */
 const ITERATIONS_SLOT = '"iterations":[]';
+/** The iterations' file beside status.json while the loop runs (`.tmp`: never uploaded; removed at the end). */
+const ITERATIONS_SPOOL = 'status.iterations.tmp';
+/** status.json is rewritten from the spool this many bytes at a time, through one buffer. */
+const COPY_CHUNK = 256 * 1024;
+/** `fs.read` at a position, awaited: the spool is read off the main thread as status.json is. */
+const readAt = (fd, buffer, length, position) => new Promise((resolve, reject) => (0,external_node_fs_.read)(fd, buffer, 0, length, position, (error, bytes) => (error ? reject(error) : resolve(bytes))));
+/** Writes all of `bytes` to the open `fd` (a short write carries on). */
+function writeFully(fd, bytes, position) {
+    for (let at = 0; at < bytes.length;)
+        at += (0,external_node_fs_.writeSync)(fd, bytes, at, bytes.length - at, position === undefined ? null : position + at);
+}
+async function writeFullyAsync(handle, bytes) {
+    for (let at = 0; at < bytes.length;)
+        at += (await handle.write(bytes, at, bytes.length - at)).bytesWritten;
+}
 /**
- * The finished iterations as the bytes of a JSON array's contents (`{…},{…}`), each serialised once:
- * status.json is rewritten after every iteration; serialising them all each time made long runs quadratic.
+ * The finished iterations as the bytes of a JSON array's contents (`{…},{…}`), each serialised once, in a
+ * file: status.json is rewritten after every iteration from these bytes (serialising all of them each time
+ * made long runs quadratic), and memory holds none of them (a long loop's records grew its memory).
  */
-class IterationsJson {
-    bytes = Buffer.alloc(0);
-    length = 0;
-    /** The records serialised, and where each one's bytes end. */
-    records = [];
-    ends = [];
-    /** Brings the bytes up to `iterations`: records are final once listed; one replaced is serialised again. */
-    update(iterations) {
-        let same = 0;
-        while (same < this.records.length && same < iterations.length && this.records[same] === iterations[same])
-            same++;
-        this.records.length = same;
-        this.ends.length = same;
-        this.length = same > 0 ? this.ends[same - 1] : 0;
-        for (let i = same; i < iterations.length; i++) {
-            this.append(`${i > 0 ? ',' : ''}${JSON.stringify(iterations[i])}`);
-            this.records.push(iterations[i]);
-            this.ends.push(this.length);
-        }
-        return this.bytes.subarray(0, this.length);
+class IterationSpool {
+    file;
+    fd;
+    chunk = Buffer.allocUnsafe(COPY_CHUNK);
+    /** Bytes appended so far. */
+    bytes = 0;
+    count = 0;
+    constructor(file) {
+        this.file = file;
+        this.fd = (0,external_node_fs_.openSync)(file, 'w+');
     }
-    append(text) {
-        const needed = this.length + Buffer.byteLength(text);
-        if (needed > this.bytes.length) {
-            const grown = Buffer.alloc(Math.max(needed, this.bytes.length * 2, 64 * 1024));
-            this.bytes.copy(grown, 0, 0, this.length);
-            this.bytes = grown;
-        }
-        this.length += this.bytes.write(text, this.length);
+    append(record) {
+        const bytes = Buffer.from(`${this.count > 0 ? ',' : ''}${JSON.stringify(record)}`);
+        writeFully(this.fd, bytes, this.bytes);
+        this.bytes += bytes.length;
+        this.count++;
     }
-}
-/** Writes `pieces` to a new `file` (writev: the iterations' bytes are never copied into one string). */
-function writeAllSync(file, pieces) {
-    const fd = (0,external_node_fs_.openSync)(file, 'w');
-    try {
-        const rest = pieces.filter(piece => piece.length > 0);
-        while (rest.length > 0) {
-            let written = (0,external_node_fs_.writevSync)(fd, rest);
-            // A short write (rare for files): carry on from where it stopped.
-            while (rest.length > 0 && written >= rest[0].length)
-                written -= rest.shift().length;
-            if (rest.length > 0 && written > 0)
-                rest[0] = rest[0].subarray(written);
+    /** The first `length` bytes, appended to the open `out`. */
+    copyToSync(out, length) {
+        for (let at = 0; at < length;) {
+            const n = (0,external_node_fs_.readSync)(this.fd, this.chunk, 0, Math.min(COPY_CHUNK, length - at), at);
+            if (n === 0)
+                throw new Error(`${this.file} is shorter than what was written to it`);
+            writeFully(out, this.chunk.subarray(0, n));
+            at += n;
         }
     }
-    finally {
-        (0,external_node_fs_.closeSync)(fd);
-    }
-}
-/** The same, without blocking the event loop. */
-async function writeAll(file, pieces) {
-    const handle = await (0,promises_.open)(file, 'w');
-    try {
-        let rest = pieces.filter(piece => piece.length > 0);
-        while (rest.length > 0) {
-            let { bytesWritten: written } = await handle.writev(rest);
-            rest = [...rest];
-            while (rest.length > 0 && written >= rest[0].length)
-                written -= rest.shift().length;
-            if (rest.length > 0 && written > 0)
-                rest[0] = rest[0].subarray(written);
+    /** The same, without blocking the event loop. */
+    async copyTo(out, length) {
+        for (let at = 0; at < length;) {
+            const n = await readAt(this.fd, this.chunk, Math.min(COPY_CHUNK, length - at), at);
+            if (n === 0)
+                throw new Error(`${this.file} is shorter than what was written to it`);
+            await writeFullyAsync(out, this.chunk.subarray(0, n));
+            at += n;
         }
     }
-    finally {
-        await handle.close();
+    /** Every record, read back (once, for the loop's result). */
+    records() {
+        const all = Buffer.allocUnsafe(this.bytes);
+        for (let at = 0; at < this.bytes;) {
+            const n = (0,external_node_fs_.readSync)(this.fd, all, at, this.bytes - at, at);
+            if (n === 0)
+                throw new Error(`${this.file} is shorter than what was written to it`);
+            at += n;
+        }
+        return JSON.parse(`[${all.toString('utf8')}]`);
+    }
+    close() {
+        (0,external_node_fs_.closeSync)(this.fd);
+        (0,external_node_fs_.rmSync)(this.file, { force: true });
     }
 }
 /**
@@ -55123,21 +55271,26 @@ function makeFolder(dir) {
 }
 class RunRecord {
     dir;
-    iterations = new IterationsJson();
+    spool;
     /** The status.json write in flight, the status to write after it, and a failure not yet reported. */
     writing;
     next;
     failed;
-    constructor(dir) {
+    /** `spool`: the iterations of a loop that runs; none for a record opened to be finished. */
+    constructor(dir, spool) {
         this.dir = dir;
+        this.spool = spool;
     }
     /**
      * Creates the record folder (and logs/) and starts progress.md. A loop that goes on from an earlier job's
-     * (`earlier`) starts with that record's logs and, in progress.md, a section per earlier job.
+     * (`earlier`) starts with that record's logs and, in progress.md, a section per earlier job; its iterations
+     * (`status.iterations`, the earlier job's) are the record's first.
      */
     static create(dir, status, earlier) {
         makeFolder(external_node_path_default().join(dir, 'logs'));
-        const record = new RunRecord(dir);
+        const record = new RunRecord(dir, new IterationSpool(external_node_path_default().join(dir, ITERATIONS_SPOOL)));
+        for (const iteration of status.iterations)
+            record.spool?.append(iteration);
         const progress = external_node_path_default().join(dir, PROGRESS_FILE);
         (0,external_node_fs_.writeFileSync)(progress, record_header(status));
         if (earlier) {
@@ -55190,7 +55343,7 @@ class RunRecord {
     /**
      * Replaces status.json atomically (write, then rename), so readers never see half a file. It is
      * rewritten after every iteration, so it is compact while the loop runs and indented once finished.
-     * Iteration records are final once they are in `status.iterations`: each is serialised only once.
+     * While it runs, its iterations are the record's (appendIteration), whatever `status.iterations` holds.
      * The write happens off the main thread: one at a time, and calls made meanwhile become one write of the
      * status as it is when that write starts. A failure is thrown by the next call, or by flush().
      */
@@ -55211,8 +55364,18 @@ class RunRecord {
         try {
             for (let status = this.next; status; status = this.next) {
                 this.next = undefined;
-                // Serialised when the write starts (the iterations' bytes are reused, so never during one).
-                await writeAll(temp, this.statusJson(status));
+                // Serialised when the write starts, with the iterations appended by then.
+                const { head, iterations, tail } = this.statusJson(status);
+                const out = await (0,promises_.open)(temp, 'w');
+                try {
+                    await writeFullyAsync(out, head);
+                    if (iterations > 0)
+                        await this.spool?.copyTo(out, iterations);
+                    await writeFullyAsync(out, tail);
+                }
+                finally {
+                    await out.close();
+                }
                 await (0,promises_.rename)(temp, file);
             }
         }
@@ -55234,23 +55397,34 @@ class RunRecord {
     writeStatusNow(status) {
         const file = external_node_path_default().join(this.dir, STATUS_FILE);
         const temp = `${file}.${process.pid}.tmp`;
-        writeAllSync(temp, this.statusJson(status));
+        const { head, iterations, tail } = this.statusJson(status);
+        const out = (0,external_node_fs_.openSync)(temp, 'w');
+        try {
+            writeFully(out, head);
+            if (iterations > 0)
+                this.spool?.copyToSync(out, iterations);
+            writeFully(out, tail);
+        }
+        finally {
+            (0,external_node_fs_.closeSync)(out);
+        }
         (0,external_node_fs_.renameSync)(temp, file);
     }
-    /** The pieces of `JSON.stringify(status)` (indented once finished) and a final newline. */
+    /**
+     * `JSON.stringify(status)` and a final newline, as the bytes before the iterations, how many of the spool's
+     * bytes go in their place, and the bytes after them. Finished, the status is whole and indented.
+     */
     statusJson(status) {
-        if (status.state === 'finished')
-            return [Buffer.from(`${JSON.stringify(status, null, 2)}\n`)];
+        const whole = (text) => ({ head: Buffer.from(`${text}\n`), iterations: 0, tail: Buffer.alloc(0) });
+        if (status.state === 'finished' || !this.spool)
+            return whole(JSON.stringify(status, null, 2));
         const shell = JSON.stringify({ ...status, iterations: [] });
-        const slot = shell.indexOf(ITERATIONS_SLOT);
-        if (slot === -1)
-            return [Buffer.from(`${JSON.stringify(status)}\n`)];
-        const at = slot + ITERATIONS_SLOT.length - 1;
-        return [
-            Buffer.from(shell.slice(0, at)),
-            this.iterations.update(status.iterations),
-            Buffer.from(`${shell.slice(at)}\n`)
-        ];
+        const at = shell.indexOf(ITERATIONS_SLOT) + ITERATIONS_SLOT.length - 1;
+        return {
+            head: Buffer.from(shell.slice(0, at)),
+            iterations: this.spool.bytes,
+            tail: Buffer.from(`${shell.slice(at)}\n`)
+        };
     }
     appendBaseline(baseline) {
         (0,external_node_fs_.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), baselineSection(baseline));
@@ -55258,8 +55432,14 @@ class RunRecord {
     appendSetup(runs) {
         (0,external_node_fs_.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), setupSection(runs));
     }
+    /** An iteration that ended: its section in progress.md, and its record for status.json. */
     appendIteration(record) {
         (0,external_node_fs_.appendFileSync)(external_node_path_default().join(this.dir, PROGRESS_FILE), progressSection(record));
+        this.spool?.append(record);
+    }
+    /** Every iteration the record holds (the loop's result takes them at its end). */
+    iterations() {
+        return this.spool?.records() ?? [];
     }
     /**
      * Rewrites progress.md to open with the outcome and the overview, the iterations' sections (written as
@@ -55284,6 +55464,11 @@ class RunRecord {
         }
         (0,external_node_fs_.renameSync)(temp, file);
         this.writeStatusNow(result);
+        // The iterations are in status.json now; a killed loop's spool is left for the post step to remove.
+        if (this.spool)
+            this.spool.close();
+        else
+            (0,external_node_fs_.rmSync)(external_node_path_default().join(this.dir, ITERATIONS_SPOOL), { force: true });
     }
 }
 /** The heading of one job's sections in a chain's progress.md. */
@@ -55376,6 +55561,13 @@ function agentPresetFor(config) {
     catch (error) {
         throw new RalphError(error.message);
     }
+}
+/** What to warn before iteration 1 when the dollar budget may not hold (the agent's cost cannot be known). */
+function costWarningBefore(config, preset, proxied) {
+    if (config.maxCostUsd === undefined)
+        return undefined;
+    const model = modelNamed(preset.name, config.ralph.agentArgv, { ...process.env, ...config.agentEnv?.set });
+    return costWarning(costReading({ preset, model, proxied, cost: config.agentCost }), config.maxCostUsd);
 }
 /**
  * Opens the work tree, after checking the settings (throws RalphError for settings that cannot work, or a
@@ -55525,6 +55717,8 @@ async function runLoop(config, ports = {}) {
         }
     };
     const startedAt = clock.now();
+    // Each iteration forks programs: a heap that grew with the loop made its RSS, and every fork, grow too.
+    keepHeapSmall();
     // A loop that goes on from an earlier job: what it did counts here (iterations, dollars, the breaker).
     const carry = config.carry;
     const carried = carry?.status;
@@ -55602,6 +55796,7 @@ async function runLoop(config, ports = {}) {
     }
     if (proxied)
         status.modelProxy = { upstream: proxied.upstream, requests: 0, refused: [] };
+    const tally = new TokenTally(carried?.iterations);
     let record;
     try {
         record = RunRecord.create(config.recordDir, status, carry?.recordDir !== undefined
@@ -55690,7 +55885,7 @@ async function runLoop(config, ports = {}) {
         ...(verify ? { verify } : {}),
         ...(ports.verify ? { verifyPorts: ports.verify } : {})
     };
-    let memory = { history: carried?.iterations ?? [], trackTree: gated };
+    let memory = { history: recentHistory(carried?.iterations ?? []), trackTree: gated };
     // Without gates the loop keeps the reference's semantics: no stagnation rules, only the agent's denied
     // permissions (a loop whose agent may not use its tools can only burn money).
     const breaker = new StagnationBreaker(gated
@@ -55711,13 +55906,18 @@ async function runLoop(config, ports = {}) {
     }
     if (!isRepo && gated)
         warn('the work tree is not a git repository: progress cannot be seen, the no-progress rule is off');
+    const costUnknown = costWarningBefore(config, preset, proxied !== undefined);
+    if (costUnknown)
+        warn(costUnknown);
     let stop;
+    // The iterations themselves are the record's (a file): the loop keeps the last one.
+    let last = carried?.iterations.at(-1);
     /** Where the budgets stand now, after `ran` iterations. */
     const budgets = (ran) => ({
         maxIterations: config.maxIterations,
         maxCostUsd: config.maxCostUsd,
         ran,
-        last: status.iterations.at(-1),
+        last,
         trip: guard.trip,
         timeSpent: guard.timeSpent(),
         costSpent: guard.costSpent(),
@@ -55844,16 +56044,17 @@ async function runLoop(config, ports = {}) {
                 ...(config.maxIterations !== undefined ? { maxIterations: config.maxIterations } : {})
             });
             const outcome = await runIteration(env, memory, iteration).finally(cancelInFlight);
-            memory = { ...outcome.memory, history: [...outcome.memory.history, outcome.record] };
+            memory = { ...outcome.memory, history: recentHistory(outcome.memory.history, outcome.record) };
             const trip = guard.trip;
             if (outcome.interrupted && trip)
                 noteEnforcement(trip);
-            status.iterations.push(outcome.record);
+            last = outcome.record;
+            tally.add(outcome.record);
             if (outcome.record.verification)
                 status.verification = outcome.record.verification;
             warnRefused();
             delete status.inFlight;
-            updateCost(status, meter);
+            updateCost(status, meter, tally);
             const agent = outcome.record.agent;
             const limit = agent?.failure?.kind === 'usage_limit' && !agent.killedBy ? agent.failure : undefined;
             const limitWait = limit ? usageLimitWait(limit, clock.now(), deadline) : undefined;
@@ -55863,7 +56064,7 @@ async function runLoop(config, ports = {}) {
             if (!proxied && agent?.usage.cost_source === 'unknown' && config.maxCostUsd !== undefined) {
                 status.cost.enforced = false;
                 warn(`the agent's cost is unknown (preset ${agent.preset} saw no cost in its output): ` +
-                    `the $${config.maxCostUsd} budget cannot be enforced; time and iteration limits still apply`);
+                    `the $${config.maxCostUsd} budget cannot be enforced; time and iteration limits still apply; to enforce it, ${costFix(agent.preset)}`);
             }
             record.appendIteration(outcome.record);
             record.writeStatus(status);
@@ -55945,6 +56146,7 @@ async function runLoop(config, ports = {}) {
     const final = stop ?? { reason: 'agent_error', detail: 'the loop ended without a stop reason' };
     const result = {
         ...status,
+        iterations: record.iterations(),
         state: 'finished',
         stopReason: final.reason,
         stopDetail: final.detail,
@@ -55953,7 +56155,7 @@ async function runLoop(config, ports = {}) {
         success: SUCCESS.includes(final.reason)
     };
     delete result.inFlight;
-    updateCost(result, meter);
+    updateCost(result, meter, tally);
     if (carry) {
         const own = {
             run: carry.run,
@@ -56022,19 +56224,29 @@ function withCarriedCost(meter, usd, source) {
         ...(meter.budgetRefusal ? { budgetRefusal: () => meter.budgetRefusal?.() } : {})
     };
 }
-function updateCost(status, meter) {
-    status.cost.totalUsd = meter.spentUsd();
-    status.cost.source = status.iterations.some(it => it.agent) ? meter.source() : 'unknown';
-    const tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
-    for (const it of status.iterations) {
-        if (!it.agent)
-            continue;
-        tokens.input += it.agent.usage.input;
-        tokens.output += it.agent.usage.output;
-        tokens.cache_read += it.agent.usage.cache_read;
-        tokens.cache_write += it.agent.usage.cache_write;
+/** The iterations' tokens, added up as each finishes: summing them all after every iteration grew with the loop. */
+class TokenTally {
+    tokens = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+    agentRan = false;
+    constructor(earlier = []) {
+        for (const record of earlier)
+            this.add(record);
     }
-    status.cost.tokens = tokens;
+    add(record) {
+        const usage = record.agent?.usage;
+        if (!usage)
+            return;
+        this.agentRan = true;
+        this.tokens.input += usage.input;
+        this.tokens.output += usage.output;
+        this.tokens.cache_read += usage.cache_read;
+        this.tokens.cache_write += usage.cache_write;
+    }
+}
+function updateCost(status, meter, tally) {
+    status.cost.totalUsd = meter.spentUsd();
+    status.cost.source = tally.agentRan ? meter.source() : 'unknown';
+    status.cost.tokens = { ...tally.tokens };
 }
 
 ;// CONCATENATED MODULE: ./src/loop/stop-words.ts
@@ -56353,8 +56565,17 @@ function pullOf(value, number) {
         base: { ref: event_str(event_obj(pull.base).ref) }
     };
 }
-/** GITHUB_EVENT_NAME and the payload as a typed trigger; payloads missing what a kind needs are unsupported. */
+/**
+ * GITHUB_EVENT_NAME and the payload as a typed trigger, with its sender; payloads missing what a kind needs are
+ * unsupported.
+ */
 function parseTriggerEvent(eventName, payloadValue) {
+    const trigger = parseKind(eventName, payloadValue);
+    const sender = event_obj(event_obj(payloadValue).sender);
+    const senderLogin = event_str(sender.login);
+    return senderLogin ? { ...trigger, from: { login: senderLogin, type: event_str(sender.type) } } : trigger;
+}
+function parseKind(eventName, payloadValue) {
     const payload = event_obj(payloadValue);
     const action = event_str(payload.action);
     const sender = login(payload.sender);
@@ -57223,6 +57444,11 @@ function installedRalph(projectRoot, name) {
     const missing = { problem: `there is no ralph called ${'`'}${name}${'`'} in ${INSTALLED_RALPHS_DIR}/` };
     if (!NAME_RE.test(name))
         return missing;
+    // A name goes into branches, matrix values and commands' args, where `-rf` or `--help` reads as an option.
+    if (name.startsWith('-'))
+        return {
+            problem: "a ralph's name may not start with - (a command could read it as an option): rename its folder"
+        };
     const named = external_node_path_default().join(projectRoot, INSTALLED_RALPHS_DIR, name);
     const contained = ralphInProject(projectRoot, named);
     if (!('problem' in contained))
@@ -57538,6 +57764,19 @@ function isAllowedBot(login, allowedBots) {
     const wanted = bare(login);
     return wanted !== '' && allowedBots.some(name => bare(name) === wanted);
 }
+/**
+ * Why an event's sender may not start a loop because it is a bot the workflow does not name in allowed-bots,
+ * or undefined. Read from the payload (GitHub writes `sender`), for the events that start a loop with no
+ * permission check (push, workflow_dispatch, schedule, …): bots never drive the action unless named.
+ */
+function unnamedBotSender(what, sender, allowedBots = []) {
+    if (!sender)
+        return undefined;
+    const bot = sender.type.toLowerCase() === 'bot' || /\[bot\]$/i.test(sender.login);
+    if (!bot || isAllowedBot(sender.login, allowedBots))
+        return undefined;
+    return `${what} was sent by ${permissions_describe(sender.login)}, a bot (a GitHub App), and bots may start a loop only when the workflow names them in the allowed-bots input`;
+}
 /** A login for a message: in code, cut, one line (it may come from a payload we do not trust yet). */
 function permissions_describe(login) {
     const clean = login.replace(/[^\x20-\x7e]/g, '?').slice(0, 60);
@@ -57721,27 +57960,39 @@ const NEVER_SHOWN_START = /<(script|style)\b/gi;
 const TAG_WITH_ATTRIBUTES = /<([A-Za-z][A-Za-z0-9-]*)((?:\s+[^\s"'<>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'<>=`]+))?)+)\s*(\/?)>/g;
 // A link reference definition (`[//]: # (note)`, `[x]: url "title"`) renders as nothing.
 const LINK_DEFINITION = /^ {0,3}\[[^\]\n]+\]:[ \t]*\S[^\n]*$/gm;
-// Invisible: format characters (zero-width, bidi controls and isolates, word joiner, soft hyphen, BOM,
-// Unicode tag characters that smuggle ASCII), the combining grapheme joiner, Hangul fillers, controls
-// other than tab and newline, and variation selectors (runs of them encode bytes).
+// Invisible: what Unicode lets a renderer draw as nothing (Default_Ignorable_Code_Point: zero-width and bidi
+// controls, the word joiner, the soft hyphen, Hangul fillers, tag characters that smuggle ASCII, the Khmer and
+// Mongolian ones…), other format characters (Cf), code points not assigned yet (Cn, noncharacters among
+// them), every variation selector (runs of them encode bytes), and controls other than tab and newline. By
+// property, from the tables of the Unicode version this Node ships, so no character is missed for not being
+// listed. One emoji or text presentation selector straight after an assigned pictograph is drawn (❤️ is red,
+// ❤ is not), so it is kept (the first group).
 const INVISIBLE = 
-// eslint-disable-next-line no-control-regex, no-misleading-character-class
-/[\p{Cf}\u034F\u115F\u1160\u3164\uFFA0\u0000-\u0008\u000B-\u001F\u007F-\u009F\uFE00-\uFE0D\u{E0100}-\u{E01EF}\uFFFE\uFFFF]/gu;
-// Text presentation selectors are fine alone (❤️) but a run of them can carry data.
-const PRESENTATION_RUN = /[\uFE0E\uFE0F]{2,}/g;
+// eslint-disable-next-line no-control-regex
+/((?!\p{Cn})\p{Extended_Pictographic}[\uFE0E\uFE0F])|[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cn}\p{Variation_Selector}\u0000-\u0008\u000B-\u001F\u007F-\u009F]/gu;
 const ODD_SPACE = /[\u00A0\u1680\u2000-\u200A\u202F\u205F\u3000]/g;
 // Character references GitHub renders as invisible characters: numeric ones (checked once decoded; the `;`
 // is optional to a browser), and the named ones for invisible characters. Others stay as written.
 const NUMERIC_REFERENCE = /&#(?:[xX]0*([0-9a-fA-F]{1,6})|0*([0-9]{1,7}));?/g;
 const INVISIBLE_NAMED_REFERENCE = /&(?:ZeroWidthSpace|NegativeVeryThinSpace|NegativeThinSpace|NegativeMediumSpace|NegativeThickSpace|zwj|zwnj|lrm|rlm|NoBreak|InvisibleTimes|InvisibleComma|ApplyFunction|it|ic|af);|&shy;?/g;
-// An image's alt text is shown only when the image fails to load (the brackets may nest once).
-const IMAGE_ALT = /!\[(?:[^[\]\\]|\\.|\[(?:[^[\]\\]|\\.)*\])+\]/g;
+// A link's or an image's destination (`<with spaces>`, or one level of balanced parentheses) and title.
+const DESTINATION = String.raw `[ \t\n]*(?:<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*)`;
+const TITLE = String.raw `[ \t\n]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))`;
+// An image: a reader sees a picture, never its URL, its title, nor its alt text (shown only when the picture
+// fails to load). Inline (`![alt](url "title")`), by reference (`![alt][ref]`, `![alt][]`) or shortcut (`![alt]`);
+// the alt text's brackets may nest once.
+const IMAGE = new RegExp(String.raw `!\[(?:[^[\]\\]|\\.|\[(?:[^[\]\\]|\\.)*\])*\]` +
+    String.raw `(?:\(${DESTINATION}(?:${TITLE})?[ \t\n]*\)|\[[^[\]\n]*\])?`, 'g');
+const IMAGE_SHOWN = '[image]';
 // A link's title (`[text](url "title")`) is shown only on hover.
-const LINK_TITLE = /(\]\([ \t\n]*(?:<[^<>\n]*>|[^\s()<>]*(?:\([^\s()]*\)[^\s()<>]*)*))[ \t\n]+(?:"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|\((?:[^()\\]|\\.)*\))[ \t\n]*\)/g;
-// Math (`$…$`, `$$…$$`, `` $`…`$ ``) that can hide text: \phantom, colours (white on white), styles,
-// boxes, and moves (a kern or a lap can push text out of sight).
+const LINK_TITLE = new RegExp(String.raw `(\]\(${DESTINATION})${TITLE}[ \t\n]*\)`, 'g');
+// Math (`$…$`, `$$…$$`, `` $`…`$ ``) that can hide text: \phantom, colours (white on white), styles, boxes,
+// and moves (a kern or a lap can push text out of sight); and what draws nothing where it stands: definitions
+// (\def, \newcommand…: their body is drawn only where used, if ever), \mathchoice (one branch of four is
+// drawn), MathJax's tooltips and toggles (shown on hover or click), labels, \unicode and \char (any code
+// point, invisible ones too), and `%` comments (to the end of the line).
 const MATH = /\$\$[\s\S]*?\$\$|\$`[^`\n]*`\$|\$[^$\n]+\$/g;
-const HIDING_MATH = /\\(?:[hv]?phantom|color|textcolor|colorbox|fcolorbox|pagecolor|mathcolor|bbox|style|class|cssId|[hvm]?kern|[hvm]?skip|[hvm]?space|mspace|[lrc]lap|math[lrc]lap|smash|raise|lower|move(?:left|right))(?![A-Za-z])/;
+const HIDING_MATH = /\\(?:[hv]?phantom|color|textcolor|colorbox|fcolorbox|pagecolor|mathcolor|bbox|style|class|cssId|[hvm]?kern|[hvm]?skip|[hvm]?space|mspace|[lrc]lap|math[lrc]lap|smash|raise|lower|move(?:left|right)|[gex]?def|let|futurelet|(?:re)?newcommand|providecommand|(?:re)?newenvironment|DeclareMathOperator|mathchoice|texttip|mathtip|toggle|require|label|unicode|char)(?![A-Za-z])|(?:^|[^\\])(?:\\\\)*%/;
 const MATH_REMOVED = '[math removed: it can hide text from a reader]';
 /**
  * What a reader sees of GitHub-flavoured text, as plain data: hidden markup and invisible characters
@@ -57758,10 +58009,10 @@ function sanitizeText(text, options = {}) {
     // Invisible characters first (written as themselves or as references), so none of them can break up
     // `<!--` and keep a comment in.
     out = out.replace(NUMERIC_REFERENCE, invisibleReference).replace(INVISIBLE_NAMED_REFERENCE, '');
-    out = out.replace(INVISIBLE, '').replace(PRESENTATION_RUN, m => m[0]);
+    out = out.replace(INVISIBLE, (_hidden, drawn) => drawn ?? '');
     out = sanitize_stripHtmlComments(out);
     out = stripNeverShown(out);
-    out = removeHidingMath(out);
+    out = removeUndrawn(out);
     out = stripAttributesOutsideCode(out);
     out = out.replace(LINK_DEFINITION, '');
     out = out.replace(ODD_SPACE, ' ');
@@ -57834,9 +58085,9 @@ function stripNeverShown(text) {
  * on the line (it would join hidden lines onto the command).
  */
 function hiddenOnCommandLine(line) {
-    const invisible = new RegExp(INVISIBLE.source, 'u').exec(line);
-    if (invisible)
-        return `an invisible or bidi character (U+${(invisible[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')})`;
+    const invisible = firstInvisible(line);
+    if (invisible !== undefined)
+        return `an invisible or bidi character (U+${(invisible.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')})`;
     if (line.replace(NUMERIC_REFERENCE, invisibleReference) !== line ||
         new RegExp(INVISIBLE_NAMED_REFERENCE.source).test(line))
         return 'a character reference to an invisible character';
@@ -57845,28 +58096,44 @@ function hiddenOnCommandLine(line) {
         return 'an HTML comment that does not close on that line';
     return undefined;
 }
+/** The first character of `text` that sanitizeText removes as invisible, or undefined. */
+function firstInvisible(text) {
+    for (const m of text.matchAll(INVISIBLE))
+        if (m[1] === undefined)
+            return m[0];
+    return undefined;
+}
 /** A numeric character reference: removed when it stands for an invisible character, else kept as written. */
 function invisibleReference(reference, hex, decimal) {
     const point = hex !== undefined ? Number.parseInt(hex, 16) : Number(decimal);
     if (point === 0 || point > 0x10ffff || (point >= 0xd800 && point <= 0xdfff))
         return reference;
-    INVISIBLE.lastIndex = 0;
-    return INVISIBLE.test(String.fromCodePoint(point)) ? '' : reference;
+    return firstInvisible(String.fromCodePoint(point)) === undefined ? reference : '';
 }
+// In a ```mermaid block, what github.com does not draw: `%%` comments and `%%{…}%%` directives (to the end of
+// the line), and the accessible title and description (`accTitle: …`, `accDescr: …`, `accDescr { … }`).
+const MERMAID_UNDRAWN = /%%[^\n]*|^[ \t]*acc(?:Title|Descr)[ \t]*:[^\n]*|^[ \t]*accDescr[ \t]*\{[^}]*\}?/gm;
 /**
- * Math that can hide text is replaced by a visible note, in prose (`$…$`, `$$…$$`, `` $`…`$ ``) and in
- * ```math blocks: the agent may see less than a reader, never more.
+ * What github.com draws as nothing goes: math that can hide text is replaced by a visible note, in prose
+ * (`$…$`, `$$…$$`, `` $`…`$ ``) and in ```math blocks, and a ```mermaid block loses what the diagram does not
+ * show. The agent may see less than a reader, never more.
  */
-function removeHidingMath(text) {
-    return mapFences(text, prose => prose.replace(MATH, math => (HIDING_MATH.test(math) ? MATH_REMOVED : math)), (info, body) => (/^math\b/i.test(info) && HIDING_MATH.test(body) ? MATH_REMOVED : body));
+function removeUndrawn(text) {
+    return mapFences(text, prose => prose.replace(MATH, math => (HIDING_MATH.test(math) ? MATH_REMOVED : math)), (info, body) => {
+        if (/^math\b/i.test(info))
+            return HIDING_MATH.test(body) ? MATH_REMOVED : body;
+        if (/^mermaid\b/i.test(info))
+            return body.replace(MERMAID_UNDRAWN, '');
+        return body;
+    });
 }
 /**
  * Outside fenced code and inline code: attributes of HTML tags are removed (`<img alt="…">` becomes
- * `<img>`), and so are images' alt text and links' titles. Inside code a reader sees them, and code samples
- * in issues need them.
+ * `<img>`), images become `[image]` (no URL, title or alt text), and links lose their titles. Inside code a
+ * reader sees all of them, and code samples in issues need them.
  */
 function stripAttributesOutsideCode(text) {
-    return mapOutsideCode(text, prose => prose.replace(TAG_WITH_ATTRIBUTES, '<$1$3>').replace(IMAGE_ALT, '![]').replace(LINK_TITLE, '$1)'));
+    return mapOutsideCode(text, prose => prose.replace(TAG_WITH_ATTRIBUTES, '<$1$3>').replace(IMAGE, IMAGE_SHOWN).replace(LINK_TITLE, '$1)'));
 }
 /** Applies `fn` to the parts of markdown that are neither fenced code blocks nor inline code spans. */
 function mapOutsideCode(text, fn) {
@@ -58242,6 +58509,12 @@ async function admitEvent(event, settings, octokit) {
         return planLabel(trigger, settings, octokit);
     if (isPullRequestTrigger(trigger))
         return planPullRequestEvent(trigger, settings, octokit);
+    // The events above check who asked through the API (a bot among them). Any other starts a loop unasked, so
+    // a bot that sent it (renovate's push, an App's dispatch) is refused here, quietly: one log line.
+    const kind = trigger.name === 'unsupported' ? trigger.eventName : trigger.name;
+    const bot = unnamedBotSender(`this ${kind} event`, trigger.from, settings.allowedBots);
+    if (bot)
+        return skip(bot);
     if (isPushTrigger(trigger)) {
         if (trigger.deleted)
             return skip(`the push deleted ${trigger.ref.startsWith('refs/tags/') ? 'a tag' : 'a branch'}`);
@@ -59639,6 +59912,9 @@ const GITHUB_API_ERRORS = {
     reviewFromAuthor: 'Review cannot be requested from pull request author',
     reviewersNotCollaborators: 'Reviews may only be requested from collaborators'
 };
+/** Where the setting that lets GITHUB_TOKEN open pull requests is (off by default), for every line naming it. */
+const ACTIONS_PULL_REQUEST_SETTING = `Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests" ` +
+    `(in an organisation, the same setting must first be allowed in the organisation's Settings → Actions → General)`;
 /** Why delivery of a pull request failed, each with its fix in the error's message. */
 const PULL_REQUEST_FAILURE = {
     /** The repository (or organisation) setting forbids GITHUB_TOKEN to create pull requests. */
@@ -59705,9 +59981,7 @@ function pullRequestFailure(error, context) {
     const repository = `${context.owner}/${context.repo}`;
     if (text.includes(GITHUB_API_ERRORS.actionsNotPermitted)) {
         return new PullRequestError(PULL_REQUEST_FAILURE.actionsNotPermitted, `GitHub Actions is not permitted to create pull requests in ${repository}. Allow it in the repository's ` +
-            `Settings → Actions → General → Workflow permissions → "Allow GitHub Actions to create and approve pull requests" ` +
-            `(in an organisation, the same setting must first be allowed in the organisation's Settings → Actions → General), ` +
-            `or give the action a PAT or GitHub App token. The branch '${context.head}' was pushed: a pull request can be opened from it by hand.`, status, { cause: error });
+            `${ACTIONS_PULL_REQUEST_SETTING}, or give the action a PAT or GitHub App token. The branch '${context.head}' was pushed: a pull request can be opened from it by hand.`, status, { cause: error });
     }
     if (status === 403 && text.includes(GITHUB_API_ERRORS.resourceNotAccessible)) {
         return new PullRequestError(PULL_REQUEST_FAILURE.missingPermission, `The token may not ${context.operation} in ${repository} (403 ${GITHUB_API_ERRORS.resourceNotAccessible.trim()}…): ` +
@@ -59967,6 +60241,126 @@ function truncateBody(body, max = MAX_PR_BODY_CHARS, note = `The description was
         cut = cut.slice(0, -1);
     const fences = cut.match(/^\s*(```|~~~)/gm)?.length ?? 0;
     return cut + (fences % 2 === 1 ? fence : '') + suffix;
+}
+/**
+ * Whether GitHub Actions may create pull requests in the repository (ACTIONS_PULL_REQUEST_SETTING), or why that
+ * cannot be known: a token that may not read the setting (403, 404: a fine-grained token without
+ * Administration: read) or no answer from GitHub.
+ */
+async function actionsMayCreatePullRequests(octokit, repo) {
+    try {
+        const { data } = await octokit.rest.actions.getGithubActionsDefaultWorkflowPermissionsRepository(repo);
+        return { allowed: data.can_approve_pull_request_reviews };
+    }
+    catch (error) {
+        const status = errors_statusOf(error);
+        return { unknown: status !== undefined ? `HTTP ${status}` : errorText(error).split('\n')[0] };
+    }
+}
+
+;// CONCATENATED MODULE: ./src/action/delivery-decision.ts
+function decideDelivery(facts) {
+    const { pr, success, branch } = facts;
+    if (facts.stopReason === 'already_green')
+        return {
+            push: false,
+            skipped: 'every gate passed before any agent ran, so there was nothing to do and nothing was pushed'
+        };
+    // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
+    if (pr !== undefined && !success)
+        return {
+            push: false,
+            skipped: `the gates did not pass, so nothing was pushed onto pull request #${pr}'s branch (on-failure applies to the action's own branches only)`
+        };
+    if (pr !== undefined && facts.addedNoCommits)
+        return { push: false, skipped: `the loop added no commits, so pull request #${pr} is left as it was` };
+    // Success delivers when open-pr says so; a failure as on-failure says (push, or push and a draft).
+    const wantPush = success ? facts.openPr : facts.onFailure !== 'none';
+    const wantPr = success ? facts.openPr : facts.onFailure === 'draft-pr';
+    if (!wantPush)
+        return {
+            push: false,
+            skipped: success
+                ? `open-pr is false, so nothing was pushed: the work is on the local branch ${branch} and in the run record`
+                : 'on-failure is none, so nothing was pushed: the work is on the local branch and in the run record'
+        };
+    return {
+        push: true,
+        pullRequest: !wantPr ? 'none' : pr !== undefined ? 'onto-pr' : 'open',
+        draft: facts.draft || !success
+    };
+}
+
+;// CONCATENATED MODULE: ./src/action/can-deliver.ts
+// Before any agent runs, what the run's delivery will need, asked of GitHub while a refusal still costs nothing
+// (after the loop it cost the agent's run): that the token can push the loop's branch, by a push dry run with
+// the lease (nothing is sent, no ref made), and, where the pull request is opened with the job's GITHUB_TOKEN,
+// the repository setting that lets GitHub Actions create one (off by default).
+
+
+
+
+
+
+/** What the delivery may need, whatever the loop's outcome: decideDelivery's decisions for a success and a failure. */
+function deliveryNeeds(inputs, pr) {
+    // The agent job of two-job mode pushes nothing; the deliver job runs no agent to spare.
+    if (inputs.mode !== 'run')
+        return { push: false, pullRequestAsActions: false };
+    const decisions = [true, false].map(success => decideDelivery({
+        stopReason: success ? 'all_checks_passed' : 'max_iterations',
+        success,
+        ...(pr !== undefined ? { pr } : {}),
+        addedNoCommits: false,
+        openPr: inputs.openPr,
+        onFailure: inputs.onFailure,
+        draft: inputs.draft,
+        branch: ''
+    }));
+    const opens = decisions.some(decision => decision.push && decision.pullRequest === 'open');
+    return {
+        push: inputs.continueJobs > 1 || decisions.some(decision => decision.push),
+        pullRequestAsActions: opens && inputs.pushToken === undefined
+    };
+}
+/**
+ * The one line that ends the step before any agent runs when the delivery cannot succeed, or undefined. What
+ * cannot be known (GitHub did not answer, the token may not read the setting) is said in an info line, and the
+ * run goes on.
+ */
+async function deliveryRefusal(plan, workTree, branch, clients) {
+    const needs = deliveryNeeds(plan.inputs, plan.pr?.number);
+    const { owner, repo } = plan.context.repo;
+    const repository = `${owner}/${repo}`;
+    if (needs.push) {
+        const timing = retryTiming();
+        const logged = [];
+        const dry = await pushWithRetry(workTree, {
+            branch: branch.branch,
+            token: plan.inputs.pushToken ?? plan.inputs.githubToken,
+            serverUrl: plan.context.serverUrl,
+            repository,
+            leaseSha: branch.remoteSha,
+            dryRun: true,
+            stallSeconds: timing.pushStallSeconds,
+            log: message => logged.push(message)
+        }, { attempts: 3, waitMs: attempt => backoffMs(timing, attempt + 1) });
+        if (dry.error && !failedInTransit(dry))
+            return `A push dry run of ${branch.branch} was refused, so the loop would not be delivered: ${dry.error.message} No agent ran.`;
+        if (dry.error)
+            core/* info */.pq(`Whether ${branch.branch} can be pushed is not known (a push dry run did not get through: ${dry.error.message}); the loop goes on.`);
+        else
+            for (const line of logged)
+                core/* info */.pq(line);
+    }
+    if (needs.pullRequestAsActions) {
+        const setting = await actionsMayCreatePullRequests(await clients.delivery(), { owner, repo });
+        if ('allowed' in setting && !setting.allowed)
+            return `GitHub Actions may not create pull requests in ${repository}, and this run would open one with the job's GITHUB_TOKEN: allow it in the repository's ${ACTIONS_PULL_REQUEST_SETTING}, or pass a push-token (a PAT or GitHub App token). No agent ran.`;
+        if ('unknown' in setting)
+            core/* info */.pq(`Whether GitHub Actions may create pull requests in ${repository} is not known (${setting.unknown}: the token may not read the repository's Actions settings); if the pull request is refused, allow it in the repository's ${ACTIONS_PULL_REQUEST_SETTING}.`);
+    }
+    return undefined;
 }
 
 ;// CONCATENATED MODULE: ./src/action/cannot-start.ts
@@ -60285,8 +60679,10 @@ async function credentialsAfterMain(state) {
 }
 
 ;// CONCATENATED MODULE: ./src/action/prepare.ts
-// Step 3, prepare: the loop's fresh branch from its base, the commit identity, who the loop's processes run
-// as, and the issue's tracking comment. A failure here replies on the issue and ends the step.
+// Step 3, prepare: the loop's fresh branch from its base, the commit identity, whether its delivery can
+// succeed (can-deliver.ts), who the loop's processes run as, and the issue's tracking comment. A failure here
+// replies on the issue and ends the step.
+
 
 
 
@@ -60413,6 +60809,13 @@ async function prepare(planned) {
         await restoreCheckout(workTree, branch);
         return cannotStart(`Cannot resume run ${plan.resume?.runId}: ${refused}. No agent ran.`);
     }
+    // What delivery will need is asked now, while a refusal costs no agent's run.
+    const undeliverable = await deliveryRefusal(plan, workTree, branch, clients);
+    if (undeliverable) {
+        await identity.restore().catch(() => undefined);
+        await restoreCheckout(workTree, branch);
+        return cannotStart(undeliverable);
+    }
     let isolated;
     try {
         isolated = await isolateLoop(plan, workTree);
@@ -60429,8 +60832,8 @@ async function prepare(planned) {
 }
 
 ;// CONCATENATED MODULE: ./src/action/deliver.ts
-// Step 5, deliver: what the inputs say to do with the work for this outcome (a pure decision, tested with a
-// table), then the push and the pull request. Known failures come back as sentences with their fix (for
+// Step 5, deliver: what the inputs say to do with the work for this outcome (delivery-decision.ts, a pure
+// decision tested with a table), then the push and the pull request. Known failures come back as sentences with their fix (for
 // setFailed and the summary), never as stack traces. The checkout is given back whatever happened.
 
 
@@ -60443,37 +60846,7 @@ async function prepare(planned) {
 
 
 
-function decideDelivery(facts) {
-    const { pr, success, branch } = facts;
-    if (facts.stopReason === 'already_green')
-        return {
-            push: false,
-            skipped: 'every gate passed before any agent ran, so there was nothing to do and nothing was pushed'
-        };
-    // A person's pull request (a /ralph comment on it, or a pull_request run) gets verified work only.
-    if (pr !== undefined && !success)
-        return {
-            push: false,
-            skipped: `the gates did not pass, so nothing was pushed onto pull request #${pr}'s branch (on-failure applies to the action's own branches only)`
-        };
-    if (pr !== undefined && facts.addedNoCommits)
-        return { push: false, skipped: `the loop added no commits, so pull request #${pr} is left as it was` };
-    // Success delivers when open-pr says so; a failure as on-failure says (push, or push and a draft).
-    const wantPush = success ? facts.openPr : facts.onFailure !== 'none';
-    const wantPr = success ? facts.openPr : facts.onFailure === 'draft-pr';
-    if (!wantPush)
-        return {
-            push: false,
-            skipped: success
-                ? `open-pr is false, so nothing was pushed: the work is on the local branch ${branch} and in the run record`
-                : 'on-failure is none, so nothing was pushed: the work is on the local branch and in the run record'
-        };
-    return {
-        push: true,
-        pullRequest: !wantPr ? 'none' : pr !== undefined ? 'onto-pr' : 'open',
-        draft: facts.draft || !success
-    };
-}
+
 /**
  * The branch must hold what the loop verified: the tree its last iteration left (a process of the loop that
  * moved the branch, possible only as the job's own user, delivers nothing). Answers the problem, if any.
