@@ -216,7 +216,9 @@ export function makePlan(
       // The same containment rule as comments, labels and mode: list (ralph/installed.ts).
       const resolved = inputRalph(root, ralphInput)
       if ('problem' in resolved)
-        throw new PlanError(`Input 'ralph' (${ralphInput}): ${resolved.problem}${noCheckout(root, ralphInput)}.`)
+        throw new PlanError(
+          `Input 'ralph' (${ralphInput}): ${resolved.problem}${noCheckout(root, ralphInput)}.`
+        )
       const loaded = loadRalph(resolved.file, {
         cwd: root,
         env,
