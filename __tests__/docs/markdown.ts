@@ -71,7 +71,8 @@ export function readPage(page: string, root = REPO): Page {
   const links: string[] = []
   const blocks: CodeBlock[] = []
   let heading = ''
-  marked.walkTokens(tokens, token => {
+  // walkTokens returns its callbacks' results; these return nothing.
+  void marked.walkTokens(tokens, token => {
     if (token.type === 'heading') {
       const { text, tokens: inline } = token as Tokens.Heading
       heading = shownText(inline, text)
