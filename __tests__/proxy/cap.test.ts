@@ -11,6 +11,7 @@ import { priceFromTable } from '../../src/agents/prices.js'
 import { LoopGuard, systemClock } from '../../src/loop/guard.js'
 import { startAgentProxy, type AgentBehindProxy } from '../../src/proxy/agent.js'
 import {
+  PDF_PAGE_TOKENS,
   startAnthropicServer,
   startResponsesServer,
   text,
@@ -533,5 +534,48 @@ describe('usage that cannot be true (#35)', () => {
       cost_usd: request.costUsd,
       requests: [expect.objectContaining({ worst_case: true, impossible_usage: 'input_tokens -400000' })]
     })
+  })
+})
+
+/** A PDF of `pages` blank pages: a few kilobytes that the vendor bills as `pages` page images. */
+const blankPdf = (pages: number): string =>
+  Buffer.from(
+    `%PDF-1.4\n1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n2 0 obj <</Type /Pages /Count ${pages}>> endobj\n` +
+      Array.from({ length: pages }, (_, i) => `${i + 3} 0 obj <</Type /Page /Parent 2 0 R>> endobj\n`).join(
+        ''
+      ) +
+      '%%EOF\n'
+  ).toString('base64')
+
+describe('media, billed by what it decodes to (#35, attacks)', () => {
+  it('eight requests at once, each with a 6 KB PDF of 100 blank pages, against a $1 cap: none goes up', async () => {
+    const server = await served(
+      startAnthropicServer({ script: () => text('Read.', { billAsVendor: true, usage: { output: 100 } }) })
+    )
+    const body = message('claude-sonnet-4-5', 100, {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'document',
+              source: { type: 'base64', media_type: 'application/pdf', data: blankPdf(100) }
+            },
+            { type: 'text', text: 'Summarise it.' }
+          ]
+        }
+      ]
+    })
+    // What the vendor bills it, asked directly: 160,000 tokens of page images, $0.48; reserved at its bytes
+    // (2,700 tokens, $0.01) eight would go up at once and bill $3.85.
+    await fetch(`${server.url}/v1/messages`, { method: 'POST', body: JSON.stringify(body) })
+    expect(server.requests[0].billed?.input).toBeGreaterThan(100 * PDF_PAGE_TOKENS)
+    const proxied = await behind(['claude', '-p'], server.url, 1)
+    proxied.meter.beginRun()
+    const answers = await Promise.all(Array.from({ length: 8 }, () => ask(proxied, '/v1/messages', body)))
+    expect(answers.map(a => a.status)).toEqual(Array(8).fill(402))
+    expect(answers[0].text).toMatch(/carries document content: reserved at a whole input window/)
+    expect(server.requests).toHaveLength(1)
+    expect(billedUsd(server)).toBeGreaterThan(0.45)
   })
 })

@@ -318,7 +318,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
         worstUsd: pre.worstUsd,
         // A body that named no output limit goes up with the one it was reserved at (plain: its encoding dropped).
         start: () => send(request, response, url, pre.body ?? body, call, pre.body !== undefined),
-        refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model)
+        refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model, pre.media)
       }
       response.on('close', () => {
         // The agent hung up while its request was held: it is no longer waiting.
@@ -358,9 +358,12 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     response: ServerResponse,
     path: string,
     worstUsd: number,
-    model: string | undefined
+    model: string | undefined,
+    media: string | undefined
   ): void => {
     const left = Math.max(0, options.budgetLeft?.() ?? 0)
+    // Media is billed by what it decodes to: say why a small body is reserved at a whole input window.
+    const why = media === undefined ? '' : ` (it carries ${media}: reserved at a whole input window)`
     const record: MeteredRequest = {
       seq: requests.length + 1,
       method: 'POST',
@@ -369,14 +372,14 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       usage: { input: 0, output: 0, cache_read: 0, cache_write: 0, ...(model ? { model } : {}) },
       reservedUsd: worstUsd,
       refused: 'budget',
-      error: `its worst case (${dollars(worstUsd)}) does not fit in what is left of the budget (${dollars(left)})`
+      error: `its worst case (${dollars(worstUsd)}${why}) does not fit in what is left of the budget (${dollars(left)})`
     }
     requests.push(record)
     options.onRequest?.(record)
     answer(
       response,
       402,
-      `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)} and ${dollars(left)} is left (max-cost). The run stops.`
+      `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)}${why} and ${dollars(left)} is left (max-cost). The run stops.`
     )
   }
 
