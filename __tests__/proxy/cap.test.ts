@@ -579,3 +579,191 @@ describe('media, billed by what it decodes to (#35, attacks)', () => {
     expect(billedUsd(server)).toBeGreaterThan(0.45)
   })
 })
+
+/** A model server whose streams start and never end: it bills each the whole answer once the client leaves. */
+async function abandonedStreams(): Promise<{ url: string; billedUsd: () => number; reached: () => number }> {
+  let usd = 0
+  let reached = 0
+  const upstream = http.createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      reached++
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as { max_tokens: number }
+      // As a gateway (or Bedrock) does: the model finishes the answer the client left, and it is billed whole.
+      response.on('close', () => {
+        usd += (50 * SONNET_BILL.input + body.max_tokens * SONNET_BILL.output) / 1e6
+      })
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      response.write(
+        `event: message_start\ndata: ${JSON.stringify({
+          type: 'message_start',
+          message: {
+            type: 'message',
+            model: 'claude-sonnet-4-5',
+            usage: { input_tokens: 50, output_tokens: 1 }
+          }
+        })}\n\n`
+      )
+    })
+  })
+  await new Promise<void>(resolve => upstream.listen(0, '127.0.0.1', resolve))
+  closers.push(
+    () =>
+      new Promise(resolve => {
+        upstream.closeAllConnections()
+        upstream.close(resolve)
+      })
+  )
+  return {
+    url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+    billedUsd: () => usd,
+    reached: () => reached
+  }
+}
+
+describe('an answer that did not end whole is charged its worst case (#35, attacks)', () => {
+  it('an agent that reads the start of each stream and hangs up cannot run a $1 cap past what the upstream bills', async () => {
+    const upstream = await abandonedStreams()
+    const proxied = await behind(['claude', '-p'], upstream.url, 1)
+    proxied.meter.beginRun()
+    const statuses: number[] = []
+    // Each answer's start says 50 tokens in, 1 out; the upstream bills 32,000 out ($0.48) once it is left.
+    for (let tries = 0; tries < 10 && !statuses.includes(402); tries++) {
+      const leave = new AbortController()
+      const response = await fetch(`${proxied.proxy.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': proxied.proxy.placeholderKey },
+        body: JSON.stringify(message('claude-sonnet-4-5', 32_000, { stream: true })),
+        signal: leave.signal
+      })
+      statuses.push(response.status)
+      if (response.status === 200) {
+        await response.body?.getReader().read()
+        leave.abort()
+        await until(
+          () => proxied.proxy.requests.length === statuses.length && !!proxied.proxy.requests.at(-1)?.error
+        )
+      }
+    }
+    expect(statuses).toEqual([200, 200, 402])
+    await until(() => upstream.billedUsd() > 0.9)
+    expect(upstream.billedUsd()).toBeLessThanOrEqual(1)
+    expect(proxied.proxy.requests.slice(0, 2)).toEqual([
+      expect.objectContaining({ worstCase: true, error: 'the agent closed the connection' }),
+      expect.objectContaining({ worstCase: true, error: 'the agent closed the connection' })
+    ])
+    expect(proxied.proxy.requests[0].costUsd).toBe(proxied.proxy.requests[0].reservedUsd)
+  })
+
+  it('a connection the upstream drops after reading the body (it may bill it) is charged its worst case; one it never reached is not', async () => {
+    let reached = 0
+    const upstream = http.createServer((request, response) => {
+      request.resume()
+      request.on('end', () => {
+        reached++
+        response.socket?.destroy()
+      })
+    })
+    await new Promise<void>(resolve => upstream.listen(0, '127.0.0.1', resolve))
+    closers.push(() => new Promise(resolve => upstream.close(resolve)))
+    const proxied = await behind(
+      ['claude', '-p'],
+      `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      1
+    )
+    proxied.meter.beginRun()
+    const statuses: number[] = []
+    // The CLI retries a dropped connection: each retry may be billed again.
+    for (let tries = 0; tries < 10 && !statuses.includes(402); tries++)
+      statuses.push((await ask(proxied, '/v1/messages', message('claude-sonnet-4-5', 32_000))).status)
+    expect(statuses).toEqual([502, 502, 402])
+    expect(reached).toBe(2)
+    expect(proxied.proxy.requests[0]).toMatchObject({ status: 0, worstCase: true })
+    // Nothing listening: the body never reached an upstream, which bills nothing.
+    const closed = await behind(['claude', '-p'], 'http://127.0.0.1:9', 1)
+    expect((await ask(closed, '/v1/messages', message('claude-sonnet-4-5', 32_000))).status).toBe(502)
+    expect(closed.proxy.requests[0].worstCase).toBeUndefined()
+    expect(closed.proxy.requests[0].costUsd).toBeUndefined()
+  })
+})
+
+describe("Google's system parameters (#35, attacks)", () => {
+  /** A Gemini stand-in that bills the prompt (4 bytes a token) and honours a response field mask, as Google's API does. */
+  async function maskedGemini(): Promise<{ url: string; billedUsd: () => number; types: string[] }> {
+    let usd = 0
+    const types: string[] = []
+    const upstream = http.createServer((request, response) => {
+      const chunks: Buffer[] = []
+      request.on('data', (chunk: Buffer) => chunks.push(chunk))
+      request.on('end', () => {
+        types.push(String(request.headers['content-type']))
+        const prompt = Math.ceil(Buffer.concat(chunks).length / 4)
+        // gemini-2.5-pro: $1.25 input, $10 output a million tokens.
+        usd += (prompt * 1.25 + 100 * 10) / 1e6
+        const usage = { promptTokenCount: prompt, candidatesTokenCount: 100, totalTokenCount: prompt + 100 }
+        const mask = request.headers['x-goog-fieldmask']
+        response.writeHead(200, { 'content-type': 'application/json' })
+        response.end(
+          JSON.stringify({
+            candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] } }],
+            usageMetadata: mask ? { candidatesTokenCount: 100 } : usage,
+            modelVersion: 'gemini-2.5-pro'
+          })
+        )
+      })
+    })
+    await new Promise<void>(resolve => upstream.listen(0, '127.0.0.1', resolve))
+    closers.push(() => new Promise(resolve => upstream.close(resolve)))
+    return {
+      url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      billedUsd: () => usd,
+      types
+    }
+  }
+  const call = (proxied: AgentBehindProxy, query: string, headers: Record<string, string>) =>
+    fetch(`${proxied.proxy.url}/v1beta/models/gemini-2.5-pro:generateContent${query}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-goog-api-key': proxied.proxy.placeholderKey,
+        ...headers
+      },
+      body: JSON.stringify({
+        contents: [{ role: 'user', parts: [{ text: 'x'.repeat(300_000) }] }],
+        generationConfig: { maxOutputTokens: 100 }
+      })
+    })
+
+  it('a field mask that trims the prompt count from the answer cannot run a $1 cap past what the upstream bills', async () => {
+    const upstream = await maskedGemini()
+    const proxied = await behind(['gemini', '-y'], upstream.url, 1)
+    proxied.meter.beginRun()
+    // Each prompt is 75,000 tokens ($0.09); the trimmed answer counts only its 100 tokens out ($0.001).
+    const mask = { 'x-goog-fieldmask': 'candidates,usageMetadata.candidatesTokenCount' }
+    const statuses: number[] = []
+    for (let tries = 0; tries < 20 && !statuses.includes(402); tries++)
+      statuses.push((await call(proxied, '', mask)).status)
+    expect(statuses.at(-1)).toBe(402)
+    expect(upstream.billedUsd()).toBeLessThanOrEqual(1)
+    expect(proxied.proxy.requests[0]).toMatchObject({ worstCase: true })
+  })
+
+  it('refuses the query parameters it does not read ($ct, fields, alt=proto), and sends the body up as JSON', async () => {
+    const upstream = await maskedGemini()
+    const proxied = await behind(['gemini', '-y'], upstream.url, 100)
+    for (const query of ['?fields=candidates', '?%24ct=application%2Fjson%2Bprotobuf', '?alt=proto'])
+      expect((await call(proxied, query, {})).status).toBe(403)
+    expect(upstream.types).toEqual([])
+    expect(proxied.proxy.refusedRequests).toEqual([
+      'POST /v1beta/models/gemini-2.5-pro:generateContent (query: fields)',
+      'POST /v1beta/models/gemini-2.5-pro:generateContent (query: $ct)',
+      'POST /v1beta/models/gemini-2.5-pro:generateContent (query: alt)'
+    ])
+    // Google reads a body by its type (application/json+protobuf is positional): it goes up as what was read.
+    expect((await call(proxied, '?alt=sse', { 'content-type': 'application/json+protobuf' })).status).toBe(
+      200
+    )
+    expect(upstream.types).toEqual(['application/json'])
+  })
+})

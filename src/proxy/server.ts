@@ -19,6 +19,7 @@ import {
   endpointOf,
   MAX_REQUEST_BODY,
   SseReader,
+  unknownQuery,
   WireUsage,
   type ModelWire
 } from './wire.js'
@@ -43,7 +44,10 @@ export interface MeteredRequest {
   unread?: true
   /** Dollars reserved before forwarding: the request's worst case (model calls only). */
   reservedUsd?: number
-  /** No usage was seen of an answer the upstream may have billed: it was charged its worst case. */
+  /**
+   * What an answer the upstream may have billed cost was not read whole (no usage, usage without its input or
+   * output count, or an answer that did not end): it was charged its worst case.
+   */
   worstCase?: true
   /** The answer's usage held a figure that cannot be true (the upstream's fault): charged its worst case. */
   impossibleUsage?: string
@@ -264,6 +268,16 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       refuseRequest(response, name, endpoint.why)
       return
     }
+    const param = endpoint.kind === 'model' ? unknownQuery(options.wire, url.searchParams) : undefined
+    if (param !== undefined) {
+      request.resume()
+      refuseRequest(
+        response,
+        `${name} (query: ${param})`,
+        'a query parameter the proxy does not know may change how the upstream reads the body or what its answer says it cost'
+      )
+      return
+    }
     // The whole body first: what it may cost is read from it before anything goes up.
     const chunks: Buffer[] = []
     let size = 0
@@ -436,7 +450,9 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
         headers[name] = value
     Object.assign(headers, keyHeader(options.wire, options.apiKey), {
       'accept-encoding': 'identity',
-      'content-length': String(body.length)
+      'content-length': String(body.length),
+      // The body is read as the meter read it: JSON (Google reads another type as another encoding).
+      ...(modelCall ? { 'content-type': 'application/json' } : {})
     })
     const basePath = upstream.pathname.replace(/\/$/, '')
     const target = `${basePath}${url.pathname}${url.search}`
@@ -451,8 +467,10 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       agent
     })
     let incoming: IncomingMessage | undefined
-    // The upstream may have billed it: the agent hung up or the proxy cut it (not: it was never reached).
-    let stopped = false
+    // The body reached the upstream (flushed to its connection), so it may bill it, answered or not.
+    let delivered = false
+    // The answer's end arrived: what it said it cost is all it will say.
+    let answered = false
     let ended = false
     const settle = (): void => {
       const tokens = meter.seen ? options.price(meter.usage) : undefined
@@ -475,9 +493,12 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
         record.impossibleUsage = meter.impossible
         record.error ??= `the upstream reported usage that cannot be true (${meter.impossible})`
       }
-      // No usage seen of an answer that may be billed: charged its worst case, so the cap still holds.
-      const unseen = (record.unread || !meter.seen) && (ok || (stopped && record.status === 0))
-      if (modelCall && (unseen || meter.impossible !== undefined)) {
+      // The upstream may bill what it was sent, unless it answered a failure. What it billed is read only from
+      // an answer that ended with its input and output counted: a cut, dropped or abandoned answer may be billed
+      // whole (gateways and Bedrock finish what the client left). Else it is charged its worst case.
+      const billable = delivered && (ok || record.status === 0)
+      const unread = record.unread === true || !answered || !meter.complete
+      if (modelCall && ((billable && unread) || meter.impossible !== undefined)) {
         record.costUsd = Math.max(record.costUsd ?? 0, worstUsd)
         record.worstCase = true
         options.onRequest?.(record)
@@ -494,7 +515,6 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       cut: () => {
         if (ended) return
         record.cut = true
-        stopped = true
         // What was forwarded still arrives, then the connection ends without the answer's end.
         if (response.headersSent) response.socket?.end()
         else
@@ -509,12 +529,14 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       }
     }
     inFlight.add(flight)
+    outgoing.on('finish', () => {
+      delivered = true
+    })
     outgoing.end(body)
     response.on('close', () => {
       // The agent hung up (or was killed): the upstream request goes too.
       if (!response.writableFinished && !ended) {
         fail('the agent closed the connection')
-        stopped = true
         incoming?.destroy()
         outgoing.destroy()
         finish()
@@ -564,6 +586,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       })
       answerIn.on('end', () => {
         if (ended) return
+        answered = true
         sse?.end()
         if (json && jsonBytes < MAX_JSON_BODY) {
           try {
