@@ -457,10 +457,14 @@ async function serving(content: string): Promise<string> {
 
 /** What the vendor bills at claude-sonnet-4-5's list prices, per million: written here, not read from the table. */
 const SONNET_BILL = { input: 3, cacheWrite: 3.75, cacheWrite1h: 6, cacheRead: 0.3, output: 15 }
+/** Sonnet 4.5 bills a prompt (its cache reads and writes counted) over 200K tokens whole at these (1M beta). */
+const SONNET_LONG_BILL = { input: 6, cacheWrite: 7.5, cacheWrite1h: 12, cacheRead: 0.6, output: 22.5 }
 const billedUsd = (server: ScriptedServer): number =>
   server.requests.reduce((sum, { billed }) => {
     if (!billed) return sum
-    const { input, cacheWrite, cacheWrite1h, cacheRead, output } = SONNET_BILL
+    const prompt = billed.input + billed.cacheWrite + billed.cacheWrite1h + billed.cacheRead
+    const { input, cacheWrite, cacheWrite1h, cacheRead, output } =
+      prompt > 200_000 ? SONNET_LONG_BILL : SONNET_BILL
     return (
       sum +
       (billed.input * input +
@@ -504,6 +508,39 @@ describe('1-hour cache writes (#35)', () => {
       cache_write: forwarded[0].billed!.cacheWrite1h,
       cache_write_1h: forwarded[0].billed!.cacheWrite1h
     })
+  }, 30_000)
+})
+
+describe('a prompt over the long-context threshold (#35)', () => {
+  it('eight at once, each writing 220,000 tokens, against a $5 cap: reserved and metered at the long rates, the upstream bills under the cap', async () => {
+    // The stand-in bills the 880 KB system prompt as a 5-minute write of 220K tokens: over 200K, so the whole
+    // request at $7.50 a million, $1.65. Reserved at the base rates ($1.12) four would go up at once and bill $6.60.
+    const server = await served(
+      startAnthropicServer({
+        script: () => text('ok', { billAsVendor: true, usage: { output: 100 }, delayMs: 300 })
+      })
+    )
+    const proxied = await behind(['claude', '-p'], server.url, 5)
+    const guard = new LoopGuard({ clock: systemClock, meter: proxied.meter, maxCostUsd: 5 })
+    closers.push(async () => guard.dispose())
+    guard.watchCost(true)
+    proxied.meter.beginRun()
+    const body = message('claude-sonnet-4-5', 1000, {
+      system: [{ type: 'text', text: 'x'.repeat(880_000), cache_control: { type: 'ephemeral' } }]
+    })
+    const answers = await Promise.all(Array.from({ length: 8 }, () => ask(proxied, '/v1/messages', body)))
+    const forwarded = server.requests.filter(r => r.billed)
+    expect(forwarded.length).toBeGreaterThan(1)
+    expect(forwarded[0].billed!.cacheWrite).toBeGreaterThan(200_000)
+    expect(billedUsd(server)).toBeLessThanOrEqual(5)
+    expect(answers.filter(a => a.status === 402).length).toBeGreaterThan(0)
+    // Each answer is metered as the upstream billed it: the whole request at the long rates.
+    const metered = proxied.meter.endRun()
+    expect(metered.cost_usd).toBeCloseTo(billedUsd(server), 10)
+    expect(metered.requests?.find(r => r.status === 200)?.cost_usd).toBeCloseTo(
+      (forwarded[0].billed!.input * 6 + forwarded[0].billed!.cacheWrite * 7.5 + 100 * 22.5) / 1e6,
+      10
+    )
   }, 30_000)
 })
 

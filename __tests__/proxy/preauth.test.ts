@@ -611,7 +611,7 @@ describe('what a body bills beyond its bytes (#35, attacks)', () => {
       })
   })
 
-  it("reserves a chat prediction's tokens as output: those the model rejects are billed as completion tokens", () => {
+  it("reserves a chat prediction's tokens as output too: those the model rejects are billed as completion tokens", () => {
     // gpt-5.5: $5 input, $30 output a million tokens.
     const body = (prediction?: unknown) => ({
       model: 'gpt-5.5',
@@ -621,10 +621,60 @@ describe('what a body bills beyond its bytes (#35, attacks)', () => {
     })
     const predicted = body({ type: 'content', content: 'x'.repeat(90_000) })
     const input = Math.ceil(JSON.stringify(predicted).length / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS
-    expect(worstOf('openai-chat', predicted)).toBeCloseTo(((input + 100) * 30) / 1e6, 12)
+    expect(worstOf('openai-chat', predicted)).toBeCloseTo((input * 5 + (input + 100) * 30) / 1e6, 12)
     const plain = body()
     const plainInput = Math.ceil(JSON.stringify(plain).length / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS
     expect(worstOf('openai-chat', plain)).toBeCloseTo((plainInput * 5 + 100 * 30) / 1e6, 12)
+  })
+
+  describe('a body over a long-context threshold is reserved at the long rates (#35)', () => {
+    // gpt-5.4: $2.50 / $15 a million tokens; a prompt over 272K tokens is billed whole at $5 / $22.50.
+    const chat = (text: string, extra: Record<string, unknown> = {}) => ({
+      model: 'gpt-5.4',
+      max_completion_tokens: 1000,
+      messages: [{ role: 'user', content: text }],
+      ...extra
+    })
+    const tokensOf = (body: unknown): number =>
+      Math.min(
+        Math.ceil(JSON.stringify(body).length / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS,
+        MAX_INPUT_TOKENS
+      )
+
+    it('reserves a prompt that may cross the threshold at the long rates, one below it at the base rates', () => {
+      const long = chat('x'.repeat(900_000))
+      expect(tokensOf(long)).toBeGreaterThan(272_000)
+      expect(worstOf('openai-chat', long)).toBeCloseTo((tokensOf(long) * 5 + 1000 * 22.5) / 1e6, 12)
+      const short = chat('x'.repeat(600_000))
+      expect(tokensOf(short)).toBeLessThan(272_000)
+      expect(worstOf('openai-chat', short)).toBeCloseTo((tokensOf(short) * 2.5 + 1000 * 15) / 1e6, 12)
+    })
+
+    it('reserves a media body at the long rates of a whole window', () => {
+      const image = {
+        model: 'claude-sonnet-4-5',
+        max_tokens: 1000,
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }]
+          }
+        ]
+      }
+      // claude-sonnet-4-5 over 200K: $6 / $22.50.
+      expect(worstOf('anthropic-messages', image)).toBeCloseTo((MAX_INPUT_TOKENS * 6 + 1000 * 22.5) / 1e6, 12)
+    })
+
+    it('covers a prediction split at the threshold: a prompt just over it, the rest rejected as output', () => {
+      const predicted = chat('Rewrite it.', {
+        prediction: { type: 'content', content: 'x'.repeat(3_500_000) }
+      })
+      const body = tokensOf(predicted)
+      expect(body).toBe(MAX_INPUT_TOKENS)
+      // What the vendor may bill: 272,001 prompt tokens at $5, the rest of the body rejected at $22.50 a million.
+      const split = (272_001 * 5 + (body - 272_001 + 1000) * 22.5) / 1e6
+      expect(worstOf('openai-chat', predicted)).toBeGreaterThanOrEqual(split)
+    })
   })
 
   describe('media is billed by what it decodes to, which its bytes do not bound: reserved at a whole input window', () => {

@@ -64,13 +64,14 @@ export function preauthorize(
   const sent = limited ? Buffer.from(JSON.stringify(limited)) : undefined
   const tokens = worstCaseUsage(wire, limited ?? json, sent?.length ?? bytes, pathModel, seen.media)
   // Each input token is billed as one kind: plain input, a cache write of a TTL the request asks for, or
-  // output (a chat prediction's tokens the model rejects are billed as completion tokens).
+  // output (a chat prediction's tokens the model rejects are billed as completion tokens). A prediction's
+  // tokens are counted as input too: the prompt beside them may still cross a long-context threshold.
   const { input, ...rest } = tokens
   const kinds: UsageReport[] = [
     tokens,
     ...(ttls.has('5m') ? [{ ...rest, input: 0, cache_write: input }] : []),
     ...(ttls.has('1h') ? [{ ...rest, input: 0, cache_write: input, cache_write_1h: input }] : []),
-    ...(given(json.prediction) ? [{ ...rest, input: 0, output: rest.output + input }] : [])
+    ...(given(json.prediction) ? [{ ...tokens, output: rest.output + input }] : [])
   ]
   const priced = kinds.map(usage => ({ usage, usd: price(usage) ?? 0 }))
   const dearest = priced.reduce((a, b) => (b.usd > a.usd ? b : a))
