@@ -476,25 +476,35 @@ const billedUsd = (server: ScriptedServer): number =>
     )
   }, 0)
 
+/**
+ * Eight Sonnet 4.5 requests at once with `system` as their system prompt, against a cap of `capUsd`, to a stand-in
+ * that bills as the vendor does (each answer held 300 ms, so they overlap): what went up and what came back.
+ */
+async function eightAtOnce(capUsd: number, system: Record<string, unknown>) {
+  const server = await served(
+    startAnthropicServer({
+      script: () => text('ok', { billAsVendor: true, usage: { output: 100 }, delayMs: 300 })
+    })
+  )
+  const proxied = await behind(['claude', '-p'], server.url, capUsd)
+  const guard = new LoopGuard({ clock: systemClock, meter: proxied.meter, maxCostUsd: capUsd })
+  closers.push(async () => guard.dispose())
+  guard.watchCost(true)
+  proxied.meter.beginRun()
+  const body = message('claude-sonnet-4-5', 1000, { system: [system] })
+  const answers = await Promise.all(Array.from({ length: 8 }, () => ask(proxied, '/v1/messages', body)))
+  return { server, proxied, guard, answers, forwarded: server.requests.filter(r => r.billed) }
+}
+
 describe('1-hour cache writes (#35)', () => {
   it('eight at once, each writing 44,000 tokens for an hour, against a $1 cap: the upstream bills under the cap', async () => {
     // The stand-in bills as the vendor does: the 177 KB system prompt is written to the 1-hour cache, $0.27.
     // Reserved at a 5-minute write ($0.24) four would go up at once and bill $1.07; at an hour's, $0.38 each.
-    const server = await served(
-      startAnthropicServer({
-        script: () => text('ok', { billAsVendor: true, usage: { output: 100 }, delayMs: 300 })
-      })
-    )
-    const proxied = await behind(['claude', '-p'], server.url, 1)
-    const guard = new LoopGuard({ clock: systemClock, meter: proxied.meter, maxCostUsd: 1 })
-    closers.push(async () => guard.dispose())
-    guard.watchCost(true)
-    proxied.meter.beginRun()
-    const body = message('claude-sonnet-4-5', 1000, {
-      system: [{ type: 'text', text: 'x'.repeat(177_000), cache_control: { type: 'ephemeral', ttl: '1h' } }]
+    const { server, proxied, guard, answers, forwarded } = await eightAtOnce(1, {
+      type: 'text',
+      text: 'x'.repeat(177_000),
+      cache_control: { type: 'ephemeral', ttl: '1h' }
     })
-    const answers = await Promise.all(Array.from({ length: 8 }, () => ask(proxied, '/v1/messages', body)))
-    const forwarded = server.requests.filter(r => r.billed)
     expect(forwarded.length).toBeGreaterThan(1)
     expect(forwarded[0].billed).toMatchObject({ cacheWrite: 0, cacheWrite1h: expect.any(Number) })
     expect(forwarded[0].billed!.cacheWrite1h).toBeGreaterThan(44_000)
@@ -515,21 +525,11 @@ describe('a prompt over the long-context threshold (#35)', () => {
   it('eight at once, each writing 220,000 tokens, against a $5 cap: reserved and metered at the long rates, the upstream bills under the cap', async () => {
     // The stand-in bills the 880 KB system prompt as a 5-minute write of 220K tokens: over 200K, so the whole
     // request at $7.50 a million, $1.65. Reserved at the base rates ($1.12) four would go up at once and bill $6.60.
-    const server = await served(
-      startAnthropicServer({
-        script: () => text('ok', { billAsVendor: true, usage: { output: 100 }, delayMs: 300 })
-      })
-    )
-    const proxied = await behind(['claude', '-p'], server.url, 5)
-    const guard = new LoopGuard({ clock: systemClock, meter: proxied.meter, maxCostUsd: 5 })
-    closers.push(async () => guard.dispose())
-    guard.watchCost(true)
-    proxied.meter.beginRun()
-    const body = message('claude-sonnet-4-5', 1000, {
-      system: [{ type: 'text', text: 'x'.repeat(880_000), cache_control: { type: 'ephemeral' } }]
+    const { server, proxied, answers, forwarded } = await eightAtOnce(5, {
+      type: 'text',
+      text: 'x'.repeat(880_000),
+      cache_control: { type: 'ephemeral' }
     })
-    const answers = await Promise.all(Array.from({ length: 8 }, () => ask(proxied, '/v1/messages', body)))
-    const forwarded = server.requests.filter(r => r.billed)
     expect(forwarded.length).toBeGreaterThan(1)
     expect(forwarded[0].billed!.cacheWrite).toBeGreaterThan(200_000)
     expect(billedUsd(server)).toBeLessThanOrEqual(5)
