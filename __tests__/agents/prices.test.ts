@@ -1,11 +1,13 @@
 import {
+  costAt,
   lookupPrice,
   normaliseModelId,
   PRICE_TABLE,
   PRICE_TABLE_VERSION,
   priceFromTable,
   topPriceOf,
-  vendorOfModel
+  vendorOfModel,
+  type ModelVendor
 } from '../../src/agents/index.js'
 
 test('every row says when and where its price was read, and how far it is verified', () => {
@@ -104,12 +106,85 @@ test('the 1-hour writes of a run are priced at their own rate, the rest of its w
     input: 0,
     output: 0,
     cache_read: 0,
-    cache_write: 1_000_000,
-    cache_write_1h: 400_000,
+    cache_write: 100_000,
+    cache_write_1h: 40_000,
     model: 'claude-sonnet-4-5'
   }
-  // $3.75 a million 5-minute writes, $6 a million 1-hour ones.
-  expect(priceFromTable(usage)).toBeCloseTo(0.6 * 3.75 + 0.4 * 6, 12)
+  // $3.75 a million 5-minute writes, $6 a million 1-hour ones (a prompt under the long-context threshold).
+  expect(priceFromTable(usage)).toBeCloseTo(0.06 * 3.75 + 0.04 * 6, 12)
   // A vendor without an hour's cache is charged 2× its input for one: never less than its own write.
-  expect(priceFromTable({ ...usage, model: 'gpt-5.5' })).toBeCloseTo(0.4 * 10, 12)
+  expect(priceFromTable({ ...usage, model: 'gpt-5.5' })).toBeCloseTo(0.04 * 10, 12)
+})
+
+describe('a prompt over a long-context threshold (#35)', () => {
+  // claude-sonnet-4-5 above 200K prompt tokens: $6 input, $22.50 output, $0.60 read, $7.50 and $12 writes.
+  const sonnet = (prompt: { input: number; cache_read?: number; cache_write?: number }) => ({
+    cache_read: 0,
+    cache_write: 0,
+    ...prompt,
+    output: 10_000,
+    model: 'claude-sonnet-4-5'
+  })
+
+  it('bills the whole request at the long rates, its cache reads and writes counting toward the threshold', () => {
+    const usage = sonnet({ input: 100_000, cache_read: 60_000, cache_write: 50_000 })
+    expect(priceFromTable(usage)).toBeCloseTo(
+      (100_000 * 6 + 60_000 * 0.6 + 50_000 * 7.5 + 10_000 * 22.5) / 1e6,
+      12
+    )
+    expect(priceFromTable({ ...usage, cache_write_1h: 50_000 })).toBeCloseTo(
+      (100_000 * 6 + 60_000 * 0.6 + 50_000 * 12 + 10_000 * 22.5) / 1e6,
+      12
+    )
+  })
+
+  it('bills a prompt at the threshold at the base rates: only one over it crosses', () => {
+    expect(priceFromTable(sonnet({ input: 200_000 }))).toBeCloseTo((200_000 * 3 + 10_000 * 15) / 1e6, 12)
+    expect(priceFromTable(sonnet({ input: 200_001 }))).toBeCloseTo((200_001 * 6 + 10_000 * 22.5) / 1e6, 12)
+    // OpenAI's threshold is 272K, its cached input counted in it: gpt-5.4 at $5 / $22.50 / $0.50 above it.
+    const gpt = { input: 200_000, output: 1000, cache_read: 72_001, cache_write: 0, model: 'gpt-5.4' }
+    expect(priceFromTable(gpt)).toBeCloseTo((200_000 * 5 + 72_001 * 0.5 + 1000 * 22.5) / 1e6, 12)
+  })
+
+  it('has rates no lower than the base ones, on every row that has them', () => {
+    const rows = PRICE_TABLE.filter(row => row.longContext)
+    expect(rows.map(row => row.models[0])).toEqual(
+      expect.arrayContaining(['claude-sonnet-4-6', 'gpt-5.4', 'gemini-2.5-pro', 'gemini-3-pro-preview'])
+    )
+    for (const row of rows) {
+      const long = row.longContext!
+      expect(long.above).toBeGreaterThan(0)
+      for (const kind of ['input', 'output', 'cache_read', 'cache_write'] as const)
+        expect({ models: row.models, kind, long: long[kind] >= row[kind] }).toEqual({
+          models: row.models,
+          kind,
+          long: true
+        })
+    }
+  })
+
+  it('prices an unlisted model no lower than any row of its vendor, at every prompt size', () => {
+    const sizes = [1000, 100_000, 100_001, 200_000, 200_001, 272_000, 272_001, 1_000_000]
+    for (const vendor of ['Anthropic', 'OpenAI', 'Google', 'Alibaba'] as ModelVendor[]) {
+      const top = topPriceOf(vendor)
+      for (const row of PRICE_TABLE.filter(row => vendorOfModel(row.models[0]) === vendor))
+        for (const prompt of sizes)
+          for (const usage of [
+            { input: prompt, output: 1000, cache_read: 0, cache_write: 0 },
+            { input: 0, output: 1000, cache_read: prompt, cache_write: 0 },
+            { input: 0, output: 1000, cache_read: 0, cache_write: prompt, cache_write_1h: prompt }
+          ])
+            expect({
+              vendor,
+              row: row.models[0],
+              usage,
+              low: costAt(top, usage) < costAt(row, usage)
+            }).toEqual({
+              vendor,
+              row: row.models[0],
+              usage,
+              low: false
+            })
+    }
+  })
 })

@@ -278,27 +278,31 @@ describe('the metered cost meter', () => {
       usage: { input_tokens: 1000, output_tokens: 100 },
       model: 'claude-sonnet-4-5'
     })
+    // Chosen by a header of the test's (a model call's query holds only what the proxy knows).
     const answers: Record<string, (res: http.ServerResponse) => void> = {
       '/v1/models': res => res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[]}'),
-      '/v1/messages?answer=refused': res =>
-        res.writeHead(429, { 'content-type': 'text/plain' }).end('slow down'),
-      '/v1/messages?answer=gzip': res =>
+      refused: res => res.writeHead(429, { 'content-type': 'text/plain' }).end('slow down'),
+      gzip: res =>
         res
           .writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' })
           .end(gzipSync(usage)),
-      '/v1/messages?answer=text': res => res.writeHead(200, { 'content-type': 'text/plain' }).end(usage)
+      text: res => res.writeHead(200, { 'content-type': 'text/plain' }).end(usage)
     }
     const server = http.createServer((req, res) =>
-      req.resume().on('end', () => answers[req.url ?? '']?.(res))
+      req.resume().on('end', () => answers[String(req.headers['x-answer'] ?? req.url)]?.(res))
     )
     await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
     const upstream = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
     const behind = await startAgentProxy(['claude'], JOB, { upstream })
     open.push(behind)
     const ask = async (answer: string, method = 'POST'): Promise<void> => {
-      const response = await fetch(`${behind.proxy.url}${answer}`, {
+      const response = await fetch(`${behind.proxy.url}${method === 'POST' ? '/v1/messages' : answer}`, {
         method,
-        headers: { 'x-api-key': behind.proxy.placeholderKey, 'content-type': 'application/json' },
+        headers: {
+          'x-api-key': behind.proxy.placeholderKey,
+          'content-type': 'application/json',
+          'x-answer': answer
+        },
         ...(method === 'POST'
           ? { body: JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 100, messages: [] }) }
           : {})
@@ -308,11 +312,11 @@ describe('the metered cost meter', () => {
     try {
       behind.meter.beginRun()
       await ask('/v1/models', 'GET')
-      await ask('/v1/messages?answer=refused')
+      await ask('refused')
       expect(behind.meter.endRun().cost_source).toBe('metered')
       for (const answer of ['gzip', 'text']) {
         behind.meter.beginRun()
-        await ask(`/v1/messages?answer=${answer}`)
+        await ask(answer)
         const run = behind.meter.endRun()
         expect(run.cost_source).toBe('unknown')
         expect(run.requests).toEqual([

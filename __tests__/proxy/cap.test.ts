@@ -11,6 +11,7 @@ import { priceFromTable } from '../../src/agents/prices.js'
 import { LoopGuard, systemClock } from '../../src/loop/guard.js'
 import { startAgentProxy, type AgentBehindProxy } from '../../src/proxy/agent.js'
 import {
+  PDF_PAGE_TOKENS,
   startAnthropicServer,
   startResponsesServer,
   text,
@@ -456,10 +457,14 @@ async function serving(content: string): Promise<string> {
 
 /** What the vendor bills at claude-sonnet-4-5's list prices, per million: written here, not read from the table. */
 const SONNET_BILL = { input: 3, cacheWrite: 3.75, cacheWrite1h: 6, cacheRead: 0.3, output: 15 }
+/** Sonnet 4.5 bills a prompt (its cache reads and writes counted) over 200K tokens whole at these (1M beta). */
+const SONNET_LONG_BILL = { input: 6, cacheWrite: 7.5, cacheWrite1h: 12, cacheRead: 0.6, output: 22.5 }
 const billedUsd = (server: ScriptedServer): number =>
   server.requests.reduce((sum, { billed }) => {
     if (!billed) return sum
-    const { input, cacheWrite, cacheWrite1h, cacheRead, output } = SONNET_BILL
+    const prompt = billed.input + billed.cacheWrite + billed.cacheWrite1h + billed.cacheRead
+    const { input, cacheWrite, cacheWrite1h, cacheRead, output } =
+      prompt > 200_000 ? SONNET_LONG_BILL : SONNET_BILL
     return (
       sum +
       (billed.input * input +
@@ -471,25 +476,35 @@ const billedUsd = (server: ScriptedServer): number =>
     )
   }, 0)
 
+/**
+ * Eight Sonnet 4.5 requests at once with `system` as their system prompt, against a cap of `capUsd`, to a stand-in
+ * that bills as the vendor does (each answer held 300 ms, so they overlap): what went up and what came back.
+ */
+async function eightAtOnce(capUsd: number, system: Record<string, unknown>) {
+  const server = await served(
+    startAnthropicServer({
+      script: () => text('ok', { billAsVendor: true, usage: { output: 100 }, delayMs: 300 })
+    })
+  )
+  const proxied = await behind(['claude', '-p'], server.url, capUsd)
+  const guard = new LoopGuard({ clock: systemClock, meter: proxied.meter, maxCostUsd: capUsd })
+  closers.push(async () => guard.dispose())
+  guard.watchCost(true)
+  proxied.meter.beginRun()
+  const body = message('claude-sonnet-4-5', 1000, { system: [system] })
+  const answers = await Promise.all(Array.from({ length: 8 }, () => ask(proxied, '/v1/messages', body)))
+  return { server, proxied, guard, answers, forwarded: server.requests.filter(r => r.billed) }
+}
+
 describe('1-hour cache writes (#35)', () => {
   it('eight at once, each writing 44,000 tokens for an hour, against a $1 cap: the upstream bills under the cap', async () => {
     // The stand-in bills as the vendor does: the 177 KB system prompt is written to the 1-hour cache, $0.27.
     // Reserved at a 5-minute write ($0.24) four would go up at once and bill $1.07; at an hour's, $0.38 each.
-    const server = await served(
-      startAnthropicServer({
-        script: () => text('ok', { billAsVendor: true, usage: { output: 100 }, delayMs: 300 })
-      })
-    )
-    const proxied = await behind(['claude', '-p'], server.url, 1)
-    const guard = new LoopGuard({ clock: systemClock, meter: proxied.meter, maxCostUsd: 1 })
-    closers.push(async () => guard.dispose())
-    guard.watchCost(true)
-    proxied.meter.beginRun()
-    const body = message('claude-sonnet-4-5', 1000, {
-      system: [{ type: 'text', text: 'x'.repeat(177_000), cache_control: { type: 'ephemeral', ttl: '1h' } }]
+    const { server, proxied, guard, answers, forwarded } = await eightAtOnce(1, {
+      type: 'text',
+      text: 'x'.repeat(177_000),
+      cache_control: { type: 'ephemeral', ttl: '1h' }
     })
-    const answers = await Promise.all(Array.from({ length: 8 }, () => ask(proxied, '/v1/messages', body)))
-    const forwarded = server.requests.filter(r => r.billed)
     expect(forwarded.length).toBeGreaterThan(1)
     expect(forwarded[0].billed).toMatchObject({ cacheWrite: 0, cacheWrite1h: expect.any(Number) })
     expect(forwarded[0].billed!.cacheWrite1h).toBeGreaterThan(44_000)
@@ -503,6 +518,29 @@ describe('1-hour cache writes (#35)', () => {
       cache_write: forwarded[0].billed!.cacheWrite1h,
       cache_write_1h: forwarded[0].billed!.cacheWrite1h
     })
+  }, 30_000)
+})
+
+describe('a prompt over the long-context threshold (#35)', () => {
+  it('eight at once, each writing 220,000 tokens, against a $5 cap: reserved and metered at the long rates, the upstream bills under the cap', async () => {
+    // The stand-in bills the 880 KB system prompt as a 5-minute write of 220K tokens: over 200K, so the whole
+    // request at $7.50 a million, $1.65. Reserved at the base rates ($1.12) four would go up at once and bill $6.60.
+    const { server, proxied, answers, forwarded } = await eightAtOnce(5, {
+      type: 'text',
+      text: 'x'.repeat(880_000),
+      cache_control: { type: 'ephemeral' }
+    })
+    expect(forwarded.length).toBeGreaterThan(1)
+    expect(forwarded[0].billed!.cacheWrite).toBeGreaterThan(200_000)
+    expect(billedUsd(server)).toBeLessThanOrEqual(5)
+    expect(answers.filter(a => a.status === 402).length).toBeGreaterThan(0)
+    // Each answer is metered as the upstream billed it: the whole request at the long rates.
+    const metered = proxied.meter.endRun()
+    expect(metered.cost_usd).toBeCloseTo(billedUsd(server), 10)
+    expect(metered.requests?.find(r => r.status === 200)?.cost_usd).toBeCloseTo(
+      (forwarded[0].billed!.input * 6 + forwarded[0].billed!.cacheWrite * 7.5 + 100 * 22.5) / 1e6,
+      10
+    )
   }, 30_000)
 })
 
@@ -533,5 +571,236 @@ describe('usage that cannot be true (#35)', () => {
       cost_usd: request.costUsd,
       requests: [expect.objectContaining({ worst_case: true, impossible_usage: 'input_tokens -400000' })]
     })
+  })
+})
+
+/** A PDF of `pages` blank pages: a few kilobytes that the vendor bills as `pages` page images. */
+const blankPdf = (pages: number): string =>
+  Buffer.from(
+    `%PDF-1.4\n1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n2 0 obj <</Type /Pages /Count ${pages}>> endobj\n` +
+      Array.from({ length: pages }, (_, i) => `${i + 3} 0 obj <</Type /Page /Parent 2 0 R>> endobj\n`).join(
+        ''
+      ) +
+      '%%EOF\n'
+  ).toString('base64')
+
+describe('media, billed by what it decodes to (#35, attacks)', () => {
+  it('eight requests at once, each with a 6 KB PDF of 100 blank pages, against a $1 cap: none goes up', async () => {
+    const server = await served(
+      startAnthropicServer({ script: () => text('Read.', { billAsVendor: true, usage: { output: 100 } }) })
+    )
+    const body = message('claude-sonnet-4-5', 100, {
+      messages: [
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'document',
+              source: { type: 'base64', media_type: 'application/pdf', data: blankPdf(100) }
+            },
+            { type: 'text', text: 'Summarise it.' }
+          ]
+        }
+      ]
+    })
+    // What the vendor bills it, asked directly: 160,000 tokens of page images, $0.48; reserved at its bytes
+    // (2,700 tokens, $0.01) eight would go up at once and bill $3.85.
+    await fetch(`${server.url}/v1/messages`, { method: 'POST', body: JSON.stringify(body) })
+    expect(server.requests[0].billed?.input).toBeGreaterThan(100 * PDF_PAGE_TOKENS)
+    const proxied = await behind(['claude', '-p'], server.url, 1)
+    proxied.meter.beginRun()
+    const answers = await Promise.all(Array.from({ length: 8 }, () => ask(proxied, '/v1/messages', body)))
+    expect(answers.map(a => a.status)).toEqual(Array(8).fill(402))
+    expect(answers[0].text).toMatch(/carries document content: reserved at a whole input window/)
+    expect(server.requests).toHaveLength(1)
+    expect(billedUsd(server)).toBeGreaterThan(0.45)
+  })
+})
+
+/** A model server whose streams start and never end: it bills each the whole answer once the client leaves. */
+async function abandonedStreams(): Promise<{ url: string; billedUsd: () => number; reached: () => number }> {
+  let usd = 0
+  let reached = 0
+  const upstream = http.createServer((request, response) => {
+    const chunks: Buffer[] = []
+    request.on('data', (chunk: Buffer) => chunks.push(chunk))
+    request.on('end', () => {
+      reached++
+      const body = JSON.parse(Buffer.concat(chunks).toString()) as { max_tokens: number }
+      // As a gateway (or Bedrock) does: the model finishes the answer the client left, and it is billed whole.
+      response.on('close', () => {
+        usd += (50 * SONNET_BILL.input + body.max_tokens * SONNET_BILL.output) / 1e6
+      })
+      response.writeHead(200, { 'content-type': 'text/event-stream' })
+      response.write(
+        `event: message_start\ndata: ${JSON.stringify({
+          type: 'message_start',
+          message: {
+            type: 'message',
+            model: 'claude-sonnet-4-5',
+            usage: { input_tokens: 50, output_tokens: 1 }
+          }
+        })}\n\n`
+      )
+    })
+  })
+  await new Promise<void>(resolve => upstream.listen(0, '127.0.0.1', resolve))
+  closers.push(
+    () =>
+      new Promise(resolve => {
+        upstream.closeAllConnections()
+        upstream.close(resolve)
+      })
+  )
+  return {
+    url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+    billedUsd: () => usd,
+    reached: () => reached
+  }
+}
+
+describe('an answer that did not end whole is charged its worst case (#35, attacks)', () => {
+  it('an agent that reads the start of each stream and hangs up cannot run a $1 cap past what the upstream bills', async () => {
+    const upstream = await abandonedStreams()
+    const proxied = await behind(['claude', '-p'], upstream.url, 1)
+    proxied.meter.beginRun()
+    const statuses: number[] = []
+    // Each answer's start says 50 tokens in, 1 out; the upstream bills 32,000 out ($0.48) once it is left.
+    for (let tries = 0; tries < 10 && !statuses.includes(402); tries++) {
+      const leave = new AbortController()
+      const response = await fetch(`${proxied.proxy.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': proxied.proxy.placeholderKey },
+        body: JSON.stringify(message('claude-sonnet-4-5', 32_000, { stream: true })),
+        signal: leave.signal
+      })
+      statuses.push(response.status)
+      if (response.status === 200) {
+        await response.body?.getReader().read()
+        leave.abort()
+        await until(
+          () => proxied.proxy.requests.length === statuses.length && !!proxied.proxy.requests.at(-1)?.error
+        )
+      }
+    }
+    expect(statuses).toEqual([200, 200, 402])
+    await until(() => upstream.billedUsd() > 0.9)
+    expect(upstream.billedUsd()).toBeLessThanOrEqual(1)
+    expect(proxied.proxy.requests.slice(0, 2)).toEqual([
+      expect.objectContaining({ worstCase: true, error: 'the agent closed the connection' }),
+      expect.objectContaining({ worstCase: true, error: 'the agent closed the connection' })
+    ])
+    expect(proxied.proxy.requests[0].costUsd).toBe(proxied.proxy.requests[0].reservedUsd)
+  })
+
+  it('a connection the upstream drops after reading the body (it may bill it) is charged its worst case; one it never reached is not', async () => {
+    let reached = 0
+    const upstream = http.createServer((request, response) => {
+      request.resume()
+      request.on('end', () => {
+        reached++
+        response.socket?.destroy()
+      })
+    })
+    await new Promise<void>(resolve => upstream.listen(0, '127.0.0.1', resolve))
+    closers.push(() => new Promise(resolve => upstream.close(resolve)))
+    const proxied = await behind(
+      ['claude', '-p'],
+      `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      1
+    )
+    proxied.meter.beginRun()
+    const statuses: number[] = []
+    // The CLI retries a dropped connection: each retry may be billed again.
+    for (let tries = 0; tries < 10 && !statuses.includes(402); tries++)
+      statuses.push((await ask(proxied, '/v1/messages', message('claude-sonnet-4-5', 32_000))).status)
+    expect(statuses).toEqual([502, 502, 402])
+    expect(reached).toBe(2)
+    expect(proxied.proxy.requests[0]).toMatchObject({ status: 0, worstCase: true })
+    // Nothing listening: the body never reached an upstream, which bills nothing.
+    const closed = await behind(['claude', '-p'], 'http://127.0.0.1:9', 1)
+    expect((await ask(closed, '/v1/messages', message('claude-sonnet-4-5', 32_000))).status).toBe(502)
+    expect(closed.proxy.requests[0].worstCase).toBeUndefined()
+    expect(closed.proxy.requests[0].costUsd).toBeUndefined()
+  })
+})
+
+describe("Google's system parameters (#35, attacks)", () => {
+  /** A Gemini stand-in that bills the prompt (4 bytes a token) and honours a response field mask, as Google's API does. */
+  async function maskedGemini(): Promise<{ url: string; billedUsd: () => number; types: string[] }> {
+    let usd = 0
+    const types: string[] = []
+    const upstream = http.createServer((request, response) => {
+      const chunks: Buffer[] = []
+      request.on('data', (chunk: Buffer) => chunks.push(chunk))
+      request.on('end', () => {
+        types.push(String(request.headers['content-type']))
+        const prompt = Math.ceil(Buffer.concat(chunks).length / 4)
+        // gemini-2.5-pro: $1.25 input, $10 output a million tokens.
+        usd += (prompt * 1.25 + 100 * 10) / 1e6
+        const usage = { promptTokenCount: prompt, candidatesTokenCount: 100, totalTokenCount: prompt + 100 }
+        const mask = request.headers['x-goog-fieldmask']
+        response.writeHead(200, { 'content-type': 'application/json' })
+        response.end(
+          JSON.stringify({
+            candidates: [{ content: { role: 'model', parts: [{ text: 'ok' }] } }],
+            usageMetadata: mask ? { candidatesTokenCount: 100 } : usage,
+            modelVersion: 'gemini-2.5-pro'
+          })
+        )
+      })
+    })
+    await new Promise<void>(resolve => upstream.listen(0, '127.0.0.1', resolve))
+    closers.push(() => new Promise(resolve => upstream.close(resolve)))
+    return {
+      url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+      billedUsd: () => usd,
+      types
+    }
+  }
+  const call = (proxied: AgentBehindProxy, query: string, headers: Record<string, string>) =>
+    fetch(`${proxied.proxy.url}/v1beta/models/gemini-2.5-pro:generateContent${query}`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'x-goog-api-key': proxied.proxy.placeholderKey,
+        ...headers
+      },
+      body: JSON.stringify({
+        contents: [{ role: 'user', parts: [{ text: 'x'.repeat(300_000) }] }],
+        generationConfig: { maxOutputTokens: 100 }
+      })
+    })
+
+  it('a field mask that trims the prompt count from the answer cannot run a $1 cap past what the upstream bills', async () => {
+    const upstream = await maskedGemini()
+    const proxied = await behind(['gemini', '-y'], upstream.url, 1)
+    proxied.meter.beginRun()
+    // Each prompt is 75,000 tokens ($0.09); the trimmed answer counts only its 100 tokens out ($0.001).
+    const mask = { 'x-goog-fieldmask': 'candidates,usageMetadata.candidatesTokenCount' }
+    const statuses: number[] = []
+    for (let tries = 0; tries < 20 && !statuses.includes(402); tries++)
+      statuses.push((await call(proxied, '', mask)).status)
+    expect(statuses.at(-1)).toBe(402)
+    expect(upstream.billedUsd()).toBeLessThanOrEqual(1)
+    expect(proxied.proxy.requests[0]).toMatchObject({ worstCase: true })
+  })
+
+  it('refuses the query parameters it does not read ($ct, fields, alt=proto), and sends the body up as JSON', async () => {
+    const upstream = await maskedGemini()
+    const proxied = await behind(['gemini', '-y'], upstream.url, 100)
+    for (const query of ['?fields=candidates', '?%24ct=application%2Fjson%2Bprotobuf', '?alt=proto'])
+      expect((await call(proxied, query, {})).status).toBe(403)
+    expect(upstream.types).toEqual([])
+    expect(proxied.proxy.refusedRequests).toEqual([
+      'POST /v1beta/models/gemini-2.5-pro:generateContent (query: fields)',
+      'POST /v1beta/models/gemini-2.5-pro:generateContent (query: $ct)',
+      'POST /v1beta/models/gemini-2.5-pro:generateContent (query: alt)'
+    ])
+    // Google reads a body by its type (application/json+protobuf is positional): it goes up as what was read.
+    expect((await call(proxied, '?alt=sse', { 'content-type': 'application/json+protobuf' })).status).toBe(
+      200
+    )
+    expect(upstream.types).toEqual(['application/json'])
   })
 })

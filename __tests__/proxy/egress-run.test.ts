@@ -316,7 +316,7 @@ describeIsolated('egress rules in a run of the CLI (isolation user, model proxy)
         expect(run.warnings).toContain(
           `agent-network model-only refused the agent ${named - 10} more destination(s), named in status.json (modelProxy.refused) and ${probes + FLOOD - named} connection(s) or datagram(s) counted only, not named (past the first 100, or more at once than the lookups kept up with) (modelProxy.refusedUnnamed)`
         )
-        // The probes first, then the flood's ports (in the order their lookups ended); nothing else.
+        // The probes first (names are recorded in the order the refusals arrived), then the flood's ports; nothing else.
         expect(
           run.modelProxy.refused.filter(
             target => !/^127\.0\.0\.1:48[01]\d\d$/.test(target) && !probeNames.includes(target)

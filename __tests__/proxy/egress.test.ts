@@ -225,6 +225,35 @@ describe('the refusal listener', () => {
     expect(refusals.named).toHaveLength(1)
   })
 
+  it('names refusals in the order they arrived, not the order their lookups ended: a slow lookup keeps its place', async () => {
+    // A loaded machine: the first refusal's lookup ends only after the second one's.
+    const refusals = tally()
+    let releaseFirst = (): void => undefined
+    const looked: number[] = []
+    const lookup = (_protocol: 'tcp' | 'udp', clientPort: number): Promise<string> => {
+      looked.push(clientPort)
+      const target = `192.0.2.${looked.length}:443`
+      if (looked.length > 1) return Promise.resolve(target)
+      return new Promise(resolve => (releaseFirst = () => resolve(target)))
+    }
+    const listener = await startRefusalListener(refusals, [], lookup)
+    const connect = () =>
+      new Promise<void>(resolve => {
+        const socket = net.connect(listener.port, '127.0.0.1')
+        socket.on('error', () => undefined)
+        socket.on('close', () => resolve())
+      })
+    const first = connect()
+    while (looked.length < 1) await new Promise(resolve => setTimeout(resolve, 10))
+    // The second is reset as soon as its own lookup ends: it waits for no one.
+    await connect()
+    expect(looked).toHaveLength(2)
+    releaseFirst()
+    await first
+    await listener.close()
+    expect(refusals.named).toEqual(['192.0.2.1:443', '192.0.2.2:443'])
+  })
+
   it('counts, without a lookup, what comes past the cap', async () => {
     const refusals = { ...tally(), namingRefusals: () => false }
     const listener = await startRefusalListener(refusals)

@@ -6,6 +6,7 @@ import { priceFromTable } from '../../src/agents/prices.js'
 import {
   BYTES_PER_INPUT_TOKEN,
   DEFAULT_MAX_OUTPUT_TOKENS,
+  MAX_INPUT_TOKENS,
   preauthorize,
   VENDOR_PROMPT_TOKENS,
   withOutputLimit,
@@ -576,5 +577,202 @@ describe('one rule: input the body does not hold is refused (#35)', () => {
       priceFromTable
     )
     expect(result).toMatchObject({ kind: 'refused', name: 'deep nesting' })
+  })
+})
+
+describe('what a body bills beyond its bytes (#35, attacks)', () => {
+  it('refuses a count of choices it cannot read: Google takes "8" for 8, which would be reserved as one', () => {
+    const gemini = (count: unknown) => ({
+      contents: [{ parts: [{ text: 'hi' }] }],
+      generationConfig: { maxOutputTokens: 32_000, candidateCount: count }
+    })
+    expect(refusalOf('gemini', gemini('8'), GEMINI_PATH_MODEL)).toBe('candidateCount: a string')
+    expect(
+      refusalOf('gemini', { ...gemini(2), generation_config: { candidate_count: '8' } }, GEMINI_PATH_MODEL)
+    ).toBe('candidateCount: a string')
+    expect(refusalOf('gemini', gemini(0), GEMINI_PATH_MODEL)).toBe('candidateCount: 0')
+    const chat = (n: unknown) => ({ model: 'gpt-5.5', max_completion_tokens: 100, messages: [], n })
+    expect(refusalOf('openai-chat', chat('8'))).toBe('n: a string')
+    expect(refusalOf('openai-chat', chat(-1))).toBe('n: -1')
+    expect(refusalOf('openai-chat', chat({ n: 8 }))).toBe('n: a object')
+    // A count it reads is reserved as it is; one left out (or null) is the API's default, one.
+    expect(pre('gemini', gemini(8), GEMINI_PATH_MODEL)).toMatchObject({ worst: { output: 8 * 32_000 } })
+    expect(pre('openai-chat', chat(null))).toMatchObject({ worst: { output: 100 } })
+    expect(pre('openai-chat', chat(undefined))).toMatchObject({ worst: { output: 100 } })
+  })
+
+  it('refuses a body that is not a JSON object: Google reads an array as positional fields (JSPB)', () => {
+    // [contents, …, generationConfig { …, maxOutputTokens }]: none of it where the meter looks.
+    const jspb = [[['user', [['hi']]]], null, null, [null, null, null, 65_536]]
+    for (const wire of ['gemini', 'anthropic-messages', 'openai-chat', 'openai-responses'] as const)
+      expect(preauthorize(wire, jspb, 100, GEMINI_PATH_MODEL, priceFromTable)).toMatchObject({
+        kind: 'refused',
+        name: 'not a JSON object'
+      })
+  })
+
+  it("reserves a chat prediction's tokens as output too: those the model rejects are billed as completion tokens", () => {
+    // gpt-5.5: $5 input, $30 output a million tokens.
+    const body = (prediction?: unknown) => ({
+      model: 'gpt-5.5',
+      max_completion_tokens: 100,
+      messages: [{ role: 'user', content: 'Rewrite it.' }],
+      ...(prediction ? { prediction } : {})
+    })
+    const predicted = body({ type: 'content', content: 'x'.repeat(90_000) })
+    const input = Math.ceil(JSON.stringify(predicted).length / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS
+    expect(worstOf('openai-chat', predicted)).toBeCloseTo((input * 5 + (input + 100) * 30) / 1e6, 12)
+    const plain = body()
+    const plainInput = Math.ceil(JSON.stringify(plain).length / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS
+    expect(worstOf('openai-chat', plain)).toBeCloseTo((plainInput * 5 + 100 * 30) / 1e6, 12)
+  })
+
+  describe('a body over a long-context threshold is reserved at the long rates (#35)', () => {
+    // gpt-5.4: $2.50 / $15 a million tokens; a prompt over 272K tokens is billed whole at $5 / $22.50.
+    const chat = (text: string, extra: Record<string, unknown> = {}) => ({
+      model: 'gpt-5.4',
+      max_completion_tokens: 1000,
+      messages: [{ role: 'user', content: text }],
+      ...extra
+    })
+    const tokensOf = (body: unknown): number =>
+      Math.min(
+        Math.ceil(JSON.stringify(body).length / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS,
+        MAX_INPUT_TOKENS
+      )
+
+    it('reserves a prompt that may cross the threshold at the long rates, one below it at the base rates', () => {
+      const long = chat('x'.repeat(900_000))
+      expect(tokensOf(long)).toBeGreaterThan(272_000)
+      expect(worstOf('openai-chat', long)).toBeCloseTo((tokensOf(long) * 5 + 1000 * 22.5) / 1e6, 12)
+      const short = chat('x'.repeat(600_000))
+      expect(tokensOf(short)).toBeLessThan(272_000)
+      expect(worstOf('openai-chat', short)).toBeCloseTo((tokensOf(short) * 2.5 + 1000 * 15) / 1e6, 12)
+    })
+
+    it('reserves a media body at the long rates of a whole window', () => {
+      const image = {
+        model: 'claude-sonnet-4-5',
+        max_tokens: 1000,
+        messages: [
+          {
+            role: 'user',
+            content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }]
+          }
+        ]
+      }
+      // claude-sonnet-4-5 over 200K: $6 / $22.50.
+      expect(worstOf('anthropic-messages', image)).toBeCloseTo((MAX_INPUT_TOKENS * 6 + 1000 * 22.5) / 1e6, 12)
+    })
+
+    it('covers a prediction split at the threshold: a prompt just over it, the rest rejected as output', () => {
+      const predicted = chat('Rewrite it.', {
+        prediction: { type: 'content', content: 'x'.repeat(3_500_000) }
+      })
+      const body = tokensOf(predicted)
+      expect(body).toBe(MAX_INPUT_TOKENS)
+      // What the vendor may bill: 272,001 prompt tokens at $5, the rest of the body rejected at $22.50 a million.
+      const split = (272_001 * 5 + (body - 272_001 + 1000) * 22.5) / 1e6
+      expect(worstOf('openai-chat', predicted)).toBeGreaterThanOrEqual(split)
+    })
+  })
+
+  describe('media is billed by what it decodes to, which its bytes do not bound: reserved at a whole input window', () => {
+    // A PDF's pages (each an image and its text), an image's pixels or tiles, audio's and video's seconds: a few
+    // kilobytes of a PDF of blank pages, or of a still video, bill hundreds of thousands of tokens.
+    const PDF = Buffer.from('%PDF-1.4 1 0 obj <</Type /Page>> endobj').toString('base64')
+    const user = (content: unknown) => ({
+      model: 'claude-sonnet-4-5',
+      max_tokens: 100,
+      messages: [{ role: 'user', content }]
+    })
+    const media: Array<[ModelWire, string, Record<string, unknown>]> = [
+      [
+        'anthropic-messages',
+        'document content',
+        user([{ type: 'document', source: { type: 'base64', media_type: 'application/pdf', data: PDF } }])
+      ],
+      [
+        'anthropic-messages',
+        'image content',
+        user([{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }])
+      ],
+      [
+        'anthropic-messages',
+        'image content',
+        user([
+          {
+            type: 'tool_result',
+            tool_use_id: 't',
+            content: [{ type: 'image', source: { type: 'base64', media_type: 'image/png', data: PNG } }]
+          }
+        ])
+      ],
+      [
+        'openai-responses',
+        'input_file content',
+        {
+          model: 'gpt-5.5',
+          max_output_tokens: 100,
+          input: [
+            {
+              role: 'user',
+              content: [
+                { type: 'input_file', filename: 'a.pdf', file_data: `data:application/pdf;base64,${PDF}` }
+              ]
+            }
+          ]
+        }
+      ],
+      [
+        'openai-responses',
+        'input_image content',
+        {
+          model: 'gpt-5.5',
+          max_output_tokens: 100,
+          input: [
+            { role: 'user', content: [{ type: 'input_image', image_url: `data:image/png;base64,${PNG}` }] }
+          ]
+        }
+      ],
+      [
+        'openai-chat',
+        'input_audio content',
+        {
+          model: 'gpt-5.5',
+          max_completion_tokens: 100,
+          messages: [
+            {
+              role: 'user',
+              content: [{ type: 'input_audio', input_audio: { data: 'UklGRg==', format: 'wav' } }]
+            }
+          ]
+        }
+      ],
+      [
+        'gemini',
+        'inlineData part',
+        {
+          contents: [{ parts: [{ inline_data: { mime_type: 'video/mp4', data: 'AAAA' } }] }],
+          generationConfig: { maxOutputTokens: 100 }
+        }
+      ]
+    ]
+    it.each(media)('%s: a body with %s', (wire, name, body) => {
+      const result = pre(wire, body, GEMINI_PATH_MODEL)
+      expect(result).toMatchObject({ kind: 'authorised', media: name, worst: { input: MAX_INPUT_TOKENS } })
+    })
+
+    it('reserves text at its bytes, and no body above a whole window', () => {
+      const text = user('hi')
+      expect(pre('anthropic-messages', text)).toMatchObject({
+        worst: {
+          input: Math.ceil(JSON.stringify(text).length / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS
+        }
+      })
+      expect(pre('anthropic-messages', text)).not.toHaveProperty('media')
+      const huge = user('x'.repeat(4 * MAX_INPUT_TOKENS))
+      expect(pre('anthropic-messages', huge)).toMatchObject({ worst: { input: MAX_INPUT_TOKENS } })
+    })
   })
 })

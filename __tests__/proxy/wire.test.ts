@@ -2,7 +2,7 @@
 // reads from each wire's answers, refusing figures that cannot be true (#35). What a request may cost before it
 // goes up is preauth.test.ts's.
 import { gzipSync } from 'node:zlib'
-import { decodeBody, endpointOf, WireUsage, type ModelWire } from '../../src/proxy/wire.js'
+import { decodeBody, endpointOf, unknownQuery, WireUsage, type ModelWire } from '../../src/proxy/wire.js'
 
 const cases: [ModelWire, string, string, 'model' | 'free' | 'refused'][] = [
   ['anthropic-messages', 'POST', '/v1/messages', 'model'],
@@ -199,6 +199,11 @@ describe("usage figures that cannot be true are the upstream's fault, never mone
       'gemini',
       { usageMetadata: { promptTokenCount: 10, thoughtsTokenCount: true } },
       'thoughtsTokenCount is a boolean'
+    ],
+    [
+      'gemini',
+      { usageMetadata: { promptTokenCount: 900, totalTokenCount: 10 } },
+      'totalTokenCount (10) less than promptTokenCount (900)'
     ]
   ]
   it.each(impossible)('%s: %j is refused (%s)', (wire, event, said) => {
@@ -215,5 +220,66 @@ describe("usage figures that cannot be true are the upstream's fault, never mone
     meter.read({ type: 'message_delta', usage: { input_tokens: 0, output_tokens: 2 } })
     expect(meter.usage).toMatchObject({ input: 900, output: 40 })
     expect(meter.impossible).toBeUndefined()
+  })
+})
+
+describe('what an answer says it cost is read only when it counts both its input and its output (#35, attacks)', () => {
+  // Google's response field mask (`fields`, X-Goog-FieldMask) or a trimming gateway can leave one count out.
+  const partial: Array<[ModelWire, unknown[], boolean]> = [
+    ['gemini', [{ usageMetadata: { candidatesTokenCount: 100 } }], false],
+    ['gemini', [{ usageMetadata: { promptTokenCount: 9000 } }], false],
+    ['gemini', [{ usageMetadata: { promptTokenCount: 9000, candidatesTokenCount: 100 } }], true],
+    // An answer with no output leaves its count of 0 out; its total still counts it.
+    ['gemini', [{ usageMetadata: { promptTokenCount: 9000, totalTokenCount: 9000 } }], true],
+    ['anthropic-messages', [{ type: 'message_delta', usage: { output_tokens: 300 } }], false],
+    [
+      'anthropic-messages',
+      [
+        { type: 'message_start', message: { usage: { input_tokens: 900, output_tokens: 1 } } },
+        { type: 'message_delta', usage: { output_tokens: 300 } }
+      ],
+      true
+    ],
+    ['openai-chat', [{ usage: { completion_tokens: 10 } }], false],
+    ['openai-chat', [{ usage: { prompt_tokens: 10, completion_tokens: 10 } }], true],
+    ['openai-responses', [{ type: 'response.completed', response: { usage: { output_tokens: 5 } } }], false]
+  ]
+  it.each(partial)('%s: %j is complete: %s', (wire, events, complete) => {
+    const meter = new WireUsage(wire)
+    for (const event of events) meter.read(event)
+    expect(meter.seen).toBe(true)
+    expect(meter.complete).toBe(complete)
+  })
+
+  it("counts what Gemini's total holds beyond the prompt as output, when the parts leave it out", () => {
+    const meter = new WireUsage('gemini', 'gemini-2.5-pro')
+    meter.read({ usageMetadata: { promptTokenCount: 1000, totalTokenCount: 33_000 } })
+    expect(meter.usage).toMatchObject({ input: 1000, output: 32_000 })
+    meter.read({ usageMetadata: { promptTokenCount: 1000, candidatesTokenCount: 10, totalTokenCount: 1010 } })
+    expect(meter.usage).toMatchObject({ input: 1000, output: 32_000 })
+  })
+})
+
+describe("a model call's query holds only what the proxy reads (#35, attacks)", () => {
+  // Google's system parameters: $ct sets the body's type, fields trims the answer, alt=proto answers in binary.
+  const queries: Array<[ModelWire, string, string | undefined]> = [
+    ['anthropic-messages', 'beta=true', undefined],
+    ['anthropic-messages', 'beta=true&x=1', 'x'],
+    ['gemini', 'alt=sse', undefined],
+    ['gemini', 'alt=json', undefined],
+    ['gemini', 'alt=proto', 'alt'],
+    ['gemini', '%24alt=sse', '$alt'],
+    ['gemini', 'alt=sse&%24ct=application%2Fjson%2Bprotobuf', '$ct'],
+    ['gemini', 'fields=candidates', 'fields'],
+    ['openai-responses', '', undefined],
+    ['openai-chat', 'api-version=1', 'api-version'],
+    ['openai-chat', 'a%0A%3A%3Awarning%3A%3Ax=1', 'a parameter with other characters'],
+    // The agent's names are never looked up on an object's prototype.
+    ['gemini', 'constructor=1', 'constructor'],
+    ['anthropic-messages', '__proto__=1', '__proto__'],
+    ['openai-chat', 'toString=1', 'toString']
+  ]
+  it.each(queries)('%s ?%s: %s', (wire, query, unknown) => {
+    expect(unknownQuery(wire, new URLSearchParams(query))).toBe(unknown)
   })
 })

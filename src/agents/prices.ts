@@ -8,7 +8,7 @@
 // Update: add or change rows, bump PRICE_TABLE_VERSION, and run `npm test -- __tests__/agents/prices`.
 import type { UsageReport } from './types.js'
 
-export const PRICE_TABLE_VERSION = '2026-11-28'
+export const PRICE_TABLE_VERSION = '2026-11-29'
 
 export interface ModelPrice {
   /** Model ids after normalisation (see normaliseModelId): no provider prefix, date suffix or `[1m]`. */
@@ -24,6 +24,11 @@ export interface ModelPrice {
    * write (no other vendor bills one): never less than its own write.
    */
   cache_write_1h?: number
+  /**
+   * The rates of a request whose prompt (its input, cache reads and cache writes) is over `above` tokens: the
+   * whole request is billed at them (a 1-hour write, absent, at 2× their input).
+   */
+  longContext?: LongContextRates
   /** When the price was read (YYYY-MM-DD). */
   date: string
   source: string
@@ -31,10 +36,22 @@ export interface ModelPrice {
   note?: string
 }
 
+/** A model's rates above a prompt size (Anthropic's 1M-context beta, Gemini's and GPT-5.4's long prompts). */
+export interface LongContextRates {
+  above: number
+  input: number
+  output: number
+  cache_read: number
+  cache_write: number
+  cache_write_1h?: number
+}
+
 const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing'
 const ANTHROPIC_PRICING_ZH = 'https://platform.claude.com/docs/zh-CN/about-claude/pricing'
 const OPENAI_QUOTED =
   'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (quoting developers.openai.com/api/docs/pricing)'
+const GPT_LONG_CONTEXT =
+  'https://developers.openai.com/api/docs/models/gpt-5.4: "prompts with >272K input tokens are priced at 2x input and 1.5x output"'
 const GEMINI_QUOTED =
   'https://deploybase.ai/articles/gemini-api-pricing (quoting ai.google.dev/gemini-api/docs/pricing)'
 
@@ -134,13 +151,22 @@ export const PRICE_TABLE: ModelPrice[] = [
     cache_read: 0.3,
     cache_write: 3.75,
     cache_write_1h: 6,
+    longContext: {
+      above: 200_000,
+      input: 6,
+      output: 22.5,
+      cache_read: 0.6,
+      cache_write: 7.5,
+      cache_write_1h: 12
+    },
     date: '2026-11-26',
     source: ANTHROPIC_PRICING_ZH,
     verified: 'official',
     note:
-      'Prompts over 200K input tokens (1M-context beta) cost $6 / $22.50 on Sonnet 4 and 4.5; this table prices ' +
-      'every request at the base rate. Claude Code 2.1.332 prices claude-sonnet-4-5 at exactly these rates ' +
-      '(checked against its total_cost_usd in the live tests).'
+      'Prompts over 200K input tokens (1M-context beta) cost $6 / $22.50 on Sonnet 4 and 4.5, the cache at the same ' +
+      'multipliers; the whole row is priced so (a third party reports Sonnet 4.6 flat: the higher price is kept). ' +
+      'Claude Code 2.1.332 prices claude-sonnet-4-5 at exactly the base rates (checked against its ' +
+      'total_cost_usd in the live tests).'
   },
   {
     models: ['claude-haiku-5-5'],
@@ -149,12 +175,20 @@ export const PRICE_TABLE: ModelPrice[] = [
     cache_read: 0.01,
     cache_write: 0.125,
     cache_write_1h: 0.2,
+    longContext: {
+      above: 100_000,
+      input: 0.5,
+      output: 2.5,
+      cache_read: 0.05,
+      cache_write: 0.625,
+      cache_write_1h: 1
+    },
     date: '2026-11-26',
     source: 'https://platform.claude.com/docs/about-claude/models/whats-new-opus-5 ("From $0.10 / $0.50")',
     verified: 'third-party',
     note:
       'Prompts over 100K tokens cost $0.50 / $2.50 (cache $0.05 read, $0.625 write) per github.com/kurofune/claudit ' +
-      'v1.9.2; the cache rates are third-party only. This table prices every request at the lower band.'
+      'v1.9.2; the cache rates are third-party only.'
   },
   {
     models: ['claude-haiku-4-5'],
@@ -178,17 +212,21 @@ export const PRICE_TABLE: ModelPrice[] = [
     source: ANTHROPIC_PRICING_ZH,
     verified: 'official'
   },
-  // OpenAI: no charge for cache writes. Standard tier, context under 270K tokens.
+  // OpenAI: no charge for cache writes. Standard tier; the 1.05M-window models' prompts over 272K tokens are
+  // billed at 2× input and 1.5× output (GPT_LONG_CONTEXT).
   {
     models: ['gpt-5.5'],
     input: 5,
     output: 30,
     cache_read: 0.5,
     cache_write: 0,
+    longContext: { above: 272_000, input: 10, output: 45, cache_read: 1, cache_write: 0 },
     date: '2026-11-26',
     source: OPENAI_QUOTED,
     verified: 'third-party',
-    note: 'The same in https://www.morphllm.com/openai-api-pricing (June 2026); the official page itself was not in reach.'
+    note:
+      'The same in https://www.morphllm.com/openai-api-pricing (June 2026); the official page itself was not in reach. ' +
+      `The long-context rates are GPT-5.4's rule (${GPT_LONG_CONTEXT}) applied without a source of gpt-5.5's own.`
   },
   {
     models: ['gpt-5.5-pro', 'gpt-5.4-pro'],
@@ -196,10 +234,11 @@ export const PRICE_TABLE: ModelPrice[] = [
     output: 180,
     cache_read: 30,
     cache_write: 0,
+    longContext: { above: 272_000, input: 60, output: 270, cache_read: 60, cache_write: 0 },
     date: '2026-11-26',
     source: OPENAI_QUOTED,
     verified: 'third-party',
-    note: 'No cached-input discount is listed: cached tokens are priced as input.'
+    note: `No cached-input discount is listed: cached tokens are priced as input. Long context: ${GPT_LONG_CONTEXT}.`
   },
   {
     models: ['gpt-5.4'],
@@ -207,9 +246,11 @@ export const PRICE_TABLE: ModelPrice[] = [
     output: 15,
     cache_read: 0.25,
     cache_write: 0,
+    longContext: { above: 272_000, input: 5, output: 22.5, cache_read: 0.5, cache_write: 0 },
     date: '2026-11-26',
     source: OPENAI_QUOTED,
-    verified: 'third-party'
+    verified: 'third-party',
+    note: `Long context: ${GPT_LONG_CONTEXT}.`
   },
   {
     models: ['gpt-5.4-mini'],
@@ -253,17 +294,22 @@ export const PRICE_TABLE: ModelPrice[] = [
     source: 'none found in reach; the launch price as remembered',
     verified: 'unverified'
   },
-  // Google: input_tokens include cached ones; thinking tokens are billed as output. Prompts up to 200K.
+  // Google: input_tokens include cached ones; thinking tokens are billed as output. The Pro models bill a prompt
+  // over 200K tokens whole at their long-context rates.
   {
     models: ['gemini-3-pro-preview', 'gemini-3-pro', 'gemini-3.1-pro-preview'],
     input: 2,
     output: 12,
     cache_read: 0.2,
     cache_write: 2,
+    longContext: { above: 200_000, input: 4, output: 18, cache_read: 0.4, cache_write: 4 },
     date: '2026-11-26',
     source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
     verified: 'third-party',
-    note: 'gemini-3.1-pro-preview is priced as 3 Pro without a source of its own: unverified.'
+    note:
+      'gemini-3.1-pro-preview is priced as 3 Pro without a source of its own: unverified. Prompts over 200K tokens ' +
+      "cost $4 / $18 (the top of the source's range; https://evolink.ai/gemini-3-pro lists them as the official " +
+      'price, with $0.40 cached input); the cache write there is priced as input, without a source.'
   },
   {
     models: ['gemini-2.5-pro'],
@@ -271,10 +317,11 @@ export const PRICE_TABLE: ModelPrice[] = [
     output: 10,
     cache_read: 0.125,
     cache_write: 1.25,
+    longContext: { above: 200_000, input: 2.5, output: 15, cache_read: 0.25, cache_write: 2.5 },
     date: '2026-11-26',
     source: GEMINI_QUOTED,
     verified: 'third-party',
-    note: 'Prompts over 200K tokens cost $2.50 / $15; priced here at the base rate.'
+    note: 'Prompts over 200K tokens cost $2.50 / $15 (the cache at the same 10%).'
   },
   {
     models: ['gemini-2.5-flash'],
@@ -362,32 +409,53 @@ export function vendorOfModel(model: string | undefined): ModelVendor | undefine
 /** USD per million tokens written to the 1-hour cache. */
 const hourWriteRate = (price: ModelPrice): number => price.cache_write_1h ?? 2 * price.input
 
-/** Each rate at the highest any of the vendor's rows has: an unlisted model never costs less than it could. */
+/** The rates a row bills a prompt over its long-context threshold at (its own rates when it has none). */
+function longRates(row: ModelPrice): ModelPrice {
+  if (!row.longContext) return row
+  // The base hour's rate is not carried over: absent from the long rates, an hour's write is 2× their input.
+  const { cache_write_1h: _, longContext: __, ...base } = row
+  return { ...base, ...row.longContext }
+}
+
+/**
+ * Each rate at the highest any of the vendor's rows has: an unlisted model never costs less than it could.
+ * Above the lowest long-context threshold of its rows, each at the highest any row bills there.
+ */
 export function topPriceOf(vendor: ModelVendor): ModelPrice {
   const rows = PRICE_TABLE.filter(row => vendorOfModel(row.models[0]) === vendor)
-  const top = (rate: (row: ModelPrice) => number): number => Math.max(...rows.map(rate))
+  const top = (rate: (row: ModelPrice) => number, of = rows): number => Math.max(...of.map(rate))
+  const rates = (of: ModelPrice[]) => ({
+    input: top(row => row.input, of),
+    output: top(row => row.output, of),
+    cache_read: top(row => row.cache_read, of),
+    cache_write: top(row => row.cache_write, of),
+    cache_write_1h: top(hourWriteRate, of)
+  })
+  const above = Math.min(...rows.map(row => row.longContext?.above ?? Infinity))
   return {
     models: [],
-    input: top(row => row.input),
-    output: top(row => row.output),
-    cache_read: top(row => row.cache_read),
-    cache_write: top(row => row.cache_write),
-    cache_write_1h: top(hourWriteRate),
+    ...rates(rows),
+    ...(Number.isFinite(above) ? { longContext: { above, ...rates(rows.map(longRates)) } } : {}),
     date: PRICE_TABLE_VERSION,
     source: `the highest ${vendor} rates in this table`,
     verified: 'unverified'
   }
 }
 
-/** Dollars for tokens at `price`'s rates (USD per million); the 1-hour writes at their own rate. */
+/**
+ * Dollars for tokens at `price`'s rates (USD per million); the 1-hour writes at their own rate. A request whose
+ * prompt is over the row's long-context threshold is billed whole at its long-context rates.
+ */
 export function costAt(price: ModelPrice, usage: UsageReport): number {
+  const prompt = usage.input + usage.cache_read + usage.cache_write
+  const rates = price.longContext && prompt > price.longContext.above ? longRates(price) : price
   const hour = usage.cache_write_1h ?? 0
   return (
-    (usage.input * price.input +
-      usage.output * price.output +
-      usage.cache_read * price.cache_read +
-      Math.max(0, usage.cache_write - hour) * price.cache_write +
-      hour * hourWriteRate(price)) /
+    (usage.input * rates.input +
+      usage.output * rates.output +
+      usage.cache_read * rates.cache_read +
+      Math.max(0, usage.cache_write - hour) * rates.cache_write +
+      hour * hourWriteRate(rates)) /
     1e6
   )
 }

@@ -22,6 +22,7 @@ import {
 } from './iteration.js'
 import { DEFAULT_KILL_GRACE_MS } from './defaults.js'
 import { protectionOf } from './protected.js'
+import { protectedWorkBeforeTheLoop } from './protected-at-start.js'
 import { RunRecord } from './record.js'
 import { agentPresetFor, costWarningBefore, openWorkTree } from './setup.js'
 import { startingStatus } from './status.js'
@@ -338,6 +339,13 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
             paths: protection.paths.size,
             ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
           }
+          // Only where the put-back will run (before gates), and on the tree a person handed it, not a chain's.
+          const refusal =
+            gated && !carried && !ports.verifyOnly ? await protectedWorkBeforeTheLoop(protection) : undefined
+          if (refusal) {
+            status.error = refusal
+            stop = { reason: 'agent_error', detail: refusal }
+          }
         }
       }
       record.writeStatus(status)
@@ -356,7 +364,7 @@ export async function runLoop(config: LoopConfig, ports: LoopPorts = {}): Promis
       if (uncounted.length > 0) status.uncounted = uncounted
     }
     // What a fresh clone needs before its gates can pass (npm ci): before the baseline, as in the clean checkout.
-    if ((config.setup ?? []).length > 0 && !ports.verifyOnly) {
+    if (!stop && (config.setup ?? []).length > 0 && !ports.verifyOnly) {
       // A continued loop's checkout is fresh: setup runs again, its logs beside the earlier job's.
       const setupDir = carry
         ? record.logsDir(`job-${String(carry.jobs.length + 1).padStart(3, '0')}`)

@@ -293,7 +293,7 @@ export async function startAgentProxy(
       ...pricing.warnings(),
       ...(proxy.requests.some(r => r.worstCase && r.impossibleUsage === undefined)
         ? [
-            'the model proxy saw no usage in an answer the upstream may have billed (compressed, not JSON, a stream without usage, or cut): it was charged its pre-authorised worst case, so the budget still holds'
+            'the model proxy could not read what an answer the upstream may have billed cost (compressed, not JSON, usage missing or without its input or output count, or an answer that did not end: cut, dropped or left by the agent): it was charged its pre-authorised worst case, so the budget still holds'
           ]
         : []),
       ...(proxy.requests.some(r => r.impossibleUsage !== undefined)

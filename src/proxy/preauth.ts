@@ -3,7 +3,9 @@
 // each token at the dearest kind the request lets the vendor bill it as (a 1-hour cache write when it asks
 // for one), plus the vendor's own prompt and the output limit. What the body only names (a document by URL, a
 // stored file or response, a server-run tool's results) has no size in it: one rule, an allow-list of the
-// kinds of content, sources and tools the body holds whole, refuses everything else.
+// kinds of content, sources and tools the body holds whole, refuses everything else. Media the body holds
+// (an image, a PDF, audio) is billed by what it decodes to, which its bytes do not bound: a request that
+// carries any is reserved at a whole input window.
 import type { UsageReport } from '../agents/types.js'
 import { obj, type Json, type ModelWire } from './wire.js'
 
@@ -21,6 +23,8 @@ export type Preauthorization =
       body?: Buffer
       /** It asks for a 1-hour cache: writes its answer does not attribute are metered as 1-hour ones. */
       hourCache: boolean
+      /** The first media the body carries (its input then reserved at a whole window), named. */
+      media?: string
     }
 
 /** Prices tokens at a model's rates (the proxy's pricing, which fails closed for unlisted models). */
@@ -37,14 +41,18 @@ export function preauthorize(
   pathModel: string | undefined,
   price: PriceTokens
 ): Preauthorization {
-  const json = obj(body) ?? {}
+  const json = obj(body)
+  // Another shape is another encoding of the API's (Google reads a JSON array as positional fields).
+  if (!json)
+    return refused('not a JSON object', 'its body is not a JSON object, the one form the meter reads')
   const { tooDeep, ttls } = scan(body)
   if (tooDeep)
     return refused(
       'deep nesting',
       `its body is nested deeper than ${MAX_DEPTH} levels, which the meter does not read`
     )
-  const refusal = rateOrTimeRefusal(wire, json) ?? unsizedRefusal(wire, json)
+  const seen: Seen = {}
+  const refusal = rateOrTimeRefusal(wire, json) ?? unreadCount(wire, json) ?? unsizedRefusal(wire, json, seen)
   if (refusal) return { kind: 'refused', ...refusal }
   const unknownTtl = [...ttls].find(ttl => ttl !== '5m' && ttl !== '1h')
   if (unknownTtl !== undefined)
@@ -54,13 +62,16 @@ export function preauthorize(
     )
   const limited = withOutputLimit(wire, json)
   const sent = limited ? Buffer.from(JSON.stringify(limited)) : undefined
-  const tokens = worstCaseUsage(wire, limited ?? json, sent?.length ?? bytes, pathModel)
-  // Each input token is billed as one kind: plain input, or a cache write of a TTL the request asks for.
+  const tokens = worstCaseUsage(wire, limited ?? json, sent?.length ?? bytes, pathModel, seen.media)
+  // Each input token is billed as one kind: plain input, a cache write of a TTL the request asks for, or
+  // output (a chat prediction's tokens the model rejects are billed as completion tokens). A prediction's
+  // tokens are counted as input too: the prompt beside them may still cross a long-context threshold.
   const { input, ...rest } = tokens
   const kinds: UsageReport[] = [
     tokens,
     ...(ttls.has('5m') ? [{ ...rest, input: 0, cache_write: input }] : []),
-    ...(ttls.has('1h') ? [{ ...rest, input: 0, cache_write: input, cache_write_1h: input }] : [])
+    ...(ttls.has('1h') ? [{ ...rest, input: 0, cache_write: input, cache_write_1h: input }] : []),
+    ...(given(json.prediction) ? [{ ...tokens, output: rest.output + input }] : [])
   ]
   const priced = kinds.map(usage => ({ usage, usd: price(usage) ?? 0 }))
   const dearest = priced.reduce((a, b) => (b.usd > a.usd ? b : a))
@@ -69,7 +80,8 @@ export function preauthorize(
     worstUsd: dearest.usd,
     worst: dearest.usage,
     ...(sent ? { body: sent } : {}),
-    hourCache: ttls.has('1h')
+    hourCache: ttls.has('1h'),
+    ...(seen.media !== undefined ? { media: seen.media } : {})
   }
 }
 
@@ -124,11 +136,37 @@ function rateOrTimeRefusal(wire: ModelWire, json: Json): { name: string; why: st
   return undefined
 }
 
+/** The fields that multiply the output by a count of choices. */
+const CHOICES: Record<ModelWire, (json: Json) => Array<[string, unknown]>> = {
+  'anthropic-messages': () => [],
+  'openai-responses': () => [],
+  'openai-chat': json => [['n', json.n]],
+  gemini: json => geminiSettings(json, 'candidateCount').map(count => ['candidateCount', count])
+}
+
+/** A count of choices the meter cannot read (Google's API takes `"8"` for 8): it would be reserved as one. */
+function unreadCount(wire: ModelWire, json: Json): { name: string; why: string } | undefined {
+  const unread = CHOICES[wire](json).find(
+    ([, count]) => count !== undefined && count !== null && positive(count) === undefined
+  )
+  if (!unread) return undefined
+  const [field, count] = unread
+  return {
+    name: `${field}: ${typeof count === 'number' ? String(count) : `a ${typeof count}`}`,
+    why: 'it multiplies the output, and the meter reads a count of choices only as a positive number'
+  }
+}
+
 const UNSIZED_WHY =
   "the vendor bills it as input the body does not hold (a document fetched by URL, a stored file or response, a server-run tool's results or prompt), so no worst case can be read from the body; send the content inline, and only tools the agent runs itself"
 
-function unsizedRefusal(wire: ModelWire, json: Json): { name: string; why: string } | undefined {
-  const name = UNSIZED[wire](json)
+/** What the walk of a body found besides a refusal: the first media it carries, named. */
+interface Seen {
+  media?: string
+}
+
+function unsizedRefusal(wire: ModelWire, json: Json, seen: Seen): { name: string; why: string } | undefined {
+  const name = UNSIZED[wire](json, seen)
   return name === undefined ? undefined : { name, why: UNSIZED_WHY }
 }
 
@@ -144,9 +182,12 @@ const NAMES_OUTSIDE_INPUT: Record<ModelWire, string[]> = {
   gemini: ['cachedContent']
 }
 
-/** The first part of a body of each wire outside the allow-lists, named; undefined when it is all sized. */
-const UNSIZED: Record<ModelWire, (json: Json) => string | undefined> = {
-  'anthropic-messages': json =>
+/**
+ * The first part of a body of each wire outside the allow-lists, named; undefined when it is all sized. The
+ * first media part it passes is named in `seen`.
+ */
+const UNSIZED: Record<ModelWire, (json: Json, seen: Seen) => string | undefined> = {
+  'anthropic-messages': (json, seen) =>
     outsideInput('anthropic-messages', json) ??
     firstOf(list(obj(json.context_management)?.edits), edit => {
       // Clearing old content only shrinks the input; a compaction is another model call inside this one.
@@ -160,25 +201,25 @@ const UNSIZED: Record<ModelWire, (json: Json) => string | undefined> = {
       const type = obj(tool)?.type
       return type === undefined || type === null || type === 'custom' ? undefined : `tools: ${named(type)}`
     }) ??
-    anthropicBlocks(json.system) ??
-    firstOf(list(json.messages), message => anthropicBlocks(obj(message)?.content)),
-  'openai-responses': json =>
+    anthropicBlocks(json.system, seen) ??
+    firstOf(list(json.messages), message => anthropicBlocks(obj(message)?.content, seen)),
+  'openai-responses': (json, seen) =>
     outsideInput('openai-responses', json) ??
     openAiTools(json.tools, RESPONSES_TOOLS) ??
-    (Array.isArray(json.input) ? firstOf(json.input, responsesItem) : undefined),
-  'openai-chat': json =>
+    (Array.isArray(json.input) ? firstOf(json.input, item => responsesItem(item, seen)) : undefined),
+  'openai-chat': (json, seen) =>
     outsideInput('openai-chat', json) ??
     openAiTools(json.tools, CHAT_TOOLS) ??
-    firstOf(list(json.messages), message => openAiParts(obj(message)?.content)),
-  gemini: json =>
+    firstOf(list(json.messages), message => openAiParts(obj(message)?.content, seen)),
+  gemini: (json, seen) =>
     outsideInput('gemini', json) ??
     firstOf(list(json.tools), tool =>
       firstOf(Object.keys(obj(tool) ?? {}), key =>
         GEMINI_TOOLS.has(camel(key)) ? undefined : `tools: ${named(key)}`
       )
     ) ??
-    firstOf(geminiFields(json, 'systemInstruction'), system => geminiParts(obj(system)?.parts)) ??
-    firstOf(list(json.contents), content => geminiParts(obj(content)?.parts))
+    firstOf(geminiFields(json, 'systemInstruction'), system => geminiParts(obj(system)?.parts, seen)) ??
+    firstOf(list(json.contents), content => geminiParts(obj(content)?.parts, seen))
 }
 
 function outsideInput(wire: ModelWire, json: Json): string | undefined {
@@ -209,7 +250,7 @@ const ANTHROPIC_BLOCKS = new Set([
 const INLINE_SOURCES = new Set(['base64', 'text', 'content'])
 
 /** Content: a string, or blocks (a tool result's and a document's own content read the same way). */
-function anthropicBlocks(content: unknown): string | undefined {
+function anthropicBlocks(content: unknown, seen: Seen): string | undefined {
   return firstOf(list(content), item => {
     const block = obj(item)
     if (!block) return undefined
@@ -219,7 +260,9 @@ function anthropicBlocks(content: unknown): string | undefined {
     if (obj(block.citations)?.enabled === true) return `${type} citations`
     const source = obj(block.source)
     if (source && !INLINE_SOURCES.has(source.type as string)) return `${type} source: ${named(source.type)}`
-    return anthropicBlocks(source?.content) ?? anthropicBlocks(block.content)
+    // An image is billed by its pixels, a PDF by its pages (each an image and its text).
+    if (type === 'image' || source?.type === 'base64') seen.media ??= `${type} content`
+    return anthropicBlocks(source?.content, seen) ?? anthropicBlocks(block.content, seen)
   })
 }
 
@@ -245,13 +288,13 @@ const RESPONSES_ITEMS = new Set([
   'reasoning'
 ])
 
-function responsesItem(value: unknown): string | undefined {
+function responsesItem(value: unknown, seen: Seen): string | undefined {
   const item = obj(value)
   if (!item) return undefined
   // A message may leave its type out.
   const type = item.type ?? (item.role !== undefined ? 'message' : undefined)
   if (typeof type !== 'string' || !RESPONSES_ITEMS.has(type)) return `${named(type)} input`
-  return openAiParts(item.content) ?? openAiParts(item.output)
+  return openAiParts(item.content, seen) ?? openAiParts(item.output, seen)
 }
 
 /** OpenAI content parts (both wires) the body holds whole: text, and images, files and audio given inline. */
@@ -267,7 +310,10 @@ const OPENAI_PARTS = new Set([
   'input_audio'
 ])
 
-function openAiParts(content: unknown): string | undefined {
+/** The parts of OpenAI's that carry text only; the others carry media (an image, a file, audio). */
+const OPENAI_TEXT_PARTS = new Set(['text', 'input_text', 'output_text', 'refusal'])
+
+function openAiParts(content: unknown, seen: Seen): string | undefined {
   return firstOf(list(content), value => {
     const part = obj(value)
     if (!part) return undefined
@@ -280,6 +326,7 @@ function openAiParts(content: unknown): string | undefined {
     const url = typeof part.image_url === 'string' ? part.image_url : obj(part.image_url)?.url
     if (part.image_url !== undefined && !(typeof url === 'string' && url.startsWith('data:')))
       return `${type}: image_url`
+    if (!OPENAI_TEXT_PARTS.has(type)) seen.media ??= `${type} content`
     return undefined
   })
 }
@@ -316,13 +363,17 @@ const GEMINI_PART_FIELDS = new Set([
   'partMetadata'
 ])
 
-function geminiParts(parts: unknown): string | undefined {
+function geminiParts(parts: unknown, seen: Seen): string | undefined {
   return firstOf(list(parts), value => {
     const part = obj(value) ?? {}
     const field = Object.keys(part).find(key => !GEMINI_PART_FIELDS.has(camel(key)))
     if (field !== undefined) return `${named(field)} part`
+    // Inline data is an image (by its tiles), audio or video (by its seconds), a PDF (by its pages).
+    if (geminiFields(part, 'inlineData').some(given)) seen.media ??= 'inlineData part'
     // A function's response may carry parts of its own.
-    return firstOf(geminiFields(part, 'functionResponse'), response => geminiParts(obj(response)?.parts))
+    return firstOf(geminiFields(part, 'functionResponse'), response =>
+      geminiParts(obj(response)?.parts, seen)
+    )
   })
 }
 
@@ -362,9 +413,14 @@ function scan(body: unknown): { tooDeep: boolean; ttls: Set<string> } {
 
 /**
  * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
- * a body holds beyond that (an image, a crafted string) is caught when the answer reports it.
+ * a body holds beyond that (a crafted string) is caught when the answer reports it.
  */
 export const BYTES_PER_INPUT_TOKEN = 3
+/**
+ * The most input one request may be billed: the largest input window the vendors sell (Claude's 1M-context
+ * beta, Gemini's 1M, GPT-4.1's 1,047,576 tokens). A request carrying media is reserved at it, and no body at more.
+ */
+export const MAX_INPUT_TOKENS = 1_048_576
 /**
  * Input the vendor adds of its own beside the body: Anthropic's tool-use system prompt is 346 tokens at most
  * (platform.claude.com, tool use pricing); 1,000 errs high.
@@ -447,14 +503,16 @@ export function withOutputLimit(wire: ModelWire, body: unknown): Json | undefine
 }
 
 /**
- * The most a model call may use: its body's size as input (none of it cached) with the vendor's own prompt,
- * and its output limit (times the choices asked for) as output; the model it names, else `pathModel` (Gemini's).
+ * The most a model call may use: its body's size as input (none of it cached) with the vendor's own prompt, or
+ * a whole input window when it carries `media`, and its output limit (times the choices asked for) as output;
+ * the model it names, else `pathModel` (Gemini's).
  */
 export function worstCaseUsage(
   wire: ModelWire,
   body: unknown,
   bytes: number,
-  pathModel?: string
+  pathModel?: string,
+  media?: string
 ): UsageReport {
   const json = obj(body) ?? {}
   const limit = outputLimit(wire, json)
@@ -472,7 +530,10 @@ export function worstCaseUsage(
         ? json.model
         : pathModel
   return {
-    input: Math.ceil(bytes / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS,
+    input:
+      media === undefined
+        ? Math.min(Math.ceil(bytes / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS, MAX_INPUT_TOKENS)
+        : MAX_INPUT_TOKENS,
     output: (limit ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
     cache_read: 0,
     cache_write: 0,

@@ -130,17 +130,24 @@ async function bindAll(
 const LOOKUPS_AT_ONCE = 16
 const LOOKUPS_IN_A_RUN = 1000
 
+/** Where a redirected connection was going (originalDestination's contract: never rejects on a missing entry). */
+export type DestinationLookup = typeof originalDestination
+
 /**
  * Where the agent's redirected connections and datagrams arrive: each is named through `refusals`; a
  * connection is reset, a DNS query answered REFUSED at once (by us, on loopback), other datagrams dropped.
- * `prefix` is the argv that reads conntrack when the action is not root (sudo -n). Closing waits for the
- * lookups in flight, so every refusal is in the record.
+ * `prefix` is the argv that reads conntrack when the action is not root (sudo -n). Names are recorded in the
+ * order the refusals arrived, whatever order their lookups end in. Closing waits for the lookups in flight,
+ * so every refusal is in the record.
  */
 export async function startRefusalListener(
   refusals: Pick<ModelProxy, 'refuse' | 'namingRefusals'>,
-  prefix: string[] = []
+  prefix: string[] = [],
+  lookup: DestinationLookup = originalDestination
 ): Promise<RefusalListener> {
   const pending = new Set<Promise<void>>()
+  // The first refused are the first named (and warned one by one), however long their lookups took.
+  let recorded: Promise<void> = Promise.resolve()
   let lookups = 0
   let closed = false
   /** Names a refusal from its conntrack entry, when the budgets allow a lookup; else counts it. */
@@ -160,12 +167,13 @@ export async function startRefusalListener(
       return Promise.resolve()
     }
     lookups++
-    const lookup = originalDestination(protocol, clientPort, port, prefix)
-      .then(target => refusals.refuse(named(target)))
-      .catch(() => refusals.refuse())
-      .finally(() => pending.delete(lookup))
-    pending.add(lookup)
-    return lookup
+    const target = lookup(protocol, clientPort, port, prefix)
+      .then(named)
+      .catch(() => undefined)
+    recorded = recorded.then(async () => refusals.refuse(await target))
+    const done: Promise<void> = target.then(() => pending.delete(done)).then(() => undefined)
+    pending.add(done)
+    return done
   }
   // A datagram resent while its first is still being looked up is not looked up (nor counted) again.
   const looking = new Set<string>()
@@ -196,6 +204,7 @@ export async function startRefusalListener(
     close: async () => {
       closed = true
       await Promise.all(pending)
+      await recorded
       await listening.close()
     }
   }

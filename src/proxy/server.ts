@@ -19,6 +19,7 @@ import {
   endpointOf,
   MAX_REQUEST_BODY,
   SseReader,
+  unknownQuery,
   WireUsage,
   type ModelWire
 } from './wire.js'
@@ -43,7 +44,10 @@ export interface MeteredRequest {
   unread?: true
   /** Dollars reserved before forwarding: the request's worst case (model calls only). */
   reservedUsd?: number
-  /** No usage was seen of an answer the upstream may have billed: it was charged its worst case. */
+  /**
+   * What an answer the upstream may have billed cost was not read whole (no usage, usage without its input or
+   * output count, or an answer that did not end): it was charged its worst case.
+   */
   worstCase?: true
   /** The answer's usage held a figure that cannot be true (the upstream's fault): charged its worst case. */
   impossibleUsage?: string
@@ -264,6 +268,16 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       refuseRequest(response, name, endpoint.why)
       return
     }
+    const param = endpoint.kind === 'model' ? unknownQuery(options.wire, url.searchParams) : undefined
+    if (param !== undefined) {
+      request.resume()
+      refuseRequest(
+        response,
+        `${name} (query: ${param})`,
+        'a query parameter the proxy does not know may change how the upstream reads the body or what its answer says it cost'
+      )
+      return
+    }
     // The whole body first: what it may cost is read from it before anything goes up.
     const chunks: Buffer[] = []
     let size = 0
@@ -318,7 +332,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
         worstUsd: pre.worstUsd,
         // A body that named no output limit goes up with the one it was reserved at (plain: its encoding dropped).
         start: () => send(request, response, url, pre.body ?? body, call, pre.body !== undefined),
-        refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model)
+        refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model, pre.media)
       }
       response.on('close', () => {
         // The agent hung up while its request was held: it is no longer waiting.
@@ -358,9 +372,12 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     response: ServerResponse,
     path: string,
     worstUsd: number,
-    model: string | undefined
+    model: string | undefined,
+    media: string | undefined
   ): void => {
     const left = Math.max(0, options.budgetLeft?.() ?? 0)
+    // Media is billed by what it decodes to: say why a small body is reserved at a whole input window.
+    const why = media === undefined ? '' : ` (it carries ${media}: reserved at a whole input window)`
     const record: MeteredRequest = {
       seq: requests.length + 1,
       method: 'POST',
@@ -369,14 +386,14 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       usage: { input: 0, output: 0, cache_read: 0, cache_write: 0, ...(model ? { model } : {}) },
       reservedUsd: worstUsd,
       refused: 'budget',
-      error: `its worst case (${dollars(worstUsd)}) does not fit in what is left of the budget (${dollars(left)})`
+      error: `its worst case (${dollars(worstUsd)}${why}) does not fit in what is left of the budget (${dollars(left)})`
     }
     requests.push(record)
     options.onRequest?.(record)
     answer(
       response,
       402,
-      `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)} and ${dollars(left)} is left (max-cost). The run stops.`
+      `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)}${why} and ${dollars(left)} is left (max-cost). The run stops.`
     )
   }
 
@@ -433,7 +450,9 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
         headers[name] = value
     Object.assign(headers, keyHeader(options.wire, options.apiKey), {
       'accept-encoding': 'identity',
-      'content-length': String(body.length)
+      'content-length': String(body.length),
+      // The body is read as the meter read it: JSON (Google reads another type as another encoding).
+      ...(modelCall ? { 'content-type': 'application/json' } : {})
     })
     const basePath = upstream.pathname.replace(/\/$/, '')
     const target = `${basePath}${url.pathname}${url.search}`
@@ -448,8 +467,10 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       agent
     })
     let incoming: IncomingMessage | undefined
-    // The upstream may have billed it: the agent hung up or the proxy cut it (not: it was never reached).
-    let stopped = false
+    // The body reached the upstream (flushed to its connection), so it may bill it, answered or not.
+    let delivered = false
+    // The answer's end arrived: what it said it cost is all it will say.
+    let answered = false
     let ended = false
     const settle = (): void => {
       const tokens = meter.seen ? options.price(meter.usage) : undefined
@@ -472,9 +493,12 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
         record.impossibleUsage = meter.impossible
         record.error ??= `the upstream reported usage that cannot be true (${meter.impossible})`
       }
-      // No usage seen of an answer that may be billed: charged its worst case, so the cap still holds.
-      const unseen = (record.unread || !meter.seen) && (ok || (stopped && record.status === 0))
-      if (modelCall && (unseen || meter.impossible !== undefined)) {
+      // The upstream may bill what it was sent, unless it answered a failure. What it billed is read only from
+      // an answer that ended with its input and output counted: a cut, dropped or abandoned answer may be billed
+      // whole (gateways and Bedrock finish what the client left). Else it is charged its worst case.
+      const billable = delivered && (ok || record.status === 0)
+      const unread = record.unread === true || !answered || !meter.complete
+      if (modelCall && ((billable && unread) || meter.impossible !== undefined)) {
         record.costUsd = Math.max(record.costUsd ?? 0, worstUsd)
         record.worstCase = true
         options.onRequest?.(record)
@@ -491,7 +515,6 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       cut: () => {
         if (ended) return
         record.cut = true
-        stopped = true
         // What was forwarded still arrives, then the connection ends without the answer's end.
         if (response.headersSent) response.socket?.end()
         else
@@ -506,12 +529,14 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       }
     }
     inFlight.add(flight)
+    outgoing.on('finish', () => {
+      delivered = true
+    })
     outgoing.end(body)
     response.on('close', () => {
       // The agent hung up (or was killed): the upstream request goes too.
       if (!response.writableFinished && !ended) {
         fail('the agent closed the connection')
-        stopped = true
         incoming?.destroy()
         outgoing.destroy()
         finish()
@@ -561,6 +586,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       })
       answerIn.on('end', () => {
         if (ended) return
+        answered = true
         sse?.end()
         if (json && jsonBytes < MAX_JSON_BODY) {
           try {

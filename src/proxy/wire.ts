@@ -24,6 +24,8 @@ export class WireUsage {
   readonly usage: UsageReport = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
   /** The response carried usage (false: nothing to price yet). */
   seen = false
+  /** Which of the input and output counts the answer has shown: a complete answer shows both. */
+  private readonly shown = new Set<'input' | 'output'>()
   /** Dollars billed per use beside the tokens (Anthropic's and OpenAI's web searches), so far. */
   perUseUsd = 0
   /**
@@ -77,6 +79,14 @@ export class WireUsage {
     return read
   }
 
+  /**
+   * The answer has counted both its input and its output: usage without one of them (trimmed by a gateway or a
+   * response field mask) tells nothing of what was billed for it.
+   */
+  get complete(): boolean {
+    return this.shown.size === 2
+  }
+
   private cannotBe(why: string): false {
     this.impossible ??= why
     return false
@@ -85,6 +95,8 @@ export class WireUsage {
   // A figure left out keeps its value; one that shrinks is kept at its highest (cumulative: never money back).
   private set(next: Partial<Record<(typeof KINDS)[number], number | undefined>>, model: unknown): boolean {
     if (typeof model === 'string' && model) this.usage.model = model
+    if (next.input !== undefined) this.shown.add('input')
+    if (next.output !== undefined) this.shown.add('output')
     const before = JSON.stringify(this.usage)
     for (const kind of KINDS) {
       const value = next[kind]
@@ -202,13 +214,15 @@ export class WireUsage {
     return this.openAi(usage, data.model, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details')
   }
 
-  // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output.
+  // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output. The total
+  // counts them all, so what it holds beyond the prompt is output too (a count of 0 is left out).
   private gemini(data: Json): boolean {
     const read = this.figures(obj(data.usageMetadata), [
       'promptTokenCount',
       'cachedContentTokenCount',
       'candidatesTokenCount',
-      'thoughtsTokenCount'
+      'thoughtsTokenCount',
+      'totalTokenCount'
     ])
     if (!read || !obj(data.usageMetadata)) return false
     const prompt = read.promptTokenCount
@@ -217,13 +231,16 @@ export class WireUsage {
       return this.cannotBe(`cachedContentTokenCount (${cached}) more than promptTokenCount (${prompt ?? 0})`)
     const candidates = read.candidatesTokenCount
     const thoughts = read.thoughtsTokenCount
+    const total = read.totalTokenCount
+    const beyond = total !== undefined && prompt !== undefined ? total - prompt : undefined
+    if (beyond !== undefined && beyond < 0)
+      return this.cannotBe(`totalTokenCount (${total}) less than promptTokenCount (${prompt})`)
+    const counted =
+      candidates === undefined && thoughts === undefined ? undefined : (candidates ?? 0) + (thoughts ?? 0)
     return this.set(
       {
         input: prompt === undefined ? undefined : prompt - cached,
-        output:
-          candidates === undefined && thoughts === undefined
-            ? undefined
-            : (candidates ?? 0) + (thoughts ?? 0),
+        output: beyond === undefined ? counted : Math.max(counted ?? 0, beyond),
         cache_read: cached,
         cache_write: 0
       },
@@ -353,6 +370,30 @@ const MODEL_CALLS: Record<ModelWire, string> = {
   'openai-responses': 'POST /v1/responses',
   'openai-chat': 'POST /v1/chat/completions',
   gemini: 'generateContent and streamGenerateContent'
+}
+
+/**
+ * The query parameters a model call of each wire may carry, and the values the proxy knows: any other may change
+ * how the upstream reads the body or what its answer holds (Google's system parameters: `$ct` sets the body's
+ * type, `fields` trims the usage from the answer, `alt=proto` answers in a form the meter cannot read).
+ */
+const MODEL_QUERY: Record<ModelWire, Record<string, RegExp>> = {
+  // Claude Code's ?beta=true.
+  'anthropic-messages': { beta: /^true$/ },
+  'openai-responses': {},
+  'openai-chat': {},
+  // streamGenerateContent's ?alt=sse, or its JSON array.
+  gemini: { alt: /^(?:sse|json)$/ }
+}
+
+/** The first query parameter of a model call the proxy does not know, named for the record; or undefined. */
+export function unknownQuery(wire: ModelWire, query: URLSearchParams): string | undefined {
+  const known = MODEL_QUERY[wire]
+  for (const [name, value] of query)
+    // An own entry only: the agent's name is never looked up on the prototype (`constructor`).
+    if (!(Object.hasOwn(known, name) && known[name].test(value)))
+      return /^[\w.$-]{1,60}$/.test(name) ? name : 'a parameter with other characters'
+  return undefined
 }
 
 /** The most a request body may grow to once decoded: more is refused, never read on trust. */

@@ -145,33 +145,52 @@ function wireUsage(usage: Required<Usage>): Record<string, unknown> {
 const tokensOf = (bytes: number): number => Math.ceil(bytes / 4)
 
 /**
+ * The tokens the vendor bills for one page of a PDF: each page is read as an image and its text, and the image
+ * of a page alone is about 1,600 tokens (platform.claude.com, PDF support and vision; a blank page too).
+ */
+export const PDF_PAGE_TOKENS = 1600
+
+/** The pages of a PDF given as base64 (its page objects, counted as the vendor renders them). */
+const pdfPages = (data: string): number =>
+  (
+    Buffer.from(data, 'base64')
+      .toString('latin1')
+      .match(/\/Type\s*\/Page(?!s)/g) ?? []
+  ).length
+
+/**
  * What the vendor bills for `request`'s input. The prompt is read in the order the cache reads it (tools,
- * system, messages), each part with its bytes (a document or image by URL: the bytes fetched from it) and
- * its breakpoint's TTL. The prefix up to the last 1-hour breakpoint is written for an hour, the rest up to the
- * last breakpoint for five minutes, and the rest is input; every write is fresh (no reads): the dearest bill.
+ * system, messages), each part with its tokens (its bytes; a document or image by URL: the bytes fetched from
+ * it; a PDF given inline: its pages) and its breakpoint's TTL. The prefix up to the last 1-hour breakpoint is
+ * written for an hour, the rest up to the last breakpoint for five minutes, and the rest is input; every write
+ * is fresh (no reads): the dearest bill.
  */
 async function vendorUsage(request: ModelRequest, turn: Turn): Promise<Required<Usage>> {
   const body = request.body
-  const parts: Array<{ bytes: number; ttl: string | undefined }> = []
+  const parts: Array<{ tokens: number; ttl: string | undefined }> = []
   const add = async (part: unknown): Promise<void> => {
     const block = (part ?? {}) as { cache_control?: { ttl?: string } }
     let bytes = Buffer.byteLength(JSON.stringify(part))
     for (const url of urlSources(part)) bytes += (await (await fetch(url)).arrayBuffer()).byteLength
-    parts.push({ bytes, ttl: block.cache_control ? (block.cache_control.ttl ?? '5m') : undefined })
+    const pages = pdfSources(part).reduce((sum, data) => sum + pdfPages(data), 0)
+    parts.push({
+      tokens: tokensOf(bytes) + pages * PDF_PAGE_TOKENS,
+      ttl: block.cache_control ? (block.cache_control.ttl ?? '5m') : undefined
+    })
   }
   const blocks = (content: unknown): unknown[] => (Array.isArray(content) ? content : [content])
   for (const tool of (body.tools ?? []) as unknown[]) await add(tool)
   if (body.system !== undefined) for (const block of blocks(body.system)) await add(block)
   for (const message of (body.messages ?? []) as Message[])
     for (const block of blocks(message.content)) await add(block)
-  const upTo = (last: number): number => parts.slice(0, last + 1).reduce((sum, p) => sum + p.bytes, 0)
+  const upTo = (last: number): number => parts.slice(0, last + 1).reduce((sum, p) => sum + p.tokens, 0)
   const lastOf = (match: (ttl: string | undefined) => boolean): number =>
     parts.reduce((last, part, at) => (match(part.ttl) ? at : last), -1)
-  const hour = tokensOf(upTo(lastOf(ttl => ttl === '1h')))
-  const cached = tokensOf(upTo(lastOf(ttl => ttl !== undefined)))
+  const hour = upTo(lastOf(ttl => ttl === '1h'))
+  const cached = upTo(lastOf(ttl => ttl !== undefined))
   return {
     ...usageOf(turn),
-    input: tokensOf(upTo(parts.length - 1)) - cached,
+    input: upTo(parts.length - 1) - cached,
     cacheRead: 0,
     cacheWrite: cached - hour,
     cacheWrite1h: hour
@@ -189,6 +208,18 @@ function urlSources(part: unknown): string[] {
     Array.isArray(content) ? content.flatMap(urlSources) : []
   )
   return [...own, ...inner]
+}
+
+/** The base64 data of the PDFs a block carries (itself, or in a tool result's content). */
+function pdfSources(part: unknown): string[] {
+  const block = (part ?? {}) as {
+    source?: { type?: string; media_type?: string; data?: string }
+    content?: unknown
+  }
+  const { source } = block
+  const own =
+    source?.type === 'base64' && source.media_type === 'application/pdf' && source.data ? [source.data] : []
+  return [...own, ...(Array.isArray(block.content) ? block.content.flatMap(pdfSources) : [])]
 }
 
 /** The content blocks a turn produces, in the final (non-streamed) shape. */
