@@ -8,7 +8,7 @@
 // Update: add or change rows, bump PRICE_TABLE_VERSION, and run `npm test -- __tests__/agents/prices`.
 import type { UsageReport } from './types.js'
 
-export const PRICE_TABLE_VERSION = '2026-11-29'
+export const PRICE_TABLE_VERSION = '2026-11-28'
 
 export interface ModelPrice {
   /** Model ids after normalisation (see normaliseModelId): no provider prefix, date suffix or `[1m]`. */
