@@ -90,10 +90,14 @@ for (const [file, imports] of fileGraph)
 const rel = f => path.relative(root, f)
 const problems = [
   ...circles(fileGraph).map(c => `import circle of ${c.length} files: ${c.map(rel).join(', ')}`),
-  ...circles(folderGraph).map(c => `import circle of ${c.length} folders: ${c.map(f => `src/${f}/`).join(', ')}`)
+  ...circles(folderGraph).map(
+    c => `import circle of ${c.length} folders: ${c.map(f => `src/${f}/`).join(', ')}`
+  )
 ]
 for (const line of problems) console.error(line)
 if (problems.length > 0) {
-  console.error(`${problems.length} import circle(s) in ${rel(src)}: move what both sides need into a file they both import.`)
+  console.error(
+    `${problems.length} import circle(s) in ${rel(src)}: move what both sides need into a file they both import.`
+  )
   process.exit(1)
 }
