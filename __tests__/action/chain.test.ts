@@ -1,6 +1,6 @@
 // When a job hands its loop on (continue-jobs): a pure decision, tested with a table (caps, cancel, progress).
 import { execFileSync } from 'node:child_process'
-import { claimRef, continuesIn, type ChainJobFacts } from '../../src/action/chain.js'
+import { claimRef, continuesIn, type ChainJobFacts } from '../../src/action/chain/resume.js'
 import type { LoopResult } from '../../src/loop/index.js'
 
 type Iteration = LoopResult['iterations'][number]

@@ -6,14 +6,14 @@ import path from 'node:path'
 import * as core from '@actions/core'
 import type { LoopResult } from '../loop/index.js'
 import { undelivered, type DeliveryReport } from '../report/run-report.js'
-import { admit, type Admitted } from './admit.js'
-import { deliver, deliverWork } from './deliver.js'
-import { ended, writeEnding, type Ending } from './ending.js'
-import { checkHandover, deliveredResult, handOver, keepHandover, receive } from './handover.js'
-import { loop } from './loop.js'
-import { planRun, type Planned } from './plan-run.js'
-import { prepare, restoreCheckout } from './prepare.js'
-import { report } from './report.js'
+import { admit, type Admitted } from './steps/admit.js'
+import { deliver, deliverWork } from './steps/deliver.js'
+import { ended, writeEnding, type Ending } from './steps/ending.js'
+import { checkHandover, deliveredResult, handOver, keepHandover, receive } from './handover/receive.js'
+import { loop } from './steps/loop.js'
+import { planRun, type Planned } from './steps/plan.js'
+import { prepare, restoreCheckout } from './steps/prepare.js'
+import { report } from './steps/report.js'
 import {
   chainRun,
   claimResume,
@@ -23,10 +23,10 @@ import {
   ownWorkflow,
   writeContinuation,
   type Resumed
-} from './chain.js'
-import type { Looped } from './loop.js'
+} from './chain/resume.js'
+import type { Looped } from './steps/loop.js'
 import type { Run } from '../trigger/types.js'
-import type { Prepared } from './prepare.js'
+import type { Prepared } from './steps/prepare.js'
 import { saveState } from './state.js'
 
 async function pipeline(signal: AbortSignal): Promise<Ending> {

@@ -2,19 +2,19 @@
 // before any agent runs); a dry run ends here with the first prompt; install-agent installs the agent;
 // the request gets its 👀.
 import * as core from '@actions/core'
-import { previewPrompt } from '../loop/index.js'
-import { runProcess } from '../proc/index.js'
-import { agentEnvironment, withoutSecretVariables } from '../security/index.js'
-import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
-import { writeDryRunSummary } from '../report/summary.js'
-import { acknowledge } from '../github/tracking.js'
-import { InstallError } from '../agents/install.js'
+import { previewPrompt } from '../../loop/index.js'
+import { runProcess } from '../../proc/index.js'
+import { agentEnvironment, withoutSecretVariables } from '../../security/index.js'
+import { neutralizeWorkflowCommands } from '../../security/workflow-commands.js'
+import { writeDryRunSummary } from '../../report/summary.js'
+import { acknowledge } from '../../github/tracking.js'
+import { InstallError } from '../../agents/install.js'
 import type { Admitted } from './admit.js'
 import { replyCannotStart } from './cannot-start.js'
 import { badInput, type Ending, type Step } from './ending.js'
-import { InputError, type ActionInputs } from './inputs.js'
-import { agentInstallFor, installAgent } from './install-agent.js'
-import { checkAgentFound, makePlan, PlanError, type RunPlan } from './plan.js'
+import { InputError, type ActionInputs } from '../inputs.js'
+import { agentInstallFor, installAgent } from '../install-agent.js'
+import { checkAgentFound, makePlan, PlanError, type RunPlan } from '../plan.js'
 
 export interface Planned extends Admitted {
   plan: RunPlan

@@ -3,12 +3,12 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { outputRoomOf, type LoopPorts, type LoopResult } from '../loop/index.js'
-import { annotationsFor, type CheckOutput } from '../report/annotations.js'
-import { formatDuration } from '../report/run-report.js'
-import { runLoopContained } from './contain.js'
-import { actionLogger } from './log.js'
-import { deliveryMarginSeconds, type RunPlan } from './plan.js'
+import { outputRoomOf, type LoopPorts, type LoopResult } from '../../loop/index.js'
+import { annotationsFor, type CheckOutput } from '../../report/annotations.js'
+import { formatDuration } from '../../report/run-report.js'
+import { runLoopContained } from '../contain.js'
+import { actionLogger } from '../log.js'
+import { deliveryMarginSeconds, type RunPlan } from '../plan.js'
 import type { Prepared } from './prepare.js'
 
 /** Bytes of a failing gate's log read for annotations (its end, where the failures are summed up). */

@@ -1,17 +1,17 @@
 // Step 6, report: the tracking comment's last word, a hunt's failure report, the record uploaded, the job
 // summary, and the step's outputs and verdict. A cancelled run leaves the upload and summary to post.
 import * as core from '@actions/core'
-import { STOP_WORDS, type LoopResult } from '../loop/index.js'
-import { artifactUrl } from '../trigger/context.js'
+import { STOP_WORDS, type LoopResult } from '../../loop/index.js'
+import { artifactUrl } from '../../trigger/context.js'
 import type { Clients } from './admit.js'
-import { nextRunWords, type DeliveryReport, type RunReport } from '../report/run-report.js'
-import { writeSummary } from '../report/summary.js'
-import { closeFailureReport, reportFailure } from '../github/hunt-report.js'
+import { nextRunWords, type DeliveryReport, type RunReport } from '../../report/run-report.js'
+import { writeSummary } from '../../report/summary.js'
+import { closeFailureReport, reportFailure } from '../../github/hunt-report.js'
 import type { Ending, OutputName } from './ending.js'
 import type { Looped } from './loop.js'
 import type { Prepared } from './prepare.js'
-import { saveState } from './state.js'
-import { uploadArtifact } from './upload.js'
+import { saveState } from '../state.js'
+import { uploadArtifact } from '../upload.js'
 
 function outputsOf(
   result: LoopResult,

@@ -1,10 +1,10 @@
 // How the main step ends, written in one place: its outputs, its failure and the `finished` state that tells
 // post whether anything is left to do. Every step of main answers an Ending or its own typed result.
 import * as core from '@actions/core'
-import type { InstallError } from '../agents/install.js'
-import type { InputError } from './inputs.js'
-import { PlanError } from './plan.js'
-import { savedHere, saveState } from './state.js'
+import type { InstallError } from '../../agents/install.js'
+import type { InputError } from '../inputs.js'
+import { PlanError } from '../plan.js'
+import { savedHere, saveState } from '../state.js'
 
 /** The action's outputs (action.yml), in the order they are written. */
 export type OutputName =

@@ -11,18 +11,18 @@ import {
   treeHazard,
   type CommitIdentity,
   type PreparedBranch
-} from '../git/index.js'
-import { IsolationError, type AgentIsolation } from '../security/index.js'
-import { TrackingComment } from '../github/tracking.js'
-import { deliveryRefusal } from './can-deliver.js'
+} from '../../git/index.js'
+import { IsolationError, type AgentIsolation } from '../../security/index.js'
+import { TrackingComment } from '../../github/tracking.js'
+import { deliveryRefusal } from '../can-deliver.js'
 import { replyCannotStart } from './cannot-start.js'
-import { isolateLoop } from './contain.js'
+import { isolateLoop } from '../contain.js'
 import type { Step } from './ending.js'
-import type { Planned } from './plan-run.js'
-import type { RunPlan } from './plan.js'
-import { saveState } from './state.js'
-import { startingStatus } from '../loop/index.js'
-import { remoteGitRetry, retryTiming } from '../github/retry.js'
+import type { Planned } from './plan.js'
+import type { RunPlan } from '../plan.js'
+import { saveState } from '../state.js'
+import { startingStatus } from '../../loop/index.js'
+import { remoteGitRetry, retryTiming } from '../../github/retry.js'
 
 export const REMOTE = 'origin'
 
