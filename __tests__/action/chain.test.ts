@@ -1,6 +1,7 @@
 // When a job hands its loop on (continue-jobs): a pure decision, tested with a table (caps, cancel, progress).
 import { execFileSync } from 'node:child_process'
-import { claimRef, continuesIn, type ChainJobFacts } from '../../src/action/chain/resume.js'
+import { continuesIn, type ChainJobFacts } from '../../src/action/chain/decide.js'
+import { claimRef } from '../../src/action/chain/resume.js'
 import type { LoopResult } from '../../src/loop/index.js'
 
 type Iteration = LoopResult['iterations'][number]

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, expect, test } from '@jest/globals'
 import { checkHandover, deliveredResult, type Received } from '../../src/action/handover/receive.js'
-import type { Prepared } from '../../src/action/steps/prepare.js'
+import type { Prepared } from '../../src/action/steps/types.js'
 import type { LoopResult } from '../../src/loop/index.js'
 
 const made: string[] = []

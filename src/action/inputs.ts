@@ -410,7 +410,7 @@ export function readInputs(env: Env = process.env): ActionInputs {
     parallelChecks:
       read.text('parallel-checks') === undefined ? undefined : read.boolean('parallel-checks', false),
     setup: read.lines('setup').length > 0 ? read.lines('setup') : undefined,
-    verify: verifyMode(read.text('verify')),
+    verify: parseVerify(read.text('verify')),
     maxTurns: read.positiveInteger('max-turns'),
     protectedPaths: protectedPathsInput(read.lines('protected-paths')),
     installAgent: installAgentInput(read.text('install-agent')),
@@ -496,7 +496,7 @@ function protectedPathsInput(lines: string[]): string[] | undefined {
 }
 
 /** `verify`: clean or tree; empty leaves it to the ralph's `verify:` (else clean). */
-function verifyMode(value: string | undefined): 'clean' | 'tree' | undefined {
+function parseVerify(value: string | undefined): 'clean' | 'tree' | undefined {
   if (value === undefined || value === 'clean' || value === 'tree') return value
   throw new InputError(
     `Input 'verify' must be clean or tree, got ${quote(value)} (clean: the gates pass again on a clean checkout of the commit before it is pushed).`

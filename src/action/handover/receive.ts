@@ -1,15 +1,11 @@
-// Two-job mode: the agent's job (`mode: agent`, read permissions only) hands its work over as a delivery
-// artifact, a git bundle of the loop's commits and the loop's result; the deliver job (`mode: deliver`, which
-// runs no agent) takes it over. Everything in the artifact is data from a job the agent ran in: the deliver job
-// decides the branch, the base, the trigger and what protects the repository itself, and checks the bundle
-// against them before anything of it is pushed.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+// Two-job mode, the deliver job's side: the delivery artifact downloaded and its manifest read (receive), then
+// checked against what this job decides itself (checkHandover) before anything of it is pushed; the result it
+// reports made inert (deliveredResult).
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
 import {
   blobSizes,
-  createBundle,
   isAncestor,
   MOST_DELIVERED_COMMITS,
   rangeCommits,
@@ -17,265 +13,38 @@ import {
   unbundleStrict
 } from '../../git/bundle.js'
 import { neutralizeWorkflowCommands } from '../../security/workflow-commands.js'
-import { GitRepo, RemoteRetryingRepo } from '../../git/index.js'
-import { downloadInto, safeArtifactName, UnpackRefused, type UnpackRules } from '../../github/artifacts.js'
+import { RemoteRetryingRepo } from '../../git/index.js'
+import { downloadInto, UnpackRefused } from '../../github/artifacts.js'
 import { parseBoundedJson } from '../../text/json.js'
-import { STOP_WORDS, type LoopResult } from '../../loop/index.js'
+import type { LoopResult } from '../../loop/index.js'
 import { protectedInCommit, protectionOf, revertsLine } from '../../loop/protected.js'
 import { readRegularFile } from '../../ralph/tree-file.js'
-import { undelivered, type DeliveryReport } from '../../report/run-report.js'
 import { DEFAULT_MAX_FILE_BYTES, megabytes } from '../../git/workspace.js'
-import { branchMovedDuringLoop, protectedPathsDelivered } from '../steps/deliver.js'
-import type { Ending, Step } from '../steps/ending.js'
-import type { Planned } from '../steps/plan.js'
+import type { StepEnd, Step } from '../steps/ending.js'
 import type { RunPlan } from '../plan.js'
-import { REMOTE, restoreCheckout, type Prepared } from '../steps/prepare.js'
-import { uploadArtifact } from '../upload.js'
+import { REMOTE } from '../steps/checkout.js'
+import type { Planned, Prepared } from '../steps/types.js'
+import { scratch } from '../scratch.js'
 import { showPath } from '../../text/tree-path.js'
 import { remoteGitRetry, retryTiming } from '../../github/retry.js'
+import {
+  BUNDLE_FILE,
+  deliveryRules,
+  factsLine,
+  HANDOVER_FILE,
+  malformed,
+  MOST_HANDOVER_BYTES,
+  triggerFacts,
+  type Handover,
+  type Received
+} from './format.js'
 
-export const HANDOVER_FILE = 'delivery.json'
-export const BUNDLE_FILE = 'delivery.bundle'
-/** The most a manifest may weigh: the loop's result with its iterations, never its logs. */
-const MOST_HANDOVER_BYTES = 32 * 1024 * 1024
-/** The most a delivery's bundle may weigh (or twice max-file-size, when more): the loop's new objects only. */
-const MOST_BUNDLE_BYTES = 256 * 1024 * 1024
-
-/** What a delivery artifact may hold: its manifest and its bundle, each bounded, and nothing else. */
-export function deliveryRules(maxFileBytes: number): UnpackRules {
-  const bundle = Math.max(MOST_BUNDLE_BYTES, 2 * maxFileBytes)
-  return {
-    most: name => (name === HANDOVER_FILE ? MOST_HANDOVER_BYTES : name === BUNDLE_FILE ? bundle : undefined),
-    total: MOST_HANDOVER_BYTES + bundle,
-    entries: 2,
-    strict: true
-  }
-}
-
-/** delivery.json: what the agent's job did, and the commits it made (in the bundle beside it). */
-export interface Handover {
-  version: 1
-  /** owner/repo, and the run and attempt that made it: the deliver job takes only its own run's. */
-  repository: string
-  runId: string
-  runAttempt: string
-  ralph: string
-  branch: string
-  base: string
-  /** The loop's start commit: the bundle's one prerequisite. */
-  start: string
-  /** The commit to deliver (the bundle's one ref); absent when the loop made none. */
-  head?: string
-  /** The loop's result: stop reason, iterations, cost, the gates' verdict on a clean checkout. */
-  result: LoopResult
-  // The deliver job acts on none of the next three (notes is only checked to be a list): they are there for its
-  // record, which keeps a copy of the manifest (keepHandover).
-  /** The name of the agent job's run record artifact. */
-  record?: string
-  /** Why the agent's job found nothing to hand over, in a sentence. */
-  skipped?: string
-  /** The agent job's notes on its delivery (the trigger's). */
-  notes: string[]
-  /** What started the run, as the agent's job saw it: the deliver job works it out again and compares. */
-  trigger: TriggerFacts
-}
-
-/** The facts of a run's trigger that decide where its work goes. */
-export interface TriggerFacts {
-  event: string
-  issue?: number
-  comment?: number
-  pullRequest?: number
-  hunt: boolean
-}
-
-export function triggerFacts(planned: Pick<Planned, 'plan' | 'hunt' | 'context'>): TriggerFacts {
-  const trigger = planned.plan.trigger
-  return {
-    event: planned.context.eventName,
-    ...(trigger?.issueNumber !== undefined ? { issue: trigger.issueNumber } : {}),
-    ...(trigger?.commentId !== undefined ? { comment: trigger.commentId } : {}),
-    ...(planned.plan.pr ? { pullRequest: planned.plan.pr.number } : {}),
-    hunt: planned.hunt
-  }
-}
-
-const factsLine = (f: TriggerFacts): string =>
-  [
-    f.event,
-    f.issue !== undefined ? `#${f.issue}` : undefined,
-    f.comment !== undefined ? `comment ${f.comment}` : undefined,
-    f.pullRequest !== undefined ? `pull request #${f.pullRequest}` : undefined,
-    f.hunt ? 'a hunt' : undefined
-  ]
-    .filter(Boolean)
-    .join(', ')
-
-/** `ralph-delivery-<ralph>-<run id>-<attempt>`. */
-export function deliveryArtifactName(plan: RunPlan): string {
-  return safeArtifactName(
-    `ralph-delivery-${plan.ralph.name}-${plan.context.runId}-${plan.context.runAttempt}`
-  )
-}
-
-/** The work folder of a handover, under RUNNER_TEMP: the action's own, removed when the step is done. */
-/** A new folder in RUNNER_TEMP for what is downloaded. */
-export function scratch(prefix: string): string {
-  return mkdtempSync(path.join(process.env.RUNNER_TEMP || tmpdir(), prefix))
-}
-
-// ---------------------------------------------------------------------------------------------------
-// The agent's job
-
-/** What the agent's job hands over instead of delivering: the delivery report, and the artifact's name. */
-export interface HandedOver {
-  delivery: DeliveryReport
-  artifact?: string
-}
-
-async function packHandover(prepared: Prepared, result: LoopResult): Promise<HandedOver> {
-  const { plan, workTree, branch } = prepared
-  const delivery: DeliveryReport = {
-    branch: branch.branch,
-    pushed: false,
-    problems: [],
-    notes: [...(plan.trigger?.notes ?? [])]
-  }
-  const head = await new GitRepo(workTree).commitOf('HEAD')
-  const start = result.start.commit ?? branch.startSha
-  if (head) delivery.commit = head
-  const verified = result.verification?.verdict === 'passed' ? result.verification.commit : undefined
-  const problem =
-    (await branchMovedDuringLoop(workTree, branch.branch, result)) ??
-    (await protectedPathsDelivered(workTree, result)) ??
-    (result.success && verified !== undefined && head !== verified
-      ? `${branch.branch} is at ${head?.slice(0, 12) ?? 'no commit'}, not at ${verified.slice(0, 12)}, the commit verified on a clean checkout`
-      : undefined)
-  if (problem) {
-    delivery.problems.push(`nothing was handed over: ${problem}`)
-    return { delivery }
-  }
-  const carries = head !== undefined && head !== start
-  const handover: Handover = {
-    version: 1,
-    repository: `${plan.context.repo.owner}/${plan.context.repo.repo}`,
-    runId: String(plan.context.runId),
-    runAttempt: String(plan.context.runAttempt),
-    ralph: plan.ralph.name,
-    branch: branch.branch,
-    base: branch.base,
-    start,
-    ...(carries ? { head } : {}),
-    result,
-    record: plan.artifactName,
-    ...(carries ? {} : { skipped: `the loop made no commit on top of ${start.slice(0, 12)}` }),
-    notes: delivery.notes,
-    trigger: triggerFacts(prepared)
-  }
-  const dir = scratch('ralph-delivery-')
-  try {
-    if (carries) await createBundle(workTree, path.join(dir, BUNDLE_FILE), branch.branch, start, head)
-    writeFileSync(path.join(dir, HANDOVER_FILE), JSON.stringify(handover, null, 2))
-    const upload = await uploadArtifact(dir, deliveryArtifactName(plan), {
-      retentionDays: plan.inputs.retentionDays ?? 1,
-      ...(prepared.clients.budget.deadline !== undefined
-        ? { deadline: prepared.clients.budget.deadline }
-        : {})
-    })
-    if ('failed' in upload) {
-      delivery.problems.push(`the delivery artifact could not be uploaded (${upload.failed})`)
-      return { delivery }
-    }
-    delivery.skipped = `this is the agent's job of two: the deliver job checks the work and delivers it (artifact ${upload.uploaded.name})`
-    core.info(
-      `Handed over ${carries ? `${branch.branch} at ${head.slice(0, 12)}` : 'the run, with no commit,'} as artifact ${upload.uploaded.name}: the deliver job checks it and delivers it.`
-    )
-    return { delivery, artifact: upload.uploaded.name }
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
-
-/** `mode: agent`'s delivery: the handover (nothing when the run was cancelled), then the checkout given back. */
-export async function handOver(
-  prepared: Prepared,
-  result: LoopResult,
-  cancelled: boolean
-): Promise<HandedOver> {
-  const { workTree, branch, identity } = prepared
-  let handed: HandedOver
-  if (cancelled)
-    handed = {
-      delivery: undelivered(branch.branch, { skipped: 'the run was cancelled, so nothing was handed over' })
-    }
-  else
-    try {
-      handed = await packHandover(prepared, result)
-    } catch (error) {
-      handed = {
-        delivery: undelivered(branch.branch, { problem: `the handover failed: ${(error as Error).message}` })
-      }
-    }
-  await identity.restore().catch(() => undefined)
-  await restoreCheckout(workTree, branch)
-  return handed
-}
-
-// ---------------------------------------------------------------------------------------------------
-// The deliver job
-
-/** A handover as the deliver job received it: the manifest, and the folder holding the bundle. */
-export interface Received {
-  handover: Handover
-  dir: string
-}
+export type { Received } from './format.js'
 
 /** Fails the deliver step in one line (nothing was pushed). */
-const refused = (line: string): { end: Ending } => ({
+const refused = (line: string): { end: StepEnd } => ({
   end: { failure: { message: line }, summary: `❌ ${line}\n`, finished: true }
 })
-
-const isText = (value: unknown): value is string => typeof value === 'string' && value.length > 0
-const SHA = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/
-/** A ralph, branch, repository or run as the manifest names it: nothing a log line or markdown could read as more. */
-const NAME = /^[A-Za-z0-9._/-]{1,200}$/
-
-/** The manifest's shape, as far as the deliver job reads it: a one-line problem, or undefined. */
-function malformed(value: unknown): string | undefined {
-  const h = value as Partial<Handover> | null
-  if (typeof h !== 'object' || h === null) return 'it is not a JSON object'
-  if (h.version !== 1) return `its version is ${JSON.stringify(h.version)}, not 1`
-  for (const key of ['repository', 'runId', 'runAttempt', 'ralph', 'branch', 'base'] as const)
-    if (!isText(h[key]) || !NAME.test(h[key])) return `${key} is missing or not a name`
-  if (!isText(h.start) || !SHA.test(h.start)) return 'start is not a commit id'
-  if (h.head !== undefined && (!isText(h.head) || !SHA.test(h.head))) return 'head is not a commit id'
-  const r = h.result as Partial<LoopResult> | undefined
-  if (typeof r !== 'object' || r === null) return 'result is missing'
-  if (typeof r.success !== 'boolean' || !isText(r.stopReason) || !(r.stopReason in STOP_WORDS))
-    return 'result has no stop reason'
-  if (!Array.isArray(r.iterations) || typeof r.cost !== 'object' || r.cost === null)
-    return 'result has no iterations or cost'
-  if (!Number.isFinite(r.cost.totalUsd) || !Number.isFinite(r.durationMs))
-    return 'result has no cost or duration in numbers'
-  if (
-    !r.iterations.every(
-      it =>
-        typeof it === 'object' &&
-        it !== null &&
-        Number.isSafeInteger(it.iteration) &&
-        Number.isFinite(it.durationMs) &&
-        Array.isArray(it.checks)
-    )
-  )
-    return 'result has an iteration that is not one'
-  if (!Array.isArray(h.notes)) return 'notes is missing'
-  const t = h.trigger as Partial<TriggerFacts> | undefined
-  if (typeof t !== 'object' || t === null || !isText(t.event) || typeof t.hunt !== 'boolean')
-    return 'trigger is missing'
-  for (const key of ['issue', 'comment', 'pullRequest'] as const)
-    if (t[key] !== undefined && !Number.isSafeInteger(t[key])) return `trigger.${key} is not a number`
-  return undefined
-}
 
 /**
  * Downloads the agent job's delivery artifact of this run and reads its manifest; ends the step (one line,

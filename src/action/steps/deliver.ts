@@ -13,7 +13,8 @@ import { undelivered, type DeliveryReport } from '../../report/run-report.js'
 import { pullRequestText } from '../../report/pr-body.js'
 import { backoffMs, retryTiming } from '../../github/retry.js'
 import { decideDelivery, type DeliveryDecision } from '../delivery-decision.js'
-import { REMOTE, restoreCheckout, type Prepared } from './prepare.js'
+import { REMOTE, restoreCheckout, restoreIdentity } from './checkout.js'
+import type { Prepared } from './types.js'
 
 /**
  * The branch must hold what the loop verified: the tree its last iteration left (a process of the loop that
@@ -238,7 +239,7 @@ export async function deliver(
       delivery = undelivered(branch.branch, { problem: `delivery failed: ${(error as Error).message}` })
     }
   }
-  await identity.restore().catch(() => undefined)
+  await restoreIdentity(identity)
   await restoreCheckout(workTree, branch)
   return delivery
 }
