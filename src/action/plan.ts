@@ -142,6 +142,7 @@ function ralphTask(file: string): string {
   try {
     return stripHtmlComments(splitFrontmatter(readRegularFile(file).toString('utf8')).body).trim()
   } catch {
+    // The ralph was read and checked before this (makePlan); a file that went since leaves the task untold.
     return ''
   }
 }

@@ -97,6 +97,7 @@ export async function claimResume(
         })
         .then(
           () => true,
+          // Not found, or not asked: no claim is known, and the refusal below says what GitHub answered.
           () => false
         ))
     if (exists)
