@@ -22,6 +22,7 @@ import { readRegularFile } from '../../ralph/tree-file.js'
 import { DEFAULT_MAX_FILE_BYTES, megabytes } from '../../git/workspace.js'
 import type { StepEnd, Step } from '../steps/ending.js'
 import type { RunPlan } from '../plan.js'
+import type { RunContext } from '../../trigger/context.js'
 import { REMOTE } from '../steps/checkout.js'
 import type { Planned, Prepared } from '../steps/types.js'
 import { scratch } from '../scratch.js'
@@ -45,6 +46,22 @@ export type { Received } from './format.js'
 const refused = (line: string): { end: StepEnd } => ({
   end: { failure: { message: line }, summary: `❌ ${line}\n`, finished: true }
 })
+
+/** Which run made the handover, when it is not this one (another repository, run, or a later attempt). */
+export function madeElsewhere(
+  handover: Pick<Handover, 'repository' | 'runId' | 'runAttempt'>,
+  context: Pick<RunContext, 'repo' | 'runId' | 'runAttempt'>
+): string | undefined {
+  const repository = `${context.repo.owner}/${context.repo.repo}`
+  return handover.repository !== repository
+    ? `repository ${handover.repository}`
+    : handover.runId !== String(context.runId)
+      ? `run ${handover.runId}`
+      : // An earlier attempt's is this run's (a re-run of the deliver job alone); a later one's cannot be.
+        !(Number(handover.runAttempt) >= 1 && Number(handover.runAttempt) <= Number(context.runAttempt))
+        ? `attempt ${handover.runAttempt} of this run`
+        : undefined
+}
 
 /**
  * Downloads the agent job's delivery artifact of this run and reads its manifest; ends the step (one line,
@@ -85,15 +102,7 @@ export async function receive(planned: Planned): Promise<Step<Received>> {
     )
   }
   const repository = `${context.repo.owner}/${context.repo.repo}`
-  const theirs =
-    handover.repository !== repository
-      ? `repository ${handover.repository}`
-      : handover.runId !== String(context.runId)
-        ? `run ${handover.runId}`
-        : // An earlier attempt's is this run's (a re-run of the deliver job alone); a later one's cannot be.
-          !(Number(handover.runAttempt) >= 1 && Number(handover.runAttempt) <= Number(context.runAttempt))
-          ? `attempt ${handover.runAttempt} of this run`
-          : undefined
+  const theirs = madeElsewhere(handover, context)
   if (theirs) {
     rmSync(dir, { recursive: true, force: true })
     return refused(
