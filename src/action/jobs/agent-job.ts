@@ -1,21 +1,16 @@
 // The agent job of two (`mode: agent`, read permissions only): admit → plan → ready → prepare → loop → hand over
 // (the delivery artifact) → report. It writes nothing to GitHub: its clients refuse (kind.writes is false).
 import { handOver } from '../handover/pack.js'
-import { admit, clientsFor } from '../steps/admit.js'
 import { endsHere, type StepEnd } from '../steps/ending.js'
 import { loop } from '../steps/loop.js'
-import { planRun, readyToRun } from '../steps/plan.js'
 import { prepare } from '../steps/prepare.js'
 import { report } from '../steps/report.js'
+import { admitAndPlan } from '../steps/start.js'
 import type { ReadRun } from '../steps/types.js'
 import type { JobKind } from './kind.js'
 
 export async function agentJob(read: ReadRun, kind: JobKind, signal: AbortSignal): Promise<StepEnd> {
-  const admitted = await admit(read, clientsFor(read.inputs, kind.writes))
-  if (endsHere(admitted)) return admitted.end
-  const planned = await planRun(admitted, kind.artifactSuffix)
-  if (endsHere(planned)) return planned.end
-  const ready = await readyToRun(planned, kind.installsAgent)
+  const ready = await admitAndPlan(read, kind)
   if (endsHere(ready)) return ready.end
   const prepared = await prepare(ready)
   if (endsHere(prepared)) return prepared.end

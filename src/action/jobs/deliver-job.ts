@@ -3,22 +3,17 @@
 // report.
 import { rmSync } from 'node:fs'
 import { checkHandover, keepHandover, receive } from '../handover/receive.js'
-import { admit, clientsFor } from '../steps/admit.js'
 import { deliverReceived } from '../steps/deliver-received.js'
 import { endsHere, type StepEnd } from '../steps/ending.js'
-import { planRun, readyToRun } from '../steps/plan.js'
 import { prepare } from '../steps/prepare.js'
 import { report } from '../steps/report.js'
+import { admitAndPlan } from '../steps/start.js'
 import type { ReadRun } from '../steps/types.js'
 import { verifyAgain } from '../steps/verify-again.js'
 import type { JobKind } from './kind.js'
 
 export async function deliverJob(read: ReadRun, kind: JobKind, signal: AbortSignal): Promise<StepEnd> {
-  const admitted = await admit(read, clientsFor(read.inputs, kind.writes))
-  if (endsHere(admitted)) return admitted.end
-  const planned = await planRun(admitted, kind.artifactSuffix)
-  if (endsHere(planned)) return planned.end
-  const ready = await readyToRun(planned, kind.installsAgent)
+  const ready = await admitAndPlan(read, kind)
   if (endsHere(ready)) return ready.end
   const received = await receive(ready)
   if (endsHere(received)) return received.end

@@ -1,21 +1,16 @@
 // The one job (`mode: run`): admit → plan → ready → prepare → loop → deliver, or hand on when the chain goes
 // on → report.
-import { admit, clientsFor } from '../steps/admit.js'
 import { deliverOrHandOn } from '../steps/deliver-or-hand-on.js'
 import { endsHere, type StepEnd } from '../steps/ending.js'
 import { loop } from '../steps/loop.js'
-import { planRun, readyToRun } from '../steps/plan.js'
 import { prepare } from '../steps/prepare.js'
 import { report } from '../steps/report.js'
+import { admitAndPlan } from '../steps/start.js'
 import type { ReadRun } from '../steps/types.js'
 import type { JobKind } from './kind.js'
 
 export async function oneJob(read: ReadRun, kind: JobKind, signal: AbortSignal): Promise<StepEnd> {
-  const admitted = await admit(read, clientsFor(read.inputs, kind.writes))
-  if (endsHere(admitted)) return admitted.end
-  const planned = await planRun(admitted, kind.artifactSuffix)
-  if (endsHere(planned)) return planned.end
-  const ready = await readyToRun(planned, kind.installsAgent)
+  const ready = await admitAndPlan(read, kind)
   if (endsHere(ready)) return ready.end
   const prepared = await prepare(ready)
   if (endsHere(prepared)) return prepared.end
