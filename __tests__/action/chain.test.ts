@@ -1,6 +1,9 @@
 // When a job hands its loop on (continue-jobs): a pure decision, tested with a table (caps, cancel, progress).
 import { execFileSync } from 'node:child_process'
-import { claimRef, continuesIn, type ChainJobFacts } from '../../src/action/chain.js'
+import { continuesIn, type ChainJobFacts } from '../../src/action/chain/decide.js'
+import { claimRef, resumeRefusal } from '../../src/action/chain/resume.js'
+import { malformedContinuation, malformedStatus, type Resumed } from '../../src/action/chain/format.js'
+import type { RunPlan } from '../../src/action/plan.js'
 import type { LoopResult } from '../../src/loop/index.js'
 
 type Iteration = LoopResult['iterations'][number]
@@ -150,4 +153,69 @@ test("the claim's ref is a valid ref for any name, and two names never share one
   for (const ref of refs) expect(() => execFileSync('git', ['check-ref-format', ref])).not.toThrow()
   expect(new Set(refs).size).toBe(names.length)
   expect(refs[0]).toMatch(/^refs\/ralph-chain\/42\/1\/fix-tests-[0-9a-f]{8}$/)
+})
+
+// The next run's refusals, where they are decided (their e2e proofs: continuation.e2e.test.ts).
+describe('resume refusals', () => {
+  const sha = 'a'.repeat(40)
+  const continuation = {
+    version: 1,
+    repository: 'o/r',
+    workflowId: 7,
+    runId: '41',
+    runAttempt: '1',
+    ralph: 'fix',
+    branch: 'ralph/fix',
+    base: 'main',
+    start: sha,
+    head: sha,
+    trigger: { kind: 'run' },
+    hunt: false,
+    jobs: [{ run: { id: '41' }, iterations: 1, costUsd: 0.5, durationMs: 10 }]
+  }
+  test.each<[string, object, string | undefined]>([
+    ['a continuation this action wrote is read', {}, undefined],
+    ['another version', { version: 2 }, 'version 2 is not 1'],
+    ['no branch', { branch: '' }, 'branch is not a name'],
+    ['a head that is not a commit', { head: 'main' }, 'start or head is not a commit'],
+    ['a trigger that is not a run', { trigger: { kind: 'issue' } }, 'trigger is not a run'],
+    ['no jobs', { jobs: [] }, 'jobs is empty'],
+    [
+      "a job's dollars that are not a number",
+      { jobs: [{ run: { id: '41' }, iterations: 1, costUsd: -1, durationMs: 10 }] },
+      "job 41's figures are not numbers"
+    ],
+    ['a tracking comment that is not one', { tracking: { issueNumber: 'x' } }, 'tracking is not a comment']
+  ])('continuation.json: %s', (_, over, problem) => {
+    expect(malformedContinuation({ ...continuation, ...over })).toBe(problem)
+  })
+
+  const status = { state: 'finished', iterations: [], cost: { totalUsd: 0 }, start: { commit: sha } }
+  test.each<[string, object, string | undefined]>([
+    ['a finished loop carries on', {}, undefined],
+    ['a loop still running does not', { state: 'running' }, 'it is not a finished loop'],
+    ['an iteration that is not one', { iterations: [{}] }, 'an iteration is not one'],
+    ['a cost that is not a number', { cost: { totalUsd: 'x' } }, 'its cost is not a number'],
+    ['no start commit', { start: {} }, 'it has no start commit']
+  ])('status.json: %s', (_, over, problem) => {
+    expect(malformedStatus({ ...status, ...over })).toBe(problem)
+  })
+
+  const resumed = { continuation, status: {}, dir: '/tmp/x' } as unknown as Resumed
+  test.each<[string, { ralph: string; branch: string }, string | undefined]>([
+    ['the same ralph on the same branch goes on', { ralph: 'fix', branch: 'ralph/fix' }, undefined],
+    [
+      'another ralph is refused',
+      { ralph: 'other', branch: 'ralph/fix' },
+      'Cannot resume run 41: it handed over the ralph fix, and this run runs other. No agent ran.'
+    ],
+    [
+      'another branch is refused',
+      { ralph: 'fix', branch: 'ralph/other' },
+      "Cannot resume run 41: it handed over the branch ralph/fix, and this run's is ralph/other. No agent ran."
+    ]
+  ])('the plan: %s', (_, plan, message) => {
+    const refusal = resumeRefusal({ ralph: { name: plan.ralph }, branch: plan.branch } as RunPlan, resumed)
+    expect(refusal?.failure?.message).toBe(message)
+  })
 })

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, afterEach, beforeEach, expect, test } from '@jest/globals'
-import { writeEnding } from '../../src/action/ending.js'
+import { writeEnding } from '../../src/action/steps/ending.js'
 import { saveState } from '../../src/action/state.js'
 
 // One folder for the file: @actions/core keeps the summary file's path once it has written to it.

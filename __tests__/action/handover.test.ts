@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, expect, test } from '@jest/globals'
-import { checkHandover, deliveredResult, type Received } from '../../src/action/handover.js'
-import type { Prepared } from '../../src/action/prepare.js'
+import { checkHandover, deliveredResult, type Received } from '../../src/action/handover/receive.js'
+import type { Prepared } from '../../src/action/steps/types.js'
 import type { LoopResult } from '../../src/loop/index.js'
 
 const made: string[] = []

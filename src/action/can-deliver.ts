@@ -10,6 +10,7 @@ import { actionsMayCreatePullRequests } from '../github/pulls.js'
 import { backoffMs, retryTiming } from '../github/retry.js'
 import { decideDelivery } from './delivery-decision.js'
 import type { ActionInputs } from './inputs.js'
+import { jobKind } from './jobs/kind.js'
 import type { RunPlan } from './plan.js'
 
 export interface DeliveryNeeds {
@@ -26,7 +27,7 @@ type NeedsInputs = Pick<ActionInputs, 'mode' | 'openPr' | 'onFailure' | 'draft' 
 /** What the delivery may need, whatever the loop's outcome: decideDelivery's decisions for a success and a failure. */
 export function deliveryNeeds(inputs: NeedsInputs, pr: number | undefined): DeliveryNeeds {
   // The agent job of two-job mode pushes nothing; the deliver job runs no agent to spare.
-  if (inputs.mode !== 'run') return { push: false, pullRequestAsActions: false }
+  if (!jobKind(inputs).delivers) return { push: false, pullRequestAsActions: false }
   const decisions = [true, false].map(success =>
     decideDelivery({
       stopReason: success ? 'all_checks_passed' : 'max_iterations',

@@ -1,3 +1,10 @@
+// DESIGN (src/action): main.ts reads the inputs once, decides the job kind once (jobs/kind.ts, the one reader of
+// mode, resume and dry-run) and runs that kind's pipeline (jobs/*.ts: straight sequences of steps). steps/ holds
+// the steps, each a function taking its inputs as arguments (steps/types.ts: what they hand each other); chain/
+// is the chain (a loop that goes on in another run), handover/ the two-job manifest, each side in a file.
+// Reaching into a folder is deep: import the file that holds the thing (scripts/import-circles.mjs states the rule
+// and fails `npm run lint` on any import circle). Imports point down: jobs → chain, handover → steps → the rest.
+// Words: docs/design/glossary.md.
 // The one bundle for both steps: main on the first run, post when main's state says so (actions/checkout's way).
 // Started by the runner (`node dist/index.js`) it runs at once; imported by a host that calls run() itself
 // (@github/local-action), it only exports run().
@@ -32,6 +39,7 @@ const started = (): boolean => {
   try {
     return realpathSync(process.argv[1] ?? '') === realpathSync(fileURLToPath(import.meta.url))
   } catch {
+    // No such file to compare (a host that imports this bundle from memory): not started by the runner.
     return false
   }
 }

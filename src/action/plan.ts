@@ -33,6 +33,7 @@ import type { PullRef, Run } from '../trigger/types.js'
 import { isHunt } from '../trigger/hunt.js'
 import { autoModelProxy, modelProxyProblem } from '../proxy/agent.js'
 import { InputError, type ActionInputs } from './inputs.js'
+import { jobKind } from './jobs/kind.js'
 import { AGENT_CLIS, npmInstallOf } from '../agents/clis.js'
 
 export interface RunPlan {
@@ -60,14 +61,6 @@ export interface RunPlan {
   warnings: string[]
   /** Things the user should know about how the loop runs (a notice each), e.g. why the model proxy is off. */
   notices: string[]
-  /** `resume`: where the run it goes on from left the branch, and the chain's tracking comment. */
-  resume?: {
-    runId: string
-    head: string
-    /** Claims the run for this one (a chain never forks): why it could not, or undefined. */
-    claim: () => Promise<string | undefined>
-    tracking?: { issueNumber: number; commentId: number }
-  }
 }
 
 /** A problem with the ralph, with where it is: `file:line:col: message` and an annotation's position. */
@@ -149,6 +142,7 @@ function ralphTask(file: string): string {
   try {
     return stripHtmlComments(splitFrontmatter(readRegularFile(file).toString('utf8')).body).trim()
   } catch {
+    // The ralph was read and checked before this (makePlan); a file that went since leaves the task untold.
     return ''
   }
 }
@@ -339,7 +333,7 @@ export function makePlan(
 
   // model-proxy auto: the proxy runs when the agent is a preset and the job holds its key; else one notice says why not.
   // The deliver job of two-job mode runs no agent: it holds no model key, and needs none.
-  let modelProxy = inputs.mode === 'deliver' ? undefined : inputs.modelProxy
+  let modelProxy = jobKind(inputs).meters ? inputs.modelProxy : undefined
   const notices: string[] = []
   if (modelProxy?.auto) {
     const decided = autoModelProxy(ralph.agentArgv, env)

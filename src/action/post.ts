@@ -27,6 +27,7 @@ async function finaliseTracking(state: SavedState, status: LoopStatus | undefine
       try {
         return readInputs().githubToken
       } catch {
+        // Main already reported the bad input; the token alone is still worth finalising the comment with.
         return core.getInput('github-token')
       }
     })()

@@ -12,6 +12,7 @@ function timeLimit<T>(work: Promise<T>, ms: number): Promise<T> {
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${Math.round(ms / 1000)} s`)), ms)
   })
+  // The race below reports the failure; this only keeps a late rejection after the time limit from going unhandled.
   work.catch(() => undefined)
   return Promise.race([work, late]).finally(() => clearTimeout(timer))
 }

@@ -4,16 +4,17 @@
 import { writeFileSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { formatPatch, GitRepo, hasDiff, pushWithRetry, PUSH_FAILURE } from '../git/index.js'
-import { GITHUB_TOKEN_TRIGGERS_NO_CI } from '../github/errors.js'
-import { openOrUpdatePullRequest } from '../github/pulls.js'
-import type { LoopResult } from '../loop/index.js'
-import { protectedInCommit, revertsLine } from '../loop/protected.js'
-import { undelivered, type DeliveryReport } from '../report/run-report.js'
-import { pullRequestText } from '../report/pr-body.js'
-import { backoffMs, retryTiming } from '../github/retry.js'
-import { decideDelivery, type DeliveryDecision } from './delivery-decision.js'
-import { REMOTE, restoreCheckout, type Prepared } from './prepare.js'
+import { formatPatch, GitRepo, hasDiff, pushWithRetry, PUSH_FAILURE } from '../../git/index.js'
+import { GITHUB_TOKEN_TRIGGERS_NO_CI } from '../../github/errors.js'
+import { openOrUpdatePullRequest } from '../../github/pulls.js'
+import type { LoopResult } from '../../loop/index.js'
+import { protectedInCommit, revertsLine } from '../../loop/protected.js'
+import { undelivered, type DeliveryReport } from '../../report/run-report.js'
+import { pullRequestText } from '../../report/pr-body.js'
+import { backoffMs, retryTiming } from '../../github/retry.js'
+import { decideDelivery, type DeliveryDecision } from '../delivery-decision.js'
+import { REMOTE, restoreCheckout, restoreIdentity } from './checkout.js'
+import type { Prepared } from './types.js'
 
 /**
  * The branch must hold what the loop verified: the tree its last iteration left (a process of the loop that
@@ -238,7 +239,7 @@ export async function deliver(
       delivery = undelivered(branch.branch, { problem: `delivery failed: ${(error as Error).message}` })
     }
   }
-  await identity.restore().catch(() => undefined)
+  await restoreIdentity(identity)
   await restoreCheckout(workTree, branch)
   return delivery
 }

@@ -3,22 +3,16 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { outputRoomOf, type LoopPorts, type LoopResult } from '../loop/index.js'
-import { annotationsFor, type CheckOutput } from '../report/annotations.js'
-import { formatDuration } from '../report/run-report.js'
-import { runLoopContained } from './contain.js'
-import { actionLogger } from './log.js'
-import { deliveryMarginSeconds, type RunPlan } from './plan.js'
-import type { Prepared } from './prepare.js'
+import { outputRoomOf, type Carry, type LoopResult } from '../../loop/index.js'
+import { annotationsFor, type CheckOutput } from '../../report/annotations.js'
+import { formatDuration } from '../../report/run-report.js'
+import { runLoopContained } from '../contain.js'
+import { actionLogger } from '../log.js'
+import { deliveryMarginSeconds, type RunPlan } from '../plan.js'
+import type { Looped, Prepared } from './types.js'
 
 /** Bytes of a failing gate's log read for annotations (its end, where the failures are summed up). */
 const ANNOTATION_LOG_BYTES = 2 * 1024 * 1024
-
-export interface Looped {
-  result: LoopResult
-  /** The tracking comment's follower has seen every event of the loop. */
-  followed: () => Promise<void>
-}
 
 function readTail(file: string, bytes: number): string {
   const size = statSync(file).size
@@ -56,13 +50,24 @@ function annotateFailures(result: LoopResult, plan: RunPlan): void {
     })
 }
 
-/** Runs the loop; `verifyOnly` (the deliver job) runs no agent, only the gates on a clean checkout of a commit. */
-export async function loop(
-  prepared: Prepared,
-  signal: AbortSignal,
-  verifyOnly?: LoopPorts['verifyOnly']
-): Promise<Looped> {
-  const { plan, workTree, isolated, tracking, clients } = prepared
+/** What a job starts its loop from: nothing (a fresh loop), a chain's carried state, or a commit to verify. */
+export interface LoopFrom {
+  /** A resumed job: the loop goes on from the chain's earlier jobs (chain/resume.ts carryOf). */
+  carry?: Carry
+  /** The deliver job: no agent runs, only the gates on a clean checkout of `commit`. */
+  verify?: { commit: string; base: string }
+}
+
+/**
+ * Runs the loop contained. THE one call of the loop engine from a job (through contain.ts): what a job starts
+ * from is an argument here, never a field written into the plan.
+ */
+export async function loop(prepared: Prepared, signal: AbortSignal, from: LoopFrom = {}): Promise<Looped> {
+  const { workTree, isolated, tracking, clients } = prepared
+  const plan = from.carry
+    ? { ...prepared.plan, config: { ...prepared.plan.config, carry: from.carry } }
+    : prepared.plan
+  const verifyOnly = from.verify
   const follow = tracking?.follow()
   const logger = actionLogger(plan.config, undefined, {
     artifactName: plan.artifactName,

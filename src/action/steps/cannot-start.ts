@@ -1,10 +1,10 @@
 // The reply on the issue when a requested loop cannot start: the problem is the workflow's or the ralph's.
 import * as core from '@actions/core'
-import type { Clients } from './admit.js'
-import type { RunContext } from '../trigger/context.js'
-import { postRefusal } from '../github/tracking.js'
-import type { Run } from '../trigger/types.js'
-import { startFailureReply } from '../trigger/replies.js'
+import type { Clients } from './types.js'
+import type { RunContext } from '../../trigger/context.js'
+import { postRefusal } from '../../github/tracking.js'
+import type { Run } from '../../trigger/types.js'
+import { startFailureReply } from '../../trigger/replies.js'
 
 /**
  * Tells whoever asked on an issue that the loop could not start, and that their request is not at fault.

@@ -1,66 +1,37 @@
-// Step 1, admit: the inputs, the clients, and whether what started the run may start a loop (a skip ends
-// the step quietly, a refusal replies on the issue or fails the step). A hunt finds its branch here.
+// Step 1, admit: the inputs read once (readRun), the clients, and whether what started the run may start a loop
+// (a skip ends the step quietly, a refusal replies on the issue or fails the step). A hunt finds its branch here.
 import { realpathSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { GITHUB_ACTIONS_IDENTITY } from '../git/index.js'
-import { readContext, type RunContext } from '../trigger/context.js'
-import { lazyClient, type Octokit } from '../github/client.js'
-import type { RetryBudget } from '../github/retry.js'
-import { GITHUB_ACTIONS_BOT, tokenActor, type TokenActor } from '../github/own-work.js'
-import { neutralizeWorkflowCommands } from '../security/workflow-commands.js'
-import { postRefusal } from '../github/tracking.js'
-import { admitEvent, ralphNameOf } from '../trigger/admission.js'
-import type { Run } from '../trigger/types.js'
-import { huntBranch as huntBranchOf, isHunt, ownBranch, planHunt, strangersNote } from '../trigger/hunt.js'
-import { ralphMatrix } from '../cli/list.js'
-import { InputError, readInputs, type ActionInputs } from './inputs.js'
-import { resumeFrom, type Resumed } from './chain.js'
-import { badInput, ended, type Ending, type Step } from './ending.js'
-import { scrubOwnEnvironment } from './own-environment.js'
+import { GITHUB_ACTIONS_IDENTITY } from '../../git/index.js'
+import { readContext, type RunContext } from '../../trigger/context.js'
+import { lazyClient, type Octokit } from '../../github/client.js'
+import type { RetryBudget } from '../../github/retry.js'
+import { GITHUB_ACTIONS_BOT, tokenActor, type TokenActor } from '../../github/own-work.js'
+import { neutralizeWorkflowCommands } from '../../security/workflow-commands.js'
+import { postRefusal } from '../../github/tracking.js'
+import { admitEvent, ralphNameOf } from '../../trigger/admission.js'
+import type { Run } from '../../trigger/types.js'
+import { huntBranch as huntBranchOf, isHunt, ownBranch, planHunt, strangersNote } from '../../trigger/hunt.js'
+import { InputError, readInputs, type ActionInputs } from '../inputs.js'
+import { badInput, endsHere, type Step } from './ending.js'
+import type { Admitted, Clients, ReadRun } from './types.js'
+import { scrubOwnEnvironment } from '../own-environment.js'
 
-/** The GitHub clients of a run, each made once, when first needed. */
-export interface Clients {
-  /** The job token's: the trigger's checks, replies, the tracking comment, the hunt's report. */
-  octokit: () => Promise<Octokit>
-  /** push-token's, else the job token's: pushes and pull requests. */
-  delivery: () => Promise<Octokit>
-  /** The account the delivery client acts as (asked once): its pull requests and branches are the action's. */
-  deliveryActor: () => Promise<TokenActor>
-  /** The account the job token acts as (asked once): its failure reports are the action's. */
-  jobActor: () => Promise<TokenActor>
-  /** Their retries end at its deadline, which the loop step sets from max-time. */
-  budget: RetryBudget
-  /**
-   * Whether this job writes to GitHub (replies, 👀, the tracking comment, the hunt's report): not the agent's
-   * job of two-job mode (`mode: agent`), whose deliver job does. Its clients refuse any write besides.
-   */
-  mayWrite: boolean
-}
-
-export interface Admitted {
-  inputs: ActionInputs
-  context: RunContext
-  clients: Clients
-  trigger: Run
-  /** A run no issue or pull request asked for: on the ralph's own branch, with at most one open PR. */
-  hunt: boolean
-  /** `resume`: the loop this run goes on with, checked (chain.ts). */
-  resumed?: Resumed
-}
-
-function projectRootOf(context: RunContext, inputs: ActionInputs): string {
+/** The project's folder: the workspace joined with working-directory, its real path when there is one. */
+export function projectRootOf(context: RunContext, inputs: ActionInputs): string {
   const root = path.resolve(context.workspace, inputs.workingDirectory)
   try {
     return realpathSync(root)
   } catch {
+    // Not there (yet): the path as given, which the plan then names in its one-line error.
     return root
   }
 }
 
-function clientsFor(inputs: ActionInputs): Clients {
+/** The run's clients; `mayWrite` is the job kind's `writes` (jobs/kind.ts). */
+export function clientsFor(inputs: ActionInputs, mayWrite: boolean): Clients {
   const budget: RetryBudget = {}
-  const mayWrite = inputs.mode !== 'agent'
   const options = {
     budget,
     log: (m: string) => core.info(m),
@@ -82,14 +53,6 @@ function clientsFor(inputs: ActionInputs): Clients {
     budget,
     mayWrite
   }
-}
-
-/** `mode: list`: the installed ralphs as matrix JSON; nothing runs. */
-function listMode(inputs: ActionInputs, context: RunContext): Ending {
-  const m = ralphMatrix(projectRootOf(context, inputs))
-  for (const why of m.skipped) core.warning(`Left out of the matrix: ${why}`)
-  core.info(`${m.count} ralph${m.count === 1 ? '' : 's'} for the matrix: ${JSON.stringify(m.matrix)}`)
-  return { outputs: { matrix: JSON.stringify(m.matrix), count: String(m.count) }, finished: true }
 }
 
 /**
@@ -201,35 +164,24 @@ async function claimBranch(admitted: Omit<Admitted, 'hunt'>): Promise<Run> {
   return { ...trigger, branch: claimed.branch, notes: [...(trigger.notes ?? []), note] }
 }
 
-export async function admit(): Promise<Step<Admitted>> {
-  let inputs: ActionInputs
-  let context: RunContext
+/** The inputs and the context, read once; bad input ends the step in one line. */
+export function readRun(): Step<ReadRun> {
   try {
-    inputs = readInputs()
+    const inputs = readInputs()
     for (const token of [inputs.githubToken, inputs.pushToken]) if (token) core.setSecret(token)
-    context = readContext()
+    const context = readContext()
     scrubOwnEnvironment()
+    return { inputs, context }
   } catch (error) {
     if (error instanceof InputError) return { end: badInput(error) }
     throw error
   }
-  if (inputs.mode === 'list') return { end: listMode(inputs, context) }
-  const clients = clientsFor(inputs)
-  if (inputs.resume !== undefined) {
-    // A chain's next run: what started the chain was admitted by its first run; this one checks that run.
-    const resumed = await resumeFrom(inputs, context, clients)
-    if ('refused' in resumed) return { end: { failure: { message: resumed.refused }, finished: true } }
-    const { continuation } = resumed
-    const trigger: Run = {
-      ...continuation.trigger,
-      branch: continuation.branch,
-      base: continuation.base,
-      continueBranch: true
-    }
-    return { inputs, context, clients, trigger, hunt: continuation.hunt, resumed }
-  }
+}
+
+/** Whether what started the run starts a loop, and on which branch. */
+export async function admit({ inputs, context }: ReadRun, clients: Clients): Promise<Step<Admitted>> {
   const decided = await decide(inputs, context, clients)
-  if (ended(decided)) return decided
+  if (endsHere(decided)) return decided
   if (decided.proposeTo) core.info(`${decided.proposeTo.reason}.`)
   if (!isHunt(decided))
     return {
@@ -240,6 +192,6 @@ export async function admit(): Promise<Step<Admitted>> {
       hunt: false
     }
   const trigger = await huntBranch({ inputs, context, clients, trigger: decided })
-  if (ended(trigger)) return trigger
+  if (endsHere(trigger)) return trigger
   return { inputs, context, clients, trigger, hunt: true }
 }

@@ -1,17 +1,15 @@
 // Step 6, report: the tracking comment's last word, a hunt's failure report, the record uploaded, the job
 // summary, and the step's outputs and verdict. A cancelled run leaves the upload and summary to post.
 import * as core from '@actions/core'
-import { STOP_WORDS, type LoopResult } from '../loop/index.js'
-import { artifactUrl } from '../trigger/context.js'
-import type { Clients } from './admit.js'
-import { nextRunWords, type DeliveryReport, type RunReport } from '../report/run-report.js'
-import { writeSummary } from '../report/summary.js'
-import { closeFailureReport, reportFailure } from '../github/hunt-report.js'
-import type { Ending, OutputName } from './ending.js'
-import type { Looped } from './loop.js'
-import type { Prepared } from './prepare.js'
-import { saveState } from './state.js'
-import { uploadArtifact } from './upload.js'
+import { STOP_WORDS, type LoopResult } from '../../loop/index.js'
+import { artifactUrl } from '../../trigger/context.js'
+import { nextRunWords, type DeliveryReport, type RunReport } from '../../report/run-report.js'
+import { writeSummary } from '../../report/summary.js'
+import { closeFailureReport, reportFailure } from '../../github/hunt-report.js'
+import type { StepEnd, OutputName } from './ending.js'
+import type { Clients, Looped, Prepared } from './types.js'
+import { saveState } from '../state.js'
+import { uploadArtifact } from '../upload.js'
 
 function outputsOf(
   result: LoopResult,
@@ -113,14 +111,22 @@ async function reportHunt(
  */
 export type AfterUpload = (delivery: DeliveryReport, uploaded: boolean) => Promise<DeliveryReport>
 
+/** How a job's run is reported, besides its loop and its delivery. */
+export interface ReportOptions {
+  /** The run was cancelled: post finishes the report (main exits within the runner's grace period). */
+  cancelled: boolean
+  /** The agent job of two: the delivery artifact's name (its `delivery` output). */
+  handedOver?: string | undefined
+  afterUpload?: AfterUpload
+}
+
+/** The step's last: the record uploaded, the tracking comment finished, the summary written, the outputs set. */
 export async function report(
   prepared: Prepared,
   looped: Looped,
   delivery: DeliveryReport,
-  cancelled: boolean,
-  handedOver?: string,
-  afterUpload?: AfterUpload
-): Promise<Ending> {
+  { cancelled, handedOver, afterUpload }: ReportOptions
+): Promise<StepEnd> {
   const { plan, tracking, clients, hunt } = prepared
   const { result } = looped
   if (cancelled) {

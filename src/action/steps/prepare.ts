@@ -7,35 +7,23 @@ import {
   GITHUB_ACTIONS_IDENTITY,
   GitRepo,
   prepareBranch,
-  TREE_GIT_MS,
-  treeHazard,
   type CommitIdentity,
   type PreparedBranch
-} from '../git/index.js'
-import { IsolationError, type AgentIsolation } from '../security/index.js'
-import { TrackingComment } from '../github/tracking.js'
-import { deliveryRefusal } from './can-deliver.js'
+} from '../../git/index.js'
+import { IsolationError, type AgentIsolation } from '../../security/index.js'
+import { TrackingComment } from '../../github/tracking.js'
+import { deliveryRefusal } from '../can-deliver.js'
 import { replyCannotStart } from './cannot-start.js'
-import { isolateLoop } from './contain.js'
+import { isolateLoop } from '../contain.js'
 import type { Step } from './ending.js'
-import type { Planned } from './plan-run.js'
-import type { RunPlan } from './plan.js'
-import { saveState } from './state.js'
-import { startingStatus } from '../loop/index.js'
-import { remoteGitRetry, retryTiming } from '../github/retry.js'
-
-export const REMOTE = 'origin'
-
-export interface Prepared extends Planned {
-  /** The repository's top folder. */
-  workTree: string
-  branch: PreparedBranch
-  /** The commit identity set for the loop, restored after delivery. */
-  identity: CommitIdentity
-  /** The agent's own user, wherever the runner allows it. */
-  isolated: AgentIsolation | undefined
-  tracking: TrackingComment | undefined
-}
+import { REMOTE, restoreCheckout, restoreIdentity } from './checkout.js'
+import type { Planned, Prepared } from './types.js'
+import { claimResume } from '../chain/resume.js'
+import type { Resumed } from '../chain/format.js'
+import type { RunPlan } from '../plan.js'
+import { saveState } from '../state.js'
+import { startingStatus } from '../../loop/index.js'
+import { remoteGitRetry, retryTiming } from '../../github/retry.js'
 
 /** The repository's top folder for the project root; throws a one-line error outside a repository. */
 async function workTreeOf(projectRoot: string): Promise<string> {
@@ -56,32 +44,12 @@ function baseOf(plan: RunPlan): { base?: string } {
   return base !== undefined ? { base } : {}
 }
 
-/**
- * Checks out again what was checked out before the run (the loop's commits stay on its branch), so later
- * steps and a second ralph in the same job start from where the job was. A failure is a warning.
- */
-export async function restoreCheckout(workTree: string, prepared: PreparedBranch): Promise<void> {
-  const { branch, sha } = prepared.previous
-  const args = branch
-    ? ['checkout', '--quiet', branch]
-    : sha
-      ? ['checkout', '--quiet', '--detach', sha]
-      : undefined
-  if (!args) return
-  // The tree is the agent's: a FIFO where git reads a file would hold the checkout, and the job, forever.
-  const hazard = await treeHazard(workTree)
-  // Hardened (no hooks, no secrets in the environment): the agent may have planted a post-checkout hook.
-  const result = hazard
-    ? { stderr: hazard, exitCode: 1 }
-    : await new GitRepo(workTree).exec(args, { probe: true, timeoutMs: TREE_GIT_MS })
-  if (result.exitCode !== 0)
-    core.warning(
-      `Could not check out ${branch ?? sha} again after the run (${result.stderr.trim()}); the work tree is left on ${prepared.branch}.`
-    )
-}
-
 /** The issue's tracking comment, created when the loop starts; its id goes to the state for post at once. */
-async function startTracking(planned: Planned, branch: string): Promise<TrackingComment | undefined> {
+async function startTracking(
+  planned: Planned,
+  branch: string,
+  resumed: Resumed | undefined
+): Promise<TrackingComment | undefined> {
   const { plan, clients } = planned
   const issueNumber = plan.trigger?.issueNumber
   // The agent's job of two-job mode writes nothing: the deliver job posts the comment, finished.
@@ -95,7 +63,7 @@ async function startTracking(planned: Planned, branch: string): Promise<Tracking
     maxIterations: plan.inputs.maxIterations
   }
   // A chain keeps one comment: a resumed run edits the one its first run posted.
-  const chained = plan.resume?.tracking
+  const chained = resumed?.continuation.tracking
   const target = { ...plan.context.repo, issueNumber }
   const warn = (m: string): void => core.warning(m)
   const tracking =
@@ -107,7 +75,8 @@ async function startTracking(planned: Planned, branch: string): Promise<Tracking
   return tracking
 }
 
-export async function prepare(planned: Planned): Promise<Step<Prepared>> {
+/** `resumed`: the chain's run this job goes on from (chain/resume.ts): its branch tip is checked, and it is claimed. */
+export async function prepare(planned: Planned, resumed?: Resumed): Promise<Step<Prepared>> {
   const { plan, context, clients } = planned
   saveState('recordDir', plan.config.recordDir)
   saveState('artifactName', plan.artifactName)
@@ -140,7 +109,7 @@ export async function prepare(planned: Planned): Promise<Step<Prepared>> {
       log: message => core.info(message)
     })
     // A chain goes on from exactly the commit its previous run pushed: anything else is someone else's.
-    const handed = plan.resume
+    const handed = resumed?.continuation
     if (handed && branch.remoteSha !== handed.head) {
       await restoreCheckout(workTree, branch)
       throw new Error(
@@ -159,17 +128,17 @@ export async function prepare(planned: Planned): Promise<Step<Prepared>> {
   core.endGroup()
 
   // A chain never forks: the run it goes on from is claimed now, once its branch is checked, before the loop.
-  const refused = await plan.resume?.claim()
+  const refused = resumed && (await claimResume(clients.octokit, context, resumed.continuation))
   if (refused) {
-    await identity.restore().catch(() => undefined)
+    await restoreIdentity(identity)
     await restoreCheckout(workTree, branch)
-    return cannotStart(`Cannot resume run ${plan.resume?.runId}: ${refused}. No agent ran.`)
+    return cannotStart(`Cannot resume run ${resumed.continuation.runId}: ${refused}. No agent ran.`)
   }
 
   // What delivery will need is asked now, while a refusal costs no agent's run.
   const undeliverable = await deliveryRefusal(plan, workTree, branch, clients)
   if (undeliverable) {
-    await identity.restore().catch(() => undefined)
+    await restoreIdentity(identity)
     await restoreCheckout(workTree, branch)
     return cannotStart(undeliverable)
   }
@@ -179,10 +148,10 @@ export async function prepare(planned: Planned): Promise<Step<Prepared>> {
     isolated = await isolateLoop(plan, workTree)
   } catch (error) {
     if (!(error instanceof IsolationError)) throw error
-    await identity.restore().catch(() => undefined)
+    await restoreIdentity(identity)
     await restoreCheckout(workTree, branch)
     return cannotStart(error.message)
   }
-  const tracking = await startTracking(planned, branch.branch)
+  const tracking = await startTracking(planned, branch.branch, resumed)
   return { ...planned, workTree, branch, identity, isolated, tracking }
 }

@@ -1,10 +1,10 @@
 // How the main step ends, written in one place: its outputs, its failure and the `finished` state that tells
-// post whether anything is left to do. Every step of main answers an Ending or its own typed result.
+// post whether anything is left to do. Every step of main answers an StepEnd or its own typed result.
 import * as core from '@actions/core'
-import type { InstallError } from '../agents/install.js'
-import type { InputError } from './inputs.js'
-import { PlanError } from './plan.js'
-import { savedHere, saveState } from './state.js'
+import type { InstallError } from '../../agents/install.js'
+import type { InputError } from '../inputs.js'
+import { PlanError } from '../plan.js'
+import { savedHere, saveState } from '../state.js'
 
 /** The action's outputs (action.yml), in the order they are written. */
 export type OutputName =
@@ -36,7 +36,7 @@ export interface Annotation {
   column?: number
 }
 
-export interface Ending {
+export interface StepEnd {
   outputs?: Partial<Record<OutputName, string>>
   /** Why the step failed; with an `annotation`, that is the one line, placed at the file and line. */
   failure?: { message: string; annotation?: Annotation }
@@ -47,11 +47,11 @@ export interface Ending {
 }
 
 /** A step that ended the run early answers `{ end }`; one that did its work answers its result. */
-export type Step<T> = T | { end: Ending }
+export type Step<T> = T | { end: StepEnd }
 
-export const ended = <T extends object>(step: Step<T>): step is { end: Ending } => 'end' in step
+export const endsHere = <T extends object>(step: Step<T>): step is { end: StepEnd } => 'end' in step
 
-export async function writeEnding(ending: Ending): Promise<void> {
+export async function writeEnding(ending: StepEnd): Promise<void> {
   // A step that fails before a run's summary was written says in the summary too what failed.
   const summary =
     ending.summary ??
@@ -81,7 +81,7 @@ export async function writeEnding(ending: Ending): Promise<void> {
 }
 
 /** Bad input ends the step with one line (a ralph problem also as an annotation at its file and line). */
-export function badInput(error: InputError | PlanError | InstallError): Ending {
+export function badInput(error: InputError | PlanError | InstallError): StepEnd {
   const where = error instanceof PlanError ? error.where : undefined
   // The message keeps its file:line:col: the annotation is the step's one line, read in the log as well.
   const annotation = where && { message: error.message, title: 'RALPH.md', ...where }

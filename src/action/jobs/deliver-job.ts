@@ -1,0 +1,35 @@
+// The deliver job of two (`mode: deliver`): no agent runs. admit → plan → ready → receive the handover → prepare
+// → check it against what this job decides itself → verify again (the gates, on a clean checkout) → deliver →
+// report.
+import { rmSync } from 'node:fs'
+import { checkHandover, keepHandover, receive } from '../handover/receive.js'
+import { deliverReceived } from '../steps/deliver-received.js'
+import { endsHere, type StepEnd } from '../steps/ending.js'
+import { prepare } from '../steps/prepare.js'
+import { report } from '../steps/report.js'
+import { admitAndPlan } from '../steps/start.js'
+import type { ReadRun } from '../steps/types.js'
+import { verifyAgain } from '../steps/verify-again.js'
+import type { JobKind } from './kind.js'
+
+export async function deliverJob(read: ReadRun, kind: JobKind, signal: AbortSignal): Promise<StepEnd> {
+  const ready = await admitAndPlan(read, kind)
+  if (endsHere(ready)) return ready.end
+  const received = await receive(ready)
+  if (endsHere(received)) return received.end
+  try {
+    keepHandover(ready.plan, received)
+    const prepared = await prepare(ready)
+    if (endsHere(prepared)) return prepared.end
+    const { handover } = received
+    const problem = await checkHandover(prepared, received).catch(
+      (error: Error) => `it could not be checked (${error.message.split('\n')[0]})`
+    )
+    const { result, own } = await verifyAgain(prepared, handover, problem, signal)
+    const cancelled = signal.aborted || own?.stopReason === 'cancelled'
+    const delivery = await deliverReceived(prepared, result, handover.head, { problem, cancelled })
+    return await report(prepared, { result, followed: () => Promise.resolve() }, delivery, { cancelled })
+  } finally {
+    rmSync(received.dir, { recursive: true, force: true })
+  }
+}
