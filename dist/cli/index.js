@@ -10556,6 +10556,7 @@ const PRICE_TABLE_VERSION = '2026-11-28';
 const ANTHROPIC_PRICING = 'https://platform.claude.com/docs/en/about-claude/pricing';
 const ANTHROPIC_PRICING_ZH = 'https://platform.claude.com/docs/zh-CN/about-claude/pricing';
 const OPENAI_QUOTED = 'https://tokenmix.ai/blog/openai-api-cost-2026-gpt-5-5-5-4-nano-batch (quoting developers.openai.com/api/docs/pricing)';
+const GPT_LONG_CONTEXT = 'https://developers.openai.com/api/docs/models/gpt-5.4: "prompts with >272K input tokens are priced at 2x input and 1.5x output"';
 const GEMINI_QUOTED = 'https://deploybase.ai/articles/gemini-api-pricing (quoting ai.google.dev/gemini-api/docs/pricing)';
 const PRICE_TABLE = [
     // Anthropic. Cache write = the 5-minute write (claude's default, 1.25× input); cache_write_1h = the 1-hour
@@ -10652,12 +10653,21 @@ const PRICE_TABLE = [
         cache_read: 0.3,
         cache_write: 3.75,
         cache_write_1h: 6,
+        longContext: {
+            above: 200_000,
+            input: 6,
+            output: 22.5,
+            cache_read: 0.6,
+            cache_write: 7.5,
+            cache_write_1h: 12
+        },
         date: '2026-11-26',
         source: ANTHROPIC_PRICING_ZH,
         verified: 'official',
-        note: 'Prompts over 200K input tokens (1M-context beta) cost $6 / $22.50 on Sonnet 4 and 4.5; this table prices ' +
-            'every request at the base rate. Claude Code 2.1.332 prices claude-sonnet-4-5 at exactly these rates ' +
-            '(checked against its total_cost_usd in the live tests).'
+        note: 'Prompts over 200K input tokens (1M-context beta) cost $6 / $22.50 on Sonnet 4 and 4.5, the cache at the same ' +
+            'multipliers; the whole row is priced so (a third party reports Sonnet 4.6 flat: the higher price is kept). ' +
+            'Claude Code 2.1.332 prices claude-sonnet-4-5 at exactly the base rates (checked against its ' +
+            'total_cost_usd in the live tests).'
     },
     {
         models: ['claude-haiku-5-5'],
@@ -10666,11 +10676,19 @@ const PRICE_TABLE = [
         cache_read: 0.01,
         cache_write: 0.125,
         cache_write_1h: 0.2,
+        longContext: {
+            above: 100_000,
+            input: 0.5,
+            output: 2.5,
+            cache_read: 0.05,
+            cache_write: 0.625,
+            cache_write_1h: 1
+        },
         date: '2026-11-26',
         source: 'https://platform.claude.com/docs/about-claude/models/whats-new-opus-5 ("From $0.10 / $0.50")',
         verified: 'third-party',
         note: 'Prompts over 100K tokens cost $0.50 / $2.50 (cache $0.05 read, $0.625 write) per github.com/kurofune/claudit ' +
-            'v1.9.2; the cache rates are third-party only. This table prices every request at the lower band.'
+            'v1.9.2; the cache rates are third-party only.'
     },
     {
         models: ['claude-haiku-4-5'],
@@ -10694,17 +10712,20 @@ const PRICE_TABLE = [
         source: ANTHROPIC_PRICING_ZH,
         verified: 'official'
     },
-    // OpenAI: no charge for cache writes. Standard tier, context under 270K tokens.
+    // OpenAI: no charge for cache writes. Standard tier; the 1.05M-window models' prompts over 272K tokens are
+    // billed at 2× input and 1.5× output (GPT_LONG_CONTEXT).
     {
         models: ['gpt-5.5'],
         input: 5,
         output: 30,
         cache_read: 0.5,
         cache_write: 0,
+        longContext: { above: 272_000, input: 10, output: 45, cache_read: 1, cache_write: 0 },
         date: '2026-11-26',
         source: OPENAI_QUOTED,
         verified: 'third-party',
-        note: 'The same in https://www.morphllm.com/openai-api-pricing (June 2026); the official page itself was not in reach.'
+        note: 'The same in https://www.morphllm.com/openai-api-pricing (June 2026); the official page itself was not in reach. ' +
+            `The long-context rates are GPT-5.4's rule (${GPT_LONG_CONTEXT}) applied without a source of gpt-5.5's own.`
     },
     {
         models: ['gpt-5.5-pro', 'gpt-5.4-pro'],
@@ -10712,10 +10733,11 @@ const PRICE_TABLE = [
         output: 180,
         cache_read: 30,
         cache_write: 0,
+        longContext: { above: 272_000, input: 60, output: 270, cache_read: 60, cache_write: 0 },
         date: '2026-11-26',
         source: OPENAI_QUOTED,
         verified: 'third-party',
-        note: 'No cached-input discount is listed: cached tokens are priced as input.'
+        note: `No cached-input discount is listed: cached tokens are priced as input. Long context: ${GPT_LONG_CONTEXT}.`
     },
     {
         models: ['gpt-5.4'],
@@ -10723,9 +10745,11 @@ const PRICE_TABLE = [
         output: 15,
         cache_read: 0.25,
         cache_write: 0,
+        longContext: { above: 272_000, input: 5, output: 22.5, cache_read: 0.5, cache_write: 0 },
         date: '2026-11-26',
         source: OPENAI_QUOTED,
-        verified: 'third-party'
+        verified: 'third-party',
+        note: `Long context: ${GPT_LONG_CONTEXT}.`
     },
     {
         models: ['gpt-5.4-mini'],
@@ -10768,17 +10792,21 @@ const PRICE_TABLE = [
         source: 'none found in reach; the launch price as remembered',
         verified: 'unverified'
     },
-    // Google: input_tokens include cached ones; thinking tokens are billed as output. Prompts up to 200K.
+    // Google: input_tokens include cached ones; thinking tokens are billed as output. The Pro models bill a prompt
+    // over 200K tokens whole at their long-context rates.
     {
         models: ['gemini-3-pro-preview', 'gemini-3-pro', 'gemini-3.1-pro-preview'],
         input: 2,
         output: 12,
         cache_read: 0.2,
         cache_write: 2,
+        longContext: { above: 200_000, input: 4, output: 18, cache_read: 0.4, cache_write: 4 },
         date: '2026-11-26',
         source: 'https://aifreeapi.com/en/posts/gemini-api-pricing-2026',
         verified: 'third-party',
-        note: 'gemini-3.1-pro-preview is priced as 3 Pro without a source of its own: unverified.'
+        note: 'gemini-3.1-pro-preview is priced as 3 Pro without a source of its own: unverified. Prompts over 200K tokens ' +
+            "cost $4 / $18 (the top of the source's range; https://evolink.ai/gemini-3-pro lists them as the official " +
+            'price, with $0.40 cached input); the cache write there is priced as input, without a source.'
     },
     {
         models: ['gemini-2.5-pro'],
@@ -10786,10 +10814,11 @@ const PRICE_TABLE = [
         output: 10,
         cache_read: 0.125,
         cache_write: 1.25,
+        longContext: { above: 200_000, input: 2.5, output: 15, cache_read: 0.25, cache_write: 2.5 },
         date: '2026-11-26',
         source: GEMINI_QUOTED,
         verified: 'third-party',
-        note: 'Prompts over 200K tokens cost $2.50 / $15; priced here at the base rate.'
+        note: 'Prompts over 200K tokens cost $2.50 / $15 (the cache at the same 10%).'
     },
     {
         models: ['gemini-2.5-flash'],
@@ -10872,30 +10901,51 @@ function vendorOfModel(model) {
 }
 /** USD per million tokens written to the 1-hour cache. */
 const hourWriteRate = (price) => price.cache_write_1h ?? 2 * price.input;
-/** Each rate at the highest any of the vendor's rows has: an unlisted model never costs less than it could. */
+/** The rates a row bills a prompt over its long-context threshold at (its own rates when it has none). */
+function longRates(row) {
+    if (!row.longContext)
+        return row;
+    // The base hour's rate is not carried over: absent from the long rates, an hour's write is 2× their input.
+    const { cache_write_1h: _, longContext: __, ...base } = row;
+    return { ...base, ...row.longContext };
+}
+/**
+ * Each rate at the highest any of the vendor's rows has: an unlisted model never costs less than it could.
+ * Above the lowest long-context threshold of its rows, each at the highest any row bills there.
+ */
 function topPriceOf(vendor) {
     const rows = PRICE_TABLE.filter(row => vendorOfModel(row.models[0]) === vendor);
-    const top = (rate) => Math.max(...rows.map(rate));
+    const top = (rate, of = rows) => Math.max(...of.map(rate));
+    const rates = (of) => ({
+        input: top(row => row.input, of),
+        output: top(row => row.output, of),
+        cache_read: top(row => row.cache_read, of),
+        cache_write: top(row => row.cache_write, of),
+        cache_write_1h: top(hourWriteRate, of)
+    });
+    const above = Math.min(...rows.map(row => row.longContext?.above ?? Infinity));
     return {
         models: [],
-        input: top(row => row.input),
-        output: top(row => row.output),
-        cache_read: top(row => row.cache_read),
-        cache_write: top(row => row.cache_write),
-        cache_write_1h: top(hourWriteRate),
+        ...rates(rows),
+        ...(Number.isFinite(above) ? { longContext: { above, ...rates(rows.map(longRates)) } } : {}),
         date: PRICE_TABLE_VERSION,
         source: `the highest ${vendor} rates in this table`,
         verified: 'unverified'
     };
 }
-/** Dollars for tokens at `price`'s rates (USD per million); the 1-hour writes at their own rate. */
+/**
+ * Dollars for tokens at `price`'s rates (USD per million); the 1-hour writes at their own rate. A request whose
+ * prompt is over the row's long-context threshold is billed whole at its long-context rates.
+ */
 function costAt(price, usage) {
+    const prompt = usage.input + usage.cache_read + usage.cache_write;
+    const rates = price.longContext && prompt > price.longContext.above ? longRates(price) : price;
     const hour = usage.cache_write_1h ?? 0;
-    return ((usage.input * price.input +
-        usage.output * price.output +
-        usage.cache_read * price.cache_read +
-        Math.max(0, usage.cache_write - hour) * price.cache_write +
-        hour * hourWriteRate(price)) /
+    return ((usage.input * rates.input +
+        usage.output * rates.output +
+        usage.cache_read * rates.cache_read +
+        Math.max(0, usage.cache_write - hour) * rates.cache_write +
+        hour * hourWriteRate(rates)) /
         1e6);
 }
 
@@ -14472,6 +14522,8 @@ class WireUsage {
     usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
     /** The response carried usage (false: nothing to price yet). */
     seen = false;
+    /** Which of the input and output counts the answer has shown: a complete answer shows both. */
+    shown = new Set();
     /** Dollars billed per use beside the tokens (Anthropic's and OpenAI's web searches), so far. */
     perUseUsd = 0;
     /**
@@ -14523,6 +14575,13 @@ class WireUsage {
         }
         return read;
     }
+    /**
+     * The answer has counted both its input and its output: usage without one of them (trimmed by a gateway or a
+     * response field mask) tells nothing of what was billed for it.
+     */
+    get complete() {
+        return this.shown.size === 2;
+    }
     cannotBe(why) {
         this.impossible ??= why;
         return false;
@@ -14531,6 +14590,10 @@ class WireUsage {
     set(next, model) {
         if (typeof model === 'string' && model)
             this.usage.model = model;
+        if (next.input !== undefined)
+            this.shown.add('input');
+        if (next.output !== undefined)
+            this.shown.add('output');
         const before = JSON.stringify(this.usage);
         for (const kind of KINDS) {
             const value = next[kind];
@@ -14629,13 +14692,15 @@ class WireUsage {
             return false;
         return this.openAi(usage, data.model, 'prompt_tokens', 'completion_tokens', 'prompt_tokens_details');
     }
-    // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output.
+    // usageMetadata on a chunk: the prompt counts cached content; thoughts are billed as output. The total
+    // counts them all, so what it holds beyond the prompt is output too (a count of 0 is left out).
     gemini(data) {
         const read = this.figures(obj(data.usageMetadata), [
             'promptTokenCount',
             'cachedContentTokenCount',
             'candidatesTokenCount',
-            'thoughtsTokenCount'
+            'thoughtsTokenCount',
+            'totalTokenCount'
         ]);
         if (!read || !obj(data.usageMetadata))
             return false;
@@ -14645,11 +14710,14 @@ class WireUsage {
             return this.cannotBe(`cachedContentTokenCount (${cached}) more than promptTokenCount (${prompt ?? 0})`);
         const candidates = read.candidatesTokenCount;
         const thoughts = read.thoughtsTokenCount;
+        const total = read.totalTokenCount;
+        const beyond = total !== undefined && prompt !== undefined ? total - prompt : undefined;
+        if (beyond !== undefined && beyond < 0)
+            return this.cannotBe(`totalTokenCount (${total}) less than promptTokenCount (${prompt})`);
+        const counted = candidates === undefined && thoughts === undefined ? undefined : (candidates ?? 0) + (thoughts ?? 0);
         return this.set({
             input: prompt === undefined ? undefined : prompt - cached,
-            output: candidates === undefined && thoughts === undefined
-                ? undefined
-                : (candidates ?? 0) + (thoughts ?? 0),
+            output: beyond === undefined ? counted : Math.max(counted ?? 0, beyond),
             cache_read: cached,
             cache_write: 0
         }, data.modelVersion);
@@ -14773,6 +14841,28 @@ const MODEL_CALLS = {
     'openai-chat': 'POST /v1/chat/completions',
     gemini: 'generateContent and streamGenerateContent'
 };
+/**
+ * The query parameters a model call of each wire may carry, and the values the proxy knows: any other may change
+ * how the upstream reads the body or what its answer holds (Google's system parameters: `$ct` sets the body's
+ * type, `fields` trims the usage from the answer, `alt=proto` answers in a form the meter cannot read).
+ */
+const MODEL_QUERY = {
+    // Claude Code's ?beta=true.
+    'anthropic-messages': { beta: /^true$/ },
+    'openai-responses': {},
+    'openai-chat': {},
+    // streamGenerateContent's ?alt=sse, or its JSON array.
+    gemini: { alt: /^(?:sse|json)$/ }
+};
+/** The first query parameter of a model call the proxy does not know, named for the record; or undefined. */
+function unknownQuery(wire, query) {
+    const known = MODEL_QUERY[wire];
+    for (const [name, value] of query)
+        // An own entry only: the agent's name is never looked up on the prototype (`constructor`).
+        if (!(Object.hasOwn(known, name) && known[name].test(value)))
+            return /^[\w.$-]{1,60}$/.test(name) ? name : 'a parameter with other characters';
+    return undefined;
+}
 /** The most a request body may grow to once decoded: more is refused, never read on trust. */
 const MAX_REQUEST_BODY = 64 * 1024 * 1024;
 /** A request body as the upstream will read it, or undefined when its encoding is one the proxy cannot read. */
@@ -14822,11 +14912,15 @@ function apiError(wire, status, message) {
  * the model its path names (Gemini's). Refused when a part of it bills what its bytes do not bound.
  */
 function preauthorize(wire, body, bytes, pathModel, price) {
-    const json = obj(body) ?? {};
+    const json = obj(body);
+    // Another shape is another encoding of the API's (Google reads a JSON array as positional fields).
+    if (!json)
+        return preauth_refused('not a JSON object', 'its body is not a JSON object, the one form the meter reads');
     const { tooDeep, ttls } = scan(body);
     if (tooDeep)
         return preauth_refused('deep nesting', `its body is nested deeper than ${MAX_DEPTH} levels, which the meter does not read`);
-    const refusal = rateOrTimeRefusal(wire, json) ?? unsizedRefusal(wire, json);
+    const seen = {};
+    const refusal = rateOrTimeRefusal(wire, json) ?? unreadCount(wire, json) ?? unsizedRefusal(wire, json, seen);
     if (refusal)
         return { kind: 'refused', ...refusal };
     const unknownTtl = [...ttls].find(ttl => ttl !== '5m' && ttl !== '1h');
@@ -14834,13 +14928,16 @@ function preauthorize(wire, body, bytes, pathModel, price) {
         return preauth_refused(`cache_control ttl: ${named(unknownTtl)}`, 'the meter prices the 5-minute and the 1-hour cache writes only');
     const limited = withOutputLimit(wire, json);
     const sent = limited ? Buffer.from(JSON.stringify(limited)) : undefined;
-    const tokens = worstCaseUsage(wire, limited ?? json, sent?.length ?? bytes, pathModel);
-    // Each input token is billed as one kind: plain input, or a cache write of a TTL the request asks for.
+    const tokens = worstCaseUsage(wire, limited ?? json, sent?.length ?? bytes, pathModel, seen.media);
+    // Each input token is billed as one kind: plain input, a cache write of a TTL the request asks for, or
+    // output (a chat prediction's tokens the model rejects are billed as completion tokens). A prediction's
+    // tokens are counted as input too: the prompt beside them may still cross a long-context threshold.
     const { input, ...rest } = tokens;
     const kinds = [
         tokens,
         ...(ttls.has('5m') ? [{ ...rest, input: 0, cache_write: input }] : []),
-        ...(ttls.has('1h') ? [{ ...rest, input: 0, cache_write: input, cache_write_1h: input }] : [])
+        ...(ttls.has('1h') ? [{ ...rest, input: 0, cache_write: input, cache_write_1h: input }] : []),
+        ...(given(json.prediction) ? [{ ...tokens, output: rest.output + input }] : [])
     ];
     const priced = kinds.map(usage => ({ usage, usd: price(usage) ?? 0 }));
     const dearest = priced.reduce((a, b) => (b.usd > a.usd ? b : a));
@@ -14849,7 +14946,8 @@ function preauthorize(wire, body, bytes, pathModel, price) {
         worstUsd: dearest.usd,
         worst: dearest.usage,
         ...(sent ? { body: sent } : {}),
-        hourCache: ttls.has('1h')
+        hourCache: ttls.has('1h'),
+        ...(seen.media !== undefined ? { media: seen.media } : {})
     };
 }
 const preauth_refused = (name, why) => ({ kind: 'refused', name, why });
@@ -14894,9 +14992,27 @@ function rateOrTimeRefusal(wire, json) {
     }
     return undefined;
 }
+/** The fields that multiply the output by a count of choices. */
+const CHOICES = {
+    'anthropic-messages': () => [],
+    'openai-responses': () => [],
+    'openai-chat': json => [['n', json.n]],
+    gemini: json => geminiSettings(json, 'candidateCount').map(count => ['candidateCount', count])
+};
+/** A count of choices the meter cannot read (Google's API takes `"8"` for 8): it would be reserved as one. */
+function unreadCount(wire, json) {
+    const unread = CHOICES[wire](json).find(([, count]) => count !== undefined && count !== null && positive(count) === undefined);
+    if (!unread)
+        return undefined;
+    const [field, count] = unread;
+    return {
+        name: `${field}: ${typeof count === 'number' ? String(count) : `a ${typeof count}`}`,
+        why: 'it multiplies the output, and the meter reads a count of choices only as a positive number'
+    };
+}
 const UNSIZED_WHY = "the vendor bills it as input the body does not hold (a document fetched by URL, a stored file or response, a server-run tool's results or prompt), so no worst case can be read from the body; send the content inline, and only tools the agent runs itself";
-function unsizedRefusal(wire, json) {
-    const name = UNSIZED[wire](json);
+function unsizedRefusal(wire, json, seen) {
+    const name = UNSIZED[wire](json, seen);
     return name === undefined ? undefined : { name, why: UNSIZED_WHY };
 }
 /** Top-level fields by which a body names input it does not hold. */
@@ -14910,9 +15026,12 @@ const NAMES_OUTSIDE_INPUT = {
     // Stored context, billed as cached input and by the hour.
     gemini: ['cachedContent']
 };
-/** The first part of a body of each wire outside the allow-lists, named; undefined when it is all sized. */
+/**
+ * The first part of a body of each wire outside the allow-lists, named; undefined when it is all sized. The
+ * first media part it passes is named in `seen`.
+ */
 const UNSIZED = {
-    'anthropic-messages': json => outsideInput('anthropic-messages', json) ??
+    'anthropic-messages': (json, seen) => outsideInput('anthropic-messages', json) ??
         firstOf(list(obj(json.context_management)?.edits), edit => {
             // Clearing old content only shrinks the input; a compaction is another model call inside this one.
             const type = obj(edit)?.type;
@@ -14925,18 +15044,18 @@ const UNSIZED = {
             const type = obj(tool)?.type;
             return type === undefined || type === null || type === 'custom' ? undefined : `tools: ${named(type)}`;
         }) ??
-        anthropicBlocks(json.system) ??
-        firstOf(list(json.messages), message => anthropicBlocks(obj(message)?.content)),
-    'openai-responses': json => outsideInput('openai-responses', json) ??
+        anthropicBlocks(json.system, seen) ??
+        firstOf(list(json.messages), message => anthropicBlocks(obj(message)?.content, seen)),
+    'openai-responses': (json, seen) => outsideInput('openai-responses', json) ??
         openAiTools(json.tools, RESPONSES_TOOLS) ??
-        (Array.isArray(json.input) ? firstOf(json.input, responsesItem) : undefined),
-    'openai-chat': json => outsideInput('openai-chat', json) ??
+        (Array.isArray(json.input) ? firstOf(json.input, item => responsesItem(item, seen)) : undefined),
+    'openai-chat': (json, seen) => outsideInput('openai-chat', json) ??
         openAiTools(json.tools, CHAT_TOOLS) ??
-        firstOf(list(json.messages), message => openAiParts(obj(message)?.content)),
-    gemini: json => outsideInput('gemini', json) ??
+        firstOf(list(json.messages), message => openAiParts(obj(message)?.content, seen)),
+    gemini: (json, seen) => outsideInput('gemini', json) ??
         firstOf(list(json.tools), tool => firstOf(Object.keys(obj(tool) ?? {}), key => GEMINI_TOOLS.has(camel(key)) ? undefined : `tools: ${named(key)}`)) ??
-        firstOf(geminiFields(json, 'systemInstruction'), system => geminiParts(obj(system)?.parts)) ??
-        firstOf(list(json.contents), content => geminiParts(obj(content)?.parts))
+        firstOf(geminiFields(json, 'systemInstruction'), system => geminiParts(obj(system)?.parts, seen)) ??
+        firstOf(list(json.contents), content => geminiParts(obj(content)?.parts, seen))
 };
 function outsideInput(wire, json) {
     const values = (name) => (wire === 'gemini' ? geminiFields(json, name) : [json[name]]);
@@ -14964,7 +15083,7 @@ const ANTHROPIC_BLOCKS = new Set([
 /** Sources whose content is in the body: base64 data, plain text, content blocks. */
 const INLINE_SOURCES = new Set(['base64', 'text', 'content']);
 /** Content: a string, or blocks (a tool result's and a document's own content read the same way). */
-function anthropicBlocks(content) {
+function anthropicBlocks(content, seen) {
     return firstOf(list(content), item => {
         const block = obj(item);
         if (!block)
@@ -14978,7 +15097,10 @@ function anthropicBlocks(content) {
         const source = obj(block.source);
         if (source && !INLINE_SOURCES.has(source.type))
             return `${type} source: ${named(source.type)}`;
-        return anthropicBlocks(source?.content) ?? anthropicBlocks(block.content);
+        // An image is billed by its pixels, a PDF by its pages (each an image and its text).
+        if (type === 'image' || source?.type === 'base64')
+            seen.media ??= `${type} content`;
+        return anthropicBlocks(source?.content, seen) ?? anthropicBlocks(block.content, seen);
     });
 }
 /** Tools the agent defines in full and runs itself (codex groups its MCP tools in namespaces). */
@@ -15001,7 +15123,7 @@ const RESPONSES_ITEMS = new Set([
     'custom_tool_call_output',
     'reasoning'
 ]);
-function responsesItem(value) {
+function responsesItem(value, seen) {
     const item = obj(value);
     if (!item)
         return undefined;
@@ -15009,7 +15131,7 @@ function responsesItem(value) {
     const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
     if (typeof type !== 'string' || !RESPONSES_ITEMS.has(type))
         return `${named(type)} input`;
-    return openAiParts(item.content) ?? openAiParts(item.output);
+    return openAiParts(item.content, seen) ?? openAiParts(item.output, seen);
 }
 /** OpenAI content parts (both wires) the body holds whole: text, and images, files and audio given inline. */
 const OPENAI_PARTS = new Set([
@@ -15023,7 +15145,9 @@ const OPENAI_PARTS = new Set([
     'input_file',
     'input_audio'
 ]);
-function openAiParts(content) {
+/** The parts of OpenAI's that carry text only; the others carry media (an image, a file, audio). */
+const OPENAI_TEXT_PARTS = new Set(['text', 'input_text', 'output_text', 'refusal']);
+function openAiParts(content, seen) {
     return firstOf(list(content), value => {
         const part = obj(value);
         if (!part)
@@ -15040,6 +15164,8 @@ function openAiParts(content) {
         const url = typeof part.image_url === 'string' ? part.image_url : obj(part.image_url)?.url;
         if (part.image_url !== undefined && !(typeof url === 'string' && url.startsWith('data:')))
             return `${type}: image_url`;
+        if (!OPENAI_TEXT_PARTS.has(type))
+            seen.media ??= `${type} content`;
         return undefined;
     });
 }
@@ -15070,14 +15196,17 @@ const GEMINI_PART_FIELDS = new Set([
     'mediaResolution',
     'partMetadata'
 ]);
-function geminiParts(parts) {
+function geminiParts(parts, seen) {
     return firstOf(list(parts), value => {
         const part = obj(value) ?? {};
         const field = Object.keys(part).find(key => !GEMINI_PART_FIELDS.has(camel(key)));
         if (field !== undefined)
             return `${named(field)} part`;
+        // Inline data is an image (by its tiles), audio or video (by its seconds), a PDF (by its pages).
+        if (geminiFields(part, 'inlineData').some(given))
+            seen.media ??= 'inlineData part';
         // A function's response may carry parts of its own.
-        return firstOf(geminiFields(part, 'functionResponse'), response => geminiParts(obj(response)?.parts));
+        return firstOf(geminiFields(part, 'functionResponse'), response => geminiParts(obj(response)?.parts, seen));
     });
 }
 /**
@@ -15118,9 +15247,14 @@ function scan(body) {
 }
 /**
  * A request body's bytes per input token, at least: JSON text runs 3 to 4 bytes a token, so 3 errs high. What
- * a body holds beyond that (an image, a crafted string) is caught when the answer reports it.
+ * a body holds beyond that (a crafted string) is caught when the answer reports it.
  */
 const BYTES_PER_INPUT_TOKEN = 3;
+/**
+ * The most input one request may be billed: the largest input window the vendors sell (Claude's 1M-context
+ * beta, Gemini's 1M, GPT-4.1's 1,047,576 tokens). A request carrying media is reserved at it, and no body at more.
+ */
+const MAX_INPUT_TOKENS = 1_048_576;
 /**
  * Input the vendor adds of its own beside the body: Anthropic's tool-use system prompt is 346 tokens at most
  * (platform.claude.com, tool use pricing); 1,000 errs high.
@@ -15196,10 +15330,11 @@ function withOutputLimit(wire, body) {
     }
 }
 /**
- * The most a model call may use: its body's size as input (none of it cached) with the vendor's own prompt,
- * and its output limit (times the choices asked for) as output; the model it names, else `pathModel` (Gemini's).
+ * The most a model call may use: its body's size as input (none of it cached) with the vendor's own prompt, or
+ * a whole input window when it carries `media`, and its output limit (times the choices asked for) as output;
+ * the model it names, else `pathModel` (Gemini's).
  */
-function worstCaseUsage(wire, body, bytes, pathModel) {
+function worstCaseUsage(wire, body, bytes, pathModel, media) {
     const json = obj(body) ?? {};
     const limit = outputLimit(wire, json);
     const choices = wire === 'openai-chat'
@@ -15214,7 +15349,9 @@ function worstCaseUsage(wire, body, bytes, pathModel) {
             ? json.model
             : pathModel;
     return {
-        input: Math.ceil(bytes / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS,
+        input: media === undefined
+            ? Math.min(Math.ceil(bytes / BYTES_PER_INPUT_TOKEN) + VENDOR_PROMPT_TOKENS, MAX_INPUT_TOKENS)
+            : MAX_INPUT_TOKENS,
         output: (limit ?? DEFAULT_MAX_OUTPUT_TOKENS) * (choices ?? 1),
         cache_read: 0,
         cache_write: 0,
@@ -15371,6 +15508,12 @@ async function startModelProxy(options) {
             refuseRequest(response, name, endpoint.why);
             return;
         }
+        const param = endpoint.kind === 'model' ? unknownQuery(options.wire, url.searchParams) : undefined;
+        if (param !== undefined) {
+            request.resume();
+            refuseRequest(response, `${name} (query: ${param})`, 'a query parameter the proxy does not know may change how the upstream reads the body or what its answer says it cost');
+            return;
+        }
         // The whole body first: what it may cost is read from it before anything goes up.
         const chunks = [];
         let size = 0;
@@ -15426,7 +15569,7 @@ async function startModelProxy(options) {
                 worstUsd: pre.worstUsd,
                 // A body that named no output limit goes up with the one it was reserved at (plain: its encoding dropped).
                 start: () => send(request, response, url, pre.body ?? body, call, pre.body !== undefined),
-                refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model)
+                refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model, pre.media)
             };
             response.on('close', () => {
                 // The agent hung up while its request was held: it is no longer waiting.
@@ -15455,8 +15598,10 @@ async function startModelProxy(options) {
     };
     const dollars = (usd) => `$${usd.toFixed(4)}`;
     /** A model call whose worst case does not fit: recorded, answered as a spent budget, never forwarded. */
-    const refuseForBudget = (response, path, worstUsd, model) => {
+    const refuseForBudget = (response, path, worstUsd, model, media) => {
         const left = Math.max(0, options.budgetLeft?.() ?? 0);
+        // Media is billed by what it decodes to: say why a small body is reserved at a whole input window.
+        const why = media === undefined ? '' : ` (it carries ${media}: reserved at a whole input window)`;
         const record = {
             seq: requests.length + 1,
             method: 'POST',
@@ -15465,11 +15610,11 @@ async function startModelProxy(options) {
             usage: { input: 0, output: 0, cache_read: 0, cache_write: 0, ...(model ? { model } : {}) },
             reservedUsd: worstUsd,
             refused: 'budget',
-            error: `its worst case (${dollars(worstUsd)}) does not fit in what is left of the budget (${dollars(left)})`
+            error: `its worst case (${dollars(worstUsd)}${why}) does not fit in what is left of the budget (${dollars(left)})`
         };
         requests.push(record);
         options.onRequest?.(record);
-        answer(response, 402, `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)} and ${dollars(left)} is left (max-cost). The run stops.`);
+        answer(response, 402, `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)}${why} and ${dollars(left)} is left (max-cost). The run stops.`);
     };
     /** Dollars reserved by the requests in flight beyond what each has cost so far. */
     const reservedAhead = () => [...inFlight].reduce((sum, f) => sum + Math.max(0, f.reservedUsd - (f.record.costUsd ?? 0)), 0);
@@ -15519,7 +15664,9 @@ async function startModelProxy(options) {
                 headers[name] = value;
         Object.assign(headers, keyHeader(options.wire, options.apiKey), {
             'accept-encoding': 'identity',
-            'content-length': String(body.length)
+            'content-length': String(body.length),
+            // The body is read as the meter read it: JSON (Google reads another type as another encoding).
+            ...(modelCall ? { 'content-type': 'application/json' } : {})
         });
         const basePath = upstream.pathname.replace(/\/$/, '');
         const target = `${basePath}${url.pathname}${url.search}`;
@@ -15534,8 +15681,10 @@ async function startModelProxy(options) {
             agent
         });
         let incoming;
-        // The upstream may have billed it: the agent hung up or the proxy cut it (not: it was never reached).
-        let stopped = false;
+        // The body reached the upstream (flushed to its connection), so it may bill it, answered or not.
+        let delivered = false;
+        // The answer's end arrived: what it said it cost is all it will say.
+        let answered = false;
         let ended = false;
         const settle = () => {
             const tokens = meter.seen ? options.price(meter.usage) : undefined;
@@ -15559,9 +15708,12 @@ async function startModelProxy(options) {
                 record.impossibleUsage = meter.impossible;
                 record.error ??= `the upstream reported usage that cannot be true (${meter.impossible})`;
             }
-            // No usage seen of an answer that may be billed: charged its worst case, so the cap still holds.
-            const unseen = (record.unread || !meter.seen) && (ok || (stopped && record.status === 0));
-            if (modelCall && (unseen || meter.impossible !== undefined)) {
+            // The upstream may bill what it was sent, unless it answered a failure. What it billed is read only from
+            // an answer that ended with its input and output counted: a cut, dropped or abandoned answer may be billed
+            // whole (gateways and Bedrock finish what the client left). Else it is charged its worst case.
+            const billable = delivered && (ok || record.status === 0);
+            const unread = record.unread === true || !answered || !meter.complete;
+            if (modelCall && ((billable && unread) || meter.impossible !== undefined)) {
                 record.costUsd = Math.max(record.costUsd ?? 0, worstUsd);
                 record.worstCase = true;
                 options.onRequest?.(record);
@@ -15580,7 +15732,6 @@ async function startModelProxy(options) {
                 if (ended)
                     return;
                 record.cut = true;
-                stopped = true;
                 // What was forwarded still arrives, then the connection ends without the answer's end.
                 if (response.headersSent)
                     response.socket?.end();
@@ -15592,12 +15743,14 @@ async function startModelProxy(options) {
             }
         };
         inFlight.add(flight);
+        outgoing.on('finish', () => {
+            delivered = true;
+        });
         outgoing.end(body);
         response.on('close', () => {
             // The agent hung up (or was killed): the upstream request goes too.
             if (!response.writableFinished && !ended) {
                 fail('the agent closed the connection');
-                stopped = true;
                 incoming?.destroy();
                 outgoing.destroy();
                 finish();
@@ -15651,6 +15804,7 @@ async function startModelProxy(options) {
             answerIn.on('end', () => {
                 if (ended)
                     return;
+                answered = true;
                 sse?.end();
                 if (json && jsonBytes < MAX_JSON_BODY) {
                     try {
@@ -15959,7 +16113,7 @@ async function startAgentProxy(argv, env, settings, budget = {}) {
             ...pricing.warnings(),
             ...(proxy.requests.some(r => r.worstCase && r.impossibleUsage === undefined)
                 ? [
-                    'the model proxy saw no usage in an answer the upstream may have billed (compressed, not JSON, a stream without usage, or cut): it was charged its pre-authorised worst case, so the budget still holds'
+                    'the model proxy could not read what an answer the upstream may have billed cost (compressed, not JSON, usage missing or without its input or output count, or an answer that did not end: cut, dropped or left by the agent): it was charged its pre-authorised worst case, so the budget still holds'
                 ]
                 : []),
             ...(proxy.requests.some(r => r.impossibleUsage !== undefined)
@@ -16453,11 +16607,14 @@ const LOOKUPS_IN_A_RUN = 1000;
 /**
  * Where the agent's redirected connections and datagrams arrive: each is named through `refusals`; a
  * connection is reset, a DNS query answered REFUSED at once (by us, on loopback), other datagrams dropped.
- * `prefix` is the argv that reads conntrack when the action is not root (sudo -n). Closing waits for the
- * lookups in flight, so every refusal is in the record.
+ * `prefix` is the argv that reads conntrack when the action is not root (sudo -n). Names are recorded in the
+ * order the refusals arrived, whatever order their lookups end in. Closing waits for the lookups in flight,
+ * so every refusal is in the record.
  */
-async function startRefusalListener(refusals, prefix = []) {
+async function startRefusalListener(refusals, prefix = [], lookup = originalDestination) {
     const pending = new Set();
+    // The first refused are the first named (and warned one by one), however long their lookups took.
+    let recorded = Promise.resolve();
     let lookups = 0;
     let closed = false;
     /** Names a refusal from its conntrack entry, when the budgets allow a lookup; else counts it. */
@@ -16470,12 +16627,13 @@ async function startRefusalListener(refusals, prefix = []) {
             return Promise.resolve();
         }
         lookups++;
-        const lookup = originalDestination(protocol, clientPort, port, prefix)
-            .then(target => refusals.refuse(named(target)))
-            .catch(() => refusals.refuse())
-            .finally(() => pending.delete(lookup));
-        pending.add(lookup);
-        return lookup;
+        const target = lookup(protocol, clientPort, port, prefix)
+            .then(named)
+            .catch(() => undefined);
+        recorded = recorded.then(async () => refusals.refuse(await target));
+        const done = target.then(() => pending.delete(done)).then(() => undefined);
+        pending.add(done);
+        return done;
     };
     // A datagram resent while its first is still being looked up is not looked up (nor counted) again.
     const looking = new Set();
@@ -16506,6 +16664,7 @@ async function startRefusalListener(refusals, prefix = []) {
         close: async () => {
             closed = true;
             await Promise.all(pending);
+            await recorded;
             await listening.close();
         }
     };
@@ -22751,6 +22910,27 @@ async function runIteration(env, memory, iteration) {
     return finish({ interrupted: false, success: false }, 'checks_failed');
 }
 
+;// CONCATENATED MODULE: ./src/loop/protected-at-start.ts
+// What the put-back of protected paths would undo before the agent has done anything: a person's own work (a
+// vendored folder not yet committed, an edit of a test not yet committed). The loop refuses to start on such a
+// tree rather than leave those files alone: they sit where what judges the agent lives, so left alone the agent
+// could rewrite them and the gates would trust them, and git holds no copy to put them back from. Committed (or
+// moved out), they are the start commit's, protected like the rest. A fresh checkout (CI) never has any.
+
+/** Paths named in the refusal; the rest are counted. */
+const MOST_NAMED = 5;
+/**
+ * Why the loop may not start on this tree (one line naming the paths and the fix), or undefined when the tree
+ * is, where paths are protected, the start commit's.
+ */
+async function protectedWorkBeforeTheLoop(protection) {
+    const found = await findChanges(protection);
+    if (found.length === 0)
+        return undefined;
+    const more = found.length > MOST_NAMED ? `, and ${found.length - MOST_NAMED} more` : '';
+    return `the work tree already differs from the start commit where paths are protected, and the put-back before each gate run would undo it (a new file deleted, an edit reverted): ${revertsLine(found.slice(0, MOST_NAMED))}${more}. Nothing was changed: commit these files (or move them out of the protected paths) and start again, or set protected (protected-paths) to none.`;
+}
+
 ;// CONCATENATED MODULE: ./src/loop/overview.ts
 // The run at a glance, in Markdown: each iteration's verdict, gates, cost and duration as a table, and the
 // cost and duration per iteration as charts (mermaid xychart, which GitHub renders). progress.md opens
@@ -23681,6 +23861,7 @@ function usageLimitWait(failure, now, deadline) {
 
 
 
+
 /** An iteration still running after this long is named in status.json (`inFlight`). */
 const IN_FLIGHT_STATUS_DELAY_MS = 200;
 /** Refused destinations warned one by one; the rest in one line (the record names up to MOST_REFUSALS_NAMED). */
@@ -23968,6 +24149,12 @@ async function runLoop(config, ports = {}) {
                         paths: protection.paths.size,
                         ...(protection.guardrails !== undefined ? { guardrails: protection.guardrails } : {})
                     };
+                    // Only where the put-back will run (before gates), and on the tree a person handed it, not a chain's.
+                    const refusal = gated && !carried && !ports.verifyOnly ? await protectedWorkBeforeTheLoop(protection) : undefined;
+                    if (refusal) {
+                        status.error = refusal;
+                        stop = { reason: 'agent_error', detail: refusal };
+                    }
                 }
             }
             record.writeStatus(status);
@@ -23984,7 +24171,7 @@ async function runLoop(config, ports = {}) {
                 status.uncounted = uncounted;
         }
         // What a fresh clone needs before its gates can pass (npm ci): before the baseline, as in the clean checkout.
-        if ((config.setup ?? []).length > 0 && !ports.verifyOnly) {
+        if (!stop && (config.setup ?? []).length > 0 && !ports.verifyOnly) {
             // A continued loop's checkout is fresh: setup runs again, its logs beside the earlier job's.
             const setupDir = carry
                 ? record.logsDir(`job-${String(carry.jobs.length + 1).padStart(3, '0')}`)
