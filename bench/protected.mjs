@@ -1,7 +1,7 @@
 // What protected paths (#27) add per iteration on a repository of 10,000 files (2,500 tests, runner configs in
 // every package, the rest source in nested folders). Two ways: the built CLI with `protected: auto` against
 // `protected: none` (a scripted agent that changes one source file an iteration; iteration durationMs from
-// status.json), and the check itself (findChanges of src/loop/protected.ts, bundled by ncc for the run) timed
+// status.json), and the check itself (findChanges of src/loop/protect/index.ts, bundled by ncc for the run) timed
 // pass after pass, each after one source file changed. Figures only.
 import { execFileSync } from 'node:child_process'
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -94,10 +94,10 @@ async function cliRun(mode) {
   return { wallMs: result.wallMs, iterationMs: status.iterations.map(it => it.durationMs) }
 }
 
-/** src/loop/protected.ts bundled by ncc into a temp folder, imported: the check alone, as the sources are now. */
+/** src/loop/protect/index.ts bundled by ncc into a temp folder, imported: the check alone, as the sources are now. */
 async function protectedModule() {
   const out = tempDir('protected-module')
-  const entry = path.join('src', 'loop', 'protected.ts')
+  const entry = path.join('src', 'loop', 'protect', 'index.ts')
   execFileSync(path.join(ROOT, 'node_modules', '.bin', 'ncc'), ['build', entry, '-o', out, '-q'], {
     cwd: ROOT
   })
@@ -130,7 +130,7 @@ async function directPasses(module) {
 }
 
 export async function run() {
-  progress('protected: bundling src/loop/protected.ts')
+  progress('protected: bundling src/loop/protect/index.ts')
   const module = await protectedModule()
   progress(`protected: findChanges, ${PASSES} passes`)
   const direct = await directPasses(module)

@@ -32,7 +32,7 @@ import {
   revertsLine,
   ruleFor,
   type AutoFacts
-} from '../../src/loop/protected.js'
+} from '../../src/loop/protect/index.js'
 import { runProcess } from '../../src/proc/index.js'
 import { pathBytes } from '../../src/text/tree-path.js'
 import { tempRepo, type TempRepo } from '../git/temp-repo.js'

@@ -4,7 +4,8 @@
 // only the allowed hosts.
 import net, { type AddressInfo } from 'node:net'
 import { priceFromTable } from '../../src/agents/prices.js'
-import { startModelProxy, type MeteredRequest, type ModelProxy } from '../../src/proxy/server.js'
+import { startModelProxy, type ModelProxy } from '../../src/proxy/server.js'
+import type { MeteredRequest } from '../../src/proxy/types.js'
 import type { ModelWire } from '../../src/proxy/wire.js'
 import {
   startAnthropicServer,

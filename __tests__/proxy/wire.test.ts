@@ -2,7 +2,8 @@
 // reads from each wire's answers, refusing figures that cannot be true (#35). What a request may cost before it
 // goes up is preauth.test.ts's.
 import { gzipSync } from 'node:zlib'
-import { decodeBody, endpointOf, unknownQuery, WireUsage, type ModelWire } from '../../src/proxy/wire.js'
+import { WireUsage } from '../../src/proxy/usage.js'
+import { decodeBody, endpointOf, unknownQuery, type ModelWire } from '../../src/proxy/wire.js'
 
 const cases: [ModelWire, string, string, 'model' | 'free' | 'refused'][] = [
   ['anthropic-messages', 'POST', '/v1/messages', 'model'],

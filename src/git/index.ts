@@ -1,15 +1,13 @@
 export { runGit, gitBytes, gitOrThrow, GitError, type GitResult, type GitOptions } from './git.js'
 export {
   GitWorkspace,
-  createWorktree,
   DIFF_PATCH_CHARS,
-  DEFAULT_MAX_FILE_BYTES,
   TREE_GIT_MS,
-  parseFileSize,
   type Workspace,
-  type WorkspaceDiff,
-  type Worktree
+  type WorkspaceDiff
 } from './workspace.js'
+export { createWorktree, type Worktree } from './worktree.js'
+export { DEFAULT_MAX_FILE_BYTES, megabytes, parseFileSize } from './file-size.js'
 export { GitRepo, configEnv, type ConfigEntries, type ExecOptions } from './repo.js'
 export { authConfig, basicAuthHeader, extraHeaderKey, repositoryUrl, type GitAuth } from './auth.js'
 export {

@@ -14,9 +14,11 @@ import {
 import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { GitError, gitOrThrow, gitOutput, runGit, type GitOutput, type GitResult } from './git.js'
+import { GitError, gitOutput, runGit, type GitOutput, type GitResult } from './git.js'
 import { onDisk, pathBytes, showPath, splitNul } from '../text/tree-path.js'
 import { excludePattern, gitlinkMoved, ignoreOracle, scanTree, TreeHazardError } from './tree-scan.js'
+import { readCommitSettings, type CommitSettings } from './commit-settings.js'
+import { megabytes } from './file-size.js'
 
 /** The change since a starting tree, ready for `{{ ralph.diff }}`. */
 export interface WorkspaceDiff {
@@ -72,31 +74,8 @@ const LIST_BYTES = 64 * 1024 * 1024
 const GITLINK_MODE = '160000'
 /** The longest a git of the workspace may run (it reads the tree: see GitOptions.timeoutMs). */
 export const TREE_GIT_MS = 10 * 60 * 1000
-/** The largest file delivered by default: GitHub warns at 50 MiB and refuses a push with one over 100 MiB. */
-export const DEFAULT_MAX_FILE_BYTES = 50 * 1024 * 1024
-const SIZE_UNITS: Record<string, number> = {
-  b: 1,
-  kb: 1024,
-  k: 1024,
-  mb: 1024 ** 2,
-  m: 1024 ** 2,
-  gb: 1024 ** 3,
-  g: 1024 ** 3
-}
-
-/** `50 MB`, `500KB`, `1g`, or a bare number of megabytes, in bytes (binary units); undefined when unreadable. */
-export function parseFileSize(text: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)\s*([kmg]?b?)$/i.exec(text.trim())
-  if (!m) return undefined
-  const bytes = Math.floor(Number(m[1]) * (SIZE_UNITS[m[2].toLowerCase() || 'mb'] ?? 0))
-  return bytes >= 1 ? bytes : undefined
-}
-
 /** Bytes kept for `git diff --stat` (a line per file). */
 const STAT_BYTES = 256 * 1024
-
-// Used when git has no identity configured (fresh CI runners): the commit must not fail for that.
-const FALLBACK_IDENTITY = { name: 'ralph-action', email: 'ralph-action@users.noreply.github.com' }
 
 /** Hooks `git commit --no-verify` still runs: with one of them, commits take git's own path. */
 const COMMIT_HOOKS = ['prepare-commit-msg', 'post-commit']
@@ -134,27 +113,12 @@ interface KnownHead {
   log: string | undefined
 }
 
-/** A size for people: `60.0 MB` (binary megabytes, as GitHub's limits are). */
-export function megabytes(bytes: number): string {
-  const mb = bytes / (1024 * 1024)
-  return mb >= 1 ? `${mb.toFixed(mb >= 10 ? 0 : 1)} MB` : `${bytes} bytes`
-}
-
-/** git's boolean config values (git_parse_maybe_bool); a key given without `=` is true. */
-function gitBool(value: string | undefined): boolean {
-  if (value === undefined) return true
-  const v = value.trim().toLowerCase()
-  if (['true', 'yes', 'on'].includes(v)) return true
-  if (['false', 'no', 'off', ''].includes(v)) return false
-  return Number.parseInt(v, 10) !== 0
-}
-
 export class GitWorkspace implements Workspace {
   private scratch: { dir: string; index: string } | undefined
   /** The tree the scratch index held at its last write-tree. */
   private scratchTree: string | undefined
   private paths?: GitPaths
-  private settings?: { env: NodeJS.ProcessEnv; sign: boolean }
+  private settings?: CommitSettings
   private head: KnownHead | undefined
   /** The scratch index's gitlinks (those of the start: no new one ever enters it). */
   private scratchGitlinks: Gitlink[] | undefined
@@ -551,58 +515,8 @@ export class GitWorkspace implements Workspace {
   }
 
   /** The identity fallback and whether commits are signed, read from git's config once (one call). */
-  private async commitSettings(): Promise<{ env: NodeJS.ProcessEnv; sign: boolean }> {
-    if (this.settings) return this.settings
-    const out = await this.git(['config', '-z', '--get-regexp', '^(user\\.(name|email)|commit\\.gpgsign)$'])
-    const values = new Map<string, string | undefined>()
-    for (const entry of out.stdout.split('\0')) {
-      if (!entry) continue
-      const newline = entry.indexOf('\n')
-      // The last one wins, as in git; a key without a value has none.
-      if (newline === -1) values.set(entry.toLowerCase(), undefined)
-      else values.set(entry.slice(0, newline).toLowerCase(), entry.slice(newline + 1))
-    }
-    const env: NodeJS.ProcessEnv = {}
-    if (!values.get('user.name')?.trim()) {
-      env.GIT_AUTHOR_NAME = process.env.GIT_AUTHOR_NAME ?? FALLBACK_IDENTITY.name
-      env.GIT_COMMITTER_NAME = process.env.GIT_COMMITTER_NAME ?? FALLBACK_IDENTITY.name
-    }
-    if (!values.get('user.email')?.trim()) {
-      env.GIT_AUTHOR_EMAIL = process.env.GIT_AUTHOR_EMAIL ?? FALLBACK_IDENTITY.email
-      env.GIT_COMMITTER_EMAIL = process.env.GIT_COMMITTER_EMAIL ?? FALLBACK_IDENTITY.email
-    }
-    const sign = values.has('commit.gpgsign') && gitBool(values.get('commit.gpgsign'))
-    this.settings = { env, sign }
+  private async commitSettings(): Promise<CommitSettings> {
+    this.settings ??= await readCommitSettings(args => this.git(args))
     return this.settings
   }
-}
-
-/** A fresh worktree for an isolated run: its own folder and branch, left in place for inspection. */
-export interface Worktree {
-  dir: string
-  branch: string
-  /** The commit the branch starts from. */
-  base: string
-}
-
-/**
- * Creates a git worktree of the repository containing `repoDir` on a new branch (from `base`, default HEAD).
- * `dir` defaults to a new folder under the system temp dir, outside the repository.
- */
-export async function createWorktree(
-  repoDir: string,
-  options: { branch: string; dir?: string | undefined; base?: string }
-): Promise<Worktree> {
-  const base = await gitOrThrow(['rev-parse', '--verify', `${options.base ?? 'HEAD'}^{commit}`], {
-    cwd: repoDir
-  }).catch(() => {
-    throw new Error(
-      `--worktree needs a commit to start from: '${options.base ?? 'HEAD'}' is not one in ${repoDir}`
-    )
-  })
-  const dir = options.dir ?? path.join(await mkdtemp(path.join(tmpdir(), 'ralph-worktree-')), 'work')
-  await gitOrThrow(['worktree', 'add', '--quiet', '-b', options.branch, dir, base.stdout.trim()], {
-    cwd: repoDir
-  })
-  return { dir, branch: options.branch, base: base.stdout.trim() }
 }

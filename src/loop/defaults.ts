@@ -1,7 +1,7 @@
 // LoopConfig defaults, so front-ends and the benchmark only say what differs.
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { DEFAULT_MAX_FILE_BYTES } from '../git/workspace.js'
+import { DEFAULT_MAX_FILE_BYTES } from '../git/index.js'
 import { DEFAULT_BREAKER } from './breaker.js'
 import { safeFileName } from './checks.js'
 import { DEFAULT_CHECK_TIMEOUT, type RalphCheck } from '../ralph/index.js'

@@ -18,7 +18,7 @@ import {
   restore,
   revertsLine,
   type Protection
-} from './protected.js'
+} from './protect/index.js'
 import { cleanFailures, verifyCommit } from './verify.js'
 import type { LoopGuard } from './guard.js'
 import { testCounter, type Recognition } from './test-count.js'

@@ -3,7 +3,7 @@
 // tree rather than leave those files alone: they sit where what judges the agent lives, so left alone the agent
 // could rewrite them and the gates would trust them, and git holds no copy to put them back from. Committed (or
 // moved out), they are the start commit's, protected like the rest. A fresh checkout (CI) never has any.
-import { findChanges, revertsLine, type Protection } from './protected.js'
+import { findChanges, revertsLine, type Protection } from './protect/index.js'
 
 /** Paths named in the refusal; the rest are counted. */
 const MOST_NAMED = 5

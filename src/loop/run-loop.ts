@@ -21,7 +21,7 @@ import {
   recentHistory
 } from './iteration.js'
 import { DEFAULT_KILL_GRACE_MS } from './defaults.js'
-import { protectionOf } from './protected.js'
+import { protectionOf } from './protect/index.js'
 import { protectedWorkBeforeTheLoop } from './protected-at-start.js'
 import { RunRecord } from './record.js'
 import { agentPresetFor, costWarningBefore, openWorkTree } from './setup.js'

@@ -3,7 +3,7 @@
 import { existsSync, realpathSync } from 'node:fs'
 import path from 'node:path'
 import { costReading, costWarning, modelNamed, presetFor, type AgentPreset } from '../agents/index.js'
-import { GitWorkspace, createWorktree, type Workspace } from '../git/workspace.js'
+import { GitWorkspace, createWorktree, type Workspace } from '../git/index.js'
 import { RalphError, type Ralph } from '../ralph/index.js'
 import { defaultBranch, gateSettingsProblem } from './defaults.js'
 import type { LoopConfig, LoopPorts, LoopStatus } from './types.js'

@@ -6,7 +6,7 @@ import type { RunOptions, RunResult } from '../proc/types.js'
 import type { Ralph, RalphCheck } from '../ralph/index.js'
 import type { ModelProxySettings } from '../proxy/agent.js'
 import type { CostMeter, CostSource, MeteredRequestUsage, Usage } from '../agents/cost-meter.js'
-import type { ProtectRule, Revert } from './protected.js'
+import type { ProtectRule, Revert } from './protect/types.js'
 
 export type { CostSource, MeteredRequestUsage, Usage }
 
@@ -104,7 +104,7 @@ export interface LoopConfig {
   // Added with protected paths; optional (off when absent).
   /**
    * Paths put back from the start commit before every gate run after the baseline (git only): `auto`, `none`,
-   * or globs relative to the repository's top, `auto` possibly among them (see loop/protected.ts).
+   * or globs relative to the repository's top, `auto` possibly among them (see loop/protect/).
    */
   protect?: string[]
   // Added with the clean verification (#27); optional, with defaults.
@@ -210,7 +210,7 @@ export interface VerifyPorts {
   lend?: (dir: string) => Promise<() => Promise<string[]>>
   /**
    * Puts protected paths back from the base commit in the clean checkout; answers the paths it reverted.
-   * Default: the run's own protection (loop/protected.ts restoreProtected), before the checkout is lent.
+   * Default: the run's own protection (loop/protect/ restoreProtected), before the checkout is lent.
    */
   restoreProtected?: (checkout: string, baseCommit: string) => Promise<string[]>
 }

@@ -17,7 +17,7 @@ import {
   repositoryTop,
   restore,
   type Protection
-} from './protected.js'
+} from './protect/index.js'
 import { addedChecks } from './defaults.js'
 import { gateContext, type IterationMemory, type LoopEnvironment } from './iteration.js'
 import type { CheckRun, LoopConfig, VerificationRecord, VerifyMode, VerifyPorts } from './types.js'

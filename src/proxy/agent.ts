@@ -1,27 +1,17 @@
 // Putting an agent CLI behind the model proxy: the real key and upstream from the job's environment, the
 // CLI pointed at the proxy with a placeholder key (src/agents/endpoints.ts knows each CLI's setting), every
-// model key removed from the agent's environment, and a cost meter that counts what crossed the wire.
+// model key removed from the agent's environment, and a cost meter that counts what crossed the wire (meter.ts,
+// priced by pricing.ts).
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import {
-  AGENT_WIRE,
-  agentCliOf,
-  codexModel,
-  costAt,
-  endpointSetup,
-  lookupPrice,
-  priceFromTable,
-  topPriceOf,
-  vendorOfModel,
-  type AgentCliName,
-  type ModelVendor,
-  type UsageReport
-} from '../agents/index.js'
+import { AGENT_WIRE, agentCliOf, codexModel, endpointSetup, type AgentCliName } from '../agents/index.js'
 import type { AgentEnvOptions } from '../security/index.js'
-import { priceUsage, type CostMeter, type CostSource, type Usage } from '../agents/cost-meter.js'
+import type { CostMeter } from '../agents/cost-meter.js'
 import type { RunOptions, RunResult } from '../proc/types.js'
-import { startModelProxy, type MeteredRequest, type ModelProxy } from './server.js'
+import { MeteredCostMeter } from './meter.js'
+import { CLI_VENDOR, FailClosedPricing } from './pricing.js'
+import { startModelProxy, type ModelProxy } from './server.js'
 import type { ModelWire } from './wire.js'
 
 /** Every variable that holds a model API key: none of them reaches an agent behind the proxy. */
@@ -315,162 +305,6 @@ export async function startAgentProxy(
 
 /** Refused requests named one warning each; the rest are in status.json. */
 const REQUESTS_WARNED = 10
-
-/** Whose prices an unlisted model of each CLI is charged at, when its name does not say (the CLI's default upstream). */
-const CLI_VENDOR: Record<AgentCliName, ModelVendor> = {
-  claude: 'Anthropic',
-  codex: 'OpenAI',
-  gemini: 'Google',
-  opencode: 'OpenAI',
-  qwen: 'Alibaba'
-}
-
-/** Unpriced models named in warnings; past these, one line says more were seen. */
-const MOST_UNPRICED_NAMED = 5
-
-/**
- * The price table, failing closed: a model it does not list (or no model named) is charged at the highest rates
- * the table has for its vendor, so the cap never switches off. Each such model is said once.
- */
-class FailClosedPricing {
-  private readonly unpriced = new Map<string, ModelVendor>()
-  private more = false
-
-  constructor(private readonly fallback: ModelVendor) {}
-
-  price(usage: UsageReport): number {
-    const listed = lookupPrice(usage.model)
-    if (listed) return costAt(listed, usage)
-    const vendor = vendorOfModel(usage.model) ?? this.fallback
-    // The model's name is the agent's text (or the upstream's): kept only in the characters of model ids.
-    const name =
-      usage.model === undefined || usage.model === ''
-        ? 'a request that names no model'
-        : /^[A-Za-z0-9._:/@[\]-]{1,100}$/.test(usage.model)
-          ? usage.model
-          : 'a model named with other characters'
-    if (!this.unpriced.has(name)) {
-      if (this.unpriced.size < MOST_UNPRICED_NAMED) this.unpriced.set(name, vendor)
-      else this.more = true
-    }
-    return costAt(topPriceOf(vendor), usage)
-  }
-
-  warnings(): string[] {
-    const lines = [...this.unpriced].map(([name, vendor]) => {
-      const top = topPriceOf(vendor)
-      return `${name} has no price in the table: it is charged at the highest ${vendor} price the table has ($${top.input} in, $${top.output} out a million tokens), so the budget still holds`
-    })
-    if (this.more)
-      lines.push(`more models have no price in the table: each is charged at its vendor's highest price`)
-    return lines
-  }
-}
-
-const RANK: Record<CostSource, number> = { metered: 0, reported: 1, estimated: 2, unknown: 3 }
-const sumTokens = (requests: MeteredRequest[]): UsageReport => {
-  const total: UsageReport = { input: 0, output: 0, cache_read: 0, cache_write: 0 }
-  for (const r of requests) {
-    total.input += r.usage.input
-    total.output += r.usage.output
-    total.cache_read += r.usage.cache_read
-    total.cache_write += r.usage.cache_write
-  }
-  return total
-}
-
-/**
- * The loop's meter when the proxy is on: a run costs what its requests cost at the wire. What the agent's
- * own output says is kept beside it, so the record shows both and their difference.
- */
-class MeteredCostMeter implements CostMeter {
-  private spent = 0
-  /** Requests outside a run (the agent's leftovers after it ended), by seq: each counted once, at its latest. */
-  private readonly outside = new Map<number, number>()
-  private refusal: string | undefined
-  private worst: CostSource | undefined
-  private run: Map<number, MeteredRequest> | undefined
-  private agentSaid: UsageReport | undefined
-  private readonly listeners = new Set<() => void>()
-
-  spentUsd = (): number => this.spent + [...this.outside.values()].reduce((sum, usd) => sum + usd, 0)
-  budgetRefusal = (): string | undefined => this.refusal
-  runningUsd = (): number => [...(this.run?.values() ?? [])].reduce((sum, r) => sum + (r.costUsd ?? 0), 0)
-  source = (): CostSource => this.worst ?? 'unknown'
-
-  beginRun(): void {
-    this.run = new Map()
-    this.agentSaid = undefined
-  }
-
-  observe(usage: UsageReport): void {
-    this.agentSaid = usage
-  }
-
-  /** A request of the run in flight changed (the proxy calls this as usage streams by). */
-  update(request: MeteredRequest): void {
-    if (request.refused === 'budget')
-      this.refusal ??= `the model proxy refused a request: ${request.error ?? 'its worst case does not fit in the budget'}`
-    // A request outside a run (the agent's leftovers after it ended) still costs: it is settled at once.
-    if (!this.run) this.outside.set(request.seq, request.costUsd ?? 0)
-    else this.run.set(request.seq, { ...request, usage: { ...request.usage } })
-    this.listeners.forEach(listener => listener())
-  }
-
-  endRun(final?: UsageReport): Usage {
-    const requests = [...(this.run?.values() ?? [])].sort((a, b) => a.seq - b.seq)
-    const tokens = sumTokens(requests)
-    const cost = requests.reduce((sum, r) => sum + (r.costUsd ?? 0), 0)
-    // A request with tokens but no price, or an answer the proxy could not read, makes the run's cost unknown.
-    const unpriced = requests.some(
-      r =>
-        r.unread === true ||
-        r.impossibleUsage !== undefined ||
-        (r.costUsd === undefined && r.usage.input + r.usage.output > 0)
-    )
-    const source: CostSource = unpriced ? 'unknown' : 'metered'
-    const agentSaid = priceUsage(final ?? this.agentSaid, priceFromTable)
-    const usage: Usage = {
-      input: tokens.input,
-      output: tokens.output,
-      cache_read: tokens.cache_read,
-      cache_write: tokens.cache_write,
-      cost_usd: cost,
-      cost_source: source,
-      requests: requests.map(r => ({
-        seq: r.seq,
-        path: r.path,
-        status: r.status,
-        ...(r.usage.model ? { model: r.usage.model } : {}),
-        input: r.usage.input,
-        output: r.usage.output,
-        cache_read: r.usage.cache_read,
-        cache_write: r.usage.cache_write,
-        ...(r.usage.cache_write_1h ? { cache_write_1h: r.usage.cache_write_1h } : {}),
-        ...(r.costUsd !== undefined ? { cost_usd: r.costUsd } : {}),
-        ...(r.cut ? { cut: true } : {}),
-        ...(r.unread ? { unread: true } : {}),
-        ...(r.worstCase ? { worst_case: true } : {}),
-        ...(r.impossibleUsage ? { impossible_usage: r.impossibleUsage } : {}),
-        ...(r.refused ? { refused: r.refused } : {}),
-        ...(r.error ? { error: r.error } : {})
-      }))
-    }
-    if (agentSaid.cost_source !== 'unknown')
-      usage.agent_said = { cost_usd: agentSaid.cost_usd, cost_source: agentSaid.cost_source }
-    this.spent += cost
-    this.worst = this.worst === undefined || RANK[source] > RANK[this.worst] ? source : this.worst
-    this.run = undefined
-    this.agentSaid = undefined
-    this.listeners.forEach(listener => listener())
-    return usage
-  }
-
-  onChange(listener: () => void): () => void {
-    this.listeners.add(listener)
-    return () => this.listeners.delete(listener)
-  }
-}
 
 /** The proxy's settings as a user gave them (action inputs or CLI flags, same names). */
 export interface GivenProxySettings {

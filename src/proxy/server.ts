@@ -4,76 +4,19 @@
 // metered at the wire and a dollar budget can end a stream in the middle. The cap fails closed: only the
 // endpoints the meter can price are forwarded, each model call is pre-authorised at its worst case against
 // what is left, and every request in flight is cut once the cap is crossed. It also serves CONNECT for the
-// hosts a workflow allows, and names every host and request it refuses.
+// hosts a workflow allows, and names every host and request it refuses. This file is the front door (who may ask
+// what, refusals, CONNECT); an admitted request's exchange is upstream.ts's, the reservations budget-gate.ts's.
 import { randomBytes } from 'node:crypto'
 import http, { type IncomingMessage, type ServerResponse } from 'node:http'
 import https from 'node:https'
 import net, { type AddressInfo } from 'node:net'
 import type { Duplex } from 'node:stream'
 import tls from 'node:tls'
-import type { UsageReport } from '../agents/types.js'
+import { BudgetGate, type Pending } from './budget-gate.js'
 import { preauthorize } from './preauth.js'
-import {
-  apiError,
-  decodeBody,
-  endpointOf,
-  MAX_REQUEST_BODY,
-  SseReader,
-  unknownQuery,
-  WireUsage,
-  type ModelWire
-} from './wire.js'
-
-/** One model request as metered at the wire. */
-export interface MeteredRequest {
-  /** 1-based, in the order the agent made them. */
-  seq: number
-  method: string
-  /** The path asked for (no query: a Gemini key could ride in it). */
-  path: string
-  status: number
-  /** Tokens read from the response; model from the response, else the request. */
-  usage: UsageReport
-  /** Dollars at the price table's rates; undefined when the model has no price (re-set as the answer streams). */
-  costUsd?: number | undefined
-  /** The proxy ended the stream because the dollar budget was crossed. */
-  cut?: boolean
-  /** The request failed before or while streaming (upstream unreachable, the agent hung up). */
-  error?: string
-  /** A successful answer the proxy could not read (compressed, too large, not JSON or SSE): its cost is unknown. */
-  unread?: true
-  /** Dollars reserved before forwarding: the request's worst case (model calls only). */
-  reservedUsd?: number
-  /**
-   * What an answer the upstream may have billed cost was not read whole (no usage, usage without its input or
-   * output count, or an answer that did not end): it was charged its worst case.
-   */
-  worstCase?: true
-  /** The answer's usage held a figure that cannot be true (the upstream's fault): charged its worst case. */
-  impossibleUsage?: string
-  /** Never forwarded: its worst case did not fit in what was left of the budget (`error` says by how much). */
-  refused?: 'budget'
-}
-
-export interface ModelProxyOptions {
-  wire: ModelWire
-  /** The upstream's base URL (https://api.anthropic.com, a gateway); request paths are appended to it. */
-  upstream: string
-  /** The real API key, from the job's environment. */
-  apiKey: string
-  /** Extra certificate authorities (PEM) to trust for the upstream, on top of Node's. */
-  ca?: string
-  /** Dollars for a request's tokens; undefined when unknown. */
-  price(usage: UsageReport): number | undefined
-  /** A request's usage changed (cumulative for the request), or the request ended. */
-  onRequest?(request: MeteredRequest): void
-  /** Asked after every usage change: true cuts every request in flight (the budget is crossed). */
-  overBudget?(): boolean
-  /** Dollars left to spend (the cap minus what is metered); undefined: no cap, nothing is pre-authorised. */
-  budgetLeft?(): number | undefined
-  /** Hosts the agent may reach through CONNECT (exact names, or `*.example.com`). */
-  allowedHosts?: string[]
-}
+import type { MeteredRequest, ModelProxyOptions } from './types.js'
+import { answer, FREE_CALL, send, type ModelCall, type Upstream } from './upstream.js'
+import { decodeBody, endpointOf, MAX_REQUEST_BODY, modelInPath, unknownQuery } from './wire.js'
 
 export interface ModelProxy {
   /** http://127.0.0.1:<port> */
@@ -103,42 +46,8 @@ export interface ModelProxy {
 /** The most distinct refused destinations named in a run's log and record; the rest are counted. */
 export const MOST_REFUSALS_NAMED = 100
 
-// Headers of one hop only (RFC 9110 7.6.1).
-const HOP_HEADERS = [
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'proxy-authenticate',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade'
-]
-// Besides: the proxy names the host and the encoding (identity, to read usage), and only its own key goes up.
-const NOT_FORWARDED = new Set([
-  ...HOP_HEADERS,
-  'host',
-  'accept-encoding',
-  'authorization',
-  'x-api-key',
-  'x-goog-api-key',
-  'api-key'
-])
-const NOT_RETURNED = new Set(HOP_HEADERS)
-
 /** Request bodies held at once (read, waiting or going up): an agent cannot make the proxy's memory its weapon. */
 const MAX_HELD_BYTES = 256 * 1024 * 1024
-
-/** A whole JSON body is read for its usage up to this size; larger ones pass through unmetered. */
-const MAX_JSON_BODY = 16 * 1024 * 1024
-
-/** The key each wire's API expects, as a header. */
-function keyHeader(wire: ModelWire, key: string): Record<string, string> {
-  if (wire === 'anthropic-messages') return { 'x-api-key': key }
-  if (wire === 'gemini') return { 'x-goog-api-key': key }
-  return { authorization: `Bearer ${key}` }
-}
 
 /** The key the agent presented, in whichever place its wire puts it. */
 function presentedKey(request: IncomingMessage, url: URL): string | undefined {
@@ -169,28 +78,6 @@ export function hostAllowed(host: string, allowed: string[]): boolean {
   })
 }
 
-/** A request forwarded and not yet ended: what it reserved, and how to cut it. */
-interface InFlight {
-  record: MeteredRequest
-  reservedUsd: number
-  cut(): void
-}
-
-/** What the proxy read of a call before it went up: its worst case, model, and the cache it asks for. */
-interface ModelCall {
-  worstUsd: number
-  model: string | undefined
-  hourCache: boolean
-}
-const FREE_CALL: ModelCall = { worstUsd: 0, model: undefined, hourCache: false }
-
-/** A model call read and priced at its worst case, not yet forwarded. */
-interface Pending {
-  worstUsd: number
-  start(): void
-  refuse(): void
-}
-
 const header = (request: IncomingMessage, name: string): string | undefined => {
   const value = request.headers[name]
   return Array.isArray(value) ? value[0] : value
@@ -199,11 +86,6 @@ const header = (request: IncomingMessage, name: string): string | undefined => {
 /** A path of the agent's, kept only in the characters of paths: it goes into the log and the record. */
 const safePath = (path: string): string =>
   /^[A-Za-z0-9_.~:/%@-]{1,200}$/.test(path) ? path : 'a path with other characters'
-
-/** The model in a request's path (Gemini: /v1beta/models/<model>:streamGenerateContent). */
-function modelInPath(path: string): string | undefined {
-  return /\/models\/([^/:]+)/.exec(path)?.[1]
-}
 
 /** Starts the proxy on 127.0.0.1 (a free port). */
 export async function startModelProxy(options: ModelProxyOptions): Promise<ModelProxy> {
@@ -215,8 +97,6 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
   const refused: string[] = []
   const refusedRequests: string[] = []
   const refusedWhy: string[] = []
-  const inFlight = new Set<InFlight>()
-  const waiting: Pending[] = []
   let heldBytes = 0
   let refusedUnnamed = 0
   const namingRefusals = (): boolean => refused.length < MOST_REFUSALS_NAMED
@@ -232,6 +112,8 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
           ...(options.ca ? { ca: [...tls.rootCertificates, options.ca] } : {})
         })
       : new http.Agent({ keepAlive: true })
+  const gate = new BudgetGate(options)
+  const up: Upstream = { options, upstream, agent, requests, gate }
 
   const forward = (request: IncomingMessage, response: ServerResponse): void => {
     let url: URL
@@ -309,7 +191,7 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       if (size > MAX_REQUEST_BODY) return refuseRequest(response, name, 'its body is over 64 MB', 413)
       if (overflow)
         return refuseRequest(response, name, 'the proxy holds at most 256 MB of request bodies at once', 413)
-      if (endpoint.kind === 'free') return send(request, response, url, body, FREE_CALL)
+      if (endpoint.kind === 'free') return send(up, request, response, url, body, FREE_CALL)
       const encoding = header(request, 'content-encoding')
       const decoded = decodeBody(body, encoding)
       if (!decoded)
@@ -331,15 +213,12 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       const pending: Pending = {
         worstUsd: pre.worstUsd,
         // A body that named no output limit goes up with the one it was reserved at (plain: its encoding dropped).
-        start: () => send(request, response, url, pre.body ?? body, call, pre.body !== undefined),
+        start: () => send(up, request, response, url, pre.body ?? body, call, pre.body !== undefined),
         refuse: () => refuseForBudget(response, url.pathname, pre.worstUsd, pre.worst.model, pre.media)
       }
-      response.on('close', () => {
-        // The agent hung up while its request was held: it is no longer waiting.
-        const at = waiting.indexOf(pending)
-        if (at >= 0) waiting.splice(at, 1)
-      })
-      decide(pending)
+      // The agent hung up while its request was held: it is no longer waiting.
+      response.on('close', () => gate.withdraw(pending))
+      gate.decide(pending)
     })
   }
 
@@ -355,16 +234,8 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
       refusedRequests.push(name)
       refusedWhy.push(why)
     }
-    answer(response, status, `ralph-action's model proxy does not forward ${name}: ${why}.`)
+    answer(response, options.wire, status, `ralph-action's model proxy does not forward ${name}: ${why}.`)
   }
-
-  const answer = (response: ServerResponse, status: 402 | 403 | 413, message: string): void => {
-    if (response.headersSent) return void response.socket?.end()
-    // x-should-retry: the SDKs (Anthropic's, OpenAI's) obey it: a refusal is final.
-    response.writeHead(status, { 'content-type': 'application/json', 'x-should-retry': 'false' })
-    response.end(JSON.stringify(apiError(options.wire, status, message)))
-  }
-
   const dollars = (usd: number): string => `$${usd.toFixed(4)}`
 
   /** A model call whose worst case does not fit: recorded, answered as a spent budget, never forwarded. */
@@ -392,220 +263,10 @@ export async function startModelProxy(options: ModelProxyOptions): Promise<Model
     options.onRequest?.(record)
     answer(
       response,
+      options.wire,
       402,
       `ralph-action's dollar budget is spent: this request may cost ${dollars(worstUsd)}${why} and ${dollars(left)} is left (max-cost). The run stops.`
     )
-  }
-
-  /** Dollars reserved by the requests in flight beyond what each has cost so far. */
-  const reservedAhead = (): number =>
-    [...inFlight].reduce((sum, f) => sum + Math.max(0, f.reservedUsd - (f.record.costUsd ?? 0)), 0)
-
-  /** Starts a request whose worst case fits; holds it while others in flight may free their reservations. */
-  const decide = (pending: Pending): void => {
-    const left = options.budgetLeft?.()
-    if (left === undefined || pending.worstUsd <= left - reservedAhead()) return pending.start()
-    if (inFlight.size === 0) return pending.refuse()
-    waiting.push(pending)
-  }
-
-  /** A request ended: those held may fit now. */
-  const admitWaiting = (): void => {
-    for (const pending of waiting.splice(0)) decide(pending)
-  }
-
-  /** The cap is crossed: every request in flight is cut, and none held goes up. */
-  const cutAll = (): void => {
-    for (const flight of [...inFlight]) flight.cut()
-    for (const pending of waiting.splice(0)) pending.refuse()
-  }
-  const checkBudget = (): void => {
-    if ((inFlight.size > 0 || waiting.length > 0) && options.overBudget?.()) cutAll()
-  }
-
-  const send = (
-    request: IncomingMessage,
-    response: ServerResponse,
-    url: URL,
-    body: Buffer,
-    call: ModelCall,
-    /** The body was rewritten, so it goes up plain, whatever encoding the agent sent. */
-    plain = false
-  ): void => {
-    const { worstUsd } = call
-    const record: MeteredRequest = {
-      seq: requests.length + 1,
-      method: request.method ?? 'GET',
-      path: url.pathname,
-      status: 0,
-      usage: { input: 0, output: 0, cache_read: 0, cache_write: 0 },
-      ...(worstUsd > 0 ? { reservedUsd: worstUsd } : {})
-    }
-    requests.push(record)
-    const meter = new WireUsage(options.wire, modelInPath(url.pathname) ?? call.model, call.hourCache)
-    const modelCall = endpointOf(options.wire, record.method, url.pathname).kind === 'model'
-    const headers: Record<string, string | string[]> = {}
-    for (const [name, value] of Object.entries(request.headers))
-      if (value !== undefined && !NOT_FORWARDED.has(name) && !(plain && name === 'content-encoding'))
-        headers[name] = value
-    Object.assign(headers, keyHeader(options.wire, options.apiKey), {
-      'accept-encoding': 'identity',
-      'content-length': String(body.length),
-      // The body is read as the meter read it: JSON (Google reads another type as another encoding).
-      ...(modelCall ? { 'content-type': 'application/json' } : {})
-    })
-    const basePath = upstream.pathname.replace(/\/$/, '')
-    const target = `${basePath}${url.pathname}${url.search}`
-    const sendUp = upstream.protocol === 'https:' ? https.request : http.request
-    const outgoing = sendUp({
-      protocol: upstream.protocol,
-      hostname: upstream.hostname,
-      port: upstream.port || undefined,
-      method: request.method,
-      path: target,
-      headers: { ...headers, host: upstream.host },
-      agent
-    })
-    let incoming: IncomingMessage | undefined
-    // The body reached the upstream (flushed to its connection), so it may bill it, answered or not.
-    let delivered = false
-    // The answer's end arrived: what it said it cost is all it will say.
-    let answered = false
-    let ended = false
-    const settle = (): void => {
-      const tokens = meter.seen ? options.price(meter.usage) : undefined
-      record.costUsd = tokens === undefined ? undefined : tokens + meter.perUseUsd
-      record.usage = { ...meter.usage }
-      options.onRequest?.(record)
-    }
-    const changed = (): void => {
-      settle()
-      checkBudget()
-    }
-    const finish = (): void => {
-      if (ended) return
-      ended = true
-      inFlight.delete(flight)
-      settle()
-      const ok = record.status >= 200 && record.status < 300
-      // Usage that cannot be true is the upstream's fault, never money back: charged its worst case.
-      if (meter.impossible !== undefined) {
-        record.impossibleUsage = meter.impossible
-        record.error ??= `the upstream reported usage that cannot be true (${meter.impossible})`
-      }
-      // The upstream may bill what it was sent, unless it answered a failure. What it billed is read only from
-      // an answer that ended with its input and output counted: a cut, dropped or abandoned answer may be billed
-      // whole (gateways and Bedrock finish what the client left). Else it is charged its worst case.
-      const billable = delivered && (ok || record.status === 0)
-      const unread = record.unread === true || !answered || !meter.complete
-      if (modelCall && ((billable && unread) || meter.impossible !== undefined)) {
-        record.costUsd = Math.max(record.costUsd ?? 0, worstUsd)
-        record.worstCase = true
-        options.onRequest?.(record)
-      }
-      checkBudget()
-      admitWaiting()
-    }
-    const fail = (message: string): void => {
-      if (record.error === undefined) record.error = message
-    }
-    const flight: InFlight = {
-      record,
-      reservedUsd: worstUsd,
-      cut: () => {
-        if (ended) return
-        record.cut = true
-        // What was forwarded still arrives, then the connection ends without the answer's end.
-        if (response.headersSent) response.socket?.end()
-        else
-          answer(
-            response,
-            402,
-            "ralph-action's dollar budget is spent (max-cost): the request was cut. The run stops."
-          )
-        incoming?.destroy()
-        outgoing.destroy()
-        finish()
-      }
-    }
-    inFlight.add(flight)
-    outgoing.on('finish', () => {
-      delivered = true
-    })
-    outgoing.end(body)
-    response.on('close', () => {
-      // The agent hung up (or was killed): the upstream request goes too.
-      if (!response.writableFinished && !ended) {
-        fail('the agent closed the connection')
-        incoming?.destroy()
-        outgoing.destroy()
-        finish()
-      }
-    })
-    outgoing.on('error', error => {
-      if (ended) return
-      fail(`upstream ${upstream.host}: ${error.message}`)
-      if (!response.headersSent) {
-        response.writeHead(502, { 'content-type': 'application/json' })
-        response.end(
-          JSON.stringify({ error: { message: `model proxy: upstream ${upstream.host}: ${error.message}` } })
-        )
-      } else response.destroy()
-      finish()
-    })
-    outgoing.on('response', answerIn => {
-      incoming = answerIn
-      if (ended) return void answerIn.destroy()
-      record.status = answerIn.statusCode ?? 0
-      const out: Record<string, string | string[]> = {}
-      for (const [name, value] of Object.entries(answerIn.headers))
-        if (value !== undefined && !NOT_RETURNED.has(name)) out[name] = value
-      response.writeHead(record.status, answerIn.statusMessage, out)
-      response.flushHeaders()
-      const type = String(answerIn.headers['content-type'] ?? '')
-      const encoded = (answerIn.headers['content-encoding'] ?? 'identity') !== 'identity'
-      const sse =
-        !encoded && type.includes('text/event-stream')
-          ? new SseReader(json => meter.read(json) && changed())
-          : undefined
-      const json = !encoded && !sse && type.includes('json') ? ([] as Buffer[]) : undefined
-      let jsonBytes = 0
-      const ok = record.status >= 200 && record.status < 300
-      if (ok && !sse && !json) record.unread = true
-      answerIn.on('data', (chunk: Buffer) => {
-        // Forwarded first, read after: the agent never waits for the meter.
-        if (!response.write(chunk)) {
-          answerIn.pause()
-          response.once('drain', () => answerIn.resume())
-        }
-        sse?.push(chunk)
-        if (json && jsonBytes < MAX_JSON_BODY) {
-          json.push(chunk)
-          jsonBytes += chunk.length
-        }
-      })
-      answerIn.on('end', () => {
-        if (ended) return
-        answered = true
-        sse?.end()
-        if (json && jsonBytes < MAX_JSON_BODY) {
-          try {
-            if (meter.read(JSON.parse(Buffer.concat(json).toString('utf8')))) settle()
-          } catch {
-            // Not JSON after all: what it cost cannot be read.
-            if (ok) record.unread = true
-          }
-        } else if (json && ok) record.unread = true
-        response.end()
-        finish()
-      })
-      answerIn.on('error', error => {
-        if (ended) return
-        fail(error.message)
-        response.destroy()
-        finish()
-      })
-    })
   }
 
   const server = http.createServer(forward)

@@ -1,5 +1,5 @@
 // The protected-paths setting (`protected:` in RALPH.md, the action's `protected-paths`): `auto`, `none`, or globs
-// relative to the repository's top, `auto` possibly among them. What they protect is decided in loop/protected.ts.
+// relative to the repository's top, `auto` possibly among them. What they protect is decided in loop/protect/.
 
 /** The setting as given: `auto` (default), `none`, or globs (where `auto` may be one of them). */
 export function parseProtectSetting(words: readonly string[]): string[] | { problem: string } {

@@ -17,14 +17,14 @@ export {
   DEFAULT_AGENT_USER,
   MIN_AGENT_MAX_PROCESSES,
   SHARED_TEMP_FOLDERS,
-  IsolationError,
-  agentUserEnvironment,
   asAgent,
   isolateAgent,
   isolation,
-  isolationPrivilege,
-  processesOf,
-  zombiesOf,
+  isolationPrivilege
+} from './isolation.js'
+export { agentUserEnvironment } from './agent-env.js'
+export {
+  IsolationError,
   type AgentCommand,
   type AgentIsolation,
   type AgentUser,
@@ -32,6 +32,7 @@ export {
   type IsolationSetting,
   type IsolationState,
   type Privilege
-} from './isolation.js'
+} from './isolation-types.js'
+export { processesOf, zombiesOf } from './processes.js'
 export { guardRunnerFiles, type RunnerFilesGuard } from './runner-files.js'
 export { WorkflowCommandFilter, neutralizeWorkflowCommands } from './workflow-commands.js'

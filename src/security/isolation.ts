@@ -5,7 +5,7 @@
 // as that user, started with setpriv when the action is root and through `sudo -n` when the job's user has
 // passwordless sudo; whenever none of them is running, every process of that uid is killed.
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readSync } from 'node:fs'
+import { appendFileSync, mkdirSync } from 'node:fs'
 import { userInfo } from 'node:os'
 import path from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -20,22 +20,19 @@ import {
   type RunResult,
   type Signaller
 } from '../proc/index.js'
-import { RUNNER_FILE_COMMANDS } from './env.js'
+import { agentUserEnvironment } from './agent-env.js'
+import {
+  IsolationError,
+  type AgentCommand,
+  type AgentIsolation,
+  type IsolateOptions,
+  type IsolationState,
+  type Privilege,
+  type Repointed
+} from './isolation-types.js'
+import { processesOf, zombiesOf } from './processes.js'
 import { KILL_ALL, LAUNCHER, PRIVILEGED, SIGNAL } from './scripts.js'
-import { stageSettings, type SettingsCopy } from './settings.js'
-
-/** The action's input: `auto` is `user` where the runner allows it, else `none` with a warning. */
-
-/** A settings variable's copied folder (`from`, as the job named it) and its copy in the agent's HOME. */
-interface Repointed {
-  from: string
-  to: string
-}
-
-export type IsolationSetting = 'auto' | 'user' | 'none'
-
-/** How the action becomes the agent's user: it is root, or the job's user has passwordless sudo. */
-export type Privilege = 'root' | 'sudo'
+import { stageSettings } from './settings.js'
 
 export const DEFAULT_AGENT_USER = 'ralph-agent'
 /** Where the agent's fresh HOME is made (wiped at every start and at the end). */
@@ -60,97 +57,6 @@ export const SHARED_TEMP_FOLDERS = ['/tmp', '/var/tmp', '/dev/shm', '/run/lock',
 /** The longest the removal of the agent's files from SHARED_TEMP_FOLDERS may take, in seconds. */
 const SWEEP_SECONDS = 120
 
-/** The user the agent runs as, for this run. */
-export interface AgentUser {
-  name: string
-  uid: number
-  gid: number
-  /** Its HOME: fresh, empty but for a .gitconfig that trusts the work tree (safe.directory). */
-  home: string
-}
-
-/** What a start left changed, so that a release (main's end, or post after a killed main) can undo it. */
-export interface IsolationState {
-  user: AgentUser
-  /** `PID:START` of the process that holds the user for this run (main's; post takes it over). */
-  holder: string
-  privilege: Privilege
-  workTree: string
-  /** The action's own user, who owns the work tree again afterwards. */
-  owner: { uid: number; gid: number }
-  /** The work tree's top folder before: its group and mode (it is shared with the agent's group meanwhile). */
-  top: { gid: number; mode: string }
-  /** Folders the agent was let through (o+x), with their mode before. */
-  opened: { path: string; mode: string }[]
-  /** Variables that named the agent CLI's settings, pointed at their copies in the agent's HOME. */
-  repointed?: Record<string, Repointed>
-  /** RLIMIT_NPROC of the agent's programs (undefined: DEFAULT_AGENT_MAX_PROCESSES). */
-  maxProcesses?: number
-}
-
-/** How to start one program as the agent's user: spawn `argv` with `env`, writing `stdin` first. */
-export interface AgentCommand {
-  argv: string[]
-  /** The agent's environment as root (setpriv passes it on); through sudo, the launcher's own (no value of the agent's). */
-  env: NodeJS.ProcessEnv
-  /** Through sudo: the agent's environment, for the launcher; the program's own input follows it. Else empty. */
-  stdin: Buffer
-}
-
-export interface AgentIsolation {
-  readonly state: IsolationState
-  readonly user: AgentUser
-  /** `argv` with `env` as the agent's user (another spawner, e.g. a model proxy, can start programs with it). */
-  command(argv: string[], env: NodeJS.ProcessEnv): AgentCommand
-  /** The environment a program started as the agent's user gets from `env` (its HOME, its settings' copies). */
-  environment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv
-  /** Signals processes of the agent's user (negative pids: groups). */
-  readonly signaller: Signaller
-  /**
-   * The loop's runProcess port: the program runs as the agent's user; once none of the programs started this
-   * way is running, every process of its uid is killed before the promise resolves.
-   */
-  runProcess(options: RunOptions): Promise<RunResult>
-  /** Kills every process of the agent's uid, until none is left. Answers the pids it found. */
-  killAll(): Promise<number[]>
-  /** The pids killed because they outlived their program, since the last call (what the loop left running). */
-  leftovers(): number[]
-  /**
-   * Kills everything of the uid, removes its files from the shared temp folders (how many is said through
-   * the isolation's log), gives the work tree back and undoes every change. Answers what failed.
-   */
-  release(): Promise<string[]>
-  /**
-   * Gives `dir` (a folder the action made, outside the work tree) to the agent's user, who may then pass
-   * through its parents; answers what takes it back (every process of the uid killed first), which answers
-   * what failed. Throws IsolationError when it cannot be given.
-   */
-  lend(dir: string): Promise<() => Promise<string[]>>
-}
-
-export interface IsolateOptions {
-  /** The user to run as (created on first use). Default ralph-agent. */
-  user?: string
-  privilege: Privilege
-  /** The git work tree the agent works in: its content becomes the agent's, .git stays read-only. */
-  workTree: string
-  /** Folders the agent must reach (e.g. where the issue's task file is): it may pass through their parents. */
-  reach?: string[]
-  /** The agent's program as found on PATH: checked to be runnable by the agent's user. */
-  program?: string
-  /** Paths that must stay outside the work tree (the action's HOME, the record, RUNNER_TEMP). */
-  outside?: string[]
-  /** Said once each: environment variables the agent cannot be given (a name that is not an identifier). */
-  log?: (message: string) => void
-  /**
-   * The agent CLI's own settings (its preset names them): copied into the fresh HOME, the agent's; symbolic
-   * links and special files left out. What was copied and left out is said through `log`.
-   */
-  settings?: readonly SettingsCopy[]
-  /** RLIMIT_NPROC for the agent's uid, counted per real uid over the whole machine. Default 4096. */
-  maxProcesses?: number
-}
-
 /** Another run on this machine holds the agent's user. */
 class UserBusy extends Error {
   constructor(readonly pid: number) {
@@ -163,14 +69,6 @@ const DEFAULT_USERS = 8
 
 /** This process as a holder of the agent's user: its pid and start time (a reused pid is not it). */
 const thisHolder = (): string => `${process.pid}:${processIdentity(process.pid) ?? ''}`
-
-/** Isolation could not be set up: the message is one line that says why and what to do. */
-export class IsolationError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'IsolationError'
-  }
-}
 
 /** Whether this process can start programs as another user: as root, or with passwordless sudo. */
 export function isolationPrivilege(): { privilege: Privilege } | { why: string } {
@@ -581,30 +479,6 @@ function notFound(options: RunOptions): RunResult {
   }
 }
 
-/**
- * The agent's environment as its own user: its own HOME, USER and LOGNAME; nothing that points into the
- * runner's HOME (XDG_*, a global git config) or at the runner's file commands; a variable that named the CLI's
- * settings (`repointed`) names their copy.
- */
-export function agentUserEnvironment(
-  env: NodeJS.ProcessEnv,
-  user: AgentUser,
-  repointed: Record<string, Repointed> = {}
-): NodeJS.ProcessEnv {
-  const out: NodeJS.ProcessEnv = {}
-  for (const [key, value] of Object.entries(env)) {
-    if (value === undefined || key.startsWith('XDG_') || key.startsWith('SUDO_')) continue
-    if ((RUNNER_FILE_COMMANDS as readonly string[]).includes(key)) continue
-    // PWD stays: the loop sets it to the work tree for the agent (opencode works where PWD says).
-    if (['GIT_CONFIG_GLOBAL', 'OLDPWD', 'MAIL'].includes(key)) continue
-    out[key] = value
-  }
-  // Only while it still names what was copied: a folder of the run's own (the model proxy's) stays as it is.
-  for (const [key, { from, to }] of Object.entries(repointed))
-    if (out[key] !== undefined && path.resolve(out[key]) === from) out[key] = to
-  return { ...out, HOME: user.home, USER: user.name, LOGNAME: user.name }
-}
-
 /** Signals as the action where it may (its own sudo), and as the agent's user for the agent's processes. */
 function agentSignaller(state: IsolationState): Signaller {
   return (pids, sig) => {
@@ -620,53 +494,4 @@ function agentSignaller(state: IsolationState): Signaller {
     const argv = asAgent(state, [...BASH, SIGNAL, sig, ...denied.map(String)])
     spawnSync(argv[0], argv.slice(1), { env: SYSTEM_ENV, stdio: 'ignore', timeout: 20_000 })
   }
-}
-
-/** Reused by processesOf: the head of a /proc/<pid>/status (State and Uid are in its first ten lines). */
-const statusBuffer = Buffer.alloc(1024)
-
-/** The start of /proc/<pid>/status in one read (readFileSync cannot trust the size /proc reports). */
-function statusHead(pid: string): string {
-  const fd = openSync(`/proc/${pid}/status`, 'r')
-  try {
-    return statusBuffer.toString('latin1', 0, readSync(fd, statusBuffer, 0, statusBuffer.length, null))
-  } finally {
-    closeSync(fd)
-  }
-}
-
-/**
- * Live (not zombie) processes whose real, effective or saved uid is `uid`. From /proc/<pid>/status, never
- * from the owner of /proc/<pid>: a process that makes itself non-dumpable shows as root's there.
- */
-export function processesOf(uid: number): number[] {
-  return scanProcesses(uid, false)
-}
-
-/** Zombies of `uid`: dead, but counted against its RLIMIT_NPROC until their parent (often init) reaps them. */
-export function zombiesOf(uid: number): number[] {
-  return scanProcesses(uid, true)
-}
-
-function scanProcesses(uid: number, zombies: boolean): number[] {
-  const pids: number[] = []
-  let names: string[]
-  try {
-    names = readdirSync('/proc')
-  } catch {
-    return pids
-  }
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue
-    let status: string
-    try {
-      status = statusHead(name)
-    } catch {
-      continue // exited meanwhile
-    }
-    const uids = /^Uid:\s+(\d+)\s+(\d+)\s+(\d+)/m.exec(status)
-    if (!uids || /^State:\s+[ZX]/m.test(status) !== zombies) continue
-    if (uids.slice(1).some(u => Number(u) === uid)) pids.push(Number(name))
-  }
-  return pids
 }

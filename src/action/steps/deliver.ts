@@ -8,7 +8,7 @@ import { formatPatch, GitRepo, hasDiff, pushWithRetry, PUSH_FAILURE } from '../.
 import { GITHUB_TOKEN_TRIGGERS_NO_CI } from '../../github/errors.js'
 import { openOrUpdatePullRequest } from '../../github/pulls.js'
 import type { LoopResult } from '../../loop/index.js'
-import { protectedInCommit, revertsLine } from '../../loop/protected.js'
+import { protectedInCommit, revertsLine } from '../../loop/protect/index.js'
 import { undelivered, type DeliveryReport } from '../../report/run-report.js'
 import { pullRequestText } from '../../report/pr-body.js'
 import { backoffMs, retryTiming } from '../../github/retry.js'
