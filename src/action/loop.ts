@@ -3,7 +3,8 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { outputRoomOf, type LoopPorts, type LoopResult } from '../loop/index.js'
+import { outputRoomOf, runLoop, verifyDelivered, type Delivered, type LoopResult } from '../loop/index.js'
+import { chainRun } from './chain.js'
 import { annotationsFor, type CheckOutput } from '../report/annotations.js'
 import { formatDuration } from '../report/run-report.js'
 import { runLoopContained } from './contain.js'
@@ -57,11 +58,7 @@ function annotateFailures(result: LoopResult, plan: RunPlan): void {
 }
 
 /** Runs the loop; `verifyOnly` (the deliver job) runs no agent, only the gates on a clean checkout of a commit. */
-export async function loop(
-  prepared: Prepared,
-  signal: AbortSignal,
-  verifyOnly?: LoopPorts['verifyOnly']
-): Promise<Looped> {
+export async function loop(prepared: Prepared, signal: AbortSignal, verifyOnly?: Delivered): Promise<Looped> {
   const { plan, workTree, isolated, tracking, clients } = prepared
   const follow = tracking?.follow()
   const logger = actionLogger(plan.config, undefined, {
@@ -83,12 +80,23 @@ export async function loop(
   }
   // The runner reads our stdout through a pipe: when it is behind, the agent waits instead of our memory.
   const outputRoom = outputRoomOf(process.stdout)
-  const { result, warnings } = await runLoopContained(plan, workTree, isolated, {
-    signal,
-    emit,
-    outputRoom,
-    ...(verifyOnly ? { verifyOnly } : {})
-  }).finally(logger.close)
+  // A resumed run goes on from where the chain stands.
+  const { resumed, context } = prepared
+  const start = resumed && {
+    status: resumed.status,
+    jobs: resumed.continuation.jobs,
+    run: chainRun(context),
+    recordDir: resumed.dir
+  }
+  const { result, warnings } = await runLoopContained(
+    plan,
+    workTree,
+    isolated,
+    { signal, emit, outputRoom },
+    verifyOnly
+      ? (config, ports) => verifyDelivered(config, ports, verifyOnly)
+      : (config, ports) => runLoop(config, ports, start)
+  ).finally(logger.close)
   for (const warning of warnings) core.warning(warning)
   if (!result.success && result.stopReason !== 'cancelled') annotateFailures(result, plan)
   return { result, followed: async () => follow?.settled() }

@@ -79,11 +79,11 @@ async function afterAdmission(admitted: Admitted, signal: AbortSignal): Promise<
 
 /**
  * `resume`: the plan goes on with the loop the previous run handed over (the same ralph on the same branch),
- * its state carried into this job's loop. Ends the step in one line when it is another loop.
+ * its state resumed by this job's loop (action/loop.ts). Ends the step in one line when it is another loop.
  */
 function carryOn(planned: Planned, resumed: Resumed): Ending | undefined {
   const { plan, context, clients } = planned
-  const { continuation: c, status } = resumed
+  const { continuation: c } = resumed
   const other =
     plan.ralph.name !== c.ralph
       ? `it handed over the ralph ${c.ralph}, and this run runs ${plan.ralph.name}`
@@ -92,7 +92,6 @@ function carryOn(planned: Planned, resumed: Resumed): Ending | undefined {
         : undefined
   if (other)
     return { failure: { message: `Cannot resume run ${c.runId}: ${other}. No agent ran.` }, finished: true }
-  plan.config.carry = { status, jobs: c.jobs, run: chainRun(context), recordDir: resumed.dir }
   // The claim is made once the branch is checked (prepare), just before the loop.
   plan.resume = {
     runId: c.runId,

@@ -1,5 +1,6 @@
 // The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
-export { runLoop } from './run-loop.js'
+export { runLoop, verifyDelivered } from './run-loop.js'
+export type { Delivered } from './steps/verification.js'
 export { agentPresetFor } from './setup.js'
 export { usageLimitWait, MAX_USAGE_LIMIT_WAIT_MS } from './usage-limit.js'
 export { startingStatus } from './status.js'

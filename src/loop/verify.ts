@@ -19,7 +19,8 @@ import {
   type Protection
 } from './protected.js'
 import { addedChecks } from './defaults.js'
-import { gateContext, type IterationMemory, type LoopEnvironment } from './iteration.js'
+import type { IterationMemory, LoopEnvironment } from './environment.js'
+import { gateContext } from './gates.js'
 import type { CheckRun, LoopConfig, VerificationRecord, VerifyMode, VerifyPorts } from './types.js'
 
 const iso = (ms: number): string => new Date(ms).toISOString()
