@@ -24,7 +24,7 @@ export interface ChainRun {
   url?: string
 }
 
-/** One job of a loop that spans several (continuation across jobs): what it did. */
+/** One job of a chain (a loop that spans several jobs): what it did. */
 export interface ChainJob {
   run: ChainRun
   /** Iterations this job ran. */

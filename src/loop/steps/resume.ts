@@ -1,5 +1,5 @@
-// The successor's side of a chain: what the loop takes from a LoopStart, read once here. A loop of its own
-// (no start) resumes nothing: every field is empty.
+// Resuming a chain (this job goes on where the one before handed the loop on): what the loop takes from a
+// LoopStart, read once here. A loop of its own (no start) resumes nothing: every field is empty.
 import type { CostSource } from '../../agents/cost-meter.js'
 import type { BaselineRecord, ChainJob, ChainRun, CheckRun, IterationRecord, LoopResult } from '../types.js'
 import type { LoopStart } from '../types.js'

@@ -6,7 +6,7 @@ import type { Trip } from '../guard.js'
 import type { RunRecord } from '../record.js'
 import type { Budgets } from '../stop.js'
 import type { Clock, IterationRecord, LoopConfig, LoopEvent, LoopPorts, LoopStatus } from '../types.js'
-import { verifyMode } from '../verify.js'
+import { verifyModeOf } from '../verify.js'
 import { withoutModelKeys, type AgentBehindProxy } from '../../proxy/agent.js'
 import { runProcess } from '../../proc/index.js'
 import type { Metered } from './meter.js'
@@ -49,7 +49,7 @@ export function loopRun(
   // What was running when the guard fired: what its enforcement killed.
   let killedPhase: LoopPhase | undefined
   guard.signal.addEventListener('abort', () => (killedPhase = phase), { once: true })
-  const verify = verifyMode(config, opened.isRepo)
+  const verify = verifyModeOf(config, opened.isRepo)
   if (verify) status.verify = verify
   const spawn = ports.runProcess ?? runProcess
   const env: LoopEnvironment = {

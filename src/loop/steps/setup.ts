@@ -1,6 +1,6 @@
 // Step: setup — what a fresh clone needs before its gates can pass (npm ci), run in the work tree before the
 // baseline, as it is in the clean checkout.
-import { ended } from '../../text/ended.js'
+import { exitWords } from '../../text/exit-words.js'
 import type { Stop } from '../stop.js'
 import { runSetup } from '../verify.js'
 import type { LoopRun } from './run.js'
@@ -26,6 +26,6 @@ export async function setupStep(run: LoopRun, resumed: Resumed): Promise<Stop | 
   status.error = `the setup command ${failed.run} failed`
   return {
     reason: 'agent_error',
-    detail: `the setup command \`${failed.run}\` failed (${failed.timedOut ? 'timed out' : ended(failed)}) before any agent ran: its output is in ${failed.log}`
+    detail: `the setup command \`${failed.run}\` failed (${failed.timedOut ? 'timed out' : exitWords(failed)}) before any agent ran: its output is in ${failed.log}`
   }
 }
