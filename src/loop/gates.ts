@@ -3,8 +3,7 @@ import type { IterationMemory, LoopEnvironment } from './environment.js'
 import { runChecks, type CheckContext, type ChecksOutcome } from './checks.js'
 import { testCounter } from './test-count.js'
 import type { BaselineRecord } from './types.js'
-
-const iso = (ms: number): string => new Date(ms).toISOString()
+import { iso } from './iso.js'
 
 /**
  * The gates in the work tree as it is, with the run's signal: a budget or a cancel kills them. A gate whose

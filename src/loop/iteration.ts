@@ -13,6 +13,7 @@ import { runGates } from './gates.js'
 import { changedDuringGates, findChanges, ProtectedPathError, restore, revertsLine } from './protected.js'
 import { cleanFailures, verifyCommit } from './verify.js'
 import type { IterationRecord, IterationVerdict, LoopConfig } from './types.js'
+import { iso } from './iso.js'
 
 export interface IterationOutcome {
   record: IterationRecord
@@ -25,8 +26,6 @@ export interface IterationOutcome {
   /** The loop's goal was reached. */
   success: boolean
 }
-
-const iso = (ms: number): string => new Date(ms).toISOString()
 
 function verdictOf(
   record: IterationRecord,

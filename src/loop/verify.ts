@@ -22,8 +22,7 @@ import { addedChecks } from './defaults.js'
 import type { IterationMemory, LoopEnvironment } from './environment.js'
 import { gateContext } from './gates.js'
 import type { CheckRun, LoopConfig, VerificationRecord, VerifyMode, VerifyPorts } from './types.js'
-
-const iso = (ms: number): string => new Date(ms).toISOString()
+import { iso } from './iso.js'
 
 /** How a passing tree is verified: `clean` by default where there is a commit to check out, else nothing. */
 export function verifyModeOf(config: LoopConfig, isRepo: boolean): VerifyMode | undefined {

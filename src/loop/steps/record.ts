@@ -7,8 +7,7 @@ import type { LoopConfig, LoopStatus } from '../types.js'
 import type { Metered } from './meter.js'
 import type { Opened } from './open.js'
 import type { Resumed } from './resume.js'
-
-const iso = (ms: number): string => new Date(ms).toISOString()
+import { iso } from '../iso.js'
 
 /** Throws RalphError when the record folder cannot be written (nothing has run then). */
 export function openRecord(

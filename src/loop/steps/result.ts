@@ -5,11 +5,10 @@ import type { ChainJob, LoopResult, StopReason } from '../types.js'
 import type { Resumed } from './resume.js'
 import type { LoopRun } from './run.js'
 import { updateCost, type TokenTally } from './tally.js'
+import { iso } from '../iso.js'
 
 /** The stop reasons that mean the loop reached its goal. */
 const SUCCESS: StopReason[] = ['all_checks_passed', 'completed', 'already_green']
-
-const iso = (ms: number): string => new Date(ms).toISOString()
 
 export async function finishRun(
   run: LoopRun,

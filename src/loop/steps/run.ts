@@ -11,8 +11,7 @@ import { withoutModelKeys, type AgentBehindProxy } from '../../proxy/agent.js'
 import { runProcess } from '../../proc/index.js'
 import type { Metered } from './meter.js'
 import type { Opened } from './open.js'
-
-const iso = (ms: number): string => new Date(ms).toISOString()
+import { iso } from '../iso.js'
 
 export interface LoopRun {
   readonly config: LoopConfig
