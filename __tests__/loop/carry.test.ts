@@ -2,7 +2,7 @@
 // the breaker, the baseline and the start carry over, and the record holds the whole chain.
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import type { Carry, LoopResult } from '../../src/loop/index.js'
+import type { LoopStart, LoopResult } from '../../src/loop/index.js'
 import { countRuns, harness, type Harness } from './harness.js'
 import { tempDir } from '../git/temp-repo.js'
 
@@ -13,7 +13,7 @@ beforeEach(() => {
 afterEach(() => h.cleanup())
 
 /** What job 1 hands job 2: its final status, the chain so far, job 2's run, and job 1's record. */
-function carryFrom(first: LoopResult, record: string): Carry {
+function carryFrom(first: LoopResult, record: string): LoopStart {
   return {
     status: first,
     jobs: [

@@ -9,7 +9,8 @@ import {
   type LoopConfig,
   type LoopEvent,
   type LoopPorts,
-  type LoopResult
+  type LoopResult,
+  type LoopStart
 } from '../../src/loop/index.js'
 import { tempDir, tempRepo, type TempRepo } from '../git/temp-repo.js'
 
@@ -24,8 +25,9 @@ export interface Harness {
   /** Writes an executable bash script into the tools folder; answers its path. */
   script(name: string, body: string): string
   config(overrides?: Partial<LoopConfig>): LoopConfig
+  /** `carry`: where the chain stands when this run resumes it (runLoop's `start`). */
   run(
-    overrides?: Partial<LoopConfig>,
+    overrides?: Partial<LoopConfig> & { carry?: LoopStart },
     ports?: LoopPorts
   ): Promise<{ result: LoopResult; events: LoopEvent[] }>
   readRecord(file: string): string
@@ -64,15 +66,19 @@ export function harness(name = 'fixer'): Harness {
         ...overrides
       })
     },
-    async run(overrides = {}, ports = {}) {
+    async run({ carry, ...overrides } = {}, ports = {}) {
       const events: LoopEvent[] = []
-      const result = await runLoop(h.config(overrides), {
-        ...ports,
-        emit: event => {
-          events.push(event)
-          ports.emit?.(event)
-        }
-      })
+      const result = await runLoop(
+        h.config(overrides),
+        {
+          ...ports,
+          emit: event => {
+            events.push(event)
+            ports.emit?.(event)
+          }
+        },
+        carry
+      )
       return { result, events }
     },
     readRecord(file) {

@@ -2,7 +2,7 @@
 // history is the last few iterations, and the run's totals are added up as it goes, carried jobs included.
 import { mkdirSync, readFileSync, symlinkSync } from 'node:fs'
 import path from 'node:path'
-import { recentHistory } from '../../src/loop/iteration.js'
+import { recentHistory } from '../../src/loop/environment.js'
 import { PROGRESS_ENTRIES } from '../../src/loop/prompt.js'
 import type { IterationRecord } from '../../src/loop/types.js'
 import { harness, type Harness } from './harness.js'

@@ -3,7 +3,8 @@
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { progressSection, RunRecord, STATUS_FILE } from '../../src/loop/record.js'
+import { progressSection } from '../../src/loop/progress.js'
+import { RunRecord, STATUS_FILE } from '../../src/loop/record.js'
 import type { IterationRecord, LoopResult, LoopStatus } from '../../src/loop/types.js'
 
 let dir: string

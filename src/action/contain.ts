@@ -24,7 +24,7 @@ import {
   type GitDirSnapshot,
   type HeldCredential
 } from '../git/index.js'
-import { runLoop, type LoopPorts, type LoopResult } from '../loop/index.js'
+import { runLoop, type LoopConfig, type LoopPorts, type LoopResult } from '../loop/index.js'
 import { killMarked, runProcess, which } from '../proc/index.js'
 import { removeEgressRules, egressPrefix } from '../proxy/egress.js'
 import {
@@ -140,7 +140,9 @@ export async function runLoopContained(
   plan: RunPlan,
   workTree: string,
   isolated: AgentIsolation | undefined,
-  ports: Pick<LoopPorts, 'signal' | 'emit' | 'outputRoom' | 'verifyOnly'>
+  ports: Pick<LoopPorts, 'signal' | 'emit' | 'outputRoom'>,
+  /** The run: the loop (default), or the deliver job's clean verification. */
+  run: (config: LoopConfig, ports: LoopPorts) => Promise<LoopResult> = runLoop
 ): Promise<ContainedLoop> {
   // Every process of the loop carries a mark, so what it leaves running can be found afterwards (with
   // isolation none; the agent's uid is the boundary otherwise). Every environment built from ours has it.
@@ -179,7 +181,7 @@ export async function runLoopContained(
       })
       result = await withoutSecretVariables(
         () =>
-          runLoop(config, {
+          run(config, {
             ...ports,
             workspace,
             runProcess: options => spawn({ ...options, env: options.env ?? env }),

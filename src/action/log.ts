@@ -17,7 +17,7 @@ import {
 } from '../loop/index.js'
 import { BoundedCapture } from '../proc/index.js'
 import { formatDuration, verdictLabel } from '../report/run-report.js'
-import { ended } from '../text/ended.js'
+import { exitWords } from '../text/exit-words.js'
 import { WorkflowCommandFilter, neutralizeWorkflowCommands } from '../security/workflow-commands.js'
 
 /** Lines of a failing gate's output shown in the log (the whole output is in the record). */
@@ -238,7 +238,7 @@ export function actionLogger(
         break
       case 'command_finished':
         info(
-          `command ${event.command.name}: ${event.command.timedOut ? 'timed out' : ended(event.command)} (${formatDuration(event.command.durationMs)})` +
+          `command ${event.command.name}: ${event.command.timedOut ? 'timed out' : exitWords(event.command)} (${formatDuration(event.command.durationMs)})` +
             (event.command.outputBytes > 0
               ? `; its output (${size(event.command.outputBytes)}) is in ${record}: ${event.command.log}`
               : '')
@@ -260,7 +260,7 @@ export function actionLogger(
       case 'agent_finished': {
         endAgentText()
         const a = event.agent
-        const end = a.killedBy ? `stopped (${a.killedBy})` : a.timedOut ? 'timed out' : ended(a)
+        const end = a.killedBy ? `stopped (${a.killedBy})` : a.timedOut ? 'timed out' : exitWords(a)
         info(`agent: ${end} after ${formatDuration(a.durationMs)}`)
         for (const note of a.notes) info(`  ${note}`)
         break
@@ -268,7 +268,7 @@ export function actionLogger(
       case 'check_finished': {
         const c = event.check
         info(
-          `${c.passed ? '✓' : '✗'} gate ${c.name} (${formatDuration(c.durationMs)}${c.passed ? '' : c.timedOut ? ', timed out' : `, ${ended(c)}`})`
+          `${c.passed ? '✓' : '✗'} gate ${c.name} (${formatDuration(c.durationMs)}${c.passed ? '' : c.timedOut ? ', timed out' : `, ${exitWords(c)}`})`
         )
         if (!c.passed && c.tail.trim()) {
           const all = c.tail.trimEnd().split('\n')

@@ -8,7 +8,7 @@ import {
   type LoopEvent
 } from '../loop/index.js'
 import { formatDuration } from '../ralph/index.js'
-import { ended } from '../text/ended.js'
+import { exitWords } from '../text/exit-words.js'
 
 const RULE = '──────────────────────'
 
@@ -72,7 +72,7 @@ function verdictLine(record: IterationRecord, tag: string): string {
 
 /** Why a check failed, and the last lines it printed (bash's "command not found" among them). */
 function checkLines(check: CheckRun): string {
-  const how = check.passed ? '' : check.timedOut ? ', timed out' : `, ${ended(check)}`
+  const how = check.passed ? '' : check.timedOut ? ', timed out' : `, ${exitWords(check)}`
   const head = `  ${check.passed ? '✓' : '✗'} check ${check.name} (${seconds(check.durationMs)}${how})\n`
   if (check.passed) return head
   const tail = check.tail

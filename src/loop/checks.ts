@@ -57,6 +57,7 @@ export function readFileTail(file: string, bytes: number): string {
   try {
     fd = openSync(file, 'r')
   } catch {
+    // No log (the gate never started): its tail is empty, and its exit says why.
     return ''
   }
   try {

@@ -88,6 +88,7 @@ export async function runCommands(commands: RalphCommand[], ctx: CommandContext)
     try {
       argv = shlexSplit(runString)
     } catch {
+      // Unbalanced quotes: no argv, which the check below reports as invalid syntax.
       argv = []
     }
     if (argv.length === 0) {

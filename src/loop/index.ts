@@ -1,5 +1,6 @@
 // The loop engine's public surface: runLoop and the pieces front-ends, the benchmark and tests use.
-export { runLoop } from './run-loop.js'
+export { runLoop, verifyDelivered } from './run-loop.js'
+export type { Delivered } from './steps/verification.js'
 export { agentPresetFor } from './setup.js'
 export { usageLimitWait, MAX_USAGE_LIMIT_WAIT_MS } from './usage-limit.js'
 export { startingStatus } from './status.js'
@@ -32,7 +33,7 @@ export { systemClock, type EnforcedStop } from './guard.js'
 export { outputRoomOf } from './output-room.js'
 export { runCommands, capOutput, type CommandContext, type CommandsOutcome } from './commands.js'
 export { runChecks, CHECK_TAIL_CHARS, type CheckContext } from './checks.js'
-export { verifyCommit, verifyMode, runSetup, cleanFailures, setupCommands } from './verify.js'
+export { verifyCommit, verifyModeOf, runSetup, cleanFailures, setupCommands } from './verify.js'
 export {
   buildPrompt,
   loopPlaceholdersUsed,
@@ -42,14 +43,8 @@ export {
   type LoopContext,
   type PromptInputs
 } from './prompt.js'
-export {
-  RunRecord,
-  PROGRESS_FILE,
-  STATUS_FILE,
-  progressSection,
-  baselineVerdict,
-  makeFolder
-} from './record.js'
+export { RunRecord, PROGRESS_FILE, STATUS_FILE, makeFolder } from './record.js'
+export { progressSection, baselineVerdict } from './progress.js'
 export {
   charts,
   formatCost,

@@ -6,7 +6,7 @@ import path from 'node:path'
 import { runProcess } from '../proc/index.js'
 import { RalphError } from '../ralph/index.js'
 import { runCommands } from './commands.js'
-import { assemble } from './iteration.js'
+import { assemble } from './assemble.js'
 import { DEFAULT_KILL_GRACE_MS } from './defaults.js'
 import type { LoopConfig, LoopPorts } from './types.js'
 

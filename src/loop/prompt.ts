@@ -3,7 +3,7 @@
 // filled in the same single pass; when gates exist and the body uses none of them, a "Loop status"
 // section is appended after the body and before the credit trailer.
 import { code, fence } from '../text/markdown.js'
-import { ended } from '../text/ended.js'
+import { exitWords } from '../text/exit-words.js'
 import {
   stripHtmlComments,
   pyStrip,
@@ -116,7 +116,7 @@ export function progressEntry(record: IterationRecord): string {
         ? `agent stopped (${agent.killedBy})`
         : agent.timedOut
           ? 'agent timed out'
-          : `agent ${ended(agent)}`
+          : `agent ${exitWords(agent)}`
     )
   }
   if (record.progressed === false) parts.push('no change to the work tree')

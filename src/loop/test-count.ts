@@ -323,6 +323,7 @@ export function goTestCount(lines: Iterable<string>): TestCount | undefined {
       try {
         event = JSON.parse(line) as { Action?: unknown; Test?: unknown }
       } catch {
+        // A line that only looks like JSON is the tests' own output, not a go test event: not counted.
         continue
       }
       if (typeof event.Test !== 'string') continue
@@ -348,6 +349,7 @@ function* fileLines(file: string): Generator<string> {
   try {
     fd = openSync(file, 'r')
   } catch {
+    // No log (the gate never started): no lines, so no count, which the caller reports.
     return
   }
   try {
@@ -477,6 +479,7 @@ export async function startPackageJson(
   try {
     return readTreeFile(path.join(workTree, 'package.json')).toString('utf8')
   } catch {
+    // No regular package.json in the tree: no npm script to recognise (the caller says so per gate).
     return undefined
   }
 }

@@ -19,13 +19,13 @@ import {
   type Protection
 } from './protect/index.js'
 import { addedChecks } from './defaults.js'
-import { gateContext, type IterationMemory, type LoopEnvironment } from './iteration.js'
+import type { IterationMemory, LoopEnvironment } from './environment.js'
+import { gateContext } from './gates.js'
 import type { CheckRun, LoopConfig, VerificationRecord, VerifyMode, VerifyPorts } from './types.js'
-
-const iso = (ms: number): string => new Date(ms).toISOString()
+import { iso } from './iso.js'
 
 /** How a passing tree is verified: `clean` by default where there is a commit to check out, else nothing. */
-export function verifyMode(config: LoopConfig, isRepo: boolean): VerifyMode | undefined {
+export function verifyModeOf(config: LoopConfig, isRepo: boolean): VerifyMode | undefined {
   if (config.checks.length === 0 || !config.commit || !isRepo) return undefined
   return config.verify ?? 'clean'
 }
@@ -98,6 +98,7 @@ function projectIn(checkout: string, repoRoot: string, projectRoot: string): str
     try {
       return realpathSync(p)
     } catch {
+      // A path that cannot be resolved is compared as written: the worst case is the checkout's top.
       return path.resolve(p)
     }
   }
@@ -138,6 +139,7 @@ async function privateBase(): Promise<string> {
     await mkdir(base, { recursive: true, mode: 0o700 })
     return base
   } catch {
+    // No writable home (a runner's odd HOME): the system's temp folder still works, only less private.
     return tmpdir()
   }
 }
@@ -217,6 +219,7 @@ export async function verifyCommit(
     // Given back before it is removed: what the gates made there is the action's again.
     const problems = (await giveBack?.().catch((error: Error) => [error.message])) ?? []
     for (const problem of problems) env.emit({ type: 'warning', message: `the clean checkout: ${problem}` })
+    // A folder left in the temp dir changes no verdict: the temp dir's own cleanup takes it.
     await rm(folder, { recursive: true, force: true }).catch(() => undefined)
     await runGit(['worktree', 'prune'], git)
   }

@@ -208,7 +208,8 @@ export async function startAgentProxy(
   argv: string[],
   env: NodeJS.ProcessEnv,
   settings: ModelProxySettings,
-  budget: { maxCostUsd?: number | undefined } = {}
+  /** The cap compares the chain's total spend (what earlier jobs spent, and this meter) to max-cost. */
+  budget: { maxCostUsd?: number | undefined; chainSpentUsd?: number } = {}
 ): Promise<AgentBehindProxy> {
   const agent = proxiedAgent(argv, env)
   if ('problem' in agent) throw new ModelProxyError(problemLine(agent, argv))
@@ -227,7 +228,8 @@ export async function startAgentProxy(
   const wire = AGENT_WIRE[cli]
   const meter = new MeteredCostMeter()
   const pricing = new FailClosedPricing(CLI_VENDOR[cli])
-  const { maxCostUsd } = budget
+  const { maxCostUsd, chainSpentUsd = 0 } = budget
+  const spent = (): number => chainSpentUsd + meter.spentUsd() + meter.runningUsd()
   const proxy = await startModelProxy({
     wire,
     upstream,
@@ -235,9 +237,8 @@ export async function startAgentProxy(
     ...(ca ? { ca } : {}),
     price: usage => pricing.price(usage),
     onRequest: request => meter.update(request),
-    overBudget: () => maxCostUsd !== undefined && meter.spentUsd() + meter.runningUsd() >= maxCostUsd,
-    budgetLeft: () =>
-      maxCostUsd === undefined ? undefined : maxCostUsd - meter.spentUsd() - meter.runningUsd(),
+    overBudget: () => maxCostUsd !== undefined && spent() >= maxCostUsd,
+    budgetLeft: () => (maxCostUsd === undefined ? undefined : maxCostUsd - spent()),
     allowedHosts: settings.allowedHosts ?? []
   })
   // The agent's files hold only the placeholder key: readable by the agent's own user.

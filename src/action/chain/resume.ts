@@ -4,7 +4,7 @@ import { readdirSync, rmSync } from 'node:fs'
 import { createHash } from 'node:crypto'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { STATUS_FILE, type Carry, type LoopResult } from '../../loop/index.js'
+import { STATUS_FILE, type LoopResult, type LoopStart } from '../../loop/index.js'
 import { readRegularFile } from '../../ralph/index.js'
 import type { RunContext } from '../../trigger/context.js'
 import type { Octokit } from '../../github/client.js'
@@ -285,7 +285,7 @@ export function resumeRefusal(plan: RunPlan, resumed: Resumed): StepEnd | undefi
 }
 
 /** What the resumed job's loop carries in: the earlier status, the chain's jobs, this run, the earlier record. */
-export function carryOf(resumed: Resumed, context: RunContext): Carry {
+export function carryOf(resumed: Resumed, context: RunContext): LoopStart {
   return {
     status: resumed.status,
     jobs: resumed.continuation.jobs,

@@ -3,7 +3,7 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs'
 import path from 'node:path'
 import * as core from '@actions/core'
-import { outputRoomOf, type Carry, type LoopResult } from '../../loop/index.js'
+import { outputRoomOf, runLoop, verifyDelivered, type LoopResult, type LoopStart } from '../../loop/index.js'
 import { annotationsFor, type CheckOutput } from '../../report/annotations.js'
 import { formatDuration } from '../../report/run-report.js'
 import { runLoopContained } from '../contain.js'
@@ -53,7 +53,7 @@ function annotateFailures(result: LoopResult, plan: RunPlan): void {
 /** What a job starts its loop from: nothing (a fresh loop), a chain's carried state, or a commit to verify. */
 export interface LoopFrom {
   /** A resumed job: the loop goes on from the chain's earlier jobs (chain/resume.ts carryOf). */
-  carry?: Carry
+  carry?: LoopStart
   /** The deliver job: no agent runs, only the gates on a clean checkout of `commit`. */
   verify?: { commit: string; base: string }
 }
@@ -63,10 +63,7 @@ export interface LoopFrom {
  * from is an argument here, never a field written into the plan.
  */
 export async function loop(prepared: Prepared, signal: AbortSignal, from: LoopFrom = {}): Promise<Looped> {
-  const { workTree, isolated, tracking, clients } = prepared
-  const plan = from.carry
-    ? { ...prepared.plan, config: { ...prepared.plan.config, carry: from.carry } }
-    : prepared.plan
+  const { plan, workTree, isolated, tracking, clients } = prepared
   const verifyOnly = from.verify
   const follow = tracking?.follow()
   const logger = actionLogger(plan.config, undefined, {
@@ -88,12 +85,15 @@ export async function loop(prepared: Prepared, signal: AbortSignal, from: LoopFr
   }
   // The runner reads our stdout through a pipe: when it is behind, the agent waits instead of our memory.
   const outputRoom = outputRoomOf(process.stdout)
-  const { result, warnings } = await runLoopContained(plan, workTree, isolated, {
-    signal,
-    emit,
-    outputRoom,
-    ...(verifyOnly ? { verifyOnly } : {})
-  }).finally(logger.close)
+  const { result, warnings } = await runLoopContained(
+    plan,
+    workTree,
+    isolated,
+    { signal, emit, outputRoom },
+    verifyOnly
+      ? (config, ports) => verifyDelivered(config, ports, verifyOnly)
+      : (config, ports) => runLoop(config, ports, from.carry)
+  ).finally(logger.close)
   for (const warning of warnings) core.warning(warning)
   if (!result.success && result.stopReason !== 'cancelled') annotateFailures(result, plan)
   return { result, followed: async () => follow?.settled() }
