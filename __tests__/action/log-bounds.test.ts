@@ -71,7 +71,7 @@ printf '\\n::warning::forged at the tail\\nLAST LINE\\n'`
   // Head, then the line, then the tail.
   expect(log.indexOf('FIRST LINE')).toBeLessThan(log.indexOf(leftOut[0]))
   expect(log.indexOf(leftOut[0])).toBeLessThan(log.indexOf('LAST LINE'))
-}, 120_000)
+}, 300_000)
 
 test('an agent that prints less than the two shares is echoed whole, with no line about left-out output', async () => {
   const agent = h.script('agent', `cat > /dev/null\nfor i in $(seq 1 10000); do echo "line $i"; done`)
